@@ -1,0 +1,160 @@
+//! The one error type of the crate.
+//!
+//! A miss is not an error (`Option::None`), nor is a store that did not happen
+//! (`StoreOutcome`). Everything here means "the operation could not be carried out".
+
+use std::fmt;
+use std::io;
+
+/// Why an operation failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// The key was refused before any byte was sent (empty, too long, whitespace or control bytes).
+    InvalidKey {
+        /// The offending key, as given (lossy UTF-8 for display).
+        key: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The value (after compression) is larger than the configured item size limit.
+    ValueTooLarge {
+        /// The size that would have been sent.
+        len: usize,
+        /// The configured limit (`Config::max_value_size`).
+        limit: usize,
+    },
+    /// The configuration is unusable (no servers, a malformed address, a bad option value).
+    Config(String),
+    /// The key's server is marked dead (failover policy `fail-fast`) and not yet due for a retry.
+    ServerDead {
+        /// `host:port` of the server.
+        server: String,
+    },
+    /// No connection could be checked out of the server's pool within the pool timeout.
+    PoolTimeout {
+        /// `host:port` of the server.
+        server: String,
+    },
+    /// Connecting to the server did not finish within the connect timeout.
+    ConnectTimeout {
+        /// `host:port` of the server.
+        server: String,
+    },
+    /// A read or write did not finish within the I/O timeout. The connection was dropped.
+    IoTimeout {
+        /// `host:port` of the server.
+        server: String,
+    },
+    /// Any other socket error (refused, reset, closed mid-reply). The connection was dropped.
+    Io {
+        /// `host:port` of the server.
+        server: String,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// The server answered `SERVER_ERROR <message>`.
+    Server {
+        /// `host:port` of the server.
+        server: String,
+        /// The server's text.
+        message: String,
+    },
+    /// The server answered `CLIENT_ERROR <message>` (for example incr on a non-number),
+    /// or a plain `ERROR`.
+    Client {
+        /// `host:port` of the server.
+        server: String,
+        /// The server's text.
+        message: String,
+    },
+    /// The server sent something that is not a valid reply to what was asked. The connection was dropped.
+    Protocol {
+        /// `host:port` of the server.
+        server: String,
+        /// What was wrong.
+        detail: String,
+    },
+    /// A value marked compressed could not be decompressed (corrupt, or larger than the cap).
+    Decompress(String),
+}
+
+/// Shorthand for `Result<T, mcpool::Error>`.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// The `host:port` of the server involved, when one was.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            Error::ServerDead { server }
+            | Error::PoolTimeout { server }
+            | Error::ConnectTimeout { server }
+            | Error::IoTimeout { server }
+            | Error::Io { server, .. }
+            | Error::Server { server, .. }
+            | Error::Client { server, .. }
+            | Error::Protocol { server, .. } => Some(server),
+            _ => None,
+        }
+    }
+
+    /// True for errors that say the server may be unwell (counted towards marking it dead).
+    pub fn is_server_failure(&self) -> bool {
+        matches!(
+            self,
+            Error::ConnectTimeout { .. } | Error::IoTimeout { .. } | Error::Io { .. }
+        )
+    }
+
+    /// True when the connection that saw this error must not be reused.
+    pub(crate) fn breaks_connection(&self) -> bool {
+        matches!(
+            self,
+            Error::IoTimeout { .. }
+                | Error::Io { .. }
+                | Error::Protocol { .. }
+                | Error::ConnectTimeout { .. }
+        )
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidKey { key, reason } => write!(f, "invalid key {key:?}: {reason}"),
+            Error::ValueTooLarge { len, limit } => write!(
+                f,
+                "value of {len} bytes exceeds the item size limit of {limit} bytes"
+            ),
+            Error::Config(msg) => write!(f, "configuration error: {msg}"),
+            Error::ServerDead { server } => {
+                write!(f, "server {server} is marked dead; retry later")
+            }
+            Error::PoolTimeout { server } => {
+                write!(f, "pool timeout: no free connection to {server}")
+            }
+            Error::ConnectTimeout { server } => write!(f, "connect timeout to {server}"),
+            Error::IoTimeout { server } => write!(f, "I/O timeout talking to {server}"),
+            Error::Io { server, source } => write!(f, "I/O error talking to {server}: {source}"),
+            Error::Server { server, message } => {
+                write!(f, "server error from {server}: {message}")
+            }
+            Error::Client { server, message } => {
+                write!(f, "client error from {server}: {message}")
+            }
+            Error::Protocol { server, detail } => {
+                write!(f, "protocol error from {server}: {detail}")
+            }
+            Error::Decompress(msg) => write!(f, "cannot decompress value: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
