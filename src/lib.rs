@@ -5,6 +5,7 @@
 
 pub mod address;
 pub mod error;
+pub mod key;
 pub mod route;
 
 pub use address::{ServerAddr, ServerSpec};
