@@ -6,6 +6,7 @@
 pub mod address;
 pub mod error;
 pub mod key;
+pub mod proto;
 pub mod route;
 
 pub use address::{ServerAddr, ServerSpec};
