@@ -8,6 +8,7 @@ pub mod error;
 pub mod key;
 pub mod proto;
 pub mod route;
+pub mod value;
 
 pub use address::{ServerAddr, ServerSpec};
 pub use error::{Error, Result};

@@ -1,0 +1,182 @@
+//! Value encoding: compression above a threshold, marked by a flag bit, and its reverse.
+
+use crate::error::{Error, Result};
+use flate2::read::{GzDecoder, ZlibDecoder};
+use flate2::write::{GzEncoder, ZlibEncoder};
+use flate2::Compression as Level;
+use std::borrow::Cow;
+use std::io::{Read, Write};
+
+/// Which compressed format is written, and which flag bit marks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CompressionFormat {
+    /// gzip stream, flag bit 2: Whalin, spymemcached, xmemcached, Cache::Memcached(::Fast).
+    #[default]
+    Gzip,
+    /// zlib stream, flag bit 8: pylibmc, python-memcached, pymemcache.
+    Zlib,
+}
+
+impl CompressionFormat {
+    /// The flag bit that marks a compressed value in this convention.
+    pub fn flag(self) -> u32 {
+        match self {
+            CompressionFormat::Gzip => 2,
+            CompressionFormat::Zlib => 8,
+        }
+    }
+}
+
+impl std::str::FromStr for CompressionFormat {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "gzip" => Ok(CompressionFormat::Gzip),
+            "zlib" => Ok(CompressionFormat::Zlib),
+            _ => Err(Error::Config(format!("unknown compression format {s:?} (gzip, zlib)"))),
+        }
+    }
+}
+
+/// Compression settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compression {
+    /// Compress at all (default: on).
+    pub enabled: bool,
+    /// Format and flag bit (default: gzip, flag 2).
+    pub format: CompressionFormat,
+    /// Values of at least this many bytes are compressed (default 30 KiB, as SockIOPool).
+    pub threshold: usize,
+    /// Keep the compressed form only when `compressed / original <= ratio`
+    /// (default 0.8, as Cache::Memcached's `compress_ratio`).
+    pub ratio: f64,
+    /// Refuse to inflate a value beyond this many bytes (default 64 MiB).
+    pub max_decompressed: usize,
+}
+
+impl Default for Compression {
+    fn default() -> Self {
+        Compression {
+            enabled: true,
+            format: CompressionFormat::Gzip,
+            threshold: 30 * 1024,
+            ratio: 0.8,
+            max_decompressed: 64 << 20,
+        }
+    }
+}
+
+impl Compression {
+    /// Encodes a value for the wire: compressed (and the flag bit set) when it is at least
+    /// the threshold and compression saves enough; otherwise borrowed unchanged.
+    pub fn encode<'a>(&self, data: &'a [u8], flags: u32) -> (Cow<'a, [u8]>, u32) {
+        if !self.enabled || data.len() < self.threshold || data.is_empty() {
+            return (Cow::Borrowed(data), flags);
+        }
+        let out = Vec::with_capacity(data.len() / 2);
+        let level = Level::fast();
+        let packed = match self.format {
+            CompressionFormat::Gzip => {
+                let mut e = GzEncoder::new(out, level);
+                e.write_all(data).and_then(|_| e.finish())
+            }
+            CompressionFormat::Zlib => {
+                let mut e = ZlibEncoder::new(out, level);
+                e.write_all(data).and_then(|_| e.finish())
+            }
+        };
+        match packed {
+            Ok(p) if (p.len() as f64) <= (data.len() as f64) * self.ratio => {
+                (Cow::Owned(p), flags | self.format.flag())
+            }
+            _ => (Cow::Borrowed(data), flags),
+        }
+    }
+
+    /// Decodes a value from the wire: inflates it when the configured flag bit is set
+    /// (recognising gzip or zlib by its header) and clears the bit.
+    pub fn decode(&self, data: Vec<u8>, flags: u32) -> Result<(Vec<u8>, u32)> {
+        let bit = self.format.flag();
+        if flags & bit == 0 {
+            return Ok((data, flags));
+        }
+        Ok((inflate(&data, self.max_decompressed)?, flags & !bit))
+    }
+}
+
+/// Inflates a gzip or zlib stream (told apart by its first bytes), refusing more than `cap` bytes.
+pub fn inflate(data: &[u8], cap: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity((data.len() * 4).min(cap));
+    let limit = cap as u64 + 1;
+    let res = if data.starts_with(&[0x1f, 0x8b]) {
+        GzDecoder::new(data).take(limit).read_to_end(&mut out)
+    } else if data.len() >= 2
+        && data[0] & 0x0f == 8
+        && (u16::from(data[0]) << 8 | u16::from(data[1])) % 31 == 0
+    {
+        ZlibDecoder::new(data).take(limit).read_to_end(&mut out)
+    } else {
+        return Err(Error::Decompress(
+            "flagged compressed but neither a gzip nor a zlib stream".into(),
+        ));
+    };
+    match res {
+        Err(e) => Err(Error::Decompress(e.to_string())),
+        Ok(_) if out.len() > cap => Err(Error::Decompress(format!(
+            "inflates to more than the cap of {cap} bytes"
+        ))),
+        Ok(_) => Ok(out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_both_formats() {
+        let big = b"abcdefgh".repeat(10_000);
+        for format in [CompressionFormat::Gzip, CompressionFormat::Zlib] {
+            let c = Compression {
+                format,
+                ..Compression::default()
+            };
+            let (wire, flags) = c.encode(&big, 1);
+            assert_eq!(flags, 1 | format.flag());
+            assert!(wire.len() < big.len() / 10);
+            let (back, f) = c.decode(wire.into_owned(), flags).unwrap();
+            assert_eq!(back, big);
+            assert_eq!(f, 1);
+        }
+    }
+
+    #[test]
+    fn small_or_incompressible_stays_plain() {
+        let c = Compression::default();
+        assert!(matches!(c.encode(b"small", 0), (Cow::Borrowed(_), 0)));
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let noise: Vec<u8> = (0..40_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 32) as u8
+            })
+            .collect();
+        assert!(matches!(c.encode(&noise, 0), (Cow::Borrowed(_), 0)));
+    }
+
+    #[test]
+    fn corrupt_or_bomb_is_an_error() {
+        let c = Compression::default();
+        assert!(c.decode(b"not compressed".to_vec(), 2).is_err());
+        let mut gz = GzEncoder::new(Vec::new(), Level::fast());
+        gz.write_all(&vec![0u8; 1 << 20]).unwrap();
+        let bomb = gz.finish().unwrap();
+        assert!(inflate(&bomb, 1000).is_err());
+        assert_eq!(inflate(&bomb, 1 << 20).unwrap().len(), 1 << 20);
+        let mut truncated = bomb.clone();
+        truncated.truncate(bomb.len() / 2);
+        assert!(inflate(&truncated, 1 << 21).is_err());
+    }
+}
