@@ -93,7 +93,10 @@ impl ServerSpec {
             let rest = if rest.is_empty() {
                 None
             } else {
-                Some(rest.strip_prefix(':').ok_or_else(|| bad("expected ':' after ']'"))?)
+                Some(
+                    rest.strip_prefix(':')
+                        .ok_or_else(|| bad("expected ':' after ']'"))?,
+                )
             };
             (&inner[..end], rest)
         } else {

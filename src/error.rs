@@ -105,17 +105,6 @@ impl Error {
             Error::ConnectTimeout { .. } | Error::IoTimeout { .. } | Error::Io { .. }
         )
     }
-
-    /// True when the connection that saw this error must not be reused.
-    pub(crate) fn breaks_connection(&self) -> bool {
-        matches!(
-            self,
-            Error::IoTimeout { .. }
-                | Error::Io { .. }
-                | Error::Protocol { .. }
-                | Error::ConnectTimeout { .. }
-        )
-    }
 }
 
 impl fmt::Display for Error {
@@ -155,6 +144,52 @@ impl std::error::Error for Error {
         match self {
             Error::Io { source, .. } => Some(source),
             _ => None,
+        }
+    }
+}
+
+impl Clone for Error {
+    /// Clones the error; an I/O source is rebuilt from its kind and message.
+    fn clone(&self) -> Self {
+        match self {
+            Error::InvalidKey { key, reason } => Error::InvalidKey {
+                key: key.clone(),
+                reason,
+            },
+            Error::ValueTooLarge { len, limit } => Error::ValueTooLarge {
+                len: *len,
+                limit: *limit,
+            },
+            Error::Config(m) => Error::Config(m.clone()),
+            Error::ServerDead { server } => Error::ServerDead {
+                server: server.clone(),
+            },
+            Error::PoolTimeout { server } => Error::PoolTimeout {
+                server: server.clone(),
+            },
+            Error::ConnectTimeout { server } => Error::ConnectTimeout {
+                server: server.clone(),
+            },
+            Error::IoTimeout { server } => Error::IoTimeout {
+                server: server.clone(),
+            },
+            Error::Io { server, source } => Error::Io {
+                server: server.clone(),
+                source: io::Error::new(source.kind(), source.to_string()),
+            },
+            Error::Server { server, message } => Error::Server {
+                server: server.clone(),
+                message: message.clone(),
+            },
+            Error::Client { server, message } => Error::Client {
+                server: server.clone(),
+                message: message.clone(),
+            },
+            Error::Protocol { server, detail } => Error::Protocol {
+                server: server.clone(),
+                detail: detail.clone(),
+            },
+            Error::Decompress(m) => Error::Decompress(m.clone()),
         }
     }
 }

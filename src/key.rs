@@ -68,8 +68,19 @@ mod tests {
     fn validation() {
         assert!(validate(b"abc").is_ok());
         assert!(validate(&[b'k'; 250]).is_ok());
-        for bad in [&b""[..], &[b'k'; 251], b"a b", b"a\nb", b"a\0b", b"a\rb", b"\x7f"] {
-            assert!(matches!(validate(bad), Err(Error::InvalidKey { .. })), "{bad:?}");
+        for bad in [
+            &b""[..],
+            &[b'k'; 251],
+            b"a b",
+            b"a\nb",
+            b"a\0b",
+            b"a\rb",
+            b"\x7f",
+        ] {
+            assert!(
+                matches!(validate(bad), Err(Error::InvalidKey { .. })),
+                "{bad:?}"
+            );
         }
         assert!(validate("ключ".as_bytes()).is_ok());
     }

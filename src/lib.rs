@@ -1,15 +1,42 @@
 //! # mcpool
 //!
 //! A synchronous, pooled memcached client: one core for Rust, C, Python, Perl and Java.
+//!
+//! ```no_run
+//! use mcpool::{Client, StoreOutcome};
+//!
+//! let client = Client::builder()
+//!     .servers(["127.0.0.1:11211", "127.0.0.1:11212"])
+//!     .key_prefix("app:")
+//!     .build()?;
+//! assert_eq!(client.set("user:1", b"alice", 3600)?, StoreOutcome::Stored);
+//! assert_eq!(client.get("user:1")?.as_deref(), Some(&b"alice"[..]));
+//! assert_eq!(client.add("user:1", b"bob", 0)?, StoreOutcome::NotStored);
+//! # Ok::<(), mcpool::Error>(())
+//! ```
 #![deny(missing_docs)]
 
 pub mod address;
+pub mod client;
+pub mod config;
+mod conn;
 pub mod error;
+mod fork;
+pub mod health;
+pub mod item;
 pub mod key;
+mod ops;
+mod pool;
 pub mod proto;
 pub mod route;
 pub mod value;
 
 pub use address::{ServerAddr, ServerSpec};
+pub use client::{Client, PerServer};
+pub use config::{ClientBuilder, Config};
 pub use error::{Error, Result};
+pub use health::ServerState;
+pub use item::{Item, StoreOutcome};
+pub use proto::ascii::StoreCommand;
 pub use route::{Distribution, FailoverPolicy, Router};
+pub use value::{Compression, CompressionFormat};

@@ -33,7 +33,9 @@ impl std::str::FromStr for CompressionFormat {
         match s {
             "gzip" => Ok(CompressionFormat::Gzip),
             "zlib" => Ok(CompressionFormat::Zlib),
-            _ => Err(Error::Config(format!("unknown compression format {s:?} (gzip, zlib)"))),
+            _ => Err(Error::Config(format!(
+                "unknown compression format {s:?} (gzip, zlib)"
+            ))),
         }
     }
 }

@@ -246,7 +246,10 @@ pub fn parse(buf: &[u8], max_value: usize) -> Result<Status<Reply<'_>>, ParseErr
     }
     if let Some(rest) = line.strip_prefix(b"VALUE ") {
         let mut it = rest.split(|&b| b == b' ');
-        let key = it.next().filter(|k| !k.is_empty()).ok_or(ParseError::BadLine)?;
+        let key = it
+            .next()
+            .filter(|k| !k.is_empty())
+            .ok_or(ParseError::BadLine)?;
         let flags = it.next().and_then(parse_u64).ok_or(ParseError::BadLine)?;
         let flags = u32::try_from(flags).map_err(|_| ParseError::BadLine)?;
         let len = it.next().and_then(parse_u64).ok_or(ParseError::BadLine)?;
@@ -321,13 +324,22 @@ mod tests {
     #[test]
     fn exact_request_bytes() {
         let cases: Vec<(Vec<u8>, &[u8])> = vec![
-            (enc(|b| encode_get(b, false, None, [&b"a"[..]])), b"get a\r\n"),
+            (
+                enc(|b| encode_get(b, false, None, [&b"a"[..]])),
+                b"get a\r\n",
+            ),
             (
                 enc(|b| encode_get(b, true, None, [&b"a"[..], b"b"])),
                 b"gets a b\r\n",
             ),
-            (enc(|b| encode_get(b, false, Some(10), [&b"k"[..]])), b"gat 10 k\r\n"),
-            (enc(|b| encode_get(b, true, Some(0), [&b"k"[..]])), b"gats 0 k\r\n"),
+            (
+                enc(|b| encode_get(b, false, Some(10), [&b"k"[..]])),
+                b"gat 10 k\r\n",
+            ),
+            (
+                enc(|b| encode_get(b, true, Some(0), [&b"k"[..]])),
+                b"gats 0 k\r\n",
+            ),
             (
                 enc(|b| encode_store(b, StoreCommand::Set, b"key", 5, 0, b"0123456789", true)),
                 b"set key 5 0 10 noreply\r\n0123456789\r\n",
@@ -353,8 +365,14 @@ mod tests {
                 b"prepend k 0 0 1\r\nv\r\n",
             ),
             (enc(|b| encode_delete(b, b"k", false)), b"delete k\r\n"),
-            (enc(|b| encode_delete(b, b"k", true)), b"delete k noreply\r\n"),
-            (enc(|b| encode_arith(b, true, b"n", 18446744073709551615)), b"incr n 18446744073709551615\r\n"),
+            (
+                enc(|b| encode_delete(b, b"k", true)),
+                b"delete k noreply\r\n",
+            ),
+            (
+                enc(|b| encode_arith(b, true, b"n", 18446744073709551615)),
+                b"incr n 18446744073709551615\r\n",
+            ),
             (enc(|b| encode_arith(b, false, b"n", 0)), b"decr n 0\r\n"),
             (enc(|b| encode_touch(b, b"k", 100)), b"touch k 100\r\n"),
             (enc(|b| encode_flush_all(b, None)), b"flush_all\r\n"),
@@ -438,7 +456,10 @@ mod tests {
     fn hostile_input_is_an_error() {
         let bad: &[(&[u8], ParseError)] = &[
             (b"VALUE k 0 99999999999\r\n", ParseError::ValueTooLarge),
-            (b"VALUE k 0 99999999999999999999999\r\n", ParseError::BadLine),
+            (
+                b"VALUE k 0 99999999999999999999999\r\n",
+                ParseError::BadLine,
+            ),
             (b"VALUE k 0 3\r\nabcXY", ParseError::BadTerminator),
             (b"VALUE k 4294967296 1\r\n", ParseError::BadLine),
             (b"VALUE k 0 1 2 3\r\n", ParseError::BadLine),
@@ -448,9 +469,17 @@ mod tests {
             (b"12x\r\n", ParseError::BadLine),
         ];
         for (bytes, err) in bad {
-            assert_eq!(parse(bytes, 1 << 20), Err(*err), "{}", String::from_utf8_lossy(bytes));
+            assert_eq!(
+                parse(bytes, 1 << 20),
+                Err(*err),
+                "{}",
+                String::from_utf8_lossy(bytes)
+            );
         }
-        assert_eq!(parse(&[b'x'; MAX_LINE], 1 << 20), Err(ParseError::LineTooLong));
+        assert_eq!(
+            parse(&[b'x'; MAX_LINE], 1 << 20),
+            Err(ParseError::LineTooLong)
+        );
     }
 
     #[test]

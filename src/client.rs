@@ -1,0 +1,826 @@
+//! The client: keys → server → pooled connection → exchange, with values encoded on the way.
+
+use crate::address::ServerAddr;
+use crate::config::{ClientBuilder, Config};
+use crate::conn::{Conn, ConnOptions};
+use crate::error::{Error, Result};
+use crate::health::{Health, ServerState};
+use crate::item::{Item, StoreOutcome};
+use crate::key;
+use crate::ops;
+use crate::pool::{Manager, Slot};
+use crate::proto::ascii::{self, StoreCommand};
+use crate::route::Router;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+type Pooled = r2d2::PooledConnection<Manager>;
+
+/// A store prepared for the wire: key, encoded data, flags.
+type WireItem<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>, u32);
+
+/// A thread-safe, pooled memcached client. Cheap to clone (clones share the pools).
+///
+/// ```no_run
+/// let client = mcpool::Client::builder()
+///     .server("127.0.0.1:11211")
+///     .max_size(8)
+///     .build()?;
+/// client.set("greeting", b"hello", 0)?;
+/// assert_eq!(client.get("greeting")?.as_deref(), Some(&b"hello"[..]));
+/// # Ok::<(), mcpool::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: Config,
+    servers: Vec<Server>,
+    router: Router,
+    sanitize: bool,
+}
+
+struct Server {
+    label: Arc<str>,
+    addr: ServerAddr,
+    opts: ConnOptions,
+    health: Arc<Health>,
+    pool: r2d2::Pool<Manager>,
+}
+
+/// One result per server, labelled `host:port`.
+pub type PerServer<T> = Vec<(String, Result<T>)>;
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("servers", &self.server_labels())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A builder with every default; add servers and options, then `build()`.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+
+    /// A client for `servers` (`host:port`, `[v6]:port` or unix socket paths) with every default.
+    pub fn new<S: AsRef<str>>(servers: impl IntoIterator<Item = S>) -> Result<Client> {
+        ClientBuilder::new().servers(servers).build()
+    }
+
+    /// Builds a client from a checked configuration.
+    pub fn from_config(config: Config) -> Result<Client> {
+        if config.servers.is_empty() {
+            return Err(Error::Config("no servers given".into()));
+        }
+        let router = Router::new(&config.distribution, &config.servers)?;
+        let threads = Arc::new(
+            scheduled_thread_pool::ScheduledThreadPool::builder()
+                .num_threads(2)
+                .thread_name_pattern("mcpool-{}")
+                .build(),
+        );
+        let opts = ConnOptions {
+            connect_timeout: config.connect_timeout,
+            io_timeout: config.io_timeout,
+            nodelay: config.nodelay,
+            max_value: config
+                .max_value_size
+                .max(config.compression.max_decompressed),
+        };
+        let servers = config
+            .servers
+            .iter()
+            .map(|spec| {
+                let label: Arc<str> = spec.addr.to_string().into();
+                let health = Arc::new(Health::new(
+                    config.failure_limit,
+                    config.retry_timeout,
+                    config.retry_timeout_max,
+                ));
+                let manager = Manager {
+                    addr: spec.addr.clone(),
+                    label: label.clone(),
+                    opts: opts.clone(),
+                    health: health.clone(),
+                };
+                let pool = r2d2::Pool::builder()
+                    .max_size(config.max_size)
+                    .min_idle(Some(config.min_idle))
+                    .connection_timeout(config.pool_timeout)
+                    .idle_timeout(config.idle_timeout.filter(|d| !d.is_zero()))
+                    .max_lifetime(config.max_lifetime.filter(|d| !d.is_zero()))
+                    .test_on_check_out(config.test_on_check_out)
+                    .thread_pool(threads.clone())
+                    .build_unchecked(manager);
+                Server {
+                    label,
+                    addr: spec.addr.clone(),
+                    opts: opts.clone(),
+                    health,
+                    pool,
+                }
+            })
+            .collect();
+        let sanitize = config
+            .sanitize_keys
+            .unwrap_or_else(|| config.distribution.sanitizes_keys_by_default());
+        Ok(Client {
+            inner: Arc::new(Inner {
+                config,
+                servers,
+                router,
+                sanitize,
+            }),
+        })
+    }
+
+    /// The configuration the client was built with.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// The servers' `host:port` labels, in configuration order.
+    pub fn server_labels(&self) -> Vec<String> {
+        self.inner
+            .servers
+            .iter()
+            .map(|s| s.label.to_string())
+            .collect()
+    }
+
+    /// Health of each server (alive, failures, time to the next retry).
+    pub fn server_states(&self) -> Vec<ServerState> {
+        self.inner
+            .servers
+            .iter()
+            .map(|s| s.health.snapshot(&s.label))
+            .collect()
+    }
+
+    /// Connections per server: `(open, idle)`, in configuration order. An open connection is
+    /// a pooled slot (checked out or idle); `idle == open` means none is in use.
+    pub fn pool_states(&self) -> Vec<(u32, u32)> {
+        self.inner
+            .servers
+            .iter()
+            .map(|s| {
+                let st = s.pool.state();
+                (st.connections, st.idle_connections)
+            })
+            .collect()
+    }
+
+    /// The key exactly as sent on the wire: sanitized if configured, prefixed, validated.
+    pub fn wire_key<'a>(&self, key: &'a [u8]) -> Result<Cow<'a, [u8]>> {
+        let key = if self.inner.sanitize {
+            key::url_encode(key)
+        } else {
+            Cow::Borrowed(key)
+        };
+        let prefix = &self.inner.config.key_prefix;
+        let wire = if prefix.is_empty() {
+            key
+        } else {
+            let mut k = Vec::with_capacity(prefix.len() + key.len());
+            k.extend_from_slice(prefix);
+            k.extend_from_slice(&key);
+            Cow::Owned(k)
+        };
+        key::validate(&wire)?;
+        Ok(wire)
+    }
+
+    /// Which server (index into the configured list) `key` lives on; no I/O, ignores health.
+    pub fn server_for(&self, key: impl AsRef<[u8]>) -> Result<usize> {
+        let wire = self.wire_key(key.as_ref())?;
+        Ok(self.inner.router.locate(&wire))
+    }
+
+    // ----- retrieval -----
+
+    /// The value of `key`, or `None` on a miss.
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
+        Ok(self
+            .retrieve_one(key.as_ref(), false, None)?
+            .map(|i| i.value))
+    }
+
+    /// The value of `key` with its flags (no CAS), or `None` on a miss.
+    pub fn get_item(&self, key: impl AsRef<[u8]>) -> Result<Option<Item>> {
+        self.retrieve_one(key.as_ref(), false, None)
+    }
+
+    /// The value of `key` with its flags and CAS unique (for [`Client::cas`]).
+    pub fn gets(&self, key: impl AsRef<[u8]>) -> Result<Option<Item>> {
+        self.retrieve_one(key.as_ref(), true, None)
+    }
+
+    /// Get-and-touch: the value of `key`, setting its expiry to `ttl` seconds.
+    pub fn gat(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<Option<Vec<u8>>> {
+        Ok(self
+            .retrieve_one(key.as_ref(), false, Some(ttl))?
+            .map(|i| i.value))
+    }
+
+    /// Get-and-touch with flags and CAS unique.
+    pub fn gats(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<Option<Item>> {
+        self.retrieve_one(key.as_ref(), true, Some(ttl))
+    }
+
+    /// Many keys at once: one round trip per server, every server's request written before
+    /// any reply is read. One result per key, in the caller's order; a key whose server
+    /// failed gets that error, the others are unaffected.
+    pub fn get_multi<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<Option<Item>>> {
+        self.retrieve_many(keys, false, None)
+    }
+
+    /// Like [`Client::get_multi`], with CAS uniques.
+    pub fn gets_multi<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<Option<Item>>> {
+        self.retrieve_many(keys, true, None)
+    }
+
+    // ----- storage -----
+
+    /// Stores `value` under `key` unconditionally. `ttl` in seconds (0 = no expiry; above 30
+    /// days it is a unix time, as memcached reads it).
+    pub fn set(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Set, key, value, 0, ttl)
+    }
+
+    /// Stores only if `key` does not exist (`NotStored` otherwise).
+    pub fn add(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Add, key, value, 0, ttl)
+    }
+
+    /// Stores only if `key` exists (`NotStored` otherwise).
+    pub fn replace(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Replace, key, value, 0, ttl)
+    }
+
+    /// Appends to an existing value (`NotStored` if missing). Never compressed.
+    pub fn append(&self, key: impl AsRef<[u8]>, value: &[u8]) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Append, key, value, 0, 0)
+    }
+
+    /// Prepends to an existing value (`NotStored` if missing). Never compressed.
+    pub fn prepend(&self, key: impl AsRef<[u8]>, value: &[u8]) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Prepend, key, value, 0, 0)
+    }
+
+    /// Stores only if the item's CAS unique is still `cas` (from [`Client::gets`]):
+    /// `Exists` if it changed, `NotFound` if it is gone.
+    pub fn cas(
+        &self,
+        key: impl AsRef<[u8]>,
+        value: &[u8],
+        ttl: u32,
+        cas: u64,
+    ) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Cas(cas), key, value, 0, ttl)
+    }
+
+    /// Any store command with explicit flags: the general form of `set`, `add`, … .
+    /// The value is compressed per the configuration (never for append/prepend).
+    pub fn store(
+        &self,
+        cmd: StoreCommand,
+        key: impl AsRef<[u8]>,
+        value: &[u8],
+        flags: u32,
+        ttl: u32,
+    ) -> Result<StoreOutcome> {
+        let wire = self.wire_key(key.as_ref())?;
+        let (data, flags) = self.encode_value(cmd, value, flags)?;
+        let idx = self.pick(&wire)?;
+        self.exchange(
+            idx,
+            |buf| ascii::encode_store(buf, cmd, &wire, flags, ttl, &data, false),
+            ops::recv_store,
+        )
+    }
+
+    /// Stores many items, pipelined per server. One outcome per item, in order.
+    pub fn set_multi<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &self,
+        items: &[(K, V)],
+        ttl: u32,
+    ) -> Vec<Result<StoreOutcome>> {
+        let prepared: Vec<Result<WireItem>> = items
+            .iter()
+            .map(|(k, v)| {
+                let wire = self.wire_key(k.as_ref())?;
+                let (data, flags) = self.encode_value(StoreCommand::Set, v.as_ref(), 0)?;
+                Ok((wire, data, flags))
+            })
+            .collect();
+        self.batch(
+            &prepared,
+            |p| &p.0,
+            |buf, (k, d, f)| ascii::encode_store(buf, StoreCommand::Set, k, *f, ttl, d, false),
+            |conn, _| ops::recv_store(conn),
+        )
+    }
+
+    /// Stores many items with `noreply`, then one `version` round trip per server to learn
+    /// that every command was read. Fastest for bulk loads; no per-item outcome.
+    pub fn set_multi_noreply<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &self,
+        items: &[(K, V)],
+        ttl: u32,
+    ) -> Result<()> {
+        let mut groups: Vec<Vec<WireItem>> =
+            (0..self.inner.servers.len()).map(|_| Vec::new()).collect();
+        for (k, v) in items {
+            let wire = self.wire_key(k.as_ref())?;
+            let (data, flags) = self.encode_value(StoreCommand::Set, v.as_ref(), 0)?;
+            groups[self.pick(&wire)?].push((wire, data, flags));
+        }
+        let mut first_err = None;
+        for (idx, group) in groups.iter().enumerate().filter(|(_, g)| !g.is_empty()) {
+            let res = self.exchange(
+                idx,
+                |buf| {
+                    for (k, d, f) in group {
+                        ascii::encode_store(buf, StoreCommand::Set, k, *f, ttl, d, true);
+                    }
+                    ascii::encode_version(buf);
+                },
+                |conn| ops::recv_version(conn).map(drop),
+            );
+            if let Err(e) = res {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    // ----- deletion, arithmetic, touch -----
+
+    /// Deletes `key`: true if it existed.
+    pub fn delete(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+        let wire = self.wire_key(key.as_ref())?;
+        let idx = self.pick(&wire)?;
+        self.exchange(
+            idx,
+            |buf| ascii::encode_delete(buf, &wire, false),
+            ops::recv_delete,
+        )
+    }
+
+    /// Deletes many keys, pipelined per server: for each, true if it existed.
+    pub fn delete_multi<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<bool>> {
+        let prepared: Vec<Result<Cow<[u8]>>> =
+            keys.iter().map(|k| self.wire_key(k.as_ref())).collect();
+        self.batch(
+            &prepared,
+            |k| k,
+            |buf, k| ascii::encode_delete(buf, k, false),
+            |conn, _| ops::recv_delete(conn),
+        )
+    }
+
+    /// Adds `delta` to a decimal value: the new value (wrapping at 2^64, as memcached does),
+    /// or `None` if `key` is missing. A non-numeric value is a `Client` error.
+    pub fn incr(&self, key: impl AsRef<[u8]>, delta: u64) -> Result<Option<u64>> {
+        self.arith(true, key.as_ref(), delta)
+    }
+
+    /// Subtracts `delta` (memcached stops at 0): the new value, or `None` if missing.
+    pub fn decr(&self, key: impl AsRef<[u8]>, delta: u64) -> Result<Option<u64>> {
+        self.arith(false, key.as_ref(), delta)
+    }
+
+    /// Increments, or creates the counter with `initial` if missing (SockIOPool's `addOrIncr`).
+    pub fn incr_or_init(
+        &self,
+        key: impl AsRef<[u8]>,
+        delta: u64,
+        initial: u64,
+        ttl: u32,
+    ) -> Result<u64> {
+        self.arith_or_init(true, key.as_ref(), delta, initial, ttl)
+    }
+
+    /// Decrements, or creates the counter with `initial` if missing (`addOrDecr`).
+    pub fn decr_or_init(
+        &self,
+        key: impl AsRef<[u8]>,
+        delta: u64,
+        initial: u64,
+        ttl: u32,
+    ) -> Result<u64> {
+        self.arith_or_init(false, key.as_ref(), delta, initial, ttl)
+    }
+
+    /// Sets a new expiry on `key`: true if it exists.
+    pub fn touch(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<bool> {
+        let wire = self.wire_key(key.as_ref())?;
+        let idx = self.pick(&wire)?;
+        self.exchange(
+            idx,
+            |buf| ascii::encode_touch(buf, &wire, ttl),
+            ops::recv_touch,
+        )
+    }
+
+    // ----- whole-server commands -----
+
+    /// Invalidates every item on every server, now or after `delay` seconds. Tries every
+    /// server; returns the first failure.
+    pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
+        let mut first_err = None;
+        for idx in 0..self.inner.servers.len() {
+            if let Err(e) =
+                self.exchange(idx, |buf| ascii::encode_flush_all(buf, delay), ops::recv_ok)
+            {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    /// Each server's version string.
+    pub fn version(&self) -> PerServer<String> {
+        self.per_server(|idx| self.exchange(idx, ascii::encode_version, ops::recv_version))
+    }
+
+    /// Each server's statistics: general (`None`) or a group such as `items`, `slabs`,
+    /// `sizes`, `settings`.
+    pub fn stats(&self, group: Option<&str>) -> PerServer<Vec<(String, String)>> {
+        if let Some(g) = group {
+            if g.is_empty() || g.bytes().any(|b| b <= b' ' || b == 0x7f) {
+                let e = || Error::Config(format!("bad stats group {g:?}"));
+                return self.per_server(|_| Err(e()));
+            }
+        }
+        self.per_server(|idx| {
+            self.exchange(idx, |buf| ascii::encode_stats(buf, group), ops::recv_stats)
+        })
+    }
+
+    // ----- internals -----
+
+    fn per_server<T>(&self, f: impl Fn(usize) -> Result<T>) -> PerServer<T> {
+        self.inner
+            .servers
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.label.to_string(), f(i)))
+            .collect()
+    }
+
+    fn encode_value<'v>(
+        &self,
+        cmd: StoreCommand,
+        value: &'v [u8],
+        flags: u32,
+    ) -> Result<(Cow<'v, [u8]>, u32)> {
+        let (data, flags) = match cmd {
+            StoreCommand::Append | StoreCommand::Prepend => (Cow::Borrowed(value), flags),
+            _ => self.inner.config.compression.encode(value, flags),
+        };
+        let limit = self.inner.config.max_value_size;
+        if data.len() > limit {
+            return Err(Error::ValueTooLarge {
+                len: data.len(),
+                limit,
+            });
+        }
+        Ok((data, flags))
+    }
+
+    fn decode(&self, value: Vec<u8>, flags: u32, cas: Option<u64>) -> Result<Item> {
+        let (value, flags) = self.inner.config.compression.decode(value, flags)?;
+        Ok(Item { value, flags, cas })
+    }
+
+    fn arith(&self, incr: bool, key: &[u8], delta: u64) -> Result<Option<u64>> {
+        let wire = self.wire_key(key)?;
+        let idx = self.pick(&wire)?;
+        self.exchange(
+            idx,
+            |buf| ascii::encode_arith(buf, incr, &wire, delta),
+            ops::recv_arith,
+        )
+    }
+
+    fn arith_or_init(
+        &self,
+        incr: bool,
+        key: &[u8],
+        delta: u64,
+        initial: u64,
+        ttl: u32,
+    ) -> Result<u64> {
+        if let Some(n) = self.arith(incr, key, delta)? {
+            return Ok(n);
+        }
+        let init = initial.to_string();
+        match self.store(StoreCommand::Add, key, init.as_bytes(), 0, ttl)? {
+            StoreOutcome::Stored => Ok(initial),
+            // Someone else created it in between: count on theirs.
+            _ => self.arith(incr, key, delta)?.ok_or_else(|| Error::Client {
+                server: String::new(),
+                message: "counter vanished while being created".into(),
+            }),
+        }
+    }
+
+    /// The server for a wire key, applying the failover policy when its server is dead.
+    fn pick(&self, wire: &[u8]) -> Result<usize> {
+        let inner = &*self.inner;
+        let i = inner.router.locate(wire);
+        if inner.servers[i].health.may_try() {
+            return Ok(i);
+        }
+        inner
+            .router
+            .locate_alive(wire, inner.config.failover, &|j| {
+                inner.servers[j].health.may_try()
+            })
+            .ok_or_else(|| Error::ServerDead {
+                server: inner.servers[i].label.to_string(),
+            })
+    }
+
+    /// Checks out a slot of server `idx` and makes sure it holds a usable connection.
+    fn acquire(&self, idx: usize) -> Result<Pooled> {
+        let server = &self.inner.servers[idx];
+        let mut pooled = server
+            .pool
+            .get_timeout(self.inner.config.pool_timeout)
+            .map_err(|_| Error::PoolTimeout {
+                server: server.label.to_string(),
+            })?;
+        let slot: &mut Slot = &mut pooled;
+        if !slot.conn.as_ref().is_some_and(Conn::is_reusable) {
+            slot.conn = None;
+            match Conn::connect(&server.addr, &server.label, &server.opts) {
+                Ok(c) => slot.conn = Some(c),
+                Err(e) => {
+                    server.health.record_failure();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(pooled)
+    }
+
+    /// Accounts for an exchange's result and drops a connection that is not clean.
+    fn release<T>(&self, idx: usize, mut pooled: Pooled, result: &Result<T>) {
+        let health = &self.inner.servers[idx].health;
+        match result {
+            Ok(_) => health.record_success(),
+            Err(e) if e.is_server_failure() => health.record_failure(),
+            Err(_) => {}
+        }
+        if !pooled.conn.as_ref().is_some_and(Conn::is_reusable) {
+            pooled.conn = None;
+        }
+    }
+
+    /// One request/reply exchange with server `idx`.
+    fn exchange<T>(
+        &self,
+        idx: usize,
+        encode: impl FnOnce(&mut Vec<u8>),
+        recv: impl FnOnce(&mut Conn) -> Result<T>,
+    ) -> Result<T> {
+        let mut pooled = self.acquire(idx)?;
+        let result = match pooled.conn.as_mut() {
+            Some(conn) => {
+                encode(conn.begin());
+                conn.send()
+                    .and_then(|_| recv(conn))
+                    .inspect(|_| conn.finish())
+            }
+            None => unreachable_slot(),
+        };
+        self.release(idx, pooled, &result);
+        result
+    }
+
+    fn retrieve_one(&self, key: &[u8], cas: bool, touch: Option<u32>) -> Result<Option<Item>> {
+        let wire = self.wire_key(key)?;
+        let idx = self.pick(&wire)?;
+        let keys = [&*wire];
+        let raw = self.exchange(
+            idx,
+            |buf| ops::encode_retrieval(buf, cas, touch, &keys),
+            |conn| {
+                let mut hit = None;
+                ops::recv_retrieval(conn, &keys, &mut |_, data, flags, cas| {
+                    hit = Some((data.to_vec(), flags, cas));
+                })?;
+                Ok(hit)
+            },
+        )?;
+        raw.map(|(v, f, c)| self.decode(v, f, c)).transpose()
+    }
+
+    fn retrieve_many<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        cas: bool,
+        touch: Option<u32>,
+    ) -> Vec<Result<Option<Item>>> {
+        let prepared: Vec<Result<Cow<[u8]>>> =
+            keys.iter().map(|k| self.wire_key(k.as_ref())).collect();
+        let groups = self.group(&prepared, |k| k);
+        let mut results: Vec<Result<Option<Item>>> = prepared
+            .iter()
+            .map(|p| match p {
+                Ok(_) => Ok(None),
+                Err(e) => Err(e.clone()),
+            })
+            .collect();
+        // Phase 1: write every server's request.
+        let mut sent = Vec::with_capacity(groups.len());
+        for (idx, members) in groups {
+            let wires: Vec<&[u8]> = members
+                .iter()
+                .filter_map(|&i| prepared[i].as_deref().ok())
+                .collect();
+            match self.acquire(idx) {
+                Ok(mut pooled) => {
+                    let res = match pooled.conn.as_mut() {
+                        Some(conn) => {
+                            ops::encode_retrieval(conn.begin(), cas, touch, &wires);
+                            conn.send()
+                        }
+                        None => unreachable_slot(),
+                    };
+                    match res {
+                        Ok(()) => sent.push((idx, pooled, members, wires)),
+                        Err(e) => {
+                            fail_all(&mut results, &members, &e);
+                            self.release(idx, pooled, &Err::<(), _>(e));
+                        }
+                    }
+                }
+                Err(e) => fail_all(&mut results, &members, &e),
+            }
+        }
+        // Phase 2: read each server's replies.
+        for (idx, mut pooled, members, wires) in sent {
+            let mut hits: Vec<(usize, Vec<u8>, u32, Option<u64>)> = Vec::new();
+            let res = match pooled.conn.as_mut() {
+                Some(conn) => ops::recv_retrieval(conn, &wires, &mut |i, data, flags, cas| {
+                    hits.push((i, data.to_vec(), flags, cas));
+                })
+                .inspect(|_| conn.finish()),
+                None => unreachable_slot(),
+            };
+            match &res {
+                Ok(()) => {
+                    for (i, value, flags, c) in hits {
+                        results[members[i]] = self.decode(value, flags, c).map(Some);
+                    }
+                }
+                Err(e) => fail_all(&mut results, &members, e),
+            }
+            self.release(idx, pooled, &res);
+        }
+        results
+    }
+
+    /// Groups valid prepared entries by server: `(server, indices into prepared)`.
+    /// An entry whose server is dead gets its error in place of a group.
+    fn group<P>(
+        &self,
+        prepared: &[Result<P>],
+        key_of: impl Fn(&P) -> &[u8],
+    ) -> Vec<(usize, Vec<usize>)> {
+        let n = self.inner.servers.len();
+        let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, p) in prepared.iter().enumerate() {
+            if let Ok(p) = p {
+                if let Ok(idx) = self.pick(key_of(p)) {
+                    by_server[idx].push(i);
+                }
+            }
+        }
+        by_server
+            .into_iter()
+            .enumerate()
+            .filter(|(_, m)| !m.is_empty())
+            .collect()
+    }
+
+    /// A pipelined batch of single-key commands: per server, every command written in one go,
+    /// then every reply read in order.
+    fn batch<P, T>(
+        &self,
+        prepared: &[Result<P>],
+        key_of: impl Fn(&P) -> &[u8],
+        encode: impl Fn(&mut Vec<u8>, &P),
+        recv: impl Fn(&mut Conn, &P) -> Result<T>,
+    ) -> Vec<Result<T>> {
+        let mut results: Vec<Option<Result<T>>> = prepared
+            .iter()
+            .map(|p| p.as_ref().err().map(|e| Err(e.clone())))
+            .collect();
+        let groups = self.group(prepared, &key_of);
+        let mut sent = Vec::with_capacity(groups.len());
+        for (idx, members) in groups {
+            let res = self.acquire(idx).and_then(|mut pooled| {
+                let res = match pooled.conn.as_mut() {
+                    Some(conn) => {
+                        let buf = conn.begin();
+                        for &i in &members {
+                            if let Ok(p) = &prepared[i] {
+                                encode(buf, p);
+                            }
+                        }
+                        conn.send()
+                    }
+                    None => unreachable_slot(),
+                };
+                match res {
+                    Ok(()) => Ok(pooled),
+                    Err(e) => {
+                        self.release(idx, pooled, &Err::<(), _>(e.clone()));
+                        Err(e)
+                    }
+                }
+            });
+            match res {
+                Ok(pooled) => sent.push((idx, pooled, members)),
+                Err(e) => {
+                    for &i in &members {
+                        results[i] = Some(Err(e.clone()));
+                    }
+                }
+            }
+        }
+        for (idx, mut pooled, members) in sent {
+            let res = match pooled.conn.as_mut() {
+                Some(conn) => {
+                    let mut failed = None;
+                    for &i in &members {
+                        let Ok(p) = &prepared[i] else { continue };
+                        match recv(conn, p) {
+                            Ok(v) => results[i] = Some(Ok(v)),
+                            Err(e) => {
+                                failed = Some((i, e));
+                                break;
+                            }
+                        }
+                    }
+                    match failed {
+                        None => {
+                            conn.finish();
+                            Ok(())
+                        }
+                        Some((at, e)) => {
+                            // This key and every later one of the batch share the failure.
+                            let pos = members.iter().position(|&m| m == at).unwrap_or(0);
+                            for &i in &members[pos..] {
+                                results[i] = Some(Err(e.clone()));
+                            }
+                            Err(e)
+                        }
+                    }
+                }
+                None => unreachable_slot(),
+            };
+            self.release(idx, pooled, &res);
+        }
+        results
+            .into_iter()
+            .zip(prepared)
+            .map(|(r, p)| match (r, p) {
+                (Some(r), _) => r,
+                (None, Ok(p)) => Err(self.dead_error(key_of(p))),
+                (None, Err(e)) => Err(e.clone()),
+            })
+            .collect()
+    }
+
+    fn dead_error(&self, wire: &[u8]) -> Error {
+        match self.pick(wire) {
+            Err(e) => e,
+            Ok(i) => Error::ServerDead {
+                server: self.inner.servers[i].label.to_string(),
+            },
+        }
+    }
+}
+
+fn fail_all(results: &mut [Result<Option<Item>>], members: &[usize], e: &Error) {
+    for &i in members {
+        results[i] = Err(e.clone());
+    }
+}
+
+/// `acquire` always returns a slot holding a connection.
+fn unreachable_slot<T>() -> Result<T> {
+    Err(Error::Config(
+        "internal: checked-out slot without a connection".into(),
+    ))
+}

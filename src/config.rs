@@ -1,0 +1,325 @@
+//! Client configuration and its builder. Every setter documents its default and, where
+//! one exists, the Whalin `SockIOPool` name (`#[doc(alias)]`).
+
+use crate::address::ServerSpec;
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::route::{Distribution, FailoverPolicy};
+use crate::value::{Compression, CompressionFormat};
+use std::time::Duration;
+
+/// Everything a [`Client`] is built from. Build it with [`Client::builder`].
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The servers, in order (placement depends on the order).
+    pub servers: Vec<ServerSpec>,
+    /// Key placement profile.
+    pub distribution: Distribution,
+    /// What happens to keys whose server is dead.
+    pub failover: FailoverPolicy,
+    /// Connections per server opened at start-up and kept idle.
+    pub min_idle: u32,
+    /// Most connections per server.
+    pub max_size: u32,
+    /// Idle connections older than this are closed.
+    pub idle_timeout: Option<Duration>,
+    /// Connections older than this are closed when next idle.
+    pub max_lifetime: Option<Duration>,
+    /// Time allowed for a TCP/unix connect.
+    pub connect_timeout: Duration,
+    /// Time allowed for each read or write on a socket.
+    pub io_timeout: Duration,
+    /// Time a caller waits for a free pooled connection.
+    pub pool_timeout: Duration,
+    /// TCP_NODELAY (Nagle off).
+    pub nodelay: bool,
+    /// Check a connection with a `version` round trip on every checkout.
+    pub test_on_check_out: bool,
+    /// Consecutive failures (connect errors, I/O errors, timeouts) that mark a server dead.
+    pub failure_limit: u32,
+    /// First wait before a dead server is tried again; doubles per failed retry.
+    pub retry_timeout: Duration,
+    /// Cap on the doubling retry wait.
+    pub retry_timeout_max: Duration,
+    /// Compression of large values.
+    pub compression: Compression,
+    /// Prepended to every key (a namespace).
+    pub key_prefix: Vec<u8>,
+    /// Escape keys that are not valid on the wire (URL-encoding) instead of refusing them.
+    /// `None` means the distribution's default (on for the Whalin profiles).
+    pub sanitize_keys: Option<bool>,
+    /// Largest value (after compression) sent, and accepted from a server.
+    pub max_value_size: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            servers: Vec::new(),
+            distribution: Distribution::CacheMemcached,
+            failover: FailoverPolicy::FailFast,
+            min_idle: 1,
+            max_size: 16,
+            idle_timeout: Some(Duration::from_secs(300)),
+            max_lifetime: None,
+            connect_timeout: Duration::from_secs(1),
+            io_timeout: Duration::from_secs(1),
+            pool_timeout: Duration::from_secs(5),
+            nodelay: true,
+            test_on_check_out: false,
+            failure_limit: 2,
+            retry_timeout: Duration::from_secs(1),
+            retry_timeout_max: Duration::from_secs(30),
+            compression: Compression::default(),
+            key_prefix: Vec::new(),
+            sanitize_keys: None,
+            max_value_size: 1024 * 1024,
+        }
+    }
+}
+
+/// An owned builder for [`Client`].
+#[derive(Clone, Debug, Default)]
+pub struct ClientBuilder {
+    config: Config,
+    errors: Vec<String>,
+}
+
+impl ClientBuilder {
+    /// A builder with every default.
+    pub fn new() -> Self {
+        ClientBuilder::default()
+    }
+
+    /// Adds a server of weight 1: `host:port`, `[v6]:port`, or a unix socket path.
+    #[doc(alias = "setServers")]
+    pub fn server(self, addr: &str) -> Self {
+        self.server_weighted(addr, 1)
+    }
+
+    /// Adds several servers of weight 1.
+    pub fn servers<S: AsRef<str>>(mut self, addrs: impl IntoIterator<Item = S>) -> Self {
+        for a in addrs {
+            self = self.server(a.as_ref());
+        }
+        self
+    }
+
+    /// Adds a server with a placement weight (for the profiles that use weights).
+    #[doc(alias = "setWeights")]
+    pub fn server_weighted(mut self, addr: &str, weight: u32) -> Self {
+        match ServerSpec::parse(addr) {
+            Ok(mut s) => {
+                if weight == 0 {
+                    self.errors
+                        .push(format!("server {addr}: weight must be at least 1"));
+                }
+                s.weight = weight;
+                self.config.servers.push(s);
+            }
+            Err(e) => self.errors.push(e.to_string()),
+        }
+        self
+    }
+
+    /// Adds an already parsed server.
+    pub fn server_spec(mut self, spec: ServerSpec) -> Self {
+        self.config.servers.push(spec);
+        self
+    }
+
+    /// Placement profile. Default: `cache-memcached`.
+    #[doc(alias = "setHashingAlg")]
+    pub fn distribution(mut self, d: Distribution) -> Self {
+        self.config.distribution = d;
+        self
+    }
+
+    /// Failover policy. Default: `fail-fast` (a key whose server is dead gets an error).
+    #[doc(alias = "setFailover")]
+    #[doc(alias = "setFailback")]
+    pub fn failover(mut self, p: FailoverPolicy) -> Self {
+        self.config.failover = p;
+        self
+    }
+
+    /// Connections per server opened at start-up and kept idle. Default 1.
+    #[doc(alias = "setInitConn")]
+    #[doc(alias = "setMinConn")]
+    pub fn min_idle(mut self, n: u32) -> Self {
+        self.config.min_idle = n;
+        self
+    }
+
+    /// Most connections per server. Default 16.
+    #[doc(alias = "setMaxConn")]
+    pub fn max_size(mut self, n: u32) -> Self {
+        self.config.max_size = n;
+        self
+    }
+
+    /// Close connections idle for longer than this. Default 300 s; `None` keeps them.
+    #[doc(alias = "setMaxIdle")]
+    pub fn idle_timeout(mut self, d: Option<Duration>) -> Self {
+        self.config.idle_timeout = d;
+        self
+    }
+
+    /// Close connections older than this. Default `None` (no limit).
+    pub fn max_lifetime(mut self, d: Option<Duration>) -> Self {
+        self.config.max_lifetime = d;
+        self
+    }
+
+    /// Connect timeout. Default 1 s.
+    #[doc(alias = "setSocketConnectTO")]
+    pub fn connect_timeout(mut self, d: Duration) -> Self {
+        self.config.connect_timeout = d;
+        self
+    }
+
+    /// Timeout of each socket read or write. Default 1 s.
+    #[doc(alias = "setSocketTO")]
+    #[doc(alias = "setMaxBusyTime")]
+    pub fn io_timeout(mut self, d: Duration) -> Self {
+        self.config.io_timeout = d;
+        self
+    }
+
+    /// How long a caller waits for a free pooled connection. Default 5 s.
+    pub fn pool_timeout(mut self, d: Duration) -> Self {
+        self.config.pool_timeout = d;
+        self
+    }
+
+    /// TCP_NODELAY. Default on (Nagle off): a cache wants latency, not batching.
+    #[doc(alias = "setNagle")]
+    pub fn nodelay(mut self, on: bool) -> Self {
+        self.config.nodelay = on;
+        self
+    }
+
+    /// A `version` round trip on every checkout. Default off: it costs a round trip, and a
+    /// broken connection is never returned to the pool anyway.
+    #[doc(alias = "setAliveCheck")]
+    pub fn test_on_check_out(mut self, on: bool) -> Self {
+        self.config.test_on_check_out = on;
+        self
+    }
+
+    /// Consecutive failures that mark a server dead. Default 2.
+    pub fn failure_limit(mut self, n: u32) -> Self {
+        self.config.failure_limit = n.max(1);
+        self
+    }
+
+    /// First back-off before a dead server is retried (doubling up to `retry_timeout_max`).
+    /// Default 1 s.
+    pub fn retry_timeout(mut self, d: Duration) -> Self {
+        self.config.retry_timeout = d;
+        self
+    }
+
+    /// Cap on the retry back-off. Default 30 s.
+    pub fn retry_timeout_max(mut self, d: Duration) -> Self {
+        self.config.retry_timeout_max = d;
+        self
+    }
+
+    /// Compression on or off. Default on.
+    #[doc(alias = "setCompressEnable")]
+    pub fn compression(mut self, on: bool) -> Self {
+        self.config.compression.enabled = on;
+        self
+    }
+
+    /// Compression format and flag bit. Default gzip with flag 2.
+    pub fn compression_format(mut self, f: CompressionFormat) -> Self {
+        self.config.compression.format = f;
+        self
+    }
+
+    /// Values of at least this many bytes are compressed. Default 30 KiB (SockIOPool's).
+    #[doc(alias = "setCompressThreshold")]
+    pub fn compression_threshold(mut self, bytes: usize) -> Self {
+        self.config.compression.threshold = bytes;
+        self
+    }
+
+    /// Keep a compressed value only when `compressed / original <= ratio`. Default 0.8.
+    pub fn compression_ratio(mut self, ratio: f64) -> Self {
+        if !(ratio > 0.0 && ratio <= 1.0) {
+            self.errors
+                .push(format!("compression ratio {ratio} not in (0, 1]"));
+        }
+        self.config.compression.ratio = ratio;
+        self
+    }
+
+    /// Refuse to inflate a value beyond this size. Default 64 MiB.
+    pub fn max_decompressed_size(mut self, bytes: usize) -> Self {
+        self.config.compression.max_decompressed = bytes;
+        self
+    }
+
+    /// Prefix (namespace) prepended to every key. Default empty.
+    pub fn key_prefix(mut self, prefix: impl Into<Vec<u8>>) -> Self {
+        self.config.key_prefix = prefix.into();
+        self
+    }
+
+    /// URL-encode keys instead of refusing those with spaces or control bytes. Default: the
+    /// distribution's (on for the Whalin profiles, off otherwise).
+    #[doc(alias = "setSanitizeKeys")]
+    pub fn sanitize_keys(mut self, on: bool) -> Self {
+        self.config.sanitize_keys = Some(on);
+        self
+    }
+
+    /// Largest value sent or accepted, after compression. Default 1 MiB (memcached's `-I`).
+    pub fn max_value_size(mut self, bytes: usize) -> Self {
+        self.config.max_value_size = bytes;
+        self
+    }
+
+    /// The configuration so far.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Checks the configuration and returns it.
+    pub fn into_config(self) -> Result<Config> {
+        if let Some(e) = self.errors.into_iter().next() {
+            return Err(Error::Config(e));
+        }
+        let c = self.config;
+        if c.servers.is_empty() {
+            return Err(Error::Config("no servers given".into()));
+        }
+        if c.max_size == 0 {
+            return Err(Error::Config("max_size must be at least 1".into()));
+        }
+        if c.min_idle > c.max_size {
+            return Err(Error::Config(format!(
+                "min_idle ({}) is larger than max_size ({})",
+                c.min_idle, c.max_size
+            )));
+        }
+        for (what, d) in [
+            ("connect_timeout", c.connect_timeout),
+            ("io_timeout", c.io_timeout),
+            ("pool_timeout", c.pool_timeout),
+        ] {
+            if d.is_zero() {
+                return Err(Error::Config(format!("{what} must be above zero")));
+            }
+        }
+        Ok(c)
+    }
+
+    /// Builds the client. Does not wait for any server: connections open in the background
+    /// (`min_idle`) or on first use.
+    pub fn build(self) -> Result<Client> {
+        Client::from_config(self.into_config()?)
+    }
+}

@@ -1,0 +1,223 @@
+//! One connection to one server: a socket, a read buffer, a write buffer and timeouts.
+//!
+//! A connection is *clean* only between complete exchanges. `begin` marks it dirty; only
+//! `finish`, after every byte of the reply was consumed and nothing more arrived, marks it
+//! clean again. Any error, timeout, early return or panic in between leaves it dirty, and a
+//! dirty connection is closed instead of being returned to the pool: a half-read socket
+//! would hand the previous caller's reply to the next caller.
+
+use crate::address::ServerAddr;
+use crate::error::{Error, Result};
+use crate::fork;
+use crate::proto::{ascii, Status};
+use std::io::{self, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::time::Duration;
+
+const INITIAL_BUF: usize = 16 * 1024;
+const KEEP_BUF: usize = 256 * 1024;
+
+/// Socket settings for new connections.
+#[derive(Clone, Debug)]
+pub(crate) struct ConnOptions {
+    pub connect_timeout: Duration,
+    pub io_timeout: Duration,
+    pub nodelay: bool,
+    pub max_value: usize,
+}
+
+enum Stream {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+/// A connection. See the module documentation for the clean/dirty rule.
+pub struct Conn {
+    stream: Stream,
+    rbuf: Vec<u8>,
+    rstart: usize,
+    rend: usize,
+    wbuf: Vec<u8>,
+    clean: bool,
+    generation: u64,
+    server: Arc<str>,
+    max_value: usize,
+}
+
+impl Conn {
+    /// Connects to `addr` within the connect timeout.
+    pub(crate) fn connect(addr: &ServerAddr, label: &Arc<str>, opts: &ConnOptions) -> Result<Conn> {
+        let io_err = |source: io::Error| {
+            if matches!(
+                source.kind(),
+                io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+            ) {
+                Error::ConnectTimeout {
+                    server: label.to_string(),
+                }
+            } else {
+                Error::Io {
+                    server: label.to_string(),
+                    source,
+                }
+            }
+        };
+        let stream = match addr {
+            ServerAddr::Tcp { host, port } => {
+                let mut last = io::Error::new(io::ErrorKind::NotFound, "host name did not resolve");
+                let mut found = None;
+                for sa in (host.as_str(), *port).to_socket_addrs().map_err(io_err)? {
+                    match TcpStream::connect_timeout(&sa, opts.connect_timeout) {
+                        Ok(s) => {
+                            found = Some(s);
+                            break;
+                        }
+                        Err(e) => last = e,
+                    }
+                }
+                let s = found.ok_or_else(|| io_err(last))?;
+                s.set_nodelay(opts.nodelay).map_err(io_err)?;
+                s.set_read_timeout(Some(opts.io_timeout)).map_err(io_err)?;
+                s.set_write_timeout(Some(opts.io_timeout)).map_err(io_err)?;
+                Stream::Tcp(s)
+            }
+            ServerAddr::Unix(path) => {
+                let s = UnixStream::connect(path).map_err(io_err)?;
+                s.set_read_timeout(Some(opts.io_timeout)).map_err(io_err)?;
+                s.set_write_timeout(Some(opts.io_timeout)).map_err(io_err)?;
+                Stream::Unix(s)
+            }
+        };
+        Ok(Conn {
+            stream,
+            rbuf: vec![0; INITIAL_BUF],
+            rstart: 0,
+            rend: 0,
+            wbuf: Vec::with_capacity(INITIAL_BUF),
+            clean: true,
+            generation: fork::generation(),
+            server: label.clone(),
+            max_value: opts.max_value,
+        })
+    }
+
+    /// True when the connection may carry another exchange: the last one completed, and it
+    /// was opened in this process (not inherited across `fork`).
+    pub fn is_reusable(&self) -> bool {
+        self.clean && self.generation == fork::generation()
+    }
+
+    /// Starts an exchange: marks the connection dirty and returns the emptied write buffer.
+    pub(crate) fn begin(&mut self) -> &mut Vec<u8> {
+        self.clean = false;
+        self.wbuf.clear();
+        &mut self.wbuf
+    }
+
+    /// Sends the whole write buffer with one `write` (more only if the kernel takes less).
+    pub(crate) fn send(&mut self) -> Result<()> {
+        let res = match &mut self.stream {
+            Stream::Tcp(s) => s.write_all(&self.wbuf),
+            Stream::Unix(s) => s.write_all(&self.wbuf),
+        };
+        res.map_err(|e| self.io_error(e))
+    }
+
+    /// Ends an exchange. The connection becomes clean only if the reply was consumed exactly.
+    pub(crate) fn finish(&mut self) {
+        if self.rstart == self.rend {
+            self.rstart = 0;
+            self.rend = 0;
+            self.clean = true;
+            if self.rbuf.len() > KEEP_BUF {
+                self.rbuf.truncate(INITIAL_BUF);
+                self.rbuf.shrink_to_fit();
+            }
+            if self.wbuf.capacity() > KEEP_BUF {
+                self.wbuf = Vec::with_capacity(INITIAL_BUF);
+            }
+        }
+    }
+
+    /// Parses the next text-protocol reply, reading from the socket as needed, and hands it to
+    /// `f`. The reply borrows the read buffer only for the duration of `f`.
+    /// `f` also gets the server's `host:port`, to name it in errors; its error is returned as is.
+    pub(crate) fn read_ascii<T>(
+        &mut self,
+        f: impl FnOnce(ascii::Reply<'_>, &str) -> Result<T>,
+    ) -> Result<T> {
+        loop {
+            match ascii::parse(&self.rbuf[self.rstart..self.rend], self.max_value) {
+                Ok(Status::Complete(reply, used)) => {
+                    let out = f(reply, &self.server);
+                    self.rstart += used;
+                    return out;
+                }
+                Ok(Status::Partial(hint)) => self.fill(hint)?,
+                Err(e) => return Err(self.protocol_error(&e.to_string())),
+            }
+        }
+    }
+
+    /// A protocol error naming the offending bytes (the connection stays dirty).
+    pub(crate) fn protocol_error(&self, what: &str) -> Error {
+        let head = &self.rbuf[self.rstart..self.rend.min(self.rstart + 80)];
+        Error::Protocol {
+            server: self.server.to_string(),
+            detail: format!("{what}: {:?}", String::from_utf8_lossy(head)),
+        }
+    }
+
+    /// Reads more bytes. `hint` is the total length of the reply being parsed, when known.
+    fn fill(&mut self, hint: Option<usize>) -> Result<()> {
+        let pending = self.rend - self.rstart;
+        if self.rstart > 0 && (pending == 0 || self.rbuf.len() - self.rend < 4096) {
+            self.rbuf.copy_within(self.rstart..self.rend, 0);
+            self.rstart = 0;
+            self.rend = pending;
+        }
+        let want = hint.unwrap_or(0).max(self.rend + 4096);
+        let need = self.rstart + want;
+        if need > self.rbuf.len() {
+            let grown = need.max(self.rbuf.len() * 2);
+            self.rbuf.resize(grown, 0);
+        }
+        let res = match &mut self.stream {
+            Stream::Tcp(s) => s.read(&mut self.rbuf[self.rend..]),
+            Stream::Unix(s) => s.read(&mut self.rbuf[self.rend..]),
+        };
+        match res {
+            Ok(0) => Err(Error::Io {
+                server: self.server.to_string(),
+                source: io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "server closed the connection mid-reply",
+                ),
+            }),
+            Ok(n) => {
+                self.rend += n;
+                Ok(())
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
+            Err(e) => Err(self.io_error(e)),
+        }
+    }
+
+    fn io_error(&self, e: io::Error) -> Error {
+        if matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+        ) {
+            Error::IoTimeout {
+                server: self.server.to_string(),
+            }
+        } else {
+            Error::Io {
+                server: self.server.to_string(),
+                source: e,
+            }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! What the cache hands back: items and store outcomes.
+
+/// A value read from the cache, with its flags and (for `gets`/`gats`) its CAS value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// The value, decompressed when it was stored compressed.
+    pub value: Vec<u8>,
+    /// The flags word, without the compression bit that this client manages.
+    pub flags: u32,
+    /// The CAS unique, when asked for.
+    pub cas: Option<u64>,
+}
+
+/// What a store command did. Only `Stored` means the value is now in the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StoreOutcome {
+    /// The value was stored.
+    Stored,
+    /// `add` of an existing key, `replace`/`append`/`prepend` of a missing one.
+    NotStored,
+    /// `cas`: the item changed since it was read.
+    Exists,
+    /// `cas`: the item no longer exists.
+    NotFound,
+}
+
+impl StoreOutcome {
+    /// True for `Stored`.
+    pub fn is_stored(self) -> bool {
+        self == StoreOutcome::Stored
+    }
+}

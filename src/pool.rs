@@ -1,0 +1,70 @@
+//! The r2d2 side: a pool of connection *slots* per server.
+//!
+//! A slot may hold a connected socket or nothing. The manager tries to connect when r2d2
+//! asks for a slot (so `min_idle` connections open at start-up, in the background), but never
+//! fails: a slot without a socket is connected by the caller that checks it out, in its own
+//! thread and within its own connect timeout. So a down server costs each caller one fast
+//! connect error instead of r2d2's retry loop until the pool timeout, and a broken socket is
+//! dropped from its slot without r2d2 having to replace the slot.
+
+use crate::address::ServerAddr;
+use crate::conn::{Conn, ConnOptions};
+use crate::health::Health;
+use std::sync::Arc;
+
+/// A pooled slot: a connection, or room for one.
+pub struct Slot {
+    /// The socket, when connected.
+    pub(crate) conn: Option<Conn>,
+}
+
+/// r2d2 manager for one server.
+pub(crate) struct Manager {
+    pub addr: ServerAddr,
+    pub label: Arc<str>,
+    pub opts: ConnOptions,
+    pub health: Arc<Health>,
+}
+
+/// The manager never fails, so its error type is never built.
+#[derive(Debug)]
+pub(crate) enum Never {}
+
+impl std::fmt::Display for Never {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {}
+    }
+}
+
+impl std::error::Error for Never {}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = Slot;
+    type Error = Never;
+
+    fn connect(&self) -> Result<Slot, Never> {
+        let conn = if self.health.is_healthy() {
+            Conn::connect(&self.addr, &self.label, &self.opts).ok()
+        } else {
+            None
+        };
+        Ok(Slot { conn })
+    }
+
+    fn is_valid(&self, slot: &mut Slot) -> Result<(), Never> {
+        if let Some(conn) = slot.conn.as_mut() {
+            if !conn.is_reusable() || conn.version().is_err() {
+                slot.conn = None;
+            }
+        }
+        Ok(())
+    }
+
+    fn has_broken(&self, slot: &mut Slot) -> bool {
+        // Normally already emptied by the client; this catches every other path.
+        if slot.conn.as_ref().is_some_and(|c| !c.is_reusable()) {
+            slot.conn = None;
+        }
+        false
+    }
+}

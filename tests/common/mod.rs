@@ -1,0 +1,139 @@
+//! Test harness: real memcached processes on free loopback ports, stopped on drop.
+#![allow(dead_code)]
+
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A memcached process of the test's own, on 127.0.0.1 and a free port.
+pub struct Memcached {
+    child: Child,
+    /// Its port.
+    pub port: u16,
+}
+
+/// The memcached binary: `$MEMCACHED`, else `memcached` on PATH.
+pub fn memcached_bin() -> String {
+    std::env::var("MEMCACHED").unwrap_or_else(|_| "memcached".into())
+}
+
+fn running_as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+/// A free loopback TCP port (the listener is closed before the port is returned).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind 127.0.0.1:0")
+}
+
+impl Memcached {
+    /// Starts memcached with default settings plus `extra` arguments.
+    pub fn start(extra: &[&str]) -> Memcached {
+        Self::start_on(0, extra)
+    }
+
+    /// Starts memcached on `port` (0 = a free one), retrying a few times if the port is taken.
+    pub fn start_on(port: u16, extra: &[&str]) -> Memcached {
+        for _attempt in 0..5 {
+            let port = if port == 0 { free_port() } else { port };
+            let mut cmd = Command::new(memcached_bin());
+            cmd.args([
+                "-l",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+                "-U",
+                "0",
+                "-t",
+                "2",
+            ]);
+            if running_as_root() {
+                cmd.args(["-u", "root"]);
+            }
+            cmd.args(extra).stdout(Stdio::null()).stderr(Stdio::null());
+            let mut child = match cmd.spawn() {
+                Ok(c) => c,
+                Err(e) => panic!(
+                    "cannot start memcached ({e}); install it (Debian: apt-get install memcached) \
+                     or set MEMCACHED=/path/to/memcached"
+                ),
+            };
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return Memcached { child, port };
+                }
+                if let Ok(Some(_)) = child.try_wait() {
+                    break; // exited: port taken? try another
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "memcached did not start on port {port}"
+                );
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        panic!("memcached failed to start five times");
+    }
+
+    /// `127.0.0.1:<port>`.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends a signal (e.g. `libc::SIGSTOP`).
+    pub fn signal(&self, sig: i32) {
+        let status = Command::new("kill")
+            .args([format!("-{sig}"), self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+
+    /// Kills it (SIGKILL) and waits for it to be gone.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Memcached {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A key prefix unique to this call, so tests can share a server and run in parallel.
+pub fn unique(prefix: &str) -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{prefix}-{}-{}-",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Waits (bounded) until `cond` holds.
+pub fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
