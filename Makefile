@@ -1,0 +1,29 @@
+# mcpool: `make` builds the libraries, `make test` runs every test, `make bench` runs the
+# benchmark (both install what they need first, see scripts/install-deps.sh).
+PREFIX ?= /usr/local
+CARGO ?= cargo
+export CARGO_TERM_COLOR ?= never
+
+TEST_TARGETS :=
+# Each binding adds its own test target (ffi/*/test.mk: TEST_TARGETS += test-xyz).
+-include ffi/*/test.mk
+
+.PHONY: all deps lib test test-rust bench install
+all: lib
+
+deps:
+	scripts/install-deps.sh
+
+lib:
+	$(CARGO) build --release --lib
+
+test: deps test-rust $(TEST_TARGETS)
+	@echo "make test: all suites passed"
+
+test-rust:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) test
+
+bench: deps
+	$(CARGO) run --release --bin mcpool -- bench --quick $(BENCH_ARGS)
