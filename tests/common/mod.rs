@@ -87,6 +87,25 @@ impl Memcached {
         panic!("memcached failed to start five times");
     }
 
+    /// Starts memcached listening only on the unix socket `path`.
+    pub fn start_unix(path: &str) -> Memcached {
+        let mut cmd = Command::new(memcached_bin());
+        cmd.args(["-s", path, "-t", "2"]);
+        if running_as_root() {
+            cmd.args(["-u", "root"]);
+        }
+        let child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("cannot start memcached; install it (Debian: apt-get install memcached)");
+        let mc = Memcached { child, port: 0 };
+        wait_until("the unix socket", Duration::from_secs(10), || {
+            std::os::unix::net::UnixStream::connect(path).is_ok()
+        });
+        mc
+    }
+
     /// `127.0.0.1:<port>`.
     pub fn addr(&self) -> String {
         format!("127.0.0.1:{}", self.port)

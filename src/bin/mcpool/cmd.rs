@@ -78,9 +78,13 @@ fn take_ttl(args: &[String]) -> Result<(Vec<&String>, u32), String> {
     while let Some(a) = it.next() {
         if a == "--ttl" {
             let v = it.next().ok_or("--ttl needs a value")?;
-            ttl = v.parse().map_err(|_| format!("--ttl takes seconds, not {v:?}"))?;
+            ttl = v
+                .parse()
+                .map_err(|_| format!("--ttl takes seconds, not {v:?}"))?;
         } else if let Some(v) = a.strip_prefix("--ttl=") {
-            ttl = v.parse().map_err(|_| format!("--ttl takes seconds, not {v:?}"))?;
+            ttl = v
+                .parse()
+                .map_err(|_| format!("--ttl takes seconds, not {v:?}"))?;
         } else {
             rest.push(a);
         }
@@ -119,7 +123,8 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
         Err(e) => return fail(e),
     };
     let num = |s: &String| -> Result<u64, String> {
-        s.parse().map_err(|_| format!("expected a number, got {s:?}"))
+        s.parse()
+            .map_err(|_| format!("expected a number, got {s:?}"))
     };
     let mut out = std::io::stdout().lock();
     let result: Result<ExitCode, String> = (|| match (command, args) {

@@ -1,0 +1,86 @@
+//! Many threads on a small pool: every value read is the one its thread wrote.
+mod common;
+
+use common::{unique, Memcached};
+use mcpool::{Client, StoreOutcome};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+#[test]
+fn sixty_four_threads_on_eight_connections() {
+    let mc = Memcached::start(&["-m", "128"]);
+    let client = Client::builder()
+        .server(&mc.addr())
+        .max_size(8)
+        .min_idle(0)
+        .pool_timeout(Duration::from_secs(30))
+        .key_prefix(unique("conc"))
+        .build()
+        .unwrap();
+    let mismatches = Arc::new(AtomicUsize::new(0));
+    let ops = Arc::new(AtomicUsize::new(0));
+    let threads: Vec<_> = (0..64u64)
+        .map(|t| {
+            let c = client.clone();
+            let mismatches = mismatches.clone();
+            let ops = ops.clone();
+            std::thread::spawn(move || {
+                let mut rng = t.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                let mut next = move || {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    rng
+                };
+                let mut mine: Vec<Option<Vec<u8>>> = vec![None; 16];
+                for i in 0..2000u64 {
+                    let slot = (next() % 16) as usize;
+                    let key = format!("t{t}-k{slot}");
+                    match next() % 5 {
+                        0 | 1 => {
+                            let v =
+                                format!("{t}:{slot}:{i}:{}", "x".repeat((next() % 300) as usize));
+                            assert_eq!(c.set(&key, v.as_bytes(), 0).unwrap(), StoreOutcome::Stored);
+                            mine[slot] = Some(v.into_bytes());
+                        }
+                        2 => {
+                            let got = c.get(&key).unwrap();
+                            if got != mine[slot] {
+                                mismatches.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                        3 => {
+                            let keys: Vec<String> = (0..4).map(|s| format!("t{t}-k{s}")).collect();
+                            for (s, r) in c.get_multi(&keys).into_iter().enumerate() {
+                                if r.unwrap().map(|i| i.value) != mine[s] {
+                                    mismatches.fetch_add(1, Ordering::Relaxed);
+                                }
+                            }
+                        }
+                        _ => {
+                            let existed = c.delete(&key).unwrap();
+                            if existed != mine[slot].is_some() {
+                                mismatches.fetch_add(1, Ordering::Relaxed);
+                            }
+                            mine[slot] = None;
+                        }
+                    }
+                    ops.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("worker panicked");
+    }
+    assert_eq!(ops.load(Ordering::Relaxed), 64 * 2000);
+    assert_eq!(
+        mismatches.load(Ordering::Relaxed),
+        0,
+        "values crossed between threads"
+    );
+    let (open, idle) = client.pool_states()[0];
+    assert!(open <= 8, "pool grew past its limit: {open}");
+    assert_eq!(open, idle, "a connection was not returned to the pool");
+}
