@@ -40,3 +40,8 @@ pub use item::{Item, StoreOutcome};
 pub use proto::ascii::StoreCommand;
 pub use route::{Distribution, FailoverPolicy, Router};
 pub use value::{Compression, CompressionFormat};
+
+/// The README's examples, compiled as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
