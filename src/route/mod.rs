@@ -1,20 +1,69 @@
 //! Key placement: which server of the list a key lives on.
 //!
 //! Pure functions of (profile, server list, key): no I/O, no clock. Each profile is named
-//! after the client it agrees with key for key (see `docs/placement.md`).
+//! after the client it agrees with key for key; `docs/placement.md` says which library
+//! version each was checked against and what decides placement.
+//!
+//! The key given to [`Router::locate`] is the key exactly as hashed: the wire key after
+//! sanitizing, with the namespace prefix only when [`Distribution::hashes_namespace`] says
+//! the imitated client hashes it.
 
-use crate::address::ServerSpec;
+pub mod hash;
+mod ketama;
+mod modulo;
+mod rendezvous;
+
+use crate::address::{ServerAddr, ServerSpec};
 use crate::error::{Error, Result};
+use ketama::{Collision, Continuum};
+use modulo::{ModHash, Modulo};
+use rendezvous::Rendezvous;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, RwLock};
 
 /// A placement profile: hash function × distribution × server naming, named after the
 /// client library it agrees with.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Distribution {
-    /// Perl Cache::Memcached: `(crc32(key) >> 16) & 0x7fff` modulo a weighted bucket list.
+    /// Perl Cache::Memcached (and Cache::Memcached::Fast with `ketama_points => 0`):
+    /// `(crc32(key) >> 16) & 0x7fff` modulo a bucket list holding each server `weight` times.
     CacheMemcached,
+    /// python-memcached: the same 15-bit CRC and buckets, but a hash of 0 becomes 1.
+    PythonMemcached,
+    /// Cache::Memcached::Fast with `ketama_points > 0`: a CRC32 continuum seeded from host
+    /// and port, `round(points × weight)` points per server.
+    CmfKetama {
+        /// Cache::Memcached::Fast's `ketama_points` (points per unit of weight).
+        points: u32,
+    },
+    /// libmemcached / pylibmc default: sign-extending one-at-a-time hash `% n`, no weights.
+    LibmemcachedModula,
+    /// libmemcached `MEMCACHED_BEHAVIOR_KETAMA` / pylibmc `ketama`: 100 one-at-a-time points
+    /// per server named `host-i` (port 11211) or `host:port-i`; weights ignored.
+    LibmemcachedKetama,
+    /// libmemcached `MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED` / pylibmc `ketama_weighted`,
+    /// twemproxy `ketama` + `md5` without server names: MD5, 4 points per digest, 160 points at
+    /// equal weight, counts computed in 32-bit float; names as in `LibmemcachedKetama`.
+    LibmemcachedKetamaWeighted,
+    /// libmemcached `MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY`: points named
+    /// `/host:port-i`.
+    LibmemcachedKetamaSpy,
+    /// spymemcached `KetamaConnectionFactory`: MD5 ×4, 160 points, `ip:port-i`.
+    SpymemcachedKetama,
+    /// twemproxy `distribution: ketama`, `hash: md5`, with server names used in the points.
+    TwemproxyKetama,
+    /// Whalin `CONSISTENT_HASH`: `floor(40·n·w/W)` MD5 digests of `"host:port-j"`, ×4 points.
+    WhalinConsistent,
+    /// Whalin `NATIVE_HASH`: Java `String.hashCode` modulo a weighted bucket list.
+    WhalinNative,
+    /// Whalin `OLD_COMPAT_HASH`: `h*33 + c` in a Java long, modulo weighted buckets.
+    WhalinOldCompat,
+    /// Whalin `NEW_COMPAT_HASH`: the 15-bit CRC modulo weighted buckets.
+    WhalinNewCompat,
+    /// pymemcache `HashClient`: rendezvous hashing with murmur3_32 of `"host:port-key"`.
+    PymemcacheRendezvous,
 }
 
 /// What to do when a key's server is dead.
@@ -23,23 +72,124 @@ pub enum FailoverPolicy {
     /// The key gets an error; no two clients ever disagree about where a key lives.
     #[default]
     FailFast,
-    /// The profile's own legacy rehash formula picks another server.
+    /// The profile's own legacy rehash formula picks another server (profiles whose
+    /// client has none behave as `Eject`).
     Rehash,
     /// Placement is computed as if dead servers were not in the list.
     Eject,
 }
 
+/// Cache::Memcached::Fast's usual `ketama_points` (its documentation's example value).
+pub const DEFAULT_CMF_KETAMA_POINTS: u32 = 150;
+
 impl Distribution {
+    /// Every profile name, for help text and error messages.
+    pub const NAMES: &'static [&'static str] = &[
+        "cache-memcached",
+        "python-memcached",
+        "cmf-ketama",
+        "libmemcached-modula",
+        "libmemcached-ketama",
+        "libmemcached-ketama-weighted",
+        "libmemcached-ketama-spy",
+        "spymemcached-ketama",
+        "twemproxy-ketama",
+        "whalin-consistent",
+        "whalin-native",
+        "whalin-old-compat",
+        "whalin-new-compat",
+        "pymemcache-rendezvous",
+    ];
+
     /// The profile's name, as accepted by `FromStr` and the CLI.
     pub fn name(&self) -> &'static str {
         match self {
             Distribution::CacheMemcached => "cache-memcached",
+            Distribution::PythonMemcached => "python-memcached",
+            Distribution::CmfKetama { .. } => "cmf-ketama",
+            Distribution::LibmemcachedModula => "libmemcached-modula",
+            Distribution::LibmemcachedKetama => "libmemcached-ketama",
+            Distribution::LibmemcachedKetamaWeighted => "libmemcached-ketama-weighted",
+            Distribution::LibmemcachedKetamaSpy => "libmemcached-ketama-spy",
+            Distribution::SpymemcachedKetama => "spymemcached-ketama",
+            Distribution::TwemproxyKetama => "twemproxy-ketama",
+            Distribution::WhalinConsistent => "whalin-consistent",
+            Distribution::WhalinNative => "whalin-native",
+            Distribution::WhalinOldCompat => "whalin-old-compat",
+            Distribution::WhalinNewCompat => "whalin-new-compat",
+            Distribution::PymemcacheRendezvous => "pymemcache-rendezvous",
+        }
+    }
+
+    /// Every profile, `cmf-ketama` with [`DEFAULT_CMF_KETAMA_POINTS`].
+    pub fn all() -> Vec<Distribution> {
+        Self::NAMES
+            .iter()
+            .map(|n| n.parse().expect("known name"))
+            .collect()
+    }
+
+    /// Sets `ketama_points` on `cmf-ketama`; other profiles are returned unchanged.
+    pub fn with_ketama_points(self, points: u32) -> Distribution {
+        match self {
+            Distribution::CmfKetama { .. } => Distribution::CmfKetama { points },
+            other => other,
         }
     }
 
     /// Whether the client it imitates URL-encodes keys by default (the Whalin profiles).
     pub fn sanitizes_keys_by_default(&self) -> bool {
-        false
+        matches!(
+            self,
+            Distribution::WhalinConsistent
+                | Distribution::WhalinNative
+                | Distribution::WhalinOldCompat
+                | Distribution::WhalinNewCompat
+        )
+    }
+
+    /// Whether the imitated client hashes the key with its namespace (key prefix) in front.
+    /// `false`: Cache::Memcached and ::Fast (`namespace`), libmemcached/pylibmc (namespace,
+    /// unless `MEMCACHED_BEHAVIOR_HASH_WITH_NAMESPACE`), pymemcache (`key_prefix`) hash the
+    /// bare key, so the caller must pass the key without the prefix to [`Router::locate`].
+    /// `true`: the client has no namespace of its own or hashes what it sends
+    /// (python-memcached's `key_prefix`, twemproxy, spymemcached, Whalin).
+    pub fn hashes_namespace(&self) -> bool {
+        !matches!(
+            self,
+            Distribution::CacheMemcached
+                | Distribution::CmfKetama { .. }
+                | Distribution::LibmemcachedModula
+                | Distribution::LibmemcachedKetama
+                | Distribution::LibmemcachedKetamaWeighted
+                | Distribution::LibmemcachedKetamaSpy
+                | Distribution::PymemcacheRendezvous
+        )
+    }
+
+    /// Whether server weights change placement under this profile.
+    pub fn uses_weights(&self) -> bool {
+        !matches!(
+            self,
+            Distribution::LibmemcachedModula
+                | Distribution::LibmemcachedKetama
+                | Distribution::LibmemcachedKetamaSpy
+                | Distribution::PymemcacheRendezvous
+        )
+    }
+
+    /// Whether the profile's client has a rehash formula of its own for dead servers
+    /// (Cache::Memcached, python-memcached, Whalin). Others treat `Rehash` as `Eject`.
+    pub fn has_legacy_rehash(&self) -> bool {
+        matches!(
+            self,
+            Distribution::CacheMemcached
+                | Distribution::PythonMemcached
+                | Distribution::WhalinConsistent
+                | Distribution::WhalinNative
+                | Distribution::WhalinOldCompat
+                | Distribution::WhalinNewCompat
+        )
     }
 }
 
@@ -51,11 +201,33 @@ impl fmt::Display for Distribution {
 
 impl FromStr for Distribution {
     type Err = Error;
+    /// Parses a profile name; `cmf-ketama` gets [`DEFAULT_CMF_KETAMA_POINTS`] (change it with
+    /// [`Distribution::with_ketama_points`]).
     fn from_str(s: &str) -> Result<Distribution> {
-        match s {
-            "cache-memcached" => Ok(Distribution::CacheMemcached),
-            _ => Err(Error::Config(format!("unknown distribution {s:?}"))),
-        }
+        Ok(match s {
+            "cache-memcached" => Distribution::CacheMemcached,
+            "python-memcached" => Distribution::PythonMemcached,
+            "cmf-ketama" => Distribution::CmfKetama {
+                points: DEFAULT_CMF_KETAMA_POINTS,
+            },
+            "libmemcached-modula" => Distribution::LibmemcachedModula,
+            "libmemcached-ketama" => Distribution::LibmemcachedKetama,
+            "libmemcached-ketama-weighted" => Distribution::LibmemcachedKetamaWeighted,
+            "libmemcached-ketama-spy" => Distribution::LibmemcachedKetamaSpy,
+            "spymemcached-ketama" => Distribution::SpymemcachedKetama,
+            "twemproxy-ketama" => Distribution::TwemproxyKetama,
+            "whalin-consistent" => Distribution::WhalinConsistent,
+            "whalin-native" => Distribution::WhalinNative,
+            "whalin-old-compat" => Distribution::WhalinOldCompat,
+            "whalin-new-compat" => Distribution::WhalinNewCompat,
+            "pymemcache-rendezvous" => Distribution::PymemcacheRendezvous,
+            _ => {
+                return Err(Error::Config(format!(
+                    "unknown distribution {s:?} (one of: {})",
+                    Distribution::NAMES.join(", ")
+                )))
+            }
+        })
     }
 }
 
@@ -73,11 +245,206 @@ impl FromStr for FailoverPolicy {
     }
 }
 
-/// A built placement table for one server list.
+/// How Whalin's failover gives up: Java rehashes `"<n>" + key` without bound.
+const WHALIN_REHASH_LIMIT: u64 = 10_000;
+
+/// How many ejected tables (one per distinct dead set) a router keeps.
+const EJECT_CACHE: usize = 8;
+
+/// A built lookup structure.
 #[derive(Clone, Debug)]
+enum Table {
+    Modulo(Modulo),
+    Ketama {
+        continuum: Continuum,
+        key_hash: fn(&[u8]) -> u32,
+    },
+    Rendezvous(Rendezvous),
+}
+
+fn md5_key(key: &[u8]) -> u32 {
+    hash::md5_hash(b"", key)
+}
+
+/// libmemcached's name for a server on the continuum: `host` for port 11211, else
+/// `host:port`.
+fn libmemcached_name(addr: &ServerAddr) -> String {
+    match addr {
+        ServerAddr::Tcp { host, port: 11211 } => host.clone(),
+        ServerAddr::Tcp { host, port } => format!("{host}:{port}"),
+        ServerAddr::Unix(p) => p.display().to_string(),
+    }
+}
+
+/// `host:port`, the port always written (IPv6 literals without brackets, as the Java and
+/// Python clients print them).
+fn host_port(addr: &ServerAddr) -> String {
+    match addr {
+        ServerAddr::Tcp { host, port } => format!("{host}:{port}"),
+        ServerAddr::Unix(p) => p.display().to_string(),
+    }
+}
+
+impl Table {
+    fn build(d: &Distribution, servers: &[ServerSpec]) -> Result<Table> {
+        let weights = || servers.iter().map(|s| s.weight);
+        let ones = || servers.iter().map(|_| 1u32);
+        let total: u64 = servers.iter().map(|s| s.weight as u64).sum();
+        let n = servers.len();
+        let mut pts = Vec::new();
+        let table = match d {
+            Distribution::CacheMemcached | Distribution::WhalinNewCompat => {
+                Table::Modulo(Modulo::new(ModHash::Crc15, weights()))
+            }
+            Distribution::PythonMemcached => {
+                Table::Modulo(Modulo::new(ModHash::Crc15OrOne, weights()))
+            }
+            Distribution::WhalinNative => {
+                Table::Modulo(Modulo::new(ModHash::JavaString, weights()))
+            }
+            Distribution::WhalinOldCompat => {
+                Table::Modulo(Modulo::new(ModHash::OldCompat, weights()))
+            }
+            Distribution::LibmemcachedModula => {
+                Table::Modulo(Modulo::new(ModHash::OneAtATime, ones()))
+            }
+            Distribution::CmfKetama { points } => {
+                for (i, s) in servers.iter().enumerate() {
+                    let count = (*points as f64 * s.weight as f64 + 0.5) as u32;
+                    let host = s.addr.host();
+                    let port = s.addr.port().to_string();
+                    ketama::add_cmf_points(
+                        &mut pts,
+                        i as u32,
+                        host.as_bytes(),
+                        port.as_bytes(),
+                        count,
+                    );
+                }
+                Table::Ketama {
+                    continuum: Continuum::build(pts, Collision::FirstWins),
+                    key_hash: hash::crc32,
+                }
+            }
+            Distribution::LibmemcachedKetama | Distribution::LibmemcachedKetamaSpy => {
+                let spy = matches!(d, Distribution::LibmemcachedKetamaSpy);
+                for (i, s) in servers.iter().enumerate() {
+                    let name = if spy {
+                        format!("/{}:{}", s.addr.host(), s.addr.port())
+                    } else {
+                        libmemcached_name(&s.addr)
+                    };
+                    ketama::add_single_points(
+                        &mut pts,
+                        i as u32,
+                        name.as_bytes(),
+                        100,
+                        hash::one_at_a_time,
+                    );
+                }
+                Table::Ketama {
+                    continuum: Continuum::build(pts, Collision::FirstWins),
+                    key_hash: hash::one_at_a_time,
+                }
+            }
+            Distribution::LibmemcachedKetamaWeighted | Distribution::TwemproxyKetama => {
+                let named = matches!(d, Distribution::TwemproxyKetama);
+                for (i, s) in servers.iter().enumerate() {
+                    let name = match &s.name {
+                        Some(name) if named => name.clone(),
+                        _ => libmemcached_name(&s.addr),
+                    };
+                    let count = ketama::weighted_points(s.weight, total, n);
+                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count);
+                }
+                Table::Ketama {
+                    continuum: Continuum::build(pts, Collision::FirstWins),
+                    key_hash: md5_key,
+                }
+            }
+            Distribution::SpymemcachedKetama => {
+                let equal = servers.iter().all(|s| s.weight == servers[0].weight);
+                for (i, s) in servers.iter().enumerate() {
+                    let count = if equal {
+                        160
+                    } else {
+                        ketama::weighted_points(s.weight, total, n)
+                    };
+                    let name = host_port(&s.addr);
+                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count);
+                }
+                Table::Ketama {
+                    continuum: Continuum::build(pts, Collision::LastWins),
+                    key_hash: md5_key,
+                }
+            }
+            Distribution::WhalinConsistent => {
+                for (i, s) in servers.iter().enumerate() {
+                    let factor =
+                        ((40 * n as u64 * s.weight as u64) as f64 / total as f64).floor() as u32;
+                    let name = host_port(&s.addr);
+                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), factor * 4);
+                }
+                Table::Ketama {
+                    continuum: Continuum::build(pts, Collision::LastWins),
+                    key_hash: md5_key,
+                }
+            }
+            Distribution::PymemcacheRendezvous => Table::Rendezvous(Rendezvous::new(
+                servers.iter().map(|s| host_port(&s.addr)).collect(),
+            )),
+        };
+        let empty = match &table {
+            Table::Modulo(m) => m.len() == 0,
+            Table::Ketama { continuum, .. } => continuum.len() == 0,
+            Table::Rendezvous(_) => false,
+        };
+        if empty {
+            return Err(Error::Config(format!(
+                "{d}: the server weights leave no server to place keys on"
+            )));
+        }
+        Ok(table)
+    }
+
+    fn locate(&self, key: &[u8]) -> usize {
+        match self {
+            Table::Modulo(m) => m.locate(key),
+            Table::Ketama {
+                continuum,
+                key_hash,
+            } => continuum.find(key_hash(key)),
+            Table::Rendezvous(r) => r.locate_among(key, &|_| true).unwrap_or(0),
+        }
+    }
+}
+
+/// A table for the alive subset of the servers, and the map back to full-list indices.
+#[derive(Debug)]
+struct Ejected {
+    alive: Vec<u64>,
+    table: Table,
+    index: Vec<usize>,
+}
+
+/// A built placement table for one server list. `Send + Sync`; lookups take `&self`.
+#[derive(Debug)]
 pub struct Router {
-    buckets: Vec<usize>,
-    servers: usize,
+    distribution: Distribution,
+    servers: Vec<ServerSpec>,
+    table: Table,
+    ejected: RwLock<Vec<Arc<Ejected>>>,
+}
+
+impl Clone for Router {
+    fn clone(&self) -> Router {
+        Router {
+            distribution: self.distribution.clone(),
+            servers: self.servers.clone(),
+            table: self.table.clone(),
+            ejected: RwLock::new(Vec::new()),
+        }
+    }
 }
 
 impl Router {
@@ -86,55 +453,134 @@ impl Router {
         if servers.is_empty() {
             return Err(Error::Config("no servers".into()));
         }
-        let Distribution::CacheMemcached = distribution;
-        let mut buckets = Vec::new();
-        for (i, s) in servers.iter().enumerate() {
-            for _ in 0..s.weight.max(1) {
-                buckets.push(i);
-            }
+        if servers.len() > u32::MAX as usize / 2 {
+            return Err(Error::Config("too many servers".into()));
         }
         Ok(Router {
-            buckets,
-            servers: servers.len(),
+            distribution: distribution.clone(),
+            servers: servers.to_vec(),
+            table: Table::build(distribution, servers)?,
+            ejected: RwLock::new(Vec::new()),
         })
+    }
+
+    /// The profile this router places keys by.
+    pub fn distribution(&self) -> &Distribution {
+        &self.distribution
+    }
+
+    /// The server list, in the order indices refer to.
+    pub fn servers(&self) -> &[ServerSpec] {
+        &self.servers
     }
 
     /// How many servers the table places keys on.
     pub fn len(&self) -> usize {
-        self.servers
+        self.servers.len()
     }
 
     /// True when there are no servers (never, for a built router).
     pub fn is_empty(&self) -> bool {
-        self.servers == 0
+        self.servers.is_empty()
     }
 
     /// The index (into the server list) of the server `key` lives on.
     pub fn locate(&self, key: &[u8]) -> usize {
-        if self.servers == 1 {
-            return 0;
-        }
-        let h = (crc32fast::hash(key) >> 16) & 0x7fff;
-        self.buckets[h as usize % self.buckets.len()]
+        self.table.locate(key)
     }
 
     /// Like `locate`, but applies `policy` when `alive` says the key's server is dead.
-    /// `None` means the key has no server to go to (fail-fast, or every server dead).
+    /// `None` means the key has no server to go to (fail-fast, or no live server found).
     pub fn locate_alive(
         &self,
         key: &[u8],
         policy: FailoverPolicy,
         alive: &dyn Fn(usize) -> bool,
     ) -> Option<usize> {
-        let i = self.locate(key);
-        if alive(i) {
-            return Some(i);
-        }
         match policy {
-            FailoverPolicy::FailFast => None,
-            FailoverPolicy::Rehash | FailoverPolicy::Eject => {
-                (0..self.servers).map(|d| (i + d) % self.servers).find(|&j| alive(j))
+            FailoverPolicy::FailFast => {
+                let i = self.locate(key);
+                alive(i).then_some(i)
             }
+            FailoverPolicy::Rehash if self.distribution.has_legacy_rehash() => {
+                let i = self.locate(key);
+                if alive(i) {
+                    return Some(i);
+                }
+                if !(0..self.len()).any(alive) {
+                    return None;
+                }
+                self.legacy_rehash(key, alive)
+            }
+            FailoverPolicy::Rehash | FailoverPolicy::Eject => self.locate_ejected(key, alive),
         }
     }
+
+    fn legacy_rehash(&self, key: &[u8], alive: &dyn Fn(usize) -> bool) -> Option<usize> {
+        match (&self.distribution, &self.table) {
+            (Distribution::CacheMemcached, Table::Modulo(m)) => {
+                m.rehash_cache_memcached(key, alive)
+            }
+            (Distribution::PythonMemcached, Table::Modulo(m)) => {
+                m.rehash_python_memcached(key, alive)
+            }
+            (_, Table::Modulo(m)) => m.rehash_whalin(key, alive, WHALIN_REHASH_LIMIT),
+            (Distribution::WhalinConsistent, Table::Ketama { continuum, .. }) => {
+                let mut buf = [0u8; 20];
+                (0..WHALIN_REHASH_LIMIT)
+                    .map(|n| continuum.find(hash::md5_hash(hash::decimal(n, &mut buf), key)))
+                    .find(|&s| alive(s))
+            }
+            _ => self.locate_ejected(key, alive),
+        }
+    }
+
+    /// Placement as if the dead servers were not configured. Tables are cached per dead set.
+    fn locate_ejected(&self, key: &[u8], alive: &dyn Fn(usize) -> bool) -> Option<usize> {
+        let n = self.len();
+        let mut mask = vec![0u64; n.div_ceil(64)];
+        let mut live = 0;
+        for i in 0..n {
+            if alive(i) {
+                mask[i / 64] |= 1 << (i % 64);
+                live += 1;
+            }
+        }
+        if live == n {
+            return Some(self.locate(key));
+        }
+        if live == 0 {
+            return None;
+        }
+        let cached = {
+            let cache = self.ejected.read().unwrap_or_else(|e| e.into_inner());
+            cache.iter().find(|e| e.alive == mask).cloned()
+        };
+        let ejected = match cached {
+            Some(e) => e,
+            None => {
+                let index: Vec<usize> = (0..n)
+                    .filter(|&i| mask[i / 64] >> (i % 64) & 1 == 1)
+                    .collect();
+                let subset: Vec<ServerSpec> =
+                    index.iter().map(|&i| self.servers[i].clone()).collect();
+                let table = Table::build(&self.distribution, &subset).ok()?;
+                let e = Arc::new(Ejected {
+                    alive: mask,
+                    table,
+                    index,
+                });
+                let mut cache = self.ejected.write().unwrap_or_else(|e| e.into_inner());
+                if cache.len() >= EJECT_CACHE {
+                    cache.remove(0);
+                }
+                cache.push(e.clone());
+                e
+            }
+        };
+        Some(ejected.index[ejected.table.locate(key)])
+    }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,137 @@
+//! Modulo distributions: a key's hash modulo a bucket list, where each server appears
+//! `weight` times (Cache::Memcached, python-memcached, Whalin) or once (libmemcached).
+
+use super::hash;
+
+/// The hash a modulo profile applies to the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ModHash {
+    /// `(crc32 >> 16) & 0x7fff` (Cache::Memcached, Whalin `NEW_COMPAT_HASH`).
+    Crc15,
+    /// The same, but 0 becomes 1 (python-memcached's `or 1`).
+    Crc15OrOne,
+    /// libmemcached's one-at-a-time with sign-extended bytes.
+    OneAtATime,
+    /// Java `String.hashCode` (Whalin `NATIVE_HASH`).
+    JavaString,
+    /// `h*33 + c` in a Java long (Whalin `OLD_COMPAT_HASH`).
+    OldCompat,
+}
+
+impl ModHash {
+    /// The hash of `prefix + key` as a signed 64-bit value (what the Java clients take `%` of).
+    fn hash(self, prefix: &[u8], key: &[u8]) -> i64 {
+        match self {
+            ModHash::Crc15 => hash::crc15(prefix, key) as i64,
+            ModHash::Crc15OrOne => hash::crc15(prefix, key).max(1) as i64,
+            ModHash::OneAtATime => {
+                debug_assert!(prefix.is_empty());
+                hash::one_at_a_time(key) as i64
+            }
+            ModHash::JavaString => hash::java_string_hash(prefix, key) as i64,
+            ModHash::OldCompat => hash::whalin_old_compat_hash(prefix, key),
+        }
+    }
+}
+
+/// A bucket list: bucket `b` holds server `buckets[b]`.
+#[derive(Clone, Debug)]
+pub(crate) struct Modulo {
+    hash: ModHash,
+    buckets: Vec<u32>,
+}
+
+impl Modulo {
+    /// Buckets from per-server repeat counts (the weight, or 1 when weights are ignored).
+    pub(crate) fn new(hash: ModHash, repeats: impl Iterator<Item = u32>) -> Modulo {
+        let mut buckets = Vec::new();
+        for (i, r) in repeats.enumerate() {
+            buckets.extend(std::iter::repeat(i as u32).take(r as usize));
+        }
+        Modulo { hash, buckets }
+    }
+
+    /// How many buckets there are (0 means no server can take a key).
+    pub(crate) fn len(&self) -> usize {
+        self.buckets.len()
+    }
+
+    /// The bucket that `prefix + key` hashes to: `|h % n|` (Java's `%` keeps the sign, and
+    /// Whalin negates a negative bucket).
+    fn bucket(&self, prefix: &[u8], key: &[u8]) -> usize {
+        let n = self.buckets.len() as i64;
+        (self.hash.hash(prefix, key) % n).unsigned_abs() as usize
+    }
+
+    /// The server for `key`.
+    pub(crate) fn locate(&self, key: &[u8]) -> usize {
+        if self.buckets.len() == 1 {
+            return self.buckets[0] as usize;
+        }
+        self.buckets[self.bucket(b"", key)] as usize
+    }
+
+    /// Cache::Memcached's `get_sock` loop: up to 20 tries, adding `crc15("<try>" . key)` to
+    /// the hash after each dead server.
+    pub(crate) fn rehash_cache_memcached(
+        &self,
+        key: &[u8],
+        alive: &dyn Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let n = self.buckets.len() as u64;
+        let mut hv = hash::crc15(b"", key) as u64;
+        let mut buf = [0u8; 20];
+        for tries in 1..=20u64 {
+            let s = self.buckets[(hv % n) as usize] as usize;
+            if alive(s) {
+                return Some(s);
+            }
+            hv += hash::crc15(hash::decimal(tries, &mut buf), key) as u64;
+        }
+        None
+    }
+
+    /// python-memcached's `_get_server` loop: 10 tries; after a dead server the next hash is
+    /// the hash of the decimal string `"<previous hash><i>"` (the key no longer enters).
+    pub(crate) fn rehash_python_memcached(
+        &self,
+        key: &[u8],
+        alive: &dyn Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let n = self.buckets.len() as u64;
+        let mut sh = hash::crc15(b"", key).max(1) as u64;
+        for i in 0..10u64 {
+            let s = self.buckets[(sh % n) as usize] as usize;
+            if alive(s) {
+                return Some(s);
+            }
+            let mut text = [0u8; 24];
+            let mut a = [0u8; 20];
+            let mut b = [0u8; 20];
+            let (x, y) = (hash::decimal(sh, &mut a), hash::decimal(i, &mut b));
+            text[..x.len()].copy_from_slice(x);
+            text[x.len()..x.len() + y.len()].copy_from_slice(y);
+            sh = hash::crc15(b"", &text[..x.len() + y.len()]).max(1) as u64;
+        }
+        None
+    }
+
+    /// Whalin's `SockIOPool.getSock` failover: after a dead server, hash `"<n>" + key` for
+    /// n = 0, 1, 2, ... until a server not yet tried comes up. Java loops without bound;
+    /// this gives up after `limit` rehashes.
+    pub(crate) fn rehash_whalin(
+        &self,
+        key: &[u8],
+        alive: &dyn Fn(usize) -> bool,
+        limit: u64,
+    ) -> Option<usize> {
+        let mut buf = [0u8; 20];
+        for n in 0..limit {
+            let s = self.buckets[self.bucket(hash::decimal(n, &mut buf), key)] as usize;
+            if alive(s) {
+                return Some(s);
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,138 @@
+//! Unit tests of the router's structure and failover policies. Agreement with the real
+//! client libraries is tested in `tests/placement.rs`.
+
+use super::*;
+
+fn servers(n: usize) -> Vec<ServerSpec> {
+    (0..n)
+        .map(|i| ServerSpec::parse(&format!("127.0.0.{}:{}", i + 1, 11211 + i)).unwrap())
+        .collect()
+}
+
+fn keys() -> impl Iterator<Item = Vec<u8>> {
+    (0..2000).map(|i| format!("key:{i}").into_bytes())
+}
+
+#[test]
+fn names_round_trip() {
+    for name in Distribution::NAMES {
+        let d: Distribution = name.parse().unwrap();
+        assert_eq!(d.name(), *name);
+        assert_eq!(d.to_string(), *name);
+    }
+    assert_eq!(Distribution::all().len(), Distribution::NAMES.len());
+    assert!("crc32".parse::<Distribution>().is_err());
+    assert_eq!(
+        Distribution::CmfKetama { points: 1 }.with_ketama_points(40),
+        Distribution::CmfKetama { points: 40 }
+    );
+    assert!(Distribution::WhalinNative.sanitizes_keys_by_default());
+    assert!(!Distribution::CacheMemcached.sanitizes_keys_by_default());
+}
+
+#[test]
+fn router_is_send_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Router>();
+}
+
+#[test]
+fn every_profile_spreads_keys_and_survives_one_server() {
+    for d in Distribution::all() {
+        let r = Router::new(&d, &servers(5)).unwrap();
+        let mut count = [0usize; 5];
+        keys().for_each(|k| count[r.locate(&k)] += 1);
+        assert!(count.iter().all(|&c| c > 100), "{d}: {count:?}");
+        let one = Router::new(&d, &servers(1)).unwrap();
+        assert!(keys().all(|k| one.locate(&k) == 0), "{d}");
+    }
+    assert!(Router::new(&Distribution::CacheMemcached, &[]).is_err());
+}
+
+#[test]
+fn failover_policies() {
+    for d in Distribution::all() {
+        let r = Router::new(&d, &servers(5)).unwrap();
+        let dead = 2;
+        let alive = |i: usize| i != dead;
+        for k in keys() {
+            let home = r.locate(&k);
+            let ff = r.locate_alive(&k, FailoverPolicy::FailFast, &alive);
+            assert_eq!(ff, (home != dead).then_some(home), "{d}");
+            for p in [FailoverPolicy::Rehash, FailoverPolicy::Eject] {
+                let to = r.locate_alive(&k, p, &alive);
+                let to = to.unwrap_or_else(|| panic!("{d} {p:?}: no server"));
+                assert_ne!(to, dead, "{d} {p:?}");
+                if home != dead
+                    && ((p == FailoverPolicy::Rehash && d.has_legacy_rehash()) || is_consistent(&d))
+                {
+                    assert_eq!(to, home, "{d} {p:?}: a key on a live server moved");
+                }
+            }
+        }
+        assert_eq!(
+            r.locate_alive(b"k", FailoverPolicy::Rehash, &|_| false),
+            None
+        );
+        assert_eq!(
+            r.locate_alive(b"k", FailoverPolicy::Eject, &|_| false),
+            None
+        );
+    }
+}
+
+fn is_consistent(d: &Distribution) -> bool {
+    !matches!(
+        d,
+        Distribution::CacheMemcached
+            | Distribution::PythonMemcached
+            | Distribution::LibmemcachedModula
+            | Distribution::WhalinNative
+            | Distribution::WhalinOldCompat
+            | Distribution::WhalinNewCompat
+    ) && !matches!(
+        d,
+        // The weighted MD5 continuums recount points per live server.
+        Distribution::LibmemcachedKetamaWeighted
+            | Distribution::TwemproxyKetama
+            | Distribution::WhalinConsistent
+    )
+}
+
+#[test]
+fn eject_equals_a_router_without_the_dead_server() {
+    for d in Distribution::all() {
+        let all = servers(5);
+        let r = Router::new(&d, &all).unwrap();
+        let without: Vec<ServerSpec> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 3)
+            .map(|(_, s)| s.clone())
+            .collect();
+        let small = Router::new(&d, &without).unwrap();
+        for k in keys() {
+            let got = r
+                .locate_alive(&k, FailoverPolicy::Eject, &|i| i != 3)
+                .unwrap();
+            let want = small.locate(&k);
+            assert_eq!(got, if want >= 3 { want + 1 } else { want }, "{d}");
+        }
+    }
+}
+
+#[test]
+fn cache_memcached_rehash_is_its_tries_loop() {
+    // Cache::Memcached: hv += crc15("1" . key) after the first dead server.
+    let r = Router::new(&Distribution::CacheMemcached, &servers(3)).unwrap();
+    let key = b"foo";
+    let home = r.locate(key);
+    let hv = hash::crc15(b"", key) + hash::crc15(b"1", key);
+    let next = (hv % 3) as usize;
+    if next != home {
+        assert_eq!(
+            r.locate_alive(key, FailoverPolicy::Rehash, &|i| i != home),
+            Some(next)
+        );
+    }
+}

@@ -1,0 +1,91 @@
+/*
+ * Places keys with the real libmemcached and prints KEY<TAB>HOST:PORT per key, in input
+ * order. It asks the library directly (memcached_generate_hash: the index of the server a
+ * key goes to); no server has to run.
+ *
+ *   place-libmemcached MODE H:P,H:P,... [W,W,...|-] < keys
+ *   MODE: modula | modula-crc (modula + MEMCACHED_HASH_CRC) | ketama (MEMCACHED_BEHAVIOR_KETAMA) | ketama-weighted
+ *         (MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED) | consistent | ketama-spy
+ *         (MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY) | weighted-distribution
+ *         (MEMCACHED_DISTRIBUTION_CONSISTENT_WEIGHTED)
+ *
+ * Build: cc -O2 -o place-libmemcached place-libmemcached.c -lmemcached
+ */
+#include <libmemcached/memcached.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check(memcached_return_t rc, const char *what)
+{
+  if (rc != MEMCACHED_SUCCESS) {
+    fprintf(stderr, "%s: %s\n", what, memcached_strerror(NULL, rc));
+    exit(1);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s MODE H:P,... [W,...|-] < keys\n", argv[0]);
+    return 2;
+  }
+  const char *mode = argv[1];
+  memcached_st *memc = memcached_create(NULL);
+  char *servers = strdup(argv[2]);
+  char *weights = argc > 3 && strcmp(argv[3], "-") != 0 ? strdup(argv[3]) : NULL;
+  char *ws = NULL, *wsave = NULL, *save = NULL;
+  if (weights)
+    ws = strtok_r(weights, ",", &wsave);
+  for (char *s = strtok_r(servers, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+    char *colon = strchr(s, ':');
+    unsigned port = 11211;
+    if (colon) {
+      *colon = 0;
+      port = (unsigned)atoi(colon + 1);
+    }
+    uint32_t w = ws ? (uint32_t)atoi(ws) : 1;
+    if (weights)
+      ws = strtok_r(NULL, ",", &wsave);
+    check(memcached_server_add_with_weight(memc, s, (in_port_t)port, w), "server_add");
+  }
+  if (strcmp(mode, "modula") == 0) {
+    check(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION,
+                                 MEMCACHED_DISTRIBUTION_MODULA), "modula");
+  } else if (strcmp(mode, "modula-crc") == 0) {
+    check(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION,
+                                 MEMCACHED_DISTRIBUTION_MODULA), "modula");
+    check(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, MEMCACHED_HASH_CRC), "crc");
+  } else if (strcmp(mode, "ketama") == 0) {
+    check(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_KETAMA, 1), "ketama");
+  } else if (strcmp(mode, "ketama-weighted") == 0) {
+    check(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1), "ketama_weighted");
+  } else if (strcmp(mode, "consistent") == 0) {
+    check(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION,
+                                 MEMCACHED_DISTRIBUTION_CONSISTENT), "consistent");
+  } else if (strcmp(mode, "ketama-spy") == 0) {
+    check(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION,
+                                 MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY), "ketama_spy");
+  } else if (strcmp(mode, "weighted-distribution") == 0) {
+    check(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION,
+                                 MEMCACHED_DISTRIBUTION_CONSISTENT_WEIGHTED), "weighted");
+  } else {
+    fprintf(stderr, "unknown mode %s\n", mode);
+    return 2;
+  }
+  char line[4096];
+  while (fgets(line, sizeof line, stdin)) {
+    size_t n = strlen(line);
+    if (n && line[n - 1] == '\n')
+      line[--n] = 0;
+    if (!n)
+      continue;
+    uint32_t idx = memcached_generate_hash(memc, line, n);
+    const memcached_instance_st *inst = memcached_server_instance_by_position(memc, idx);
+    printf("%s\t%s:%u\n", line, memcached_server_name(inst), (unsigned)memcached_server_port(inst));
+  }
+  memcached_free(memc);
+  free(servers);
+  free(weights);
+  return 0;
+}

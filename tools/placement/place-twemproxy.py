@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""Places keys with the real twemproxy (nutcracker) and prints KEY<TAB>HOST:PORT per key,
+in input order. Servers must be running, empty memcached instances. The script starts
+nutcracker on a free loopback port in front of them (`distribution: ketama`, `hash: md5`
+by default), stores every key through it, stops it, then probes each server.
+
+Servers are HOST:PORT or HOST:PORT:NAME (the name goes into nutcracker's config)."""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import mcprobe
+
+
+def free_port(host):
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+p = mcprobe.parser(__doc__)
+p.add_argument("--hash", default="md5")
+p.add_argument("--distribution", default="ketama")
+p.add_argument("--nutcracker", default="nutcracker")
+args = p.parse_args()
+servers, weights = mcprobe.servers_weights(args)
+keys = mcprobe.read_keys(args.keys)
+for s in servers:
+    mcprobe.flush(s)
+
+lines = []
+for s, w in zip(servers, weights):
+    parts = s.split(":")
+    name = (" " + parts[2]) if len(parts) > 2 else ""
+    lines.append("   - %s:%s:%d%s" % (parts[0], parts[1], w, name))
+listen = ("127.0.0.1", free_port("127.0.0.1"))
+stats = free_port("127.0.0.1")
+conf = """pool:
+  listen: %s:%d
+  hash: %s
+  distribution: %s
+  auto_eject_hosts: false
+  preconnect: false
+  timeout: 5000
+  servers:
+%s
+""" % (listen[0], listen[1], args.hash, args.distribution, "\n".join(lines))
+
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "nutcracker.yml")
+    with open(path, "w") as f:
+        f.write(conf)
+    proc = subprocess.Popen([args.nutcracker, "-c", path, "-s", str(stats), "-a", "127.0.0.1",
+                             "-o", os.path.join(d, "log"), "-v", "1"])
+    try:
+        sock = None
+        for _ in range(100):  # up to ~5 s for nutcracker to listen
+            try:
+                sock = socket.create_connection(listen, timeout=10)
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    sys.exit("nutcracker exited: " + open(os.path.join(d, "log")).read())
+                time.sleep(0.05)
+        if sock is None:
+            sys.exit("nutcracker did not start listening")
+        f = sock.makefile("rb")
+        for i in range(0, len(keys), 200):  # pipelined in batches
+            batch = keys[i:i + 200]
+            sock.sendall(b"".join(b"set " + k + b" 0 0 1\r\n1\r\n" for k in batch))
+            for k in batch:
+                r = f.readline()
+                if r != b"STORED\r\n":
+                    sys.exit("set %r through nutcracker: %r" % (k, r))
+        sock.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+mcprobe.emit(keys, mcprobe.locate_by_probe(servers, keys))

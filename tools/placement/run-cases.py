@@ -1,0 +1,294 @@
+#!/usr/bin/python3
+"""Runs every placement case through the real client libraries and writes the results.
+
+    run-cases.py --keys KEYFILE --out CASEFILE [--only LIB,...] [--list]
+
+For each case (profile × library × server list × weights), the library's driver script in
+this folder places every key of KEYFILE; the result is written to CASEFILE as a block
+
+    case PROFILE
+    library LABEL
+    servers HOST:PORT[:NAME] ...
+    weights W ...            (only when not all 1)
+    ketama-points N          (cmf-ketama only)
+    sanitize on|off          (whalin-* only)
+    expect <one character per key: the server index in 0-9a-z>
+    end
+
+memcached instances are started on 127.77.N.I (loopback only) for the drivers that store
+keys and probe servers, and stopped at the end. A library that is not installed is reported
+loudly (a line starting with MISSING) and its cases skipped; the exit status is then 3.
+"""
+import argparse
+import fcntl
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = "/usr/bin/python3"
+SPY_JAR = "/usr/share/java/spymemcached.jar"
+INDEX = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def server_set(n, named=False):
+    """n servers on 127.77.n.(i+1); even positions on port 11211, odd ones on 11300+i."""
+    out = []
+    for i in range(n):
+        s = "127.77.%d.%d:%d" % (n, i + 1, 11211 if i % 2 == 0 else 11300 + i)
+        if named:
+            s += ":" + ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta",
+                        "iota", "kappa"][i]
+        out.append(s)
+    return out
+
+
+WEIGHTS = {3: [1, 2, 3], 5: [3, 1, 1, 2, 5], 10: [1, 2, 3, 4, 5, 1, 2, 3, 4, 10]}
+
+
+def cases():
+    """(profile, library id, driver args, n, weights, named, extra fields)."""
+    c = []
+
+    def add(profile, lib, args, ns, weighted=(), named=False, extra=None):
+        for n in ns:
+            c.append((profile, lib, args, n, None, named, extra or {}))
+        for n in weighted:
+            c.append((profile, lib, args, n, WEIGHTS[n], named, extra or {}))
+
+    all_n = (1, 2, 3, 5, 10)
+    add("cache-memcached", "perl-cm", [], all_n, (3, 5, 10))
+    add("cache-memcached", "perl-cmf", ["--ketama-points", "0"], (2, 3, 5, 10), (3, 5, 10))
+    add("cache-memcached", "libmemcached", ["modula-crc"], (2, 3, 5, 10))
+    add("cache-memcached", "pylibmc", ["--behaviors", '{"hash": "crc"}'], (3, 5))
+    add("cache-memcached", "spymemcached", ["--locator", "arraymod-crc"], (2, 3, 5, 10))
+    add("cache-memcached", "whalin", ["--alg", "new-compat", "--no-sanitize"], (3, 10), (5,),
+        extra={"sanitize": "off"})
+    add("python-memcached", "python-memcached", [], all_n, (3, 5, 10))
+    add("cmf-ketama", "perl-cmf", ["--ketama-points", "150"], all_n, (3, 5, 10),
+        extra={"ketama-points": "150"})
+    add("cmf-ketama", "perl-cmf", ["--ketama-points", "40"], (5,), (10,),
+        extra={"ketama-points": "40"})
+    add("libmemcached-modula", "libmemcached", ["modula"], all_n)
+    add("libmemcached-modula", "pylibmc", ["--behaviors", "{}"], (3, 5))
+    add("libmemcached-ketama", "libmemcached", ["ketama"], all_n)
+    add("libmemcached-ketama", "pylibmc", ["--behaviors", '{"ketama": true}'], (3, 5))
+    add("libmemcached-ketama-weighted", "libmemcached", ["ketama-weighted"], all_n + (25,),
+        (3, 5, 10))
+    add("libmemcached-ketama-weighted", "pylibmc", ["--behaviors", '{"ketama_weighted": true}'],
+        (3, 5))
+    add("libmemcached-ketama-weighted", "twemproxy", [], (2, 3, 5, 10), (5,))
+    add("libmemcached-ketama-weighted", "spymemcached", ["--format", "LIBMEMCACHED"], (3, 5))
+    add("libmemcached-ketama-spy", "libmemcached", ["ketama-spy"], all_n)
+    add("spymemcached-ketama", "spymemcached", [], all_n, (3, 5, 10))
+    add("twemproxy-ketama", "twemproxy", [], (2, 3, 5, 10), (5, 10), named=True)
+    add("twemproxy-ketama", "twemproxy", [], (3,))
+    for alg in ("consistent", "native", "old-compat", "new-compat"):
+        add("whalin-" + alg, "whalin", ["--alg", alg], all_n, (3, 5, 10),
+            extra={"sanitize": "on"})
+        add("whalin-" + alg, "whalin", ["--alg", alg, "--no-sanitize"], (5,), (3,),
+            extra={"sanitize": "off"})
+    add("pymemcache-rendezvous", "pymemcache", [], all_n)
+    return c
+
+
+def have(cmd):
+    return subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+def version(cmd):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        lines = (r.stdout.strip() or r.stderr.strip()).splitlines()
+        return lines[0] if lines else "?"
+    except OSError:
+        return "?"
+
+
+class Libs:
+    """Which libraries are here, how to run each, and their labels."""
+
+    def __init__(self, build):
+        self.build = build
+        self.missing = {}
+        self.label = {}
+        if not have(["perl", "-MCache::Memcached", "-e1"]):
+            self.missing["perl-cm"] = "Perl Cache::Memcached (Debian: libcache-memcached-perl)"
+        else:
+            self.label["perl-cm"] = "Perl Cache::Memcached " + version(
+                ["perl", "-MCache::Memcached", "-e", "print $Cache::Memcached::VERSION"])
+        if not have(["perl", "-MCache::Memcached::Fast", "-e1"]):
+            self.missing["perl-cmf"] = (
+                "Perl Cache::Memcached::Fast (Debian: libcache-memcached-fast-perl)")
+        else:
+            self.label["perl-cmf"] = "Perl Cache::Memcached::Fast " + version(
+                ["perl", "-MCache::Memcached::Fast", "-e",
+                 "print $Cache::Memcached::Fast::VERSION"])
+        for lib, mod, pkg in (("python-memcached", "memcache", "python3-memcache"),
+                              ("pylibmc", "pylibmc", "python3-pylibmc"),
+                              ("pymemcache", "pymemcache", "python3-pymemcache")):
+            if not have([PY, "-c", "import " + mod]):
+                self.missing[lib] = "%s (Debian: %s)" % (lib, pkg)
+            else:
+                self.label[lib] = "%s %s" % (lib, version(
+                    [PY, "-c", "import %s; print(%s.__version__)" % (mod, mod)]))
+        exe = os.path.join(build, "place-libmemcached")
+        if subprocess.run(["cc", "-O2", "-o", exe, os.path.join(HERE, "place-libmemcached.c"),
+                           "-lmemcached"], stderr=subprocess.DEVNULL).returncode != 0:
+            self.missing["libmemcached"] = "libmemcached (Debian: libmemcached-dev, and cc)"
+        else:
+            self.label["libmemcached"] = "libmemcached " + version(
+                ["sh", "-c", "grep -h LIBMEMCACHED_VERSION_STRING "
+                 "/usr/include/libmemcached-1.0/configure.h | cut -d'\"' -f2"])
+        cls = os.path.join(build, "java")
+        os.makedirs(cls, exist_ok=True)
+        if not have(["javac", "-d", cls, os.path.join(HERE, "PlaceWhalin.java")]):
+            self.missing["whalin"] = "a JDK for the Whalin reproduction (Debian: default-jdk)"
+        else:
+            self.label["whalin"] = (
+                "Whalin SockIOPool hashing reproduced in Java (String.hashCode, CRC32, MD5)")
+        if not os.path.exists(SPY_JAR) or not have(
+                ["javac", "-d", cls, "-cp", SPY_JAR, os.path.join(HERE, "PlaceSpymemcached.java")]):
+            self.missing["spymemcached"] = "spymemcached (Debian: libspymemcached-java, a JDK)"
+        else:
+            self.label["spymemcached"] = "spymemcached " + version(
+                ["dpkg-query", "-W", "-f", "${Version}", "libspymemcached-java"])
+        if shutil.which("nutcracker") is None:
+            self.missing["twemproxy"] = "twemproxy (Debian: nutcracker)"
+        else:
+            self.label["twemproxy"] = version(["nutcracker", "--version"])
+        self.memcached = shutil.which("memcached")
+
+    def command(self, lib, args, servers, weights):
+        s = ",".join(servers)
+        w = ",".join(map(str, weights)) if weights else None
+        wa = ["--weights", w] if w else []
+        java = ["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp",
+                os.path.join(self.build, "java") + ":" + SPY_JAR]
+        if lib in ("perl-cm", "perl-cmf"):
+            return ["perl", os.path.join(HERE, "place-cache-memcached.pl"), "--servers", s] + \
+                wa + (["--fast"] if lib == "perl-cmf" else []) + args
+        if lib in ("python-memcached", "pylibmc", "pymemcache", "twemproxy"):
+            return [PY, os.path.join(HERE, "place-%s.py" % lib), "--servers", s] + wa + args
+        if lib == "libmemcached":
+            return [os.path.join(self.build, "place-libmemcached"), args[0], s, w or "-"]
+        if lib == "spymemcached":
+            return java + ["PlaceSpymemcached", "--servers", s] + wa + args
+        if lib == "whalin":
+            return java + ["PlaceWhalin", "--servers", s] + wa + args
+        raise ValueError(lib)
+
+
+NEEDS_SERVERS = {"perl-cm", "perl-cmf", "python-memcached", "pylibmc", "pymemcache",
+                 "twemproxy", "spymemcached"}
+
+
+def start_memcached(addrs):
+    procs = []
+    for a in addrs:
+        host, port = a.split(":")[:2]
+        procs.append(subprocess.Popen(
+            ["memcached", "-u", "root", "-l", host, "-p", port, "-U", "0", "-m", "16",
+             "-t", "1", "-c", "64"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    deadline = time.time() + 10
+    for a in addrs:
+        host, port = a.split(":")[:2]
+        while True:
+            try:
+                socket.create_connection((host, int(port)), timeout=1).close()
+                break
+            except OSError:
+                if time.time() > deadline:
+                    stop(procs)
+                    sys.exit("memcached did not start on %s (address in use?)" % a)
+                time.sleep(0.05)
+    return procs
+
+
+def stop(procs):
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--keys", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--only", help="comma-separated library ids")
+    args = ap.parse_args()
+    keys = [k for k in open(args.keys, "rb").read().split(b"\n") if k]
+    only = set(args.only.split(",")) if args.only else None
+    todo = [c for c in cases() if only is None or c[1] in only]
+    # One run at a time on this machine: runs share the 127.77.N.I addresses.
+    lock = open(os.path.join(tempfile.gettempdir(), "mcpool-placement-cases.lock"), "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    build = tempfile.mkdtemp(prefix="mcpool-placement-")
+    procs = []
+    try:
+        libs = Libs(build)
+        for lib, why in sorted(libs.missing.items()):
+            if any(c[1] == lib for c in todo):
+                print("MISSING %s: cases for it are skipped. Install %s" % (lib, why),
+                      file=sys.stderr, flush=True)
+        if libs.memcached is None and any(c[1] in NEEDS_SERVERS for c in todo):
+            print("MISSING memcached (Debian: memcached): cases that store keys are skipped",
+                  file=sys.stderr, flush=True)
+            libs.missing.update({lib: "memcached" for lib in NEEDS_SERVERS})
+        todo = [c for c in todo if c[1] not in libs.missing]
+        addrs = sorted({a for c in todo if c[1] in NEEDS_SERVERS for a in
+                        (":".join(s.split(":")[:2]) for s in server_set(c[3]))})
+        procs = start_memcached(addrs)
+        out = []
+        for profile, lib, dargs, n, weights, named, extra in todo:
+            servers = server_set(n, named)
+            cmd = libs.command(lib, dargs, servers, weights)
+            t0 = time.time()
+            r = subprocess.run(cmd, input=b"\n".join(keys) + b"\n", capture_output=True)
+            if r.returncode != 0:
+                sys.exit("driver failed: %s\n%s" % (" ".join(cmd), r.stderr.decode(errors="replace")))
+            index = {":".join(s.split(":")[:2]): i for i, s in enumerate(servers)}
+            lines = r.stdout.split(b"\n")[:-1]
+            if len(lines) != len(keys):
+                sys.exit("driver printed %d lines for %d keys: %s" % (len(lines), len(keys), " ".join(cmd)))
+            expect = []
+            for k, line in zip(keys, lines):
+                got_key, _, where = line.rpartition(b"\t")
+                if got_key != k:
+                    sys.exit("driver output out of order at %r: %s" % (k, " ".join(cmd)))
+                expect.append(INDEX[index[where.decode()]])
+            block = ["case " + profile, "library " + libs.label[lib], "servers " + " ".join(servers)]
+            if weights:
+                block.append("weights " + " ".join(map(str, weights)))
+            for f in ("ketama-points", "sanitize"):
+                if f in extra:
+                    block.append("%s %s" % (f, extra[f]))
+            block += ["expect " + "".join(expect), "end", ""]
+            out.append("\n".join(block))
+            print("%-30s %-18s n=%-2d %s %.2fs" % (profile, lib, n, "weighted" if weights else "",
+                                                   time.time() - t0), file=sys.stderr, flush=True)
+        with open(args.out, "w") as f:
+            f.write("# Placement fixtures: generated by tools/placement/generate-fixtures.sh "
+                    "from the real client libraries. Do not edit.\n")
+            f.write("# keys: tests/fixtures/placement/keys.txt (one per line); expect: one "
+                    "server index (0-9a-z) per key, in key order.\n\n")
+            f.write("".join(out))
+        return 3 if libs.missing else 0
+    finally:
+        stop(procs)
+        shutil.rmtree(build, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
