@@ -201,9 +201,15 @@ impl fmt::Display for Distribution {
 
 impl FromStr for Distribution {
     type Err = Error;
-    /// Parses a profile name; `cmf-ketama` gets [`DEFAULT_CMF_KETAMA_POINTS`] (change it with
-    /// [`Distribution::with_ketama_points`]).
+    /// Parses a profile name; `cmf-ketama` gets [`DEFAULT_CMF_KETAMA_POINTS`] unless written
+    /// `cmf-ketama:N` (or change it with [`Distribution::with_ketama_points`]).
     fn from_str(s: &str) -> Result<Distribution> {
+        if let Some(n) = s.strip_prefix("cmf-ketama:") {
+            let points = n.parse().map_err(|_| {
+                Error::Config(format!("bad ketama points {n:?} in {s:?} (a whole number)"))
+            })?;
+            return Ok(Distribution::CmfKetama { points });
+        }
         Ok(match s {
             "cache-memcached" => Distribution::CacheMemcached,
             "python-memcached" => Distribution::PythonMemcached,

@@ -23,6 +23,12 @@ fn names_round_trip() {
     assert_eq!(Distribution::all().len(), Distribution::NAMES.len());
     assert!("crc32".parse::<Distribution>().is_err());
     assert_eq!(
+        "cmf-ketama:40".parse::<Distribution>().unwrap(),
+        Distribution::CmfKetama { points: 40 }
+    );
+    assert!("cmf-ketama:x".parse::<Distribution>().is_err());
+    assert!("cache-memcached:40".parse::<Distribution>().is_err());
+    assert_eq!(
         Distribution::CmfKetama { points: 1 }.with_ketama_points(40),
         Distribution::CmfKetama { points: 40 }
     );
