@@ -1,9 +1,514 @@
-//! `mcpool bench`: mcpool against other clients and the raw socket floor. (Placeholder.)
+//! `mcpool bench`: mcpool against the raw socket floor and the other memcached clients, side
+//! by side in one run, pinned per `docs/benchmarks/README.md`, with a report directory.
+//!
+//! One concept per file: [`args`] (options), [`scenarios`] (what runs), [`work`] (the unit of
+//! work and the driver line protocol), [`contestant`] (who runs it), [`floor`], [`rust_api`]
+//! and [`peers`] (the contestants), [`load`] (shared loops), [`stats`], [`report`] and [`svg`]
+//! (what is made of the figures), [`progress`], [`server`] and [`sys`].
 
+mod args;
+mod contestant;
+mod floor;
+mod load;
+mod peers;
+mod progress;
+mod report;
+mod rust_api;
+mod scenarios;
+mod server;
+mod stats;
+mod svg;
+mod sys;
+mod work;
+
+use crate::private_server::PrivateMemcached;
 use crate::Globals;
+use contestant::{Contestant, Entry, Kind};
+use progress::Progress;
+use report::Sample;
+use scenarios::{count, with_count, Point, Scenario, Size};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use work::{Answer, Reply, Work};
 
 /// Runs the benchmark; returns the exit status.
-pub fn run(_g: &Globals, _args: &[String]) -> i32 {
-    eprintln!("mcpool bench: not implemented yet");
-    2
+pub fn run(g: &Globals, args: &[String]) -> i32 {
+    let opts = match args::parse(args) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{}", args::HELP);
+            return 0;
+        }
+        Err(e) => {
+            eprintln!("mcpool bench: {e}\n(run `mcpool bench --help` for usage)");
+            return 2;
+        }
+    };
+    let mut progress = Progress::new();
+    let specs = match peers::load() {
+        Ok(s) => s,
+        Err(e) => {
+            progress.say(&format!("warning: no peers: {e}"));
+            vec![]
+        }
+    };
+    if opts.list_peers {
+        for s in &specs {
+            match s.check() {
+                Ok(()) => println!("{:<24} installed   {}", s.name, s.note),
+                Err(e) => println!("{:<24} missing     {e}", s.name),
+            }
+        }
+        return 0;
+    }
+    let selected: Vec<&peers::PeerSpec> = match &opts.peers {
+        None => specs.iter().collect(),
+        Some(list) => {
+            for want in list {
+                if !specs.iter().any(|s| &s.name == want || &s.family == want) {
+                    let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+                    eprintln!(
+                        "mcpool bench: unknown peer {want:?} (peers: {}, or all, none)",
+                        names.join(", ")
+                    );
+                    return 2;
+                }
+            }
+            specs
+                .iter()
+                .filter(|s| list.iter().any(|w| *w == s.name || *w == s.family))
+                .collect()
+        }
+    };
+    let mut entries = Entry::builtin();
+    let mut missing: Vec<(String, String)> = vec![];
+    for spec in selected {
+        progress.status(&format!("peer {}: checking and building", spec.name));
+        match spec.check().and_then(|_| spec.build()) {
+            Ok(()) => entries.push(Entry {
+                name: spec.name.clone(),
+                note: spec.note.clone(),
+                kind: Kind::Peer(spec.clone()),
+            }),
+            Err(e) => {
+                progress.say(&format!("peer {} skipped: {e}", spec.name));
+                missing.push((spec.name.clone(), e));
+            }
+        }
+    }
+
+    let cpus = sys::cpus_online();
+    let pinning = !opts.unpinned && cpus >= 2;
+    let mut _private = None;
+    let (addr, server_where) = if let Some(first) = g.servers.first() {
+        if g.servers.len() > 1 {
+            progress.say("note: bench uses only the first of --servers");
+        }
+        (
+            first.clone(),
+            "external (not pinned by the tool)".to_string(),
+        )
+    } else {
+        let pin = pinning.then_some("1");
+        match PrivateMemcached::start(opts.server_threads, 1024, pin, &[]) {
+            Ok(m) => {
+                let a = m.addr.clone();
+                _private = Some(m);
+                let w = if pinning { "CPU 1" } else { "unpinned" };
+                (a, format!("private, {w}"))
+            }
+            Err(e) => {
+                eprintln!("mcpool bench: {e}");
+                return 2;
+            }
+        }
+    };
+    let version = server::version(&addr).unwrap_or_else(|e| format!("unknown ({e})"));
+    let server_threads = server::stat(&addr, "threads")
+        .map(|t| t.to_string())
+        .unwrap_or_else(|_| "?".into());
+    let mut machine = String::new();
+    let _ = writeln!(
+        machine,
+        "machine: {cpus} CPUs ({}), memcached {version} -t {server_threads} at {addr}, server {server_where}",
+        cpu_model()
+    );
+    let _ = writeln!(
+        machine,
+        "placement: {}",
+        if pinning {
+            "colocated = client and server on CPU 1 (sequential, kilobyte, multiget); \
+             split = client CPU 0, server CPU 1 (threads, bulk)"
+        } else {
+            "unpinned (figures vary from run to run on a shared machine)"
+        }
+    );
+    let _ = writeln!(
+        machine,
+        "size: {:?}, {} timed repeats per point after a warm-up; contestants: {}",
+        opts.size,
+        opts.repeats,
+        entries
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (name, why) in &missing {
+        let _ = writeln!(machine, "missing peer {name}: {why}");
+    }
+    progress.say(machine.trim_end());
+
+    let run_id = format!("{:x}", std::process::id() & 0xfff);
+    let mut samples: Vec<Sample> = vec![];
+    let mut notes: Vec<String> = vec![];
+    for (si, &name) in opts.scenarios.iter().enumerate() {
+        let placement = scenarios::build(name, opts.size, "")
+            .expect("known")
+            .placement;
+        let label = match (pinning, g.servers.is_empty()) {
+            (false, _) => "unpinned".to_string(),
+            (true, true) => placement.name().to_string(),
+            (true, false) => format!("client CPU {}", placement.client_cpu()),
+        };
+        let cpu_arg = pinning.then(|| placement.client_cpu().to_string());
+        let pin_to: Vec<usize> = if pinning {
+            vec![placement.client_cpu()]
+        } else {
+            (0..cpus).collect()
+        };
+        if let Err(e) = sys::pin_current_thread(&pin_to) {
+            progress.say(&format!("warning: {e}"));
+        }
+        for (ci, entry) in entries.iter().enumerate() {
+            let tag = format!("b{run_id}c{ci}");
+            let sc = scenarios::build(name, opts.size, &tag).expect("known");
+            let what = format!(
+                "[{}/{}] {name} · {} ({}/{})",
+                si + 1,
+                opts.scenarios.len(),
+                entry.name,
+                ci + 1,
+                entries.len()
+            );
+            progress.status(&format!("{what}: starting"));
+            let mut c = match entry.start(&addr, cpu_arg.as_deref()) {
+                Ok(c) => c,
+                Err(e) => {
+                    progress.say(&format!("{what}: failed to start: {e}"));
+                    notes.push(format!("{name} / {}: failed to start: {e}", entry.name));
+                    continue;
+                }
+            };
+            let ctx = Ctx {
+                sc: &sc,
+                contestant: &entry.name,
+                placement: &label,
+                repeats: opts.repeats,
+                addr: &addr,
+                what: &what,
+            };
+            if let Err(e) = run_scenario(&ctx, c.as_mut(), &mut progress, &mut samples) {
+                progress.say(&format!("{what}: {e}"));
+                notes.push(format!("{name} / {}: {e}", entry.name));
+            }
+        }
+    }
+    progress.done();
+    drop(_private);
+
+    let order: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+    let rows = report::rows(&samples, &order);
+    let out = opts.out.clone().unwrap_or_else(default_out);
+    let mut configs = String::new();
+    for e in &entries {
+        let _ = writeln!(configs, "- **{}**: {}", e.name, e.note);
+    }
+    for (n, why) in &missing {
+        let _ = writeln!(configs, "- **{n}**: not run: {why}");
+    }
+    let mut md = format!(
+        "# mcpool bench\n\ncommand: `mcpool {}`\n\n```\n{machine}```\n\n## Contestants\n\n{configs}\n## Results\n\n\
+         Median of the timed repeats, min–max, and the ratio to the floor of the same run \
+         (`× floor`). Latencies are per operation.\n\n{}",
+        std::env::args().skip(1).collect::<Vec<_>>().join(" "),
+        report::markdown_table(&rows)
+    );
+    if !notes.is_empty() {
+        md.push_str("\n## Notes\n\n");
+        for n in &notes {
+            let _ = writeln!(md, "- {n}");
+        }
+    }
+    let charts = charts(&rows);
+    if !charts.is_empty() {
+        md.push_str("\n## Charts\n\n");
+        for (file, _) in &charts {
+            let _ = writeln!(md, "![{file}]({file})\n");
+        }
+    }
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&out)?;
+        std::fs::write(out.join("results.md"), &md)?;
+        std::fs::write(out.join("results.csv"), report::csv(&samples))?;
+        for (file, svg) in &charts {
+            std::fs::write(out.join(file), svg)?;
+        }
+        Ok(())
+    };
+    if let Err(e) = write() {
+        eprintln!("mcpool bench: cannot write {}: {e}", out.display());
+        return 2;
+    }
+    print!("{machine}\n{}", report::text_table(&rows));
+    for n in &notes {
+        println!("note: {n}");
+    }
+    progress.say(&format!("report written to {}", out.display()));
+    0
+}
+
+/// What a scenario run needs to know.
+struct Ctx<'a> {
+    sc: &'a Scenario,
+    contestant: &'a str,
+    placement: &'a str,
+    repeats: u32,
+    addr: &'a str,
+    what: &'a str,
+}
+
+/// The answer, or `None` when the contestant cannot do the work.
+fn ask(c: &mut dyn Contestant, w: &Work) -> Result<Option<Reply>, String> {
+    match c.run(w)? {
+        Answer::Ok(r) => Ok(Some(r)),
+        Answer::NotApplicable(_) => Ok(None),
+    }
+}
+
+fn run_scenario(
+    ctx: &Ctx,
+    c: &mut dyn Contestant,
+    progress: &mut Progress,
+    samples: &mut Vec<Sample>,
+) -> Result<(), String> {
+    for (pi, point) in ctx.sc.points.iter().enumerate() {
+        progress.status(&format!(
+            "{}: {} ({}/{}) warm-up",
+            ctx.what,
+            point.label,
+            pi + 1,
+            ctx.sc.points.len()
+        ));
+        if !run_point(ctx, point, pi, c, progress, samples)? {
+            progress.say(&format!("{}: {} not applicable", ctx.what, point.label));
+        }
+    }
+    Ok(())
+}
+
+/// Runs one point; `Ok(false)` when the contestant cannot do it.
+fn run_point(
+    ctx: &Ctx,
+    point: &Point,
+    pi: usize,
+    c: &mut dyn Contestant,
+    progress: &mut Progress,
+    samples: &mut Vec<Sample>,
+) -> Result<bool, String> {
+    for w in &point.prep {
+        if ask(c, w)?.is_none() {
+            return Ok(false);
+        }
+    }
+    // Warm-up, which also measures the rate that sizes the timed runs. All parts of a point
+    // get one count (gets must find what the sets stored, deletes what the gets read).
+    let mut n = u64::MAX;
+    for part in &point.parts {
+        let w = with_count(&part.work, part.warm_count);
+        let Some(r) = ask(c, &w)? else {
+            return Ok(false);
+        };
+        let per_sec = count(&w) as f64 / (r.ns.max(1) as f64 / 1e9);
+        let want = (per_sec * part.budget_secs).min(count(&part.work) as f64);
+        n = n.min((want as u64).max(part.min_count));
+    }
+    let threads_scenario = ctx.sc.name == "threads";
+    for rep in 1..=ctx.repeats {
+        for part in &point.parts {
+            progress.status(&format!(
+                "{}: {} ({}/{}) {} repeat {rep}/{}",
+                ctx.what,
+                point.label,
+                pi + 1,
+                ctx.sc.points.len(),
+                part.label,
+                ctx.repeats
+            ));
+            let w = with_count(&part.work, n);
+            let is_mix = matches!(w, Work::Mix { .. });
+            let wire0 = if is_mix {
+                server::wire_bytes(ctx.addr)
+            } else {
+                None
+            };
+            if threads_scenario {
+                c.reset_peak_rss();
+            }
+            let Some(r) = ask(c, &w)? else {
+                return Ok(false);
+            };
+            let wire = match (wire0, is_mix) {
+                (Some(a), true) => server::wire_bytes(ctx.addr).map(|b| b.saturating_sub(a)),
+                _ => None,
+            };
+            let total = w.ops();
+            let secs = r.ns.max(1) as f64 / 1e9;
+            let mut push = |metric: &str, value: f64, slice: Option<u32>| {
+                samples.push(Sample {
+                    scenario: ctx.sc.name.to_string(),
+                    point: point.label.clone(),
+                    part: if point.parts.len() > 1 {
+                        part.label.clone()
+                    } else {
+                        String::new()
+                    },
+                    x: point.x,
+                    contestant: ctx.contestant.to_string(),
+                    placement: ctx.placement.to_string(),
+                    repeat: rep,
+                    count: total,
+                    metric: metric.to_string(),
+                    slice,
+                    value,
+                })
+            };
+            push(part.metric, total as f64 / secs, None);
+            push("errors", r.errors as f64, None);
+            match &w {
+                Work::Seq { slice, .. } => {
+                    push("mean_us", secs * 1e6 / total.max(1) as f64, None);
+                    for (i, ns) in r.slices.iter().enumerate() {
+                        push(
+                            "slice_ops/s",
+                            *slice as f64 / (*ns.max(&1) as f64 / 1e9),
+                            Some(i as u32 + 1),
+                        );
+                    }
+                }
+                Work::Mget { keys, .. } => {
+                    push("keys/s", f64::from(*keys) * total as f64 / secs, None)
+                }
+                Work::Mix { .. } => {
+                    if let Some([p50, p99, p999]) = r.lat_us {
+                        push("p50_ms", p50 / 1000.0, None);
+                        push("p99_ms", p99 / 1000.0, None);
+                        push("p999_ms", p999 / 1000.0, None);
+                    }
+                    if let Some(v) = r.get_us {
+                        push("get_us", v, None);
+                    }
+                    if let Some(v) = r.set_us {
+                        push("set_us", v, None);
+                    }
+                    if let Some(b) = wire {
+                        push("wire_bytes_per_op", b as f64 / total.max(1) as f64, None);
+                    }
+                    if threads_scenario {
+                        if let Some(k) = c.peak_rss_kib() {
+                            push("peak_rss_mib", k as f64 / 1024.0, None);
+                        }
+                    }
+                }
+                Work::Fill { .. } => {}
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// The SVG charts: (file name, content).
+fn charts(rows: &[report::Row]) -> Vec<(String, String)> {
+    let mut out = vec![];
+    for (scenario, x_label, y_label, log_x) in [
+        ("threads", "threads", "total ops/s", false),
+        ("bulk", "threads", "total ops/s", false),
+        (
+            "multiget",
+            "keys per get_multi (log scale)",
+            "calls/s",
+            true,
+        ),
+    ] {
+        let rs: Vec<&report::Row> = rows
+            .iter()
+            .filter(|r| r.scenario == scenario && r.x.is_some())
+            .collect();
+        if rs.is_empty() {
+            continue;
+        }
+        let mut xs: Vec<f64> = rs.iter().filter_map(|r| r.x).collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        let mut series: Vec<svg::Series> = vec![];
+        for r in &rs {
+            let p = (r.x.unwrap_or(0.0), r.primary.median);
+            match series.iter_mut().find(|s| s.name == r.contestant) {
+                Some(s) => s.points.push(p),
+                None => series.push(svg::Series {
+                    name: r.contestant.clone(),
+                    points: vec![p],
+                }),
+            }
+        }
+        let placement = rs.first().map(|r| r.placement.as_str()).unwrap_or("");
+        let title = format!("{scenario}: {y_label} ({placement}; median of repeats)");
+        out.push((
+            format!("{scenario}.svg"),
+            svg::line_chart(&title, x_label, y_label, &xs, log_x, &series),
+        ));
+    }
+    out
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+/// `bench-results/<UTC timestamp>/`.
+fn default_out() -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    PathBuf::from(format!(
+        "bench-results/{y:04}-{m:02}-{d:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    ))
+}
+
+#[allow(dead_code)]
+fn _size_is_used(s: Size) -> Size {
+    s
 }

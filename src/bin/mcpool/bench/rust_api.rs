@@ -1,0 +1,179 @@
+//! The `mcpool` contestant through the Rust API, in this process.
+
+use super::contestant::Contestant;
+use super::load::{self, MixOp};
+use super::sys;
+use super::work::{value_bytes, Answer, Op, Work};
+use mcpool::{Client, CompressionFormat, StoreOutcome};
+
+/// How the client is configured for a piece of work (pool size, compression).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Shape {
+    pool: u32,
+    compress: bool,
+}
+
+/// `mcpool::Client`, one per shape of work, shared by every thread of a `mix`.
+pub struct RustApi {
+    addr: String,
+    client: Option<(Shape, Client)>,
+}
+
+/// The configuration stated in the report.
+pub const CONFIG_NOTE: &str = "mcpool::Client, text protocol, TCP_NODELAY, pool max_size 20 \
+(min_idle 1), one client shared by every thread; bulk: zlib format (flag 8), threshold 30 KiB";
+
+impl RustApi {
+    /// A contestant against `addr`.
+    pub fn new(addr: &str) -> RustApi {
+        RustApi {
+            addr: addr.to_string(),
+            client: None,
+        }
+    }
+
+    fn client(&mut self, shape: Shape) -> Result<Client, String> {
+        if let Some((s, c)) = &self.client {
+            if *s == shape {
+                return Ok(c.clone());
+            }
+        }
+        let c = Client::builder()
+            .server(&self.addr)
+            .max_size(shape.pool.max(1))
+            .min_idle(1)
+            .compression(shape.compress)
+            .compression_format(CompressionFormat::Zlib)
+            .build()
+            .map_err(|e| format!("mcpool: {e}"))?;
+        self.client = Some((shape, c.clone()));
+        Ok(c)
+    }
+}
+
+fn key(buf: &mut String, prefix: &str, i: u64) {
+    use std::fmt::Write;
+    buf.clear();
+    buf.push_str(prefix);
+    let _ = write!(buf, "{i}");
+}
+
+impl Contestant for RustApi {
+    fn run(&mut self, work: &Work) -> Result<Answer, String> {
+        let single = Shape {
+            pool: 20,
+            compress: false,
+        };
+        match work {
+            Work::Seq {
+                op,
+                n,
+                size,
+                prefix,
+                slice,
+            } => {
+                let c = self.client(single)?;
+                let val = value_bytes(*size);
+                let mut k = String::with_capacity(64);
+                Ok(Answer::Ok(load::seq(*n, *slice, |i| {
+                    key(&mut k, prefix, i);
+                    match op {
+                        Op::Set => matches!(c.set(&k, &val, 0), Ok(StoreOutcome::Stored)),
+                        Op::Add => matches!(c.add(&k, &val, 0), Ok(StoreOutcome::Stored)),
+                        Op::Replace => {
+                            matches!(c.replace(&k, &val, 0), Ok(StoreOutcome::Stored))
+                        }
+                        Op::Get => matches!(c.get(&k), Ok(Some(_))),
+                        Op::Delete => matches!(c.delete(&k), Ok(true)),
+                    }
+                })))
+            }
+            Work::Mget {
+                keys,
+                calls,
+                prefix,
+            } => {
+                let c = self.client(single)?;
+                let ks: Vec<String> = (0..u64::from(*keys))
+                    .map(|i| format!("{prefix}{i}"))
+                    .collect();
+                Ok(Answer::Ok(load::seq(*calls, *calls, |_| {
+                    c.get_multi(&ks).iter().all(|r| matches!(r, Ok(Some(_))))
+                })))
+            }
+            Work::Fill {
+                keyspace,
+                size,
+                compress,
+                prefix,
+            } => {
+                let c = self.client(Shape {
+                    pool: 20,
+                    compress: *compress,
+                })?;
+                let val = value_bytes(*size);
+                let mut k = String::new();
+                Ok(Answer::Ok(load::seq(u64::from(*keyspace), u64::MAX, |i| {
+                    key(&mut k, prefix, i);
+                    matches!(c.set(&k, &val, 0), Ok(StoreOutcome::Stored))
+                })))
+            }
+            Work::Mix {
+                threads,
+                ops,
+                size,
+                keyspace,
+                get_pct,
+                mget,
+                pool,
+                compress,
+                prefix,
+            } => {
+                let c = self.client(Shape {
+                    pool: *pool,
+                    compress: *compress,
+                })?;
+                let val = value_bytes(*size);
+                let (keyspace, mget) = (u64::from(*keyspace), u64::from(*mget));
+                let r = load::mix(
+                    *threads,
+                    *ops,
+                    *get_pct,
+                    |_| {
+                        Ok((
+                            String::with_capacity(64),
+                            Vec::<String>::with_capacity(mget as usize),
+                        ))
+                    },
+                    |(k, ks), rng, kind| match kind {
+                        MixOp::Set => {
+                            key(k, prefix, rng.below(keyspace));
+                            matches!(c.set(&*k, &val, 0), Ok(StoreOutcome::Stored))
+                        }
+                        MixOp::Get if mget <= 1 => {
+                            key(k, prefix, rng.below(keyspace));
+                            matches!(c.get(&*k), Ok(Some(_)))
+                        }
+                        MixOp::Get => {
+                            let first = rng.below(keyspace);
+                            ks.clear();
+                            ks.extend(
+                                (0..mget).map(|j| format!("{prefix}{}", (first + j) % keyspace)),
+                            );
+                            c.get_multi(ks).iter().all(|r| matches!(r, Ok(Some(_))))
+                        }
+                    },
+                )?;
+                Ok(Answer::Ok(r))
+            }
+        }
+    }
+
+    fn reset_peak_rss(&mut self) {
+        sys::reset_peak_rss();
+    }
+
+    fn peak_rss_kib(&mut self) -> Option<u64> {
+        sys::peak_rss_kib(None)
+    }
+}

@@ -1,0 +1,312 @@
+//! The five scenarios: what each point runs, where it is pinned, how its counts are sized.
+
+use super::work::{Op, Work};
+
+/// The scenario names, in run order.
+pub const NAMES: [&str; 5] = ["sequential", "kilobyte", "multiget", "threads", "bulk"];
+
+/// How big a run is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// Every count as the issue specifies.
+    Full,
+    /// `--quick`: the short counts, under 3 minutes for everything installed.
+    Quick,
+    /// `--smoke` (hidden): tiny counts for the test suite.
+    Smoke,
+}
+
+/// Where client and server run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Client and server on the same CPU (CPU 1).
+    Colocated,
+    /// Client on CPU 0, server on CPU 1.
+    Split,
+}
+
+impl Placement {
+    /// The report's word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Colocated => "colocated",
+            Placement::Split => "split",
+        }
+    }
+    /// CPUs of the client.
+    pub fn client_cpu(self) -> usize {
+        match self {
+            Placement::Colocated => 1,
+            Placement::Split => 0,
+        }
+    }
+}
+
+/// One timed piece of a point.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// Label within the point, e.g. `get`.
+    pub label: String,
+    /// The work at its requested count.
+    pub work: Work,
+    /// The count is lowered when a warm-up predicts a repeat longer than this (seconds)...
+    pub budget_secs: f64,
+    /// ...but never below this.
+    pub min_count: u64,
+    /// Primary metric: `ops/s` or `calls/s`.
+    pub metric: &'static str,
+    /// Count of the untimed warm-up run (which also measures the rate for sizing).
+    pub warm_count: u64,
+}
+
+/// One point of a scenario: untimed preparation, then parts timed together per repeat.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// e.g. `N=100000`, `keys=100`, `threads=300`.
+    pub label: String,
+    /// Chart abscissa (thread count, keys per call), if charted.
+    pub x: Option<f64>,
+    /// Untimed work done once before warm-up.
+    pub prep: Vec<Work>,
+    /// Timed parts, run in this order in every repeat.
+    pub parts: Vec<Part>,
+}
+
+/// A scenario's points and placement.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Its name (one of [`NAMES`]).
+    pub name: &'static str,
+    /// Where it runs.
+    pub placement: Placement,
+    /// Its points.
+    pub points: Vec<Point>,
+}
+
+impl Part {
+    fn warm(mut self, n: u64) -> Part {
+        self.warm_count = n;
+        self
+    }
+}
+
+fn seq(op: Op, n: u64, size: usize, prefix: &str) -> Work {
+    Work::Seq {
+        op,
+        n,
+        size,
+        prefix: prefix.into(),
+        slice: 10_000,
+    }
+}
+
+/// Scales a work's count: `n` ops (seq), calls (mget), ops per thread (mix).
+pub fn with_count(w: &Work, n: u64) -> Work {
+    let mut w = w.clone();
+    match &mut w {
+        Work::Seq { n: c, .. } | Work::Mget { calls: c, .. } | Work::Mix { ops: c, .. } => *c = n,
+        Work::Fill { .. } => {}
+    }
+    w
+}
+
+/// The count a work is sized by (see [`with_count`]).
+pub fn count(w: &Work) -> u64 {
+    match w {
+        Work::Seq { n, .. } => *n,
+        Work::Mget { calls, .. } => *calls,
+        Work::Mix { ops, .. } => *ops,
+        Work::Fill { keyspace, .. } => u64::from(*keyspace),
+    }
+}
+
+/// Builds scenario `name` at `size`. `tag` makes keys unique to a contestant.
+pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
+    let (seq_budget, adapt) = match size {
+        Size::Full => (f64::INFINITY, 1.0),
+        Size::Quick => (1.5, 0.25),
+        Size::Smoke => (0.2, 0.02),
+    };
+    let fixed = |label: &str, work: Work, metric| Part {
+        label: label.into(),
+        min_count: count(&work).min(10_000),
+        warm_count: count(&work).min(10_000),
+        work,
+        budget_secs: seq_budget,
+        metric,
+    };
+    let adaptive = |label: &str, work: Work, min_count, metric| Part {
+        label: label.into(),
+        work,
+        budget_secs: adapt,
+        min_count,
+        metric,
+        warm_count: min_count,
+    };
+    let small = size == Size::Smoke;
+    Some(match name {
+        "sequential" => {
+            let ns: &[u64] = match size {
+                Size::Full => &[10_000, 100_000, 1_000_000],
+                Size::Quick => &[10_000, 100_000],
+                Size::Smoke => &[300],
+            };
+            let p = format!("{tag}s");
+            Scenario {
+                name: "sequential",
+                placement: Placement::Colocated,
+                points: ns
+                    .iter()
+                    .map(|&n| Point {
+                        label: format!("N={n}"),
+                        x: None,
+                        prep: vec![],
+                        parts: [Op::Set, Op::Get, Op::Delete]
+                            .into_iter()
+                            .map(|op| fixed(op.name(), seq(op, n, 100, &p), "ops/s"))
+                            .collect(),
+                    })
+                    .collect(),
+            }
+        }
+        "kilobyte" => {
+            let n = if small { 300 } else { 10_000 };
+            let p = format!("{tag}k");
+            Scenario {
+                name: "kilobyte",
+                placement: Placement::Colocated,
+                points: vec![Point {
+                    label: format!("N={n}"),
+                    x: None,
+                    prep: vec![],
+                    parts: [Op::Set, Op::Get]
+                        .into_iter()
+                        .map(|op| fixed(op.name(), seq(op, n, 1000, &p), "ops/s"))
+                        .collect(),
+                }],
+            }
+        }
+        "multiget" => {
+            let p = format!("{tag}m");
+            let mut points: Vec<Point> = [1u32, 5, 10, 100, 500]
+                .into_iter()
+                .map(|k| Point {
+                    label: format!("keys={k}"),
+                    x: Some(f64::from(k)),
+                    prep: vec![Work::Fill {
+                        keyspace: 500,
+                        size: 40,
+                        compress: false,
+                        prefix: p.clone(),
+                    }],
+                    parts: vec![adaptive(
+                        "get_multi",
+                        Work::Mget {
+                            keys: k,
+                            calls: 1_000_000,
+                            prefix: p.clone(),
+                        },
+                        if small { 5 } else { 200 },
+                        "calls/s",
+                    )
+                    .warm(if small { 3 } else { 50 })],
+                })
+                .collect();
+            let n = if small { 200 } else { 100_000 };
+            let q = format!("{tag}o");
+            points.push(Point {
+                label: "single".into(),
+                x: None,
+                prep: vec![],
+                parts: [Op::Add, Op::Set, Op::Replace, Op::Get, Op::Delete]
+                    .into_iter()
+                    .map(|op| {
+                        let mut part = adaptive(op.name(), seq(op, n, 40, &q), 0, "ops/s");
+                        part.min_count = if small { 200 } else { 5_000 };
+                        part.warm(if small { 50 } else { 2_000 })
+                    })
+                    .collect(),
+            });
+            Scenario {
+                name: "multiget",
+                placement: Placement::Colocated,
+                points,
+            }
+        }
+        "threads" | "bulk" => {
+            let bulk = name == "bulk";
+            let threads: &[u32] = match (bulk, small) {
+                (_, true) => &[1, 4],
+                (false, false) => &[1, 10, 50, 100, 300],
+                (true, false) => &[1, 10, 20, 30, 40, 50],
+            };
+            let (vsize, keyspace, get_pct, mget) = if bulk {
+                (30_800, 1_000, 90, 100)
+            } else {
+                (64, 10_000, 80, 1)
+            };
+            let keyspace = if small { keyspace.min(200) } else { keyspace };
+            let p = format!("{tag}{}", if bulk { "b" } else { "t" });
+            Scenario {
+                name: if bulk { "bulk" } else { "threads" },
+                placement: Placement::Split,
+                points: threads
+                    .iter()
+                    .map(|&t| Point {
+                        label: format!("threads={t}"),
+                        x: Some(f64::from(t)),
+                        prep: vec![Work::Fill {
+                            keyspace,
+                            size: vsize,
+                            compress: bulk,
+                            prefix: p.clone(),
+                        }],
+                        parts: vec![adaptive(
+                            "mix",
+                            Work::Mix {
+                                threads: t,
+                                ops: 1_000_000,
+                                size: vsize,
+                                keyspace,
+                                get_pct,
+                                mget,
+                                pool: 20,
+                                compress: bulk,
+                                prefix: p.clone(),
+                            },
+                            match (bulk, small) {
+                                (_, true) => 2,
+                                (true, false) => 1,
+                                (false, false) => 10,
+                            },
+                            "ops/s",
+                        )
+                        .warm(match (bulk, small) {
+                            (_, true) => 2,
+                            (true, false) => (20 / t).max(1).into(),
+                            (false, false) => (3000 / t).max(2).into(),
+                        })],
+                    })
+                    .collect(),
+            }
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_builds() {
+        for n in NAMES {
+            for s in [Size::Full, Size::Quick, Size::Smoke] {
+                let sc = build(n, s, "x").unwrap();
+                assert_eq!(sc.name, n);
+                assert!(!sc.points.is_empty());
+            }
+        }
+        assert!(build("nope", Size::Quick, "x").is_none());
+    }
+}

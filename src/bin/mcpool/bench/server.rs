@@ -1,0 +1,47 @@
+//! Questions to the server over a plain socket: its version and its byte counters.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+fn ask(addr: &str, cmd: &[u8], end: &[u8]) -> Result<String, String> {
+    let mut s = TcpStream::connect(addr).map_err(|e| format!("{addr}: {e}"))?;
+    s.set_read_timeout(Some(Duration::from_secs(2)))
+        .map_err(|e| e.to_string())?;
+    s.write_all(cmd).map_err(|e| e.to_string())?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    for _ in 0..10_000 {
+        let n = s.read(&mut chunk).map_err(|e| e.to_string())?;
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if buf.ends_with(end) {
+            break;
+        }
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// `version` of the server.
+pub fn version(addr: &str) -> Result<String, String> {
+    let r = ask(addr, b"version\r\n", b"\r\n")?;
+    Ok(r.trim().trim_start_matches("VERSION ").to_string())
+}
+
+/// A `stats` value.
+pub fn stat(addr: &str, name: &str) -> Result<u64, String> {
+    let r = ask(addr, b"stats\r\n", b"END\r\n")?;
+    r.lines()
+        .filter_map(|l| l.strip_prefix("STAT "))
+        .filter_map(|l| l.split_once(' '))
+        .find(|(k, _)| *k == name)
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .ok_or_else(|| format!("no stat {name}"))
+}
+
+/// Bytes read plus bytes written by the server so far.
+pub fn wire_bytes(addr: &str) -> Option<u64> {
+    Some(stat(addr, "bytes_read").ok()? + stat(addr, "bytes_written").ok()?)
+}
