@@ -5,11 +5,12 @@ use crate::config::{ClientBuilder, Config};
 use crate::conn::{Conn, ConnOptions};
 use crate::error::{Error, Result};
 use crate::health::{Health, ServerState};
-use crate::item::{Item, StoreOutcome};
+use crate::item::{Item, Lease, StoreOutcome};
 use crate::key;
 use crate::ops;
 use crate::pool::{Manager, Slot};
-use crate::proto::ascii::{self, StoreCommand};
+use crate::proto::ascii::StoreCommand;
+use crate::proto::Protocol;
 use crate::route::Router;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -40,6 +41,7 @@ struct Inner {
     servers: Vec<Server>,
     router: Router,
     sanitize: bool,
+    protocol: Protocol,
 }
 
 struct Server {
@@ -91,6 +93,8 @@ impl Client {
             max_value: config
                 .max_value_size
                 .max(config.compression.max_decompressed),
+            protocol: config.protocol,
+            sasl: config.sasl.clone(),
         };
         let servers = config
             .servers
@@ -131,6 +135,7 @@ impl Client {
             .unwrap_or_else(|| config.distribution.sanitizes_keys_by_default());
         Ok(Client {
             inner: Arc::new(Inner {
+                protocol: config.protocol,
                 config,
                 servers,
                 router,
@@ -175,8 +180,13 @@ impl Client {
             .collect()
     }
 
-    /// The key exactly as sent on the wire: sanitized if configured, prefixed, validated.
+    /// The key as the server stores it: sanitized if configured, prefixed, validated (on the
+    /// text protocol: no spaces or control bytes; on meta and binary any bytes, 1 to 250).
     pub fn wire_key<'a>(&self, key: &'a [u8]) -> Result<Cow<'a, [u8]>> {
+        if key.is_empty() {
+            // Refused even when a prefix would make the wire key non-empty: always a bug.
+            return key::validate(key).map(|_| Cow::Borrowed(key));
+        }
         let key = if self.inner.sanitize {
             key::url_encode(key)
         } else {
@@ -191,7 +201,11 @@ impl Client {
             k.extend_from_slice(&key);
             Cow::Owned(k)
         };
-        key::validate(&wire)?;
+        match self.inner.protocol {
+            Protocol::Text => key::validate(&wire)?,
+            // Meta sends such keys base64-encoded, binary as they are.
+            Protocol::Meta | Protocol::Binary => key::validate_length(&wire)?,
+        }
         Ok(wire)
     }
 
@@ -294,63 +308,68 @@ impl Client {
         flags: u32,
         ttl: u32,
     ) -> Result<StoreOutcome> {
+        let p = self.inner.protocol;
         let wire = self.wire_key(key.as_ref())?;
         let (data, flags) = self.encode_value(cmd, value, flags)?;
         let idx = self.pick(&wire)?;
         self.exchange(
             idx,
-            |buf| ascii::encode_store(buf, cmd, &wire, flags, ttl, &data, false),
-            ops::recv_store,
+            |buf| ops::encode_store(p, buf, cmd, &wire, flags, ttl, &data, 0, false),
+            |conn| ops::recv_store(p, conn, cmd, 0),
         )
     }
 
-    /// Stores many items, pipelined per server. One outcome per item, in order.
+    /// Stores many items, pipelined per server (quiet requests closed by a barrier on meta and
+    /// binary). One outcome per item, in order.
     pub fn set_multi<K: AsRef<[u8]>, V: AsRef<[u8]>>(
         &self,
         items: &[(K, V)],
         ttl: u32,
     ) -> Vec<Result<StoreOutcome>> {
-        let prepared: Vec<Result<WireItem>> = items
-            .iter()
-            .map(|(k, v)| {
-                let wire = self.wire_key(k.as_ref())?;
-                let (data, flags) = self.encode_value(StoreCommand::Set, v.as_ref(), 0)?;
-                Ok((wire, data, flags))
-            })
-            .collect();
+        let p = self.inner.protocol;
+        let prepared = self.prepare_items(items);
         self.batch(
             &prepared,
-            |p| &p.0,
-            |buf, (k, d, f)| ascii::encode_store(buf, StoreCommand::Set, k, *f, ttl, d, false),
-            |conn, _| ops::recv_store(conn),
+            |item| &item.0,
+            |buf, (k, d, f), opaque, quiet| {
+                ops::encode_store(p, buf, StoreCommand::Set, k, *f, ttl, d, opaque, quiet)
+            },
+            |conn, n, out| ops::recv_store_batch(p, conn, n, out),
         )
     }
 
-    /// Stores many items with `noreply`, then one `version` round trip per server to learn
-    /// that every command was read. Fastest for bulk loads; no per-item outcome.
+    /// Stores many items without waiting for each reply (`noreply` on text, quiet requests on
+    /// meta and binary), then one barrier round trip per server to learn that every command
+    /// was read. Fastest for bulk loads; returns the first failure, if any.
     pub fn set_multi_noreply<K: AsRef<[u8]>, V: AsRef<[u8]>>(
         &self,
         items: &[(K, V)],
         ttl: u32,
     ) -> Result<()> {
-        let mut groups: Vec<Vec<WireItem>> =
-            (0..self.inner.servers.len()).map(|_| Vec::new()).collect();
-        for (k, v) in items {
-            let wire = self.wire_key(k.as_ref())?;
-            let (data, flags) = self.encode_value(StoreCommand::Set, v.as_ref(), 0)?;
-            groups[self.pick(&wire)?].push((wire, data, flags));
+        let p = self.inner.protocol;
+        if ops::batches_quietly(p) {
+            // Quiet requests already skip the successful replies.
+            return self
+                .set_multi(items, ttl)
+                .into_iter()
+                .find_map(Result::err)
+                .map_or(Ok(()), Err);
+        }
+        let prepared = self.prepare_items(items);
+        if let Some(e) = prepared.iter().find_map(|r| r.as_ref().err()) {
+            return Err(e.clone());
         }
         let mut first_err = None;
-        for (idx, group) in groups.iter().enumerate().filter(|(_, g)| !g.is_empty()) {
+        for (idx, members) in self.group(&prepared, |item| &item.0) {
             let res = self.exchange(
                 idx,
                 |buf| {
-                    for (k, d, f) in group {
-                        ascii::encode_store(buf, StoreCommand::Set, k, *f, ttl, d, true);
+                    for (k, d, f) in members.iter().filter_map(|&i| prepared[i].as_ref().ok()) {
+                        ops::encode_store(p, buf, StoreCommand::Set, k, *f, ttl, d, 0, true);
                     }
-                    ascii::encode_version(buf);
+                    ops::encode_barrier(p, buf);
                 },
-                |conn| ops::recv_version(conn).map(drop),
+                |conn| ops::recv_barrier(p, conn),
             );
             if let Err(e) = res {
                 first_err.get_or_insert(e);
@@ -359,28 +378,44 @@ impl Client {
         first_err.map_or(Ok(()), Err)
     }
 
+    fn prepare_items<'a, K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &self,
+        items: &'a [(K, V)],
+    ) -> Vec<Result<WireItem<'a>>> {
+        items
+            .iter()
+            .map(|(k, v)| {
+                let wire = self.wire_key(k.as_ref())?;
+                let (data, flags) = self.encode_value(StoreCommand::Set, v.as_ref(), 0)?;
+                Ok((wire, data, flags))
+            })
+            .collect()
+    }
+
     // ----- deletion, arithmetic, touch -----
 
     /// Deletes `key`: true if it existed.
     pub fn delete(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+        let p = self.inner.protocol;
         let wire = self.wire_key(key.as_ref())?;
         let idx = self.pick(&wire)?;
         self.exchange(
             idx,
-            |buf| ascii::encode_delete(buf, &wire, false),
-            ops::recv_delete,
+            |buf| ops::encode_delete(p, buf, &wire, 0, false),
+            |conn| ops::recv_delete(p, conn, 0),
         )
     }
 
     /// Deletes many keys, pipelined per server: for each, true if it existed.
     pub fn delete_multi<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<bool>> {
+        let p = self.inner.protocol;
         let prepared: Vec<Result<Cow<[u8]>>> =
             keys.iter().map(|k| self.wire_key(k.as_ref())).collect();
         self.batch(
             &prepared,
             |k| k,
-            |buf, k| ascii::encode_delete(buf, k, false),
-            |conn, _| ops::recv_delete(conn),
+            |buf, k, opaque, quiet| ops::encode_delete(p, buf, k, opaque, quiet),
+            |conn, n, out| ops::recv_delete_batch(p, conn, n, out),
         )
     }
 
@@ -419,13 +454,79 @@ impl Client {
 
     /// Sets a new expiry on `key`: true if it exists.
     pub fn touch(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<bool> {
+        let p = self.inner.protocol;
         let wire = self.wire_key(key.as_ref())?;
         let idx = self.pick(&wire)?;
         self.exchange(
             idx,
-            |buf| ascii::encode_touch(buf, &wire, ttl),
-            ops::recv_touch,
+            |buf| ops::encode_touch(p, buf, &wire, ttl),
+            |conn| ops::recv_touch(p, conn),
         )
+    }
+
+    // ----- stampede protection (meta protocol) -----
+
+    /// A read that protects against stampedes: on a miss (or when the value expires within
+    /// `recache_below` seconds, or was invalidated), exactly one caller gets
+    /// [`Lease::Recompute`] and the others [`Lease::Wait`] (with the stale value when there is
+    /// one). A miss creates a placeholder for `vivify_ttl` seconds, so the election holds
+    /// that long. The winner stores the new value with an ordinary `set`. Meta protocol only.
+    pub fn get_lease(
+        &self,
+        key: impl AsRef<[u8]>,
+        vivify_ttl: u32,
+        recache_below: Option<u32>,
+    ) -> Result<Lease> {
+        self.require_meta("get_lease")?;
+        let wire = self.wire_key(key.as_ref())?;
+        let idx = self.pick(&wire)?;
+        let r = self.exchange(
+            idx,
+            |buf| ops::meta::encode_lease(buf, &wire, vivify_ttl.max(1), recache_below),
+            ops::meta::recv_lease,
+        )?;
+        let value = r
+            .value
+            .map(|(v, f, c)| self.decode(v, f, Some(c)))
+            .transpose()?;
+        Ok(if r.win {
+            Lease::Recompute { stale: value }
+        } else if r.other_winner {
+            Lease::Wait { stale: value }
+        } else {
+            match value {
+                Some(item) if !r.stale => Lease::Hit(item),
+                stale => Lease::Wait { stale },
+            }
+        })
+    }
+
+    /// Marks `key` stale instead of deleting it: readers through [`Client::get_lease`] keep
+    /// getting the old value (flagged stale) for `stale_ttl` seconds while exactly one of them
+    /// recomputes it. True if the key existed. Meta protocol only.
+    pub fn invalidate(&self, key: impl AsRef<[u8]>, stale_ttl: u32) -> Result<bool> {
+        self.require_meta("invalidate")?;
+        let wire = self.wire_key(key.as_ref())?;
+        let idx = self.pick(&wire)?;
+        self.exchange(
+            idx,
+            |buf| ops::meta::encode_invalidate(buf, &wire, stale_ttl, 0),
+            |conn| ops::meta::recv_delete(conn, 0),
+        )
+    }
+
+    fn require_meta(&self, what: &str) -> Result<()> {
+        match self.inner.protocol {
+            Protocol::Meta => Ok(()),
+            p => Err(Error::Unsupported(format!(
+                "{what} needs the meta protocol (this client speaks {p})"
+            ))),
+        }
+    }
+
+    /// The wire protocol this client speaks.
+    pub fn protocol(&self) -> Protocol {
+        self.inner.protocol
     }
 
     // ----- whole-server commands -----
@@ -433,11 +534,14 @@ impl Client {
     /// Invalidates every item on every server, now or after `delay` seconds. Tries every
     /// server; returns the first failure.
     pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
+        let p = self.inner.protocol;
         let mut first_err = None;
         for idx in 0..self.inner.servers.len() {
-            if let Err(e) =
-                self.exchange(idx, |buf| ascii::encode_flush_all(buf, delay), ops::recv_ok)
-            {
+            if let Err(e) = self.exchange(
+                idx,
+                |buf| ops::encode_flush(p, buf, delay),
+                |conn| ops::recv_flush(p, conn),
+            ) {
                 first_err.get_or_insert(e);
             }
         }
@@ -446,7 +550,14 @@ impl Client {
 
     /// Each server's version string.
     pub fn version(&self) -> PerServer<String> {
-        self.per_server(|idx| self.exchange(idx, ascii::encode_version, ops::recv_version))
+        let p = self.inner.protocol;
+        self.per_server(|idx| {
+            self.exchange(
+                idx,
+                |buf| ops::encode_version(p, buf),
+                |conn| ops::recv_version(p, conn),
+            )
+        })
     }
 
     /// Each server's statistics: general (`None`) or a group such as `items`, `slabs`,
@@ -458,8 +569,13 @@ impl Client {
                 return self.per_server(|_| Err(e()));
             }
         }
+        let p = self.inner.protocol;
         self.per_server(|idx| {
-            self.exchange(idx, |buf| ascii::encode_stats(buf, group), ops::recv_stats)
+            self.exchange(
+                idx,
+                |buf| ops::encode_stats(p, buf, group),
+                |conn| ops::recv_stats(p, conn),
+            )
         })
     }
 
@@ -500,12 +616,23 @@ impl Client {
     }
 
     fn arith(&self, incr: bool, key: &[u8], delta: u64) -> Result<Option<u64>> {
+        self.arith_with(incr, key, delta, None)
+    }
+
+    fn arith_with(
+        &self,
+        incr: bool,
+        key: &[u8],
+        delta: u64,
+        init: Option<(u64, u32)>,
+    ) -> Result<Option<u64>> {
+        let p = self.inner.protocol;
         let wire = self.wire_key(key)?;
         let idx = self.pick(&wire)?;
         self.exchange(
             idx,
-            |buf| ascii::encode_arith(buf, incr, &wire, delta),
-            ops::recv_arith,
+            |buf| ops::encode_arith(p, buf, incr, &wire, delta, init),
+            |conn| ops::recv_arith(p, conn),
         )
     }
 
@@ -517,6 +644,16 @@ impl Client {
         initial: u64,
         ttl: u32,
     ) -> Result<u64> {
+        let vanished = || Error::Protocol {
+            server: String::new(),
+            detail: "counter missing right after it was created".into(),
+        };
+        if ops::arith_creates(self.inner.protocol) {
+            // One round trip: the server creates the counter with `initial` if missing.
+            return self
+                .arith_with(incr, key, delta, Some((initial, ttl)))?
+                .ok_or_else(vanished);
+        }
         if let Some(n) = self.arith(incr, key, delta)? {
             return Ok(n);
         }
@@ -524,10 +661,7 @@ impl Client {
         match self.store(StoreCommand::Add, key, init.as_bytes(), 0, ttl)? {
             StoreOutcome::Stored => Ok(initial),
             // Someone else created it in between: count on theirs.
-            _ => self.arith(incr, key, delta)?.ok_or_else(|| Error::Client {
-                server: String::new(),
-                message: "counter vanished while being created".into(),
-            }),
+            _ => self.arith(incr, key, delta)?.ok_or_else(vanished),
         }
     }
 
@@ -606,15 +740,16 @@ impl Client {
     }
 
     fn retrieve_one(&self, key: &[u8], cas: bool, touch: Option<u32>) -> Result<Option<Item>> {
+        let p = self.inner.protocol;
         let wire = self.wire_key(key)?;
         let idx = self.pick(&wire)?;
         let keys = [&*wire];
         let raw = self.exchange(
             idx,
-            |buf| ops::encode_retrieval(buf, cas, touch, &keys),
+            |buf| ops::encode_retrieval(p, buf, cas, touch, &keys),
             |conn| {
                 let mut hit = None;
-                ops::recv_retrieval(conn, &keys, &mut |_, data, flags, cas| {
+                ops::recv_retrieval(p, conn, cas, &keys, &mut |_, data, flags, cas| {
                     hit = Some((data.to_vec(), flags, cas));
                 })?;
                 Ok(hit)
@@ -629,6 +764,7 @@ impl Client {
         cas: bool,
         touch: Option<u32>,
     ) -> Vec<Result<Option<Item>>> {
+        let p = self.inner.protocol;
         let prepared: Vec<Result<Cow<[u8]>>> =
             keys.iter().map(|k| self.wire_key(k.as_ref())).collect();
         let groups = self.group(&prepared, |k| k);
@@ -650,7 +786,7 @@ impl Client {
                 Ok(mut pooled) => {
                     let res = match pooled.conn.as_mut() {
                         Some(conn) => {
-                            ops::encode_retrieval(conn.begin(), cas, touch, &wires);
+                            ops::encode_retrieval(p, conn.begin(), cas, touch, &wires);
                             conn.send()
                         }
                         None => unreachable_slot(),
@@ -670,10 +806,12 @@ impl Client {
         for (idx, mut pooled, members, wires) in sent {
             let mut hits: Vec<(usize, Vec<u8>, u32, Option<u64>)> = Vec::new();
             let res = match pooled.conn.as_mut() {
-                Some(conn) => ops::recv_retrieval(conn, &wires, &mut |i, data, flags, cas| {
-                    hits.push((i, data.to_vec(), flags, cas));
-                })
-                .inspect(|_| conn.finish()),
+                Some(conn) => {
+                    ops::recv_retrieval(p, conn, cas, &wires, &mut |i, data, flags, c| {
+                        hits.push((i, data.to_vec(), flags, c));
+                    })
+                    .inspect(|_| conn.finish())
+                }
                 None => unreachable_slot(),
             };
             match &res {
@@ -712,18 +850,20 @@ impl Client {
             .collect()
     }
 
-    /// A pipelined batch of single-key commands: per server, every command written in one go,
-    /// then every reply read in order.
+    /// A pipelined batch of single-key commands: per server, every command written in one go
+    /// (quiet, closed by a barrier, where the protocol allows), then every reply read.
     fn batch<P, T>(
         &self,
         prepared: &[Result<P>],
         key_of: impl Fn(&P) -> &[u8],
-        encode: impl Fn(&mut Vec<u8>, &P),
-        recv: impl Fn(&mut Conn, &P) -> Result<T>,
+        encode: impl Fn(&mut Vec<u8>, &P, u32, bool),
+        recv: impl Fn(&mut Conn, usize, &mut dyn FnMut(usize, Result<T>)) -> Result<()>,
     ) -> Vec<Result<T>> {
+        let p = self.inner.protocol;
+        let quiet = ops::batches_quietly(p);
         let mut results: Vec<Option<Result<T>>> = prepared
             .iter()
-            .map(|p| p.as_ref().err().map(|e| Err(e.clone())))
+            .map(|r| r.as_ref().err().map(|e| Err(e.clone())))
             .collect();
         let groups = self.group(prepared, &key_of);
         let mut sent = Vec::with_capacity(groups.len());
@@ -732,10 +872,13 @@ impl Client {
                 let res = match pooled.conn.as_mut() {
                     Some(conn) => {
                         let buf = conn.begin();
-                        for &i in &members {
-                            if let Ok(p) = &prepared[i] {
-                                encode(buf, p);
+                        for (opaque, &i) in members.iter().enumerate() {
+                            if let Ok(item) = &prepared[i] {
+                                encode(buf, item, opaque as u32, quiet);
                             }
+                        }
+                        if quiet {
+                            ops::encode_barrier(p, buf);
                         }
                         conn.send()
                     }
@@ -760,43 +903,27 @@ impl Client {
         }
         for (idx, mut pooled, members) in sent {
             let res = match pooled.conn.as_mut() {
-                Some(conn) => {
-                    let mut failed = None;
-                    for &i in &members {
-                        let Ok(p) = &prepared[i] else { continue };
-                        match recv(conn, p) {
-                            Ok(v) => results[i] = Some(Ok(v)),
-                            Err(e) => {
-                                failed = Some((i, e));
-                                break;
-                            }
-                        }
-                    }
-                    match failed {
-                        None => {
-                            conn.finish();
-                            Ok(())
-                        }
-                        Some((at, e)) => {
-                            // This key and every later one of the batch share the failure.
-                            let pos = members.iter().position(|&m| m == at).unwrap_or(0);
-                            for &i in &members[pos..] {
-                                results[i] = Some(Err(e.clone()));
-                            }
-                            Err(e)
-                        }
-                    }
-                }
+                Some(conn) => recv(conn, members.len(), &mut |k, r| {
+                    results[members[k]] = Some(r);
+                })
+                .inspect(|_| conn.finish()),
                 None => unreachable_slot(),
             };
+            if let Err(e) = &res {
+                for &i in &members {
+                    if !matches!(results[i], Some(Ok(_))) {
+                        results[i] = Some(Err(e.clone()));
+                    }
+                }
+            }
             self.release(idx, pooled, &res);
         }
         results
             .into_iter()
             .zip(prepared)
-            .map(|(r, p)| match (r, p) {
+            .map(|(r, item)| match (r, item) {
                 (Some(r), _) => r,
-                (None, Ok(p)) => Err(self.dead_error(key_of(p))),
+                (None, Ok(item)) => Err(self.dead_error(key_of(item))),
                 (None, Err(e)) => Err(e.clone()),
             })
             .collect()

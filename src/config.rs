@@ -4,6 +4,7 @@
 use crate::address::ServerSpec;
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::value::{Compression, CompressionFormat};
 use std::time::Duration;
@@ -50,6 +51,10 @@ pub struct Config {
     pub sanitize_keys: Option<bool>,
     /// Largest value (after compression) sent, and accepted from a server.
     pub max_value_size: usize,
+    /// Wire protocol.
+    pub protocol: Protocol,
+    /// SASL PLAIN credentials (username, password), sent on every new connection (binary only).
+    pub sasl: Option<(String, String)>,
 }
 
 impl Default for Config {
@@ -74,6 +79,8 @@ impl Default for Config {
             key_prefix: Vec::new(),
             sanitize_keys: None,
             max_value_size: 1024 * 1024,
+            protocol: Protocol::Text,
+            sasl: None,
         }
     }
 }
@@ -282,6 +289,19 @@ impl ClientBuilder {
         self
     }
 
+    /// Wire protocol: text (default; works through every proxy), meta (memcached ≥ 1.6:
+    /// opaque-checked pipelines, binary keys, leases) or binary (needed for SASL).
+    pub fn protocol(mut self, p: Protocol) -> Self {
+        self.config.protocol = p;
+        self
+    }
+
+    /// SASL PLAIN authentication on every new connection. Requires the binary protocol.
+    pub fn sasl_plain(mut self, username: &str, password: &str) -> Self {
+        self.config.sasl = Some((username.to_owned(), password.to_owned()));
+        self
+    }
+
     /// The configuration so far.
     pub fn config(&self) -> &Config {
         &self.config
@@ -304,6 +324,11 @@ impl ClientBuilder {
                 "min_idle ({}) is larger than max_size ({})",
                 c.min_idle, c.max_size
             )));
+        }
+        if c.sasl.is_some() && c.protocol != Protocol::Binary {
+            return Err(Error::Config(
+                "SASL authentication needs the binary protocol".into(),
+            ));
         }
         for (what, d) in [
             ("connect_timeout", c.connect_timeout),

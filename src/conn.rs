@@ -9,7 +9,7 @@
 use crate::address::ServerAddr;
 use crate::error::{Error, Result};
 use crate::fork;
-use crate::proto::{ascii, Status};
+use crate::proto::{Codec, Protocol, Status};
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
@@ -26,6 +26,8 @@ pub(crate) struct ConnOptions {
     pub io_timeout: Duration,
     pub nodelay: bool,
     pub max_value: usize,
+    pub protocol: Protocol,
+    pub sasl: Option<(String, String)>,
 }
 
 enum Stream {
@@ -90,7 +92,7 @@ impl Conn {
                 Stream::Unix(s)
             }
         };
-        Ok(Conn {
+        let mut conn = Conn {
             stream,
             rbuf: vec![0; INITIAL_BUF],
             rstart: 0,
@@ -100,7 +102,11 @@ impl Conn {
             generation: fork::generation(),
             server: label.clone(),
             max_value: opts.max_value,
-        })
+        };
+        if let (Protocol::Binary, Some((user, password))) = (opts.protocol, &opts.sasl) {
+            crate::ops::binary::sasl_plain(&mut conn, user, password)?;
+        }
+        Ok(conn)
     }
 
     /// True when the connection may carry another exchange: the last one completed, and it
@@ -141,21 +147,25 @@ impl Conn {
         }
     }
 
-    /// Parses the next text-protocol reply, reading from the socket as needed, and hands it to
+    /// Parses the next reply with codec `C`, reading from the socket as needed, and hands it to
     /// `f`. The reply borrows the read buffer only for the duration of `f`.
     /// `f` also gets the server's `host:port`, to name it in errors; its error is returned as is.
-    pub(crate) fn read_ascii<T>(
+    pub(crate) fn read<C: Codec, T>(
         &mut self,
-        f: impl FnOnce(ascii::Reply<'_>, &str) -> Result<T>,
+        f: impl FnOnce(C::Reply<'_>, &str) -> Result<T>,
     ) -> Result<T> {
         loop {
-            match ascii::parse(&self.rbuf[self.rstart..self.rend], self.max_value) {
+            let step = match C::parse(&self.rbuf[self.rstart..self.rend], self.max_value) {
                 Ok(Status::Complete(reply, used)) => {
                     let out = f(reply, &self.server);
                     self.rstart += used;
                     return out;
                 }
-                Ok(Status::Partial(hint)) => self.fill(hint)?,
+                Ok(Status::Partial(hint)) => Ok(hint),
+                Err(e) => Err(e),
+            };
+            match step {
+                Ok(hint) => self.fill(hint)?,
                 Err(e) => return Err(self.protocol_error(&e.to_string())),
             }
         }

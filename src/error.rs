@@ -75,6 +75,15 @@ pub enum Error {
         /// What was wrong.
         detail: String,
     },
+    /// SASL authentication was refused.
+    Auth {
+        /// `host:port` of the server.
+        server: String,
+        /// The server's text.
+        message: String,
+    },
+    /// The operation needs a protocol other than the configured one (e.g. leases need meta).
+    Unsupported(String),
     /// A value marked compressed could not be decompressed (corrupt, or larger than the cap).
     Decompress(String),
 }
@@ -93,7 +102,8 @@ impl Error {
             | Error::Io { server, .. }
             | Error::Server { server, .. }
             | Error::Client { server, .. }
-            | Error::Protocol { server, .. } => Some(server),
+            | Error::Protocol { server, .. }
+            | Error::Auth { server, .. } => Some(server),
             _ => None,
         }
     }
@@ -134,6 +144,10 @@ impl fmt::Display for Error {
             Error::Protocol { server, detail } => {
                 write!(f, "protocol error from {server}: {detail}")
             }
+            Error::Auth { server, message } => {
+                write!(f, "authentication refused by {server}: {message}")
+            }
+            Error::Unsupported(msg) => write!(f, "unsupported: {msg}"),
             Error::Decompress(msg) => write!(f, "cannot decompress value: {msg}"),
         }
     }
@@ -189,6 +203,11 @@ impl Clone for Error {
                 server: server.clone(),
                 detail: detail.clone(),
             },
+            Error::Auth { server, message } => Error::Auth {
+                server: server.clone(),
+                message: message.clone(),
+            },
+            Error::Unsupported(m) => Error::Unsupported(m.clone()),
             Error::Decompress(m) => Error::Decompress(m.clone()),
         }
     }

@@ -30,3 +30,21 @@ impl StoreOutcome {
         self == StoreOutcome::Stored
     }
 }
+
+/// What a stampede-protected read found (meta protocol only; see [`crate::Client::get_lease`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lease {
+    /// A fresh value: use it.
+    Hit(Item),
+    /// This caller won the right to recompute the value and store it; every other caller is
+    /// told to wait. `stale` holds the invalidated or expiring value, when there is one.
+    Recompute {
+        /// The old value, if any, to serve meanwhile.
+        stale: Option<Item>,
+    },
+    /// Another caller is recomputing: serve `stale` if present, or retry shortly.
+    Wait {
+        /// The old value, if any.
+        stale: Option<Item>,
+    },
+}

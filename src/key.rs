@@ -24,6 +24,22 @@ pub fn validate(key: &[u8]) -> Result<()> {
     })
 }
 
+/// Checks only the length (1..=250 bytes): for the meta (base64 keys) and binary protocols,
+/// where any byte may appear in a key.
+pub fn validate_length(key: &[u8]) -> Result<()> {
+    let reason = if key.is_empty() {
+        "key is empty"
+    } else if key.len() > MAX_KEY_LEN {
+        "key is longer than 250 bytes"
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidKey {
+        key: display(key),
+        reason,
+    })
+}
+
 /// The key for error messages: lossy UTF-8, cut to 300 characters.
 pub(crate) fn display(key: &[u8]) -> String {
     let mut s = String::from_utf8_lossy(key).into_owned();

@@ -21,6 +21,8 @@ pub mod client;
 pub mod config;
 mod conn;
 pub mod error;
+/// The C ABI (`include/mcpool.h`, `libmcpool.so`/`.a`): see `docs/c-abi.md`.
+pub mod ffi;
 mod fork;
 pub mod health;
 pub mod item;
@@ -36,8 +38,9 @@ pub use client::{Client, PerServer};
 pub use config::{ClientBuilder, Config};
 pub use error::{Error, Result};
 pub use health::ServerState;
-pub use item::{Item, StoreOutcome};
+pub use item::{Item, Lease, StoreOutcome};
 pub use proto::ascii::StoreCommand;
+pub use proto::Protocol;
 pub use route::{Distribution, FailoverPolicy, Router};
 pub use value::{Compression, CompressionFormat};
 

@@ -53,7 +53,7 @@ impl r2d2::ManageConnection for Manager {
 
     fn is_valid(&self, slot: &mut Slot) -> Result<(), Never> {
         if let Some(conn) = slot.conn.as_mut() {
-            if !conn.is_reusable() || conn.version().is_err() {
+            if !conn.is_reusable() || conn.alive_check(self.opts.protocol).is_err() {
                 slot.conn = None;
             }
         }

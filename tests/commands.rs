@@ -2,7 +2,7 @@
 mod common;
 
 use common::{unique, Memcached};
-use mcpool::{Client, Error, StoreCommand, StoreOutcome};
+use mcpool::{Client, Error, Protocol, StoreCommand, StoreOutcome};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -12,216 +12,252 @@ fn server() -> &'static Memcached {
     MC.get_or_init(|| Memcached::start(&["-I", "2m", "-m", "128"]))
 }
 
-fn client(prefix: &str) -> Client {
+/// The same suite runs once per wire protocol.
+const PROTOCOLS: [Protocol; 3] = [Protocol::Text, Protocol::Meta, Protocol::Binary];
+
+fn client_for(prefix: &str, protocol: Protocol) -> Client {
     Client::builder()
         .server(&server().addr())
-        .key_prefix(unique(prefix))
+        .key_prefix(unique(&format!("{prefix}-{protocol}")))
         .max_value_size(2 << 20)
+        .protocol(protocol)
         .build()
         .unwrap()
 }
 
+/// Runs `test` with a fresh client (own key prefix) for each protocol.
+fn each_protocol(prefix: &str, test: impl Fn(&Client)) {
+    for p in PROTOCOLS {
+        eprintln!("protocol {p}");
+        test(&client_for(prefix, p));
+    }
+}
+
 #[test]
 fn get_set_and_miss() {
-    let c = client("get");
-    assert_eq!(c.get("k").unwrap(), None);
-    assert_eq!(c.set("k", b"v1", 0).unwrap(), StoreOutcome::Stored);
-    assert_eq!(c.get("k").unwrap().unwrap(), b"v1");
-    let item = c.get_item("k").unwrap().unwrap();
-    assert_eq!((item.flags, item.cas), (0, None));
+    each_protocol("get", |c| {
+        assert_eq!(c.get("k").unwrap(), None);
+        assert_eq!(c.set("k", b"v1", 0).unwrap(), StoreOutcome::Stored);
+        assert_eq!(c.get("k").unwrap().unwrap(), b"v1");
+        let item = c.get_item("k").unwrap().unwrap();
+        assert_eq!((item.flags, item.cas), (0, None));
+    });
 }
 
 #[test]
 fn flags_pass_through() {
-    let c = client("flags");
-    c.store(StoreCommand::Set, "k", b"v", 0xdead_beef & !2, 0)
-        .unwrap();
-    assert_eq!(c.get_item("k").unwrap().unwrap().flags, 0xdead_beef & !2);
+    each_protocol("flags", |c| {
+        c.store(StoreCommand::Set, "k", b"v", 0xdead_beef & !2, 0)
+            .unwrap();
+        assert_eq!(c.get_item("k").unwrap().unwrap().flags, 0xdead_beef & !2);
+    });
 }
 
 #[test]
 fn empty_binary_and_large_values() {
-    let c = client("values");
-    c.set("empty", b"", 0).unwrap();
-    assert_eq!(c.get("empty").unwrap().unwrap(), b"");
-    let binary = b"a\r\nEND\r\nVALUE x 0 1\r\n\0\xff".to_vec();
-    c.set("bin", &binary, 0).unwrap();
-    assert_eq!(c.get("bin").unwrap().unwrap(), binary);
-    // 1 MiB of incompressible bytes (so it is sent as is).
-    let mut x = 88172645463325252u64;
-    let big: Vec<u8> = (0..1 << 20)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
-    assert_eq!(c.set("big", &big, 0).unwrap(), StoreOutcome::Stored);
-    assert_eq!(c.get("big").unwrap().unwrap(), big);
+    each_protocol("values", |c| {
+        c.set("empty", b"", 0).unwrap();
+        assert_eq!(c.get("empty").unwrap().unwrap(), b"");
+        let binary = b"a\r\nEND\r\nVALUE x 0 1\r\n\0\xff".to_vec();
+        c.set("bin", &binary, 0).unwrap();
+        assert_eq!(c.get("bin").unwrap().unwrap(), binary);
+        // 1 MiB of incompressible bytes (so it is sent as is).
+        let mut x = 88172645463325252u64;
+        let big: Vec<u8> = (0..1 << 20)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        assert_eq!(c.set("big", &big, 0).unwrap(), StoreOutcome::Stored);
+        assert_eq!(c.get("big").unwrap().unwrap(), big);
+    });
 }
 
 #[test]
 fn add_replace_append_prepend() {
-    let c = client("arap");
-    assert_eq!(c.replace("k", b"x", 0).unwrap(), StoreOutcome::NotStored);
-    assert_eq!(c.append("k", b"x").unwrap(), StoreOutcome::NotStored);
-    assert_eq!(c.prepend("k", b"x").unwrap(), StoreOutcome::NotStored);
-    assert_eq!(c.add("k", b"mid", 0).unwrap(), StoreOutcome::Stored);
-    assert_eq!(c.add("k", b"again", 0).unwrap(), StoreOutcome::NotStored);
-    assert_eq!(c.append("k", b">").unwrap(), StoreOutcome::Stored);
-    assert_eq!(c.prepend("k", b"<").unwrap(), StoreOutcome::Stored);
-    assert_eq!(c.get("k").unwrap().unwrap(), b"<mid>");
-    assert_eq!(c.replace("k", b"new", 0).unwrap(), StoreOutcome::Stored);
-    assert_eq!(c.get("k").unwrap().unwrap(), b"new");
+    each_protocol("arap", |c| {
+        assert_eq!(c.replace("k", b"x", 0).unwrap(), StoreOutcome::NotStored);
+        assert_eq!(c.append("k", b"x").unwrap(), StoreOutcome::NotStored);
+        assert_eq!(c.prepend("k", b"x").unwrap(), StoreOutcome::NotStored);
+        assert_eq!(c.add("k", b"mid", 0).unwrap(), StoreOutcome::Stored);
+        assert_eq!(c.add("k", b"again", 0).unwrap(), StoreOutcome::NotStored);
+        assert_eq!(c.append("k", b">").unwrap(), StoreOutcome::Stored);
+        assert_eq!(c.prepend("k", b"<").unwrap(), StoreOutcome::Stored);
+        assert_eq!(c.get("k").unwrap().unwrap(), b"<mid>");
+        assert_eq!(c.replace("k", b"new", 0).unwrap(), StoreOutcome::Stored);
+        assert_eq!(c.get("k").unwrap().unwrap(), b"new");
+    });
 }
 
 #[test]
 fn cas_conflict_and_missing() {
-    let c = client("cas");
-    c.set("k", b"a", 0).unwrap();
-    let item = c.gets("k").unwrap().unwrap();
-    let unique = item.cas.expect("gets returns a cas");
-    assert_eq!(c.cas("k", b"b", 0, unique).unwrap(), StoreOutcome::Stored);
-    assert_eq!(c.cas("k", b"c", 0, unique).unwrap(), StoreOutcome::Exists);
-    assert_eq!(c.get("k").unwrap().unwrap(), b"b");
-    c.delete("k").unwrap();
-    assert_eq!(c.cas("k", b"d", 0, unique).unwrap(), StoreOutcome::NotFound);
+    each_protocol("cas", |c| {
+        c.set("k", b"a", 0).unwrap();
+        let item = c.gets("k").unwrap().unwrap();
+        let unique = item.cas.expect("gets returns a cas");
+        assert_eq!(c.cas("k", b"b", 0, unique).unwrap(), StoreOutcome::Stored);
+        assert_eq!(c.cas("k", b"c", 0, unique).unwrap(), StoreOutcome::Exists);
+        assert_eq!(c.get("k").unwrap().unwrap(), b"b");
+        c.delete("k").unwrap();
+        assert_eq!(c.cas("k", b"d", 0, unique).unwrap(), StoreOutcome::NotFound);
+    });
 }
 
 #[test]
 fn delete() {
-    let c = client("del");
-    assert!(!c.delete("k").unwrap());
-    c.set("k", b"v", 0).unwrap();
-    assert!(c.delete("k").unwrap());
-    assert_eq!(c.get("k").unwrap(), None);
+    each_protocol("del", |c| {
+        assert!(!c.delete("k").unwrap());
+        c.set("k", b"v", 0).unwrap();
+        assert!(c.delete("k").unwrap());
+        assert_eq!(c.get("k").unwrap(), None);
+    });
 }
 
 #[test]
 fn incr_decr_edges() {
-    let c = client("arith");
-    assert_eq!(c.incr("n", 1).unwrap(), None);
-    c.set("n", b"10", 0).unwrap();
-    assert_eq!(c.incr("n", 5).unwrap(), Some(15));
-    assert_eq!(c.decr("n", 100).unwrap(), Some(0), "decr stops at zero");
-    c.set("max", u64::MAX.to_string().as_bytes(), 0).unwrap();
-    assert_eq!(c.incr("max", 2).unwrap(), Some(1), "incr wraps at 2^64");
-    c.set("text", b"abc", 0).unwrap();
-    match c.incr("text", 1) {
-        Err(Error::Client { message, .. }) => assert!(message.contains("non-numeric"), "{message}"),
-        other => panic!("expected a client error, got {other:?}"),
-    }
-    // The connection that saw the error was dropped; the next call works.
-    assert_eq!(c.incr("n", 1).unwrap(), Some(1));
+    each_protocol("arith", |c| {
+        assert_eq!(c.incr("n", 1).unwrap(), None);
+        c.set("n", b"10", 0).unwrap();
+        assert_eq!(c.incr("n", 5).unwrap(), Some(15));
+        assert_eq!(c.decr("n", 100).unwrap(), Some(0), "decr stops at zero");
+        c.set("max", u64::MAX.to_string().as_bytes(), 0).unwrap();
+        assert_eq!(c.incr("max", 2).unwrap(), Some(1), "incr wraps at 2^64");
+        c.set("text", b"abc", 0).unwrap();
+        match c.incr("text", 1) {
+            Err(Error::Client { message, .. }) => {
+                assert!(message.contains("non-numeric"), "{message}")
+            }
+            other => panic!("expected a client error, got {other:?}"),
+        }
+        // The connection that saw the error was dropped; the next call works.
+        assert_eq!(c.incr("n", 1).unwrap(), Some(1));
+    });
 }
 
 #[test]
 fn incr_or_init() {
-    let c = client("addorincr");
-    assert_eq!(c.incr_or_init("n", 1, 100, 0).unwrap(), 100);
-    assert_eq!(c.incr_or_init("n", 1, 100, 0).unwrap(), 101);
-    assert_eq!(c.decr_or_init("m", 1, 7, 0).unwrap(), 7);
-    assert_eq!(c.decr_or_init("m", 2, 7, 0).unwrap(), 5);
+    each_protocol("addorincr", |c| {
+        assert_eq!(c.incr_or_init("n", 1, 100, 0).unwrap(), 100);
+        assert_eq!(c.incr_or_init("n", 1, 100, 0).unwrap(), 101);
+        assert_eq!(c.decr_or_init("m", 1, 7, 0).unwrap(), 7);
+        assert_eq!(c.decr_or_init("m", 2, 7, 0).unwrap(), 5);
+    });
 }
 
 #[test]
 fn touch_gat_gats_and_expiry() {
-    let c = client("touch");
-    assert!(!c.touch("k", 10).unwrap());
-    assert_eq!(c.gat("k", 10).unwrap(), None);
-    c.set("k", b"v", 1).unwrap();
-    assert!(c.touch("k", 100).unwrap());
-    assert_eq!(c.gat("k", 100).unwrap().unwrap(), b"v");
-    let item = c.gats("k", 100).unwrap().unwrap();
-    assert!(item.cas.is_some());
-    // Expiry: a 1-second item disappears (memcached's clock ticks per second: wait up to 4 s).
-    c.set("short", b"v", 1).unwrap();
-    common::wait_until("expiry", Duration::from_secs(5), || {
-        c.get("short").unwrap().is_none()
+    each_protocol("touch", |c| {
+        assert!(!c.touch("k", 10).unwrap());
+        assert_eq!(c.gat("k", 10).unwrap(), None);
+        c.set("k", b"v", 1).unwrap();
+        assert!(c.touch("k", 100).unwrap());
+        assert_eq!(c.gat("k", 100).unwrap().unwrap(), b"v");
+        let item = c.gats("k", 100).unwrap().unwrap();
+        assert!(item.cas.is_some());
+        // Expiry: a 1-second item disappears (memcached's clock ticks per second: wait up to 4 s).
+        c.set("short", b"v", 1).unwrap();
+        common::wait_until("expiry", Duration::from_secs(5), || {
+            c.get("short").unwrap().is_none()
+        });
+        assert_eq!(
+            c.get("k").unwrap().unwrap(),
+            b"v",
+            "touched item outlived its first ttl"
+        );
     });
-    assert_eq!(
-        c.get("k").unwrap().unwrap(),
-        b"v",
-        "touched item outlived its first ttl"
-    );
 }
 
 #[test]
 fn multi_commands_keep_caller_order() {
-    let c = client("multi");
-    let keys: Vec<String> = (0..250).map(|i| format!("k{i}")).collect();
-    let items: Vec<(String, Vec<u8>)> = keys
-        .iter()
-        .filter(|k| !k.ends_with('7'))
-        .map(|k| (k.clone(), k.as_bytes().repeat(3)))
-        .collect();
-    assert!(c
-        .set_multi(&items, 0)
-        .into_iter()
-        .all(|r| r.unwrap() == StoreOutcome::Stored));
-    let mut asked = keys.clone();
-    asked.push("k1".into()); // a duplicate
-    let got = c.get_multi(&asked);
-    assert_eq!(got.len(), asked.len());
-    for (k, r) in asked.iter().zip(&got) {
-        let r = r.as_ref().unwrap();
-        if k.ends_with('7') {
-            assert!(r.is_none(), "{k}");
-        } else {
-            assert_eq!(r.as_ref().unwrap().value, k.as_bytes().repeat(3), "{k}");
+    each_protocol("multi", |c| {
+        let keys: Vec<String> = (0..250).map(|i| format!("k{i}")).collect();
+        let items: Vec<(String, Vec<u8>)> = keys
+            .iter()
+            .filter(|k| !k.ends_with('7'))
+            .map(|k| (k.clone(), k.as_bytes().repeat(3)))
+            .collect();
+        assert!(c
+            .set_multi(&items, 0)
+            .into_iter()
+            .all(|r| r.unwrap() == StoreOutcome::Stored));
+        let mut asked = keys.clone();
+        asked.push("k1".into()); // a duplicate
+        let got = c.get_multi(&asked);
+        assert_eq!(got.len(), asked.len());
+        for (k, r) in asked.iter().zip(&got) {
+            let r = r.as_ref().unwrap();
+            if k.ends_with('7') {
+                assert!(r.is_none(), "{k}");
+            } else {
+                assert_eq!(r.as_ref().unwrap().value, k.as_bytes().repeat(3), "{k}");
+            }
         }
-    }
-    let with_cas = c.gets_multi(&["k1", "k2"]);
-    assert!(with_cas
-        .iter()
-        .all(|r| r.as_ref().unwrap().as_ref().unwrap().cas.is_some()));
-    let deleted = c.delete_multi(&["k1", "k7", "k2"]);
-    let deleted: Vec<bool> = deleted.into_iter().map(Result::unwrap).collect();
-    assert_eq!(deleted, [true, false, true]);
-    // One bad key fails alone.
-    let mixed = c.get_multi(&["k3", "bad key", "k4"]);
-    assert!(mixed[0].as_ref().unwrap().is_some());
-    assert!(matches!(mixed[1], Err(Error::InvalidKey { .. })));
-    assert!(mixed[2].as_ref().unwrap().is_some());
+        let with_cas = c.gets_multi(&["k1", "k2"]);
+        assert!(with_cas
+            .iter()
+            .all(|r| r.as_ref().unwrap().as_ref().unwrap().cas.is_some()));
+        let deleted = c.delete_multi(&["k1", "k7", "k2"]);
+        let deleted: Vec<bool> = deleted.into_iter().map(Result::unwrap).collect();
+        assert_eq!(deleted, [true, false, true]);
+        // One bad key fails alone.
+        let mixed = c.get_multi(&["k3", "", "k4"]);
+        assert!(mixed[0].as_ref().unwrap().is_some());
+        assert!(matches!(mixed[1], Err(Error::InvalidKey { .. })));
+        assert!(mixed[2].as_ref().unwrap().is_some());
+    });
 }
 
 #[test]
 fn noreply_bulk_set() {
-    let c = client("noreply");
-    let items: Vec<(String, String)> = (0..500)
-        .map(|i| (format!("n{i}"), format!("v{i}")))
-        .collect();
-    c.set_multi_noreply(&items, 0).unwrap();
-    let keys: Vec<&String> = items.iter().map(|(k, _)| k).collect();
-    for ((_, v), r) in items.iter().zip(c.get_multi(&keys)) {
-        assert_eq!(r.unwrap().unwrap().value, v.as_bytes());
-    }
+    each_protocol("noreply", |c| {
+        let items: Vec<(String, String)> = (0..500)
+            .map(|i| (format!("n{i}"), format!("v{i}")))
+            .collect();
+        c.set_multi_noreply(&items, 0).unwrap();
+        let keys: Vec<&String> = items.iter().map(|(k, _)| k).collect();
+        for ((_, v), r) in items.iter().zip(c.get_multi(&keys)) {
+            assert_eq!(r.unwrap().unwrap().value, v.as_bytes());
+        }
+    });
 }
 
 #[test]
 fn unicode_keys_and_prefix_on_every_command() {
-    let c = client("uni");
-    let key = "ключ-鍵-🔑";
-    c.set(key, b"v", 0).unwrap();
-    assert_eq!(c.get(key).unwrap().unwrap(), b"v");
-    // The prefix is on the wire: a client without it does not see the key.
-    let bare = Client::new([server().addr()]).unwrap();
-    assert_eq!(bare.get(key).unwrap(), None);
-    let wire = c.wire_key(key.as_bytes()).unwrap().into_owned();
-    assert_eq!(bare.get(&wire).unwrap().unwrap(), b"v");
-    bare.set(&wire, b"7", 0).unwrap();
-    assert_eq!(c.incr(key, 1).unwrap(), Some(8));
-    assert!(c.touch(key, 0).unwrap());
-    assert!(c.delete(key).unwrap());
-    assert_eq!(bare.get(&wire).unwrap(), None);
+    each_protocol("uni", |c| {
+        let key = "ключ-鍵-🔑";
+        c.set(key, b"v", 0).unwrap();
+        assert_eq!(c.get(key).unwrap().unwrap(), b"v");
+        // The prefix is on the wire: a client without it does not see the key.
+        let bare = Client::new([server().addr()]).unwrap();
+        assert_eq!(bare.get(key).unwrap(), None);
+        let wire = c.wire_key(key.as_bytes()).unwrap().into_owned();
+        assert_eq!(bare.get(&wire).unwrap().unwrap(), b"v");
+        bare.set(&wire, b"7", 0).unwrap();
+        assert_eq!(c.incr(key, 1).unwrap(), Some(8));
+        assert!(c.touch(key, 0).unwrap());
+        assert!(c.delete(key).unwrap());
+        assert_eq!(bare.get(&wire).unwrap(), None);
+    });
 }
 
 #[test]
 fn version_stats_flush() {
     // Own server: flush_all must not disturb the other tests.
+    for protocol in PROTOCOLS {
+        version_stats_flush_with(protocol);
+    }
+}
+
+fn version_stats_flush_with(protocol: Protocol) {
     let mc = Memcached::start(&[]);
-    let c = Client::new([mc.addr()]).unwrap();
+    let c = Client::builder()
+        .server(&mc.addr())
+        .protocol(protocol)
+        .build()
+        .unwrap();
     let v = c.version();
     assert_eq!(v.len(), 1);
     assert!(v[0].1.as_ref().unwrap().starts_with("1."), "{v:?}");

@@ -1,6 +1,6 @@
 //! memcached's text protocol (`doc/protocol.txt`): request encoders and a reply parser.
 
-use super::{ParseError, Status};
+use super::{push_u64, ParseError, Status};
 
 /// The longest reply line accepted before `\r\n` (a `VALUE` line is at most ~330 bytes;
 /// `stats` lines and error texts are short). Beyond this the reply is garbage.
@@ -78,20 +78,6 @@ pub enum Reply<'a> {
     ClientError(&'a [u8]),
     /// `SERVER_ERROR <text>`.
     ServerError(&'a [u8]),
-}
-
-fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&tmp[i..]);
 }
 
 /// `get`/`gets <key>*`, or `gat`/`gats <exptime> <key>*` when `touch` is given.

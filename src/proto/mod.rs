@@ -2,6 +2,103 @@
 //! parsers read a slice and say `Partial` (need more bytes) or `Complete(reply, consumed)`.
 
 pub mod ascii;
+pub mod binary;
+pub mod meta;
+
+/// Appends the decimal digits of `n`.
+pub(crate) fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&tmp[i..]);
+}
+
+/// Which wire protocol a client speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub enum Protocol {
+    /// The classic text protocol: works with every server and proxy (twemproxy, mcrouter).
+    #[default]
+    Text,
+    /// The meta protocol (memcached ≥ 1.6): opaque tokens on every request, binary keys,
+    /// quiet pipelining, leases against stampedes.
+    Meta,
+    /// The binary protocol (deprecated by memcached 1.6, needed for SASL).
+    Binary,
+}
+
+impl Protocol {
+    /// The name accepted by `FromStr` and the CLI.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Text => "text",
+            Protocol::Meta => "meta",
+            Protocol::Binary => "binary",
+        }
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Protocol> {
+        match s {
+            "text" | "ascii" => Ok(Protocol::Text),
+            "meta" => Ok(Protocol::Meta),
+            "binary" => Ok(Protocol::Binary),
+            _ => Err(crate::Error::Config(format!(
+                "unknown protocol {s:?} (text, meta, binary)"
+            ))),
+        }
+    }
+}
+
+/// A reply parser, so a connection can read any protocol's replies with one loop.
+pub trait Codec {
+    /// One parsed reply, borrowing from the buffer.
+    type Reply<'a>;
+    /// Parses one reply from the start of `buf`; `max_value` bounds announced lengths.
+    fn parse(buf: &[u8], max_value: usize) -> Result<Status<Self::Reply<'_>>, ParseError>;
+}
+
+/// The text protocol's parser.
+pub struct TextCodec;
+/// The meta protocol's parser.
+pub struct MetaCodec;
+/// The binary protocol's parser.
+pub struct BinaryCodec;
+
+impl Codec for TextCodec {
+    type Reply<'a> = ascii::Reply<'a>;
+    fn parse(buf: &[u8], max_value: usize) -> Result<Status<Self::Reply<'_>>, ParseError> {
+        ascii::parse(buf, max_value)
+    }
+}
+
+impl Codec for MetaCodec {
+    type Reply<'a> = meta::Reply<'a>;
+    fn parse(buf: &[u8], max_value: usize) -> Result<Status<Self::Reply<'_>>, ParseError> {
+        meta::parse(buf, max_value)
+    }
+}
+
+impl Codec for BinaryCodec {
+    type Reply<'a> = binary::Response<'a>;
+    fn parse(buf: &[u8], max_value: usize) -> Result<Status<Self::Reply<'_>>, ParseError> {
+        binary::parse(buf, max_value)
+    }
+}
 
 /// The result of parsing a buffer that may hold only part of a reply.
 #[derive(Debug, PartialEq, Eq)]

@@ -1,16 +1,14 @@
-//! Exchanges on one connection in the text protocol: each is an encoder (appending to the
-//! connection's write buffer) and a receiver (reading exactly its replies).
+//! Exchanges in the text protocol.
 
+use super::HitSink;
 use crate::conn::Conn;
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
-use crate::proto::ascii::{self, Reply};
+use crate::proto::ascii::{self, Reply, StoreCommand};
+use crate::proto::TextCodec;
 
 /// Keys per `get` line; a multi-get of more keys is sent as several pipelined lines.
 pub(crate) const KEYS_PER_GET: usize = 100;
-
-/// Receives each hit of a retrieval: (index of the key, data, flags, CAS).
-pub(crate) type HitSink<'s> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 's;
 
 /// The error for a reply that is not one of those expected for `asked`.
 pub(crate) fn unexpected(server: &str, reply: Reply<'_>, asked: &str) -> Error {
@@ -48,13 +46,14 @@ pub(crate) fn encode_retrieval(buf: &mut Vec<u8>, cas: bool, touch: Option<u32>,
 /// asked for is a protocol error, so a crossed reply can never reach a caller.
 pub(crate) fn recv_retrieval(
     conn: &mut Conn,
+    _cas: bool,
     keys: &[&[u8]],
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
     let mut ends = keys.len().div_ceil(KEYS_PER_GET);
     let mut cursor = 0;
     while ends > 0 {
-        let next = conn.read_ascii(|reply, server| match reply {
+        let next = conn.read::<TextCodec, _>(|reply, server| match reply {
             Reply::End => Ok(None),
             Reply::Value {
                 key,
@@ -84,9 +83,28 @@ pub(crate) fn recv_retrieval(
     Ok(())
 }
 
+/// Appends one store command (`quiet` = `noreply`, for bulk loads closed by a barrier).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn encode_store(
+    buf: &mut Vec<u8>,
+    cmd: StoreCommand,
+    key: &[u8],
+    flags: u32,
+    ttl: u32,
+    data: &[u8],
+    _opaque: u32,
+    quiet: bool,
+) {
+    ascii::encode_store(buf, cmd, key, flags, ttl, data, quiet);
+}
+
 /// Reads the reply to one store command.
-pub(crate) fn recv_store(conn: &mut Conn) -> Result<StoreOutcome> {
-    conn.read_ascii(|r, server| match r {
+pub(crate) fn recv_store(
+    conn: &mut Conn,
+    _cmd: StoreCommand,
+    _opaque: u32,
+) -> Result<StoreOutcome> {
+    conn.read::<TextCodec, _>(|r, server| match r {
         Reply::Stored => Ok(StoreOutcome::Stored),
         Reply::NotStored => Ok(StoreOutcome::NotStored),
         Reply::Exists => Ok(StoreOutcome::Exists),
@@ -95,27 +113,42 @@ pub(crate) fn recv_store(conn: &mut Conn) -> Result<StoreOutcome> {
     })
 }
 
+/// Appends `delete`.
+pub(crate) fn encode_delete(buf: &mut Vec<u8>, key: &[u8], _opaque: u32, quiet: bool) {
+    ascii::encode_delete(buf, key, quiet);
+}
+
 /// Reads the reply to `delete`: true if deleted, false if not found.
-pub(crate) fn recv_delete(conn: &mut Conn) -> Result<bool> {
-    conn.read_ascii(|r, server| match r {
+pub(crate) fn recv_delete(conn: &mut Conn, _opaque: u32) -> Result<bool> {
+    conn.read::<TextCodec, _>(|r, server| match r {
         Reply::Deleted => Ok(true),
         Reply::NotFound => Ok(false),
         other => Err(unexpected(server, other, "delete")),
     })
 }
 
+/// Appends `touch`.
+pub(crate) fn encode_touch(buf: &mut Vec<u8>, key: &[u8], ttl: u32, _opaque: u32) {
+    ascii::encode_touch(buf, key, ttl);
+}
+
 /// Reads the reply to `touch`: true if touched, false if not found.
-pub(crate) fn recv_touch(conn: &mut Conn) -> Result<bool> {
-    conn.read_ascii(|r, server| match r {
+pub(crate) fn recv_touch(conn: &mut Conn, _opaque: u32) -> Result<bool> {
+    conn.read::<TextCodec, _>(|r, server| match r {
         Reply::Touched => Ok(true),
         Reply::NotFound => Ok(false),
         other => Err(unexpected(server, other, "touch")),
     })
 }
 
+/// Appends `incr`/`decr` (the text protocol has no initial value: the client adds one).
+pub(crate) fn encode_arith(buf: &mut Vec<u8>, incr: bool, key: &[u8], delta: u64, _opaque: u32) {
+    ascii::encode_arith(buf, incr, key, delta);
+}
+
 /// Reads the reply to `incr`/`decr`: the new value, or `None` if not found.
-pub(crate) fn recv_arith(conn: &mut Conn) -> Result<Option<u64>> {
-    conn.read_ascii(|r, server| match r {
+pub(crate) fn recv_arith(conn: &mut Conn, _opaque: u32) -> Result<Option<u64>> {
+    conn.read::<TextCodec, _>(|r, server| match r {
         Reply::Number(n) => Ok(Some(n)),
         Reply::NotFound => Ok(None),
         other => Err(unexpected(server, other, "incr/decr")),
@@ -123,8 +156,8 @@ pub(crate) fn recv_arith(conn: &mut Conn) -> Result<Option<u64>> {
 }
 
 /// Reads `OK` (flush_all).
-pub(crate) fn recv_ok(conn: &mut Conn) -> Result<()> {
-    conn.read_ascii(|r, server| match r {
+pub(crate) fn recv_flush(conn: &mut Conn) -> Result<()> {
+    conn.read::<TextCodec, _>(|r, server| match r {
         Reply::Ok => Ok(()),
         other => Err(unexpected(server, other, "flush_all")),
     })
@@ -132,7 +165,7 @@ pub(crate) fn recv_ok(conn: &mut Conn) -> Result<()> {
 
 /// Reads `VERSION <text>`.
 pub(crate) fn recv_version(conn: &mut Conn) -> Result<String> {
-    conn.read_ascii(|r, server| match r {
+    conn.read::<TextCodec, _>(|r, server| match r {
         Reply::Version(v) => Ok(String::from_utf8_lossy(v).into_owned()),
         other => Err(unexpected(server, other, "version")),
     })
@@ -142,7 +175,7 @@ pub(crate) fn recv_version(conn: &mut Conn) -> Result<String> {
 pub(crate) fn recv_stats(conn: &mut Conn) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     loop {
-        let stat = conn.read_ascii(|r, server| match r {
+        let stat = conn.read::<TextCodec, _>(|r, server| match r {
             Reply::Stat(k, v) => Ok(Some((
                 String::from_utf8_lossy(k).into_owned(),
                 String::from_utf8_lossy(v).into_owned(),
@@ -157,13 +190,24 @@ pub(crate) fn recv_stats(conn: &mut Conn) -> Result<Vec<(String, String)>> {
     }
 }
 
-impl Conn {
-    /// One `version` round trip (the alive check).
-    pub(crate) fn version(&mut self) -> Result<String> {
-        ascii::encode_version(self.begin());
-        self.send()?;
-        let v = recv_version(self)?;
-        self.finish();
-        Ok(v)
+/// Reads every reply of a pipelined batch of `n` commands, in order; `read_one` reads one.
+pub(crate) fn recv_batch<T>(
+    conn: &mut Conn,
+    n: usize,
+    out: &mut dyn FnMut(usize, Result<T>),
+    mut read_one: impl FnMut(&mut Conn) -> Result<T>,
+) -> Result<()> {
+    for i in 0..n {
+        match read_one(conn) {
+            Ok(v) => out(i, Ok(v)),
+            Err(e) => {
+                // After an error reply the rest of the stream cannot be trusted.
+                for j in i..n {
+                    out(j, Err(e.clone()));
+                }
+                return Err(e);
+            }
+        }
     }
+    Ok(())
 }

@@ -1,0 +1,259 @@
+//! Exchanges on one connection, per protocol. Each exchange is an encoder (appending to the
+//! connection's write buffer) and a receiver (reading exactly its replies); this module picks
+//! the protocol's version of each, so the client above is protocol-neutral.
+
+pub(crate) mod binary;
+pub(crate) mod meta;
+pub(crate) mod text;
+
+use crate::conn::Conn;
+use crate::error::Result;
+use crate::item::StoreOutcome;
+use crate::proto::ascii::{self, StoreCommand};
+use crate::proto::Protocol;
+
+/// Receives each hit of a retrieval: (index of the key, data, flags, CAS).
+pub(crate) type HitSink<'s> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 's;
+
+/// Retrieval requests for `keys` (pipelined, one round trip).
+pub(crate) fn encode_retrieval(
+    p: Protocol,
+    buf: &mut Vec<u8>,
+    cas: bool,
+    touch: Option<u32>,
+    keys: &[&[u8]],
+) {
+    match p {
+        Protocol::Text => text::encode_retrieval(buf, cas, touch, keys),
+        Protocol::Meta => meta::encode_retrieval(buf, cas, touch, keys),
+        Protocol::Binary => binary::encode_retrieval(buf, cas, touch, keys),
+    }
+}
+
+/// Reads the replies to `encode_retrieval`, handing each hit to `sink`.
+pub(crate) fn recv_retrieval(
+    p: Protocol,
+    conn: &mut Conn,
+    cas: bool,
+    keys: &[&[u8]],
+    sink: &mut HitSink<'_>,
+) -> Result<()> {
+    match p {
+        Protocol::Text => text::recv_retrieval(conn, cas, keys, sink),
+        Protocol::Meta => meta::recv_retrieval(conn, cas, keys, sink),
+        Protocol::Binary => binary::recv_retrieval(conn, cas, keys, sink),
+    }
+}
+
+/// One store command; `quiet` asks for no reply on success (text: `noreply`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn encode_store(
+    p: Protocol,
+    buf: &mut Vec<u8>,
+    cmd: StoreCommand,
+    key: &[u8],
+    flags: u32,
+    ttl: u32,
+    data: &[u8],
+    opaque: u32,
+    quiet: bool,
+) {
+    match p {
+        Protocol::Text => text::encode_store(buf, cmd, key, flags, ttl, data, opaque, quiet),
+        Protocol::Meta => meta::encode_store(buf, cmd, key, flags, ttl, data, opaque, quiet),
+        Protocol::Binary => binary::encode_store(buf, cmd, key, flags, ttl, data, opaque, quiet),
+    }
+}
+
+/// Reads the reply to one (non-quiet) store command.
+pub(crate) fn recv_store(
+    p: Protocol,
+    conn: &mut Conn,
+    cmd: StoreCommand,
+    opaque: u32,
+) -> Result<StoreOutcome> {
+    match p {
+        Protocol::Text => text::recv_store(conn, cmd, opaque),
+        Protocol::Meta => meta::recv_store(conn, cmd, opaque),
+        Protocol::Binary => binary::recv_store(conn, cmd, opaque),
+    }
+}
+
+/// One delete.
+pub(crate) fn encode_delete(p: Protocol, buf: &mut Vec<u8>, key: &[u8], opaque: u32, quiet: bool) {
+    match p {
+        Protocol::Text => text::encode_delete(buf, key, opaque, quiet),
+        Protocol::Meta => meta::encode_delete(buf, key, opaque, quiet),
+        Protocol::Binary => binary::encode_delete(buf, key, opaque, quiet),
+    }
+}
+
+/// Reads the reply to one delete: true if the key existed.
+pub(crate) fn recv_delete(p: Protocol, conn: &mut Conn, opaque: u32) -> Result<bool> {
+    match p {
+        Protocol::Text => text::recv_delete(conn, opaque),
+        Protocol::Meta => meta::recv_delete(conn, opaque),
+        Protocol::Binary => binary::recv_delete(conn, opaque),
+    }
+}
+
+/// Whether a batch of stores or deletes is sent quiet and closed by a barrier (meta, binary)
+/// rather than answered one by one (text).
+pub(crate) fn batches_quietly(p: Protocol) -> bool {
+    p != Protocol::Text
+}
+
+/// The barrier that closes a quiet batch (text: `version`, meta: `mn`, binary: NOOP).
+pub(crate) fn encode_barrier(p: Protocol, buf: &mut Vec<u8>) {
+    match p {
+        Protocol::Text => ascii::encode_version(buf),
+        Protocol::Meta => meta::encode_barrier(buf),
+        Protocol::Binary => binary::encode_barrier(buf),
+    }
+}
+
+/// Reads the outcomes of a batch of `n` stores (see `batches_quietly`).
+pub(crate) fn recv_store_batch(
+    p: Protocol,
+    conn: &mut Conn,
+    n: usize,
+    out: &mut dyn FnMut(usize, Result<StoreOutcome>),
+) -> Result<()> {
+    match p {
+        Protocol::Text => {
+            text::recv_batch(conn, n, out, |c| text::recv_store(c, StoreCommand::Set, 0))
+        }
+        Protocol::Meta => meta::recv_store_batch(conn, n, out),
+        Protocol::Binary => binary::recv_store_batch(conn, n, out),
+    }
+}
+
+/// Reads the outcomes of a batch of `n` deletes.
+pub(crate) fn recv_delete_batch(
+    p: Protocol,
+    conn: &mut Conn,
+    n: usize,
+    out: &mut dyn FnMut(usize, Result<bool>),
+) -> Result<()> {
+    match p {
+        Protocol::Text => text::recv_batch(conn, n, out, |c| text::recv_delete(c, 0)),
+        Protocol::Meta => meta::recv_delete_batch(conn, n, out),
+        Protocol::Binary => binary::recv_delete_batch(conn, n, out),
+    }
+}
+
+/// Reads the reply to `encode_barrier`.
+pub(crate) fn recv_barrier(p: Protocol, conn: &mut Conn) -> Result<()> {
+    match p {
+        Protocol::Text => text::recv_version(conn).map(drop),
+        Protocol::Meta => meta::recv_quiet_batch(conn, 0, || (), |_, _, _| Ok(()), &mut |_, _| {}),
+        Protocol::Binary => binary::recv_delete_batch(conn, 0, &mut |_, _| {}),
+    }
+}
+
+/// One touch.
+pub(crate) fn encode_touch(p: Protocol, buf: &mut Vec<u8>, key: &[u8], ttl: u32) {
+    match p {
+        Protocol::Text => text::encode_touch(buf, key, ttl, 0),
+        Protocol::Meta => meta::encode_touch(buf, key, ttl, 0),
+        Protocol::Binary => binary::encode_touch(buf, key, ttl, 0),
+    }
+}
+
+/// Reads the reply to a touch: true if the key existed.
+pub(crate) fn recv_touch(p: Protocol, conn: &mut Conn) -> Result<bool> {
+    match p {
+        Protocol::Text => text::recv_touch(conn, 0),
+        Protocol::Meta => meta::recv_touch(conn, 0),
+        Protocol::Binary => binary::recv_touch(conn, 0),
+    }
+}
+
+/// Whether incr/decr can create a missing counter in the same request (meta, binary).
+pub(crate) fn arith_creates(p: Protocol) -> bool {
+    p != Protocol::Text
+}
+
+/// One incr/decr; `init` = (initial value, ttl) creates a missing counter (not on text).
+pub(crate) fn encode_arith(
+    p: Protocol,
+    buf: &mut Vec<u8>,
+    incr: bool,
+    key: &[u8],
+    delta: u64,
+    init: Option<(u64, u32)>,
+) {
+    match p {
+        Protocol::Text => text::encode_arith(buf, incr, key, delta, 0),
+        Protocol::Meta => meta::encode_arith(buf, incr, key, delta, init, 0),
+        Protocol::Binary => binary::encode_arith(buf, incr, key, delta, init, 0),
+    }
+}
+
+/// Reads the reply to incr/decr: the new value, or `None` if missing.
+pub(crate) fn recv_arith(p: Protocol, conn: &mut Conn) -> Result<Option<u64>> {
+    match p {
+        Protocol::Text => text::recv_arith(conn, 0),
+        Protocol::Meta => meta::recv_arith(conn, 0),
+        Protocol::Binary => binary::recv_arith(conn, 0),
+    }
+}
+
+/// flush_all (text form for text and meta).
+pub(crate) fn encode_flush(p: Protocol, buf: &mut Vec<u8>, delay: Option<u32>) {
+    match p {
+        Protocol::Binary => binary::encode_flush(buf, delay),
+        _ => ascii::encode_flush_all(buf, delay),
+    }
+}
+
+/// Reads the reply to flush_all.
+pub(crate) fn recv_flush(p: Protocol, conn: &mut Conn) -> Result<()> {
+    match p {
+        Protocol::Binary => binary::recv_flush(conn),
+        _ => text::recv_flush(conn),
+    }
+}
+
+/// version.
+pub(crate) fn encode_version(p: Protocol, buf: &mut Vec<u8>) {
+    match p {
+        Protocol::Binary => binary::encode_version(buf),
+        _ => ascii::encode_version(buf),
+    }
+}
+
+/// Reads the reply to version.
+pub(crate) fn recv_version(p: Protocol, conn: &mut Conn) -> Result<String> {
+    match p {
+        Protocol::Binary => binary::recv_version(conn),
+        _ => text::recv_version(conn),
+    }
+}
+
+/// stats [group].
+pub(crate) fn encode_stats(p: Protocol, buf: &mut Vec<u8>, group: Option<&str>) {
+    match p {
+        Protocol::Binary => binary::encode_stats(buf, group),
+        _ => ascii::encode_stats(buf, group),
+    }
+}
+
+/// Reads the reply to stats.
+pub(crate) fn recv_stats(p: Protocol, conn: &mut Conn) -> Result<Vec<(String, String)>> {
+    match p {
+        Protocol::Binary => binary::recv_stats(conn),
+        _ => text::recv_stats(conn),
+    }
+}
+
+impl Conn {
+    /// One `version` round trip (the alive check).
+    pub(crate) fn alive_check(&mut self, p: Protocol) -> Result<String> {
+        encode_version(p, self.begin());
+        self.send()?;
+        let v = recv_version(p, self)?;
+        self.finish();
+        Ok(v)
+    }
+}

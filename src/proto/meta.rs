@@ -1,0 +1,414 @@
+//! memcached's meta protocol (`mg`, `ms`, `md`, `ma`, `mn`): request encoders and a reply
+//! parser. Replies that are not meta (`VERSION`, `STAT`, `OK`, errors) are parsed by the text
+//! codec and passed through as [`Reply::Text`].
+
+use super::ascii::{self, MAX_LINE};
+use super::{push_u64, ParseError, Status};
+
+/// One flag of a meta request: a letter, optionally followed by a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flag<'a> {
+    /// A flag without a token, such as `v`, `q`, `c`.
+    Bare(u8),
+    /// A flag with a number, such as `T30` or `O7`.
+    Num(u8, u64),
+    /// A flag with a text token, such as `MA` (mode append).
+    Tok(u8, &'a [u8]),
+}
+
+/// The meta commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `mg`: get.
+    Get,
+    /// `ms`: set (with a data block).
+    Set,
+    /// `md`: delete.
+    Delete,
+    /// `ma`: arithmetic.
+    Arith,
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Appends the standard base64 encoding (with padding) of `data`.
+pub fn push_base64(buf: &mut Vec<u8>, data: &[u8]) {
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        buf.push(B64[(n >> 18) as usize & 63]);
+        buf.push(B64[(n >> 12) as usize & 63]);
+        buf.push(if chunk.len() > 1 {
+            B64[(n >> 6) as usize & 63]
+        } else {
+            b'='
+        });
+        buf.push(if chunk.len() > 2 {
+            B64[n as usize & 63]
+        } else {
+            b'='
+        });
+    }
+}
+
+/// True when `key` can go on the wire as is (otherwise it is sent base64-encoded with `b`).
+pub fn key_is_plain(key: &[u8]) -> bool {
+    !key.is_empty() && key.len() <= 250 && key.iter().all(|&b| b > b' ' && b < 0x7f)
+}
+
+/// Appends one meta request: `<cmd> <key> [<datalen>] <flags>*\r\n[<data>\r\n]`. Keys that
+/// cannot go on the wire as they are (binary, spaces, non-ASCII) are base64-encoded and
+/// flagged `b`. `data` is required for `Set` and ignored otherwise.
+pub fn encode(
+    buf: &mut Vec<u8>,
+    cmd: Command,
+    key: &[u8],
+    data: Option<&[u8]>,
+    flags: &[Flag<'_>],
+) {
+    buf.extend_from_slice(match cmd {
+        Command::Get => b"mg ",
+        Command::Set => b"ms ",
+        Command::Delete => b"md ",
+        Command::Arith => b"ma ",
+    });
+    let plain = key_is_plain(key);
+    if plain {
+        buf.extend_from_slice(key);
+    } else {
+        push_base64(buf, key);
+    }
+    let data = if cmd == Command::Set { data } else { None };
+    if let Some(d) = data {
+        buf.push(b' ');
+        push_u64(buf, d.len() as u64);
+    }
+    if !plain {
+        buf.extend_from_slice(b" b");
+    }
+    for f in flags {
+        buf.push(b' ');
+        match *f {
+            Flag::Bare(c) => buf.push(c),
+            Flag::Num(c, n) => {
+                buf.push(c);
+                push_u64(buf, n);
+            }
+            Flag::Tok(c, t) => {
+                buf.push(c);
+                buf.extend_from_slice(t);
+            }
+        }
+    }
+    buf.extend_from_slice(b"\r\n");
+    if let Some(d) = data {
+        buf.extend_from_slice(d);
+        buf.extend_from_slice(b"\r\n");
+    }
+}
+
+/// `mn`: the no-op that closes a pipeline of quiet requests.
+pub fn encode_noop(buf: &mut Vec<u8>) {
+    buf.extend_from_slice(b"mn\r\n");
+}
+
+/// The flags of a meta reply (`c123 f5 O7 W`), borrowed from the reply line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Flags<'a>(pub &'a [u8]);
+
+impl<'a> Flags<'a> {
+    /// Every flag token.
+    pub fn tokens(&self) -> impl Iterator<Item = &'a [u8]> {
+        self.0.split(|&b| b == b' ').filter(|t| !t.is_empty())
+    }
+
+    /// The token after flag letter `c`, if the flag is present.
+    pub fn get(&self, c: u8) -> Option<&'a [u8]> {
+        self.tokens().find(|t| t[0] == c).map(|t| &t[1..])
+    }
+
+    /// True when flag `c` is present.
+    pub fn has(&self, c: u8) -> bool {
+        self.get(c).is_some()
+    }
+
+    /// The number after flag letter `c`; `Err` when present but not a number.
+    pub fn num(&self, c: u8) -> Result<Option<u64>, ParseError> {
+        match self.get(c) {
+            None => Ok(None),
+            Some(t) => parse_u64(t).map(Some).ok_or(ParseError::BadLine),
+        }
+    }
+}
+
+/// One reply of the meta protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reply<'a> {
+    /// `VA <size> <flags>*` and its data block.
+    Value {
+        /// The reply's flags.
+        flags: Flags<'a>,
+        /// The data, without its `\r\n`.
+        data: &'a [u8],
+    },
+    /// `HD <flags>*`: success without a value.
+    Header(Flags<'a>),
+    /// `EN`: miss.
+    Miss(Flags<'a>),
+    /// `NS`: not stored.
+    NotStored(Flags<'a>),
+    /// `EX`: exists (cas mismatch).
+    Exists(Flags<'a>),
+    /// `NF`: not found.
+    NotFound(Flags<'a>),
+    /// `MN`: end of a pipeline.
+    NoOp,
+    /// A reply of the text protocol (`VERSION`, `STAT`, `END`, `OK`, errors).
+    Text(ascii::Reply<'a>),
+}
+
+impl<'a> Reply<'a> {
+    /// The reply's flags (empty for `MN` and text replies).
+    pub fn flags(&self) -> Flags<'a> {
+        match *self {
+            Reply::Value { flags, .. }
+            | Reply::Header(flags)
+            | Reply::Miss(flags)
+            | Reply::NotStored(flags)
+            | Reply::Exists(flags)
+            | Reply::NotFound(flags) => flags,
+            Reply::NoOp | Reply::Text(_) => Flags::default(),
+        }
+    }
+}
+
+fn parse_u64(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 20 {
+        return None;
+    }
+    s.iter().try_fold(0u64, |n, &b| {
+        b.is_ascii_digit()
+            .then(|| n.checked_mul(10)?.checked_add(u64::from(b - b'0')))?
+    })
+}
+
+/// Parses one meta reply from the start of `buf`; `max_value` bounds a `VA` size.
+pub fn parse(buf: &[u8], max_value: usize) -> Result<Status<Reply<'_>>, ParseError> {
+    if buf.len() < 2 || !buf[0].is_ascii_uppercase() || !buf[1].is_ascii_uppercase() {
+        return text(buf, max_value);
+    }
+    let code = [buf[0], buf[1]];
+    if !matches!(&code, b"VA" | b"HD" | b"EN" | b"NS" | b"EX" | b"NF" | b"MN") {
+        return text(buf, max_value);
+    }
+    if buf.len() > 2 && buf[2] != b' ' && buf[2] != b'\r' {
+        return text(buf, max_value);
+    }
+    let Some(nl) = memchr::memchr(b'\n', &buf[..buf.len().min(MAX_LINE)]) else {
+        return if buf.len() >= MAX_LINE {
+            Err(ParseError::LineTooLong)
+        } else {
+            Ok(Status::Partial(None))
+        };
+    };
+    if buf[nl - 1] != b'\r' {
+        return Err(ParseError::BadLine);
+    }
+    let line = &buf[..nl - 1];
+    let used = nl + 1;
+    let rest = line.get(3..).unwrap_or(b"");
+    let reply = match &code {
+        b"HD" => Reply::Header(Flags(rest)),
+        b"EN" => Reply::Miss(Flags(rest)),
+        b"NS" => Reply::NotStored(Flags(rest)),
+        b"EX" => Reply::Exists(Flags(rest)),
+        b"NF" => Reply::NotFound(Flags(rest)),
+        b"MN" if rest.is_empty() => Reply::NoOp,
+        b"VA" => {
+            let (size, flags) = match rest.iter().position(|&b| b == b' ') {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, &b""[..]),
+            };
+            let len = parse_u64(size).ok_or(ParseError::BadLine)?;
+            if len > max_value as u64 {
+                return Err(ParseError::ValueTooLarge);
+            }
+            let len = len as usize;
+            let total = used + len + 2;
+            if buf.len() < total {
+                return Ok(Status::Partial(Some(total)));
+            }
+            if &buf[used + len..total] != b"\r\n" {
+                return Err(ParseError::BadTerminator);
+            }
+            return Ok(Status::Complete(
+                Reply::Value {
+                    flags: Flags(flags),
+                    data: &buf[used..used + len],
+                },
+                total,
+            ));
+        }
+        _ => return Err(ParseError::BadLine),
+    };
+    Ok(Status::Complete(reply, used))
+}
+
+fn text(buf: &[u8], max_value: usize) -> Result<Status<Reply<'_>>, ParseError> {
+    Ok(match ascii::parse(buf, max_value)? {
+        Status::Partial(h) => Status::Partial(h),
+        Status::Complete(r, n) => Status::Complete(Reply::Text(r), n),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(cmd: Command, key: &[u8], data: Option<&[u8]>, flags: &[Flag<'_>]) -> Vec<u8> {
+        let mut b = Vec::new();
+        encode(&mut b, cmd, key, data, flags);
+        b
+    }
+
+    #[test]
+    fn exact_request_bytes() {
+        use Flag::*;
+        let cases: Vec<(Vec<u8>, &[u8])> = vec![
+            (
+                enc(
+                    Command::Get,
+                    b"foo",
+                    None,
+                    &[Bare(b'v'), Bare(b'f'), Num(b'O', 7), Bare(b'q')],
+                ),
+                b"mg foo v f O7 q\r\n",
+            ),
+            (
+                enc(
+                    Command::Set,
+                    b"foo",
+                    Some(b"bar"),
+                    &[Num(b'F', 5), Num(b'T', 0), Tok(b'M', b"E")],
+                ),
+                b"ms foo 3 F5 T0 ME\r\nbar\r\n",
+            ),
+            (
+                enc(Command::Set, b"k", Some(b""), &[Num(b'C', 12)]),
+                b"ms k 0 C12\r\n\r\n",
+            ),
+            (
+                enc(Command::Delete, b"k", None, &[Bare(b'I'), Num(b'T', 30)]),
+                b"md k I T30\r\n",
+            ),
+            (
+                enc(
+                    Command::Arith,
+                    b"n",
+                    None,
+                    &[Tok(b'M', b"D"), Num(b'D', 5), Bare(b'v')],
+                ),
+                b"ma n MD D5 v\r\n",
+            ),
+            (
+                enc(Command::Get, b"a b", None, &[Bare(b'v')]),
+                b"mg YSBi b v\r\n",
+            ),
+            (
+                enc(Command::Get, "é".as_bytes(), None, &[]),
+                b"mg w6k= b\r\n",
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got, want, "{}", String::from_utf8_lossy(want));
+        }
+        let mut b = Vec::new();
+        encode_noop(&mut b);
+        assert_eq!(b, b"mn\r\n");
+    }
+
+    #[test]
+    fn base64_vectors() {
+        for (raw, want) in [
+            (&b""[..], &b""[..]),
+            (b"f", b"Zg=="),
+            (b"fo", b"Zm8="),
+            (b"foo", b"Zm9v"),
+            (b"foob", b"Zm9vYg=="),
+            (b"\xff\x00\x80", b"/wCA"),
+        ] {
+            let mut b = Vec::new();
+            push_base64(&mut b, raw);
+            assert_eq!(b, want);
+        }
+    }
+
+    const VALID: &[&[u8]] = &[
+        b"HD\r\n",
+        b"HD O7 c12\r\n",
+        b"EN\r\n",
+        b"NS O1\r\n",
+        b"EX\r\n",
+        b"NF O3\r\n",
+        b"MN\r\n",
+        b"VA 3 f5 c1 kfoo O2\r\nbar\r\n",
+        b"VA 0 W\r\n\r\n",
+        b"VA 4\r\na\r\nb\r\n",
+        b"VERSION 1.6.18\r\n",
+        b"SERVER_ERROR out of memory\r\n",
+        b"CLIENT_ERROR bad command line format\r\n",
+    ];
+
+    #[test]
+    fn valid_replies_and_every_strict_prefix() {
+        for bytes in VALID {
+            match parse(bytes, 1 << 20) {
+                Ok(Status::Complete(_, n)) => assert_eq!(n, bytes.len()),
+                other => panic!("{}: {other:?}", String::from_utf8_lossy(bytes)),
+            }
+            for n in 0..bytes.len() {
+                assert!(
+                    matches!(parse(&bytes[..n], 1 << 20), Ok(Status::Partial(_))),
+                    "prefix {n} of {}",
+                    String::from_utf8_lossy(bytes)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn reply_fields() {
+        let Ok(Status::Complete(r, _)) = parse(b"VA 3 f5 c99 O2 W\r\nbar\r\n", 100) else {
+            panic!()
+        };
+        let Reply::Value { flags, data } = r else {
+            panic!()
+        };
+        assert_eq!(data, b"bar");
+        assert_eq!(flags.num(b'f'), Ok(Some(5)));
+        assert_eq!(flags.num(b'c'), Ok(Some(99)));
+        assert_eq!(flags.num(b'O'), Ok(Some(2)));
+        assert!(flags.has(b'W') && !flags.has(b'Z'));
+        assert_eq!(r.flags().num(b'x'), Ok(None));
+    }
+
+    #[test]
+    fn hostile_input_is_an_error() {
+        assert_eq!(
+            parse(b"VA 99999999999 f1\r\n", 1 << 20),
+            Err(ParseError::ValueTooLarge)
+        );
+        assert_eq!(parse(b"VA x\r\n", 1 << 20), Err(ParseError::BadLine));
+        assert_eq!(
+            parse(b"VA 1\r\nab\r\n", 1 << 20),
+            Err(ParseError::BadTerminator)
+        );
+        assert_eq!(parse(b"MN junk\r\n", 1 << 20), Err(ParseError::BadLine));
+        assert_eq!(parse(b"ZZ 1\r\n", 1 << 20), Err(ParseError::UnknownReply));
+        assert_eq!(parse(b"OK?\r\n", 1 << 20), Err(ParseError::UnknownReply));
+    }
+}
