@@ -27,7 +27,11 @@ fn commands_and_exit_statuses() {
     assert_eq!(code(&with(&["set", "k", "hello", "--ttl", "100"])), 0);
     let o = with(&["get", "k"]);
     assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"hello\n"[..]));
-    assert_eq!(code(&with(&["add", "k", "x"])), 1, "add of an existing key is refused");
+    assert_eq!(
+        code(&with(&["add", "k", "x"])),
+        1,
+        "add of an existing key is refused"
+    );
     assert_eq!(code(&with(&["replace", "k", "hi"])), 0);
     assert_eq!(code(&with(&["append", "k", "!"])), 0);
     assert_eq!(code(&with(&["prepend", "k", "<"])), 0);
@@ -64,7 +68,9 @@ fn commands_and_exit_statuses() {
 fn private_server_when_no_servers_given() {
     let o = mcpool(&["version"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("started a private memcached at 127.0.0.1:"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("started a private memcached at 127.0.0.1:")
+    );
     let o = mcpool(&["set", "k", "v"]);
     assert_eq!(code(&o), 0);
 }
