@@ -204,7 +204,8 @@ impl Client {
         match self.inner.protocol {
             Protocol::Text => key::validate(&wire)?,
             // Meta sends such keys base64-encoded, binary as they are.
-            Protocol::Meta | Protocol::Binary => key::validate_length(&wire)?,
+            Protocol::Meta => key::validate_meta(&wire)?,
+            Protocol::Binary => key::validate_length(&wire)?,
         }
         Ok(wire)
     }

@@ -40,6 +40,21 @@ pub fn validate_length(key: &[u8]) -> Result<()> {
     })
 }
 
+/// Checks a key for the meta protocol: plain keys up to 250 bytes; keys that must be sent
+/// base64-encoded (spaces, control or non-ASCII bytes) up to 187 bytes, since memcached
+/// limits the encoded form to 250.
+pub fn validate_meta(key: &[u8]) -> Result<()> {
+    validate_length(key)?;
+    let plain = key.iter().all(|&b| b > b' ' && b < 0x7f);
+    if !plain && key.len().div_ceil(3) * 4 > MAX_KEY_LEN {
+        return Err(Error::InvalidKey {
+            key: display(key),
+            reason: "binary key longer than 187 bytes (250 once base64-encoded for meta)",
+        });
+    }
+    Ok(())
+}
+
 /// The key for error messages: lossy UTF-8, cut to 300 characters.
 pub(crate) fn display(key: &[u8]) -> String {
     let mut s = String::from_utf8_lossy(key).into_owned();

@@ -45,6 +45,11 @@ impl Memcached {
 
     /// Starts memcached on `port` (0 = a free one), retrying a few times if the port is taken.
     pub fn start_on(port: u16, extra: &[&str]) -> Memcached {
+        Self::start_with_env(port, extra, &[])
+    }
+
+    /// Like `start_on`, with extra environment variables (e.g. `SASL_CONF_PATH`).
+    pub fn start_with_env(port: u16, extra: &[&str], env: &[(&str, &str)]) -> Memcached {
         for _attempt in 0..5 {
             let port = if port == 0 { free_port() } else { port };
             let mut cmd = Command::new(memcached_bin());
@@ -62,6 +67,7 @@ impl Memcached {
                 cmd.args(["-u", "root"]);
             }
             cmd.args(extra).stdout(Stdio::null()).stderr(Stdio::null());
+            cmd.envs(env.iter().copied());
             let mut child = match cmd.spawn() {
                 Ok(c) => c,
                 Err(e) => panic!(

@@ -1,0 +1,307 @@
+//! What only some protocols do: binary keys (meta base64, binary), leases and stale-while-
+//! revalidate (meta), SASL (binary), and opaque checks that catch crossed replies from a
+//! deliberately broken fake server.
+mod common;
+
+use common::{unique, Memcached};
+use mcpool::{Client, Error, Lease, Protocol, StoreOutcome};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+fn client(mc: &Memcached, protocol: Protocol) -> Client {
+    Client::builder()
+        .server(&mc.addr())
+        .protocol(protocol)
+        .key_prefix(unique("p"))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn binary_keys_on_meta_and_binary() {
+    let mc = Memcached::start(&[]);
+    for p in [Protocol::Meta, Protocol::Binary] {
+        let c = client(&mc, p);
+        // Meta sends such keys base64-encoded, and memcached limits the encoded form to 250
+        // bytes: 187 raw bytes at most (the prefix included).
+        let mut long = vec![b' '; if p == Protocol::Meta { 150 } else { 200 }];
+        long.extend_from_slice(&[0, 1, 255, b'\r', b'\n']);
+        for key in [
+            &b"with space"[..],
+            b"new\nline",
+            "ключ 🔑".as_bytes(),
+            b"\0\x01\xff",
+            &long,
+        ] {
+            assert_eq!(c.set(key, key, 0).unwrap(), StoreOutcome::Stored, "{p}");
+            assert_eq!(c.get(key).unwrap().as_deref(), Some(key), "{p} {key:?}");
+        }
+        let keys: Vec<&[u8]> = vec![b"with space", b"missing key", b"new\nline"];
+        let got = c.get_multi(&keys);
+        assert_eq!(
+            got[0].as_ref().unwrap().as_ref().unwrap().value,
+            b"with space"
+        );
+        assert!(got[1].as_ref().unwrap().is_none());
+        assert_eq!(
+            got[2].as_ref().unwrap().as_ref().unwrap().value,
+            b"new\nline"
+        );
+        assert!(matches!(
+            c.get(vec![b'k'; 251]),
+            Err(Error::InvalidKey { .. })
+        ));
+        if p == Protocol::Meta {
+            assert!(matches!(
+                c.get(vec![b' '; 188]),
+                Err(Error::InvalidKey { .. })
+            ));
+        }
+        assert!(matches!(c.get(b""), Err(Error::InvalidKey { .. })));
+    }
+    // The text protocol refuses the same keys before sending.
+    let t = client(&mc, Protocol::Text);
+    assert!(matches!(t.get("with space"), Err(Error::InvalidKey { .. })));
+}
+
+#[test]
+fn leases_elect_exactly_one_recomputer() {
+    let mc = Memcached::start(&["-t", "4"]);
+    let c = client(&mc, Protocol::Meta);
+    let start = Arc::new(Barrier::new(64));
+    let winners = Arc::new(AtomicUsize::new(0));
+    let waiters = Arc::new(AtomicUsize::new(0));
+    let threads: Vec<_> = (0..64)
+        .map(|_| {
+            let (c, start, winners, waiters) =
+                (c.clone(), start.clone(), winners.clone(), waiters.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                match c.get_lease("hot", 30, None).unwrap() {
+                    Lease::Recompute { stale: None } => winners.fetch_add(1, Ordering::SeqCst),
+                    Lease::Wait { stale: None } => waiters.fetch_add(1, Ordering::SeqCst),
+                    other => panic!("unexpected {other:?}"),
+                };
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(
+        winners.load(Ordering::SeqCst),
+        1,
+        "exactly one caller recomputes"
+    );
+    assert_eq!(waiters.load(Ordering::SeqCst), 63);
+    // The winner stores the value; everyone then gets a hit.
+    c.set("hot", b"computed", 60).unwrap();
+    match c.get_lease("hot", 30, None).unwrap() {
+        Lease::Hit(item) => assert_eq!(item.value, b"computed"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn invalidate_serves_stale_while_one_recomputes() {
+    let mc = Memcached::start(&[]);
+    let c = client(&mc, Protocol::Meta);
+    c.set("k", b"old", 0).unwrap();
+    assert!(c.invalidate("k", 30).unwrap());
+    assert!(!c.invalidate("absent", 30).unwrap());
+    match c.get_lease("k", 30, None).unwrap() {
+        Lease::Recompute { stale: Some(item) } => assert_eq!(item.value, b"old"),
+        other => panic!("first reader should win with the stale value: {other:?}"),
+    }
+    for _ in 0..3 {
+        match c.get_lease("k", 30, None).unwrap() {
+            Lease::Wait { stale: Some(item) } => assert_eq!(item.value, b"old"),
+            other => panic!("later readers wait with the stale value: {other:?}"),
+        }
+    }
+    c.set("k", b"new", 0).unwrap();
+    assert!(matches!(c.get_lease("k", 30, None).unwrap(), Lease::Hit(i) if i.value == b"new"));
+    // Other protocols say clearly that leases need meta.
+    let t = client(&mc, Protocol::Text);
+    assert!(matches!(
+        t.get_lease("k", 30, None),
+        Err(Error::Unsupported(_))
+    ));
+}
+
+/// A deliberately broken fake server: answers each request line with `reply(line)`.
+fn fake_server(reply: fn(&[u8]) -> Vec<u8>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(8) {
+            let Ok(stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut w = stream.try_clone().unwrap();
+                let mut r = BufReader::new(stream);
+                for _ in 0..50 {
+                    let mut line = Vec::new();
+                    if r.read_until(b'\n', &mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    if w.write_all(&reply(&line)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+#[test]
+fn meta_reply_with_the_wrong_opaque_is_refused() {
+    // Answers every mg with a value under opaque 5, whatever was asked.
+    let addr = fake_server(|_| b"VA 5 f0 O5\r\nwrong\r\n".to_vec());
+    let c = Client::builder()
+        .server(&addr)
+        .protocol(Protocol::Meta)
+        .failure_limit(100)
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        match c.get("mine") {
+            Err(Error::Protocol { detail, .. }) => assert!(detail.contains("opaque"), "{detail}"),
+            other => panic!("a crossed reply must be refused, got {other:?}"),
+        }
+    }
+    let many = c.get_multi(&["a", "b"]);
+    assert!(
+        many.iter()
+            .all(|r| matches!(r, Err(Error::Protocol { .. }))),
+        "{many:?}"
+    );
+}
+
+#[test]
+fn unknown_replies_are_clear_errors() {
+    // memcached 1.6.6-era meta codes and plain garbage.
+    let addr = fake_server(|_| b"OK\r\n".to_vec());
+    let c = Client::builder()
+        .server(&addr)
+        .protocol(Protocol::Meta)
+        .failure_limit(100)
+        .build()
+        .unwrap();
+    let e = c.get("k").unwrap_err().to_string();
+    assert!(e.contains("Ok") || e.contains("OK"), "{e}");
+    let addr = fake_server(|_| b"ZZ top\r\n".to_vec());
+    let c = Client::builder()
+        .server(&addr)
+        .protocol(Protocol::Meta)
+        .failure_limit(100)
+        .build()
+        .unwrap();
+    let e = c.get("k").unwrap_err().to_string();
+    assert!(e.contains("unknown reply") && e.contains("ZZ top"), "{e}");
+}
+
+#[test]
+fn binary_response_with_the_wrong_opaque_is_refused() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = listener.accept() else {
+            return;
+        };
+        let mut header = [0u8; 24];
+        if s.read_exact(&mut header).is_err() {
+            return;
+        }
+        let body = u32::from_be_bytes(header[8..12].try_into().unwrap()) as usize;
+        let mut rest = vec![0u8; body];
+        let _ = s.read_exact(&mut rest);
+        // A GET response with opaque 99 (the request had 0) and value "wrong".
+        let mut resp = vec![0x81, 0x00, 0, 0, 4, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 99];
+        resp.extend_from_slice(&[0; 8]);
+        resp.extend_from_slice(&[0, 0, 0, 0]);
+        resp.extend_from_slice(b"wrong");
+        let _ = s.write_all(&resp);
+        std::thread::sleep(Duration::from_millis(200));
+    });
+    let c = Client::builder()
+        .server(&addr)
+        .protocol(Protocol::Binary)
+        .min_idle(0)
+        .max_size(1)
+        .build()
+        .unwrap();
+    match c.get("mine") {
+        Err(Error::Protocol { detail, .. }) => assert!(detail.contains("opaque"), "{detail}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn sasl_plain_on_the_binary_protocol() {
+    let status = std::process::Command::new("saslpasswd2").arg("-h").output();
+    if status.is_err() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "saslpasswd2 missing in CI (Debian: apt-get install sasl2-bin)"
+        );
+        eprintln!("SKIP: saslpasswd2 not installed (Debian: sasl2-bin)");
+        return;
+    }
+    let dir = std::env::temp_dir().join(unique("mcpool-sasl"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("sasldb");
+    let mut child = std::process::Command::new("saslpasswd2")
+        .args(["-p", "-a", "memcached", "-c", "-f"])
+        .arg(&db)
+        .arg("alice")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"s3cret").unwrap();
+    assert!(child.wait().unwrap().success());
+    std::fs::write(
+        dir.join("memcached.conf"),
+        format!("mech_list: plain\nsasldb_path: {}\n", db.display()),
+    )
+    .unwrap();
+    let conf = dir.to_str().unwrap().to_owned();
+    let mc = Memcached::start_with_env(0, &["-S"], &[("SASL_CONF_PATH", &conf)]);
+    let good = Client::builder()
+        .server(&mc.addr())
+        .protocol(Protocol::Binary)
+        .sasl_plain("alice", "s3cret")
+        .build()
+        .unwrap();
+    good.set("k", b"secret value", 0).unwrap();
+    assert_eq!(good.get("k").unwrap().unwrap(), b"secret value");
+    let bad = Client::builder()
+        .server(&mc.addr())
+        .protocol(Protocol::Binary)
+        .sasl_plain("alice", "wrong")
+        .build()
+        .unwrap();
+    assert!(
+        matches!(bad.get("k"), Err(Error::Auth { .. })),
+        "{:?}",
+        bad.get("k")
+    );
+    let anonymous = Client::builder()
+        .server(&mc.addr())
+        .protocol(Protocol::Binary)
+        .build()
+        .unwrap();
+    assert!(anonymous.get("k").is_err());
+    assert!(
+        Client::builder()
+            .server(&mc.addr())
+            .sasl_plain("alice", "s3cret")
+            .build()
+            .is_err(),
+        "SASL on the text protocol is refused at build time"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
