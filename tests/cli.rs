@@ -65,6 +65,30 @@ fn commands_and_exit_statuses() {
 }
 
 #[test]
+fn every_protocol_from_the_command_line() {
+    let mc = Memcached::start(&[]);
+    let addr = mc.addr();
+    for p in ["text", "meta", "binary"] {
+        let run = |rest: &[&str]| {
+            let mut a = vec!["--servers", addr.as_str(), "--protocol", p];
+            a.extend_from_slice(rest);
+            mcpool(&a)
+        };
+        assert_eq!(code(&run(&["set", "k", p])), 0, "{p}");
+        assert_eq!(run(&["get", "k"]).stdout, format!("{p}\n").as_bytes());
+    }
+    let o = mcpool(&[
+        "--servers",
+        &mc.addr(),
+        "--protocol",
+        "carrier-pigeon",
+        "version",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown protocol"));
+}
+
+#[test]
 fn private_server_when_no_servers_given() {
     let o = mcpool(&["version"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));

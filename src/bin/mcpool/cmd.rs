@@ -36,6 +36,9 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     if g.no_sanitize_keys {
         b = b.sanitize_keys(false);
     }
+    if let Some(p) = &g.protocol {
+        b = b.protocol(p.parse().map_err(|e: mcpool::Error| e.to_string())?);
+    }
     if let Some(p) = &g.prefix {
         b = b.key_prefix(p.as_bytes());
     }

@@ -35,6 +35,7 @@ Global options:
   --ketama-points N                   points per server for cmf-ketama
   --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by default)
   --prefix P                          key prefix (namespace)
+  --protocol text|meta|binary         wire protocol (default text)
   --connect-timeout-ms N              connect timeout (default 1000)
   --io-timeout-ms N                   socket read/write timeout (default 1000)
   -h, --help                          this text
@@ -59,6 +60,8 @@ pub struct Globals {
     pub connect_timeout_ms: Option<u64>,
     /// `--io-timeout-ms`.
     pub io_timeout_ms: Option<u64>,
+    /// `--protocol`.
+    pub protocol: Option<String>,
 }
 
 /// A usage error: printed with a hint, exit status 2.
@@ -85,6 +88,7 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
                 | "--prefix"
                 | "--connect-timeout-ms"
                 | "--io-timeout-ms"
+                | "--protocol"
         );
         let value = if takes_value {
             match inline {
@@ -125,6 +129,7 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
             ("--prefix", Some(v)) => g.prefix = Some(v),
             ("--connect-timeout-ms", Some(v)) => g.connect_timeout_ms = Some(num(&v)?),
             ("--io-timeout-ms", Some(v)) => g.io_timeout_ms = Some(num(&v)?),
+            ("--protocol", Some(v)) => g.protocol = Some(v),
             ("--no-sanitize-keys", None) => g.no_sanitize_keys = true,
             (f, _) if f.starts_with('-') && f != "-" => {
                 if f == "-h" || f == "--help" {
