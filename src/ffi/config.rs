@@ -1,0 +1,530 @@
+//! `mcpool_config`: an opaque builder for a client's configuration.
+//!
+//! Every setter checks its value at once (a bad address or name fails the setter, not the
+//! later `mcpool_client_new`) and leaves the configuration unchanged on failure.
+
+use super::landing::{landingpad, landingpad_void, Failure, Outcome};
+use super::ptr;
+use super::status::mcpool_status::{self, MCPOOL_OK};
+use crate::address::ServerSpec;
+use crate::config::ClientBuilder;
+use crate::key::MAX_KEY_LEN;
+use crate::route::{Distribution, FailoverPolicy};
+use crate::value::CompressionFormat;
+use std::ffi::c_char;
+use std::time::Duration;
+
+/// Longest server address, distribution, failover or format name accepted, in bytes.
+const MAX_NAME_LEN: usize = 4096;
+
+/// A client configuration being built: servers, placement, pool, timeouts, compression.
+/// Create with `mcpool_config_new`, free with `mcpool_config_free`. Not thread-safe: set it
+/// up from one thread, then build any number of clients from it.
+pub struct mcpool_config {
+    pub(crate) builder: ClientBuilder,
+}
+
+/// Applies `f` to the configuration behind `config`.
+///
+/// # Safety
+/// `config` is NULL or a live `mcpool_config` that no other thread is using.
+unsafe fn update(
+    config: *mut mcpool_config,
+    f: impl FnOnce(ClientBuilder) -> Result<ClientBuilder, Failure>,
+) -> Outcome {
+    // SAFETY: forwarded from the caller's promise.
+    let cfg = unsafe { ptr::handle_mut(config, "config") }?;
+    let builder = f(cfg.builder.clone())?;
+    cfg.builder = builder;
+    Ok(MCPOOL_OK)
+}
+
+fn millis(ms: u64, what: &str) -> Result<Duration, Failure> {
+    if ms == 0 {
+        return Err(Failure::invalid(format!("{what} must be above zero")));
+    }
+    Ok(Duration::from_millis(ms))
+}
+
+/// Creates a configuration with every default (no servers yet) and writes it to `*out`.
+///
+/// Ownership: the caller owns `*out` and frees it with `mcpool_config_free`.
+///
+/// # Safety
+/// `out` is NULL (refused) or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_new(out: *mut *mut mcpool_config) -> mcpool_status {
+    landingpad(|| {
+        ptr::out(out, "out")?;
+        let cfg = Box::new(mcpool_config {
+            builder: ClientBuilder::new(),
+        });
+        // SAFETY: `out` was checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out, Box::into_raw(cfg)) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Frees a configuration made by `mcpool_config_new`. NULL is ignored. Clients built from
+/// it are unaffected.
+///
+/// # Safety
+/// `config` is NULL or a configuration not yet freed; it must not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_free(config: *mut mcpool_config) {
+    landingpad_void(|| {
+        if !config.is_null() {
+            // SAFETY: made by `Box::into_raw` in `mcpool_config_new`, freed only once (the
+            // caller's promise).
+            drop(unsafe { Box::from_raw(config) });
+        }
+    })
+}
+
+/// Adds a server: `host:port`, `[v6]:port`, `host` (port 11211), `host:port:name` or a unix
+/// socket path starting with `/`, given as `addr_len` bytes of UTF-8 (no NUL needed), with a
+/// placement `weight` of at least 1. Server order matters: it decides placement.
+///
+/// Returns `MCPOOL_CONFIG` for a malformed address, `MCPOOL_INVALID_ARGUMENT` for weight 0.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `addr` is NULL or valid for `addr_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_add_server(
+    config: *mut mcpool_config,
+    addr: *const c_char,
+    addr_len: usize,
+    weight: u32,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `addr_len` readable bytes at a non-NULL `addr`.
+        let addr = unsafe { ptr::text(addr, addr_len, MAX_NAME_LEN, "server address") }?;
+        if weight == 0 {
+            return Err(Failure::invalid(format!(
+                "server {addr}: weight must be at least 1"
+            )));
+        }
+        let mut spec = ServerSpec::parse(addr)
+            .map_err(|e| Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string()))?;
+        spec.weight = weight;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.server_spec(spec))) }
+    })
+}
+
+/// Sets a named enum option from its name.
+///
+/// # Safety
+/// As for the setters that call it.
+unsafe fn set_named<T: std::str::FromStr<Err = crate::Error>>(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+    what: &str,
+    apply: impl FnOnce(ClientBuilder, T) -> ClientBuilder,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, what) }?;
+        let v: T = name
+            .parse()
+            .map_err(|e: crate::Error| Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string()))?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(apply(b, v))) }
+    })
+}
+
+/// Sets the placement profile by name, e.g. `"cache-memcached"` (the default),
+/// `"libmemcached-ketama"`, `"whalin-consistent"`: see the CLI's `--distribution` list.
+/// Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_distribution(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "distribution",
+            |b, d: Distribution| b.distribution(d),
+        )
+    }
+}
+
+/// Sets what happens to a key whose server is dead, by name: `"fail-fast"` (the default:
+/// the call fails with `MCPOOL_SERVER_DEAD`), `"rehash"` or `"eject"`.
+/// Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_failover(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "failover policy",
+            |b, p: FailoverPolicy| b.failover(p),
+        )
+    }
+}
+
+/// Sets the compression format by name: `"gzip"` (the default, flag bit 2: Whalin,
+/// spymemcached, Cache::Memcached) or `"zlib"` (flag bit 8: pylibmc, python-memcached).
+/// Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_format(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "compression format",
+            |b, f: CompressionFormat| b.compression_format(f),
+        )
+    }
+}
+
+/// Sets the namespace prepended to every key (binary, at most 250 bytes). Default: none.
+/// `prefix` may be NULL when `prefix_len` is 0 (no prefix).
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `prefix` is NULL or valid for `prefix_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_key_prefix(
+    config: *mut mcpool_config,
+    prefix: *const u8,
+    prefix_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `prefix_len` readable bytes at a non-NULL `prefix`.
+        let p = unsafe {
+            ptr::bytes(
+                prefix,
+                prefix_len,
+                MAX_KEY_LEN,
+                "key prefix",
+                mcpool_status::MCPOOL_INVALID_ARGUMENT,
+            )
+        }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.key_prefix(p))) }
+    })
+}
+
+fn at_least_one<T: PartialEq + Default>(n: T, what: &str) -> Result<T, Failure> {
+    if n == T::default() {
+        Err(Failure::invalid(format!("{what} must be at least 1")))
+    } else {
+        Ok(n)
+    }
+}
+
+fn optional_millis(ms: u64) -> Option<Duration> {
+    (ms > 0).then(|| Duration::from_millis(ms))
+}
+
+fn ratio_in_range(ratio: f64) -> Result<f64, Failure> {
+    if ratio > 0.0 && ratio <= 1.0 {
+        Ok(ratio)
+    } else {
+        Err(Failure::invalid(format!(
+            "compression ratio {ratio} not in (0, 1]"
+        )))
+    }
+}
+
+/// Connections per server opened at start-up and kept idle. Default 1 (SockIOPool's
+/// `initConn`/`minConn`). Must not exceed the max size (checked by `mcpool_client_new`).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_min_idle(
+    config: *mut mcpool_config,
+    n: u32,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.min_idle(n))) })
+}
+
+/// Most connections per server, at least 1. Default 16 (SockIOPool's `maxConn`).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_max_size(
+    config: *mut mcpool_config,
+    n: u32,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            at_least_one(n, "max size").map(|n| b.max_size(n))
+        })
+    })
+}
+
+/// Close connections idle for longer than `ms` milliseconds; 0 keeps them forever.
+/// Default 300000 (5 minutes).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_idle_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.idle_timeout(optional_millis(ms)))) })
+}
+
+/// Close connections older than `ms` milliseconds when next idle; 0 means no limit
+/// (the default).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_max_lifetime_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.max_lifetime(optional_millis(ms)))) })
+}
+
+/// Connect timeout in milliseconds, above 0. Default 1000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_connect_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            millis(ms, "connect timeout").map(|d| b.connect_timeout(d))
+        })
+    })
+}
+
+/// Timeout of each socket read or write in milliseconds, above 0. Default 1000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_io_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            millis(ms, "I/O timeout").map(|d| b.io_timeout(d))
+        })
+    })
+}
+
+/// How long a call waits for a free pooled connection, in milliseconds, above 0.
+/// Default 5000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_pool_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            millis(ms, "pool timeout").map(|d| b.pool_timeout(d))
+        })
+    })
+}
+
+/// TCP_NODELAY (Nagle off). Default true.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_nodelay(
+    config: *mut mcpool_config,
+    on: bool,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.nodelay(on))) })
+}
+
+/// A `version` round trip on every checkout of a pooled connection. Default false.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_test_on_check_out(
+    config: *mut mcpool_config,
+    on: bool,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.test_on_check_out(on))) })
+}
+
+/// Consecutive failures that mark a server dead, at least 1. Default 2.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_failure_limit(
+    config: *mut mcpool_config,
+    n: u32,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            at_least_one(n, "failure limit").map(|n| b.failure_limit(n))
+        })
+    })
+}
+
+/// First wait, in milliseconds, before a dead server is tried again (it doubles per
+/// failed retry). Default 1000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_retry_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.retry_timeout(Duration::from_millis(ms)))) })
+}
+
+/// Cap on the doubling retry wait, in milliseconds. Default 30000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_retry_timeout_max_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            Ok(b.retry_timeout_max(Duration::from_millis(ms)))
+        })
+    })
+}
+
+/// Compress large values. Default true.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression(
+    config: *mut mcpool_config,
+    on: bool,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.compression(on))) })
+}
+
+/// Values of at least `bytes` bytes are compressed. Default 30720 (SockIOPool's).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_threshold(
+    config: *mut mcpool_config,
+    bytes: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.compression_threshold(bytes))) })
+}
+
+/// Keep a compressed value only when `compressed / original <= ratio`, with `ratio` in
+/// (0, 1]; anything else is `MCPOOL_INVALID_ARGUMENT`. Default 0.8.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_ratio(
+    config: *mut mcpool_config,
+    ratio: f64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            ratio_in_range(ratio).map(|r| b.compression_ratio(r))
+        })
+    })
+}
+
+/// Refuse to inflate a value beyond `bytes` bytes. Default 67108864 (64 MiB).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_max_decompressed_size(
+    config: *mut mcpool_config,
+    bytes: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.max_decompressed_size(bytes))) })
+}
+
+/// URL-encode keys with spaces or control bytes instead of refusing them. Default: the
+/// distribution's (on for the Whalin profiles, off otherwise).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_sanitize_keys(
+    config: *mut mcpool_config,
+    on: bool,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.sanitize_keys(on))) })
+}
+
+/// Largest value sent or accepted, after compression, in bytes, above 0. Default 1048576
+/// (memcached's `-I` default).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_max_value_size(
+    config: *mut mcpool_config,
+    bytes: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            at_least_one(bytes, "max value size").map(|n| b.max_value_size(n))
+        })
+    })
+}
