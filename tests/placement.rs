@@ -11,7 +11,7 @@
 //! cases skipped; with `CI=true` a missing library fails the test.
 
 use mcpool::key::url_encode;
-use mcpool::{Distribution, Router, ServerSpec};
+use mcpool::{Distribution, FailoverPolicy, Router, ServerSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,6 +39,8 @@ struct Case {
     weights: Vec<u32>,
     ketama_points: Option<u32>,
     sanitize: Option<bool>,
+    /// A server that was down: the library's own rehash placed its keys.
+    dead: Option<usize>,
     expect: Vec<u8>,
 }
 
@@ -57,6 +59,7 @@ fn parse_cases(text: &str) -> Vec<Case> {
             "weights" => cur.weights = value.split(' ').map(|w| w.parse().unwrap()).collect(),
             "ketama-points" => cur.ketama_points = Some(value.parse().unwrap()),
             "sanitize" => cur.sanitize = Some(value == "on"),
+            "dead" => cur.dead = Some(value.parse().unwrap()),
             "expect" => cur.expect = value.as_bytes().to_vec(),
             "end" => out.push(std::mem::take(&mut cur)),
             other => panic!("unknown field {other:?} in cases file"),
@@ -95,7 +98,13 @@ fn check(cases: &[Case], keys: &[Vec<u8>]) -> (BTreeMap<String, Vec<String>>, Ve
         let mut example = None;
         for (k, &want) in keys.iter().zip(&c.expect) {
             let wire = if sanitize { url_encode(k) } else { k.into() };
-            let got = INDEX[router.locate(&wire)];
+            let at = match c.dead {
+                None => router.locate(&wire),
+                Some(dead) => router
+                    .locate_alive(&wire, FailoverPolicy::Rehash, &|i| i != dead)
+                    .expect("a live server"),
+            };
+            let got = INDEX[at];
             if got != want {
                 wrong += 1;
                 example.get_or_insert_with(|| {
@@ -122,7 +131,10 @@ fn check(cases: &[Case], keys: &[Vec<u8>]) -> (BTreeMap<String, Vec<String>>, Ve
                 Some(false) => ", sanitizing off",
                 _ => "",
             }
-        );
+        ) + &c
+            .dead
+            .map(|d| format!(" server {d} down, rehash"))
+            .unwrap_or_default();
         if wrong > 0 {
             bad.push(format!(
                 "{what}: {wrong} of {} keys disagree, e.g. {}",

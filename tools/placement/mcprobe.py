@@ -10,7 +10,14 @@ def parser(description):
     p.add_argument("--servers", required=True, help="HOST:PORT[:NAME],... (running, empty memcached)")
     p.add_argument("--weights", help="W,W,... (default: all 1)")
     p.add_argument("--keys", default="-", help="key file, one key per line (default: stdin)")
+    p.add_argument("--dead", type=int, default=-1,
+                   help="index of a server that is not running (not flushed, not probed)")
     return p
+
+
+def live(servers, args):
+    """The servers other than --dead."""
+    return [s for i, s in enumerate(servers) if i != args.dead]
 
 
 def servers_weights(args):

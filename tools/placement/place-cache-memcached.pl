@@ -6,15 +6,19 @@
 # library, then each server is asked (over a plain socket) which keys it holds.
 #
 #   cache-memcached.pl --servers H:P,H:P [--weights 1,2] [--fast] [--ketama-points N]
-#                      [--namespace NS] [--keys FILE]
+#                      [--namespace NS] [--keys FILE] [--dead I]
+#
+# --dead I: server I (0-based) is not running; Cache::Memcached's own rehash is turned on
+# and that server is neither flushed nor probed.
 use strict;
 use warnings;
 use Getopt::Long;
 use IO::Socket::INET;
 
-my ($servers, $weights, $fast, $points, $ns, $keyfile) = ('', '', 0, 0, '', '-');
+my ($servers, $weights, $fast, $points, $ns, $keyfile, $dead) = ('', '', 0, 0, '', '-', -1);
 GetOptions('servers=s' => \$servers, 'weights=s' => \$weights, 'fast' => \$fast,
-           'ketama-points=i' => \$points, 'namespace=s' => \$ns, 'keys=s' => \$keyfile)
+           'ketama-points=i' => \$points, 'namespace=s' => \$ns, 'keys=s' => \$keyfile,
+           'dead=i' => \$dead)
     or die "bad options\n";
 my @servers = split /,/, $servers;
 my @weights = $weights ne '' ? split(/,/, $weights) : map { 1 } @servers;
@@ -24,7 +28,8 @@ open(my $fh, '<', $keyfile eq '-' ? '/dev/stdin' : $keyfile) or die "$keyfile: $
 binmode $fh;
 my @keys = map { chomp; $_ } <$fh>;
 
-flush($_) for @servers;
+my @live = map { $servers[$_] } grep { $_ != $dead } 0 .. $#servers;
+flush($_) for @live;
 my $memd;
 if ($fast) {
     require Cache::Memcached::Fast;
@@ -39,14 +44,14 @@ if ($fast) {
         # (_single_sock) only understands strings.
         servers => [map { $weights[$_] == 1 ? $servers[$_] : [$servers[$_], $weights[$_]] }
                     0 .. $#servers],
-        namespace => $ns, no_rehash => 1,
+        namespace => $ns, no_rehash => ($dead < 0 ? 1 : 0),
     });
 }
 for my $k (@keys) {
     $memd->set($k, 1) or die "set failed for $k\n";
 }
 my %where;
-for my $s (@servers) {
+for my $s (@live) {
     for my $k (probe($s, map { "$ns$_" } @keys)) {
         die "key on two servers: $k\n" if exists $where{$k};
         $where{$k} = $s;

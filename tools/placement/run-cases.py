@@ -11,6 +11,7 @@ this folder places every key of KEYFILE; the result is written to CASEFILE as a 
     servers HOST:PORT[:NAME] ...
     weights W ...            (only when not all 1)
     ketama-points N          (cmf-ketama only)
+    dead I                   (server I is down: the library's own rehash placed its keys)
     sanitize on|off          (whalin-* only)
     expect <one character per key: the server index in 0-9a-z>
     end
@@ -36,11 +37,13 @@ SPY_JAR = "/usr/share/java/spymemcached.jar"
 INDEX = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-def server_set(n, named=False):
-    """n servers on 127.77.n.(i+1); even positions on port 11211, odd ones on 11300+i."""
+def server_set(n, named=False, dead=None):
+    """n servers on 127.77.n.(i+1); even positions on port 11211, odd ones on 11300+i.
+    Server `dead` gets port 11999, where nothing listens."""
     out = []
     for i in range(n):
-        s = "127.77.%d.%d:%d" % (n, i + 1, 11211 if i % 2 == 0 else 11300 + i)
+        port = 11999 if i == dead else (11211 if i % 2 == 0 else 11300 + i)
+        s = "127.77.%d.%d:%d" % (n, i + 1, port)
         if named:
             s += ":" + ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta",
                         "iota", "kappa"][i]
@@ -94,6 +97,12 @@ def cases():
         add("whalin-" + alg, "whalin", ["--alg", alg, "--no-sanitize"], (5,), (3,),
             extra={"sanitize": "off"})
     add("pymemcache-rendezvous", "pymemcache", [], all_n)
+    # Legacy rehash: one server is not running; the library picks another by its own formula.
+    for n, dead in ((3, 0), (5, 2), (10, 7)):
+        add("cache-memcached", "perl-cm", ["--dead", str(dead)], (n,), (n,),
+            extra={"dead": str(dead)})
+        add("python-memcached", "python-memcached", ["--dead", str(dead)], (n,), (n,),
+            extra={"dead": str(dead)})
     return c
 
 
@@ -252,7 +261,8 @@ def main():
         procs = start_memcached(addrs)
         out = []
         for profile, lib, dargs, n, weights, named, extra in todo:
-            servers = server_set(n, named)
+            dead = int(extra["dead"]) if "dead" in extra else None
+            servers = server_set(n, named, dead)
             cmd = libs.command(lib, dargs, servers, weights)
             t0 = time.time()
             r = subprocess.run(cmd, input=b"\n".join(keys) + b"\n", capture_output=True)
@@ -271,7 +281,7 @@ def main():
             block = ["case " + profile, "library " + libs.label[lib], "servers " + " ".join(servers)]
             if weights:
                 block.append("weights " + " ".join(map(str, weights)))
-            for f in ("ketama-points", "sanitize"):
+            for f in ("ketama-points", "sanitize", "dead"):
                 if f in extra:
                     block.append("%s %s" % (f, extra[f]))
             block += ["expect " + "".join(expect), "end", ""]
