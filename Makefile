@@ -22,8 +22,9 @@ test: deps test-rust $(TEST_TARGETS)
 
 test-rust:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy --all-targets --features tls -- -D warnings
 	$(CARGO) test
+	$(CARGO) test --features tls --test tls
 
 bench: deps
 	$(CARGO) run --release --bin mcpool -- bench --quick $(BENCH_ARGS)

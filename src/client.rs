@@ -95,7 +95,16 @@ impl Client {
                 .max(config.compression.max_decompressed),
             protocol: config.protocol,
             sasl: config.sasl.clone(),
+            #[cfg(feature = "tls")]
+            tls: match &config.tls {
+                Some(o) => Some((crate::tls::build(o)?, o.clone())),
+                None => None,
+            },
         };
+        #[cfg(not(feature = "tls"))]
+        if config.tls.is_some() {
+            return Err(crate::tls::unavailable());
+        }
         let servers = config
             .servers
             .iter()

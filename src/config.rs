@@ -6,6 +6,7 @@ use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
+use crate::tls::TlsOptions;
 use crate::value::{Compression, CompressionFormat};
 use std::time::Duration;
 
@@ -55,6 +56,8 @@ pub struct Config {
     pub protocol: Protocol,
     /// SASL PLAIN credentials (username, password), sent on every new connection (binary only).
     pub sasl: Option<(String, String)>,
+    /// TLS to every server (cargo feature `tls`).
+    pub tls: Option<TlsOptions>,
 }
 
 impl Default for Config {
@@ -81,6 +84,7 @@ impl Default for Config {
             max_value_size: 1024 * 1024,
             protocol: Protocol::Text,
             sasl: None,
+            tls: None,
         }
     }
 }
@@ -299,6 +303,13 @@ impl ClientBuilder {
     /// SASL PLAIN authentication on every new connection. Requires the binary protocol.
     pub fn sasl_plain(mut self, username: &str, password: &str) -> Self {
         self.config.sasl = Some((username.to_owned(), password.to_owned()));
+        self
+    }
+
+    /// Speak TLS to every server (needs the cargo feature `tls`; memcached `-Z`). The
+    /// server certificate is verified against `options.ca_file` unless explicitly disabled.
+    pub fn tls(mut self, options: TlsOptions) -> Self {
+        self.config.tls = Some(options);
         self
     }
 

@@ -28,11 +28,35 @@ pub(crate) struct ConnOptions {
     pub max_value: usize,
     pub protocol: Protocol,
     pub sasl: Option<(String, String)>,
+    #[cfg(feature = "tls")]
+    pub tls: Option<(crate::tls::TlsConfig, crate::tls::TlsOptions)>,
 }
 
 enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    #[cfg(feature = "tls")]
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+}
+
+impl Stream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Tcp(s) => s.read(buf),
+            Stream::Unix(s) => s.read(buf),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.read(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s.write_all(buf),
+            Stream::Unix(s) => s.write_all(buf),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.write_all(buf).and_then(|_| s.flush()),
+        }
+    }
 }
 
 /// A connection. See the module documentation for the clean/dirty rule.
@@ -83,6 +107,23 @@ impl Conn {
                 s.set_nodelay(opts.nodelay).map_err(io_err)?;
                 s.set_read_timeout(Some(opts.io_timeout)).map_err(io_err)?;
                 s.set_write_timeout(Some(opts.io_timeout)).map_err(io_err)?;
+                #[cfg(feature = "tls")]
+                if let Some((config, options)) = &opts.tls {
+                    let name = crate::tls::server_name(options, host)?;
+                    let tls = rustls::ClientConnection::new(config.clone(), name)
+                        .map_err(|e| Error::Config(format!("TLS: {e}")))?;
+                    let mut stream = rustls::StreamOwned::new(tls, s);
+                    while stream.conn.is_handshaking() {
+                        stream
+                            .conn
+                            .complete_io(&mut stream.sock)
+                            .map_err(|e| Error::Io {
+                                server: label.to_string(),
+                                source: io::Error::new(e.kind(), format!("TLS handshake: {e}")),
+                            })?;
+                    }
+                    return Conn::finish_connect(Stream::Tls(Box::new(stream)), label, opts);
+                }
                 Stream::Tcp(s)
             }
             ServerAddr::Unix(path) => {
@@ -92,6 +133,10 @@ impl Conn {
                 Stream::Unix(s)
             }
         };
+        Conn::finish_connect(stream, label, opts)
+    }
+
+    fn finish_connect(stream: Stream, label: &Arc<str>, opts: &ConnOptions) -> Result<Conn> {
         let mut conn = Conn {
             stream,
             rbuf: vec![0; INITIAL_BUF],
@@ -124,10 +169,7 @@ impl Conn {
 
     /// Sends the whole write buffer with one `write` (more only if the kernel takes less).
     pub(crate) fn send(&mut self) -> Result<()> {
-        let res = match &mut self.stream {
-            Stream::Tcp(s) => s.write_all(&self.wbuf),
-            Stream::Unix(s) => s.write_all(&self.wbuf),
-        };
+        let res = self.stream.write_all(&self.wbuf);
         res.map_err(|e| self.io_error(e))
     }
 
@@ -194,10 +236,7 @@ impl Conn {
             let grown = need.max(self.rbuf.len() * 2);
             self.rbuf.resize(grown, 0);
         }
-        let res = match &mut self.stream {
-            Stream::Tcp(s) => s.read(&mut self.rbuf[self.rend..]),
-            Stream::Unix(s) => s.read(&mut self.rbuf[self.rend..]),
-        };
+        let res = self.stream.read(&mut self.rbuf[self.rend..]);
         match res {
             Ok(0) => Err(Error::Io {
                 server: self.server.to_string(),

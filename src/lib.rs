@@ -31,6 +31,7 @@ mod ops;
 mod pool;
 pub mod proto;
 pub mod route;
+pub mod tls;
 pub mod value;
 
 pub use address::{ServerAddr, ServerSpec};
@@ -42,6 +43,7 @@ pub use item::{Item, Lease, StoreOutcome};
 pub use proto::ascii::StoreCommand;
 pub use proto::Protocol;
 pub use route::{Distribution, FailoverPolicy, Router};
+pub use tls::TlsOptions;
 pub use value::{Compression, CompressionFormat};
 
 /// The README's examples, compiled as doc tests.

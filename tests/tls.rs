@@ -1,0 +1,191 @@
+//! TLS against memcached started with `-Z` and certificates this test generates (openssl).
+#![cfg(feature = "tls")]
+mod common;
+
+use common::{unique, Memcached};
+use mcpool::{Client, Error, Protocol, TlsOptions};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl (Debian: apt-get install openssl)");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A CA, a server certificate for 127.0.0.1 and a client certificate, all signed by the CA.
+fn certificates(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(unique(name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend([
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=mcpool test CA",
+    ]);
+    openssl(&dir, &ca);
+    std::fs::write(
+        dir.join("san.ext"),
+        "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
+    )
+    .unwrap();
+    for who in ["server", "client"] {
+        let (key, csr, crt) = (
+            format!("{who}.key"),
+            format!("{who}.csr"),
+            format!("{who}.crt"),
+        );
+        let mut req = vec!["req"];
+        req.extend(ec);
+        let subj = format!("/CN={who}");
+        req.extend(["-keyout", &key, "-out", &csr, "-subj", &subj]);
+        openssl(&dir, &req);
+        openssl(
+            &dir,
+            &[
+                "x509",
+                "-req",
+                "-in",
+                &csr,
+                "-CA",
+                "ca.crt",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-out",
+                &crt,
+                "-days",
+                "2",
+                "-extfile",
+                "san.ext",
+            ],
+        );
+    }
+    dir
+}
+
+fn tls_server(dir: &Path, require_client_cert: bool) -> Memcached {
+    let mut opts = format!(
+        "ssl_chain_cert={},ssl_key={}",
+        dir.join("server.crt").display(),
+        dir.join("server.key").display()
+    );
+    if require_client_cert {
+        opts.push_str(&format!(
+            ",ssl_verify_mode=2,ssl_ca_cert={}",
+            dir.join("ca.crt").display()
+        ));
+    }
+    Memcached::start(&["-Z", "-o", &opts])
+}
+
+fn client(mc: &Memcached, tls: TlsOptions, protocol: Protocol) -> mcpool::Result<Client> {
+    Client::builder()
+        .server(&mc.addr())
+        .protocol(protocol)
+        .min_idle(0)
+        .failure_limit(100)
+        .tls(tls)
+        .build()
+}
+
+#[test]
+fn verified_tls_in_every_protocol() {
+    let dir = certificates("tls");
+    let mc = tls_server(&dir, false);
+    for p in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let c = client(
+            &mc,
+            TlsOptions {
+                ca_file: Some(dir.join("ca.crt")),
+                ..TlsOptions::default()
+            },
+            p,
+        )
+        .unwrap();
+        let big = vec![b'x'; 200_000];
+        c.set("k", &big, 0).unwrap();
+        assert_eq!(c.get("k").unwrap().unwrap(), big, "{p}");
+        assert_eq!(c.get_multi(&["k", "nope"]).len(), 2);
+    }
+    // A plain-text client cannot talk to the TLS port.
+    let plain = Client::builder()
+        .server(&mc.addr())
+        .io_timeout(std::time::Duration::from_millis(300))
+        .build()
+        .unwrap();
+    assert!(plain.get("k").is_err());
+}
+
+#[test]
+fn a_certificate_from_another_ca_is_refused() {
+    let dir = certificates("tls-a");
+    let other = certificates("tls-b");
+    let mc = tls_server(&dir, false);
+    let c = client(
+        &mc,
+        TlsOptions {
+            ca_file: Some(other.join("ca.crt")),
+            ..TlsOptions::default()
+        },
+        Protocol::Text,
+    )
+    .unwrap();
+    match c.get("k") {
+        Err(Error::Io { source, .. }) => {
+            assert!(source.to_string().contains("TLS handshake"), "{source}")
+        }
+        other => panic!("expected a handshake failure, got {other:?}"),
+    }
+    // No CA file and verification on: a configuration error, not a silent downgrade.
+    assert!(matches!(
+        client(&mc, TlsOptions::default(), Protocol::Text),
+        Err(Error::Config(_))
+    ));
+}
+
+#[test]
+fn client_certificates() {
+    let dir = certificates("tls-client");
+    let mc = tls_server(&dir, true);
+    let base = TlsOptions {
+        ca_file: Some(dir.join("ca.crt")),
+        ..TlsOptions::default()
+    };
+    let without = client(&mc, base.clone(), Protocol::Meta).unwrap();
+    assert!(
+        without.get("k").is_err(),
+        "the server demands a client certificate"
+    );
+    let with = client(
+        &mc,
+        TlsOptions {
+            client_cert: Some((dir.join("client.crt"), dir.join("client.key"))),
+            ..base
+        },
+        Protocol::Meta,
+    )
+    .unwrap();
+    with.set("k", b"mutual", 0).unwrap();
+    assert_eq!(with.get("k").unwrap().unwrap(), b"mutual");
+}
