@@ -90,6 +90,10 @@ enum mcpool_status
      */
     MCPOOL_OUT_OF_RANGE = 104,
     /**
+     * The operation needs another protocol than the configured one.
+     */
+    MCPOOL_UNSUPPORTED = 105,
+    /**
      * The key's server is marked dead and not yet due for a retry.
      */
     MCPOOL_SERVER_DEAD = 200,
@@ -125,6 +129,10 @@ enum mcpool_status
      * A value marked compressed could not be decompressed.
      */
     MCPOOL_DECOMPRESS = 208,
+    /**
+     * SASL authentication was refused by the server.
+     */
+    MCPOOL_AUTH = 209,
     /**
      * A bug: mcpool panicked. The panic was caught; the message says where.
      */
@@ -308,6 +316,32 @@ mcpool_status mcpool_config_set_failover(mcpool_config *config,
 mcpool_status mcpool_config_set_compression_format(mcpool_config *config,
                                                    const char *name,
                                                    size_t name_len);
+
+/**
+ * Sets the wire protocol by name: `"text"` (the default; also `"ascii"`), `"meta"` or
+ * `"binary"`. Returns `MCPOOL_CONFIG` for an unknown name.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+ */
+mcpool_status mcpool_config_set_protocol(mcpool_config *config,
+                                         const char *name,
+                                         size_t name_len);
+
+/**
+ * Authenticates every connection with SASL PLAIN (`username_len` and `password_len` bytes
+ * of UTF-8, no NUL needed; at most 4096 each). Needs a server started with SASL (`-S`).
+ * The configuration keeps a copy; the caller's buffers may be reused at once.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration; `username` and `password` are NULL or valid
+ * for their lengths.
+ */
+mcpool_status mcpool_config_set_sasl_plain(mcpool_config *config,
+                                           const char *username,
+                                           size_t username_len,
+                                           const char *password,
+                                           size_t password_len);
 
 /**
  * Sets the namespace prepended to every key (binary, at most 250 bytes). Default: none.

@@ -73,6 +73,8 @@ static void test_statuses(void) {
     CHECK(strcmp(mcpool_status_name(4242), "MCPOOL_UNRECOGNIZED_STATUS") == 0);
     CHECK(MCPOOL_OK == 0 && MCPOOL_NOT_FOUND == 1 && MCPOOL_NOT_STORED == 2 && MCPOOL_EXISTS == 3);
     CHECK(MCPOOL_INVALID_ARGUMENT == 100 && MCPOOL_SERVER_DEAD == 200 && MCPOOL_PANIC == 900);
+    CHECK(MCPOOL_UNSUPPORTED == 105 && MCPOOL_AUTH == 209);
+    CHECK(strcmp(mcpool_status_name(MCPOOL_AUTH), "MCPOOL_AUTH") == 0);
     CHECK(strlen(mcpool_version()) > 0);
     CHECK(mcpool_last_error_message() != NULL);
     CHECK(mcpool_last_error_length() == strlen(mcpool_last_error_message()));
@@ -116,6 +118,8 @@ static void test_config(void) {
     EXPECT(mcpool_config_set_max_decompressed_size(cfg, 1 << 20), MCPOOL_OK);
     EXPECT(mcpool_config_set_sanitize_keys(cfg, false), MCPOOL_OK);
     EXPECT(mcpool_config_set_max_value_size(cfg, 1 << 20), MCPOOL_OK);
+    EXPECT(mcpool_config_set_protocol(cfg, S("meta")), MCPOOL_OK);
+    EXPECT(mcpool_config_set_protocol(cfg, S("text")), MCPOOL_OK);
 
     /* Bad values: refused at once, configuration unchanged. */
     EXPECT(mcpool_config_add_server(cfg, S("host:notaport"), 1), MCPOOL_CONFIG);
@@ -127,6 +131,9 @@ static void test_config(void) {
     CHECK(strstr(mcpool_last_error_message(), "no-such-profile") != NULL);
     EXPECT(mcpool_config_set_failover(cfg, S("sometimes")), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_compression_format(cfg, S("lz4")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_protocol(cfg, S("carrier-pigeon")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_sasl_plain(cfg, NULL, 1, S("pw")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_sasl_plain(NULL, S("u"), S("pw")), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_key_prefix(cfg, NULL, 3), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_key_prefix(cfg, (const uint8_t *)"x", 251), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_max_size(cfg, 0), MCPOOL_INVALID_ARGUMENT);

@@ -9,6 +9,7 @@ use super::status::mcpool_status::{self, MCPOOL_OK};
 use crate::address::ServerSpec;
 use crate::config::ClientBuilder;
 use crate::key::MAX_KEY_LEN;
+use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::value::CompressionFormat;
 use std::ffi::c_char;
@@ -204,6 +205,50 @@ pub unsafe extern "C" fn mcpool_config_set_compression_format(
             |b, f: CompressionFormat| b.compression_format(f),
         )
     }
+}
+
+/// Sets the wire protocol by name: `"text"` (the default; also `"ascii"`), `"meta"` or
+/// `"binary"`. Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_protocol(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(config, name, name_len, "protocol", |b, p: Protocol| {
+            b.protocol(p)
+        })
+    }
+}
+
+/// Authenticates every connection with SASL PLAIN (`username_len` and `password_len` bytes
+/// of UTF-8, no NUL needed; at most 4096 each). Needs a server started with SASL (`-S`).
+/// The configuration keeps a copy; the caller's buffers may be reused at once.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `username` and `password` are NULL or valid
+/// for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
+    config: *mut mcpool_config,
+    username: *const c_char,
+    username_len: usize,
+    password: *const c_char,
+    password_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `username_len` readable bytes at a non-NULL `username`.
+        let user = unsafe { ptr::text(username, username_len, MAX_NAME_LEN, "username") }?;
+        // SAFETY: the caller promises `password_len` readable bytes at a non-NULL `password`.
+        let pass = unsafe { ptr::text(password, password_len, MAX_NAME_LEN, "password") }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.sasl_plain(user, pass))) }
+    })
 }
 
 /// Sets the namespace prepended to every key (binary, at most 250 bytes). Default: none.

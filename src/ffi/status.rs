@@ -38,6 +38,8 @@ pub enum mcpool_status {
     MCPOOL_CONFIG = 103,
     /// An index beyond the end of a list (server, result set, statistics).
     MCPOOL_OUT_OF_RANGE = 104,
+    /// The operation needs another protocol than the configured one.
+    MCPOOL_UNSUPPORTED = 105,
     /// The key's server is marked dead and not yet due for a retry.
     MCPOOL_SERVER_DEAD = 200,
     /// No pooled connection became free within the pool timeout.
@@ -56,6 +58,8 @@ pub enum mcpool_status {
     MCPOOL_PROTOCOL = 207,
     /// A value marked compressed could not be decompressed.
     MCPOOL_DECOMPRESS = 208,
+    /// SASL authentication was refused by the server.
+    MCPOOL_AUTH = 209,
     /// A bug: mcpool panicked. The panic was caught; the message says where.
     MCPOOL_PANIC = 900,
     /// An error this version of the C ABI has no status for.
@@ -63,7 +67,7 @@ pub enum mcpool_status {
 }
 
 /// Every status, in numeric order.
-const ALL: [mcpool_status; 20] = [
+const ALL: [mcpool_status; 22] = [
     mcpool_status::MCPOOL_OK,
     mcpool_status::MCPOOL_NOT_FOUND,
     mcpool_status::MCPOOL_NOT_STORED,
@@ -73,6 +77,7 @@ const ALL: [mcpool_status; 20] = [
     mcpool_status::MCPOOL_VALUE_TOO_LARGE,
     mcpool_status::MCPOOL_CONFIG,
     mcpool_status::MCPOOL_OUT_OF_RANGE,
+    mcpool_status::MCPOOL_UNSUPPORTED,
     mcpool_status::MCPOOL_SERVER_DEAD,
     mcpool_status::MCPOOL_POOL_TIMEOUT,
     mcpool_status::MCPOOL_CONNECT_TIMEOUT,
@@ -82,6 +87,7 @@ const ALL: [mcpool_status; 20] = [
     mcpool_status::MCPOOL_CLIENT_ERROR,
     mcpool_status::MCPOOL_PROTOCOL,
     mcpool_status::MCPOOL_DECOMPRESS,
+    mcpool_status::MCPOOL_AUTH,
     mcpool_status::MCPOOL_PANIC,
     mcpool_status::MCPOOL_UNKNOWN_ERROR,
 ];
@@ -103,6 +109,8 @@ impl mcpool_status {
             Error::Client { .. } => MCPOOL_CLIENT_ERROR,
             Error::Protocol { .. } => MCPOOL_PROTOCOL,
             Error::Decompress(_) => MCPOOL_DECOMPRESS,
+            Error::Auth { .. } => MCPOOL_AUTH,
+            Error::Unsupported(_) => MCPOOL_UNSUPPORTED,
             #[allow(unreachable_patterns)]
             _ => MCPOOL_UNKNOWN_ERROR,
         }
@@ -126,6 +134,7 @@ impl mcpool_status {
             MCPOOL_VALUE_TOO_LARGE => "MCPOOL_VALUE_TOO_LARGE\0",
             MCPOOL_CONFIG => "MCPOOL_CONFIG\0",
             MCPOOL_OUT_OF_RANGE => "MCPOOL_OUT_OF_RANGE\0",
+            MCPOOL_UNSUPPORTED => "MCPOOL_UNSUPPORTED\0",
             MCPOOL_SERVER_DEAD => "MCPOOL_SERVER_DEAD\0",
             MCPOOL_POOL_TIMEOUT => "MCPOOL_POOL_TIMEOUT\0",
             MCPOOL_CONNECT_TIMEOUT => "MCPOOL_CONNECT_TIMEOUT\0",
@@ -135,6 +144,7 @@ impl mcpool_status {
             MCPOOL_CLIENT_ERROR => "MCPOOL_CLIENT_ERROR\0",
             MCPOOL_PROTOCOL => "MCPOOL_PROTOCOL\0",
             MCPOOL_DECOMPRESS => "MCPOOL_DECOMPRESS\0",
+            MCPOOL_AUTH => "MCPOOL_AUTH\0",
             MCPOOL_PANIC => "MCPOOL_PANIC\0",
             MCPOOL_UNKNOWN_ERROR => "MCPOOL_UNKNOWN_ERROR\0",
         }
