@@ -17,6 +17,9 @@ use std::sync::Arc;
 
 type Pooled = r2d2::PooledConnection<Manager>;
 
+/// Entries grouped by server `(server, entry indices)`, and the entries with no server.
+type Grouping = (Vec<(usize, Vec<usize>)>, Vec<(usize, Error)>);
+
 /// A store prepared for the wire: key, encoded data, flags.
 type WireItem<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>, u32);
 
@@ -42,6 +45,9 @@ struct Inner {
     router: Router,
     sanitize: bool,
     protocol: Protocol,
+    /// Bytes of the wire key that placement skips: the prefix, for the profiles whose client
+    /// hashes keys without their namespace.
+    hash_skip: usize,
 }
 
 struct Server {
@@ -145,6 +151,11 @@ impl Client {
         Ok(Client {
             inner: Arc::new(Inner {
                 protocol: config.protocol,
+                hash_skip: if config.distribution.hashes_namespace() {
+                    0
+                } else {
+                    config.key_prefix.len()
+                },
                 config,
                 servers,
                 router,
@@ -222,7 +233,12 @@ impl Client {
     /// Which server (index into the configured list) `key` lives on; no I/O, ignores health.
     pub fn server_for(&self, key: impl AsRef<[u8]>) -> Result<usize> {
         let wire = self.wire_key(key.as_ref())?;
-        Ok(self.inner.router.locate(&wire))
+        Ok(self.inner.router.locate(self.hash_input(&wire)))
+    }
+
+    /// The part of a wire key that placement hashes (see `Distribution::hashes_namespace`).
+    fn hash_input<'w>(&self, wire: &'w [u8]) -> &'w [u8] {
+        &wire[self.inner.hash_skip..]
     }
 
     // ----- retrieval -----
@@ -370,7 +386,11 @@ impl Client {
             return Err(e.clone());
         }
         let mut first_err = None;
-        for (idx, members) in self.group(&prepared, |item| &item.0) {
+        let (groups, unplaced) = self.group(&prepared, |item| &item.0);
+        if let Some((_, e)) = unplaced.into_iter().next() {
+            return Err(e);
+        }
+        for (idx, members) in groups {
             let res = self.exchange(
                 idx,
                 |buf| {
@@ -678,6 +698,7 @@ impl Client {
     /// The server for a wire key, applying the failover policy when its server is dead.
     fn pick(&self, wire: &[u8]) -> Result<usize> {
         let inner = &*self.inner;
+        let wire = self.hash_input(wire);
         let i = inner.router.locate(wire);
         if inner.servers[i].health.may_try() {
             return Ok(i);
@@ -777,7 +798,7 @@ impl Client {
         let p = self.inner.protocol;
         let prepared: Vec<Result<Cow<[u8]>>> =
             keys.iter().map(|k| self.wire_key(k.as_ref())).collect();
-        let groups = self.group(&prepared, |k| k);
+        let (groups, unplaced) = self.group(&prepared, |k| k);
         let mut results: Vec<Result<Option<Item>>> = prepared
             .iter()
             .map(|p| match p {
@@ -785,6 +806,9 @@ impl Client {
                 Err(e) => Err(e.clone()),
             })
             .collect();
+        for (i, e) in unplaced {
+            results[i] = Err(e);
+        }
         // Phase 1: write every server's request.
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
@@ -837,27 +861,30 @@ impl Client {
         results
     }
 
-    /// Groups valid prepared entries by server: `(server, indices into prepared)`.
-    /// An entry whose server is dead gets its error in place of a group.
+    /// Groups valid prepared entries by server: `(server, indices into prepared)`, and the
+    /// entries that have no server to go to (dead, fail-fast) with their error.
     fn group<P>(
         &self,
         prepared: &[Result<P>],
         key_of: impl Fn(&P) -> &[u8],
-    ) -> Vec<(usize, Vec<usize>)> {
+    ) -> Grouping {
         let n = self.inner.servers.len();
         let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut unplaced = Vec::new();
         for (i, p) in prepared.iter().enumerate() {
             if let Ok(p) = p {
-                if let Ok(idx) = self.pick(key_of(p)) {
-                    by_server[idx].push(i);
+                match self.pick(key_of(p)) {
+                    Ok(idx) => by_server[idx].push(i),
+                    Err(e) => unplaced.push((i, e)),
                 }
             }
         }
-        by_server
+        let groups = by_server
             .into_iter()
             .enumerate()
             .filter(|(_, m)| !m.is_empty())
-            .collect()
+            .collect();
+        (groups, unplaced)
     }
 
     /// A pipelined batch of single-key commands: per server, every command written in one go
@@ -875,7 +902,10 @@ impl Client {
             .iter()
             .map(|r| r.as_ref().err().map(|e| Err(e.clone())))
             .collect();
-        let groups = self.group(prepared, &key_of);
+        let (groups, unplaced) = self.group(prepared, &key_of);
+        for (i, e) in unplaced {
+            results[i] = Some(Err(e));
+        }
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
             let res = self.acquire(idx).and_then(|mut pooled| {
