@@ -1,0 +1,463 @@
+package Mcpool;
+
+use strict;
+use warnings;
+
+use Carp ();
+use Storable ();
+
+our $VERSION = '0.1.0';
+
+require XSLoader;
+XSLoader::load('Mcpool', $VERSION);
+
+my %known_args = map { $_ => 1 } qw(
+    check_args close_on_error compress_algo compress_methods compress_ratio
+    compress_threshold connect_timeout failure_timeout hash_namespace
+    io_timeout ketama_points max_failures max_size namespace nowait
+    select_timeout serialize_methods servers utf8
+    distribution pool_size
+);
+
+# Seconds (a rational number, 0 = no limit) to the core's milliseconds (above 0).
+sub _ms {
+    my ($s, $default) = @_;
+    $s = $default unless defined $s;
+    return 86_400_000 if $s <= 0;    # "no timeout": a day
+    my $ms = int($s * 1000 + 0.5);
+    return $ms < 1 ? 1 : $ms;
+}
+
+sub new {
+    my ($class, $conf) = @_;
+    Carp::croak('Mcpool->new: expects a hash reference of options')
+        unless ref $conf eq 'HASH';
+    unless (lc($conf->{check_args} // '') eq 'skip') {
+        Carp::carp('compress_algo was removed in 0.08, use compress_methods')
+            if exists $conf->{compress_algo};
+        if (my @unknown = grep { !$known_args{$_} } sort keys %$conf) {
+            local $" = ', ';
+            Carp::carp("Unknown arguments: @unknown");
+        }
+    }
+    Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (gzip, flag 2)')
+        if defined $conf->{compress_methods};
+
+    my $servers = $conf->{servers};
+    Carp::croak('Mcpool->new: servers must be an array reference of at least one server')
+        unless ref $servers eq 'ARRAY' && @$servers;
+    my (@addr, @weight);
+    for my $s (@$servers) {
+        my ($a, $w);
+        if (!ref $s) {
+            ($a, $w) = ($s, 1);
+        } elsif (ref $s eq 'HASH') {
+            Carp::croak('server should have { address => $addr }') unless defined $s->{address};
+            ($a, $w) = ($s->{address}, $s->{weight} // 1);
+        } elsif (ref $s eq 'ARRAY') {
+            Carp::croak('server should be [$addr, $weight]') unless defined $s->[0];
+            ($a, $w) = ($s->[0], $s->[1] // 1);
+        } else {
+            Carp::croak('Not a hash or array reference');
+        }
+        Carp::croak('Mcpool->new: a server address is undef') unless defined $a;
+        Carp::croak('Server weight should be positive') unless $w > 0;
+        my $iw = int($w + 0.5);
+        $iw = 1 if $iw < 1;
+        Carp::carp("Mcpool: server $a: weight $w is not an integer; using $iw") if $iw != $w;
+        push @addr,   "$a";
+        push @weight, $iw;
+    }
+
+    my $points = $conf->{ketama_points} // 0;
+    my $threshold = $conf->{compress_threshold} // -1;
+    my $max_failures = $conf->{max_failures} // 0;
+    my $ft = $conf->{failure_timeout} // 10;
+    my $ser = $conf->{serialize_methods} // [\&Storable::nfreeze, \&Storable::thaw];
+    Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
+        unless ref $ser eq 'ARRAY' && ref $ser->[0] eq 'CODE' && ref $ser->[1] eq 'CODE';
+
+    my %o = (
+        distribution => $conf->{distribution}
+            // ($points > 0 ? 'cmf-ketama:' . int($points) : 'cache-memcached'),
+        namespace          => $conf->{namespace} // '',
+        hash_namespace     => $conf->{hash_namespace} ? 1 : 0,
+        compress_threshold => int($threshold),
+        compress_ratio     => $conf->{compress_ratio} // 0.8,
+        connect_timeout_ms => _ms($conf->{connect_timeout}, 0.25),
+        io_timeout_ms      => _ms($conf->{io_timeout} // $conf->{select_timeout}, 1.0),
+        # max_failures 0 (Cache::Memcached::Fast's default) never marks a server dead.
+        failure_limit      => $max_failures > 0 ? int($max_failures) : 4_294_967_295,
+        retry_ms           => ($ft > 0 ? int($ft * 1000) : 1),
+        max_size           => $conf->{max_size} // 1024 * 1024,
+        utf8               => $conf->{utf8} ? 1 : 0,
+        pool_size          => $conf->{pool_size} // 4,
+        freeze             => $ser->[0],
+        thaw               => $ser->[1],
+    );
+    my $self = $class->_new(\@addr, \@weight, \%o);
+    $self->_state->{$_} = $o{$_} for qw(namespace hash_namespace compress_threshold);
+    $self->_state->{compress_enabled} = 1;
+    return $self;
+}
+
+# Perl-side state, keyed by object address (the object itself is a blessed scalar).
+my %state;
+sub _state { $state{ ${ $_[0] } } //= {} }
+
+sub DESTROY {
+    my $self = shift;
+    delete $state{$$self} if $$self;
+    _destroy($self);
+}
+
+sub namespace {
+    my $self = shift;
+    my $st   = $self->_state;
+    my $old  = $st->{namespace};
+    if (@_) {
+        my $ns = $_[0] // '';
+        $self->_set_namespace($ns, $st->{hash_namespace});
+        $st->{namespace} = $ns;
+    }
+    return $old;
+}
+
+sub enable_compress {
+    my ($self, $enable) = @_;
+    my $st = $self->_state;
+    if ($enable && $st->{compress_threshold} <= 0) {
+        Carp::carp("Mcpool: compression needs a positive compress_threshold");
+        return;
+    }
+    $enable = $enable ? 1 : 0;
+    return if $enable == $st->{compress_enabled};
+    $self->_set_compression($enable);
+    $st->{compress_enabled} = $enable;
+    return;
+}
+
+sub flush_all {
+    my ($self, $delay) = @_;
+    my $st = $self->_flush_all($delay // 0);
+    # The C ABI flushes every server and reports the first failure only, so a failure is
+    # reported for every server.
+    my $res = $st == 0 ? 1 : undef;
+    return { map { $_ => $res } $self->server_labels };
+}
+
+sub gat_multi {
+    my ($self, $exptime, @keys) = @_;
+    my %h;
+    for my $k (@keys) {
+        my @r = $self->gat($exptime, $k);
+        $h{$k} = $r[0] if @r;
+    }
+    return \%h;
+}
+
+sub gats_multi {
+    my ($self, $exptime, @keys) = @_;
+    my %h;
+    for my $k (@keys) {
+        my @r = $self->gats($exptime, $k);
+        $h{$k} = $r[0] if @r;
+    }
+    return \%h;
+}
+
+# The _multi forms of single-key commands: one result per argument, in order (list context)
+# or a hash of key => defined result (scalar context), as Cache::Memcached::Fast returns them.
+sub _multi {
+    my ($self, $method, $want, $args) = @_;
+    my (@res, @keys);
+    for my $a (@$args) {
+        my @r = $self->$method(@$a);
+        push @res,  @r ? $r[0] : undef;
+        push @keys, $a->[0];
+    }
+    return @res if $want;
+    my %h;
+    for my $i (0 .. $#res) { $h{ $keys[$i] } = $res[$i] if defined $res[$i] }
+    return \%h;
+}
+
+sub _arrays {
+    my $name = shift;
+    return map {
+        Carp::croak("Mcpool::$name: Not an array reference") unless ref $_ eq 'ARRAY';
+        $_
+    } @_;
+}
+
+for my $cmd (qw(set add replace append prepend cas)) {
+    no strict 'refs';
+    *{"${cmd}_multi"} = sub {
+        my $self = shift;
+        return unless defined wantarray;
+        $self->_multi($cmd, wantarray, [_arrays("${cmd}_multi", @_)]);
+    };
+}
+
+for my $cmd (qw(incr decr delete)) {
+    no strict 'refs';
+    *{"${cmd}_multi"} = sub {
+        my $self = shift;
+        my @args = map { ref $_ eq 'ARRAY' ? $_ : [$_] } @_;
+        my @r = $self->_multi($cmd, 1, \@args);
+        return unless defined wantarray;
+        return @r if wantarray;
+        my %h;
+        for my $i (0 .. $#r) { $h{ $args[$i][0] } = $r[$i] if defined $r[$i] }
+        return \%h;
+    };
+}
+
+sub touch_multi {
+    my $self = shift;
+    my @r = $self->_multi('touch', 1, [_arrays('touch_multi', @_)]);
+    return unless defined wantarray;
+    return @r if wantarray;
+    my %h;
+    for my $i (0 .. $#r) { $h{ $_[$i][0] } = $r[$i] if defined $r[$i] }
+    return \%h;
+}
+
+# Cache::Memcached::Fast's nowait mode is not offered: every command waits for its reply.
+sub nowait_push { return }
+
+1;
+
+__END__
+
+=encoding UTF-8
+
+=head1 NAME
+
+Mcpool - memcached client for Perl over mcpool's C core, a drop-in for Cache::Memcached::Fast
+
+=head1 SYNOPSIS
+
+    use Mcpool;
+
+    my $memd = Mcpool->new({
+        servers => [ { address => '10.0.0.1:11211', weight => 2 }, '10.0.0.2:11211' ],
+        namespace          => 'app:',
+        connect_timeout    => 0.2,
+        io_timeout         => 0.5,
+        compress_threshold => 100_000,
+        utf8               => 1,
+    });
+
+    $memd->set('key', 'value', 60);
+    my $v    = $memd->get('key');
+    my $href = $memd->get_multi(qw(k1 k2 k3));
+    my $cv   = $memd->gets('key');
+    $memd->cas('key', @$cv) if $cv;
+
+=head1 DESCRIPTION
+
+Mcpool speaks to memcached through C<libmcpool>, the C ABI of the mcpool Rust core
+(F<include/mcpool.h>). The core does the protocol, the placement of keys on servers and the
+compression; this module only turns Perl values into bytes and flags and back.
+
+Its interface is Cache::Memcached::Fast's: replacing C<Cache::Memcached::Fast-E<gt>new> with
+C<Mcpool-E<gt>new> is the only change an application needs. Keys land on the same server
+as with Cache::Memcached::Fast (and Cache::Memcached), and values written by either are read
+by the other, so a fleet can switch client by client without losing its cache.
+
+=head2 Compatibility with Cache::Memcached::Fast and Cache::Memcached
+
+=over
+
+=item Placement
+
+With C<ketama_points> 0 (the default) keys are placed by the core's C<cache-memcached>
+profile, which agrees key for key with Cache::Memcached and Cache::Memcached::Fast, weights
+included. With C<ketama_points> N above 0, the C<cmf-ketama:N> profile, which agrees with
+Cache::Memcached::Fast's Ketama continuum. The namespace is not hashed, unless
+C<hash_namespace> is true (then it is, as in Cache::Memcached::Fast).
+
+Weights must be integers (the C ABI takes whole numbers); a fractional weight is rounded, with
+a warning. Cache::Memcached::Fast itself only agrees with Cache::Memcached for integer weights.
+
+=item Values and flags
+
+Cache::Memcached's flag layout: 1 = Storable (the value was a reference, serialized with
+C<serialize_methods>, by default C<Storable::nfreeze>), 2 = compressed (gzip, as
+C<Compress::Zlib::memGzip> writes it), 4 = UTF-8 (a character string stored with
+C<utf8 =E<gt> 1>). Compression and inflation are done by the core, so C<compress_methods> is
+ignored (with a warning).
+
+=item Return values
+
+As Cache::Memcached::Fast: store commands, C<delete> and C<touch> return true (1) on success,
+false (C<"">) for a negative server answer (C<add> of an existing key, C<cas> of a changed
+item, a missing key), and nothing (C<undef> in scalar context) on an error (server down,
+timeout, an invalid key, a value over C<max_size>). C<incr>/C<decr> return the new value (0
+as C<"0E0">), false for a missing key, nothing on error. C<get> returns the value or nothing;
+C<get_multi> a hash reference of the keys found. The C<_multi> store forms return a list of
+results in list context and a hash reference of key =E<gt> result in scalar context.
+
+=back
+
+=head1 SECURITY: Storable
+
+A value is thawed with C<Storable::thaw> (or your C<serialize_methods>) only when its flags
+say Storable (bit 1). Storable's thaw of data crafted by an attacker can run code (object
+destructors, C<STORABLE_thaw> hooks) and use memory without bound: anyone who can write to
+your memcached can reach it. Keep memcached on a trusted network, or give
+C<serialize_methods> a safer pair (e.g. JSON) if writers are not trusted. A value that does
+not thaw is reported as a miss, as Cache::Memcached::Fast does.
+
+=head1 CONSTRUCTOR
+
+=head2 new
+
+    my $memd = Mcpool->new(\%options);
+
+Options (Cache::Memcached::Fast's names, defaults and units):
+
+=over
+
+=item servers
+
+An array reference; each element is C<'host:port'>, C<'/path/to/socket'>, a hash reference
+C<{ address =E<gt> 'host:port', weight =E<gt> 2 }> or an array reference C<['host:port', 2]>.
+The order matters: it decides placement.
+
+=item namespace, hash_namespace
+
+A prefix for every key (at most 250 bytes); whether it is hashed for placement (default no).
+
+=item connect_timeout, io_timeout (or select_timeout)
+
+Seconds, rational; defaults 0.25 and 1.0; 0 means no limit (a day).
+
+=item compress_threshold, compress_ratio
+
+Values of at least C<compress_threshold> bytes are gzip-compressed when the result is at most
+C<compress_ratio> of the original (default 0.8). Default -1: no compression. Compressed values
+are always inflated on reading, whatever this setting.
+
+=item max_failures, failure_timeout
+
+After C<max_failures> consecutive failures a server is not tried for C<failure_timeout>
+seconds (default 10); its keys fail at once meanwhile. 0 (the default) never marks a server
+dead.
+
+=item ketama_points
+
+See L</Placement>.
+
+=item serialize_methods
+
+C<[\&freeze, \&thaw]>, default C<[\&Storable::nfreeze, \&Storable::thaw]>.
+
+=item utf8
+
+Store character strings as UTF-8 with flag 4, and decode values flagged 4 on reading. Off by
+default: then a string with wide characters croaks ("Wide character"), as with
+Cache::Memcached::Fast.
+
+=item max_size
+
+Largest value stored, after serialization and compression (default 1 MiB): a larger one is
+not sent and the store returns nothing.
+
+=item nowait, close_on_error, check_args
+
+Accepted for compatibility. C<nowait> is not offered (every command waits for its reply);
+connections that saw any error are always closed by the core (C<close_on_error> is always on).
+
+=item pool_size, distribution
+
+mcpool extensions: connections per server the client may open (default 4; a Perl process
+uses one at a time), and any placement profile of the core by name (e.g.
+C<libmemcached-ketama>), which overrides C<ketama_points>.
+
+=back
+
+=head1 METHODS
+
+=over
+
+=item set, add, replace ($key, $value, [$expiration_time])
+
+=item append, prepend ($key, $value)
+
+=item cas ($key, $cas, $value, [$expiration_time])
+
+=item set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi ([$key, ...], ...)
+
+=item get ($key), gets ($key)
+
+C<gets> returns C<[$cas, $value]>.
+
+=item get_multi (@keys), gets_multi (@keys)
+
+One round trip per server (the core writes every server's batch before reading any).
+
+=item gat ($expiration_time, $key), gats ($expiration_time, $key)
+
+=item gat_multi ($expiration_time, @keys), gats_multi ($expiration_time, @keys)
+
+=item incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)
+
+=item delete ($key) (alias remove), delete_multi (@keys)
+
+=item touch ($key, [$expiration_time]), touch_multi ([$key, $expiration_time], ...)
+
+=item flush_all ([$delay])
+
+Returns C<{ 'host:port' =E<gt> 1 }> for every server on success; when any server failed,
+every server's entry is C<undef> (the C ABI reports the first failure only). The same delay
+is given to every server.
+
+=item server_versions
+
+C<{ 'host:port' =E<gt> '1.6.21', ... }> for the servers that answered.
+
+=item disconnect_all
+
+Closes every connection (by building a fresh client from the same configuration).
+
+=item namespace ([$new]), enable_compress ($bool)
+
+=item server_for ($key)
+
+mcpool extension: the C<host:port> of the server the key lives on, without any I/O.
+
+=item last_error
+
+mcpool extension: the message of the last failed call in this thread (the key, the server and
+the OS error), for the calls that returned nothing.
+
+=item server_labels
+
+mcpool extension: the configured servers, in order.
+
+=back
+
+=head1 BAD INPUT
+
+An undef key croaks (C<Mcpool::get: the key is undef>); so does a reference used as a key
+(C<Mcpool::set: the key must be a string, not a reference (ARRAY)>): Cache::Memcached::Fast
+stores under C<"ARRAY(0x...)"> instead, which is never what was meant. A key longer than 250
+bytes (with the namespace), empty, or with spaces or control characters is refused by the core
+before anything is sent, and the command returns what Cache::Memcached::Fast returns for it:
+nothing (C<undef>); C<last_error> says why. A C<_multi> argument that is not an array
+reference croaks (C<Not an array reference>), as in Cache::Memcached::Fast.
+
+=head1 FORK AND THREADS
+
+After C<fork>, parent and child may both keep using the same object: the core notices the
+fork and the child opens its own connections on first use; the parent's sockets are never
+used by the child. Perl ithreads: an Mcpool object is not cloned into a new thread (it is
+C<undef> there): create a client in each thread.
+
+=head1 SEE ALSO
+
+L<Cache::Memcached::Fast>, L<Cache::Memcached>, mcpool's F<docs/c-abi.md>.
+
+=cut

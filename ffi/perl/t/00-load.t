@@ -1,0 +1,28 @@
+use strict;
+use warnings;
+use Test::More;
+
+use_ok('Mcpool');
+like(Mcpool::library_version(), qr/^\d+\.\d+\.\d+/, 'library_version: ' . Mcpool::library_version());
+ok(!eval { Mcpool->new({ servers => [] }); 1 }, 'no servers croaks');
+like($@, qr/servers must be an array reference/, '... with a message');
+ok(!eval { Mcpool->new('x'); 1 }, 'non-hash options croak');
+like($@, qr/hash reference/, '... with a message');
+ok(!eval { Mcpool->new({ servers => [{}] }); 1 }, 'server hash without address croaks');
+like($@, qr/server should have \{ address/, '... as Cache::Memcached::Fast words it');
+ok(!eval { Mcpool->new({ servers => [['127.0.0.1:1', -1]] }); 1 }, 'negative weight croaks');
+like($@, qr/weight should be positive/, '... with a message');
+ok(!eval { Mcpool->new({ servers => ['127.0.0.1:notaport'] }); 1 }, 'malformed address croaks');
+like($@, qr/MCPOOL_CONFIG/, '... with the C ABI status: ' . ($@ =~ s/\n.*//sr));
+{
+    my @w;
+    local $SIG{__WARN__} = sub { push @w, @_ };
+    Mcpool->new({ servers => ['127.0.0.1:1'], bogus => 1 });
+    like("@w", qr/Unknown arguments: bogus/, 'unknown arguments warn');
+    @w = ();
+    Mcpool->new({ servers => ['127.0.0.1:1'], bogus => 1, check_args => 'skip' });
+    is("@w", '', 'check_args => skip');
+}
+ok(!eval { Mcpool::get(bless(\my $x, 'Other'), 'k'); 1 }, 'a foreign object croaks');
+like($@, qr/not an Mcpool object/, '... with a message');
+done_testing;

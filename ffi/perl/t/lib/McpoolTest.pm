@@ -1,0 +1,66 @@
+package McpoolTest;
+# Test helpers: private memcached processes on free 127.0.0.1 ports, stopped at the end (by the
+# process that started them, never by a forked child), and unique key prefixes.
+use strict;
+use warnings;
+use Exporter 'import';
+use IO::Socket::INET;
+use POSIX ();
+
+our @EXPORT = qw(start_memcached stop_memcached unique);
+
+my %pid_of;    # "127.0.0.1:port" => pid
+my $owner = $$;
+my $n = 0;
+
+sub unique { return sprintf 't%d-%d-%s-', $$, $n++, shift // 'k' }
+
+sub _free_port {
+    my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0,
+        Proto => 'tcp', ReuseAddr => 1) or die "no free port: $!";
+    my $p = $s->sockport;
+    close $s;
+    return $p;
+}
+
+# Starts memcached and returns its "127.0.0.1:PORT" once it accepts connections.
+sub start_memcached {
+    my @extra = @_;
+    my $bin = $ENV{MEMCACHED} // 'memcached';
+    for my $try (1 .. 5) {
+        my $port = _free_port();
+        my @cmd = ($bin, '-l', '127.0.0.1', '-p', $port, '-U', '0', '-t', '1', '-m', '64',
+            ($> == 0 ? ('-u', 'nobody') : ()), @extra);
+        my $pid = fork() // die "fork: $!";
+        if (!$pid) {
+            open STDOUT, '>', '/dev/null';
+            exec @cmd or POSIX::_exit(127);
+        }
+        for (1 .. 200) {    # up to 5 s
+            if (IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 1)) {
+                $pid_of{"127.0.0.1:$port"} = $pid;
+                return "127.0.0.1:$port";
+            }
+            last if waitpid($pid, POSIX::WNOHANG()) == $pid;    # died: port taken?
+            select undef, undef, undef, 0.025;
+        }
+        kill 'KILL', $pid;
+        waitpid $pid, 0;
+    }
+    die "could not start $bin";
+}
+
+sub stop_memcached {
+    my $addr = shift;
+    my $pid = delete $pid_of{$addr} or return;
+    kill 'TERM', $pid;
+    waitpid $pid, 0;
+}
+
+END {
+    my $status = $?;
+    if ($$ == $owner) { stop_memcached($_) for keys %pid_of }
+    $? = $status;
+}
+
+1;
