@@ -1,21 +1,19 @@
 //! The client: keys → server → pooled connection → exchange, with values encoded on the way.
 
-use crate::address::ServerAddr;
 use crate::config::{ClientBuilder, Config};
 use crate::conn::{Conn, ConnOptions};
 use crate::error::{Error, Result};
-use crate::health::{Health, ServerState};
+use crate::health::ServerState;
 use crate::item::{Item, Lease, StoreOutcome};
 use crate::key;
+use crate::metrics::ServerMetrics;
 use crate::ops;
-use crate::pool::{Manager, Slot};
 use crate::proto::ascii::StoreCommand;
 use crate::proto::Protocol;
 use crate::route::Router;
+use crate::server::{Pooled, Server};
 use std::borrow::Cow;
 use std::sync::Arc;
-
-type Pooled = r2d2::PooledConnection<Manager>;
 
 /// Entries grouped by server `(server, entry indices)`, and the entries with no server.
 type Grouping = (Vec<(usize, Vec<usize>)>, Vec<(usize, Error)>);
@@ -50,14 +48,6 @@ struct Inner {
     hash_skip: usize,
 }
 
-struct Server {
-    label: Arc<str>,
-    addr: ServerAddr,
-    opts: ConnOptions,
-    health: Arc<Health>,
-    pool: r2d2::Pool<Manager>,
-}
-
 /// One result per server, labelled `host:port`.
 pub type PerServer<T> = Vec<(String, Result<T>)>;
 
@@ -86,12 +76,6 @@ impl Client {
             return Err(Error::Config("no servers given".into()));
         }
         let router = Router::new(&config.distribution, &config.servers)?;
-        let threads = Arc::new(
-            scheduled_thread_pool::ScheduledThreadPool::builder()
-                .num_threads(2)
-                .thread_name_pattern("mcpool-{}")
-                .build(),
-        );
         let opts = ConnOptions {
             connect_timeout: config.connect_timeout,
             io_timeout: config.io_timeout,
@@ -111,40 +95,7 @@ impl Client {
         if config.tls.is_some() {
             return Err(crate::tls::unavailable());
         }
-        let servers = config
-            .servers
-            .iter()
-            .map(|spec| {
-                let label: Arc<str> = spec.addr.to_string().into();
-                let health = Arc::new(Health::new(
-                    config.failure_limit,
-                    config.retry_timeout,
-                    config.retry_timeout_max,
-                ));
-                let manager = Manager {
-                    addr: spec.addr.clone(),
-                    label: label.clone(),
-                    opts: opts.clone(),
-                    health: health.clone(),
-                };
-                let pool = r2d2::Pool::builder()
-                    .max_size(config.max_size)
-                    .min_idle(Some(config.min_idle))
-                    .connection_timeout(config.pool_timeout)
-                    .idle_timeout(config.idle_timeout.filter(|d| !d.is_zero()))
-                    .max_lifetime(config.max_lifetime.filter(|d| !d.is_zero()))
-                    .test_on_check_out(config.test_on_check_out)
-                    .thread_pool(threads.clone())
-                    .build_unchecked(manager);
-                Server {
-                    label,
-                    addr: spec.addr.clone(),
-                    opts: opts.clone(),
-                    health,
-                    pool,
-                }
-            })
-            .collect();
+        let servers = Server::all(&config, &opts);
         let sanitize = config
             .sanitize_keys
             .unwrap_or_else(|| config.distribution.sanitizes_keys_by_default());
@@ -187,6 +138,15 @@ impl Client {
             .collect()
     }
 
+    /// Each server's counters (operations, hits, misses, errors by kind, pool waits, …).
+    pub fn metrics(&self) -> Vec<ServerMetrics> {
+        self.inner
+            .servers
+            .iter()
+            .map(|s| s.counters.snapshot(&s.label))
+            .collect()
+    }
+
     /// Connections per server: `(open, idle)`, in configuration order. An open connection is
     /// a pooled slot (checked out or idle); `idle == open` means none is in use.
     pub fn pool_states(&self) -> Vec<(u32, u32)> {
@@ -194,7 +154,7 @@ impl Client {
             .servers
             .iter()
             .map(|s| {
-                let st = s.pool.state();
+                let st = s.pool().state();
                 (st.connections, st.idle_connections)
             })
             .collect()
@@ -713,40 +673,14 @@ impl Client {
             })
     }
 
-    /// Checks out a slot of server `idx` and makes sure it holds a usable connection.
+    /// Checks out a slot of server `idx` holding a usable connection.
     fn acquire(&self, idx: usize) -> Result<Pooled> {
-        let server = &self.inner.servers[idx];
-        let mut pooled = server
-            .pool
-            .get_timeout(self.inner.config.pool_timeout)
-            .map_err(|_| Error::PoolTimeout {
-                server: server.label.to_string(),
-            })?;
-        let slot: &mut Slot = &mut pooled;
-        if !slot.conn.as_ref().is_some_and(Conn::is_reusable) {
-            slot.conn = None;
-            match Conn::connect(&server.addr, &server.label, &server.opts) {
-                Ok(c) => slot.conn = Some(c),
-                Err(e) => {
-                    server.health.record_failure();
-                    return Err(e);
-                }
-            }
-        }
-        Ok(pooled)
+        self.inner.servers[idx].checkout(self.inner.config.pool_timeout)
     }
 
     /// Accounts for an exchange's result and drops a connection that is not clean.
-    fn release<T>(&self, idx: usize, mut pooled: Pooled, result: &Result<T>) {
-        let health = &self.inner.servers[idx].health;
-        match result {
-            Ok(_) => health.record_success(),
-            Err(e) if e.is_server_failure() => health.record_failure(),
-            Err(_) => {}
-        }
-        if !pooled.conn.as_ref().is_some_and(Conn::is_reusable) {
-            pooled.conn = None;
-        }
+    fn release<T>(&self, idx: usize, pooled: Pooled, result: &Result<T>) {
+        self.inner.servers[idx].release(pooled, result);
     }
 
     /// One request/reply exchange with server `idx`.
@@ -786,6 +720,7 @@ impl Client {
                 Ok(hit)
             },
         )?;
+        self.inner.servers[idx].lookups(1, usize::from(raw.is_some()));
         raw.map(|(v, f, c)| self.decode(v, f, c)).transpose()
     }
 
@@ -850,6 +785,7 @@ impl Client {
             };
             match &res {
                 Ok(()) => {
+                    self.inner.servers[idx].lookups(wires.len(), hits.len());
                     for (i, value, flags, c) in hits {
                         results[members[i]] = self.decode(value, flags, c).map(Some);
                     }
@@ -863,11 +799,7 @@ impl Client {
 
     /// Groups valid prepared entries by server: `(server, indices into prepared)`, and the
     /// entries that have no server to go to (dead, fail-fast) with their error.
-    fn group<P>(
-        &self,
-        prepared: &[Result<P>],
-        key_of: impl Fn(&P) -> &[u8],
-    ) -> Grouping {
+    fn group<P>(&self, prepared: &[Result<P>], key_of: impl Fn(&P) -> &[u8]) -> Grouping {
         let n = self.inner.servers.len();
         let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut unplaced = Vec::new();

@@ -4,10 +4,12 @@
 use crate::address::ServerSpec;
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::metrics::{Event, EventHandler};
 use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::tls::TlsOptions;
 use crate::value::{Compression, CompressionFormat};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Everything a [`Client`] is built from. Build it with [`Client::builder`].
@@ -58,6 +60,8 @@ pub struct Config {
     pub sasl: Option<(String, String)>,
     /// TLS to every server (cargo feature `tls`).
     pub tls: Option<TlsOptions>,
+    /// Called when a server is marked dead or comes back.
+    pub events: Option<EventHandler>,
 }
 
 impl Default for Config {
@@ -85,6 +89,7 @@ impl Default for Config {
             protocol: Protocol::Text,
             sasl: None,
             tls: None,
+            events: None,
         }
     }
 }
@@ -310,6 +315,13 @@ impl ClientBuilder {
     /// server certificate is verified against `options.ca_file` unless explicitly disabled.
     pub fn tls(mut self, options: TlsOptions) -> Self {
         self.config.tls = Some(options);
+        self
+    }
+
+    /// A callback for server state changes (marked dead, back alive). It runs on the thread
+    /// whose call changed the state: keep it short and non-blocking.
+    pub fn on_event(mut self, handler: impl Fn(&Event) + Send + Sync + 'static) -> Self {
+        self.config.events = Some(EventHandler(Arc::new(handler)));
         self
     }
 

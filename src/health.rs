@@ -45,6 +45,11 @@ impl Health {
         }
     }
 
+    /// Consecutive failures that mark the server dead.
+    pub(crate) fn limit(&self) -> u32 {
+        self.limit
+    }
+
     /// No failure since the last success.
     pub fn is_healthy(&self) -> bool {
         self.failures.load(Ordering::Relaxed) == 0
@@ -56,29 +61,34 @@ impl Health {
         until == 0 || now_ms() >= until
     }
 
-    /// Records a connect error, socket error or timeout.
-    pub(crate) fn record_failure(&self) {
+    /// Records a connect error, socket error or timeout. Returns `(failures, back-off)` when
+    /// this failure marks the server dead (first time, or again after a failed retry).
+    pub(crate) fn record_failure(&self) -> Option<(u32, Duration)> {
         let n = self
             .failures
             .fetch_add(1, Ordering::Relaxed)
             .saturating_add(1);
-        if n >= self.limit {
-            let doublings = (n - self.limit).min(16);
-            let wait = self
-                .retry
-                .saturating_mul(1 << doublings)
-                .min(self.retry_max);
-            self.dead_until
-                .store(now_ms() + wait.as_millis() as u64, Ordering::Relaxed);
+        if n < self.limit {
+            return None;
         }
+        let doublings = (n - self.limit).min(16);
+        let wait = self
+            .retry
+            .saturating_mul(1 << doublings)
+            .min(self.retry_max);
+        self.dead_until
+            .store(now_ms() + wait.as_millis() as u64, Ordering::Relaxed);
+        Some((n, wait))
     }
 
-    /// Records a successful exchange (cheap when already healthy: one load).
-    pub(crate) fn record_success(&self) {
-        if self.failures.load(Ordering::Relaxed) != 0 {
-            self.failures.store(0, Ordering::Relaxed);
-            self.dead_until.store(0, Ordering::Relaxed);
+    /// Records a successful exchange (cheap when already healthy: one load). Returns true
+    /// when the server had been marked dead and is now back.
+    pub(crate) fn record_success(&self) -> bool {
+        if self.failures.load(Ordering::Relaxed) == 0 {
+            return false;
         }
+        self.failures.store(0, Ordering::Relaxed);
+        self.dead_until.swap(0, Ordering::Relaxed) != 0
     }
 
     pub(crate) fn snapshot(&self, server: &str) -> ServerState {

@@ -10,6 +10,7 @@
 use crate::address::ServerAddr;
 use crate::conn::{Conn, ConnOptions};
 use crate::health::Health;
+use crate::metrics::Counters;
 use std::sync::Arc;
 
 /// A pooled slot: a connection, or room for one.
@@ -19,11 +20,13 @@ pub struct Slot {
 }
 
 /// r2d2 manager for one server.
+#[derive(Clone)]
 pub(crate) struct Manager {
     pub addr: ServerAddr,
     pub label: Arc<str>,
     pub opts: ConnOptions,
     pub health: Arc<Health>,
+    pub counters: Arc<Counters>,
 }
 
 /// The manager never fails, so its error type is never built.
@@ -48,6 +51,9 @@ impl r2d2::ManageConnection for Manager {
         } else {
             None
         };
+        if conn.is_some() {
+            Counters::bump(&self.counters.connects);
+        }
         Ok(Slot { conn })
     }
 

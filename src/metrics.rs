@@ -1,0 +1,140 @@
+//! Per-server counters and state-change events.
+//!
+//! Counters are relaxed atomics bumped on the paths that already touch the server; reading
+//! them takes a snapshot ([`ServerMetrics`]).
+
+use crate::error::Error;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A snapshot of one server's counters since the client was built.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerMetrics {
+    /// `host:port`.
+    pub server: String,
+    /// Request/reply exchanges (a multi-key call counts once per server it touches).
+    pub operations: u64,
+    /// Keys found by retrievals.
+    pub hits: u64,
+    /// Keys not found by retrievals.
+    pub misses: u64,
+    /// Connections opened.
+    pub connects: u64,
+    /// Connect attempts that failed (refused, unreachable, timed out).
+    pub connect_errors: u64,
+    /// Reads or writes that timed out (the connection was dropped).
+    pub timeouts: u64,
+    /// Other socket errors (reset, closed mid-reply).
+    pub io_errors: u64,
+    /// `SERVER_ERROR`, `CLIENT_ERROR`, `ERROR` replies and authentication failures.
+    pub server_errors: u64,
+    /// Replies that broke the protocol (the connection was dropped).
+    pub protocol_errors: u64,
+    /// Checkouts that found no idle connection and had to wait.
+    pub pool_waits: u64,
+    /// Total time spent in those waits.
+    pub pool_wait_time: Duration,
+    /// Checkouts that gave up after the pool timeout.
+    pub pool_timeouts: u64,
+    /// Times the server was marked dead.
+    pub ejections: u64,
+    /// Times it came back after being marked dead.
+    pub returns: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub operations: AtomicU64,
+    pub hits: AtomicU64,
+    pub misses: AtomicU64,
+    pub connects: AtomicU64,
+    pub connect_errors: AtomicU64,
+    pub timeouts: AtomicU64,
+    pub io_errors: AtomicU64,
+    pub server_errors: AtomicU64,
+    pub protocol_errors: AtomicU64,
+    pub pool_waits: AtomicU64,
+    pub pool_wait_nanos: AtomicU64,
+    pub pool_timeouts: AtomicU64,
+    pub ejections: AtomicU64,
+    pub returns: AtomicU64,
+}
+
+impl Counters {
+    pub(crate) fn bump(c: &AtomicU64) {
+        c.fetch_add(1, Relaxed);
+    }
+
+    /// Counts an error by kind.
+    pub(crate) fn error(&self, e: &Error) {
+        let c = match e {
+            Error::ConnectTimeout { .. } => {
+                Self::bump(&self.connect_errors);
+                &self.timeouts
+            }
+            Error::IoTimeout { .. } => &self.timeouts,
+            Error::Io { .. } => &self.io_errors,
+            Error::Server { .. } | Error::Client { .. } | Error::Auth { .. } => &self.server_errors,
+            Error::Protocol { .. } | Error::Decompress(_) => &self.protocol_errors,
+            Error::PoolTimeout { .. } => &self.pool_timeouts,
+            _ => return,
+        };
+        Self::bump(c);
+    }
+
+    pub(crate) fn snapshot(&self, server: &str) -> ServerMetrics {
+        let g = |c: &AtomicU64| c.load(Relaxed);
+        ServerMetrics {
+            server: server.to_owned(),
+            operations: g(&self.operations),
+            hits: g(&self.hits),
+            misses: g(&self.misses),
+            connects: g(&self.connects),
+            connect_errors: g(&self.connect_errors),
+            timeouts: g(&self.timeouts),
+            io_errors: g(&self.io_errors),
+            server_errors: g(&self.server_errors),
+            protocol_errors: g(&self.protocol_errors),
+            pool_waits: g(&self.pool_waits),
+            pool_wait_time: Duration::from_nanos(g(&self.pool_wait_nanos)),
+            pool_timeouts: g(&self.pool_timeouts),
+            ejections: g(&self.ejections),
+            returns: g(&self.returns),
+        }
+    }
+}
+
+/// A change in a server's state, delivered to the callback set with
+/// [`crate::ClientBuilder::on_event`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event {
+    /// The server was marked dead after `failures` consecutive failures; it will be retried
+    /// after `retry_in`.
+    ServerDown {
+        /// `host:port`.
+        server: String,
+        /// Consecutive failures so far.
+        failures: u32,
+        /// Back-off before the next attempt.
+        retry_in: Duration,
+    },
+    /// The server answered again after being marked dead.
+    ServerUp {
+        /// `host:port`.
+        server: String,
+    },
+}
+
+/// The event callback. It runs on the thread whose call changed the state: keep it short.
+#[derive(Clone)]
+pub struct EventHandler(pub Arc<dyn Fn(&Event) + Send + Sync>);
+
+impl fmt::Debug for EventHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("EventHandler")
+    }
+}

@@ -1,0 +1,242 @@
+//! One server of the fleet: its connection pool, its health and its counters.
+//!
+//! The pool is rebuilt, empty, in a child process after `fork()`: the child must not use the
+//! parent's sockets, and r2d2's worker threads and the slots other threads had checked out
+//! did not survive the fork.
+
+use crate::address::{ServerAddr, ServerSpec};
+use crate::config::Config;
+use crate::conn::{Conn, ConnOptions};
+use crate::error::{Error, Result};
+use crate::fork;
+use crate::health::Health;
+use crate::metrics::{Counters, Event, EventHandler};
+use crate::pool::{Manager, Slot};
+use scheduled_thread_pool::ScheduledThreadPool;
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A checked-out slot that holds a connected socket.
+pub(crate) type Pooled = r2d2::PooledConnection<Manager>;
+type Pool = r2d2::Pool<Manager>;
+
+#[derive(Clone, Debug)]
+struct PoolSettings {
+    max_size: u32,
+    min_idle: u32,
+    pool_timeout: Duration,
+    idle_timeout: Option<Duration>,
+    max_lifetime: Option<Duration>,
+    test_on_check_out: bool,
+}
+
+/// One server: pool, health, counters.
+pub(crate) struct Server {
+    /// `host:port` (or the socket path).
+    pub label: Arc<str>,
+    /// Health shared with the pool manager.
+    pub health: Arc<Health>,
+    /// Counters shared with the pool manager.
+    pub counters: Arc<Counters>,
+    addr: ServerAddr,
+    opts: ConnOptions,
+    events: Option<EventHandler>,
+    settings: PoolSettings,
+    manager: Manager,
+    generation: u64,
+    pool: Pool,
+    child: Mutex<Option<(u64, Pool)>>,
+}
+
+fn thread_pool() -> Arc<ScheduledThreadPool> {
+    Arc::new(
+        ScheduledThreadPool::builder()
+            .num_threads(1)
+            .thread_name_pattern("mcpool-{}")
+            .build(),
+    )
+}
+
+fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPool>) -> Pool {
+    Pool::builder()
+        .max_size(s.max_size)
+        .min_idle(Some(s.min_idle))
+        .connection_timeout(s.pool_timeout)
+        .idle_timeout(s.idle_timeout)
+        .max_lifetime(s.max_lifetime)
+        .test_on_check_out(s.test_on_check_out)
+        .thread_pool(threads)
+        .build_unchecked(manager)
+}
+
+impl Server {
+    /// The servers of a configuration, sharing one background thread pool.
+    pub(crate) fn all(config: &Config, opts: &ConnOptions) -> Vec<Server> {
+        let threads = thread_pool();
+        config
+            .servers
+            .iter()
+            .map(|spec| Server::new(spec, config, opts, &threads))
+            .collect()
+    }
+
+    fn new(
+        spec: &ServerSpec,
+        config: &Config,
+        opts: &ConnOptions,
+        threads: &Arc<ScheduledThreadPool>,
+    ) -> Server {
+        let settings = PoolSettings {
+            max_size: config.max_size,
+            min_idle: config.min_idle,
+            pool_timeout: config.pool_timeout,
+            idle_timeout: config.idle_timeout.filter(|d| !d.is_zero()),
+            max_lifetime: config.max_lifetime.filter(|d| !d.is_zero()),
+            test_on_check_out: config.test_on_check_out,
+        };
+        let label: Arc<str> = spec.addr.to_string().into();
+        let health = Arc::new(Health::new(
+            config.failure_limit,
+            config.retry_timeout,
+            config.retry_timeout_max,
+        ));
+        let counters = Arc::new(Counters::default());
+        let manager = Manager {
+            addr: spec.addr.clone(),
+            label: label.clone(),
+            opts: opts.clone(),
+            health: health.clone(),
+            counters: counters.clone(),
+        };
+        Server {
+            pool: make_pool(&settings, manager.clone(), threads.clone()),
+            label,
+            health,
+            counters,
+            addr: spec.addr.clone(),
+            opts: opts.clone(),
+            events: config.events.clone(),
+            settings,
+            manager,
+            generation: fork::generation(),
+            child: Mutex::new(None),
+        }
+    }
+
+    fn make_pool(&self, threads: Arc<ScheduledThreadPool>) -> Pool {
+        make_pool(&self.settings, self.manager.clone(), threads)
+    }
+
+    /// This process's pool: the original one, or a fresh one after a fork.
+    pub(crate) fn pool(&self) -> Cow<'_, Pool> {
+        let generation = fork::generation();
+        if generation == self.generation {
+            return Cow::Borrowed(&self.pool);
+        }
+        let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+        match &*child {
+            Some((g, pool)) if *g == generation => Cow::Owned(pool.clone()),
+            _ => {
+                let pool = self.make_pool(thread_pool());
+                *child = Some((generation, pool.clone()));
+                Cow::Owned(pool)
+            }
+        }
+    }
+
+    /// Checks out a slot and makes sure it holds a usable connection, waiting at most
+    /// `wait` for a free slot.
+    pub(crate) fn checkout(&self, wait: Duration) -> Result<Pooled> {
+        let pool = self.pool();
+        let mut pooled = match pool.try_get() {
+            Some(p) => p,
+            None => {
+                let start = Instant::now();
+                let got = pool.get_timeout(wait);
+                Counters::bump(&self.counters.pool_waits);
+                self.counters.pool_wait_nanos.fetch_add(
+                    start.elapsed().as_nanos() as u64,
+                    std::sync::atomic::Ordering::Relaxed,
+                );
+                got.map_err(|_| {
+                    let e = Error::PoolTimeout {
+                        server: self.label.to_string(),
+                    };
+                    self.counters.error(&e);
+                    e
+                })?
+            }
+        };
+        let slot: &mut Slot = &mut pooled;
+        if !slot.conn.as_ref().is_some_and(Conn::is_reusable) {
+            slot.conn = None;
+            match Conn::connect(&self.addr, &self.label, &self.opts) {
+                Ok(c) => {
+                    Counters::bump(&self.counters.connects);
+                    slot.conn = Some(c);
+                }
+                Err(e) => {
+                    if matches!(e, Error::Io { .. }) {
+                        Counters::bump(&self.counters.connect_errors);
+                    }
+                    self.failed(&e);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(pooled)
+    }
+
+    /// Accounts for an exchange's result and drops a connection that is not clean.
+    pub(crate) fn release<T>(&self, mut pooled: Pooled, result: &Result<T>) {
+        Counters::bump(&self.counters.operations);
+        match result {
+            Ok(_) => {
+                if self.health.record_success() {
+                    Counters::bump(&self.counters.returns);
+                    self.emit(Event::ServerUp {
+                        server: self.label.to_string(),
+                    });
+                }
+            }
+            Err(e) => self.failed(e),
+        }
+        if !pooled.conn.as_ref().is_some_and(Conn::is_reusable) {
+            pooled.conn = None;
+        }
+    }
+
+    /// Counts the outcome of a retrieval: `asked` keys, `found` hits.
+    pub(crate) fn lookups(&self, asked: usize, found: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.counters.hits.fetch_add(found as u64, Relaxed);
+        self.counters
+            .misses
+            .fetch_add(asked.saturating_sub(found) as u64, Relaxed);
+    }
+
+    /// Counts an error; a server failure may mark the server dead.
+    fn failed(&self, e: &Error) {
+        self.counters.error(e);
+        if !e.is_server_failure() {
+            return;
+        }
+        if let Some((failures, retry_in)) = self.health.record_failure() {
+            if failures == self.health.limit() {
+                Counters::bump(&self.counters.ejections);
+                self.emit(Event::ServerDown {
+                    server: self.label.to_string(),
+                    failures,
+                    retry_in,
+                });
+            }
+        }
+    }
+
+    fn emit(&self, event: Event) {
+        if let Some(handler) = &self.events {
+            (handler.0)(&event);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Per-server metrics and state-change events.
+mod common;
+
+use common::{unique, wait_until, Memcached};
+use mcpool::{Client, Event};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[test]
+fn counters_follow_the_traffic() {
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("m"))
+        .build()
+        .unwrap();
+    c.set("a", b"1", 0).unwrap();
+    c.set("b", b"2", 0).unwrap();
+    assert!(c.get("a").unwrap().is_some());
+    assert!(c.get("zz").unwrap().is_none());
+    let _ = c.get_multi(&["a", "b", "x", "y"]);
+    let _ = c.incr("a", 1);
+    let _ = c.incr("not-a-number-key", 1);
+    c.set("t", b"text", 0).unwrap();
+    assert!(c.incr("t", 1).is_err());
+    let m = &c.metrics()[0];
+    assert_eq!(m.server, mc.addr());
+    assert_eq!(m.hits, 1 + 2, "{m:?}");
+    assert_eq!(m.misses, 1 + 2, "{m:?}");
+    assert_eq!(m.operations, 9, "{m:?}");
+    assert_eq!(m.server_errors, 1, "{m:?}");
+    assert!(m.connects >= 1, "{m:?}");
+    assert_eq!((m.timeouts, m.io_errors, m.protocol_errors), (0, 0, 0));
+}
+
+#[test]
+fn pool_waits_are_counted() {
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .max_size(1)
+        .key_prefix(unique("w"))
+        .build()
+        .unwrap();
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let c = c.clone();
+            std::thread::spawn(move || {
+                for i in 0..200 {
+                    c.set(format!("{t}-{i}"), b"v", 0).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let m = &c.metrics()[0];
+    assert!(
+        m.pool_waits > 0,
+        "8 threads on one connection must wait: {m:?}"
+    );
+    assert!(m.pool_wait_time > Duration::ZERO);
+    assert_eq!(m.pool_timeouts, 0);
+}
+
+#[test]
+fn events_when_a_server_dies_and_returns() {
+    let mut mc = Memcached::start(&[]);
+    let port = mc.port;
+    let events: Arc<Mutex<Vec<Event>>> = Arc::default();
+    let sink = events.clone();
+    let c = Client::builder()
+        .server(&mc.addr())
+        .failure_limit(2)
+        .retry_timeout(Duration::from_millis(50))
+        .retry_timeout_max(Duration::from_millis(50))
+        .on_event(move |e| sink.lock().unwrap().push(e.clone()))
+        .build()
+        .unwrap();
+    c.set("k", b"v", 0).unwrap();
+    mc.kill();
+    for _ in 0..10 {
+        if !c.server_states()[0].alive {
+            break;
+        }
+        let _ = c.get("k");
+    }
+    assert!(!c.server_states()[0].alive, "two failures mark it dead");
+    let _mc2 = Memcached::start_on(port, &[]);
+    wait_until("the server to come back", Duration::from_secs(10), || {
+        c.get("k").is_ok()
+    });
+    let events = events.lock().unwrap().clone();
+    let server = format!("127.0.0.1:{port}");
+    assert!(
+        matches!(&events[..], [Event::ServerDown { server: s1, failures: 2, .. }, .., Event::ServerUp { server: s2 }] if *s1 == server && *s2 == server),
+        "{events:?}"
+    );
+    let m = &c.metrics()[0];
+    assert_eq!((m.ejections, m.returns), (1, 1), "{m:?}");
+    assert!(m.connect_errors >= 1 || m.io_errors >= 1, "{m:?}");
+}
