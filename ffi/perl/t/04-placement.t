@@ -1,0 +1,70 @@
+# Same server for every key as Cache::Memcached::Fast and Cache::Memcached: 3 servers with
+# weights, modulo (ketama_points 0) and Ketama (ketama_points 150), with a namespace (not
+# hashed). Where a key went is read from each server directly.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use Mcpool;
+use Cache::Memcached::Fast;
+use Cache::Memcached;
+
+my @srv = map { start_memcached() } 1 .. 3;
+my @servers = map { { address => $srv[$_], weight => $_ + 1 } } 0 .. 2;    # weights 1, 2, 3
+my @single = map { Cache::Memcached::Fast->new({ servers => [$_] }) } @srv;
+my $p = unique('pl');
+my @keys = ((map { "$p$_" } 0 .. 399), (map { "user:$_:profile" } 0 .. 49), "caf\x{e9}", 'x' x 200);
+utf8::encode($keys[-2]);
+
+# Which server holds each of @keys under the namespace $ns: { key => server index }.
+sub where {
+    my $ns = shift;
+    my %w;
+    for my $i (0 .. 2) {
+        my $h = $single[$i]->get_multi(map { "$ns$_" } @keys);
+        for my $k (keys %$h) { $w{ substr($k, length $ns) } = $i }
+    }
+    return \%w;
+}
+
+for my $case (['modulo', 0], ['ketama', 150]) {
+    my ($name, $points) = @$case;
+    my %o = (servers => \@servers, ketama_points => $points);
+    my $cmf = Cache::Memcached::Fast->new({ %o, namespace => "$name-cmf:" });
+    my $m   = Mcpool->new({ %o, namespace => "$name-mc:" });
+    $cmf->set($_, 1) for @keys;
+    is(scalar($m->set_multi(map { [$_, 1] } @keys)) && 1, 1, "$name: Mcpool stored every key");
+    my $wc = where("$name-cmf:");
+    my $wm = where("$name-mc:");
+    is(scalar(keys %$wc), scalar(@keys), "$name: CMF stored every key");
+    is(scalar(keys %$wm), scalar(@keys), "$name: every Mcpool key is on some server");
+    my @diff = grep { $wc->{$_} != $wm->{$_} } @keys;
+    is(scalar(@diff), 0, "$name: every key on the same server as Cache::Memcached::Fast")
+        or diag("first disagreements: @diff[0 .. ($#diff < 4 ? $#diff : 4)]");
+    my @sf = grep { $m->server_for($_) ne $srv[ $wc->{$_} ] } @keys;
+    is(scalar(@sf), 0, "$name: server_for agrees too");
+    my %count;
+    $count{$_}++ for values %$wm;
+    ok(($count{2} // 0) > ($count{0} // 0), "$name: weight 3 gets more keys than weight 1 ("
+        . join('/', map { $count{$_} // 0 } 0 .. 2) . ')');
+    # Mcpool reads what CMF wrote, through its own placement.
+    my $mr = Mcpool->new({ %o, namespace => "$name-cmf:" });
+    is(scalar(keys %{ $mr->get_multi(@keys) }), scalar(@keys), "$name: Mcpool finds every key CMF wrote");
+}
+
+# Cache::Memcached (modulo, integer weights) agrees as well.
+my $cm = Cache::Memcached->new({ servers => [map { [$srv[$_], $_ + 1] } 0 .. 2], namespace => 'cm:' });
+$cm->set($_, 1) for @keys;
+my $w = where('cm:');
+my $m = Mcpool->new({ servers => \@servers });
+my @diff = grep { !defined $w->{$_} || $m->server_for($_) ne $srv[ $w->{$_} ] } @keys;
+is(scalar(@diff), 0, 'every key on the same server as Cache::Memcached');
+
+# hash_namespace => 1: the namespace is part of the hashed key, as in CMF.
+my $cmf = Cache::Memcached::Fast->new({ servers => \@servers, namespace => 'hn:', hash_namespace => 1 });
+my $mh  = Mcpool->new({ servers => \@servers, namespace => 'hn:', hash_namespace => 1 });
+$cmf->set($_, 'cmf') for @keys;
+is(scalar(keys %{ $mh->get_multi(@keys) }), scalar(@keys), 'hash_namespace: Mcpool finds every key CMF wrote');
+done_testing;

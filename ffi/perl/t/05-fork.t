@@ -1,0 +1,63 @@
+# fork(): parent and child keep using the same object with correct values; the child opens its
+# own connections (the core's fork generation), so replies never cross between processes.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use Mcpool;
+use POSIX ();
+
+my $srv = start_memcached();
+my $m = Mcpool->new({ servers => [$srv] });
+my $p = unique('fork');
+
+is($m->set("${p}parent", 'from parent'), 1, 'parent sets before fork (its connection is pooled)');
+$m->set("${p}n$_", "v$_") for 1 .. 100;
+
+my @kids;
+for my $c (1 .. 3) {
+    my $pid = fork();
+    die "fork: $!" unless defined $pid;
+    if ($pid == 0) {
+        my $bad = 0;
+        # Interleave with the parent: each process reads its own keys many times over.
+        for my $round (1 .. 200) {
+            my $i = 1 + ($round * $c) % 100;
+            $bad++ unless ($m->get("${p}n$i") // '') eq "v$i";
+            $m->set("${p}child$c-$round", "c$c-$round") or $bad++;
+            $bad++ unless ($m->get("${p}child$c-$round") // '') eq "c$c-$round";
+        }
+        my $h = $m->get_multi(map { "${p}n$_" } 1 .. 100);
+        $bad++ unless keys(%$h) == 100 && !grep { $h->{"${p}n$_"} ne "v$_" } 1 .. 100;
+        $bad++ unless ($m->get("${p}parent") // '') eq 'from parent';
+        $m->set("${p}done$c", "child $c ok") or $bad++;
+        exit($bad ? 1 : 0);    # a normal exit: the child's DESTROY frees its copy
+    }
+    push @kids, $pid;
+}
+
+my $bad = 0;
+for my $round (1 .. 300) {
+    my $i = 1 + $round % 100;
+    $bad++ unless ($m->get("${p}n$i") // '') eq "v$i";
+    $m->set("${p}p$round", "p$round") or $bad++;
+    $bad++ unless ($m->get("${p}p$round") // '') eq "p$round";
+}
+is($bad, 0, 'parent: every value correct while the children run');
+
+for my $pid (@kids) {
+    my $deadline = time + 30;
+    my $r = 0;
+    while (time < $deadline) {
+        $r = waitpid($pid, POSIX::WNOHANG());
+        last if $r == $pid;
+        select undef, undef, undef, 0.05;
+    }
+    if ($r != $pid) { kill 'KILL', $pid; waitpid $pid, 0; fail("child $pid did not finish in 30 s") }
+    else { is($? >> 8, 0, "child $pid: every value correct, and it exited cleanly") }
+}
+is($m->get("${p}done$_"), "child $_ ok", "parent reads the write of child $_") for 1 .. 3;
+is($m->get("${p}parent"), 'from parent', 'parent still works after the children exited');
+done_testing;
