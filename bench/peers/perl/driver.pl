@@ -1,6 +1,7 @@
 #!/usr/bin/perl
 # mcpool bench peer for the Perl clients (protocol: ../PROTOCOL.md).
-# usage: driver.pl Cache::Memcached::Fast|Cache::Memcached HOST:PORT
+# usage: driver.pl Cache::Memcached::Fast|Cache::Memcached|Mcpool HOST:PORT
+# (Mcpool is the repository's own Perl binding, ffi/perl: run with -I to its blib.)
 # Neither client can be shared between threads (and Perl ithreads copy the interpreter), so
 # `mix` runs one forked process per thread, each with its own client and connection; the clock
 # starts when every process is connected and ready. Compression: the client's own (gzip, flag 2)
@@ -20,6 +21,12 @@ sub value { my $n = shift; join '', map { chr(97 + ($_ * 7 + int($_ / 13)) % 26)
 
 sub client {
     my $compress = shift;
+    if ($kind eq 'Mcpool') {    # configured exactly as Cache::Memcached::Fast below
+        return Mcpool->new({
+            servers => [$server], utf8 => 0,
+            compress_threshold => $compress ? 30 * 1024 : -1,
+        });
+    }
     if ($kind eq 'Cache::Memcached::Fast') {
         return Cache::Memcached::Fast->new({
             servers => [$server], nowait => 0, utf8 => 0,
