@@ -14,6 +14,7 @@ use crate::route::Router;
 use crate::server::{Pooled, Server};
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Entries grouped by server `(server, entry indices)`, and the entries with no server.
 type Grouping = (Vec<(usize, Vec<usize>)>, Vec<(usize, Error)>);
@@ -674,8 +675,16 @@ impl Client {
     }
 
     /// Checks out a slot of server `idx` holding a usable connection.
-    fn acquire(&self, idx: usize) -> Result<Pooled> {
-        self.inner.servers[idx].checkout(self.inner.config.pool_timeout)
+    fn acquire(&self, idx: usize, deadline: Option<Instant>) -> Result<Pooled> {
+        self.inner.servers[idx].checkout(self.inner.config.pool_timeout, deadline)
+    }
+
+    /// The deadline of an operation starting now, if `operation_timeout` is set.
+    fn deadline(&self) -> Option<Instant> {
+        self.inner
+            .config
+            .operation_timeout
+            .map(|d| Instant::now() + d)
     }
 
     /// Accounts for an exchange's result and drops a connection that is not clean.
@@ -690,7 +699,7 @@ impl Client {
         encode: impl FnOnce(&mut Vec<u8>),
         recv: impl FnOnce(&mut Conn) -> Result<T>,
     ) -> Result<T> {
-        let mut pooled = self.acquire(idx)?;
+        let mut pooled = self.acquire(idx, self.deadline())?;
         let result = match pooled.conn.as_mut() {
             Some(conn) => {
                 encode(conn.begin());
@@ -745,13 +754,14 @@ impl Client {
             results[i] = Err(e);
         }
         // Phase 1: write every server's request.
+        let deadline = self.deadline();
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
             let wires: Vec<&[u8]> = members
                 .iter()
                 .filter_map(|&i| prepared[i].as_deref().ok())
                 .collect();
-            match self.acquire(idx) {
+            match self.acquire(idx, deadline) {
                 Ok(mut pooled) => {
                     let res = match pooled.conn.as_mut() {
                         Some(conn) => {
@@ -838,9 +848,10 @@ impl Client {
         for (i, e) in unplaced {
             results[i] = Some(Err(e));
         }
+        let deadline = self.deadline();
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
-            let res = self.acquire(idx).and_then(|mut pooled| {
+            let res = self.acquire(idx, deadline).and_then(|mut pooled| {
                 let res = match pooled.conn.as_mut() {
                     Some(conn) => {
                         let buf = conn.begin();

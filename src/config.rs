@@ -35,6 +35,8 @@ pub struct Config {
     pub io_timeout: Duration,
     /// Time a caller waits for a free pooled connection.
     pub pool_timeout: Duration,
+    /// One deadline for a whole operation: pool wait, connect, every write and read.
+    pub operation_timeout: Option<Duration>,
     /// TCP_NODELAY (Nagle off).
     pub nodelay: bool,
     /// Check a connection with a `version` round trip on every checkout.
@@ -77,6 +79,7 @@ impl Default for Config {
             connect_timeout: Duration::from_secs(1),
             io_timeout: Duration::from_secs(1),
             pool_timeout: Duration::from_secs(5),
+            operation_timeout: Some(Duration::from_secs(5)),
             nodelay: true,
             test_on_check_out: false,
             failure_limit: 2,
@@ -205,6 +208,15 @@ impl ClientBuilder {
     /// How long a caller waits for a free pooled connection. Default 5 s.
     pub fn pool_timeout(mut self, d: Duration) -> Self {
         self.config.pool_timeout = d;
+        self
+    }
+
+    /// One deadline for a whole operation, covering the pool wait, the connect and every write
+    /// and read; whichever phase is running when it passes reports its own timeout error
+    /// (`PoolTimeout`, `ConnectTimeout`, `IoTimeout`). Default 5 s; `None` leaves only the
+    /// per-phase timeouts (a slow server trickling a large reply could then hold a call longer).
+    pub fn operation_timeout(mut self, d: Option<Duration>) -> Self {
+        self.config.operation_timeout = d;
         self
     }
 

@@ -14,7 +14,7 @@ use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const INITIAL_BUF: usize = 16 * 1024;
 const KEEP_BUF: usize = 256 * 1024;
@@ -49,6 +49,22 @@ impl Stream {
         }
     }
 
+    fn set_timeouts(&self, t: Duration) -> io::Result<()> {
+        match self {
+            Stream::Tcp(s) => s
+                .set_read_timeout(Some(t))
+                .and(s.set_write_timeout(Some(t))),
+            Stream::Unix(s) => s
+                .set_read_timeout(Some(t))
+                .and(s.set_write_timeout(Some(t))),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s
+                .sock
+                .set_read_timeout(Some(t))
+                .and(s.sock.set_write_timeout(Some(t))),
+        }
+    }
+
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self {
             Stream::Tcp(s) => s.write_all(buf),
@@ -70,11 +86,20 @@ pub struct Conn {
     generation: u64,
     server: Arc<str>,
     max_value: usize,
+    io_timeout: Duration,
+    deadline: Option<Instant>,
+    shortened: bool,
 }
 
 impl Conn {
-    /// Connects to `addr` within the connect timeout.
-    pub(crate) fn connect(addr: &ServerAddr, label: &Arc<str>, opts: &ConnOptions) -> Result<Conn> {
+    /// Connects to `addr` within `timeout` (the connect timeout, or less if the operation's
+    /// deadline is nearer).
+    pub(crate) fn connect(
+        addr: &ServerAddr,
+        label: &Arc<str>,
+        opts: &ConnOptions,
+        timeout: Duration,
+    ) -> Result<Conn> {
         let io_err = |source: io::Error| {
             if matches!(
                 source.kind(),
@@ -95,7 +120,7 @@ impl Conn {
                 let mut last = io::Error::new(io::ErrorKind::NotFound, "host name did not resolve");
                 let mut found = None;
                 for sa in (host.as_str(), *port).to_socket_addrs().map_err(io_err)? {
-                    match TcpStream::connect_timeout(&sa, opts.connect_timeout) {
+                    match TcpStream::connect_timeout(&sa, timeout) {
                         Ok(s) => {
                             found = Some(s);
                             break;
@@ -147,6 +172,9 @@ impl Conn {
             generation: fork::generation(),
             server: label.clone(),
             max_value: opts.max_value,
+            io_timeout: opts.io_timeout,
+            deadline: None,
+            shortened: false,
         };
         if let (Protocol::Binary, Some((user, password))) = (opts.protocol, &opts.sasl) {
             crate::ops::binary::sasl_plain(&mut conn, user, password)?;
@@ -167,8 +195,41 @@ impl Conn {
         &mut self.wbuf
     }
 
+    /// Sets the deadline of the operation this connection now serves (`None`: only the
+    /// per-read/write I/O timeout applies).
+    pub(crate) fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Before a socket read or write: fails when the deadline has passed, and shortens the
+    /// socket timeout when the deadline is nearer than the I/O timeout (a system call only then).
+    fn arm(&mut self) -> Result<()> {
+        let timeout = match self.deadline {
+            None if !self.shortened => return Ok(()),
+            None => self.io_timeout,
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(Error::IoTimeout {
+                        server: self.server.to_string(),
+                    });
+                }
+                if left >= self.io_timeout && !self.shortened {
+                    return Ok(());
+                }
+                left.min(self.io_timeout)
+            }
+        };
+        self.stream
+            .set_timeouts(timeout)
+            .map_err(|e| self.io_error(e))?;
+        self.shortened = timeout < self.io_timeout;
+        Ok(())
+    }
+
     /// Sends the whole write buffer with one `write` (more only if the kernel takes less).
     pub(crate) fn send(&mut self) -> Result<()> {
+        self.arm()?;
         let res = self.stream.write_all(&self.wbuf);
         res.map_err(|e| self.io_error(e))
     }
@@ -236,6 +297,7 @@ impl Conn {
             let grown = need.max(self.rbuf.len() * 2);
             self.rbuf.resize(grown, 0);
         }
+        self.arm()?;
         let res = self.stream.read(&mut self.rbuf[self.rend..]);
         match res {
             Ok(0) => Err(Error::Io {

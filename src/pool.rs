@@ -47,7 +47,13 @@ impl r2d2::ManageConnection for Manager {
 
     fn connect(&self) -> Result<Slot, Never> {
         let conn = if self.health.is_healthy() {
-            Conn::connect(&self.addr, &self.label, &self.opts).ok()
+            Conn::connect(
+                &self.addr,
+                &self.label,
+                &self.opts,
+                self.opts.connect_timeout,
+            )
+            .ok()
         } else {
             None
         };

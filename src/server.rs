@@ -146,8 +146,14 @@ impl Server {
     }
 
     /// Checks out a slot and makes sure it holds a usable connection, waiting at most
-    /// `wait` for a free slot.
-    pub(crate) fn checkout(&self, wait: Duration) -> Result<Pooled> {
+    /// `wait` for a free slot; `deadline` bounds the wait, the connect and every read and
+    /// write of the exchange that follows.
+    pub(crate) fn checkout(&self, wait: Duration, deadline: Option<Instant>) -> Result<Pooled> {
+        let left = |d: Duration| match deadline {
+            Some(dl) => d.min(dl.saturating_duration_since(Instant::now())),
+            None => d,
+        };
+        let wait = left(wait);
         let pool = self.pool();
         let mut pooled = match pool.try_get() {
             Some(p) => p,
@@ -171,7 +177,15 @@ impl Server {
         let slot: &mut Slot = &mut pooled;
         if !slot.conn.as_ref().is_some_and(Conn::is_reusable) {
             slot.conn = None;
-            match Conn::connect(&self.addr, &self.label, &self.opts) {
+            let timeout = left(self.opts.connect_timeout);
+            let connected = if timeout.is_zero() {
+                Err(Error::ConnectTimeout {
+                    server: self.label.to_string(),
+                })
+            } else {
+                Conn::connect(&self.addr, &self.label, &self.opts, timeout)
+            };
+            match connected {
                 Ok(c) => {
                     Counters::bump(&self.counters.connects);
                     slot.conn = Some(c);
@@ -184,6 +198,9 @@ impl Server {
                     return Err(e);
                 }
             }
+        }
+        if let Some(conn) = pooled.conn.as_mut() {
+            conn.set_deadline(deadline);
         }
         Ok(pooled)
     }

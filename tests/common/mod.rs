@@ -1,6 +1,8 @@
 //! Test harness: real memcached processes on free loopback ports, stopped on drop.
 #![allow(dead_code)]
 
+pub mod fake;
+
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};

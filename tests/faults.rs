@@ -1,0 +1,202 @@
+//! The fault-injection suite: under any fault a caller gets its own value, a miss, or a clear
+//! error — never another key's value, never a hang past its deadline, never a panic.
+mod common;
+
+use common::fake::{fake, get_key, value_reply, Then};
+use common::{unique, Memcached};
+use mcpool::{Client, Error};
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn client(addr: &str) -> Client {
+    Client::builder()
+        .server(addr)
+        .min_idle(0)
+        .failure_limit(1000)
+        .io_timeout(Duration::from_millis(500))
+        .operation_timeout(Some(Duration::from_secs(2)))
+        .build()
+        .unwrap()
+}
+
+/// A call's result must be an error (the fake never sends a correct reply).
+fn expect_error(what: &str, r: mcpool::Result<Option<Vec<u8>>>) -> Error {
+    match r {
+        Err(e) => e,
+        Ok(v) => panic!("{what}: expected an error, got {v:?}"),
+    }
+}
+
+#[test]
+fn a_reply_for_another_key_is_refused() {
+    let (addr, _) = fake(8, |_, line, w| {
+        let _ = w.write_all(&value_reply(&format!("{}-other", get_key(line)), b"theirs"));
+        Then::Continue
+    });
+    let c = client(&addr);
+    let e = expect_error("crossed", c.get("mine"));
+    assert!(matches!(e, Error::Protocol { .. }), "{e}");
+    assert!(e.to_string().contains("not asked for"), "{e}");
+    for r in c.get_multi(&["a", "b"]) {
+        assert!(matches!(r, Err(Error::Protocol { .. })), "{r:?}");
+    }
+}
+
+#[test]
+fn truncated_and_short_replies_are_errors() {
+    let cases: Vec<&'static [u8]> = vec![
+        b"VALUE mine 0 5",              // truncated header, then close
+        b"VALUE mine 0 10\r\nshort",    // fewer bytes than announced, then close
+        b"VALUE mine 0 5\r\nabcde",     // no terminator, then close
+        b"VALUE mine 0 5\r\nabcde\r\n", // no END, then close
+    ];
+    for reply in cases {
+        let (addr, _) = fake(4, move |_, _, w| {
+            let _ = w.write_all(reply);
+            Then::Close
+        });
+        let e = expect_error(&String::from_utf8_lossy(reply), client(&addr).get("mine"));
+        assert!(matches!(e, Error::Io { .. }), "{e}");
+    }
+}
+
+#[test]
+fn closing_at_every_byte_offset_never_yields_a_value() {
+    let full = value_reply("mine", b"the right value");
+    for cut in 0..full.len() {
+        let prefix = full[..cut].to_vec();
+        let (addr, _) = fake(2, move |_, _, w| {
+            let _ = w.write_all(&prefix);
+            Then::Close
+        });
+        let r = client(&addr).get("mine");
+        assert!(r.is_err(), "cut at {cut}: {r:?}");
+    }
+}
+
+#[test]
+fn server_errors_and_garbage() {
+    let (addr, _) = fake(4, |_, _, w| {
+        let _ = w.write_all(b"SERVER_ERROR out of memory storing object\r\n");
+        Then::Continue
+    });
+    match client(&addr).get("k") {
+        Err(Error::Server { message, .. }) => assert!(message.contains("out of memory")),
+        other => panic!("{other:?}"),
+    }
+    let (addr, _) = fake(4, |_, _, w| {
+        let _ = w.write_all(b"\x00\xff\x13garbage\r\n");
+        Then::Continue
+    });
+    let e = expect_error("garbage", client(&addr).get("k"));
+    assert!(matches!(e, Error::Protocol { .. }), "{e}");
+    let (addr, _) = fake(4, |_, _, w| {
+        let _ = w.write_all(b"VALUE k 0 99999999999\r\n");
+        Then::Continue
+    });
+    let e = expect_error("huge length", client(&addr).get("k"));
+    assert!(e.to_string().contains("above the limit"), "{e}");
+}
+
+#[test]
+fn an_endless_stream_is_cut_off() {
+    // A line that never ends: refused after MAX_LINE bytes, not buffered forever.
+    let (addr, _) = fake(2, |_, _, w| {
+        let chunk = [b'x'; 4096];
+        for _ in 0..10_000 {
+            if w.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+        Then::Close
+    });
+    let start = Instant::now();
+    let e = expect_error("endless", client(&addr).get("k"));
+    assert!(e.to_string().contains("too long"), "{e}");
+    assert!(start.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn a_trickling_reply_ends_at_the_operation_deadline() {
+    // Each byte arrives within the I/O timeout, but the whole reply would take 20 s.
+    let (addr, _) = fake(2, |_, _, w| {
+        let _ = w.write_all(b"VALUE k 0 200\r\n");
+        for _ in 0..200 {
+            std::thread::sleep(Duration::from_millis(100));
+            if w.write_all(b"x").is_err() {
+                break;
+            }
+        }
+        Then::Close
+    });
+    let c = Client::builder()
+        .server(&addr)
+        .min_idle(0)
+        .io_timeout(Duration::from_secs(1))
+        .operation_timeout(Some(Duration::from_millis(600)))
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let e = expect_error("trickle", c.get("k"));
+    let took = start.elapsed();
+    assert!(matches!(e, Error::IoTimeout { .. }), "{e}");
+    assert!(
+        took >= Duration::from_millis(550) && took < Duration::from_millis(1500),
+        "{took:?}"
+    );
+}
+
+#[test]
+fn pool_exhaustion_gives_pool_timeouts_and_returns_every_connection() {
+    let mc = Memcached::start(&["-t", "2", "-c", "1024"]);
+    // A pool of 4, a 20 ms pool wait, and 300 threads: most calls time out waiting.
+    let c = Client::builder()
+        .server(&mc.addr())
+        .max_size(4)
+        .pool_timeout(Duration::from_millis(20))
+        .key_prefix(unique("exhaust"))
+        .build()
+        .unwrap();
+    c.set("k", b"v", 0).unwrap();
+    let (ok, pool_timeouts, other) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+    );
+    let start = Instant::now();
+    let threads: Vec<_> = (0..300)
+        .map(|_| {
+            let (c, ok, pt, other) = (c.clone(), ok.clone(), pool_timeouts.clone(), other.clone());
+            std::thread::spawn(move || {
+                for _ in 0..20 {
+                    match c.get("k") {
+                        Ok(Some(v)) if v == b"v" => ok.fetch_add(1, Ordering::Relaxed),
+                        Err(Error::PoolTimeout { .. }) => pt.fetch_add(1, Ordering::Relaxed),
+                        _ => other.fetch_add(1, Ordering::Relaxed),
+                    };
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(start.elapsed() < Duration::from_secs(60), "no deadlock");
+    assert_eq!(
+        other.load(Ordering::Relaxed),
+        0,
+        "only successes and pool timeouts"
+    );
+    assert!(ok.load(Ordering::Relaxed) > 0);
+    let (open, idle) = c.pool_states()[0];
+    assert!(open <= 4);
+    assert_eq!(open, idle, "every connection returned");
+    assert_eq!(
+        c.metrics()[0].pool_timeouts as usize,
+        pool_timeouts.load(Ordering::Relaxed)
+    );
+    // The server is not blamed for pool waits.
+    assert!(c.server_states()[0].alive && c.server_states()[0].failures == 0);
+}
