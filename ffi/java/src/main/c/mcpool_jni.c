@@ -1,0 +1,637 @@
+/*
+ * mcpool_jni.c: the JNI layer of the Java binding. It calls only include/mcpool.h.
+ *
+ * Rules kept here:
+ *  - no hashing, protocol or value logic: bytes and flags in, bytes and flags out;
+ *  - statuses 0..99 (answers) are returned to Java as ints; every status of 100 and above is
+ *    thrown as an io.mcpool exception carrying the status and mcpool's last error message;
+ *  - keys and values are copied out of Java arrays (GetByteArrayRegion) before any I/O, so no
+ *    array is pinned and no critical region is held while a socket blocks;
+ *  - loops that create Java objects delete each local reference before the next one.
+ */
+#include <jni.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcpool.h"
+
+#define KEY_STACK 1024
+#define VALUE_STACK 8192
+
+static jclass cls_client_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
+static jclass cls_string, cls_oom;
+static jmethodID ctor_client_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
+    ctor_mcpool_exc;
+
+static jclass global_class(JNIEnv *env, const char *name) {
+    jclass local = (*env)->FindClass(env, name);
+    if (local == NULL) return NULL;
+    jclass global = (jclass)(*env)->NewGlobalRef(env, local);
+    (*env)->DeleteLocalRef(env, local);
+    return global;
+}
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+    struct {
+        jclass *cls;
+        jmethodID *ctor;
+        const char *name;
+    } table[] = {
+        {&cls_client_exc, &ctor_client_exc, "io/mcpool/ClientException"},
+        {&cls_connection_exc, &ctor_connection_exc, "io/mcpool/ConnectionException"},
+        {&cls_timeout_exc, &ctor_timeout_exc, "io/mcpool/TimeoutException"},
+        {&cls_server_exc, &ctor_server_exc, "io/mcpool/ServerException"},
+        {&cls_mcpool_exc, &ctor_mcpool_exc, "io/mcpool/McpoolException"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        *table[i].cls = global_class(env, table[i].name);
+        if (*table[i].cls == NULL) return JNI_ERR;
+        *table[i].ctor =
+            (*env)->GetMethodID(env, *table[i].cls, "<init>", "(ILjava/lang/String;Ljava/lang/String;)V");
+        if (*table[i].ctor == NULL) return JNI_ERR;
+    }
+    cls_string = global_class(env, "java/lang/String");
+    cls_oom = global_class(env, "java/lang/OutOfMemoryError");
+    if (cls_string == NULL || cls_oom == NULL) return JNI_ERR;
+    return JNI_VERSION_1_8;
+}
+
+/* Throws the exception for an error status, with this thread's last error message. */
+static void throw_status(JNIEnv *env, mcpool_status st) {
+    if ((*env)->ExceptionCheck(env)) return;
+    jclass cls;
+    jmethodID ctor;
+    if (st >= 100 && st < 200) {
+        cls = cls_client_exc; ctor = ctor_client_exc;
+    } else if (st == MCPOOL_POOL_TIMEOUT || st == MCPOOL_CONNECT_TIMEOUT || st == MCPOOL_IO_TIMEOUT) {
+        cls = cls_timeout_exc; ctor = ctor_timeout_exc;
+    } else if (st == MCPOOL_SERVER_DEAD || st == MCPOOL_IO || st == MCPOOL_AUTH) {
+        cls = cls_connection_exc; ctor = ctor_connection_exc;
+    } else if (st >= 200 && st < 300) {
+        cls = cls_server_exc; ctor = ctor_server_exc;
+    } else {
+        cls = cls_mcpool_exc; ctor = ctor_mcpool_exc;
+    }
+    jstring name = (*env)->NewStringUTF(env, mcpool_status_name((uint32_t)st));
+    if (name == NULL) return;
+    /* The message is UTF-8 from Rust; NewStringUTF wants modified UTF-8, which agrees for
+     * everything but NUL and supplementary characters: build it from bytes instead. */
+    const char *msg = mcpool_last_error_message();
+    size_t len = mcpool_last_error_length();
+    jstring jmsg = NULL;
+    jbyteArray bytes = (*env)->NewByteArray(env, (jsize)len);
+    if (bytes == NULL) return;
+    (*env)->SetByteArrayRegion(env, bytes, 0, (jsize)len, (const jbyte *)msg);
+    jclass charsets = (*env)->FindClass(env, "io/mcpool/Native");
+    if (charsets != NULL) {
+        jmethodID utf8 = (*env)->GetStaticMethodID(env, charsets, "utf8", "([B)Ljava/lang/String;");
+        if (utf8 != NULL) jmsg = (jstring)(*env)->CallStaticObjectMethod(env, charsets, utf8, bytes);
+        (*env)->DeleteLocalRef(env, charsets);
+    }
+    (*env)->DeleteLocalRef(env, bytes);
+    if ((*env)->ExceptionCheck(env)) return;
+    jobject exc = (*env)->NewObject(env, cls, ctor, (jint)st, name, jmsg);
+    if (exc != NULL) (*env)->Throw(env, (jthrowable)exc);
+    (*env)->DeleteLocalRef(env, exc);
+    (*env)->DeleteLocalRef(env, name);
+    (*env)->DeleteLocalRef(env, jmsg);
+}
+
+/* Answers (0..99) go back to Java; errors are thrown (the returned value is then ignored). */
+static jint answer(JNIEnv *env, mcpool_status st) {
+    if (st >= 100) throw_status(env, st);
+    return (jint)st;
+}
+
+static void throw_oom(JNIEnv *env, const char *what) {
+    if (!(*env)->ExceptionCheck(env)) (*env)->ThrowNew(env, cls_oom, what);
+}
+
+/* A copy of a Java byte[]: on the stack when it fits, else malloc'd. */
+typedef struct {
+    uint8_t *ptr;
+    size_t len;
+    int heap;
+} bytes_t;
+
+static int bytes_get(JNIEnv *env, jbyteArray arr, uint8_t *stack, size_t stack_len, bytes_t *out) {
+    out->ptr = NULL;
+    out->len = 0;
+    out->heap = 0;
+    if (arr == NULL) return 1; /* NULL reaches mcpool, which refuses it with a status */
+    jsize n = (*env)->GetArrayLength(env, arr);
+    out->len = (size_t)n;
+    if ((size_t)n <= stack_len) {
+        out->ptr = stack;
+    } else {
+        out->ptr = malloc((size_t)n);
+        if (out->ptr == NULL) {
+            throw_oom(env, "mcpool: copying a value");
+            return 0;
+        }
+        out->heap = 1;
+    }
+    (*env)->GetByteArrayRegion(env, arr, 0, n, (jbyte *)out->ptr);
+    return 1;
+}
+
+static void bytes_release(bytes_t *b) {
+    if (b->heap) free(b->ptr);
+}
+
+/* A Java String as UTF-8 bytes (GetStringUTFRegion gives modified UTF-8, which equals UTF-8
+ * for the ASCII names and addresses passed here). */
+static char *string_get(JNIEnv *env, jstring s, size_t *len) {
+    if (s == NULL) {
+        *len = 0;
+        return NULL;
+    }
+    jsize chars = (*env)->GetStringLength(env, s);
+    jsize n = (*env)->GetStringUTFLength(env, s);
+    char *buf = malloc((size_t)n + 1);
+    if (buf == NULL) {
+        throw_oom(env, "mcpool: copying a string");
+        return NULL;
+    }
+    (*env)->GetStringUTFRegion(env, s, 0, chars, buf);
+    buf[n] = 0;
+    *len = (size_t)n;
+    return buf;
+}
+
+static jstring new_utf8(JNIEnv *env, const char *p, size_t len) {
+    (void)len;
+    return (*env)->NewStringUTF(env, p);
+}
+
+#define CLIENT(h) ((const mcpool_client *)(intptr_t)(h))
+#define CONFIG(h) ((mcpool_config *)(intptr_t)(h))
+
+/* ---------------------------------------------------------------------------------------- */
+/* Library, configuration                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+JNIEXPORT jstring JNICALL Java_io_mcpool_Native_version(JNIEnv *env, jclass cls) {
+    (void)cls;
+    return (*env)->NewStringUTF(env, mcpool_version());
+}
+
+JNIEXPORT jstring JNICALL Java_io_mcpool_Native_statusName(JNIEnv *env, jclass cls, jint st) {
+    (void)cls;
+    return (*env)->NewStringUTF(env, mcpool_status_name((uint32_t)st));
+}
+
+JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configNew(JNIEnv *env, jclass cls) {
+    (void)cls;
+    mcpool_config *cfg = NULL;
+    mcpool_status st = mcpool_config_new(&cfg);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return 0;
+    }
+    return (jlong)(intptr_t)cfg;
+}
+
+JNIEXPORT void JNICALL Java_io_mcpool_Native_configFree(JNIEnv *env, jclass cls, jlong cfg) {
+    (void)env;
+    (void)cls;
+    mcpool_config_free(CONFIG(cfg));
+}
+
+JNIEXPORT void JNICALL Java_io_mcpool_Native_configAddServer(JNIEnv *env, jclass cls, jlong cfg,
+                                                             jstring addr, jint weight) {
+    (void)cls;
+    size_t len;
+    char *a = string_get(env, addr, &len);
+    if (a == NULL && addr != NULL) return;
+    mcpool_status st = mcpool_config_add_server(CONFIG(cfg), a, len, (uint32_t)weight);
+    free(a);
+    answer(env, st);
+}
+
+/* Named options: 0 distribution, 1 failover, 2 compression format, 3 protocol. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetName(JNIEnv *env, jclass cls, jlong cfg,
+                                                           jint which, jstring value) {
+    (void)cls;
+    size_t len;
+    char *v = string_get(env, value, &len);
+    if (v == NULL && value != NULL) return;
+    mcpool_status st;
+    switch (which) {
+    case 0: st = mcpool_config_set_distribution(CONFIG(cfg), v, len); break;
+    case 1: st = mcpool_config_set_failover(CONFIG(cfg), v, len); break;
+    case 2: st = mcpool_config_set_compression_format(CONFIG(cfg), v, len); break;
+    case 3: st = mcpool_config_set_protocol(CONFIG(cfg), v, len); break;
+    default: st = MCPOOL_INVALID_ARGUMENT;
+    }
+    free(v);
+    answer(env, st);
+}
+
+/* Numeric and boolean options, numbered as in Native.java (OPT_*). */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetNumber(JNIEnv *env, jclass cls, jlong cfg,
+                                                             jint which, jlong v) {
+    (void)cls;
+    mcpool_config *c = CONFIG(cfg);
+    mcpool_status st;
+    if (v < 0) {
+        st = mcpool_config_set_min_idle(NULL, 0); /* sets the last error: invalid argument */
+        answer(env, st);
+        return;
+    }
+    uint64_t u = (uint64_t)v;
+    uint32_t u32 = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+    switch (which) {
+    case 0: st = mcpool_config_set_min_idle(c, u32); break;
+    case 1: st = mcpool_config_set_max_size(c, u32); break;
+    case 2: st = mcpool_config_set_idle_timeout_ms(c, u); break;
+    case 3: st = mcpool_config_set_max_lifetime_ms(c, u); break;
+    case 4: st = mcpool_config_set_connect_timeout_ms(c, u); break;
+    case 5: st = mcpool_config_set_io_timeout_ms(c, u); break;
+    case 6: st = mcpool_config_set_pool_timeout_ms(c, u); break;
+    case 7: st = mcpool_config_set_nodelay(c, u != 0); break;
+    case 8: st = mcpool_config_set_test_on_check_out(c, u != 0); break;
+    case 9: st = mcpool_config_set_failure_limit(c, u32); break;
+    case 10: st = mcpool_config_set_retry_timeout_ms(c, u); break;
+    case 11: st = mcpool_config_set_retry_timeout_max_ms(c, u); break;
+    case 12: st = mcpool_config_set_compression(c, u != 0); break;
+    case 13: st = mcpool_config_set_compression_threshold(c, (size_t)u); break;
+    case 14: st = mcpool_config_set_sanitize_keys(c, u != 0); break;
+    case 15: st = mcpool_config_set_max_value_size(c, (size_t)u); break;
+    case 16: st = mcpool_config_set_max_decompressed_size(c, (size_t)u); break;
+    default: st = mcpool_config_set_min_idle(NULL, 0);
+    }
+    answer(env, st);
+}
+
+JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetRatio(JNIEnv *env, jclass cls, jlong cfg,
+                                                            jdouble ratio) {
+    (void)cls;
+    answer(env, mcpool_config_set_compression_ratio(CONFIG(cfg), ratio));
+}
+
+JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetKeyPrefix(JNIEnv *env, jclass cls, jlong cfg,
+                                                                jbyteArray prefix) {
+    (void)cls;
+    uint8_t stack[KEY_STACK];
+    bytes_t p;
+    if (!bytes_get(env, prefix, stack, sizeof stack, &p)) return;
+    answer(env, mcpool_config_set_key_prefix(CONFIG(cfg), p.ptr, p.len));
+    bytes_release(&p);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Client                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+JNIEXPORT jlong JNICALL Java_io_mcpool_Native_clientNew(JNIEnv *env, jclass cls, jlong cfg) {
+    (void)cls;
+    mcpool_client *client = NULL;
+    mcpool_status st = mcpool_client_new(CONFIG(cfg), &client);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return 0;
+    }
+    return (jlong)(intptr_t)client;
+}
+
+JNIEXPORT void JNICALL Java_io_mcpool_Native_clientFree(JNIEnv *env, jclass cls, jlong h) {
+    (void)env;
+    (void)cls;
+    mcpool_client_free((mcpool_client *)(intptr_t)h);
+}
+
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverCount(JNIEnv *env, jclass cls, jlong h) {
+    (void)cls;
+    size_t n = 0;
+    mcpool_status st = mcpool_client_server_count(CLIENT(h), &n);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return 0;
+    }
+    return (jint)n;
+}
+
+JNIEXPORT jstring JNICALL Java_io_mcpool_Native_serverLabel(JNIEnv *env, jclass cls, jlong h,
+                                                            jint index) {
+    (void)cls;
+    const char *label = NULL;
+    size_t len = 0;
+    mcpool_status st = mcpool_client_server_label(CLIENT(h), (size_t)index, &label, &len);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    return new_utf8(env, label, len);
+}
+
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverFor(JNIEnv *env, jclass cls, jlong h,
+                                                       jbyteArray key) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    size_t index = 0;
+    mcpool_status st = mcpool_client_server_for(CLIENT(h), k.ptr, k.len, &index);
+    bytes_release(&k);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return -1;
+    }
+    return (jint)index;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Commands                                                                                  */
+/* ---------------------------------------------------------------------------------------- */
+
+/* op: 0 set, 1 add, 2 replace, 3 append, 4 prepend, 5 cas. Returns the answer status. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_store(JNIEnv *env, jclass cls, jlong h, jint op,
+                                                   jbyteArray key, jbyteArray value, jint flags,
+                                                   jint ttl, jlong cas) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    uint8_t vstack[VALUE_STACK];
+    bytes_t k, v;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    if (!bytes_get(env, value, vstack, sizeof vstack, &v)) {
+        bytes_release(&k);
+        return -1;
+    }
+    const mcpool_client *c = CLIENT(h);
+    uint32_t f = (uint32_t)flags, t = (uint32_t)ttl;
+    mcpool_status st;
+    switch (op) {
+    case 0: st = mcpool_client_set(c, k.ptr, k.len, v.ptr, v.len, f, t); break;
+    case 1: st = mcpool_client_add(c, k.ptr, k.len, v.ptr, v.len, f, t); break;
+    case 2: st = mcpool_client_replace(c, k.ptr, k.len, v.ptr, v.len, f, t); break;
+    case 3: st = mcpool_client_append(c, k.ptr, k.len, v.ptr, v.len); break;
+    case 4: st = mcpool_client_prepend(c, k.ptr, k.len, v.ptr, v.len); break;
+    case 5: st = mcpool_client_cas(c, k.ptr, k.len, v.ptr, v.len, f, t, (uint64_t)cas); break;
+    default: st = mcpool_client_set(NULL, NULL, 0, NULL, 0, 0, 0);
+    }
+    bytes_release(&k);
+    bytes_release(&v);
+    return answer(env, st);
+}
+
+/* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique. */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, jlong h,
+                                                       jbyteArray key, jboolean with_cas,
+                                                       jlongArray meta) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return NULL;
+    mcpool_item *item = NULL;
+    mcpool_status st = with_cas ? mcpool_client_gets(CLIENT(h), k.ptr, k.len, &item)
+                                : mcpool_client_get(CLIENT(h), k.ptr, k.len, &item);
+    bytes_release(&k);
+    if (st != MCPOOL_OK) {
+        answer(env, st);
+        return NULL;
+    }
+    size_t len = mcpool_item_len(item);
+    jbyteArray out = NULL;
+    if (len > (size_t)INT32_MAX) {
+        throw_oom(env, "mcpool: value larger than a Java array");
+    } else {
+        out = (*env)->NewByteArray(env, (jsize)len);
+        if (out != NULL) {
+            (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)mcpool_item_data(item));
+            if (meta != NULL) {
+                jlong m[2] = {(jlong)mcpool_item_flags(item), (jlong)mcpool_item_cas(item)};
+                (*env)->SetLongArrayRegion(env, meta, 0, 2, m);
+            }
+        }
+    }
+    mcpool_item_free(item);
+    return out;
+}
+
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_delete(JNIEnv *env, jclass cls, jlong h,
+                                                    jbyteArray key) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    mcpool_status st = mcpool_client_delete(CLIENT(h), k.ptr, k.len);
+    bytes_release(&k);
+    return answer(env, st);
+}
+
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_touch(JNIEnv *env, jclass cls, jlong h,
+                                                   jbyteArray key, jint ttl) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    mcpool_status st = mcpool_client_touch(CLIENT(h), k.ptr, k.len, (uint32_t)ttl);
+    bytes_release(&k);
+    return answer(env, st);
+}
+
+/* op: 0 incr, 1 decr, 2 incr-or-init, 3 decr-or-init. out[0] = the new value on success. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_arith(JNIEnv *env, jclass cls, jlong h, jint op,
+                                                   jbyteArray key, jlong delta, jlong initial,
+                                                   jint ttl, jlongArray out) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    const mcpool_client *c = CLIENT(h);
+    uint64_t value = 0, d = (uint64_t)delta, init = (uint64_t)initial;
+    mcpool_status st;
+    switch (op) {
+    case 0: st = mcpool_client_incr(c, k.ptr, k.len, d, &value); break;
+    case 1: st = mcpool_client_decr(c, k.ptr, k.len, d, &value); break;
+    case 2: st = mcpool_client_incr_or_init(c, k.ptr, k.len, d, init, (uint32_t)ttl, &value); break;
+    case 3: st = mcpool_client_decr_or_init(c, k.ptr, k.len, d, init, (uint32_t)ttl, &value); break;
+    default: st = mcpool_client_incr(NULL, NULL, 0, 0, NULL);
+    }
+    bytes_release(&k);
+    if (st == MCPOOL_OK && out != NULL) {
+        jlong v = (jlong)value;
+        (*env)->SetLongArrayRegion(env, out, 0, 1, &v);
+    }
+    return answer(env, st);
+}
+
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushAll(JNIEnv *env, jclass cls, jlong h,
+                                                      jint delay) {
+    (void)cls;
+    return answer(env, mcpool_client_flush_all(CLIENT(h), (uint32_t)delay));
+}
+
+/* Multi-get: the hits land in vals[i] (byte[]), flags[i], cas[i]. */
+typedef struct {
+    JNIEnv *env;
+    jobjectArray vals;
+    int32_t *flags;
+    int64_t *cas;
+    int failed;
+} multi_ctx;
+
+static void on_hit(void *userdata, size_t index, const uint8_t *key, size_t key_len,
+                   const uint8_t *value, size_t value_len, uint32_t flags, uint64_t cas) {
+    (void)key;
+    (void)key_len;
+    multi_ctx *m = userdata;
+    JNIEnv *env = m->env;
+    if (m->failed) return;
+    if (value_len > (size_t)INT32_MAX) {
+        m->failed = 1;
+        return;
+    }
+    jbyteArray arr = (*env)->NewByteArray(env, (jsize)value_len);
+    if (arr == NULL) { /* OutOfMemoryError pending: stop making objects */
+        m->failed = 1;
+        return;
+    }
+    (*env)->SetByteArrayRegion(env, arr, 0, (jsize)value_len, (const jbyte *)value);
+    (*env)->SetObjectArrayElement(env, m->vals, (jsize)index, arr);
+    (*env)->DeleteLocalRef(env, arr);
+    m->flags[index] = (int32_t)flags;
+    m->cas[index] = (int64_t)cas;
+}
+
+/* keys: every key's bytes one after another; lens: each key's length. Returns the number of
+ * hits; throws for the first key that failed (after the others were read). */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
+                                                      jbyteArray keys, jintArray lens,
+                                                      jboolean with_cas, jobjectArray vals,
+                                                      jintArray flags, jlongArray cas) {
+    (void)cls;
+    if (keys == NULL || lens == NULL || vals == NULL || flags == NULL || cas == NULL) {
+        return answer(env, mcpool_client_get_multi_cb(NULL, NULL, NULL, 0, false, NULL, NULL));
+    }
+    jsize n = (*env)->GetArrayLength(env, lens);
+    if (n == 0) return 0;
+    jsize blob_len = (*env)->GetArrayLength(env, keys);
+    size_t total = (size_t)blob_len;
+    uint8_t *blob = malloc(total ? total : 1);
+    size_t *klens = malloc((size_t)n * sizeof *klens);
+    const uint8_t **kptrs = malloc((size_t)n * sizeof *kptrs);
+    int32_t *jlens = malloc((size_t)n * sizeof *jlens);
+    int32_t *fl = calloc((size_t)n, sizeof *fl);
+    int64_t *cs = calloc((size_t)n, sizeof *cs);
+    jint hits = 0;
+    if (!blob || !klens || !kptrs || !jlens || !fl || !cs) {
+        throw_oom(env, "mcpool: multi-get buffers");
+        goto out;
+    }
+    (*env)->GetByteArrayRegion(env, keys, 0, blob_len, (jbyte *)blob);
+    (*env)->GetIntArrayRegion(env, lens, 0, n, (jint *)jlens);
+    size_t off = 0;
+    for (jsize i = 0; i < n; i++) {
+        if (jlens[i] < 0 || off + (size_t)jlens[i] > total) {
+            answer(env, mcpool_client_get_multi_cb(NULL, NULL, NULL, 0, false, NULL, NULL));
+            goto out;
+        }
+        kptrs[i] = blob + off;
+        klens[i] = (size_t)jlens[i];
+        off += (size_t)jlens[i];
+    }
+    multi_ctx m = {env, vals, fl, cs, 0};
+    mcpool_status st =
+        mcpool_client_get_multi_cb(CLIENT(h), kptrs, klens, (size_t)n, with_cas, on_hit, &m);
+    if ((*env)->ExceptionCheck(env)) goto out;
+    if (m.failed) {
+        throw_oom(env, "mcpool: multi-get value");
+        goto out;
+    }
+    (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)fl);
+    (*env)->SetLongArrayRegion(env, cas, 0, n, (const jlong *)cs);
+    if (st >= 100) {
+        throw_status(env, st);
+        goto out;
+    }
+    for (jsize i = 0; i < n; i++) {
+        jobject o = (*env)->GetObjectArrayElement(env, vals, i);
+        if (o != NULL) hits++;
+        (*env)->DeleteLocalRef(env, o);
+    }
+out:
+    free(blob);
+    free(klens);
+    free(kptrs);
+    free(jlens);
+    free(fl);
+    free(cs);
+    return hits;
+}
+
+/* Statistics (group NULL: general; "items", "slabs", ...) or, with version set, versions.
+ * Flattened for Java: for each server, label, status name ("MCPOOL_OK" when it answered),
+ * error message, pair count, then name, value, name, value, ... */
+static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
+    size_t servers = mcpool_server_results_len(r);
+    size_t total = 0;
+    for (size_t i = 0; i < servers; i++) {
+        size_t count = 0;
+        mcpool_server_results_count(r, i, &count);
+        total += 4 + 2 * count;
+    }
+    jobjectArray out = (*env)->NewObjectArray(env, (jsize)total, cls_string, NULL);
+    if (out == NULL) return NULL;
+    jsize pos = 0;
+    for (size_t i = 0; i < servers; i++) {
+        if ((*env)->PushLocalFrame(env, 16) != 0) return NULL;
+        const char *label = "";
+        size_t len = 0, count = 0;
+        mcpool_server_results_label(r, i, &label, &len);
+        mcpool_status st = mcpool_server_results_status(r, i);
+        const char *err = st == MCPOOL_OK ? "" : mcpool_last_error_message();
+        mcpool_server_results_count(r, i, &count);
+        char num[32];
+        snprintf(num, sizeof num, "%zu", count);
+        (*env)->SetObjectArrayElement(env, out, pos++, new_utf8(env, label, len));
+        (*env)->SetObjectArrayElement(env, out, pos++,
+                                      (*env)->NewStringUTF(env, mcpool_status_name((uint32_t)st)));
+        (*env)->SetObjectArrayElement(env, out, pos++, (*env)->NewStringUTF(env, err));
+        (*env)->SetObjectArrayElement(env, out, pos++, (*env)->NewStringUTF(env, num));
+        (*env)->PopLocalFrame(env, NULL);
+        for (size_t e = 0; e < count; e++) {
+            const char *name = "", *value = "";
+            size_t nl = 0, vl = 0;
+            mcpool_server_results_entry(r, i, e, &name, &nl, &value, &vl);
+            jstring jn = new_utf8(env, name, nl);
+            jstring jv = new_utf8(env, value, vl);
+            if (jn == NULL || jv == NULL) return NULL;
+            (*env)->SetObjectArrayElement(env, out, pos++, jn);
+            (*env)->SetObjectArrayElement(env, out, pos++, jv);
+            (*env)->DeleteLocalRef(env, jn);
+            (*env)->DeleteLocalRef(env, jv);
+        }
+        if ((*env)->ExceptionCheck(env)) return NULL;
+    }
+    return out;
+}
+
+JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_stats(JNIEnv *env, jclass cls, jlong h,
+                                                           jstring group, jboolean version) {
+    (void)cls;
+    mcpool_server_results *r = NULL;
+    mcpool_status st;
+    if (version) {
+        st = mcpool_client_version(CLIENT(h), &r);
+    } else {
+        size_t len = 0;
+        char *g = string_get(env, group, &len);
+        if (g == NULL && group != NULL) return NULL;
+        st = mcpool_client_stats(CLIENT(h), g, len, &r);
+        free(g);
+    }
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    jobjectArray out = server_results(env, r);
+    mcpool_server_results_free(r);
+    return out;
+}

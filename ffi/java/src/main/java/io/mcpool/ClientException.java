@@ -1,0 +1,14 @@
+package io.mcpool;
+
+/** The caller's input was refused before any byte was sent (MCPOOL_INVALID_ARGUMENT, MCPOOL_INVALID_KEY, MCPOOL_VALUE_TOO_LARGE, MCPOOL_CONFIG, MCPOOL_OUT_OF_RANGE, MCPOOL_UNSUPPORTED), or the Java side refused it: a null key, a value it cannot encode or may not decode, a closed client. */
+public class ClientException extends McpoolException {
+    private static final long serialVersionUID = 1L;
+
+    public ClientException(int status, String statusName, String message) {
+        super(status, statusName, message);
+    }
+
+    ClientException(String message, Throwable cause) {
+        super(0, "JAVA", message, cause);
+    }
+}

@@ -1,0 +1,40 @@
+package io.mcpool;
+
+/**
+ * Base of every error the binding throws. {@link #status()} is the C ABI's status number
+ * (see include/mcpool.h), {@link #statusName()} its name, e.g. {@code MCPOOL_IO}; errors raised
+ * by the Java side itself (serialization, a closed client) use status 0 and a name of their own.
+ *
+ * <p>Subclasses: {@link ClientException} (the caller's input was refused before any I/O: null
+ * or invalid key, value too large, a value that cannot be serialized, bad configuration, a
+ * closed client), {@link ConnectionException} (the server could not be reached or the
+ * connection failed; {@link TimeoutException} is the timed-out kind), {@link ServerException}
+ * (the server answered with an error, or an answer that could not be understood).
+ * Misses and stores that did not happen are answers, never exceptions.
+ */
+public class McpoolException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final int status;
+    private final String statusName;
+
+    public McpoolException(int status, String statusName, String message) {
+        super(statusName + ": " + message);
+        this.status = status;
+        this.statusName = statusName;
+    }
+
+    McpoolException(int status, String statusName, String message, Throwable cause) {
+        this(status, statusName, message);
+        initCause(cause);
+    }
+
+    /** The C ABI status number (0 for errors raised by the Java side). */
+    public int status() {
+        return status;
+    }
+
+    /** The status name, e.g. {@code MCPOOL_INVALID_KEY}. */
+    public String statusName() {
+        return statusName;
+    }
+}

@@ -1,0 +1,272 @@
+package io.mcpool;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Date;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Whalin's {@code MemCachedClient} API over a {@link SockIOPool}: the same method names and
+ * value layout ({@link WhalinTranscoder}), so code and cached data move over unchanged.
+ * Cheap to create; thread-safe; any number may share a pool.
+ *
+ * <p>Differences from Whalin, on purpose:
+ * <ul>
+ * <li>Errors are thrown ({@link McpoolException}: {@link ClientException} for a null or invalid
+ *     key, a value that cannot be encoded, a pool that is not initialized;
+ *     {@link ConnectionException}, {@link TimeoutException}, {@link ServerException} for the
+ *     server and the network) instead of being logged and turned into false/null. Misses and
+ *     stores that did not happen are still false/null/-1.</li>
+ * <li>Java serialization is off until {@link #setSerializationEnabled(boolean)}: storing an
+ *     object of another type, or reading a value flagged serialized (8), is a
+ *     {@link ClientException}. A value is never deserialized unless its flags say so.</li>
+ * <li>A value without a type marker (flags 0, as other languages write) reads as a String.</li>
+ * <li>The {@code hashCode} overloads are absent: placement is always by key.</li>
+ * </ul>
+ * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so
+ * {@code new Date(60_000)} means one minute from now, a real date an absolute time).
+ */
+public class MemCachedClient {
+    /** Whalin's default compression threshold: values longer than this are gzipped. */
+    public static final long DEFAULT_COMPRESS_THRESHOLD = 30720;
+
+    private final SockIOPool pool;
+    private volatile boolean sanitizeKeys = true;
+    private volatile boolean primitiveAsString = false;
+    private volatile boolean compressEnable = true;
+    private volatile long compressThreshold = DEFAULT_COMPRESS_THRESHOLD;
+    private volatile boolean serializationEnabled = false;
+    private volatile ClassLoader classLoader;
+    private volatile Transcoder transcoder; // null: Whalin's layout from the settings above
+    private volatile Transcoder effective = new WhalinTranscoder();
+    private volatile Mcpool client;
+
+    /** A client of the pool called "default". */
+    public MemCachedClient() {
+        this("default");
+    }
+
+    public MemCachedClient(String poolName) {
+        this.pool = SockIOPool.getInstance(poolName);
+    }
+
+    public MemCachedClient(ClassLoader classLoader) {
+        this();
+        setClassLoader(classLoader);
+    }
+
+    // ------------------------------------------------------------------------------ settings
+
+    /** URL-encode keys (Whalin's default: true). */
+    public void setSanitizeKeys(boolean on) { sanitizeKeys = on; client = null; }
+    public boolean getSanitizeKeys() { return sanitizeKeys; }
+
+    /** Store natively handled values as their toString() with flags 0, and read every value
+     * as a String (default false). */
+    public void setPrimitiveAsString(boolean on) { primitiveAsString = on; refreshTranscoder(); }
+    public boolean getPrimitiveAsString() { return primitiveAsString; }
+
+    /** Gzip values longer than the threshold, flag 2 (default true). */
+    public void setCompressEnable(boolean on) { compressEnable = on; client = null; }
+    public boolean getCompressEnable() { return compressEnable; }
+
+    /** Default 30720 bytes. */
+    public void setCompressThreshold(long bytes) { compressThreshold = bytes; client = null; }
+    public long getCompressThreshold() { return compressThreshold; }
+
+    /** Not in Whalin (which always serialized): allow storing and reading serialized Java
+     * objects (flag 8). Off by default; only values flagged serialized are deserialized. */
+    public void setSerializationEnabled(boolean on) { serializationEnabled = on; refreshTranscoder(); }
+
+    public void setClassLoader(ClassLoader loader) { classLoader = loader; refreshTranscoder(); }
+
+    /** Not in Whalin: another value layout, e.g. {@link SpyTranscoder} to share values with
+     * spymemcached; null returns to Whalin's. */
+    public void setTranscoder(Transcoder tc) { transcoder = tc; refreshTranscoder(); }
+
+    /** Accepted for source compatibility; values are always UTF-8. */
+    public void setDefaultEncoding(String encoding) {}
+
+    private void refreshTranscoder() {
+        Transcoder t = transcoder;
+        effective = t != null ? t : new WhalinTranscoder(primitiveAsString, serializationEnabled, classLoader);
+    }
+
+    private Mcpool mc() {
+        Mcpool c = client;
+        if (c == null || c.isClosed()) {
+            if (!pool.isInitialized()) {
+                throw new ClientException(103, "MCPOOL_CONFIG", "pool " + pool.getName() + " is not initialized");
+            }
+            c = pool.client(compressEnable, compressThreshold, sanitizeKeys);
+            client = c;
+        }
+        return c;
+    }
+
+    static int ttl(Date expiry) {
+        if (expiry == null) return 0;
+        long s = expiry.getTime() / 1000;
+        if (s < 0 || s > 0xffffffffL) throw new ClientException(100, "MCPOOL_INVALID_ARGUMENT", "expiry out of range: " + expiry.getTime());
+        return (int) s;
+    }
+
+    // ------------------------------------------------------------------------------ stores
+
+    /** Stores unconditionally; true when stored. */
+    public boolean set(String key, Object value) { return set(key, value, null); }
+    public boolean set(String key, Object value, Date expiry) {
+        return mc().store(effective, Native.OP_SET, key, value, ttl(expiry), 0) == Native.OK;
+    }
+
+    /** Stores only if the key is absent; false when it exists. */
+    public boolean add(String key, Object value) { return add(key, value, null); }
+    public boolean add(String key, Object value, Date expiry) {
+        return mc().store(effective, Native.OP_ADD, key, value, ttl(expiry), 0) == Native.OK;
+    }
+
+    /** Stores only if the key exists; false when it is missing. */
+    public boolean replace(String key, Object value) { return replace(key, value, null); }
+    public boolean replace(String key, Object value, Date expiry) {
+        return mc().store(effective, Native.OP_REPLACE, key, value, ttl(expiry), 0) == Native.OK;
+    }
+
+    /** Appends the value's encoded bytes (the stored flags stay); false when missing. */
+    public boolean append(String key, Object value) {
+        return mc().store(effective, Native.OP_APPEND, key, value, 0, 0) == Native.OK;
+    }
+
+    public boolean prepend(String key, Object value) {
+        return mc().store(effective, Native.OP_PREPEND, key, value, 0, 0) == Native.OK;
+    }
+
+    /** Stores only if the CAS unique (from {@link #gets}) still matches. */
+    public boolean cas(String key, Object value, long casUnique) { return cas(key, value, null, casUnique); }
+    public boolean cas(String key, Object value, Date expiry, long casUnique) {
+        return mc().store(effective, Native.OP_CAS, key, value, ttl(expiry), casUnique) == Native.OK;
+    }
+
+    // ------------------------------------------------------------------------------ reads
+
+    /** The value, or null on a miss. */
+    public Object get(String key) { return mc().get(effective, key); }
+
+    /** The value and its CAS unique, or null on a miss. */
+    public MemcachedItem gets(String key) { return mc().gets(effective, key); }
+
+    /** Hits only, keyed by the caller's keys (one round trip per server). */
+    public Map<String, Object> getMulti(String[] keys) {
+        Object[] vals = getMultiArray(keys);
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (int i = 0; i < keys.length; i++) if (vals[i] != null) out.put(keys[i], vals[i]);
+        return out;
+    }
+
+    /** Values in key order, null for misses. */
+    public Object[] getMultiArray(String[] keys) {
+        if (keys == null) throw new ClientException(100, "MCPOOL_INVALID_ARGUMENT", "null key array");
+        return mc().getMultiArray(effective, keys);
+    }
+
+    /** True when the key exists (its value is not decoded). */
+    public boolean keyExists(String key) {
+        return mc().getRaw(Mcpool.key(key), false, null) != null;
+    }
+
+    // ------------------------------------------------------------------------------ delete
+
+    /** False when the key did not exist. */
+    public boolean delete(String key) {
+        Mcpool c = mc();
+        byte[] k = Mcpool.key(key);
+        long h = c.nc.acquire();
+        try {
+            return Native.delete(h, k) == Native.OK;
+        } finally {
+            c.nc.release();
+        }
+    }
+
+    /** The expiry is ignored (memcached 1.4+ removed delayed deletes). */
+    public boolean delete(String key, Date expiry) { return delete(key); }
+
+    // ------------------------------------------------------------------------------ counters
+
+    /** The new value, or -1 when the key is missing. */
+    public long incr(String key) { return incr(key, 1); }
+    public long incr(String key, long inc) { return arith(Native.OP_INCR, key, inc); }
+    public long decr(String key) { return decr(key, 1); }
+    public long decr(String key, long inc) { return arith(Native.OP_DECR, key, inc); }
+
+    private long arith(int op, String key, long delta) {
+        long[] out = new long[1];
+        return mc().arith(op, key, delta, 0, 0, out) == Native.OK ? out[0] : -1;
+    }
+
+    /** Increments, or creates the counter with inc when missing (as Whalin); the new value. */
+    public long addOrIncr(String key) { return addOrIncr(key, 0); }
+    public long addOrIncr(String key, long inc) {
+        long[] out = new long[1];
+        mc().arith(Native.OP_INCR_INIT, key, inc, inc, 0, out);
+        return out[0];
+    }
+
+    /** Decrements, or creates the counter with inc when missing (as Whalin); the new value. */
+    public long addOrDecr(String key) { return addOrDecr(key, 0); }
+    public long addOrDecr(String key, long inc) {
+        long[] out = new long[1];
+        mc().arith(Native.OP_DECR_INIT, key, inc, inc, 0, out);
+        return out[0];
+    }
+
+    /** Stores a counter as decimal text with flags 0, for incr/decr. */
+    public boolean storeCounter(String key, long counter) {
+        CachedData d = effective.encodeCounter(counter);
+        return mc().storeRaw(Native.OP_SET, Mcpool.key(key), d.data, d.flags, 0, 0) == Native.OK;
+    }
+
+    public boolean storeCounter(String key, Long counter) { return storeCounter(key, counter.longValue()); }
+
+    /** The counter's value, or -1 when missing or not a number. */
+    public long getCounter(String key) {
+        byte[] b = mc().getRaw(Mcpool.key(key), false, null);
+        if (b == null) return -1;
+        try {
+            return Long.parseLong(new String(b, StandardCharsets.US_ASCII).trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    // ------------------------------------------------------------------------------ servers
+
+    /** Invalidates every item on every server; true when all of them answered. */
+    public boolean flushAll() {
+        Mcpool c = mc();
+        long h = c.nc.acquire();
+        try {
+            return Native.flushAll(h, 0) == Native.OK;
+        } finally {
+            c.nc.release();
+        }
+    }
+
+    /** General statistics per server ("host:port" → name → value). */
+    public Map<String, Map<String, String>> stats() { return stats(null); }
+    public Map<String, Map<String, String>> stats(String[] servers) { return statsGroup(null, servers); }
+    public Map<String, Map<String, String>> statsItems() { return statsItems(null); }
+    public Map<String, Map<String, String>> statsItems(String[] servers) { return statsGroup("items", servers); }
+    public Map<String, Map<String, String>> statsSlabs() { return statsSlabs(null); }
+    public Map<String, Map<String, String>> statsSlabs(String[] servers) { return statsGroup("slabs", servers); }
+
+    private Map<String, Map<String, String>> statsGroup(String group, String[] servers) {
+        Map<String, Map<String, String>> all = mc().serverResults(group, false);
+        if (servers == null) return all;
+        Set<String> want = new HashSet<>();
+        for (String s : servers) want.add(s);
+        all.keySet().retainAll(want);
+        return all;
+    }
+}

@@ -1,0 +1,69 @@
+package io.mcpool;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The JNI entry points (src/main/c/mcpool_jni.c), one per C ABI call or small group of calls.
+ * Handles are raw pointers as longs; only {@link NativeClient} and {@link Config} hold them.
+ * Error statuses are thrown by the C side as {@link McpoolException}s; answers (0..99) are
+ * returned as ints.
+ *
+ * <p>The library is loaded from the system property {@code mcpool.jni.library} (a path) when
+ * set, else by name ({@code libmcpool_jni.so} on {@code java.library.path}).
+ */
+final class Native {
+    private Native() {}
+
+    static final int OK = 0, NOT_FOUND = 1, NOT_STORED = 2, EXISTS = 3;
+
+    static final int OP_SET = 0, OP_ADD = 1, OP_REPLACE = 2, OP_APPEND = 3, OP_PREPEND = 4, OP_CAS = 5;
+    static final int OP_INCR = 0, OP_DECR = 1, OP_INCR_INIT = 2, OP_DECR_INIT = 3;
+
+    static final int NAME_DISTRIBUTION = 0, NAME_FAILOVER = 1, NAME_COMPRESSION_FORMAT = 2, NAME_PROTOCOL = 3;
+    static final int OPT_MIN_IDLE = 0, OPT_MAX_SIZE = 1, OPT_IDLE_TIMEOUT_MS = 2, OPT_MAX_LIFETIME_MS = 3,
+        OPT_CONNECT_TIMEOUT_MS = 4, OPT_IO_TIMEOUT_MS = 5, OPT_POOL_TIMEOUT_MS = 6, OPT_NODELAY = 7,
+        OPT_TEST_ON_CHECK_OUT = 8, OPT_FAILURE_LIMIT = 9, OPT_RETRY_TIMEOUT_MS = 10,
+        OPT_RETRY_TIMEOUT_MAX_MS = 11, OPT_COMPRESSION = 12, OPT_COMPRESSION_THRESHOLD = 13,
+        OPT_SANITIZE_KEYS = 14, OPT_MAX_VALUE_SIZE = 15, OPT_MAX_DECOMPRESSED_SIZE = 16;
+
+    static {
+        String path = System.getProperty("mcpool.jni.library");
+        if (path != null && !path.isEmpty()) {
+            System.load(path);
+        } else {
+            System.loadLibrary("mcpool_jni");
+        }
+    }
+
+    /** Called by the C side to decode mcpool's UTF-8 error messages. */
+    static String utf8(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    static native String version();
+    static native String statusName(int status);
+
+    static native long configNew();
+    static native void configFree(long cfg);
+    static native void configAddServer(long cfg, String addr, int weight);
+    static native void configSetName(long cfg, int which, String value);
+    static native void configSetNumber(long cfg, int which, long value);
+    static native void configSetRatio(long cfg, double ratio);
+    static native void configSetKeyPrefix(long cfg, byte[] prefix);
+
+    static native long clientNew(long cfg);
+    static native void clientFree(long client);
+    static native int serverCount(long client);
+    static native String serverLabel(long client, int index);
+    static native int serverFor(long client, byte[] key);
+
+    static native int store(long client, int op, byte[] key, byte[] value, int flags, int ttl, long cas);
+    static native byte[] get(long client, byte[] key, boolean withCas, long[] meta);
+    static native int delete(long client, byte[] key);
+    static native int touch(long client, byte[] key, int ttl);
+    static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
+    static native int flushAll(long client, int delaySeconds);
+    static native int getMulti(long client, byte[] keys, int[] lens, boolean withCas, Object[] vals,
+                               int[] flags, long[] cas);
+    static native String[] stats(long client, String group, boolean version);
+}

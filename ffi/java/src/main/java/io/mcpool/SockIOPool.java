@@ -1,0 +1,208 @@
+package io.mcpool;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Whalin's {@code SockIOPool} vocabulary over the mcpool core: configure a named pool with
+ * the familiar setters, {@link #initialize()} it, use it through {@link MemCachedClient}s,
+ * {@link #shutDown()} it.
+ *
+ * <pre>{@code
+ * SockIOPool pool = SockIOPool.getInstance("default");
+ * pool.setServers(new String[] {"10.0.0.1:11211", "10.0.0.2:11211"});
+ * pool.setHashingAlg(SockIOPool.CONSISTENT_HASH);
+ * pool.initialize();
+ * MemCachedClient mc = new MemCachedClient("default");
+ * }</pre>
+ *
+ * <table>
+ * <caption>how the settings map onto the core</caption>
+ * <tr><th>setter</th><th>core setting</th><th>default here (Whalin's)</th></tr>
+ * <tr><td>setServers / setWeights</td><td>servers in order, placement weights</td><td>weight 1</td></tr>
+ * <tr><td>setInitConn / setMinConn</td><td>min idle per server (the larger, at most maxConn)</td><td>1 / 1</td></tr>
+ * <tr><td>setMaxConn</td><td>max connections per server</td><td>10</td></tr>
+ * <tr><td>setMaxIdle (ms)</td><td>idle timeout</td><td>300000</td></tr>
+ * <tr><td>setMaxBusyTime (ms)</td><td>caps the I/O timeout: a stuck call ends, its socket is dropped</td><td>30000</td></tr>
+ * <tr><td>setSocketTO (ms)</td><td>I/O timeout of each read and write</td><td>30000</td></tr>
+ * <tr><td>setSocketConnectTO (ms)</td><td>connect timeout (0: the core's default)</td><td>3000</td></tr>
+ * <tr><td>setNagle</td><td>TCP_NODELAY = !nagle</td><td>false</td></tr>
+ * <tr><td>setAliveCheck</td><td>a version round trip on each checkout</td><td>false</td></tr>
+ * <tr><td>setFailover</td><td>{@code rehash} (true) or {@code fail-fast} (false) for a dead server's keys</td><td>true</td></tr>
+ * <tr><td>setFailback</td><td>false: a dead server is not retried for a day</td><td>true</td></tr>
+ * <tr><td>setHashingAlg</td><td>NATIVE_HASH {@code whalin-native}, OLD_COMPAT_HASH {@code whalin-old-compat},
+ *     NEW_COMPAT_HASH {@code whalin-new-compat}, CONSISTENT_HASH {@code whalin-consistent}</td><td>NATIVE_HASH</td></tr>
+ * </table>
+ * setMaintSleep is accepted and ignored (the core's pool reaps idle connections itself).
+ *
+ * <p>Compression and key sanitizing are {@link MemCachedClient} settings in Whalin's API but
+ * client-wide settings in the core: the pool builds one native client per combination in use
+ * (normally exactly one) from the same configuration, all freed by {@link #shutDown()}.
+ */
+public class SockIOPool {
+    public static final int NATIVE_HASH = 0;
+    public static final int OLD_COMPAT_HASH = 1;
+    public static final int NEW_COMPAT_HASH = 2;
+    public static final int CONSISTENT_HASH = 3;
+
+    private static final Map<String, SockIOPool> POOLS = new HashMap<>();
+
+    private final String name;
+    private String[] servers;
+    private Integer[] weights;
+    private int initConn = 1, minConn = 1, maxConn = 10;
+    private long maxIdle = 1000L * 60 * 5, maxBusyTime = 1000L * 30, maintSleep = 1000L * 30;
+    private int socketTO = 1000 * 30, socketConnectTO = 1000 * 3;
+    private boolean nagle = false, failover = true, failback = true, aliveCheck = false;
+    private int hashingAlg = NATIVE_HASH;
+    private String protocol;
+
+    private final Map<String, Mcpool> clients = new HashMap<>();
+    private volatile boolean initialized;
+
+    protected SockIOPool(String name) {
+        this.name = name;
+    }
+
+    /** The pool called "default". */
+    public static SockIOPool getInstance() {
+        return getInstance("default");
+    }
+
+    /** The pool of this name, created (unconfigured) on first use. */
+    public static SockIOPool getInstance(String poolName) {
+        synchronized (POOLS) {
+            return POOLS.computeIfAbsent(poolName, SockIOPool::new);
+        }
+    }
+
+    public String getName() { return name; }
+    public void setServers(String[] servers) { this.servers = servers == null ? null : servers.clone(); }
+    public String[] getServers() { return servers == null ? null : servers.clone(); }
+    public void setWeights(Integer[] weights) { this.weights = weights == null ? null : weights.clone(); }
+    public Integer[] getWeights() { return weights == null ? null : weights.clone(); }
+    public void setInitConn(int initConn) { this.initConn = initConn; }
+    public int getInitConn() { return initConn; }
+    public void setMinConn(int minConn) { this.minConn = minConn; }
+    public int getMinConn() { return minConn; }
+    public void setMaxConn(int maxConn) { this.maxConn = maxConn; }
+    public int getMaxConn() { return maxConn; }
+    public void setMaxIdle(long maxIdle) { this.maxIdle = maxIdle; }
+    public long getMaxIdle() { return maxIdle; }
+    public void setMaxBusyTime(long maxBusyTime) { this.maxBusyTime = maxBusyTime; }
+    public long getMaxBusyTime() { return maxBusyTime; }
+    public void setMaintSleep(long maintSleep) { this.maintSleep = maintSleep; }
+    public long getMaintSleep() { return maintSleep; }
+    public void setSocketTO(int socketTO) { this.socketTO = socketTO; }
+    public int getSocketTO() { return socketTO; }
+    public void setSocketConnectTO(int socketConnectTO) { this.socketConnectTO = socketConnectTO; }
+    public int getSocketConnectTO() { return socketConnectTO; }
+    public void setNagle(boolean nagle) { this.nagle = nagle; }
+    public boolean getNagle() { return nagle; }
+    public void setFailover(boolean failover) { this.failover = failover; }
+    public boolean getFailover() { return failover; }
+    public void setFailback(boolean failback) { this.failback = failback; }
+    public boolean getFailback() { return failback; }
+    public void setAliveCheck(boolean aliveCheck) { this.aliveCheck = aliveCheck; }
+    public boolean getAliveCheck() { return aliveCheck; }
+
+    /** NATIVE_HASH, OLD_COMPAT_HASH, NEW_COMPAT_HASH or CONSISTENT_HASH; anything else is a
+     * {@link ClientException}. */
+    public void setHashingAlg(int alg) {
+        distributionName(alg);
+        this.hashingAlg = alg;
+    }
+
+    public int getHashingAlg() { return hashingAlg; }
+
+    /** Not in Whalin: the core's wire protocol, {@code text} (default), {@code meta} or {@code binary}. */
+    public void setProtocol(String protocol) { this.protocol = protocol; }
+
+    static String distributionName(int alg) {
+        switch (alg) {
+            case NATIVE_HASH: return "whalin-native";
+            case OLD_COMPAT_HASH: return "whalin-old-compat";
+            case NEW_COMPAT_HASH: return "whalin-new-compat";
+            case CONSISTENT_HASH: return "whalin-consistent";
+            default: throw new ClientException(100, "MCPOOL_INVALID_ARGUMENT", "unknown hashing algorithm " + alg);
+        }
+    }
+
+    /** Builds the pool's native client (it opens initConn connections per server in the
+     * background). Throws {@link ClientException} for an unusable configuration. */
+    public synchronized void initialize() {
+        if (initialized) return;
+        if (servers == null || servers.length == 0) {
+            throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": no servers");
+        }
+        if (weights != null && weights.length != servers.length) {
+            throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": " + weights.length
+                + " weights for " + servers.length + " servers");
+        }
+        client(true, MemCachedClient.DEFAULT_COMPRESS_THRESHOLD, true);
+        initialized = true;
+    }
+
+    public boolean isInitialized() {
+        return initialized;
+    }
+
+    /** Closes every native client of this pool; the pool may be initialized again. */
+    public synchronized void shutDown() {
+        initialized = false;
+        for (Mcpool c : clients.values()) c.close();
+        clients.clear();
+    }
+
+    Config config(boolean compress, long threshold, boolean sanitize) {
+        Config c = new Config();
+        for (int i = 0; i < servers.length; i++) {
+            c.servers.add(servers[i]);
+            c.weights.add(weights == null || weights[i] == null ? 1 : weights[i]);
+        }
+        c.names.put(Native.NAME_DISTRIBUTION, distributionName(hashingAlg));
+        c.names.put(Native.NAME_FAILOVER, failover ? "rehash" : "fail-fast");
+        c.names.put(Native.NAME_COMPRESSION_FORMAT, "gzip");
+        if (protocol != null) c.names.put(Native.NAME_PROTOCOL, protocol);
+        int max = Math.max(1, maxConn);
+        c.numbers.put(Native.OPT_MAX_SIZE, (long) max);
+        c.numbers.put(Native.OPT_MIN_IDLE, (long) Math.min(max, Math.max(0, Math.max(initConn, minConn))));
+        if (maxIdle > 0) c.numbers.put(Native.OPT_IDLE_TIMEOUT_MS, maxIdle);
+        long io = socketTO > 0 ? socketTO : 0;
+        if (maxBusyTime > 0 && (io == 0 || maxBusyTime < io)) io = maxBusyTime;
+        if (io > 0) c.numbers.put(Native.OPT_IO_TIMEOUT_MS, io);
+        if (socketConnectTO > 0) c.numbers.put(Native.OPT_CONNECT_TIMEOUT_MS, (long) socketConnectTO);
+        c.numbers.put(Native.OPT_NODELAY, nagle ? 0L : 1L);
+        c.numbers.put(Native.OPT_TEST_ON_CHECK_OUT, aliveCheck ? 1L : 0L);
+        if (!failback) {
+            c.numbers.put(Native.OPT_RETRY_TIMEOUT_MS, 86_400_000L);
+            c.numbers.put(Native.OPT_RETRY_TIMEOUT_MAX_MS, 86_400_000L);
+        }
+        // Whalin compresses values longer than the threshold and always keeps the result.
+        c.numbers.put(Native.OPT_COMPRESSION, compress ? 1L : 0L);
+        if (compress) c.numbers.put(Native.OPT_COMPRESSION_THRESHOLD, Math.max(1, threshold + 1));
+        c.ratio = 1.0;
+        c.numbers.put(Native.OPT_SANITIZE_KEYS, sanitize ? 1L : 0L);
+        return c;
+    }
+
+    /** The native client for this combination of per-client settings, built on first use. */
+    synchronized Mcpool client(boolean compress, long threshold, boolean sanitize) {
+        if (servers == null) {
+            throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + " is not initialized");
+        }
+        String k = compress + "/" + (compress ? threshold : 0) + "/" + sanitize;
+        Mcpool c = clients.get(k);
+        if (c == null) {
+            c = new Mcpool(config(compress, threshold, sanitize), null);
+            clients.put(k, c);
+        }
+        return c;
+    }
+
+    @Override
+    public String toString() {
+        return "SockIOPool(" + name + ", " + Arrays.toString(servers) + ")";
+    }
+}

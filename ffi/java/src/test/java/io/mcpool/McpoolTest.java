@@ -1,0 +1,144 @@
+package io.mcpool;
+
+import static org.junit.Assert.*;
+
+import java.util.Map;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/** The AutoCloseable entry point: every method, close semantics. */
+public class McpoolTest {
+    static TestServer server;
+
+    @BeforeClass
+    public static void start() throws Exception {
+        server = new TestServer();
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        server.close();
+    }
+
+    @Test
+    public void everyMethod() {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).distribution("whalin-native").minIdle(1)
+                .maxConnections(4).ioTimeoutMillis(2000).connectTimeoutMillis(1000).poolTimeoutMillis(2000)
+                .noDelay(true).testOnCheckOut(false).idleTimeoutMillis(60_000).retryTimeoutMillis(500)
+                .compressionFormat("gzip").compressionThreshold(1024).compressionRatio(0.9).protocol("text")
+                .failover("fail-fast").maxValueSize(1 << 20).build()) {
+            assertFalse(Mcpool.coreVersion().isEmpty());
+            assertEquals(1, mc.servers().size());
+            assertEquals(0, mc.serverIndexFor("any"));
+            assertTrue(mc.set("m:a", "1"));
+            assertTrue(mc.set("m:b", 2, 60));
+            assertFalse(mc.add("m:a", "x", 0));
+            assertTrue(mc.add("m:c", "c", 0));
+            assertTrue(mc.replace("m:c", "cc", 0));
+            assertTrue(mc.append("m:c", "!"));
+            assertTrue(mc.prepend("m:c", "?"));
+            assertEquals("?cc!", mc.get("m:c"));
+            MemcachedItem it = mc.gets("m:c");
+            assertTrue(mc.cas("m:c", "new", 0, it.casUnique));
+            assertFalse(mc.cas("m:c", "newer", 0, it.casUnique));
+            Map<String, Object> m = mc.getMulti("m:a", "m:b", "m:none");
+            assertEquals(2, m.size());
+            assertEquals(2, m.get("m:b"));
+            assertTrue(mc.setBytes("m:raw", new byte[] {9, 8}, 77, 0));
+            CachedData raw = mc.getBytes("m:raw");
+            assertEquals(77, raw.flags);
+            assertArrayEquals(new byte[] {9, 8}, raw.data);
+            assertNull(mc.getBytes("m:none"));
+            assertTrue(mc.touch("m:a", 100));
+            assertFalse(mc.touch("m:none", 100));
+            assertTrue(mc.delete("m:a"));
+            assertFalse(mc.delete("m:a"));
+            assertFalse(mc.incr("m:n", 1).isPresent());
+            assertEquals(5, mc.incrOrInit("m:n", 1, 5, 0));
+            assertEquals(6, mc.incr("m:n", 1).getAsLong());
+            assertEquals(4, mc.decr("m:n", 2).getAsLong());
+            assertEquals(3, mc.decrOrInit("m:n", 1, 100, 0));
+            assertEquals(100, mc.decrOrInit("m:n2", 1, 100, 0));
+            assertTrue(mc.stats(null).get(server.addr()).containsKey("curr_items"));
+            assertTrue(mc.stats("settings").get(server.addr()).containsKey("maxbytes"));
+            assertTrue(mc.versions().get(server.addr()).startsWith("1."));
+            mc.flushAll();
+            assertNull(mc.get("m:b"));
+        }
+    }
+
+    @Test
+    public void closeIsIdempotentAndFreesOnce() {
+        Mcpool mc = Mcpool.builder().servers(server.addr()).build();
+        mc.set("m:close", "v");
+        mc.close();
+        mc.close();
+        assertTrue(mc.isClosed());
+        assertTrue(mc.nc.isFreed());
+        try {
+            mc.get("m:close");
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_CLOSED", e.statusName());
+        }
+    }
+
+    @Test
+    public void cleanerFreesUnreachableClients() throws Exception {
+        java.util.List<NativeClient.State> states = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            Mcpool mc = Mcpool.builder().servers(server.addr()).minIdle(0).build();
+            states.add(stateOf(mc.nc));
+        }
+        for (int round = 0; round < 50; round++) {
+            System.gc();
+            Thread.sleep(50);
+            if (states.stream().allMatch(s -> s.freed.get())) return;
+        }
+        fail("the cleaner did not free unreachable clients");
+    }
+
+    static NativeClient.State stateOf(NativeClient nc) throws Exception {
+        java.lang.reflect.Field f = NativeClient.class.getDeclaredField("state");
+        f.setAccessible(true);
+        return (NativeClient.State) f.get(nc);
+    }
+
+    @Test
+    public void badConfig() {
+        try {
+            Mcpool.builder().build();
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_CONFIG", e.statusName());
+        }
+        try {
+            Mcpool.builder().servers(server.addr()).distribution("no-such-profile").build();
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_CONFIG", e.statusName());
+        }
+        try {
+            Mcpool.builder().server(server.addr(), 0).build();
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+        }
+    }
+
+    @Test
+    public void timeoutIsATimeoutException() throws Exception {
+        // A listening socket that never answers: the read times out.
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"));
+             Mcpool mc = Mcpool.builder().servers("127.0.0.1:" + silent.getLocalPort()).minIdle(0)
+                 .ioTimeoutMillis(200).build()) {
+            try {
+                mc.get("k");
+                fail();
+            } catch (TimeoutException e) {
+                assertEquals("MCPOOL_IO_TIMEOUT", e.statusName());
+            }
+        }
+    }
+}

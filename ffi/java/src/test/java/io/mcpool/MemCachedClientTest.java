@@ -1,0 +1,343 @@
+package io.mcpool;
+
+import static org.junit.Assert.*;
+
+import java.util.Arrays;
+import java.util.Date;
+import java.util.Map;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/** Every SockIOPool / MemCachedClient method against a real memcached. */
+public class MemCachedClientTest {
+    static TestServer server;
+    static SockIOPool pool;
+    static MemCachedClient mc;
+
+    @BeforeClass
+    public static void start() throws Exception {
+        server = new TestServer();
+        pool = SockIOPool.getInstance("mcct");
+        pool.setServers(new String[] {server.addr()});
+        pool.setWeights(new Integer[] {1});
+        pool.setInitConn(2);
+        pool.setMinConn(2);
+        pool.setMaxConn(8);
+        pool.setMaxIdle(60_000);
+        pool.setMaxBusyTime(5_000);
+        pool.setSocketTO(3_000);
+        pool.setSocketConnectTO(1_000);
+        pool.setNagle(false);
+        pool.setFailover(true);
+        pool.setFailback(true);
+        pool.setAliveCheck(false);
+        pool.setHashingAlg(SockIOPool.CONSISTENT_HASH);
+        pool.initialize();
+        assertTrue(pool.isInitialized());
+        mc = new MemCachedClient("mcct");
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        pool.shutDown();
+        server.close();
+    }
+
+    @Test
+    public void getInstanceIsPerName() {
+        assertSame(pool, SockIOPool.getInstance("mcct"));
+        assertNotSame(pool, SockIOPool.getInstance("other-pool"));
+    }
+
+    @Test
+    public void setGetTypes() {
+        Object[] values = {"text é ü", 42, 7L, (byte) 3, true, false, 'x', (short) -5, 1.5f, 2.25d,
+            new Date(1234567890123L), new StringBuilder("sb"), new StringBuffer("sbuf"), new byte[] {0, 1, 2, (byte) 255}};
+        for (int i = 0; i < values.length; i++) {
+            String k = "mcct:type:" + i;
+            assertTrue(mc.set(k, values[i]));
+            Object back = mc.get(k);
+            assertEquals(values[i].getClass(), back.getClass());
+            if (back instanceof byte[]) assertArrayEquals((byte[]) values[i], (byte[]) back);
+            else assertEquals(values[i].toString(), back.toString());
+        }
+    }
+
+    @Test
+    public void addReplaceAppendPrependDelete() {
+        String k = "mcct:arap";
+        mc.delete(k);
+        assertFalse(mc.replace(k, "x"));
+        assertTrue(mc.add(k, "mid"));
+        assertFalse(mc.add(k, "again"));
+        assertTrue(mc.replace(k, "mid"));
+        assertTrue(mc.append(k, ">"));
+        assertTrue(mc.prepend(k, "<"));
+        assertEquals("<mid>", mc.get(k));
+        assertTrue(mc.keyExists(k));
+        assertTrue(mc.delete(k));
+        assertFalse(mc.delete(k, new Date()));
+        assertFalse(mc.keyExists(k));
+        assertNull(mc.get(k));
+        assertFalse(mc.append(k, "x"));
+        assertFalse(mc.prepend(k, "x"));
+    }
+
+    @Test
+    public void expiry() throws Exception {
+        assertTrue(mc.set("mcct:exp", "v", new Date(1000)));
+        assertTrue(mc.add("mcct:exp2", "v", new Date(60_000)));
+        assertTrue(mc.replace("mcct:exp2", "w", new Date(60_000)));
+        assertEquals("v", mc.get("mcct:exp"));
+        Thread.sleep(2100);
+        assertNull(mc.get("mcct:exp"));
+        assertEquals("w", mc.get("mcct:exp2"));
+    }
+
+    @Test
+    public void casAndGets() {
+        String k = "mcct:cas";
+        mc.set(k, "one");
+        MemcachedItem it = mc.gets(k);
+        assertEquals("one", it.getValue());
+        assertTrue(it.getCasUnique() != 0);
+        assertTrue(mc.cas(k, "two", it.getCasUnique()));
+        assertFalse(mc.cas(k, "three", it.casUnique));
+        assertEquals("two", mc.get(k));
+        MemcachedItem it2 = mc.gets(k);
+        assertTrue(mc.cas(k, "four", new Date(60_000), it2.casUnique));
+        assertEquals("four", mc.get(k));
+        assertNull(mc.gets("mcct:cas:none"));
+        assertFalse(mc.cas("mcct:cas:none", "x", 1));
+    }
+
+    @Test
+    public void multi() {
+        String[] keys = new String[50];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = "mcct:multi:" + i;
+            if (i % 3 != 0) mc.set(keys[i], i);
+            else mc.delete(keys[i]);
+        }
+        Map<String, Object> m = mc.getMulti(keys);
+        Object[] a = mc.getMultiArray(keys);
+        assertEquals(keys.length, a.length);
+        for (int i = 0; i < keys.length; i++) {
+            if (i % 3 != 0) {
+                assertEquals(i, m.get(keys[i]));
+                assertEquals(i, a[i]);
+            } else {
+                assertFalse(m.containsKey(keys[i]));
+                assertNull(a[i]);
+            }
+        }
+        assertEquals(0, mc.getMultiArray(new String[0]).length);
+    }
+
+    @Test
+    public void counters() {
+        String k = "mcct:ctr";
+        mc.delete(k);
+        assertEquals(-1, mc.incr(k));
+        assertEquals(-1, mc.decr(k));
+        assertEquals(-1, mc.getCounter(k));
+        assertTrue(mc.storeCounter(k, 10L));
+        assertEquals(10, mc.getCounter(k));
+        assertEquals(11, mc.incr(k));
+        assertEquals(16, mc.incr(k, 5));
+        assertEquals(15, mc.decr(k));
+        assertEquals(5, mc.decr(k, 10));
+        assertEquals(0, mc.decr(k, 10));
+        mc.delete(k);
+        assertEquals(7, mc.addOrIncr(k, 7));
+        assertEquals(14, mc.addOrIncr(k, 7));
+        assertEquals(14, mc.addOrIncr(k));
+        mc.delete(k);
+        assertEquals(3, mc.addOrDecr(k, 3));
+        assertEquals(0, mc.addOrDecr(k, 3));
+        assertEquals(0, mc.addOrDecr(k));
+        mc.set("mcct:notnum", "abc");
+        assertEquals(-1, mc.getCounter("mcct:notnum"));
+        try {
+            mc.incr("mcct:notnum");
+            fail();
+        } catch (ServerException e) {
+            assertEquals("MCPOOL_CLIENT_ERROR", e.statusName());
+        }
+    }
+
+    @Test
+    public void sanitizedKeysAndCompression() {
+        // Whalin URL-encodes keys by default, so spaces and controls are fine.
+        assertTrue(mc.set("a key with spaces\n", "v"));
+        assertEquals("v", mc.get("a key with spaces\n"));
+        MemCachedClient raw = new MemCachedClient("mcct");
+        raw.setSanitizeKeys(false);
+        assertEquals("v", raw.get("a+key+with+spaces%0A"));
+        try {
+            raw.get("a key");
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_INVALID_KEY", e.statusName());
+        }
+        char[] big = new char[100_000];
+        Arrays.fill(big, 'z');
+        String s = new String(big);
+        assertTrue(mc.set("mcct:big", s));
+        assertEquals(s, mc.get("mcct:big"));
+        // Stored compressed: the server holds far fewer bytes (read raw, compression off).
+        MemCachedClient nz = new MemCachedClient("mcct");
+        nz.setCompressEnable(false);
+        nz.setCompressThreshold(10);
+        assertFalse(nz.getCompressEnable());
+        assertTrue(nz.set("mcct:big2", s));
+        assertEquals(s, nz.get("mcct:big2"));
+        MemCachedClient small = new MemCachedClient("mcct");
+        small.setCompressThreshold(10);
+        assertTrue(small.set("mcct:small", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"));
+        assertEquals("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", mc.get("mcct:small"));
+    }
+
+    @Test
+    public void primitiveAsString() {
+        MemCachedClient p = new MemCachedClient("mcct");
+        p.setPrimitiveAsString(true);
+        assertTrue(p.set("mcct:pas", 123));
+        assertEquals("123", p.get("mcct:pas"));
+        assertEquals(124, p.incr("mcct:pas"));
+        assertEquals("124", mc.get("mcct:pas")); // flags 0: a String for the default client too
+    }
+
+    @Test
+    public void statsFlush() {
+        Map<String, Map<String, String>> st = mc.stats();
+        assertEquals(1, st.size());
+        assertTrue(st.get(server.addr()).containsKey("pid"));
+        assertTrue(mc.stats(new String[] {server.addr()}).containsKey(server.addr()));
+        assertTrue(mc.stats(new String[] {"nope:1"}).isEmpty());
+        mc.set("mcct:stats", "x");
+        assertFalse(mc.statsItems().get(server.addr()).isEmpty());
+        assertFalse(mc.statsSlabs().get(server.addr()).isEmpty());
+        assertTrue(mc.flushAll());
+        assertNull(mc.get("mcct:stats"));
+    }
+
+    @Test
+    public void badInput() {
+        try {
+            mc.set(null, "v");
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+        }
+        try {
+            mc.get(null);
+            fail();
+        } catch (ClientException e) {
+            // documented: null key
+        }
+        char[] longKey = new char[251];
+        Arrays.fill(longKey, 'k');
+        try {
+            mc.set(new String(longKey), "v");
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_INVALID_KEY", e.statusName());
+        }
+        try {
+            mc.set("mcct:obj", new Object());
+            fail();
+        } catch (ClientException e) {
+            assertTrue(e.getMessage().contains("java.lang.Object"));
+        }
+        MemCachedClient ser = new MemCachedClient("mcct");
+        ser.setSerializationEnabled(true);
+        try {
+            ser.set("mcct:obj", new Object()); // not Serializable even when enabled
+            fail();
+        } catch (ClientException e) {
+            assertTrue(e.getMessage().contains("not Serializable"));
+        }
+        try {
+            mc.set("mcct:null", null);
+            fail();
+        } catch (ClientException e) {
+            // null value
+        }
+        try {
+            pool.setHashingAlg(7);
+            fail();
+        } catch (ClientException e) {
+            assertEquals(SockIOPool.CONSISTENT_HASH, pool.getHashingAlg());
+        }
+        try {
+            new MemCachedClient("never-initialized").get("k");
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_CONFIG", e.statusName());
+        }
+        byte[] huge = new byte[2 * 1024 * 1024];
+        new java.util.Random(1).nextBytes(huge);
+        try {
+            mc.set("mcct:huge", huge);
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_VALUE_TOO_LARGE", e.statusName());
+        }
+    }
+
+    @Test
+    public void serializationOnlyWhenEnabled() {
+        MemCachedClient ser = new MemCachedClient("mcct");
+        ser.setSerializationEnabled(true);
+        java.util.ArrayList<String> list = new java.util.ArrayList<>(Arrays.asList("a", "b"));
+        assertTrue(ser.set("mcct:ser", list));
+        assertEquals(list, ser.get("mcct:ser"));
+        try {
+            mc.get("mcct:ser"); // flag 8, serialization off: never deserialized
+            fail();
+        } catch (ClientException e) {
+            assertTrue(e.getMessage().contains("serialization is off"));
+        }
+    }
+
+    @Test
+    public void connectionErrors() throws Exception {
+        SockIOPool dead = SockIOPool.getInstance("mcct-dead");
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        dead.setServers(new String[] {"127.0.0.1:" + port});
+        dead.setFailover(false);
+        dead.setSocketConnectTO(500);
+        dead.initialize();
+        try {
+            new MemCachedClient("mcct-dead").set("k", "v");
+            fail();
+        } catch (ConnectionException e) {
+            assertTrue(e.status() >= 200);
+        } finally {
+            dead.shutDown();
+        }
+        assertFalse(dead.isInitialized());
+    }
+
+    @Test
+    public void hashingAlgorithms() throws Exception {
+        for (int alg = 0; alg <= 3; alg++) {
+            SockIOPool p = SockIOPool.getInstance("mcct-alg" + alg);
+            p.setServers(new String[] {server.addr()});
+            p.setHashingAlg(alg);
+            p.initialize();
+            try {
+                MemCachedClient c = new MemCachedClient("mcct-alg" + alg);
+                assertTrue(c.set("alg key", alg));
+                assertEquals(alg, c.get("alg key"));
+            } finally {
+                p.shutDown();
+            }
+        }
+    }
+}

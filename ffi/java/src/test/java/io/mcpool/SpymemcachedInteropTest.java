@@ -1,0 +1,138 @@
+package io.mcpool;
+
+import static org.junit.Assert.*;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import net.spy.memcached.AddrUtil;
+import net.spy.memcached.ConnectionFactoryBuilder;
+import net.spy.memcached.DefaultHashAlgorithm;
+import net.spy.memcached.MemcachedClient;
+import net.spy.memcached.transcoders.SerializingTranscoder;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/** Values and placement shared with spymemcached (Debian libspymemcached-java). */
+public class SpymemcachedInteropTest {
+    static TestServer[] servers = new TestServer[3];
+    static String all;
+
+    @BeforeClass
+    public static void start() throws Exception {
+        System.setProperty("net.spy.log.LoggerImpl", "net.spy.memcached.compat.log.SunLogger");
+        Logger.getLogger("net.spy.memcached").setLevel(Level.WARNING);
+        List<String> addrs = new ArrayList<>();
+        for (int i = 0; i < servers.length; i++) {
+            servers[i] = new TestServer();
+            addrs.add(servers[i].addr());
+        }
+        all = String.join(" ", addrs);
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        for (TestServer s : servers) if (s != null) s.close();
+    }
+
+    static MemcachedClient spy(String addrs, boolean ketama) throws Exception {
+        ConnectionFactoryBuilder b = new ConnectionFactoryBuilder().setProtocol(ConnectionFactoryBuilder.Protocol.TEXT)
+            .setDaemon(true).setOpTimeout(5000);
+        if (ketama) b.setLocatorType(ConnectionFactoryBuilder.Locator.CONSISTENT).setHashAlg(DefaultHashAlgorithm.KETAMA_HASH);
+        return new MemcachedClient(b.build(), AddrUtil.getAddresses(addrs));
+    }
+
+    static String big() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 40_000; i++) sb.append((char) ('a' + (7 * i + i / 13) % 26));
+        return sb.toString();
+    }
+
+    /** The flags spymemcached sees, through a transcoder of its own kind. */
+    static final class FlagsTranscoder implements net.spy.memcached.transcoders.Transcoder<Integer> {
+        public boolean asyncDecode(net.spy.memcached.CachedData d) { return false; }
+        public net.spy.memcached.CachedData encode(Integer o) { throw new UnsupportedOperationException(); }
+        public Integer decode(net.spy.memcached.CachedData d) { return d.getFlags(); }
+        public int getMaxSize() { return net.spy.memcached.CachedData.MAX_SIZE; }
+    }
+
+    @Test
+    public void valuesBothWays() throws Exception {
+        MemcachedClient spy = spy(servers[0].addr(), false);
+        try (Mcpool ours = Mcpool.builder().servers(servers[0].addr()).transcoder(new SpyTranscoder())
+                .compressionThreshold(16384).build();
+             Mcpool whalin = Mcpool.builder().servers(servers[0].addr()).build()) {
+            String big = big();
+            Object[] values = {"plain string é", 12345678901L, 42, true, (byte) 7, 1.25f, 2.5d,
+                new java.util.Date(1_700_000_000_000L), new byte[] {1, 2, 3}, big};
+            for (int i = 0; i < values.length; i++) {
+                // spymemcached writes, we read
+                assertTrue(spy.set("spy:w:" + i, 0, values[i]).get());
+                Object got = ours.get("spy:w:" + i);
+                check(values[i], got);
+                // we write, spymemcached reads
+                assertTrue(ours.set("ours:w:" + i, values[i]));
+                check(values[i], spy.get("ours:w:" + i));
+            }
+            // Compressed on the wire both ways: flag 2 with gzip.
+            assertEquals(2, spy.get("ours:w:9", new FlagsTranscoder()) & 2);
+            assertEquals(2, spy.get("spy:w:9", new FlagsTranscoder()) & 2);
+            // Whalin's layout (the default) for strings is readable by spymemcached too.
+            assertTrue(whalin.set("whalin:s", "hello"));
+            assertTrue(whalin.set("whalin:big", big));
+            assertEquals("hello", spy.get("whalin:s"));
+            assertEquals(big, spy.get("whalin:big"));
+            assertEquals(2, spy.get("whalin:big", new FlagsTranscoder()) & 2);
+            // and spymemcached's strings (flags 0) read as Strings in Whalin's layout.
+            assertEquals("plain string é", whalin.get("spy:w:0"));
+            assertEquals(big, whalin.get("spy:w:9"));
+            // A serialized object written by spymemcached is refused unless allowed.
+            assertTrue(spy.set("spy:ser", 0, new ArrayList<>(Arrays.asList(1, 2))).get());
+            try {
+                ours.get("spy:ser");
+                fail();
+            } catch (ClientException e) {
+                assertTrue(e.getMessage().contains("serialization is off"));
+            }
+            try (Mcpool ser = Mcpool.builder().servers(servers[0].addr()).transcoder(new SpyTranscoder(true, null)).build()) {
+                assertEquals(Arrays.asList(1, 2), ser.get("spy:ser"));
+            }
+        } finally {
+            spy.shutdown();
+        }
+    }
+
+    static void check(Object want, Object got) {
+        assertNotNull(got);
+        if (want instanceof byte[]) assertArrayEquals((byte[]) want, (byte[]) got);
+        else assertEquals(want, got);
+    }
+
+    @Test
+    public void ketamaPlacement() throws Exception {
+        MemcachedClient spy = spy(all, true);
+        String[] addrs = all.split(" ");
+        try (Mcpool ours = Mcpool.builder().servers(addrs).distribution("spymemcached-ketama")
+                .transcoder(new SpyTranscoder()).build()) {
+            List<String> labels = ours.servers();
+            int[] perServer = new int[addrs.length];
+            for (int i = 0; i < 300; i++) {
+                String k = "ketama:" + i;
+                assertTrue(spy.set(k, 0, "v" + i).get());
+                InetSocketAddress sa = (InetSocketAddress) spy.getNodeLocator().getPrimary(k).getSocketAddress();
+                int idx = ours.serverIndexFor(k);
+                assertEquals(k, "127.0.0.1:" + sa.getPort(), labels.get(idx));
+                perServer[idx]++;
+                // and the value is there, on the server we compute
+                assertEquals("v" + i, ours.get(k));
+            }
+            for (int n : perServer) assertTrue(Arrays.toString(perServer), n > 30);
+        } finally {
+            spy.shutdown();
+        }
+    }
+}
