@@ -1,0 +1,1490 @@
+/*
+ * _mcpool: the CPython extension behind the `mcpool` package.
+ *
+ * A thin skin over include/mcpool.h: every hash, protocol exchange, pool and compression
+ * decision is the core's. This file only turns Python objects into (bytes, flags) and back,
+ * with the flag layout pylibmc and python-memcached use, and maps statuses to exceptions.
+ * The GIL is released around every call that may do network I/O.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mcpool.h"
+
+/* Value flags, as pylibmc 1.6 and python-memcached 1.5x write them (README.md has the table).
+ * Bit 8 (zlib) belongs to the core: it sets it when compressing and clears it when inflating. */
+#define FLAG_PICKLE 1u
+#define FLAG_INTEGER 2u /* python-memcached's int; pylibmc's bool ("1"/"0") */
+#define FLAG_LONG 4u    /* pylibmc's int */
+#define FLAG_ZLIB 8u
+#define FLAG_TEXT 16u
+
+#define MAX_SIBLINGS 4
+#define STACK_KEYS 64
+
+static PyObject *Error, *ClientError, *ClientTypeError, *ConnectionErr, *TimeoutErr, *ServerError;
+
+typedef struct {
+    long threshold; /* 0: compression off */
+    mcpool_client *client;
+} sibling_t;
+
+typedef struct {
+    PyObject_HEAD
+    mcpool_client *client;
+    mcpool_config *config; /* kept to build siblings with another compression threshold */
+    long threshold;        /* this client's min_compress_len (0: off) */
+    sibling_t siblings[MAX_SIBLINGS];
+    int n_siblings;
+    int pickle;
+    PyObject *dumps, *loads, *protocol; /* pickle.dumps/loads and the protocol number */
+} ClientObject;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static PyObject *error_class(mcpool_status st) {
+    switch ((uint32_t)st) {
+    case MCPOOL_INVALID_ARGUMENT:
+    case MCPOOL_INVALID_KEY:
+    case MCPOOL_VALUE_TOO_LARGE:
+    case MCPOOL_CONFIG:
+    case MCPOOL_OUT_OF_RANGE:
+    case MCPOOL_UNSUPPORTED:
+        return ClientError;
+    case MCPOOL_POOL_TIMEOUT:
+    case MCPOOL_CONNECT_TIMEOUT:
+    case MCPOOL_IO_TIMEOUT:
+        return TimeoutErr;
+    case MCPOOL_SERVER_DEAD:
+    case MCPOOL_IO:
+    case MCPOOL_PROTOCOL:
+    case MCPOOL_AUTH:
+        return ConnectionErr;
+    case MCPOOL_SERVER_ERROR:
+    case MCPOOL_CLIENT_ERROR:
+    case MCPOOL_DECOMPRESS:
+        return ServerError;
+    default:
+        return Error;
+    }
+}
+
+/* Raises the exception for an error status, with the thread's last error message and the
+ * attributes `status` (number) and `status_name`. Returns NULL. */
+static PyObject *raise_status(mcpool_status st) {
+    PyObject *cls = error_class(st);
+    PyObject *msg = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                         (Py_ssize_t)mcpool_last_error_length(), "replace");
+    if (msg == NULL)
+        return NULL;
+    PyObject *exc = PyObject_CallOneArg(cls, msg);
+    Py_DECREF(msg);
+    if (exc == NULL)
+        return NULL;
+    PyObject *num = PyLong_FromUnsignedLong((unsigned long)st);
+    PyObject *name = PyUnicode_FromString(mcpool_status_name((uint32_t)st));
+    if (num == NULL || name == NULL || PyObject_SetAttrString(exc, "status", num) < 0 ||
+        PyObject_SetAttrString(exc, "status_name", name) < 0) {
+        Py_XDECREF(num);
+        Py_XDECREF(name);
+        Py_DECREF(exc);
+        return NULL;
+    }
+    Py_DECREF(num);
+    Py_DECREF(name);
+    PyErr_SetObject(cls, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Argument parsing for METH_FASTCALL | METH_KEYWORDS                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    int slot;
+} argname_t;
+
+/* Fills out[0..nslots) from positional args (slot order, at most npos of them) and keywords
+ * (by name; several names may share a slot, e.g. "time" and "expire"). Slots not given are
+ * NULL. Borrowed references. */
+static int parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames, const argname_t *names, int nnames, int nslots,
+                      int npos, int nrequired, PyObject **out) {
+    for (int i = 0; i < nslots; i++)
+        out[i] = NULL;
+    if (nargs > npos) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
+                     fname, npos, nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        out[i] = args[i];
+    if (kwnames != NULL) {
+        Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+        for (Py_ssize_t j = 0; j < nkw; j++) {
+            PyObject *kw = PyTuple_GET_ITEM(kwnames, j);
+            int found = -1;
+            for (int k = 0; k < nnames; k++) {
+                if (PyUnicode_CompareWithASCIIString(kw, names[k].name) == 0) {
+                    found = names[k].slot;
+                    break;
+                }
+            }
+            if (found < 0) {
+                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
+                             fname, kw);
+                return -1;
+            }
+            if (out[found] != NULL) {
+                PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'",
+                             fname, kw);
+                return -1;
+            }
+            out[found] = args[nargs + j];
+        }
+    }
+    for (int i = 0; i < nrequired; i++) {
+        if (out[i] == NULL) {
+            const char *n = "?";
+            for (int k = 0; k < nnames; k++)
+                if (names[k].slot == i) {
+                    n = names[k].name;
+                    break;
+                }
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, n);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A key: bytes as they are, str as UTF-8. Borrowed pointer into the object. */
+static int key_bytes(PyObject *key, const uint8_t **p, size_t *n) {
+    if (PyBytes_Check(key)) {
+        *p = (const uint8_t *)PyBytes_AS_STRING(key);
+        *n = (size_t)PyBytes_GET_SIZE(key);
+        return 0;
+    }
+    if (PyUnicode_Check(key)) {
+        Py_ssize_t len;
+        const char *s = PyUnicode_AsUTF8AndSize(key, &len);
+        if (s == NULL)
+            return -1;
+        *p = (const uint8_t *)s;
+        *n = (size_t)len;
+        return 0;
+    }
+    PyErr_Format(ClientTypeError, "a key must be str or bytes, not %.100s", Py_TYPE(key)->tp_name);
+    return -1;
+}
+
+/* Seconds of expiry (None: 0). */
+static int ttl_arg(PyObject *o, uint32_t *out) {
+    if (o == NULL || o == Py_None) {
+        *out = 0;
+        return 0;
+    }
+    long long v;
+    if (PyFloat_Check(o)) {
+        double d = PyFloat_AS_DOUBLE(o);
+        if (!(d >= 0 && d <= 4294967295.0)) {
+            PyErr_SetString(ClientError, "expiry time must be between 0 and 2**32-1 seconds");
+            return -1;
+        }
+        *out = (uint32_t)d;
+        return 0;
+    }
+    if (!PyLong_Check(o) || PyBool_Check(o)) {
+        PyErr_Format(ClientTypeError, "expiry time must be an int, not %.100s",
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        v = -1;
+    }
+    if (v < 0 || v > 4294967295LL) {
+        PyErr_SetString(ClientError, "expiry time must be between 0 and 2**32-1 seconds");
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* A non-negative 64-bit number (delta, cas unique). */
+static int u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *out) {
+    if (o == NULL) {
+        *out = dflt;
+        return 0;
+    }
+    if (!PyLong_Check(o) || PyBool_Check(o)) {
+        PyErr_Format(ClientTypeError, "%s must be an int, not %.100s", what, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(ClientError, "%s must be between 0 and 2**64-1", what);
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Values                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *p;
+    Py_ssize_t n;
+    uint32_t flags;
+    PyObject *owner; /* a new reference to release, or NULL */
+    char buf[24];
+} value_t;
+
+static int serialize(ClientObject *self, PyObject *v, value_t *out) {
+    out->owner = NULL;
+    if (PyBytes_Check(v)) {
+        out->p = PyBytes_AS_STRING(v);
+        out->n = PyBytes_GET_SIZE(v);
+        out->flags = 0;
+        return 0;
+    }
+    if (PyUnicode_Check(v)) {
+        out->p = PyUnicode_AsUTF8AndSize(v, &out->n);
+        out->flags = FLAG_TEXT;
+        return out->p == NULL ? -1 : 0;
+    }
+    if (PyBool_Check(v)) { /* before int: bool is an int subclass */
+        out->buf[0] = v == Py_True ? '1' : '0';
+        out->p = out->buf;
+        out->n = 1;
+        out->flags = FLAG_INTEGER;
+        return 0;
+    }
+    if (PyLong_Check(v)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        out->flags = FLAG_LONG;
+        if (!overflow) {
+            if (x == -1 && PyErr_Occurred())
+                return -1;
+            out->n = snprintf(out->buf, sizeof out->buf, "%lld", x);
+            out->p = out->buf;
+            return 0;
+        }
+        PyObject *s = PyObject_Str(v);
+        if (s == NULL)
+            return -1;
+        out->p = PyUnicode_AsUTF8AndSize(s, &out->n);
+        out->owner = s;
+        return out->p == NULL ? -1 : 0;
+    }
+    if (self->pickle) {
+        PyObject *b = PyObject_CallFunctionObjArgs(self->dumps, v, self->protocol, NULL);
+        if (b == NULL)
+            return -1;
+        if (!PyBytes_Check(b)) {
+            Py_DECREF(b);
+            PyErr_SetString(PyExc_TypeError, "pickle.dumps returned no bytes");
+            return -1;
+        }
+        out->p = PyBytes_AS_STRING(b);
+        out->n = PyBytes_GET_SIZE(b);
+        out->flags = FLAG_PICKLE;
+        out->owner = b;
+        return 0;
+    }
+    PyErr_Format(ClientTypeError,
+                 "cannot store a %.100s: values are bytes, str, int or bool "
+                 "(other objects need Client(pickle=True))",
+                 Py_TYPE(v)->tp_name);
+    return -1;
+}
+
+/* An optional sign and decimal digits, with spaces around them (memcached pads a counter
+ * that decr shortened, e.g. "0 "): what int() of pylibmc and python-memcached accepts. */
+static int is_decimal(const uint8_t *p, size_t n) {
+    size_t i = 0, digits = 0;
+    while (i < n && p[i] == ' ')
+        i++;
+    if (i < n && (p[i] == '-' || p[i] == '+'))
+        i++;
+    for (; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+        digits++;
+    while (i < n && p[i] == ' ')
+        i++;
+    return digits > 0 && i == n;
+}
+
+/* Value bytes and flags back to a Python object. Anything not understood, or not valid for
+ * its flag, is returned as raw bytes. */
+static PyObject *deserialize(ClientObject *self, const uint8_t *p, size_t n, uint32_t flags) {
+    if (flags == FLAG_TEXT) {
+        PyObject *s = PyUnicode_DecodeUTF8((const char *)p, (Py_ssize_t)n, NULL);
+        if (s != NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+            return s;
+        PyErr_Clear();
+    } else if ((flags == FLAG_INTEGER || flags == FLAG_LONG) && n < 4000 && is_decimal(p, n)) {
+        char stackbuf[64];
+        char *buf = n < sizeof stackbuf ? stackbuf : PyMem_Malloc(n + 1);
+        if (buf == NULL)
+            return PyErr_NoMemory();
+        memcpy(buf, p, n);
+        buf[n] = 0;
+        PyObject *r = PyLong_FromString(buf, NULL, 10);
+        if (buf != stackbuf)
+            PyMem_Free(buf);
+        if (r != NULL)
+            return r;
+        PyErr_Clear();
+    } else if (flags == FLAG_PICKLE && self->pickle) {
+        PyObject *b = PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+        if (b == NULL)
+            return NULL;
+        PyObject *r = PyObject_CallOneArg(self->loads, b);
+        Py_DECREF(b);
+        return r;
+    }
+    return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Client: construction                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+static PyObject *Client_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+    (void)args;
+    (void)kw;
+    ClientObject *self = (ClientObject *)type->tp_alloc(type, 0);
+    return (PyObject *)self;
+}
+
+static void Client_dealloc(ClientObject *self) {
+    mcpool_client *c = self->client;
+    self->client = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    mcpool_client_free(c);
+    for (int i = 0; i < self->n_siblings; i++)
+        mcpool_client_free(self->siblings[i].client);
+    Py_END_ALLOW_THREADS
+    mcpool_config_free(self->config);
+    Py_XDECREF(self->dumps);
+    Py_XDECREF(self->loads);
+    Py_XDECREF(self->protocol);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int check_cfg(mcpool_status st) {
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+        return -1;
+    }
+    return 0;
+}
+
+/* A name option (str) applied with setter; None leaves the default. */
+#define NAME_OPT(obj, setter)                                                                 \
+    if ((obj) != Py_None) {                                                                   \
+        Py_ssize_t _n;                                                                        \
+        const char *_s = PyUnicode_AsUTF8AndSize((obj), &_n);                                 \
+        if (_s == NULL || check_cfg(setter(cfg, _s, (size_t)_n)) < 0)                         \
+            goto fail;                                                                        \
+    }
+#define U64_OPT(obj, setter)                                                                  \
+    if ((obj) != Py_None) {                                                                   \
+        unsigned long long _v = PyLong_AsUnsignedLongLong(obj);                               \
+        if (_v == (unsigned long long)-1 && PyErr_Occurred()) {                               \
+            PyErr_Clear();                                                                    \
+            PyErr_SetString(ClientError, "option " #setter " needs a non-negative int");      \
+            goto fail;                                                                        \
+        }                                                                                     \
+        if (check_cfg(setter(cfg, _v)) < 0)                                                   \
+            goto fail;                                                                        \
+    }
+#define U32_OPT(obj, setter)                                                                  \
+    if ((obj) != Py_None) {                                                                   \
+        unsigned long _v = PyLong_AsUnsignedLong(obj);                                        \
+        if ((_v == (unsigned long)-1 && PyErr_Occurred()) || _v > 0xffffffffUL) {             \
+            PyErr_Clear();                                                                    \
+            PyErr_SetString(ClientError, "option " #setter " needs an int in 0..2**32-1");    \
+            goto fail;                                                                        \
+        }                                                                                     \
+        if (check_cfg(setter(cfg, (uint32_t)_v)) < 0)                                         \
+            goto fail;                                                                        \
+    }
+#define BOOL_OPT(obj, setter)                                                                 \
+    if ((obj) != Py_None) {                                                                   \
+        int _b = PyObject_IsTrue(obj);                                                        \
+        if (_b < 0 || check_cfg(setter(cfg, _b != 0)) < 0)                                    \
+            goto fail;                                                                        \
+    }
+
+static mcpool_client *build_client(mcpool_config *cfg) {
+    mcpool_client *c = NULL;
+    mcpool_status st = mcpool_client_new(cfg, &c);
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+        return NULL;
+    }
+    return c;
+}
+
+/* _Client(servers, **options): servers is a list of (address, weight); the options are the
+ * normalised ones of mcpool.Client (None = the core's default). */
+static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"servers", "distribution", "failover", "protocol", "key_prefix",
+                             "min_idle", "max_size", "idle_timeout_ms", "max_lifetime_ms",
+                             "connect_timeout_ms", "io_timeout_ms", "pool_timeout_ms", "nodelay",
+                             "test_on_check_out", "failure_limit", "retry_timeout_ms",
+                             "retry_timeout_max_ms", "min_compress_len", "compression_ratio",
+                             "max_decompressed_size", "sanitize_keys", "max_value_size",
+                             "username", "password", "pickle", "pickle_protocol", NULL};
+    PyObject *servers, *o[25];
+    for (int i = 0; i < 25; i++)
+        o[i] = Py_None;
+    if (self->client != NULL) {
+        PyErr_SetString(ClientError, "Client.__init__ called twice");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OOOOOOOOOOOOOOOOOOOOOOOOO", kwlist, &servers,
+                                     &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
+                                     &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14],
+                                     &o[15], &o[16], &o[17], &o[18], &o[19], &o[20], &o[21],
+                                     &o[22], &o[23], &o[24]))
+        return -1;
+    mcpool_config *cfg = NULL;
+    if (check_cfg(mcpool_config_new(&cfg)) < 0)
+        return -1;
+
+    PyObject *seq = PySequence_Fast(servers, "servers must be a list of (address, weight)");
+    if (seq == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *addr;
+        unsigned long weight;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            Py_DECREF(seq);
+            PyErr_SetString(ClientTypeError, "each server must be an (address, weight) tuple");
+            goto fail;
+        }
+        addr = PyTuple_GET_ITEM(item, 0);
+        weight = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(item, 1));
+        if ((weight == (unsigned long)-1 && PyErr_Occurred()) || weight > 0xffffffffUL) {
+            PyErr_Clear();
+            Py_DECREF(seq);
+            PyErr_SetString(ClientError, "a server weight must be an int in 1..2**32-1");
+            goto fail;
+        }
+        Py_ssize_t alen;
+        const char *a = PyUnicode_Check(addr) ? PyUnicode_AsUTF8AndSize(addr, &alen) : NULL;
+        if (a == NULL) {
+            Py_DECREF(seq);
+            if (!PyErr_Occurred())
+                PyErr_SetString(ClientTypeError, "a server address must be a str");
+            goto fail;
+        }
+        if (check_cfg(mcpool_config_add_server(cfg, a, (size_t)alen, (uint32_t)weight)) < 0) {
+            Py_DECREF(seq);
+            goto fail;
+        }
+    }
+    Py_DECREF(seq);
+
+    NAME_OPT(o[0], mcpool_config_set_distribution);
+    NAME_OPT(o[1], mcpool_config_set_failover);
+    NAME_OPT(o[2], mcpool_config_set_protocol);
+    if (o[3] != Py_None) {
+        const uint8_t *p;
+        size_t n;
+        if (key_bytes(o[3], &p, &n) < 0 || check_cfg(mcpool_config_set_key_prefix(cfg, p, n)) < 0)
+            goto fail;
+    }
+    U32_OPT(o[4], mcpool_config_set_min_idle);
+    U32_OPT(o[5], mcpool_config_set_max_size);
+    U64_OPT(o[6], mcpool_config_set_idle_timeout_ms);
+    U64_OPT(o[7], mcpool_config_set_max_lifetime_ms);
+    U64_OPT(o[8], mcpool_config_set_connect_timeout_ms);
+    U64_OPT(o[9], mcpool_config_set_io_timeout_ms);
+    U64_OPT(o[10], mcpool_config_set_pool_timeout_ms);
+    BOOL_OPT(o[11], mcpool_config_set_nodelay);
+    BOOL_OPT(o[12], mcpool_config_set_test_on_check_out);
+    U32_OPT(o[13], mcpool_config_set_failure_limit);
+    U64_OPT(o[14], mcpool_config_set_retry_timeout_ms);
+    U64_OPT(o[15], mcpool_config_set_retry_timeout_max_ms);
+    /* Compression: zlib (flag 8) as pylibmc and python-memcached; on from min_compress_len
+     * bytes, off when it is 0 (their default). */
+    if (check_cfg(mcpool_config_set_compression_format(cfg, "zlib", 4)) < 0)
+        goto fail;
+    {
+        long thr = 0;
+        if (o[16] != Py_None) {
+            thr = PyLong_AsLong(o[16]);
+            if ((thr == -1 && PyErr_Occurred()) || thr < 0) {
+                PyErr_Clear();
+                PyErr_SetString(ClientError, "min_compress_len must be an int >= 0");
+                goto fail;
+            }
+        }
+        self->threshold = thr;
+        if (check_cfg(mcpool_config_set_compression(cfg, thr > 0)) < 0)
+            goto fail;
+        if (thr > 0 && check_cfg(mcpool_config_set_compression_threshold(cfg, (size_t)thr)) < 0)
+            goto fail;
+    }
+    if (o[17] != Py_None) {
+        double r = PyFloat_AsDouble(o[17]);
+        if ((r == -1.0 && PyErr_Occurred()) ||
+            check_cfg(mcpool_config_set_compression_ratio(cfg, r)) < 0)
+            goto fail;
+    }
+    U64_OPT(o[18], mcpool_config_set_max_decompressed_size);
+    BOOL_OPT(o[19], mcpool_config_set_sanitize_keys);
+    U64_OPT(o[20], mcpool_config_set_max_value_size);
+    if (o[21] != Py_None || o[22] != Py_None) {
+        Py_ssize_t ul, pl;
+        const char *u = o[21] != Py_None ? PyUnicode_AsUTF8AndSize(o[21], &ul) : NULL;
+        const char *pw = o[22] != Py_None ? PyUnicode_AsUTF8AndSize(o[22], &pl) : NULL;
+        if (u == NULL || pw == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(ClientError, "SASL needs both username and password");
+            goto fail;
+        }
+        if (check_cfg(mcpool_config_set_sasl_plain(cfg, u, (size_t)ul, pw, (size_t)pl)) < 0)
+            goto fail;
+    }
+    self->pickle = o[23] != Py_None && PyObject_IsTrue(o[23]) == 1;
+    if (self->pickle) {
+        PyObject *mod = PyImport_ImportModule("pickle");
+        if (mod == NULL)
+            goto fail;
+        self->dumps = PyObject_GetAttrString(mod, "dumps");
+        self->loads = PyObject_GetAttrString(mod, "loads");
+        self->protocol = o[24] != Py_None ? (Py_INCREF(o[24]), o[24])
+                                          : PyObject_GetAttrString(mod, "DEFAULT_PROTOCOL");
+        Py_DECREF(mod);
+        if (self->dumps == NULL || self->loads == NULL || self->protocol == NULL)
+            goto fail;
+    }
+    self->client = build_client(cfg);
+    if (self->client == NULL)
+        goto fail;
+    self->config = cfg;
+    return 0;
+fail:
+    mcpool_config_free(cfg);
+    return -1;
+}
+
+/* The client to store with for a per-call min_compress_len (NULL arg: this client's). The
+ * C ABI sets the threshold per client, so another threshold gets a sibling client built from
+ * the same configuration (its own pools), made once and kept. */
+static mcpool_client *client_for_threshold(ClientObject *self, PyObject *mcl) {
+    if (mcl == NULL || mcl == Py_None)
+        return self->client;
+    long thr = PyLong_Check(mcl) ? PyLong_AsLong(mcl) : -1;
+    if (thr < 0) {
+        PyErr_Clear();
+        PyErr_SetString(ClientError, "min_compress_len must be an int >= 0");
+        return NULL;
+    }
+    if (thr == self->threshold)
+        return self->client;
+    for (int i = 0; i < self->n_siblings; i++)
+        if (self->siblings[i].threshold == thr)
+            return self->siblings[i].client;
+    if (self->n_siblings == MAX_SIBLINGS) {
+        PyErr_Format(ClientError,
+                     "at most %d distinct per-call min_compress_len values per client; "
+                     "set min_compress_len on the Client instead",
+                     MAX_SIBLINGS);
+        return NULL;
+    }
+    if (check_cfg(mcpool_config_set_compression(self->config, thr > 0)) < 0)
+        return NULL;
+    if (thr > 0 &&
+        check_cfg(mcpool_config_set_compression_threshold(self->config, (size_t)thr)) < 0)
+        return NULL;
+    mcpool_client *c = build_client(self->config);
+    if (c == NULL)
+        return NULL;
+    self->siblings[self->n_siblings].threshold = thr;
+    self->siblings[self->n_siblings].client = c;
+    self->n_siblings++;
+    return c;
+}
+
+#define CHECK_OPEN(self)                                                                      \
+    if ((self)->client == NULL) {                                                             \
+        PyErr_SetString(ClientError, "the client is not initialised");                        \
+        return NULL;                                                                          \
+    }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reads                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* get: a new reference to the value, NULL with *miss=1 on a miss, NULL with an exception. */
+static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_cas, uint64_t *cas) {
+    const uint8_t *k;
+    size_t kn;
+    mcpool_item *item = NULL;
+    mcpool_status st;
+    *miss = 0;
+    if (key_bytes(key, &k, &kn) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = with_cas ? mcpool_client_gets(self->client, k, kn, &item)
+                  : mcpool_client_get(self->client, k, kn, &item);
+    Py_END_ALLOW_THREADS
+    if (st == MCPOOL_NOT_FOUND) {
+        *miss = 1;
+        return NULL;
+    }
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    PyObject *v = deserialize(self, mcpool_item_data(item), mcpool_item_len(item),
+                              mcpool_item_flags(item));
+    if (cas != NULL)
+        *cas = mcpool_item_cas(item);
+    mcpool_item_free(item);
+    return v;
+}
+
+static PyObject *Client_get(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+    static const argname_t names[] = {{"key", 0}, {"default", 1}};
+    PyObject *a[2];
+    int miss;
+    CHECK_OPEN(self);
+    if (kwnames == NULL && nargs == 1)
+        a[0] = args[0], a[1] = NULL;
+    else if (parse_args("get", args, nargs, kwnames, names, 2, 2, 2, 1, a) < 0)
+        return NULL;
+    PyObject *v = do_get(self, a[0], &miss, 0, NULL);
+    if (v == NULL && miss) {
+        v = a[1] != NULL ? a[1] : Py_None;
+        Py_INCREF(v);
+    }
+    return v;
+}
+
+static PyObject *Client_gets(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    static const argname_t names[] = {{"key", 0}};
+    PyObject *a[1];
+    int miss;
+    uint64_t cas = 0;
+    CHECK_OPEN(self);
+    if (parse_args("gets", args, nargs, kwnames, names, 1, 1, 1, 1, a) < 0)
+        return NULL;
+    PyObject *v = do_get(self, a[0], &miss, 1, &cas);
+    if (v == NULL)
+        return miss ? Py_BuildValue("(OO)", Py_None, Py_None) : NULL;
+    PyObject *r = Py_BuildValue("(NK)", v, (unsigned long long)cas);
+    return r;
+}
+
+/* Builds the key arrays of a multi-key call; prefixed keys are kept alive in *keep. */
+typedef struct {
+    PyObject *seq;  /* PySequence_Fast of the caller's keys */
+    PyObject *keep; /* list of prefixed keys, or NULL */
+    const uint8_t **ptrs;
+    size_t *lens;
+    Py_ssize_t n;
+    const uint8_t *stack_ptrs[STACK_KEYS];
+    size_t stack_lens[STACK_KEYS];
+} keys_t;
+
+static void keys_free(keys_t *ks) {
+    if (ks->ptrs != ks->stack_ptrs)
+        PyMem_Free((void *)ks->ptrs);
+    if (ks->lens != ks->stack_lens)
+        PyMem_Free(ks->lens);
+    Py_XDECREF(ks->seq);
+    Py_XDECREF(ks->keep);
+}
+
+static PyObject *prefixed(PyObject *prefix, PyObject *key) {
+    const uint8_t *pp, *kp;
+    size_t pn, kn;
+    if (key_bytes(prefix, &pp, &pn) < 0 || key_bytes(key, &kp, &kn) < 0)
+        return NULL;
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(pn + kn));
+    if (b == NULL)
+        return NULL;
+    memcpy(PyBytes_AS_STRING(b), pp, pn);
+    memcpy(PyBytes_AS_STRING(b) + pn, kp, kn);
+    return b;
+}
+
+static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
+    memset(ks, 0, offsetof(keys_t, stack_ptrs));
+    ks->ptrs = ks->stack_ptrs;
+    ks->lens = ks->stack_lens;
+    if (PyUnicode_Check(keys) || PyBytes_Check(keys)) {
+        PyErr_SetString(ClientTypeError, "keys must be a list of keys, not a single key");
+        return -1;
+    }
+    ks->seq = PySequence_Fast(keys, "keys must be an iterable of str or bytes");
+    if (ks->seq == NULL) {
+        PyErr_SetString(ClientTypeError, "keys must be an iterable of str or bytes");
+        return -1;
+    }
+    ks->n = PySequence_Fast_GET_SIZE(ks->seq);
+    if (ks->n > STACK_KEYS) {
+        ks->ptrs = PyMem_Malloc(sizeof(*ks->ptrs) * (size_t)ks->n);
+        ks->lens = PyMem_Malloc(sizeof(*ks->lens) * (size_t)ks->n);
+        if (ks->ptrs == NULL || ks->lens == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    int use_prefix = prefix != NULL && prefix != Py_None && PyObject_IsTrue(prefix) == 1;
+    if (use_prefix && (ks->keep = PyList_New(ks->n)) == NULL)
+        return -1;
+    PyObject **items = PySequence_Fast_ITEMS(ks->seq);
+    for (Py_ssize_t i = 0; i < ks->n; i++) {
+        PyObject *k = items[i];
+        if (use_prefix) {
+            k = prefixed(prefix, k);
+            if (k == NULL)
+                return -1;
+            PyList_SET_ITEM(ks->keep, i, k);
+        }
+        if (key_bytes(k, &ks->ptrs[i], &ks->lens[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+    static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
+    PyObject *a[2];
+    keys_t ks;
+    mcpool_multi *m = NULL;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (kwnames == NULL && nargs == 1)
+        a[0] = args[0], a[1] = NULL;
+    else if (parse_args("get_multi", args, nargs, kwnames, names, 2, 2, 2, 1, a) < 0)
+        return NULL;
+    if (keys_init(&ks, a[0], a[1]) < 0) {
+        keys_free(&ks);
+        return NULL;
+    }
+    PyObject *d = PyDict_New();
+    if (d == NULL || ks.n == 0) {
+        keys_free(&ks);
+        return d;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_get_multi(self->client, ks.ptrs, ks.lens, (size_t)ks.n, false, &m);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK) {
+        keys_free(&ks);
+        Py_DECREF(d);
+        return raise_status(st);
+    }
+    PyObject **items = PySequence_Fast_ITEMS(ks.seq);
+    for (Py_ssize_t i = 0; i < ks.n; i++) {
+        const uint8_t *vp;
+        size_t vn;
+        uint32_t fl;
+        uint64_t cas;
+        st = mcpool_multi_get(m, (size_t)i, &vp, &vn, &fl, &cas);
+        if (st == MCPOOL_NOT_FOUND)
+            continue;
+        if (st != MCPOOL_OK) {
+            raise_status(st);
+            goto fail;
+        }
+        PyObject *v = deserialize(self, vp, vn, fl);
+        if (v == NULL)
+            goto fail;
+        int r = PyDict_SetItem(d, items[i], v);
+        Py_DECREF(v);
+        if (r < 0)
+            goto fail;
+    }
+    mcpool_multi_free(m);
+    keys_free(&ks);
+    return d;
+fail:
+    mcpool_multi_free(m);
+    keys_free(&ks);
+    Py_DECREF(d);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Stores                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef enum { OP_SET, OP_ADD, OP_REPLACE } store_op;
+
+/* One store: 1 stored, 0 not stored, -1 error (exception set). */
+static int do_store(ClientObject *self, mcpool_client *c, store_op op, PyObject *key,
+                    PyObject *value, uint32_t ttl) {
+    const uint8_t *k;
+    size_t kn;
+    value_t v;
+    mcpool_status st;
+    if (key_bytes(key, &k, &kn) < 0 || serialize(self, value, &v) < 0)
+        return -1;
+    Py_BEGIN_ALLOW_THREADS
+    switch (op) {
+    case OP_SET:
+        st = mcpool_client_set(c, k, kn, (const uint8_t *)v.p, (size_t)v.n, v.flags, ttl);
+        break;
+    case OP_ADD:
+        st = mcpool_client_add(c, k, kn, (const uint8_t *)v.p, (size_t)v.n, v.flags, ttl);
+        break;
+    default:
+        st = mcpool_client_replace(c, k, kn, (const uint8_t *)v.p, (size_t)v.n, v.flags, ttl);
+        break;
+    }
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(v.owner);
+    if (st == MCPOOL_OK)
+        return 1;
+    if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
+        return 0;
+    raise_status(st);
+    return -1;
+}
+
+/* key, value, time, min_compress_len; keywords also val (pylibmc, python-memcached), expire
+ * (pymemcache) and noreply (accepted; mcpool always waits for the reply). */
+static const argname_t store_names[] = {{"key", 0},    {"value", 1},  {"val", 1},
+                                        {"time", 2},   {"expire", 2}, {"min_compress_len", 3},
+                                        {"noreply", 4}};
+
+static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObject *const *args,
+                       Py_ssize_t nargs, PyObject *kwnames) {
+    PyObject *a[5];
+    uint32_t ttl;
+    CHECK_OPEN(self);
+    if (kwnames == NULL && nargs == 2)
+        a[0] = args[0], a[1] = args[1], a[2] = a[3] = NULL;
+    else if (parse_args(fname, args, nargs, kwnames, store_names, 7, 5, 4, 2, a) < 0)
+        return NULL;
+    if (ttl_arg(a[2], &ttl) < 0)
+        return NULL;
+    mcpool_client *c = client_for_threshold(self, a[3]);
+    if (c == NULL)
+        return NULL;
+    int r = do_store(self, c, op, a[0], a[1], ttl);
+    if (r < 0)
+        return NULL;
+    return PyBool_FromLong(r);
+}
+
+static PyObject *Client_set(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+    return store(self, OP_SET, "set", args, nargs, kwnames);
+}
+static PyObject *Client_add(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+    return store(self, OP_ADD, "add", args, nargs, kwnames);
+}
+static PyObject *Client_replace(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+    return store(self, OP_REPLACE, "replace", args, nargs, kwnames);
+}
+
+static PyObject *concat(ClientObject *self, int append, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames) {
+    PyObject *a[5];
+    const uint8_t *k;
+    size_t kn;
+    const char *vp;
+    Py_ssize_t vn;
+    mcpool_status st;
+    const char *fname = append ? "append" : "prepend";
+    CHECK_OPEN(self);
+    if (parse_args(fname, args, nargs, kwnames, store_names, 7, 5, 4, 2, a) < 0)
+        return NULL;
+    if (key_bytes(a[0], &k, &kn) < 0)
+        return NULL;
+    if (PyBytes_Check(a[1])) {
+        vp = PyBytes_AS_STRING(a[1]);
+        vn = PyBytes_GET_SIZE(a[1]);
+    } else if (PyUnicode_Check(a[1])) {
+        if ((vp = PyUnicode_AsUTF8AndSize(a[1], &vn)) == NULL)
+            return NULL;
+    } else {
+        PyErr_Format(ClientTypeError, "%s() takes str or bytes, not %.100s", fname,
+                     Py_TYPE(a[1])->tp_name);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = append ? mcpool_client_append(self->client, k, kn, (const uint8_t *)vp, (size_t)vn)
+                : mcpool_client_prepend(self->client, k, kn, (const uint8_t *)vp, (size_t)vn);
+    Py_END_ALLOW_THREADS
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    if (st == MCPOOL_NOT_STORED || st == MCPOOL_NOT_FOUND)
+        Py_RETURN_FALSE;
+    return raise_status(st);
+}
+
+static PyObject *Client_append(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+    return concat(self, 1, args, nargs, kwnames);
+}
+static PyObject *Client_prepend(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+    return concat(self, 0, args, nargs, kwnames);
+}
+
+static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+    static const argname_t names[] = {{"key", 0},  {"value", 1},  {"val", 1},
+                                      {"cas", 2},  {"time", 3},   {"expire", 3},
+                                      {"noreply", 4}, {"min_compress_len", 5}};
+    PyObject *a[6];
+    const uint8_t *k;
+    size_t kn;
+    uint32_t ttl;
+    uint64_t cas;
+    value_t v;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args("cas", args, nargs, kwnames, names, 8, 6, 4, 3, a) < 0)
+        return NULL;
+    if (ttl_arg(a[3], &ttl) < 0 || u64_arg(a[2], "cas", 0, &cas) < 0)
+        return NULL;
+    mcpool_client *c = client_for_threshold(self, a[5]);
+    if (c == NULL || key_bytes(a[0], &k, &kn) < 0 || serialize(self, a[1], &v) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_cas(c, k, kn, (const uint8_t *)v.p, (size_t)v.n, v.flags, ttl, cas);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(v.owner);
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    if (st == MCPOOL_EXISTS)
+        Py_RETURN_FALSE;
+    if (st == MCPOOL_NOT_FOUND)
+        Py_RETURN_NONE;
+    return raise_status(st);
+}
+
+static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+    static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
+                                      {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
+                                      {"noreply", 4}};
+    PyObject *a[5];
+    uint32_t ttl;
+    CHECK_OPEN(self);
+    if (parse_args("set_multi", args, nargs, kwnames, names, 7, 5, 4, 1, a) < 0)
+        return NULL;
+    if (ttl_arg(a[1], &ttl) < 0)
+        return NULL;
+    mcpool_client *c = client_for_threshold(self, a[3]);
+    if (c == NULL)
+        return NULL;
+    PyObject *items = PyMapping_Items(a[0]);
+    if (items == NULL) {
+        PyErr_SetString(ClientTypeError, "set_multi() takes a mapping of key to value");
+        return NULL;
+    }
+    PyObject *failed = PyList_New(0);
+    if (failed == NULL)
+        goto fail;
+    int use_prefix = a[2] != NULL && a[2] != Py_None && PyObject_IsTrue(a[2]) == 1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *kv = PyList_GET_ITEM(items, i);
+        PyObject *key = PyTuple_GET_ITEM(kv, 0), *k = key;
+        if (use_prefix && (k = prefixed(a[2], key)) == NULL)
+            goto fail;
+        int r = do_store(self, c, OP_SET, k, PyTuple_GET_ITEM(kv, 1), ttl);
+        if (use_prefix)
+            Py_DECREF(k);
+        if (r < 0) {
+            /* bad input raises; a server or network failure is reported per key */
+            if (PyErr_ExceptionMatches(ClientError) || !PyErr_ExceptionMatches(Error))
+                goto fail;
+            PyErr_Clear();
+        }
+        if (r != 1 && PyList_Append(failed, key) < 0)
+            goto fail;
+    }
+    Py_DECREF(items);
+    return failed;
+fail:
+    Py_DECREF(items);
+    Py_XDECREF(failed);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Deletes, counters, touch                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* 1 deleted, 0 missing, -1 error. */
+static int do_delete(ClientObject *self, PyObject *key) {
+    const uint8_t *k;
+    size_t kn;
+    mcpool_status st;
+    if (key_bytes(key, &k, &kn) < 0)
+        return -1;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_delete(self->client, k, kn);
+    Py_END_ALLOW_THREADS
+    if (st == MCPOOL_OK)
+        return 1;
+    if (st == MCPOOL_NOT_FOUND)
+        return 0;
+    raise_status(st);
+    return -1;
+}
+
+static PyObject *Client_delete(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+    static const argname_t names[] = {{"key", 0}, {"time", 1}, {"noreply", 2}};
+    PyObject *a[3];
+    CHECK_OPEN(self);
+    if (kwnames == NULL && nargs == 1)
+        a[0] = args[0];
+    else if (parse_args("delete", args, nargs, kwnames, names, 3, 3, 2, 1, a) < 0)
+        return NULL;
+    int r = do_delete(self, a[0]);
+    return r < 0 ? NULL : PyBool_FromLong(r);
+}
+
+static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
+    static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"key_prefix", 2}, {"noreply", 3}};
+    PyObject *a[4];
+    keys_t ks;
+    int all = 1;
+    CHECK_OPEN(self);
+    if (parse_args("delete_multi", args, nargs, kwnames, names, 4, 4, 3, 1, a) < 0)
+        return NULL;
+    if (keys_init(&ks, a[0], a[2]) < 0) {
+        keys_free(&ks);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < ks.n; i++) {
+        mcpool_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_delete(self->client, ks.ptrs[i], ks.lens[i]);
+        Py_END_ALLOW_THREADS
+        if (st == MCPOOL_NOT_FOUND)
+            all = 0;
+        else if (st != MCPOOL_OK) {
+            keys_free(&ks);
+            return raise_status(st);
+        }
+    }
+    keys_free(&ks);
+    return PyBool_FromLong(all);
+}
+
+static PyObject *counter(ClientObject *self, int incr, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+    static const argname_t names[] = {{"key", 0}, {"delta", 1}, {"value", 1}, {"noreply", 2}};
+    PyObject *a[3];
+    const uint8_t *k;
+    size_t kn;
+    uint64_t delta, out = 0;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args(incr ? "incr" : "decr", args, nargs, kwnames, names, 4, 3, 2, 1, a) < 0)
+        return NULL;
+    if (key_bytes(a[0], &k, &kn) < 0 || u64_arg(a[1], "delta", 1, &delta) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = incr ? mcpool_client_incr(self->client, k, kn, delta, &out)
+              : mcpool_client_decr(self->client, k, kn, delta, &out);
+    Py_END_ALLOW_THREADS
+    if (st == MCPOOL_OK)
+        return PyLong_FromUnsignedLongLong(out);
+    if (st == MCPOOL_NOT_FOUND)
+        Py_RETURN_NONE;
+    return raise_status(st);
+}
+
+static PyObject *Client_incr(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    return counter(self, 1, args, nargs, kwnames);
+}
+static PyObject *Client_decr(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    return counter(self, 0, args, nargs, kwnames);
+}
+
+static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+    static const argname_t names[] = {{"key", 0}, {"time", 1}, {"expire", 1}, {"noreply", 2}};
+    PyObject *a[3];
+    const uint8_t *k;
+    size_t kn;
+    uint32_t ttl;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args("touch", args, nargs, kwnames, names, 4, 3, 2, 1, a) < 0)
+        return NULL;
+    if (key_bytes(a[0], &k, &kn) < 0 || ttl_arg(a[1], &ttl) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_touch(self->client, k, kn, ttl);
+    Py_END_ALLOW_THREADS
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    if (st == MCPOOL_NOT_FOUND)
+        Py_RETURN_FALSE;
+    return raise_status(st);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Whole-cluster calls                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+static PyObject *Client_flush_all(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+    static const argname_t names[] = {{"delay", 0}, {"time", 0}, {"noreply", 1}};
+    PyObject *a[2];
+    uint32_t delay;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args("flush_all", args, nargs, kwnames, names, 3, 2, 1, 0, a) < 0 ||
+        ttl_arg(a[0], &delay) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_flush_all(self->client, delay);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    Py_RETURN_TRUE;
+}
+
+/* {label: {name: value}} (a server that failed: its exception instance). */
+static PyObject *results_dict(mcpool_server_results *r) {
+    PyObject *out = PyDict_New();
+    size_t n = mcpool_server_results_len(r);
+    for (size_t i = 0; out != NULL && i < n; i++) {
+        const char *label;
+        size_t ll, count = 0;
+        if (mcpool_server_results_label(r, i, &label, &ll) != MCPOOL_OK)
+            continue;
+        PyObject *lab = PyUnicode_DecodeUTF8(label, (Py_ssize_t)ll, "replace");
+        PyObject *entry;
+        mcpool_status st = mcpool_server_results_status(r, i);
+        if (st != MCPOOL_OK) {
+            raise_status(st);
+            PyObject *t, *v, *tb;
+            PyErr_Fetch(&t, &v, &tb);
+            PyErr_NormalizeException(&t, &v, &tb);
+            Py_XDECREF(t);
+            Py_XDECREF(tb);
+            entry = v;
+        } else {
+            entry = PyDict_New();
+            mcpool_server_results_count(r, i, &count);
+            for (size_t j = 0; entry != NULL && j < count; j++) {
+                const char *nm, *vl;
+                size_t nl, vln;
+                if (mcpool_server_results_entry(r, i, j, &nm, &nl, &vl, &vln) != MCPOOL_OK)
+                    continue;
+                PyObject *kn = PyUnicode_DecodeUTF8(nm, (Py_ssize_t)nl, "replace");
+                PyObject *vv = PyUnicode_DecodeUTF8(vl, (Py_ssize_t)vln, "replace");
+                if (kn == NULL || vv == NULL || PyDict_SetItem(entry, kn, vv) < 0)
+                    Py_CLEAR(entry);
+                Py_XDECREF(kn);
+                Py_XDECREF(vv);
+            }
+        }
+        if (lab == NULL || entry == NULL || PyDict_SetItem(out, lab, entry) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(lab);
+        Py_XDECREF(entry);
+    }
+    return out;
+}
+
+static PyObject *Client__stats(ClientObject *self, PyObject *args) {
+    const char *group = NULL;
+    Py_ssize_t gl = 0;
+    mcpool_server_results *r = NULL;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (!PyArg_ParseTuple(args, "|z#:_stats", &group, &gl))
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_stats(self->client, group, (size_t)gl, &r);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    PyObject *d = results_dict(r);
+    mcpool_server_results_free(r);
+    return d;
+}
+
+static PyObject *Client__version(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    mcpool_server_results *r = NULL;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_version(self->client, &r);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    PyObject *d = results_dict(r);
+    mcpool_server_results_free(r);
+    return d;
+}
+
+static PyObject *Client_server_for(ClientObject *self, PyObject *key) {
+    const uint8_t *k;
+    size_t kn, idx;
+    const char *label;
+    size_t ll;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (key_bytes(key, &k, &kn) < 0)
+        return NULL;
+    st = mcpool_client_server_for(self->client, k, kn, &idx);
+    if (st == MCPOOL_OK)
+        st = mcpool_client_server_label(self->client, idx, &label, &ll);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    return PyUnicode_DecodeUTF8(label, (Py_ssize_t)ll, "replace");
+}
+
+static PyObject *Client_get_servers(ClientObject *self, void *closure) {
+    (void)closure;
+    size_t n = 0;
+    CHECK_OPEN(self);
+    mcpool_client_server_count(self->client, &n);
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; l != NULL && i < n; i++) {
+        const char *label;
+        size_t ll;
+        mcpool_status st = mcpool_client_server_label(self->client, i, &label, &ll);
+        PyObject *s = st == MCPOOL_OK ? PyUnicode_DecodeUTF8(label, (Py_ssize_t)ll, "replace")
+                                      : raise_status(st);
+        if (s == NULL)
+            Py_CLEAR(l);
+        else
+            PyList_SET_ITEM(l, (Py_ssize_t)i, s);
+    }
+    return l;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Mapping protocol: client[key], client[key] = v, del client[key], key in client             */
+/* ------------------------------------------------------------------------------------------ */
+
+static PyObject *Client_subscript(ClientObject *self, PyObject *key) {
+    int miss;
+    CHECK_OPEN(self);
+    PyObject *v = do_get(self, key, &miss, 0, NULL);
+    if (v == NULL && miss)
+        PyErr_SetObject(PyExc_KeyError, key);
+    return v;
+}
+
+static int Client_ass_subscript(ClientObject *self, PyObject *key, PyObject *value) {
+    if (self->client == NULL) {
+        PyErr_SetString(ClientError, "the client is not initialised");
+        return -1;
+    }
+    if (value == NULL) {
+        int r = do_delete(self, key);
+        if (r == 0)
+            PyErr_SetObject(PyExc_KeyError, key);
+        return r == 1 ? 0 : -1;
+    }
+    int r = do_store(self, self->client, OP_SET, key, value, 0);
+    if (r == 0)
+        PyErr_Format(ServerError, "set of %R was not stored", key);
+    return r == 1 ? 0 : -1;
+}
+
+static int Client_contains(ClientObject *self, PyObject *key) {
+    int miss;
+    if (self->client == NULL) {
+        PyErr_SetString(ClientError, "the client is not initialised");
+        return -1;
+    }
+    PyObject *v = do_get(self, key, &miss, 0, NULL);
+    if (v == NULL)
+        return miss ? 0 : -1;
+    Py_DECREF(v);
+    return 1;
+}
+
+static PyMappingMethods Client_as_mapping = {
+    .mp_subscript = (binaryfunc)Client_subscript,
+    .mp_ass_subscript = (objobjargproc)Client_ass_subscript,
+};
+
+static PySequenceMethods Client_as_sequence = {
+    .sq_contains = (objobjproc)Client_contains,
+};
+
+#define FAST (METH_FASTCALL | METH_KEYWORDS)
+static PyMethodDef Client_methods[] = {
+    {"get", (PyCFunction)(void (*)(void))Client_get, FAST,
+     "get(key, default=None)\n--\n\nThe value of key, or default on a miss."},
+    {"gets", (PyCFunction)(void (*)(void))Client_gets, FAST,
+     "gets(key)\n--\n\n(value, cas_unique) of key, or (None, None) on a miss."},
+    {"get_multi", (PyCFunction)(void (*)(void))Client_get_multi, FAST,
+     "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
+     "server); key_prefix is prepended on the wire and not in the dict's keys."},
+    {"set", (PyCFunction)(void (*)(void))Client_set, FAST,
+     "set(key, value, time=0, min_compress_len=None, noreply=None)\n--\n\nStores value; True "
+     "when stored. time (alias expire) is the expiry in seconds, 0 for never."},
+    {"add", (PyCFunction)(void (*)(void))Client_add, FAST,
+     "add(key, value, time=0, min_compress_len=None, noreply=None)\n--\n\nStores only if key "
+     "does not exist; False when it did."},
+    {"replace", (PyCFunction)(void (*)(void))Client_replace, FAST,
+     "replace(key, value, time=0, min_compress_len=None, noreply=None)\n--\n\nStores only if "
+     "key exists; False when it did not."},
+    {"append", (PyCFunction)(void (*)(void))Client_append, FAST,
+     "append(key, value)\n--\n\nAppends str or bytes to an existing value; False when key is "
+     "missing."},
+    {"prepend", (PyCFunction)(void (*)(void))Client_prepend, FAST,
+     "prepend(key, value)\n--\n\nPrepends str or bytes to an existing value; False when key is "
+     "missing."},
+    {"cas", (PyCFunction)(void (*)(void))Client_cas, FAST,
+     "cas(key, value, cas, time=0)\n--\n\nStores only if key's CAS unique is still cas: True "
+     "stored, False changed since gets(), None gone."},
+    {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi, FAST,
+     "set_multi(mapping, time=0, key_prefix='', min_compress_len=None)\n--\n\nStores every "
+     "pair; returns the list of keys that were not stored."},
+    {"delete", (PyCFunction)(void (*)(void))Client_delete, FAST,
+     "delete(key)\n--\n\nDeletes key; True when it existed."},
+    {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi, FAST,
+     "delete_multi(keys, time=None, key_prefix='')\n--\n\nDeletes every key; True when all "
+     "existed."},
+    {"incr", (PyCFunction)(void (*)(void))Client_incr, FAST,
+     "incr(key, delta=1)\n--\n\nAdds delta to a decimal counter; its new value, or None when "
+     "key is missing."},
+    {"decr", (PyCFunction)(void (*)(void))Client_decr, FAST,
+     "decr(key, delta=1)\n--\n\nSubtracts delta (stopping at 0); the new value, or None when "
+     "key is missing."},
+    {"touch", (PyCFunction)(void (*)(void))Client_touch, FAST,
+     "touch(key, time=0)\n--\n\nSets a new expiry; True when key exists."},
+    {"flush_all", (PyCFunction)(void (*)(void))Client_flush_all, FAST,
+     "flush_all(delay=0)\n--\n\nInvalidates every item on every server."},
+    {"_stats", (PyCFunction)Client__stats, METH_VARARGS,
+     "_stats(group=None)\n--\n\n{server: {name: value} or exception}."},
+    {"_version", (PyCFunction)Client__version, METH_NOARGS,
+     "_version()\n--\n\n{server: {'version': text} or exception}."},
+    {"server_for", (PyCFunction)Client_server_for, METH_O,
+     "server_for(key)\n--\n\nThe host:port label of the server key lives on (no I/O)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Client_getset[] = {
+    {"servers", (getter)Client_get_servers, NULL, "The configured servers' labels, in order.",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject ClientType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mcpool._mcpool._Client",
+    .tp_basicsize = sizeof(ClientObject),
+    .tp_dealloc = (destructor)Client_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The C client under mcpool.Client; use mcpool.Client.",
+    .tp_methods = Client_methods,
+    .tp_getset = Client_getset,
+    .tp_as_mapping = &Client_as_mapping,
+    .tp_as_sequence = &Client_as_sequence,
+    .tp_init = (initproc)Client_init,
+    .tp_new = Client_new,
+};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Module                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+static PyObject *mod_library_version(PyObject *m, PyObject *noargs) {
+    (void)m;
+    (void)noargs;
+    return PyUnicode_FromString(mcpool_version());
+}
+
+static PyMethodDef module_methods[] = {
+    {"library_version", mod_library_version, METH_NOARGS,
+     "library_version()\n--\n\nThe version of the linked libmcpool."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "mcpool._mcpool", "C extension of mcpool (use the mcpool package).",
+    -1, module_methods, NULL, NULL, NULL, NULL,
+};
+
+static PyObject *new_exc(PyObject *m, const char *name, PyObject *bases, const char *doc) {
+    PyObject *e = PyErr_NewExceptionWithDoc(name, doc, bases, NULL);
+    Py_XDECREF(bases);
+    if (e == NULL)
+        return NULL;
+    Py_INCREF(e);
+    if (PyModule_AddObject(m, strrchr(name, '.') + 1, e) < 0) {
+        Py_DECREF(e);
+        return NULL;
+    }
+    return e;
+}
+
+PyMODINIT_FUNC PyInit__mcpool(void) {
+    PyObject *m = PyModule_Create(&moduledef);
+    if (m == NULL)
+        return NULL;
+    if (PyType_Ready(&ClientType) < 0)
+        return NULL;
+    Py_INCREF(&ClientType);
+    if (PyModule_AddObject(m, "_Client", (PyObject *)&ClientType) < 0)
+        return NULL;
+    Error = new_exc(m, "mcpool.Error", NULL, "Base of every mcpool error.");
+    if (Error == NULL)
+        return NULL;
+    ClientError = new_exc(m, "mcpool.ClientError", PyTuple_Pack(2, Error, PyExc_ValueError),
+                          "Bad input refused before any I/O: a bad key, a value too large, "
+                          "a bad option. Also a ValueError.");
+    if (ClientError == NULL)
+        return NULL;
+    ClientTypeError = new_exc(m, "mcpool.ClientTypeError",
+                              PyTuple_Pack(2, ClientError, PyExc_TypeError),
+                              "A key or value of a type mcpool cannot store. Also a TypeError.");
+    ConnectionErr = new_exc(m, "mcpool.ConnectionError",
+                            PyTuple_Pack(2, Error, PyExc_ConnectionError),
+                            "The server could not be reached or the connection broke "
+                            "(refused, reset, dead server, bad reply).");
+    if (ConnectionErr == NULL)
+        return NULL;
+    TimeoutErr = new_exc(m, "mcpool.TimeoutError",
+                         PyTuple_Pack(2, ConnectionErr, PyExc_TimeoutError),
+                         "A connect, read/write or pool wait took longer than its timeout.");
+    ServerError = new_exc(m, "mcpool.ServerError", PyTuple_Pack(1, Error),
+                          "The server refused the command (SERVER_ERROR, CLIENT_ERROR) or sent "
+                          "a value that does not decompress.");
+    if (ClientTypeError == NULL || TimeoutErr == NULL || ServerError == NULL)
+        return NULL;
+    PyModule_AddIntConstant(m, "FLAG_PICKLE", FLAG_PICKLE);
+    PyModule_AddIntConstant(m, "FLAG_INTEGER", FLAG_INTEGER);
+    PyModule_AddIntConstant(m, "FLAG_LONG", FLAG_LONG);
+    PyModule_AddIntConstant(m, "FLAG_ZLIB", FLAG_ZLIB);
+    PyModule_AddIntConstant(m, "FLAG_TEXT", FLAG_TEXT);
+    return m;
+}

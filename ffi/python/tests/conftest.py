@@ -1,0 +1,111 @@
+"""Fixtures: private memcached servers on free loopback ports, stopped at the end."""
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+MEMCACHED = os.environ.get("MEMCACHED", shutil.which("memcached") or "/usr/bin/memcached")
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One memcached process on 127.0.0.1:<free port>."""
+
+    def __init__(self, *extra):
+        for _attempt in range(5):
+            self.port = _free_port()
+            args = [MEMCACHED, "-l", "127.0.0.1", "-p", str(self.port), "-U", "0", "-t", "2",
+                    "-m", "64", *extra]
+            if os.geteuid() == 0:
+                args += ["-u", "root"]
+            self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and self.proc.poll() is None:
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                    return
+                except OSError:
+                    time.sleep(0.02)
+            self.stop()
+        raise RuntimeError("could not start memcached")
+
+    @property
+    def addr(self):
+        return "127.0.0.1:%d" % self.port
+
+    def raw(self, line, until=b"END\r\n"):
+        """Sends one text-protocol command and returns the reply (for flag checks)."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
+            s.sendall(line)
+            buf = b""
+            deadline = time.monotonic() + 2
+            while not buf.endswith(until) and time.monotonic() < deadline:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+            return buf
+
+    def raw_get(self, key):
+        """(flags, bytes) as stored, or None."""
+        r = self.raw(b"get " + key.encode() + b"\r\n")
+        if r.startswith(b"END"):
+            return None
+        head, rest = r.split(b"\r\n", 1)
+        _, _, flags, n = head.split()
+        return int(flags), rest[: int(n)]
+
+    def raw_set(self, key, flags, data):
+        r = self.raw(b"set %s %d 0 %d\r\n%s\r\n" % (key.encode(), flags, len(data), data),
+                     until=b"\r\n")
+        assert r == b"STORED\r\n", r
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = Server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def servers():
+    """Three servers, for placement tests."""
+    ss = [Server() for _ in range(3)]
+    yield ss
+    for s in ss:
+        s.stop()
+
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def prefix(request):
+    """A key prefix unique to the test, so tests never see each other's keys."""
+    return "t%d_%s_" % (next(_counter), request.node.name[:40].replace("[", "_").replace("]", "_"))
+
+
+@pytest.fixture
+def mc(server):
+    import mcpool
+    return mcpool.Client([server.addr])

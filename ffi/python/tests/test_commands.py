@@ -1,0 +1,220 @@
+"""Every method of mcpool.Client against a real memcached."""
+import time
+
+import pytest
+
+import mcpool
+
+
+def test_set_get_types(mc, prefix):
+    cases = {"b": b"\x00\xffbinary", "s": "h\u00e9llo \u2603", "i": 42, "n": -7,
+             "big": 2 ** 100, "t": True, "f": False, "e": b"", "es": ""}
+    for k, v in cases.items():
+        assert mc.set(prefix + k, v) is True
+    assert mc.get(prefix + "b") == b"\x00\xffbinary"
+    assert mc.get(prefix + "s") == "h\u00e9llo \u2603"
+    assert mc.get(prefix + "i") == 42
+    assert mc.get(prefix + "n") == -7
+    assert mc.get(prefix + "big") == 2 ** 100
+    assert mc.get(prefix + "t") == 1 and mc.get(prefix + "f") == 0  # bools read back as ints, as pylibmc
+    assert mc.get(prefix + "e") == b""
+    assert mc.get(prefix + "es") == ""
+
+
+def test_get_default_and_miss(mc, prefix):
+    assert mc.get(prefix + "missing") is None
+    assert mc.get(prefix + "missing", 5) == 5
+    assert mc.get(prefix + "missing", default="d") == "d"
+
+
+def test_bytes_keys(mc, prefix):
+    assert mc.set((prefix + "bk").encode(), b"v")
+    assert mc.get(prefix + "bk") == b"v"
+    assert mc.get((prefix + "bk").encode()) == b"v"
+
+
+def test_keywords(mc, prefix):
+    assert mc.set(key=prefix + "k", value=b"1", time=100)
+    assert mc.set(prefix + "k", val=b"2", expire=100)
+    assert mc.set(prefix + "k", b"3", 0, 0)
+    assert mc.set(prefix + "k", b"4", noreply=False)
+    assert mc.get(key=prefix + "k") == b"4"
+    with pytest.raises(TypeError):
+        mc.set(prefix + "k", b"x", time=1, expire=2)
+    with pytest.raises(TypeError):
+        mc.set(prefix + "k", b"x", bogus=1)
+    with pytest.raises(TypeError):
+        mc.set(prefix + "k")
+
+
+def test_expiry(mc, prefix):
+    assert mc.set(prefix + "x", b"v", time=1)
+    assert mc.get(prefix + "x") == b"v"
+    deadline = time.monotonic() + 4
+    while mc.get(prefix + "x") is not None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert mc.get(prefix + "x") is None
+
+
+def test_add_replace(mc, prefix):
+    assert mc.add(prefix + "a", "one") is True
+    assert mc.add(prefix + "a", "two") is False
+    assert mc.get(prefix + "a") == "one"
+    assert mc.replace(prefix + "a", "three") is True
+    assert mc.get(prefix + "a") == "three"
+    assert mc.replace(prefix + "nope", "x") is False
+    assert mc.get(prefix + "nope") is None
+
+
+def test_append_prepend(mc, prefix):
+    assert mc.append(prefix + "m", b"x") is False
+    assert mc.prepend(prefix + "m", b"x") is False
+    mc.set(prefix + "m", "mid")
+    assert mc.append(prefix + "m", "-end") is True
+    assert mc.prepend(prefix + "m", b"start-") is True
+    assert mc.get(prefix + "m") == "start-mid-end"
+
+
+def test_gets_cas(mc, prefix):
+    assert mc.gets(prefix + "c") == (None, None)
+    mc.set(prefix + "c", 1)
+    v, cas = mc.gets(prefix + "c")
+    assert v == 1 and isinstance(cas, int) and cas > 0
+    assert mc.cas(prefix + "c", 2, cas) is True
+    assert mc.cas(prefix + "c", 3, cas) is False  # changed since gets
+    assert mc.get(prefix + "c") == 2
+    mc.delete(prefix + "c")
+    assert mc.cas(prefix + "c", 4, cas) is None  # gone
+
+
+def test_delete(mc, prefix):
+    mc.set(prefix + "d", b"v")
+    assert mc.delete(prefix + "d") is True
+    assert mc.delete(prefix + "d") is False
+    assert mc.get(prefix + "d") is None
+
+
+def test_incr_decr(mc, prefix):
+    assert mc.incr(prefix + "n") is None
+    assert mc.decr(prefix + "n") is None
+    mc.set(prefix + "n", 10)
+    assert mc.incr(prefix + "n") == 11
+    assert mc.incr(prefix + "n", 5) == 16
+    assert mc.decr(prefix + "n", delta=6) == 10
+    assert mc.decr(prefix + "n", 100) == 0  # memcached stops at 0
+    assert mc.get(prefix + "n") == 0
+    mc.set(prefix + "w", 2 ** 64 - 1)
+    assert mc.incr(prefix + "w") == 0  # wraps as memcached does
+
+
+def test_touch(mc, prefix):
+    assert mc.touch(prefix + "t", 10) is False
+    mc.set(prefix + "t", b"v", time=1)
+    assert mc.touch(prefix + "t", time=100) is True
+    time.sleep(1.5)
+    assert mc.get(prefix + "t") == b"v"
+
+
+def test_get_multi(mc, prefix):
+    keys = [prefix + str(i) for i in range(600)]
+    for i, k in enumerate(keys[:500]):
+        mc.set(k, i)
+    got = mc.get_multi(keys)
+    assert got == {k: i for i, k in enumerate(keys[:500])}
+    assert mc.get_multi([]) == {}
+    assert mc.get_multi(iter(keys[:3])) == {keys[0]: 0, keys[1]: 1, keys[2]: 2}
+    # key_prefix is on the wire only (as pylibmc, python-memcached)
+    assert mc.get_multi(["0", "1", "nope"], key_prefix=prefix) == {"0": 0, "1": 1}
+    # bytes keys come back as the caller's own objects
+    assert mc.get_multi([keys[0].encode()]) == {keys[0].encode(): 0}
+
+
+def test_set_multi_delete_multi(mc, prefix):
+    data = {prefix + "a": b"1", prefix + "b": "2", prefix + "c": 3}
+    assert mc.set_multi(data, time=100) == []
+    assert mc.get_multi(list(data)) == data
+    assert mc.set_multi({"x": b"y"}, key_prefix=prefix) == []
+    assert mc.get(prefix + "x") == b"y"
+    assert mc.delete_multi(list(data)) is True
+    assert mc.get_multi(list(data)) == {}
+    assert mc.delete_multi([prefix + "x", prefix + "gone"]) is False
+    assert mc.delete_multi(["x"], key_prefix=prefix) is False
+
+
+def test_mapping_protocol(mc, prefix):
+    mc[prefix + "k"] = "v"
+    assert mc[prefix + "k"] == "v"
+    assert (prefix + "k") in mc
+    assert (prefix + "nope") not in mc
+    del mc[prefix + "k"]
+    assert (prefix + "k") not in mc
+    with pytest.raises(KeyError):
+        mc[prefix + "k"]
+    with pytest.raises(KeyError):
+        del mc[prefix + "k"]
+
+
+def test_stats_version(mc, server):
+    v = mc.version()
+    assert list(v) == [server.addr]
+    assert v[server.addr].count(".") >= 2
+    st = mc.stats()
+    assert int(st[server.addr]["pid"]) == server.proc.pid
+    assert "curr_items" in st[server.addr]
+    assert "item_size_max" in mc.stats("settings")[server.addr]
+    gs = mc.get_stats()
+    assert gs[0][0] == server.addr and "pid" in gs[0][1]
+    assert mc.servers == [server.addr]
+    assert mc.server_for("anything") == server.addr
+
+
+def test_key_prefix_option(server, prefix):
+    c = mcpool.Client([server.addr], key_prefix=prefix + "ns:")
+    plain = mcpool.Client([server.addr])
+    assert c.set("k", b"v")
+    assert plain.get(prefix + "ns:k") == b"v"
+    assert c.get_multi(["k"]) == {"k": b"v"}
+
+
+def test_protocols(server, prefix):
+    for proto in ("text", "meta", "binary"):
+        c = mcpool.Client([server.addr], protocol=proto)
+        k = prefix + proto
+        assert c.set(k, {"text": "t", "meta": 1, "binary": b"b"}[proto])
+        assert c.get(k) == {"text": "t", "meta": 1, "binary": b"b"}[proto]
+        assert c.get_multi([k, k + "x"]) == {k: c.get(k)}
+    assert mcpool.Client([server.addr], binary=True).get(prefix + "text") == "t"
+
+
+def test_server_forms(server):
+    host, port = server.addr.split(":")
+    for spec in ([server.addr], server.addr, [(host, int(port))], [(server.addr, 2)]):
+        c = mcpool.Client(spec)
+        assert c.servers == [server.addr]
+        assert c.version()[server.addr]
+
+
+def test_options_accepted(server, prefix):
+    c = mcpool.Client([server.addr], distribution="libmemcached-ketama", failover="rehash",
+                      pool_size=4, min_idle=0, connect_timeout=0.5, timeout=0.5,
+                      pool_timeout=1, idle_timeout=30, max_lifetime=600, retry_timeout=1,
+                      retry_timeout_max=5, failure_limit=3, nodelay=True,
+                      test_on_check_out=True, sanitize_keys=False, max_value_size=2 << 20,
+                      max_decompressed_size=8 << 20, compression_ratio=0.9,
+                      min_compress_len=100, weights=[3])
+    assert c.set(prefix + "o", "x" * 1000) and c.get(prefix + "o") == "x" * 1000
+
+
+def test_flush_all(server):
+    c = mcpool.Client([server.addr])
+    c.set("flush_me", b"v")
+    assert c.flush_all() is True
+    assert c.get("flush_me") is None
+
+
+def test_docstrings_and_stubs():
+    import os
+    assert mcpool.Client.__doc__ and mcpool.Client.get.__doc__
+    d = os.path.dirname(mcpool.__file__)
+    assert os.path.exists(os.path.join(d, "py.typed"))
+    assert os.path.exists(os.path.join(d, "__init__.pyi"))

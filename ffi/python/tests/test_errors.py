@@ -1,0 +1,140 @@
+"""Bad input raises the documented exceptions; failures of the network are typed."""
+import pytest
+
+import mcpool
+
+
+def test_hierarchy():
+    assert issubclass(mcpool.ClientError, mcpool.Error)
+    assert issubclass(mcpool.ClientError, ValueError)
+    assert issubclass(mcpool.ClientTypeError, mcpool.ClientError)
+    assert issubclass(mcpool.ClientTypeError, TypeError)
+    assert issubclass(mcpool.ConnectionError, mcpool.Error)
+    assert issubclass(mcpool.TimeoutError, mcpool.ConnectionError)
+    assert issubclass(mcpool.TimeoutError, TimeoutError)
+    assert issubclass(mcpool.ServerError, mcpool.Error)
+
+
+@pytest.mark.parametrize("key", ["", "has space", "tab\tkey", "new\nline", "x" * 251,
+                                 b"ctl\x01", "\u00e9" * 126])
+def test_bad_keys(mc, key):
+    for call in (lambda: mc.get(key), lambda: mc.set(key, b"v"), lambda: mc.delete(key),
+                 lambda: mc.get_multi([key]), lambda: mc.incr(key), lambda: mc.touch(key, 1),
+                 lambda: mc.gets(key), lambda: mc.add(key, b"v")):
+        with pytest.raises(mcpool.ClientError) as e:
+            call()
+        assert e.value.status_name == "MCPOOL_INVALID_KEY"
+
+
+def test_long_key_with_prefix(server):
+    c = mcpool.Client([server.addr], key_prefix="p" * 10)
+    c.set("k" * 240, b"ok")
+    with pytest.raises(mcpool.ClientError):
+        c.set("k" * 241, b"v")
+
+
+@pytest.mark.parametrize("key", [1, None, 1.5, ["k"], object()])
+def test_wrong_key_types(mc, key):
+    with pytest.raises(mcpool.ClientTypeError):
+        mc.get(key)
+    with pytest.raises(TypeError):
+        mc.set(key, b"v")
+    with pytest.raises(mcpool.ClientError):
+        mc.get_multi([key])
+
+
+@pytest.mark.parametrize("value", [1.5, None, [1], {"a": 1}, object(), bytearray(b"x")])
+def test_wrong_value_types_without_pickle(mc, prefix, value):
+    with pytest.raises(mcpool.ClientTypeError):
+        mc.set(prefix + "v", value)
+    with pytest.raises(mcpool.ClientTypeError):
+        mc.set_multi({prefix + "v": value})
+    assert mc.get(prefix + "v") is None
+
+
+def test_oversized_value(mc, prefix):
+    with pytest.raises(mcpool.ClientError) as e:
+        mc.set(prefix + "big", b"x" * (2 << 20))
+    assert e.value.status_name == "MCPOOL_VALUE_TOO_LARGE"
+    assert mc.get(prefix + "big") is None
+    assert mc.set(prefix + "ok", b"x" * 1000)  # the connection is still good
+
+
+def test_bad_numbers(mc, prefix):
+    mc.set(prefix + "n", 1)
+    with pytest.raises(mcpool.ClientError):
+        mc.incr(prefix + "n", -1)
+    with pytest.raises(mcpool.ClientError):
+        mc.incr(prefix + "n", 2 ** 64)
+    with pytest.raises(mcpool.ClientTypeError):
+        mc.incr(prefix + "n", "1")
+    with pytest.raises(mcpool.ClientError):
+        mc.set(prefix + "n", 1, time=-1)
+    with pytest.raises(mcpool.ClientTypeError):
+        mc.set(prefix + "n", 1, time="soon")
+    with pytest.raises(mcpool.ClientError):
+        mc.cas(prefix + "n", 1, -5)
+
+
+def test_incr_non_number_is_server_error(mc, prefix):
+    mc.set(prefix + "s", "abc")
+    with pytest.raises(mcpool.ServerError):
+        mc.incr(prefix + "s")
+
+
+def test_append_wrong_type(mc, prefix):
+    mc.set(prefix + "a", b"x")
+    with pytest.raises(mcpool.ClientTypeError):
+        mc.append(prefix + "a", 5)
+
+
+def test_bad_config():
+    with pytest.raises(mcpool.ClientError):
+        mcpool.Client([])
+    with pytest.raises(mcpool.ClientError):
+        mcpool.Client(["127.0.0.1:11211"], distribution="no-such-profile")
+    with pytest.raises(mcpool.ClientError):
+        mcpool.Client(["127.0.0.1:notaport"])
+    with pytest.raises(mcpool.ClientError):
+        mcpool.Client(["127.0.0.1:11211"], protocol="carrier-pigeon")
+    with pytest.raises(mcpool.ClientError):
+        mcpool.Client(["127.0.0.1:11211"], weights=[1, 2])
+    with pytest.raises(mcpool.ClientError):
+        mcpool.Client(["127.0.0.1:11211"], min_compress_len=-1)
+    with pytest.raises(mcpool.ClientTypeError):
+        mcpool.Client([42])
+    with pytest.raises(mcpool.ClientError):
+        mcpool.Client(["127.0.0.1:11211"], timeout=-1)
+
+
+def test_connection_refused():
+    with __import__("socket").socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # bound, not listening: refused
+        c = mcpool.Client(["127.0.0.1:%d" % port], connect_timeout=0.5, min_idle=0)
+        with pytest.raises(mcpool.ConnectionError) as e:
+            c.get("k")
+        assert "127.0.0.1:%d" % port in str(e.value)
+        with pytest.raises(mcpool.ConnectionError):
+            c.set("k", b"v")
+        with pytest.raises(mcpool.ConnectionError):
+            c.version()
+
+
+def test_timeout_is_timeout_error():
+    """A server that accepts but never answers: the read times out."""
+    import socket
+    with socket.socket() as lsn:
+        lsn.bind(("127.0.0.1", 0))
+        lsn.listen(16)
+        port = lsn.getsockname()[1]
+        c = mcpool.Client(["127.0.0.1:%d" % port], timeout=0.2, min_idle=0)
+        with pytest.raises(mcpool.TimeoutError) as e:
+            c.get("k")
+        assert isinstance(e.value, TimeoutError)
+
+
+def test_not_initialised():
+    c = mcpool.Client.__new__(mcpool.Client)
+    with pytest.raises(mcpool.ClientError):
+        c.get("k")

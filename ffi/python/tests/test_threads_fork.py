@@ -1,0 +1,119 @@
+"""32 threads on one client, every read checked; the client after os.fork()."""
+import os
+import threading
+import time
+
+import mcpool
+
+THREADS = 32
+OPS = 300
+
+
+def test_32_threads_one_client(server, prefix):
+    mc = mcpool.Client([server.addr], pool_size=8)
+    errors = []
+    start = threading.Barrier(THREADS)
+    deadline = time.monotonic() + 60
+
+    def work(t):
+        try:
+            start.wait()
+            for i in range(OPS):
+                if time.monotonic() > deadline:
+                    errors.append("thread %d: out of time" % t)
+                    return
+                k = "%s%d_%d" % (prefix, t, i % 20)
+                v = "thread %d op %d" % (t, i)
+                assert mc.set(k, v)
+                got = mc.get(k)
+                if got != v:
+                    errors.append((k, v, got))
+                if i % 25 == 0:
+                    ks = ["%s%d_%d" % (prefix, t, j) for j in range(min(i + 1, 20))]
+                    m = mc.get_multi(ks)
+                    if set(m) != set(ks) or any(not m[x].startswith("thread %d " % t) for x in ks):
+                        errors.append(("multi", t, i))
+                if i % 50 == 0:
+                    n = mc.incr(prefix + "counter") if mc.add(prefix + "counter", 0) is False else mc.incr(prefix + "counter")
+                    if not isinstance(n, int):
+                        errors.append(("incr", n))
+        except Exception as e:  # collected, reported below
+            errors.append(repr(e))
+
+    ts = [threading.Thread(target=work, args=(t,)) for t in range(THREADS)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(90)
+    assert not any(t.is_alive() for t in ts)
+    assert errors == []
+    assert mc.get(prefix + "counter") == THREADS * (OPS // 50)
+
+
+def test_gil_released_during_io(server, prefix):
+    """Another thread runs Python code while one thread waits on the network."""
+    import socket
+    with socket.socket() as lsn:  # a server that never answers: get blocks for `timeout`
+        lsn.bind(("127.0.0.1", 0))
+        lsn.listen(4)
+        slow = mcpool.Client(["127.0.0.1:%d" % lsn.getsockname()[1]], timeout=1.0, min_idle=0)
+        ticks = [0]
+        stop = threading.Event()
+
+        def spin():
+            while not stop.is_set():
+                ticks[0] += 1
+
+        def blocked_get():
+            try:
+                slow.get("k")
+            except mcpool.TimeoutError:
+                pass
+
+        t = threading.Thread(target=blocked_get)
+        s = threading.Thread(target=spin)
+        try:
+            t.start()
+            time.sleep(0.1)
+            before = ticks[0]
+            s.start()
+            time.sleep(0.3)
+            assert t.is_alive()
+            assert ticks[0] - before > 1000
+        finally:
+            stop.set()
+            t.join(5)
+            s.join(5)
+
+
+def test_fork(server, prefix):
+    mc = mcpool.Client([server.addr])
+    mc.set(prefix + "parent", "before fork")
+    assert mc.get(prefix + "parent") == "before fork"
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: use the same client, report through the pipe
+        code = 1
+        try:
+            os.close(r)
+            ok = mc.get(prefix + "parent") == "before fork"
+            for i in range(50):
+                ok = ok and mc.set(prefix + "child%d" % i, i) and mc.get(prefix + "child%d" % i) == i
+            ok = ok and mc.get_multi([prefix + "child%d" % i for i in range(50)]) == \
+                {prefix + "child%d" % i: i for i in range(50)}
+            os.write(w, b"ok" if ok else b"bad")
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    # the parent keeps working while the child runs
+    for i in range(50):
+        assert mc.set(prefix + "p%d" % i, "p%d" % i) and mc.get(prefix + "p%d" % i) == "p%d" % i
+    _, status = os.waitpid(pid, 0)
+    msg = os.read(r, 16)
+    os.close(r)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert msg == b"ok"
+    assert mc.get(prefix + "child49") == 49
+    assert mc.get_multi([prefix + "p0", prefix + "parent"]) == {prefix + "p0": "p0",
+                                                                prefix + "parent": "before fork"}
