@@ -8,7 +8,7 @@ TEST_TARGETS :=
 # Each binding adds its own test target (ffi/*/test.mk: TEST_TARGETS += test-xyz).
 -include ffi/*/test.mk
 
-.PHONY: all deps lib test test-rust bench install
+.PHONY: all deps lib test test-rust test-fuzz bench install
 all: lib
 
 deps:
@@ -17,7 +17,7 @@ deps:
 lib:
 	$(CARGO) build --release --lib
 
-test: deps test-rust $(TEST_TARGETS)
+test: deps test-rust test-fuzz $(TEST_TARGETS)
 	@echo "make test: all suites passed"
 
 test-rust:
@@ -25,6 +25,10 @@ test-rust:
 	$(CARGO) clippy --all-targets --features tls -- -D warnings
 	$(CARGO) test
 	$(CARGO) test --features tls --test tls
+
+# Short runs of the protocol-parser fuzzers (scripts/fuzz.sh SECONDS for longer ones).
+test-fuzz:
+	scripts/fuzz.sh $(or $(FUZZ_SECONDS),20)
 
 bench: deps
 	$(CARGO) run --release --bin mcpool -- bench --quick $(BENCH_ARGS)

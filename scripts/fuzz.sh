@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the protocol-parser fuzz targets (libFuzzer via libfuzzer-sys, coverage flags that
+# stable rustc accepts: no nightly needed) and runs each for SECONDS (default 20).
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+secs=${1:-20}; shift || true
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(parse_text parse_meta parse_binary)
+export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+ -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+ -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing"
+export CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$PWD/target}
+# An explicit --target keeps RUSTFLAGS off the build scripts, as cargo-fuzz does.
+host=$(rustc -vV | sed -n 's/^host: //p')
+cargo build --release --quiet --bins --target "$host"
+bin=$CARGO_TARGET_DIR/$host/release
+for t in "${targets[@]}"; do
+  kind=${t#parse_}
+  corpus=corpus/$t; mkdir -p "$corpus" artifacts/$t
+  echo "fuzz: $t for ${secs}s"
+  "$bin/$t" "$corpus" "seeds/$kind" -max_total_time="$secs" \
+    -rss_limit_mb=2048 -malloc_limit_mb=64 -artifact_prefix=artifacts/$t/ -print_final_stats=1 \
+    2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|panicked|Done" || true
+  if ls artifacts/$t/crash-* artifacts/$t/oom-* >/dev/null 2>&1; then
+    echo "fuzz: $t found a crash: see fuzz/artifacts/$t" >&2; exit 1
+  fi
+done
