@@ -13,7 +13,12 @@ use std::path::PathBuf;
 const SECTIONS: &[(&str, &[&str])] = &[
     (
         "Statuses, errors, version",
-        &["mcpool_status_", "mcpool_last_error_", "mcpool_version"],
+        &[
+            "mcpool_status_",
+            "mcpool_last_error_",
+            "mcpool_version",
+            "mcpool_tls_supported",
+        ],
     ),
     ("Configuration", &["mcpool_config_"]),
     (
@@ -22,6 +27,15 @@ const SECTIONS: &[(&str, &[&str])] = &[
             "mcpool_client_new",
             "mcpool_client_free",
             "mcpool_client_server_",
+        ],
+    ),
+    (
+        "Metrics and events",
+        &[
+            "mcpool_client_metrics",
+            "mcpool_metric_",
+            "mcpool_metrics_",
+            "mcpool_event_",
         ],
     ),
     ("Commands", &["mcpool_client_"]),

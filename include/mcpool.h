@@ -94,6 +94,11 @@ enum mcpool_status
      */
     MCPOOL_UNSUPPORTED = 105,
     /**
+     * The caller's allocation callback returned NULL (`mcpool_client_get_into` and its multi
+     * form): the value was read and dropped, the connection is still usable.
+     */
+    MCPOOL_ALLOC_FAILED = 106,
+    /**
      * The key's server is marked dead and not yet due for a retry.
      */
     MCPOOL_SERVER_DEAD = 200,
@@ -151,6 +156,150 @@ typedef uint32_t mcpool_status;
 #endif // __cplusplus
 
 /**
+ * What `mcpool_client_get_lease` found. Stable numbers, never reused.
+ */
+enum mcpool_lease
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * A fresh value: use it (the item is written).
+     */
+    MCPOOL_LEASE_HIT = 0,
+    /**
+     * This caller won the right to recompute the value and store it (with an ordinary set);
+     * every other caller is told to wait. The item, when written, is the stale value.
+     */
+    MCPOOL_LEASE_RECOMPUTE = 1,
+    /**
+     * Another caller is recomputing: serve the stale item if one is written, or retry
+     * shortly.
+     */
+    MCPOOL_LEASE_WAIT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_lease mcpool_lease;
+#else
+typedef uint32_t mcpool_lease;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What happened to a server (`mcpool_event_kind` returns it). Stable numbers, never reused.
+ */
+enum mcpool_event_type
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * The server was marked dead after `mcpool_event_failures` consecutive failures; it is
+     * retried after `mcpool_event_retry_in_ms`.
+     */
+    MCPOOL_EVENT_SERVER_DOWN = 0,
+    /**
+     * The server answered again after being marked dead.
+     */
+    MCPOOL_EVENT_SERVER_UP = 1,
+    /**
+     * An event this version of the header has no name for (from a newer core).
+     */
+    MCPOOL_EVENT_OTHER = 99,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_event_type mcpool_event_type;
+#else
+typedef uint32_t mcpool_event_type;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * One per-server counter or gauge, read with `mcpool_metrics_get`. The numbers are part of
+ * the ABI: new metrics get new numbers, none is ever renumbered or reused, so a program
+ * compiled against an older header keeps working. `mcpool_metric_name` names each one.
+ */
+enum mcpool_metric
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Request/reply exchanges (a multi-key call counts once per server it touches).
+     */
+    MCPOOL_METRIC_OPERATIONS = 0,
+    /**
+     * Keys found by retrievals.
+     */
+    MCPOOL_METRIC_HITS = 1,
+    /**
+     * Keys not found by retrievals.
+     */
+    MCPOOL_METRIC_MISSES = 2,
+    /**
+     * Connections opened.
+     */
+    MCPOOL_METRIC_CONNECTS = 3,
+    /**
+     * Connect attempts that failed (refused, unreachable, timed out).
+     */
+    MCPOOL_METRIC_CONNECT_ERRORS = 4,
+    /**
+     * Connects, reads or writes that timed out.
+     */
+    MCPOOL_METRIC_TIMEOUTS = 5,
+    /**
+     * Other socket errors (reset, closed mid-reply).
+     */
+    MCPOOL_METRIC_IO_ERRORS = 6,
+    /**
+     * `SERVER_ERROR`, `CLIENT_ERROR`, `ERROR` replies and authentication failures.
+     */
+    MCPOOL_METRIC_SERVER_ERRORS = 7,
+    /**
+     * Replies that broke the protocol (and values that did not inflate).
+     */
+    MCPOOL_METRIC_PROTOCOL_ERRORS = 8,
+    /**
+     * Checkouts that found no idle connection and had to wait.
+     */
+    MCPOOL_METRIC_POOL_WAITS = 9,
+    /**
+     * Total time spent in those waits, in nanoseconds.
+     */
+    MCPOOL_METRIC_POOL_WAIT_NS = 10,
+    /**
+     * Checkouts that gave up after the pool timeout.
+     */
+    MCPOOL_METRIC_POOL_TIMEOUTS = 11,
+    /**
+     * Times the server was marked dead.
+     */
+    MCPOOL_METRIC_EJECTIONS = 12,
+    /**
+     * Times it came back after being marked dead.
+     */
+    MCPOOL_METRIC_RETURNS = 13,
+    /**
+     * Gauge: pooled connections open (checked out or idle) when the snapshot was taken.
+     */
+    MCPOOL_METRIC_POOL_OPEN = 14,
+    /**
+     * Gauge: pooled connections idle when the snapshot was taken.
+     */
+    MCPOOL_METRIC_POOL_IDLE = 15,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_metric mcpool_metric;
+#else
+typedef uint32_t mcpool_metric;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A memcached client: a pool of connections per server, shared by every thread that holds
  * the pointer. Created by `mcpool_client_new`, freed by `mcpool_client_free` once no thread
  * uses it any more. Every `mcpool_client_*` function may be called on one handle from many
@@ -166,11 +315,26 @@ typedef struct mcpool_client mcpool_client;
 typedef struct mcpool_config mcpool_config;
 
 /**
+ * A server state change, passed to the event callback and valid only during that call.
+ * Read with `mcpool_event_kind`, `mcpool_event_server`, `mcpool_event_failures`,
+ * `mcpool_event_retry_in_ms` (opaque, so fields can be added).
+ */
+typedef struct mcpool_event mcpool_event;
+
+/**
  * One value read from the cache: its bytes, flags and CAS unique. Made by `mcpool_client_get`
  * and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
  * `mcpool_item_free`. Immutable, so it may be read from any thread.
  */
 typedef struct mcpool_item mcpool_item;
+
+/**
+ * A snapshot of every server's metrics, taken by `mcpool_client_metrics`: counters since the
+ * client was built, gauges at the moment of the snapshot. Read with `mcpool_metrics_len`,
+ * `mcpool_metrics_label` and `mcpool_metrics_get`; freed with `mcpool_metrics_free`.
+ * Immutable, so it may be read from any thread.
+ */
+typedef struct mcpool_metrics mcpool_metrics;
 
 /**
  * The result of a multi-get: one entry per key asked, in the caller's order. Made by
@@ -188,6 +352,26 @@ typedef struct mcpool_multi mcpool_multi;
 typedef struct mcpool_server_results mcpool_server_results;
 
 /**
+ * Asked by `mcpool_client_get_into` for the destination of a value of `len` bytes: return a
+ * buffer of at least `len` writable bytes (a binding allocates its string or bytes object
+ * there), or NULL to refuse (`MCPOOL_ALLOC_FAILED`). With `len` 0 nothing is written to the
+ * result. It runs inside the mcpool call while a connection is checked out: keep it to an
+ * allocation, do not call mcpool from it, do not unwind.
+ */
+typedef void *(*mcpool_alloc_callback)(void *userdata,
+                                       size_t len);
+
+/**
+ * As `mcpool_alloc_callback`, for the multi form: `index` is the key's position in the
+ * caller's list, and the value's `flags` and `cas` (0 unless asked for) come along.
+ */
+typedef void *(*mcpool_alloc_multi_callback)(void *userdata,
+                                             size_t index,
+                                             size_t len,
+                                             uint32_t flags,
+                                             uint64_t cas);
+
+/**
  * Called once per hit by `mcpool_client_get_multi_cb`, in the order the keys were given:
  * `index` is the key's position, `key`/`key_len` the caller's own key, and the value bytes
  * (binary, `value_len` of them) are valid only during the call: copy what you keep.
@@ -203,6 +387,15 @@ typedef void (*mcpool_hit_callback)(void *userdata,
                                     uint32_t flags,
                                     uint64_t cas);
 
+/**
+ * Called on every server state change, on the thread whose call changed it (inside that
+ * mcpool call). Keep it short and non-blocking; it may read the client's state
+ * (`mcpool_client_server_state`, `mcpool_client_metrics`) but must not free the client, and
+ * must not unwind (C++ exceptions, longjmp). `event` is valid only during the call.
+ */
+typedef void (*mcpool_event_callback)(void *userdata,
+                                      const mcpool_event *event);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -215,6 +408,12 @@ extern "C" {
  * The library's version, e.g. `"0.1.0"`: a static NUL-terminated string; never free it.
  */
 const char *mcpool_version(void);
+
+/**
+ * Whether this libmcpool was built with TLS (the cargo feature `tls`). Without it every
+ * `mcpool_config_set_tls_*` setter returns `MCPOOL_UNSUPPORTED`.
+ */
+bool mcpool_tls_supported(void);
 
 /**
  * This thread's last error message, as a NUL-terminated UTF-8 string; `""` when no call
@@ -524,6 +723,83 @@ mcpool_status mcpool_config_set_sanitize_keys(mcpool_config *config,
 mcpool_status mcpool_config_set_max_value_size(mcpool_config *config,
                                                size_t bytes);
 
+/**
+ * One deadline for a whole operation, in milliseconds: the pool wait, the connect and every
+ * write and read together; whichever phase is running when it passes reports its own
+ * timeout status (`MCPOOL_POOL_TIMEOUT`, `MCPOOL_CONNECT_TIMEOUT`, `MCPOOL_IO_TIMEOUT`).
+ * 0 means none (only the per-phase timeouts apply). Default 5000.
+ *
+ * # Safety
+ * `config` is NULL (refused) or a live configuration no other thread is using.
+ */
+mcpool_status mcpool_config_set_operation_timeout_ms(mcpool_config *config,
+                                                     uint64_t ms);
+
+/**
+ * Speaks TLS to every server and verifies their certificates against the CA certificates
+ * in the PEM file at `path` (`path_len` bytes of UTF-8, no NUL needed). The file is read
+ * when the client is built: a missing or bad file makes `mcpool_client_new` return
+ * `MCPOOL_CONFIG`. `MCPOOL_UNSUPPORTED` without the `tls` feature (`mcpool_tls_supported`).
+ *
+ * # Safety
+ * `config` is NULL or a live configuration; `path` is NULL or valid for `path_len` bytes.
+ */
+mcpool_status mcpool_config_set_tls_ca_file(mcpool_config *config,
+                                            const char *path,
+                                            size_t path_len);
+
+/**
+ * Speaks TLS and presents a client certificate: the PEM certificate chain at `chain_path`
+ * and its PEM private key at `key_path` (UTF-8 paths with their lengths). Read when the
+ * client is built (`MCPOOL_CONFIG` then if unusable). `MCPOOL_UNSUPPORTED` without `tls`.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration; each path is NULL or valid for its length.
+ */
+mcpool_status mcpool_config_set_tls_client_cert(mcpool_config *config,
+                                                const char *chain_path,
+                                                size_t chain_path_len,
+                                                const char *key_path,
+                                                size_t key_path_len);
+
+/**
+ * Speaks TLS and verifies the server certificates against `name` (UTF-8, `name_len` bytes)
+ * instead of each server's host. `MCPOOL_UNSUPPORTED` without `tls`.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+ */
+mcpool_status mcpool_config_set_tls_server_name(mcpool_config *config,
+                                                const char *name,
+                                                size_t name_len);
+
+/**
+ * Speaks TLS; with `skip` true, does not verify the servers' certificates at all (no CA
+ * file needed). Only for tests against throwaway certificates: anyone on the path can then
+ * read and alter the traffic. `MCPOOL_UNSUPPORTED` without `tls`.
+ *
+ * # Safety
+ * `config` is NULL (refused) or a live configuration no other thread is using.
+ */
+mcpool_status mcpool_config_set_tls_insecure_skip_verify(mcpool_config *config,
+                                                         bool skip);
+
+/**
+ * Sets (or, with `callback` NULL, removes) the function called on every server state change:
+ * marked dead after the failure limit (`MCPOOL_EVENT_SERVER_DOWN`), answering again
+ * (`MCPOOL_EVENT_SERVER_UP`). `userdata` is passed back untouched; the callback may run on
+ * any thread that uses a client built from this configuration, possibly on several at once,
+ * so `userdata` must be safe to use that way, and must stay valid until every such client
+ * is freed. Clients built before this call keep the callback they had.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration no other thread is using; `callback` is NULL or
+ * a valid function as described on `mcpool_event_callback`.
+ */
+mcpool_status mcpool_config_set_event_callback(mcpool_config *config,
+                                               mcpool_event_callback callback,
+                                               void *userdata);
+
 /* -------------------------------------------------------------------------------------------- */
 /* Client                                                                                       */
 /* -------------------------------------------------------------------------------------------- */
@@ -607,8 +883,213 @@ mcpool_status mcpool_client_server_for(const mcpool_client *client,
                                        size_t *out_index);
 
 /* -------------------------------------------------------------------------------------------- */
+/* Metrics and events                                                                           */
+/* -------------------------------------------------------------------------------------------- */
+
+/**
+ * How many metrics this library knows: their numbers are `0 .. mcpool_metric_count()`.
+ * A program compiled against an older header may see a larger count; `mcpool_metric_name`
+ * names the new ones.
+ */
+size_t mcpool_metric_count(void);
+
+/**
+ * The name of metric number `metric` (e.g. `"hits"`, `"pool_wait_ns"`), a static
+ * NUL-terminated string; NULL for a number this library does not know. Never free it.
+ */
+const char *mcpool_metric_name(uint32_t metric);
+
+/**
+ * Takes a snapshot of every server's metrics (no I/O) and writes it to `*out_metrics`.
+ *
+ * Ownership: the caller owns `*out_metrics` and frees it with `mcpool_metrics_free`.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_metrics` is NULL or valid for a write of one pointer.
+ */
+mcpool_status mcpool_client_metrics(const mcpool_client *client,
+                                    mcpool_metrics **out_metrics);
+
+/**
+ * How many servers the snapshot covers (configuration order); 0 for NULL.
+ *
+ * # Safety
+ * `metrics` is NULL or a live snapshot.
+ */
+size_t mcpool_metrics_len(const mcpool_metrics *metrics);
+
+/**
+ * Server number `server`'s `host:port` label: NUL-terminated, `*out_len` bytes without the
+ * NUL, pointing into `metrics` (valid until it is freed). `MCPOOL_OUT_OF_RANGE` past the end.
+ *
+ * # Safety
+ * `metrics` is NULL or live; each output is NULL or valid for one write.
+ */
+mcpool_status mcpool_metrics_label(const mcpool_metrics *metrics,
+                                   size_t server,
+                                   const char **out_label,
+                                   size_t *out_len);
+
+/**
+ * Metric number `metric` (an `mcpool_metric`) of server number `server`, written to
+ * `*out_value`. `MCPOOL_OUT_OF_RANGE` for a server past the end or a metric number this
+ * library does not know (`mcpool_metric_count`).
+ *
+ * Takes the number rather than the enum so any value from C is accepted.
+ *
+ * # Safety
+ * `metrics` is NULL or live; `out_value` is NULL or valid for one write.
+ */
+mcpool_status mcpool_metrics_get(const mcpool_metrics *metrics,
+                                 size_t server,
+                                 uint32_t metric,
+                                 uint64_t *out_value);
+
+/**
+ * Frees a metrics snapshot. NULL is ignored.
+ *
+ * # Safety
+ * `metrics` is NULL or a snapshot not yet freed; neither it nor any label read from it may
+ * be used afterwards.
+ */
+void mcpool_metrics_free(mcpool_metrics *metrics);
+
+/**
+ * The event's kind; `MCPOOL_EVENT_OTHER` for a NULL event.
+ *
+ * # Safety
+ * `event` is NULL or the event passed to the running callback.
+ */
+mcpool_event_type mcpool_event_kind(const mcpool_event *event);
+
+/**
+ * The server's `host:port` label (NUL-terminated; its length without the NUL written to
+ * `*out_len` when `out_len` is not NULL). Valid only during the callback. `""` for NULL.
+ *
+ * # Safety
+ * `event` is NULL or the event passed to the running callback; `out_len` is NULL or valid
+ * for one write.
+ */
+const char *mcpool_event_server(const mcpool_event *event,
+                                size_t *out_len);
+
+/**
+ * For `MCPOOL_EVENT_SERVER_DOWN`: the consecutive failures so far (0 otherwise or for NULL).
+ *
+ * # Safety
+ * `event` is NULL or the event passed to the running callback.
+ */
+uint32_t mcpool_event_failures(const mcpool_event *event);
+
+/**
+ * For `MCPOOL_EVENT_SERVER_DOWN`: milliseconds until the server is tried again (0 otherwise
+ * or for NULL).
+ *
+ * # Safety
+ * `event` is NULL or the event passed to the running callback.
+ */
+uint64_t mcpool_event_retry_in_ms(const mcpool_event *event);
+
+/* -------------------------------------------------------------------------------------------- */
 /* Commands                                                                                     */
 /* -------------------------------------------------------------------------------------------- */
+
+/**
+ * Stores `n` items unconditionally, pipelined: per server every command is written in one go
+ * (quiet requests closed by a barrier on meta and binary), then every reply read. Item `i` is
+ * `keys[i]` (`key_lens[i]` bytes) with `values[i]` (`value_lens[i]` bytes; NULL allowed when
+ * the length is 0) and `flags[i]` (`flags` may be NULL: all 0), all with expiry `ttl`.
+ * Values are compressed as by `mcpool_client_set`.
+ *
+ * Returns `MCPOOL_OK` once every item has its status in `out_statuses[i]` (`MCPOOL_OK`
+ * stored, or the item's error: `MCPOOL_INVALID_KEY`, `MCPOOL_VALUE_TOO_LARGE`, a server
+ * status); when some item failed, the thread's last error holds the first failure's
+ * message. A NULL array or a NULL key or value pointer (with a length) fails the whole call
+ * before any I/O, and then nothing is written. At most `MCPOOL_MAX_MULTI_KEYS` items.
+ *
+ * # Safety
+ * `client` is NULL or live; `keys`, `key_lens`, `values`, `value_lens` are NULL or arrays of
+ * `n` elements, `flags` NULL or an array of `n`, `out_statuses` NULL or room for `n`
+ * statuses; each key and value is NULL or valid for its length.
+ */
+mcpool_status mcpool_client_set_multi(const mcpool_client *client,
+                                      const uint8_t *const *keys,
+                                      const size_t *key_lens,
+                                      const uint8_t *const *values,
+                                      const size_t *value_lens,
+                                      const uint32_t *flags,
+                                      size_t n,
+                                      uint32_t ttl,
+                                      mcpool_status *out_statuses);
+
+/**
+ * Deletes `n` keys, pipelined per server as `mcpool_client_set_multi`. Writes each key's
+ * status to `out_statuses[i]`: `MCPOOL_OK` (deleted), `MCPOOL_NOT_FOUND`, or its error (the
+ * first failure's message is the last error). Returns `MCPOOL_OK` once the statuses are
+ * written; a NULL array or key pointer fails the whole call before any I/O.
+ *
+ * # Safety
+ * `client` is NULL or live; `keys` and `key_lens` are NULL or arrays of `n` elements; each
+ * `keys[i]` is NULL or valid for `key_lens[i]` bytes; `out_statuses` is NULL or has room for
+ * `n` statuses.
+ */
+mcpool_status mcpool_client_delete_multi(const mcpool_client *client,
+                                         const uint8_t *const *keys,
+                                         const size_t *key_lens,
+                                         size_t n,
+                                         mcpool_status *out_statuses);
+
+/**
+ * Reads `key` into memory the caller provides: on a hit, calls `alloc(userdata, len)` once
+ * and copies the value (decompressed when it was stored compressed) straight from the
+ * connection's read buffer into the buffer it returns; no item is made. Returns `MCPOOL_OK`
+ * and writes the flags to `*out_flags` and the CAS unique to `*out_cas` (both optional: pass
+ * NULL for what you do not need; a non-NULL `out_cas` asks the server for the CAS unique, as
+ * `mcpool_client_gets`). `MCPOOL_NOT_FOUND` on a miss (`alloc` is not called);
+ * `MCPOOL_ALLOC_FAILED` when `alloc` returned NULL for a non-empty value.
+ *
+ * Ownership: the buffer is the caller's, whatever the status: when the call fails after
+ * `alloc` ran (the server broke the reply after the value), its content is unspecified and
+ * the caller frees it as it would.
+ *
+ * # Safety
+ * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `alloc` is NULL
+ * (refused) or a valid function as described on `mcpool_alloc_callback`; `out_flags` and
+ * `out_cas` are NULL or valid for one write.
+ */
+mcpool_status mcpool_client_get_into(const mcpool_client *client,
+                                     const uint8_t *key,
+                                     size_t key_len,
+                                     mcpool_alloc_callback alloc,
+                                     void *userdata,
+                                     uint32_t *out_flags,
+                                     uint64_t *out_cas);
+
+/**
+ * Reads many keys (one round trip per server, as `mcpool_client_get_multi`) into memory the
+ * caller provides: for each hit, `alloc(userdata, index, len, flags, cas)` returns the
+ * destination and the value is copied there from the connection's read buffer. Hits come
+ * in the order the servers' replies are read, not necessarily in key order. Writes each
+ * key's status to `out_statuses[i]`: `MCPOOL_OK` (delivered), `MCPOOL_NOT_FOUND`,
+ * `MCPOOL_ALLOC_FAILED`, or the key's error (the first failure's message is the last error).
+ * Returns `MCPOOL_OK` once the statuses are written. With `with_cas` the CAS uniques are
+ * asked for. A NULL array or key pointer fails the whole call before any I/O.
+ *
+ * Ownership: every buffer `alloc` returned is the caller's, whatever the statuses.
+ *
+ * # Safety
+ * As for `mcpool_client_get_multi`; `alloc` is NULL (refused) or a valid function as
+ * described on `mcpool_alloc_multi_callback`; `out_statuses` is NULL or has room for
+ * `n_keys` statuses.
+ */
+mcpool_status mcpool_client_get_multi_into(const mcpool_client *client,
+                                           const uint8_t *const *keys,
+                                           const size_t *key_lens,
+                                           size_t n_keys,
+                                           bool with_cas,
+                                           mcpool_alloc_multi_callback alloc,
+                                           void *userdata,
+                                           mcpool_status *out_statuses);
 
 /**
  * Reads `key`. On a hit returns `MCPOOL_OK` and writes a new item (value and flags; CAS 0)
@@ -875,6 +1356,47 @@ mcpool_status mcpool_client_decr_or_init(const mcpool_client *client,
                                          uint64_t initial,
                                          uint32_t ttl,
                                          uint64_t *out_value);
+
+/**
+ * A read that protects against stampedes (meta protocol only): on a miss, or when the value
+ * expires within `recache_below_s` seconds (0: never early), or was invalidated
+ * (`mcpool_client_invalidate`), exactly one caller gets `MCPOOL_LEASE_RECOMPUTE` and the
+ * others `MCPOOL_LEASE_WAIT`. A miss creates a placeholder for `vivify_ttl_s` seconds (at
+ * least 1), so the election holds that long.
+ *
+ * Returns `MCPOOL_OK` and writes the outcome to `*out_lease` and to `*out_item` the value
+ * (for a hit), the stale value (for recompute or wait, when there is one), or NULL (none).
+ * `MCPOOL_UNSUPPORTED` on the text and binary protocols.
+ *
+ * Ownership: the caller owns a non-NULL `*out_item` and frees it with `mcpool_item_free`.
+ * The item carries its CAS unique.
+ *
+ * # Safety
+ * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_lease` and
+ * `out_item` are NULL or valid for one write.
+ */
+mcpool_status mcpool_client_get_lease(const mcpool_client *client,
+                                      const uint8_t *key,
+                                      size_t key_len,
+                                      uint32_t vivify_ttl_s,
+                                      uint32_t recache_below_s,
+                                      mcpool_lease *out_lease,
+                                      mcpool_item **out_item);
+
+/**
+ * Marks `key` stale instead of deleting it (meta protocol only): readers through
+ * `mcpool_client_get_lease` keep getting the old value, as a stale item with
+ * `MCPOOL_LEASE_RECOMPUTE` for one of them and `MCPOOL_LEASE_WAIT` for the others, for
+ * `stale_ttl_s` seconds. `MCPOOL_OK`, or `MCPOOL_NOT_FOUND` when the key did not exist;
+ * `MCPOOL_UNSUPPORTED` on the text and binary protocols.
+ *
+ * # Safety
+ * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
+ */
+mcpool_status mcpool_client_invalidate(const mcpool_client *client,
+                                       const uint8_t *key,
+                                       size_t key_len,
+                                       uint32_t stale_ttl_s);
 
 /**
  * Invalidates every item on every server: now (`delay_s` 0) or after `delay_s` seconds.

@@ -934,3 +934,158 @@ fn unreachable_slot<T>() -> Result<T> {
         "internal: checked-out slot without a connection".into(),
     ))
 }
+
+// ----- for the C ABI: reads without an `Item`, stores with per-item flags (crate-internal) -----
+
+/// Receives each hit of a [`Client::get_with`] / [`Client::get_multi_with`]: (index of the key
+/// in the caller's list, value, flags, CAS). The value is borrowed: straight from the
+/// connection's read buffer, or, for a compressed value, from the inflated copy.
+pub(crate) type ValueSink<'s> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 's;
+
+impl Client {
+    /// `get_item` (or `gets` with `cas`) handing the value to `sink` instead of building an
+    /// `Item`: no copy unless the value has to be inflated. True on a hit. On the text
+    /// protocol `sink` may have run when a later part of the reply fails the call.
+    pub(crate) fn get_with(&self, key: &[u8], cas: bool, sink: &mut ValueSink<'_>) -> Result<bool> {
+        let p = self.inner.protocol;
+        let wire = self.wire_key(key)?;
+        let idx = self.pick(&wire)?;
+        let keys = [&*wire];
+        let mut delivered = Ok(());
+        let hit = self.exchange(
+            idx,
+            |buf| ops::encode_retrieval(p, buf, cas, None, &keys),
+            |conn| {
+                let mut hit = false;
+                ops::recv_retrieval(p, conn, cas, &keys, &mut |_, data, flags, c| {
+                    hit = true;
+                    delivered = self.deliver(0, data, flags, c, sink);
+                })?;
+                Ok(hit)
+            },
+        )?;
+        self.inner.servers[idx].lookups(1, usize::from(hit));
+        delivered.map(|()| hit)
+    }
+
+    /// `get_multi` (or `gets_multi`) handing each hit to `sink`, as [`Client::get_with`]. One
+    /// result per key: true for a hit (delivered), false for a miss, or the key's error.
+    pub(crate) fn get_multi_with<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        cas: bool,
+        sink: &mut ValueSink<'_>,
+    ) -> Vec<Result<bool>> {
+        let p = self.inner.protocol;
+        let prepared: Vec<Result<Cow<[u8]>>> =
+            keys.iter().map(|k| self.wire_key(k.as_ref())).collect();
+        let (groups, unplaced) = self.group(&prepared, |k| k);
+        let mut results: Vec<Result<bool>> = prepared
+            .iter()
+            .map(|r| r.as_ref().map(|_| false).map_err(Error::clone))
+            .collect();
+        for (i, e) in unplaced {
+            results[i] = Err(e);
+        }
+        let fail = |results: &mut [Result<bool>], members: &[usize], e: &Error| {
+            for &i in members {
+                results[i] = Err(e.clone());
+            }
+        };
+        // Phase 1: write every server's request.
+        let deadline = self.deadline();
+        let mut sent = Vec::with_capacity(groups.len());
+        for (idx, members) in groups {
+            let wires: Vec<&[u8]> = members
+                .iter()
+                .filter_map(|&i| prepared[i].as_deref().ok())
+                .collect();
+            match self.acquire(idx, deadline) {
+                Ok(mut pooled) => {
+                    let res = match pooled.conn.as_mut() {
+                        Some(conn) => {
+                            ops::encode_retrieval(p, conn.begin(), cas, None, &wires);
+                            conn.send()
+                        }
+                        None => unreachable_slot(),
+                    };
+                    match res {
+                        Ok(()) => sent.push((idx, pooled, members, wires)),
+                        Err(e) => {
+                            fail(&mut results, &members, &e);
+                            self.release(idx, pooled, &Err::<(), _>(e));
+                        }
+                    }
+                }
+                Err(e) => fail(&mut results, &members, &e),
+            }
+        }
+        // Phase 2: read each server's replies, delivering hits as they are parsed.
+        for (idx, mut pooled, members, wires) in sent {
+            let mut hits = 0;
+            let res = match pooled.conn.as_mut() {
+                Some(conn) => {
+                    ops::recv_retrieval(p, conn, cas, &wires, &mut |i, data, flags, c| {
+                        hits += 1;
+                        let k = members[i];
+                        results[k] = self.deliver(k, data, flags, c, sink).map(|()| true);
+                    })
+                    .inspect(|_| conn.finish())
+                }
+                None => unreachable_slot(),
+            };
+            match &res {
+                Ok(()) => self.inner.servers[idx].lookups(wires.len(), hits),
+                Err(e) => fail(&mut results, &members, e),
+            }
+            self.release(idx, pooled, &res);
+        }
+        results
+    }
+
+    /// Hands one value to `sink`, inflated first when its flags say so (the same rule as
+    /// `Compression::decode`).
+    fn deliver(
+        &self,
+        index: usize,
+        data: &[u8],
+        flags: u32,
+        cas: Option<u64>,
+        sink: &mut ValueSink<'_>,
+    ) -> Result<()> {
+        let c = &self.inner.config.compression;
+        let bit = c.format.flag();
+        if flags & bit == 0 {
+            sink(index, data, flags, cas);
+        } else {
+            let value = crate::value::inflate(data, c.max_decompressed)?;
+            sink(index, &value, flags & !bit, cas);
+        }
+        Ok(())
+    }
+
+    /// `set_multi` with each item's own flags: `(key, value, flags)`.
+    pub(crate) fn set_multi_flagged(
+        &self,
+        items: &[(&[u8], &[u8], u32)],
+        ttl: u32,
+    ) -> Vec<Result<StoreOutcome>> {
+        let p = self.inner.protocol;
+        let prepared: Vec<Result<WireItem>> = items
+            .iter()
+            .map(|&(k, v, f)| {
+                let wire = self.wire_key(k)?;
+                let (data, flags) = self.encode_value(StoreCommand::Set, v, f)?;
+                Ok((wire, data, flags))
+            })
+            .collect();
+        self.batch(
+            &prepared,
+            |item| &item.0,
+            |buf, (k, d, f), opaque, quiet| {
+                ops::encode_store(p, buf, StoreCommand::Set, k, *f, ttl, d, opaque, quiet)
+            },
+            |conn, n, out| ops::recv_store_batch(p, conn, n, out),
+        )
+    }
+}

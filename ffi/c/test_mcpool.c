@@ -1,7 +1,9 @@
 /*
  * test_mcpool.c: exercises every function of include/mcpool.h against a real memcached,
  * plus bad input (NULL handles, keys and outputs; empty, 251-byte and huge keys; huge
- * values; indexes out of range), 32 threads sharing one client, and fork().
+ * values; indexes out of range), 32 threads sharing one client, and fork(). The core command
+ * cases run once per protocol (text, meta, binary) against the same memcached; a small fake
+ * server in a thread stands in for a server that fails, recovers or never answers.
  *
  * Usage: test_mcpool [host:port]   (default: $MCPOOL_TEST_SERVER)
  * Exit status 0 when every check passed. Prints "N passed, N failed" last.
@@ -9,12 +11,17 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mcpool.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int passed, failed;
@@ -49,14 +56,18 @@ static int passed, failed;
 
 static const char *server;
 
-/* A unique key prefix per run, so reruns against one server never see old values. */
+/* A unique key prefix per run (and protocol), so runs against one server never collide. */
 static char prefix[64];
+
+/* The protocol of the client under test. */
+static const char *proto = "text";
 
 static mcpool_client *new_client(const char *addr) {
     mcpool_config *cfg = NULL;
     mcpool_client *client = NULL;
     EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
     EXPECT(mcpool_config_add_server(cfg, addr, strlen(addr), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_protocol(cfg, S(proto)), MCPOOL_OK);
     EXPECT(mcpool_config_set_key_prefix(cfg, K(prefix)), MCPOOL_OK);
     EXPECT(mcpool_config_set_connect_timeout_ms(cfg, 1000), MCPOOL_OK);
     EXPECT(mcpool_config_set_io_timeout_ms(cfg, 2000), MCPOOL_OK);
@@ -120,6 +131,11 @@ static void test_config(void) {
     EXPECT(mcpool_config_set_max_value_size(cfg, 1 << 20), MCPOOL_OK);
     EXPECT(mcpool_config_set_protocol(cfg, S("meta")), MCPOOL_OK);
     EXPECT(mcpool_config_set_protocol(cfg, S("text")), MCPOOL_OK);
+    EXPECT(mcpool_config_set_operation_timeout_ms(cfg, 0), MCPOOL_OK);
+    EXPECT(mcpool_config_set_operation_timeout_ms(cfg, 3000), MCPOOL_OK);
+    EXPECT(mcpool_config_set_operation_timeout_ms(NULL, 3000), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_event_callback(cfg, NULL, NULL), MCPOOL_OK);
+    EXPECT(mcpool_config_set_event_callback(NULL, NULL, NULL), MCPOOL_INVALID_ARGUMENT);
 
     /* Bad values: refused at once, configuration unchanged. */
     EXPECT(mcpool_config_add_server(cfg, S("host:notaport"), 1), MCPOOL_CONFIG);
@@ -428,8 +444,13 @@ static void test_multi(mcpool_client *c) {
         size_t vlen;
         uint32_t flags;
         uint64_t cas;
-        EXPECT(mcpool_multi_get(m, 5, &v, &vlen, &flags, &cas), MCPOOL_INVALID_KEY);
-        CHECK(strstr(mcpool_last_error_message(), "bad key") != NULL);
+        /* A key with a space: refused on text; meta (base64) and binary can send it. */
+        if (strcmp(proto, "text") == 0) {
+            EXPECT(mcpool_multi_get(m, 5, &v, &vlen, &flags, &cas), MCPOOL_INVALID_KEY);
+            CHECK(strstr(mcpool_last_error_message(), "bad key") != NULL);
+        } else {
+            EXPECT(mcpool_multi_get(m, 5, &v, &vlen, &flags, &cas), MCPOOL_NOT_FOUND);
+        }
         EXPECT(mcpool_multi_get(m, 6, &v, &vlen, &flags, &cas), MCPOOL_OUT_OF_RANGE);
         EXPECT(mcpool_multi_get(m, 0, NULL, &vlen, &flags, &cas), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_multi_get(NULL, 0, &v, &vlen, &flags, &cas), MCPOOL_INVALID_ARGUMENT);
@@ -469,7 +490,8 @@ static void test_multi(mcpool_client *c) {
     EXPECT(mcpool_client_get_multi_cb(c, keys, lens, 5, false, on_hit, &h), MCPOOL_OK);
     CHECK(h.count == 3 && h.bad == 0);
     h.count = 0;
-    EXPECT(mcpool_client_get_multi_cb(c, keys, lens, 6, true, on_hit, &h), MCPOOL_INVALID_KEY);
+    EXPECT(mcpool_client_get_multi_cb(c, keys, lens, 6, true, on_hit, &h),
+           strcmp(proto, "text") == 0 ? MCPOOL_INVALID_KEY : MCPOOL_OK);
     CHECK(h.count == 3 && h.bad == 0);
     EXPECT(mcpool_client_get_multi_cb(c, keys, lens, 5, false, NULL, &h), MCPOOL_INVALID_ARGUMENT);
 }
@@ -715,6 +737,496 @@ static void test_fork(mcpool_client *c) {
     mcpool_item_free(item);
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Second round: TLS setters, batches, reads into caller memory, leases, metrics, events.   */
+/* ---------------------------------------------------------------------------------------- */
+
+static void test_tls_config(void) {
+    mcpool_config *cfg = NULL;
+    mcpool_client *client = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_tls_ca_file(NULL, S("/x")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_tls_insecure_skip_verify(NULL, true), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_tls_ca_file(cfg, NULL, 3), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_tls_client_cert(cfg, S("/c"), NULL, 2), MCPOOL_INVALID_ARGUMENT);
+    if (!mcpool_tls_supported()) {
+        /* Built without the `tls` feature: a clear status and message, config unchanged. */
+        EXPECT(mcpool_config_set_tls_ca_file(cfg, S("/nonexistent/ca.pem")), MCPOOL_UNSUPPORTED);
+        CHECK(strstr(mcpool_last_error_message(), "--features tls") != NULL);
+        EXPECT(mcpool_config_set_tls_client_cert(cfg, S("/c.pem"), S("/k.pem")),
+               MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_config_set_tls_server_name(cfg, S("cache.example")), MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_config_set_tls_insecure_skip_verify(cfg, true), MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_client_new(cfg, &client), MCPOOL_OK); /* still plain TCP */
+    } else {
+        EXPECT(mcpool_config_set_tls_server_name(cfg, S("cache.example")), MCPOOL_OK);
+        EXPECT(mcpool_config_set_tls_client_cert(cfg, S("/c.pem"), S("/k.pem")), MCPOOL_OK);
+        EXPECT(mcpool_config_set_tls_ca_file(cfg, S("/nonexistent/ca.pem")), MCPOOL_OK);
+        /* The files are read when the client is built. */
+        EXPECT(mcpool_client_new(cfg, &client), MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "/nonexistent/ca.pem") != NULL);
+    }
+    mcpool_client_free(client);
+    mcpool_config_free(cfg);
+}
+
+static void test_batch(mcpool_client *c) {
+    const char *names[] = {"b0", "b1", "b2", "b3"};
+    const char *vals[] = {"zero", "one", "", "three"};
+    const uint8_t *keys[4], *values[4];
+    size_t klens[4], vlens[4];
+    uint32_t flags[4] = {0x100, 0x200, 0x300, 0x400};
+    mcpool_status st[4];
+    for (int i = 0; i < 4; i++) {
+        keys[i] = (const uint8_t *)names[i], klens[i] = strlen(names[i]);
+        values[i] = (const uint8_t *)vals[i], vlens[i] = strlen(vals[i]);
+    }
+    values[2] = NULL; /* an empty value may be NULL */
+    EXPECT(mcpool_client_set_multi(c, keys, klens, values, vlens, flags, 4, 0, st), MCPOOL_OK);
+    for (int i = 0; i < 4; i++) EXPECT(st[i], MCPOOL_OK);
+    for (int i = 0; i < 4; i++) {
+        mcpool_item *item = NULL;
+        EXPECT(mcpool_client_get(c, keys[i], klens[i], &item), MCPOOL_OK);
+        CHECK(mcpool_item_len(item) == vlens[i] &&
+              memcmp(mcpool_item_data(item), vals[i], vlens[i]) == 0);
+        CHECK(mcpool_item_flags(item) == flags[i]);
+        mcpool_item_free(item);
+    }
+    /* NULL flags: all 0. */
+    EXPECT(mcpool_client_set_multi(c, keys, klens, values, vlens, NULL, 2, 0, st), MCPOOL_OK);
+    {
+        mcpool_item *item = NULL;
+        EXPECT(mcpool_client_get(c, keys[1], klens[1], &item), MCPOOL_OK);
+        CHECK(mcpool_item_flags(item) == 0);
+        mcpool_item_free(item);
+    }
+    /* An overlong key and a too large value fail alone; the others are stored. */
+    {
+        char k251[251];
+        memset(k251, 'k', sizeof k251);
+        const uint8_t *bk[3] = {keys[0], (const uint8_t *)k251, keys[3]};
+        size_t bkl[3] = {klens[0], sizeof k251, klens[3]};
+        const uint8_t *bv[3] = {values[0], values[1], (const uint8_t *)"x"};
+        size_t bvl[3] = {vlens[0], vlens[1], (size_t)1 << 40};
+        mcpool_status bst[3] = {99, 99, 99};
+        EXPECT(mcpool_client_set_multi(c, bk, bkl, bv, bvl, NULL, 3, 0, bst), MCPOOL_OK);
+        EXPECT(bst[0], MCPOOL_OK);
+        EXPECT(bst[1], MCPOOL_INVALID_KEY);
+        EXPECT(bst[2], MCPOOL_VALUE_TOO_LARGE);
+        CHECK(strstr(mcpool_last_error_message(), "key number 1") != NULL);
+        /* NULL arrays, a NULL value with a length, NULL statuses: nothing happens. */
+        bst[0] = 99;
+        EXPECT(mcpool_client_set_multi(c, bk, bkl, NULL, bvl, NULL, 3, 0, bst),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(bst[0] == 99);
+        bv[0] = NULL;
+        EXPECT(mcpool_client_set_multi(c, bk, bkl, bv, bvl, NULL, 3, 0, bst),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_set_multi(c, keys, klens, values, vlens, NULL, 4, 0, NULL),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_set_multi(NULL, keys, klens, values, vlens, NULL, 4, 0, st),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_set_multi(c, keys, klens, values, vlens, NULL, SIZE_MAX, 0, st),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_set_multi(c, NULL, NULL, NULL, NULL, NULL, 0, 0, st), MCPOOL_OK);
+    }
+    /* delete_multi: b1 and b3 exist, "gone" does not. */
+    {
+        const uint8_t *dk[3] = {keys[1], (const uint8_t *)"gone", keys[3]};
+        size_t dkl[3] = {klens[1], 4, klens[3]};
+        mcpool_status dst[3];
+        EXPECT(mcpool_client_delete_multi(c, dk, dkl, 3, dst), MCPOOL_OK);
+        EXPECT(dst[0], MCPOOL_OK);
+        EXPECT(dst[1], MCPOOL_NOT_FOUND);
+        EXPECT(dst[2], MCPOOL_OK);
+        EXPECT(mcpool_client_delete_multi(c, dk, dkl, 3, dst), MCPOOL_OK);
+        EXPECT(dst[0], MCPOOL_NOT_FOUND);
+        EXPECT(mcpool_client_delete_multi(c, dk, NULL, 3, dst), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_delete_multi(c, dk, dkl, 3, NULL), MCPOOL_INVALID_ARGUMENT);
+        mcpool_item *item = NULL;
+        EXPECT(mcpool_client_get(c, keys[1], klens[1], &item), MCPOOL_NOT_FOUND);
+    }
+}
+
+/* An allocator for get_into that records what it was asked for. */
+struct sink {
+    uint8_t *buf[8];
+    size_t len[8];
+    uint32_t flags[8];
+    uint64_t cas[8];
+    int calls;
+    int refuse; /* return NULL */
+};
+
+static void *sink_alloc(void *userdata, size_t len) {
+    struct sink *s = userdata;
+    if (s->refuse || s->calls >= 8) return NULL;
+    s->len[s->calls] = len;
+    return s->buf[s->calls++] = malloc(len ? len : 1);
+}
+
+static void *sink_alloc_multi(void *userdata, size_t index, size_t len, uint32_t flags,
+                              uint64_t cas) {
+    struct sink *s = userdata;
+    if (s->refuse || index >= 8 || s->buf[index]) return NULL;
+    s->calls++;
+    s->len[index] = len, s->flags[index] = flags, s->cas[index] = cas;
+    return s->buf[index] = malloc(len ? len : 1);
+}
+
+static void sink_free(struct sink *s) {
+    for (int i = 0; i < 8; i++) free(s->buf[i]);
+    memset(s, 0, sizeof *s);
+}
+
+static void test_get_into(mcpool_client *c) {
+    struct sink s;
+    memset(&s, 0, sizeof s);
+    uint32_t flags = 99;
+    uint64_t cas = 99;
+    EXPECT(mcpool_client_set(c, K("into"), K("hello into"), 0x500, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_get_into(c, K("into"), sink_alloc, &s, &flags, &cas), MCPOOL_OK);
+    CHECK(s.calls == 1 && s.len[0] == 10 && memcmp(s.buf[0], "hello into", 10) == 0);
+    CHECK(flags == 0x500 && cas != 0 && cas != 99);
+    sink_free(&s);
+    /* Optional outputs: no CAS asked. */
+    EXPECT(mcpool_client_get_into(c, K("into"), sink_alloc, &s, NULL, NULL), MCPOOL_OK);
+    CHECK(s.calls == 1 && memcmp(s.buf[0], "hello into", 10) == 0);
+    sink_free(&s);
+    /* A miss: no allocation, outputs untouched. */
+    flags = 99;
+    EXPECT(mcpool_client_get_into(c, K("into-absent"), sink_alloc, &s, &flags, &cas),
+           MCPOOL_NOT_FOUND);
+    CHECK(s.calls == 0 && flags == 99);
+    /* A compressed value arrives inflated. */
+    {
+        size_t len = 100000;
+        uint8_t *big = malloc(len);
+        for (size_t i = 0; i < len; i++) big[i] = (uint8_t)("abcdefgh"[i % 8]);
+        EXPECT(mcpool_client_set(c, K("into-big"), big, len, 0x600, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_get_into(c, K("into-big"), sink_alloc, &s, &flags, NULL),
+               MCPOOL_OK);
+        CHECK(s.len[0] == len && memcmp(s.buf[0], big, len) == 0 && flags == 0x600);
+        sink_free(&s);
+        free(big);
+    }
+    /* An empty value: alloc(0), and a NULL from it is fine. */
+    EXPECT(mcpool_client_set(c, K("into-empty"), NULL, 0, 7 << 8, 0), MCPOOL_OK);
+    s.refuse = 1;
+    EXPECT(mcpool_client_get_into(c, K("into-empty"), sink_alloc, &s, &flags, NULL), MCPOOL_OK);
+    CHECK(flags == 7 << 8);
+    /* A refused allocation: its own status, and the connection stays in step. */
+    flags = 99;
+    EXPECT(mcpool_client_get_into(c, K("into"), sink_alloc, &s, &flags, NULL),
+           MCPOOL_ALLOC_FAILED);
+    CHECK(flags == 99);
+    s.refuse = 0;
+    EXPECT(mcpool_client_get_into(c, K("into"), sink_alloc, &s, &flags, NULL), MCPOOL_OK);
+    CHECK(s.len[0] == 10 && memcmp(s.buf[0], "hello into", 10) == 0);
+    sink_free(&s);
+    /* Bad input. */
+    EXPECT(mcpool_client_get_into(c, K("into"), NULL, &s, &flags, NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_get_into(NULL, K("into"), sink_alloc, &s, NULL, NULL),
+           MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_get_into(c, NULL, 4, sink_alloc, &s, NULL, NULL),
+           MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_get_into(c, (const uint8_t *)"", 0, sink_alloc, &s, NULL, NULL),
+           MCPOOL_INVALID_KEY);
+    CHECK(s.calls == 0);
+
+    /* The multi form: hits delivered by key index, misses and errors in the statuses. */
+    {
+        char k251[251];
+        memset(k251, 'k', sizeof k251);
+        const uint8_t *keys[4] = {(const uint8_t *)"into", (const uint8_t *)"into-absent",
+                                  (const uint8_t *)"into-empty", (const uint8_t *)k251};
+        size_t lens[4] = {4, 11, 10, sizeof k251};
+        mcpool_status st[4] = {99, 99, 99, 99};
+        EXPECT(mcpool_client_get_multi_into(c, keys, lens, 4, true, sink_alloc_multi, &s, st),
+               MCPOOL_OK);
+        EXPECT(st[0], MCPOOL_OK);
+        EXPECT(st[1], MCPOOL_NOT_FOUND);
+        EXPECT(st[2], MCPOOL_OK);
+        EXPECT(st[3], MCPOOL_INVALID_KEY);
+        CHECK(s.calls == 2 && s.len[0] == 10 && memcmp(s.buf[0], "hello into", 10) == 0);
+        CHECK(s.flags[0] == 0x500 && s.cas[0] != 0 && s.len[2] == 0 && s.flags[2] == 7 << 8);
+        CHECK(s.buf[1] == NULL && s.buf[3] == NULL);
+        sink_free(&s);
+        s.refuse = 1;
+        EXPECT(mcpool_client_get_multi_into(c, keys, lens, 3, false, sink_alloc_multi, &s, st),
+               MCPOOL_OK);
+        EXPECT(st[0], MCPOOL_ALLOC_FAILED);
+        EXPECT(st[1], MCPOOL_NOT_FOUND);
+        EXPECT(st[2], MCPOOL_OK); /* empty: nothing to write */
+        s.refuse = 0;
+        EXPECT(mcpool_client_get_multi_into(c, keys, lens, 3, false, NULL, &s, st),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_get_multi_into(c, keys, lens, 3, false, sink_alloc_multi, &s, NULL),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_get_multi_into(c, NULL, lens, 3, false, sink_alloc_multi, &s, st),
+               MCPOOL_INVALID_ARGUMENT);
+        sink_free(&s);
+    }
+}
+
+static void test_lease(mcpool_client *c) {
+    mcpool_lease lease = (mcpool_lease)99;
+    mcpool_item *item = (mcpool_item *)0x1;
+    if (strcmp(proto, "meta") != 0) {
+        EXPECT(mcpool_client_get_lease(c, K("lease"), 30, 0, &lease, &item), MCPOOL_UNSUPPORTED);
+        CHECK(strstr(mcpool_last_error_message(), "meta") != NULL);
+        CHECK(lease == (mcpool_lease)99 && item == (mcpool_item *)0x1);
+        EXPECT(mcpool_client_invalidate(c, K("lease"), 30), MCPOOL_UNSUPPORTED);
+        return;
+    }
+    /* A miss: the first caller recomputes, the next waits; neither has a value. */
+    EXPECT(mcpool_client_get_lease(c, K("lease"), 30, 0, &lease, &item), MCPOOL_OK);
+    CHECK(lease == MCPOOL_LEASE_RECOMPUTE && item == NULL);
+    EXPECT(mcpool_client_get_lease(c, K("lease"), 30, 0, &lease, &item), MCPOOL_OK);
+    CHECK(lease == MCPOOL_LEASE_WAIT && item == NULL);
+    /* The winner stores; now a hit. */
+    EXPECT(mcpool_client_set(c, K("lease"), K("computed"), 0x900, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_get_lease(c, K("lease"), 30, 0, &lease, &item), MCPOOL_OK);
+    CHECK(lease == MCPOOL_LEASE_HIT && item != NULL);
+    CHECK(mcpool_item_len(item) == 8 && memcmp(mcpool_item_data(item), "computed", 8) == 0);
+    CHECK(mcpool_item_flags(item) == 0x900 && mcpool_item_cas(item) != 0);
+    mcpool_item_free(item);
+    /* Invalidated: one recomputes with the stale value, the others wait with it. */
+    EXPECT(mcpool_client_invalidate(c, K("lease"), 30), MCPOOL_OK);
+    EXPECT(mcpool_client_get_lease(c, K("lease"), 30, 0, &lease, &item), MCPOOL_OK);
+    CHECK(lease == MCPOOL_LEASE_RECOMPUTE && item != NULL);
+    CHECK(item && mcpool_item_len(item) == 8 && memcmp(mcpool_item_data(item), "computed", 8) == 0);
+    mcpool_item_free(item);
+    EXPECT(mcpool_client_get_lease(c, K("lease"), 30, 0, &lease, &item), MCPOOL_OK);
+    CHECK(lease == MCPOOL_LEASE_WAIT && item != NULL);
+    mcpool_item_free(item);
+    EXPECT(mcpool_client_invalidate(c, K("lease-absent"), 30), MCPOOL_NOT_FOUND);
+    /* Bad input. */
+    EXPECT(mcpool_client_get_lease(c, K("lease"), 30, 0, NULL, &item), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_get_lease(c, K("lease"), 30, 0, &lease, NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_get_lease(NULL, K("lease"), 30, 0, &lease, &item),
+           MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_invalidate(c, NULL, 3, 30), MCPOOL_INVALID_ARGUMENT);
+}
+
+static uint64_t metric(const mcpool_metrics *m, size_t server, mcpool_metric which) {
+    uint64_t v = UINT64_MAX;
+    EXPECT(mcpool_metrics_get(m, server, which, &v), MCPOOL_OK);
+    return v;
+}
+
+static void test_metrics(mcpool_client *c) {
+    mcpool_item *item = NULL;
+    EXPECT(mcpool_client_set(c, K("metric"), K("v"), 0, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_get(c, K("metric"), &item), MCPOOL_OK);
+    mcpool_item_free(item);
+    EXPECT(mcpool_client_get(c, K("metric-absent"), &item), MCPOOL_NOT_FOUND);
+
+    mcpool_metrics *m = NULL;
+    EXPECT(mcpool_client_metrics(c, &m), MCPOOL_OK);
+    CHECK(mcpool_metrics_len(m) == 1);
+    const char *label = NULL;
+    size_t label_len = 0;
+    EXPECT(mcpool_metrics_label(m, 0, &label, &label_len), MCPOOL_OK);
+    CHECK(label && strcmp(label, server) == 0 && label_len == strlen(server));
+    CHECK(metric(m, 0, MCPOOL_METRIC_OPERATIONS) >= 3);
+    CHECK(metric(m, 0, MCPOOL_METRIC_HITS) >= 1);
+    CHECK(metric(m, 0, MCPOOL_METRIC_MISSES) >= 1);
+    CHECK(metric(m, 0, MCPOOL_METRIC_CONNECTS) >= 1);
+    CHECK(metric(m, 0, MCPOOL_METRIC_EJECTIONS) == 0);
+    CHECK(metric(m, 0, MCPOOL_METRIC_POOL_OPEN) >= metric(m, 0, MCPOOL_METRIC_POOL_IDLE));
+    CHECK(metric(m, 0, MCPOOL_METRIC_POOL_OPEN) >= 1);
+    /* Every metric is named and readable; numbers past the end are refused. */
+    size_t n = mcpool_metric_count();
+    CHECK(n >= 16);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        CHECK(mcpool_metric_name((uint32_t)i) != NULL);
+        EXPECT(mcpool_metrics_get(m, 0, (uint32_t)i, &v), MCPOOL_OK);
+    }
+    CHECK(strcmp(mcpool_metric_name(MCPOOL_METRIC_POOL_WAIT_NS), "pool_wait_ns") == 0);
+    CHECK(mcpool_metric_name((uint32_t)n) == NULL);
+    {
+        uint64_t v = 42;
+        EXPECT(mcpool_metrics_get(m, 0, (uint32_t)n, &v), MCPOOL_OUT_OF_RANGE);
+        EXPECT(mcpool_metrics_get(m, 1, 0, &v), MCPOOL_OUT_OF_RANGE);
+        CHECK(v == 42);
+        EXPECT(mcpool_metrics_get(m, 0, 0, NULL), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_metrics_get(NULL, 0, 0, &v), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_metrics_label(m, 1, &label, &label_len), MCPOOL_OUT_OF_RANGE);
+    }
+    mcpool_metrics_free(m);
+    mcpool_metrics_free(NULL);
+    CHECK(mcpool_metrics_len(NULL) == 0);
+    EXPECT(mcpool_client_metrics(c, NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_metrics(NULL, &m), MCPOOL_INVALID_ARGUMENT);
+}
+
+/* A fake memcached on a free loopback port, in a thread: mode 0 closes every connection at
+ * once, mode 1 answers every request line with "END" (a miss), mode 2 never answers. */
+struct fake {
+    int listener;
+    int port;
+    volatile int mode;
+    volatile int stop;
+    pthread_t tid;
+};
+
+static void *fake_run(void *arg) {
+    struct fake *f = arg;
+    for (int rounds = 0; !f->stop && rounds < 100000; rounds++) {
+        struct pollfd p = {f->listener, POLLIN, 0};
+        if (poll(&p, 1, 20) <= 0) continue;
+        int fd = accept(f->listener, NULL, NULL);
+        if (fd < 0) continue;
+        if (f->mode == 0) {
+            close(fd);
+            continue;
+        }
+        char buf[4096];
+        for (int i = 0; !f->stop && i < 1000; i++) { /* one connection, bounded */
+            struct pollfd q = {fd, POLLIN, 0};
+            if (poll(&q, 1, 20) <= 0) continue;
+            ssize_t n = read(fd, buf, sizeof buf);
+            if (n <= 0) break;
+            if (f->mode == 1) {
+                for (ssize_t j = 0; j < n; j++)
+                    if (buf[j] == '\n' && write(fd, "END\r\n", 5) != 5) break;
+            }
+        }
+        close(fd);
+    }
+    return NULL;
+}
+
+static int fake_start(struct fake *f, int mode) {
+    memset(f, 0, sizeof *f);
+    f->mode = mode;
+    f->listener = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (f->listener < 0 || bind(f->listener, (struct sockaddr *)&a, sizeof a) != 0 ||
+        listen(f->listener, 16) != 0 || getsockname(f->listener, (struct sockaddr *)&a, &len))
+        return -1;
+    f->port = ntohs(a.sin_port);
+    return pthread_create(&f->tid, NULL, fake_run, f);
+}
+
+static void fake_stop(struct fake *f) {
+    f->stop = 1;
+    pthread_join(f->tid, NULL);
+    close(f->listener);
+}
+
+struct events {
+    int down, up, bad;
+    uint32_t failures;
+    uint64_t retry_in_ms;
+    char label[64];
+};
+
+static void on_event(void *userdata, const mcpool_event *ev) {
+    struct events *e = userdata;
+    size_t len = 0;
+    const char *label = mcpool_event_server(ev, &len);
+    if (len != strlen(label) || len >= sizeof e->label) e->bad++;
+    else memcpy(e->label, label, len + 1);
+    switch (mcpool_event_kind(ev)) {
+    case MCPOOL_EVENT_SERVER_DOWN:
+        e->down++;
+        e->failures = mcpool_event_failures(ev);
+        e->retry_in_ms = mcpool_event_retry_in_ms(ev);
+        break;
+    case MCPOOL_EVENT_SERVER_UP:
+        e->up++;
+        break;
+    default:
+        e->bad++;
+    }
+}
+
+static void sleep_ms(long ms) {
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static void test_events(void) {
+    struct fake f;
+    struct events e;
+    memset(&e, 0, sizeof e);
+    CHECK(fake_start(&f, 0) == 0);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", f.port);
+    mcpool_config *cfg = NULL;
+    mcpool_client *c = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S(addr), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_min_idle(cfg, 0), MCPOOL_OK);
+    EXPECT(mcpool_config_set_failure_limit(cfg, 2), MCPOOL_OK);
+    EXPECT(mcpool_config_set_retry_timeout_ms(cfg, 50), MCPOOL_OK);
+    EXPECT(mcpool_config_set_event_callback(cfg, on_event, &e), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    mcpool_config_free(cfg);
+
+    /* Closed at once, twice: marked dead, one SERVER_DOWN event with its details. */
+    mcpool_item *item = NULL;
+    CHECK(mcpool_client_get(c, K("ev"), &item) >= 200);
+    CHECK(mcpool_client_get(c, K("ev"), &item) >= 200);
+    CHECK(e.down == 1 && e.up == 0 && e.bad == 0);
+    CHECK(e.failures == 2 && e.retry_in_ms > 0 && e.retry_in_ms <= 50);
+    CHECK(strcmp(e.label, addr) == 0);
+    {
+        mcpool_metrics *m = NULL;
+        EXPECT(mcpool_client_metrics(c, &m), MCPOOL_OK);
+        CHECK(metric(m, 0, MCPOOL_METRIC_EJECTIONS) == 1);
+        CHECK(metric(m, 0, MCPOOL_METRIC_IO_ERRORS) >= 2);
+        mcpool_metrics_free(m);
+    }
+    /* It answers again: after the retry wait, a miss and one SERVER_UP event. */
+    f.mode = 1;
+    mcpool_status s = MCPOOL_SERVER_DEAD;
+    for (int i = 0; i < 100 && s != MCPOOL_NOT_FOUND; i++) {
+        sleep_ms(20);
+        s = mcpool_client_get(c, K("ev"), &item);
+    }
+    EXPECT(s, MCPOOL_NOT_FOUND);
+    CHECK(e.up == 1 && e.down == 1 && e.bad == 0);
+    {
+        mcpool_metrics *m = NULL;
+        EXPECT(mcpool_client_metrics(c, &m), MCPOOL_OK);
+        CHECK(metric(m, 0, MCPOOL_METRIC_RETURNS) == 1);
+        mcpool_metrics_free(m);
+    }
+    mcpool_client_free(c);
+
+    /* A server that never answers: the operation deadline (200 ms) fires before the
+     * 5 s I/O timeout, with the I/O timeout status. */
+    f.mode = 2;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S(addr), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_min_idle(cfg, 0), MCPOOL_OK);
+    EXPECT(mcpool_config_set_io_timeout_ms(cfg, 5000), MCPOOL_OK);
+    EXPECT(mcpool_config_set_operation_timeout_ms(cfg, 200), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    mcpool_config_free(cfg);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    EXPECT(mcpool_client_get(c, K("slow"), &item), MCPOOL_IO_TIMEOUT);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    CHECK(ms >= 150 && ms < 3000);
+    mcpool_client_free(c);
+    fake_stop(&f);
+
+    /* Event accessors on NULL. */
+    CHECK(mcpool_event_kind(NULL) == MCPOOL_EVENT_OTHER && mcpool_event_failures(NULL) == 0);
+    CHECK(mcpool_event_retry_in_ms(NULL) == 0 && strcmp(mcpool_event_server(NULL, NULL), "") == 0);
+}
+
 static void test_flush(mcpool_client *c) {
     mcpool_item *item = NULL;
     EXPECT(mcpool_client_set(c, K("to-flush"), K("v"), 0, 0), MCPOOL_OK);
@@ -728,21 +1240,44 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s host:port (or set MCPOOL_TEST_SERVER)\n", argv[0]);
         return 2;
     }
-    snprintf(prefix, sizeof prefix, "ct%ld:", (long)getpid());
 
     test_statuses();
     test_config();
+    test_tls_config();
+
+    /* The core command cases, once per protocol, against the same memcached. */
+    static const char *const protocols[] = {"text", "meta", "binary"};
+    for (size_t p = 0; p < sizeof protocols / sizeof *protocols; p++) {
+        proto = protocols[p];
+        snprintf(prefix, sizeof prefix, "ct%ld-%s:", (long)getpid(), proto);
+        int before = failed;
+        mcpool_client *pc = new_client(server);
+        if (!pc) {
+            fprintf(stderr, "cannot create a %s client for %s\n", proto, server);
+            return 1;
+        }
+        test_storage_and_retrieval(pc);
+        test_arithmetic(pc);
+        test_multi(pc);
+        test_batch(pc);
+        test_get_into(pc);
+        test_lease(pc);
+        mcpool_client_free(pc);
+        printf("%s protocol: %s\n", proto, failed == before ? "ok" : "FAILED");
+    }
+
+    proto = "text";
+    snprintf(prefix, sizeof prefix, "ct%ld:", (long)getpid());
     mcpool_client *c = new_client(server);
     if (!c) {
         fprintf(stderr, "cannot create a client for %s\n", server);
         return 1;
     }
     test_null_and_bad_input(c);
-    test_storage_and_retrieval(c);
-    test_arithmetic(c);
-    test_multi(c);
+    test_metrics(c);
     test_servers();
     test_dead_server();
+    test_events();
     test_threads(c);
     test_fork(c);
     test_flush(c);

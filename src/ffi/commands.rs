@@ -17,7 +17,7 @@ use super::status::mcpool_status::{
 use super::values::{mcpool_item, mcpool_multi, mcpool_server_results, Entry, ServerEntry, Text};
 use crate::client::{Client, PerServer};
 use crate::error::Result as CoreResult;
-use crate::item::{Item, StoreOutcome};
+use crate::item::{Item, Lease, StoreOutcome};
 use crate::key::MAX_KEY_LEN;
 use crate::proto::ascii::StoreCommand;
 use std::ffi::{c_char, c_void};
@@ -69,7 +69,7 @@ fn core<T>(op: &str, key: &[u8], r: CoreResult<T>) -> Result<T, Failure> {
     r.map_err(|e| Failure::from_error(op, Some(key), &e))
 }
 
-fn store_status(o: StoreOutcome) -> mcpool_status {
+pub(crate) fn store_status(o: StoreOutcome) -> mcpool_status {
     match o {
         StoreOutcome::Stored => MCPOOL_OK,
         StoreOutcome::NotStored => MCPOOL_NOT_STORED,
@@ -729,6 +729,97 @@ pub unsafe extern "C" fn mcpool_client_decr_or_init(
     let run = |c: &Client, k: &[u8]| c.decr_or_init(k, delta, initial, ttl).map(Some);
     // SAFETY: forwarded from the caller's promise.
     unsafe { arith("decr_or_init", client, key, key_len, out_value, run) }
+}
+
+// ----- stampede protection (meta protocol) -----
+
+/// What `mcpool_client_get_lease` found. Stable numbers, never reused.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum mcpool_lease {
+    /// A fresh value: use it (the item is written).
+    MCPOOL_LEASE_HIT = 0,
+    /// This caller won the right to recompute the value and store it (with an ordinary set);
+    /// every other caller is told to wait. The item, when written, is the stale value.
+    MCPOOL_LEASE_RECOMPUTE = 1,
+    /// Another caller is recomputing: serve the stale item if one is written, or retry
+    /// shortly.
+    MCPOOL_LEASE_WAIT = 2,
+}
+
+/// A read that protects against stampedes (meta protocol only): on a miss, or when the value
+/// expires within `recache_below_s` seconds (0: never early), or was invalidated
+/// (`mcpool_client_invalidate`), exactly one caller gets `MCPOOL_LEASE_RECOMPUTE` and the
+/// others `MCPOOL_LEASE_WAIT`. A miss creates a placeholder for `vivify_ttl_s` seconds (at
+/// least 1), so the election holds that long.
+///
+/// Returns `MCPOOL_OK` and writes the outcome to `*out_lease` and to `*out_item` the value
+/// (for a hit), the stale value (for recompute or wait, when there is one), or NULL (none).
+/// `MCPOOL_UNSUPPORTED` on the text and binary protocols.
+///
+/// Ownership: the caller owns a non-NULL `*out_item` and frees it with `mcpool_item_free`.
+/// The item carries its CAS unique.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_lease` and
+/// `out_item` are NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_get_lease(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    vivify_ttl_s: u32,
+    recache_below_s: u32,
+    out_lease: *mut mcpool_lease,
+    out_item: *mut *mut mcpool_item,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        ptr::out(out_lease, "lease")?;
+        ptr::out(out_item, "item")?;
+        let recache = (recache_below_s > 0).then_some(recache_below_s);
+        let lease = core(
+            "get_lease",
+            key,
+            c.client.get_lease(key, vivify_ttl_s, recache),
+        )?;
+        let (outcome, item) = match lease {
+            Lease::Hit(item) => (mcpool_lease::MCPOOL_LEASE_HIT, Some(item)),
+            Lease::Recompute { stale } => (mcpool_lease::MCPOOL_LEASE_RECOMPUTE, stale),
+            Lease::Wait { stale } => (mcpool_lease::MCPOOL_LEASE_WAIT, stale),
+        };
+        let item = item.map_or(std::ptr::null_mut(), mcpool_item::into_raw);
+        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_lease, outcome);
+            ptr::write(out_item, item);
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Marks `key` stale instead of deleting it (meta protocol only): readers through
+/// `mcpool_client_get_lease` keep getting the old value, as a stale item with
+/// `MCPOOL_LEASE_RECOMPUTE` for one of them and `MCPOOL_LEASE_WAIT` for the others, for
+/// `stale_ttl_s` seconds. `MCPOOL_OK`, or `MCPOOL_NOT_FOUND` when the key did not exist;
+/// `MCPOOL_UNSUPPORTED` on the text and binary protocols.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_invalidate(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    stale_ttl_s: u32,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let existed = core("invalidate", key, c.client.invalidate(key, stale_ttl_s))?;
+        Ok(if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
+    })
 }
 
 // ----- whole-server commands -----

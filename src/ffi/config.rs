@@ -573,3 +573,157 @@ pub unsafe extern "C" fn mcpool_config_set_max_value_size(
         })
     })
 }
+
+/// One deadline for a whole operation, in milliseconds: the pool wait, the connect and every
+/// write and read together; whichever phase is running when it passes reports its own
+/// timeout status (`MCPOOL_POOL_TIMEOUT`, `MCPOOL_CONNECT_TIMEOUT`, `MCPOOL_IO_TIMEOUT`).
+/// 0 means none (only the per-phase timeouts apply). Default 5000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_operation_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.operation_timeout(optional_millis(ms)))) })
+}
+
+// ----- TLS (cargo feature `tls`) -----
+
+/// Whether this libmcpool was built with TLS (the cargo feature `tls`). Without it every
+/// `mcpool_config_set_tls_*` setter returns `MCPOOL_UNSUPPORTED`.
+#[no_mangle]
+pub extern "C" fn mcpool_tls_supported() -> bool {
+    cfg!(feature = "tls")
+}
+
+/// Applies `f` to the configuration's TLS options (starting from the defaults the first
+/// time), turning TLS on. Without the `tls` feature: `MCPOOL_UNSUPPORTED`, unchanged.
+///
+/// # Safety
+/// `config` is NULL or a live configuration that no other thread is using.
+unsafe fn update_tls(
+    config: *mut mcpool_config,
+    what: &str,
+    f: impl FnOnce(&mut crate::tls::TlsOptions),
+) -> Outcome {
+    if !cfg!(feature = "tls") {
+        // Checked after the handle so a NULL config is still INVALID_ARGUMENT.
+        // SAFETY: forwarded from the caller's promise.
+        unsafe { ptr::handle_mut(config, "config") }?;
+        return Err(Failure::new(
+            mcpool_status::MCPOOL_UNSUPPORTED,
+            format!(
+                "{what}: libmcpool was built without TLS; rebuild it with \
+                 `cargo build --release --lib --features tls` (or `make install MCPOOL_FEATURES=tls`)"
+            ),
+        ));
+    }
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        update(config, |b| {
+            let mut opts = b.config().tls.clone().unwrap_or_default();
+            f(&mut opts);
+            Ok(b.tls(opts))
+        })
+    }
+}
+
+/// Speaks TLS to every server and verifies their certificates against the CA certificates
+/// in the PEM file at `path` (`path_len` bytes of UTF-8, no NUL needed). The file is read
+/// when the client is built: a missing or bad file makes `mcpool_client_new` return
+/// `MCPOOL_CONFIG`. `MCPOOL_UNSUPPORTED` without the `tls` feature (`mcpool_tls_supported`).
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `path` is NULL or valid for `path_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_tls_ca_file(
+    config: *mut mcpool_config,
+    path: *const c_char,
+    path_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `path_len` readable bytes at a non-NULL `path`.
+        let path = unsafe { ptr::text(path, path_len, MAX_NAME_LEN, "TLS CA file") }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe {
+            update_tls(config, "tls_ca_file", |o| {
+                o.ca_file = Some(path.into());
+            })
+        }
+    })
+}
+
+/// Speaks TLS and presents a client certificate: the PEM certificate chain at `chain_path`
+/// and its PEM private key at `key_path` (UTF-8 paths with their lengths). Read when the
+/// client is built (`MCPOOL_CONFIG` then if unusable). `MCPOOL_UNSUPPORTED` without `tls`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; each path is NULL or valid for its length.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_tls_client_cert(
+    config: *mut mcpool_config,
+    chain_path: *const c_char,
+    chain_path_len: usize,
+    key_path: *const c_char,
+    key_path_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `chain_path_len` readable bytes at a non-NULL pointer.
+        let chain = unsafe { ptr::text(chain_path, chain_path_len, MAX_NAME_LEN, "TLS chain") }?;
+        // SAFETY: the caller promises `key_path_len` readable bytes at a non-NULL pointer.
+        let key = unsafe { ptr::text(key_path, key_path_len, MAX_NAME_LEN, "TLS key") }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe {
+            update_tls(config, "tls_client_cert", |o| {
+                o.client_cert = Some((chain.into(), key.into()));
+            })
+        }
+    })
+}
+
+/// Speaks TLS and verifies the server certificates against `name` (UTF-8, `name_len` bytes)
+/// instead of each server's host. `MCPOOL_UNSUPPORTED` without `tls`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_tls_server_name(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, "TLS server name") }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe {
+            update_tls(config, "tls_server_name", |o| {
+                o.server_name = Some(name.to_owned());
+            })
+        }
+    })
+}
+
+/// Speaks TLS; with `skip` true, does not verify the servers' certificates at all (no CA
+/// file needed). Only for tests against throwaway certificates: anyone on the path can then
+/// read and alter the traffic. `MCPOOL_UNSUPPORTED` without `tls`.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_tls_insecure_skip_verify(
+    config: *mut mcpool_config,
+    skip: bool,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe {
+            update_tls(config, "tls_insecure_skip_verify", |o| {
+                o.insecure_skip_verify = skip;
+            })
+        }
+    })
+}

@@ -19,16 +19,19 @@
 #![allow(non_camel_case_types)]
 
 // Declared in the order of the header's sections.
+pub mod batch;
 pub mod client;
 pub mod commands;
 pub mod config;
 pub mod landing;
 pub mod last_error;
+pub mod observe;
 mod ptr;
 pub mod status;
 pub mod values;
 
 pub use client::mcpool_client;
 pub use config::mcpool_config;
+pub use observe::{mcpool_event, mcpool_metrics};
 pub use status::mcpool_status;
 pub use values::{mcpool_item, mcpool_multi, mcpool_server_results};

@@ -40,6 +40,9 @@ pub enum mcpool_status {
     MCPOOL_OUT_OF_RANGE = 104,
     /// The operation needs another protocol than the configured one.
     MCPOOL_UNSUPPORTED = 105,
+    /// The caller's allocation callback returned NULL (`mcpool_client_get_into` and its multi
+    /// form): the value was read and dropped, the connection is still usable.
+    MCPOOL_ALLOC_FAILED = 106,
     /// The key's server is marked dead and not yet due for a retry.
     MCPOOL_SERVER_DEAD = 200,
     /// No pooled connection became free within the pool timeout.
@@ -67,7 +70,7 @@ pub enum mcpool_status {
 }
 
 /// Every status, in numeric order.
-const ALL: [mcpool_status; 22] = [
+const ALL: [mcpool_status; 23] = [
     mcpool_status::MCPOOL_OK,
     mcpool_status::MCPOOL_NOT_FOUND,
     mcpool_status::MCPOOL_NOT_STORED,
@@ -78,6 +81,7 @@ const ALL: [mcpool_status; 22] = [
     mcpool_status::MCPOOL_CONFIG,
     mcpool_status::MCPOOL_OUT_OF_RANGE,
     mcpool_status::MCPOOL_UNSUPPORTED,
+    mcpool_status::MCPOOL_ALLOC_FAILED,
     mcpool_status::MCPOOL_SERVER_DEAD,
     mcpool_status::MCPOOL_POOL_TIMEOUT,
     mcpool_status::MCPOOL_CONNECT_TIMEOUT,
@@ -135,6 +139,7 @@ impl mcpool_status {
             MCPOOL_CONFIG => "MCPOOL_CONFIG\0",
             MCPOOL_OUT_OF_RANGE => "MCPOOL_OUT_OF_RANGE\0",
             MCPOOL_UNSUPPORTED => "MCPOOL_UNSUPPORTED\0",
+            MCPOOL_ALLOC_FAILED => "MCPOOL_ALLOC_FAILED\0",
             MCPOOL_SERVER_DEAD => "MCPOOL_SERVER_DEAD\0",
             MCPOOL_POOL_TIMEOUT => "MCPOOL_POOL_TIMEOUT\0",
             MCPOOL_CONNECT_TIMEOUT => "MCPOOL_CONNECT_TIMEOUT\0",
@@ -189,6 +194,8 @@ mod tests {
         assert_eq!(mcpool_status::MCPOOL_NOT_FOUND as u32, 1);
         assert_eq!(mcpool_status::MCPOOL_INVALID_ARGUMENT as u32, 100);
         assert_eq!(mcpool_status::MCPOOL_IO as u32, 204);
+        assert_eq!(mcpool_status::MCPOOL_UNSUPPORTED as u32, 105);
+        assert_eq!(mcpool_status::MCPOOL_ALLOC_FAILED as u32, 106);
         // SAFETY: as above.
         let unknown = unsafe { CStr::from_ptr(mcpool_status_name(12345)) };
         assert_eq!(unknown.to_str().unwrap(), "MCPOOL_UNRECOGNIZED_STATUS");
