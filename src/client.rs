@@ -1,7 +1,7 @@
 //! The client: keys → server → pooled connection → exchange, with values encoded on the way.
 
 use crate::config::{ClientBuilder, Config};
-use crate::conn::{Conn, ConnOptions};
+use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::error::{Error, Result};
 use crate::health::ServerState;
 use crate::item::{Item, Lease, StoreOutcome};
@@ -675,16 +675,24 @@ impl Client {
     }
 
     /// Checks out a slot of server `idx` holding a usable connection.
-    fn acquire(&self, idx: usize, deadline: Option<Instant>) -> Result<Pooled> {
+    fn acquire(&self, idx: usize, deadline: Deadline) -> Result<Pooled> {
         self.inner.servers[idx].checkout(self.inner.config.pool_timeout, deadline)
     }
 
-    /// The deadline of an operation starting now, if `operation_timeout` is set.
-    fn deadline(&self) -> Option<Instant> {
+    /// The deadline of a single-server operation starting now (no clock read).
+    fn deadline(&self) -> Deadline {
         self.inner
             .config
             .operation_timeout
-            .map(|d| Instant::now() + d)
+            .map_or(Deadline::None, Deadline::Within)
+    }
+
+    /// The deadline shared by every server of a multi-server operation starting now.
+    fn shared_deadline(&self) -> Deadline {
+        self.inner
+            .config
+            .operation_timeout
+            .map_or(Deadline::None, |d| Deadline::At(Instant::now() + d))
     }
 
     /// Accounts for an exchange's result and drops a connection that is not clean.
@@ -754,7 +762,7 @@ impl Client {
             results[i] = Err(e);
         }
         // Phase 1: write every server's request.
-        let deadline = self.deadline();
+        let deadline = self.shared_deadline();
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
             let wires: Vec<&[u8]> = members
@@ -781,25 +789,22 @@ impl Client {
                 Err(e) => fail_all(&mut results, &members, &e),
             }
         }
-        // Phase 2: read each server's replies.
+        // Phase 2: read each server's replies, decoding each hit straight into its slot.
         for (idx, mut pooled, members, wires) in sent {
-            let mut hits: Vec<(usize, Vec<u8>, u32, Option<u64>)> = Vec::new();
+            let mut found = 0usize;
             let res = match pooled.conn.as_mut() {
                 Some(conn) => {
+                    let results = &mut results;
                     ops::recv_retrieval(p, conn, cas, &wires, &mut |i, data, flags, c| {
-                        hits.push((i, data.to_vec(), flags, c));
+                        found += 1;
+                        results[members[i]] = self.decode(data.to_vec(), flags, c).map(Some);
                     })
                     .inspect(|_| conn.finish())
                 }
                 None => unreachable_slot(),
             };
             match &res {
-                Ok(()) => {
-                    self.inner.servers[idx].lookups(wires.len(), hits.len());
-                    for (i, value, flags, c) in hits {
-                        results[members[i]] = self.decode(value, flags, c).map(Some);
-                    }
-                }
+                Ok(()) => self.inner.servers[idx].lookups(wires.len(), found),
                 Err(e) => fail_all(&mut results, &members, e),
             }
             self.release(idx, pooled, &res);
@@ -848,7 +853,7 @@ impl Client {
         for (i, e) in unplaced {
             results[i] = Some(Err(e));
         }
-        let deadline = self.deadline();
+        let deadline = self.shared_deadline();
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
             let res = self.acquire(idx, deadline).and_then(|mut pooled| {
@@ -993,7 +998,7 @@ impl Client {
             }
         };
         // Phase 1: write every server's request.
-        let deadline = self.deadline();
+        let deadline = self.shared_deadline();
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
             let wires: Vec<&[u8]> = members

@@ -19,6 +19,19 @@ use std::time::{Duration, Instant};
 const INITIAL_BUF: usize = 16 * 1024;
 const KEEP_BUF: usize = 256 * 1024;
 
+/// How long the operation a connection serves may still take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Deadline {
+    /// Only the per-read/write I/O timeout applies.
+    None,
+    /// At most this long from now, counted without reading the clock: every socket call is
+    /// charged a full I/O timeout (what it may take at most) until the budget runs low, and
+    /// only then is the clock read. A fast exchange costs no clock reads.
+    Within(Duration),
+    /// Until this instant.
+    At(Instant),
+}
+
 /// Socket settings for new connections.
 #[derive(Clone, Debug)]
 pub(crate) struct ConnOptions {
@@ -65,12 +78,13 @@ impl Stream {
         }
     }
 
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+    /// One write system call (TLS: the whole buffer, encrypted and flushed).
+    fn write_some(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Stream::Tcp(s) => s.write_all(buf),
-            Stream::Unix(s) => s.write_all(buf),
+            Stream::Tcp(s) => s.write(buf),
+            Stream::Unix(s) => s.write(buf),
             #[cfg(feature = "tls")]
-            Stream::Tls(s) => s.write_all(buf).and_then(|_| s.flush()),
+            Stream::Tls(s) => s.write_all(buf).and_then(|_| s.flush()).map(|_| buf.len()),
         }
     }
 }
@@ -87,7 +101,7 @@ pub struct Conn {
     server: Arc<str>,
     max_value: usize,
     io_timeout: Duration,
-    deadline: Option<Instant>,
+    deadline: Deadline,
     shortened: bool,
 }
 
@@ -173,7 +187,7 @@ impl Conn {
             server: label.clone(),
             max_value: opts.max_value,
             io_timeout: opts.io_timeout,
-            deadline: None,
+            deadline: Deadline::None,
             shortened: false,
         };
         if let (Protocol::Binary, Some((user, password))) = (opts.protocol, &opts.sasl) {
@@ -195,19 +209,30 @@ impl Conn {
         &mut self.wbuf
     }
 
-    /// Sets the deadline of the operation this connection now serves (`None`: only the
-    /// per-read/write I/O timeout applies).
-    pub(crate) fn set_deadline(&mut self, deadline: Option<Instant>) {
+    /// Sets the deadline of the operation this connection now serves.
+    pub(crate) fn set_deadline(&mut self, deadline: Deadline) {
         self.deadline = deadline;
     }
 
-    /// Before a socket read or write: fails when the deadline has passed, and shortens the
-    /// socket timeout when the deadline is nearer than the I/O timeout (a system call only then).
+    /// Before each socket read or write: fails when the deadline has passed, and shortens the
+    /// socket timeout (a system call, only then) when the deadline is nearer than the I/O
+    /// timeout.
     fn arm(&mut self) -> Result<()> {
         let timeout = match self.deadline {
-            None if !self.shortened => return Ok(()),
-            None => self.io_timeout,
-            Some(deadline) => {
+            Deadline::None if !self.shortened => return Ok(()),
+            Deadline::None => self.io_timeout,
+            Deadline::Within(left) if left > self.io_timeout => {
+                self.deadline = Deadline::Within(left - self.io_timeout);
+                if !self.shortened {
+                    return Ok(());
+                }
+                self.io_timeout
+            }
+            Deadline::Within(left) => {
+                self.deadline = Deadline::At(Instant::now() + left);
+                return self.arm();
+            }
+            Deadline::At(deadline) => {
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     return Err(Error::IoTimeout {
@@ -227,11 +252,24 @@ impl Conn {
         Ok(())
     }
 
-    /// Sends the whole write buffer with one `write` (more only if the kernel takes less).
+    /// Sends the whole write buffer: one `write` unless the kernel takes less.
     pub(crate) fn send(&mut self) -> Result<()> {
-        self.arm()?;
-        let res = self.stream.write_all(&self.wbuf);
-        res.map_err(|e| self.io_error(e))
+        let mut sent = 0;
+        while sent < self.wbuf.len() {
+            self.arm()?;
+            match self.stream.write_some(&self.wbuf[sent..]) {
+                Ok(0) => {
+                    return Err(self.io_error(io::Error::new(
+                        io::ErrorKind::WriteZero,
+                        "the socket took no bytes",
+                    )))
+                }
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io_error(e)),
+            }
+        }
+        Ok(())
     }
 
     /// Ends an exchange. The connection becomes clean only if the reply was consumed exactly.

@@ -15,8 +15,9 @@ use std::sync::Arc;
 
 /// A pooled slot: a connection, or room for one.
 pub struct Slot {
-    /// The socket, when connected.
-    pub(crate) conn: Option<Conn>,
+    /// The socket, when connected. Boxed so that r2d2 moves a pointer, not the buffers'
+    /// bookkeeping, on every checkout and return.
+    pub(crate) conn: Option<Box<Conn>>,
 }
 
 /// r2d2 manager for one server.
@@ -60,7 +61,9 @@ impl r2d2::ManageConnection for Manager {
         if conn.is_some() {
             Counters::bump(&self.counters.connects);
         }
-        Ok(Slot { conn })
+        Ok(Slot {
+            conn: conn.map(Box::new),
+        })
     }
 
     fn is_valid(&self, slot: &mut Slot) -> Result<(), Never> {

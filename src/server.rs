@@ -6,7 +6,7 @@
 
 use crate::address::{ServerAddr, ServerSpec};
 use crate::config::Config;
-use crate::conn::{Conn, ConnOptions};
+use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::error::{Error, Result};
 use crate::fork;
 use crate::health::Health;
@@ -56,6 +56,23 @@ fn thread_pool() -> Arc<ScheduledThreadPool> {
             .thread_name_pattern("mcpool-{}")
             .build(),
     )
+}
+
+/// A deadline as an instant, once the clock has been read anyway.
+fn absolute(deadline: Deadline, now: Instant) -> Deadline {
+    match deadline {
+        Deadline::Within(d) => Deadline::At(now + d),
+        other => other,
+    }
+}
+
+/// `d`, shortened to what is left before `deadline`.
+fn limit(d: Duration, deadline: Deadline, now: Instant) -> Duration {
+    match deadline {
+        Deadline::None => d,
+        Deadline::Within(left) => d.min(left),
+        Deadline::At(t) => d.min(t.saturating_duration_since(now)),
+    }
 }
 
 fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPool>) -> Pool {
@@ -147,19 +164,15 @@ impl Server {
 
     /// Checks out a slot and makes sure it holds a usable connection, waiting at most
     /// `wait` for a free slot; `deadline` bounds the wait, the connect and every read and
-    /// write of the exchange that follows.
-    pub(crate) fn checkout(&self, wait: Duration, deadline: Option<Instant>) -> Result<Pooled> {
-        let left = |d: Duration| match deadline {
-            Some(dl) => d.min(dl.saturating_duration_since(Instant::now())),
-            None => d,
-        };
-        let wait = left(wait);
+    /// write of the exchange that follows. The fast path (an idle connection) reads no clock.
+    pub(crate) fn checkout(&self, wait: Duration, mut deadline: Deadline) -> Result<Pooled> {
         let pool = self.pool();
         let mut pooled = match pool.try_get() {
             Some(p) => p,
             None => {
                 let start = Instant::now();
-                let got = pool.get_timeout(wait);
+                deadline = absolute(deadline, start);
+                let got = pool.get_timeout(limit(wait, deadline, start));
                 Counters::bump(&self.counters.pool_waits);
                 self.counters.pool_wait_nanos.fetch_add(
                     start.elapsed().as_nanos() as u64,
@@ -175,9 +188,11 @@ impl Server {
             }
         };
         let slot: &mut Slot = &mut pooled;
-        if !slot.conn.as_ref().is_some_and(Conn::is_reusable) {
+        if !slot.conn.as_ref().is_some_and(|c| c.is_reusable()) {
             slot.conn = None;
-            let timeout = left(self.opts.connect_timeout);
+            let now = Instant::now();
+            deadline = absolute(deadline, now);
+            let timeout = limit(self.opts.connect_timeout, deadline, now);
             let connected = if timeout.is_zero() {
                 Err(Error::ConnectTimeout {
                     server: self.label.to_string(),
@@ -188,7 +203,7 @@ impl Server {
             match connected {
                 Ok(c) => {
                     Counters::bump(&self.counters.connects);
-                    slot.conn = Some(c);
+                    slot.conn = Some(Box::new(c));
                 }
                 Err(e) => {
                     if matches!(e, Error::Io { .. }) {
@@ -219,7 +234,7 @@ impl Server {
             }
             Err(e) => self.failed(e),
         }
-        if !pooled.conn.as_ref().is_some_and(Conn::is_reusable) {
+        if !pooled.conn.as_ref().is_some_and(|c| c.is_reusable()) {
             pooled.conn = None;
         }
     }

@@ -202,9 +202,85 @@ fn parse_u64(s: &[u8]) -> Option<u64> {
     Some(n)
 }
 
+/// Reads decimal digits from `b[i..n]`: `(value, index after the digits)`; `None` when there
+/// are none, more than 20, or the value overflows.
+#[inline]
+fn digits(b: &[u8], mut i: usize, n: usize) -> Option<(u64, usize)> {
+    let start = i;
+    let mut v: u64 = 0;
+    while i < n && b[i].is_ascii_digit() {
+        v = v.checked_mul(10)?.checked_add(u64::from(b[i] - b'0'))?;
+        i += 1;
+    }
+    (i > start && i - start <= 20).then_some((v, i))
+}
+
+/// The fast path for `VALUE <key> <flags> <bytes> [<cas>]\r\n<data>\r\n`: one pass over the
+/// header line. `None` sends the caller to the general parser, which reports the precise
+/// error (or `Partial`) for anything unusual.
+fn parse_value(b: &[u8], max_value: usize) -> Option<Result<Status<Reply<'_>>, ParseError>> {
+    let n = b.len().min(MAX_LINE);
+    let mut i = 6;
+    while i < n && b[i] > b' ' {
+        i += 1;
+    }
+    if i == 6 || i >= n || b[i] != b' ' {
+        return None;
+    }
+    let key = &b[6..i];
+    let (flags, mut i) = digits(b, i + 1, n)?;
+    let flags = u32::try_from(flags).ok()?;
+    if i >= n || b[i] != b' ' {
+        return None;
+    }
+    let (len, j) = digits(b, i + 1, n)?;
+    i = j;
+    let mut cas = None;
+    if i < n && b[i] == b' ' {
+        let (c, j) = digits(b, i + 1, n)?;
+        cas = Some(c);
+        i = j;
+    }
+    if i + 1 >= n || b[i] != b'\r' || b[i + 1] != b'\n' {
+        return None;
+    }
+    if len > max_value as u64 {
+        return Some(Err(ParseError::ValueTooLarge));
+    }
+    let used = i + 2;
+    let total = used + len as usize + 2;
+    if b.len() < total {
+        return Some(Ok(Status::Partial(Some(total))));
+    }
+    if b[total - 2] != b'\r' || b[total - 1] != b'\n' {
+        return Some(Err(ParseError::BadTerminator));
+    }
+    Some(Ok(Status::Complete(
+        Reply::Value {
+            key,
+            flags,
+            cas,
+            data: &b[used..total - 2],
+        },
+        total,
+    )))
+}
+
 /// Parses one reply unit from the start of `buf`. `max_value` bounds the data length a
 /// `VALUE` header may announce: a hostile length is an error, never an allocation.
 pub fn parse(buf: &[u8], max_value: usize) -> Result<Status<Reply<'_>>, ParseError> {
+    // The commonest replies first, without searching for the line's end.
+    if buf.starts_with(b"END\r\n") {
+        return Ok(Status::Complete(Reply::End, 5));
+    }
+    if buf.starts_with(b"STORED\r\n") {
+        return Ok(Status::Complete(Reply::Stored, 8));
+    }
+    if buf.starts_with(b"VALUE ") {
+        if let Some(r) = parse_value(buf, max_value) {
+            return r;
+        }
+    }
     let Some(nl) = memchr::memchr(b'\n', &buf[..buf.len().min(MAX_LINE)]) else {
         return if buf.len() >= MAX_LINE {
             Err(ParseError::LineTooLong)

@@ -1,0 +1,31 @@
+//! A fixed amount of client work against one server, for profilers (callgrind, perf, strace):
+//! `cargo run --release --example hot_loop -- HOST:PORT [single|multi500|set] [N]`.
+use mcpool::Client;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let addr = args.get(1).map_or("127.0.0.1:11211", String::as_str);
+    let what = args.get(2).map_or("single", String::as_str);
+    let n: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let c = Client::builder().server(addr).build().expect("client");
+    let keys: Vec<String> = (0..500).map(|i| format!("hot{i}")).collect();
+    let value = vec![b'v'; 100];
+    for k in &keys {
+        c.set(k, &value, 0).expect("set");
+    }
+    let mut found = 0usize;
+    for i in 0..n {
+        match what {
+            "single" => found += c.get(&keys[i % 500]).expect("get").is_some() as usize,
+            "set" => found += c.set(&keys[i % 500], &value, 0).expect("set").is_stored() as usize,
+            _ => {
+                found += c
+                    .get_multi(&keys)
+                    .into_iter()
+                    .filter(|r| matches!(r, Ok(Some(_))))
+                    .count()
+            }
+        }
+    }
+    println!("{found}");
+}
