@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod fake;
+pub mod proxy;
 
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
