@@ -53,6 +53,18 @@ fn commands_and_exit_statuses() {
     let o = with(&["stats", "settings"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("item_size_max"));
     assert_eq!(code(&with(&["flush"])), 0);
+    let o = with(&["stats", "--client", "--ops", "400", "--threads", "4"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("0 crossed values") && out.contains("pool_wait"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with(&s) && l.contains(" 400 ")),
+        "{out}"
+    );
     // Errors: exit 2 with the reason on stderr.
     let o = with(&["get", "bad key"]);
     assert_eq!(code(&o), 2);

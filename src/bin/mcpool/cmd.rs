@@ -220,6 +220,7 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
         ("version", []) => per_server(&mut out, client.version(), |out, v| {
             let _ = writeln!(out, "{v}");
         }),
+        ("stats", [first, ..]) if first == "--client" => crate::client_stats::run(&client, args),
         ("stats", [] | [_]) => {
             let group = args.first().map(String::as_str);
             per_server(&mut out, client.stats(group), |out, stats| {

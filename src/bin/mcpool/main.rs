@@ -1,6 +1,7 @@
 //! `mcpool`: memcached commands at a terminal, key-placement reports, and the benchmark.
 
 mod bench;
+mod client_stats;
 mod cmd;
 mod private_server;
 mod ring;
@@ -22,6 +23,8 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   touch KEY TTL              set a new expiry
   version                    each server's version
   stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...)
+  stats --client [--ops N] [--threads T]
+                             a short checked load, then this client's per-server metrics
   flush [DELAY]              invalidate every item on every server
   ring [--keys FILE] [...]   which server each key lives on (no network I/O); see `mcpool ring --help`
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`
