@@ -2,7 +2,7 @@
 #
 #   make test-c        header drift check, C tests, the same under valgrind, install check
 #   make header        regenerate include/mcpool.h (after changing src/ffi)
-#   make install PREFIX=/usr/local [DESTDIR=...]   libmcpool.so/.a, mcpool.h, mcpool.pc
+#   make install PREFIX=/usr/local [DESTDIR=...] [MCPOOL_FEATURES=tls]   libmcpool.so/.a, mcpool.h, mcpool.pc
 TEST_TARGETS += test-c
 
 MCPOOL_TARGET := $(abspath $(or $(CARGO_TARGET_DIR),target))
@@ -27,7 +27,12 @@ test-c: header-check lib
 	$(MAKE) -C ffi/c CARGO_TARGET_DIR=$(MCPOOL_TARGET) test valgrind
 	$(MAKE) c-install-check
 
+# Cargo features of the installed library: `make install MCPOOL_FEATURES=tls` adds TLS
+# (off by default, see docs/c-abi.md).
+MCPOOL_FEATURES ?=
+
 install: lib
+	$(if $(strip $(MCPOOL_FEATURES)),$(CARGO) build --release --lib --features $(MCPOOL_FEATURES))
 	install -d $(LIBDIR_INSTALL)/pkgconfig $(INCDIR_INSTALL)
 	install -m 644 include/mcpool.h $(INCDIR_INSTALL)/mcpool.h
 	install -m 755 $(MCPOOL_TARGET)/release/libmcpool.so $(LIBDIR_INSTALL)/libmcpool.so
