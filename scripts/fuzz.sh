@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 secs=${1:-20}; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(parse_text parse_meta parse_binary)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(parse_text parse_meta parse_binary c_abi)
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
  -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
  -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing"
@@ -15,7 +15,7 @@ host=$(rustc -vV | sed -n 's/^host: //p')
 cargo build --release --quiet --bins --target "$host"
 bin=$CARGO_TARGET_DIR/$host/release
 for t in "${targets[@]}"; do
-  kind=${t#parse_}
+  kind=${t#parse_}; mkdir -p "seeds/$kind"
   corpus=corpus/$t; mkdir -p "$corpus" artifacts/$t
   echo "fuzz: $t for ${secs}s"
   "$bin/$t" "$corpus" "seeds/$kind" -max_total_time="$secs" \
