@@ -19,6 +19,10 @@ use std::time::Instant;
 /// Entries grouped by server `(server, entry indices)`, and the entries with no server.
 type Grouping = (Vec<(usize, Vec<usize>)>, Vec<(usize, Error)>);
 
+/// Handles one hit of a retrieval while it is in the read buffer: (index of the key in the
+/// caller's list, value as received, flags, CAS).
+type HitHandler<'h> = dyn FnMut(usize, &[u8], u32, Option<u64>) -> Result<()> + 'h;
+
 /// A store prepared for the wire: key, encoded data, flags.
 type WireItem<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>, u32);
 
@@ -313,16 +317,27 @@ impl Client {
         items: &[(K, V)],
         ttl: u32,
     ) -> Vec<Result<StoreOutcome>> {
+        self.store_prepared(&self.prepare_items(items), ttl)
+    }
+
+    /// Pipelined sets of prepared items (see `batch`).
+    fn store_prepared(&self, prepared: &[Result<WireItem>], ttl: u32) -> Vec<Result<StoreOutcome>> {
         let p = self.inner.protocol;
-        let prepared = self.prepare_items(items);
         self.batch(
-            &prepared,
+            prepared,
             |item| &item.0,
             |buf, (k, d, f), opaque, quiet| {
                 ops::encode_store(p, buf, StoreCommand::Set, k, *f, ttl, d, opaque, quiet)
             },
             |conn, n, out| ops::recv_store_batch(p, conn, n, out),
         )
+    }
+
+    /// A set prepared for the wire: key checked and prefixed, value compressed if due.
+    fn prepare_item<'a>(&self, key: &'a [u8], value: &'a [u8], flags: u32) -> Result<WireItem<'a>> {
+        let wire = self.wire_key(key)?;
+        let (data, flags) = self.encode_value(StoreCommand::Set, value, flags)?;
+        Ok((wire, data, flags))
     }
 
     /// Stores many items without waiting for each reply (`noreply` on text, quiet requests on
@@ -375,11 +390,7 @@ impl Client {
     ) -> Vec<Result<WireItem<'a>>> {
         items
             .iter()
-            .map(|(k, v)| {
-                let wire = self.wire_key(k.as_ref())?;
-                let (data, flags) = self.encode_value(StoreCommand::Set, v.as_ref(), 0)?;
-                Ok((wire, data, flags))
-            })
+            .map(|(k, v)| self.prepare_item(k.as_ref(), v.as_ref(), 0))
             .collect()
     }
 
@@ -722,23 +733,12 @@ impl Client {
     }
 
     fn retrieve_one(&self, key: &[u8], cas: bool, touch: Option<u32>) -> Result<Option<Item>> {
-        let p = self.inner.protocol;
-        let wire = self.wire_key(key)?;
-        let idx = self.pick(&wire)?;
-        let keys = [&*wire];
-        let raw = self.exchange(
-            idx,
-            |buf| ops::encode_retrieval(p, buf, cas, touch, &keys),
-            |conn| {
-                let mut hit = None;
-                ops::recv_retrieval(p, conn, cas, &keys, &mut |_, data, flags, cas| {
-                    hit = Some((data.to_vec(), flags, cas));
-                })?;
-                Ok(hit)
-            },
-        )?;
-        self.inner.servers[idx].lookups(1, usize::from(raw.is_some()));
-        raw.map(|(v, f, c)| self.decode(v, f, c)).transpose()
+        let mut item = None;
+        self.retrieve_one_with(key, cas, touch, &mut |_, data, flags, c| {
+            item = Some(self.decode(data.to_vec(), flags, c)?);
+            Ok(())
+        })?;
+        Ok(item)
     }
 
     fn retrieve_many<K: AsRef<[u8]>>(
@@ -747,16 +747,66 @@ impl Client {
         cas: bool,
         touch: Option<u32>,
     ) -> Vec<Result<Option<Item>>> {
+        let mut items: Vec<Option<Item>> = (0..keys.len()).map(|_| None).collect();
+        let found = self.retrieve_each(keys, cas, touch, &mut |k, data, flags, c| {
+            items[k] = Some(self.decode(data.to_vec(), flags, c)?);
+            Ok(())
+        });
+        found
+            .into_iter()
+            .zip(items)
+            .map(|(f, item)| f.map(|hit| if hit { item } else { None }))
+            .collect()
+    }
+
+    /// The single-key retrieval engine: one exchange, each hit handed to `on_hit` while it is
+    /// still in the read buffer. True on a hit.
+    fn retrieve_one_with(
+        &self,
+        key: &[u8],
+        cas: bool,
+        touch: Option<u32>,
+        on_hit: &mut HitHandler<'_>,
+    ) -> Result<bool> {
+        let p = self.inner.protocol;
+        let wire = self.wire_key(key)?;
+        let idx = self.pick(&wire)?;
+        let keys = [&*wire];
+        let mut handled = Ok(());
+        let hit = self.exchange(
+            idx,
+            |buf| ops::encode_retrieval(p, buf, cas, touch, &keys),
+            |conn| {
+                let mut hit = false;
+                ops::recv_retrieval(p, conn, cas, &keys, &mut |_, data, flags, c| {
+                    hit = true;
+                    handled = on_hit(0, data, flags, c);
+                })?;
+                Ok(hit)
+            },
+        )?;
+        self.inner.servers[idx].lookups(1, usize::from(hit));
+        handled.map(|()| hit)
+    }
+
+    /// The multi-key retrieval engine: keys grouped per server, every server's request
+    /// written before any reply is read, each hit handed to `on_hit` (with the key's index in
+    /// the caller's list) while it is still in the read buffer. One result per key: true for
+    /// a hit, false for a miss, or the key's error (its server's, or `on_hit`'s).
+    fn retrieve_each<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        cas: bool,
+        touch: Option<u32>,
+        on_hit: &mut HitHandler<'_>,
+    ) -> Vec<Result<bool>> {
         let p = self.inner.protocol;
         let prepared: Vec<Result<Cow<[u8]>>> =
             keys.iter().map(|k| self.wire_key(k.as_ref())).collect();
         let (groups, unplaced) = self.group(&prepared, |k| k);
-        let mut results: Vec<Result<Option<Item>>> = prepared
+        let mut results: Vec<Result<bool>> = prepared
             .iter()
-            .map(|p| match p {
-                Ok(_) => Ok(None),
-                Err(e) => Err(e.clone()),
-            })
+            .map(|r| r.as_ref().map(|_| false).map_err(Error::clone))
             .collect();
         for (i, e) in unplaced {
             results[i] = Err(e);
@@ -789,22 +839,23 @@ impl Client {
                 Err(e) => fail_all(&mut results, &members, &e),
             }
         }
-        // Phase 2: read each server's replies, decoding each hit straight into its slot.
+        // Phase 2: read each server's replies, handing each hit over as it is parsed.
         for (idx, mut pooled, members, wires) in sent {
-            let mut found = 0usize;
+            let mut hits = 0usize;
             let res = match pooled.conn.as_mut() {
                 Some(conn) => {
                     let results = &mut results;
                     ops::recv_retrieval(p, conn, cas, &wires, &mut |i, data, flags, c| {
-                        found += 1;
-                        results[members[i]] = self.decode(data.to_vec(), flags, c).map(Some);
+                        hits += 1;
+                        let k = members[i];
+                        results[k] = on_hit(k, data, flags, c).map(|()| true);
                     })
                     .inspect(|_| conn.finish())
                 }
                 None => unreachable_slot(),
             };
             match &res {
-                Ok(()) => self.inner.servers[idx].lookups(wires.len(), found),
+                Ok(()) => self.inner.servers[idx].lookups(wires.len(), hits),
                 Err(e) => fail_all(&mut results, &members, e),
             }
             self.release(idx, pooled, &res);
@@ -927,7 +978,7 @@ impl Client {
     }
 }
 
-fn fail_all(results: &mut [Result<Option<Item>>], members: &[usize], e: &Error) {
+fn fail_all<T>(results: &mut [Result<T>], members: &[usize], e: &Error) {
     for &i in members {
         results[i] = Err(e.clone());
     }
@@ -952,25 +1003,9 @@ impl Client {
     /// `Item`: no copy unless the value has to be inflated. True on a hit. On the text
     /// protocol `sink` may have run when a later part of the reply fails the call.
     pub(crate) fn get_with(&self, key: &[u8], cas: bool, sink: &mut ValueSink<'_>) -> Result<bool> {
-        let p = self.inner.protocol;
-        let wire = self.wire_key(key)?;
-        let idx = self.pick(&wire)?;
-        let keys = [&*wire];
-        let mut delivered = Ok(());
-        let hit = self.exchange(
-            idx,
-            |buf| ops::encode_retrieval(p, buf, cas, None, &keys),
-            |conn| {
-                let mut hit = false;
-                ops::recv_retrieval(p, conn, cas, &keys, &mut |_, data, flags, c| {
-                    hit = true;
-                    delivered = self.deliver(0, data, flags, c, sink);
-                })?;
-                Ok(hit)
-            },
-        )?;
-        self.inner.servers[idx].lookups(1, usize::from(hit));
-        delivered.map(|()| hit)
+        self.retrieve_one_with(key, cas, None, &mut |k, data, flags, c| {
+            self.deliver(k, data, flags, c, sink)
+        })
     }
 
     /// `get_multi` (or `gets_multi`) handing each hit to `sink`, as [`Client::get_with`]. One
@@ -981,71 +1016,9 @@ impl Client {
         cas: bool,
         sink: &mut ValueSink<'_>,
     ) -> Vec<Result<bool>> {
-        let p = self.inner.protocol;
-        let prepared: Vec<Result<Cow<[u8]>>> =
-            keys.iter().map(|k| self.wire_key(k.as_ref())).collect();
-        let (groups, unplaced) = self.group(&prepared, |k| k);
-        let mut results: Vec<Result<bool>> = prepared
-            .iter()
-            .map(|r| r.as_ref().map(|_| false).map_err(Error::clone))
-            .collect();
-        for (i, e) in unplaced {
-            results[i] = Err(e);
-        }
-        let fail = |results: &mut [Result<bool>], members: &[usize], e: &Error| {
-            for &i in members {
-                results[i] = Err(e.clone());
-            }
-        };
-        // Phase 1: write every server's request.
-        let deadline = self.shared_deadline();
-        let mut sent = Vec::with_capacity(groups.len());
-        for (idx, members) in groups {
-            let wires: Vec<&[u8]> = members
-                .iter()
-                .filter_map(|&i| prepared[i].as_deref().ok())
-                .collect();
-            match self.acquire(idx, deadline) {
-                Ok(mut pooled) => {
-                    let res = match pooled.conn.as_mut() {
-                        Some(conn) => {
-                            ops::encode_retrieval(p, conn.begin(), cas, None, &wires);
-                            conn.send()
-                        }
-                        None => unreachable_slot(),
-                    };
-                    match res {
-                        Ok(()) => sent.push((idx, pooled, members, wires)),
-                        Err(e) => {
-                            fail(&mut results, &members, &e);
-                            self.release(idx, pooled, &Err::<(), _>(e));
-                        }
-                    }
-                }
-                Err(e) => fail(&mut results, &members, &e),
-            }
-        }
-        // Phase 2: read each server's replies, delivering hits as they are parsed.
-        for (idx, mut pooled, members, wires) in sent {
-            let mut hits = 0;
-            let res = match pooled.conn.as_mut() {
-                Some(conn) => {
-                    ops::recv_retrieval(p, conn, cas, &wires, &mut |i, data, flags, c| {
-                        hits += 1;
-                        let k = members[i];
-                        results[k] = self.deliver(k, data, flags, c, sink).map(|()| true);
-                    })
-                    .inspect(|_| conn.finish())
-                }
-                None => unreachable_slot(),
-            };
-            match &res {
-                Ok(()) => self.inner.servers[idx].lookups(wires.len(), hits),
-                Err(e) => fail(&mut results, &members, e),
-            }
-            self.release(idx, pooled, &res);
-        }
-        results
+        self.retrieve_each(keys, cas, None, &mut |k, data, flags, c| {
+            self.deliver(k, data, flags, c, sink)
+        })
     }
 
     /// Hands one value to `sink`, inflated first when its flags say so (the same rule as
@@ -1075,22 +1048,10 @@ impl Client {
         items: &[(&[u8], &[u8], u32)],
         ttl: u32,
     ) -> Vec<Result<StoreOutcome>> {
-        let p = self.inner.protocol;
         let prepared: Vec<Result<WireItem>> = items
             .iter()
-            .map(|&(k, v, f)| {
-                let wire = self.wire_key(k)?;
-                let (data, flags) = self.encode_value(StoreCommand::Set, v, f)?;
-                Ok((wire, data, flags))
-            })
+            .map(|&(k, v, f)| self.prepare_item(k, v, f))
             .collect();
-        self.batch(
-            &prepared,
-            |item| &item.0,
-            |buf, (k, d, f), opaque, quiet| {
-                ops::encode_store(p, buf, StoreCommand::Set, k, *f, ttl, d, opaque, quiet)
-            },
-            |conn, n, out| ops::recv_store_batch(p, conn, n, out),
-        )
+        self.store_prepared(&prepared, ttl)
     }
 }
