@@ -352,37 +352,21 @@ fn recv_quiet_batch<T>(
     outcome: impl Fn(&str, &Response<'_>) -> Result<T>,
     out: &mut dyn FnMut(usize, Result<T>),
 ) -> Result<()> {
-    let mut next = 0usize;
-    loop {
-        let step = conn.read::<BinaryCodec, _>(|r, server| {
-            if r.opcode == op::NOOP {
-                check(server, &r, op::NOOP, u32::MAX)?;
-                return Ok(None);
-            }
-            let idx = r.opaque as usize;
-            if idx >= n || idx < next {
-                return Err(protocol(
-                    server,
-                    format!("response with unexpected opaque {}", r.opaque),
-                ));
-            }
-            Ok(Some((idx, outcome(server, &r))))
-        })?;
-        match step {
-            None => break,
-            Some((idx, res)) => {
-                for j in next..idx {
-                    out(j, Ok(ok()));
+    super::collect_quiet(
+        conn,
+        n,
+        ok,
+        |conn| {
+            conn.read::<BinaryCodec, _>(|r, server| {
+                if r.opcode == op::NOOP {
+                    check(server, &r, op::NOOP, u32::MAX)?;
+                    return Ok(None);
                 }
-                out(idx, res);
-                next = idx + 1;
-            }
-        }
-    }
-    for j in next..n {
-        out(j, Ok(ok()));
-    }
-    Ok(())
+                Ok(Some((u64::from(r.opaque), outcome(server, &r))))
+            })
+        },
+        out,
+    )
 }
 
 /// Store outcomes of a quiet SETQ pipeline.

@@ -288,40 +288,23 @@ pub(crate) fn recv_quiet_batch<T>(
     outcome: impl Fn(&str, Reply<'_>, u32) -> Result<T>,
     out: &mut dyn FnMut(usize, Result<T>),
 ) -> Result<()> {
-    let mut next = 0usize;
-    loop {
-        let step = conn.read::<MetaCodec, _>(|r, server| {
-            if let Reply::NoOp = r {
-                return Ok(None);
-            }
-            if let Reply::Text(t) = r {
-                return Err(unexpected(server, t, "a pipelined request"));
-            }
-            let o = r.flags().num(b'O').ok().flatten().unwrap_or(u64::MAX);
-            let idx = usize::try_from(o).unwrap_or(usize::MAX);
-            if idx >= n || idx < next {
-                return Err(protocol(
-                    server,
-                    format!("reply with unexpected opaque {o}"),
-                ));
-            }
-            Ok(Some((idx, outcome(server, r, idx as u32))))
-        })?;
-        match step {
-            None => break,
-            Some((idx, res)) => {
-                for j in next..idx {
-                    out(j, Ok(ok()));
+    super::collect_quiet(
+        conn,
+        n,
+        ok,
+        |conn| {
+            conn.read::<MetaCodec, _>(|r, server| match r {
+                Reply::NoOp => Ok(None),
+                Reply::Text(t) => Err(unexpected(server, t, "a pipelined request")),
+                r => {
+                    let o = r.flags().num(b'O').ok().flatten().unwrap_or(u64::MAX);
+                    let opaque = u32::try_from(o).unwrap_or(u32::MAX);
+                    Ok(Some((o, outcome(server, r, opaque))))
                 }
-                out(idx, res);
-                next = idx + 1;
-            }
-        }
-    }
-    for j in next..n {
-        out(j, Ok(ok()));
-    }
-    Ok(())
+            })
+        },
+        out,
+    )
 }
 
 /// Store outcomes of a quiet `ms` pipeline.

@@ -12,6 +12,38 @@ use crate::item::StoreOutcome;
 use crate::proto::ascii::{self, StoreCommand};
 use crate::proto::Protocol;
 
+/// Collects the outcomes of a quiet pipeline of `n` requests (opaques `0..n`, answered in
+/// order, only when something other than success happened). `next_reply` reads one reply and
+/// gives `None` at the closing barrier, or `Some((opaque, outcome))`; requests without a reply
+/// succeeded (`ok()`). An opaque out of range or out of order is a protocol error: a reply that
+/// does not belong to its request is never handed to a caller.
+pub(crate) fn collect_quiet<T>(
+    conn: &mut Conn,
+    n: usize,
+    ok: impl Fn() -> T,
+    mut next_reply: impl FnMut(&mut Conn) -> Result<Option<(u64, Result<T>)>>,
+    out: &mut dyn FnMut(usize, Result<T>),
+) -> Result<()> {
+    let mut next = 0usize;
+    while let Some((opaque, outcome)) = next_reply(conn)? {
+        let idx = usize::try_from(opaque).unwrap_or(usize::MAX);
+        if idx >= n || idx < next {
+            return Err(conn.protocol_error(&format!(
+                "reply with opaque {opaque}, which no pending request carries"
+            )));
+        }
+        for j in next..idx {
+            out(j, Ok(ok()));
+        }
+        out(idx, outcome);
+        next = idx + 1;
+    }
+    for j in next..n {
+        out(j, Ok(ok()));
+    }
+    Ok(())
+}
+
 /// Receives each hit of a retrieval: (index of the key, data, flags, CAS).
 pub(crate) type HitSink<'s> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 's;
 
