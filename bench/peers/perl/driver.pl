@@ -114,8 +114,12 @@ sub mix {
         return "err fork: $!" unless defined $pid;
         if ($pid == 0) {
             close $ready_r; close $go_w;
+            # Cache::Memcached keeps its sockets in a process-wide cache that a forked child
+            # inherits: drop the parent's, or children share one socket (its docs: after fork,
+            # call disconnect_all).
+            Cache::Memcached->disconnect_all if $kind eq 'Cache::Memcached';
             my $mc = client($comp);
-            $mc->get("warm") ;    # connect before the clock starts
+            $mc->get("warm");    # connect before the clock starts
             syswrite $ready_w, "r";
             sysread $go_r, my $b, 1;
             my $s = $t + 1;

@@ -22,7 +22,8 @@ Placement (2+ CPUs): single-thread scenarios run colocated (client and server on
 threads and bulk split (client on CPU 0, server on CPU 1).
 
 Options:
-  --quick              shorter counts (N up to 100k; ~0.25 s per timed repeat); under 3 minutes
+  --quick              under 3 minutes: N = 10k and 100k, each timed repeat capped at ~0.3 s
+                       (the `count` column shows the operations actually timed)
   --peers LIST         comma-separated peers to run (names or families from bench/peers/peers.conf),
                        `all` (default) or `none` (only the floor and mcpool)
   --out DIR            report directory (default bench-results/<timestamp>/)

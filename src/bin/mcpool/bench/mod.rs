@@ -162,10 +162,19 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
     let run_id = format!("{:x}", std::process::id() & 0xfff);
     let mut samples: Vec<Sample> = vec![];
     let mut notes: Vec<String> = vec![];
+    // Scenarios run in groups of one placement (they are ordered so); each contestant is
+    // started once per group, so a JVM warms up once and no driver starts twice in a row.
+    let mut groups: Vec<(scenarios::Placement, Vec<(usize, &'static str)>)> = vec![];
     for (si, &name) in opts.scenarios.iter().enumerate() {
         let placement = scenarios::build(name, opts.size, "")
             .expect("known")
             .placement;
+        match groups.last_mut() {
+            Some((p, v)) if *p == placement => v.push((si, name)),
+            _ => groups.push((placement, vec![(si, name)])),
+        }
+    }
+    for (placement, group) in &groups {
         let label = match (pinning, g.servers.is_empty()) {
             (false, _) => "unpinned".to_string(),
             (true, true) => placement.name().to_string(),
@@ -182,35 +191,50 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
         }
         for (ci, entry) in entries.iter().enumerate() {
             let tag = format!("b{run_id}c{ci}");
-            let sc = scenarios::build(name, opts.size, &tag).expect("known");
-            let what = format!(
-                "[{}/{}] {name} · {} ({}/{})",
-                si + 1,
-                opts.scenarios.len(),
-                entry.name,
-                ci + 1,
-                entries.len()
-            );
-            progress.status(&format!("{what}: starting"));
-            let mut c = match entry.start(&addr, cpu_arg.as_deref()) {
-                Ok(c) => c,
-                Err(e) => {
-                    progress.say(&format!("{what}: failed to start: {e}"));
-                    notes.push(format!("{name} / {}: failed to start: {e}", entry.name));
-                    continue;
+            let mut running: Option<Box<dyn Contestant>> = None;
+            let mut last_prep: Option<Vec<Work>> = None;
+            for &(si, name) in group {
+                let sc = scenarios::build(name, opts.size, &tag).expect("known");
+                let what = format!(
+                    "[{}/{}] {name} · {} ({}/{})",
+                    si + 1,
+                    opts.scenarios.len(),
+                    entry.name,
+                    ci + 1,
+                    entries.len()
+                );
+                if running.is_none() {
+                    progress.status(&format!("{what}: starting"));
+                    last_prep = None;
+                    match entry.start(&addr, cpu_arg.as_deref()) {
+                        Ok(c) => running = Some(c),
+                        Err(e) => {
+                            progress.say(&format!("{what}: failed to start: {e}"));
+                            notes.push(format!("{name} / {}: failed to start: {e}", entry.name));
+                            continue;
+                        }
+                    }
                 }
-            };
-            let ctx = Ctx {
-                sc: &sc,
-                contestant: &entry.name,
-                placement: &label,
-                repeats: opts.repeats,
-                addr: &addr,
-                what: &what,
-            };
-            if let Err(e) = run_scenario(&ctx, c.as_mut(), &mut progress, &mut samples) {
-                progress.say(&format!("{what}: {e}"));
-                notes.push(format!("{name} / {}: {e}", entry.name));
+                let c = running.as_mut().expect("started");
+                let ctx = Ctx {
+                    sc: &sc,
+                    contestant: &entry.name,
+                    placement: &label,
+                    repeats: opts.repeats,
+                    addr: &addr,
+                    what: &what,
+                };
+                if let Err(e) = run_scenario(
+                    &ctx,
+                    c.as_mut(),
+                    &mut progress,
+                    &mut samples,
+                    &mut last_prep,
+                ) {
+                    progress.say(&format!("{what}: {e}"));
+                    notes.push(format!("{name} / {}: {e}", entry.name));
+                    running = None; // restart it for the next scenario
+                }
             }
         }
     }
@@ -291,7 +315,9 @@ fn run_scenario(
     c: &mut dyn Contestant,
     progress: &mut Progress,
     samples: &mut Vec<Sample>,
+    last_prep: &mut Option<Vec<Work>>,
 ) -> Result<(), String> {
+    let mut rates = std::collections::HashMap::new();
     for (pi, point) in ctx.sc.points.iter().enumerate() {
         progress.status(&format!(
             "{}: {} ({}/{}) warm-up",
@@ -300,7 +326,7 @@ fn run_scenario(
             pi + 1,
             ctx.sc.points.len()
         ));
-        if !run_point(ctx, point, pi, c, progress, samples)? {
+        if !run_point(ctx, point, pi, c, progress, samples, &mut rates, last_prep)? {
             progress.say(&format!("{}: {} not applicable", ctx.what, point.label));
         }
     }
@@ -308,6 +334,7 @@ fn run_scenario(
 }
 
 /// Runs one point; `Ok(false)` when the contestant cannot do it.
+#[allow(clippy::too_many_arguments)]
 fn run_point(
     ctx: &Ctx,
     point: &Point,
@@ -315,21 +342,33 @@ fn run_point(
     c: &mut dyn Contestant,
     progress: &mut Progress,
     samples: &mut Vec<Sample>,
+    rates: &mut std::collections::HashMap<String, f64>,
+    last_prep: &mut Option<Vec<Work>>,
 ) -> Result<bool, String> {
-    for w in &point.prep {
-        if ask(c, w)?.is_none() {
-            return Ok(false);
+    // The same preparation as the point before (same keys, same values) is not redone.
+    if last_prep.as_ref() != Some(&point.prep) {
+        for w in &point.prep {
+            if ask(c, w)?.is_none() {
+                return Ok(false);
+            }
         }
+        *last_prep = Some(point.prep.clone());
     }
     // Warm-up, which also measures the rate that sizes the timed runs. All parts of a point
     // get one count (gets must find what the sets stored, deletes what the gets read).
     let mut n = u64::MAX;
     for part in &point.parts {
-        let w = with_count(&part.work, part.warm_count);
-        let Some(r) = ask(c, &w)? else {
-            return Ok(false);
+        let per_sec = match rates.get(&part.label) {
+            Some(&r) if part.warm_count == 0 => r,
+            _ => {
+                let w = with_count(&part.work, part.warm_count.max(1));
+                let Some(r) = ask(c, &w)? else {
+                    return Ok(false);
+                };
+                count(&w) as f64 / (r.ns.max(1) as f64 / 1e9)
+            }
         };
-        let per_sec = count(&w) as f64 / (r.ns.max(1) as f64 / 1e9);
+        rates.insert(part.label.clone(), per_sec);
         let want = (per_sec * part.budget_secs).min(count(&part.work) as f64);
         n = n.min((want as u64).max(part.min_count));
     }

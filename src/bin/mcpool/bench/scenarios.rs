@@ -55,7 +55,8 @@ pub struct Part {
     pub min_count: u64,
     /// Primary metric: `ops/s` or `calls/s`.
     pub metric: &'static str,
-    /// Count of the untimed warm-up run (which also measures the rate for sizing).
+    /// Count of the untimed warm-up run (which also measures the rate for sizing); 0 reuses
+    /// the rate measured for the same part at the previous point.
     pub warm_count: u64,
 }
 
@@ -124,12 +125,13 @@ pub fn count(w: &Work) -> u64 {
 pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
     let (seq_budget, adapt) = match size {
         Size::Full => (f64::INFINITY, 1.0),
-        Size::Quick => (1.5, 0.25),
+        Size::Quick => (0.1, 0.05),
         Size::Smoke => (0.2, 0.02),
     };
+    let floor_count = if size == Size::Full { 10_000 } else { 2_000 };
     let fixed = |label: &str, work: Work, metric| Part {
         label: label.into(),
-        min_count: count(&work).min(10_000),
+        min_count: count(&work).min(floor_count),
         warm_count: count(&work).min(10_000),
         work,
         budget_secs: seq_budget,
@@ -157,13 +159,22 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                 placement: Placement::Colocated,
                 points: ns
                     .iter()
-                    .map(|&n| Point {
+                    .enumerate()
+                    .map(|(i, &n)| Point {
                         label: format!("N={n}"),
                         x: None,
                         prep: vec![],
                         parts: [Op::Set, Op::Get, Op::Delete]
                             .into_iter()
-                            .map(|op| fixed(op.name(), seq(op, n, 100, &p), "ops/s"))
+                            .map(|op| {
+                                let part = fixed(op.name(), seq(op, n, 100, &p), "ops/s");
+                                // One warm-up per scenario: later points reuse its rate.
+                                if i == 0 {
+                                    part
+                                } else {
+                                    part.warm(0)
+                                }
+                            })
                             .collect(),
                     })
                     .collect(),
@@ -222,7 +233,11 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                     .into_iter()
                     .map(|op| {
                         let mut part = adaptive(op.name(), seq(op, n, 40, &q), 0, "ops/s");
-                        part.min_count = if small { 200 } else { 5_000 };
+                        part.min_count = match size {
+                            Size::Smoke => 200,
+                            Size::Quick => 1_000,
+                            Size::Full => 5_000,
+                        };
                         part.warm(if small { 50 } else { 2_000 })
                     })
                     .collect(),
@@ -274,17 +289,18 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                                 compress: bulk,
                                 prefix: p.clone(),
                             },
-                            match (bulk, small) {
-                                (_, true) => 2,
-                                (true, false) => 1,
-                                (false, false) => 10,
+                            match (bulk, size) {
+                                (_, Size::Smoke) => 2,
+                                (true, _) => 1,
+                                (false, Size::Quick) => 3,
+                                (false, Size::Full) => 10,
                             },
                             "ops/s",
                         )
                         .warm(match (bulk, small) {
                             (_, true) => 2,
                             (true, false) => (20 / t).max(1).into(),
-                            (false, false) => (3000 / t).max(2).into(),
+                            (false, false) => (600 / t).max(2).into(),
                         })],
                     })
                     .collect(),
