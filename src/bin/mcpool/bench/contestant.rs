@@ -17,6 +17,10 @@ pub trait Contestant {
     fn peak_rss_kib(&mut self) -> Option<u64> {
         None
     }
+    /// Current RSS, KiB, of the process doing the work.
+    fn rss_kib(&mut self) -> Option<u64> {
+        None
+    }
 }
 
 /// How a contestant is run.

@@ -20,6 +20,11 @@ impl Raw {
     fn connect(addr: &str) -> Result<Raw, String> {
         let s = TcpStream::connect(addr).map_err(|e| format!("floor: connect {addr}: {e}"))?;
         s.set_nodelay(true).map_err(|e| e.to_string())?;
+        // Bounded: a lost reply fails the operation instead of hanging the run.
+        let t = Some(std::time::Duration::from_secs(10));
+        s.set_read_timeout(t)
+            .and_then(|_| s.set_write_timeout(t))
+            .map_err(|e| e.to_string())?;
         Ok(Raw {
             s,
             out: Vec::with_capacity(64 * 1024),

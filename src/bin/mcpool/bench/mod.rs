@@ -361,11 +361,27 @@ fn run_point(
         let per_sec = match rates.get(&part.label) {
             Some(&r) if part.warm_count == 0 => r,
             _ => {
-                let w = with_count(&part.work, part.warm_count.max(1));
-                let Some(r) = ask(c, &w)? else {
-                    return Ok(false);
-                };
-                count(&w) as f64 / (r.ns.max(1) as f64 / 1e9)
+                // A warm-up far shorter than the budget sizes badly (start-up and stragglers
+                // dominate it): warm up again, longer, at most twice.
+                let mut n = part.warm_count.max(1);
+                let mut rate = 0.0;
+                for _ in 0..3 {
+                    let w = with_count(&part.work, n);
+                    let Some(r) = ask(c, &w)? else {
+                        return Ok(false);
+                    };
+                    let secs = r.ns.max(1) as f64 / 1e9;
+                    rate = n as f64 / secs;
+                    let longer = ((rate * part.budget_secs / 2.0) as u64).min(count(&part.work));
+                    if !part.budget_secs.is_finite()
+                        || secs * 4.0 >= part.budget_secs
+                        || longer <= n
+                    {
+                        break;
+                    }
+                    n = longer;
+                }
+                rate
             }
         };
         rates.insert(part.label.clone(), per_sec);
@@ -391,9 +407,12 @@ fn run_point(
             } else {
                 None
             };
-            if threads_scenario {
+            let rss_base = if threads_scenario {
                 c.reset_peak_rss();
-            }
+                c.rss_kib()
+            } else {
+                None
+            };
             let Some(r) = ask(c, &w)? else {
                 return Ok(false);
             };
@@ -456,6 +475,11 @@ fn run_point(
                     if threads_scenario {
                         if let Some(k) = c.peak_rss_kib() {
                             push("peak_rss_mib", k as f64 / 1024.0, None);
+                            // What was resident before the run (the process's earlier work,
+                            // e.g. the floor's threads for the in-process contestants).
+                            if let Some(b) = rss_base {
+                                push("rss_before_mib", b as f64 / 1024.0, None);
+                            }
                         }
                     }
                 }

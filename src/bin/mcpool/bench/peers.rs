@@ -150,7 +150,7 @@ pub struct Subprocess {
 }
 
 /// Longest a single piece of work may take before the driver is killed.
-const WORK_TIMEOUT: Duration = Duration::from_secs(180);
+const WORK_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl Subprocess {
     /// Starts `spec`'s driver against `server`, pinned to `cpus`, and waits for `ready`.
@@ -236,6 +236,10 @@ impl Contestant for Subprocess {
     fn peak_rss_kib(&mut self) -> Option<u64> {
         // Through taskset the driver is the same process (taskset execs it).
         super::sys::peak_rss_kib(Some(self.child.id()))
+    }
+
+    fn rss_kib(&mut self) -> Option<u64> {
+        super::sys::rss_kib(Some(self.child.id()))
     }
 }
 

@@ -182,7 +182,7 @@ fn num(v: f64) -> String {
 }
 
 /// The order in which the other metrics are shown.
-const EXTRA_ORDER: [&str; 10] = [
+const EXTRA_ORDER: [&str; 11] = [
     "mean_us",
     "keys/s",
     "p50_ms",
@@ -192,6 +192,7 @@ const EXTRA_ORDER: [&str; 10] = [
     "set_us",
     "wire_bytes_per_op",
     "peak_rss_mib",
+    "rss_before_mib",
     "errors",
 ];
 
@@ -211,6 +212,7 @@ fn extras(r: &Row) -> String {
             "set_us" => format!("set {} µs", num(*v)),
             "wire_bytes_per_op" => format!("wire {} B/op", num(*v)),
             "peak_rss_mib" => format!("peak RSS {} MiB", num(*v)),
+            "rss_before_mib" => format!("(RSS before {} MiB)", num(*v)),
             other => format!("{other} {}", num(*v)),
         };
         parts.push(s);

@@ -176,4 +176,8 @@ impl Contestant for RustApi {
     fn peak_rss_kib(&mut self) -> Option<u64> {
         sys::peak_rss_kib(None)
     }
+
+    fn rss_kib(&mut self) -> Option<u64> {
+        sys::rss_kib(None)
+    }
 }

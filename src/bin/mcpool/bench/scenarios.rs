@@ -89,6 +89,10 @@ impl Part {
         self.warm_count = n;
         self
     }
+    fn budget(mut self, secs: f64) -> Part {
+        self.budget_secs = secs;
+        self
+    }
 }
 
 fn seq(op: Op, n: u64, size: usize, prefix: &str) -> Work {
@@ -123,10 +127,18 @@ pub fn count(w: &Work) -> u64 {
 
 /// Builds scenario `name` at `size`. `tag` makes keys unique to a contestant.
 pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
+    // Seconds per timed repeat: sequential parts (capped only in --quick), multiget calls,
+    // and the threaded mixes (long enough that thread start-up and stragglers do not decide).
     let (seq_budget, adapt) = match size {
-        Size::Full => (f64::INFINITY, 1.0),
+        Size::Full => (f64::INFINITY, 0.5),
         Size::Quick => (0.1, 0.05),
         Size::Smoke => (0.2, 0.02),
+    };
+    let mix_budget = |bulk: bool| match (size, bulk) {
+        (Size::Full, _) => 1.0,
+        (Size::Quick, false) => 0.25,
+        (Size::Quick, true) => 0.12,
+        (Size::Smoke, _) => 0.02,
     };
     let floor_count = if size == Size::Full { 10_000 } else { 2_000 };
     let fixed = |label: &str, work: Work, metric| Part {
@@ -292,7 +304,7 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                             match (bulk, size) {
                                 (_, Size::Smoke) => 2,
                                 (true, _) => 1,
-                                (false, Size::Quick) => 3,
+                                (false, Size::Quick) => 5,
                                 (false, Size::Full) => 10,
                             },
                             "ops/s",
@@ -301,7 +313,8 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                             (_, true) => 2,
                             (true, false) => (20 / t).max(1).into(),
                             (false, false) => (600 / t).max(2).into(),
-                        })],
+                        })
+                        .budget(mix_budget(bulk))],
                     })
                     .collect(),
             }

@@ -10,9 +10,10 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-const COLORS: [&str; 12] = [
+const COLORS: [&str; 18] = [
     "#000000", "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
-    "#17becf", "#bcbd22", "#7f7f7f", "#393b79",
+    "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#e7969c", "#843c39", "#6b6ecf",
+    "#b5cf6b", "#fdae6b",
 ];
 
 fn esc(s: &str) -> String {
@@ -163,7 +164,7 @@ pub fn line_chart(
         let lx = left + pw + 15.0;
         let _ = writeln!(
             s,
-            r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="{width}"/><text x="{}" y="{}">{}</text>"#,
+            r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="{width}"{dash}/><text x="{}" y="{}">{}</text>"#,
             lx + 24.0,
             lx + 30.0,
             ly + 4.0,

@@ -33,13 +33,22 @@ pub fn cpus_online() -> usize {
 
 /// `VmHWM` (peak resident set) of a process in KiB, from `/proc/PID/status`.
 pub fn peak_rss_kib(pid: Option<u32>) -> Option<u64> {
+    status_kib(pid, "VmHWM:")
+}
+
+/// `VmRSS` (current resident set) of a process in KiB.
+pub fn rss_kib(pid: Option<u32>) -> Option<u64> {
+    status_kib(pid, "VmRSS:")
+}
+
+fn status_kib(pid: Option<u32>, field: &str) -> Option<u64> {
     let path = match pid {
         Some(p) => format!("/proc/{p}/status"),
         None => "/proc/self/status".into(),
     };
     let s = std::fs::read_to_string(path).ok()?;
     s.lines()
-        .find(|l| l.starts_with("VmHWM:"))?
+        .find(|l| l.starts_with(field))?
         .split_whitespace()
         .nth(1)?
         .parse()
