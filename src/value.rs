@@ -1,7 +1,7 @@
 //! Value encoding: compression above a threshold, marked by a flag bit, and its reverse.
 
 use crate::error::{Error, Result};
-use flate2::read::{GzDecoder, ZlibDecoder};
+use flate2::bufread::{GzDecoder, ZlibDecoder};
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression as Level;
 use std::borrow::Cow;
@@ -108,8 +108,20 @@ impl Compression {
 
 /// Inflates a gzip or zlib stream (told apart by its first bytes), refusing more than `cap` bytes.
 pub fn inflate(data: &[u8], cap: usize) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity((data.len() * 4).min(cap));
+    // The output's size: gzip says it in its trailer (ISIZE, mod 2^32); for zlib, guess
+    // generously so that typical values need no regrowth.
+    let hint = if data.starts_with(&[0x1f, 0x8b]) && data.len() >= 18 {
+        let t = &data[data.len() - 4..];
+        u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize + 1
+    } else {
+        data.len().saturating_mul(32).max(4096)
+    };
+    // Deflate cannot expand more than ~1032:1, so a larger claimed size is a lie: never let
+    // a hostile trailer decide the allocation.
+    let hint = hint.min(data.len().saturating_mul(1032));
+    let mut out = Vec::with_capacity(hint.min(cap.saturating_add(1)));
     let limit = cap as u64 + 1;
+    // The bufread decoders read the slice directly (no intermediate buffer).
     let res = if data.starts_with(&[0x1f, 0x8b]) {
         GzDecoder::new(data).take(limit).read_to_end(&mut out)
     } else if data.len() >= 2
