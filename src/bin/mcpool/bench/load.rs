@@ -66,6 +66,8 @@ where
     F: Fn(&mut S, &mut Rng, MixOp) -> bool + Sync,
 {
     struct Out {
+        start: Instant,
+        end: Instant,
         lat: Vec<u32>,
         get_ns: u64,
         gets: u64,
@@ -86,6 +88,8 @@ where
                         let mut state = state?;
                         let mut rng = Rng::new(u64::from(t) + 1);
                         let mut o = Out {
+                            start: Instant::now(),
+                            end: Instant::now(),
                             lat: Vec::with_capacity(ops as usize),
                             get_ns: 0,
                             gets: 0,
@@ -114,18 +118,31 @@ where
                                 o.errors += 1;
                             }
                         }
+                        o.end = Instant::now();
                         Ok(o)
                     })
                     .expect("spawn bench thread")
             })
             .collect();
+        // The wall time runs from the first worker's start to the last one's end (the main
+        // thread may be scheduled late on a busy CPU, so its own clock could miss the start).
+        let before = Instant::now();
         barrier.wait();
-        let start = Instant::now();
         let outs: Vec<Result<Out, String>> = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Err("thread panicked".into())))
             .collect();
-        (outs, start.elapsed().as_nanos() as u64)
+        let first = outs
+            .iter()
+            .filter_map(|o| o.as_ref().ok().map(|o| o.start))
+            .min()
+            .unwrap_or(before);
+        let last = outs
+            .iter()
+            .filter_map(|o| o.as_ref().ok().map(|o| o.end))
+            .max()
+            .unwrap_or(first);
+        (outs, (last - first).as_nanos() as u64)
     });
     let mut lat = Vec::with_capacity((u64::from(threads) * ops) as usize);
     let (mut get_ns, mut gets, mut set_ns, mut sets, mut errors) = (0, 0, 0, 0, 0);

@@ -372,7 +372,10 @@ fn run_point(
                     };
                     let secs = r.ns.max(1) as f64 / 1e9;
                     rate = n as f64 / secs;
-                    let longer = ((rate * part.budget_secs / 2.0) as u64).min(count(&part.work));
+                    // At most 16 times longer per step, whatever a too-short run suggests.
+                    let longer = ((rate * part.budget_secs / 2.0) as u64)
+                        .min(count(&part.work))
+                        .min(n.saturating_mul(16));
                     if !part.budget_secs.is_finite()
                         || secs * 4.0 >= part.budget_secs
                         || longer <= n
