@@ -211,6 +211,33 @@ fn multi_commands_keep_caller_order() {
 }
 
 #[test]
+fn get_multi_each_agrees_with_get_multi() {
+    each_protocol("each", |c| {
+        let big = b"compressible ".repeat(5000);
+        c.set("small", b"s", 0).unwrap();
+        c.set("big", &big, 0).unwrap();
+        let keys = ["small", "missing", "big", "", "small"];
+        let mut seen: Vec<(usize, Vec<u8>)> = Vec::new();
+        let found = c.get_multi_each(&keys, |i, v, flags| {
+            assert_eq!(flags, 0);
+            seen.push((i, v.to_vec()));
+        });
+        assert_eq!(found[0].as_ref().ok(), Some(&true));
+        assert_eq!(found[1].as_ref().ok(), Some(&false));
+        assert_eq!(found[2].as_ref().ok(), Some(&true));
+        assert!(matches!(found[3], Err(Error::InvalidKey { .. })));
+        assert_eq!(found[4].as_ref().ok(), Some(&true));
+        seen.sort();
+        assert_eq!(
+            seen,
+            vec![(0, b"s".to_vec()), (2, big.clone()), (4, b"s".to_vec())]
+        );
+        let items = c.get_multi(&keys);
+        assert_eq!(items[2].as_ref().unwrap().as_ref().unwrap().value, big);
+    });
+}
+
+#[test]
 fn noreply_bulk_set() {
     each_protocol("noreply", |c| {
         let items: Vec<(String, String)> = (0..500)
