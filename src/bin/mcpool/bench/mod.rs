@@ -508,7 +508,7 @@ fn charts(rows: &[report::Row]) -> Vec<(String, String)> {
     ] {
         let rs: Vec<&report::Row> = rows
             .iter()
-            .filter(|r| r.scenario == scenario && r.x.is_some())
+            .filter(|r| r.scenario == scenario && r.x.is_some() && !r.unstable())
             .collect();
         if rs.is_empty() {
             continue;
@@ -528,7 +528,9 @@ fn charts(rows: &[report::Row]) -> Vec<(String, String)> {
             }
         }
         let placement = rs.first().map(|r| r.placement.as_str()).unwrap_or("");
-        let title = format!("{scenario}: {y_label} ({placement}; median of repeats)");
+        let title = format!(
+            "{scenario}: {y_label} ({placement}; median of repeats; unstable points left out)"
+        );
         out.push((
             format!("{scenario}.svg"),
             svg::line_chart(&title, x_label, y_label, &xs, log_x, &series),

@@ -83,6 +83,14 @@ pub struct Row {
     pub extra: Vec<(String, f64)>,
 }
 
+impl Row {
+    /// Repeats more than 5× apart: a figure not to trust (a driver's clock or a stall);
+    /// flagged in the tables and left out of the charts.
+    pub fn unstable(&self) -> bool {
+        self.primary.max > 5.0 * self.primary.min.max(f64::MIN_POSITIVE)
+    }
+}
+
 type Key = (String, String, String, String); // scenario, point, part, contestant
 
 /// Summarises the samples; `primary` maps a scenario/part to its primary metric.
@@ -244,7 +252,11 @@ fn cells(rows: &[Row]) -> (Vec<&'static str>, Vec<Vec<String>>) {
                 r.placement.clone(),
                 r.metric.clone(),
                 num(r.primary.median),
-                format!("{}–{}", num(r.primary.min), num(r.primary.max)),
+                if r.unstable() {
+                    format!("{}–{} (unstable)", num(r.primary.min), num(r.primary.max))
+                } else {
+                    format!("{}–{}", num(r.primary.min), num(r.primary.max))
+                },
                 r.ratio
                     .map(|x| format!("{x:.2}"))
                     .unwrap_or_else(|| "–".into()),
