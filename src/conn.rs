@@ -16,7 +16,8 @@ use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const INITIAL_BUF: usize = 16 * 1024;
+/// A reply of a few hundred values fits in one read.
+const INITIAL_BUF: usize = 64 * 1024;
 const KEEP_BUF: usize = 256 * 1024;
 
 /// How long the operation a connection serves may still take.

@@ -211,6 +211,28 @@ fn multi_commands_keep_caller_order() {
 }
 
 #[test]
+fn a_multi_get_longer_than_one_request_line() {
+    // 1,500 keys of ~70 bytes: more than one 64 KiB `get` line on the text protocol.
+    each_protocol("long", |c| {
+        let keys: Vec<String> = (0..1500).map(|i| format!("{i:0>64}")).collect();
+        let items: Vec<(String, String)> = keys
+            .iter()
+            .step_by(3)
+            .map(|k| (k.clone(), k[60..].to_string()))
+            .collect();
+        c.set_multi_noreply(&items, 0).unwrap();
+        for (i, r) in c.get_multi(&keys).into_iter().enumerate() {
+            let got = r.unwrap();
+            if i % 3 == 0 {
+                assert_eq!(got.unwrap().value, keys[i][60..].as_bytes(), "{i}");
+            } else {
+                assert!(got.is_none(), "{i}");
+            }
+        }
+    });
+}
+
+#[test]
 fn get_multi_each_agrees_with_get_multi() {
     each_protocol("each", |c| {
         let big = b"compressible ".repeat(5000);

@@ -7,8 +7,32 @@ use crate::item::StoreOutcome;
 use crate::proto::ascii::{self, Reply, StoreCommand};
 use crate::proto::TextCodec;
 
-/// Keys per `get` line; a multi-get of more keys is sent as several pipelined lines.
-pub(crate) const KEYS_PER_GET: usize = 100;
+/// Key bytes per `get` line: a multi-get of more is sent as several pipelined lines. Large,
+/// because every line is answered separately (and read separately): memcached accepts long
+/// `get` lines, so 500 keys go in one line and come back in one reply.
+pub(crate) const GET_LINE_BYTES: usize = 64 * 1024;
+
+/// Splits `keys` into the groups that share one `get` line.
+fn get_lines<'a, 'k>(keys: &'a [&'k [u8]]) -> impl Iterator<Item = &'a [&'k [u8]]> {
+    let mut rest = keys;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut bytes = 0;
+        let n = rest
+            .iter()
+            .take_while(|k| {
+                bytes += k.len() + 1;
+                bytes <= GET_LINE_BYTES
+            })
+            .count()
+            .max(1);
+        let (line, tail) = rest.split_at(n);
+        rest = tail;
+        Some(line)
+    })
+}
 
 /// The error for a reply that is not one of those expected for `asked`.
 pub(crate) fn unexpected(server: &str, reply: Reply<'_>, asked: &str) -> Error {
@@ -34,9 +58,9 @@ pub(crate) fn unexpected(server: &str, reply: Reply<'_>, asked: &str) -> Error {
     }
 }
 
-/// Appends the retrieval lines for `keys` (several lines of at most `KEYS_PER_GET` keys).
+/// Appends the retrieval lines for `keys` (several lines of at most `GET_LINE_BYTES`).
 pub(crate) fn encode_retrieval(buf: &mut Vec<u8>, cas: bool, touch: Option<u32>, keys: &[&[u8]]) {
-    for chunk in keys.chunks(KEYS_PER_GET) {
+    for chunk in get_lines(keys) {
         ascii::encode_get(buf, cas, touch, chunk.iter().copied());
     }
 }
@@ -50,7 +74,7 @@ pub(crate) fn recv_retrieval(
     keys: &[&[u8]],
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
-    let mut ends = keys.len().div_ceil(KEYS_PER_GET);
+    let mut ends = get_lines(keys).count();
     let mut cursor = 0;
     while ends > 0 {
         let next = conn.read::<TextCodec, _>(|reply, server| match reply {
