@@ -159,7 +159,7 @@ impl Client {
             .servers
             .iter()
             .map(|s| {
-                let st = s.pool().state();
+                let st = s.pool().0.state();
                 (st.connections, st.idle_connections)
             })
             .collect()
@@ -698,7 +698,7 @@ impl Client {
     }
 
     /// Checks out a slot of server `idx` holding a usable connection.
-    fn acquire(&self, idx: usize, deadline: Deadline) -> Result<Pooled> {
+    fn acquire(&self, idx: usize, deadline: Deadline) -> Result<Pooled<'_>> {
         self.inner.servers[idx].checkout(self.inner.config.pool_timeout, deadline)
     }
 

@@ -24,6 +24,7 @@ pub mod error;
 /// The C ABI (`include/mcpool.h`, `libmcpool.so`/`.a`): see `docs/c-abi.md`.
 pub mod ffi;
 mod fork;
+mod gate;
 pub mod health;
 pub mod item;
 pub mod key;

@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::error::{Error, Result};
 use crate::fork;
+use crate::gate::{Gate, GateRef, Permit};
 use crate::health::Health;
 use crate::metrics::{Counters, Event, EventHandler};
 use crate::pool::{Manager, Slot};
@@ -17,8 +18,26 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A checked-out slot that holds a connected socket.
-pub(crate) type Pooled = r2d2::PooledConnection<Manager>;
+/// A checked-out slot that holds a connected socket, and the gate permit that admitted it.
+/// Fields drop in order: the connection goes back to r2d2 before the permit passes on, so
+/// the next permit holder finds it idle.
+pub(crate) struct Pooled<'g> {
+    slot: r2d2::PooledConnection<Manager>,
+    _permit: Permit<'g>,
+}
+
+impl std::ops::Deref for Pooled<'_> {
+    type Target = Slot;
+    fn deref(&self) -> &Slot {
+        &self.slot
+    }
+}
+
+impl std::ops::DerefMut for Pooled<'_> {
+    fn deref_mut(&mut self) -> &mut Slot {
+        &mut self.slot
+    }
+}
 type Pool = r2d2::Pool<Manager>;
 
 #[derive(Clone, Debug)]
@@ -46,7 +65,8 @@ pub(crate) struct Server {
     manager: Manager,
     generation: u64,
     pool: Pool,
-    child: Mutex<Option<(u64, Pool)>>,
+    gate: Gate,
+    child: Mutex<Option<(u64, Pool, Arc<Gate>)>>,
 }
 
 fn thread_pool() -> Arc<ScheduledThreadPool> {
@@ -137,6 +157,7 @@ impl Server {
             settings,
             manager,
             generation: fork::generation(),
+            gate: Gate::new(config.max_size),
             child: Mutex::new(None),
         }
     }
@@ -145,19 +166,22 @@ impl Server {
         make_pool(&self.settings, self.manager.clone(), threads)
     }
 
-    /// This process's pool: the original one, or a fresh one after a fork.
-    pub(crate) fn pool(&self) -> Cow<'_, Pool> {
+    /// This process's pool and gate: the original ones, or fresh ones after a fork.
+    pub(crate) fn pool(&self) -> (Cow<'_, Pool>, GateRef<'_>) {
         let generation = fork::generation();
         if generation == self.generation {
-            return Cow::Borrowed(&self.pool);
+            return (Cow::Borrowed(&self.pool), GateRef::Borrowed(&self.gate));
         }
         let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
         match &*child {
-            Some((g, pool)) if *g == generation => Cow::Owned(pool.clone()),
+            Some((g, pool, gate)) if *g == generation => {
+                (Cow::Owned(pool.clone()), GateRef::Shared(gate.clone()))
+            }
             _ => {
                 let pool = self.make_pool(thread_pool());
-                *child = Some((generation, pool.clone()));
-                Cow::Owned(pool)
+                let gate = Arc::new(Gate::new(self.settings.max_size));
+                *child = Some((generation, pool.clone(), gate.clone()));
+                (Cow::Owned(pool), GateRef::Shared(gate))
             }
         }
     }
@@ -165,27 +189,48 @@ impl Server {
     /// Checks out a slot and makes sure it holds a usable connection, waiting at most
     /// `wait` for a free slot; `deadline` bounds the wait, the connect and every read and
     /// write of the exchange that follows. The fast path (an idle connection) reads no clock.
-    pub(crate) fn checkout(&self, wait: Duration, mut deadline: Deadline) -> Result<Pooled> {
-        let pool = self.pool();
-        let mut pooled = match pool.try_get() {
-            Some(p) => p,
-            None => {
-                let start = Instant::now();
-                deadline = absolute(deadline, start);
-                let got = pool.get_timeout(limit(wait, deadline, start));
-                Counters::bump(&self.counters.pool_waits);
-                self.counters.pool_wait_nanos.fetch_add(
-                    start.elapsed().as_nanos() as u64,
-                    std::sync::atomic::Ordering::Relaxed,
-                );
-                got.map_err(|_| {
-                    let e = Error::PoolTimeout {
-                        server: self.label.to_string(),
-                    };
-                    self.counters.error(&e);
-                    e
-                })?
-            }
+    pub(crate) fn checkout(&self, wait: Duration, mut deadline: Deadline) -> Result<Pooled<'_>> {
+        let (pool, gate) = self.pool();
+        let wait = match deadline {
+            Deadline::None => wait,
+            Deadline::Within(left) => wait.min(left),
+            Deadline::At(t) => wait.min(t.saturating_duration_since(Instant::now())),
+        };
+        let pool_timeout = |waited: Duration| {
+            Counters::bump(&self.counters.pool_waits);
+            self.counters.pool_wait_nanos.fetch_add(
+                waited.as_nanos() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            let e = Error::PoolTimeout {
+                server: self.label.to_string(),
+            };
+            self.counters.error(&e);
+            e
+        };
+        // First come, first served: a permit guarantees a connection (or room for one).
+        let (permit, waited) = gate.acquire(wait).map_err(pool_timeout)?;
+        if let Some(waited) = waited {
+            Counters::bump(&self.counters.pool_waits);
+            self.counters.pool_wait_nanos.fetch_add(
+                waited.as_nanos() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+            deadline = match deadline {
+                Deadline::Within(left) => Deadline::Within(left.saturating_sub(waited)),
+                other => other,
+            };
+        }
+        let slot = match pool.try_get() {
+            Some(s) => s,
+            // Only while r2d2 is still opening the slot this permit stands for.
+            None => pool
+                .get_timeout(wait.max(Duration::from_millis(100)))
+                .map_err(|_| pool_timeout(Duration::ZERO))?,
+        };
+        let mut pooled = Pooled {
+            slot,
+            _permit: permit,
         };
         let slot: &mut Slot = &mut pooled;
         if !slot.conn.as_ref().is_some_and(|c| c.is_reusable()) {
