@@ -25,7 +25,8 @@ Options:
   --quick              under 3 minutes: N = 10k and 100k, each timed repeat capped at ~0.3 s
                        (the `count` column shows the operations actually timed)
   --peers LIST         comma-separated peers to run (names or families from bench/peers/peers.conf),
-                       `all` (default) or `none` (only the floor and mcpool)
+                       `all` (default) or `none` (only the floor and mcpool); `protocols`
+                       adds mcpool over the meta and binary protocols (mcpool-meta, mcpool-binary)
   --out DIR            report directory (default bench-results/<timestamp>/)
   --repeats N          timed repeats per point (default 3, at least 3)
   --server-threads N   memcached -t for the private server (default 2)

@@ -28,8 +28,8 @@ pub trait Contestant {
 pub enum Kind {
     /// The raw socket floor, in process.
     Floor,
-    /// `mcpool::Client`, in process.
-    RustApi,
+    /// `mcpool::Client`, in process, speaking the given protocol.
+    RustApi(mcpool::Protocol),
     /// A driver program speaking the line protocol.
     Peer(PeerSpec),
 }
@@ -62,9 +62,22 @@ impl Entry {
             Entry {
                 name: "mcpool".into(),
                 note: rust_api::CONFIG_NOTE.into(),
-                kind: Kind::RustApi,
+                kind: Kind::RustApi(mcpool::Protocol::Text),
             },
         ]
+    }
+
+    /// The Rust API over the meta and binary protocols (selected with `--peers protocols`,
+    /// or by name), for comparing the three wire protocols in one run.
+    pub fn protocol_variants() -> Vec<Entry> {
+        [mcpool::Protocol::Meta, mcpool::Protocol::Binary]
+            .into_iter()
+            .map(|p| Entry {
+                name: format!("mcpool-{p}"),
+                note: rust_api::CONFIG_NOTE.replace("text protocol", &format!("{p} protocol")),
+                kind: Kind::RustApi(p),
+            })
+            .collect()
     }
 
     /// Starts the contestant against `server`; subprocesses are pinned to `cpus` with
@@ -72,7 +85,7 @@ impl Entry {
     pub fn start(&self, server: &str, cpus: Option<&str>) -> Result<Box<dyn Contestant>, String> {
         Ok(match &self.kind {
             Kind::Floor => Box::new(Floor::new(server)),
-            Kind::RustApi => Box::new(RustApi::new(server)),
+            Kind::RustApi(p) => Box::new(RustApi::new(server, *p)),
             Kind::Peer(spec) => Box::new(Subprocess::start(spec, server, cpus)?),
         })
     }

@@ -65,7 +65,9 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
         None => specs.iter().collect(),
         Some(list) => {
             for want in list {
-                if !specs.iter().any(|s| &s.name == want || &s.family == want) {
+                let builtin =
+                    want == "protocols" || want == "mcpool-meta" || want == "mcpool-binary";
+                if !builtin && !specs.iter().any(|s| &s.name == want || &s.family == want) {
                     let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
                     eprintln!(
                         "mcpool bench: unknown peer {want:?} (peers: {}, or all, none)",
@@ -81,6 +83,13 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
         }
     };
     let mut entries = Entry::builtin();
+    if let Some(list) = &opts.peers {
+        for v in Entry::protocol_variants() {
+            if list.iter().any(|w| w == "protocols" || *w == v.name) {
+                entries.push(v);
+            }
+        }
+    }
     let mut missing: Vec<(String, String)> = vec![];
     for spec in selected {
         progress.status(&format!("peer {}: checking and building", spec.name));

@@ -4,7 +4,7 @@ use super::contestant::Contestant;
 use super::load::{self, MixOp};
 use super::sys;
 use super::work::{value_bytes, Answer, Op, Work};
-use mcpool::{Client, CompressionFormat, StoreOutcome};
+use mcpool::{Client, CompressionFormat, Protocol, StoreOutcome};
 
 /// How the client is configured for a piece of work (pool size, compression).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -16,6 +16,7 @@ struct Shape {
 /// `mcpool::Client`, one per shape of work, shared by every thread of a `mix`.
 pub struct RustApi {
     addr: String,
+    protocol: Protocol,
     client: Option<(Shape, Client)>,
 }
 
@@ -25,9 +26,10 @@ pub const CONFIG_NOTE: &str = "mcpool::Client, text protocol, TCP_NODELAY, pool 
 
 impl RustApi {
     /// A contestant against `addr`.
-    pub fn new(addr: &str) -> RustApi {
+    pub fn new(addr: &str, protocol: Protocol) -> RustApi {
         RustApi {
             addr: addr.to_string(),
+            protocol,
             client: None,
         }
     }
@@ -44,6 +46,7 @@ impl RustApi {
             .min_idle(1)
             .compression(shape.compress)
             .compression_format(CompressionFormat::Zlib)
+            .protocol(self.protocol)
             .build()
             .map_err(|e| format!("mcpool: {e}"))?;
         self.client = Some((shape, c.clone()));
