@@ -93,9 +93,10 @@ fn soak_with_a_server_killed_every_30_seconds() {
                     x ^= x << 13;
                     x ^= x >> 7;
                     x ^= x << 17;
+                    // Key and operation from independent bits of the random number.
                     let key = format!("k{}", x % 10_000);
                     let began = Instant::now();
-                    let r = if x % 5 == 0 {
+                    let r = if (x >> 40) % 5 == 0 {
                         c.set(&key, &value_for(&key), 0).map(|_| None)
                     } else {
                         c.get(&key)
@@ -149,11 +150,17 @@ fn soak_with_a_server_killed_every_30_seconds() {
         slowest_ms.load(Ordering::Relaxed)
     );
     eprintln!("errors by kind: {:?}", errors.lock().unwrap());
+    let hits: u64 = client.metrics().iter().map(|m| m.hits).sum();
+    eprintln!("hits {hits} (each one checked against its own key)");
     eprintln!("RSS {rss0} KiB -> {rss1} KiB, descriptors {fds0} -> {fds1}");
     for m in client.metrics() {
         eprintln!("{m:?}");
     }
     assert_eq!(crossed.load(Ordering::Relaxed), 0, "crossed values");
+    assert!(
+        hits > total / 4,
+        "the load must read back values it wrote: {hits} hits"
+    );
     assert!(
         slowest_ms.load(Ordering::Relaxed) < 2_500,
         "a call outlived its deadline"
