@@ -8,7 +8,7 @@ TEST_TARGETS :=
 # Each binding adds its own test target (ffi/*/test.mk: TEST_TARGETS += test-xyz).
 -include ffi/*/test.mk
 
-.PHONY: all deps lib test test-rust test-fuzz bench install
+.PHONY: all deps lib test test-rust test-fuzz test-deny bench install
 all: lib
 
 deps:
@@ -17,7 +17,7 @@ deps:
 lib:
 	$(CARGO) build --release --lib
 
-test: deps test-rust test-fuzz $(TEST_TARGETS)
+test: deps test-rust test-fuzz test-deny $(TEST_TARGETS)
 	@echo "make test: all suites passed"
 
 test-rust:
@@ -25,6 +25,12 @@ test-rust:
 	$(CARGO) clippy --all-targets --features tls -- -D warnings
 	$(CARGO) test
 	$(CARGO) test --features tls --test tls
+
+# Dependency licences and sources (deny.toml). Advisories need the RustSec database from
+# GitHub, which this environment cannot reach; `cargo install cargo-deny` to enable the check.
+test-deny:
+	@if command -v cargo-deny >/dev/null 2>&1; then cargo deny check licenses bans sources; \
+	else echo "test-deny: cargo-deny not installed (cargo install cargo-deny); licence check skipped"; fi
 
 # Short runs of the protocol-parser fuzzers (scripts/fuzz.sh SECONDS for longer ones).
 test-fuzz:
