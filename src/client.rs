@@ -1047,11 +1047,28 @@ impl Client {
         let bit = c.format.flag();
         if flags & bit == 0 {
             sink(index, data, flags, cas);
-        } else {
-            let value = crate::value::inflate(data, c.max_decompressed)?;
-            sink(index, &value, flags & !bit, cas);
+            return Ok(());
         }
-        Ok(())
+        thread_local! {
+            /// Inflated values handed to sinks: one buffer per thread, reused, so a stream of
+            /// compressed values costs no allocation (and no heap growth and trim) each.
+            static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        SCRATCH.with(|cell| {
+            // A sink that reads again on this thread finds the buffer busy: inflate aside.
+            let mut fresh = Vec::new();
+            let mut guard = cell.try_borrow_mut();
+            let buf = match guard.as_deref_mut() {
+                Ok(b) => b,
+                Err(_) => &mut fresh,
+            };
+            crate::value::inflate_into(data, c.max_decompressed, buf)?;
+            sink(index, buf, flags & !bit, cas);
+            if buf.capacity() > 4 << 20 {
+                *buf = Vec::new();
+            }
+            Ok(())
+        })
     }
 
     /// `set_multi` with each item's own flags: `(key, value, flags)`.

@@ -1,7 +1,7 @@
 //! Value encoding: compression above a threshold, marked by a flag bit, and its reverse.
 
 use crate::error::{Error, Result};
-use flate2::bufread::{GzDecoder, ZlibDecoder};
+use flate2::bufread::GzDecoder;
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression as Level;
 use std::borrow::Cow;
@@ -120,27 +120,80 @@ pub fn inflate(data: &[u8], cap: usize) -> Result<Vec<u8>> {
     // a hostile trailer decide the allocation.
     let hint = hint.min(data.len().saturating_mul(1032));
     let mut out = Vec::with_capacity(hint.min(cap.saturating_add(1)));
+    inflate_into(data, cap, &mut out)?;
+    Ok(out)
+}
+
+/// Inflates into `out` (cleared first, its capacity reused), refusing more than `cap` bytes.
+pub fn inflate_into(data: &[u8], cap: usize, out: &mut Vec<u8>) -> Result<()> {
+    out.clear();
     let limit = cap as u64 + 1;
-    // The bufread decoders read the slice directly (no intermediate buffer).
-    let res = if data.starts_with(&[0x1f, 0x8b]) {
-        GzDecoder::new(data).take(limit).read_to_end(&mut out)
+    if data.starts_with(&[0x1f, 0x8b]) {
+        // The bufread decoder reads the slice directly (no intermediate buffer).
+        match GzDecoder::new(data).take(limit).read_to_end(out) {
+            Err(e) => Err(Error::Decompress(e.to_string())),
+            Ok(_) if out.len() > cap => Err(Error::Decompress(format!(
+                "inflates to more than the cap of {cap} bytes"
+            ))),
+            Ok(_) => Ok(()),
+        }
     } else if data.len() >= 2
         && data[0] & 0x0f == 8
         && (u16::from(data[0]) << 8 | u16::from(data[1])) % 31 == 0
     {
-        ZlibDecoder::new(data).take(limit).read_to_end(&mut out)
+        inflate_zlib(data, cap, out)
     } else {
-        return Err(Error::Decompress(
+        Err(Error::Decompress(
             "flagged compressed but neither a gzip nor a zlib stream".into(),
-        ));
-    };
-    match res {
-        Err(e) => Err(Error::Decompress(e.to_string())),
-        Ok(_) if out.len() > cap => Err(Error::Decompress(format!(
-            "inflates to more than the cap of {cap} bytes"
-        ))),
-        Ok(_) => Ok(out),
+        ))
     }
+}
+
+thread_local! {
+    /// One zlib inflater per thread, reset between values: a fresh one allocates and
+    /// initialises its 32 KiB window every time, which costs more than inflating a
+    /// typical value.
+    static INFLATER: std::cell::RefCell<Option<flate2::Decompress>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Inflates a zlib stream with this thread's inflater into `out`, refusing more than `cap`.
+fn inflate_zlib(data: &[u8], cap: usize, out: &mut Vec<u8>) -> Result<()> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    INFLATER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let d = slot.get_or_insert_with(|| Decompress::new(true));
+        d.reset(true);
+        loop {
+            let consumed = d.total_in() as usize;
+            if out.len() == out.capacity() {
+                if out.len() > cap {
+                    break Err(Error::Decompress(format!(
+                        "inflates to more than the cap of {cap} bytes"
+                    )));
+                }
+                out.reserve(
+                    (out.capacity()).clamp(4096, cap.saturating_add(1) - out.len().min(cap)),
+                );
+            }
+            let status = d
+                .decompress_vec(&data[consumed..], out, FlushDecompress::Finish)
+                .map_err(|e| Error::Decompress(e.to_string()));
+            match status {
+                Err(e) => break Err(e),
+                Ok(Status::StreamEnd) if out.len() > cap => {
+                    break Err(Error::Decompress(format!(
+                        "inflates to more than the cap of {cap} bytes"
+                    )))
+                }
+                Ok(Status::StreamEnd) => break Ok(()),
+                Ok(_) if d.total_in() as usize == consumed && out.len() < out.capacity() => {
+                    break Err(Error::Decompress("truncated zlib stream".into()))
+                }
+                Ok(_) => {}
+            }
+        }
+    })
 }
 
 #[cfg(test)]
@@ -192,5 +245,20 @@ mod tests {
         let mut truncated = bomb.clone();
         truncated.truncate(bomb.len() / 2);
         assert!(inflate(&truncated, 1 << 21).is_err());
+        // The same through the (reused, per-thread) zlib inflater.
+        let mut z = ZlibEncoder::new(Vec::new(), Level::fast());
+        z.write_all(&vec![7u8; 1 << 20]).unwrap();
+        let zbomb = z.finish().unwrap();
+        assert!(inflate(&zbomb, 1000).is_err());
+        assert_eq!(inflate(&zbomb, 1 << 20).unwrap(), vec![7u8; 1 << 20]);
+        assert!(inflate(&zbomb[..zbomb.len() / 2], 1 << 21).is_err());
+        let mut corrupt = zbomb.clone();
+        corrupt[10] ^= 0xff;
+        assert!(inflate(&corrupt, 1 << 21).is_err());
+        assert_eq!(
+            inflate(&zbomb, 1 << 20).unwrap().len(),
+            1 << 20,
+            "reusable after errors"
+        );
     }
 }
