@@ -1,5 +1,5 @@
 //! A fixed amount of client work against one server, for profilers (callgrind, perf, strace):
-//! `cargo run --release --example hot_loop -- HOST:PORT [single|multi500|set] [N]`.
+//! `cargo run --release --example hot_loop -- HOST:PORT [single|multi500|set] [N] [text|meta|binary]`.
 use mcpool::Client;
 
 fn main() {
@@ -7,7 +7,15 @@ fn main() {
     let addr = args.get(1).map_or("127.0.0.1:11211", String::as_str);
     let what = args.get(2).map_or("single", String::as_str);
     let n: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10_000);
-    let c = Client::builder().server(addr).build().expect("client");
+    let protocol = args
+        .get(4)
+        .map_or(Ok(mcpool::Protocol::Text), |p| p.parse())
+        .expect("protocol");
+    let c = Client::builder()
+        .server(addr)
+        .protocol(protocol)
+        .build()
+        .expect("client");
     let keys: Vec<String> = (0..500).map(|i| format!("hot{i}")).collect();
     let value = vec![b'v'; 100];
     for k in &keys {
