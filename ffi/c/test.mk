@@ -1,6 +1,6 @@
 # The C ABI's targets, included by the root Makefile (paths are relative to the root).
 #
-#   make test-c        header drift check, C tests, the same under valgrind, install check
+#   make test-c        header drift check, C tests, the same under valgrind and ASan/UBSan, install check
 #   make header        regenerate include/mcpool.h (after changing src/ffi)
 #   make install PREFIX=/usr/local [DESTDIR=...] [MCPOOL_FEATURES=tls]   libmcpool.so/.a, mcpool.h, mcpool.pc
 TEST_TARGETS += test-c
@@ -24,7 +24,7 @@ header-check:
 	else rm -rf $$tmp; echo "header-check: include/mcpool.h is stale: run 'make header' and commit it" >&2; exit 1; fi
 
 test-c: header-check lib
-	$(MAKE) -C ffi/c CARGO_TARGET_DIR=$(MCPOOL_TARGET) test valgrind
+	$(MAKE) -C ffi/c CARGO_TARGET_DIR=$(MCPOOL_TARGET) test valgrind sanitize
 	$(MAKE) c-install-check
 
 # Cargo features of the installed library: `make install MCPOOL_FEATURES=tls` adds TLS
