@@ -731,15 +731,12 @@ impl Client {
         recv: impl FnOnce(&mut Conn) -> Result<T>,
     ) -> Result<T> {
         let mut pooled = self.acquire(idx, self.deadline())?;
-        let result = match pooled.conn.as_mut() {
-            Some(conn) => {
-                encode(conn.begin());
-                conn.send()
-                    .and_then(|_| recv(conn))
-                    .inspect(|_| conn.finish())
-            }
-            None => unreachable_slot(),
-        };
+        let result = pooled.with_conn(|conn| {
+            encode(conn.begin());
+            conn.send()
+                .and_then(|_| recv(conn))
+                .inspect(|_| conn.finish())
+        });
         self.release(idx, pooled, &result);
         result
     }
@@ -833,13 +830,10 @@ impl Client {
                 .collect();
             match self.acquire(idx, deadline) {
                 Ok(mut pooled) => {
-                    let res = match pooled.conn.as_mut() {
-                        Some(conn) => {
-                            ops::encode_retrieval(p, conn.begin(), cas, touch, &wires);
-                            conn.send()
-                        }
-                        None => unreachable_slot(),
-                    };
+                    let res = pooled.with_conn(|conn| {
+                        ops::encode_retrieval(p, conn.begin(), cas, touch, &wires);
+                        conn.send()
+                    });
                     match res {
                         Ok(()) => sent.push((idx, pooled, members, wires)),
                         Err(e) => {
@@ -854,18 +848,15 @@ impl Client {
         // Phase 2: read each server's replies, handing each hit over as it is parsed.
         for (idx, mut pooled, members, wires) in sent {
             let mut hits = 0usize;
-            let res = match pooled.conn.as_mut() {
-                Some(conn) => {
-                    let results = &mut results;
-                    ops::recv_retrieval(p, conn, cas, &wires, &mut |i, data, flags, c| {
-                        hits += 1;
-                        let k = members[i];
-                        results[k] = on_hit(k, data, flags, c).map(|()| true);
-                    })
-                    .inspect(|_| conn.finish())
-                }
-                None => unreachable_slot(),
-            };
+            let res = pooled.with_conn(|conn| {
+                let results = &mut results;
+                ops::recv_retrieval(p, conn, cas, &wires, &mut |i, data, flags, c| {
+                    hits += 1;
+                    let k = members[i];
+                    results[k] = on_hit(k, data, flags, c).map(|()| true);
+                })
+                .inspect(|_| conn.finish())
+            });
             match &res {
                 Ok(()) => self.inner.servers[idx].lookups(wires.len(), hits),
                 Err(e) => fail_all(&mut results, &members, e),
@@ -920,21 +911,18 @@ impl Client {
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
             let res = self.acquire(idx, deadline).and_then(|mut pooled| {
-                let res = match pooled.conn.as_mut() {
-                    Some(conn) => {
-                        let buf = conn.begin();
-                        for (opaque, &i) in members.iter().enumerate() {
-                            if let Ok(item) = &prepared[i] {
-                                encode(buf, item, opaque as u32, quiet);
-                            }
+                let res = pooled.with_conn(|conn| {
+                    let buf = conn.begin();
+                    for (opaque, &i) in members.iter().enumerate() {
+                        if let Ok(item) = &prepared[i] {
+                            encode(buf, item, opaque as u32, quiet);
                         }
-                        if quiet {
-                            ops::encode_barrier(p, buf);
-                        }
-                        conn.send()
                     }
-                    None => unreachable_slot(),
-                };
+                    if quiet {
+                        ops::encode_barrier(p, buf);
+                    }
+                    conn.send()
+                });
                 match res {
                     Ok(()) => Ok(pooled),
                     Err(e) => {
@@ -953,13 +941,12 @@ impl Client {
             }
         }
         for (idx, mut pooled, members) in sent {
-            let res = match pooled.conn.as_mut() {
-                Some(conn) => recv(conn, members.len(), &mut |k, r| {
+            let res = pooled.with_conn(|conn| {
+                recv(conn, members.len(), &mut |k, r| {
                     results[members[k]] = Some(r);
                 })
-                .inspect(|_| conn.finish()),
-                None => unreachable_slot(),
-            };
+                .inspect(|_| conn.finish())
+            });
             if let Err(e) = &res {
                 for &i in &members {
                     if !matches!(results[i], Some(Ok(_))) {
@@ -994,13 +981,6 @@ fn fail_all<T>(results: &mut [Result<T>], members: &[usize], e: &Error) {
     for &i in members {
         results[i] = Err(e.clone());
     }
-}
-
-/// `acquire` always returns a slot holding a connection.
-fn unreachable_slot<T>() -> Result<T> {
-    Err(Error::Config(
-        "internal: checked-out slot without a connection".into(),
-    ))
 }
 
 // ----- for the C ABI: reads without an `Item`, stores with per-item flags (crate-internal) -----

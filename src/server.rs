@@ -26,6 +26,18 @@ pub(crate) struct Pooled<'g> {
     _permit: Permit<'g>,
 }
 
+impl Pooled<'_> {
+    /// Runs `f` on the connection that `Server::checkout` put in the slot.
+    pub(crate) fn with_conn<T>(&mut self, f: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
+        match self.slot.conn.as_deref_mut() {
+            Some(conn) => f(conn),
+            None => Err(Error::Config(
+                "internal: checked-out slot without a connection".into(),
+            )),
+        }
+    }
+}
+
 impl std::ops::Deref for Pooled<'_> {
     type Target = Slot;
     fn deref(&self) -> &Slot {
