@@ -22,7 +22,8 @@ fn bench_smoke_writes_a_report() {
         std::env::temp_dir().join(format!("mcpool-bench-smoke-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let run = Command::new(env!("CARGO_BIN_EXE_mcpool"))
-        .args(["bench", "--smoke", "--peers", "none", "--out"])
+        .args(["bench", "--smoke", "--peers", "none"])
+        .args(["--server-reqs-per-event", "64", "--out"])
         .arg(&out)
         .output()
         .expect("run mcpool bench");
@@ -92,6 +93,8 @@ fn bench_smoke_writes_a_report() {
 
     // The stdout table names the machine and every scenario.
     assert!(stdout.contains("machine:") && stdout.contains("memcached"));
+    // The private server got the -R asked for, and the report says so.
+    assert!(stdout.contains(" -R 64 "), "{stdout}");
     assert!(stdout.contains("bulk") && stdout.contains("× floor"));
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -41,23 +41,7 @@ fn other(server: &str, r: Reply<'_>, asked: &str) -> Error {
 pub(crate) fn encode_retrieval(buf: &mut Vec<u8>, cas: bool, touch: Option<u32>, keys: &[&[u8]]) {
     let quiet = keys.len() > 1;
     for (i, key) in keys.iter().enumerate() {
-        let mut f = [Flag::Bare(b'v'); 6];
-        f[1] = Flag::Bare(b'f');
-        f[2] = Flag::Num(b'O', i as u64);
-        let mut n = 3;
-        if cas {
-            f[n] = Flag::Bare(b'c');
-            n += 1;
-        }
-        if let Some(ttl) = touch {
-            f[n] = Flag::Num(b'T', ttl.into());
-            n += 1;
-        }
-        if quiet {
-            f[n] = Flag::Bare(b'q');
-            n += 1;
-        }
-        meta::encode(buf, Command::Get, key, None, &f[..n]);
+        meta::encode_get(buf, key, i as u64, cas, touch, quiet);
     }
     if quiet {
         meta::encode_noop(buf);
@@ -87,7 +71,8 @@ pub(crate) fn recv_retrieval(
             let Some((flags, data)) = hit else {
                 return Ok(false);
             };
-            let o = flags.num(b'O').ok().flatten().unwrap_or(u64::MAX);
+            let f = flags.value_flags().map_err(|_| bad(server, "f, c or O"))?;
+            let o = f.opaque.unwrap_or(u64::MAX);
             let idx = usize::try_from(o).unwrap_or(usize::MAX);
             if idx >= keys.len() || idx < next {
                 return Err(protocol(
@@ -95,18 +80,12 @@ pub(crate) fn recv_retrieval(
                     format!("value with opaque {o}, which no pending request carries"),
                 ));
             }
-            let user_flags = flags.num(b'f').map_err(|_| bad(server, "f"))?.unwrap_or(0);
             let c = if cas {
-                Some(
-                    flags
-                        .num(b'c')
-                        .map_err(|_| bad(server, "c"))?
-                        .ok_or_else(|| bad(server, "c"))?,
-                )
+                Some(f.cas.ok_or_else(|| bad(server, "c"))?)
             } else {
                 None
             };
-            sink(idx, data, user_flags as u32, c);
+            sink(idx, data, f.flags.unwrap_or(0) as u32, c);
             next = idx + 1;
             Ok(!quiet)
         })?;

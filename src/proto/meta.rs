@@ -111,6 +111,38 @@ pub fn encode(
     }
 }
 
+/// Appends `mg <key> v f O<opaque>[ c][ T<ttl>][ q]\r\n`: the retrieval request of every get,
+/// written without the generic flag list of [`encode`] because a multi-get writes one per key.
+/// Produces the same bytes as `encode(buf, Command::Get, key, None, &[v, f, O, c, T, q])`.
+pub fn encode_get(
+    buf: &mut Vec<u8>,
+    key: &[u8],
+    opaque: u64,
+    cas: bool,
+    touch: Option<u32>,
+    quiet: bool,
+) {
+    let plain = key_is_plain(key);
+    buf.reserve(key.len() * 4 / 3 + 48);
+    buf.extend_from_slice(b"mg ");
+    if plain {
+        buf.extend_from_slice(key);
+        buf.extend_from_slice(b" v f O");
+    } else {
+        push_base64(buf, key);
+        buf.extend_from_slice(b" b v f O");
+    }
+    push_u64(buf, opaque);
+    if cas {
+        buf.extend_from_slice(b" c");
+    }
+    if let Some(ttl) = touch {
+        buf.extend_from_slice(b" T");
+        push_u64(buf, ttl.into());
+    }
+    buf.extend_from_slice(if quiet { b" q\r\n" } else { b"\r\n" });
+}
+
 /// `mn`: the no-op that closes a pipeline of quiet requests.
 pub fn encode_noop(buf: &mut Vec<u8>) {
     buf.extend_from_slice(b"mn\r\n");
@@ -142,6 +174,37 @@ impl<'a> Flags<'a> {
             None => Ok(None),
             Some(t) => parse_u64(t).map(Some).ok_or(ParseError::BadLine),
         }
+    }
+}
+
+/// The flags a value reply carries for a retrieval (`f`, `c`, `O`), read in one pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ValueFlags {
+    /// `f`: the client flags.
+    pub flags: Option<u64>,
+    /// `c`: the CAS unique.
+    pub cas: Option<u64>,
+    /// `O`: the opaque token.
+    pub opaque: Option<u64>,
+}
+
+impl Flags<'_> {
+    /// Reads `f`, `c` and `O` in one pass over the flags (other flags are skipped); `Err`
+    /// when one of them is present but not a number.
+    pub fn value_flags(&self) -> Result<ValueFlags, ParseError> {
+        let mut out = ValueFlags::default();
+        for t in self.tokens() {
+            let slot = match t[0] {
+                b'f' => &mut out.flags,
+                b'c' => &mut out.cas,
+                b'O' => &mut out.opaque,
+                _ => continue,
+            };
+            if slot.is_none() {
+                *slot = Some(parse_u64(&t[1..]).ok_or(ParseError::BadLine)?);
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -273,6 +336,61 @@ mod tests {
         let mut b = Vec::new();
         encode(&mut b, cmd, key, data, flags);
         b
+    }
+
+    #[test]
+    fn encode_get_matches_the_generic_encoder() {
+        use Flag::*;
+        let keys: [&[u8]; 3] = [b"foo", b"a b", "\u{e9}t\u{e9}".as_bytes()];
+        for key in keys {
+            for (opaque, cas, touch, quiet) in [
+                (0u64, false, None, false),
+                (7, true, None, true),
+                (499, false, Some(30u32), true),
+                (u64::MAX, true, Some(0), false),
+            ] {
+                let mut flags = vec![Bare(b'v'), Bare(b'f'), Num(b'O', opaque)];
+                if cas {
+                    flags.push(Bare(b'c'));
+                }
+                if let Some(t) = touch {
+                    flags.push(Num(b'T', t.into()));
+                }
+                if quiet {
+                    flags.push(Bare(b'q'));
+                }
+                let mut fast = b"prefix".to_vec();
+                encode_get(&mut fast, key, opaque, cas, touch, quiet);
+                let mut generic = b"prefix".to_vec();
+                encode(&mut generic, Command::Get, key, None, &flags);
+                assert_eq!(
+                    String::from_utf8_lossy(&fast),
+                    String::from_utf8_lossy(&generic)
+                );
+            }
+        }
+        let mut b = Vec::new();
+        encode_get(&mut b, b"foo", 7, false, None, true);
+        assert_eq!(b, b"mg foo v f O7 q\r\n");
+    }
+
+    #[test]
+    fn value_flags_in_one_pass() {
+        let f = Flags(b"s5 f12 t-1 c99 O3 k").value_flags().unwrap();
+        assert_eq!(
+            f,
+            ValueFlags {
+                flags: Some(12),
+                cas: Some(99),
+                opaque: Some(3)
+            }
+        );
+        assert_eq!(Flags(b"").value_flags().unwrap(), ValueFlags::default());
+        // The first of a repeated flag wins, as with `Flags::num`.
+        assert_eq!(Flags(b"O1 O2").value_flags().unwrap().opaque, Some(1));
+        for bad in [&b"fx"[..], b"c", b"O-1", b"f99999999999999999999999"] {
+            assert!(Flags(bad).value_flags().is_err(), "{bad:?}");
+        }
     }
 
     #[test]

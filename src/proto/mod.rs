@@ -6,18 +6,35 @@ pub mod binary;
 pub mod meta;
 
 /// Appends the decimal digits of `n`.
-pub(crate) fn push_u64(buf: &mut Vec<u8>, mut n: u64) {
+pub(crate) fn push_u64(buf: &mut Vec<u8>, n: u64) {
     let mut tmp = [0u8; 20];
+    buf.extend_from_slice(write_u64(&mut tmp, n));
+}
+
+/// Writes the decimal digits of `n` at the end of `tmp` and returns them. Small numbers
+/// (opaques, sizes, flags) take one or two table lookups instead of a division per digit.
+pub(crate) fn write_u64(tmp: &mut [u8; 20], mut n: u64) -> &[u8] {
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
     let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
     }
-    buf.extend_from_slice(&tmp[i..]);
+    if n >= 10 {
+        let pair = n as usize * 2;
+        i -= 2;
+        tmp[i..i + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
+        i -= 1;
+        tmp[i] = b'0' + n as u8;
+    }
+    &tmp[i..]
 }
 
 /// Which wire protocol a client speaks.
@@ -134,5 +151,25 @@ impl std::fmt::Display for ParseError {
             ParseError::ValueTooLarge => "value length above the limit",
             ParseError::BadTerminator => "value data not followed by \\r\\n",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_u64;
+
+    #[test]
+    fn push_u64_every_width() {
+        let mut n = 1u64;
+        let mut probes = vec![0u64, u64::MAX, u64::MAX - 1];
+        for _ in 0..20 {
+            probes.extend([n - 1, n, n + 1, n * 5 + 3]);
+            n = n.saturating_mul(10);
+        }
+        for v in probes {
+            let mut buf = b"x".to_vec();
+            push_u64(&mut buf, v);
+            assert_eq!(buf, format!("x{v}").as_bytes(), "{v}");
+        }
     }
 }

@@ -30,6 +30,9 @@ Options:
   --out DIR            report directory (default bench-results/<timestamp>/)
   --repeats N          timed repeats per point (default 3, at least 3)
   --server-threads N   memcached -t for the private server (default 2)
+  --server-reqs-per-event N
+                       memcached -R for the private server (default: memcached's own, 20);
+                       pipelined meta/binary multi-gets yield to the event loop every N requests
   --unpinned           no CPU pinning at all (client or private server); figures are noisier
   --list-peers         print every peer, whether it is installed, and how to install it
   -h, --help           this text
@@ -53,6 +56,8 @@ pub struct Options {
     pub repeats: u32,
     /// memcached -t.
     pub server_threads: u32,
+    /// memcached -R (None: the server's default).
+    pub server_reqs_per_event: Option<u32>,
     /// No pinning.
     pub unpinned: bool,
     /// Only list the peers.
@@ -68,6 +73,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
         out: None,
         repeats: 3,
         server_threads: 2,
+        server_reqs_per_event: None,
         unpinned: false,
         list_peers: false,
     };
@@ -112,6 +118,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
             "--out" => o.out = Some(PathBuf::from(value()?)),
             "--repeats" => o.repeats = number(value()?)?,
             "--server-threads" => o.server_threads = number(value()?)?.max(1),
+            "--server-reqs-per-event" => o.server_reqs_per_event = Some(number(value()?)?.max(1)),
             f if f.starts_with('-') => return Err(format!("unknown bench option {f}")),
             name => {
                 let Some(&n) = NAMES.iter().find(|&&n| n == name) else {

@@ -119,7 +119,12 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
         )
     } else {
         let pin = pinning.then_some("1");
-        match PrivateMemcached::start(opts.server_threads, 1024, pin, &[]) {
+        let reqs = opts.server_reqs_per_event.map(|r| r.to_string());
+        let extra: Vec<&str> = match &reqs {
+            Some(r) => vec!["-R", r],
+            None => vec![],
+        };
+        match PrivateMemcached::start(opts.server_threads, 1024, pin, &extra) {
             Ok(m) => {
                 let a = m.addr.clone();
                 _private = Some(m);
@@ -136,10 +141,11 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
     let server_threads = server::stat(&addr, "threads")
         .map(|t| t.to_string())
         .unwrap_or_else(|_| "?".into());
+    let reqs_per_event = server::setting(&addr, "reqs_per_event").unwrap_or_else(|_| "?".into());
     let mut machine = String::new();
     let _ = writeln!(
         machine,
-        "machine: {cpus} CPUs ({}), memcached {version} -t {server_threads} at {addr}, server {server_where}",
+        "machine: {cpus} CPUs ({}), memcached {version} -t {server_threads} -R {reqs_per_event} at {addr}, server {server_where}",
         cpu_model()
     );
     let _ = writeln!(

@@ -41,6 +41,17 @@ pub fn stat(addr: &str, name: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("no stat {name}"))
 }
 
+/// One of the server's `stats settings` (for example `reqs_per_event`), as text.
+pub fn setting(addr: &str, name: &str) -> Result<String, String> {
+    let r = ask(addr, b"stats settings\r\n", b"END\r\n")?;
+    r.lines()
+        .filter_map(|l| l.strip_prefix("STAT "))
+        .filter_map(|l| l.split_once(' '))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim().to_string())
+        .ok_or_else(|| format!("no setting {name}"))
+}
+
 /// Bytes read plus bytes written by the server so far.
 pub fn wire_bytes(addr: &str) -> Option<u64> {
     Some(stat(addr, "bytes_read").ok()? + stat(addr, "bytes_written").ok()?)
