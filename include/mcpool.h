@@ -290,6 +290,11 @@ enum mcpool_metric
      * Gauge: pooled connections idle when the snapshot was taken.
      */
     MCPOOL_METRIC_POOL_IDLE = 15,
+    /**
+     * Counter: single-key reads that waited for a connection and were served on another
+     * caller's connection instead (see docs/handover.md).
+     */
+    MCPOOL_METRIC_HANDED_OVER = 16,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -11,7 +11,7 @@ use crate::ops;
 use crate::proto::ascii::StoreCommand;
 use crate::proto::Protocol;
 use crate::route::Router;
-use crate::server::{Pooled, Server};
+use crate::server::{Checkout, Pooled, Server};
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
@@ -730,7 +730,18 @@ impl Client {
         encode: impl FnOnce(&mut Vec<u8>),
         recv: impl FnOnce(&mut Conn) -> Result<T>,
     ) -> Result<T> {
-        let mut pooled = self.acquire(idx, self.deadline())?;
+        let pooled = self.acquire(idx, self.deadline())?;
+        self.exchange_on(idx, pooled, encode, recv)
+    }
+
+    /// One request/reply exchange on a connection of server `idx` already checked out.
+    fn exchange_on<T>(
+        &self,
+        idx: usize,
+        mut pooled: Pooled,
+        encode: impl FnOnce(&mut Vec<u8>),
+        recv: impl FnOnce(&mut Conn) -> Result<T>,
+    ) -> Result<T> {
         let result = pooled.with_conn(|conn| {
             encode(conn.begin());
             conn.send()
@@ -782,8 +793,25 @@ impl Client {
         let idx = self.pick(&wire)?;
         let keys = [&*wire];
         let mut handled = Ok(());
-        let hit = self.exchange(
+        let server = &self.inner.servers[idx];
+        let pooled = if touch.is_none() {
+            // A plain read may be handed to a permit holder while waiting for a connection.
+            let pool_timeout = self.inner.config.pool_timeout;
+            match server.checkout_read(pool_timeout, self.deadline(), &wire, cas)? {
+                Checkout::Conn(pooled) => pooled,
+                Checkout::Served(found) => {
+                    return match found? {
+                        Some((data, flags, c)) => on_hit(0, &data, flags, c).map(|()| true),
+                        None => Ok(false),
+                    };
+                }
+            }
+        } else {
+            self.acquire(idx, self.deadline())?
+        };
+        let hit = self.exchange_on(
             idx,
+            pooled,
             |buf| ops::encode_retrieval(p, buf, cas, touch, &keys),
             |conn| {
                 let mut hit = false;
@@ -794,7 +822,7 @@ impl Client {
                 Ok(hit)
             },
         )?;
-        self.inner.servers[idx].lookups(1, usize::from(hit));
+        server.lookups(1, usize::from(hit));
         handled.map(|()| hit)
     }
 

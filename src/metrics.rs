@@ -43,6 +43,9 @@ pub struct ServerMetrics {
     pub ejections: u64,
     /// Times it came back after being marked dead.
     pub returns: u64,
+    /// Single-key reads that waited for a connection and were served on another caller's
+    /// connection, pipelined with other waiting reads (see docs/handover.md).
+    pub handed_over: u64,
 }
 
 #[derive(Debug, Default)]
@@ -61,6 +64,7 @@ pub(crate) struct Counters {
     pub pool_timeouts: AtomicU64,
     pub ejections: AtomicU64,
     pub returns: AtomicU64,
+    pub handed_over: AtomicU64,
 }
 
 impl Counters {
@@ -103,6 +107,7 @@ impl Counters {
             pool_timeouts: g(&self.pool_timeouts),
             ejections: g(&self.ejections),
             returns: g(&self.returns),
+            handed_over: g(&self.handed_over),
         }
     }
 }

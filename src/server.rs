@@ -9,9 +9,10 @@ use crate::config::Config;
 use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::error::{Error, Result};
 use crate::fork;
-use crate::gate::{Gate, GateRef, Permit};
+use crate::gate::{Admission, Found, Gate, GateRef, Permit};
 use crate::health::Health;
 use crate::metrics::{Counters, Event, EventHandler};
+use crate::ops;
 use crate::pool::{Manager, Slot};
 use scheduled_thread_pool::ScheduledThreadPool;
 use std::borrow::Cow;
@@ -51,6 +52,14 @@ impl std::ops::DerefMut for Pooled<'_> {
     }
 }
 type Pool = r2d2::Pool<Manager>;
+
+/// A checked-out connection, or (for a read handed over while waiting) the read's answer.
+pub(crate) enum Checkout<'g> {
+    /// Do the exchange on this connection.
+    Conn(Pooled<'g>),
+    /// A permit holder did the read: the value, flags and CAS unique, or a miss.
+    Served(Result<Found>),
+}
 
 #[derive(Clone, Debug)]
 struct PoolSettings {
@@ -201,33 +210,67 @@ impl Server {
     /// Checks out a slot and makes sure it holds a usable connection, waiting at most
     /// `wait` for a free slot; `deadline` bounds the wait, the connect and every read and
     /// write of the exchange that follows. The fast path (an idle connection) reads no clock.
-    pub(crate) fn checkout(&self, wait: Duration, mut deadline: Deadline) -> Result<Pooled<'_>> {
+    pub(crate) fn checkout(&self, wait: Duration, deadline: Deadline) -> Result<Pooled<'_>> {
+        match self.checkout_or_hand_over(wait, deadline, None)? {
+            Checkout::Conn(pooled) => Ok(pooled),
+            // Nothing was handed over.
+            Checkout::Served(_) => Err(self.pool_timeout(Duration::ZERO)),
+        }
+    }
+
+    /// As [`Server::checkout`] for a single-key read of `(wire key, cas)`: when the caller
+    /// has to wait, the read is offered to the permit holders (see `gate`), and the answer
+    /// may come back instead of a connection.
+    pub(crate) fn checkout_read(
+        &self,
+        wait: Duration,
+        deadline: Deadline,
+        wire: &[u8],
+        cas: bool,
+    ) -> Result<Checkout<'_>> {
+        self.checkout_or_hand_over(wait, deadline, Some((wire, cas)))
+    }
+
+    fn pool_timeout(&self, waited: Duration) -> Error {
+        self.count_wait(waited);
+        let e = Error::PoolTimeout {
+            server: self.label.to_string(),
+        };
+        self.counters.error(&e);
+        e
+    }
+
+    fn count_wait(&self, waited: Duration) {
+        Counters::bump(&self.counters.pool_waits);
+        self.counters.pool_wait_nanos.fetch_add(
+            waited.as_nanos() as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+
+    fn checkout_or_hand_over(
+        &self,
+        wait: Duration,
+        mut deadline: Deadline,
+        read: Option<(&[u8], bool)>,
+    ) -> Result<Checkout<'_>> {
         let (pool, gate) = self.pool();
         let wait = match deadline {
             Deadline::None => wait,
             Deadline::Within(left) => wait.min(left),
             Deadline::At(t) => wait.min(t.saturating_duration_since(Instant::now())),
         };
-        let pool_timeout = |waited: Duration| {
-            Counters::bump(&self.counters.pool_waits);
-            self.counters.pool_wait_nanos.fetch_add(
-                waited.as_nanos() as u64,
-                std::sync::atomic::Ordering::Relaxed,
-            );
-            let e = Error::PoolTimeout {
-                server: self.label.to_string(),
-            };
-            self.counters.error(&e);
-            e
-        };
+        let pool_timeout = |waited: Duration| self.pool_timeout(waited);
         // First come, first served: a permit guarantees a connection (or room for one).
-        let (permit, waited) = gate.acquire(wait).map_err(pool_timeout)?;
+        let (permit, waited) = match gate.admit(wait, read).map_err(pool_timeout)? {
+            Admission::Permit(permit, waited) => (permit, waited),
+            Admission::Served(found, waited) => {
+                self.count_wait(waited);
+                return Ok(Checkout::Served(found));
+            }
+        };
         if let Some(waited) = waited {
-            Counters::bump(&self.counters.pool_waits);
-            self.counters.pool_wait_nanos.fetch_add(
-                waited.as_nanos() as u64,
-                std::sync::atomic::Ordering::Relaxed,
-            );
+            self.count_wait(waited);
             deadline = match deadline {
                 Deadline::Within(left) => Deadline::Within(left.saturating_sub(waited)),
                 other => other,
@@ -274,7 +317,7 @@ impl Server {
         if let Some(conn) = pooled.conn.as_mut() {
             conn.set_deadline(deadline);
         }
-        Ok(pooled)
+        Ok(Checkout::Conn(pooled))
     }
 
     /// Accounts for an exchange's result and drops a connection that is not clean.
@@ -291,8 +334,68 @@ impl Server {
             }
             Err(e) => self.failed(e),
         }
+        if pooled.conn.as_ref().is_some_and(|c| c.is_reusable()) {
+            self.serve_reads(&mut pooled);
+        }
         if !pooled.conn.as_ref().is_some_and(|c| c.is_reusable()) {
             pooled.conn = None;
+        }
+    }
+
+    /// Serves the reads waiting at the head of the gate's line on this (clean) connection:
+    /// each batch written in one go, the replies read in order, each caller woken with its
+    /// answer. At most `SERVE_ROUNDS` batches, so the holder's own caller is not kept long.
+    fn serve_reads(&self, pooled: &mut Pooled) {
+        const SERVE_ROUNDS: usize = 4;
+        const BATCH_READS: usize = 64;
+        const BATCH_KEY_BYTES: usize = 16 * 1024;
+        let p = self.opts.protocol;
+        for _ in 0..SERVE_ROUNDS {
+            let mut batch = pooled
+                ._permit
+                .gate()
+                .take_jobs(BATCH_READS, BATCH_KEY_BYTES);
+            if batch.is_empty() {
+                return;
+            }
+            let n = batch.len();
+            let mut hits = 0;
+            let served = pooled.with_conn(|conn| {
+                conn.set_deadline(Deadline::None);
+                let buf = conn.begin();
+                for (i, job) in batch.jobs().enumerate() {
+                    ops::encode_get_one(p, buf, job.cas, &job.wire, i as u32);
+                }
+                conn.send()?;
+                for i in 0..n {
+                    let mut found: Found = None;
+                    if let Some(job) = batch.next() {
+                        ops::recv_get_one(
+                            p,
+                            conn,
+                            job.cas,
+                            &job.wire,
+                            i as u32,
+                            &mut |_, d, f, c| found = Some((d.to_vec(), f, c)),
+                        )?;
+                    }
+                    hits += usize::from(found.is_some());
+                    batch.complete(Ok(found));
+                }
+                conn.finish();
+                Ok(())
+            });
+            use std::sync::atomic::Ordering::Relaxed;
+            self.counters.operations.fetch_add(n as u64, Relaxed);
+            self.counters.handed_over.fetch_add(n as u64, Relaxed);
+            self.lookups(n, hits);
+            if let Err(e) = served {
+                // The read being answered gets the error; the rest go back in line (the
+                // batch does that when dropped), to be served on another connection.
+                self.failed(&e);
+                batch.complete(Err(e));
+                return;
+            }
         }
     }
 

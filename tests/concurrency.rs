@@ -2,7 +2,7 @@
 mod common;
 
 use common::{unique, Memcached};
-use mcpool::{Client, StoreOutcome};
+use mcpool::{Client, Protocol, StoreCommand, StoreOutcome};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -83,4 +83,92 @@ fn sixty_four_threads_on_eight_connections() {
     let (open, idle) = client.pool_states()[0];
     assert!(open <= 8, "pool grew past its limit: {open}");
     assert_eq!(open, idle, "a connection was not returned to the pool");
+}
+
+/// 48 readers on 2 connections: most reads wait, are handed over to whichever caller holds a
+/// connection and come back pipelined with others (see docs/handover.md). Every read must
+/// still get its own key's value, hit or miss, with the right flags and CAS unique, on every
+/// protocol.
+#[test]
+fn handed_over_reads_get_their_own_values() {
+    let mc = Memcached::start(&["-m", "64"]);
+    for protocol in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let client = Client::builder()
+            .server(&mc.addr())
+            .protocol(protocol)
+            .max_size(2)
+            .min_idle(0)
+            .pool_timeout(Duration::from_secs(30))
+            .key_prefix(unique("handover"))
+            .build()
+            .unwrap();
+        for k in 0..64u32 {
+            // Odd keys stay missing; each value carries its key and flags of its own (clear of
+            // the compression flag bits).
+            if k % 2 == 0 {
+                let value = format!("value of {k}");
+                client
+                    .store(
+                        StoreCommand::Set,
+                        format!("k{k}"),
+                        value.as_bytes(),
+                        k << 8,
+                        0,
+                    )
+                    .unwrap();
+            }
+        }
+        let wrong = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = (0..48u32)
+            .map(|t| {
+                let (c, wrong) = (client.clone(), wrong.clone());
+                std::thread::spawn(move || {
+                    for i in 0..300u32 {
+                        let k = (t * 7 + i) % 64;
+                        let key = format!("k{k}");
+                        let ok = if i % 3 == 0 {
+                            match c.gets(&key).expect("gets") {
+                                Some(item) => {
+                                    k % 2 == 0
+                                        && item.value == format!("value of {k}").as_bytes()
+                                        && item.flags == k << 8
+                                        && item.cas.is_some_and(|c| c > 0)
+                                }
+                                None => k % 2 == 1,
+                            }
+                        } else {
+                            match c.get_item(&key).expect("get") {
+                                Some(item) => {
+                                    k % 2 == 0
+                                        && item.value == format!("value of {k}").as_bytes()
+                                        && item.flags == k << 8
+                                        && item.cas.is_none()
+                                }
+                                None => k % 2 == 1,
+                            }
+                        };
+                        if !ok {
+                            wrong.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(wrong.load(Ordering::Relaxed), 0, "{protocol:?}");
+        let m = &client.metrics()[0];
+        assert!(
+            m.handed_over > 0,
+            "{protocol:?}: 48 readers on 2 connections and no read was handed over"
+        );
+        assert_eq!(
+            m.hits + m.misses,
+            48 * 300,
+            "{protocol:?}: every read counted once"
+        );
+        let (open, idle) = client.pool_states()[0];
+        assert!(open <= 2 && open == idle, "{protocol:?}: pool back to idle");
+    }
 }

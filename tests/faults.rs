@@ -200,3 +200,74 @@ fn pool_exhaustion_gives_pool_timeouts_and_returns_every_connection() {
     // The server is not blamed for pool waits.
     assert!(c.server_states()[0].alive && c.server_states()[0].failures == 0);
 }
+
+/// Reads handed over to another caller's connection (32 readers on 2 connections) while
+/// that connection breaks mid-batch: the read being answered gets the error, the rest go
+/// back in line; every caller ends with its own value or an error, within its deadline.
+#[test]
+fn handed_over_reads_survive_a_connection_breaking_mid_batch() {
+    let requests = Arc::new(AtomicUsize::new(0));
+    let seen = requests.clone();
+    let (addr, _) = fake(10_000, move |_, line, w| {
+        let key = get_key(line);
+        if seen.fetch_add(1, Ordering::SeqCst) % 7 == 6 {
+            return Then::Close; // drops every reply still owed on this connection
+        }
+        let _ = w.write_all(&value_reply(&key, format!("value of {key}").as_bytes()));
+        Then::Continue
+    });
+    let c = Client::builder()
+        .server(&addr)
+        .max_size(2)
+        .min_idle(0)
+        .failure_limit(1_000_000)
+        .io_timeout(Duration::from_millis(500))
+        .pool_timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let (wrong, errors, hits) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+    );
+    let start = Instant::now();
+    let threads: Vec<_> = (0..32)
+        .map(|t| {
+            let (c, wrong, errors, hits) = (c.clone(), wrong.clone(), errors.clone(), hits.clone());
+            std::thread::spawn(move || {
+                for i in 0..50 {
+                    let key = format!("t{t}-{i}");
+                    match c.get(&key) {
+                        Ok(Some(v)) if v == format!("value of {key}").as_bytes() => {
+                            hits.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(other) => {
+                            eprintln!("{key}: {other:?}");
+                            wrong.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(_) => {
+                            errors.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(
+        wrong.load(Ordering::Relaxed),
+        0,
+        "a caller got another key's value"
+    );
+    let (hits, errors) = (hits.load(Ordering::Relaxed), errors.load(Ordering::Relaxed));
+    assert_eq!(hits + errors, 32 * 50);
+    assert!(hits > 0 && errors > 0, "hits {hits}, errors {errors}");
+    assert!(c.metrics()[0].handed_over > 0, "no read was handed over");
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+}

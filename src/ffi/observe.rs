@@ -50,10 +50,13 @@ pub enum mcpool_metric {
     MCPOOL_METRIC_POOL_OPEN = 14,
     /// Gauge: pooled connections idle when the snapshot was taken.
     MCPOOL_METRIC_POOL_IDLE = 15,
+    /// Counter: single-key reads that waited for a connection and were served on another
+    /// caller's connection instead (see docs/handover.md).
+    MCPOOL_METRIC_HANDED_OVER = 16,
 }
 
 /// Every metric in numeric order (numbers are dense from 0).
-const METRICS: [(mcpool_metric, &str); 16] = {
+const METRICS: [(mcpool_metric, &str); 17] = {
     use mcpool_metric::*;
     [
         (MCPOOL_METRIC_OPERATIONS, "operations\0"),
@@ -72,6 +75,7 @@ const METRICS: [(mcpool_metric, &str); 16] = {
         (MCPOOL_METRIC_RETURNS, "returns\0"),
         (MCPOOL_METRIC_POOL_OPEN, "pool_open\0"),
         (MCPOOL_METRIC_POOL_IDLE, "pool_idle\0"),
+        (MCPOOL_METRIC_HANDED_OVER, "handed_over\0"),
     ]
 };
 
@@ -100,6 +104,7 @@ fn values(m: &ServerMetrics, (open, idle): (u32, u32)) -> [u64; METRICS.len()] {
         m.returns,
         open.into(),
         idle.into(),
+        m.handed_over,
     ]
 }
 

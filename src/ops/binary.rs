@@ -120,6 +120,33 @@ pub(crate) fn recv_retrieval(
     }
 }
 
+/// One `GET` carrying `opaque`: a request of a pipeline of single reads (callers' reads a
+/// permit holder serves together), each answered in order.
+pub(crate) fn encode_get_one(buf: &mut Vec<u8>, key: &[u8], opaque: u32) {
+    binary::encode(buf, op::GET, key, &[], b"", opaque, 0);
+}
+
+/// Reads the response to `encode_get_one`: a hit goes to `sink`; a response that does not
+/// carry `opaque` is a crossed reply.
+pub(crate) fn recv_get_one(
+    conn: &mut Conn,
+    cas: bool,
+    opaque: u32,
+    sink: &mut HitSink<'_>,
+) -> Result<()> {
+    conn.read::<BinaryCodec, _>(|r, server| {
+        check(server, &r, op::GET, opaque)?;
+        match r.status {
+            status::OK => {
+                sink(0, r.value, r.flags(), cas.then_some(r.cas));
+                Ok(())
+            }
+            status::KEY_NOT_FOUND => Ok(()),
+            _ => Err(status_error(server, &r)),
+        }
+    })
+}
+
 fn store_opcode(cmd: StoreCommand, quiet: bool) -> u8 {
     match (cmd, quiet) {
         (StoreCommand::Set | StoreCommand::Cas(_), false) => op::SET,

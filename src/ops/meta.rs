@@ -95,6 +95,45 @@ pub(crate) fn recv_retrieval(
     }
 }
 
+/// One `mg` carrying opaque `opaque`: a request of a pipeline of single reads (callers'
+/// reads a permit holder serves together), each answered in order.
+pub(crate) fn encode_get_one(buf: &mut Vec<u8>, key: &[u8], cas: bool, opaque: u32) {
+    meta::encode_get(buf, key, opaque.into(), cas, None, false);
+}
+
+/// Reads the reply to `encode_get_one`: a hit goes to `sink`; a reply that does not carry
+/// `opaque` is a crossed reply.
+pub(crate) fn recv_get_one(
+    conn: &mut Conn,
+    cas: bool,
+    opaque: u32,
+    sink: &mut HitSink<'_>,
+) -> Result<()> {
+    conn.read::<MetaCodec, _>(|r, server| match r {
+        Reply::Miss(flags) => check_opaque(server, flags, opaque),
+        Reply::Value { flags, data } => {
+            let f = flags.value_flags().map_err(|_| bad(server, "f, c or O"))?;
+            if f.opaque != Some(u64::from(opaque)) {
+                return Err(protocol(
+                    server,
+                    format!(
+                        "value with opaque {:?}, expected O{opaque}: a crossed reply",
+                        f.opaque
+                    ),
+                ));
+            }
+            let c = if cas {
+                Some(f.cas.ok_or_else(|| bad(server, "c"))?)
+            } else {
+                None
+            };
+            sink(0, data, f.flags.unwrap_or(0) as u32, c);
+            Ok(())
+        }
+        r => Err(other(server, r, "mg")),
+    })
+}
+
 fn bad(server: &str, flag: &str) -> Error {
     protocol(
         server,

@@ -77,6 +77,32 @@ pub(crate) fn recv_retrieval(
     }
 }
 
+/// One single-key read of a pipeline of such reads, tagged with `opaque` where the protocol
+/// carries one (meta, binary); text replies name their key, which is checked instead.
+pub(crate) fn encode_get_one(p: Protocol, buf: &mut Vec<u8>, cas: bool, key: &[u8], opaque: u32) {
+    match p {
+        Protocol::Text => text::encode_retrieval(buf, cas, None, &[key]),
+        Protocol::Meta => meta::encode_get_one(buf, key, cas, opaque),
+        Protocol::Binary => binary::encode_get_one(buf, key, opaque),
+    }
+}
+
+/// Reads the reply to `encode_get_one`, handing a hit to `sink` (index 0).
+pub(crate) fn recv_get_one(
+    p: Protocol,
+    conn: &mut Conn,
+    cas: bool,
+    key: &[u8],
+    opaque: u32,
+    sink: &mut HitSink<'_>,
+) -> Result<()> {
+    match p {
+        Protocol::Text => text::recv_retrieval(conn, cas, &[key], sink),
+        Protocol::Meta => meta::recv_get_one(conn, cas, opaque, sink),
+        Protocol::Binary => binary::recv_get_one(conn, cas, opaque, sink),
+    }
+}
+
 /// One store command; `quiet` asks for no reply on success (text: `noreply`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn encode_store(

@@ -76,7 +76,7 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
 
 fn print_table(metrics: &[ServerMetrics]) {
     println!(
-        "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>6} {:>6}",
+        "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>6}",
         "server",
         "ops",
         "hits",
@@ -88,12 +88,13 @@ fn print_table(metrics: &[ServerMetrics]) {
         "srv_err",
         "pool_wait",
         "wait_ms",
+        "handover",
         "eject",
         "return"
     );
     for m in metrics {
         println!(
-            "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8.1} {:>6} {:>6}",
+            "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8.1} {:>8} {:>6} {:>6}",
             m.server,
             m.operations,
             m.hits,
@@ -105,6 +106,7 @@ fn print_table(metrics: &[ServerMetrics]) {
             m.server_errors + m.protocol_errors,
             m.pool_waits,
             m.pool_wait_time.as_secs_f64() * 1000.0,
+            m.handed_over,
             m.ejections,
             m.returns
         );
