@@ -53,7 +53,21 @@ fn bench_smoke_writes_a_report() {
 
     // The Markdown table: a header, a separator, and rows with as many cells as the header.
     let md = std::fs::read_to_string(out.join("results.md")).unwrap();
-    let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    let (results, spent) = md
+        .split_once("## Time spent")
+        .expect("a Time spent section");
+    let table: Vec<&str> = results.lines().filter(|l| l.starts_with('|')).collect();
+    // Time spent: one row per contestant (floor and mcpool), every scenario a column.
+    let spent_rows: Vec<&str> = spent.lines().filter(|l| l.starts_with("| ")).collect();
+    assert!(spent_rows[0].contains("| sequential |") && spent_rows[0].contains("| bulk |"));
+    assert!(
+        spent_rows.iter().any(|l| l.starts_with("| floor |")),
+        "{spent}"
+    );
+    assert!(
+        spent_rows.iter().any(|l| l.starts_with("| mcpool |")),
+        "{spent}"
+    );
     assert!(table.len() > 10, "table too short:\n{md}");
     let cells = |l: &str| l.matches('|').count();
     assert!(

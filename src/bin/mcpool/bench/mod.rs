@@ -177,6 +177,9 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
     let run_id = format!("{:x}", std::process::id() & 0xfff);
     let mut samples: Vec<Sample> = vec![];
     let mut notes: Vec<String> = vec![];
+    // Wall time per (contestant, scenario), driver start-up included: where a run's time goes.
+    let mut spent: Vec<(String, &'static str, f64)> = vec![];
+    let run_start = std::time::Instant::now();
     // Scenarios run in groups of one placement (they are ordered so); each contestant is
     // started once per group, so a JVM warms up once and no driver starts twice in a row.
     let mut groups: Vec<(scenarios::Placement, Vec<(usize, &'static str)>)> = vec![];
@@ -218,6 +221,7 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
                     ci + 1,
                     entries.len()
                 );
+                let began = std::time::Instant::now();
                 if running.is_none() {
                     progress.status(&format!("{what}: starting"));
                     last_prep = None;
@@ -250,6 +254,7 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
                     notes.push(format!("{name} / {}: {e}", entry.name));
                     running = None; // restart it for the next scenario
                 }
+                spent.push((entry.name.clone(), name, began.elapsed().as_secs_f64()));
             }
         }
     }
@@ -273,6 +278,12 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
         std::env::args().skip(1).collect::<Vec<_>>().join(" "),
         report::markdown_table(&rows)
     );
+    md.push_str(&time_spent(
+        &spent,
+        &order,
+        &opts.scenarios,
+        run_start.elapsed(),
+    ));
     if !notes.is_empty() {
         md.push_str("\n## Notes\n\n");
         for n in &notes {
@@ -594,4 +605,37 @@ fn default_out() -> PathBuf {
 #[allow(dead_code)]
 fn _size_is_used(s: Size) -> Size {
     s
+}
+
+/// The "Time spent" section: seconds per contestant and scenario (driver start-up included),
+/// with totals, so a slow run shows where its time went.
+fn time_spent(
+    spent: &[(String, &'static str, f64)],
+    order: &[String],
+    scenarios: &[&'static str],
+    total: std::time::Duration,
+) -> String {
+    let mut md = format!(
+        "\n## Time spent\n\nWhole run: {:.0} s. Seconds per contestant and scenario (start-up, \
+         preparation, warm-up and repeats):\n\n| contestant | {} | total |\n|---|{}---|\n",
+        total.as_secs_f64(),
+        scenarios.join(" | "),
+        "---|".repeat(scenarios.len())
+    );
+    for c in order {
+        let cell = |sc: &str| -> f64 {
+            spent
+                .iter()
+                .filter(|(n, s, _)| n == c && *s == sc)
+                .map(|(_, _, t)| t)
+                .sum()
+        };
+        let cells: Vec<String> = scenarios
+            .iter()
+            .map(|s| format!("{:.1}", cell(s)))
+            .collect();
+        let sum: f64 = scenarios.iter().map(|s| cell(s)).sum();
+        let _ = writeln!(md, "| {c} | {} | {sum:.1} |", cells.join(" | "));
+    }
+    md
 }
