@@ -291,8 +291,8 @@ enum mcpool_metric
      */
     MCPOOL_METRIC_POOL_IDLE = 15,
     /**
-     * Counter: single-key reads that waited for a connection and were served on another
-     * caller's connection instead (see docs/handover.md).
+     * Counter: single-key reads and small sets that waited for a connection and were served
+     * on another caller's connection instead (see docs/handover.md).
      */
     MCPOOL_METRIC_HANDED_OVER = 16,
 };

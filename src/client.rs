@@ -3,6 +3,7 @@
 use crate::config::{ClientBuilder, Config};
 use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::error::{Error, Result};
+use crate::gate::{Answer, Offer};
 use crate::health::ServerState;
 use crate::item::{Item, Lease, StoreOutcome};
 use crate::key;
@@ -12,6 +13,10 @@ use crate::proto::ascii::StoreCommand;
 use crate::proto::Protocol;
 use crate::route::Router;
 use crate::server::{Checkout, Pooled, Server};
+
+/// A `set` whose value (as sent) is at most this long may be handed over to another caller's
+/// connection while it waits for one (docs/handover.md); larger ones wait for a connection.
+const HANDED_OVER_SET_BYTES: usize = 16 * 1024;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
@@ -315,8 +320,29 @@ impl Client {
         let wire = self.wire_key(key.as_ref())?;
         let (data, flags) = self.encode_value(cmd, value, flags)?;
         let idx = self.pick(&wire)?;
-        self.exchange(
+        let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
+            // A plain set of a small value may be handed to a permit holder while waiting.
+            let server = &self.inner.servers[idx];
+            let pool_timeout = self.inner.config.pool_timeout;
+            let offer = Offer::Set(&wire, &data, flags, ttl);
+            match server.checkout_or_offer(pool_timeout, self.deadline(), offer)? {
+                Checkout::Conn(pooled) => pooled,
+                Checkout::Served(answer) => {
+                    return match answer? {
+                        Answer::Stored(outcome) => Ok(outcome),
+                        Answer::Found(_) => Err(Error::Protocol {
+                            server: server.label.to_string(),
+                            detail: "internal: a store answered as a read".into(),
+                        }),
+                    };
+                }
+            }
+        } else {
+            self.acquire(idx, self.deadline())?
+        };
+        self.exchange_on(
             idx,
+            pooled,
             |buf| ops::encode_store(p, buf, cmd, &wire, flags, ttl, &data, 0, false),
             |conn| ops::recv_store(p, conn, cmd, 0),
         )
@@ -797,12 +823,19 @@ impl Client {
         let pooled = if touch.is_none() {
             // A plain read may be handed to a permit holder while waiting for a connection.
             let pool_timeout = self.inner.config.pool_timeout;
-            match server.checkout_read(pool_timeout, self.deadline(), &wire, cas)? {
+            let offer = Offer::Get(&wire, cas);
+            match server.checkout_or_offer(pool_timeout, self.deadline(), offer)? {
                 Checkout::Conn(pooled) => pooled,
-                Checkout::Served(found) => {
-                    return match found? {
-                        Some((data, flags, c)) => on_hit(0, &data, flags, c).map(|()| true),
-                        None => Ok(false),
+                Checkout::Served(answer) => {
+                    return match answer? {
+                        Answer::Found(Some((data, flags, c))) => {
+                            on_hit(0, &data, flags, c).map(|()| true)
+                        }
+                        Answer::Found(None) => Ok(false),
+                        Answer::Stored(_) => Err(Error::Protocol {
+                            server: server.label.to_string(),
+                            detail: "internal: a read answered as a store".into(),
+                        }),
                     };
                 }
             }

@@ -14,23 +14,85 @@
 //! a waiting reader is woken once, with its value, instead of once for a permit and again
 //! for its reply, and many reads share one write and one read on each side. See
 //! docs/handover.md.
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::item::StoreOutcome;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-/// A single-key read handed to the gate by a caller waiting for a permit.
-pub(crate) struct GetJob {
-    /// The key as sent.
-    pub wire: Vec<u8>,
-    /// Ask for the CAS unique.
-    pub cas: bool,
+/// Work a caller waiting for a permit hands to the gate: a single-key read, or a plain `set`
+/// of a small value. Both may be sent again after a failure without changing their meaning
+/// to the caller, which is why nothing else is handed over.
+pub(crate) enum Job {
+    /// `get` (or `gets` with `cas`) of one wire key.
+    Get {
+        /// The key as sent.
+        wire: Vec<u8>,
+        /// Ask for the CAS unique.
+        cas: bool,
+    },
+    /// `set` of one wire key to `data` (already compressed as the caller's config says).
+    Set {
+        /// The key as sent.
+        wire: Vec<u8>,
+        /// The bytes to store.
+        data: Vec<u8>,
+        /// The item's flags.
+        flags: u32,
+        /// Expiry.
+        ttl: u32,
+    },
+}
+
+impl Job {
+    fn size(&self) -> usize {
+        match self {
+            Job::Get { wire, .. } => wire.len(),
+            Job::Set { wire, data, .. } => wire.len() + data.len(),
+        }
+    }
+}
+
+/// What a caller offers while it waits, borrowed: copied into a [`Job`] only if it has to
+/// wait.
+#[derive(Clone, Copy)]
+pub(crate) enum Offer<'a> {
+    /// A read of `(wire key, cas)`.
+    Get(&'a [u8], bool),
+    /// A `set` of `(wire key, data, flags, ttl)`.
+    Set(&'a [u8], &'a [u8], u32, u32),
+}
+
+impl Offer<'_> {
+    fn to_job(self) -> Job {
+        match self {
+            Offer::Get(wire, cas) => Job::Get {
+                wire: wire.to_vec(),
+                cas,
+            },
+            Offer::Set(wire, data, flags, ttl) => Job::Set {
+                wire: wire.to_vec(),
+                data: data.to_vec(),
+                flags,
+                ttl,
+            },
+        }
+    }
 }
 
 /// What a served read found: the value, its flags and CAS unique, or nothing.
 pub(crate) type Found = Option<(Vec<u8>, u32, Option<u64>)>;
+
+/// The answer to a served job.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// A read's result.
+    Found(Found),
+    /// A set's outcome.
+    Stored(StoreOutcome),
+}
 
 /// In line, waiting.
 const WAITING: u8 = 0;
@@ -46,12 +108,12 @@ const RETRY: u8 = 4;
 struct Waiter {
     thread: Thread,
     state: AtomicU8,
-    job: Option<GetJob>,
-    result: Mutex<Option<Result<Found>>>,
+    job: Option<Job>,
+    result: Mutex<Option<Result<Answer>>>,
 }
 
 impl Waiter {
-    fn new(job: Option<GetJob>) -> Arc<Waiter> {
+    fn new(job: Option<Job>) -> Arc<Waiter> {
         Arc::new(Waiter {
             thread: std::thread::current(),
             state: AtomicU8::new(WAITING),
@@ -118,12 +180,13 @@ pub(crate) enum Admission<'g> {
     /// A permit (and how long it waited, `None` when one was free at once): do the read.
     Permit(Permit<'g>, Option<Duration>),
     /// A permit holder did the read: its result, and how long it took.
-    Served(Result<Found>, Duration),
+    Served(Result<Answer>, Duration),
 }
 
-/// Reads taken from the head of the line, for a permit holder to serve. Every job gets its
-/// result through [`Batch::complete`]; the ones still unanswered when the batch is dropped
-/// (the connection failed, or a panic) are told to try again.
+/// Jobs taken from the head of the line, for a permit holder to serve. Every job gets its
+/// result through [`Batch::complete`], or [`Batch::fail`] when the connection fails; reads
+/// still unanswered when the batch is dropped are told to try again, sets get an error (they
+/// may have reached the server).
 pub(crate) struct Batch {
     jobs: Vec<Arc<Waiter>>,
     answered: usize,
@@ -136,12 +199,12 @@ impl Batch {
     }
 
     /// The jobs, in the order their replies must be read.
-    pub(crate) fn jobs(&self) -> impl Iterator<Item = &GetJob> {
+    pub(crate) fn jobs(&self) -> impl Iterator<Item = &Job> {
         self.jobs.iter().filter_map(|w| w.job.as_ref())
     }
 
     /// The next job to answer.
-    pub(crate) fn next(&self) -> Option<&GetJob> {
+    pub(crate) fn next(&self) -> Option<&Job> {
         self.jobs.get(self.answered).and_then(|w| w.job.as_ref())
     }
 
@@ -151,19 +214,43 @@ impl Batch {
     }
 
     /// Hands the next unanswered job its result and wakes its caller.
-    pub(crate) fn complete(&mut self, result: Result<Found>) {
+    pub(crate) fn complete(&mut self, result: Result<Answer>) {
         if let Some(w) = self.jobs.get(self.answered) {
             *w.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
             w.wake(DONE);
             self.answered += 1;
         }
     }
+
+    /// The connection failed with `e` while the next job was being answered: that job gets
+    /// `e`; the reads after it go back in line, the sets after it get `e` too (they were
+    /// written, so whether they were stored is unknown).
+    pub(crate) fn fail(mut self, e: Error) {
+        self.complete(Err(e.clone()));
+        while let Some(w) = self.jobs.get(self.answered) {
+            if matches!(w.job, Some(Job::Set { .. })) {
+                self.complete(Err(e.clone()));
+            } else {
+                w.wake(RETRY);
+                self.answered += 1;
+            }
+        }
+    }
 }
 
 impl Drop for Batch {
     fn drop(&mut self) {
+        // Only after a panic in the holder: reads retry, sets fail.
         for w in &self.jobs[self.answered..] {
-            w.wake(RETRY);
+            if matches!(w.job, Some(Job::Set { .. })) {
+                *w.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(Error::Protocol {
+                    server: String::new(),
+                    detail: "the connection serving this set failed".into(),
+                }));
+                w.wake(DONE);
+            } else {
+                w.wake(RETRY);
+            }
         }
     }
 }
@@ -185,10 +272,7 @@ impl Gate {
 
     /// Takes a permit at once if one is free and nobody is waiting (`Ok`); otherwise joins
     /// the end of the line (`Err(ticket)`), offering `job` to the permit holders.
-    fn try_now(
-        &self,
-        job: impl FnOnce() -> Option<GetJob>,
-    ) -> std::result::Result<(), Arc<Waiter>> {
+    fn try_now(&self, job: impl FnOnce() -> Option<Job>) -> std::result::Result<(), Arc<Waiter>> {
         let mut st = self.lock();
         if st.free > 0 && st.queue.is_empty() {
             st.free -= 1;
@@ -213,9 +297,9 @@ impl Gate {
         }
     }
 
-    /// Takes the reads waiting at the head of the line (at most `max`, and at most `bytes`
-    /// of keys), for a permit holder to serve; stops at the first caller that waits for a
-    /// permit instead.
+    /// Takes the jobs waiting at the head of the line (at most `max`, and at most `bytes`
+    /// of keys and values), for a permit holder to serve; stops at the first caller that
+    /// waits for a permit instead.
     pub(crate) fn take_jobs(&self, max: usize, bytes: usize) -> Batch {
         let mut jobs = Vec::new();
         let mut st = self.lock();
@@ -226,7 +310,7 @@ impl Gate {
                 _ => break,
             }
             if let Some(w) = st.queue.pop_front() {
-                size += w.job.as_ref().map_or(0, |j| j.wire.len());
+                size += w.job.as_ref().map_or(0, Job::size);
                 w.state.store(TAKEN, Ordering::Release);
                 jobs.push(w);
             }
@@ -251,22 +335,16 @@ impl<'g> GateRef<'g> {
         }
     }
 
-    /// As [`GateRef::acquire`], but a caller that has to wait offers its read of `(wire
-    /// key, cas)` to the permit holders: the answer is a permit or the read's result. A read
-    /// a holder has taken is waited for until answered, whatever `wait` says (the serving
-    /// connection's I/O timeouts bound that); one its holder could not answer goes back in
-    /// line.
+    /// As [`GateRef::acquire`], but a caller that has to wait offers its work (`offer`) to
+    /// the permit holders: the answer is a permit or the work's result. Work a holder has
+    /// taken is waited for until answered, whatever `wait` says (the serving connection's
+    /// I/O timeouts bound that); a read its holder could not answer goes back in line.
     pub(crate) fn admit(
         self,
         wait: Duration,
-        read: Option<(&[u8], bool)>,
+        offer: Option<Offer<'_>>,
     ) -> std::result::Result<Admission<'g>, Duration> {
-        let job = || {
-            read.map(|(wire, cas)| GetJob {
-                wire: wire.to_vec(),
-                cas,
-            })
-        };
+        let job = || offer.map(Offer::to_job);
         let mut start = None;
         loop {
             let w = match self.try_now(job) {
@@ -286,7 +364,13 @@ impl<'g> GateRef<'g> {
                 }
                 Some(DONE) => {
                     let r = w.result.lock().unwrap_or_else(|p| p.into_inner()).take();
-                    return Ok(Admission::Served(r.unwrap_or(Ok(None)), start.elapsed()));
+                    let r = r.unwrap_or_else(|| {
+                        Err(Error::Protocol {
+                            server: String::new(),
+                            detail: "internal: served without an answer".into(),
+                        })
+                    });
+                    return Ok(Admission::Served(r, start.elapsed()));
                 }
                 Some(_) => continue, // RETRY
                 None => return Err(start.elapsed()),
@@ -372,20 +456,28 @@ mod tests {
         ));
     }
 
+    fn key(j: &Job) -> &[u8] {
+        match j {
+            Job::Get { wire, .. } | Job::Set { wire, .. } => wire,
+        }
+    }
+
     #[test]
-    fn waiting_reads_are_served_in_order_up_to_a_permit_waiter() {
+    fn waiting_work_is_served_in_order_up_to_a_permit_waiter() {
         let gate = Arc::new(Gate::new(1));
         let held = GateRef::Borrowed(&gate).acquire(Duration::ZERO).unwrap();
-        let spawn = |key: &'static str, read: bool| {
+        let spawn = |key: &'static str, what: u8| {
+            let want = gate.lock().queue.len() + 1;
             let g = gate.clone();
             let t = std::thread::spawn(move || {
-                let r = if read {
-                    Some((key.as_bytes(), false))
-                } else {
-                    None
+                let k = key.as_bytes();
+                let offer = match what {
+                    b'g' => Some(Offer::Get(k, false)),
+                    b's' => Some(Offer::Set(k, b"data", 3, 0)),
+                    _ => None,
                 };
-                match GateRef::Borrowed(&g).admit(Duration::from_secs(30), r) {
-                    Ok(Admission::Served(found, _)) => format!("served {:?}", found.unwrap()),
+                match GateRef::Borrowed(&g).admit(Duration::from_secs(30), offer) {
+                    Ok(Admission::Served(answer, _)) => format!("served {:?}", answer.unwrap()),
                     Ok(Admission::Permit(p, _)) => {
                         drop(p);
                         "permit".to_string()
@@ -395,32 +487,35 @@ mod tests {
             });
             // Each joins the line before the next starts.
             let deadline = Instant::now() + Duration::from_secs(30);
-            let want = gate.lock().queue.len() + 1;
             while gate.lock().queue.len() < want {
                 assert!(Instant::now() < deadline, "waiter never queued");
                 std::thread::yield_now();
             }
             t
         };
-        let a = spawn("a", true);
-        let b = spawn("b", true);
-        let c = spawn("c", false);
-        let d = spawn("d", true);
+        let a = spawn("a", b'g');
+        let b = spawn("b", b's');
+        let c = spawn("c", b'-');
+        let d = spawn("d", b'g');
         let mut batch = gate.take_jobs(64, 1 << 20);
-        let keys: Vec<&[u8]> = batch.jobs().map(|j| &j.wire[..]).collect();
+        let keys: Vec<&[u8]> = batch.jobs().map(key).collect();
         assert_eq!(
             keys,
             [&b"a"[..], b"b"],
             "stops at the caller waiting for a permit"
         );
-        batch.complete(Ok(Some((b"A".to_vec(), 5, None))));
-        batch.complete(Ok(None));
+        assert!(matches!(
+            batch.jobs().nth(1),
+            Some(Job::Set { data, flags: 3, ttl: 0, .. }) if data == b"data"
+        ));
+        batch.complete(Ok(Answer::Found(Some((b"A".to_vec(), 5, None)))));
+        batch.complete(Ok(Answer::Stored(StoreOutcome::Stored)));
         assert!(
             gate.take_jobs(64, 1 << 20).is_empty(),
             "c is first in line now"
         );
-        assert_eq!(a.join().unwrap(), "served Some(([65], 5, None))");
-        assert_eq!(b.join().unwrap(), "served None");
+        assert_eq!(a.join().unwrap(), "served Found(Some(([65], 5, None)))");
+        assert_eq!(b.join().unwrap(), "served Stored(Stored)");
         drop(held); // goes to c, who hands it to d on return, who returns it
         assert_eq!(c.join().unwrap(), "permit");
         assert_eq!(d.join().unwrap(), "permit");
@@ -428,37 +523,69 @@ mod tests {
     }
 
     #[test]
-    fn an_unanswered_read_goes_back_in_line() {
+    fn after_a_failure_reads_go_back_in_line_and_sets_fail() {
         let gate = Arc::new(Gate::new(1));
         let held = GateRef::Borrowed(&gate).acquire(Duration::ZERO).unwrap();
-        let g = gate.clone();
-        let t = std::thread::spawn(move || {
-            match GateRef::Borrowed(&g).admit(Duration::from_secs(30), Some((b"k", true))) {
-                Ok(Admission::Served(found, _)) => found.map(|f| f.map(|(v, _, c)| (v, c))),
-                other => panic!("{}", other.is_ok()),
-            }
-        });
-        let take = || {
-            let deadline = Instant::now() + Duration::from_secs(30);
-            loop {
-                let batch = gate.take_jobs(64, 1 << 20);
-                if !batch.is_empty() {
-                    return batch;
+        // Offers work from a new thread once the line has `before` callers in it; returns
+        // when the offer is in line.
+        let offer = |offer: Offer<'static>, before: usize| {
+            let g = gate.clone();
+            let t = std::thread::spawn(move || {
+                match GateRef::Borrowed(&g).admit(Duration::from_secs(30), Some(offer)) {
+                    Ok(Admission::Served(answer, _)) => answer.map(|a| format!("{a:?}")),
+                    Ok(Admission::Permit(..)) => panic!("expected to be served, got a permit"),
+                    Err(w) => panic!("expected to be served, timed out after {w:?}"),
                 }
-                assert!(Instant::now() < deadline, "read never queued");
+            });
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while gate.lock().queue.len() <= before {
+                assert!(Instant::now() < deadline, "never in line");
                 std::thread::yield_now();
             }
+            t
         };
-        // A holder whose connection fails before answering: the batch is dropped unanswered.
-        let first = take();
+        let k1 = offer(Offer::Get(b"k1", true), 0);
+        let first = gate.take_jobs(64, 1 << 20); // its holder will panic before answering
         assert_eq!(first.len(), 1);
-        drop(first);
-        // The read is offered again, with the same key and CAS request, and answered.
-        let mut second = take();
-        let job = second.next().unwrap();
-        assert!(job.wire == b"k" && job.cas);
-        second.complete(Ok(Some((b"v".to_vec(), 0, Some(7)))));
-        assert_eq!(t.join().unwrap().unwrap(), Some((b"v".to_vec(), Some(7))));
+        let k2 = offer(Offer::Get(b"k2", false), 0);
+        let k3 = offer(Offer::Set(b"k3", b"v", 0, 0), 1);
+        let k4 = offer(Offer::Get(b"k4", false), 2);
+        let second = gate.take_jobs(64, 1 << 20);
+        assert_eq!(second.len(), 3);
+        // The connection fails while k2's reply is read: k2 gets the error; k3 was written,
+        // so it fails too; k4 goes back in line.
+        second.fail(Error::IoTimeout { server: "s".into() });
+        let timed_out = |r: Result<String>| matches!(r, Err(Error::IoTimeout { .. }));
+        assert!(timed_out(k2.join().unwrap()));
+        assert!(timed_out(k3.join().unwrap()));
+        drop(first); // k1 goes back in line too
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while gate.lock().queue.len() < 2 {
+            assert!(Instant::now() < deadline, "reads never came back");
+            std::thread::yield_now();
+        }
+        let mut again = gate.take_jobs(64, 1 << 20);
+        let mut keys: Vec<(Vec<u8>, bool)> = again
+            .jobs()
+            .map(|j| match j {
+                Job::Get { wire, cas } => (wire.clone(), *cas),
+                Job::Set { .. } => panic!("a set must not come back"),
+            })
+            .collect();
+        let order: Vec<Vec<u8>> = keys.iter().map(|(k, _)| k.clone()).collect();
+        keys.sort();
+        assert_eq!(keys, [(b"k1".to_vec(), true), (b"k4".to_vec(), false)]);
+        for k in order {
+            again.complete(Ok(Answer::Found(Some((k, 0, None)))));
+        }
+        assert_eq!(
+            k1.join().unwrap().unwrap(),
+            "Found(Some(([107, 49], 0, None)))"
+        );
+        assert_eq!(
+            k4.join().unwrap().unwrap(),
+            "Found(Some(([107, 52], 0, None)))"
+        );
         drop(held);
         assert_eq!(gate.lock().free, 1);
     }
@@ -468,7 +595,7 @@ mod tests {
         let gate = Gate::new(1);
         let held = GateRef::Borrowed(&gate).acquire(Duration::ZERO).unwrap();
         assert!(GateRef::Borrowed(&gate)
-            .admit(Duration::from_millis(20), Some((b"k", false)))
+            .admit(Duration::from_millis(20), Some(Offer::Get(b"k", false)))
             .is_err());
         assert!(gate.lock().queue.is_empty());
         assert!(gate.take_jobs(64, 1 << 20).is_empty());

@@ -43,8 +43,8 @@ pub struct ServerMetrics {
     pub ejections: u64,
     /// Times it came back after being marked dead.
     pub returns: u64,
-    /// Single-key reads that waited for a connection and were served on another caller's
-    /// connection, pipelined with other waiting reads (see docs/handover.md).
+    /// Single-key reads and small sets that waited for a connection and were served on
+    /// another caller's connection, pipelined with other waiting work (docs/handover.md).
     pub handed_over: u64,
 }
 

@@ -9,11 +9,12 @@ use crate::config::Config;
 use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::error::{Error, Result};
 use crate::fork;
-use crate::gate::{Admission, Found, Gate, GateRef, Permit};
+use crate::gate::{Admission, Answer, Gate, GateRef, Job, Offer, Permit};
 use crate::health::Health;
 use crate::metrics::{Counters, Event, EventHandler};
 use crate::ops;
 use crate::pool::{Manager, Slot};
+use crate::proto::ascii::StoreCommand;
 use scheduled_thread_pool::ScheduledThreadPool;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -53,12 +54,13 @@ impl std::ops::DerefMut for Pooled<'_> {
 }
 type Pool = r2d2::Pool<Manager>;
 
-/// A checked-out connection, or (for a read handed over while waiting) the read's answer.
+/// A checked-out connection, or (for work handed over while waiting) its answer.
 pub(crate) enum Checkout<'g> {
     /// Do the exchange on this connection.
     Conn(Pooled<'g>),
-    /// A permit holder did the read: the value, flags and CAS unique, or a miss.
-    Served(Result<Found>),
+    /// A permit holder did the work: a read's value, flags and CAS unique (or a miss), or a
+    /// set's outcome.
+    Served(Result<Answer>),
 }
 
 #[derive(Clone, Debug)]
@@ -218,17 +220,16 @@ impl Server {
         }
     }
 
-    /// As [`Server::checkout`] for a single-key read of `(wire key, cas)`: when the caller
-    /// has to wait, the read is offered to the permit holders (see `gate`), and the answer
-    /// may come back instead of a connection.
-    pub(crate) fn checkout_read(
+    /// As [`Server::checkout`] for work that may be handed over (a single-key read, a small
+    /// `set`): when the caller has to wait, `offer` goes to the permit holders (see `gate`),
+    /// and the answer may come back instead of a connection.
+    pub(crate) fn checkout_or_offer(
         &self,
         wait: Duration,
         deadline: Deadline,
-        wire: &[u8],
-        cas: bool,
+        offer: Offer<'_>,
     ) -> Result<Checkout<'_>> {
-        self.checkout_or_hand_over(wait, deadline, Some((wire, cas)))
+        self.checkout_or_hand_over(wait, deadline, Some(offer))
     }
 
     fn pool_timeout(&self, waited: Duration) -> Error {
@@ -252,7 +253,7 @@ impl Server {
         &self,
         wait: Duration,
         mut deadline: Deadline,
-        read: Option<(&[u8], bool)>,
+        offer: Option<Offer<'_>>,
     ) -> Result<Checkout<'_>> {
         let (pool, gate) = self.pool();
         let wait = match deadline {
@@ -262,7 +263,7 @@ impl Server {
         };
         let pool_timeout = |waited: Duration| self.pool_timeout(waited);
         // First come, first served: a permit guarantees a connection (or room for one).
-        let (permit, waited) = match gate.admit(wait, read).map_err(pool_timeout)? {
+        let (permit, waited) = match gate.admit(wait, offer).map_err(pool_timeout)? {
             Admission::Permit(permit, waited) => (permit, waited),
             Admission::Served(found, waited) => {
                 self.count_wait(waited);
@@ -335,65 +336,83 @@ impl Server {
             Err(e) => self.failed(e),
         }
         if pooled.conn.as_ref().is_some_and(|c| c.is_reusable()) {
-            self.serve_reads(&mut pooled);
+            self.serve_waiting(&mut pooled);
         }
         if !pooled.conn.as_ref().is_some_and(|c| c.is_reusable()) {
             pooled.conn = None;
         }
     }
 
-    /// Serves the reads waiting at the head of the gate's line on this (clean) connection:
+    /// Serves the work waiting at the head of the gate's line on this (clean) connection:
     /// each batch written in one go, the replies read in order, each caller woken with its
     /// answer. At most `SERVE_ROUNDS` batches, so the holder's own caller is not kept long.
-    fn serve_reads(&self, pooled: &mut Pooled) {
+    fn serve_waiting(&self, pooled: &mut Pooled) {
+        use std::sync::atomic::Ordering::Relaxed;
         const SERVE_ROUNDS: usize = 4;
-        const BATCH_READS: usize = 64;
-        const BATCH_KEY_BYTES: usize = 16 * 1024;
+        const BATCH_JOBS: usize = 64;
+        const BATCH_BYTES: usize = 64 * 1024;
         let p = self.opts.protocol;
         for _ in 0..SERVE_ROUNDS {
-            let mut batch = pooled
-                ._permit
-                .gate()
-                .take_jobs(BATCH_READS, BATCH_KEY_BYTES);
+            let mut batch = pooled._permit.gate().take_jobs(BATCH_JOBS, BATCH_BYTES);
             if batch.is_empty() {
                 return;
             }
             let n = batch.len();
-            let mut hits = 0;
+            let (mut reads, mut hits) = (0, 0);
             let served = pooled.with_conn(|conn| {
                 conn.set_deadline(Deadline::None);
                 let buf = conn.begin();
                 for (i, job) in batch.jobs().enumerate() {
-                    ops::encode_get_one(p, buf, job.cas, &job.wire, i as u32);
+                    let opaque = i as u32;
+                    match job {
+                        Job::Get { wire, cas } => ops::encode_get_one(p, buf, *cas, wire, opaque),
+                        Job::Set {
+                            wire,
+                            data,
+                            flags,
+                            ttl,
+                        } => ops::encode_store(
+                            p,
+                            buf,
+                            StoreCommand::Set,
+                            wire,
+                            *flags,
+                            *ttl,
+                            data,
+                            opaque,
+                            false,
+                        ),
+                    }
                 }
                 conn.send()?;
                 for i in 0..n {
-                    let mut found: Found = None;
-                    if let Some(job) = batch.next() {
-                        ops::recv_get_one(
-                            p,
-                            conn,
-                            job.cas,
-                            &job.wire,
-                            i as u32,
-                            &mut |_, d, f, c| found = Some((d.to_vec(), f, c)),
-                        )?;
-                    }
-                    hits += usize::from(found.is_some());
-                    batch.complete(Ok(found));
+                    let opaque = i as u32;
+                    let answer = match batch.next() {
+                        Some(Job::Get { wire, cas }) => {
+                            let mut found = None;
+                            ops::recv_get_one(p, conn, *cas, wire, opaque, &mut |_, d, f, c| {
+                                found = Some((d.to_vec(), f, c))
+                            })?;
+                            reads += 1;
+                            hits += usize::from(found.is_some());
+                            Answer::Found(found)
+                        }
+                        Some(Job::Set { .. }) => {
+                            Answer::Stored(ops::recv_store(p, conn, StoreCommand::Set, opaque)?)
+                        }
+                        None => break,
+                    };
+                    batch.complete(Ok(answer));
                 }
                 conn.finish();
                 Ok(())
             });
-            use std::sync::atomic::Ordering::Relaxed;
             self.counters.operations.fetch_add(n as u64, Relaxed);
             self.counters.handed_over.fetch_add(n as u64, Relaxed);
-            self.lookups(n, hits);
+            self.lookups(reads, hits);
             if let Err(e) = served {
-                // The read being answered gets the error; the rest go back in line (the
-                // batch does that when dropped), to be served on another connection.
                 self.failed(&e);
-                batch.complete(Err(e));
+                batch.fail(e);
                 return;
             }
         }

@@ -85,10 +85,10 @@ fn sixty_four_threads_on_eight_connections() {
     assert_eq!(open, idle, "a connection was not returned to the pool");
 }
 
-/// 48 readers on 2 connections: most reads wait, are handed over to whichever caller holds a
-/// connection and come back pipelined with others (see docs/handover.md). Every read must
-/// still get its own key's value, hit or miss, with the right flags and CAS unique, on every
-/// protocol.
+/// 48 threads on 2 connections: most reads and sets wait, are handed over to whichever caller
+/// holds a connection and come back pipelined with others (see docs/handover.md). Every read
+/// must still get its own key's value, hit or miss, with the right flags and CAS unique, and
+/// see its own thread's last set, on every protocol.
 #[test]
 fn handed_over_reads_get_their_own_values() {
     let mc = Memcached::start(&["-m", "64"]);
@@ -158,14 +158,43 @@ fn handed_over_reads_get_their_own_values() {
             t.join().unwrap();
         }
         assert_eq!(wrong.load(Ordering::Relaxed), 0, "{protocol:?}");
+        let reads = client.metrics()[0].hits + client.metrics()[0].misses;
+        assert_eq!(reads, 48 * 300, "{protocol:?}: every read counted once");
+
+        // Sets handed over too: each thread overwrites its own keys and reads each back at
+        // once; a set handed over has been stored when it returns.
+        let threads: Vec<_> = (0..48u32)
+            .map(|t| {
+                let (c, wrong) = (client.clone(), wrong.clone());
+                std::thread::spawn(move || {
+                    for i in 0..200u32 {
+                        let key = format!("own-{t}-{}", i % 4);
+                        let value = format!("{t}:{i}");
+                        if c.set(&key, value.as_bytes(), 0).expect("set") != StoreOutcome::Stored
+                            || c.get(&key).expect("get").as_deref() != Some(value.as_bytes())
+                        {
+                            wrong.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(
+            wrong.load(Ordering::Relaxed),
+            0,
+            "{protocol:?}: read-your-writes"
+        );
         let m = &client.metrics()[0];
         assert!(
             m.handed_over > 0,
-            "{protocol:?}: 48 readers on 2 connections and no read was handed over"
+            "{protocol:?}: 48 threads on 2 connections and nothing was handed over"
         );
         assert_eq!(
             m.hits + m.misses,
-            48 * 300,
+            48 * 500,
             "{protocol:?}: every read counted once"
         );
         let (open, idle) = client.pool_states()[0];

@@ -50,8 +50,8 @@ pub enum mcpool_metric {
     MCPOOL_METRIC_POOL_OPEN = 14,
     /// Gauge: pooled connections idle when the snapshot was taken.
     MCPOOL_METRIC_POOL_IDLE = 15,
-    /// Counter: single-key reads that waited for a connection and were served on another
-    /// caller's connection instead (see docs/handover.md).
+    /// Counter: single-key reads and small sets that waited for a connection and were served
+    /// on another caller's connection instead (see docs/handover.md).
     MCPOOL_METRIC_HANDED_OVER = 16,
 }
 
