@@ -61,20 +61,38 @@ mcp_croak_status(pTHX_ const char *what, mcpool_status st)
     croak("Mcpool: %s failed: %s: %s", what, mcpool_status_name(st), mcpool_last_error_message());
 }
 
-/* A key as bytes: undef and references are refused with a message naming the method; the
- * namespace is prepended here only with hash_namespace (else the core adds it). Keys are
- * sent as Perl stores them, as Cache::Memcached::Fast does (SvPV). */
-static const uint8_t *
-mcp_key(pTHX_ mcp_t *m, SV *sv, STRLEN *len, char *buf, const char *fn)
+/* Largest value the allocation callbacks accept (1 GiB): a bigger one is refused
+ * (MCPOOL_ALLOC_FAILED) rather than letting Perl's allocator croak inside the core's call.
+ * The core never delivers more than its max_decompressed_size (64 MiB) anyway. */
+#define MCP_MAX_VALUE ((size_t)1 << 30)
+
+/* Keys of a multi-key call whose arrays live on the C stack; more go to one heap block. */
+#define MCP_STACK_KEYS 32
+
+/* The bytes of a key, checked: undef and references (without overloading) croak with a
+ * message naming the method. A key with get magic (tied, $1) is fetched once into a mortal
+ * copy, so that fetching the same SV again (given twice) cannot move bytes already handed
+ * out (Cache::Memcached::Fast's SvPV_stable_storage). Keys are sent as Perl stores them,
+ * as Cache::Memcached::Fast does (SvPV). */
+static const char *
+mcp_key_bytes(pTHX_ SV *sv, STRLEN *len, const char *fn)
 {
-    const char *p;
-    SvGETMAGIC(sv);
+    if (SvGMAGICAL(sv))
+        sv = sv_2mortal(newSVsv(sv));
     if (!SvOK(sv))
         croak("Mcpool::%s: the key is undef", fn);
     if (SvROK(sv) && !SvAMAGIC(sv))
         croak("Mcpool::%s: the key must be a string, not a reference (%s)", fn,
               sv_reftype(SvRV(sv), 0));
-    p = SvPV_nomg(sv, *len);
+    return SvPV_nomg(sv, *len);
+}
+
+/* A key as bytes, with our namespace (hash_namespace => 1; else the core adds it) written
+ * into buf in front of it. */
+static const uint8_t *
+mcp_key(pTHX_ mcp_t *m, SV *sv, STRLEN *len, char *buf, const char *fn)
+{
+    const char *p = mcp_key_bytes(aTHX_ sv, len, fn);
     if (m->prefix_len && m->prefix_len + *len <= KEYBUF) {
         memcpy(buf, m->prefix, m->prefix_len);
         memcpy(buf + m->prefix_len, p, *len);
@@ -85,14 +103,78 @@ mcp_key(pTHX_ mcp_t *m, SV *sv, STRLEN *len, char *buf, const char *fn)
     return (const uint8_t *)p;
 }
 
+/* Makes the key argument in *slot (a Perl stack slot) a plain string, fetched once: a key
+ * with get magic (tied, $1) is copied, and an object with overloaded "" is replaced by its
+ * string. The hash of a multi-get result then files each value under exactly the key that
+ * was sent, and storing it runs no Perl code (nothing that could die while the values are
+ * held in C). Plain strings are left as they are. */
+static void
+mcp_stable_key(pTHX_ SV **slot, const char *fn)
+{
+    SV *sv = *slot;
+    if (SvGMAGICAL(sv))
+        *slot = sv = sv_2mortal(newSVsv(sv));
+    if (SvROK(sv)) {
+        STRLEN len;
+        const char *p = mcp_key_bytes(aTHX_ sv, &len, fn); /* croaks unless overloaded */
+        *slot = sv_2mortal(newSVpvn_flags(p, len, SvUTF8(sv) ? SVf_UTF8 : 0));
+    }
+}
+
+static char *mcp_block(pTHX_ void *stackbuf, size_t have, size_t need);
+
+/* Room for the prefixed keys of a multi-key call (hash_namespace) on the C stack. */
+#define MCP_PREFIX_STACK 2048
+
+/* Our namespace in front of each of n checked keys, in the caller's stack buffer or one heap
+ * block freed with the caller's scope (a key too long to be valid is left alone: the core
+ * refuses it). */
+static void
+mcp_prefix_keys(pTHX_ mcp_t *m, const uint8_t **keys, size_t *lens, size_t n, char *stackbuf)
+{
+    size_t i, total = 0;
+    char *buf, *w;
+    for (i = 0; i < n; i++)
+        if (m->prefix_len + lens[i] <= KEYBUF)
+            total += m->prefix_len + lens[i];
+    buf = mcp_block(aTHX_ stackbuf, MCP_PREFIX_STACK, total);
+    for (w = buf, i = 0; i < n; i++) {
+        if (m->prefix_len + lens[i] > KEYBUF)
+            continue;
+        memcpy(w, m->prefix, m->prefix_len);
+        memcpy(w + m->prefix_len, keys[i], lens[i]);
+        keys[i] = (const uint8_t *)w;
+        lens[i] += m->prefix_len;
+        w += lens[i];
+    }
+}
+
+/* Room for a multi-key call's arrays: the caller's stack buffer when it is big enough, else
+ * a heap block freed with the caller's scope (so a croak while reading the keys leaks
+ * nothing). A heap block per large call costs a few hundred instructions against the
+ * hundreds of thousands the call itself takes, and unlike a buffer kept in the object it
+ * cannot be disturbed by a nested call (a thaw hook that calls the same client). */
+static char *
+mcp_block(pTHX_ void *stackbuf, size_t have, size_t need)
+{
+    char *p;
+    if (need <= have)
+        return (char *)stackbuf;
+    Newx(p, need, char);
+    SAVEFREEPV(p);
+    return p;
+}
+
 /* A value as bytes and flags: references through the serializer (flag 1); character
  * strings encoded as UTF-8 (flag 4) with utf8 => 1, else downgraded (croaks "Wide
- * character" as Cache::Memcached::Fast does). The core compresses (flag 2). */
+ * character" as Cache::Memcached::Fast does). The core compresses (flag 2). A value with get
+ * magic is fetched once into a mortal copy, as keys are. */
 static const char *
 mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, uint32_t *flags)
 {
     const char *p;
-    SvGETMAGIC(sv);
+    if (SvGMAGICAL(sv))
+        sv = sv_2mortal(newSVsv(sv));
     if (SvROK(sv)) {
         dSP;
         int n;
@@ -126,9 +208,11 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, uint32_t *flags)
     return p;
 }
 
-/* Turns fetched bytes (a new SV) into the Perl value, or NULL to report a miss (a value
- * that does not thaw or decode, as Cache::Memcached::Fast does). Storable thaw runs only
- * for values flagged Storable. */
+/* Turns fetched bytes (a new SV, which this takes over) into the Perl value, or NULL to
+ * report a miss (a value that does not thaw or decode, as Cache::Memcached::Fast does).
+ * Storable thaw runs only for values flagged Storable; it runs under G_EVAL, so nothing
+ * here croaks. The compressed flag (2) never gets here: the core inflates such values and
+ * clears the flag before handing them over. */
 static SV *
 mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
 {
@@ -155,6 +239,17 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
     return sv;
 }
 
+/* gets: [cas, value] */
+static SV *
+mcp_cas_pair(pTHX_ uint64_t cas, SV *sv)
+{
+    AV *av = newAV();
+    av_extend(av, 1);
+    av_push(av, newSVuv((UV)cas));
+    av_push(av, sv);
+    return newRV_noinc((SV *)av);
+}
+
 static SV *
 mcp_item_sv(pTHX_ mcp_t *m, mcpool_item *item, int with_cas)
 {
@@ -164,14 +259,156 @@ mcp_item_sv(pTHX_ mcp_t *m, mcpool_item *item, int with_cas)
     uint64_t cas = mcpool_item_cas(item);
     mcpool_item_free(item);
     sv = mcp_decode(aTHX_ m, sv, flags);
-    if (sv && with_cas) {
-        AV *av = newAV();
-        av_extend(av, 1);
-        av_push(av, newSVuv((UV)cas));
-        av_push(av, sv);
-        sv = newRV_noinc((SV *)av);
-    }
+    if (sv && with_cas)
+        sv = mcp_cas_pair(aTHX_ cas, sv);
     return sv;
+}
+
+/* A string SV of len bytes whose buffer the core fills (NUL-terminated already), or NULL to
+ * refuse. Runs inside the core's call: nothing here croaks (but Perl's own out of memory,
+ * which ends the process). */
+static SV *
+mcp_new_value(pTHX_ size_t len)
+{
+    SV *sv;
+    char *buf;
+    if (len > MCP_MAX_VALUE)
+        return NULL;
+    /* What newSV(len) makes, without sv_grow's general path: room for the bytes, the NUL,
+     * and one spare byte so that Perl can share the buffer copy-on-write later. */
+    Newx(buf, len + 2, char);
+    buf[len] = '\0';
+    sv = newSV_type(SVt_PV);
+    SvPV_set(sv, buf);
+    SvLEN_set(sv, len + 2);
+    SvCUR_set(sv, len);
+    SvPOK_only(sv);
+    return sv;
+}
+
+/* get/gets: the alloc callback of mcpool_client_get_into. The value lands in the PV buffer
+ * of the SV made here: no intermediate item, no second copy. */
+typedef struct {
+#ifdef PERL_IMPLICIT_CONTEXT
+    PerlInterpreter *perl;
+#endif
+    SV *sv;
+} mcp_one_t;
+
+static void *
+mcp_alloc_one(void *userdata, size_t len)
+{
+    mcp_one_t *o = (mcp_one_t *)userdata;
+#ifdef PERL_IMPLICIT_CONTEXT
+    dTHXa(o->perl);
+#endif
+    if (o->sv) /* called at most once per call; were it called again, drop the first SV */
+        SvREFCNT_dec(o->sv);
+    o->sv = mcp_new_value(aTHX_ len);
+    return o->sv ? SvPVX(o->sv) : NULL;
+}
+
+/* get_multi/gets_multi: the alloc callback of mcpool_client_get_multi_into. Hits come in the
+ * servers' order; each lands in the SV of its key index. Decoding (thaw, UTF-8) runs after
+ * the core's call returns: nothing that can croak or call Perl code runs inside it. */
+typedef struct {
+#ifdef PERL_IMPLICIT_CONTEXT
+    PerlInterpreter *perl;
+#endif
+    size_t n;
+    SV **vals;
+    uint32_t *flags;
+    uint64_t *cas; /* NULL unless gets_multi */
+} mcp_multi_t;
+
+static void *
+mcp_alloc_multi(void *userdata, size_t index, size_t len, uint32_t flags, uint64_t cas)
+{
+    mcp_multi_t *mm = (mcp_multi_t *)userdata;
+    SV *sv;
+#ifdef PERL_IMPLICIT_CONTEXT
+    dTHXa(mm->perl);
+#endif
+    if (index >= mm->n)
+        return NULL;
+    sv = mm->vals[index];
+    if (sv) {
+        /* a key asked twice may be answered twice: the later answer reuses the SV */
+        if (len > MCP_MAX_VALUE)
+            return NULL;
+        SvGROW(sv, len + 1);
+        SvCUR_set(sv, len);
+        SvPVX(sv)[len] = '\0';
+    } else {
+        sv = mcp_new_value(aTHX_ len);
+        if (!sv)
+            return NULL;
+        mm->vals[index] = sv;
+    }
+    mm->flags[index] = flags;
+    if (mm->cas)
+        mm->cas[index] = cas;
+    return SvPVX(sv);
+}
+
+/* The key a _multi result is filed under in scalar context: the argument itself, or the
+ * first element of an array reference argument. */
+static SV *
+mcp_result_key(pTHX_ SV *arg)
+{
+    if (SvROK(arg) && SvTYPE(SvRV(arg)) == SVt_PVAV) {
+        SV **p = av_fetch((AV *)SvRV(arg), 0, 0);
+        return p ? *p : &PL_sv_undef;
+    }
+    return arg;
+}
+
+/* The hash get_multi returns. When the caller's keys are already shared strings (copies of
+ * hash keys, e.g. from keys %h), a hash with shared keys takes each one as it is: no hashing,
+ * no allocation. Otherwise its keys are kept out of Perl's shared string table: the keys of
+ * one result are all different, so sharing saves nothing there and costs a table insert and
+ * delete per key (about a tenth of a 500-key call). Perl treats either hash like any other. */
+static HV *
+mcp_result_hv(pTHX_ int shared_keys)
+{
+    HV *hv = newHV();
+    if (!shared_keys)
+        HvSHAREKEYS_off(hv);
+    return hv;
+}
+
+/* A plain string (no get magic, no reference): its bytes can be read directly. */
+#define MCP_PLAIN_KEY(sv) ((SvFLAGS(sv) & (SVf_POK | SVs_GMG | SVf_ROK)) == SVf_POK)
+
+/* A _multi command's results, as Cache::Memcached::Fast returns them: in list context one
+ * per argument, in order (1, "" for a cache answer that says no, undef for an error); in
+ * scalar context a hash reference of key => result for the defined results; in void
+ * context nothing. Written from ST(0) (the call has n + 1 slots); returns how many. */
+static SSize_t
+mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
+{
+    size_t i;
+    if (gimme == G_VOID)
+        return 0;
+    if (gimme == G_SCALAR) {
+        HV *hv = newHV();
+        SV *rv = sv_2mortal(newRV_noinc((SV *)hv)); /* freed if a key's magic dies */
+        for (i = 0; i < n; i++) {
+            SV *v;
+            if (st[i] >= 100)
+                continue;
+            v = st[i] == MCPOOL_OK ? newSViv(1) : newSVpvs("");
+            if (!hv_store_ent(hv, mcp_result_key(aTHX_ PL_stack_base[ax + 1 + i]), v, 0))
+                SvREFCNT_dec(v);
+        }
+        PL_stack_base[ax] = rv;
+        return 1;
+    }
+    for (i = 0; i < n; i++)
+        PL_stack_base[ax + i] = st[i] == MCPOOL_OK ? sv_2mortal(newSViv(1))
+                                : st[i] < 100      ? sv_2mortal(newSVpvs(""))
+                                                   : &PL_sv_undef;
+    return (SSize_t)n;
 }
 
 static uint32_t
@@ -197,34 +434,6 @@ mcp_exptime(pTHX_ SV *sv)
             XSRETURN_NO;                                                                  \
         XSRETURN_EMPTY;                                                                   \
     } while (0)
-
-/* Multi-get: the callback only copies each hit into a new SV (nothing that can croak runs
- * inside the core's call); decoding happens after it returns. */
-typedef struct {
-#ifdef PERL_IMPLICIT_CONTEXT
-    PerlInterpreter *perl;
-#endif
-    SV **vals;
-    uint32_t *flags;
-    uint64_t *cas;
-} mcp_multi_t;
-
-static void
-mcp_on_hit(void *userdata, size_t index, const uint8_t *key, size_t key_len,
-           const uint8_t *value, size_t value_len, uint32_t flags, uint64_t cas)
-{
-    mcp_multi_t *mm = (mcp_multi_t *)userdata;
-#ifdef PERL_IMPLICIT_CONTEXT
-    dTHXa(mm->perl);
-#endif
-    PERL_UNUSED_ARG(key);
-    PERL_UNUSED_ARG(key_len);
-    if (mm->vals[index]) /* a key asked twice is answered twice: keep one */
-        SvREFCNT_dec(mm->vals[index]);
-    mm->vals[index] = newSVpvn(value_len ? (const char *)value : "", value_len);
-    mm->flags[index] = flags;
-    mm->cas[index] = cas;
-}
 
 static void
 mcp_rebuild(pTHX_ mcp_t *m)
@@ -409,19 +618,35 @@ get(m, key)
         char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
-        mcpool_item *item = NULL;
+        mcp_one_t one;
+        uint32_t flags = 0;
+        uint64_t cas = 0;
         mcpool_status st;
         SV *sv;
     PPCODE:
         k = mcp_key(aTHX_ m, key, &klen, kbuf, ix ? "gets" : "get");
-        st = ix ? mcpool_client_gets(m->client, k, klen, &item)
-                : mcpool_client_get(m->client, k, klen, &item);
-        if (st != MCPOOL_OK)
+#ifdef PERL_IMPLICIT_CONTEXT
+        one.perl = aTHX;
+#endif
+        one.sv = NULL;
+        st = mcpool_client_get_into(m->client, k, klen, mcp_alloc_one, &one, &flags,
+                                    ix ? &cas : NULL);
+        sv = one.sv;
+        if (st != MCPOOL_OK || !sv) {
+            /* a miss, or an error after the value was allocated: the SV is ours to free */
+            if (sv)
+                SvREFCNT_dec(sv);
             XSRETURN_EMPTY;
-        sv = mcp_item_sv(aTHX_ m, item, ix);
-        if (!sv)
-            XSRETURN_EMPTY;
-        mXPUSHs(sv);
+        }
+        if (flags & (F_STORABLE | F_UTF8)) {
+            sv = mcp_decode(aTHX_ m, sv, flags);
+            if (!sv)
+                XSRETURN_EMPTY;
+        }
+        if (ix)
+            sv = mcp_cas_pair(aTHX_ cas, sv);
+        /* ST(0), not a push: thaw may have moved the Perl stack */
+        ST(0) = sv_2mortal(sv);
         XSRETURN(1);
 
 void
@@ -449,7 +674,7 @@ gat(m, exptime, key)
         sv = mcp_item_sv(aTHX_ m, item, ix);
         if (!sv)
             XSRETURN_EMPTY;
-        mXPUSHs(sv);
+        ST(0) = sv_2mortal(sv);
         XSRETURN(1);
 
 void
@@ -458,73 +683,238 @@ get_multi(m, ...)
     ALIAS:
         gets_multi = 1
     PREINIT:
-        size_t n, i;
+        /* per key: key pointer, key length, value SV, CAS (8 bytes each), flags, status */
+        uint64_t stackbuf[MCP_STACK_KEYS * 5];
+        char pbuf[MCP_PREFIX_STACK];
+        size_t n, i, shared = 0;
         const uint8_t **keys;
         size_t *lens;
+        mcpool_status *st;
+        mcpool_status rc;
         mcp_multi_t mm;
-        HV *hv;
-        char *kbufs = NULL;
         const char *fn;
+        char *block;
+        HV *hv;
     PPCODE:
         fn = ix ? "gets_multi" : "get_multi";
         n = (size_t)(items - 1);
-        hv = newHV();
-        sv_2mortal((SV *)hv);
-        if (n > 0) {
-            /* One block for the key pointers, lengths, values, flags and CAS uniques. */
-            char *block;
-            size_t sz = n * (sizeof(*keys) + sizeof(*lens) + sizeof(SV *) + sizeof(uint64_t)
-                             + sizeof(uint32_t));
-            Newxz(block, sz, char);
-            SAVEFREEPV(block);
+        hv = NULL;
+        if (n == 1) {
+            /* One key: the single-key read, which costs the core about half the work of a
+             * one-key batch; the same answer. */
+            char kbuf[KEYBUF];
+            STRLEN klen;
+            const uint8_t *k;
+            mcp_one_t one;
+            uint32_t flags = 0;
+            uint64_t cas = 0;
+            SV *sv;
+            mcp_stable_key(aTHX_ &ST(1), fn);
+            k = mcp_key(aTHX_ m, ST(1), &klen, kbuf, fn);
+#ifdef PERL_IMPLICIT_CONTEXT
+            one.perl = aTHX;
+#endif
+            one.sv = NULL;
+            rc = mcpool_client_get_into(m->client, k, klen, mcp_alloc_one, &one, &flags,
+                                        ix ? &cas : NULL);
+            sv = one.sv;
+            hv = mcp_result_hv(aTHX_ SvIsCOW_shared_hash(ST(1)));
+            if (rc == MCPOOL_OK && sv && (flags & (F_STORABLE | F_UTF8)))
+                sv = mcp_decode(aTHX_ m, sv, flags); /* takes the SV; NULL: a miss */
+            else if (rc != MCPOOL_OK && sv) {
+                SvREFCNT_dec(sv); /* an error after the value was allocated */
+                sv = NULL;
+            }
+            if (sv) {
+                if (ix)
+                    sv = mcp_cas_pair(aTHX_ cas, sv);
+                if (!hv_store_ent(hv, ST(1), sv, 0))
+                    SvREFCNT_dec(sv);
+            }
+        } else if (n > 1) {
+            block = mcp_block(aTHX_ stackbuf, sizeof stackbuf, n * 5 * sizeof(uint64_t));
             keys = (const uint8_t **)block;
-            lens = (size_t *)(block + n * sizeof(*keys));
-            mm.vals = (SV **)((char *)lens + n * sizeof(*lens));
-            mm.cas = (uint64_t *)((char *)mm.vals + n * sizeof(SV *));
-            mm.flags = (uint32_t *)((char *)mm.cas + n * sizeof(uint64_t));
+            lens = (size_t *)(block + n * sizeof(uint64_t));
+            mm.vals = (SV **)(block + 2 * n * sizeof(uint64_t));
+            mm.cas = ix ? (uint64_t *)(block + 3 * n * sizeof(uint64_t)) : NULL;
+            mm.flags = (uint32_t *)(block + 4 * n * sizeof(uint64_t));
+            st = (mcpool_status *)(mm.flags + n);
+            mm.n = n;
 #ifdef PERL_IMPLICIT_CONTEXT
             mm.perl = aTHX;
 #endif
-            if (m->prefix_len) {
-                Newx(kbufs, n * KEYBUF, char);
-                SAVEFREEPV(kbufs);
-            }
+            Zero(mm.vals, n, SV *);
             for (i = 0; i < n; i++) {
-                STRLEN l;
                 SV *ks = ST(i + 1);
-                if (m->prefix_len) {
-                    keys[i] = mcp_key(aTHX_ m, ks, &l, kbufs + i * KEYBUF, fn);
+                if (MCP_PLAIN_KEY(ks)) {
+                    keys[i] = (const uint8_t *)SvPVX(ks);
+                    lens[i] = SvCUR(ks);
+                    if (SvIsCOW_shared_hash(ks))
+                        shared++;
                 } else {
-                    /* the common case, inlined: no namespace of ours to add */
-                    SvGETMAGIC(ks);
-                    if (!SvOK(ks) || (SvROK(ks) && !SvAMAGIC(ks)))
-                        keys[i] = mcp_key(aTHX_ m, ks, &l, NULL, fn); /* croaks */
-                    keys[i] = (const uint8_t *)SvPV_nomg(ks, l);
+                    STRLEN l;
+                    mcp_stable_key(aTHX_ &ST(i + 1), fn);
+                    keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ ST(i + 1), &l, fn);
+                    lens[i] = l;
                 }
-                lens[i] = l;
             }
-            (void)mcpool_client_get_multi_cb(m->client, keys, lens, n, ix != 0, mcp_on_hit, &mm);
-            hv_ksplit(hv, n);
+            if (m->prefix_len)
+                mcp_prefix_keys(aTHX_ m, keys, lens, n, pbuf);
+            rc = mcpool_client_get_multi_into(m->client, keys, lens, n, ix != 0,
+                                              mcp_alloc_multi, &mm, st);
+            hv = mcp_result_hv(aTHX_ 2 * shared > n);
+            if (n > 8)
+                hv_ksplit(hv, n);
+            /* From here on nothing croaks (thaw runs under G_EVAL): every SV made by the
+             * callback is either stored in the hash or freed. */
             for (i = 0; i < n; i++) {
                 SV *sv = mm.vals[i];
                 if (!sv)
                     continue;
-                sv = mcp_decode(aTHX_ m, sv, mm.flags[i]);
-                if (!sv)
+                if (rc != MCPOOL_OK || st[i] != MCPOOL_OK) {
+                    SvREFCNT_dec(sv); /* allocated, then the key failed */
                     continue;
-                if (ix) {
-                    AV *av = newAV();
-                    av_extend(av, 1);
-                    av_push(av, newSVuv((UV)mm.cas[i]));
-                    av_push(av, sv);
-                    sv = newRV_noinc((SV *)av);
                 }
+                if (mm.flags[i] & (F_STORABLE | F_UTF8)) {
+                    sv = mcp_decode(aTHX_ m, sv, mm.flags[i]);
+                    if (!sv)
+                        continue;
+                }
+                if (ix)
+                    sv = mcp_cas_pair(aTHX_ mm.cas[i], sv);
                 if (!hv_store_ent(hv, ST(i + 1), sv, 0))
                     SvREFCNT_dec(sv);
             }
         }
-        XPUSHs(sv_2mortal(newRV_inc((SV *)hv)));
+        if (!hv)
+            hv = newHV();
+        /* ST(0), not a push: thaw may have moved the Perl stack */
+        ST(0) = sv_2mortal(newRV_noinc((SV *)hv));
         XSRETURN(1);
+
+void
+set_multi(m, ...)
+        Mcpool m
+    PREINIT:
+        /* per item: key, key length, value, value length (8 bytes each), flags, ttl, status */
+        uint64_t stackbuf[MCP_STACK_KEYS * 6];
+        char pbuf[MCP_PREFIX_STACK];
+        size_t n, i, j, k;
+        const uint8_t **keys, **vals;
+        size_t *lens, *vlens;
+        uint32_t *flags, *ttls;
+        mcpool_status *st;
+        U8 gimme;
+        char *block;
+    PPCODE:
+        gimme = GIMME_V;
+        n = (size_t)(items - 1);
+        block = mcp_block(aTHX_ stackbuf, sizeof stackbuf, (n ? n : 1) * 6 * sizeof(uint64_t));
+        keys = (const uint8_t **)block;
+        lens = (size_t *)(block + n * sizeof(uint64_t));
+        vals = (const uint8_t **)(block + 2 * n * sizeof(uint64_t));
+        vlens = (size_t *)(block + 3 * n * sizeof(uint64_t));
+        flags = (uint32_t *)(block + 4 * n * sizeof(uint64_t));
+        ttls = flags + n;
+        st = ttls + n;
+        /* Everything that can croak (bad arguments, the serializer, "Wide character") runs
+         * before anything is sent, as in Cache::Memcached::Fast. */
+        for (i = 0; i < n; i++) {
+            SV *arg = ST(i + 1);
+            AV *av;
+            SV **p;
+            STRLEN l;
+            if (!SvROK(arg) || SvTYPE(SvRV(arg)) != SVt_PVAV)
+                croak("Mcpool::set_multi: Not an array reference");
+            av = (AV *)SvRV(arg);
+            if (av_len(av) < 1)
+                croak("Usage: $memd->set_multi([$key, $value[, $expiration_time]], ...)");
+            p = av_fetch(av, 0, 0);
+            keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ p ? *p : &PL_sv_undef, &l, "set_multi");
+            lens[i] = l;
+            flags[i] = 0;
+            p = av_fetch(av, 1, 0);
+            vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &flags[i]);
+            vlens[i] = l;
+            ttls[i] = 0;
+            if (av_len(av) >= 2 && (p = av_fetch(av, 2, 0)) != NULL)
+                ttls[i] = mcp_exptime(aTHX_ *p);
+        }
+        if (m->prefix_len && n)
+            mcp_prefix_keys(aTHX_ m, keys, lens, n, pbuf);
+        /* One pipelined call per run of items with the same expiration time (the C call
+         * takes one): usually a single call; runs keep the arguments' order. */
+        for (j = 0; j < n; j = k) {
+            mcpool_status rc;
+            for (k = j + 1; k < n && ttls[k] == ttls[j]; k++)
+                ;
+            for (i = j; i < k; i++)
+                st[i] = MCPOOL_UNKNOWN_ERROR;
+            rc = mcpool_client_set_multi(m->client, keys + j, lens + j, vals + j, vlens + j,
+                                         flags + j, k - j, ttls[j], st + j);
+            if (rc != MCPOOL_OK) /* the whole run failed before any I/O */
+                for (i = j; i < k; i++)
+                    st[i] = rc;
+        }
+        XSRETURN(mcp_multi_results(aTHX_ ax, gimme, st, n));
+
+void
+delete_multi(m, ...)
+        Mcpool m
+    PREINIT:
+        /* per key: key, key length (8 bytes each), status */
+        uint64_t stackbuf[MCP_STACK_KEYS * 3];
+        char pbuf[MCP_PREFIX_STACK];
+        size_t n, i;
+        const uint8_t **keys;
+        size_t *lens;
+        mcpool_status *st;
+        mcpool_status rc;
+        U8 gimme;
+        char *block;
+    PPCODE:
+        gimme = GIMME_V;
+        n = (size_t)(items - 1);
+        block = mcp_block(aTHX_ stackbuf, sizeof stackbuf, (n ? n : 1) * 3 * sizeof(uint64_t));
+        keys = (const uint8_t **)block;
+        lens = (size_t *)(block + n * sizeof(uint64_t));
+        st = (mcpool_status *)(block + 2 * n * sizeof(uint64_t));
+        for (i = 0; i < n; i++) {
+            SV *arg, *ksv;
+            STRLEN l;
+            if (SvGMAGICAL(ST(i + 1))) /* fetched once, as in get_multi */
+                ST(i + 1) = sv_2mortal(newSVsv(ST(i + 1)));
+            arg = ksv = ST(i + 1);
+            if (!SvROK(arg) || SvAMAGIC(arg)) {
+                mcp_stable_key(aTHX_ &ST(i + 1), "delete_multi");
+                ksv = ST(i + 1);
+            } else {
+                /* the old [$key, $delay] form */
+                AV *av;
+                SV **p;
+                if (SvTYPE(SvRV(arg)) != SVt_PVAV)
+                    croak("Mcpool::delete_multi: Not an array reference");
+                av = (AV *)SvRV(arg);
+                p = av_fetch(av, 0, 0);
+                ksv = p ? *p : &PL_sv_undef;
+                p = av_len(av) >= 1 ? av_fetch(av, 1, 0) : NULL;
+                if (p && SvOK(*p) && SvUV(*p) != 0)
+                    warn("non-zero delete expiration time is ignored");
+            }
+            keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ ksv, &l, "delete_multi");
+            lens[i] = l;
+        }
+        if (m->prefix_len && n)
+            mcp_prefix_keys(aTHX_ m, keys, lens, n, pbuf);
+        if (n) {
+            for (i = 0; i < n; i++)
+                st[i] = MCPOOL_UNKNOWN_ERROR;
+            rc = mcpool_client_delete_multi(m->client, keys, lens, n, st);
+            if (rc != MCPOOL_OK)
+                for (i = 0; i < n; i++)
+                    st[i] = rc;
+        }
+        XSRETURN(mcp_multi_results(aTHX_ ax, gimme, st, n));
 
 void
 set(m, key, ...)
@@ -740,6 +1130,14 @@ _set_compression(m, on)
         if (st != MCPOOL_OK)
             mcp_croak_status(aTHX_ "enable_compress", st);
         mcp_rebuild(aTHX_ m);
+
+IV
+_sv_count()
+    CODE:
+        /* for the tests: how many SVs this interpreter has allocated and not freed */
+        RETVAL = (IV)PL_sv_count;
+    OUTPUT:
+        RETVAL
 
 SV *
 last_error(...)

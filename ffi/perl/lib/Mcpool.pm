@@ -190,16 +190,20 @@ sub _arrays {
     } @_;
 }
 
-for my $cmd (qw(set add replace append prepend cas)) {
+# set_multi and delete_multi are XS (one pipelined call); the others loop over the single
+# command. Every form runs in void context too (its results are then dropped).
+for my $cmd (qw(add replace append prepend cas)) {
     no strict 'refs';
     *{"${cmd}_multi"} = sub {
         my $self = shift;
-        return unless defined wantarray;
-        $self->_multi($cmd, wantarray, [_arrays("${cmd}_multi", @_)]);
+        my $want = wantarray;
+        my @r = $self->_multi($cmd, $want // 1, [_arrays("${cmd}_multi", @_)]);
+        return unless defined $want;
+        return $want ? @r : $r[0];
     };
 }
 
-for my $cmd (qw(incr decr delete)) {
+for my $cmd (qw(incr decr)) {
     no strict 'refs';
     *{"${cmd}_multi"} = sub {
         my $self = shift;
@@ -296,8 +300,10 @@ false (C<"">) for a negative server answer (C<add> of an existing key, C<cas> of
 item, a missing key), and nothing (C<undef> in scalar context) on an error (server down,
 timeout, an invalid key, a value over C<max_size>). C<incr>/C<decr> return the new value (0
 as C<"0E0">), false for a missing key, nothing on error. C<get> returns the value or nothing;
-C<get_multi> a hash reference of the keys found. The C<_multi> store forms return a list of
-results in list context and a hash reference of key =E<gt> result in scalar context.
+C<get_multi> a hash reference of the keys found. The C<_multi> store forms and
+C<delete_multi> return a list of results, one per argument and in order (C<undef> for an item
+that failed), in list context, and a hash reference of key =E<gt> result for the defined
+results in scalar context; in void context they still run.
 
 =back
 
@@ -390,13 +396,20 @@ C<libmemcached-ketama>), which overrides C<ketama_points>.
 
 =item set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi ([$key, ...], ...)
 
+C<set_multi> is one pipelined call (per server, every command is written before any reply is
+read); items with different expiration times are sent as one such call per run of equal
+times, in order. Its arguments are all checked (and serialized) before anything is sent, so a
+bad one croaks with nothing stored. The other forms run their single command per item.
+
 =item get ($key), gets ($key)
 
 C<gets> returns C<[$cas, $value]>.
 
 =item get_multi (@keys), gets_multi (@keys)
 
-One round trip per server (the core writes every server's batch before reading any).
+One round trip per server (the core writes every server's batch before reading any). Each
+value is read from the connection straight into the buffer of the scalar returned (no
+intermediate copy); a single key takes the single-key read. A key asked twice appears once.
 
 =item gat ($expiration_time, $key), gats ($expiration_time, $key)
 
@@ -404,7 +417,10 @@ One round trip per server (the core writes every server's batch before reading a
 
 =item incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)
 
-=item delete ($key) (alias remove), delete_multi (@keys)
+=item delete ($key) (alias remove), delete_multi (@keys or [$key, $delay], ...)
+
+C<delete_multi> is one pipelined call, as C<set_multi>. A non-zero C<$delay> is ignored with
+a warning, as in Cache::Memcached::Fast.
 
 =item touch ($key, [$expiration_time]), touch_multi ([$key, $expiration_time], ...)
 
