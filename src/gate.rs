@@ -17,7 +17,7 @@
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
@@ -137,6 +137,9 @@ struct State {
 /// The gate of one server's pool.
 pub(crate) struct Gate {
     state: Mutex<State>,
+    /// Callers in line with work to hand over: read without the lock, so a holder with
+    /// nothing to serve pays one load.
+    jobs: AtomicUsize,
 }
 
 /// A gate borrowed from its server, or shared (the gate of a pool rebuilt after a fork).
@@ -263,6 +266,7 @@ impl Gate {
                 free: permits,
                 queue: VecDeque::new(),
             }),
+            jobs: AtomicUsize::new(0),
         }
     }
 
@@ -279,14 +283,25 @@ impl Gate {
             return Ok(());
         }
         let w = Waiter::new(job());
+        if w.job.is_some() {
+            self.jobs.fetch_add(1, Ordering::Relaxed);
+        }
         st.queue.push_back(w.clone());
         Err(w)
+    }
+
+    /// Accounts for `w` leaving the line (under the lock).
+    fn left_line(&self, w: &Waiter) {
+        if w.job.is_some() {
+            self.jobs.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 
     fn release(&self) {
         let mut st = self.lock();
         match st.queue.pop_front() {
             Some(w) => {
+                self.left_line(&w);
                 // The state changes under the lock, so a waiter that gives up at the same
                 // moment sees it and keeps the permit.
                 w.state.store(GRANTED, Ordering::Release);
@@ -297,11 +312,22 @@ impl Gate {
         }
     }
 
+    /// True when some caller in line has work to hand over (a hint: read without the lock).
+    #[inline]
+    pub(crate) fn has_jobs(&self) -> bool {
+        self.jobs.load(Ordering::Relaxed) > 0
+    }
+
     /// Takes the jobs waiting at the head of the line (at most `max`, and at most `bytes`
     /// of keys and values), for a permit holder to serve; stops at the first caller that
     /// waits for a permit instead.
     pub(crate) fn take_jobs(&self, max: usize, bytes: usize) -> Batch {
         let mut jobs = Vec::new();
+        if self.jobs.load(Ordering::Relaxed) == 0 {
+            // Work that joins the line just now is not lost: the permit this holder passes
+            // on goes to the head of the line, which then does its own work.
+            return Batch { jobs, answered: 0 };
+        }
         let mut st = self.lock();
         let mut size = 0;
         while jobs.len() < max && size < bytes {
@@ -310,6 +336,7 @@ impl Gate {
                 _ => break,
             }
             if let Some(w) = st.queue.pop_front() {
+                self.left_line(&w);
                 size += w.job.as_ref().map_or(0, Job::size);
                 w.state.store(TAKEN, Ordering::Release);
                 jobs.push(w);
@@ -345,16 +372,22 @@ impl<'g> GateRef<'g> {
         offer: Option<Offer<'_>>,
     ) -> std::result::Result<Admission<'g>, Duration> {
         let job = || offer.map(Offer::to_job);
-        let mut start = None;
+        match self.try_now(job) {
+            Ok(()) => Ok(Admission::Permit(Permit { gate: self }, None)),
+            Err(w) => self.admit_after_waiting(w, wait, offer),
+        }
+    }
+
+    /// The rest of [`GateRef::admit`] once the caller is in line.
+    #[inline(never)]
+    fn admit_after_waiting(
+        self,
+        mut w: Arc<Waiter>,
+        wait: Duration,
+        offer: Option<Offer<'_>>,
+    ) -> std::result::Result<Admission<'g>, Duration> {
+        let start = Instant::now();
         loop {
-            let w = match self.try_now(job) {
-                Ok(()) => {
-                    let waited = start.map(|s: Instant| s.elapsed());
-                    return Ok(Admission::Permit(Permit { gate: self }, waited));
-                }
-                Err(w) => w,
-            };
-            let start = *start.get_or_insert_with(Instant::now);
             match self.wait_for(&w, start + wait) {
                 Some(GRANTED) => {
                     return Ok(Admission::Permit(
@@ -372,7 +405,18 @@ impl<'g> GateRef<'g> {
                     });
                     return Ok(Admission::Served(r, start.elapsed()));
                 }
-                Some(_) => continue, // RETRY
+                Some(_) => {
+                    // RETRY: back in line, at the end.
+                    match self.try_now(|| offer.map(Offer::to_job)) {
+                        Ok(()) => {
+                            return Ok(Admission::Permit(
+                                Permit { gate: self },
+                                Some(start.elapsed()),
+                            ))
+                        }
+                        Err(again) => w = again,
+                    }
+                }
                 None => return Err(start.elapsed()),
             }
         }
@@ -398,6 +442,7 @@ impl<'g> GateRef<'g> {
                     continue;
                 }
                 st.queue.retain(|q| !Arc::ptr_eq(q, w));
+                self.left_line(w);
                 return None;
             }
             std::thread::park_timeout(deadline - now);
@@ -599,6 +644,7 @@ mod tests {
             .is_err());
         assert!(gate.lock().queue.is_empty());
         assert!(gate.take_jobs(64, 1 << 20).is_empty());
+        assert_eq!(gate.jobs.load(Ordering::Relaxed), 0);
         drop(held);
         assert_eq!(gate.lock().free, 1);
     }

@@ -335,7 +335,8 @@ impl Server {
             }
             Err(e) => self.failed(e),
         }
-        if pooled.conn.as_ref().is_some_and(|c| c.is_reusable()) {
+        if pooled._permit.gate().has_jobs() && pooled.conn.as_ref().is_some_and(|c| c.is_reusable())
+        {
             self.serve_waiting(&mut pooled);
         }
         if !pooled.conn.as_ref().is_some_and(|c| c.is_reusable()) {
@@ -346,6 +347,7 @@ impl Server {
     /// Serves the work waiting at the head of the gate's line on this (clean) connection:
     /// each batch written in one go, the replies read in order, each caller woken with its
     /// answer. At most `SERVE_ROUNDS` batches, so the holder's own caller is not kept long.
+    #[inline(never)]
     fn serve_waiting(&self, pooled: &mut Pooled) {
         use std::sync::atomic::Ordering::Relaxed;
         const SERVE_ROUNDS: usize = 4;
