@@ -1,5 +1,5 @@
 //! A fixed amount of client work against one server, for profilers (callgrind, perf, strace):
-//! `cargo run --release --example hot_loop -- HOST:PORT [single|multi500|set] [N] [text|meta|binary]`.
+//! `cargo run --release --example hot_loop -- HOST:PORT [single|multi500|each500|set] [N] [text|meta|binary]`.
 use mcpool::Client;
 
 fn main() {
@@ -26,6 +26,9 @@ fn main() {
         match what {
             "single" => found += c.get(&keys[i % 500]).expect("get").is_some() as usize,
             "set" => found += c.set(&keys[i % 500], &value, 0).expect("set").is_stored() as usize,
+            "each500" => {
+                c.get_multi_each(&keys, |_, v, _| found += v.len());
+            }
             _ => {
                 found += c
                     .get_multi(&keys)
