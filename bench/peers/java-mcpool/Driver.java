@@ -2,12 +2,16 @@
 // usage: java -Dmcpool.jni.library=.../libmcpool_jni.so -cp mcpool.jar:DIR Driver HOST:PORT
 // Configuration: io.mcpool.Mcpool, text protocol, TCP_NODELAY (default), Whalin's value layout
 // (byte[] values: flag 4096, bytes as they are); one client shared by every thread with at most
-// POOL connections per server; bulk: the core's gzip (flag 2, as spymemcached) from 30 KiB.
+// POOL connections per server (kept while the pool size and compression repeat, as the C ABI
+// driver keeps its client); bulk: the core's gzip (flag 2, as spymemcached) from 30 KiB.
 import io.mcpool.Mcpool;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.util.Arrays;
-import java.util.concurrent.CyclicBarrier;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 public class Driver {
     static String server;
@@ -21,6 +25,14 @@ public class Driver {
     static Mcpool client(int pool, boolean compress) {
         return Mcpool.builder().servers(server).maxConnections(pool)
             .compressionThreshold(compress ? 30 * 1024 : 0).build();
+    }
+
+    /** The client for a shape of work (pool size, compression), kept while the shape repeats
+     * (as the other drivers keep theirs), so a timed mix never pays for opening its pool. */
+    static final Map<String, Mcpool> shapes = new HashMap<>();
+
+    static Mcpool shaped(int pool, boolean compress) {
+        return shapes.computeIfAbsent(pool + "/" + compress, k -> client(pool, compress));
     }
 
     static long rnd(long[] s) {
@@ -59,20 +71,13 @@ public class Driver {
                     case "fill": {
                         int ks = Integer.parseInt(w[1]);
                         byte[] v = value(Integer.parseInt(w[2]));
-                        long errors = 0, t0;
-                        try (Mcpool fc = client(16, w[3].equals("1"))) {
-                            t0 = System.nanoTime();
-                            for (int i = 0; i < ks; i++) if (!fc.set(w[4] + i, v)) errors++;
-                        }
+                        Mcpool fc = shaped(16, w[3].equals("1"));
+                        long errors = 0, t0 = System.nanoTime();
+                        for (int i = 0; i < ks; i++) if (!fc.set(w[4] + i, v)) errors++;
                         out = "ok ns=" + (System.nanoTime() - t0) + " errors=" + errors;
                         break;
                     }
-                    case "mix": {
-                        try (Mcpool mc = client(Integer.parseInt(w[7]), w[8].equals("1"))) {
-                            out = mix(mc, w);
-                        }
-                        break;
-                    }
+                    case "mix": out = mix(shaped(Integer.parseInt(w[7]), w[8].equals("1")), w); break;
                     default: out = "err unknown command " + w[0];
                 }
             } catch (Exception e) {
@@ -82,6 +87,7 @@ public class Driver {
             System.out.flush();
         }
         c.close();
+        for (Mcpool m : shapes.values()) m.close();
         System.exit(0);
     }
 
@@ -121,16 +127,25 @@ public class Driver {
         int getpct = Integer.parseInt(w[5]);
         int mget = Integer.parseInt(w[6]);
         String prefix = w[9];
-        CyclicBarrier bar = new CyclicBarrier(threads + 1);
+        // The wall time runs from the first worker's start to the last worker's end, each taken
+        // by the worker itself (as the tool's own mix does): the main thread, woken after the
+        // start, may be scheduled long after the workers began (hundreds of threads on two
+        // CPUs), so its clock would start late and report impossible rates. The start releases
+        // every worker at once, as a C or Rust barrier's wake-all does: the last thread to be
+        // ready unparks all the others (a CyclicBarrier would hand its lock from one woken
+        // thread to the next, starting them one after another).
+        StartGate gate = new StartGate(threads);
         long[][] lat = new long[threads][ops];
         long[][] sums = new long[threads][5];
+        long[] starts = new long[threads], ends = new long[threads];
         Thread[] ts = new Thread[threads];
+        gate.threads = ts;
         for (int t = 0; t < threads; t++) {
             final int id = t;
             ts[t] = new Thread(null, () -> {
                 long[] s = {(id + 1) * 0x9E3779B97F4A7C15L | 1};
                 String[] keys = new String[Math.max(mget, 1)];
-                try { bar.await(); } catch (Exception e) { return; }
+                starts[id] = gate.await();
                 for (int o = 0; o < ops; o++) {
                     boolean get = Long.remainderUnsigned(rnd(s), 100) < getpct;
                     long first = Long.remainderUnsigned(rnd(s), keyspace);
@@ -153,13 +168,18 @@ public class Driver {
                     if (get) { sums[id][0] += d; sums[id][1]++; } else { sums[id][2] += d; sums[id][3]++; }
                     if (!ok) sums[id][4]++;
                 }
+                ends[id] = System.nanoTime();
+                gate.finish(); // exit together, after the clock: see StartGate
             }, "w" + t, 256 * 1024);
             ts[t].start();
         }
-        bar.await();
-        long t0 = System.nanoTime();
         for (Thread t : ts) t.join();
-        long ns = System.nanoTime() - t0;
+        long first = Long.MAX_VALUE, last = Long.MIN_VALUE;
+        for (int t = 0; t < threads; t++) {
+            first = Math.min(first, starts[t]);
+            last = Math.max(last, ends[t]);
+        }
+        long ns = threads > 0 ? last - first : 0;
         long[] all = new long[threads * ops];
         long[] tot = new long[5];
         for (int t = 0; t < threads; t++) {
@@ -171,6 +191,49 @@ public class Driver {
         if (tot[1] > 0) out += String.format(" get_us=%.2f", tot[0] / 1000.0 / tot[1]);
         if (tot[3] > 0) out += String.format(" set_us=%.2f", tot[2] / 1000.0 / tot[3]);
         return out;
+    }
+
+    /**
+     * Releases every worker at once: the last to arrive unparks all the others. And holds the
+     * finished workers until the last one finished, so that no thread exits inside the timed
+     * window: a JVM thread's exit (guard-page mmap, thread-list updates) would otherwise slow
+     * the stragglers still running, which a C or Rust driver's exiting threads do not.
+     */
+    static final class StartGate {
+        final AtomicInteger ready = new AtomicInteger();
+        final AtomicInteger running = new AtomicInteger();
+        final int parties;
+        volatile boolean open, closed;
+        volatile Thread[] threads; // set before any worker starts
+
+        StartGate(int parties) {
+            this.parties = parties;
+            running.set(parties);
+        }
+
+        /** Called by each worker after its clock stopped; returns once every worker got here. */
+        void finish() {
+            if (running.decrementAndGet() == 0) {
+                closed = true;
+                Thread me = Thread.currentThread();
+                for (Thread w : threads) if (w != me) LockSupport.unpark(w);
+                return;
+            }
+            while (!closed) LockSupport.park(this);
+        }
+
+        /** Waits until every worker arrived; returns this worker's start time. */
+        long await() {
+            if (ready.incrementAndGet() == parties) {
+                long t = System.nanoTime();
+                open = true;
+                Thread me = Thread.currentThread();
+                for (Thread w : threads) if (w != me) LockSupport.unpark(w);
+                return t;
+            }
+            while (!open) LockSupport.park(this);
+            return System.nanoTime();
+        }
     }
 
     static double pct(long[] s, double q) {

@@ -8,6 +8,14 @@
  *  - keys and values are copied out of Java arrays (GetByteArrayRegion) before any I/O, so no
  *    array is pinned and no critical region is held while a socket blocks;
  *  - loops that create Java objects delete each local reference before the next one.
+ *
+ * The hot calls (store, get, delete, getMulti) keep JNI round trips to a minimum: lengths come
+ * from Java (no GetArrayLength), keys and small values are copied to the stack (one
+ * GetByteArrayRegion each), reads go through mcpool_client_get_into /
+ * mcpool_client_get_multi_into into a stack or native scratch buffer (no mcpool_item, one
+ * NewByteArray + SetByteArrayRegion per value), a multi-get hands its small values to Java as
+ * one packed byte[] (Java slices it: no per-hit JNI calls), and a miss is an answer, never a
+ * Java exception.
  */
 #include <jni.h>
 #include <stdint.h>
@@ -19,6 +27,12 @@
 
 #define KEY_STACK 1024
 #define VALUE_STACK 8192
+/* Multi-get: keys and per-key arrays on the stack up to these sizes, values up to
+ * MULTI_SMALL bytes packed into one arena (itself on the stack up to ARENA_STACK bytes). */
+#define MULTI_KEYS_STACK 4096
+#define MULTI_N_STACK 128
+#define MULTI_SMALL 4096
+#define ARENA_STACK 8192
 
 static jclass cls_client_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
 static jclass cls_string, cls_oom;
@@ -137,6 +151,35 @@ static int bytes_get(JNIEnv *env, jbyteArray arr, uint8_t *stack, size_t stack_l
         out->heap = 1;
     }
     (*env)->GetByteArrayRegion(env, arr, 0, n, (jbyte *)out->ptr);
+    return 1;
+}
+
+/* As bytes_get, with the length already known on the Java side (no GetArrayLength call); an
+ * out-of-range length leaves an ArrayIndexOutOfBoundsException pending (returns 0). */
+static int bytes_get_n(JNIEnv *env, jbyteArray arr, jint n, uint8_t *stack, size_t stack_len,
+                       bytes_t *out) {
+    out->ptr = NULL;
+    out->len = 0;
+    out->heap = 0;
+    if (arr == NULL) return 1;
+    if (n < 0) n = 0;
+    out->len = (size_t)n;
+    if ((size_t)n <= stack_len) {
+        out->ptr = stack;
+    } else {
+        out->ptr = malloc((size_t)n);
+        if (out->ptr == NULL) {
+            throw_oom(env, "mcpool: copying a value");
+            return 0;
+        }
+        out->heap = 1;
+    }
+    if (n > 0) (*env)->GetByteArrayRegion(env, arr, 0, n, (jbyte *)out->ptr);
+    if ((*env)->ExceptionCheck(env)) {
+        if (out->heap) free(out->ptr);
+        out->heap = 0;
+        return 0;
+    }
     return 1;
 }
 
@@ -352,14 +395,14 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverFor(JNIEnv *env, jclass cls, 
 
 /* op: 0 set, 1 add, 2 replace, 3 append, 4 prepend, 5 cas. Returns the answer status. */
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_store(JNIEnv *env, jclass cls, jlong h, jint op,
-                                                   jbyteArray key, jbyteArray value, jint flags,
-                                                   jint ttl, jlong cas) {
+                                                   jbyteArray key, jint key_len, jbyteArray value,
+                                                   jint value_len, jint flags, jint ttl, jlong cas) {
     (void)cls;
     uint8_t kstack[KEY_STACK];
     uint8_t vstack[VALUE_STACK];
     bytes_t k, v;
-    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
-    if (!bytes_get(env, value, vstack, sizeof vstack, &v)) {
+    if (!bytes_get_n(env, key, key_len, kstack, sizeof kstack, &k)) return -1;
+    if (!bytes_get_n(env, value, value_len, vstack, sizeof vstack, &v)) {
         bytes_release(&k);
         return -1;
     }
@@ -380,46 +423,71 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_store(JNIEnv *env, jclass cls, jlon
     return answer(env, st);
 }
 
-/* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique. */
-JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, jlong h,
-                                                       jbyteArray key, jboolean with_cas,
-                                                       jlongArray meta) {
-    (void)cls;
-    uint8_t kstack[KEY_STACK];
-    bytes_t k;
-    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return NULL;
-    mcpool_item *item = NULL;
-    mcpool_status st = with_cas ? mcpool_client_gets(CLIENT(h), k.ptr, k.len, &item)
-                                : mcpool_client_get(CLIENT(h), k.ptr, k.len, &item);
-    bytes_release(&k);
-    if (st != MCPOOL_OK) {
-        answer(env, st);
+/* Where mcpool_client_get_into copies a value: the caller's stack buffer when it fits, else
+ * malloc'd; the Java array is made once the value is read (never pinned during I/O). */
+typedef struct {
+    uint8_t *stack;
+    size_t stack_len;
+    uint8_t *heap;
+    size_t len;
+    int too_big;
+} sink_t;
+
+static void *sink_alloc(void *userdata, size_t len) {
+    sink_t *s = userdata;
+    s->len = len;
+    if (len > (size_t)INT32_MAX) {
+        s->too_big = 1;
         return NULL;
     }
-    size_t len = mcpool_item_len(item);
+    free(s->heap); /* called once per value; be safe should that ever change */
+    s->heap = NULL;
+    if (len <= s->stack_len) return s->stack;
+    s->heap = malloc(len);
+    return s->heap;
+}
+
+/* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique. */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, jlong h,
+                                                       jbyteArray key, jint key_len,
+                                                       jboolean with_cas, jlongArray meta) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    uint8_t vstack[VALUE_STACK];
+    bytes_t k;
+    if (!bytes_get_n(env, key, key_len, kstack, sizeof kstack, &k)) return NULL;
+    sink_t sink = {vstack, sizeof vstack, NULL, 0, 0};
+    uint32_t flags = 0;
+    uint64_t cas = 0;
+    mcpool_status st = mcpool_client_get_into(CLIENT(h), k.ptr, k.len, sink_alloc, &sink, &flags,
+                                              with_cas ? &cas : NULL);
+    bytes_release(&k);
     jbyteArray out = NULL;
-    if (len > (size_t)INT32_MAX) {
-        throw_oom(env, "mcpool: value larger than a Java array");
-    } else {
-        out = (*env)->NewByteArray(env, (jsize)len);
+    if (st == MCPOOL_OK) {
+        const uint8_t *data = sink.heap != NULL ? sink.heap : sink.stack;
+        out = (*env)->NewByteArray(env, (jsize)sink.len);
         if (out != NULL) {
-            (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)mcpool_item_data(item));
+            if (sink.len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)sink.len, (const jbyte *)data);
             if (meta != NULL) {
-                jlong m[2] = {(jlong)mcpool_item_flags(item), (jlong)mcpool_item_cas(item)};
+                jlong m[2] = {(jlong)flags, (jlong)cas};
                 (*env)->SetLongArrayRegion(env, meta, 0, 2, m);
             }
         }
+    } else if (st == MCPOOL_ALLOC_FAILED) {
+        throw_oom(env, sink.too_big ? "mcpool: value larger than a Java array" : "mcpool: reading a value");
+    } else {
+        answer(env, st);
     }
-    mcpool_item_free(item);
+    free(sink.heap);
     return out;
 }
 
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_delete(JNIEnv *env, jclass cls, jlong h,
-                                                    jbyteArray key) {
+                                                    jbyteArray key, jint key_len) {
     (void)cls;
     uint8_t kstack[KEY_STACK];
     bytes_t k;
-    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    if (!bytes_get_n(env, key, key_len, kstack, sizeof kstack, &k)) return -1;
     mcpool_status st = mcpool_client_delete(CLIENT(h), k.ptr, k.len);
     bytes_release(&k);
     return answer(env, st);
@@ -468,102 +536,193 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushAll(JNIEnv *env, jclass cls, j
     return answer(env, mcpool_client_flush_all(CLIENT(h), (uint32_t)delay));
 }
 
-/* Multi-get: the hits land in vals[i] (byte[]), flags[i], cas[i]. */
+/* Multi-get through mcpool_client_get_multi_into. Values of at most MULTI_SMALL bytes are
+ * copied into one arena (on the stack, growing on the heap) and handed to Java as one packed
+ * byte[] with spans[i] = offset, spans[n + i] = length (offset -1: not in the arena); larger
+ * values get their own malloc'd buffer and become their own byte[] in vals[i]. The core copies
+ * each value into the returned memory right away, so growing (moving) the arena between two
+ * allocations is safe: values are located by offset. */
 typedef struct {
-    JNIEnv *env;
-    jobjectArray vals;
+    uint8_t *arena;
+    size_t arena_len, arena_cap;
+    int arena_heap;
+    int32_t *off;   /* per key: offset in the arena, -1 none, -2 in big[i] */
+    int32_t *len;   /* per key, right after off (both go to Java in one call) */
     int32_t *flags;
     int64_t *cas;
-    int failed;
+    uint8_t **big;  /* per key, allocated on the first large value */
+    size_t n;
+    jint hits;
+    int oom;
 } multi_ctx;
 
-static void on_hit(void *userdata, size_t index, const uint8_t *key, size_t key_len,
-                   const uint8_t *value, size_t value_len, uint32_t flags, uint64_t cas) {
-    (void)key;
-    (void)key_len;
+static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flags, uint64_t cas) {
     multi_ctx *m = userdata;
-    JNIEnv *env = m->env;
-    if (m->failed) return;
-    if (value_len > (size_t)INT32_MAX) {
-        m->failed = 1;
-        return;
+    if (index >= m->n || len > (size_t)INT32_MAX) {
+        m->oom = 1;
+        return NULL;
     }
-    jbyteArray arr = (*env)->NewByteArray(env, (jsize)value_len);
-    if (arr == NULL) { /* OutOfMemoryError pending: stop making objects */
-        m->failed = 1;
-        return;
-    }
-    (*env)->SetByteArrayRegion(env, arr, 0, (jsize)value_len, (const jbyte *)value);
-    (*env)->SetObjectArrayElement(env, m->vals, (jsize)index, arr);
-    (*env)->DeleteLocalRef(env, arr);
     m->flags[index] = (int32_t)flags;
     m->cas[index] = (int64_t)cas;
+    m->len[index] = (int32_t)len;
+    if (len > MULTI_SMALL) {
+        if (m->big == NULL) {
+            m->big = calloc(m->n, sizeof *m->big);
+            if (m->big == NULL) {
+                m->oom = 1;
+                return NULL;
+            }
+        }
+        free(m->big[index]); /* a key given twice: the last copy wins */
+        m->big[index] = malloc(len);
+        if (m->big[index] == NULL) {
+            m->oom = 1;
+            return NULL;
+        }
+        m->off[index] = -2;
+        return m->big[index];
+    }
+    if (len > (size_t)INT32_MAX - m->arena_len) {
+        m->oom = 1;
+        return NULL;
+    }
+    if (m->arena_len + len > m->arena_cap) {
+        size_t cap = m->arena_cap * 2;
+        if (cap < m->arena_len + len) cap = m->arena_len + len;
+        uint8_t *p = m->arena_heap ? realloc(m->arena, cap) : malloc(cap);
+        if (p == NULL) {
+            m->oom = 1;
+            return NULL;
+        }
+        if (!m->arena_heap) memcpy(p, m->arena, m->arena_len);
+        m->arena = p;
+        m->arena_cap = cap;
+        m->arena_heap = 1;
+    }
+    m->off[index] = (int32_t)m->arena_len;
+    m->arena_len += len;
+    return m->arena + m->off[index];
 }
 
-/* keys: every key's bytes one after another; lens: each key's length. Returns the number of
- * hits; throws for the first key that failed (after the others were read). */
-JNIEXPORT jint JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
-                                                      jbyteArray keys, jintArray lens,
-                                                      jboolean with_cas, jobjectArray vals,
-                                                      jintArray flags, jlongArray cas) {
+/* keys: every key's bytes one after another; lens: each key's length. Hits: vals[i] (values
+ * above MULTI_SMALL bytes) or the returned packed array at spans[i] (length spans[n + i]);
+ * flags[i], cas[i]. Throws for the first key that failed (after the others were read). */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
+                                                            jbyteArray keys, jintArray lens,
+                                                            jboolean with_cas, jobjectArray vals,
+                                                            jintArray flags, jlongArray cas,
+                                                            jintArray spans) {
     (void)cls;
-    if (keys == NULL || lens == NULL || vals == NULL || flags == NULL || cas == NULL) {
-        return answer(env, mcpool_client_get_multi_cb(NULL, NULL, NULL, 0, false, NULL, NULL));
+    if (keys == NULL || lens == NULL || vals == NULL || flags == NULL || cas == NULL || spans == NULL) {
+        answer(env, mcpool_client_get_multi_into(NULL, NULL, NULL, 0, false, NULL, NULL, NULL));
+        return NULL;
     }
     jsize n = (*env)->GetArrayLength(env, lens);
-    if (n == 0) return 0;
+    if (n == 0) return NULL;
     jsize blob_len = (*env)->GetArrayLength(env, keys);
-    size_t total = (size_t)blob_len;
-    uint8_t *blob = malloc(total ? total : 1);
-    size_t *klens = malloc((size_t)n * sizeof *klens);
-    const uint8_t **kptrs = malloc((size_t)n * sizeof *kptrs);
-    int32_t *jlens = malloc((size_t)n * sizeof *jlens);
-    int32_t *fl = calloc((size_t)n, sizeof *fl);
-    int64_t *cs = calloc((size_t)n, sizeof *cs);
-    jint hits = 0;
-    if (!blob || !klens || !kptrs || !jlens || !fl || !cs) {
+    size_t total = (size_t)blob_len, un = (size_t)n;
+
+    /* One block for the per-key arrays: on the stack for up to MULTI_N_STACK keys. */
+    size_t per_key = sizeof(const uint8_t *) + sizeof(size_t) + sizeof(mcpool_status) +
+                     4 * sizeof(int32_t) + sizeof(int64_t);
+    _Alignas(16) uint8_t kstack[MULTI_KEYS_STACK];
+    _Alignas(16) uint8_t astack[MULTI_N_STACK * (8 + 8 + 4 + 16 + 8)];
+    _Alignas(16) uint8_t arena_stack[ARENA_STACK];
+    uint8_t *blob = total <= sizeof kstack ? kstack : malloc(total);
+    uint8_t *block = un <= MULTI_N_STACK ? astack : malloc(un * per_key);
+    multi_ctx m = {arena_stack, 0, sizeof arena_stack, 0, NULL, NULL, NULL, NULL, NULL, un, 0, 0};
+    jbyteArray packed = NULL;
+    if (blob == NULL || block == NULL) {
         throw_oom(env, "mcpool: multi-get buffers");
         goto out;
     }
-    (*env)->GetByteArrayRegion(env, keys, 0, blob_len, (jbyte *)blob);
+    /* Widest members first, so every array stays aligned. */
+    const uint8_t **kptrs = (const uint8_t **)block;
+    size_t *klens = (size_t *)(block + un * sizeof *kptrs);
+    m.cas = (int64_t *)(block + un * (sizeof *kptrs + sizeof *klens));
+    mcpool_status *statuses = (mcpool_status *)(block + un * (sizeof *kptrs + sizeof *klens + sizeof *m.cas));
+    int32_t *jlens = (int32_t *)((uint8_t *)statuses + un * sizeof *statuses);
+    m.off = jlens + un;
+    m.len = m.off + un;
+    m.flags = m.len + un;
+
+    if (total > 0) (*env)->GetByteArrayRegion(env, keys, 0, blob_len, (jbyte *)blob);
     (*env)->GetIntArrayRegion(env, lens, 0, n, (jint *)jlens);
+    if ((*env)->ExceptionCheck(env)) goto out;
     size_t off = 0;
-    for (jsize i = 0; i < n; i++) {
+    for (size_t i = 0; i < un; i++) {
         if (jlens[i] < 0 || off + (size_t)jlens[i] > total) {
-            answer(env, mcpool_client_get_multi_cb(NULL, NULL, NULL, 0, false, NULL, NULL));
+            answer(env, mcpool_client_get_multi_into(NULL, NULL, NULL, 0, false, NULL, NULL, NULL));
             goto out;
         }
         kptrs[i] = blob + off;
         klens[i] = (size_t)jlens[i];
         off += (size_t)jlens[i];
+        m.off[i] = -1;
+        m.len[i] = 0;
+        m.flags[i] = 0;
+        m.cas[i] = 0;
     }
-    multi_ctx m = {env, vals, fl, cs, 0};
-    mcpool_status st =
-        mcpool_client_get_multi_cb(CLIENT(h), kptrs, klens, (size_t)n, with_cas, on_hit, &m);
-    if ((*env)->ExceptionCheck(env)) goto out;
-    if (m.failed) {
+    mcpool_status st = mcpool_client_get_multi_into(CLIENT(h), kptrs, klens, un, with_cas,
+                                                    multi_alloc, &m, statuses);
+    if (st != MCPOOL_OK) {
+        answer(env, st);
+        goto out;
+    }
+    if (m.oom) {
         throw_oom(env, "mcpool: multi-get value");
         goto out;
     }
-    (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)fl);
-    (*env)->SetLongArrayRegion(env, cas, 0, n, (const jlong *)cs);
-    if (st >= 100) {
-        throw_status(env, st);
+    mcpool_status failed = MCPOOL_OK;
+    for (size_t i = 0; i < un; i++) {
+        if (statuses[i] == MCPOOL_OK) {
+            m.hits++;
+        } else {
+            m.off[i] = -1; /* not delivered (or broken after allocation): not a hit */
+            if (statuses[i] >= 100 && failed == MCPOOL_OK) failed = statuses[i];
+        }
+    }
+    if (failed != MCPOOL_OK) {
+        throw_status(env, failed); /* the message is the first failure's (the last error) */
         goto out;
     }
-    for (jsize i = 0; i < n; i++) {
-        jobject o = (*env)->GetObjectArrayElement(env, vals, i);
-        if (o != NULL) hits++;
-        (*env)->DeleteLocalRef(env, o);
+    if (m.arena_len > 0) {
+        packed = (*env)->NewByteArray(env, (jsize)m.arena_len);
+        if (packed == NULL) goto out;
+        (*env)->SetByteArrayRegion(env, packed, 0, (jsize)m.arena_len, (const jbyte *)m.arena);
     }
+    if (m.big != NULL) {
+        for (size_t i = 0; i < un; i++) {
+            if (m.off[i] != -2) continue;
+            jbyteArray arr = (*env)->NewByteArray(env, m.len[i]);
+            if (arr == NULL) goto out; /* OutOfMemoryError pending */
+            (*env)->SetByteArrayRegion(env, arr, 0, m.len[i], (const jbyte *)m.big[i]);
+            (*env)->SetObjectArrayElement(env, vals, (jsize)i, arr);
+            (*env)->DeleteLocalRef(env, arr);
+            if ((*env)->ExceptionCheck(env)) goto out;
+            m.off[i] = -1;
+        }
+    }
+    /* spans: the n offsets, then the n lengths (m.len follows m.off in the block). */
+    for (size_t i = 0; i < un; i++) {
+        if (m.off[i] < 0) m.len[i] = 0;
+    }
+    (*env)->SetIntArrayRegion(env, spans, 0, 2 * n, (const jint *)m.off);
+    (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)m.flags);
+    (*env)->SetLongArrayRegion(env, cas, 0, n, (const jlong *)m.cas);
 out:
-    free(blob);
-    free(klens);
-    free(kptrs);
-    free(jlens);
-    free(fl);
-    free(cs);
-    return hits;
+    if (m.big != NULL) {
+        for (size_t i = 0; i < un; i++) free(m.big[i]);
+        free(m.big);
+    }
+    if (m.arena_heap) free(m.arena);
+    if (blob != kstack) free(blob);
+    if (block != astack) free(block);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->DeleteLocalRef(env, packed);
+        return NULL;
+    }
+    return packed;
 }
 
 /* Statistics (group NULL: general; "items", "slabs", ...) or, with version set, versions.

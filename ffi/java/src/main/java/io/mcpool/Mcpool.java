@@ -195,7 +195,7 @@ public final class Mcpool implements AutoCloseable {
     int storeRaw(int op, byte[] k, byte[] data, int flags, int ttl, long cas) {
         long h = nc.acquire();
         try {
-            return Native.store(h, op, k, data, flags, ttl, cas);
+            return Native.store(h, op, k, k.length, data, data == null ? 0 : data.length, flags, ttl, cas);
         } finally {
             nc.release();
         }
@@ -205,7 +205,7 @@ public final class Mcpool implements AutoCloseable {
     byte[] getRaw(byte[] k, boolean withCas, long[] meta) {
         long h = nc.acquire();
         try {
-            return Native.get(h, k, withCas, meta);
+            return Native.get(h, k, k.length, withCas, meta);
         } finally {
             nc.release();
         }
@@ -244,14 +244,21 @@ public final class Mcpool implements AutoCloseable {
         }
         int[] flags = new int[n];
         long[] cas = new long[n];
+        int[] spans = new int[2 * n];
+        byte[] packed;
         long h = nc.acquire();
         try {
-            Native.getMulti(h, blob, lens, false, vals, flags, cas);
+            packed = Native.getMulti(h, blob, lens, false, vals, flags, cas, spans);
         } finally {
             nc.release();
         }
         for (int i = 0; i < n; i++) {
-            if (vals[i] != null) vals[i] = t.decode((byte[]) vals[i], flags[i]);
+            int at = spans[i];
+            if (at >= 0) {
+                vals[i] = t.decode(Arrays.copyOfRange(packed, at, at + spans[n + i]), flags[i]);
+            } else if (vals[i] != null) {
+                vals[i] = t.decode((byte[]) vals[i], flags[i]);
+            }
         }
         return vals;
     }
@@ -336,9 +343,15 @@ public final class Mcpool implements AutoCloseable {
     /** The hits among keys (one round trip per server), in key order. */
     public Map<String, Object> getMulti(Collection<String> keys) {
         String[] ks = keys.toArray(new String[0]);
-        Object[] vals = getMultiArray(tc, ks);
-        Map<String, Object> out = new LinkedHashMap<>();
-        for (int i = 0; i < ks.length; i++) if (vals[i] != null) out.put(ks[i], vals[i]);
+        return hits(ks, getMultiArray(tc, ks));
+    }
+
+    /** The hits as a map in key order, sized so that filling it never rehashes. */
+    static Map<String, Object> hits(String[] keys, Object[] vals) {
+        int n = 0;
+        for (Object v : vals) if (v != null) n++;
+        Map<String, Object> out = new LinkedHashMap<>((int) (n / 0.75f) + 1);
+        for (int i = 0; i < keys.length; i++) if (vals[i] != null) out.put(keys[i], vals[i]);
         return out;
     }
 
@@ -363,7 +376,7 @@ public final class Mcpool implements AutoCloseable {
         byte[] k = key(key);
         long h = nc.acquire();
         try {
-            return Native.delete(h, k) == Native.OK;
+            return Native.delete(h, k, k.length) == Native.OK;
         } finally {
             nc.release();
         }

@@ -3,7 +3,6 @@ package io.mcpool;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -158,10 +157,7 @@ public class MemCachedClient {
 
     /** Hits only, keyed by the caller's keys (one round trip per server). */
     public Map<String, Object> getMulti(String[] keys) {
-        Object[] vals = getMultiArray(keys);
-        Map<String, Object> out = new LinkedHashMap<>();
-        for (int i = 0; i < keys.length; i++) if (vals[i] != null) out.put(keys[i], vals[i]);
-        return out;
+        return Mcpool.hits(keys, getMultiArray(keys));
     }
 
     /** Values in key order, null for misses. */
@@ -183,7 +179,7 @@ public class MemCachedClient {
         byte[] k = Mcpool.key(key);
         long h = c.nc.acquire();
         try {
-            return Native.delete(h, k) == Native.OK;
+            return Native.delete(h, k, k.length) == Native.OK;
         } finally {
             c.nc.release();
         }

@@ -57,13 +57,22 @@ final class Native {
     static native String serverLabel(long client, int index);
     static native int serverFor(long client, byte[] key);
 
-    static native int store(long client, int op, byte[] key, byte[] value, int flags, int ttl, long cas);
-    static native byte[] get(long client, byte[] key, boolean withCas, long[] meta);
-    static native int delete(long client, byte[] key);
+    // The hot calls take the arrays' lengths from Java (one JNI call fewer per array).
+    static native int store(long client, int op, byte[] key, int keyLen, byte[] value, int valueLen,
+                            int flags, int ttl, long cas);
+    /** The value, or null on a miss (never an exception); meta[0] = flags, meta[1] = CAS. */
+    static native byte[] get(long client, byte[] key, int keyLen, boolean withCas, long[] meta);
+    static native int delete(long client, byte[] key, int keyLen);
     static native int touch(long client, byte[] key, int ttl);
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
     static native int flushAll(long client, int delaySeconds);
-    static native int getMulti(long client, byte[] keys, int[] lens, boolean withCas, Object[] vals,
-                               int[] flags, long[] cas);
+    /**
+     * Multi-get of the keys packed in {@code keys} (lengths in {@code lens}). A hit of more than
+     * 4096 bytes lands in vals[i] as its own byte[]; the smaller ones come back in the returned
+     * packed array (null when there are none) at offset spans[i], length spans[n + i]
+     * (spans[i] = -1: not there). flags[i], cas[i] for every hit.
+     */
+    static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, Object[] vals,
+                                  int[] flags, long[] cas, int[] spans);
     static native String[] stats(long client, String group, boolean version);
 }

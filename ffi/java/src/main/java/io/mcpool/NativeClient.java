@@ -2,8 +2,8 @@ package io.mcpool;
 
 import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Owns one {@code mcpool_client} handle and frees it exactly once: on {@link #close()}, or
@@ -13,14 +13,34 @@ import java.util.concurrent.atomic.AtomicLong;
  * handle is freed only once it is closed <em>and</em> no call is in flight, so closing while
  * other threads still use the client makes their later calls fail with a
  * {@link ClientException} instead of touching freed memory.
+ *
+ * <p>The count of calls in flight is striped: each thread counts in its own cache line
+ * (chosen by thread id), so threads sharing the client do not all increment and decrement
+ * one shared counter twice per call. The handshake with {@code close} is the usual one for
+ * sequentially consistent operations: a caller increments, then reads {@code closed}; the
+ * closer writes {@code closed}, then sums the stripes. Either the caller sees the client
+ * closed (and backs out), or the closer sees the caller's count (and leaves the free to the
+ * last caller to leave, who sums again).
  */
 final class NativeClient implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
+    /** Longs per stripe: 16 (128 bytes) keeps stripes off each other's and the adjacent line. */
+    private static final int PAD = 16;
+    /** Stripes: a power of two, about twice the CPUs (at least 8, at most 256). */
+    static final int STRIPES = stripes(Runtime.getRuntime().availableProcessors());
+
+    static int stripes(int cpus) {
+        int n = 8;
+        while (n < 2 * cpus && n < 256) n <<= 1;
+        return n;
+    }
+
     /** The state the cleaner holds: it must not refer to the NativeClient itself. */
     static final class State implements Runnable {
         final AtomicLong handle;
-        final AtomicInteger users = new AtomicInteger();
+        /** Calls in flight, striped; stripe i at index i * PAD. */
+        final AtomicLongArray users = new AtomicLongArray(STRIPES * PAD);
         volatile boolean closed;
         final AtomicBoolean freed = new AtomicBoolean();
 
@@ -28,8 +48,14 @@ final class NativeClient implements AutoCloseable {
             handle = new AtomicLong(h);
         }
 
+        long inFlight() {
+            long n = 0;
+            for (int i = 0; i < STRIPES; i++) n += users.get(i * PAD);
+            return n;
+        }
+
         void freeIfIdle() {
-            if (closed && users.get() == 0) {
+            if (closed && inFlight() == 0) {
                 long h = handle.getAndSet(0);
                 if (h != 0 && freed.compareAndSet(false, true)) Native.clientFree(h);
             }
@@ -50,20 +76,37 @@ final class NativeClient implements AutoCloseable {
         cleanable = CLEANER.register(this, state);
     }
 
+    /** This thread's stripe (the same for the acquire and the release of one call). */
+    @SuppressWarnings("deprecation") // Thread.getId: threadId() is Java 19+
+    private static int stripe() {
+        long id = Thread.currentThread().getId();
+        return ((int) (id ^ (id >>> 32)) & (STRIPES - 1)) * PAD;
+    }
+
     /** Starts a native call: returns the handle, or throws when the client is closed. */
     long acquire() {
         State s = state;
-        s.users.incrementAndGet();
+        int i = stripe();
+        s.users.getAndIncrement(i);
         if (s.closed) {
-            release();
+            leave(s, i);
             throw new ClientException(Native.OK, "MCPOOL_CLOSED", "the client is closed");
         }
         return s.handle.get();
     }
 
     void release() {
-        State s = state;
-        if (s.users.decrementAndGet() == 0 && s.closed) s.freeIfIdle();
+        leave(state, stripe());
+    }
+
+    private static void leave(State s, int i) {
+        s.users.getAndDecrement(i);
+        if (s.closed) s.freeIfIdle();
+    }
+
+    /** Calls in flight (for tests). */
+    long inFlight() {
+        return state.inFlight();
     }
 
     boolean isClosed() {
