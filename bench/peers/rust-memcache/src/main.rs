@@ -159,6 +159,7 @@ fn mix(url: &str, w: &[&str]) -> String {
                     let mut lat = Vec::with_capacity(ops as usize);
                     let mut sums = [0u64; 5];
                     b.wait();
+                    let started = Instant::now();
                     for _ in 0..ops {
                         let get = rng.below(100) < getpct;
                         let first = rng.below(keyspace);
@@ -189,18 +190,24 @@ fn mix(url: &str, w: &[&str]) -> String {
                             sums[4] += 1;
                         }
                     }
-                    (lat, sums)
+                    (lat, sums, started, Instant::now())
                 })
                 .expect("spawn")
         })
         .collect();
     barrier.wait();
-    let t0 = Instant::now();
     let results: Vec<_> = hs.into_iter().map(|h| h.join().expect("thread")).collect();
-    let ns = t0.elapsed().as_nanos();
+    // From the first worker's start to the last one's end: this thread may run long after the
+    // barrier opens.
+    let first = results.iter().map(|r| r.2).min();
+    let last = results.iter().map(|r| r.3).max();
+    let ns = match (first, last) {
+        (Some(f), Some(l)) => l.duration_since(f).as_nanos(),
+        _ => 0,
+    };
     let mut all = vec![];
     let mut tot = [0u64; 5];
-    for (lat, s) in results {
+    for (lat, s, _, _) in results {
         all.extend(lat);
         for i in 0..5 {
             tot[i] += s[i];
