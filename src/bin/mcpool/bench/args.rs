@@ -22,7 +22,7 @@ Placement (2+ CPUs): single-thread scenarios run colocated (client and server on
 threads and bulk split (client on CPU 0, server on CPU 1).
 
 Options:
-  --quick              under 3 minutes: N = 10k and 100k, each timed repeat capped at ~0.3 s
+  --quick              under 3 minutes: N = 10k and 100k, each timed repeat capped at ~0.1 s
                        (the `count` column shows the operations actually timed)
   --peers LIST         comma-separated peers to run (names or families from bench/peers/peers.conf),
                        `all` (default) or `none` (only the floor and mcpool); `protocols`

@@ -131,20 +131,23 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
     // and the threaded mixes (long enough that thread start-up and stragglers do not decide).
     let (seq_budget, adapt) = match size {
         Size::Full => (f64::INFINITY, 0.5),
-        Size::Quick => (0.1, 0.05),
+        Size::Quick => (0.07, 0.035),
         Size::Smoke => (0.2, 0.02),
     };
     let mix_budget = |bulk: bool| match (size, bulk) {
         (Size::Full, _) => 1.0,
-        (Size::Quick, false) => 0.25,
-        (Size::Quick, true) => 0.12,
+        (Size::Quick, false) => 0.16,
+        (Size::Quick, true) => 0.08,
         (Size::Smoke, _) => 0.02,
     };
     let floor_count = if size == Size::Full { 10_000 } else { 2_000 };
+    // Warm-ups run untimed: in --quick a shorter one still sizes the repeats (and a slow
+    // client no longer spends seconds warming up).
+    let warm_cap = if size == Size::Full { 10_000 } else { 2_000 };
     let fixed = |label: &str, work: Work, metric| Part {
         label: label.into(),
         min_count: count(&work).min(floor_count),
-        warm_count: count(&work).min(10_000),
+        warm_count: count(&work).min(warm_cap),
         work,
         budget_secs: seq_budget,
         metric,
@@ -229,7 +232,11 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                             calls: 1_000_000,
                             prefix: p.clone(),
                         },
-                        if small { 5 } else { 200 },
+                        match size {
+                            Size::Smoke => 5,
+                            Size::Quick => 50,
+                            Size::Full => 200,
+                        },
                         "calls/s",
                     )
                     .warm(if small { 3 } else { 50 })],
@@ -247,10 +254,14 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                         let mut part = adaptive(op.name(), seq(op, n, 40, &q), 0, "ops/s");
                         part.min_count = match size {
                             Size::Smoke => 200,
-                            Size::Quick => 1_000,
+                            Size::Quick => 500,
                             Size::Full => 5_000,
                         };
-                        part.warm(if small { 50 } else { 2_000 })
+                        part.warm(match size {
+                            Size::Smoke => 50,
+                            Size::Quick => 1_000,
+                            Size::Full => 2_000,
+                        })
                     })
                     .collect(),
             });
