@@ -21,6 +21,9 @@ Scenarios (default: all, in this order):
 Placement (2+ CPUs): single-thread scenarios run colocated (client and server on CPU 1),
 threads and bulk split (client on CPU 0, server on CPU 1).
 
+Without --quick every timed repeat of a sequential part is capped at ~0.8 s (the full run
+stays under 20 minutes with 16 contestants); the `count` column shows the operations timed.
+
 Options:
   --quick              under 3 minutes: N = 10k and 100k, each timed repeat capped at ~0.1 s
                        (the `count` column shows the operations actually timed)
