@@ -351,7 +351,9 @@ impl Server {
     fn serve_waiting(&self, pooled: &mut Pooled) {
         use std::sync::atomic::Ordering::Relaxed;
         const SERVE_ROUNDS: usize = 4;
-        const BATCH_JOBS: usize = 64;
+        // memcached answers at most `-R` requests (default 20) of a connection per event-loop
+        // turn; a batch that fits is answered in one turn (with 64, meta fell to half).
+        const BATCH_JOBS: usize = 20;
         const BATCH_BYTES: usize = 64 * 1024;
         let p = self.opts.protocol;
         for _ in 0..SERVE_ROUNDS {
