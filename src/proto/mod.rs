@@ -163,7 +163,12 @@ mod tests {
         let mut n = 1u64;
         let mut probes = vec![0u64, u64::MAX, u64::MAX - 1];
         for _ in 0..20 {
-            probes.extend([n - 1, n, n + 1, n * 5 + 3]);
+            probes.extend([
+                n - 1,
+                n,
+                n.saturating_add(1),
+                n.saturating_mul(5).saturating_add(3),
+            ]);
             n = n.saturating_mul(10);
         }
         for v in probes {
