@@ -8,6 +8,7 @@ use crate::health::ServerState;
 use crate::item::{Item, Lease, StoreOutcome};
 use crate::key;
 use crate::metrics::ServerMetrics;
+use crate::multi_get;
 use crate::ops;
 use crate::proto::ascii::StoreCommand;
 use crate::proto::Protocol;
@@ -170,6 +171,39 @@ impl Client {
             .collect()
     }
 
+    /// Checks a wire key against the protocol's rules.
+    fn validate_wire(&self, wire: &[u8]) -> Result<()> {
+        match self.inner.protocol {
+            Protocol::Text => key::validate(wire),
+            // Meta sends such keys base64-encoded, binary as they are.
+            Protocol::Meta => key::validate_meta(wire),
+            Protocol::Binary => key::validate_length(wire),
+        }
+    }
+
+    /// [`Client::wire_key`] without an allocation: `Ok(None)` when the key goes on the wire
+    /// as given, `Ok(Some((start, len)))` when it was written (prefixed, sanitized) at the
+    /// end of `arena`. On an error `arena` is left as it was.
+    fn wire_key_into(&self, key: &[u8], arena: &mut Vec<u8>) -> Result<Option<(u32, u32)>> {
+        let prefix = &self.inner.config.key_prefix;
+        if key.is_empty() || (prefix.is_empty() && !self.inner.sanitize) {
+            // Empty keys are refused even when a prefix would make them non-empty.
+            return self.validate_wire(key).map(|()| None);
+        }
+        let start = arena.len();
+        arena.extend_from_slice(prefix);
+        if self.inner.sanitize {
+            arena.extend_from_slice(&key::url_encode(key));
+        } else {
+            arena.extend_from_slice(key);
+        }
+        if let Err(e) = self.validate_wire(&arena[start..]) {
+            arena.truncate(start);
+            return Err(e);
+        }
+        Ok(Some((start as u32, (arena.len() - start) as u32)))
+    }
+
     /// The key as the server stores it: sanitized if configured, prefixed, validated (on the
     /// text protocol: no spaces or control bytes; on meta and binary any bytes, 1 to 250).
     pub fn wire_key<'a>(&self, key: &'a [u8]) -> Result<Cow<'a, [u8]>> {
@@ -191,12 +225,7 @@ impl Client {
             k.extend_from_slice(&key);
             Cow::Owned(k)
         };
-        match self.inner.protocol {
-            Protocol::Text => key::validate(&wire)?,
-            // Meta sends such keys base64-encoded, binary as they are.
-            Protocol::Meta => key::validate_meta(&wire)?,
-            Protocol::Binary => key::validate_length(&wire)?,
-        }
+        self.validate_wire(&wire)?;
         Ok(wire)
     }
 
@@ -845,10 +874,10 @@ impl Client {
         let hit = self.exchange_on(
             idx,
             pooled,
-            |buf| ops::encode_retrieval(p, buf, cas, touch, &keys),
+            |buf| ops::encode_retrieval(p, buf, cas, touch, &keys[..]),
             |conn| {
                 let mut hit = false;
-                ops::recv_retrieval(p, conn, cas, &keys, &mut |_, data, flags, c| {
+                ops::recv_retrieval(p, conn, cas, &keys[..], &mut |_, data, flags, c| {
                     hit = true;
                     handled = on_hit(0, data, flags, c);
                 })?;
@@ -859,10 +888,8 @@ impl Client {
         handled.map(|()| hit)
     }
 
-    /// The multi-key retrieval engine: keys grouped per server, every server's request
-    /// written before any reply is read, each hit handed to `on_hit` (with the key's index in
-    /// the caller's list) while it is still in the read buffer. One result per key: true for
-    /// a hit, false for a miss, or the key's error (its server's, or `on_hit`'s).
+    /// The multi-key retrieval engine over a slice of keys: one result per key (see
+    /// [`Client::retrieve_by_index`]).
     fn retrieve_each<K: AsRef<[u8]>>(
         &self,
         keys: &[K],
@@ -870,61 +897,179 @@ impl Client {
         touch: Option<u32>,
         on_hit: &mut HitHandler<'_>,
     ) -> Vec<Result<bool>> {
+        self.retrieve_by_index(keys.len(), &|i| keys[i].as_ref(), cas, touch, on_hit, |s| {
+            (0..keys.len()).map(|i| s.result(i)).collect()
+        })
+    }
+
+    /// The multi-key retrieval engine: keys grouped per server, every server's request
+    /// written before any reply is read, each hit handed to `on_hit` (with the key's index in
+    /// the caller's list) while it is still in the read buffer. Then `finish` reads each
+    /// key's result (`Scratch::result`): true for a hit, false for a miss, or the key's
+    /// error (its own, its server's, or `on_hit`'s). Keys are read through `key_at`; the
+    /// working memory is the thread's, reused (see `multi_get`), so nothing is allocated per
+    /// key.
+    pub(crate) fn retrieve_by_index<'k, F: Fn(usize) -> &'k [u8], T>(
+        &self,
+        n: usize,
+        key_at: &F,
+        cas: bool,
+        touch: Option<u32>,
+        on_hit: &mut HitHandler<'_>,
+        finish: impl FnOnce(&multi_get::Scratch) -> T,
+    ) -> T {
+        multi_get::with_scratch(|s| {
+            self.retrieve_in(s, n, key_at, cas, touch, on_hit);
+            finish(s)
+        })
+    }
+
+    /// The body of [`Client::retrieve_by_index`]: leaves each key's outcome in `s.state`.
+    fn retrieve_in<'k, F: Fn(usize) -> &'k [u8]>(
+        &self,
+        s: &mut multi_get::Scratch,
+        n: usize,
+        key_at: &F,
+        cas: bool,
+        touch: Option<u32>,
+        on_hit: &mut HitHandler<'_>,
+    ) {
+        use multi_get::{Selection, AS_GIVEN, FAILED, HIT, NOWHERE};
         let p = self.inner.protocol;
-        let prepared: Vec<Result<Cow<[u8]>>> =
-            keys.iter().map(|k| self.wire_key(k.as_ref())).collect();
-        let (groups, unplaced) = self.group(&prepared, |k| k);
-        let mut results: Vec<Result<bool>> = prepared
-            .iter()
-            .map(|r| r.as_ref().map(|_| false).map_err(Error::clone))
-            .collect();
-        for (i, e) in unplaced {
-            results[i] = Err(e);
+        let servers = self.inner.servers.len();
+        // Wire keys and servers; a key that fails here has its error and no server.
+        s.state.resize(n, multi_get::MISS);
+        for i in 0..n {
+            let key = key_at(i);
+            let placed = self.wire_key_into(key, &mut s.arena).and_then(|w| {
+                let wire = match w {
+                    None => key,
+                    Some((start, len)) => &s.arena[start as usize..(start + len) as usize],
+                };
+                self.pick(wire).map(|idx| (w, idx))
+            });
+            match placed {
+                Ok((w, idx)) => {
+                    s.wire.push(w.unwrap_or((AS_GIVEN, 0)));
+                    s.server.push(idx as u32);
+                }
+                Err(e) => {
+                    s.wire.push((AS_GIVEN, 0));
+                    s.server.push(NOWHERE);
+                    s.fail([i], e);
+                }
+            }
+        }
+        // Group by server: a counting sort into `order`, `starts[j]..starts[j + 1]` each.
+        s.starts.resize(servers + 1, 0);
+        for &j in &s.server {
+            if j != NOWHERE {
+                s.starts[j as usize + 1] += 1;
+            }
+        }
+        for j in 0..servers {
+            s.starts[j + 1] += s.starts[j];
+        }
+        s.order.resize(s.starts[servers] as usize, 0);
+        {
+            let mut next: [u32; 8] = [0; 8];
+            let mut next_many: Vec<u32>;
+            let next: &mut [u32] = if servers <= 8 {
+                next[..servers].copy_from_slice(&s.starts[..servers]);
+                &mut next[..servers]
+            } else {
+                next_many = s.starts[..servers].to_vec();
+                &mut next_many
+            };
+            for (k, &j) in s.server.iter().enumerate() {
+                if j != NOWHERE {
+                    s.order[next[j as usize] as usize] = k as u32;
+                    next[j as usize] += 1;
+                }
+            }
         }
         // Phase 1: write every server's request.
         let deadline = self.shared_deadline();
-        let mut sent = Vec::with_capacity(groups.len());
-        for (idx, members) in groups {
-            let wires: Vec<&[u8]> = members
-                .iter()
-                .filter_map(|&i| prepared[i].as_deref().ok())
-                .collect();
-            match self.acquire(idx, deadline) {
+        let mut sent = Vec::new();
+        for idx in 0..servers {
+            let range = s.starts[idx] as usize..s.starts[idx + 1] as usize;
+            if range.is_empty() {
+                continue;
+            }
+            let sel = Selection {
+                members: &s.order[range.clone()],
+                arena: &s.arena,
+                wire: &s.wire,
+                key_at,
+            };
+            let failed = match self.acquire(idx, deadline) {
                 Ok(mut pooled) => {
                     let res = pooled.with_conn(|conn| {
-                        ops::encode_retrieval(p, conn.begin(), cas, touch, &wires);
+                        ops::encode_retrieval(p, conn.begin(), cas, touch, &sel);
                         conn.send()
                     });
                     match res {
-                        Ok(()) => sent.push((idx, pooled, members, wires)),
+                        Ok(()) => {
+                            sent.push((idx, pooled, range.clone()));
+                            None
+                        }
                         Err(e) => {
-                            fail_all(&mut results, &members, &e);
-                            self.release(idx, pooled, &Err::<(), _>(e));
+                            self.release(idx, pooled, &Err::<(), _>(e.clone()));
+                            Some(e)
                         }
                     }
                 }
-                Err(e) => fail_all(&mut results, &members, &e),
+                Err(e) => Some(e),
+            };
+            if let Some(e) = failed {
+                let members: Vec<usize> = s.order[range].iter().map(|&k| k as usize).collect();
+                s.fail(members, e);
             }
         }
         // Phase 2: read each server's replies, handing each hit over as it is parsed.
-        for (idx, mut pooled, members, wires) in sent {
+        for (idx, mut pooled, range) in sent {
             let mut hits = 0usize;
+            let multi_get::Scratch {
+                arena,
+                wire,
+                state,
+                order,
+                errors,
+                ..
+            } = &mut *s;
+            let members = &order[range];
+            let sel = Selection {
+                members,
+                arena,
+                wire,
+                key_at,
+            };
             let res = pooled.with_conn(|conn| {
-                let results = &mut results;
-                ops::recv_retrieval(p, conn, cas, &wires, &mut |i, data, flags, c| {
+                ops::recv_retrieval(p, conn, cas, &sel, &mut |i, data, flags, c| {
                     hits += 1;
-                    let k = members[i];
-                    results[k] = on_hit(k, data, flags, c).map(|()| true);
+                    let k = members[i] as usize;
+                    state[k] = match on_hit(k, data, flags, c) {
+                        Ok(()) => HIT,
+                        Err(e) => {
+                            errors.push(e);
+                            FAILED + errors.len() as u32 - 1
+                        }
+                    };
                 })
                 .inspect(|_| conn.finish())
             });
             match &res {
-                Ok(()) => self.inner.servers[idx].lookups(wires.len(), hits),
-                Err(e) => fail_all(&mut results, &members, e),
+                Ok(()) => self.inner.servers[idx].lookups(members.len(), hits),
+                Err(e) => {
+                    let code = FAILED + errors.len() as u32;
+                    errors.push(e.clone());
+                    for &k in members {
+                        state[k as usize] = code;
+                    }
+                }
             }
             self.release(idx, pooled, &res);
         }
-        results
     }
 
     /// Groups valid prepared entries by server: `(server, indices into prepared)`, and the
@@ -1038,12 +1183,6 @@ impl Client {
     }
 }
 
-fn fail_all<T>(results: &mut [Result<T>], members: &[usize], e: &Error) {
-    for &i in members {
-        results[i] = Err(e.clone());
-    }
-}
-
 // ----- for the C ABI: reads without an `Item`, stores with per-item flags (crate-internal) -----
 
 /// Receives each hit of a [`Client::get_with`] / [`Client::get_multi_with`]: (index of the key
@@ -1072,6 +1211,27 @@ impl Client {
         self.retrieve_each(keys, cas, None, &mut |k, data, flags, c| {
             self.deliver(k, data, flags, c, sink)
         })
+    }
+
+    /// [`Client::get_multi_with`] over keys read by index, with each key's result handed to
+    /// `on_result` (in key order, after every hit) instead of collected: allocates nothing in
+    /// proportion to the keys.
+    pub(crate) fn get_multi_by_index<'k, F: Fn(usize) -> &'k [u8]>(
+        &self,
+        n: usize,
+        key_at: &F,
+        cas: bool,
+        sink: &mut ValueSink<'_>,
+        mut on_result: impl FnMut(usize, Result<bool>),
+    ) {
+        self.retrieve_by_index(
+            n,
+            key_at,
+            cas,
+            None,
+            &mut |k, data, flags, c| self.deliver(k, data, flags, c, sink),
+            |s| (0..n).for_each(|i| on_result(i, s.result(i))),
+        )
     }
 
     /// Hands one value to `sink`, inflated first when its flags say so (the same rule as

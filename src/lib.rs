@@ -29,6 +29,7 @@ pub mod health;
 pub mod item;
 pub mod key;
 pub mod metrics;
+mod multi_get;
 mod ops;
 mod pool;
 pub mod proto;

@@ -6,8 +6,18 @@ use mcpool::{Client, Event};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// `events_when_a_server_dies_and_returns` restarts its memcached on the port it had; while
+/// it is down another test of this file could be given that free port and then lose its
+/// server to the restart. The tests of this file run one at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 #[test]
 fn counters_follow_the_traffic() {
+    let _serial = one_at_a_time();
     let mc = Memcached::start(&[]);
     let c = Client::builder()
         .server(&mc.addr())
@@ -35,6 +45,7 @@ fn counters_follow_the_traffic() {
 
 #[test]
 fn pool_waits_are_counted() {
+    let _serial = one_at_a_time();
     let mc = Memcached::start(&[]);
     let c = Client::builder()
         .server(&mc.addr())
@@ -66,6 +77,7 @@ fn pool_waits_are_counted() {
 
 #[test]
 fn events_when_a_server_dies_and_returns() {
+    let _serial = one_at_a_time();
     let mut mc = Memcached::start(&[]);
     let port = mc.port;
     let events: Arc<Mutex<Vec<Event>>> = Arc::default();

@@ -392,40 +392,82 @@ pub unsafe extern "C" fn mcpool_client_get_multi_into(
             return Err(Failure::invalid("alloc callback is NULL"));
         };
         ptr::out(out_statuses, "statuses")?;
+        check_count(n_keys, "get_multi_into")?;
         // SAFETY: forwarded from the caller's promise.
-        let (keys, long) = unsafe { checked_keys(keys, key_lens, n_keys, "get_multi_into") }?;
-        let mut refused = vec![false; n_keys];
-        let results = c
-            .client
-            .get_multi_with(&keys, with_cas, &mut |i, value, flags, cas| {
+        let ptrs = unsafe { array(keys, n_keys, "keys") }?;
+        // SAFETY: forwarded from the caller's promise.
+        let lens = unsafe { array(key_lens, n_keys, "key_lens") }?;
+        if let Some(i) = ptrs.iter().position(|p| p.is_null()) {
+            return Err(Failure::invalid(format!("key {i} is NULL")));
+        }
+        // Keys are read by index straight from the caller's arrays, and statuses written
+        // straight to theirs: nothing is allocated in proportion to the keys (see
+        // `multi_get` for why that matters to callers such as Perl).
+        let key_at = |i: usize| -> &[u8] {
+            if lens[i] > MAX_KEY_LEN {
+                return &[]; // refused by the core as empty; reported as too long below
+            }
+            // SAFETY: `ptrs[i]` is not NULL (checked above), `lens[i]` ≤ 250, and the caller
+            // promises `lens[i]` readable bytes at `ptrs[i]` for the whole call.
+            unsafe { std::slice::from_raw_parts(ptrs[i], lens[i]) }
+        };
+        let out = out_statuses;
+        let mut first: Option<String> = None;
+        let mut fail = |i: usize, status: mcpool_status, message: &dyn Fn() -> String| {
+            if first.is_none() {
+                first = Some(message());
+            }
+            // SAFETY: `out` is not NULL (checked) and the caller promises room for `n_keys`
+            // statuses; `i` < `n_keys`.
+            unsafe { out.add(i).write(status) };
+        };
+        // Statuses start as "not refused"; a refused buffer is marked as it happens.
+        for i in 0..n_keys {
+            // SAFETY: as above.
+            unsafe { out.add(i).write(MCPOOL_OK) };
+        }
+        c.client.get_multi_by_index(
+            n_keys,
+            &key_at,
+            with_cas,
+            &mut |i, value, flags, cas| {
                 // SAFETY: the caller promises `alloc` is a valid function returning NULL or
                 // `value.len()` writable bytes of its own.
                 let dest = unsafe { alloc(userdata, i, value.len(), flags, cas.unwrap_or(0)) };
                 // SAFETY: as above: `dest` is NULL or has room for the value.
                 if !unsafe { fill(dest, value) } && !value.is_empty() {
-                    refused[i] = true;
+                    // SAFETY: `i` < `n_keys`, room promised.
+                    unsafe { out.add(i).write(MCPOOL_ALLOC_FAILED) };
                 }
-            });
-        let mut all = statuses("get_multi_into", &keys, results, |hit| {
-            if hit {
-                MCPOOL_OK
-            } else {
-                MCPOOL_NOT_FOUND
-            }
-        });
-        for (i, r) in all.iter_mut().enumerate() {
-            if refused[i] && r.is_ok() {
-                *r = Err(Failure::new(
-                    MCPOOL_ALLOC_FAILED,
-                    format!("get_multi_into: the alloc callback returned NULL for key {i}"),
-                ));
-            }
+            },
+            |i, r| match r {
+                _ if lens[i] > MAX_KEY_LEN => {
+                    let f = too_long("get_multi_into", i, lens[i]);
+                    fail(i, f.status, &|| f.message.clone());
+                }
+                Ok(true) => {
+                    // SAFETY: `i` < `n_keys`; the status was written above.
+                    if unsafe { out.add(i).read() } == MCPOOL_ALLOC_FAILED {
+                        fail(i, MCPOOL_ALLOC_FAILED, &|| {
+                            format!("get_multi_into: the alloc callback returned NULL for key {i}")
+                        });
+                    }
+                }
+                Ok(false) => {
+                    // SAFETY: as above.
+                    unsafe { out.add(i).write(MCPOOL_NOT_FOUND) }
+                }
+                Err(e) => {
+                    let status = mcpool_status::from_error(&e);
+                    fail(i, status, &|| {
+                        Failure::from_error("get_multi_into", Some(key_at(i)), &e).message
+                    });
+                }
+            },
+        );
+        if let Some(message) = first {
+            last_error::set(message);
         }
-        for (i, len) in long {
-            all[i] = Err(too_long("get_multi_into", i, len));
-        }
-        // SAFETY: checked non-NULL; the caller promises room for `n_keys` statuses.
-        unsafe { write_statuses(out_statuses, all) };
         Ok(MCPOOL_OK)
     })
 }

@@ -1,7 +1,7 @@
 //! Exchanges in the binary protocol. Every request carries an opaque (its index in the batch)
 //! and every response's opaque is checked.
 
-use super::HitSink;
+use super::{HitSink, Keys};
 use crate::conn::Conn;
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -54,12 +54,17 @@ fn check(server: &str, r: &Response<'_>, opcode: u8, opaque: u32) -> Result<()> 
 }
 
 /// GET/GAT for one key; GETKQ/GATKQ per key closed by NOOP for several.
-pub(crate) fn encode_retrieval(buf: &mut Vec<u8>, _cas: bool, touch: Option<u32>, keys: &[&[u8]]) {
+pub(crate) fn encode_retrieval<K: Keys + ?Sized>(
+    buf: &mut Vec<u8>,
+    _cas: bool,
+    touch: Option<u32>,
+    keys: &K,
+) {
     let extras = touch.map(binary::u32_extras);
     let extras: &[u8] = extras.as_ref().map_or(&[], |e| &e[..]);
-    if keys.len() == 1 {
+    if keys.count() == 1 {
         let opcode = if touch.is_some() { op::GAT } else { op::GET };
-        binary::encode(buf, opcode, keys[0], extras, b"", 0, 0);
+        binary::encode(buf, opcode, keys.key(0), extras, b"", 0, 0);
         return;
     }
     let opcode = if touch.is_some() {
@@ -67,20 +72,20 @@ pub(crate) fn encode_retrieval(buf: &mut Vec<u8>, _cas: bool, touch: Option<u32>
     } else {
         op::GETKQ
     };
-    for (i, key) in keys.iter().enumerate() {
-        binary::encode(buf, opcode, key, extras, b"", i as u32, 0);
+    for i in 0..keys.count() {
+        binary::encode(buf, opcode, keys.key(i), extras, b"", i as u32, 0);
     }
     binary::encode(buf, op::NOOP, b"", &[], b"", u32::MAX, 0);
 }
 
 /// Reads the responses to `encode_retrieval`.
-pub(crate) fn recv_retrieval(
+pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
     conn: &mut Conn,
     cas: bool,
-    keys: &[&[u8]],
+    keys: &K,
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
-    let single = keys.len() == 1;
+    let single = keys.count() == 1;
     let mut next = 0usize;
     loop {
         let done = conn.read::<BinaryCodec, _>(|r, server| {
@@ -89,13 +94,13 @@ pub(crate) fn recv_retrieval(
                 return Ok(true);
             }
             let idx = r.opaque as usize;
-            if idx >= keys.len() || idx < next {
+            if idx >= keys.count() || idx < next {
                 return Err(protocol(
                     server,
                     format!("response with unexpected opaque {}", r.opaque),
                 ));
             }
-            if !single && r.key != keys[idx] {
+            if !single && r.key != keys.key(idx) {
                 return Err(protocol(
                     server,
                     format!(

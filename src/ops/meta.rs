@@ -3,7 +3,7 @@
 //! error (and the connection is dropped), never a value handed to a caller.
 
 use super::text::unexpected;
-use super::HitSink;
+use super::{HitSink, Keys};
 use crate::conn::Conn;
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -38,10 +38,15 @@ fn other(server: &str, r: Reply<'_>, asked: &str) -> Error {
 }
 
 /// One `mg` per key (quiet, closed by `mn`, when there are several).
-pub(crate) fn encode_retrieval(buf: &mut Vec<u8>, cas: bool, touch: Option<u32>, keys: &[&[u8]]) {
-    let quiet = keys.len() > 1;
-    for (i, key) in keys.iter().enumerate() {
-        meta::encode_get(buf, key, i as u64, cas, touch, quiet);
+pub(crate) fn encode_retrieval<K: Keys + ?Sized>(
+    buf: &mut Vec<u8>,
+    cas: bool,
+    touch: Option<u32>,
+    keys: &K,
+) {
+    let quiet = keys.count() > 1;
+    for i in 0..keys.count() {
+        meta::encode_get(buf, keys.key(i), i as u64, cas, touch, quiet);
     }
     if quiet {
         meta::encode_noop(buf);
@@ -49,13 +54,13 @@ pub(crate) fn encode_retrieval(buf: &mut Vec<u8>, cas: bool, touch: Option<u32>,
 }
 
 /// Reads the replies to `encode_retrieval`: hits matched to their key by opaque, in order.
-pub(crate) fn recv_retrieval(
+pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
     conn: &mut Conn,
     cas: bool,
-    keys: &[&[u8]],
+    keys: &K,
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
-    let quiet = keys.len() > 1;
+    let quiet = keys.count() > 1;
     let mut next = 0usize;
     loop {
         let done = conn.read::<MetaCodec, _>(|r, server| {
@@ -74,7 +79,7 @@ pub(crate) fn recv_retrieval(
             let f = flags.value_flags().map_err(|_| bad(server, "f, c or O"))?;
             let o = f.opaque.unwrap_or(u64::MAX);
             let idx = usize::try_from(o).unwrap_or(usize::MAX);
-            if idx >= keys.len() || idx < next {
+            if idx >= keys.count() || idx < next {
                 return Err(protocol(
                     server,
                     format!("value with opaque {o}, which no pending request carries"),

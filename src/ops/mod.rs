@@ -47,13 +47,31 @@ pub(crate) fn collect_quiet<T>(
 /// Receives each hit of a retrieval: (index of the key, data, flags, CAS).
 pub(crate) type HitSink<'s> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 's;
 
+/// The keys of one retrieval request, by index: a slice of keys, or a selection of a
+/// caller's keys (a multi-get's keys for one server) without a vector of them.
+pub(crate) trait Keys {
+    /// How many keys.
+    fn count(&self) -> usize;
+    /// Key `i` (`i < count()`), as sent.
+    fn key(&self, i: usize) -> &[u8];
+}
+
+impl Keys for [&[u8]] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn key(&self, i: usize) -> &[u8] {
+        self[i]
+    }
+}
+
 /// Retrieval requests for `keys` (pipelined, one round trip).
-pub(crate) fn encode_retrieval(
+pub(crate) fn encode_retrieval<K: Keys + ?Sized>(
     p: Protocol,
     buf: &mut Vec<u8>,
     cas: bool,
     touch: Option<u32>,
-    keys: &[&[u8]],
+    keys: &K,
 ) {
     match p {
         Protocol::Text => text::encode_retrieval(buf, cas, touch, keys),
@@ -63,11 +81,11 @@ pub(crate) fn encode_retrieval(
 }
 
 /// Reads the replies to `encode_retrieval`, handing each hit to `sink`.
-pub(crate) fn recv_retrieval(
+pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
     p: Protocol,
     conn: &mut Conn,
     cas: bool,
-    keys: &[&[u8]],
+    keys: &K,
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
     match p {
@@ -81,7 +99,7 @@ pub(crate) fn recv_retrieval(
 /// carries one (meta, binary); text replies name their key, which is checked instead.
 pub(crate) fn encode_get_one(p: Protocol, buf: &mut Vec<u8>, cas: bool, key: &[u8], opaque: u32) {
     match p {
-        Protocol::Text => text::encode_retrieval(buf, cas, None, &[key]),
+        Protocol::Text => text::encode_retrieval(buf, cas, None, &[key][..]),
         Protocol::Meta => meta::encode_get_one(buf, key, cas, opaque),
         Protocol::Binary => binary::encode_get_one(buf, key, opaque),
     }
@@ -97,7 +115,7 @@ pub(crate) fn recv_get_one(
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
     match p {
-        Protocol::Text => text::recv_retrieval(conn, cas, &[key], sink),
+        Protocol::Text => text::recv_retrieval(conn, cas, &[key][..], sink),
         Protocol::Meta => meta::recv_get_one(conn, cas, opaque, sink),
         Protocol::Binary => binary::recv_get_one(conn, cas, opaque, sink),
     }

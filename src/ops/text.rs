@@ -1,35 +1,43 @@
 //! Exchanges in the text protocol.
 
-use super::HitSink;
+use super::{HitSink, Keys};
 use crate::conn::Conn;
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
 use crate::proto::ascii::{self, Reply, StoreCommand};
 use crate::proto::TextCodec;
+use std::ops::Range;
 
 /// Key bytes per `get` line: a multi-get of more is sent as several pipelined lines. Large,
 /// because every line is answered separately (and read separately): memcached accepts long
 /// `get` lines, so 500 keys go in one line and come back in one reply.
 pub(crate) const GET_LINE_BYTES: usize = 64 * 1024;
 
-/// Splits `keys` into the groups that share one `get` line.
-fn get_lines<'a, 'k>(keys: &'a [&'k [u8]]) -> impl Iterator<Item = &'a [&'k [u8]]> {
-    let mut rest = keys;
+/// Splits `keys` into the index ranges that share one `get` line.
+fn get_lines<K: Keys + ?Sized>(keys: &K) -> impl Iterator<Item = Range<usize>> + '_ {
+    let n = keys.count();
+    let mut start = 0;
+    // Up to 261 keys of at most 250 bytes always fit one line: no need to measure them.
+    let one_line = n * (crate::key::MAX_KEY_LEN + 1) <= GET_LINE_BYTES;
     std::iter::from_fn(move || {
-        if rest.is_empty() {
+        if start >= n {
             return None;
         }
+        if one_line {
+            start = n;
+            return Some(0..n);
+        }
         let mut bytes = 0;
-        let n = rest
-            .iter()
-            .take_while(|k| {
-                bytes += k.len() + 1;
-                bytes <= GET_LINE_BYTES
-            })
-            .count()
-            .max(1);
-        let (line, tail) = rest.split_at(n);
-        rest = tail;
+        let mut end = start;
+        while end < n {
+            bytes += keys.key(end).len() + 1;
+            if bytes > GET_LINE_BYTES && end > start {
+                break;
+            }
+            end += 1;
+        }
+        let line = start..end;
+        start = end;
         Some(line)
     })
 }
@@ -59,19 +67,24 @@ pub(crate) fn unexpected(server: &str, reply: Reply<'_>, asked: &str) -> Error {
 }
 
 /// Appends the retrieval lines for `keys` (several lines of at most `GET_LINE_BYTES`).
-pub(crate) fn encode_retrieval(buf: &mut Vec<u8>, cas: bool, touch: Option<u32>, keys: &[&[u8]]) {
-    for chunk in get_lines(keys) {
-        ascii::encode_get(buf, cas, touch, chunk.iter().copied());
+pub(crate) fn encode_retrieval<K: Keys + ?Sized>(
+    buf: &mut Vec<u8>,
+    cas: bool,
+    touch: Option<u32>,
+    keys: &K,
+) {
+    for line in get_lines(keys) {
+        ascii::encode_get(buf, cas, touch, line.map(|i| keys.key(i)));
     }
 }
 
 /// Reads the replies to `encode_retrieval(keys)`. Each hit is matched, in order, to the next
 /// requested key with that name (the server answers in request order); a value for a key not
 /// asked for is a protocol error, so a crossed reply can never reach a caller.
-pub(crate) fn recv_retrieval(
+pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
     conn: &mut Conn,
     _cas: bool,
-    keys: &[&[u8]],
+    keys: &K,
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
     let mut ends = get_lines(keys).count();
@@ -84,10 +97,10 @@ pub(crate) fn recv_retrieval(
                 flags,
                 cas,
                 data,
-            } => match keys[cursor..].iter().position(|k| *k == key) {
-                Some(off) => {
-                    sink(cursor + off, data, flags, cas);
-                    Ok(Some(cursor + off + 1))
+            } => match (cursor..keys.count()).find(|&j| keys.key(j) == key) {
+                Some(j) => {
+                    sink(j, data, flags, cas);
+                    Ok(Some(j + 1))
                 }
                 None => Err(Error::Protocol {
                     server: server.to_owned(),
