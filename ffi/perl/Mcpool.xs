@@ -32,6 +32,13 @@ typedef struct {
     char *prefix;          /* namespace we prepend ourselves (hash_namespace => 1), else NULL */
     STRLEN prefix_len;
     int utf8;
+    /* Grow-only scratch of the multi-key calls, one area per use (MCP_ARRAYS, MCP_PREFIXED):
+     * made by the first call too large for the C stack, reused by the next ones, freed with
+     * the object. It holds only pointers into the call's own arguments during a call (no
+     * sockets, nothing that outlives the call), so a fork or a thread changes nothing. */
+    char *scratch[2];
+    size_t scratch_size[2];
+    int scratch_busy; /* a call is using the scratch: a nested call takes blocks of its own */
 } mcp_t;
 
 typedef mcp_t *Mcpool;
@@ -66,7 +73,7 @@ mcp_croak_status(pTHX_ const char *what, mcpool_status st)
  * The core never delivers more than its max_decompressed_size (64 MiB) anyway. */
 #define MCP_MAX_VALUE ((size_t)1 << 30)
 
-/* Keys of a multi-key call whose arrays live on the C stack; more go to one heap block. */
+/* Keys of a multi-key call whose arrays live on the C stack; more go to the object's scratch. */
 #define MCP_STACK_KEYS 32
 
 /* The bytes of a key, checked: undef and references (without overloading) croak with a
@@ -121,23 +128,97 @@ mcp_stable_key(pTHX_ SV **slot, const char *fn)
     }
 }
 
-static char *mcp_block(pTHX_ void *stackbuf, size_t have, size_t need);
-
 /* Room for the prefixed keys of a multi-key call (hash_namespace) on the C stack. */
 #define MCP_PREFIX_STACK 2048
 
-/* Our namespace in front of each of n checked keys, in the caller's stack buffer or one heap
- * block freed with the caller's scope (a key too long to be valid is left alone: the core
- * refuses it). */
+/* The scratch areas of an object (mcp_t.scratch). */
+#define MCP_ARRAYS 0   /* per key: pointers, lengths, value SVs, CAS, flags, statuses */
+#define MCP_PREFIXED 1 /* the keys with our namespace in front (hash_namespace) */
+
+/* Largest scratch area an object keeps (arrays for over 20,000 keys): a bigger call takes a
+ * heap block of its own, which a call that size amortizes anyway. */
+#define MCP_SCRATCH_MAX ((size_t)1 << 20)
+
+/* A multi-key call's room beyond its C stack buffers: the object's scratch while the call
+ * holds it, else heap blocks freed with the call's scope.
+ *
+ * Why the scratch: the first malloc of 1 KiB or more after the caller freed the previous
+ * call's result (hundreds of small value buffers and keys, sitting in glibc's fastbins) makes
+ * glibc consolidate them all (malloc_consolidate: some 60,000 instructions, 5% of a 500-key
+ * get_multi; 100,000 for gets_multi). A block kept in the object is allocated once. A callback run inside the call (a thaw, the serializer, a tied
+ * key's FETCH) may call the same object again: the scratch is then in use (scratch_busy) and
+ * the nested call takes heap blocks instead.
+ *
+ * The call holds a reference to the object from mcp_room_init to its LEAVE, so that a
+ * callback dropping the last one cannot free the object (its scratch, its client) under the
+ * call: DESTROY then runs at the LEAVE, after which the call must not use m. Needs ENTER
+ * before mcp_room_init; LEAVE (or a croak) gives the scratch back. */
+typedef struct {
+    mcp_t *m;
+    int held;
+} mcp_room_t;
+
 static void
-mcp_prefix_keys(pTHX_ mcp_t *m, const uint8_t **keys, size_t *lens, size_t n, char *stackbuf)
+mcp_scratch_release(pTHX_ void *p)
 {
+    /* the save stack unwinds in reverse: this runs before mcp_room_init's reference drops */
+    ((mcp_t *)p)->scratch_busy = 0;
+}
+
+static void
+mcp_room_init(pTHX_ mcp_room_t *r, mcp_t *m, SV *self)
+{
+    SV *obj = SvRV(self); /* mcp_from_sv checked it */
+    SvREFCNT_inc_simple_void_NN(obj);
+    SAVEFREESV(obj);
+    r->m = m;
+    r->held = 0;
+}
+
+static char *
+mcp_room(pTHX_ mcp_room_t *r, int which, void *stackbuf, size_t have, size_t need)
+{
+    mcp_t *m = r->m;
+    char *p;
+    if (need <= have)
+        return (char *)stackbuf;
+    if (need <= MCP_SCRATCH_MAX && (r->held || !m->scratch_busy)) {
+        if (!r->held) {
+            m->scratch_busy = 1;
+            SAVEDESTRUCTOR_X(mcp_scratch_release, m);
+            r->held = 1;
+        }
+        if (need > m->scratch_size[which]) {
+            size_t size = 2 * m->scratch_size[which];
+            if (size < need)
+                size = need;
+            if (size > MCP_SCRATCH_MAX)
+                size = MCP_SCRATCH_MAX;
+            Safefree(m->scratch[which]);
+            m->scratch[which] = NULL;
+            m->scratch_size[which] = 0;
+            Newx(m->scratch[which], size, char);
+            m->scratch_size[which] = size;
+        }
+        return m->scratch[which];
+    }
+    Newx(p, need, char);
+    SAVEFREEPV(p);
+    return p;
+}
+
+/* Our namespace in front of each of n checked keys, in the caller's stack buffer or the
+ * call's room (a key too long to be valid is left alone: the core refuses it). */
+static void
+mcp_prefix_keys(pTHX_ mcp_room_t *r, const uint8_t **keys, size_t *lens, size_t n, char *stackbuf)
+{
+    mcp_t *m = r->m;
     size_t i, total = 0;
     char *buf, *w;
     for (i = 0; i < n; i++)
         if (m->prefix_len + lens[i] <= KEYBUF)
             total += m->prefix_len + lens[i];
-    buf = mcp_block(aTHX_ stackbuf, MCP_PREFIX_STACK, total);
+    buf = mcp_room(aTHX_ r, MCP_PREFIXED, stackbuf, MCP_PREFIX_STACK, total);
     for (w = buf, i = 0; i < n; i++) {
         if (m->prefix_len + lens[i] > KEYBUF)
             continue;
@@ -147,22 +228,6 @@ mcp_prefix_keys(pTHX_ mcp_t *m, const uint8_t **keys, size_t *lens, size_t n, ch
         lens[i] += m->prefix_len;
         w += lens[i];
     }
-}
-
-/* Room for a multi-key call's arrays: the caller's stack buffer when it is big enough, else
- * a heap block freed with the caller's scope (so a croak while reading the keys leaks
- * nothing). A heap block per large call costs a few hundred instructions against the
- * hundreds of thousands the call itself takes, and unlike a buffer kept in the object it
- * cannot be disturbed by a nested call (a thaw hook that calls the same client). */
-static char *
-mcp_block(pTHX_ void *stackbuf, size_t have, size_t need)
-{
-    char *p;
-    if (need <= have)
-        return (char *)stackbuf;
-    Newx(p, need, char);
-    SAVEFREEPV(p);
-    return p;
 }
 
 /* A value as bytes and flags: references through the serializer (flag 1); character
@@ -319,6 +384,8 @@ typedef struct {
     SV **vals;
     uint32_t *flags;
     uint64_t *cas; /* NULL unless gets_multi */
+    size_t made;        /* value SVs made */
+    uint32_t any_flags; /* the flags of all the values, or-ed */
 } mcp_multi_t;
 
 static void *
@@ -344,8 +411,10 @@ mcp_alloc_multi(void *userdata, size_t index, size_t len, uint32_t flags, uint64
         if (!sv)
             return NULL;
         mm->vals[index] = sv;
+        mm->made++;
     }
     mm->flags[index] = flags;
+    mm->any_flags |= flags;
     if (mm->cas)
         mm->cas[index] = cas;
     return SvPVX(sv);
@@ -598,6 +667,8 @@ _destroy(self)
         SvREFCNT_dec(m->freeze);
         SvREFCNT_dec(m->thaw);
         Safefree(m->prefix);
+        Safefree(m->scratch[MCP_ARRAYS]);
+        Safefree(m->scratch[MCP_PREFIXED]);
         Safefree(m);
 
 int
@@ -686,12 +757,13 @@ get_multi(m, ...)
         /* per key: key pointer, key length, value SV, CAS (8 bytes each), flags, status */
         uint64_t stackbuf[MCP_STACK_KEYS * 5];
         char pbuf[MCP_PREFIX_STACK];
-        size_t n, i, shared = 0;
+        size_t n, i, shared = 0, hits = 0;
         const uint8_t **keys;
         size_t *lens;
         mcpool_status *st;
         mcpool_status rc;
         mcp_multi_t mm;
+        mcp_room_t room;
         const char *fn;
         char *block;
         HV *hv;
@@ -732,7 +804,10 @@ get_multi(m, ...)
                     SvREFCNT_dec(sv);
             }
         } else if (n > 1) {
-            block = mcp_block(aTHX_ stackbuf, sizeof stackbuf, n * 5 * sizeof(uint64_t));
+            ENTER; /* the scope of the call's room (mcp_room) */
+            mcp_room_init(aTHX_ &room, m, ST(0));
+            block = mcp_room(aTHX_ &room, MCP_ARRAYS, stackbuf, sizeof stackbuf,
+                             n * 5 * sizeof(uint64_t));
             keys = (const uint8_t **)block;
             lens = (size_t *)(block + n * sizeof(uint64_t));
             mm.vals = (SV **)(block + 2 * n * sizeof(uint64_t));
@@ -744,6 +819,8 @@ get_multi(m, ...)
             mm.perl = aTHX;
 #endif
             Zero(mm.vals, n, SV *);
+            mm.made = 0;
+            mm.any_flags = 0;
             for (i = 0; i < n; i++) {
                 SV *ks = ST(i + 1);
                 if (MCP_PLAIN_KEY(ks)) {
@@ -759,32 +836,53 @@ get_multi(m, ...)
                 }
             }
             if (m->prefix_len)
-                mcp_prefix_keys(aTHX_ m, keys, lens, n, pbuf);
+                mcp_prefix_keys(aTHX_ &room, keys, lens, n, pbuf);
             rc = mcpool_client_get_multi_into(m->client, keys, lens, n, ix != 0,
                                               mcp_alloc_multi, &mm, st);
-            hv = mcp_result_hv(aTHX_ 2 * shared > n);
-            if (n > 8)
-                hv_ksplit(hv, n);
             /* From here on nothing croaks (thaw runs under G_EVAL): every SV made by the
-             * callback is either stored in the hash or freed. */
+             * callback is either stored in the hash or freed. Values to decode or to pair
+             * with their CAS are finished before the hash is presized: its bucket array is
+             * the call's one large malloc, and by then these small allocations have taken
+             * back the chunks the caller's previous result left in glibc's fastbins, which
+             * that malloc would otherwise consolidate first (see mcp_room). */
+            if (ix || rc != MCPOOL_OK || (mm.any_flags & (F_STORABLE | F_UTF8))) {
+                for (i = 0; i < n; i++) {
+                    SV *sv = mm.vals[i];
+                    if (!sv)
+                        continue;
+                    mm.vals[i] = NULL;
+                    if (rc != MCPOOL_OK || st[i] != MCPOOL_OK) {
+                        SvREFCNT_dec(sv); /* allocated, then the key failed */
+                        continue;
+                    }
+                    if (mm.flags[i] & (F_STORABLE | F_UTF8)) {
+                        sv = mcp_decode(aTHX_ m, sv, mm.flags[i]);
+                        if (!sv)
+                            continue;
+                    }
+                    if (ix)
+                        sv = mcp_cas_pair(aTHX_ mm.cas[i], sv);
+                    mm.vals[i] = sv;
+                    hits++;
+                }
+            } else {
+                hits = mm.made; /* plain values: stored as they are */
+            }
+            hv = mcp_result_hv(aTHX_ 2 * shared > n);
+            if (hits > 8)
+                hv_ksplit(hv, (IV)hits);
             for (i = 0; i < n; i++) {
                 SV *sv = mm.vals[i];
                 if (!sv)
                     continue;
-                if (rc != MCPOOL_OK || st[i] != MCPOOL_OK) {
+                if (st[i] != MCPOOL_OK) {
                     SvREFCNT_dec(sv); /* allocated, then the key failed */
                     continue;
                 }
-                if (mm.flags[i] & (F_STORABLE | F_UTF8)) {
-                    sv = mcp_decode(aTHX_ m, sv, mm.flags[i]);
-                    if (!sv)
-                        continue;
-                }
-                if (ix)
-                    sv = mcp_cas_pair(aTHX_ mm.cas[i], sv);
                 if (!hv_store_ent(hv, ST(i + 1), sv, 0))
                     SvREFCNT_dec(sv);
             }
+            LEAVE; /* m may be freed here (a thaw dropped the last reference): not used after */
         }
         if (!hv)
             hv = newHV();
@@ -806,10 +904,15 @@ set_multi(m, ...)
         mcpool_status *st;
         U8 gimme;
         char *block;
+        mcp_room_t room;
+        SSize_t nret;
     PPCODE:
         gimme = GIMME_V;
         n = (size_t)(items - 1);
-        block = mcp_block(aTHX_ stackbuf, sizeof stackbuf, (n ? n : 1) * 6 * sizeof(uint64_t));
+        ENTER; /* the scope of the call's room (mcp_room) */
+        mcp_room_init(aTHX_ &room, m, ST(0));
+        block = mcp_room(aTHX_ &room, MCP_ARRAYS, stackbuf, sizeof stackbuf,
+                         (n ? n : 1) * 6 * sizeof(uint64_t));
         keys = (const uint8_t **)block;
         lens = (size_t *)(block + n * sizeof(uint64_t));
         vals = (const uint8_t **)(block + 2 * n * sizeof(uint64_t));
@@ -841,7 +944,7 @@ set_multi(m, ...)
                 ttls[i] = mcp_exptime(aTHX_ *p);
         }
         if (m->prefix_len && n)
-            mcp_prefix_keys(aTHX_ m, keys, lens, n, pbuf);
+            mcp_prefix_keys(aTHX_ &room, keys, lens, n, pbuf);
         /* One pipelined call per run of items with the same expiration time (the C call
          * takes one): usually a single call; runs keep the arguments' order. */
         for (j = 0; j < n; j = k) {
@@ -856,7 +959,9 @@ set_multi(m, ...)
                 for (i = j; i < k; i++)
                     st[i] = rc;
         }
-        XSRETURN(mcp_multi_results(aTHX_ ax, gimme, st, n));
+        nret = mcp_multi_results(aTHX_ ax, gimme, st, n);
+        LEAVE; /* m may be freed here (a callback dropped the last reference): not used after */
+        XSRETURN(nret);
 
 void
 delete_multi(m, ...)
@@ -872,10 +977,15 @@ delete_multi(m, ...)
         mcpool_status rc;
         U8 gimme;
         char *block;
+        mcp_room_t room;
+        SSize_t nret;
     PPCODE:
         gimme = GIMME_V;
         n = (size_t)(items - 1);
-        block = mcp_block(aTHX_ stackbuf, sizeof stackbuf, (n ? n : 1) * 3 * sizeof(uint64_t));
+        ENTER; /* the scope of the call's room (mcp_room) */
+        mcp_room_init(aTHX_ &room, m, ST(0));
+        block = mcp_room(aTHX_ &room, MCP_ARRAYS, stackbuf, sizeof stackbuf,
+                         (n ? n : 1) * 3 * sizeof(uint64_t));
         keys = (const uint8_t **)block;
         lens = (size_t *)(block + n * sizeof(uint64_t));
         st = (mcpool_status *)(block + 2 * n * sizeof(uint64_t));
@@ -905,7 +1015,7 @@ delete_multi(m, ...)
             lens[i] = l;
         }
         if (m->prefix_len && n)
-            mcp_prefix_keys(aTHX_ m, keys, lens, n, pbuf);
+            mcp_prefix_keys(aTHX_ &room, keys, lens, n, pbuf);
         if (n) {
             for (i = 0; i < n; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
@@ -914,7 +1024,9 @@ delete_multi(m, ...)
                 for (i = 0; i < n; i++)
                     st[i] = rc;
         }
-        XSRETURN(mcp_multi_results(aTHX_ ax, gimme, st, n));
+        nret = mcp_multi_results(aTHX_ ax, gimme, st, n);
+        LEAVE; /* m may be freed here (a callback dropped the last reference): not used after */
+        XSRETURN(nret);
 
 void
 set(m, key, ...)
@@ -1130,6 +1242,17 @@ _set_compression(m, on)
         if (st != MCPOOL_OK)
             mcp_croak_status(aTHX_ "enable_compress", st);
         mcp_rebuild(aTHX_ m);
+
+void
+_scratch(m)
+        Mcpool m
+    PPCODE:
+        /* for the tests: whether a call holds the scratch, and the sizes of its areas */
+        EXTEND(SP, 3);
+        mPUSHi(m->scratch_busy);
+        mPUSHu((UV)m->scratch_size[MCP_ARRAYS]);
+        mPUSHu((UV)m->scratch_size[MCP_PREFIXED]);
+        XSRETURN(3);
 
 IV
 _sv_count()
