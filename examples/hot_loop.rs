@@ -1,5 +1,6 @@
 //! A fixed amount of client work against one server, for profilers (callgrind, perf, strace):
-//! `cargo run --release --example hot_loop -- HOST:PORT [single|multi500|each500|set] [N] [text|meta|binary]`.
+//! `cargo run --release --example hot_loop -- HOST:PORT [single|multi500|each500|set] [N] [text|meta|binary]`
+//! (value size: `VALUE_SIZE`, default 100 bytes).
 use mcpool::Client;
 
 fn main() {
@@ -17,7 +18,11 @@ fn main() {
         .build()
         .expect("client");
     let keys: Vec<String> = (0..500).map(|i| format!("hot{i}")).collect();
-    let value = vec![b'v'; 100];
+    let size: usize = std::env::var("VALUE_SIZE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    let value = vec![b'v'; size];
     for k in &keys {
         c.set(k, &value, 0).expect("set");
     }
