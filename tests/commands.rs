@@ -9,7 +9,7 @@ use std::time::Duration;
 /// One memcached for this test binary (tests use unique key prefixes, so they run in parallel).
 fn server() -> &'static Memcached {
     static MC: OnceLock<Memcached> = OnceLock::new();
-    MC.get_or_init(|| Memcached::start(&["-I", "2m", "-m", "128"]))
+    MC.get_or_init(|| Memcached::start_shared(&["-I", "2m", "-m", "128"]))
 }
 
 /// The same suite runs once per wire protocol.

@@ -14,6 +14,9 @@ pub struct Memcached {
     child: Child,
     /// Its port.
     pub port: u16,
+    /// For a server shared by a whole test binary (never dropped): the pipe whose end, when
+    /// the test process exits, makes the wrapper shell stop memcached.
+    _lifeline: Option<std::process::ChildStdin>,
 }
 
 /// The memcached binary: `$MEMCACHED`, else `memcached` on PATH.
@@ -53,9 +56,27 @@ impl Memcached {
 
     /// Like `start_on`, with extra environment variables (e.g. `SASL_CONF_PATH`).
     pub fn start_with_env(port: u16, extra: &[&str], env: &[(&str, &str)]) -> Memcached {
+        Self::spawn(port, extra, env, false)
+    }
+
+    /// A server for a `static` shared by every test of a binary: statics are never dropped,
+    /// so memcached runs under a shell that stops it when the test process exits (its stdin
+    /// pipe closes). `pid` and `signal` then address the shell: use `start` for those.
+    pub fn start_shared(extra: &[&str]) -> Memcached {
+        Self::spawn(0, extra, &[], true)
+    }
+
+    fn spawn(port: u16, extra: &[&str], env: &[(&str, &str)], shared: bool) -> Memcached {
         for _attempt in 0..5 {
             let port = if port == 0 { free_port() } else { port };
-            let mut cmd = Command::new(memcached_bin());
+            let mut cmd = if shared {
+                let mut c = Command::new("sh");
+                c.args(["-c", "\"$0\" \"$@\" & pid=$!; cat >/dev/null; kill $pid"]);
+                c.arg(memcached_bin()).stdin(Stdio::piped());
+                c
+            } else {
+                Command::new(memcached_bin())
+            };
             cmd.args([
                 "-l",
                 "127.0.0.1",
@@ -81,7 +102,12 @@ impl Memcached {
             let deadline = Instant::now() + Duration::from_secs(10);
             loop {
                 if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    return Memcached { child, port };
+                    let lifeline = child.stdin.take();
+                    return Memcached {
+                        child,
+                        port,
+                        _lifeline: lifeline,
+                    };
                 }
                 if let Ok(Some(_)) = child.try_wait() {
                     break; // exited: port taken? try another
@@ -108,7 +134,11 @@ impl Memcached {
             .stderr(Stdio::null())
             .spawn()
             .expect("cannot start memcached; install it (Debian: apt-get install memcached)");
-        let mc = Memcached { child, port: 0 };
+        let mc = Memcached {
+            child,
+            port: 0,
+            _lifeline: None,
+        };
         wait_until("the unix socket", Duration::from_secs(10), || {
             std::os::unix::net::UnixStream::connect(path).is_ok()
         });
