@@ -3,7 +3,7 @@
 use crate::config::{ClientBuilder, Config};
 use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::error::{Error, Result};
-use crate::gate::{Answer, Offer};
+use crate::gate::Offer;
 use crate::health::ServerState;
 use crate::item::{Item, Lease, StoreOutcome};
 use crate::key;
@@ -351,19 +351,10 @@ impl Client {
         let idx = self.pick(&wire)?;
         let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
             // A plain set of a small value may be handed to a permit holder while waiting.
-            let server = &self.inner.servers[idx];
-            let pool_timeout = self.inner.config.pool_timeout;
-            let offer = Offer::Set(&wire, &data, flags, ttl);
-            match server.checkout_or_offer(pool_timeout, self.deadline(), offer)? {
+            match self.acquire_or_offer(idx, Offer::Set(&wire, &data, flags, ttl))? {
                 Checkout::Conn(pooled) => pooled,
                 Checkout::Served(answer) => {
-                    return match answer? {
-                        Answer::Stored(outcome) => Ok(outcome),
-                        Answer::Found(_) => Err(Error::Protocol {
-                            server: server.label.to_string(),
-                            detail: "internal: a store answered as a read".into(),
-                        }),
-                    };
+                    return answer?.into_stored(&self.inner.servers[idx].label);
                 }
             }
         } else {
@@ -757,6 +748,13 @@ impl Client {
         self.inner.servers[idx].checkout(self.inner.config.pool_timeout, deadline)
     }
 
+    /// As [`Client::acquire`] for a single-server operation that may be handed over while
+    /// it waits (see `gate`): a connection, or the work's answer.
+    fn acquire_or_offer(&self, idx: usize, offer: Offer<'_>) -> Result<Checkout<'_>> {
+        let pool_timeout = self.inner.config.pool_timeout;
+        self.inner.servers[idx].checkout_or_offer(pool_timeout, self.deadline(), offer)
+    }
+
     /// The deadline of a single-server operation starting now (no clock read).
     fn deadline(&self) -> Deadline {
         self.inner
@@ -851,20 +849,12 @@ impl Client {
         let server = &self.inner.servers[idx];
         let pooled = if touch.is_none() {
             // A plain read may be handed to a permit holder while waiting for a connection.
-            let pool_timeout = self.inner.config.pool_timeout;
-            let offer = Offer::Get(&wire, cas);
-            match server.checkout_or_offer(pool_timeout, self.deadline(), offer)? {
+            match self.acquire_or_offer(idx, Offer::Get(&wire, cas))? {
                 Checkout::Conn(pooled) => pooled,
                 Checkout::Served(answer) => {
-                    return match answer? {
-                        Answer::Found(Some((data, flags, c))) => {
-                            on_hit(0, &data, flags, c).map(|()| true)
-                        }
-                        Answer::Found(None) => Ok(false),
-                        Answer::Stored(_) => Err(Error::Protocol {
-                            server: server.label.to_string(),
-                            detail: "internal: a read answered as a store".into(),
-                        }),
+                    return match answer?.into_found(&server.label)? {
+                        Some((data, flags, c)) => on_hit(0, &data, flags, c).map(|()| true),
+                        None => Ok(false),
                     };
                 }
             }
@@ -934,7 +924,7 @@ impl Client {
         touch: Option<u32>,
         on_hit: &mut HitHandler<'_>,
     ) {
-        use multi_get::{Selection, AS_GIVEN, FAILED, HIT, NOWHERE};
+        use multi_get::{Selection, AS_GIVEN, HIT, NOWHERE};
         let p = self.inner.protocol;
         let servers = self.inner.servers.len();
         // Wire keys and servers; a key that fails here has its error and no server.
@@ -971,21 +961,11 @@ impl Client {
             s.starts[j + 1] += s.starts[j];
         }
         s.order.resize(s.starts[servers] as usize, 0);
-        {
-            let mut next: [u32; 8] = [0; 8];
-            let mut next_many: Vec<u32>;
-            let next: &mut [u32] = if servers <= 8 {
-                next[..servers].copy_from_slice(&s.starts[..servers]);
-                &mut next[..servers]
-            } else {
-                next_many = s.starts[..servers].to_vec();
-                &mut next_many
-            };
-            for (k, &j) in s.server.iter().enumerate() {
-                if j != NOWHERE {
-                    s.order[next[j as usize] as usize] = k as u32;
-                    next[j as usize] += 1;
-                }
+        s.cursor.extend_from_slice(&s.starts[..servers]);
+        for (k, &j) in s.server.iter().enumerate() {
+            if j != NOWHERE {
+                s.order[s.cursor[j as usize] as usize] = k as u32;
+                s.cursor[j as usize] += 1;
             }
         }
         // Phase 1: write every server's request.
@@ -1048,24 +1028,18 @@ impl Client {
                 ops::recv_retrieval(p, conn, cas, &sel, &mut |i, data, flags, c| {
                     hits += 1;
                     let k = members[i] as usize;
-                    state[k] = match on_hit(k, data, flags, c) {
-                        Ok(()) => HIT,
-                        Err(e) => {
-                            errors.push(e);
-                            FAILED + errors.len() as u32 - 1
-                        }
-                    };
+                    match on_hit(k, data, flags, c) {
+                        Ok(()) => state[k] = HIT,
+                        Err(e) => multi_get::fail_into(state, errors, [k], e),
+                    }
                 })
                 .inspect(|_| conn.finish())
             });
             match &res {
                 Ok(()) => self.inner.servers[idx].lookups(members.len(), hits),
                 Err(e) => {
-                    let code = FAILED + errors.len() as u32;
-                    errors.push(e.clone());
-                    for &k in members {
-                        state[k as usize] = code;
-                    }
+                    let keys = members.iter().map(|&k| k as usize);
+                    multi_get::fail_into(state, errors, keys, e.clone());
                 }
             }
             self.release(idx, pooled, &res);

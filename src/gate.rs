@@ -94,6 +94,31 @@ pub(crate) enum Answer {
     Stored(StoreOutcome),
 }
 
+impl Answer {
+    /// The answer to a read; an error naming `server` if it answers a set instead (a bug).
+    pub(crate) fn into_found(self, server: &str) -> Result<Found> {
+        match self {
+            Answer::Found(found) => Ok(found),
+            Answer::Stored(_) => Err(mismatch(server, "a read answered as a store")),
+        }
+    }
+
+    /// The answer to a set; an error naming `server` if it answers a read instead (a bug).
+    pub(crate) fn into_stored(self, server: &str) -> Result<StoreOutcome> {
+        match self {
+            Answer::Stored(outcome) => Ok(outcome),
+            Answer::Found(_) => Err(mismatch(server, "a store answered as a read")),
+        }
+    }
+}
+
+fn mismatch(server: &str, what: &str) -> Error {
+    Error::Protocol {
+        server: server.to_owned(),
+        detail: format!("internal: {what}"),
+    }
+}
+
 /// In line, waiting.
 const WAITING: u8 = 0;
 /// Given a permit: do the work yourself.

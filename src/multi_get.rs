@@ -37,6 +37,8 @@ pub(crate) struct Scratch {
     pub order: Vec<u32>,
     /// Where each server's keys start in `order` (one entry per server, plus the end).
     pub starts: Vec<u32>,
+    /// Per server: the next free place in `order`, while it is filled.
+    pub cursor: Vec<u32>,
     /// The errors `state` points to.
     pub errors: Vec<Error>,
 }
@@ -66,16 +68,27 @@ impl Scratch {
         self.server.clear();
         self.order.clear();
         self.starts.clear();
+        self.cursor.clear();
         self.errors.clear();
     }
 
     /// Records `e` as the outcome of every key in `keys`.
     pub(crate) fn fail(&mut self, keys: impl IntoIterator<Item = usize>, e: Error) {
-        let code = FAILED + self.errors.len() as u32;
-        self.errors.push(e);
-        for k in keys {
-            self.state[k] = code;
-        }
+        fail_into(&mut self.state, &mut self.errors, keys, e);
+    }
+}
+
+/// [`Scratch::fail`] on the two fields it changes, for a caller that holds others borrowed.
+pub(crate) fn fail_into(
+    state: &mut [u32],
+    errors: &mut Vec<Error>,
+    keys: impl IntoIterator<Item = usize>,
+    e: Error,
+) {
+    let code = FAILED + errors.len() as u32;
+    errors.push(e);
+    for k in keys {
+        state[k] = code;
     }
 }
 

@@ -261,9 +261,9 @@ impl Server {
             Deadline::Within(left) => wait.min(left),
             Deadline::At(t) => wait.min(t.saturating_duration_since(Instant::now())),
         };
-        let pool_timeout = |waited: Duration| self.pool_timeout(waited);
         // First come, first served: a permit guarantees a connection (or room for one).
-        let (permit, waited) = match gate.admit(wait, offer).map_err(pool_timeout)? {
+        let admitted = gate.admit(wait, offer).map_err(|w| self.pool_timeout(w))?;
+        let (permit, waited) = match admitted {
             Admission::Permit(permit, waited) => (permit, waited),
             Admission::Served(found, waited) => {
                 self.count_wait(waited);
@@ -282,7 +282,7 @@ impl Server {
             // Only while r2d2 is still opening the slot this permit stands for.
             None => pool
                 .get_timeout(wait.max(Duration::from_millis(100)))
-                .map_err(|_| pool_timeout(Duration::ZERO))?,
+                .map_err(|_| self.pool_timeout(Duration::ZERO))?,
         };
         let mut pooled = Pooled {
             slot,
