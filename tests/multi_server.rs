@@ -171,11 +171,11 @@ fn a_stopped_server_times_out_within_bounds_and_recovers() {
         c.set(k, b"v", 0).unwrap();
     }
     let stopped = 0;
-    mcs[stopped].signal(libc::SIGSTOP);
+    mcs[stopped].freeze();
     let start = Instant::now();
     let got = c.get_multi(&keys);
     let took = start.elapsed();
-    mcs[stopped].signal(libc::SIGCONT);
+    mcs[stopped].thaw();
     assert!(
         took < Duration::from_millis(1500),
         "blocked {took:?}, io_timeout is 300 ms"

@@ -164,6 +164,35 @@ impl Memcached {
         assert!(status.success());
     }
 
+    /// Stops it (SIGSTOP) and waits until every one of its threads is stopped: a stop
+    /// signal wakes one thread, which then stops the others, so until then a worker
+    /// thread may still answer a request.
+    pub fn freeze(&self) {
+        self.signal(libc::SIGSTOP);
+        let tasks = format!("/proc/{}/task", self.pid());
+        wait_until(
+            "every memcached thread stopped",
+            Duration::from_secs(10),
+            || {
+                std::fs::read_dir(&tasks)
+                    .expect("memcached's /proc task list")
+                    .filter_map(Result::ok)
+                    .all(|task| {
+                        let stat =
+                            std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+                        // The state follows the parenthesised command name.
+                        let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+                        matches!(state.and_then(|s| s.chars().next()), Some('T' | 't'))
+                    })
+            },
+        );
+    }
+
+    /// Lets a frozen server run again (SIGCONT).
+    pub fn thaw(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
     /// Kills it (SIGKILL) and waits for it to be gone.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
