@@ -743,6 +743,17 @@ impl Client {
             })
     }
 
+    /// [`Client::pick`] for a client of one server, whatever the key.
+    fn pick_only(&self) -> Result<usize> {
+        let server = &self.inner.servers[0];
+        if server.health.may_try() {
+            return Ok(0);
+        }
+        Err(Error::ServerDead {
+            server: server.label.to_string(),
+        })
+    }
+
     /// Checks out a slot of server `idx` holding a usable connection.
     fn acquire(&self, idx: usize, deadline: Deadline) -> Result<Pooled<'_>> {
         self.inner.servers[idx].checkout(self.inner.config.pool_timeout, deadline)
@@ -929,14 +940,19 @@ impl Client {
         let servers = self.inner.servers.len();
         // Wire keys and servers; a key that fails here has its error and no server.
         s.state.resize(n, multi_get::MISS);
+        // With one server every key goes there (or nowhere while it is dead): placed once.
+        let only = (servers == 1).then(|| self.pick_only());
         for i in 0..n {
             let key = key_at(i);
             let placed = self.wire_key_into(key, &mut s.arena).and_then(|w| {
-                let wire = match w {
-                    None => key,
-                    Some((start, len)) => &s.arena[start as usize..(start + len) as usize],
+                let idx = match &only {
+                    Some(placed) => placed.clone()?,
+                    None => self.pick(match w {
+                        None => key,
+                        Some((start, len)) => &s.arena[start as usize..(start + len) as usize],
+                    })?,
                 };
-                self.pick(wire).map(|idx| (w, idx))
+                Ok((w, idx))
             });
             match placed {
                 Ok((w, idx)) => {

@@ -46,6 +46,24 @@ pub(crate) struct ConnOptions {
     pub tls: Option<(crate::tls::TlsConfig, crate::tls::TlsOptions)>,
 }
 
+/// What one [`Conn::scan`] step did with the unread bytes.
+pub(crate) enum Scan<T> {
+    /// It used this many bytes (whole reply units) and needs more; the hint is the length,
+    /// from the first unused byte, of the unit it is waiting for, when known.
+    More(usize, Option<usize>),
+    /// It used this many bytes and is finished.
+    Done(usize, T),
+}
+
+/// A protocol error at `bytes` (the unparsed input), quoting the first 80 of them.
+pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error {
+    let head = &bytes[..bytes.len().min(80)];
+    Error::Protocol {
+        server: server.to_string(),
+        detail: format!("{what}: {:?}", String::from_utf8_lossy(head)),
+    }
+}
+
 enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
@@ -313,13 +331,35 @@ impl Conn {
         }
     }
 
+    /// Hands `step` the unread bytes, reading more from the socket each time it asks, until
+    /// it is done: for a reply made of many units (a multi-get's values), which `step` parses
+    /// in one loop over what has arrived instead of one call per unit. `step` also gets the
+    /// server's `host:port` (for its errors) and the largest value accepted.
+    pub(crate) fn scan<T>(
+        &mut self,
+        mut step: impl FnMut(&[u8], &str, usize) -> Result<Scan<T>>,
+    ) -> Result<T> {
+        loop {
+            match step(
+                &self.rbuf[self.rstart..self.rend],
+                &self.server,
+                self.max_value,
+            )? {
+                Scan::Done(used, value) => {
+                    self.rstart += used;
+                    return Ok(value);
+                }
+                Scan::More(used, hint) => {
+                    self.rstart += used;
+                    self.fill(hint)?;
+                }
+            }
+        }
+    }
+
     /// A protocol error naming the offending bytes (the connection stays dirty).
     pub(crate) fn protocol_error(&self, what: &str) -> Error {
-        let head = &self.rbuf[self.rstart..self.rend.min(self.rstart + 80)];
-        Error::Protocol {
-            server: self.server.to_string(),
-            detail: format!("{what}: {:?}", String::from_utf8_lossy(head)),
-        }
+        protocol_error_at(&self.server, &self.rbuf[self.rstart..self.rend], what)
     }
 
     /// Reads more bytes. `hint` is the total length of the reply being parsed, when known.

@@ -271,3 +271,38 @@ fn handed_over_reads_survive_a_connection_breaking_mid_batch() {
         start.elapsed()
     );
 }
+
+#[test]
+fn a_multi_get_reply_written_one_byte_at_a_time_is_read_whole() {
+    // Misses (b, d) are absent from the reply, as memcached sends it; e has the largest CAS
+    // (20 digits). Every byte is its own write, so the reader sees the reply cut at many
+    // places: inside headers, numbers, data and terminators.
+    let (addr, _) = fake(4, |_, line, w| {
+        assert!(line.starts_with(b"gets a b c d e"), "{line:?}");
+        w.set_nodelay(true).unwrap();
+        let reply = b"VALUE a 1 2 7\r\nva\r\nVALUE c 8 0 8\r\n\r\n\
+                      VALUE e 65536 3 18446744073709551615\r\nv\re\r\nEND\r\n";
+        for b in reply {
+            if w.write_all(&[*b]).is_err() {
+                return Then::Close;
+            }
+        }
+        Then::Continue
+    });
+    let c = client(&addr);
+    let got = c.gets_multi(&["a", "b", "c", "d", "e"]);
+    let got: Vec<_> = got
+        .into_iter()
+        .map(|r| r.unwrap().map(|i| (i.value, i.flags, i.cas)))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            Some((b"va".to_vec(), 1, Some(7))),
+            None,
+            Some((vec![], 8, Some(8))),
+            None,
+            Some((b"v\re".to_vec(), 65536, Some(u64::MAX))),
+        ]
+    );
+}

@@ -1,11 +1,11 @@
 //! Exchanges in the text protocol.
 
 use super::{HitSink, Keys};
-use crate::conn::Conn;
+use crate::conn::{protocol_error_at, Conn, Scan};
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
 use crate::proto::ascii::{self, Reply, StoreCommand};
-use crate::proto::TextCodec;
+use crate::proto::{Status, TextCodec};
 use std::ops::Range;
 
 /// Key bytes per `get` line: a multi-get of more is sent as several pipelined lines. Large,
@@ -87,37 +87,62 @@ pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
     keys: &K,
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
+    let n = keys.count();
     let mut ends = get_lines(keys).count();
     let mut cursor = 0;
-    while ends > 0 {
-        let next = conn.read::<TextCodec, _>(|reply, server| match reply {
-            Reply::End => Ok(None),
-            Reply::Value {
-                key,
-                flags,
-                cas,
-                data,
-            } => match (cursor..keys.count()).find(|&j| keys.key(j) == key) {
-                Some(j) => {
-                    sink(j, data, flags, cas);
-                    Ok(Some(j + 1))
+    // Every value that has arrived is parsed in one pass; most are for the next key asked
+    // for (a miss is simply absent), which is compared in place.
+    conn.scan(|buf, server, max_value| {
+        let mut at = 0;
+        loop {
+            let b = &buf[at..];
+            let expected = (cursor < n)
+                .then(|| ascii::parse_value_of(b, keys.key(cursor), max_value))
+                .flatten();
+            let (parsed, of_cursor) = match expected {
+                Some(r) => (r, true),
+                None => (ascii::parse(b, max_value), false),
+            };
+            let (reply, used) = match parsed {
+                Ok(Status::Complete(reply, used)) => (reply, used),
+                Ok(Status::Partial(hint)) => return Ok(Scan::More(at, hint)),
+                Err(e) => return Err(protocol_error_at(server, b, &e.to_string())),
+            };
+            at += used;
+            match reply {
+                Reply::End => {
+                    ends -= 1;
+                    if ends == 0 {
+                        return Ok(Scan::Done(at, ()));
+                    }
                 }
-                None => Err(Error::Protocol {
-                    server: server.to_owned(),
-                    detail: format!(
-                        "value for key {:?}, which was not asked for (or out of order)",
-                        String::from_utf8_lossy(key)
-                    ),
-                }),
-            },
-            other => Err(unexpected(server, other, "get")),
-        })?;
-        match next {
-            None => ends -= 1,
-            Some(n) => cursor = n,
+                Reply::Value {
+                    key,
+                    flags,
+                    cas,
+                    data,
+                } => match of_cursor
+                    .then_some(cursor)
+                    .or_else(|| (cursor..n).find(|&j| keys.key(j) == key))
+                {
+                    Some(j) => {
+                        sink(j, data, flags, cas);
+                        cursor = j + 1;
+                    }
+                    None => {
+                        return Err(Error::Protocol {
+                            server: server.to_owned(),
+                            detail: format!(
+                                "value for key {:?}, which was not asked for (or out of order)",
+                                String::from_utf8_lossy(key)
+                            ),
+                        })
+                    }
+                },
+                other => return Err(unexpected(server, other, "get")),
+            }
         }
-    }
-    Ok(())
+    })
 }
 
 /// Appends one store command (`quiet` = `noreply`, for bulk loads closed by a barrier).

@@ -203,16 +203,23 @@ fn parse_u64(s: &[u8]) -> Option<u64> {
 }
 
 /// Reads decimal digits from `b[i..n]`: `(value, index after the digits)`; `None` when there
-/// are none, more than 20, or the value overflows.
-#[inline]
+/// are none or more than 19 (every 19-digit number fits a u64, so no overflow check per
+/// digit; the general parser takes the rare 20-digit CAS).
+#[inline(always)]
 fn digits(b: &[u8], mut i: usize, n: usize) -> Option<(u64, usize)> {
     let start = i;
+    let end = n.min(start + 19);
     let mut v: u64 = 0;
-    while i < n && b[i].is_ascii_digit() {
-        v = v.checked_mul(10)?.checked_add(u64::from(b[i] - b'0'))?;
+    while i < end {
+        let d = b[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v * 10 + u64::from(d);
         i += 1;
     }
-    (i > start && i - start <= 20).then_some((v, i))
+    // None for no digit, and for a 20th (the loop stops after 19).
+    (i > start && !(i < n && b[i].is_ascii_digit())).then_some((v, i))
 }
 
 /// The fast path for `VALUE <key> <flags> <bytes> [<cas>]\r\n<data>\r\n`: one pass over the
@@ -227,6 +234,36 @@ fn parse_value(b: &[u8], max_value: usize) -> Option<Result<Status<Reply<'_>>, P
     if i == 6 || i >= n || b[i] != b' ' {
         return None;
     }
+    value_after_key(b, i, max_value)
+}
+
+/// [`parse`] for the reply a multi-get expects next: `VALUE <key> ...` for this `key`, with
+/// the key compared rather than searched for. `None` when the buffer starts with anything
+/// else (another key, `END`, an incomplete header): the caller then uses [`parse`].
+#[inline]
+pub fn parse_value_of<'b>(
+    b: &'b [u8],
+    key: &[u8],
+    max_value: usize,
+) -> Option<Result<Status<Reply<'b>>, ParseError>> {
+    let end = 6 + key.len();
+    if key.is_empty() || b.len() <= end || b[end] != b' ' || !b.starts_with(b"VALUE ") {
+        return None;
+    }
+    if &b[6..end] != key {
+        return None;
+    }
+    value_after_key(b, end, max_value)
+}
+
+/// The rest of a `VALUE` reply whose key is `b[6..i]` and `b[i]` the space after it.
+#[inline]
+fn value_after_key(
+    b: &[u8],
+    i: usize,
+    max_value: usize,
+) -> Option<Result<Status<Reply<'_>>, ParseError>> {
+    let n = b.len().min(MAX_LINE);
     let key = &b[6..i];
     let (flags, mut i) = digits(b, i + 1, n)?;
     let flags = u32::try_from(flags).ok()?;
@@ -512,6 +549,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_expected_value_is_recognised_only_for_its_own_key() {
+        let reply = b"VALUE abc 4 2 9\r\nhi\r\n";
+        let full = parse(reply, 100);
+        assert_eq!(parse_value_of(reply, b"abc", 100), Some(full));
+        // Another key, a prefix of the key, a longer key: left to the general parser.
+        for other in [&b"abd"[..], b"ab", b"abcd", b""] {
+            assert_eq!(parse_value_of(reply, other, 100), None, "{other:?}");
+        }
+        assert_eq!(parse_value_of(b"END\r\n", b"abc", 100), None);
+        // Partial and too large, as the general parser says.
+        assert_eq!(
+            parse_value_of(&reply[..20], b"abc", 100),
+            Some(Ok(Status::Partial(Some(reply.len()))))
+        );
+        assert_eq!(
+            parse_value_of(reply, b"abc", 1),
+            Some(Err(ParseError::ValueTooLarge))
+        );
+        // 19 digits take the fast path; the 20-digit CAS goes to the general parser.
+        let big = b"VALUE k 0 1 18446744073709551615\r\nx\r\n";
+        assert_eq!(parse_value_of(big, b"k", 100), None);
+        assert!(matches!(
+            parse(big, 100),
+            Ok(Status::Complete(
+                Reply::Value {
+                    cas: Some(u64::MAX),
+                    ..
+                },
+                _
+            ))
+        ));
     }
 
     #[test]
