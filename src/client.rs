@@ -910,15 +910,19 @@ impl Client {
     /// error (its own, its server's, or `on_hit`'s). Keys are read through `key_at`; the
     /// working memory is the thread's, reused (see `multi_get`), so nothing is allocated per
     /// key.
-    pub(crate) fn retrieve_by_index<'k, F: Fn(usize) -> &'k [u8], T>(
+    pub(crate) fn retrieve_by_index<'k, F, T, H>(
         &self,
         n: usize,
         key_at: &F,
         cas: bool,
         touch: Option<u32>,
-        on_hit: &mut HitHandler<'_>,
+        on_hit: &mut H,
         finish: impl FnOnce(&multi_get::Scratch) -> T,
-    ) -> T {
+    ) -> T
+    where
+        F: Fn(usize) -> &'k [u8],
+        H: FnMut(usize, &[u8], u32, Option<u64>) -> Result<()> + ?Sized,
+    {
         multi_get::with_scratch(|s| {
             self.retrieve_in(s, n, key_at, cas, touch, on_hit);
             finish(s)
@@ -926,15 +930,20 @@ impl Client {
     }
 
     /// The body of [`Client::retrieve_by_index`]: leaves each key's outcome in `s.state`.
-    fn retrieve_in<'k, F: Fn(usize) -> &'k [u8]>(
+    /// Generic in `on_hit` so that the C ABI's handler is inlined (the other callers share
+    /// one instance, through `dyn`).
+    fn retrieve_in<'k, F, H>(
         &self,
         s: &mut multi_get::Scratch,
         n: usize,
         key_at: &F,
         cas: bool,
         touch: Option<u32>,
-        on_hit: &mut HitHandler<'_>,
-    ) {
+        on_hit: &mut H,
+    ) where
+        F: Fn(usize) -> &'k [u8],
+        H: FnMut(usize, &[u8], u32, Option<u64>) -> Result<()> + ?Sized,
+    {
         use multi_get::{Selection, AS_GIVEN, HIT, NOWHERE};
         let p = self.inner.protocol;
         let servers = self.inner.servers.len();
@@ -1211,7 +1220,7 @@ impl Client {
         n: usize,
         key_at: &F,
         cas: bool,
-        sink: &mut ValueSink<'_>,
+        sink: &mut impl FnMut(usize, &[u8], u32, Option<u64>),
         mut on_result: impl FnMut(usize, Result<bool>),
     ) {
         self.retrieve_by_index(
@@ -1226,13 +1235,13 @@ impl Client {
 
     /// Hands one value to `sink`, inflated first when its flags say so (the same rule as
     /// `Compression::decode`).
-    fn deliver(
+    fn deliver<S: FnMut(usize, &[u8], u32, Option<u64>) + ?Sized>(
         &self,
         index: usize,
         data: &[u8],
         flags: u32,
         cas: Option<u64>,
-        sink: &mut ValueSink<'_>,
+        sink: &mut S,
     ) -> Result<()> {
         let c = &self.inner.config.compression;
         let bit = c.format.flag();

@@ -90,20 +90,22 @@ pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
     let n = keys.count();
     let mut ends = get_lines(keys).count();
     let mut cursor = 0;
-    // Every value that has arrived is parsed in one pass; most are for the next key asked
-    // for (a miss is simply absent), which is compared in place.
+    // Every value that has arrived is parsed in one pass. Most are for the next key asked
+    // for (a miss is simply absent): a tight loop compares that key in place; anything else
+    // goes through the general parser, one reply at a time.
     conn.scan(|buf, server, max_value| {
         let mut at = 0;
         loop {
+            while cursor < n {
+                let Some(v) = ascii::value_of(&buf[at..], keys.key(cursor), max_value) else {
+                    break;
+                };
+                sink(cursor, v.data, v.flags, v.cas);
+                cursor += 1;
+                at += v.used;
+            }
             let b = &buf[at..];
-            let expected = (cursor < n)
-                .then(|| ascii::parse_value_of(b, keys.key(cursor), max_value))
-                .flatten();
-            let (parsed, of_cursor) = match expected {
-                Some(r) => (r, true),
-                None => (ascii::parse(b, max_value), false),
-            };
-            let (reply, used) = match parsed {
+            let (reply, used) = match ascii::parse(b, max_value) {
                 Ok(Status::Complete(reply, used)) => (reply, used),
                 Ok(Status::Partial(hint)) => return Ok(Scan::More(at, hint)),
                 Err(e) => return Err(protocol_error_at(server, b, &e.to_string())),
@@ -121,10 +123,7 @@ pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
                     flags,
                     cas,
                     data,
-                } => match of_cursor
-                    .then_some(cursor)
-                    .or_else(|| (cursor..n).find(|&j| keys.key(j) == key))
-                {
+                } => match (cursor..n).find(|&j| keys.key(j) == key) {
                     Some(j) => {
                         sink(j, data, flags, cas);
                         cursor = j + 1;

@@ -237,23 +237,78 @@ fn parse_value(b: &[u8], max_value: usize) -> Option<Result<Status<Reply<'_>>, P
     value_after_key(b, i, max_value)
 }
 
-/// [`parse`] for the reply a multi-get expects next: `VALUE <key> ...` for this `key`, with
-/// the key compared rather than searched for. `None` when the buffer starts with anything
-/// else (another key, `END`, an incomplete header): the caller then uses [`parse`].
+/// A value found by [`value_of`]: its flags, CAS, data, and the length of the whole reply.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ValueOf<'b> {
+    /// The item's flags.
+    pub flags: u32,
+    /// Its CAS, when the request asked for it.
+    pub cas: Option<u64>,
+    /// The value, in the buffer.
+    pub data: &'b [u8],
+    /// Bytes used: header, data and terminator.
+    pub used: usize,
+}
+
+/// The reply a multi-get expects next, `VALUE <key> ...` for this `key`, whole and valid,
+/// with the key compared rather than searched for. `None` for anything else (another key,
+/// `END`, an incomplete or invalid reply): the caller then asks [`parse`], which says
+/// precisely what it is.
 #[inline]
-pub fn parse_value_of<'b>(
-    b: &'b [u8],
-    key: &[u8],
-    max_value: usize,
-) -> Option<Result<Status<Reply<'b>>, ParseError>> {
-    let end = 6 + key.len();
-    if key.is_empty() || b.len() <= end || b[end] != b' ' || !b.starts_with(b"VALUE ") {
+pub fn value_of<'b>(b: &'b [u8], key: &[u8], max_value: usize) -> Option<ValueOf<'b>> {
+    let after_key = 6 + key.len();
+    let rest = b.get(after_key..)?;
+    if key.is_empty() || !b.starts_with(b"VALUE ") || &b[6..after_key] != key {
         return None;
     }
-    if &b[6..end] != key {
+    if rest.first() != Some(&b' ') {
         return None;
     }
-    value_after_key(b, end, max_value)
+    let (flags, i) = number(rest, 1)?;
+    if rest.get(i) != Some(&b' ') {
+        return None;
+    }
+    let (len, mut i) = number(rest, i + 1)?;
+    let mut cas = None;
+    if rest.get(i) == Some(&b' ') {
+        let (c, j) = number(rest, i + 1)?;
+        cas = Some(c);
+        i = j;
+    }
+    if rest.get(i..i + 2) != Some(b"\r\n") || len > max_value as u64 {
+        return None;
+    }
+    let start = i + 2;
+    let end = start + len as usize;
+    if rest.get(end..end + 2) != Some(b"\r\n") {
+        return None;
+    }
+    Some(ValueOf {
+        flags: u32::try_from(flags).ok()?,
+        cas,
+        data: &rest[start..end],
+        used: after_key + end + 2,
+    })
+}
+
+/// The decimal number at `b[i..]`: `(value, index after it)`; `None` when there is no digit
+/// or more than 19 (which [`parse`] handles).
+#[inline(always)]
+fn number(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+    let start = i;
+    let mut v: u64 = 0;
+    while let Some(&c) = b.get(i) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        if i - start == 19 {
+            return None;
+        }
+        v = v * 10 + u64::from(d);
+        i += 1;
+    }
+    (i > start).then_some((v, i))
 }
 
 /// The rest of a `VALUE` reply whose key is `b[6..i]` and `b[i]` the space after it.
@@ -553,26 +608,40 @@ mod tests {
 
     #[test]
     fn the_expected_value_is_recognised_only_for_its_own_key() {
-        let reply = b"VALUE abc 4 2 9\r\nhi\r\n";
-        let full = parse(reply, 100);
-        assert_eq!(parse_value_of(reply, b"abc", 100), Some(full));
-        // Another key, a prefix of the key, a longer key: left to the general parser.
+        let reply = b"VALUE abc 4 2 9\r\nhi\r\nEND\r\n";
+        let found = ValueOf {
+            flags: 4,
+            cas: Some(9),
+            data: b"hi",
+            used: 21,
+        };
+        assert_eq!(value_of(reply, b"abc", 100), Some(found));
+        assert!(matches!(
+            parse(reply, 100),
+            Ok(Status::Complete(
+                Reply::Value {
+                    flags: 4,
+                    cas: Some(9),
+                    data: b"hi",
+                    ..
+                },
+                21
+            ))
+        ));
+        // Another key, a prefix of the key, a longer key, END: left to the general parser.
         for other in [&b"abd"[..], b"ab", b"abcd", b""] {
-            assert_eq!(parse_value_of(reply, other, 100), None, "{other:?}");
+            assert_eq!(value_of(reply, other, 100), None, "{other:?}");
         }
-        assert_eq!(parse_value_of(b"END\r\n", b"abc", 100), None);
-        // Partial and too large, as the general parser says.
-        assert_eq!(
-            parse_value_of(&reply[..20], b"abc", 100),
-            Some(Ok(Status::Partial(Some(reply.len()))))
-        );
-        assert_eq!(
-            parse_value_of(reply, b"abc", 1),
-            Some(Err(ParseError::ValueTooLarge))
-        );
-        // 19 digits take the fast path; the 20-digit CAS goes to the general parser.
+        assert_eq!(value_of(b"END\r\n", b"abc", 100), None);
+        // Every strict prefix, a value too large, a bad terminator: not found here either.
+        for cut in 0..21 {
+            assert_eq!(value_of(&reply[..cut], b"abc", 100), None, "{cut}");
+        }
+        assert_eq!(value_of(reply, b"abc", 1), None);
+        assert_eq!(value_of(b"VALUE abc 4 2\r\nhiX\n", b"abc", 100), None);
+        // 19 digits here; a 20-digit CAS goes to the general parser.
         let big = b"VALUE k 0 1 18446744073709551615\r\nx\r\n";
-        assert_eq!(parse_value_of(big, b"k", 100), None);
+        assert_eq!(value_of(big, b"k", 100), None);
         assert!(matches!(
             parse(big, 100),
             Ok(Status::Complete(
@@ -583,6 +652,11 @@ mod tests {
                 _
             ))
         ));
+        let nineteen = b"VALUE k 0 1 9999999999999999999\r\nx\r\n";
+        assert_eq!(
+            value_of(nineteen, b"k", 100).unwrap().cas,
+            Some(9_999_999_999_999_999_999)
+        );
     }
 
     #[test]
