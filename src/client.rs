@@ -966,32 +966,25 @@ impl Client {
             match placed {
                 Ok((w, idx)) => {
                     s.wire.push(w.unwrap_or((AS_GIVEN, 0)));
-                    s.server.push(idx as u32);
+                    if only.is_some() {
+                        s.order.push(i as u32); // already grouped: one server
+                    } else {
+                        s.server.push(idx as u32);
+                    }
                 }
                 Err(e) => {
                     s.wire.push((AS_GIVEN, 0));
-                    s.server.push(NOWHERE);
+                    if only.is_none() {
+                        s.server.push(NOWHERE);
+                    }
                     s.fail([i], e);
                 }
             }
         }
-        // Group by server: a counting sort into `order`, `starts[j]..starts[j + 1]` each.
-        s.starts.resize(servers + 1, 0);
-        for &j in &s.server {
-            if j != NOWHERE {
-                s.starts[j as usize + 1] += 1;
-            }
-        }
-        for j in 0..servers {
-            s.starts[j + 1] += s.starts[j];
-        }
-        s.order.resize(s.starts[servers] as usize, 0);
-        s.cursor.extend_from_slice(&s.starts[..servers]);
-        for (k, &j) in s.server.iter().enumerate() {
-            if j != NOWHERE {
-                s.order[s.cursor[j as usize] as usize] = k as u32;
-                s.cursor[j as usize] += 1;
-            }
+        if only.is_some() {
+            s.starts.extend_from_slice(&[0, s.order.len() as u32]);
+        } else {
+            s.group_by_server(servers);
         }
         // Phase 1: write every server's request.
         let deadline = self.shared_deadline();

@@ -72,6 +72,28 @@ impl Scratch {
         self.errors.clear();
     }
 
+    /// Groups the keys by `server` (those with one): a counting sort into `order`, server
+    /// `j`'s keys at `starts[j]..starts[j + 1]`.
+    pub(crate) fn group_by_server(&mut self, servers: usize) {
+        self.starts.resize(servers + 1, 0);
+        for &j in &self.server {
+            if j != NOWHERE {
+                self.starts[j as usize + 1] += 1;
+            }
+        }
+        for j in 0..servers {
+            self.starts[j + 1] += self.starts[j];
+        }
+        self.order.resize(self.starts[servers] as usize, 0);
+        self.cursor.extend_from_slice(&self.starts[..servers]);
+        for (k, &j) in self.server.iter().enumerate() {
+            if j != NOWHERE {
+                self.order[self.cursor[j as usize] as usize] = k as u32;
+                self.cursor[j as usize] += 1;
+            }
+        }
+    }
+
     /// Records `e` as the outcome of every key in `keys`.
     pub(crate) fn fail(&mut self, keys: impl IntoIterator<Item = usize>, e: Error) {
         fail_into(&mut self.state, &mut self.errors, keys, e);
