@@ -253,7 +253,8 @@ pub struct ValueOf<'b> {
 /// The reply a multi-get expects next, `VALUE <key> ...` for this `key`, whole and valid,
 /// with the key compared rather than searched for. `None` for anything else (another key,
 /// `END`, an incomplete or invalid reply): the caller then asks [`parse`], which says
-/// precisely what it is.
+/// precisely what it is. `key` must be a valid text key (no space or control byte), as every
+/// key sent is; then whatever this accepts, [`parse`] reads the same (fuzzed).
 #[inline]
 pub fn value_of<'b>(b: &'b [u8], key: &[u8], max_value: usize) -> Option<ValueOf<'b>> {
     let after_key = 6 + key.len();
