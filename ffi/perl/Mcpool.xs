@@ -39,6 +39,9 @@ typedef struct {
     char *scratch[2];
     size_t scratch_size[2];
     int scratch_busy; /* a call is using the scratch: a nested call takes blocks of its own */
+    HV *next_hv;      /* the next get_multi's result hash, made ahead (mcp_take_result_hv) */
+    void *heap_guard; /* a block kept above the hashes made ahead (mcp_make_next_hv) */
+    size_t guard_buckets; /* the bucket count of the hashes the guard was placed for */
 } mcp_t;
 
 typedef mcp_t *Mcpool;
@@ -459,6 +462,72 @@ mcp_result_hv(pTHX_ int shared_keys)
     return hv;
 }
 
+/* Bucket counts Perl gives a hash presized for `keys` (hv_ksplit): the smallest power of two
+ * of at least 1.5 times the keys (and 8). The hash made ahead serves only that count. */
+static int
+mcp_hv_fits(pTHX_ HV *hv, size_t keys)
+{
+    size_t buckets = (size_t)HvMAX(hv) + 1, want = keys + keys / 2;
+    return keys > 8 && want <= buckets && want > buckets / 2;
+}
+
+/* The result hash of a get_multi with `hits` values: the one made at the end of the
+ * object's previous call when it has the right size, else a new one (see mcp_make_next_hv). */
+static HV *
+mcp_take_result_hv(pTHX_ mcp_t *m, size_t hits, int shared_keys)
+{
+    HV *hv = m->next_hv;
+    m->next_hv = NULL;
+    if (hv && !mcp_hv_fits(aTHX_ hv, hits)) {
+        SvREFCNT_dec((SV *)hv);
+        hv = NULL;
+    }
+    if (!hv) {
+        hv = newHV();
+        if (hits > 8)
+            hv_ksplit(hv, (IV)hits);
+    }
+    if (shared_keys)
+        HvSHAREKEYS_on(hv);
+    else
+        HvSHAREKEYS_off(hv);
+    return hv;
+}
+
+/* Makes the next call's result hash now, sized as this call's. Why: a presized hash's bucket
+ * array is a calloc of kilobytes, and glibc serves a request of 1 KiB or more only after
+ * consolidating every small chunk in its fastbins. At the start of a call those are the keys
+ * and values of the caller's previous result, freed just before: consolidating them costs
+ * ~50 instructions each and sends every small allocation of the call to malloc's slow path.
+ * Here, at the end of a call, the fastbins are empty. For each new size a block is also kept
+ * above the first two arrays of that size: the arrays then alternate between two places
+ * that never border the top of the heap, where freeing one (with the caller's result) would
+ * consolidate just the same. A heuristic about glibc's layout: where it does not hold,
+ * nothing is lost but the guard's 16 KiB. */
+#define MCP_HEAP_GUARD (16 * 1024)
+
+static void
+mcp_make_next_hv(pTHX_ mcp_t *m, size_t hits)
+{
+    size_t buckets;
+    if (hits <= 8 || m->next_hv)
+        return;
+    m->next_hv = newHV();
+    hv_ksplit(m->next_hv, (IV)hits);
+    buckets = (size_t)HvMAX(m->next_hv) + 1;
+    /* Arrays under 1 KiB come from glibc's tcache: no guard needed. A new size: the guard
+     * moves above the arrays of that size (the new block first, so that it comes from the
+     * top of the heap rather than from the old one's place). */
+    if (buckets * sizeof(HE *) >= 1024 && buckets != m->guard_buckets) {
+        void *guard = malloc(MCP_HEAP_GUARD);
+        if (guard) {
+            free(m->heap_guard);
+            m->heap_guard = guard;
+            m->guard_buckets = buckets;
+        }
+    }
+}
+
 /* A plain string (no get magic, no reference): its bytes can be read directly. */
 #define MCP_PLAIN_KEY(sv) ((SvFLAGS(sv) & (SVf_POK | SVs_GMG | SVf_ROK)) == SVf_POK)
 
@@ -682,6 +751,8 @@ _destroy(self)
         Safefree(m->prefix);
         Safefree(m->scratch[MCP_ARRAYS]);
         Safefree(m->scratch[MCP_PREFIXED]);
+        SvREFCNT_dec((SV *)m->next_hv);
+        free(m->heap_guard);
         Safefree(m);
 
 int
@@ -881,9 +952,7 @@ get_multi(m, ...)
             } else {
                 hits = mm.made; /* plain values: stored as they are */
             }
-            hv = mcp_result_hv(aTHX_ 2 * shared > n);
-            if (hits > 8)
-                hv_ksplit(hv, (IV)hits);
+            hv = mcp_take_result_hv(aTHX_ m, hits, 2 * shared > n);
             for (i = 0; i < n; i++) {
                 SV *sv = mm.vals[i];
                 if (!sv)
@@ -895,6 +964,7 @@ get_multi(m, ...)
                 if (!hv_store_ent(hv, ST(i + 1), sv, 0))
                     SvREFCNT_dec(sv);
             }
+            mcp_make_next_hv(aTHX_ m, hits);
             LEAVE; /* m may be freed here (a thaw dropped the last reference): not used after */
         }
         if (!hv)

@@ -244,6 +244,28 @@ my $long = 'k' x 251;
     waitpid $pid, 0;
 }
 
+# ----- result hashes made ahead (at the end of the previous call): any size, any order -----
+{
+    my $mh = Mcpool->new({ servers => [$srv] });
+    my %all = map { ("${p}ah$_" => "v$_") } 1 .. 600;
+    $mh->set_multi(map { [$_, $all{$_}] } sort keys %all);
+    my @kept;
+    for my $n (500, 500, 100, 500, 3, 9, 600, 600, 20, 500) {
+        my @k = map { "${p}ah$_" } 1 .. $n;
+        my $h = $mh->get_multi(@k);
+        is_deeply($h, { map { ($_ => $all{$_}) } @k }, "get_multi of $n keys, after the sizes before it");
+        push @kept, $h;
+    }
+    $kept[0]{extra} = 1;
+    ok(!exists $kept[1]{extra}, 'each result is a hash of its own');
+    is(scalar(keys %{ $kept[2] }), 100, '... that keeps its keys after later calls');
+    my $hs = $mh->get_multi(keys %all);
+    is(scalar(keys %$hs), 600, 'keys shared by Perl (from keys %h): every key');
+    is($hs->{"${p}ah7"}, 'v7', '... with its value');
+    my $hp = $mh->get_multi(map { "${p}ah$_" } 1 .. 600);
+    is($hp->{"${p}ah600"}, 'v600', 'then unshared keys again, same size');
+}
+
 # ----- no scalar leaked on the usual paths -----
 {
     my $mu = Mcpool->new({ servers => [$srv], utf8 => 1 });
