@@ -158,17 +158,34 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
             "unpinned (figures vary from run to run on a shared machine)"
         }
     );
+    // A full run with peers measures the floor first and again last: this machine's speed
+    // drifts by a few percent over minutes, every ratio divides by the floor, and a floor
+    // measured only first favours or penalises whoever runs when the drift is largest. Its
+    // figure is the median of both passes' repeats. (`--quick` keeps one pass: 3 minutes.)
+    let floor_twice = opts.size == scenarios::Size::Full && entries.len() > 2;
+    if floor_twice {
+        entries.push(entries[0].clone());
+    }
+    // Contestant names, each once (the floor may run twice).
+    let mut order: Vec<String> = vec![];
+    for e in &entries {
+        if !order.contains(&e.name) {
+            order.push(e.name.clone());
+        }
+    }
     let _ = writeln!(
         machine,
         "size: {:?}, {} timed repeats per point after a warm-up; contestants: {}",
         opts.size,
         opts.repeats,
-        entries
-            .iter()
-            .map(|e| e.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        order.join(", ")
     );
+    if floor_twice {
+        let _ = writeln!(
+            machine,
+            "floor: measured first and last; its figures are the median of both passes"
+        );
+    }
     for (name, why) in &missing {
         let _ = writeln!(machine, "missing peer {name}: {why}");
     }
@@ -261,11 +278,10 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
     progress.done();
     drop(_private);
 
-    let order: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let rows = report::rows(&samples, &order);
     let out = opts.out.clone().unwrap_or_else(default_out);
     let mut configs = String::new();
-    for e in &entries {
+    for e in entries.iter().take(order.len()) {
         let _ = writeln!(configs, "- **{}**: {}", e.name, e.note);
     }
     for (n, why) in &missing {
