@@ -334,11 +334,15 @@ impl Conn {
     /// Hands `step` the unread bytes, reading more from the socket each time it asks, until
     /// it is done: for a reply made of many units (a multi-get's values), which `step` parses
     /// in one loop over what has arrived instead of one call per unit. `step` also gets the
-    /// server's `host:port` (for its errors) and the largest value accepted.
+    /// server's `host:port` (for its errors) and the largest value accepted. It is first
+    /// called once some bytes have arrived: a reply is never empty.
     pub(crate) fn scan<T>(
         &mut self,
         mut step: impl FnMut(&[u8], &str, usize) -> Result<Scan<T>>,
     ) -> Result<T> {
+        if self.rstart == self.rend {
+            self.fill(None)?;
+        }
         loop {
             match step(
                 &self.rbuf[self.rstart..self.rend],

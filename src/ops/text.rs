@@ -89,6 +89,9 @@ pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
 ) -> Result<()> {
     let n = keys.count();
     let mut ends = get_lines(keys).count();
+    if ends == 0 {
+        return Ok(()); // no key, no request line, no reply
+    }
     let mut cursor = 0;
     // Every value that has arrived is parsed in one pass. Most are for the next key asked
     // for (a miss is simply absent): a tight loop compares that key in place; anything else
