@@ -726,32 +726,33 @@ impl Client {
     }
 
     /// The server for a wire key, applying the failover policy when its server is dead.
+    #[inline]
     fn pick(&self, wire: &[u8]) -> Result<usize> {
         let inner = &*self.inner;
-        let wire = self.hash_input(wire);
-        let i = inner.router.locate(wire);
+        // One server: every key lives there (no hashing), or nowhere while it is dead.
+        let i = if inner.servers.len() == 1 {
+            0
+        } else {
+            inner.router.locate(self.hash_input(wire))
+        };
         if inner.servers[i].health.may_try() {
             return Ok(i);
         }
+        self.pick_alive(wire, i)
+    }
+
+    /// [`Client::pick`] when the key's server `i` is dead: the failover policy decides.
+    #[cold]
+    fn pick_alive(&self, wire: &[u8], i: usize) -> Result<usize> {
+        let inner = &*self.inner;
         inner
             .router
-            .locate_alive(wire, inner.config.failover, &|j| {
+            .locate_alive(self.hash_input(wire), inner.config.failover, &|j| {
                 inner.servers[j].health.may_try()
             })
             .ok_or_else(|| Error::ServerDead {
                 server: inner.servers[i].label.to_string(),
             })
-    }
-
-    /// [`Client::pick`] for a client of one server, whatever the key.
-    fn pick_only(&self) -> Result<usize> {
-        let server = &self.inner.servers[0];
-        if server.health.may_try() {
-            return Ok(0);
-        }
-        Err(Error::ServerDead {
-            server: server.label.to_string(),
-        })
     }
 
     /// Checks out a slot of server `idx` holding a usable connection.
@@ -949,43 +950,28 @@ impl Client {
         let servers = self.inner.servers.len();
         // Wire keys and servers; a key that fails here has its error and no server.
         s.state.resize(n, multi_get::MISS);
-        // With one server every key goes there (or nowhere while it is dead): placed once.
-        let only = (servers == 1).then(|| self.pick_only());
         for i in 0..n {
             let key = key_at(i);
             let placed = self.wire_key_into(key, &mut s.arena).and_then(|w| {
-                let idx = match &only {
-                    Some(placed) => placed.clone()?,
-                    None => self.pick(match w {
-                        None => key,
-                        Some((start, len)) => &s.arena[start as usize..(start + len) as usize],
-                    })?,
+                let wire = match w {
+                    None => key,
+                    Some((start, len)) => &s.arena[start as usize..(start + len) as usize],
                 };
-                Ok((w, idx))
+                self.pick(wire).map(|idx| (w, idx))
             });
             match placed {
                 Ok((w, idx)) => {
                     s.wire.push(w.unwrap_or((AS_GIVEN, 0)));
-                    if only.is_some() {
-                        s.order.push(i as u32); // already grouped: one server
-                    } else {
-                        s.server.push(idx as u32);
-                    }
+                    s.server.push(idx as u32);
                 }
                 Err(e) => {
                     s.wire.push((AS_GIVEN, 0));
-                    if only.is_none() {
-                        s.server.push(NOWHERE);
-                    }
+                    s.server.push(NOWHERE);
                     s.fail([i], e);
                 }
             }
         }
-        if only.is_some() {
-            s.starts.extend_from_slice(&[0, s.order.len() as u32]);
-        } else {
-            s.group_by_server(servers);
-        }
+        s.group_by_server(servers);
         // Phase 1: write every server's request.
         let deadline = self.shared_deadline();
         let mut sent = Vec::new();

@@ -75,6 +75,17 @@ impl Scratch {
     /// Groups the keys by `server` (those with one): a counting sort into `order`, server
     /// `j`'s keys at `starts[j]..starts[j + 1]`.
     pub(crate) fn group_by_server(&mut self, servers: usize) {
+        if servers == 1 {
+            // Already in order: the keys that have a server.
+            let placed = self
+                .server
+                .iter()
+                .enumerate()
+                .filter(|(_, &j)| j != NOWHERE);
+            self.order.extend(placed.map(|(k, _)| k as u32));
+            self.starts.extend_from_slice(&[0, self.order.len() as u32]);
+            return;
+        }
         self.starts.resize(servers + 1, 0);
         for &j in &self.server {
             if j != NOWHERE {

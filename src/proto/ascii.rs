@@ -202,26 +202,6 @@ fn parse_u64(s: &[u8]) -> Option<u64> {
     Some(n)
 }
 
-/// Reads decimal digits from `b[i..n]`: `(value, index after the digits)`; `None` when there
-/// are none or more than 19 (every 19-digit number fits a u64, so no overflow check per
-/// digit; the general parser takes the rare 20-digit CAS).
-#[inline(always)]
-fn digits(b: &[u8], mut i: usize, n: usize) -> Option<(u64, usize)> {
-    let start = i;
-    let end = n.min(start + 19);
-    let mut v: u64 = 0;
-    while i < end {
-        let d = b[i].wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        v = v * 10 + u64::from(d);
-        i += 1;
-    }
-    // None for no digit, and for a 20th (the loop stops after 19).
-    (i > start && !(i < n && b[i].is_ascii_digit())).then_some((v, i))
-}
-
 /// The fast path for `VALUE <key> <flags> <bytes> [<cas>]\r\n<data>\r\n`: one pass over the
 /// header line. `None` sends the caller to the general parser, which reports the precise
 /// error (or `Partial`) for anything unusual.
@@ -234,7 +214,44 @@ fn parse_value(b: &[u8], max_value: usize) -> Option<Result<Status<Reply<'_>>, P
     if i == 6 || i >= n || b[i] != b' ' {
         return None;
     }
-    value_after_key(b, i, max_value)
+    let line = &b[..n]; // numbers are read within the longest line
+    let key = &b[6..i];
+    let (flags, mut i) = number(line, i + 1)?;
+    let flags = u32::try_from(flags).ok()?;
+    if i >= n || b[i] != b' ' {
+        return None;
+    }
+    let (len, j) = number(line, i + 1)?;
+    i = j;
+    let mut cas = None;
+    if i < n && b[i] == b' ' {
+        let (c, j) = number(line, i + 1)?;
+        cas = Some(c);
+        i = j;
+    }
+    if i + 1 >= n || b[i] != b'\r' || b[i + 1] != b'\n' {
+        return None;
+    }
+    if len > max_value as u64 {
+        return Some(Err(ParseError::ValueTooLarge));
+    }
+    let used = i + 2;
+    let total = used + len as usize + 2;
+    if b.len() < total {
+        return Some(Ok(Status::Partial(Some(total))));
+    }
+    if b[total - 2] != b'\r' || b[total - 1] != b'\n' {
+        return Some(Err(ParseError::BadTerminator));
+    }
+    Some(Ok(Status::Complete(
+        Reply::Value {
+            key,
+            flags,
+            cas,
+            data: &b[used..total - 2],
+        },
+        total,
+    )))
 }
 
 /// A value found by [`value_of`]: its flags, CAS, data, and the length of the whole reply.
@@ -310,53 +327,6 @@ fn number(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
         i += 1;
     }
     (i > start).then_some((v, i))
-}
-
-/// The rest of a `VALUE` reply whose key is `b[6..i]` and `b[i]` the space after it.
-#[inline]
-fn value_after_key(
-    b: &[u8],
-    i: usize,
-    max_value: usize,
-) -> Option<Result<Status<Reply<'_>>, ParseError>> {
-    let n = b.len().min(MAX_LINE);
-    let key = &b[6..i];
-    let (flags, mut i) = digits(b, i + 1, n)?;
-    let flags = u32::try_from(flags).ok()?;
-    if i >= n || b[i] != b' ' {
-        return None;
-    }
-    let (len, j) = digits(b, i + 1, n)?;
-    i = j;
-    let mut cas = None;
-    if i < n && b[i] == b' ' {
-        let (c, j) = digits(b, i + 1, n)?;
-        cas = Some(c);
-        i = j;
-    }
-    if i + 1 >= n || b[i] != b'\r' || b[i + 1] != b'\n' {
-        return None;
-    }
-    if len > max_value as u64 {
-        return Some(Err(ParseError::ValueTooLarge));
-    }
-    let used = i + 2;
-    let total = used + len as usize + 2;
-    if b.len() < total {
-        return Some(Ok(Status::Partial(Some(total))));
-    }
-    if b[total - 2] != b'\r' || b[total - 1] != b'\n' {
-        return Some(Err(ParseError::BadTerminator));
-    }
-    Some(Ok(Status::Complete(
-        Reply::Value {
-            key,
-            flags,
-            cas,
-            data: &b[used..total - 2],
-        },
-        total,
-    )))
 }
 
 /// Parses one reply unit from the start of `buf`. `max_value` bounds the data length a
