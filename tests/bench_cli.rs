@@ -1,5 +1,6 @@
 //! Smoke test of `mcpool bench`: tiny counts (`--smoke`), the floor and mcpool only, against
-//! the tool's own private memcached; the report files exist and the table parses.
+//! the tool's own private memcached; the report files exist and the table parses, and the
+//! contestants take turns repeat by repeat.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -104,6 +105,22 @@ fn bench_smoke_writes_a_report() {
     let n = lines.next().unwrap().split(',').count();
     assert!(lines.clone().count() > 50);
     assert!(lines.all(|l| l.split(',').count() == n));
+    // Contestants take turns within a point, and each repeat starts one further on: the
+    // first point's timed runs, in the order they ran, are floor 1, mcpool 1, mcpool 2,
+    // floor 2, floor 3, mcpool 3.
+    let runs: Vec<String> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[0] == "sequential" && f[2] == "set" && f[8] == "ops/s")
+        .take(6)
+        .map(|f| format!("{} {}", f[4], f[6]))
+        .collect();
+    assert_eq!(
+        runs,
+        ["floor 1", "mcpool 1", "mcpool 2", "floor 2", "floor 3", "mcpool 3"],
+        "{csv}"
+    );
 
     // The stdout table names the machine and every scenario.
     assert!(stdout.contains("machine:") && stdout.contains("memcached"));

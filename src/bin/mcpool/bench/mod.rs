@@ -26,7 +26,7 @@ use crate::Globals;
 use contestant::{Contestant, Entry, Kind};
 use progress::Progress;
 use report::Sample;
-use scenarios::{count, with_count, Point, Scenario, Size};
+use scenarios::{count, with_count, Scenario, Size};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use work::{Answer, Reply, Work};
@@ -158,34 +158,15 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
             "unpinned (figures vary from run to run on a shared machine)"
         }
     );
-    // A full run with peers measures the floor first and again last: this machine's speed
-    // drifts by a few percent over minutes, every ratio divides by the floor, and a floor
-    // measured only first favours or penalises whoever runs when the drift is largest. Its
-    // figure is the median of both passes' repeats. (`--quick` keeps one pass: 3 minutes.)
-    let floor_twice = opts.size == scenarios::Size::Full && entries.len() > 2;
-    if floor_twice {
-        entries.push(entries[0].clone());
-    }
-    // Contestant names, each once (the floor may run twice).
-    let mut order: Vec<String> = vec![];
-    for e in &entries {
-        if !order.contains(&e.name) {
-            order.push(e.name.clone());
-        }
-    }
+    let order: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
     let _ = writeln!(
         machine,
-        "size: {:?}, {} timed repeats per point after a warm-up; contestants: {}",
+        "size: {:?}, {} timed repeats per point after a warm-up, contestants taking turns \
+         repeat by repeat; contestants: {}",
         opts.size,
         opts.repeats,
         order.join(", ")
     );
-    if floor_twice {
-        let _ = writeln!(
-            machine,
-            "floor: measured first and last; its figures are the median of both passes"
-        );
-    }
     for (name, why) in &missing {
         let _ = writeln!(machine, "missing peer {name}: {why}");
     }
@@ -198,7 +179,11 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
     let mut spent: Vec<(String, &'static str, f64)> = vec![];
     let run_start = std::time::Instant::now();
     // Scenarios run in groups of one placement (they are ordered so); each contestant is
-    // started once per group, so a JVM warms up once and no driver starts twice in a row.
+    // started once per group, so a JVM warms up once. Within a point the contestants take
+    // turns: each is prepared and warmed up, then repeat 1 runs for every contestant, then
+    // repeat 2, and so on. This machine's speed drifts by a few percent over minutes and
+    // every ratio divides by the floor: taking turns gives every contestant the same drift,
+    // instead of favouring whoever runs nearest the floor.
     let mut groups: Vec<(scenarios::Placement, Vec<(usize, &'static str)>)> = vec![];
     for (si, &name) in opts.scenarios.iter().enumerate() {
         let placement = scenarios::build(name, opts.size, "")
@@ -224,54 +209,132 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
         if let Err(e) = sys::pin_current_thread(&pin_to) {
             progress.say(&format!("warning: {e}"));
         }
-        for (ci, entry) in entries.iter().enumerate() {
-            let tag = format!("b{run_id}c{ci}");
-            let mut running: Option<Box<dyn Contestant>> = None;
-            let mut last_prep: Option<Vec<Work>> = None;
-            for &(si, name) in group {
-                let sc = scenarios::build(name, opts.size, &tag).expect("known");
-                let what = format!(
+        let mut runners: Vec<Runner> = entries
+            .iter()
+            .enumerate()
+            .map(|(ci, entry)| Runner {
+                ci,
+                entry,
+                tag: format!("b{run_id}c{ci}"),
+                running: None,
+                last_prep: None,
+            })
+            .collect();
+        for &(si, name) in group {
+            let what = |r: &Runner| {
+                format!(
                     "[{}/{}] {name} · {} ({}/{})",
                     si + 1,
                     opts.scenarios.len(),
-                    entry.name,
-                    ci + 1,
+                    r.entry.name,
+                    r.ci + 1,
                     entries.len()
-                );
+                )
+            };
+            // Who takes part in this scenario: (runner, its scenario, warm-up rates).
+            let mut turns: Vec<Turn> = vec![];
+            for (ri, r) in runners.iter_mut().enumerate() {
                 let began = std::time::Instant::now();
-                if running.is_none() {
-                    progress.status(&format!("{what}: starting"));
-                    last_prep = None;
-                    match entry.start(&addr, cpu_arg.as_deref()) {
-                        Ok(c) => running = Some(c),
+                if r.running.is_none() {
+                    progress.status(&format!("{}: starting", what(r)));
+                    r.last_prep = None;
+                    match r.entry.start(&addr, cpu_arg.as_deref()) {
+                        Ok(c) => r.running = Some(c),
                         Err(e) => {
-                            progress.say(&format!("{what}: failed to start: {e}"));
-                            notes.push(format!("{name} / {}: failed to start: {e}", entry.name));
+                            progress.say(&format!("{}: failed to start: {e}", what(r)));
+                            notes.push(format!("{name} / {}: failed to start: {e}", r.entry.name));
                             continue;
                         }
                     }
                 }
-                let c = running.as_mut().expect("started");
-                let ctx = Ctx {
-                    sc: &sc,
-                    contestant: &entry.name,
-                    placement: &label,
-                    repeats: opts.repeats,
-                    addr: &addr,
-                    what: &what,
-                };
-                if let Err(e) = run_scenario(
-                    &ctx,
-                    c.as_mut(),
-                    &mut progress,
-                    &mut samples,
-                    &mut last_prep,
-                ) {
-                    progress.say(&format!("{what}: {e}"));
-                    notes.push(format!("{name} / {}: {e}", entry.name));
-                    running = None; // restart it for the next scenario
+                spent.push((r.entry.name.clone(), name, began.elapsed().as_secs_f64()));
+                turns.push(Turn {
+                    runner: ri,
+                    sc: scenarios::build(name, opts.size, &r.tag).expect("known"),
+                    rates: std::collections::HashMap::new(),
+                    count: 0,
+                });
+            }
+            let points = turns.first().map_or(0, |t| t.sc.points.len());
+            for pi in 0..points {
+                // Preparation and warm-up, each contestant in turn; then the timed repeats.
+                let mut ready: Vec<usize> = vec![];
+                for (ti, t) in turns.iter_mut().enumerate() {
+                    let r = &mut runners[t.runner];
+                    let began = std::time::Instant::now();
+                    let w = what(r);
+                    let ctx = Ctx {
+                        sc: &t.sc,
+                        contestant: &r.entry.name,
+                        placement: &label,
+                        repeats: opts.repeats,
+                        addr: &addr,
+                        what: &w,
+                    };
+                    let c = r.running.as_mut().expect("started");
+                    match warm_up(
+                        &ctx,
+                        pi,
+                        c.as_mut(),
+                        &mut progress,
+                        &mut t.rates,
+                        &mut r.last_prep,
+                    ) {
+                        Ok(Some(n)) => {
+                            t.count = n;
+                            ready.push(ti);
+                        }
+                        Ok(None) => {
+                            let p = &t.sc.points[pi].label;
+                            progress.say(&format!("{w}: {p} not applicable"));
+                        }
+                        Err(e) => {
+                            progress.say(&format!("{w}: {e}"));
+                            notes.push(format!("{name} / {}: {e}", r.entry.name));
+                            r.running = None; // restarted for the next scenario
+                        }
+                    }
+                    spent.push((r.entry.name.clone(), name, began.elapsed().as_secs_f64()));
                 }
-                spent.push((entry.name.clone(), name, began.elapsed().as_secs_f64()));
+                for rep in 1..=opts.repeats {
+                    // Each repeat starts one contestant further on, so nobody always runs
+                    // right after the same other one.
+                    for k in 0..ready.len() {
+                        let ti = ready[(k + rep as usize - 1) % ready.len()];
+                        let t = &turns[ti];
+                        let r = &mut runners[t.runner];
+                        if r.running.is_none() {
+                            continue; // failed in an earlier repeat
+                        }
+                        let began = std::time::Instant::now();
+                        let w = what(r);
+                        let ctx = Ctx {
+                            sc: &t.sc,
+                            contestant: &r.entry.name,
+                            placement: &label,
+                            repeats: opts.repeats,
+                            addr: &addr,
+                            what: &w,
+                        };
+                        let c = r.running.as_mut().expect("checked above");
+                        if let Err(e) = timed_repeat(
+                            &ctx,
+                            pi,
+                            rep,
+                            t.count,
+                            c.as_mut(),
+                            &mut progress,
+                            &mut samples,
+                        ) {
+                            progress.say(&format!("{w}: {e}"));
+                            notes.push(format!("{name} / {}: {e}", r.entry.name));
+                            r.running = None;
+                        }
+                        spent.push((r.entry.name.clone(), name, began.elapsed().as_secs_f64()));
+                    }
+                }
+                // A contestant that failed sits out the rest of the scenario.
+                turns.retain(|t| runners[t.runner].running.is_some());
             }
         }
     }
@@ -334,6 +397,26 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
     0
 }
 
+/// A contestant during one placement group: started once, its keys tagged with `tag`.
+struct Runner<'e> {
+    ci: usize,
+    entry: &'e Entry,
+    tag: String,
+    running: Option<Box<dyn Contestant>>,
+    /// The preparation last done, so the same one is not redone for the next point.
+    last_prep: Option<Vec<Work>>,
+}
+
+/// A contestant's part in one scenario.
+struct Turn {
+    runner: usize,
+    sc: Scenario,
+    /// Warm-up rates per part label, which size the timed runs.
+    rates: std::collections::HashMap<String, f64>,
+    /// Operations (or calls) per timed run at the current point.
+    count: u64,
+}
+
 /// What a scenario run needs to know.
 struct Ctx<'a> {
     sc: &'a Scenario,
@@ -352,46 +435,29 @@ fn ask(c: &mut dyn Contestant, w: &Work) -> Result<Option<Reply>, String> {
     }
 }
 
-fn run_scenario(
+/// Prepares point `pi` and warms it up; the count each timed run will do, or `None` when
+/// the contestant cannot do the point.
+fn warm_up(
     ctx: &Ctx,
-    c: &mut dyn Contestant,
-    progress: &mut Progress,
-    samples: &mut Vec<Sample>,
-    last_prep: &mut Option<Vec<Work>>,
-) -> Result<(), String> {
-    let mut rates = std::collections::HashMap::new();
-    for (pi, point) in ctx.sc.points.iter().enumerate() {
-        progress.status(&format!(
-            "{}: {} ({}/{}) warm-up",
-            ctx.what,
-            point.label,
-            pi + 1,
-            ctx.sc.points.len()
-        ));
-        if !run_point(ctx, point, pi, c, progress, samples, &mut rates, last_prep)? {
-            progress.say(&format!("{}: {} not applicable", ctx.what, point.label));
-        }
-    }
-    Ok(())
-}
-
-/// Runs one point; `Ok(false)` when the contestant cannot do it.
-#[allow(clippy::too_many_arguments)]
-fn run_point(
-    ctx: &Ctx,
-    point: &Point,
     pi: usize,
     c: &mut dyn Contestant,
     progress: &mut Progress,
-    samples: &mut Vec<Sample>,
     rates: &mut std::collections::HashMap<String, f64>,
     last_prep: &mut Option<Vec<Work>>,
-) -> Result<bool, String> {
+) -> Result<Option<u64>, String> {
+    let point = &ctx.sc.points[pi];
+    progress.status(&format!(
+        "{}: {} ({}/{}) warm-up",
+        ctx.what,
+        point.label,
+        pi + 1,
+        ctx.sc.points.len()
+    ));
     // The same preparation as the point before (same keys, same values) is not redone.
     if last_prep.as_ref() != Some(&point.prep) {
         for w in &point.prep {
             if ask(c, w)?.is_none() {
-                return Ok(false);
+                return Ok(None);
             }
         }
         *last_prep = Some(point.prep.clone());
@@ -410,7 +476,7 @@ fn run_point(
                 for _ in 0..3 {
                     let w = with_count(&part.work, n);
                     let Some(r) = ask(c, &w)? else {
-                        return Ok(false);
+                        return Ok(None);
                     };
                     let secs = r.ns.max(1) as f64 / 1e9;
                     rate = n as f64 / secs;
@@ -433,106 +499,119 @@ fn run_point(
         let want = (per_sec * part.budget_secs).min(count(&part.work) as f64);
         n = n.min((want as u64).max(part.min_count));
     }
+    Ok(Some(n))
+}
+
+/// Runs repeat `rep` of point `pi`, every part at `n`, and records its samples.
+fn timed_repeat(
+    ctx: &Ctx,
+    pi: usize,
+    rep: u32,
+    n: u64,
+    c: &mut dyn Contestant,
+    progress: &mut Progress,
+    samples: &mut Vec<Sample>,
+) -> Result<(), String> {
+    let point = &ctx.sc.points[pi];
     let threads_scenario = ctx.sc.name == "threads";
-    for rep in 1..=ctx.repeats {
-        for part in &point.parts {
-            progress.status(&format!(
-                "{}: {} ({}/{}) {} repeat {rep}/{}",
-                ctx.what,
-                point.label,
-                pi + 1,
-                ctx.sc.points.len(),
-                part.label,
-                ctx.repeats
+    for part in &point.parts {
+        progress.status(&format!(
+            "{}: {} ({}/{}) {} repeat {rep}/{}",
+            ctx.what,
+            point.label,
+            pi + 1,
+            ctx.sc.points.len(),
+            part.label,
+            ctx.repeats
+        ));
+        let w = with_count(&part.work, n);
+        let is_mix = matches!(w, Work::Mix { .. });
+        let wire0 = if is_mix {
+            server::wire_bytes(ctx.addr)
+        } else {
+            None
+        };
+        let rss_base = if threads_scenario {
+            c.reset_peak_rss();
+            c.rss_kib()
+        } else {
+            None
+        };
+        let Some(r) = ask(c, &w)? else {
+            return Err(format!(
+                "{}: refused a timed run after its warm-up",
+                part.label
             ));
-            let w = with_count(&part.work, n);
-            let is_mix = matches!(w, Work::Mix { .. });
-            let wire0 = if is_mix {
-                server::wire_bytes(ctx.addr)
-            } else {
-                None
-            };
-            let rss_base = if threads_scenario {
-                c.reset_peak_rss();
-                c.rss_kib()
-            } else {
-                None
-            };
-            let Some(r) = ask(c, &w)? else {
-                return Ok(false);
-            };
-            let wire = match (wire0, is_mix) {
-                (Some(a), true) => server::wire_bytes(ctx.addr).map(|b| b.saturating_sub(a)),
-                _ => None,
-            };
-            let total = w.ops();
-            let secs = r.ns.max(1) as f64 / 1e9;
-            let mut push = |metric: &str, value: f64, slice: Option<u32>| {
-                samples.push(Sample {
-                    scenario: ctx.sc.name.to_string(),
-                    point: point.label.clone(),
-                    part: if point.parts.len() > 1 {
-                        part.label.clone()
-                    } else {
-                        String::new()
-                    },
-                    x: point.x,
-                    contestant: ctx.contestant.to_string(),
-                    placement: ctx.placement.to_string(),
-                    repeat: rep,
-                    count: total,
-                    metric: metric.to_string(),
-                    slice,
-                    value,
-                })
-            };
-            push(part.metric, total as f64 / secs, None);
-            push("errors", r.errors as f64, None);
-            match &w {
-                Work::Seq { slice, .. } => {
-                    push("mean_us", secs * 1e6 / total.max(1) as f64, None);
-                    for (i, ns) in r.slices.iter().enumerate() {
-                        push(
-                            "slice_ops/s",
-                            *slice as f64 / (*ns.max(&1) as f64 / 1e9),
-                            Some(i as u32 + 1),
-                        );
-                    }
+        };
+        let wire = match (wire0, is_mix) {
+            (Some(a), true) => server::wire_bytes(ctx.addr).map(|b| b.saturating_sub(a)),
+            _ => None,
+        };
+        let total = w.ops();
+        let secs = r.ns.max(1) as f64 / 1e9;
+        let mut push = |metric: &str, value: f64, slice: Option<u32>| {
+            samples.push(Sample {
+                scenario: ctx.sc.name.to_string(),
+                point: point.label.clone(),
+                part: if point.parts.len() > 1 {
+                    part.label.clone()
+                } else {
+                    String::new()
+                },
+                x: point.x,
+                contestant: ctx.contestant.to_string(),
+                placement: ctx.placement.to_string(),
+                repeat: rep,
+                count: total,
+                metric: metric.to_string(),
+                slice,
+                value,
+            })
+        };
+        push(part.metric, total as f64 / secs, None);
+        push("errors", r.errors as f64, None);
+        match &w {
+            Work::Seq { slice, .. } => {
+                push("mean_us", secs * 1e6 / total.max(1) as f64, None);
+                for (i, ns) in r.slices.iter().enumerate() {
+                    push(
+                        "slice_ops/s",
+                        *slice as f64 / (*ns.max(&1) as f64 / 1e9),
+                        Some(i as u32 + 1),
+                    );
                 }
-                Work::Mget { keys, .. } => {
-                    push("keys/s", f64::from(*keys) * total as f64 / secs, None)
+            }
+            Work::Mget { keys, .. } => push("keys/s", f64::from(*keys) * total as f64 / secs, None),
+            Work::Mix { .. } => {
+                if let Some([p50, p99, p999]) = r.lat_us {
+                    push("p50_ms", p50 / 1000.0, None);
+                    push("p99_ms", p99 / 1000.0, None);
+                    push("p999_ms", p999 / 1000.0, None);
                 }
-                Work::Mix { .. } => {
-                    if let Some([p50, p99, p999]) = r.lat_us {
-                        push("p50_ms", p50 / 1000.0, None);
-                        push("p99_ms", p99 / 1000.0, None);
-                        push("p999_ms", p999 / 1000.0, None);
-                    }
-                    if let Some(v) = r.get_us {
-                        push("get_us", v, None);
-                    }
-                    if let Some(v) = r.set_us {
-                        push("set_us", v, None);
-                    }
-                    if let Some(b) = wire {
-                        push("wire_bytes_per_op", b as f64 / total.max(1) as f64, None);
-                    }
-                    if threads_scenario {
-                        if let Some(k) = c.peak_rss_kib() {
-                            push("peak_rss_mib", k as f64 / 1024.0, None);
-                            // What was resident before the run (the process's earlier work,
-                            // e.g. the floor's threads for the in-process contestants).
-                            if let Some(b) = rss_base {
-                                push("rss_before_mib", b as f64 / 1024.0, None);
-                            }
+                if let Some(v) = r.get_us {
+                    push("get_us", v, None);
+                }
+                if let Some(v) = r.set_us {
+                    push("set_us", v, None);
+                }
+                if let Some(b) = wire {
+                    push("wire_bytes_per_op", b as f64 / total.max(1) as f64, None);
+                }
+                if threads_scenario {
+                    if let Some(k) = c.peak_rss_kib() {
+                        push("peak_rss_mib", k as f64 / 1024.0, None);
+                        // What was resident before the run (the process's earlier work,
+                        // e.g. the floor's threads for the in-process contestants).
+                        if let Some(b) = rss_base {
+                            push("rss_before_mib", b as f64 / 1024.0, None);
                         }
                     }
                 }
-                Work::Fill { .. } => {}
             }
+            Work::Fill { .. } => {}
         }
     }
-    Ok(true)
+    Ok(())
 }
 
 /// The SVG charts: (file name, content).

@@ -353,23 +353,4 @@ mod tests {
         assert!(csv(&samples).lines().count() == 7);
         assert!(text_table(&rows).contains("0.95"));
     }
-
-    #[test]
-    fn a_floor_measured_twice_is_the_median_of_both_passes() {
-        let samples = vec![
-            s("floor", 1, 100.0),
-            s("floor", 2, 101.0),
-            s("floor", 3, 102.0),
-            s("mcpool", 1, 99.0),
-            s("mcpool", 2, 99.0),
-            s("mcpool", 3, 99.0),
-            s("floor", 1, 90.0),
-            s("floor", 2, 91.0),
-            s("floor", 3, 92.0),
-        ];
-        let rows = rows(&samples, &["floor".into(), "mcpool".into()]);
-        assert_eq!(rows.len(), 2, "one floor row");
-        assert_eq!(rows[0].primary.median, 96.0);
-        assert_eq!(rows[1].ratio, Some(99.0 / 96.0));
-    }
 }
