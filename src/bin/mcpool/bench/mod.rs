@@ -473,21 +473,26 @@ fn warm_up(
                 // dominate it): warm up again, longer, at most twice.
                 let mut n = part.warm_count.max(1);
                 let mut rate = 0.0;
-                for _ in 0..3 {
+                let mut before = None;
+                for i in 1..=3 {
                     let w = with_count(&part.work, n);
                     let Some(r) = ask(c, &w)? else {
                         return Ok(None);
                     };
                     let secs = r.ns.max(1) as f64 / 1e9;
-                    rate = n as f64 / secs;
-                    // At most 16 times longer per step, whatever a too-short run suggests.
+                    rate = warm_rate(before, n, secs);
+                    before = Some((n, secs));
+                    // Twice as long at least (four times when another warm-up is due, so
+                    // that the two differ by more than the noise), 16 times at most.
+                    let grow = if i < part.min_warm_ups { 4 } else { 2 };
                     let longer = ((rate * part.budget_secs / 2.0) as u64)
-                        .min(count(&part.work))
-                        .min(n.saturating_mul(16));
-                    if !part.budget_secs.is_finite()
+                        .max(n.saturating_mul(grow))
+                        .min(n.saturating_mul(16))
+                        .min(count(&part.work));
+                    let enough = !part.budget_secs.is_finite()
                         || secs * 4.0 >= part.budget_secs
-                        || longer <= n
-                    {
+                        || longer <= n;
+                    if enough && i >= part.min_warm_ups {
                         break;
                     }
                     n = longer;
@@ -500,6 +505,20 @@ fn warm_up(
         n = n.min((want as u64).max(part.min_count));
     }
     Ok(Some(n))
+}
+
+/// The rate (per second) a warm-up of `n` taking `secs` shows. After an earlier, smaller
+/// warm-up (`before`), the marginal rate between the two: what each further operation costs,
+/// without the fixed cost of a run (waking and reaping its threads or processes), bounded
+/// by 1 and 4 times the plain rate against noise.
+fn warm_rate(before: Option<(u64, f64)>, n: u64, secs: f64) -> f64 {
+    let plain = n as f64 / secs;
+    match before {
+        Some((n0, s0)) if n > n0 && secs > s0 => {
+            ((n - n0) as f64 / (secs - s0)).clamp(plain, 4.0 * plain)
+        }
+        _ => plain,
+    }
 }
 
 /// Runs repeat `rep` of point `pi`, every part at `n`, and records its samples.
@@ -733,4 +752,26 @@ fn time_spent(
         let _ = writeln!(md, "| {c} | {} | {sum:.1} |", cells.join(" | "));
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::warm_rate;
+
+    #[test]
+    fn a_warm_up_rate_leaves_out_the_fixed_cost_of_a_run() {
+        // 0.1 s to start and end a run, then 1,000 operations per second.
+        let run = |n: u64| 0.1 + n as f64 / 1000.0;
+        assert_eq!(warm_rate(None, 50, 0.15), 50.0 / 0.15);
+        let r = warm_rate(Some((50, run(50))), 100, run(100));
+        assert!((r - 1000.0).abs() < 1e-6, "{r}");
+        // Noise: never below the plain rate, never above four times it.
+        assert_eq!(warm_rate(Some((50, 0.2)), 100, 0.19), 100.0 / 0.19);
+        assert_eq!(
+            warm_rate(Some((50, 0.2)), 100, 0.2001),
+            4.0 * 100.0 / 0.2001
+        );
+        // A smaller or equal second run: the plain rate.
+        assert_eq!(warm_rate(Some((100, 0.2)), 100, 0.25), 400.0);
+    }
 }

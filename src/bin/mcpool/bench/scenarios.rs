@@ -58,6 +58,9 @@ pub struct Part {
     /// Count of the untimed warm-up run (which also measures the rate for sizing); 0 reuses
     /// the rate measured for the same part at the previous point.
     pub warm_count: u64,
+    /// Warm-ups run at least this many times (growing), so that the rate is measured past
+    /// the fixed cost of a run (starting and reaping hundreds of threads or processes).
+    pub min_warm_ups: u32,
 }
 
 /// One point of a scenario: untimed preparation, then parts timed together per repeat.
@@ -91,6 +94,10 @@ impl Part {
     }
     fn budget(mut self, secs: f64) -> Part {
         self.budget_secs = secs;
+        self
+    }
+    fn warm_ups(mut self, at_least: u32) -> Part {
+        self.min_warm_ups = at_least;
         self
     }
 }
@@ -154,6 +161,7 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
         work,
         budget_secs: seq_budget,
         metric,
+        min_warm_ups: 1,
     };
     let adaptive = |label: &str, work: Work, min_count, metric| Part {
         label: label.into(),
@@ -162,6 +170,7 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
         min_count,
         metric,
         warm_count: min_count,
+        min_warm_ups: 1,
     };
     let small = size == Size::Smoke;
     Some(match name {
@@ -328,7 +337,15 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                             (true, false) => (20 / t).max(1).into(),
                             (false, false) => (600 / t).max(2).into(),
                         })
-                        .budget(mix_budget(bulk))],
+                        .budget(mix_budget(bulk))
+                        // In a full run, three growing warm-ups (x4 each), and the rate is
+                        // the marginal one between the last two: past the cost of starting a
+                        // run (waking 300 processes for the Perl clients) and past a first run
+                        // that is slow for reasons of its own. With one warm-up of a few
+                        // operations per thread, one Perl client's timed runs were sized to a
+                        // sixth of another's, and its figure fell by half. `--quick` keeps one
+                        // warm-up for its 3 minutes.
+                        .warm_ups(if size == Size::Full { 3 } else { 1 })],
                     })
                     .collect(),
             }
