@@ -539,26 +539,51 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushAll(JNIEnv *env, jclass cls, j
 /* Multi-get through mcpool_client_get_multi_into. Values of at most MULTI_SMALL bytes are
  * copied into one arena (on the stack, growing on the heap) and handed to Java as one packed
  * byte[] with spans[i] = offset, spans[n + i] = length (offset -1: not in the arena); larger
- * values get their own malloc'd buffer and become their own byte[] in vals[i]. The core copies
- * each value into the returned memory right away, so growing (moving) the arena between two
- * allocations is safe: values are located by offset. */
+ * values are received one at a time into one staging buffer and each becomes its own byte[]
+ * in vals[i] when the next value arrives (or the call ends). The core copies each value into
+ * the returned memory right away, so growing (moving) the arena between two allocations is
+ * safe (values are located by offset), and so is reusing the staging buffer.
+ *
+ * Why one staging buffer: a malloc'd buffer per large value, all freed at the end of the
+ * call, made glibc hand the memory back to the system after every call (its trim threshold
+ * is 128 KiB) and fault it in again on the next: 100 values of 30 KiB spent 2.5 ms per call
+ * instead of 1.4 ms. */
 typedef struct {
+    JNIEnv *env;
+    jobjectArray vals;
     uint8_t *arena;
     size_t arena_len, arena_cap;
     int arena_heap;
-    int32_t *off;   /* per key: offset in the arena, -1 none, -2 in big[i] */
+    int32_t *off;   /* per key: offset in the arena, -1 none, -2 a byte[] in vals[i] */
     int32_t *len;   /* per key, right after off (both go to Java in one call) */
     int32_t *flags;
     int64_t *cas;
-    uint8_t **big;  /* per key, allocated on the first large value */
+    uint8_t *stage; /* the large value being received */
+    size_t stage_cap;
+    size_t staged;  /* its key's index, or SIZE_MAX */
     size_t n;
     jint hits;
     int oom;
 } multi_ctx;
 
+/* Hands the staged large value to Java as vals[index]; 0 if Java could not take it (an
+ * exception is then pending, and no JNI call may follow). */
+static int multi_unstage(multi_ctx *m) {
+    if (m->staged == SIZE_MAX) return 1;
+    size_t i = m->staged;
+    m->staged = SIZE_MAX;
+    JNIEnv *env = m->env;
+    jbyteArray arr = (*env)->NewByteArray(env, m->len[i]);
+    if (arr == NULL) return 0; /* OutOfMemoryError pending */
+    (*env)->SetByteArrayRegion(env, arr, 0, m->len[i], (const jbyte *)m->stage);
+    (*env)->SetObjectArrayElement(env, m->vals, (jsize)i, arr);
+    (*env)->DeleteLocalRef(env, arr);
+    return !(*env)->ExceptionCheck(env);
+}
+
 static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flags, uint64_t cas) {
     multi_ctx *m = userdata;
-    if (index >= m->n || len > (size_t)INT32_MAX) {
+    if (m->oom || index >= m->n || len > (size_t)INT32_MAX) {
         m->oom = 1;
         return NULL;
     }
@@ -566,21 +591,22 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
     m->cas[index] = (int64_t)cas;
     m->len[index] = (int32_t)len;
     if (len > MULTI_SMALL) {
-        if (m->big == NULL) {
-            m->big = calloc(m->n, sizeof *m->big);
-            if (m->big == NULL) {
+        if (!multi_unstage(m)) {
+            m->oom = 1;
+            return NULL;
+        }
+        if (len > m->stage_cap) {
+            free(m->stage); /* nothing in it to keep */
+            m->stage = malloc(len);
+            m->stage_cap = m->stage == NULL ? 0 : len;
+            if (m->stage == NULL) {
                 m->oom = 1;
                 return NULL;
             }
         }
-        free(m->big[index]); /* a key given twice: the last copy wins */
-        m->big[index] = malloc(len);
-        if (m->big[index] == NULL) {
-            m->oom = 1;
-            return NULL;
-        }
         m->off[index] = -2;
-        return m->big[index];
+        m->staged = index;
+        return m->stage;
     }
     if (len > (size_t)INT32_MAX - m->arena_len) {
         m->oom = 1;
@@ -630,7 +656,8 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
     _Alignas(16) uint8_t arena_stack[ARENA_STACK];
     uint8_t *blob = total <= sizeof kstack ? kstack : malloc(total);
     uint8_t *block = un <= MULTI_N_STACK ? astack : malloc(un * per_key);
-    multi_ctx m = {arena_stack, 0, sizeof arena_stack, 0, NULL, NULL, NULL, NULL, NULL, un, 0, 0};
+    multi_ctx m = {env, vals, arena_stack, 0, sizeof arena_stack, 0, NULL, NULL, NULL, NULL,
+                   NULL, 0, SIZE_MAX, un, 0, 0};
     jbyteArray packed = NULL;
     if (blob == NULL || block == NULL) {
         throw_oom(env, "mcpool: multi-get buffers");
@@ -669,8 +696,9 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         answer(env, st);
         goto out;
     }
+    if (!m.oom && !multi_unstage(&m)) m.oom = 1;
     if (m.oom) {
-        throw_oom(env, "mcpool: multi-get value");
+        if (!(*env)->ExceptionCheck(env)) throw_oom(env, "mcpool: multi-get value");
         goto out;
     }
     mcpool_status failed = MCPOOL_OK;
@@ -678,6 +706,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         if (statuses[i] == MCPOOL_OK) {
             m.hits++;
         } else {
+            if (m.off[i] == -2) (*env)->SetObjectArrayElement(env, vals, (jsize)i, NULL);
             m.off[i] = -1; /* not delivered (or broken after allocation): not a hit */
             if (statuses[i] >= 100 && failed == MCPOOL_OK) failed = statuses[i];
         }
@@ -686,22 +715,17 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         throw_status(env, failed); /* the message is the first failure's (the last error) */
         goto out;
     }
-    if (m.arena_len > 0) {
+    /* Hits in the arena may all be empty values: the packed array exists (if empty) whenever
+     * one span points into it. */
+    int in_arena = m.arena_len > 0;
+    for (size_t i = 0; i < un && !in_arena; i++) in_arena = m.off[i] >= 0;
+    if (in_arena) {
         packed = (*env)->NewByteArray(env, (jsize)m.arena_len);
         if (packed == NULL) goto out;
         (*env)->SetByteArrayRegion(env, packed, 0, (jsize)m.arena_len, (const jbyte *)m.arena);
     }
-    if (m.big != NULL) {
-        for (size_t i = 0; i < un; i++) {
-            if (m.off[i] != -2) continue;
-            jbyteArray arr = (*env)->NewByteArray(env, m.len[i]);
-            if (arr == NULL) goto out; /* OutOfMemoryError pending */
-            (*env)->SetByteArrayRegion(env, arr, 0, m.len[i], (const jbyte *)m.big[i]);
-            (*env)->SetObjectArrayElement(env, vals, (jsize)i, arr);
-            (*env)->DeleteLocalRef(env, arr);
-            if ((*env)->ExceptionCheck(env)) goto out;
-            m.off[i] = -1;
-        }
+    for (size_t i = 0; i < un; i++) {
+        if (m.off[i] == -2) m.off[i] = -1; /* in vals[i] already */
     }
     /* spans: the n offsets, then the n lengths (m.len follows m.off in the block). */
     for (size_t i = 0; i < un; i++) {
@@ -711,10 +735,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
     (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)m.flags);
     (*env)->SetLongArrayRegion(env, cas, 0, n, (const jlong *)m.cas);
 out:
-    if (m.big != NULL) {
-        for (size_t i = 0; i < un; i++) free(m.big[i]);
-        free(m.big);
-    }
+    free(m.stage);
     if (m.arena_heap) free(m.arena);
     if (blob != kstack) free(blob);
     if (block != astack) free(block);

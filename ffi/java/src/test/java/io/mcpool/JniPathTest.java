@@ -82,6 +82,28 @@ public class JniPathTest {
     }
 
     @Test
+    public void multiGetLargeValuesOfFallingAndRisingSizes() {
+        // Large values pass one at a time through one staging buffer, which grows and is
+        // reused for smaller ones: each must arrive whole and as itself. The only small hit is
+        // an empty value (its packed array is empty, not missing: this threw before).
+        int[] sizes = {100_000, 30_721, 5000, 4097, 200_000, 4097, 0, 64_000};
+        String[] keys = new String[sizes.length];
+        for (int i = 0; i < sizes.length; i++) {
+            keys[i] = "jni:stage:" + i;
+            assertTrue((i % 2 == 0 ? mc : plain).setBytes(keys[i], value(sizes[i], 100 + i), 4096, 0));
+        }
+        for (Mcpool c : new Mcpool[] {mc, plain}) {
+            Object[] vals = c.getMultiArray(c.tc, keys);
+            for (int i = 0; i < sizes.length; i++) {
+                assertArrayEquals(keys[i], value(sizes[i], 100 + i), (byte[]) vals[i]);
+            }
+        }
+        assertTrue(mc.setBytes("jni:stage:empty", new byte[0], 4096, 0));
+        assertArrayEquals(new byte[0],
+            (byte[]) mc.getMultiArray(mc.tc, new String[] {"jni:stage:empty"})[0]);
+    }
+
+    @Test
     public void multiGetManyKeysAndDuplicates() {
         // 600 keys: the per-key arrays (> 128), the key bytes (> 4 KiB) and the arena (> 8 KiB)
         // all leave the stack.
