@@ -209,6 +209,11 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
         if let Err(e) = sys::pin_current_thread(&pin_to) {
             progress.say(&format!("warning: {e}"));
         }
+        let setting = Setting {
+            placement: &label,
+            repeats: opts.repeats,
+            addr: &addr,
+        };
         let mut runners: Vec<Runner> = entries
             .iter()
             .enumerate()
@@ -263,23 +268,17 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
                     let r = &mut runners[t.runner];
                     let began = std::time::Instant::now();
                     let w = what(r);
-                    let ctx = Ctx {
-                        sc: &t.sc,
-                        contestant: &r.entry.name,
-                        placement: &label,
-                        repeats: opts.repeats,
-                        addr: &addr,
-                        what: &w,
-                    };
+                    let ctx = setting.ctx(&t.sc, &r.entry.name, &w);
                     let c = r.running.as_mut().expect("started");
-                    match warm_up(
+                    let warmed = warm_up(
                         &ctx,
                         pi,
                         c.as_mut(),
                         &mut progress,
                         &mut t.rates,
                         &mut r.last_prep,
-                    ) {
+                    );
+                    match warmed {
                         Ok(Some(n)) => {
                             t.count = n;
                             ready.push(ti);
@@ -288,13 +287,10 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
                             let p = &t.sc.points[pi].label;
                             progress.say(&format!("{w}: {p} not applicable"));
                         }
-                        Err(e) => {
-                            progress.say(&format!("{w}: {e}"));
-                            notes.push(format!("{name} / {}: {e}", r.entry.name));
-                            r.running = None; // restarted for the next scenario
-                        }
+                        Err(_) => {}
                     }
-                    spent.push((r.entry.name.clone(), name, began.elapsed().as_secs_f64()));
+                    let log = (&mut progress, &mut notes, &mut spent);
+                    end_step(r, name, &w, began, warmed.map(drop), log);
                 }
                 for rep in 1..=opts.repeats {
                     // Each repeat starts one contestant further on, so nobody always runs
@@ -308,16 +304,9 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
                         }
                         let began = std::time::Instant::now();
                         let w = what(r);
-                        let ctx = Ctx {
-                            sc: &t.sc,
-                            contestant: &r.entry.name,
-                            placement: &label,
-                            repeats: opts.repeats,
-                            addr: &addr,
-                            what: &w,
-                        };
+                        let ctx = setting.ctx(&t.sc, &r.entry.name, &w);
                         let c = r.running.as_mut().expect("checked above");
-                        if let Err(e) = timed_repeat(
+                        let timed = timed_repeat(
                             &ctx,
                             pi,
                             rep,
@@ -325,12 +314,9 @@ pub fn run(g: &Globals, args: &[String]) -> i32 {
                             c.as_mut(),
                             &mut progress,
                             &mut samples,
-                        ) {
-                            progress.say(&format!("{w}: {e}"));
-                            notes.push(format!("{name} / {}: {e}", r.entry.name));
-                            r.running = None;
-                        }
-                        spent.push((r.entry.name.clone(), name, began.elapsed().as_secs_f64()));
+                        );
+                        let log = (&mut progress, &mut notes, &mut spent);
+                        end_step(r, name, &w, began, timed, log);
                     }
                 }
                 // A contestant that failed sits out the rest of the scenario.
@@ -425,6 +411,58 @@ struct Ctx<'a> {
     repeats: u32,
     addr: &'a str,
     what: &'a str,
+}
+
+/// What every contestant's [`Ctx`] in a placement group shares.
+struct Setting<'a> {
+    placement: &'a str,
+    repeats: u32,
+    addr: &'a str,
+}
+
+impl Setting<'_> {
+    /// The context of `contestant`'s step in scenario `sc`, shown as `what`.
+    fn ctx<'b>(&'b self, sc: &'b Scenario, contestant: &'b str, what: &'b str) -> Ctx<'b> {
+        Ctx {
+            sc,
+            contestant,
+            placement: self.placement,
+            repeats: self.repeats,
+            addr: self.addr,
+            what,
+        }
+    }
+}
+
+/// Where a step is accounted for: the progress display, the run's notes, and the time spent
+/// per contestant and scenario.
+type Log<'a> = (
+    &'a mut Progress,
+    &'a mut Vec<String>,
+    &'a mut Vec<(String, &'static str, f64)>,
+);
+
+/// Ends one step of `r`'s turn in `scenario` (begun at `began`, shown as `what`): its time
+/// is added to the time spent; an error is reported and noted, and stops the contestant (it
+/// is started again for the next scenario).
+fn end_step(
+    r: &mut Runner,
+    scenario: &'static str,
+    what: &str,
+    began: std::time::Instant,
+    result: Result<(), String>,
+    (progress, notes, spent): Log,
+) {
+    if let Err(e) = result {
+        progress.say(&format!("{what}: {e}"));
+        notes.push(format!("{scenario} / {}: {e}", r.entry.name));
+        r.running = None;
+    }
+    spent.push((
+        r.entry.name.clone(),
+        scenario,
+        began.elapsed().as_secs_f64(),
+    ));
 }
 
 /// The answer, or `None` when the contestant cannot do the work.

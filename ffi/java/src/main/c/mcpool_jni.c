@@ -702,9 +702,13 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         goto out;
     }
     mcpool_status failed = MCPOOL_OK;
+    /* Hits in the arena may all be empty values: the packed array exists (if empty) whenever
+     * one span points into it. */
+    int in_arena = 0;
     for (size_t i = 0; i < un; i++) {
         if (statuses[i] == MCPOOL_OK) {
             m.hits++;
+            in_arena |= m.off[i] >= 0;
         } else {
             if (m.off[i] == -2) (*env)->SetObjectArrayElement(env, vals, (jsize)i, NULL);
             m.off[i] = -1; /* not delivered (or broken after allocation): not a hit */
@@ -715,21 +719,18 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         throw_status(env, failed); /* the message is the first failure's (the last error) */
         goto out;
     }
-    /* Hits in the arena may all be empty values: the packed array exists (if empty) whenever
-     * one span points into it. */
-    int in_arena = m.arena_len > 0;
-    for (size_t i = 0; i < un && !in_arena; i++) in_arena = m.off[i] >= 0;
     if (in_arena) {
         packed = (*env)->NewByteArray(env, (jsize)m.arena_len);
         if (packed == NULL) goto out;
         (*env)->SetByteArrayRegion(env, packed, 0, (jsize)m.arena_len, (const jbyte *)m.arena);
     }
+    /* spans: the n offsets, then the n lengths (m.len follows m.off in the block); -1 for
+     * values not in the arena (misses, and large values already in vals[i]). */
     for (size_t i = 0; i < un; i++) {
-        if (m.off[i] == -2) m.off[i] = -1; /* in vals[i] already */
-    }
-    /* spans: the n offsets, then the n lengths (m.len follows m.off in the block). */
-    for (size_t i = 0; i < un; i++) {
-        if (m.off[i] < 0) m.len[i] = 0;
+        if (m.off[i] < 0) {
+            m.off[i] = -1;
+            m.len[i] = 0;
+        }
     }
     (*env)->SetIntArrayRegion(env, spans, 0, 2 * n, (const jint *)m.off);
     (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)m.flags);
