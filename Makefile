@@ -4,18 +4,25 @@ PREFIX ?= /usr/local
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
+# `make` alone builds the libraries and the CLI (the included test.mk files define targets too).
+.DEFAULT_GOAL := all
+
 TEST_TARGETS :=
 # Each binding adds its own test target (ffi/*/test.mk: TEST_TARGETS += test-xyz).
 -include ffi/*/test.mk
 
-.PHONY: all deps lib test test-rust test-fuzz test-deny bench install
-all: lib
+.PHONY: all deps lib cli test test-rust test-fuzz test-deny bench install
+all: lib cli
 
 deps:
 	scripts/install-deps.sh
 
 lib:
 	$(CARGO) build --release --lib
+
+# The `mcpool` command-line tool: target/release/mcpool.
+cli:
+	$(CARGO) build --release --bin mcpool
 
 test: deps test-rust test-fuzz test-deny $(TEST_TARGETS)
 	@echo "make test: all suites passed"
