@@ -768,11 +768,12 @@ static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
         mcpool_server_results_count(r, i, &count);
         char num[32];
         snprintf(num, sizeof num, "%zu", count);
-        jbyteArray parts[4] = {new_bytes(env, label, len), new_bytes(env, sname, strlen(sname)),
-                               new_bytes(env, err, err_len), new_bytes(env, num, strlen(num))};
+        const char *texts[4] = {label, sname, err, num};
+        size_t lens[4] = {len, strlen(sname), err_len, strlen(num)};
         for (int p = 0; p < 4; p++) {
-            if (parts[p] == NULL) break; /* an exception is pending: checked below */
-            (*env)->SetObjectArrayElement(env, out, pos++, parts[p]);
+            jbyteArray part = new_bytes(env, texts[p], lens[p]);
+            if (part == NULL) break; /* an exception is pending: checked below */
+            (*env)->SetObjectArrayElement(env, out, pos++, part);
         }
         (*env)->PopLocalFrame(env, NULL);
         if ((*env)->ExceptionCheck(env)) return NULL;
