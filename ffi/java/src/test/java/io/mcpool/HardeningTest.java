@@ -93,6 +93,27 @@ public class HardeningTest {
         }
     }
 
+    /** The value of a key of any bytes as memcached holds it: a meta get with the key in
+     * base64 ({@code mg <base64> b v}), or null on a miss. */
+    static byte[] rawMetaGet(byte[] key) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", server.port), 2000);
+            s.setSoTimeout(5000);
+            String req = "mg " + java.util.Base64.getEncoder().encodeToString(key) + " b v\r\n";
+            s.getOutputStream().write(req.getBytes(StandardCharsets.US_ASCII));
+            InputStream in = s.getInputStream();
+            String header = line(in);
+            if (header.equals("EN")) return null;
+            String[] parts = header.split(" ");
+            assertEquals(header, "VA", parts[0]);
+            int len = Integer.parseInt(parts[1]);
+            byte[] data = in.readNBytes(len);
+            assertEquals(len, data.length);
+            assertEquals("", line(in));
+            return data;
+        }
+    }
+
     /** One \r\n-terminated line, decoded as ISO-8859-1 (so every byte is one char). */
     static String line(InputStream in) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
@@ -276,6 +297,25 @@ public class HardeningTest {
         assertEquals(NON_BMP_AND_NUL, whalin.get("u11:whalin").toString());
         assertArrayEquals(NON_BMP_AND_NUL_UTF8, rawGet("u11%3Awhalin".getBytes(StandardCharsets.US_ASCII))); // URL-encoded, as Whalin
         assertNull(rawGet("u11:whalin".getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    /** Keys with NUL and a character outside the BMP (meta and binary allow any bytes): the
+     * key memcached holds is exactly the key's UTF-8, whichever protocol wrote it. */
+    @Test
+    public void item11NulAndNonBmpKeysAreTheirRealUtf8Bytes() throws Exception {
+        String k = "u11:nul\u0000key \ud83d\ude00";
+        byte[] utf8 = {'u', '1', '1', ':', 'n', 'u', 'l', 0, 'k', 'e', 'y', ' ', (byte) 0xF0, (byte) 0x9F, (byte) 0x98, (byte) 0x80};
+        try (Mcpool meta = Mcpool.builder().servers(server.addr()).protocol("meta").build();
+             Mcpool binary = Mcpool.builder().servers(server.addr()).protocol("binary").build()) {
+            assertTrue(meta.set(k, "written by meta"));
+            assertArrayEquals("written by meta".getBytes(StandardCharsets.US_ASCII), rawMetaGet(utf8));
+            assertEquals("written by meta", binary.get(k));
+            assertTrue(binary.set(k, "written by binary"));
+            assertArrayEquals("written by binary".getBytes(StandardCharsets.US_ASCII), rawMetaGet(utf8));
+            assertEquals("written by binary", meta.getMulti(k).get(k));
+        }
+        // The text protocol cannot carry it: refused by the core, never mangled.
+        assertEquals("MCPOOL_INVALID_KEY", refused("text", () -> mc.set(k, "x")).statusName());
     }
 
     @Test
