@@ -7,7 +7,11 @@
  *    thrown as an io.mcpool exception carrying the status and mcpool's last error message;
  *  - keys and values are copied out of Java arrays (GetByteArrayRegion) before any I/O, so no
  *    array is pinned and no critical region is held while a socket blocks;
- *  - loops that create Java objects delete each local reference before the next one.
+ *  - loops that create Java objects delete each local reference before the next one;
+ *  - text crosses as UTF-8 byte[] both ways (Java encodes and decodes it: io.mcpool.Utf8),
+ *    never as a jstring: GetStringUTFChars/NewStringUTF speak modified UTF-8 (NUL as C0 80,
+ *    characters outside the BMP as two three-byte surrogates), not the UTF-8 the core reads
+ *    and writes. Only mcpool_version and mcpool_status_name, static ASCII, become jstrings.
  *
  * The hot calls (store, get, delete, getMulti) keep JNI round trips to a minimum: lengths come
  * from Java (no GetArrayLength), keys and small values are copied to the stack (one
@@ -35,7 +39,7 @@
 #define ARENA_STACK 8192
 
 static jclass cls_client_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
-static jclass cls_string, cls_oom;
+static jclass cls_byte_array, cls_oom;
 static jmethodID ctor_client_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
     ctor_mcpool_exc;
 
@@ -69,9 +73,9 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
             (*env)->GetMethodID(env, *table[i].cls, "<init>", "(ILjava/lang/String;Ljava/lang/String;)V");
         if (*table[i].ctor == NULL) return JNI_ERR;
     }
-    cls_string = global_class(env, "java/lang/String");
+    cls_byte_array = global_class(env, "[B");
     cls_oom = global_class(env, "java/lang/OutOfMemoryError");
-    if (cls_string == NULL || cls_oom == NULL) return JNI_ERR;
+    if (cls_byte_array == NULL || cls_oom == NULL) return JNI_ERR;
     return JNI_VERSION_1_8;
 }
 
@@ -187,29 +191,16 @@ static void bytes_release(bytes_t *b) {
     if (b->heap) free(b->ptr);
 }
 
-/* A Java String as UTF-8 bytes (GetStringUTFRegion gives modified UTF-8, which equals UTF-8
- * for the ASCII names and addresses passed here). */
-static char *string_get(JNIEnv *env, jstring s, size_t *len) {
-    if (s == NULL) {
-        *len = 0;
+/* Text from the core (UTF-8, len bytes, may hold any byte) as a Java byte[] for Java to
+ * decode; NULL with an exception pending if Java could not make it. */
+static jbyteArray new_bytes(JNIEnv *env, const char *p, size_t len) {
+    if (len > (size_t)INT32_MAX) {
+        throw_oom(env, "mcpool: text larger than a Java array");
         return NULL;
     }
-    jsize chars = (*env)->GetStringLength(env, s);
-    jsize n = (*env)->GetStringUTFLength(env, s);
-    char *buf = malloc((size_t)n + 1);
-    if (buf == NULL) {
-        throw_oom(env, "mcpool: copying a string");
-        return NULL;
-    }
-    (*env)->GetStringUTFRegion(env, s, 0, chars, buf);
-    buf[n] = 0;
-    *len = (size_t)n;
-    return buf;
-}
-
-static jstring new_utf8(JNIEnv *env, const char *p, size_t len) {
-    (void)len;
-    return (*env)->NewStringUTF(env, p);
+    jbyteArray out = (*env)->NewByteArray(env, (jsize)len);
+    if (out != NULL && len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)p);
+    return out;
 }
 
 #define CLIENT(h) ((const mcpool_client *)(intptr_t)(h))
@@ -246,24 +237,28 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_configFree(JNIEnv *env, jclass cls,
     mcpool_config_free(CONFIG(cfg));
 }
 
+/* addr: UTF-8 bytes (Java refuses negative weights before calling). */
 JNIEXPORT void JNICALL Java_io_mcpool_Native_configAddServer(JNIEnv *env, jclass cls, jlong cfg,
-                                                             jstring addr, jint weight) {
+                                                             jbyteArray addr, jint weight) {
     (void)cls;
-    size_t len;
-    char *a = string_get(env, addr, &len);
-    if (a == NULL && addr != NULL) return;
-    mcpool_status st = mcpool_config_add_server(CONFIG(cfg), a, len, (uint32_t)weight);
-    free(a);
+    uint8_t stack[KEY_STACK];
+    bytes_t a;
+    if (!bytes_get(env, addr, stack, sizeof stack, &a)) return;
+    mcpool_status st = mcpool_config_add_server(CONFIG(cfg), (const char *)a.ptr, a.len, (uint32_t)weight);
+    bytes_release(&a);
     answer(env, st);
 }
 
-/* Named options: 0 distribution, 1 failover, 2 compression format, 3 protocol. */
+/* Named options (value: UTF-8 bytes): 0 distribution, 1 failover, 2 compression format,
+ * 3 protocol. */
 JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetName(JNIEnv *env, jclass cls, jlong cfg,
-                                                           jint which, jstring value) {
+                                                           jint which, jbyteArray value) {
     (void)cls;
-    size_t len;
-    char *v = string_get(env, value, &len);
-    if (v == NULL && value != NULL) return;
+    uint8_t stack[KEY_STACK];
+    bytes_t b;
+    if (!bytes_get(env, value, stack, sizeof stack, &b)) return;
+    const char *v = (const char *)b.ptr;
+    size_t len = b.len;
     mcpool_status st;
     switch (which) {
     case 0: st = mcpool_config_set_distribution(CONFIG(cfg), v, len); break;
@@ -272,7 +267,7 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetName(JNIEnv *env, jclass c
     case 3: st = mcpool_config_set_protocol(CONFIG(cfg), v, len); break;
     default: st = MCPOOL_INVALID_ARGUMENT;
     }
-    free(v);
+    bytes_release(&b);
     answer(env, st);
 }
 
@@ -360,8 +355,8 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverCount(JNIEnv *env, jclass cls
     return (jint)n;
 }
 
-JNIEXPORT jstring JNICALL Java_io_mcpool_Native_serverLabel(JNIEnv *env, jclass cls, jlong h,
-                                                            jint index) {
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_serverLabel(JNIEnv *env, jclass cls, jlong h,
+                                                               jint index) {
     (void)cls;
     const char *label = NULL;
     size_t len = 0;
@@ -370,7 +365,7 @@ JNIEXPORT jstring JNICALL Java_io_mcpool_Native_serverLabel(JNIEnv *env, jclass 
         throw_status(env, st);
         return NULL;
     }
-    return new_utf8(env, label, len);
+    return new_bytes(env, label, len);
 }
 
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverFor(JNIEnv *env, jclass cls, jlong h,
@@ -748,8 +743,8 @@ out:
 }
 
 /* Statistics (group NULL: general; "items", "slabs", ...) or, with version set, versions.
- * Flattened for Java: for each server, label, status name ("MCPOOL_OK" when it answered),
- * error message, pair count, then name, value, name, value, ... */
+ * Flattened for Java as byte[]s of UTF-8: for each server, label, status name ("MCPOOL_OK"
+ * when it answered), error message, pair count (decimal), then name, value, name, value, ... */
 static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
     size_t servers = mcpool_server_results_len(r);
     size_t total = 0;
@@ -758,7 +753,7 @@ static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
         mcpool_server_results_count(r, i, &count);
         total += 4 + 2 * count;
     }
-    jobjectArray out = (*env)->NewObjectArray(env, (jsize)total, cls_string, NULL);
+    jobjectArray out = (*env)->NewObjectArray(env, (jsize)total, cls_byte_array, NULL);
     if (out == NULL) return NULL;
     jsize pos = 0;
     for (size_t i = 0; i < servers; i++) {
@@ -768,21 +763,26 @@ static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
         mcpool_server_results_label(r, i, &label, &len);
         mcpool_status st = mcpool_server_results_status(r, i);
         const char *err = st == MCPOOL_OK ? "" : mcpool_last_error_message();
+        size_t err_len = st == MCPOOL_OK ? 0 : mcpool_last_error_length();
+        const char *sname = mcpool_status_name((uint32_t)st);
         mcpool_server_results_count(r, i, &count);
         char num[32];
         snprintf(num, sizeof num, "%zu", count);
-        (*env)->SetObjectArrayElement(env, out, pos++, new_utf8(env, label, len));
-        (*env)->SetObjectArrayElement(env, out, pos++,
-                                      (*env)->NewStringUTF(env, mcpool_status_name((uint32_t)st)));
-        (*env)->SetObjectArrayElement(env, out, pos++, (*env)->NewStringUTF(env, err));
-        (*env)->SetObjectArrayElement(env, out, pos++, (*env)->NewStringUTF(env, num));
+        const char *texts[4] = {label, sname, err, num};
+        size_t lens[4] = {len, strlen(sname), err_len, strlen(num)};
+        for (int p = 0; p < 4; p++) {
+            jbyteArray part = new_bytes(env, texts[p], lens[p]);
+            if (part == NULL) break; /* an exception is pending: checked below */
+            (*env)->SetObjectArrayElement(env, out, pos++, part);
+        }
         (*env)->PopLocalFrame(env, NULL);
+        if ((*env)->ExceptionCheck(env)) return NULL;
         for (size_t e = 0; e < count; e++) {
             const char *name = "", *value = "";
             size_t nl = 0, vl = 0;
             mcpool_server_results_entry(r, i, e, &name, &nl, &value, &vl);
-            jstring jn = new_utf8(env, name, nl);
-            jstring jv = new_utf8(env, value, vl);
+            jbyteArray jn = new_bytes(env, name, nl);
+            jbyteArray jv = jn == NULL ? NULL : new_bytes(env, value, vl);
             if (jn == NULL || jv == NULL) return NULL;
             (*env)->SetObjectArrayElement(env, out, pos++, jn);
             (*env)->SetObjectArrayElement(env, out, pos++, jv);
@@ -795,18 +795,18 @@ static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
 }
 
 JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_stats(JNIEnv *env, jclass cls, jlong h,
-                                                           jstring group, jboolean version) {
+                                                           jbyteArray group, jboolean version) {
     (void)cls;
     mcpool_server_results *r = NULL;
     mcpool_status st;
     if (version) {
         st = mcpool_client_version(CLIENT(h), &r);
     } else {
-        size_t len = 0;
-        char *g = string_get(env, group, &len);
-        if (g == NULL && group != NULL) return NULL;
-        st = mcpool_client_stats(CLIENT(h), g, len, &r);
-        free(g);
+        uint8_t stack[KEY_STACK];
+        bytes_t g;
+        if (!bytes_get(env, group, stack, sizeof stack, &g)) return NULL;
+        st = mcpool_client_stats(CLIENT(h), (const char *)g.ptr, g.len, &r);
+        bytes_release(&g);
     }
     if (st != MCPOOL_OK) {
         throw_status(env, st);

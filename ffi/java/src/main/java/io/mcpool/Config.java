@@ -30,14 +30,54 @@ final class Config implements Cloneable {
         return c;
     }
 
-    /** Builds the native client; the native configuration is freed before returning. */
+    /** What each OPT_* number is called in {@link Mcpool.Builder}, for messages. */
+    static String optionName(int which) {
+        String[] names = {"minIdle", "maxConnections", "idleTimeoutMillis", "maxLifetimeMillis",
+            "connectTimeoutMillis", "ioTimeoutMillis", "poolTimeoutMillis", "noDelay", "testOnCheckOut",
+            "failureLimit", "retryTimeoutMillis", "retryTimeoutMaxMillis", "compression",
+            "compressionThreshold", "sanitizeKeys", "maxValueSize", "maxDecompressedSize"};
+        return which >= 0 && which < names.length ? names[which] : "option " + which;
+    }
+
+    static String nameOption(int which) {
+        String[] names = {"distribution", "failover", "compressionFormat", "protocol"};
+        return which >= 0 && which < names.length ? names[which] : "option " + which;
+    }
+
+    private static ClientException invalid(String message) {
+        return new ClientException(Utf8.INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", message);
+    }
+
+    /**
+     * Refuses what the native side would misread, before any native call: a negative weight
+     * (it would become 2^32 - 1 as the C ABI's unsigned weight), a negative number (C's
+     * unsigned sizes and milliseconds), a null or unencodable string. Text is passed to the C
+     * side as strict UTF-8 bytes ({@link Utf8}), never as JNI's modified UTF-8.
+     */
     long buildClient() {
+        byte[][] addrs = new byte[servers.size()][];
+        for (int i = 0; i < servers.size(); i++) {
+            int w = weights.get(i);
+            if (w < 0) {
+                throw invalid("server " + servers.get(i) + ": weight " + w + " is negative (weights start at 1)");
+            }
+            addrs[i] = Utf8.text(servers.get(i), "server address");
+        }
+        Map<Integer, byte[]> texts = new LinkedHashMap<>();
+        for (Map.Entry<Integer, String> e : names.entrySet()) {
+            texts.put(e.getKey(), Utf8.text(e.getValue(), nameOption(e.getKey())));
+        }
+        for (Map.Entry<Integer, Long> e : numbers.entrySet()) {
+            if (e.getValue() < 0) {
+                throw invalid(optionName(e.getKey()) + " " + e.getValue() + " is negative");
+            }
+        }
         long cfg = Native.configNew();
         try {
-            for (int i = 0; i < servers.size(); i++) {
-                Native.configAddServer(cfg, servers.get(i), weights.get(i));
+            for (int i = 0; i < addrs.length; i++) {
+                Native.configAddServer(cfg, addrs[i], weights.get(i));
             }
-            for (Map.Entry<Integer, String> e : names.entrySet()) {
+            for (Map.Entry<Integer, byte[]> e : texts.entrySet()) {
                 Native.configSetName(cfg, e.getKey(), e.getValue());
             }
             for (Map.Entry<Integer, Long> e : numbers.entrySet()) {

@@ -1,6 +1,5 @@
 package io.mcpool;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -20,9 +19,13 @@ import java.util.OptionalLong;
  * }
  * }</pre>
  *
- * Keys are Java Strings sent as UTF-8. Errors are {@link McpoolException}s (see there);
- * misses and stores that did not happen are answers: null, false, an empty OptionalLong.
- * A null key is a {@link ClientException}.
+ * Keys are Java Strings sent as UTF-8 (characters outside the BMP as their four UTF-8 bytes).
+ * A key with an unpaired surrogate has no UTF-8 form and is refused with a
+ * {@link ClientException} (MCPOOL_INVALID_KEY), never sent with {@code ?} in its place; so are
+ * String values with one (the transcoders refuse them). Errors are {@link McpoolException}s
+ * (see there); misses and stores that did not happen are answers: null, false, an empty
+ * OptionalLong. A null key, key collection, value or setting is a {@link ClientException}
+ * (MCPOOL_INVALID_ARGUMENT), never a NullPointerException.
  */
 public final class Mcpool implements AutoCloseable {
     final NativeClient nc;
@@ -49,11 +52,15 @@ public final class Mcpool implements AutoCloseable {
 
         /** Servers, {@code host:port}, weight 1 each. Order decides placement. */
         public Builder servers(String... addrs) {
+            notNull(addrs, "servers");
             for (String a : addrs) server(a, 1);
             return this;
         }
 
+        /** A server with a placement weight (at least 1; a negative weight is refused by
+         * {@link #build()} with a {@link ClientException}). */
         public Builder server(String addr, int weight) {
+            notNull(addr, "server address");
             cfg.servers.add(addr);
             cfg.weights.add(weight);
             return this;
@@ -62,24 +69,28 @@ public final class Mcpool implements AutoCloseable {
         /** Placement profile, e.g. {@code whalin-native}, {@code spymemcached-ketama}
          * (default {@code cache-memcached}). */
         public Builder distribution(String name) {
+            notNull(name, "distribution");
             cfg.names.put(Native.NAME_DISTRIBUTION, name);
             return this;
         }
 
         /** {@code fail-fast} (default), {@code rehash} or {@code eject}. */
         public Builder failover(String name) {
+            notNull(name, "failover");
             cfg.names.put(Native.NAME_FAILOVER, name);
             return this;
         }
 
         /** {@code text} (default), {@code meta} or {@code binary}. */
         public Builder protocol(String name) {
+            notNull(name, "protocol");
             cfg.names.put(Native.NAME_PROTOCOL, name);
             return this;
         }
 
         /** {@code gzip} (default, flag 2: Whalin, spymemcached) or {@code zlib} (flag 8). */
         public Builder compressionFormat(String name) {
+            notNull(name, "compressionFormat");
             cfg.names.put(Native.NAME_COMPRESSION_FORMAT, name);
             return this;
         }
@@ -107,8 +118,9 @@ public final class Mcpool implements AutoCloseable {
             return this;
         }
 
+        /** Prepended to every key (as UTF-8; unpaired surrogates are refused). */
         public Builder keyPrefix(String prefix) {
-            cfg.keyPrefix = prefix.getBytes(StandardCharsets.UTF_8);
+            cfg.keyPrefix = Utf8.text(prefix, "key prefix");
             return this;
         }
 
@@ -168,6 +180,7 @@ public final class Mcpool implements AutoCloseable {
 
         /** How values map to bytes and flags (default {@link WhalinTranscoder}). */
         public Builder transcoder(Transcoder tc) {
+            notNull(tc, "transcoder");
             this.tc = tc;
             return this;
         }
@@ -181,18 +194,29 @@ public final class Mcpool implements AutoCloseable {
     // ---------------------------------------------------------------------------------------
     // Internals shared with MemCachedClient (which brings its own transcoder)
 
+    /** A key's bytes: strict UTF-8 ({@link Utf8#key}); null or an unpaired surrogate is a
+     * {@link ClientException}. Every key of both APIs goes through here. */
     static byte[] key(String key) {
-        if (key == null) throw new ClientException(100, "MCPOOL_INVALID_ARGUMENT", "null key");
-        return key.getBytes(StandardCharsets.UTF_8);
+        return Utf8.key(key);
+    }
+
+    /** A null argument is a {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming it. */
+    static void notNull(Object o, String what) {
+        if (o == null) throw new ClientException(Utf8.INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", what + " is null");
     }
 
     int store(Transcoder t, int op, String key, Object value, int ttl, long cas) {
         byte[] k = key(key);
         CachedData d = t.encode(value);
+        if (d == null || d.data == null) {
+            throw new ClientException("the transcoder " + t.getClass().getName() + " encoded a "
+                + (value == null ? "null" : value.getClass().getName()) + " as null", null);
+        }
         return storeRaw(op, k, d.data, d.flags, ttl, cas);
     }
 
     int storeRaw(int op, byte[] k, byte[] data, int flags, int ttl, long cas) {
+        notNull(data, "value");
         long h = nc.acquire();
         try {
             return Native.store(h, op, k, k.length, data, data == null ? 0 : data.length, flags, ttl, cas);
@@ -229,14 +253,18 @@ public final class Mcpool implements AutoCloseable {
         Object[] vals = new Object[n];
         if (n == 0) return vals;
         byte[][] ks = new byte[n][];
-        int total = 0;
+        long total = 0;
         int[] lens = new int[n];
         for (int i = 0; i < n; i++) {
             ks[i] = key(keys[i]);
             lens[i] = ks[i].length;
             total += lens[i];
         }
-        byte[] blob = new byte[total];
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new ClientException(Utf8.INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT",
+                "the keys of a multi-get add up to " + total + " bytes, more than a Java array holds");
+        }
+        byte[] blob = new byte[(int) total];
         int off = 0;
         for (int i = 0; i < n; i++) {
             System.arraycopy(ks[i], 0, blob, off, lens[i]);
@@ -274,21 +302,22 @@ public final class Mcpool implements AutoCloseable {
     }
 
     Map<String, Map<String, String>> serverResults(String group, boolean version) {
-        String[] flat;
+        byte[] g = group == null ? null : Utf8.text(group, "statistics group");
+        byte[][] flat;
         long h = nc.acquire();
         try {
-            flat = Native.stats(h, group, version);
+            flat = Native.stats(h, g, version);
         } finally {
             nc.release();
         }
         Map<String, Map<String, String>> out = new LinkedHashMap<>();
         int i = 0;
         while (i < flat.length) {
-            String label = flat[i], status = flat[i + 1];
-            int count = Integer.parseInt(flat[i + 3]);
+            String label = Utf8.decode(flat[i]), status = Utf8.decode(flat[i + 1]);
+            int count = Integer.parseInt(Utf8.decode(flat[i + 3]));
             i += 4;
             Map<String, String> pairs = new LinkedHashMap<>();
-            for (int e = 0; e < count; e++, i += 2) pairs.put(flat[i], flat[i + 1]);
+            for (int e = 0; e < count; e++, i += 2) pairs.put(Utf8.decode(flat[i]), Utf8.decode(flat[i + 1]));
             if ("MCPOOL_OK".equals(status)) out.put(label, pairs);
         }
         return out;
@@ -342,6 +371,7 @@ public final class Mcpool implements AutoCloseable {
 
     /** The hits among keys (one round trip per server), in key order. */
     public Map<String, Object> getMulti(Collection<String> keys) {
+        notNull(keys, "key collection");
         String[] ks = keys.toArray(new String[0]);
         return hits(ks, getMultiArray(tc, ks));
     }
@@ -356,6 +386,7 @@ public final class Mcpool implements AutoCloseable {
     }
 
     public Map<String, Object> getMulti(String... keys) {
+        notNull(keys, "key array");
         return getMulti(Arrays.asList(keys));
     }
 
@@ -428,7 +459,8 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** Statistics per server ("host:port" → name → value); group null for the general ones,
-     * or "items", "slabs", "settings", ... Servers that failed are left out. */
+     * or "items", "slabs", "settings", ... Servers that failed are left out. Names and values
+     * are decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD). */
     public Map<String, Map<String, String>> stats(String group) {
         return serverResults(group, false);
     }
@@ -446,7 +478,7 @@ public final class Mcpool implements AutoCloseable {
         try {
             int n = Native.serverCount(h);
             String[] s = new String[n];
-            for (int i = 0; i < n; i++) s[i] = Native.serverLabel(h, i);
+            for (int i = 0; i < n; i++) s[i] = Utf8.decode(Native.serverLabel(h, i));
             return Arrays.asList(s);
         } finally {
             nc.release();

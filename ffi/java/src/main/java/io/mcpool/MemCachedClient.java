@@ -14,7 +14,10 @@ import java.util.Set;
  * <p>Differences from Whalin, on purpose:
  * <ul>
  * <li>Errors are thrown ({@link McpoolException}: {@link ClientException} for a null or invalid
- *     key, a value that cannot be encoded, a pool that is not initialized;
+ *     key, a null key array or argument (never a NullPointerException), a key or String value
+ *     with an unpaired surrogate (it has no UTF-8 form; Whalin sent {@code ?} in its place, so
+ *     {@code "a\ud800"} and {@code "a?"} were one key), a value that cannot be encoded, a pool
+ *     that is not initialized;
  *     {@link ConnectionException}, {@link TimeoutException}, {@link ServerException} for the
  *     server and the network) instead of being logged and turned into false/null. Misses and
  *     stores that did not happen are still false/null/-1.</li>
@@ -223,7 +226,10 @@ public class MemCachedClient {
         return mc().storeRaw(Native.OP_SET, Mcpool.key(key), d.data, d.flags, 0, 0) == Native.OK;
     }
 
-    public boolean storeCounter(String key, Long counter) { return storeCounter(key, counter.longValue()); }
+    public boolean storeCounter(String key, Long counter) {
+        Mcpool.notNull(counter, "counter");
+        return storeCounter(key, counter.longValue());
+    }
 
     /** The counter's value, or -1 when missing or not a number. */
     public long getCounter(String key) {

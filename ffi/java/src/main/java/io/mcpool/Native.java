@@ -40,13 +40,17 @@ final class Native {
         return new String(b, StandardCharsets.UTF_8);
     }
 
+    // Text crosses JNI as UTF-8 byte[] (Utf8.text / Utf8.decode), never as a jstring: JNI's
+    // string functions speak modified UTF-8 (NUL as C0 80, characters outside the BMP as two
+    // three-byte surrogates), which is not the UTF-8 the core reads and writes.
+
     static native String version();
     static native String statusName(int status);
 
     static native long configNew();
     static native void configFree(long cfg);
-    static native void configAddServer(long cfg, String addr, int weight);
-    static native void configSetName(long cfg, int which, String value);
+    static native void configAddServer(long cfg, byte[] addr, int weight);
+    static native void configSetName(long cfg, int which, byte[] value);
     static native void configSetNumber(long cfg, int which, long value);
     static native void configSetRatio(long cfg, double ratio);
     static native void configSetKeyPrefix(long cfg, byte[] prefix);
@@ -54,7 +58,7 @@ final class Native {
     static native long clientNew(long cfg);
     static native void clientFree(long client);
     static native int serverCount(long client);
-    static native String serverLabel(long client, int index);
+    static native byte[] serverLabel(long client, int index);
     static native int serverFor(long client, byte[] key);
 
     // The hot calls take the arrays' lengths from Java (one JNI call fewer per array).
@@ -74,5 +78,7 @@ final class Native {
      */
     static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, Object[] vals,
                                   int[] flags, long[] cas, int[] spans);
-    static native String[] stats(long client, String group, boolean version);
+    /** Per server: label, status name, error message, pair count (decimal), then the pairs;
+     * every entry UTF-8. group null: the general statistics. */
+    static native byte[][] stats(long client, byte[] group, boolean version);
 }

@@ -20,7 +20,8 @@ import java.util.Map;
  * <table>
  * <caption>how the settings map onto the core</caption>
  * <tr><th>setter</th><th>core setting</th><th>default here (Whalin's)</th></tr>
- * <tr><td>setServers / setWeights</td><td>servers in order, placement weights</td><td>weight 1</td></tr>
+ * <tr><td>setServers / setWeights</td><td>servers in order, placement weights (at least 1; a null
+ *     weight is 1; {@link #initialize()} refuses a weight below 1)</td><td>weight 1</td></tr>
  * <tr><td>setInitConn / setMinConn</td><td>min idle per server (the larger, at most maxConn)</td><td>1 / 1</td></tr>
  * <tr><td>setMaxConn</td><td>max connections per server</td><td>10</td></tr>
  * <tr><td>setMaxIdle (ms)</td><td>idle timeout</td><td>300000</td></tr>
@@ -72,6 +73,7 @@ public class SockIOPool {
 
     /** The pool of this name, created (unconfigured) on first use. */
     public static SockIOPool getInstance(String poolName) {
+        Mcpool.notNull(poolName, "pool name");
         synchronized (POOLS) {
             return POOLS.computeIfAbsent(poolName, SockIOPool::new);
         }
@@ -130,7 +132,9 @@ public class SockIOPool {
     }
 
     /** Builds the pool's native client (it opens initConn connections per server in the
-     * background). Throws {@link ClientException} for an unusable configuration. */
+     * background). Throws {@link ClientException} for an unusable configuration: no servers,
+     * a null server, a count of weights that differs from the servers', a weight below 1
+     * (a negative one would otherwise become 2^32 - 1 in the core). */
     public synchronized void initialize() {
         if (initialized) return;
         if (servers == null || servers.length == 0) {
@@ -139,6 +143,15 @@ public class SockIOPool {
         if (weights != null && weights.length != servers.length) {
             throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": " + weights.length
                 + " weights for " + servers.length + " servers");
+        }
+        for (int i = 0; i < servers.length; i++) {
+            if (servers[i] == null) {
+                throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": server " + i + " is null");
+            }
+            if (weights != null && weights[i] != null && weights[i] < 1) {
+                throw new ClientException(100, "MCPOOL_INVALID_ARGUMENT", "pool " + name + ": server "
+                    + servers[i] + " has weight " + weights[i] + " (weights start at 1)");
+            }
         }
         client(true, MemCachedClient.DEFAULT_COMPRESS_THRESHOLD, true);
         initialized = true;

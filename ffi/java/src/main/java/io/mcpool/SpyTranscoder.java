@@ -44,7 +44,7 @@ public final class SpyTranscoder implements Transcoder {
     @Override
     public CachedData encode(Object v) {
         if (v == null) throw new ClientException("cannot store null", null);
-        if (v instanceof String) return new CachedData(((String) v).getBytes(StandardCharsets.UTF_8), 0);
+        if (v instanceof String) return new CachedData(Utf8.value((String) v), 0);
         if (v instanceof byte[]) return new CachedData((byte[]) v, SPECIAL_BYTEARRAY);
         if (v instanceof Long) return new CachedData(Bytes.packed((Long) v), SPECIAL_LONG);
         if (v instanceof Integer) return new CachedData(Bytes.packed(((Integer) v) & 0xffffffffL), SPECIAL_INT);
@@ -59,6 +59,7 @@ public final class SpyTranscoder implements Transcoder {
 
     @Override
     public Object decode(byte[] b, int flags) {
+        Mcpool.notNull(b, "data");
         if ((flags & SERIALIZED) != 0) {
             if (!allowSerializable) throw Serialization.refused("a serialized Java object (flag 1) was read");
             return Serialization.deserialize(b, loader);

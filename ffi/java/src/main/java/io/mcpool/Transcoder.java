@@ -9,6 +9,13 @@ package io.mcpool;
  * the default) and {@link SpyTranscoder} (spymemcached's SerializingTranscoder). Neither
  * deserializes a Java object unless constructed with serialization allowed, and then only a
  * value whose flags say it is serialized.
+ *
+ * <p>Both encode Strings (and StringBuilder/StringBuffer) as strict UTF-8: a String with an
+ * unpaired surrogate has no UTF-8 form and is refused with a {@link ClientException} instead
+ * of being stored with {@code ?} in its place (a different value read back); characters
+ * outside the BMP and NUL are stored as their real UTF-8 bytes. Reading is lenient, as in
+ * Whalin and spymemcached: stored bytes that are not UTF-8 (written by some other client)
+ * decode with U+FFFD in their place; {@code Mcpool.getBytes} gives the bytes as they are.
  */
 public interface Transcoder {
     /** Encodes a value; throws {@link ClientException} for one it cannot or may not encode. */

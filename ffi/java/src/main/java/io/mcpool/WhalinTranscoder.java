@@ -68,9 +68,9 @@ public final class WhalinTranscoder implements Transcoder {
         if (v == null) throw new ClientException("cannot store null", null);
         if (v instanceof byte[]) return new CachedData((byte[]) v, MARKER_BYTEARR);
         if (primitiveAsString && isNative(v)) {
-            return new CachedData(v.toString().getBytes(StandardCharsets.UTF_8), 0);
+            return new CachedData(Utf8.value(v.toString()), 0);
         }
-        if (v instanceof String) return new CachedData(((String) v).getBytes(StandardCharsets.UTF_8), MARKER_STRING);
+        if (v instanceof String) return new CachedData(Utf8.value((String) v), MARKER_STRING);
         if (v instanceof Long) return new CachedData(Bytes.long8(((Long) v).longValue()), MARKER_LONG);
         if (v instanceof Integer) return new CachedData(Bytes.int4(((Integer) v).intValue()), MARKER_INTEGER);
         if (v instanceof Byte) return new CachedData(new byte[] {((Byte) v).byteValue()}, MARKER_BYTE);
@@ -80,8 +80,8 @@ public final class WhalinTranscoder implements Transcoder {
         if (v instanceof Float) return new CachedData(Bytes.int4(Float.floatToIntBits((Float) v)), MARKER_FLOAT);
         if (v instanceof Double) return new CachedData(Bytes.long8(Double.doubleToLongBits((Double) v)), MARKER_DOUBLE);
         if (v instanceof Date) return new CachedData(Bytes.long8(((Date) v).getTime()), MARKER_DATE);
-        if (v instanceof StringBuffer) return new CachedData(v.toString().getBytes(StandardCharsets.UTF_8), MARKER_STRINGBUFFER);
-        if (v instanceof StringBuilder) return new CachedData(v.toString().getBytes(StandardCharsets.UTF_8), MARKER_STRINGBUILDER);
+        if (v instanceof StringBuffer) return new CachedData(Utf8.value(v.toString()), MARKER_STRINGBUFFER);
+        if (v instanceof StringBuilder) return new CachedData(Utf8.value(v.toString()), MARKER_STRINGBUILDER);
         if (!allowSerializable) throw Serialization.refused("cannot store a " + v.getClass().getName());
         return new CachedData(Serialization.serialize(v), F_SERIALIZED);
     }
@@ -94,6 +94,7 @@ public final class WhalinTranscoder implements Transcoder {
 
     @Override
     public Object decode(byte[] b, int flags) {
+        Mcpool.notNull(b, "data");
         if ((flags & F_SERIALIZED) != 0) {
             if (!allowSerializable) throw Serialization.refused("a serialized Java object (flag 8) was read");
             return Serialization.deserialize(b, loader);

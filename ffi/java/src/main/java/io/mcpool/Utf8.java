@@ -1,0 +1,114 @@
+package io.mcpool;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Function;
+
+/**
+ * Every String that becomes bytes for the core (keys, the key prefix, server addresses and
+ * option names, statistics groups, String values) is encoded here, as real UTF-8 and
+ * strictly: a String with an unpaired surrogate has no UTF-8 form, and is refused with a
+ * {@link ClientException} instead of being sent with {@code ?} in its place
+ * ({@code String.getBytes(UTF_8)} would make {@code "user:\ud800"} and {@code "user:?"} one
+ * key). Properly paired surrogates (characters outside the BMP, e.g. U+1F600) and NUL are
+ * ordinary characters and are encoded as UTF-8 (four bytes; one zero byte), never as the
+ * modified UTF-8 of JNI's string functions.
+ */
+final class Utf8 {
+    private Utf8() {}
+
+    static final int INVALID_ARGUMENT = 100, INVALID_KEY = 101;
+
+    /** A key's bytes; null or unencodable: {@link ClientException} (MCPOOL_INVALID_KEY). */
+    static byte[] key(String key) {
+        if (key == null) throw new ClientException(INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", "null key");
+        if (!hasSurrogate(key)) return key.getBytes(StandardCharsets.UTF_8);
+        return strict(key, e -> new ClientException(INVALID_KEY, "MCPOOL_INVALID_KEY",
+            "key \"" + printable(key) + "\" " + problem(key), e));
+    }
+
+    /** Configuration text (what names it, e.g. "server address"); MCPOOL_INVALID_ARGUMENT. */
+    static byte[] text(String s, String what) {
+        if (s == null) throw new ClientException(INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", what + " is null");
+        if (!hasSurrogate(s)) return s.getBytes(StandardCharsets.UTF_8);
+        return strict(s, e -> new ClientException(INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT",
+            what + " \"" + printable(s) + "\" " + problem(s), e));
+    }
+
+    /** A String value's bytes (the transcoders); the value itself is not quoted in the error. */
+    static byte[] value(String s) {
+        if (!hasSurrogate(s)) return s.getBytes(StandardCharsets.UTF_8);
+        return strict(s, e -> new ClientException("cannot store a String of " + s.length() + " chars that "
+            + problem(s), e));
+    }
+
+    /** Bytes from the core or a server as a String (labels, statistics, messages). */
+    static String decode(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /** The fast path: a String without any surrogate char encodes the same either way. */
+    private static boolean hasSurrogate(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            if (Character.isSurrogate(s.charAt(i))) return true;
+        }
+        return false;
+    }
+
+    private static byte[] strict(String s, Function<CharacterCodingException, ClientException> error) {
+        CharsetEncoder enc = StandardCharsets.UTF_8.newEncoder()
+            .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer bb;
+        try {
+            bb = enc.encode(CharBuffer.wrap(s));
+        } catch (CharacterCodingException e) {
+            throw error.apply(e);
+        }
+        byte[] out = new byte[bb.remaining()];
+        bb.get(out);
+        return out;
+    }
+
+    /** Index of the first unpaired surrogate, or -1. */
+    static int unpairedSurrogate(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static String problem(String s) {
+        int i = unpairedSurrogate(s);
+        return "has an unpaired surrogate " + String.format("\\u%04X", (int) s.charAt(Math.max(i, 0)))
+            + " at index " + i + ", which has no UTF-8 encoding";
+    }
+
+    /** The string for a message: control characters and unpaired surrogates as \\uXXXX, at
+     * most 100 chars. */
+    static String printable(String s) {
+        StringBuilder b = new StringBuilder();
+        int n = Math.min(s.length(), 100);
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
+            if (paired) {
+                b.append(c).append(s.charAt(++i));
+            } else if (Character.isSurrogate(c) || Character.isISOControl(c) || c == '"' || c == '\\') {
+                b.append(String.format("\\u%04X", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        if (n < s.length()) b.append("...");
+        return b.toString();
+    }
+}
