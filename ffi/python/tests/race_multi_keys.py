@@ -131,9 +131,10 @@ for rnd in range(ROUNDS):
         r = mc.delete_multi(lst)
         m.finish()
         left = check.get_multi(given)
-        if r is not True or left:
-            fail("delete_multi round %d: returned %r, %d of the %d keys given not deleted" % (
-                rnd, r, len(left), N))
+        gone = N - len(check.get_multi(victims))
+        if r is not True or left or gone:
+            fail("delete_multi round %d: returned %r, %d of the %d keys given not deleted, "
+                 "%d keys not given deleted" % (rnd, r, len(left), N, gone))
 
     else:  # set_multi of a mapping whose items() is a list another thread clears
         class Pairs:
