@@ -143,11 +143,17 @@ class Client(_Client):
     - ``pool_size``: most connections per server (default 16); ``min_idle`` (default 1).
     - ``connect_timeout``, ``timeout`` (each socket read/write), ``pool_timeout`` (waiting for a
       free connection), ``idle_timeout``, ``max_lifetime``, ``retry_timeout``,
-      ``retry_timeout_max``: seconds (floats allowed).
+      ``retry_timeout_max``: seconds (floats allowed), finite (``inf`` and ``nan`` raise
+      ``ClientError``: there is no "no timeout"; 0 means none for ``idle_timeout`` and
+      ``max_lifetime``).
     - ``failure_limit``: consecutive failures that mark a server dead (default 2).
     - ``nodelay`` (default True), ``test_on_check_out`` (default False),
-      ``sanitize_keys``, ``max_value_size`` (default 1 MiB), ``max_decompressed_size``,
+      ``sanitize_keys``, ``max_value_size`` (default 1 MiB, at most 1 GiB: memcached's
+      largest item), ``max_decompressed_size``,
       ``username``/``password`` (SASL PLAIN, binary protocol).
+
+    A bad option raises at construction, naming it: ``ClientTypeError`` for a wrong type
+    (``bool`` is not an int here), ``ClientError`` out of range (README.md lists the ranges).
 
     Errors: ``ClientError`` (also ``ValueError``) for bad input, ``ClientTypeError`` (also
     ``TypeError``) for a key or value of a wrong type, ``ConnectionError``, ``TimeoutError``
