@@ -8,6 +8,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -400,26 +401,48 @@ static int check_cfg(mcpool_status st) {
         if (_s == NULL || check_cfg(setter(cfg, _s, (size_t)_n)) < 0)                         \
             goto fail;                                                                        \
     }
-#define U64_OPT(obj, setter)                                                                  \
+/* An integer option in lo..hi (range: the same, as text for the message). Not an int (or a
+ * bool): ClientTypeError; out of range, negative or too large for 64 bits: ClientError. Both
+ * name the option: never an OverflowError, never a value wrapped around. */
+static int int_opt(PyObject *o, const char *name, unsigned long long lo, unsigned long long hi,
+                   const char *range, unsigned long long *out) {
+    if (PyBool_Check(o) || !PyLong_Check(o)) {
+        PyErr_Format(ClientTypeError, "%s must be an int, not %.100s", name, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return -1;
+        PyErr_Clear();
+        PyErr_Format(ClientError, "%s must be an int in %s, got %R", name, range, o);
+        return -1;
+    }
+    if (v < lo || v > hi) {
+        PyErr_Format(ClientError, "%s must be an int in %s, got %llu", name, range, v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+#define RANGE_U32 "0..2**32-1"
+#define RANGE_U64 "0..2**64-1"
+/* memcached's largest item size (-I at most 1 GiB): no larger value can exist */
+#define MAX_VALUE_SIZE (1ULL << 30)
+
+#define U64_OPT(obj, name, lo, range, setter)                                                 \
     if ((obj) != Py_None) {                                                                   \
-        unsigned long long _v = PyLong_AsUnsignedLongLong(obj);                               \
-        if (_v == (unsigned long long)-1 && PyErr_Occurred()) {                               \
-            PyErr_Clear();                                                                    \
-            PyErr_SetString(ClientError, "option " #setter " needs a non-negative int");      \
-            goto fail;                                                                        \
-        }                                                                                     \
-        if (check_cfg(setter(cfg, _v)) < 0)                                                   \
+        unsigned long long _v;                                                                \
+        if (int_opt((obj), (name), (lo), UINT64_MAX, (range), &_v) < 0 ||                     \
+            check_cfg(setter(cfg, (uint64_t)_v)) < 0)                                         \
             goto fail;                                                                        \
     }
-#define U32_OPT(obj, setter)                                                                  \
+#define U32_OPT(obj, name, lo, range, setter)                                                 \
     if ((obj) != Py_None) {                                                                   \
-        unsigned long _v = PyLong_AsUnsignedLong(obj);                                        \
-        if ((_v == (unsigned long)-1 && PyErr_Occurred()) || _v > 0xffffffffUL) {             \
-            PyErr_Clear();                                                                    \
-            PyErr_SetString(ClientError, "option " #setter " needs an int in 0..2**32-1");    \
-            goto fail;                                                                        \
-        }                                                                                     \
-        if (check_cfg(setter(cfg, (uint32_t)_v)) < 0)                                         \
+        unsigned long long _v;                                                                \
+        if (int_opt((obj), (name), (lo), UINT32_MAX, (range), &_v) < 0 ||                     \
+            check_cfg(setter(cfg, (uint32_t)_v)) < 0)                                         \
             goto fail;                                                                        \
     }
 #define BOOL_OPT(obj, setter)                                                                 \
@@ -472,18 +495,16 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
         PyObject *addr;
-        unsigned long weight;
+        unsigned long long weight;
         if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
             Py_DECREF(seq);
             PyErr_SetString(ClientTypeError, "each server must be an (address, weight) tuple");
             goto fail;
         }
         addr = PyTuple_GET_ITEM(item, 0);
-        weight = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(item, 1));
-        if ((weight == (unsigned long)-1 && PyErr_Occurred()) || weight > 0xffffffffUL) {
-            PyErr_Clear();
+        if (int_opt(PyTuple_GET_ITEM(item, 1), "a server weight", 1, UINT32_MAX, "1..2**32-1",
+                    &weight) < 0) {
             Py_DECREF(seq);
-            PyErr_SetString(ClientError, "a server weight must be an int in 1..2**32-1");
             goto fail;
         }
         Py_ssize_t alen;
@@ -510,47 +531,61 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         if (key_bytes(o[3], &p, &n) < 0 || check_cfg(mcpool_config_set_key_prefix(cfg, p, n)) < 0)
             goto fail;
     }
-    U32_OPT(o[4], mcpool_config_set_min_idle);
-    U32_OPT(o[5], mcpool_config_set_max_size);
-    U64_OPT(o[6], mcpool_config_set_idle_timeout_ms);
-    U64_OPT(o[7], mcpool_config_set_max_lifetime_ms);
-    U64_OPT(o[8], mcpool_config_set_connect_timeout_ms);
-    U64_OPT(o[9], mcpool_config_set_io_timeout_ms);
-    U64_OPT(o[10], mcpool_config_set_pool_timeout_ms);
+    U32_OPT(o[4], "min_idle", 0, RANGE_U32, mcpool_config_set_min_idle);
+    U32_OPT(o[5], "max_size", 1, "1..2**32-1", mcpool_config_set_max_size);
+    U64_OPT(o[6], "idle_timeout_ms", 0, RANGE_U64, mcpool_config_set_idle_timeout_ms);
+    U64_OPT(o[7], "max_lifetime_ms", 0, RANGE_U64, mcpool_config_set_max_lifetime_ms);
+    U64_OPT(o[8], "connect_timeout_ms", 1, "1..2**64-1", mcpool_config_set_connect_timeout_ms);
+    U64_OPT(o[9], "io_timeout_ms", 1, "1..2**64-1", mcpool_config_set_io_timeout_ms);
+    U64_OPT(o[10], "pool_timeout_ms", 1, "1..2**64-1", mcpool_config_set_pool_timeout_ms);
     BOOL_OPT(o[11], mcpool_config_set_nodelay);
     BOOL_OPT(o[12], mcpool_config_set_test_on_check_out);
-    U32_OPT(o[13], mcpool_config_set_failure_limit);
-    U64_OPT(o[14], mcpool_config_set_retry_timeout_ms);
-    U64_OPT(o[15], mcpool_config_set_retry_timeout_max_ms);
+    U32_OPT(o[13], "failure_limit", 1, "1..2**32-1", mcpool_config_set_failure_limit);
+    U64_OPT(o[14], "retry_timeout_ms", 0, RANGE_U64, mcpool_config_set_retry_timeout_ms);
+    U64_OPT(o[15], "retry_timeout_max_ms", 0, RANGE_U64,
+            mcpool_config_set_retry_timeout_max_ms);
     /* Compression: zlib (flag 8) as pylibmc and python-memcached; on from min_compress_len
      * bytes, off when it is 0 (their default). */
     if (check_cfg(mcpool_config_set_compression_format(cfg, "zlib", 4)) < 0)
         goto fail;
     {
-        long thr = 0;
-        if (o[16] != Py_None) {
-            thr = PyLong_AsLong(o[16]);
-            if ((thr == -1 && PyErr_Occurred()) || thr < 0) {
-                PyErr_Clear();
-                PyErr_SetString(ClientError, "min_compress_len must be an int >= 0");
-                goto fail;
-            }
-        }
-        self->threshold = thr;
+        unsigned long long thr = 0;
+        if (o[16] != Py_None &&
+            int_opt(o[16], "min_compress_len", 0, LONG_MAX, "0..2**63-1", &thr) < 0)
+            goto fail;
+        self->threshold = (long)thr;
         if (check_cfg(mcpool_config_set_compression(cfg, thr > 0)) < 0)
             goto fail;
         if (thr > 0 && check_cfg(mcpool_config_set_compression_threshold(cfg, (size_t)thr)) < 0)
             goto fail;
     }
     if (o[17] != Py_None) {
+        if (PyBool_Check(o[17]) || !(PyFloat_Check(o[17]) || PyLong_Check(o[17]))) {
+            PyErr_Format(ClientTypeError, "compression_ratio must be a number, not %.100s",
+                         Py_TYPE(o[17])->tp_name);
+            goto fail;
+        }
         double r = PyFloat_AsDouble(o[17]);
-        if ((r == -1.0 && PyErr_Occurred()) ||
-            check_cfg(mcpool_config_set_compression_ratio(cfg, r)) < 0)
+        if (r == -1.0 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                PyErr_Clear();
+                PyErr_SetString(ClientError, "compression_ratio must be in (0, 1]");
+            }
+            goto fail;
+        }
+        if (check_cfg(mcpool_config_set_compression_ratio(cfg, r)) < 0)
             goto fail;
     }
-    U64_OPT(o[18], mcpool_config_set_max_decompressed_size);
+    U64_OPT(o[18], "max_decompressed_size", 0, RANGE_U64,
+            mcpool_config_set_max_decompressed_size);
     BOOL_OPT(o[19], mcpool_config_set_sanitize_keys);
-    U64_OPT(o[20], mcpool_config_set_max_value_size);
+    if (o[20] != Py_None) {
+        unsigned long long n;
+        if (int_opt(o[20], "max_value_size", 1, MAX_VALUE_SIZE,
+                    "1..1073741824 (1 GiB, memcached's largest item size)", &n) < 0 ||
+            check_cfg(mcpool_config_set_max_value_size(cfg, (size_t)n)) < 0)
+            goto fail;
+    }
     if (o[21] != Py_None || o[22] != Py_None) {
         Py_ssize_t ul, pl;
         const char *u = o[21] != Py_None ? PyUnicode_AsUTF8AndSize(o[21], &ul) : NULL;
@@ -592,12 +627,10 @@ fail:
 static mcpool_client *client_for_threshold(ClientObject *self, PyObject *mcl) {
     if (mcl == NULL || mcl == Py_None)
         return self->client;
-    long thr = PyLong_Check(mcl) ? PyLong_AsLong(mcl) : -1;
-    if (thr < 0) {
-        PyErr_Clear();
-        PyErr_SetString(ClientError, "min_compress_len must be an int >= 0");
+    unsigned long long t;
+    if (int_opt(mcl, "min_compress_len", 0, LONG_MAX, "0..2**63-1", &t) < 0)
         return NULL;
-    }
+    long thr = (long)t;
     if (thr == self->threshold)
         return self->client;
     for (int i = 0; i < self->n_siblings; i++)
@@ -695,9 +728,11 @@ static PyObject *Client_gets(ClientObject *self, PyObject *const *args, Py_ssize
     return r;
 }
 
-/* Builds the key arrays of a multi-key call; prefixed keys are kept alive in *keep. */
+/* The keys of a multi-key call, owned for the whole call: the pointers point into objects
+ * that seq (or keep) holds a reference to, never into the caller's list, which another thread
+ * may clear or change while the GIL is released (issue 15, item 3). */
 typedef struct {
-    PyObject *seq;  /* PySequence_Fast of the caller's keys */
+    PyObject *seq;  /* a tuple of the caller's key objects (a copy of a list: own references) */
     PyObject *keep; /* list of prefixed keys, or NULL */
     const uint8_t **ptrs;
     size_t *lens;
@@ -736,12 +771,18 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
         PyErr_SetString(ClientTypeError, "keys must be a list of keys, not a single key");
         return -1;
     }
-    ks->seq = PySequence_Fast(keys, "keys must be an iterable of str or bytes");
-    if (ks->seq == NULL) {
-        PyErr_SetString(ClientTypeError, "keys must be an iterable of str or bytes");
+    if (Py_TYPE(keys)->tp_iter == NULL && !PySequence_Check(keys)) {
+        PyErr_Format(ClientTypeError, "keys must be an iterable of str or bytes, not %.100s",
+                     Py_TYPE(keys)->tp_name);
         return -1;
     }
-    ks->n = PySequence_Fast_GET_SIZE(ks->seq);
+    /* A tuple holding every key (a list is copied, a tuple is immutable already): the call
+     * never reads the caller's container again. An exception raised while iterating (a
+     * generator's own) propagates as it is. */
+    ks->seq = PySequence_Tuple(keys);
+    if (ks->seq == NULL)
+        return -1;
+    ks->n = PyTuple_GET_SIZE(ks->seq);
     if (ks->n > STACK_KEYS) {
         ks->ptrs = PyMem_Malloc(sizeof(*ks->ptrs) * (size_t)ks->n);
         ks->lens = PyMem_Malloc(sizeof(*ks->lens) * (size_t)ks->n);
@@ -753,9 +794,8 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
     int use_prefix = prefix != NULL && prefix != Py_None && PyObject_IsTrue(prefix) == 1;
     if (use_prefix && (ks->keep = PyList_New(ks->n)) == NULL)
         return -1;
-    PyObject **items = PySequence_Fast_ITEMS(ks->seq);
     for (Py_ssize_t i = 0; i < ks->n; i++) {
-        PyObject *k = items[i];
+        PyObject *k = PyTuple_GET_ITEM(ks->seq, i);
         if (use_prefix) {
             k = prefixed(prefix, k);
             if (k == NULL)
@@ -797,7 +837,6 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
         Py_DECREF(d);
         return raise_status(st);
     }
-    PyObject **items = PySequence_Fast_ITEMS(ks.seq);
     for (Py_ssize_t i = 0; i < ks.n; i++) {
         const uint8_t *vp;
         size_t vn;
@@ -813,7 +852,7 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
         PyObject *v = deserialize(self, vp, vn, fl);
         if (v == NULL)
             goto fail;
-        int r = PyDict_SetItem(d, items[i], v);
+        int r = PyDict_SetItem(d, PyTuple_GET_ITEM(ks.seq, i), v);
         Py_DECREF(v);
         if (r < 0)
             goto fail;
@@ -982,6 +1021,48 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     return raise_status(st);
 }
 
+/* set_multi's (key, value) pairs as a tuple of 2-tuples that holds them for the whole call:
+ * items() of a mapping may return a list that another thread changes while the GIL is
+ * released (issue 15, item 3). NULL with an exception: ClientTypeError when the argument has
+ * no items() or items() gives no pairs; items()' own exception when it raises. */
+static PyObject *mapping_pairs(PyObject *mapping) {
+    PyObject *items;
+    if (PyDict_CheckExact(mapping)) {
+        items = PyDict_Items(mapping);
+    } else {
+        PyObject *meth = PyObject_GetAttrString(mapping, "items");
+        if (meth == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                PyErr_Clear();
+                PyErr_Format(ClientTypeError,
+                             "set_multi() takes a mapping of key to value, not %.100s",
+                             Py_TYPE(mapping)->tp_name);
+            }
+            return NULL;
+        }
+        items = PyObject_CallNoArgs(meth);
+        Py_DECREF(meth);
+    }
+    if (items == NULL)
+        return NULL;
+    PyObject *pairs = PySequence_Tuple(items);
+    Py_DECREF(items);
+    if (pairs == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs); i++) {
+        PyObject *kv = PyTuple_GET_ITEM(pairs, i);
+        if (!PyTuple_Check(kv) || PyTuple_GET_SIZE(kv) != 2) {
+            PyErr_Format(ClientTypeError,
+                         "set_multi(): the mapping's items() must give (key, value) pairs, "
+                         "not %.100s",
+                         Py_TYPE(kv)->tp_name);
+            Py_DECREF(pairs);
+            return NULL;
+        }
+    }
+    return pairs;
+}
+
 static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
@@ -997,17 +1078,15 @@ static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_
     mcpool_client *c = client_for_threshold(self, a[3]);
     if (c == NULL)
         return NULL;
-    PyObject *items = PyMapping_Items(a[0]);
-    if (items == NULL) {
-        PyErr_SetString(ClientTypeError, "set_multi() takes a mapping of key to value");
+    PyObject *items = mapping_pairs(a[0]);
+    if (items == NULL)
         return NULL;
-    }
     PyObject *failed = PyList_New(0);
     if (failed == NULL)
         goto fail;
     int use_prefix = a[2] != NULL && a[2] != Py_None && PyObject_IsTrue(a[2]) == 1;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
-        PyObject *kv = PyList_GET_ITEM(items, i);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items); i++) {
+        PyObject *kv = PyTuple_GET_ITEM(items, i);
         PyObject *key = PyTuple_GET_ITEM(kv, 0), *k = key;
         if (use_prefix && (k = prefixed(a[2], key)) == NULL)
             goto fail;
@@ -1218,15 +1297,24 @@ static PyObject *results_dict(mcpool_server_results *r) {
 }
 
 static PyObject *Client__stats(ClientObject *self, PyObject *args) {
-    const char *group = NULL;
-    Py_ssize_t gl = 0;
+    PyObject *g = Py_None;
+    const uint8_t *group = NULL;
+    size_t gl = 0;
     mcpool_server_results *r = NULL;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (!PyArg_ParseTuple(args, "|z#:_stats", &group, &gl))
+    if (!PyArg_ParseTuple(args, "|O:_stats", &g))
+        return NULL;
+    /* str or bytes (immutable, held by args across the released GIL), not any buffer */
+    if (g != Py_None && !PyUnicode_Check(g) && !PyBytes_Check(g)) {
+        PyErr_Format(ClientTypeError, "the stats group must be a str, not %.100s",
+                     Py_TYPE(g)->tp_name);
+        return NULL;
+    }
+    if (g != Py_None && key_bytes(g, &group, &gl) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_stats(self->client, group, (size_t)gl, &r);
+    st = mcpool_client_stats(self->client, (const char *)group, gl, &r);
     Py_END_ALLOW_THREADS
     if (st != MCPOOL_OK)
         return raise_status(st);

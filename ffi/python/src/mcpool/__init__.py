@@ -11,6 +11,9 @@ One client is shared by every thread (each server has a pool of connections); th
 released during network I/O. Values are stored with the flags pylibmc and python-memcached
 use (see README.md), so the three clients read each other's values.
 """
+import math as _math
+import operator as _operator
+
 from ._mcpool import (  # noqa: F401
     FLAG_INTEGER,
     FLAG_LONG,
@@ -40,15 +43,56 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def _ms(name, seconds):
+_MS_MAX = 2 ** 64 - 1  # the C ABI's milliseconds are a uint64_t
+
+
+def _ms(name, seconds, zero=None):
+    """Seconds (int or float) to whole milliseconds for the C ABI, refusing what it cannot
+    hold: inf and nan (there is no "no timeout" value; ``zero`` says what 0 means for the
+    options where it means none), negative and too large values. None: the default."""
     if seconds is None:
         return None
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         raise ClientTypeError("%s is a number of seconds, not %r" % (name, seconds))
+    seconds = float(seconds) if isinstance(seconds, float) else int(seconds)
+    hint = " (0 means %s)" % zero if zero else ""
+    if isinstance(seconds, float) and not _math.isfinite(seconds):
+        raise ClientError("%s must be a finite number of seconds, got %r%s"
+                          % (name, seconds, hint))
+    if seconds < 0:
+        raise ClientError("%s must be >= 0 seconds, got %r%s" % (name, seconds, hint))
+    # the first test keeps seconds * 1000 finite for a float
+    if seconds > _MS_MAX // 1000 or int(round(seconds * 1000)) > _MS_MAX:
+        raise ClientError("%s must be at most %d seconds, got %r" % (name, _MS_MAX // 1000,
+                                                                      seconds))
     ms = int(round(seconds * 1000))
-    if ms < 0 or (ms == 0 and seconds != 0):
-        raise ClientError("%s must be >= 0.001 seconds, got %r" % (name, seconds))
+    if ms == 0 and (seconds != 0 or not zero):
+        raise ClientError("%s must be >= 0.001 seconds, got %r%s" % (name, seconds, hint))
     return ms
+
+
+def _int(name, value, lo, hi, hi_text):
+    """An integer option in lo..hi (None: the default); bool is not an int here."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        value = _operator.index(value)
+    except TypeError:
+        raise ClientTypeError("%s must be an int, not %s" % (name, type(value).__name__)) \
+            from None
+    if not lo <= value <= hi:
+        raise ClientError("%s must be an int in %d..%s, got %d" % (name, lo, hi_text, value))
+    return value
+
+
+def _pickle_protocol(value):
+    if value is None:
+        return None
+    import pickle
+    return _int("pickle_protocol", value, -1, pickle.HIGHEST_PROTOCOL,
+                "%d (-1: the highest)" % pickle.HIGHEST_PROTOCOL)
 
 
 def _server(spec, weight):
@@ -99,11 +143,17 @@ class Client(_Client):
     - ``pool_size``: most connections per server (default 16); ``min_idle`` (default 1).
     - ``connect_timeout``, ``timeout`` (each socket read/write), ``pool_timeout`` (waiting for a
       free connection), ``idle_timeout``, ``max_lifetime``, ``retry_timeout``,
-      ``retry_timeout_max``: seconds (floats allowed).
+      ``retry_timeout_max``: seconds (floats allowed), finite (``inf`` and ``nan`` raise
+      ``ClientError``: there is no "no timeout"; 0 means none for ``idle_timeout`` and
+      ``max_lifetime``).
     - ``failure_limit``: consecutive failures that mark a server dead (default 2).
     - ``nodelay`` (default True), ``test_on_check_out`` (default False),
-      ``sanitize_keys``, ``max_value_size`` (default 1 MiB), ``max_decompressed_size``,
+      ``sanitize_keys``, ``max_value_size`` (default 1 MiB, at most 1 GiB: memcached's
+      largest item), ``max_decompressed_size``,
       ``username``/``password`` (SASL PLAIN, binary protocol).
+
+    A bad option raises at construction, naming it: ``ClientTypeError`` for a wrong type
+    (``bool`` is not an int here), ``ClientError`` out of range (README.md lists the ranges).
 
     Errors: ``ClientError`` (also ``ValueError``) for bad input, ``ClientTypeError`` (also
     ``TypeError``) for a key or value of a wrong type, ``ConnectionError``, ``TimeoutError``
@@ -131,6 +181,7 @@ class Client(_Client):
                 raise ClientError("weights must have one entry per server")
         norm = [_server(s, weights[i] if weights is not None else 1)
                 for i, s in enumerate(servers)]
+        norm = [(a, _int("a server weight", w, 1, 2 ** 32 - 1, "2**32-1")) for a, w in norm]
         if binary and protocol not in (None, "binary"):
             raise ClientError("binary=True conflicts with protocol=%r" % protocol)
         if key_prefix is not None and prefix is not None:
@@ -142,18 +193,19 @@ class Client(_Client):
             protocol="binary" if binary else protocol,
             key_prefix=key_prefix if key_prefix is not None else prefix,
             min_idle=min_idle,
-            max_size=pool_size,
-            idle_timeout_ms=_ms("idle_timeout", idle_timeout),
-            max_lifetime_ms=_ms("max_lifetime", max_lifetime),
+            max_size=_int("pool_size", pool_size, 1, 2 ** 32 - 1, "2**32-1"),
+            idle_timeout_ms=_ms("idle_timeout", idle_timeout, zero="never closed for idling"),
+            max_lifetime_ms=_ms("max_lifetime", max_lifetime, zero="no limit"),
             connect_timeout_ms=_ms("connect_timeout", connect_timeout),
             io_timeout_ms=_ms("timeout", timeout),
             pool_timeout_ms=_ms("pool_timeout", pool_timeout),
             nodelay=nodelay,
             test_on_check_out=test_on_check_out,
             failure_limit=failure_limit,
-            retry_timeout_ms=_ms("retry_timeout", retry_timeout),
-            retry_timeout_max_ms=_ms("retry_timeout_max", retry_timeout_max),
-            min_compress_len=min_compress_len or 0,
+            retry_timeout_ms=_ms("retry_timeout", retry_timeout, zero="retry at once"),
+            retry_timeout_max_ms=_ms("retry_timeout_max", retry_timeout_max,
+                                     zero="retry at once"),
+            min_compress_len=min_compress_len,
             compression_ratio=compression_ratio,
             max_decompressed_size=max_decompressed_size,
             sanitize_keys=sanitize_keys,
@@ -161,7 +213,7 @@ class Client(_Client):
             username=username,
             password=password,
             pickle=bool(pickle),
-            pickle_protocol=pickle_protocol,
+            pickle_protocol=_pickle_protocol(pickle_protocol),
         )
 
     def stats(self, group=None):
