@@ -36,6 +36,7 @@ pub struct Config {
     /// Time a caller waits for a free pooled connection.
     pub pool_timeout: Duration,
     /// One deadline for a whole operation: pool wait, connect, every write and read.
+    /// `None` or zero: no operation deadline.
     pub operation_timeout: Option<Duration>,
     /// TCP_NODELAY (Nagle off).
     pub nodelay: bool,
@@ -212,11 +213,14 @@ impl ClientBuilder {
     }
 
     /// One deadline for a whole operation, covering the pool wait, the connect and every write
-    /// and read; whichever phase is running when it passes reports its own timeout error
-    /// (`PoolTimeout`, `ConnectTimeout`, `IoTimeout`). Default 5 s; `None` leaves only the
-    /// per-phase timeouts (a slow server trickling a large reply could then hold a call longer).
+    /// and read (each read or write waits at most the I/O timeout, and never past the
+    /// deadline, by the clock); whichever phase is running when it passes reports its own
+    /// timeout error (`PoolTimeout`, `ConnectTimeout`, `IoTimeout`). A single-key read or
+    /// set served on another caller's connection (docs/handover.md) ends by it too. Default
+    /// 5 s; `None` or zero means no operation deadline: only the per-phase timeouts apply (a
+    /// slow server trickling a large reply could then hold a call longer).
     pub fn operation_timeout(mut self, d: Option<Duration>) -> Self {
-        self.config.operation_timeout = d;
+        self.config.operation_timeout = d.filter(|d| !d.is_zero());
         self
     }
 
