@@ -734,4 +734,64 @@ mod tests {
         drop(held);
         assert_eq!(gate.lock().free, 1);
     }
+
+    /// Issue 15 item 8: a caller whose job is being served leaves at its own deadline; the
+    /// holder's answer, when it comes, is dropped.
+    #[test]
+    fn a_served_caller_leaves_at_its_deadline_and_its_answer_is_dropped() {
+        let gate = Arc::new(Gate::new(1));
+        let held = GateRef::Borrowed(&gate).acquire(Duration::ZERO).unwrap();
+        let g = gate.clone();
+        let waiter = std::thread::spawn(move || {
+            let start = Instant::now();
+            let deadline = start + Duration::from_millis(100);
+            let r = GateRef::Borrowed(&g).admit(
+                Duration::from_secs(30),
+                Some(deadline),
+                Some(Offer::Get(b"k", false)),
+            );
+            let outcome = match r {
+                Ok(Admission::Abandoned(_)) => "abandoned",
+                Ok(Admission::Served(..)) => "served",
+                Ok(Admission::Permit(..)) => "permit",
+                Err(_) => "timed out in line",
+            };
+            (outcome, start.elapsed())
+        });
+        let until = Instant::now() + Duration::from_secs(30);
+        while gate.lock().queue.is_empty() {
+            assert!(Instant::now() < until, "never in line");
+            std::thread::yield_now();
+        }
+        let mut batch = gate.take_jobs(64, 1 << 20);
+        assert_eq!(batch.len(), 1);
+        // The holder is slow: the caller's deadline passes first.
+        let (outcome, took) = waiter.join().unwrap();
+        assert_eq!(outcome, "abandoned");
+        assert!(
+            took >= Duration::from_millis(90) && took < Duration::from_secs(5),
+            "{took:?}"
+        );
+        batch.complete(Ok(Answer::Found(None)));
+        drop(batch);
+        assert_eq!(gate.jobs.load(Ordering::Relaxed), 0);
+        drop(held);
+        assert_eq!(gate.lock().free, 1);
+    }
+
+    #[test]
+    fn a_caller_in_line_leaves_at_its_deadline_before_the_pool_timeout() {
+        let gate = Gate::new(1);
+        let held = GateRef::Borrowed(&gate).acquire(Duration::ZERO).unwrap();
+        let start = Instant::now();
+        let r = GateRef::Borrowed(&gate).admit(
+            Duration::from_secs(30),
+            Some(start + Duration::from_millis(50)),
+            Some(Offer::Get(b"k", false)),
+        );
+        assert!(r.is_err());
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert!(gate.lock().queue.is_empty());
+        drop(held);
+    }
 }

@@ -111,16 +111,16 @@ fn idle_connections_from_before_a_restart_are_not_failed_retries() {
     let c = Client::builder()
         .server(&mc.addr())
         .key_prefix(unique("restart"))
-        .max_size(4)
-        .min_idle(4)
+        .max_size(8)
+        .min_idle(8)
         .io_timeout(Duration::from_millis(500))
         .failure_limit(1)
         .retry_timeout(Duration::from_millis(500))
         .retry_timeout_max(Duration::from_secs(30))
         .build()
         .unwrap();
-    wait_until("four idle connections", Duration::from_secs(10), || {
-        c.pool_states()[0] == (4, 4) && c.metrics()[0].connects >= 4
+    wait_until("eight idle connections", Duration::from_secs(10), || {
+        c.pool_states()[0] == (8, 8) && c.metrics()[0].connects >= 8
     });
     mc.kill();
     assert!(c.set("k", b"v", 0).is_err());
@@ -129,9 +129,9 @@ fn idle_connections_from_before_a_restart_are_not_failed_retries() {
     wait_until("the back-off over", Duration::from_secs(10), || {
         c.server_states()[0].alive
     });
-    // Four callers at once: three of them find a connection from before the restart.
-    let start = Arc::new(std::sync::Barrier::new(4));
-    let callers: Vec<_> = (0..4)
+    // Eight callers at once: most of them find a connection from before the restart.
+    let start = Arc::new(std::sync::Barrier::new(8));
+    let callers: Vec<_> = (0..8)
         .map(|_| {
             let (c, start) = (c.clone(), start.clone());
             std::thread::spawn(move || {
