@@ -239,14 +239,15 @@ impl ClientBuilder {
         self
     }
 
-    /// Consecutive failures that mark a server dead. Default 2.
+    /// Consecutive failures that mark a server dead. Default 2. The requests in flight when
+    /// it is marked dead, and connections opened before, fail without counting again.
     pub fn failure_limit(mut self, n: u32) -> Self {
         self.config.failure_limit = n.max(1);
         self
     }
 
-    /// First back-off before a dead server is retried (doubling up to `retry_timeout_max`).
-    /// Default 1 s.
+    /// First back-off before a dead server is retried; it doubles per failed retry, up to
+    /// `retry_timeout_max`, and starts again after a success. Default 1 s.
     pub fn retry_timeout(mut self, d: Duration) -> Self {
         self.config.retry_timeout = d;
         self
@@ -335,7 +336,9 @@ impl ClientBuilder {
     }
 
     /// A callback for server state changes (marked dead, back alive). It runs on the thread
-    /// whose call changed the state: keep it short and non-blocking.
+    /// whose call changed the state, after that call has given its connection (and its
+    /// place in the pool) back, so it may issue commands of its own; keep it short, that
+    /// call returns only when it does.
     pub fn on_event(mut self, handler: impl Fn(&Event) + Send + Sync + 'static) -> Self {
         self.config.events = Some(EventHandler(Arc::new(handler)));
         self

@@ -331,7 +331,13 @@ impl Server {
                     None
                 }
             }
-            Err(e) => self.failed(e, pooled.conn.as_ref().map_or(0, |c| c.epoch())),
+            Err(e) => self.failed(
+                e,
+                pooled
+                    .conn
+                    .as_ref()
+                    .map_or_else(|| self.health.epoch(), |c| c.epoch()),
+            ),
         };
         let mut later = None;
         if pooled._permit.gate().has_jobs() && pooled.conn.as_ref().is_some_and(|c| c.is_reusable())
@@ -429,7 +435,7 @@ impl Server {
                 let (cut, epoch) = pooled
                     .conn
                     .as_ref()
-                    .map_or((false, 0), |c| (c.cut_short(), c.epoch()));
+                    .map_or((false, self.health.epoch()), |c| (c.cut_short(), c.epoch()));
                 if cut && matches!(e, Error::IoTimeout { .. }) {
                     // The holder's deadline, not the server: reads try again.
                     self.counters.error(&e);
