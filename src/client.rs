@@ -20,7 +20,6 @@ use crate::server::{Checkout, Pooled, Server};
 const HANDED_OVER_SET_BYTES: usize = 16 * 1024;
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Entries grouped by server `(server, entry indices)`, and the entries with no server.
 type Grouping = (Vec<(usize, Vec<usize>)>, Vec<(usize, Error)>);
@@ -767,20 +766,14 @@ impl Client {
         self.inner.servers[idx].checkout_or_offer(pool_timeout, self.deadline(), offer)
     }
 
-    /// The deadline of a single-server operation starting now (no clock read).
+    /// The deadline of a single-server operation starting now (one clock reading).
     fn deadline(&self) -> Deadline {
-        self.inner
-            .config
-            .operation_timeout
-            .map_or(Deadline::None, Deadline::Within)
+        Deadline::after(self.inner.config.operation_timeout)
     }
 
     /// The deadline shared by every server of a multi-server operation starting now.
     fn shared_deadline(&self) -> Deadline {
-        self.inner
-            .config
-            .operation_timeout
-            .map_or(Deadline::None, |d| Deadline::At(Instant::now() + d))
+        self.deadline()
     }
 
     /// Accounts for an exchange's result and drops a connection that is not clean.

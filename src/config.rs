@@ -36,6 +36,7 @@ pub struct Config {
     /// Time a caller waits for a free pooled connection.
     pub pool_timeout: Duration,
     /// One deadline for a whole operation: pool wait, connect, every write and read.
+    /// `None` or zero: no operation deadline.
     pub operation_timeout: Option<Duration>,
     /// TCP_NODELAY (Nagle off).
     pub nodelay: bool,
@@ -212,11 +213,14 @@ impl ClientBuilder {
     }
 
     /// One deadline for a whole operation, covering the pool wait, the connect and every write
-    /// and read; whichever phase is running when it passes reports its own timeout error
-    /// (`PoolTimeout`, `ConnectTimeout`, `IoTimeout`). Default 5 s; `None` leaves only the
-    /// per-phase timeouts (a slow server trickling a large reply could then hold a call longer).
+    /// and read (each read or write waits at most the I/O timeout, and never past the
+    /// deadline, by the clock); whichever phase is running when it passes reports its own
+    /// timeout error (`PoolTimeout`, `ConnectTimeout`, `IoTimeout`). A single-key read or
+    /// set served on another caller's connection (docs/handover.md) ends by it too. Default
+    /// 5 s; `None` or zero means no operation deadline: only the per-phase timeouts apply (a
+    /// slow server trickling a large reply could then hold a call longer).
     pub fn operation_timeout(mut self, d: Option<Duration>) -> Self {
-        self.config.operation_timeout = d;
+        self.config.operation_timeout = d.filter(|d| !d.is_zero());
         self
     }
 
@@ -235,14 +239,15 @@ impl ClientBuilder {
         self
     }
 
-    /// Consecutive failures that mark a server dead. Default 2.
+    /// Consecutive failures that mark a server dead. Default 2. The requests in flight when
+    /// it is marked dead, and connections opened before, fail without counting again.
     pub fn failure_limit(mut self, n: u32) -> Self {
         self.config.failure_limit = n.max(1);
         self
     }
 
-    /// First back-off before a dead server is retried (doubling up to `retry_timeout_max`).
-    /// Default 1 s.
+    /// First back-off before a dead server is retried; it doubles per failed retry, up to
+    /// `retry_timeout_max`, and starts again after a success. Default 1 s.
     pub fn retry_timeout(mut self, d: Duration) -> Self {
         self.config.retry_timeout = d;
         self
@@ -331,7 +336,9 @@ impl ClientBuilder {
     }
 
     /// A callback for server state changes (marked dead, back alive). It runs on the thread
-    /// whose call changed the state: keep it short and non-blocking.
+    /// whose call changed the state, after that call has given its connection (and its
+    /// place in the pool) back, so it may issue commands of its own; keep it short, that
+    /// call returns only when it does.
     pub fn on_event(mut self, handler: impl Fn(&Event) + Send + Sync + 'static) -> Self {
         self.config.events = Some(EventHandler(Arc::new(handler)));
         self

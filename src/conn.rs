@@ -25,12 +25,64 @@ const KEEP_BUF: usize = 256 * 1024;
 pub(crate) enum Deadline {
     /// Only the per-read/write I/O timeout applies.
     None,
-    /// At most this long from now, counted without reading the clock: every socket call is
-    /// charged a full I/O timeout (what it may take at most) until the budget runs low, and
-    /// only then is the clock read. A fast exchange costs no clock reads.
-    Within(Duration),
-    /// Until this instant.
-    At(Instant),
+    /// Until `at`. `left` is at most the time still left: what was left at the last reading
+    /// of the clock, less what every socket call since may have taken (a full I/O timeout
+    /// each). While `left` covers the next call no clock is read; once it runs low the clock
+    /// is read and `left` set afresh. A fast exchange reads the clock once, at the start of
+    /// the operation.
+    At {
+        /// The operation's deadline.
+        at: Instant,
+        /// A lower bound of the time left before `at`.
+        left: Duration,
+    },
+}
+
+impl Deadline {
+    /// The deadline of an operation starting now and allowed `timeout` (one clock reading;
+    /// none without a timeout, for a zero one, which means none, or for one too large to be
+    /// an instant).
+    pub(crate) fn after(timeout: Option<Duration>) -> Deadline {
+        match timeout {
+            None => Deadline::None,
+            Some(left) if left.is_zero() => Deadline::None,
+            Some(left) => match Instant::now().checked_add(left) {
+                Some(at) => Deadline::At { at, left },
+                None => Deadline::None,
+            },
+        }
+    }
+
+    /// The instant it passes, if any.
+    pub(crate) fn instant(self) -> Option<Instant> {
+        match self {
+            Deadline::None => None,
+            Deadline::At { at, .. } => Some(at),
+        }
+    }
+
+    /// Counts `d` as spent (it may have taken that long), without reading the clock.
+    pub(crate) fn charge(&mut self, d: Duration) {
+        if let Deadline::At { left, .. } = self {
+            *left = left.saturating_sub(d);
+        }
+    }
+
+    /// The time left at `now` (and `left` brought up to date); `None` without a deadline.
+    pub(crate) fn left_at(&mut self, now: Instant) -> Option<Duration> {
+        match self {
+            Deadline::None => None,
+            Deadline::At { at, left } => {
+                *left = at.saturating_duration_since(now);
+                Some(*left)
+            }
+        }
+    }
+
+    /// `d`, shortened to what is left before the deadline (reads the clock when there is one).
+    pub(crate) fn limit(&mut self, d: Duration) -> Duration {
+        self.left_at(Instant::now()).map_or(d, |left| d.min(left))
+    }
 }
 
 /// Socket settings for new connections.
@@ -122,6 +174,8 @@ pub struct Conn {
     io_timeout: Duration,
     deadline: Deadline,
     shortened: bool,
+    cut: bool,
+    epoch: u64,
 }
 
 impl Conn {
@@ -208,6 +262,8 @@ impl Conn {
             io_timeout: opts.io_timeout,
             deadline: Deadline::None,
             shortened: false,
+            cut: false,
+            epoch: 0,
         };
         if let (Protocol::Binary, Some((user, password))) = (opts.protocol, &opts.sasl) {
             crate::ops::binary::sasl_plain(&mut conn, user, password)?;
@@ -231,43 +287,65 @@ impl Conn {
     /// Sets the deadline of the operation this connection now serves.
     pub(crate) fn set_deadline(&mut self, deadline: Deadline) {
         self.deadline = deadline;
+        self.cut = false;
     }
 
-    /// Before each socket read or write: fails when the deadline has passed, and shortens the
-    /// socket timeout (a system call, only then) when the deadline is nearer than the I/O
+    /// The deadline the connection works to, as far as it has been spent.
+    pub(crate) fn deadline(&self) -> Deadline {
+        self.deadline
+    }
+
+    /// True when the last socket call was allowed less than the I/O timeout because the
+    /// operation's deadline was nearer, or was not made because it had passed: a timeout
+    /// then says the operation ran out of time, not that the server kept silent for an I/O
     /// timeout.
+    pub(crate) fn cut_short(&self) -> bool {
+        self.cut
+    }
+
+    /// The health epoch of the server when this connection was opened (see `Health`).
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Records the health epoch the connection was opened in.
+    pub(crate) fn set_epoch(&mut self, epoch: u64) {
+        self.epoch = epoch;
+    }
+
+    /// Before each socket read or write: fails when the deadline has passed, and gives the
+    /// call at most `min(io_timeout, time left)` by the clock. The clock is read only when
+    /// the time known to be left does not cover a full I/O timeout (see [`Deadline::At`]);
+    /// the socket's timeout is changed (a system call) only when it has to be shortened, or
+    /// restored after that.
     fn arm(&mut self) -> Result<()> {
-        let timeout = match self.deadline {
-            Deadline::None if !self.shortened => return Ok(()),
+        let timeout = match &mut self.deadline {
             Deadline::None => self.io_timeout,
-            Deadline::Within(left) if left > self.io_timeout => {
-                self.deadline = Deadline::Within(left - self.io_timeout);
-                if !self.shortened {
-                    return Ok(());
-                }
+            Deadline::At { left, .. } if *left > self.io_timeout => {
+                *left -= self.io_timeout;
                 self.io_timeout
             }
-            Deadline::Within(left) => {
-                self.deadline = Deadline::At(Instant::now() + left);
-                return self.arm();
-            }
-            Deadline::At(deadline) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
+            Deadline::At { at, left } => {
+                let now_left = at.saturating_duration_since(Instant::now());
+                if now_left.is_zero() {
+                    self.cut = true;
                     return Err(Error::IoTimeout {
                         server: self.server.to_string(),
                     });
                 }
-                if left >= self.io_timeout && !self.shortened {
-                    return Ok(());
-                }
-                left.min(self.io_timeout)
+                let t = now_left.min(self.io_timeout);
+                *left = now_left - t;
+                t
             }
         };
+        if timeout == self.io_timeout && !self.shortened {
+            return Ok(());
+        }
         self.stream
             .set_timeouts(timeout)
             .map_err(|e| self.io_error(e))?;
         self.shortened = timeout < self.io_timeout;
+        self.cut = self.shortened;
         Ok(())
     }
 

@@ -129,6 +129,9 @@ const TAKEN: u8 = 2;
 const DONE: u8 = 3;
 /// The job was not answered (its holder's connection failed first): try again.
 const RETRY: u8 = 4;
+/// The caller's deadline passed while its job was being served: it has left with a timeout,
+/// and the answer, if one comes, is dropped.
+const ABANDONED: u8 = 5;
 
 struct Waiter {
     thread: Thread,
@@ -147,10 +150,16 @@ impl Waiter {
         })
     }
 
-    /// Moves to `state` and wakes the waiting thread.
-    fn wake(&self, state: u8) {
-        self.state.store(state, Ordering::Release);
-        self.thread.unpark();
+    /// Moves a taken job to `state` and wakes its caller, unless the caller has given up
+    /// on it (then nothing changes).
+    fn answer(&self, state: u8) {
+        if self
+            .state
+            .compare_exchange(TAKEN, state, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            self.thread.unpark();
+        }
     }
 }
 
@@ -209,12 +218,17 @@ pub(crate) enum Admission<'g> {
     Permit(Permit<'g>, Option<Duration>),
     /// A permit holder did the read: its result, and how long it took.
     Served(Result<Answer>, Duration),
+    /// The caller's deadline passed while a permit holder was serving its job: it gave up
+    /// on the answer after waiting this long (a timeout; a set may or may not have been
+    /// stored).
+    Abandoned(Duration),
 }
 
 /// Jobs taken from the head of the line, for a permit holder to serve. Every job gets its
-/// result through [`Batch::complete`], or [`Batch::fail`] when the connection fails; reads
-/// still unanswered when the batch is dropped are told to try again, sets get an error (they
-/// may have reached the server).
+/// result through [`Batch::complete`], or [`Batch::fail`] / [`Batch::retry`] when the
+/// connection fails; reads still unanswered when the batch is dropped are told to try
+/// again, sets get an error (they may have reached the server). A caller whose deadline
+/// passes meanwhile has left (`ABANDONED`): its answer is dropped.
 pub(crate) struct Batch {
     jobs: Vec<Arc<Waiter>>,
     answered: usize,
@@ -244,8 +258,10 @@ impl Batch {
     /// Hands the next unanswered job its result and wakes its caller.
     pub(crate) fn complete(&mut self, result: Result<Answer>) {
         if let Some(w) = self.jobs.get(self.answered) {
-            *w.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
-            w.wake(DONE);
+            if w.state.load(Ordering::Acquire) == TAKEN {
+                *w.result.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+                w.answer(DONE);
+            }
             self.answered += 1;
         }
     }
@@ -255,11 +271,17 @@ impl Batch {
     /// written, so whether they were stored is unknown).
     pub(crate) fn fail(mut self, e: Error) {
         self.complete(Err(e.clone()));
+        self.retry(e);
+    }
+
+    /// The connection failed with `e` (the holder's deadline cut it short) before the next
+    /// job was answered: the unanswered reads go back in line, the unanswered sets get `e`.
+    pub(crate) fn retry(mut self, e: Error) {
         while let Some(w) = self.jobs.get(self.answered) {
             if matches!(w.job, Some(Job::Set { .. })) {
                 self.complete(Err(e.clone()));
             } else {
-                w.wake(RETRY);
+                w.answer(RETRY);
                 self.answered += 1;
             }
         }
@@ -275,9 +297,9 @@ impl Drop for Batch {
                     server: String::new(),
                     detail: "the connection serving this set failed".into(),
                 }));
-                w.wake(DONE);
+                w.answer(DONE);
             } else {
-                w.wake(RETRY);
+                w.answer(RETRY);
             }
         }
     }
@@ -380,26 +402,29 @@ impl<'g> GateRef<'g> {
         self,
         wait: Duration,
     ) -> std::result::Result<(Permit<'g>, Option<Duration>), Duration> {
-        match self.admit(wait, None)? {
+        match self.admit(wait, None, None)? {
             Admission::Permit(p, waited) => Ok((p, waited)),
             // Without a read offered there is nothing to serve.
-            Admission::Served(_, waited) => Err(waited),
+            Admission::Served(_, waited) | Admission::Abandoned(waited) => Err(waited),
         }
     }
 
     /// As [`GateRef::acquire`], but a caller that has to wait offers its work (`offer`) to
-    /// the permit holders: the answer is a permit or the work's result. Work a holder has
-    /// taken is waited for until answered, whatever `wait` says (the serving connection's
-    /// I/O timeouts bound that); a read its holder could not answer goes back in line.
+    /// the permit holders: the answer is a permit or the work's result. The wait in line
+    /// ends at `wait` or at the operation's `deadline`, whichever comes first; work a holder
+    /// has taken is waited for until answered or until `deadline` (without one, the serving
+    /// connection's I/O timeouts bound it), when the caller gives up on it
+    /// ([`Admission::Abandoned`]). A read its holder could not answer goes back in line.
     pub(crate) fn admit(
         self,
         wait: Duration,
+        deadline: Option<Instant>,
         offer: Option<Offer<'_>>,
     ) -> std::result::Result<Admission<'g>, Duration> {
         let job = || offer.map(Offer::to_job);
         match self.try_now(job) {
             Ok(()) => Ok(Admission::Permit(Permit { gate: self }, None)),
-            Err(w) => self.admit_after_waiting(w, wait, offer),
+            Err(w) => self.admit_after_waiting(w, wait, deadline, offer),
         }
     }
 
@@ -409,11 +434,16 @@ impl<'g> GateRef<'g> {
         self,
         mut w: Arc<Waiter>,
         wait: Duration,
+        deadline: Option<Instant>,
         offer: Option<Offer<'_>>,
     ) -> std::result::Result<Admission<'g>, Duration> {
         let start = Instant::now();
+        let in_line_until = match (start.checked_add(wait), deadline) {
+            (Some(t), Some(d)) => Some(t.min(d)),
+            (t, d) => t.or(d),
+        };
         loop {
-            match self.wait_for(&w, start + wait) {
+            match self.wait_for(&w, in_line_until, deadline) {
                 Some(GRANTED) => {
                     return Ok(Admission::Permit(
                         Permit { gate: self },
@@ -430,6 +460,7 @@ impl<'g> GateRef<'g> {
                     });
                     return Ok(Admission::Served(r, start.elapsed()));
                 }
+                Some(ABANDONED) => return Ok(Admission::Abandoned(start.elapsed())),
                 Some(_) => {
                     // RETRY: back in line, at the end.
                     match self.try_now(|| offer.map(Offer::to_job)) {
@@ -448,19 +479,42 @@ impl<'g> GateRef<'g> {
     }
 
     /// Waits until `w` leaves `WAITING` (and, once taken, until it is answered): its new
-    /// state, or `None` when `deadline` passed while it was still in line (it left the line).
-    fn wait_for(&self, w: &Arc<Waiter>, deadline: Instant) -> Option<u8> {
+    /// state; `None` when `in_line_until` passed while it was still in line (it left the
+    /// line); `ABANDONED` when `deadline` passed while its job was being served.
+    fn wait_for(
+        &self,
+        w: &Arc<Waiter>,
+        in_line_until: Option<Instant>,
+        deadline: Option<Instant>,
+    ) -> Option<u8> {
         loop {
             match w.state.load(Ordering::Acquire) {
                 WAITING => {}
                 TAKEN => {
-                    std::thread::park();
+                    let Some(deadline) = deadline else {
+                        std::thread::park();
+                        continue;
+                    };
+                    let now = Instant::now();
+                    if now < deadline {
+                        std::thread::park_timeout(deadline - now);
+                    } else if w
+                        .state
+                        .compare_exchange(TAKEN, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                    {
+                        return Some(ABANDONED);
+                    }
                     continue;
                 }
                 s => return Some(s),
             }
+            let Some(until) = in_line_until else {
+                std::thread::park();
+                continue;
+            };
             let now = Instant::now();
-            if now >= deadline {
+            if now >= until {
                 let mut st = self.lock();
                 // Granted or taken between the check and the lock: go on with it.
                 if w.state.load(Ordering::Acquire) != WAITING {
@@ -470,7 +524,7 @@ impl<'g> GateRef<'g> {
                 self.left_line(w);
                 return None;
             }
-            std::thread::park_timeout(deadline - now);
+            std::thread::park_timeout(until - now);
         }
     }
 }
@@ -546,13 +600,13 @@ mod tests {
                     b's' => Some(Offer::Set(k, b"data", 3, 0)),
                     _ => None,
                 };
-                match GateRef::Borrowed(&g).admit(Duration::from_secs(30), offer) {
+                match GateRef::Borrowed(&g).admit(Duration::from_secs(30), None, offer) {
                     Ok(Admission::Served(answer, _)) => format!("served {:?}", answer.unwrap()),
                     Ok(Admission::Permit(p, _)) => {
                         drop(p);
                         "permit".to_string()
                     }
-                    Err(_) => "timeout".to_string(),
+                    Ok(Admission::Abandoned(_)) | Err(_) => "timeout".to_string(),
                 }
             });
             // Each joins the line before the next starts.
@@ -601,9 +655,12 @@ mod tests {
         let offer = |offer: Offer<'static>, before: usize| {
             let g = gate.clone();
             let t = std::thread::spawn(move || {
-                match GateRef::Borrowed(&g).admit(Duration::from_secs(30), Some(offer)) {
+                match GateRef::Borrowed(&g).admit(Duration::from_secs(30), None, Some(offer)) {
                     Ok(Admission::Served(answer, _)) => answer.map(|a| format!("{a:?}")),
                     Ok(Admission::Permit(..)) => panic!("expected to be served, got a permit"),
+                    Ok(Admission::Abandoned(w)) => {
+                        panic!("expected to be served, gave up after {w:?}")
+                    }
                     Err(w) => panic!("expected to be served, timed out after {w:?}"),
                 }
             });
@@ -665,12 +722,76 @@ mod tests {
         let gate = Gate::new(1);
         let held = GateRef::Borrowed(&gate).acquire(Duration::ZERO).unwrap();
         assert!(GateRef::Borrowed(&gate)
-            .admit(Duration::from_millis(20), Some(Offer::Get(b"k", false)))
+            .admit(
+                Duration::from_millis(20),
+                None,
+                Some(Offer::Get(b"k", false))
+            )
             .is_err());
         assert!(gate.lock().queue.is_empty());
         assert!(gate.take_jobs(64, 1 << 20).is_empty());
         assert_eq!(gate.jobs.load(Ordering::Relaxed), 0);
         drop(held);
         assert_eq!(gate.lock().free, 1);
+    }
+
+    /// Issue 15 item 8: a caller whose job is being served leaves at its own deadline; the
+    /// holder's answer, when it comes, is dropped.
+    #[test]
+    fn a_served_caller_leaves_at_its_deadline_and_its_answer_is_dropped() {
+        let gate = Arc::new(Gate::new(1));
+        let held = GateRef::Borrowed(&gate).acquire(Duration::ZERO).unwrap();
+        let g = gate.clone();
+        let waiter = std::thread::spawn(move || {
+            let start = Instant::now();
+            let deadline = start + Duration::from_millis(100);
+            let r = GateRef::Borrowed(&g).admit(
+                Duration::from_secs(30),
+                Some(deadline),
+                Some(Offer::Get(b"k", false)),
+            );
+            let outcome = match r {
+                Ok(Admission::Abandoned(_)) => "abandoned",
+                Ok(Admission::Served(..)) => "served",
+                Ok(Admission::Permit(..)) => "permit",
+                Err(_) => "timed out in line",
+            };
+            (outcome, start.elapsed())
+        });
+        let until = Instant::now() + Duration::from_secs(30);
+        while gate.lock().queue.is_empty() {
+            assert!(Instant::now() < until, "never in line");
+            std::thread::yield_now();
+        }
+        let mut batch = gate.take_jobs(64, 1 << 20);
+        assert_eq!(batch.len(), 1);
+        // The holder is slow: the caller's deadline passes first.
+        let (outcome, took) = waiter.join().unwrap();
+        assert_eq!(outcome, "abandoned");
+        assert!(
+            took >= Duration::from_millis(90) && took < Duration::from_secs(5),
+            "{took:?}"
+        );
+        batch.complete(Ok(Answer::Found(None)));
+        drop(batch);
+        assert_eq!(gate.jobs.load(Ordering::Relaxed), 0);
+        drop(held);
+        assert_eq!(gate.lock().free, 1);
+    }
+
+    #[test]
+    fn a_caller_in_line_leaves_at_its_deadline_before_the_pool_timeout() {
+        let gate = Gate::new(1);
+        let held = GateRef::Borrowed(&gate).acquire(Duration::ZERO).unwrap();
+        let start = Instant::now();
+        let r = GateRef::Borrowed(&gate).admit(
+            Duration::from_secs(30),
+            Some(start + Duration::from_millis(50)),
+            Some(Offer::Get(b"k", false)),
+        );
+        assert!(r.is_err());
+        assert!(start.elapsed() < Duration::from_secs(5));
+        assert!(gate.lock().queue.is_empty());
+        drop(held);
     }
 }

@@ -1,6 +1,15 @@
-//! Per-server health: consecutive failures, and "dead until" with a doubling back-off.
-//! Waiting for a pooled connection is never a failure; only connect errors, socket errors
-//! and timeouts are.
+//! Per-server health: consecutive failures, and "dead until" with a back-off that doubles
+//! per failed retry. Waiting for a pooled connection is never a failure; only connect errors,
+//! socket errors and timeouts are.
+//!
+//! Failures are counted per *epoch*: the epoch moves on each time the server is marked dead.
+//! Every exchange carries the epoch its connection was opened in (a connect, the epoch it
+//! started in), and a failure from an earlier epoch is not counted: the requests that were in
+//! flight together when the server stalled fail together, but they are one incident, already
+//! counted when it was marked dead; and a connection left idle from before the marking
+//! (before a restart, say) that fails on reuse is not a failed retry of the restarted server.
+//! After the back-off, the first failure of the new epoch (a failed retry) marks the server
+//! dead again with twice the back-off; the retries that fail with it count once.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -15,10 +24,26 @@ fn now_ms() -> u64 {
 #[derive(Debug)]
 pub struct Health {
     failures: AtomicU32,
+    /// Times marked dead since the last success: 1 after the first marking, one more per
+    /// failed retry. The back-off is `retry * 2^(marks - 1)`, capped.
+    marks: AtomicU32,
     dead_until: AtomicU64,
+    /// Moves on each time the server is marked dead (see the module documentation).
+    epoch: AtomicU64,
     limit: u32,
     retry: Duration,
     retry_max: Duration,
+}
+
+/// A failure that marked the server dead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Marked {
+    /// Consecutive failures so far.
+    pub failures: u32,
+    /// The back-off before the next retry.
+    pub retry_in: Duration,
+    /// True the first time since the server was last healthy (not after a failed retry).
+    pub first: bool,
 }
 
 /// A snapshot of one server's health, for callers and the CLI.
@@ -38,16 +63,18 @@ impl Health {
     pub(crate) fn new(limit: u32, retry: Duration, retry_max: Duration) -> Health {
         Health {
             failures: AtomicU32::new(0),
+            marks: AtomicU32::new(0),
             dead_until: AtomicU64::new(0),
+            epoch: AtomicU64::new(0),
             limit: limit.max(1),
             retry,
             retry_max,
         }
     }
 
-    /// Consecutive failures that mark the server dead.
-    pub(crate) fn limit(&self) -> u32 {
-        self.limit
+    /// The current epoch: stamp it on a connection when opening it.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
     }
 
     /// No failure since the last success.
@@ -61,9 +88,14 @@ impl Health {
         until == 0 || now_ms() >= until
     }
 
-    /// Records a connect error, socket error or timeout. Returns `(failures, back-off)` when
-    /// this failure marks the server dead (first time, or again after a failed retry).
-    pub(crate) fn record_failure(&self) -> Option<(u32, Duration)> {
+    /// Records a connect error, socket error or timeout of an exchange of `epoch` (its
+    /// connection's, or for a connect the one it started in). A failure from an earlier
+    /// epoch is not counted. Returns what happened when this failure marks the server dead
+    /// (the first time, or again after a failed retry).
+    pub(crate) fn record_failure(&self, epoch: u64) -> Option<Marked> {
+        if epoch != self.epoch.load(Ordering::Acquire) {
+            return None;
+        }
         let n = self
             .failures
             .fetch_add(1, Ordering::Relaxed)
@@ -71,14 +103,27 @@ impl Health {
         if n < self.limit {
             return None;
         }
-        let doublings = (n - self.limit).min(16);
+        // Once per epoch: the failures that come with this one belong to the same incident.
+        if self
+            .epoch
+            .compare_exchange(epoch, epoch + 1, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return None;
+        }
+        let marks = self.marks.fetch_add(1, Ordering::Relaxed).saturating_add(1);
+        let doublings = (marks - 1).min(16);
         let wait = self
             .retry
             .saturating_mul(1 << doublings)
             .min(self.retry_max);
         self.dead_until
             .store(now_ms() + wait.as_millis() as u64, Ordering::Relaxed);
-        Some((n, wait))
+        Some(Marked {
+            failures: n,
+            retry_in: wait,
+            first: marks == 1,
+        })
     }
 
     /// Records a successful exchange (cheap when already healthy: one load). Returns true
@@ -88,6 +133,7 @@ impl Health {
             return false;
         }
         self.failures.store(0, Ordering::Relaxed);
+        self.marks.store(0, Ordering::Relaxed);
         self.dead_until.swap(0, Ordering::Relaxed) != 0
     }
 
@@ -106,14 +152,15 @@ impl Health {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn dead_after_limit_then_alive_on_success() {
         let h = Health::new(2, Duration::from_secs(60), Duration::from_secs(600));
         assert!(h.may_try());
-        h.record_failure();
+        h.record_failure(h.epoch());
         assert!(h.may_try(), "one failure of two");
-        h.record_failure();
+        h.record_failure(h.epoch());
         assert!(!h.may_try());
         let s = h.snapshot("x");
         assert!(!s.alive && s.failures == 2 && s.retry_in.is_some());
@@ -124,11 +171,78 @@ mod tests {
     #[test]
     fn retry_comes_due() {
         let h = Health::new(1, Duration::from_millis(1), Duration::from_millis(1));
-        h.record_failure();
+        h.record_failure(h.epoch());
         let start = Instant::now();
         while !h.may_try() {
             assert!(start.elapsed() < Duration::from_secs(5));
             std::thread::yield_now();
         }
+    }
+
+    const MS: Duration = Duration::from_millis(1);
+
+    /// Issue 15 item 9: the back-off grew with the callers in flight (29.5 s with 16).
+    #[test]
+    fn failures_in_flight_together_count_once() {
+        let h = Arc::new(Health::new(2, 1000 * MS, 30_000 * MS));
+        let epoch = h.epoch();
+        let marked: Vec<Marked> = (0..16)
+            .map(|_| {
+                let h = h.clone();
+                std::thread::spawn(move || h.record_failure(epoch))
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .filter_map(|t| t.join().unwrap())
+            .collect();
+        assert_eq!(marked.len(), 1, "{marked:?}");
+        assert_eq!(marked[0].retry_in, 1000 * MS);
+        assert!(marked[0].first);
+        let retry_in = h.snapshot("x").retry_in.unwrap();
+        assert!(retry_in <= 1000 * MS, "{retry_in:?}");
+        // Late failures of the same requests change nothing.
+        assert_eq!(h.record_failure(epoch), None);
+        assert!(h.snapshot("x").retry_in.unwrap() <= 1000 * MS);
+    }
+
+    #[test]
+    fn the_back_off_doubles_per_failed_retry_up_to_the_cap() {
+        let h = Health::new(2, 100 * MS, 1000 * MS);
+        let first = h.epoch();
+        assert_eq!(h.record_failure(first), None, "one failure of two");
+        let m = h.record_failure(first).unwrap();
+        assert_eq!((m.failures, m.retry_in, m.first), (2, 100 * MS, true));
+        for want in [200, 400, 800, 1000, 1000] {
+            // Each retry's requests fail together: the first marks it dead again.
+            let retry = h.epoch();
+            let m = h.record_failure(retry).unwrap();
+            assert_eq!((m.retry_in, m.first), (want * MS, false));
+            assert_eq!(h.record_failure(retry), None);
+        }
+        assert!(h.record_success(), "back");
+        assert!(h.may_try() && h.is_healthy());
+        let again = h.epoch();
+        h.record_failure(again);
+        let m = h.record_failure(again).unwrap();
+        assert_eq!(
+            (m.retry_in, m.first),
+            (100 * MS, true),
+            "reset by the success"
+        );
+    }
+
+    #[test]
+    fn a_connection_from_before_the_marking_is_not_a_failed_retry() {
+        let h = Health::new(1, 100 * MS, 1000 * MS);
+        let before = h.epoch();
+        assert!(h.record_failure(before).is_some());
+        // An idle connection opened before the server was marked dead (before its restart)
+        // fails on reuse during the retry: not counted.
+        assert_eq!(h.record_failure(before), None);
+        assert_eq!(h.snapshot("x").failures, 1);
+        assert!(h.snapshot("x").retry_in.unwrap() <= 100 * MS);
+        // A connection of the retry itself fails: that is a failed retry.
+        let m = h.record_failure(h.epoch()).unwrap();
+        assert_eq!((m.failures, m.retry_in), (2, 200 * MS));
     }
 }

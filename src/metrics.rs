@@ -25,7 +25,8 @@ pub struct ServerMetrics {
     pub connects: u64,
     /// Connect attempts that failed (refused, unreachable, timed out).
     pub connect_errors: u64,
-    /// Reads or writes that timed out (the connection was dropped).
+    /// Reads or writes that timed out (the connection was dropped), and handed-over reads
+    /// and sets whose caller's deadline passed while they were being served.
     pub timeouts: u64,
     /// Other socket errors (reset, closed mid-reply).
     pub io_errors: u64,
@@ -118,7 +119,8 @@ impl Counters {
 #[non_exhaustive]
 pub enum Event {
     /// The server was marked dead after `failures` consecutive failures; it will be retried
-    /// after `retry_in`.
+    /// after `retry_in`. Reported once per outage: a failed retry doubles the back-off
+    /// without a new event.
     ServerDown {
         /// `host:port`.
         server: String,
@@ -134,7 +136,9 @@ pub enum Event {
     },
 }
 
-/// The event callback. It runs on the thread whose call changed the state: keep it short.
+/// The event callback. It runs on the thread whose call changed the state, once that call has
+/// given its connection back: it may issue commands of its own, but keep it short (the call
+/// that triggered it returns when it does).
 #[derive(Clone)]
 pub struct EventHandler(pub Arc<dyn Fn(&Event) + Send + Sync>);
 

@@ -8,7 +8,7 @@
 //! dropped from its slot without r2d2 having to replace the slot.
 
 use crate::address::ServerAddr;
-use crate::conn::{Conn, ConnOptions};
+use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::health::Health;
 use crate::metrics::Counters;
 use std::sync::Arc;
@@ -47,6 +47,7 @@ impl r2d2::ManageConnection for Manager {
     type Error = Never;
 
     fn connect(&self) -> Result<Slot, Never> {
+        let epoch = self.health.epoch();
         let conn = if self.health.is_healthy() {
             Conn::connect(
                 &self.addr,
@@ -58,6 +59,10 @@ impl r2d2::ManageConnection for Manager {
         } else {
             None
         };
+        let conn = conn.map(|mut c| {
+            c.set_epoch(epoch);
+            c
+        });
         if conn.is_some() {
             Counters::bump(&self.counters.connects);
         }
@@ -68,6 +73,8 @@ impl r2d2::ManageConnection for Manager {
 
     fn is_valid(&self, slot: &mut Slot) -> Result<(), Never> {
         if let Some(conn) = slot.conn.as_mut() {
+            // The check is no caller's operation: only the I/O timeout bounds it.
+            conn.set_deadline(Deadline::None);
             if !conn.is_reusable() || conn.alive_check(self.opts.protocol).is_err() {
                 slot.conn = None;
             }

@@ -101,23 +101,6 @@ fn thread_pool() -> Arc<ScheduledThreadPool> {
     )
 }
 
-/// A deadline as an instant, once the clock has been read anyway.
-fn absolute(deadline: Deadline, now: Instant) -> Deadline {
-    match deadline {
-        Deadline::Within(d) => Deadline::At(now + d),
-        other => other,
-    }
-}
-
-/// `d`, shortened to what is left before `deadline`.
-fn limit(d: Duration, deadline: Deadline, now: Instant) -> Duration {
-    match deadline {
-        Deadline::None => d,
-        Deadline::Within(left) => d.min(left),
-        Deadline::At(t) => d.min(t.saturating_duration_since(now)),
-    }
-}
-
 fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPool>) -> Pool {
     Pool::builder()
         .max_size(s.max_size)
@@ -256,32 +239,36 @@ impl Server {
         offer: Option<Offer<'_>>,
     ) -> Result<Checkout<'_>> {
         let (pool, gate) = self.pool();
-        let wait = match deadline {
-            Deadline::None => wait,
-            Deadline::Within(left) => wait.min(left),
-            Deadline::At(t) => wait.min(t.saturating_duration_since(Instant::now())),
-        };
-        // First come, first served: a permit guarantees a connection (or room for one).
-        let admitted = gate.admit(wait, offer).map_err(|w| self.pool_timeout(w))?;
+        // First come, first served: a permit guarantees a connection (or room for one). The
+        // wait in line ends at the pool timeout or the operation's deadline, whichever is
+        // first; work handed over ends at the deadline (see `gate`).
+        let admitted = gate
+            .admit(wait, deadline.instant(), offer)
+            .map_err(|w| self.pool_timeout(w))?;
         let (permit, waited) = match admitted {
             Admission::Permit(permit, waited) => (permit, waited),
             Admission::Served(found, waited) => {
                 self.count_wait(waited);
                 return Ok(Checkout::Served(found));
             }
+            Admission::Abandoned(waited) => {
+                self.count_wait(waited);
+                let e = Error::IoTimeout {
+                    server: self.label.to_string(),
+                };
+                self.counters.error(&e);
+                return Err(e);
+            }
         };
         if let Some(waited) = waited {
             self.count_wait(waited);
-            deadline = match deadline {
-                Deadline::Within(left) => Deadline::Within(left.saturating_sub(waited)),
-                other => other,
-            };
+            deadline.charge(waited);
         }
         let slot = match pool.try_get() {
             Some(s) => s,
             // Only while r2d2 is still opening the slot this permit stands for.
             None => pool
-                .get_timeout(wait.max(Duration::from_millis(100)))
+                .get_timeout(deadline.limit(wait).max(Duration::from_millis(100)))
                 .map_err(|_| self.pool_timeout(Duration::ZERO))?,
         };
         let mut pooled = Pooled {
@@ -291,26 +278,32 @@ impl Server {
         let slot: &mut Slot = &mut pooled;
         if !slot.conn.as_ref().is_some_and(|c| c.is_reusable()) {
             slot.conn = None;
-            let now = Instant::now();
-            deadline = absolute(deadline, now);
-            let timeout = limit(self.opts.connect_timeout, deadline, now);
-            let connected = if timeout.is_zero() {
-                Err(Error::ConnectTimeout {
+            let epoch = self.health.epoch();
+            let timeout = deadline.limit(self.opts.connect_timeout);
+            if timeout.is_zero() {
+                // Out of time before trying: not the server's fault.
+                let e = Error::ConnectTimeout {
                     server: self.label.to_string(),
-                })
-            } else {
-                Conn::connect(&self.addr, &self.label, &self.opts, timeout)
-            };
+                };
+                self.counters.error(&e);
+                return Err(e);
+            }
+            let connected = Conn::connect(&self.addr, &self.label, &self.opts, timeout);
+            deadline.charge(timeout);
             match connected {
-                Ok(c) => {
+                Ok(mut c) => {
                     Counters::bump(&self.counters.connects);
+                    c.set_epoch(epoch);
                     slot.conn = Some(Box::new(c));
                 }
                 Err(e) => {
                     if matches!(e, Error::Io { .. }) {
                         Counters::bump(&self.counters.connect_errors);
                     }
-                    self.failed(&e);
+                    let event = self.failed(&e, epoch);
+                    // The callback may issue commands: slot and permit go back first.
+                    drop(pooled);
+                    self.emit(event);
                     return Err(e);
                 }
             }
@@ -321,34 +314,54 @@ impl Server {
         Ok(Checkout::Conn(pooled))
     }
 
-    /// Accounts for an exchange's result and drops a connection that is not clean.
+    /// Accounts for an exchange's result, serves waiting work (docs/handover.md), drops a
+    /// connection that is not clean and gives the slot and the permit back; then reports a
+    /// change of the server's state, so that the event callback may issue commands of its
+    /// own (with a single connection, it would otherwise wait for the one its caller holds).
     pub(crate) fn release<T>(&self, mut pooled: Pooled, result: &Result<T>) {
         Counters::bump(&self.counters.operations);
-        match result {
+        let event = match result {
             Ok(_) => {
                 if self.health.record_success() {
                     Counters::bump(&self.counters.returns);
-                    self.emit(Event::ServerUp {
+                    Some(Event::ServerUp {
                         server: self.label.to_string(),
-                    });
+                    })
+                } else {
+                    None
                 }
             }
-            Err(e) => self.failed(e),
-        }
+            Err(e) => self.failed(
+                e,
+                pooled
+                    .conn
+                    .as_ref()
+                    .map_or_else(|| self.health.epoch(), |c| c.epoch()),
+            ),
+        };
+        let mut later = None;
         if pooled._permit.gate().has_jobs() && pooled.conn.as_ref().is_some_and(|c| c.is_reusable())
         {
-            self.serve_waiting(&mut pooled);
+            later = self.serve_waiting(&mut pooled);
         }
         if !pooled.conn.as_ref().is_some_and(|c| c.is_reusable()) {
             pooled.conn = None;
         }
+        drop(pooled);
+        self.emit(event);
+        self.emit(later);
     }
 
     /// Serves the work waiting at the head of the gate's line on this (clean) connection:
     /// each batch written in one go, the replies read in order, each caller woken with its
-    /// answer. At most `SERVE_ROUNDS` batches, so the holder's own caller is not kept long.
+    /// answer. At most `SERVE_ROUNDS` batches, and all of it within the holder's own
+    /// deadline: its caller has its result and must not be kept past the time it allowed
+    /// (each waiting caller ends by its own deadline too, see `gate`). A round starts only
+    /// while time is left; when the deadline cuts a round short, the connection is dropped,
+    /// its reads go back in line and its sets get the timeout, and the server is not blamed
+    /// (it did not keep silent for an I/O timeout). Returns the event of a server failure.
     #[inline(never)]
-    fn serve_waiting(&self, pooled: &mut Pooled) {
+    fn serve_waiting(&self, pooled: &mut Pooled) -> Option<Event> {
         use std::sync::atomic::Ordering::Relaxed;
         const SERVE_ROUNDS: usize = 4;
         // memcached answers at most `-R` requests (default 20) of a connection per event-loop
@@ -357,14 +370,18 @@ impl Server {
         const BATCH_BYTES: usize = 64 * 1024;
         let p = self.opts.protocol;
         for _ in 0..SERVE_ROUNDS {
+            let mut deadline = pooled.conn.as_ref()?.deadline();
+            if deadline.left_at(Instant::now()) == Some(Duration::ZERO) {
+                return None;
+            }
             let mut batch = pooled._permit.gate().take_jobs(BATCH_JOBS, BATCH_BYTES);
             if batch.is_empty() {
-                return;
+                return None;
             }
             let n = batch.len();
             let (mut reads, mut hits) = (0, 0);
             let served = pooled.with_conn(|conn| {
-                conn.set_deadline(Deadline::None);
+                conn.set_deadline(deadline);
                 let buf = conn.begin();
                 for (i, job) in batch.jobs().enumerate() {
                     let opaque = i as u32;
@@ -415,11 +432,22 @@ impl Server {
             self.counters.handed_over.fetch_add(n as u64, Relaxed);
             self.lookups(reads, hits);
             if let Err(e) = served {
-                self.failed(&e);
+                let (cut, epoch) = pooled
+                    .conn
+                    .as_ref()
+                    .map_or((false, self.health.epoch()), |c| (c.cut_short(), c.epoch()));
+                if cut && matches!(e, Error::IoTimeout { .. }) {
+                    // The holder's deadline, not the server: reads try again.
+                    self.counters.error(&e);
+                    batch.retry(e);
+                    return None;
+                }
+                let event = self.failed(&e, epoch);
                 batch.fail(e);
-                return;
+                return event;
             }
         }
+        None
     }
 
     /// Counts the outcome of a retrieval: `asked` keys, `found` hits.
@@ -431,26 +459,28 @@ impl Server {
             .fetch_add(asked.saturating_sub(found) as u64, Relaxed);
     }
 
-    /// Counts an error; a server failure may mark the server dead.
-    fn failed(&self, e: &Error) {
+    /// Counts an error of an exchange of health epoch `epoch` (its connection's; for a
+    /// connect, the one it started in); a server failure may mark the server dead. Returns
+    /// the event to report once the caller has given back its slot and permit.
+    fn failed(&self, e: &Error, epoch: u64) -> Option<Event> {
         self.counters.error(e);
         if !e.is_server_failure() {
-            return;
+            return None;
         }
-        if let Some((failures, retry_in)) = self.health.record_failure() {
-            if failures == self.health.limit() {
-                Counters::bump(&self.counters.ejections);
-                self.emit(Event::ServerDown {
-                    server: self.label.to_string(),
-                    failures,
-                    retry_in,
-                });
-            }
+        let marked = self.health.record_failure(epoch)?;
+        if !marked.first {
+            return None;
         }
+        Counters::bump(&self.counters.ejections);
+        Some(Event::ServerDown {
+            server: self.label.to_string(),
+            failures: marked.failures,
+            retry_in: marked.retry_in,
+        })
     }
 
-    fn emit(&self, event: Event) {
-        if let Some(handler) = &self.events {
+    fn emit(&self, event: Option<Event>) {
+        if let (Some(handler), Some(event)) = (&self.events, event) {
             (handler.0)(&event);
         }
     }

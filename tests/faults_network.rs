@@ -108,6 +108,7 @@ fn a_slow_jittery_network_never_crosses_values() {
         Faults {
             max_delay_us: 3_000,
             reset_one_in: 0,
+            ..Faults::default()
         },
     );
     let t = hammer(&p.addr, 150, Duration::from_secs(3));
@@ -128,6 +129,7 @@ fn connections_reset_mid_value_never_cross_values() {
         Faults {
             max_delay_us: 200,
             reset_one_in: 2,
+            ..Faults::default()
         },
     );
     let t = hammer(&p.addr, 200, Duration::from_secs(3));

@@ -29,6 +29,7 @@ fn round(mc: &Memcached) {
         Faults {
             max_delay_us: 0,
             reset_one_in: 2,
+            ..Faults::default()
         },
     );
     let c = Client::builder()

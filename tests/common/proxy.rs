@@ -1,5 +1,6 @@
 //! A deliberately unreliable TCP proxy on 127.0.0.1 in front of a real memcached: it delays
-//! every chunk it forwards and can reset connections in the middle of a reply.
+//! every chunk it forwards, can drip replies slowly (a slow link), and can reset connections
+//! in the middle of a reply.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -14,6 +15,11 @@ pub struct Faults {
     pub max_delay_us: u64,
     /// Reset one connection in `reset_one_in` (0 = never) after a random number of reply bytes.
     pub reset_one_in: u64,
+    /// Replies (server to client) forwarded `drip_bytes` at a time (0 = as they come), each
+    /// piece after a pause of `drip_every`: a link of `drip_bytes / drip_every` bytes a second.
+    pub drip_bytes: usize,
+    /// The pause before each dripped piece.
+    pub drip_every: Duration,
 }
 
 /// The proxy; it stops accepting when dropped.
@@ -65,7 +71,11 @@ pub fn start(backend: &str, faults: Faults) -> Proxy {
             };
             let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
             let seed_a = seed.clone();
-            std::thread::spawn(move || pump(client, server, faults, None, &seed_a, None));
+            let requests = Faults {
+                drip_bytes: 0,
+                ..faults
+            };
+            std::thread::spawn(move || pump(client, server, requests, None, &seed_a, None));
             let (seed_b, resets3) = (seed.clone(), resets2.clone());
             std::thread::spawn(move || pump(s2, c2, faults, reset_after, &seed_b, Some(&resets3)));
         }
@@ -108,6 +118,15 @@ fn pump(
             }
         }
         total += n as u64;
+        if faults.drip_bytes > 0 {
+            for piece in chunk.chunks(faults.drip_bytes) {
+                std::thread::sleep(faults.drip_every);
+                if to.write_all(piece).is_err() {
+                    return;
+                }
+            }
+            continue;
+        }
         if to.write_all(chunk).is_err() {
             break;
         }

@@ -1,0 +1,276 @@
+//! Deadlines (issue 15, items 7, 8 and 11): every read and write waits at most
+//! `min(io_timeout, time left)` by the clock, handed-over work ends by its own caller's
+//! deadline, and an `operation_timeout` of zero means none. The slow link is a deliberately
+//! slow proxy of the test's own (`common::proxy`, dripping replies) in front of a real
+//! memcached.
+mod common;
+
+use common::proxy::{self, Faults};
+use common::{unique, Memcached};
+use mcpool::{Client, Error};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A proxy to `mc` that forwards replies `bytes` at a time, one piece every `every`.
+fn slow_link(mc: &Memcached, bytes: usize, every: Duration) -> proxy::Proxy {
+    proxy::start(
+        &mc.addr(),
+        Faults {
+            drip_bytes: bytes,
+            drip_every: every,
+            ..Faults::default()
+        },
+    )
+}
+
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| b'a' + (i % 26) as u8).collect()
+}
+
+/// Item 7: a reply dripped in about 20 pieces over about 2 s, each piece well within the 1 s
+/// I/O timeout, is read whole under a 5 s operation timeout (it failed after 1.2 s: every
+/// read was charged a full I/O timeout); so is a 500 kB value that needs about 1.6 s.
+#[test]
+fn a_reply_dripped_over_two_seconds_within_the_operation_timeout_succeeds() {
+    let mc = Memcached::start(&[]);
+    let prefix = unique("drip");
+    let direct = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(prefix.clone())
+        .compression(false)
+        .build()
+        .unwrap();
+    let small = pattern(1_900);
+    let large = pattern(500_000);
+    direct.set("small", &small, 0).unwrap();
+    direct.set("large", &large, 0).unwrap();
+    let through = |link: &proxy::Proxy| {
+        Client::builder()
+            .server(&link.addr)
+            .key_prefix(prefix.clone())
+            .compression(false)
+            .io_timeout(Duration::from_secs(1))
+            .operation_timeout(Some(Duration::from_secs(5)))
+            .failure_limit(1)
+            .build()
+            .unwrap()
+    };
+
+    // About 1,930 bytes of reply, 100 bytes every 100 ms: 20 pieces, about 2 s.
+    let link = slow_link(&mc, 100, Duration::from_millis(100));
+    let c = through(&link);
+    let start = Instant::now();
+    let got = c.get("small");
+    let took = start.elapsed();
+    assert_eq!(got.unwrap().as_deref(), Some(&small[..]), "after {took:?}");
+    assert!(
+        took >= Duration::from_millis(1_800),
+        "not dripped: {took:?}"
+    );
+    assert!(took < Duration::from_millis(4_500), "{took:?}");
+    let st = &c.server_states()[0];
+    assert!(st.alive && st.failures == 0, "{st:?}");
+
+    // 500 kB, 16 KiB every 50 ms: 31 pieces, about 1.6 s.
+    let link = slow_link(&mc, 16 * 1024, Duration::from_millis(50));
+    let c = through(&link);
+    let start = Instant::now();
+    let got = c.get("large");
+    let took = start.elapsed();
+    assert!(
+        got.as_ref().is_ok_and(|v| v.as_deref() == Some(&large[..])),
+        "after {took:?}: {:?}",
+        got.map(|v| v.map(|v| v.len()))
+    );
+    assert!(
+        took >= Duration::from_millis(1_400),
+        "not dripped: {took:?}"
+    );
+    let st = &c.server_states()[0];
+    assert!(st.alive && st.failures == 0, "{st:?}");
+}
+
+/// Item 7, the other side: the same dripped reply under an operation timeout shorter than
+/// it needs ends with a timeout at the operation deadline, not before and not long after.
+#[test]
+fn a_dripped_reply_longer_than_the_operation_timeout_ends_at_its_deadline() {
+    let mc = Memcached::start(&[]);
+    let prefix = unique("late");
+    let value = pattern(1_900);
+    Client::builder()
+        .server(&mc.addr())
+        .key_prefix(prefix.clone())
+        .build()
+        .unwrap()
+        .set("k", &value, 0)
+        .unwrap();
+    let link = slow_link(&mc, 100, Duration::from_millis(100));
+    let c = Client::builder()
+        .server(&link.addr)
+        .key_prefix(prefix)
+        .io_timeout(Duration::from_secs(1))
+        .operation_timeout(Some(Duration::from_millis(1_500)))
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let got = c.get("k");
+    let took = start.elapsed();
+    assert!(matches!(got, Err(Error::IoTimeout { .. })), "{got:?}");
+    assert!(
+        took >= Duration::from_millis(1_400) && took < Duration::from_millis(2_500),
+        "{took:?}"
+    );
+}
+
+/// Item 8: `threads` callers on one connection through a slow link, reading and setting
+/// values that are handed over to whichever caller holds the connection. With an operation
+/// timeout of 2 s, every call returns within 2 s and a margin (it took 4.4 s with 8 threads
+/// and 15.3 s with 21: handed-over work had no deadline, and the caller serving it was held
+/// until it was done), and every value read is one its own caller wrote.
+fn handed_over_calls_end_by_their_own_deadline(threads: usize) {
+    const BOUND: Duration = Duration::from_millis(3_500);
+    const RUN: Duration = Duration::from_secs(5);
+    let mc = Memcached::start(&[]);
+    let prefix = unique("handover");
+    let value = |t: usize, i: usize| {
+        let mut v = format!("t{t}:{i}:").into_bytes();
+        v.resize(12 * 1024, b'a' + (t % 26) as u8);
+        v
+    };
+    let direct = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(prefix.clone())
+        .build()
+        .unwrap();
+    for t in 0..threads {
+        direct.set(format!("k{t}"), &value(t, 0), 0).unwrap();
+    }
+    // 50 kB/s: a 12 KiB reply takes about 240 ms.
+    let link = slow_link(&mc, 2_000, Duration::from_millis(40));
+    let c = Client::builder()
+        .server(&link.addr)
+        .key_prefix(prefix)
+        .compression(false)
+        .max_size(1)
+        .io_timeout(Duration::from_secs(1))
+        .operation_timeout(Some(Duration::from_secs(2)))
+        .failure_limit(1_000_000)
+        .build()
+        .unwrap();
+    let (ok, timeouts) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let slowest = Arc::new(Mutex::new(Duration::ZERO));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..threads)
+        .map(|t| {
+            let (c, ok, timeouts, slowest) =
+                (c.clone(), ok.clone(), timeouts.clone(), slowest.clone());
+            std::thread::spawn(move || {
+                let key = format!("k{t}");
+                let mut written: HashSet<Vec<u8>> = HashSet::from([value(t, 0)]);
+                for i in 1..1_000 {
+                    if started.elapsed() > RUN {
+                        break;
+                    }
+                    let start = Instant::now();
+                    let outcome = if i % 2 == 0 {
+                        let v = value(t, i);
+                        // A set that times out may or may not have been stored.
+                        written.insert(v.clone());
+                        c.set(&key, &v, 0).map(|_| ())
+                    } else {
+                        c.get(&key).map(|got| match got {
+                            Some(v) => assert!(
+                                written.contains(&v),
+                                "thread {t} read a value it never wrote: {:?}",
+                                String::from_utf8_lossy(&v[..v.len().min(24)])
+                            ),
+                            None => panic!("thread {t}: its key is missing"),
+                        })
+                    };
+                    let took = start.elapsed();
+                    {
+                        let mut s = slowest.lock().unwrap();
+                        *s = (*s).max(took);
+                    }
+                    assert!(
+                        took < BOUND,
+                        "thread {t}: a call took {took:?}: {outcome:?}"
+                    );
+                    match outcome {
+                        Ok(()) => ok.fetch_add(1, Ordering::Relaxed),
+                        Err(Error::IoTimeout { .. } | Error::PoolTimeout { .. }) => {
+                            timeouts.fetch_add(1, Ordering::Relaxed)
+                        }
+                        Err(e) => panic!("thread {t}: {e}"),
+                    };
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let m = &c.metrics()[0];
+    eprintln!(
+        "{threads} threads: {} ok, {} timeouts, slowest call {:?}, handed over {}",
+        ok.load(Ordering::Relaxed),
+        timeouts.load(Ordering::Relaxed),
+        slowest.lock().unwrap(),
+        m.handed_over
+    );
+    assert!(ok.load(Ordering::Relaxed) > 0, "nothing succeeded");
+    assert!(m.handed_over > 0, "nothing was handed over: {m:?}");
+    let (open, idle) = c.pool_states()[0];
+    assert_eq!(open, idle, "every connection returned");
+}
+
+#[test]
+fn handed_over_calls_end_by_their_own_deadline_with_8_threads() {
+    handed_over_calls_end_by_their_own_deadline(8);
+}
+
+#[test]
+fn handed_over_calls_end_by_their_own_deadline_with_21_threads() {
+    handed_over_calls_end_by_their_own_deadline(21);
+}
+
+/// Item 11: an operation timeout of zero made every call fail; it means no operation
+/// deadline (only the I/O, connect and pool timeouts apply), from the builder and from a
+/// `Config` built by hand.
+#[test]
+fn an_operation_timeout_of_zero_means_no_operation_deadline() {
+    let mc = Memcached::start(&[]);
+    let builder = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("zero"))
+        .operation_timeout(Some(Duration::ZERO));
+    assert_eq!(builder.config().operation_timeout, None);
+    let mut by_hand = builder.config().clone();
+    by_hand.operation_timeout = Some(Duration::ZERO);
+    for c in [
+        builder.build().unwrap(),
+        Client::from_config(by_hand).unwrap(),
+    ] {
+        c.set("a", b"1", 0).unwrap();
+        assert_eq!(c.get("a").unwrap().as_deref(), Some(&b"1"[..]));
+        let stored = c.set_multi(&[("b", b"2"), ("c", b"3")], 0);
+        assert!(stored.iter().all(|r| r.is_ok()), "{stored:?}");
+        let got = c.get_multi(&["a", "b", "c", "d"]);
+        let got: Vec<_> = got
+            .into_iter()
+            .map(|r| r.unwrap().map(|i| i.value))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some(b"1".to_vec()),
+                Some(b"2".to_vec()),
+                Some(b"3".to_vec()),
+                None
+            ]
+        );
+        assert_eq!(c.incr("n", 1).ok(), Some(None));
+    }
+}
