@@ -199,6 +199,18 @@ fn tls_quiet(s: &mut rustls::StreamOwned<rustls::ClientConnection, TcpStream>) -
     false
 }
 
+/// A block of `n` consecutive tags from counter value `next`: its first tag and the counter
+/// after it. A block never wraps: one that would cross 2^32 starts again at 0.
+fn tag_block(next: u32, n: usize) -> (u32, u32) {
+    let n = u32::try_from(n).unwrap_or(u32::MAX);
+    let first = if next.checked_add(n).is_some() {
+        next
+    } else {
+        0
+    };
+    (first, first + n)
+}
+
 /// A connection. See the module documentation for the clean/dirty rule.
 pub struct Conn {
     stream: Stream,
@@ -329,12 +341,8 @@ impl Conn {
     /// connection uses them until the 32-bit counter wraps (a block that would cross the
     /// wrap starts again at 0).
     pub(crate) fn take_tags(&mut self, n: usize) -> u32 {
-        let n = u32::try_from(n).unwrap_or(u32::MAX);
-        let first = match self.next_tag.checked_add(n) {
-            Some(_) => self.next_tag,
-            None => 0,
-        };
-        self.next_tag = first.wrapping_add(n);
+        let (first, next) = tag_block(self.next_tag, n);
+        self.next_tag = next;
         first
     }
 
@@ -545,5 +553,22 @@ impl Conn {
                 source: e,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tag_block;
+
+    #[test]
+    fn tag_blocks_are_consecutive_and_never_wrap_inside() {
+        assert_eq!(tag_block(1, 1), (1, 2));
+        assert_eq!(tag_block(2, 501), (2, 503));
+        // A block that would reach 2^32 starts again at 0; one that ends just below fits.
+        assert_eq!(tag_block(u32::MAX - 3, 3), (u32::MAX - 3, u32::MAX));
+        assert_eq!(tag_block(u32::MAX - 2, 3), (0, 3));
+        assert_eq!(tag_block(u32::MAX, 1), (0, 1));
+        let (first, next) = tag_block(u32::MAX - 10, 100);
+        assert!(u64::from(first) + 100 == u64::from(next) && first == 0);
     }
 }

@@ -391,3 +391,20 @@ impl Conn {
         Ok(v)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::tag_index;
+
+    #[test]
+    fn a_reply_belongs_only_to_a_tag_of_its_batch() {
+        assert_eq!(tag_index(Some(10), 10, 3), Some(0));
+        assert_eq!(tag_index(Some(12), 10, 3), Some(2));
+        assert_eq!(tag_index(Some(13), 10, 3), None, "past the batch");
+        assert_eq!(tag_index(Some(9), 10, 3), None, "an earlier exchange's");
+        assert_eq!(tag_index(Some(0), 10, 3), None);
+        assert_eq!(tag_index(None, 0, 3), None, "no tag at all");
+        assert_eq!(tag_index(Some(u64::MAX), u32::MAX, 1), None);
+        assert_eq!(tag_index(Some(u64::from(u32::MAX)), u32::MAX, 1), Some(0));
+    }
+}
