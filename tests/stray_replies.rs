@@ -242,6 +242,30 @@ fn binary_reply_with_the_wrong_opcode_is_refused() {
     assert!(matches!(e, Error::Protocol { .. }), "{e}");
 }
 
+/// The client-side TCP sockets connected to 127.0.0.1:`port`, from `/proc/net/tcp`: each
+/// one's state (1 = established, 8 = close-wait: the peer closed) and bytes waiting unread.
+fn sockets_to(port: u16) -> Vec<(u8, u64)> {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+    let remote = format!("0100007F:{port:04X}");
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if f.get(2) != Some(&remote.as_str()) {
+                return None;
+            }
+            let state = u8::from_str_radix(f.get(3)?, 16).ok()?;
+            let rx = u64::from_str_radix(f.get(4)?.split(':').nth(1)?, 16).ok()?;
+            Some((state, rx))
+        })
+        .collect()
+}
+
+fn port_of(addr: &str) -> u16 {
+    addr.rsplit(':').next().unwrap().parse().unwrap()
+}
+
 /// A text fake whose connections each answer `incr` with the next number of a shared
 /// counter (5, 6, …) and, when `stray` is set, send a copy of that reply later, while the
 /// connection sits idle in the client's pool: once `go` is set, then `sent` is set.
@@ -288,12 +312,18 @@ fn idle_stray_fake(reply_for: fn(&[u8], u64) -> Vec<u8>) -> IdleStray {
 }
 
 impl IdleStray {
-    /// Lets the stray copy go and waits until it was written.
+    /// Lets the stray copy go and waits until it waits, unread, in the client's socket.
     fn release_stray(&self) {
         self.go.store(true, Ordering::SeqCst);
         wait_until("the stray copy", Duration::from_secs(5), || {
             self.sent.load(Ordering::SeqCst)
         });
+        let port = port_of(&self.addr);
+        wait_until(
+            "the stray copy in the socket",
+            Duration::from_secs(5),
+            || sockets_to(port).iter().any(|&(_, rx)| rx > 0),
+        );
     }
 }
 
@@ -359,11 +389,18 @@ fn idle_connection_closed_by_the_server_is_replaced_without_an_error() {
         Then::Close
     });
     let c = client(&addr, Protocol::Text);
+    let port = port_of(&addr);
     for i in 1..=3 {
         assert_eq!(c.get("a").unwrap().as_deref(), Some(&b"v"[..]), "call {i}");
         wait_until("the close", Duration::from_secs(5), || {
             closed.load(Ordering::SeqCst) >= i
         });
+        // The pooled connection has seen the close (close-wait), not yet the next call.
+        wait_until(
+            "the close in the client's socket",
+            Duration::from_secs(5),
+            || sockets_to(port).iter().all(|&(state, _)| state != 1),
+        );
     }
     assert_eq!(conns.load(Ordering::SeqCst), 3);
 }
