@@ -475,7 +475,12 @@ void mcpool_config_free(mcpool_config *config);
  * socket path starting with `/`, given as `addr_len` bytes of UTF-8 (no NUL needed), with a
  * placement `weight` of at least 1. Server order matters: it decides placement.
  *
- * Returns `MCPOOL_CONFIG` for a malformed address, `MCPOOL_INVALID_ARGUMENT` for weight 0.
+ * Returns `MCPOOL_CONFIG` for a malformed address (a NUL, control byte or space in it, port
+ * 0, a `:` field beyond `host:port:name`, a relative socket path), `MCPOOL_INVALID_ARGUMENT`
+ * for weight 0 or a NULL `config`. Weights so large that the placement table would hold more
+ * than 4194304 entries (`cache-memcached` and the other modulo profiles repeat a server
+ * `weight` times, `cmf-ketama` makes `points × weight` points) make `mcpool_client_new`
+ * return `MCPOOL_CONFIG`.
  *
  * # Safety
  * `config` is NULL or a live configuration; `addr` is NULL or valid for `addr_len` bytes.
@@ -487,8 +492,9 @@ mcpool_status mcpool_config_add_server(mcpool_config *config,
 
 /**
  * Sets the placement profile by name, e.g. `"cache-memcached"` (the default),
- * `"libmemcached-ketama"`, `"whalin-consistent"`: see the CLI's `--distribution` list.
- * Returns `MCPOOL_CONFIG` for an unknown name.
+ * `"libmemcached-ketama"`, `"whalin-consistent"`, `"cmf-ketama:150"` (points at most
+ * 4194304): see the CLI's `--distribution` list. Returns `MCPOOL_CONFIG` for an unknown
+ * name.
  *
  * # Safety
  * `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
@@ -719,8 +725,10 @@ mcpool_status mcpool_config_set_sanitize_keys(mcpool_config *config,
                                               bool on);
 
 /**
- * Largest value sent or accepted, after compression, in bytes, above 0. Default 1048576
- * (memcached's `-I` default).
+ * Largest value sent or accepted, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
+ * largest item; above it `MCPOOL_INVALID_ARGUMENT`). Default 1048576 (memcached's `-I`
+ * default). A value to store is checked as given, before compression: one larger than this
+ * is refused (`MCPOOL_VALUE_TOO_LARGE`) even if it would compress below it.
  *
  * # Safety
  * `config` is NULL (refused) or a live configuration no other thread is using.

@@ -5,6 +5,9 @@ use crate::error::{Error, Result};
 use std::fmt;
 use std::path::PathBuf;
 
+/// The longest unix socket path: `sun_path` holds 108 bytes with the terminating NUL.
+const MAX_SOCKET_PATH: usize = 107;
+
 /// Where a server listens.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ServerAddr {
@@ -77,17 +80,37 @@ impl ServerSpec {
     }
 
     /// Parses `host:port`, `[v6]:port`, `host:port:name`, `[v6]:port:name`, a bare host
-    /// (port 11211) or a unix socket path (starts with `/`).
+    /// (port 11211) or a unix socket path (starts with `/`). Leading and trailing whitespace
+    /// is ignored; anything else that cannot be a server is a configuration error here, not
+    /// a failure at the first call: a NUL, control byte or space inside the address, port 0
+    /// or a port that is not a number, a `:` field beyond `host:port:name`, a relative socket
+    /// path (one with `/` that does not start with it), or a socket path too long for the
+    /// system (over 107 bytes).
     pub fn parse(s: &str) -> Result<ServerSpec> {
         let bad = |why: &str| Error::Config(format!("bad server address {s:?}: {why}"));
-        let s = s.trim();
-        if s.is_empty() {
+        let t = s.trim();
+        if t.is_empty() {
             return Err(bad("empty"));
         }
-        if s.starts_with('/') {
-            return Ok(ServerSpec::new(ServerAddr::Unix(PathBuf::from(s))));
+        if t.bytes().any(|b| b < b' ' || b == 0x7f) {
+            return Err(bad("contains a NUL or control byte"));
         }
-        let (host, rest) = if let Some(inner) = s.strip_prefix('[') {
+        if t.starts_with('/') {
+            // sun_path holds 108 bytes, the last one the terminating NUL.
+            if t.len() > MAX_SOCKET_PATH {
+                return Err(bad("unix socket path longer than 107 bytes"));
+            }
+            return Ok(ServerSpec::new(ServerAddr::Unix(PathBuf::from(t))));
+        }
+        if t.contains('/') {
+            return Err(bad(
+                "a unix socket path must be absolute (start with '/'); a host has no '/'",
+            ));
+        }
+        if t.bytes().any(|b| b == b' ') {
+            return Err(bad("contains a space"));
+        }
+        let (host, rest) = if let Some(inner) = t.strip_prefix('[') {
             let end = inner.find(']').ok_or_else(|| bad("missing ']'"))?;
             let rest = &inner[end + 1..];
             let rest = if rest.is_empty() {
@@ -100,13 +123,16 @@ impl ServerSpec {
             };
             (&inner[..end], rest)
         } else {
-            match s.split_once(':') {
+            match t.split_once(':') {
                 Some((h, r)) => (h, Some(r)),
-                None => (s, None),
+                None => (t, None),
             }
         };
         if host.is_empty() {
             return Err(bad("empty host"));
+        }
+        if host.contains(['[', ']']) {
+            return Err(bad("stray '[' or ']'"));
         }
         let (port, name) = match rest {
             None => (11211, None),
@@ -115,10 +141,21 @@ impl ServerSpec {
                     Some((p, n)) => (p, Some(n)),
                     None => (r, None),
                 };
-                let port: u16 = p.parse().map_err(|_| bad("port is not a number 0-65535"))?;
+                if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(bad("port is not a number 1-65535"));
+                }
+                let port: u16 = p.parse().map_err(|_| bad("port is not a number 1-65535"))?;
+                if port == 0 {
+                    return Err(bad("port 0 (no server listens there)"));
+                }
                 if let Some(n) = n {
                     if n.is_empty() {
                         return Err(bad("empty server name"));
+                    }
+                    if n.contains(':') {
+                        return Err(bad(
+                            "a ':' field beyond host:port:name (weights are given separately)",
+                        ));
                     }
                 }
                 (port, n.map(str::to_owned))
@@ -162,5 +199,48 @@ mod tests {
         assert!(ServerSpec::parse("h:notaport").is_err());
         assert!(ServerSpec::parse("[::1").is_err());
         assert!(ServerSpec::parse("").is_err());
+        assert_eq!(
+            ServerSpec::parse(" h:1\n").unwrap().addr.port(),
+            1,
+            "trimmed"
+        );
+        assert_eq!(
+            ServerSpec::parse("/tmp/my mc.sock").unwrap().addr.host(),
+            "/tmp/my mc.sock",
+            "a space is allowed in a socket path"
+        );
+    }
+
+    #[test]
+    fn refuses_what_cannot_be_a_server() {
+        let long_path = format!("/{}", "p".repeat(107));
+        for bad in [
+            "127.0.0.1\0:11211",
+            "127.0.0.1:11211\0",
+            "/tmp/mc\0.sock",
+            "127.0.0.1 :11211",
+            "my host:11211",
+            "127.0.0.1:0",
+            "[::1]:0",
+            "h:+1",
+            "h:65536",
+            "h:1:a:b",
+            "[::1]:1:a:b",
+            "h:1:",
+            "mc.sock/x",
+            "./mc.sock",
+            "run/mc.sock",
+            long_path.as_str(),
+            "h]:1",
+        ] {
+            match ServerSpec::parse(bad) {
+                Err(Error::Config(m)) => assert!(m.contains("bad server address"), "{m}"),
+                other => panic!("{bad:?}: {other:?}"),
+            }
+        }
+        assert!(
+            ServerSpec::parse(&long_path[..107]).is_ok(),
+            "107 bytes fit"
+        );
     }
 }

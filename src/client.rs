@@ -85,14 +85,17 @@ impl Client {
         if config.servers.is_empty() {
             return Err(Error::Config("no servers given".into()));
         }
+        config.check_limits()?;
         let router = Router::new(&config.distribution, &config.servers)?;
         let opts = ConnOptions {
             connect_timeout: config.connect_timeout,
             io_timeout: config.io_timeout,
             nodelay: config.nodelay,
+            // No value memcached sends is longer than its largest item.
             max_value: config
                 .max_value_size
-                .max(config.compression.max_decompressed),
+                .max(config.compression.max_decompressed)
+                .min(crate::config::MAX_ITEM_SIZE),
             protocol: config.protocol,
             sasl: config.sasl.clone(),
             #[cfg(feature = "tls")]
@@ -362,8 +365,9 @@ impl Client {
         self.exchange_on(
             idx,
             pooled,
-            |buf| ops::encode_store(p, buf, cmd, &wire, flags, ttl, &data, 0, false),
-            |conn| ops::recv_store(p, conn, cmd, 0),
+            1,
+            |buf, tag| ops::encode_store(p, buf, cmd, &wire, flags, ttl, &data, tag, false),
+            |conn, tag| ops::recv_store(p, conn, cmd, tag),
         )
     }
 
@@ -383,10 +387,10 @@ impl Client {
         self.batch(
             prepared,
             |item| &item.0,
-            |buf, (k, d, f), opaque, quiet| {
-                ops::encode_store(p, buf, StoreCommand::Set, k, *f, ttl, d, opaque, quiet)
+            |buf, (k, d, f), tag, quiet| {
+                ops::encode_store(p, buf, StoreCommand::Set, k, *f, ttl, d, tag, quiet)
             },
-            |conn, n, out| ops::recv_store_batch(p, conn, n, out),
+            |conn, tag, n, out| ops::recv_store_batch(p, conn, tag, n, out),
         )
     }
 
@@ -424,15 +428,16 @@ impl Client {
             return Err(e);
         }
         for (idx, members) in groups {
+            // Text only (quiet protocols returned above): `noreply` stores, then `version`.
             let res = self.exchange(
                 idx,
-                |buf| {
+                |buf, tag| {
                     for (k, d, f) in members.iter().filter_map(|&i| prepared[i].as_ref().ok()) {
-                        ops::encode_store(p, buf, StoreCommand::Set, k, *f, ttl, d, 0, true);
+                        ops::encode_store(p, buf, StoreCommand::Set, k, *f, ttl, d, tag, true);
                     }
-                    ops::encode_barrier(p, buf);
+                    ops::encode_barrier(p, buf, tag);
                 },
-                |conn| ops::recv_barrier(p, conn),
+                |conn, tag| ops::recv_barrier(p, conn, tag),
             );
             if let Err(e) = res {
                 first_err.get_or_insert(e);
@@ -460,8 +465,8 @@ impl Client {
         let idx = self.pick(&wire)?;
         self.exchange(
             idx,
-            |buf| ops::encode_delete(p, buf, &wire, 0, false),
-            |conn| ops::recv_delete(p, conn, 0),
+            |buf, tag| ops::encode_delete(p, buf, &wire, tag, false),
+            |conn, tag| ops::recv_delete(p, conn, tag),
         )
     }
 
@@ -473,8 +478,8 @@ impl Client {
         self.batch(
             &prepared,
             |k| k,
-            |buf, k, opaque, quiet| ops::encode_delete(p, buf, k, opaque, quiet),
-            |conn, n, out| ops::recv_delete_batch(p, conn, n, out),
+            |buf, k, tag, quiet| ops::encode_delete(p, buf, k, tag, quiet),
+            |conn, tag, n, out| ops::recv_delete_batch(p, conn, tag, n, out),
         )
     }
 
@@ -518,8 +523,8 @@ impl Client {
         let idx = self.pick(&wire)?;
         self.exchange(
             idx,
-            |buf| ops::encode_touch(p, buf, &wire, ttl),
-            |conn| ops::recv_touch(p, conn),
+            |buf, tag| ops::encode_touch(p, buf, &wire, ttl, tag),
+            |conn, tag| ops::recv_touch(p, conn, tag),
         )
     }
 
@@ -541,7 +546,7 @@ impl Client {
         let idx = self.pick(&wire)?;
         let r = self.exchange(
             idx,
-            |buf| ops::meta::encode_lease(buf, &wire, vivify_ttl.max(1), recache_below),
+            |buf, tag| ops::meta::encode_lease(buf, &wire, vivify_ttl.max(1), recache_below, tag),
             ops::meta::recv_lease,
         )?;
         let value = r
@@ -569,8 +574,8 @@ impl Client {
         let idx = self.pick(&wire)?;
         self.exchange(
             idx,
-            |buf| ops::meta::encode_invalidate(buf, &wire, stale_ttl, 0),
-            |conn| ops::meta::recv_delete(conn, 0),
+            |buf, tag| ops::meta::encode_invalidate(buf, &wire, stale_ttl, tag),
+            ops::meta::recv_delete,
         )
     }
 
@@ -598,8 +603,8 @@ impl Client {
         for idx in 0..self.inner.servers.len() {
             if let Err(e) = self.exchange(
                 idx,
-                |buf| ops::encode_flush(p, buf, delay),
-                |conn| ops::recv_flush(p, conn),
+                |buf, tag| ops::encode_flush(p, buf, delay, tag),
+                |conn, tag| ops::recv_flush(p, conn, tag),
             ) {
                 first_err.get_or_insert(e);
             }
@@ -613,8 +618,8 @@ impl Client {
         self.per_server(|idx| {
             self.exchange(
                 idx,
-                |buf| ops::encode_version(p, buf),
-                |conn| ops::recv_version(p, conn),
+                |buf, tag| ops::encode_version(p, buf, tag),
+                |conn, tag| ops::recv_version(p, conn, tag),
             )
         })
     }
@@ -632,8 +637,8 @@ impl Client {
         self.per_server(|idx| {
             self.exchange(
                 idx,
-                |buf| ops::encode_stats(p, buf, group),
-                |conn| ops::recv_stats(p, conn),
+                |buf, tag| ops::encode_stats(p, buf, group, tag),
+                |conn, tag| ops::recv_stats(p, conn, tag),
             )
         })
     }
@@ -655,11 +660,19 @@ impl Client {
         value: &'v [u8],
         flags: u32,
     ) -> Result<(Cow<'v, [u8]>, u32)> {
+        // The value as given is checked first: one over the limit is refused before any
+        // work is spent compressing it (even if it would compress below the limit).
+        let limit = self.inner.config.max_value_size;
+        if value.len() > limit {
+            return Err(Error::ValueTooLarge {
+                len: value.len(),
+                limit,
+            });
+        }
         let (data, flags) = match cmd {
             StoreCommand::Append | StoreCommand::Prepend => (Cow::Borrowed(value), flags),
             _ => self.inner.config.compression.encode(value, flags),
         };
-        let limit = self.inner.config.max_value_size;
         if data.len() > limit {
             return Err(Error::ValueTooLarge {
                 len: data.len(),
@@ -690,8 +703,8 @@ impl Client {
         let idx = self.pick(&wire)?;
         self.exchange(
             idx,
-            |buf| ops::encode_arith(p, buf, incr, &wire, delta, init),
-            |conn| ops::recv_arith(p, conn),
+            |buf, tag| ops::encode_arith(p, buf, incr, &wire, delta, init, tag),
+            |conn, tag| ops::recv_arith(p, conn, incr, tag),
         )
     }
 
@@ -781,29 +794,34 @@ impl Client {
         self.inner.servers[idx].release(pooled, result);
     }
 
-    /// One request/reply exchange with server `idx`.
+    /// One request/reply exchange with server `idx`: `encode` writes the request tagged with
+    /// the tag it is given, `recv` reads the reply that must carry it.
     fn exchange<T>(
         &self,
         idx: usize,
-        encode: impl FnOnce(&mut Vec<u8>),
-        recv: impl FnOnce(&mut Conn) -> Result<T>,
+        encode: impl FnOnce(&mut Vec<u8>, u32),
+        recv: impl FnOnce(&mut Conn, u32) -> Result<T>,
     ) -> Result<T> {
         let pooled = self.acquire(idx, self.deadline())?;
-        self.exchange_on(idx, pooled, encode, recv)
+        self.exchange_on(idx, pooled, 1, encode, recv)
     }
 
-    /// One request/reply exchange on a connection of server `idx` already checked out.
+    /// One request/reply exchange on a connection of server `idx` already checked out,
+    /// taking `tags` tags (see `Conn::take_tags`) from the first one given to `encode` and
+    /// `recv`.
     fn exchange_on<T>(
         &self,
         idx: usize,
         mut pooled: Pooled,
-        encode: impl FnOnce(&mut Vec<u8>),
-        recv: impl FnOnce(&mut Conn) -> Result<T>,
+        tags: usize,
+        encode: impl FnOnce(&mut Vec<u8>, u32),
+        recv: impl FnOnce(&mut Conn, u32) -> Result<T>,
     ) -> Result<T> {
         let result = pooled.with_conn(|conn| {
-            encode(conn.begin());
+            let tag = conn.take_tags(tags);
+            encode(conn.begin(), tag);
             conn.send()
-                .and_then(|_| recv(conn))
+                .and_then(|_| recv(conn, tag))
                 .inspect(|_| conn.finish())
         });
         self.release(idx, pooled, &result);
@@ -869,12 +887,14 @@ impl Client {
         let hit = self.exchange_on(
             idx,
             pooled,
-            |buf| ops::encode_retrieval(p, buf, cas, touch, &keys[..]),
-            |conn| {
+            ops::batch_tags(1),
+            |buf, tag| ops::encode_retrieval(p, buf, cas, touch, &keys[..], tag),
+            |conn, tag| {
                 let mut hit = false;
-                ops::recv_retrieval(p, conn, cas, &keys[..], &mut |_, data, flags, c| {
+                let touched = touch.is_some();
+                ops::recv_retrieval(p, conn, cas, touched, &keys[..], tag, &mut |_, d, f, c| {
                     hit = true;
-                    handled = on_hit(0, data, flags, c);
+                    handled = on_hit(0, d, f, c);
                 })?;
                 Ok(hit)
             },
@@ -982,12 +1002,13 @@ impl Client {
             let failed = match self.acquire(idx, deadline) {
                 Ok(mut pooled) => {
                     let res = pooled.with_conn(|conn| {
-                        ops::encode_retrieval(p, conn.begin(), cas, touch, &sel);
-                        conn.send()
+                        let tag = conn.take_tags(ops::batch_tags(range.len()));
+                        ops::encode_retrieval(p, conn.begin(), cas, touch, &sel, tag);
+                        conn.send().map(|()| tag)
                     });
                     match res {
-                        Ok(()) => {
-                            sent.push((idx, pooled, range.clone()));
+                        Ok(tag) => {
+                            sent.push((idx, pooled, range.clone(), tag));
                             None
                         }
                         Err(e) => {
@@ -1004,7 +1025,7 @@ impl Client {
             }
         }
         // Phase 2: read each server's replies, handing each hit over as it is parsed.
-        for (idx, mut pooled, range) in sent {
+        for (idx, mut pooled, range, tag) in sent {
             let mut hits = 0usize;
             let multi_get::Scratch {
                 arena,
@@ -1022,14 +1043,23 @@ impl Client {
                 key_at,
             };
             let res = pooled.with_conn(|conn| {
-                ops::recv_retrieval(p, conn, cas, &sel, &mut |i, data, flags, c| {
-                    hits += 1;
-                    let k = members[i] as usize;
-                    match on_hit(k, data, flags, c) {
-                        Ok(()) => state[k] = HIT,
-                        Err(e) => multi_get::fail_into(state, errors, [k], e),
-                    }
-                })
+                let touched = touch.is_some();
+                ops::recv_retrieval(
+                    p,
+                    conn,
+                    cas,
+                    touched,
+                    &sel,
+                    tag,
+                    &mut |i, data, flags, c| {
+                        hits += 1;
+                        let k = members[i] as usize;
+                        match on_hit(k, data, flags, c) {
+                            Ok(()) => state[k] = HIT,
+                            Err(e) => multi_get::fail_into(state, errors, [k], e),
+                        }
+                    },
+                )
                 .inspect(|_| conn.finish())
             });
             match &res {
@@ -1072,7 +1102,7 @@ impl Client {
         prepared: &[Result<P>],
         key_of: impl Fn(&P) -> &[u8],
         encode: impl Fn(&mut Vec<u8>, &P, u32, bool),
-        recv: impl Fn(&mut Conn, usize, &mut dyn FnMut(usize, Result<T>)) -> Result<()>,
+        recv: impl Fn(&mut Conn, u32, usize, &mut dyn FnMut(usize, Result<T>)) -> Result<()>,
     ) -> Vec<Result<T>> {
         let p = self.inner.protocol;
         let quiet = ops::batches_quietly(p);
@@ -1089,19 +1119,22 @@ impl Client {
         for (idx, members) in groups {
             let res = self.acquire(idx, deadline).and_then(|mut pooled| {
                 let res = pooled.with_conn(|conn| {
+                    let n = members.len();
+                    let tag = conn.take_tags(ops::batch_tags(n));
                     let buf = conn.begin();
-                    for (opaque, &i) in members.iter().enumerate() {
+                    for (k, &i) in members.iter().enumerate() {
                         if let Ok(item) = &prepared[i] {
-                            encode(buf, item, opaque as u32, quiet);
+                            let quiet = ops::quiet_in_batch(p, k, n);
+                            encode(buf, item, tag.wrapping_add(k as u32), quiet);
                         }
                     }
                     if quiet {
-                        ops::encode_barrier(p, buf);
+                        ops::encode_barrier(p, buf, tag.wrapping_add(n as u32));
                     }
-                    conn.send()
+                    conn.send().map(|()| tag)
                 });
                 match res {
-                    Ok(()) => Ok(pooled),
+                    Ok(tag) => Ok((pooled, tag)),
                     Err(e) => {
                         self.release(idx, pooled, &Err::<(), _>(e.clone()));
                         Err(e)
@@ -1109,7 +1142,7 @@ impl Client {
                 }
             });
             match res {
-                Ok(pooled) => sent.push((idx, pooled, members)),
+                Ok((pooled, tag)) => sent.push((idx, pooled, members, tag)),
                 Err(e) => {
                     for &i in &members {
                         results[i] = Some(Err(e.clone()));
@@ -1117,9 +1150,9 @@ impl Client {
                 }
             }
         }
-        for (idx, mut pooled, members) in sent {
+        for (idx, mut pooled, members, tag) in sent {
             let res = pooled.with_conn(|conn| {
-                recv(conn, members.len(), &mut |k, r| {
+                recv(conn, tag, members.len(), &mut |k, r| {
                     results[members[k]] = Some(r);
                 })
                 .inspect(|_| conn.finish())

@@ -12,6 +12,11 @@ use crate::value::{Compression, CompressionFormat};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The largest `max_value_size`: memcached's own largest item size (its `-I` option cannot
+/// go above 1 GiB), so no value on the wire is longer. A larger setting is a configuration
+/// error rather than a limit that could never be reached.
+pub const MAX_ITEM_SIZE: usize = 1 << 30;
+
 /// Everything a [`Client`] is built from. Build it with [`Client::builder`].
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -55,7 +60,8 @@ pub struct Config {
     /// Escape keys that are not valid on the wire (URL-encoding) instead of refusing them.
     /// `None` means the distribution's default (on for the Whalin profiles).
     pub sanitize_keys: Option<bool>,
-    /// Largest value (after compression) sent, and accepted from a server.
+    /// Largest value sent (as given, checked before compression) and accepted from a server;
+    /// at most [`MAX_ITEM_SIZE`].
     pub max_value_size: usize,
     /// Wire protocol.
     pub protocol: Protocol,
@@ -95,6 +101,20 @@ impl Default for Config {
             tls: None,
             events: None,
         }
+    }
+}
+
+impl Config {
+    /// The checks that `Client::from_config` repeats for a configuration built by hand.
+    pub(crate) fn check_limits(&self) -> Result<()> {
+        if self.max_value_size > MAX_ITEM_SIZE {
+            return Err(Error::Config(format!(
+                "max_value_size {} is above memcached's largest item size of {MAX_ITEM_SIZE} \
+                 bytes (1 GiB)",
+                self.max_value_size
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -309,7 +329,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Largest value sent or accepted, after compression. Default 1 MiB (memcached's `-I`).
+    /// Largest value sent or accepted. Default 1 MiB (memcached's `-I`); at most
+    /// [`MAX_ITEM_SIZE`] (1 GiB, memcached's own limit): a larger value makes `build` fail
+    /// with a configuration error. A value to store is checked as given, before it is
+    /// compressed: one larger than this is refused even if it would compress below it.
     pub fn max_value_size(mut self, bytes: usize) -> Self {
         self.config.max_value_size = bytes;
         self
@@ -372,6 +395,7 @@ impl ClientBuilder {
                 "SASL authentication needs the binary protocol".into(),
             ));
         }
+        c.check_limits()?;
         for (what, d) in [
             ("connect_timeout", c.connect_timeout),
             ("io_timeout", c.io_timeout),

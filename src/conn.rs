@@ -12,6 +12,7 @@ use crate::fork;
 use crate::proto::{Codec, Protocol, Status};
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,6 +20,10 @@ use std::time::{Duration, Instant};
 /// A reply of a few hundred values fits in one read.
 const INITIAL_BUF: usize = 64 * 1024;
 const KEEP_BUF: usize = 256 * 1024;
+/// How far beyond the bytes already buffered the read buffer may grow in one step (or twice
+/// the buffered bytes, when more): a reply header announcing a huge value costs memory only
+/// as the value's bytes arrive, never the announced length up front.
+const GROW_STEP: usize = 4 << 20;
 
 /// How long the operation a connection serves may still take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +154,18 @@ impl Stream {
         }
     }
 
+    /// True when nothing is waiting to be read and the peer has not closed: for a pooled
+    /// connection about to be reused, where any byte would be a stray (duplicated or late)
+    /// reply. One non-blocking `recv(MSG_PEEK)`; no clock read.
+    fn is_quiet(&mut self) -> bool {
+        match self {
+            Stream::Tcp(s) => peek_quiet(s.as_raw_fd()),
+            Stream::Unix(s) => peek_quiet(s.as_raw_fd()),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => tls_quiet(s),
+        }
+    }
+
     /// One write system call (TLS: the whole buffer, encrypted and flushed).
     fn write_some(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
@@ -158,6 +175,92 @@ impl Stream {
             Stream::Tls(s) => s.write_all(buf).and_then(|_| s.flush()).map(|_| buf.len()),
         }
     }
+}
+
+/// Whether no byte is waiting on socket `fd` and the peer has not closed it:
+/// `recv(MSG_PEEK | MSG_DONTWAIT)` of one byte says "would block" (healthy); data or end of
+/// stream (or any error) means the connection must not carry another exchange.
+fn peek_quiet(fd: RawFd) -> bool {
+    let mut byte = 0u8;
+    loop {
+        // SAFETY: `fd` is the open socket of a stream we own for the duration of the call,
+        // and the buffer is one writable byte; MSG_PEEK leaves the byte in the socket.
+        let n = unsafe {
+            libc::recv(
+                fd,
+                (&mut byte as *mut u8).cast(),
+                1,
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        if n >= 0 {
+            return false;
+        }
+        match io::Error::last_os_error().kind() {
+            io::ErrorKind::WouldBlock => return true,
+            io::ErrorKind::Interrupted => {}
+            _ => return false,
+        }
+    }
+}
+
+/// A reader of whatever socket `fd` holds now, never waiting (`MSG_DONTWAIT`).
+#[cfg(feature = "tls")]
+struct DontWait(RawFd);
+
+#[cfg(feature = "tls")]
+impl Read for DontWait {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // SAFETY: `self.0` is an open socket (see `tls_quiet`); `buf` is writable for its length.
+        let n = unsafe {
+            libc::recv(
+                self.0,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                libc::MSG_DONTWAIT,
+            )
+        };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
+    }
+}
+
+/// [`peek_quiet`] for TLS: plaintext that rustls decrypted but nobody read is a stray reply
+/// too. TLS records that arrived while the connection was idle (TLS 1.3 session tickets, key
+/// updates) are not replies: they are taken in without waiting, and the connection stays
+/// usable unless they carried application data or a close.
+#[cfg(feature = "tls")]
+fn tls_quiet(s: &mut rustls::StreamOwned<rustls::ClientConnection, TcpStream>) -> bool {
+    let fd = s.sock.as_raw_fd();
+    for _ in 0..4 {
+        match s.conn.process_new_packets() {
+            Ok(st) if st.plaintext_bytes_to_read() == 0 && !st.peer_has_closed() => {}
+            _ => return false,
+        }
+        if peek_quiet(fd) {
+            return true;
+        }
+        match s.conn.read_tls(&mut DontWait(fd)) {
+            Ok(n) if n > 0 => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// A block of `n` consecutive tags from counter value `next`: its first tag and the counter
+/// after it. A block never wraps: one that would cross 2^32 starts again at 0.
+fn tag_block(next: u32, n: usize) -> (u32, u32) {
+    let n = u32::try_from(n).unwrap_or(u32::MAX);
+    let first = if next.checked_add(n).is_some() {
+        next
+    } else {
+        0
+    };
+    (first, first + n)
 }
 
 /// A connection. See the module documentation for the clean/dirty rule.
@@ -176,6 +279,9 @@ pub struct Conn {
     shortened: bool,
     cut: bool,
     epoch: u64,
+    /// The tag (meta `O`, binary opaque) of the next request: every request on a connection
+    /// carries its own, so a reply can only be taken for the request it answers.
+    next_tag: u32,
 }
 
 impl Conn {
@@ -264,6 +370,7 @@ impl Conn {
             shortened: false,
             cut: false,
             epoch: 0,
+            next_tag: 1,
         };
         if let (Protocol::Binary, Some((user, password))) = (opts.protocol, &opts.sasl) {
             crate::ops::binary::sasl_plain(&mut conn, user, password)?;
@@ -275,6 +382,24 @@ impl Conn {
     /// was opened in this process (not inherited across `fork`).
     pub fn is_reusable(&self) -> bool {
         self.clean && self.generation == fork::generation()
+    }
+
+    /// Whether this pooled connection may serve the next exchange: reusable, and nothing
+    /// arrived while it sat idle (a duplicated or late reply, or the server closing it).
+    /// Costs one non-blocking peek (a system call), no clock read. A connection that fails
+    /// it is dropped and another one opened.
+    pub(crate) fn is_reusable_idle(&mut self) -> bool {
+        self.is_reusable() && self.stream.is_quiet()
+    }
+
+    /// Reserves `n` consecutive request tags on this connection and returns the first: the
+    /// requests of one exchange carry `first..first + n`, and no other exchange on this
+    /// connection uses them until the 32-bit counter wraps (a block that would cross the
+    /// wrap starts again at 0).
+    pub(crate) fn take_tags(&mut self, n: usize) -> u32 {
+        let (first, next) = tag_block(self.next_tag, n);
+        self.next_tag = next;
+        first
     }
 
     /// Starts an exchange: marks the connection dirty and returns the emptied write buffer.
@@ -452,10 +577,25 @@ impl Conn {
             self.rstart = 0;
             self.rend = pending;
         }
-        let want = hint.unwrap_or(0).max(self.rend + 4096);
+        // Room for the unit being parsed (`hint` bytes from `rstart`, when known), grown only
+        // as its bytes arrive: at most GROW_STEP (or the buffered bytes, if more) beyond
+        // them, so a header announcing a huge value cannot make us allocate it up front.
+        let full = hint.unwrap_or(0).max(pending + 4096);
+        let want = full.min(pending + pending.max(GROW_STEP));
         let need = self.rstart + want;
         if need > self.rbuf.len() {
-            let grown = need.max(self.rbuf.len() * 2);
+            let doubled = self.rbuf.len().saturating_mul(2).min(self.rstart + full);
+            let grown = need.max(doubled);
+            if self
+                .rbuf
+                .try_reserve_exact(grown - self.rbuf.len())
+                .is_err()
+            {
+                return Err(Error::Protocol {
+                    server: self.server.to_string(),
+                    detail: format!("cannot allocate a read buffer of {grown} bytes"),
+                });
+            }
             self.rbuf.resize(grown, 0);
         }
         self.arm()?;
@@ -491,5 +631,22 @@ impl Conn {
                 source: e,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tag_block;
+
+    #[test]
+    fn tag_blocks_are_consecutive_and_never_wrap_inside() {
+        assert_eq!(tag_block(1, 1), (1, 2));
+        assert_eq!(tag_block(2, 501), (2, 503));
+        // A block that would reach 2^32 starts again at 0; one that ends just below fits.
+        assert_eq!(tag_block(u32::MAX - 3, 3), (u32::MAX - 3, u32::MAX));
+        assert_eq!(tag_block(u32::MAX - 2, 3), (0, 3));
+        assert_eq!(tag_block(u32::MAX, 1), (0, 1));
+        let (first, next) = tag_block(u32::MAX - 10, 100);
+        assert!(u64::from(first) + 100 == u64::from(next) && first == 0);
     }
 }

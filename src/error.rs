@@ -17,9 +17,11 @@ pub enum Error {
         /// What is wrong with it.
         reason: &'static str,
     },
-    /// The value (after compression) is larger than the configured item size limit.
+    /// The value is larger than the configured item size limit: checked on the value as
+    /// given, before compression (and again after, which cannot fail when compression only
+    /// shrinks).
     ValueTooLarge {
-        /// The size that would have been sent.
+        /// The value's size.
         len: usize,
         /// The configured limit (`Config::max_value_size`).
         limit: usize,

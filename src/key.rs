@@ -6,6 +6,12 @@ use std::borrow::Cow;
 /// memcached's limit on a key's length, in bytes.
 pub const MAX_KEY_LEN: usize = 250;
 
+/// The longest key the meta protocol can carry when it must go base64-encoded (a key with a
+/// space, a control byte or DEL): memcached takes at most 250 characters of base64, padded
+/// (memcached 1.6 refuses the 252 of 187 bytes, and does not decode the unpadded 250).
+/// Other keys, UTF-8 included, go as they are, up to [`MAX_KEY_LEN`].
+pub const MAX_META_BASE64_KEY_LEN: usize = 186;
+
 /// Checks a full wire key (prefix included) for the text protocols: 1..=250 bytes, no
 /// space, no control byte (which covers `\r`, `\n`, `\0`), no DEL.
 pub fn validate(key: &[u8]) -> Result<()> {
@@ -27,7 +33,7 @@ pub fn validate(key: &[u8]) -> Result<()> {
 /// Whether any byte of `key` is a space, a control byte or DEL (bytes of 0x80 and above are
 /// allowed). Eight bytes at a time: this runs for every key of every multi-get.
 #[inline]
-fn has_space_or_control(key: &[u8]) -> bool {
+pub(crate) fn has_space_or_control(key: &[u8]) -> bool {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     const SPACE_PLUS_ONE: u64 = u64::from_ne_bytes([0x21; 8]);
@@ -69,16 +75,16 @@ pub fn validate_length(key: &[u8]) -> Result<()> {
     })
 }
 
-/// Checks a key for the meta protocol: plain keys up to 250 bytes; keys that must be sent
-/// base64-encoded (spaces, control or non-ASCII bytes) up to 187 bytes, since memcached
-/// limits the encoded form to 250.
+/// Checks a key for the meta protocol: up to 250 bytes sent as they are (any byte but a
+/// space, a control byte or DEL: UTF-8 keys included, as on the text protocol); a key with
+/// any of those is sent base64-encoded, up to [`MAX_META_BASE64_KEY_LEN`] (186) bytes.
 pub fn validate_meta(key: &[u8]) -> Result<()> {
     validate_length(key)?;
-    let plain = key.iter().all(|&b| b > b' ' && b < 0x7f);
-    if !plain && key.len().div_ceil(3) * 4 > MAX_KEY_LEN {
+    if key.len() > MAX_META_BASE64_KEY_LEN && has_space_or_control(key) {
         return Err(Error::InvalidKey {
             key: display(key),
-            reason: "binary key longer than 187 bytes (250 once base64-encoded for meta)",
+            reason: "key with a space or control byte longer than 186 bytes (meta sends \
+                     such keys base64-encoded, and memcached takes at most 250 characters)",
         });
     }
     Ok(())

@@ -276,7 +276,9 @@ impl Server {
             _permit: permit,
         };
         let slot: &mut Slot = &mut pooled;
-        if !slot.conn.as_ref().is_some_and(|c| c.is_reusable()) {
+        // A pooled connection with bytes waiting (a stray reply) or closed by the server is
+        // dropped here, never reused: one non-blocking peek.
+        if !slot.conn.as_mut().is_some_and(|c| c.is_reusable_idle()) {
             slot.conn = None;
             let epoch = self.health.epoch();
             let timeout = deadline.limit(self.opts.connect_timeout);
@@ -382,9 +384,10 @@ impl Server {
             let (mut reads, mut hits) = (0, 0);
             let served = pooled.with_conn(|conn| {
                 conn.set_deadline(deadline);
+                let tag = conn.take_tags(n);
                 let buf = conn.begin();
                 for (i, job) in batch.jobs().enumerate() {
-                    let opaque = i as u32;
+                    let opaque = tag.wrapping_add(i as u32);
                     match job {
                         Job::Get { wire, cas } => ops::encode_get_one(p, buf, *cas, wire, opaque),
                         Job::Set {
@@ -407,7 +410,7 @@ impl Server {
                 }
                 conn.send()?;
                 for i in 0..n {
-                    let opaque = i as u32;
+                    let opaque = tag.wrapping_add(i as u32);
                     let answer = match batch.next() {
                         Some(Job::Get { wire, cas }) => {
                             let mut found = None;

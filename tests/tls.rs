@@ -189,3 +189,33 @@ fn client_certificates() {
     with.set("k", b"mutual", 0).unwrap();
     assert_eq!(with.get("k").unwrap().unwrap(), b"mutual");
 }
+
+#[test]
+fn idle_peek_keeps_healthy_tls_connections() {
+    // Issue 15 item 1: the check-out peek drops a pooled connection with bytes waiting; TLS
+    // records that are not replies (TLS 1.3 session tickets) must not count as such.
+    let dir = certificates("tls-peek");
+    let mc = tls_server(&dir, false);
+    for p in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let c = Client::builder()
+            .server(&mc.addr())
+            .protocol(p)
+            .min_idle(0)
+            .max_size(1)
+            .tls(TlsOptions {
+                ca_file: Some(dir.join("ca.crt")),
+                ..TlsOptions::default()
+            })
+            .build()
+            .unwrap();
+        for i in 0..20 {
+            c.set("k", format!("v{i}").as_bytes(), 0).unwrap();
+            assert_eq!(
+                c.get("k").unwrap().unwrap(),
+                format!("v{i}").as_bytes(),
+                "{p}"
+            );
+        }
+        assert_eq!(c.metrics()[0].connects, 1, "{p}: one connection, reused");
+    }
+}

@@ -188,6 +188,63 @@ static void test_config(void) {
     mcpool_client_free(NULL);
 }
 
+/* Issue 15: configuration values that used to abort or pass silently are clear errors at
+ * configuration time. */
+static void test_config_validation(void) {
+    mcpool_config *cfg = NULL;
+    mcpool_client *client = NULL;
+
+    /* Item 11: a NULL configuration is MCPOOL_INVALID_ARGUMENT whatever else is wrong. */
+    EXPECT(mcpool_config_set_distribution(NULL, S("no-such-profile")), MCPOOL_INVALID_ARGUMENT);
+    CHECK(strstr(mcpool_last_error_message(), "config is NULL") != NULL);
+    EXPECT(mcpool_config_set_failover(NULL, S("sometimes")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_compression_format(NULL, S("lz4")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_protocol(NULL, S("carrier-pigeon")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_add_server(NULL, S("host:notaport"), 1), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_add_server(NULL, S("127.0.0.1:1"), 0), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_key_prefix(NULL, (const uint8_t *)"x", 251), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_sasl_plain(NULL, NULL, 1, S("pw")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_tls_server_name(NULL, NULL, 1), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_max_value_size(NULL, SIZE_MAX), MCPOOL_INVALID_ARGUMENT);
+    CHECK(strstr(mcpool_last_error_message(), "config is NULL") != NULL);
+
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+
+    /* Item 11: addresses that cannot be a server. */
+    const char *bad[] = {"127.0.0.1 :11211", "127.0.0.1:0",  "127.0.0.1:1:name:extra",
+                         "./mc.sock",        "run/mc.sock", "[::1]:0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        EXPECT(mcpool_config_add_server(cfg, S(bad[i]), 1), MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "bad server address") != NULL);
+    }
+    EXPECT(mcpool_config_add_server(cfg, "127.0.0.1\0:11211", 16, 1), MCPOOL_CONFIG);
+
+    /* Item 5: max_value_size at most memcached's 1 GiB. */
+    EXPECT(mcpool_config_set_max_value_size(cfg, SIZE_MAX), MCPOOL_INVALID_ARGUMENT);
+    CHECK(strstr(mcpool_last_error_message(), "1 GiB") != NULL);
+    EXPECT(mcpool_config_set_max_value_size(cfg, ((size_t)1 << 30) + 1), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_max_value_size(cfg, (size_t)1 << 30), MCPOOL_OK);
+
+    /* Item 4: weights and ketama points that would need gigabytes are MCPOOL_CONFIG. */
+    EXPECT(mcpool_config_set_distribution(cfg, S("cmf-ketama:4294967295")), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "4294967295") != NULL);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:1"), 4294967295u), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:2"), 1), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &client), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "weights") != NULL);
+    EXPECT(mcpool_config_set_distribution(cfg, S("cmf-ketama")), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &client), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_distribution(cfg, S("whalin-native")), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &client), MCPOOL_CONFIG);
+    /* A continuum of about 160 points per server whatever the weights: fine. */
+    EXPECT(mcpool_config_set_distribution(cfg, S("libmemcached-ketama-weighted")), MCPOOL_OK);
+    EXPECT(mcpool_config_set_min_idle(cfg, 0), MCPOOL_OK);
+    CHECK(client == NULL);
+    EXPECT(mcpool_client_new(cfg, &client), MCPOOL_OK);
+    mcpool_client_free(client);
+    mcpool_config_free(cfg);
+}
+
 static void test_null_and_bad_input(mcpool_client *c) {
     mcpool_item *item = NULL;
     uint64_t n = 7;
@@ -1243,6 +1300,7 @@ int main(int argc, char **argv) {
 
     test_statuses();
     test_config();
+    test_config_validation();
     test_tls_config();
 
     /* The core command cases, once per protocol, against the same memcached. */

@@ -16,8 +16,8 @@ use std::ffi::c_char;
 pub struct mcpool_client {
     pub(crate) client: Client,
     labels: Vec<Text>,
-    /// Longest value accepted from C before it is even read: larger ones could not be stored
-    /// even after compression, nor read back.
+    /// Longest value accepted from C before it is even read: the core refuses a larger one
+    /// before compressing it (`max_value_size`).
     pub(crate) max_input: usize,
 }
 
@@ -53,12 +53,7 @@ pub unsafe extern "C" fn mcpool_client_new(
             .iter()
             .map(|l| Text::new(l))
             .collect();
-        let c = client.config();
-        let max_input = if c.compression.enabled {
-            c.max_value_size.max(c.compression.max_decompressed)
-        } else {
-            c.max_value_size
-        };
+        let max_input = client.config().max_value_size;
         let handle = Box::new(mcpool_client {
             client,
             labels,

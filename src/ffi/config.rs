@@ -40,6 +40,16 @@ unsafe fn update(
     Ok(MCPOOL_OK)
 }
 
+/// Refuses a NULL configuration before any other argument is looked at, so that a NULL
+/// `config` is `MCPOOL_INVALID_ARGUMENT` whatever else is wrong (a bad name, a bad address).
+fn require(config: *mut mcpool_config) -> Result<(), Failure> {
+    if config.is_null() {
+        Err(Failure::invalid("config is NULL"))
+    } else {
+        Ok(())
+    }
+}
+
 fn millis(ms: u64, what: &str) -> Result<Duration, Failure> {
     if ms == 0 {
         return Err(Failure::invalid(format!("{what} must be above zero")));
@@ -86,7 +96,12 @@ pub unsafe extern "C" fn mcpool_config_free(config: *mut mcpool_config) {
 /// socket path starting with `/`, given as `addr_len` bytes of UTF-8 (no NUL needed), with a
 /// placement `weight` of at least 1. Server order matters: it decides placement.
 ///
-/// Returns `MCPOOL_CONFIG` for a malformed address, `MCPOOL_INVALID_ARGUMENT` for weight 0.
+/// Returns `MCPOOL_CONFIG` for a malformed address (a NUL, control byte or space in it, port
+/// 0, a `:` field beyond `host:port:name`, a relative socket path), `MCPOOL_INVALID_ARGUMENT`
+/// for weight 0 or a NULL `config`. Weights so large that the placement table would hold more
+/// than 4194304 entries (`cache-memcached` and the other modulo profiles repeat a server
+/// `weight` times, `cmf-ketama` makes `points × weight` points) make `mcpool_client_new`
+/// return `MCPOOL_CONFIG`.
 ///
 /// # Safety
 /// `config` is NULL or a live configuration; `addr` is NULL or valid for `addr_len` bytes.
@@ -98,6 +113,7 @@ pub unsafe extern "C" fn mcpool_config_add_server(
     weight: u32,
 ) -> mcpool_status {
     landingpad(|| {
+        require(config)?;
         // SAFETY: the caller promises `addr_len` readable bytes at a non-NULL `addr`.
         let addr = unsafe { ptr::text(addr, addr_len, MAX_NAME_LEN, "server address") }?;
         if weight == 0 {
@@ -125,6 +141,7 @@ unsafe fn set_named<T: std::str::FromStr<Err = crate::Error>>(
     apply: impl FnOnce(ClientBuilder, T) -> ClientBuilder,
 ) -> mcpool_status {
     landingpad(|| {
+        require(config)?;
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
         let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, what) }?;
         let v: T = name
@@ -136,8 +153,9 @@ unsafe fn set_named<T: std::str::FromStr<Err = crate::Error>>(
 }
 
 /// Sets the placement profile by name, e.g. `"cache-memcached"` (the default),
-/// `"libmemcached-ketama"`, `"whalin-consistent"`: see the CLI's `--distribution` list.
-/// Returns `MCPOOL_CONFIG` for an unknown name.
+/// `"libmemcached-ketama"`, `"whalin-consistent"`, `"cmf-ketama:150"` (points at most
+/// 4194304): see the CLI's `--distribution` list. Returns `MCPOOL_CONFIG` for an unknown
+/// name.
 ///
 /// # Safety
 /// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
@@ -242,6 +260,7 @@ pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
     password_len: usize,
 ) -> mcpool_status {
     landingpad(|| {
+        require(config)?;
         // SAFETY: the caller promises `username_len` readable bytes at a non-NULL `username`.
         let user = unsafe { ptr::text(username, username_len, MAX_NAME_LEN, "username") }?;
         // SAFETY: the caller promises `password_len` readable bytes at a non-NULL `password`.
@@ -263,6 +282,7 @@ pub unsafe extern "C" fn mcpool_config_set_key_prefix(
     prefix_len: usize,
 ) -> mcpool_status {
     landingpad(|| {
+        require(config)?;
         // SAFETY: the caller promises `prefix_len` readable bytes at a non-NULL `prefix`.
         let p = unsafe {
             ptr::bytes(
@@ -556,8 +576,10 @@ pub unsafe extern "C" fn mcpool_config_set_sanitize_keys(
     landingpad(|| unsafe { update(config, |b| Ok(b.sanitize_keys(on))) })
 }
 
-/// Largest value sent or accepted, after compression, in bytes, above 0. Default 1048576
-/// (memcached's `-I` default).
+/// Largest value sent or accepted, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
+/// largest item; above it `MCPOOL_INVALID_ARGUMENT`). Default 1048576 (memcached's `-I`
+/// default). A value to store is checked as given, before compression: one larger than this
+/// is refused (`MCPOOL_VALUE_TOO_LARGE`) even if it would compress below it.
 ///
 /// # Safety
 /// `config` is NULL (refused) or a live configuration no other thread is using.
@@ -569,7 +591,15 @@ pub unsafe extern "C" fn mcpool_config_set_max_value_size(
     // SAFETY: forwarded from the caller's promise.
     landingpad(|| unsafe {
         update(config, |b| {
-            at_least_one(bytes, "max value size").map(|n| b.max_value_size(n))
+            let n = at_least_one(bytes, "max value size")?;
+            if n > crate::config::MAX_ITEM_SIZE {
+                return Err(Failure::invalid(format!(
+                    "max value size {n} is above memcached's largest item size of \
+                     {} bytes (1 GiB)",
+                    crate::config::MAX_ITEM_SIZE
+                )));
+            }
+            Ok(b.max_value_size(n))
         })
     })
 }
@@ -645,6 +675,7 @@ pub unsafe extern "C" fn mcpool_config_set_tls_ca_file(
     path_len: usize,
 ) -> mcpool_status {
     landingpad(|| {
+        require(config)?;
         // SAFETY: the caller promises `path_len` readable bytes at a non-NULL `path`.
         let path = unsafe { ptr::text(path, path_len, MAX_NAME_LEN, "TLS CA file") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
@@ -671,6 +702,7 @@ pub unsafe extern "C" fn mcpool_config_set_tls_client_cert(
     key_path_len: usize,
 ) -> mcpool_status {
     landingpad(|| {
+        require(config)?;
         // SAFETY: the caller promises `chain_path_len` readable bytes at a non-NULL pointer.
         let chain = unsafe { ptr::text(chain_path, chain_path_len, MAX_NAME_LEN, "TLS chain") }?;
         // SAFETY: the caller promises `key_path_len` readable bytes at a non-NULL pointer.
@@ -696,6 +728,7 @@ pub unsafe extern "C" fn mcpool_config_set_tls_server_name(
     name_len: usize,
 ) -> mcpool_status {
     landingpad(|| {
+        require(config)?;
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
         let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, "TLS server name") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.

@@ -1,7 +1,8 @@
-//! Exchanges in the binary protocol. Every request carries an opaque (its index in the batch)
-//! and every response's opaque is checked.
+//! Exchanges in the binary protocol. Every request carries an opaque, a tag unique on its
+//! connection (`Conn::take_tags`), and every response's opaque and opcode are checked, so a
+//! stray or late response is a protocol error, never a value handed to a caller.
 
-use super::{HitSink, Keys};
+use super::{tag_index, HitSink, Keys};
 use crate::conn::Conn;
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -53,18 +54,21 @@ fn check(server: &str, r: &Response<'_>, opcode: u8, opaque: u32) -> Result<()> 
     Ok(())
 }
 
-/// GET/GAT for one key; GETKQ/GATKQ per key closed by NOOP for several.
+/// GET/GAT for one key (tagged `tag`); GETKQ/GATKQ per key (tagged `tag + i`) closed by a
+/// NOOP tagged `tag + n` for several.
 pub(crate) fn encode_retrieval<K: Keys + ?Sized>(
     buf: &mut Vec<u8>,
     _cas: bool,
     touch: Option<u32>,
     keys: &K,
+    tag: u32,
 ) {
     let extras = touch.map(binary::u32_extras);
     let extras: &[u8] = extras.as_ref().map_or(&[], |e| &e[..]);
-    if keys.count() == 1 {
+    let n = keys.count();
+    if n == 1 {
         let opcode = if touch.is_some() { op::GAT } else { op::GET };
-        binary::encode(buf, opcode, keys.key(0), extras, b"", 0, 0);
+        binary::encode(buf, opcode, keys.key(0), extras, b"", tag, 0);
         return;
     }
     let opcode = if touch.is_some() {
@@ -72,40 +76,59 @@ pub(crate) fn encode_retrieval<K: Keys + ?Sized>(
     } else {
         op::GETKQ
     };
-    for i in 0..keys.count() {
-        binary::encode(buf, opcode, keys.key(i), extras, b"", i as u32, 0);
+    for i in 0..n {
+        let opaque = tag.wrapping_add(i as u32);
+        binary::encode(buf, opcode, keys.key(i), extras, b"", opaque, 0);
     }
-    binary::encode(buf, op::NOOP, b"", &[], b"", u32::MAX, 0);
+    encode_barrier(buf, tag.wrapping_add(n as u32));
 }
 
-/// Reads the responses to `encode_retrieval`.
+/// Reads the responses to `encode_retrieval` (same `touch`, `keys` and `tag`).
 pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
     conn: &mut Conn,
     cas: bool,
+    touch: bool,
     keys: &K,
+    tag: u32,
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
-    let single = keys.count() == 1;
+    let n = keys.count();
+    let single = n == 1;
+    let opcode = match (single, touch) {
+        (true, false) => op::GET,
+        (true, true) => op::GAT,
+        (false, false) => op::GETKQ,
+        (false, true) => op::GATKQ,
+    };
     let mut next = 0usize;
     loop {
         let done = conn.read::<BinaryCodec, _>(|r, server| {
             if !single && r.opcode == op::NOOP {
-                check(server, &r, op::NOOP, u32::MAX)?;
+                check(server, &r, op::NOOP, tag.wrapping_add(n as u32))?;
                 return Ok(true);
             }
-            let idx = r.opaque as usize;
-            if idx >= keys.count() || idx < next {
-                return Err(protocol(
-                    server,
-                    format!("response with unexpected opaque {}", r.opaque),
-                ));
-            }
+            let idx = match tag_index(Some(r.opaque.into()), tag, n) {
+                Some(i) if i >= next && r.opcode == opcode => i,
+                _ => {
+                    return Err(protocol(
+                        server,
+                        format!(
+                            "response opcode 0x{:02x} opaque {} answers no pending request \
+                             (0x{opcode:02x}, opaques {tag} to {}): a stray or crossed reply",
+                            r.opcode,
+                            r.opaque,
+                            u64::from(tag) + n as u64 - 1
+                        ),
+                    ))
+                }
+            };
             if !single && r.key != keys.key(idx) {
                 return Err(protocol(
                     server,
                     format!(
-                        "value for key {:?} under opaque {idx}: a crossed reply",
-                        String::from_utf8_lossy(r.key)
+                        "value for key {:?} under opaque {}: a crossed reply",
+                        String::from_utf8_lossy(r.key),
+                        r.opaque
                     ),
                 ));
             }
@@ -274,15 +297,11 @@ pub(crate) fn encode_arith(
     binary::encode(buf, opcode, key, &extras, b"", opaque, 0);
 }
 
-/// Reads the response to INCREMENT/DECREMENT.
-pub(crate) fn recv_arith(conn: &mut Conn, opaque: u32) -> Result<Option<u64>> {
+/// Reads the response to INCREMENT (`incr`) or DECREMENT.
+pub(crate) fn recv_arith(conn: &mut Conn, incr: bool, opaque: u32) -> Result<Option<u64>> {
+    let opcode = if incr { op::INCREMENT } else { op::DECREMENT };
     conn.read::<BinaryCodec, _>(|r, server| {
-        if r.opaque != opaque || !matches!(r.opcode, op::INCREMENT | op::DECREMENT) {
-            return Err(protocol(
-                server,
-                format!("response opaque {} to incr/decr", r.opaque),
-            ));
-        }
+        check(server, &r, opcode, opaque)?;
         match r.status {
             status::OK if r.value.len() == 8 => Ok(Some(u64::from_be_bytes(
                 r.value.try_into().unwrap_or([0; 8]),
@@ -295,7 +314,7 @@ pub(crate) fn recv_arith(conn: &mut Conn, opaque: u32) -> Result<Option<u64>> {
 }
 
 /// FLUSH.
-pub(crate) fn encode_flush(buf: &mut Vec<u8>, delay: Option<u32>) {
+pub(crate) fn encode_flush(buf: &mut Vec<u8>, delay: Option<u32>, tag: u32) {
     let extras = delay.map(binary::u32_extras);
     binary::encode(
         buf,
@@ -303,15 +322,15 @@ pub(crate) fn encode_flush(buf: &mut Vec<u8>, delay: Option<u32>) {
         b"",
         extras.as_ref().map_or(&[], |e| &e[..]),
         b"",
-        0,
+        tag,
         0,
     );
 }
 
 /// Reads the response to FLUSH.
-pub(crate) fn recv_flush(conn: &mut Conn) -> Result<()> {
+pub(crate) fn recv_flush(conn: &mut Conn, tag: u32) -> Result<()> {
     conn.read::<BinaryCodec, _>(|r, server| {
-        check(server, &r, op::FLUSH, 0)?;
+        check(server, &r, op::FLUSH, tag)?;
         match r.status {
             status::OK => Ok(()),
             _ => Err(status_error(server, &r)),
@@ -320,14 +339,14 @@ pub(crate) fn recv_flush(conn: &mut Conn) -> Result<()> {
 }
 
 /// VERSION.
-pub(crate) fn encode_version(buf: &mut Vec<u8>) {
-    binary::encode(buf, op::VERSION, b"", &[], b"", 0, 0);
+pub(crate) fn encode_version(buf: &mut Vec<u8>, tag: u32) {
+    binary::encode(buf, op::VERSION, b"", &[], b"", tag, 0);
 }
 
 /// Reads the response to VERSION.
-pub(crate) fn recv_version(conn: &mut Conn) -> Result<String> {
+pub(crate) fn recv_version(conn: &mut Conn, tag: u32) -> Result<String> {
     conn.read::<BinaryCodec, _>(|r, server| {
-        check(server, &r, op::VERSION, 0)?;
+        check(server, &r, op::VERSION, tag)?;
         match r.status {
             status::OK => Ok(String::from_utf8_lossy(r.value).into_owned()),
             _ => Err(status_error(server, &r)),
@@ -336,24 +355,24 @@ pub(crate) fn recv_version(conn: &mut Conn) -> Result<String> {
 }
 
 /// STAT [group].
-pub(crate) fn encode_stats(buf: &mut Vec<u8>, group: Option<&str>) {
+pub(crate) fn encode_stats(buf: &mut Vec<u8>, group: Option<&str>, tag: u32) {
     binary::encode(
         buf,
         op::STAT,
         group.unwrap_or("").as_bytes(),
         &[],
         b"",
-        0,
+        tag,
         0,
     );
 }
 
 /// Reads STAT responses up to the empty one that ends them.
-pub(crate) fn recv_stats(conn: &mut Conn) -> Result<Vec<(String, String)>> {
+pub(crate) fn recv_stats(conn: &mut Conn, tag: u32) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     loop {
         let stat = conn.read::<BinaryCodec, _>(|r, server| {
-            check(server, &r, op::STAT, 0)?;
+            check(server, &r, op::STAT, tag)?;
             if r.status != status::OK {
                 return Err(status_error(server, &r));
             }
@@ -371,30 +390,45 @@ pub(crate) fn recv_stats(conn: &mut Conn) -> Result<Vec<(String, String)>> {
     }
 }
 
-/// NOOP, closing a quiet pipeline.
-pub(crate) fn encode_barrier(buf: &mut Vec<u8>) {
-    binary::encode(buf, op::NOOP, b"", &[], b"", u32::MAX, 0);
+/// NOOP tagged `tag`, closing a quiet pipeline.
+pub(crate) fn encode_barrier(buf: &mut Vec<u8>, tag: u32) {
+    binary::encode(buf, op::NOOP, b"", &[], b"", tag, 0);
 }
 
-/// Reads the responses of a quiet pipeline of `n` packets (opaques `0..n`) up to NOOP.
+/// Reads the responses of a quiet pipeline of `n` packets with opcode `opcode`, tagged
+/// `tag..tag + n`, up to the NOOP tagged `tag + n`.
 fn recv_quiet_batch<T>(
     conn: &mut Conn,
+    tag: u32,
     n: usize,
+    opcode: u8,
     ok: impl Fn() -> T,
     outcome: impl Fn(&str, &Response<'_>) -> Result<T>,
     out: &mut dyn FnMut(usize, Result<T>),
 ) -> Result<()> {
     super::collect_quiet(
         conn,
+        tag,
         n,
+        false,
         ok,
         |conn| {
             conn.read::<BinaryCodec, _>(|r, server| {
                 if r.opcode == op::NOOP {
-                    check(server, &r, op::NOOP, u32::MAX)?;
+                    check(server, &r, op::NOOP, tag.wrapping_add(n as u32))?;
                     return Ok(None);
                 }
-                Ok(Some((u64::from(r.opaque), outcome(server, &r))))
+                if r.opcode != opcode {
+                    return Err(protocol(
+                        server,
+                        format!(
+                            "response opcode 0x{:02x} opaque {} in a pipeline of 0x{opcode:02x}: \
+                             a stray or crossed reply",
+                            r.opcode, r.opaque
+                        ),
+                    ));
+                }
+                Ok(Some((Some(u64::from(r.opaque)), outcome(server, &r))))
             })
         },
         out,
@@ -404,25 +438,29 @@ fn recv_quiet_batch<T>(
 /// Store outcomes of a quiet SETQ pipeline.
 pub(crate) fn recv_store_batch(
     conn: &mut Conn,
+    tag: u32,
     n: usize,
     out: &mut dyn FnMut(usize, Result<StoreOutcome>),
 ) -> Result<()> {
     recv_quiet_batch(
         conn,
+        tag,
         n,
+        op::SETQ,
         || StoreOutcome::Stored,
         |s, r| store_outcome(s, r, StoreCommand::Set),
         out,
     )
 }
 
-/// Delete outcomes of a quiet DELETEQ pipeline.
+/// Delete outcomes of a quiet DELETEQ pipeline (with `n` 0: just the NOOP tagged `tag`).
 pub(crate) fn recv_delete_batch(
     conn: &mut Conn,
+    tag: u32,
     n: usize,
     out: &mut dyn FnMut(usize, Result<bool>),
 ) -> Result<()> {
-    recv_quiet_batch(conn, n, || true, delete_outcome, out)
+    recv_quiet_batch(conn, tag, n, op::DELETEQ, || true, delete_outcome, out)
 }
 
 /// SASL PLAIN authentication on a fresh connection.
@@ -432,10 +470,11 @@ pub(crate) fn sasl_plain(conn: &mut Conn, user: &str, password: &str) -> Result<
     token.extend_from_slice(user.as_bytes());
     token.push(0);
     token.extend_from_slice(password.as_bytes());
-    binary::encode(conn.begin(), op::SASL_AUTH, b"PLAIN", &[], &token, 0, 0);
+    let tag = conn.take_tags(1);
+    binary::encode(conn.begin(), op::SASL_AUTH, b"PLAIN", &[], &token, tag, 0);
     conn.send()?;
     conn.read::<BinaryCodec, _>(|r, server| {
-        check(server, &r, op::SASL_AUTH, 0)?;
+        check(server, &r, op::SASL_AUTH, tag)?;
         match r.status {
             status::OK => Ok(()),
             _ => Err(Error::Auth {

@@ -1,9 +1,11 @@
-//! Exchanges in the meta protocol. Every request carries an opaque token (`O<n>`) and every
-//! reply's token is checked, so a reply that does not belong to its request is a protocol
-//! error (and the connection is dropped), never a value handed to a caller.
+//! Exchanges in the meta protocol. Every request carries an opaque token (`O<n>`), a tag
+//! unique on its connection (`Conn::take_tags`), and every reply's token is checked, so a
+//! reply that does not belong to its request (a stray duplicate, a late reply) is a
+//! protocol error (and the connection is dropped), never a value handed to a caller.
+//! Batches end with a non-quiet request instead of `mn`, whose reply `MN` carries no tag.
 
 use super::text::unexpected;
-use super::{HitSink, Keys};
+use super::{tag_index, HitSink, Keys};
 use crate::conn::Conn;
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -37,62 +39,68 @@ fn other(server: &str, r: Reply<'_>, asked: &str) -> Error {
     }
 }
 
-/// One `mg` per key (quiet, closed by `mn`, when there are several).
+/// One `mg` per key, tagged `tag + i`: all quiet but the last, whose reply (hit or miss,
+/// carrying the batch's last tag) closes the batch.
 pub(crate) fn encode_retrieval<K: Keys + ?Sized>(
     buf: &mut Vec<u8>,
     cas: bool,
     touch: Option<u32>,
     keys: &K,
+    tag: u32,
 ) {
-    let quiet = keys.count() > 1;
-    for i in 0..keys.count() {
-        meta::encode_get(buf, keys.key(i), i as u64, cas, touch, quiet);
-    }
-    if quiet {
-        meta::encode_noop(buf);
+    let n = keys.count();
+    for i in 0..n {
+        let opaque = tag.wrapping_add(i as u32);
+        meta::encode_get(buf, keys.key(i), opaque.into(), cas, touch, i + 1 < n);
     }
 }
 
-/// Reads the replies to `encode_retrieval`: hits matched to their key by opaque, in order.
+/// Reads the replies to `encode_retrieval`: hits matched to their key by opaque, in order,
+/// up to the reply to the last key.
 pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
     conn: &mut Conn,
     cas: bool,
     keys: &K,
+    tag: u32,
     sink: &mut HitSink<'_>,
 ) -> Result<()> {
-    let quiet = keys.count() > 1;
+    let n = keys.count();
+    if n == 0 {
+        return Ok(()); // nothing was sent
+    }
     let mut next = 0usize;
     loop {
         let done = conn.read::<MetaCodec, _>(|r, server| {
-            let hit = match r {
-                Reply::NoOp if quiet => return Ok(true),
-                Reply::Value { flags, data } => Some((flags, data)),
-                Reply::Miss(flags) if !quiet => {
-                    check_opaque(server, flags, 0)?;
-                    return Ok(true);
-                }
+            let (f, data) = match r {
+                Reply::Value { flags, data } => (flags, Some(data)),
+                Reply::Miss(flags) => (flags, None),
                 r => return Err(other(server, r, "mg")),
             };
-            let Some((flags, data)) = hit else {
-                return Ok(false);
+            let f = f.value_flags().map_err(|_| bad(server, "f, c or O"))?;
+            let idx = match tag_index(f.opaque, tag, n) {
+                Some(i) if i >= next => i,
+                _ => {
+                    return Err(protocol(
+                        server,
+                        format!(
+                            "reply with opaque {:?}, which no pending request carries \
+                             (O{tag} to O{}): a stray or crossed reply",
+                            f.opaque,
+                            u64::from(tag) + n as u64 - 1
+                        ),
+                    ))
+                }
             };
-            let f = flags.value_flags().map_err(|_| bad(server, "f, c or O"))?;
-            let o = f.opaque.unwrap_or(u64::MAX);
-            let idx = usize::try_from(o).unwrap_or(usize::MAX);
-            if idx >= keys.count() || idx < next {
-                return Err(protocol(
-                    server,
-                    format!("value with opaque {o}, which no pending request carries"),
-                ));
+            if let Some(data) = data {
+                let c = if cas {
+                    Some(f.cas.ok_or_else(|| bad(server, "c"))?)
+                } else {
+                    None
+                };
+                sink(idx, data, f.flags.unwrap_or(0) as u32, c);
             }
-            let c = if cas {
-                Some(f.cas.ok_or_else(|| bad(server, "c"))?)
-            } else {
-                None
-            };
-            sink(idx, data, f.flags.unwrap_or(0) as u32, c);
             next = idx + 1;
-            Ok(!quiet)
+            Ok(next == n)
         })?;
         if done {
             return Ok(());
@@ -100,8 +108,8 @@ pub(crate) fn recv_retrieval<K: Keys + ?Sized>(
     }
 }
 
-/// One `mg` carrying opaque `opaque`: a request of a pipeline of single reads (callers'
-/// reads a permit holder serves together), each answered in order.
+/// One `mg` carrying opaque `opaque` (a tag): a request of a pipeline of single reads
+/// (callers' reads a permit holder serves together), each answered in order.
 pub(crate) fn encode_get_one(buf: &mut Vec<u8>, key: &[u8], cas: bool, opaque: u32) {
     meta::encode_get(buf, key, opaque.into(), cas, None, false);
 }
@@ -297,15 +305,12 @@ pub(crate) fn recv_arith(conn: &mut Conn, opaque: u32) -> Result<Option<u64>> {
     })
 }
 
-/// `mn`.
-pub(crate) fn encode_barrier(buf: &mut Vec<u8>) {
-    meta::encode_noop(buf);
-}
-
-/// Reads the replies of a quiet pipeline of `n` requests (opaques `0..n`) up to `mn`.
-/// Only failures answer; a request without a reply succeeded (`ok`).
+/// Reads the replies of a pipeline of `n` requests tagged `tag..tag + n`, all quiet but the
+/// last, up to the reply to the last. Only failures answer a quiet request; one without a
+/// reply succeeded (`ok`).
 pub(crate) fn recv_quiet_batch<T>(
     conn: &mut Conn,
+    tag: u32,
     n: usize,
     ok: impl Fn() -> T,
     outcome: impl Fn(&str, Reply<'_>, u32) -> Result<T>,
@@ -313,15 +318,20 @@ pub(crate) fn recv_quiet_batch<T>(
 ) -> Result<()> {
     super::collect_quiet(
         conn,
+        tag,
         n,
+        true,
         ok,
         |conn| {
             conn.read::<MetaCodec, _>(|r, server| match r {
-                Reply::NoOp => Ok(None),
                 Reply::Text(t) => Err(unexpected(server, t, "a pipelined request")),
+                Reply::NoOp => Err(protocol(
+                    server,
+                    "MN, which no request asked for: a stray reply".into(),
+                )),
                 r => {
-                    let o = r.flags().num(b'O').ok().flatten().unwrap_or(u64::MAX);
-                    let opaque = u32::try_from(o).unwrap_or(u32::MAX);
+                    let o = r.flags().num(b'O').ok().flatten();
+                    let opaque = o.and_then(|o| u32::try_from(o).ok()).unwrap_or(u32::MAX);
                     Ok(Some((o, outcome(server, r, opaque))))
                 }
             })
@@ -330,22 +340,24 @@ pub(crate) fn recv_quiet_batch<T>(
     )
 }
 
-/// Store outcomes of a quiet `ms` pipeline.
+/// Store outcomes of an `ms` pipeline (see `recv_quiet_batch`).
 pub(crate) fn recv_store_batch(
     conn: &mut Conn,
+    tag: u32,
     n: usize,
     out: &mut dyn FnMut(usize, Result<StoreOutcome>),
 ) -> Result<()> {
-    recv_quiet_batch(conn, n, || StoreOutcome::Stored, store_outcome, out)
+    recv_quiet_batch(conn, tag, n, || StoreOutcome::Stored, store_outcome, out)
 }
 
-/// Delete outcomes of a quiet `md` pipeline.
+/// Delete outcomes of an `md` pipeline.
 pub(crate) fn recv_delete_batch(
     conn: &mut Conn,
+    tag: u32,
     n: usize,
     out: &mut dyn FnMut(usize, Result<bool>),
 ) -> Result<()> {
-    recv_quiet_batch(conn, n, || true, delete_outcome, out)
+    recv_quiet_batch(conn, tag, n, || true, delete_outcome, out)
 }
 
 /// What a lease read found.
@@ -356,14 +368,20 @@ pub(crate) struct LeaseReply {
     pub other_winner: bool,
 }
 
-/// `mg <key> v f c N<vivify> [R<recache>] O0`: a read that elects one recomputer.
-pub(crate) fn encode_lease(buf: &mut Vec<u8>, key: &[u8], vivify_ttl: u32, recache: Option<u32>) {
+/// `mg <key> v f c N<vivify> [R<recache>] O<tag>`: a read that elects one recomputer.
+pub(crate) fn encode_lease(
+    buf: &mut Vec<u8>,
+    key: &[u8],
+    vivify_ttl: u32,
+    recache: Option<u32>,
+    tag: u32,
+) {
     let mut f = vec![
         Flag::Bare(b'v'),
         Flag::Bare(b'f'),
         Flag::Bare(b'c'),
         Flag::Num(b'N', vivify_ttl.into()),
-        Flag::Num(b'O', 0),
+        Flag::Num(b'O', tag.into()),
     ];
     if let Some(r) = recache {
         f.push(Flag::Num(b'R', r.into()));
@@ -372,10 +390,10 @@ pub(crate) fn encode_lease(buf: &mut Vec<u8>, key: &[u8], vivify_ttl: u32, recac
 }
 
 /// Reads the reply to `encode_lease`.
-pub(crate) fn recv_lease(conn: &mut Conn) -> Result<LeaseReply> {
+pub(crate) fn recv_lease(conn: &mut Conn, tag: u32) -> Result<LeaseReply> {
     conn.read::<MetaCodec, _>(|r, server| match r {
         Reply::Value { flags, data } => {
-            check_opaque(server, flags, 0)?;
+            check_opaque(server, flags, tag)?;
             let f = flags.num(b'f').map_err(|_| bad(server, "f"))?.unwrap_or(0) as u32;
             let c = flags.num(b'c').map_err(|_| bad(server, "c"))?.unwrap_or(0);
             let win = flags.has(b'W');
@@ -391,7 +409,7 @@ pub(crate) fn recv_lease(conn: &mut Conn) -> Result<LeaseReply> {
             })
         }
         Reply::Miss(flags) => {
-            check_opaque(server, flags, 0)?;
+            check_opaque(server, flags, tag)?;
             Ok(LeaseReply {
                 value: None,
                 win: true,

@@ -55,9 +55,11 @@ pub fn push_base64(buf: &mut Vec<u8>, data: &[u8]) {
     }
 }
 
-/// True when `key` can go on the wire as is (otherwise it is sent base64-encoded with `b`).
+/// True when `key` can go on the wire as is: 1 to 250 bytes, none a space, a control byte
+/// or DEL (bytes from 0x80, UTF-8 keys, go as they are, as on the text protocol). Other keys
+/// are sent base64-encoded with `b`.
 pub fn key_is_plain(key: &[u8]) -> bool {
-    !key.is_empty() && key.len() <= 250 && key.iter().all(|&b| b > b' ' && b < 0x7f)
+    !key.is_empty() && key.len() <= 250 && !crate::key::has_space_or_control(key)
 }
 
 /// Appends one meta request: `<cmd> <key> [<datalen>] <flags>*\r\n[<data>\r\n]`. Keys that
@@ -341,7 +343,7 @@ mod tests {
     #[test]
     fn encode_get_matches_the_generic_encoder() {
         use Flag::*;
-        let keys: [&[u8]; 3] = [b"foo", b"a b", "\u{e9}t\u{e9}".as_bytes()];
+        let keys: [&[u8]; 4] = [b"foo", b"a b", "\u{e9}t\u{e9}".as_bytes(), b"\x01\xff"];
         for key in keys {
             for (opaque, cas, touch, quiet) in [
                 (0u64, false, None, false),
@@ -438,7 +440,11 @@ mod tests {
             ),
             (
                 enc(Command::Get, "é".as_bytes(), None, &[]),
-                b"mg w6k= b\r\n",
+                "mg é\r\n".as_bytes(),
+            ),
+            (
+                enc(Command::Get, b"\xc3\xa9\n", None, &[]),
+                b"mg w6kK b\r\n",
             ),
         ];
         for (got, want) in cases {

@@ -82,6 +82,16 @@ pub enum FailoverPolicy {
 /// Cache::Memcached::Fast's usual `ketama_points` (its documentation's example value).
 pub const DEFAULT_CMF_KETAMA_POINTS: u32 = 150;
 
+/// The most entries a placement table may hold: a modulo profile's bucket list (each server
+/// `weight` times) or a continuum's points (`cmf-ketama`: `points × weight` per server).
+/// Weights or points that need more are a configuration error. The clients imitated have no
+/// bound of their own (Cache::Memcached, python-memcached and Whalin repeat a server `weight`
+/// times, Cache::Memcached::Fast makes `points × weight` points), so a weight of 2^32-1
+/// (what Java's -1 becomes) meant gigabytes; 2^22 (4,194,304) is thousands of servers at
+/// ordinary weights. The libmemcached, spymemcached, twemproxy and Whalin-consistent
+/// continuums hold about 160 points per server whatever the weights.
+pub const MAX_TABLE_ENTRIES: usize = 1 << 22;
+
 impl Distribution {
     /// Every profile name, for help text and error messages.
     pub const NAMES: &'static [&'static str] = &[
@@ -205,9 +215,15 @@ impl FromStr for Distribution {
     /// `cmf-ketama:N` (or change it with [`Distribution::with_ketama_points`]).
     fn from_str(s: &str) -> Result<Distribution> {
         if let Some(n) = s.strip_prefix("cmf-ketama:") {
-            let points = n.parse().map_err(|_| {
+            let points: u32 = n.parse().map_err(|_| {
                 Error::Config(format!("bad ketama points {n:?} in {s:?} (a whole number)"))
             })?;
+            if points as usize > MAX_TABLE_ENTRIES {
+                return Err(Error::Config(format!(
+                    "ketama points {points} in {s:?}: at most {MAX_TABLE_ENTRIES} \
+                     (the most points a continuum may hold)"
+                )));
+            }
             return Ok(Distribution::CmfKetama { points });
         }
         Ok(match s {
@@ -291,32 +307,50 @@ fn host_port(addr: &ServerAddr) -> String {
     }
 }
 
+/// The configuration error for a table that would hold `total` entries.
+fn too_large(d: &Distribution, total: u64, what: &str) -> Error {
+    Error::Config(format!(
+        "{d}: the server weights{what} make a placement table of {total} entries; at most \
+         {MAX_TABLE_ENTRIES} are allowed (lower the weights)"
+    ))
+}
+
 impl Table {
     fn build(d: &Distribution, servers: &[ServerSpec]) -> Result<Table> {
         let weights = || servers.iter().map(|s| s.weight);
         let ones = || servers.iter().map(|_| 1u32);
         let total: u64 = servers.iter().map(|s| s.weight as u64).sum();
         let n = servers.len();
-        let mut pts = Vec::new();
+        let modulo = |hash: ModHash, repeats: &dyn Fn() -> Vec<u32>| {
+            Modulo::new(hash, repeats().into_iter(), MAX_TABLE_ENTRIES)
+                .map(Table::Modulo)
+                .map_err(|total| too_large(d, total, ""))
+        };
+        // Room for every point of a continuum, checked before any is made.
+        let points_for = |counts: &[u64], what: &str| -> Result<Vec<(u32, u32)>> {
+            let sum: u64 = counts.iter().sum();
+            let mut pts = Vec::new();
+            if sum > MAX_TABLE_ENTRIES as u64 || pts.try_reserve_exact(sum as usize).is_err() {
+                return Err(too_large(d, sum, what));
+            }
+            Ok(pts)
+        };
         let table = match d {
             Distribution::CacheMemcached | Distribution::WhalinNewCompat => {
-                Table::Modulo(Modulo::new(ModHash::Crc15, weights()))
+                modulo(ModHash::Crc15, &|| weights().collect())?
             }
-            Distribution::PythonMemcached => {
-                Table::Modulo(Modulo::new(ModHash::Crc15OrOne, weights()))
-            }
-            Distribution::WhalinNative => {
-                Table::Modulo(Modulo::new(ModHash::JavaString, weights()))
-            }
-            Distribution::WhalinOldCompat => {
-                Table::Modulo(Modulo::new(ModHash::OldCompat, weights()))
-            }
-            Distribution::LibmemcachedModula => {
-                Table::Modulo(Modulo::new(ModHash::OneAtATime, ones()))
-            }
+            Distribution::PythonMemcached => modulo(ModHash::Crc15OrOne, &|| weights().collect())?,
+            Distribution::WhalinNative => modulo(ModHash::JavaString, &|| weights().collect())?,
+            Distribution::WhalinOldCompat => modulo(ModHash::OldCompat, &|| weights().collect())?,
+            Distribution::LibmemcachedModula => modulo(ModHash::OneAtATime, &|| ones().collect())?,
             Distribution::CmfKetama { points } => {
-                for (i, s) in servers.iter().enumerate() {
-                    let count = (*points as f64 * s.weight as f64 + 0.5) as u32;
+                // `(int)(points × weight + 0.5)`, computed where it cannot overflow.
+                let counts: Vec<u64> = servers
+                    .iter()
+                    .map(|s| (*points as f64 * s.weight as f64 + 0.5) as u64)
+                    .collect();
+                let mut pts = points_for(&counts, " and ketama points")?;
+                for (i, (s, &count)) in servers.iter().zip(&counts).enumerate() {
                     let host = s.addr.host();
                     let port = s.addr.port().to_string();
                     ketama::add_cmf_points(
@@ -324,7 +358,7 @@ impl Table {
                         i as u32,
                         host.as_bytes(),
                         port.as_bytes(),
-                        count,
+                        count as u32,
                     );
                 }
                 Table::Ketama {
@@ -334,6 +368,7 @@ impl Table {
             }
             Distribution::LibmemcachedKetama | Distribution::LibmemcachedKetamaSpy => {
                 let spy = matches!(d, Distribution::LibmemcachedKetamaSpy);
+                let mut pts = points_for(&vec![100; n], "")?;
                 for (i, s) in servers.iter().enumerate() {
                     let name = if spy {
                         format!("/{}:{}", s.addr.host(), s.addr.port())
@@ -355,13 +390,17 @@ impl Table {
             }
             Distribution::LibmemcachedKetamaWeighted | Distribution::TwemproxyKetama => {
                 let named = matches!(d, Distribution::TwemproxyKetama);
-                for (i, s) in servers.iter().enumerate() {
+                let counts: Vec<u64> = servers
+                    .iter()
+                    .map(|s| ketama::weighted_points(s.weight, total, n).into())
+                    .collect();
+                let mut pts = points_for(&counts, "")?;
+                for (i, (s, &count)) in servers.iter().zip(&counts).enumerate() {
                     let name = match &s.name {
                         Some(name) if named => name.clone(),
                         _ => libmemcached_name(&s.addr),
                     };
-                    let count = ketama::weighted_points(s.weight, total, n);
-                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count);
+                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count as u32);
                 }
                 Table::Ketama {
                     continuum: Continuum::build(pts, Collision::FirstWins),
@@ -370,14 +409,20 @@ impl Table {
             }
             Distribution::SpymemcachedKetama => {
                 let equal = servers.iter().all(|s| s.weight == servers[0].weight);
-                for (i, s) in servers.iter().enumerate() {
-                    let count = if equal {
-                        160
-                    } else {
-                        ketama::weighted_points(s.weight, total, n)
-                    };
+                let counts: Vec<u64> = servers
+                    .iter()
+                    .map(|s| {
+                        if equal {
+                            160
+                        } else {
+                            ketama::weighted_points(s.weight, total, n).into()
+                        }
+                    })
+                    .collect();
+                let mut pts = points_for(&counts, "")?;
+                for (i, (s, &count)) in servers.iter().zip(&counts).enumerate() {
                     let name = host_port(&s.addr);
-                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count);
+                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count as u32);
                 }
                 Table::Ketama {
                     continuum: Continuum::build(pts, Collision::LastWins),
@@ -385,11 +430,18 @@ impl Table {
                 }
             }
             Distribution::WhalinConsistent => {
-                for (i, s) in servers.iter().enumerate() {
-                    let factor =
-                        ((40 * n as u64 * s.weight as u64) as f64 / total as f64).floor() as u32;
+                let counts: Vec<u64> = servers
+                    .iter()
+                    .map(|s| {
+                        let factor = ((40 * n as u64 * s.weight as u64) as f64 / total as f64)
+                            .floor() as u64;
+                        factor * 4
+                    })
+                    .collect();
+                let mut pts = points_for(&counts, "")?;
+                for (i, (s, &count)) in servers.iter().zip(&counts).enumerate() {
                     let name = host_port(&s.addr);
-                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), factor * 4);
+                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count as u32);
                 }
                 Table::Ketama {
                     continuum: Continuum::build(pts, Collision::LastWins),

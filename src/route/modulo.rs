@@ -42,13 +42,23 @@ pub(crate) struct Modulo {
 }
 
 impl Modulo {
-    /// Buckets from per-server repeat counts (the weight, or 1 when weights are ignored).
-    pub(crate) fn new(hash: ModHash, repeats: impl Iterator<Item = u32>) -> Modulo {
+    /// Buckets from per-server repeat counts (the weight, or 1 when weights are ignored),
+    /// in a list of at most `max` buckets: `Err(total)` (the buckets the counts ask for)
+    /// when they ask for more, or when the memory cannot be had.
+    pub(crate) fn new(
+        hash: ModHash,
+        repeats: impl Iterator<Item = u32> + Clone,
+        max: usize,
+    ) -> Result<Modulo, u64> {
+        let total: u64 = repeats.clone().map(u64::from).sum();
         let mut buckets = Vec::new();
+        if total > max as u64 || buckets.try_reserve_exact(total as usize).is_err() {
+            return Err(total);
+        }
         for (i, r) in repeats.enumerate() {
             buckets.extend(std::iter::repeat(i as u32).take(r as usize));
         }
-        Modulo { hash, buckets }
+        Ok(Modulo { hash, buckets })
     }
 
     /// How many buckets there are (0 means no server can take a key).

@@ -1,0 +1,207 @@
+//! Issue 15, items 4 and 11 (core parts): configuration values and inputs that used to abort
+//! the process, fail only at the first call, or be refused too early, each checked here.
+
+mod common;
+
+use common::{unique, Memcached};
+use mcpool::route::MAX_TABLE_ENTRIES;
+use mcpool::{Client, CompressionFormat, Distribution, Error, Protocol, Router, ServerSpec};
+use std::io::ErrorKind;
+use std::net::TcpListener;
+
+fn config_error(what: &str, r: mcpool::Result<Client>) -> String {
+    match r {
+        Err(Error::Config(m)) => m,
+        Err(e) => panic!("{what}: expected a configuration error, got {e}"),
+        Ok(_) => panic!("{what}: expected a configuration error, got a client"),
+    }
+}
+
+#[test]
+fn item4_huge_weights_and_ketama_points_are_config_errors_not_aborts() {
+    // 4294967295 is what a Java SockIOPool weight of -1 becomes across the JNI.
+    for d in Distribution::all() {
+        let r = Client::builder()
+            .server_weighted("127.0.0.1:1", u32::MAX)
+            .server_weighted("127.0.0.1:2", 1)
+            .min_idle(0)
+            .distribution(d.clone())
+            .build();
+        let repeats_weights = matches!(
+            d,
+            Distribution::CacheMemcached
+                | Distribution::PythonMemcached
+                | Distribution::CmfKetama { .. }
+                | Distribution::WhalinNative
+                | Distribution::WhalinOldCompat
+                | Distribution::WhalinNewCompat
+        );
+        if repeats_weights {
+            let m = config_error(d.name(), r);
+            assert!(m.contains("weights") && m.contains("4194304"), "{d}: {m}");
+        } else {
+            // Weights ignored, or continuums of about 160 points per server whatever they are.
+            r.unwrap_or_else(|e| panic!("{d}: {e}"));
+        }
+    }
+    // Ketama points: refused when parsed, and when set directly.
+    let e = "cmf-ketama:4294967295".parse::<Distribution>().unwrap_err();
+    assert!(matches!(e, Error::Config(_)), "{e}");
+    assert!(e.to_string().contains("4294967295"), "{e}");
+    let huge = Distribution::CmfKetama { points: u32::MAX };
+    let m = config_error(
+        "points",
+        Client::builder()
+            .server("127.0.0.1:1")
+            .min_idle(0)
+            .distribution(huge.clone())
+            .build(),
+    );
+    assert!(m.contains("ketama points"), "{m}");
+    assert!(Router::new(&huge, &[ServerSpec::parse("127.0.0.1:1").unwrap()]).is_err());
+    // The largest table allowed is built.
+    let max_weight = u32::try_from(MAX_TABLE_ENTRIES).unwrap();
+    let mut spec = ServerSpec::parse("127.0.0.1:1").unwrap();
+    spec.weight = max_weight;
+    Router::new(&Distribution::CacheMemcached, &[spec.clone()]).unwrap();
+    spec.weight = max_weight + 1;
+    assert!(Router::new(&Distribution::CacheMemcached, &[spec]).is_err());
+    let points = format!("cmf-ketama:{MAX_TABLE_ENTRIES}").parse::<Distribution>();
+    assert!(points.is_ok());
+}
+
+#[test]
+fn item11_bad_server_addresses_are_config_errors_at_build() {
+    for bad in [
+        "127.0.0.1\0:11211",
+        "127.0.0.1 :11211",
+        "cache host:11211",
+        "127.0.0.1:0",
+        "[::1]:0",
+        "127.0.0.1:11211:name:extra",
+        "mc.sock/x",
+        "./mc.sock",
+        "var/run/mc.sock",
+        "/tmp/mc\0.sock",
+    ] {
+        let m = config_error(bad, Client::builder().server(bad).build());
+        assert!(m.contains("bad server address"), "{bad:?}: {m}");
+        let m = config_error(bad, Client::builder().server_weighted(bad, 3).build());
+        assert!(m.contains("bad server address"), "{bad:?}: {m}");
+        assert!(
+            matches!(Client::new([bad]), Err(Error::Config(_))),
+            "{bad:?}"
+        );
+    }
+    // What stays valid.
+    for good in [
+        "127.0.0.1:11211",
+        "[::1]:11211:alpha",
+        " localhost\n",
+        "/tmp/a b.sock",
+    ] {
+        Client::builder()
+            .server(good)
+            .min_idle(0)
+            .build()
+            .unwrap_or_else(|e| panic!("{good:?}: {e}"));
+    }
+}
+
+#[test]
+fn item11_meta_accepts_every_key_text_does_and_binary_keys_up_to_186_bytes() {
+    let mc = Memcached::start(&[]);
+    let meta = Client::builder()
+        .server(&mc.addr())
+        .protocol(Protocol::Meta)
+        .build()
+        .unwrap();
+    let text = Client::new([mc.addr()]).unwrap();
+    // A UTF-8 key of the full 250 bytes goes as it is, as on the text protocol: the same item.
+    let p = unique("k");
+    let mut utf8 = p.clone();
+    while utf8.len() + "ж".len() <= 250 {
+        utf8.push('ж');
+    }
+    while utf8.len() < 250 {
+        utf8.push('x');
+    }
+    assert_eq!(utf8.len(), 250);
+    meta.set(&utf8, b"via meta", 0).unwrap();
+    assert_eq!(text.get(&utf8).unwrap().as_deref(), Some(&b"via meta"[..]));
+    text.set(&utf8, b"via text", 0).unwrap();
+    assert_eq!(meta.get(&utf8).unwrap().as_deref(), Some(&b"via text"[..]));
+    let got = meta.get_multi(&[utf8.as_bytes(), p.as_bytes()]);
+    assert_eq!(
+        got[0].as_ref().unwrap().as_ref().unwrap().value,
+        b"via text"
+    );
+    // A key with spaces or control bytes goes base64-encoded: up to 186 bytes.
+    let mut binary = p.clone().into_bytes();
+    binary.push(b' ');
+    binary.resize(186, 0x01);
+    meta.set(&binary, b"binary", 0).unwrap();
+    assert_eq!(meta.get(&binary).unwrap().as_deref(), Some(&b"binary"[..]));
+    binary.push(0x02);
+    match meta.set(&binary, b"binary", 0) {
+        Err(Error::InvalidKey { reason, .. }) => assert!(reason.contains("186"), "{reason}"),
+        other => panic!("a 187-byte binary key: {other:?}"),
+    }
+}
+
+#[test]
+fn item11_value_over_max_value_size_is_refused_before_compression() {
+    // A listener nobody accepts on: a value sent would first open a connection.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let c = Client::builder()
+        .server(&addr)
+        .min_idle(0)
+        .compression_threshold(100)
+        .max_value_size(1000)
+        .build()
+        .unwrap();
+    // 5000 bytes that compress to a few dozen: refused on their own size.
+    let compressible = vec![b'x'; 5000];
+    for r in [
+        c.set("k", &compressible, 0),
+        c.add("k", &compressible, 0),
+        c.cas("k", &compressible, 0, 1),
+    ] {
+        match r {
+            Err(Error::ValueTooLarge { len, limit }) => assert_eq!((len, limit), (5000, 1000)),
+            other => panic!("{other:?}"),
+        }
+    }
+    match &c.set_multi(&[("k", &compressible[..])], 0)[0] {
+        Err(Error::ValueTooLarge { len: 5000, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        listener.accept().map(|_| ()).map_err(|e| e.kind()),
+        Err(ErrorKind::WouldBlock),
+        "nothing was sent"
+    );
+    // At the limit, compression still applies.
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .compression_threshold(100)
+        .max_value_size(1000)
+        .build()
+        .unwrap();
+    c.set("k", &compressible[..1000], 0).unwrap();
+    assert_eq!(c.get("k").unwrap().as_deref(), Some(&compressible[..1000]));
+    // A reader of the other compression convention sees the stored bytes as they are.
+    let raw = Client::builder()
+        .server(&mc.addr())
+        .compression_format(CompressionFormat::Zlib)
+        .build()
+        .unwrap();
+    let stored = raw.get_item("k").unwrap().unwrap();
+    assert!(
+        stored.flags & 2 != 0 && stored.value.len() < 1000,
+        "stored compressed"
+    );
+}
