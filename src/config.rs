@@ -17,6 +17,11 @@ use std::time::Duration;
 /// error rather than a limit that could never be reached.
 pub const MAX_ITEM_SIZE: usize = 1 << 30;
 
+/// The largest `max_size` (connections per server). The pool reserves its bookkeeping for
+/// `max_size` connections up front, so an absurd number would be a multi-gigabyte
+/// allocation; 65,536 is far above what one memcached accepts (its `-c` default is 1,024).
+pub const MAX_POOL_SIZE: u32 = 1 << 16;
+
 /// Everything a [`Client`] is built from. Build it with [`Client::builder`].
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -107,6 +112,21 @@ impl Default for Config {
 impl Config {
     /// The checks that `Client::from_config` repeats for a configuration built by hand.
     pub(crate) fn check_limits(&self) -> Result<()> {
+        if self.max_size == 0 {
+            return Err(Error::Config("max_size must be at least 1".into()));
+        }
+        if self.max_size > MAX_POOL_SIZE {
+            return Err(Error::Config(format!(
+                "max_size {} is above the largest pool of {MAX_POOL_SIZE} connections per server",
+                self.max_size
+            )));
+        }
+        if self.min_idle > self.max_size {
+            return Err(Error::Config(format!(
+                "min_idle ({}) is larger than max_size ({})",
+                self.min_idle, self.max_size
+            )));
+        }
         if self.max_value_size > MAX_ITEM_SIZE {
             return Err(Error::Config(format!(
                 "max_value_size {} is above memcached's largest item size of {MAX_ITEM_SIZE} \
@@ -191,7 +211,7 @@ impl ClientBuilder {
         self
     }
 
-    /// Most connections per server. Default 16.
+    /// Most connections per server. Default 16, at most [`MAX_POOL_SIZE`].
     #[doc(alias = "setMaxConn")]
     pub fn max_size(mut self, n: u32) -> Self {
         self.config.max_size = n;
@@ -380,15 +400,6 @@ impl ClientBuilder {
         let c = self.config;
         if c.servers.is_empty() {
             return Err(Error::Config("no servers given".into()));
-        }
-        if c.max_size == 0 {
-            return Err(Error::Config("max_size must be at least 1".into()));
-        }
-        if c.min_idle > c.max_size {
-            return Err(Error::Config(format!(
-                "min_idle ({}) is larger than max_size ({})",
-                c.min_idle, c.max_size
-            )));
         }
         if c.sasl.is_some() && c.protocol != Protocol::Binary {
             return Err(Error::Config(

@@ -40,7 +40,7 @@ pub mod value;
 
 pub use address::{ServerAddr, ServerSpec};
 pub use client::{Client, PerServer};
-pub use config::{ClientBuilder, Config};
+pub use config::{ClientBuilder, Config, MAX_ITEM_SIZE, MAX_POOL_SIZE};
 pub use error::{Error, Result};
 pub use health::ServerState;
 pub use item::{Item, Lease, StoreOutcome};

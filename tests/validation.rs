@@ -205,3 +205,36 @@ fn item11_value_over_max_value_size_is_refused_before_compression() {
         "stored compressed"
     );
 }
+
+#[test]
+fn item4_a_huge_pool_size_is_a_config_error_not_an_abort() {
+    // The pool reserves its bookkeeping for max_size connections up front: 2^30 used to abort
+    // on a failed multi-gigabyte allocation (found through Python's pool_size=2**30).
+    for n in [mcpool::MAX_POOL_SIZE + 1, 1 << 30, u32::MAX] {
+        let m = config_error(
+            "max_size",
+            Client::builder()
+                .server("127.0.0.1:1")
+                .min_idle(0)
+                .max_size(n)
+                .build(),
+        );
+        assert!(m.contains("max_size") && m.contains(&n.to_string()), "{m}");
+    }
+    // The same check for a configuration built by hand.
+    let mut config = Client::builder()
+        .server("127.0.0.1:1")
+        .min_idle(0)
+        .into_config()
+        .unwrap();
+    config.max_size = u32::MAX;
+    let m = config_error("hand-built", Client::from_config(config));
+    assert!(m.contains("max_size"), "{m}");
+    // The largest allowed pool builds (nothing is connected: min_idle 0).
+    Client::builder()
+        .server("127.0.0.1:1")
+        .min_idle(0)
+        .max_size(mcpool::MAX_POOL_SIZE)
+        .build()
+        .unwrap();
+}
