@@ -42,27 +42,77 @@ typedef struct {
     HV *next_hv;      /* the next get_multi's result hash, made ahead (mcp_take_result_hv) */
     void *heap_guard; /* a block kept above the hashes made ahead (mcp_make_next_hv) */
     size_t guard_buckets; /* the bucket count of the hashes the guard was placed for */
+    int deserialize;      /* thaw values flagged Storable (deserialize => 1, the default) */
+    HV *state;            /* the Perl side's state (lib/Mcpool.pm's _state) */
 } mcp_t;
 
 typedef mcp_t *Mcpool;
 
-static HV *mcp_stash; /* the Mcpool stash of the loading interpreter: a fast type check */
+/* The handle. An Mcpool object is a blessed reference to a read-only scalar that holds no
+ * value: the C state hangs on it as ext magic with this vtable, where Perl code cannot reach
+ * it. Only _new attaches it, so a scalar blessed into Mcpool by anyone else (by hand, or by a
+ * Storable thaw of a value in the cache) has no such magic: it is refused, and its DESTROY
+ * does nothing. The magic's free hook frees the state when the scalar goes (DESTROY has
+ * usually done it already). A clone of the magic (ithreads) holds no state: see mcp_mg_dup. */
+static void mcp_free(pTHX_ mcp_t *m);
+
+static int
+mcp_mg_free(pTHX_ SV *sv, MAGIC *mg)
+{
+    mcp_t *m = (mcp_t *)mg->mg_ptr;
+    PERL_UNUSED_ARG(sv);
+    mg->mg_ptr = NULL;
+    if (m)
+        mcp_free(aTHX_ m);
+    return 0;
+}
+
+#ifdef USE_ITHREADS
+/* A new interpreter (thread) copies the magic: the copy must not share, and then free, the
+ * parent's state. CLONE_SKIP keeps the objects out of new threads already (they arrive as
+ * plain unblessed scalars); this covers the clones that ignore it (Windows' emulated fork). */
+static int
+mcp_mg_dup(pTHX_ MAGIC *mg, CLONE_PARAMS *param)
+{
+    PERL_UNUSED_ARG(param);
+    mg->mg_ptr = NULL;
+    return 0;
+}
+#define MCP_MG_DUP mcp_mg_dup
+#else
+#define MCP_MG_DUP NULL
+#endif
+
+static MGVTBL mcp_vtbl = { NULL, NULL, NULL, NULL, mcp_mg_free, NULL, MCP_MG_DUP, NULL };
+
+/* The handle's magic on the scalar an object refers to, or NULL (not an Mcpool object). */
+static MAGIC *
+mcp_magic(pTHX_ SV *sv)
+{
+    SV *rv;
+    MAGIC *mg;
+    if (!SvROK(sv))
+        return NULL;
+    rv = SvRV(sv);
+    if (SvTYPE(rv) < SVt_PVMG)
+        return NULL;
+    for (mg = SvMAGIC(rv); mg; mg = mg->mg_moremagic)
+        if (mg->mg_virtual == &mcp_vtbl && mg->mg_type == PERL_MAGIC_ext)
+            return mg;
+    return NULL;
+}
 
 static mcp_t *
 mcp_from_sv(pTHX_ SV *sv)
 {
-    if (SvROK(sv)) {
-        SV *rv = SvRV(sv);
-        if (SvOBJECT(rv) && SvIOK(rv)
-            && (SvSTASH(rv) == mcp_stash || sv_derived_from(sv, "Mcpool"))) {
-            mcp_t *m = INT2PTR(mcp_t *, SvIVX(rv));
-            if (m && m->client)
-                return m;
-            croak("Mcpool: this client has been destroyed");
-        }
-    }
-    croak("Mcpool: not an Mcpool object (call it as $memd->method(...))");
-    return NULL; /* not reached */
+    MAGIC *mg = mcp_magic(aTHX_ sv);
+    mcp_t *m;
+    if (!mg)
+        croak("Mcpool: not an Mcpool object (call it as $memd->method(...))");
+    m = (mcp_t *)mg->mg_ptr;
+    if (!m || !m->client)
+        croak("Mcpool: this client has been destroyed");
+    return m;
 }
 
 static void
@@ -276,14 +326,38 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, uint32_t *flags)
     return p;
 }
 
+/* A value flagged Storable that is not returned because deserialize is off. Asked before
+ * decoding: a thaw may free the object (and m) by dropping its last reference. */
+#define MCP_REFUSED(m, flags) (((flags) & F_STORABLE) && !(m)->deserialize)
+
+/* The warning for a value MCP_REFUSED (a new SV). It is given (mcp_warn) only once nothing
+ * is left to free, since a __WARN__ handler may die. */
+static SV *
+mcp_refused_msg(pTHX_ const char *fn, const char *key, STRLEN klen)
+{
+    return newSVpvf("Mcpool::%s: %.*s: the value is flagged Storable (serialized) and "
+                    "deserialize is off: not returned", fn, (int)klen, key);
+}
+
+static void
+mcp_warn(pTHX_ SV *msg)
+{
+    warn("%" SVf, SVfARG(msg));
+}
+
 /* Turns fetched bytes (a new SV, which this takes over) into the Perl value, or NULL to
- * report a miss (a value that does not thaw or decode, as Cache::Memcached::Fast does).
- * Storable thaw runs only for values flagged Storable; it runs under G_EVAL, so nothing
- * here croaks. The compressed flag (2) never gets here: the core inflates such values and
- * clears the flag before handing them over. */
+ * report a miss: a value that does not thaw or decode, or thaws to undef (as
+ * Cache::Memcached::Fast does), or one flagged Storable when deserialize is off (then the
+ * caller warns: MCP_REFUSED). Storable thaw runs only for values flagged Storable; it runs
+ * under G_EVAL, so nothing here croaks. The compressed flag (2) never gets here: the core
+ * inflates such values and clears the flag before handing them over. */
 static SV *
 mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
 {
+    if (MCP_REFUSED(m, flags)) {
+        SvREFCNT_dec(sv);
+        return NULL;
+    }
     if (flags & F_STORABLE) {
         dSP;
         int n;
@@ -296,7 +370,7 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
         if (n == 1)
             res = POPs;
         PUTBACK;
-        if (!res || SvTRUE(ERRSV))
+        if (!res || SvTRUE(ERRSV) || !SvOK(res))
             return NULL;
         return SvREFCNT_inc_simple_NN(res);
     }
@@ -319,13 +393,14 @@ mcp_cas_pair(pTHX_ uint64_t cas, SV *sv)
 }
 
 static SV *
-mcp_item_sv(pTHX_ mcp_t *m, mcpool_item *item, int with_cas)
+mcp_item_sv(pTHX_ mcp_t *m, mcpool_item *item, int with_cas, uint32_t *flags_out)
 {
     size_t len = mcpool_item_len(item);
     SV *sv = newSVpvn(len ? (const char *)mcpool_item_data(item) : "", len);
     uint32_t flags = mcpool_item_flags(item);
     uint64_t cas = mcpool_item_cas(item);
     mcpool_item_free(item);
+    *flags_out = flags;
     sv = mcp_decode(aTHX_ m, sv, flags);
     if (sv && with_cas)
         sv = mcp_cas_pair(aTHX_ cas, sv);
@@ -641,12 +716,25 @@ hv_nv(pTHX_ HV *hv, const char *k, NV dflt)
         }                                                                                 \
     } while (0)
 
+static void
+mcp_free(pTHX_ mcp_t *m)
+{
+    mcpool_client_free(m->client);
+    mcpool_config_free(m->config);
+    SvREFCNT_dec(m->freeze);
+    SvREFCNT_dec(m->thaw);
+    SvREFCNT_dec((SV *)m->state);
+    Safefree(m->prefix);
+    Safefree(m->scratch[MCP_ARRAYS]);
+    Safefree(m->scratch[MCP_PREFIXED]);
+    SvREFCNT_dec((SV *)m->next_hv);
+    free(m->heap_guard);
+    Safefree(m);
+}
+
 MODULE = Mcpool		PACKAGE = Mcpool
 
 PROTOTYPES: DISABLE
-
-BOOT:
-    mcp_stash = gv_stashpvs("Mcpool", GV_ADD);
 
 const char *
 library_version()
@@ -666,6 +754,7 @@ _new(class, addrs, weights, opts)
         mcp_t *m;
         SSize_t i, n;
         SV *obj, **p;
+        MAGIC *mg;
         STRLEN len;
         const char *s;
         IV threshold;
@@ -706,54 +795,54 @@ _new(class, addrs, weights, opts)
         CFG(mcpool_config_set_max_size(cfg, (uint32_t)hv_iv(aTHX_ opts, "pool_size", 4)), "pool_size");
         Newxz(m, 1, mcp_t);
         m->config = cfg;
+        m->state = newHV();
+        /* The handle: ext magic on a scalar without a value (see mcp_vtbl), mortal until the
+         * client is built, so that a croak from here on frees m (and cfg) with it. */
+        obj = sv_2mortal(newSV_type(SVt_PVMG));
+        mg = sv_magicext(obj, NULL, PERL_MAGIC_ext, &mcp_vtbl, (const char *)m, 0);
+        mg->mg_flags |= MGf_DUP;
         m->utf8 = (int)hv_iv(aTHX_ opts, "utf8", 0);
+        m->deserialize = (int)hv_iv(aTHX_ opts, "deserialize", 1);
         m->freeze = newSVsv(*hv_fetchs(opts, "freeze", 0));
         m->thaw = newSVsv(*hv_fetchs(opts, "thaw", 0));
         p = hv_fetchs(opts, "namespace", 0);
         mcp_set_prefix(aTHX_ m, p ? *p : &PL_sv_undef, (int)hv_iv(aTHX_ opts, "hash_namespace", 0));
         {
             mcpool_status st = mcpool_client_new(cfg, &m->client);
-            if (st != MCPOOL_OK) {
-                SvREFCNT_dec(m->freeze);
-                SvREFCNT_dec(m->thaw);
-                Safefree(m->prefix);
-                Safefree(m);
-                mcpool_config_free(cfg);
+            if (st != MCPOOL_OK)
                 mcp_croak_status(aTHX_ "building the client", st);
-            }
         }
-        obj = newSViv(PTR2IV(m));
+        SvREFCNT_inc_simple_void_NN(obj); /* now the object's: kept past the mortal */
         RETVAL = sv_bless(newRV_noinc(obj), gv_stashpv(class, GV_ADD));
         SvREADONLY_on(obj);
     OUTPUT:
         RETVAL
 
 void
-_destroy(self)
+DESTROY(self)
         SV *self
     PREINIT:
+        MAGIC *mg;
         mcp_t *m;
-        SV *rv;
     CODE:
-        if (!SvROK(self))
+        /* Frees the state now (the magic's free hook would, when the scalar goes). Anything
+         * without the handle's magic (a scalar blessed into Mcpool by other code, or thawed
+         * from the cache) owns nothing: nothing to do. */
+        mg = mcp_magic(aTHX_ self);
+        if (!mg || !mg->mg_ptr)
             return;
-        rv = SvRV(self);
-        m = INT2PTR(mcp_t *, SvIV(rv));
-        if (!m)
-            return;
-        SvREADONLY_off(rv);
-        sv_setiv(rv, 0);
-        SvREADONLY_on(rv);
-        mcpool_client_free(m->client);
-        mcpool_config_free(m->config);
-        SvREFCNT_dec(m->freeze);
-        SvREFCNT_dec(m->thaw);
-        Safefree(m->prefix);
-        Safefree(m->scratch[MCP_ARRAYS]);
-        Safefree(m->scratch[MCP_PREFIXED]);
-        SvREFCNT_dec((SV *)m->next_hv);
-        free(m->heap_guard);
-        Safefree(m);
+        m = (mcp_t *)mg->mg_ptr;
+        mg->mg_ptr = NULL;
+        mcp_free(aTHX_ m);
+
+SV *
+_state(m)
+        Mcpool m
+    CODE:
+        /* the Perl side's state of this object (lib/Mcpool.pm) */
+        RETVAL = newRV_inc((SV *)m->state);
+    OUTPUT:
+        RETVAL
 
 int
 CLONE_SKIP(...)
@@ -794,7 +883,16 @@ get(m, key)
             XSRETURN_EMPTY;
         }
         if (flags & (F_STORABLE | F_UTF8)) {
-            sv = mcp_decode(aTHX_ m, sv, flags);
+            if (MCP_REFUSED(m, flags)) {
+                SvREFCNT_dec(sv);
+                if (m->prefix_len && k == (const uint8_t *)kbuf) { /* the caller's key */
+                    k += m->prefix_len;
+                    klen -= m->prefix_len;
+                }
+                mcp_warn(aTHX_ sv_2mortal(mcp_refused_msg(aTHX_ ix ? "gets" : "get", (const char *)k, klen)));
+                XSRETURN_EMPTY;
+            }
+            sv = mcp_decode(aTHX_ m, sv, flags); /* m may be freed now (a thaw): not used after */
             if (!sv)
                 XSRETURN_EMPTY;
         }
@@ -817,7 +915,8 @@ gat(m, exptime, key)
         const uint8_t *k;
         mcpool_item *item = NULL;
         mcpool_status st;
-        uint32_t t;
+        uint32_t t, flags = 0;
+        int deserialize;
         SV *sv;
     PPCODE:
         t = mcp_exptime(aTHX_ exptime);
@@ -826,9 +925,17 @@ gat(m, exptime, key)
                 : mcpool_client_gat(m->client, k, klen, t, &item);
         if (st != MCPOOL_OK)
             XSRETURN_EMPTY;
-        sv = mcp_item_sv(aTHX_ m, item, ix);
-        if (!sv)
+        deserialize = m->deserialize;
+        if (m->prefix_len && k == (const uint8_t *)kbuf) { /* the caller's key, for a warning */
+            k += m->prefix_len;
+            klen -= m->prefix_len;
+        }
+        sv = mcp_item_sv(aTHX_ m, item, ix, &flags); /* m may be freed now (a thaw) */
+        if (!sv) {
+            if ((flags & F_STORABLE) && !deserialize)
+                mcp_warn(aTHX_ sv_2mortal(mcp_refused_msg(aTHX_ ix ? "gats" : "gat", (const char *)k, klen)));
             XSRETURN_EMPTY;
+        }
         ST(0) = sv_2mortal(sv);
         XSRETURN(1);
 
@@ -851,6 +958,7 @@ get_multi(m, ...)
         const char *fn;
         char *block;
         HV *hv;
+        AV *refused = NULL; /* the warnings for values not returned (deserialize => 0) */
     PPCODE:
         fn = ix ? "gets_multi" : "get_multi";
         n = (size_t)(items - 1);
@@ -875,7 +983,14 @@ get_multi(m, ...)
                                         ix ? &cas : NULL);
             sv = one.sv;
             hv = mcp_result_hv(aTHX_ SvIsCOW_shared_hash(ST(1)));
-            if (rc == MCPOOL_OK && sv && (flags & (F_STORABLE | F_UTF8)))
+            if (rc == MCPOOL_OK && sv && MCP_REFUSED(m, flags)) {
+                STRLEN l;
+                const char *kp = SvPV_nomg(ST(1), l); /* a plain string (mcp_stable_key) */
+                SvREFCNT_dec(sv);
+                sv = NULL;
+                refused = (AV *)sv_2mortal((SV *)newAV());
+                av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l));
+            } else if (rc == MCPOOL_OK && sv && (flags & (F_STORABLE | F_UTF8)))
                 sv = mcp_decode(aTHX_ m, sv, flags); /* takes the SV; NULL: a miss */
             else if (rc != MCPOOL_OK && sv) {
                 SvREFCNT_dec(sv); /* an error after the value was allocated */
@@ -939,6 +1054,15 @@ get_multi(m, ...)
                         SvREFCNT_dec(sv); /* allocated, then the key failed */
                         continue;
                     }
+                    if (MCP_REFUSED(m, mm.flags[i])) {
+                        STRLEN l;
+                        const char *kp = SvPV_nomg(ST(i + 1), l); /* made plain above */
+                        SvREFCNT_dec(sv);
+                        if (!refused)
+                            refused = (AV *)sv_2mortal((SV *)newAV());
+                        av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l));
+                        continue;
+                    }
                     if (mm.flags[i] & (F_STORABLE | F_UTF8)) {
                         sv = mcp_decode(aTHX_ m, sv, mm.flags[i]);
                         if (!sv)
@@ -971,6 +1095,11 @@ get_multi(m, ...)
             hv = newHV();
         /* ST(0), not a push: thaw may have moved the Perl stack */
         ST(0) = sv_2mortal(newRV_noinc((SV *)hv));
+        if (refused) {
+            SSize_t w;
+            for (w = 0; w <= av_len(refused); w++)
+                mcp_warn(aTHX_ *av_fetch(refused, w, 0));
+        }
         XSRETURN(1);
 
 void

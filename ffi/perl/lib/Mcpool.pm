@@ -4,7 +4,9 @@ use strict;
 use warnings;
 
 use Carp ();
+use Scalar::Util ();
 use Storable ();
+use overload ();
 
 our $VERSION = '0.1.0';
 
@@ -16,8 +18,38 @@ my %known_args = map { $_ => 1 } qw(
     compress_threshold connect_timeout failure_timeout hash_namespace
     io_timeout ketama_points max_failures max_size namespace nowait
     select_timeout serialize_methods servers utf8
-    distribution pool_size
+    distribution pool_size deserialize
 );
+
+# A string given as an option: a plain scalar, or an object that overloads "".
+sub _is_string {
+    my $v = shift;
+    return !ref $v || (Scalar::Util::blessed($v) && overload::Method($v, '""'));
+}
+
+# A numeric option, checked: a finite number in [min, max] (undef when not given). Errors at
+# construction name the option, rather than a non-number silently becoming 0 or a negative
+# number a huge unsigned one.
+my $INF = 9**9**9;
+
+sub _num {
+    my ($conf, $name, $min, $max, $unit) = @_;
+    my $v = $conf->{$name};
+    return undef unless defined $v;
+    my $range = $min == -$INF ? 'a finite number'
+        : "a number between $min and $max" . ($unit ? " $unit" : '');
+    Carp::croak("Mcpool->new: $name must be $range, not a reference") if ref $v;
+    Carp::croak("Mcpool->new: $name must be $range (got '$v')")
+        unless Scalar::Util::looks_like_number($v)
+        && $v == $v && $v != $INF && $v != -$INF    # not NaN nor an infinity
+        && $v >= $min && $v <= $max;
+    return $v + 0;
+}
+
+# Timeouts in seconds: up to 10^9 (31 years), so that the milliseconds stay exact.
+my $MAX_SECONDS = 1e9;
+my $U32 = 4_294_967_295;
+my $MAX_VALUE = 1 << 30;    # 1 GiB: memcached's largest item, and the XS's largest value
 
 # Seconds (a rational number, 0 = no limit) to the core's milliseconds (above 0).
 sub _ms {
@@ -61,7 +93,15 @@ sub new {
             Carp::croak('Not a hash or array reference');
         }
         Carp::croak('Mcpool->new: a server address is undef') unless defined $a;
+        Carp::croak('Mcpool->new: a server address must be a string, not a reference')
+            unless _is_string($a);
+        Carp::croak("Mcpool->new: server $a: the weight must be a number, not a reference")
+            if ref $w;
+        Carp::croak("Mcpool->new: server $a: the weight must be a number (got '$w')")
+            unless Scalar::Util::looks_like_number($w) && $w == $w;
         Carp::croak('Server weight should be positive') unless $w > 0;
+        Carp::croak("Mcpool->new: server $a: the weight must be at most $U32 (got $w)")
+            unless $w <= $U32;
         my $iw = int($w + 0.5);
         $iw = 1 if $iw < 1;
         Carp::carp("Mcpool: server $a: weight $w is not an integer; using $iw") if $iw != $w;
@@ -69,10 +109,19 @@ sub new {
         push @weight, $iw;
     }
 
-    my $points = $conf->{ketama_points} // 0;
-    my $threshold = $conf->{compress_threshold} // -1;
-    my $max_failures = $conf->{max_failures} // 0;
-    my $ft = $conf->{failure_timeout} // 10;
+    my %t = map { $_ => _num($conf, $_, 0, $MAX_SECONDS, 'seconds') }
+        qw(connect_timeout io_timeout select_timeout failure_timeout);
+    my $points = _num($conf, 'ketama_points', 0, $U32) // 0;
+    my $threshold = _num($conf, 'compress_threshold', -$INF, $INF) // -1;    # <= 0: off
+    my $max_failures = _num($conf, 'max_failures', 0, $U32) // 0;
+    my $ft = $t{failure_timeout} // 10;
+    my $ratio = _num($conf, 'compress_ratio', 0, 1) // 0.8;
+    my $max_size = _num($conf, 'max_size', 1, $MAX_VALUE, 'bytes (1 GiB)') // 1024 * 1024;
+    my $pool_size = _num($conf, 'pool_size', 1, $U32) // 4;
+    for my $s (qw(namespace distribution)) {
+        Carp::croak("Mcpool->new: $s must be a string, not a reference")
+            if defined $conf->{$s} && !_is_string($conf->{$s});
+    }
     my $ser = $conf->{serialize_methods} // [\&Storable::nfreeze, \&Storable::thaw];
     Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
         unless ref $ser eq 'ARRAY' && ref $ser->[0] eq 'CODE' && ref $ser->[1] eq 'CODE';
@@ -83,15 +132,16 @@ sub new {
         namespace          => $conf->{namespace} // '',
         hash_namespace     => $conf->{hash_namespace} ? 1 : 0,
         compress_threshold => int($threshold),
-        compress_ratio     => $conf->{compress_ratio} // 0.8,
-        connect_timeout_ms => _ms($conf->{connect_timeout}, 0.25),
-        io_timeout_ms      => _ms($conf->{io_timeout} // $conf->{select_timeout}, 1.0),
+        compress_ratio     => $ratio,
+        connect_timeout_ms => _ms($t{connect_timeout}, 0.25),
+        io_timeout_ms      => _ms($t{io_timeout} // $t{select_timeout}, 1.0),
         # max_failures 0 (Cache::Memcached::Fast's default) never marks a server dead.
-        failure_limit      => $max_failures > 0 ? int($max_failures) : 4_294_967_295,
+        failure_limit      => int($max_failures) > 0 ? int($max_failures) : $U32,
         retry_ms           => ($ft > 0 ? int($ft * 1000) : 1),
-        max_size           => $conf->{max_size} // 1024 * 1024,
+        max_size           => int($max_size),
         utf8               => $conf->{utf8} ? 1 : 0,
-        pool_size          => $conf->{pool_size} // 4,
+        pool_size          => int($pool_size),
+        deserialize        => ($conf->{deserialize} // 1) ? 1 : 0,
         freeze             => $ser->[0],
         thaw               => $ser->[1],
     );
@@ -101,15 +151,8 @@ sub new {
     return $self;
 }
 
-# Perl-side state, keyed by object address (the object itself is a blessed scalar).
-my %state;
-sub _state { $state{ ${ $_[0] } } //= {} }
-
-sub DESTROY {
-    my $self = shift;
-    delete $state{$$self} if $$self;
-    _destroy($self);
-}
+# _state (XS): this object's Perl-side state, a hash kept in its C state. DESTROY (XS) frees
+# both; it does nothing for a scalar blessed into Mcpool by other code.
 
 sub namespace {
     my $self = shift;
@@ -117,6 +160,8 @@ sub namespace {
     my $old  = $st->{namespace};
     if (@_) {
         my $ns = $_[0] // '';
+        Carp::croak('Mcpool::namespace: the namespace must be a string, not a reference')
+            unless _is_string($ns);
         $self->_set_namespace($ns, $st->{hash_namespace});
         $st->{namespace} = $ns;
     }
@@ -299,8 +344,9 @@ As Cache::Memcached::Fast: store commands, C<delete> and C<touch> return true (1
 false (C<"">) for a negative server answer (C<add> of an existing key, C<cas> of a changed
 item, a missing key), and nothing (C<undef> in scalar context) on an error (server down,
 timeout, an invalid key, a value over C<max_size>). C<incr>/C<decr> return the new value (0
-as C<"0E0">), false for a missing key, nothing on error. C<get> returns the value or nothing;
-C<get_multi> a hash reference of the keys found. The C<_multi> store forms and
+as C<"0E0">), false for a missing key, nothing on error. C<get> returns the value or nothing
+(a miss, an error, or a value that does not thaw or thaws to C<undef>); C<get_multi> a hash
+reference of the keys found. The C<_multi> store forms and
 C<delete_multi> return a list of results, one per argument and in order (C<undef> for an item
 that failed), in list context, and a hash reference of key =E<gt> result for the defined
 results in scalar context; in void context they still run.
@@ -310,11 +356,20 @@ results in scalar context; in void context they still run.
 =head1 SECURITY: Storable
 
 A value is thawed with C<Storable::thaw> (or your C<serialize_methods>) only when its flags
-say Storable (bit 1). Storable's thaw of data crafted by an attacker can run code (object
-destructors, C<STORABLE_thaw> hooks) and use memory without bound: anyone who can write to
-your memcached can reach it. Keep memcached on a trusted network, or give
-C<serialize_methods> a safer pair (e.g. JSON) if writers are not trusted. A value that does
-not thaw is reported as a miss, as Cache::Memcached::Fast does.
+say Storable (bit 1). By default it is, as Cache::Memcached::Fast does: B<this is unsafe
+when anyone you do not trust can write to your memcached>. Storable's thaw of data crafted
+by an attacker can make objects of any class (whose C<DESTROY> then runs), call
+C<STORABLE_thaw> hooks and use memory without bound. Against untrusted writers, turn thawing
+off with C<deserialize =E<gt> 0> (see L</deserialize>), or give C<serialize_methods> a safer
+pair (e.g. JSON), or keep memcached on a trusted network.
+
+A value that does not thaw (the thaw dies) or thaws to C<undef> is reported as a miss, as
+Cache::Memcached::Fast does: C<get> returns nothing and C<get_multi> leaves the key out.
+
+Objects of this class cannot be forged: the client is attached to the object where Perl code
+cannot reach it (ext magic, checked on every call), not kept as a number inside it. A scalar
+blessed into C<Mcpool> by other code, or thawed from the cache, is refused by every method
+(C<Mcpool: not an Mcpool object>), and its destruction does nothing.
 
 =head1 CONSTRUCTOR
 
@@ -338,7 +393,7 @@ A prefix for every key (at most 250 bytes); whether it is hashed for placement (
 
 =item connect_timeout, io_timeout (or select_timeout)
 
-Seconds, rational; defaults 0.25 and 1.0; 0 means no limit (a day).
+Seconds, rational; defaults 0.25 and 1.0; 0 means no limit (a day). At most 10^9.
 
 =item compress_threshold, compress_ratio
 
@@ -350,7 +405,7 @@ are always inflated on reading, whatever this setting.
 
 After C<max_failures> consecutive failures a server is not tried for C<failure_timeout>
 seconds (default 10); its keys fail at once meanwhile. 0 (the default) never marks a server
-dead.
+dead. C<max_failures> is at most 4294967295, C<failure_timeout> at most 10^9 seconds.
 
 =item ketama_points
 
@@ -359,6 +414,18 @@ See L</Placement>.
 =item serialize_methods
 
 C<[\&freeze, \&thaw]>, default C<[\&Storable::nfreeze, \&Storable::thaw]>.
+
+=item deserialize
+
+mcpool extension. True by default: values flagged Storable are thawed with the thaw method,
+as Cache::Memcached::Fast does, which is B<unsafe against untrusted writers> (see
+L</SECURITY: Storable>). With C<deserialize =E<gt> 0> nothing read is ever thawed: a value
+flagged Storable is an error, never its bytes passed off as the value. C<get>, C<gets>,
+C<gat> and C<gats> return nothing for it and C<get_multi>/C<gets_multi> leave its key out,
+each with a warning naming the key (C<Mcpool::get: KEY: the value is flagged Storable
+(serialized) and deserialize is off: not returned>); the other values of the call are
+returned. Values that are not flagged Storable are returned as always. Storing a reference
+still serializes it (flag 1), for readers that thaw.
 
 =item utf8
 
@@ -369,7 +436,8 @@ Cache::Memcached::Fast.
 =item max_size
 
 Largest value stored, after serialization and compression (default 1 MiB): a larger one is
-not sent and the store returns nothing.
+not sent and the store returns nothing. From 1 to 1073741824 (1 GiB, memcached's largest
+item); C<-1> or any other value outside the range croaks.
 
 =item nowait, close_on_error, check_args
 
@@ -378,11 +446,21 @@ connections that saw any error are always closed by the core (C<close_on_error> 
 
 =item pool_size, distribution
 
-mcpool extensions: connections per server the client may open (default 4; a Perl process
-uses one at a time), and any placement profile of the core by name (e.g.
+mcpool extensions: connections per server the client may open (default 4, at least 1; a Perl
+process uses one at a time), and any placement profile of the core by name (e.g.
 C<libmemcached-ketama>), which overrides C<ketama_points>.
 
 =back
+
+Options are checked when the client is made, and a bad one croaks naming it (e.g.
+C<Mcpool-E<gt>new: io_timeout must be a number between 0 and 1000000000 seconds (got
+'abc')>): every numeric option (the timeouts, C<max_failures>, C<ketama_points>,
+C<max_size>, C<pool_size>, C<compress_threshold>, C<compress_ratio> and server weights) must be
+a finite number (a string that looks like one is fine) within its range, and none of them
+may be negative except C<compress_threshold> (0 or less: no compression). C<namespace>,
+C<distribution> and server addresses must be strings (or objects that overload C<"">), not
+references. Where Cache::Memcached::Fast quietly reads C<"abc"> as 0 or a negative size as a
+huge one, Mcpool refuses it.
 
 =head1 METHODS
 
@@ -440,6 +518,8 @@ Closes every connection (by building a fresh client from the same configuration)
 
 =item namespace ([$new]), enable_compress ($bool)
 
+A reference (other than an object that overloads C<"">) as the new namespace croaks.
+
 =item server_for ($key)
 
 mcpool extension: the C<host:port> of the server the key lives on, without any I/O.
@@ -469,8 +549,9 @@ reference croaks (C<Not an array reference>), as in Cache::Memcached::Fast.
 
 After C<fork>, parent and child may both keep using the same object: the core notices the
 fork and the child opens its own connections on first use; the parent's sockets are never
-used by the child. Perl ithreads: an Mcpool object is not cloned into a new thread (it is
-C<undef> there): create a client in each thread.
+used by the child. Perl ithreads: an Mcpool object is not cloned into a new thread (there it
+is an unblessed reference to C<undef>; a subclass that asks to be cloned gets a copy without
+a client, which croaks C<this client has been destroyed>): create a client in each thread.
 
 =head1 SEE ALSO
 
