@@ -30,6 +30,7 @@ test: deps test-rust test-fuzz test-deny $(TEST_TARGETS)
 test-rust:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets --features tls -- -D warnings
+	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet
 	$(CARGO) test
 	$(CARGO) test --features tls --test tls
 

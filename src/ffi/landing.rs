@@ -1,4 +1,4 @@
-//! The panic boundary: every entry point runs its body through [`landingpad`], which turns
+//! The panic boundary: every entry point runs its body through `landingpad`, which turns
 //! a failure into a status and a last-error message, and a panic into `MCPOOL_PANIC`
 //! (after sourmash's `landingpad`: a function, not a macro, so rustfmt formats the bodies).
 

@@ -5,13 +5,13 @@
 //! - opaque handles (`mcpool_config`, `mcpool_client`, `mcpool_item`, `mcpool_multi`,
 //!   `mcpool_server_results`), each created by one function and freed by its `_free`;
 //! - names are `mcpool_<object>_<verb>`; the object comes first, outputs last;
-//! - every entry point that can fail returns an [`mcpool_status`]; outputs are written only
+//! - every entry point that can fail returns an `mcpool_status`; outputs are written only
 //!   when it is `MCPOOL_OK` (or, for results that carry data, the documented success status);
 //! - keys and values are `(const uint8_t *, size_t)` pairs: binary-safe, never NUL-terminated;
 //! - every pointer is checked (NULL gives `MCPOOL_INVALID_ARGUMENT`), every length is checked
 //!   against its limit before anything is read or allocated;
-//! - no panic crosses the boundary ([`landing::landingpad`]); the detail of the last error
-//!   is kept per thread ([`last_error`]).
+//! - no panic crosses the boundary (`landing::landingpad`); the detail of the last error
+//!   is kept per thread (`last_error`).
 //!
 //! `unsafe` is confined to this module, and every block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
