@@ -17,8 +17,11 @@ all: lib cli
 deps:
 	scripts/install-deps.sh
 
+# The libraries; libmcpool.so.0 (its SONAME) beside libmcpool.so, so that programs linked
+# against target/release find it at run time (ffi/c's tests use an rpath there).
 lib:
 	$(CARGO) build --release --lib
+	ln -sf libmcpool.so $(abspath $(or $(CARGO_TARGET_DIR),target))/release/libmcpool.so.0
 
 # The `mcpool` command-line tool: target/release/mcpool.
 cli:

@@ -47,8 +47,17 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// The C ABI's version: the `0` of the shared library's SONAME `libmcpool.so.0`. Raise it
+/// when a released entry point changes incompatibly.
+const ABI_VERSION: &str = "0";
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    // A versioned SONAME, so programs record `libmcpool.so.0` and a later incompatible
+    // library can be installed beside this one (`make install` adds the usual symlinks).
+    if env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux") {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libmcpool.so.{ABI_VERSION}");
+    }
     println!("cargo:rerun-if-env-changed=MCPOOL_GEN_HEADER");
     println!("cargo:rerun-if-env-changed=MCPOOL_HEADER_OUT");
     let wanted = env::var("MCPOOL_GEN_HEADER").is_ok_and(|v| v == "1")

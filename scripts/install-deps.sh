@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(memcached libmemcached-dev libmemcached-tools libcache-memcached-perl
   libcache-memcached-fast-perl python3-pylibmc python3-pymemcache python3-memcache
   python3-pytest python3-dev libspymemcached-java nutcracker junit4 valgrind sasl2-bin
-  pkg-config iproute2 libperl-dev openssl default-jdk-headless)
+  pkg-config iproute2 libperl-dev openssl default-jdk-headless cmake)
 for f in ffi/*/packages.txt; do
   [ -f "$f" ] && while read -r p; do [ -n "$p" ] && packages+=("$p"); done < <(grep -v '^#' "$f")
 done

@@ -2,7 +2,7 @@
 #
 #   make test-c        header drift check, C tests, the same under valgrind and ASan/UBSan, install check
 #   make header        regenerate include/mcpool.h (after changing src/ffi)
-#   make install PREFIX=/usr/local [DESTDIR=...] [MCPOOL_FEATURES=tls]   libmcpool.so/.a, mcpool.h, mcpool.pc
+#   make install PREFIX=/usr/local [DESTDIR=...] [MCPOOL_FEATURES=tls]   libmcpool.so.0 (+ .a), mcpool.h, .pc, CMake package, the CLI
 TEST_TARGETS += test-c
 
 MCPOOL_TARGET := $(abspath $(or $(CARGO_TARGET_DIR),target))
@@ -30,22 +30,65 @@ test-c: header-check lib
 # Cargo features of the installed library: `make install MCPOOL_FEATURES=tls` adds TLS
 # (off by default, see docs/c-abi.md).
 MCPOOL_FEATURES ?=
+STRIP ?= strip
+OBJCOPY ?= objcopy
+LDCONFIG ?= ldconfig
+SO_FULL := libmcpool.so.$(MCPOOL_VERSION)
 
-install: lib
+# Installs the header, libmcpool.so.0.x.y with its symlinks (SONAME libmcpool.so.0), libmcpool.a,
+# pkg-config files (mcpool, mcpool-static), a CMake package (lib/cmake/mcpool) and the CLI, all
+# stripped of debug info, which goes to lib/debug/ (linked by .gnu_debuglink). Runs ldconfig
+# when installing into the system's /usr or /usr/local without DESTDIR.
+install: lib cli
 	$(if $(strip $(MCPOOL_FEATURES)),$(CARGO) build --release --lib --features $(MCPOOL_FEATURES))
-	install -d $(LIBDIR_INSTALL)/pkgconfig $(INCDIR_INSTALL)
+	install -d $(LIBDIR_INSTALL)/pkgconfig $(LIBDIR_INSTALL)/cmake/mcpool $(LIBDIR_INSTALL)/debug \
+		$(INCDIR_INSTALL) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/mcpool.h $(INCDIR_INSTALL)/mcpool.h
-	install -m 755 $(MCPOOL_TARGET)/release/libmcpool.so $(LIBDIR_INSTALL)/libmcpool.so
-	install -m 644 $(MCPOOL_TARGET)/release/libmcpool.a $(LIBDIR_INSTALL)/libmcpool.a
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(MCPOOL_VERSION)|' ffi/c/mcpool.pc.in \
-		> $(LIBDIR_INSTALL)/pkgconfig/mcpool.pc
+	$(OBJCOPY) --only-keep-debug $(MCPOOL_TARGET)/release/libmcpool.so $(LIBDIR_INSTALL)/debug/$(SO_FULL).debug
+	$(STRIP) --strip-debug -o $(LIBDIR_INSTALL)/$(SO_FULL) $(MCPOOL_TARGET)/release/libmcpool.so
+	$(OBJCOPY) --add-gnu-debuglink=$(LIBDIR_INSTALL)/debug/$(SO_FULL).debug $(LIBDIR_INSTALL)/$(SO_FULL)
+	chmod 755 $(LIBDIR_INSTALL)/$(SO_FULL)
+	ln -sf $(SO_FULL) $(LIBDIR_INSTALL)/libmcpool.so.0
+	ln -sf libmcpool.so.0 $(LIBDIR_INSTALL)/libmcpool.so
+	$(STRIP) --strip-debug -o $(LIBDIR_INSTALL)/libmcpool.a $(MCPOOL_TARGET)/release/libmcpool.a
+	chmod 644 $(LIBDIR_INSTALL)/libmcpool.a
+	$(STRIP) --strip-debug -o $(DESTDIR)$(PREFIX)/bin/mcpool $(MCPOOL_TARGET)/release/mcpool
+	for f in mcpool.pc mcpool-static.pc; do \
+		sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(MCPOOL_VERSION)|' ffi/c/$$f.in > $(LIBDIR_INSTALL)/pkgconfig/$$f; done
+	for f in mcpoolConfig.cmake mcpoolConfigVersion.cmake; do \
+		sed -e 's|@VERSION@|$(MCPOOL_VERSION)|' ffi/c/$$f.in > $(LIBDIR_INSTALL)/cmake/mcpool/$$f; done
+	@case "$(DESTDIR):$(PREFIX)" in \
+		:/usr|:/usr/local) $(LDCONFIG) && echo "ldconfig: $(PREFIX)/lib registered";; \
+		*) echo "not a system prefix: run programs with LD_LIBRARY_PATH=$(PREFIX)/lib, or link with an rpath";; esac
 	@echo "installed mcpool $(MCPOOL_VERSION) into $(DESTDIR)$(PREFIX)"
 
-# Installs into a temporary prefix and builds the example with pkg-config alone.
+# Installs into a temporary prefix as a user would, then checks the result: the SONAME and
+# symlinks, no debug info in what was installed, the example built with pkg-config (shared),
+# with mcpool-static.pc (static libmcpool, and a fully static `cc -static` program) and with
+# CMake's find_package, each run against a private memcached; and the installed CLI.
 c-install-check:
-	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && set -e && \
 	$(MAKE) --no-print-directory install PREFIX=$$tmp >/dev/null && \
-	PKG_CONFIG_PATH=$$tmp/lib/pkgconfig cc -Wall -Wextra -Werror ffi/c/example.c \
-		$$(PKG_CONFIG_PATH=$$tmp/lib/pkgconfig pkg-config --cflags --libs mcpool) -o $$tmp/example && \
-	ffi/c/with_memcached.sh sh -c "LD_LIBRARY_PATH=$$tmp/lib $$tmp/example \"\$$MCPOOL_TEST_SERVER\"" && \
-	echo "c-install-check: example built with pkg-config against $$tmp and ran"
+	lib=$$tmp/lib && export PKG_CONFIG_PATH=$$lib/pkgconfig && \
+	readelf -d $$lib/$(SO_FULL) | grep -q 'SONAME.*\[libmcpool.so.0\]' || { echo "c-install-check: SONAME is not libmcpool.so.0" >&2; exit 1; }; \
+	[ "$$(readlink $$lib/libmcpool.so)" = libmcpool.so.0 ] && [ "$$(readlink $$lib/libmcpool.so.0)" = $(SO_FULL) ] || { echo "c-install-check: symlinks wrong" >&2; exit 1; }; \
+	for f in $$lib/$(SO_FULL) $$lib/libmcpool.a $$tmp/bin/mcpool; do \
+		if readelf -S $$f | grep -q '\.debug_info'; then echo "c-install-check: $$f has debug info" >&2; exit 1; fi; done; \
+	cc -Wall -Wextra -Werror ffi/c/example.c $$(pkg-config --cflags --libs mcpool) -o $$tmp/example && \
+	readelf -d $$tmp/example | grep -q 'NEEDED.*\[libmcpool.so.0\]' || { echo "c-install-check: example does not need libmcpool.so.0" >&2; exit 1; }; \
+	cc -Wall -Wextra -Werror ffi/c/example.c $$(pkg-config --cflags --libs mcpool-static) -o $$tmp/example-a && \
+	if readelf -d $$tmp/example-a | grep -q 'NEEDED.*libmcpool'; then echo "c-install-check: mcpool-static linked the .so" >&2; exit 1; fi; \
+	cc -static -Wall -Wextra -Werror ffi/c/example.c $$(pkg-config --cflags --libs --static mcpool-static) -o $$tmp/example-static 2>$$tmp/static.log || { cat $$tmp/static.log >&2; exit 1; }; \
+	if readelf -d $$tmp/example-static 2>/dev/null | grep -q NEEDED; then echo "c-install-check: cc -static example is not static" >&2; exit 1; fi; \
+	command -v cmake >/dev/null || { echo "c-install-check: cmake missing: apt-get install cmake" >&2; exit 1; }; \
+	cmake -S ffi/c/cmake-example -B $$tmp/cmake-build -DCMAKE_PREFIX_PATH=$$tmp >/dev/null && \
+	cmake --build $$tmp/cmake-build >/dev/null && \
+	ffi/c/with_memcached.sh sh -c "LD_LIBRARY_PATH=$$lib $$tmp/example \"\$$MCPOOL_TEST_SERVER\" && \
+		$$tmp/example-a \"\$$MCPOOL_TEST_SERVER\" && $$tmp/example-static \"\$$MCPOOL_TEST_SERVER\" && \
+		LD_LIBRARY_PATH=$$lib $$tmp/cmake-build/example \"\$$MCPOOL_TEST_SERVER\" && \
+		$$tmp/cmake-build/example_static \"\$$MCPOOL_TEST_SERVER\" && \
+		$$tmp/bin/mcpool --servers \"\$$MCPOOL_TEST_SERVER\" set c-install-check hello >/dev/null && \
+		[ \"\$$($$tmp/bin/mcpool --servers \"\$$MCPOOL_TEST_SERVER\" get c-install-check)\" = hello ]" && \
+	echo "c-install-check: installed into $$tmp as a user would; SONAME libmcpool.so.0, stripped" \
+		"($$(stat -c %s $$lib/$(SO_FULL)) B .so, $$(stat -c %s $$lib/libmcpool.a) B .a);" \
+		"example built with pkg-config (shared, static, cc -static) and CMake find_package, all ran"
