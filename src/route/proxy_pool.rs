@@ -22,8 +22,9 @@
 //!   (done twice they store twice, or answer `NOT_STORED` / `EXISTS` / a doubled count),
 //!   `delete` (the second answer says the key did not exist), leases and `invalidate`.
 //!
-//! Multi-key calls are resent only when nothing was sent; `flush_all`, `version` and `stats`
-//! address every proxy and are never resent.
+//! Multi-key calls (`get_multi`, `gets_multi`, `set_multi`, `delete_multi`) are resent only
+//! when nothing was sent; `set_multi_noreply` is not resent; `flush_all`, `version` and
+//! `stats` address every proxy and are never resent.
 
 use crate::error::Error;
 
