@@ -12,7 +12,8 @@ use crate::multi_get;
 use crate::ops;
 use crate::proto::ascii::StoreCommand;
 use crate::proto::Protocol;
-use crate::route::Router;
+use crate::route::proxy_pool::{self, Reached, Resend};
+use crate::route::{Distribution, Router};
 use crate::server::{Checkout, Pooled, Server};
 
 /// A `set` whose value (as sent) is at most this long may be handed over to another caller's
@@ -20,6 +21,7 @@ use crate::server::{Checkout, Pooled, Server};
 const HANDED_OVER_SET_BYTES: usize = 16 * 1024;
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Entries grouped by server `(server, entry indices)`, and the entries with no server.
 type Grouping = (Vec<(usize, Vec<usize>)>, Vec<(usize, Error)>);
@@ -56,6 +58,9 @@ struct Inner {
     /// Bytes of the wire key that placement skips: the prefix, for the profiles whose client
     /// hashes keys without their namespace.
     hash_skip: usize,
+    /// `proxy-pool`: every key to the first healthy proxy, failing over to the next
+    /// (`route::proxy_pool`); sanitizing then keeps `/` (routing prefixes).
+    proxy_pool: bool,
 }
 
 /// One result per server, labelled `host:port`.
@@ -120,6 +125,7 @@ impl Client {
                 } else {
                     config.key_prefix.len()
                 },
+                proxy_pool: config.distribution == Distribution::ProxyPool,
                 config,
                 servers,
                 router,
@@ -195,7 +201,7 @@ impl Client {
         let start = arena.len();
         arena.extend_from_slice(prefix);
         if self.inner.sanitize {
-            arena.extend_from_slice(&key::url_encode(key));
+            arena.extend_from_slice(&self.sanitized(key));
         } else {
             arena.extend_from_slice(key);
         }
@@ -214,7 +220,7 @@ impl Client {
             return key::validate(key).map(|_| Cow::Borrowed(key));
         }
         let key = if self.inner.sanitize {
-            key::url_encode(key)
+            self.sanitized(key)
         } else {
             Cow::Borrowed(key)
         };
@@ -229,6 +235,16 @@ impl Client {
         };
         self.validate_wire(&wire)?;
         Ok(wire)
+    }
+
+    /// The key URL-encoded as Whalin does; in proxy-pool mode `/` is kept, so that the
+    /// proxy's routing prefix (mcrouter `/region/cluster/`, memcached proxy `route/`) survives.
+    fn sanitized<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
+        if self.inner.proxy_pool {
+            key::url_encode_keeping_slash(key)
+        } else {
+            key::url_encode(key)
+        }
     }
 
     /// Which server (index into the configured list) `key` lives on; no I/O, ignores health.
@@ -350,25 +366,38 @@ impl Client {
         let p = self.inner.protocol;
         let wire = self.wire_key(key.as_ref())?;
         let (data, flags) = self.encode_value(cmd, value, flags)?;
-        let idx = self.pick(&wire)?;
-        let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
-            // A plain set of a small value may be handed to a permit holder while waiting.
-            match self.acquire_or_offer(idx, Offer::Set(&wire, &data, flags, ttl))? {
-                Checkout::Conn(pooled) => pooled,
-                Checkout::Served(answer) => {
-                    return answer?.into_stored(&self.inner.servers[idx].label);
-                }
-            }
-        } else {
-            self.acquire(idx, self.deadline())?
+        // A plain set done twice stores the same value and answers the same (proxy-pool).
+        let resend = match cmd {
+            StoreCommand::Set => Resend::Always,
+            _ => Resend::IfUnsent,
         };
-        self.exchange_on(
-            idx,
-            pooled,
-            1,
-            |buf, tag| ops::encode_store(p, buf, cmd, &wire, flags, ttl, &data, tag, false),
-            |conn, tag| ops::recv_store(p, conn, cmd, tag),
-        )
+        self.on_key_server(&wire, resend, self.deadline(), |idx, deadline| {
+            let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
+                // A plain set of a small value may be handed to a permit holder while waiting.
+                let offer = Offer::Set(&wire, &data, flags, ttl);
+                match self.acquire_or_offer(idx, deadline, offer) {
+                    Ok(Checkout::Conn(pooled)) => pooled,
+                    Ok(Checkout::Served(answer)) => {
+                        let label = &self.inner.servers[idx].label;
+                        return (answer.and_then(|a| a.into_stored(label)), Reached::Sent);
+                    }
+                    Err(e) => return (Err(e), Reached::NotSent),
+                }
+            } else {
+                match self.acquire(idx, deadline) {
+                    Ok(pooled) => pooled,
+                    Err(e) => return (Err(e), Reached::NotSent),
+                }
+            };
+            let stored = self.exchange_on(
+                idx,
+                pooled,
+                1,
+                |buf, tag| ops::encode_store(p, buf, cmd, &wire, flags, ttl, &data, tag, false),
+                |conn, tag| ops::recv_store(p, conn, cmd, tag),
+            );
+            (stored, Reached::Sent)
+        })
     }
 
     /// Stores many items, pipelined per server (quiet requests closed by a barrier on meta and
@@ -462,9 +491,9 @@ impl Client {
     pub fn delete(&self, key: impl AsRef<[u8]>) -> Result<bool> {
         let p = self.inner.protocol;
         let wire = self.wire_key(key.as_ref())?;
-        let idx = self.pick(&wire)?;
-        self.exchange(
-            idx,
+        self.exchange_key(
+            &wire,
+            Resend::IfUnsent,
             |buf, tag| ops::encode_delete(p, buf, &wire, tag, false),
             |conn, tag| ops::recv_delete(p, conn, tag),
         )
@@ -520,9 +549,9 @@ impl Client {
     pub fn touch(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<bool> {
         let p = self.inner.protocol;
         let wire = self.wire_key(key.as_ref())?;
-        let idx = self.pick(&wire)?;
-        self.exchange(
-            idx,
+        self.exchange_key(
+            &wire,
+            Resend::Always,
             |buf, tag| ops::encode_touch(p, buf, &wire, ttl, tag),
             |conn, tag| ops::recv_touch(p, conn, tag),
         )
@@ -543,9 +572,9 @@ impl Client {
     ) -> Result<Lease> {
         self.require_meta("get_lease")?;
         let wire = self.wire_key(key.as_ref())?;
-        let idx = self.pick(&wire)?;
-        let r = self.exchange(
-            idx,
+        let r = self.exchange_key(
+            &wire,
+            Resend::IfUnsent,
             |buf, tag| ops::meta::encode_lease(buf, &wire, vivify_ttl.max(1), recache_below, tag),
             ops::meta::recv_lease,
         )?;
@@ -571,9 +600,9 @@ impl Client {
     pub fn invalidate(&self, key: impl AsRef<[u8]>, stale_ttl: u32) -> Result<bool> {
         self.require_meta("invalidate")?;
         let wire = self.wire_key(key.as_ref())?;
-        let idx = self.pick(&wire)?;
-        self.exchange(
-            idx,
+        self.exchange_key(
+            &wire,
+            Resend::IfUnsent,
             |buf, tag| ops::meta::encode_invalidate(buf, &wire, stale_ttl, tag),
             ops::meta::recv_delete,
         )
@@ -700,9 +729,9 @@ impl Client {
     ) -> Result<Option<u64>> {
         let p = self.inner.protocol;
         let wire = self.wire_key(key)?;
-        let idx = self.pick(&wire)?;
-        self.exchange(
-            idx,
+        self.exchange_key(
+            &wire,
+            Resend::IfUnsent,
             |buf, tag| ops::encode_arith(p, buf, incr, &wire, delta, init, tag),
             |conn, tag| ops::recv_arith(p, conn, incr, tag),
         )
@@ -741,6 +770,9 @@ impl Client {
     #[inline]
     fn pick(&self, wire: &[u8]) -> Result<usize> {
         let inner = &*self.inner;
+        if inner.proxy_pool {
+            return self.proxy();
+        }
         // One server: every key lives there (no hashing), or nowhere while it is dead.
         let i = if inner.servers.len() == 1 {
             0
@@ -767,6 +799,91 @@ impl Client {
             })
     }
 
+    /// `proxy-pool`: the first proxy whose health allows a request (every key goes there).
+    fn proxy(&self) -> Result<usize> {
+        let servers = &self.inner.servers;
+        proxy_pool::first_alive(servers.len(), &|i| servers[i].health.may_try()).ok_or_else(|| {
+            Error::ServerDead {
+                server: servers[0].label.to_string(),
+            }
+        })
+    }
+
+    /// `proxy-pool`: after a failure on proxy `failed`, the next one to try (the first other
+    /// healthy proxy) and the deadline brought up to date, while time is left.
+    fn next_proxy(&self, failed: usize, deadline: Deadline) -> Option<(usize, Deadline)> {
+        let mut deadline = deadline;
+        if deadline.left_at(Instant::now()) == Some(Duration::ZERO) {
+            return None;
+        }
+        let servers = &self.inner.servers;
+        let next = proxy_pool::first_alive(servers.len(), &|i| {
+            i != failed && servers[i].health.may_try()
+        })?;
+        Some((next, deadline))
+    }
+
+    /// Runs `attempt` (which says how far it got) on the key's server; in `proxy-pool` mode a
+    /// failure that `resend` allows (see `route::proxy_pool`) is tried once more on the next
+    /// healthy proxy, within the same deadline.
+    fn on_key_server<T>(
+        &self,
+        wire: &[u8],
+        resend: Resend,
+        deadline: Deadline,
+        mut attempt: impl FnMut(usize, Deadline) -> (Result<T>, Reached),
+    ) -> Result<T> {
+        let idx = self.pick(wire)?;
+        match attempt(idx, deadline) {
+            (Err(e), reached)
+                if self.inner.proxy_pool && proxy_pool::may_resend(resend, reached, &e) =>
+            {
+                match self.next_proxy(idx, deadline) {
+                    Some((next, deadline)) => attempt(next, deadline).0,
+                    None => Err(e),
+                }
+            }
+            (r, _) => r,
+        }
+    }
+
+    /// One exchange about one key (see [`Client::on_key_server`]).
+    fn exchange_key<T>(
+        &self,
+        wire: &[u8],
+        resend: Resend,
+        encode: impl Fn(&mut Vec<u8>, u32),
+        mut recv: impl FnMut(&mut Conn, u32) -> Result<T>,
+    ) -> Result<T> {
+        self.on_key_server(wire, resend, self.deadline(), |idx, deadline| {
+            match self.acquire(idx, deadline) {
+                Err(e) => (Err(e), Reached::NotSent),
+                Ok(pooled) => (
+                    self.exchange_on(idx, pooled, 1, &encode, &mut recv),
+                    Reached::Sent,
+                ),
+            }
+        })
+    }
+
+    /// [`Client::acquire`] for a multi-key call's group on server `idx`: in `proxy-pool`
+    /// mode, when no connection could be made (nothing was sent), the next healthy proxy.
+    /// Returns the server the connection is to.
+    fn acquire_group(&self, idx: usize, deadline: Deadline) -> Result<(usize, Pooled<'_>)> {
+        match self.acquire(idx, deadline) {
+            Err(e)
+                if self.inner.proxy_pool
+                    && proxy_pool::may_resend(Resend::IfUnsent, Reached::NotSent, &e) =>
+            {
+                match self.next_proxy(idx, deadline) {
+                    Some((next, deadline)) => self.acquire(next, deadline).map(|p| (next, p)),
+                    None => Err(e),
+                }
+            }
+            r => r.map(|p| (idx, p)),
+        }
+    }
+
     /// Checks out a slot of server `idx` holding a usable connection.
     fn acquire(&self, idx: usize, deadline: Deadline) -> Result<Pooled<'_>> {
         self.inner.servers[idx].checkout(self.inner.config.pool_timeout, deadline)
@@ -774,9 +891,14 @@ impl Client {
 
     /// As [`Client::acquire`] for a single-server operation that may be handed over while
     /// it waits (see `gate`): a connection, or the work's answer.
-    fn acquire_or_offer(&self, idx: usize, offer: Offer<'_>) -> Result<Checkout<'_>> {
+    fn acquire_or_offer(
+        &self,
+        idx: usize,
+        deadline: Deadline,
+        offer: Offer<'_>,
+    ) -> Result<Checkout<'_>> {
         let pool_timeout = self.inner.config.pool_timeout;
-        self.inner.servers[idx].checkout_or_offer(pool_timeout, self.deadline(), offer)
+        self.inner.servers[idx].checkout_or_offer(pool_timeout, deadline, offer)
     }
 
     /// The deadline of a single-server operation starting now (one clock reading).
@@ -866,41 +988,71 @@ impl Client {
     ) -> Result<bool> {
         let p = self.inner.protocol;
         let wire = self.wire_key(key)?;
-        let idx = self.pick(&wire)?;
         let keys = [&*wire];
-        let mut handled = Ok(());
-        let server = &self.inner.servers[idx];
-        let pooled = if touch.is_none() {
-            // A plain read may be handed to a permit holder while waiting for a connection.
-            match self.acquire_or_offer(idx, Offer::Get(&wire, cas))? {
-                Checkout::Conn(pooled) => pooled,
-                Checkout::Served(answer) => {
-                    return match answer?.into_found(&server.label)? {
-                        Some((data, flags, c)) => on_hit(0, &data, flags, c).map(|()| true),
-                        None => Ok(false),
-                    };
+        // Reads are resent to the next proxy (proxy-pool) while no value reached `on_hit`.
+        self.on_key_server(&wire, Resend::Always, self.deadline(), |idx, deadline| {
+            let server = &self.inner.servers[idx];
+            let pooled = if touch.is_none() {
+                // A plain read may be handed to a permit holder while waiting for a connection.
+                match self.acquire_or_offer(idx, deadline, Offer::Get(&wire, cas)) {
+                    Ok(Checkout::Conn(pooled)) => pooled,
+                    Ok(Checkout::Served(answer)) => {
+                        let found = answer.and_then(|a| a.into_found(&server.label));
+                        return match found {
+                            Ok(Some((data, flags, c))) => {
+                                (on_hit(0, &data, flags, c).map(|()| true), Reached::Answered)
+                            }
+                            Ok(None) => (Ok(false), Reached::Answered),
+                            Err(e) => (Err(e), Reached::Sent),
+                        };
+                    }
+                    Err(e) => return (Err(e), Reached::NotSent),
                 }
+            } else {
+                match self.acquire(idx, deadline) {
+                    Ok(pooled) => pooled,
+                    Err(e) => return (Err(e), Reached::NotSent),
+                }
+            };
+            let mut handled = Ok(());
+            let mut delivered = false;
+            let hit = self.exchange_on(
+                idx,
+                pooled,
+                ops::batch_tags(1),
+                |buf, tag| ops::encode_retrieval(p, buf, cas, touch, &keys[..], tag),
+                |conn, tag| {
+                    let mut hit = false;
+                    let touched = touch.is_some();
+                    ops::recv_retrieval(
+                        p,
+                        conn,
+                        cas,
+                        touched,
+                        &keys[..],
+                        tag,
+                        &mut |_, d, f, c| {
+                            hit = true;
+                            delivered = true;
+                            handled = on_hit(0, d, f, c);
+                        },
+                    )?;
+                    Ok(hit)
+                },
+            );
+            let reached = if delivered {
+                Reached::Answered
+            } else {
+                Reached::Sent
+            };
+            match hit {
+                Ok(hit) => {
+                    server.lookups(1, usize::from(hit));
+                    (handled.map(|()| hit), reached)
+                }
+                Err(e) => (Err(e), reached),
             }
-        } else {
-            self.acquire(idx, self.deadline())?
-        };
-        let hit = self.exchange_on(
-            idx,
-            pooled,
-            ops::batch_tags(1),
-            |buf, tag| ops::encode_retrieval(p, buf, cas, touch, &keys[..], tag),
-            |conn, tag| {
-                let mut hit = false;
-                let touched = touch.is_some();
-                ops::recv_retrieval(p, conn, cas, touched, &keys[..], tag, &mut |_, d, f, c| {
-                    hit = true;
-                    handled = on_hit(0, d, f, c);
-                })?;
-                Ok(hit)
-            },
-        )?;
-        server.lookups(1, usize::from(hit));
-        handled.map(|()| hit)
+        })
     }
 
     /// The multi-key retrieval engine over a slice of keys: one result per key (see
@@ -963,6 +1115,8 @@ impl Client {
         let servers = self.inner.servers.len();
         // Wire keys and servers; a key that fails here has its error and no server.
         s.state.resize(n, multi_get::MISS);
+        // proxy-pool: one proxy for the whole call, so every key goes in one request.
+        let proxy = self.inner.proxy_pool.then(|| self.proxy());
         for i in 0..n {
             let key = key_at(i);
             let placed = self.wire_key_into(key, &mut s.arena).and_then(|w| {
@@ -970,7 +1124,11 @@ impl Client {
                     None => key,
                     Some((start, len)) => &s.arena[start as usize..(start + len) as usize],
                 };
-                self.pick(wire).map(|idx| (w, idx))
+                match &proxy {
+                    Some(chosen) => chosen.clone(),
+                    None => self.pick(wire),
+                }
+                .map(|idx| (w, idx))
             });
             match placed {
                 Ok((w, idx)) => {
@@ -999,8 +1157,8 @@ impl Client {
                 wire: &s.wire,
                 key_at,
             };
-            let failed = match self.acquire(idx, deadline) {
-                Ok(mut pooled) => {
+            let failed = match self.acquire_group(idx, deadline) {
+                Ok((idx, mut pooled)) => {
                     let res = pooled.with_conn(|conn| {
                         let tag = conn.take_tags(ops::batch_tags(range.len()));
                         ops::encode_retrieval(p, conn.begin(), cas, touch, &sel, tag);
@@ -1079,9 +1237,15 @@ impl Client {
         let n = self.inner.servers.len();
         let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut unplaced = Vec::new();
+        // proxy-pool: one proxy for the whole call.
+        let proxy = self.inner.proxy_pool.then(|| self.proxy());
         for (i, p) in prepared.iter().enumerate() {
             if let Ok(p) = p {
-                match self.pick(key_of(p)) {
+                let placed = match &proxy {
+                    Some(chosen) => chosen.clone(),
+                    None => self.pick(key_of(p)),
+                };
+                match placed {
                     Ok(idx) => by_server[idx].push(i),
                     Err(e) => unplaced.push((i, e)),
                 }
@@ -1117,32 +1281,34 @@ impl Client {
         let deadline = self.shared_deadline();
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
-            let res = self.acquire(idx, deadline).and_then(|mut pooled| {
-                let res = pooled.with_conn(|conn| {
-                    let n = members.len();
-                    let tag = conn.take_tags(ops::batch_tags(n));
-                    let buf = conn.begin();
-                    for (k, &i) in members.iter().enumerate() {
-                        if let Ok(item) = &prepared[i] {
-                            let quiet = ops::quiet_in_batch(p, k, n);
-                            encode(buf, item, tag.wrapping_add(k as u32), quiet);
+            let res = self
+                .acquire_group(idx, deadline)
+                .and_then(|(idx, mut pooled)| {
+                    let res = pooled.with_conn(|conn| {
+                        let n = members.len();
+                        let tag = conn.take_tags(ops::batch_tags(n));
+                        let buf = conn.begin();
+                        for (k, &i) in members.iter().enumerate() {
+                            if let Ok(item) = &prepared[i] {
+                                let quiet = ops::quiet_in_batch(p, k, n);
+                                encode(buf, item, tag.wrapping_add(k as u32), quiet);
+                            }
+                        }
+                        if quiet {
+                            ops::encode_barrier(p, buf, tag.wrapping_add(n as u32));
+                        }
+                        conn.send().map(|()| tag)
+                    });
+                    match res {
+                        Ok(tag) => Ok((idx, pooled, tag)),
+                        Err(e) => {
+                            self.release(idx, pooled, &Err::<(), _>(e.clone()));
+                            Err(e)
                         }
                     }
-                    if quiet {
-                        ops::encode_barrier(p, buf, tag.wrapping_add(n as u32));
-                    }
-                    conn.send().map(|()| tag)
                 });
-                match res {
-                    Ok(tag) => Ok((pooled, tag)),
-                    Err(e) => {
-                        self.release(idx, pooled, &Err::<(), _>(e.clone()));
-                        Err(e)
-                    }
-                }
-            });
             match res {
-                Ok((pooled, tag)) => sent.push((idx, pooled, members, tag)),
+                Ok((idx, pooled, tag)) => sent.push((idx, pooled, members, tag)),
                 Err(e) => {
                     for &i in &members {
                         results[i] = Some(Err(e.clone()));

@@ -107,8 +107,26 @@ pub(crate) fn display(key: &[u8]) -> String {
 /// URL-encodes a key exactly as Java's `URLEncoder.encode(key, "UTF-8")` does (Whalin's
 /// `sanitizeKeys`): `a-z A-Z 0-9 . - * _` stay, space becomes `+`, every other byte
 /// becomes `%XX` (upper-case hex). Borrowed when nothing needed escaping.
+///
+/// This rewrites `/` (as `%2F`), as Whalin does: the `whalin-*` profiles must store keys
+/// under exactly Whalin's names. In front of a proxy that routes by key prefix use
+/// [`url_encode_keeping_slash`] (what `proxy-pool` does).
 pub fn url_encode(key: &[u8]) -> Cow<'_, [u8]> {
-    let keep = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'*' | b'_');
+    encode(key, false)
+}
+
+/// [`url_encode`], except that `/` stays as it is: mcrouter (`/region/cluster/key`) and
+/// memcached's proxy (the text before the first `/`) route by it. Used under `proxy-pool`.
+pub fn url_encode_keeping_slash(key: &[u8]) -> Cow<'_, [u8]> {
+    encode(key, true)
+}
+
+fn encode(key: &[u8], keep_slash: bool) -> Cow<'_, [u8]> {
+    let keep = |b: u8| {
+        b.is_ascii_alphanumeric()
+            || matches!(b, b'.' | b'-' | b'*' | b'_')
+            || (keep_slash && b == b'/')
+    };
     if key.iter().all(|&b| keep(b)) {
         return Cow::Borrowed(key);
     }
@@ -167,5 +185,24 @@ mod tests {
         assert_eq!(&*url_encode(b"a b/c"), b"a+b%2Fc");
         assert_eq!(&*url_encode("é".as_bytes()), b"%C3%A9");
         assert_eq!(&*url_encode(b"a\r\n"), b"a%0D%0A");
+    }
+
+    /// Issue 19 item 5: routing prefixes survive sanitizing in proxy-pool mode; Whalin's own
+    /// encoding (the `whalin-*` profiles) still rewrites `/` exactly as Java does.
+    #[test]
+    fn item5_slash_survives_sanitizing_for_proxies_but_not_whalins_encoding() {
+        assert_eq!(
+            &*url_encode_keeping_slash(b"/region/cluster/a b"),
+            b"/region/cluster/a+b"
+        );
+        assert!(matches!(
+            url_encode_keeping_slash(b"/r/c/key"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(&*url_encode_keeping_slash("é/x".as_bytes()), b"%C3%A9/x");
+        assert_eq!(
+            &*url_encode(b"/region/cluster/key"),
+            b"%2Fregion%2Fcluster%2Fkey"
+        );
     }
 }

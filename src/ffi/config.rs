@@ -154,8 +154,9 @@ unsafe fn set_named<T: std::str::FromStr<Err = crate::Error>>(
 
 /// Sets the placement profile by name, e.g. `"cache-memcached"` (the default),
 /// `"libmemcached-ketama"`, `"whalin-consistent"`, `"cmf-ketama:150"` (points at most
-/// 4194304): see the CLI's `--distribution` list. Returns `MCPOOL_CONFIG` for an unknown
-/// name.
+/// 4194304): see the CLI's `--distribution` list; or `"proxy-pool"` (every key to the first
+/// healthy server, for a list of proxies: docs/placement.md). Returns `MCPOOL_CONFIG` for an
+/// unknown name.
 ///
 /// # Safety
 /// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.

@@ -11,6 +11,7 @@
 pub mod hash;
 mod ketama;
 mod modulo;
+pub mod proxy_pool;
 mod rendezvous;
 
 use crate::address::{ServerAddr, ServerSpec};
@@ -64,6 +65,10 @@ pub enum Distribution {
     WhalinNewCompat,
     /// pymemcache `HashClient`: rendezvous hashing with murmur3_32 of `"host:port-key"`.
     PymemcacheRendezvous,
+    /// Not a placement: every key goes to the first healthy server of the list, for fleets
+    /// of interchangeable proxies (mcrouter, twemproxy, memcached's proxy); see [`proxy_pool`].
+    /// Not in [`Distribution::NAMES`] / [`Distribution::all`], which list placement profiles.
+    ProxyPool,
 }
 
 /// What to do when a key's server is dead.
@@ -128,6 +133,7 @@ impl Distribution {
             Distribution::WhalinOldCompat => "whalin-old-compat",
             Distribution::WhalinNewCompat => "whalin-new-compat",
             Distribution::PymemcacheRendezvous => "pymemcache-rendezvous",
+            Distribution::ProxyPool => proxy_pool::NAME,
         }
     }
 
@@ -185,6 +191,7 @@ impl Distribution {
                 | Distribution::LibmemcachedKetama
                 | Distribution::LibmemcachedKetamaSpy
                 | Distribution::PymemcacheRendezvous
+                | Distribution::ProxyPool
         )
     }
 
@@ -243,10 +250,12 @@ impl FromStr for Distribution {
             "whalin-old-compat" => Distribution::WhalinOldCompat,
             "whalin-new-compat" => Distribution::WhalinNewCompat,
             "pymemcache-rendezvous" => Distribution::PymemcacheRendezvous,
+            proxy_pool::NAME => Distribution::ProxyPool,
             _ => {
                 return Err(Error::Config(format!(
-                    "unknown distribution {s:?} (one of: {})",
-                    Distribution::NAMES.join(", ")
+                    "unknown distribution {s:?} (one of: {}, {})",
+                    Distribution::NAMES.join(", "),
+                    proxy_pool::NAME
                 )))
             }
         })
@@ -282,6 +291,8 @@ enum Table {
         key_hash: fn(&[u8]) -> u32,
     },
     Rendezvous(Rendezvous),
+    /// `proxy-pool`: every key on the first server.
+    First,
 }
 
 fn md5_key(key: &[u8]) -> u32 {
@@ -451,11 +462,12 @@ impl Table {
             Distribution::PymemcacheRendezvous => Table::Rendezvous(Rendezvous::new(
                 servers.iter().map(|s| host_port(&s.addr)).collect(),
             )),
+            Distribution::ProxyPool => Table::First,
         };
         let empty = match &table {
             Table::Modulo(m) => m.len() == 0,
             Table::Ketama { continuum, .. } => continuum.len() == 0,
-            Table::Rendezvous(_) => false,
+            Table::Rendezvous(_) | Table::First => false,
         };
         if empty {
             return Err(Error::Config(format!(
@@ -473,6 +485,7 @@ impl Table {
                 key_hash,
             } => continuum.find(key_hash(key)),
             Table::Rendezvous(r) => r.locate_among(key, &|_| true).unwrap_or(0),
+            Table::First => 0,
         }
     }
 }
@@ -555,6 +568,9 @@ impl Router {
         policy: FailoverPolicy,
         alive: &dyn Fn(usize) -> bool,
     ) -> Option<usize> {
+        if self.distribution == Distribution::ProxyPool {
+            return proxy_pool::first_alive(self.len(), alive);
+        }
         match policy {
             FailoverPolicy::FailFast => {
                 let i = self.locate(key);

@@ -34,7 +34,8 @@ Global options:
                                       a private memcached is started on a free loopback port
                                       for the duration of the command (said on stderr).
   --weights W,W...                    per-server weights, in server order
-  --distribution PROFILE              key placement profile (default cache-memcached)
+  --distribution PROFILE              key placement profile (default cache-memcached), or
+                                      proxy-pool: every key to the first healthy server
   --ketama-points N                   points per server for cmf-ketama
   --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by default)
   --prefix P                          key prefix (namespace)

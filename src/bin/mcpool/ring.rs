@@ -199,7 +199,11 @@ pub fn run(opts: &RingGlobals, args: &[String]) -> i32 {
 fn run_inner(opts: &RingGlobals, args: &[String]) -> Result<(), Fail> {
     let a = parse_args(args)?;
     if a.help {
-        println!("{HELP}{}", Distribution::NAMES.join(", "));
+        println!(
+            "{HELP}{}\n(and {}: every key on the first server, a pool of proxies)",
+            Distribution::NAMES.join(", "),
+            mcpool::route::proxy_pool::NAME
+        );
         return Ok(());
     }
     if a.bench {

@@ -1,0 +1,426 @@
+//! Issue 19 items 4 and 5: the `proxy-pool` distribution in front of real nutcracker
+//! (twemproxy) processes, each in front of the same real memcached servers; and routing
+//! prefixes (`/`) that reach the proxy unchanged.
+mod common;
+
+use common::{free_port, unique, wait_until, Memcached};
+use mcpool::{Client, Distribution};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A nutcracker process on a fixed loopback port, in front of the given memcached servers
+/// (ketama + fnv1a_64, the same configuration for every proxy so they all place a key on the
+/// same backend). Killed on drop.
+struct Nutcracker {
+    child: Option<Child>,
+    port: u16,
+    conf: std::path::PathBuf,
+    dir: std::path::PathBuf,
+}
+
+/// Fails (never skips) when nutcracker is missing: this test is the proof of proxy-pool mode.
+fn require_nutcracker() {
+    let ok = Command::new("nutcracker")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    assert!(
+        ok,
+        "nutcracker (twemproxy) is not installed; install it: apt-get install nutcracker"
+    );
+}
+
+impl Nutcracker {
+    fn start(backends: &[Memcached]) -> Nutcracker {
+        require_nutcracker();
+        let dir = std::env::temp_dir().join(unique("proxy-pool"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let port = free_port();
+        let servers: String = backends
+            .iter()
+            .enumerate()
+            .map(|(i, mc)| format!("   - 127.0.0.1:{}:1 node{i}\n", mc.port))
+            .collect();
+        let conf = dir.join("nutcracker.yml");
+        std::fs::write(
+            &conf,
+            format!(
+                "pool:\n  listen: 127.0.0.1:{port}\n  hash: fnv1a_64\n  distribution: ketama\n  \
+                 auto_eject_hosts: false\n  timeout: 2000\n  servers:\n{servers}"
+            ),
+        )
+        .unwrap();
+        let mut n = Nutcracker {
+            child: None,
+            port,
+            conf,
+            dir,
+        };
+        n.restart();
+        n
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Starts it (again) on its port and waits until it accepts connections.
+    fn restart(&mut self) {
+        assert!(self.child.is_none(), "already running");
+        for _attempt in 0..5 {
+            let mut child = Command::new("nutcracker")
+                .arg("-c")
+                .arg(&self.conf)
+                .args(["-s", &free_port().to_string(), "-a", "127.0.0.1", "-o"])
+                .arg(self.dir.join("log"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start nutcracker");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                    self.child = Some(child);
+                    return;
+                }
+                if let Ok(Some(_)) = child.try_wait() {
+                    break; // the stats port was taken: try another
+                }
+                assert!(Instant::now() < deadline, "nutcracker did not start");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        panic!("nutcracker failed to start five times");
+    }
+
+    /// SIGKILL, and waits until it is gone.
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Nutcracker {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+const OP_TIMEOUT: Duration = Duration::from_secs(2);
+
+fn proxy_client(proxies: &[&Nutcracker]) -> Client {
+    Client::builder()
+        .servers(proxies.iter().map(|p| p.addr()))
+        .distribution("proxy-pool".parse().unwrap())
+        .key_prefix(unique("pp"))
+        .max_size(8)
+        .min_idle(0)
+        .connect_timeout(Duration::from_millis(500))
+        .io_timeout(Duration::from_millis(800))
+        .operation_timeout(Some(OP_TIMEOUT))
+        .failure_limit(2)
+        .retry_timeout(Duration::from_millis(100))
+        .retry_timeout_max(Duration::from_millis(400))
+        .build()
+        .unwrap()
+}
+
+fn ops(c: &Client) -> Vec<u64> {
+    c.metrics().iter().map(|m| m.operations).collect()
+}
+
+/// Item 4: every key goes to the first proxy; a multi-get goes to one proxy in one request.
+#[test]
+fn item4_every_key_and_each_multi_get_goes_to_the_first_proxy_in_one_request() {
+    let mcs = [Memcached::start(&[]), Memcached::start(&[])];
+    let (mut a, b) = (Nutcracker::start(&mcs), Nutcracker::start(&mcs));
+    let c = proxy_client(&[&a, &b]);
+    let keys: Vec<String> = (0..100).map(|i| format!("k{i}")).collect();
+    for k in &keys {
+        assert!(c.set(k, k.as_bytes(), 0).unwrap().is_stored());
+        assert_eq!(c.server_for(k).unwrap(), 0);
+    }
+    assert_eq!(ops(&c), vec![100, 0], "every set through the first proxy");
+    let got = c.get_multi(&keys);
+    for (k, r) in keys.iter().zip(got) {
+        assert_eq!(r.unwrap().unwrap().value, k.as_bytes());
+    }
+    assert_eq!(
+        ops(&c),
+        vec![101, 0],
+        "100 keys: one request, to the first proxy"
+    );
+    // The first proxy killed: the next calls go to the second (the first call's connect is
+    // refused before anything is sent, so it is resent there), every key still found (the
+    // proxies share the backends).
+    a.kill();
+    let got = c.get_multi(&keys);
+    for (k, r) in keys.iter().zip(got) {
+        assert_eq!(r.unwrap().unwrap().value, k.as_bytes(), "{k}");
+    }
+    let after = ops(&c);
+    assert_eq!(after[1], 1, "one request to the second proxy: {after:?}");
+    for k in keys.iter().take(10) {
+        assert_eq!(c.get(k).unwrap().unwrap(), k.as_bytes());
+    }
+    assert_eq!(ops(&c)[1], 11);
+    // Restarted: back to the first once its retry back-off has passed.
+    a.restart();
+    wait_until(
+        "traffic back on the first proxy",
+        Duration::from_secs(10),
+        || {
+            let before = ops(&c);
+            c.get(&keys[0]).unwrap();
+            ops(&c)[0] > before[0]
+        },
+    );
+    let before = ops(&c);
+    for k in &keys {
+        assert_eq!(c.get(k).unwrap().unwrap(), k.as_bytes());
+    }
+    let after = ops(&c);
+    assert_eq!(
+        (after[0] - before[0], after[1] - before[1]),
+        (100, 0),
+        "all traffic on the first proxy again"
+    );
+}
+
+/// Item 4: a nutcracker killed mid-run under eight threads of load: no value read is one
+/// not written for its key, every call ends within its operation deadline, traffic moves to
+/// the second proxy and comes back to the first after it is restarted.
+#[test]
+fn item4_killing_a_proxy_under_load_moves_traffic_and_brings_it_back() {
+    let mcs = [Memcached::start(&[]), Memcached::start(&[])];
+    let (mut a, b) = (Nutcracker::start(&mcs), Nutcracker::start(&mcs));
+    let c = proxy_client(&[&a, &b]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let calls = Arc::new(AtomicU64::new(0));
+    let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+    let wrong = Arc::new(Mutex::new(Vec::<String>::new()));
+    let slowest = Arc::new(Mutex::new(Duration::ZERO));
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let (c, stop, calls) = (c.clone(), stop.clone(), calls.clone());
+            let (errors, wrong, slowest) = (errors.clone(), wrong.clone(), slowest.clone());
+            std::thread::spawn(move || {
+                let keys: Vec<String> = (0..16).map(|i| format!("t{t}k{i}")).collect();
+                // The highest sequence number written (or tried) per key.
+                let mut written = vec![0u64; keys.len()];
+                let check = |k: &str, value: &[u8], written: u64| -> Option<String> {
+                    let text = String::from_utf8_lossy(value);
+                    match text.split_once('=') {
+                        Some((key, n)) if key == k => match n.parse::<u64>() {
+                            Ok(n) if n >= 1 && n <= written => None,
+                            _ => Some(format!("{k}: {text} (written up to {written})")),
+                        },
+                        _ => Some(format!("{k}: {text}")),
+                    }
+                };
+                let started = Instant::now();
+                let mut round = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    assert!(started.elapsed() < Duration::from_secs(120), "bounded");
+                    round += 1;
+                    let i = (round as usize) % keys.len();
+                    let k = &keys[i];
+                    written[i] = round;
+                    let timed = |what: &str, f: &mut dyn FnMut() -> Result<(), String>| {
+                        let t0 = Instant::now();
+                        let r = f();
+                        let took = t0.elapsed();
+                        let mut s = slowest.lock().unwrap();
+                        *s = (*s).max(took);
+                        calls.fetch_add(1, Ordering::Relaxed);
+                        if let Err(e) = r {
+                            errors.lock().unwrap().push(format!("{what}: {e}"));
+                        }
+                    };
+                    let value = format!("{k}={round}");
+                    timed("set", &mut || {
+                        c.set(k, value.as_bytes(), 0)
+                            .map(|_| ())
+                            .map_err(|e| e.to_string())
+                    });
+                    timed("get", &mut || {
+                        if let Some(v) = c.get(k).map_err(|e| e.to_string())? {
+                            if let Some(w) = check(k, &v, written[i]) {
+                                wrong.lock().unwrap().push(w);
+                            }
+                        }
+                        Ok(())
+                    });
+                    timed("get_multi", &mut || {
+                        for (j, r) in c.get_multi(&keys).into_iter().enumerate() {
+                            if let Some(item) = r.map_err(|e| e.to_string())? {
+                                if let Some(w) = check(&keys[j], &item.value, written[j]) {
+                                    wrong.lock().unwrap().push(w);
+                                }
+                            }
+                        }
+                        Ok(())
+                    });
+                }
+            })
+        })
+        .collect();
+    let at_least = |what: &str, server: usize, more: u64| {
+        let start = ops(&c)[server];
+        wait_until(what, Duration::from_secs(30), || {
+            ops(&c)[server] >= start + more
+        });
+    };
+    at_least("load on the first proxy", 0, 2000);
+    assert_eq!(
+        ops(&c)[1],
+        0,
+        "nothing on the second proxy while the first is up"
+    );
+    a.kill();
+    at_least("traffic moved to the second proxy", 1, 2000);
+    assert!(
+        c.metrics()[0].ejections >= 1,
+        "the first proxy was marked dead"
+    );
+    a.restart();
+    wait_until(
+        "the first proxy healthy again",
+        Duration::from_secs(20),
+        || c.server_states()[0].failures == 0,
+    );
+    let before = ops(&c);
+    at_least("traffic back on the first proxy", 0, 2000);
+    let after = ops(&c);
+    stop.store(true, Ordering::Relaxed);
+    for t in threads {
+        t.join().unwrap();
+    }
+    let (moved_back, left_on_second) = (after[0] - before[0], after[1] - before[1]);
+    assert!(
+        left_on_second * 100 <= moved_back,
+        "after recovery the second proxy still took {left_on_second} of {moved_back}"
+    );
+    let wrong = wrong.lock().unwrap();
+    assert!(
+        wrong.is_empty(),
+        "wrong values: {:?}",
+        &wrong[..wrong.len().min(10)]
+    );
+    let slowest = *slowest.lock().unwrap();
+    assert!(
+        slowest <= OP_TIMEOUT + Duration::from_millis(1500),
+        "a call took {slowest:?} (deadline {OP_TIMEOUT:?})"
+    );
+    let errors = errors.lock().unwrap();
+    let calls = calls.load(Ordering::Relaxed);
+    eprintln!(
+        "{calls} calls, {} errors, slowest {slowest:?}, ops {:?}, first errors {:?}",
+        errors.len(),
+        ops(&c),
+        &errors[..errors.len().min(5)]
+    );
+    // Connect refusals are resent to the next proxy; only requests in flight at the kill
+    // that may not be resent (multi-gets already sent) can fail.
+    assert!(
+        errors.len() as u64 * 100 <= calls,
+        "{} errors in {calls} calls: {:?}",
+        errors.len(),
+        &errors[..errors.len().min(10)]
+    );
+}
+
+/// Item 5: routing prefixes reach the proxy unchanged: `/` is never rewritten, not even
+/// with key sanitizing on in proxy-pool mode; the Whalin profiles keep Whalin's encoding.
+#[test]
+fn item5_routing_prefixes_survive_key_sanitizing_in_proxy_pool_mode() {
+    let mc = Memcached::start(&[]);
+    let pp = Client::builder()
+        .server(&mc.addr())
+        .distribution(Distribution::ProxyPool)
+        .sanitize_keys(true)
+        .build()
+        .unwrap();
+    let plain = Client::new([mc.addr()]).unwrap();
+    let key = format!("/region/cluster/{}", unique("k"));
+    assert_eq!(pp.wire_key(key.as_bytes()).unwrap(), key.as_bytes());
+    // Sanitizing still does its job for what the text protocol cannot carry.
+    assert_eq!(
+        &*pp.wire_key(b"/r/c/a b").unwrap(),
+        b"/r/c/a+b",
+        "space encoded, slashes kept"
+    );
+    assert!(pp.set(&key, b"v", 0).unwrap().is_stored());
+    assert_eq!(
+        plain.get(&key).unwrap().as_deref(),
+        Some(&b"v"[..]),
+        "stored under the key as written"
+    );
+    // memcached proxy style: the route is the text before the first `/`.
+    let routed = Client::builder()
+        .server(&mc.addr())
+        .distribution(Distribution::ProxyPool)
+        .build()
+        .unwrap();
+    assert_eq!(&*routed.wire_key(b"users/42").unwrap(), b"users/42");
+    // Whalin's own sanitizing is unchanged (its placement and stored names depend on it).
+    let whalin = Client::builder()
+        .server(&mc.addr())
+        .distribution(Distribution::WhalinNative)
+        .build()
+        .unwrap();
+    assert_eq!(&*whalin.wire_key(b"/r/c/k").unwrap(), b"%2Fr%2Fc%2Fk");
+}
+
+/// Item 4: `mcpool ring` under proxy-pool: every key on the first proxy; and the CLI accepts
+/// the name for commands.
+#[test]
+fn item4_cli_ring_and_commands_accept_proxy_pool() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args([
+            "--servers",
+            "127.0.0.1:21001,127.0.0.1:21002,127.0.0.1:21003",
+            "--distribution",
+            "proxy-pool",
+            "ring",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"a\n/region/cluster/b\nc\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "a\t127.0.0.1:21001\n/region/cluster/b\t127.0.0.1:21001\nc\t127.0.0.1:21001\n"
+    );
+    let mcs = [Memcached::start(&[])];
+    let p = Nutcracker::start(&mcs);
+    let key = unique("/cli/k");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(["--servers", &p.addr(), "--distribution", "proxy-pool"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["set", &key, "cli-value"]).status.success());
+    let got = run(&["get", &key]);
+    assert!(got.status.success(), "{got:?}");
+    assert!(String::from_utf8_lossy(&got.stdout).contains("cli-value"));
+}
