@@ -19,7 +19,7 @@ use crate::address::{ServerAddr, ServerSpec};
 use crate::error::{Error, Result};
 use ketama::Continuum;
 use modulo::Modulo;
-use parts::{Collision, KeyHash, Layout, Md5Count, Naming, Parts, Points};
+use parts::{Collision, KeyHash, Layout, Md5Count, Naming, Parts, Points, ServerOrder};
 use rendezvous::Rendezvous;
 pub use setting::{Client, Setting};
 use std::fmt;
@@ -167,7 +167,10 @@ impl Distribution {
             Distribution::LibmemcachedKetama => (
                 KeyHash::OneAtATime,
                 continuum(
-                    Points::PerName { count: 100 },
+                    Points::PerName {
+                        count: 100,
+                        hash: KeyHash::OneAtATime,
+                    },
                     Naming::Libmemcached,
                     Collision::FirstWins,
                 ),
@@ -183,7 +186,10 @@ impl Distribution {
             Distribution::LibmemcachedKetamaSpy => (
                 KeyHash::OneAtATime,
                 continuum(
-                    Points::PerName { count: 100 },
+                    Points::PerName {
+                        count: 100,
+                        hash: KeyHash::OneAtATime,
+                    },
                     Naming::LibmemcachedSpy,
                     Collision::FirstWins,
                 ),
@@ -220,7 +226,11 @@ impl Distribution {
             Distribution::PymemcacheRendezvous => (KeyHash::Murmur3, Layout::Rendezvous),
             Distribution::Setting(s) => return s.parts(),
         };
-        Parts { hash, layout }
+        Parts {
+            hash,
+            layout,
+            order: ServerOrder::AsGiven,
+        }
     }
 
     /// Every profile, `cmf-ketama` with [`DEFAULT_CMF_KETAMA_POINTS`].
@@ -430,9 +440,23 @@ impl Table {
         let total: u64 = servers.iter().map(|s| s.weight as u64).sum();
         let n = servers.len();
         let parts = d.parts();
+        // Server indices in the client's own order.
+        let mut order: Vec<usize> = (0..n).collect();
+        if parts.order == ServerOrder::TwemproxyName {
+            let names: Vec<String> = servers
+                .iter()
+                .map(|s| point_name(Naming::ServerName, s))
+                .collect();
+            order.sort_by(|&a, &b| {
+                (names[a].len(), names[a].as_bytes()).cmp(&(names[b].len(), names[b].as_bytes()))
+            });
+        }
         let table = match parts.layout {
             Layout::Modulo { weighted } => {
-                let repeats = servers.iter().map(|s| if weighted { s.weight } else { 1 });
+                let repeats = order.iter().map(|&i| {
+                    let s = &servers[i];
+                    (i, if weighted { s.weight } else { 1 })
+                });
                 Modulo::new(parts.hash, repeats, MAX_TABLE_ENTRIES)
                     .map(Table::Modulo)
                     .map_err(|total| too_large(d, total, ""))?
@@ -450,7 +474,10 @@ impl Table {
                         if servers.iter().any(|s| s.weight > 1) {
                             Points::Md5(Md5Count::Float)
                         } else {
-                            Points::PerName { count: 100 }
+                            Points::PerName {
+                                count: 100,
+                                hash: parts.hash,
+                            }
                         }
                     }
                     p => p,
@@ -459,7 +486,7 @@ impl Table {
                 let counts: Vec<u64> = servers
                     .iter()
                     .map(|s| match points {
-                        Points::PerName { count } => count as u64,
+                        Points::PerName { count, .. } => count as u64,
                         Points::Md5(Md5Count::Fixed(c)) => c as u64,
                         Points::Md5(Md5Count::EqualOrFloat) if equal => 160,
                         Points::Md5(Md5Count::Float | Md5Count::EqualOrFloat) => {
@@ -486,7 +513,8 @@ impl Table {
                 if sum > MAX_TABLE_ENTRIES as u64 || pts.try_reserve_exact(sum as usize).is_err() {
                     return Err(too_large(d, sum, what));
                 }
-                for (i, (s, &count)) in servers.iter().zip(&counts).enumerate() {
+                for &i in &order {
+                    let (s, count) = (&servers[i], counts[i]);
                     let i = i as u32;
                     match points {
                         Points::Cmf { .. } => {
@@ -500,14 +528,14 @@ impl Table {
                                 count as u32,
                             );
                         }
-                        Points::PerName { .. } => {
+                        Points::PerName { hash, .. } => {
                             let name = point_name(naming, s);
                             ketama::add_single_points(
                                 &mut pts,
                                 i,
                                 name.as_bytes(),
                                 count as u32,
-                                parts.hash,
+                                hash,
                             );
                         }
                         _ => {

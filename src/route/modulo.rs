@@ -12,20 +12,21 @@ pub(crate) struct Modulo {
 }
 
 impl Modulo {
-    /// Buckets from per-server repeat counts (the weight, or 1 when weights are ignored),
+    /// Buckets from (server index, repeat count) in bucket order (the count is the weight, or
+    /// 1 when weights are ignored),
     /// in a list of at most `max` buckets: `Err(total)` (the buckets the counts ask for)
     /// when they ask for more, or when the memory cannot be had.
     pub(crate) fn new(
         hash: KeyHash,
-        repeats: impl Iterator<Item = u32> + Clone,
+        repeats: impl Iterator<Item = (usize, u32)> + Clone,
         max: usize,
     ) -> Result<Modulo, u64> {
-        let total: u64 = repeats.clone().map(u64::from).sum();
+        let total: u64 = repeats.clone().map(|(_, r)| u64::from(r)).sum();
         let mut buckets = Vec::new();
         if total > max as u64 || buckets.try_reserve_exact(total as usize).is_err() {
             return Err(total);
         }
-        for (i, r) in repeats.enumerate() {
+        for (i, r) in repeats {
             buckets.extend(std::iter::repeat(i as u32).take(r as usize));
         }
         Ok(Modulo { hash, buckets })

@@ -97,17 +97,21 @@ pub enum Md5Count {
 /// Which points each server puts on a continuum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Points {
-    /// `count` points per server, one per name `"name-i"` hashed with the key hash
-    /// (libmemcached unweighted: 100; spymemcached with a non-MD5 hash: 160). No weights.
+    /// `count` points per server, one per name `"name-i"` hashed with `hash` (libmemcached
+    /// unweighted: 100, hashed with the key hash in force when the continuum was last built;
+    /// spymemcached with a non-MD5 hash: 160, the key hash). No weights.
     PerName {
         /// Points per server.
         count: u32,
+        /// The hash of each point name.
+        hash: KeyHash,
     },
     /// 4 points per MD5 digest of `"name-i"`.
     Md5(Md5Count),
     /// libmemcached when the servers are added after the distribution is set to a consistent
     /// one (pylibmc's order): a server added with weight > 1 turns `KETAMA_WEIGHTED` on, so
-    /// with any weight above 1 the points are [`Md5Count::Float`], else 100 per name.
+    /// with any weight above 1 the points are [`Md5Count::Float`], else 100 per name hashed
+    /// with the key hash.
     LibmemcachedWeightedIfAnyAboveOne,
     /// Cache::Memcached::Fast: `round(points × weight)` chained CRC-32 points of
     /// `host "\0" port`.
@@ -151,13 +155,27 @@ pub enum Layout {
     Rendezvous,
 }
 
-/// A placement: a key hash and a layout.
+/// The order the client keeps its servers in (the order of modulo buckets, and which server
+/// is added first to a continuum).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ServerOrder {
+    /// As configured.
+    #[default]
+    AsGiven,
+    /// twemproxy sorts a pool's servers by name (shorter names first, then bytewise) when it
+    /// checks them for duplicates; the name is the one its ketama uses ([`Naming::ServerName`]).
+    TwemproxyName,
+}
+
+/// A placement: a key hash, a layout, and the order of the servers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Parts {
     /// The key hash.
     pub hash: KeyHash,
     /// The distribution over servers.
     pub layout: Layout,
+    /// The order the servers are kept in.
+    pub order: ServerOrder,
 }
 
 impl Parts {

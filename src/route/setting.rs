@@ -5,7 +5,7 @@
 //! The syntax and every accepted word are in `docs/placement.md`.
 
 use super::hash::Fnv;
-use super::parts::{Collision, KeyHash, Layout, Md5Count, Naming, Parts, Points};
+use super::parts::{Collision, KeyHash, Layout, Md5Count, Naming, Parts, Points, ServerOrder};
 use crate::error::{Error, Result};
 
 /// The client whose vocabulary a setting is written in.
@@ -170,6 +170,10 @@ struct Lm {
     dist: LmDist,
     weighted: bool,
     hash: KeyHash,
+    /// The key hash when the continuum was last built: `MEMCACHED_BEHAVIOR_HASH` does not
+    /// rebuild it (`run_distribution`), every distribution change does. So `ketama=1` then
+    /// `hash=md5` hashes the points with one-at-a-time and the keys with MD5.
+    point_hash: KeyHash,
 }
 
 impl Lm {
@@ -178,10 +182,22 @@ impl Lm {
             dist: LmDist::Modula,
             weighted: false,
             hash: KeyHash::OneAtATime,
+            point_hash: KeyHash::OneAtATime,
         }
     }
 
     fn apply(&mut self, client: Client, word: &str, value: &str) -> Result<()> {
+        if word != "hash" {
+            // Every other behavior here sets the distribution, which rebuilds the continuum
+            // with the key hash in force after it (KETAMA_WEIGHTED sets MD5 first).
+            let r = self.apply_inner(client, word, value);
+            self.point_hash = self.hash;
+            return r;
+        }
+        self.apply_inner(client, word, value)
+    }
+
+    fn apply_inner(&mut self, client: Client, word: &str, value: &str) -> Result<()> {
         match word {
             "hash" => {
                 self.hash = match value {
@@ -262,12 +278,16 @@ impl Lm {
             return Parts {
                 hash: self.hash,
                 layout: Layout::Modulo { weighted: false },
+                order: ServerOrder::AsGiven,
             };
         }
         let points = if self.weighted {
             Points::Md5(Md5Count::Float)
         } else if servers_first {
-            Points::PerName { count: 100 }
+            Points::PerName {
+                count: 100,
+                hash: self.point_hash,
+            }
         } else {
             Points::LibmemcachedWeightedIfAnyAboveOne
         };
@@ -282,6 +302,7 @@ impl Lm {
                 },
                 collision: Collision::FirstWins,
             },
+            order: ServerOrder::AsGiven,
         }
     }
 }
@@ -400,6 +421,7 @@ fn twemproxy(pairs: &[(String, String)]) -> Result<Parts> {
         } else {
             Layout::Modulo { weighted: true }
         },
+        order: ServerOrder::TwemproxyName,
     })
 }
 
@@ -439,11 +461,12 @@ fn spymemcached(pairs: &[(String, String)]) -> Result<Parts> {
                 points: if hash == KeyHash::Md5 {
                     Points::Md5(Md5Count::Fixed(160))
                 } else {
-                    Points::PerName { count: 160 }
+                    Points::PerName { count: 160, hash }
                 },
                 naming: Naming::HostPort,
                 collision: Collision::LastWins,
             }
         },
+        order: ServerOrder::AsGiven,
     })
 }
