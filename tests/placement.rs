@@ -1,6 +1,8 @@
 //! Key placement agrees with the real client libraries, key for key.
 //!
-//! `fixtures_agree` checks every profile against `tests/fixtures/placement/cases.txt`, which
+//! `fixtures_agree` checks every profile against `tests/fixtures/placement/cases.txt`, and
+//! every client setting (`libmemcached:hash=md5,distribution=modula`, ...) against
+//! `tests/fixtures/placement/settings.txt`, which
 //! `tools/placement/generate-fixtures.sh` produced by running the real libraries (Perl
 //! Cache::Memcached and ::Fast, python-memcached, pylibmc, pymemcache, libmemcached,
 //! spymemcached, nutcracker; Whalin's hashing reproduced in Java, since Whalin's client is not
@@ -160,8 +162,11 @@ fn report(seen: &BTreeMap<String, Vec<String>>, keys: usize) {
 fn fixtures_agree() {
     let keys = keys();
     assert!(keys.len() >= 2000);
-    let text = std::fs::read_to_string(root().join("tests/fixtures/placement/cases.txt")).unwrap();
-    let cases = parse_cases(&text);
+    let mut cases = Vec::new();
+    for file in ["cases.txt", "settings.txt"] {
+        let path = root().join("tests/fixtures/placement").join(file);
+        cases.extend(parse_cases(&std::fs::read_to_string(path).unwrap()));
+    }
     let (seen, bad) = check(&cases, &keys);
     assert!(
         bad.is_empty(),

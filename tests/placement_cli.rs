@@ -34,7 +34,8 @@ fn mcpool(global: &[&str], ring: &[&str], stdin: Option<&[u8]>) -> (i32, Vec<u8>
 
 /// The first fixture case of `profile` whose header lines all contain `want`.
 fn case(profile: &str, want: &[&str]) -> (Vec<String>, Option<String>, Option<String>, Vec<u8>) {
-    let text = std::fs::read_to_string(fixtures().join("cases.txt")).unwrap();
+    let mut text = std::fs::read_to_string(fixtures().join("cases.txt")).unwrap();
+    text += &std::fs::read_to_string(fixtures().join("settings.txt")).unwrap();
     for block in text.split("end\n") {
         let field = |name: &str| {
             block
@@ -185,4 +186,94 @@ fn ring_compares_and_benches() {
     );
     assert_eq!(code, 2);
     assert!(err.contains("unknown distribution"), "{err}");
+}
+
+#[test]
+fn ring_accepts_client_settings_in_their_own_words() {
+    check_profile(
+        "pylibmc:distribution=consistent",
+        &["weights 1 2 3 4 5"],
+        &[],
+    );
+    check_profile("pylibmc:ketama=1,hash=md5", &["127.77.5.1"], &[]);
+    check_profile(
+        "libmemcached:ketama_weighted=1,distribution=consistent_ketama_spy",
+        &["weights 1 2 3"],
+        &[],
+    );
+    check_profile(
+        "twemproxy:hash=fnv1a_64,distribution=modula",
+        &[":alpha", "weights 1 2 3 4 5"],
+        &[],
+    );
+    check_profile(
+        "spymemcached:locator=array_mod,hash=native",
+        &["127.77.10.1"],
+        &[],
+    );
+    // Anything else is a usage error that names the valid words.
+    for (setting, want) in [
+        ("twemproxy:distribution=random", "not placement"),
+        ("libmemcached:hash=nope", "fnv1a_64"),
+        ("pylibmc:tcp_nodelay=1", "ketama_weighted"),
+        ("spymemcached:locator=nope", "array_mod"),
+    ] {
+        let (code, _, err) = mcpool(
+            &["--servers", "127.0.0.1:1", "--distribution", setting],
+            &[],
+            Some(b""),
+        );
+        assert_eq!(code, 2, "{setting}");
+        assert!(err.contains(want), "{setting}: {err}");
+    }
+}
+
+#[test]
+fn ring_compare_distribution_between_two_client_settings() {
+    // The Django settings pylibmc users switch between: how many keys move, counted by
+    // `mcpool ring` and by the two fixtures the real pylibmc produced.
+    let from = "pylibmc:distribution=consistent";
+    let to = "pylibmc:ketama=1,hash=md5";
+    let (servers, w1, _, a) = case(from, &["127.77.5.1"]);
+    let (servers2, w2, _, b) = case(to, &["127.77.5.1"]);
+    assert_eq!((&servers, &w1, &w2), (&servers2, &None, &None));
+    let moved = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+    assert!(moved > 0);
+    let joined = servers.join(",");
+    let keys = fixtures().join("keys.txt");
+    let (code, out, err) = mcpool(
+        &["--servers", &joined, "--distribution", from],
+        &[
+            "--compare-distribution",
+            to,
+            "--keys",
+            keys.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("moved\t{moved}\t"))),
+        "want {moved} moved:\n{text}"
+    );
+    // And between a setting and a profile, either way round.
+    let (code, out, err) = mcpool(
+        &[
+            "--servers",
+            &joined,
+            "--distribution",
+            "libmemcached-ketama",
+        ],
+        &[
+            "--compare-distribution",
+            "libmemcached:ketama=1",
+            "--random",
+            "500",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(String::from_utf8(out).unwrap().contains("moved\t0\t"));
 }

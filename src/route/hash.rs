@@ -100,6 +100,201 @@ pub fn whalin_old_compat_hash(prefix: &[u8], key: &[u8]) -> i64 {
     h
 }
 
+/// The FNV variants of libmemcached, twemproxy and spymemcached, as each computes them: the
+/// 64-bit ones are truncated to 32 bits at the end, and since the low 32 bits of a product
+/// depend only on the low 32 bits of its factors, they are the 32-bit recurrence with the
+/// 64-bit constants truncated (libmemcached and twemproxy compute `fnv1a_64` that way
+/// outright).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(non_camel_case_types)]
+pub enum Fnv {
+    /// `h = h * prime; h ^= c`, 64-bit constants.
+    Fnv1_64,
+    /// `h ^= c; h = h * prime`, 64-bit constants.
+    Fnv1a_64,
+    /// `h = h * prime; h ^= c`, 32-bit constants.
+    Fnv1_32,
+    /// `h ^= c; h = h * prime`, 32-bit constants.
+    Fnv1a_32,
+}
+
+impl Fnv {
+    fn constants(self) -> (u32, u32, bool) {
+        const INIT64: u32 = 0xcbf2_9ce4_8422_2325_u64 as u32;
+        const PRIME64: u32 = 0x0100_0000_01b3_u64 as u32;
+        const INIT32: u32 = 2_166_136_261;
+        const PRIME32: u32 = 16_777_619;
+        match self {
+            Fnv::Fnv1_64 => (INIT64, PRIME64, false),
+            Fnv::Fnv1a_64 => (INIT64, PRIME64, true),
+            Fnv::Fnv1_32 => (INIT32, PRIME32, false),
+            Fnv::Fnv1a_32 => (INIT32, PRIME32, true),
+        }
+    }
+
+    fn run(self, units: impl Iterator<Item = u32>) -> u32 {
+        let (mut h, prime, xor_first) = self.constants();
+        for c in units {
+            if xor_first {
+                h ^= c;
+                h = h.wrapping_mul(prime);
+            } else {
+                h = h.wrapping_mul(prime);
+                h ^= c;
+            }
+        }
+        h
+    }
+
+    /// libmemcached / twemproxy: over the bytes read through a (signed on x86-64) `char`,
+    /// so bytes >= 0x80 are sign-extended.
+    pub fn c_bytes(self, key: &[u8]) -> u32 {
+        self.run(key.iter().map(|&b| b as i8 as i32 as u32))
+    }
+
+    /// spymemcached `DefaultHashAlgorithm`: over the UTF-16 code units (`k.charAt(i)`).
+    pub fn java_chars(self, key: &[u8]) -> u32 {
+        let mut units = Vec::new();
+        for_each_utf16(key, |c| units.push(c as u32));
+        self.run(units.into_iter())
+    }
+}
+
+/// Paul Hsieh's SuperFastHash as twemproxy computes it (the third tail byte through a
+/// signed `char`).
+pub fn hsieh(key: &[u8]) -> u32 {
+    if key.is_empty() {
+        return 0;
+    }
+    let get16 = |d: &[u8]| (d[1] as u32) << 8 | d[0] as u32;
+    let mut hash: u32 = 0;
+    let rem = key.len() & 3;
+    let mut chunks = key.chunks_exact(4);
+    for c in &mut chunks {
+        hash = hash.wrapping_add(get16(&c[0..2]));
+        let tmp = (get16(&c[2..4]) << 11) ^ hash;
+        hash = (hash << 16) ^ tmp;
+        hash = hash.wrapping_add(hash >> 11);
+    }
+    let t = chunks.remainder();
+    match rem {
+        3 => {
+            hash = hash.wrapping_add(get16(&t[0..2]));
+            hash ^= hash << 16;
+            hash ^= (t[2] as i8 as i32 as u32) << 18;
+            hash = hash.wrapping_add(hash >> 11);
+        }
+        2 => {
+            hash = hash.wrapping_add(get16(&t[0..2]));
+            hash ^= hash << 11;
+            hash = hash.wrapping_add(hash >> 17);
+        }
+        1 => {
+            hash = hash.wrapping_add(t[0] as u32);
+            hash ^= hash << 10;
+            hash = hash.wrapping_add(hash >> 1);
+        }
+        _ => {}
+    }
+    hash ^= hash << 3;
+    hash = hash.wrapping_add(hash >> 5);
+    hash ^= hash << 4;
+    hash = hash.wrapping_add(hash >> 17);
+    hash ^= hash << 25;
+    hash.wrapping_add(hash >> 6)
+}
+
+/// MurmurHash2 as libmemcached and twemproxy use it: seed `0xdeadbeef * len`.
+pub fn murmur2(key: &[u8]) -> u32 {
+    const M: u32 = 0x5bd1_e995;
+    let len = key.len() as u32;
+    let mut h = 0xdead_beef_u32.wrapping_mul(len) ^ len;
+    let mut chunks = key.chunks_exact(4);
+    for c in &mut chunks {
+        let mut k = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        k = k.wrapping_mul(M);
+        k ^= k >> 24;
+        k = k.wrapping_mul(M);
+        h = h.wrapping_mul(M);
+        h ^= k;
+    }
+    let t = chunks.remainder();
+    if !t.is_empty() {
+        let mut k = [0u8; 4];
+        k[..t.len()].copy_from_slice(t);
+        h ^= u32::from_le_bytes(k);
+        h = h.wrapping_mul(M);
+    }
+    h ^= h >> 13;
+    h = h.wrapping_mul(M);
+    h ^ (h >> 15)
+}
+
+/// Bob Jenkins' lookup3 `hashlittle` with initval 13, as libmemcached and twemproxy use it
+/// (their word-at-a-time reads give the same value as this byte-wise form on little-endian).
+pub fn jenkins(key: &[u8]) -> u32 {
+    let init = 0xdead_beef_u32
+        .wrapping_add(key.len() as u32)
+        .wrapping_add(13);
+    let (mut a, mut b, mut c) = (init, init, init);
+    let word = |d: &[u8]| {
+        let mut w = [0u8; 4];
+        w[..d.len()].copy_from_slice(d);
+        u32::from_le_bytes(w)
+    };
+    let mut rest = key;
+    while rest.len() > 12 {
+        a = a.wrapping_add(word(&rest[0..4]));
+        b = b.wrapping_add(word(&rest[4..8]));
+        c = c.wrapping_add(word(&rest[8..12]));
+        // mix(a, b, c)
+        a = a.wrapping_sub(c);
+        a ^= c.rotate_left(4);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a);
+        b ^= a.rotate_left(6);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b);
+        c ^= b.rotate_left(8);
+        b = b.wrapping_add(a);
+        a = a.wrapping_sub(c);
+        a ^= c.rotate_left(16);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a);
+        b ^= a.rotate_left(19);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b);
+        c ^= b.rotate_left(4);
+        b = b.wrapping_add(a);
+        rest = &rest[12..];
+    }
+    if rest.is_empty() {
+        return c;
+    }
+    a = a.wrapping_add(word(&rest[..rest.len().min(4)]));
+    if rest.len() > 4 {
+        b = b.wrapping_add(word(&rest[4..rest.len().min(8)]));
+    }
+    if rest.len() > 8 {
+        c = c.wrapping_add(word(&rest[8..]));
+    }
+    // final(a, b, c)
+    c ^= b;
+    c = c.wrapping_sub(b.rotate_left(14));
+    a ^= c;
+    a = a.wrapping_sub(c.rotate_left(11));
+    b ^= a;
+    b = b.wrapping_sub(a.rotate_left(25));
+    c ^= b;
+    c = c.wrapping_sub(b.rotate_left(16));
+    a ^= c;
+    a = a.wrapping_sub(c.rotate_left(4));
+    b ^= a;
+    b = b.wrapping_sub(a.rotate_left(14));
+    c ^= b;
+    c.wrapping_sub(b.rotate_left(24))
+}
+
 /// MurmurHash3 (x86, 32-bit) over a stream of bytes, written out by hand.
 #[derive(Clone, Debug)]
 pub struct Murmur3 {

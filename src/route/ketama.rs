@@ -5,8 +5,8 @@
 use super::hash;
 
 /// Which point wins when two servers hash a point to the same value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Collision {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Collision {
     /// The point added first (libmemcached and twemproxy sort with glibc's stable `qsort`;
     /// Cache::Memcached::Fast inserts after equal points and searches for the first).
     FirstWins,
@@ -80,7 +80,7 @@ pub(crate) fn add_single_points(
     server: u32,
     name: &[u8],
     points: u32,
-    f: fn(&[u8]) -> u32,
+    f: super::parts::KeyHash,
 ) {
     let mut buf = Vec::with_capacity(name.len() + 12);
     let mut digits = [0u8; 20];
@@ -89,7 +89,7 @@ pub(crate) fn add_single_points(
         buf.extend_from_slice(name);
         buf.push(b'-');
         buf.extend_from_slice(hash::decimal(i as u64, &mut digits));
-        out.push((f(&buf), server));
+        out.push((f.hash(&buf), server));
     }
 }
 

@@ -11,20 +11,25 @@
 pub mod hash;
 mod ketama;
 mod modulo;
+pub mod parts;
 pub mod proxy_pool;
 mod rendezvous;
+pub mod setting;
 
 use crate::address::{ServerAddr, ServerSpec};
 use crate::error::{Error, Result};
-use ketama::{Collision, Continuum};
-use modulo::{ModHash, Modulo};
+use ketama::Continuum;
+use modulo::Modulo;
+use parts::{Collision, KeyHash, Layout, Md5Count, Naming, Parts, Points, ServerOrder};
 use rendezvous::Rendezvous;
+pub use setting::{Client, Setting};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, RwLock};
 
-/// A placement profile: hash function × distribution × server naming, named after the
-/// client library it agrees with.
+/// A placement: a named profile (a preset of [`Parts`], named after the client library it
+/// agrees with), or a [`Setting`] written in a client's own words
+/// (`"libmemcached:hash=md5,distribution=modula"`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Distribution {
@@ -69,6 +74,9 @@ pub enum Distribution {
     /// of interchangeable proxies (mcrouter, twemproxy, memcached's proxy); see [`proxy_pool`].
     /// Not in [`Distribution::NAMES`] / [`Distribution::all`], which list placement profiles.
     ProxyPool,
+    /// A client setting in that client's words (`pylibmc:ketama=1,hash=md5`), parsed by
+    /// `FromStr` (see `docs/placement.md` for every accepted word).
+    Setting(Box<Setting>),
 }
 
 /// What to do when a key's server is dead.
@@ -134,6 +142,102 @@ impl Distribution {
             Distribution::WhalinNewCompat => "whalin-new-compat",
             Distribution::PymemcacheRendezvous => "pymemcache-rendezvous",
             Distribution::ProxyPool => proxy_pool::NAME,
+            Distribution::Setting(s) => s.client().name(),
+        }
+    }
+
+    /// What decides placement: the key hash and the layout. A profile is a fixed preset; a
+    /// [`Setting`] resolves to whatever its client's configuration amounts to.
+    pub fn parts(&self) -> Parts {
+        let continuum = |points, naming, collision| Layout::Continuum {
+            points,
+            naming,
+            collision,
+        };
+        let (hash, layout) = match self {
+            Distribution::CacheMemcached => (KeyHash::Crc15, Layout::Modulo { weighted: true }),
+            Distribution::PythonMemcached => {
+                (KeyHash::Crc15OrOne, Layout::Modulo { weighted: true })
+            }
+            Distribution::CmfKetama { points } => (
+                KeyHash::Crc32,
+                continuum(
+                    Points::Cmf { points: *points },
+                    Naming::HostPort,
+                    Collision::FirstWins,
+                ),
+            ),
+            Distribution::LibmemcachedModula => {
+                (KeyHash::OneAtATime, Layout::Modulo { weighted: false })
+            }
+            Distribution::LibmemcachedKetama => (
+                KeyHash::OneAtATime,
+                continuum(
+                    Points::PerName {
+                        count: 100,
+                        hash: KeyHash::OneAtATime,
+                    },
+                    Naming::Libmemcached,
+                    Collision::FirstWins,
+                ),
+            ),
+            Distribution::LibmemcachedKetamaWeighted => (
+                KeyHash::Md5,
+                continuum(
+                    Points::Md5(Md5Count::Float),
+                    Naming::Libmemcached,
+                    Collision::FirstWins,
+                ),
+            ),
+            Distribution::LibmemcachedKetamaSpy => (
+                KeyHash::OneAtATime,
+                continuum(
+                    Points::PerName {
+                        count: 100,
+                        hash: KeyHash::OneAtATime,
+                    },
+                    Naming::LibmemcachedSpy,
+                    Collision::FirstWins,
+                ),
+            ),
+            Distribution::SpymemcachedKetama => (
+                KeyHash::Md5,
+                continuum(
+                    Points::Md5(Md5Count::EqualOrFloat),
+                    Naming::HostPort,
+                    Collision::LastWins,
+                ),
+            ),
+            Distribution::TwemproxyKetama => (
+                KeyHash::Md5,
+                continuum(
+                    Points::Md5(Md5Count::Float),
+                    Naming::ServerName,
+                    Collision::FirstWins,
+                ),
+            ),
+            Distribution::WhalinConsistent => (
+                KeyHash::Md5,
+                continuum(
+                    Points::Md5(Md5Count::Whalin),
+                    Naming::HostPort,
+                    Collision::LastWins,
+                ),
+            ),
+            Distribution::WhalinNative => (KeyHash::JavaString, Layout::Modulo { weighted: true }),
+            Distribution::WhalinOldCompat => {
+                (KeyHash::OldCompat, Layout::Modulo { weighted: true })
+            }
+            Distribution::WhalinNewCompat => (KeyHash::Crc15, Layout::Modulo { weighted: true }),
+            Distribution::PymemcacheRendezvous => (KeyHash::Murmur3, Layout::Rendezvous),
+            // The hash is never used: every key goes to the first (healthy) proxy.
+            Distribution::ProxyPool => (KeyHash::Crc15, Layout::First),
+            Distribution::Setting(s) => return s.parts(),
+        };
+        Parts {
+            hash,
+            layout,
+            order: ServerOrder::AsGiven,
         }
     }
 
@@ -171,6 +275,9 @@ impl Distribution {
     /// `true`: the client has no namespace of its own or hashes what it sends
     /// (python-memcached's `key_prefix`, twemproxy, spymemcached, Whalin).
     pub fn hashes_namespace(&self) -> bool {
+        if let Distribution::Setting(s) = self {
+            return matches!(s.client(), Client::Twemproxy | Client::Spymemcached);
+        }
         !matches!(
             self,
             Distribution::CacheMemcached
@@ -185,14 +292,7 @@ impl Distribution {
 
     /// Whether server weights change placement under this profile.
     pub fn uses_weights(&self) -> bool {
-        !matches!(
-            self,
-            Distribution::LibmemcachedModula
-                | Distribution::LibmemcachedKetama
-                | Distribution::LibmemcachedKetamaSpy
-                | Distribution::PymemcacheRendezvous
-                | Distribution::ProxyPool
-        )
+        self.parts().uses_weights()
     }
 
     /// Whether the profile's client has a rehash formula of its own for dead servers
@@ -211,8 +311,12 @@ impl Distribution {
 }
 
 impl fmt::Display for Distribution {
+    /// The profile name, or a setting's normalized text (both parse back to it).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            Distribution::Setting(s) => f.write_str(s.text()),
+            _ => f.write_str(self.name()),
+        }
     }
 }
 
@@ -221,6 +325,11 @@ impl FromStr for Distribution {
     /// Parses a profile name; `cmf-ketama` gets [`DEFAULT_CMF_KETAMA_POINTS`] unless written
     /// `cmf-ketama:N` (or change it with [`Distribution::with_ketama_points`]).
     fn from_str(s: &str) -> Result<Distribution> {
+        if let Some((client, body)) = s.split_once(':') {
+            if let Some(c) = Client::from_name(&client.trim().to_ascii_lowercase()) {
+                return Ok(Distribution::Setting(Box::new(setting::parse(c, body)?)));
+            }
+        }
         if let Some(n) = s.strip_prefix("cmf-ketama:") {
             let points: u32 = n.parse().map_err(|_| {
                 Error::Config(format!("bad ketama points {n:?} in {s:?} (a whole number)"))
@@ -253,9 +362,12 @@ impl FromStr for Distribution {
             proxy_pool::NAME => Distribution::ProxyPool,
             _ => {
                 return Err(Error::Config(format!(
-                    "unknown distribution {s:?} (one of: {}, {})",
+                    "unknown distribution {s:?} (a profile, one of: {}; {} for a pool of \
+                     proxies; or a client's own setting, CLIENT:WORD=VALUE,... with CLIENT one of {}, see \
+                     docs/placement.md)",
                     Distribution::NAMES.join(", "),
-                    proxy_pool::NAME
+                    proxy_pool::NAME,
+                    Client::NAMES.join(", ")
                 )))
             }
         })
@@ -288,15 +400,11 @@ enum Table {
     Modulo(Modulo),
     Ketama {
         continuum: Continuum,
-        key_hash: fn(&[u8]) -> u32,
+        key_hash: KeyHash,
     },
     Rendezvous(Rendezvous),
     /// `proxy-pool`: every key on the first server.
     First,
-}
-
-fn md5_key(key: &[u8]) -> u32 {
-    hash::md5_hash(b"", key)
 }
 
 /// libmemcached's name for a server on the continuum: `host` for port 11211, else
@@ -318,6 +426,19 @@ fn host_port(addr: &ServerAddr) -> String {
     }
 }
 
+/// The name a server's points are made from.
+fn point_name(naming: Naming, s: &ServerSpec) -> String {
+    match naming {
+        Naming::Libmemcached => libmemcached_name(&s.addr),
+        Naming::LibmemcachedSpy => format!("/{}:{}", s.addr.host(), s.addr.port()),
+        Naming::HostPort => host_port(&s.addr),
+        Naming::ServerName => match &s.name {
+            Some(name) => name.clone(),
+            None => libmemcached_name(&s.addr),
+        },
+    }
+}
+
 /// The configuration error for a table that would hold `total` entries.
 fn too_large(d: &Distribution, total: u64, what: &str) -> Error {
     Error::Config(format!(
@@ -328,141 +449,119 @@ fn too_large(d: &Distribution, total: u64, what: &str) -> Error {
 
 impl Table {
     fn build(d: &Distribution, servers: &[ServerSpec]) -> Result<Table> {
-        let weights = || servers.iter().map(|s| s.weight);
-        let ones = || servers.iter().map(|_| 1u32);
         let total: u64 = servers.iter().map(|s| s.weight as u64).sum();
         let n = servers.len();
-        let modulo = |hash: ModHash, repeats: &dyn Fn() -> Vec<u32>| {
-            Modulo::new(hash, repeats().into_iter(), MAX_TABLE_ENTRIES)
-                .map(Table::Modulo)
-                .map_err(|total| too_large(d, total, ""))
-        };
-        // Room for every point of a continuum, checked before any is made.
-        let points_for = |counts: &[u64], what: &str| -> Result<Vec<(u32, u32)>> {
-            let sum: u64 = counts.iter().sum();
-            let mut pts = Vec::new();
-            if sum > MAX_TABLE_ENTRIES as u64 || pts.try_reserve_exact(sum as usize).is_err() {
-                return Err(too_large(d, sum, what));
+        let parts = d.parts();
+        // Server indices in the client's own order.
+        let mut order: Vec<usize> = (0..n).collect();
+        if parts.order == ServerOrder::TwemproxyName {
+            let names: Vec<String> = servers
+                .iter()
+                .map(|s| point_name(Naming::ServerName, s))
+                .collect();
+            order.sort_by(|&a, &b| {
+                (names[a].len(), names[a].as_bytes()).cmp(&(names[b].len(), names[b].as_bytes()))
+            });
+        }
+        let table = match parts.layout {
+            Layout::Modulo { weighted } => {
+                let repeats = order.iter().map(|&i| {
+                    let s = &servers[i];
+                    (i, if weighted { s.weight } else { 1 })
+                });
+                Modulo::new(parts.hash, repeats, MAX_TABLE_ENTRIES)
+                    .map(Table::Modulo)
+                    .map_err(|total| too_large(d, total, ""))?
             }
-            Ok(pts)
-        };
-        let table = match d {
-            Distribution::CacheMemcached | Distribution::WhalinNewCompat => {
-                modulo(ModHash::Crc15, &|| weights().collect())?
-            }
-            Distribution::PythonMemcached => modulo(ModHash::Crc15OrOne, &|| weights().collect())?,
-            Distribution::WhalinNative => modulo(ModHash::JavaString, &|| weights().collect())?,
-            Distribution::WhalinOldCompat => modulo(ModHash::OldCompat, &|| weights().collect())?,
-            Distribution::LibmemcachedModula => modulo(ModHash::OneAtATime, &|| ones().collect())?,
-            Distribution::CmfKetama { points } => {
-                // `(int)(points × weight + 0.5)`, computed where it cannot overflow.
-                let counts: Vec<u64> = servers
-                    .iter()
-                    .map(|s| (*points as f64 * s.weight as f64 + 0.5) as u64)
-                    .collect();
-                let mut pts = points_for(&counts, " and ketama points")?;
-                for (i, (s, &count)) in servers.iter().zip(&counts).enumerate() {
-                    let host = s.addr.host();
-                    let port = s.addr.port().to_string();
-                    ketama::add_cmf_points(
-                        &mut pts,
-                        i as u32,
-                        host.as_bytes(),
-                        port.as_bytes(),
-                        count as u32,
-                    );
-                }
-                Table::Ketama {
-                    continuum: Continuum::build(pts, Collision::FirstWins),
-                    key_hash: hash::crc32,
-                }
-            }
-            Distribution::LibmemcachedKetama | Distribution::LibmemcachedKetamaSpy => {
-                let spy = matches!(d, Distribution::LibmemcachedKetamaSpy);
-                let mut pts = points_for(&vec![100; n], "")?;
-                for (i, s) in servers.iter().enumerate() {
-                    let name = if spy {
-                        format!("/{}:{}", s.addr.host(), s.addr.port())
-                    } else {
-                        libmemcached_name(&s.addr)
-                    };
-                    ketama::add_single_points(
-                        &mut pts,
-                        i as u32,
-                        name.as_bytes(),
-                        100,
-                        hash::one_at_a_time,
-                    );
-                }
-                Table::Ketama {
-                    continuum: Continuum::build(pts, Collision::FirstWins),
-                    key_hash: hash::one_at_a_time,
-                }
-            }
-            Distribution::LibmemcachedKetamaWeighted | Distribution::TwemproxyKetama => {
-                let named = matches!(d, Distribution::TwemproxyKetama);
-                let counts: Vec<u64> = servers
-                    .iter()
-                    .map(|s| ketama::weighted_points(s.weight, total, n).into())
-                    .collect();
-                let mut pts = points_for(&counts, "")?;
-                for (i, (s, &count)) in servers.iter().zip(&counts).enumerate() {
-                    let name = match &s.name {
-                        Some(name) if named => name.clone(),
-                        _ => libmemcached_name(&s.addr),
-                    };
-                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count as u32);
-                }
-                Table::Ketama {
-                    continuum: Continuum::build(pts, Collision::FirstWins),
-                    key_hash: md5_key,
-                }
-            }
-            Distribution::SpymemcachedKetama => {
+            Layout::First => Table::First,
+            Layout::Rendezvous => Table::Rendezvous(Rendezvous::new(
+                servers.iter().map(|s| host_port(&s.addr)).collect(),
+            )),
+            Layout::Continuum {
+                points,
+                naming,
+                collision,
+            } => {
+                let points = match points {
+                    Points::LibmemcachedWeightedIfAnyAboveOne => {
+                        if servers.iter().any(|s| s.weight > 1) {
+                            Points::Md5(Md5Count::Float)
+                        } else {
+                            Points::PerName {
+                                count: 100,
+                                hash: parts.hash,
+                            }
+                        }
+                    }
+                    p => p,
+                };
                 let equal = servers.iter().all(|s| s.weight == servers[0].weight);
                 let counts: Vec<u64> = servers
                     .iter()
-                    .map(|s| {
-                        if equal {
-                            160
-                        } else {
+                    .map(|s| match points {
+                        Points::PerName { count, .. } => count as u64,
+                        Points::Md5(Md5Count::Fixed(c)) => c as u64,
+                        Points::Md5(Md5Count::EqualOrFloat) if equal => 160,
+                        Points::Md5(Md5Count::Float | Md5Count::EqualOrFloat) => {
                             ketama::weighted_points(s.weight, total, n).into()
                         }
+                        Points::Md5(Md5Count::Whalin) => {
+                            let factor = ((40 * n as u64 * s.weight as u64) as f64 / total as f64)
+                                .floor() as u64;
+                            factor * 4
+                        }
+                        // `(int)(points × weight + 0.5)`, computed where it cannot overflow.
+                        Points::Cmf { points } => (points as f64 * s.weight as f64 + 0.5) as u64,
+                        Points::LibmemcachedWeightedIfAnyAboveOne => 0,
                     })
                     .collect();
-                let mut pts = points_for(&counts, "")?;
-                for (i, (s, &count)) in servers.iter().zip(&counts).enumerate() {
-                    let name = host_port(&s.addr);
-                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count as u32);
+                // Room for every point of the continuum, checked before any is made.
+                let sum: u64 = counts.iter().sum();
+                let mut pts = Vec::new();
+                let what = if matches!(points, Points::Cmf { .. }) {
+                    " and ketama points"
+                } else {
+                    ""
+                };
+                if sum > MAX_TABLE_ENTRIES as u64 || pts.try_reserve_exact(sum as usize).is_err() {
+                    return Err(too_large(d, sum, what));
+                }
+                for &i in &order {
+                    let (s, count) = (&servers[i], counts[i]);
+                    let i = i as u32;
+                    match points {
+                        Points::Cmf { .. } => {
+                            let host = s.addr.host();
+                            let port = s.addr.port().to_string();
+                            ketama::add_cmf_points(
+                                &mut pts,
+                                i,
+                                host.as_bytes(),
+                                port.as_bytes(),
+                                count as u32,
+                            );
+                        }
+                        Points::PerName { hash, .. } => {
+                            let name = point_name(naming, s);
+                            ketama::add_single_points(
+                                &mut pts,
+                                i,
+                                name.as_bytes(),
+                                count as u32,
+                                hash,
+                            );
+                        }
+                        _ => {
+                            let name = point_name(naming, s);
+                            ketama::add_md5_points(&mut pts, i, name.as_bytes(), count as u32);
+                        }
+                    }
                 }
                 Table::Ketama {
-                    continuum: Continuum::build(pts, Collision::LastWins),
-                    key_hash: md5_key,
+                    continuum: Continuum::build(pts, collision),
+                    key_hash: parts.hash,
                 }
             }
-            Distribution::WhalinConsistent => {
-                let counts: Vec<u64> = servers
-                    .iter()
-                    .map(|s| {
-                        let factor = ((40 * n as u64 * s.weight as u64) as f64 / total as f64)
-                            .floor() as u64;
-                        factor * 4
-                    })
-                    .collect();
-                let mut pts = points_for(&counts, "")?;
-                for (i, (s, &count)) in servers.iter().zip(&counts).enumerate() {
-                    let name = host_port(&s.addr);
-                    ketama::add_md5_points(&mut pts, i as u32, name.as_bytes(), count as u32);
-                }
-                Table::Ketama {
-                    continuum: Continuum::build(pts, Collision::LastWins),
-                    key_hash: md5_key,
-                }
-            }
-            Distribution::PymemcacheRendezvous => Table::Rendezvous(Rendezvous::new(
-                servers.iter().map(|s| host_port(&s.addr)).collect(),
-            )),
-            Distribution::ProxyPool => Table::First,
         };
         let empty = match &table {
             Table::Modulo(m) => m.len() == 0,
@@ -483,7 +582,7 @@ impl Table {
             Table::Ketama {
                 continuum,
                 key_hash,
-            } => continuum.find(key_hash(key)),
+            } => continuum.find(key_hash.hash(key)),
             Table::Rendezvous(r) => r.locate_among(key, &|_| true).unwrap_or(0),
             Table::First => 0,
         }

@@ -2,60 +2,31 @@
 //! `weight` times (Cache::Memcached, python-memcached, Whalin) or once (libmemcached).
 
 use super::hash;
-
-/// The hash a modulo profile applies to the key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ModHash {
-    /// `(crc32 >> 16) & 0x7fff` (Cache::Memcached, Whalin `NEW_COMPAT_HASH`).
-    Crc15,
-    /// The same, but 0 becomes 1 (python-memcached's `or 1`).
-    Crc15OrOne,
-    /// libmemcached's one-at-a-time with sign-extended bytes.
-    OneAtATime,
-    /// Java `String.hashCode` (Whalin `NATIVE_HASH`).
-    JavaString,
-    /// `h*33 + c` in a Java long (Whalin `OLD_COMPAT_HASH`).
-    OldCompat,
-}
-
-impl ModHash {
-    /// The hash of `prefix + key` as a signed 64-bit value (what the Java clients take `%` of).
-    fn hash(self, prefix: &[u8], key: &[u8]) -> i64 {
-        match self {
-            ModHash::Crc15 => hash::crc15(prefix, key) as i64,
-            ModHash::Crc15OrOne => hash::crc15(prefix, key).max(1) as i64,
-            ModHash::OneAtATime => {
-                debug_assert!(prefix.is_empty());
-                hash::one_at_a_time(key) as i64
-            }
-            ModHash::JavaString => hash::java_string_hash(prefix, key) as i64,
-            ModHash::OldCompat => hash::whalin_old_compat_hash(prefix, key),
-        }
-    }
-}
+use super::parts::KeyHash;
 
 /// A bucket list: bucket `b` holds server `buckets[b]`.
 #[derive(Clone, Debug)]
 pub(crate) struct Modulo {
-    hash: ModHash,
+    hash: KeyHash,
     buckets: Vec<u32>,
 }
 
 impl Modulo {
-    /// Buckets from per-server repeat counts (the weight, or 1 when weights are ignored),
+    /// Buckets from (server index, repeat count) in bucket order (the count is the weight, or
+    /// 1 when weights are ignored),
     /// in a list of at most `max` buckets: `Err(total)` (the buckets the counts ask for)
     /// when they ask for more, or when the memory cannot be had.
     pub(crate) fn new(
-        hash: ModHash,
-        repeats: impl Iterator<Item = u32> + Clone,
+        hash: KeyHash,
+        repeats: impl Iterator<Item = (usize, u32)> + Clone,
         max: usize,
     ) -> Result<Modulo, u64> {
-        let total: u64 = repeats.clone().map(u64::from).sum();
+        let total: u64 = repeats.clone().map(|(_, r)| u64::from(r)).sum();
         let mut buckets = Vec::new();
         if total > max as u64 || buckets.try_reserve_exact(total as usize).is_err() {
             return Err(total);
         }
-        for (i, r) in repeats.enumerate() {
+        for (i, r) in repeats {
             buckets.extend(std::iter::repeat(i as u32).take(r as usize));
         }
         Ok(Modulo { hash, buckets })
@@ -70,7 +41,7 @@ impl Modulo {
     /// Whalin negates a negative bucket).
     fn bucket(&self, prefix: &[u8], key: &[u8]) -> usize {
         let n = self.buckets.len() as i64;
-        (self.hash.hash(prefix, key) % n).unsigned_abs() as usize
+        (self.hash.hash_signed(prefix, key) % n).unsigned_abs() as usize
     }
 
     /// The server for `key`.

@@ -142,3 +142,56 @@ fn cache_memcached_rehash_is_its_tries_loop() {
         );
     }
 }
+
+#[test]
+fn client_settings_parse_print_back_and_refuse_unknown_words() {
+    for s in [
+        "pylibmc:distribution=consistent",
+        "pylibmc:ketama=1,hash=md5",
+        "libmemcached:hash=md5,distribution=modula",
+        "libmemcached:ketama_weighted=1,distribution=consistent_ketama_spy",
+        "twemproxy:hash=fnv1a_64,distribution=ketama",
+        "spymemcached:locator=array_mod,hash=native",
+    ] {
+        let d: Distribution = s.parse().unwrap();
+        assert_eq!(d.to_string(), s);
+        assert_eq!(d.to_string().parse::<Distribution>().unwrap(), d);
+        assert!(!d.has_legacy_rehash());
+    }
+    // The C API's own spelling means the same.
+    assert_eq!(
+        "libmemcached:MEMCACHED_BEHAVIOR_HASH=MEMCACHED_HASH_MD5,MEMCACHED_BEHAVIOR_KETAMA=1"
+            .parse::<Distribution>()
+            .unwrap()
+            .parts(),
+        "libmemcached:hash=md5,ketama=1"
+            .parse::<Distribution>()
+            .unwrap()
+            .parts()
+    );
+    // pylibmc's order is its own, not the order written; libmemcached's is the order written.
+    let p = |s: &str| s.parse::<Distribution>().unwrap().parts();
+    assert_eq!(
+        p("pylibmc:hash=md5,ketama=1"),
+        p("pylibmc:ketama=1,hash=md5")
+    );
+    assert_ne!(
+        p("libmemcached:hash=md5,ketama=1"),
+        p("libmemcached:ketama=1,hash=md5")
+    );
+    for (bad, want) in [
+        ("libmemcached:hash=hsieh", "built without"),
+        ("libmemcached:distribution=random", "not placement"),
+        ("twemproxy:distribution=random", "not placement"),
+        ("twemproxy:hash=crc16", "one_at_a_time"),
+        ("spymemcached:hash=nope", "native"),
+        ("pylibmc:ketama", "WORD=VALUE"),
+        ("pylibmc:ketama=maybe", "true"),
+        ("libmemcached:nope=1", "ketama_weighted"),
+    ] {
+        match bad.parse::<Distribution>() {
+            Err(crate::Error::Config(m)) => assert!(m.contains(want), "{bad}: {m}"),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+}

@@ -8,6 +8,10 @@
  *         (MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED) | consistent | ketama-spy
  *         (MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY) | weighted-distribution
  *         (MEMCACHED_DISTRIBUTION_CONSISTENT_WEIGHTED)
+ *       | set:NAME=VALUE,... (memcached_behavior_set calls in this order, after the servers are
+ *         added: hash=md5|crc|fnv1_64|fnv1a_64|fnv1_32|fnv1a_32|hsieh|murmur|jenkins|default,
+ *         ketama=0|1, ketama_weighted=0|1, distribution=modula|consistent|consistent_ketama|
+ *         consistent_ketama_spy|consistent_weighted)
  *
  * Build: cc -O2 -o place-libmemcached place-libmemcached.c -lmemcached
  */
@@ -15,6 +19,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct word {
+  const char *name;
+  uint64_t value;
+};
+
+static const struct word hashes[] = {
+    {"default", MEMCACHED_HASH_DEFAULT}, {"md5", MEMCACHED_HASH_MD5},
+    {"crc", MEMCACHED_HASH_CRC}, {"fnv1_64", MEMCACHED_HASH_FNV1_64},
+    {"fnv1a_64", MEMCACHED_HASH_FNV1A_64}, {"fnv1_32", MEMCACHED_HASH_FNV1_32},
+    {"fnv1a_32", MEMCACHED_HASH_FNV1A_32}, {"hsieh", MEMCACHED_HASH_HSIEH},
+    {"murmur", MEMCACHED_HASH_MURMUR}, {"jenkins", MEMCACHED_HASH_JENKINS}, {NULL, 0}};
+
+static const struct word distributions[] = {
+    {"modula", MEMCACHED_DISTRIBUTION_MODULA},
+    {"consistent", MEMCACHED_DISTRIBUTION_CONSISTENT},
+    {"consistent_ketama", MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA},
+    {"consistent_ketama_spy", MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY},
+    {"consistent_weighted", MEMCACHED_DISTRIBUTION_CONSISTENT_WEIGHTED},
+    {NULL, 0}};
+
+static uint64_t lookup(const struct word *w, const char *name)
+{
+  for (; w->name; w++)
+    if (strcmp(w->name, name) == 0)
+      return w->value;
+  fprintf(stderr, "unknown value %s\n", name);
+  exit(2);
+}
 
 static void check(memcached_return_t rc, const char *what)
 {
@@ -49,7 +82,34 @@ int main(int argc, char **argv)
       ws = strtok_r(NULL, ",", &wsave);
     check(memcached_server_add_with_weight(memc, s, (in_port_t)port, w), "server_add");
   }
-  if (strcmp(mode, "modula") == 0) {
+  if (strncmp(mode, "set:", 4) == 0) {
+    char *list = strdup(mode + 4), *lsave = NULL;
+    for (char *t = strtok_r(list, ",", &lsave); t; t = strtok_r(NULL, ",", &lsave)) {
+      char *eq = strchr(t, '=');
+      if (!eq) {
+        fprintf(stderr, "bad behavior %s\n", t);
+        return 2;
+      }
+      *eq = 0;
+      const char *v = eq + 1;
+      memcached_return_t rc;
+      if (strcmp(t, "hash") == 0)
+        rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, lookup(hashes, v));
+      else if (strcmp(t, "ketama") == 0)
+        rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_KETAMA, (uint64_t)atoi(v));
+      else if (strcmp(t, "ketama_weighted") == 0)
+        rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, (uint64_t)atoi(v));
+      else if (strcmp(t, "distribution") == 0)
+        rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION,
+                                    lookup(distributions, v));
+      else {
+        fprintf(stderr, "unknown behavior %s\n", t);
+        return 2;
+      }
+      check(rc, t);
+    }
+    free(list);
+  } else if (strcmp(mode, "modula") == 0) {
     check(memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION,
                                  MEMCACHED_DISTRIBUTION_MODULA), "modula");
   } else if (strcmp(mode, "modula-crc") == 0) {

@@ -3,7 +3,8 @@
 KEY<TAB>HOST:PORT per key, in input order. Servers must be running, empty memcached
 instances: keys are stored through the library, then each server is probed.
 
---behaviors takes pylibmc behaviors as JSON, e.g. '{"ketama": true}'."""
+--behaviors takes pylibmc behaviors as JSON, e.g. '{"ketama": true}'. With --weights,
+servers are given to pylibmc as "host:port:weight"."""
 import json
 
 import mcprobe
@@ -16,7 +17,10 @@ servers, weights = mcprobe.servers_weights(args)
 keys = mcprobe.read_keys(args.keys)
 for s in servers:
     mcprobe.flush(s)
-spec = ["%s:%d" % mcprobe.host_port(s) for s in servers]
+# Weights as pylibmc takes them, "host:port:weight" (only when given, so the older cases
+# run exactly as before).
+spec = ["%s:%d" % mcprobe.host_port(s) + (":%d" % w if args.weights else "")
+        for s, w in zip(servers, weights)]
 mc = pylibmc.Client(spec, binary=False, behaviors=json.loads(args.behaviors))
 for k in keys:
     if not mc.set(k, b"1"):

@@ -97,6 +97,7 @@ def cases():
         add("whalin-" + alg, "whalin", ["--alg", alg, "--no-sanitize"], (5,), (3,),
             extra={"sanitize": "off"})
     add("pymemcache-rendezvous", "pymemcache", [], all_n)
+    settings(add, all_n)
     # Legacy rehash: one server is not running; the library picks another by its own formula.
     for n, dead in ((3, 0), (5, 2), (10, 7)):
         add("cache-memcached", "perl-cm", ["--dead", str(dead)], (n,), (n,),
@@ -104,6 +105,41 @@ def cases():
         add("python-memcached", "python-memcached", ["--dead", str(dead)], (n,), (n,),
             extra={"dead": str(dead)})
     return c
+
+
+def settings(add, all_n):
+    """Client settings in the client's own words (the case name is the setting mcpool parses;
+    it must parse to the same placement). Settings whose client ignores weights get one
+    weighted case (5w) to prove it; the others 3w and 10w."""
+    # libmemcached: memcached_behavior_set calls in this order, after the servers are added.
+    for h in ("md5", "crc", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "murmur", "jenkins"):
+        b = "hash=%s,distribution=modula" % h
+        add("libmemcached:" + b, "libmemcached", ["set:" + b], all_n, (5,))
+    for b, weighted in (("hash=md5,ketama=1", (5,)), ("ketama=1,hash=md5", (5,)),
+                        ("distribution=consistent", (5,)),
+                        ("ketama_weighted=1,distribution=consistent_ketama_spy", (3, 10)),
+                        ("hash=fnv1a_32,distribution=consistent_weighted", (3, 10))):
+        add("libmemcached:" + b, "libmemcached", ["set:" + b], all_n, weighted)
+    # pylibmc: behaviors dict, applied before the servers are added.
+    for b, js in (("distribution=consistent", '{"distribution": "consistent"}'),
+                  ("ketama=1,hash=md5", '{"ketama": true, "hash": "md5"}'),
+                  ("hash=md5", '{"hash": "md5"}'),
+                  ("ketama_weighted=1", '{"ketama_weighted": true}')):
+        add("pylibmc:" + b, "pylibmc", ["--behaviors", js], all_n, (3, 10))
+    # twemproxy: every hash with ketama (servers with names, and without) and modula.
+    for h in ("fnv1a_64", "fnv1_64", "fnv1a_32", "fnv1_32", "crc32", "crc32a", "md5",
+              "one_at_a_time", "hsieh", "murmur", "jenkins"):
+        for d in ("ketama", "modula"):
+            name = "twemproxy:hash=%s,distribution=%s" % (h, d)
+            dargs = ["--hash", h, "--distribution", d]
+            add(name, "twemproxy", dargs, all_n, (10,), named=True)
+            if d == "ketama":
+                add(name, "twemproxy", dargs, (3,), (5,))
+    # spymemcached: ConnectionFactoryBuilder locator x DefaultHashAlgorithm (no weights).
+    for loc, lw in (("ARRAY_MOD", "array_mod"), ("CONSISTENT", "consistent")):
+        for h in ("NATIVE", "CRC", "FNV1_64", "FNV1A_64", "FNV1_32", "FNV1A_32", "KETAMA"):
+            add("spymemcached:locator=%s,hash=%s" % (lw, h.lower()), "spy-settings",
+                [loc, h + "_HASH"], all_n, (5,))
 
 
 def have(cmd):
@@ -167,6 +203,11 @@ class Libs:
         else:
             self.label["spymemcached"] = "spymemcached " + version(
                 ["dpkg-query", "-W", "-f", "${Version}", "libspymemcached-java"])
+        if "spymemcached" in self.missing or not have(
+                ["javac", "-d", cls, "-cp", SPY_JAR, os.path.join(HERE, "PlaceSpySettings.java")]):
+            self.missing["spy-settings"] = "spymemcached (Debian: libspymemcached-java, a JDK)"
+        else:
+            self.label["spy-settings"] = self.label["spymemcached"]
         if shutil.which("nutcracker") is None:
             self.missing["twemproxy"] = "twemproxy (Debian: nutcracker)"
         else:
@@ -194,7 +235,7 @@ class Libs:
 
 
 NEEDS_SERVERS = {"perl-cm", "perl-cmf", "python-memcached", "pylibmc", "pymemcache",
-                 "twemproxy", "spymemcached"}
+                 "twemproxy", "spymemcached", "spy-settings"}
 
 
 def start_memcached(addrs):
@@ -236,6 +277,8 @@ def main():
     ap.add_argument("--keys", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", help="comma-separated library ids")
+    ap.add_argument("--out-settings",
+                    help="write the client-setting cases (CLIENT:...) here instead of --out")
     args = ap.parse_args()
     keys = [k for k in open(args.keys, "rb").read().split(b"\n") if k]
     only = set(args.only.split(",")) if args.only else None
@@ -259,17 +302,42 @@ def main():
         addrs = sorted({a for c in todo if c[1] in NEEDS_SERVERS for a in
                         (":".join(s.split(":")[:2]) for s in server_set(c[3]))})
         procs = start_memcached(addrs)
+        # spymemcached settings: every case in one JVM (a JVM per case would take a minute).
+        batched = {}
+        spy = [c for c in todo if c[1] == "spy-settings"]
+        if spy:
+            t0 = time.time()
+            java = ["java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp",
+                    os.path.join(build, "java") + ":" + SPY_JAR, "PlaceSpySettings", args.keys]
+            jobs = ["%s/%s/%s" % (c[2][0], c[2][1], ",".join(server_set(c[3]))) for c in spy]
+            r = subprocess.run(java + jobs, capture_output=True)
+            if r.returncode != 0:
+                sys.exit("PlaceSpySettings failed:\n" + r.stderr.decode(errors="replace"))
+            lines = r.stdout.split(b"\n")[:-1]
+            if len(lines) != len(keys) * len(spy):
+                sys.exit("PlaceSpySettings printed %d lines for %d jobs" % (len(lines), len(spy)))
+            for i, c in enumerate(spy):
+                batched[id(c)] = lines[i * len(keys):(i + 1) * len(keys)]
+            print("spymemcached settings: %d cases in one JVM, %.2fs" % (len(spy), time.time() - t0),
+                  file=sys.stderr, flush=True)
         out = []
-        for profile, lib, dargs, n, weights, named, extra in todo:
+        out_settings = []
+        for case in todo:
+            profile, lib, dargs, n, weights, named, extra = case
             dead = int(extra["dead"]) if "dead" in extra else None
             servers = server_set(n, named, dead)
-            cmd = libs.command(lib, dargs, servers, weights)
             t0 = time.time()
-            r = subprocess.run(cmd, input=b"\n".join(keys) + b"\n", capture_output=True)
-            if r.returncode != 0:
-                sys.exit("driver failed: %s\n%s" % (" ".join(cmd), r.stderr.decode(errors="replace")))
+            if id(case) in batched:
+                cmd = ["PlaceSpySettings"] + dargs
+                lines = batched[id(case)]
+            else:
+                cmd = libs.command(lib, dargs, servers, weights)
+                r = subprocess.run(cmd, input=b"\n".join(keys) + b"\n", capture_output=True)
+                if r.returncode != 0:
+                    sys.exit("driver failed: %s\n%s" % (" ".join(cmd),
+                                                         r.stderr.decode(errors="replace")))
+                lines = r.stdout.split(b"\n")[:-1]
             index = {":".join(s.split(":")[:2]): i for i, s in enumerate(servers)}
-            lines = r.stdout.split(b"\n")[:-1]
             if len(lines) != len(keys):
                 sys.exit("driver printed %d lines for %d keys: %s" % (len(lines), len(keys), " ".join(cmd)))
             expect = []
@@ -285,15 +353,19 @@ def main():
                 if f in extra:
                     block.append("%s %s" % (f, extra[f]))
             block += ["expect " + "".join(expect), "end", ""]
-            out.append("\n".join(block))
+            setting = ":" in profile and not profile.startswith("cmf-ketama:")
+            (out_settings if setting and args.out_settings else out).append("\n".join(block))
             print("%-30s %-18s n=%-2d %s %.2fs" % (profile, lib, n, "weighted" if weights else "",
                                                    time.time() - t0), file=sys.stderr, flush=True)
-        with open(args.out, "w") as f:
-            f.write("# Placement fixtures: generated by tools/placement/generate-fixtures.sh "
-                    "from the real client libraries. Do not edit.\n")
-            f.write("# keys: tests/fixtures/placement/keys.txt (one per line); expect: one "
-                    "server index (0-9a-z) per key, in key order.\n\n")
-            f.write("".join(out))
+        for path, blocks in ((args.out, out), (args.out_settings, out_settings)):
+            if not path:
+                continue
+            with open(path, "w") as f:
+                f.write("# Placement fixtures: generated by tools/placement/generate-fixtures.sh "
+                        "from the real client libraries. Do not edit.\n")
+                f.write("# keys: tests/fixtures/placement/keys.txt (one per line); expect: one "
+                        "server index (0-9a-z) per key, in key order.\n\n")
+                f.write("".join(blocks))
         return 3 if libs.missing else 0
     finally:
         stop(procs)

@@ -34,13 +34,17 @@ usage: mcpool --servers A,B,C [--weights 1,2,1] --distribution PROFILE [--ketama
               [--no-sanitize-keys] ring [OPTIONS]
 
 Prints KEY<TAB>HOST:PORT for each key (one per line; stdin when no --keys), in input order.
-No network I/O. Servers are HOST:PORT, or HOST:PORT:NAME for twemproxy-ketama.
+No network I/O. Servers are HOST:PORT, or HOST:PORT:NAME for twemproxy.
+PROFILE is a profile name or a client's own setting, CLIENT:WORD=VALUE,... e.g.
+pylibmc:ketama=1,hash=md5, libmemcached:hash=md5,distribution=modula,
+twemproxy:hash=fnv1a_64,distribution=ketama, spymemcached:locator=array_mod,hash=native
+(every word: docs/placement.md).
 
 options:
   --keys FILE                 read keys from FILE instead of stdin
   --compare-servers A,B,...   report the keys that move to this server list, and the balance
   --compare-weights W,W,...   weights for --compare-servers (default: all 1)
-  --compare-distribution P    report the keys that move to profile P (same servers)
+  --compare-distribution P    report the keys that move to profile or setting P (same servers)
   --random N                  for a comparison without --keys: N generated keys (100000)
   --bench                     ns per lookup and build time, 10/100/1000 servers, every profile
   --bench-sizes N,N,...       server counts for --bench (default 10,100,1000)

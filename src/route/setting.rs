@@ -1,0 +1,472 @@
+//! Client settings in the old client's own words, e.g. `pylibmc:ketama=1,hash=md5` or
+//! `twemproxy:hash=fnv1a_64,distribution=ketama`, resolved to [`Parts`] the way that client
+//! resolves them (libmemcached applies behaviors in the order written, after the servers are
+//! added; pylibmc applies its behaviors in its own fixed order, before the servers).
+//! The syntax and every accepted word are in `docs/placement.md`.
+
+use super::hash::Fnv;
+use super::parts::{Collision, KeyHash, Layout, Md5Count, Naming, Parts, Points, ServerOrder};
+use crate::error::{Error, Result};
+
+/// The client whose vocabulary a setting is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Client {
+    /// pylibmc `behaviors={...}` (libmemcached underneath, behaviors before servers).
+    Pylibmc,
+    /// libmemcached `memcached_behavior_set` calls, in order, after the servers are added.
+    Libmemcached,
+    /// twemproxy (nutcracker) pool `hash:` and `distribution:`.
+    Twemproxy,
+    /// spymemcached `ConnectionFactoryBuilder` locator and `DefaultHashAlgorithm`.
+    Spymemcached,
+}
+
+impl Client {
+    /// Every client prefix accepted before the `:`.
+    pub const NAMES: &'static [&'static str] =
+        &["pylibmc", "libmemcached", "twemproxy", "spymemcached"];
+
+    /// The prefix (`"pylibmc"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Client::Pylibmc => "pylibmc",
+            Client::Libmemcached => "libmemcached",
+            Client::Twemproxy => "twemproxy",
+            Client::Spymemcached => "spymemcached",
+        }
+    }
+
+    /// The client named `s` (`nutcracker` is `twemproxy`).
+    pub fn from_name(s: &str) -> Option<Client> {
+        Some(match s {
+            "pylibmc" => Client::Pylibmc,
+            "libmemcached" => Client::Libmemcached,
+            "twemproxy" | "nutcracker" => Client::Twemproxy,
+            "spymemcached" => Client::Spymemcached,
+            _ => return None,
+        })
+    }
+}
+
+/// A parsed client setting: the client, its normalized text, and what it resolves to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Setting {
+    client: Client,
+    text: String,
+    parts: Parts,
+}
+
+impl Setting {
+    /// The client the setting is written for.
+    pub fn client(&self) -> Client {
+        self.client
+    }
+
+    /// The normalized text (`client:word=value,...`), which parses back to the same setting.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// What it resolves to.
+    pub fn parts(&self) -> Parts {
+        self.parts
+    }
+}
+
+const LM_HASHES: &[&str] = &[
+    "default", "md5", "crc", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "murmur", "jenkins",
+];
+const LM_DISTRIBUTIONS: &[&str] = &[
+    "modula",
+    "consistent",
+    "consistent_ketama",
+    "consistent_ketama_spy",
+    "consistent_weighted",
+];
+const LM_WORDS: &[&str] = &["hash", "ketama", "ketama_weighted", "distribution"];
+const TW_HASHES: &[&str] = &[
+    "one_at_a_time",
+    "md5",
+    "crc32",
+    "crc32a",
+    "fnv1_64",
+    "fnv1a_64",
+    "fnv1_32",
+    "fnv1a_32",
+    "hsieh",
+    "murmur",
+    "jenkins",
+];
+const TW_DISTRIBUTIONS: &[&str] = &["ketama", "modula"];
+const TW_WORDS: &[&str] = &["hash", "distribution"];
+const SPY_HASHES: &[&str] = &[
+    "native", "crc", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "ketama",
+];
+const SPY_LOCATORS: &[&str] = &["array_mod", "consistent"];
+const SPY_WORDS: &[&str] = &["locator", "hash"];
+
+fn bad_word(client: Client, word: &str, valid: &[&str]) -> Error {
+    Error::Config(format!(
+        "{}: unknown setting {word:?} (one of: {})",
+        client.name(),
+        valid.join(", ")
+    ))
+}
+
+fn bad_value(client: Client, word: &str, value: &str, valid: &[&str]) -> Error {
+    Error::Config(format!(
+        "{}: {word}={value:?} is not a setting mcpool reproduces (one of: {})",
+        client.name(),
+        valid.join(", ")
+    ))
+}
+
+fn flag(client: Client, word: &str, value: &str) -> Result<bool> {
+    match value {
+        "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err(bad_value(client, word, value, &["1", "0", "true", "false"])),
+    }
+}
+
+/// Lower case, `-` and spaces as `_`, and the C API prefixes (`MEMCACHED_BEHAVIOR_`,
+/// `MEMCACHED_HASH_`, `MEMCACHED_DISTRIBUTION_`, a trailing `_HASH` of spymemcached's
+/// `DefaultHashAlgorithm`) left out.
+fn normalize(client: Client, word: &str, value: &str) -> (String, String) {
+    let norm = |s: &str| s.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+    let mut w = norm(word);
+    let mut v = norm(value);
+    if let Some(rest) = w.strip_prefix("memcached_behavior_") {
+        w = rest.to_owned();
+    }
+    for p in [
+        "memcached_hash_",
+        "memcached_distribution_",
+        "hash_",
+        "dist_",
+    ] {
+        if let Some(rest) = v.strip_prefix(p) {
+            v = rest.to_owned();
+        }
+    }
+    if client == Client::Spymemcached {
+        if let Some(rest) = v.strip_suffix("_hash") {
+            v = rest.to_owned();
+        }
+    }
+    (w, v)
+}
+
+/// libmemcached's placement state (`Memcached::distribution`, `ketama.weighted_`, the key
+/// hash), changed as `memcached_behavior_set` changes it in libmemcached 1.1.4.
+#[derive(Clone, Copy, PartialEq)]
+enum LmDist {
+    Modula,
+    Consistent,
+    Spy,
+}
+
+struct Lm {
+    dist: LmDist,
+    weighted: bool,
+    hash: KeyHash,
+    /// The key hash when the continuum was last built: `MEMCACHED_BEHAVIOR_HASH` does not
+    /// rebuild it (`run_distribution`), every distribution change does. So `ketama=1` then
+    /// `hash=md5` hashes the points with one-at-a-time and the keys with MD5.
+    point_hash: KeyHash,
+}
+
+impl Lm {
+    fn new() -> Lm {
+        Lm {
+            dist: LmDist::Modula,
+            weighted: false,
+            hash: KeyHash::OneAtATime,
+            point_hash: KeyHash::OneAtATime,
+        }
+    }
+
+    fn apply(&mut self, client: Client, word: &str, value: &str) -> Result<()> {
+        if word != "hash" {
+            // Every other behavior here sets the distribution, which rebuilds the continuum
+            // with the key hash in force after it (KETAMA_WEIGHTED sets MD5 first).
+            let r = self.apply_inner(client, word, value);
+            self.point_hash = self.hash;
+            return r;
+        }
+        self.apply_inner(client, word, value)
+    }
+
+    fn apply_inner(&mut self, client: Client, word: &str, value: &str) -> Result<()> {
+        match word {
+            "hash" => {
+                self.hash = match value {
+                    "default" => KeyHash::OneAtATime,
+                    "md5" => KeyHash::Md5,
+                    "crc" => KeyHash::Crc15,
+                    "fnv1_64" => KeyHash::Fnv(Fnv::Fnv1_64),
+                    "fnv1a_64" => KeyHash::Fnv(Fnv::Fnv1a_64),
+                    "fnv1_32" => KeyHash::Fnv(Fnv::Fnv1_32),
+                    "fnv1a_32" => KeyHash::Fnv(Fnv::Fnv1a_32),
+                    "murmur" => KeyHash::Murmur,
+                    "jenkins" => KeyHash::Jenkins,
+                    "hsieh" => {
+                        return Err(Error::Config(format!(
+                            "{}: hash=hsieh: Debian's libmemcached 1.1.4 is built without \
+                             it (memcached_behavior_set refuses MEMCACHED_HASH_HSIEH), so no \
+                             client of it places keys that way (one of: {})",
+                            client.name(),
+                            LM_HASHES.join(", ")
+                        )))
+                    }
+                    _ => return Err(bad_value(client, word, value, LM_HASHES)),
+                }
+            }
+            // MEMCACHED_BEHAVIOR_KETAMA: on sets CONSISTENT_KETAMA (weighted off), off MODULA.
+            "ketama" => {
+                if flag(client, word, value)? {
+                    self.dist = LmDist::Consistent;
+                    self.weighted = false;
+                } else {
+                    self.dist = LmDist::Modula;
+                }
+            }
+            // KETAMA_WEIGHTED on: key hash MD5, CONSISTENT_WEIGHTED (weighted on); off acts
+            // as KETAMA on.
+            "ketama_weighted" => {
+                if flag(client, word, value)? {
+                    self.hash = KeyHash::Md5;
+                    self.dist = LmDist::Consistent;
+                    self.weighted = true;
+                } else {
+                    self.dist = LmDist::Consistent;
+                    self.weighted = false;
+                }
+            }
+            "distribution" => match value {
+                "modula" => self.dist = LmDist::Modula,
+                "consistent" | "consistent_ketama" => {
+                    self.dist = LmDist::Consistent;
+                    self.weighted = false;
+                }
+                // Leaves `weighted` as it was.
+                "consistent_ketama_spy" => self.dist = LmDist::Spy,
+                "consistent_weighted" => {
+                    self.dist = LmDist::Consistent;
+                    self.weighted = true;
+                }
+                "random" => {
+                    return Err(Error::Config(format!(
+                        "{}: distribution=random is not placement (every call picks a server \
+                         at random); one of: {}",
+                        client.name(),
+                        LM_DISTRIBUTIONS.join(", ")
+                    )))
+                }
+                _ => return Err(bad_value(client, word, value, LM_DISTRIBUTIONS)),
+            },
+            _ => return Err(bad_word(client, word, LM_WORDS)),
+        }
+        Ok(())
+    }
+
+    /// The placement once the servers are in: added before the behaviors (`servers_first`,
+    /// as a C program usually does) or after them (pylibmc), when a weight above 1 on a
+    /// consistent distribution turns weighting on.
+    fn parts(&self, servers_first: bool) -> Parts {
+        if self.dist == LmDist::Modula {
+            return Parts {
+                hash: self.hash,
+                layout: Layout::Modulo { weighted: false },
+                order: ServerOrder::AsGiven,
+            };
+        }
+        let points = if self.weighted {
+            Points::Md5(Md5Count::Float)
+        } else if servers_first {
+            Points::PerName {
+                count: 100,
+                hash: self.point_hash,
+            }
+        } else {
+            Points::LibmemcachedWeightedIfAnyAboveOne
+        };
+        Parts {
+            hash: self.hash,
+            layout: Layout::Continuum {
+                points,
+                naming: if self.dist == LmDist::Spy {
+                    Naming::LibmemcachedSpy
+                } else {
+                    Naming::Libmemcached
+                },
+                collision: Collision::FirstWins,
+            },
+            order: ServerOrder::AsGiven,
+        }
+    }
+}
+
+/// pylibmc's order of behaviors (`PylibMC_behaviors` in `_pylibmcmodule.h`), whatever the
+/// order of the dict.
+const PYLIBMC_ORDER: &[&str] = &["hash", "ketama", "ketama_weighted", "distribution"];
+
+/// Parses the part after `client:`.
+pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for item in body.split(',').filter(|s| !s.trim().is_empty()) {
+        let (w, v) = item.split_once('=').ok_or_else(|| {
+            Error::Config(format!(
+                "{}: {item:?} is not WORD=VALUE (settings are {}:WORD=VALUE,WORD=VALUE,...)",
+                client.name(),
+                client.name()
+            ))
+        })?;
+        let (w, v) = normalize(client, w, v);
+        if client != Client::Libmemcached && pairs.iter().any(|(x, _)| *x == w) {
+            return Err(Error::Config(format!(
+                "{}: {w} is given twice",
+                client.name()
+            )));
+        }
+        pairs.push((w, v));
+    }
+    let text = format!(
+        "{}:{}",
+        client.name(),
+        pairs
+            .iter()
+            .map(|(w, v)| format!("{w}={v}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let parts = match client {
+        Client::Libmemcached => {
+            let mut lm = Lm::new();
+            for (w, v) in &pairs {
+                lm.apply(client, w, v)?;
+            }
+            lm.parts(true)
+        }
+        Client::Pylibmc => {
+            if let Some((w, _)) = pairs
+                .iter()
+                .find(|(w, _)| !PYLIBMC_ORDER.contains(&w.as_str()))
+            {
+                return Err(bad_word(client, w, PYLIBMC_ORDER));
+            }
+            let mut lm = Lm::new();
+            for word in PYLIBMC_ORDER {
+                if let Some((w, v)) = pairs.iter().find(|(w, _)| w == word) {
+                    lm.apply(client, w, v)?;
+                }
+            }
+            lm.parts(false)
+        }
+        Client::Twemproxy => twemproxy(&pairs)?,
+        Client::Spymemcached => spymemcached(&pairs)?,
+    };
+    Ok(Setting {
+        client,
+        text,
+        parts,
+    })
+}
+
+fn twemproxy(pairs: &[(String, String)]) -> Result<Parts> {
+    let c = Client::Twemproxy;
+    let (mut hash, mut ketama) = (KeyHash::Fnv(Fnv::Fnv1a_64), true);
+    for (w, v) in pairs {
+        match w.as_str() {
+            "hash" => {
+                hash = match v.as_str() {
+                    "one_at_a_time" => KeyHash::OneAtATime,
+                    "md5" => KeyHash::Md5,
+                    "crc32" => KeyHash::Crc15,
+                    "crc32a" => KeyHash::Crc32,
+                    "fnv1_64" => KeyHash::Fnv(Fnv::Fnv1_64),
+                    "fnv1a_64" => KeyHash::Fnv(Fnv::Fnv1a_64),
+                    "fnv1_32" => KeyHash::Fnv(Fnv::Fnv1_32),
+                    "fnv1a_32" => KeyHash::Fnv(Fnv::Fnv1a_32),
+                    "hsieh" => KeyHash::Hsieh,
+                    "murmur" => KeyHash::Murmur,
+                    "jenkins" => KeyHash::Jenkins,
+                    _ => return Err(bad_value(c, w, v, TW_HASHES)),
+                }
+            }
+            "distribution" => {
+                ketama =
+                    match v.as_str() {
+                        "ketama" => true,
+                        "modula" => false,
+                        "random" => return Err(Error::Config(
+                            "twemproxy: distribution=random is not placement (nutcracker picks \
+                             a server at random for every request); one of: ketama, modula"
+                                .into(),
+                        )),
+                        _ => return Err(bad_value(c, w, v, TW_DISTRIBUTIONS)),
+                    }
+            }
+            _ => return Err(bad_word(c, w, TW_WORDS)),
+        }
+    }
+    Ok(Parts {
+        hash,
+        layout: if ketama {
+            Layout::Continuum {
+                points: Points::Md5(Md5Count::Float),
+                naming: Naming::ServerName,
+                collision: Collision::FirstWins,
+            }
+        } else {
+            Layout::Modulo { weighted: true }
+        },
+        order: ServerOrder::TwemproxyName,
+    })
+}
+
+fn spymemcached(pairs: &[(String, String)]) -> Result<Parts> {
+    let c = Client::Spymemcached;
+    let (mut hash, mut consistent) = (KeyHash::JavaStringUnsigned, false);
+    for (w, v) in pairs {
+        match w.as_str() {
+            "hash" => {
+                hash = match v.as_str() {
+                    "native" => KeyHash::JavaStringUnsigned,
+                    "crc" => KeyHash::Crc15,
+                    "fnv1_64" => KeyHash::JavaFnv(Fnv::Fnv1_64),
+                    "fnv1a_64" => KeyHash::JavaFnv(Fnv::Fnv1a_64),
+                    "fnv1_32" => KeyHash::JavaFnv(Fnv::Fnv1_32),
+                    "fnv1a_32" => KeyHash::JavaFnv(Fnv::Fnv1a_32),
+                    "ketama" | "md5" => KeyHash::Md5,
+                    _ => return Err(bad_value(c, w, v, SPY_HASHES)),
+                }
+            }
+            "locator" => {
+                consistent = match v.as_str() {
+                    "array_mod" | "arraymod" => false,
+                    "consistent" | "ketama" => true,
+                    _ => return Err(bad_value(c, w, v, SPY_LOCATORS)),
+                }
+            }
+            _ => return Err(bad_word(c, w, SPY_WORDS)),
+        }
+    }
+    Ok(Parts {
+        hash,
+        layout: if !consistent {
+            Layout::Modulo { weighted: false }
+        } else {
+            Layout::Continuum {
+                points: if hash == KeyHash::Md5 {
+                    Points::Md5(Md5Count::Fixed(160))
+                } else {
+                    Points::PerName { count: 160, hash }
+                },
+                naming: Naming::HostPort,
+                collision: Collision::LastWins,
+            }
+        },
+        order: ServerOrder::AsGiven,
+    })
+}
