@@ -1,6 +1,15 @@
 package io.mcpool;
 
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Locale;
 
 /**
  * The JNI entry points (src/main/c/mcpool_jni.c), one per C ABI call or small group of calls.
@@ -8,8 +17,10 @@ import java.nio.charset.StandardCharsets;
  * Error statuses are thrown by the C side as {@link McpoolException}s; answers (0..99) are
  * returned as ints.
  *
- * <p>The library is loaded from the system property {@code mcpool.jni.library} (a path) when
- * set, else by name ({@code libmcpool_jni.so} on {@code java.library.path}).
+ * <p>The library is loaded, in this order: from the system property {@code mcpool.jni.library}
+ * (a path) when set; else from the jar, {@code /native/<os>-<arch>/libmcpool_jni.so} (e.g.
+ * {@code linux-x86_64}), copied to a private temporary file first; else by name
+ * ({@code libmcpool_jni.so} on {@code java.library.path}).
  */
 final class Native {
     private Native() {}
@@ -26,13 +37,110 @@ final class Native {
         OPT_RETRY_TIMEOUT_MAX_MS = 11, OPT_COMPRESSION = 12, OPT_COMPRESSION_THRESHOLD = 13,
         OPT_SANITIZE_KEYS = 14, OPT_MAX_VALUE_SIZE = 15, OPT_MAX_DECOMPRESSED_SIZE = 16;
 
+    /** The system property naming the JNI library's path (overrides the copy in the jar). */
+    static final String LIBRARY_PROPERTY = "mcpool.jni.library";
+    static final String LIBRARY_NAME = "mcpool_jni";
+
     static {
-        String path = System.getProperty("mcpool.jni.library");
+        load();
+    }
+
+    private static void load() {
+        String path = System.getProperty(LIBRARY_PROPERTY);
         if (path != null && !path.isEmpty()) {
-            System.load(path);
-        } else {
-            System.loadLibrary("mcpool_jni");
+            if (!new File(path).isFile()) {
+                throw new UnsatisfiedLinkError("mcpool: " + LIBRARY_PROPERTY + "=" + path
+                    + ": no such file (the property names the JNI library " + System.mapLibraryName(LIBRARY_NAME)
+                    + "; leave it unset to use the copy in the mcpool jar)");
+            }
+            try {
+                System.load(path);
+            } catch (UnsatisfiedLinkError e) {
+                throw chained("mcpool: cannot load " + LIBRARY_PROPERTY + "=" + path + ": " + e.getMessage(), e);
+            }
+            return;
         }
+        String platform = platform();
+        String resource = "/native/" + platform + "/" + System.mapLibraryName(LIBRARY_NAME);
+        URL url = Native.class.getResource(resource);
+        if (url != null) {
+            Path file;
+            try {
+                file = extract(url);
+            } catch (IOException e) {
+                UnsatisfiedLinkError u = new UnsatisfiedLinkError("mcpool: cannot copy " + resource
+                    + " out of the jar to a temporary file (java.io.tmpdir=" + System.getProperty("java.io.tmpdir")
+                    + "): " + e + "; set " + LIBRARY_PROPERTY + " to the library's path instead");
+                u.initCause(e);
+                throw u;
+            }
+            try {
+                System.load(file.toString());
+            } catch (UnsatisfiedLinkError e) {
+                throw chained("mcpool: cannot load " + resource + " from the jar (copied to " + file + ") on "
+                    + platform + ": " + e.getMessage(), e);
+            }
+            return;
+        }
+        try {
+            System.loadLibrary(LIBRARY_NAME);
+        } catch (UnsatisfiedLinkError e) {
+            throw chained("mcpool: no JNI library for " + platform + ": the jar has no " + resource
+                + ", " + System.mapLibraryName(LIBRARY_NAME) + " is not on java.library.path ("
+                + System.getProperty("java.library.path") + "), and " + LIBRARY_PROPERTY
+                + " (the library's path) is not set", e);
+        }
+    }
+
+    private static UnsatisfiedLinkError chained(String message, Throwable cause) {
+        UnsatisfiedLinkError u = new UnsatisfiedLinkError(message);
+        u.initCause(cause);
+        return u;
+    }
+
+    /** {@code <os>-<arch>} as the jar's /native/ directories name them: linux-x86_64, linux-aarch64, ... */
+    static String platform() {
+        return osName(System.getProperty("os.name", "")) + "-" + archName(System.getProperty("os.arch", ""));
+    }
+
+    static String osName(String os) {
+        String o = os.toLowerCase(Locale.ROOT);
+        if (o.startsWith("linux")) return "linux";
+        if (o.startsWith("mac") || o.startsWith("darwin")) return "macos";
+        if (o.startsWith("windows")) return "windows";
+        if (o.contains("freebsd")) return "freebsd";
+        return o.replaceAll("[^a-z0-9]+", "");
+    }
+
+    static String archName(String arch) {
+        String a = arch.toLowerCase(Locale.ROOT);
+        switch (a) {
+            case "amd64": case "x86_64": case "x86-64": case "x64": return "x86_64";
+            case "aarch64": case "arm64": return "aarch64";
+            case "x86": case "i386": case "i486": case "i586": case "i686": return "x86";
+            default: return a.replaceAll("[^a-z0-9_]+", "");
+        }
+    }
+
+    /** Copies the library to a file in a fresh directory only this user can read (both deleted at exit). */
+    private static Path extract(URL url) throws IOException {
+        Path dir;
+        Path file;
+        boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+        if (posix) {
+            dir = Files.createTempDirectory("mcpool-jni-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } else {
+            dir = Files.createTempDirectory("mcpool-jni-");
+        }
+        dir.toFile().deleteOnExit(); // registered first: deleted after the file
+        file = dir.resolve(System.mapLibraryName(LIBRARY_NAME));
+        file.toFile().deleteOnExit();
+        try (InputStream in = url.openStream()) {
+            Files.copy(in, file); // fails if it exists: the directory is new and ours
+        }
+        if (posix) Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r-x------"));
+        return file;
     }
 
     /** Called by the C side to decode mcpool's UTF-8 error messages. */

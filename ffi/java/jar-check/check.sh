@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The versioned jar as a user gets it: copied alone into a scratch directory, a tiny App.java
+# compiled against it and run with `java -cp mcpool-x.y.z.jar:. App` (the JNI library comes out
+# of the jar: no java.library.path, no mcpool.jni.library), against a private memcached.
+# Then the override property naming a missing file, and a jar without the native library,
+# must each fail with a clear UnsatisfiedLinkError.
+#   check.sh JAR CLASSES_ONLY_JAR VERSION
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+jar=$(realpath "$1"); bare=$(realpath "$2"); version=$3
+JAVA=${JAVA:-java}; JAVAC=${JAVAC:-javac}
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/mcpool-jar-check.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+name=$(basename "$jar")
+[ "$name" = "mcpool-$version.jar" ] || { echo "jar-check: jar named $name, not mcpool-$version.jar" >&2; exit 1; }
+cp "$jar" "$scratch/"
+cp "$here/App.java" "$scratch/"
+cd "$scratch"
+unset JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS LD_LIBRARY_PATH
+fail() { echo "jar-check: FAIL: $*" >&2; exit 1; }
+
+"$JAVAC" -nowarn -cp "$name" -d . App.java
+mkdir tmp
+# 1. As a user runs it (the run's own temp dir, to see the extracted copy removed at exit).
+"$here/../../c/with_memcached.sh" sh -c "'$JAVA' -cp '$name:.' App > out.txt 2> err.txt &&
+  '$JAVA' -Djava.io.tmpdir='$scratch/tmp' -cp '$name:.' App > out2.txt 2>> err.txt" \
+  || { cat err.txt >&2; fail "java -cp $name:. App did not run"; }
+got=$(cat out.txt)
+case "$got" in "hello from mcpool-java $version"*) ;; *) fail "App printed '$got'";; esac
+[ "$(cat out2.txt)" = "$got" ] || fail "second run printed '$(cat out2.txt)'"
+[ -z "$(ls -A tmp)" ] || fail "extracted library left behind: $(ls -A tmp)"
+echo "jar-check: java -cp $name:. App -> $got"
+
+# 2. The override naming a missing file: a clear error naming the property and the path.
+if "$JAVA" -Dmcpool.jni.library="$scratch/nonexistent/libmcpool_jni.so" -cp "$name:." App 127.0.0.1:1 \
+    > out.txt 2> err.txt; then fail "ran with mcpool.jni.library pointing at a missing file"; fi
+grep -q "UnsatisfiedLinkError: mcpool: mcpool.jni.library=$scratch/nonexistent/libmcpool_jni.so: no such file" err.txt \
+  || { cat err.txt >&2; fail "no clear error for a missing mcpool.jni.library"; }
+echo "jar-check: missing mcpool.jni.library -> $(grep -o 'UnsatisfiedLinkError: .*' err.txt | head -n 1)"
+
+# 3. A jar without the native library and nothing on java.library.path: the platform and the property named.
+cp "$bare" classes-only.jar
+if "$JAVA" -Djava.library.path="$scratch/tmp" -cp "classes-only.jar:." App 127.0.0.1:1 > out.txt 2> err.txt; then
+  fail "ran without any JNI library"
+fi
+grep -q "UnsatisfiedLinkError: mcpool: no JNI library for linux-.*mcpool.jni.library" err.txt \
+  || { cat err.txt >&2; fail "no clear error without a JNI library"; }
+echo "jar-check: no JNI library -> $(grep -o 'UnsatisfiedLinkError: .*' err.txt | head -n 1)"
+echo "jar-check: all three checks passed"
