@@ -587,7 +587,8 @@ from the mcpool sources:
 or, with cargo on C<PATH>, C<cpanm Mcpool-0.1.0.tar.gz>. The distribution comes from
 C<make perl-dist> at the repository's root (or C<make dist> in F<ffi/perl>); its version is
 the crate's. C<make test> starts its own memcached processes on free 127.0.0.1 ports
-(C<memcached> on C<PATH>, or C<MEMCACHED=/path/to/memcached>).
+(C<memcached> on C<PATH>, or C<MEMCACHED=/path/to/memcached>); its compatibility tests need
+L<Cache::Memcached::Fast> and L<Cache::Memcached> (in C<TEST_REQUIRES>).
 
 =head1 LICENCE
 
