@@ -4,7 +4,7 @@
 #   2. make dist here, the tarball unpacked into a scratch directory outside the repository;
 #   3. there: PKG_CONFIG_PATH=PREFIX/lib/pkgconfig perl Makefile.PL (must take pkg-config
 #      mcpool-static), make, make test (00-load.t and 01-commands.t only: the full suite has
-#      just run from ffi/perl), make install INSTALL_BASE=scratch;
+#      just run from ffi/perl), make install (configured with INSTALL_BASE=scratch);
 #   4. with the C prefix removed (the module links libmcpool.a: it needs nothing at run
 #      time), perl -I... -MMcpool set/get against a private memcached (ffi/c/with_memcached.sh).
 # Run from the repository root; MAKE is the make to use.
@@ -34,13 +34,17 @@ for f in Makefile.PL Mcpool.xs typemap lib/Mcpool.pm t/lib/McpoolTest.pm LICENSE
 done
 
 cd "$tmp/build/Mcpool-$version"
-PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" perl Makefile.PL > "$tmp/configure.log"
+# INSTALL_BASE is MakeMaker's configure-time option (on make's command line it would not move
+# the install paths: make install would write into the system's site directories).
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" perl Makefile.PL INSTALL_BASE="$tmp/perl5" > "$tmp/configure.log"
 grep -q "linking pkg-config mcpool-static" "$tmp/configure.log" \
   || { cat "$tmp/configure.log" >&2; echo "perl-install-check: Makefile.PL did not take pkg-config mcpool-static" >&2; exit 1; }
 grep '^Mcpool ' "$tmp/configure.log"
 "$make" --no-print-directory >/dev/null
 "$make" --no-print-directory test TEST_FILES='t/00-load.t t/01-commands.t'
-"$make" --no-print-directory install INSTALL_BASE="$tmp/perl5" >/dev/null
+grep -qx "INSTALL_BASE = $tmp/perl5" Makefile && grep -q '^INSTALLSITEARCH = $(INSTALL_BASE)/' Makefile \
+  || { echo "perl-install-check: make install would not go to $tmp/perl5" >&2; exit 1; }
+"$make" --no-print-directory install >/dev/null
 so=$(find "$tmp/perl5" -name Mcpool.so)
 [ -n "$so" ] || { echo "perl-install-check: no Mcpool.so under $tmp/perl5" >&2; exit 1; }
 if readelf -d "$so" | grep -q 'NEEDED.*libmcpool'; then echo "perl-install-check: $so needs libmcpool.so" >&2; exit 1; fi

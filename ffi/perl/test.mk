@@ -6,7 +6,7 @@
 #   make perl-install-check  the CPAN-style dist as a user installs it (ffi/perl/install-check.sh):
 #                            the C library into a scratch prefix, make dist, the tarball built
 #                            outside the repository through pkg-config, make test (00-load.t,
-#                            01-commands.t), make install INSTALL_BASE=scratch, a set/get
+#                            01-commands.t), make install (perl Makefile.PL INSTALL_BASE=scratch), a set/get
 #   make perl-dist           ffi/perl/Mcpool-<version>.tar.gz (with the Rust core and licences)
 TEST_TARGETS += test-perl
 
