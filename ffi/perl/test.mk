@@ -8,9 +8,11 @@
 #                            outside the repository through pkg-config, make test (00-load.t,
 #                            01-commands.t), make install (perl Makefile.PL INSTALL_BASE=scratch), a set/get
 #   make perl-dist           ffi/perl/Mcpool-<version>.tar.gz (with the Rust core and licences)
+#   make perl-dist-cargo-check  the dist built with only cargo: its bundled Rust core compiled from
+#                            scratch (minutes; not part of test-perl), 00-load.t and 01-commands.t
 TEST_TARGETS += test-perl
 
-.PHONY: test-perl perl-install-check perl-dist
+.PHONY: test-perl perl-install-check perl-dist perl-dist-cargo-check
 test-perl: lib
 	cd ffi/perl && MCPOOL_LIB_DIR=$(abspath $(or $(CARGO_TARGET_DIR),target))/release perl Makefile.PL && \
 		$(MAKE) && $(MAKE) test
@@ -22,3 +24,6 @@ perl-install-check: lib
 perl-dist: lib
 	cd ffi/perl && MCPOOL_LIB_DIR=$(abspath $(or $(CARGO_TARGET_DIR),target))/release perl Makefile.PL >/dev/null && \
 		$(MAKE) dist
+
+perl-dist-cargo-check: lib
+	MAKE="$(MAKE)" ffi/perl/cargo-check.sh
