@@ -553,6 +553,47 @@ used by the child. Perl ithreads: an Mcpool object is not cloned into a new thre
 is an unblessed reference to C<undef>; a subclass that asks to be cloned gets a copy without
 a client, which croaks C<this client has been destroyed>): create a client in each thread.
 
+=head1 INSTALLATION
+
+Mcpool links C<libmcpool>, the C library of the mcpool Rust core. Its F<Makefile.PL> takes the
+first of these it finds, and prints which one it took (C<Mcpool 0.1.0: linking ...>):
+
+=over
+
+=item 1. C<MCPOOL_LIB_DIR> (a directory with F<libmcpool.a>, else F<libmcpool.so>), with
+F<mcpool.h> in C<MCPOOL_INCLUDE_DIR>;
+
+=item 2. inside the mcpool repository, its F<target/release> and F<include/> (built with cargo
+first if they are not);
+
+=item 3. an installed libmcpool, through pkg-config: F<mcpool-static.pc> (F<libmcpool.a>, so
+the module needs nothing at run time), else F<mcpool.pc> (F<libmcpool.so>, linked with an
+rpath), of at least this module's version;
+
+=item 4. the Rust core bundled in the distribution (F<mcpool-core/>), built with cargo during
+C<make> (a Rust toolchain from L<https://rustup.rs>, and crates.io for its dependencies).
+C<MCPOOL_BUILD_CORE=1> chooses this even when pkg-config finds a library.
+
+=back
+
+With none of them it stops, naming what to install. As a user, with the C library installed
+from the mcpool sources:
+
+    make install PREFIX=$HOME/.local          # in the mcpool sources
+    tar xzf Mcpool-0.1.0.tar.gz && cd Mcpool-0.1.0
+    PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig perl Makefile.PL
+    make && make test && make install
+
+or, with cargo on C<PATH>, C<cpanm Mcpool-0.1.0.tar.gz>. The distribution comes from
+C<make perl-dist> at the repository's root (or C<make dist> in F<ffi/perl>); its version is
+the crate's. C<make test> starts its own memcached processes on free 127.0.0.1 ports
+(C<memcached> on C<PATH>, or C<MEMCACHED=/path/to/memcached>); its compatibility tests need
+L<Cache::Memcached::Fast> and L<Cache::Memcached> (in C<TEST_REQUIRES>).
+
+=head1 LICENCE
+
+MIT OR Apache-2.0, as the mcpool crate (F<LICENSE-MIT>, F<LICENSE-APACHE>).
+
 =head1 SEE ALSO
 
 L<Cache::Memcached::Fast>, L<Cache::Memcached>, mcpool's F<docs/c-abi.md>.
