@@ -51,10 +51,15 @@ else:
                 runtime_library_dirs=[libdir])
 
 setup(
+    options={"bdist_wheel": {"py_limited_api": "cp38"}},
     ext_modules=[
         Extension(
             "mcpool._mcpool",
             sources=["src/_mcpool.c"],
+            # The limited API of CPython 3.8: one abi3 wheel (mcpool-*-cp38-abi3-*.whl) serves
+            # every CPython from 3.8 on.
+            define_macros=[("Py_LIMITED_API", "0x03080000")],
+            py_limited_api=True,
             include_dirs=[incdir],
             depends=[os.path.join(incdir, "mcpool.h")] + ([static] if os.path.exists(static) else []),
             extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
