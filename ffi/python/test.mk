@@ -51,9 +51,7 @@ python-dist: lib python-tools
 	  --no-index -w $(PY_DIST)/raw ./ffi/python
 	PATH=$(PY_TOOLS)/bin:$$PATH auditwheel repair -w $(PY_DIST) $(PY_DIST)/raw/mcpool-*-cp38-abi3-linux_x86_64.whl
 	rm -rf $(PY_DIST)/raw
-	@if unzip -l $(PY_DIST)/mcpool-*.whl | grep -q 'mcpool\.libs/'; then \
-	  echo "python-dist: auditwheel grafted libraries into the wheel:" >&2; \
-	  unzip -l $(PY_DIST)/mcpool-*.whl >&2; exit 1; fi
+	$(PYTHON) -c 'import sys, zipfile; n = [x for x in zipfile.ZipFile(sys.argv[1]).namelist() if ".libs/" in x]; sys.exit("python-dist: auditwheel grafted libraries into the wheel: %s" % n if n else 0)' $(PY_DIST)/mcpool-*.whl
 	$(PY_TOOLS)/bin/abi3audit --strict --verbose --assume-minimum-abi3 3.8 $(PY_DIST)/mcpool-*.whl
 	cd ffi/python && $(PYTHON) -c 'import sys; from setuptools import build_meta as b; b.build_sdist(sys.argv[1])' $(PY_DIST) >/dev/null
 	@ls -l $(PY_DIST)
