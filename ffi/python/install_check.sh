@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python packages as a user installs them (issue 20, items 3 and 7).
 #   install_check.sh DIST_DIR [sdist]
-# DIST_DIR holds the repaired wheel (mcpool-*-cp38-abi3-manylinux_*.whl) and the sdist
+# DIST_DIR holds the repaired wheel (mcpool-*-cp310-abi3-manylinux_*.whl) and the sdist
 # (mcpool-*.tar.gz), made by `make python-dist`. Checks:
 #   - the wheel: a fresh venv (/usr/bin/python3 -m venv), `pip install --no-index
 #     --only-binary :all:` of the wheel (nothing compiled), then a set/get against a private
@@ -18,7 +18,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 shopt -s nullglob
-wheels=("$dist"/mcpool-*-cp38-abi3-manylinux_*_x86_64.whl)
+wheels=("$dist"/mcpool-*-cp310-abi3-manylinux_*_x86_64.whl)
 sdists=("$dist"/mcpool-*.tar.gz)
 [ ${#wheels[@]} -eq 1 ] || { echo "install_check: want one manylinux abi3 wheel in $dist, found: ${wheels[*]:-none}" >&2; exit 1; }
 

@@ -1,7 +1,7 @@
 """Builds the mcpool CPython extension over include/mcpool.h and libmcpool.a.
 
-The extension uses only the limited API of CPython 3.8 (Py_LIMITED_API): one abi3 wheel,
-mcpool-<version>-cp38-abi3-<platform>.whl, serves every CPython from 3.8 on.
+The extension uses only the limited API of CPython 3.10 (Py_LIMITED_API): one abi3 wheel,
+mcpool-<version>-cp310-abi3-<platform>.whl, serves every CPython from 3.10 on.
 
 Where libmcpool comes from, in order:
   1. $MCPOOL_LIB_DIR (a directory with libmcpool.a, or libmcpool.so) and $MCPOOL_INCLUDE_DIR
@@ -62,7 +62,7 @@ def find_cargo():
             "mcpool: building from source needs a Rust toolchain (cargo, Rust 1.80 or later) "
             "and it was not found on PATH. Install one with rustup (https://rustup.rs: "
             "`curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`, then open a "
-            "new shell), or install the prebuilt wheel (mcpool-*-cp38-abi3-manylinux_*.whl), "
+            "new shell), or install the prebuilt wheel (mcpool-*-cp310-abi3-manylinux_*.whl), "
             "or set MCPOOL_LIB_DIR to a directory holding a built libmcpool.a.")
     return cargo
 
@@ -164,14 +164,14 @@ class build_ext(_build_ext):
 
 setup(
     cmdclass={"sdist": sdist, "build_ext": build_ext},
-    options={"bdist_wheel": {"py_limited_api": "cp38"}},
+    options={"bdist_wheel": {"py_limited_api": "cp310"}},
     ext_modules=[
         Extension(
             "mcpool._mcpool",
             sources=["src/_mcpool.c"],
-            # The limited API of CPython 3.8: one abi3 wheel (mcpool-*-cp38-abi3-*.whl)
-            # serves every CPython from 3.8 on.
-            define_macros=[("Py_LIMITED_API", "0x03080000")],
+            # The limited API of CPython 3.10: one abi3 wheel (mcpool-*-cp310-abi3-*.whl)
+            # serves every CPython from 3.10 on.
+            define_macros=[("Py_LIMITED_API", "0x030A0000")],
             py_limited_api=True,
             extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra",
                                 "-Wno-missing-field-initializers", "-Wno-cast-function-type"],

@@ -4,7 +4,7 @@
 #                       (no system install), run its pytest suite with /usr/bin/python3;
 #                       then the packages as a user installs them (python-install-check)
 #   make python-dist    target/python-dist/: the abi3 wheel repaired by auditwheel
-#                       (mcpool-X.Y.Z-cp38-abi3-manylinux_2_NN_x86_64.whl) and the sdist
+#                       (mcpool-X.Y.Z-cp310-abi3-manylinux_2_NN_x86_64.whl) and the sdist
 #                       (mcpool-X.Y.Z.tar.gz, with the Rust sources and header inside)
 #   make python-install-check   the wheel into a fresh venv (no compiler), the sdist into
 #                       another (builds the bundled core with cargo), a set/get with each
@@ -44,15 +44,15 @@ $(PY_TOOLS)/.installed:
 
 # The wheel: built against target/release/libmcpool.a, repaired to the manylinux tag its
 # glibc symbols allow; auditwheel must graft no library (mcpool.libs/ would hold them) and
-# abi3audit must find only limited-API symbols of CPython 3.8. Then the sdist.
+# abi3audit must find only limited-API symbols of CPython 3.10. Then the sdist.
 python-dist: lib python-tools
 	rm -rf $(PY_DIST) ffi/python/build
 	MCPOOL_LIB_DIR=$(PY_LIBDIR) $(PYTHON) -m pip wheel --quiet --no-build-isolation --no-deps \
 	  --no-index -w $(PY_DIST)/raw ./ffi/python
-	PATH=$(PY_TOOLS)/bin:$$PATH auditwheel repair -w $(PY_DIST) $(PY_DIST)/raw/mcpool-*-cp38-abi3-linux_x86_64.whl
+	PATH=$(PY_TOOLS)/bin:$$PATH auditwheel repair -w $(PY_DIST) $(PY_DIST)/raw/mcpool-*-cp310-abi3-linux_x86_64.whl
 	rm -rf $(PY_DIST)/raw
 	$(PYTHON) -c 'import sys, zipfile; n = [x for x in zipfile.ZipFile(sys.argv[1]).namelist() if ".libs/" in x]; sys.exit("python-dist: auditwheel grafted libraries into the wheel: %s" % n if n else 0)' $(PY_DIST)/mcpool-*.whl
-	$(PY_TOOLS)/bin/abi3audit --strict --verbose --assume-minimum-abi3 3.8 $(PY_DIST)/mcpool-*.whl
+	$(PY_TOOLS)/bin/abi3audit --strict --verbose --assume-minimum-abi3 3.10 $(PY_DIST)/mcpool-*.whl
 	cd ffi/python && $(PYTHON) -c 'import sys; from setuptools import build_meta as b; b.build_sdist(sys.argv[1])' $(PY_DIST) >/dev/null
 	@ls -l $(PY_DIST)
 

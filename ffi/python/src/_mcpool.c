@@ -104,8 +104,7 @@ static PyObject *raise_status(mcpool_status st) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Argument parsing for METH_VARARGS | METH_KEYWORDS (the limited API of CPython 3.8 has no   */
-/* METH_FASTCALL)                                                                             */
+/* Argument parsing for METH_FASTCALL | METH_KEYWORDS (in the limited API from CPython 3.10)   */
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct {
@@ -113,50 +112,46 @@ typedef struct {
     int slot;
 } argname_t;
 
-/* No keyword given (NULL or an empty dict). */
-#define NO_KW(kw) ((kw) == NULL || PyDict_Size(kw) == 0)
+/* No keyword given (kwnames NULL or empty). */
+#define NO_KW(kw) ((kw) == NULL || PyTuple_Size(kw) == 0)
 
 /* Fills out[0..nslots) from positional args (slot order, at most npos of them) and keywords
- * (by name; several names may share a slot, e.g. "time" and "expire"). Slots not given are
- * NULL. Borrowed references: the args tuple and the keyword dict are the call's own (the
- * interpreter makes both for each call of a METH_VARARGS | METH_KEYWORDS method). */
-static int parse_args(const char *fname, PyObject *args, PyObject *kw, const argname_t *names,
-                      int nnames, int nslots, int npos, int nrequired, PyObject **out) {
+ * (kwnames, their values after the positional ones; several names may share a slot, e.g.
+ * "time" and "expire"). Slots not given are NULL. Borrowed references: the caller's
+ * arguments, alive for the whole call. */
+static int parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kw,
+                      const argname_t *names, int nnames, int nslots, int npos, int nrequired,
+                      PyObject **out) {
     for (int i = 0; i < nslots; i++)
         out[i] = NULL;
-    Py_ssize_t nargs = PyTuple_Size(args);
-    if (nargs < 0)
-        return -1;
     if (nargs > npos) {
         PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
                      fname, npos, nargs);
         return -1;
     }
     for (Py_ssize_t i = 0; i < nargs; i++)
-        out[i] = PyTuple_GetItem(args, i);
-    if (kw != NULL) {
-        Py_ssize_t pos = 0;
-        PyObject *name, *value;
-        while (PyDict_Next(kw, &pos, &name, &value)) {
-            int found = -1;
-            for (int k = 0; k < nnames && PyUnicode_Check(name); k++) {
-                if (PyUnicode_CompareWithASCIIString(name, names[k].name) == 0) {
-                    found = names[k].slot;
-                    break;
-                }
+        out[i] = args[i];
+    Py_ssize_t nkw = kw == NULL ? 0 : PyTuple_Size(kw);
+    for (Py_ssize_t j = 0; j < nkw; j++) {
+        PyObject *name = PyTuple_GetItem(kw, j);
+        int found = -1;
+        for (int k = 0; k < nnames && name != NULL && PyUnicode_Check(name); k++) {
+            if (PyUnicode_CompareWithASCIIString(name, names[k].name) == 0) {
+                found = names[k].slot;
+                break;
             }
-            if (found < 0) {
-                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'",
-                             fname, name);
-                return -1;
-            }
-            if (out[found] != NULL) {
-                PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%S'",
-                             fname, name);
-                return -1;
-            }
-            out[found] = value;
         }
+        if (found < 0) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", fname,
+                         name);
+            return -1;
+        }
+        if (out[found] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%S'", fname,
+                         name);
+            return -1;
+        }
+        out[found] = args[nargs + j];
     }
     for (int i = 0; i < nrequired; i++) {
         if (out[i] == NULL) {
@@ -190,18 +185,18 @@ static const char *tpname(PyObject *o, char *buf) {
     return buf;
 }
 
-/* A str's UTF-8 bytes: *owner is a new reference to the bytes object *p points into (the
- * limited API of 3.8 has no PyUnicode_AsUTF8AndSize). -1 with an exception. */
+/* A str's UTF-8 bytes, cached in the str itself (PyUnicode_AsUTF8AndSize, in the limited API
+ * from 3.10): *owner is a new reference to s, which keeps *p valid until it is released.
+ * -1 with an exception. */
 static int utf8(PyObject *s, const char **p, Py_ssize_t *n, PyObject **owner) {
-    PyObject *b = PyUnicode_AsUTF8String(s);
-    char *c;
-    if (b == NULL || PyBytes_AsStringAndSize(b, &c, n) < 0) {
-        Py_XDECREF(b);
+    const char *c = PyUnicode_AsUTF8AndSize(s, n);
+    if (c == NULL) {
         *owner = NULL;
         return -1;
     }
     *p = c;
-    *owner = b;
+    Py_INCREF(s);
+    *owner = s;
     return 0;
 }
 
@@ -777,14 +772,14 @@ static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_c
     return v;
 }
 
-static PyObject *Client_get(ClientObject *self, PyObject *args, PyObject *kw) {
+static PyObject *Client_get(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"default", 1}};
     PyObject *a[2];
     int miss;
     CHECK_OPEN(self);
-    if (NO_KW(kw) && PyTuple_Size(args) == 1)
-        a[0] = PyTuple_GetItem(args, 0), a[1] = NULL;
-    else if (parse_args("get", args, kw, names, 2, 2, 2, 1, a) < 0)
+    if (NO_KW(kw) && nargs == 1)
+        a[0] = args[0], a[1] = NULL;
+    else if (parse_args("get", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
         return NULL;
     PyObject *v = do_get(self, a[0], &miss, 0, NULL);
     if (v == NULL && miss) {
@@ -794,13 +789,13 @@ static PyObject *Client_get(ClientObject *self, PyObject *args, PyObject *kw) {
     return v;
 }
 
-static PyObject *Client_gets(ClientObject *self, PyObject *args, PyObject *kw) {
+static PyObject *Client_gets(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}};
     PyObject *a[1];
     int miss;
     uint64_t cas = 0;
     CHECK_OPEN(self);
-    if (parse_args("gets", args, kw, names, 1, 1, 1, 1, a) < 0)
+    if (parse_args("gets", args, nargs, kw, names, 1, 1, 1, 1, a) < 0)
         return NULL;
     PyObject *v = do_get(self, a[0], &miss, 1, &cas);
     if (v == NULL)
@@ -904,16 +899,16 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
     return 0;
 }
 
-static PyObject *Client_get_multi(ClientObject *self, PyObject *args, PyObject *kw) {
+static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
     PyObject *a[2];
     keys_t ks;
     mcpool_multi *m = NULL;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (NO_KW(kw) && PyTuple_Size(args) == 1)
-        a[0] = PyTuple_GetItem(args, 0), a[1] = NULL;
-    else if (parse_args("get_multi", args, kw, names, 2, 2, 2, 1, a) < 0)
+    if (NO_KW(kw) && nargs == 1)
+        a[0] = args[0], a[1] = NULL;
+    else if (parse_args("get_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
         return NULL;
     if (keys_init(&ks, a[0], a[1]) < 0) {
         keys_free(&ks);
@@ -1011,14 +1006,14 @@ static const argname_t store_names[] = {{"key", 0},    {"value", 1},  {"val", 1}
                                         {"time", 2},   {"expire", 2}, {"min_compress_len", 3},
                                         {"noreply", 4}};
 
-static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObject *args,
-                       PyObject *kw) {
+static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObject *const *args,
+                       Py_ssize_t nargs, PyObject *kw) {
     PyObject *a[5];
     uint32_t ttl;
     CHECK_OPEN(self);
-    if (NO_KW(kw) && PyTuple_Size(args) == 2)
-        a[0] = PyTuple_GetItem(args, 0), a[1] = PyTuple_GetItem(args, 1), a[2] = a[3] = NULL;
-    else if (parse_args(fname, args, kw, store_names, 7, 5, 4, 2, a) < 0)
+    if (NO_KW(kw) && nargs == 2)
+        a[0] = args[0], a[1] = args[1], a[2] = a[3] = NULL;
+    else if (parse_args(fname, args, nargs, kw, store_names, 7, 5, 4, 2, a) < 0)
         return NULL;
     if (ttl_arg(a[2], &ttl) < 0)
         return NULL;
@@ -1031,17 +1026,17 @@ static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObj
     return PyBool_FromLong(r);
 }
 
-static PyObject *Client_set(ClientObject *self, PyObject *args, PyObject *kw) {
-    return store(self, OP_SET, "set", args, kw);
+static PyObject *Client_set(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return store(self, OP_SET, "set", args, nargs, kw);
 }
-static PyObject *Client_add(ClientObject *self, PyObject *args, PyObject *kw) {
-    return store(self, OP_ADD, "add", args, kw);
+static PyObject *Client_add(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return store(self, OP_ADD, "add", args, nargs, kw);
 }
-static PyObject *Client_replace(ClientObject *self, PyObject *args, PyObject *kw) {
-    return store(self, OP_REPLACE, "replace", args, kw);
+static PyObject *Client_replace(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return store(self, OP_REPLACE, "replace", args, nargs, kw);
 }
 
-static PyObject *concat(ClientObject *self, int append, PyObject *args, PyObject *kw) {
+static PyObject *concat(ClientObject *self, int append, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     PyObject *a[5];
     const uint8_t *k;
     size_t kn;
@@ -1051,7 +1046,7 @@ static PyObject *concat(ClientObject *self, int append, PyObject *args, PyObject
     mcpool_status st;
     const char *fname = append ? "append" : "prepend";
     CHECK_OPEN(self);
-    if (parse_args(fname, args, kw, store_names, 7, 5, 4, 2, a) < 0)
+    if (parse_args(fname, args, nargs, kw, store_names, 7, 5, 4, 2, a) < 0)
         return NULL;
     if (key_bytes(a[0], &k, &kn, &kown) < 0)
         return NULL;
@@ -1078,14 +1073,14 @@ static PyObject *concat(ClientObject *self, int append, PyObject *args, PyObject
     return raise_status(st);
 }
 
-static PyObject *Client_append(ClientObject *self, PyObject *args, PyObject *kw) {
-    return concat(self, 1, args, kw);
+static PyObject *Client_append(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return concat(self, 1, args, nargs, kw);
 }
-static PyObject *Client_prepend(ClientObject *self, PyObject *args, PyObject *kw) {
-    return concat(self, 0, args, kw);
+static PyObject *Client_prepend(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return concat(self, 0, args, nargs, kw);
 }
 
-static PyObject *Client_cas(ClientObject *self, PyObject *args, PyObject *kw) {
+static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0},  {"value", 1},  {"val", 1},
                                       {"cas", 2},  {"time", 3},   {"expire", 3},
                                       {"noreply", 4}, {"min_compress_len", 5}};
@@ -1097,7 +1092,7 @@ static PyObject *Client_cas(ClientObject *self, PyObject *args, PyObject *kw) {
     value_t v;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (parse_args("cas", args, kw, names, 8, 6, 4, 3, a) < 0)
+    if (parse_args("cas", args, nargs, kw, names, 8, 6, 4, 3, a) < 0)
         return NULL;
     if (ttl_arg(a[3], &ttl) < 0 || u64_arg(a[2], "cas", 0, &cas) < 0)
         return NULL;
@@ -1165,14 +1160,14 @@ static PyObject *mapping_pairs(PyObject *mapping) {
     return pairs;
 }
 
-static PyObject *Client_set_multi(ClientObject *self, PyObject *args, PyObject *kw) {
+static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
                                       {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
                                       {"noreply", 4}};
     PyObject *a[5];
     uint32_t ttl;
     CHECK_OPEN(self);
-    if (parse_args("set_multi", args, kw, names, 7, 5, 4, 1, a) < 0)
+    if (parse_args("set_multi", args, nargs, kw, names, 7, 5, 4, 1, a) < 0)
         return NULL;
     if (ttl_arg(a[1], &ttl) < 0)
         return NULL;
@@ -1235,25 +1230,25 @@ static int do_delete(ClientObject *self, PyObject *key) {
     return -1;
 }
 
-static PyObject *Client_delete(ClientObject *self, PyObject *args, PyObject *kw) {
+static PyObject *Client_delete(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"time", 1}, {"noreply", 2}};
     PyObject *a[3];
     CHECK_OPEN(self);
-    if (NO_KW(kw) && PyTuple_Size(args) == 1)
-        a[0] = PyTuple_GetItem(args, 0);
-    else if (parse_args("delete", args, kw, names, 3, 3, 2, 1, a) < 0)
+    if (NO_KW(kw) && nargs == 1)
+        a[0] = args[0];
+    else if (parse_args("delete", args, nargs, kw, names, 3, 3, 2, 1, a) < 0)
         return NULL;
     int r = do_delete(self, a[0]);
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
-static PyObject *Client_delete_multi(ClientObject *self, PyObject *args, PyObject *kw) {
+static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"key_prefix", 2}, {"noreply", 3}};
     PyObject *a[4];
     keys_t ks;
     int all = 1;
     CHECK_OPEN(self);
-    if (parse_args("delete_multi", args, kw, names, 4, 4, 3, 1, a) < 0)
+    if (parse_args("delete_multi", args, nargs, kw, names, 4, 4, 3, 1, a) < 0)
         return NULL;
     if (keys_init(&ks, a[0], a[2]) < 0) {
         keys_free(&ks);
@@ -1275,7 +1270,7 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *args, PyObjec
     return PyBool_FromLong(all);
 }
 
-static PyObject *counter(ClientObject *self, int incr, PyObject *args, PyObject *kw) {
+static PyObject *counter(ClientObject *self, int incr, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"delta", 1}, {"value", 1}, {"noreply", 2}};
     PyObject *a[3];
     const uint8_t *k;
@@ -1283,7 +1278,7 @@ static PyObject *counter(ClientObject *self, int incr, PyObject *args, PyObject 
     uint64_t delta, out = 0;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (parse_args(incr ? "incr" : "decr", args, kw, names, 4, 3, 2, 1, a) < 0)
+    if (parse_args(incr ? "incr" : "decr", args, nargs, kw, names, 4, 3, 2, 1, a) < 0)
         return NULL;
     PyObject *own;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
@@ -1304,14 +1299,14 @@ static PyObject *counter(ClientObject *self, int incr, PyObject *args, PyObject 
     return raise_status(st);
 }
 
-static PyObject *Client_incr(ClientObject *self, PyObject *args, PyObject *kw) {
-    return counter(self, 1, args, kw);
+static PyObject *Client_incr(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return counter(self, 1, args, nargs, kw);
 }
-static PyObject *Client_decr(ClientObject *self, PyObject *args, PyObject *kw) {
-    return counter(self, 0, args, kw);
+static PyObject *Client_decr(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return counter(self, 0, args, nargs, kw);
 }
 
-static PyObject *Client_touch(ClientObject *self, PyObject *args, PyObject *kw) {
+static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"time", 1}, {"expire", 1}, {"noreply", 2}};
     PyObject *a[3];
     const uint8_t *k;
@@ -1319,7 +1314,7 @@ static PyObject *Client_touch(ClientObject *self, PyObject *args, PyObject *kw) 
     uint32_t ttl;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (parse_args("touch", args, kw, names, 4, 3, 2, 1, a) < 0)
+    if (parse_args("touch", args, nargs, kw, names, 4, 3, 2, 1, a) < 0)
         return NULL;
     PyObject *own;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
@@ -1343,13 +1338,13 @@ static PyObject *Client_touch(ClientObject *self, PyObject *args, PyObject *kw) 
 /* Whole-cluster calls                                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
-static PyObject *Client_flush_all(ClientObject *self, PyObject *args, PyObject *kw) {
+static PyObject *Client_flush_all(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"delay", 0}, {"time", 0}, {"noreply", 1}};
     PyObject *a[2];
     uint32_t delay;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (parse_args("flush_all", args, kw, names, 3, 2, 1, 0, a) < 0 ||
+    if (parse_args("flush_all", args, nargs, kw, names, 3, 2, 1, 0, a) < 0 ||
         ttl_arg(a[0], &delay) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -1530,7 +1525,7 @@ static int Client_contains(ClientObject *self, PyObject *key) {
     return 1;
 }
 
-#define FAST (METH_VARARGS | METH_KEYWORDS)
+#define FAST (METH_FASTCALL | METH_KEYWORDS)
 static PyMethodDef Client_methods[] = {
     {"get", (PyCFunction)(void (*)(void))Client_get, FAST,
      "get(key, default=None)\n--\n\nThe value of key, or default on a miss."},
