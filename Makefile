@@ -11,7 +11,7 @@ TEST_TARGETS :=
 # Each binding adds its own test target (ffi/*/test.mk: TEST_TARGETS += test-xyz).
 -include ffi/*/test.mk
 
-.PHONY: all deps lib cli test test-rust test-fuzz test-deny bench install
+.PHONY: all deps lib cli test test-package test-rust test-fuzz test-deny bench install
 all: lib cli
 
 deps:
@@ -27,7 +27,7 @@ lib:
 cli:
 	$(CARGO) build --release --bin mcpool
 
-test: deps test-rust test-fuzz test-deny $(TEST_TARGETS)
+test: deps test-rust test-package test-fuzz test-deny $(TEST_TARGETS)
 	@echo "make test: all suites passed"
 
 test-rust:
@@ -36,6 +36,15 @@ test-rust:
 	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet
 	$(CARGO) test
 	$(CARGO) test --features tls --test tls
+
+# What `cargo package` would ship (Cargo.toml's `include`): the library, the CLI, build script,
+# header and licences, never the bindings, peers, tools, fuzzers or tests.
+test-package:
+	@list=$$($(CARGO) package --list --allow-dirty 2>/dev/null) || { echo "test-package: cargo package --list failed" >&2; exit 1; }; \
+	if printf '%s\n' "$$list" | grep -qE '^(ffi|bench|tools|tests|fuzz|docs|examples|scripts)/'; then \
+		echo "test-package: the crate would ship repository-only files:" >&2; \
+		printf '%s\n' "$$list" | grep -E '^(ffi|bench|tools|tests|fuzz|docs|examples|scripts)/' >&2; exit 1; fi; \
+	echo "test-package: cargo package ships $$(printf '%s\n' "$$list" | wc -l) files (library, CLI, header, licences)"
 
 # Dependency licences and sources (deny.toml). Advisories need the RustSec database from
 # GitHub, which this environment cannot reach; `cargo install cargo-deny` to enable the check.
