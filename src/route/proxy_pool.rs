@@ -10,12 +10,12 @@
 //!
 //! A request that failed on a proxy with a connect error, a socket error or a timeout is
 //! sent once more to the next healthy proxy, within the same operation deadline, when that
-//! cannot change its outcome ([`may_resend`]):
+//! cannot change its outcome (`may_resend`):
 //!
 //! - any command, when none of it was sent: the connection was refused or timed out, or
 //!   every pooled connection to the proxy turned out closed and a new one could not be made;
 //! - after it was (or may have been) sent, only commands whose effect and answer are the same
-//!   when done twice ([`Resend::Always`]): `get`, `gets`, `gat`, `gats` (while no value was
+//!   when done twice (`Resend::Always`): `get`, `gets`, `gat`, `gats` (while no value was
 //!   handed to the caller yet), plain `set` and `touch`. A retried `set` may reach the
 //!   backend twice with the same value, which a reader cannot tell from once.
 //! - never after sending: `add`, `replace`, `append`, `prepend`, `cas`, `incr`, `decr`
