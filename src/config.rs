@@ -177,6 +177,8 @@ impl ClientBuilder {
                 s.weight = weight;
                 self.config.servers.push(s);
             }
+            // The message alone: `into_config` wraps it in `Error::Config` again.
+            Err(Error::Config(m)) => self.errors.push(m),
             Err(e) => self.errors.push(e.to_string()),
         }
         self

@@ -88,6 +88,8 @@ fn item11_bad_server_addresses_are_config_errors_at_build() {
         assert!(m.contains("bad server address"), "{bad:?}: {m}");
         let m = config_error(bad, Client::builder().server_weighted(bad, 3).build());
         assert!(m.contains("bad server address"), "{bad:?}: {m}");
+        // Said once (the message used to read "configuration error: configuration error: ...").
+        assert!(!m.starts_with("configuration error"), "{bad:?}: {m}");
         assert!(
             matches!(Client::new([bad]), Err(Error::Config(_))),
             "{bad:?}"
