@@ -15,4 +15,22 @@ public class ClientException extends McpoolException {
     ClientException(String message, Throwable cause) {
         super(0, "JAVA", message, cause);
     }
+
+    // The two statuses the Java side gives itself, before calling the core (include/mcpool.h).
+    private static final int INVALID_ARGUMENT = 100, INVALID_KEY = 101;
+
+    /** MCPOOL_INVALID_ARGUMENT raised on the Java side (a null, a number out of range, ...). */
+    static ClientException invalidArgument(String message) {
+        return new ClientException(INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", message);
+    }
+
+    /** MCPOOL_INVALID_ARGUMENT with its cause (text that has no UTF-8 form). */
+    static ClientException invalidArgument(String message, Throwable cause) {
+        return new ClientException(INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", message, cause);
+    }
+
+    /** MCPOOL_INVALID_KEY raised on the Java side (a key with no UTF-8 form). */
+    static ClientException invalidKey(String message, Throwable cause) {
+        return new ClientException(INVALID_KEY, "MCPOOL_INVALID_KEY", message, cause);
+    }
 }

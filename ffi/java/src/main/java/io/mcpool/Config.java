@@ -45,7 +45,7 @@ final class Config implements Cloneable {
     }
 
     private static ClientException invalid(String message) {
-        return new ClientException(Utf8.INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", message);
+        return ClientException.invalidArgument(message);
     }
 
     /**

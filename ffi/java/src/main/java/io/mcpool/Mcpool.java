@@ -202,7 +202,7 @@ public final class Mcpool implements AutoCloseable {
 
     /** A null argument is a {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming it. */
     static void notNull(Object o, String what) {
-        if (o == null) throw new ClientException(Utf8.INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", what + " is null");
+        if (o == null) throw ClientException.invalidArgument(what + " is null");
     }
 
     int store(Transcoder t, int op, String key, Object value, int ttl, long cas) {
@@ -261,8 +261,7 @@ public final class Mcpool implements AutoCloseable {
             total += lens[i];
         }
         if (total > Integer.MAX_VALUE - 8) {
-            throw new ClientException(Utf8.INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT",
-                "the keys of a multi-get add up to " + total + " bytes, more than a Java array holds");
+            throw ClientException.invalidArgument("the keys of a multi-get add up to " + total + " bytes, more than a Java array holds");
         }
         byte[] blob = new byte[(int) total];
         int off = 0;

@@ -111,7 +111,7 @@ public class MemCachedClient {
     static int ttl(Date expiry) {
         if (expiry == null) return 0;
         long s = expiry.getTime() / 1000;
-        if (s < 0 || s > 0xffffffffL) throw new ClientException(100, "MCPOOL_INVALID_ARGUMENT", "expiry out of range: " + expiry.getTime());
+        if (s < 0 || s > 0xffffffffL) throw ClientException.invalidArgument("expiry out of range: " + expiry.getTime());
         return (int) s;
     }
 
@@ -165,7 +165,7 @@ public class MemCachedClient {
 
     /** Values in key order, null for misses. */
     public Object[] getMultiArray(String[] keys) {
-        if (keys == null) throw new ClientException(100, "MCPOOL_INVALID_ARGUMENT", "null key array");
+        if (keys == null) throw ClientException.invalidArgument("null key array");
         return mc().getMultiArray(effective, keys);
     }
 

@@ -127,7 +127,7 @@ public class SockIOPool {
             case OLD_COMPAT_HASH: return "whalin-old-compat";
             case NEW_COMPAT_HASH: return "whalin-new-compat";
             case CONSISTENT_HASH: return "whalin-consistent";
-            default: throw new ClientException(100, "MCPOOL_INVALID_ARGUMENT", "unknown hashing algorithm " + alg);
+            default: throw ClientException.invalidArgument("unknown hashing algorithm " + alg);
         }
     }
 
@@ -149,7 +149,7 @@ public class SockIOPool {
                 throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": server " + i + " is null");
             }
             if (weights != null && weights[i] != null && weights[i] < 1) {
-                throw new ClientException(100, "MCPOOL_INVALID_ARGUMENT", "pool " + name + ": server "
+                throw ClientException.invalidArgument("pool " + name + ": server "
                     + servers[i] + " has weight " + weights[i] + " (weights start at 1)");
             }
         }

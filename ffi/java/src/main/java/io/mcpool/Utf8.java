@@ -21,22 +21,18 @@ import java.util.function.Function;
 final class Utf8 {
     private Utf8() {}
 
-    static final int INVALID_ARGUMENT = 100, INVALID_KEY = 101;
-
     /** A key's bytes; null or unencodable: {@link ClientException} (MCPOOL_INVALID_KEY). */
     static byte[] key(String key) {
-        if (key == null) throw new ClientException(INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", "null key");
+        if (key == null) throw ClientException.invalidArgument("null key");
         if (!hasSurrogate(key)) return key.getBytes(StandardCharsets.UTF_8);
-        return strict(key, e -> new ClientException(INVALID_KEY, "MCPOOL_INVALID_KEY",
-            "key \"" + printable(key) + "\" " + problem(key), e));
+        return strict(key, e -> ClientException.invalidKey("key \"" + printable(key) + "\" " + problem(key), e));
     }
 
     /** Configuration text (what names it, e.g. "server address"); MCPOOL_INVALID_ARGUMENT. */
     static byte[] text(String s, String what) {
-        if (s == null) throw new ClientException(INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", what + " is null");
+        if (s == null) throw ClientException.invalidArgument(what + " is null");
         if (!hasSurrogate(s)) return s.getBytes(StandardCharsets.UTF_8);
-        return strict(s, e -> new ClientException(INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT",
-            what + " \"" + printable(s) + "\" " + problem(s), e));
+        return strict(s, e -> ClientException.invalidArgument(what + " \"" + printable(s) + "\" " + problem(s), e));
     }
 
     /** A String value's bytes (the transcoders); the value itself is not quoted in the error. */
