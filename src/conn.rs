@@ -9,7 +9,7 @@
 use crate::address::ServerAddr;
 use crate::error::{Error, Result};
 use crate::fork;
-use crate::proto::{Codec, Protocol, Status};
+use crate::proto::{Codec, Status};
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::fd::{AsRawFd, RawFd};
@@ -97,8 +97,6 @@ pub(crate) struct ConnOptions {
     pub io_timeout: Duration,
     pub nodelay: bool,
     pub max_value: usize,
-    pub protocol: Protocol,
-    pub sasl: Option<(String, String)>,
     #[cfg(feature = "tls")]
     pub tls: Option<(crate::tls::TlsConfig, crate::tls::TlsOptions)>,
 }
@@ -355,7 +353,7 @@ impl Conn {
     }
 
     fn finish_connect(stream: Stream, label: &Arc<str>, opts: &ConnOptions) -> Result<Conn> {
-        let mut conn = Conn {
+        Ok(Conn {
             stream,
             rbuf: vec![0; INITIAL_BUF],
             rstart: 0,
@@ -371,11 +369,7 @@ impl Conn {
             cut: false,
             epoch: 0,
             next_tag: 1,
-        };
-        if let (Protocol::Binary, Some((user, password))) = (opts.protocol, &opts.sasl) {
-            crate::ops::binary::sasl_plain(&mut conn, user, password)?;
-        }
-        Ok(conn)
+        })
     }
 
     /// True when the connection may carry another exchange: the last one completed, and it

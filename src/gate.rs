@@ -241,13 +241,14 @@ impl Batch {
     }
 
     /// The jobs, in the order their replies must be read.
+    #[cfg(test)]
     pub(crate) fn jobs(&self) -> impl Iterator<Item = &Job> {
         self.jobs.iter().filter_map(|w| w.job.as_ref())
     }
 
-    /// The next job to answer.
-    pub(crate) fn next(&self) -> Option<&Job> {
-        self.jobs.get(self.answered).and_then(|w| w.job.as_ref())
+    /// Job `i`, in the order their replies must be read.
+    pub(crate) fn job(&self, i: usize) -> Option<&Job> {
+        self.jobs.get(i).and_then(|w| w.job.as_ref())
     }
 
     /// How many jobs the batch holds.

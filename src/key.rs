@@ -1,7 +1,155 @@
-//! Key checks and key sanitizing, done before any byte is sent.
+//! Keys: the [`Keys`] of a call as the caller gives them, and their preparation for the
+//! wire ([`KeyRules`]: prefix, sanitizing, the protocol's checks), done before any byte is
+//! sent.
 
 use crate::error::{Error, Result};
+use crate::proto::{has_space_or_control, Protocol};
 use std::borrow::Cow;
+
+/// The keys of a call, as the caller gives them: each key, or why it cannot be one (a key
+/// that is refused fails alone, before any I/O, with that error). Slices of anything that
+/// is bytes are keys (`&[&str]`, `&[Vec<u8>]`, …); a caller with its own representation
+/// (the C ABI's arrays of pointers and lengths) implements this.
+pub trait Keys {
+    /// How many keys.
+    fn count(&self) -> usize;
+    /// Key `i` (`i < count()`) as the caller gave it (before prefix and sanitizing), or
+    /// the error that key fails with.
+    fn key(&self, i: usize) -> Result<&[u8]>;
+    /// `Some` for one key read on its own (a `get`, not a multi-get of one key): the read
+    /// engine serves it on the single-key route, where a plain read may be handed over to
+    /// another caller's connection while it waits (docs/handover.md).
+    fn single(&self) -> Option<&[u8]> {
+        None
+    }
+}
+
+impl<K: AsRef<[u8]>> Keys for [K] {
+    #[inline]
+    fn count(&self) -> usize {
+        self.len()
+    }
+    #[inline]
+    fn key(&self, i: usize) -> Result<&[u8]> {
+        Ok(self[i].as_ref())
+    }
+}
+
+/// One key read on its own (see [`Keys::single`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Single<'a>(pub &'a [u8]);
+
+impl Keys for Single<'_> {
+    fn count(&self) -> usize {
+        1
+    }
+    fn key(&self, _i: usize) -> Result<&[u8]> {
+        Ok(self.0)
+    }
+    fn single(&self) -> Option<&[u8]> {
+        Some(self.0)
+    }
+}
+
+/// The error of a key of `len` bytes, over [`MAX_KEY_LEN`], of which the caller shows
+/// `head` (its first bytes, for the message): for a [`Keys`] that does not hold overlong
+/// keys at all.
+pub fn too_long(head: &[u8], len: usize) -> Error {
+    let head = display(&head[..head.len().min(MAX_KEY_LEN)]);
+    Error::InvalidKey {
+        key: format!("{head}… ({len} bytes)"),
+        reason: "key is longer than 250 bytes",
+    }
+}
+
+/// How a client turns a caller's key into its wire key: the namespace prefix, URL-encoding
+/// when sanitizing, and the protocol's checks.
+#[derive(Clone, Debug)]
+pub(crate) struct KeyRules {
+    /// Prepended to every key.
+    pub prefix: Vec<u8>,
+    /// URL-encode keys (Whalin's `sanitizeKeys`).
+    pub sanitize: bool,
+    /// Sanitizing keeps `/` (proxy-pool: routing prefixes).
+    pub keep_slash: bool,
+    /// The protocol whose rules apply.
+    pub protocol: Protocol,
+}
+
+impl KeyRules {
+    /// Checks a wire key against the protocol's rules.
+    #[inline]
+    pub(crate) fn validate_wire(&self, wire: &[u8]) -> Result<()> {
+        match self.protocol {
+            Protocol::Text => validate(wire),
+            // Meta sends such keys base64-encoded, binary as they are.
+            Protocol::Meta => validate_meta(wire),
+            Protocol::Binary => validate_length(wire),
+        }
+    }
+
+    /// [`KeyRules::wire_key`] without an allocation: `Ok(None)` when the key goes on the
+    /// wire as given, `Ok(Some((start, len)))` when it was written (prefixed, sanitized) at
+    /// the end of `arena`. On an error `arena` is left as it was.
+    pub(crate) fn wire_key_into(
+        &self,
+        key: &[u8],
+        arena: &mut Vec<u8>,
+    ) -> Result<Option<(u32, u32)>> {
+        let prefix = &self.prefix;
+        if key.is_empty() || (prefix.is_empty() && !self.sanitize) {
+            // Empty keys are refused even when a prefix would make them non-empty.
+            return self.validate_wire(key).map(|()| None);
+        }
+        let start = arena.len();
+        arena.extend_from_slice(prefix);
+        if self.sanitize {
+            arena.extend_from_slice(&self.sanitized(key));
+        } else {
+            arena.extend_from_slice(key);
+        }
+        if let Err(e) = self.validate_wire(&arena[start..]) {
+            arena.truncate(start);
+            return Err(e);
+        }
+        Ok(Some((start as u32, (arena.len() - start) as u32)))
+    }
+
+    /// The key as the server stores it: sanitized if configured, prefixed, validated.
+    pub(crate) fn wire_key<'a>(&self, key: &'a [u8]) -> Result<Cow<'a, [u8]>> {
+        if key.is_empty() {
+            // Refused even when a prefix would make the wire key non-empty: always a bug.
+            return validate(key).map(|_| Cow::Borrowed(key));
+        }
+        let key = if self.sanitize {
+            self.sanitized(key)
+        } else {
+            Cow::Borrowed(key)
+        };
+        let prefix = &self.prefix;
+        let wire = if prefix.is_empty() {
+            key
+        } else {
+            let mut k = Vec::with_capacity(prefix.len() + key.len());
+            k.extend_from_slice(prefix);
+            k.extend_from_slice(&key);
+            Cow::Owned(k)
+        };
+        self.validate_wire(&wire)?;
+        Ok(wire)
+    }
+
+    /// The key URL-encoded as Whalin does; in proxy-pool mode `/` is kept, so that the
+    /// proxy's routing prefix (mcrouter `/region/cluster/`, memcached proxy `route/`)
+    /// survives.
+    fn sanitized<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
+        if self.keep_slash {
+            url_encode_keeping_slash(key)
+        } else {
+            url_encode(key)
+        }
+    }
+}
 
 /// memcached's limit on a key's length, in bytes.
 pub const MAX_KEY_LEN: usize = 250;
@@ -28,35 +176,6 @@ pub fn validate(key: &[u8]) -> Result<()> {
         key: display(key),
         reason,
     })
-}
-
-/// Whether any byte of `key` is a space, a control byte or DEL (bytes of 0x80 and above are
-/// allowed). Eight bytes at a time: this runs for every key of every multi-get.
-#[inline]
-pub(crate) fn has_space_or_control(key: &[u8]) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const SPACE_PLUS_ONE: u64 = u64::from_ne_bytes([0x21; 8]);
-    const DEL: u64 = u64::from_ne_bytes([0x7f; 8]);
-    // The classic word tests: a byte below 0x21 sets its high bit in `(w - 0x21..) & !w`
-    // (exact for a bound up to 0x80), and a DEL is a zero byte of `w ^ 0x7f..`.
-    let below_0x21 = |w: u64| w.wrapping_sub(SPACE_PLUS_ONE) & !w & HIGHS != 0;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
-    let bad = |w: u64| below_0x21(w) || has_zero(w ^ DEL);
-    let n = key.len();
-    if n < 8 {
-        return key.iter().any(|&b| b <= b' ' || b == 0x7f);
-    }
-    let word = |i: usize| u64::from_ne_bytes(key[i..i + 8].try_into().expect("8 bytes"));
-    // Whole words, then the last eight bytes (which may overlap the words before).
-    let mut i = 0;
-    while i + 8 < n {
-        if bad(word(i)) {
-            return true;
-        }
-        i += 8;
-    }
-    bad(word(n - 8))
 }
 
 /// Checks only the length (1..=250 bytes): for the meta (base64 keys) and binary protocols,

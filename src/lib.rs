@@ -20,6 +20,7 @@ pub mod address;
 pub mod client;
 pub mod config;
 mod conn;
+mod dialect;
 pub mod error;
 /// The C ABI (`include/mcpool.h`, `libmcpool.so`/`.a`): see `docs/c-abi.md`.
 pub mod ffi;
@@ -30,11 +31,11 @@ pub mod item;
 pub mod key;
 pub mod metrics;
 mod multi_get;
-mod ops;
 mod pool;
 pub mod proto;
 pub mod route;
 mod server;
+pub mod sink;
 pub mod tls;
 pub mod value;
 
@@ -44,10 +45,12 @@ pub use config::{ClientBuilder, Config, MAX_ITEM_SIZE, MAX_POOL_SIZE};
 pub use error::{Error, Result};
 pub use health::ServerState;
 pub use item::{Item, Lease, StoreOutcome};
+pub use key::{Keys, Single};
 pub use metrics::{Event, ServerMetrics};
 pub use proto::ascii::StoreCommand;
 pub use proto::Protocol;
 pub use route::{Distribution, FailoverPolicy, Router};
+pub use sink::Sink;
 pub use tls::TlsOptions;
 pub use value::{Compression, CompressionFormat};
 

@@ -7,8 +7,9 @@
 //! (its previous result), measured at ~230k instructions per 500-key call. The vectors here
 //! are kept from call to call instead, and hold only offsets and indices, never borrowed keys.
 
+use crate::dialect::WireKeys;
 use crate::error::Error;
-use crate::ops::Keys;
+use crate::key::Keys;
 use std::cell::RefCell;
 
 /// `wire` entry of a key sent as the caller gave it (no prefix, no sanitizing).
@@ -143,18 +144,18 @@ pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
 
 /// One server's keys of a multi-key retrieval, by index, as the encoders and decoders read
 /// them: key `i` is caller key `members[i]`, sent as given or from the arena.
-pub(crate) struct Selection<'a, F> {
+pub(crate) struct Selection<'a, K: ?Sized> {
     /// Caller key indices, in the order they are sent.
     pub members: &'a [u32],
     /// The scratch's `arena`.
     pub arena: &'a [u8],
     /// The scratch's `wire`.
     pub wire: &'a [(u32, u32)],
-    /// The caller's key `i`.
-    pub key_at: &'a F,
+    /// The caller's keys.
+    pub keys: &'a K,
 }
 
-impl<'a, 'k: 'a, F: Fn(usize) -> &'k [u8]> Keys for Selection<'a, F> {
+impl<K: Keys + ?Sized> WireKeys for Selection<'_, K> {
     fn count(&self) -> usize {
         self.members.len()
     }
@@ -163,7 +164,8 @@ impl<'a, 'k: 'a, F: Fn(usize) -> &'k [u8]> Keys for Selection<'a, F> {
     fn key(&self, i: usize) -> &[u8] {
         let k = self.members[i] as usize;
         match self.wire[k] {
-            (AS_GIVEN, _) => (self.key_at)(k),
+            // A key that reached a server's share was accepted, so this is never the error.
+            (AS_GIVEN, _) => self.keys.key(k).unwrap_or(&[]),
             (start, len) => &self.arena[start as usize..(start + len) as usize],
         }
     }
@@ -176,14 +178,13 @@ mod tests {
     #[test]
     fn a_selection_reads_given_and_rewritten_keys() {
         let given: [&[u8]; 3] = [b"a", b"bb", b"ccc"];
-        let key_at = |i: usize| given[i];
         let arena = b"p:bbp:ccc".to_vec();
         let wire = [(AS_GIVEN, 0), (0, 4), (4, 5)];
         let sel = Selection {
             members: &[2, 0, 1],
             arena: &arena,
             wire: &wire,
-            key_at: &key_at,
+            keys: &given[..],
         };
         let keys: Vec<&[u8]> = (0..sel.count()).map(|i| sel.key(i)).collect();
         assert_eq!(keys, [&b"p:ccc"[..], b"a", b"p:bb"]);

@@ -9,6 +9,7 @@
 
 use crate::address::ServerAddr;
 use crate::conn::{Conn, ConnOptions, Deadline};
+use crate::dialect::Dialect;
 use crate::health::Health;
 use crate::metrics::Counters;
 use std::sync::Arc;
@@ -26,6 +27,7 @@ pub(crate) struct Manager {
     pub addr: ServerAddr,
     pub label: Arc<str>,
     pub opts: ConnOptions,
+    pub dialect: Dialect,
     pub health: Arc<Health>,
     pub counters: Arc<Counters>,
 }
@@ -49,13 +51,14 @@ impl r2d2::ManageConnection for Manager {
     fn connect(&self) -> Result<Slot, Never> {
         let epoch = self.health.epoch();
         let conn = if self.health.is_healthy() {
-            Conn::connect(
-                &self.addr,
-                &self.label,
-                &self.opts,
-                self.opts.connect_timeout,
-            )
-            .ok()
+            self.dialect
+                .connect(
+                    &self.addr,
+                    &self.label,
+                    &self.opts,
+                    self.opts.connect_timeout,
+                )
+                .ok()
         } else {
             None
         };
@@ -75,7 +78,7 @@ impl r2d2::ManageConnection for Manager {
         if let Some(conn) = slot.conn.as_mut() {
             // The check is no caller's operation: only the I/O timeout bounds it.
             conn.set_deadline(Deadline::None);
-            if !conn.is_reusable() || conn.alive_check(self.opts.protocol).is_err() {
+            if !conn.is_reusable() || self.dialect.alive_check(conn).is_err() {
                 slot.conn = None;
             }
         }

@@ -5,14 +5,13 @@
 //! did not survive the fork.
 
 use crate::address::{ServerAddr, ServerSpec};
-use crate::config::Config;
 use crate::conn::{Conn, ConnOptions, Deadline};
+use crate::dialect::{Dialect, Found, Outcome, Pipeline, Request};
 use crate::error::{Error, Result};
 use crate::fork;
-use crate::gate::{Admission, Answer, Gate, GateRef, Job, Offer, Permit};
+use crate::gate::{Admission, Answer, Batch, Gate, GateRef, Job, Offer, Permit};
 use crate::health::Health;
 use crate::metrics::{Counters, Event, EventHandler};
-use crate::ops;
 use crate::pool::{Manager, Slot};
 use crate::proto::ascii::StoreCommand;
 use scheduled_thread_pool::ScheduledThreadPool;
@@ -63,14 +62,29 @@ pub(crate) enum Checkout<'g> {
     Served(Result<Answer>),
 }
 
-#[derive(Clone, Debug)]
-struct PoolSettings {
-    max_size: u32,
-    min_idle: u32,
-    pool_timeout: Duration,
-    idle_timeout: Option<Duration>,
-    max_lifetime: Option<Duration>,
-    test_on_check_out: bool,
+/// What a server's pool and health need of the client's configuration.
+#[derive(Clone)]
+pub(crate) struct PoolSettings {
+    /// Connections per server, at most.
+    pub max_size: u32,
+    /// Connections kept open while idle.
+    pub min_idle: u32,
+    /// How long a caller waits for a free connection.
+    pub pool_timeout: Duration,
+    /// Idle connections are closed after this long (`None`: never).
+    pub idle_timeout: Option<Duration>,
+    /// Connections are closed after this long (`None`: never).
+    pub max_lifetime: Option<Duration>,
+    /// A `version` round trip before each checkout.
+    pub test_on_check_out: bool,
+    /// Consecutive failures that mark a server dead.
+    pub failure_limit: u32,
+    /// How long a dead server rests before it is tried again (first time).
+    pub retry_timeout: Duration,
+    /// The longest rest, as it backs off.
+    pub retry_timeout_max: Duration,
+    /// Told when a server goes down or comes back.
+    pub events: Option<EventHandler>,
 }
 
 /// One server: pool, health, counters.
@@ -83,7 +97,7 @@ pub(crate) struct Server {
     pub counters: Arc<Counters>,
     addr: ServerAddr,
     opts: ConnOptions,
-    events: Option<EventHandler>,
+    dialect: Dialect,
     settings: PoolSettings,
     manager: Manager,
     generation: u64,
@@ -106,64 +120,62 @@ fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPoo
         .max_size(s.max_size)
         .min_idle(Some(s.min_idle))
         .connection_timeout(s.pool_timeout)
-        .idle_timeout(s.idle_timeout)
-        .max_lifetime(s.max_lifetime)
+        .idle_timeout(s.idle_timeout.filter(|d| !d.is_zero()))
+        .max_lifetime(s.max_lifetime.filter(|d| !d.is_zero()))
         .test_on_check_out(s.test_on_check_out)
         .thread_pool(threads)
         .build_unchecked(manager)
 }
 
 impl Server {
-    /// The servers of a configuration, sharing one background thread pool.
-    pub(crate) fn all(config: &Config, opts: &ConnOptions) -> Vec<Server> {
+    /// The servers `specs`, sharing one background thread pool.
+    pub(crate) fn all(
+        specs: &[ServerSpec],
+        settings: &PoolSettings,
+        opts: &ConnOptions,
+        dialect: &Dialect,
+    ) -> Vec<Server> {
         let threads = thread_pool();
-        config
-            .servers
+        specs
             .iter()
-            .map(|spec| Server::new(spec, config, opts, &threads))
+            .map(|spec| Server::new(spec, settings, opts, dialect, &threads))
             .collect()
     }
 
     fn new(
         spec: &ServerSpec,
-        config: &Config,
+        settings: &PoolSettings,
         opts: &ConnOptions,
+        dialect: &Dialect,
         threads: &Arc<ScheduledThreadPool>,
     ) -> Server {
-        let settings = PoolSettings {
-            max_size: config.max_size,
-            min_idle: config.min_idle,
-            pool_timeout: config.pool_timeout,
-            idle_timeout: config.idle_timeout.filter(|d| !d.is_zero()),
-            max_lifetime: config.max_lifetime.filter(|d| !d.is_zero()),
-            test_on_check_out: config.test_on_check_out,
-        };
         let label: Arc<str> = spec.addr.to_string().into();
         let health = Arc::new(Health::new(
-            config.failure_limit,
-            config.retry_timeout,
-            config.retry_timeout_max,
+            settings.failure_limit,
+            settings.retry_timeout,
+            settings.retry_timeout_max,
         ));
         let counters = Arc::new(Counters::default());
         let manager = Manager {
             addr: spec.addr.clone(),
             label: label.clone(),
             opts: opts.clone(),
+            dialect: dialect.clone(),
             health: health.clone(),
             counters: counters.clone(),
         };
         Server {
-            pool: make_pool(&settings, manager.clone(), threads.clone()),
+            pool: make_pool(settings, manager.clone(), threads.clone()),
             label,
             health,
             counters,
             addr: spec.addr.clone(),
             opts: opts.clone(),
-            events: config.events.clone(),
-            settings,
+            dialect: dialect.clone(),
+            settings: settings.clone(),
             manager,
             generation: fork::generation(),
-            gate: Gate::new(config.max_size),
+            gate: Gate::new(settings.max_size),
             child: Mutex::new(None),
         }
     }
@@ -290,7 +302,9 @@ impl Server {
                 self.counters.error(&e);
                 return Err(e);
             }
-            let connected = Conn::connect(&self.addr, &self.label, &self.opts, timeout);
+            let connected = self
+                .dialect
+                .connect(&self.addr, &self.label, &self.opts, timeout);
             deadline.charge(timeout);
             match connected {
                 Ok(mut c) => {
@@ -370,7 +384,6 @@ impl Server {
         // turn; a batch that fits is answered in one turn (with 64, meta fell to half).
         const BATCH_JOBS: usize = 20;
         const BATCH_BYTES: usize = 64 * 1024;
-        let p = self.opts.protocol;
         for _ in 0..SERVE_ROUNDS {
             let mut deadline = pooled.conn.as_ref()?.deadline();
             if deadline.left_at(Instant::now()) == Some(Duration::ZERO) {
@@ -381,56 +394,16 @@ impl Server {
                 return None;
             }
             let n = batch.len();
-            let (mut reads, mut hits) = (0, 0);
+            let mut work = Serving {
+                batch: &mut batch,
+                reads: 0,
+                hits: 0,
+            };
             let served = pooled.with_conn(|conn| {
                 conn.set_deadline(deadline);
-                let tag = conn.take_tags(n);
-                let buf = conn.begin();
-                for (i, job) in batch.jobs().enumerate() {
-                    let opaque = tag.wrapping_add(i as u32);
-                    match job {
-                        Job::Get { wire, cas } => ops::encode_get_one(p, buf, *cas, wire, opaque),
-                        Job::Set {
-                            wire,
-                            data,
-                            flags,
-                            ttl,
-                        } => ops::encode_store(
-                            p,
-                            buf,
-                            StoreCommand::Set,
-                            wire,
-                            *flags,
-                            *ttl,
-                            data,
-                            opaque,
-                            false,
-                        ),
-                    }
-                }
-                conn.send()?;
-                for i in 0..n {
-                    let opaque = tag.wrapping_add(i as u32);
-                    let answer = match batch.next() {
-                        Some(Job::Get { wire, cas }) => {
-                            let mut found = None;
-                            ops::recv_get_one(p, conn, *cas, wire, opaque, &mut |_, d, f, c| {
-                                found = Some((d.to_vec(), f, c))
-                            })?;
-                            reads += 1;
-                            hits += usize::from(found.is_some());
-                            Answer::Found(found)
-                        }
-                        Some(Job::Set { .. }) => {
-                            Answer::Stored(ops::recv_store(p, conn, StoreCommand::Set, opaque)?)
-                        }
-                        None => break,
-                    };
-                    batch.complete(Ok(answer));
-                }
-                conn.finish();
-                Ok(())
+                self.dialect.pipeline(conn, &mut work)
             });
+            let (reads, hits) = (work.reads, work.hits);
             self.counters.operations.fetch_add(n as u64, Relaxed);
             self.counters.handed_over.fetch_add(n as u64, Relaxed);
             self.lookups(reads, hits);
@@ -483,8 +456,60 @@ impl Server {
     }
 
     fn emit(&self, event: Option<Event>) {
-        if let (Some(handler), Some(event)) = (&self.events, event) {
+        if let (Some(handler), Some(event)) = (&self.settings.events, event) {
             (handler.0)(&event);
         }
+    }
+}
+
+/// Work handed over (see `gate`), as requests of one pipeline: a read is a `Get`, a set a
+/// `Store`; each reply completes its job.
+struct Serving<'b> {
+    batch: &'b mut Batch,
+    reads: usize,
+    hits: usize,
+}
+
+impl Pipeline for Serving<'_> {
+    fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    fn request(&self, i: usize) -> Request<'_> {
+        match self.batch.job(i) {
+            Some(Job::Get { wire, cas }) => Request::Get {
+                key: wire,
+                cas: *cas,
+                touch: None,
+            },
+            Some(Job::Set {
+                wire,
+                data,
+                flags,
+                ttl,
+            }) => Request::Store {
+                cmd: StoreCommand::Set,
+                key: wire,
+                flags: *flags,
+                ttl: *ttl,
+                data,
+                quiet: false,
+            },
+            // Every job of a batch has its work (see `Gate::take_jobs`).
+            None => Request::Version,
+        }
+    }
+
+    fn answer(&mut self, _i: usize, outcome: Outcome, found: Found) {
+        let answer = match outcome {
+            Outcome::Stored(s) => Ok(Answer::Stored(s)),
+            Outcome::Done => {
+                self.reads += 1;
+                self.hits += usize::from(found.is_some());
+                Ok(Answer::Found(found))
+            }
+            other => other.done().map(|()| Answer::Found(None)),
+        };
+        self.batch.complete(answer);
     }
 }

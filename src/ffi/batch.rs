@@ -4,6 +4,7 @@
 
 use super::client::mcpool_client;
 use super::commands::MCPOOL_MAX_MULTI_KEYS;
+use super::keys::CKeys;
 use super::landing::{landingpad, Failure};
 use super::last_error;
 use super::ptr;
@@ -12,7 +13,8 @@ use super::status::mcpool_status::{
     MCPOOL_VALUE_TOO_LARGE,
 };
 use crate::error::Result as CoreResult;
-use crate::key::MAX_KEY_LEN;
+use crate::key::{Single, MAX_KEY_LEN};
+use crate::sink::Callbacks;
 use std::ffi::c_void;
 
 /// An array of `n` elements from C; NULL is allowed only when `n` is 0.
@@ -78,6 +80,30 @@ pub(crate) unsafe fn checked_keys<'a>(
         }
     }
     Ok((checked, long))
+}
+
+/// The keys of a multi-key call as the core reads them: a NULL array (with `n` > 0) or a
+/// NULL key fails the whole call; a key over 250 bytes fails alone (the core's `Keys` gives
+/// its error).
+///
+/// # Safety
+/// As for [`checked_keys`].
+pub(crate) unsafe fn c_keys<'a>(
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n: usize,
+    op: &str,
+) -> Result<CKeys<'a>, Failure> {
+    check_count(n, op)?;
+    // SAFETY: forwarded from the caller's promise.
+    let ptrs = unsafe { array(keys, n, "keys") }?;
+    // SAFETY: forwarded from the caller's promise.
+    let lens = unsafe { array(key_lens, n, "key_lens") }?;
+    if let Some(i) = ptrs.iter().position(|p| p.is_null()) {
+        return Err(Failure::invalid(format!("key {i} is NULL")));
+    }
+    // SAFETY: every pointer is non-NULL (checked above); the caller promises the bytes.
+    Ok(unsafe { CKeys::new(ptrs, lens) })
 }
 
 /// The failure of key number `i`, too long at `len` bytes.
@@ -242,16 +268,17 @@ pub unsafe extern "C" fn mcpool_client_delete_multi(
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_statuses, "statuses")?;
         // SAFETY: forwarded from the caller's promise.
-        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, "delete_multi") }?;
-        let mut all = statuses(
-            "delete_multi",
-            &keys,
-            c.client.delete_multi(&keys),
-            |existed| if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND },
-        );
-        for (i, len) in long {
-            all[i] = Err(too_long("delete_multi", i, len));
-        }
+        let keys = unsafe { c_keys(keys, key_lens, n, "delete_multi") }?;
+        let all = c
+            .client
+            .delete_keys(&keys)
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                r.map(|existed| if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
+                    .map_err(|e| Failure::from_error("delete_multi", keys.shown(i), &e))
+            })
+            .collect();
         // SAFETY: checked non-NULL; the caller promises room for `n` statuses.
         unsafe { write_statuses(out_statuses, all) };
         Ok(MCPOOL_OK)
@@ -329,15 +356,23 @@ pub unsafe extern "C" fn mcpool_client_get_into(
         };
         let with_cas = !out_cas.is_null();
         let mut got: Option<(bool, u32, u64)> = None;
-        let hit = c
-            .client
-            .get_with(key, with_cas, &mut |_, value, flags, cas| {
-                // SAFETY: the caller promises `alloc` is a valid function returning NULL or
-                // `value.len()` writable bytes of its own.
-                let filled = unsafe { fill(alloc(userdata, value.len()), value) };
-                got = Some((filled || value.is_empty(), flags, cas.unwrap_or(0)));
-            })
-            .map_err(|e| Failure::from_error("get_into", Some(key), &e))?;
+        let mut found = Ok(false);
+        c.client.read(
+            &Single(key),
+            with_cas,
+            None,
+            &mut Callbacks(
+                |_, value: &[u8], flags: u32, cas: Option<u64>| {
+                    // SAFETY: the caller promises `alloc` is a valid function returning NULL
+                    // or `value.len()` writable bytes of its own.
+                    let filled = unsafe { fill(alloc(userdata, value.len()), value) };
+                    got = Some((filled || value.is_empty(), flags, cas.unwrap_or(0)));
+                    Ok(())
+                },
+                |_, r| found = r,
+            ),
+        );
+        let hit = found.map_err(|e| Failure::from_error("get_into", Some(key), &e))?;
         match got.filter(|_| hit) {
             None => Ok(MCPOOL_NOT_FOUND),
             Some((false, _, _)) => Err(Failure::new(
@@ -403,67 +438,63 @@ pub unsafe extern "C" fn mcpool_client_get_multi_into(
         // Keys are read by index straight from the caller's arrays, and statuses written
         // straight to theirs: nothing is allocated in proportion to the keys (see
         // `multi_get` for why that matters to callers such as Perl).
-        let key_at = |i: usize| -> &[u8] {
-            if lens[i] > MAX_KEY_LEN {
-                return &[]; // refused by the core as empty; reported as too long below
-            }
-            // SAFETY: `ptrs[i]` is not NULL (checked above), `lens[i]` ≤ 250, and the caller
-            // promises `lens[i]` readable bytes at `ptrs[i]` for the whole call.
-            unsafe { std::slice::from_raw_parts(ptrs[i], lens[i]) }
-        };
+        // SAFETY: every pointer is non-NULL (checked above) and the caller promises
+        // `lens[i]` readable bytes at `ptrs[i]` for the whole call.
+        let keys = unsafe { CKeys::new(ptrs, lens) };
         let out = out_statuses;
         let mut first: Option<String> = None;
+        // Statuses start as "not refused"; a refused buffer is marked as it happens.
+        for i in 0..n_keys {
+            // SAFETY: `out` is not NULL (checked) and the caller promises room for `n_keys`
+            // statuses; `i` < `n_keys`.
+            unsafe { out.add(i).write(MCPOOL_OK) };
+        }
         let mut fail = |i: usize, status: mcpool_status, message: &dyn Fn() -> String| {
             if first.is_none() {
                 first = Some(message());
             }
-            // SAFETY: `out` is not NULL (checked) and the caller promises room for `n_keys`
-            // statuses; `i` < `n_keys`.
+            // SAFETY: as above.
             unsafe { out.add(i).write(status) };
         };
-        // Statuses start as "not refused"; a refused buffer is marked as it happens.
-        for i in 0..n_keys {
-            // SAFETY: as above.
-            unsafe { out.add(i).write(MCPOOL_OK) };
-        }
-        c.client.get_multi_by_index(
-            n_keys,
-            &key_at,
+        c.client.read(
+            &keys,
             with_cas,
-            &mut |i, value, flags, cas| {
-                // SAFETY: the caller promises `alloc` is a valid function returning NULL or
-                // `value.len()` writable bytes of its own.
-                let dest = unsafe { alloc(userdata, i, value.len(), flags, cas.unwrap_or(0)) };
-                // SAFETY: as above: `dest` is NULL or has room for the value.
-                if !unsafe { fill(dest, value) } && !value.is_empty() {
-                    // SAFETY: `i` < `n_keys`, room promised.
-                    unsafe { out.add(i).write(MCPOOL_ALLOC_FAILED) };
-                }
-            },
-            |i, r| match r {
-                _ if lens[i] > MAX_KEY_LEN => {
-                    let f = too_long("get_multi_into", i, lens[i]);
-                    fail(i, f.status, &|| f.message.clone());
-                }
-                Ok(true) => {
-                    // SAFETY: `i` < `n_keys`; the status was written above.
-                    if unsafe { out.add(i).read() } == MCPOOL_ALLOC_FAILED {
-                        fail(i, MCPOOL_ALLOC_FAILED, &|| {
-                            format!("get_multi_into: the alloc callback returned NULL for key {i}")
+            None,
+            &mut Callbacks(
+                |i: usize, value: &[u8], flags: u32, cas: Option<u64>| {
+                    // SAFETY: the caller promises `alloc` is a valid function returning NULL
+                    // or `value.len()` writable bytes of its own.
+                    let dest = unsafe { alloc(userdata, i, value.len(), flags, cas.unwrap_or(0)) };
+                    // SAFETY: as above: `dest` is NULL or has room for the value.
+                    if !unsafe { fill(dest, value) } && !value.is_empty() {
+                        // SAFETY: `i` < `n_keys`, room promised.
+                        unsafe { out.add(i).write(MCPOOL_ALLOC_FAILED) };
+                    }
+                    Ok(())
+                },
+                |i: usize, r: CoreResult<bool>| match r {
+                    Ok(true) => {
+                        // SAFETY: `i` < `n_keys`; the status was written above.
+                        if unsafe { out.add(i).read() } == MCPOOL_ALLOC_FAILED {
+                            fail(i, MCPOOL_ALLOC_FAILED, &|| {
+                                format!(
+                                    "get_multi_into: the alloc callback returned NULL for key {i}"
+                                )
+                            });
+                        }
+                    }
+                    Ok(false) => {
+                        // SAFETY: as above.
+                        unsafe { out.add(i).write(MCPOOL_NOT_FOUND) }
+                    }
+                    Err(e) => {
+                        let status = mcpool_status::from_error(&e);
+                        fail(i, status, &|| {
+                            Failure::from_error("get_multi_into", keys.shown(i), &e).message
                         });
                     }
-                }
-                Ok(false) => {
-                    // SAFETY: as above.
-                    unsafe { out.add(i).write(MCPOOL_NOT_FOUND) }
-                }
-                Err(e) => {
-                    let status = mcpool_status::from_error(&e);
-                    fail(i, status, &|| {
-                        Failure::from_error("get_multi_into", Some(key_at(i)), &e).message
-                    });
-                }
-            },
+                },
+            ),
         );
         if let Some(message) = first {
             last_error::set(message);

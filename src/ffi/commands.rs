@@ -8,18 +8,18 @@
 //! `MCPOOL_OK`.
 
 use super::client::mcpool_client;
+use super::keys::CKeys;
 use super::landing::{landingpad, Failure, Outcome};
 use super::ptr;
 use super::status::mcpool_status::{
-    self, MCPOOL_EXISTS, MCPOOL_INVALID_KEY, MCPOOL_NOT_FOUND, MCPOOL_NOT_STORED, MCPOOL_OK,
-    MCPOOL_VALUE_TOO_LARGE,
+    self, MCPOOL_EXISTS, MCPOOL_NOT_FOUND, MCPOOL_NOT_STORED, MCPOOL_OK, MCPOOL_VALUE_TOO_LARGE,
 };
 use super::values::{mcpool_item, mcpool_multi, mcpool_server_results, Entry, ServerEntry, Text};
 use crate::client::{Client, PerServer};
 use crate::error::Result as CoreResult;
 use crate::item::{Item, Lease, StoreOutcome};
-use crate::key::MAX_KEY_LEN;
 use crate::proto::ascii::StoreCommand;
+use crate::sink::Callbacks;
 use std::ffi::{c_char, c_void};
 
 /// Most keys in one multi-get call.
@@ -213,7 +213,7 @@ unsafe fn multi<'a>(
     key_lens: *const usize,
     n_keys: usize,
     with_cas: bool,
-) -> Result<(Vec<&'a [u8]>, Vec<Entry>), Failure> {
+) -> Result<(CKeys<'a>, Vec<Entry>), Failure> {
     if n_keys > MCPOOL_MAX_MULTI_KEYS {
         return Err(Failure::invalid(format!(
             "{n_keys} keys in one multi-get; the limit is {MCPOOL_MAX_MULTI_KEYS}"
@@ -233,50 +233,40 @@ unsafe fn multi<'a>(
             )
         }
     };
-    let mut checked: Vec<&[u8]> = Vec::with_capacity(n_keys);
-    let mut too_long = Vec::new();
-    for (i, (&p, &len)) in ptrs.iter().zip(lens).enumerate() {
-        if p.is_null() {
-            return Err(Failure::invalid(format!("key {i} is NULL")));
-        }
-        if len > MAX_KEY_LEN {
-            // Sent as an empty key, which the core refuses; its message is replaced below.
-            too_long.push(i);
-            checked.push(&[]);
-        } else {
-            // SAFETY: `p` is not NULL, `len` ≤ 250, and the caller promises `len` readable
-            // bytes at `p`.
-            checked.push(unsafe { std::slice::from_raw_parts(p, len) });
-        }
+    if let Some(i) = ptrs.iter().position(|p| p.is_null()) {
+        return Err(Failure::invalid(format!("key {i} is NULL")));
     }
-    let results = if with_cas {
-        c.client.gets_multi(&checked)
-    } else {
-        c.client.get_multi(&checked)
-    };
+    // SAFETY: every pointer is non-NULL (checked above) and the caller promises
+    // `lens[i]` readable bytes at `ptrs[i]` for the whole call.
+    let keys = unsafe { CKeys::new(ptrs, lens) };
     let op = if with_cas { "gets_multi" } else { "get_multi" };
-    let mut entries: Vec<Entry> = results
-        .into_iter()
-        .zip(&checked)
-        .map(|(r, k)| match r {
-            Ok(Some(item)) => Entry::Hit(item),
-            Ok(None) => Entry::Miss,
-            Err(e) => {
-                let f = Failure::from_error(op, Some(k), &e);
-                Entry::Failed(f.status, f.message)
-            }
-        })
-        .collect();
-    for i in too_long {
-        entries[i] = Entry::Failed(
-            MCPOOL_INVALID_KEY,
-            format!(
-                "{op}: invalid key number {i}: {} bytes is longer than {MAX_KEY_LEN}",
-                lens[i]
-            ),
-        );
+    // Each key's entry is made as the engine delivers it: the value into its item, the
+    // result (a miss, or the key's error with its message) into its status.
+    let mut entries: Vec<Entry> = (0..n_keys).map(|_| Entry::Miss).collect();
+    let mut failed: Vec<(usize, Failure)> = Vec::new();
+    c.client.read(
+        &keys,
+        with_cas,
+        None,
+        &mut Callbacks(
+            |i: usize, value: &[u8], flags: u32, cas: Option<u64>| {
+                entries[i] = Entry::Hit(Item {
+                    value: value.to_vec(),
+                    flags,
+                    cas,
+                });
+                Ok(())
+            },
+            |i: usize, r: CoreResult<bool>| match r {
+                Ok(_) => {}
+                Err(e) => failed.push((i, Failure::from_error(op, keys.shown(i), &e))),
+            },
+        ),
+    );
+    for (i, f) in failed {
+        entries[i] = Entry::Failed(f.status, f.message);
     }
-    Ok((checked, entries))
+    Ok((keys, entries))
 }
 
 /// Reads many keys at once: one round trip per server, every server's request written
@@ -346,9 +336,10 @@ pub unsafe extern "C" fn mcpool_client_get_multi_cb(
         // SAFETY: forwarded from the caller's promise.
         let (checked, entries) = unsafe { multi(c, keys, key_lens, n_keys, with_cas) }?;
         let mut first_failure = None;
-        for (i, (entry, key)) in entries.into_iter().zip(checked).enumerate() {
+        for (i, entry) in entries.into_iter().enumerate() {
             match entry {
                 Entry::Hit(item) => {
+                    let key = checked.shown(i).unwrap_or_default();
                     let v = &item.value;
                     // SAFETY: the caller promises `on_hit` is a valid function that does not
                     // unwind; every pointer passed is valid for the length beside it.

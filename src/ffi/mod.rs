@@ -23,6 +23,7 @@ pub mod batch;
 pub mod client;
 pub mod commands;
 pub mod config;
+mod keys;
 pub mod landing;
 pub mod last_error;
 pub mod observe;

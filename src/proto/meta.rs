@@ -59,7 +59,7 @@ pub fn push_base64(buf: &mut Vec<u8>, data: &[u8]) {
 /// or DEL (bytes from 0x80, UTF-8 keys, go as they are, as on the text protocol). Other keys
 /// are sent base64-encoded with `b`.
 pub fn key_is_plain(key: &[u8]) -> bool {
-    !key.is_empty() && key.len() <= 250 && !crate::key::has_space_or_control(key)
+    !key.is_empty() && key.len() <= 250 && !super::has_space_or_control(key)
 }
 
 /// Appends one meta request: `<cmd> <key> [<datalen>] <flags>*\r\n[<data>\r\n]`. Keys that

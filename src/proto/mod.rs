@@ -37,6 +37,35 @@ pub(crate) fn write_u64(tmp: &mut [u8; 20], mut n: u64) -> &[u8] {
     &tmp[i..]
 }
 
+/// Whether any byte of `key` is a space, a control byte or DEL (bytes of 0x80 and above are
+/// allowed). Eight bytes at a time: this runs for every key of every multi-get.
+#[inline]
+pub(crate) fn has_space_or_control(key: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const SPACE_PLUS_ONE: u64 = u64::from_ne_bytes([0x21; 8]);
+    const DEL: u64 = u64::from_ne_bytes([0x7f; 8]);
+    // The classic word tests: a byte below 0x21 sets its high bit in `(w - 0x21..) & !w`
+    // (exact for a bound up to 0x80), and a DEL is a zero byte of `w ^ 0x7f..`.
+    let below_0x21 = |w: u64| w.wrapping_sub(SPACE_PLUS_ONE) & !w & HIGHS != 0;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS != 0;
+    let bad = |w: u64| below_0x21(w) || has_zero(w ^ DEL);
+    let n = key.len();
+    if n < 8 {
+        return key.iter().any(|&b| b <= b' ' || b == 0x7f);
+    }
+    let word = |i: usize| u64::from_ne_bytes(key[i..i + 8].try_into().expect("8 bytes"));
+    // Whole words, then the last eight bytes (which may overlap the words before).
+    let mut i = 0;
+    while i + 8 < n {
+        if bad(word(i)) {
+            return true;
+        }
+        i += 8;
+    }
+    bad(word(n - 8))
+}
+
 /// Which wire protocol a client speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub enum Protocol {
@@ -64,20 +93,6 @@ impl Protocol {
 impl std::fmt::Display for Protocol {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Protocol {
-    type Err = crate::Error;
-    fn from_str(s: &str) -> crate::Result<Protocol> {
-        match s {
-            "text" | "ascii" => Ok(Protocol::Text),
-            "meta" => Ok(Protocol::Meta),
-            "binary" => Ok(Protocol::Binary),
-            _ => Err(crate::Error::Config(format!(
-                "unknown protocol {s:?} (text, meta, binary)"
-            ))),
-        }
     }
 }
 

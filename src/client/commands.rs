@@ -1,0 +1,344 @@
+//! The commands about one key (stores, delete, counters, touch, leases) and about whole
+//! servers (flush_all, version, stats): each builds its [`Request`] and reads its
+//! [`Outcome`](crate::dialect::Outcome).
+
+use super::{Client, PerServer};
+use crate::dialect::Request;
+use crate::error::{Error, Result};
+use crate::gate::Offer;
+use crate::item::{Item, Lease, StoreOutcome};
+use crate::proto::ascii::StoreCommand;
+use crate::proto::Protocol;
+use crate::route::proxy_pool::{Reached, Resend};
+use crate::server::Checkout;
+use std::borrow::Cow;
+
+/// A `set` whose value (as sent) is at most this long may be handed over to another caller's
+/// connection while it waits for one (docs/handover.md); larger ones wait for a connection.
+const HANDED_OVER_SET_BYTES: usize = 16 * 1024;
+
+impl Client {
+    // ----- storage -----
+
+    /// Stores `value` under `key` unconditionally. `ttl` in seconds (0 = no expiry; above 30
+    /// days it is a unix time, as memcached reads it).
+    pub fn set(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Set, key, value, 0, ttl)
+    }
+
+    /// Stores only if `key` does not exist (`NotStored` otherwise).
+    pub fn add(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Add, key, value, 0, ttl)
+    }
+
+    /// Stores only if `key` exists (`NotStored` otherwise).
+    pub fn replace(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Replace, key, value, 0, ttl)
+    }
+
+    /// Appends to an existing value (`NotStored` if missing). Never compressed.
+    pub fn append(&self, key: impl AsRef<[u8]>, value: &[u8]) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Append, key, value, 0, 0)
+    }
+
+    /// Prepends to an existing value (`NotStored` if missing). Never compressed.
+    pub fn prepend(&self, key: impl AsRef<[u8]>, value: &[u8]) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Prepend, key, value, 0, 0)
+    }
+
+    /// Stores only if the item's CAS unique is still `cas` (from [`Client::gets`]):
+    /// `Exists` if it changed, `NotFound` if it is gone.
+    pub fn cas(
+        &self,
+        key: impl AsRef<[u8]>,
+        value: &[u8],
+        ttl: u32,
+        cas: u64,
+    ) -> Result<StoreOutcome> {
+        self.store(StoreCommand::Cas(cas), key, value, 0, ttl)
+    }
+
+    /// Any store command with explicit flags: the general form of `set`, `add`, … .
+    /// The value is compressed per the configuration (never for append/prepend).
+    pub fn store(
+        &self,
+        cmd: StoreCommand,
+        key: impl AsRef<[u8]>,
+        value: &[u8],
+        flags: u32,
+        ttl: u32,
+    ) -> Result<StoreOutcome> {
+        let wire = self.wire_key(key.as_ref())?;
+        let (data, flags) = self.encode_value(cmd, value, flags)?;
+        let req = Request::Store {
+            cmd,
+            key: &wire,
+            flags,
+            ttl,
+            data: &data,
+            quiet: false,
+        };
+        // A plain set done twice stores the same value and answers the same (proxy-pool).
+        let resend = match cmd {
+            StoreCommand::Set => Resend::Always,
+            _ => Resend::IfUnsent,
+        };
+        self.on_key_server(&wire, resend, self.deadline(), |idx, deadline| {
+            let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
+                // A plain set of a small value may be handed to a permit holder while waiting.
+                let offer = Offer::Set(&wire, &data, flags, ttl);
+                match self.acquire_or_offer(idx, deadline, offer) {
+                    Ok(Checkout::Conn(pooled)) => pooled,
+                    Ok(Checkout::Served(answer)) => {
+                        let label = &self.inner.servers[idx].label;
+                        return (answer.and_then(|a| a.into_stored(label)), Reached::Sent);
+                    }
+                    Err(e) => return (Err(e), Reached::NotSent),
+                }
+            } else {
+                match self.acquire(idx, deadline) {
+                    Ok(pooled) => pooled,
+                    Err(e) => return (Err(e), Reached::NotSent),
+                }
+            };
+            let stored = self
+                .exchange_on(idx, pooled, &req, &mut super::exchange::no_hits())
+                .and_then(|o| o.stored());
+            (stored, Reached::Sent)
+        })
+    }
+
+    // ----- deletion, arithmetic, touch -----
+
+    /// Deletes `key`: true if it existed.
+    pub fn delete(&self, key: impl AsRef<[u8]>) -> Result<bool> {
+        let wire = self.wire_key(key.as_ref())?;
+        let req = Request::Delete {
+            key: &wire,
+            quiet: false,
+        };
+        self.exchange_key(&wire, Resend::IfUnsent, &req)?.existed()
+    }
+
+    /// Adds `delta` to a decimal value: the new value (wrapping at 2^64, as memcached does),
+    /// or `None` if `key` is missing. A non-numeric value is a `Client` error.
+    pub fn incr(&self, key: impl AsRef<[u8]>, delta: u64) -> Result<Option<u64>> {
+        self.arith(true, key.as_ref(), delta, None)
+    }
+
+    /// Subtracts `delta` (memcached stops at 0): the new value, or `None` if missing.
+    pub fn decr(&self, key: impl AsRef<[u8]>, delta: u64) -> Result<Option<u64>> {
+        self.arith(false, key.as_ref(), delta, None)
+    }
+
+    /// Increments, or creates the counter with `initial` if missing (SockIOPool's `addOrIncr`).
+    pub fn incr_or_init(
+        &self,
+        key: impl AsRef<[u8]>,
+        delta: u64,
+        initial: u64,
+        ttl: u32,
+    ) -> Result<u64> {
+        self.arith_or_init(true, key.as_ref(), delta, initial, ttl)
+    }
+
+    /// Decrements, or creates the counter with `initial` if missing (`addOrDecr`).
+    pub fn decr_or_init(
+        &self,
+        key: impl AsRef<[u8]>,
+        delta: u64,
+        initial: u64,
+        ttl: u32,
+    ) -> Result<u64> {
+        self.arith_or_init(false, key.as_ref(), delta, initial, ttl)
+    }
+
+    /// Sets a new expiry on `key`: true if it exists.
+    pub fn touch(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<bool> {
+        let wire = self.wire_key(key.as_ref())?;
+        let req = Request::Touch { key: &wire, ttl };
+        self.exchange_key(&wire, Resend::Always, &req)?.existed()
+    }
+
+    // ----- stampede protection (meta protocol) -----
+
+    /// A read that protects against stampedes: on a miss (or when the value expires within
+    /// `recache_below` seconds, or was invalidated), exactly one caller gets
+    /// [`Lease::Recompute`] and the others [`Lease::Wait`] (with the stale value when there is
+    /// one). A miss creates a placeholder for `vivify_ttl` seconds, so the election holds
+    /// that long. The winner stores the new value with an ordinary `set`. Meta protocol only.
+    pub fn get_lease(
+        &self,
+        key: impl AsRef<[u8]>,
+        vivify_ttl: u32,
+        recache_below: Option<u32>,
+    ) -> Result<Lease> {
+        self.require_meta("get_lease")?;
+        let wire = self.wire_key(key.as_ref())?;
+        let req = Request::Lease {
+            key: &wire,
+            vivify_ttl: vivify_ttl.max(1),
+            recache: recache_below,
+        };
+        let r = self.exchange_key(&wire, Resend::IfUnsent, &req)?.lease()?;
+        let value = r
+            .value
+            .map(|(v, f, c)| self.decode(v, f, Some(c)))
+            .transpose()?;
+        Ok(if r.win {
+            Lease::Recompute { stale: value }
+        } else if r.other_winner {
+            Lease::Wait { stale: value }
+        } else {
+            match value {
+                Some(item) if !r.stale => Lease::Hit(item),
+                stale => Lease::Wait { stale },
+            }
+        })
+    }
+
+    /// Marks `key` stale instead of deleting it: readers through [`Client::get_lease`] keep
+    /// getting the old value (flagged stale) for `stale_ttl` seconds while exactly one of them
+    /// recomputes it. True if the key existed. Meta protocol only.
+    pub fn invalidate(&self, key: impl AsRef<[u8]>, stale_ttl: u32) -> Result<bool> {
+        self.require_meta("invalidate")?;
+        let wire = self.wire_key(key.as_ref())?;
+        let req = Request::Invalidate {
+            key: &wire,
+            stale_ttl,
+        };
+        self.exchange_key(&wire, Resend::IfUnsent, &req)?.existed()
+    }
+
+    fn require_meta(&self, what: &str) -> Result<()> {
+        match self.protocol() {
+            Protocol::Meta => Ok(()),
+            p => Err(Error::Unsupported(format!(
+                "{what} needs the meta protocol (this client speaks {p})"
+            ))),
+        }
+    }
+
+    // ----- whole-server commands -----
+
+    /// Invalidates every item on every server, now or after `delay` seconds. Tries every
+    /// server; returns the first failure.
+    pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
+        let mut first_err = None;
+        for idx in 0..self.inner.servers.len() {
+            let flushed = self.exchange(idx, &Request::Flush { delay });
+            if let Err(e) = flushed.and_then(|o| o.done()) {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    /// Each server's version string.
+    pub fn version(&self) -> PerServer<String> {
+        self.per_server(|idx| self.exchange(idx, &Request::Version)?.version())
+    }
+
+    /// Each server's statistics: general (`None`) or a group such as `items`, `slabs`,
+    /// `sizes`, `settings`.
+    pub fn stats(&self, group: Option<&str>) -> PerServer<Vec<(String, String)>> {
+        if let Some(g) = group {
+            if g.is_empty() || g.bytes().any(|b| b <= b' ' || b == 0x7f) {
+                let e = || Error::Config(format!("bad stats group {g:?}"));
+                return self.per_server(|_| Err(e()));
+            }
+        }
+        self.per_server(|idx| self.exchange(idx, &Request::Stats { group })?.stats())
+    }
+
+    fn per_server<T>(&self, f: impl Fn(usize) -> Result<T>) -> PerServer<T> {
+        self.inner
+            .servers
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.label.to_string(), f(i)))
+            .collect()
+    }
+
+    // ----- values and counters -----
+
+    /// The value as stored for `cmd`: checked against the size limit, compressed if due.
+    pub(super) fn encode_value<'v>(
+        &self,
+        cmd: StoreCommand,
+        value: &'v [u8],
+        flags: u32,
+    ) -> Result<(Cow<'v, [u8]>, u32)> {
+        // The value as given is checked first: one over the limit is refused before any
+        // work is spent compressing it (even if it would compress below the limit).
+        let limit = self.inner.config.max_value_size;
+        if value.len() > limit {
+            return Err(Error::ValueTooLarge {
+                len: value.len(),
+                limit,
+            });
+        }
+        let (data, flags) = match cmd {
+            StoreCommand::Append | StoreCommand::Prepend => (Cow::Borrowed(value), flags),
+            _ => self.inner.config.compression.encode(value, flags),
+        };
+        if data.len() > limit {
+            return Err(Error::ValueTooLarge {
+                len: data.len(),
+                limit,
+            });
+        }
+        Ok((data, flags))
+    }
+
+    fn decode(&self, value: Vec<u8>, flags: u32, cas: Option<u64>) -> Result<Item> {
+        let (value, flags) = self.inner.config.compression.decode(value, flags)?;
+        Ok(Item { value, flags, cas })
+    }
+
+    fn arith(
+        &self,
+        incr: bool,
+        key: &[u8],
+        delta: u64,
+        init: Option<(u64, u32)>,
+    ) -> Result<Option<u64>> {
+        let wire = self.wire_key(key)?;
+        let req = Request::Arith {
+            incr,
+            key: &wire,
+            delta,
+            init,
+        };
+        self.exchange_key(&wire, Resend::IfUnsent, &req)?.counter()
+    }
+
+    fn arith_or_init(
+        &self,
+        incr: bool,
+        key: &[u8],
+        delta: u64,
+        initial: u64,
+        ttl: u32,
+    ) -> Result<u64> {
+        let vanished = || Error::Protocol {
+            server: String::new(),
+            detail: "counter missing right after it was created".into(),
+        };
+        if self.inner.dialect.arith_creates() {
+            // One round trip: the server creates the counter with `initial` if missing.
+            return self
+                .arith(incr, key, delta, Some((initial, ttl)))?
+                .ok_or_else(vanished);
+        }
+        if let Some(n) = self.arith(incr, key, delta, None)? {
+            return Ok(n);
+        }
+        let init = initial.to_string();
+        match self.store(StoreCommand::Add, key, init.as_bytes(), 0, ttl)? {
+            StoreOutcome::Stored => Ok(initial),
+            // Someone else created it in between: count on theirs.
+            _ => self.arith(incr, key, delta, None)?.ok_or_else(vanished),
+        }
+    }
+}

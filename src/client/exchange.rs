@@ -1,0 +1,111 @@
+//! Exchanges: a connection of a server checked out (or, for work that may be handed over,
+//! the answer a permit holder got for it), one request through the client's dialect, and
+//! the connection given back with the result accounted for.
+
+use super::Client;
+use crate::conn::Deadline;
+use crate::dialect::{Hit, Outcome, Request};
+use crate::error::Result;
+use crate::gate::Offer;
+use crate::route::proxy_pool::{self, Reached, Resend};
+use crate::server::{Checkout, Pooled};
+
+/// A hit callback for requests that find no values.
+pub(super) fn no_hits() -> impl FnMut(usize, &[u8], u32, Option<u64>) {
+    |_, _, _, _| {}
+}
+
+impl Client {
+    /// One request about one key (see [`Client::on_key_server`]).
+    pub(super) fn exchange_key(
+        &self,
+        wire: &[u8],
+        resend: Resend,
+        req: &Request<'_>,
+    ) -> Result<Outcome> {
+        self.on_key_server(wire, resend, self.deadline(), |idx, deadline| {
+            match self.acquire(idx, deadline) {
+                Err(e) => (Err(e), Reached::NotSent),
+                Ok(pooled) => (
+                    self.exchange_on(idx, pooled, req, &mut no_hits()),
+                    Reached::Sent,
+                ),
+            }
+        })
+    }
+
+    /// One request to server `idx`.
+    pub(super) fn exchange(&self, idx: usize, req: &Request<'_>) -> Result<Outcome> {
+        let pooled = self.acquire(idx, self.deadline())?;
+        self.exchange_on(idx, pooled, req, &mut no_hits())
+    }
+
+    /// One request on a connection of server `idx` already checked out (values found to
+    /// `hit`); the connection is given back.
+    pub(super) fn exchange_on(
+        &self,
+        idx: usize,
+        mut pooled: Pooled,
+        req: &Request<'_>,
+        hit: &mut Hit<'_>,
+    ) -> Result<Outcome> {
+        let dialect = &self.inner.dialect;
+        let result = pooled.with_conn(|conn| dialect.exchange(conn, req, hit));
+        self.release(idx, pooled, &result);
+        result
+    }
+
+    /// [`Client::acquire`] for a multi-key call's group on server `idx`: in `proxy-pool`
+    /// mode, when no connection could be made (nothing was sent), the next healthy proxy.
+    /// Returns the server the connection is to.
+    pub(super) fn acquire_group(
+        &self,
+        idx: usize,
+        deadline: Deadline,
+    ) -> Result<(usize, Pooled<'_>)> {
+        match self.acquire(idx, deadline) {
+            Err(e)
+                if self.inner.proxy_pool
+                    && proxy_pool::may_resend(Resend::IfUnsent, Reached::NotSent, &e) =>
+            {
+                match self.next_proxy(idx, deadline) {
+                    Some((next, deadline)) => self.acquire(next, deadline).map(|p| (next, p)),
+                    None => Err(e),
+                }
+            }
+            r => r.map(|p| (idx, p)),
+        }
+    }
+
+    /// Checks out a slot of server `idx` holding a usable connection.
+    pub(super) fn acquire(&self, idx: usize, deadline: Deadline) -> Result<Pooled<'_>> {
+        self.inner.servers[idx].checkout(self.inner.config.pool_timeout, deadline)
+    }
+
+    /// As [`Client::acquire`] for a single-server operation that may be handed over while
+    /// it waits (see `gate`): a connection, or the work's answer.
+    pub(super) fn acquire_or_offer(
+        &self,
+        idx: usize,
+        deadline: Deadline,
+        offer: Offer<'_>,
+    ) -> Result<Checkout<'_>> {
+        let pool_timeout = self.inner.config.pool_timeout;
+        self.inner.servers[idx].checkout_or_offer(pool_timeout, deadline, offer)
+    }
+
+    /// The deadline of a single-server operation starting now (one clock reading).
+    pub(super) fn deadline(&self) -> Deadline {
+        Deadline::after(self.inner.config.operation_timeout)
+    }
+
+    /// The deadline shared by every server of a multi-server operation starting now.
+    pub(super) fn shared_deadline(&self) -> Deadline {
+        self.deadline()
+    }
+
+    /// Accounts for an exchange's result and drops a connection that is not clean.
+    pub(super) fn release<T>(&self, idx: usize, pooled: Pooled, result: &Result<T>) {
+        self.inner.servers[idx].release(pooled, result);
+    }
+}

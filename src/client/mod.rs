@@ -1,0 +1,201 @@
+//! The client: the handle users hold, built from a configuration. What it does is split by
+//! concept: `commands` (the single-key and whole-server commands), `read` (the read engine:
+//! every get, one key or many, into a sink), `batch` (stores and deletes pipelined per
+//! server), `place` (key → server, failover, proxy-pool) and `exchange` (a checked-out
+//! connection, one request through the dialect, the connection given back). Keys are
+//! prepared by `key::KeyRules`, values delivered by `sink`.
+
+mod batch;
+mod commands;
+mod exchange;
+mod place;
+mod read;
+
+use crate::config::{ClientBuilder, Config};
+use crate::conn::ConnOptions;
+use crate::dialect::Dialect;
+use crate::error::{Error, Result};
+use crate::health::ServerState;
+use crate::key::KeyRules;
+use crate::metrics::ServerMetrics;
+use crate::route::{Distribution, Router};
+use crate::server::{PoolSettings, Server};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// A thread-safe, pooled memcached client. Cheap to clone (clones share the pools).
+///
+/// ```no_run
+/// let client = mcpool::Client::builder()
+///     .server("127.0.0.1:11211")
+///     .max_size(8)
+///     .build()?;
+/// client.set("greeting", b"hello", 0)?;
+/// assert_eq!(client.get("greeting")?.as_deref(), Some(&b"hello"[..]));
+/// # Ok::<(), mcpool::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: Config,
+    servers: Vec<Server>,
+    router: Router,
+    /// The dialect of the configured protocol.
+    dialect: Dialect,
+    /// Prefix, sanitizing and the protocol's key checks.
+    keys: KeyRules,
+    /// Bytes of the wire key that placement skips: the prefix, for the profiles whose client
+    /// hashes keys without their namespace.
+    hash_skip: usize,
+    /// `proxy-pool`: every key to the first healthy proxy, failing over to the next
+    /// (`route::proxy_pool`); sanitizing then keeps `/` (routing prefixes).
+    proxy_pool: bool,
+}
+
+/// One result per server, labelled `host:port`.
+pub type PerServer<T> = Vec<(String, Result<T>)>;
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("servers", &self.server_labels())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A builder with every default; add servers and options, then `build()`.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+
+    /// A client for `servers` (`host:port`, `[v6]:port` or unix socket paths) with every default.
+    pub fn new<S: AsRef<str>>(servers: impl IntoIterator<Item = S>) -> Result<Client> {
+        ClientBuilder::new().servers(servers).build()
+    }
+
+    /// Builds a client from a checked configuration.
+    pub fn from_config(config: Config) -> Result<Client> {
+        if config.servers.is_empty() {
+            return Err(Error::Config("no servers given".into()));
+        }
+        config.check_limits()?;
+        let router = Router::new(&config.distribution, &config.servers)?;
+        let opts = ConnOptions {
+            connect_timeout: config.connect_timeout,
+            io_timeout: config.io_timeout,
+            nodelay: config.nodelay,
+            // No value memcached sends is longer than its largest item.
+            max_value: config
+                .max_value_size
+                .max(config.compression.max_decompressed)
+                .min(crate::config::MAX_ITEM_SIZE),
+            #[cfg(feature = "tls")]
+            tls: match &config.tls {
+                Some(o) => Some((crate::tls::build(o)?, o.clone())),
+                None => None,
+            },
+        };
+        #[cfg(not(feature = "tls"))]
+        if config.tls.is_some() {
+            return Err(crate::tls::unavailable());
+        }
+        let settings = PoolSettings {
+            max_size: config.max_size,
+            min_idle: config.min_idle,
+            pool_timeout: config.pool_timeout,
+            idle_timeout: config.idle_timeout,
+            max_lifetime: config.max_lifetime,
+            test_on_check_out: config.test_on_check_out,
+            failure_limit: config.failure_limit,
+            retry_timeout: config.retry_timeout,
+            retry_timeout_max: config.retry_timeout_max,
+            events: config.events.clone(),
+        };
+        let dialect = Dialect::new(config.protocol, config.sasl.clone());
+        let servers = Server::all(&config.servers, &settings, &opts, &dialect);
+        let proxy_pool = config.distribution == Distribution::ProxyPool;
+        let keys = KeyRules {
+            prefix: config.key_prefix.clone(),
+            sanitize: config
+                .sanitize_keys
+                .unwrap_or_else(|| config.distribution.sanitizes_keys_by_default()),
+            keep_slash: proxy_pool,
+            protocol: config.protocol,
+        };
+        Ok(Client {
+            inner: Arc::new(Inner {
+                dialect,
+                keys,
+                hash_skip: if config.distribution.hashes_namespace() {
+                    0
+                } else {
+                    config.key_prefix.len()
+                },
+                proxy_pool,
+                config,
+                servers,
+                router,
+            }),
+        })
+    }
+
+    /// The configuration the client was built with.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// The servers' `host:port` labels, in configuration order.
+    pub fn server_labels(&self) -> Vec<String> {
+        self.inner
+            .servers
+            .iter()
+            .map(|s| s.label.to_string())
+            .collect()
+    }
+
+    /// Health of each server (alive, failures, time to the next retry).
+    pub fn server_states(&self) -> Vec<ServerState> {
+        self.inner
+            .servers
+            .iter()
+            .map(|s| s.health.snapshot(&s.label))
+            .collect()
+    }
+
+    /// Each server's counters (operations, hits, misses, errors by kind, pool waits, …).
+    pub fn metrics(&self) -> Vec<ServerMetrics> {
+        self.inner
+            .servers
+            .iter()
+            .map(|s| s.counters.snapshot(&s.label))
+            .collect()
+    }
+
+    /// Connections per server: `(open, idle)`, in configuration order. An open connection is
+    /// a pooled slot (checked out or idle); `idle == open` means none is in use.
+    pub fn pool_states(&self) -> Vec<(u32, u32)> {
+        self.inner
+            .servers
+            .iter()
+            .map(|s| {
+                let st = s.pool().0.state();
+                (st.connections, st.idle_connections)
+            })
+            .collect()
+    }
+
+    /// The key as the server stores it: sanitized if configured, prefixed, validated (on the
+    /// text protocol: no spaces or control bytes; on meta and binary any bytes, 1 to 250).
+    pub fn wire_key<'a>(&self, key: &'a [u8]) -> Result<Cow<'a, [u8]>> {
+        self.inner.keys.wire_key(key)
+    }
+
+    /// The wire protocol this client speaks.
+    pub fn protocol(&self) -> crate::proto::Protocol {
+        self.inner.dialect.protocol()
+    }
+}

@@ -1,0 +1,341 @@
+//! The read engine. Every read (`get`, `gets`, `gat`, `get_multi`, callbacks, the C ABI's
+//! reads into the caller's memory) is [`Client::read`]: keys in through one [`Keys`], each
+//! value out through one [`Sink`] (inflated first when it was stored compressed, see
+//! `sink::deliver`), then each key's result. A key read on its own ([`Keys::single`]) takes
+//! the single-key route (one exchange, and a plain read may be handed over while it waits
+//! for a connection); any other keys take the multi-key route: grouped per server, every
+//! server's request written before any reply is read, in the thread's reused working memory
+//! (`multi_get`), so nothing is allocated per key.
+
+use super::Client;
+use crate::dialect::{batch_tags, Request};
+use crate::error::Result;
+use crate::gate::Offer;
+use crate::item::Item;
+use crate::key::{Keys, Single};
+use crate::multi_get::{self, Selection, AS_GIVEN, HIT, NOWHERE};
+use crate::route::proxy_pool::{Reached, Resend};
+use crate::server::Checkout;
+use crate::sink::{self, Each, Items, Sink};
+
+impl Client {
+    /// The value of `key`, or `None` on a miss.
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
+        Ok(self.get_item(key)?.map(|i| i.value))
+    }
+
+    /// The value of `key` with its flags (no CAS), or `None` on a miss.
+    pub fn get_item(&self, key: impl AsRef<[u8]>) -> Result<Option<Item>> {
+        self.read_item(key.as_ref(), false, None)
+    }
+
+    /// The value of `key` with its flags and CAS unique (for [`Client::cas`]).
+    pub fn gets(&self, key: impl AsRef<[u8]>) -> Result<Option<Item>> {
+        self.read_item(key.as_ref(), true, None)
+    }
+
+    /// Get-and-touch: the value of `key`, setting its expiry to `ttl` seconds.
+    pub fn gat(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<Option<Vec<u8>>> {
+        Ok(self
+            .read_item(key.as_ref(), false, Some(ttl))?
+            .map(|i| i.value))
+    }
+
+    /// Get-and-touch with flags and CAS unique.
+    pub fn gats(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<Option<Item>> {
+        self.read_item(key.as_ref(), true, Some(ttl))
+    }
+
+    /// Many keys at once: one round trip per server, every server's request written before
+    /// any reply is read. One result per key, in the caller's order; a key whose server
+    /// failed gets that error, the others are unaffected.
+    pub fn get_multi<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<Option<Item>>> {
+        let mut items = Items::new(keys.len());
+        self.read(keys, false, None, &mut items);
+        items.0
+    }
+
+    /// Many keys at once without an allocation per value: `f(index, value, flags)` receives
+    /// each hit as a slice borrowed from the connection's buffer (inflated first when it was
+    /// stored compressed), in reply order. One result per key, in the caller's order: true for
+    /// a hit, false for a miss, or that key's error. The fastest way to read many values.
+    pub fn get_multi_each<K: AsRef<[u8]>>(
+        &self,
+        keys: &[K],
+        mut f: impl FnMut(usize, &[u8], u32),
+    ) -> Vec<Result<bool>> {
+        let mut each = Each {
+            f: |i: usize, value: &[u8], flags: u32, _| f(i, value, flags),
+            results: Vec::with_capacity(keys.len()),
+        };
+        self.read(keys, false, None, &mut each);
+        each.results
+    }
+
+    /// Like [`Client::get_multi`], with CAS uniques.
+    pub fn gets_multi<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<Option<Item>>> {
+        let mut items = Items::new(keys.len());
+        self.read(keys, true, None, &mut items);
+        items.0
+    }
+
+    /// A read of one key into an item.
+    fn read_item(&self, key: &[u8], cas: bool, touch: Option<u32>) -> Result<Option<Item>> {
+        let mut items = Items::new(1);
+        self.read(&Single(key), cas, touch, &mut items);
+        items.0.pop().unwrap_or(Ok(None))
+    }
+
+    /// The read engine: reads `keys` (with CAS uniques when `cas`; get-and-touch with
+    /// expiry `touch`), handing each value found to `sink` while it is in the read buffer
+    /// (inflated first when stored compressed), then each key's result, in key order. Every
+    /// other read of the client is this one with a sink of its own.
+    pub fn read<K, S>(&self, keys: &K, cas: bool, touch: Option<u32>, sink: &mut S)
+    where
+        K: Keys + ?Sized,
+        S: Sink + ?Sized,
+    {
+        if let Some(key) = keys.single() {
+            let found = self.read_one(key, cas, touch, &mut Dyn(sink));
+            sink.result(0, found);
+            return;
+        }
+        multi_get::with_scratch(|s| {
+            self.read_many(s, keys, cas, touch, sink);
+            (0..keys.count()).for_each(|i| sink.result(i, s.result(i)));
+        })
+    }
+
+    /// The single-key route: one exchange; true on a hit.
+    fn read_one(
+        &self,
+        key: &[u8],
+        cas: bool,
+        touch: Option<u32>,
+        sink: &mut dyn Sink,
+    ) -> Result<bool> {
+        let wire = self.wire_key(key)?;
+        let req = Request::Get {
+            key: &wire,
+            cas,
+            touch,
+        };
+        // Reads are resent to the next proxy (proxy-pool) while no value reached the sink.
+        self.on_key_server(&wire, Resend::Always, self.deadline(), |idx, deadline| {
+            let server = &self.inner.servers[idx];
+            let pooled = if touch.is_none() {
+                // A plain read may be handed to a permit holder while waiting for a connection.
+                match self.acquire_or_offer(idx, deadline, Offer::Get(&wire, cas)) {
+                    Ok(Checkout::Conn(pooled)) => pooled,
+                    Ok(Checkout::Served(answer)) => {
+                        let found = answer.and_then(|a| a.into_found(&server.label));
+                        return match found {
+                            Ok(Some((data, flags, c))) => (
+                                self.deliver(sink, 0, &data, flags, c).map(|()| true),
+                                Reached::Answered,
+                            ),
+                            Ok(None) => (Ok(false), Reached::Answered),
+                            Err(e) => (Err(e), Reached::Sent),
+                        };
+                    }
+                    Err(e) => return (Err(e), Reached::NotSent),
+                }
+            } else {
+                match self.acquire(idx, deadline) {
+                    Ok(pooled) => pooled,
+                    Err(e) => return (Err(e), Reached::NotSent),
+                }
+            };
+            let mut handled = Ok(());
+            let mut hit = false;
+            let read = self.exchange_on(idx, pooled, &req, &mut |_, d, f, c| {
+                hit = true;
+                handled = self.deliver(sink, 0, d, f, c);
+            });
+            let reached = if hit {
+                Reached::Answered
+            } else {
+                Reached::Sent
+            };
+            match read {
+                Ok(_) => {
+                    server.lookups(1, usize::from(hit));
+                    (handled.map(|()| hit), reached)
+                }
+                Err(e) => (Err(e), reached),
+            }
+        })
+    }
+
+    /// The multi-key route: leaves each key's outcome in `s.state` (see `multi_get`).
+    /// Generic in the sink so that the C ABI's is inlined.
+    fn read_many<K, S>(
+        &self,
+        s: &mut multi_get::Scratch,
+        keys: &K,
+        cas: bool,
+        touch: Option<u32>,
+        sink: &mut S,
+    ) where
+        K: Keys + ?Sized,
+        S: Sink + ?Sized,
+    {
+        let dialect = &self.inner.dialect;
+        let servers = self.inner.servers.len();
+        let n = keys.count();
+        // Wire keys and servers; a key that fails here has its error and no server.
+        s.state.resize(n, multi_get::MISS);
+        // proxy-pool: one proxy for the whole call, so every key goes in one request.
+        let proxy = self.inner.proxy_pool.then(|| self.proxy());
+        for i in 0..n {
+            let placed = keys.key(i).and_then(|key| {
+                let w = self.inner.keys.wire_key_into(key, &mut s.arena)?;
+                let wire = match w {
+                    None => key,
+                    Some((start, len)) => &s.arena[start as usize..(start + len) as usize],
+                };
+                match &proxy {
+                    Some(chosen) => chosen.clone(),
+                    None => self.pick(wire),
+                }
+                .map(|idx| (w, idx))
+            });
+            match placed {
+                Ok((w, idx)) => {
+                    s.wire.push(w.unwrap_or((AS_GIVEN, 0)));
+                    s.server.push(idx as u32);
+                }
+                Err(e) => {
+                    s.wire.push((AS_GIVEN, 0));
+                    s.server.push(NOWHERE);
+                    s.fail([i], e);
+                }
+            }
+        }
+        s.group_by_server(servers);
+        // Phase 1: write every server's request.
+        let deadline = self.shared_deadline();
+        let mut sent = Vec::new();
+        for idx in 0..servers {
+            let range = s.starts[idx] as usize..s.starts[idx + 1] as usize;
+            if range.is_empty() {
+                continue;
+            }
+            let sel = Selection {
+                members: &s.order[range.clone()],
+                arena: &s.arena,
+                wire: &s.wire,
+                keys,
+            };
+            let req = Request::GetMulti {
+                keys: &sel,
+                cas,
+                touch,
+            };
+            let failed = match self.acquire_group(idx, deadline) {
+                Ok((idx, mut pooled)) => {
+                    let res = pooled.with_conn(|conn| {
+                        let tag = conn.take_tags(batch_tags(range.len()));
+                        dialect.encode(conn.begin(), &req, tag);
+                        conn.send().map(|()| tag)
+                    });
+                    match res {
+                        Ok(tag) => {
+                            sent.push((idx, pooled, range.clone(), tag));
+                            None
+                        }
+                        Err(e) => {
+                            self.release(idx, pooled, &Err::<(), _>(e.clone()));
+                            Some(e)
+                        }
+                    }
+                }
+                Err(e) => Some(e),
+            };
+            if let Some(e) = failed {
+                let members: Vec<usize> = s.order[range].iter().map(|&k| k as usize).collect();
+                s.fail(members, e);
+            }
+        }
+        // Phase 2: read each server's replies, handing each hit over as it is parsed.
+        for (idx, mut pooled, range, tag) in sent {
+            let mut hits = 0usize;
+            let multi_get::Scratch {
+                arena,
+                wire,
+                state,
+                order,
+                errors,
+                ..
+            } = &mut *s;
+            let members = &order[range];
+            let sel = Selection {
+                members,
+                arena,
+                wire,
+                keys,
+            };
+            let req = Request::GetMulti {
+                keys: &sel,
+                cas,
+                touch,
+            };
+            let res = pooled.with_conn(|conn| {
+                dialect
+                    .read(conn, &req, tag, &mut |i, data, flags, c| {
+                        hits += 1;
+                        let k = members[i] as usize;
+                        match self.deliver(sink, k, data, flags, c) {
+                            Ok(()) => state[k] = HIT,
+                            Err(e) => multi_get::fail_into(state, errors, [k], e),
+                        }
+                    })
+                    .inspect(|_| conn.finish())
+            });
+            match &res {
+                Ok(_) => self.inner.servers[idx].lookups(members.len(), hits),
+                Err(e) => {
+                    let keys = members.iter().map(|&k| k as usize);
+                    multi_get::fail_into(state, errors, keys, e.clone());
+                }
+            }
+            self.release(idx, pooled, &res);
+        }
+    }
+
+    /// Hands one value to `sink`, decoded as the configuration says (see `sink::deliver`).
+    #[inline]
+    fn deliver<S: Sink + ?Sized>(
+        &self,
+        sink: &mut S,
+        index: usize,
+        data: &[u8],
+        flags: u32,
+        cas: Option<u64>,
+    ) -> Result<()> {
+        let c = &self.inner.config.compression;
+        sink::deliver(
+            sink,
+            index,
+            data,
+            flags,
+            cas,
+            c.format.flag(),
+            c.max_decompressed,
+        )
+    }
+}
+
+/// A sink of any size behind one that is `Sized`, so it can be passed as `dyn Sink`.
+struct Dyn<'s, S: ?Sized>(&'s mut S);
+
+impl<S: Sink + ?Sized> Sink for Dyn<'_, S> {
+    #[inline]
+    fn value(&mut self, i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> Result<()> {
+        self.0.value(i, value, flags, cas)
+    }
+    #[inline]
+    fn result(&mut self, i: usize, result: Result<bool>) {
+        self.0.result(i, result)
+    }
+}

@@ -1,0 +1,488 @@
+//! The binary dialect. Every request carries an opaque, a tag unique on its connection
+//! (`Conn::take_tags`), and every response's opaque and opcode are checked, so a stray or
+//! late response is a protocol error, never a value handed to a caller. A new connection
+//! authenticates first when SASL credentials are configured (`on_connect`).
+
+use super::{collect_quiet, tag_index, unsupported, Hit, Outcome, Request, Speak, WireKeys};
+use crate::conn::Conn;
+use crate::error::{Error, Result};
+use crate::item::StoreOutcome;
+use crate::proto::ascii::StoreCommand;
+use crate::proto::binary::{self, op, status, Response};
+use crate::proto::BinaryCodec;
+use std::sync::Arc;
+
+/// The binary dialect, with the SASL PLAIN credentials (user, password) every new
+/// connection authenticates with, if any.
+#[derive(Clone)]
+pub(crate) struct Binary {
+    sasl: Option<Arc<(String, String)>>,
+}
+
+impl std::fmt::Debug for Binary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Binary")
+            .field("sasl", &self.sasl.as_ref().map(|_| "<credentials>"))
+            .finish()
+    }
+}
+
+impl Binary {
+    pub(crate) fn new(sasl: Option<(String, String)>) -> Binary {
+        Binary {
+            sasl: sasl.map(Arc::new),
+        }
+    }
+}
+
+fn protocol(server: &str, detail: String) -> Error {
+    Error::Protocol {
+        server: server.to_owned(),
+        detail,
+    }
+}
+
+/// The error for a non-OK status that is not a cache-level answer.
+fn status_error(server: &str, r: &Response<'_>) -> Error {
+    let text = String::from_utf8_lossy(r.value).into_owned();
+    let server = server.to_owned();
+    match r.status {
+        status::NON_NUMERIC => Error::Client {
+            server,
+            message: "cannot increment or decrement non-numeric value".into(),
+        },
+        status::INVALID_ARGUMENTS | status::UNKNOWN_COMMAND | status::AUTH_ERROR => Error::Client {
+            server,
+            message: format!("status 0x{:02x}: {text}", r.status),
+        },
+        status::VALUE_TOO_LARGE => Error::Server {
+            server,
+            message: format!("object too large for cache ({text})"),
+        },
+        _ => Error::Server {
+            server,
+            message: format!("status 0x{:02x}: {text}", r.status),
+        },
+    }
+}
+
+fn check(server: &str, r: &Response<'_>, opcode: u8, opaque: u32) -> Result<()> {
+    if r.opaque != opaque || r.opcode != opcode {
+        return Err(protocol(
+            server,
+            format!(
+                "response opcode 0x{:02x} opaque {} does not answer request 0x{opcode:02x} opaque {opaque}: a crossed reply",
+                r.opcode, r.opaque
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// GET/GAT for one key (tagged `tag`); GETKQ/GATKQ per key (tagged `tag + i`) closed by a
+/// NOOP tagged `tag + n` for several.
+fn encode_retrieval<K: WireKeys + ?Sized>(
+    buf: &mut Vec<u8>,
+    touch: Option<u32>,
+    keys: &K,
+    tag: u32,
+) {
+    let extras = touch.map(binary::u32_extras);
+    let extras: &[u8] = extras.as_ref().map_or(&[], |e| &e[..]);
+    let n = keys.count();
+    if n == 1 {
+        let opcode = if touch.is_some() { op::GAT } else { op::GET };
+        binary::encode(buf, opcode, keys.key(0), extras, b"", tag, 0);
+        return;
+    }
+    let opcode = if touch.is_some() {
+        op::GATKQ
+    } else {
+        op::GETKQ
+    };
+    for i in 0..n {
+        let opaque = tag.wrapping_add(i as u32);
+        binary::encode(buf, opcode, keys.key(i), extras, b"", opaque, 0);
+    }
+    encode_noop(buf, tag.wrapping_add(n as u32));
+}
+
+/// Reads the responses to `encode_retrieval` (same `touch`, `keys` and `tag`).
+fn recv_retrieval<K: WireKeys + ?Sized>(
+    conn: &mut Conn,
+    cas: bool,
+    touch: bool,
+    keys: &K,
+    tag: u32,
+    hit: &mut Hit<'_>,
+) -> Result<()> {
+    let n = keys.count();
+    let single = n == 1;
+    let opcode = match (single, touch) {
+        (true, false) => op::GET,
+        (true, true) => op::GAT,
+        (false, false) => op::GETKQ,
+        (false, true) => op::GATKQ,
+    };
+    let mut next = 0usize;
+    loop {
+        let done = conn.read::<BinaryCodec, _>(|r, server| {
+            if !single && r.opcode == op::NOOP {
+                check(server, &r, op::NOOP, tag.wrapping_add(n as u32))?;
+                return Ok(true);
+            }
+            let idx = match tag_index(Some(r.opaque.into()), tag, n) {
+                Some(i) if i >= next && r.opcode == opcode => i,
+                _ => {
+                    return Err(protocol(
+                        server,
+                        format!(
+                            "response opcode 0x{:02x} opaque {} answers no pending request \
+                             (0x{opcode:02x}, opaques {tag} to {}): a stray or crossed reply",
+                            r.opcode,
+                            r.opaque,
+                            u64::from(tag) + n as u64 - 1
+                        ),
+                    ))
+                }
+            };
+            if !single && r.key != keys.key(idx) {
+                return Err(protocol(
+                    server,
+                    format!(
+                        "value for key {:?} under opaque {}: a crossed reply",
+                        String::from_utf8_lossy(r.key),
+                        r.opaque
+                    ),
+                ));
+            }
+            match r.status {
+                status::OK => {
+                    hit(idx, r.value, r.flags(), cas.then_some(r.cas));
+                    next = idx + 1;
+                    Ok(single)
+                }
+                status::KEY_NOT_FOUND if single => Ok(true),
+                _ => Err(status_error(server, &r)),
+            }
+        })?;
+        if done {
+            return Ok(());
+        }
+    }
+}
+
+fn store_opcode(cmd: StoreCommand, quiet: bool) -> u8 {
+    match (cmd, quiet) {
+        (StoreCommand::Set | StoreCommand::Cas(_), false) => op::SET,
+        (StoreCommand::Set | StoreCommand::Cas(_), true) => op::SETQ,
+        (StoreCommand::Add, false) => op::ADD,
+        (StoreCommand::Add, true) => op::ADDQ,
+        (StoreCommand::Replace, false) => op::REPLACE,
+        (StoreCommand::Replace, true) => op::REPLACEQ,
+        (StoreCommand::Append, false) => op::APPEND,
+        (StoreCommand::Append, true) => op::APPENDQ,
+        (StoreCommand::Prepend, false) => op::PREPEND,
+        (StoreCommand::Prepend, true) => op::PREPENDQ,
+    }
+}
+
+fn store_outcome(server: &str, r: &Response<'_>, cmd: StoreCommand) -> Result<Outcome> {
+    Ok(Outcome::Stored(match (r.status, cmd) {
+        (status::OK, _) => StoreOutcome::Stored,
+        (status::KEY_EXISTS, StoreCommand::Cas(_)) => StoreOutcome::Exists,
+        (status::KEY_NOT_FOUND, StoreCommand::Cas(_)) => StoreOutcome::NotFound,
+        (status::KEY_EXISTS | status::KEY_NOT_FOUND | status::NOT_STORED, _) => {
+            StoreOutcome::NotStored
+        }
+        _ => return Err(status_error(server, r)),
+    }))
+}
+
+fn existed(server: &str, r: &Response<'_>) -> Result<Outcome> {
+    match r.status {
+        status::OK => Ok(Outcome::Existed(true)),
+        status::KEY_NOT_FOUND => Ok(Outcome::Existed(false)),
+        _ => Err(status_error(server, r)),
+    }
+}
+
+/// NOOP tagged `tag`, closing a quiet pipeline.
+fn encode_noop(buf: &mut Vec<u8>, tag: u32) {
+    binary::encode(buf, op::NOOP, b"", &[], b"", tag, 0);
+}
+
+/// Reads STAT responses up to the empty one that ends them.
+fn recv_stats(conn: &mut Conn, tag: u32) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    loop {
+        let stat = conn.read::<BinaryCodec, _>(|r, server| {
+            check(server, &r, op::STAT, tag)?;
+            if r.status != status::OK {
+                return Err(status_error(server, &r));
+            }
+            Ok((!r.key.is_empty()).then(|| {
+                (
+                    String::from_utf8_lossy(r.key).into_owned(),
+                    String::from_utf8_lossy(r.value).into_owned(),
+                )
+            }))
+        })?;
+        match stat {
+            Some(kv) => out.push(kv),
+            None => return Ok(out),
+        }
+    }
+}
+
+/// Reads the responses of a quiet pipeline of `n` packets with opcode `opcode`, tagged
+/// `tag..tag + n`, up to the NOOP tagged `tag + n`.
+fn recv_quiet_batch(
+    conn: &mut Conn,
+    tag: u32,
+    n: usize,
+    opcode: u8,
+    ok: impl Fn() -> Outcome,
+    outcome: impl Fn(&str, &Response<'_>) -> Result<Outcome>,
+    out: &mut dyn FnMut(usize, Result<Outcome>),
+) -> Result<()> {
+    collect_quiet(
+        conn,
+        tag,
+        n,
+        false,
+        ok,
+        |conn| {
+            conn.read::<BinaryCodec, _>(|r, server| {
+                if r.opcode == op::NOOP {
+                    check(server, &r, op::NOOP, tag.wrapping_add(n as u32))?;
+                    return Ok(None);
+                }
+                if r.opcode != opcode {
+                    return Err(protocol(
+                        server,
+                        format!(
+                            "response opcode 0x{:02x} opaque {} in a pipeline of 0x{opcode:02x}: \
+                             a stray or crossed reply",
+                            r.opcode, r.opaque
+                        ),
+                    ));
+                }
+                Ok(Some((Some(u64::from(r.opaque)), outcome(server, &r))))
+            })
+        },
+        out,
+    )
+}
+
+/// SASL PLAIN authentication on a fresh connection.
+fn sasl_plain(conn: &mut Conn, user: &str, password: &str) -> Result<()> {
+    let mut token = Vec::with_capacity(user.len() + password.len() + 2);
+    token.push(0);
+    token.extend_from_slice(user.as_bytes());
+    token.push(0);
+    token.extend_from_slice(password.as_bytes());
+    let tag = conn.take_tags(1);
+    binary::encode(conn.begin(), op::SASL_AUTH, b"PLAIN", &[], &token, tag, 0);
+    conn.send()?;
+    conn.read::<BinaryCodec, _>(|r, server| {
+        check(server, &r, op::SASL_AUTH, tag)?;
+        match r.status {
+            status::OK => Ok(()),
+            _ => Err(Error::Auth {
+                server: server.to_owned(),
+                message: String::from_utf8_lossy(r.value).into_owned(),
+            }),
+        }
+    })?;
+    conn.finish();
+    Ok(())
+}
+
+impl Speak for Binary {
+    fn encode<K: WireKeys + ?Sized>(&self, buf: &mut Vec<u8>, req: &Request<'_, K>, tag: u32) {
+        match *req {
+            Request::Get { key, touch, .. } => encode_retrieval(buf, touch, &[key][..], tag),
+            Request::GetMulti { keys, touch, .. } => encode_retrieval(buf, touch, keys, tag),
+            Request::Store {
+                cmd,
+                key,
+                flags,
+                ttl,
+                data,
+                quiet,
+            } => {
+                let cas = if let StoreCommand::Cas(c) = cmd { c } else { 0 };
+                let extras = binary::store_extras(flags, ttl);
+                let extras: &[u8] = match cmd {
+                    StoreCommand::Append | StoreCommand::Prepend => &[],
+                    _ => &extras,
+                };
+                let opcode = store_opcode(cmd, quiet);
+                binary::encode(buf, opcode, key, extras, data, tag, cas);
+            }
+            Request::Delete { key, quiet } => {
+                let opcode = if quiet { op::DELETEQ } else { op::DELETE };
+                binary::encode(buf, opcode, key, &[], b"", tag, 0);
+            }
+            Request::Touch { key, ttl } => {
+                let extras = binary::u32_extras(ttl);
+                binary::encode(buf, op::TOUCH, key, &extras, b"", tag, 0);
+            }
+            // Creating the counter with `initial` when `init` is given.
+            Request::Arith {
+                incr,
+                key,
+                delta,
+                init,
+            } => {
+                let (initial, ttl) = init.unwrap_or((0, u32::MAX));
+                let opcode = if incr { op::INCREMENT } else { op::DECREMENT };
+                let extras = binary::arith_extras(delta, initial, ttl);
+                binary::encode(buf, opcode, key, &extras, b"", tag, 0);
+            }
+            Request::Flush { delay } => {
+                let extras = delay.map(binary::u32_extras);
+                let extras = extras.as_ref().map_or(&[][..], |e| &e[..]);
+                binary::encode(buf, op::FLUSH, b"", extras, b"", tag, 0);
+            }
+            Request::Version => binary::encode(buf, op::VERSION, b"", &[], b"", tag, 0),
+            Request::Stats { group } => {
+                let group = group.unwrap_or("").as_bytes();
+                binary::encode(buf, op::STAT, group, &[], b"", tag, 0);
+            }
+            // Never sent: the client refuses these first.
+            Request::Lease { .. } | Request::Invalidate { .. } => {}
+        }
+    }
+
+    fn read<K: WireKeys + ?Sized>(
+        &self,
+        conn: &mut Conn,
+        req: &Request<'_, K>,
+        tag: u32,
+        hit: &mut Hit<'_>,
+    ) -> Result<Outcome> {
+        match *req {
+            Request::Get {
+                key, cas, touch, ..
+            } => recv_retrieval(conn, cas, touch.is_some(), &[key][..], tag, hit)
+                .map(|()| Outcome::Done),
+            Request::GetMulti { keys, cas, touch } => {
+                recv_retrieval(conn, cas, touch.is_some(), keys, tag, hit).map(|()| Outcome::Done)
+            }
+            Request::Store { cmd, .. } => conn.read::<BinaryCodec, _>(|r, server| {
+                check(server, &r, store_opcode(cmd, false), tag)?;
+                store_outcome(server, &r, cmd)
+            }),
+            Request::Delete { .. } => conn.read::<BinaryCodec, _>(|r, server| {
+                check(server, &r, op::DELETE, tag)?;
+                existed(server, &r)
+            }),
+            Request::Touch { .. } => conn.read::<BinaryCodec, _>(|r, server| {
+                check(server, &r, op::TOUCH, tag)?;
+                existed(server, &r)
+            }),
+            Request::Arith { incr, .. } => {
+                let opcode = if incr { op::INCREMENT } else { op::DECREMENT };
+                conn.read::<BinaryCodec, _>(|r, server| {
+                    check(server, &r, opcode, tag)?;
+                    match r.status {
+                        status::OK if r.value.len() == 8 => Ok(Outcome::Counter(Some(
+                            u64::from_be_bytes(r.value.try_into().unwrap_or([0; 8])),
+                        ))),
+                        status::OK => {
+                            Err(protocol(server, "incr/decr value is not 8 bytes".into()))
+                        }
+                        status::KEY_NOT_FOUND => Ok(Outcome::Counter(None)),
+                        _ => Err(status_error(server, &r)),
+                    }
+                })
+            }
+            Request::Flush { .. } => conn.read::<BinaryCodec, _>(|r, server| {
+                check(server, &r, op::FLUSH, tag)?;
+                match r.status {
+                    status::OK => Ok(Outcome::Done),
+                    _ => Err(status_error(server, &r)),
+                }
+            }),
+            Request::Version => conn.read::<BinaryCodec, _>(|r, server| {
+                check(server, &r, op::VERSION, tag)?;
+                match r.status {
+                    status::OK => Ok(Outcome::Version(
+                        String::from_utf8_lossy(r.value).into_owned(),
+                    )),
+                    _ => Err(status_error(server, &r)),
+                }
+            }),
+            Request::Stats { .. } => recv_stats(conn, tag).map(Outcome::Stats),
+            Request::Lease { .. } | Request::Invalidate { .. } => Err(unsupported(req, "binary")),
+        }
+    }
+
+    fn batches_quietly(&self) -> bool {
+        true
+    }
+
+    /// Every request: a NOOP carrying the batch's last tag closes the batch.
+    fn quiet_in_batch(&self, _i: usize, _n: usize) -> bool {
+        true
+    }
+
+    fn encode_barrier(&self, buf: &mut Vec<u8>, tag: u32) {
+        encode_noop(buf, tag);
+    }
+
+    fn read_barrier(&self, conn: &mut Conn, tag: u32) -> Result<()> {
+        recv_quiet_batch(
+            conn,
+            tag,
+            0,
+            op::DELETEQ,
+            || Outcome::Done,
+            existed,
+            &mut |_, _| {},
+        )
+    }
+
+    fn read_batch(
+        &self,
+        conn: &mut Conn,
+        like: &Request<'_>,
+        tag: u32,
+        n: usize,
+        out: &mut dyn FnMut(usize, Result<Outcome>),
+    ) -> Result<()> {
+        match like {
+            Request::Store { .. } => recv_quiet_batch(
+                conn,
+                tag,
+                n,
+                op::SETQ,
+                || Outcome::Stored(StoreOutcome::Stored),
+                |s, r| store_outcome(s, r, StoreCommand::Set),
+                out,
+            ),
+            _ => recv_quiet_batch(
+                conn,
+                tag,
+                n,
+                op::DELETEQ,
+                || Outcome::Existed(true),
+                existed,
+                out,
+            ),
+        }
+    }
+
+    fn arith_creates(&self) -> bool {
+        true
+    }
+
+    fn on_connect(&self, conn: &mut Conn) -> Result<()> {
+        match &self.sasl {
+            Some(creds) => sasl_plain(conn, &creds.0, &creds.1),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,428 @@
+//! The meta dialect. Every request carries an opaque token (`O<n>`), a tag unique on its
+//! connection (`Conn::take_tags`), and every reply's token is checked, so a reply that does
+//! not belong to its request (a stray duplicate, a late reply) is a protocol error (and the
+//! connection is dropped), never a value handed to a caller. Batches end with a non-quiet
+//! request instead of `mn`, whose reply `MN` carries no tag.
+
+use super::text::unexpected;
+use super::{collect_quiet, tag_index, Hit, Outcome, Request, Speak, WireKeys};
+use crate::conn::Conn;
+use crate::error::{Error, Result};
+use crate::item::StoreOutcome;
+use crate::proto::ascii::{self, StoreCommand};
+use crate::proto::meta::{self, Command, Flag, Flags, Reply};
+use crate::proto::MetaCodec;
+
+/// The meta dialect.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Meta;
+
+fn protocol(server: &str, detail: String) -> Error {
+    Error::Protocol {
+        server: server.to_owned(),
+        detail,
+    }
+}
+
+/// Checks that a reply carries opaque `want`.
+fn check_opaque(server: &str, flags: Flags<'_>, want: u32) -> Result<()> {
+    match flags.num(b'O') {
+        Ok(Some(o)) if o == u64::from(want) => Ok(()),
+        other => Err(protocol(
+            server,
+            format!("reply carries opaque {other:?}, expected O{want}: a crossed reply"),
+        )),
+    }
+}
+
+/// Reads a reply that is not a meta reply as an error (errors, or anything unexpected).
+fn other(server: &str, r: Reply<'_>, asked: &str) -> Error {
+    match r {
+        Reply::Text(t) => unexpected(server, t, asked),
+        r => protocol(server, format!("unexpected reply to {asked}: {r:?}")),
+    }
+}
+
+fn bad(server: &str, flag: &str) -> Error {
+    protocol(
+        server,
+        format!("missing or malformed {flag} flag in an mg reply"),
+    )
+}
+
+/// One `mg` per key, tagged `tag + i`: all quiet but the last, whose reply (hit or miss,
+/// carrying the batch's last tag) closes the batch.
+fn encode_retrieval<K: WireKeys + ?Sized>(
+    buf: &mut Vec<u8>,
+    cas: bool,
+    touch: Option<u32>,
+    keys: &K,
+    tag: u32,
+) {
+    let n = keys.count();
+    for i in 0..n {
+        let opaque = tag.wrapping_add(i as u32);
+        meta::encode_get(buf, keys.key(i), opaque.into(), cas, touch, i + 1 < n);
+    }
+}
+
+/// Reads the replies to `encode_retrieval` (`n` keys): hits matched to their key by opaque,
+/// in order, up to the reply to the last key.
+fn recv_retrieval(conn: &mut Conn, cas: bool, n: usize, tag: u32, hit: &mut Hit<'_>) -> Result<()> {
+    if n == 0 {
+        return Ok(()); // nothing was sent
+    }
+    let mut next = 0usize;
+    loop {
+        let done = conn.read::<MetaCodec, _>(|r, server| {
+            let (f, data) = match r {
+                Reply::Value { flags, data } => (flags, Some(data)),
+                Reply::Miss(flags) => (flags, None),
+                r => return Err(other(server, r, "mg")),
+            };
+            let f = f.value_flags().map_err(|_| bad(server, "f, c or O"))?;
+            let idx = match tag_index(f.opaque, tag, n) {
+                Some(i) if i >= next => i,
+                _ => {
+                    return Err(protocol(
+                        server,
+                        format!(
+                            "reply with opaque {:?}, which no pending request carries \
+                             (O{tag} to O{}): a stray or crossed reply",
+                            f.opaque,
+                            u64::from(tag) + n as u64 - 1
+                        ),
+                    ))
+                }
+            };
+            if let Some(data) = data {
+                let c = if cas {
+                    Some(f.cas.ok_or_else(|| bad(server, "c"))?)
+                } else {
+                    None
+                };
+                hit(idx, data, f.flags.unwrap_or(0) as u32, c);
+            }
+            next = idx + 1;
+            Ok(next == n)
+        })?;
+        if done {
+            return Ok(());
+        }
+    }
+}
+
+/// `ms` with the mode for `cmd`.
+#[allow(clippy::too_many_arguments)]
+fn encode_store(
+    buf: &mut Vec<u8>,
+    cmd: StoreCommand,
+    key: &[u8],
+    flags: u32,
+    ttl: u32,
+    data: &[u8],
+    opaque: u32,
+    quiet: bool,
+) {
+    let mode: &[u8] = match cmd {
+        StoreCommand::Set | StoreCommand::Cas(_) => b"S",
+        StoreCommand::Add => b"E",
+        StoreCommand::Replace => b"R",
+        StoreCommand::Append => b"A",
+        StoreCommand::Prepend => b"P",
+    };
+    let mut f = [
+        Flag::Num(b'F', flags.into()),
+        Flag::Num(b'T', ttl.into()),
+        Flag::Tok(b'M', mode),
+        Flag::Num(b'O', opaque.into()),
+        Flag::Bare(b'q'),
+        Flag::Bare(b'q'),
+    ];
+    let mut n = 4;
+    if let StoreCommand::Cas(c) = cmd {
+        f[n] = Flag::Num(b'C', c);
+        n += 1;
+    }
+    if quiet {
+        f[n] = Flag::Bare(b'q');
+        n += 1;
+    }
+    meta::encode(buf, Command::Set, key, Some(data), &f[..n]);
+}
+
+fn store_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
+    let outcome = match r {
+        Reply::Header(_) => StoreOutcome::Stored,
+        Reply::NotStored(_) => StoreOutcome::NotStored,
+        Reply::Exists(_) => StoreOutcome::Exists,
+        Reply::NotFound(_) => StoreOutcome::NotFound,
+        r => return Err(other(server, r, "ms")),
+    };
+    check_opaque(server, r.flags(), opaque)?;
+    Ok(Outcome::Stored(outcome))
+}
+
+fn delete_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
+    let found = match r {
+        Reply::Header(_) => true,
+        Reply::NotFound(_) => false,
+        r => return Err(other(server, r, "md")),
+    };
+    check_opaque(server, r.flags(), opaque)?;
+    Ok(Outcome::Existed(found))
+}
+
+/// What a lease read found.
+#[derive(Debug)]
+pub(crate) struct LeaseReply {
+    pub value: Option<(Vec<u8>, u32, u64)>,
+    pub win: bool,
+    pub stale: bool,
+    pub other_winner: bool,
+}
+
+fn recv_lease(conn: &mut Conn, tag: u32) -> Result<LeaseReply> {
+    conn.read::<MetaCodec, _>(|r, server| match r {
+        Reply::Value { flags, data } => {
+            check_opaque(server, flags, tag)?;
+            let f = flags.num(b'f').map_err(|_| bad(server, "f"))?.unwrap_or(0) as u32;
+            let c = flags.num(b'c').map_err(|_| bad(server, "c"))?.unwrap_or(0);
+            let win = flags.has(b'W');
+            let stale = flags.has(b'X');
+            let other_winner = flags.has(b'Z');
+            // A vivified placeholder (miss) is an empty value flagged W or Z, never stale.
+            let placeholder = data.is_empty() && (win || other_winner) && !stale;
+            Ok(LeaseReply {
+                value: (!placeholder).then(|| (data.to_vec(), f, c)),
+                win,
+                stale,
+                other_winner,
+            })
+        }
+        Reply::Miss(flags) => {
+            check_opaque(server, flags, tag)?;
+            Ok(LeaseReply {
+                value: None,
+                win: true,
+                stale: false,
+                other_winner: false,
+            })
+        }
+        r => Err(other(server, r, "mg (lease)")),
+    })
+}
+
+/// Reads the replies of a pipeline of `n` requests tagged `tag..tag + n`, all quiet but the
+/// last, up to the reply to the last. Only failures answer a quiet request; one without a
+/// reply succeeded (`ok`).
+fn recv_quiet_batch(
+    conn: &mut Conn,
+    tag: u32,
+    n: usize,
+    ok: impl Fn() -> Outcome,
+    outcome: impl Fn(&str, Reply<'_>, u32) -> Result<Outcome>,
+    out: &mut dyn FnMut(usize, Result<Outcome>),
+) -> Result<()> {
+    collect_quiet(
+        conn,
+        tag,
+        n,
+        true,
+        ok,
+        |conn| {
+            conn.read::<MetaCodec, _>(|r, server| match r {
+                Reply::Text(t) => Err(unexpected(server, t, "a pipelined request")),
+                Reply::NoOp => Err(protocol(
+                    server,
+                    "MN, which no request asked for: a stray reply".into(),
+                )),
+                r => {
+                    let o = r.flags().num(b'O').ok().flatten();
+                    let opaque = o.and_then(|o| u32::try_from(o).ok()).unwrap_or(u32::MAX);
+                    Ok(Some((o, outcome(server, r, opaque))))
+                }
+            })
+        },
+        out,
+    )
+}
+
+impl Speak for Meta {
+    fn encode<K: WireKeys + ?Sized>(&self, buf: &mut Vec<u8>, req: &Request<'_, K>, tag: u32) {
+        match *req {
+            Request::Get { key, cas, touch } => {
+                meta::encode_get(buf, key, tag.into(), cas, touch, false)
+            }
+            Request::GetMulti { keys, cas, touch } => encode_retrieval(buf, cas, touch, keys, tag),
+            Request::Store {
+                cmd,
+                key,
+                flags,
+                ttl,
+                data,
+                quiet,
+            } => encode_store(buf, cmd, key, flags, ttl, data, tag, quiet),
+            Request::Delete { key, quiet } => {
+                let mut f = vec![Flag::Num(b'O', tag.into())];
+                if quiet {
+                    f.push(Flag::Bare(b'q'));
+                }
+                meta::encode(buf, Command::Delete, key, None, &f);
+            }
+            // `mg <key> T<ttl>` without a value.
+            Request::Touch { key, ttl } => {
+                let f = [Flag::Num(b'T', ttl.into()), Flag::Num(b'O', tag.into())];
+                meta::encode(buf, Command::Get, key, None, &f);
+            }
+            // `ma`, creating the counter with `initial` (and `ttl`) when `init` is given.
+            Request::Arith {
+                incr,
+                key,
+                delta,
+                init,
+            } => {
+                let mut f = vec![
+                    Flag::Tok(b'M', if incr { b"I" } else { b"D" }),
+                    Flag::Num(b'D', delta),
+                    Flag::Bare(b'v'),
+                    Flag::Num(b'O', tag.into()),
+                ];
+                if let Some((initial, ttl)) = init {
+                    f.push(Flag::Num(b'N', ttl.into()));
+                    f.push(Flag::Num(b'J', initial));
+                }
+                meta::encode(buf, Command::Arith, key, None, &f);
+            }
+            // The whole-server commands are the text protocol's.
+            Request::Flush { delay } => ascii::encode_flush_all(buf, delay),
+            Request::Version => ascii::encode_version(buf),
+            Request::Stats { group } => ascii::encode_stats(buf, group),
+            // `mg <key> v f c N<vivify> [R<recache>] O<tag>`: a read that elects one
+            // recomputer.
+            Request::Lease {
+                key,
+                vivify_ttl,
+                recache,
+            } => {
+                let mut f = vec![
+                    Flag::Bare(b'v'),
+                    Flag::Bare(b'f'),
+                    Flag::Bare(b'c'),
+                    Flag::Num(b'N', vivify_ttl.into()),
+                    Flag::Num(b'O', tag.into()),
+                ];
+                if let Some(r) = recache {
+                    f.push(Flag::Num(b'R', r.into()));
+                }
+                meta::encode(buf, Command::Get, key, None, &f);
+            }
+            // `md <key> I T<ttl>`: mark stale (readers see the old value flagged stale and
+            // one of them wins the right to recompute) instead of removing.
+            Request::Invalidate { key, stale_ttl } => {
+                let f = [
+                    Flag::Bare(b'I'),
+                    Flag::Num(b'T', stale_ttl.into()),
+                    Flag::Num(b'O', tag.into()),
+                ];
+                meta::encode(buf, Command::Delete, key, None, &f);
+            }
+        }
+    }
+
+    fn read<K: WireKeys + ?Sized>(
+        &self,
+        conn: &mut Conn,
+        req: &Request<'_, K>,
+        tag: u32,
+        hit: &mut Hit<'_>,
+    ) -> Result<Outcome> {
+        match *req {
+            Request::Get { cas, .. } => {
+                recv_retrieval(conn, cas, 1, tag, hit).map(|()| Outcome::Done)
+            }
+            Request::GetMulti { keys, cas, .. } => {
+                recv_retrieval(conn, cas, keys.count(), tag, hit).map(|()| Outcome::Done)
+            }
+            Request::Store { .. } => {
+                conn.read::<MetaCodec, _>(|r, server| store_outcome(server, r, tag))
+            }
+            Request::Delete { .. } | Request::Invalidate { .. } => {
+                conn.read::<MetaCodec, _>(|r, server| delete_outcome(server, r, tag))
+            }
+            Request::Touch { .. } => conn.read::<MetaCodec, _>(|r, server| {
+                let found = match r {
+                    Reply::Header(_) => true,
+                    Reply::Miss(_) => false,
+                    r => return Err(other(server, r, "mg (touch)")),
+                };
+                check_opaque(server, r.flags(), tag)?;
+                Ok(Outcome::Existed(found))
+            }),
+            Request::Arith { .. } => conn.read::<MetaCodec, _>(|r, server| match r {
+                Reply::Value { flags, data } => {
+                    check_opaque(server, flags, tag)?;
+                    std::str::from_utf8(data)
+                        .ok()
+                        .and_then(|s| s.trim().parse().ok())
+                        .map(|n| Outcome::Counter(Some(n)))
+                        .ok_or_else(|| {
+                            protocol(server, format!("ma returned {data:?}, not a number"))
+                        })
+                }
+                Reply::NotFound(flags) => {
+                    check_opaque(server, flags, tag)?;
+                    Ok(Outcome::Counter(None))
+                }
+                r => Err(other(server, r, "ma")),
+            }),
+            // Text replies: the text dialect reads them.
+            Request::Flush { .. } | Request::Version | Request::Stats { .. } => {
+                super::Text.read(conn, req, tag, hit)
+            }
+            Request::Lease { .. } => recv_lease(conn, tag).map(Outcome::Lease),
+        }
+    }
+
+    fn batches_quietly(&self) -> bool {
+        true
+    }
+
+    /// Every request but the last: the barrier `mn` carries no tag, so the last request is
+    /// sent non-quiet and its tagged reply closes the batch.
+    fn quiet_in_batch(&self, i: usize, n: usize) -> bool {
+        i + 1 < n
+    }
+
+    /// Nothing: the last request closes the batch (see `quiet_in_batch`).
+    fn encode_barrier(&self, _buf: &mut Vec<u8>, _tag: u32) {}
+
+    fn read_barrier(&self, _conn: &mut Conn, _tag: u32) -> Result<()> {
+        Ok(())
+    }
+
+    fn read_batch(
+        &self,
+        conn: &mut Conn,
+        like: &Request<'_>,
+        tag: u32,
+        n: usize,
+        out: &mut dyn FnMut(usize, Result<Outcome>),
+    ) -> Result<()> {
+        match like {
+            Request::Store { .. } => recv_quiet_batch(
+                conn,
+                tag,
+                n,
+                || Outcome::Stored(StoreOutcome::Stored),
+                store_outcome,
+                out,
+            ),
+            _ => recv_quiet_batch(conn, tag, n, || Outcome::Existed(true), delete_outcome, out),
+        }
+    }
+
+    fn arith_creates(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,596 @@
+//! One request type, spoken in three dialects.
+//!
+//! A [`Request`] says what to ask a server (get, store, delete, …) without saying how; a
+//! dialect ([`Text`], [`Meta`], [`Binary`], behind the [`Dialect`] the client picks once,
+//! when it is built) encodes it with the sans-IO codecs of `proto/` and reads its reply
+//! into an [`Outcome`], handing each value found to a hit callback while it is still in the
+//! connection's read buffer. Every request carries a tag (`Conn::take_tags`) that its reply
+//! must carry where the protocol allows it (meta `O`, binary opaque; text replies name their
+//! key), so a stray or crossed reply is a protocol error, never a value handed to a caller.
+//!
+//! A new command is one [`Request`] variant, an encode arm and a read arm in each of
+//! `text.rs`, `meta.rs` and `binary.rs` (the compiler lists the ones missing), and the
+//! client method that builds the request and reads its outcome.
+
+mod binary;
+mod meta;
+mod text;
+
+pub(crate) use binary::Binary;
+pub(crate) use meta::{LeaseReply, Meta};
+pub(crate) use text::Text;
+
+use crate::address::ServerAddr;
+use crate::conn::{Conn, ConnOptions};
+use crate::error::{Error, Result};
+use crate::item::StoreOutcome;
+use crate::proto::ascii::StoreCommand;
+use crate::proto::Protocol;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The wire keys of one request, by index: a slice of keys, or one server's share of a
+/// multi-get's keys (`multi_get::Selection`) without a vector of them.
+pub(crate) trait WireKeys {
+    /// How many keys.
+    fn count(&self) -> usize;
+    /// Key `i` (`i < count()`), as sent.
+    fn key(&self, i: usize) -> &[u8];
+}
+
+impl WireKeys for [&[u8]] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn key(&self, i: usize) -> &[u8] {
+        self[i]
+    }
+}
+
+/// Receives each value a read finds, while it is in the read buffer: (index of the key in
+/// the request, data as received, flags as stored, CAS unique when asked for). The read
+/// engine (`read.rs`) turns these into calls of the caller's [`crate::sink::Sink`].
+pub(crate) type Hit<'h> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 'h;
+
+/// What to ask a server: every command the client sends, protocol-neutral. Keys are wire
+/// keys (prefixed, sanitized, checked); values are as stored (compressed if due).
+pub(crate) enum Request<'a, K: ?Sized = [&'a [u8]]> {
+    /// A read of one key (`get`/`gets`, `gat`/`gats` with `touch`); a hit goes to the hit
+    /// callback at index 0. Also one request of a pipeline of independent reads (work
+    /// handed over while callers wait, see `gate`).
+    Get {
+        /// The wire key.
+        key: &'a [u8],
+        /// Ask for the CAS unique.
+        cas: bool,
+        /// Set the expiry to this many seconds while reading (get-and-touch).
+        touch: Option<u32>,
+    },
+    /// A read of many keys on one server, pipelined (one round trip): one server's share
+    /// of a multi-get. Takes `batch_tags(keys.count())` tags.
+    GetMulti {
+        /// The wire keys.
+        keys: &'a K,
+        /// Ask for the CAS uniques.
+        cas: bool,
+        /// Get-and-touch with this expiry.
+        touch: Option<u32>,
+    },
+    /// A store command.
+    Store {
+        /// Which one (set, add, replace, append, prepend, cas).
+        cmd: StoreCommand,
+        /// The wire key.
+        key: &'a [u8],
+        /// The flags word, as stored.
+        flags: u32,
+        /// Expiry.
+        ttl: u32,
+        /// The value, as stored.
+        data: &'a [u8],
+        /// No reply on success (text `noreply`, meta `q`, binary SETQ…): for batches.
+        quiet: bool,
+    },
+    /// Remove a key.
+    Delete {
+        /// The wire key.
+        key: &'a [u8],
+        /// No reply on success (batches).
+        quiet: bool,
+    },
+    /// Set a key's expiry.
+    Touch {
+        /// The wire key.
+        key: &'a [u8],
+        /// The new expiry.
+        ttl: u32,
+    },
+    /// incr/decr.
+    Arith {
+        /// Increment (else decrement).
+        incr: bool,
+        /// The wire key.
+        key: &'a [u8],
+        /// By how much.
+        delta: u64,
+        /// `(initial value, ttl)`: create a missing counter (meta and binary only; see
+        /// [`Dialect::arith_creates`]).
+        init: Option<(u64, u32)>,
+    },
+    /// flush_all, now or after `delay` seconds.
+    Flush {
+        /// Seconds before the flush takes effect.
+        delay: Option<u32>,
+    },
+    /// The server's version string (also the alive check).
+    Version,
+    /// Statistics, general or of a group.
+    Stats {
+        /// `items`, `slabs`, … or `None` for the general ones.
+        group: Option<&'a str>,
+    },
+    /// A stampede-protected read (meta only; see `Client::get_lease`).
+    Lease {
+        /// The wire key.
+        key: &'a [u8],
+        /// How long a placeholder created on a miss lives.
+        vivify_ttl: u32,
+        /// Elect a recomputer when the item expires within this many seconds.
+        recache: Option<u32>,
+    },
+    /// Mark a key stale instead of deleting it (meta only).
+    Invalidate {
+        /// The wire key.
+        key: &'a [u8],
+        /// How long the stale value is served.
+        stale_ttl: u32,
+    },
+}
+
+impl<K: WireKeys + ?Sized> Request<'_, K> {
+    /// How many tags (see `Conn::take_tags`) the request takes: one, or for a multi-key
+    /// read one per key and one for the barrier that closes it (binary NOOP). A single-key
+    /// read reserves that barrier's tag too (its binary form is a plain GET without one).
+    pub(crate) fn tags(&self) -> usize {
+        match self {
+            Request::Get { .. } => batch_tags(1),
+            Request::GetMulti { keys, .. } => batch_tags(keys.count()),
+            _ => 1,
+        }
+    }
+
+    /// The command's name, for messages.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Request::Get { .. } | Request::GetMulti { .. } => "get",
+            Request::Store { .. } => "a store command",
+            Request::Delete { .. } => "delete",
+            Request::Touch { .. } => "touch",
+            Request::Arith { .. } => "incr/decr",
+            Request::Flush { .. } => "flush_all",
+            Request::Version => "version",
+            Request::Stats { .. } => "stats",
+            Request::Lease { .. } => "get_lease",
+            Request::Invalidate { .. } => "invalidate",
+        }
+    }
+}
+
+/// What a request's reply said.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// The request was answered and carries nothing more: a read (its values went to the
+    /// hit callback), flush_all, a no-op.
+    Done,
+    /// A store command's outcome.
+    Stored(StoreOutcome),
+    /// Delete, touch, invalidate: whether the key existed.
+    Existed(bool),
+    /// incr/decr: the new value, or `None` if the key is missing.
+    Counter(Option<u64>),
+    /// The version string.
+    Version(String),
+    /// `(name, value)` statistics.
+    Stats(Vec<(String, String)>),
+    /// What a lease read found.
+    Lease(LeaseReply),
+}
+
+impl Outcome {
+    fn mismatch(self, want: &str) -> Error {
+        Error::Protocol {
+            server: String::new(),
+            detail: format!("internal: {want} expected, the dialect read {self:?}"),
+        }
+    }
+
+    /// A store's outcome.
+    pub(crate) fn stored(self) -> Result<StoreOutcome> {
+        match self {
+            Outcome::Stored(s) => Ok(s),
+            o => Err(o.mismatch("a store outcome")),
+        }
+    }
+
+    /// Whether the key existed (delete, touch, invalidate).
+    pub(crate) fn existed(self) -> Result<bool> {
+        match self {
+            Outcome::Existed(b) => Ok(b),
+            o => Err(o.mismatch("found or not")),
+        }
+    }
+
+    /// A counter's new value.
+    pub(crate) fn counter(self) -> Result<Option<u64>> {
+        match self {
+            Outcome::Counter(n) => Ok(n),
+            o => Err(o.mismatch("a counter")),
+        }
+    }
+
+    /// A version string.
+    pub(crate) fn version(self) -> Result<String> {
+        match self {
+            Outcome::Version(v) => Ok(v),
+            o => Err(o.mismatch("a version")),
+        }
+    }
+
+    /// Statistics.
+    pub(crate) fn stats(self) -> Result<Vec<(String, String)>> {
+        match self {
+            Outcome::Stats(s) => Ok(s),
+            o => Err(o.mismatch("statistics")),
+        }
+    }
+
+    /// A lease read's reply.
+    pub(crate) fn lease(self) -> Result<LeaseReply> {
+        match self {
+            Outcome::Lease(l) => Ok(l),
+            o => Err(o.mismatch("a lease reply")),
+        }
+    }
+
+    /// Nothing but an answer.
+    pub(crate) fn done(self) -> Result<()> {
+        match self {
+            Outcome::Done => Ok(()),
+            o => Err(o.mismatch("an answer")),
+        }
+    }
+}
+
+/// What a dialect does: encode a request, read its reply, and the rules of its batches.
+/// Implemented by [`Text`], [`Meta`] and [`Binary`].
+pub(crate) trait Speak {
+    /// Appends `req`, tagged from `tag` on (it takes `req.tags()` tags).
+    fn encode<K: WireKeys + ?Sized>(&self, buf: &mut Vec<u8>, req: &Request<'_, K>, tag: u32);
+
+    /// Reads the reply to `req` (encoded with the same `tag`), values to `hit`.
+    fn read<K: WireKeys + ?Sized>(
+        &self,
+        conn: &mut Conn,
+        req: &Request<'_, K>,
+        tag: u32,
+        hit: &mut Hit<'_>,
+    ) -> Result<Outcome>;
+
+    /// Whether a batch of stores or deletes is sent quiet and closed by a barrier (meta,
+    /// binary) rather than answered one by one (text).
+    fn batches_quietly(&self) -> bool;
+
+    /// Whether request `i` of a batch of `n` goes quiet.
+    fn quiet_in_batch(&self, i: usize, n: usize) -> bool;
+
+    /// Appends the barrier that closes a batch whose last tag is `tag`.
+    fn encode_barrier(&self, buf: &mut Vec<u8>, tag: u32);
+
+    /// Reads the reply to the barrier alone (a batch whose requests were all quiet and
+    /// succeeded, or text `noreply` stores).
+    fn read_barrier(&self, conn: &mut Conn, tag: u32) -> Result<()>;
+
+    /// Reads the outcomes of a batch of `n` requests like `like` (stores or deletes)
+    /// tagged from `tag` on, each to `out(i, outcome)`.
+    fn read_batch(
+        &self,
+        conn: &mut Conn,
+        like: &Request<'_>,
+        tag: u32,
+        n: usize,
+        out: &mut dyn FnMut(usize, Result<Outcome>),
+    ) -> Result<()>;
+
+    /// Whether incr/decr can create a missing counter in the same request.
+    fn arith_creates(&self) -> bool;
+
+    /// What a new connection does before its first request (binary: SASL).
+    fn on_connect(&self, _conn: &mut Conn) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The dialect a client speaks, chosen once when it is built.
+#[derive(Clone, Debug)]
+pub(crate) enum Dialect {
+    /// The text protocol.
+    Text(Text),
+    /// The meta protocol.
+    Meta(Meta),
+    /// The binary protocol.
+    Binary(Binary),
+}
+
+/// Runs `$e` with `$d` bound to the dialect's implementation.
+macro_rules! speak {
+    ($self:expr, $d:ident => $e:expr) => {
+        match $self {
+            Dialect::Text($d) => $e,
+            Dialect::Meta($d) => $e,
+            Dialect::Binary($d) => $e,
+        }
+    };
+}
+
+impl Dialect {
+    /// The dialect of `protocol`; `sasl` = (user, password) authenticates binary
+    /// connections (ignored by the others, as before).
+    pub(crate) fn new(protocol: Protocol, sasl: Option<(String, String)>) -> Dialect {
+        match protocol {
+            Protocol::Text => Dialect::Text(Text),
+            Protocol::Meta => Dialect::Meta(Meta),
+            Protocol::Binary => Dialect::Binary(Binary::new(sasl)),
+        }
+    }
+
+    /// The protocol it speaks.
+    pub(crate) fn protocol(&self) -> Protocol {
+        match self {
+            Dialect::Text(_) => Protocol::Text,
+            Dialect::Meta(_) => Protocol::Meta,
+            Dialect::Binary(_) => Protocol::Binary,
+        }
+    }
+
+    /// See [`Speak::encode`].
+    #[inline]
+    pub(crate) fn encode<K: WireKeys + ?Sized>(
+        &self,
+        buf: &mut Vec<u8>,
+        req: &Request<'_, K>,
+        tag: u32,
+    ) {
+        speak!(self, d => d.encode(buf, req, tag))
+    }
+
+    /// See [`Speak::read`].
+    #[inline]
+    pub(crate) fn read<K: WireKeys + ?Sized>(
+        &self,
+        conn: &mut Conn,
+        req: &Request<'_, K>,
+        tag: u32,
+        hit: &mut Hit<'_>,
+    ) -> Result<Outcome> {
+        speak!(self, d => d.read(conn, req, tag, hit))
+    }
+
+    /// See [`Speak::batches_quietly`].
+    pub(crate) fn batches_quietly(&self) -> bool {
+        speak!(self, d => d.batches_quietly())
+    }
+
+    /// See [`Speak::quiet_in_batch`].
+    pub(crate) fn quiet_in_batch(&self, i: usize, n: usize) -> bool {
+        speak!(self, d => d.quiet_in_batch(i, n))
+    }
+
+    /// See [`Speak::encode_barrier`].
+    pub(crate) fn encode_barrier(&self, buf: &mut Vec<u8>, tag: u32) {
+        speak!(self, d => d.encode_barrier(buf, tag))
+    }
+
+    /// See [`Speak::read_barrier`].
+    pub(crate) fn read_barrier(&self, conn: &mut Conn, tag: u32) -> Result<()> {
+        speak!(self, d => d.read_barrier(conn, tag))
+    }
+
+    /// See [`Speak::read_batch`].
+    pub(crate) fn read_batch(
+        &self,
+        conn: &mut Conn,
+        like: &Request<'_>,
+        tag: u32,
+        n: usize,
+        out: &mut dyn FnMut(usize, Result<Outcome>),
+    ) -> Result<()> {
+        speak!(self, d => d.read_batch(conn, like, tag, n, out))
+    }
+
+    /// See [`Speak::arith_creates`].
+    pub(crate) fn arith_creates(&self) -> bool {
+        speak!(self, d => d.arith_creates())
+    }
+
+    /// See [`Speak::on_connect`].
+    pub(crate) fn on_connect(&self, conn: &mut Conn) -> Result<()> {
+        speak!(self, d => d.on_connect(conn))
+    }
+
+    /// Connects to `addr` (see `Conn::connect`) and runs the dialect's on-connect step.
+    pub(crate) fn connect(
+        &self,
+        addr: &ServerAddr,
+        label: &Arc<str>,
+        opts: &ConnOptions,
+        timeout: Duration,
+    ) -> Result<Conn> {
+        let mut conn = Conn::connect(addr, label, opts, timeout)?;
+        self.on_connect(&mut conn)?;
+        Ok(conn)
+    }
+
+    /// One request and its reply on `conn`: tags taken, the request written and sent, the
+    /// reply read (values to `hit`), the connection clean again only if it was read exactly.
+    #[inline]
+    pub(crate) fn exchange(
+        &self,
+        conn: &mut Conn,
+        req: &Request<'_>,
+        hit: &mut Hit<'_>,
+    ) -> Result<Outcome> {
+        let tag = conn.take_tags(req.tags());
+        self.encode(conn.begin(), req, tag);
+        conn.send()?;
+        let outcome = self.read(conn, req, tag, hit)?;
+        conn.finish();
+        Ok(outcome)
+    }
+
+    /// One `version` round trip (the alive check).
+    pub(crate) fn alive_check(&self, conn: &mut Conn) -> Result<String> {
+        self.exchange(conn, &Request::Version, &mut |_, _, _, _| {})?
+            .version()
+    }
+
+    /// Serves a pipeline of independent requests (work handed over while callers wait):
+    /// request `i` tagged `tag + i`, all written in one go, then each reply read in order
+    /// and handed to the pipeline. Stops at the first error (the connection is then dirty).
+    pub(crate) fn pipeline(&self, conn: &mut Conn, work: &mut dyn Pipeline) -> Result<()> {
+        let n = work.len();
+        let tag = conn.take_tags(n);
+        let buf = conn.begin();
+        for i in 0..n {
+            self.encode(buf, &work.request(i), tag.wrapping_add(i as u32));
+        }
+        conn.send()?;
+        for i in 0..n {
+            let outcome = {
+                let req = work.request(i);
+                let mut found = None;
+                let outcome =
+                    self.read(conn, &req, tag.wrapping_add(i as u32), &mut |_, d, f, c| {
+                        found = Some((d.to_vec(), f, c))
+                    })?;
+                (outcome, found)
+            };
+            work.answer(i, outcome.0, outcome.1);
+        }
+        conn.finish();
+        Ok(())
+    }
+}
+
+/// A value a pipelined read found: data, flags, CAS unique.
+pub(crate) type Found = Option<(Vec<u8>, u32, Option<u64>)>;
+
+/// Requests served in one pipeline by [`Dialect::pipeline`].
+pub(crate) trait Pipeline {
+    /// How many requests.
+    fn len(&self) -> usize;
+    /// Request `i`.
+    fn request(&self, i: usize) -> Request<'_>;
+    /// The reply to request `i`: its outcome, and for a read its value, if found.
+    fn answer(&mut self, i: usize, outcome: Outcome, found: Found);
+}
+
+/// The index, in a batch of `n` requests tagged `tag..tag + n`, of the request a reply
+/// carrying opaque `opaque` answers; `None` when no request of the batch carries it.
+pub(crate) fn tag_index(opaque: Option<u64>, tag: u32, n: usize) -> Option<usize> {
+    let i = opaque?.checked_sub(u64::from(tag))?;
+    (i < n as u64).then_some(i as usize)
+}
+
+/// How many tags (see `Conn::take_tags`) a batch of `n` requests takes: one each, and one
+/// for the barrier that closes it (binary NOOP).
+pub(crate) fn batch_tags(n: usize) -> usize {
+    n + 1
+}
+
+/// Collects the outcomes of a quiet pipeline of `n` requests tagged `tag..tag + n`, answered
+/// in order, only when something other than success happened. `next_reply` reads one reply
+/// and gives `None` at the closing barrier, or `Some((opaque, outcome))`; requests without a
+/// reply succeeded (`ok()`). With `closed_by_last`, the last request was sent non-quiet and
+/// its reply closes the batch (meta, whose barrier `mn` carries no tag). An opaque that no
+/// pending request carries, or one out of order, is a protocol error: a reply that does not
+/// belong to its request is never handed to a caller.
+fn collect_quiet<T>(
+    conn: &mut Conn,
+    tag: u32,
+    n: usize,
+    closed_by_last: bool,
+    ok: impl Fn() -> T,
+    mut next_reply: impl FnMut(&mut Conn) -> Result<Option<(Option<u64>, Result<T>)>>,
+    out: &mut dyn FnMut(usize, Result<T>),
+) -> Result<()> {
+    if closed_by_last && n == 0 {
+        return Ok(()); // nothing was sent
+    }
+    let mut next = 0usize;
+    while let Some((opaque, outcome)) = next_reply(conn)? {
+        let idx = match tag_index(opaque, tag, n) {
+            Some(i) if i >= next => i,
+            _ => {
+                return Err(conn.protocol_error(&format!(
+                    "reply with opaque {opaque:?}, which no pending request carries \
+                     (O{tag} to O{}): a stray or crossed reply",
+                    u64::from(tag) + n as u64 - 1
+                )))
+            }
+        };
+        for j in next..idx {
+            out(j, Ok(ok()));
+        }
+        out(idx, outcome);
+        next = idx + 1;
+        if closed_by_last && next == n {
+            return Ok(());
+        }
+    }
+    if closed_by_last {
+        return Err(conn.protocol_error("a batch closed before the reply to its last request"));
+    }
+    for j in next..n {
+        out(j, Ok(ok()));
+    }
+    Ok(())
+}
+
+/// The error of a dialect that has no form of `req` (leases and invalidation off meta).
+fn unsupported<K: WireKeys + ?Sized>(req: &Request<'_, K>, dialect: &str) -> Error {
+    Error::Unsupported(format!(
+        "{} needs the meta protocol (this client speaks {dialect})",
+        req.name()
+    ))
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Protocol> {
+        match s {
+            "text" | "ascii" => Ok(Protocol::Text),
+            "meta" => Ok(Protocol::Meta),
+            "binary" => Ok(Protocol::Binary),
+            _ => Err(Error::Config(format!(
+                "unknown protocol {s:?} (text, meta, binary)"
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tag_index;
+
+    #[test]
+    fn a_reply_belongs_only_to_a_tag_of_its_batch() {
+        assert_eq!(tag_index(Some(10), 10, 3), Some(0));
+        assert_eq!(tag_index(Some(12), 10, 3), Some(2));
+        assert_eq!(tag_index(Some(13), 10, 3), None, "past the batch");
+        assert_eq!(tag_index(Some(9), 10, 3), None, "an earlier exchange's");
+        assert_eq!(tag_index(Some(0), 10, 3), None);
+        assert_eq!(tag_index(None, 0, 3), None, "no tag at all");
+        assert_eq!(tag_index(Some(u64::MAX), u32::MAX, 1), None);
+        assert_eq!(tag_index(Some(u64::from(u32::MAX)), u32::MAX, 1), Some(0));
+    }
+}

@@ -1,0 +1,46 @@
+//! The keys of a multi-key call as C gives them (arrays of pointers and lengths), read
+//! through the core's `Keys`: each key, or, for one over 250 bytes, its error. Nothing is
+//! copied and nothing allocated per key.
+
+use crate::error::Result;
+use crate::key::{self, Keys, MAX_KEY_LEN};
+
+/// `n` keys: `ptrs[i]` holds `lens[i]` bytes.
+pub(crate) struct CKeys<'a> {
+    ptrs: &'a [*const u8],
+    lens: &'a [usize],
+}
+
+impl<'a> CKeys<'a> {
+    /// # Safety
+    /// `ptrs` and `lens` have the same length; every `ptrs[i]` is non-NULL and valid for
+    /// reads of `lens[i]` bytes for `'a`.
+    pub(crate) unsafe fn new(ptrs: &'a [*const u8], lens: &'a [usize]) -> CKeys<'a> {
+        CKeys { ptrs, lens }
+    }
+
+    /// Key `i` for messages: `None` when it is refused (its error names it).
+    pub(crate) fn shown(&self, i: usize) -> Option<&[u8]> {
+        self.key(i).ok()
+    }
+}
+
+impl Keys for CKeys<'_> {
+    #[inline]
+    fn count(&self) -> usize {
+        self.ptrs.len()
+    }
+
+    #[inline]
+    fn key(&self, i: usize) -> Result<&[u8]> {
+        let len = self.lens[i];
+        if len > MAX_KEY_LEN {
+            // SAFETY: `ptrs[i]` is valid for `len` > 32 bytes (see `new`): its first 32 are
+            // read, for the message.
+            let head = unsafe { std::slice::from_raw_parts(self.ptrs[i], 32) };
+            return Err(key::too_long(head, len));
+        }
+        // SAFETY: `ptrs[i]` is valid for `len` ≤ 250 bytes for 'a (see `new`).
+        Ok(unsafe { std::slice::from_raw_parts(self.ptrs[i], len) })
+    }
+}
