@@ -69,6 +69,27 @@ impl Sink for Items {
     }
 }
 
+/// Collects the item of one key read on its own (`get`, `gets`, `gat`): no vector.
+pub(crate) struct OneItem(pub Result<Option<Item>>);
+
+impl Sink for OneItem {
+    fn value(&mut self, _i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> Result<()> {
+        self.0 = Ok(Some(Item {
+            value: value.to_vec(),
+            flags,
+            cas,
+        }));
+        Ok(())
+    }
+    fn result(&mut self, _i: usize, result: Result<bool>) {
+        match result {
+            Ok(true) => {}
+            Ok(false) => self.0 = Ok(None),
+            Err(e) => self.0 = Err(e),
+        }
+    }
+}
+
 /// Hands each value to `f` and collects each key's result (`get_multi_each`).
 pub(crate) struct Each<F> {
     pub f: F,

@@ -16,7 +16,7 @@ use crate::key::{Keys, Single};
 use crate::multi_get::{self, Selection, AS_GIVEN, HIT, NOWHERE};
 use crate::route::proxy_pool::{Reached, Resend};
 use crate::server::Checkout;
-use crate::sink::{self, Each, Items, Sink};
+use crate::sink::{self, Each, Items, OneItem, Sink};
 
 impl Client {
     /// The value of `key`, or `None` on a miss.
@@ -81,9 +81,9 @@ impl Client {
 
     /// A read of one key into an item.
     fn read_item(&self, key: &[u8], cas: bool, touch: Option<u32>) -> Result<Option<Item>> {
-        let mut items = Items::new(1);
-        self.read(&Single(key), cas, touch, &mut items);
-        items.0.pop().unwrap_or(Ok(None))
+        let mut item = OneItem(Ok(None));
+        self.read(&Single(key), cas, touch, &mut item);
+        item.0
     }
 
     /// The read engine: reads `keys` (with CAS uniques when `cas`; get-and-touch with
