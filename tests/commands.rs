@@ -362,3 +362,32 @@ fn ipv6_loopback_when_available() {
     c.set("k", b"six", 0).unwrap();
     assert_eq!(c.get("k").unwrap().unwrap(), b"six");
 }
+
+/// Issue 16 item 4 (the walk-through of adding a command): `noop` is one round trip on each
+/// server (meta `mn`, binary NOOP, text `version`), its reply read exactly, so the connection
+/// carries the next request; a server that is down answers with its error.
+#[test]
+fn noop_round_trips_on_every_protocol() {
+    each_protocol("noop", |c| {
+        c.set("k", b"v", 0).unwrap();
+        for _ in 0..3 {
+            let r = c.noop();
+            assert_eq!(r.len(), 1);
+            assert!(r[0].1.is_ok(), "{:?}: {r:?}", c.protocol());
+            assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"v"[..]));
+        }
+    });
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    for protocol in PROTOCOLS {
+        let c = Client::builder()
+            .server(&down)
+            .protocol(protocol)
+            .connect_timeout(Duration::from_millis(500))
+            .build()
+            .unwrap();
+        assert!(c.noop()[0].1.is_err(), "{protocol}: nobody listens");
+    }
+}

@@ -239,6 +239,12 @@ impl Client {
         self.per_server(|idx| self.exchange(idx, &Request::Version)?.version())
     }
 
+    /// A no-op round trip to each server: meta `mn`, binary NOOP, and on the text protocol,
+    /// which has no no-op, `version` (its answer dropped). `Ok(())` once the server answered.
+    pub fn noop(&self) -> PerServer<()> {
+        self.per_server(|idx| self.exchange(idx, &Request::Noop)?.done())
+    }
+
     /// Each server's statistics: general (`None`) or a group such as `items`, `slabs`,
     /// `sizes`, `settings`.
     pub fn stats(&self, group: Option<&str>) -> PerServer<Vec<(String, String)>> {

@@ -347,6 +347,7 @@ impl Speak for Binary {
                 binary::encode(buf, op::FLUSH, b"", extras, b"", tag, 0);
             }
             Request::Version => binary::encode(buf, op::VERSION, b"", &[], b"", tag, 0),
+            Request::Noop => encode_noop(buf, tag),
             Request::Stats { group } => {
                 let group = group.unwrap_or("").as_bytes();
                 binary::encode(buf, op::STAT, group, &[], b"", tag, 0);
@@ -416,6 +417,13 @@ impl Speak for Binary {
                 }
             }),
             Request::Stats { .. } => recv_stats(conn, tag).map(Outcome::Stats),
+            Request::Noop => conn.read::<BinaryCodec, _>(|r, server| {
+                check(server, &r, op::NOOP, tag)?;
+                match r.status {
+                    status::OK => Ok(Outcome::Done),
+                    _ => Err(status_error(server, &r)),
+                }
+            }),
             Request::Lease { .. } | Request::Invalidate { .. } => Err(unsupported(req, "binary")),
         }
     }

@@ -297,6 +297,9 @@ impl Speak for Meta {
             // The whole-server commands are the text protocol's.
             Request::Flush { delay } => ascii::encode_flush_all(buf, delay),
             Request::Version => ascii::encode_version(buf),
+            // `mn`: its reply `MN` carries no tag, so nothing else may be pending (it is
+            // sent alone).
+            Request::Noop => meta::encode_noop(buf),
             Request::Stats { group } => ascii::encode_stats(buf, group),
             // `mg <key> v f c N<vivify> [R<recache>] O<tag>`: a read that elects one
             // recomputer.
@@ -381,6 +384,10 @@ impl Speak for Meta {
                 super::Text.read(conn, req, tag, hit)
             }
             Request::Lease { .. } => recv_lease(conn, tag).map(Outcome::Lease),
+            Request::Noop => conn.read::<MetaCodec, _>(|r, server| match r {
+                Reply::NoOp => Ok(Outcome::Done),
+                r => Err(other(server, r, "mn")),
+            }),
         }
     }
 

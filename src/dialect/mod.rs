@@ -129,6 +129,9 @@ pub(crate) enum Request<'a, K: ?Sized = [&'a [u8]]> {
         /// `items`, `slabs`, … or `None` for the general ones.
         group: Option<&'a str>,
     },
+    /// A no-op round trip: meta `mn`, binary NOOP; the text protocol has none, so its
+    /// no-op is `version`, whose answer is dropped.
+    Noop,
     /// A stampede-protected read (meta only; see `Client::get_lease`).
     Lease {
         /// The wire key.
@@ -170,6 +173,7 @@ impl<K: WireKeys + ?Sized> Request<'_, K> {
             Request::Flush { .. } => "flush_all",
             Request::Version => "version",
             Request::Stats { .. } => "stats",
+            Request::Noop => "noop",
             Request::Lease { .. } => "get_lease",
             Request::Invalidate { .. } => "invalidate",
         }

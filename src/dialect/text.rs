@@ -208,7 +208,7 @@ impl Speak for Text {
                 incr, key, delta, ..
             } => ascii::encode_arith(buf, incr, key, delta),
             Request::Flush { delay } => ascii::encode_flush_all(buf, delay),
-            Request::Version => ascii::encode_version(buf),
+            Request::Version | Request::Noop => ascii::encode_version(buf),
             Request::Stats { group } => ascii::encode_stats(buf, group),
             // Never sent: the client refuses these first.
             Request::Lease { .. } | Request::Invalidate { .. } => {}
@@ -259,6 +259,7 @@ impl Speak for Text {
                 _ => None,
             }),
             Request::Version => recv_version(conn).map(Outcome::Version),
+            Request::Noop => recv_version(conn).map(|_| Outcome::Done),
             Request::Stats { .. } => recv_stats(conn).map(Outcome::Stats),
             Request::Lease { .. } | Request::Invalidate { .. } => Err(unsupported(req, "text")),
         }
