@@ -51,13 +51,11 @@ impl Keys for Single<'_> {
     }
 }
 
-/// The error of a key of `len` bytes, over [`MAX_KEY_LEN`], of which the caller shows
-/// `head` (its first bytes, for the message): for a [`Keys`] that does not hold overlong
-/// keys at all.
-pub fn too_long(head: &[u8], len: usize) -> Error {
-    let head = display(&head[..head.len().min(MAX_KEY_LEN)]);
+/// The error of a key of `len` bytes, over [`MAX_KEY_LEN`], none of which is read: for a
+/// [`Keys`] whose caller's lengths are not to be trusted that far (the C ABI's).
+pub fn too_long(len: usize) -> Error {
     Error::InvalidKey {
-        key: format!("{head}… ({len} bytes)"),
+        key: format!("<{len} bytes>"),
         reason: "key is longer than 250 bytes",
     }
 }
