@@ -28,8 +28,9 @@ pub trait Contestant {
 pub enum Kind {
     /// The raw socket floor, in process.
     Floor,
-    /// `mcpool::Client`, in process, speaking the given protocol.
-    RustApi(mcpool::Protocol),
+    /// `mcpool::Client`, in process, speaking the given protocol; multi-gets through the
+    /// zero-copy `get_multi_each` when true, else through `get_multi` (owned values).
+    RustApi(mcpool::Protocol, bool),
     /// A driver program speaking the line protocol.
     Peer(PeerSpec),
 }
@@ -49,7 +50,8 @@ pub struct Entry {
 pub const FLOOR: &str = "floor";
 
 impl Entry {
-    /// The two in-process contestants.
+    /// The in-process contestants: the floor, mcpool through the API a user writes first
+    /// (`get_multi`, owned values) and through its zero-copy path (`get_multi_each`).
     pub fn builtin() -> Vec<Entry> {
         vec![
             Entry {
@@ -61,8 +63,13 @@ impl Entry {
             },
             Entry {
                 name: "mcpool".into(),
-                note: rust_api::CONFIG_NOTE.into(),
-                kind: Kind::RustApi(mcpool::Protocol::Text),
+                note: rust_api::note(false),
+                kind: Kind::RustApi(mcpool::Protocol::Text, false),
+            },
+            Entry {
+                name: rust_api::ZERO_COPY.into(),
+                note: rust_api::note(true),
+                kind: Kind::RustApi(mcpool::Protocol::Text, true),
             },
         ]
     }
@@ -74,8 +81,8 @@ impl Entry {
             .into_iter()
             .map(|p| Entry {
                 name: format!("mcpool-{p}"),
-                note: rust_api::CONFIG_NOTE.replace("text protocol", &format!("{p} protocol")),
-                kind: Kind::RustApi(p),
+                note: rust_api::note(false).replace("text protocol", &format!("{p} protocol")),
+                kind: Kind::RustApi(p, false),
             })
             .collect()
     }
@@ -85,7 +92,7 @@ impl Entry {
     pub fn start(&self, server: &str, cpus: Option<&str>) -> Result<Box<dyn Contestant>, String> {
         Ok(match &self.kind {
             Kind::Floor => Box::new(Floor::new(server)),
-            Kind::RustApi(p) => Box::new(RustApi::new(server, *p)),
+            Kind::RustApi(p, zero_copy) => Box::new(RustApi::new(server, *p, *zero_copy)),
             Kind::Peer(spec) => Box::new(Subprocess::start(spec, server, cpus)?),
         })
     }

@@ -17,22 +17,48 @@ struct Shape {
 pub struct RustApi {
     addr: String,
     protocol: Protocol,
+    zero_copy: bool,
     client: Option<(Shape, Client)>,
 }
 
+/// The name of the row that reads multi-gets through the zero-copy path.
+pub const ZERO_COPY: &str = "mcpool-zero-copy";
+
 /// The configuration stated in the report.
-pub const CONFIG_NOTE: &str = "mcpool::Client, text protocol, TCP_NODELAY, pool max_size 20 \
-(min_idle 1), one client shared by every thread; multi-gets through get_multi_each (values \
-borrowed, as the libmemcached driver's reused memcached_result_st); bulk: zlib format (flag 8), \
-threshold 30 KiB";
+pub fn note(zero_copy: bool) -> String {
+    let reads = if zero_copy {
+        "multi-gets through get_multi_each, the zero-copy path (values borrowed from the \
+         connection's buffer, as the libmemcached driver's reused memcached_result_st)"
+    } else {
+        "gets and multi-gets through get and get_multi, the API a user writes first (an owned \
+         Item per hit)"
+    };
+    format!(
+        "mcpool::Client, text protocol, TCP_NODELAY, pool max_size 20 (min_idle 1), one client \
+         shared by every thread; {reads}; bulk: zlib format (flag 8), threshold 30 KiB, the \
+         library's default level"
+    )
+}
 
 impl RustApi {
-    /// A contestant against `addr`.
-    pub fn new(addr: &str, protocol: Protocol) -> RustApi {
+    /// A contestant against `addr`; multi-gets through `get_multi_each` when `zero_copy`.
+    pub fn new(addr: &str, protocol: Protocol, zero_copy: bool) -> RustApi {
         RustApi {
             addr: addr.to_string(),
             protocol,
+            zero_copy,
             client: None,
+        }
+    }
+
+    /// One multi-get of `keys`: true when every key was a hit.
+    fn mget(&self, c: &Client, keys: &[String]) -> bool {
+        if self.zero_copy {
+            c.get_multi_each(keys, |_, _, _| {})
+                .iter()
+                .all(|r| matches!(r, Ok(true)))
+        } else {
+            c.get_multi(keys).iter().all(|r| matches!(r, Ok(Some(_))))
         }
     }
 
@@ -103,9 +129,7 @@ impl Contestant for RustApi {
                     .map(|i| format!("{prefix}{i}"))
                     .collect();
                 Ok(Answer::Ok(load::seq(*calls, *calls, |_| {
-                    c.get_multi_each(&ks, |_, _, _| {})
-                        .iter()
-                        .all(|r| matches!(r, Ok(true)))
+                    self.mget(&c, &ks)
                 })))
             }
             Work::Fill {
@@ -167,9 +191,7 @@ impl Contestant for RustApi {
                             ks.extend(
                                 (0..mget).map(|j| format!("{prefix}{}", (first + j) % keyspace)),
                             );
-                            c.get_multi_each(ks, |_, _, _| {})
-                                .iter()
-                                .all(|r| matches!(r, Ok(true)))
+                            self.mget(&c, ks)
                         }
                     },
                 )?;
