@@ -1,10 +1,10 @@
 //! `mcpool bench`: mcpool against the raw socket floor and the other memcached clients, side
 //! by side in one run, pinned per `docs/benchmarks/README.md`, with a report directory.
 //!
-//! One concept per file: [`args`] (options), [`scenarios`] (what runs), [`work`] (the unit of
-//! work and the driver line protocol), [`contestant`] (who runs it), [`floor`], [`rust_api`]
-//! and [`peers`] (the contestants), [`load`] (shared loops), [`stats`], [`report`] and [`svg`]
-//! (what is made of the figures), [`progress`], [`server`] and [`sys`]. Its own crate, so
+//! One concept per file: `args` (options), `scenarios` (what runs), `work` (the unit of
+//! work and the driver line protocol), `contestant` (who runs it), `floor`, `rust_api`
+//! and `peers` (the contestants), `load` (shared loops), `stats`, `report` and `svg`
+//! (what is made of the figures), `progress`, `server` and `sys`. Its own crate, so
 //! the library's builds, lints and tests never compile it; the `mcpool` CLI calls [`run`].
 
 // `unsafe` only in `sys` (system calls, C zlib), each block with its `// SAFETY:` line.
