@@ -1,5 +1,5 @@
 //! Keys: the [`Keys`] of a call as the caller gives them, and their preparation for the
-//! wire ([`KeyRules`]: prefix, sanitizing, the protocol's checks), done before any byte is
+//! wire (`KeyRules`: prefix, sanitizing, the protocol's checks), done before any byte is
 //! sent.
 
 use crate::error::{Error, Result};

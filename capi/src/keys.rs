@@ -1,0 +1,44 @@
+//! The keys of a multi-key call as C gives them (arrays of pointers and lengths), read
+//! through the core's `Keys`: each key, or, for one over 250 bytes, its error. Nothing is
+//! copied and nothing allocated per key.
+
+use mcpool::error::Result;
+use mcpool::key::{self, Keys, MAX_KEY_LEN};
+
+/// `n` keys: `ptrs[i]` holds `lens[i]` bytes.
+pub(crate) struct CKeys<'a> {
+    ptrs: &'a [*const u8],
+    lens: &'a [usize],
+}
+
+impl<'a> CKeys<'a> {
+    /// # Safety
+    /// `ptrs` and `lens` have the same length; every `ptrs[i]` is non-NULL and valid for
+    /// reads of `lens[i]` bytes for `'a`.
+    pub(crate) unsafe fn new(ptrs: &'a [*const u8], lens: &'a [usize]) -> CKeys<'a> {
+        CKeys { ptrs, lens }
+    }
+
+    /// Key `i` for messages: `None` when it is refused (its error names it).
+    pub(crate) fn shown(&self, i: usize) -> Option<&[u8]> {
+        self.key(i).ok()
+    }
+}
+
+impl Keys for CKeys<'_> {
+    #[inline]
+    fn count(&self) -> usize {
+        self.ptrs.len()
+    }
+
+    #[inline]
+    fn key(&self, i: usize) -> Result<&[u8]> {
+        let len = self.lens[i];
+        if len > MAX_KEY_LEN {
+            // Not one byte of it is read: C callers' lengths are not trusted that far.
+            return Err(key::too_long(len));
+        }
+        // SAFETY: `ptrs[i]` is valid for `len` ≤ 250 bytes for 'a (see `new`).
+        Ok(unsafe { std::slice::from_raw_parts(self.ptrs[i], len) })
+    }
+}
