@@ -542,3 +542,8 @@ mod tests {
         }
     }
 }
+
+/// The `mcpool` layout's flags of an uncompressed text value (for tests and tools).
+pub fn mcpool_text_flags() -> u32 {
+    mcpool_kind_flags(Kind::Text)
+}
