@@ -11,7 +11,7 @@ use mcpool::config::ClientBuilder;
 use mcpool::key::MAX_KEY_LEN;
 use mcpool::proto::Protocol;
 use mcpool::route::{Distribution, FailoverPolicy};
-use mcpool::value::CompressionFormat;
+use mcpool::value::{Codec, CompressionFormat, Kind, ValueFormat};
 use std::ffi::c_char;
 use std::time::Duration;
 
@@ -202,9 +202,11 @@ pub unsafe extern "C" fn mcpool_config_set_failover(
     }
 }
 
-/// Sets the compression format by name: `"gzip"` (the default, flag bit 2: Whalin,
-/// spymemcached, Cache::Memcached) or `"zlib"` (flag bit 8: pylibmc, python-memcached).
-/// Returns `MCPOOL_CONFIG` for an unknown name.
+/// Legacy: selects mcpool's value layout before value formats, by compression name:
+/// `"gzip"` (compression marked by flag bit 2) or `"zlib"` (bit 8); the flags are otherwise
+/// the caller's and every value is bytes. It replaces the value format (the later of this
+/// and `mcpool_config_set_value_format` wins); new code sets a value format instead
+/// (docs/value-format.md). Returns `MCPOOL_CONFIG` for an unknown name.
 ///
 /// # Safety
 /// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
@@ -759,5 +761,98 @@ pub unsafe extern "C" fn mcpool_config_set_tls_insecure_skip_verify(
                 o.insecure_skip_verify = skip;
             })
         }
+    })
+}
+
+/// Sets the value format (the flag layout and wire encodings of every kind) by name:
+/// `"mcpool"` (the default: mcpool's cross-language layout), or a legacy client's:
+/// `"pylibmc"`, `"python-memcached"`, `"pymemcache"`, `"cache-memcached-fast"`,
+/// `"cache-memcached"`, `"whalin"`, `"spymemcached"`, `"libmemcached"` (bytes only, flags
+/// the caller's). Every program sharing a fleet uses the same one (docs/value-format.md).
+/// Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_value_format(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "value format",
+            |b, f: ValueFormat| b.value_format(f),
+        )
+    }
+}
+
+/// Sets the compression level on the codec's own scale: zlib and gzip 0 (store) to 9 (best),
+/// default 6; zstd 1 to 22, default 3. Checked against the codec when the client is built.
+///
+/// # Safety
+/// `config` is NULL or a live configuration.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_level(
+    config: *mut mcpool_config,
+    level: i32,
+) -> mcpool_status {
+    // SAFETY: the caller promises `config` is NULL or live and unshared.
+    landingpad(|| unsafe { update(config, |b| Ok(b.compression_level(level))) })
+}
+
+/// Sets the compression codec by name: `"zlib"`, `"gzip"` or `"zstd"` (zstd only in the
+/// `mcpool` value format: a legacy format cannot mark it, and building the client fails).
+/// The default is the value format's own (`mcpool`: zlib). Returns `MCPOOL_CONFIG` for an
+/// unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_codec(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "compression codec",
+            |b, c: Codec| b.compression_codec(c),
+        )
+    }
+}
+
+/// Enables (or disables) reading and writing one serialized kind (`MCPOOL_KIND_PYTHON_PICKLE`,
+/// `MCPOOL_KIND_PERL_STORABLE`, `MCPOOL_KIND_JAVA_SERIALIZED`). Off by default: a value the
+/// format marks as serialized is then a `MCPOOL_VALUE_FORMAT` error on every read (naming the
+/// key, the flags and the kind), never bytes; storing one is `MCPOOL_UNSUPPORTED`. Another
+/// kind is `MCPOOL_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_serialized(
+    config: *mut mcpool_config,
+    kind: super::kinds::mcpool_kind,
+    on: bool,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        let Kind::Serialized(lang) = Kind::from(kind) else {
+            return Err(Failure::invalid(format!(
+                "set_serialized: {} is not a serialized kind",
+                Kind::from(kind)
+            )));
+        };
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.serialized(lang, on))) }
     })
 }
