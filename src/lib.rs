@@ -53,7 +53,7 @@ pub use proto::Protocol;
 pub use route::{Distribution, FailoverPolicy, Router};
 pub use set_item::{Compress, SetItem};
 pub use tls::TlsOptions;
-pub use value::{Compression, CompressionFormat};
+pub use value::{Codec, Compression, CompressionFormat, Kind, Lang, Value, ValueFormat};
 
 /// The README's examples, compiled as doc tests.
 #[doc = include_str!("../README.md")]

@@ -9,6 +9,7 @@ use super::status::mcpool_status::{self, MCPOOL_OK};
 use mcpool::address::ServerSpec;
 use mcpool::config::{options, ClientBuilder};
 use mcpool::key::MAX_KEY_LEN;
+use mcpool::value::{CompressionFormat, Kind};
 use std::ffi::c_char;
 use std::time::Duration;
 
@@ -239,9 +240,10 @@ pub unsafe extern "C" fn mcpool_config_set_failover(
     unsafe { set_named(config, name, name_len, "failover") }
 }
 
-/// Sets the compression format by name: `"gzip"` (the default, flag bit 2: Whalin,
-/// spymemcached, Cache::Memcached) or `"zlib"` (flag bit 8: pylibmc, python-memcached).
-/// Returns `MCPOOL_CONFIG` for an unknown name.
+/// Sets mcpool's layout before value formats by name: `"gzip"` (flag bit 2: Whalin,
+/// spymemcached, Cache::Memcached) or `"zlib"` (flag bit 8: pylibmc, python-memcached); it
+/// replaces the value format (the builder's legacy `compression_format`, not an option of
+/// the table: new code sets `value_format`). Returns `MCPOOL_CONFIG` for an unknown name.
 ///
 /// # Safety
 /// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
@@ -251,8 +253,16 @@ pub unsafe extern "C" fn mcpool_config_set_compression_format(
     name: *const c_char,
     name_len: usize,
 ) -> mcpool_status {
-    // SAFETY: forwarded from the caller's promise.
-    unsafe { set_named(config, name, name_len, "compression_format") }
+    landingpad(|| {
+        require(config)?;
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, "compression format") }?;
+        let f: CompressionFormat = name.parse().map_err(|e: mcpool::Error| {
+            Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string())
+        })?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.compression_format(f))) }
+    })
 }
 
 /// Sets the wire protocol by name: `"text"` (the default; also `"ascii"`), `"meta"` or
@@ -729,5 +739,84 @@ pub unsafe extern "C" fn mcpool_config_set_tls_insecure_skip_verify(
                 o.insecure_skip_verify = skip;
             })
         }
+    })
+}
+
+/// Sets the value format (the flag layout and wire encodings of every kind) by name:
+/// `"mcpool"` (the default: mcpool's cross-language layout), or a legacy client's:
+/// `"pylibmc"`, `"python-memcached"`, `"pymemcache"`, `"cache-memcached-fast"`,
+/// `"cache-memcached"`, `"whalin"`, `"spymemcached"`, `"libmemcached"` (bytes only, flags
+/// the caller's). Every program sharing a fleet uses the same one (docs/value-format.md).
+/// Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_value_format(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { set_named(config, name, name_len, "value_format") }
+}
+
+/// Sets the compression level on the codec's own scale: zlib and gzip 0 (store) to 9 (best),
+/// default 6; zstd 1 to 22, default 3. Checked against the codec when the client is built.
+///
+/// # Safety
+/// `config` is NULL or a live configuration.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_level(
+    config: *mut mcpool_config,
+    level: i32,
+) -> mcpool_status {
+    let text = level.to_string();
+    let v = options::Value::Text(&text);
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { set_typed(config, "compression_level", v, mcpool_status::MCPOOL_CONFIG) }
+}
+
+/// Sets the compression codec by name: `"zlib"`, `"gzip"` or `"zstd"` (zstd only in the
+/// `mcpool` value format: a legacy format cannot mark it, and building the client fails).
+/// The default is the value format's own (`mcpool`: zlib). Returns `MCPOOL_CONFIG` for an
+/// unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_codec(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { set_named(config, name, name_len, "compression_codec") }
+}
+
+/// Enables (or disables) reading and writing one serialized kind (`MCPOOL_KIND_PYTHON_PICKLE`,
+/// `MCPOOL_KIND_PERL_STORABLE`, `MCPOOL_KIND_JAVA_SERIALIZED`). Off by default: a value the
+/// format marks as serialized is then a `MCPOOL_VALUE_FORMAT` error on every read (naming the
+/// key, the flags and the kind), never bytes; storing one is `MCPOOL_UNSUPPORTED`. Another
+/// kind is `MCPOOL_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_serialized(
+    config: *mut mcpool_config,
+    kind: super::kinds::mcpool_kind,
+    on: bool,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        let Kind::Serialized(lang) = Kind::from(kind) else {
+            return Err(Failure::invalid(format!(
+                "set_serialized: {} is not a serialized kind",
+                Kind::from(kind)
+            )));
+        };
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.serialized(lang, on))) }
     })
 }

@@ -63,6 +63,10 @@ pub enum mcpool_status {
     MCPOOL_DECOMPRESS = 208,
     /// SASL authentication was refused by the server.
     MCPOOL_AUTH = 209,
+    /// A value's flags mean nothing in the client's value format, or mark a kind this reader
+    /// cannot deliver (a serialized object with its deserialization off, an integer whose body
+    /// is not one); the message names the key, the flags and the format.
+    MCPOOL_VALUE_FORMAT = 210,
     /// A bug: mcpool panicked. The panic was caught; the message says where.
     MCPOOL_PANIC = 900,
     /// An error this version of the C ABI has no status for.
@@ -85,7 +89,7 @@ pub enum mcpool_class {
     /// said the request was wrong (`MCPOOL_CLIENT_ERROR`).
     MCPOOL_CLASS_CLIENT_ERROR = 3,
     /// The server failed or sent something unusable: `MCPOOL_SERVER_ERROR`, `MCPOOL_PROTOCOL`,
-    /// `MCPOOL_DECOMPRESS`.
+    /// `MCPOOL_DECOMPRESS`, `MCPOOL_VALUE_FORMAT` (a value the format cannot read or write).
     MCPOOL_CLASS_SERVER_ERROR = 4,
     /// `MCPOOL_POOL_TIMEOUT`, `MCPOOL_CONNECT_TIMEOUT`, `MCPOOL_IO_TIMEOUT`.
     MCPOOL_CLASS_TIMEOUT = 5,
@@ -117,7 +121,7 @@ impl mcpool_class {
 }
 
 /// Every status, in numeric order.
-const ALL: [mcpool_status; 23] = [
+const ALL: [mcpool_status; 24] = [
     mcpool_status::MCPOOL_OK,
     mcpool_status::MCPOOL_NOT_FOUND,
     mcpool_status::MCPOOL_NOT_STORED,
@@ -139,6 +143,7 @@ const ALL: [mcpool_status; 23] = [
     mcpool_status::MCPOOL_PROTOCOL,
     mcpool_status::MCPOOL_DECOMPRESS,
     mcpool_status::MCPOOL_AUTH,
+    mcpool_status::MCPOOL_VALUE_FORMAT,
     mcpool_status::MCPOOL_PANIC,
     mcpool_status::MCPOOL_UNKNOWN_ERROR,
 ];
@@ -162,6 +167,7 @@ impl mcpool_status {
             Error::Decompress(_) => MCPOOL_DECOMPRESS,
             Error::Auth { .. } => MCPOOL_AUTH,
             Error::Unsupported(_) => MCPOOL_UNSUPPORTED,
+            Error::ValueFormat(_) => MCPOOL_VALUE_FORMAT,
             #[allow(unreachable_patterns)]
             _ => MCPOOL_UNKNOWN_ERROR,
         }
@@ -185,7 +191,9 @@ impl mcpool_status {
             MCPOOL_CONFIG | MCPOOL_UNSUPPORTED => Class::Configuration,
             MCPOOL_SERVER_DEAD | MCPOOL_IO | MCPOOL_AUTH => Class::Connection,
             MCPOOL_POOL_TIMEOUT | MCPOOL_CONNECT_TIMEOUT | MCPOOL_IO_TIMEOUT => Class::Timeout,
-            MCPOOL_SERVER_ERROR | MCPOOL_PROTOCOL | MCPOOL_DECOMPRESS => Class::ServerError,
+            MCPOOL_SERVER_ERROR | MCPOOL_PROTOCOL | MCPOOL_DECOMPRESS | MCPOOL_VALUE_FORMAT => {
+                Class::ServerError
+            }
             MCPOOL_PANIC | MCPOOL_UNKNOWN_ERROR => Class::Internal,
         }
     }
@@ -220,6 +228,7 @@ impl mcpool_status {
             MCPOOL_PROTOCOL => "MCPOOL_PROTOCOL\0",
             MCPOOL_DECOMPRESS => "MCPOOL_DECOMPRESS\0",
             MCPOOL_AUTH => "MCPOOL_AUTH\0",
+            MCPOOL_VALUE_FORMAT => "MCPOOL_VALUE_FORMAT\0",
             MCPOOL_PANIC => "MCPOOL_PANIC\0",
             MCPOOL_UNKNOWN_ERROR => "MCPOOL_UNKNOWN_ERROR\0",
         }
@@ -319,6 +328,7 @@ mod tests {
             },
             Error::Unsupported("u".into()),
             Error::Decompress("d".into()),
+            Error::ValueFormat("v".into()),
         ];
         for e in &errors {
             assert_eq!(mcpool_status::from_error(e).class(), e.class(), "{e:?}");
