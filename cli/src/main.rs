@@ -28,7 +28,8 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   flush [DELAY]              invalidate every item on every server
   ring [--keys FILE] [...]   which server each key lives on (no network I/O); see `mcpool ring --help`
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`
-  options [--markdown]       every option of the table below, with its type and default
+  options [--markdown|--presets]
+                             every option of the table below (or the legacy presets)
 
 Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,
@@ -98,7 +99,7 @@ fn usage() -> String {
     s
 }
 
-/// `mcpool options [--markdown]`: the option table.
+/// `mcpool options [--markdown|--presets]`: the option table, or the presets' rows.
 fn options_command(args: &[String]) -> ExitCode {
     use mcpool::config::options::{markdown_table, OPTIONS};
     match args.first().map(String::as_str) {
@@ -110,6 +111,10 @@ fn options_command(args: &[String]) -> ExitCode {
         }
         Some("--markdown") => {
             print!("{}", markdown_table());
+            ExitCode::SUCCESS
+        }
+        Some("--presets") => {
+            print!("{}", mcpool::config::options::presets_markdown());
             ExitCode::SUCCESS
         }
         Some(other) => usage_error(&format!("options: unknown argument {other}")),

@@ -807,7 +807,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "pylibmc",
-        doc: "pylibmc 1.6 over libmemcached 1.0 (Client().behaviors)",
+        doc: "pylibmc 1.6.3 over libmemcached 1.1.4 (Client().behaviors)",
         settings: &[
             ("value_format", "pylibmc"),
             ("distribution", "pylibmc:distribution=modula,hash=default"),
@@ -824,7 +824,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "python-memcached",
-        doc: "python-memcached 1.58 (memcache.py)",
+        doc: "python-memcached 1.59 (memcache.py)",
         settings: &[
             ("value_format", "python-memcached"),
             ("distribution", "python-memcached"),
@@ -842,7 +842,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "pymemcache",
-        doc: "pymemcache 3.5 HashClient",
+        doc: "pymemcache 3.5.2 HashClient",
         settings: &[
             ("value_format", "pymemcache"),
             ("distribution", "pymemcache-rendezvous"),
@@ -878,7 +878,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "spymemcached",
-        doc: "spymemcached 2.12 (DefaultConnectionFactory, SerializingTranscoder)",
+        doc: "spymemcached 2.12.3 (DefaultConnectionFactory, SerializingTranscoder)",
         settings: &[
             ("value_format", "spymemcached"),
             ("distribution", "spymemcached:locator=array_mod,hash=native"),
@@ -893,7 +893,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "libmemcached",
-        doc: "libmemcached 1.0 (defaults.h, memcached_create)",
+        doc: "libmemcached 1.1.4 (defaults.h)",
         settings: &[
             ("value_format", "libmemcached"),
             (
