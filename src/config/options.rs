@@ -212,7 +212,7 @@ impl OptionSpec {
                 Error::Config(m) => self.bad(&format!("{t:?}"), &m),
                 other => other,
             })?,
-            (Apply::Text(f), Value::Bool(on)) if self.kind == OptionType::Bool => {
+            (Apply::Text(f), Value::Bool(on)) => {
                 f(b, if on { "true" } else { "false" }).map_err(|e| match e {
                     Error::Config(m) => self.bad(&on.to_string(), &m),
                     other => other,
