@@ -28,6 +28,22 @@
 #include <stdint.h>
 
 /**
+ * `compress[i]` of `mcpool_client_set_multi_ttl`: never compress this value.
+ */
+#define MCPOOL_COMPRESS_NEVER 0
+
+/**
+ * `compress[i]` of `mcpool_client_set_multi_ttl`: the client's rule (on, and at least the
+ * compression threshold).
+ */
+#define MCPOOL_COMPRESS_AUTO 1
+
+/**
+ * `compress[i]` of `mcpool_client_set_multi_ttl`: compress whatever the size.
+ */
+#define MCPOOL_COMPRESS_ALWAYS 2
+
+/**
  * Most keys in one multi-get call.
  */
 #define MCPOOL_MAX_MULTI_KEYS (1 << 20)
@@ -139,6 +155,12 @@ enum mcpool_status
      */
     MCPOOL_AUTH = 209,
     /**
+     * A value's flags mean nothing in the client's value format, or mark a kind this reader
+     * cannot deliver (a serialized object with its deserialization off, an integer whose body
+     * is not one); the message names the key, the flags and the format.
+     */
+    MCPOOL_VALUE_FORMAT = 210,
+    /**
      * A bug: mcpool panicked. The panic was caught; the message says where.
      */
     MCPOOL_PANIC = 900,
@@ -187,6 +209,84 @@ typedef uint32_t mcpool_lease;
 #endif // __cplusplus
 
 /**
+ * What a value is. The numbers are part of the ABI.
+ */
+enum mcpool_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Bytes, as given.
+     */
+    MCPOOL_KIND_BYTES = 0,
+    /**
+     * UTF-8 text.
+     */
+    MCPOOL_KIND_TEXT = 1,
+    /**
+     * A signed 64-bit integer; across the ABI its decimal ASCII text (`"-42"`).
+     */
+    MCPOOL_KIND_INT = 2,
+    /**
+     * A boolean; across the ABI `"0"` or `"1"`.
+     */
+    MCPOOL_KIND_BOOL = 3,
+    /**
+     * A Python pickle (bytes the Python binding pickled or unpickles).
+     */
+    MCPOOL_KIND_PYTHON_PICKLE = 4,
+    /**
+     * A Perl Storable image (`Storable::nfreeze`).
+     */
+    MCPOOL_KIND_PERL_STORABLE = 5,
+    /**
+     * A Java serialized object (`ObjectOutputStream`).
+     */
+    MCPOOL_KIND_JAVA_SERIALIZED = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_kind mcpool_kind;
+#else
+typedef uint32_t mcpool_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which store command `mcpool_client_store_kind` sends. The numbers are part of the ABI.
+ */
+enum mcpool_store_op
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Store unconditionally.
+     */
+    MCPOOL_STORE_SET = 0,
+    /**
+     * Store only if the key does not exist.
+     */
+    MCPOOL_STORE_ADD = 1,
+    /**
+     * Store only if the key exists.
+     */
+    MCPOOL_STORE_REPLACE = 2,
+    /**
+     * Store only if the item's CAS unique is still `cas`.
+     */
+    MCPOOL_STORE_CAS = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_store_op mcpool_store_op;
+#else
+typedef uint32_t mcpool_store_op;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What happened to a server (`mcpool_event_kind` returns it). Stable numbers, never reused.
  */
 enum mcpool_event_type
@@ -213,6 +313,64 @@ enum mcpool_event_type
 typedef enum mcpool_event_type mcpool_event_type;
 #else
 typedef uint32_t mcpool_event_type;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What kind of outcome a status is: the one map from statuses to a binding's error classes
+ * (`mcpool_status_class`; docs/errors.md has the classes per language).
+ */
+enum mcpool_class
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * `MCPOOL_OK`.
+     */
+    MCPOOL_CLASS_OK = 0,
+    /**
+     * A miss: `MCPOOL_NOT_FOUND`.
+     */
+    MCPOOL_CLASS_MISS = 1,
+    /**
+     * A store that did not happen: `MCPOOL_NOT_STORED`, `MCPOOL_EXISTS`.
+     */
+    MCPOOL_CLASS_NOT_STORED = 2,
+    /**
+     * The caller's input was refused (`MCPOOL_INVALID_ARGUMENT`, `MCPOOL_INVALID_KEY`,
+     * `MCPOOL_VALUE_TOO_LARGE`, `MCPOOL_OUT_OF_RANGE`, `MCPOOL_ALLOC_FAILED`), or the server
+     * said the request was wrong (`MCPOOL_CLIENT_ERROR`).
+     */
+    MCPOOL_CLASS_CLIENT_ERROR = 3,
+    /**
+     * The server failed or sent something unusable: `MCPOOL_SERVER_ERROR`, `MCPOOL_PROTOCOL`,
+     * `MCPOOL_DECOMPRESS`, `MCPOOL_VALUE_FORMAT` (a value the format cannot read or write).
+     */
+    MCPOOL_CLASS_SERVER_ERROR = 4,
+    /**
+     * `MCPOOL_POOL_TIMEOUT`, `MCPOOL_CONNECT_TIMEOUT`, `MCPOOL_IO_TIMEOUT`.
+     */
+    MCPOOL_CLASS_TIMEOUT = 5,
+    /**
+     * The server cannot be reached: `MCPOOL_SERVER_DEAD`, `MCPOOL_IO`, `MCPOOL_AUTH`.
+     */
+    MCPOOL_CLASS_CONNECTION = 6,
+    /**
+     * The configuration is unusable or lacks what the call needs: `MCPOOL_CONFIG`,
+     * `MCPOOL_UNSUPPORTED`.
+     */
+    MCPOOL_CLASS_CONFIGURATION = 7,
+    /**
+     * A bug (`MCPOOL_PANIC`), `MCPOOL_UNKNOWN_ERROR`, or a number that is no status.
+     */
+    MCPOOL_CLASS_INTERNAL = 8,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_class mcpool_class;
+#else
+typedef uint32_t mcpool_class;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -447,6 +605,13 @@ size_t mcpool_last_error_length(void);
  */
 const char *mcpool_status_name(uint32_t status);
 
+/**
+ * The class of a status (`mcpool_class`): what a binding maps to its language's result or
+ * exception. Takes the number, so any value from C is accepted: a number that is no status
+ * is `MCPOOL_CLASS_INTERNAL`. Pass an `mcpool_status` as it is.
+ */
+mcpool_class mcpool_status_class(uint32_t status);
+
 /* -------------------------------------------------------------------------------------------- */
 /* Configuration                                                                                */
 /* -------------------------------------------------------------------------------------------- */
@@ -517,9 +682,11 @@ mcpool_status mcpool_config_set_failover(mcpool_config *config,
                                          size_t name_len);
 
 /**
- * Sets the compression format by name: `"gzip"` (the default, flag bit 2: Whalin,
- * spymemcached, Cache::Memcached) or `"zlib"` (flag bit 8: pylibmc, python-memcached).
- * Returns `MCPOOL_CONFIG` for an unknown name.
+ * Legacy: selects mcpool's value layout before value formats, by compression name:
+ * `"gzip"` (compression marked by flag bit 2) or `"zlib"` (bit 8); the flags are otherwise
+ * the caller's and every value is bytes. It replaces the value format (the later of this
+ * and `mcpool_config_set_value_format` wins); new code sets a value format instead
+ * (docs/value-format.md). Returns `MCPOOL_CONFIG` for an unknown name.
  *
  * # Safety
  * `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
@@ -799,6 +966,58 @@ mcpool_status mcpool_config_set_tls_insecure_skip_verify(mcpool_config *config,
                                                          bool skip);
 
 /**
+ * Sets the value format (the flag layout and wire encodings of every kind) by name:
+ * `"mcpool"` (the default: mcpool's cross-language layout), or a legacy client's:
+ * `"pylibmc"`, `"python-memcached"`, `"pymemcache"`, `"cache-memcached-fast"`,
+ * `"cache-memcached"`, `"whalin"`, `"spymemcached"`, `"libmemcached"` (bytes only, flags
+ * the caller's). Every program sharing a fleet uses the same one (docs/value-format.md).
+ * Returns `MCPOOL_CONFIG` for an unknown name.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+ */
+mcpool_status mcpool_config_set_value_format(mcpool_config *config,
+                                             const char *name,
+                                             size_t name_len);
+
+/**
+ * Sets the compression level on the codec's own scale: zlib and gzip 0 (store) to 9 (best),
+ * default 6; zstd 1 to 22, default 3. Checked against the codec when the client is built.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration.
+ */
+mcpool_status mcpool_config_set_compression_level(mcpool_config *config,
+                                                  int32_t level);
+
+/**
+ * Sets the compression codec by name: `"zlib"`, `"gzip"` or `"zstd"` (zstd only in the
+ * `mcpool` value format: a legacy format cannot mark it, and building the client fails).
+ * The default is the value format's own (`mcpool`: zlib). Returns `MCPOOL_CONFIG` for an
+ * unknown name.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+ */
+mcpool_status mcpool_config_set_compression_codec(mcpool_config *config,
+                                                  const char *name,
+                                                  size_t name_len);
+
+/**
+ * Enables (or disables) reading and writing one serialized kind (`MCPOOL_KIND_PYTHON_PICKLE`,
+ * `MCPOOL_KIND_PERL_STORABLE`, `MCPOOL_KIND_JAVA_SERIALIZED`). Off by default: a value the
+ * format marks as serialized is then a `MCPOOL_VALUE_FORMAT` error on every read (naming the
+ * key, the flags and the kind), never bytes; storing one is `MCPOOL_UNSUPPORTED`. Another
+ * kind is `MCPOOL_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration.
+ */
+mcpool_status mcpool_config_set_serialized(mcpool_config *config,
+                                           mcpool_kind kind,
+                                           bool on);
+
+/**
  * Sets (or, with `callback` NULL, removes) the function called on every server state change:
  * marked dead after the failure limit (`MCPOOL_EVENT_SERVER_DOWN`), answering again
  * (`MCPOOL_EVENT_SERVER_UP`). `userdata` is passed back untouched; the callback may run on
@@ -813,6 +1032,57 @@ mcpool_status mcpool_config_set_tls_insecure_skip_verify(mcpool_config *config,
 mcpool_status mcpool_config_set_event_callback(mcpool_config *config,
                                                mcpool_event_callback callback,
                                                void *userdata);
+
+/**
+ * Sets the option `name` (`name_len` bytes) to `value` (`value_len` bytes, its text form),
+ * both UTF-8 with no NUL needed, from the core's option table (`mcpool_option_name`). Value
+ * forms: durations `250ms`, `1.5s`, `2s`, `500us` or a bare number of milliseconds (`0` where
+ * the option documents "none"); booleans `true`/`false`/`1`/`0`/`yes`/`no`/`on`/`off`; counts
+ * and sizes as decimal integers; `servers` as `host:port[:weight]`, comma-separated (replaces
+ * the servers added so far); `preset` the name of a legacy client's defaults
+ * (`pylibmc`, `whalin`, ...: set it first, later options override it). `-` in a name is read
+ * as `_`.
+ *
+ * Returns `MCPOOL_OK`, or `MCPOOL_CONFIG` (the configuration unchanged) for an unknown name
+ * (the last error lists close names) or a bad value (the last error names the option, the
+ * value and the accepted form); `MCPOOL_UNSUPPORTED` for a TLS option without the `tls`
+ * feature; `MCPOOL_INVALID_ARGUMENT` for a NULL `config`, `name`, or `value` with a length.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration no other thread is using; `name` and `value`
+ * are NULL or valid for their lengths.
+ */
+mcpool_status mcpool_config_set(mcpool_config *config,
+                                const uint8_t *name,
+                                size_t name_len,
+                                const uint8_t *value,
+                                size_t value_len);
+
+/**
+ * How many options `mcpool_config_set` knows (including `preset`); they are numbered from
+ * 0 for `mcpool_option_name` and `mcpool_option_doc`.
+ */
+size_t mcpool_option_count(void);
+
+/**
+ * The name of option `i` (e.g. `"io_timeout"`), a static NUL-terminated string; NULL when
+ * `i` is not below `mcpool_option_count()`. Never free it.
+ */
+const char *mcpool_option_name(size_t i);
+
+/**
+ * One line about option `i`: its type, the unit of a bare number, the accepted values, its
+ * default and what it does, e.g. `"duration, ms for a bare number; default 1s: time allowed
+ * for each socket read or write"`. A static NUL-terminated string; NULL past the end.
+ */
+const char *mcpool_option_doc(size_t i);
+
+/**
+ * The default of option `i` in its own text form (e.g. `"1s"`, `"true"`, `""`): setting
+ * it with `mcpool_config_set` changes nothing. A static NUL-terminated string; NULL past
+ * the end. Never free it.
+ */
+const char *mcpool_option_default(size_t i);
 
 /* -------------------------------------------------------------------------------------------- */
 /* Client                                                                                       */
@@ -1049,6 +1319,32 @@ mcpool_status mcpool_client_set_multi(const mcpool_client *client,
                                       size_t n,
                                       uint32_t ttl,
                                       mcpool_status *out_statuses);
+
+/**
+ * `mcpool_client_set_multi` with each item's own expiry and compression decision, in one
+ * pipelined round trip per server: item `i` expires after `ttls[i]` seconds (`ttls` NULL:
+ * all 0, no expiry) and is compressed as `compress[i]` says: 0 never, 1 the client's rule
+ * (compression on and at least the compression threshold), 2 always (whatever the size or
+ * the on/off setting, kept only when it shrinks to the compression ratio): so a per-call
+ * threshold such as pylibmc's `min_compress_len` needs no second client. `compress` NULL:
+ * the client's rule for every item; a byte other than 0, 1, 2 fails the whole call
+ * (`MCPOOL_INVALID_ARGUMENT`) before any I/O. Everything else as `mcpool_client_set_multi`
+ * (a batch of one is a single set with these choices).
+ *
+ * # Safety
+ * As for `mcpool_client_set_multi`; `ttls` is NULL or an array of `n`, `compress` NULL or
+ * an array of `n` bytes.
+ */
+mcpool_status mcpool_client_set_multi_ttl(const mcpool_client *client,
+                                          const uint8_t *const *keys,
+                                          const size_t *key_lens,
+                                          const uint8_t *const *values,
+                                          const size_t *value_lens,
+                                          const uint32_t *flags,
+                                          const uint32_t *ttls,
+                                          size_t n,
+                                          const uint8_t *compress,
+                                          mcpool_status *out_statuses);
 
 /**
  * Deletes `n` keys, pipelined per server as `mcpool_client_set_multi`. Writes each key's
@@ -1466,6 +1762,61 @@ mcpool_status mcpool_client_stats(const mcpool_client *client,
                                   const char *group,
                                   size_t group_len,
                                   mcpool_server_results **out_results);
+
+/**
+ * Stores a value of `kind` under `key` with the client's value format: the core encodes
+ * `data` (`len` bytes: for `MCPOOL_KIND_INT` its decimal ASCII text, for `MCPOOL_KIND_BOOL`
+ * `"0"` or `"1"`, otherwise the bytes themselves) in the format's wire form, sets the flags,
+ * and compresses per the configuration. `op` is SET, ADD, REPLACE or CAS (`cas` is used only
+ * for CAS). Returns `MCPOOL_OK` when stored, `MCPOOL_NOT_STORED` / `MCPOOL_EXISTS` /
+ * `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
+ * the format) when the format has no such kind or the kind's serialization is not enabled
+ * (`mcpool_config_set_serialized`), `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is
+ * not one, or for TEXT that is not UTF-8.
+ *
+ * # Safety
+ * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `data` is NULL or
+ * valid for `len` bytes (NULL only with length 0).
+ */
+mcpool_status mcpool_client_store_kind(const mcpool_client *client,
+                                       mcpool_store_op op,
+                                       const uint8_t *key,
+                                       size_t key_len,
+                                       mcpool_kind kind,
+                                       const uint8_t *data,
+                                       size_t len,
+                                       uint32_t ttl,
+                                       uint64_t cas);
+
+/**
+ * Writes to `*out_flags` the flags word the client's value format gives an uncompressed
+ * value of `kind`, for the batch calls (`mcpool_client_set_multi` and its kin), which take
+ * flags: for the kinds whose wire body is their ABI body (BYTES, TEXT, and the serialized
+ * kinds; INT and BOOL too where the format stores them as their decimal text, as `mcpool`
+ * does). Compression is still applied by the batch call (it adds its own bits).
+ * `MCPOOL_UNSUPPORTED` (naming the kind and the format) when the format has no such kind or
+ * stores it in another form than its ABI body.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_flags` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_kind_flags(const mcpool_client *client,
+                                       mcpool_kind kind,
+                                       uint32_t *out_flags);
+
+/**
+ * Writes to `*out_kind` the kind of a value read through this client, from the flags the
+ * read delivered (`mcpool_item_flags`, `mcpool_multi_get`, the `_into` and callback reads).
+ * Every read already decoded the value (inflated, INT and BOOL turned into their ABI text)
+ * and refused values whose flags mean nothing in the format, so this cannot fail for a
+ * delivered value; for any other flags word it returns `MCPOOL_VALUE_FORMAT` naming them.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_kind` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_flags_kind(const mcpool_client *client,
+                                       uint32_t flags,
+                                       mcpool_kind *out_kind);
 
 /* -------------------------------------------------------------------------------------------- */
 /* Items                                                                                        */

@@ -1,14 +1,15 @@
 //! Client configuration and its builder. Every setter documents its default and, where
 //! one exists, the Whalin `SockIOPool` name (`#[doc(alias)]`).
 
+pub mod options;
+
 use crate::address::ServerSpec;
-use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::metrics::{Event, EventHandler};
 use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::tls::TlsOptions;
-use crate::value::{Compression, CompressionFormat};
+use crate::value::{Codec, Compression, CompressionFormat, Lang, ValueFormat, ValueOptions};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,7 +23,8 @@ pub const MAX_ITEM_SIZE: usize = 1 << 30;
 /// allocation; 65,536 is far above what one memcached accepts (its `-c` default is 1,024).
 pub const MAX_POOL_SIZE: u32 = 1 << 16;
 
-/// Everything a [`Client`] is built from. Build it with [`Client::builder`].
+/// Everything a [`Client`](crate::Client) is built from. Build it with
+/// [`Client::builder`](crate::Client::builder).
 #[derive(Clone, Debug)]
 pub struct Config {
     /// The servers, in order (placement depends on the order).
@@ -60,6 +62,8 @@ pub struct Config {
     pub retry_timeout_max: Duration,
     /// Compression of large values.
     pub compression: Compression,
+    /// The value format and the serialized kinds that are on (docs/value-format.md).
+    pub values: ValueOptions,
     /// Prepended to every key (a namespace).
     pub key_prefix: Vec<u8>,
     /// Escape keys that are not valid on the wire (URL-encoding) instead of refusing them.
@@ -98,6 +102,7 @@ impl Default for Config {
             retry_timeout: Duration::from_secs(1),
             retry_timeout_max: Duration::from_secs(30),
             compression: Compression::default(),
+            values: ValueOptions::default(),
             key_prefix: Vec::new(),
             sanitize_keys: None,
             max_value_size: 1024 * 1024,
@@ -127,6 +132,7 @@ impl Config {
                 self.min_idle, self.max_size
             )));
         }
+        self.values.check(&self.compression)?;
         if self.max_value_size > MAX_ITEM_SIZE {
             return Err(Error::Config(format!(
                 "max_value_size {} is above memcached's largest item size of {MAX_ITEM_SIZE} \
@@ -138,7 +144,7 @@ impl Config {
     }
 }
 
-/// An owned builder for [`Client`].
+/// An owned builder for [`Client`](crate::Client); `build` is in `client.rs`.
 #[derive(Clone, Debug, Default)]
 pub struct ClientBuilder {
     config: Config,
@@ -308,9 +314,45 @@ impl ClientBuilder {
         self
     }
 
-    /// Compression format and flag bit. Default gzip with flag 2.
+    /// mcpool's layout before value formats: the caller's flags, compression marked by bit
+    /// 2 (gzip) or 8 (zlib), every value bytes. Kept for programs that still set it; it
+    /// replaces the value format. New code sets [`ClientBuilder::value_format`] (for the bit
+    /// of a legacy client, its preset: `pylibmc`, `cache-memcached-fast`, …).
     pub fn compression_format(mut self, f: CompressionFormat) -> Self {
-        self.config.compression.format = f;
+        self.config.values.format = ValueFormat::Legacy(f);
+        self
+    }
+
+    /// The value format: the flag layout and wire encodings of every kind, the same for
+    /// every program sharing the fleet. Default `mcpool` (our cross-language layout); the
+    /// legacy clients' presets read and write exactly what those clients do
+    /// (docs/value-format.md).
+    pub fn value_format(mut self, f: ValueFormat) -> Self {
+        self.config.values.format = f;
+        self
+    }
+
+    /// The compression codec: zlib, gzip or zstd (zstd only under the `mcpool` value format;
+    /// a legacy format whose readers cannot inflate it makes `build` fail). Default: the
+    /// format's (`mcpool`: zlib; pylibmc, python-memcached, pymemcache: zlib; the Perl and
+    /// Java clients: gzip).
+    pub fn compression_codec(mut self, c: Codec) -> Self {
+        self.config.compression.codec = Some(c);
+        self
+    }
+
+    /// The compression level on the codec's scale (zlib/gzip 0..=9, zstd 1..=22). Default 6
+    /// for zlib/gzip (zlib's own default, as pylibmc and python-memcached), 3 for zstd.
+    pub fn compression_level(mut self, level: i32) -> Self {
+        self.config.compression.level = Some(level);
+        self
+    }
+
+    /// Reads and writes objects serialized by `lang` (Python pickles, Perl Storable, Java
+    /// serialization). Off by default: a value the format marks as one is then an error
+    /// ([`crate::Error::ValueFormat`]) on every read, never bytes.
+    pub fn serialized(mut self, lang: Lang, on: bool) -> Self {
+        self.config.values.set_serialized(lang, on);
         self
     }
 
@@ -421,9 +463,12 @@ impl ClientBuilder {
         Ok(c)
     }
 
-    /// Builds the client. Does not wait for any server: connections open in the background
-    /// (`min_idle`) or on first use.
-    pub fn build(self) -> Result<Client> {
-        Client::from_config(self.into_config()?)
+    /// Sets the option `name` from its text form, as the C ABI's `mcpool_config_set` and
+    /// the CLI do: every option of the table in [`options`] (`io_timeout`, `max_size`,
+    /// `distribution`, ..., and `preset`), e.g. `.set("io_timeout", "250ms")?`. A bad value
+    /// or an unknown name is an [`Error::Config`] naming the option, the value and what is
+    /// accepted (or the close names); the builder is consumed either way.
+    pub fn set(self, name: &str, value: &str) -> Result<Self> {
+        options::set(self, name, value)
     }
 }

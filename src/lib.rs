@@ -38,6 +38,7 @@ pub mod prometheus;
 pub mod proto;
 pub mod route;
 mod server;
+pub mod set_item;
 pub mod sink;
 pub mod tls;
 pub mod value;
@@ -53,9 +54,10 @@ pub use metrics::{Event, ServerMetrics};
 pub use proto::ascii::StoreCommand;
 pub use proto::Protocol;
 pub use route::{Distribution, FailoverPolicy, Router};
+pub use set_item::{Compress, SetItem};
 pub use sink::Sink;
 pub use tls::TlsOptions;
-pub use value::{Compression, CompressionFormat};
+pub use value::{Codec, Compression, CompressionFormat, Kind, Lang, Value, ValueFormat};
 
 /// The README's examples, compiled as doc tests.
 #[doc = include_str!("../README.md")]

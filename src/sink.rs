@@ -5,6 +5,7 @@
 
 use crate::error::Result;
 use crate::item::Item;
+use crate::value::Transcoder;
 
 /// Receives a read's results: each value found, while it is still in the connection's read
 /// buffer, then each key's result.
@@ -107,22 +108,19 @@ impl<F: FnMut(usize, &[u8], u32, Option<u64>)> Sink for Each<F> {
     }
 }
 
-/// Inflates `data` when its flags carry `bit` (the configured compression format's) and
-/// hands the value to `sink` as key `index`'s: the one place a read's value is decoded
-/// before a sink sees it (the same rule as `Compression::decode`). At most `cap` bytes
-/// inflated.
+/// Decodes a value read for key `index` (`key`, for messages) by the client's value format
+/// (`values`: inflated when its flags say so, integers and booleans in their ABI text) and
+/// hands it to `sink`, or fails with the key's error: the one place a read's value is
+/// decoded before a sink sees it.
 pub(crate) fn deliver<S: Sink + ?Sized>(
     sink: &mut S,
+    values: &Transcoder<'_>,
+    key: &[u8],
     index: usize,
     data: &[u8],
     flags: u32,
     cas: Option<u64>,
-    bit: u32,
-    cap: usize,
 ) -> Result<()> {
-    if flags & bit == 0 {
-        return sink.value(index, data, flags, cas);
-    }
     thread_local! {
         /// Inflated values handed to sinks: one buffer per thread, reused, so a stream of
         /// compressed values costs no allocation (and no heap growth and trim) each.
@@ -136,8 +134,9 @@ pub(crate) fn deliver<S: Sink + ?Sized>(
             Ok(b) => b,
             Err(_) => &mut fresh,
         };
-        crate::value::inflate_into(data, cap, buf)?;
-        let delivered = sink.value(index, buf, flags & !bit, cas);
+        let (body, delivered_flags, _) = values.decode(key, data, flags, buf)?;
+        let delivered = sink.value(index, &body, delivered_flags, cas);
+        drop(body);
         if buf.capacity() > 4 << 20 {
             *buf = Vec::new();
         }

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::item::StoreOutcome;
 use crate::key::Keys;
 use crate::proto::ascii::StoreCommand;
+use crate::set_item::SetItem;
 use std::borrow::Cow;
 
 /// A store prepared for the wire: key, encoded data, flags.
@@ -24,19 +25,34 @@ impl Client {
         self.store_prepared(&self.prepare_items(items), ttl)
     }
 
-    /// `set_multi` with each item's own flags: `(key, value, flags)` (what the C ABI's
-    /// batch store forwards).
-    #[doc(hidden)]
-    pub fn set_multi_flagged(
-        &self,
-        items: &[(&[u8], &[u8], u32)],
-        ttl: u32,
-    ) -> Vec<Result<StoreOutcome>> {
-        let prepared: Vec<Result<WireItem>> = items
+    /// Stores many items, pipelined per server as [`Client::set_multi`] (one round trip per
+    /// server), each with its own flags, expiry and compression decision. One outcome per
+    /// item, in order; an item refused before any I/O (bad key, too large) fails alone.
+    pub fn set_multi_items(&self, items: &[SetItem<'_>]) -> Vec<Result<StoreOutcome>> {
+        let prepared: Vec<Result<(WireItem, u32)>> = items
             .iter()
-            .map(|&(k, v, f)| self.prepare_item(k, v, f))
+            .map(|it| {
+                let wire = self.wire_key(it.key)?;
+                let (data, flags) = self.encode_value_as(
+                    StoreCommand::Set,
+                    it.key,
+                    it.value,
+                    it.flags,
+                    it.compress,
+                )?;
+                Ok(((wire, data, flags), it.ttl))
+            })
             .collect();
-        self.store_prepared(&prepared, ttl)
+        let like = set_request(b"", b"", 0, 0, false);
+        self.batch(
+            &prepared,
+            |item| &item.0 .0,
+            &like,
+            |((k, d, f), ttl), quiet| set_request(k, d, *f, *ttl, quiet),
+        )
+        .into_iter()
+        .map(|r| r.and_then(Outcome::stored))
+        .collect()
     }
 
     /// Stores many items without waiting for each reply (`noreply` on text, quiet requests on
@@ -133,7 +149,7 @@ impl Client {
     /// A set prepared for the wire: key checked and prefixed, value compressed if due.
     fn prepare_item<'a>(&self, key: &'a [u8], value: &'a [u8], flags: u32) -> Result<WireItem<'a>> {
         let wire = self.wire_key(key)?;
-        let (data, flags) = self.encode_value(StoreCommand::Set, value, flags)?;
+        let (data, flags) = self.encode_value(StoreCommand::Set, key, value, flags)?;
         Ok((wire, data, flags))
     }
 

@@ -11,6 +11,7 @@ use crate::proto::ascii::StoreCommand;
 use crate::proto::Protocol;
 use crate::route::proxy_pool::{Reached, Resend};
 use crate::server::Checkout;
+use crate::set_item::Compress;
 use std::borrow::Cow;
 
 /// A `set` whose value (as sent) is at most this long may be handed over to another caller's
@@ -68,14 +69,26 @@ impl Client {
         flags: u32,
         ttl: u32,
     ) -> Result<StoreOutcome> {
-        let wire = self.wire_key(key.as_ref())?;
-        let (data, flags) = self.encode_value(cmd, value, flags)?;
+        let (data, flags) = self.encode_value(cmd, key.as_ref(), value, flags)?;
+        self.store_encoded(cmd, key.as_ref(), &data, flags, ttl)
+    }
+
+    /// A store of a value already in its wire form (`crate::value`'s transcoder did it).
+    pub(crate) fn store_encoded(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        data: &[u8],
+        flags: u32,
+        ttl: u32,
+    ) -> Result<StoreOutcome> {
+        let wire = self.wire_key(key)?;
         let req = Request::Store {
             cmd,
             key: &wire,
             flags,
             ttl,
-            data: &data,
+            data,
             quiet: false,
         };
         // A plain set done twice stores the same value and answers the same (proxy-pool).
@@ -86,7 +99,7 @@ impl Client {
         self.on_key_server(&wire, resend, self.deadline(), |idx, deadline| {
             let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
                 // A plain set of a small value may be handed to a permit holder while waiting.
-                let offer = Offer::Set(&wire, &data, flags, ttl);
+                let offer = Offer::Set(&wire, data, flags, ttl);
                 match self.acquire_or_offer(idx, deadline, offer) {
                     Ok(Checkout::Conn(pooled)) => pooled,
                     Ok(Checkout::Served(answer)) => {
@@ -183,7 +196,7 @@ impl Client {
         let r = self.exchange_key(&wire, Resend::IfUnsent, &req)?.lease()?;
         let value = r
             .value
-            .map(|(v, f, c)| self.decode(v, f, Some(c)))
+            .map(|(v, f, c)| self.decode(&wire, v, f, Some(c)))
             .transpose()?;
         Ok(if r.win {
             Lease::Recompute { stale: value }
@@ -272,8 +285,21 @@ impl Client {
     pub(super) fn encode_value<'v>(
         &self,
         cmd: StoreCommand,
+        key: &[u8],
         value: &'v [u8],
         flags: u32,
+    ) -> Result<(Cow<'v, [u8]>, u32)> {
+        self.encode_value_as(cmd, key, value, flags, Compress::Auto)
+    }
+
+    /// [`Client::encode_value`] with a per-call compression decision.
+    pub(super) fn encode_value_as<'v>(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        value: &'v [u8],
+        flags: u32,
+        compress: Compress,
     ) -> Result<(Cow<'v, [u8]>, u32)> {
         // The value as given is checked first: one over the limit is refused before any
         // work is spent compressing it (even if it would compress below the limit).
@@ -284,9 +310,20 @@ impl Client {
                 limit,
             });
         }
-        let (data, flags) = match cmd {
-            StoreCommand::Append | StoreCommand::Prepend => (Cow::Borrowed(value), flags),
-            _ => self.inner.config.compression.encode(value, flags),
+        let (data, flags) = match (cmd, compress) {
+            (StoreCommand::Append | StoreCommand::Prepend, _) => (Cow::Borrowed(value), flags),
+            (_, Compress::Auto) => self.values().encode_flagged(key, value, flags)?,
+            (_, decided) => {
+                // The same transcoder with the compression rule this call asked for.
+                let c = &self.inner.config;
+                let always = decided == Compress::Always;
+                let rule = crate::value::Compression {
+                    enabled: always,
+                    threshold: if always { 0 } else { c.compression.threshold },
+                    ..c.compression.clone()
+                };
+                crate::value::Transcoder::new(c.values, &rule).encode_flagged(key, value, flags)?
+            }
         };
         if data.len() > limit {
             return Err(Error::ValueTooLarge {
@@ -297,8 +334,8 @@ impl Client {
         Ok((data, flags))
     }
 
-    fn decode(&self, value: Vec<u8>, flags: u32, cas: Option<u64>) -> Result<Item> {
-        let (value, flags) = self.inner.config.compression.decode(value, flags)?;
+    fn decode(&self, key: &[u8], value: Vec<u8>, flags: u32, cas: Option<u64>) -> Result<Item> {
+        let (value, flags) = self.values().decode_owned(key, value, flags)?;
         Ok(Item { value, flags, cas })
     }
 

@@ -2,7 +2,8 @@
 //! concept: `commands` (the single-key and whole-server commands), `read` (the read engine:
 //! every get, one key or many, into a sink), `batch` (stores and deletes pipelined per
 //! server), `place` (key → server, failover, proxy-pool) and `exchange` (a checked-out
-//! connection, one request through the dialect, the connection given back). Keys are
+//! connection, one request through the dialect, the connection given back), and `typed`
+//! (the typed-value calls: the value format on top of the byte-level ones). Keys are
 //! prepared by `key::KeyRules`, values delivered by `sink`.
 
 mod batch;
@@ -10,6 +11,7 @@ mod commands;
 mod exchange;
 mod place;
 mod read;
+mod typed;
 
 use crate::config::{ClientBuilder, Config};
 use crate::conn::ConnOptions;
@@ -63,6 +65,14 @@ impl std::fmt::Debug for Client {
         f.debug_struct("Client")
             .field("servers", &self.server_labels())
             .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    /// Builds the client. Does not wait for any server: connections open in the background
+    /// (`min_idle`) or on first use.
+    pub fn build(self) -> Result<Client> {
+        Client::from_config(self.into_config()?)
     }
 }
 
@@ -192,6 +202,12 @@ impl Client {
     /// text protocol: no spaces or control bytes; on meta and binary any bytes, 1 to 250).
     pub fn wire_key<'a>(&self, key: &'a [u8]) -> Result<Cow<'a, [u8]>> {
         self.inner.keys.wire_key(key)
+    }
+
+    /// The value format, options and compression of this client, applied to one value.
+    pub(crate) fn values(&self) -> crate::value::Transcoder<'_> {
+        let c = &self.inner.config;
+        crate::value::Transcoder::new(c.values, &c.compression)
     }
 
     /// The wire protocol this client speaks.

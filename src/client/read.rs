@@ -131,7 +131,7 @@ impl Client {
                         let found = answer.and_then(|a| a.into_found(&server.label));
                         return match found {
                             Ok(Some((data, flags, c))) => (
-                                self.deliver(sink, 0, &data, flags, c).map(|()| true),
+                                self.deliver(sink, key, 0, &data, flags, c).map(|()| true),
                                 Reached::Answered,
                             ),
                             Ok(None) => (Ok(false), Reached::Answered),
@@ -150,7 +150,7 @@ impl Client {
             let mut hit = false;
             let read = self.exchange_on(idx, pooled, &req, &mut |_, d, f, c| {
                 hit = true;
-                handled = self.deliver(sink, 0, d, f, c);
+                handled = self.deliver(sink, key, 0, d, f, c);
             });
             let reached = if hit {
                 Reached::Answered
@@ -285,7 +285,8 @@ impl Client {
                     .read(conn, &req, tag, &mut |i, data, flags, c| {
                         hits += 1;
                         let k = members[i] as usize;
-                        match self.deliver(sink, k, data, flags, c) {
+                        let key = keys.key(k).unwrap_or(&[]);
+                        match self.deliver(sink, key, k, data, flags, c) {
                             Ok(()) => state[k] = HIT,
                             Err(e) => multi_get::fail_into(state, errors, [k], e),
                         }
@@ -303,26 +304,19 @@ impl Client {
         }
     }
 
-    /// Hands one value to `sink`, decoded as the configuration says (see `sink::deliver`).
+    /// Hands one value of key `index` (`key`, the caller's) to `sink`, decoded by the
+    /// client's value format (see `sink::deliver`).
     #[inline]
     fn deliver<S: Sink + ?Sized>(
         &self,
         sink: &mut S,
+        key: &[u8],
         index: usize,
         data: &[u8],
         flags: u32,
         cas: Option<u64>,
     ) -> Result<()> {
-        let c = &self.inner.config.compression;
-        sink::deliver(
-            sink,
-            index,
-            data,
-            flags,
-            cas,
-            c.format.flag(),
-            c.max_decompressed,
-        )
+        sink::deliver(sink, &self.values(), key, index, data, flags, cas)
     }
 }
 
