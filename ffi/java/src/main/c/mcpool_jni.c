@@ -39,7 +39,9 @@
 #define ARENA_STACK 8192
 
 static jclass cls_client_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
-static jclass cls_byte_array, cls_oom;
+static jclass cls_byte_array, cls_oom, cls_native;
+static jmethodID mid_dispatch_event;
+static JavaVM *the_vm;
 static jmethodID ctor_client_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
     ctor_mcpool_exc;
 
@@ -55,6 +57,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     (void)reserved;
     JNIEnv *env;
     if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+    the_vm = vm;
     struct {
         jclass *cls;
         jmethodID *ctor;
@@ -76,6 +79,10 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     cls_byte_array = global_class(env, "[B");
     cls_oom = global_class(env, "java/lang/OutOfMemoryError");
     if (cls_byte_array == NULL || cls_oom == NULL) return JNI_ERR;
+    cls_native = global_class(env, "io/mcpool/Native");
+    if (cls_native == NULL) return JNI_ERR;
+    mid_dispatch_event = (*env)->GetStaticMethodID(env, cls_native, "dispatchEvent", "(Ljava/lang/Object;I[BIJ)V");
+    if (mid_dispatch_event == NULL) return JNI_ERR;
     return JNI_VERSION_1_8;
 }
 
@@ -118,6 +125,13 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
     (*env)->DeleteLocalRef(env, exc);
     (*env)->DeleteLocalRef(env, name);
     (*env)->DeleteLocalRef(env, jmsg);
+}
+
+/* Whether an error status is the server's or the network's (timeout, connection, an error
+ * reply, a reply that broke the protocol): what MemCachedClient turns into null/false/-1 as
+ * Whalin did. The caller's own errors (bad key, bad argument, configuration) are not. */
+static int server_side(mcpool_status st) {
+    return st >= 200 && st < 300;
 }
 
 /* Answers (0..99) go back to Java; errors are thrown (the returned value is then ignored). */
@@ -384,6 +398,129 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverFor(JNIEnv *env, jclass cls, 
     return (jint)index;
 }
 
+/* Server number index's health: {alive 0/1, consecutive failures, ms until retried}. */
+JNIEXPORT jlongArray JNICALL Java_io_mcpool_Native_serverState(JNIEnv *env, jclass cls, jlong h,
+                                                               jint index) {
+    (void)cls;
+    bool alive = false;
+    uint32_t failures = 0;
+    uint64_t retry = 0;
+    mcpool_status st = mcpool_client_server_state(CLIENT(h), (size_t)index, &alive, &failures, &retry);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    jlongArray out = (*env)->NewLongArray(env, 3);
+    if (out != NULL) {
+        jlong v[3] = {alive ? 1 : 0, (jlong)failures, (jlong)retry};
+        (*env)->SetLongArrayRegion(env, out, 0, 3, v);
+    }
+    return out;
+}
+
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_metricCount(JNIEnv *env, jclass cls) {
+    (void)env;
+    (void)cls;
+    return (jint)mcpool_metric_count();
+}
+
+/* A metric's name (static ASCII), or null past the end. */
+JNIEXPORT jstring JNICALL Java_io_mcpool_Native_metricName(JNIEnv *env, jclass cls, jint metric) {
+    (void)cls;
+    const char *name = metric < 0 ? NULL : mcpool_metric_name((uint32_t)metric);
+    return name == NULL ? NULL : (*env)->NewStringUTF(env, name);
+}
+
+/* A snapshot of every server's metrics: servers * metrics values, server-major, in the
+ * configuration's order and mcpool_metric's numbering (metricCount of them per server). */
+JNIEXPORT jlongArray JNICALL Java_io_mcpool_Native_metrics(JNIEnv *env, jclass cls, jlong h) {
+    (void)cls;
+    mcpool_metrics *snap = NULL;
+    mcpool_status st = mcpool_client_metrics(CLIENT(h), &snap);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    size_t servers = mcpool_metrics_len(snap), count = mcpool_metric_count();
+    jlongArray out = NULL;
+    if (servers > 0 && count > (size_t)INT32_MAX / servers) {
+        throw_oom(env, "mcpool: metrics snapshot");
+    } else {
+        out = (*env)->NewLongArray(env, (jsize)(servers * count));
+        for (size_t i = 0; out != NULL && i < servers; i++) {
+            for (size_t m = 0; m < count; m++) {
+                uint64_t v = 0;
+                mcpool_metrics_get(snap, i, (uint32_t)m, &v);
+                jlong jv = (jlong)v;
+                (*env)->SetLongArrayRegion(env, out, (jsize)(i * count + m), 1, &jv);
+            }
+        }
+    }
+    mcpool_metrics_free(snap);
+    return out;
+}
+
+/* The event callback: hands the event to Native.dispatchEvent(listener, ...) on whatever
+ * thread the core runs it (attached as a daemon thread when it is not a Java thread). A Java
+ * exception never unwinds into the core: dispatchEvent catches everything, and anything left
+ * pending is cleared here. */
+static void event_callback(void *userdata, const mcpool_event *event) {
+    JNIEnv *env = NULL;
+    if (the_vm == NULL || userdata == NULL) return;
+    jint got = (*the_vm)->GetEnv(the_vm, (void **)&env, JNI_VERSION_1_8);
+    if (got == JNI_EDETACHED) {
+        if ((*the_vm)->AttachCurrentThreadAsDaemon(the_vm, (void **)&env, NULL) != JNI_OK) return;
+    } else if (got != JNI_OK) {
+        return;
+    }
+    /* An exception already pending (the event fired inside a call that failed on the Java
+     * side) must survive the callback: JNI forbids most calls while one is pending. */
+    jthrowable pending = (*env)->ExceptionOccurred(env);
+    if (pending != NULL) (*env)->ExceptionClear(env);
+    if ((*env)->PushLocalFrame(env, 8) == 0) {
+        size_t len = 0;
+        const char *server = mcpool_event_server(event, &len);
+        jbyteArray label = new_bytes(env, server, len);
+        if (label != NULL)
+            (*env)->CallStaticVoidMethod(env, cls_native, mid_dispatch_event, (jobject)userdata,
+                                         (jint)mcpool_event_kind(event), label,
+                                         (jint)mcpool_event_failures(event),
+                                         (jlong)mcpool_event_retry_in_ms(event));
+        if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+        (*env)->PopLocalFrame(env, NULL);
+    }
+    if (pending != NULL) {
+        (*env)->Throw(env, pending);
+        (*env)->DeleteLocalRef(env, pending);
+    }
+}
+
+/* Makes listener (a ServerEventListener) the configuration's event callback: returns the
+ * global reference the callback uses, which the caller releases (releaseRef) once every
+ * client built from the configuration is freed. */
+JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configSetEventListener(JNIEnv *env, jclass cls,
+                                                                      jlong cfg, jobject listener) {
+    (void)cls;
+    if (listener == NULL) return 0;
+    jobject ref = (*env)->NewGlobalRef(env, listener);
+    if (ref == NULL) {
+        throw_oom(env, "mcpool: event listener");
+        return 0;
+    }
+    mcpool_status st = mcpool_config_set_event_callback(CONFIG(cfg), event_callback, ref);
+    if (st != MCPOOL_OK) {
+        (*env)->DeleteGlobalRef(env, ref);
+        throw_status(env, st);
+        return 0;
+    }
+    return (jlong)(intptr_t)ref;
+}
+
+JNIEXPORT void JNICALL Java_io_mcpool_Native_releaseRef(JNIEnv *env, jclass cls, jlong ref) {
+    (void)cls;
+    if (ref != 0) (*env)->DeleteGlobalRef(env, (jobject)(intptr_t)ref);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Commands                                                                                  */
 /* ---------------------------------------------------------------------------------------- */
@@ -525,6 +662,54 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_arith(JNIEnv *env, jclass cls, jlon
     return answer(env, st);
 }
 
+/* A lease read (meta protocol): the item's bytes or null (none); meta[0] = flags, meta[1] =
+ * CAS, meta[2] = the mcpool_lease answer. */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getLease(JNIEnv *env, jclass cls, jlong h,
+                                                            jbyteArray key, jint vivify_ttl,
+                                                            jint recache_below, jlongArray meta) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return NULL;
+    mcpool_lease lease = MCPOOL_LEASE_WAIT;
+    mcpool_item *item = NULL;
+    mcpool_status st = mcpool_client_get_lease(CLIENT(h), k.ptr, k.len, (uint32_t)vivify_ttl,
+                                               (uint32_t)recache_below, &lease, &item);
+    bytes_release(&k);
+    if (st != MCPOOL_OK) {
+        answer(env, st);
+        return NULL;
+    }
+    jbyteArray out = NULL;
+    jlong m[3] = {0, 0, (jlong)lease};
+    if (item != NULL) {
+        size_t len = mcpool_item_len(item);
+        if (len > (size_t)INT32_MAX) {
+            throw_oom(env, "mcpool: value larger than a Java array");
+        } else {
+            out = (*env)->NewByteArray(env, (jsize)len);
+            if (out != NULL && len > 0)
+                (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)mcpool_item_data(item));
+        }
+        m[0] = (jlong)mcpool_item_flags(item);
+        m[1] = (jlong)mcpool_item_cas(item);
+        mcpool_item_free(item);
+    }
+    if (!(*env)->ExceptionCheck(env) && meta != NULL) (*env)->SetLongArrayRegion(env, meta, 0, 3, m);
+    return out;
+}
+
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_invalidate(JNIEnv *env, jclass cls, jlong h,
+                                                        jbyteArray key, jint stale_ttl) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    mcpool_status st = mcpool_client_invalidate(CLIENT(h), k.ptr, k.len, (uint32_t)stale_ttl);
+    bytes_release(&k);
+    return answer(env, st);
+}
+
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushAll(JNIEnv *env, jclass cls, jlong h,
                                                       jint delay) {
     (void)cls;
@@ -625,12 +810,18 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
     return m->arena + m->off[index];
 }
 
+/* A key a lenient multi-get (MemCachedClient's) left out because its server failed. */
+#define MULTI_LEFT_OUT (-3)
+
 /* keys: every key's bytes one after another; lens: each key's length. Hits: vals[i] (values
  * above MULTI_SMALL bytes) or the returned packed array at spans[i] (length spans[n + i]);
- * flags[i], cas[i]. Throws for the first key that failed (after the others were read). */
+ * flags[i], cas[i]. Throws for the first key that failed (after the others were read);
+ * lenient: a key whose server failed (server_side) is left out instead, spans[i] =
+ * MULTI_LEFT_OUT, and only the other failures throw. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray keys, jintArray lens,
-                                                            jboolean with_cas, jobjectArray vals,
+                                                            jboolean with_cas, jboolean lenient,
+                                                            jobjectArray vals,
                                                             jintArray flags, jlongArray cas,
                                                             jintArray spans) {
     (void)cls;
@@ -707,7 +898,10 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         } else {
             if (m.off[i] == -2) (*env)->SetObjectArrayElement(env, vals, (jsize)i, NULL);
             m.off[i] = -1; /* not delivered (or broken after allocation): not a hit */
-            if (statuses[i] >= 100 && failed == MCPOOL_OK) failed = statuses[i];
+            if (statuses[i] >= 100 && lenient && server_side(statuses[i]))
+                m.off[i] = MULTI_LEFT_OUT; /* lenient: left out, Java counts it */
+            else if (statuses[i] >= 100 && failed == MCPOOL_OK)
+                failed = statuses[i];
         }
     }
     if (failed != MCPOOL_OK) {
@@ -723,7 +917,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
      * values not in the arena (misses, and large values already in vals[i]). */
     for (size_t i = 0; i < un; i++) {
         if (m.off[i] < 0) {
-            m.off[i] = -1;
+            if (m.off[i] != MULTI_LEFT_OUT) m.off[i] = -1;
             m.len[i] = 0;
         }
     }

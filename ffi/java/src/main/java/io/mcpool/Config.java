@@ -18,6 +18,7 @@ final class Config implements Cloneable {
     final Map<Integer, Long> numbers = new LinkedHashMap<>();
     Double ratio;
     byte[] keyPrefix;
+    ServerEventListener listener;
 
     Config copy() {
         Config c = new Config();
@@ -27,6 +28,7 @@ final class Config implements Cloneable {
         c.numbers.putAll(numbers);
         c.ratio = ratio;
         c.keyPrefix = keyPrefix == null ? null : Arrays.copyOf(keyPrefix, keyPrefix.length);
+        c.listener = listener;
         return c;
     }
 
@@ -53,8 +55,11 @@ final class Config implements Cloneable {
      * (it would become 2^32 - 1 as the C ABI's unsigned weight), a negative number (C's
      * unsigned sizes and milliseconds), a null or unencodable string. Text is passed to the C
      * side as strict UTF-8 bytes ({@link Utf8}), never as JNI's modified UTF-8.
+     *
+     * @return the client handle and the global reference to the event listener (0 without
+     *     one), which must outlive the client ({@link NativeClient} releases both)
      */
-    long buildClient() {
+    long[] buildClient() {
         byte[][] addrs = new byte[servers.size()][];
         for (int i = 0; i < servers.size(); i++) {
             int w = weights.get(i);
@@ -85,7 +90,13 @@ final class Config implements Cloneable {
             }
             if (ratio != null) Native.configSetRatio(cfg, ratio);
             if (keyPrefix != null) Native.configSetKeyPrefix(cfg, keyPrefix);
-            return Native.clientNew(cfg);
+            long ref = listener == null ? 0 : Native.configSetEventListener(cfg, listener);
+            try {
+                return new long[] {Native.clientNew(cfg), ref};
+            } catch (RuntimeException | Error e) {
+                Native.releaseRef(ref);
+                throw e;
+            }
         } finally {
             Native.configFree(cfg);
         }

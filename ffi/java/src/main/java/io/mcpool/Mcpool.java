@@ -1,11 +1,13 @@
 package io.mcpool;
 
 import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The modern entry point: one thread-safe client over the mcpool core, closed with
@@ -30,10 +32,19 @@ import java.util.OptionalLong;
 public final class Mcpool implements AutoCloseable {
     final NativeClient nc;
     final Transcoder tc;
+    /** Per server: errors that a lenient caller ({@link MemCachedClient}) turned into
+     * null/false/-1, reported as {@code suppressed_errors} by {@link #metrics()}. */
+    private final AtomicLongArray suppressed;
 
     Mcpool(Config cfg, Transcoder tc) {
         this.nc = new NativeClient(cfg);
         this.tc = tc;
+        long h = nc.acquire();
+        try {
+            this.suppressed = new AtomicLongArray(Native.serverCount(h));
+        } finally {
+            nc.release();
+        }
     }
 
     /** The mcpool core's version. */
@@ -178,6 +189,14 @@ public final class Mcpool implements AutoCloseable {
             return this;
         }
 
+        /** Called on every server state change (marked dead, answering again): see
+         * {@link ServerEventListener} for the threads it runs on. */
+        public Builder onServerEvent(ServerEventListener listener) {
+            notNull(listener, "server event listener");
+            cfg.listener = listener;
+            return this;
+        }
+
         /** How values map to bytes and flags (default {@link WhalinTranscoder}). */
         public Builder transcoder(Transcoder tc) {
             notNull(tc, "transcoder");
@@ -247,8 +266,35 @@ public final class Mcpool implements AutoCloseable {
         return b == null ? null : new MemcachedItem(t.decode(b, (int) meta[0]), meta[1]);
     }
 
+    /** Counts an error a lenient caller turned into a failure value, on the key's server. */
+    void suppressed(byte[] key) {
+        int i = 0;
+        if (suppressed.length() > 1) {
+            long h = nc.acquire();
+            try {
+                i = Native.serverFor(h, key);
+            } catch (McpoolException e) {
+                return; // a key no command accepts never reached a server
+            } finally {
+                nc.release();
+            }
+        }
+        if (i >= 0 && i < suppressed.length()) suppressed.incrementAndGet(i);
+    }
+
+    /** The server's or the network's error (a timeout, a connection failure, an error reply,
+     * a reply that broke the protocol): what Whalin's client answered with null/false/-1. */
+    static boolean serverSide(McpoolException e) {
+        return e instanceof ConnectionException || e instanceof ServerException;
+    }
+
     /** Multi-get: values in key order (null for misses). */
     Object[] getMultiArray(Transcoder t, String[] keys) {
+        return getMultiArray(t, keys, false);
+    }
+
+    /** lenient: keys whose server failed are misses (counted), as Whalin's getMulti. */
+    Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient) {
         int n = keys.length;
         Object[] vals = new Object[n];
         if (n == 0) return vals;
@@ -275,13 +321,15 @@ public final class Mcpool implements AutoCloseable {
         byte[] packed;
         long h = nc.acquire();
         try {
-            packed = Native.getMulti(h, blob, lens, false, vals, flags, cas, spans);
+            packed = Native.getMulti(h, blob, lens, false, lenient, vals, flags, cas, spans);
         } finally {
             nc.release();
         }
         for (int i = 0; i < n; i++) {
             int at = spans[i];
-            if (at >= 0) {
+            if (at == Native.LEFT_OUT) {
+                suppressed(ks[i]);
+            } else if (at >= 0) {
                 vals[i] = t.decode(Arrays.copyOfRange(packed, at, at + spans[n + i]), flags[i]);
             } else if (vals[i] != null) {
                 vals[i] = t.decode((byte[]) vals[i], flags[i]);
@@ -490,6 +538,95 @@ public final class Mcpool implements AutoCloseable {
         long h = nc.acquire();
         try {
             return Native.serverFor(h, k);
+        } finally {
+            nc.release();
+        }
+    }
+
+    /**
+     * A snapshot of every server's metrics, without I/O: server label ({@code host:port}, in
+     * configuration order) to metric name to value. The core's counters ({@code operations},
+     * {@code hits}, {@code misses}, {@code connects}, {@code connect_errors}, {@code timeouts},
+     * {@code io_errors}, {@code server_errors}, {@code protocol_errors}, {@code pool_waits},
+     * {@code pool_wait_ns}, {@code pool_timeouts}, {@code ejections}, {@code returns},
+     * {@code handed_over}, and whatever a newer core adds) count since the client was built;
+     * {@code pool_open} and {@code pool_idle} are gauges. The binding adds
+     * {@code suppressed_errors}: the server's errors that {@link MemCachedClient} answered
+     * with null/false/-1 instead of throwing.
+     */
+    public Map<String, Map<String, Long>> metrics() {
+        long[] values;
+        List<String> labels = servers();
+        long h = nc.acquire();
+        try {
+            values = Native.metrics(h);
+        } finally {
+            nc.release();
+        }
+        int count = Native.metricCount();
+        String[] names = new String[count];
+        for (int m = 0; m < count; m++) {
+            String name = Native.metricName(m);
+            names[m] = name == null ? "metric_" + m : name;
+        }
+        Map<String, Map<String, Long>> out = new LinkedHashMap<>();
+        for (int i = 0; i < labels.size(); i++) {
+            Map<String, Long> one = new LinkedHashMap<>();
+            for (int m = 0; m < count && (long) i * count + m < values.length; m++) one.put(names[m], values[i * count + m]);
+            one.put("suppressed_errors", i < suppressed.length() ? suppressed.get(i) : 0L);
+            out.put(labels.get(i), one);
+        }
+        return out;
+    }
+
+    /** Every server's health (configuration order), without I/O. */
+    public List<ServerState> serverStates() {
+        long h = nc.acquire();
+        try {
+            int n = Native.serverCount(h);
+            List<ServerState> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                long[] st = Native.serverState(h, i);
+                out.add(new ServerState(Utf8.decode(Native.serverLabel(h, i)), st[0] != 0, (int) st[1], st[2]));
+            }
+            return out;
+        } finally {
+            nc.release();
+        }
+    }
+
+    /**
+     * A read that hands out the right to recompute a missing or stale value to one caller
+     * at a time (meta protocol only: {@link Builder#protocol} {@code "meta"}; otherwise a
+     * {@link ClientException} MCPOOL_UNSUPPORTED). On a miss the key is created empty for
+     * {@code vivifyTtl} seconds and this caller gets {@link Lease.State#RECOMPUTE}; others get
+     * WAIT until it stores the value. {@code recacheBelow} > 0: a hit whose remaining TTL is
+     * below that many seconds also hands out RECOMPUTE (once), with the value.
+     */
+    public Lease getLease(String key, int vivifyTtl, int recacheBelow) {
+        if (vivifyTtl < 0 || recacheBelow < 0) throw ClientException.invalidArgument("getLease: negative TTL");
+        byte[] k = key(key);
+        long[] meta = new long[3];
+        byte[] b;
+        long h = nc.acquire();
+        try {
+            b = Native.getLease(h, k, vivifyTtl, recacheBelow, meta);
+        } finally {
+            nc.release();
+        }
+        Object v = b == null || (b.length == 0 && meta[2] != 0) ? null : tc.decode(b, (int) meta[0]);
+        return new Lease((int) meta[2], v, meta[1]);
+    }
+
+    /** Marks the key stale for {@code staleTtl} seconds instead of deleting it (meta protocol
+     * only): lease readers keep getting the old value while one of them recomputes. False
+     * when the key did not exist. */
+    public boolean invalidate(String key, int staleTtl) {
+        if (staleTtl < 0) throw ClientException.invalidArgument("invalidate: negative TTL");
+        byte[] k = key(key);
+        long h = nc.acquire();
+        try {
+            return Native.invalidate(h, k, staleTtl) == Native.OK;
         } finally {
             nc.release();
         }

@@ -184,8 +184,36 @@ final class Native {
      * packed array (null when there are none) at offset spans[i], length spans[n + i]
      * (spans[i] = -1: not there). flags[i], cas[i] for every hit.
      */
-    static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, Object[] vals,
-                                  int[] flags, long[] cas, int[] spans);
+    static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, boolean lenient,
+                                  Object[] vals, int[] flags, long[] cas, int[] spans);
+    /** spans[i] of a key a lenient getMulti left out because its server failed. */
+    static final int LEFT_OUT = -3;
+
+    /** {alive 0/1, consecutive failures, milliseconds until retried}. */
+    static native long[] serverState(long client, int index);
+    static native int metricCount();
+    /** A metric's name, null past the end. */
+    static native String metricName(int metric);
+    /** servers x metricCount() values, server-major. */
+    static native long[] metrics(long client);
+    /** The item's bytes or null; meta[0] = flags, meta[1] = CAS, meta[2] = lease answer (0 hit,
+     * 1 recompute, 2 wait). */
+    static native byte[] getLease(long client, byte[] key, int vivifyTtl, int recacheBelow, long[] meta);
+    static native int invalidate(long client, byte[] key, int staleTtl);
+    /** Sets the configuration's event callback to the listener; returns the global reference
+     * to release ({@link #releaseRef}) once every client built from it is freed. */
+    static native long configSetEventListener(long cfg, Object listener);
+    static native void releaseRef(long ref);
+
+    /** Called by the C side's event callback, on whichever thread the core runs it. A listener
+     * that throws is ignored (nothing may unwind into the core). */
+    static void dispatchEvent(Object listener, int kind, byte[] server, int failures, long retryInMillis) {
+        try {
+            ((ServerEventListener) listener).onEvent(new ServerEvent(kind, Utf8.decode(server), failures, retryInMillis));
+        } catch (Throwable t) {
+            // a listener's exception has nowhere to go: the core must not see it
+        }
+    }
     /** Per server: label, status name, error message, pair count (decimal), then the pairs;
      * every entry UTF-8. group null: the general statistics. */
     static native byte[][] stats(long client, byte[] group, boolean version);
