@@ -34,7 +34,8 @@ use base qw(CHI::t::Driver);
 # CHI::Driver::Memcached's tests use CHI::Test::Memcached::Driver. get_namespaces stays
 # unsupported.
 sub testing_driver_class { 'CHI::Test::Driver::Mcpool' }
-sub supports_get_namespaces { 0 }
+sub supports_get_namespaces     { 0 }
+sub supports_expires_on_backend { 1 }    # store passes the expiry to memcached
 
 sub new_cache_options {
     my $self = shift;

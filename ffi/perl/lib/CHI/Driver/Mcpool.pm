@@ -29,9 +29,9 @@ sub BUILD {
     # cannot carry (spaces, control bytes), as Whalin's clients do.
     $p{sanitize_keys} //= 1;
     $self->{memd} = Mcpool->new(\%p);
-    # memcached's 250 bytes, less the namespace and room for the encoding of a few bytes;
-    # CHI digests longer keys (MD5, 32 hex digits).
-    $self->{max_key_length} = 240 - length($p{namespace})
+    # memcached's 250 bytes less the namespace, for a key each of whose bytes may be
+    # URL-encoded (3 bytes); CHI digests longer keys (MD5, 32 hex digits).
+    $self->{max_key_length} = int((250 - length($p{namespace})) / 3)
         if !defined $params->{max_key_length};
     return;
 }
@@ -156,8 +156,9 @@ CHI's namespace becomes the core's key prefix, C<< "$namespace:" >>.
 
 Any CHI key works: the core URL-encodes the bytes memcached's text protocol cannot carry
 (C<sanitize_keys>, on by default here; pass C<< sanitize_keys => 0 >> to send keys as
-they are). Keys longer than C<max_key_length> (by default 240 bytes less the namespace) are
-digested by CHI.
+they are). Keys longer than C<max_key_length> are digested by CHI (MD5, 32 hex digits); its
+default here is a third of what memcached's 250 bytes leave after the namespace (each byte of
+a key may take three once encoded), 80 bytes with the default namespace.
 
 =item Multiple keys
 
