@@ -86,20 +86,30 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     return JNI_VERSION_1_8;
 }
 
-/* Throws the exception for an error status, with this thread's last error message. */
+/* Throws the exception for an error status, with this thread's last error message. The
+ * class comes from the core's classifier (mcpool_status_class, docs/errors.md), the one map:
+ * client error and configuration -> ClientException, server error (error replies, broken
+ * replies, values that do not inflate) -> ServerException, timeout -> TimeoutException,
+ * connection -> ConnectionException, anything else -> McpoolException. */
 static void throw_status(JNIEnv *env, mcpool_status st) {
     if ((*env)->ExceptionCheck(env)) return;
     jclass cls;
     jmethodID ctor;
-    if (st >= 100 && st < 200) {
+    switch (mcpool_status_class(st)) {
+    case MCPOOL_CLASS_CLIENT_ERROR:
+    case MCPOOL_CLASS_CONFIGURATION:
         cls = cls_client_exc; ctor = ctor_client_exc;
-    } else if (st == MCPOOL_POOL_TIMEOUT || st == MCPOOL_CONNECT_TIMEOUT || st == MCPOOL_IO_TIMEOUT) {
-        cls = cls_timeout_exc; ctor = ctor_timeout_exc;
-    } else if (st == MCPOOL_SERVER_DEAD || st == MCPOOL_IO || st == MCPOOL_AUTH) {
-        cls = cls_connection_exc; ctor = ctor_connection_exc;
-    } else if (st >= 200 && st < 300) {
+        break;
+    case MCPOOL_CLASS_SERVER_ERROR:
         cls = cls_server_exc; ctor = ctor_server_exc;
-    } else {
+        break;
+    case MCPOOL_CLASS_TIMEOUT:
+        cls = cls_timeout_exc; ctor = ctor_timeout_exc;
+        break;
+    case MCPOOL_CLASS_CONNECTION:
+        cls = cls_connection_exc; ctor = ctor_connection_exc;
+        break;
+    default:
         cls = cls_mcpool_exc; ctor = ctor_mcpool_exc;
     }
     jstring name = (*env)->NewStringUTF(env, mcpool_status_name((uint32_t)st));
@@ -131,12 +141,20 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
  * reply, a reply that broke the protocol): what MemCachedClient turns into null/false/-1 as
  * Whalin did. The caller's own errors (bad key, bad argument, configuration) are not. */
 static int server_side(mcpool_status st) {
-    return st >= 200 && st < 300;
+    mcpool_class c = mcpool_status_class(st);
+    return c == MCPOOL_CLASS_SERVER_ERROR || c == MCPOOL_CLASS_TIMEOUT || c == MCPOOL_CLASS_CONNECTION;
 }
 
-/* Answers (0..99) go back to Java; errors are thrown (the returned value is then ignored). */
+/* Whether a status is an answer (ok, a miss, not stored, exists) rather than an error. */
+static int is_answer(mcpool_status st) {
+    mcpool_class c = mcpool_status_class(st);
+    return c == MCPOOL_CLASS_OK || c == MCPOOL_CLASS_MISS || c == MCPOOL_CLASS_NOT_STORED;
+}
+
+/* Answers go back to Java as their status; errors are thrown (the returned value is then
+ * ignored). */
 static jint answer(JNIEnv *env, mcpool_status st) {
-    if (st >= 100) throw_status(env, st);
+    if (!is_answer(st)) throw_status(env, st);
     return (jint)st;
 }
 
@@ -263,78 +281,35 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_configAddServer(JNIEnv *env, jclass
     answer(env, st);
 }
 
-/* Named options (value: UTF-8 bytes): 0 distribution, 1 failover, 2 compression format,
- * 3 protocol. */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetName(JNIEnv *env, jclass cls, jlong cfg,
-                                                           jint which, jbyteArray value) {
+/* One option of the core's table by name (mcpool_config_set): name and value are UTF-8
+ * text; the core parses the value and names the option in its error. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_configSet(JNIEnv *env, jclass cls, jlong cfg,
+                                                       jbyteArray name, jbyteArray value) {
     (void)cls;
-    uint8_t stack[KEY_STACK];
-    bytes_t b;
-    if (!bytes_get(env, value, stack, sizeof stack, &b)) return;
-    const char *v = (const char *)b.ptr;
-    size_t len = b.len;
-    mcpool_status st;
-    switch (which) {
-    case 0: st = mcpool_config_set_distribution(CONFIG(cfg), v, len); break;
-    case 1: st = mcpool_config_set_failover(CONFIG(cfg), v, len); break;
-    case 2: st = mcpool_config_set_compression_format(CONFIG(cfg), v, len); break;
-    case 3: st = mcpool_config_set_protocol(CONFIG(cfg), v, len); break;
-    default: st = MCPOOL_INVALID_ARGUMENT;
-    }
-    bytes_release(&b);
-    answer(env, st);
-}
-
-/* Numeric and boolean options, numbered as in Native.java (OPT_*). */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetNumber(JNIEnv *env, jclass cls, jlong cfg,
-                                                             jint which, jlong v) {
-    (void)cls;
-    mcpool_config *c = CONFIG(cfg);
-    mcpool_status st;
-    if (v < 0) {
-        st = mcpool_config_set_min_idle(NULL, 0); /* sets the last error: invalid argument */
-        answer(env, st);
+    uint8_t nstack[KEY_STACK], vstack[KEY_STACK];
+    bytes_t n, v;
+    if (!bytes_get(env, name, nstack, sizeof nstack, &n)) return;
+    if (!bytes_get(env, value, vstack, sizeof vstack, &v)) {
+        bytes_release(&n);
         return;
     }
-    uint64_t u = (uint64_t)v;
-    uint32_t u32 = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
-    switch (which) {
-    case 0: st = mcpool_config_set_min_idle(c, u32); break;
-    case 1: st = mcpool_config_set_max_size(c, u32); break;
-    case 2: st = mcpool_config_set_idle_timeout_ms(c, u); break;
-    case 3: st = mcpool_config_set_max_lifetime_ms(c, u); break;
-    case 4: st = mcpool_config_set_connect_timeout_ms(c, u); break;
-    case 5: st = mcpool_config_set_io_timeout_ms(c, u); break;
-    case 6: st = mcpool_config_set_pool_timeout_ms(c, u); break;
-    case 7: st = mcpool_config_set_nodelay(c, u != 0); break;
-    case 8: st = mcpool_config_set_test_on_check_out(c, u != 0); break;
-    case 9: st = mcpool_config_set_failure_limit(c, u32); break;
-    case 10: st = mcpool_config_set_retry_timeout_ms(c, u); break;
-    case 11: st = mcpool_config_set_retry_timeout_max_ms(c, u); break;
-    case 12: st = mcpool_config_set_compression(c, u != 0); break;
-    case 13: st = mcpool_config_set_compression_threshold(c, (size_t)u); break;
-    case 14: st = mcpool_config_set_sanitize_keys(c, u != 0); break;
-    case 15: st = mcpool_config_set_max_value_size(c, (size_t)u); break;
-    case 16: st = mcpool_config_set_max_decompressed_size(c, (size_t)u); break;
-    default: st = mcpool_config_set_min_idle(NULL, 0);
-    }
+    mcpool_status st = mcpool_config_set(CONFIG(cfg), n.ptr, n.len, v.ptr, v.len);
+    bytes_release(&n);
+    bytes_release(&v);
     answer(env, st);
 }
 
-JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetRatio(JNIEnv *env, jclass cls, jlong cfg,
-                                                            jdouble ratio) {
+/* The core's option table: how many, and each one's name and doc line (static ASCII). */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_optionCount(JNIEnv *env, jclass cls) {
+    (void)env;
     (void)cls;
-    answer(env, mcpool_config_set_compression_ratio(CONFIG(cfg), ratio));
+    return (jint)mcpool_option_count();
 }
 
-JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetKeyPrefix(JNIEnv *env, jclass cls, jlong cfg,
-                                                                jbyteArray prefix) {
+JNIEXPORT jstring JNICALL Java_io_mcpool_Native_optionName(JNIEnv *env, jclass cls, jint i, jboolean doc) {
     (void)cls;
-    uint8_t stack[KEY_STACK];
-    bytes_t p;
-    if (!bytes_get(env, prefix, stack, sizeof stack, &p)) return;
-    answer(env, mcpool_config_set_key_prefix(CONFIG(cfg), p.ptr, p.len));
-    bytes_release(&p);
+    const char *t = i < 0 ? NULL : doc ? mcpool_option_doc((size_t)i) : mcpool_option_name((size_t)i);
+    return t == NULL ? NULL : (*env)->NewStringUTF(env, t);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -898,9 +873,9 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         } else {
             if (m.off[i] == -2) (*env)->SetObjectArrayElement(env, vals, (jsize)i, NULL);
             m.off[i] = -1; /* not delivered (or broken after allocation): not a hit */
-            if (statuses[i] >= 100 && lenient && server_side(statuses[i]))
+            if (!is_answer(statuses[i]) && lenient && server_side(statuses[i]))
                 m.off[i] = MULTI_LEFT_OUT; /* lenient: left out, Java counts it */
-            else if (statuses[i] >= 100 && failed == MCPOOL_OK)
+            else if (!is_answer(statuses[i]) && failed == MCPOOL_OK)
                 failed = statuses[i];
         }
     }

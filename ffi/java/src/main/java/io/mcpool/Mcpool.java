@@ -47,6 +47,21 @@ public final class Mcpool implements AutoCloseable {
         }
     }
 
+    /** The core's options, by name ({@link Builder#option}). */
+    public static List<String> optionNames() {
+        int n = Native.optionCount();
+        List<String> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) out.add(Native.optionName(i, false));
+        return out;
+    }
+
+    /** The core's line for an option (type, unit, default, meaning), or null if unknown. */
+    public static String optionDoc(String name) {
+        int n = Native.optionCount();
+        for (int i = 0; i < n; i++) if (Native.optionName(i, false).equals(name)) return Native.optionName(i, true);
+        return null;
+    }
+
     /** The mcpool core's version. */
     public static String coreVersion() {
         return Native.version();
@@ -77,117 +92,115 @@ public final class Mcpool implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Any option of the core's table by name, in the core's text form: durations
+         * {@code "250ms"}, {@code "1.5s"} (a bare number is milliseconds), booleans
+         * {@code "true"}/{@code "false"}, sizes and counts as decimal integers, names.
+         * {@link #optionNames()} lists them, {@link #optionDoc(String)} describes each. An
+         * unknown name or a bad value is a {@link ClientException} (MCPOOL_CONFIG) from
+         * {@link #build()}, naming the option, the value and the accepted form. The typed
+         * setters below are this call with the option's name.
+         */
+        public Builder option(String name, String value) {
+            cfg.set(name, value);
+            return this;
+        }
+
+        /** A legacy client's defaults, placement and value layout, applied before every
+         * other option: {@code whalin}, {@code spymemcached}, {@code cache-memcached-fast},
+         * ... (the core's presets; none by default). */
+        public Builder preset(String name) {
+            notNull(name, "preset");
+            cfg.preset = name;
+            return this;
+        }
+
         /** Placement profile, e.g. {@code whalin-native}, {@code spymemcached-ketama}
          * (default {@code cache-memcached}). */
-        public Builder distribution(String name) {
-            notNull(name, "distribution");
-            cfg.names.put(Native.NAME_DISTRIBUTION, name);
-            return this;
-        }
+        public Builder distribution(String name) { return option("distribution", name); }
 
-        /** {@code fail-fast} (default), {@code rehash} or {@code eject}. */
-        public Builder failover(String name) {
-            notNull(name, "failover");
-            cfg.names.put(Native.NAME_FAILOVER, name);
-            return this;
-        }
+        /** A dead server's keys: {@code fail-fast} (default), {@code rehash} or {@code eject}. */
+        public Builder failover(String name) { return option("failover", name); }
 
         /** {@code text} (default), {@code meta} or {@code binary}. */
-        public Builder protocol(String name) {
-            notNull(name, "protocol");
-            cfg.names.put(Native.NAME_PROTOCOL, name);
-            return this;
-        }
+        public Builder protocol(String name) { return option("protocol", name); }
 
         /** {@code gzip} (default, flag 2: Whalin, spymemcached) or {@code zlib} (flag 8). */
-        public Builder compressionFormat(String name) {
-            notNull(name, "compressionFormat");
-            cfg.names.put(Native.NAME_COMPRESSION_FORMAT, name);
-            return this;
-        }
+        public Builder compressionFormat(String name) { return option("compression_format", name); }
 
         /** Compress values of at least this many bytes (default 30720); 0 or less: never. */
         public Builder compressionThreshold(long bytes) {
-            if (bytes <= 0) {
-                cfg.numbers.put(Native.OPT_COMPRESSION, 0L);
-            } else {
-                cfg.numbers.put(Native.OPT_COMPRESSION, 1L);
-                cfg.numbers.put(Native.OPT_COMPRESSION_THRESHOLD, bytes);
-            }
-            return this;
+            if (bytes <= 0) return option("compression", "false");
+            return option("compression", "true").option("compression_threshold", Long.toString(bytes));
         }
 
         /** Keep a compressed value only if compressed/original is at most this (default 0.8). */
-        public Builder compressionRatio(double ratio) {
-            cfg.ratio = ratio;
-            return this;
-        }
+        public Builder compressionRatio(double ratio) { return option("compression_ratio", Double.toString(ratio)); }
 
         /** URL-encode keys as Whalin did (default: on for whalin-* profiles, else off). */
-        public Builder sanitizeKeys(boolean on) {
-            cfg.numbers.put(Native.OPT_SANITIZE_KEYS, on ? 1L : 0L);
-            return this;
-        }
+        public Builder sanitizeKeys(boolean on) { return option("sanitize_keys", Boolean.toString(on)); }
 
         /** Prepended to every key (as UTF-8; unpaired surrogates are refused). */
-        public Builder keyPrefix(String prefix) {
-            cfg.keyPrefix = Utf8.text(prefix, "key prefix");
-            return this;
-        }
+        public Builder keyPrefix(String prefix) { return option("key_prefix", prefix); }
 
         /** Connections per server opened at start and kept (default 1). */
-        public Builder minIdle(int n) {
-            cfg.numbers.put(Native.OPT_MIN_IDLE, (long) n);
-            return this;
-        }
+        public Builder minIdle(int n) { return option("min_idle", Integer.toString(n)); }
 
         /** Most connections per server (default 16). */
-        public Builder maxConnections(int n) {
-            cfg.numbers.put(Native.OPT_MAX_SIZE, (long) n);
-            return this;
-        }
+        public Builder maxConnections(int n) { return option("max_size", Integer.toString(n)); }
 
-        public Builder idleTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_IDLE_TIMEOUT_MS, ms);
-            return this;
-        }
+        public Builder idleTimeoutMillis(long ms) { return option("idle_timeout", ms + "ms"); }
 
-        public Builder connectTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_CONNECT_TIMEOUT_MS, ms);
-            return this;
-        }
+        public Builder maxLifetimeMillis(long ms) { return option("max_lifetime", ms + "ms"); }
+
+        public Builder connectTimeoutMillis(long ms) { return option("connect_timeout", ms + "ms"); }
 
         /** Each socket read or write (default 1000). */
-        public Builder ioTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_IO_TIMEOUT_MS, ms);
-            return this;
-        }
+        public Builder ioTimeoutMillis(long ms) { return option("io_timeout", ms + "ms"); }
 
         /** Wait for a free pooled connection (default 5000). */
-        public Builder poolTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_POOL_TIMEOUT_MS, ms);
-            return this;
+        public Builder poolTimeoutMillis(long ms) { return option("pool_timeout", ms + "ms"); }
+
+        /** A bound on a whole call, retries and failover included (0: none; default 5000). */
+        public Builder operationTimeoutMillis(long ms) { return option("operation_timeout", ms + "ms"); }
+
+        public Builder noDelay(boolean on) { return option("nodelay", Boolean.toString(on)); }
+
+        public Builder testOnCheckOut(boolean on) { return option("test_on_check_out", Boolean.toString(on)); }
+
+        /** Consecutive failures after which a server is marked dead (default 2). */
+        public Builder failureLimit(int n) { return option("failure_limit", Integer.toString(n)); }
+
+        /** First wait before a dead server is tried again (default 1000; doubles up to the max). */
+        public Builder retryTimeoutMillis(long ms) { return option("retry_timeout", ms + "ms"); }
+
+        public Builder retryTimeoutMaxMillis(long ms) { return option("retry_timeout_max", ms + "ms"); }
+
+        public Builder maxValueSize(long bytes) { return option("max_value_size", Long.toString(bytes)); }
+
+        public Builder maxDecompressedSize(long bytes) { return option("max_decompressed_size", Long.toString(bytes)); }
+
+        /** SASL PLAIN credentials (binary protocol). */
+        public Builder sasl(String username, String password) {
+            return option("sasl_username", username).option("sasl_password", password);
         }
 
-        public Builder noDelay(boolean on) {
-            cfg.numbers.put(Native.OPT_NODELAY, on ? 1L : 0L);
-            return this;
+        /** TLS with the system's root certificates (when libmcpool is built with TLS). */
+        public Builder tls(boolean on) { return option("tls", Boolean.toString(on)); }
+
+        /** TLS, trusting the CA certificates in this PEM file. */
+        public Builder tlsCaFile(String path) { return option("tls_ca_file", path); }
+
+        /** TLS client authentication: certificate chain and private key, PEM files. */
+        public Builder tlsClientCert(String certPath, String keyPath) {
+            return option("tls_client_cert", certPath).option("tls_client_key", keyPath);
         }
 
-        public Builder testOnCheckOut(boolean on) {
-            cfg.numbers.put(Native.OPT_TEST_ON_CHECK_OUT, on ? 1L : 0L);
-            return this;
-        }
+        /** The name to verify in the servers' certificates, instead of each server's host. */
+        public Builder tlsServerName(String name) { return option("tls_server_name", name); }
 
-        public Builder retryTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_RETRY_TIMEOUT_MS, ms);
-            return this;
-        }
-
-        public Builder maxValueSize(long bytes) {
-            cfg.numbers.put(Native.OPT_MAX_VALUE_SIZE, bytes);
-            return this;
-        }
+        /** Accept any certificate (testing only: anyone on the path can read the traffic). */
+        public Builder tlsInsecureSkipVerify(boolean on) { return option("tls_insecure_skip_verify", Boolean.toString(on)); }
 
         /** Called on every server state change (marked dead, answering again): see
          * {@link ServerEventListener} for the threads it runs on. */

@@ -30,12 +30,6 @@ final class Native {
     static final int OP_SET = 0, OP_ADD = 1, OP_REPLACE = 2, OP_APPEND = 3, OP_PREPEND = 4, OP_CAS = 5;
     static final int OP_INCR = 0, OP_DECR = 1, OP_INCR_INIT = 2, OP_DECR_INIT = 3;
 
-    static final int NAME_DISTRIBUTION = 0, NAME_FAILOVER = 1, NAME_COMPRESSION_FORMAT = 2, NAME_PROTOCOL = 3;
-    static final int OPT_MIN_IDLE = 0, OPT_MAX_SIZE = 1, OPT_IDLE_TIMEOUT_MS = 2, OPT_MAX_LIFETIME_MS = 3,
-        OPT_CONNECT_TIMEOUT_MS = 4, OPT_IO_TIMEOUT_MS = 5, OPT_POOL_TIMEOUT_MS = 6, OPT_NODELAY = 7,
-        OPT_TEST_ON_CHECK_OUT = 8, OPT_FAILURE_LIMIT = 9, OPT_RETRY_TIMEOUT_MS = 10,
-        OPT_RETRY_TIMEOUT_MAX_MS = 11, OPT_COMPRESSION = 12, OPT_COMPRESSION_THRESHOLD = 13,
-        OPT_SANITIZE_KEYS = 14, OPT_MAX_VALUE_SIZE = 15, OPT_MAX_DECOMPRESSED_SIZE = 16;
 
     /** The system property naming the JNI library's path (overrides the copy in the jar). */
     static final String LIBRARY_PROPERTY = "mcpool.jni.library";
@@ -158,10 +152,11 @@ final class Native {
     static native long configNew();
     static native void configFree(long cfg);
     static native void configAddServer(long cfg, byte[] addr, int weight);
-    static native void configSetName(long cfg, int which, byte[] value);
-    static native void configSetNumber(long cfg, int which, long value);
-    static native void configSetRatio(long cfg, double ratio);
-    static native void configSetKeyPrefix(long cfg, byte[] prefix);
+    /** One option of the core's table by name (UTF-8 name and value text). */
+    static native void configSet(long cfg, byte[] name, byte[] value);
+    static native int optionCount();
+    /** Option number i's name, or (doc) its line: type, unit, default, meaning; null past the end. */
+    static native String optionName(int i, boolean doc);
 
     static native long clientNew(long cfg);
     static native void clientFree(long client);

@@ -159,8 +159,14 @@ public class MemCachedClientTest {
         assertEquals(0, mc.addOrDecr(k));
         mc.set("mcct:notnum", "abc");
         assertEquals(-1, mc.getCounter("mcct:notnum"));
-        // The server's CLIENT_ERROR for a non-number: -1, as Whalin answers it.
-        assertEquals(-1, mc.incr("mcct:notnum"));
+        // The server's CLIENT_ERROR for a non-number is the caller's error (the core's class
+        // CLIENT_ERROR): thrown, not answered, as a bad key is.
+        try {
+            mc.incr("mcct:notnum");
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_CLIENT_ERROR", e.statusName());
+        }
     }
 
     @Test
