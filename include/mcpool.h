@@ -139,6 +139,12 @@ enum mcpool_status
      */
     MCPOOL_AUTH = 209,
     /**
+     * A value's flags mean nothing in the client's value format, or mark a kind this reader
+     * cannot deliver (a serialized object with its deserialization off, an integer whose body
+     * is not one); the message names the key, the flags and the format.
+     */
+    MCPOOL_VALUE_FORMAT = 210,
+    /**
      * A bug: mcpool panicked. The panic was caught; the message says where.
      */
     MCPOOL_PANIC = 900,
@@ -183,6 +189,84 @@ enum mcpool_lease
 typedef enum mcpool_lease mcpool_lease;
 #else
 typedef uint32_t mcpool_lease;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What a value is. The numbers are part of the ABI.
+ */
+enum mcpool_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Bytes, as given.
+     */
+    MCPOOL_KIND_BYTES = 0,
+    /**
+     * UTF-8 text.
+     */
+    MCPOOL_KIND_TEXT = 1,
+    /**
+     * A signed 64-bit integer; across the ABI its decimal ASCII text (`"-42"`).
+     */
+    MCPOOL_KIND_INT = 2,
+    /**
+     * A boolean; across the ABI `"0"` or `"1"`.
+     */
+    MCPOOL_KIND_BOOL = 3,
+    /**
+     * A Python pickle (bytes the Python binding pickled or unpickles).
+     */
+    MCPOOL_KIND_PYTHON_PICKLE = 4,
+    /**
+     * A Perl Storable image (`Storable::nfreeze`).
+     */
+    MCPOOL_KIND_PERL_STORABLE = 5,
+    /**
+     * A Java serialized object (`ObjectOutputStream`).
+     */
+    MCPOOL_KIND_JAVA_SERIALIZED = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_kind mcpool_kind;
+#else
+typedef uint32_t mcpool_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which store command `mcpool_client_store_kind` sends. The numbers are part of the ABI.
+ */
+enum mcpool_store_op
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Store unconditionally.
+     */
+    MCPOOL_STORE_SET = 0,
+    /**
+     * Store only if the key does not exist.
+     */
+    MCPOOL_STORE_ADD = 1,
+    /**
+     * Store only if the key exists.
+     */
+    MCPOOL_STORE_REPLACE = 2,
+    /**
+     * Store only if the item's CAS unique is still `cas`.
+     */
+    MCPOOL_STORE_CAS = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_store_op mcpool_store_op;
+#else
+typedef uint32_t mcpool_store_op;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -797,6 +881,58 @@ mcpool_status mcpool_config_set_tls_server_name(mcpool_config *config,
  */
 mcpool_status mcpool_config_set_tls_insecure_skip_verify(mcpool_config *config,
                                                          bool skip);
+
+/**
+ * Sets the value format (the flag layout and wire encodings of every kind) by name:
+ * `"mcpool"` (the default: mcpool's cross-language layout), or a legacy client's:
+ * `"pylibmc"`, `"python-memcached"`, `"pymemcache"`, `"cache-memcached-fast"`,
+ * `"cache-memcached"`, `"whalin"`, `"spymemcached"`, `"libmemcached"` (bytes only, flags
+ * the caller's). Every program sharing a fleet uses the same one (docs/value-format.md).
+ * Returns `MCPOOL_CONFIG` for an unknown name.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+ */
+mcpool_status mcpool_config_set_value_format(mcpool_config *config,
+                                             const char *name,
+                                             size_t name_len);
+
+/**
+ * Sets the compression level on the codec's own scale: zlib and gzip 0 (store) to 9 (best),
+ * default 6; zstd 1 to 22, default 3. Checked against the codec when the client is built.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration.
+ */
+mcpool_status mcpool_config_set_compression_level(mcpool_config *config,
+                                                  int32_t level);
+
+/**
+ * Sets the compression codec by name: `"zlib"`, `"gzip"` or `"zstd"` (zstd only in the
+ * `mcpool` value format: a legacy format cannot mark it, and building the client fails).
+ * The default is the value format's own (`mcpool`: zlib). Returns `MCPOOL_CONFIG` for an
+ * unknown name.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+ */
+mcpool_status mcpool_config_set_compression_codec(mcpool_config *config,
+                                                  const char *name,
+                                                  size_t name_len);
+
+/**
+ * Enables (or disables) reading and writing one serialized kind (`MCPOOL_KIND_PYTHON_PICKLE`,
+ * `MCPOOL_KIND_PERL_STORABLE`, `MCPOOL_KIND_JAVA_SERIALIZED`). Off by default: a value the
+ * format marks as serialized is then a `MCPOOL_VALUE_FORMAT` error on every read (naming the
+ * key, the flags and the kind), never bytes; storing one is `MCPOOL_UNSUPPORTED`. Another
+ * kind is `MCPOOL_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration.
+ */
+mcpool_status mcpool_config_set_serialized(mcpool_config *config,
+                                           mcpool_kind kind,
+                                           bool on);
 
 /**
  * Sets (or, with `callback` NULL, removes) the function called on every server state change:
@@ -1452,6 +1588,61 @@ mcpool_status mcpool_client_stats(const mcpool_client *client,
                                   const char *group,
                                   size_t group_len,
                                   mcpool_server_results **out_results);
+
+/**
+ * Stores a value of `kind` under `key` with the client's value format: the core encodes
+ * `data` (`len` bytes: for `MCPOOL_KIND_INT` its decimal ASCII text, for `MCPOOL_KIND_BOOL`
+ * `"0"` or `"1"`, otherwise the bytes themselves) in the format's wire form, sets the flags,
+ * and compresses per the configuration. `op` is SET, ADD, REPLACE or CAS (`cas` is used only
+ * for CAS). Returns `MCPOOL_OK` when stored, `MCPOOL_NOT_STORED` / `MCPOOL_EXISTS` /
+ * `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
+ * the format) when the format has no such kind or the kind's serialization is not enabled
+ * (`mcpool_config_set_serialized`), `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is
+ * not one, or for TEXT that is not UTF-8.
+ *
+ * # Safety
+ * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `data` is NULL or
+ * valid for `len` bytes (NULL only with length 0).
+ */
+mcpool_status mcpool_client_store_kind(const mcpool_client *client,
+                                       mcpool_store_op op,
+                                       const uint8_t *key,
+                                       size_t key_len,
+                                       mcpool_kind kind,
+                                       const uint8_t *data,
+                                       size_t len,
+                                       uint32_t ttl,
+                                       uint64_t cas);
+
+/**
+ * Writes to `*out_flags` the flags word the client's value format gives an uncompressed
+ * value of `kind`, for the batch calls (`mcpool_client_set_multi` and its kin), which take
+ * flags: for the kinds whose wire body is their ABI body (BYTES, TEXT, and the serialized
+ * kinds; INT and BOOL too where the format stores them as their decimal text, as `mcpool`
+ * does). Compression is still applied by the batch call (it adds its own bits).
+ * `MCPOOL_UNSUPPORTED` (naming the kind and the format) when the format has no such kind or
+ * stores it in another form than its ABI body.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_flags` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_kind_flags(const mcpool_client *client,
+                                       mcpool_kind kind,
+                                       uint32_t *out_flags);
+
+/**
+ * Writes to `*out_kind` the kind of a value read through this client, from the flags the
+ * read delivered (`mcpool_item_flags`, `mcpool_multi_get`, the `_into` and callback reads).
+ * Every read already decoded the value (inflated, INT and BOOL turned into their ABI text)
+ * and refused values whose flags mean nothing in the format, so this cannot fail for a
+ * delivered value; for any other flags word it returns `MCPOOL_VALUE_FORMAT` naming them.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_kind` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_flags_kind(const mcpool_client *client,
+                                       uint32_t flags,
+                                       mcpool_kind *out_kind);
 
 /* -------------------------------------------------------------------------------------------- */
 /* Items                                                                                        */

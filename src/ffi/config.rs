@@ -761,3 +761,95 @@ pub unsafe extern "C" fn mcpool_config_set_tls_insecure_skip_verify(
         }
     })
 }
+
+/// Sets the value format (the flag layout and wire encodings of every kind) by name:
+/// `"mcpool"` (the default: mcpool's cross-language layout), or a legacy client's:
+/// `"pylibmc"`, `"python-memcached"`, `"pymemcache"`, `"cache-memcached-fast"`,
+/// `"cache-memcached"`, `"whalin"`, `"spymemcached"`, `"libmemcached"` (bytes only, flags
+/// the caller's). Every program sharing a fleet uses the same one (docs/value-format.md).
+/// Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_value_format(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    let _ = (name, name_len);
+    landingpad(|| {
+        require(config)?;
+        Err(Failure::new(
+            mcpool_status::MCPOOL_UNSUPPORTED,
+            "value_format: not implemented yet",
+        ))
+    })
+}
+
+/// Sets the compression level on the codec's own scale: zlib and gzip 0 (store) to 9 (best),
+/// default 6; zstd 1 to 22, default 3. Checked against the codec when the client is built.
+///
+/// # Safety
+/// `config` is NULL or a live configuration.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_level(
+    config: *mut mcpool_config,
+    level: i32,
+) -> mcpool_status {
+    let _ = level;
+    landingpad(|| {
+        require(config)?;
+        Err(Failure::new(
+            mcpool_status::MCPOOL_UNSUPPORTED,
+            "compression_level: not implemented yet",
+        ))
+    })
+}
+
+/// Sets the compression codec by name: `"zlib"`, `"gzip"` or `"zstd"` (zstd only in the
+/// `mcpool` value format: a legacy format cannot mark it, and building the client fails).
+/// The default is the value format's own (`mcpool`: zlib). Returns `MCPOOL_CONFIG` for an
+/// unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_codec(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    let _ = (name, name_len);
+    landingpad(|| {
+        require(config)?;
+        Err(Failure::new(
+            mcpool_status::MCPOOL_UNSUPPORTED,
+            "compression_codec: not implemented yet",
+        ))
+    })
+}
+
+/// Enables (or disables) reading and writing one serialized kind (`MCPOOL_KIND_PYTHON_PICKLE`,
+/// `MCPOOL_KIND_PERL_STORABLE`, `MCPOOL_KIND_JAVA_SERIALIZED`). Off by default: a value the
+/// format marks as serialized is then a `MCPOOL_VALUE_FORMAT` error on every read (naming the
+/// key, the flags and the kind), never bytes; storing one is `MCPOOL_UNSUPPORTED`. Another
+/// kind is `MCPOOL_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_serialized(
+    config: *mut mcpool_config,
+    kind: super::kinds::mcpool_kind,
+    on: bool,
+) -> mcpool_status {
+    let _ = (kind, on);
+    landingpad(|| {
+        require(config)?;
+        Err(Failure::new(
+            mcpool_status::MCPOOL_UNSUPPORTED,
+            "serialized: not implemented yet",
+        ))
+    })
+}

@@ -23,6 +23,7 @@ pub mod batch;
 pub mod client;
 pub mod commands;
 pub mod config;
+pub mod kinds;
 pub mod landing;
 pub mod last_error;
 pub mod observe;
@@ -32,6 +33,7 @@ pub mod values;
 
 pub use client::mcpool_client;
 pub use config::mcpool_config;
+pub use kinds::{mcpool_kind, mcpool_store_op};
 pub use observe::{mcpool_event, mcpool_metrics};
 pub use status::mcpool_status;
 pub use values::{mcpool_item, mcpool_multi, mcpool_server_results};

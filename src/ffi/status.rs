@@ -63,6 +63,10 @@ pub enum mcpool_status {
     MCPOOL_DECOMPRESS = 208,
     /// SASL authentication was refused by the server.
     MCPOOL_AUTH = 209,
+    /// A value's flags mean nothing in the client's value format, or mark a kind this reader
+    /// cannot deliver (a serialized object with its deserialization off, an integer whose body
+    /// is not one); the message names the key, the flags and the format.
+    MCPOOL_VALUE_FORMAT = 210,
     /// A bug: mcpool panicked. The panic was caught; the message says where.
     MCPOOL_PANIC = 900,
     /// An error this version of the C ABI has no status for.
@@ -70,7 +74,7 @@ pub enum mcpool_status {
 }
 
 /// Every status, in numeric order.
-const ALL: [mcpool_status; 23] = [
+const ALL: [mcpool_status; 24] = [
     mcpool_status::MCPOOL_OK,
     mcpool_status::MCPOOL_NOT_FOUND,
     mcpool_status::MCPOOL_NOT_STORED,
@@ -92,6 +96,7 @@ const ALL: [mcpool_status; 23] = [
     mcpool_status::MCPOOL_PROTOCOL,
     mcpool_status::MCPOOL_DECOMPRESS,
     mcpool_status::MCPOOL_AUTH,
+    mcpool_status::MCPOOL_VALUE_FORMAT,
     mcpool_status::MCPOOL_PANIC,
     mcpool_status::MCPOOL_UNKNOWN_ERROR,
 ];
@@ -115,6 +120,7 @@ impl mcpool_status {
             Error::Decompress(_) => MCPOOL_DECOMPRESS,
             Error::Auth { .. } => MCPOOL_AUTH,
             Error::Unsupported(_) => MCPOOL_UNSUPPORTED,
+            Error::ValueFormat(_) => MCPOOL_VALUE_FORMAT,
             #[allow(unreachable_patterns)]
             _ => MCPOOL_UNKNOWN_ERROR,
         }
@@ -150,6 +156,7 @@ impl mcpool_status {
             MCPOOL_PROTOCOL => "MCPOOL_PROTOCOL\0",
             MCPOOL_DECOMPRESS => "MCPOOL_DECOMPRESS\0",
             MCPOOL_AUTH => "MCPOOL_AUTH\0",
+            MCPOOL_VALUE_FORMAT => "MCPOOL_VALUE_FORMAT\0",
             MCPOOL_PANIC => "MCPOOL_PANIC\0",
             MCPOOL_UNKNOWN_ERROR => "MCPOOL_UNKNOWN_ERROR\0",
         }
