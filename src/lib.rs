@@ -49,7 +49,7 @@ pub use proto::ascii::StoreCommand;
 pub use proto::Protocol;
 pub use route::{Distribution, FailoverPolicy, Router};
 pub use tls::TlsOptions;
-pub use value::{Compression, CompressionFormat};
+pub use value::{Codec, Compression, CompressionFormat, Kind, Lang, Value, ValueFormat};
 
 /// The README's examples, compiled as doc tests.
 #[doc = include_str!("../README.md")]

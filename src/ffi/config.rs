@@ -11,7 +11,7 @@ use crate::config::ClientBuilder;
 use crate::key::MAX_KEY_LEN;
 use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
-use crate::value::CompressionFormat;
+use crate::value::{Codec, CompressionFormat, Kind, ValueFormat};
 use std::ffi::c_char;
 use std::time::Duration;
 
@@ -777,14 +777,16 @@ pub unsafe extern "C" fn mcpool_config_set_value_format(
     name: *const c_char,
     name_len: usize,
 ) -> mcpool_status {
-    let _ = (name, name_len);
-    landingpad(|| {
-        require(config)?;
-        Err(Failure::new(
-            mcpool_status::MCPOOL_UNSUPPORTED,
-            "value_format: not implemented yet",
-        ))
-    })
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "value format",
+            |b, f: ValueFormat| b.value_format(f),
+        )
+    }
 }
 
 /// Sets the compression level on the codec's own scale: zlib and gzip 0 (store) to 9 (best),
@@ -797,14 +799,8 @@ pub unsafe extern "C" fn mcpool_config_set_compression_level(
     config: *mut mcpool_config,
     level: i32,
 ) -> mcpool_status {
-    let _ = level;
-    landingpad(|| {
-        require(config)?;
-        Err(Failure::new(
-            mcpool_status::MCPOOL_UNSUPPORTED,
-            "compression_level: not implemented yet",
-        ))
-    })
+    // SAFETY: the caller promises `config` is NULL or live and unshared.
+    landingpad(|| unsafe { update(config, |b| Ok(b.compression_level(level))) })
 }
 
 /// Sets the compression codec by name: `"zlib"`, `"gzip"` or `"zstd"` (zstd only in the
@@ -820,14 +816,16 @@ pub unsafe extern "C" fn mcpool_config_set_compression_codec(
     name: *const c_char,
     name_len: usize,
 ) -> mcpool_status {
-    let _ = (name, name_len);
-    landingpad(|| {
-        require(config)?;
-        Err(Failure::new(
-            mcpool_status::MCPOOL_UNSUPPORTED,
-            "compression_codec: not implemented yet",
-        ))
-    })
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "compression codec",
+            |b, c: Codec| b.compression_codec(c),
+        )
+    }
 }
 
 /// Enables (or disables) reading and writing one serialized kind (`MCPOOL_KIND_PYTHON_PICKLE`,
@@ -844,12 +842,15 @@ pub unsafe extern "C" fn mcpool_config_set_serialized(
     kind: super::kinds::mcpool_kind,
     on: bool,
 ) -> mcpool_status {
-    let _ = (kind, on);
     landingpad(|| {
         require(config)?;
-        Err(Failure::new(
-            mcpool_status::MCPOOL_UNSUPPORTED,
-            "serialized: not implemented yet",
-        ))
+        let Kind::Serialized(lang) = Kind::from(kind) else {
+            return Err(Failure::invalid(format!(
+                "set_serialized: {} is not a serialized kind",
+                Kind::from(kind)
+            )));
+        };
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.serialized(lang, on))) }
     })
 }

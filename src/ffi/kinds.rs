@@ -7,9 +7,12 @@
 //! `MCPOOL_KIND_BOOL` as `"0"` or `"1"`, every other kind as its bytes.
 
 use super::client::mcpool_client;
+use super::commands::store_status;
 use super::landing::{landingpad, Failure};
 use super::ptr;
-use super::status::mcpool_status::{self, MCPOOL_UNSUPPORTED};
+use super::status::mcpool_status::{self, MCPOOL_OK, MCPOOL_VALUE_TOO_LARGE};
+use crate::proto::ascii::StoreCommand;
+use crate::value::{Kind, Lang, Value};
 
 /// What a value is. The numbers are part of the ABI.
 #[repr(u32)]
@@ -71,14 +74,36 @@ pub unsafe extern "C" fn mcpool_client_store_kind(
     ttl: u32,
     cas: u64,
 ) -> mcpool_status {
-    let _ = (op, key, key_len, kind, data, len, ttl, cas);
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
-        let _c = unsafe { ptr::handle(client, "client") }?;
-        Err(Failure::new(
-            MCPOOL_UNSUPPORTED,
-            "store_kind: not implemented yet",
-        ))
+        let c = unsafe { ptr::handle(client, "client") }?;
+        // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
+        let key = unsafe { ptr::key(key, key_len) }?;
+        // SAFETY: the caller promises `len` readable bytes at a non-NULL `data`.
+        let body = unsafe { ptr::bytes(data, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) }?;
+        let kind = Kind::from(kind);
+        let value = Value::from_abi(kind, body.to_vec()).ok_or_else(|| {
+            Failure::invalid(format!(
+                "store_kind {:?}: the data is not a valid {kind} ({})",
+                String::from_utf8_lossy(key),
+                match kind {
+                    Kind::Int => "decimal ASCII of a signed 64-bit integer, e.g. \"-42\"",
+                    Kind::Bool => "\"0\" or \"1\"",
+                    _ => "UTF-8",
+                }
+            ))
+        })?;
+        let cmd = match op {
+            mcpool_store_op::MCPOOL_STORE_SET => StoreCommand::Set,
+            mcpool_store_op::MCPOOL_STORE_ADD => StoreCommand::Add,
+            mcpool_store_op::MCPOOL_STORE_REPLACE => StoreCommand::Replace,
+            mcpool_store_op::MCPOOL_STORE_CAS => StoreCommand::Cas(cas),
+        };
+        let outcome = c
+            .client
+            .store_value(cmd, key, &value, ttl)
+            .map_err(|e| Failure::from_error("store_kind", Some(key), &e))?;
+        Ok(store_status(outcome))
     })
 }
 
@@ -98,15 +123,17 @@ pub unsafe extern "C" fn mcpool_client_kind_flags(
     kind: mcpool_kind,
     out_flags: *mut u32,
 ) -> mcpool_status {
-    let _ = kind;
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
-        let _c = unsafe { ptr::handle(client, "client") }?;
+        let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_flags, "flags")?;
-        Err(Failure::new(
-            MCPOOL_UNSUPPORTED,
-            "kind_flags: not implemented yet",
-        ))
+        let flags = c
+            .client
+            .kind_flags(Kind::from(kind))
+            .map_err(|e| Failure::from_error("kind_flags", None, &e))?;
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_flags, flags) };
+        Ok(MCPOOL_OK)
     })
 }
 
@@ -124,14 +151,44 @@ pub unsafe extern "C" fn mcpool_client_flags_kind(
     flags: u32,
     out_kind: *mut mcpool_kind,
 ) -> mcpool_status {
-    let _ = flags;
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
-        let _c = unsafe { ptr::handle(client, "client") }?;
+        let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_kind, "kind")?;
-        Err(Failure::new(
-            mcpool_status::MCPOOL_UNSUPPORTED,
-            "flags_kind: not implemented yet",
-        ))
+        let kind = c
+            .client
+            .value_kind(flags)
+            .map_err(|e| Failure::from_error("flags_kind", None, &e))?;
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_kind, mcpool_kind::from(kind)) };
+        Ok(MCPOOL_OK)
     })
+}
+
+impl From<mcpool_kind> for Kind {
+    fn from(k: mcpool_kind) -> Kind {
+        match k {
+            mcpool_kind::MCPOOL_KIND_BYTES => Kind::Bytes,
+            mcpool_kind::MCPOOL_KIND_TEXT => Kind::Text,
+            mcpool_kind::MCPOOL_KIND_INT => Kind::Int,
+            mcpool_kind::MCPOOL_KIND_BOOL => Kind::Bool,
+            mcpool_kind::MCPOOL_KIND_PYTHON_PICKLE => Kind::Serialized(Lang::Python),
+            mcpool_kind::MCPOOL_KIND_PERL_STORABLE => Kind::Serialized(Lang::Perl),
+            mcpool_kind::MCPOOL_KIND_JAVA_SERIALIZED => Kind::Serialized(Lang::Java),
+        }
+    }
+}
+
+impl From<Kind> for mcpool_kind {
+    fn from(k: Kind) -> mcpool_kind {
+        match k {
+            Kind::Bytes => mcpool_kind::MCPOOL_KIND_BYTES,
+            Kind::Text => mcpool_kind::MCPOOL_KIND_TEXT,
+            Kind::Int => mcpool_kind::MCPOOL_KIND_INT,
+            Kind::Bool => mcpool_kind::MCPOOL_KIND_BOOL,
+            Kind::Serialized(Lang::Python) => mcpool_kind::MCPOOL_KIND_PYTHON_PICKLE,
+            Kind::Serialized(Lang::Perl) => mcpool_kind::MCPOOL_KIND_PERL_STORABLE,
+            Kind::Serialized(Lang::Java) => mcpool_kind::MCPOOL_KIND_JAVA_SERIALIZED,
+        }
+    }
 }
