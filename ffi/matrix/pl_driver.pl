@@ -16,15 +16,16 @@ my $THRESHOLD = 1024;
 sub native {
     my ($kind) = @_;
     my $raw = $kind =~ /b$/ && $kind ne 'empty';
-    (my $base = $kind) =~ s/b$// if $raw;
-    $base //= $kind;
+    my $base = $kind;
+    $base =~ s/b$// if $raw;
     open my $fh, '<:raw', "$fixdir/$base.bin" or die "$fixdir/$base.bin: $!";
     local $/;
     my $data = <$fh> // '';
     close $fh;
     return $data if $raw || $base eq 'ascii' || $base eq 'bin1m' || $base eq 'empty';
     return 0 + $data if $base eq 'int';    # a number (IV), never used as a string
-    utf8::decode($data);                    # a character string
+    utf8::decode($data);
+    utf8::upgrade($data);                   # a character string (UTF8 flag on, even if ASCII)
     return $data;
 }
 

@@ -426,9 +426,12 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
         return sv;
     case MCPOOL_KIND_TEXT:
         /* valid UTF-8 (the core checked); decoded with utf8 => 1, as Cache::Memcached::Fast */
-        if (m->utf8 && !sv_utf8_decode(sv)) {
-            SvREFCNT_dec(sv);
-            return NULL;
+        if (m->utf8) {
+            if (!sv_utf8_decode(sv)) {
+                SvREFCNT_dec(sv);
+                return NULL;
+            }
+            SvUTF8_on(sv); /* text even when ASCII: stored again, it stays text */
         }
         return sv;
     case MCPOOL_KIND_INT: {
