@@ -62,6 +62,7 @@ static PyObject *error_class(mcpool_status st) {
     case MCPOOL_SERVER_ERROR:
     case MCPOOL_CLIENT_ERROR:
     case MCPOOL_DECOMPRESS:
+    case MCPOOL_VALUE_FORMAT:
         return ServerError;
     default:
         return Error;
@@ -315,17 +316,21 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
         long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
         if (x == -1 && !overflow && PyErr_Occurred())
             return -1;
-        if (overflow) {
+        if (!overflow) {
+            out->n = snprintf(out->buf, sizeof out->buf, "%lld", x);
+            out->p = out->buf;
+            out->kind = MCPOOL_KIND_INT;
+            return 0;
+        }
+        if (!self->pickle) {
             PyErr_Format(ClientError,
                          "cannot store the int %R: integers are signed 64-bit "
-                         "(-2**63..2**63-1) in every value format; store a str instead",
+                         "(-2**63..2**63-1) in every value format (Client(pickle=True) "
+                         "pickles a larger one)",
                          v);
             return -1;
         }
-        out->n = snprintf(out->buf, sizeof out->buf, "%lld", x);
-        out->p = out->buf;
-        out->kind = MCPOOL_KIND_INT;
-        return 0;
+        /* with pickle on, a larger int is an object like any other */
     }
     if (self->pickle) {
         PyObject *b = PyObject_CallFunctionObjArgs(self->dumps, v, self->protocol, NULL);
@@ -351,6 +356,22 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
                  "(other objects need Client(pickle=True))",
                  TPNAME(v));
     return -1;
+}
+
+/* Stores a value (the GIL released around the call). A bool under a format without a bool
+ * kind (pylibmc, python-memcached, pymemcache) is stored as the integer 1 or 0, as pylibmc
+ * stores it: it reads back as an int. */
+static mcpool_status store_value(mcpool_client *c, mcpool_store_op op, const uint8_t *k,
+                                 size_t kn, value_t *v, uint32_t ttl, uint64_t cas) {
+    mcpool_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_store_kind(c, op, k, kn, v->kind, (const uint8_t *)v->p, (size_t)v->n,
+                                  ttl, cas);
+    if (st == MCPOOL_UNSUPPORTED && v->kind == MCPOOL_KIND_BOOL)
+        st = mcpool_client_store_kind(c, op, k, kn, MCPOOL_KIND_INT, (const uint8_t *)v->p,
+                                      (size_t)v->n, ttl, cas);
+    Py_END_ALLOW_THREADS
+    return st;
 }
 
 /* The read value `b` (a bytes object the core filled: inflated, an INT or BOOL already in
@@ -1069,9 +1090,7 @@ static int do_store(ClientObject *self, mcpool_client *c, store_op op, PyObject 
         Py_XDECREF(own);
         return -1;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_store_kind(c, op, k, kn, v.kind, (const uint8_t *)v.p, (size_t)v.n, ttl, 0);
-    Py_END_ALLOW_THREADS
+    st = store_value(c, op, k, kn, &v, ttl, 0);
     Py_XDECREF(v.owner);
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
@@ -1186,10 +1205,7 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
         Py_XDECREF(own);
         return NULL;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_store_kind(c, MCPOOL_STORE_CAS, k, kn, v.kind, (const uint8_t *)v.p,
-                                  (size_t)v.n, ttl, cas);
-    Py_END_ALLOW_THREADS
+    st = store_value(c, MCPOOL_STORE_CAS, k, kn, &v, ttl, cas);
     Py_XDECREF(v.owner);
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
