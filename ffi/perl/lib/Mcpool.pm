@@ -460,9 +460,10 @@ still serializes it (flag 1), for readers that thaw.
 
 =item utf8
 
-Store character strings as UTF-8 with flag 4, and decode values flagged 4 on reading. Off by
-default: then a string with wide characters croaks ("Wide character"), as with
-Cache::Memcached::Fast.
+Store character strings (the UTF8 flag on: decoded, or C<utf8::upgrade>d even when ASCII) as
+UTF-8 text (flag 4 in Cache::Memcached's layout), and decode text on reading (as a character
+string, the UTF8 flag on). Off by default, except under C<value_format =E<gt> 'mcpool'>:
+then a string with wide characters croaks ("Wide character"), as with Cache::Memcached::Fast.
 
 =item max_size
 
