@@ -16,7 +16,7 @@ XSLoader::load('Mcpool', $VERSION);
 # Cache::Memcached::Fast's arguments that Perl handles itself or that mean nothing here.
 my %perl_args = map { $_ => 1 } qw(
     check_args close_on_error compress_algo compress_methods hash_namespace nowait
-    serialize_methods servers utf8 deserialize
+    serialize_methods servers utf8 deserialize serialize
 );
 
 # Cache::Memcached::Fast's arguments (and the two mcpool extensions of old) that name a core
@@ -78,6 +78,8 @@ sub _core_options {
     my $conf = shift;
     my @o = ([ preset => preset => $conf->{preset} // 'cache-memcached-fast' ]);
     my $add = sub { push @o, [@_] if defined $_[2] };
+    # References are Storable images unless serialize => 0 (the core reads them only then).
+    $add->(serialize => serialized_perl => ($conf->{serialize} // 1) ? 'true' : 'false');
     $add->(connect_timeout => connect_timeout => _seconds($conf, 'connect_timeout'));
     my $io = _seconds($conf, 'io_timeout');
     my $sel = _seconds($conf, 'select_timeout');
@@ -135,7 +137,7 @@ sub new {
             Carp::carp("Unknown arguments: @unknown");
         }
     }
-    Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (gzip, flag 2)')
+    Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (with the value format\'s codec)')
         if defined $conf->{compress_methods};
 
     my $servers = $conf->{servers};
@@ -178,10 +180,14 @@ sub new {
     Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
         unless ref $ser eq 'ARRAY' && ref $ser->[0] eq 'CODE' && ref $ser->[1] eq 'CODE';
 
+    # The value format (flags and wire forms): Cache::Memcached::Fast's unless told otherwise.
+    my $format = $conf->{value_format} // 'cache-memcached-fast';
     my %o = (
         # hash_namespace: the namespace Perl prepends (see _core_options).
         prefix      => $conf->{hash_namespace} ? $conf->{namespace} // '' : '',
-        utf8        => $conf->{utf8} ? 1 : 0,
+        serialize   => ($conf->{serialize} // 1) ? 1 : 0,
+        # character strings are text in mcpool's own format; as Cache::Memcached::Fast elsewhere
+        utf8        => ($conf->{utf8} // ($format eq 'mcpool')) ? 1 : 0,
         deserialize => ($conf->{deserialize} // 1) ? 1 : 0,
         freeze      => $ser->[0],
         thaw        => $ser->[1],
@@ -376,11 +382,12 @@ a warning. Cache::Memcached::Fast itself only agrees with Cache::Memcached for i
 
 =item Values and flags
 
-Cache::Memcached's flag layout: 1 = Storable (the value was a reference, serialized with
-C<serialize_methods>, by default C<Storable::nfreeze>), 2 = compressed (gzip, as
-C<Compress::Zlib::memGzip> writes it), 4 = UTF-8 (a character string stored with
-C<utf8 =E<gt> 1>). Compression and inflation are done by the core, so C<compress_methods> is
-ignored (with a warning).
+By default Cache::Memcached's flag layout (the core's C<cache-memcached-fast> value format):
+1 = Storable (the value was a reference, serialized with C<serialize_methods>, by default
+C<Storable::nfreeze>), 2 = compressed (gzip, as C<Compress::Zlib::memGzip> writes it), 4 =
+UTF-8 (a character string stored with C<utf8 =E<gt> 1>). The flags, the wire forms and
+compression belong to the core (see L</value_format>), so C<compress_methods> is ignored
+(with a warning).
 
 =item Return values
 
@@ -463,6 +470,31 @@ See L</Placement>.
 
 C<[\&freeze, \&thaw]>, default C<[\&Storable::nfreeze, \&Storable::thaw]>.
 
+=item value_format
+
+mcpool extension: the value format of the fleet, by name (docs/value-format.md):
+C<cache-memcached-fast> (the default; the same as C<cache-memcached>), C<mcpool> (the layout
+every mcpool client reads: Python, Java, C, Rust and this one), or another client's
+(C<pylibmc>, C<python-memcached>, C<pymemcache>, C<whalin>, C<spymemcached>,
+C<libmemcached>). Every program sharing a cache uses the same one. Perl values map to the
+format's kinds: a reference is a Storable image, an integer (a number that was never used as
+a string) an integer (under a format without integers, its decimal text, as
+Cache::Memcached::Fast stores it), a character string UTF-8 text with C<utf8 =E<gt> 1>
+(the default under C<mcpool>), anything else bytes. Reading gives back the same: an integer
+as a number, text as a character string (with C<utf8>), a reference thawed. A value the core
+cannot deliver as a Perl value (flags that mean nothing in the format, a Python pickle or a
+Java object, a compressed value that does not inflate, a Storable image with C<serialize
+=E<gt> 0>) is an error: C<get> returns nothing and C<get_multi> leaves the key out, with a
+warning naming the key and the flags (C<Mcpool::get: MCPOOL_VALUE_FORMAT: ...: not
+returned>), never its bytes. An unknown name croaks.
+
+=item serialize
+
+mcpool extension. True by default (as Cache::Memcached::Fast, which always serializes
+references): references are stored as Storable images, and values flagged Storable are
+delivered for thawing (see L</deserialize>). With C<serialize =E<gt> 0> storing a reference
+croaks and a value flagged Storable is an error on every read (a warning, nothing returned).
+
 =item deserialize
 
 mcpool extension. True by default: values flagged Storable are thawed with the thaw method,
@@ -477,9 +509,10 @@ still serializes it (flag 1), for readers that thaw.
 
 =item utf8
 
-Store character strings as UTF-8 with flag 4, and decode values flagged 4 on reading. Off by
-default: then a string with wide characters croaks ("Wide character"), as with
-Cache::Memcached::Fast.
+Store character strings (the UTF8 flag on: decoded, or C<utf8::upgrade>d even when ASCII) as
+UTF-8 text (flag 4 in Cache::Memcached's layout), and decode text on reading (as a character
+string, the UTF8 flag on). Off by default, except under C<value_format =E<gt> 'mcpool'>:
+then a string with wide characters croaks ("Wide character"), as with Cache::Memcached::Fast.
 
 =item max_size
 

@@ -554,7 +554,38 @@ static void *sink_alloc(void *userdata, size_t len) {
     return s->heap;
 }
 
-/* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique. */
+/* A stored value of a kind (the core's value format sets the flags and wire form): op 0 set,
+ * 1 add, 2 replace, 5 cas; kind as mcpool_kind (Kind.ordinal()). Returns the answer status. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, jlong h, jint op,
+                                                       jbyteArray key, jint key_len, jint kind,
+                                                       jbyteArray value, jint value_len, jint ttl,
+                                                       jlong cas) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    uint8_t vstack[VALUE_STACK];
+    bytes_t k, v;
+    if (!bytes_get_n(env, key, key_len, kstack, sizeof kstack, &k)) return -1;
+    if (!bytes_get_n(env, value, value_len, vstack, sizeof vstack, &v)) {
+        bytes_release(&k);
+        return -1;
+    }
+    mcpool_store_op sop = op == 1 ? MCPOOL_STORE_ADD : op == 2 ? MCPOOL_STORE_REPLACE
+                        : op == 5 ? MCPOOL_STORE_CAS : MCPOOL_STORE_SET;
+    mcpool_status st = mcpool_client_store_kind(CLIENT(h), sop, k.ptr, k.len, (mcpool_kind)kind,
+                                                v.ptr, v.len, (uint32_t)ttl, (uint64_t)cas);
+    bytes_release(&k);
+    bytes_release(&v);
+    return answer(env, st);
+}
+
+/* The kind of a value read with these flags (delivered flags always have one), or -1. */
+static jlong kind_of(jlong h, uint32_t flags) {
+    mcpool_kind kind;
+    return mcpool_client_flags_kind(CLIENT(h), flags, &kind) == MCPOOL_OK ? (jlong)kind : -1;
+}
+
+/* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique, meta[2] (when
+ * meta has 3 slots) = the value's kind. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, jlong h,
                                                        jbyteArray key, jint key_len,
                                                        jboolean with_cas, jlongArray meta) {
@@ -576,8 +607,10 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
         if (out != NULL) {
             if (sink.len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)sink.len, (const jbyte *)data);
             if (meta != NULL) {
-                jlong m[2] = {(jlong)flags, (jlong)cas};
-                (*env)->SetLongArrayRegion(env, meta, 0, 2, m);
+                jlong m[3] = {(jlong)flags, (jlong)cas, 0};
+                jsize mn = (*env)->GetArrayLength(env, meta) >= 3 ? 3 : 2;
+                if (mn == 3) m[2] = kind_of(h, flags);
+                (*env)->SetLongArrayRegion(env, meta, 0, mn, m);
             }
         }
     } else if (st == MCPOOL_ALLOC_FAILED) {
@@ -637,8 +670,8 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_arith(JNIEnv *env, jclass cls, jlon
     return answer(env, st);
 }
 
-/* A lease read (meta protocol): the item's bytes or null (none); meta[0] = flags, meta[1] =
- * CAS, meta[2] = the mcpool_lease answer. */
+/* A lease read (meta protocol): the item's bytes or null (none); meta[0] = the value's kind
+ * (mcpool_kind, from its flags), meta[1] = CAS, meta[2] = the mcpool_lease answer. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getLease(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray key, jint vivify_ttl,
                                                             jint recache_below, jlongArray meta) {
@@ -666,7 +699,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getLease(JNIEnv *env, jclass 
             if (out != NULL && len > 0)
                 (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)mcpool_item_data(item));
         }
-        m[0] = (jlong)mcpool_item_flags(item);
+        m[0] = kind_of(h, mcpool_item_flags(item));
         m[1] = (jlong)mcpool_item_cas(item);
         mcpool_item_free(item);
     }
@@ -790,9 +823,9 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
 
 /* keys: every key's bytes one after another; lens: each key's length. Hits: vals[i] (values
  * above MULTI_SMALL bytes) or the returned packed array at spans[i] (length spans[n + i]);
- * flags[i], cas[i]. Throws for the first key that failed (after the others were read);
- * lenient: a key whose server failed (server_side) is left out instead, spans[i] =
- * MULTI_LEFT_OUT, and only the other failures throw. */
+ * kinds[i] (the value's mcpool_kind, from its flags), cas[i]. Throws for the first key that
+ * failed (after the others were read); lenient: a key whose server failed (server_side) is
+ * left out instead, spans[i] = MULTI_LEFT_OUT, and only the other failures throw. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray keys, jintArray lens,
                                                             jboolean with_cas, jboolean lenient,
@@ -897,6 +930,8 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         }
     }
     (*env)->SetIntArrayRegion(env, spans, 0, 2 * n, (const jint *)m.off);
+    for (size_t i = 0; i < un; i++)
+        m.flags[i] = statuses[i] == MCPOOL_OK ? (int32_t)kind_of(h, (uint32_t)m.flags[i]) : -1;
     (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)m.flags);
     (*env)->SetLongArrayRegion(env, cas, 0, n, (const jlong *)m.cas);
 out:

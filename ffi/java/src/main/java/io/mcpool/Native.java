@@ -167,7 +167,11 @@ final class Native {
     // The hot calls take the arrays' lengths from Java (one JNI call fewer per array).
     static native int store(long client, int op, byte[] key, int keyLen, byte[] value, int valueLen,
                             int flags, int ttl, long cas);
-    /** The value, or null on a miss (never an exception); meta[0] = flags, meta[1] = CAS. */
+    /** A value of a kind (Kind.ordinal()); op OP_SET, OP_ADD, OP_REPLACE or OP_CAS. */
+    static native int storeKind(long client, int op, byte[] key, int keyLen, int kind, byte[] value,
+        int valueLen, int ttl, long cas);
+    /** The value, or null on a miss (never an exception); meta[0] = flags, meta[1] = CAS,
+     * meta[2] (when meta has 3 slots) the value's kind (Kind.ordinal()). */
     static native byte[] get(long client, byte[] key, int keyLen, boolean withCas, long[] meta);
     static native int delete(long client, byte[] key, int keyLen);
     static native int touch(long client, byte[] key, int ttl);
@@ -177,10 +181,10 @@ final class Native {
      * Multi-get of the keys packed in {@code keys} (lengths in {@code lens}). A hit of more than
      * 4096 bytes lands in vals[i] as its own byte[]; the smaller ones come back in the returned
      * packed array (null when there are none) at offset spans[i], length spans[n + i]
-     * (spans[i] = -1: not there). flags[i], cas[i] for every hit.
+     * (spans[i] = -1: not there). kinds[i] (Kind.ordinal()), cas[i] for every hit.
      */
     static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, boolean lenient,
-                                  Object[] vals, int[] flags, long[] cas, int[] spans);
+                                  Object[] vals, int[] kinds, long[] cas, int[] spans);
     /** spans[i] of a key a lenient getMulti left out because its server failed. */
     static final int LEFT_OUT = -3;
 
@@ -191,8 +195,8 @@ final class Native {
     static native String metricName(int metric);
     /** servers x metricCount() values, server-major. */
     static native long[] metrics(long client);
-    /** The item's bytes or null; meta[0] = flags, meta[1] = CAS, meta[2] = lease answer (0 hit,
-     * 1 recompute, 2 wait). */
+    /** The item's bytes or null; meta[0] = its kind (Kind.ordinal()), meta[1] = CAS, meta[2] =
+     * lease answer (0 hit, 1 recompute, 2 wait). */
     static native byte[] getLease(long client, byte[] key, int vivifyTtl, int recacheBelow, long[] meta);
     static native int invalidate(long client, byte[] key, int staleTtl);
     /** Sets the configuration's event callback to the listener; returns the global reference

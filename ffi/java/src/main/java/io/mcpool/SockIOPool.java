@@ -59,6 +59,7 @@ public class SockIOPool {
     private int hashingAlg = NATIVE_HASH;
     private String protocol;
     private final Map<String, String> options = new java.util.LinkedHashMap<>();
+    private String valueFormat = "whalin";
 
     private final Map<String, Mcpool> clients = new HashMap<>();
     private volatile boolean initialized;
@@ -121,6 +122,14 @@ public class SockIOPool {
 
     /** Not in Whalin: the core's wire protocol, {@code text} (default), {@code meta} or {@code binary}. */
     public void setProtocol(String protocol) { this.protocol = protocol; }
+    /** Not in Whalin: the value format of the fleet (default {@code whalin}, Whalin's own
+     * layout; {@code mcpool} to share values with mcpool's other languages; see
+     * {@link Mcpool.Builder#valueFormat(String)}). Set before {@link #initialize()}. */
+    public void setValueFormat(String name) {
+        Mcpool.notNull(name, "valueFormat");
+        this.valueFormat = name;
+    }
+    public String getValueFormat() { return valueFormat; }
 
     /** Not in Whalin: any option of the core's table by name, in its text form (see
      * {@link Mcpool.Builder#option}), e.g. {@code setOption("operation_timeout", "2s")},
@@ -190,6 +199,10 @@ public class SockIOPool {
         c.preset = "whalin";
         c.set("distribution", distributionName(hashingAlg));
         c.set("failover", failover ? "rehash" : "fail-fast");
+        // Whalin's value layout unless set (setValueFormat); the core delivers serialized
+        // objects and the MemCachedClient's transcoder decides (setSerializationEnabled).
+        c.set("value_format", valueFormat);
+        c.set("serialized_java", "true");
         if (protocol != null) c.set("protocol", protocol);
         int max = Math.max(1, maxConn);
         c.set("max_size", Integer.toString(max));
