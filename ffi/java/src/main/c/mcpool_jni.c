@@ -38,11 +38,11 @@
 #define MULTI_SMALL 4096
 #define ARENA_STACK 8192
 
-static jclass cls_client_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
+static jclass cls_client_exc, cls_config_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
 static jclass cls_byte_array, cls_oom, cls_native;
 static jmethodID mid_dispatch_event;
 static JavaVM *the_vm;
-static jmethodID ctor_client_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
+static jmethodID ctor_client_exc, ctor_config_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
     ctor_mcpool_exc;
 
 static jclass global_class(JNIEnv *env, const char *name) {
@@ -64,6 +64,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
         const char *name;
     } table[] = {
         {&cls_client_exc, &ctor_client_exc, "io/mcpool/ClientException"},
+        {&cls_config_exc, &ctor_config_exc, "io/mcpool/ConfigurationException"},
         {&cls_connection_exc, &ctor_connection_exc, "io/mcpool/ConnectionException"},
         {&cls_timeout_exc, &ctor_timeout_exc, "io/mcpool/TimeoutException"},
         {&cls_server_exc, &ctor_server_exc, "io/mcpool/ServerException"},
@@ -88,7 +89,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
 
 /* Throws the exception for an error status, with this thread's last error message. The
  * class comes from the core's classifier (mcpool_status_class, docs/errors.md), the one map:
- * client error and configuration -> ClientException, server error (error replies, broken
+ * client error -> ClientException, configuration -> ConfigurationException (a
+ * ClientException), server error (error replies, broken
  * replies, values that do not inflate) -> ServerException, timeout -> TimeoutException,
  * connection -> ConnectionException, anything else -> McpoolException. */
 static void throw_status(JNIEnv *env, mcpool_status st) {
@@ -97,8 +99,10 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
     jmethodID ctor;
     switch (mcpool_status_class(st)) {
     case MCPOOL_CLASS_CLIENT_ERROR:
-    case MCPOOL_CLASS_CONFIGURATION:
         cls = cls_client_exc; ctor = ctor_client_exc;
+        break;
+    case MCPOOL_CLASS_CONFIGURATION:
+        cls = cls_config_exc; ctor = ctor_config_exc;
         break;
     case MCPOOL_CLASS_SERVER_ERROR:
         cls = cls_server_exc; ctor = ctor_server_exc;

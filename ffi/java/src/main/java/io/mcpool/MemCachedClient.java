@@ -107,7 +107,7 @@ public class MemCachedClient {
         Mcpool c = client;
         if (c == null || c.isClosed()) {
             if (!pool.isInitialized()) {
-                throw new ClientException(103, "MCPOOL_CONFIG", "pool " + pool.getName() + " is not initialized");
+                throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + pool.getName() + " is not initialized");
             }
             c = pool.client(compressEnable, compressThreshold, sanitizeKeys);
             client = c;

@@ -158,15 +158,15 @@ public class SockIOPool {
     public synchronized void initialize() {
         if (initialized) return;
         if (servers == null || servers.length == 0) {
-            throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": no servers");
+            throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": no servers");
         }
         if (weights != null && weights.length != servers.length) {
-            throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": " + weights.length
+            throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": " + weights.length
                 + " weights for " + servers.length + " servers");
         }
         for (int i = 0; i < servers.length; i++) {
             if (servers[i] == null) {
-                throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": server " + i + " is null");
+                throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": server " + i + " is null");
             }
             if (weights != null && weights[i] != null && weights[i] < 1) {
                 throw ClientException.invalidArgument("pool " + name + ": server "
@@ -230,7 +230,7 @@ public class SockIOPool {
     /** The native client for this combination of per-client settings, built on first use. */
     synchronized Mcpool client(boolean compress, long threshold, boolean sanitize) {
         if (servers == null) {
-            throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + " is not initialized");
+            throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + " is not initialized");
         }
         String k = compress + "/" + (compress ? threshold : 0) + "/" + sanitize;
         Mcpool c = clients.get(k);

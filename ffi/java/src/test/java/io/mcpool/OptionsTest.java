@@ -59,7 +59,7 @@ public class OptionsTest {
         try {
             Mcpool.builder().servers(server.addr()).option("io_timout", "1s").build().close();
             fail();
-        } catch (ClientException e) {
+        } catch (ConfigurationException e) { // the core's CONFIGURATION class, a ClientException
             assertEquals("MCPOOL_CONFIG", e.statusName());
             assertTrue(e.getMessage(), e.getMessage().contains("io_timout") && e.getMessage().contains("io_timeout"));
         }
@@ -154,7 +154,7 @@ public class OptionsTest {
             try {
                 mc.getLease("k", 1, 0);
                 fail();
-            } catch (ClientException e) {
+            } catch (ConfigurationException e) {
                 assertEquals("MCPOOL_UNSUPPORTED", e.statusName()); // configuration class
             }
         }
