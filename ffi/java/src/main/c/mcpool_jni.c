@@ -582,6 +582,143 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, 
     return answer(env, st);
 }
 
+/* A batch of sets: keys and values packed one after another (lengths in klens, vlens), each
+ * item's kind (mcpool_kind) and expiration time; one pipelined round trip per server through
+ * mcpool_client_set_multi_ttl (each item its own TTL). An item whose kind the format stores
+ * in another form than its ABI body (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED) is
+ * stored alone with mcpool_client_store_kind. Writes every item's status to out (answers and
+ * errors alike: Java decides), returns nothing; a call that failed as a whole throws. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, jlong h,
+                                                      jbyteArray keys, jintArray klens,
+                                                      jbyteArray vals, jintArray vlens,
+                                                      jintArray kinds, jintArray ttls,
+                                                      jintArray out) {
+    (void)cls;
+    if (keys == NULL || klens == NULL || vals == NULL || vlens == NULL || kinds == NULL ||
+        ttls == NULL || out == NULL) {
+        answer(env, mcpool_client_set_multi_ttl(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+        return;
+    }
+    jsize n = (*env)->GetArrayLength(env, klens);
+    if (n == 0) return;
+    size_t un = (size_t)n;
+    jsize kb = (*env)->GetArrayLength(env, keys), vb = (*env)->GetArrayLength(env, vals);
+    /* per item: key/value pointers and lengths, flags, ttl, status, the Java ints, the index */
+    size_t per = 2 * sizeof(uint8_t *) + 2 * sizeof(size_t) + 2 * sizeof(uint32_t) +
+                 sizeof(mcpool_status) + 5 * sizeof(jint) + sizeof(size_t);
+    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1), *vblob = malloc(vb > 0 ? (size_t)vb : 1);
+    uint8_t *block = malloc(un * per);
+    if (kblob == NULL || vblob == NULL || block == NULL) {
+        throw_oom(env, "mcpool: set-multi buffers");
+        goto out;
+    }
+    const uint8_t **kp = (const uint8_t **)block;
+    const uint8_t **vp = kp + un;
+    size_t *kl = (size_t *)(vp + un), *vl = kl + un, *idx = vl + un;
+    uint32_t *fl = (uint32_t *)(idx + un), *tt = fl + un;
+    mcpool_status *st = (mcpool_status *)(tt + un);
+    jint *jkl = (jint *)(st + un), *jvl = jkl + un, *jkind = jvl + un, *jttl = jkind + un, *jout = jttl + un;
+    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
+    if (vb > 0) (*env)->GetByteArrayRegion(env, vals, 0, vb, (jbyte *)vblob);
+    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
+    (*env)->GetIntArrayRegion(env, vlens, 0, n, jvl);
+    (*env)->GetIntArrayRegion(env, kinds, 0, n, jkind);
+    (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
+    if ((*env)->ExceptionCheck(env)) goto out;
+    size_t ko = 0, vo = 0, batch = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jkl[i] < 0 || jvl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb || vo + (size_t)jvl[i] > (size_t)vb) {
+            answer(env, mcpool_client_set_multi_ttl(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+            goto out;
+        }
+        const uint8_t *k = kblob + ko, *v = vblob + vo;
+        ko += (size_t)jkl[i];
+        vo += (size_t)jvl[i];
+        uint32_t flags = 0;
+        mcpool_status fs = mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)jkind[i], &flags);
+        if (fs == MCPOOL_UNSUPPORTED) {
+            /* stored alone, in the format's own form for its kind */
+            jout[i] = (jint)mcpool_client_store_kind(CLIENT(h), MCPOOL_STORE_SET, k, (size_t)jkl[i],
+                                                     (mcpool_kind)jkind[i], v, (size_t)jvl[i],
+                                                     (uint32_t)jttl[i], 0);
+            continue;
+        }
+        if (fs != MCPOOL_OK) {
+            jout[i] = (jint)fs;
+            continue;
+        }
+        kp[batch] = k;
+        kl[batch] = (size_t)jkl[i];
+        vp[batch] = v;
+        vl[batch] = (size_t)jvl[i];
+        fl[batch] = flags;
+        tt[batch] = (uint32_t)jttl[i];
+        st[batch] = MCPOOL_UNKNOWN_ERROR;
+        idx[batch] = i;
+        batch++;
+    }
+    if (batch > 0) {
+        mcpool_status rc = mcpool_client_set_multi_ttl(CLIENT(h), kp, kl, vp, vl, fl, tt, batch, NULL, st);
+        for (size_t b = 0; b < batch; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
+    }
+    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+out:
+    free(kblob);
+    free(vblob);
+    free(block);
+}
+
+/* Deletes the packed keys in one pipelined round trip per server; every key's status to out. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_deleteMulti(JNIEnv *env, jclass cls, jlong h,
+                                                         jbyteArray keys, jintArray klens,
+                                                         jintArray out) {
+    (void)cls;
+    if (keys == NULL || klens == NULL || out == NULL) {
+        answer(env, mcpool_client_delete_multi(NULL, NULL, NULL, 0, NULL));
+        return;
+    }
+    jsize n = (*env)->GetArrayLength(env, klens);
+    if (n == 0) return;
+    size_t un = (size_t)n;
+    jsize kb = (*env)->GetArrayLength(env, keys);
+    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1);
+    uint8_t *block = malloc(un * (sizeof(uint8_t *) + sizeof(size_t) + sizeof(mcpool_status) + 2 * sizeof(jint)));
+    if (kblob == NULL || block == NULL) {
+        throw_oom(env, "mcpool: delete-multi buffers");
+        goto out;
+    }
+    const uint8_t **kp = (const uint8_t **)block;
+    size_t *kl = (size_t *)(kp + un);
+    mcpool_status *st = (mcpool_status *)(kl + un);
+    jint *jkl = (jint *)(st + un), *jout = jkl + un;
+    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
+    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
+    if ((*env)->ExceptionCheck(env)) goto out;
+    size_t ko = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
+            answer(env, mcpool_client_delete_multi(NULL, NULL, NULL, 0, NULL));
+            goto out;
+        }
+        kp[i] = kblob + ko;
+        kl[i] = (size_t)jkl[i];
+        ko += (size_t)jkl[i];
+        st[i] = MCPOOL_UNKNOWN_ERROR;
+    }
+    mcpool_status rc = mcpool_client_delete_multi(CLIENT(h), kp, kl, un, st);
+    for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+out:
+    free(kblob);
+    free(block);
+}
+
+/* Throws the exception of an error status (for Java, after a batch: the first failure's). */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_throwStatus(JNIEnv *env, jclass cls, jint st) {
+    (void)cls;
+    if (!is_answer((mcpool_status)st)) throw_status(env, (mcpool_status)st);
+}
+
 /* The kind of a value read with these flags (delivered flags always have one), or -1. */
 static jlong kind_of(jlong h, uint32_t flags) {
     mcpool_kind kind;

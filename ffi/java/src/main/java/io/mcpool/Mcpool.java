@@ -501,6 +501,108 @@ public final class Mcpool implements AutoCloseable {
         return b == null ? null : new CachedData(b, (int) meta[0]);
     }
 
+    /** Keys packed one after another for a batch call; lens[i] each key's length. */
+    private static byte[] pack(byte[][] parts, int[] lens, String what) {
+        long total = 0;
+        for (int i = 0; i < parts.length; i++) {
+            lens[i] = parts[i].length;
+            total += lens[i];
+        }
+        if (total > Integer.MAX_VALUE - 8) {
+            throw ClientException.invalidArgument("the " + what + " of a batch add up to " + total + " bytes, more than a Java array holds");
+        }
+        byte[] blob = new byte[(int) total];
+        int off = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, blob, off, p.length);
+            off += p.length;
+        }
+        return blob;
+    }
+
+    /** Per key: true for OK, false for an answer that says no; the first error is thrown
+     * once every item was tried. */
+    private static Map<String, Boolean> answers(String[] keys, int[] st) {
+        Map<String, Boolean> out = new LinkedHashMap<>((int) (keys.length / 0.75f) + 1);
+        int failed = -1;
+        for (int i = 0; i < keys.length; i++) {
+            if (st[i] == Native.OK) {
+                out.put(keys[i], true);
+            } else if (st[i] == Native.NOT_FOUND || st[i] == Native.NOT_STORED || st[i] == Native.EXISTS) {
+                out.put(keys[i], false);
+            } else if (failed < 0) {
+                failed = i;
+            }
+        }
+        if (failed >= 0) Native.throwStatus(st[failed]);
+        return out;
+    }
+
+    /**
+     * Stores every entry in one pipelined round trip per server, each with the TTL that
+     * {@code ttlOf} gives its key (seconds, 0 = never expires). Key to true when stored; the
+     * first error (after every item was tried) is thrown.
+     */
+    public Map<String, Boolean> setMulti(Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf) {
+        notNull(values, "value map");
+        notNull(ttlOf, "ttl function");
+        int n = values.size();
+        String[] keys = new String[n];
+        byte[][] ks = new byte[n][], vs = new byte[n][];
+        int[] kinds = new int[n], ttls = new int[n];
+        int i = 0;
+        for (Map.Entry<String, ?> e : values.entrySet()) {
+            keys[i] = e.getKey();
+            ks[i] = key(e.getKey());
+            CachedData d = tc.encode(e.getValue());
+            if (d == null || d.data == null || d.kind == null) {
+                throw new ClientException("the transcoder " + tc.getClass().getName() + " gave no kind for a "
+                    + (e.getValue() == null ? "null" : e.getValue().getClass().getName()), null);
+            }
+            vs[i] = d.data;
+            kinds[i] = d.kind.ordinal();
+            ttls[i] = ttlOf.applyAsInt(e.getKey());
+            if (ttls[i] < 0) throw ClientException.invalidArgument("setMulti: negative TTL for " + e.getKey());
+            i++;
+        }
+        int[] klens = new int[n], vlens = new int[n], st = new int[n];
+        byte[] kb = pack(ks, klens, "keys"), vb = pack(vs, vlens, "values");
+        if (n > 0) {
+            long h = nc.acquire();
+            try {
+                Native.setMulti(h, kb, klens, vb, vlens, kinds, ttls, st);
+            } finally {
+                nc.release();
+            }
+        }
+        return answers(keys, st);
+    }
+
+    /** {@link #setMulti(Map, java.util.function.ToIntFunction)} with one TTL for all. */
+    public Map<String, Boolean> setMulti(Map<String, ?> values, int ttl) {
+        return setMulti(values, k -> ttl);
+    }
+
+    /** Deletes the keys in one pipelined round trip per server: key to true when deleted,
+     * false when it did not exist; the first error is thrown. */
+    public Map<String, Boolean> deleteMulti(Collection<String> keys) {
+        notNull(keys, "key collection");
+        String[] ka = keys.toArray(new String[0]);
+        byte[][] ks = new byte[ka.length][];
+        for (int i = 0; i < ka.length; i++) ks[i] = key(ka[i]);
+        int[] klens = new int[ka.length], st = new int[ka.length];
+        byte[] kb = pack(ks, klens, "keys");
+        if (ka.length > 0) {
+            long h = nc.acquire();
+            try {
+                Native.deleteMulti(h, kb, klens, st);
+            } finally {
+                nc.release();
+            }
+        }
+        return answers(ka, st);
+    }
+
     /** False when the key did not exist. */
     public boolean delete(String key) {
         byte[] k = key(key);

@@ -177,6 +177,14 @@ final class Native {
     static native int touch(long client, byte[] key, int ttl);
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
     static native int flushAll(long client, int delaySeconds);
+    /** One pipelined set per server: keys and values packed (lengths in klens, vlens), each
+     * item's kind (Kind.ordinal()) and TTL; every item's status written to out. */
+    static native void setMulti(long client, byte[] keys, int[] klens, byte[] vals, int[] vlens, int[] kinds,
+                                int[] ttls, int[] out);
+    /** One pipelined delete per server; every key's status written to out. */
+    static native void deleteMulti(long client, byte[] keys, int[] klens, int[] out);
+    /** Throws the exception of an error status (nothing for an answer). */
+    static native void throwStatus(int status);
     /**
      * Multi-get of the keys packed in {@code keys} (lengths in {@code lens}). A hit of more than
      * 4096 bytes lands in vals[i] as its own byte[]; the smaller ones come back in the returned

@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -99,6 +100,59 @@ public class OptionsTest {
             fail();
         } catch (ClientException e) {
             assertTrue(e.getMessage(), e.getMessage().contains("protocol"));
+        }
+    }
+
+    @Test
+    public void setMultiAndDeleteMultiAreBatches() throws Exception {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
+            Map<String, Object> values = new java.util.LinkedHashMap<>();
+            values.put("batch:text", "t");
+            values.put("batch:int", 42L);
+            values.put("batch:bytes", new byte[] {1, 2, 3});
+            values.put("batch:short", "expires");
+            Map<String, Boolean> r = mc.setMulti(values, k -> k.equals("batch:short") ? 1 : 0);
+            assertEquals(4, r.size());
+            for (boolean b : r.values()) assertTrue(b);
+            assertEquals("t", mc.get("batch:text"));
+            assertEquals(42L, mc.get("batch:int"));
+            assertArrayEquals(new byte[] {1, 2, 3}, (byte[]) mc.get("batch:bytes"));
+            Object gone = "expires";
+            for (int i = 0; i < 80 && gone != null; i++) { // up to 4 s: its own TTL of 1 s
+                Thread.sleep(50);
+                gone = mc.get("batch:short");
+            }
+            assertNull("the item with TTL 1 expired", gone);
+            assertEquals("t", mc.get("batch:text"));
+            Map<String, Boolean> d = mc.deleteMulti(java.util.Arrays.asList("batch:text", "batch:missing", "batch:int"));
+            assertEquals(Boolean.TRUE, d.get("batch:text"));
+            assertEquals(Boolean.FALSE, d.get("batch:missing"));
+            assertEquals(Boolean.TRUE, d.get("batch:int"));
+            assertNull(mc.get("batch:text"));
+            try {
+                mc.setMulti(java.util.Collections.singletonMap("bad key", "v"), 0);
+                fail();
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_KEY", e.statusName());
+            }
+        }
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            port = s.getLocalPort();
+        }
+        try (Mcpool dead = Mcpool.builder().servers("127.0.0.1:" + port).connectTimeoutMillis(500).minIdle(0).build()) {
+            try {
+                dead.setMulti(java.util.Collections.singletonMap("k", "v"), 0);
+                fail();
+            } catch (ConnectionException e) {
+                // strict: the first error is thrown
+            }
+            try {
+                dead.deleteMulti(java.util.Collections.singletonList("k"));
+                fail();
+            } catch (ConnectionException e) {
+                // idem
+            }
         }
     }
 
