@@ -8,18 +8,15 @@
     'hello'
 
 One client is shared by every thread (each server has a pool of connections); the GIL is
-released during network I/O. Values are stored with the flags pylibmc and python-memcached
-use (see README.md), so the three clients read each other's values.
+released during network I/O. Values are stored in a value format of the core
+(``value_format=``): ``"mcpool"`` (the default), the layout mcpool's Rust, C, Perl and Java
+clients read too, or a legacy client's (``"pylibmc"``, ``"python-memcached"``,
+``"pymemcache"``, ...) to share values with it (docs/value-format.md).
 """
 import math as _math
 import operator as _operator
 
 from ._mcpool import (  # noqa: F401
-    FLAG_INTEGER,
-    FLAG_LONG,
-    FLAG_PICKLE,
-    FLAG_TEXT,
-    FLAG_ZLIB,
     ClientError,
     ClientTypeError,
     ConnectionError,
@@ -132,14 +129,24 @@ class Client(_Client):
     - ``failover``: ``"fail-fast"`` (default), ``"rehash"`` or ``"eject"``.
     - ``protocol``: ``"text"`` (default), ``"meta"`` or ``"binary"``; ``binary=True`` as pylibmc.
     - ``key_prefix`` (alias ``prefix``): a namespace prepended to every key on the wire.
-    - ``min_compress_len``: zlib-compress values of at least this many bytes (flag 8, as
-      pylibmc and python-memcached); 0 (default) never compresses. Compressed values are
-      always inflated on read. ``compression_ratio``: keep the compressed form only when it is
-      at most this fraction of the original (core default 0.8).
-    - ``pickle``: store other objects with pickle (flag 1) and unpickle flag-1 values on read.
+    - ``value_format``: how values are laid out in memcached (flags, integer and text forms,
+      compression): ``"mcpool"`` (default; the cross-language layout every mcpool binding
+      reads), or a legacy client's to share a cache with it: ``"pylibmc"``,
+      ``"python-memcached"``, ``"pymemcache"``, ``"cache-memcached-fast"``,
+      ``"cache-memcached"``, ``"whalin"``, ``"spymemcached"``, ``"libmemcached"`` (bytes
+      only). Every program sharing a fleet uses the same one. ``bytes`` read back as
+      ``bytes``, ``str`` as ``str``, ``int`` (signed 64-bit) as ``int``, ``bool`` as
+      ``bool``; a value of a kind Python cannot read (a Perl or Java object, a pickle with
+      ``pickle`` off, flags that mean nothing in the format, a compressed value that does not
+      inflate) raises ``ServerError`` naming the key, never returns bytes.
+    - ``min_compress_len``: compress values of at least this many bytes (with the format's
+      codec); 0 (default) never compresses. Compressed values are always inflated on read.
+      ``compression_ratio``: keep the compressed form only when it is at most this fraction
+      of the original (core default 0.8).
+    - ``pickle``: store other objects with pickle and unpickle pickled values on read.
       Off by default: unpickling what another process wrote executes its code. With it off,
-      storing such an object raises ``ClientTypeError`` and flag-1 values come back as bytes.
-      ``pickle_protocol``: default ``pickle.DEFAULT_PROTOCOL``.
+      storing such an object raises ``ClientTypeError`` and reading a pickled value raises
+      ``ServerError``. ``pickle_protocol``: default ``pickle.DEFAULT_PROTOCOL``.
     - ``pool_size``: most connections per server (default 16); ``min_idle`` (default 1).
     - ``connect_timeout``, ``timeout`` (each socket read/write), ``pool_timeout`` (waiting for a
       free connection), ``idle_timeout``, ``max_lifetime``, ``retry_timeout``,
@@ -168,7 +175,7 @@ class Client(_Client):
                  retry_timeout=None, retry_timeout_max=None, failure_limit=None,
                  nodelay=None, test_on_check_out=None, sanitize_keys=None,
                  max_value_size=None, max_decompressed_size=None, username=None,
-                 password=None):
+                 password=None, value_format="mcpool"):
         if isinstance(servers, (str, bytes)):
             servers = [servers]
         try:
@@ -214,6 +221,7 @@ class Client(_Client):
             password=password,
             pickle=bool(pickle),
             pickle_protocol=_pickle_protocol(pickle_protocol),
+            value_format=value_format,
         )
 
     def stats(self, group=None):
