@@ -34,6 +34,8 @@ def unprefixed(v, p):
         return v[len(p):]
     if isinstance(v, (list, tuple)):
         return type(v)(unprefixed(x, p) for x in v)
+    if isinstance(v, dict):
+        return {unprefixed(k, p): unprefixed(x, p) for k, x in v.items()}
     return v
 
 
