@@ -35,6 +35,7 @@ mod pool;
 pub mod proto;
 pub mod route;
 mod server;
+pub mod set_item;
 pub mod tls;
 pub mod value;
 
@@ -48,6 +49,7 @@ pub use metrics::{Event, ServerMetrics};
 pub use proto::ascii::StoreCommand;
 pub use proto::Protocol;
 pub use route::{Distribution, FailoverPolicy, Router};
+pub use set_item::{Compress, SetItem};
 pub use tls::TlsOptions;
 pub use value::{Compression, CompressionFormat};
 

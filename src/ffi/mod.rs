@@ -26,6 +26,7 @@ pub mod config;
 pub mod landing;
 pub mod last_error;
 pub mod observe;
+pub mod options;
 mod ptr;
 pub mod status;
 pub mod values;
