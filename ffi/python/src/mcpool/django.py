@@ -168,7 +168,9 @@ class McpoolCache(BaseCache):
             delta, up = -delta, not up
         try:
             val = self._cache.incr(key, delta) if up else self._cache.decr(key, delta)
-        except mcpool.ServerError as e:  # the value is not a number
+        except mcpool.ClientError as e:  # the server's CLIENT_ERROR: not a number
+            if e.status_name != "MCPOOL_CLIENT_ERROR":
+                raise
             raise TypeError("cache value of %r is not an integer: %s" % (key, e)) from None
         if val is None:
             raise ValueError("Key '%s' not found" % key)

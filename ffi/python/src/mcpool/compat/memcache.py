@@ -17,7 +17,8 @@ What is python-memcached's and stays so:
 - Key checks and their exceptions: ``MemcachedKeyNoneError``, ``MemcachedKeyTypeError``,
   ``MemcachedKeyLengthError``, ``MemcachedKeyCharacterError`` (all
   ``MemcachedKeyError``), raised before any I/O unless ``check_keys=False``.
-- Values in python-memcached's layout (``value_format="python-memcached"``): bytes flag 0,
+- Values in python-memcached's layout (the core's ``python-memcached`` preset and value
+  format): bytes flag 0,
   str flag 16, int flag 2, everything else **pickled** (flag 1, ``pickleProtocol``, default
   0), zlib (flag 8) above ``min_compress_len``. Pickling is on, as in python-memcached:
   unpickling runs code chosen by whoever wrote the value, so use this class only on a cache
@@ -135,7 +136,7 @@ class Client:
             if given is not default:
                 raise NotImplementedError(
                     "memcache.Client(%s=...): the value layout is mcpool's core's "
-                    "(value_format='python-memcached'); a custom one is not supported" % name)
+                    "(preset python-memcached); a custom one is not supported" % name)
         if flush_on_reconnect:
             raise NotImplementedError("memcache.Client(flush_on_reconnect=...) is not "
                                       "supported by mcpool")
@@ -170,13 +171,14 @@ class Client:
         opts = {}
         if self.server_max_value_length:
             opts["max_value_size"] = self.server_max_value_length
+        # the core's python-memcached preset holds its defaults (placement, one failure
+        # marks a server dead, layout); failover rehash until the preset has it
         self._mc = _mcpool.Client(
-            [a for a, _ in specs], weights=[w for _, w in specs],
-            distribution="python-memcached", failover="rehash", failure_limit=1,
-            retry_timeout=self.dead_retry, retry_timeout_max=self.dead_retry,
-            timeout=self.socket_timeout, connect_timeout=self.socket_timeout,
-            pickle=True, pickle_protocol=self.pickleProtocol,
-            value_format="python-memcached", **opts)
+            [a for a, _ in specs], weights=[w for _, w in specs], preset="python-memcached",
+            failover="rehash", retry_timeout=self.dead_retry,
+            retry_timeout_max=self.dead_retry, timeout=self.socket_timeout,
+            connect_timeout=self.socket_timeout, pickle=True,
+            pickle_protocol=self.pickleProtocol, **opts)
 
     @property
     def cas_ids(self):
@@ -408,9 +410,9 @@ class Client:
         self._statlog(cmd)
         try:
             return getattr(self._mc, cmd)(key, delta)
-        except _mcpool.ServerError as e:  # not a number: python-memcached's int(reply)
-            raise ValueError("invalid literal for int() with base 10: %r" % str(e)) from None
         except _mcpool.Error as e:
+            if e.status_name == "MCPOOL_CLIENT_ERROR":  # not a number: its int(reply) raises
+                raise ValueError("invalid literal for int() with base 10: %r" % str(e)) from None
             self._failed(cmd, e)
             return None
 

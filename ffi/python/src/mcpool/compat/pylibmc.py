@@ -10,7 +10,7 @@
 
 What is pylibmc's and stays so:
 
-- Values in pylibmc's layout (``value_format="pylibmc"``): bytes flag 0, str flag 16, int
+- Values in pylibmc's layout (the core's ``pylibmc`` preset and value format): bytes flag 0, str flag 16, int
   flag 4 (decimal), bool flag 2 (reads back as 1/0, as pylibmc), anything else **pickled**
   (flag 1, protocol ``behaviors["pickle_protocol"]``, default -1 = the highest), zlib
   (flag 8) from ``min_compress_len`` bytes. Pickling is on, as in pylibmc: unpickling runs
@@ -158,10 +158,14 @@ def _options(behaviors):
     if b.get("_hash_with_prefix_key"):
         raise NotSupportedError("behavior _hash_with_prefix_key: mcpool places keys by the "
                                 "key without the namespace, as libmemcached's default")
+    # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout);
+    # failure_limit 1 until the preset has it (/work notes: libmemcached disables a server
+    # at its first failure)
+    opts = {"preset": "pylibmc", "failure_limit": 1}
     words = ["%s=%s" % (w, _word(b[w])) for w in _PLACEMENT
              if w in b and b[w] is not None and not (w == "ketama_hash" and not b[w])]
-    opts = {"distribution": "pylibmc:" + ",".join(words), "failure_limit": 1,
-            "retry_timeout": 2}
+    if words:
+        opts["distribution"] = "pylibmc:" + ",".join(words)
     if "tcp_nodelay" in b:
         opts["nodelay"] = bool(b["tcp_nodelay"])
     if b.get("connect_timeout"):
@@ -178,7 +182,7 @@ def _options(behaviors):
     if b.get("retry_timeout") is not None:
         opts["retry_timeout"] = b["retry_timeout"]
     if b.get("dead_timeout"):
-        opts["retry_timeout_max"] = max(b["dead_timeout"], opts["retry_timeout"])
+        opts["retry_timeout_max"] = max(b["dead_timeout"], b.get("retry_timeout") or 0)
     if b.get("namespace"):
         opts["key_prefix"] = b["namespace"]
     opts["pickle_protocol"] = b.get("pickle_protocol", -1)
@@ -300,8 +304,7 @@ class Client:
         if self._auth != (None, None):
             opts["username"], opts["password"] = self._auth
         try:
-            return _mcpool.Client(addrs, weights=weights, pickle=True,
-                                  value_format="pylibmc", **opts)
+            return _mcpool.Client(addrs, weights=weights, pickle=True, **opts)
         except _mcpool.Error as e:
             raise _translate(e) from None
 
