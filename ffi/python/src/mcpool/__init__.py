@@ -223,4 +223,7 @@ class Client(_Client):
         """Accepted for python-memcached compatibility; connections are the pool's."""
 
     def __repr__(self):
-        return "<mcpool.Client %s>" % ", ".join(self.servers)
+        try:
+            return "<mcpool.Client %s>" % ", ".join(self.servers)
+        except Error:
+            return "<mcpool.Client (not initialised)>"
