@@ -372,9 +372,21 @@ impl Client {
         flags: u32,
         ttl: u32,
     ) -> Result<StoreOutcome> {
+        let (data, flags) = self.encode_value(cmd, key.as_ref(), value, flags)?;
+        self.store_encoded(cmd, key.as_ref(), &data, flags, ttl)
+    }
+
+    /// A store of a value already in its wire form (`crate::value`'s transcoder did it).
+    pub(crate) fn store_encoded(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        data: &[u8],
+        flags: u32,
+        ttl: u32,
+    ) -> Result<StoreOutcome> {
         let p = self.inner.protocol;
-        let wire = self.wire_key(key.as_ref())?;
-        let (data, flags) = self.encode_value(cmd, value, flags)?;
+        let wire = self.wire_key(key)?;
         // A plain set done twice stores the same value and answers the same (proxy-pool).
         let resend = match cmd {
             StoreCommand::Set => Resend::Always,
@@ -383,7 +395,7 @@ impl Client {
         self.on_key_server(&wire, resend, self.deadline(), |idx, deadline| {
             let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
                 // A plain set of a small value may be handed to a permit holder while waiting.
-                let offer = Offer::Set(&wire, &data, flags, ttl);
+                let offer = Offer::Set(&wire, data, flags, ttl);
                 match self.acquire_or_offer(idx, deadline, offer) {
                     Ok(Checkout::Conn(pooled)) => pooled,
                     Ok(Checkout::Served(answer)) => {
@@ -402,7 +414,7 @@ impl Client {
                 idx,
                 pooled,
                 1,
-                |buf, tag| ops::encode_store(p, buf, cmd, &wire, flags, ttl, &data, tag, false),
+                |buf, tag| ops::encode_store(p, buf, cmd, &wire, flags, ttl, data, tag, false),
                 |conn, tag| ops::recv_store(p, conn, cmd, tag),
             );
             (stored, Reached::Sent)
@@ -435,7 +447,7 @@ impl Client {
     /// A set prepared for the wire: key checked and prefixed, value compressed if due.
     fn prepare_item<'a>(&self, key: &'a [u8], value: &'a [u8], flags: u32) -> Result<WireItem<'a>> {
         let wire = self.wire_key(key)?;
-        let (data, flags) = self.encode_value(StoreCommand::Set, value, flags)?;
+        let (data, flags) = self.encode_value(StoreCommand::Set, key, value, flags)?;
         Ok((wire, data, flags))
     }
 
@@ -589,7 +601,7 @@ impl Client {
         )?;
         let value = r
             .value
-            .map(|(v, f, c)| self.decode(v, f, Some(c)))
+            .map(|(v, f, c)| self.decode(&wire, v, f, Some(c)))
             .transpose()?;
         Ok(if r.win {
             Lease::Recompute { stale: value }
@@ -692,19 +704,27 @@ impl Client {
             .collect()
     }
 
+    /// The value format, options and compression of this client, applied to one value.
+    pub(crate) fn values(&self) -> crate::value::Transcoder<'_> {
+        let c = &self.inner.config;
+        crate::value::Transcoder::new(c.values, &c.compression)
+    }
+
     fn encode_value<'v>(
         &self,
         cmd: StoreCommand,
+        key: &[u8],
         value: &'v [u8],
         flags: u32,
     ) -> Result<(Cow<'v, [u8]>, u32)> {
-        self.encode_value_as(cmd, value, flags, Compress::Auto)
+        self.encode_value_as(cmd, key, value, flags, Compress::Auto)
     }
 
     /// [`Client::encode_value`] with a per-call compression decision.
     fn encode_value_as<'v>(
         &self,
         cmd: StoreCommand,
+        key: &[u8],
         value: &'v [u8],
         flags: u32,
         compress: Compress,
@@ -718,18 +738,20 @@ impl Client {
                 limit,
             });
         }
-        let rule = &self.inner.config.compression;
         let (data, flags) = match (cmd, compress) {
-            (StoreCommand::Append | StoreCommand::Prepend, _) | (_, Compress::Never) => {
-                (Cow::Borrowed(value), flags)
+            (StoreCommand::Append | StoreCommand::Prepend, _) => (Cow::Borrowed(value), flags),
+            (_, Compress::Auto) => self.values().encode_flagged(key, value, flags)?,
+            (_, decided) => {
+                // The same transcoder with the compression rule this call asked for.
+                let c = &self.inner.config;
+                let always = decided == Compress::Always;
+                let rule = crate::value::Compression {
+                    enabled: always,
+                    threshold: if always { 0 } else { c.compression.threshold },
+                    ..c.compression.clone()
+                };
+                crate::value::Transcoder::new(c.values, &rule).encode_flagged(key, value, flags)?
             }
-            (_, Compress::Auto) => rule.encode(value, flags),
-            (_, Compress::Always) => crate::value::Compression {
-                enabled: true,
-                threshold: 0,
-                ..rule.clone()
-            }
-            .encode(value, flags),
         };
         if data.len() > limit {
             return Err(Error::ValueTooLarge {
@@ -740,8 +762,8 @@ impl Client {
         Ok((data, flags))
     }
 
-    fn decode(&self, value: Vec<u8>, flags: u32, cas: Option<u64>) -> Result<Item> {
-        let (value, flags) = self.inner.config.compression.decode(value, flags)?;
+    fn decode(&self, key: &[u8], value: Vec<u8>, flags: u32, cas: Option<u64>) -> Result<Item> {
+        let (value, flags) = self.values().decode_owned(key, value, flags)?;
         Ok(Item { value, flags, cas })
     }
 
@@ -982,7 +1004,7 @@ impl Client {
     fn retrieve_one(&self, key: &[u8], cas: bool, touch: Option<u32>) -> Result<Option<Item>> {
         let mut item = None;
         self.retrieve_one_with(key, cas, touch, &mut |_, data, flags, c| {
-            item = Some(self.decode(data.to_vec(), flags, c)?);
+            item = Some(self.decode(key, data.to_vec(), flags, c)?);
             Ok(())
         })?;
         Ok(item)
@@ -996,7 +1018,7 @@ impl Client {
     ) -> Vec<Result<Option<Item>>> {
         let mut items: Vec<Option<Item>> = (0..keys.len()).map(|_| None).collect();
         let found = self.retrieve_each(keys, cas, touch, &mut |k, data, flags, c| {
-            items[k] = Some(self.decode(data.to_vec(), flags, c)?);
+            items[k] = Some(self.decode(keys[k].as_ref(), data.to_vec(), flags, c)?);
             Ok(())
         });
         found
@@ -1382,40 +1404,45 @@ impl Client {
     }
 }
 
-// ----- for the C ABI: reads without an `Item`, stores with per-item flags (crate-internal) -----
+// ----- for the C ABI crate (capi/): reads without an `Item`, stores with per-item flags -----
+// Public for capi/, hidden from the Rust API's documentation.
 
 /// Receives each hit of a [`Client::get_with`] / [`Client::get_multi_with`]: (index of the key
 /// in the caller's list, value, flags, CAS). The value is borrowed: straight from the
 /// connection's read buffer, or, for a compressed value, from the inflated copy.
-pub(crate) type ValueSink<'s> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 's;
+#[doc(hidden)]
+pub type ValueSink<'s> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 's;
 
 impl Client {
     /// `get_item` (or `gets` with `cas`) handing the value to `sink` instead of building an
     /// `Item`: no copy unless the value has to be inflated. True on a hit. On the text
     /// protocol `sink` may have run when a later part of the reply fails the call.
-    pub(crate) fn get_with(&self, key: &[u8], cas: bool, sink: &mut ValueSink<'_>) -> Result<bool> {
+    #[doc(hidden)]
+    pub fn get_with(&self, key: &[u8], cas: bool, sink: &mut ValueSink<'_>) -> Result<bool> {
         self.retrieve_one_with(key, cas, None, &mut |k, data, flags, c| {
-            self.deliver(k, data, flags, c, sink)
+            self.deliver(key, k, data, flags, c, sink)
         })
     }
 
     /// `get_multi` (or `gets_multi`) handing each hit to `sink`, as [`Client::get_with`]. One
     /// result per key: true for a hit (delivered), false for a miss, or the key's error.
-    pub(crate) fn get_multi_with<K: AsRef<[u8]>>(
+    #[doc(hidden)]
+    pub fn get_multi_with<K: AsRef<[u8]>>(
         &self,
         keys: &[K],
         cas: bool,
         sink: &mut ValueSink<'_>,
     ) -> Vec<Result<bool>> {
         self.retrieve_each(keys, cas, None, &mut |k, data, flags, c| {
-            self.deliver(k, data, flags, c, sink)
+            self.deliver(keys[k].as_ref(), k, data, flags, c, sink)
         })
     }
 
     /// [`Client::get_multi_with`] over keys read by index, with each key's result handed to
     /// `on_result` (in key order, after every hit) instead of collected: allocates nothing in
     /// proportion to the keys.
-    pub(crate) fn get_multi_by_index<'k, F: Fn(usize) -> &'k [u8]>(
+    #[doc(hidden)]
+    pub fn get_multi_by_index<'k, F: Fn(usize) -> &'k [u8]>(
         &self,
         n: usize,
         key_at: &F,
@@ -1428,27 +1455,22 @@ impl Client {
             key_at,
             cas,
             None,
-            &mut |k, data, flags, c| self.deliver(k, data, flags, c, sink),
+            &mut |k, data, flags, c| self.deliver(key_at(k), k, data, flags, c, sink),
             |s| (0..n).for_each(|i| on_result(i, s.result(i))),
         )
     }
 
-    /// Hands one value to `sink`, inflated first when its flags say so (the same rule as
-    /// `Compression::decode`).
+    /// Hands one value to `sink` decoded by the value format (inflated when its flags say
+    /// so, integers and booleans in their ABI text), or fails with the key's error.
     fn deliver<S: FnMut(usize, &[u8], u32, Option<u64>) + ?Sized>(
         &self,
+        key: &[u8],
         index: usize,
         data: &[u8],
         flags: u32,
         cas: Option<u64>,
         sink: &mut S,
     ) -> Result<()> {
-        let c = &self.inner.config.compression;
-        let bit = c.format.flag();
-        if flags & bit == 0 {
-            sink(index, data, flags, cas);
-            return Ok(());
-        }
         thread_local! {
             /// Inflated values handed to sinks: one buffer per thread, reused, so a stream of
             /// compressed values costs no allocation (and no heap growth and trim) each.
@@ -1462,8 +1484,9 @@ impl Client {
                 Ok(b) => b,
                 Err(_) => &mut fresh,
             };
-            crate::value::inflate_into(data, c.max_decompressed, buf)?;
-            sink(index, buf, flags & !bit, cas);
+            let (body, delivered, _) = self.values().decode(key, data, flags, buf)?;
+            sink(index, &body, delivered, cas);
+            drop(body);
             if buf.capacity() > 4 << 20 {
                 *buf = Vec::new();
             }
@@ -1480,8 +1503,13 @@ impl Client {
             .iter()
             .map(|it| {
                 let wire = self.wire_key(it.key)?;
-                let (data, flags) =
-                    self.encode_value_as(StoreCommand::Set, it.value, it.flags, it.compress)?;
+                let (data, flags) = self.encode_value_as(
+                    StoreCommand::Set,
+                    it.key,
+                    it.value,
+                    it.flags,
+                    it.compress,
+                )?;
                 Ok(((wire, data, flags), it.ttl))
             })
             .collect();

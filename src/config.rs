@@ -9,7 +9,7 @@ use crate::metrics::{Event, EventHandler};
 use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::tls::TlsOptions;
-use crate::value::{Compression, CompressionFormat};
+use crate::value::{Codec, Compression, CompressionFormat, Lang, ValueFormat, ValueOptions};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,6 +62,8 @@ pub struct Config {
     pub retry_timeout_max: Duration,
     /// Compression of large values.
     pub compression: Compression,
+    /// The value format and the serialized kinds that are on (docs/value-format.md).
+    pub values: ValueOptions,
     /// Prepended to every key (a namespace).
     pub key_prefix: Vec<u8>,
     /// Escape keys that are not valid on the wire (URL-encoding) instead of refusing them.
@@ -100,6 +102,7 @@ impl Default for Config {
             retry_timeout: Duration::from_secs(1),
             retry_timeout_max: Duration::from_secs(30),
             compression: Compression::default(),
+            values: ValueOptions::default(),
             key_prefix: Vec::new(),
             sanitize_keys: None,
             max_value_size: 1024 * 1024,
@@ -129,6 +132,7 @@ impl Config {
                 self.min_idle, self.max_size
             )));
         }
+        self.values.check(&self.compression)?;
         if self.max_value_size > MAX_ITEM_SIZE {
             return Err(Error::Config(format!(
                 "max_value_size {} is above memcached's largest item size of {MAX_ITEM_SIZE} \
@@ -310,9 +314,45 @@ impl ClientBuilder {
         self
     }
 
-    /// Compression format and flag bit. Default gzip with flag 2.
+    /// mcpool's layout before value formats: the caller's flags, compression marked by bit
+    /// 2 (gzip) or 8 (zlib), every value bytes. Kept for programs that still set it; it
+    /// replaces the value format. New code sets [`ClientBuilder::value_format`] (for the bit
+    /// of a legacy client, its preset: `pylibmc`, `cache-memcached-fast`, …).
     pub fn compression_format(mut self, f: CompressionFormat) -> Self {
-        self.config.compression.format = f;
+        self.config.values.format = ValueFormat::Legacy(f);
+        self
+    }
+
+    /// The value format: the flag layout and wire encodings of every kind, the same for
+    /// every program sharing the fleet. Default `mcpool` (our cross-language layout); the
+    /// legacy clients' presets read and write exactly what those clients do
+    /// (docs/value-format.md).
+    pub fn value_format(mut self, f: ValueFormat) -> Self {
+        self.config.values.format = f;
+        self
+    }
+
+    /// The compression codec: zlib, gzip or zstd (zstd only under the `mcpool` value format;
+    /// a legacy format whose readers cannot inflate it makes `build` fail). Default: the
+    /// format's (`mcpool`: zlib; pylibmc, python-memcached, pymemcache: zlib; the Perl and
+    /// Java clients: gzip).
+    pub fn compression_codec(mut self, c: Codec) -> Self {
+        self.config.compression.codec = Some(c);
+        self
+    }
+
+    /// The compression level on the codec's scale (zlib/gzip 0..=9, zstd 1..=22). Default 6
+    /// for zlib/gzip (zlib's own default, as pylibmc and python-memcached), 3 for zstd.
+    pub fn compression_level(mut self, level: i32) -> Self {
+        self.config.compression.level = Some(level);
+        self
+    }
+
+    /// Reads and writes objects serialized by `lang` (Python pickles, Perl Storable, Java
+    /// serialization). Off by default: a value the format marks as one is then an error
+    /// ([`crate::Error::ValueFormat`]) on every read, never bytes.
+    pub fn serialized(mut self, lang: Lang, on: bool) -> Self {
+        self.config.values.set_serialized(lang, on);
         self
     }
 

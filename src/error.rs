@@ -88,6 +88,11 @@ pub enum Error {
     Unsupported(String),
     /// A value marked compressed could not be decompressed (corrupt, or larger than the cap).
     Decompress(String),
+    /// A value's flags mean nothing in the configured value format, or mark a kind this
+    /// reader cannot deliver (a serialized object with deserialization off, an integer whose
+    /// body is not one), or a value cannot be stored in the format (a kind it lacks). The
+    /// message names the key, the flags and the format.
+    ValueFormat(String),
 }
 
 /// What kind of outcome a result is, for the bindings' exception classes (docs/errors.md has
@@ -148,9 +153,10 @@ impl Error {
             Error::PoolTimeout { .. } | Error::ConnectTimeout { .. } | Error::IoTimeout { .. } => {
                 Class::Timeout
             }
-            Error::Server { .. } | Error::Protocol { .. } | Error::Decompress(_) => {
-                Class::ServerError
-            }
+            Error::Server { .. }
+            | Error::Protocol { .. }
+            | Error::Decompress(_)
+            | Error::ValueFormat(_) => Class::ServerError,
         }
     }
 
@@ -195,6 +201,7 @@ impl fmt::Display for Error {
             }
             Error::Unsupported(msg) => write!(f, "unsupported: {msg}"),
             Error::Decompress(msg) => write!(f, "cannot decompress value: {msg}"),
+            Error::ValueFormat(msg) => write!(f, "value format: {msg}"),
         }
     }
 }
@@ -255,6 +262,7 @@ impl Clone for Error {
             },
             Error::Unsupported(m) => Error::Unsupported(m.clone()),
             Error::Decompress(m) => Error::Decompress(m.clone()),
+            Error::ValueFormat(m) => Error::ValueFormat(m.clone()),
         }
     }
 }

@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::key::MAX_KEY_LEN;
 use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
-use crate::value::CompressionFormat;
+use crate::value::{Codec, Lang, ValueFormat};
 use crate::{MAX_ITEM_SIZE, MAX_POOL_SIZE};
 use std::time::Duration;
 
@@ -205,6 +205,9 @@ impl OptionSpec {
                 }
                 f(b, x)
             }
+            (Apply::Text(_), Value::Text(t)) if t.chars().any(char::is_control) => {
+                return Err(self.bad(&format!("{t:?}"), "contains a control character"))
+            }
             (Apply::Text(f), Value::Text(t)) => f(b, t).map_err(|e| match e {
                 Error::Config(m) => self.bad(&format!("{t:?}"), &m),
                 other => other,
@@ -377,6 +380,25 @@ fn parse_server(s: &str) -> Result<ServerSpec> {
     ServerSpec::parse(s)
 }
 
+fn set_compression_codec(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if v.eq_ignore_ascii_case("auto") {
+        b.config.compression.codec = None;
+        return Ok(b);
+    }
+    Ok(b.compression_codec(named::<Codec>(v)?))
+}
+
+fn set_compression_level(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if v.eq_ignore_ascii_case("auto") {
+        b.config.compression.level = None;
+        return Ok(b);
+    }
+    let level: i32 = v
+        .parse()
+        .map_err(|_| Error::Config("not a whole number or auto".into()))?;
+    Ok(b.compression_level(level))
+}
+
 fn set_key_prefix(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
     if v.len() > MAX_KEY_LEN {
         return Err(Error::Config(format!(
@@ -504,307 +526,137 @@ macro_rules! row {
 }
 
 /// Every option, in the order the docs list them.
-pub static OPTIONS: &[OptionSpec] =
-    &[
-        row!("preset", Name, "", "none",
+#[rustfmt::skip]
+pub static OPTIONS: &[OptionSpec] = &[
+    row!("preset", Name, "", "none",
         "cache-memcached-fast, cache-memcached, pylibmc, python-memcached, pymemcache, whalin, \
          spymemcached, libmemcached",
-        "apply a legacy client's defaults, placement and value layout (set it first: later \
-         options override it)",
+        "apply a legacy client's value format, placement, timeouts and compression (set it \
+         first: later options override it)",
         Apply::Text(set_preset)),
-        row!(
-            "servers",
-            Servers,
-            "",
-            "",
-            "",
-            "the servers, in order (placement depends on the order); replaces the list",
-            Apply::Text(set_servers)
-        ),
-        row!(
-            "distribution",
-            Name,
-            "",
-            "cache-memcached",
-            "a profile (cache-memcached, python-memcached, cmf-ketama[:N], libmemcached-ketama, \
+    row!("servers", Servers, "", "", "",
+        "the servers, in order (placement depends on the order); replaces the list",
+        Apply::Text(set_servers)),
+    row!("distribution", Name, "", "cache-memcached",
+        "a profile (cache-memcached, python-memcached, cmf-ketama[:N], libmemcached-ketama, \
          whalin-consistent, ...), proxy-pool, or CLIENT:WORD=VALUE,... (docs/placement.md)",
-            "key placement profile",
-            Apply::Text(|b, v| Ok(b.distribution(named::<Distribution>(v)?)))
-        ),
-        row!(
-            "failover",
-            Name,
-            "",
-            "fail-fast",
-            "fail-fast, rehash, eject",
-            "what happens to a key whose server is dead",
-            Apply::Text(|b, v| Ok(b.failover(named::<FailoverPolicy>(v)?)))
-        ),
-        row!(
-            "protocol",
-            Name,
-            "",
-            "text",
-            "text (ascii), meta, binary",
-            "wire protocol (meta: memcached >= 1.6; binary: needed for SASL)",
-            Apply::Text(|b, v| Ok(b.protocol(named::<Protocol>(v)?)))
-        ),
-        row!(
-            "key_prefix",
-            Text,
-            "",
-            "",
-            "at most 250 bytes",
-            "namespace prepended to every key",
-            Apply::Text(set_key_prefix)
-        ),
-        row!(
-            "min_idle",
-            Integer,
-            "connections",
-            "1",
-            "0 to 65536",
-            "connections per server opened at start-up and kept idle (SockIOPool initConn)",
-            Apply::U32(ClientBuilder::min_idle, 0, MAX_POOL_SIZE)
-        ),
-        row!(
-            "max_size",
-            Integer,
-            "connections",
-            "16",
-            "1 to 65536",
-            "most connections per server (SockIOPool maxConn)",
-            Apply::U32(ClientBuilder::max_size, 1, MAX_POOL_SIZE)
-        ),
-        row!(
-            "idle_timeout",
-            DurationOrNone,
-            "ms",
-            "300s",
-            "",
-            "close connections idle for longer (SockIOPool maxIdle); 0 keeps them",
-            Apply::OptDuration(ClientBuilder::idle_timeout)
-        ),
-        row!(
-            "max_lifetime",
-            DurationOrNone,
-            "ms",
-            "0",
-            "",
-            "close connections older than this when next idle; 0: no limit",
-            Apply::OptDuration(ClientBuilder::max_lifetime)
-        ),
-        row!(
-            "connect_timeout",
-            Duration,
-            "ms",
-            "1s",
-            "",
-            "time allowed for a connect (SockIOPool socketConnectTO)",
-            Apply::Duration(ClientBuilder::connect_timeout)
-        ),
-        row!(
-            "io_timeout",
-            Duration,
-            "ms",
-            "1s",
-            "",
-            "time allowed for each socket read or write (SockIOPool socketTO)",
-            Apply::Duration(ClientBuilder::io_timeout)
-        ),
-        row!(
-            "pool_timeout",
-            Duration,
-            "ms",
-            "5s",
-            "",
-            "time a call waits for a free pooled connection",
-            Apply::Duration(ClientBuilder::pool_timeout)
-        ),
-        row!("operation_timeout", DurationOrNone, "ms", "5s", "",
+        "key placement profile (SockIOPool hashingAlg)",
+        Apply::Text(|b, v| Ok(b.distribution(named::<Distribution>(v)?)))),
+    row!("failover", Name, "", "fail-fast", "fail-fast, rehash, eject",
+        "what happens to a key whose server is dead (SockIOPool failover)",
+        Apply::Text(|b, v| Ok(b.failover(named::<FailoverPolicy>(v)?)))),
+    row!("protocol", Name, "", "text", "text (ascii), meta, binary",
+        "wire protocol (meta: memcached >= 1.6; binary: needed for SASL)",
+        Apply::Text(|b, v| Ok(b.protocol(named::<Protocol>(v)?)))),
+    row!("key_prefix", Text, "", "", "at most 250 bytes",
+        "namespace prepended to every key",
+        Apply::Text(set_key_prefix)),
+    row!("min_idle", Integer, "connections", "1", "0 to 65536",
+        "connections per server opened at start-up and kept idle (SockIOPool initConn)",
+        Apply::U32(ClientBuilder::min_idle, 0, MAX_POOL_SIZE)),
+    row!("max_size", Integer, "connections", "16", "1 to 65536",
+        "most connections per server (SockIOPool maxConn)",
+        Apply::U32(ClientBuilder::max_size, 1, MAX_POOL_SIZE)),
+    row!("idle_timeout", DurationOrNone, "ms", "300s", "",
+        "close connections idle for longer (SockIOPool maxIdle); 0 keeps them",
+        Apply::OptDuration(ClientBuilder::idle_timeout)),
+    row!("max_lifetime", DurationOrNone, "ms", "0", "",
+        "close connections older than this when next idle; 0: no limit",
+        Apply::OptDuration(ClientBuilder::max_lifetime)),
+    row!("connect_timeout", Duration, "ms", "1s", "",
+        "time allowed for a connect (SockIOPool socketConnectTO)",
+        Apply::Duration(ClientBuilder::connect_timeout)),
+    row!("io_timeout", Duration, "ms", "1s", "",
+        "time allowed for each socket read or write (SockIOPool socketTO)",
+        Apply::Duration(ClientBuilder::io_timeout)),
+    row!("pool_timeout", Duration, "ms", "5s", "",
+        "time a call waits for a free pooled connection",
+        Apply::Duration(ClientBuilder::pool_timeout)),
+    row!("operation_timeout", DurationOrNone, "ms", "5s", "",
         "one deadline for a whole operation (pool wait, connect, every read and write); 0: none",
         Apply::OptDuration(ClientBuilder::operation_timeout)),
-        row!(
-            "retry_timeout",
-            DurationOrZero,
-            "ms",
-            "1s",
-            "",
-            "first wait before a dead server is tried again; doubles per failed retry",
-            Apply::Duration(ClientBuilder::retry_timeout)
-        ),
-        row!(
-            "retry_timeout_max",
-            DurationOrZero,
-            "ms",
-            "30s",
-            "",
-            "cap on the doubling retry wait",
-            Apply::Duration(ClientBuilder::retry_timeout_max)
-        ),
-        row!(
-            "failure_limit",
-            Integer,
-            "",
-            "2",
-            "1 to 4294967295",
-            "consecutive failures that mark a server dead",
-            Apply::U32(ClientBuilder::failure_limit, 1, u32::MAX)
-        ),
-        row!(
-            "nodelay",
-            Bool,
-            "",
-            "true",
-            "",
-            "TCP_NODELAY (Nagle off)",
-            Apply::Bool(ClientBuilder::nodelay)
-        ),
-        row!(
-            "test_on_check_out",
-            Bool,
-            "",
-            "false",
-            "",
-            "a version round trip on every checkout (SockIOPool aliveCheck)",
-            Apply::Bool(ClientBuilder::test_on_check_out)
-        ),
-        row!(
-            "compression",
-            Bool,
-            "",
-            "true",
-            "",
-            "compress values of at least compression_threshold bytes",
-            Apply::Bool(ClientBuilder::compression)
-        ),
-        row!(
-            "compression_format",
-            Name,
-            "",
-            "gzip",
-            "gzip (flag 2), zlib (flag 8)",
-            "compression format and its flag bit",
-            Apply::Text(|b, v| Ok(b.compression_format(named::<CompressionFormat>(v)?)))
-        ),
-        row!(
-            "compression_threshold",
-            Integer,
-            "bytes",
-            "30720",
-            "0 to 1073741824",
-            "values of at least this size are compressed",
-            Apply::Usize(ClientBuilder::compression_threshold, 0, MAX_ITEM_SIZE)
-        ),
-        row!(
-            "compression_ratio",
-            Fraction,
-            "",
-            "0.8",
-            "above 0, at most 1",
-            "keep a compressed value only when compressed/original is at most this",
-            Apply::F64(ClientBuilder::compression_ratio, 0.0, 1.0)
-        ),
-        row!(
-            "max_decompressed_size",
-            Integer,
-            "bytes",
-            "67108864",
-            "1 to 1073741824 (1 GiB)",
-            "refuse to inflate a value beyond this size",
-            Apply::Usize(ClientBuilder::max_decompressed_size, 1, MAX_ITEM_SIZE)
-        ),
-        row!(
-            "sanitize_keys",
-            Name,
-            "",
-            "auto",
-            "true, false, or auto (on for the Whalin profiles)",
-            "URL-encode keys with spaces or control bytes instead of refusing them",
-            Apply::Text(set_sanitize_keys)
-        ),
-        row!(
-            "max_value_size",
-            Integer,
-            "bytes",
-            "1048576",
-            "1 to 1073741824 (1 GiB, memcached's largest item)",
-            "largest value sent (as given, before compression) or accepted",
-            Apply::Usize(ClientBuilder::max_value_size, 1, MAX_ITEM_SIZE)
-        ),
-        row!(
-            "sasl_username",
-            Text,
-            "",
-            "",
-            "",
-            "SASL PLAIN user name (binary protocol)",
-            Apply::Text(set_sasl_username)
-        ),
-        row!(
-            "sasl_password",
-            Text,
-            "",
-            "",
-            "",
-            "SASL PLAIN password",
-            Apply::Text(set_sasl_password)
-        ),
-        row!(
-            "tls",
-            Bool,
-            "",
-            "false",
-            "",
-            "speak TLS to every server (on when any tls_ option is set; cargo feature tls)",
-            Apply::Text(set_tls)
-        ),
-        row!(
-            "tls_ca_file",
-            Text,
-            "",
-            "",
-            "",
-            "PEM file of the CA certificates that sign the servers' certificates",
-            Apply::Text(set_tls_ca_file)
-        ),
-        row!(
-            "tls_client_cert",
-            Text,
-            "",
-            "",
-            "",
-            "PEM file of a client certificate chain (with tls_client_key)",
-            Apply::Text(set_tls_client_cert)
-        ),
-        row!(
-            "tls_client_key",
-            Text,
-            "",
-            "",
-            "",
-            "PEM file of the client certificate's private key",
-            Apply::Text(set_tls_client_key)
-        ),
-        row!(
-            "tls_server_name",
-            Text,
-            "",
-            "",
-            "",
-            "name to verify the servers' certificates against (default: each server's host)",
-            Apply::Text(set_tls_server_name)
-        ),
-        row!(
-            "tls_insecure_skip_verify",
-            Bool,
-            "",
-            "false",
-            "",
-            "do not verify the servers' certificates (tests only)",
-            Apply::Text(set_tls_insecure)
-        ),
-    ];
+    row!("retry_timeout", DurationOrZero, "ms", "1s", "",
+        "first wait before a dead server is tried again; doubles per failed retry",
+        Apply::Duration(ClientBuilder::retry_timeout)),
+    row!("retry_timeout_max", DurationOrZero, "ms", "30s", "",
+        "cap on the doubling retry wait",
+        Apply::Duration(ClientBuilder::retry_timeout_max)),
+    row!("failure_limit", Integer, "", "2", "1 to 4294967295",
+        "consecutive failures that mark a server dead",
+        Apply::U32(ClientBuilder::failure_limit, 1, u32::MAX)),
+    row!("nodelay", Bool, "", "true", "",
+        "TCP_NODELAY, Nagle off (SockIOPool nagle, inverted)",
+        Apply::Bool(ClientBuilder::nodelay)),
+    row!("test_on_check_out", Bool, "", "false", "",
+        "a version round trip on every checkout (SockIOPool aliveCheck)",
+        Apply::Bool(ClientBuilder::test_on_check_out)),
+    row!("value_format", Name, "", "mcpool",
+        "mcpool, pylibmc, python-memcached, pymemcache, cache-memcached-fast, cache-memcached, \
+         whalin, spymemcached, libmemcached",
+        "the flag layout and wire encoding of values, the same for every program of a fleet \
+         (docs/value-format.md)",
+        Apply::Text(|b, v| Ok(b.value_format(named::<ValueFormat>(v)?)))),
+    row!("serialized_python", Bool, "", "false", "",
+        "read and write Python pickles (unsafe against untrusted writers)",
+        Apply::Bool(|b, on| b.serialized(Lang::Python, on))),
+    row!("serialized_perl", Bool, "", "false", "",
+        "read and write Perl Storable images (unsafe against untrusted writers)",
+        Apply::Bool(|b, on| b.serialized(Lang::Perl, on))),
+    row!("serialized_java", Bool, "", "false", "",
+        "read and write Java serialized objects (unsafe against untrusted writers)",
+        Apply::Bool(|b, on| b.serialized(Lang::Java, on))),
+    row!("compression", Bool, "", "true", "",
+        "compress values of at least compression_threshold bytes (SockIOPool compressEnable)",
+        Apply::Bool(ClientBuilder::compression)),
+    row!("compression_codec", Name, "", "auto",
+        "auto (the value format's), zlib, gzip, zstd (mcpool value format only)",
+        "the codec written",
+        Apply::Text(set_compression_codec)),
+    row!("compression_level", Integer, "", "auto",
+        "auto (6 for zlib and gzip, 3 for zstd), or zlib/gzip 0 to 9, zstd 1 to 22",
+        "the level on the codec's scale (checked when the client is built)",
+        Apply::Text(set_compression_level)),
+    row!("compression_threshold", Integer, "bytes", "30720", "0 to 1073741824",
+        "values of at least this size are compressed (SockIOPool compressThreshold)",
+        Apply::Usize(ClientBuilder::compression_threshold, 0, MAX_ITEM_SIZE)),
+    row!("compression_ratio", Fraction, "", "0.8", "above 0, at most 1",
+        "keep a compressed value only when compressed/original is at most this",
+        Apply::F64(ClientBuilder::compression_ratio, 0.0, 1.0)),
+    row!("max_decompressed_size", Integer, "bytes", "67108864", "1 to 1073741824 (1 GiB)",
+        "refuse to inflate a value beyond this size",
+        Apply::Usize(ClientBuilder::max_decompressed_size, 1, MAX_ITEM_SIZE)),
+    row!("sanitize_keys", Name, "", "auto", "true, false, or auto (on for the Whalin profiles)",
+        "URL-encode keys with spaces or control bytes instead of refusing them",
+        Apply::Text(set_sanitize_keys)),
+    row!("max_value_size", Integer, "bytes", "1048576",
+        "1 to 1073741824 (1 GiB, memcached's largest item)",
+        "largest value sent (as given, before compression) or accepted",
+        Apply::Usize(ClientBuilder::max_value_size, 1, MAX_ITEM_SIZE)),
+    row!("sasl_username", Text, "", "", "",
+        "SASL PLAIN user name (binary protocol)",
+        Apply::Text(set_sasl_username)),
+    row!("sasl_password", Text, "", "", "",
+        "SASL PLAIN password",
+        Apply::Text(set_sasl_password)),
+    row!("tls", Bool, "", "false", "",
+        "speak TLS to every server (on when any tls_ option is set; cargo feature tls)",
+        Apply::Text(set_tls)),
+    row!("tls_ca_file", Text, "", "", "",
+        "PEM file of the CA certificates that sign the servers' certificates",
+        Apply::Text(set_tls_ca_file)),
+    row!("tls_client_cert", Text, "", "", "",
+        "PEM file of a client certificate chain (with tls_client_key)",
+        Apply::Text(set_tls_client_cert)),
+    row!("tls_client_key", Text, "", "", "",
+        "PEM file of the client certificate's private key",
+        Apply::Text(set_tls_client_key)),
+    row!("tls_server_name", Text, "", "", "",
+        "name to verify the servers' certificates against (default: each server's host)",
+        Apply::Text(set_tls_server_name)),
+    row!("tls_insecure_skip_verify", Bool, "", "false", "",
+        "do not verify the servers' certificates (tests only)",
+        Apply::Text(set_tls_insecure)),
+];
 
 /// The row named `name` (`-` is read as `_`, case is ignored).
 pub fn option(name: &str) -> Option<&'static OptionSpec> {
@@ -870,12 +722,9 @@ pub struct Preset {
     pub name: &'static str,
     /// One line: which client and version the values come from (docs/options.md cites them).
     pub doc: &'static str,
-    /// The settings, as `(option, value)` text pairs.
+    /// The settings, as `(option, value)` text pairs: the value format, placement, timeouts,
+    /// failure handling and compression.
     pub settings: &'static [(&'static str, &'static str)],
-    /// The value layout the client writes (handed to the value-format setting).
-    // TODO(values-core): becomes a ("value_format", ...) pair in `settings` once the
-    // value-format setting exists; until then it is data only (tests/options.rs marks it).
-    pub value_format: &'static str,
 }
 
 impl Preset {
@@ -902,133 +751,147 @@ pub fn preset(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == norm)
 }
 
-/// Every legacy preset. Sources of each value: docs/options.md.
+/// Every legacy preset. Sources of each value: docs/options.md. What a preset leaves alone
+/// keeps mcpool's default (`nodelay` everywhere, pool sizes unless the client has a pool).
 pub static PRESETS: &[Preset] = &[
     Preset {
         name: "cache-memcached-fast",
-        doc: "Cache::Memcached::Fast 0.28",
+        doc: "Cache::Memcached::Fast 0.28 (its POD's defaults)",
         settings: &[
+            ("value_format", "cache-memcached-fast"),
             ("distribution", "cache-memcached"),
+            ("failover", "fail-fast"),
             ("connect_timeout", "250ms"),
             ("io_timeout", "1s"),
             ("operation_timeout", "0"),
-            ("compression", "false"),
-            ("compression_format", "gzip"),
-            ("compression_ratio", "0.8"),
-            ("max_value_size", "1048576"),
             ("retry_timeout", "10s"),
             ("retry_timeout_max", "10s"),
+            ("compression", "false"),
+            ("compression_ratio", "0.8"),
+            ("max_value_size", "1048576"),
         ],
-        value_format: "cache-memcached-fast",
     },
     Preset {
         name: "cache-memcached",
         doc: "Cache::Memcached 1.30",
         settings: &[
+            ("value_format", "cache-memcached"),
             ("distribution", "cache-memcached"),
+            ("failover", "rehash"),
             ("connect_timeout", "250ms"),
             ("io_timeout", "1s"),
             ("operation_timeout", "0"),
+            ("failure_limit", "1"),
+            ("retry_timeout", "20s"),
+            ("retry_timeout_max", "30s"),
             ("compression", "false"),
-            ("compression_format", "gzip"),
             ("compression_ratio", "0.8"),
             ("max_value_size", "1048576"),
         ],
-        value_format: "cache-memcached",
     },
     Preset {
         name: "pylibmc",
-        doc: "pylibmc 1.6 over libmemcached 1.0/1.1",
+        doc: "pylibmc 1.6 over libmemcached 1.0 (Client().behaviors)",
         settings: &[
-            ("distribution", "pylibmc:"),
+            ("value_format", "pylibmc"),
+            ("distribution", "pylibmc:distribution=modula,hash=default"),
+            ("failover", "fail-fast"),
             ("connect_timeout", "4s"),
             ("io_timeout", "5s"),
             ("operation_timeout", "0"),
+            ("failure_limit", "5"),
             ("retry_timeout", "2s"),
+            ("retry_timeout_max", "2s"),
             ("compression", "false"),
-            ("compression_format", "zlib"),
             ("compression_ratio", "1"),
-            ("max_value_size", "1048576"),
         ],
-        value_format: "pylibmc",
     },
     Preset {
         name: "python-memcached",
-        doc: "python-memcached 1.59",
+        doc: "python-memcached 1.58 (memcache.py)",
         settings: &[
+            ("value_format", "python-memcached"),
             ("distribution", "python-memcached"),
+            ("failover", "rehash"),
             ("connect_timeout", "3s"),
             ("io_timeout", "3s"),
             ("operation_timeout", "0"),
+            ("failure_limit", "1"),
             ("retry_timeout", "30s"),
             ("retry_timeout_max", "30s"),
-            ("failure_limit", "1"),
             ("compression", "false"),
-            ("compression_format", "zlib"),
             ("compression_ratio", "1"),
             ("max_value_size", "1048576"),
         ],
-        value_format: "python-memcached",
     },
     Preset {
         name: "pymemcache",
-        doc: "pymemcache 4.0 HashClient",
+        doc: "pymemcache 3.5 HashClient",
         settings: &[
+            ("value_format", "pymemcache"),
             ("distribution", "pymemcache-rendezvous"),
+            ("failover", "eject"),
+            ("failure_limit", "2"),
             ("retry_timeout", "60s"),
             ("retry_timeout_max", "60s"),
             ("compression", "false"),
         ],
-        value_format: "pymemcache",
     },
     Preset {
         name: "whalin",
-        doc: "Whalin java_memcached 2.6 SockIOPool and MemCachedClient",
+        doc: "Whalin java_memcached 2.0 (com.danga.MemCached SockIOPool, MemCachedClient)",
         settings: &[
+            ("value_format", "whalin"),
             ("distribution", "whalin-native"),
+            ("failover", "rehash"),
             ("min_idle", "1"),
             ("max_size", "10"),
             ("idle_timeout", "300s"),
             ("connect_timeout", "3s"),
             ("io_timeout", "30s"),
             ("operation_timeout", "0"),
-            ("nodelay", "false"),
             ("test_on_check_out", "false"),
-            ("failover", "rehash"),
+            ("failure_limit", "1"),
+            ("retry_timeout", "1s"),
+            ("retry_timeout_max", "600s"),
             ("compression", "true"),
-            ("compression_format", "gzip"),
-            ("compression_threshold", "30720"),
+            ("compression_threshold", "30721"),
             ("compression_ratio", "1"),
             ("sanitize_keys", "true"),
         ],
-        value_format: "whalin",
     },
     Preset {
         name: "spymemcached",
-        doc: "spymemcached 2.12 DefaultConnectionFactory and SerializingTranscoder",
+        doc: "spymemcached 2.12 (DefaultConnectionFactory, SerializingTranscoder)",
         settings: &[
+            ("value_format", "spymemcached"),
             ("distribution", "spymemcached:locator=array_mod,hash=native"),
-            ("operation_timeout", "2500ms"),
             ("failover", "rehash"),
+            ("operation_timeout", "2500ms"),
+            ("retry_timeout_max", "30s"),
             ("compression", "true"),
-            ("compression_format", "gzip"),
-            ("compression_threshold", "16384"),
+            ("compression_threshold", "16385"),
             ("compression_ratio", "1"),
             ("max_value_size", "20971520"),
         ],
-        value_format: "spymemcached",
     },
     Preset {
         name: "libmemcached",
-        doc: "libmemcached 1.0/1.1 defaults (memcached_create)",
+        doc: "libmemcached 1.0 (defaults.h, memcached_create)",
         settings: &[
-            ("distribution", "libmemcached:"),
+            ("value_format", "libmemcached"),
+            (
+                "distribution",
+                "libmemcached:distribution=modula,hash=default",
+            ),
+            ("failover", "fail-fast"),
             ("connect_timeout", "4s"),
             ("io_timeout", "5s"),
             ("operation_timeout", "0"),
+            ("failure_limit", "5"),
             ("retry_timeout", "2s"),
+            ("retry_timeout_max", "2s"),
             ("compression", "false"),
         ],
-        value_format: "libmemcached",
     },
 ];

@@ -1,0 +1,135 @@
+//! Options by name: `mcpool_config_set` and the table behind it (`mcpool_option_count`,
+//! `mcpool_option_name`, `mcpool_option_doc`), read from the core's one option table
+//! (`mcpool::config::options`). A binding that forwards names and values through these
+//! reaches every option, including ones added after it was written.
+
+use super::config::{mcpool_config, update_builder};
+use super::landing::{landingpad, Failure};
+use super::ptr;
+use super::status::mcpool_status;
+use mcpool::config::options::{self, OPTIONS};
+use mcpool::error::Error;
+use std::ffi::{c_char, CString};
+use std::sync::OnceLock;
+
+/// Longest option name or value accepted, in bytes (a server list of many servers fits).
+const MAX_OPTION_LEN: usize = 1 << 16;
+
+/// The status of a core error from the option table: `MCPOOL_UNSUPPORTED` for TLS without
+/// the feature, `MCPOOL_CONFIG` for everything else.
+pub(crate) fn option_failure(e: &Error) -> Failure {
+    let status = match e {
+        Error::Unsupported(_) => mcpool_status::MCPOOL_UNSUPPORTED,
+        _ => mcpool_status::MCPOOL_CONFIG,
+    };
+    let message = match e {
+        Error::Config(m) => m.clone(),
+        other => other.to_string(),
+    };
+    Failure::new(status, message)
+}
+
+/// Sets the option `name` (`name_len` bytes) to `value` (`value_len` bytes, its text form),
+/// both UTF-8 with no NUL needed, from the core's option table (`mcpool_option_name`). Value
+/// forms: durations `250ms`, `1.5s`, `2s`, `500us` or a bare number of milliseconds (`0` where
+/// the option documents "none"); booleans `true`/`false`/`1`/`0`/`yes`/`no`/`on`/`off`; counts
+/// and sizes as decimal integers; `servers` as `host:port[:weight]`, comma-separated (replaces
+/// the servers added so far); `preset` the name of a legacy client's defaults
+/// (`pylibmc`, `whalin`, ...: set it first, later options override it). `-` in a name is read
+/// as `_`.
+///
+/// Returns `MCPOOL_OK`, or `MCPOOL_CONFIG` (the configuration unchanged) for an unknown name
+/// (the last error lists close names) or a bad value (the last error names the option, the
+/// value and the accepted form); `MCPOOL_UNSUPPORTED` for a TLS option without the `tls`
+/// feature; `MCPOOL_INVALID_ARGUMENT` for a NULL `config`, `name`, or `value` with a length.
+///
+/// # Safety
+/// `config` is NULL or a live configuration no other thread is using; `name` and `value`
+/// are NULL or valid for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set(
+    config: *mut mcpool_config,
+    name: *const u8,
+    name_len: usize,
+    value: *const u8,
+    value_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        if config.is_null() {
+            return Err(Failure::invalid("config is NULL"));
+        }
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+        let name = unsafe { text(name, name_len, "option name", "") }?;
+        // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
+        let value = unsafe { text(value, value_len, "option value", name) }?;
+        // SAFETY: the caller promises `config` is live and unshared.
+        unsafe {
+            update_builder(config, |b| {
+                options::set(b, name, value).map_err(|e| option_failure(&e))
+            })
+        }
+    })
+}
+
+/// Text from C: a NULL pointer with a length is `MCPOOL_INVALID_ARGUMENT` (NULL with length
+/// 0 is the empty text); too long or not UTF-8 is `MCPOOL_CONFIG`, naming `option` if given.
+///
+/// # Safety
+/// `p` is NULL or valid for `len` bytes for `'a`.
+unsafe fn text<'a>(p: *const u8, len: usize, what: &str, option: &str) -> Result<&'a str, Failure> {
+    if p.is_null() {
+        if len == 0 {
+            return Ok("");
+        }
+        return Err(Failure::invalid(format!("{what} is NULL")));
+    }
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { ptr::text(p.cast(), len, MAX_OPTION_LEN, what) }.map_err(|f| {
+        let message = if option.is_empty() {
+            f.message
+        } else {
+            format!("option {option}: {}", f.message)
+        };
+        Failure::new(mcpool_status::MCPOOL_CONFIG, message)
+    })
+}
+
+/// The table's names and summaries as NUL-terminated strings, made once per process.
+fn c_table() -> &'static [(CString, CString)] {
+    static TABLE: OnceLock<Vec<(CString, CString)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        OPTIONS
+            .iter()
+            .map(|o| {
+                let nul_free = |s: String| CString::new(s.replace('\0', " ")).unwrap_or_default();
+                (nul_free(o.name.to_owned()), nul_free(o.summary()))
+            })
+            .collect()
+    })
+}
+
+/// How many options `mcpool_config_set` knows (including `preset`); they are numbered from
+/// 0 for `mcpool_option_name` and `mcpool_option_doc`.
+#[no_mangle]
+pub extern "C" fn mcpool_option_count() -> usize {
+    OPTIONS.len()
+}
+
+/// The name of option `i` (e.g. `"io_timeout"`), a static NUL-terminated string; NULL when
+/// `i` is not below `mcpool_option_count()`. Never free it.
+#[no_mangle]
+pub extern "C" fn mcpool_option_name(i: usize) -> *const c_char {
+    c_table()
+        .get(i)
+        .map_or(std::ptr::null(), |(n, _)| n.as_ptr())
+}
+
+/// One line about option `i`: its type, the unit of a bare number, the accepted values, its
+/// default and what it does, e.g. `"duration, ms for a bare number; default 1s: time allowed
+/// for each socket read or write"`. A static NUL-terminated string; NULL past the end.
+#[no_mangle]
+pub extern "C" fn mcpool_option_doc(i: usize) -> *const c_char {
+    c_table()
+        .get(i)
+        .map_or(std::ptr::null(), |(_, d)| d.as_ptr())
+}

@@ -1,0 +1,108 @@
+//! The typed-value calls of [`Client`]: `set_value`, `store_value`, `get_value`,
+//! `get_values`, `value_kind`, `kind_flags`: the client's value format applied on top of
+//! the byte-level calls.
+
+use super::kind::{Kind, Value};
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::item::StoreOutcome;
+use crate::proto::ascii::StoreCommand;
+
+impl Client {
+    /// Stores a typed value under `key` in the client's value format (flags, integer and
+    /// boolean encodings, compression: docs/value-format.md). `Error::Unsupported` when the
+    /// format has no such kind (e.g. an integer under `cache-memcached-fast`) or the value is a
+    /// serialized object whose kind is off.
+    pub fn set_value(
+        &self,
+        key: impl AsRef<[u8]>,
+        value: &Value,
+        ttl: u32,
+    ) -> Result<StoreOutcome> {
+        self.store_value(StoreCommand::Set, key, value, ttl)
+    }
+
+    /// [`Client::set_value`] with any store command but append/prepend (which cannot keep a
+    /// typed value's encoding): set, add, replace, cas.
+    pub fn store_value(
+        &self,
+        cmd: StoreCommand,
+        key: impl AsRef<[u8]>,
+        value: &Value,
+        ttl: u32,
+    ) -> Result<StoreOutcome> {
+        if matches!(cmd, StoreCommand::Append | StoreCommand::Prepend) {
+            return Err(Error::Unsupported(
+                "append and prepend store bytes, not typed values".into(),
+            ));
+        }
+        let limit = self.config().max_value_size;
+        let given = value.abi_body().len();
+        if given > limit {
+            return Err(Error::ValueTooLarge { len: given, limit });
+        }
+        let (data, flags) = self.values().encode_value(value)?;
+        if data.len() > limit {
+            return Err(Error::ValueTooLarge {
+                len: data.len(),
+                limit,
+            });
+        }
+        self.store_encoded(cmd, key.as_ref(), &data, flags, ttl)
+    }
+
+    /// Reads `key` as a typed value in the client's value format: `None` on a miss; an error
+    /// naming the key and the flags when they mean nothing in the format, mark a serialized
+    /// kind that is off, or say compressed over a stream that cannot be inflated.
+    pub fn get_value(&self, key: impl AsRef<[u8]>) -> Result<Option<Value>> {
+        let mut out = None;
+        let hit = self.get_with(key.as_ref(), false, &mut |_, body, flags, _| {
+            out = Some((body.to_vec(), flags));
+        })?;
+        match out.filter(|_| hit) {
+            None => Ok(None),
+            Some((body, flags)) => self.typed(key.as_ref(), body, flags).map(Some),
+        }
+    }
+
+    /// Reads many keys as typed values (one round trip per server): one result per key, in
+    /// order.
+    pub fn get_values<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<Option<Value>>> {
+        let mut got: Vec<Option<(Vec<u8>, u32)>> = (0..keys.len()).map(|_| None).collect();
+        let found = self.get_multi_with(keys, false, &mut |i, body, flags, _| {
+            got[i] = Some((body.to_vec(), flags));
+        });
+        found
+            .into_iter()
+            .zip(got)
+            .zip(keys)
+            .map(|((r, g), k)| match (r?, g) {
+                (true, Some((body, flags))) => self.typed(k.as_ref(), body, flags).map(Some),
+                _ => Ok(None),
+            })
+            .collect()
+    }
+
+    /// The kind of a value read through this client's byte API (`get`, `get_item`, …), from
+    /// the flags it was given.
+    pub fn value_kind(&self, flags: u32) -> Result<Kind> {
+        self.values().flags_kind(flags)
+    }
+
+    /// The flags under which the byte API (`store`, `set_multi` with flags) stores an
+    /// uncompressed value of `kind` whose body is its ABI body (decimal text for integers,
+    /// `0`/`1` for booleans); `Error::Unsupported` where the format writes it otherwise.
+    pub fn kind_flags(&self, kind: Kind) -> Result<u32> {
+        self.values().kind_flags(kind)
+    }
+
+    fn typed(&self, key: &[u8], body: Vec<u8>, flags: u32) -> Result<Value> {
+        let kind = self.values().flags_kind(flags)?;
+        Value::from_abi(kind, body).ok_or_else(|| {
+            Error::ValueFormat(format!(
+                "key {:?}: not a valid {kind}",
+                String::from_utf8_lossy(key)
+            ))
+        })
+    }
+}

@@ -1,0 +1,411 @@
+//! Compression: the codecs (zlib, gzip, zstd), the settings (threshold, ratio, level), and
+//! inflation that recognises the stream by its header and never hands compressed bytes on.
+
+use crate::error::{Error, Result};
+use flate2::bufread::GzDecoder;
+use flate2::write::{GzEncoder, ZlibEncoder};
+use flate2::Compression as Level;
+use std::io::{Read, Write};
+
+/// The compressed stream a value is written as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Codec {
+    /// A zlib stream (RFC 1950): pylibmc, python-memcached, pymemcache; `mcpool`'s default.
+    Zlib,
+    /// A gzip stream (RFC 1952): Cache::Memcached(::Fast), Whalin, spymemcached.
+    Gzip,
+    /// A zstd frame: only the `mcpool` value format can mark it.
+    Zstd,
+}
+
+impl Codec {
+    /// Its name: `zlib`, `gzip`, `zstd`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::Zlib => "zlib",
+            Codec::Gzip => "gzip",
+            Codec::Zstd => "zstd",
+        }
+    }
+
+    /// The default level: 6 for zlib and gzip (zlib's own default, what pylibmc and
+    /// python-memcached use), 3 for zstd (its own default).
+    pub fn default_level(self) -> i32 {
+        match self {
+            Codec::Zlib | Codec::Gzip => 6,
+            Codec::Zstd => 3,
+        }
+    }
+
+    /// The levels the codec accepts: 0..=9 for zlib and gzip, 1..=22 for zstd.
+    pub fn levels(self) -> std::ops::RangeInclusive<i32> {
+        match self {
+            Codec::Zlib | Codec::Gzip => 0..=9,
+            Codec::Zstd => 1..=22,
+        }
+    }
+
+    /// Compresses `data` at `level` (within [`Codec::levels`]).
+    pub fn compress(self, data: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
+        let out = Vec::with_capacity(data.len() / 2);
+        match self {
+            Codec::Zlib => {
+                let mut e = ZlibEncoder::new(out, Level::new(level.clamp(0, 9) as u32));
+                e.write_all(data).and_then(|_| e.finish())
+            }
+            Codec::Gzip => {
+                let mut e = GzEncoder::new(out, Level::new(level.clamp(0, 9) as u32));
+                e.write_all(data).and_then(|_| e.finish())
+            }
+            Codec::Zstd => zstd::bulk::compress(data, level),
+        }
+    }
+}
+
+impl std::fmt::Display for Codec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Codec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "zlib" | "deflate" => Ok(Codec::Zlib),
+            "gzip" | "gz" => Ok(Codec::Gzip),
+            "zstd" | "zstandard" => Ok(Codec::Zstd),
+            _ => Err(Error::Config(format!(
+                "unknown compression codec {s:?} (zlib, gzip, zstd)"
+            ))),
+        }
+    }
+}
+
+/// mcpool's compression convention before value formats (the builder's
+/// `compression_format`): which codec is written and which flag bit marks it, with the
+/// flags otherwise the caller's. Kept for the callers that still set it; new code sets a
+/// [`crate::ValueFormat`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum CompressionFormat {
+    /// gzip stream, flag bit 2 (the bit of Whalin, spymemcached, Cache::Memcached(::Fast)).
+    #[default]
+    Gzip,
+    /// zlib stream, flag bit 8 (the bit of pylibmc, python-memcached, pymemcache).
+    Zlib,
+}
+
+impl CompressionFormat {
+    /// The flag bit that marks a compressed value in this convention.
+    pub fn flag(self) -> u32 {
+        match self {
+            CompressionFormat::Gzip => 2,
+            CompressionFormat::Zlib => 8,
+        }
+    }
+}
+
+impl std::str::FromStr for CompressionFormat {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "gzip" => Ok(CompressionFormat::Gzip),
+            "zlib" => Ok(CompressionFormat::Zlib),
+            _ => Err(Error::Config(format!(
+                "unknown compression format {s:?} (gzip, zlib)"
+            ))),
+        }
+    }
+}
+
+/// Compression settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compression {
+    /// Compress at all (default: on; a value format without a compression mark never does).
+    pub enabled: bool,
+    /// The codec written; `None`: the value format's default (`mcpool`: zlib; the legacy
+    /// formats: their peers').
+    pub codec: Option<Codec>,
+    /// The level, on the codec's scale; `None`: [`Codec::default_level`] (zlib/gzip 6).
+    pub level: Option<i32>,
+    /// Values of at least this many bytes are compressed (default 30 KiB, as SockIOPool).
+    pub threshold: usize,
+    /// Keep the compressed form only when `compressed / original <= ratio`
+    /// (default 0.8, as Cache::Memcached's `compress_ratio`).
+    pub ratio: f64,
+    /// Refuse to inflate a value beyond this many bytes (default 64 MiB).
+    pub max_decompressed: usize,
+}
+
+impl Default for Compression {
+    fn default() -> Self {
+        Compression {
+            enabled: true,
+            codec: None,
+            level: None,
+            threshold: 30 * 1024,
+            ratio: 0.8,
+            max_decompressed: 64 << 20,
+        }
+    }
+}
+
+impl Compression {
+    /// `data` compressed with `codec` when it is at least the threshold and compression saves
+    /// enough (`compressed <= ratio × original`); `None` to store it as it is.
+    pub fn compress(&self, codec: Codec, data: &[u8]) -> Option<Vec<u8>> {
+        if !self.enabled || data.len() < self.threshold || data.is_empty() {
+            return None;
+        }
+        let level = self.level.unwrap_or_else(|| codec.default_level());
+        match codec.compress(data, level) {
+            Ok(p) if (p.len() as f64) <= (data.len() as f64) * self.ratio => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// The stream a compressed value holds, told by its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// `1f 8b`.
+    Gzip,
+    /// A valid zlib header (CM = 8, FCHECK).
+    Zlib,
+    /// The zstd frame magic `28 b5 2f fd`.
+    Zstd,
+    /// None of those: possibly raw deflate.
+    Other,
+}
+
+impl Stream {
+    /// Recognises the stream by its header.
+    pub fn detect(data: &[u8]) -> Stream {
+        if data.starts_with(&[0x1f, 0x8b]) {
+            Stream::Gzip
+        } else if data.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Stream::Zstd
+        } else if data.len() >= 2
+            && data[0] & 0x0f == 8
+            && data[0] >> 4 <= 7
+            && (u16::from(data[0]) << 8 | u16::from(data[1])) % 31 == 0
+        {
+            Stream::Zlib
+        } else {
+            Stream::Other
+        }
+    }
+}
+
+/// Inflates a gzip or zlib stream (told apart by its first bytes), refusing more than `cap` bytes.
+pub fn inflate(data: &[u8], cap: usize) -> Result<Vec<u8>> {
+    // The output's size: gzip says it in its trailer (ISIZE, mod 2^32); for zlib, guess
+    // generously so that typical values need no regrowth.
+    let hint = if data.starts_with(&[0x1f, 0x8b]) && data.len() >= 18 {
+        let t = &data[data.len() - 4..];
+        u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize + 1
+    } else {
+        data.len().saturating_mul(32).max(4096)
+    };
+    // Deflate cannot expand more than ~1032:1, so a larger claimed size is a lie: never let
+    // a hostile trailer decide the allocation.
+    let hint = hint.min(data.len().saturating_mul(1032));
+    let mut out = Vec::with_capacity(hint.min(cap.saturating_add(1)));
+    inflate_into(data, cap, &mut out)?;
+    Ok(out)
+}
+
+/// Inflates into `out` (cleared first, its capacity reused), refusing more than `cap` bytes.
+/// The stream is recognised by its header: gzip, zlib, or (where `zstd` is allowed) a zstd
+/// frame; anything else is tried as raw deflate, which must then end exactly at the end of
+/// the data. The error says which stream was found and what was wrong with it.
+pub fn inflate_into(data: &[u8], cap: usize, out: &mut Vec<u8>) -> Result<()> {
+    inflate_stream(data, cap, out, true)
+}
+
+/// [`inflate_into`], with zstd frames accepted only when `zstd` is true (only the `mcpool`
+/// value format can mark one).
+pub(crate) fn inflate_stream(data: &[u8], cap: usize, out: &mut Vec<u8>, zstd: bool) -> Result<()> {
+    out.clear();
+    let limit = cap as u64 + 1;
+    let too_big = || Error::Decompress(format!("inflates to more than the cap of {cap} bytes"));
+    match Stream::detect(data) {
+        Stream::Gzip => {
+            // The bufread decoder reads the slice directly (no intermediate buffer).
+            match GzDecoder::new(data).take(limit).read_to_end(out) {
+                Err(e) => Err(Error::Decompress(format!("gzip stream: {e}"))),
+                Ok(_) if out.len() > cap => Err(too_big()),
+                Ok(_) => Ok(()),
+            }
+        }
+        Stream::Zlib => inflate_zlib(data, cap, out, true),
+        Stream::Zstd if zstd => {
+            let mut d = zstd::stream::read::Decoder::with_buffer(data)
+                .map_err(|e| Error::Decompress(format!("zstd frame: {e}")))?;
+            // The frame names its window size: never let it decide an allocation larger
+            // than the cap needs (2^27 is zstd's own default limit).
+            let log = (usize::BITS - cap.max(1024).leading_zeros()).clamp(10, 27);
+            d.window_log_max(log)
+                .map_err(|e| Error::Decompress(format!("zstd frame: {e}")))?;
+            match (&mut d).take(limit).read_to_end(out) {
+                Err(e) => Err(Error::Decompress(format!("zstd frame: {e}"))),
+                Ok(_) if out.len() > cap => Err(too_big()),
+                Ok(_) => Ok(()),
+            }
+        }
+        Stream::Zstd => Err(Error::Decompress(
+            "a zstd frame, which only the mcpool value format marks".into(),
+        )),
+        Stream::Other => inflate_zlib(data, cap, out, false).map_err(|_| {
+            Error::Decompress("neither a gzip, zlib nor zstd stream, nor raw deflate".into())
+        }),
+    }
+}
+
+thread_local! {
+    /// One zlib inflater per thread, reset between values: a fresh one allocates and
+    /// initialises its 32 KiB window every time, which costs more than inflating a
+    /// typical value.
+    static INFLATER: std::cell::RefCell<Option<flate2::Decompress>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Inflates a zlib stream (or, without `header`, raw deflate that must end exactly at the
+/// end of `data`) with this thread's inflater into `out`, refusing more than `cap`.
+fn inflate_zlib(data: &[u8], cap: usize, out: &mut Vec<u8>, header: bool) -> Result<()> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    INFLATER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let d = slot.get_or_insert_with(|| Decompress::new(true));
+        d.reset(header);
+        loop {
+            let consumed = d.total_in() as usize;
+            if out.len() == out.capacity() {
+                if out.len() > cap {
+                    break Err(Error::Decompress(format!(
+                        "inflates to more than the cap of {cap} bytes"
+                    )));
+                }
+                out.reserve(
+                    (out.capacity()).clamp(4096, cap.saturating_add(1) - out.len().min(cap)),
+                );
+            }
+            let status = d
+                .decompress_vec(&data[consumed..], out, FlushDecompress::Finish)
+                .map_err(|e| Error::Decompress(format!("zlib stream: {e}")));
+            match status {
+                Err(e) => break Err(e),
+                Ok(Status::StreamEnd) if out.len() > cap => {
+                    break Err(Error::Decompress(format!(
+                        "inflates to more than the cap of {cap} bytes"
+                    )))
+                }
+                Ok(Status::StreamEnd) if !header && d.total_in() as usize != data.len() => {
+                    break Err(Error::Decompress("raw deflate with trailing bytes".into()))
+                }
+                Ok(Status::StreamEnd) => break Ok(()),
+                Ok(_) if d.total_in() as usize == consumed && out.len() < out.capacity() => {
+                    break Err(Error::Decompress("truncated zlib stream".into()))
+                }
+                Ok(_) => {}
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noise(n: usize) -> Vec<u8> {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 32) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn round_trip_every_codec_and_detected_by_header() {
+        let big = b"abcdefgh".repeat(10_000);
+        let c = Compression::default();
+        for (codec, stream) in [
+            (Codec::Zlib, Stream::Zlib),
+            (Codec::Gzip, Stream::Gzip),
+            (Codec::Zstd, Stream::Zstd),
+        ] {
+            let wire = c.compress(codec, &big).unwrap();
+            assert!(wire.len() < big.len() / 10, "{codec}");
+            assert_eq!(Stream::detect(&wire), stream);
+            assert_eq!(inflate(&wire, 1 << 20).unwrap(), big, "{codec}");
+        }
+        // Raw deflate, as a legacy writer may store it.
+        let mut raw = flate2::write::DeflateEncoder::new(Vec::new(), Level::default());
+        raw.write_all(&big).unwrap();
+        let raw = raw.finish().unwrap();
+        assert_eq!(Stream::detect(&raw), Stream::Other);
+        assert_eq!(inflate(&raw, 1 << 20).unwrap(), big);
+        // zstd only where allowed.
+        let z = Codec::Zstd.compress(&big, 3).unwrap();
+        assert!(inflate_stream(&z, 1 << 20, &mut Vec::new(), false).is_err());
+    }
+
+    #[test]
+    fn small_or_incompressible_stays_plain() {
+        let c = Compression::default();
+        assert!(c.compress(Codec::Zlib, b"small").is_none());
+        assert!(c.compress(Codec::Zlib, &noise(40_000)).is_none());
+        let off = Compression {
+            enabled: false,
+            ..Compression::default()
+        };
+        assert!(off.compress(Codec::Zlib, &b"a".repeat(100_000)).is_none());
+    }
+
+    #[test]
+    fn the_level_is_used() {
+        let text: Vec<u8> = (0..20_000u32)
+            .flat_map(|i| format!("{{\"id\":{i},\"name\":\"user{}\"}},", i % 97).into_bytes())
+            .collect();
+        let fast = Codec::Zlib.compress(&text, 1).unwrap();
+        let six = Codec::Zlib.compress(&text, 6).unwrap();
+        assert!(six.len() < fast.len(), "{} vs {}", six.len(), fast.len());
+    }
+
+    #[test]
+    fn corrupt_or_bomb_is_an_error() {
+        assert!(inflate(b"not compressed", 1 << 20).is_err());
+        let mut gz = GzEncoder::new(Vec::new(), Level::fast());
+        gz.write_all(&vec![0u8; 1 << 20]).unwrap();
+        let bomb = gz.finish().unwrap();
+        assert!(inflate(&bomb, 1000).is_err());
+        assert_eq!(inflate(&bomb, 1 << 20).unwrap().len(), 1 << 20);
+        let mut truncated = bomb.clone();
+        truncated.truncate(bomb.len() / 2);
+        assert!(inflate(&truncated, 1 << 21).is_err());
+        // The same through the (reused, per-thread) zlib inflater.
+        let mut z = ZlibEncoder::new(Vec::new(), Level::fast());
+        z.write_all(&vec![7u8; 1 << 20]).unwrap();
+        let zbomb = z.finish().unwrap();
+        assert!(inflate(&zbomb, 1000).is_err());
+        assert_eq!(inflate(&zbomb, 1 << 20).unwrap(), vec![7u8; 1 << 20]);
+        assert!(inflate(&zbomb[..zbomb.len() / 2], 1 << 21).is_err());
+        let mut corrupt = zbomb.clone();
+        corrupt[10] ^= 0xff;
+        assert!(inflate(&corrupt, 1 << 21).is_err());
+        assert_eq!(
+            inflate(&zbomb, 1 << 20).unwrap().len(),
+            1 << 20,
+            "reusable after errors"
+        );
+        // zstd: a bomb, a truncated frame.
+        let zs = Codec::Zstd.compress(&vec![7u8; 1 << 20], 3).unwrap();
+        assert!(inflate(&zs, 1000).is_err());
+        assert!(inflate(&zs[..zs.len() / 2], 1 << 21).is_err());
+        assert_eq!(inflate(&zs, 1 << 20).unwrap().len(), 1 << 20);
+    }
+}

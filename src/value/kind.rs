@@ -1,0 +1,212 @@
+//! What a value is: its kind (bytes, text, integer, boolean, a serialized object of one
+//! language) and the typed [`Value`] of the Rust API.
+
+use std::fmt;
+
+/// The language whose serializer wrote an object: only that language's binding can read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lang {
+    /// A Python pickle.
+    Python,
+    /// A Perl Storable image (`nfreeze`).
+    Perl,
+    /// A Java serialized object (`ObjectOutputStream`).
+    Java,
+}
+
+impl Lang {
+    /// Every language, in the order of their kinds.
+    pub const ALL: [Lang; 3] = [Lang::Python, Lang::Perl, Lang::Java];
+
+    /// What its serialized objects are called, for messages: "a Python pickle", ….
+    pub fn describe(self) -> &'static str {
+        match self {
+            Lang::Python => "a Python pickle",
+            Lang::Perl => "a Perl Storable image",
+            Lang::Java => "a Java serialized object",
+        }
+    }
+
+    pub(crate) fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// What a value is. The numbers are the C ABI's `mcpool_kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Bytes, as given.
+    Bytes,
+    /// UTF-8 text.
+    Text,
+    /// A signed 64-bit integer.
+    Int,
+    /// A boolean.
+    Bool,
+    /// An object serialized by one language.
+    Serialized(Lang),
+}
+
+impl Kind {
+    /// Every kind, in the order of their numbers.
+    pub const ALL: [Kind; 7] = [
+        Kind::Bytes,
+        Kind::Text,
+        Kind::Int,
+        Kind::Bool,
+        Kind::Serialized(Lang::Python),
+        Kind::Serialized(Lang::Perl),
+        Kind::Serialized(Lang::Java),
+    ];
+
+    /// The kind's number (the C ABI's `mcpool_kind`, and the kind field of the `mcpool`
+    /// layout).
+    pub fn number(self) -> u32 {
+        match self {
+            Kind::Bytes => 0,
+            Kind::Text => 1,
+            Kind::Int => 2,
+            Kind::Bool => 3,
+            Kind::Serialized(Lang::Python) => 4,
+            Kind::Serialized(Lang::Perl) => 5,
+            Kind::Serialized(Lang::Java) => 6,
+        }
+    }
+
+    /// The kind with this number.
+    pub fn from_number(n: u32) -> Option<Kind> {
+        Kind::ALL.get(n as usize).copied()
+    }
+
+    /// Its name: `bytes`, `text`, `int`, `bool`, `python-pickle`, `perl-storable`,
+    /// `java-serialized`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Bytes => "bytes",
+            Kind::Text => "text",
+            Kind::Int => "int",
+            Kind::Bool => "bool",
+            Kind::Serialized(Lang::Python) => "python-pickle",
+            Kind::Serialized(Lang::Perl) => "perl-storable",
+            Kind::Serialized(Lang::Java) => "java-serialized",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A typed value, as [`crate::Client::set_value`] stores it and [`crate::Client::get_value`]
+/// reads it, in the client's value format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// Bytes.
+    Bytes(Vec<u8>),
+    /// UTF-8 text.
+    Text(String),
+    /// A signed 64-bit integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+    /// An object serialized by `lang` (read only when that language's serialized kind is
+    /// enabled: [`crate::ClientBuilder::serialized`]).
+    Serialized {
+        /// The language that wrote it.
+        lang: Lang,
+        /// Its serialized bytes.
+        bytes: Vec<u8>,
+    },
+}
+
+impl Value {
+    /// The value's kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Value::Bytes(_) => Kind::Bytes,
+            Value::Text(_) => Kind::Text,
+            Value::Int(_) => Kind::Int,
+            Value::Bool(_) => Kind::Bool,
+            Value::Serialized { lang, .. } => Kind::Serialized(*lang),
+        }
+    }
+
+    /// The value's body as the byte API and the C ABI carry it: bytes and text as they are,
+    /// an integer as its decimal text, a boolean as `0` or `1`.
+    pub fn abi_body(&self) -> std::borrow::Cow<'_, [u8]> {
+        use std::borrow::Cow;
+        match self {
+            Value::Bytes(b) | Value::Serialized { bytes: b, .. } => Cow::Borrowed(b),
+            Value::Text(s) => Cow::Borrowed(s.as_bytes()),
+            Value::Int(i) => Cow::Owned(i.to_string().into_bytes()),
+            Value::Bool(b) => Cow::Borrowed(if *b { b"1" } else { b"0" }),
+        }
+    }
+
+    /// The value of `kind` whose ABI body is `body` (the reverse of [`Value::abi_body`]);
+    /// `None` when the body is not one (text that is not UTF-8, an integer that is not a
+    /// decimal `i64`, a boolean that is not `0` or `1`).
+    pub fn from_abi(kind: Kind, body: Vec<u8>) -> Option<Value> {
+        Some(match kind {
+            Kind::Bytes => Value::Bytes(body),
+            Kind::Text => Value::Text(String::from_utf8(body).ok()?),
+            Kind::Int => Value::Int(parse_decimal(&body)?),
+            Kind::Bool => Value::Bool(match &body[..] {
+                b"1" => true,
+                b"0" => false,
+                _ => return None,
+            }),
+            Kind::Serialized(lang) => Value::Serialized { lang, bytes: body },
+        })
+    }
+}
+
+/// A decimal `i64` as the ABI and the text layouts write it: an optional `-`, then digits,
+/// nothing else (no `+`, no spaces: what Python's `'%d'` and Perl write).
+pub fn parse_decimal(b: &[u8]) -> Option<i64> {
+    let digits = b.strip_prefix(b"-").unwrap_or(b);
+    if digits.is_empty() || digits.len() > 20 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(b).ok()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_round_trip_and_abi_bodies() {
+        for (i, k) in Kind::ALL.iter().enumerate() {
+            assert_eq!(k.number(), i as u32);
+            assert_eq!(Kind::from_number(i as u32), Some(*k));
+        }
+        assert_eq!(Kind::from_number(7), None);
+        for v in [
+            Value::Int(i64::MIN),
+            Value::Int(-42),
+            Value::Int(i64::MAX),
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Text("tëxt".into()),
+        ] {
+            let body = v.abi_body().into_owned();
+            assert_eq!(Value::from_abi(v.kind(), body), Some(v));
+        }
+        for bad in [
+            &b""[..],
+            b"+1",
+            b" 1",
+            b"1 ",
+            b"--1",
+            b"99999999999999999999",
+            b"1e3",
+        ] {
+            assert_eq!(parse_decimal(bad), None, "{bad:?}");
+        }
+        assert_eq!(Value::from_abi(Kind::Bool, b"2".to_vec()), None);
+        assert_eq!(Value::from_abi(Kind::Text, vec![0xff]), None);
+    }
+}

@@ -1,0 +1,683 @@
+//! The transcoder: one value in and out of its wire form under the client's value format:
+//! flags, the body's encoding (integers, booleans), compression, and every refusal (flags
+//! that mean nothing, a serialized kind that is off, a stream that cannot be inflated),
+//! each naming the key and the flags.
+
+use super::codec::{inflate_stream, Codec, Compression};
+use super::format::{self, mcpool, Body, Class, ValueFormat};
+use super::kind::{parse_decimal, Kind, Lang, Value};
+use crate::error::{Error, Result};
+use std::borrow::Cow;
+
+/// The value settings of a client besides compression: the format, and which serialized
+/// kinds may be read and written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ValueOptions {
+    /// The value format (default `mcpool`).
+    pub format: ValueFormat,
+    /// The serialized kinds that are on (a bit per [`Lang`]); all off by default.
+    pub serialized: u8,
+}
+
+impl ValueOptions {
+    /// Whether objects serialized by `lang` are read and written.
+    pub fn serialized(&self, lang: Lang) -> bool {
+        self.serialized & lang.bit() != 0
+    }
+
+    /// Turns one language's serialized kind on or off.
+    pub fn set_serialized(&mut self, lang: Lang, on: bool) {
+        if on {
+            self.serialized |= lang.bit();
+        } else {
+            self.serialized &= !lang.bit();
+        }
+    }
+
+    /// The configuration error for a compression setting this format cannot honour: a codec
+    /// its readers cannot inflate (zstd outside `mcpool`), a level outside the codec's scale.
+    pub fn check(&self, c: &Compression) -> Result<()> {
+        let codecs = self.format.codecs();
+        if let Some(codec) = c.codec {
+            if !codecs.is_empty() && !codecs.contains(&codec) {
+                let names: Vec<&str> = codecs.iter().map(|c| c.name()).collect();
+                return Err(Error::Config(format!(
+                    "compression_codec {codec}: the {} value format cannot mark it (its readers \
+                     inflate only {}; zstd needs value_format mcpool)",
+                    self.format,
+                    names.join(", ")
+                )));
+            }
+        }
+        if let Some(level) = c.level {
+            let codec = c.codec.or(codecs.first().copied()).unwrap_or(Codec::Zlib);
+            if !codec.levels().contains(&level) {
+                return Err(Error::Config(format!(
+                    "compression_level {level} is outside {codec}'s levels {}..={}",
+                    codec.levels().start(),
+                    codec.levels().end()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A format, its options and the compression settings, applied to values.
+#[derive(Clone, Copy, Debug)]
+pub struct Transcoder<'c> {
+    options: ValueOptions,
+    compression: &'c Compression,
+}
+
+/// "key \"k\" with flags 8 (0x8)".
+fn who(key: &[u8], flags: u32) -> String {
+    format!(
+        "key {:?} with flags {flags} (0x{flags:x})",
+        String::from_utf8_lossy(key)
+    )
+}
+
+impl<'c> Transcoder<'c> {
+    /// The transcoder of these settings.
+    pub fn new(options: ValueOptions, compression: &'c Compression) -> Self {
+        Transcoder {
+            options,
+            compression,
+        }
+    }
+
+    /// The format.
+    pub fn format(&self) -> ValueFormat {
+        self.options.format
+    }
+
+    /// The codec written: the configured one, else the format's default.
+    fn codec(&self) -> Option<Codec> {
+        let codecs = self.options.format.codecs();
+        codecs.first()?;
+        Some(self.compression.codec.unwrap_or(codecs[0]))
+    }
+
+    fn off(&self, lang: Lang) -> String {
+        format!(
+            "{} (the {} value format), and reading and writing them is off (enable it: \
+             serialized / pickle / storable / serialize)",
+            lang.describe(),
+            self.options.format
+        )
+    }
+
+    // ----- reading -----
+
+    /// Decodes one value: its ABI body (inflated; an integer as decimal text, a boolean as
+    /// `0`/`1`), borrowed from `data` when nothing had to change, else from `scratch` or a
+    /// small owned buffer; the flags a reader is given; and its kind.
+    pub fn decode<'d>(
+        &self,
+        key: &[u8],
+        data: &'d [u8],
+        flags: u32,
+        scratch: &'d mut Vec<u8>,
+    ) -> Result<(Cow<'d, [u8]>, u32, Kind)> {
+        let format = self.options.format;
+        let class = format.classify(flags).map_err(|why| {
+            let readers = ValueFormat::readers_of(flags);
+            let hint = if readers.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; they mean something in: {} (set value_format to the writer's)",
+                    readers.join(", ")
+                )
+            };
+            Error::ValueFormat(format!("{}: {why}{hint}", who(key, flags)))
+        })?;
+        let body: &'d [u8] = if class.compressed {
+            let zstd = format == ValueFormat::Mcpool;
+            inflate_stream(data, self.compression.max_decompressed, scratch, zstd).map_err(
+                |e| {
+                    let detail = match e {
+                        Error::Decompress(m) => m,
+                        other => other.to_string(),
+                    };
+                    let named = class.codec.map_or(String::new(), |c| format!(" ({c})"));
+                    Error::Decompress(format!(
+                        "{}: the {format} value format says compressed{named}, but {detail}",
+                        who(key, flags)
+                    ))
+                },
+            )?;
+            scratch
+        } else {
+            data
+        };
+        self.body(key, flags, class, body)
+    }
+
+    /// The ABI body of an uncompressed wire body of `class`.
+    fn body<'d>(
+        &self,
+        key: &[u8],
+        flags: u32,
+        class: Class,
+        body: &'d [u8],
+    ) -> Result<(Cow<'d, [u8]>, u32, Kind)> {
+        let bad = |what: &str| {
+            Error::ValueFormat(format!(
+                "{}: the {} value format says {} ({}), but {what}",
+                who(key, flags),
+                self.options.format,
+                class.kind,
+                class.what
+            ))
+        };
+        if let Kind::Serialized(lang) = class.kind {
+            if !self.options.serialized(lang) {
+                return Err(Error::ValueFormat(format!(
+                    "{}: the value is {}",
+                    who(key, flags),
+                    self.off(lang)
+                )));
+            }
+        }
+        let out: Cow<'d, [u8]> = match class.body {
+            Body::Plain if class.kind == Kind::Text => {
+                std::str::from_utf8(body).map_err(|_| bad("the body is not UTF-8"))?;
+                Cow::Borrowed(body)
+            }
+            Body::Plain => Cow::Borrowed(body),
+            Body::TextOrBytes => {
+                if std::str::from_utf8(body).is_err() {
+                    // Not text: what the format calls bytes.
+                    let (f, _) = self
+                        .options
+                        .format
+                        .flags_for(Kind::Bytes, None)
+                        .unwrap_or((0, Body::Plain));
+                    return Ok((Cow::Borrowed(body), f, Kind::Bytes));
+                }
+                Cow::Borrowed(body)
+            }
+            Body::Decimal => {
+                parse_decimal(body)
+                    .ok_or_else(|| bad("the body is not a decimal 64-bit integer"))?;
+                Cow::Borrowed(body)
+            }
+            Body::BigEndian(n) => {
+                if body.len() != usize::from(n) {
+                    return Err(bad(&format!("the body has {} bytes, not {n}", body.len())));
+                }
+                Cow::Owned(signed(body, n).to_string().into_bytes())
+            }
+            Body::Packed(n) => {
+                if body.len() > usize::from(n) {
+                    return Err(bad(&format!(
+                        "the body has {} bytes, more than {n}",
+                        body.len()
+                    )));
+                }
+                Cow::Owned(signed(body, n).to_string().into_bytes())
+            }
+            Body::ByteBool => match body {
+                [0] => Cow::Owned(b"0".to_vec()),
+                [1] => Cow::Owned(b"1".to_vec()),
+                _ => return Err(bad("the body is not one byte 0 or 1")),
+            },
+            Body::AsciiBool => match body {
+                b"0" | b"1" => Cow::Borrowed(body),
+                _ => return Err(bad("the body is not \"0\" or \"1\"")),
+            },
+        };
+        Ok((out, class.delivered, class.kind))
+    }
+
+    /// Decodes one value into an owned `(ABI body, delivered flags)`, reusing `data`'s
+    /// allocation when nothing had to change.
+    pub fn decode_owned(&self, key: &[u8], data: Vec<u8>, flags: u32) -> Result<(Vec<u8>, u32)> {
+        let mut scratch = Vec::new();
+        let (body, delivered, _) = self.decode(key, &data, flags, &mut scratch)?;
+        // Where the body lives: `data` unchanged, the inflated `scratch` (a body borrowed from
+        // neither cannot be: `body` borrows only those two), or a new buffer.
+        let at = match &body {
+            Cow::Borrowed(b) => Some((b.as_ptr(), b.len())),
+            Cow::Owned(_) => None,
+        };
+        let small = match body {
+            Cow::Owned(v) => Some(v),
+            Cow::Borrowed(_) => None,
+        };
+        Ok(match (at, small) {
+            (_, Some(v)) => (v, delivered),
+            (Some(at), None) if at == (data.as_ptr(), data.len()) => (data, delivered),
+            // Otherwise it is the inflated `scratch` (every other body is owned).
+            _ => (scratch, delivered),
+        })
+    }
+
+    /// Decodes one value into a typed [`Value`].
+    pub fn decode_value(&self, key: &[u8], data: &[u8], flags: u32) -> Result<Value> {
+        let mut scratch = Vec::new();
+        let (body, _, kind) = self.decode(key, data, flags, &mut scratch)?;
+        Value::from_abi(kind, body.into_owned())
+            .ok_or_else(|| Error::ValueFormat(format!("{}: not a valid {kind}", who(key, flags))))
+    }
+
+    /// The kind of a value read through this client, from the flags the read delivered.
+    pub fn flags_kind(&self, flags: u32) -> Result<Kind> {
+        match self.options.format {
+            ValueFormat::Mcpool if flags & mcpool::MARK == 0 && flags <= mcpool::APP_MASK => {
+                Ok(Kind::Bytes)
+            }
+            f => f
+                .classify(flags)
+                .map(|c| c.kind)
+                .map_err(|why| Error::ValueFormat(format!("flags {flags} (0x{flags:x}): {why}"))),
+        }
+    }
+
+    // ----- writing -----
+
+    fn unsupported(&self, kind: Kind) -> Error {
+        Error::Unsupported(format!(
+            "the {} value format has no {kind} kind (docs/value-format.md)",
+            self.options.format
+        ))
+    }
+
+    /// A typed value's wire body and flags, compressed when due.
+    pub fn encode_value<'v>(&self, value: &'v Value) -> Result<(Cow<'v, [u8]>, u32)> {
+        let kind = value.kind();
+        if let Kind::Serialized(lang) = kind {
+            if !self.options.serialized(lang) {
+                return Err(Error::Unsupported(format!(
+                    "cannot store {}",
+                    self.off(lang)
+                )));
+            }
+        }
+        let int = match value {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        };
+        let (flags, body) = self
+            .options
+            .format
+            .flags_for(kind, int)
+            .ok_or_else(|| self.unsupported(kind))?;
+        let wire: Cow<'v, [u8]> = match (body, value) {
+            (Body::Decimal, Value::Int(i)) => Cow::Owned(i.to_string().into_bytes()),
+            (Body::BigEndian(n), Value::Int(i)) => {
+                Cow::Owned(i.to_be_bytes()[8 - usize::from(n)..].to_vec())
+            }
+            (Body::Packed(n), Value::Int(i)) => {
+                let b = i.to_be_bytes();
+                let b = &b[8 - usize::from(n)..];
+                let first = b.iter().position(|x| *x != 0).unwrap_or(b.len());
+                Cow::Owned(b[first..].to_vec())
+            }
+            (Body::ByteBool, Value::Bool(b)) => Cow::Borrowed(if *b { &[1] } else { &[0] }),
+            (Body::AsciiBool, Value::Bool(b)) => Cow::Borrowed(if *b { b"1" } else { b"0" }),
+            (Body::Plain | Body::TextOrBytes, v) => match v {
+                Value::Bytes(b) | Value::Serialized { bytes: b, .. } => Cow::Borrowed(b),
+                Value::Text(s) => Cow::Borrowed(s.as_bytes()),
+                _ => unreachable!("integers and booleans are never plain"),
+            },
+            _ => unreachable!("a kind's row has a body for it"),
+        };
+        Ok(self.compress(wire, flags))
+    }
+
+    /// The byte API's store: `flags` 0 stores bytes under the format's bytes kind; other
+    /// flags must be flags the format reads back (a kind's flags, as `kind_flags` gives;
+    /// under `mcpool` also application flags up to 0xFFFF; under `libmemcached` any), with a
+    /// body of that kind's form. Compressed when due.
+    pub fn encode_flagged<'v>(
+        &self,
+        key: &[u8],
+        data: &'v [u8],
+        flags: u32,
+    ) -> Result<(Cow<'v, [u8]>, u32)> {
+        let format = self.options.format;
+        let refuse =
+            |why: String| Error::ValueFormat(format!("storing {}: {why}", who(key, flags)));
+        let wire_flags = match format {
+            ValueFormat::Libmemcached | ValueFormat::Legacy(_) => flags,
+            _ if flags == 0 => format.flags_for(Kind::Bytes, None).map_or(0, |(f, _)| f),
+            ValueFormat::Mcpool => {
+                if flags & mcpool::CODEC_MASK != 0 || flags & !mcpool::KNOWN != 0 {
+                    return Err(refuse(
+                        "the mcpool layout's compression bits (20, 21) and bits 22, 23, 25..31 \
+                         are mcpool's own; application flags are 16 bits (0..=65535)"
+                            .into(),
+                    ));
+                }
+                if flags & mcpool::MARK == 0 {
+                    mcpool::MARK | flags
+                } else {
+                    flags
+                }
+            }
+            f => {
+                let bit = f.table().and_then(|t| t.compressed).unwrap_or(0);
+                if flags & bit != 0 {
+                    return Err(refuse(format!(
+                        "bit {bit} is the {f} value format's compression bit, which mcpool sets \
+                         itself"
+                    )));
+                }
+                flags
+            }
+        };
+        if !matches!(format, ValueFormat::Libmemcached | ValueFormat::Legacy(_)) {
+            let class = format.classify(wire_flags).map_err(|why| {
+                refuse(format!(
+                    "{why}, so no reader of the format would read the value back"
+                ))
+            })?;
+            // The body must be what the flags say (an integer's form, UTF-8 text…).
+            self.body(key, wire_flags, class, data)?;
+        }
+        Ok(self.compress(Cow::Borrowed(data), wire_flags))
+    }
+
+    /// The flags of an uncompressed value of `kind` for the batch calls, when its wire body
+    /// is its ABI body.
+    pub fn kind_flags(&self, kind: Kind) -> Result<u32> {
+        if let Kind::Serialized(lang) = kind {
+            if !self.options.serialized(lang) {
+                return Err(Error::Unsupported(format!(
+                    "cannot store {}",
+                    self.off(lang)
+                )));
+            }
+        }
+        let format = self.options.format;
+        let (flags, body) = format
+            .flags_for(kind, None)
+            .ok_or_else(|| self.unsupported(kind))?;
+        let same = matches!(body, Body::Plain | Body::Decimal | Body::AsciiBool);
+        if !same || (flags == 0 && kind != Kind::Bytes) {
+            return Err(Error::Unsupported(format!(
+                "the {format} value format writes {kind} in a form the batch calls cannot \
+                 take as flags (store it with store_kind)"
+            )));
+        }
+        Ok(flags)
+    }
+
+    /// Compresses `wire` when due and sets the format's compression bits.
+    fn compress<'v>(&self, wire: Cow<'v, [u8]>, flags: u32) -> (Cow<'v, [u8]>, u32) {
+        let Some(codec) = self.codec() else {
+            return (wire, flags);
+        };
+        let Some(packed) = self.compression.compress(codec, &wire) else {
+            return (wire, flags);
+        };
+        let bits = match self.options.format {
+            ValueFormat::Mcpool => format::mcpool_codec_bits(codec),
+            ValueFormat::Legacy(f) => f.flag(),
+            f => match f.table().and_then(|t| t.compressed) {
+                Some(bit) => bit,
+                None => return (wire, flags),
+            },
+        };
+        (Cow::Owned(packed), flags | bits)
+    }
+}
+
+/// A big-endian integer of `width` bytes (shorter: leading zero bytes dropped), sign-extended
+/// from that width.
+fn signed(body: &[u8], width: u8) -> i64 {
+    let v = body.iter().fold(0u64, |acc, b| acc << 8 | u64::from(*b));
+    match width {
+        1 => i64::from(v as u8 as i8),
+        2 => i64::from(v as u16 as i16),
+        4 => i64::from(v as u32 as i32),
+        _ => v as i64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(format: ValueFormat, c: &Compression) -> Transcoder<'_> {
+        Transcoder::new(
+            ValueOptions {
+                format,
+                serialized: 0b111,
+            },
+            c,
+        )
+    }
+
+    #[test]
+    fn every_format_round_trips_every_kind_it_has() {
+        let c = Compression {
+            threshold: 100,
+            ..Compression::default()
+        };
+        let big = "ab€".repeat(10_000);
+        let values = [
+            Value::Bytes(b"\x00\xffbytes".to_vec()),
+            Value::Bytes(Vec::new()),
+            Value::Text("tëxt ✓".into()),
+            Value::Text(big.clone()),
+            Value::Bytes(big.clone().into_bytes()),
+            Value::Int(0),
+            Value::Int(-1),
+            Value::Int(42),
+            Value::Int(i64::from(i32::MAX) + 1),
+            Value::Int(i64::MIN),
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Serialized {
+                lang: Lang::Python,
+                bytes: b"\x80\x05K*.".to_vec(),
+            },
+            Value::Serialized {
+                lang: Lang::Perl,
+                bytes: b"\x05\x0b\x03".to_vec(),
+            },
+            Value::Serialized {
+                lang: Lang::Java,
+                bytes: b"\xac\xed\x00\x05".to_vec(),
+            },
+        ];
+        for f in ValueFormat::ALL {
+            let tc = t(f, &c);
+            for v in &values {
+                match tc.encode_value(v) {
+                    Ok((wire, flags)) => {
+                        let back = tc.decode_value(b"k", &wire, flags).unwrap();
+                        // spymemcached's String is read as bytes when it is not UTF-8; every
+                        // other value comes back as it went.
+                        assert_eq!(&back, v, "{f}");
+                    }
+                    Err(Error::Unsupported(m)) => {
+                        assert!(!f.has_kind(v.kind()) || m.contains("off"), "{f} {m}")
+                    }
+                    Err(e) => panic!("{f}: {e}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn legacy_wire_forms_are_the_peers() {
+        let c = Compression::default();
+        let enc = |f, v: Value| {
+            let tc = t(f, &c);
+            let (w, fl) = tc.encode_value(&v).unwrap();
+            (w.into_owned(), fl)
+        };
+        assert_eq!(
+            enc(ValueFormat::Pylibmc, Value::Int(42)),
+            (b"42".to_vec(), 4)
+        );
+        assert_eq!(
+            enc(ValueFormat::PythonMemcached, Value::Int(-7)),
+            (b"-7".to_vec(), 2)
+        );
+        assert_eq!(
+            enc(ValueFormat::Pylibmc, Value::Text("é".into())),
+            ("é".into(), 16)
+        );
+        assert_eq!(
+            enc(ValueFormat::CacheMemcachedFast, Value::Text("é".into())),
+            ("é".into(), 4)
+        );
+        assert_eq!(
+            enc(ValueFormat::Whalin, Value::Int(1)),
+            (vec![0, 0, 0, 1], 4)
+        );
+        assert_eq!(
+            enc(ValueFormat::Whalin, Value::Int(1 << 40)),
+            ((1i64 << 40).to_be_bytes().to_vec(), 16384)
+        );
+        assert_eq!(enc(ValueFormat::Whalin, Value::Bool(true)), (vec![1], 8192));
+        assert_eq!(
+            enc(ValueFormat::Whalin, Value::Text("s".into())),
+            (b"s".to_vec(), 32)
+        );
+        assert_eq!(
+            enc(ValueFormat::Whalin, Value::Bytes(b"s".to_vec())),
+            (b"s".to_vec(), 4096)
+        );
+        assert_eq!(
+            enc(ValueFormat::Spymemcached, Value::Int(0)),
+            (vec![], 0x200)
+        );
+        assert_eq!(
+            enc(ValueFormat::Spymemcached, Value::Int(300)),
+            (vec![1, 44], 0x200)
+        );
+        assert_eq!(
+            enc(ValueFormat::Spymemcached, Value::Int(-1)),
+            (vec![0xff; 4], 0x200)
+        );
+        assert_eq!(
+            enc(ValueFormat::Spymemcached, Value::Bool(false)),
+            (b"0".to_vec(), 0x100)
+        );
+        assert_eq!(
+            enc(ValueFormat::Spymemcached, Value::Text("s".into())),
+            (b"s".to_vec(), 0)
+        );
+        assert_eq!(
+            enc(ValueFormat::Spymemcached, Value::Bytes(b"s".to_vec())),
+            (b"s".to_vec(), 0x800)
+        );
+        assert_eq!(
+            enc(ValueFormat::Mcpool, Value::Bytes(b"s".to_vec())),
+            (b"s".to_vec(), 0)
+        );
+        assert_eq!(
+            enc(ValueFormat::Mcpool, Value::Text("s".into())),
+            (b"s".to_vec(), 0x0101_0000)
+        );
+        assert_eq!(
+            enc(ValueFormat::Mcpool, Value::Int(5)),
+            (b"5".to_vec(), 0x0102_0000)
+        );
+    }
+
+    #[test]
+    fn wrong_layout_reads_are_errors_naming_key_and_flags() {
+        let c = Compression {
+            threshold: 10,
+            ..Compression::default()
+        };
+        let big = Value::Text("x".repeat(1000));
+        let (zl, f8) = t(ValueFormat::Pylibmc, &c).encode_value(&big).unwrap();
+        assert_eq!(f8, 24);
+        let (gz, f2) = t(ValueFormat::CacheMemcachedFast, &c)
+            .encode_value(&big)
+            .unwrap();
+        assert_eq!(f2, 6);
+        // pylibmc's zlib under Cache::Memcached::Fast, and the reverse.
+        let e = t(ValueFormat::CacheMemcachedFast, &c)
+            .decode_value(b"k1", &zl, f8)
+            .unwrap_err();
+        let m = e.to_string();
+        assert!(
+            m.contains("\"k1\"") && m.contains("24") && m.contains("pylibmc"),
+            "{m}"
+        );
+        let e = t(ValueFormat::Pylibmc, &c)
+            .decode_value(b"k2", &gz, f2)
+            .unwrap_err();
+        assert!(e.to_string().contains("\"k2\""), "{e}");
+        // Under mcpool, any legacy flags.
+        for (w, f) in [(&zl, f8), (&gz, f2)] {
+            let e = t(ValueFormat::Mcpool, &c)
+                .decode_value(b"k3", w, f)
+                .unwrap_err();
+            assert!(matches!(e, Error::ValueFormat(_)), "{e}");
+        }
+        // A corrupt stream under the right format.
+        let mut bad = zl.clone().into_owned();
+        bad[5] ^= 0xff;
+        let e = t(ValueFormat::Pylibmc, &c)
+            .decode_value(b"k4", &bad, f8)
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::Decompress(m) if m.contains("\"k4\"") && m.contains("24")),
+            "{e}"
+        );
+        // Serialized with deserialization off.
+        let off = Transcoder::new(
+            ValueOptions {
+                format: ValueFormat::Pylibmc,
+                serialized: 0,
+            },
+            &c,
+        );
+        let e = off.decode_value(b"k5", b"\x80\x05K*.", 1).unwrap_err();
+        assert!(
+            e.to_string().contains("pickle") && e.to_string().contains("off"),
+            "{e}"
+        );
+        // A gzip-looking body under flags that do not say compressed is returned as stored.
+        let (v, fl) = t(ValueFormat::Mcpool, &c)
+            .decode_owned(b"k6", gz.to_vec(), 0)
+            .unwrap();
+        assert_eq!((v, fl), (gz.to_vec(), 0));
+    }
+
+    #[test]
+    fn byte_api_flags() {
+        let c = Compression::default();
+        let m = t(ValueFormat::Mcpool, &c);
+        assert_eq!(m.encode_flagged(b"k", b"v", 0).unwrap().1, 0);
+        let (_, f) = m.encode_flagged(b"k", b"v", 7).unwrap();
+        assert_eq!(f, mcpool::MARK | 7);
+        assert_eq!(
+            m.decode_owned(b"k", b"v".to_vec(), f).unwrap(),
+            (b"v".to_vec(), 7)
+        );
+        assert!(m.encode_flagged(b"k", b"v", 0xdead_beef).is_err());
+        let int = m.kind_flags(Kind::Int).unwrap();
+        assert!(m.encode_flagged(b"k", b"12", int).is_ok());
+        assert!(m.encode_flagged(b"k", b"twelve", int).is_err());
+        let s = t(ValueFormat::Spymemcached, &c);
+        assert_eq!(s.encode_flagged(b"k", b"v", 0).unwrap().1, 0x800);
+        assert!(s.kind_flags(Kind::Text).is_err());
+        assert!(s.kind_flags(Kind::Int).is_err());
+        let p = t(ValueFormat::Pylibmc, &c);
+        assert!(
+            p.encode_flagged(b"k", b"v", 8).is_err(),
+            "the compression bit is mcpool's"
+        );
+        assert!(
+            p.encode_flagged(b"k", b"v", 64).is_err(),
+            "64 means nothing in pylibmc"
+        );
+        let l = t(ValueFormat::Libmemcached, &c);
+        assert_eq!(
+            l.encode_flagged(b"k", b"v", 0xdead_beef).unwrap().1,
+            0xdead_beef
+        );
+    }
+}
