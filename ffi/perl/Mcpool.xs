@@ -1,9 +1,8 @@
 /*
  * Mcpool.xs: the Perl binding of mcpool. Calls only include/mcpool.h: placement, the
- * protocol, pooling and compression are the core's. This file turns Perl scalars into
- * (bytes, flags) and back, with Cache::Memcached's flag layout:
- *   1 = Storable (the value is a serialized reference), 2 = compressed (gzip; owned by the
- *   core, which compresses and inflates), 4 = UTF-8 (a character string, with utf8 => 1).
+ * protocol, pooling, compression and the value format (every flag bit and wire form:
+ * value_format => ..., default cache-memcached-fast) are the core's. This file turns Perl
+ * scalars into the core's value kinds (bytes, UTF-8 text, integer, Storable image) and back.
  */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
@@ -13,9 +12,6 @@
 #include "mcpool.h"
 
 #include <string.h>
-
-#define F_STORABLE 0x1u
-#define F_UTF8 0x4u
 
 /* Room for the longest key memcached accepts (250) behind the longest namespace (250). */
 #define KEYBUF 512
@@ -43,6 +39,10 @@ typedef struct {
     void *heap_guard; /* a block kept above the hashes made ahead (mcp_make_next_hv) */
     size_t guard_buckets; /* the bucket count of the hashes the guard was placed for */
     int deserialize;      /* thaw values flagged Storable (deserialize => 1, the default) */
+    int serialize;        /* Storable images stored and delivered by the core (serialize => 1) */
+    int zero_plain;       /* flags 0 mean bytes in this value format: no decoding to do */
+    /* per kind: its flags for the batch store, or -1 (the core stores it only one by one) */
+    int64_t batch_flags[MCPOOL_KIND_JAVA_SERIALIZED + 1];
     HV *state;            /* the Perl side's state (lib/Mcpool.pm's _state) */
 } mcp_t;
 
@@ -283,17 +283,23 @@ mcp_prefix_keys(pTHX_ mcp_room_t *r, const uint8_t **keys, size_t *lens, size_t 
     }
 }
 
-/* A value as bytes and flags: references through the serializer (flag 1); character
- * strings encoded as UTF-8 (flag 4) with utf8 => 1, else downgraded (croaks "Wide
- * character" as Cache::Memcached::Fast does). The core compresses (flag 2). A value with get
- * magic is fetched once into a mortal copy, as keys are. */
+/* A value as one of the core's kinds and its bytes: references through the serializer
+ * (a Storable image; croaks with serialize => 0); an integer (IV without a string) as its
+ * decimal text (INT); character strings as UTF-8 (TEXT) with utf8 => 1, else downgraded
+ * (croaks "Wide character" as Cache::Memcached::Fast does); anything else as bytes. The core
+ * sets the flags and compresses. A value with get magic is fetched once into a mortal
+ * copy, as keys are. */
 static const char *
-mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, uint32_t *flags)
+mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
 {
     const char *p;
     if (SvGMAGICAL(sv))
         sv = sv_2mortal(newSVsv(sv));
+    *kind = MCPOOL_KIND_BYTES;
     if (SvROK(sv)) {
+        if (!m->serialize)
+            croak("Mcpool: cannot store a reference: serialize is off (serialize => 1 "
+                  "stores it with the serialize methods)");
         dSP;
         int n;
         SV *out;
@@ -306,17 +312,22 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, uint32_t *flags)
             croak("Mcpool: the serialize method returned nothing");
         out = POPs;
         PUTBACK;
-        *flags |= F_STORABLE;
+        *kind = MCPOOL_KIND_PERL_STORABLE;
         return SvPV(out, *len);
     }
     if (!SvOK(sv)) {
         *len = 0;
         return "";
     }
+    if (SvIOK(sv) && !SvPOK(sv) && !SvNOK(sv)) {
+        *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV (a UV above 2**63-1 is
+                                  * refused by the core) */
+        return SvPV_nomg(sv, *len);
+    }
     p = SvPV_nomg(sv, *len);
     if (SvUTF8(sv)) {
         if (m->utf8) {
-            *flags |= F_UTF8; /* Perl keeps it as UTF-8 already: the bytes are the encoding */
+            *kind = MCPOOL_KIND_TEXT; /* Perl keeps it as UTF-8 already: the bytes are it */
         } else {
             SV *tmp = sv_2mortal(newSVpvn_flags(p, *len, SVf_UTF8));
             sv_utf8_downgrade(tmp, 0);
@@ -326,9 +337,57 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, uint32_t *flags)
     return p;
 }
 
+/* Stores one value of a kind; an integer under a format without one (cache-memcached-fast,
+ * cache-memcached, libmemcached) is stored as its decimal text, as Cache::Memcached::Fast
+ * stores every number. */
+static mcpool_status
+mcp_store(mcp_t *m, mcpool_store_op op, const uint8_t *k, size_t klen, mcpool_kind kind,
+          const uint8_t *v, size_t vlen, uint32_t t, uint64_t cas)
+{
+    mcpool_status st = mcpool_client_store_kind(m->client, op, k, klen, kind, v, vlen, t, cas);
+    if (st == MCPOOL_UNSUPPORTED && kind == MCPOOL_KIND_INT)
+        st = mcpool_client_store_kind(m->client, op, k, klen, MCPOOL_KIND_BYTES, v, vlen, t, cas);
+    return st;
+}
+
+/* set_multi: an item of a kind without batch flags, stored alone (flags never used as such) */
+#define MCP_SOLO(kind) (0xffffff00u | (uint32_t)(kind))
+#define MCP_IS_SOLO(f) (((f) & 0xffffff00u) == 0xffffff00u)
+#define MCP_SOLO_KIND(f) ((mcpool_kind)((f) & 0xffu))
+
+/* The kind of a value read with these flags (the core delivered it, so it has one). */
+static mcpool_kind
+mcp_kind(mcp_t *m, uint32_t flags)
+{
+    mcpool_kind kind = MCPOOL_KIND_BYTES;
+    if (flags == 0 && m->zero_plain)
+        return MCPOOL_KIND_BYTES;
+    if (mcpool_client_flags_kind(m->client, flags, &kind) != MCPOOL_OK)
+        return (mcpool_kind)0xffffffffu; /* not a kind: mcp_decode reports no value */
+    return kind;
+}
+
+/* A value that needs no decoding: bytes as they are. */
+#define MCP_PLAIN(m, flags) ((flags) == 0 && (m)->zero_plain)
+
 /* A value flagged Storable that is not returned because deserialize is off. Asked before
  * decoding: a thaw may free the object (and m) by dropping its last reference. */
-#define MCP_REFUSED(m, flags) (((flags) & F_STORABLE) && !(m)->deserialize)
+#define MCP_REFUSED(m, flags) (!MCP_PLAIN(m, flags) && !(m)->deserialize && \
+                               mcp_kind(m, flags) == MCPOOL_KIND_PERL_STORABLE)
+
+/* The warning for a value the core refused to deliver (flags that mean nothing in the value
+ * format, a serialized object of another language or with serialize off, a compressed value
+ * that does not inflate): an error, never bytes passed off as the value. It names the key
+ * (the core's message does) and is given where the other refusals are. */
+static SV *
+mcp_value_error_msg(pTHX_ const char *fn, mcpool_status st)
+{
+    return newSVpvf("Mcpool::%s: %s: %s: not returned", fn, mcpool_status_name(st),
+                    mcpool_last_error_message());
+}
+
+/* A read failed because of the value, not the network: warned about (mcp_value_error_msg). */
+#define MCP_VALUE_ERROR(st) ((st) == MCPOOL_VALUE_FORMAT || (st) == MCPOOL_DECOMPRESS)
 
 /* The warning for a value MCP_REFUSED (a new SV). It is given (mcp_warn) only once nothing
  * is left to free, since a __WARN__ handler may die. */
@@ -354,11 +413,46 @@ mcp_warn(pTHX_ SV *msg)
 static SV *
 mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
 {
-    if (MCP_REFUSED(m, flags)) {
+    mcpool_kind kind;
+    if (MCP_PLAIN(m, flags))
+        return sv;
+    kind = mcp_kind(m, flags);
+    if (kind == MCPOOL_KIND_PERL_STORABLE && !m->deserialize) {
         SvREFCNT_dec(sv);
         return NULL;
     }
-    if (flags & F_STORABLE) {
+    switch ((uint32_t)kind) {
+    case MCPOOL_KIND_BYTES:
+        return sv;
+    case MCPOOL_KIND_TEXT:
+        /* valid UTF-8 (the core checked); decoded with utf8 => 1, as Cache::Memcached::Fast */
+        if (m->utf8) {
+            if (!sv_utf8_decode(sv)) {
+                SvREFCNT_dec(sv);
+                return NULL;
+            }
+            SvUTF8_on(sv); /* text even when ASCII: stored again, it stays text */
+        }
+        return sv;
+    case MCPOOL_KIND_INT: {
+        /* the core's decimal text of a signed 64-bit integer: an IV */
+        const char *p = SvPVX(sv);
+        IV v = (IV)strtoll(p, NULL, 10);
+        sv_setiv(sv, v);
+        return sv;
+    }
+    case MCPOOL_KIND_BOOL: {
+        int t = SvCUR(sv) == 1 && SvPVX(sv)[0] == '1';
+        SvREFCNT_dec(sv);
+        return newSVsv(t ? &PL_sv_yes : &PL_sv_no);
+    }
+    case MCPOOL_KIND_PERL_STORABLE:
+        break;
+    default: /* a Python pickle or Java object: Perl cannot read it (the core refuses those) */
+        SvREFCNT_dec(sv);
+        return NULL;
+    }
+    {
         dSP;
         int n;
         SV *res = NULL;
@@ -374,11 +468,6 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
             return NULL;
         return SvREFCNT_inc_simple_NN(res);
     }
-    if ((flags & F_UTF8) && m->utf8 && !sv_utf8_decode(sv)) {
-        SvREFCNT_dec(sv);
-        return NULL;
-    }
-    return sv;
 }
 
 /* gets: [cas, value] */
@@ -771,7 +860,11 @@ _new(class, addrs, weights, opts)
         p = hv_fetchs(opts, "distribution", 0);
         s = SvPV(*p, len);
         CFG(mcpool_config_set_distribution(cfg, s, len), "distribution");
-        CFG(mcpool_config_set_compression_format(cfg, "gzip", 4), "compression format");
+        p = hv_fetchs(opts, "value_format", 0);
+        s = SvPV(*p, len);
+        CFG(mcpool_config_set_value_format(cfg, s, len), "value_format");
+        CFG(mcpool_config_set_serialized(cfg, MCPOOL_KIND_PERL_STORABLE,
+                                         hv_iv(aTHX_ opts, "serialize", 1) != 0), "serialize");
         threshold = hv_iv(aTHX_ opts, "compress_threshold", -1);
         CFG(mcpool_config_set_compression(cfg, threshold > 0 && hv_iv(aTHX_ opts, "compress_enabled", 1)),
             "compression");
@@ -803,14 +896,24 @@ _new(class, addrs, weights, opts)
         mg->mg_flags |= MGf_DUP;
         m->utf8 = (int)hv_iv(aTHX_ opts, "utf8", 0);
         m->deserialize = (int)hv_iv(aTHX_ opts, "deserialize", 1);
+        m->serialize = (int)hv_iv(aTHX_ opts, "serialize", 1);
         m->freeze = newSVsv(*hv_fetchs(opts, "freeze", 0));
         m->thaw = newSVsv(*hv_fetchs(opts, "thaw", 0));
         p = hv_fetchs(opts, "namespace", 0);
         mcp_set_prefix(aTHX_ m, p ? *p : &PL_sv_undef, (int)hv_iv(aTHX_ opts, "hash_namespace", 0));
         {
             mcpool_status st = mcpool_client_new(cfg, &m->client);
+            mcpool_kind zk = MCPOOL_KIND_BYTES;
+            uint32_t kf, kd;
             if (st != MCPOOL_OK)
                 mcp_croak_status(aTHX_ "building the client", st);
+            /* What the value format says, asked once: whether flags 0 are plain bytes (the
+             * reads' fast path), and each kind's flags for set_multi (-1: none) */
+            m->zero_plain = mcpool_client_flags_kind(m->client, 0, &zk) == MCPOOL_OK &&
+                            zk == MCPOOL_KIND_BYTES;
+            for (kd = 0; kd <= MCPOOL_KIND_JAVA_SERIALIZED; kd++)
+                m->batch_flags[kd] = mcpool_client_kind_flags(m->client, (mcpool_kind)kd, &kf) == MCPOOL_OK
+                                     ? (int64_t)kf : -1;
         }
         SvREFCNT_inc_simple_void_NN(obj); /* now the object's: kept past the mortal */
         RETVAL = sv_bless(newRV_noinc(obj), gv_stashpv(class, GV_ADD));
@@ -880,9 +983,11 @@ get(m, key)
             /* a miss, or an error after the value was allocated: the SV is ours to free */
             if (sv)
                 SvREFCNT_dec(sv);
+            if (MCP_VALUE_ERROR(st))
+                mcp_warn(aTHX_ sv_2mortal(mcp_value_error_msg(aTHX_ ix ? "gets" : "get", st)));
             XSRETURN_EMPTY;
         }
-        if (flags & (F_STORABLE | F_UTF8)) {
+        if (!MCP_PLAIN(m, flags)) {
             if (MCP_REFUSED(m, flags)) {
                 SvREFCNT_dec(sv);
                 if (m->prefix_len && k == (const uint8_t *)kbuf) { /* the caller's key */
@@ -916,23 +1021,27 @@ gat(m, exptime, key)
         mcpool_item *item = NULL;
         mcpool_status st;
         uint32_t t, flags = 0;
-        int deserialize;
+        int deserialize, refusable;
         SV *sv;
     PPCODE:
         t = mcp_exptime(aTHX_ exptime);
         k = mcp_key(aTHX_ m, key, &klen, kbuf, ix ? "gats" : "gat");
         st = ix ? mcpool_client_gats(m->client, k, klen, t, &item)
                 : mcpool_client_gat(m->client, k, klen, t, &item);
-        if (st != MCPOOL_OK)
+        if (st != MCPOOL_OK) {
+            if (MCP_VALUE_ERROR(st))
+                mcp_warn(aTHX_ sv_2mortal(mcp_value_error_msg(aTHX_ ix ? "gats" : "gat", st)));
             XSRETURN_EMPTY;
+        }
         deserialize = m->deserialize;
+        refusable = MCP_REFUSED(m, mcpool_item_flags(item));
         if (m->prefix_len && k == (const uint8_t *)kbuf) { /* the caller's key, for a warning */
             k += m->prefix_len;
             klen -= m->prefix_len;
         }
         sv = mcp_item_sv(aTHX_ m, item, ix, &flags); /* m may be freed now (a thaw) */
         if (!sv) {
-            if ((flags & F_STORABLE) && !deserialize)
+            if (refusable && !deserialize)
                 mcp_warn(aTHX_ sv_2mortal(mcp_refused_msg(aTHX_ ix ? "gats" : "gat", (const char *)k, klen)));
             XSRETURN_EMPTY;
         }
@@ -983,6 +1092,10 @@ get_multi(m, ...)
                                         ix ? &cas : NULL);
             sv = one.sv;
             hv = mcp_result_hv(aTHX_ SvIsCOW_shared_hash(ST(1)));
+            if (MCP_VALUE_ERROR(rc)) {
+                refused = (AV *)sv_2mortal((SV *)newAV());
+                av_push(refused, mcp_value_error_msg(aTHX_ fn, rc));
+            }
             if (rc == MCPOOL_OK && sv && MCP_REFUSED(m, flags)) {
                 STRLEN l;
                 const char *kp = SvPV_nomg(ST(1), l); /* a plain string (mcp_stable_key) */
@@ -990,7 +1103,7 @@ get_multi(m, ...)
                 sv = NULL;
                 refused = (AV *)sv_2mortal((SV *)newAV());
                 av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l));
-            } else if (rc == MCPOOL_OK && sv && (flags & (F_STORABLE | F_UTF8)))
+            } else if (rc == MCPOOL_OK && sv && !MCP_PLAIN(m, flags))
                 sv = mcp_decode(aTHX_ m, sv, flags); /* takes the SV; NULL: a miss */
             else if (rc != MCPOOL_OK && sv) {
                 SvREFCNT_dec(sv); /* an error after the value was allocated */
@@ -1044,9 +1157,16 @@ get_multi(m, ...)
              * the call's one large malloc, and by then these small allocations have taken
              * back the chunks the caller's previous result left in glibc's fastbins, which
              * that malloc would otherwise consolidate first (see mcp_room). */
-            if (ix || rc != MCPOOL_OK || (mm.any_flags & (F_STORABLE | F_UTF8))) {
+            if (ix || rc != MCPOOL_OK || mm.any_flags != 0 || !m->zero_plain) {
                 for (i = 0; i < n; i++) {
                     SV *sv = mm.vals[i];
+                    if (rc == MCPOOL_OK && MCP_VALUE_ERROR(st[i])) {
+                        /* one warning per call: the first such key's message */
+                        if (!refused) {
+                            refused = (AV *)sv_2mortal((SV *)newAV());
+                            av_push(refused, mcp_value_error_msg(aTHX_ fn, st[i]));
+                        }
+                    }
                     if (!sv)
                         continue;
                     mm.vals[i] = NULL;
@@ -1063,7 +1183,7 @@ get_multi(m, ...)
                         av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l));
                         continue;
                     }
-                    if (mm.flags[i] & (F_STORABLE | F_UTF8)) {
+                    if (!MCP_PLAIN(m, mm.flags[i])) {
                         sv = mcp_decode(aTHX_ m, sv, mm.flags[i]);
                         if (!sv)
                             continue;
@@ -1075,6 +1195,11 @@ get_multi(m, ...)
                 }
             } else {
                 hits = mm.made; /* plain values: stored as they are */
+                for (i = 0; i < n && !refused; i++)
+                    if (MCP_VALUE_ERROR(st[i])) {
+                        refused = (AV *)sv_2mortal((SV *)newAV());
+                        av_push(refused, mcp_value_error_msg(aTHX_ fn, st[i]));
+                    }
             }
             hv = mcp_take_result_hv(aTHX_ m, hits, 2 * shared > n);
             for (i = 0; i < n; i++) {
@@ -1114,6 +1239,7 @@ set_multi(m, ...)
         size_t *lens, *vlens;
         uint32_t *flags, *ttls;
         mcpool_status *st;
+        mcpool_kind kind;
         U8 gimme;
         char *block;
         mcp_room_t room;
@@ -1147,10 +1273,11 @@ set_multi(m, ...)
             p = av_fetch(av, 0, 0);
             keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ p ? *p : &PL_sv_undef, &l, "set_multi");
             lens[i] = l;
-            flags[i] = 0;
             p = av_fetch(av, 1, 0);
-            vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &flags[i]);
+            vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &kind);
             vlens[i] = l;
+            /* the kind's flags for the batch, or MCP_SOLO: stored on its own (mcp_store) */
+            flags[i] = m->batch_flags[kind] >= 0 ? (uint32_t)m->batch_flags[kind] : MCP_SOLO(kind);
             ttls[i] = 0;
             if (av_len(av) >= 2 && (p = av_fetch(av, 2, 0)) != NULL)
                 ttls[i] = mcp_exptime(aTHX_ *p);
@@ -1161,7 +1288,14 @@ set_multi(m, ...)
          * takes one): usually a single call; runs keep the arguments' order. */
         for (j = 0; j < n; j = k) {
             mcpool_status rc;
-            for (k = j + 1; k < n && ttls[k] == ttls[j]; k++)
+            if (MCP_IS_SOLO(flags[j])) {
+                /* a kind the format stores in another form than its ABI body */
+                st[j] = mcp_store(m, MCPOOL_STORE_SET, keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
+                                  vals[j], vlens[j], ttls[j], 0);
+                k = j + 1;
+                continue;
+            }
+            for (k = j + 1; k < n && ttls[k] == ttls[j] && !MCP_IS_SOLO(flags[k]); k++)
                 ;
             for (i = j; i < k; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
@@ -1258,7 +1392,8 @@ set(m, key, ...)
         const char *v;
         int arg = 2;
         uint64_t cas = 0;
-        uint32_t flags = 0, t = 0;
+        uint32_t t = 0;
+        mcpool_kind kind;
         mcpool_status st;
     PPCODE:
         if (ix == 5) {
@@ -1271,16 +1406,17 @@ set(m, key, ...)
                   ix == 3 || ix == 4 ? "" : "[, $expiration_time]");
         }
         k = mcp_key(aTHX_ m, key, &klen, kbuf, names[ix]);
-        v = mcp_value(aTHX_ m, ST(arg), &vlen, &flags);
+        v = mcp_value(aTHX_ m, ST(arg), &vlen, &kind);
         if (items > arg + 1)
             t = mcp_exptime(aTHX_ ST(arg + 1));
         switch (ix) {
-        case 0: st = mcpool_client_set(m->client, k, klen, (const uint8_t *)v, vlen, flags, t); break;
-        case 1: st = mcpool_client_add(m->client, k, klen, (const uint8_t *)v, vlen, flags, t); break;
-        case 2: st = mcpool_client_replace(m->client, k, klen, (const uint8_t *)v, vlen, flags, t); break;
         case 3: st = mcpool_client_append(m->client, k, klen, (const uint8_t *)v, vlen); break;
         case 4: st = mcpool_client_prepend(m->client, k, klen, (const uint8_t *)v, vlen); break;
-        default: st = mcpool_client_cas(m->client, k, klen, (const uint8_t *)v, vlen, flags, t, cas); break;
+        default:
+            st = mcp_store(m, ix == 0 ? MCPOOL_STORE_SET : ix == 1 ? MCPOOL_STORE_ADD
+                              : ix == 2 ? MCPOOL_STORE_REPLACE : MCPOOL_STORE_CAS,
+                           k, klen, kind, (const uint8_t *)v, vlen, t, cas);
+            break;
         }
         RETURN_STATUS(st);
 

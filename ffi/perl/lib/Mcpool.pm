@@ -18,7 +18,7 @@ my %known_args = map { $_ => 1 } qw(
     compress_threshold connect_timeout failure_timeout hash_namespace
     io_timeout ketama_points max_failures max_size namespace nowait
     select_timeout serialize_methods servers utf8
-    distribution pool_size deserialize
+    distribution pool_size deserialize serialize value_format
 );
 
 # A string given as an option: a plain scalar, or an object that overloads "".
@@ -72,7 +72,7 @@ sub new {
             Carp::carp("Unknown arguments: @unknown");
         }
     }
-    Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (gzip, flag 2)')
+    Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (with the value format\'s codec)')
         if defined $conf->{compress_methods};
 
     my $servers = $conf->{servers};
@@ -118,7 +118,7 @@ sub new {
     my $ratio = _num($conf, 'compress_ratio', 0, 1) // 0.8;
     my $max_size = _num($conf, 'max_size', 1, $MAX_VALUE, 'bytes (1 GiB)') // 1024 * 1024;
     my $pool_size = _num($conf, 'pool_size', 1, $U32) // 4;
-    for my $s (qw(namespace distribution)) {
+    for my $s (qw(namespace distribution value_format)) {
         Carp::croak("Mcpool->new: $s must be a string, not a reference")
             if defined $conf->{$s} && !_is_string($conf->{$s});
     }
@@ -126,7 +126,11 @@ sub new {
     Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
         unless ref $ser eq 'ARRAY' && ref $ser->[0] eq 'CODE' && ref $ser->[1] eq 'CODE';
 
+    # The value format (flags and wire forms): Cache::Memcached::Fast's unless told otherwise.
+    my $format = $conf->{value_format} // 'cache-memcached-fast';
     my %o = (
+        value_format => "$format",
+        serialize    => ($conf->{serialize} // 1) ? 1 : 0,
         distribution => $conf->{distribution}
             // ($points > 0 ? 'cmf-ketama:' . int($points) : 'cache-memcached'),
         namespace          => $conf->{namespace} // '',
@@ -139,7 +143,8 @@ sub new {
         failure_limit      => int($max_failures) > 0 ? int($max_failures) : $U32,
         retry_ms           => ($ft > 0 ? int($ft * 1000) : 1),
         max_size           => int($max_size),
-        utf8               => $conf->{utf8} ? 1 : 0,
+        # character strings are text in mcpool's own format; as Cache::Memcached::Fast elsewhere
+        utf8               => ($conf->{utf8} // ($format eq 'mcpool')) ? 1 : 0,
         pool_size          => int($pool_size),
         deserialize        => ($conf->{deserialize} // 1) ? 1 : 0,
         freeze             => $ser->[0],
@@ -332,11 +337,12 @@ a warning. Cache::Memcached::Fast itself only agrees with Cache::Memcached for i
 
 =item Values and flags
 
-Cache::Memcached's flag layout: 1 = Storable (the value was a reference, serialized with
-C<serialize_methods>, by default C<Storable::nfreeze>), 2 = compressed (gzip, as
-C<Compress::Zlib::memGzip> writes it), 4 = UTF-8 (a character string stored with
-C<utf8 =E<gt> 1>). Compression and inflation are done by the core, so C<compress_methods> is
-ignored (with a warning).
+By default Cache::Memcached's flag layout (the core's C<cache-memcached-fast> value format):
+1 = Storable (the value was a reference, serialized with C<serialize_methods>, by default
+C<Storable::nfreeze>), 2 = compressed (gzip, as C<Compress::Zlib::memGzip> writes it), 4 =
+UTF-8 (a character string stored with C<utf8 =E<gt> 1>). The flags, the wire forms and
+compression belong to the core (see L</value_format>), so C<compress_methods> is ignored
+(with a warning).
 
 =item Return values
 
@@ -415,6 +421,31 @@ See L</Placement>.
 
 C<[\&freeze, \&thaw]>, default C<[\&Storable::nfreeze, \&Storable::thaw]>.
 
+=item value_format
+
+mcpool extension: the value format of the fleet, by name (docs/value-format.md):
+C<cache-memcached-fast> (the default; the same as C<cache-memcached>), C<mcpool> (the layout
+every mcpool client reads: Python, Java, C, Rust and this one), or another client's
+(C<pylibmc>, C<python-memcached>, C<pymemcache>, C<whalin>, C<spymemcached>,
+C<libmemcached>). Every program sharing a cache uses the same one. Perl values map to the
+format's kinds: a reference is a Storable image, an integer (a number that was never used as
+a string) an integer (under a format without integers, its decimal text, as
+Cache::Memcached::Fast stores it), a character string UTF-8 text with C<utf8 =E<gt> 1>
+(the default under C<mcpool>), anything else bytes. Reading gives back the same: an integer
+as a number, text as a character string (with C<utf8>), a reference thawed. A value the core
+cannot deliver as a Perl value (flags that mean nothing in the format, a Python pickle or a
+Java object, a compressed value that does not inflate, a Storable image with C<serialize
+=E<gt> 0>) is an error: C<get> returns nothing and C<get_multi> leaves the key out, with a
+warning naming the key and the flags (C<Mcpool::get: MCPOOL_VALUE_FORMAT: ...: not
+returned>), never its bytes. An unknown name croaks.
+
+=item serialize
+
+mcpool extension. True by default (as Cache::Memcached::Fast, which always serializes
+references): references are stored as Storable images, and values flagged Storable are
+delivered for thawing (see L</deserialize>). With C<serialize =E<gt> 0> storing a reference
+croaks and a value flagged Storable is an error on every read (a warning, nothing returned).
+
 =item deserialize
 
 mcpool extension. True by default: values flagged Storable are thawed with the thaw method,
@@ -429,9 +460,10 @@ still serializes it (flag 1), for readers that thaw.
 
 =item utf8
 
-Store character strings as UTF-8 with flag 4, and decode values flagged 4 on reading. Off by
-default: then a string with wide characters croaks ("Wide character"), as with
-Cache::Memcached::Fast.
+Store character strings (the UTF8 flag on: decoded, or C<utf8::upgrade>d even when ASCII) as
+UTF-8 text (flag 4 in Cache::Memcached's layout), and decode text on reading (as a character
+string, the UTF8 flag on). Off by default, except under C<value_format =E<gt> 'mcpool'>:
+then a string with wide characters croaks ("Wide character"), as with Cache::Memcached::Fast.
 
 =item max_size
 

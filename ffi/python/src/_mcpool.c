@@ -2,10 +2,11 @@
  * _mcpool: the CPython extension behind the `mcpool` package.
  *
  * A thin skin over include/mcpool.h: every option, hash, protocol exchange, pool and
- * compression decision is the core's. This file turns Python objects into (bytes, flags) and
- * back, forwards options by name (mcpool_config_set), and maps statuses to exceptions by the
- * core's classifier (mcpool_status_class). The GIL is released around every call that may do
- * network I/O.
+ * compression decision is the core's, and so is the value format (flags, wire forms:
+ * value_format=). This file turns Python objects into the core's value kinds (bytes, text,
+ * int, bool, pickle) and back, forwards options by name (mcpool_config_set), and maps
+ * statuses to exceptions by the core's classifier (mcpool_status_class). The GIL is
+ * released around every call that may do network I/O.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -15,14 +16,6 @@
 #include <string.h>
 
 #include "mcpool.h"
-
-/* Value flags, as pylibmc 1.6 and python-memcached 1.5x write them (README.md has the table).
- * Bit 8 (zlib) belongs to the core: it sets it when compressing and clears it when inflating. */
-#define FLAG_PICKLE 1u
-#define FLAG_INTEGER 2u /* python-memcached's int; pylibmc's bool ("1"/"0") */
-#define FLAG_LONG 4u    /* pylibmc's int */
-#define FLAG_ZLIB 8u
-#define FLAG_TEXT 16u
 
 #define STACK_KEYS 64
 
@@ -278,10 +271,14 @@ static int u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *out) 
 /* Values                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+/* A Python value as one of the core's kinds and its ABI body: bytes as they are, str as
+ * UTF-8, int as decimal text, bool as "1"/"0", anything else pickled (with pickle=True). The
+ * core's value format (value_format=) decides the flags and the wire form; the binding has no
+ * flag table (docs/value-format.md). */
 typedef struct {
     const char *p;
     Py_ssize_t n;
-    uint32_t flags;
+    mcpool_kind kind;
     PyObject *owner; /* a new reference to release, or NULL */
     char buf[24];
 } value_t;
@@ -293,37 +290,40 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
         if (PyBytes_AsStringAndSize(v, &c, &out->n) < 0)
             return -1;
         out->p = c;
-        out->flags = 0;
+        out->kind = MCPOOL_KIND_BYTES;
         return 0;
     }
     if (PyUnicode_Check(v)) {
-        out->flags = FLAG_TEXT;
+        out->kind = MCPOOL_KIND_TEXT;
         return utf8(v, &out->p, &out->n, &out->owner);
     }
     if (PyBool_Check(v)) { /* before int: bool is an int subclass */
         out->buf[0] = v == Py_True ? '1' : '0';
         out->p = out->buf;
         out->n = 1;
-        out->flags = FLAG_INTEGER;
+        out->kind = MCPOOL_KIND_BOOL;
         return 0;
     }
     if (PyLong_Check(v)) {
         int overflow = 0;
         long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-        out->flags = FLAG_LONG;
+        if (x == -1 && !overflow && PyErr_Occurred())
+            return -1;
         if (!overflow) {
-            if (x == -1 && PyErr_Occurred())
-                return -1;
             out->n = snprintf(out->buf, sizeof out->buf, "%lld", x);
             out->p = out->buf;
+            out->kind = MCPOOL_KIND_INT;
             return 0;
         }
-        PyObject *s = PyObject_Str(v);
-        if (s == NULL)
+        if (!self->pickle) {
+            PyErr_Format(ClientError,
+                         "cannot store the int %R: integers are signed 64-bit "
+                         "(-2**63..2**63-1) in every value format (Client(pickle=True) "
+                         "pickles a larger one)",
+                         v);
             return -1;
-        int r = utf8(s, &out->p, &out->n, &out->owner);
-        Py_DECREF(s);
-        return r;
+        }
+        /* with pickle on, a larger int is an object like any other */
     }
     if (self->pickle) {
         PyObject *b = PyObject_CallFunctionObjArgs(self->dumps, v, self->protocol, NULL);
@@ -341,7 +341,7 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
             return -1;
         }
         out->p = c;
-        out->flags = FLAG_PICKLE;
+        out->kind = MCPOOL_KIND_PYTHON_PICKLE;
         return 0;
     }
     PyErr_Format(ClientTypeError,
@@ -351,51 +351,144 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     return -1;
 }
 
-/* An optional sign and decimal digits, with spaces around them (memcached pads a counter
- * that decr shortened, e.g. "0 "): what int() of pylibmc and python-memcached accepts. */
-static int is_decimal(const uint8_t *p, size_t n) {
-    size_t i = 0, digits = 0;
-    while (i < n && p[i] == ' ')
-        i++;
-    if (i < n && (p[i] == '-' || p[i] == '+'))
-        i++;
-    for (; i < n && p[i] >= '0' && p[i] <= '9'; i++)
-        digits++;
-    while (i < n && p[i] == ' ')
-        i++;
-    return digits > 0 && i == n;
+/* Stores a value (the GIL released around the call). A bool under a format without a bool
+ * kind (pylibmc, python-memcached, pymemcache) is stored as the integer 1 or 0, as pylibmc
+ * stores it: it reads back as an int. */
+static mcpool_status store_value(mcpool_client *c, mcpool_store_op op, const uint8_t *k,
+                                 size_t kn, value_t *v, uint32_t ttl, uint64_t cas) {
+    mcpool_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_store_kind(c, op, k, kn, v->kind, (const uint8_t *)v->p, (size_t)v->n,
+                                  ttl, cas);
+    if (st == MCPOOL_UNSUPPORTED && v->kind == MCPOOL_KIND_BOOL)
+        st = mcpool_client_store_kind(c, op, k, kn, MCPOOL_KIND_INT, (const uint8_t *)v->p,
+                                      (size_t)v->n, ttl, cas);
+    Py_END_ALLOW_THREADS
+    return st;
 }
 
-/* Value bytes and flags back to a Python object. Anything not understood, or not valid for
- * its flag, is returned as raw bytes. */
-static PyObject *deserialize(ClientObject *self, const uint8_t *p, size_t n, uint32_t flags) {
-    if (flags == FLAG_TEXT) {
-        PyObject *s = PyUnicode_DecodeUTF8((const char *)p, (Py_ssize_t)n, NULL);
-        if (s != NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
-            return s;
-        PyErr_Clear();
-    } else if ((flags == FLAG_INTEGER || flags == FLAG_LONG) && n < 4000 && is_decimal(p, n)) {
-        char stackbuf[64];
-        char *buf = n < sizeof stackbuf ? stackbuf : PyMem_Malloc(n + 1);
-        if (buf == NULL)
-            return PyErr_NoMemory();
-        memcpy(buf, p, n);
-        buf[n] = 0;
-        PyObject *r = PyLong_FromString(buf, NULL, 10);
-        if (buf != stackbuf)
-            PyMem_Free(buf);
-        if (r != NULL)
-            return r;
-        PyErr_Clear();
-    } else if (flags == FLAG_PICKLE && self->pickle) {
-        PyObject *b = PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
-        if (b == NULL)
-            return NULL;
-        PyObject *r = PyObject_CallFunctionObjArgs(self->loads, b, NULL);
+/* The flags the batch calls take for v (mcpool_client_kind_flags), with store_value's bool
+ * rule; MCPOOL_UNSUPPORTED when the format stores v's kind in another form than its ABI
+ * body (then v is stored alone, through store_value). No I/O. */
+static mcpool_status batch_flags(mcpool_client *c, const value_t *v, uint32_t *flags) {
+    mcpool_status st = mcpool_client_kind_flags(c, v->kind, flags);
+    if (st == MCPOOL_UNSUPPORTED && v->kind == MCPOOL_KIND_BOOL)
+        st = mcpool_client_kind_flags(c, MCPOOL_KIND_INT, flags);
+    return st;
+}
+
+/* The read value `b` (a bytes object the core filled: inflated, an INT or BOOL already in
+ * its ABI text) turned into the Python object its kind says; takes the reference to b. A
+ * kind Python cannot represent, or a body that is not what its kind says, raises (naming
+ * the key): never the raw bytes. */
+static PyObject *deserialize(ClientObject *self, PyObject *b, uint32_t flags, PyObject *key) {
+    mcpool_kind kind;
+    mcpool_status st = mcpool_client_flags_kind(self->client, flags, &kind);
+    if (st != MCPOOL_OK) {
         Py_DECREF(b);
-        return r;
+        return raise_status(st);
     }
-    return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+    const char *p = PyBytes_AsString(b);
+    Py_ssize_t n = PyBytes_Size(b);
+    PyObject *r = NULL;
+    if (p == NULL) {
+        Py_DECREF(b);
+        return NULL;
+    }
+    switch ((uint32_t)kind) {
+    case MCPOOL_KIND_BYTES:
+        return b;
+    case MCPOOL_KIND_TEXT:
+        r = PyUnicode_DecodeUTF8(p, n, NULL);
+        if (r == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+            PyErr_Clear();
+            PyErr_Format(ServerError, "the value of %R is flagged UTF-8 text (flags %u) but is "
+                         "not UTF-8", key, (unsigned)flags);
+        }
+        break;
+    case MCPOOL_KIND_INT:
+        r = PyLong_FromString(p, NULL, 10); /* NUL-terminated: a bytes object always is */
+        if (r == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
+            PyErr_Clear();
+            PyErr_Format(ServerError, "the value of %R is flagged an integer (flags %u) but "
+                         "is not one", key, (unsigned)flags);
+        }
+        break;
+    case MCPOOL_KIND_BOOL:
+        r = PyBool_FromLong(n == 1 && p[0] == '1');
+        break;
+    case MCPOOL_KIND_PYTHON_PICKLE:
+        if (self->pickle)
+            r = PyObject_CallFunctionObjArgs(self->loads, b, NULL);
+        else
+            PyErr_Format(ServerError, "the value of %R is a pickle (flags %u) and pickle is "
+                         "off: not returned (Client(pickle=True) unpickles; only for "
+                         "trusted writers)", key, (unsigned)flags);
+        break;
+    default:
+        PyErr_Format(ServerError, "the value of %R is a %s object (flags %u): Python cannot "
+                     "read it", key,
+                     kind == MCPOOL_KIND_PERL_STORABLE ? "Perl Storable" : "Java serialized",
+                     (unsigned)flags);
+        break;
+    }
+    Py_DECREF(b);
+    return r;
+}
+
+/* The alloc callbacks of the _into reads: the core reads (or inflates) each value straight
+ * into a new bytes object's buffer, the value's one copy. They run inside the core's call,
+ * with the GIL released by the caller: each takes it back for the allocation only. */
+typedef struct {
+    PyThreadState *ts; /* the caller's, saved by PyEval_SaveThread */
+    PyObject *bytes;   /* the value (one read), or NULL */
+    int nomem;
+} read_one_t;
+
+static void *alloc_one(void *userdata, size_t len) {
+    read_one_t *o = (read_one_t *)userdata;
+    char *buf = NULL;
+    PyEval_RestoreThread(o->ts);
+    Py_CLEAR(o->bytes); /* called at most once per read; were it called again, drop the first */
+    if (len <= (size_t)PY_SSIZE_T_MAX)
+        o->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
+    if (o->bytes != NULL)
+        buf = PyBytes_AsString(o->bytes);
+    else {
+        PyErr_Clear();
+        o->nomem = 1;
+    }
+    o->ts = PyEval_SaveThread();
+    return buf;
+}
+
+typedef struct {
+    PyThreadState *ts;
+    Py_ssize_t n;
+    PyObject **vals; /* n slots */
+    uint32_t *flags; /* n slots */
+    int nomem;
+} read_multi_t;
+
+static void *alloc_multi(void *userdata, size_t index, size_t len, uint32_t flags, uint64_t cas) {
+    read_multi_t *m = (read_multi_t *)userdata;
+    char *buf = NULL;
+    (void)cas;
+    if (index >= (size_t)m->n)
+        return NULL;
+    PyEval_RestoreThread(m->ts);
+    Py_CLEAR(m->vals[index]); /* a key asked twice may be answered twice */
+    if (len <= (size_t)PY_SSIZE_T_MAX)
+        m->vals[index] = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
+    if (m->vals[index] != NULL) {
+        buf = PyBytes_AsString(m->vals[index]);
+        m->flags[index] = flags;
+    } else {
+        PyErr_Clear();
+        m->nomem = 1;
+    }
+    m->ts = PyEval_SaveThread();
+    return buf;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -530,6 +623,9 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         self->on_event = on_event;
     }
     self->pickle = PyObject_IsTrue(pickle) == 1;
+    if (self->pickle && check_cfg(mcpool_config_set_serialized(cfg, MCPOOL_KIND_PYTHON_PICKLE,
+                                                               true)) < 0)
+        goto fail;
     if (self->pickle) {
         PyObject *mod = PyImport_ImportModule("pickle");
         if (mod == NULL)
@@ -587,29 +683,34 @@ static int compress_choice(PyObject *mcl, Py_ssize_t n) {
 static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_cas, uint64_t *cas) {
     const uint8_t *k;
     size_t kn;
-    mcpool_item *item = NULL;
     mcpool_status st;
     PyObject *own;
+    uint32_t flags = 0;
+    uint64_t c = 0;
+    read_one_t one = {NULL, NULL, 0};
     *miss = 0;
     if (key_bytes(key, &k, &kn, &own) < 0)
         return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    st = with_cas ? mcpool_client_gets(self->client, k, kn, &item)
-                  : mcpool_client_get(self->client, k, kn, &item);
-    Py_END_ALLOW_THREADS
+    one.ts = PyEval_SaveThread();
+    st = mcpool_client_get_into(self->client, k, kn, alloc_one, &one, &flags,
+                                with_cas ? &c : NULL);
+    PyEval_RestoreThread(one.ts);
     Py_XDECREF(own);
     if (st == MCPOOL_NOT_FOUND) {
+        Py_XDECREF(one.bytes);
         *miss = 1;
         return NULL;
     }
-    if (st != MCPOOL_OK)
-        return raise_status(st);
-    PyObject *v = deserialize(self, mcpool_item_data(item), mcpool_item_len(item),
-                              mcpool_item_flags(item));
+    if (st != MCPOOL_OK || one.bytes == NULL) {
+        /* an error after the value was allocated: the bytes are ours to drop */
+        Py_XDECREF(one.bytes);
+        if (st == MCPOOL_ALLOC_FAILED && one.nomem)
+            return PyErr_NoMemory();
+        return raise_status(st != MCPOOL_OK ? st : MCPOOL_UNKNOWN_ERROR);
+    }
     if (cas != NULL)
-        *cas = mcpool_item_cas(item);
-    mcpool_item_free(item);
-    return v;
+        *cas = c;
+    return deserialize(self, one.bytes, flags, key);
 }
 
 static PyObject *Client_get(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
@@ -743,7 +844,6 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
     static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
     PyObject *a[2];
     keys_t ks;
-    mcpool_multi *m = NULL;
     mcpool_status st;
     CHECK_OPEN(self);
     if (NO_KW(kw) && nargs == 1)
@@ -759,39 +859,56 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
         keys_free(&ks);
         return d;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_get_multi(self->client, ks.ptrs, ks.lens, (size_t)ks.n, false, &m);
-    Py_END_ALLOW_THREADS
+    /* per key: the value (a bytes object the core fills), its flags, its status */
+    read_multi_t rm = {NULL, ks.n, NULL, NULL, 0};
+    mcpool_status *sts = NULL;
+    rm.vals = PyMem_Calloc((size_t)ks.n, sizeof(*rm.vals));
+    rm.flags = PyMem_Calloc((size_t)ks.n, sizeof(*rm.flags));
+    sts = PyMem_Calloc((size_t)ks.n, sizeof(*sts));
+    if (rm.vals == NULL || rm.flags == NULL || sts == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    rm.ts = PyEval_SaveThread();
+    st = mcpool_client_get_multi_into(self->client, ks.ptrs, ks.lens, (size_t)ks.n, false,
+                                      alloc_multi, &rm, sts);
+    PyEval_RestoreThread(rm.ts);
     if (st != MCPOOL_OK) {
-        keys_free(&ks);
-        Py_DECREF(d);
-        return raise_status(st);
+        raise_status(st);
+        goto fail;
     }
     for (Py_ssize_t i = 0; i < ks.n; i++) {
-        const uint8_t *vp;
-        size_t vn;
-        uint32_t fl;
-        uint64_t cas;
-        st = mcpool_multi_get(m, (size_t)i, &vp, &vn, &fl, &cas);
-        if (st == MCPOOL_NOT_FOUND)
+        if (sts[i] == MCPOOL_NOT_FOUND)
             continue;
-        if (st != MCPOOL_OK) {
-            raise_status(st);
+        if (sts[i] != MCPOOL_OK || rm.vals[i] == NULL) {
+            if (sts[i] == MCPOOL_ALLOC_FAILED && rm.nomem)
+                PyErr_NoMemory();
+            else
+                raise_status(sts[i] != MCPOOL_OK ? sts[i] : MCPOOL_UNKNOWN_ERROR);
             goto fail;
         }
-        PyObject *v = deserialize(self, vp, vn, fl);
+        PyObject *key = PyTuple_GetItem(ks.seq, i);
+        PyObject *v = deserialize(self, rm.vals[i], rm.flags[i], key);
+        rm.vals[i] = NULL; /* taken by deserialize */
         if (v == NULL)
             goto fail;
-        int r = PyDict_SetItem(d, PyTuple_GetItem(ks.seq, i), v);
+        int r = PyDict_SetItem(d, key, v);
         Py_DECREF(v);
         if (r < 0)
             goto fail;
     }
-    mcpool_multi_free(m);
+    PyMem_Free(rm.vals);
+    PyMem_Free(rm.flags);
+    PyMem_Free(sts);
     keys_free(&ks);
     return d;
 fail:
-    mcpool_multi_free(m);
+    if (rm.vals != NULL)
+        for (Py_ssize_t i = 0; i < ks.n; i++)
+            Py_XDECREF(rm.vals[i]);
+    PyMem_Free(rm.vals);
+    PyMem_Free(rm.flags);
+    PyMem_Free(sts);
     keys_free(&ks);
     Py_DECREF(d);
     return NULL;
@@ -801,7 +918,10 @@ fail:
 /* Stores                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-typedef enum { OP_SET, OP_ADD, OP_REPLACE } store_op;
+typedef mcpool_store_op store_op;
+#define OP_SET MCPOOL_STORE_SET
+#define OP_ADD MCPOOL_STORE_ADD
+#define OP_REPLACE MCPOOL_STORE_REPLACE
 
 /* One store: 1 stored, 0 not stored, -1 error (exception set). mcl: a per-call
  * min_compress_len (NULL: the client's rule); a set with one is a batch of one with the
@@ -821,32 +941,24 @@ static int do_store(ClientObject *self, store_op op, PyObject *key, PyObject *va
         return -1;
     }
     int choice = compress_choice(mcl, v.n);
+    uint32_t flags;
     if (choice == -2) {
         Py_XDECREF(v.owner);
         Py_XDECREF(own);
         return -1;
     }
-    Py_BEGIN_ALLOW_THREADS
-    if (op == OP_SET && choice >= 0) {
+    if (op == OP_SET && choice >= 0 && batch_flags(c, &v, &flags) == MCPOOL_OK) {
         const uint8_t *vp = (const uint8_t *)v.p, cb = (uint8_t)choice;
         size_t vn = (size_t)v.n;
         mcpool_status item = MCPOOL_OK;
-        st = mcpool_client_set_multi_ttl(c, &k, &kn, &vp, &vn, &v.flags, &ttl, 1, &cb, &item);
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_set_multi_ttl(c, &k, &kn, &vp, &vn, &flags, &ttl, 1, &cb, &item);
+        Py_END_ALLOW_THREADS
         if (st == MCPOOL_OK)
             st = item;
-    } else
-    switch (op) {
-    case OP_SET:
-        st = mcpool_client_set(c, k, kn, (const uint8_t *)v.p, (size_t)v.n, v.flags, ttl);
-        break;
-    case OP_ADD:
-        st = mcpool_client_add(c, k, kn, (const uint8_t *)v.p, (size_t)v.n, v.flags, ttl);
-        break;
-    default:
-        st = mcpool_client_replace(c, k, kn, (const uint8_t *)v.p, (size_t)v.n, v.flags, ttl);
-        break;
+    } else {
+        st = store_value(c, op, k, kn, &v, ttl, 0);
     }
-    Py_END_ALLOW_THREADS
     Py_XDECREF(v.owner);
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
@@ -958,9 +1070,7 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
         Py_XDECREF(own);
         return NULL;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_cas(c, k, kn, (const uint8_t *)v.p, (size_t)v.n, v.flags, ttl, cas);
-    Py_END_ALLOW_THREADS
+    st = store_value(c, MCPOOL_STORE_CAS, k, kn, &v, ttl, cas);
     Py_XDECREF(v.owner);
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
@@ -1053,10 +1163,15 @@ static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_
     uint32_t *ttls = PyMem_Calloc((size_t)n + 1, sizeof(*ttls));
     uint8_t *compress = a[3] != NULL && a[3] != Py_None ? PyMem_Calloc((size_t)n + 1, 1) : NULL;
     mcpool_status *sts = PyMem_Calloc((size_t)n + 1, sizeof(*sts));
+    mcpool_status *bsts = PyMem_Calloc((size_t)n + 1, sizeof(*bsts));
+    Py_ssize_t *idx = PyMem_Calloc((size_t)n + 1, sizeof(*idx));
+    const uint8_t **bkeys = PyMem_Calloc((size_t)n + 1, sizeof(*bkeys));
+    size_t *bklens = PyMem_Calloc((size_t)n + 1, sizeof(*bklens));
     Py_ssize_t done = 0;
     memset(&ks, 0, sizeof ks);
     if (keys == NULL || vals == NULL || vptrs == NULL || vlens == NULL || flags == NULL ||
-        ttls == NULL || sts == NULL || (a[3] != NULL && a[3] != Py_None && compress == NULL)) {
+        ttls == NULL || sts == NULL || bsts == NULL || idx == NULL || bkeys == NULL ||
+        bklens == NULL || (a[3] != NULL && a[3] != Py_None && compress == NULL)) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1067,29 +1182,44 @@ static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_
     }
     if (keys_init(&ks, keys, a[2]) < 0)
         goto done;
+    /* the batch holds the items whose kind has batch flags, compacted (m of them, at
+     * idx[j]); any other item (a kind the format stores in another form) is stored alone */
+    Py_ssize_t m = 0;
     for (; done < n; done++) {
         value_t *v = &vals[done];
         if (serialize(self, PyTuple_GetItem(PyTuple_GetItem(items, done), 1), v) < 0)
             goto done;
+        sts[done] = batch_flags(self->client, v, &flags[m]);
+        if (sts[done] != MCPOOL_OK)
+            continue;
         /* an int's text lives in v->buf: point at it only now that v is in place */
-        vptrs[done] = (const uint8_t *)v->p;
-        vlens[done] = (size_t)v->n;
-        flags[done] = v->flags;
-        ttls[done] = ttl;
+        idx[m] = done;
+        bkeys[m] = ks.ptrs[done];
+        bklens[m] = ks.lens[done];
+        vptrs[m] = (const uint8_t *)v->p;
+        vlens[m] = (size_t)v->n;
+        ttls[m] = ttl;
         if (compress != NULL)
-            compress[done] = (uint8_t)compress_choice(a[3], v->n);
+            compress[m] = (uint8_t)compress_choice(a[3], v->n);
+        m++;
     }
-    if (n > 0) {
+    if (m > 0) {
         mcpool_status st;
         Py_BEGIN_ALLOW_THREADS
-        st = mcpool_client_set_multi_ttl(self->client, ks.ptrs, ks.lens, vptrs, vlens, flags,
-                                         ttls, (size_t)n, compress, sts);
+        st = mcpool_client_set_multi_ttl(self->client, bkeys, bklens, vptrs, vlens, flags,
+                                         ttls, (size_t)m, compress, bsts);
         Py_END_ALLOW_THREADS
         if (st != MCPOOL_OK) {
             raise_status(st);
             goto done;
         }
     }
+    for (Py_ssize_t j = 0; j < m; j++)
+        sts[idx[j]] = bsts[j];
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (sts[i] == MCPOOL_UNSUPPORTED) /* not batchable: alone, with the client's rule */
+            sts[i] = store_value(self->client, MCPOOL_STORE_SET, ks.ptrs[i], ks.lens[i],
+                                 &vals[i], ttl, 0);
     result = failed_keys(keys, sts, n);
 done:
     for (Py_ssize_t i = 0; vals != NULL && i < done; i++)
@@ -1103,6 +1233,10 @@ done:
     PyMem_Free(ttls);
     PyMem_Free(compress);
     PyMem_Free(sts);
+    PyMem_Free(bsts);
+    PyMem_Free(idx);
+    PyMem_Free(bkeys);
+    PyMem_Free(bklens);
     Py_XDECREF(keys);
     Py_DECREF(items);
     return result;
@@ -1476,10 +1610,12 @@ static PyObject *Client_get_lease(ClientObject *self, PyObject *const *args, Py_
     if (item != NULL) {
         Py_DECREF(v);
         Py_DECREF(cas);
-        v = deserialize(self, mcpool_item_data(item), mcpool_item_len(item),
-                        mcpool_item_flags(item));
+        PyObject *b = PyBytes_FromStringAndSize((const char *)mcpool_item_data(item),
+                                                (Py_ssize_t)mcpool_item_len(item));
+        uint32_t fl = mcpool_item_flags(item);
         cas = PyLong_FromUnsignedLongLong(mcpool_item_cas(item));
         mcpool_item_free(item);
+        v = b != NULL ? deserialize(self, b, fl, a[0]) : NULL;
         if (v == NULL || cas == NULL) {
             Py_XDECREF(v);
             Py_XDECREF(cas);
@@ -1775,10 +1911,5 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
                           "malformed reply, a value that does not decompress).");
     if (ClientTypeError == NULL || TimeoutErr == NULL || ServerError == NULL)
         return NULL;
-    PyModule_AddIntConstant(m, "FLAG_PICKLE", FLAG_PICKLE);
-    PyModule_AddIntConstant(m, "FLAG_INTEGER", FLAG_INTEGER);
-    PyModule_AddIntConstant(m, "FLAG_LONG", FLAG_LONG);
-    PyModule_AddIntConstant(m, "FLAG_ZLIB", FLAG_ZLIB);
-    PyModule_AddIntConstant(m, "FLAG_TEXT", FLAG_TEXT);
     return m;
 }

@@ -8,17 +8,14 @@
     'hello'
 
 One client is shared by every thread (each server has a pool of connections); the GIL is
-released during network I/O. Values are stored with the flags pylibmc and python-memcached
-use (see README.md), so the three clients read each other's values.
+released during network I/O. Values are stored in a value format of the core
+(``value_format=``): ``"mcpool"`` (the default), the layout mcpool's Rust, C, Perl and Java
+clients read too, or a legacy client's (``"pylibmc"``, ``"python-memcached"``,
+``"pymemcache"``, ...) to share values with it (docs/value-format.md).
 """
 import datetime as _datetime
 
 from ._mcpool import (  # noqa: F401
-    FLAG_INTEGER,
-    FLAG_LONG,
-    FLAG_PICKLE,
-    FLAG_TEXT,
-    FLAG_ZLIB,
     ClientError,
     ClientTypeError,
     ConfigurationError,
@@ -127,6 +124,18 @@ class Client(_Client):
     ``min_compress_len`` (compress values of at least this many bytes; 0 never compresses; it
     sets ``compression`` and ``compression_threshold``).
 
+    ``value_format`` (a core option): how values are laid out in memcached (flags, integer
+    and text forms, compression): ``"mcpool"`` (the core's default; the cross-language layout
+    every mcpool binding reads), or a legacy client's to share a cache with it:
+    ``"pylibmc"``, ``"python-memcached"``, ``"pymemcache"``, ``"cache-memcached-fast"``,
+    ``"cache-memcached"``, ``"whalin"``, ``"spymemcached"``, ``"libmemcached"`` (bytes
+    only); ``preset=`` sets it with the rest of that client's defaults. ``bytes`` read back
+    as ``bytes``, ``str`` as ``str``, ``int`` (signed 64-bit) as ``int``, ``bool`` as
+    ``bool`` (as an int where the format has no bool); a value of a kind Python cannot read
+    (a Perl or Java object, a pickle with ``pickle`` off, flags that mean nothing in the
+    format, a compressed value that does not inflate) raises ``ServerError`` naming the key,
+    never returns bytes.
+
     Binding options: ``pickle`` (store other objects with pickle and unpickle flag-1 values;
     off by default: unpickling what another process wrote executes its code),
     ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``), ``on_event`` (called as
@@ -161,12 +170,10 @@ class Client(_Client):
                 raise ClientTypeError("a server weight is an int, not %r" % (w,))
             if not 1 <= w <= 2 ** 32 - 1:
                 raise ClientError("a server weight is an int in 1..2**32-1, not %r" % (w,))
-        # INTERIM until the value formats land (values-bindings): this file still writes
-        # pylibmc's flags itself, whose compression bit is zlib's 8 (gzip's 2 is their int)
-        opts = {"compression_format": "zlib"}
+        opts = {}
         for name, value in options.items():
             core = _ALIASES.get(name, name)
-            if core in opts and core != "compression_format":
+            if core in opts:
                 raise ClientError("option %s given twice (as %s)" % (core, name))
             if value is not None:
                 opts[core] = value

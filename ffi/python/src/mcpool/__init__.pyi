@@ -9,11 +9,6 @@ _K = TypeVar("_K", str, bytes)
 _D = TypeVar("_D")
 
 __version__: str
-FLAG_PICKLE: int
-FLAG_INTEGER: int
-FLAG_LONG: int
-FLAG_ZLIB: int
-FLAG_TEXT: int
 
 class Error(Exception):
     status: int
@@ -96,6 +91,7 @@ class Client(_Client):
         max_decompressed_size: Optional[int] = None,
         username: Optional[str] = None,
         password: Optional[str] = None,
+        value_format: str = "mcpool",
     ) -> None: ...
     def stats(self, group: Optional[str] = None) -> Dict[str, Union[Dict[str, str], Error]]: ...
     def get_stats(self, stat_args: Optional[str] = None) -> List[Tuple[str, Dict[str, str]]]: ...

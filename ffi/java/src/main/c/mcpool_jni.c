@@ -250,7 +250,7 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_configAddServer(JNIEnv *env, jclass
 }
 
 /* Named options (value: UTF-8 bytes): 0 distribution, 1 failover, 2 compression format,
- * 3 protocol. */
+ * 3 protocol, 4 value format. */
 JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetName(JNIEnv *env, jclass cls, jlong cfg,
                                                            jint which, jbyteArray value) {
     (void)cls;
@@ -265,6 +265,7 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetName(JNIEnv *env, jclass c
     case 1: st = mcpool_config_set_failover(CONFIG(cfg), v, len); break;
     case 2: st = mcpool_config_set_compression_format(CONFIG(cfg), v, len); break;
     case 3: st = mcpool_config_set_protocol(CONFIG(cfg), v, len); break;
+    case 4: st = mcpool_config_set_value_format(CONFIG(cfg), v, len); break;
     default: st = MCPOOL_INVALID_ARGUMENT;
     }
     bytes_release(&b);
@@ -302,6 +303,7 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetNumber(JNIEnv *env, jclass
     case 14: st = mcpool_config_set_sanitize_keys(c, u != 0); break;
     case 15: st = mcpool_config_set_max_value_size(c, (size_t)u); break;
     case 16: st = mcpool_config_set_max_decompressed_size(c, (size_t)u); break;
+    case 17: st = mcpool_config_set_serialized(c, MCPOOL_KIND_JAVA_SERIALIZED, u != 0); break;
     default: st = mcpool_config_set_min_idle(NULL, 0);
     }
     answer(env, st);
@@ -442,7 +444,38 @@ static void *sink_alloc(void *userdata, size_t len) {
     return s->heap;
 }
 
-/* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique. */
+/* A stored value of a kind (the core's value format sets the flags and wire form): op 0 set,
+ * 1 add, 2 replace, 5 cas; kind as mcpool_kind (Kind.ordinal()). Returns the answer status. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, jlong h, jint op,
+                                                       jbyteArray key, jint key_len, jint kind,
+                                                       jbyteArray value, jint value_len, jint ttl,
+                                                       jlong cas) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    uint8_t vstack[VALUE_STACK];
+    bytes_t k, v;
+    if (!bytes_get_n(env, key, key_len, kstack, sizeof kstack, &k)) return -1;
+    if (!bytes_get_n(env, value, value_len, vstack, sizeof vstack, &v)) {
+        bytes_release(&k);
+        return -1;
+    }
+    mcpool_store_op sop = op == 1 ? MCPOOL_STORE_ADD : op == 2 ? MCPOOL_STORE_REPLACE
+                        : op == 5 ? MCPOOL_STORE_CAS : MCPOOL_STORE_SET;
+    mcpool_status st = mcpool_client_store_kind(CLIENT(h), sop, k.ptr, k.len, (mcpool_kind)kind,
+                                                v.ptr, v.len, (uint32_t)ttl, (uint64_t)cas);
+    bytes_release(&k);
+    bytes_release(&v);
+    return answer(env, st);
+}
+
+/* The kind of a value read with these flags (delivered flags always have one), or -1. */
+static jlong kind_of(jlong h, uint32_t flags) {
+    mcpool_kind kind;
+    return mcpool_client_flags_kind(CLIENT(h), flags, &kind) == MCPOOL_OK ? (jlong)kind : -1;
+}
+
+/* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique, meta[2] (when
+ * meta has 3 slots) = the value's kind. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, jlong h,
                                                        jbyteArray key, jint key_len,
                                                        jboolean with_cas, jlongArray meta) {
@@ -464,8 +497,10 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
         if (out != NULL) {
             if (sink.len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)sink.len, (const jbyte *)data);
             if (meta != NULL) {
-                jlong m[2] = {(jlong)flags, (jlong)cas};
-                (*env)->SetLongArrayRegion(env, meta, 0, 2, m);
+                jlong m[3] = {(jlong)flags, (jlong)cas, 0};
+                jsize mn = (*env)->GetArrayLength(env, meta) >= 3 ? 3 : 2;
+                if (mn == 3) m[2] = kind_of(h, flags);
+                (*env)->SetLongArrayRegion(env, meta, 0, mn, m);
             }
         }
     } else if (st == MCPOOL_ALLOC_FAILED) {
@@ -627,7 +662,8 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
 
 /* keys: every key's bytes one after another; lens: each key's length. Hits: vals[i] (values
  * above MULTI_SMALL bytes) or the returned packed array at spans[i] (length spans[n + i]);
- * flags[i], cas[i]. Throws for the first key that failed (after the others were read). */
+ * kinds[i] (the value's mcpool_kind, from its flags), cas[i]. Throws for the first key that
+ * failed (after the others were read). */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray keys, jintArray lens,
                                                             jboolean with_cas, jobjectArray vals,
@@ -728,6 +764,8 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         }
     }
     (*env)->SetIntArrayRegion(env, spans, 0, 2 * n, (const jint *)m.off);
+    for (size_t i = 0; i < un; i++)
+        m.flags[i] = statuses[i] == MCPOOL_OK ? (int32_t)kind_of(h, (uint32_t)m.flags[i]) : -1;
     (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)m.flags);
     (*env)->SetLongArrayRegion(env, cas, 0, n, (const jlong *)m.cas);
 out:

@@ -35,12 +35,13 @@ final class Config implements Cloneable {
         String[] names = {"minIdle", "maxConnections", "idleTimeoutMillis", "maxLifetimeMillis",
             "connectTimeoutMillis", "ioTimeoutMillis", "poolTimeoutMillis", "noDelay", "testOnCheckOut",
             "failureLimit", "retryTimeoutMillis", "retryTimeoutMaxMillis", "compression",
-            "compressionThreshold", "sanitizeKeys", "maxValueSize", "maxDecompressedSize"};
+            "compressionThreshold", "sanitizeKeys", "maxValueSize", "maxDecompressedSize",
+            "javaSerialization"};
         return which >= 0 && which < names.length ? names[which] : "option " + which;
     }
 
     static String nameOption(int which) {
-        String[] names = {"distribution", "failover", "compressionFormat", "protocol"};
+        String[] names = {"distribution", "failover", "compressionFormat", "protocol", "valueFormat"};
         return which >= 0 && which < names.length ? names[which] : "option " + which;
     }
 

@@ -13,7 +13,7 @@ import java.util.OptionalLong;
  *
  * <pre>{@code
  * try (Mcpool mc = Mcpool.builder().servers("10.0.0.1:11211", "10.0.0.2:11211")
- *         .distribution("spymemcached-ketama").transcoder(new SpyTranscoder()).build()) {
+ *         .distribution("spymemcached-ketama").valueFormat("mcpool").build()) {
  *     mc.set("user:1", "Ada", 3600);
  *     String name = (String) mc.get("user:1");
  * }
@@ -26,6 +26,13 @@ import java.util.OptionalLong;
  * (see there); misses and stores that did not happen are answers: null, false, an empty
  * OptionalLong. A null key, key collection, value or setting is a {@link ClientException}
  * (MCPOOL_INVALID_ARGUMENT), never a NullPointerException.
+ *
+ * <p>Values: byte[] reads back as byte[], String as String, Long/Integer/Short/Byte as Long,
+ * Boolean as Boolean, in the value format of the fleet ({@link Builder#valueFormat(String)},
+ * default {@code mcpool}: what mcpool's Python, Perl, C and Rust clients read). A value Java
+ * cannot read (a Python pickle, a Perl Storable image, flags that mean nothing in the format,
+ * a compressed value that does not inflate, a serialized object with serialization off) is
+ * an {@link McpoolException} naming the key, never its bytes.
  */
 public final class Mcpool implements AutoCloseable {
     final NativeClient nc;
@@ -49,6 +56,8 @@ public final class Mcpool implements AutoCloseable {
     public static final class Builder {
         final Config cfg = new Config();
         Transcoder tc = new WhalinTranscoder();
+        boolean tcSet;
+        String valueFormat;
 
         /** Servers, {@code host:port}, weight 1 each. Order decides placement. */
         public Builder servers(String... addrs) {
@@ -178,16 +187,37 @@ public final class Mcpool implements AutoCloseable {
             return this;
         }
 
-        /** How values map to bytes and flags (default {@link WhalinTranscoder}). */
+        /** How Java types map to the core's kinds, and whether Java serialization is
+         * allowed (default a {@link WhalinTranscoder} without it). A transcoder given here
+         * also brings its value format ({@link Transcoder#valueFormat()}: {@code whalin},
+         * {@code spymemcached}) unless {@link #valueFormat(String)} is set. */
         public Builder transcoder(Transcoder tc) {
             notNull(tc, "transcoder");
             this.tc = tc;
+            this.tcSet = true;
+            return this;
+        }
+
+        /** The value format of the fleet (flags, wire forms, compression codec), by name:
+         * {@code mcpool} (default: mcpool's cross-language layout), {@code whalin},
+         * {@code spymemcached}, {@code pylibmc}, {@code python-memcached}, {@code pymemcache},
+         * {@code cache-memcached-fast}, {@code cache-memcached}, {@code libmemcached} (bytes
+         * only). Every program sharing a cache uses the same one (docs/value-format.md); an
+         * unknown name fails at {@link #build()} (MCPOOL_CONFIG). */
+        public Builder valueFormat(String name) {
+            notNull(name, "valueFormat");
+            this.valueFormat = name;
             return this;
         }
 
         /** Builds the client; {@link ClientException} (MCPOOL_CONFIG) when unusable. */
         public Mcpool build() {
-            return new Mcpool(cfg.copy(), tc);
+            Config c = cfg.copy();
+            String f = valueFormat != null ? valueFormat
+                : tcSet && tc.valueFormat() != null ? tc.valueFormat() : "mcpool";
+            c.names.put(Native.NAME_VALUE_FORMAT, f);
+            c.numbers.put(Native.OPT_JAVA_SERIALIZATION, tc.allowSerializable() ? 1L : 0L);
+            return new Mcpool(c, tc);
         }
     }
 
@@ -212,7 +242,15 @@ public final class Mcpool implements AutoCloseable {
             throw new ClientException("the transcoder " + t.getClass().getName() + " encoded a "
                 + (value == null ? "null" : value.getClass().getName()) + " as null", null);
         }
-        return storeRaw(op, k, d.data, d.flags, ttl, cas);
+        if (d.kind == null || op == Native.OP_APPEND || op == Native.OP_PREPEND) {
+            return storeRaw(op, k, d.data, d.flags, ttl, cas); // append/prepend: the bytes only
+        }
+        long h = nc.acquire();
+        try {
+            return Native.storeKind(h, op, k, k.length, d.kind.ordinal(), d.data, d.data.length, ttl, cas);
+        } finally {
+            nc.release();
+        }
     }
 
     int storeRaw(int op, byte[] k, byte[] data, int flags, int ttl, long cas) {
@@ -236,15 +274,15 @@ public final class Mcpool implements AutoCloseable {
     }
 
     Object get(Transcoder t, String key) {
-        long[] meta = new long[2];
+        long[] meta = new long[3];
         byte[] b = getRaw(key(key), false, meta);
-        return b == null ? null : t.decode(b, (int) meta[0]);
+        return b == null ? null : t.decode(b, Kind.of(meta[2]));
     }
 
     MemcachedItem gets(Transcoder t, String key) {
-        long[] meta = new long[2];
+        long[] meta = new long[3];
         byte[] b = getRaw(key(key), true, meta);
-        return b == null ? null : new MemcachedItem(t.decode(b, (int) meta[0]), meta[1]);
+        return b == null ? null : new MemcachedItem(t.decode(b, Kind.of(meta[2])), meta[1]);
     }
 
     /** Multi-get: values in key order (null for misses). */
@@ -269,22 +307,22 @@ public final class Mcpool implements AutoCloseable {
             System.arraycopy(ks[i], 0, blob, off, lens[i]);
             off += lens[i];
         }
-        int[] flags = new int[n];
+        int[] kinds = new int[n];
         long[] cas = new long[n];
         int[] spans = new int[2 * n];
         byte[] packed;
         long h = nc.acquire();
         try {
-            packed = Native.getMulti(h, blob, lens, false, vals, flags, cas, spans);
+            packed = Native.getMulti(h, blob, lens, false, vals, kinds, cas, spans);
         } finally {
             nc.release();
         }
         for (int i = 0; i < n; i++) {
             int at = spans[i];
             if (at >= 0) {
-                vals[i] = t.decode(Arrays.copyOfRange(packed, at, at + spans[n + i]), flags[i]);
+                vals[i] = t.decode(Arrays.copyOfRange(packed, at, at + spans[n + i]), Kind.of(kinds[i]));
             } else if (vals[i] != null) {
-                vals[i] = t.decode((byte[]) vals[i], flags[i]);
+                vals[i] = t.decode((byte[]) vals[i], Kind.of(kinds[i]));
             }
         }
         return vals;
@@ -389,7 +427,8 @@ public final class Mcpool implements AutoCloseable {
         return getMulti(Arrays.asList(keys));
     }
 
-    /** Stores raw bytes with the caller's flags (bit 2 is mcpool's compression bit). */
+    /** Stores raw bytes with the caller's flags: flags the value format can read back (0:
+     * its bytes kind; the compression bits are the core's), else MCPOOL_VALUE_FORMAT. */
     public boolean setBytes(String key, byte[] data, int flags, int ttl) {
         return storeRaw(Native.OP_SET, key(key), data, flags, ttl, 0) == Native.OK;
     }

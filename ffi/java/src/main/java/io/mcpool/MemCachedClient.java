@@ -7,8 +7,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Whalin's {@code MemCachedClient} API over a {@link SockIOPool}: the same method names and
- * value layout ({@link WhalinTranscoder}), so code and cached data move over unchanged.
+ * Whalin's {@code MemCachedClient} API over a {@link SockIOPool}: the same method names and,
+ * through the pool's {@code whalin} value format ({@link SockIOPool#setValueFormat}), the same
+ * value layout, so code and cached data move over unchanged (the Java types as
+ * {@link WhalinTranscoder} says: integers read back as Long).
  * Cheap to create; thread-safe; any number may share a pool.
  *
  * <p>Differences from Whalin, on purpose:
@@ -24,7 +26,8 @@ import java.util.Set;
  * <li>Java serialization is off until {@link #setSerializationEnabled(boolean)}: storing an
  *     object of another type, or reading a value flagged serialized (8), is a
  *     {@link ClientException}. A value is never deserialized unless its flags say so.</li>
- * <li>A value without a type marker (flags 0, as other languages write) reads as a String.</li>
+ * <li>A value whose flags mean nothing in the value format, or of a kind Java cannot read,
+ *     is an {@link McpoolException} naming the key and the flags, never its bytes.</li>
  * <li>The {@code hashCode} overloads are absent: placement is always by key.</li>
  * </ul>
  * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so
@@ -84,8 +87,8 @@ public class MemCachedClient {
 
     public void setClassLoader(ClassLoader loader) { classLoader = loader; refreshTranscoder(); }
 
-    /** Not in Whalin: another value layout, e.g. {@link SpyTranscoder} to share values with
-     * spymemcached; null returns to Whalin's. */
+    /** Not in Whalin: another mapping of Java types to kinds; null returns to Whalin's.
+     * The value format is the pool's ({@link SockIOPool#setValueFormat}). */
     public void setTranscoder(Transcoder tc) { transcoder = tc; refreshTranscoder(); }
 
     /** Accepted for source compatibility; values are always UTF-8. */

@@ -30,12 +30,14 @@ final class Native {
     static final int OP_SET = 0, OP_ADD = 1, OP_REPLACE = 2, OP_APPEND = 3, OP_PREPEND = 4, OP_CAS = 5;
     static final int OP_INCR = 0, OP_DECR = 1, OP_INCR_INIT = 2, OP_DECR_INIT = 3;
 
-    static final int NAME_DISTRIBUTION = 0, NAME_FAILOVER = 1, NAME_COMPRESSION_FORMAT = 2, NAME_PROTOCOL = 3;
+    static final int NAME_DISTRIBUTION = 0, NAME_FAILOVER = 1, NAME_COMPRESSION_FORMAT = 2, NAME_PROTOCOL = 3,
+        NAME_VALUE_FORMAT = 4;
     static final int OPT_MIN_IDLE = 0, OPT_MAX_SIZE = 1, OPT_IDLE_TIMEOUT_MS = 2, OPT_MAX_LIFETIME_MS = 3,
         OPT_CONNECT_TIMEOUT_MS = 4, OPT_IO_TIMEOUT_MS = 5, OPT_POOL_TIMEOUT_MS = 6, OPT_NODELAY = 7,
         OPT_TEST_ON_CHECK_OUT = 8, OPT_FAILURE_LIMIT = 9, OPT_RETRY_TIMEOUT_MS = 10,
         OPT_RETRY_TIMEOUT_MAX_MS = 11, OPT_COMPRESSION = 12, OPT_COMPRESSION_THRESHOLD = 13,
-        OPT_SANITIZE_KEYS = 14, OPT_MAX_VALUE_SIZE = 15, OPT_MAX_DECOMPRESSED_SIZE = 16;
+        OPT_SANITIZE_KEYS = 14, OPT_MAX_VALUE_SIZE = 15, OPT_MAX_DECOMPRESSED_SIZE = 16,
+        OPT_JAVA_SERIALIZATION = 17;
 
     /** The system property naming the JNI library's path (overrides the copy in the jar). */
     static final String LIBRARY_PROPERTY = "mcpool.jni.library";
@@ -172,7 +174,11 @@ final class Native {
     // The hot calls take the arrays' lengths from Java (one JNI call fewer per array).
     static native int store(long client, int op, byte[] key, int keyLen, byte[] value, int valueLen,
                             int flags, int ttl, long cas);
-    /** The value, or null on a miss (never an exception); meta[0] = flags, meta[1] = CAS. */
+    /** A value of a kind (Kind.ordinal()); op OP_SET, OP_ADD, OP_REPLACE or OP_CAS. */
+    static native int storeKind(long client, int op, byte[] key, int keyLen, int kind, byte[] value,
+        int valueLen, int ttl, long cas);
+    /** The value, or null on a miss (never an exception); meta[0] = flags, meta[1] = CAS,
+     * meta[2] (when meta has 3 slots) the value's kind (Kind.ordinal()). */
     static native byte[] get(long client, byte[] key, int keyLen, boolean withCas, long[] meta);
     static native int delete(long client, byte[] key, int keyLen);
     static native int touch(long client, byte[] key, int ttl);
@@ -182,10 +188,10 @@ final class Native {
      * Multi-get of the keys packed in {@code keys} (lengths in {@code lens}). A hit of more than
      * 4096 bytes lands in vals[i] as its own byte[]; the smaller ones come back in the returned
      * packed array (null when there are none) at offset spans[i], length spans[n + i]
-     * (spans[i] = -1: not there). flags[i], cas[i] for every hit.
+     * (spans[i] = -1: not there). kinds[i] (Kind.ordinal()), cas[i] for every hit.
      */
     static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, Object[] vals,
-                                  int[] flags, long[] cas, int[] spans);
+                                  int[] kinds, long[] cas, int[] spans);
     /** Per server: label, status name, error message, pair count (decimal), then the pairs;
      * every entry UTF-8. group null: the general statistics. */
     static native byte[][] stats(long client, byte[] group, boolean version);

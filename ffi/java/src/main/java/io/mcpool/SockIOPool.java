@@ -58,6 +58,7 @@ public class SockIOPool {
     private boolean nagle = false, failover = true, failback = true, aliveCheck = false;
     private int hashingAlg = NATIVE_HASH;
     private String protocol;
+    private String valueFormat = "whalin";
 
     private final Map<String, Mcpool> clients = new HashMap<>();
     private volatile boolean initialized;
@@ -120,6 +121,14 @@ public class SockIOPool {
 
     /** Not in Whalin: the core's wire protocol, {@code text} (default), {@code meta} or {@code binary}. */
     public void setProtocol(String protocol) { this.protocol = protocol; }
+    /** Not in Whalin: the value format of the fleet (default {@code whalin}, Whalin's own
+     * layout; {@code mcpool} to share values with mcpool's other languages; see
+     * {@link Mcpool.Builder#valueFormat(String)}). Set before {@link #initialize()}. */
+    public void setValueFormat(String name) {
+        Mcpool.notNull(name, "valueFormat");
+        this.valueFormat = name;
+    }
+    public String getValueFormat() { return valueFormat; }
 
     static String distributionName(int alg) {
         switch (alg) {
@@ -176,7 +185,10 @@ public class SockIOPool {
         }
         c.names.put(Native.NAME_DISTRIBUTION, distributionName(hashingAlg));
         c.names.put(Native.NAME_FAILOVER, failover ? "rehash" : "fail-fast");
-        c.names.put(Native.NAME_COMPRESSION_FORMAT, "gzip");
+        // Whalin's value layout unless set (setValueFormat); the core delivers serialized
+        // objects and the MemCachedClient's transcoder decides (setSerializationEnabled).
+        c.names.put(Native.NAME_VALUE_FORMAT, valueFormat);
+        c.numbers.put(Native.OPT_JAVA_SERIALIZATION, 1L);
         if (protocol != null) c.names.put(Native.NAME_PROTOCOL, protocol);
         int max = Math.max(1, maxConn);
         c.numbers.put(Native.OPT_MAX_SIZE, (long) max);
