@@ -1207,6 +1207,20 @@ mcpool_status mcpool_metrics_label(const mcpool_metrics *metrics,
                                    size_t *out_len);
 
 /**
+ * The whole snapshot in the Prometheus text exposition format (version 0.0.4): one series
+ * per metric and server, `mcpool_<metric>_total{server="host:port"}` for counters,
+ * `mcpool_<metric>` for gauges, the pool wait time in seconds (docs/metrics.md). Writes a
+ * NUL-terminated text of `*out_len` bytes (without the NUL) that points into `metrics`,
+ * valid until it is freed; made on the first call, the same text after.
+ *
+ * # Safety
+ * `metrics` is NULL or live; each output is NULL or valid for one write.
+ */
+mcpool_status mcpool_metrics_prometheus(const mcpool_metrics *metrics,
+                                        const char **out_text,
+                                        size_t *out_len);
+
+/**
  * Metric number `metric` (an `mcpool_metric`) of server number `server`, written to
  * `*out_value`. `MCPOOL_OUT_OF_RANGE` for a server past the end or a metric number this
  * library does not know (`mcpool_metric_count`).

@@ -34,6 +34,7 @@ pub mod metrics;
 mod multi_get;
 mod ops;
 mod pool;
+pub mod prometheus;
 pub mod proto;
 pub mod route;
 mod server;

@@ -8,7 +8,7 @@ use super::landing::{landingpad, landingpad_void, Failure};
 use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_OK};
 use super::values::{out_of_range, Text};
-use mcpool::metrics::{Event, ServerMetrics};
+use mcpool::metrics::Event;
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -85,35 +85,14 @@ struct ServerSnapshot {
     values: [u64; METRICS.len()],
 }
 
-fn values(m: &ServerMetrics, (open, idle): (u32, u32)) -> [u64; METRICS.len()] {
-    let wait_ns = u64::try_from(m.pool_wait_time.as_nanos()).unwrap_or(u64::MAX);
-    [
-        m.operations,
-        m.hits,
-        m.misses,
-        m.connects,
-        m.connect_errors,
-        m.timeouts,
-        m.io_errors,
-        m.server_errors,
-        m.protocol_errors,
-        m.pool_waits,
-        wait_ns,
-        m.pool_timeouts,
-        m.ejections,
-        m.returns,
-        open.into(),
-        idle.into(),
-        m.handed_over,
-    ]
-}
-
 /// A snapshot of every server's metrics, taken by `mcpool_client_metrics`: counters since the
 /// client was built, gauges at the moment of the snapshot. Read with `mcpool_metrics_len`,
 /// `mcpool_metrics_label` and `mcpool_metrics_get`; freed with `mcpool_metrics_free`.
 /// Immutable, so it may be read from any thread.
 pub struct mcpool_metrics {
     servers: Vec<ServerSnapshot>,
+    /// The Prometheus text of the snapshot, made on first ask.
+    prometheus: std::sync::OnceLock<Text>,
 }
 
 /// How many metrics this library knows: their numbers are `0 .. mcpool_metric_count()`.
@@ -156,10 +135,13 @@ pub unsafe extern "C" fn mcpool_client_metrics(
             .zip(pools)
             .map(|(m, pool)| ServerSnapshot {
                 label: Text::new(&m.server),
-                values: values(m, pool),
+                values: m.values(pool),
             })
             .collect();
-        let m = Box::into_raw(Box::new(mcpool_metrics { servers }));
+        let m = Box::into_raw(Box::new(mcpool_metrics {
+            servers,
+            prometheus: std::sync::OnceLock::new(),
+        }));
         // SAFETY: checked non-NULL; the caller promises it is writable.
         unsafe { ptr::write(out_metrics, m) };
         Ok(MCPOOL_OK)
@@ -210,6 +192,42 @@ pub unsafe extern "C" fn mcpool_metrics_label(
         unsafe {
             ptr::write(out_label, s.label.ptr());
             ptr::write(out_len, s.label.len());
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// The whole snapshot in the Prometheus text exposition format (version 0.0.4): one series
+/// per metric and server, `mcpool_<metric>_total{server="host:port"}` for counters,
+/// `mcpool_<metric>` for gauges, the pool wait time in seconds (docs/metrics.md). Writes a
+/// NUL-terminated text of `*out_len` bytes (without the NUL) that points into `metrics`,
+/// valid until it is freed; made on the first call, the same text after.
+///
+/// # Safety
+/// `metrics` is NULL or live; each output is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_metrics_prometheus(
+    metrics: *const mcpool_metrics,
+    out_text: *mut *const c_char,
+    out_len: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `metrics` is live.
+        let m = unsafe { ptr::handle(metrics, "metrics") }?;
+        ptr::out(out_text, "text")?;
+        ptr::out(out_len, "length")?;
+        let text = m.prometheus.get_or_init(|| {
+            let rows: Vec<(&str, [u64; METRICS.len()])> = m
+                .servers
+                .iter()
+                .map(|s| (s.label.as_str(), s.values))
+                .collect();
+            Text::new(&mcpool::prometheus::render_values(&rows))
+        });
+        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_text, text.ptr());
+            ptr::write(out_len, text.len());
         }
         Ok(MCPOOL_OK)
     })
@@ -442,5 +460,15 @@ mod tests {
         }
         assert!(mcpool_metric_name(METRICS.len() as u32).is_null());
         assert_eq!(mcpool_metric_count(), METRICS.len());
+    }
+
+    #[test]
+    fn the_c_names_are_the_cores_names_in_the_same_order() {
+        assert_eq!(METRICS.len(), mcpool::metrics::METRICS.len());
+        for (i, ((number, name), core)) in METRICS.iter().zip(&mcpool::metrics::METRICS).enumerate()
+        {
+            assert_eq!(*number as usize, i);
+            assert_eq!(name.trim_end_matches('\0'), core.name);
+        }
     }
 }

@@ -190,6 +190,11 @@ impl Text {
     pub(crate) fn len(&self) -> usize {
         self.0.len() - 1
     }
+
+    /// The text without its NUL (it was made from a `&str`).
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0[..self.len()]).unwrap_or_default()
+    }
 }
 
 /// One server's part of a per-server result.

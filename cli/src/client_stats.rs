@@ -1,5 +1,7 @@
-//! `mcpool stats --client [--ops N] [--threads T]`: a short checked load against the servers,
-//! then the client's own per-server metrics (what an application would see).
+//! `mcpool stats --client [--ops N] [--threads T] [--format table|prometheus]`: a short checked
+//! load against the servers, then the client's own per-server metrics (what an application
+//! would see), as a table or in the Prometheus text format (the load's summary then goes to
+//! standard error).
 
 use mcpool::{Client, ServerMetrics};
 use std::process::ExitCode;
@@ -11,6 +13,7 @@ use std::time::Instant;
 pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
     let mut ops = 10_000usize;
     let mut threads = 4usize;
+    let mut prometheus = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut num = |what: &str| -> Result<usize, String> {
@@ -23,6 +26,16 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
             "--client" => {}
             "--ops" => ops = num("--ops")?.min(10_000_000),
             "--threads" => threads = num("--threads")?.min(1024),
+            "--format" => match it.next().map(String::as_str) {
+                Some("table") => prometheus = false,
+                Some("prometheus") => prometheus = true,
+                other => {
+                    return Err(format!(
+                        "--format takes table or prometheus, not {}",
+                        other.unwrap_or("nothing")
+                    ))
+                }
+            },
             other => return Err(format!("unknown option for stats --client: {other}")),
         }
     }
@@ -59,14 +72,23 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
         w.join().map_err(|_| "a load thread panicked".to_string())?;
     }
     let took = start.elapsed();
-    println!(
+    let summary = format!(
         "load: {ops} operations on {threads} threads in {:.2} s ({:.0} ops/s), {} errors, {} crossed values",
         took.as_secs_f64(),
         ops as f64 / took.as_secs_f64().max(1e-9),
         errors.load(Ordering::Relaxed),
         crossed.load(Ordering::Relaxed)
     );
-    print_table(&client.metrics());
+    if prometheus {
+        eprintln!("{summary}");
+        print!(
+            "{}",
+            mcpool::prometheus::render(&client.metrics(), &client.pool_states())
+        );
+    } else {
+        println!("{summary}");
+        print_table(&client.metrics());
+    }
     Ok(if crossed.load(Ordering::Relaxed) > 0 {
         ExitCode::from(2)
     } else {

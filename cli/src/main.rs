@@ -23,7 +23,7 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   touch KEY TTL              set a new expiry
   version                    each server's version
   stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...)
-  stats --client [--ops N] [--threads T]
+  stats --client [--ops N] [--threads T] [--format table|prometheus]
                              a short checked load, then this client's per-server metrics
   flush [DELAY]              invalidate every item on every server
   ring [--keys FILE] [...]   which server each key lives on (no network I/O); see `mcpool ring --help`
