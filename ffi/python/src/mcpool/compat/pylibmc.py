@@ -159,8 +159,8 @@ def _options(behaviors):
         raise NotSupportedError("behavior _hash_with_prefix_key: mcpool places keys by the "
                                 "key without the namespace, as libmemcached's default")
     # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout);
-    # failure_limit 1 until the preset has it (/work notes: libmemcached disables a server
-    # at its first failure)
+    # failure_limit 1 until the preset has it: libmemcached disables a server at its first
+    # failure (pylibmc.ServerDown on the next call, for retry_timeout)
     opts = {"preset": "pylibmc", "failure_limit": 1}
     words = ["%s=%s" % (w, _word(b[w])) for w in _PLACEMENT
              if w in b and b[w] is not None and not (w == "ketama_hash" and not b[w])]
