@@ -396,6 +396,10 @@ fn set_compression_level(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder>
     let level: i32 = v
         .parse()
         .map_err(|_| Error::Config("not a whole number or auto".into()))?;
+    // The codec may be chosen later: here only what no codec takes; `build` checks the rest.
+    if !(0..=22).contains(&level) {
+        return Err(Error::Config("out of range 0 to 22".into()));
+    }
     Ok(b.compression_level(level))
 }
 
@@ -664,6 +668,18 @@ pub fn option(name: &str) -> Option<&'static OptionSpec> {
     OPTIONS.iter().find(|o| o.name == norm)
 }
 
+/// The option names closest to `given` (at most three), for "did you mean" hints.
+pub fn close_names(given: &str) -> Vec<&'static str> {
+    let norm = given.trim().to_ascii_lowercase().replace('-', "_");
+    let mut close: Vec<(usize, &'static str)> = OPTIONS
+        .iter()
+        .map(|o| (distance(&norm, o.name), o.name))
+        .filter(|&(d, n)| d <= 2 + n.len() / 4 || (norm.len() >= 3 && n.contains(&norm)))
+        .collect();
+    close.sort();
+    close.into_iter().take(3).map(|(_, n)| n).collect()
+}
+
 /// `" (did you mean a, b?)"` for the names closest to `given`, or `" (one of: ...)"`.
 fn suggestion<'a>(given: &str, names: impl Iterator<Item = &'a str> + Clone) -> String {
     let norm = given.trim().to_ascii_lowercase().replace('-', "_");
@@ -791,7 +807,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "pylibmc",
-        doc: "pylibmc 1.6 over libmemcached 1.0 (Client().behaviors)",
+        doc: "pylibmc 1.6.3 over libmemcached 1.1.4 (Client().behaviors)",
         settings: &[
             ("value_format", "pylibmc"),
             ("distribution", "pylibmc:distribution=modula,hash=default"),
@@ -808,7 +824,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "python-memcached",
-        doc: "python-memcached 1.58 (memcache.py)",
+        doc: "python-memcached 1.59 (memcache.py)",
         settings: &[
             ("value_format", "python-memcached"),
             ("distribution", "python-memcached"),
@@ -826,7 +842,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "pymemcache",
-        doc: "pymemcache 3.5 HashClient",
+        doc: "pymemcache 3.5.2 HashClient",
         settings: &[
             ("value_format", "pymemcache"),
             ("distribution", "pymemcache-rendezvous"),
@@ -862,7 +878,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "spymemcached",
-        doc: "spymemcached 2.12 (DefaultConnectionFactory, SerializingTranscoder)",
+        doc: "spymemcached 2.12.3 (DefaultConnectionFactory, SerializingTranscoder)",
         settings: &[
             ("value_format", "spymemcached"),
             ("distribution", "spymemcached:locator=array_mod,hash=native"),
@@ -877,7 +893,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "libmemcached",
-        doc: "libmemcached 1.0 (defaults.h, memcached_create)",
+        doc: "libmemcached 1.1.4 (defaults.h)",
         settings: &[
             ("value_format", "libmemcached"),
             (
@@ -895,3 +911,52 @@ pub static PRESETS: &[Preset] = &[
         ],
     },
 ];
+
+/// The option table as Markdown (`| option | type | default | what it does |`), as the README
+/// and docs/options.md show it; a test checks they hold exactly this.
+pub fn markdown_table() -> String {
+    let mut s = String::from(
+        "| option | type (unit of a bare number) | default | accepted | what it does |\n\
+         |---|---|---|---|---|\n",
+    );
+    for o in OPTIONS {
+        let kind = if o.unit.is_empty() {
+            o.kind.name().to_owned()
+        } else {
+            format!("{} ({})", o.kind.name(), o.unit)
+        };
+        let default = if o.default.is_empty() {
+            "none".to_owned()
+        } else {
+            format!("`{}`", o.default)
+        };
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            o.name,
+            kind,
+            default,
+            o.accepted.replace('|', "\\|"),
+            o.doc.replace('|', "\\|")
+        ));
+    }
+    s
+}
+
+/// The presets as Markdown, one row per preset with its settings, for docs/options.md.
+pub fn presets_markdown() -> String {
+    let mut s = String::from("| preset | imitates | settings (in order) |\n|---|---|---|\n");
+    for p in PRESETS {
+        let settings: Vec<String> = p
+            .settings
+            .iter()
+            .map(|(n, v)| format!("`{n}={v}`"))
+            .collect();
+        s.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            p.name,
+            p.doc,
+            settings.join(", ")
+        ));
+    }
+    s
+}
