@@ -240,7 +240,10 @@ class Client:
         return key
 
     def _failed(self, what, e):
-        """A failure python-memcached reports by its return value (logged with debug)."""
+        """A failure python-memcached reports by its return value (logged with debug); a bug
+        (the core's INTERNAL class) or a configuration error is raised, never hidden."""
+        if getattr(e, "status_class", None) in ("INTERNAL", "CONFIGURATION"):
+            raise e
         self.debuglog("%s: %s" % (what, e))
 
     # -- reads -------------------------------------------------------------------------------
