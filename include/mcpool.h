@@ -1076,6 +1076,13 @@ const char *mcpool_option_name(size_t i);
  */
 const char *mcpool_option_doc(size_t i);
 
+/**
+ * The default of option `i` in its own text form (e.g. `"1s"`, `"true"`, `""`): setting
+ * it with `mcpool_config_set` changes nothing. A static NUL-terminated string; NULL past
+ * the end. Never free it.
+ */
+const char *mcpool_option_default(size_t i);
+
 /* -------------------------------------------------------------------------------------------- */
 /* Client                                                                                       */
 /* -------------------------------------------------------------------------------------------- */

@@ -94,15 +94,25 @@ unsafe fn text<'a>(p: *const u8, len: usize, what: &str, option: &str) -> Result
     })
 }
 
-/// The table's names and summaries as NUL-terminated strings, made once per process.
-fn c_table() -> &'static [(CString, CString)] {
-    static TABLE: OnceLock<Vec<(CString, CString)>> = OnceLock::new();
+/// One row of the table as NUL-terminated strings.
+struct CRow {
+    name: CString,
+    doc: CString,
+    default: CString,
+}
+
+/// The table's names, summaries and defaults as NUL-terminated strings, made once per
+/// process.
+fn c_table() -> &'static [CRow] {
+    static TABLE: OnceLock<Vec<CRow>> = OnceLock::new();
     TABLE.get_or_init(|| {
+        let nul_free = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
         OPTIONS
             .iter()
-            .map(|o| {
-                let nul_free = |s: String| CString::new(s.replace('\0', " ")).unwrap_or_default();
-                (nul_free(o.name.to_owned()), nul_free(o.summary()))
+            .map(|o| CRow {
+                name: nul_free(o.name),
+                doc: nul_free(&o.summary()),
+                default: nul_free(o.default),
             })
             .collect()
     })
@@ -121,7 +131,7 @@ pub extern "C" fn mcpool_option_count() -> usize {
 pub extern "C" fn mcpool_option_name(i: usize) -> *const c_char {
     c_table()
         .get(i)
-        .map_or(std::ptr::null(), |(n, _)| n.as_ptr())
+        .map_or(std::ptr::null(), |r| r.name.as_ptr())
 }
 
 /// One line about option `i`: its type, the unit of a bare number, the accepted values, its
@@ -131,5 +141,61 @@ pub extern "C" fn mcpool_option_name(i: usize) -> *const c_char {
 pub extern "C" fn mcpool_option_doc(i: usize) -> *const c_char {
     c_table()
         .get(i)
-        .map_or(std::ptr::null(), |(_, d)| d.as_ptr())
+        .map_or(std::ptr::null(), |r| r.doc.as_ptr())
+}
+
+/// The default of option `i` in its own text form (e.g. `"1s"`, `"true"`, `""`): setting
+/// it with `mcpool_config_set` changes nothing. A static NUL-terminated string; NULL past
+/// the end. Never free it.
+#[no_mangle]
+pub extern "C" fn mcpool_option_default(i: usize) -> *const c_char {
+    c_table()
+        .get(i)
+        .map_or(std::ptr::null(), |r| r.default.as_ptr())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{mcpool_config_free, mcpool_config_new};
+    use std::ffi::CStr;
+
+    /// Issue 17's proof: every option of the core's table, found only through
+    /// `mcpool_option_count`/`mcpool_option_name`, is set by name to its default's text form,
+    /// and a bad value for each is `MCPOOL_CONFIG` naming it. An option added to the table
+    /// passes this (and the C test) without a line of ABI or binding code.
+    #[test]
+    fn every_option_by_name_through_the_abi() {
+        let n = mcpool_option_count();
+        assert_eq!(n, OPTIONS.len());
+        assert!(mcpool_option_name(n).is_null() && mcpool_option_doc(n).is_null());
+        for i in 0..n {
+            // SAFETY: non-NULL results are static NUL-terminated strings.
+            let (name, default, doc) = unsafe {
+                (
+                    CStr::from_ptr(mcpool_option_name(i)).to_str().unwrap(),
+                    CStr::from_ptr(mcpool_option_default(i)).to_str().unwrap(),
+                    CStr::from_ptr(mcpool_option_doc(i)).to_str().unwrap(),
+                )
+            };
+            assert!(doc.contains("default"), "{name}: {doc}");
+            let mut cfg = std::ptr::null_mut();
+            // SAFETY: `cfg` is a valid out pointer; the configuration is freed below.
+            unsafe {
+                assert_eq!(mcpool_config_new(&mut cfg), mcpool_status::MCPOOL_OK);
+                let set = |v: &[u8]| {
+                    mcpool_config_set(cfg, name.as_ptr(), name.len(), v.as_ptr(), v.len())
+                };
+                assert_eq!(
+                    set(default.as_bytes()),
+                    mcpool_status::MCPOOL_OK,
+                    "{name}={default:?}"
+                );
+                assert_eq!(set(b"\x01bad"), mcpool_status::MCPOOL_CONFIG, "{name}");
+                let msg = crate::last_error::current();
+                assert!(msg.contains(&format!("option {name}")), "{msg}");
+                mcpool_config_free(cfg);
+            }
+        }
+    }
 }

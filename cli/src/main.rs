@@ -13,7 +13,8 @@ usage: mcpool [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   get KEY...                 print each value (KEY<TAB>VALUE when several keys)
-  set KEY VALUE [--ttl S]    store unconditionally (also: add, replace)
+  set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]
+                             store unconditionally (also: add, replace)
   add KEY VALUE [--ttl S]    store only if missing
   replace KEY VALUE [--ttl S] store only if present
   append KEY VALUE           append to an existing value
@@ -42,6 +43,13 @@ Global options:
   --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by default)
   --prefix P                          key prefix (namespace)
   --protocol text|meta|binary         wire protocol (default text)
+  --value-format NAME                 flag layout of values (default mcpool): mcpool, pylibmc,
+                                      python-memcached, pymemcache, cache-memcached-fast,
+                                      cache-memcached, whalin, spymemcached, libmemcached
+                                      (docs/value-format.md). `get` prints text and integers
+                                      as text; a value it cannot decode is an error (exit 2)
+  --compression-codec zlib|gzip|zstd  codec of compressed values (zstd: mcpool format only)
+  --compression-level N               zlib/gzip 0-9 (default 6), zstd 1-22 (default 3)
   --connect-timeout-ms N              connect timeout (default 1000)
   --io-timeout-ms N                   socket read/write timeout (default 1000)
   -h, --help                          this text
@@ -56,7 +64,15 @@ fn usage() -> String {
     use mcpool::config::options::{OptionType, OPTIONS};
     let mut s = USAGE.to_owned();
     for o in OPTIONS {
-        if matches!(o.name, "servers" | "distribution" | "protocol") {
+        if matches!(
+            o.name,
+            "servers"
+                | "distribution"
+                | "protocol"
+                | "value_format"
+                | "compression_codec"
+                | "compression_level"
+        ) {
             continue;
         }
         let arg = match o.kind {
@@ -149,6 +165,12 @@ pub struct Globals {
     pub protocol: Option<String>,
     /// Options of the core's table given by name (`--io-timeout 250ms`), in order.
     pub options: Vec<(String, String)>,
+    /// `--value-format`.
+    pub value_format: Option<String>,
+    /// `--compression-codec`.
+    pub compression_codec: Option<String>,
+    /// `--compression-level`.
+    pub compression_level: Option<i32>,
 }
 
 /// A usage error: printed with a hint, exit status 2.
@@ -180,6 +202,9 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
                     | "--connect-timeout-ms"
                     | "--io-timeout-ms"
                     | "--protocol"
+                    | "--value-format"
+                    | "--compression-codec"
+                    | "--compression-level"
             );
         let value = if takes_value {
             match inline {
@@ -221,6 +246,14 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
             ("--connect-timeout-ms", Some(v)) => g.connect_timeout_ms = Some(num(&v)?),
             ("--io-timeout-ms", Some(v)) => g.io_timeout_ms = Some(num(&v)?),
             ("--protocol", Some(v)) => g.protocol = Some(v),
+            ("--value-format", Some(v)) => g.value_format = Some(v),
+            ("--compression-codec", Some(v)) => g.compression_codec = Some(v),
+            ("--compression-level", Some(v)) => {
+                g.compression_level = Some(
+                    v.parse()
+                        .map_err(|_| format!("{flag} takes a number, not {v:?}"))?,
+                )
+            }
             ("--no-sanitize-keys", None) => g.no_sanitize_keys = true,
             (_, Some(v)) if table.is_some() => {
                 let name = table.map_or("", |o| o.name);
