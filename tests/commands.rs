@@ -46,11 +46,29 @@ fn get_set_and_miss() {
 
 #[test]
 fn flags_pass_through() {
+    // The mcpool value format: application flags are 16 bits, returned as given; flags that
+    // would collide with the layout's own bits are refused before anything is sent.
     each_protocol("flags", |c| {
-        c.store(StoreCommand::Set, "k", b"v", 0xdead_beef & !2, 0)
-            .unwrap();
-        assert_eq!(c.get_item("k").unwrap().unwrap().flags, 0xdead_beef & !2);
+        c.store(StoreCommand::Set, "k", b"v", 0xbeef, 0).unwrap();
+        assert_eq!(c.get_item("k").unwrap().unwrap().flags, 0xbeef);
+        assert!(matches!(
+            c.store(StoreCommand::Set, "k", b"v", 0xdead_beef, 0),
+            Err(Error::ValueFormat(_))
+        ));
     });
+    // The libmemcached format: every flag is the caller's, all 32 bits.
+    for p in PROTOCOLS {
+        let c = Client::builder()
+            .server(&server().addr())
+            .key_prefix(unique(&format!("rawflags-{p}")))
+            .protocol(p)
+            .value_format(mcpool::ValueFormat::Libmemcached)
+            .build()
+            .unwrap();
+        c.store(StoreCommand::Set, "k", b"v", 0xdead_beef, 0)
+            .unwrap();
+        assert_eq!(c.get_item("k").unwrap().unwrap().flags, 0xdead_beef);
+    }
 }
 
 #[test]

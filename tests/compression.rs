@@ -4,7 +4,7 @@ mod common;
 
 use common::{unique, Memcached};
 use flate2::write::{GzEncoder, ZlibEncoder};
-use mcpool::{Client, CompressionFormat, Error, StoreCommand};
+use mcpool::{Client, Codec, Error, StoreCommand, ValueFormat};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 
@@ -45,30 +45,63 @@ fn text(n: usize) -> Vec<u8> {
 #[test]
 fn large_values_are_stored_compressed() {
     let mc = Memcached::start(&[]);
-    for (format, flag, magic) in [
-        (CompressionFormat::Gzip, 2u32, &[0x1f, 0x8b][..]),
-        (CompressionFormat::Zlib, 8, &[0x78][..]),
+    // (format, codec, flags given, flags on the wire, stream magic). The legacy presets
+    // (formerly `compression_format` gzip/zlib) are named explicitly.
+    let text_flags = mcpool::value::format::mcpool_text_flags();
+    for (format, codec, given, wire, magic) in [
+        (
+            ValueFormat::CacheMemcachedFast,
+            None,
+            4,
+            4 | 2,
+            &[0x1f, 0x8b][..],
+        ),
+        (ValueFormat::Pylibmc, None, 16, 16 | 8, &[0x78][..]),
+        (ValueFormat::Mcpool, None, 0, 0x0110_0000, &[0x78][..]),
+        (
+            ValueFormat::Mcpool,
+            None,
+            text_flags,
+            text_flags | 0x0010_0000,
+            &[0x78][..],
+        ),
+        (
+            ValueFormat::Mcpool,
+            Some(Codec::Gzip),
+            0,
+            0x0120_0000,
+            &[0x1f, 0x8b][..],
+        ),
+        (
+            ValueFormat::Mcpool,
+            Some(Codec::Zstd),
+            0,
+            0x0130_0000,
+            &[0x28, 0xb5, 0x2f, 0xfd][..],
+        ),
     ] {
         let prefix = unique("cz");
-        let c = Client::builder()
+        let mut b = Client::builder()
             .server(&mc.addr())
             .key_prefix(prefix.clone())
-            .compression_format(format)
-            .build()
-            .unwrap();
+            .value_format(format);
+        if let Some(codec) = codec {
+            b = b.compression_codec(codec);
+        }
+        let c = b.build().unwrap();
         let big = text(100_000);
-        c.store(StoreCommand::Set, "big", &big, 1, 0).unwrap();
+        c.store(StoreCommand::Set, "big", &big, given, 0).unwrap();
         let (flags, raw) = raw_get(&mc.addr(), &format!("{prefix}big")).unwrap();
-        assert_eq!(flags, 1 | flag, "{format:?}");
+        assert_eq!(flags, wire, "{format} {codec:?}");
         assert!(
             raw.starts_with(magic) && raw.len() < big.len() / 10,
-            "{format:?}"
+            "{format} {codec:?}"
         );
         let item = c.get_item("big").unwrap().unwrap();
         assert_eq!(item.value, big);
         assert_eq!(
-            item.flags, 1,
-            "the compression bit is not shown to the caller"
+            item.flags, given,
+            "the compression bits are not shown to the caller"
         );
         // Below the threshold: stored as is.
         c.set("small", &text(1000), 0).unwrap();
@@ -80,33 +113,83 @@ fn large_values_are_stored_compressed() {
 }
 
 #[test]
+fn zstd_is_refused_by_legacy_formats_at_build() {
+    for f in [
+        ValueFormat::Pylibmc,
+        ValueFormat::CacheMemcachedFast,
+        ValueFormat::Whalin,
+    ] {
+        let e = Client::builder()
+            .server("127.0.0.1:1")
+            .value_format(f)
+            .compression_codec(Codec::Zstd)
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::Config(m) if m.contains("zstd") && m.contains(f.name())),
+            "{e}"
+        );
+    }
+    let e = Client::builder()
+        .server("127.0.0.1:1")
+        .compression_level(10)
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Config(m) if m.contains("compression_level")),
+        "{e}"
+    );
+}
+
+#[test]
 fn hand_written_gzip_and_zlib_values_decode() {
+    // Under the bit 2 of Cache::Memcached::Fast (formerly the default), a gzip or a zlib
+    // stream both inflate.
     let mc = Memcached::start(&[]);
     let prefix = unique("hand");
     let c = Client::builder()
         .server(&mc.addr())
         .key_prefix(prefix.clone())
+        .value_format(ValueFormat::CacheMemcachedFast)
         .build()
         .unwrap();
     let plain = text(5000);
     let mut gz = GzEncoder::new(Vec::new(), flate2::Compression::best());
     gz.write_all(&plain).unwrap();
-    raw_set(&mc.addr(), &format!("{prefix}gz"), 2, &gz.finish().unwrap());
+    let gz = gz.finish().unwrap();
+    raw_set(&mc.addr(), &format!("{prefix}gz"), 2, &gz);
     let mut zl = ZlibEncoder::new(Vec::new(), flate2::Compression::default());
     zl.write_all(&plain).unwrap();
     raw_set(&mc.addr(), &format!("{prefix}zl"), 2, &zl.finish().unwrap());
     assert_eq!(c.get("gz").unwrap().unwrap(), plain);
     assert_eq!(c.get("zl").unwrap().unwrap(), plain);
-    // Flagged compressed but garbage: an error, never garbage.
+    // Flagged compressed but garbage: an error naming the key and the flags, never garbage.
     raw_set(
         &mc.addr(),
         &format!("{prefix}bad"),
         2,
         b"definitely not deflate",
     );
-    assert!(matches!(c.get("bad"), Err(Error::Decompress(_))));
+    match c.get("bad") {
+        Err(Error::Decompress(m)) => assert!(m.contains("\"bad\"") && m.contains("flags 2"), "{m}"),
+        r => panic!("{r:?}"),
+    }
     // And the connection is still fine.
     assert_eq!(c.get("gz").unwrap().unwrap(), plain);
+    // The mcpool format reads flag 2 as what it is: not its own, an error.
+    let m = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(prefix.clone())
+        .build()
+        .unwrap();
+    match m.get("gz") {
+        Err(Error::ValueFormat(msg)) => assert!(msg.contains("cache-memcached-fast"), "{msg}"),
+        r => panic!("{r:?}"),
+    }
+    // A gzip file stored under flags that do not say compressed is returned as stored.
+    raw_set(&mc.addr(), &format!("{prefix}file"), 0, &gz);
+    assert_eq!(m.get("file").unwrap().unwrap(), gz);
+    assert_eq!(c.get("file").unwrap().unwrap(), gz);
 }
 
 #[test]

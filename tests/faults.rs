@@ -11,8 +11,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn client(addr: &str) -> Client {
+    // The fakes send arbitrary flags: read them raw (bytes only, flags uninterpreted).
     Client::builder()
         .server(addr)
+        .value_format(mcpool::ValueFormat::Libmemcached)
         .min_idle(0)
         .failure_limit(1000)
         .io_timeout(Duration::from_millis(500))

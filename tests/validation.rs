@@ -5,7 +5,7 @@ mod common;
 
 use common::{unique, Memcached};
 use mcpool::route::MAX_TABLE_ENTRIES;
-use mcpool::{Client, CompressionFormat, Distribution, Error, Protocol, Router, ServerSpec};
+use mcpool::{Client, Distribution, Error, Protocol, Router, ServerSpec, ValueFormat};
 use std::io::ErrorKind;
 use std::net::TcpListener;
 
@@ -195,15 +195,26 @@ fn item11_value_over_max_value_size_is_refused_before_compression() {
         .unwrap();
     c.set("k", &compressible[..1000], 0).unwrap();
     assert_eq!(c.get("k").unwrap().as_deref(), Some(&compressible[..1000]));
-    // A reader of the other compression convention sees the stored bytes as they are.
+    // A reader of another value format gets an error naming the key, never the compressed
+    // bytes (this was the pre-value-format behaviour: flag 2 read as plain under flag 8).
+    let other = Client::builder()
+        .server(&mc.addr())
+        .value_format(ValueFormat::Pylibmc)
+        .build()
+        .unwrap();
+    match other.get_item("k") {
+        Err(Error::ValueFormat(m)) => assert!(m.contains("\"k\"") && m.contains("mcpool"), "{m}"),
+        r => panic!("{r:?}"),
+    }
+    // Raw (libmemcached: bytes only) sees what is stored: compressed, and much shorter.
     let raw = Client::builder()
         .server(&mc.addr())
-        .compression_format(CompressionFormat::Zlib)
+        .value_format(ValueFormat::Libmemcached)
         .build()
         .unwrap();
     let stored = raw.get_item("k").unwrap().unwrap();
     assert!(
-        stored.flags & 2 != 0 && stored.value.len() < 1000,
+        stored.flags != 0 && stored.value.len() < 1000,
         "stored compressed"
     );
 }

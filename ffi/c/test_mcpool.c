@@ -1291,6 +1291,172 @@ static void test_flush(mcpool_client *c) {
     EXPECT(mcpool_client_get(c, K("to-flush"), &item), MCPOOL_NOT_FOUND);
 }
 
+/* A client of value format `format` (NULL: the default, mcpool). */
+static mcpool_client *format_client(const char *format, const char *codec) {
+    mcpool_config *cfg = NULL;
+    mcpool_client *client = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_key_prefix(cfg, K(prefix)), MCPOOL_OK);
+    EXPECT(mcpool_config_set_compression_threshold(cfg, 100), MCPOOL_OK);
+    if (format) EXPECT(mcpool_config_set_value_format(cfg, S(format)), MCPOOL_OK);
+    if (codec) EXPECT(mcpool_config_set_compression_codec(cfg, S(codec)), MCPOOL_OK);
+    mcpool_status st = mcpool_client_new(cfg, &client);
+    mcpool_config_free(cfg);
+    return st == MCPOOL_OK ? client : NULL;
+}
+
+struct kind_buf {
+    char data[64];
+    size_t len;
+};
+
+static void *kind_alloc(void *userdata, size_t len) {
+    struct kind_buf *b = userdata;
+    b->len = len;
+    return len <= sizeof b->data ? b->data : NULL;
+}
+
+/* Kinds: stored with store_kind, read back with their kind on every read path; wrong-layout
+ * reads are errors, never bytes. */
+static void test_kinds(void) {
+    mcpool_client *m = format_client(NULL, NULL);
+    mcpool_client *raw = format_client("libmemcached", NULL);
+    mcpool_client *py = format_client("pylibmc", NULL);
+    CHECK(m && raw && py);
+    if (!m || !raw || !py) return;
+    mcpool_kind kind = MCPOOL_KIND_BYTES;
+    uint32_t flags = 0;
+    mcpool_item *item = NULL;
+
+    EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kt"), MCPOOL_KIND_TEXT,
+                                    K("t\xc3\xabxt"), 0, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("ki"), MCPOOL_KIND_INT, K("-42"), 0,
+                                    0), MCPOOL_OK);
+    EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_ADD, K("ki"), MCPOOL_KIND_INT, K("1"), 0, 0),
+           MCPOOL_NOT_STORED);
+    EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kb"), MCPOOL_KIND_BOOL, K("1"), 0, 0),
+           MCPOOL_OK);
+    EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kx"), MCPOOL_KIND_INT, K("4x"), 0, 0),
+           MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kx"), MCPOOL_KIND_TEXT, K("\xff"), 0,
+                                    0), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kp"), MCPOOL_KIND_PYTHON_PICKLE,
+                                    K("\x80\x05K*."), 0, 0), MCPOOL_UNSUPPORTED);
+    EXPECT(mcpool_client_store_kind(NULL, MCPOOL_STORE_SET, K("kx"), MCPOOL_KIND_INT, K("1"), 0,
+                                    0), MCPOOL_INVALID_ARGUMENT);
+
+    EXPECT(mcpool_client_get(m, K("kt"), &item), MCPOOL_OK);
+    EXPECT(mcpool_client_flags_kind(m, mcpool_item_flags(item), &kind), MCPOOL_OK);
+    CHECK(kind == MCPOOL_KIND_TEXT && mcpool_item_len(item) == 5);
+    mcpool_item_free(item);
+    EXPECT(mcpool_client_get(m, K("ki"), &item), MCPOOL_OK);
+    EXPECT(mcpool_client_flags_kind(m, mcpool_item_flags(item), &kind), MCPOOL_OK);
+    CHECK(kind == MCPOOL_KIND_INT && mcpool_item_len(item) == 3 &&
+          memcmp(mcpool_item_data(item), "-42", 3) == 0);
+    mcpool_item_free(item);
+    EXPECT(mcpool_client_kind_flags(m, MCPOOL_KIND_TEXT, &flags), MCPOOL_OK);
+    CHECK(flags == 0x01010000);
+    EXPECT(mcpool_client_kind_flags(m, MCPOOL_KIND_PERL_STORABLE, &flags), MCPOOL_UNSUPPORTED);
+    EXPECT(mcpool_client_flags_kind(m, 8, NULL), MCPOOL_INVALID_ARGUMENT);
+
+    /* Whalin's binary integer: delivered as decimal text through get_into. */
+    mcpool_client *wh = format_client("whalin", NULL);
+    CHECK(wh != NULL);
+    if (wh) {
+        struct kind_buf b = {{0}, 0};
+        EXPECT(mcpool_client_store_kind(wh, MCPOOL_STORE_SET, K("kw"), MCPOOL_KIND_INT,
+                                        K("300"), 0, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_get_into(raw, K("kw"), kind_alloc, &b, &flags, NULL), MCPOOL_OK);
+        CHECK(flags == 4 && b.len == 4 && memcmp(b.data, "\0\0\x01\x2c", 4) == 0);
+        EXPECT(mcpool_client_get_into(wh, K("kw"), kind_alloc, &b, &flags, NULL), MCPOOL_OK);
+        CHECK(b.len == 3 && memcmp(b.data, "300", 3) == 0);
+        EXPECT(mcpool_client_flags_kind(wh, flags, &kind), MCPOOL_OK);
+        CHECK(kind == MCPOOL_KIND_INT);
+        mcpool_client_free(wh);
+    }
+
+    /* Wrong layouts: pylibmc's zlib bit read as mcpool, a corrupt stream, a pickle with
+     * pickles off. Errors on every path, never the bytes. */
+    EXPECT(mcpool_client_set(raw, K("kz"), K("x\x9cnot really zlib"), 8 | 16, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_get(m, K("kz"), &item), MCPOOL_VALUE_FORMAT);
+    CHECK(strstr(mcpool_last_error_message(), "kz") != NULL);
+    EXPECT(mcpool_client_get(py, K("kz"), &item), MCPOOL_DECOMPRESS);
+    CHECK(strstr(mcpool_last_error_message(), "24") != NULL);
+    struct kind_buf b = {{0}, 0};
+    EXPECT(mcpool_client_get_into(py, K("kz"), kind_alloc, &b, &flags, NULL), MCPOOL_DECOMPRESS);
+    EXPECT(mcpool_client_set(raw, K("kq"), K("\x80\x05K*."), 1, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_get(py, K("kq"), &item), MCPOOL_VALUE_FORMAT);
+    CHECK(strstr(mcpool_last_error_message(), "pickle") != NULL);
+    {
+        const uint8_t *keys[] = {(const uint8_t *)"kz", (const uint8_t *)"kq",
+                                 (const uint8_t *)"kt"};
+        size_t lens[] = {2, 2, 2};
+        mcpool_multi *mm = NULL;
+        const uint8_t *v;
+        size_t vlen;
+        uint64_t cas;
+        EXPECT(mcpool_client_get_multi(py, keys, lens, 3, false, &mm), MCPOOL_OK);
+        EXPECT(mcpool_multi_get(mm, 0, &v, &vlen, &flags, &cas), MCPOOL_DECOMPRESS);
+        EXPECT(mcpool_multi_get(mm, 1, &v, &vlen, &flags, &cas), MCPOOL_VALUE_FORMAT);
+        /* mcpool's text under pylibmc: flags it does not know. */
+        EXPECT(mcpool_multi_get(mm, 2, &v, &vlen, &flags, &cas), MCPOOL_VALUE_FORMAT);
+        mcpool_multi_free(mm);
+    }
+
+    /* Configuration: unknown names, zstd under a legacy format, a level out of range. */
+    mcpool_config *cfg = NULL;
+    mcpool_client *bad = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_value_format(cfg, S("lz4")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_compression_codec(cfg, S("lz4")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_serialized(cfg, MCPOOL_KIND_INT, true), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_serialized(cfg, MCPOOL_KIND_PYTHON_PICKLE, true), MCPOOL_OK);
+    EXPECT(mcpool_config_set_value_format(cfg, S("pylibmc")), MCPOOL_OK);
+    EXPECT(mcpool_config_set_compression_codec(cfg, S("zstd")), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &bad), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_compression_codec(cfg, S("zlib")), MCPOOL_OK);
+    EXPECT(mcpool_config_set_compression_level(cfg, 12), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &bad), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_compression_level(cfg, 9), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &bad), MCPOOL_OK);
+    if (bad) {
+        /* With pickles on, the pickle is delivered with its kind. */
+        EXPECT(mcpool_config_set_key_prefix(cfg, K(prefix)), MCPOOL_OK);
+        mcpool_client_free(bad);
+        bad = NULL;
+        EXPECT(mcpool_client_new(cfg, &bad), MCPOOL_OK);
+        EXPECT(mcpool_client_get(bad, K("kq"), &item), MCPOOL_OK);
+        EXPECT(mcpool_client_flags_kind(bad, mcpool_item_flags(item), &kind), MCPOOL_OK);
+        CHECK(kind == MCPOOL_KIND_PYTHON_PICKLE);
+        mcpool_item_free(item);
+        mcpool_client_free(bad);
+    }
+    mcpool_config_free(cfg);
+    EXPECT(mcpool_config_set_value_format(NULL, S("mcpool")), MCPOOL_INVALID_ARGUMENT);
+
+    /* zstd under mcpool. */
+    mcpool_client *zs = format_client(NULL, "zstd");
+    CHECK(zs != NULL);
+    if (zs) {
+        char big[4000];
+        memset(big, 'z', sizeof big);
+        EXPECT(mcpool_client_store_kind(zs, MCPOOL_STORE_SET, K("kzs"), MCPOOL_KIND_BYTES,
+                                        (const uint8_t *)big, sizeof big, 0, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_get(raw, K("kzs"), &item), MCPOOL_OK);
+        CHECK(mcpool_item_flags(item) == 0x01300000 && mcpool_item_len(item) < 100);
+        mcpool_item_free(item);
+        EXPECT(mcpool_client_get(m, K("kzs"), &item), MCPOOL_OK);
+        CHECK(mcpool_item_len(item) == sizeof big && mcpool_item_flags(item) == 0);
+        mcpool_item_free(item);
+        mcpool_client_free(zs);
+    }
+    mcpool_client_free(m);
+    mcpool_client_free(raw);
+    mcpool_client_free(py);
+}
+
 int main(int argc, char **argv) {
     server = argc > 1 ? argv[1] : getenv("MCPOOL_TEST_SERVER");
     if (!server || !*server) {
@@ -1332,6 +1498,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     test_null_and_bad_input(c);
+    test_kinds();
     test_metrics(c);
     test_servers();
     test_dead_server();

@@ -483,6 +483,11 @@ impl std::str::FromStr for ValueFormat {
     }
 }
 
+/// The `mcpool` layout's flags of an uncompressed text value (for tests and tools).
+pub fn mcpool_text_flags() -> u32 {
+    mcpool_kind_flags(Kind::Text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

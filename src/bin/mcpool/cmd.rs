@@ -2,7 +2,7 @@
 
 use crate::private_server::PrivateMemcached;
 use crate::{usage_error, Globals};
-use mcpool::{Client, ClientBuilder, Distribution, StoreCommand, StoreOutcome};
+use mcpool::{Client, ClientBuilder, Distribution, Kind, StoreCommand, StoreOutcome, Value};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -42,6 +42,15 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     if let Some(p) = &g.prefix {
         b = b.key_prefix(p.as_bytes());
     }
+    if let Some(f) = &g.value_format {
+        b = b.value_format(f.parse().map_err(|e: mcpool::Error| e.to_string())?);
+    }
+    if let Some(c) = &g.compression_codec {
+        b = b.compression_codec(c.parse().map_err(|e: mcpool::Error| e.to_string())?);
+    }
+    if let Some(l) = g.compression_level {
+        b = b.compression_level(l);
+    }
     if let Some(ms) = g.connect_timeout_ms {
         b = b.connect_timeout(Duration::from_millis(ms.max(1)));
     }
@@ -73,13 +82,27 @@ fn store_exit(o: StoreOutcome) -> ExitCode {
     }
 }
 
-/// Splits `--ttl S` out of `args`.
-fn take_ttl(args: &[String]) -> Result<(Vec<&String>, u32), String> {
+/// Splits `--ttl S` and `--kind K` out of `args`.
+fn take_ttl(args: &[String]) -> Result<(Vec<&String>, u32, Kind), String> {
     let mut ttl = 0;
+    let mut kind = Kind::Bytes;
     let mut rest = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        if a == "--ttl" {
+        let kind_name = if a == "--kind" {
+            Some(it.next().ok_or("--kind needs a value")?.as_str())
+        } else {
+            a.strip_prefix("--kind=")
+        };
+        if let Some(k) = kind_name {
+            kind = match k {
+                "bytes" => Kind::Bytes,
+                "text" => Kind::Text,
+                "int" => Kind::Int,
+                "bool" => Kind::Bool,
+                _ => return Err(format!("--kind takes bytes, text, int or bool, not {k:?}")),
+            };
+        } else if a == "--ttl" {
             let v = it.next().ok_or("--ttl needs a value")?;
             ttl = v
                 .parse()
@@ -92,7 +115,20 @@ fn take_ttl(args: &[String]) -> Result<(Vec<&String>, u32), String> {
             rest.push(a);
         }
     }
-    Ok((rest, ttl))
+    Ok((rest, ttl, kind))
+}
+
+/// A typed value from the command line's text.
+fn typed(kind: Kind, text: &str) -> Result<Value, String> {
+    let body = match kind {
+        Kind::Bool => match text {
+            "true" | "1" | "yes" | "on" => b"1".to_vec(),
+            "false" | "0" | "no" | "off" => b"0".to_vec(),
+            _ => return Err(format!("--kind bool takes true or false, not {text:?}")),
+        },
+        _ => text.as_bytes().to_vec(),
+    };
+    Value::from_abi(kind, body).ok_or_else(|| format!("not a valid {kind}: {text:?}"))
 }
 
 /// Runs one memcached command; starts a private server when `--servers` is absent.
@@ -133,14 +169,24 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
     let result: Result<ExitCode, String> = (|| match (command, args) {
         ("get", keys) if !keys.is_empty() => {
             let mut code = ExitCode::SUCCESS;
-            let results = client.get_multi(keys);
+            // Decoded by the value format: never undecoded (or compressed) bytes.
+            let results = client.get_values(keys);
             for (k, r) in keys.iter().zip(results) {
                 match r {
-                    Ok(Some(item)) => {
+                    Ok(Some(value)) => {
                         if keys.len() > 1 {
                             let _ = write!(out, "{k}\t");
                         }
-                        let _ = out.write_all(&item.value);
+                        let _ = match &value {
+                            Value::Bytes(b) => out.write_all(b),
+                            Value::Text(t) => out.write_all(t.as_bytes()),
+                            Value::Int(i) => write!(out, "{i}"),
+                            Value::Bool(b) => write!(out, "{b}"),
+                            Value::Serialized { lang, bytes } => out.write_all(
+                                format!("<{} of {} bytes>", lang.describe(), bytes.len())
+                                    .as_bytes(),
+                            ),
+                        };
                         let _ = out.write_all(b"\n");
                     }
                     Ok(None) => {
@@ -158,9 +204,11 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
             Ok(code)
         }
         ("set" | "add" | "replace", _) => {
-            let (rest, ttl) = take_ttl(args)?;
+            let (rest, ttl, kind) = take_ttl(args)?;
             let [key, value] = rest[..] else {
-                return Err(format!("usage: mcpool {command} KEY VALUE [--ttl S]"));
+                return Err(format!(
+                    "usage: mcpool {command} KEY VALUE [--ttl S] [--kind bytes|text|int|bool]"
+                ));
             };
             let cmd = match command {
                 "set" => StoreCommand::Set,
@@ -168,7 +216,7 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
                 _ => StoreCommand::Replace,
             };
             let o = client
-                .store(cmd, key, value.as_bytes(), 0, ttl)
+                .store_value(cmd, key, &typed(kind, value)?, ttl)
                 .map_err(|e| e.to_string())?;
             Ok(store_exit(o))
         }

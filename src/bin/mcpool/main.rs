@@ -13,7 +13,8 @@ usage: mcpool [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   get KEY...                 print each value (KEY<TAB>VALUE when several keys)
-  set KEY VALUE [--ttl S]    store unconditionally (also: add, replace)
+  set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]
+                             store unconditionally (also: add, replace)
   add KEY VALUE [--ttl S]    store only if missing
   replace KEY VALUE [--ttl S] store only if present
   append KEY VALUE           append to an existing value
@@ -40,6 +41,13 @@ Global options:
   --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by default)
   --prefix P                          key prefix (namespace)
   --protocol text|meta|binary         wire protocol (default text)
+  --value-format NAME                 flag layout of values (default mcpool): mcpool, pylibmc,
+                                      python-memcached, pymemcache, cache-memcached-fast,
+                                      cache-memcached, whalin, spymemcached, libmemcached
+                                      (docs/value-format.md). `get` prints text and integers
+                                      as text; a value it cannot decode is an error (exit 2)
+  --compression-codec zlib|gzip|zstd  codec of compressed values (zstd: mcpool format only)
+  --compression-level N               zlib/gzip 0-9 (default 6), zstd 1-22 (default 3)
   --connect-timeout-ms N              connect timeout (default 1000)
   --io-timeout-ms N                   socket read/write timeout (default 1000)
   -h, --help                          this text
@@ -66,6 +74,12 @@ pub struct Globals {
     pub io_timeout_ms: Option<u64>,
     /// `--protocol`.
     pub protocol: Option<String>,
+    /// `--value-format`.
+    pub value_format: Option<String>,
+    /// `--compression-codec`.
+    pub compression_codec: Option<String>,
+    /// `--compression-level`.
+    pub compression_level: Option<i32>,
 }
 
 /// A usage error: printed with a hint, exit status 2.
@@ -93,6 +107,9 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
                 | "--connect-timeout-ms"
                 | "--io-timeout-ms"
                 | "--protocol"
+                | "--value-format"
+                | "--compression-codec"
+                | "--compression-level"
         );
         let value = if takes_value {
             match inline {
@@ -134,6 +151,14 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
             ("--connect-timeout-ms", Some(v)) => g.connect_timeout_ms = Some(num(&v)?),
             ("--io-timeout-ms", Some(v)) => g.io_timeout_ms = Some(num(&v)?),
             ("--protocol", Some(v)) => g.protocol = Some(v),
+            ("--value-format", Some(v)) => g.value_format = Some(v),
+            ("--compression-codec", Some(v)) => g.compression_codec = Some(v),
+            ("--compression-level", Some(v)) => {
+                g.compression_level = Some(
+                    v.parse()
+                        .map_err(|_| format!("{flag} takes a number, not {v:?}"))?,
+                )
+            }
             ("--no-sanitize-keys", None) => g.no_sanitize_keys = true,
             (f, _) if f.starts_with('-') && f != "-" => {
                 if f == "-h" || f == "--help" {

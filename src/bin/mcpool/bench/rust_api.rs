@@ -4,7 +4,7 @@ use super::contestant::Contestant;
 use super::load::{self, MixOp};
 use super::sys;
 use super::work::{value_bytes, Answer, Op, Work};
-use mcpool::{Client, CompressionFormat, Protocol, StoreOutcome};
+use mcpool::{Client, Protocol, StoreOutcome, ValueFormat};
 
 /// How the client is configured for a piece of work (pool size, compression).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl RustApi {
             .max_size(shape.pool.max(1))
             .min_idle(1)
             .compression(shape.compress)
-            .compression_format(CompressionFormat::Zlib)
+            .value_format(ValueFormat::Pylibmc)
             .protocol(self.protocol)
             .build()
             .map_err(|e| format!("mcpool: {e}"))?;

@@ -1,0 +1,48 @@
+//! Prints the stored size of two typical values at the old compression level (zlib 1), the
+//! new default (zlib 6) and zstd (3, and 19): docs/value-format.md has the figures.
+//! `cargo run --release --example value_sizes`
+use mcpool::Codec;
+
+fn main() {
+    // A 99 KB JSON document: records with ids, names, e-mails, tags and numbers.
+    let mut json = String::from("[");
+    let mut i = 0u64;
+    while json.len() < 99 * 1024 {
+        let x = i.wrapping_mul(2654435761) % 100_000;
+        json.push_str(&format!(
+            "{{\"id\":{i},\"name\":\"user{x}\",\"email\":\"user{x}@example.com\",\"active\":{},\
+             \"score\":{}.{},\"tags\":[\"t{}\",\"t{}\"],\"created\":\"2024-{:02}-{:02}T12:{:02}:00Z\"}},",
+            i % 3 == 0,
+            x % 1000,
+            x % 97,
+            x % 13,
+            x % 29,
+            1 + x % 12,
+            1 + x % 28,
+            x % 60
+        ));
+        i += 1;
+    }
+    json.pop();
+    json.push(']');
+    let repetitive = "the quick brown fox jumps over the lazy dog. ".repeat(100 * 1024 / 45);
+    println!(
+        "| value | original | zlib 1 (old) | zlib 6 (new default) | gzip 6 | zstd 3 | zstd 19 |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for (name, v) in [
+        ("99 KB JSON document", json.as_bytes()),
+        ("100 KB repetitive string", repetitive.as_bytes()),
+    ] {
+        let size = |c: Codec, l: i32| c.compress(v, l).unwrap().len();
+        println!(
+            "| {name} | {} | {} | {} | {} | {} | {} |",
+            v.len(),
+            size(Codec::Zlib, 1),
+            size(Codec::Zlib, 6),
+            size(Codec::Gzip, 6),
+            size(Codec::Zstd, 3),
+            size(Codec::Zstd, 19)
+        );
+    }
+}

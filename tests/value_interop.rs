@@ -1,0 +1,348 @@
+//! Value formats against the real clients they copy, both directions, on a real memcached:
+//! pylibmc, python-memcached, pymemcache (`python3 -c`), Cache::Memcached::Fast and
+//! Cache::Memcached (`perl -e`), libmemcached's memccp/memccat. Each peer writes bytes, UTF-8
+//! text, an integer, a 100 KB compressible text (compressed where the peer compresses) and an
+//! object; mcpool reads them with the matching preset, and the reverse. Every cell equal, or
+//! the documented error (an object with deserialization off).
+mod common;
+
+use common::{unique, Memcached};
+use mcpool::{Client, Error, Lang, Value, ValueFormat};
+use std::path::Path;
+use std::process::Command;
+
+const PYTHON: &str = "/usr/bin/python3";
+const TEXT: &str = "tëxt ✓ ünïcode";
+
+fn big() -> String {
+    "the quick brown fox jumps over the lazy dog, ".repeat(2300)
+}
+
+fn need(path: &str, install: &str) {
+    assert!(
+        Path::new(path).exists(),
+        "MISSING {path}: the value interop test cannot run; install it: {install}"
+    );
+}
+
+/// Runs a program, returns its stdout; fails the test with its stderr.
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("run peer");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn client(mc: &Memcached, f: ValueFormat, prefix: &str) -> Client {
+    Client::builder()
+        .server(&mc.addr())
+        .key_prefix(prefix)
+        .value_format(f)
+        .compression_threshold(1000)
+        .build()
+        .unwrap()
+}
+
+/// What a peer prints for each value: `type:hex-or-decimal`.
+fn describe(v: &Value) -> String {
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    match v {
+        Value::Bytes(b) => format!("bytes:{}", hex(b)),
+        Value::Text(s) => format!("str:{}", hex(s.as_bytes())),
+        Value::Int(i) => format!("int:{i}"),
+        Value::Bool(b) => format!("bool:{b}"),
+        Value::Serialized { lang, bytes } => format!("{lang:?}:{}", bytes.len()),
+    }
+}
+
+fn values() -> Vec<(&'static str, Value)> {
+    vec![
+        ("b", Value::Bytes(b"\x00\x01bytes\xff".to_vec())),
+        ("e", Value::Bytes(Vec::new())),
+        ("t", Value::Text(TEXT.into())),
+        ("i", Value::Int(-42)),
+        ("l", Value::Int(1 << 40)),
+        ("z", Value::Text(big())),
+    ]
+}
+
+/// Python: writes with `setter`, reads with `getter`, each client made by `make`.
+fn python_peer(name: &str, format: ValueFormat, make: &str, set_big: &str, compresses: bool) {
+    python_peer_with(name, format, make, set_big, compresses, true)
+}
+
+fn python_peer_with(
+    name: &str,
+    format: ValueFormat,
+    make: &str,
+    set_big: &str,
+    compresses: bool,
+    inflates: bool,
+) {
+    need(
+        PYTHON,
+        "apt-get install python3 python3-pylibmc python3-memcache python3-pymemcache",
+    );
+    let mc = Memcached::start(&[]);
+    let prefix = unique(name);
+    let c = client(&mc, format, &prefix);
+    let port = mc.port;
+    // The peer writes.
+    let script = format!(
+        "import sys\n{make}\np='{prefix}'\n\
+         c.set(p+'b', b'\\x00\\x01bytes\\xff'); c.set(p+'e', b''); c.set(p+'t', {TEXT:?})\n\
+         c.set(p+'i', -42); c.set(p+'l', 1 << 40)\n\
+         big = 'the quick brown fox jumps over the lazy dog, ' * 2300\n{set_big}\n\
+         c.set(p+'o', [1, 2, 'three'])\n"
+    );
+    run(Command::new(PYTHON)
+        .arg("-c")
+        .arg(&script)
+        .env("PORT", port.to_string()));
+    for (k, v) in values() {
+        assert_eq!(
+            c.get_value(k).unwrap().as_ref(),
+            Some(&v),
+            "{name} wrote {k}"
+        );
+    }
+    if compresses {
+        // Stored compressed by the peer (flag 8), inflated here.
+        let raw = Client::builder()
+            .server(&mc.addr())
+            .key_prefix(prefix.as_str())
+            .value_format(ValueFormat::Libmemcached)
+            .build()
+            .unwrap();
+        let item = raw.get_item("z").unwrap().unwrap();
+        assert!(
+            item.flags & 8 != 0 && item.value.len() < 10_000,
+            "{name} compressed z"
+        );
+    }
+    // An object: an error while pickles are off, the pickle when they are on.
+    match c.get_value("o") {
+        Err(Error::ValueFormat(m)) => assert!(m.contains("pickle") && m.contains("off"), "{m}"),
+        r => panic!("{name}: a pickle read with pickles off: {r:?}"),
+    }
+    let on = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(prefix.as_str())
+        .value_format(format)
+        .serialized(Lang::Python, true)
+        .build()
+        .unwrap();
+    assert!(matches!(
+        on.get_value("o").unwrap(),
+        Some(Value::Serialized {
+            lang: Lang::Python,
+            ..
+        })
+    ));
+    // mcpool writes, the peer reads.
+    let prefix2 = unique(name);
+    let c2 = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(prefix2.as_str())
+        .value_format(format)
+        .compression_threshold(1000)
+        .compression(inflates)
+        .build()
+        .unwrap();
+    for (k, v) in values() {
+        c2.set_value(k, &v, 0).unwrap();
+    }
+    let script = format!(
+        "import sys\n{make}\np='{prefix2}'\n\
+         for k in 'betilz':\n\
+         \x20   v = c.get(p+k)\n\
+         \x20   if isinstance(v, bytes): print(k, 'bytes:' + v.hex())\n\
+         \x20   elif isinstance(v, str): print(k, 'str:' + v.encode().hex())\n\
+         \x20   elif isinstance(v, int): print(k, 'int:%d' % v)\n\
+         \x20   else: print(k, repr(v))\n"
+    );
+    let out = run(Command::new(PYTHON)
+        .arg("-c")
+        .arg(&script)
+        .env("PORT", port.to_string()));
+    let want: String = values()
+        .iter()
+        .map(|(k, v)| format!("{k} {}\n", describe(v)))
+        .collect();
+    assert_eq!(out, want, "{name} read what mcpool wrote");
+}
+
+#[test]
+fn pylibmc_both_directions() {
+    python_peer(
+        "pylibmc",
+        ValueFormat::Pylibmc,
+        "import os, pylibmc; c = pylibmc.Client(['127.0.0.1:' + os.environ['PORT']])",
+        "c.set(p+'z', big, min_compress_len=1000)",
+        true,
+    );
+}
+
+#[test]
+fn python_memcached_both_directions() {
+    python_peer(
+        "pymc",
+        ValueFormat::PythonMemcached,
+        "import os, memcache; c = memcache.Client(['127.0.0.1:' + os.environ['PORT']])",
+        "c.set(p+'z', big, min_compress_len=1000)",
+        true,
+    );
+}
+
+#[test]
+fn pymemcache_both_directions() {
+    // The packaged pymemcache (3.x) has no compressing serde (4.x's CompressedSerde uses the
+    // same zlib bit 8): its big text is stored plain, and mcpool writes plain for it to read.
+    python_peer_with(
+        "pymemcache",
+        ValueFormat::Pymemcache,
+        "import os\nfrom pymemcache.client.base import Client\nfrom pymemcache import serde\n\
+         class C(Client):\n\
+         \x20   def get(self, k):\n\
+         \x20       v = Client.get(self, k)\n\
+         \x20       return v\n\
+         c = C(('127.0.0.1', int(os.environ['PORT'])), serde=serde.pickle_serde)",
+        "c.set(p+'z', big)",
+        false,
+        false,
+    );
+}
+
+fn perl_peer(module: &str, format: ValueFormat, utf8: bool) {
+    need(
+        "/usr/bin/perl",
+        "apt-get install libcache-memcached-perl libcache-memcached-fast-perl",
+    );
+    let mc = Memcached::start(&[]);
+    let prefix = unique("perl");
+    let port = mc.port;
+    let opts = if utf8 { "utf8 => 1," } else { "" };
+    let make = format!(
+        "use {module}; use Storable; binmode STDOUT; my $c = {module}->new({{servers => \
+         [\"127.0.0.1:$ENV{{PORT}}\"], compress_threshold => 1000, {opts}}});"
+    );
+    // Perl writes: bytes, text (a character string: F_UTF8 with utf8 => 1), a big text
+    // (gzip, bit 2), a reference (Storable, bit 1).
+    let script = format!(
+        "{make} my $p = '{prefix}'; $c->set($p.'b', \"\\x00\\x01bytes\\xff\"); $c->set($p.'e', '');\
+         my $t = \"t\\x{{eb}}xt \\x{{2713}} \\x{{fc}}n\\x{{ef}}code\"; utf8::encode($t) unless {u}; $c->set($p.'t', $t);\
+         my $big = 'the quick brown fox jumps over the lazy dog, ' x 2300; $c->set($p.'z', $big);\
+         $c->set($p.'o', [1, 2]); print \"ok\\n\";",
+        u = u8::from(utf8)
+    );
+    run(Command::new("perl")
+        .arg("-e")
+        .arg(&script)
+        .env("PORT", port.to_string()));
+    let c = client(&mc, format, &prefix);
+    let text = if utf8 {
+        Value::Text(TEXT.into())
+    } else {
+        Value::Bytes(TEXT.as_bytes().to_vec())
+    };
+    assert_eq!(
+        c.get_value("b").unwrap(),
+        Some(Value::Bytes(b"\x00\x01bytes\xff".to_vec()))
+    );
+    assert_eq!(c.get_value("e").unwrap(), Some(Value::Bytes(Vec::new())));
+    assert_eq!(c.get_value("t").unwrap(), Some(text.clone()));
+    assert_eq!(
+        c.get_value("z").unwrap(),
+        Some(Value::Bytes(big().into_bytes()))
+    );
+    match c.get_value("o") {
+        Err(Error::ValueFormat(m)) => assert!(m.contains("Storable") && m.contains("off"), "{m}"),
+        r => panic!("{module}: Storable read with it off: {r:?}"),
+    }
+    // mcpool writes; Perl reads (compressed big text inflated by the peer).
+    let prefix2 = unique("perl2");
+    let c2 = client(&mc, format, &prefix2);
+    c2.set_value("b", &Value::Bytes(b"\x00\x01bytes\xff".to_vec()), 0)
+        .unwrap();
+    c2.set_value("t", &text, 0).unwrap();
+    c2.set_value("z", &Value::Text(big()), 0).unwrap();
+    assert!(matches!(
+        c2.set_value("i", &Value::Int(1), 0),
+        Err(Error::Unsupported(_))
+    ));
+    let script = format!(
+        "{make} my $p = '{prefix2}'; for my $k (qw(b t z)) {{ my $v = $c->get($p.$k); \
+         utf8::encode($v) if utf8::is_utf8($v); print $k, ' ', (utf8::is_utf8($c->get($p.$k)) ? 'str' : 'bytes'), ':', unpack('H*', $v), \"\\n\" }}"
+    );
+    let out = run(Command::new("perl")
+        .arg("-e")
+        .arg(&script)
+        .env("PORT", port.to_string()));
+    let kind = if utf8 { "str" } else { "bytes" };
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let want = format!(
+        "b bytes:{}\nt {kind}:{}\nz {}:{}\n",
+        hex(b"\x00\x01bytes\xff"),
+        hex(TEXT.as_bytes()),
+        // Perl's utf8::decode leaves pure ASCII without its UTF-8 flag: it is text either way.
+        "bytes",
+        hex(big().as_bytes())
+    );
+    // (Compared as lines' lengths and hashes first: the big line is 200 KB of hex.)
+    assert!(
+        out == want,
+        "{module} read what mcpool wrote: {:?}",
+        out.lines()
+            .map(|l| &l[..l.len().min(80)])
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn cache_memcached_fast_both_directions() {
+    perl_peer(
+        "Cache::Memcached::Fast",
+        ValueFormat::CacheMemcachedFast,
+        true,
+    );
+}
+
+#[test]
+fn cache_memcached_both_directions() {
+    perl_peer("Cache::Memcached", ValueFormat::CacheMemcached, false);
+}
+
+#[test]
+fn libmemcached_tools_both_directions() {
+    need("/usr/bin/memccp", "apt-get install libmemcached-tools");
+    let mc = Memcached::start(&[]);
+    let dir = std::env::temp_dir().join(unique("memccp"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k1");
+    std::fs::write(&file, b"\x00bytes from memccp\n").unwrap();
+    let servers = format!("--servers=127.0.0.1:{}", mc.port);
+    run(Command::new("memccp").arg(&servers).arg(&file));
+    let c = client(&mc, ValueFormat::Libmemcached, "");
+    assert_eq!(
+        c.get_value("k1").unwrap(),
+        Some(Value::Bytes(b"\x00bytes from memccp\n".to_vec()))
+    );
+    c.set_value("k2", &Value::Bytes(b"from mcpool".to_vec()), 0)
+        .unwrap();
+    // memccat ends each value with a newline of its own.
+    let out = run(Command::new("memccat").arg(&servers).arg("k2"));
+    assert_eq!(out, "from mcpool\n");
+    // Bytes only: nothing else can be stored, nothing is compressed.
+    assert!(matches!(
+        c.set_value("k3", &Value::Int(1), 0),
+        Err(Error::Unsupported(_))
+    ));
+    c.set_value("k4", &Value::Bytes(big().into_bytes()), 0)
+        .unwrap();
+    let out = run(Command::new("memccat").arg(&servers).arg("k4"));
+    assert_eq!(out, big() + "\n");
+    let _ = std::fs::remove_dir_all(dir);
+}
