@@ -11,7 +11,7 @@ TEST_TARGETS :=
 # Each binding adds its own test target (ffi/*/test.mk: TEST_TARGETS += test-xyz).
 -include ffi/*/test.mk
 
-.PHONY: all deps lib cli test test-package test-rust test-fuzz test-deny bench install
+.PHONY: all deps lib cli test test-package test-dependent test-rust test-fuzz test-deny bench install
 all: lib cli
 
 deps:
@@ -20,31 +20,37 @@ deps:
 # The libraries; libmcpool.so.0 (its SONAME) beside libmcpool.so, so that programs linked
 # against target/release find it at run time (ffi/c's tests use an rpath there).
 lib:
-	$(CARGO) build --release --lib
+	$(CARGO) build --release -p mcpool-capi
 	ln -sf libmcpool.so $(abspath $(or $(CARGO_TARGET_DIR),target))/release/libmcpool.so.0
 
 # The `mcpool` command-line tool: target/release/mcpool.
 cli:
-	$(CARGO) build --release --bin mcpool
+	$(CARGO) build --release -p mcpool-cli
 
-test: deps test-rust test-package test-fuzz test-deny $(TEST_TARGETS)
+test: deps test-rust test-package test-dependent test-fuzz test-deny $(TEST_TARGETS)
 	@echo "make test: all suites passed"
 
+# Every crate of the workspace: the library, the C ABI, the CLI, the benchmark, the test kit.
 test-rust:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --all-targets --features tls -- -D warnings
-	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --no-deps --quiet
-	$(CARGO) test
-	$(CARGO) test --features tls --test tls
+	$(CARGO) clippy --workspace --all-targets --features mcpool/tls,mcpool-capi/tls -- -D warnings
+	RUSTDOCFLAGS=-Dwarnings $(CARGO) doc --workspace --no-deps --quiet
+	$(CARGO) test --workspace
+	$(CARGO) test -p mcpool --features tls --test tls
 
-# What `cargo package` would ship (Cargo.toml's `include`): the library, the CLI, build script,
-# header and licences, never the bindings, peers, tools, fuzzers or tests.
+# What `cargo package` would ship of the library crate (Cargo.toml's `include`): its sources
+# and licences, never the C ABI, CLI, bindings, benchmark, peers, tools, fuzzers or tests.
 test-package:
-	@list=$$($(CARGO) package --list --allow-dirty 2>/dev/null) || { echo "test-package: cargo package --list failed" >&2; exit 1; }; \
-	if printf '%s\n' "$$list" | grep -qE '^(ffi|bench|tools|tests|fuzz|docs|examples|scripts)/'; then \
+	@list=$$($(CARGO) package -p mcpool --list --allow-dirty 2>/dev/null) || { echo "test-package: cargo package --list failed" >&2; exit 1; }; \
+	if printf '%s\n' "$$list" | grep -qE '^(ffi|bench|capi|cli|testkit|include|tools|tests|fuzz|docs|examples|scripts)/'; then \
 		echo "test-package: the crate would ship repository-only files:" >&2; \
-		printf '%s\n' "$$list" | grep -E '^(ffi|bench|tools|tests|fuzz|docs|examples|scripts)/' >&2; exit 1; fi; \
-	echo "test-package: cargo package ships $$(printf '%s\n' "$$list" | wc -l) files (library, CLI, header, licences)"
+		printf '%s\n' "$$list" | grep -E '^(ffi|bench|capi|cli|testkit|include|tools|tests|fuzz|docs|examples|scripts)/' >&2; exit 1; fi; \
+	echo "test-package: cargo package ships $$(printf '%s\n' "$$list" | wc -l) files (the library and its licences)"
+
+# A Rust program that depends on the library crate builds no C artefact: a scratch crate with
+# a path dependency on it is built, and its target directory must hold no libmcpool.so/.a.
+test-dependent:
+	scripts/dependent-check.sh
 
 # Dependency licences and sources (deny.toml). Advisories need the RustSec database from
 # GitHub, which this environment cannot reach; `cargo install cargo-deny` to enable the check.
@@ -57,4 +63,4 @@ test-fuzz:
 	scripts/fuzz.sh $(or $(FUZZ_SECONDS),20)
 
 bench: deps
-	$(CARGO) run --release --bin mcpool -- bench --quick $(BENCH_ARGS)
+	$(CARGO) run --release -p mcpool-cli -- bench --quick $(BENCH_ARGS)

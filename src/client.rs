@@ -1372,18 +1372,21 @@ impl Client {
     }
 }
 
-// ----- for the C ABI: reads without an `Item`, stores with per-item flags (crate-internal) -----
+// ----- for the C ABI crate (capi/): reads without an `Item`, stores with per-item flags -----
+// Public for capi/, hidden from the Rust API's documentation.
 
 /// Receives each hit of a [`Client::get_with`] / [`Client::get_multi_with`]: (index of the key
 /// in the caller's list, value, flags, CAS). The value is borrowed: straight from the
 /// connection's read buffer, or, for a compressed value, from the inflated copy.
-pub(crate) type ValueSink<'s> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 's;
+#[doc(hidden)]
+pub type ValueSink<'s> = dyn FnMut(usize, &[u8], u32, Option<u64>) + 's;
 
 impl Client {
     /// `get_item` (or `gets` with `cas`) handing the value to `sink` instead of building an
     /// `Item`: no copy unless the value has to be inflated. True on a hit. On the text
     /// protocol `sink` may have run when a later part of the reply fails the call.
-    pub(crate) fn get_with(&self, key: &[u8], cas: bool, sink: &mut ValueSink<'_>) -> Result<bool> {
+    #[doc(hidden)]
+    pub fn get_with(&self, key: &[u8], cas: bool, sink: &mut ValueSink<'_>) -> Result<bool> {
         self.retrieve_one_with(key, cas, None, &mut |k, data, flags, c| {
             self.deliver(key, k, data, flags, c, sink)
         })
@@ -1391,7 +1394,8 @@ impl Client {
 
     /// `get_multi` (or `gets_multi`) handing each hit to `sink`, as [`Client::get_with`]. One
     /// result per key: true for a hit (delivered), false for a miss, or the key's error.
-    pub(crate) fn get_multi_with<K: AsRef<[u8]>>(
+    #[doc(hidden)]
+    pub fn get_multi_with<K: AsRef<[u8]>>(
         &self,
         keys: &[K],
         cas: bool,
@@ -1405,7 +1409,8 @@ impl Client {
     /// [`Client::get_multi_with`] over keys read by index, with each key's result handed to
     /// `on_result` (in key order, after every hit) instead of collected: allocates nothing in
     /// proportion to the keys.
-    pub(crate) fn get_multi_by_index<'k, F: Fn(usize) -> &'k [u8]>(
+    #[doc(hidden)]
+    pub fn get_multi_by_index<'k, F: Fn(usize) -> &'k [u8]>(
         &self,
         n: usize,
         key_at: &F,
@@ -1458,7 +1463,8 @@ impl Client {
     }
 
     /// `set_multi` with each item's own flags: `(key, value, flags)`.
-    pub(crate) fn set_multi_flagged(
+    #[doc(hidden)]
+    pub fn set_multi_flagged(
         &self,
         items: &[(&[u8], &[u8], u32)],
         ttl: u32,

@@ -180,6 +180,7 @@ impl Stream {
 /// Whether no byte is waiting on socket `fd` and the peer has not closed it:
 /// `recv(MSG_PEEK | MSG_DONTWAIT)` of one byte says "would block" (healthy); data or end of
 /// stream (or any error) means the connection must not carry another exchange.
+#[allow(unsafe_code)] // recv(2) with MSG_PEEK
 fn peek_quiet(fd: RawFd) -> bool {
     let mut byte = 0u8;
     loop {
@@ -209,6 +210,7 @@ fn peek_quiet(fd: RawFd) -> bool {
 struct DontWait(RawFd);
 
 #[cfg(feature = "tls")]
+#[allow(unsafe_code)] // recv(2) with MSG_DONTWAIT
 impl Read for DontWait {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         // SAFETY: `self.0` is an open socket (see `tls_quiet`); `buf` is writable for its length.

@@ -12,6 +12,7 @@ extern "C" fn in_child() {
 }
 
 /// The current fork generation (0 in the original process). Registers the fork hook on first use.
+#[allow(unsafe_code)] // pthread_atfork
 pub fn generation() -> u64 {
     REGISTER.call_once(|| {
         // SAFETY: `in_child` is an `extern "C"` function that only touches an atomic, which is

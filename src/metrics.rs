@@ -49,6 +49,120 @@ pub struct ServerMetrics {
     pub handed_over: u64,
 }
 
+/// Whether a metric only grows (a counter) or is a level at the snapshot (a gauge).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricKind {
+    /// Grows from 0 since the client was built.
+    Counter,
+    /// A level when the snapshot was taken.
+    Gauge,
+}
+
+/// One per-server metric: its name (as the C ABI's `mcpool_metric_name`, the CLI and the
+/// Prometheus exporter say it), its kind and one line of help.
+#[derive(Clone, Copy, Debug)]
+pub struct Metric {
+    /// e.g. `"hits"`, `"pool_wait_ns"`.
+    pub name: &'static str,
+    /// Counter or gauge.
+    pub kind: MetricKind,
+    /// One line, for exporters.
+    pub help: &'static str,
+}
+
+const fn counter(name: &'static str, help: &'static str) -> Metric {
+    Metric {
+        name,
+        kind: MetricKind::Counter,
+        help,
+    }
+}
+
+/// Every per-server metric, in the C ABI's numbering (`mcpool_metric`): the one list that the
+/// C ABI, the CLI and the Prometheus exporter name metrics from. [`ServerMetrics::values`]
+/// gives a snapshot's values in this order.
+pub const METRICS: [Metric; 17] = [
+    counter(
+        "operations",
+        "Request/reply exchanges (a multi-key call counts once per server it touches).",
+    ),
+    counter("hits", "Keys found by retrievals."),
+    counter("misses", "Keys not found by retrievals."),
+    counter("connects", "Connections opened."),
+    counter(
+        "connect_errors",
+        "Connect attempts that failed (refused, unreachable, timed out).",
+    ),
+    counter("timeouts", "Connects, reads or writes that timed out."),
+    counter(
+        "io_errors",
+        "Other socket errors (reset, closed mid-reply).",
+    ),
+    counter(
+        "server_errors",
+        "SERVER_ERROR, CLIENT_ERROR, ERROR replies and authentication failures.",
+    ),
+    counter(
+        "protocol_errors",
+        "Replies that broke the protocol, and values that did not decode.",
+    ),
+    counter(
+        "pool_waits",
+        "Checkouts that found no idle connection and had to wait.",
+    ),
+    counter(
+        "pool_wait_ns",
+        "Total time spent in those waits, in nanoseconds.",
+    ),
+    counter(
+        "pool_timeouts",
+        "Checkouts that gave up after the pool timeout.",
+    ),
+    counter("ejections", "Times the server was marked dead."),
+    counter("returns", "Times it came back after being marked dead."),
+    Metric {
+        name: "pool_open",
+        kind: MetricKind::Gauge,
+        help: "Pooled connections open (checked out or idle).",
+    },
+    Metric {
+        name: "pool_idle",
+        kind: MetricKind::Gauge,
+        help: "Pooled connections idle.",
+    },
+    counter(
+        "handed_over",
+        "Reads and small sets served on another caller's connection while waiting for one.",
+    ),
+];
+
+impl ServerMetrics {
+    /// This snapshot's values in the order of [`METRICS`], with the pool's `(open, idle)`
+    /// connections (from `Client::pool_states`) as the two gauges.
+    pub fn values(&self, (open, idle): (u32, u32)) -> [u64; METRICS.len()] {
+        let wait_ns = u64::try_from(self.pool_wait_time.as_nanos()).unwrap_or(u64::MAX);
+        [
+            self.operations,
+            self.hits,
+            self.misses,
+            self.connects,
+            self.connect_errors,
+            self.timeouts,
+            self.io_errors,
+            self.server_errors,
+            self.protocol_errors,
+            self.pool_waits,
+            wait_ns,
+            self.pool_timeouts,
+            self.ejections,
+            self.returns,
+            open.into(),
+            idle.into(),
+            self.handed_over,
+        ]
+    }
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     pub operations: AtomicU64,

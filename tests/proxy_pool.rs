@@ -3,115 +3,12 @@
 //! prefixes (`/`) that reach the proxy unchanged.
 mod common;
 
-use common::{free_port, unique, wait_until, Memcached};
+use common::nutcracker::Nutcracker;
+use common::{unique, wait_until, Memcached};
 use mcpool::{Client, Distribution};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// A nutcracker process on a fixed loopback port, in front of the given memcached servers
-/// (ketama + fnv1a_64, the same configuration for every proxy so they all place a key on the
-/// same backend). Killed on drop.
-struct Nutcracker {
-    child: Option<Child>,
-    port: u16,
-    conf: std::path::PathBuf,
-    dir: std::path::PathBuf,
-}
-
-/// Fails (never skips) when nutcracker is missing: this test is the proof of proxy-pool mode.
-fn require_nutcracker() {
-    let ok = Command::new("nutcracker")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    assert!(
-        ok,
-        "nutcracker (twemproxy) is not installed; install it: apt-get install nutcracker"
-    );
-}
-
-impl Nutcracker {
-    fn start(backends: &[Memcached]) -> Nutcracker {
-        require_nutcracker();
-        let dir = std::env::temp_dir().join(unique("proxy-pool"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let port = free_port();
-        let servers: String = backends
-            .iter()
-            .enumerate()
-            .map(|(i, mc)| format!("   - 127.0.0.1:{}:1 node{i}\n", mc.port))
-            .collect();
-        let conf = dir.join("nutcracker.yml");
-        std::fs::write(
-            &conf,
-            format!(
-                "pool:\n  listen: 127.0.0.1:{port}\n  hash: fnv1a_64\n  distribution: ketama\n  \
-                 auto_eject_hosts: false\n  timeout: 2000\n  servers:\n{servers}"
-            ),
-        )
-        .unwrap();
-        let mut n = Nutcracker {
-            child: None,
-            port,
-            conf,
-            dir,
-        };
-        n.restart();
-        n
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// Starts it (again) on its port and waits until it accepts connections.
-    fn restart(&mut self) {
-        assert!(self.child.is_none(), "already running");
-        for _attempt in 0..5 {
-            let mut child = Command::new("nutcracker")
-                .arg("-c")
-                .arg(&self.conf)
-                .args(["-s", &free_port().to_string(), "-a", "127.0.0.1", "-o"])
-                .arg(self.dir.join("log"))
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("start nutcracker");
-            let deadline = Instant::now() + Duration::from_secs(10);
-            loop {
-                if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                    self.child = Some(child);
-                    return;
-                }
-                if let Ok(Some(_)) = child.try_wait() {
-                    break; // the stats port was taken: try another
-                }
-                assert!(Instant::now() < deadline, "nutcracker did not start");
-                std::thread::sleep(Duration::from_millis(5));
-            }
-        }
-        panic!("nutcracker failed to start five times");
-    }
-
-    /// SIGKILL, and waits until it is gone.
-    fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for Nutcracker {
-    fn drop(&mut self) {
-        self.kill();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 const OP_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -377,50 +274,4 @@ fn item5_routing_prefixes_survive_key_sanitizing_in_proxy_pool_mode() {
         .build()
         .unwrap();
     assert_eq!(&*whalin.wire_key(b"/r/c/k").unwrap(), b"%2Fr%2Fc%2Fk");
-}
-
-/// Item 4: `mcpool ring` under proxy-pool: every key on the first proxy; and the CLI accepts
-/// the name for commands.
-#[test]
-fn item4_cli_ring_and_commands_accept_proxy_pool() {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpool"))
-        .args([
-            "--servers",
-            "127.0.0.1:21001,127.0.0.1:21002,127.0.0.1:21003",
-            "--distribution",
-            "proxy-pool",
-            "ring",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(b"a\n/region/cluster/b\nc\n")?;
-            child.wait_with_output()
-        })
-        .unwrap();
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "a\t127.0.0.1:21001\n/region/cluster/b\t127.0.0.1:21001\nc\t127.0.0.1:21001\n"
-    );
-    let mcs = [Memcached::start(&[])];
-    let p = Nutcracker::start(&mcs);
-    let key = unique("/cli/k");
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_mcpool"))
-            .args(["--servers", &p.addr(), "--distribution", "proxy-pool"])
-            .args(args)
-            .output()
-            .unwrap()
-    };
-    assert!(run(&["set", &key, "cli-value"]).status.success());
-    let got = run(&["get", &key]);
-    assert!(got.status.success(), "{got:?}");
-    assert!(String::from_utf8_lossy(&got.stdout).contains("cli-value"));
 }

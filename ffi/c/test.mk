@@ -1,7 +1,7 @@
 # The C ABI's targets, included by the root Makefile (paths are relative to the root).
 #
 #   make test-c        header drift check, C tests, the same under valgrind and ASan/UBSan, install check
-#   make header        regenerate include/mcpool.h (after changing src/ffi)
+#   make header        regenerate include/mcpool.h (after changing capi/src)
 #   make install PREFIX=/usr/local [DESTDIR=...] [MCPOOL_FEATURES=tls]   libmcpool.so.0 (+ .a), mcpool.h, .pc, CMake package, the CLI
 TEST_TARGETS += test-c
 
@@ -14,12 +14,12 @@ INCDIR_INSTALL := $(DESTDIR)$(PREFIX)/include
 
 # Regenerates the committed header.
 header:
-	MCPOOL_GEN_HEADER=1 $(CARGO) check --lib --quiet
+	MCPOOL_GEN_HEADER=1 $(CARGO) check -p mcpool-capi --quiet
 
-# Fails when include/mcpool.h differs from what cbindgen makes of src/ffi now.
+# Fails when include/mcpool.h differs from what cbindgen makes of capi/src now.
 header-check:
 	@tmp=$$(mktemp -d) && \
-	MCPOOL_GEN_HEADER=1 MCPOOL_HEADER_OUT=$$tmp/mcpool.h $(CARGO) check --lib --quiet && \
+	MCPOOL_GEN_HEADER=1 MCPOOL_HEADER_OUT=$$tmp/mcpool.h $(CARGO) check -p mcpool-capi --quiet && \
 	if diff -u include/mcpool.h $$tmp/mcpool.h; then rm -rf $$tmp; echo "header-check: include/mcpool.h is up to date"; \
 	else rm -rf $$tmp; echo "header-check: include/mcpool.h is stale: run 'make header' and commit it" >&2; exit 1; fi
 
@@ -40,7 +40,7 @@ SO_FULL := libmcpool.so.$(MCPOOL_VERSION)
 # stripped of debug info, which goes to lib/debug/ (linked by .gnu_debuglink). Runs ldconfig
 # when installing into the system's /usr or /usr/local without DESTDIR.
 install: lib cli
-	$(if $(strip $(MCPOOL_FEATURES)),$(CARGO) build --release --lib --features $(MCPOOL_FEATURES))
+	$(if $(strip $(MCPOOL_FEATURES)),$(CARGO) build --release -p mcpool-capi --features $(MCPOOL_FEATURES))
 	install -d $(LIBDIR_INSTALL)/pkgconfig $(LIBDIR_INSTALL)/cmake/mcpool $(LIBDIR_INSTALL)/debug \
 		$(INCDIR_INSTALL) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/mcpool.h $(INCDIR_INSTALL)/mcpool.h

@@ -1113,6 +1113,28 @@ static void test_metrics(mcpool_client *c) {
         EXPECT(mcpool_metrics_get(NULL, 0, 0, &v), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_metrics_label(m, 1, &label, &label_len), MCPOOL_OUT_OF_RANGE);
     }
+    /* The snapshot in the Prometheus text format: one HELP/TYPE pair per metric, the hits
+     * counter of this server with the value the snapshot holds; the same text again. */
+    {
+        const char *text = NULL, *again = NULL;
+        size_t len = 0, len2 = 0;
+        EXPECT(mcpool_metrics_prometheus(m, &text, &len), MCPOOL_OK);
+        CHECK(text && strlen(text) == len);
+        char want[256];
+        snprintf(want, sizeof want, "mcpool_hits_total{server=\"%s\"} %llu\n", server,
+                 (unsigned long long)metric(m, 0, MCPOOL_METRIC_HITS));
+        CHECK(strstr(text, want) != NULL);
+        CHECK(strstr(text, "# TYPE mcpool_pool_open gauge\n") != NULL);
+        CHECK(strstr(text, "# TYPE mcpool_pool_wait_seconds_total counter\n") != NULL);
+        size_t types = 0;
+        for (const char *p = text; (p = strstr(p, "# TYPE ")) != NULL; p++) types++;
+        CHECK(types == n);
+        EXPECT(mcpool_metrics_prometheus(m, &again, &len2), MCPOOL_OK);
+        CHECK(again == text && len2 == len);
+        EXPECT(mcpool_metrics_prometheus(m, NULL, &len), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_metrics_prometheus(m, &text, NULL), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_metrics_prometheus(NULL, &text, &len), MCPOOL_INVALID_ARGUMENT);
+    }
     mcpool_metrics_free(m);
     mcpool_metrics_free(NULL);
     CHECK(mcpool_metrics_len(NULL) == 0);

@@ -2,9 +2,8 @@
 # Run by `make distdir` (and so `make dist`, `make disttest`) with the directory being packed:
 # puts the licence files (the crate's MIT OR Apache-2.0) and the Rust core's sources in the
 # distribution, listed in its MANIFEST, so that the dist's Makefile.PL can build the core with
-# cargo where no libmcpool is installed. From the repository, the core is the repository's
-# git-tracked Cargo.toml, Cargo.lock, build.rs, cbindgen.toml, README.md (src/lib.rs includes
-# it as the crate doc), src/ and include/; from an
+# cargo where no libmcpool is installed. From the repository, the core is the git-tracked
+# files under the paths of scripts/core-files.txt (shared with the Python sdist); from an
 # unpacked dist, MANIFEST already lists them and manicopy has copied them.
 use strict;
 use warnings;
@@ -21,10 +20,12 @@ if ($manifest->{'mcpool-core/Cargo.toml'}) {
     exit 0;
 }
 my $repo = abs_path(dirname(abs_path(__FILE__)) . '/../..');
-die "dist-bundle: $repo is not the mcpool repository\n" unless -e "$repo/src/ffi/mod.rs";
+die "dist-bundle: $repo is not the mcpool repository\n" unless -e "$repo/capi/src/lib.rs";
 
-my @core = grep { length } split /\n/,
-    `git -C '$repo' ls-files -- Cargo.toml Cargo.lock build.rs cbindgen.toml README.md src include`;
+open my $list, '<', "$repo/scripts/core-files.txt" or die "dist-bundle: scripts/core-files.txt: $!\n";
+my @paths = grep { length && !/^#/ } map { s/\s+$//r } <$list>;
+close $list;
+my @core = grep { length } split /\n/, `git -C '$repo' ls-files -- @paths`;
 die "dist-bundle: git ls-files in $repo failed\n" if $? || !grep { $_ eq 'Cargo.toml' } @core;
 my %add;
 for my $f (@core) {
@@ -33,10 +34,8 @@ for my $f (@core) {
     copy("$repo/$f", "$dist/$to") or die "dist-bundle: copy $f: $!\n";
     $add{$to} = 'Rust core';
 }
-# Its own workspace, wherever the dist is unpacked (not a member of an enclosing one).
-open my $fh, '>>', "$dist/mcpool-core/Cargo.toml" or die "dist-bundle: $!\n";
-print $fh "\n# Added by the Perl dist (ffi/perl/dist-bundle.pl): the core builds on its own here.\n[workspace]\n";
-close $fh;
+# The bundled Cargo.toml is the workspace's root, so the core builds on its own wherever the
+# dist is unpacked (never as a member of an enclosing workspace).
 for my $f ('LICENSE-MIT', 'LICENSE-APACHE') {
     copy("$repo/$f", "$dist/$f") or die "dist-bundle: copy $f: $!\n";
     $add{$f} = 'licence (MIT OR Apache-2.0, as the crate)';

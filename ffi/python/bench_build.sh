@@ -7,7 +7,7 @@ dest=$1
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 libdir=${CARGO_TARGET_DIR:-$root/target}/release
-(cd "$root" && cargo build --quiet --release --lib)
+(cd "$root" && cargo build --quiet --release -p mcpool-capi)
 so=$(find "$dest" -name '_mcpool*.so' -newer "$libdir/libmcpool.a" -newer "$here/src/_mcpool.c" 2>/dev/null | head -n 1)
 [ -n "$so" ] && exit 0
 rm -rf "$dest" "$here/build"

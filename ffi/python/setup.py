@@ -8,9 +8,9 @@ Where libmcpool comes from, in order:
      (default: the header of the Rust sources below);
   2. in the repository (ffi/python two levels under the crate): its target/release
      ($CARGO_TARGET_DIR/release when set), when libmcpool is built there already;
-  3. `cargo build --release --lib --locked` of the Rust sources: the repository's, or in an
-     unpacked sdist the copy in mcpool-core/ (Cargo.toml, Cargo.lock, build.rs, cbindgen.toml,
-     src/ and include/mcpool.h, put there by `setup.py sdist`), into $CARGO_TARGET_DIR or
+  3. `cargo build --release -p mcpool-capi --locked` of the Rust sources: the repository's, or
+     in an unpacked sdist the copy in mcpool-core/ (the workspace's crates and header, as
+     listed in the repository's scripts/core-files.txt, put there by `setup.py sdist`), into $CARGO_TARGET_DIR or
      that directory's target/. Cargo's output goes to stderr (pip shows it with -v, or when
      the build fails); without cargo, an error says how to get it (rustup).
 The static archive is preferred: the extension then needs no rpath and no libmcpool.so at
@@ -29,13 +29,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 BUNDLED = os.path.join(HERE, "mcpool-core")  # the Rust sources inside an sdist
 
-# What of the repository the sdist carries to build libmcpool: the library crate only (no
-# CLI, tests, benchmarks, tools, docs or other bindings). src/bin is left out: cargo builds
-# --lib without it.
-CORE_FILES = ["Cargo.toml", "Cargo.lock", "build.rs", "cbindgen.toml", "include/mcpool.h",
-              "LICENSE-MIT", "LICENSE-APACHE", "README.md"]
-CORE_DIRS = ["src"]
-CORE_SKIP = [os.path.join("src", "bin")]
+# What of the repository the sdist carries to build libmcpool: the list in
+# scripts/core-files.txt (shared with the Perl dist), git-tracked files only.
+CORE_LIST = os.path.join(REPO, "scripts", "core-files.txt")
+CARGO_BUILD = ["build", "--release", "-p", "mcpool-capi", "--locked"]
+
+
+def core_paths(root):
+    """The git-tracked files under the paths that scripts/core-files.txt lists."""
+    with open(CORE_LIST) as f:
+        wanted = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    out = subprocess.check_output(["git", "-C", root, "ls-files", "-z", "--"] + wanted)
+    files = [p for p in out.decode().split("\0") if p]
+    for must in ("Cargo.toml", "Cargo.lock", "capi/Cargo.toml", "include/mcpool.h"):
+        if must not in files:
+            raise SystemExit("mcpool: sdist: %s is not in the repository" % must)
+    return files
 
 
 def core_dir():
@@ -43,7 +52,7 @@ def core_dir():
     if os.path.exists(os.path.join(BUNDLED, "Cargo.toml")):
         return BUNDLED
     if os.path.exists(os.path.join(REPO, "Cargo.toml")) and \
-            os.path.exists(os.path.join(REPO, "src", "ffi")):
+            os.path.exists(os.path.join(REPO, "capi", "src", "lib.rs")):
         return REPO
     return None
 
@@ -68,13 +77,13 @@ def find_cargo():
 
 
 def build_core(core):
-    """cargo build --release --lib in core; returns the directory holding libmcpool.a."""
+    """cargo build of the C ABI crate in core; returns the directory holding libmcpool.a."""
     cargo = find_cargo()
     # $CARGO_TARGET_DIR when set (cargo's own variable; a shared one keeps built crates),
     # else core/target.
     target = os.path.abspath(os.environ.get("CARGO_TARGET_DIR") or os.path.join(core, "target"))
     env = dict(os.environ, CARGO_TARGET_DIR=target)
-    cmd = [cargo, "build", "--release", "--lib", "--locked"]
+    cmd = [cargo] + CARGO_BUILD
     sys.stderr.write("mcpool: building the Rust core: %s (in %s); this takes a minute or two\n"
                      % (" ".join(cmd), core))
     sys.stderr.flush()
@@ -111,25 +120,12 @@ class sdist(_sdist):
 
     def make_release_tree(self, base_dir, files):
         super().make_release_tree(base_dir, files)
-        src_root = core_dir()
-        if src_root is None:
-            raise SystemExit("mcpool: sdist needs the Rust sources (the repository or mcpool-core/)")
+        if core_dir() != REPO:
+            raise SystemExit("mcpool: sdist is made from the repository (it bundles its Rust core)")
         dest = os.path.join(base_dir, "mcpool-core")
-        for f in CORE_FILES:
-            p = os.path.join(src_root, f)
-            if os.path.exists(p):
-                os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
-                shutil.copy2(p, os.path.join(dest, f))
-            elif f.startswith(("Cargo", "build.rs", "include")):
-                raise SystemExit("mcpool: sdist: %s is missing" % p)
-        for d in CORE_DIRS:
-            for root, dirs, names in os.walk(os.path.join(src_root, d)):
-                rel = os.path.relpath(root, src_root)
-                dirs[:] = sorted(x for x in dirs
-                                 if os.path.join(rel, x) not in CORE_SKIP and x != "__pycache__")
-                os.makedirs(os.path.join(dest, rel), exist_ok=True)
-                for n in sorted(names):
-                    shutil.copy2(os.path.join(root, n), os.path.join(dest, rel, n))
+        for f in core_paths(REPO):
+            os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
+            shutil.copy2(os.path.join(REPO, f), os.path.join(dest, f))
 
 
 def link_options(libdir):

@@ -1,0 +1,473 @@
+//! Batched commands (stores and deletes pipelined per server) and reads into the caller's
+//! own memory (`mcpool_client_get_into`: the bytes go from the connection's read buffer
+//! straight into a buffer the caller allocates, with no intermediate item).
+
+use super::client::mcpool_client;
+use super::commands::MCPOOL_MAX_MULTI_KEYS;
+use super::landing::{landingpad, Failure};
+use super::last_error;
+use super::ptr;
+use super::status::mcpool_status::{
+    self, MCPOOL_ALLOC_FAILED, MCPOOL_INVALID_KEY, MCPOOL_NOT_FOUND, MCPOOL_OK,
+    MCPOOL_VALUE_TOO_LARGE,
+};
+use mcpool::error::Result as CoreResult;
+use mcpool::key::MAX_KEY_LEN;
+use std::ffi::c_void;
+
+/// An array of `n` elements from C; NULL is allowed only when `n` is 0.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of `n` elements for `'a`.
+unsafe fn array<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], Failure> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Failure::invalid(format!("{what} is NULL")));
+    }
+    // SAFETY: `p` is not NULL, the callers bound `n` by MCPOOL_MAX_MULTI_KEYS (so the size
+    // is far below isize::MAX), and the caller promises `n` readable elements.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+fn check_count(n: usize, op: &str) -> Result<(), Failure> {
+    if n > MCPOOL_MAX_MULTI_KEYS {
+        return Err(Failure::invalid(format!(
+            "{n} keys in one {op}; the limit is {MCPOOL_MAX_MULTI_KEYS}"
+        )));
+    }
+    Ok(())
+}
+
+/// Checked keys, and the `(index, length)` of those over 250 bytes.
+pub(crate) type CheckedKeys<'a> = (Vec<&'a [u8]>, Vec<(usize, usize)>);
+
+/// The keys of a multi-key call, checked: a NULL array (with `n` > 0) or a NULL key fails the
+/// whole call; a key over 250 bytes fails alone (it is passed on empty, which the core
+/// refuses without I/O, and its message is replaced by [`too_long`]): returned as
+/// `(index, length)` pairs.
+///
+/// # Safety
+/// `keys` and `key_lens` are NULL or arrays of `n` elements; each `keys[i]` is NULL or valid
+/// for `key_lens[i]` bytes, for `'a`.
+pub(crate) unsafe fn checked_keys<'a>(
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n: usize,
+    op: &str,
+) -> Result<CheckedKeys<'a>, Failure> {
+    check_count(n, op)?;
+    // SAFETY: forwarded from the caller's promise.
+    let ptrs = unsafe { array(keys, n, "keys") }?;
+    // SAFETY: forwarded from the caller's promise.
+    let lens = unsafe { array(key_lens, n, "key_lens") }?;
+    let mut checked = Vec::with_capacity(n);
+    let mut long = Vec::new();
+    for (i, (&p, &len)) in ptrs.iter().zip(lens).enumerate() {
+        if p.is_null() {
+            return Err(Failure::invalid(format!("key {i} is NULL")));
+        }
+        if len > MAX_KEY_LEN {
+            long.push((i, len));
+            checked.push(&[][..]);
+        } else {
+            // SAFETY: `p` is not NULL, `len` ≤ 250, and the caller promises `len` readable
+            // bytes at `p`.
+            checked.push(unsafe { std::slice::from_raw_parts(p, len) });
+        }
+    }
+    Ok((checked, long))
+}
+
+/// The failure of key number `i`, too long at `len` bytes.
+pub(crate) fn too_long(op: &str, i: usize, len: usize) -> Failure {
+    Failure::new(
+        MCPOOL_INVALID_KEY,
+        format!("{op}: invalid key number {i}: {len} bytes is longer than {MAX_KEY_LEN}"),
+    )
+}
+
+/// Writes each item's status to `out` and records the first failure as the last error.
+///
+/// # Safety
+/// `out` is valid for writes of `statuses.len()` elements.
+unsafe fn write_statuses(out: *mut mcpool_status, statuses: Vec<Result<mcpool_status, Failure>>) {
+    let mut first = None;
+    for (i, s) in statuses.into_iter().enumerate() {
+        let status = match s {
+            Ok(s) => s,
+            Err(f) => {
+                let status = f.status;
+                first.get_or_insert(f.message);
+                status
+            }
+        };
+        // SAFETY: `i` < the number of statuses, for which the caller promises room.
+        unsafe { out.add(i).write(status) };
+    }
+    if let Some(message) = first {
+        last_error::set(message);
+    }
+}
+
+/// Per-item results of the core, turned into statuses (with the key in each message).
+fn statuses<T>(
+    op: &str,
+    keys: &[&[u8]],
+    results: Vec<CoreResult<T>>,
+    answer: impl Fn(T) -> mcpool_status,
+) -> Vec<Result<mcpool_status, Failure>> {
+    results
+        .into_iter()
+        .zip(keys)
+        .map(|(r, k)| {
+            r.map(&answer)
+                .map_err(|e| Failure::from_error(op, Some(k), &e))
+        })
+        .collect()
+}
+
+/// Stores `n` items unconditionally, pipelined: per server every command is written in one go
+/// (quiet requests closed by a barrier on meta and binary), then every reply read. Item `i` is
+/// `keys[i]` (`key_lens[i]` bytes) with `values[i]` (`value_lens[i]` bytes; NULL allowed when
+/// the length is 0) and `flags[i]` (`flags` may be NULL: all 0), all with expiry `ttl`.
+/// Values are compressed as by `mcpool_client_set`.
+///
+/// Returns `MCPOOL_OK` once every item has its status in `out_statuses[i]` (`MCPOOL_OK`
+/// stored, or the item's error: `MCPOOL_INVALID_KEY`, `MCPOOL_VALUE_TOO_LARGE`, a server
+/// status); when some item failed, the thread's last error holds the first failure's
+/// message. A NULL array or a NULL key or value pointer (with a length) fails the whole call
+/// before any I/O, and then nothing is written. At most `MCPOOL_MAX_MULTI_KEYS` items.
+///
+/// # Safety
+/// `client` is NULL or live; `keys`, `key_lens`, `values`, `value_lens` are NULL or arrays of
+/// `n` elements, `flags` NULL or an array of `n`, `out_statuses` NULL or room for `n`
+/// statuses; each key and value is NULL or valid for its length.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_set_multi(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    values: *const *const u8,
+    value_lens: *const usize,
+    flags: *const u32,
+    n: usize,
+    ttl: u32,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_statuses, "statuses")?;
+        // SAFETY: forwarded from the caller's promise.
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, "set_multi") }?;
+        // SAFETY: forwarded from the caller's promise.
+        let vptrs = unsafe { array(values, n, "values") }?;
+        // SAFETY: forwarded from the caller's promise.
+        let vlens = unsafe { array(value_lens, n, "value_lens") }?;
+        let flags: Vec<u32> = if flags.is_null() {
+            vec![0; n]
+        } else {
+            // SAFETY: forwarded from the caller's promise.
+            unsafe { array(flags, n, "flags") }?.to_vec()
+        };
+        let mut refused: Vec<Option<Failure>> = (0..n).map(|_| None).collect();
+        let mut items = Vec::with_capacity(n);
+        let mut positions = Vec::with_capacity(n);
+        for i in 0..n {
+            // SAFETY: the caller promises `vlens[i]` readable bytes at a non-NULL `vptrs[i]`.
+            let v = match unsafe {
+                ptr::bytes(
+                    vptrs[i],
+                    vlens[i],
+                    c.max_input,
+                    "value",
+                    MCPOOL_VALUE_TOO_LARGE,
+                )
+            } {
+                Ok(v) => v,
+                Err(f) if f.status == MCPOOL_VALUE_TOO_LARGE => {
+                    refused[i] = Some(f);
+                    continue;
+                }
+                Err(f) => return Err(Failure::invalid(format!("value {i}: {}", f.message))),
+            };
+            if let Some(&(_, len)) = long.iter().find(|&&(j, _)| j == i) {
+                refused[i] = Some(too_long("set_multi", i, len));
+                continue;
+            }
+            items.push((keys[i], v, flags[i]));
+            positions.push(i);
+        }
+        let sent_keys: Vec<&[u8]> = items.iter().map(|it| it.0).collect();
+        let results = statuses(
+            "set_multi",
+            &sent_keys,
+            c.client.set_multi_flagged(&items, ttl),
+            super::commands::store_status,
+        );
+        let mut all: Vec<Result<mcpool_status, Failure>> = refused
+            .into_iter()
+            .map(|r| r.map_or(Ok(MCPOOL_OK), Err))
+            .collect();
+        for (pos, r) in positions.into_iter().zip(results) {
+            all[pos] = r;
+        }
+        // SAFETY: checked non-NULL; the caller promises room for `n` statuses.
+        unsafe { write_statuses(out_statuses, all) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Deletes `n` keys, pipelined per server as `mcpool_client_set_multi`. Writes each key's
+/// status to `out_statuses[i]`: `MCPOOL_OK` (deleted), `MCPOOL_NOT_FOUND`, or its error (the
+/// first failure's message is the last error). Returns `MCPOOL_OK` once the statuses are
+/// written; a NULL array or key pointer fails the whole call before any I/O.
+///
+/// # Safety
+/// `client` is NULL or live; `keys` and `key_lens` are NULL or arrays of `n` elements; each
+/// `keys[i]` is NULL or valid for `key_lens[i]` bytes; `out_statuses` is NULL or has room for
+/// `n` statuses.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_delete_multi(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n: usize,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_statuses, "statuses")?;
+        // SAFETY: forwarded from the caller's promise.
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, "delete_multi") }?;
+        let mut all = statuses(
+            "delete_multi",
+            &keys,
+            c.client.delete_multi(&keys),
+            |existed| if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND },
+        );
+        for (i, len) in long {
+            all[i] = Err(too_long("delete_multi", i, len));
+        }
+        // SAFETY: checked non-NULL; the caller promises room for `n` statuses.
+        unsafe { write_statuses(out_statuses, all) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+// ----- reads into the caller's memory -----
+
+/// Asked by `mcpool_client_get_into` for the destination of a value of `len` bytes: return a
+/// buffer of at least `len` writable bytes (a binding allocates its string or bytes object
+/// there), or NULL to refuse (`MCPOOL_ALLOC_FAILED`). With `len` 0 nothing is written to the
+/// result. It runs inside the mcpool call while a connection is checked out: keep it to an
+/// allocation, do not call mcpool from it, do not unwind.
+pub type mcpool_alloc_callback =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, len: usize) -> *mut c_void>;
+
+/// As `mcpool_alloc_callback`, for the multi form: `index` is the key's position in the
+/// caller's list, and the value's `flags` and `cas` (0 unless asked for) come along.
+pub type mcpool_alloc_multi_callback = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        index: usize,
+        len: usize,
+        flags: u32,
+        cas: u64,
+    ) -> *mut c_void,
+>;
+
+/// Copies `value` into the buffer `dest` returned by an allocation callback.
+///
+/// # Safety
+/// A non-NULL `dest` is valid for writes of `value.len()` bytes and does not overlap `value`.
+unsafe fn fill(dest: *mut c_void, value: &[u8]) -> bool {
+    if dest.is_null() {
+        return false;
+    }
+    // SAFETY: the caller promises `value.len()` writable bytes at `dest`, apart from `value`.
+    unsafe { std::ptr::copy_nonoverlapping(value.as_ptr(), dest.cast::<u8>(), value.len()) };
+    true
+}
+
+/// Reads `key` into memory the caller provides: on a hit, calls `alloc(userdata, len)` once
+/// and copies the value (decompressed when it was stored compressed) straight from the
+/// connection's read buffer into the buffer it returns; no item is made. Returns `MCPOOL_OK`
+/// and writes the flags to `*out_flags` and the CAS unique to `*out_cas` (both optional: pass
+/// NULL for what you do not need; a non-NULL `out_cas` asks the server for the CAS unique, as
+/// `mcpool_client_gets`). `MCPOOL_NOT_FOUND` on a miss (`alloc` is not called);
+/// `MCPOOL_ALLOC_FAILED` when `alloc` returned NULL for a non-empty value.
+///
+/// Ownership: the buffer is the caller's, whatever the status: when the call fails after
+/// `alloc` ran (the server broke the reply after the value), its content is unspecified and
+/// the caller frees it as it would.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `alloc` is NULL
+/// (refused) or a valid function as described on `mcpool_alloc_callback`; `out_flags` and
+/// `out_cas` are NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_get_into(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    alloc: mcpool_alloc_callback,
+    userdata: *mut c_void,
+    out_flags: *mut u32,
+    out_cas: *mut u64,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
+        let key = unsafe { ptr::key(key, key_len) }?;
+        let Some(alloc) = alloc else {
+            return Err(Failure::invalid("alloc callback is NULL"));
+        };
+        let with_cas = !out_cas.is_null();
+        let mut got: Option<(bool, u32, u64)> = None;
+        let hit = c
+            .client
+            .get_with(key, with_cas, &mut |_, value, flags, cas| {
+                // SAFETY: the caller promises `alloc` is a valid function returning NULL or
+                // `value.len()` writable bytes of its own.
+                let filled = unsafe { fill(alloc(userdata, value.len()), value) };
+                got = Some((filled || value.is_empty(), flags, cas.unwrap_or(0)));
+            })
+            .map_err(|e| Failure::from_error("get_into", Some(key), &e))?;
+        match got.filter(|_| hit) {
+            None => Ok(MCPOOL_NOT_FOUND),
+            Some((false, _, _)) => Err(Failure::new(
+                MCPOOL_ALLOC_FAILED,
+                format!(
+                    "get_into {:?}: the alloc callback returned NULL",
+                    String::from_utf8_lossy(key)
+                ),
+            )),
+            Some((true, flags, cas)) => {
+                // SAFETY: each output is NULL (skipped) or writable, as the caller promises.
+                unsafe {
+                    ptr::write(out_flags, flags);
+                    ptr::write(out_cas, cas);
+                }
+                Ok(MCPOOL_OK)
+            }
+        }
+    })
+}
+
+/// Reads many keys (one round trip per server, as `mcpool_client_get_multi`) into memory the
+/// caller provides: for each hit, `alloc(userdata, index, len, flags, cas)` returns the
+/// destination and the value is copied there from the connection's read buffer. Hits come
+/// in the order the servers' replies are read, not necessarily in key order. Writes each
+/// key's status to `out_statuses[i]`: `MCPOOL_OK` (delivered), `MCPOOL_NOT_FOUND`,
+/// `MCPOOL_ALLOC_FAILED`, or the key's error (the first failure's message is the last error).
+/// Returns `MCPOOL_OK` once the statuses are written. With `with_cas` the CAS uniques are
+/// asked for. A NULL array or key pointer fails the whole call before any I/O.
+///
+/// Ownership: every buffer `alloc` returned is the caller's, whatever the statuses.
+///
+/// # Safety
+/// As for `mcpool_client_get_multi`; `alloc` is NULL (refused) or a valid function as
+/// described on `mcpool_alloc_multi_callback`; `out_statuses` is NULL or has room for
+/// `n_keys` statuses.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_get_multi_into(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n_keys: usize,
+    with_cas: bool,
+    alloc: mcpool_alloc_multi_callback,
+    userdata: *mut c_void,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        let Some(alloc) = alloc else {
+            return Err(Failure::invalid("alloc callback is NULL"));
+        };
+        ptr::out(out_statuses, "statuses")?;
+        check_count(n_keys, "get_multi_into")?;
+        // SAFETY: forwarded from the caller's promise.
+        let ptrs = unsafe { array(keys, n_keys, "keys") }?;
+        // SAFETY: forwarded from the caller's promise.
+        let lens = unsafe { array(key_lens, n_keys, "key_lens") }?;
+        if let Some(i) = ptrs.iter().position(|p| p.is_null()) {
+            return Err(Failure::invalid(format!("key {i} is NULL")));
+        }
+        // Keys are read by index straight from the caller's arrays, and statuses written
+        // straight to theirs: nothing is allocated in proportion to the keys (see
+        // `multi_get` for why that matters to callers such as Perl).
+        let key_at = |i: usize| -> &[u8] {
+            if lens[i] > MAX_KEY_LEN {
+                return &[]; // refused by the core as empty; reported as too long below
+            }
+            // SAFETY: `ptrs[i]` is not NULL (checked above), `lens[i]` ≤ 250, and the caller
+            // promises `lens[i]` readable bytes at `ptrs[i]` for the whole call.
+            unsafe { std::slice::from_raw_parts(ptrs[i], lens[i]) }
+        };
+        let out = out_statuses;
+        let mut first: Option<String> = None;
+        let mut fail = |i: usize, status: mcpool_status, message: &dyn Fn() -> String| {
+            if first.is_none() {
+                first = Some(message());
+            }
+            // SAFETY: `out` is not NULL (checked) and the caller promises room for `n_keys`
+            // statuses; `i` < `n_keys`.
+            unsafe { out.add(i).write(status) };
+        };
+        // Statuses start as "not refused"; a refused buffer is marked as it happens.
+        for i in 0..n_keys {
+            // SAFETY: as above.
+            unsafe { out.add(i).write(MCPOOL_OK) };
+        }
+        c.client.get_multi_by_index(
+            n_keys,
+            &key_at,
+            with_cas,
+            &mut |i, value, flags, cas| {
+                // SAFETY: the caller promises `alloc` is a valid function returning NULL or
+                // `value.len()` writable bytes of its own.
+                let dest = unsafe { alloc(userdata, i, value.len(), flags, cas.unwrap_or(0)) };
+                // SAFETY: as above: `dest` is NULL or has room for the value.
+                if !unsafe { fill(dest, value) } && !value.is_empty() {
+                    // SAFETY: `i` < `n_keys`, room promised.
+                    unsafe { out.add(i).write(MCPOOL_ALLOC_FAILED) };
+                }
+            },
+            |i, r| match r {
+                _ if lens[i] > MAX_KEY_LEN => {
+                    let f = too_long("get_multi_into", i, lens[i]);
+                    fail(i, f.status, &|| f.message.clone());
+                }
+                Ok(true) => {
+                    // SAFETY: `i` < `n_keys`; the status was written above.
+                    if unsafe { out.add(i).read() } == MCPOOL_ALLOC_FAILED {
+                        fail(i, MCPOOL_ALLOC_FAILED, &|| {
+                            format!("get_multi_into: the alloc callback returned NULL for key {i}")
+                        });
+                    }
+                }
+                Ok(false) => {
+                    // SAFETY: as above.
+                    unsafe { out.add(i).write(MCPOOL_NOT_FOUND) }
+                }
+                Err(e) => {
+                    let status = mcpool_status::from_error(&e);
+                    fail(i, status, &|| {
+                        Failure::from_error("get_multi_into", Some(key_at(i)), &e).message
+                    });
+                }
+            },
+        );
+        if let Some(message) = first {
+            last_error::set(message);
+        }
+        Ok(MCPOOL_OK)
+    })
+}

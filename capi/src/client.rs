@@ -1,0 +1,205 @@
+//! `mcpool_client`: the opaque, thread-safe client handle, and what it knows without I/O
+//! (its servers, their health, which server a key lives on).
+
+use super::config::mcpool_config;
+use super::landing::{landingpad, landingpad_void, Failure};
+use super::ptr;
+use super::status::mcpool_status::{self, MCPOOL_OK};
+use super::values::{out_of_range, Text};
+use mcpool::client::Client;
+use std::ffi::c_char;
+
+/// A memcached client: a pool of connections per server, shared by every thread that holds
+/// the pointer. Created by `mcpool_client_new`, freed by `mcpool_client_free` once no thread
+/// uses it any more. Every `mcpool_client_*` function may be called on one handle from many
+/// threads at once.
+pub struct mcpool_client {
+    pub(crate) client: Client,
+    labels: Vec<Text>,
+    /// Longest value accepted from C before it is even read: the core refuses a larger one
+    /// before compressing it (`max_value_size`).
+    pub(crate) max_input: usize,
+}
+
+/// Builds a client from `config` and writes it to `*out`. Does not wait for any server:
+/// connections open in the background (the configured min idle) or on first use, so a down
+/// server is reported by the calls that need it.
+///
+/// Returns `MCPOOL_CONFIG` when the configuration is unusable (no servers, min idle above
+/// max size, …; the last error says which).
+///
+/// Ownership: `config` stays the caller's (free it whenever convenient, the client keeps a
+/// copy); the caller owns `*out` and frees it with `mcpool_client_free`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration not being changed by another thread; `out` is
+/// NULL or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_new(
+    config: *const mcpool_config,
+    out: *mut *mut mcpool_client,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `config` is live.
+        let cfg = unsafe { ptr::handle(config, "config") }?;
+        ptr::out(out, "out")?;
+        let client = cfg
+            .builder
+            .clone()
+            .build()
+            .map_err(|e| Failure::from_error("mcpool_client_new", None, &e))?;
+        let labels = client
+            .server_labels()
+            .iter()
+            .map(|l| Text::new(l))
+            .collect();
+        let max_input = client.config().max_value_size;
+        let handle = Box::new(mcpool_client {
+            client,
+            labels,
+            max_input,
+        });
+        // SAFETY: `out` was checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out, Box::into_raw(handle)) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Frees a client: closes its connections and stops its background threads. NULL is ignored.
+///
+/// # Safety
+/// `client` is NULL or a client not yet freed, which no other thread is using or will use.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_free(client: *mut mcpool_client) {
+    landingpad_void(|| {
+        if !client.is_null() {
+            // SAFETY: made by `Box::into_raw` in `mcpool_client_new`, freed once.
+            drop(unsafe { Box::from_raw(client) });
+        }
+    })
+}
+
+/// Writes the number of configured servers to `*out_count`.
+///
+/// # Safety
+/// `client` is NULL or live; `out_count` is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_server_count(
+    client: *const mcpool_client,
+    out_count: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_count, "count")?;
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_count, c.labels.len()) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Server number `index`'s label, `host:port` (`[v6]:port`, or the socket path), as written
+/// in the configuration: NUL-terminated, `*out_len` bytes without the NUL.
+///
+/// Ownership: points into the client; valid until `mcpool_client_free`. Never free it.
+///
+/// # Safety
+/// `client` is NULL or live; each output is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_server_label(
+    client: *const mcpool_client,
+    index: usize,
+    out_label: *mut *const c_char,
+    out_len: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_label, "label")?;
+        ptr::out(out_len, "length")?;
+        let label = c
+            .labels
+            .get(index)
+            .ok_or_else(|| out_of_range("server", index, c.labels.len()))?;
+        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_label, label.ptr());
+            ptr::write(out_len, label.len());
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Server number `index`'s health, without I/O: whether calls may go to it now, its
+/// consecutive failures, and while it is marked dead the milliseconds until it is retried
+/// (0 otherwise).
+///
+/// # Safety
+/// `client` is NULL or live; each output is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_server_state(
+    client: *const mcpool_client,
+    index: usize,
+    out_alive: *mut bool,
+    out_failures: *mut u32,
+    out_retry_in_ms: *mut u64,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_alive, "alive")?;
+        ptr::out(out_failures, "failures")?;
+        ptr::out(out_retry_in_ms, "retry_in_ms")?;
+        let states = c.client.server_states();
+        let st = states
+            .get(index)
+            .ok_or_else(|| out_of_range("server", index, states.len()))?;
+        let retry = st
+            .retry_in
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        // SAFETY: all outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_alive, st.alive);
+            ptr::write(out_failures, st.failures);
+            ptr::write(out_retry_in_ms, retry);
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Which server `key` lives on, without any I/O and regardless of health: writes its index
+/// (into the configured list; see `mcpool_client_server_label`) to `*out_index`. Applies the
+/// key prefix and sanitizing exactly as a command would, so it answers for the same key a
+/// command would send. `MCPOOL_INVALID_KEY` for a key no command would accept.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_index` is NULL
+/// or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_server_for(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    out_index: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
+        let key = unsafe { ptr::key(key, key_len) }?;
+        ptr::out(out_index, "index")?;
+        let idx = c
+            .client
+            .server_for(key)
+            .map_err(|e| Failure::from_error("server_for", Some(key), &e))?;
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_index, idx) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// The library's version, e.g. `"0.1.0"`: a static NUL-terminated string; never free it.
+#[no_mangle]
+pub extern "C" fn mcpool_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}

@@ -1,0 +1,929 @@
+//! The memcached commands on a `mcpool_client`.
+//!
+//! Every command takes the client first and its outputs last. Keys are `(key, key_len)`
+//! byte pairs (1 to 250 bytes with the prefix, no space or control byte unless sanitizing is
+//! on), values `(value, value_len)` byte pairs (binary; NULL allowed when the length is 0).
+//! Cache answers are statuses, not errors: `MCPOOL_NOT_FOUND` for a miss, `MCPOOL_NOT_STORED`
+//! and `MCPOOL_EXISTS` for stores that did not happen. Outputs are written only on
+//! `MCPOOL_OK`.
+
+use super::client::mcpool_client;
+use super::landing::{landingpad, Failure, Outcome};
+use super::ptr;
+use super::status::mcpool_status::{
+    self, MCPOOL_EXISTS, MCPOOL_INVALID_KEY, MCPOOL_NOT_FOUND, MCPOOL_NOT_STORED, MCPOOL_OK,
+    MCPOOL_VALUE_TOO_LARGE,
+};
+use super::values::{mcpool_item, mcpool_multi, mcpool_server_results, Entry, ServerEntry, Text};
+use mcpool::client::{Client, PerServer};
+use mcpool::error::Result as CoreResult;
+use mcpool::item::{Item, Lease, StoreOutcome};
+use mcpool::key::MAX_KEY_LEN;
+use mcpool::proto::ascii::StoreCommand;
+use std::ffi::{c_char, c_void};
+
+/// Most keys in one multi-get call.
+pub const MCPOOL_MAX_MULTI_KEYS: usize = 1 << 20;
+
+/// Longest statistics group name, in bytes.
+const MAX_STATS_GROUP: usize = 64;
+
+/// The client and the key of a keyed command, checked.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes, for `'a`.
+unsafe fn keyed<'a>(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+) -> Result<(&'a mcpool_client, &'a [u8]), Failure> {
+    // SAFETY: the caller promises a non-NULL `client` is live.
+    let c = unsafe { ptr::handle(client, "client") }?;
+    // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
+    let k = unsafe { ptr::key(key, key_len) }?;
+    Ok((c, k))
+}
+
+/// A value, refused before it is read when even compression could not make it storable.
+///
+/// # Safety
+/// `value` is NULL or valid for `value_len` bytes, for `'a`.
+unsafe fn value<'a>(
+    c: &mcpool_client,
+    value: *const u8,
+    value_len: usize,
+) -> Result<&'a [u8], Failure> {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        ptr::bytes(
+            value,
+            value_len,
+            c.max_input,
+            "value",
+            MCPOOL_VALUE_TOO_LARGE,
+        )
+    }
+}
+
+fn core<T>(op: &str, key: &[u8], r: CoreResult<T>) -> Result<T, Failure> {
+    r.map_err(|e| Failure::from_error(op, Some(key), &e))
+}
+
+pub(crate) fn store_status(o: StoreOutcome) -> mcpool_status {
+    match o {
+        StoreOutcome::Stored => MCPOOL_OK,
+        StoreOutcome::NotStored => MCPOOL_NOT_STORED,
+        StoreOutcome::Exists => MCPOOL_EXISTS,
+        StoreOutcome::NotFound => MCPOOL_NOT_FOUND,
+    }
+}
+
+// ----- retrieval -----
+
+/// The shared body of get, gets, gat and gats.
+///
+/// # Safety
+/// As for `mcpool_client_get`.
+unsafe fn retrieve(
+    op: &str,
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    out_item: *mut *mut mcpool_item,
+    fetch: impl FnOnce(&Client, &[u8]) -> CoreResult<Option<Item>>,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        ptr::out(out_item, "item")?;
+        match core(op, key, fetch(&c.client, key))? {
+            None => Ok(MCPOOL_NOT_FOUND),
+            Some(item) => {
+                // SAFETY: checked non-NULL; the caller promises it is writable.
+                unsafe { ptr::write(out_item, mcpool_item::into_raw(item)) };
+                Ok(MCPOOL_OK)
+            }
+        }
+    })
+}
+
+/// Reads `key`. On a hit returns `MCPOOL_OK` and writes a new item (value and flags; CAS 0)
+/// to `*out_item`; on a miss returns `MCPOOL_NOT_FOUND` and writes nothing.
+///
+/// Ownership: the caller owns `*out_item` and frees it with `mcpool_item_free`.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_item` is NULL
+/// or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_get(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    out_item: *mut *mut mcpool_item,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { retrieve("get", client, key, key_len, out_item, |c, k| c.get_item(k)) }
+}
+
+/// Like `mcpool_client_get`, and the item carries its CAS unique (`mcpool_item_cas`) for
+/// `mcpool_client_cas`.
+///
+/// # Safety
+/// As for `mcpool_client_get`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_gets(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    out_item: *mut *mut mcpool_item,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { retrieve("gets", client, key, key_len, out_item, |c, k| c.gets(k)) }
+}
+
+/// Get-and-touch: like `mcpool_client_get`, and sets the item's expiry to `ttl` seconds
+/// (0 = never; above 30 days a unix time).
+///
+/// # Safety
+/// As for `mcpool_client_get`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_gat(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    ttl: u32,
+    out_item: *mut *mut mcpool_item,
+) -> mcpool_status {
+    let fetch = |c: &Client, k: &[u8]| {
+        c.gats(k, ttl)
+            .map(|hit| hit.map(|i| Item { cas: None, ..i }))
+    };
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { retrieve("gat", client, key, key_len, out_item, fetch) }
+}
+
+/// Get-and-touch with the CAS unique: like `mcpool_client_gat`, and the item carries its
+/// CAS unique.
+///
+/// # Safety
+/// As for `mcpool_client_get`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_gats(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    ttl: u32,
+    out_item: *mut *mut mcpool_item,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        retrieve("gats", client, key, key_len, out_item, |c, k| {
+            c.gats(k, ttl)
+        })
+    }
+}
+
+/// Called once per hit by `mcpool_client_get_multi_cb`, in the order the keys were given:
+/// `index` is the key's position, `key`/`key_len` the caller's own key, and the value bytes
+/// (binary, `value_len` of them) are valid only during the call: copy what you keep.
+/// `cas` is 0 unless asked for. The callback must not unwind (C++ exceptions, longjmp) and
+/// must not free the client.
+pub type mcpool_hit_callback = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        index: usize,
+        key: *const u8,
+        key_len: usize,
+        value: *const u8,
+        value_len: usize,
+        flags: u32,
+        cas: u64,
+    ),
+>;
+
+/// The checked keys of a multi-get and the results of the call.
+///
+/// # Safety
+/// `keys` and `key_lens` are NULL or arrays of `n_keys` elements; each `keys[i]` is NULL or
+/// valid for `key_lens[i]` bytes, for `'a`.
+unsafe fn multi<'a>(
+    c: &mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n_keys: usize,
+    with_cas: bool,
+) -> Result<(Vec<&'a [u8]>, Vec<Entry>), Failure> {
+    if n_keys > MCPOOL_MAX_MULTI_KEYS {
+        return Err(Failure::invalid(format!(
+            "{n_keys} keys in one multi-get; the limit is {MCPOOL_MAX_MULTI_KEYS}"
+        )));
+    }
+    let (ptrs, lens): (&[*const u8], &[usize]) = if n_keys == 0 {
+        (&[], &[])
+    } else if keys.is_null() || key_lens.is_null() {
+        return Err(Failure::invalid("keys or key_lens is NULL"));
+    } else {
+        // SAFETY: both are non-NULL and the caller promises `n_keys` elements each;
+        // `n_keys` ≤ 2^20 keeps the sizes far below isize::MAX.
+        unsafe {
+            (
+                std::slice::from_raw_parts(keys, n_keys),
+                std::slice::from_raw_parts(key_lens, n_keys),
+            )
+        }
+    };
+    let mut checked: Vec<&[u8]> = Vec::with_capacity(n_keys);
+    let mut too_long = Vec::new();
+    for (i, (&p, &len)) in ptrs.iter().zip(lens).enumerate() {
+        if p.is_null() {
+            return Err(Failure::invalid(format!("key {i} is NULL")));
+        }
+        if len > MAX_KEY_LEN {
+            // Sent as an empty key, which the core refuses; its message is replaced below.
+            too_long.push(i);
+            checked.push(&[]);
+        } else {
+            // SAFETY: `p` is not NULL, `len` ≤ 250, and the caller promises `len` readable
+            // bytes at `p`.
+            checked.push(unsafe { std::slice::from_raw_parts(p, len) });
+        }
+    }
+    let results = if with_cas {
+        c.client.gets_multi(&checked)
+    } else {
+        c.client.get_multi(&checked)
+    };
+    let op = if with_cas { "gets_multi" } else { "get_multi" };
+    let mut entries: Vec<Entry> = results
+        .into_iter()
+        .zip(&checked)
+        .map(|(r, k)| match r {
+            Ok(Some(item)) => Entry::Hit(item),
+            Ok(None) => Entry::Miss,
+            Err(e) => {
+                let f = Failure::from_error(op, Some(k), &e);
+                Entry::Failed(f.status, f.message)
+            }
+        })
+        .collect();
+    for i in too_long {
+        entries[i] = Entry::Failed(
+            MCPOOL_INVALID_KEY,
+            format!(
+                "{op}: invalid key number {i}: {} bytes is longer than {MAX_KEY_LEN}",
+                lens[i]
+            ),
+        );
+    }
+    Ok((checked, entries))
+}
+
+/// Reads many keys at once: one round trip per server, every server's request written
+/// before any reply is read. Writes a result set with one entry per key, in the order
+/// given, to `*out_multi`; walk it with `mcpool_multi_len` / `mcpool_multi_get`.
+///
+/// `keys[i]` has `key_lens[i]` bytes; at most `MCPOOL_MAX_MULTI_KEYS` keys; both arrays may
+/// be NULL when `n_keys` is 0. With `with_cas`, the entries carry CAS uniques (`gets`).
+/// Returns `MCPOOL_OK` whenever the set was made, even if some keys missed or failed: each
+/// entry has its own status. A NULL key pointer fails the whole call.
+///
+/// Ownership: the caller owns `*out_multi` and frees it with `mcpool_multi_free`.
+///
+/// # Safety
+/// `client` is NULL or live; `keys` and `key_lens` are NULL or arrays of `n_keys` elements;
+/// each `keys[i]` is NULL or valid for `key_lens[i]` bytes; `out_multi` is NULL or valid for
+/// a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_get_multi(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n_keys: usize,
+    with_cas: bool,
+    out_multi: *mut *mut mcpool_multi,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_multi, "multi")?;
+        // SAFETY: forwarded from the caller's promise.
+        let (_, entries) = unsafe { multi(c, keys, key_lens, n_keys, with_cas) }?;
+        let m = Box::into_raw(Box::new(mcpool_multi { entries }));
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_multi, m) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Reads many keys at once (as `mcpool_client_get_multi`) and calls `on_hit(userdata, …)`
+/// for each hit, in key order, with a value that is valid only during that call: nothing is
+/// left to free.
+///
+/// Returns `MCPOOL_OK` when every key was answered (hit or miss); otherwise the status of
+/// the first key that failed, with its message as the last error (the hits of the other
+/// keys are still delivered).
+///
+/// # Safety
+/// As for `mcpool_client_get_multi`; `on_hit` is a valid function (NULL is refused) and
+/// `userdata` is whatever it expects.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_get_multi_cb(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n_keys: usize,
+    with_cas: bool,
+    on_hit: mcpool_hit_callback,
+    userdata: *mut c_void,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        let Some(on_hit) = on_hit else {
+            return Err(Failure::invalid("on_hit callback is NULL"));
+        };
+        // SAFETY: forwarded from the caller's promise.
+        let (checked, entries) = unsafe { multi(c, keys, key_lens, n_keys, with_cas) }?;
+        let mut first_failure = None;
+        for (i, (entry, key)) in entries.into_iter().zip(checked).enumerate() {
+            match entry {
+                Entry::Hit(item) => {
+                    let v = &item.value;
+                    // SAFETY: the caller promises `on_hit` is a valid function that does not
+                    // unwind; every pointer passed is valid for the length beside it.
+                    unsafe {
+                        on_hit(
+                            userdata,
+                            i,
+                            key.as_ptr(),
+                            key.len(),
+                            v.as_ptr(),
+                            v.len(),
+                            item.flags,
+                            item.cas.unwrap_or(0),
+                        )
+                    };
+                }
+                Entry::Miss => {}
+                Entry::Failed(status, message) => {
+                    first_failure.get_or_insert(Failure::new(status, message));
+                }
+            }
+        }
+        first_failure.map_or(Ok(MCPOOL_OK), Err)
+    })
+}
+
+// ----- storage -----
+
+/// The shared body of the store commands.
+///
+/// # Safety
+/// As for `mcpool_client_set`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn store(
+    op: &str,
+    cmd: StoreCommand,
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    val: *const u8,
+    value_len: usize,
+    flags: u32,
+    ttl: u32,
+) -> mcpool_status {
+    landingpad(|| -> Outcome {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        // SAFETY: forwarded from the caller's promise.
+        let v = unsafe { value(c, val, value_len) }?;
+        let outcome = core(op, key, c.client.store(cmd, key, v, flags, ttl))?;
+        Ok(store_status(outcome))
+    })
+}
+
+/// Stores `value` under `key` unconditionally, with the caller's `flags` (passed through;
+/// mcpool only owns the compression bit of the configured format) and `ttl` seconds (0 =
+/// never expires; above 30 days a unix time). Values at or above the compression threshold
+/// are compressed. `MCPOOL_OK` when stored.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `value` is NULL or
+/// valid for `value_len` bytes (NULL only with length 0).
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_set(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+    flags: u32,
+    ttl: u32,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store(
+            "set",
+            StoreCommand::Set,
+            client,
+            key,
+            key_len,
+            value,
+            value_len,
+            flags,
+            ttl,
+        )
+    }
+}
+
+/// Stores only if `key` does not exist yet: `MCPOOL_OK`, or `MCPOOL_NOT_STORED`.
+///
+/// # Safety
+/// As for `mcpool_client_set`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_add(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+    flags: u32,
+    ttl: u32,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store(
+            "add",
+            StoreCommand::Add,
+            client,
+            key,
+            key_len,
+            value,
+            value_len,
+            flags,
+            ttl,
+        )
+    }
+}
+
+/// Stores only if `key` exists: `MCPOOL_OK`, or `MCPOOL_NOT_STORED`.
+///
+/// # Safety
+/// As for `mcpool_client_set`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_replace(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+    flags: u32,
+    ttl: u32,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store(
+            "replace",
+            StoreCommand::Replace,
+            client,
+            key,
+            key_len,
+            value,
+            value_len,
+            flags,
+            ttl,
+        )
+    }
+}
+
+/// Appends `value` to an existing item (never compressed; flags and expiry unchanged):
+/// `MCPOOL_OK`, or `MCPOOL_NOT_STORED` when `key` is missing.
+///
+/// # Safety
+/// As for `mcpool_client_set`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_append(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store(
+            "append",
+            StoreCommand::Append,
+            client,
+            key,
+            key_len,
+            value,
+            value_len,
+            0,
+            0,
+        )
+    }
+}
+
+/// Prepends `value` to an existing item (never compressed; flags and expiry unchanged):
+/// `MCPOOL_OK`, or `MCPOOL_NOT_STORED` when `key` is missing.
+///
+/// # Safety
+/// As for `mcpool_client_set`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_prepend(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store(
+            "prepend",
+            StoreCommand::Prepend,
+            client,
+            key,
+            key_len,
+            value,
+            value_len,
+            0,
+            0,
+        )
+    }
+}
+
+/// Compare-and-swap: stores only if the item's CAS unique is still `cas` (from
+/// `mcpool_item_cas` after `mcpool_client_gets`). `MCPOOL_OK` when stored, `MCPOOL_EXISTS`
+/// when someone changed it since, `MCPOOL_NOT_FOUND` when it is gone.
+///
+/// # Safety
+/// As for `mcpool_client_set`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_cas(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    value: *const u8,
+    value_len: usize,
+    flags: u32,
+    ttl: u32,
+    cas: u64,
+) -> mcpool_status {
+    let cmd = StoreCommand::Cas(cas);
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store(
+            "cas", cmd, client, key, key_len, value, value_len, flags, ttl,
+        )
+    }
+}
+
+// ----- deletion, arithmetic, touch -----
+
+/// Deletes `key`: `MCPOOL_OK`, or `MCPOOL_NOT_FOUND` when it did not exist.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_delete(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let existed = core("delete", key, c.client.delete(key))?;
+        Ok(if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
+    })
+}
+
+/// Sets a new expiry on `key`, `ttl` seconds: `MCPOOL_OK`, or `MCPOOL_NOT_FOUND`.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_touch(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    ttl: u32,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let existed = core("touch", key, c.client.touch(key, ttl))?;
+        Ok(if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
+    })
+}
+
+/// The shared body of incr and decr.
+///
+/// # Safety
+/// As for `mcpool_client_incr`.
+unsafe fn arith(
+    op: &str,
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    out_value: *mut u64,
+    run: impl FnOnce(&Client, &[u8]) -> CoreResult<Option<u64>>,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        ptr::out(out_value, "value")?;
+        match core(op, key, run(&c.client, key))? {
+            None => Ok(MCPOOL_NOT_FOUND),
+            Some(n) => {
+                // SAFETY: checked non-NULL; the caller promises it is writable.
+                unsafe { ptr::write(out_value, n) };
+                Ok(MCPOOL_OK)
+            }
+        }
+    })
+}
+
+/// Adds `delta` to the decimal number stored at `key` (wrapping at 2^64 as memcached does)
+/// and writes the new value to `*out_value`. `MCPOOL_NOT_FOUND` when `key` is missing;
+/// `MCPOOL_CLIENT_ERROR` when the value is not a number.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_value` is NULL
+/// or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_incr(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    delta: u64,
+    out_value: *mut u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        arith("incr", client, key, key_len, out_value, |c, k| {
+            c.incr(k, delta)
+        })
+    }
+}
+
+/// Subtracts `delta` (memcached stops at 0) and writes the new value to `*out_value`.
+/// `MCPOOL_NOT_FOUND` when `key` is missing.
+///
+/// # Safety
+/// As for `mcpool_client_incr`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_decr(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    delta: u64,
+    out_value: *mut u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        arith("decr", client, key, key_len, out_value, |c, k| {
+            c.decr(k, delta)
+        })
+    }
+}
+
+/// Increments, or creates the counter with `initial` (and `ttl`) when it is missing
+/// (SockIOPool's `addOrIncr`); writes the counter's new value to `*out_value`.
+///
+/// # Safety
+/// As for `mcpool_client_incr`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_incr_or_init(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    delta: u64,
+    initial: u64,
+    ttl: u32,
+    out_value: *mut u64,
+) -> mcpool_status {
+    let run = |c: &Client, k: &[u8]| c.incr_or_init(k, delta, initial, ttl).map(Some);
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { arith("incr_or_init", client, key, key_len, out_value, run) }
+}
+
+/// Decrements, or creates the counter with `initial` (and `ttl`) when it is missing
+/// (`addOrDecr`); writes the counter's new value to `*out_value`.
+///
+/// # Safety
+/// As for `mcpool_client_incr`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_decr_or_init(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    delta: u64,
+    initial: u64,
+    ttl: u32,
+    out_value: *mut u64,
+) -> mcpool_status {
+    let run = |c: &Client, k: &[u8]| c.decr_or_init(k, delta, initial, ttl).map(Some);
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { arith("decr_or_init", client, key, key_len, out_value, run) }
+}
+
+// ----- stampede protection (meta protocol) -----
+
+/// What `mcpool_client_get_lease` found. Stable numbers, never reused.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum mcpool_lease {
+    /// A fresh value: use it (the item is written).
+    MCPOOL_LEASE_HIT = 0,
+    /// This caller won the right to recompute the value and store it (with an ordinary set);
+    /// every other caller is told to wait. The item, when written, is the stale value.
+    MCPOOL_LEASE_RECOMPUTE = 1,
+    /// Another caller is recomputing: serve the stale item if one is written, or retry
+    /// shortly.
+    MCPOOL_LEASE_WAIT = 2,
+}
+
+/// A read that protects against stampedes (meta protocol only): on a miss, or when the value
+/// expires within `recache_below_s` seconds (0: never early), or was invalidated
+/// (`mcpool_client_invalidate`), exactly one caller gets `MCPOOL_LEASE_RECOMPUTE` and the
+/// others `MCPOOL_LEASE_WAIT`. A miss creates a placeholder for `vivify_ttl_s` seconds (at
+/// least 1), so the election holds that long.
+///
+/// Returns `MCPOOL_OK` and writes the outcome to `*out_lease` and to `*out_item` the value
+/// (for a hit), the stale value (for recompute or wait, when there is one), or NULL (none).
+/// `MCPOOL_UNSUPPORTED` on the text and binary protocols.
+///
+/// Ownership: the caller owns a non-NULL `*out_item` and frees it with `mcpool_item_free`.
+/// The item carries its CAS unique.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_lease` and
+/// `out_item` are NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_get_lease(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    vivify_ttl_s: u32,
+    recache_below_s: u32,
+    out_lease: *mut mcpool_lease,
+    out_item: *mut *mut mcpool_item,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        ptr::out(out_lease, "lease")?;
+        ptr::out(out_item, "item")?;
+        let recache = (recache_below_s > 0).then_some(recache_below_s);
+        let lease = core(
+            "get_lease",
+            key,
+            c.client.get_lease(key, vivify_ttl_s, recache),
+        )?;
+        let (outcome, item) = match lease {
+            Lease::Hit(item) => (mcpool_lease::MCPOOL_LEASE_HIT, Some(item)),
+            Lease::Recompute { stale } => (mcpool_lease::MCPOOL_LEASE_RECOMPUTE, stale),
+            Lease::Wait { stale } => (mcpool_lease::MCPOOL_LEASE_WAIT, stale),
+        };
+        let item = item.map_or(std::ptr::null_mut(), mcpool_item::into_raw);
+        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_lease, outcome);
+            ptr::write(out_item, item);
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Marks `key` stale instead of deleting it (meta protocol only): readers through
+/// `mcpool_client_get_lease` keep getting the old value, as a stale item with
+/// `MCPOOL_LEASE_RECOMPUTE` for one of them and `MCPOOL_LEASE_WAIT` for the others, for
+/// `stale_ttl_s` seconds. `MCPOOL_OK`, or `MCPOOL_NOT_FOUND` when the key did not exist;
+/// `MCPOOL_UNSUPPORTED` on the text and binary protocols.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_invalidate(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    stale_ttl_s: u32,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let existed = core("invalidate", key, c.client.invalidate(key, stale_ttl_s))?;
+        Ok(if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
+    })
+}
+
+// ----- whole-server commands -----
+
+/// Invalidates every item on every server: now (`delay_s` 0) or after `delay_s` seconds.
+/// Tries every server; returns the first failure.
+///
+/// # Safety
+/// `client` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_flush_all(
+    client: *const mcpool_client,
+    delay_s: u32,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        c.client
+            .flush_all((delay_s > 0).then_some(delay_s))
+            .map_err(|e| Failure::from_error("flush_all", None, &e))?;
+        Ok(MCPOOL_OK)
+    })
+}
+
+fn per_server<T>(
+    op: &str,
+    results: PerServer<T>,
+    pairs: impl Fn(T) -> Vec<(Text, Text)>,
+) -> *mut mcpool_server_results {
+    let servers = results
+        .into_iter()
+        .map(|(label, r)| ServerEntry {
+            label: Text::new(&label),
+            result: r.map(&pairs).map_err(|e| {
+                let f = Failure::from_error(op, None, &e);
+                (f.status, f.message)
+            }),
+        })
+        .collect();
+    Box::into_raw(Box::new(mcpool_server_results { servers }))
+}
+
+/// Asks every server for its version. Writes per-server results to `*out_results`: each
+/// server that answered has one pair, `("version", "<its version>")`; each that failed has
+/// its status (`mcpool_server_results_status`). Returns `MCPOOL_OK` whenever the results
+/// were made.
+///
+/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+///
+/// # Safety
+/// `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_version(
+    client: *const mcpool_client,
+    out_results: *mut *mut mcpool_server_results,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_results, "results")?;
+        let r = per_server("version", c.client.version(), |v| {
+            vec![(Text::new("version"), Text::new(&v))]
+        });
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_results, r) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Asks every server for its statistics: the general ones when `group` is NULL with
+/// `group_len` 0, else a group such as `"items"`, `"slabs"`, `"settings"` (`group_len`
+/// bytes, at most 64, no NUL needed). Writes per-server results of `(name, value)` pairs to
+/// `*out_results`. Returns `MCPOOL_OK` whenever the results were made.
+///
+/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+///
+/// # Safety
+/// `client` is NULL or live; `group` is NULL or valid for `group_len` bytes; `out_results`
+/// is NULL or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_stats(
+    client: *const mcpool_client,
+    group: *const c_char,
+    group_len: usize,
+    out_results: *mut *mut mcpool_server_results,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        let group = if group.is_null() && group_len == 0 {
+            None
+        } else {
+            // SAFETY: the caller promises `group_len` readable bytes at a non-NULL `group`.
+            Some(unsafe { ptr::text(group, group_len, MAX_STATS_GROUP, "stats group") }?)
+        };
+        ptr::out(out_results, "results")?;
+        let r = per_server("stats", c.client.stats(group), |pairs| {
+            pairs
+                .iter()
+                .map(|(n, v)| (Text::new(n), Text::new(v)))
+                .collect()
+        });
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_results, r) };
+        Ok(MCPOOL_OK)
+    })
+}

@@ -1,0 +1,856 @@
+//! `mcpool_config`: an opaque builder for a client's configuration.
+//!
+//! Every setter checks its value at once (a bad address or name fails the setter, not the
+//! later `mcpool_client_new`) and leaves the configuration unchanged on failure.
+
+use super::landing::{landingpad, landingpad_void, Failure, Outcome};
+use super::ptr;
+use super::status::mcpool_status::{self, MCPOOL_OK};
+use mcpool::address::ServerSpec;
+use mcpool::config::ClientBuilder;
+use mcpool::key::MAX_KEY_LEN;
+use mcpool::proto::Protocol;
+use mcpool::route::{Distribution, FailoverPolicy};
+use mcpool::value::{Codec, CompressionFormat, Kind, ValueFormat};
+use std::ffi::c_char;
+use std::time::Duration;
+
+/// Longest server address, distribution, failover or format name accepted, in bytes.
+const MAX_NAME_LEN: usize = 4096;
+
+/// A client configuration being built: servers, placement, pool, timeouts, compression.
+/// Create with `mcpool_config_new`, free with `mcpool_config_free`. Not thread-safe: set it
+/// up from one thread, then build any number of clients from it.
+pub struct mcpool_config {
+    pub(crate) builder: ClientBuilder,
+}
+
+/// Applies `f` to the configuration behind `config`.
+///
+/// # Safety
+/// `config` is NULL or a live `mcpool_config` that no other thread is using.
+unsafe fn update(
+    config: *mut mcpool_config,
+    f: impl FnOnce(ClientBuilder) -> Result<ClientBuilder, Failure>,
+) -> Outcome {
+    // SAFETY: forwarded from the caller's promise.
+    let cfg = unsafe { ptr::handle_mut(config, "config") }?;
+    let builder = f(cfg.builder.clone())?;
+    cfg.builder = builder;
+    Ok(MCPOOL_OK)
+}
+
+/// Refuses a NULL configuration before any other argument is looked at, so that a NULL
+/// `config` is `MCPOOL_INVALID_ARGUMENT` whatever else is wrong (a bad name, a bad address).
+fn require(config: *mut mcpool_config) -> Result<(), Failure> {
+    if config.is_null() {
+        Err(Failure::invalid("config is NULL"))
+    } else {
+        Ok(())
+    }
+}
+
+fn millis(ms: u64, what: &str) -> Result<Duration, Failure> {
+    if ms == 0 {
+        return Err(Failure::invalid(format!("{what} must be above zero")));
+    }
+    Ok(Duration::from_millis(ms))
+}
+
+/// Creates a configuration with every default (no servers yet) and writes it to `*out`.
+///
+/// Ownership: the caller owns `*out` and frees it with `mcpool_config_free`.
+///
+/// # Safety
+/// `out` is NULL (refused) or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_new(out: *mut *mut mcpool_config) -> mcpool_status {
+    landingpad(|| {
+        ptr::out(out, "out")?;
+        let cfg = Box::new(mcpool_config {
+            builder: ClientBuilder::new(),
+        });
+        // SAFETY: `out` was checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out, Box::into_raw(cfg)) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Frees a configuration made by `mcpool_config_new`. NULL is ignored. Clients built from
+/// it are unaffected.
+///
+/// # Safety
+/// `config` is NULL or a configuration not yet freed; it must not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_free(config: *mut mcpool_config) {
+    landingpad_void(|| {
+        if !config.is_null() {
+            // SAFETY: made by `Box::into_raw` in `mcpool_config_new`, freed only once (the
+            // caller's promise).
+            drop(unsafe { Box::from_raw(config) });
+        }
+    })
+}
+
+/// Adds a server: `host:port`, `[v6]:port`, `host` (port 11211), `host:port:name` or a unix
+/// socket path starting with `/`, given as `addr_len` bytes of UTF-8 (no NUL needed), with a
+/// placement `weight` of at least 1. Server order matters: it decides placement.
+///
+/// Returns `MCPOOL_CONFIG` for a malformed address (a NUL, control byte or space in it, port
+/// 0, a `:` field beyond `host:port:name`, a relative socket path), `MCPOOL_INVALID_ARGUMENT`
+/// for weight 0 or a NULL `config`. Weights so large that the placement table would hold more
+/// than 4194304 entries (`cache-memcached` and the other modulo profiles repeat a server
+/// `weight` times, `cmf-ketama` makes `points × weight` points) make `mcpool_client_new`
+/// return `MCPOOL_CONFIG`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `addr` is NULL or valid for `addr_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_add_server(
+    config: *mut mcpool_config,
+    addr: *const c_char,
+    addr_len: usize,
+    weight: u32,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        // SAFETY: the caller promises `addr_len` readable bytes at a non-NULL `addr`.
+        let addr = unsafe { ptr::text(addr, addr_len, MAX_NAME_LEN, "server address") }?;
+        if weight == 0 {
+            return Err(Failure::invalid(format!(
+                "server {addr}: weight must be at least 1"
+            )));
+        }
+        let mut spec = ServerSpec::parse(addr)
+            .map_err(|e| Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string()))?;
+        spec.weight = weight;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.server_spec(spec))) }
+    })
+}
+
+/// Sets a named enum option from its name.
+///
+/// # Safety
+/// As for the setters that call it.
+unsafe fn set_named<T: std::str::FromStr<Err = mcpool::Error>>(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+    what: &str,
+    apply: impl FnOnce(ClientBuilder, T) -> ClientBuilder,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, what) }?;
+        let v: T = name.parse().map_err(|e: mcpool::Error| {
+            Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string())
+        })?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(apply(b, v))) }
+    })
+}
+
+/// Sets the placement profile by name, e.g. `"cache-memcached"` (the default),
+/// `"libmemcached-ketama"`, `"whalin-consistent"`, `"cmf-ketama:150"` (points at most
+/// 4194304): see the CLI's `--distribution` list; or `"proxy-pool"` (every key to the first
+/// healthy server, for a list of proxies: docs/placement.md). Returns `MCPOOL_CONFIG` for an
+/// unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_distribution(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "distribution",
+            |b, d: Distribution| b.distribution(d),
+        )
+    }
+}
+
+/// Sets what happens to a key whose server is dead, by name: `"fail-fast"` (the default:
+/// the call fails with `MCPOOL_SERVER_DEAD`), `"rehash"` or `"eject"`.
+/// Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_failover(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "failover policy",
+            |b, p: FailoverPolicy| b.failover(p),
+        )
+    }
+}
+
+/// Sets the compression format by name: `"gzip"` (the default, flag bit 2: Whalin,
+/// spymemcached, Cache::Memcached) or `"zlib"` (flag bit 8: pylibmc, python-memcached).
+/// Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_format(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "compression format",
+            |b, f: CompressionFormat| b.compression_format(f),
+        )
+    }
+}
+
+/// Sets the wire protocol by name: `"text"` (the default; also `"ascii"`), `"meta"` or
+/// `"binary"`. Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_protocol(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(config, name, name_len, "protocol", |b, p: Protocol| {
+            b.protocol(p)
+        })
+    }
+}
+
+/// Authenticates every connection with SASL PLAIN (`username_len` and `password_len` bytes
+/// of UTF-8, no NUL needed; at most 4096 each). Needs a server started with SASL (`-S`).
+/// The configuration keeps a copy; the caller's buffers may be reused at once.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `username` and `password` are NULL or valid
+/// for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
+    config: *mut mcpool_config,
+    username: *const c_char,
+    username_len: usize,
+    password: *const c_char,
+    password_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        // SAFETY: the caller promises `username_len` readable bytes at a non-NULL `username`.
+        let user = unsafe { ptr::text(username, username_len, MAX_NAME_LEN, "username") }?;
+        // SAFETY: the caller promises `password_len` readable bytes at a non-NULL `password`.
+        let pass = unsafe { ptr::text(password, password_len, MAX_NAME_LEN, "password") }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.sasl_plain(user, pass))) }
+    })
+}
+
+/// Sets the namespace prepended to every key (binary, at most 250 bytes). Default: none.
+/// `prefix` may be NULL when `prefix_len` is 0 (no prefix).
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `prefix` is NULL or valid for `prefix_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_key_prefix(
+    config: *mut mcpool_config,
+    prefix: *const u8,
+    prefix_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        // SAFETY: the caller promises `prefix_len` readable bytes at a non-NULL `prefix`.
+        let p = unsafe {
+            ptr::bytes(
+                prefix,
+                prefix_len,
+                MAX_KEY_LEN,
+                "key prefix",
+                mcpool_status::MCPOOL_INVALID_ARGUMENT,
+            )
+        }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.key_prefix(p))) }
+    })
+}
+
+fn at_least_one<T: PartialEq + Default>(n: T, what: &str) -> Result<T, Failure> {
+    if n == T::default() {
+        Err(Failure::invalid(format!("{what} must be at least 1")))
+    } else {
+        Ok(n)
+    }
+}
+
+fn optional_millis(ms: u64) -> Option<Duration> {
+    (ms > 0).then(|| Duration::from_millis(ms))
+}
+
+fn ratio_in_range(ratio: f64) -> Result<f64, Failure> {
+    if ratio > 0.0 && ratio <= 1.0 {
+        Ok(ratio)
+    } else {
+        Err(Failure::invalid(format!(
+            "compression ratio {ratio} not in (0, 1]"
+        )))
+    }
+}
+
+/// Connections per server opened at start-up and kept idle. Default 1 (SockIOPool's
+/// `initConn`/`minConn`). Must not exceed the max size (checked by `mcpool_client_new`).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_min_idle(
+    config: *mut mcpool_config,
+    n: u32,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.min_idle(n))) })
+}
+
+/// Most connections per server, at least 1. Default 16 (SockIOPool's `maxConn`).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_max_size(
+    config: *mut mcpool_config,
+    n: u32,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            at_least_one(n, "max size").map(|n| b.max_size(n))
+        })
+    })
+}
+
+/// Close connections idle for longer than `ms` milliseconds; 0 keeps them forever.
+/// Default 300000 (5 minutes).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_idle_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.idle_timeout(optional_millis(ms)))) })
+}
+
+/// Close connections older than `ms` milliseconds when next idle; 0 means no limit
+/// (the default).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_max_lifetime_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.max_lifetime(optional_millis(ms)))) })
+}
+
+/// Connect timeout in milliseconds, above 0. Default 1000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_connect_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            millis(ms, "connect timeout").map(|d| b.connect_timeout(d))
+        })
+    })
+}
+
+/// Timeout of each socket read or write in milliseconds, above 0. Default 1000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_io_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            millis(ms, "I/O timeout").map(|d| b.io_timeout(d))
+        })
+    })
+}
+
+/// How long a call waits for a free pooled connection, in milliseconds, above 0.
+/// Default 5000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_pool_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            millis(ms, "pool timeout").map(|d| b.pool_timeout(d))
+        })
+    })
+}
+
+/// TCP_NODELAY (Nagle off). Default true.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_nodelay(
+    config: *mut mcpool_config,
+    on: bool,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.nodelay(on))) })
+}
+
+/// A `version` round trip on every checkout of a pooled connection. Default false.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_test_on_check_out(
+    config: *mut mcpool_config,
+    on: bool,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.test_on_check_out(on))) })
+}
+
+/// Consecutive failures that mark a server dead, at least 1. Default 2.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_failure_limit(
+    config: *mut mcpool_config,
+    n: u32,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            at_least_one(n, "failure limit").map(|n| b.failure_limit(n))
+        })
+    })
+}
+
+/// First wait, in milliseconds, before a dead server is tried again (it doubles per
+/// failed retry). Default 1000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_retry_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.retry_timeout(Duration::from_millis(ms)))) })
+}
+
+/// Cap on the doubling retry wait, in milliseconds. Default 30000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_retry_timeout_max_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            Ok(b.retry_timeout_max(Duration::from_millis(ms)))
+        })
+    })
+}
+
+/// Compress large values. Default true.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression(
+    config: *mut mcpool_config,
+    on: bool,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.compression(on))) })
+}
+
+/// Values of at least `bytes` bytes are compressed. Default 30720 (SockIOPool's).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_threshold(
+    config: *mut mcpool_config,
+    bytes: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.compression_threshold(bytes))) })
+}
+
+/// Keep a compressed value only when `compressed / original <= ratio`, with `ratio` in
+/// (0, 1]; anything else is `MCPOOL_INVALID_ARGUMENT`. Default 0.8.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_ratio(
+    config: *mut mcpool_config,
+    ratio: f64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            ratio_in_range(ratio).map(|r| b.compression_ratio(r))
+        })
+    })
+}
+
+/// Refuse to inflate a value beyond `bytes` bytes. Default 67108864 (64 MiB).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_max_decompressed_size(
+    config: *mut mcpool_config,
+    bytes: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.max_decompressed_size(bytes))) })
+}
+
+/// URL-encode keys with spaces or control bytes instead of refusing them. Default: the
+/// distribution's (on for the Whalin profiles, off otherwise).
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_sanitize_keys(
+    config: *mut mcpool_config,
+    on: bool,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.sanitize_keys(on))) })
+}
+
+/// Largest value sent or accepted, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
+/// largest item; above it `MCPOOL_INVALID_ARGUMENT`). Default 1048576 (memcached's `-I`
+/// default). A value to store is checked as given, before compression: one larger than this
+/// is refused (`MCPOOL_VALUE_TOO_LARGE`) even if it would compress below it.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_max_value_size(
+    config: *mut mcpool_config,
+    bytes: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe {
+        update(config, |b| {
+            let n = at_least_one(bytes, "max value size")?;
+            if n > mcpool::config::MAX_ITEM_SIZE {
+                return Err(Failure::invalid(format!(
+                    "max value size {n} is above memcached's largest item size of \
+                     {} bytes (1 GiB)",
+                    mcpool::config::MAX_ITEM_SIZE
+                )));
+            }
+            Ok(b.max_value_size(n))
+        })
+    })
+}
+
+/// One deadline for a whole operation, in milliseconds: the pool wait, the connect and every
+/// write and read together; whichever phase is running when it passes reports its own
+/// timeout status (`MCPOOL_POOL_TIMEOUT`, `MCPOOL_CONNECT_TIMEOUT`, `MCPOOL_IO_TIMEOUT`).
+/// 0 means none (only the per-phase timeouts apply). Default 5000.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_operation_timeout_ms(
+    config: *mut mcpool_config,
+    ms: u64,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { update(config, |b| Ok(b.operation_timeout(optional_millis(ms)))) })
+}
+
+// ----- TLS (cargo feature `tls`) -----
+
+/// Whether this libmcpool was built with TLS (the cargo feature `tls`). Without it every
+/// `mcpool_config_set_tls_*` setter returns `MCPOOL_UNSUPPORTED`.
+#[no_mangle]
+pub extern "C" fn mcpool_tls_supported() -> bool {
+    cfg!(feature = "tls")
+}
+
+/// Applies `f` to the configuration's TLS options (starting from the defaults the first
+/// time), turning TLS on. Without the `tls` feature: `MCPOOL_UNSUPPORTED`, unchanged.
+///
+/// # Safety
+/// `config` is NULL or a live configuration that no other thread is using.
+unsafe fn update_tls(
+    config: *mut mcpool_config,
+    what: &str,
+    f: impl FnOnce(&mut mcpool::tls::TlsOptions),
+) -> Outcome {
+    if !cfg!(feature = "tls") {
+        // Checked after the handle so a NULL config is still INVALID_ARGUMENT.
+        // SAFETY: forwarded from the caller's promise.
+        unsafe { ptr::handle_mut(config, "config") }?;
+        return Err(Failure::new(
+            mcpool_status::MCPOOL_UNSUPPORTED,
+            format!(
+                "{what}: libmcpool was built without TLS; rebuild it with \
+                 `cargo build --release --lib --features tls` (or `make install MCPOOL_FEATURES=tls`)"
+            ),
+        ));
+    }
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        update(config, |b| {
+            let mut opts = b.config().tls.clone().unwrap_or_default();
+            f(&mut opts);
+            Ok(b.tls(opts))
+        })
+    }
+}
+
+/// Speaks TLS to every server and verifies their certificates against the CA certificates
+/// in the PEM file at `path` (`path_len` bytes of UTF-8, no NUL needed). The file is read
+/// when the client is built: a missing or bad file makes `mcpool_client_new` return
+/// `MCPOOL_CONFIG`. `MCPOOL_UNSUPPORTED` without the `tls` feature (`mcpool_tls_supported`).
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `path` is NULL or valid for `path_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_tls_ca_file(
+    config: *mut mcpool_config,
+    path: *const c_char,
+    path_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        // SAFETY: the caller promises `path_len` readable bytes at a non-NULL `path`.
+        let path = unsafe { ptr::text(path, path_len, MAX_NAME_LEN, "TLS CA file") }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe {
+            update_tls(config, "tls_ca_file", |o| {
+                o.ca_file = Some(path.into());
+            })
+        }
+    })
+}
+
+/// Speaks TLS and presents a client certificate: the PEM certificate chain at `chain_path`
+/// and its PEM private key at `key_path` (UTF-8 paths with their lengths). Read when the
+/// client is built (`MCPOOL_CONFIG` then if unusable). `MCPOOL_UNSUPPORTED` without `tls`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; each path is NULL or valid for its length.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_tls_client_cert(
+    config: *mut mcpool_config,
+    chain_path: *const c_char,
+    chain_path_len: usize,
+    key_path: *const c_char,
+    key_path_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        // SAFETY: the caller promises `chain_path_len` readable bytes at a non-NULL pointer.
+        let chain = unsafe { ptr::text(chain_path, chain_path_len, MAX_NAME_LEN, "TLS chain") }?;
+        // SAFETY: the caller promises `key_path_len` readable bytes at a non-NULL pointer.
+        let key = unsafe { ptr::text(key_path, key_path_len, MAX_NAME_LEN, "TLS key") }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe {
+            update_tls(config, "tls_client_cert", |o| {
+                o.client_cert = Some((chain.into(), key.into()));
+            })
+        }
+    })
+}
+
+/// Speaks TLS and verifies the server certificates against `name` (UTF-8, `name_len` bytes)
+/// instead of each server's host. `MCPOOL_UNSUPPORTED` without `tls`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_tls_server_name(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, "TLS server name") }?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe {
+            update_tls(config, "tls_server_name", |o| {
+                o.server_name = Some(name.to_owned());
+            })
+        }
+    })
+}
+
+/// Speaks TLS; with `skip` true, does not verify the servers' certificates at all (no CA
+/// file needed). Only for tests against throwaway certificates: anyone on the path can then
+/// read and alter the traffic. `MCPOOL_UNSUPPORTED` without `tls`.
+///
+/// # Safety
+/// `config` is NULL (refused) or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_tls_insecure_skip_verify(
+    config: *mut mcpool_config,
+    skip: bool,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe {
+            update_tls(config, "tls_insecure_skip_verify", |o| {
+                o.insecure_skip_verify = skip;
+            })
+        }
+    })
+}
+
+/// Sets the value format (the flag layout and wire encodings of every kind) by name:
+/// `"mcpool"` (the default: mcpool's cross-language layout), or a legacy client's:
+/// `"pylibmc"`, `"python-memcached"`, `"pymemcache"`, `"cache-memcached-fast"`,
+/// `"cache-memcached"`, `"whalin"`, `"spymemcached"`, `"libmemcached"` (bytes only, flags
+/// the caller's). Every program sharing a fleet uses the same one (docs/value-format.md).
+/// Returns `MCPOOL_CONFIG` for an unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_value_format(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "value format",
+            |b, f: ValueFormat| b.value_format(f),
+        )
+    }
+}
+
+/// Sets the compression level on the codec's own scale: zlib and gzip 0 (store) to 9 (best),
+/// default 6; zstd 1 to 22, default 3. Checked against the codec when the client is built.
+///
+/// # Safety
+/// `config` is NULL or a live configuration.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_level(
+    config: *mut mcpool_config,
+    level: i32,
+) -> mcpool_status {
+    // SAFETY: the caller promises `config` is NULL or live and unshared.
+    landingpad(|| unsafe { update(config, |b| Ok(b.compression_level(level))) })
+}
+
+/// Sets the compression codec by name: `"zlib"`, `"gzip"` or `"zstd"` (zstd only in the
+/// `mcpool` value format: a legacy format cannot mark it, and building the client fails).
+/// The default is the value format's own (`mcpool`: zlib). Returns `MCPOOL_CONFIG` for an
+/// unknown name.
+///
+/// # Safety
+/// `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_compression_codec(
+    config: *mut mcpool_config,
+    name: *const c_char,
+    name_len: usize,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_named(
+            config,
+            name,
+            name_len,
+            "compression codec",
+            |b, c: Codec| b.compression_codec(c),
+        )
+    }
+}
+
+/// Enables (or disables) reading and writing one serialized kind (`MCPOOL_KIND_PYTHON_PICKLE`,
+/// `MCPOOL_KIND_PERL_STORABLE`, `MCPOOL_KIND_JAVA_SERIALIZED`). Off by default: a value the
+/// format marks as serialized is then a `MCPOOL_VALUE_FORMAT` error on every read (naming the
+/// key, the flags and the kind), never bytes; storing one is `MCPOOL_UNSUPPORTED`. Another
+/// kind is `MCPOOL_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_serialized(
+    config: *mut mcpool_config,
+    kind: super::kinds::mcpool_kind,
+    on: bool,
+) -> mcpool_status {
+    landingpad(|| {
+        require(config)?;
+        let Kind::Serialized(lang) = Kind::from(kind) else {
+            return Err(Failure::invalid(format!(
+                "set_serialized: {} is not a serialized kind",
+                Kind::from(kind)
+            )));
+        };
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.serialized(lang, on))) }
+    })
+}

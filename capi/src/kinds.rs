@@ -1,0 +1,194 @@
+//! Value kinds across the C ABI: what a value is (bytes, UTF-8 text, an integer, a boolean, a
+//! serialized object of one language), stored and read through the client's value format
+//! (`mcpool_config_set_value_format`). The core owns every flag bit and every wire encoding;
+//! a binding maps its language's types to a kind and back, nothing more (docs/value-format.md).
+//!
+//! Across the ABI an `MCPOOL_KIND_INT` travels as its decimal ASCII text (`"-42"`), an
+//! `MCPOOL_KIND_BOOL` as `"0"` or `"1"`, every other kind as its bytes.
+
+use super::client::mcpool_client;
+use super::commands::store_status;
+use super::landing::{landingpad, Failure};
+use super::ptr;
+use super::status::mcpool_status::{self, MCPOOL_OK, MCPOOL_VALUE_TOO_LARGE};
+use mcpool::proto::ascii::StoreCommand;
+use mcpool::value::{Kind, Lang, Value};
+
+/// What a value is. The numbers are part of the ABI.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum mcpool_kind {
+    /// Bytes, as given.
+    MCPOOL_KIND_BYTES = 0,
+    /// UTF-8 text.
+    MCPOOL_KIND_TEXT = 1,
+    /// A signed 64-bit integer; across the ABI its decimal ASCII text (`"-42"`).
+    MCPOOL_KIND_INT = 2,
+    /// A boolean; across the ABI `"0"` or `"1"`.
+    MCPOOL_KIND_BOOL = 3,
+    /// A Python pickle (bytes the Python binding pickled or unpickles).
+    MCPOOL_KIND_PYTHON_PICKLE = 4,
+    /// A Perl Storable image (`Storable::nfreeze`).
+    MCPOOL_KIND_PERL_STORABLE = 5,
+    /// A Java serialized object (`ObjectOutputStream`).
+    MCPOOL_KIND_JAVA_SERIALIZED = 6,
+}
+
+/// Which store command `mcpool_client_store_kind` sends. The numbers are part of the ABI.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum mcpool_store_op {
+    /// Store unconditionally.
+    MCPOOL_STORE_SET = 0,
+    /// Store only if the key does not exist.
+    MCPOOL_STORE_ADD = 1,
+    /// Store only if the key exists.
+    MCPOOL_STORE_REPLACE = 2,
+    /// Store only if the item's CAS unique is still `cas`.
+    MCPOOL_STORE_CAS = 3,
+}
+
+/// Stores a value of `kind` under `key` with the client's value format: the core encodes
+/// `data` (`len` bytes: for `MCPOOL_KIND_INT` its decimal ASCII text, for `MCPOOL_KIND_BOOL`
+/// `"0"` or `"1"`, otherwise the bytes themselves) in the format's wire form, sets the flags,
+/// and compresses per the configuration. `op` is SET, ADD, REPLACE or CAS (`cas` is used only
+/// for CAS). Returns `MCPOOL_OK` when stored, `MCPOOL_NOT_STORED` / `MCPOOL_EXISTS` /
+/// `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
+/// the format) when the format has no such kind or the kind's serialization is not enabled
+/// (`mcpool_config_set_serialized`), `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is
+/// not one, or for TEXT that is not UTF-8.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `data` is NULL or
+/// valid for `len` bytes (NULL only with length 0).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mcpool_client_store_kind(
+    client: *const mcpool_client,
+    op: mcpool_store_op,
+    key: *const u8,
+    key_len: usize,
+    kind: mcpool_kind,
+    data: *const u8,
+    len: usize,
+    ttl: u32,
+    cas: u64,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
+        let key = unsafe { ptr::key(key, key_len) }?;
+        // SAFETY: the caller promises `len` readable bytes at a non-NULL `data`.
+        let body = unsafe { ptr::bytes(data, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) }?;
+        let kind = Kind::from(kind);
+        let value = Value::from_abi(kind, body.to_vec()).ok_or_else(|| {
+            Failure::invalid(format!(
+                "store_kind {:?}: the data is not a valid {kind} ({})",
+                String::from_utf8_lossy(key),
+                match kind {
+                    Kind::Int => "decimal ASCII of a signed 64-bit integer, e.g. \"-42\"",
+                    Kind::Bool => "\"0\" or \"1\"",
+                    _ => "UTF-8",
+                }
+            ))
+        })?;
+        let cmd = match op {
+            mcpool_store_op::MCPOOL_STORE_SET => StoreCommand::Set,
+            mcpool_store_op::MCPOOL_STORE_ADD => StoreCommand::Add,
+            mcpool_store_op::MCPOOL_STORE_REPLACE => StoreCommand::Replace,
+            mcpool_store_op::MCPOOL_STORE_CAS => StoreCommand::Cas(cas),
+        };
+        let outcome = c
+            .client
+            .store_value(cmd, key, &value, ttl)
+            .map_err(|e| Failure::from_error("store_kind", Some(key), &e))?;
+        Ok(store_status(outcome))
+    })
+}
+
+/// Writes to `*out_flags` the flags word the client's value format gives an uncompressed
+/// value of `kind`, for the batch calls (`mcpool_client_set_multi` and its kin), which take
+/// flags: for the kinds whose wire body is their ABI body (BYTES, TEXT, and the serialized
+/// kinds; INT and BOOL too where the format stores them as their decimal text, as `mcpool`
+/// does). Compression is still applied by the batch call (it adds its own bits).
+/// `MCPOOL_UNSUPPORTED` (naming the kind and the format) when the format has no such kind or
+/// stores it in another form than its ABI body.
+///
+/// # Safety
+/// `client` is NULL or live; `out_flags` is NULL (refused) or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_kind_flags(
+    client: *const mcpool_client,
+    kind: mcpool_kind,
+    out_flags: *mut u32,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_flags, "flags")?;
+        let flags = c
+            .client
+            .kind_flags(Kind::from(kind))
+            .map_err(|e| Failure::from_error("kind_flags", None, &e))?;
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_flags, flags) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Writes to `*out_kind` the kind of a value read through this client, from the flags the
+/// read delivered (`mcpool_item_flags`, `mcpool_multi_get`, the `_into` and callback reads).
+/// Every read already decoded the value (inflated, INT and BOOL turned into their ABI text)
+/// and refused values whose flags mean nothing in the format, so this cannot fail for a
+/// delivered value; for any other flags word it returns `MCPOOL_VALUE_FORMAT` naming them.
+///
+/// # Safety
+/// `client` is NULL or live; `out_kind` is NULL (refused) or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_flags_kind(
+    client: *const mcpool_client,
+    flags: u32,
+    out_kind: *mut mcpool_kind,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_kind, "kind")?;
+        let kind = c
+            .client
+            .value_kind(flags)
+            .map_err(|e| Failure::from_error("flags_kind", None, &e))?;
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_kind, mcpool_kind::from(kind)) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+impl From<mcpool_kind> for Kind {
+    fn from(k: mcpool_kind) -> Kind {
+        match k {
+            mcpool_kind::MCPOOL_KIND_BYTES => Kind::Bytes,
+            mcpool_kind::MCPOOL_KIND_TEXT => Kind::Text,
+            mcpool_kind::MCPOOL_KIND_INT => Kind::Int,
+            mcpool_kind::MCPOOL_KIND_BOOL => Kind::Bool,
+            mcpool_kind::MCPOOL_KIND_PYTHON_PICKLE => Kind::Serialized(Lang::Python),
+            mcpool_kind::MCPOOL_KIND_PERL_STORABLE => Kind::Serialized(Lang::Perl),
+            mcpool_kind::MCPOOL_KIND_JAVA_SERIALIZED => Kind::Serialized(Lang::Java),
+        }
+    }
+}
+
+impl From<Kind> for mcpool_kind {
+    fn from(k: Kind) -> mcpool_kind {
+        match k {
+            Kind::Bytes => mcpool_kind::MCPOOL_KIND_BYTES,
+            Kind::Text => mcpool_kind::MCPOOL_KIND_TEXT,
+            Kind::Int => mcpool_kind::MCPOOL_KIND_INT,
+            Kind::Bool => mcpool_kind::MCPOOL_KIND_BOOL,
+            Kind::Serialized(Lang::Python) => mcpool_kind::MCPOOL_KIND_PYTHON_PICKLE,
+            Kind::Serialized(Lang::Perl) => mcpool_kind::MCPOOL_KIND_PERL_STORABLE,
+            Kind::Serialized(Lang::Java) => mcpool_kind::MCPOOL_KIND_JAVA_SERIALIZED,
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The panic boundary: every entry point runs its body through `landingpad`, which turns
+//! a failure into a status and a last-error message, and a panic into `MCPOOL_PANIC`
+//! (after sourmash's `landingpad`: a function, not a macro, so rustfmt formats the bodies).
+
+use super::last_error;
+use super::status::mcpool_status;
+use mcpool::error::Error;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// A failed call: the status to return and the message for the thread's last error.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub status: mcpool_status,
+    pub message: String,
+}
+
+impl Failure {
+    /// A failure with its own status and message.
+    pub fn new(status: mcpool_status, message: impl Into<String>) -> Failure {
+        Failure {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// `MCPOOL_INVALID_ARGUMENT`.
+    pub fn invalid(message: impl Into<String>) -> Failure {
+        Failure::new(mcpool_status::MCPOOL_INVALID_ARGUMENT, message)
+    }
+
+    /// A core error, described with the operation and (when given) the key.
+    pub fn from_error(op: &str, key: Option<&[u8]>, e: &Error) -> Failure {
+        let message = match key {
+            Some(k) => format!("{op} {:?}: {e}", String::from_utf8_lossy(k)),
+            None => format!("{op}: {e}"),
+        };
+        Failure::new(mcpool_status::from_error(e), message)
+    }
+}
+
+/// What an entry point's body returns: a status that is an answer (`MCPOOL_OK`,
+/// `MCPOOL_NOT_FOUND`, …) or a failure.
+pub(crate) type Outcome = Result<mcpool_status, Failure>;
+
+/// Runs `body`, never letting a panic out. A failure or a panic is recorded as the thread's
+/// last error and returned as its status.
+///
+/// `AssertUnwindSafe` is sound here: after a panic the caller only gets a status, and the
+/// shared state a body touches (pools, health counters) stays consistent on its own: a
+/// connection checked out by the panicking call is dropped, not returned to its pool.
+#[inline]
+pub(crate) fn landingpad(body: impl FnOnce() -> Outcome) -> mcpool_status {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(status)) => status,
+        Ok(Err(f)) => {
+            last_error::set(f.message);
+            f.status
+        }
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic payload".into());
+            // Dropping the payload could itself panic; keep it out of harm's way.
+            std::mem::forget(payload);
+            last_error::set(format!("mcpool panicked (a bug, please report): {what}"));
+            mcpool_status::MCPOOL_PANIC
+        }
+    }
+}
+
+/// Runs `body` for its side effects in a function that returns nothing (the `_free`
+/// functions): a panic is caught and recorded, never propagated.
+pub(crate) fn landingpad_void(body: impl FnOnce()) {
+    landingpad(|| {
+        body();
+        Ok(mcpool_status::MCPOOL_OK)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_a_status() {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let s = landingpad(|| panic!("on purpose"));
+        std::panic::set_hook(prev);
+        assert_eq!(s, mcpool_status::MCPOOL_PANIC);
+        assert!(last_error::current().contains("on purpose"));
+        let s = landingpad(|| Err(Failure::invalid("nope")));
+        assert_eq!(s, mcpool_status::MCPOOL_INVALID_ARGUMENT);
+        assert_eq!(last_error::current(), "nope");
+    }
+}

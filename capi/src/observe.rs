@@ -1,0 +1,474 @@
+//! Observing a client: per-server metrics (a snapshot handle read one counter at a time, so
+//! counters can be added without breaking compiled programs) and the state-change event
+//! callback.
+
+use super::client::mcpool_client;
+use super::config::mcpool_config;
+use super::landing::{landingpad, landingpad_void, Failure};
+use super::ptr;
+use super::status::mcpool_status::{self, MCPOOL_OK};
+use super::values::{out_of_range, Text};
+use mcpool::metrics::Event;
+use std::ffi::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// One per-server counter or gauge, read with `mcpool_metrics_get`. The numbers are part of
+/// the ABI: new metrics get new numbers, none is ever renumbered or reused, so a program
+/// compiled against an older header keeps working. `mcpool_metric_name` names each one.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum mcpool_metric {
+    /// Request/reply exchanges (a multi-key call counts once per server it touches).
+    MCPOOL_METRIC_OPERATIONS = 0,
+    /// Keys found by retrievals.
+    MCPOOL_METRIC_HITS = 1,
+    /// Keys not found by retrievals.
+    MCPOOL_METRIC_MISSES = 2,
+    /// Connections opened.
+    MCPOOL_METRIC_CONNECTS = 3,
+    /// Connect attempts that failed (refused, unreachable, timed out).
+    MCPOOL_METRIC_CONNECT_ERRORS = 4,
+    /// Connects, reads or writes that timed out.
+    MCPOOL_METRIC_TIMEOUTS = 5,
+    /// Other socket errors (reset, closed mid-reply).
+    MCPOOL_METRIC_IO_ERRORS = 6,
+    /// `SERVER_ERROR`, `CLIENT_ERROR`, `ERROR` replies and authentication failures.
+    MCPOOL_METRIC_SERVER_ERRORS = 7,
+    /// Replies that broke the protocol (and values that did not inflate).
+    MCPOOL_METRIC_PROTOCOL_ERRORS = 8,
+    /// Checkouts that found no idle connection and had to wait.
+    MCPOOL_METRIC_POOL_WAITS = 9,
+    /// Total time spent in those waits, in nanoseconds.
+    MCPOOL_METRIC_POOL_WAIT_NS = 10,
+    /// Checkouts that gave up after the pool timeout.
+    MCPOOL_METRIC_POOL_TIMEOUTS = 11,
+    /// Times the server was marked dead.
+    MCPOOL_METRIC_EJECTIONS = 12,
+    /// Times it came back after being marked dead.
+    MCPOOL_METRIC_RETURNS = 13,
+    /// Gauge: pooled connections open (checked out or idle) when the snapshot was taken.
+    MCPOOL_METRIC_POOL_OPEN = 14,
+    /// Gauge: pooled connections idle when the snapshot was taken.
+    MCPOOL_METRIC_POOL_IDLE = 15,
+    /// Counter: single-key reads and small sets that waited for a connection and were served
+    /// on another caller's connection instead (see docs/handover.md).
+    MCPOOL_METRIC_HANDED_OVER = 16,
+}
+
+/// Every metric in numeric order (numbers are dense from 0).
+const METRICS: [(mcpool_metric, &str); 17] = {
+    use mcpool_metric::*;
+    [
+        (MCPOOL_METRIC_OPERATIONS, "operations\0"),
+        (MCPOOL_METRIC_HITS, "hits\0"),
+        (MCPOOL_METRIC_MISSES, "misses\0"),
+        (MCPOOL_METRIC_CONNECTS, "connects\0"),
+        (MCPOOL_METRIC_CONNECT_ERRORS, "connect_errors\0"),
+        (MCPOOL_METRIC_TIMEOUTS, "timeouts\0"),
+        (MCPOOL_METRIC_IO_ERRORS, "io_errors\0"),
+        (MCPOOL_METRIC_SERVER_ERRORS, "server_errors\0"),
+        (MCPOOL_METRIC_PROTOCOL_ERRORS, "protocol_errors\0"),
+        (MCPOOL_METRIC_POOL_WAITS, "pool_waits\0"),
+        (MCPOOL_METRIC_POOL_WAIT_NS, "pool_wait_ns\0"),
+        (MCPOOL_METRIC_POOL_TIMEOUTS, "pool_timeouts\0"),
+        (MCPOOL_METRIC_EJECTIONS, "ejections\0"),
+        (MCPOOL_METRIC_RETURNS, "returns\0"),
+        (MCPOOL_METRIC_POOL_OPEN, "pool_open\0"),
+        (MCPOOL_METRIC_POOL_IDLE, "pool_idle\0"),
+        (MCPOOL_METRIC_HANDED_OVER, "handed_over\0"),
+    ]
+};
+
+/// One server's values, indexed by metric number.
+struct ServerSnapshot {
+    label: Text,
+    values: [u64; METRICS.len()],
+}
+
+/// A snapshot of every server's metrics, taken by `mcpool_client_metrics`: counters since the
+/// client was built, gauges at the moment of the snapshot. Read with `mcpool_metrics_len`,
+/// `mcpool_metrics_label` and `mcpool_metrics_get`; freed with `mcpool_metrics_free`.
+/// Immutable, so it may be read from any thread.
+pub struct mcpool_metrics {
+    servers: Vec<ServerSnapshot>,
+    /// The Prometheus text of the snapshot, made on first ask.
+    prometheus: std::sync::OnceLock<Text>,
+}
+
+/// How many metrics this library knows: their numbers are `0 .. mcpool_metric_count()`.
+/// A program compiled against an older header may see a larger count; `mcpool_metric_name`
+/// names the new ones.
+#[no_mangle]
+pub extern "C" fn mcpool_metric_count() -> usize {
+    METRICS.len()
+}
+
+/// The name of metric number `metric` (e.g. `"hits"`, `"pool_wait_ns"`), a static
+/// NUL-terminated string; NULL for a number this library does not know. Never free it.
+#[no_mangle]
+pub extern "C" fn mcpool_metric_name(metric: u32) -> *const c_char {
+    METRICS
+        .get(metric as usize)
+        .map_or(std::ptr::null(), |(_, name)| name.as_ptr().cast())
+}
+
+/// Takes a snapshot of every server's metrics (no I/O) and writes it to `*out_metrics`.
+///
+/// Ownership: the caller owns `*out_metrics` and frees it with `mcpool_metrics_free`.
+///
+/// # Safety
+/// `client` is NULL or live; `out_metrics` is NULL or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_metrics(
+    client: *const mcpool_client,
+    out_metrics: *mut *mut mcpool_metrics,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_metrics, "metrics")?;
+        let pools = c.client.pool_states();
+        let servers = c
+            .client
+            .metrics()
+            .iter()
+            .zip(pools)
+            .map(|(m, pool)| ServerSnapshot {
+                label: Text::new(&m.server),
+                values: m.values(pool),
+            })
+            .collect();
+        let m = Box::into_raw(Box::new(mcpool_metrics {
+            servers,
+            prometheus: std::sync::OnceLock::new(),
+        }));
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_metrics, m) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// How many servers the snapshot covers (configuration order); 0 for NULL.
+///
+/// # Safety
+/// `metrics` is NULL or a live snapshot.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_metrics_len(metrics: *const mcpool_metrics) -> usize {
+    // SAFETY: the caller promises a non-NULL `metrics` is live.
+    unsafe { metrics.as_ref() }.map_or(0, |m| m.servers.len())
+}
+
+/// # Safety
+/// `metrics` is NULL or live.
+unsafe fn snapshot<'a>(
+    metrics: *const mcpool_metrics,
+    server: usize,
+) -> Result<&'a ServerSnapshot, Failure> {
+    // SAFETY: the caller promises a non-NULL `metrics` is live.
+    let m = unsafe { ptr::handle(metrics, "metrics") }?;
+    m.servers
+        .get(server)
+        .ok_or_else(|| out_of_range("server", server, m.servers.len()))
+}
+
+/// Server number `server`'s `host:port` label: NUL-terminated, `*out_len` bytes without the
+/// NUL, pointing into `metrics` (valid until it is freed). `MCPOOL_OUT_OF_RANGE` past the end.
+///
+/// # Safety
+/// `metrics` is NULL or live; each output is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_metrics_label(
+    metrics: *const mcpool_metrics,
+    server: usize,
+    out_label: *mut *const c_char,
+    out_len: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let s = unsafe { snapshot(metrics, server) }?;
+        ptr::out(out_label, "label")?;
+        ptr::out(out_len, "length")?;
+        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_label, s.label.ptr());
+            ptr::write(out_len, s.label.len());
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// The whole snapshot in the Prometheus text exposition format (version 0.0.4): one series
+/// per metric and server, `mcpool_<metric>_total{server="host:port"}` for counters,
+/// `mcpool_<metric>` for gauges, the pool wait time in seconds (docs/metrics.md). Writes a
+/// NUL-terminated text of `*out_len` bytes (without the NUL) that points into `metrics`,
+/// valid until it is freed; made on the first call, the same text after.
+///
+/// # Safety
+/// `metrics` is NULL or live; each output is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_metrics_prometheus(
+    metrics: *const mcpool_metrics,
+    out_text: *mut *const c_char,
+    out_len: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `metrics` is live.
+        let m = unsafe { ptr::handle(metrics, "metrics") }?;
+        ptr::out(out_text, "text")?;
+        ptr::out(out_len, "length")?;
+        let text = m.prometheus.get_or_init(|| {
+            let rows: Vec<(&str, [u64; METRICS.len()])> = m
+                .servers
+                .iter()
+                .map(|s| (s.label.as_str(), s.values))
+                .collect();
+            Text::new(&mcpool::prometheus::render_values(&rows))
+        });
+        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_text, text.ptr());
+            ptr::write(out_len, text.len());
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Metric number `metric` (an `mcpool_metric`) of server number `server`, written to
+/// `*out_value`. `MCPOOL_OUT_OF_RANGE` for a server past the end or a metric number this
+/// library does not know (`mcpool_metric_count`).
+///
+/// Takes the number rather than the enum so any value from C is accepted.
+///
+/// # Safety
+/// `metrics` is NULL or live; `out_value` is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_metrics_get(
+    metrics: *const mcpool_metrics,
+    server: usize,
+    metric: u32,
+    out_value: *mut u64,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let s = unsafe { snapshot(metrics, server) }?;
+        ptr::out(out_value, "value")?;
+        let v = *s
+            .values
+            .get(metric as usize)
+            .ok_or_else(|| out_of_range("metric", metric as usize, METRICS.len()))?;
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_value, v) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Frees a metrics snapshot. NULL is ignored.
+///
+/// # Safety
+/// `metrics` is NULL or a snapshot not yet freed; neither it nor any label read from it may
+/// be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_metrics_free(metrics: *mut mcpool_metrics) {
+    landingpad_void(|| {
+        if !metrics.is_null() {
+            // SAFETY: made by `Box::into_raw` in `mcpool_client_metrics`, freed once.
+            drop(unsafe { Box::from_raw(metrics) });
+        }
+    })
+}
+
+// ----- events -----
+
+/// What happened to a server (`mcpool_event_kind` returns it). Stable numbers, never reused.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum mcpool_event_type {
+    /// The server was marked dead after `mcpool_event_failures` consecutive failures; it is
+    /// retried after `mcpool_event_retry_in_ms`.
+    MCPOOL_EVENT_SERVER_DOWN = 0,
+    /// The server answered again after being marked dead.
+    MCPOOL_EVENT_SERVER_UP = 1,
+    /// An event this version of the header has no name for (from a newer core).
+    MCPOOL_EVENT_OTHER = 99,
+}
+
+/// A server state change, passed to the event callback and valid only during that call.
+/// Read with `mcpool_event_kind`, `mcpool_event_server`, `mcpool_event_failures`,
+/// `mcpool_event_retry_in_ms` (opaque, so fields can be added).
+pub struct mcpool_event {
+    kind: mcpool_event_type,
+    server: Text,
+    failures: u32,
+    retry_in_ms: u64,
+}
+
+impl mcpool_event {
+    fn new(e: &Event) -> mcpool_event {
+        use mcpool_event_type::*;
+        let ms = |d: &std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        match e {
+            Event::ServerDown {
+                server,
+                failures,
+                retry_in,
+            } => mcpool_event {
+                kind: MCPOOL_EVENT_SERVER_DOWN,
+                server: Text::new(server),
+                failures: *failures,
+                retry_in_ms: ms(retry_in),
+            },
+            Event::ServerUp { server } => mcpool_event {
+                kind: MCPOOL_EVENT_SERVER_UP,
+                server: Text::new(server),
+                failures: 0,
+                retry_in_ms: 0,
+            },
+            #[allow(unreachable_patterns)]
+            _ => mcpool_event {
+                kind: MCPOOL_EVENT_OTHER,
+                server: Text::new(""),
+                failures: 0,
+                retry_in_ms: 0,
+            },
+        }
+    }
+}
+
+/// Called on every server state change, on the thread whose call changed it (inside that
+/// mcpool call). Keep it short and non-blocking; it may read the client's state
+/// (`mcpool_client_server_state`, `mcpool_client_metrics`) but must not free the client, and
+/// must not unwind (C++ exceptions, longjmp). `event` is valid only during the call.
+pub type mcpool_event_callback =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, event: *const mcpool_event)>;
+
+/// The C callback and its userdata, moved into the core's event handler.
+struct CCallback {
+    cb: unsafe extern "C" fn(*mut c_void, *const mcpool_event),
+    userdata: *mut c_void,
+}
+
+// SAFETY: `mcpool_config_set_event_callback` documents that the callback may run on any
+// thread that uses the client, so the caller promises `userdata` may be used from any thread
+// (and concurrently); mcpool itself never dereferences it.
+unsafe impl Send for CCallback {}
+// SAFETY: as for `Send`: shared use of the pointer is the caller's documented promise.
+unsafe impl Sync for CCallback {}
+
+impl CCallback {
+    fn call(&self, e: &Event) {
+        // Nothing here may unwind into the core's code that emitted the event: a panic while
+        // building the event (a bug) is swallowed, and C cannot unwind (documented).
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            let ev = mcpool_event::new(e);
+            // SAFETY: the caller of `mcpool_config_set_event_callback` promised a valid
+            // function that does not unwind; `ev` lives for the whole call.
+            unsafe { (self.cb)(self.userdata, &ev) };
+        }));
+    }
+}
+
+/// Sets (or, with `callback` NULL, removes) the function called on every server state change:
+/// marked dead after the failure limit (`MCPOOL_EVENT_SERVER_DOWN`), answering again
+/// (`MCPOOL_EVENT_SERVER_UP`). `userdata` is passed back untouched; the callback may run on
+/// any thread that uses a client built from this configuration, possibly on several at once,
+/// so `userdata` must be safe to use that way, and must stay valid until every such client
+/// is freed. Clients built before this call keep the callback they had.
+///
+/// # Safety
+/// `config` is NULL or a live configuration no other thread is using; `callback` is NULL or
+/// a valid function as described on `mcpool_event_callback`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_event_callback(
+    config: *mut mcpool_config,
+    callback: mcpool_event_callback,
+    userdata: *mut c_void,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        let cfg = unsafe { ptr::handle_mut(config, "config") }?;
+        cfg.builder = match callback {
+            Some(cb) => {
+                let c = CCallback { cb, userdata };
+                cfg.builder.clone().on_event(move |e| c.call(e))
+            }
+            // The builder cannot unset a handler; a no-op one is the same.
+            None => cfg.builder.clone().on_event(|_| {}),
+        };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// The event's kind; `MCPOOL_EVENT_OTHER` for a NULL event.
+///
+/// # Safety
+/// `event` is NULL or the event passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_event_kind(event: *const mcpool_event) -> mcpool_event_type {
+    // SAFETY: the caller promises a non-NULL `event` is live.
+    unsafe { event.as_ref() }.map_or(mcpool_event_type::MCPOOL_EVENT_OTHER, |e| e.kind)
+}
+
+/// The server's `host:port` label (NUL-terminated; its length without the NUL written to
+/// `*out_len` when `out_len` is not NULL). Valid only during the callback. `""` for NULL.
+///
+/// # Safety
+/// `event` is NULL or the event passed to the running callback; `out_len` is NULL or valid
+/// for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_event_server(
+    event: *const mcpool_event,
+    out_len: *mut usize,
+) -> *const c_char {
+    // SAFETY: the caller promises a non-NULL `event` is live.
+    let (p, len) =
+        unsafe { event.as_ref() }.map_or((c"".as_ptr(), 0), |e| (e.server.ptr(), e.server.len()));
+    // SAFETY: the caller promises a non-NULL `out_len` is writable.
+    unsafe { ptr::write(out_len, len) };
+    p
+}
+
+/// For `MCPOOL_EVENT_SERVER_DOWN`: the consecutive failures so far (0 otherwise or for NULL).
+///
+/// # Safety
+/// `event` is NULL or the event passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_event_failures(event: *const mcpool_event) -> u32 {
+    // SAFETY: the caller promises a non-NULL `event` is live.
+    unsafe { event.as_ref() }.map_or(0, |e| e.failures)
+}
+
+/// For `MCPOOL_EVENT_SERVER_DOWN`: milliseconds until the server is tried again (0 otherwise
+/// or for NULL).
+///
+/// # Safety
+/// `event` is NULL or the event passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_event_retry_in_ms(event: *const mcpool_event) -> u64 {
+    // SAFETY: the caller promises a non-NULL `event` is live.
+    unsafe { event.as_ref() }.map_or(0, |e| e.retry_in_ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_numbers_are_dense_and_named() {
+        for (i, (m, name)) in METRICS.iter().enumerate() {
+            assert_eq!(*m as usize, i);
+            assert!(name.ends_with('\0') && name.len() > 1);
+        }
+        assert!(mcpool_metric_name(METRICS.len() as u32).is_null());
+        assert_eq!(mcpool_metric_count(), METRICS.len());
+    }
+
+    #[test]
+    fn the_c_names_are_the_cores_names_in_the_same_order() {
+        assert_eq!(METRICS.len(), mcpool::metrics::METRICS.len());
+        for (i, ((number, name), core)) in METRICS.iter().zip(&mcpool::metrics::METRICS).enumerate()
+        {
+            assert_eq!(*number as usize, i);
+            assert_eq!(name.trim_end_matches('\0'), core.name);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Checked conversions of the raw pointers that C hands us.
+
+use super::landing::Failure;
+use super::status::mcpool_status;
+use mcpool::key::MAX_KEY_LEN;
+
+/// A reference from a handle pointer; NULL is `MCPOOL_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// A non-NULL `p` must point to a live `T` made by this library, not used mutably elsewhere
+/// for `'a`.
+pub(crate) unsafe fn handle<'a, T>(p: *const T, what: &str) -> Result<&'a T, Failure> {
+    // SAFETY: the caller promises that a non-NULL `p` points to a live `T`.
+    unsafe { p.as_ref() }.ok_or_else(|| Failure::invalid(format!("{what} is NULL")))
+}
+
+/// A mutable reference from a handle pointer; NULL is `MCPOOL_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// A non-NULL `p` must point to a live `T` made by this library, used by nobody else for `'a`.
+pub(crate) unsafe fn handle_mut<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Failure> {
+    // SAFETY: the caller promises that a non-NULL `p` points to a live, unshared `T`.
+    unsafe { p.as_mut() }.ok_or_else(|| Failure::invalid(format!("{what} is NULL")))
+}
+
+/// Checks that an output pointer is not NULL (before any work is done).
+pub(crate) fn out<T>(p: *mut T, what: &str) -> Result<(), Failure> {
+    if p.is_null() {
+        Err(Failure::invalid(format!("output {what} is NULL")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Writes an output that [`out`] already checked (or that may be NULL, then nothing is written).
+///
+/// # Safety
+/// A non-NULL `p` must be valid for a write of `T`.
+pub(crate) unsafe fn write<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        // SAFETY: `p` is not NULL and the caller promises it is valid for writes; `write`
+        // does not drop the (possibly uninitialised) old value.
+        unsafe { p.write(v) }
+    }
+}
+
+/// A key: NULL is `MCPOOL_INVALID_ARGUMENT`; longer than 250 bytes is `MCPOOL_INVALID_KEY`
+/// without reading it (no prefix or escaping makes a key shorter). Zero length is passed on
+/// for the core to refuse as an invalid key.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of `len` bytes for `'a`.
+pub(crate) unsafe fn key<'a>(p: *const u8, len: usize) -> Result<&'a [u8], Failure> {
+    if p.is_null() {
+        return Err(Failure::invalid("key is NULL"));
+    }
+    if len > MAX_KEY_LEN {
+        return Err(Failure::new(
+            mcpool_status::MCPOOL_INVALID_KEY,
+            format!("invalid key: {len} bytes is longer than {MAX_KEY_LEN}"),
+        ));
+    }
+    // SAFETY: `p` is not NULL, `len` ≤ 250 so the size fits in isize, and the caller
+    // promises `len` readable bytes at `p` for `'a`.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// A byte buffer of at most `max` bytes. NULL is allowed only with length 0 (an empty
+/// buffer); a longer buffer is refused with `too_long` before it is read.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of `len` bytes for `'a`.
+pub(crate) unsafe fn bytes<'a>(
+    p: *const u8,
+    len: usize,
+    max: usize,
+    what: &str,
+    too_long: mcpool_status,
+) -> Result<&'a [u8], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Failure::invalid(format!("{what} is NULL")));
+    }
+    let max = max.min(isize::MAX as usize);
+    if len > max {
+        return Err(Failure::new(
+            too_long,
+            format!("{what} of {len} bytes is longer than the limit of {max} bytes"),
+        ));
+    }
+    // SAFETY: `p` is not NULL, `len` ≤ isize::MAX, and the caller promises `len` readable
+    // bytes at `p` for `'a`.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// A UTF-8 string of at most `max` bytes (names, addresses): as [`bytes`], then decoded.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of `len` bytes for `'a`.
+pub(crate) unsafe fn text<'a>(
+    p: *const std::ffi::c_char,
+    len: usize,
+    max: usize,
+    what: &str,
+) -> Result<&'a str, Failure> {
+    if p.is_null() {
+        return Err(Failure::invalid(format!("{what} is NULL")));
+    }
+    // SAFETY: forwarded from the caller's promise.
+    let b = unsafe {
+        bytes(
+            p.cast(),
+            len,
+            max,
+            what,
+            mcpool_status::MCPOOL_INVALID_ARGUMENT,
+        )
+    }?;
+    std::str::from_utf8(b).map_err(|_| Failure::invalid(format!("{what} is not UTF-8")))
+}

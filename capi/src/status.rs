@@ -1,0 +1,210 @@
+//! `mcpool_status`: the result of every call, with stable numeric values.
+
+use mcpool::error::Error;
+use std::ffi::c_char;
+
+/// The result of a call. The numbers are part of the ABI: they never change and a retired
+/// value is never given to another status.
+///
+/// - `0..=99`: the call reached an answer. `MCPOOL_OK` is success; the others are cache
+///   answers (a miss, a store that did not happen), not errors, and set no last error.
+/// - `100..=199`: the caller's input was refused before any I/O.
+/// - `200..=299`: the server or the network failed; the last error names the server.
+/// - `900..`: a bug in mcpool (a caught panic) or an error this version cannot name.
+///
+/// Every status other than `0..=99` sets the thread's last error message
+/// (`mcpool_last_error_message`).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum mcpool_status {
+    /// Success.
+    MCPOOL_OK = 0,
+    /// A miss: the key does not exist (get, gets, gat, delete, touch, incr, decr), or a
+    /// `cas` whose item is gone.
+    MCPOOL_NOT_FOUND = 1,
+    /// A store condition failed: `add` of an existing key, `replace`/`append`/`prepend` of a
+    /// missing one.
+    MCPOOL_NOT_STORED = 2,
+    /// `cas`: the item changed since it was read.
+    MCPOOL_EXISTS = 3,
+    /// A NULL pointer where one is required, a length out of range or a bad option value.
+    MCPOOL_INVALID_ARGUMENT = 100,
+    /// The key was refused before any byte was sent: empty, longer than 250 bytes (with the
+    /// prefix), or containing a space or control byte.
+    MCPOOL_INVALID_KEY = 101,
+    /// The value (after compression) is larger than the configured item size limit.
+    MCPOOL_VALUE_TOO_LARGE = 102,
+    /// The configuration is unusable (no servers, a malformed address, an unknown name).
+    MCPOOL_CONFIG = 103,
+    /// An index beyond the end of a list (server, result set, statistics).
+    MCPOOL_OUT_OF_RANGE = 104,
+    /// The operation needs another protocol than the configured one.
+    MCPOOL_UNSUPPORTED = 105,
+    /// The caller's allocation callback returned NULL (`mcpool_client_get_into` and its multi
+    /// form): the value was read and dropped, the connection is still usable.
+    MCPOOL_ALLOC_FAILED = 106,
+    /// The key's server is marked dead and not yet due for a retry.
+    MCPOOL_SERVER_DEAD = 200,
+    /// No pooled connection became free within the pool timeout.
+    MCPOOL_POOL_TIMEOUT = 201,
+    /// Connecting did not finish within the connect timeout.
+    MCPOOL_CONNECT_TIMEOUT = 202,
+    /// A read or write did not finish within the I/O timeout.
+    MCPOOL_IO_TIMEOUT = 203,
+    /// Any other socket error (refused, reset, closed mid-reply); the message has the OS text.
+    MCPOOL_IO = 204,
+    /// The server answered `SERVER_ERROR`; the message has its text.
+    MCPOOL_SERVER_ERROR = 205,
+    /// The server answered `CLIENT_ERROR` or `ERROR` (for example incr of a non-number).
+    MCPOOL_CLIENT_ERROR = 206,
+    /// The server's reply was not valid for the request.
+    MCPOOL_PROTOCOL = 207,
+    /// A value marked compressed could not be decompressed.
+    MCPOOL_DECOMPRESS = 208,
+    /// SASL authentication was refused by the server.
+    MCPOOL_AUTH = 209,
+    /// A value's flags mean nothing in the client's value format, or mark a kind this reader
+    /// cannot deliver (a serialized object with its deserialization off, an integer whose body
+    /// is not one); the message names the key, the flags and the format.
+    MCPOOL_VALUE_FORMAT = 210,
+    /// A bug: mcpool panicked. The panic was caught; the message says where.
+    MCPOOL_PANIC = 900,
+    /// An error this version of the C ABI has no status for.
+    MCPOOL_UNKNOWN_ERROR = 999,
+}
+
+/// Every status, in numeric order.
+const ALL: [mcpool_status; 24] = [
+    mcpool_status::MCPOOL_OK,
+    mcpool_status::MCPOOL_NOT_FOUND,
+    mcpool_status::MCPOOL_NOT_STORED,
+    mcpool_status::MCPOOL_EXISTS,
+    mcpool_status::MCPOOL_INVALID_ARGUMENT,
+    mcpool_status::MCPOOL_INVALID_KEY,
+    mcpool_status::MCPOOL_VALUE_TOO_LARGE,
+    mcpool_status::MCPOOL_CONFIG,
+    mcpool_status::MCPOOL_OUT_OF_RANGE,
+    mcpool_status::MCPOOL_UNSUPPORTED,
+    mcpool_status::MCPOOL_ALLOC_FAILED,
+    mcpool_status::MCPOOL_SERVER_DEAD,
+    mcpool_status::MCPOOL_POOL_TIMEOUT,
+    mcpool_status::MCPOOL_CONNECT_TIMEOUT,
+    mcpool_status::MCPOOL_IO_TIMEOUT,
+    mcpool_status::MCPOOL_IO,
+    mcpool_status::MCPOOL_SERVER_ERROR,
+    mcpool_status::MCPOOL_CLIENT_ERROR,
+    mcpool_status::MCPOOL_PROTOCOL,
+    mcpool_status::MCPOOL_DECOMPRESS,
+    mcpool_status::MCPOOL_AUTH,
+    mcpool_status::MCPOOL_VALUE_FORMAT,
+    mcpool_status::MCPOOL_PANIC,
+    mcpool_status::MCPOOL_UNKNOWN_ERROR,
+];
+
+impl mcpool_status {
+    /// The status for a core error.
+    pub fn from_error(e: &Error) -> mcpool_status {
+        use mcpool_status::*;
+        match e {
+            Error::InvalidKey { .. } => MCPOOL_INVALID_KEY,
+            Error::ValueTooLarge { .. } => MCPOOL_VALUE_TOO_LARGE,
+            Error::Config(_) => MCPOOL_CONFIG,
+            Error::ServerDead { .. } => MCPOOL_SERVER_DEAD,
+            Error::PoolTimeout { .. } => MCPOOL_POOL_TIMEOUT,
+            Error::ConnectTimeout { .. } => MCPOOL_CONNECT_TIMEOUT,
+            Error::IoTimeout { .. } => MCPOOL_IO_TIMEOUT,
+            Error::Io { .. } => MCPOOL_IO,
+            Error::Server { .. } => MCPOOL_SERVER_ERROR,
+            Error::Client { .. } => MCPOOL_CLIENT_ERROR,
+            Error::Protocol { .. } => MCPOOL_PROTOCOL,
+            Error::Decompress(_) => MCPOOL_DECOMPRESS,
+            Error::Auth { .. } => MCPOOL_AUTH,
+            Error::Unsupported(_) => MCPOOL_UNSUPPORTED,
+            Error::ValueFormat(_) => MCPOOL_VALUE_FORMAT,
+            #[allow(unreachable_patterns)]
+            _ => MCPOOL_UNKNOWN_ERROR,
+        }
+    }
+
+    /// True for the statuses that are answers rather than errors (`0..=99`).
+    pub fn is_answer(self) -> bool {
+        (self as u32) < 100
+    }
+
+    /// The status's name as a NUL-terminated string, e.g. `"MCPOOL_NOT_FOUND\0"`.
+    fn name_nul(self) -> &'static str {
+        use mcpool_status::*;
+        match self {
+            MCPOOL_OK => "MCPOOL_OK\0",
+            MCPOOL_NOT_FOUND => "MCPOOL_NOT_FOUND\0",
+            MCPOOL_NOT_STORED => "MCPOOL_NOT_STORED\0",
+            MCPOOL_EXISTS => "MCPOOL_EXISTS\0",
+            MCPOOL_INVALID_ARGUMENT => "MCPOOL_INVALID_ARGUMENT\0",
+            MCPOOL_INVALID_KEY => "MCPOOL_INVALID_KEY\0",
+            MCPOOL_VALUE_TOO_LARGE => "MCPOOL_VALUE_TOO_LARGE\0",
+            MCPOOL_CONFIG => "MCPOOL_CONFIG\0",
+            MCPOOL_OUT_OF_RANGE => "MCPOOL_OUT_OF_RANGE\0",
+            MCPOOL_UNSUPPORTED => "MCPOOL_UNSUPPORTED\0",
+            MCPOOL_ALLOC_FAILED => "MCPOOL_ALLOC_FAILED\0",
+            MCPOOL_SERVER_DEAD => "MCPOOL_SERVER_DEAD\0",
+            MCPOOL_POOL_TIMEOUT => "MCPOOL_POOL_TIMEOUT\0",
+            MCPOOL_CONNECT_TIMEOUT => "MCPOOL_CONNECT_TIMEOUT\0",
+            MCPOOL_IO_TIMEOUT => "MCPOOL_IO_TIMEOUT\0",
+            MCPOOL_IO => "MCPOOL_IO\0",
+            MCPOOL_SERVER_ERROR => "MCPOOL_SERVER_ERROR\0",
+            MCPOOL_CLIENT_ERROR => "MCPOOL_CLIENT_ERROR\0",
+            MCPOOL_PROTOCOL => "MCPOOL_PROTOCOL\0",
+            MCPOOL_DECOMPRESS => "MCPOOL_DECOMPRESS\0",
+            MCPOOL_AUTH => "MCPOOL_AUTH\0",
+            MCPOOL_VALUE_FORMAT => "MCPOOL_VALUE_FORMAT\0",
+            MCPOOL_PANIC => "MCPOOL_PANIC\0",
+            MCPOOL_UNKNOWN_ERROR => "MCPOOL_UNKNOWN_ERROR\0",
+        }
+    }
+
+    /// The status's name, e.g. `"MCPOOL_NOT_FOUND"`.
+    pub fn name(self) -> &'static str {
+        let n = self.name_nul();
+        &n[..n.len() - 1]
+    }
+}
+
+/// The name of a status as a static NUL-terminated string, e.g. `"MCPOOL_NOT_FOUND"`;
+/// `"MCPOOL_UNRECOGNIZED_STATUS"` for a number that is no status.
+///
+/// Takes the number rather than the enum so that any value from C is accepted.
+/// Ownership: the string is static; never free it.
+#[no_mangle]
+pub extern "C" fn mcpool_status_name(status: u32) -> *const c_char {
+    let name = ALL
+        .iter()
+        .find(|s| **s as u32 == status)
+        .map_or("MCPOOL_UNRECOGNIZED_STATUS\0", |s| s.name_nul());
+    name.as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    #[test]
+    fn names_and_numbers_are_stable() {
+        let mut seen = std::collections::HashSet::new();
+        for s in ALL {
+            assert!(seen.insert(s as u32), "{s:?} reuses a number");
+            // SAFETY: `mcpool_status_name` returns a static NUL-terminated string.
+            let name = unsafe { CStr::from_ptr(mcpool_status_name(s as u32)) };
+            assert_eq!(name.to_str().unwrap(), s.name());
+            assert_eq!(format!("{s:?}"), s.name());
+        }
+        assert_eq!(mcpool_status::MCPOOL_NOT_FOUND as u32, 1);
+        assert_eq!(mcpool_status::MCPOOL_INVALID_ARGUMENT as u32, 100);
+        assert_eq!(mcpool_status::MCPOOL_IO as u32, 204);
+        assert_eq!(mcpool_status::MCPOOL_UNSUPPORTED as u32, 105);
+        assert_eq!(mcpool_status::MCPOOL_ALLOC_FAILED as u32, 106);
+        // SAFETY: as above.
+        let unknown = unsafe { CStr::from_ptr(mcpool_status_name(12345)) };
+        assert_eq!(unknown.to_str().unwrap(), "MCPOOL_UNRECOGNIZED_STATUS");
+    }
+}

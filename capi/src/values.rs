@@ -1,0 +1,354 @@
+//! Owned results handed to C: a single item, a multi-get result set and per-server results
+//! (version, stats). Each is an opaque handle with accessors and one `_free` function; the
+//! pointers an accessor returns point into the handle and stay valid until it is freed.
+
+use super::landing::{landingpad, landingpad_void, Failure, Outcome};
+use super::ptr;
+use super::status::mcpool_status::{self, MCPOOL_NOT_FOUND, MCPOOL_OK, MCPOOL_OUT_OF_RANGE};
+use mcpool::item::Item;
+use std::ffi::c_char;
+
+/// One value read from the cache: its bytes, flags and CAS unique. Made by `mcpool_client_get`
+/// and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
+/// `mcpool_item_free`. Immutable, so it may be read from any thread.
+pub struct mcpool_item {
+    pub(crate) item: Item,
+}
+
+impl mcpool_item {
+    pub(crate) fn into_raw(item: Item) -> *mut mcpool_item {
+        Box::into_raw(Box::new(mcpool_item { item }))
+    }
+}
+
+/// The value's bytes (binary, not NUL-terminated); `mcpool_item_len` bytes are readable.
+/// NULL for a NULL item. Ownership: points into `item`; valid until `mcpool_item_free(item)`.
+///
+/// # Safety
+/// `item` is NULL or a live item.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_item_data(item: *const mcpool_item) -> *const u8 {
+    // SAFETY: the caller promises a non-NULL `item` is live.
+    match unsafe { item.as_ref() } {
+        Some(i) => i.item.value.as_ptr(),
+        None => std::ptr::null(),
+    }
+}
+
+/// The value's length in bytes (0 for a NULL item).
+///
+/// # Safety
+/// `item` is NULL or a live item.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_item_len(item: *const mcpool_item) -> usize {
+    // SAFETY: the caller promises a non-NULL `item` is live.
+    unsafe { item.as_ref() }.map_or(0, |i| i.item.value.len())
+}
+
+/// The item's flags, as stored by the writer (the compression bit that mcpool manages is
+/// cleared). 0 for a NULL item.
+///
+/// # Safety
+/// `item` is NULL or a live item.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_item_flags(item: *const mcpool_item) -> u32 {
+    // SAFETY: the caller promises a non-NULL `item` is live.
+    unsafe { item.as_ref() }.map_or(0, |i| i.item.flags)
+}
+
+/// The item's CAS unique, for `mcpool_client_cas`: set by `gets`/`gats`, 0 for `get`/`gat`
+/// and for a NULL item.
+///
+/// # Safety
+/// `item` is NULL or a live item.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_item_cas(item: *const mcpool_item) -> u64 {
+    // SAFETY: the caller promises a non-NULL `item` is live.
+    unsafe { item.as_ref() }.map_or(0, |i| i.item.cas.unwrap_or(0))
+}
+
+/// Frees an item. NULL is ignored.
+///
+/// # Safety
+/// `item` is NULL or an item not yet freed; it must not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_item_free(item: *mut mcpool_item) {
+    landingpad_void(|| {
+        if !item.is_null() {
+            // SAFETY: made by `Box::into_raw` in `mcpool_item::into_raw`, freed once.
+            drop(unsafe { Box::from_raw(item) });
+        }
+    })
+}
+
+/// One key's result in a multi-get: a hit, a miss, or its error.
+pub(crate) enum Entry {
+    Hit(Item),
+    Miss,
+    Failed(mcpool_status, String),
+}
+
+/// The result of a multi-get: one entry per key asked, in the caller's order. Made by
+/// `mcpool_client_get_multi`; walked with `mcpool_multi_len` and `mcpool_multi_get`; freed
+/// with `mcpool_multi_free`. Immutable, so it may be read from any thread.
+pub struct mcpool_multi {
+    pub(crate) entries: Vec<Entry>,
+}
+
+/// How many entries (= keys asked) the result set has; 0 for NULL.
+///
+/// # Safety
+/// `multi` is NULL or a live result set.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_multi_len(multi: *const mcpool_multi) -> usize {
+    // SAFETY: the caller promises a non-NULL `multi` is live.
+    unsafe { multi.as_ref() }.map_or(0, |m| m.entries.len())
+}
+
+/// The result for key number `index` (0-based, in the order the keys were given).
+///
+/// Returns `MCPOOL_OK` for a hit and writes its value (binary, `*out_len` bytes, pointing
+/// into `multi`, valid until `mcpool_multi_free`), flags and CAS unique (0 unless asked
+/// for); `MCPOOL_NOT_FOUND` for a miss; the key's own error status (with the last error set
+/// to its message) when that key failed; `MCPOOL_OUT_OF_RANGE` for an index past the end.
+/// Every output pointer is required.
+///
+/// # Safety
+/// `multi` is NULL or a live result set; each output is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_multi_get(
+    multi: *const mcpool_multi,
+    index: usize,
+    out_value: *mut *const u8,
+    out_len: *mut usize,
+    out_flags: *mut u32,
+    out_cas: *mut u64,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `multi` is live.
+        let m = unsafe { ptr::handle(multi, "multi") }?;
+        ptr::out(out_value, "value")?;
+        ptr::out(out_len, "length")?;
+        ptr::out(out_flags, "flags")?;
+        ptr::out(out_cas, "cas")?;
+        match m.entries.get(index) {
+            None => Err(out_of_range("multi-get result", index, m.entries.len())),
+            Some(Entry::Miss) => Ok(MCPOOL_NOT_FOUND),
+            Some(Entry::Failed(status, message)) => Err(Failure::new(*status, message.clone())),
+            Some(Entry::Hit(item)) => {
+                // SAFETY: all four outputs were checked non-NULL; the caller promises they
+                // are writable.
+                unsafe {
+                    ptr::write(out_value, item.value.as_ptr());
+                    ptr::write(out_len, item.value.len());
+                    ptr::write(out_flags, item.flags);
+                    ptr::write(out_cas, item.cas.unwrap_or(0));
+                }
+                Ok(MCPOOL_OK)
+            }
+        }
+    })
+}
+
+/// Frees a multi-get result set and every value in it. NULL is ignored.
+///
+/// # Safety
+/// `multi` is NULL or a result set not yet freed; neither it nor any pointer read from it
+/// may be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_multi_free(multi: *mut mcpool_multi) {
+    landingpad_void(|| {
+        if !multi.is_null() {
+            // SAFETY: made by `Box::into_raw` in `mcpool_client_get_multi`, freed once.
+            drop(unsafe { Box::from_raw(multi) });
+        }
+    })
+}
+
+pub(crate) fn out_of_range(what: &str, index: usize, len: usize) -> Failure {
+    Failure::new(
+        MCPOOL_OUT_OF_RANGE,
+        format!("{what} index {index} is out of range (there are {len})"),
+    )
+}
+
+/// Text stored with a terminating NUL, so C may use it either with its length or as a string.
+pub(crate) struct Text(Vec<u8>);
+
+impl Text {
+    pub(crate) fn new(s: &str) -> Text {
+        let mut v = Vec::with_capacity(s.len() + 1);
+        v.extend_from_slice(s.as_bytes());
+        v.push(0);
+        Text(v)
+    }
+
+    pub(crate) fn ptr(&self) -> *const c_char {
+        self.0.as_ptr().cast()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len() - 1
+    }
+
+    /// The text without its NUL (it was made from a `&str`).
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0[..self.len()]).unwrap_or_default()
+    }
+}
+
+/// One server's part of a per-server result.
+pub(crate) struct ServerEntry {
+    pub label: Text,
+    pub result: Result<Vec<(Text, Text)>, (mcpool_status, String)>,
+}
+
+/// Per-server results of `mcpool_client_version` and `mcpool_client_stats`: for each server
+/// (in configuration order) its `host:port` label, its status, and a list of
+/// `(name, value)` text pairs (for version, the single pair `("version", "1.6.21")`).
+/// Freed with `mcpool_server_results_free`. Immutable, so it may be read from any thread.
+pub struct mcpool_server_results {
+    pub(crate) servers: Vec<ServerEntry>,
+}
+
+/// # Safety
+/// `r` is NULL or live.
+unsafe fn server<'a>(
+    r: *const mcpool_server_results,
+    index: usize,
+) -> Result<&'a ServerEntry, Failure> {
+    // SAFETY: the caller promises a non-NULL `r` is live.
+    let r = unsafe { ptr::handle(r, "results") }?;
+    r.servers
+        .get(index)
+        .ok_or_else(|| out_of_range("server", index, r.servers.len()))
+}
+
+/// How many servers the results cover; 0 for NULL.
+///
+/// # Safety
+/// `results` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_server_results_len(results: *const mcpool_server_results) -> usize {
+    // SAFETY: the caller promises a non-NULL `results` is live.
+    unsafe { results.as_ref() }.map_or(0, |r| r.servers.len())
+}
+
+/// Server number `index`'s `host:port` label: NUL-terminated, `*out_len` bytes without the
+/// NUL, pointing into `results` (valid until it is freed). `MCPOOL_OUT_OF_RANGE` past the end.
+///
+/// # Safety
+/// `results` is NULL or live; each output is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_server_results_label(
+    results: *const mcpool_server_results,
+    index: usize,
+    out_label: *mut *const c_char,
+    out_len: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let s = unsafe { server(results, index) }?;
+        ptr::out(out_label, "label")?;
+        ptr::out(out_len, "length")?;
+        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_label, s.label.ptr());
+            ptr::write(out_len, s.label.len());
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Server number `index`'s outcome: `MCPOOL_OK` when it answered, otherwise its error status
+/// (and the thread's last error is set to its message). `MCPOOL_OUT_OF_RANGE` past the end.
+///
+/// # Safety
+/// `results` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_server_results_status(
+    results: *const mcpool_server_results,
+    index: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        match &unsafe { server(results, index) }?.result {
+            Ok(_) => Ok(MCPOOL_OK),
+            Err((status, message)) => Err(Failure::new(*status, message.clone())),
+        }
+    })
+}
+
+/// How many `(name, value)` pairs server number `index` returned (0 when it failed).
+///
+/// # Safety
+/// `results` is NULL or live; `out_count` is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_server_results_count(
+    results: *const mcpool_server_results,
+    index: usize,
+    out_count: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let s = unsafe { server(results, index) }?;
+        ptr::out(out_count, "count")?;
+        let n = s.result.as_ref().map_or(0, Vec::len);
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_count, n) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Pair number `entry` of server number `index`: its name and value, each NUL-terminated
+/// with its length (without the NUL) written beside it, pointing into `results` (valid until
+/// it is freed). `MCPOOL_OUT_OF_RANGE` when either index is past the end.
+///
+/// # Safety
+/// `results` is NULL or live; each output is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_server_results_entry(
+    results: *const mcpool_server_results,
+    index: usize,
+    entry: usize,
+    out_name: *mut *const c_char,
+    out_name_len: *mut usize,
+    out_value: *mut *const c_char,
+    out_value_len: *mut usize,
+) -> mcpool_status {
+    landingpad(|| -> Outcome {
+        // SAFETY: forwarded from the caller's promise.
+        let s = unsafe { server(results, index) }?;
+        ptr::out(out_name, "name")?;
+        ptr::out(out_name_len, "name length")?;
+        ptr::out(out_value, "value")?;
+        ptr::out(out_value_len, "value length")?;
+        let pairs = s.result.as_ref().map_or(&[][..], Vec::as_slice);
+        let (name, value) = pairs
+            .get(entry)
+            .ok_or_else(|| out_of_range("statistics entry", entry, pairs.len()))?;
+        // SAFETY: all outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_name, name.ptr());
+            ptr::write(out_name_len, name.len());
+            ptr::write(out_value, value.ptr());
+            ptr::write(out_value_len, value.len());
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Frees per-server results. NULL is ignored.
+///
+/// # Safety
+/// `results` is NULL or results not yet freed; neither it nor any pointer read from it may
+/// be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_server_results_free(results: *mut mcpool_server_results) {
+    landingpad_void(|| {
+        if !results.is_null() {
+            // SAFETY: made by `Box::into_raw` in `mcpool_client_version`/`_stats`, freed once.
+            drop(unsafe { Box::from_raw(results) });
+        }
+    })
+}

@@ -1,0 +1,136 @@
+//! `mcpool stats --client [--ops N] [--threads T] [--format table|prometheus]`: a short checked
+//! load against the servers, then the client's own per-server metrics (what an application
+//! would see), as a table or in the Prometheus text format (the load's summary then goes to
+//! standard error).
+
+use mcpool::{Client, ServerMetrics};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Parses `--ops N --threads T`, runs the load, prints the metrics table.
+pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
+    let mut ops = 10_000usize;
+    let mut threads = 4usize;
+    let mut prometheus = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut num = |what: &str| -> Result<usize, String> {
+            it.next()
+                .and_then(|v| v.parse().ok())
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("{what} takes a positive number"))
+        };
+        match a.as_str() {
+            "--client" => {}
+            "--ops" => ops = num("--ops")?.min(10_000_000),
+            "--threads" => threads = num("--threads")?.min(1024),
+            "--format" => match it.next().map(String::as_str) {
+                Some("table") => prometheus = false,
+                Some("prometheus") => prometheus = true,
+                other => {
+                    return Err(format!(
+                        "--format takes table or prometheus, not {}",
+                        other.unwrap_or("nothing")
+                    ))
+                }
+            },
+            other => return Err(format!("unknown option for stats --client: {other}")),
+        }
+    }
+    let crossed = Arc::new(AtomicUsize::new(0));
+    let errors = Arc::new(AtomicUsize::new(0));
+    let start = Instant::now();
+    let workers: Vec<_> = (0..threads)
+        .map(|t| {
+            let (c, crossed, errors) = (client.clone(), crossed.clone(), errors.clone());
+            let n = ops / threads + usize::from(t < ops % threads);
+            std::thread::spawn(move || {
+                for i in 0..n {
+                    let key = format!("mcpool-stats:{t}:{}", i % 64);
+                    if i % 4 == 0 {
+                        if c.set(&key, key.as_bytes(), 60).is_err() {
+                            errors.fetch_add(1, Ordering::Relaxed);
+                        }
+                    } else {
+                        match c.get(&key) {
+                            Ok(Some(v)) if v != key.as_bytes() => {
+                                crossed.fetch_add(1, Ordering::Relaxed);
+                            }
+                            Ok(_) => {}
+                            Err(_) => {
+                                errors.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().map_err(|_| "a load thread panicked".to_string())?;
+    }
+    let took = start.elapsed();
+    let summary = format!(
+        "load: {ops} operations on {threads} threads in {:.2} s ({:.0} ops/s), {} errors, {} crossed values",
+        took.as_secs_f64(),
+        ops as f64 / took.as_secs_f64().max(1e-9),
+        errors.load(Ordering::Relaxed),
+        crossed.load(Ordering::Relaxed)
+    );
+    if prometheus {
+        eprintln!("{summary}");
+        print!(
+            "{}",
+            mcpool::prometheus::render(&client.metrics(), &client.pool_states())
+        );
+    } else {
+        println!("{summary}");
+        print_table(&client.metrics());
+    }
+    Ok(if crossed.load(Ordering::Relaxed) > 0 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_table(metrics: &[ServerMetrics]) {
+    println!(
+        "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>6}",
+        "server",
+        "ops",
+        "hits",
+        "misses",
+        "connects",
+        "conn_err",
+        "timeouts",
+        "io_err",
+        "srv_err",
+        "pool_wait",
+        "wait_ms",
+        "handover",
+        "eject",
+        "return"
+    );
+    for m in metrics {
+        println!(
+            "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8.1} {:>8} {:>6} {:>6}",
+            m.server,
+            m.operations,
+            m.hits,
+            m.misses,
+            m.connects,
+            m.connect_errors,
+            m.timeouts,
+            m.io_errors,
+            m.server_errors + m.protocol_errors,
+            m.pool_waits,
+            m.pool_wait_time.as_secs_f64() * 1000.0,
+            m.handed_over,
+            m.ejections,
+            m.returns
+        );
+    }
+}

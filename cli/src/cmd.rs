@@ -1,0 +1,319 @@
+//! The memcached commands of the CLI.
+
+use crate::{usage_error, Globals};
+use mcpool::{Client, ClientBuilder, Distribution, Kind, StoreCommand, StoreOutcome, Value};
+use mcpool_testkit::Spawn;
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+const MISS: u8 = 1;
+const FAIL: u8 = 2;
+
+/// Builds a client from the global options (the servers must be set).
+pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
+    let mut b = ClientBuilder::new().min_idle(0);
+    if let Some(w) = &g.weights {
+        if w.len() != servers.len() {
+            return Err(format!(
+                "--weights has {} entries for {} servers",
+                w.len(),
+                servers.len()
+            ));
+        }
+    }
+    for (i, s) in servers.iter().enumerate() {
+        let w = g.weights.as_ref().map_or(1, |w| w[i]);
+        b = b.server_weighted(s, w);
+    }
+    if let Some(d) = &g.distribution {
+        let mut dist: Distribution = d.parse().map_err(|e: mcpool::Error| e.to_string())?;
+        if let Some(points) = g.ketama_points {
+            dist = with_points(dist, points)?;
+        }
+        b = b.distribution(dist);
+    }
+    if g.no_sanitize_keys {
+        b = b.sanitize_keys(false);
+    }
+    if let Some(p) = &g.protocol {
+        b = b.protocol(p.parse().map_err(|e: mcpool::Error| e.to_string())?);
+    }
+    if let Some(p) = &g.prefix {
+        b = b.key_prefix(p.as_bytes());
+    }
+    if let Some(f) = &g.value_format {
+        b = b.value_format(f.parse().map_err(|e: mcpool::Error| e.to_string())?);
+    }
+    if let Some(c) = &g.compression_codec {
+        b = b.compression_codec(c.parse().map_err(|e: mcpool::Error| e.to_string())?);
+    }
+    if let Some(l) = g.compression_level {
+        b = b.compression_level(l);
+    }
+    if let Some(ms) = g.connect_timeout_ms {
+        b = b.connect_timeout(Duration::from_millis(ms.max(1)));
+    }
+    if let Some(ms) = g.io_timeout_ms {
+        b = b.io_timeout(Duration::from_millis(ms.max(1)));
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
+fn with_points(dist: Distribution, points: u32) -> Result<Distribution, String> {
+    // Profiles with a points parameter parse it from "name:points".
+    format!("{dist}:{points}")
+        .parse()
+        .map_err(|_| format!("--ketama-points does not apply to {dist}"))
+}
+
+fn fail(e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("mcpool: {e}");
+    ExitCode::from(FAIL)
+}
+
+fn store_exit(o: StoreOutcome) -> ExitCode {
+    match o {
+        StoreOutcome::Stored => ExitCode::SUCCESS,
+        other => {
+            eprintln!("mcpool: not stored ({other:?})");
+            ExitCode::from(MISS)
+        }
+    }
+}
+
+/// Splits `--ttl S` and `--kind K` out of `args`.
+fn take_ttl(args: &[String]) -> Result<(Vec<&String>, u32, Kind), String> {
+    let mut ttl = 0;
+    let mut kind = Kind::Bytes;
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let kind_name = if a == "--kind" {
+            Some(it.next().ok_or("--kind needs a value")?.as_str())
+        } else {
+            a.strip_prefix("--kind=")
+        };
+        if let Some(k) = kind_name {
+            kind = match k {
+                "bytes" => Kind::Bytes,
+                "text" => Kind::Text,
+                "int" => Kind::Int,
+                "bool" => Kind::Bool,
+                _ => return Err(format!("--kind takes bytes, text, int or bool, not {k:?}")),
+            };
+        } else if a == "--ttl" {
+            let v = it.next().ok_or("--ttl needs a value")?;
+            ttl = v
+                .parse()
+                .map_err(|_| format!("--ttl takes seconds, not {v:?}"))?;
+        } else if let Some(v) = a.strip_prefix("--ttl=") {
+            ttl = v
+                .parse()
+                .map_err(|_| format!("--ttl takes seconds, not {v:?}"))?;
+        } else {
+            rest.push(a);
+        }
+    }
+    Ok((rest, ttl, kind))
+}
+
+/// A typed value from the command line's text.
+fn typed(kind: Kind, text: &str) -> Result<Value, String> {
+    let body = match kind {
+        Kind::Bool => match text {
+            "true" | "1" | "yes" | "on" => b"1".to_vec(),
+            "false" | "0" | "no" | "off" => b"0".to_vec(),
+            _ => return Err(format!("--kind bool takes true or false, not {text:?}")),
+        },
+        _ => text.as_bytes().to_vec(),
+    };
+    Value::from_abi(kind, body).ok_or_else(|| format!("not a valid {kind}: {text:?}"))
+}
+
+/// Runs one memcached command; starts a private server when `--servers` is absent.
+pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
+    const KNOWN: &[&str] = &[
+        "get", "set", "add", "replace", "append", "prepend", "delete", "incr", "decr", "touch",
+        "version", "stats", "flush",
+    ];
+    if !KNOWN.contains(&command) {
+        return usage_error(&format!("unknown command {command:?}"));
+    }
+    let _private;
+    let servers = if g.servers.is_empty() {
+        let spawn = Spawn {
+            threads: 1,
+            memory_mb: Some(64),
+            ..Spawn::default()
+        };
+        match spawn.start() {
+            Ok(p) => {
+                eprintln!(
+                    "mcpool: no --servers given; started a private memcached at {} for this command",
+                    p.addr()
+                );
+                let s = vec![p.addr()];
+                _private = p;
+                s
+            }
+            Err(e) => return fail(e),
+        }
+    } else {
+        g.servers.clone()
+    };
+    let client = match client_from(g, &servers) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let num = |s: &String| -> Result<u64, String> {
+        s.parse()
+            .map_err(|_| format!("expected a number, got {s:?}"))
+    };
+    let mut out = std::io::stdout().lock();
+    let result: Result<ExitCode, String> = (|| match (command, args) {
+        ("get", keys) if !keys.is_empty() => {
+            let mut code = ExitCode::SUCCESS;
+            // Decoded by the value format: never undecoded (or compressed) bytes.
+            let results = client.get_values(keys);
+            for (k, r) in keys.iter().zip(results) {
+                match r {
+                    Ok(Some(value)) => {
+                        if keys.len() > 1 {
+                            let _ = write!(out, "{k}\t");
+                        }
+                        let _ = match &value {
+                            Value::Bytes(b) => out.write_all(b),
+                            Value::Text(t) => out.write_all(t.as_bytes()),
+                            Value::Int(i) => write!(out, "{i}"),
+                            Value::Bool(b) => write!(out, "{b}"),
+                            Value::Serialized { lang, bytes } => out.write_all(
+                                format!("<{} of {} bytes>", lang.describe(), bytes.len())
+                                    .as_bytes(),
+                            ),
+                        };
+                        let _ = out.write_all(b"\n");
+                    }
+                    Ok(None) => {
+                        eprintln!("mcpool: {k}: not found");
+                        if code == ExitCode::SUCCESS {
+                            code = ExitCode::from(MISS);
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("mcpool: {k}: {e}");
+                        code = ExitCode::from(FAIL);
+                    }
+                }
+            }
+            Ok(code)
+        }
+        ("set" | "add" | "replace", _) => {
+            let (rest, ttl, kind) = take_ttl(args)?;
+            let [key, value] = rest[..] else {
+                return Err(format!(
+                    "usage: mcpool {command} KEY VALUE [--ttl S] [--kind bytes|text|int|bool]"
+                ));
+            };
+            let cmd = match command {
+                "set" => StoreCommand::Set,
+                "add" => StoreCommand::Add,
+                _ => StoreCommand::Replace,
+            };
+            let o = client
+                .store_value(cmd, key, &typed(kind, value)?, ttl)
+                .map_err(|e| e.to_string())?;
+            Ok(store_exit(o))
+        }
+        ("append" | "prepend", [key, value]) => {
+            let o = if command == "append" {
+                client.append(key, value.as_bytes())
+            } else {
+                client.prepend(key, value.as_bytes())
+            }
+            .map_err(|e| e.to_string())?;
+            Ok(store_exit(o))
+        }
+        ("delete", [key]) => match client.delete(key).map_err(|e| e.to_string())? {
+            true => Ok(ExitCode::SUCCESS),
+            false => {
+                eprintln!("mcpool: {key}: not found");
+                Ok(ExitCode::from(MISS))
+            }
+        },
+        ("incr" | "decr", [key, n]) => {
+            let n = num(n)?;
+            let r = if command == "incr" {
+                client.incr(key, n)
+            } else {
+                client.decr(key, n)
+            }
+            .map_err(|e| e.to_string())?;
+            match r {
+                Some(v) => {
+                    let _ = writeln!(out, "{v}");
+                    Ok(ExitCode::SUCCESS)
+                }
+                None => {
+                    eprintln!("mcpool: {key}: not found");
+                    Ok(ExitCode::from(MISS))
+                }
+            }
+        }
+        ("touch", [key, ttl]) => {
+            let ttl = num(ttl)? as u32;
+            match client.touch(key, ttl).map_err(|e| e.to_string())? {
+                true => Ok(ExitCode::SUCCESS),
+                false => {
+                    eprintln!("mcpool: {key}: not found");
+                    Ok(ExitCode::from(MISS))
+                }
+            }
+        }
+        ("version", []) => per_server(&mut out, client.version(), |out, v| {
+            let _ = writeln!(out, "{v}");
+        }),
+        ("stats", [first, ..]) if first == "--client" => crate::client_stats::run(&client, args),
+        ("stats", [] | [_]) => {
+            let group = args.first().map(String::as_str);
+            per_server(&mut out, client.stats(group), |out, stats| {
+                for (k, v) in stats {
+                    let _ = writeln!(out, "  {k} {v}");
+                }
+            })
+        }
+        ("flush", [] | [_]) => {
+            let delay = args.first().map(num).transpose()?.map(|d| d as u32);
+            client.flush_all(delay).map_err(|e| e.to_string())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => Err(format!(
+            "wrong arguments for {command}; run `mcpool --help` for usage"
+        )),
+    })();
+    match result {
+        Ok(code) => code,
+        Err(e) => fail(e),
+    }
+}
+
+fn per_server<T>(
+    out: &mut impl Write,
+    results: mcpool::PerServer<T>,
+    show: impl Fn(&mut dyn Write, &T),
+) -> Result<ExitCode, String> {
+    let mut code = ExitCode::SUCCESS;
+    for (server, r) in results {
+        match r {
+            Ok(v) => {
+                let _ = write!(out, "{server}: ");
+                show(out, &v);
+            }
+            Err(e) => {
+                eprintln!("mcpool: {server}: {e}");
+                code = ExitCode::from(FAIL);
+            }
+        }
+    }
+    Ok(code)
+}

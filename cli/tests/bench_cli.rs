@@ -1,0 +1,132 @@
+//! Smoke test of `mcpool bench`: tiny counts (`--smoke`), the floor and mcpool only, against
+//! the tool's own private memcached; the report files exist and the table parses, and the
+//! contestants take turns repeat by repeat.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn memcached_installed() -> bool {
+    Command::new(std::env::var("MEMCACHED").unwrap_or_else(|_| "memcached".into()))
+        .arg("-V")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+#[test]
+fn bench_smoke_writes_a_report() {
+    if !memcached_installed() {
+        eprintln!("memcached not installed: skipping the bench smoke test");
+        return;
+    }
+    let out: PathBuf =
+        std::env::temp_dir().join(format!("mcpool-bench-smoke-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let run = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(["bench", "--smoke", "--peers", "none"])
+        .args(["--server-reqs-per-event", "64", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run mcpool bench");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success(),
+        "exit {:?}\n{stdout}\n{stderr}",
+        run.status
+    );
+
+    for f in [
+        "results.md",
+        "results.csv",
+        "threads.svg",
+        "bulk.svg",
+        "multiget.svg",
+    ] {
+        let p = out.join(f);
+        let meta = std::fs::metadata(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(meta.len() > 0, "{} is empty", p.display());
+    }
+    let svg = std::fs::read_to_string(out.join("threads.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("<polyline") && svg.trim_end().ends_with("</svg>")
+    );
+
+    // The Markdown table: a header, a separator, and rows with as many cells as the header.
+    let md = std::fs::read_to_string(out.join("results.md")).unwrap();
+    let (results, spent) = md
+        .split_once("## Time spent")
+        .expect("a Time spent section");
+    let table: Vec<&str> = results.lines().filter(|l| l.starts_with('|')).collect();
+    // Time spent: one row per contestant (floor and mcpool), every scenario a column.
+    let spent_rows: Vec<&str> = spent.lines().filter(|l| l.starts_with("| ")).collect();
+    assert!(spent_rows[0].contains("| sequential |") && spent_rows[0].contains("| bulk |"));
+    assert!(
+        spent_rows.iter().any(|l| l.starts_with("| floor |")),
+        "{spent}"
+    );
+    assert!(
+        spent_rows.iter().any(|l| l.starts_with("| mcpool |")),
+        "{spent}"
+    );
+    assert!(table.len() > 10, "table too short:\n{md}");
+    let cells = |l: &str| l.matches('|').count();
+    assert!(
+        table.iter().all(|l| cells(l) == cells(table[0])),
+        "ragged table:\n{md}"
+    );
+    let header: Vec<&str> = table[0].split('|').map(str::trim).collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (sc, who, median, ratio) = (
+        col("scenario"),
+        col("contestant"),
+        col("median"),
+        col("× floor"),
+    );
+    for scenario in ["sequential", "kilobyte", "multiget", "threads", "bulk"] {
+        for contestant in ["floor", "mcpool", "mcpool-zero-copy"] {
+            let row = table[2..]
+                .iter()
+                .map(|l| l.split('|').map(str::trim).collect::<Vec<_>>())
+                .find(|r| r[sc] == scenario && r[who] == contestant)
+                .unwrap_or_else(|| panic!("no {scenario}/{contestant} row:\n{md}"));
+            let m: f64 = row[median].parse().expect("median is a number");
+            assert!(m > 0.0);
+            let r: f64 = row[ratio].parse().expect("ratio is a number");
+            if contestant == "floor" {
+                assert_eq!(r, 1.0);
+            }
+        }
+    }
+
+    // The CSV: a header and one row per raw measurement, all with the same number of fields.
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let n = lines.next().unwrap().split(',').count();
+    assert!(lines.clone().count() > 50);
+    assert!(lines.all(|l| l.split(',').count() == n));
+    // Contestants take turns within a point, and each repeat starts one further on: the
+    // first point's timed runs, in the order they ran, are floor 1, mcpool 1, mcpool 2,
+    // floor 2, floor 3, mcpool 3 (with mcpool-zero-copy, the third, left out).
+    let runs: Vec<String> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[0] == "sequential" && f[2] == "set" && f[8] == "ops/s")
+        .filter(|f| f[4] != "mcpool-zero-copy")
+        .take(6)
+        .map(|f| format!("{} {}", f[4], f[6]))
+        .collect();
+    assert_eq!(
+        runs,
+        ["floor 1", "mcpool 1", "mcpool 2", "floor 2", "floor 3", "mcpool 3"],
+        "{csv}"
+    );
+
+    // The stdout table names the machine and every scenario.
+    assert!(stdout.contains("machine:") && stdout.contains("memcached"));
+    // The private server got the -R asked for, and the report says so.
+    assert!(stdout.contains(" -R 64 "), "{stdout}");
+    assert!(stdout.contains("bulk") && stdout.contains("× floor"));
+    let _ = std::fs::remove_dir_all(&out);
+}

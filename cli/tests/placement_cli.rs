@@ -1,0 +1,279 @@
+//! `mcpool ring`, end to end through the binary: its output agrees with the committed
+//! placement fixtures (which come from the real client libraries), byte for byte.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/placement")
+}
+
+fn mcpool(global: &[&str], ring: &[&str], stdin: Option<&[u8]>) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(global)
+        .arg("ring")
+        .args(ring)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcpool");
+    let mut input = child.stdin.take().unwrap();
+    if let Some(data) = stdin {
+        input.write_all(data).unwrap();
+    }
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The first fixture case of `profile` whose header lines all contain `want`.
+fn case(profile: &str, want: &[&str]) -> (Vec<String>, Option<String>, Option<String>, Vec<u8>) {
+    let mut text = std::fs::read_to_string(fixtures().join("cases.txt")).unwrap();
+    text += &std::fs::read_to_string(fixtures().join("settings.txt")).unwrap();
+    for block in text.split("end\n") {
+        let field = |name: &str| {
+            block
+                .lines()
+                .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_owned()))
+        };
+        if field("case ").as_deref() != Some(profile) || !want.iter().all(|w| block.contains(w)) {
+            continue;
+        }
+        let servers = field("servers ")
+            .unwrap()
+            .split(' ')
+            .map(str::to_owned)
+            .collect();
+        let weights = field("weights ").map(|w| w.replace(' ', ","));
+        let points = field("ketama-points ");
+        let expect = field("expect ").unwrap().into_bytes();
+        return (servers, weights, points, expect);
+    }
+    panic!("no fixture case {profile} {want:?}");
+}
+
+fn check_profile(profile: &str, want: &[&str], extra: &[&str]) {
+    let (servers, weights, points, expect) = case(profile, want);
+    let keys_path = fixtures().join("keys.txt");
+    let keys: Vec<Vec<u8>> = std::fs::read(&keys_path)
+        .unwrap()
+        .split(|&b| b == b'\n')
+        .filter(|k| !k.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
+    let joined = servers.join(",");
+    let mut global = vec!["--servers", &joined, "--distribution", profile];
+    if let Some(w) = &weights {
+        global.extend(["--weights", w]);
+    }
+    if let Some(p) = &points {
+        global.extend(["--ketama-points", p]);
+    }
+    global.extend(extra);
+    let path = keys_path.to_str().unwrap();
+    let (code, out, err) = mcpool(&global, &["--keys", path], None);
+    assert_eq!(code, 0, "{err}");
+    let mut want_out = Vec::new();
+    for (k, &i) in keys.iter().zip(&expect) {
+        let idx = (i as char).to_digit(36).unwrap() as usize;
+        let mut hp: Vec<&str> = servers[idx].split(':').collect();
+        hp.truncate(2);
+        want_out.extend_from_slice(k);
+        want_out.push(b'\t');
+        want_out.extend_from_slice(hp.join(":").as_bytes());
+        want_out.push(b'\n');
+    }
+    assert!(
+        out == want_out,
+        "{profile}: ring output differs from the fixture"
+    );
+}
+
+#[test]
+fn ring_matches_fixtures() {
+    check_profile(
+        "cache-memcached",
+        &["Cache::Memcached 1", "weights 3 1 1 2 5"],
+        &[],
+    );
+    check_profile("twemproxy-ketama", &[":alpha", "weights 1 2 3 4 5"], &[]);
+    check_profile("cmf-ketama", &["ketama-points 40", "weights"], &[]);
+    check_profile("whalin-native", &["sanitize on", "weights 1 2 3 4 5"], &[]);
+    check_profile(
+        "whalin-old-compat",
+        &["sanitize off"],
+        &["--no-sanitize-keys"],
+    );
+    check_profile("pymemcache-rendezvous", &["127.77.10.10"], &[]);
+}
+
+#[test]
+fn ring_reads_stdin_and_keeps_order_and_bytes() {
+    let input = b"b\na\n\xff\xfe raw\nlast-no-newline";
+    let g = [
+        "--servers",
+        "127.0.0.1:11211,127.0.0.2:11212",
+        "--distribution",
+        "libmemcached-ketama",
+    ];
+    let (code, out, err) = mcpool(&g, &[], Some(input));
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&[u8]> = out
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    for (line, key) in lines
+        .iter()
+        .zip([&b"b"[..], b"a", b"\xff\xfe raw", b"last-no-newline"])
+    {
+        assert!(
+            line.starts_with(key) && line[key.len()] == b'\t',
+            "{line:?}"
+        );
+        let server = &line[key.len() + 1..];
+        assert!(server == b"127.0.0.1:11211" || server == b"127.0.0.2:11212");
+    }
+}
+
+#[test]
+fn ring_compares_and_benches() {
+    let g = [
+        "--servers",
+        "127.0.0.1:11211,127.0.0.2:11211,127.0.0.3:11211",
+        "--distribution",
+        "spymemcached-ketama",
+    ];
+    let (code, out, err) = mcpool(
+        &g,
+        &[
+            "--compare-servers",
+            "127.0.0.1:11211,127.0.0.2:11211,127.0.0.3:11211,127.0.0.4:11211",
+            "--random",
+            "4000",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("keys\t4000\nmoved\t"), "{text}");
+    assert!(text.contains("balance\tbefore\t"), "{text}");
+    let (code, out, err) = mcpool(
+        &g,
+        &[
+            "--compare-distribution",
+            "libmemcached-ketama-weighted",
+            "--random",
+            "1000",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(String::from_utf8(out).unwrap().contains("moved\t"));
+    let (code, out, err) = mcpool(&g, &["--bench", "--bench-sizes", "10"], None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(String::from_utf8(out).unwrap().lines().count(), 15);
+    let (code, _, err) = mcpool(
+        &["--servers", "127.0.0.1:1", "--distribution", "nope"],
+        &[],
+        Some(b""),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown distribution"), "{err}");
+}
+
+#[test]
+fn ring_accepts_client_settings_in_their_own_words() {
+    check_profile(
+        "pylibmc:distribution=consistent",
+        &["weights 1 2 3 4 5"],
+        &[],
+    );
+    check_profile("pylibmc:ketama=1,hash=md5", &["127.77.5.1"], &[]);
+    check_profile(
+        "libmemcached:ketama_weighted=1,distribution=consistent_ketama_spy",
+        &["weights 1 2 3"],
+        &[],
+    );
+    check_profile(
+        "twemproxy:hash=fnv1a_64,distribution=modula",
+        &[":alpha", "weights 1 2 3 4 5"],
+        &[],
+    );
+    check_profile(
+        "spymemcached:locator=array_mod,hash=native",
+        &["127.77.10.1"],
+        &[],
+    );
+    // Anything else is a usage error that names the valid words.
+    for (setting, want) in [
+        ("twemproxy:distribution=random", "not placement"),
+        ("libmemcached:hash=nope", "fnv1a_64"),
+        ("pylibmc:tcp_nodelay=1", "ketama_weighted"),
+        ("spymemcached:locator=nope", "array_mod"),
+    ] {
+        let (code, _, err) = mcpool(
+            &["--servers", "127.0.0.1:1", "--distribution", setting],
+            &[],
+            Some(b""),
+        );
+        assert_eq!(code, 2, "{setting}");
+        assert!(err.contains(want), "{setting}: {err}");
+    }
+}
+
+#[test]
+fn ring_compare_distribution_between_two_client_settings() {
+    // The Django settings pylibmc users switch between: how many keys move, counted by
+    // `mcpool ring` and by the two fixtures the real pylibmc produced.
+    let from = "pylibmc:distribution=consistent";
+    let to = "pylibmc:ketama=1,hash=md5";
+    let (servers, w1, _, a) = case(from, &["127.77.5.1"]);
+    let (servers2, w2, _, b) = case(to, &["127.77.5.1"]);
+    assert_eq!((&servers, &w1, &w2), (&servers2, &None, &None));
+    let moved = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+    assert!(moved > 0);
+    let joined = servers.join(",");
+    let keys = fixtures().join("keys.txt");
+    let (code, out, err) = mcpool(
+        &["--servers", &joined, "--distribution", from],
+        &[
+            "--compare-distribution",
+            to,
+            "--keys",
+            keys.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("moved\t{moved}\t"))),
+        "want {moved} moved:\n{text}"
+    );
+    // And between a setting and a profile, either way round.
+    let (code, out, err) = mcpool(
+        &[
+            "--servers",
+            &joined,
+            "--distribution",
+            "libmemcached-ketama",
+        ],
+        &[
+            "--compare-distribution",
+            "libmemcached:ketama=1",
+            "--random",
+            "500",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(String::from_utf8(out).unwrap().contains("moved\t0\t"));
+}

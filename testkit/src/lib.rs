@@ -1,0 +1,324 @@
+//! The test kit: real memcached processes on free loopback ports, stopped on drop, for every
+//! test of the workspace and for the CLI's private server (`mcpool bench` and the commands
+//! without `--servers`); deliberately broken fake servers ([`fake`]) and a fault-injecting
+//! proxy ([`proxy`]) for fault tests, named as such.
+
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub mod fake;
+pub mod nutcracker;
+pub mod proxy;
+
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A memcached process of the test's own (or the CLI's private server), on 127.0.0.1 and a
+/// free port; stopped on drop.
+pub struct Memcached {
+    child: Child,
+    /// Its port.
+    pub port: u16,
+    /// Its `-t` thread count.
+    pub threads: u32,
+    /// For a server shared by a whole test binary (never dropped): the pipe whose end, when
+    /// the test process exits, makes the wrapper shell stop memcached.
+    _lifeline: Option<std::process::ChildStdin>,
+}
+
+/// What to tell a user who has no memcached.
+pub const INSTALL_HINT: &str = "memcached is not installed. Install it with \
+`sudo apt-get install memcached` (Debian/Ubuntu), `sudo dnf install memcached` (Fedora) \
+or `brew install memcached` (macOS), or pass --servers HOST:PORT, or set MEMCACHED=/path/to/memcached.";
+
+/// The memcached binary: `$MEMCACHED`, else `memcached` on PATH.
+pub fn memcached_bin() -> String {
+    std::env::var("MEMCACHED").unwrap_or_else(|_| "memcached".into())
+}
+
+fn running_as_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(1) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+/// A free loopback TCP port (the listener is closed before the port is returned).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind 127.0.0.1:0")
+}
+
+/// How to start a memcached: the one spawner behind the tests' and the CLI's servers.
+#[derive(Clone, Debug)]
+pub struct Spawn<'a> {
+    /// Port, 0 = a free one (retried a few times if taken meanwhile).
+    pub port: u16,
+    /// `-t` worker threads (default 2).
+    pub threads: u32,
+    /// `-m` megabytes of cache (default: memcached's own).
+    pub memory_mb: Option<u32>,
+    /// `-c` maximum simultaneous connections (default: memcached's own).
+    pub max_connections: Option<u32>,
+    /// Pin with `taskset -c CPUS`.
+    pub pin: Option<&'a str>,
+    /// Extra arguments.
+    pub extra: &'a [&'a str],
+    /// Extra environment variables (e.g. `SASL_CONF_PATH`).
+    pub env: &'a [(&'a str, &'a str)],
+    /// Run under a shell that stops memcached when this process exits (for statics).
+    pub shared: bool,
+}
+
+impl Default for Spawn<'_> {
+    fn default() -> Self {
+        Spawn {
+            port: 0,
+            threads: 2,
+            memory_mb: None,
+            max_connections: None,
+            pin: None,
+            extra: &[],
+            env: &[],
+            shared: false,
+        }
+    }
+}
+
+impl Spawn<'_> {
+    /// Starts the server and waits (at most 10 s) until it accepts connections.
+    pub fn start(&self) -> Result<Memcached, String> {
+        let bin = memcached_bin();
+        for _attempt in 0..5 {
+            let port = if self.port == 0 {
+                free_port()
+            } else {
+                self.port
+            };
+            let mut cmd = if self.shared {
+                let mut c = Command::new("sh");
+                c.args(["-c", "\"$0\" \"$@\" & pid=$!; cat >/dev/null; kill $pid"]);
+                c.arg(&bin).stdin(Stdio::piped());
+                c
+            } else if let Some(cpus) = self.pin {
+                let mut c = Command::new("taskset");
+                c.args(["-c", cpus, &bin]);
+                c
+            } else {
+                Command::new(&bin)
+            };
+            cmd.args(["-l", "127.0.0.1", "-p", &port.to_string(), "-U", "0"]);
+            cmd.args(["-t", &self.threads.to_string()]);
+            if let Some(mb) = self.memory_mb {
+                cmd.args(["-m", &mb.to_string()]);
+            }
+            if let Some(n) = self.max_connections {
+                cmd.args(["-c", &n.to_string()]);
+            }
+            if running_as_root() {
+                cmd.args(["-u", "root"]);
+            }
+            cmd.args(self.extra)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            cmd.envs(self.env.iter().copied());
+            let mut child = cmd.spawn().map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    INSTALL_HINT.to_string()
+                } else {
+                    format!("cannot start {bin}: {e}")
+                }
+            })?;
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    let lifeline = child.stdin.take();
+                    return Ok(Memcached {
+                        child,
+                        port,
+                        threads: self.threads,
+                        _lifeline: lifeline,
+                    });
+                }
+                if let Ok(Some(status)) = child.try_wait() {
+                    if status.code() == Some(127) {
+                        return Err(INSTALL_HINT.to_string());
+                    }
+                    break; // exited: port taken? try another
+                }
+                if Instant::now() > deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!(
+                        "memcached did not start on port {port} within 10 s"
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        Err("memcached exited at start five times".into())
+    }
+}
+
+impl Memcached {
+    /// Starts memcached with default settings plus `extra` arguments (panics on failure:
+    /// for tests).
+    pub fn start(extra: &[&str]) -> Memcached {
+        Self::start_on(0, extra)
+    }
+
+    /// Starts memcached on `port` (0 = a free one), retrying a few times if the port is taken.
+    pub fn start_on(port: u16, extra: &[&str]) -> Memcached {
+        Self::start_with_env(port, extra, &[])
+    }
+
+    /// Like `start_on`, with extra environment variables (e.g. `SASL_CONF_PATH`).
+    pub fn start_with_env(port: u16, extra: &[&str], env: &[(&str, &str)]) -> Memcached {
+        Self::must(Spawn {
+            port,
+            extra,
+            env,
+            ..Spawn::default()
+        })
+    }
+
+    /// A server for a `static` shared by every test of a binary: statics are never dropped,
+    /// so memcached runs under a shell that stops it when the test process exits (its stdin
+    /// pipe closes). `pid` and `signal` then address the shell: use `start` for those.
+    pub fn start_shared(extra: &[&str]) -> Memcached {
+        Self::must(Spawn {
+            extra,
+            shared: true,
+            ..Spawn::default()
+        })
+    }
+
+    fn must(spawn: Spawn<'_>) -> Memcached {
+        spawn.start().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Starts memcached listening only on the unix socket `path`.
+    pub fn start_unix(path: &str) -> Memcached {
+        let mut cmd = Command::new(memcached_bin());
+        cmd.args(["-s", path, "-t", "2"]);
+        if running_as_root() {
+            cmd.args(["-u", "root"]);
+        }
+        let child = cmd
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("cannot start memcached; install it (Debian: apt-get install memcached)");
+        let mc = Memcached {
+            child,
+            port: 0,
+            threads: 2,
+            _lifeline: None,
+        };
+        wait_until("the unix socket", Duration::from_secs(10), || {
+            std::os::unix::net::UnixStream::connect(path).is_ok()
+        });
+        mc
+    }
+
+    /// `127.0.0.1:<port>`.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends a signal (e.g. `libc::SIGSTOP`).
+    pub fn signal(&self, sig: i32) {
+        let status = Command::new("kill")
+            .args([format!("-{sig}"), self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    }
+
+    /// Stops it (SIGSTOP) and waits until every one of its threads is stopped: a stop
+    /// signal wakes one thread, which then stops the others, so until then a worker
+    /// thread may still answer a request.
+    pub fn freeze(&self) {
+        self.signal(libc::SIGSTOP);
+        let tasks = format!("/proc/{}/task", self.pid());
+        wait_until(
+            "every memcached thread stopped",
+            Duration::from_secs(10),
+            || {
+                std::fs::read_dir(&tasks)
+                    .expect("memcached's /proc task list")
+                    .filter_map(Result::ok)
+                    .all(|task| {
+                        let stat =
+                            std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+                        // The state follows the parenthesised command name.
+                        let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+                        matches!(state.and_then(|s| s.chars().next()), Some('T' | 't'))
+                    })
+            },
+        );
+    }
+
+    /// Lets a frozen server run again (SIGCONT).
+    pub fn thaw(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
+    /// Kills it (SIGKILL) and waits for it to be gone.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Memcached {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A key prefix unique to this call, so tests can share a server and run in parallel.
+pub fn unique(prefix: &str) -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{prefix}-{}-{}-",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Waits (bounded) until `cond` holds.
+pub fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A value that names its key and a checksum of it, padded to `len` bytes.
+pub fn value_for(key: &str, len: usize) -> Vec<u8> {
+    let mut v = format!("{key}:{:08x}:", crc32fast::hash(key.as_bytes())).into_bytes();
+    while v.len() < len {
+        v.push(b'a' + (v.len() % 26) as u8);
+    }
+    v
+}
+
+/// True when `value` is the one `value_for(key, _)` makes.
+pub fn belongs_to(key: &str, value: &[u8]) -> bool {
+    value.starts_with(format!("{key}:{:08x}:", crc32fast::hash(key.as_bytes())).as_bytes())
+}

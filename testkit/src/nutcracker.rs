@@ -1,0 +1,110 @@
+//! nutcracker (twemproxy) processes in front of test memcached servers, for the proxy tests.
+
+use crate::{free_port, unique, Memcached};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A nutcracker process on a fixed loopback port, in front of the given memcached servers
+/// (ketama + fnv1a_64, the same configuration for every proxy so they all place a key on the
+/// same backend). Killed on drop.
+pub struct Nutcracker {
+    child: Option<Child>,
+    port: u16,
+    conf: std::path::PathBuf,
+    dir: std::path::PathBuf,
+}
+
+/// Fails (never skips) when nutcracker is missing: this test is the proof of proxy-pool mode.
+pub fn require_nutcracker() {
+    let ok = Command::new("nutcracker")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok();
+    assert!(
+        ok,
+        "nutcracker (twemproxy) is not installed; install it: apt-get install nutcracker"
+    );
+}
+
+impl Nutcracker {
+    /// Starts one in front of `backends`, on a free port.
+    pub fn start(backends: &[Memcached]) -> Nutcracker {
+        require_nutcracker();
+        let dir = std::env::temp_dir().join(unique("proxy-pool"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let port = free_port();
+        let servers: String = backends
+            .iter()
+            .enumerate()
+            .map(|(i, mc)| format!("   - 127.0.0.1:{}:1 node{i}\n", mc.port))
+            .collect();
+        let conf = dir.join("nutcracker.yml");
+        std::fs::write(
+            &conf,
+            format!(
+                "pool:\n  listen: 127.0.0.1:{port}\n  hash: fnv1a_64\n  distribution: ketama\n  \
+                 auto_eject_hosts: false\n  timeout: 2000\n  servers:\n{servers}"
+            ),
+        )
+        .unwrap();
+        let mut n = Nutcracker {
+            child: None,
+            port,
+            conf,
+            dir,
+        };
+        n.restart();
+        n
+    }
+
+    /// `127.0.0.1:<port>`.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Starts it (again) on its port and waits until it accepts connections.
+    pub fn restart(&mut self) {
+        assert!(self.child.is_none(), "already running");
+        for _attempt in 0..5 {
+            let mut child = Command::new("nutcracker")
+                .arg("-c")
+                .arg(&self.conf)
+                .args(["-s", &free_port().to_string(), "-a", "127.0.0.1", "-o"])
+                .arg(self.dir.join("log"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start nutcracker");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                    self.child = Some(child);
+                    return;
+                }
+                if let Ok(Some(_)) = child.try_wait() {
+                    break; // the stats port was taken: try another
+                }
+                assert!(Instant::now() < deadline, "nutcracker did not start");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        panic!("nutcracker failed to start five times");
+    }
+
+    /// SIGKILL, and waits until it is gone.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for Nutcracker {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
