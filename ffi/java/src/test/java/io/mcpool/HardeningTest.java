@@ -209,9 +209,6 @@ public class HardeningTest {
         refused("WhalinTranscoder", () -> new WhalinTranscoder().encode(bad));
         refused("Whalin primitiveAsString", () -> new WhalinTranscoder(true, false, null).encode(bad));
         refused("Whalin primitiveAsString Character", () -> new WhalinTranscoder(true, false, null).encode('\udc00'));
-        // Not a string: a lone-surrogate Character is a number in Whalin's layout, exact both ways.
-        assertEquals('\udc00', new WhalinTranscoder().decode(new WhalinTranscoder().encode('\udc00').data,
-            WhalinTranscoder.MARKER_CHARACTER));
         refused("SpyTranscoder", () -> new SpyTranscoder().encode(bad));
         refused("MemCachedClient", () -> whalin.set("v6:mcc", bad));
         try (Mcpool spy = Mcpool.builder().servers(server.addr()).transcoder(new SpyTranscoder()).build()) {
@@ -244,12 +241,12 @@ public class HardeningTest {
         refused("compressionFormat(null)", () -> b.compressionFormat(null));
         refused("keyPrefix(null)", () -> b.keyPrefix(null));
         refused("transcoder(null)", () -> b.transcoder(null));
-        refused("WhalinTranscoder.decode(null)", () -> new WhalinTranscoder().decode(null, 32));
-        refused("SpyTranscoder.decode(null)", () -> new SpyTranscoder().decode(null, 0));
+        refused("WhalinTranscoder.decode(null)", () -> new WhalinTranscoder().decode(null, Kind.TEXT));
+        refused("SpyTranscoder.decode(null)", () -> new SpyTranscoder().decode(null, Kind.BYTES));
         refused("a transcoder that encodes as null", () -> {
             try (Mcpool p = Mcpool.builder().servers(server.addr()).transcoder(new Transcoder() {
                 public CachedData encode(Object v) { return null; }
-                public Object decode(byte[] d, int f) { return d; }
+                public Object decode(byte[] d, Kind k) { return d; }
             }).build()) {
                 p.set("n:k", "v");
             }
