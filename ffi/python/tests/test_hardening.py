@@ -225,8 +225,8 @@ INT_OPTIONS = {
     "pool_size": ("max_size", 1, 65536),
     "min_idle": ("min_idle", 0, 65536),
     "failure_limit": ("failure_limit", 1, 2 ** 32 - 1),
-    "max_decompressed_size": ("max_decompressed_size", 1, GIB),
-    "min_compress_len": ("compression_threshold", 0, GIB),
+    "max_decompressed_size": ("max_decompressed_size", 0, 2 ** 64 - 1),
+    "min_compress_len": ("compression_threshold", 0, 2 ** 64 - 1),
 }
 
 
