@@ -386,3 +386,46 @@ fn set_multi_items_decides_compression_per_item() {
     assert_eq!(stored(&kn), big.len());
     assert!(stored(&ka) < big.len() / 4);
 }
+
+#[test]
+fn tls_options_by_name_turn_tls_on_only_with_a_value() {
+    let b = ClientBuilder::new()
+        .set("tls_ca_file", "")
+        .unwrap()
+        .set("tls_insecure_skip_verify", "false")
+        .unwrap();
+    assert!(b.config().tls.is_none(), "defaults leave TLS off");
+    let on = ClientBuilder::new().set("tls_server_name", "cache.example");
+    if cfg!(feature = "tls") {
+        let b = on.unwrap();
+        let tls = b.config().tls.as_ref().expect("TLS on");
+        assert_eq!(tls.server_name.as_deref(), Some("cache.example"));
+        let b = b.set("tls", "false").unwrap();
+        assert!(b.config().tls.is_none());
+    } else {
+        let e = on.unwrap_err();
+        assert!(
+            matches!(e, Error::Unsupported(ref m) if m.contains("--features tls")),
+            "{e:?}"
+        );
+    }
+}
+
+#[test]
+fn sasl_by_name_sets_both_halves() {
+    let b = ClientBuilder::new()
+        .set("sasl_username", "user")
+        .unwrap()
+        .set("sasl_password", "secret")
+        .unwrap();
+    assert_eq!(
+        b.config().sasl,
+        Some(("user".to_owned(), "secret".to_owned()))
+    );
+    let b = b
+        .set("sasl_username", "")
+        .unwrap()
+        .set("sasl_password", "")
+        .unwrap();
+    assert_eq!(b.config().sasl, None);
+}
