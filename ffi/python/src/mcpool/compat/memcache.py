@@ -171,11 +171,11 @@ class Client:
         opts = {}
         if self.server_max_value_length:
             opts["max_value_size"] = self.server_max_value_length
-        # the core's python-memcached preset holds its defaults (placement, one failure
-        # marks a server dead, layout); failover rehash until the preset has it
+        # the core's python-memcached preset holds its defaults (placement with its rehash,
+        # one failure marks a server dead, layout); the rest are this Client's arguments
         self._mc = _mcpool.Client(
             [a for a, _ in specs], weights=[w for _, w in specs], preset="python-memcached",
-            failover="rehash", retry_timeout=self.dead_retry,
+            retry_timeout=self.dead_retry,
             retry_timeout_max=self.dead_retry, timeout=self.socket_timeout,
             connect_timeout=self.socket_timeout, pickle=True,
             pickle_protocol=self.pickleProtocol, **opts)

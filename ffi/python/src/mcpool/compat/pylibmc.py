@@ -158,9 +158,10 @@ def _options(behaviors):
     if b.get("_hash_with_prefix_key"):
         raise NotSupportedError("behavior _hash_with_prefix_key: mcpool places keys by the "
                                 "key without the namespace, as libmemcached's default")
-    # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout);
-    # failure_limit 1 until the preset has it: libmemcached disables a server at its first
-    # failure (pylibmc.ServerDown on the next call, for retry_timeout)
+    # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout). Its
+    # failure_limit is libmemcached's 5 (failures before auto-eject), but libmemcached also
+    # disables a server for retry_timeout at its first failure (the next call raises
+    # ServerDown, measured with pylibmc 1.6.3): that is the core's failure_limit 1
     opts = {"preset": "pylibmc", "failure_limit": 1}
     words = ["%s=%s" % (w, _word(b[w])) for w in _PLACEMENT
              if w in b and b[w] is not None and not (w == "ketama_hash" and not b[w])]
