@@ -12,7 +12,13 @@ fn native(kind: &str, dir: &str) -> Value {
     let data = std::fs::read(format!("{dir}/{base}.bin")).expect("fixture");
     match base {
         _ if raw => Value::Bytes(data),
-        "int" => Value::Int(String::from_utf8(data).expect("int").trim().parse().expect("int")),
+        "int" => Value::Int(
+            String::from_utf8(data)
+                .expect("int")
+                .trim()
+                .parse()
+                .expect("int"),
+        ),
         "utf8" | "text100k" => Value::Text(String::from_utf8(data).expect("utf-8")),
         _ => Value::Bytes(data),
     }
