@@ -1,9 +1,8 @@
 /*
  * Mcpool.xs: the Perl binding of mcpool. Calls only include/mcpool.h: placement, the
- * protocol, pooling and compression are the core's. This file turns Perl scalars into
- * (bytes, flags) and back, with Cache::Memcached's flag layout:
- *   1 = Storable (the value is a serialized reference), 2 = compressed (gzip; owned by the
- *   core, which compresses and inflates), 4 = UTF-8 (a character string, with utf8 => 1).
+ * protocol, pooling, compression and the value format (every flag bit and wire form:
+ * value_format => ..., default cache-memcached-fast) are the core's. This file turns Perl
+ * scalars into the core's value kinds (bytes, UTF-8 text, integer, Storable image) and back.
  */
 #define PERL_NO_GET_CONTEXT
 #include "EXTERN.h"
@@ -12,10 +11,8 @@
 
 #include "mcpool.h"
 
+#include <pthread.h>
 #include <string.h>
-
-#define F_STORABLE 0x1u
-#define F_UTF8 0x4u
 
 /* Room for the longest key memcached accepts (250) behind the longest namespace (250). */
 #define KEYBUF 512
@@ -43,10 +40,62 @@ typedef struct {
     void *heap_guard; /* a block kept above the hashes made ahead (mcp_make_next_hv) */
     size_t guard_buckets; /* the bucket count of the hashes the guard was placed for */
     int deserialize;      /* thaw values flagged Storable (deserialize => 1, the default) */
+    int serialize;        /* Storable images stored and delivered by the core (serialize => 1) */
+    int zero_plain;       /* flags 0 mean bytes in this value format: no decoding to do */
+    /* per kind: its flags for the batch store, or -1 (the core stores it only one by one) */
+    int64_t batch_flags[MCPOOL_KIND_JAVA_SERIALIZED + 1];
     HV *state;            /* the Perl side's state (lib/Mcpool.pm's _state) */
+    struct mcp_events *events; /* server events, queued by the core's callback */
 } mcp_t;
 
 typedef mcp_t *Mcpool;
+
+/* Server events (marked dead, answering again). The core calls its callback on whichever
+ * thread made the call that changed a server's state, inside that call, where no Perl code
+ * may run: the callback only queues the event here (a mutex, no Perl). server_events
+ * hands them to Perl. At most MCP_EVENTS are kept; older ones are dropped and counted. */
+#define MCP_EVENTS 64
+#define MCP_EVENT_LABEL 128
+
+typedef struct {
+    int kind; /* mcpool_event_type */
+    char server[MCP_EVENT_LABEL];
+    uint32_t failures;
+    uint64_t retry_in_ms;
+} mcp_event_t;
+
+struct mcp_events {
+    pthread_mutex_t lock;
+    mcp_event_t ring[MCP_EVENTS];
+    size_t head, count;
+    uint64_t dropped;
+};
+
+static void
+mcp_event_callback(void *userdata, const mcpool_event *event)
+{
+    struct mcp_events *q = (struct mcp_events *)userdata;
+    mcp_event_t *e;
+    size_t len = 0;
+    const char *server = mcpool_event_server(event, &len);
+    if (!q || pthread_mutex_lock(&q->lock) != 0)
+        return;
+    if (q->count == MCP_EVENTS) { /* full: the oldest goes */
+        q->head = (q->head + 1) % MCP_EVENTS;
+        q->count--;
+        q->dropped++;
+    }
+    e = &q->ring[(q->head + q->count) % MCP_EVENTS];
+    e->kind = (int)mcpool_event_kind(event);
+    if (len >= MCP_EVENT_LABEL)
+        len = MCP_EVENT_LABEL - 1;
+    memcpy(e->server, server, len);
+    e->server[len] = '\0';
+    e->failures = mcpool_event_failures(event);
+    e->retry_in_ms = mcpool_event_retry_in_ms(event);
+    q->count++;
+    pthread_mutex_unlock(&q->lock);
+}
 
 /* The handle. An Mcpool object is a blessed reference to a read-only scalar that holds no
  * value: the C state hangs on it as ext magic with this vtable, where Perl code cannot reach
@@ -283,17 +332,23 @@ mcp_prefix_keys(pTHX_ mcp_room_t *r, const uint8_t **keys, size_t *lens, size_t 
     }
 }
 
-/* A value as bytes and flags: references through the serializer (flag 1); character
- * strings encoded as UTF-8 (flag 4) with utf8 => 1, else downgraded (croaks "Wide
- * character" as Cache::Memcached::Fast does). The core compresses (flag 2). A value with get
- * magic is fetched once into a mortal copy, as keys are. */
+/* A value as one of the core's kinds and its bytes: references through the serializer
+ * (a Storable image; croaks with serialize => 0); an integer (IV without a string) as its
+ * decimal text (INT); character strings as UTF-8 (TEXT) with utf8 => 1, else downgraded
+ * (croaks "Wide character" as Cache::Memcached::Fast does); anything else as bytes. The core
+ * sets the flags and compresses. A value with get magic is fetched once into a mortal
+ * copy, as keys are. */
 static const char *
-mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, uint32_t *flags)
+mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
 {
     const char *p;
     if (SvGMAGICAL(sv))
         sv = sv_2mortal(newSVsv(sv));
+    *kind = MCPOOL_KIND_BYTES;
     if (SvROK(sv)) {
+        if (!m->serialize)
+            croak("Mcpool: cannot store a reference: serialize is off (serialize => 1 "
+                  "stores it with the serialize methods)");
         dSP;
         int n;
         SV *out;
@@ -306,17 +361,22 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, uint32_t *flags)
             croak("Mcpool: the serialize method returned nothing");
         out = POPs;
         PUTBACK;
-        *flags |= F_STORABLE;
+        *kind = MCPOOL_KIND_PERL_STORABLE;
         return SvPV(out, *len);
     }
     if (!SvOK(sv)) {
         *len = 0;
         return "";
     }
+    if (SvIOK(sv) && !SvPOK(sv) && !SvNOK(sv)) {
+        *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV (a UV above 2**63-1 is
+                                  * refused by the core) */
+        return SvPV_nomg(sv, *len);
+    }
     p = SvPV_nomg(sv, *len);
     if (SvUTF8(sv)) {
         if (m->utf8) {
-            *flags |= F_UTF8; /* Perl keeps it as UTF-8 already: the bytes are the encoding */
+            *kind = MCPOOL_KIND_TEXT; /* Perl keeps it as UTF-8 already: the bytes are it */
         } else {
             SV *tmp = sv_2mortal(newSVpvn_flags(p, *len, SVf_UTF8));
             sv_utf8_downgrade(tmp, 0);
@@ -326,9 +386,57 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, uint32_t *flags)
     return p;
 }
 
+/* Stores one value of a kind; an integer under a format without one (cache-memcached-fast,
+ * cache-memcached, libmemcached) is stored as its decimal text, as Cache::Memcached::Fast
+ * stores every number. */
+static mcpool_status
+mcp_store(mcp_t *m, mcpool_store_op op, const uint8_t *k, size_t klen, mcpool_kind kind,
+          const uint8_t *v, size_t vlen, uint32_t t, uint64_t cas)
+{
+    mcpool_status st = mcpool_client_store_kind(m->client, op, k, klen, kind, v, vlen, t, cas);
+    if (st == MCPOOL_UNSUPPORTED && kind == MCPOOL_KIND_INT)
+        st = mcpool_client_store_kind(m->client, op, k, klen, MCPOOL_KIND_BYTES, v, vlen, t, cas);
+    return st;
+}
+
+/* set_multi: an item of a kind without batch flags, stored alone (flags never used as such) */
+#define MCP_SOLO(kind) (0xffffff00u | (uint32_t)(kind))
+#define MCP_IS_SOLO(f) (((f) & 0xffffff00u) == 0xffffff00u)
+#define MCP_SOLO_KIND(f) ((mcpool_kind)((f) & 0xffu))
+
+/* The kind of a value read with these flags (the core delivered it, so it has one). */
+static mcpool_kind
+mcp_kind(mcp_t *m, uint32_t flags)
+{
+    mcpool_kind kind = MCPOOL_KIND_BYTES;
+    if (flags == 0 && m->zero_plain)
+        return MCPOOL_KIND_BYTES;
+    if (mcpool_client_flags_kind(m->client, flags, &kind) != MCPOOL_OK)
+        return (mcpool_kind)0xffffffffu; /* not a kind: mcp_decode reports no value */
+    return kind;
+}
+
+/* A value that needs no decoding: bytes as they are. */
+#define MCP_PLAIN(m, flags) ((flags) == 0 && (m)->zero_plain)
+
 /* A value flagged Storable that is not returned because deserialize is off. Asked before
  * decoding: a thaw may free the object (and m) by dropping its last reference. */
-#define MCP_REFUSED(m, flags) (((flags) & F_STORABLE) && !(m)->deserialize)
+#define MCP_REFUSED(m, flags) (!MCP_PLAIN(m, flags) && !(m)->deserialize && \
+                               mcp_kind(m, flags) == MCPOOL_KIND_PERL_STORABLE)
+
+/* The warning for a value the core refused to deliver (flags that mean nothing in the value
+ * format, a serialized object of another language or with serialize off, a compressed value
+ * that does not inflate): an error, never bytes passed off as the value. It names the key
+ * (the core's message does) and is given where the other refusals are. */
+static SV *
+mcp_value_error_msg(pTHX_ const char *fn, mcpool_status st)
+{
+    return newSVpvf("Mcpool::%s: %s: %s: not returned", fn, mcpool_status_name(st),
+                    mcpool_last_error_message());
+}
+
+/* A read failed because of the value, not the network: warned about (mcp_value_error_msg). */
+#define MCP_VALUE_ERROR(st) ((st) == MCPOOL_VALUE_FORMAT || (st) == MCPOOL_DECOMPRESS)
 
 /* The warning for a value MCP_REFUSED (a new SV). It is given (mcp_warn) only once nothing
  * is left to free, since a __WARN__ handler may die. */
@@ -354,11 +462,46 @@ mcp_warn(pTHX_ SV *msg)
 static SV *
 mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
 {
-    if (MCP_REFUSED(m, flags)) {
+    mcpool_kind kind;
+    if (MCP_PLAIN(m, flags))
+        return sv;
+    kind = mcp_kind(m, flags);
+    if (kind == MCPOOL_KIND_PERL_STORABLE && !m->deserialize) {
         SvREFCNT_dec(sv);
         return NULL;
     }
-    if (flags & F_STORABLE) {
+    switch ((uint32_t)kind) {
+    case MCPOOL_KIND_BYTES:
+        return sv;
+    case MCPOOL_KIND_TEXT:
+        /* valid UTF-8 (the core checked); decoded with utf8 => 1, as Cache::Memcached::Fast */
+        if (m->utf8) {
+            if (!sv_utf8_decode(sv)) {
+                SvREFCNT_dec(sv);
+                return NULL;
+            }
+            SvUTF8_on(sv); /* text even when ASCII: stored again, it stays text */
+        }
+        return sv;
+    case MCPOOL_KIND_INT: {
+        /* the core's decimal text of a signed 64-bit integer: an IV */
+        const char *p = SvPVX(sv);
+        IV v = (IV)strtoll(p, NULL, 10);
+        sv_setiv(sv, v);
+        return sv;
+    }
+    case MCPOOL_KIND_BOOL: {
+        int t = SvCUR(sv) == 1 && SvPVX(sv)[0] == '1';
+        SvREFCNT_dec(sv);
+        return newSVsv(t ? &PL_sv_yes : &PL_sv_no);
+    }
+    case MCPOOL_KIND_PERL_STORABLE:
+        break;
+    default: /* a Python pickle or Java object: Perl cannot read it (the core refuses those) */
+        SvREFCNT_dec(sv);
+        return NULL;
+    }
+    {
         dSP;
         int n;
         SV *res = NULL;
@@ -374,11 +517,6 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
             return NULL;
         return SvREFCNT_inc_simple_NN(res);
     }
-    if ((flags & F_UTF8) && m->utf8 && !sv_utf8_decode(sv)) {
-        SvREFCNT_dec(sv);
-        return NULL;
-    }
-    return sv;
 }
 
 /* gets: [cas, value] */
@@ -606,6 +744,27 @@ mcp_make_next_hv(pTHX_ mcp_t *m, size_t hits)
 /* A plain string (no get magic, no reference): its bytes can be read directly. */
 #define MCP_PLAIN_KEY(sv) ((SvFLAGS(sv) & (SVf_POK | SVs_GMG | SVf_ROK)) == SVf_POK)
 
+/* Cache::Memcached::Fast's three answers, from the core's status classes (docs/errors.md):
+ * true for OK, false ("") for a cache answer that says no (a miss, not stored, exists),
+ * nothing (undef) for every error class. The one status map of this binding. */
+#define MCP_ANSWER_YES 1
+#define MCP_ANSWER_NO 0
+#define MCP_ANSWER_ERROR (-1)
+
+static int
+mcp_answer(mcpool_status st)
+{
+    switch (mcpool_status_class(st)) {
+    case MCPOOL_CLASS_OK:
+        return MCP_ANSWER_YES;
+    case MCPOOL_CLASS_MISS:
+    case MCPOOL_CLASS_NOT_STORED:
+        return MCP_ANSWER_NO;
+    default:
+        return MCP_ANSWER_ERROR;
+    }
+}
+
 /* A _multi command's results, as Cache::Memcached::Fast returns them: in list context one
  * per argument, in order (1, "" for a cache answer that says no, undef for an error); in
  * scalar context a hash reference of key => result for the defined results; in void
@@ -621,19 +780,22 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
         SV *rv = sv_2mortal(newRV_noinc((SV *)hv)); /* freed if a key's magic dies */
         for (i = 0; i < n; i++) {
             SV *v;
-            if (st[i] >= 100)
+            int a = mcp_answer(st[i]);
+            if (a == MCP_ANSWER_ERROR)
                 continue;
-            v = st[i] == MCPOOL_OK ? newSViv(1) : newSVpvs("");
+            v = a == MCP_ANSWER_YES ? newSViv(1) : newSVpvs("");
             if (!hv_store_ent(hv, mcp_result_key(aTHX_ PL_stack_base[ax + 1 + i]), v, 0))
                 SvREFCNT_dec(v);
         }
         PL_stack_base[ax] = rv;
         return 1;
     }
-    for (i = 0; i < n; i++)
-        PL_stack_base[ax + i] = st[i] == MCPOOL_OK ? sv_2mortal(newSViv(1))
-                                : st[i] < 100      ? sv_2mortal(newSVpvs(""))
-                                                   : &PL_sv_undef;
+    for (i = 0; i < n; i++) {
+        int a = mcp_answer(st[i]);
+        PL_stack_base[ax + i] = a == MCP_ANSWER_YES ? sv_2mortal(newSViv(1))
+                                : a == MCP_ANSWER_NO ? sv_2mortal(newSVpvs(""))
+                                                     : &PL_sv_undef;
+    }
     return (SSize_t)n;
 }
 
@@ -654,9 +816,10 @@ mcp_exptime(pTHX_ SV *sv)
  * answer that says no, nothing (undef) for an error. */
 #define RETURN_STATUS(st)                                                                 \
     do {                                                                                  \
-        if ((st) == MCPOOL_OK)                                                            \
+        int a_ = mcp_answer(st);                                                          \
+        if (a_ == MCP_ANSWER_YES)                                                         \
             XSRETURN_YES;                                                                 \
-        if ((st) < 100)                                                                   \
+        if (a_ == MCP_ANSWER_NO)                                                          \
             XSRETURN_NO;                                                                  \
         XSRETURN_EMPTY;                                                                   \
     } while (0)
@@ -672,55 +835,48 @@ mcp_rebuild(pTHX_ mcp_t *m)
     m->client = c;
 }
 
+/* Sets one core option by name (mcpool_config_set); croaks with the core's message (which
+ * names the option, the value and the accepted form), after `who` (the caller's name for it). */
+static void
+mcp_config_set(pTHX_ mcpool_config *cfg, const char *who, const char *name, const char *value,
+               STRLEN vlen)
+{
+    mcpool_status st = mcpool_config_set(cfg, (const uint8_t *)name, strlen(name),
+                                         (const uint8_t *)value, vlen);
+    if (st != MCPOOL_OK)
+        croak("%s: %s", who, mcpool_last_error_message());
+}
+
+/* The namespace: the core's key prefix, or (hash_namespace => 1, which the core has no
+ * switch for: it hashes the prefix only where the distribution's client did) a prefix this
+ * binding writes in front of every key itself. */
 static void
 mcp_set_prefix(pTHX_ mcp_t *m, SV *ns, int hash_namespace)
 {
     STRLEN len = 0;
     const char *p = SvOK(ns) ? SvPV(ns, len) : "";
-    mcpool_status st;
-    if (len > 250)
+    if (hash_namespace && len > 250)
         croak("Mcpool: the namespace is longer than 250 bytes");
+    mcp_config_set(aTHX_ m->config, "Mcpool: namespace", "key_prefix", hash_namespace ? "" : p,
+                   hash_namespace ? 0 : len);
     Safefree(m->prefix);
     m->prefix = NULL;
     m->prefix_len = 0;
     if (hash_namespace && len) {
         m->prefix = savepvn(p, len);
         m->prefix_len = len;
-        len = 0;
     }
-    st = mcpool_config_set_key_prefix(m->config, (const uint8_t *)p, len);
-    if (st != MCPOOL_OK)
-        mcp_croak_status(aTHX_ "namespace", st);
 }
-
-static IV
-hv_iv(pTHX_ HV *hv, const char *k, IV dflt)
-{
-    SV **p = hv_fetch(hv, k, (I32)strlen(k), 0);
-    return (p && SvOK(*p)) ? SvIV(*p) : dflt;
-}
-
-static NV
-hv_nv(pTHX_ HV *hv, const char *k, NV dflt)
-{
-    SV **p = hv_fetch(hv, k, (I32)strlen(k), 0);
-    return (p && SvOK(*p)) ? SvNV(*p) : dflt;
-}
-
-#define CFG(call, what)                                                                   \
-    do {                                                                                  \
-        mcpool_status st_ = (call);                                                       \
-        if (st_ != MCPOOL_OK) {                                                           \
-            mcpool_config_free(cfg);                                                      \
-            mcp_croak_status(aTHX_ what, st_);                                            \
-        }                                                                                 \
-    } while (0)
 
 static void
 mcp_free(pTHX_ mcp_t *m)
 {
-    mcpool_client_free(m->client);
+    mcpool_client_free(m->client); /* first: no callback can run after this */
     mcpool_config_free(m->config);
+    if (m->events) {
+        pthread_mutex_destroy(&m->events->lock);
+        Safefree(m->events);
+    }
     SvREFCNT_dec(m->freeze);
     SvREFCNT_dec(m->thaw);
     SvREFCNT_dec((SV *)m->state);
@@ -744,10 +900,11 @@ library_version()
         RETVAL
 
 SV *
-_new(class, addrs, weights, opts)
+_new(class, addrs, weights, core, opts)
         const char *class
         AV *addrs
         AV *weights
+        AV *core
         HV *opts
     PREINIT:
         mcpool_config *cfg = NULL;
@@ -757,42 +914,11 @@ _new(class, addrs, weights, opts)
         MAGIC *mg;
         STRLEN len;
         const char *s;
-        IV threshold;
     CODE:
+        /* core: [perl name, core name, value] triples from lib/Mcpool.pm, set in order by
+         * name (the preset first); the core checks every value. */
         if (mcpool_config_new(&cfg) != MCPOOL_OK)
             croak("Mcpool: out of memory");
-        n = av_len(addrs) + 1;
-        for (i = 0; i < n; i++) {
-            SV **a = av_fetch(addrs, i, 0);
-            SV **w = av_fetch(weights, i, 0);
-            s = SvPV(*a, len);
-            CFG(mcpool_config_add_server(cfg, s, len, (uint32_t)SvUV(*w)), "adding a server");
-        }
-        p = hv_fetchs(opts, "distribution", 0);
-        s = SvPV(*p, len);
-        CFG(mcpool_config_set_distribution(cfg, s, len), "distribution");
-        CFG(mcpool_config_set_compression_format(cfg, "gzip", 4), "compression format");
-        threshold = hv_iv(aTHX_ opts, "compress_threshold", -1);
-        CFG(mcpool_config_set_compression(cfg, threshold > 0 && hv_iv(aTHX_ opts, "compress_enabled", 1)),
-            "compression");
-        if (threshold > 0)
-            CFG(mcpool_config_set_compression_threshold(cfg, (size_t)threshold), "compress_threshold");
-        CFG(mcpool_config_set_compression_ratio(cfg, hv_nv(aTHX_ opts, "compress_ratio", 0.8)),
-            "compress_ratio (must be above 0 and at most 1)");
-        CFG(mcpool_config_set_connect_timeout_ms(cfg, (uint64_t)hv_iv(aTHX_ opts, "connect_timeout_ms", 250)),
-            "connect_timeout");
-        CFG(mcpool_config_set_io_timeout_ms(cfg, (uint64_t)hv_iv(aTHX_ opts, "io_timeout_ms", 1000)),
-            "io_timeout");
-        CFG(mcpool_config_set_failure_limit(cfg, (uint32_t)hv_iv(aTHX_ opts, "failure_limit", 2)),
-            "max_failures");
-        CFG(mcpool_config_set_retry_timeout_ms(cfg, (uint64_t)hv_iv(aTHX_ opts, "retry_ms", 10000)),
-            "failure_timeout");
-        CFG(mcpool_config_set_retry_timeout_max_ms(cfg, (uint64_t)hv_iv(aTHX_ opts, "retry_ms", 10000)),
-            "failure_timeout");
-        CFG(mcpool_config_set_max_value_size(cfg, (size_t)hv_iv(aTHX_ opts, "max_size", 1048576)),
-            "max_size");
-        CFG(mcpool_config_set_min_idle(cfg, (uint32_t)hv_iv(aTHX_ opts, "min_idle", 0)), "min_idle");
-        CFG(mcpool_config_set_max_size(cfg, (uint32_t)hv_iv(aTHX_ opts, "pool_size", 4)), "pool_size");
         Newxz(m, 1, mcp_t);
         m->config = cfg;
         m->state = newHV();
@@ -801,16 +927,65 @@ _new(class, addrs, weights, opts)
         obj = sv_2mortal(newSV_type(SVt_PVMG));
         mg = sv_magicext(obj, NULL, PERL_MAGIC_ext, &mcp_vtbl, (const char *)m, 0);
         mg->mg_flags |= MGf_DUP;
-        m->utf8 = (int)hv_iv(aTHX_ opts, "utf8", 0);
-        m->deserialize = (int)hv_iv(aTHX_ opts, "deserialize", 1);
-        m->freeze = newSVsv(*hv_fetchs(opts, "freeze", 0));
-        m->thaw = newSVsv(*hv_fetchs(opts, "thaw", 0));
-        p = hv_fetchs(opts, "namespace", 0);
-        mcp_set_prefix(aTHX_ m, p ? *p : &PL_sv_undef, (int)hv_iv(aTHX_ opts, "hash_namespace", 0));
+        n = av_len(addrs) + 1;
+        for (i = 0; i < n; i++) {
+            SV **a = av_fetch(addrs, i, 0);
+            SV **w = av_fetch(weights, i, 0);
+            mcpool_status st;
+            s = SvPV(*a, len);
+            st = mcpool_config_add_server(cfg, s, len, (uint32_t)SvUV(*w));
+            if (st != MCPOOL_OK)
+                croak("Mcpool->new: server %s: %s: %s", s, mcpool_status_name(st),
+                      mcpool_last_error_message());
+        }
+        n = av_len(core) + 1;
+        for (i = 0; i < n; i++) {
+            SV **t = av_fetch(core, i, 0);
+            SV **who, **name, **value;
+            SV *msg;
+            if (!t || !SvROK(*t) || SvTYPE(SvRV(*t)) != SVt_PVAV)
+                croak("Mcpool->new: internal error: bad option list");
+            who = av_fetch((AV *)SvRV(*t), 0, 0);
+            name = av_fetch((AV *)SvRV(*t), 1, 0);
+            value = av_fetch((AV *)SvRV(*t), 2, 0);
+            if (!who || !name || !value)
+                croak("Mcpool->new: internal error: bad option triple");
+            s = SvPV(*value, len);
+            msg = sv_2mortal(newSVpvf("Mcpool->new: %s", SvPV_nolen(*who)));
+            mcp_config_set(aTHX_ cfg, SvPV_nolen(msg), SvPV_nolen(*name), s, len);
+        }
+        Newxz(m->events, 1, struct mcp_events);
+        if (pthread_mutex_init(&m->events->lock, NULL) != 0) {
+            Safefree(m->events);
+            m->events = NULL;
+            croak("Mcpool->new: cannot make the event queue's mutex");
+        }
+        if (mcpool_config_set_event_callback(cfg, mcp_event_callback, m->events) != MCPOOL_OK)
+            croak("Mcpool->new: %s", mcpool_last_error_message());
+        m->utf8 = SvTRUE(*hv_fetchs(opts, "utf8", 1));
+        m->deserialize = SvTRUE(*hv_fetchs(opts, "deserialize", 1));
+        m->serialize = SvTRUE(*hv_fetchs(opts, "serialize", 1));
+        m->freeze = newSVsv(*hv_fetchs(opts, "freeze", 1));
+        m->thaw = newSVsv(*hv_fetchs(opts, "thaw", 1));
+        p = hv_fetchs(opts, "prefix", 0);
+        if (p && SvOK(*p) && SvCUR(*p)) {
+            if (SvCUR(*p) > 250)
+                croak("Mcpool->new: namespace: longer than 250 bytes");
+            mcp_set_prefix(aTHX_ m, *p, 1);
+        }
         {
             mcpool_status st = mcpool_client_new(cfg, &m->client);
+            mcpool_kind zk = MCPOOL_KIND_BYTES;
+            uint32_t kf, kd;
             if (st != MCPOOL_OK)
                 mcp_croak_status(aTHX_ "building the client", st);
+            /* What the value format says, asked once: whether flags 0 are plain bytes (the
+             * reads' fast path), and each kind's flags for set_multi (-1: none) */
+            m->zero_plain = mcpool_client_flags_kind(m->client, 0, &zk) == MCPOOL_OK &&
+                            zk == MCPOOL_KIND_BYTES;
+            for (kd = 0; kd <= MCPOOL_KIND_JAVA_SERIALIZED; kd++)
+                m->batch_flags[kd] = mcpool_client_kind_flags(m->client, (mcpool_kind)kd, &kf) == MCPOOL_OK
+                                     ? (int64_t)kf : -1;
         }
         SvREFCNT_inc_simple_void_NN(obj); /* now the object's: kept past the mortal */
         RETVAL = sv_bless(newRV_noinc(obj), gv_stashpv(class, GV_ADD));
@@ -880,9 +1055,11 @@ get(m, key)
             /* a miss, or an error after the value was allocated: the SV is ours to free */
             if (sv)
                 SvREFCNT_dec(sv);
+            if (MCP_VALUE_ERROR(st))
+                mcp_warn(aTHX_ sv_2mortal(mcp_value_error_msg(aTHX_ ix ? "gets" : "get", st)));
             XSRETURN_EMPTY;
         }
-        if (flags & (F_STORABLE | F_UTF8)) {
+        if (!MCP_PLAIN(m, flags)) {
             if (MCP_REFUSED(m, flags)) {
                 SvREFCNT_dec(sv);
                 if (m->prefix_len && k == (const uint8_t *)kbuf) { /* the caller's key */
@@ -916,23 +1093,27 @@ gat(m, exptime, key)
         mcpool_item *item = NULL;
         mcpool_status st;
         uint32_t t, flags = 0;
-        int deserialize;
+        int deserialize, refusable;
         SV *sv;
     PPCODE:
         t = mcp_exptime(aTHX_ exptime);
         k = mcp_key(aTHX_ m, key, &klen, kbuf, ix ? "gats" : "gat");
         st = ix ? mcpool_client_gats(m->client, k, klen, t, &item)
                 : mcpool_client_gat(m->client, k, klen, t, &item);
-        if (st != MCPOOL_OK)
+        if (st != MCPOOL_OK) {
+            if (MCP_VALUE_ERROR(st))
+                mcp_warn(aTHX_ sv_2mortal(mcp_value_error_msg(aTHX_ ix ? "gats" : "gat", st)));
             XSRETURN_EMPTY;
+        }
         deserialize = m->deserialize;
+        refusable = MCP_REFUSED(m, mcpool_item_flags(item));
         if (m->prefix_len && k == (const uint8_t *)kbuf) { /* the caller's key, for a warning */
             k += m->prefix_len;
             klen -= m->prefix_len;
         }
         sv = mcp_item_sv(aTHX_ m, item, ix, &flags); /* m may be freed now (a thaw) */
         if (!sv) {
-            if ((flags & F_STORABLE) && !deserialize)
+            if (refusable && !deserialize)
                 mcp_warn(aTHX_ sv_2mortal(mcp_refused_msg(aTHX_ ix ? "gats" : "gat", (const char *)k, klen)));
             XSRETURN_EMPTY;
         }
@@ -983,6 +1164,10 @@ get_multi(m, ...)
                                         ix ? &cas : NULL);
             sv = one.sv;
             hv = mcp_result_hv(aTHX_ SvIsCOW_shared_hash(ST(1)));
+            if (MCP_VALUE_ERROR(rc)) {
+                refused = (AV *)sv_2mortal((SV *)newAV());
+                av_push(refused, mcp_value_error_msg(aTHX_ fn, rc));
+            }
             if (rc == MCPOOL_OK && sv && MCP_REFUSED(m, flags)) {
                 STRLEN l;
                 const char *kp = SvPV_nomg(ST(1), l); /* a plain string (mcp_stable_key) */
@@ -990,7 +1175,7 @@ get_multi(m, ...)
                 sv = NULL;
                 refused = (AV *)sv_2mortal((SV *)newAV());
                 av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l));
-            } else if (rc == MCPOOL_OK && sv && (flags & (F_STORABLE | F_UTF8)))
+            } else if (rc == MCPOOL_OK && sv && !MCP_PLAIN(m, flags))
                 sv = mcp_decode(aTHX_ m, sv, flags); /* takes the SV; NULL: a miss */
             else if (rc != MCPOOL_OK && sv) {
                 SvREFCNT_dec(sv); /* an error after the value was allocated */
@@ -1044,9 +1229,16 @@ get_multi(m, ...)
              * the call's one large malloc, and by then these small allocations have taken
              * back the chunks the caller's previous result left in glibc's fastbins, which
              * that malloc would otherwise consolidate first (see mcp_room). */
-            if (ix || rc != MCPOOL_OK || (mm.any_flags & (F_STORABLE | F_UTF8))) {
+            if (ix || rc != MCPOOL_OK || mm.any_flags != 0 || !m->zero_plain) {
                 for (i = 0; i < n; i++) {
                     SV *sv = mm.vals[i];
+                    if (rc == MCPOOL_OK && MCP_VALUE_ERROR(st[i])) {
+                        /* one warning per call: the first such key's message */
+                        if (!refused) {
+                            refused = (AV *)sv_2mortal((SV *)newAV());
+                            av_push(refused, mcp_value_error_msg(aTHX_ fn, st[i]));
+                        }
+                    }
                     if (!sv)
                         continue;
                     mm.vals[i] = NULL;
@@ -1063,7 +1255,7 @@ get_multi(m, ...)
                         av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l));
                         continue;
                     }
-                    if (mm.flags[i] & (F_STORABLE | F_UTF8)) {
+                    if (!MCP_PLAIN(m, mm.flags[i])) {
                         sv = mcp_decode(aTHX_ m, sv, mm.flags[i]);
                         if (!sv)
                             continue;
@@ -1075,6 +1267,11 @@ get_multi(m, ...)
                 }
             } else {
                 hits = mm.made; /* plain values: stored as they are */
+                for (i = 0; i < n && !refused; i++)
+                    if (MCP_VALUE_ERROR(st[i])) {
+                        refused = (AV *)sv_2mortal((SV *)newAV());
+                        av_push(refused, mcp_value_error_msg(aTHX_ fn, st[i]));
+                    }
             }
             hv = mcp_take_result_hv(aTHX_ m, hits, 2 * shared > n);
             for (i = 0; i < n; i++) {
@@ -1114,6 +1311,7 @@ set_multi(m, ...)
         size_t *lens, *vlens;
         uint32_t *flags, *ttls;
         mcpool_status *st;
+        mcpool_kind kind;
         U8 gimme;
         char *block;
         mcp_room_t room;
@@ -1147,26 +1345,34 @@ set_multi(m, ...)
             p = av_fetch(av, 0, 0);
             keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ p ? *p : &PL_sv_undef, &l, "set_multi");
             lens[i] = l;
-            flags[i] = 0;
             p = av_fetch(av, 1, 0);
-            vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &flags[i]);
+            vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &kind);
             vlens[i] = l;
+            /* the kind's flags for the batch, or MCP_SOLO: stored on its own (mcp_store) */
+            flags[i] = m->batch_flags[kind] >= 0 ? (uint32_t)m->batch_flags[kind] : MCP_SOLO(kind);
             ttls[i] = 0;
             if (av_len(av) >= 2 && (p = av_fetch(av, 2, 0)) != NULL)
                 ttls[i] = mcp_exptime(aTHX_ *p);
         }
         if (m->prefix_len && n)
             mcp_prefix_keys(aTHX_ &room, keys, lens, n, pbuf);
-        /* One pipelined call per run of items with the same expiration time (the C call
-         * takes one): usually a single call; runs keep the arguments' order. */
+        /* One pipelined call, each item with its own expiration time; an item of a kind the
+         * format stores in another form than its ABI body (MCP_IS_SOLO) is stored alone, so
+         * the batch breaks only there (never by expiration time). */
         for (j = 0; j < n; j = k) {
             mcpool_status rc;
-            for (k = j + 1; k < n && ttls[k] == ttls[j]; k++)
+            if (MCP_IS_SOLO(flags[j])) {
+                st[j] = mcp_store(m, MCPOOL_STORE_SET, keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
+                                  vals[j], vlens[j], ttls[j], 0);
+                k = j + 1;
+                continue;
+            }
+            for (k = j + 1; k < n && !MCP_IS_SOLO(flags[k]); k++)
                 ;
             for (i = j; i < k; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
-            rc = mcpool_client_set_multi(m->client, keys + j, lens + j, vals + j, vlens + j,
-                                         flags + j, k - j, ttls[j], st + j);
+            rc = mcpool_client_set_multi_ttl(m->client, keys + j, lens + j, vals + j, vlens + j,
+                                             flags + j, ttls + j, k - j, NULL, st + j);
             if (rc != MCPOOL_OK) /* the whole run failed before any I/O */
                 for (i = j; i < k; i++)
                     st[i] = rc;
@@ -1258,7 +1464,8 @@ set(m, key, ...)
         const char *v;
         int arg = 2;
         uint64_t cas = 0;
-        uint32_t flags = 0, t = 0;
+        uint32_t t = 0;
+        mcpool_kind kind;
         mcpool_status st;
     PPCODE:
         if (ix == 5) {
@@ -1271,16 +1478,17 @@ set(m, key, ...)
                   ix == 3 || ix == 4 ? "" : "[, $expiration_time]");
         }
         k = mcp_key(aTHX_ m, key, &klen, kbuf, names[ix]);
-        v = mcp_value(aTHX_ m, ST(arg), &vlen, &flags);
+        v = mcp_value(aTHX_ m, ST(arg), &vlen, &kind);
         if (items > arg + 1)
             t = mcp_exptime(aTHX_ ST(arg + 1));
         switch (ix) {
-        case 0: st = mcpool_client_set(m->client, k, klen, (const uint8_t *)v, vlen, flags, t); break;
-        case 1: st = mcpool_client_add(m->client, k, klen, (const uint8_t *)v, vlen, flags, t); break;
-        case 2: st = mcpool_client_replace(m->client, k, klen, (const uint8_t *)v, vlen, flags, t); break;
         case 3: st = mcpool_client_append(m->client, k, klen, (const uint8_t *)v, vlen); break;
         case 4: st = mcpool_client_prepend(m->client, k, klen, (const uint8_t *)v, vlen); break;
-        default: st = mcpool_client_cas(m->client, k, klen, (const uint8_t *)v, vlen, flags, t, cas); break;
+        default:
+            st = mcp_store(m, ix == 0 ? MCPOOL_STORE_SET : ix == 1 ? MCPOOL_STORE_ADD
+                              : ix == 2 ? MCPOOL_STORE_REPLACE : MCPOOL_STORE_CAS,
+                           k, klen, kind, (const uint8_t *)v, vlen, t, cas);
+            break;
         }
         RETURN_STATUS(st);
 
@@ -1349,7 +1557,7 @@ incr(m, key, ...)
                 mXPUSHs(newSVuv((UV)out));
             XSRETURN(1);
         }
-        if (st < 100)
+        if (mcp_answer(st) == MCP_ANSWER_NO)
             XSRETURN_NO;
         XSRETURN_EMPTY;
 
@@ -1447,12 +1655,9 @@ void
 _set_compression(m, on)
         Mcpool m
         int on
-    PREINIT:
-        mcpool_status st;
     CODE:
-        st = mcpool_config_set_compression(m->config, on ? true : false);
-        if (st != MCPOOL_OK)
-            mcp_croak_status(aTHX_ "enable_compress", st);
+        mcp_config_set(aTHX_ m->config, "Mcpool: enable_compress", "compression",
+                       on ? "true" : "false", on ? 4 : 5);
         mcp_rebuild(aTHX_ m);
 
 void
@@ -1473,6 +1678,204 @@ _sv_count()
         RETVAL = (IV)PL_sv_count;
     OUTPUT:
         RETVAL
+
+void
+option_names(...)
+    PREINIT:
+        size_t n = mcpool_option_count(), i;
+    PPCODE:
+        /* the core's options, by name (its one table) */
+        PERL_UNUSED_VAR(items);
+        EXTEND(SP, (SSize_t)n);
+        for (i = 0; i < n; i++)
+            mPUSHs(newSVpv(mcpool_option_name(i), 0));
+        XSRETURN((SSize_t)n);
+
+SV *
+option_doc(name)
+        SV *name
+    PREINIT:
+        size_t n = mcpool_option_count(), i;
+        STRLEN len;
+        const char *want;
+    CODE:
+        /* the core's line for an option: type, unit, default, what it does; undef if unknown */
+        want = SvPV(name, len);
+        RETVAL = &PL_sv_undef;
+        for (i = 0; i < n; i++) {
+            const char *o = mcpool_option_name(i);
+            if (o && strlen(o) == len && memcmp(o, want, len) == 0) {
+                RETVAL = newSVpv(mcpool_option_doc(i), 0);
+                break;
+            }
+        }
+        if (RETVAL == &PL_sv_undef)
+            SvREFCNT_inc_simple_void_NN(RETVAL);
+    OUTPUT:
+        RETVAL
+
+SV *
+metrics(m)
+        Mcpool m
+    PREINIT:
+        mcpool_metrics *snap = NULL;
+        size_t servers, count, i, k;
+        HV *hv;
+    CODE:
+        /* { 'host:port' => { metric name => value } }, without I/O */
+        hv = newHV();
+        RETVAL = newRV_noinc((SV *)hv);
+        if (mcpool_client_metrics(m->client, &snap) == MCPOOL_OK) {
+            servers = mcpool_metrics_len(snap);
+            count = mcpool_metric_count();
+            for (i = 0; i < servers; i++) {
+                const char *label = NULL;
+                size_t llen = 0;
+                HV *one;
+                if (mcpool_metrics_label(snap, i, &label, &llen) != MCPOOL_OK)
+                    continue;
+                one = newHV();
+                for (k = 0; k < count; k++) {
+                    const char *name = mcpool_metric_name((uint32_t)k);
+                    uint64_t v = 0;
+                    if (name && mcpool_metrics_get(snap, i, (uint32_t)k, &v) == MCPOOL_OK)
+                        (void)hv_store(one, name, (I32)strlen(name), newSVuv((UV)v), 0);
+                }
+                (void)hv_store(hv, label, (I32)llen, newRV_noinc((SV *)one), 0);
+            }
+            mcpool_metrics_free(snap);
+        }
+    OUTPUT:
+        RETVAL
+
+SV *
+server_states(m)
+        Mcpool m
+    PREINIT:
+        size_t n = 0, i;
+        AV *av;
+    CODE:
+        /* [ { server, alive, failures, retry_in_ms }, ... ] in configuration order, no I/O */
+        av = newAV();
+        RETVAL = newRV_noinc((SV *)av);
+        if (mcpool_client_server_count(m->client, &n) == MCPOOL_OK) {
+            for (i = 0; i < n; i++) {
+                const char *l = NULL;
+                size_t len = 0;
+                bool alive = false;
+                uint32_t failures = 0;
+                uint64_t retry = 0;
+                HV *one;
+                if (mcpool_client_server_label(m->client, i, &l, &len) != MCPOOL_OK
+                    || mcpool_client_server_state(m->client, i, &alive, &failures, &retry) != MCPOOL_OK)
+                    continue;
+                one = newHV();
+                (void)hv_stores(one, "server", newSVpvn(l, len));
+                (void)hv_stores(one, "alive", newSViv(alive ? 1 : 0));
+                (void)hv_stores(one, "failures", newSVuv((UV)failures));
+                (void)hv_stores(one, "retry_in_ms", newSVuv((UV)retry));
+                av_push(av, newRV_noinc((SV *)one));
+            }
+        }
+    OUTPUT:
+        RETVAL
+
+void
+server_events(m)
+        Mcpool m
+    PREINIT:
+        struct mcp_events *q;
+        mcp_event_t got[MCP_EVENTS];
+        size_t n = 0, i;
+        uint64_t dropped = 0;
+    PPCODE:
+        /* the queued events, oldest first, and the queue emptied: hashes { kind => 'down' or
+         * 'up' (or 'other'), server, failures, retry_in_ms }; a first { kind => 'dropped',
+         * count } when older ones did not fit */
+        q = m->events;
+        if (q && pthread_mutex_lock(&q->lock) == 0) {
+            for (n = 0; n < q->count; n++)
+                got[n] = q->ring[(q->head + n) % MCP_EVENTS];
+            q->head = 0;
+            q->count = 0;
+            dropped = q->dropped;
+            q->dropped = 0;
+            pthread_mutex_unlock(&q->lock);
+        }
+        if (dropped) {
+            HV *d = newHV();
+            (void)hv_stores(d, "kind", newSVpvs("dropped"));
+            (void)hv_stores(d, "count", newSVuv((UV)dropped));
+            mXPUSHs(newRV_noinc((SV *)d));
+        }
+        for (i = 0; i < n; i++) {
+            HV *e = newHV();
+            const char *kind = got[i].kind == MCPOOL_EVENT_SERVER_DOWN ? "down"
+                             : got[i].kind == MCPOOL_EVENT_SERVER_UP   ? "up"
+                                                                       : "other";
+            (void)hv_stores(e, "kind", newSVpv(kind, 0));
+            (void)hv_stores(e, "server", newSVpv(got[i].server, 0));
+            (void)hv_stores(e, "failures", newSVuv((UV)got[i].failures));
+            (void)hv_stores(e, "retry_in_ms", newSVuv((UV)got[i].retry_in_ms));
+            mXPUSHs(newRV_noinc((SV *)e));
+        }
+
+void
+get_lease(m, key, vivify_ttl, recache_below)
+        Mcpool m
+        SV *key
+        UV vivify_ttl
+        UV recache_below
+    PREINIT:
+        char kbuf[KEYBUF];
+        STRLEN klen;
+        const uint8_t *k;
+        mcpool_item *item = NULL;
+        mcpool_lease lease = MCPOOL_LEASE_WAIT;
+        mcpool_status st;
+        uint32_t flags = 0;
+        uint64_t cas = 0;
+        const char *state;
+        SV *sv = NULL;
+    PPCODE:
+        /* (state, value, cas): state 'hit', 'recompute' or 'wait'; value undef when there is
+         * none; nothing on an error (last_error says why) */
+        k = mcp_key(aTHX_ m, key, &klen, kbuf, "get_lease");
+        st = mcpool_client_get_lease(m->client, k, klen,
+                                     vivify_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)vivify_ttl,
+                                     recache_below > UINT32_MAX ? UINT32_MAX : (uint32_t)recache_below,
+                                     &lease, &item);
+        if (st != MCPOOL_OK)
+            XSRETURN_EMPTY;
+        state = lease == MCPOOL_LEASE_HIT ? "hit" : lease == MCPOOL_LEASE_RECOMPUTE ? "recompute" : "wait";
+        if (item) {
+            cas = mcpool_item_cas(item);
+            /* a vivified miss (no value yet) has an empty item: no value */
+            if (lease != MCPOOL_LEASE_HIT && mcpool_item_len(item) == 0)
+                mcpool_item_free(item);
+            else
+                sv = mcp_item_sv(aTHX_ m, item, 0, &flags); /* m may be freed now (a thaw) */
+        }
+        ST(0) = sv_2mortal(newSVpv(state, 0));
+        ST(1) = sv ? sv_2mortal(sv) : &PL_sv_undef;
+        ST(2) = sv_2mortal(newSVuv((UV)cas));
+        XSRETURN(3);
+
+void
+invalidate(m, key, stale_ttl)
+        Mcpool m
+        SV *key
+        UV stale_ttl
+    PREINIT:
+        char kbuf[KEYBUF];
+        STRLEN klen;
+        const uint8_t *k;
+        mcpool_status st;
+    PPCODE:
+        k = mcp_key(aTHX_ m, key, &klen, kbuf, "invalidate");
+        st = mcpool_client_invalidate(m->client, k, klen,
+                                      stale_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)stale_ttl);
+        RETURN_STATUS(st);
 
 SV *
 last_error(...)

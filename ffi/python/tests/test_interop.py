@@ -1,10 +1,13 @@
-"""Values and placement shared with pylibmc and python-memcached (the real libraries)."""
+"""Values and placement shared with pylibmc and python-memcached (the real libraries), in
+their value formats (value_format="pylibmc" / "python-memcached")."""
 import pytest
 
 import mcpool
 
-pylibmc = pytest.importorskip("pylibmc")
-memcache = pytest.importorskip("memcache")
+from conftest import require  # noqa: E402
+
+pylibmc = require("pylibmc", "python3-pylibmc")
+memcache = require("memcache", "python3-memcache")
 
 VALUES = {
     "bytes": b"\x00bin\xff",
@@ -32,7 +35,8 @@ def _legacy_set(kind, c, k, v, compress):
 @pytest.mark.parametrize("kind", ["pylibmc", "python-memcached"])
 @pytest.mark.parametrize("compress", [False, True])
 def test_mcpool_writes_legacy_reads(server, prefix, kind, compress):
-    mc = mcpool.Client([server.addr], pickle=True, min_compress_len=THRESHOLD if compress else 0)
+    mc = mcpool.Client([server.addr], pickle=True, min_compress_len=THRESHOLD if compress else 0,
+                       value_format=kind)
     other = _legacy(kind, [server.addr])
     values = dict(VALUES, small=SMALL_STR, large=BIG_STR)
     for name, v in values.items():
@@ -47,13 +51,17 @@ def test_mcpool_writes_legacy_reads(server, prefix, kind, compress):
 @pytest.mark.parametrize("kind", ["pylibmc", "python-memcached"])
 @pytest.mark.parametrize("compress", [False, True])
 def test_legacy_writes_mcpool_reads(server, prefix, kind, compress):
-    mc = mcpool.Client([server.addr], pickle=True)
+    mc = mcpool.Client([server.addr], pickle=True, value_format=kind)
     other = _legacy(kind, [server.addr])
     values = dict(VALUES, small=SMALL_STR, large=BIG_STR)
     for name, v in values.items():
         assert _legacy_set(kind, other, prefix + name, v, compress)
     flags, _ = server.raw_get(prefix + "large")
     assert bool(flags & 8) == compress
+    # an int beyond 64 bits has no kind in mcpool: a clear error naming the key, not bytes
+    with pytest.raises(mcpool.ServerError, match=prefix + "big"):
+        mc.get(prefix + "big")
+    del values["big"]
     for name, v in values.items():
         assert mc.get(prefix + name) == v, name
     assert mc.get_multi([prefix + n for n in values]) == {prefix + n: v for n, v in values.items()}
@@ -61,19 +69,21 @@ def test_legacy_writes_mcpool_reads(server, prefix, kind, compress):
 
 @pytest.mark.parametrize("kind", ["pylibmc", "python-memcached"])
 def test_bool_from_legacy(server, prefix, kind):
-    """pylibmc stores True as flag 2 "1" (mcpool does the same); python-memcached pickles it."""
+    """pylibmc stores True as flag 2 "1" (the pylibmc format does the same: True reads back
+    as True); python-memcached pickles it, and its format has no bool kind."""
     other = _legacy(kind, [server.addr])
     other.set(prefix + "t", True)
-    got = mcpool.Client([server.addr], pickle=True).get(prefix + "t")
+    got = mcpool.Client([server.addr], pickle=True, value_format=kind).get(prefix + "t")
     assert got == 1 and got is not False
-    mc = mcpool.Client([server.addr])
+    mc = mcpool.Client([server.addr], value_format=kind, pickle=kind == "python-memcached")
     mc.set(prefix + "t2", True)
     assert other.get(prefix + "t2") == 1
 
 
 def test_legacy_pickle_not_loaded_without_opt_in(server, prefix):
     memcache.Client([server.addr]).set(prefix + "d", {"a": 1})
-    assert isinstance(mcpool.Client([server.addr]).get(prefix + "d"), bytes)
+    with pytest.raises(mcpool.ServerError, match=prefix + "d"):
+        mcpool.Client([server.addr], value_format="python-memcached").get(prefix + "d")
 
 
 N_KEYS = 300
@@ -81,7 +91,7 @@ N_KEYS = 300
 
 def _where(servers, keys):
     """Which server index holds each key, asking each server alone."""
-    singles = [mcpool.Client([s.addr]) for s in servers]
+    singles = [mcpool.Client([s.addr], value_format="libmemcached") for s in servers]
     out = {}
     for k in keys:
         hits = [i for i, c in enumerate(singles) if c.get(k) is not None]
@@ -98,7 +108,7 @@ def test_same_server_per_key(servers, prefix, kind, profile):
         other = pylibmc.Client(addrs, binary=False, behaviors={"ketama": True})
     else:
         other = memcache.Client(addrs)
-    mc = mcpool.Client(addrs, distribution=profile)
+    mc = mcpool.Client(addrs, distribution=profile, value_format=kind)
     # legacy writes, mcpool reads from the same servers
     keys = [prefix + "L%d" % i for i in range(N_KEYS)]
     for i, k in enumerate(keys):

@@ -1,47 +1,99 @@
-"""The flag layout on the wire, compression, pickle and unknown flags."""
+"""Values as the core's kinds in a value format (value_format=), compression, pickle, and
+the errors for values Python must not be handed as bytes (docs/value-format.md)."""
 import pickle
+import threading
 
 import pytest
 
 import mcpool
 
+# The mcpool layout's flags (docs/value-format.md): mark (bit 24) | codec << 20 | kind << 16
+MARK = 1 << 24
+TEXT, INT, BOOL, PICKLE, STORABLE, JAVA = (MARK | k << 16 for k in (1, 2, 3, 4, 5, 6))
+ZLIB = MARK | 1 << 20
 
-def test_flags_on_the_wire(mc, server, prefix):
+
+def test_flags_on_the_wire_mcpool(mc, server, prefix):
     mc.set(prefix + "b", b"raw")
     mc.set(prefix + "s", "t\u00e9xt")
-    mc.set(prefix + "i", 42)
+    mc.set(prefix + "i", -42)
     mc.set(prefix + "t", True)
+    assert server.raw_get(prefix + "b") == (0, b"raw")
+    assert server.raw_get(prefix + "s") == (TEXT, "t\u00e9xt".encode())
+    assert server.raw_get(prefix + "i") == (INT, b"-42")
+    assert server.raw_get(prefix + "t") == (BOOL, b"1")
+
+
+def test_flags_on_the_wire_pylibmc(server, prefix):
+    c = mcpool.Client([server.addr], value_format="pylibmc")
+    c.set(prefix + "b", b"raw")
+    c.set(prefix + "s", "t\u00e9xt")
+    c.set(prefix + "i", 42)
+    c.set(prefix + "t", True)
     assert server.raw_get(prefix + "b") == (0, b"raw")
     assert server.raw_get(prefix + "s") == (16, "t\u00e9xt".encode())
     assert server.raw_get(prefix + "i") == (4, b"42")
-    assert server.raw_get(prefix + "t") == (2, b"1")
+    # the pylibmc format has no bool kind: True is stored as the integer 1 (pylibmc itself
+    # writes flag 2 "1", which it also reads back as the int 1)
+    assert server.raw_get(prefix + "t") == (4, b"1")
+    assert c.get(prefix + "t") == 1 and c.get(prefix + "i") == 42
 
 
-@pytest.mark.parametrize("flags,data,expected", [
-    (0, b"abc", b"abc"),
-    (16, b"abc", "abc"),
-    (2, b"17", 17),
-    (4, b"-17", -17),
-    (16, b"\xff\xfe", b"\xff\xfe"),       # not UTF-8: raw bytes
-    (2, b"notnum", b"notnum"),            # not a number: raw bytes
-    (4, b"", b""),
-    (32, b"abc", b"abc"),                 # unknown flags: raw bytes
-    (0x10000, b"abc", b"abc"),
-    (1 | 16, b"abc", b"abc"),
-    (1, pickle.dumps({"a": 1}), pickle.dumps({"a": 1})),  # pickle off: raw bytes
+def test_unknown_value_format_raises():
+    with pytest.raises(mcpool.ClientError, match="value.format|nope"):
+        mcpool.Client(["127.0.0.1:1"], value_format="nope", min_idle=0)
+
+
+@pytest.mark.parametrize("fmt,flags,data,expected", [
+    ("mcpool", 0, b"abc", b"abc"),
+    ("mcpool", TEXT, b"abc", "abc"),
+    ("mcpool", INT, b"-17", -17),
+    ("mcpool", BOOL, b"0", False),
+    ("pylibmc", 0, b"abc", b"abc"),
+    ("pylibmc", 16, b"abc", "abc"),
+    ("pylibmc", 4, b"-17", -17),
+    ("python-memcached", 2, b"17", 17),
+    ("python-memcached", 16, b"abc", "abc"),
 ])
-def test_read_raw_flags(mc, server, prefix, flags, data, expected):
+def test_read_kinds(server, prefix, fmt, flags, data, expected):
+    c = mcpool.Client([server.addr], value_format=fmt)
     server.raw_set(prefix + "k", flags, data)
-    assert mc.get(prefix + "k") == expected
-    assert mc.get_multi([prefix + "k"]) == {prefix + "k": expected}
+    got = c.get(prefix + "k")
+    assert type(got) is type(expected) and got == expected
+    assert c.get_multi([prefix + "k"]) == {prefix + "k": expected}
+
+
+@pytest.mark.parametrize("fmt,flags,data", [
+    ("mcpool", 16, b"abc"),                    # pylibmc's text flag: nothing in mcpool's layout
+    ("mcpool", INT, b"notnum"),                # an int kind whose body is none
+    ("mcpool", TEXT, b"\xff\xfe"),             # text that is not UTF-8
+    ("mcpool", STORABLE, b"\x05\x0b\x03"),     # a Perl object: Python has no reader
+    ("mcpool", JAVA, b"\xac\xed\x00\x05"),     # a Java object
+    ("mcpool", PICKLE, pickle.dumps(1)),       # pickle is off
+    ("mcpool", MARK | 7 << 16, b"abc"),        # no such kind
+    ("pylibmc", 1, pickle.dumps({"a": 1})),    # pickle is off
+    ("pylibmc", 2, b"notnum"),
+    ("pylibmc", 32, b"abc"),                   # flags that mean nothing in pylibmc's layout
+    ("pylibmc", 16, b"\xff\xfe"),
+    ("cache-memcached-fast", 8, b"x"),         # pylibmc's zlib bit under Perl's layout
+])
+def test_wrong_values_raise_never_bytes(server, prefix, fmt, flags, data):
+    c = mcpool.Client([server.addr], value_format=fmt)
+    server.raw_set(prefix + "k", flags, data)
+    with pytest.raises(mcpool.ServerError, match=prefix + "k"):
+        c.get(prefix + "k")
+    with pytest.raises(mcpool.ServerError):
+        c.get_multi([prefix + "k", prefix + "other"])
+    assert c.set(prefix + "after", b"ok") and c.get(prefix + "after") == b"ok"
 
 
 def test_malicious_pickle_not_loaded_by_default(mc, server, prefix):
     class Boom:
         def __reduce__(self):
             return (pytest.fail, ("unpickled!",))
-    server.raw_set(prefix + "p", 1, pickle.dumps(Boom()))
-    assert isinstance(mc.get(prefix + "p"), bytes)
+    server.raw_set(prefix + "p", PICKLE, pickle.dumps(Boom()))
+    with pytest.raises(mcpool.ServerError, match="pickle|serialized|python"):
+        mc.get(prefix + "p")
 
 
 def test_pickle_enabled(server, prefix):
@@ -49,8 +101,9 @@ def test_pickle_enabled(server, prefix):
     obj = {"a": [1, 2.5, None], "b": ("t", b"x")}
     assert c.set(prefix + "p", obj)
     assert c.get(prefix + "p") == obj
-    assert server.raw_get(prefix + "p")[0] == 1
+    assert server.raw_get(prefix + "p")[0] == PICKLE
     assert c.set(prefix + "f", 1.5) and c.get(prefix + "f") == 1.5
+    assert c.set(prefix + "big", 2 ** 100) and c.get(prefix + "big") == 2 ** 100
     assert c.get_multi([prefix + "p"]) == {prefix + "p": obj}
     c0 = mcpool.Client([server.addr], pickle=True, pickle_protocol=0)
     c0.set(prefix + "p0", obj)
@@ -63,9 +116,9 @@ def test_compression_threshold(server, prefix):
     small, large = "x" * 999, "y" * 5000
     c.set(prefix + "small", small)
     c.set(prefix + "large", large)
-    assert server.raw_get(prefix + "small")[0] == 16
+    assert server.raw_get(prefix + "small")[0] == TEXT
     flags, data = server.raw_get(prefix + "large")
-    assert flags == 16 | 8 and len(data) < 200
+    assert flags == TEXT | ZLIB and len(data) < 200
     assert c.get(prefix + "large") == large
     # a client without compression still inflates
     assert mcpool.Client([server.addr]).get(prefix + "large") == large
@@ -76,14 +129,55 @@ def test_compression_per_call(mc, server, prefix):
     mc.set(prefix + "off", big)
     assert server.raw_get(prefix + "off")[0] == 0
     mc.set(prefix + "on", big, min_compress_len=100)
-    assert server.raw_get(prefix + "on")[0] == 8
+    assert server.raw_get(prefix + "on")[0] == ZLIB
     assert mc.get(prefix + "on") == big
     mc.set(prefix + "on0", big, 0, 0)
     assert server.raw_get(prefix + "on0")[0] == 0
 
 
-def test_corrupt_compressed_value_raises(mc, server, prefix):
-    server.raw_set(prefix + "z", 8, b"not zlib at all")
-    with pytest.raises(mcpool.ServerError):
-        mc.get(prefix + "z")
-    assert mc.set(prefix + "after", b"ok") and mc.get(prefix + "after") == b"ok"
+@pytest.mark.parametrize("fmt,flags", [("mcpool", ZLIB), ("pylibmc", 8),
+                                       ("cache-memcached-fast", 2)])
+def test_corrupt_compressed_value_raises(server, prefix, fmt, flags):
+    c = mcpool.Client([server.addr], value_format=fmt)
+    server.raw_set(prefix + "z", flags, b"not a compressed stream at all")
+    with pytest.raises(mcpool.ServerError, match=prefix + "z"):
+        c.get(prefix + "z")
+    assert c.set(prefix + "after", b"ok") and c.get(prefix + "after") == b"ok"
+
+
+def test_reads_into_bytes_with_other_threads_holding_the_gil(server, prefix):
+    """The core reads each value straight into a bytes object, taking the GIL back for the
+    allocation inside its call: values stay right while other threads run Python code."""
+    c = mcpool.Client([server.addr])
+    big = bytes(range(256)) * 2048  # 512 KiB
+    assert c.set(prefix + "big", big)
+    keys = [prefix + "k%d" % i for i in range(50)]
+    for i, k in enumerate(keys):
+        assert c.set(k, b"%d" % i * (i + 1))
+    stop = threading.Event()
+    errors = []
+
+    def spin():
+        while not stop.is_set():
+            sum(range(1000))
+
+    def read():
+        try:
+            for _ in range(20):
+                assert c.get(prefix + "big") == big
+                got = c.get_multi(keys + keys[:3])  # keys asked twice answer twice
+                assert got == {k: b"%d" % i * (i + 1) for i, k in enumerate(keys)}
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    spinners = [threading.Thread(target=spin) for _ in range(2)]
+    readers = [threading.Thread(target=read) for _ in range(4)]
+    for t in spinners + readers:
+        t.start()
+    for t in readers:
+        t.join(120)
+    stop.set()
+    for t in spinners:
+        t.join(10)
+    assert not errors, errors
+    assert not any(t.is_alive() for t in readers)

@@ -1,28 +1,40 @@
 package io.mcpool;
 
 /**
- * Turns Java objects into stored bytes and flags and back. Compression is not the
- * transcoder's job: the core compresses large values and sets flag bit 2 (gzip), exactly the
- * bit Whalin and spymemcached use, and inflates on read before {@link #decode} sees the bytes.
+ * Turns Java objects into one of the core's value {@link Kind}s and back. The flags, the wire
+ * form of every kind (Whalin's binary integers, spymemcached's markers, ...) and compression
+ * are not the transcoder's job: the value format does them, in the core, the same in every
+ * language ({@link Mcpool.Builder#valueFormat(String)}, docs/value-format.md).
  *
- * <p>Two layouts come with the binding: {@link WhalinTranscoder} (Whalin 2.x's flag markers,
- * the default) and {@link SpyTranscoder} (spymemcached's SerializingTranscoder). Neither
- * deserializes a Java object unless constructed with serialization allowed, and then only a
- * value whose flags say it is serialized.
+ * <p>Two come with the binding, {@link WhalinTranscoder} and {@link SpyTranscoder}: they map
+ * the same Java types (byte[] to BYTES, String/StringBuilder/StringBuffer to TEXT, Long,
+ * Integer, Short and Byte to INT, Boolean to BOOL) and differ in the value format they stand
+ * for when none is set ({@link #valueFormat()}). Neither stores or reads a Java serialized
+ * object unless constructed with serialization allowed.
  *
- * <p>Both encode Strings (and StringBuilder/StringBuffer) as strict UTF-8: a String with an
- * unpaired surrogate has no UTF-8 form and is refused with a {@link ClientException} instead
- * of being stored with {@code ?} in its place (a different value read back); characters
- * outside the BMP and NUL are stored as their real UTF-8 bytes. Reading is lenient, as in
- * Whalin and spymemcached: stored bytes that are not UTF-8 (written by some other client)
- * decode with U+FFFD in their place; {@code Mcpool.getBytes} gives the bytes as they are.
+ * <p>Strings are encoded as strict UTF-8: a String with an unpaired surrogate has no UTF-8
+ * form and is refused with a {@link ClientException} instead of being stored with {@code ?}
+ * in its place (a different value read back).
  */
 public interface Transcoder {
-    /** Encodes a value; throws {@link ClientException} for one it cannot or may not encode. */
+    /** Encodes a value as a kind and its bytes; throws {@link ClientException} for one it
+     * cannot or may not encode. */
     CachedData encode(Object value);
 
-    /** Decodes a value read with these flags (compression already undone). */
-    Object decode(byte[] data, int flags);
+    /** Decodes a value the core delivered as this kind (already inflated; an INT as decimal
+     * text, a BOOL as "1"/"0"); throws {@link ClientException} for a kind Java cannot read. */
+    Object decode(byte[] data, Kind kind);
+
+    /** Whether Java serialized objects may be stored and read (off unless enabled). */
+    default boolean allowSerializable() {
+        return false;
+    }
+
+    /** The value format this transcoder stands for when the builder sets none (null: the
+     * builder's default, {@code mcpool}). */
+    default String valueFormat() {
+        return null;
+    }
 
     /** The bytes and flags of a counter as memcached's incr/decr expect: decimal text. */
     default CachedData encodeCounter(long value) {

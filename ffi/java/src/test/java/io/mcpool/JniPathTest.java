@@ -20,8 +20,8 @@ public class JniPathTest {
     @BeforeClass
     public static void start() throws Exception {
         server = new TestServer();
-        mc = Mcpool.builder().servers(server.addr()).build();
-        plain = Mcpool.builder().servers(server.addr()).compressionThreshold(0).build();
+        mc = Mcpool.builder().servers(server.addr()).valueFormat("whalin").build();
+        plain = Mcpool.builder().servers(server.addr()).valueFormat("whalin").compressionThreshold(0).build();
     }
 
     @AfterClass
@@ -47,11 +47,11 @@ public class JniPathTest {
             for (int n : SIZES) {
                 String k = "jni:get:" + n;
                 byte[] v = value(n, n);
-                assertTrue(c.setBytes(k, v, 4096 | 65536, 0));
+                assertTrue(c.setBytes(k, v, 4096, 0));
                 CachedData d = c.getBytes(k);
                 assertNotNull(k, d);
                 assertArrayEquals(k, v, d.data);
-                assertEquals(k, 4096 | 65536, d.flags);
+                assertEquals(k, 4096, d.flags);
                 assertArrayEquals(k, v, (byte[]) c.get(k)); // Whalin's byte[] marker
                 MemcachedItem it = c.gets(k);
                 assertArrayEquals(k, v, (byte[]) it.getValue());

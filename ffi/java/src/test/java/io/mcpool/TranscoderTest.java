@@ -2,93 +2,198 @@ package io.mcpool;
 
 import static org.junit.Assert.*;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Date;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
 import org.junit.Test;
 
-/** The byte layouts, checked against what Whalin 2.x and spymemcached write (no server). */
+/**
+ * Java types as the core's kinds, in the value formats (the flags and wire forms are the
+ * core's: docs/value-format.md), checked on the wire through a raw client (the
+ * {@code libmemcached} format: bytes with the caller's flags), and the values that are
+ * errors, never bytes.
+ */
 public class TranscoderTest {
+    static TestServer server;
+    static Mcpool raw;
+    static final int MARK = 1 << 24, TEXT = MARK | 1 << 16, INT = MARK | 2 << 16, BOOL = MARK | 3 << 16,
+        JAVA = MARK | 6 << 16, STORABLE = MARK | 5 << 16;
+
+    @BeforeClass
+    public static void start() throws Exception {
+        server = new TestServer();
+        raw = Mcpool.builder().servers(server.addr()).valueFormat("libmemcached").build();
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        raw.close();
+        server.close();
+    }
+
+    static Mcpool client(String format, Transcoder t) {
+        Mcpool.Builder b = Mcpool.builder().servers(server.addr()).valueFormat(format);
+        return (t == null ? b : b.transcoder(t)).build();
+    }
+
+    static void wire(Mcpool mc, String key, Object v, int flags, byte[] bytes, Object back) {
+        assertTrue(mc.set(key, v, 0));
+        CachedData d = raw.getBytes(key);
+        assertEquals(key + " flags", flags, d.flags);
+        assertArrayEquals(key + " bytes", bytes, d.data);
+        Object got = mc.get(key);
+        assertEquals(key, back.getClass(), got.getClass());
+        if (back instanceof byte[]) assertArrayEquals((byte[]) back, (byte[]) got);
+        else assertEquals(key, back, got);
+    }
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    public void mcpoolLayout() {
+        try (Mcpool mc = client("mcpool", null)) {
+            wire(mc, "t:m:s", "hé", TEXT, utf8("hé"), "hé");
+            wire(mc, "t:m:l", -7L, INT, utf8("-7"), -7L);
+            wire(mc, "t:m:i", 42, INT, utf8("42"), 42L); // every integer reads back as a Long
+            wire(mc, "t:m:t", true, BOOL, utf8("1"), true);
+            wire(mc, "t:m:b", new byte[] {1, 2}, 0, new byte[] {1, 2}, new byte[] {1, 2});
+            wire(mc, "t:m:sb", new StringBuilder("x"), TEXT, utf8("x"), "x");
+        }
+    }
+
     @Test
     public void whalinLayout() {
-        WhalinTranscoder t = new WhalinTranscoder();
-        check(t, 42, 4, new byte[] {0, 0, 0, 42});
-        check(t, 7L, 16384, new byte[] {0, 0, 0, 0, 0, 0, 0, 7});
-        check(t, (byte) 3, 1, new byte[] {3});
-        check(t, true, 8192, new byte[] {1});
-        check(t, 'A', 16, new byte[] {0, 0, 0, 65});
-        check(t, (short) -2, 256, new byte[] {-1, -1, -1, -2});
-        check(t, "hé", 32, new byte[] {'h', (byte) 0xc3, (byte) 0xa9});
-        check(t, new Date(258L), 1024, new byte[] {0, 0, 0, 0, 0, 0, 1, 2});
-        check(t, 1.0f, 128, Bytes.int4(Float.floatToIntBits(1.0f)));
-        check(t, 1.0d, 512, Bytes.long8(Double.doubleToLongBits(1.0d)));
-        assertEquals(4096, t.encode(new byte[] {1}).flags);
-        assertEquals(64, t.encode(new StringBuffer("x")).flags);
-        assertEquals(2048, t.encode(new StringBuilder("x")).flags);
-        assertEquals("no marker", t.decode("no marker".getBytes(), 0));
+        try (Mcpool mc = client("whalin", null)) {
+            wire(mc, "t:w:s", "hé", 32, utf8("hé"), "hé");
+            wire(mc, "t:w:l", 7L, 4, new byte[] {0, 0, 0, 7}, 7L); // Whalin's Integer when it fits
+            wire(mc, "t:w:L", 1L << 40, 16384, new byte[] {0, 0, 1, 0, 0, 0, 0, 0}, 1L << 40);
+            wire(mc, "t:w:t", true, 8192, new byte[] {1}, true);
+            wire(mc, "t:w:b", new byte[] {1}, 4096, new byte[] {1}, new byte[] {1});
+            // what Whalin wrote: an Integer (4), a Byte (1), a Short (256) read back as Longs
+            assertTrue(raw.setBytes("t:w:wi", new byte[] {0, 0, 0, 42}, 4, 0));
+            assertEquals(42L, mc.get("t:w:wi"));
+            assertTrue(raw.setBytes("t:w:wb", new byte[] {3}, 1, 0));
+            assertEquals(3L, mc.get("t:w:wb"));
+            // a Whalin Float, Double, Date or Character has no kind: an error, never bytes
+            for (int marker : new int[] {128, 512, 1024, 16}) {
+                assertTrue(raw.setBytes("t:w:no", new byte[] {0, 0, 0, 0, 0, 0, 0, 1}, marker, 0));
+                try {
+                    Object v = mc.get("t:w:no");
+                    fail("marker " + marker + " read as " + v);
+                } catch (McpoolException e) {
+                    assertTrue(e.getMessage(), e.getMessage().contains("t:w:no"));
+                }
+            }
+        }
         WhalinTranscoder pas = new WhalinTranscoder(true, false, null);
         CachedData d = pas.encode(12);
-        assertEquals(0, d.flags);
-        assertEquals("12", new String(d.data));
-        assertEquals("12", pas.decode(new byte[] {'1', '2'}, 0));
-        try {
-            t.decode(new byte[] {1, 2}, 4); // an int must have 4 bytes
-            fail();
-        } catch (ClientException e) {
-            // refused, not misread
-        }
+        assertEquals(Kind.TEXT, d.kind);
+        assertEquals("12", new String(d.data, StandardCharsets.UTF_8));
+        assertEquals("12", pas.decode(new byte[] {'1', '2'}, Kind.INT));
     }
 
     @Test
     public void spyLayout() {
-        SpyTranscoder t = new SpyTranscoder();
-        check(t, "s", 0, new byte[] {'s'});
-        check(t, 42, 512, new byte[] {42});
-        check(t, 0, 512, new byte[] {});
-        check(t, -1, 512, new byte[] {-1, -1, -1, -1});
-        check(t, 300L, 768, new byte[] {1, 44});
-        check(t, true, 256, new byte[] {'1'});
-        check(t, false, 256, new byte[] {'0'});
-        check(t, (byte) 5, 1280, new byte[] {5});
-        check(t, new Date(1L), 1024, new byte[] {1});
-        assertEquals(2048, t.encode(new byte[] {1}).flags);
-        assertEquals(1.5f, t.decode(t.encode(1.5f).data, 1536));
-        assertEquals(-2.5d, t.decode(t.encode(-2.5d).data, 1792));
+        try (Mcpool mc = client("spymemcached", new SpyTranscoder())) {
+            wire(mc, "t:s:s", "s", 0, new byte[] {'s'}, "s");
+            wire(mc, "t:s:l", 300L, 512, new byte[] {1, 44}, 300L); // spymemcached's Integer
+            wire(mc, "t:s:L", 1L << 40, 768, new byte[] {1, 0, 0, 0, 0, 0}, 1L << 40);
+            wire(mc, "t:s:t", true, 256, new byte[] {'1'}, true);
+            wire(mc, "t:s:f", false, 256, new byte[] {'0'}, false);
+            wire(mc, "t:s:b", new byte[] {1}, 2048, new byte[] {1}, new byte[] {1});
+        }
+        // a transcoder given alone brings its format
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).transcoder(new SpyTranscoder()).build()) {
+            assertTrue(mc.set("t:s:alone", "x", 0));
+            assertEquals(0, raw.getBytes("t:s:alone").flags);
+        }
     }
 
     @Test
-    public void serializationRefusedByDefault() {
-        for (Transcoder t : new Transcoder[] {new WhalinTranscoder(), new SpyTranscoder()}) {
+    public void typesWithoutAKindAreRefused() {
+        for (Object v : new Object[] {1.5f, 2.5d, new Date(1), 'c', new ArrayList<String>()}) {
             try {
-                t.encode(new java.util.ArrayList<String>());
-                fail();
+                new WhalinTranscoder().encode(v);
+                fail(v.toString());
             } catch (ClientException e) {
-                assertTrue(e.getMessage().contains("serialization is off"));
+                assertTrue(e.getMessage(), e.getMessage().contains("serialization is off"));
+            }
+        }
+    }
+
+    @Test
+    public void serializationOnlyWhenEnabled() {
+        try (Mcpool off = client("mcpool", null); Mcpool on = client("mcpool", new WhalinTranscoder(false, true, null))) {
+            ArrayList<String> list = new ArrayList<>();
+            list.add("a");
+            assertTrue(on.set("t:ser", list, 0));
+            assertEquals(JAVA, raw.getBytes("t:ser").flags);
+            assertEquals(list, on.get("t:ser"));
+            assertEquals(1.5f, roundTrip(on, "t:ser:f", 1.5f));
+            try {
+                off.get("t:ser");
+                fail();
+            } catch (McpoolException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("t:ser"));
+            }
+            // a Perl Storable image or any other language's object: an error, never bytes
+            assertTrue(raw.setBytes("t:storable", new byte[] {5, 11, 3}, STORABLE, 0));
+            for (Mcpool mc : new Mcpool[] {off, on}) {
+                try {
+                    mc.get("t:storable");
+                    fail();
+                } catch (McpoolException e) {
+                    assertTrue(e.getMessage(), e.getMessage().contains("t:storable"));
+                }
             }
         }
         try {
-            new WhalinTranscoder().decode(new byte[] {(byte) 0xac, (byte) 0xed}, 8);
+            new WhalinTranscoder().decode(new byte[] {(byte) 0xac, (byte) 0xed}, Kind.JAVA_SERIALIZED);
             fail();
         } catch (ClientException e) {
             // never deserialized
         }
         try {
-            new SpyTranscoder().decode(new byte[] {(byte) 0xac, (byte) 0xed}, 1);
+            new SpyTranscoder().decode(new byte[] {1}, Kind.PYTHON_PICKLE);
             fail();
         } catch (ClientException e) {
-            // never deserialized
+            assertTrue(e.getMessage().contains("Python pickle"));
         }
-        // Enabled, but flags without the serialized bit are never handed to ObjectInputStream.
-        WhalinTranscoder on = new WhalinTranscoder(false, true, null);
-        byte[] ser = on.encode(new java.util.ArrayList<String>()).data;
-        assertTrue(on.decode(ser, 4096) instanceof byte[]);
-        assertTrue(on.decode(ser, 8) instanceof java.util.ArrayList);
     }
 
-    static void check(Transcoder t, Object v, int flags, byte[] bytes) {
-        CachedData d = t.encode(v);
-        assertEquals(v.toString(), flags, d.flags);
-        assertArrayEquals(v.toString(), bytes, d.data);
-        Object back = t.decode(d.data, d.flags);
-        assertEquals(v.getClass(), back.getClass());
-        assertEquals(v.toString(), back.toString());
+    @Test
+    public void wrongLayoutReadsAreErrors() {
+        // pylibmc's zlib bit under whalin, a corrupt gzip stream, mcpool's text flag under whalin
+        int[][] cases = {{8 | 32, 0}, {2 | 32, 1}, {TEXT, 2}};
+        try (Mcpool mc = client("whalin", null)) {
+            for (int[] c : cases) {
+                assertTrue(raw.setBytes("t:wrong", "not what the flags say".getBytes(StandardCharsets.US_ASCII), c[0], 0));
+                try {
+                    Object v = mc.get("t:wrong");
+                    fail("flags " + c[0] + " read as " + v);
+                } catch (McpoolException e) {
+                    assertTrue(e.getMessage(), e.getMessage().contains("t:wrong"));
+                }
+            }
+        }
+    }
+
+    @Test
+    public void unknownValueFormatIsAConfigError() {
+        try {
+            client("nope", null).close();
+            fail();
+        } catch (ClientException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("nope") || e.getMessage().contains("value"));
+        }
+    }
+
+    static Object roundTrip(Mcpool mc, String k, Object v) {
+        assertTrue(mc.set(k, v, 0));
+        return mc.get(k);
     }
 }

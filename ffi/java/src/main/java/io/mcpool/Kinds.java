@@ -1,0 +1,57 @@
+package io.mcpool;
+
+import java.nio.charset.StandardCharsets;
+
+/** The one mapping of Java types to the core's kinds, used by both transcoders. */
+final class Kinds {
+    private Kinds() {}
+
+    static CachedData encode(Object v, boolean primitiveAsString, boolean allowSerializable) {
+        if (v == null) throw new ClientException("cannot store null", null);
+        if (v instanceof byte[]) return new CachedData(Kind.BYTES, (byte[]) v);
+        if (primitiveAsString && isNative(v)) return new CachedData(Kind.TEXT, Utf8.value(v.toString()));
+        if (v instanceof String) return new CachedData(Kind.TEXT, Utf8.value((String) v));
+        if (v instanceof StringBuilder || v instanceof StringBuffer) {
+            return new CachedData(Kind.TEXT, Utf8.value(v.toString()));
+        }
+        if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+            return new CachedData(Kind.INT, Long.toString(((Number) v).longValue()).getBytes(StandardCharsets.US_ASCII));
+        }
+        if (v instanceof Boolean) return new CachedData(Kind.BOOL, new byte[] {(byte) (((Boolean) v) ? '1' : '0')});
+        if (!allowSerializable) {
+            throw Serialization.refused("cannot store a " + v.getClass().getName()
+                + " (the value formats' kinds are byte[], String, integers and Boolean)");
+        }
+        return new CachedData(Kind.JAVA_SERIALIZED, Serialization.serialize(v));
+    }
+
+    private static boolean isNative(Object v) {
+        return v instanceof String || v instanceof Number || v instanceof Boolean || v instanceof Character
+            || v instanceof java.util.Date || v instanceof StringBuffer || v instanceof StringBuilder;
+    }
+
+    static Object decode(byte[] b, Kind kind, boolean primitiveAsString, boolean allowSerializable,
+                         ClassLoader loader) {
+        Mcpool.notNull(b, "data");
+        if (kind == null) throw new ClientException("the core delivered a value of a kind this binding does not know", null);
+        switch (kind) {
+            case JAVA_SERIALIZED:
+                if (!allowSerializable) throw Serialization.refused("a serialized Java object was read");
+                return Serialization.deserialize(b, loader);
+            case PYTHON_PICKLE:
+                throw new ClientException("the value is a Python pickle: Java cannot read it", null);
+            case PERL_STORABLE:
+                throw new ClientException("the value is a Perl Storable image: Java cannot read it", null);
+            default:
+                break;
+        }
+        String text = kind == Kind.BYTES ? null : new String(b, StandardCharsets.UTF_8);
+        if (primitiveAsString) return text != null ? text : new String(b, StandardCharsets.UTF_8);
+        switch (kind) {
+            case BYTES: return b;
+            case TEXT: return text;
+            case INT: return Long.valueOf(text);
+            default: return Boolean.valueOf(b.length == 1 && b[0] == '1'); // BOOL
+        }
+    }
+}

@@ -1,0 +1,114 @@
+# value_format (the core's value formats) and serialize: Perl values as the core's kinds,
+# the flags on the wire, and values that are errors (a warning, nothing returned), never bytes.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use Mcpool;
+use IO::Socket::INET;
+use Storable ();
+use B ();
+use Encode ();
+
+my $srv = start_memcached();
+my $p   = unique('vf');
+my ($MARK, $TEXT, $INT, $STORABLE, $PICKLE) =
+    (1 << 24, (1 << 24) | 1 << 16, (1 << 24) | 2 << 16, (1 << 24) | 5 << 16, (1 << 24) | 4 << 16);
+
+sub raw {
+    my ($cmd) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => $srv, Timeout => 5) or die "connect: $!";
+    binmode $s;
+    print $s $cmd;
+    my $buf = '';
+    while ($buf !~ /(?:END|STORED|NOT_STORED|ERROR)\r\n\z/) {
+        my $n = sysread $s, $buf, 1 << 20, length $buf;
+        last unless $n;
+    }
+    return $buf;
+}
+sub raw_get {    # (flags, bytes) as stored
+    my ($k) = @_;
+    my $r = raw("get $k\r\n");
+    return unless $r =~ /\AVALUE \S+ (\d+) (\d+)\r\n/;
+    return ($1, substr($r, length($&), $2));
+}
+sub raw_set {
+    my ($k, $flags, $data) = @_;
+    raw(sprintf "set %s %d 0 %d\r\n%s\r\n", $k, $flags, length $data, $data);
+}
+sub warned(&) {
+    my @w;
+    local $SIG{__WARN__} = sub { push @w, $_[0] };
+    my @r = $_[0]->();
+    return (\@w, @r);
+}
+
+my $mc = Mcpool->new({ servers => [$srv], value_format => 'mcpool' });
+my $chars = "na\x{ef}ve \x{263a}";
+
+# mcpool's layout: integer, text, bytes, Storable; each read back as what it was
+ok $mc->set("${p}i", -42), 'an integer';
+ok $mc->set("${p}s", $chars), 'a character string';
+ok $mc->set("${p}b", "by\x{ff}tes"), 'bytes';
+ok $mc->set("${p}r", { a => [1, 2] }), 'a reference';
+is_deeply [raw_get("${p}i")], [$INT, '-42'], 'an integer is the INT kind, decimal text';
+is_deeply [raw_get("${p}s")], [$TEXT, Encode::encode_utf8($chars)], 'text is UTF-8 text';
+is((raw_get("${p}b"))[0], 0, 'bytes: flags 0');
+is((raw_get("${p}r"))[0], $STORABLE, 'a reference: a Storable image');
+is $mc->get("${p}i"), -42, 'the integer back';
+ok !(B::svref_2object(\ $mc->get("${p}i"))->FLAGS & B::SVf_POK()), 'as a number, not a string';
+is $mc->get("${p}s"), $chars, 'the text back';
+ok utf8::is_utf8($mc->get("${p}s")), 'as a character string';
+is $mc->get("${p}b"), "by\x{ff}tes", 'the bytes back';
+is_deeply $mc->get("${p}r"), { a => [1, 2] }, 'the reference thawed';
+ok $mc->set("${p}ascii", do { my $t = 'plain'; utf8::upgrade($t); $t }), 'ASCII text';
+ok utf8::is_utf8($mc->get("${p}ascii")), 'ASCII text reads back as text (stays text)';
+is_deeply $mc->get_multi("${p}i", "${p}s", "${p}b"),
+    { "${p}i" => -42, "${p}s" => $chars, "${p}b" => "by\x{ff}tes" }, 'get_multi: the same';
+my @set = $mc->set_multi(["${p}m1", 7], ["${p}m2", $chars], ["${p}m3", "x"]);
+is_deeply \@set, [1, 1, 1], 'set_multi of mixed kinds';
+is((raw_get("${p}m1"))[0], $INT, 'set_multi: the integer kind');
+is $mc->get("${p}m1"), 7, 'set_multi: read back';
+
+# Cache::Memcached::Fast's layout (the default): a number is its decimal text, flags 0
+my $cmf = Mcpool->new({ servers => [$srv] });
+ok $cmf->set("${p}ci", 42), 'an integer under cache-memcached-fast';
+is_deeply [raw_get("${p}ci")], [0, '42'], 'stored as its decimal text, flags 0 (as C::M::F)';
+my @r = $cmf->set_multi(["${p}cm", 43]);
+is_deeply [raw_get("${p}cm")], [0, '43'], 'set_multi too';
+
+# values that are errors: a warning naming the key, nothing returned, never the bytes
+for my $case (
+    ['cache-memcached-fast', 8, 'x' x 10, 'pylibmc zlib bit under cache-memcached-fast'],
+    ['cache-memcached-fast', 2, 'not gzip', 'a corrupt gzip stream'],
+    ['mcpool', 16, 'abc', "pylibmc's text flag under mcpool"],
+    ['mcpool', $PICKLE, "\x80\x04K\x01.", 'a Python pickle'],
+    ['mcpool', $MARK | 1 << 20, 'not zlib', 'a corrupt zlib stream under mcpool'],
+) {
+    my ($fmt, $flags, $data, $what) = @$case;
+    my $c = Mcpool->new({ servers => [$srv], value_format => $fmt });
+    raw_set("${p}bad", $flags, $data);
+    my ($w, $v) = warned { $c->get("${p}bad") };
+    ok !defined $v, "$what: get returns nothing";
+    like "@$w", qr/\Q${p}bad\E.*flags|MCPOOL_DECOMPRESS.*\Q${p}bad\E/, "$what: a warning names the key";
+    ($w, $v) = warned { $c->get_multi("${p}bad", "${p}b") };
+    ok !exists $v->{"${p}bad"}, "$what: get_multi leaves the key out";
+    ok exists $v->{"${p}b"}, "$what: and returns the others";
+    like "@$w", qr/not returned/, "$what: with a warning";
+}
+
+# serialize => 0: no Storable images either way
+my $noser = Mcpool->new({ servers => [$srv], value_format => 'mcpool', serialize => 0 });
+eval { $noser->set("${p}nr", [1]) };
+like $@, qr/serialize is off/, 'serialize => 0: storing a reference croaks';
+my ($w, $v) = warned { $noser->get("${p}r") };
+ok !defined $v, 'serialize => 0: a Storable image is not returned';
+like "@$w", qr/\Q${p}r\E/, 'with a warning naming the key';
+
+eval { Mcpool->new({ servers => [$srv], value_format => 'nope' }) };
+like $@, qr/value_format/, 'an unknown value_format croaks naming the option';
+
+done_testing;
