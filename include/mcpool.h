@@ -601,9 +601,11 @@ mcpool_status mcpool_config_set_failover(mcpool_config *config,
                                          size_t name_len);
 
 /**
- * Sets the compression format by name: `"gzip"` (the default, flag bit 2: Whalin,
- * spymemcached, Cache::Memcached) or `"zlib"` (flag bit 8: pylibmc, python-memcached).
- * Returns `MCPOOL_CONFIG` for an unknown name.
+ * Legacy: selects mcpool's value layout before value formats, by compression name:
+ * `"gzip"` (compression marked by flag bit 2) or `"zlib"` (bit 8); the flags are otherwise
+ * the caller's and every value is bytes. It replaces the value format (the later of this
+ * and `mcpool_config_set_value_format` wins); new code sets a value format instead
+ * (docs/value-format.md). Returns `MCPOOL_CONFIG` for an unknown name.
  *
  * # Safety
  * `config` is NULL or a live configuration; `name` is NULL or valid for `name_len` bytes.

@@ -346,3 +346,74 @@ fn libmemcached_tools_both_directions() {
     assert_eq!(out, big() + "\n");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Java's `String.length()` and `String.hashCode()`, as the spymemcached peer prints them.
+fn java_str(s: &str) -> String {
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let h = units
+        .iter()
+        .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(*u)));
+    format!("str:{}:{h}", units.len())
+}
+
+#[test]
+fn spymemcached_both_directions() {
+    let jar = "/usr/share/java/spymemcached.jar";
+    need(
+        jar,
+        "apt-get install libspymemcached-java default-jdk-headless",
+    );
+    need("/usr/bin/java", "apt-get install default-jdk-headless");
+    let peer = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/SpyPeer.java");
+    let mc = Memcached::start(&[]);
+    let java = |prefix: &str, what: &str| {
+        run(Command::new("java")
+            .args(["-cp", jar, peer])
+            .arg(mc.port.to_string())
+            .args([prefix, what]))
+    };
+    // spymemcached writes (threshold 16384: the 100 KB string is gzip under bit 2).
+    let prefix = unique("spy");
+    java(&prefix, "write");
+    let c = client(&mc, ValueFormat::Spymemcached, &prefix);
+    let long_text = big();
+    for (k, v) in [
+        ("b", Value::Bytes(vec![0, 1, 2, 0xff])),
+        ("t", Value::Text("tëxt ✓".into())),
+        ("i", Value::Int(-42)),
+        ("n", Value::Int(300)),
+        ("z0", Value::Int(0)),
+        ("l", Value::Int(1 << 40)),
+        ("T", Value::Bool(true)),
+        ("z", Value::Text(long_text.clone())),
+    ] {
+        assert_eq!(c.get_value(k).unwrap(), Some(v), "spymemcached wrote {k}");
+    }
+    match c.get_value("o") {
+        Err(Error::ValueFormat(m)) => assert!(m.contains("Java") && m.contains("off"), "{m}"),
+        r => panic!("a Java object with serialization off: {r:?}"),
+    }
+    // mcpool writes, spymemcached reads.
+    let prefix2 = unique("spy2");
+    let c2 = client(&mc, ValueFormat::Spymemcached, &prefix2);
+    for (k, v) in [
+        ("b", Value::Bytes(vec![0, 1, 2, 0xff])),
+        ("t", Value::Text("tëxt ✓".into())),
+        ("i", Value::Int(-42)),
+        ("n", Value::Int(300)),
+        ("z0", Value::Int(0)),
+        ("l", Value::Int(1 << 40)),
+        ("T", Value::Bool(true)),
+        ("z", Value::Text(long_text.clone())),
+    ] {
+        c2.set_value(k, &v, 0).unwrap();
+    }
+    let out = java(&prefix2, "read");
+    let want = format!(
+        "b bytes:000102ff\nt {}\ni Integer:-42\nn Integer:300\nz0 Integer:0\nl Long:{}\nT Boolean:true\nz {}\n",
+        java_str("tëxt ✓"),
+        1i64 << 40,
+        java_str(&long_text)
+    );
+    assert_eq!(out, want, "spymemcached read what mcpool wrote");
+}

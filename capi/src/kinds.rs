@@ -11,8 +11,8 @@ use super::commands::store_status;
 use super::landing::{landingpad, Failure};
 use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_OK, MCPOOL_VALUE_TOO_LARGE};
-use mcpool::proto::ascii::StoreCommand;
 use mcpool::value::{Kind, Lang, Value};
+use mcpool::StoreCommand;
 
 /// What a value is. The numbers are part of the ABI.
 #[repr(u32)]

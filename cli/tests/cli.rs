@@ -125,8 +125,6 @@ fn raw_set(addr: &str, key: &str, flags: u32, data: &[u8]) {
 
 #[test]
 fn value_formats_from_the_command_line() {
-    use flate2::write::ZlibEncoder;
-    use std::io::Write;
     let mc = Memcached::start(&[]);
     let s = mc.addr();
     let with = |rest: &[&str]| {
@@ -136,9 +134,8 @@ fn value_formats_from_the_command_line() {
     };
     // A zlib-compressed Python value (pylibmc: text 16 + zlib 8) and a python-memcached int.
     let text = "compressed by a Python client ".repeat(50);
-    let mut z = ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    z.write_all(text.as_bytes()).unwrap();
-    raw_set(&s, "pz", 24, &z.finish().unwrap());
+    let zlib = mcpool::Codec::Zlib.compress(text.as_bytes(), 6).unwrap();
+    raw_set(&s, "pz", 24, &zlib);
     raw_set(&s, "pi", 2, b"42");
     // The default (mcpool) format: an error naming the key and the flags, exit 2, nothing on
     // stdout (formerly: the compressed bytes and exit 0).
