@@ -20,7 +20,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
             "mcpool_tls_supported",
         ],
     ),
-    ("Configuration", &["mcpool_config_"]),
+    ("Configuration", &["mcpool_config_", "mcpool_option_"]),
     (
         "Client",
         &[

@@ -28,6 +28,22 @@
 #include <stdint.h>
 
 /**
+ * `compress[i]` of `mcpool_client_set_multi_ttl`: never compress this value.
+ */
+#define MCPOOL_COMPRESS_NEVER 0
+
+/**
+ * `compress[i]` of `mcpool_client_set_multi_ttl`: the client's rule (on, and at least the
+ * compression threshold).
+ */
+#define MCPOOL_COMPRESS_AUTO 1
+
+/**
+ * `compress[i]` of `mcpool_client_set_multi_ttl`: compress whatever the size.
+ */
+#define MCPOOL_COMPRESS_ALWAYS 2
+
+/**
  * Most keys in one multi-get call.
  */
 #define MCPOOL_MAX_MULTI_KEYS (1 << 20)
@@ -301,6 +317,64 @@ typedef uint32_t mcpool_event_type;
 #endif // __cplusplus
 
 /**
+ * What kind of outcome a status is: the one map from statuses to a binding's error classes
+ * (`mcpool_status_class`; docs/errors.md has the classes per language).
+ */
+enum mcpool_class
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * `MCPOOL_OK`.
+     */
+    MCPOOL_CLASS_OK = 0,
+    /**
+     * A miss: `MCPOOL_NOT_FOUND`.
+     */
+    MCPOOL_CLASS_MISS = 1,
+    /**
+     * A store that did not happen: `MCPOOL_NOT_STORED`, `MCPOOL_EXISTS`.
+     */
+    MCPOOL_CLASS_NOT_STORED = 2,
+    /**
+     * The caller's input was refused (`MCPOOL_INVALID_ARGUMENT`, `MCPOOL_INVALID_KEY`,
+     * `MCPOOL_VALUE_TOO_LARGE`, `MCPOOL_OUT_OF_RANGE`, `MCPOOL_ALLOC_FAILED`), or the server
+     * said the request was wrong (`MCPOOL_CLIENT_ERROR`).
+     */
+    MCPOOL_CLASS_CLIENT_ERROR = 3,
+    /**
+     * The server failed or sent something unusable: `MCPOOL_SERVER_ERROR`, `MCPOOL_PROTOCOL`,
+     * `MCPOOL_DECOMPRESS`, `MCPOOL_VALUE_FORMAT` (a value the format cannot read or write).
+     */
+    MCPOOL_CLASS_SERVER_ERROR = 4,
+    /**
+     * `MCPOOL_POOL_TIMEOUT`, `MCPOOL_CONNECT_TIMEOUT`, `MCPOOL_IO_TIMEOUT`.
+     */
+    MCPOOL_CLASS_TIMEOUT = 5,
+    /**
+     * The server cannot be reached: `MCPOOL_SERVER_DEAD`, `MCPOOL_IO`, `MCPOOL_AUTH`.
+     */
+    MCPOOL_CLASS_CONNECTION = 6,
+    /**
+     * The configuration is unusable or lacks what the call needs: `MCPOOL_CONFIG`,
+     * `MCPOOL_UNSUPPORTED`.
+     */
+    MCPOOL_CLASS_CONFIGURATION = 7,
+    /**
+     * A bug (`MCPOOL_PANIC`), `MCPOOL_UNKNOWN_ERROR`, or a number that is no status.
+     */
+    MCPOOL_CLASS_INTERNAL = 8,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_class mcpool_class;
+#else
+typedef uint32_t mcpool_class;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * One per-server counter or gauge, read with `mcpool_metrics_get`. The numbers are part of
  * the ABI: new metrics get new numbers, none is ever renumbered or reused, so a program
  * compiled against an older header keeps working. `mcpool_metric_name` names each one.
@@ -530,6 +604,13 @@ size_t mcpool_last_error_length(void);
  * Ownership: the string is static; never free it.
  */
 const char *mcpool_status_name(uint32_t status);
+
+/**
+ * The class of a status (`mcpool_class`): what a binding maps to its language's result or
+ * exception. Takes the number, so any value from C is accepted: a number that is no status
+ * is `MCPOOL_CLASS_INTERNAL`. Pass an `mcpool_status` as it is.
+ */
+mcpool_class mcpool_status_class(uint32_t status);
 
 /* -------------------------------------------------------------------------------------------- */
 /* Configuration                                                                                */
@@ -952,6 +1033,57 @@ mcpool_status mcpool_config_set_event_callback(mcpool_config *config,
                                                mcpool_event_callback callback,
                                                void *userdata);
 
+/**
+ * Sets the option `name` (`name_len` bytes) to `value` (`value_len` bytes, its text form),
+ * both UTF-8 with no NUL needed, from the core's option table (`mcpool_option_name`). Value
+ * forms: durations `250ms`, `1.5s`, `2s`, `500us` or a bare number of milliseconds (`0` where
+ * the option documents "none"); booleans `true`/`false`/`1`/`0`/`yes`/`no`/`on`/`off`; counts
+ * and sizes as decimal integers; `servers` as `host:port[:weight]`, comma-separated (replaces
+ * the servers added so far); `preset` the name of a legacy client's defaults
+ * (`pylibmc`, `whalin`, ...: set it first, later options override it). `-` in a name is read
+ * as `_`.
+ *
+ * Returns `MCPOOL_OK`, or `MCPOOL_CONFIG` (the configuration unchanged) for an unknown name
+ * (the last error lists close names) or a bad value (the last error names the option, the
+ * value and the accepted form); `MCPOOL_UNSUPPORTED` for a TLS option without the `tls`
+ * feature; `MCPOOL_INVALID_ARGUMENT` for a NULL `config`, `name`, or `value` with a length.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration no other thread is using; `name` and `value`
+ * are NULL or valid for their lengths.
+ */
+mcpool_status mcpool_config_set(mcpool_config *config,
+                                const uint8_t *name,
+                                size_t name_len,
+                                const uint8_t *value,
+                                size_t value_len);
+
+/**
+ * How many options `mcpool_config_set` knows (including `preset`); they are numbered from
+ * 0 for `mcpool_option_name` and `mcpool_option_doc`.
+ */
+size_t mcpool_option_count(void);
+
+/**
+ * The name of option `i` (e.g. `"io_timeout"`), a static NUL-terminated string; NULL when
+ * `i` is not below `mcpool_option_count()`. Never free it.
+ */
+const char *mcpool_option_name(size_t i);
+
+/**
+ * One line about option `i`: its type, the unit of a bare number, the accepted values, its
+ * default and what it does, e.g. `"duration, ms for a bare number; default 1s: time allowed
+ * for each socket read or write"`. A static NUL-terminated string; NULL past the end.
+ */
+const char *mcpool_option_doc(size_t i);
+
+/**
+ * The default of option `i` in its own text form (e.g. `"1s"`, `"true"`, `""`): setting
+ * it with `mcpool_config_set` changes nothing. A static NUL-terminated string; NULL past
+ * the end. Never free it.
+ */
+const char *mcpool_option_default(size_t i);
+
 /* -------------------------------------------------------------------------------------------- */
 /* Client                                                                                       */
 /* -------------------------------------------------------------------------------------------- */
@@ -1187,6 +1319,32 @@ mcpool_status mcpool_client_set_multi(const mcpool_client *client,
                                       size_t n,
                                       uint32_t ttl,
                                       mcpool_status *out_statuses);
+
+/**
+ * `mcpool_client_set_multi` with each item's own expiry and compression decision, in one
+ * pipelined round trip per server: item `i` expires after `ttls[i]` seconds (`ttls` NULL:
+ * all 0, no expiry) and is compressed as `compress[i]` says: 0 never, 1 the client's rule
+ * (compression on and at least the compression threshold), 2 always (whatever the size or
+ * the on/off setting, kept only when it shrinks to the compression ratio): so a per-call
+ * threshold such as pylibmc's `min_compress_len` needs no second client. `compress` NULL:
+ * the client's rule for every item; a byte other than 0, 1, 2 fails the whole call
+ * (`MCPOOL_INVALID_ARGUMENT`) before any I/O. Everything else as `mcpool_client_set_multi`
+ * (a batch of one is a single set with these choices).
+ *
+ * # Safety
+ * As for `mcpool_client_set_multi`; `ttls` is NULL or an array of `n`, `compress` NULL or
+ * an array of `n` bytes.
+ */
+mcpool_status mcpool_client_set_multi_ttl(const mcpool_client *client,
+                                          const uint8_t *const *keys,
+                                          const size_t *key_lens,
+                                          const uint8_t *const *values,
+                                          const size_t *value_lens,
+                                          const uint32_t *flags,
+                                          const uint32_t *ttls,
+                                          size_t n,
+                                          const uint8_t *compress,
+                                          mcpool_status *out_statuses);
 
 /**
  * Deletes `n` keys, pipelined per server as `mcpool_client_set_multi`. Writes each key's

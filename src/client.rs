@@ -15,6 +15,7 @@ use crate::proto::Protocol;
 use crate::route::proxy_pool::{self, Reached, Resend};
 use crate::route::{Distribution, Router};
 use crate::server::{Checkout, Pooled, Server};
+use crate::set_item::{Compress, SetItem};
 
 /// A `set` whose value (as sent) is at most this long may be handed over to another caller's
 /// connection while it waits for one (docs/handover.md); larger ones wait for a connection.
@@ -71,6 +72,14 @@ impl std::fmt::Debug for Client {
         f.debug_struct("Client")
             .field("servers", &self.server_labels())
             .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    /// Builds the client. Does not wait for any server: connections open in the background
+    /// (`min_idle`) or on first use.
+    pub fn build(self) -> Result<Client> {
+        Client::from_config(self.into_config()?)
     }
 }
 
@@ -708,6 +717,18 @@ impl Client {
         value: &'v [u8],
         flags: u32,
     ) -> Result<(Cow<'v, [u8]>, u32)> {
+        self.encode_value_as(cmd, key, value, flags, Compress::Auto)
+    }
+
+    /// [`Client::encode_value`] with a per-call compression decision.
+    fn encode_value_as<'v>(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        value: &'v [u8],
+        flags: u32,
+        compress: Compress,
+    ) -> Result<(Cow<'v, [u8]>, u32)> {
         // The value as given is checked first: one over the limit is refused before any
         // work is spent compressing it (even if it would compress below the limit).
         let limit = self.inner.config.max_value_size;
@@ -717,9 +738,20 @@ impl Client {
                 limit,
             });
         }
-        let (data, flags) = match cmd {
-            StoreCommand::Append | StoreCommand::Prepend => (Cow::Borrowed(value), flags),
-            _ => self.values().encode_flagged(key, value, flags)?,
+        let (data, flags) = match (cmd, compress) {
+            (StoreCommand::Append | StoreCommand::Prepend, _) => (Cow::Borrowed(value), flags),
+            (_, Compress::Auto) => self.values().encode_flagged(key, value, flags)?,
+            (_, decided) => {
+                // The same transcoder with the compression rule this call asked for.
+                let c = &self.inner.config;
+                let always = decided == Compress::Always;
+                let rule = crate::value::Compression {
+                    enabled: always,
+                    threshold: if always { 0 } else { c.compression.threshold },
+                    ..c.compression.clone()
+                };
+                crate::value::Transcoder::new(c.values, &rule).encode_flagged(key, value, flags)?
+            }
         };
         if data.len() > limit {
             return Err(Error::ValueTooLarge {
@@ -1462,17 +1494,32 @@ impl Client {
         })
     }
 
-    /// `set_multi` with each item's own flags: `(key, value, flags)`.
-    #[doc(hidden)]
-    pub fn set_multi_flagged(
-        &self,
-        items: &[(&[u8], &[u8], u32)],
-        ttl: u32,
-    ) -> Vec<Result<StoreOutcome>> {
-        let prepared: Vec<Result<WireItem>> = items
+    /// Stores many items, pipelined per server as [`Client::set_multi`] (one round trip per
+    /// server), each with its own flags, expiry and compression decision. One outcome per
+    /// item, in order; an item refused before any I/O (bad key, too large) fails alone.
+    pub fn set_multi_items(&self, items: &[SetItem<'_>]) -> Vec<Result<StoreOutcome>> {
+        let p = self.inner.protocol;
+        let prepared: Vec<Result<(WireItem, u32)>> = items
             .iter()
-            .map(|&(k, v, f)| self.prepare_item(k, v, f))
+            .map(|it| {
+                let wire = self.wire_key(it.key)?;
+                let (data, flags) = self.encode_value_as(
+                    StoreCommand::Set,
+                    it.key,
+                    it.value,
+                    it.flags,
+                    it.compress,
+                )?;
+                Ok(((wire, data, flags), it.ttl))
+            })
             .collect();
-        self.store_prepared(&prepared, ttl)
+        self.batch(
+            &prepared,
+            |item| &item.0 .0,
+            |buf, ((k, d, f), ttl), tag, quiet| {
+                ops::encode_store(p, buf, StoreCommand::Set, k, *f, *ttl, d, tag, quiet)
+            },
+            |conn, tag, n, out| ops::recv_store_batch(p, conn, tag, n, out),
+        )
     }
 }

@@ -1,8 +1,9 @@
 //! Client configuration and its builder. Every setter documents its default and, where
 //! one exists, the Whalin `SockIOPool` name (`#[doc(alias)]`).
 
+pub mod options;
+
 use crate::address::ServerSpec;
-use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::metrics::{Event, EventHandler};
 use crate::proto::Protocol;
@@ -22,7 +23,8 @@ pub const MAX_ITEM_SIZE: usize = 1 << 30;
 /// allocation; 65,536 is far above what one memcached accepts (its `-c` default is 1,024).
 pub const MAX_POOL_SIZE: u32 = 1 << 16;
 
-/// Everything a [`Client`] is built from. Build it with [`Client::builder`].
+/// Everything a [`Client`](crate::Client) is built from. Build it with
+/// [`Client::builder`](crate::Client::builder).
 #[derive(Clone, Debug)]
 pub struct Config {
     /// The servers, in order (placement depends on the order).
@@ -142,7 +144,7 @@ impl Config {
     }
 }
 
-/// An owned builder for [`Client`].
+/// An owned builder for [`Client`](crate::Client); `build` is in `client.rs`.
 #[derive(Clone, Debug, Default)]
 pub struct ClientBuilder {
     config: Config,
@@ -461,9 +463,12 @@ impl ClientBuilder {
         Ok(c)
     }
 
-    /// Builds the client. Does not wait for any server: connections open in the background
-    /// (`min_idle`) or on first use.
-    pub fn build(self) -> Result<Client> {
-        Client::from_config(self.into_config()?)
+    /// Sets the option `name` from its text form, as the C ABI's `mcpool_config_set` and
+    /// the CLI do: every option of the table in [`options`] (`io_timeout`, `max_size`,
+    /// `distribution`, ..., and `preset`), e.g. `.set("io_timeout", "250ms")?`. A bad value
+    /// or an unknown name is an [`Error::Config`] naming the option, the value and what is
+    /// accepted (or the close names); the builder is consumed either way.
+    pub fn set(self, name: &str, value: &str) -> Result<Self> {
+        options::set(self, name, value)
     }
 }

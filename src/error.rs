@@ -95,6 +95,33 @@ pub enum Error {
     ValueFormat(String),
 }
 
+/// What kind of outcome a result is, for the bindings' exception classes (docs/errors.md has
+/// the map per language). The C ABI's `mcpool_status_class` reads the same classes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Class {
+    /// Success.
+    Ok,
+    /// A miss: the key does not exist.
+    Miss,
+    /// A store that did not happen (add of an existing key, a CAS conflict, ...).
+    NotStored,
+    /// The caller's input was refused (bad key, bad argument, value too large), or the
+    /// server said the request was wrong (`CLIENT_ERROR`, e.g. incr of a non-number).
+    ClientError,
+    /// The server failed or answered something unusable (`SERVER_ERROR`, a protocol
+    /// violation, a value that cannot be decoded).
+    ServerError,
+    /// A timeout: pool wait, connect, or a read or write.
+    Timeout,
+    /// The server cannot be reached: refused, reset, marked dead, authentication refused.
+    Connection,
+    /// The configuration is unusable, or asks for something this build or protocol lacks.
+    Configuration,
+    /// A bug in mcpool, or an error this version cannot name.
+    Internal,
+}
+
 /// Shorthand for `Result<T, mcpool::Error>`.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -112,6 +139,24 @@ impl Error {
             | Error::Protocol { server, .. }
             | Error::Auth { server, .. } => Some(server),
             _ => None,
+        }
+    }
+
+    /// The error's [`Class`].
+    pub fn class(&self) -> Class {
+        match self {
+            Error::InvalidKey { .. } | Error::ValueTooLarge { .. } | Error::Client { .. } => {
+                Class::ClientError
+            }
+            Error::Config(_) | Error::Unsupported(_) => Class::Configuration,
+            Error::ServerDead { .. } | Error::Io { .. } | Error::Auth { .. } => Class::Connection,
+            Error::PoolTimeout { .. } | Error::ConnectTimeout { .. } | Error::IoTimeout { .. } => {
+                Class::Timeout
+            }
+            Error::Server { .. }
+            | Error::Protocol { .. }
+            | Error::Decompress(_)
+            | Error::ValueFormat(_) => Class::ServerError,
         }
     }
 

@@ -38,6 +38,7 @@ pub mod prometheus;
 pub mod proto;
 pub mod route;
 mod server;
+pub mod set_item;
 pub mod tls;
 pub mod value;
 
@@ -51,6 +52,7 @@ pub use metrics::{Event, ServerMetrics};
 pub use proto::ascii::StoreCommand;
 pub use proto::Protocol;
 pub use route::{Distribution, FailoverPolicy, Router};
+pub use set_item::{Compress, SetItem};
 pub use tls::TlsOptions;
 pub use value::{Codec, Compression, CompressionFormat, Kind, Lang, Value, ValueFormat};
 

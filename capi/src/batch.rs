@@ -13,6 +13,7 @@ use super::status::mcpool_status::{
 };
 use mcpool::error::Result as CoreResult;
 use mcpool::key::MAX_KEY_LEN;
+use mcpool::set_item::{Compress, SetItem};
 use std::ffi::c_void;
 
 /// An array of `n` elements from C; NULL is allowed only when `n` is 0.
@@ -156,22 +157,78 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
     ttl: u32,
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store_multi(
+            "set_multi",
+            client,
+            keys,
+            key_lens,
+            values,
+            value_lens,
+            flags,
+            Ttls::All(ttl),
+            std::ptr::null(),
+            n,
+            out_statuses,
+        )
+    }
+}
+
+/// The expiry of each item of a batch store.
+#[derive(Clone, Copy)]
+enum Ttls {
+    /// One expiry for every item.
+    All(u32),
+    /// `ttls[i]` for item `i` (an array of `n`; NULL: all 0).
+    Each(*const u32),
+}
+
+/// The body of `mcpool_client_set_multi` and `mcpool_client_set_multi_ttl`.
+///
+/// # Safety
+/// As for `mcpool_client_set_multi_ttl`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn store_multi(
+    op: &str,
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    values: *const *const u8,
+    value_lens: *const usize,
+    flags: *const u32,
+    ttls: Ttls,
+    compress: *const u8,
+    n: usize,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_statuses, "statuses")?;
         // SAFETY: forwarded from the caller's promise.
-        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, "set_multi") }?;
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, op) }?;
         // SAFETY: forwarded from the caller's promise.
         let vptrs = unsafe { array(values, n, "values") }?;
         // SAFETY: forwarded from the caller's promise.
         let vlens = unsafe { array(value_lens, n, "value_lens") }?;
-        let flags: Vec<u32> = if flags.is_null() {
-            vec![0; n]
-        } else {
-            // SAFETY: forwarded from the caller's promise.
-            unsafe { array(flags, n, "flags") }?.to_vec()
+        // SAFETY: forwarded from the caller's promise (NULL: all 0).
+        let flags = unsafe { optional(flags, n, "flags") }?;
+        let (ttl_all, ttl_each) = match ttls {
+            Ttls::All(t) => (t, None),
+            // SAFETY: forwarded from the caller's promise (NULL: all 0).
+            Ttls::Each(p) => (0, unsafe { optional(p, n, "ttls") }?),
         };
+        // SAFETY: forwarded from the caller's promise.
+        let compress = unsafe { optional(compress, n, "compress") }?;
+        let mut decisions = Vec::with_capacity(if compress.is_some() { n } else { 0 });
+        for (i, &b) in compress.unwrap_or(&[]).iter().enumerate() {
+            decisions.push(Compress::from_byte(b).ok_or_else(|| {
+                Failure::invalid(format!(
+                    "{op}: compress[{i}] is {b}; 0 (never), 1 (the client's rule) or 2 (always)"
+                ))
+            })?);
+        }
         let mut refused: Vec<Option<Failure>> = (0..n).map(|_| None).collect();
         let mut items = Vec::with_capacity(n);
         let mut positions = Vec::with_capacity(n);
@@ -194,17 +251,23 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
                 Err(f) => return Err(Failure::invalid(format!("value {i}: {}", f.message))),
             };
             if let Some(&(_, len)) = long.iter().find(|&&(j, _)| j == i) {
-                refused[i] = Some(too_long("set_multi", i, len));
+                refused[i] = Some(too_long(op, i, len));
                 continue;
             }
-            items.push((keys[i], v, flags[i]));
+            items.push(SetItem {
+                key: keys[i],
+                value: v,
+                flags: flags.map_or(0, |f| f[i]),
+                ttl: ttl_each.map_or(ttl_all, |t| t[i]),
+                compress: decisions.get(i).copied().unwrap_or_default(),
+            });
             positions.push(i);
         }
-        let sent_keys: Vec<&[u8]> = items.iter().map(|it| it.0).collect();
+        let sent_keys: Vec<&[u8]> = items.iter().map(|it| it.key).collect();
         let results = statuses(
-            "set_multi",
+            op,
             &sent_keys,
-            c.client.set_multi_flagged(&items, ttl),
+            c.client.set_multi_items(&items),
             super::commands::store_status,
         );
         let mut all: Vec<Result<mcpool_status, Failure>> = refused
@@ -218,6 +281,70 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
         unsafe { write_statuses(out_statuses, all) };
         Ok(MCPOOL_OK)
     })
+}
+
+/// `compress[i]` of `mcpool_client_set_multi_ttl`: never compress this value.
+pub const MCPOOL_COMPRESS_NEVER: u8 = 0;
+/// `compress[i]` of `mcpool_client_set_multi_ttl`: the client's rule (on, and at least the
+/// compression threshold).
+pub const MCPOOL_COMPRESS_AUTO: u8 = 1;
+/// `compress[i]` of `mcpool_client_set_multi_ttl`: compress whatever the size.
+pub const MCPOOL_COMPRESS_ALWAYS: u8 = 2;
+
+/// An optional array of `n` elements: NULL is `None`.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of `n` elements for `'a`.
+unsafe fn optional<'a, T>(p: *const T, n: usize, what: &str) -> Result<Option<&'a [T]>, Failure> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { array(p, n, what) }.map(Some)
+}
+
+/// `mcpool_client_set_multi` with each item's own expiry and compression decision, in one
+/// pipelined round trip per server: item `i` expires after `ttls[i]` seconds (`ttls` NULL:
+/// all 0, no expiry) and is compressed as `compress[i]` says: 0 never, 1 the client's rule
+/// (compression on and at least the compression threshold), 2 always (whatever the size or
+/// the on/off setting, kept only when it shrinks to the compression ratio): so a per-call
+/// threshold such as pylibmc's `min_compress_len` needs no second client. `compress` NULL:
+/// the client's rule for every item; a byte other than 0, 1, 2 fails the whole call
+/// (`MCPOOL_INVALID_ARGUMENT`) before any I/O. Everything else as `mcpool_client_set_multi`
+/// (a batch of one is a single set with these choices).
+///
+/// # Safety
+/// As for `mcpool_client_set_multi`; `ttls` is NULL or an array of `n`, `compress` NULL or
+/// an array of `n` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_set_multi_ttl(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    values: *const *const u8,
+    value_lens: *const usize,
+    flags: *const u32,
+    ttls: *const u32,
+    n: usize,
+    compress: *const u8,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store_multi(
+            "set_multi",
+            client,
+            keys,
+            key_lens,
+            values,
+            value_lens,
+            flags,
+            Ttls::Each(ttls),
+            compress,
+            n,
+            out_statuses,
+        )
+    }
 }
 
 /// Deletes `n` keys, pipelined per server as `mcpool_client_set_multi`. Writes each key's

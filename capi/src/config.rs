@@ -7,11 +7,9 @@ use super::landing::{landingpad, landingpad_void, Failure, Outcome};
 use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_OK};
 use mcpool::address::ServerSpec;
-use mcpool::config::ClientBuilder;
+use mcpool::config::{options, ClientBuilder};
 use mcpool::key::MAX_KEY_LEN;
-use mcpool::proto::Protocol;
-use mcpool::route::{Distribution, FailoverPolicy};
-use mcpool::value::{Codec, CompressionFormat, Kind, ValueFormat};
+use mcpool::value::{CompressionFormat, Kind};
 use std::ffi::c_char;
 use std::time::Duration;
 
@@ -29,7 +27,7 @@ pub struct mcpool_config {
 ///
 /// # Safety
 /// `config` is NULL or a live `mcpool_config` that no other thread is using.
-unsafe fn update(
+pub(crate) unsafe fn update_builder(
     config: *mut mcpool_config,
     f: impl FnOnce(ClientBuilder) -> Result<ClientBuilder, Failure>,
 ) -> Outcome {
@@ -40,6 +38,71 @@ unsafe fn update(
     Ok(MCPOOL_OK)
 }
 
+/// The name the rest of this file uses.
+use update_builder as update;
+
+/// Applies a typed value to the option `name` of the core's option table: the typed setters
+/// below are thin wrappers over this, so each range check lives in the table once. A bad
+/// value gives `bad` (the status each setter has always documented), TLS without the feature
+/// `MCPOOL_UNSUPPORTED`.
+///
+/// # Safety
+/// `config` is NULL or a live configuration that no other thread is using.
+unsafe fn set_typed(
+    config: *mut mcpool_config,
+    name: &str,
+    value: options::Value<'_>,
+    bad: mcpool_status,
+) -> mcpool_status {
+    landingpad(|| {
+        let row = options::option(name).ok_or_else(|| {
+            Failure::new(mcpool_status::MCPOOL_PANIC, format!("no option {name}"))
+        })?;
+        // SAFETY: forwarded from the caller's promise.
+        unsafe {
+            update(config, |b| {
+                row.set_value(b, value).map_err(|e| {
+                    let mut f = super::options::option_failure(&e);
+                    if f.status == mcpool_status::MCPOOL_CONFIG {
+                        f.status = bad;
+                    }
+                    f
+                })
+            })
+        }
+    })
+}
+
+/// A typed setter of a millisecond duration.
+///
+/// # Safety
+/// As [`set_typed`].
+unsafe fn set_ms(config: *mut mcpool_config, name: &str, ms: u64) -> mcpool_status {
+    let d = options::Value::Duration(Duration::from_millis(ms));
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { set_typed(config, name, d, mcpool_status::MCPOOL_INVALID_ARGUMENT) }
+}
+
+/// A typed setter of a count or size.
+///
+/// # Safety
+/// As [`set_typed`].
+unsafe fn set_int(config: *mut mcpool_config, name: &str, n: u64) -> mcpool_status {
+    let v = options::Value::Integer(n);
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { set_typed(config, name, v, mcpool_status::MCPOOL_INVALID_ARGUMENT) }
+}
+
+/// A typed setter of a boolean.
+///
+/// # Safety
+/// As [`set_typed`].
+unsafe fn set_bool(config: *mut mcpool_config, name: &str, on: bool) -> mcpool_status {
+    let v = options::Value::Bool(on);
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { set_typed(config, name, v, mcpool_status::MCPOOL_INVALID_ARGUMENT) }
+}
+
 /// Refuses a NULL configuration before any other argument is looked at, so that a NULL
 /// `config` is `MCPOOL_INVALID_ARGUMENT` whatever else is wrong (a bad name, a bad address).
 fn require(config: *mut mcpool_config) -> Result<(), Failure> {
@@ -48,13 +111,6 @@ fn require(config: *mut mcpool_config) -> Result<(), Failure> {
     } else {
         Ok(())
     }
-}
-
-fn millis(ms: u64, what: &str) -> Result<Duration, Failure> {
-    if ms == 0 {
-        return Err(Failure::invalid(format!("{what} must be above zero")));
-    }
-    Ok(Duration::from_millis(ms))
 }
 
 /// Creates a configuration with every default (no servers yet) and writes it to `*out`.
@@ -129,26 +185,24 @@ pub unsafe extern "C" fn mcpool_config_add_server(
     })
 }
 
-/// Sets a named enum option from its name.
+/// Sets a named option (a distribution, a policy, a format) from its name, through the
+/// option table: `MCPOOL_CONFIG` for an unknown name.
 ///
 /// # Safety
 /// As for the setters that call it.
-unsafe fn set_named<T: std::str::FromStr<Err = mcpool::Error>>(
+unsafe fn set_named(
     config: *mut mcpool_config,
     name: *const c_char,
     name_len: usize,
-    what: &str,
-    apply: impl FnOnce(ClientBuilder, T) -> ClientBuilder,
+    option: &str,
 ) -> mcpool_status {
     landingpad(|| {
         require(config)?;
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
-        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, what) }?;
-        let v: T = name.parse().map_err(|e: mcpool::Error| {
-            Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string())
-        })?;
+        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, option) }?;
+        let value = options::Value::Text(name);
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe { update(config, |b| Ok(apply(b, v))) }
+        Ok(unsafe { set_typed(config, option, value, mcpool_status::MCPOOL_CONFIG) })
     })
 }
 
@@ -167,15 +221,7 @@ pub unsafe extern "C" fn mcpool_config_set_distribution(
     name_len: usize,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    unsafe {
-        set_named(
-            config,
-            name,
-            name_len,
-            "distribution",
-            |b, d: Distribution| b.distribution(d),
-        )
-    }
+    unsafe { set_named(config, name, name_len, "distribution") }
 }
 
 /// Sets what happens to a key whose server is dead, by name: `"fail-fast"` (the default:
@@ -191,15 +237,7 @@ pub unsafe extern "C" fn mcpool_config_set_failover(
     name_len: usize,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    unsafe {
-        set_named(
-            config,
-            name,
-            name_len,
-            "failover policy",
-            |b, p: FailoverPolicy| b.failover(p),
-        )
-    }
+    unsafe { set_named(config, name, name_len, "failover") }
 }
 
 /// Legacy: selects mcpool's value layout before value formats, by compression name:
@@ -216,16 +254,16 @@ pub unsafe extern "C" fn mcpool_config_set_compression_format(
     name: *const c_char,
     name_len: usize,
 ) -> mcpool_status {
-    // SAFETY: forwarded from the caller's promise.
-    unsafe {
-        set_named(
-            config,
-            name,
-            name_len,
-            "compression format",
-            |b, f: CompressionFormat| b.compression_format(f),
-        )
-    }
+    landingpad(|| {
+        require(config)?;
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, "compression format") }?;
+        let f: CompressionFormat = name.parse().map_err(|e: mcpool::Error| {
+            Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string())
+        })?;
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe { update(config, |b| Ok(b.compression_format(f))) }
+    })
 }
 
 /// Sets the wire protocol by name: `"text"` (the default; also `"ascii"`), `"meta"` or
@@ -240,11 +278,7 @@ pub unsafe extern "C" fn mcpool_config_set_protocol(
     name_len: usize,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    unsafe {
-        set_named(config, name, name_len, "protocol", |b, p: Protocol| {
-            b.protocol(p)
-        })
-    }
+    unsafe { set_named(config, name, name_len, "protocol") }
 }
 
 /// Authenticates every connection with SASL PLAIN (`username_len` and `password_len` bytes
@@ -301,28 +335,6 @@ pub unsafe extern "C" fn mcpool_config_set_key_prefix(
     })
 }
 
-fn at_least_one<T: PartialEq + Default>(n: T, what: &str) -> Result<T, Failure> {
-    if n == T::default() {
-        Err(Failure::invalid(format!("{what} must be at least 1")))
-    } else {
-        Ok(n)
-    }
-}
-
-fn optional_millis(ms: u64) -> Option<Duration> {
-    (ms > 0).then(|| Duration::from_millis(ms))
-}
-
-fn ratio_in_range(ratio: f64) -> Result<f64, Failure> {
-    if ratio > 0.0 && ratio <= 1.0 {
-        Ok(ratio)
-    } else {
-        Err(Failure::invalid(format!(
-            "compression ratio {ratio} not in (0, 1]"
-        )))
-    }
-}
-
 /// Connections per server opened at start-up and kept idle. Default 1 (SockIOPool's
 /// `initConn`/`minConn`). Must not exceed the max size (checked by `mcpool_client_new`).
 ///
@@ -334,7 +346,7 @@ pub unsafe extern "C" fn mcpool_config_set_min_idle(
     n: u32,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.min_idle(n))) })
+    unsafe { set_int(config, "min_idle", u64::from(n)) }
 }
 
 /// Most connections per server, at least 1. Default 16 (SockIOPool's `maxConn`).
@@ -347,11 +359,7 @@ pub unsafe extern "C" fn mcpool_config_set_max_size(
     n: u32,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe {
-        update(config, |b| {
-            at_least_one(n, "max size").map(|n| b.max_size(n))
-        })
-    })
+    unsafe { set_int(config, "max_size", u64::from(n)) }
 }
 
 /// Close connections idle for longer than `ms` milliseconds; 0 keeps them forever.
@@ -365,7 +373,7 @@ pub unsafe extern "C" fn mcpool_config_set_idle_timeout_ms(
     ms: u64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.idle_timeout(optional_millis(ms)))) })
+    unsafe { set_ms(config, "idle_timeout", ms) }
 }
 
 /// Close connections older than `ms` milliseconds when next idle; 0 means no limit
@@ -379,7 +387,7 @@ pub unsafe extern "C" fn mcpool_config_set_max_lifetime_ms(
     ms: u64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.max_lifetime(optional_millis(ms)))) })
+    unsafe { set_ms(config, "max_lifetime", ms) }
 }
 
 /// Connect timeout in milliseconds, above 0. Default 1000.
@@ -392,11 +400,7 @@ pub unsafe extern "C" fn mcpool_config_set_connect_timeout_ms(
     ms: u64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe {
-        update(config, |b| {
-            millis(ms, "connect timeout").map(|d| b.connect_timeout(d))
-        })
-    })
+    unsafe { set_ms(config, "connect_timeout", ms) }
 }
 
 /// Timeout of each socket read or write in milliseconds, above 0. Default 1000.
@@ -409,11 +413,7 @@ pub unsafe extern "C" fn mcpool_config_set_io_timeout_ms(
     ms: u64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe {
-        update(config, |b| {
-            millis(ms, "I/O timeout").map(|d| b.io_timeout(d))
-        })
-    })
+    unsafe { set_ms(config, "io_timeout", ms) }
 }
 
 /// How long a call waits for a free pooled connection, in milliseconds, above 0.
@@ -427,11 +427,7 @@ pub unsafe extern "C" fn mcpool_config_set_pool_timeout_ms(
     ms: u64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe {
-        update(config, |b| {
-            millis(ms, "pool timeout").map(|d| b.pool_timeout(d))
-        })
-    })
+    unsafe { set_ms(config, "pool_timeout", ms) }
 }
 
 /// TCP_NODELAY (Nagle off). Default true.
@@ -444,7 +440,7 @@ pub unsafe extern "C" fn mcpool_config_set_nodelay(
     on: bool,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.nodelay(on))) })
+    unsafe { set_bool(config, "nodelay", on) }
 }
 
 /// A `version` round trip on every checkout of a pooled connection. Default false.
@@ -457,7 +453,7 @@ pub unsafe extern "C" fn mcpool_config_set_test_on_check_out(
     on: bool,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.test_on_check_out(on))) })
+    unsafe { set_bool(config, "test_on_check_out", on) }
 }
 
 /// Consecutive failures that mark a server dead, at least 1. Default 2.
@@ -470,11 +466,7 @@ pub unsafe extern "C" fn mcpool_config_set_failure_limit(
     n: u32,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe {
-        update(config, |b| {
-            at_least_one(n, "failure limit").map(|n| b.failure_limit(n))
-        })
-    })
+    unsafe { set_int(config, "failure_limit", u64::from(n)) }
 }
 
 /// First wait, in milliseconds, before a dead server is tried again (it doubles per
@@ -488,7 +480,7 @@ pub unsafe extern "C" fn mcpool_config_set_retry_timeout_ms(
     ms: u64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.retry_timeout(Duration::from_millis(ms)))) })
+    unsafe { set_ms(config, "retry_timeout", ms) }
 }
 
 /// Cap on the doubling retry wait, in milliseconds. Default 30000.
@@ -501,11 +493,7 @@ pub unsafe extern "C" fn mcpool_config_set_retry_timeout_max_ms(
     ms: u64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe {
-        update(config, |b| {
-            Ok(b.retry_timeout_max(Duration::from_millis(ms)))
-        })
-    })
+    unsafe { set_ms(config, "retry_timeout_max", ms) }
 }
 
 /// Compress large values. Default true.
@@ -518,7 +506,7 @@ pub unsafe extern "C" fn mcpool_config_set_compression(
     on: bool,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.compression(on))) })
+    unsafe { set_bool(config, "compression", on) }
 }
 
 /// Values of at least `bytes` bytes are compressed. Default 30720 (SockIOPool's).
@@ -531,7 +519,7 @@ pub unsafe extern "C" fn mcpool_config_set_compression_threshold(
     bytes: usize,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.compression_threshold(bytes))) })
+    unsafe { set_int(config, "compression_threshold", bytes as u64) }
 }
 
 /// Keep a compressed value only when `compressed / original <= ratio`, with `ratio` in
@@ -545,11 +533,14 @@ pub unsafe extern "C" fn mcpool_config_set_compression_ratio(
     ratio: f64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe {
-        update(config, |b| {
-            ratio_in_range(ratio).map(|r| b.compression_ratio(r))
-        })
-    })
+    unsafe {
+        set_typed(
+            config,
+            "compression_ratio",
+            options::Value::Fraction(ratio),
+            mcpool_status::MCPOOL_INVALID_ARGUMENT,
+        )
+    }
 }
 
 /// Refuse to inflate a value beyond `bytes` bytes. Default 67108864 (64 MiB).
@@ -562,7 +553,7 @@ pub unsafe extern "C" fn mcpool_config_set_max_decompressed_size(
     bytes: usize,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.max_decompressed_size(bytes))) })
+    unsafe { set_int(config, "max_decompressed_size", bytes as u64) }
 }
 
 /// URL-encode keys with spaces or control bytes instead of refusing them. Default: the
@@ -576,7 +567,7 @@ pub unsafe extern "C" fn mcpool_config_set_sanitize_keys(
     on: bool,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.sanitize_keys(on))) })
+    unsafe { set_bool(config, "sanitize_keys", on) }
 }
 
 /// Largest value sent or accepted, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
@@ -592,19 +583,7 @@ pub unsafe extern "C" fn mcpool_config_set_max_value_size(
     bytes: usize,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe {
-        update(config, |b| {
-            let n = at_least_one(bytes, "max value size")?;
-            if n > mcpool::config::MAX_ITEM_SIZE {
-                return Err(Failure::invalid(format!(
-                    "max value size {n} is above memcached's largest item size of \
-                     {} bytes (1 GiB)",
-                    mcpool::config::MAX_ITEM_SIZE
-                )));
-            }
-            Ok(b.max_value_size(n))
-        })
-    })
+    unsafe { set_int(config, "max_value_size", bytes as u64) }
 }
 
 /// One deadline for a whole operation, in milliseconds: the pool wait, the connect and every
@@ -620,7 +599,7 @@ pub unsafe extern "C" fn mcpool_config_set_operation_timeout_ms(
     ms: u64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { update(config, |b| Ok(b.operation_timeout(optional_millis(ms)))) })
+    unsafe { set_ms(config, "operation_timeout", ms) }
 }
 
 // ----- TLS (cargo feature `tls`) -----
@@ -780,15 +759,7 @@ pub unsafe extern "C" fn mcpool_config_set_value_format(
     name_len: usize,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    unsafe {
-        set_named(
-            config,
-            name,
-            name_len,
-            "value format",
-            |b, f: ValueFormat| b.value_format(f),
-        )
-    }
+    unsafe { set_named(config, name, name_len, "value_format") }
 }
 
 /// Sets the compression level on the codec's own scale: zlib and gzip 0 (store) to 9 (best),
@@ -801,8 +772,10 @@ pub unsafe extern "C" fn mcpool_config_set_compression_level(
     config: *mut mcpool_config,
     level: i32,
 ) -> mcpool_status {
-    // SAFETY: the caller promises `config` is NULL or live and unshared.
-    landingpad(|| unsafe { update(config, |b| Ok(b.compression_level(level))) })
+    let text = level.to_string();
+    let v = options::Value::Text(&text);
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { set_typed(config, "compression_level", v, mcpool_status::MCPOOL_CONFIG) }
 }
 
 /// Sets the compression codec by name: `"zlib"`, `"gzip"` or `"zstd"` (zstd only in the
@@ -819,15 +792,7 @@ pub unsafe extern "C" fn mcpool_config_set_compression_codec(
     name_len: usize,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    unsafe {
-        set_named(
-            config,
-            name,
-            name_len,
-            "compression codec",
-            |b, c: Codec| b.compression_codec(c),
-        )
-    }
+    unsafe { set_named(config, name, name_len, "compression_codec") }
 }
 
 /// Enables (or disables) reading and writing one serialized kind (`MCPOOL_KIND_PYTHON_PICKLE`,

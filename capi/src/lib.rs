@@ -27,6 +27,7 @@ pub mod kinds;
 pub mod landing;
 pub mod last_error;
 pub mod observe;
+pub mod options;
 mod ptr;
 pub mod status;
 pub mod values;

@@ -1,6 +1,6 @@
 //! `mcpool_status`: the result of every call, with stable numeric values.
 
-use mcpool::error::Error;
+use mcpool::error::{Class, Error};
 use std::ffi::c_char;
 
 /// The result of a call. The numbers are part of the ABI: they never change and a retired
@@ -73,6 +73,53 @@ pub enum mcpool_status {
     MCPOOL_UNKNOWN_ERROR = 999,
 }
 
+/// What kind of outcome a status is: the one map from statuses to a binding's error classes
+/// (`mcpool_status_class`; docs/errors.md has the classes per language).
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum mcpool_class {
+    /// `MCPOOL_OK`.
+    MCPOOL_CLASS_OK = 0,
+    /// A miss: `MCPOOL_NOT_FOUND`.
+    MCPOOL_CLASS_MISS = 1,
+    /// A store that did not happen: `MCPOOL_NOT_STORED`, `MCPOOL_EXISTS`.
+    MCPOOL_CLASS_NOT_STORED = 2,
+    /// The caller's input was refused (`MCPOOL_INVALID_ARGUMENT`, `MCPOOL_INVALID_KEY`,
+    /// `MCPOOL_VALUE_TOO_LARGE`, `MCPOOL_OUT_OF_RANGE`, `MCPOOL_ALLOC_FAILED`), or the server
+    /// said the request was wrong (`MCPOOL_CLIENT_ERROR`).
+    MCPOOL_CLASS_CLIENT_ERROR = 3,
+    /// The server failed or sent something unusable: `MCPOOL_SERVER_ERROR`, `MCPOOL_PROTOCOL`,
+    /// `MCPOOL_DECOMPRESS`, `MCPOOL_VALUE_FORMAT` (a value the format cannot read or write).
+    MCPOOL_CLASS_SERVER_ERROR = 4,
+    /// `MCPOOL_POOL_TIMEOUT`, `MCPOOL_CONNECT_TIMEOUT`, `MCPOOL_IO_TIMEOUT`.
+    MCPOOL_CLASS_TIMEOUT = 5,
+    /// The server cannot be reached: `MCPOOL_SERVER_DEAD`, `MCPOOL_IO`, `MCPOOL_AUTH`.
+    MCPOOL_CLASS_CONNECTION = 6,
+    /// The configuration is unusable or lacks what the call needs: `MCPOOL_CONFIG`,
+    /// `MCPOOL_UNSUPPORTED`.
+    MCPOOL_CLASS_CONFIGURATION = 7,
+    /// A bug (`MCPOOL_PANIC`), `MCPOOL_UNKNOWN_ERROR`, or a number that is no status.
+    MCPOOL_CLASS_INTERNAL = 8,
+}
+
+impl mcpool_class {
+    /// The C class of a core class.
+    pub fn from_class(c: Class) -> mcpool_class {
+        use mcpool_class::*;
+        match c {
+            Class::Ok => MCPOOL_CLASS_OK,
+            Class::Miss => MCPOOL_CLASS_MISS,
+            Class::NotStored => MCPOOL_CLASS_NOT_STORED,
+            Class::ClientError => MCPOOL_CLASS_CLIENT_ERROR,
+            Class::ServerError => MCPOOL_CLASS_SERVER_ERROR,
+            Class::Timeout => MCPOOL_CLASS_TIMEOUT,
+            Class::Connection => MCPOOL_CLASS_CONNECTION,
+            Class::Configuration => MCPOOL_CLASS_CONFIGURATION,
+            _ => MCPOOL_CLASS_INTERNAL,
+        }
+    }
+}
+
 /// Every status, in numeric order.
 const ALL: [mcpool_status; 24] = [
     mcpool_status::MCPOOL_OK,
@@ -123,6 +170,31 @@ impl mcpool_status {
             Error::ValueFormat(_) => MCPOOL_VALUE_FORMAT,
             #[allow(unreachable_patterns)]
             _ => MCPOOL_UNKNOWN_ERROR,
+        }
+    }
+
+    /// The status's class: the core's [`Error::class`] for the statuses an error becomes,
+    /// the answers' own classes for the rest. One exhaustive match: a new status must say
+    /// its class here.
+    pub fn class(self) -> Class {
+        use mcpool_status::*;
+        match self {
+            MCPOOL_OK => Class::Ok,
+            MCPOOL_NOT_FOUND => Class::Miss,
+            MCPOOL_NOT_STORED | MCPOOL_EXISTS => Class::NotStored,
+            MCPOOL_INVALID_ARGUMENT
+            | MCPOOL_INVALID_KEY
+            | MCPOOL_VALUE_TOO_LARGE
+            | MCPOOL_OUT_OF_RANGE
+            | MCPOOL_ALLOC_FAILED
+            | MCPOOL_CLIENT_ERROR => Class::ClientError,
+            MCPOOL_CONFIG | MCPOOL_UNSUPPORTED => Class::Configuration,
+            MCPOOL_SERVER_DEAD | MCPOOL_IO | MCPOOL_AUTH => Class::Connection,
+            MCPOOL_POOL_TIMEOUT | MCPOOL_CONNECT_TIMEOUT | MCPOOL_IO_TIMEOUT => Class::Timeout,
+            MCPOOL_SERVER_ERROR | MCPOOL_PROTOCOL | MCPOOL_DECOMPRESS | MCPOOL_VALUE_FORMAT => {
+                Class::ServerError
+            }
+            MCPOOL_PANIC | MCPOOL_UNKNOWN_ERROR => Class::Internal,
         }
     }
 
@@ -183,6 +255,18 @@ pub extern "C" fn mcpool_status_name(status: u32) -> *const c_char {
     name.as_ptr().cast()
 }
 
+/// The class of a status (`mcpool_class`): what a binding maps to its language's result or
+/// exception. Takes the number, so any value from C is accepted: a number that is no status
+/// is `MCPOOL_CLASS_INTERNAL`. Pass an `mcpool_status` as it is.
+#[no_mangle]
+pub extern "C" fn mcpool_status_class(status: u32) -> mcpool_class {
+    ALL.iter()
+        .find(|s| **s as u32 == status)
+        .map_or(mcpool_class::MCPOOL_CLASS_INTERNAL, |s| {
+            mcpool_class::from_class(s.class())
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,5 +290,65 @@ mod tests {
         // SAFETY: as above.
         let unknown = unsafe { CStr::from_ptr(mcpool_status_name(12345)) };
         assert_eq!(unknown.to_str().unwrap(), "MCPOOL_UNRECOGNIZED_STATUS");
+    }
+
+    #[test]
+    fn every_error_has_the_class_of_its_status() {
+        let server = || "127.0.0.1:1".to_owned();
+        let errors = [
+            Error::InvalidKey {
+                key: "k".into(),
+                reason: "r",
+            },
+            Error::ValueTooLarge { len: 2, limit: 1 },
+            Error::Config("c".into()),
+            Error::ServerDead { server: server() },
+            Error::PoolTimeout { server: server() },
+            Error::ConnectTimeout { server: server() },
+            Error::IoTimeout { server: server() },
+            Error::Io {
+                server: server(),
+                source: std::io::Error::other("x"),
+            },
+            Error::Server {
+                server: server(),
+                message: "m".into(),
+            },
+            Error::Client {
+                server: server(),
+                message: "m".into(),
+            },
+            Error::Protocol {
+                server: server(),
+                detail: "d".into(),
+            },
+            Error::Auth {
+                server: server(),
+                message: "m".into(),
+            },
+            Error::Unsupported("u".into()),
+            Error::Decompress("d".into()),
+            Error::ValueFormat("v".into()),
+        ];
+        for e in &errors {
+            assert_eq!(mcpool_status::from_error(e).class(), e.class(), "{e:?}");
+        }
+        use mcpool_class::*;
+        use mcpool_status::*;
+        for (s, c) in [
+            (MCPOOL_OK, MCPOOL_CLASS_OK),
+            (MCPOOL_NOT_FOUND, MCPOOL_CLASS_MISS),
+            (MCPOOL_EXISTS, MCPOOL_CLASS_NOT_STORED),
+            (MCPOOL_PROTOCOL, MCPOOL_CLASS_SERVER_ERROR),
+            (MCPOOL_DECOMPRESS, MCPOOL_CLASS_SERVER_ERROR),
+            (MCPOOL_VALUE_TOO_LARGE, MCPOOL_CLASS_CLIENT_ERROR),
+            (MCPOOL_IO_TIMEOUT, MCPOOL_CLASS_TIMEOUT),
+            (MCPOOL_SERVER_DEAD, MCPOOL_CLASS_CONNECTION),
+            (MCPOOL_CONFIG, MCPOOL_CLASS_CONFIGURATION),
+            (MCPOOL_PANIC, MCPOOL_CLASS_INTERNAL),
+        ] {
+            assert_eq!(mcpool_status_class(s as u32), c, "{s:?}");
+        }
+        assert_eq!(mcpool_status_class(12345), MCPOOL_CLASS_INTERNAL);
     }
 }

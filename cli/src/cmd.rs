@@ -13,6 +13,10 @@ const FAIL: u8 = 2;
 /// Builds a client from the global options (the servers must be set).
 pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     let mut b = ClientBuilder::new().min_idle(0);
+    // A preset first, whatever its place: every other option overrides it.
+    for (name, value) in g.options.iter().filter(|(n, _)| n == "preset") {
+        b = b.set(name, value).map_err(|e| e.to_string())?;
+    }
     if let Some(w) = &g.weights {
         if w.len() != servers.len() {
             return Err(format!(
@@ -56,6 +60,9 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     }
     if let Some(ms) = g.io_timeout_ms {
         b = b.io_timeout(Duration::from_millis(ms.max(1)));
+    }
+    for (name, value) in g.options.iter().filter(|(n, _)| n != "preset") {
+        b = b.set(name, value).map_err(|e| e.to_string())?;
     }
     b.build().map_err(|e| e.to_string())
 }

@@ -29,6 +29,8 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   flush [DELAY]              invalidate every item on every server
   ring [--keys FILE] [...]   which server each key lives on (no network I/O); see `mcpool ring --help`
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`
+  options [--markdown|--presets]
+                             every option of the table below (or the legacy presets)
 
 Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,
@@ -51,7 +53,94 @@ Global options:
   --connect-timeout-ms N              connect timeout (default 1000)
   --io-timeout-ms N                   socket read/write timeout (default 1000)
   -h, --help                          this text
+
+Every client option, by name (the core's option table; `--name=value` works too; later
+ones override earlier ones, and --preset applies first whatever its place):
 ";
+
+/// The usage text: the fixed part, then one entry per option of the core's table (those
+/// with a flag above are not repeated).
+fn usage() -> String {
+    use mcpool::config::options::{OptionType, OPTIONS};
+    let mut s = USAGE.to_owned();
+    for o in OPTIONS {
+        if matches!(
+            o.name,
+            "servers"
+                | "distribution"
+                | "protocol"
+                | "value_format"
+                | "compression_codec"
+                | "compression_level"
+        ) {
+            continue;
+        }
+        let arg = match o.kind {
+            OptionType::Duration | OptionType::DurationOrNone | OptionType::DurationOrZero => {
+                "DURATION"
+            }
+            OptionType::Bool => "BOOL",
+            OptionType::Integer => "N",
+            OptionType::Fraction => "X",
+            OptionType::Name => "NAME",
+            _ => "TEXT",
+        };
+        let flag = format!("--{} {arg}", flag_name(o.name));
+        let default = if o.default.is_empty() {
+            "none"
+        } else {
+            o.default
+        };
+        let mut text = format!("{} (default {default})", o.doc);
+        if !o.accepted.is_empty() {
+            text.push_str(&format!("; {}", o.accepted));
+        }
+        s.push_str(&format!("  {flag:<34}"));
+        let mut col = 0;
+        for word in text.split(' ') {
+            if col > 0 && col + word.len() > 62 {
+                s.push_str(&format!("\n{:36}", ""));
+                col = 0;
+            }
+            if col > 0 {
+                s.push(' ');
+                col += 1;
+            }
+            s.push_str(word);
+            col += word.len();
+        }
+        s.push('\n');
+    }
+    s.push_str("Durations: 250ms, 1.5s, 2s, 500us, or a number of milliseconds.\n");
+    s
+}
+
+/// `mcpool options [--markdown|--presets]`: the option table, or the presets' rows.
+fn options_command(args: &[String]) -> ExitCode {
+    use mcpool::config::options::{markdown_table, OPTIONS};
+    match args.first().map(String::as_str) {
+        None => {
+            for o in OPTIONS {
+                println!("{}\t{}", o.name, o.summary());
+            }
+            ExitCode::SUCCESS
+        }
+        Some("--markdown") => {
+            print!("{}", markdown_table());
+            ExitCode::SUCCESS
+        }
+        Some("--presets") => {
+            print!("{}", mcpool::config::options::presets_markdown());
+            ExitCode::SUCCESS
+        }
+        Some(other) => usage_error(&format!("options: unknown argument {other}")),
+    }
+}
+
+/// The flag of an option: its name with `-` for `_`.
+fn flag_name(option: &str) -> String {
+    option.replace('_', "-")
+}
 
 /// Options that come before the command.
 #[derive(Default, Debug, Clone)]
@@ -74,6 +163,8 @@ pub struct Globals {
     pub io_timeout_ms: Option<u64>,
     /// `--protocol`.
     pub protocol: Option<String>,
+    /// Options of the core's table given by name (`--io-timeout 250ms`), in order.
+    pub options: Vec<(String, String)>,
     /// `--value-format`.
     pub value_format: Option<String>,
     /// `--compression-codec`.
@@ -97,20 +188,24 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
             _ => (a, None),
         };
-        let takes_value = matches!(
-            flag,
-            "--servers"
-                | "--weights"
-                | "--distribution"
-                | "--ketama-points"
-                | "--prefix"
-                | "--connect-timeout-ms"
-                | "--io-timeout-ms"
-                | "--protocol"
-                | "--value-format"
-                | "--compression-codec"
-                | "--compression-level"
-        );
+        let table = flag
+            .strip_prefix("--")
+            .and_then(mcpool::config::options::option);
+        let takes_value = table.is_some()
+            || matches!(
+                flag,
+                "--servers"
+                    | "--weights"
+                    | "--distribution"
+                    | "--ketama-points"
+                    | "--prefix"
+                    | "--connect-timeout-ms"
+                    | "--io-timeout-ms"
+                    | "--protocol"
+                    | "--value-format"
+                    | "--compression-codec"
+                    | "--compression-level"
+            );
         let value = if takes_value {
             match inline {
                 Some(v) => Some(v),
@@ -160,9 +255,24 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
                 )
             }
             ("--no-sanitize-keys", None) => g.no_sanitize_keys = true,
+            (_, Some(v)) if table.is_some() => {
+                let name = table.map_or("", |o| o.name);
+                g.options.push((name.to_owned(), v));
+            }
             (f, _) if f.starts_with('-') && f != "-" => {
                 if f == "-h" || f == "--help" {
                     return Err(String::new());
+                }
+                let close = mcpool::config::options::close_names(f.trim_start_matches('-'));
+                if !close.is_empty() {
+                    let flags: Vec<String> = close
+                        .iter()
+                        .map(|n| format!("--{}", flag_name(n)))
+                        .collect();
+                    return Err(format!(
+                        "unknown option {f} (did you mean {}?)",
+                        flags.join(", ")
+                    ));
                 }
                 return Err(format!("unknown option {f}"));
             }
@@ -178,13 +288,13 @@ fn main() -> ExitCode {
     let (globals, at) = match parse_globals(&args) {
         Ok(x) => x,
         Err(e) if e.is_empty() => {
-            print!("{USAGE}");
+            print!("{}", usage());
             return ExitCode::SUCCESS;
         }
         Err(e) => return usage_error(&e),
     };
     let Some(command) = args.get(at) else {
-        eprint!("{USAGE}");
+        eprint!("{}", usage());
         return ExitCode::from(2);
     };
     let rest = &args[at + 1..];
@@ -203,8 +313,9 @@ fn main() -> ExitCode {
             ExitCode::from(ring::run(&opts, rest).clamp(0, 255) as u8)
         }
         "bench" => ExitCode::from(mcpool_bench::run(&globals.servers, rest).clamp(0, 255) as u8),
+        "options" => options_command(rest),
         "help" => {
-            print!("{USAGE}");
+            print!("{}", usage());
             ExitCode::SUCCESS
         }
         other => cmd::run(&globals, other, rest),

@@ -1313,6 +1313,185 @@ static void test_flush(mcpool_client *c) {
     EXPECT(mcpool_client_get(c, K("to-flush"), &item), MCPOOL_NOT_FOUND);
 }
 
+/* The option table by name (issue 17 items 1 and 4): every option of the table, iterated
+ * through mcpool_option_count/name, is set to its default's text form successfully, and a
+ * bad value for each is MCPOOL_CONFIG naming the option: a new row of the core's table is
+ * reachable from C (and every binding) without a line of code here. */
+static void test_options(void) {
+    size_t n = mcpool_option_count();
+    CHECK(n >= 30);
+    CHECK(mcpool_option_name(n) == NULL && mcpool_option_doc(n) == NULL &&
+          mcpool_option_default(n) == NULL);
+    int saw_io_timeout = 0, saw_preset = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = mcpool_option_name(i);
+        const char *doc = mcpool_option_doc(i);
+        const char *def = mcpool_option_default(i);
+        CHECK(name != NULL && doc != NULL && def != NULL);
+        if (!name || !doc || !def) continue;
+        CHECK(strlen(name) > 0 && strstr(doc, "default") != NULL);
+        saw_io_timeout |= strcmp(name, "io_timeout") == 0;
+        saw_preset |= strcmp(name, "preset") == 0;
+        mcpool_config *cfg = NULL;
+        EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+        mcpool_status st = mcpool_config_set(cfg, K(name), K(def));
+        if (st != MCPOOL_OK) fprintf(stderr, "option %s = \"%s\"\n", name, def);
+        EXPECT(st, MCPOOL_OK);
+        st = mcpool_config_set(cfg, K(name), K("\001bad"));
+        if (st != MCPOOL_CONFIG) fprintf(stderr, "option %s = \"\\001bad\"\n", name);
+        EXPECT(st, MCPOOL_CONFIG);
+        char want[128];
+        snprintf(want, sizeof want, "option %s", name);
+        CHECK(strstr(mcpool_last_error_message(), want) != NULL);
+        CHECK(mcpool_status_class(st) == MCPOOL_CLASS_CONFIGURATION);
+        mcpool_config_free(cfg);
+    }
+    CHECK(saw_io_timeout && saw_preset);
+
+    mcpool_config *cfg = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    /* Unknown names suggest close ones; bad values name the value and the accepted form. */
+    EXPECT(mcpool_config_set(cfg, K("io_timout"), K("1s")), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "io_timeout") != NULL);
+    EXPECT(mcpool_config_set(cfg, K("io_timeout"), K("soon")), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "soon") != NULL &&
+          strstr(mcpool_last_error_message(), "250ms") != NULL);
+    EXPECT(mcpool_config_set(cfg, K("io_timeout"), K("0")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, K("max_size"), K("0")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, K("preset"), K("pylibmcc")), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "pylibmc") != NULL);
+    /* NULL handling: a NULL config or a NULL name is an argument error; a NULL value of
+     * length 0 is the empty text. */
+    EXPECT(mcpool_config_set(NULL, K("io_timeout"), K("1s")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set(cfg, NULL, 3, K("1s")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set(cfg, K("io_timeout"), NULL, 2), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set(cfg, K("key_prefix"), NULL, 0), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("io_timeout"), (const uint8_t *)"\xff\xfe", 2), MCPOOL_CONFIG);
+    /* A client configured by name only works. */
+    EXPECT(mcpool_config_set(cfg, K("preset"), K("cache-memcached-fast")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("servers"), K(server)), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("io-timeout"), K("1.5s")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("max_size"), K("4")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(prefix)), MCPOOL_OK);
+    mcpool_client *c = NULL;
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    mcpool_config_free(cfg);
+    if (c) {
+        EXPECT(mcpool_client_set(c, K("by-name"), K("v"), 0, 0), MCPOOL_OK);
+        mcpool_item *item = NULL;
+        EXPECT(mcpool_client_get(c, K("by-name"), &item), MCPOOL_OK);
+        CHECK(item && mcpool_item_len(item) == 1);
+        mcpool_item_free(item);
+        mcpool_client_free(c);
+    }
+}
+
+/* The status classifier: one map in the core (docs/errors.md). */
+static void test_status_class(void) {
+    CHECK(mcpool_status_class(MCPOOL_OK) == MCPOOL_CLASS_OK);
+    CHECK(mcpool_status_class(MCPOOL_NOT_FOUND) == MCPOOL_CLASS_MISS);
+    CHECK(mcpool_status_class(MCPOOL_NOT_STORED) == MCPOOL_CLASS_NOT_STORED);
+    CHECK(mcpool_status_class(MCPOOL_EXISTS) == MCPOOL_CLASS_NOT_STORED);
+    CHECK(mcpool_status_class(MCPOOL_INVALID_ARGUMENT) == MCPOOL_CLASS_CLIENT_ERROR);
+    CHECK(mcpool_status_class(MCPOOL_INVALID_KEY) == MCPOOL_CLASS_CLIENT_ERROR);
+    CHECK(mcpool_status_class(MCPOOL_VALUE_TOO_LARGE) == MCPOOL_CLASS_CLIENT_ERROR);
+    CHECK(mcpool_status_class(MCPOOL_CLIENT_ERROR) == MCPOOL_CLASS_CLIENT_ERROR);
+    CHECK(mcpool_status_class(MCPOOL_CONFIG) == MCPOOL_CLASS_CONFIGURATION);
+    CHECK(mcpool_status_class(MCPOOL_UNSUPPORTED) == MCPOOL_CLASS_CONFIGURATION);
+    CHECK(mcpool_status_class(MCPOOL_SERVER_ERROR) == MCPOOL_CLASS_SERVER_ERROR);
+    CHECK(mcpool_status_class(MCPOOL_PROTOCOL) == MCPOOL_CLASS_SERVER_ERROR);
+    CHECK(mcpool_status_class(MCPOOL_DECOMPRESS) == MCPOOL_CLASS_SERVER_ERROR);
+    CHECK(mcpool_status_class(MCPOOL_VALUE_FORMAT) == MCPOOL_CLASS_SERVER_ERROR);
+    CHECK(mcpool_status_class(MCPOOL_POOL_TIMEOUT) == MCPOOL_CLASS_TIMEOUT);
+    CHECK(mcpool_status_class(MCPOOL_CONNECT_TIMEOUT) == MCPOOL_CLASS_TIMEOUT);
+    CHECK(mcpool_status_class(MCPOOL_IO_TIMEOUT) == MCPOOL_CLASS_TIMEOUT);
+    CHECK(mcpool_status_class(MCPOOL_SERVER_DEAD) == MCPOOL_CLASS_CONNECTION);
+    CHECK(mcpool_status_class(MCPOOL_IO) == MCPOOL_CLASS_CONNECTION);
+    CHECK(mcpool_status_class(MCPOOL_AUTH) == MCPOOL_CLASS_CONNECTION);
+    CHECK(mcpool_status_class(MCPOOL_PANIC) == MCPOOL_CLASS_INTERNAL);
+    CHECK(mcpool_status_class(MCPOOL_UNKNOWN_ERROR) == MCPOOL_CLASS_INTERNAL);
+    CHECK(mcpool_status_class(12345) == MCPOOL_CLASS_INTERNAL);
+}
+
+/* mcpool_client_set_multi_ttl: each item's own expiry and compression decision, pipelined. */
+static void test_set_multi_ttl(mcpool_client *c) {
+    char big[8000];
+    for (size_t i = 0; i < sizeof big; i++) big[i] = "abcdefgh"[i % 8];
+    const char *names[] = {"ttl-short", "ttl-none", "ttl-hour", "cmp-never", "cmp-always"};
+    const uint8_t *keys[5], *values[5];
+    size_t klens[5], vlens[5];
+    uint32_t ttls[5] = {1, 0, 3600, 0, 0};
+    uint8_t compress[5] = {MCPOOL_COMPRESS_AUTO, MCPOOL_COMPRESS_AUTO, MCPOOL_COMPRESS_AUTO,
+                           MCPOOL_COMPRESS_NEVER, MCPOOL_COMPRESS_ALWAYS};
+    mcpool_status st[5];
+    for (int i = 0; i < 5; i++) {
+        keys[i] = (const uint8_t *)names[i], klens[i] = strlen(names[i]);
+        values[i] = (const uint8_t *)(i < 3 ? "v" : big), vlens[i] = i < 3 ? 1 : sizeof big;
+    }
+    EXPECT(mcpool_client_set_multi_ttl(c, keys, klens, values, vlens, NULL, ttls, 5, compress, st),
+           MCPOOL_OK);
+    for (int i = 0; i < 5; i++) EXPECT(st[i], MCPOOL_OK);
+    /* Both compressed and uncompressed read back as stored. */
+    for (int i = 3; i < 5; i++) {
+        mcpool_item *item = NULL;
+        EXPECT(mcpool_client_get(c, keys[i], klens[i], &item), MCPOOL_OK);
+        CHECK(item && mcpool_item_len(item) == sizeof big &&
+              memcmp(mcpool_item_data(item), big, sizeof big) == 0);
+        mcpool_item_free(item);
+    }
+    /* A reader that passes bytes through sees which one was compressed. */
+    {
+        mcpool_config *cfg = NULL;
+        mcpool_client *raw = NULL;
+        EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, K("servers"), K(server)), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, K("protocol"), K(proto)), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, K("value_format"), K("libmemcached")), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(prefix)), MCPOOL_OK);
+        EXPECT(mcpool_client_new(cfg, &raw), MCPOOL_OK);
+        mcpool_config_free(cfg);
+        mcpool_item *never = NULL, *always = NULL;
+        EXPECT(mcpool_client_get(raw, keys[3], klens[3], &never), MCPOOL_OK);
+        EXPECT(mcpool_client_get(raw, keys[4], klens[4], &always), MCPOOL_OK);
+        CHECK(never && mcpool_item_len(never) == sizeof big);
+        CHECK(always && mcpool_item_len(always) < sizeof big / 4);
+        mcpool_item_free(never);
+        mcpool_item_free(always);
+        mcpool_client_free(raw);
+    }
+    /* The 1 s item expires (awaited with a bounded poll); the others stay. */
+    int gone = 0;
+    for (int tries = 0; tries < 150 && !gone; tries++) {
+        mcpool_item *item = NULL;
+        mcpool_status s = mcpool_client_get(c, keys[0], klens[0], &item);
+        mcpool_item_free(item);
+        if (s == MCPOOL_NOT_FOUND) gone = 1;
+        else sleep_ms(100);
+    }
+    CHECK(gone);
+    for (int i = 1; i < 3; i++) {
+        mcpool_item *item = NULL;
+        EXPECT(mcpool_client_get(c, keys[i], klens[i], &item), MCPOOL_OK);
+        mcpool_item_free(item);
+    }
+    /* NULL ttls and compress: all 0 and the client's rule. */
+    EXPECT(mcpool_client_set_multi_ttl(c, keys, klens, values, vlens, NULL, NULL, 2, NULL, st),
+           MCPOOL_OK);
+    EXPECT(st[0], MCPOOL_OK);
+    EXPECT(st[1], MCPOOL_OK);
+    /* A compress byte that means nothing fails the whole call before any I/O. */
+    uint8_t bad[2] = {1, 3};
+    st[0] = st[1] = 99;
+    EXPECT(mcpool_client_set_multi_ttl(c, keys, klens, values, vlens, NULL, NULL, 2, bad, st),
+           MCPOOL_INVALID_ARGUMENT);
+    CHECK(st[0] == 99 && st[1] == 99);
+    CHECK(strstr(mcpool_last_error_message(), "compress[1]") != NULL);
+    EXPECT(mcpool_client_set_multi_ttl(NULL, keys, klens, values, vlens, NULL, NULL, 2, NULL, st),
+           MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_set_multi_ttl(c, keys, klens, values, vlens, NULL, ttls, 2, NULL, NULL),
+           MCPOOL_INVALID_ARGUMENT);
+}
+
 /* A client of value format `format` (NULL: the default, mcpool). */
 static mcpool_client *format_client(const char *format, const char *codec) {
     mcpool_config *cfg = NULL;
@@ -1490,6 +1669,7 @@ int main(int argc, char **argv) {
     test_config();
     test_config_validation();
     test_tls_config();
+    test_status_class();
 
     /* The core command cases, once per protocol, against the same memcached. */
     static const char *const protocols[] = {"text", "meta", "binary"};
@@ -1506,6 +1686,7 @@ int main(int argc, char **argv) {
         test_arithmetic(pc);
         test_multi(pc);
         test_batch(pc);
+        test_set_multi_ttl(pc);
         test_get_into(pc);
         test_lease(pc);
         mcpool_client_free(pc);
@@ -1520,6 +1701,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     test_null_and_bad_input(c);
+    test_options();
     test_kinds();
     test_metrics(c);
     test_servers();

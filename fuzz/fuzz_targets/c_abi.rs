@@ -4,12 +4,19 @@
 //! panic or crash; every failure is a status. Traffic goes only to 127.0.0.1:1 (refused), so
 //! a key that passes validation costs one refused connect before the server is marked dead.
 use libfuzzer_sys::fuzz_target;
-use mcpool::ffi::client::*;
-use mcpool::ffi::commands::*;
-use mcpool::ffi::config::*;
-use mcpool::ffi::last_error::*;
-use mcpool::ffi::status::*;
-use mcpool::ffi::{mcpool_client, mcpool_config, mcpool_item, mcpool_status};
+
+// The C ABI crate (capi/) builds only a cdylib and a staticlib, so its sources are compiled
+// into this target as a module: the very functions libmcpool exports.
+#[allow(dead_code, unused_imports)]
+#[path = "../../capi/src/lib.rs"]
+mod capi;
+
+use capi::client::*;
+use capi::commands::*;
+use capi::config::*;
+use capi::last_error::*;
+use capi::status::*;
+use capi::{mcpool_client, mcpool_config, mcpool_item, mcpool_status};
 use std::ptr::{null, null_mut};
 use std::sync::OnceLock;
 

@@ -1,0 +1,963 @@
+//! The option table: every [`ClientBuilder`] setting by name, with its type, unit, default
+//! and a one-line doc, as data. The builder's by-name setter ([`ClientBuilder::set`]), the
+//! CLI's global options and the C ABI's `mcpool_config_set` all read this one table, so an
+//! option added here reaches every surface (and every binding that forwards names) at once.
+//!
+//! Text forms (one parser per type, [`OptionType`]):
+//!
+//! - durations: `250ms`, `1.5s`, `2s`, `500us`, or a bare number of milliseconds; `0` (or
+//!   `none`) only where the option says "0 = none";
+//! - booleans: `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off` (any case);
+//! - counts and sizes: decimal integers, within the range the row gives;
+//! - servers: `host:port[:weight]` (or any address form [`ServerSpec::parse`] accepts),
+//!   comma-separated; the list replaces the servers given so far;
+//! - names: one of the listed words (e.g. a distribution profile or a client setting such as
+//!   `pylibmc:ketama=1`).
+//!
+//! Presets (`preset` pseudo-option, [`PRESETS`]) are rows of data too: each is a list of
+//! `(option, value)` pairs in this very vocabulary, applied in order through the same path.
+
+use super::ClientBuilder;
+use crate::address::ServerSpec;
+use crate::error::{Error, Result};
+use crate::key::MAX_KEY_LEN;
+use crate::proto::Protocol;
+use crate::route::{Distribution, FailoverPolicy};
+use crate::value::{Codec, Lang, ValueFormat};
+use crate::{MAX_ITEM_SIZE, MAX_POOL_SIZE};
+use std::time::Duration;
+
+/// How an option's value is written, and so which parser reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OptionType {
+    /// A duration above zero.
+    Duration,
+    /// A duration; `0` (or `none`) means none.
+    DurationOrNone,
+    /// A duration; `0` is allowed and means "at once".
+    DurationOrZero,
+    /// A boolean.
+    Bool,
+    /// A decimal integer within the row's range.
+    Integer,
+    /// A decimal fraction within the row's range.
+    Fraction,
+    /// One of a set of words.
+    Name,
+    /// Free text (UTF-8).
+    Text,
+    /// A comma-separated server list.
+    Servers,
+}
+
+impl OptionType {
+    /// The type's name as the docs and `mcpool_option_doc` print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OptionType::Duration => "duration",
+            OptionType::DurationOrNone => "duration or 0 (none)",
+            OptionType::DurationOrZero => "duration",
+            OptionType::Bool => "boolean",
+            OptionType::Integer => "integer",
+            OptionType::Fraction => "fraction",
+            OptionType::Name => "name",
+            OptionType::Text => "text",
+            OptionType::Servers => "server list",
+        }
+    }
+
+    /// The accepted text forms, for error messages.
+    fn form(self) -> &'static str {
+        match self {
+            OptionType::Duration => {
+                "a duration above zero: 250ms, 1.5s, 2s, 500us, or a number of milliseconds"
+            }
+            OptionType::DurationOrNone => {
+                "a duration (250ms, 1.5s, 2s, 500us, or a number of milliseconds), or 0 for none"
+            }
+            OptionType::DurationOrZero => {
+                "a duration (250ms, 1.5s, 2s, 500us, or a number of milliseconds), 0 allowed"
+            }
+            OptionType::Bool => "true/false, 1/0, yes/no or on/off",
+            OptionType::Integer => "a decimal integer",
+            OptionType::Fraction => "a decimal fraction",
+            OptionType::Name => "one of the listed names",
+            OptionType::Text => "UTF-8 text",
+            OptionType::Servers => "host:port[:weight] (or [v6]:port, /unix/path), comma-separated",
+        }
+    }
+}
+
+/// What a row does with its parsed value.
+#[derive(Clone, Copy)]
+enum Apply {
+    Duration(fn(ClientBuilder, Duration) -> ClientBuilder),
+    OptDuration(fn(ClientBuilder, Option<Duration>) -> ClientBuilder),
+    Bool(fn(ClientBuilder, bool) -> ClientBuilder),
+    U32(fn(ClientBuilder, u32) -> ClientBuilder, u32, u32),
+    Usize(fn(ClientBuilder, usize) -> ClientBuilder, usize, usize),
+    F64(fn(ClientBuilder, f64) -> ClientBuilder, f64, f64),
+    /// Names and free text: the function parses and applies (its error says what is wrong).
+    Text(fn(ClientBuilder, &str) -> Result<ClientBuilder>),
+}
+
+/// One row of the option table.
+#[derive(Clone, Copy)]
+pub struct OptionSpec {
+    /// The option's name: the builder's snake_case setter name without a unit suffix.
+    pub name: &'static str,
+    /// How its value is written.
+    pub kind: OptionType,
+    /// The unit of a bare number (`ms`, `bytes`, ...), or empty.
+    pub unit: &'static str,
+    /// The default, in the option's own text form (setting it changes nothing).
+    pub default: &'static str,
+    /// The accepted values beyond the type's form (a range or a list of names), or empty.
+    pub accepted: &'static str,
+    /// One line of documentation.
+    pub doc: &'static str,
+    apply: Apply,
+}
+
+impl std::fmt::Debug for OptionSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OptionSpec")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("default", &self.default)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OptionSpec {
+    /// The one-line summary `mcpool_option_doc` and `--help` print: type, unit, default,
+    /// accepted values and doc.
+    pub fn summary(&self) -> String {
+        let mut s = self.kind.name().to_owned();
+        if !self.unit.is_empty() {
+            s.push_str(&format!(", {} for a bare number", self.unit));
+        }
+        if !self.accepted.is_empty() {
+            s.push_str(&format!(" ({})", self.accepted));
+        }
+        s.push_str(&format!("; default {}: {}", shown(self.default), self.doc));
+        s
+    }
+
+    /// Parses `value` and applies it to `b`; the error names the option, the value and the
+    /// accepted form.
+    pub fn set(&self, b: ClientBuilder, value: &str) -> Result<ClientBuilder> {
+        let v = value.trim();
+        let parsed = match self.apply {
+            Apply::Duration(_) | Apply::OptDuration(_) => {
+                if self.kind == OptionType::DurationOrNone && v.eq_ignore_ascii_case("none") {
+                    Ok(Value::Duration(Duration::ZERO))
+                } else {
+                    parse_duration(v).map(Value::Duration)
+                }
+            }
+            Apply::Bool(_) => parse_bool(v)
+                .map(Value::Bool)
+                .ok_or_else(|| "not a boolean".to_owned()),
+            Apply::U32(..) | Apply::Usize(..) => v
+                .parse()
+                .map(Value::Integer)
+                .map_err(|_| "not a whole number".to_owned()),
+            Apply::F64(..) => v
+                .parse()
+                .map(Value::Fraction)
+                .map_err(|_| "not a number".to_owned()),
+            Apply::Text(_) => Ok(Value::Text(v)),
+        };
+        match parsed {
+            Ok(x) => self.set_value(b, x),
+            Err(why) => Err(self.bad(&format!("{value:?}"), &why)),
+        }
+    }
+
+    /// Applies an already typed value (the C ABI's typed setters): the same range checks and
+    /// the same setter as [`OptionSpec::set`]. A value of the wrong type is refused.
+    pub fn set_value(&self, b: ClientBuilder, value: Value<'_>) -> Result<ClientBuilder> {
+        let out_of = |lo: &dyn std::fmt::Display, hi: &dyn std::fmt::Display| {
+            self.bad(&value.to_string(), &format!("out of range {lo} to {hi}"))
+        };
+        Ok(match (self.apply, value) {
+            (Apply::Duration(f), Value::Duration(d)) => {
+                if d.is_zero() && self.kind != OptionType::DurationOrZero {
+                    return Err(self.bad(&value.to_string(), "must be above zero"));
+                }
+                f(b, d)
+            }
+            (Apply::OptDuration(f), Value::Duration(d)) => f(b, (!d.is_zero()).then_some(d)),
+            (Apply::Bool(f), Value::Bool(on)) => f(b, on),
+            (Apply::U32(f, lo, hi), Value::Integer(n)) => match u32::try_from(n) {
+                Ok(n) if n >= lo && n <= hi => f(b, n),
+                _ => return Err(out_of(&lo, &hi)),
+            },
+            (Apply::Usize(f, lo, hi), Value::Integer(n)) => match usize::try_from(n) {
+                Ok(n) if n >= lo && n <= hi => f(b, n),
+                _ => return Err(out_of(&lo, &hi)),
+            },
+            (Apply::F64(f, lo, hi), Value::Fraction(x)) => {
+                if !(x > lo && x <= hi) {
+                    return Err(self.bad(&value.to_string(), &format!("not in ({lo}, {hi}]")));
+                }
+                f(b, x)
+            }
+            (Apply::Text(_), Value::Text(t)) if t.chars().any(char::is_control) => {
+                return Err(self.bad(&format!("{t:?}"), "contains a control character"))
+            }
+            (Apply::Text(f), Value::Text(t)) => f(b, t).map_err(|e| match e {
+                Error::Config(m) => self.bad(&format!("{t:?}"), &m),
+                other => other,
+            })?,
+            (Apply::Text(f), Value::Bool(on)) => {
+                f(b, if on { "true" } else { "false" }).map_err(|e| match e {
+                    Error::Config(m) => self.bad(&on.to_string(), &m),
+                    other => other,
+                })?
+            }
+            (_, v) => {
+                return Err(Error::Config(format!(
+                    "option {}: a {} value ({v}) where a {} is wanted",
+                    self.name,
+                    v.type_name(),
+                    self.kind.name()
+                )))
+            }
+        })
+    }
+
+    /// The error for a bad value: names the option, the value, why, and the accepted form.
+    fn bad(&self, shown_value: &str, why: &str) -> Error {
+        let accepted = if self.accepted.is_empty() {
+            self.kind.form().to_owned()
+        } else {
+            format!("{} ({})", self.kind.form(), self.accepted)
+        };
+        Error::Config(format!(
+            "option {}: bad value {shown_value}: {why}; accepted: {accepted}",
+            self.name
+        ))
+    }
+}
+
+/// A typed option value, for [`OptionSpec::set_value`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Value<'a> {
+    /// For the duration types (zero: none or at once, as the option says).
+    Duration(Duration),
+    /// For booleans.
+    Bool(bool),
+    /// For integers.
+    Integer(u64),
+    /// For fractions.
+    Fraction(f64),
+    /// For names, text and server lists.
+    Text(&'a str),
+}
+
+impl Value<'_> {
+    fn type_name(&self) -> &'static str {
+        match self {
+            Value::Duration(_) => "duration",
+            Value::Bool(_) => "boolean",
+            Value::Integer(_) => "integer",
+            Value::Fraction(_) => "fraction",
+            Value::Text(_) => "text",
+        }
+    }
+}
+
+impl std::fmt::Display for Value<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Duration(d) => write!(f, "{d:?}"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Integer(n) => write!(f, "{n}"),
+            Value::Fraction(x) => write!(f, "{x}"),
+            Value::Text(t) => write!(f, "{t:?}"),
+        }
+    }
+}
+
+/// `""` shows as `""` in help text, everything else as written.
+fn shown(default: &str) -> &str {
+    if default.is_empty() {
+        "\"\" (none)"
+    } else {
+        default
+    }
+}
+
+/// Parses a duration: `250ms`, `1.5s`, `2s`, `500us`, or a bare number of milliseconds
+/// (decimal, with an optional fraction); exact to the nanosecond, any length a [`Duration`]
+/// holds.
+pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
+    let s = s.trim();
+    let (num, nanos_per_unit): (&str, u128) = if let Some(n) = s.strip_suffix("us") {
+        (n, 1_000)
+    } else if let Some(n) = s.strip_suffix("µs") {
+        (n, 1_000)
+    } else if let Some(n) = s.strip_suffix("ms") {
+        (n, 1_000_000)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1_000_000_000)
+    } else {
+        (s, 1_000_000)
+    };
+    let num = num.trim_end();
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    let digits = |t: &str| t.bytes().all(|c| c.is_ascii_digit());
+    if whole.is_empty() && frac.is_empty() || !digits(whole) || !digits(frac) {
+        return Err("not a duration".into());
+    }
+    let too_long = || "too long".to_owned();
+    let mut nanos: u128 = 0;
+    for c in whole.bytes() {
+        nanos = nanos
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(u128::from(c - b'0')))
+            .filter(|&n| n <= u128::from(u64::MAX))
+            .ok_or_else(too_long)?;
+    }
+    nanos = nanos.checked_mul(nanos_per_unit).ok_or_else(too_long)?;
+    let mut scale = nanos_per_unit;
+    for c in frac.bytes().take(30) {
+        scale /= 10;
+        nanos += u128::from(c - b'0') * scale;
+    }
+    // Digits below a nanosecond are dropped (`scale` is 0 by then).
+    let secs = u64::try_from(nanos / 1_000_000_000).map_err(|_| too_long())?;
+    Ok(Duration::new(secs, (nanos % 1_000_000_000) as u32))
+}
+
+/// Parses a boolean: true/false, 1/0, yes/no, on/off, in any case.
+pub fn parse_bool(s: &str) -> Option<bool> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Some(true),
+        "false" | "0" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+fn named<T: std::str::FromStr<Err = Error>>(s: &str) -> Result<T> {
+    s.parse()
+}
+
+fn set_servers(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    let mut servers = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        servers.push(parse_server(part)?);
+    }
+    b.config.servers = servers;
+    Ok(b)
+}
+
+/// `host:port:weight` (a number as the third field is a weight; anything else is left to
+/// [`ServerSpec::parse`], which reads `host:port:name`).
+fn parse_server(s: &str) -> Result<ServerSpec> {
+    if !s.starts_with('/') {
+        if let Some((addr, w)) = s.rsplit_once(':') {
+            let is_weighted = addr.contains(':') && !addr.ends_with(']') || addr.contains("]:");
+            if is_weighted && !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit()) {
+                let weight: u32 = w.parse().map_err(|_| {
+                    Error::Config(format!("server {s}: weight {w:?} is not a whole number"))
+                })?;
+                if weight == 0 {
+                    return Err(Error::Config(format!(
+                        "server {s}: weight must be at least 1"
+                    )));
+                }
+                let mut spec = ServerSpec::parse(addr)?;
+                spec.weight = weight;
+                return Ok(spec);
+            }
+        }
+    }
+    ServerSpec::parse(s)
+}
+
+fn set_compression_codec(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if v.eq_ignore_ascii_case("auto") {
+        b.config.compression.codec = None;
+        return Ok(b);
+    }
+    Ok(b.compression_codec(named::<Codec>(v)?))
+}
+
+fn set_compression_level(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if v.eq_ignore_ascii_case("auto") {
+        b.config.compression.level = None;
+        return Ok(b);
+    }
+    let level: i32 = v
+        .parse()
+        .map_err(|_| Error::Config("not a whole number or auto".into()))?;
+    // The codec may be chosen later: here only what no codec takes; `build` checks the rest.
+    if !(0..=22).contains(&level) {
+        return Err(Error::Config("out of range 0 to 22".into()));
+    }
+    Ok(b.compression_level(level))
+}
+
+fn set_key_prefix(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if v.len() > MAX_KEY_LEN {
+        return Err(Error::Config(format!(
+            "{} bytes is longer than a key ({MAX_KEY_LEN})",
+            v.len()
+        )));
+    }
+    Ok(b.key_prefix(v.as_bytes()))
+}
+
+fn set_sanitize_keys(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if v.eq_ignore_ascii_case("auto") {
+        b.config.sanitize_keys = None;
+        return Ok(b);
+    }
+    let on = parse_bool(v).ok_or_else(|| Error::Config("not a boolean or auto".into()))?;
+    Ok(b.sanitize_keys(on))
+}
+
+fn set_sasl_username(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    let pass = b.config.sasl.take().map(|(_, p)| p).unwrap_or_default();
+    b.config.sasl = (!v.is_empty() || !pass.is_empty()).then(|| (v.to_owned(), pass));
+    Ok(b)
+}
+
+fn set_sasl_password(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    let user = b.config.sasl.take().map(|(u, _)| u).unwrap_or_default();
+    b.config.sasl = (!v.is_empty() || !user.is_empty()).then(|| (user, v.to_owned()));
+    Ok(b)
+}
+
+/// Changes the TLS options: `on` says whether the change asks for TLS (a non-default value);
+/// setting a TLS option to its default leaves TLS as it was.
+fn update_tls(
+    mut b: ClientBuilder,
+    on: bool,
+    f: impl FnOnce(&mut crate::tls::TlsOptions),
+) -> Result<ClientBuilder> {
+    if on && !cfg!(feature = "tls") {
+        return Err(Error::Unsupported(
+            "TLS: mcpool was built without the `tls` feature; rebuild it with \
+             `--features tls` (or `make install MCPOOL_FEATURES=tls`)"
+                .into(),
+        ));
+    }
+    match (&mut b.config.tls, on) {
+        (Some(t), _) => f(t),
+        (None, true) => {
+            let mut t = crate::tls::TlsOptions::default();
+            f(&mut t);
+            b.config.tls = Some(t);
+        }
+        (None, false) => {}
+    }
+    Ok(b)
+}
+
+fn set_tls(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    let on = parse_bool(v).ok_or_else(|| Error::Config("not a boolean".into()))?;
+    if on {
+        update_tls(b, true, |_| {})
+    } else {
+        b.config.tls = None;
+        Ok(b)
+    }
+}
+
+fn set_tls_ca_file(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    update_tls(b, !v.is_empty(), |t| {
+        t.ca_file = (!v.is_empty()).then(|| v.into())
+    })
+}
+
+fn set_tls_client_cert(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    update_tls(b, !v.is_empty(), |t| {
+        let key = t.client_cert.take().map(|(_, k)| k).unwrap_or_default();
+        t.client_cert = (!v.is_empty() || !key.as_os_str().is_empty()).then(|| (v.into(), key));
+    })
+}
+
+fn set_tls_client_key(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    update_tls(b, !v.is_empty(), |t| {
+        let chain = t.client_cert.take().map(|(c, _)| c).unwrap_or_default();
+        t.client_cert = (!v.is_empty() || !chain.as_os_str().is_empty()).then(|| (chain, v.into()));
+    })
+}
+
+fn set_tls_server_name(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    update_tls(b, !v.is_empty(), |t| {
+        t.server_name = (!v.is_empty()).then(|| v.to_owned())
+    })
+}
+
+fn set_tls_insecure(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    let skip = parse_bool(v).ok_or_else(|| Error::Config("not a boolean".into()))?;
+    update_tls(b, skip, |t| t.insecure_skip_verify = skip)
+}
+
+fn set_preset(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if v.eq_ignore_ascii_case("none") || v.is_empty() {
+        return Ok(b);
+    }
+    let p = preset(v).ok_or_else(|| {
+        Error::Config(format!(
+            "unknown preset{}",
+            suggestion(v, PRESETS.iter().map(|p| p.name))
+        ))
+    })?;
+    p.apply(b)
+}
+
+macro_rules! row {
+    ($name:literal, $kind:ident, $unit:literal, $default:literal, $accepted:expr, $doc:literal,
+     $apply:expr) => {
+        OptionSpec {
+            name: $name,
+            kind: OptionType::$kind,
+            unit: $unit,
+            default: $default,
+            accepted: $accepted,
+            doc: $doc,
+            apply: $apply,
+        }
+    };
+}
+
+/// Every option, in the order the docs list them.
+#[rustfmt::skip]
+pub static OPTIONS: &[OptionSpec] = &[
+    row!("preset", Name, "", "none",
+        "cache-memcached-fast, cache-memcached, pylibmc, python-memcached, pymemcache, whalin, \
+         spymemcached, libmemcached",
+        "apply a legacy client's value format, placement, timeouts and compression (set it \
+         first: later options override it)",
+        Apply::Text(set_preset)),
+    row!("servers", Servers, "", "", "",
+        "the servers, in order (placement depends on the order); replaces the list",
+        Apply::Text(set_servers)),
+    row!("distribution", Name, "", "cache-memcached",
+        "a profile (cache-memcached, python-memcached, cmf-ketama[:N], libmemcached-ketama, \
+         whalin-consistent, ...), proxy-pool, or CLIENT:WORD=VALUE,... (docs/placement.md)",
+        "key placement profile (SockIOPool hashingAlg)",
+        Apply::Text(|b, v| Ok(b.distribution(named::<Distribution>(v)?)))),
+    row!("failover", Name, "", "fail-fast", "fail-fast, rehash, eject",
+        "what happens to a key whose server is dead (SockIOPool failover)",
+        Apply::Text(|b, v| Ok(b.failover(named::<FailoverPolicy>(v)?)))),
+    row!("protocol", Name, "", "text", "text (ascii), meta, binary",
+        "wire protocol (meta: memcached >= 1.6; binary: needed for SASL)",
+        Apply::Text(|b, v| Ok(b.protocol(named::<Protocol>(v)?)))),
+    row!("key_prefix", Text, "", "", "at most 250 bytes",
+        "namespace prepended to every key",
+        Apply::Text(set_key_prefix)),
+    row!("min_idle", Integer, "connections", "1", "0 to 65536",
+        "connections per server opened at start-up and kept idle (SockIOPool initConn)",
+        Apply::U32(ClientBuilder::min_idle, 0, MAX_POOL_SIZE)),
+    row!("max_size", Integer, "connections", "16", "1 to 65536",
+        "most connections per server (SockIOPool maxConn)",
+        Apply::U32(ClientBuilder::max_size, 1, MAX_POOL_SIZE)),
+    row!("idle_timeout", DurationOrNone, "ms", "300s", "",
+        "close connections idle for longer (SockIOPool maxIdle); 0 keeps them",
+        Apply::OptDuration(ClientBuilder::idle_timeout)),
+    row!("max_lifetime", DurationOrNone, "ms", "0", "",
+        "close connections older than this when next idle; 0: no limit",
+        Apply::OptDuration(ClientBuilder::max_lifetime)),
+    row!("connect_timeout", Duration, "ms", "1s", "",
+        "time allowed for a connect (SockIOPool socketConnectTO)",
+        Apply::Duration(ClientBuilder::connect_timeout)),
+    row!("io_timeout", Duration, "ms", "1s", "",
+        "time allowed for each socket read or write (SockIOPool socketTO)",
+        Apply::Duration(ClientBuilder::io_timeout)),
+    row!("pool_timeout", Duration, "ms", "5s", "",
+        "time a call waits for a free pooled connection",
+        Apply::Duration(ClientBuilder::pool_timeout)),
+    row!("operation_timeout", DurationOrNone, "ms", "5s", "",
+        "one deadline for a whole operation (pool wait, connect, every read and write); 0: none",
+        Apply::OptDuration(ClientBuilder::operation_timeout)),
+    row!("retry_timeout", DurationOrZero, "ms", "1s", "",
+        "first wait before a dead server is tried again; doubles per failed retry",
+        Apply::Duration(ClientBuilder::retry_timeout)),
+    row!("retry_timeout_max", DurationOrZero, "ms", "30s", "",
+        "cap on the doubling retry wait",
+        Apply::Duration(ClientBuilder::retry_timeout_max)),
+    row!("failure_limit", Integer, "", "2", "1 to 4294967295",
+        "consecutive failures that mark a server dead",
+        Apply::U32(ClientBuilder::failure_limit, 1, u32::MAX)),
+    row!("nodelay", Bool, "", "true", "",
+        "TCP_NODELAY, Nagle off (SockIOPool nagle, inverted)",
+        Apply::Bool(ClientBuilder::nodelay)),
+    row!("test_on_check_out", Bool, "", "false", "",
+        "a version round trip on every checkout (SockIOPool aliveCheck)",
+        Apply::Bool(ClientBuilder::test_on_check_out)),
+    row!("value_format", Name, "", "mcpool",
+        "mcpool, pylibmc, python-memcached, pymemcache, cache-memcached-fast, cache-memcached, \
+         whalin, spymemcached, libmemcached",
+        "the flag layout and wire encoding of values, the same for every program of a fleet \
+         (docs/value-format.md)",
+        Apply::Text(|b, v| Ok(b.value_format(named::<ValueFormat>(v)?)))),
+    row!("serialized_python", Bool, "", "false", "",
+        "read and write Python pickles (unsafe against untrusted writers)",
+        Apply::Bool(|b, on| b.serialized(Lang::Python, on))),
+    row!("serialized_perl", Bool, "", "false", "",
+        "read and write Perl Storable images (unsafe against untrusted writers)",
+        Apply::Bool(|b, on| b.serialized(Lang::Perl, on))),
+    row!("serialized_java", Bool, "", "false", "",
+        "read and write Java serialized objects (unsafe against untrusted writers)",
+        Apply::Bool(|b, on| b.serialized(Lang::Java, on))),
+    row!("compression", Bool, "", "true", "",
+        "compress values of at least compression_threshold bytes (SockIOPool compressEnable)",
+        Apply::Bool(ClientBuilder::compression)),
+    row!("compression_codec", Name, "", "auto",
+        "auto (the value format's), zlib, gzip, zstd (mcpool value format only)",
+        "the codec written",
+        Apply::Text(set_compression_codec)),
+    row!("compression_level", Integer, "", "auto",
+        "auto (6 for zlib and gzip, 3 for zstd), or zlib/gzip 0 to 9, zstd 1 to 22",
+        "the level on the codec's scale (checked when the client is built)",
+        Apply::Text(set_compression_level)),
+    row!("compression_threshold", Integer, "bytes", "30720", "0 or more",
+        "values of at least this size are compressed (SockIOPool compressThreshold)",
+        Apply::Usize(ClientBuilder::compression_threshold, 0, usize::MAX)),
+    row!("compression_ratio", Fraction, "", "0.8", "above 0, at most 1",
+        "keep a compressed value only when compressed/original is at most this",
+        Apply::F64(ClientBuilder::compression_ratio, 0.0, 1.0)),
+    row!("max_decompressed_size", Integer, "bytes", "67108864",
+        "0 or more (no value inflates past 1 GiB, memcached's largest item, whatever this says)",
+        "refuse to inflate a value beyond this size",
+        Apply::Usize(ClientBuilder::max_decompressed_size, 0, usize::MAX)),
+    row!("sanitize_keys", Name, "", "auto", "true, false, or auto (on for the Whalin profiles)",
+        "URL-encode keys with spaces or control bytes instead of refusing them",
+        Apply::Text(set_sanitize_keys)),
+    row!("max_value_size", Integer, "bytes", "1048576",
+        "1 to 1073741824 (1 GiB, memcached's largest item)",
+        "largest value sent (as given, before compression) or accepted",
+        Apply::Usize(ClientBuilder::max_value_size, 1, MAX_ITEM_SIZE)),
+    row!("sasl_username", Text, "", "", "",
+        "SASL PLAIN user name (binary protocol)",
+        Apply::Text(set_sasl_username)),
+    row!("sasl_password", Text, "", "", "",
+        "SASL PLAIN password",
+        Apply::Text(set_sasl_password)),
+    row!("tls", Bool, "", "false", "",
+        "speak TLS to every server (on when any tls_ option is set; cargo feature tls)",
+        Apply::Text(set_tls)),
+    row!("tls_ca_file", Text, "", "", "",
+        "PEM file of the CA certificates that sign the servers' certificates",
+        Apply::Text(set_tls_ca_file)),
+    row!("tls_client_cert", Text, "", "", "",
+        "PEM file of a client certificate chain (with tls_client_key)",
+        Apply::Text(set_tls_client_cert)),
+    row!("tls_client_key", Text, "", "", "",
+        "PEM file of the client certificate's private key",
+        Apply::Text(set_tls_client_key)),
+    row!("tls_server_name", Text, "", "", "",
+        "name to verify the servers' certificates against (default: each server's host)",
+        Apply::Text(set_tls_server_name)),
+    row!("tls_insecure_skip_verify", Bool, "", "false", "",
+        "do not verify the servers' certificates (tests only)",
+        Apply::Text(set_tls_insecure)),
+];
+
+/// The row named `name` (`-` is read as `_`, case is ignored).
+pub fn option(name: &str) -> Option<&'static OptionSpec> {
+    let norm = name.trim().to_ascii_lowercase().replace('-', "_");
+    OPTIONS.iter().find(|o| o.name == norm)
+}
+
+/// The option names closest to `given` (at most three), for "did you mean" hints.
+pub fn close_names(given: &str) -> Vec<&'static str> {
+    let norm = given.trim().to_ascii_lowercase().replace('-', "_");
+    let mut close: Vec<(usize, &'static str)> = OPTIONS
+        .iter()
+        .map(|o| (distance(&norm, o.name), o.name))
+        .filter(|&(d, n)| d <= 2 + n.len() / 4 || (norm.len() >= 3 && n.contains(&norm)))
+        .collect();
+    close.sort();
+    close.into_iter().take(3).map(|(_, n)| n).collect()
+}
+
+/// `" (did you mean a, b?)"` for the names closest to `given`, or `" (one of: ...)"`.
+fn suggestion<'a>(given: &str, names: impl Iterator<Item = &'a str> + Clone) -> String {
+    let norm = given.trim().to_ascii_lowercase().replace('-', "_");
+    let mut close: Vec<(usize, &str)> = names
+        .clone()
+        .map(|n| (distance(&norm, &n.replace('-', "_")), n))
+        .filter(|&(d, n)| {
+            d <= 2 + n.len() / 4 || (norm.len() >= 3 && (n.contains(&norm) || norm.contains(n)))
+        })
+        .collect();
+    close.sort();
+    close.truncate(3);
+    if close.is_empty() {
+        format!(
+            " {given:?} (one of: {})",
+            names.collect::<Vec<_>>().join(", ")
+        )
+    } else {
+        let list: Vec<&str> = close.iter().map(|&(_, n)| n).collect();
+        format!(" {given:?} (did you mean {}?)", list.join(", "))
+    }
+}
+
+/// Levenshtein distance.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Sets option `name` from its text form (see the module docs).
+pub fn set(b: ClientBuilder, name: &str, value: &str) -> Result<ClientBuilder> {
+    match option(name) {
+        Some(o) => o.set(b, value),
+        None => Err(Error::Config(format!(
+            "unknown option{}",
+            suggestion(name, OPTIONS.iter().map(|o| o.name))
+        ))),
+    }
+}
+
+/// A legacy client's defaults: `(option, value)` pairs in the option table's vocabulary,
+/// applied in order.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    /// The preset's name (the client it imitates).
+    pub name: &'static str,
+    /// One line: which client and version the values come from (docs/options.md cites them).
+    pub doc: &'static str,
+    /// The settings, as `(option, value)` text pairs: the value format, placement, timeouts,
+    /// failure handling and compression.
+    pub settings: &'static [(&'static str, &'static str)],
+}
+
+impl Preset {
+    /// Applies every setting in order.
+    pub fn apply(&self, mut b: ClientBuilder) -> Result<ClientBuilder> {
+        for (name, value) in self.settings {
+            b = set(b, name, value)
+                .map_err(|e| Error::Config(format!("preset {}: {}", self.name, config_text(&e))))?;
+        }
+        Ok(b)
+    }
+}
+
+fn config_text(e: &Error) -> String {
+    match e {
+        Error::Config(m) => m.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The preset named `name`.
+pub fn preset(name: &str) -> Option<&'static Preset> {
+    let norm = name.trim().to_ascii_lowercase().replace('_', "-");
+    PRESETS.iter().find(|p| p.name == norm)
+}
+
+/// Every legacy preset. Sources of each value: docs/options.md. What a preset leaves alone
+/// keeps mcpool's default (`nodelay` everywhere, pool sizes unless the client has a pool).
+pub static PRESETS: &[Preset] = &[
+    Preset {
+        name: "cache-memcached-fast",
+        doc: "Cache::Memcached::Fast 0.28 (its POD's defaults)",
+        settings: &[
+            ("value_format", "cache-memcached-fast"),
+            ("distribution", "cache-memcached"),
+            ("failover", "fail-fast"),
+            ("connect_timeout", "250ms"),
+            ("io_timeout", "1s"),
+            ("operation_timeout", "0"),
+            ("retry_timeout", "10s"),
+            ("retry_timeout_max", "10s"),
+            ("compression", "false"),
+            ("compression_ratio", "0.8"),
+            ("max_value_size", "1048576"),
+        ],
+    },
+    Preset {
+        name: "cache-memcached",
+        doc: "Cache::Memcached 1.30",
+        settings: &[
+            ("value_format", "cache-memcached"),
+            ("distribution", "cache-memcached"),
+            ("failover", "rehash"),
+            ("connect_timeout", "250ms"),
+            ("io_timeout", "1s"),
+            ("operation_timeout", "0"),
+            ("failure_limit", "1"),
+            ("retry_timeout", "20s"),
+            ("retry_timeout_max", "30s"),
+            ("compression", "false"),
+            ("compression_ratio", "0.8"),
+            ("max_value_size", "1048576"),
+        ],
+    },
+    Preset {
+        name: "pylibmc",
+        doc: "pylibmc 1.6.3 over libmemcached 1.1.4 (Client().behaviors)",
+        settings: &[
+            ("value_format", "pylibmc"),
+            ("distribution", "pylibmc:distribution=modula,hash=default"),
+            ("failover", "fail-fast"),
+            ("connect_timeout", "4s"),
+            ("io_timeout", "5s"),
+            ("operation_timeout", "0"),
+            ("failure_limit", "5"),
+            ("retry_timeout", "2s"),
+            ("retry_timeout_max", "2s"),
+            ("compression", "false"),
+            ("compression_ratio", "1"),
+        ],
+    },
+    Preset {
+        name: "python-memcached",
+        doc: "python-memcached 1.59 (memcache.py)",
+        settings: &[
+            ("value_format", "python-memcached"),
+            ("distribution", "python-memcached"),
+            ("failover", "rehash"),
+            ("connect_timeout", "3s"),
+            ("io_timeout", "3s"),
+            ("operation_timeout", "0"),
+            ("failure_limit", "1"),
+            ("retry_timeout", "30s"),
+            ("retry_timeout_max", "30s"),
+            ("compression", "false"),
+            ("compression_ratio", "1"),
+            ("max_value_size", "1048576"),
+        ],
+    },
+    Preset {
+        name: "pymemcache",
+        doc: "pymemcache 3.5.2 HashClient",
+        settings: &[
+            ("value_format", "pymemcache"),
+            ("distribution", "pymemcache-rendezvous"),
+            ("failover", "eject"),
+            ("failure_limit", "2"),
+            ("retry_timeout", "60s"),
+            ("retry_timeout_max", "60s"),
+            ("compression", "false"),
+        ],
+    },
+    Preset {
+        name: "whalin",
+        doc: "Whalin java_memcached 2.0 (com.danga.MemCached SockIOPool, MemCachedClient)",
+        settings: &[
+            ("value_format", "whalin"),
+            ("distribution", "whalin-native"),
+            ("failover", "rehash"),
+            ("min_idle", "1"),
+            ("max_size", "10"),
+            ("idle_timeout", "300s"),
+            ("connect_timeout", "3s"),
+            ("io_timeout", "30s"),
+            ("operation_timeout", "0"),
+            ("test_on_check_out", "false"),
+            ("failure_limit", "1"),
+            ("retry_timeout", "1s"),
+            ("retry_timeout_max", "600s"),
+            ("compression", "true"),
+            ("compression_threshold", "30721"),
+            ("compression_ratio", "1"),
+            ("sanitize_keys", "true"),
+        ],
+    },
+    Preset {
+        name: "spymemcached",
+        doc: "spymemcached 2.12.3 (DefaultConnectionFactory, SerializingTranscoder)",
+        settings: &[
+            ("value_format", "spymemcached"),
+            ("distribution", "spymemcached:locator=array_mod,hash=native"),
+            ("failover", "rehash"),
+            ("operation_timeout", "2500ms"),
+            ("retry_timeout_max", "30s"),
+            ("compression", "true"),
+            ("compression_threshold", "16385"),
+            ("compression_ratio", "1"),
+            ("max_value_size", "20971520"),
+        ],
+    },
+    Preset {
+        name: "libmemcached",
+        doc: "libmemcached 1.1.4 (defaults.h)",
+        settings: &[
+            ("value_format", "libmemcached"),
+            (
+                "distribution",
+                "libmemcached:distribution=modula,hash=default",
+            ),
+            ("failover", "fail-fast"),
+            ("connect_timeout", "4s"),
+            ("io_timeout", "5s"),
+            ("operation_timeout", "0"),
+            ("failure_limit", "5"),
+            ("retry_timeout", "2s"),
+            ("retry_timeout_max", "2s"),
+            ("compression", "false"),
+        ],
+    },
+];
+
+/// The option table as Markdown (`| option | type | default | what it does |`), as the README
+/// and docs/options.md show it; a test checks they hold exactly this.
+pub fn markdown_table() -> String {
+    let mut s = String::from(
+        "| option | type (unit of a bare number) | default | accepted | what it does |\n\
+         |---|---|---|---|---|\n",
+    );
+    for o in OPTIONS {
+        let kind = if o.unit.is_empty() {
+            o.kind.name().to_owned()
+        } else {
+            format!("{} ({})", o.kind.name(), o.unit)
+        };
+        let default = if o.default.is_empty() {
+            "none".to_owned()
+        } else {
+            format!("`{}`", o.default)
+        };
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            o.name,
+            kind,
+            default,
+            o.accepted.replace('|', "\\|"),
+            o.doc.replace('|', "\\|")
+        ));
+    }
+    s
+}
+
+/// The presets as Markdown, one row per preset with its settings, for docs/options.md.
+pub fn presets_markdown() -> String {
+    let mut s = String::from("| preset | imitates | settings (in order) |\n|---|---|---|\n");
+    for p in PRESETS {
+        let settings: Vec<String> = p
+            .settings
+            .iter()
+            .map(|(n, v)| format!("`{n}={v}`"))
+            .collect();
+        s.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            p.name,
+            p.doc,
+            settings.join(", ")
+        ));
+    }
+    s
+}

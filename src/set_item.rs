@@ -1,0 +1,59 @@
+//! Items of a batch store with their own expiry and compression decision
+//! ([`Client::set_multi_items`](crate::Client::set_multi_items), the C ABI's
+//! `mcpool_client_set_multi_ttl`).
+
+/// Whether one stored value is compressed: a per-call decision that needs no second client
+/// with another threshold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Compress {
+    /// Never compressed, whatever its size.
+    Never,
+    /// The client's rule: compressed when compression is on and the value is at least
+    /// `compression_threshold` bytes (and it shrinks to `compression_ratio`).
+    #[default]
+    Auto,
+    /// Compressed whatever its size and whether compression is on, in the client's format,
+    /// kept only when it shrinks to `compression_ratio` (a caller that has its own threshold,
+    /// such as pylibmc's per-call `min_compress_len`, decides with this).
+    Always,
+}
+
+impl Compress {
+    /// The C ABI's byte: 0 never, 1 the client's rule, 2 always; `None` for anything else.
+    pub fn from_byte(b: u8) -> Option<Compress> {
+        match b {
+            0 => Some(Compress::Never),
+            1 => Some(Compress::Auto),
+            2 => Some(Compress::Always),
+            _ => None,
+        }
+    }
+}
+
+/// One item of [`Client::set_multi_items`](crate::Client::set_multi_items).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SetItem<'a> {
+    /// The key (the client's prefix is added).
+    pub key: &'a [u8],
+    /// The value.
+    pub value: &'a [u8],
+    /// The flags stored with it (the compression bit is the client's to set).
+    pub flags: u32,
+    /// Expiry in seconds (0: none; above 30 days: a Unix time), as for `set`.
+    pub ttl: u32,
+    /// Whether it is compressed.
+    pub compress: Compress,
+}
+
+impl<'a> SetItem<'a> {
+    /// An item with flags 0, the given TTL and the client's compression rule.
+    pub fn new(key: &'a [u8], value: &'a [u8], ttl: u32) -> SetItem<'a> {
+        SetItem {
+            key,
+            value,
+            flags: 0,
+            ttl,
+            compress: Compress::Auto,
+        }
+    }
+}

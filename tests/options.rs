@@ -1,0 +1,431 @@
+//! The option table (issue 17 items 1 and 4): every option set by name, defaults that change
+//! nothing, bad values that name the option, presets as rows of data, the docs generated
+//! from the table; per-item TTL and compression in batch stores (item 4 of the core).
+
+mod common;
+
+use common::{fake, unique, wait_until, Memcached};
+use mcpool::config::options::{self, OptionType, OPTIONS, PRESETS};
+use mcpool::{Client, ClientBuilder, Compress, Distribution, Error, SetItem, StoreOutcome};
+use std::time::{Duration, Instant};
+
+fn config_text(b: &ClientBuilder) -> String {
+    format!("{:?}", b.config())
+}
+
+fn message(e: Error) -> String {
+    match e {
+        Error::Config(m) => m,
+        other => panic!("expected a configuration error, got {other:?}"),
+    }
+}
+
+#[test]
+fn every_option_set_to_its_default_changes_nothing() {
+    let fresh = config_text(&ClientBuilder::new());
+    for o in OPTIONS {
+        let b = ClientBuilder::new()
+            .set(o.name, o.default)
+            .unwrap_or_else(|e| panic!("{} = {:?}: {e}", o.name, o.default));
+        assert_eq!(config_text(&b), fresh, "{} = {:?}", o.name, o.default);
+    }
+}
+
+#[test]
+fn every_option_refuses_a_bad_value_naming_it() {
+    for o in OPTIONS {
+        let mut bad = vec!["\u{1}bad".to_owned()];
+        match o.kind {
+            OptionType::Duration | OptionType::DurationOrNone | OptionType::DurationOrZero => {
+                bad.extend(["abc", "-5ms", "1.5xs", "ms", "1e3"].map(String::from))
+            }
+            OptionType::Bool => bad.extend(["maybe", "2", ""].map(String::from)),
+            OptionType::Integer => {
+                bad.extend(["1e3", "-1", "ten", "99999999999999999999"].map(String::from))
+            }
+            OptionType::Fraction => bad.extend(["1.5", "0", "-0.1", "NaN", "x"].map(String::from)),
+            _ => {}
+        }
+        if o.name == "key_prefix" {
+            bad.push("k".repeat(251));
+        }
+        for v in &bad {
+            let e = ClientBuilder::new().set(o.name, v).err();
+            let m = message(e.unwrap_or_else(|| panic!("{} accepted {v:?}", o.name)));
+            assert!(m.contains(&format!("option {}", o.name)), "{m}");
+            assert!(
+                m.contains("accepted") || m.contains("unknown") || m.contains("one of"),
+                "{m}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_names_suggest_close_names_and_dashes_are_underscores() {
+    let m = message(ClientBuilder::new().set("io_timout", "1s").unwrap_err());
+    assert!(m.contains("io_timout") && m.contains("io_timeout"), "{m}");
+    let m = message(ClientBuilder::new().set("compresion", "on").unwrap_err());
+    assert!(
+        m.contains("did you mean") && m.contains("compression"),
+        "{m}"
+    );
+    let m = message(ClientBuilder::new().set("zzzz", "1").unwrap_err());
+    assert!(m.contains("one of") && m.contains("io_timeout"), "{m}");
+    let b = ClientBuilder::new().set("IO-Timeout", "250ms").unwrap();
+    assert_eq!(b.config().io_timeout, Duration::from_millis(250));
+    let m = message(ClientBuilder::new().set("preset", "pylibmcc").unwrap_err());
+    assert!(m.contains("pylibmc"), "{m}");
+}
+
+#[test]
+fn text_forms_of_each_type() {
+    let ms = Duration::from_millis;
+    for (text, d) in [
+        ("250ms", ms(250)),
+        ("1.5s", ms(1500)),
+        ("2s", ms(2000)),
+        ("500us", Duration::from_micros(500)),
+        ("750", ms(750)),
+        ("0.5", Duration::from_micros(500)),
+        (" 3s ", ms(3000)),
+        ("18446744073709551615", ms(u64::MAX)),
+    ] {
+        assert_eq!(options::parse_duration(text), Ok(d), "{text}");
+    }
+    let b = ClientBuilder::new()
+        .set("operation_timeout", "0")
+        .unwrap()
+        .set("idle_timeout", "none")
+        .unwrap()
+        .set("nodelay", "OFF")
+        .unwrap()
+        .set("test_on_check_out", "yes")
+        .unwrap()
+        .set("max_size", "7")
+        .unwrap()
+        .set("compression_ratio", "0.5")
+        .unwrap()
+        .set("sanitize_keys", "false")
+        .unwrap()
+        .set("retry_timeout", "0")
+        .unwrap();
+    let c = b.config();
+    assert_eq!(c.operation_timeout, None);
+    assert_eq!(c.idle_timeout, None);
+    assert!(!c.nodelay && c.test_on_check_out);
+    assert_eq!(c.max_size, 7);
+    assert_eq!(c.compression.ratio, 0.5);
+    assert_eq!(c.sanitize_keys, Some(false));
+    assert_eq!(c.retry_timeout, Duration::ZERO);
+    // Zero where the option means "above zero" is refused, naming it.
+    let m = message(ClientBuilder::new().set("io_timeout", "0").unwrap_err());
+    assert!(
+        m.contains("option io_timeout") && m.contains("above zero"),
+        "{m}"
+    );
+    let m = message(ClientBuilder::new().set("max_size", "65537").unwrap_err());
+    assert!(m.contains("65536"), "{m}");
+}
+
+#[test]
+fn servers_by_name_take_weights_and_replace_the_list() {
+    let b = ClientBuilder::new()
+        .server("127.0.0.1:1")
+        .set(
+            "servers",
+            "127.0.0.1:11211:3, [::1]:11212,/tmp/mc.sock,10.0.0.1:11213:name",
+        )
+        .unwrap();
+    let s = &b.config().servers;
+    assert_eq!(s.len(), 4);
+    assert_eq!(
+        (s[0].addr.to_string(), s[0].weight),
+        ("127.0.0.1:11211".into(), 3)
+    );
+    assert_eq!(
+        (s[1].addr.to_string(), s[1].weight),
+        ("[::1]:11212".into(), 1)
+    );
+    assert_eq!(s[2].addr.to_string(), "/tmp/mc.sock");
+    assert_eq!(s[3].addr.to_string(), "10.0.0.1:11213");
+    let m = message(
+        ClientBuilder::new()
+            .set("servers", "127.0.0.1:1:0")
+            .unwrap_err(),
+    );
+    assert!(m.contains("option servers") && m.contains("weight"), "{m}");
+    let m = message(
+        ClientBuilder::new()
+            .set("servers", "127.0.0.1:0")
+            .unwrap_err(),
+    );
+    assert!(m.contains("option servers"), "{m}");
+}
+
+#[test]
+fn io_timeout_set_by_name_is_honoured() {
+    // A deliberately silent fake server: reads requests, never answers.
+    let (addr, _) = fake::fake(4, |_, _, _| fake::Then::Continue);
+    let client = ClientBuilder::new()
+        .set("servers", &addr)
+        .unwrap()
+        .set("io_timeout", "300ms")
+        .unwrap()
+        .set("operation_timeout", "0")
+        .unwrap()
+        .set("min_idle", "0")
+        .unwrap()
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let e = client.get("k").unwrap_err();
+    let took = start.elapsed();
+    assert!(matches!(e, Error::IoTimeout { .. }), "{e:?}");
+    assert!(took >= Duration::from_millis(250), "{took:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[test]
+fn options_set_by_name_reach_a_real_server() {
+    let mc = Memcached::start(&[]);
+    let client = ClientBuilder::new()
+        .set("servers", &mc.addr())
+        .unwrap()
+        .set("key_prefix", "opt:")
+        .unwrap()
+        .set("protocol", "meta")
+        .unwrap()
+        .build()
+        .unwrap();
+    let key = unique("by-name");
+    assert_eq!(client.set(&key, b"v", 0).unwrap(), StoreOutcome::Stored);
+    let plain = Client::new([mc.addr()]).unwrap();
+    assert_eq!(
+        plain.get(format!("opt:{key}")).unwrap().as_deref(),
+        Some(&b"v"[..])
+    );
+}
+
+/// The placement profile each preset's placement agrees with key for key: the profiles the
+/// placement tests check against the real clients (tests/placement.rs, fixtures).
+#[test]
+fn each_preset_places_keys_as_its_client_profile() {
+    let expected = [
+        ("cache-memcached-fast", "cache-memcached"),
+        ("cache-memcached", "cache-memcached"),
+        ("pylibmc", "libmemcached-modula"),
+        ("python-memcached", "python-memcached"),
+        ("pymemcache", "pymemcache-rendezvous"),
+        ("whalin", "whalin-native"),
+        ("spymemcached", "spymemcached:locator=array_mod,hash=native"),
+        ("libmemcached", "libmemcached-modula"),
+    ];
+    assert_eq!(expected.len(), PRESETS.len());
+    let servers = ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3", "127.0.0.1:4"];
+    for (preset, profile) in expected {
+        let by_preset = ClientBuilder::new()
+            .servers(servers)
+            .min_idle(0)
+            .set("preset", preset)
+            .unwrap()
+            .build()
+            .unwrap();
+        let dist: Distribution = profile.parse().unwrap();
+        let by_profile = ClientBuilder::new()
+            .servers(servers)
+            .min_idle(0)
+            .distribution(dist)
+            .build()
+            .unwrap();
+        for i in 0..500 {
+            let k = format!("key:{i}");
+            assert_eq!(
+                by_preset.server_for(&k).unwrap(),
+                by_profile.server_for(&k).unwrap(),
+                "{preset} vs {profile}: {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn presets_set_their_rows_and_later_options_override_them() {
+    for p in PRESETS {
+        let b = ClientBuilder::new().set("preset", p.name).unwrap();
+        // Applying the same pairs by hand gives the same configuration.
+        let mut by_hand = ClientBuilder::new();
+        for (n, v) in p.settings {
+            by_hand = by_hand.set(n, v).unwrap();
+        }
+        assert_eq!(config_text(&b), config_text(&by_hand), "{}", p.name);
+        assert!(
+            p.settings.iter().any(|(n, _)| *n == "value_format"),
+            "{} sets no value format",
+            p.name
+        );
+        assert_eq!(b.config().values.format.to_string(), p.name, "{}", p.name);
+    }
+    let w = ClientBuilder::new().set("preset", "whalin").unwrap();
+    assert_eq!(w.config().io_timeout, Duration::from_secs(30));
+    assert_eq!(w.config().max_size, 10);
+    assert_eq!(w.config().sanitize_keys, Some(true));
+    let w = w.set("io_timeout", "2s").unwrap();
+    assert_eq!(w.config().io_timeout, Duration::from_secs(2));
+    assert_eq!(w.config().max_size, 10);
+    let c = ClientBuilder::new()
+        .set("preset", "cache-memcached-fast")
+        .unwrap();
+    assert_eq!(c.config().connect_timeout, Duration::from_millis(250));
+    assert!(!c.config().compression.enabled);
+}
+
+#[test]
+fn readme_and_docs_hold_the_generated_tables() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let section = |file: &str, name: &str| -> String {
+        let text = std::fs::read_to_string(format!("{root}/{file}")).unwrap();
+        let begin = format!("<!-- {name}: generated from src/config/options.rs -->\n");
+        let end = format!("<!-- end {name} -->");
+        let a = text
+            .find(&begin)
+            .unwrap_or_else(|| panic!("{file} has no {begin:?}"))
+            + begin.len();
+        let b = text[a..]
+            .find(&end)
+            .unwrap_or_else(|| panic!("{file} has no {end:?}"))
+            + a;
+        text[a..b].to_owned()
+    };
+    let table = options::markdown_table();
+    assert_eq!(
+        section("README.md", "options"),
+        table,
+        "README.md's option table differs from the table; paste options::markdown_table()"
+    );
+    assert_eq!(section("docs/options.md", "options"), table);
+    assert_eq!(
+        section("docs/options.md", "presets"),
+        options::presets_markdown()
+    );
+}
+
+#[test]
+fn set_multi_items_gives_each_item_its_own_ttl() {
+    let mc = Memcached::start(&[]);
+    let client = Client::new([mc.addr()]).unwrap();
+    let short = unique("ttl-short");
+    let long = unique("ttl-none");
+    let mid = unique("ttl-hour");
+    let items = [
+        SetItem::new(short.as_bytes(), b"s", 1),
+        SetItem::new(long.as_bytes(), b"l", 0),
+        SetItem::new(mid.as_bytes(), b"m", 3600),
+    ];
+    let out = client.set_multi_items(&items);
+    assert!(
+        out.iter().all(|r| matches!(r, Ok(StoreOutcome::Stored))),
+        "{out:?}"
+    );
+    assert_eq!(client.get(&short).unwrap().as_deref(), Some(&b"s"[..]));
+    wait_until("the 1 s item expires", Duration::from_secs(15), || {
+        client.get(&short).unwrap().is_none()
+    });
+    assert_eq!(client.get(&long).unwrap().as_deref(), Some(&b"l"[..]));
+    assert_eq!(client.get(&mid).unwrap().as_deref(), Some(&b"m"[..]));
+}
+
+#[test]
+fn set_multi_items_decides_compression_per_item() {
+    let mc = Memcached::start(&[]);
+    // Threshold far above the values: only `Always` compresses them.
+    let client = ClientBuilder::new()
+        .server(&mc.addr())
+        .set("compression_threshold", "1000000")
+        .unwrap()
+        .build()
+        .unwrap();
+    // A reader that sees the stored bytes as they are.
+    let raw = ClientBuilder::new()
+        .server(&mc.addr())
+        .set("value_format", "libmemcached")
+        .unwrap()
+        .build()
+        .unwrap();
+    let value = b"abcdefgh".repeat(500);
+    let keys = [unique("never"), unique("auto"), unique("always")];
+    let items: Vec<SetItem> = keys
+        .iter()
+        .zip([Compress::Never, Compress::Auto, Compress::Always])
+        .map(|(k, c)| SetItem {
+            compress: c,
+            ..SetItem::new(k.as_bytes(), &value, 0)
+        })
+        .collect();
+    let out = client.set_multi_items(&items);
+    assert!(out.iter().all(|r| r.is_ok()), "{out:?}");
+    for k in &keys {
+        assert_eq!(client.get(k).unwrap().as_deref(), Some(&value[..]), "{k}");
+    }
+    let stored = |k: &str| raw.get(k).unwrap().unwrap().len();
+    assert_eq!(stored(&keys[0]), value.len());
+    assert_eq!(stored(&keys[1]), value.len());
+    assert!(stored(&keys[2]) < value.len() / 4, "{}", stored(&keys[2]));
+    // And a large value under the client's rule is compressed, unless told never.
+    let big = b"0123456789".repeat(50_000);
+    let small_rule = Client::new([mc.addr()]).unwrap();
+    let (kn, ka) = (unique("big-never"), unique("big-auto"));
+    let items = [
+        SetItem {
+            compress: Compress::Never,
+            ..SetItem::new(kn.as_bytes(), &big, 0)
+        },
+        SetItem::new(ka.as_bytes(), &big, 0),
+    ];
+    assert!(small_rule.set_multi_items(&items).iter().all(|r| r.is_ok()));
+    assert_eq!(stored(&kn), big.len());
+    assert!(stored(&ka) < big.len() / 4);
+}
+
+#[test]
+fn tls_options_by_name_turn_tls_on_only_with_a_value() {
+    let b = ClientBuilder::new()
+        .set("tls_ca_file", "")
+        .unwrap()
+        .set("tls_insecure_skip_verify", "false")
+        .unwrap();
+    assert!(b.config().tls.is_none(), "defaults leave TLS off");
+    let on = ClientBuilder::new().set("tls_server_name", "cache.example");
+    if cfg!(feature = "tls") {
+        let b = on.unwrap();
+        let tls = b.config().tls.as_ref().expect("TLS on");
+        assert_eq!(tls.server_name.as_deref(), Some("cache.example"));
+        let b = b.set("tls", "false").unwrap();
+        assert!(b.config().tls.is_none());
+    } else {
+        let e = on.unwrap_err();
+        assert!(
+            matches!(e, Error::Unsupported(ref m) if m.contains("--features tls")),
+            "{e:?}"
+        );
+    }
+}
+
+#[test]
+fn sasl_by_name_sets_both_halves() {
+    let b = ClientBuilder::new()
+        .set("sasl_username", "user")
+        .unwrap()
+        .set("sasl_password", "secret")
+        .unwrap();
+    assert_eq!(
+        b.config().sasl,
+        Some(("user".to_owned(), "secret".to_owned()))
+    );
+    let b = b
+        .set("sasl_username", "")
+        .unwrap()
+        .set("sasl_password", "")
+        .unwrap();
+    assert_eq!(b.config().sasl, None);
+}
