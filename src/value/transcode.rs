@@ -469,8 +469,15 @@ mod tests {
             (ValueFormat::PythonMemcached, 2),
         ] {
             let tc = t(format, &c);
-            assert_eq!(tc.decode_value(b"k", b"0 ", flags).unwrap(), Value::Int(0), "{format}");
-            assert_eq!(tc.decode_owned(b"k", b"7  ".to_vec(), flags).unwrap().0, b"7");
+            assert_eq!(
+                tc.decode_value(b"k", b"0 ", flags).unwrap(),
+                Value::Int(0),
+                "{format}"
+            );
+            assert_eq!(
+                tc.decode_owned(b"k", b"7  ".to_vec(), flags).unwrap().0,
+                b"7"
+            );
             assert!(tc.decode_value(b"k", b"1 2", flags).is_err(), "{format}");
         }
     }
