@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 secs=${1:-20}; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(parse_text parse_meta parse_binary c_abi)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(parse_text parse_meta parse_binary c_abi value_decode)
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
  -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
  -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing"

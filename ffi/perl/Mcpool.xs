@@ -11,6 +11,7 @@
 
 #include "mcpool.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* Room for the longest key memcached accepts (250) behind the longest namespace (250). */
@@ -44,9 +45,57 @@ typedef struct {
     /* per kind: its flags for the batch store, or -1 (the core stores it only one by one) */
     int64_t batch_flags[MCPOOL_KIND_JAVA_SERIALIZED + 1];
     HV *state;            /* the Perl side's state (lib/Mcpool.pm's _state) */
+    struct mcp_events *events; /* server events, queued by the core's callback */
 } mcp_t;
 
 typedef mcp_t *Mcpool;
+
+/* Server events (marked dead, answering again). The core calls its callback on whichever
+ * thread made the call that changed a server's state, inside that call, where no Perl code
+ * may run: the callback only queues the event here (a mutex, no Perl). server_events
+ * hands them to Perl. At most MCP_EVENTS are kept; older ones are dropped and counted. */
+#define MCP_EVENTS 64
+#define MCP_EVENT_LABEL 128
+
+typedef struct {
+    int kind; /* mcpool_event_type */
+    char server[MCP_EVENT_LABEL];
+    uint32_t failures;
+    uint64_t retry_in_ms;
+} mcp_event_t;
+
+struct mcp_events {
+    pthread_mutex_t lock;
+    mcp_event_t ring[MCP_EVENTS];
+    size_t head, count;
+    uint64_t dropped;
+};
+
+static void
+mcp_event_callback(void *userdata, const mcpool_event *event)
+{
+    struct mcp_events *q = (struct mcp_events *)userdata;
+    mcp_event_t *e;
+    size_t len = 0;
+    const char *server = mcpool_event_server(event, &len);
+    if (!q || pthread_mutex_lock(&q->lock) != 0)
+        return;
+    if (q->count == MCP_EVENTS) { /* full: the oldest goes */
+        q->head = (q->head + 1) % MCP_EVENTS;
+        q->count--;
+        q->dropped++;
+    }
+    e = &q->ring[(q->head + q->count) % MCP_EVENTS];
+    e->kind = (int)mcpool_event_kind(event);
+    if (len >= MCP_EVENT_LABEL)
+        len = MCP_EVENT_LABEL - 1;
+    memcpy(e->server, server, len);
+    e->server[len] = '\0';
+    e->failures = mcpool_event_failures(event);
+    e->retry_in_ms = mcpool_event_retry_in_ms(event);
+    q->count++;
+    pthread_mutex_unlock(&q->lock);
+}
 
 /* The handle. An Mcpool object is a blessed reference to a read-only scalar that holds no
  * value: the C state hangs on it as ext magic with this vtable, where Perl code cannot reach
@@ -695,6 +744,27 @@ mcp_make_next_hv(pTHX_ mcp_t *m, size_t hits)
 /* A plain string (no get magic, no reference): its bytes can be read directly. */
 #define MCP_PLAIN_KEY(sv) ((SvFLAGS(sv) & (SVf_POK | SVs_GMG | SVf_ROK)) == SVf_POK)
 
+/* Cache::Memcached::Fast's three answers, from the core's status classes (docs/errors.md):
+ * true for OK, false ("") for a cache answer that says no (a miss, not stored, exists),
+ * nothing (undef) for every error class. The one status map of this binding. */
+#define MCP_ANSWER_YES 1
+#define MCP_ANSWER_NO 0
+#define MCP_ANSWER_ERROR (-1)
+
+static int
+mcp_answer(mcpool_status st)
+{
+    switch (mcpool_status_class(st)) {
+    case MCPOOL_CLASS_OK:
+        return MCP_ANSWER_YES;
+    case MCPOOL_CLASS_MISS:
+    case MCPOOL_CLASS_NOT_STORED:
+        return MCP_ANSWER_NO;
+    default:
+        return MCP_ANSWER_ERROR;
+    }
+}
+
 /* A _multi command's results, as Cache::Memcached::Fast returns them: in list context one
  * per argument, in order (1, "" for a cache answer that says no, undef for an error); in
  * scalar context a hash reference of key => result for the defined results; in void
@@ -710,19 +780,22 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
         SV *rv = sv_2mortal(newRV_noinc((SV *)hv)); /* freed if a key's magic dies */
         for (i = 0; i < n; i++) {
             SV *v;
-            if (st[i] >= 100)
+            int a = mcp_answer(st[i]);
+            if (a == MCP_ANSWER_ERROR)
                 continue;
-            v = st[i] == MCPOOL_OK ? newSViv(1) : newSVpvs("");
+            v = a == MCP_ANSWER_YES ? newSViv(1) : newSVpvs("");
             if (!hv_store_ent(hv, mcp_result_key(aTHX_ PL_stack_base[ax + 1 + i]), v, 0))
                 SvREFCNT_dec(v);
         }
         PL_stack_base[ax] = rv;
         return 1;
     }
-    for (i = 0; i < n; i++)
-        PL_stack_base[ax + i] = st[i] == MCPOOL_OK ? sv_2mortal(newSViv(1))
-                                : st[i] < 100      ? sv_2mortal(newSVpvs(""))
-                                                   : &PL_sv_undef;
+    for (i = 0; i < n; i++) {
+        int a = mcp_answer(st[i]);
+        PL_stack_base[ax + i] = a == MCP_ANSWER_YES ? sv_2mortal(newSViv(1))
+                                : a == MCP_ANSWER_NO ? sv_2mortal(newSVpvs(""))
+                                                     : &PL_sv_undef;
+    }
     return (SSize_t)n;
 }
 
@@ -743,9 +816,10 @@ mcp_exptime(pTHX_ SV *sv)
  * answer that says no, nothing (undef) for an error. */
 #define RETURN_STATUS(st)                                                                 \
     do {                                                                                  \
-        if ((st) == MCPOOL_OK)                                                            \
+        int a_ = mcp_answer(st);                                                          \
+        if (a_ == MCP_ANSWER_YES)                                                         \
             XSRETURN_YES;                                                                 \
-        if ((st) < 100)                                                                   \
+        if (a_ == MCP_ANSWER_NO)                                                          \
             XSRETURN_NO;                                                                  \
         XSRETURN_EMPTY;                                                                   \
     } while (0)
@@ -761,55 +835,48 @@ mcp_rebuild(pTHX_ mcp_t *m)
     m->client = c;
 }
 
+/* Sets one core option by name (mcpool_config_set); croaks with the core's message (which
+ * names the option, the value and the accepted form), after `who` (the caller's name for it). */
+static void
+mcp_config_set(pTHX_ mcpool_config *cfg, const char *who, const char *name, const char *value,
+               STRLEN vlen)
+{
+    mcpool_status st = mcpool_config_set(cfg, (const uint8_t *)name, strlen(name),
+                                         (const uint8_t *)value, vlen);
+    if (st != MCPOOL_OK)
+        croak("%s: %s", who, mcpool_last_error_message());
+}
+
+/* The namespace: the core's key prefix, or (hash_namespace => 1, which the core has no
+ * switch for: it hashes the prefix only where the distribution's client did) a prefix this
+ * binding writes in front of every key itself. */
 static void
 mcp_set_prefix(pTHX_ mcp_t *m, SV *ns, int hash_namespace)
 {
     STRLEN len = 0;
     const char *p = SvOK(ns) ? SvPV(ns, len) : "";
-    mcpool_status st;
-    if (len > 250)
+    if (hash_namespace && len > 250)
         croak("Mcpool: the namespace is longer than 250 bytes");
+    mcp_config_set(aTHX_ m->config, "Mcpool: namespace", "key_prefix", hash_namespace ? "" : p,
+                   hash_namespace ? 0 : len);
     Safefree(m->prefix);
     m->prefix = NULL;
     m->prefix_len = 0;
     if (hash_namespace && len) {
         m->prefix = savepvn(p, len);
         m->prefix_len = len;
-        len = 0;
     }
-    st = mcpool_config_set_key_prefix(m->config, (const uint8_t *)p, len);
-    if (st != MCPOOL_OK)
-        mcp_croak_status(aTHX_ "namespace", st);
 }
-
-static IV
-hv_iv(pTHX_ HV *hv, const char *k, IV dflt)
-{
-    SV **p = hv_fetch(hv, k, (I32)strlen(k), 0);
-    return (p && SvOK(*p)) ? SvIV(*p) : dflt;
-}
-
-static NV
-hv_nv(pTHX_ HV *hv, const char *k, NV dflt)
-{
-    SV **p = hv_fetch(hv, k, (I32)strlen(k), 0);
-    return (p && SvOK(*p)) ? SvNV(*p) : dflt;
-}
-
-#define CFG(call, what)                                                                   \
-    do {                                                                                  \
-        mcpool_status st_ = (call);                                                       \
-        if (st_ != MCPOOL_OK) {                                                           \
-            mcpool_config_free(cfg);                                                      \
-            mcp_croak_status(aTHX_ what, st_);                                            \
-        }                                                                                 \
-    } while (0)
 
 static void
 mcp_free(pTHX_ mcp_t *m)
 {
-    mcpool_client_free(m->client);
+    mcpool_client_free(m->client); /* first: no callback can run after this */
     mcpool_config_free(m->config);
+    if (m->events) {
+        pthread_mutex_destroy(&m->events->lock);
+        Safefree(m->events);
+    }
     SvREFCNT_dec(m->freeze);
     SvREFCNT_dec(m->thaw);
     SvREFCNT_dec((SV *)m->state);
@@ -833,10 +900,11 @@ library_version()
         RETVAL
 
 SV *
-_new(class, addrs, weights, opts)
+_new(class, addrs, weights, core, opts)
         const char *class
         AV *addrs
         AV *weights
+        AV *core
         HV *opts
     PREINIT:
         mcpool_config *cfg = NULL;
@@ -846,46 +914,11 @@ _new(class, addrs, weights, opts)
         MAGIC *mg;
         STRLEN len;
         const char *s;
-        IV threshold;
     CODE:
+        /* core: [perl name, core name, value] triples from lib/Mcpool.pm, set in order by
+         * name (the preset first); the core checks every value. */
         if (mcpool_config_new(&cfg) != MCPOOL_OK)
             croak("Mcpool: out of memory");
-        n = av_len(addrs) + 1;
-        for (i = 0; i < n; i++) {
-            SV **a = av_fetch(addrs, i, 0);
-            SV **w = av_fetch(weights, i, 0);
-            s = SvPV(*a, len);
-            CFG(mcpool_config_add_server(cfg, s, len, (uint32_t)SvUV(*w)), "adding a server");
-        }
-        p = hv_fetchs(opts, "distribution", 0);
-        s = SvPV(*p, len);
-        CFG(mcpool_config_set_distribution(cfg, s, len), "distribution");
-        p = hv_fetchs(opts, "value_format", 0);
-        s = SvPV(*p, len);
-        CFG(mcpool_config_set_value_format(cfg, s, len), "value_format");
-        CFG(mcpool_config_set_serialized(cfg, MCPOOL_KIND_PERL_STORABLE,
-                                         hv_iv(aTHX_ opts, "serialize", 1) != 0), "serialize");
-        threshold = hv_iv(aTHX_ opts, "compress_threshold", -1);
-        CFG(mcpool_config_set_compression(cfg, threshold > 0 && hv_iv(aTHX_ opts, "compress_enabled", 1)),
-            "compression");
-        if (threshold > 0)
-            CFG(mcpool_config_set_compression_threshold(cfg, (size_t)threshold), "compress_threshold");
-        CFG(mcpool_config_set_compression_ratio(cfg, hv_nv(aTHX_ opts, "compress_ratio", 0.8)),
-            "compress_ratio (must be above 0 and at most 1)");
-        CFG(mcpool_config_set_connect_timeout_ms(cfg, (uint64_t)hv_iv(aTHX_ opts, "connect_timeout_ms", 250)),
-            "connect_timeout");
-        CFG(mcpool_config_set_io_timeout_ms(cfg, (uint64_t)hv_iv(aTHX_ opts, "io_timeout_ms", 1000)),
-            "io_timeout");
-        CFG(mcpool_config_set_failure_limit(cfg, (uint32_t)hv_iv(aTHX_ opts, "failure_limit", 2)),
-            "max_failures");
-        CFG(mcpool_config_set_retry_timeout_ms(cfg, (uint64_t)hv_iv(aTHX_ opts, "retry_ms", 10000)),
-            "failure_timeout");
-        CFG(mcpool_config_set_retry_timeout_max_ms(cfg, (uint64_t)hv_iv(aTHX_ opts, "retry_ms", 10000)),
-            "failure_timeout");
-        CFG(mcpool_config_set_max_value_size(cfg, (size_t)hv_iv(aTHX_ opts, "max_size", 1048576)),
-            "max_size");
-        CFG(mcpool_config_set_min_idle(cfg, (uint32_t)hv_iv(aTHX_ opts, "min_idle", 0)), "min_idle");
-        CFG(mcpool_config_set_max_size(cfg, (uint32_t)hv_iv(aTHX_ opts, "pool_size", 4)), "pool_size");
         Newxz(m, 1, mcp_t);
         m->config = cfg;
         m->state = newHV();
@@ -894,13 +927,52 @@ _new(class, addrs, weights, opts)
         obj = sv_2mortal(newSV_type(SVt_PVMG));
         mg = sv_magicext(obj, NULL, PERL_MAGIC_ext, &mcp_vtbl, (const char *)m, 0);
         mg->mg_flags |= MGf_DUP;
-        m->utf8 = (int)hv_iv(aTHX_ opts, "utf8", 0);
-        m->deserialize = (int)hv_iv(aTHX_ opts, "deserialize", 1);
-        m->serialize = (int)hv_iv(aTHX_ opts, "serialize", 1);
-        m->freeze = newSVsv(*hv_fetchs(opts, "freeze", 0));
-        m->thaw = newSVsv(*hv_fetchs(opts, "thaw", 0));
-        p = hv_fetchs(opts, "namespace", 0);
-        mcp_set_prefix(aTHX_ m, p ? *p : &PL_sv_undef, (int)hv_iv(aTHX_ opts, "hash_namespace", 0));
+        n = av_len(addrs) + 1;
+        for (i = 0; i < n; i++) {
+            SV **a = av_fetch(addrs, i, 0);
+            SV **w = av_fetch(weights, i, 0);
+            mcpool_status st;
+            s = SvPV(*a, len);
+            st = mcpool_config_add_server(cfg, s, len, (uint32_t)SvUV(*w));
+            if (st != MCPOOL_OK)
+                croak("Mcpool->new: server %s: %s: %s", s, mcpool_status_name(st),
+                      mcpool_last_error_message());
+        }
+        n = av_len(core) + 1;
+        for (i = 0; i < n; i++) {
+            SV **t = av_fetch(core, i, 0);
+            SV **who, **name, **value;
+            SV *msg;
+            if (!t || !SvROK(*t) || SvTYPE(SvRV(*t)) != SVt_PVAV)
+                croak("Mcpool->new: internal error: bad option list");
+            who = av_fetch((AV *)SvRV(*t), 0, 0);
+            name = av_fetch((AV *)SvRV(*t), 1, 0);
+            value = av_fetch((AV *)SvRV(*t), 2, 0);
+            if (!who || !name || !value)
+                croak("Mcpool->new: internal error: bad option triple");
+            s = SvPV(*value, len);
+            msg = sv_2mortal(newSVpvf("Mcpool->new: %s", SvPV_nolen(*who)));
+            mcp_config_set(aTHX_ cfg, SvPV_nolen(msg), SvPV_nolen(*name), s, len);
+        }
+        Newxz(m->events, 1, struct mcp_events);
+        if (pthread_mutex_init(&m->events->lock, NULL) != 0) {
+            Safefree(m->events);
+            m->events = NULL;
+            croak("Mcpool->new: cannot make the event queue's mutex");
+        }
+        if (mcpool_config_set_event_callback(cfg, mcp_event_callback, m->events) != MCPOOL_OK)
+            croak("Mcpool->new: %s", mcpool_last_error_message());
+        m->utf8 = SvTRUE(*hv_fetchs(opts, "utf8", 1));
+        m->deserialize = SvTRUE(*hv_fetchs(opts, "deserialize", 1));
+        m->serialize = SvTRUE(*hv_fetchs(opts, "serialize", 1));
+        m->freeze = newSVsv(*hv_fetchs(opts, "freeze", 1));
+        m->thaw = newSVsv(*hv_fetchs(opts, "thaw", 1));
+        p = hv_fetchs(opts, "prefix", 0);
+        if (p && SvOK(*p) && SvCUR(*p)) {
+            if (SvCUR(*p) > 250)
+                croak("Mcpool->new: namespace: longer than 250 bytes");
+            mcp_set_prefix(aTHX_ m, *p, 1);
+        }
         {
             mcpool_status st = mcpool_client_new(cfg, &m->client);
             mcpool_kind zk = MCPOOL_KIND_BYTES;
@@ -1284,23 +1356,23 @@ set_multi(m, ...)
         }
         if (m->prefix_len && n)
             mcp_prefix_keys(aTHX_ &room, keys, lens, n, pbuf);
-        /* One pipelined call per run of items with the same expiration time (the C call
-         * takes one): usually a single call; runs keep the arguments' order. */
+        /* One pipelined call, each item with its own expiration time; an item of a kind the
+         * format stores in another form than its ABI body (MCP_IS_SOLO) is stored alone, so
+         * the batch breaks only there (never by expiration time). */
         for (j = 0; j < n; j = k) {
             mcpool_status rc;
             if (MCP_IS_SOLO(flags[j])) {
-                /* a kind the format stores in another form than its ABI body */
                 st[j] = mcp_store(m, MCPOOL_STORE_SET, keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
                                   vals[j], vlens[j], ttls[j], 0);
                 k = j + 1;
                 continue;
             }
-            for (k = j + 1; k < n && ttls[k] == ttls[j] && !MCP_IS_SOLO(flags[k]); k++)
+            for (k = j + 1; k < n && !MCP_IS_SOLO(flags[k]); k++)
                 ;
             for (i = j; i < k; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
-            rc = mcpool_client_set_multi(m->client, keys + j, lens + j, vals + j, vlens + j,
-                                         flags + j, k - j, ttls[j], st + j);
+            rc = mcpool_client_set_multi_ttl(m->client, keys + j, lens + j, vals + j, vlens + j,
+                                             flags + j, ttls + j, k - j, NULL, st + j);
             if (rc != MCPOOL_OK) /* the whole run failed before any I/O */
                 for (i = j; i < k; i++)
                     st[i] = rc;
@@ -1485,7 +1557,7 @@ incr(m, key, ...)
                 mXPUSHs(newSVuv((UV)out));
             XSRETURN(1);
         }
-        if (st < 100)
+        if (mcp_answer(st) == MCP_ANSWER_NO)
             XSRETURN_NO;
         XSRETURN_EMPTY;
 
@@ -1583,12 +1655,9 @@ void
 _set_compression(m, on)
         Mcpool m
         int on
-    PREINIT:
-        mcpool_status st;
     CODE:
-        st = mcpool_config_set_compression(m->config, on ? true : false);
-        if (st != MCPOOL_OK)
-            mcp_croak_status(aTHX_ "enable_compress", st);
+        mcp_config_set(aTHX_ m->config, "Mcpool: enable_compress", "compression",
+                       on ? "true" : "false", on ? 4 : 5);
         mcp_rebuild(aTHX_ m);
 
 void
@@ -1609,6 +1678,204 @@ _sv_count()
         RETVAL = (IV)PL_sv_count;
     OUTPUT:
         RETVAL
+
+void
+option_names(...)
+    PREINIT:
+        size_t n = mcpool_option_count(), i;
+    PPCODE:
+        /* the core's options, by name (its one table) */
+        PERL_UNUSED_VAR(items);
+        EXTEND(SP, (SSize_t)n);
+        for (i = 0; i < n; i++)
+            mPUSHs(newSVpv(mcpool_option_name(i), 0));
+        XSRETURN((SSize_t)n);
+
+SV *
+option_doc(name)
+        SV *name
+    PREINIT:
+        size_t n = mcpool_option_count(), i;
+        STRLEN len;
+        const char *want;
+    CODE:
+        /* the core's line for an option: type, unit, default, what it does; undef if unknown */
+        want = SvPV(name, len);
+        RETVAL = &PL_sv_undef;
+        for (i = 0; i < n; i++) {
+            const char *o = mcpool_option_name(i);
+            if (o && strlen(o) == len && memcmp(o, want, len) == 0) {
+                RETVAL = newSVpv(mcpool_option_doc(i), 0);
+                break;
+            }
+        }
+        if (RETVAL == &PL_sv_undef)
+            SvREFCNT_inc_simple_void_NN(RETVAL);
+    OUTPUT:
+        RETVAL
+
+SV *
+metrics(m)
+        Mcpool m
+    PREINIT:
+        mcpool_metrics *snap = NULL;
+        size_t servers, count, i, k;
+        HV *hv;
+    CODE:
+        /* { 'host:port' => { metric name => value } }, without I/O */
+        hv = newHV();
+        RETVAL = newRV_noinc((SV *)hv);
+        if (mcpool_client_metrics(m->client, &snap) == MCPOOL_OK) {
+            servers = mcpool_metrics_len(snap);
+            count = mcpool_metric_count();
+            for (i = 0; i < servers; i++) {
+                const char *label = NULL;
+                size_t llen = 0;
+                HV *one;
+                if (mcpool_metrics_label(snap, i, &label, &llen) != MCPOOL_OK)
+                    continue;
+                one = newHV();
+                for (k = 0; k < count; k++) {
+                    const char *name = mcpool_metric_name((uint32_t)k);
+                    uint64_t v = 0;
+                    if (name && mcpool_metrics_get(snap, i, (uint32_t)k, &v) == MCPOOL_OK)
+                        (void)hv_store(one, name, (I32)strlen(name), newSVuv((UV)v), 0);
+                }
+                (void)hv_store(hv, label, (I32)llen, newRV_noinc((SV *)one), 0);
+            }
+            mcpool_metrics_free(snap);
+        }
+    OUTPUT:
+        RETVAL
+
+SV *
+server_states(m)
+        Mcpool m
+    PREINIT:
+        size_t n = 0, i;
+        AV *av;
+    CODE:
+        /* [ { server, alive, failures, retry_in_ms }, ... ] in configuration order, no I/O */
+        av = newAV();
+        RETVAL = newRV_noinc((SV *)av);
+        if (mcpool_client_server_count(m->client, &n) == MCPOOL_OK) {
+            for (i = 0; i < n; i++) {
+                const char *l = NULL;
+                size_t len = 0;
+                bool alive = false;
+                uint32_t failures = 0;
+                uint64_t retry = 0;
+                HV *one;
+                if (mcpool_client_server_label(m->client, i, &l, &len) != MCPOOL_OK
+                    || mcpool_client_server_state(m->client, i, &alive, &failures, &retry) != MCPOOL_OK)
+                    continue;
+                one = newHV();
+                (void)hv_stores(one, "server", newSVpvn(l, len));
+                (void)hv_stores(one, "alive", newSViv(alive ? 1 : 0));
+                (void)hv_stores(one, "failures", newSVuv((UV)failures));
+                (void)hv_stores(one, "retry_in_ms", newSVuv((UV)retry));
+                av_push(av, newRV_noinc((SV *)one));
+            }
+        }
+    OUTPUT:
+        RETVAL
+
+void
+server_events(m)
+        Mcpool m
+    PREINIT:
+        struct mcp_events *q;
+        mcp_event_t got[MCP_EVENTS];
+        size_t n = 0, i;
+        uint64_t dropped = 0;
+    PPCODE:
+        /* the queued events, oldest first, and the queue emptied: hashes { kind => 'down' or
+         * 'up' (or 'other'), server, failures, retry_in_ms }; a first { kind => 'dropped',
+         * count } when older ones did not fit */
+        q = m->events;
+        if (q && pthread_mutex_lock(&q->lock) == 0) {
+            for (n = 0; n < q->count; n++)
+                got[n] = q->ring[(q->head + n) % MCP_EVENTS];
+            q->head = 0;
+            q->count = 0;
+            dropped = q->dropped;
+            q->dropped = 0;
+            pthread_mutex_unlock(&q->lock);
+        }
+        if (dropped) {
+            HV *d = newHV();
+            (void)hv_stores(d, "kind", newSVpvs("dropped"));
+            (void)hv_stores(d, "count", newSVuv((UV)dropped));
+            mXPUSHs(newRV_noinc((SV *)d));
+        }
+        for (i = 0; i < n; i++) {
+            HV *e = newHV();
+            const char *kind = got[i].kind == MCPOOL_EVENT_SERVER_DOWN ? "down"
+                             : got[i].kind == MCPOOL_EVENT_SERVER_UP   ? "up"
+                                                                       : "other";
+            (void)hv_stores(e, "kind", newSVpv(kind, 0));
+            (void)hv_stores(e, "server", newSVpv(got[i].server, 0));
+            (void)hv_stores(e, "failures", newSVuv((UV)got[i].failures));
+            (void)hv_stores(e, "retry_in_ms", newSVuv((UV)got[i].retry_in_ms));
+            mXPUSHs(newRV_noinc((SV *)e));
+        }
+
+void
+get_lease(m, key, vivify_ttl, recache_below)
+        Mcpool m
+        SV *key
+        UV vivify_ttl
+        UV recache_below
+    PREINIT:
+        char kbuf[KEYBUF];
+        STRLEN klen;
+        const uint8_t *k;
+        mcpool_item *item = NULL;
+        mcpool_lease lease = MCPOOL_LEASE_WAIT;
+        mcpool_status st;
+        uint32_t flags = 0;
+        uint64_t cas = 0;
+        const char *state;
+        SV *sv = NULL;
+    PPCODE:
+        /* (state, value, cas): state 'hit', 'recompute' or 'wait'; value undef when there is
+         * none; nothing on an error (last_error says why) */
+        k = mcp_key(aTHX_ m, key, &klen, kbuf, "get_lease");
+        st = mcpool_client_get_lease(m->client, k, klen,
+                                     vivify_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)vivify_ttl,
+                                     recache_below > UINT32_MAX ? UINT32_MAX : (uint32_t)recache_below,
+                                     &lease, &item);
+        if (st != MCPOOL_OK)
+            XSRETURN_EMPTY;
+        state = lease == MCPOOL_LEASE_HIT ? "hit" : lease == MCPOOL_LEASE_RECOMPUTE ? "recompute" : "wait";
+        if (item) {
+            cas = mcpool_item_cas(item);
+            /* a vivified miss (no value yet) has an empty item: no value */
+            if (lease != MCPOOL_LEASE_HIT && mcpool_item_len(item) == 0)
+                mcpool_item_free(item);
+            else
+                sv = mcp_item_sv(aTHX_ m, item, 0, &flags); /* m may be freed now (a thaw) */
+        }
+        ST(0) = sv_2mortal(newSVpv(state, 0));
+        ST(1) = sv ? sv_2mortal(sv) : &PL_sv_undef;
+        ST(2) = sv_2mortal(newSVuv((UV)cas));
+        XSRETURN(3);
+
+void
+invalidate(m, key, stale_ttl)
+        Mcpool m
+        SV *key
+        UV stale_ttl
+    PREINIT:
+        char kbuf[KEYBUF];
+        STRLEN klen;
+        const uint8_t *k;
+        mcpool_status st;
+    PPCODE:
+        k = mcp_key(aTHX_ m, key, &klen, kbuf, "invalidate");
+        st = mcpool_client_invalidate(m->client, k, klen,
+                                      stale_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)stale_ttl);
+        RETURN_STATUS(st);
 
 SV *
 last_error(...)

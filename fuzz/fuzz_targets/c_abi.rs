@@ -15,6 +15,7 @@ use capi::client::*;
 use capi::commands::*;
 use capi::config::*;
 use capi::last_error::*;
+use capi::options::*;
 use capi::status::*;
 use capi::{mcpool_client, mcpool_config, mcpool_item, mcpool_status};
 use std::ptr::{null, null_mut};
@@ -53,8 +54,7 @@ fuzz_target!(|data: &[u8]| {
     let mut next = || parts.next().unwrap_or(&[]);
     let (server, dist, failover, protocol, prefix, key) =
         (next(), next(), next(), next(), next(), next());
-    let code = u32::from_le_bytes([data.first().copied().unwrap_or(0), 0, 0, 0])
-        .wrapping_mul(7);
+    let code = u32::from_le_bytes([data.first().copied().unwrap_or(0), 0, 0, 0]).wrapping_mul(7);
     // SAFETY: every pointer is NULL or valid for the length passed with it; handles are
     // live until freed exactly once.
     unsafe {
@@ -69,6 +69,26 @@ fuzz_target!(|data: &[u8]| {
         let _ = mcpool_config_set_protocol(cfg, protocol.as_ptr().cast(), protocol.len());
         let _ = mcpool_config_set_key_prefix(cfg, prefix.as_ptr(), prefix.len());
         let _ = mcpool_config_set_key_prefix(null_mut(), prefix.as_ptr(), prefix.len());
+        // Options by name: any bytes as a name, and any bytes as the value of a real option.
+        let _ = mcpool_config_set(
+            cfg,
+            dist.as_ptr(),
+            dist.len(),
+            prefix.as_ptr(),
+            prefix.len(),
+        );
+        let option = mcpool_option_name(
+            usize::from(data.first().copied().unwrap_or(0)) % mcpool_option_count(),
+        );
+        let name = std::ffi::CStr::from_ptr(option).to_bytes();
+        let _ = mcpool_config_set(
+            cfg,
+            name.as_ptr(),
+            name.len(),
+            failover.as_ptr(),
+            failover.len(),
+        );
+        let _ = mcpool_config_set(cfg, name.as_ptr(), name.len(), null(), failover.len());
         mcpool_config_free(cfg);
 
         let c = client();
@@ -78,11 +98,24 @@ fuzz_target!(|data: &[u8]| {
         let _ = mcpool_client_server_for(null(), key.as_ptr(), key.len(), &mut index);
         let mut item: *mut mcpool_item = null_mut();
         let st = mcpool_client_get(c, key.as_ptr(), key.len(), &mut item);
-        assert_ne!(st, mcpool_status::MCPOOL_OK, "nothing can be found at 127.0.0.1:1");
+        assert_ne!(
+            st,
+            mcpool_status::MCPOOL_OK,
+            "nothing can be found at 127.0.0.1:1"
+        );
         assert!(item.is_null(), "no output on failure");
         let _ = mcpool_client_get(c, key.as_ptr(), usize::MAX, null_mut());
-        let _ = mcpool_client_set(c, key.as_ptr(), key.len(), prefix.as_ptr(), prefix.len(), 0, 0);
+        let _ = mcpool_client_set(
+            c,
+            key.as_ptr(),
+            key.len(),
+            prefix.as_ptr(),
+            prefix.len(),
+            0,
+            0,
+        );
         let _ = mcpool_status_name(code);
+        let _ = mcpool_status_class(code);
         let _ = mcpool_last_error_length();
         let _ = mcpool_last_error_message();
     }

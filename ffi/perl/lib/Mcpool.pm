@@ -13,13 +13,24 @@ our $VERSION = '0.1.0';
 require XSLoader;
 XSLoader::load('Mcpool', $VERSION);
 
-my %known_args = map { $_ => 1 } qw(
-    check_args close_on_error compress_algo compress_methods compress_ratio
-    compress_threshold connect_timeout failure_timeout hash_namespace
-    io_timeout ketama_points max_failures max_size namespace nowait
-    select_timeout serialize_methods servers utf8
-    distribution pool_size deserialize serialize value_format
+# Cache::Memcached::Fast's arguments that Perl handles itself or that mean nothing here.
+my %perl_args = map { $_ => 1 } qw(
+    check_args close_on_error compress_algo compress_methods hash_namespace nowait
+    serialize_methods servers utf8 deserialize serialize
 );
+
+# Cache::Memcached::Fast's arguments (and the two mcpool extensions of old) that name a core
+# option differently or in other units: their translation, and nothing else, lives here.
+# Each gives the core's option name(s) and value text; defaults are the core's
+# `cache-memcached-fast` preset, never Perl's.
+my %cmf_args = map { $_ => 1 } qw(
+    connect_timeout io_timeout select_timeout failure_timeout max_failures compress_threshold
+    compress_ratio max_size namespace ketama_points pool_size
+);
+
+# The core's options, by name (mcpool_option_name), forwarded as they are: its text forms
+# (durations '250ms', '2s', or a bare number of milliseconds; booleans; names).
+my %core_option = map { $_ => 1 } option_names();
 
 # A string given as an option: a plain scalar, or an object that overloads "".
 sub _is_string {
@@ -46,18 +57,70 @@ sub _num {
     return $v + 0;
 }
 
-# Timeouts in seconds: up to 10^9 (31 years), so that the milliseconds stay exact.
+# Cache::Memcached::Fast's timeouts are seconds, rational, at most 10^9 (31 years, so the
+# microseconds stay exact); the core's text for them. 0 means no limit there: a day here.
 my $MAX_SECONDS = 1e9;
 my $U32 = 4_294_967_295;
-my $MAX_VALUE = 1 << 30;    # 1 GiB: memcached's largest item, and the XS's largest value
 
-# Seconds (a rational number, 0 = no limit) to the core's milliseconds (above 0).
-sub _ms {
-    my ($s, $default) = @_;
-    $s = $default unless defined $s;
-    return 86_400_000 if $s <= 0;    # "no timeout": a day
-    my $ms = int($s * 1000 + 0.5);
-    return $ms < 1 ? 1 : $ms;
+sub _seconds {
+    my ($conf, $name) = @_;
+    my $v = $conf->{$name};
+    return undef unless defined $v;
+    # The core's own text form ('250ms', '2s') is taken as it is.
+    return "$v" if !ref $v && $v =~ /^[0-9]+(?:\.[0-9]+)?(?:ms|us|s)$/;
+    my $s = _num($conf, $name, 0, $MAX_SECONDS, 'seconds');
+    return $s <= 0 ? '86400s' : int($s * 1e6 + 0.5) . 'us';
+}
+
+# The (Perl name, core name, value) triples for the core, in order: the preset, then the
+# translated Cache::Memcached::Fast arguments, then the core's own options by name.
+sub _core_options {
+    my $conf = shift;
+    my @o = ([ preset => preset => $conf->{preset} // 'cache-memcached-fast' ]);
+    my $add = sub { push @o, [@_] if defined $_[2] };
+    # References are Storable images unless serialize => 0 (the core reads them only then).
+    $add->(serialize => serialized_perl => ($conf->{serialize} // 1) ? 'true' : 'false');
+    $add->(connect_timeout => connect_timeout => _seconds($conf, 'connect_timeout'));
+    my $io = _seconds($conf, 'io_timeout');
+    my $sel = _seconds($conf, 'select_timeout');
+    $add->(defined $io ? 'io_timeout' : 'select_timeout', io_timeout => $io // $sel);
+    if (defined(my $ft = _seconds($conf, 'failure_timeout'))) {
+        $add->(failure_timeout => retry_timeout     => $ft);
+        $add->(failure_timeout => retry_timeout_max => $ft);
+    }
+    # max_failures 0 (Cache::Memcached::Fast's "never") is the largest limit there is.
+    if (defined(my $mf = _num($conf, 'max_failures', 0, $U32))) {
+        $add->(max_failures => failure_limit => $mf > 0 ? int($mf) : $U32);
+    }
+    # compress_threshold 0 or less: no compression (Cache::Memcached::Fast's -1 default).
+    if (defined(my $t = _num($conf, 'compress_threshold', -$INF, $INF))) {
+        $add->(compress_threshold => compression => $t > 0 ? 'true' : 'false');
+        $add->(compress_threshold => compression_threshold => int($t)) if $t > 0;
+    }
+    $add->(compress_ratio => compression_ratio => _num($conf, 'compress_ratio', 0, 1));
+    $add->(max_size => max_value_size => _num($conf, 'max_size', 1, 1 << 30, 'bytes (1 GiB)'));
+    $add->(pool_size => max_size => _num($conf, 'pool_size', 1, $U32));
+    for my $s (qw(namespace distribution)) {
+        Carp::croak("Mcpool->new: $s must be a string, not a reference")
+            if defined $conf->{$s} && !_is_string($conf->{$s});
+    }
+    my $points = _num($conf, 'ketama_points', 0, $U32) // 0;
+    $add->(ketama_points => distribution => 'cmf-ketama:' . int($points))
+        if $points > 0 && !defined $conf->{distribution};
+    # The namespace is the core's key prefix, unless it is hashed too (hash_namespace):
+    # then Perl puts it in front of every key itself (the core has no such switch yet).
+    $add->(namespace => key_prefix => "$conf->{namespace}")
+        if defined $conf->{namespace} && !$conf->{hash_namespace};
+    for my $name (sort grep { $core_option{$_} && !$cmf_args{$_} && !$perl_args{$_} && $_ ne 'preset' }
+        keys %$conf)
+    {
+        my $v = $conf->{$name};
+        next unless defined $v;
+        Carp::croak("Mcpool->new: $name must be a string or a number, not a reference")
+            unless _is_string($v);
+        $add->($name => $name => "$v");
+    }
+    return \@o;
 }
 
 sub new {
@@ -67,7 +130,9 @@ sub new {
     unless (lc($conf->{check_args} // '') eq 'skip') {
         Carp::carp('compress_algo was removed in 0.08, use compress_methods')
             if exists $conf->{compress_algo};
-        if (my @unknown = grep { !$known_args{$_} } sort keys %$conf) {
+        if (my @unknown = grep { !$perl_args{$_} && !$cmf_args{$_} && !$core_option{$_} }
+            sort keys %$conf)
+        {
             local $" = ', ';
             Carp::carp("Unknown arguments: @unknown");
         }
@@ -109,19 +174,8 @@ sub new {
         push @weight, $iw;
     }
 
-    my %t = map { $_ => _num($conf, $_, 0, $MAX_SECONDS, 'seconds') }
-        qw(connect_timeout io_timeout select_timeout failure_timeout);
-    my $points = _num($conf, 'ketama_points', 0, $U32) // 0;
-    my $threshold = _num($conf, 'compress_threshold', -$INF, $INF) // -1;    # <= 0: off
-    my $max_failures = _num($conf, 'max_failures', 0, $U32) // 0;
-    my $ft = $t{failure_timeout} // 10;
-    my $ratio = _num($conf, 'compress_ratio', 0, 1) // 0.8;
-    my $max_size = _num($conf, 'max_size', 1, $MAX_VALUE, 'bytes (1 GiB)') // 1024 * 1024;
-    my $pool_size = _num($conf, 'pool_size', 1, $U32) // 4;
-    for my $s (qw(namespace distribution value_format)) {
-        Carp::croak("Mcpool->new: $s must be a string, not a reference")
-            if defined $conf->{$s} && !_is_string($conf->{$s});
-    }
+    my $core = _core_options($conf);
+    my $threshold = _num($conf, 'compress_threshold', -$INF, $INF) // -1;
     my $ser = $conf->{serialize_methods} // [\&Storable::nfreeze, \&Storable::thaw];
     Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
         unless ref $ser eq 'ARRAY' && ref $ser->[0] eq 'CODE' && ref $ser->[1] eq 'CODE';
@@ -129,30 +183,21 @@ sub new {
     # The value format (flags and wire forms): Cache::Memcached::Fast's unless told otherwise.
     my $format = $conf->{value_format} // 'cache-memcached-fast';
     my %o = (
-        value_format => "$format",
-        serialize    => ($conf->{serialize} // 1) ? 1 : 0,
-        distribution => $conf->{distribution}
-            // ($points > 0 ? 'cmf-ketama:' . int($points) : 'cache-memcached'),
-        namespace          => $conf->{namespace} // '',
-        hash_namespace     => $conf->{hash_namespace} ? 1 : 0,
-        compress_threshold => int($threshold),
-        compress_ratio     => $ratio,
-        connect_timeout_ms => _ms($t{connect_timeout}, 0.25),
-        io_timeout_ms      => _ms($t{io_timeout} // $t{select_timeout}, 1.0),
-        # max_failures 0 (Cache::Memcached::Fast's default) never marks a server dead.
-        failure_limit      => int($max_failures) > 0 ? int($max_failures) : $U32,
-        retry_ms           => ($ft > 0 ? int($ft * 1000) : 1),
-        max_size           => int($max_size),
+        # hash_namespace: the namespace Perl prepends (see _core_options).
+        prefix      => $conf->{hash_namespace} ? $conf->{namespace} // '' : '',
+        serialize   => ($conf->{serialize} // 1) ? 1 : 0,
         # character strings are text in mcpool's own format; as Cache::Memcached::Fast elsewhere
-        utf8               => ($conf->{utf8} // ($format eq 'mcpool')) ? 1 : 0,
-        pool_size          => int($pool_size),
-        deserialize        => ($conf->{deserialize} // 1) ? 1 : 0,
-        freeze             => $ser->[0],
-        thaw               => $ser->[1],
+        utf8        => ($conf->{utf8} // ($format eq 'mcpool')) ? 1 : 0,
+        deserialize => ($conf->{deserialize} // 1) ? 1 : 0,
+        freeze      => $ser->[0],
+        thaw        => $ser->[1],
     );
-    my $self = $class->_new(\@addr, \@weight, \%o);
-    $self->_state->{$_} = $o{$_} for qw(namespace hash_namespace compress_threshold);
-    $self->_state->{compress_enabled} = 1;
+    my $self = $class->_new(\@addr, \@weight, $core, \%o);
+    my $st = $self->_state;
+    $st->{namespace}          = $conf->{namespace} // '';
+    $st->{hash_namespace}     = $conf->{hash_namespace} ? 1 : 0;
+    $st->{compress_threshold} = $threshold;
+    $st->{compress_enabled}   = 1;
     return $self;
 }
 
@@ -383,7 +428,11 @@ blessed into C<Mcpool> by other code, or thawed from the cache, is refused by ev
 
     my $memd = Mcpool->new(\%options);
 
-Options (Cache::Memcached::Fast's names, defaults and units):
+Options: Cache::Memcached::Fast's names and units, and every option of the mcpool core by
+its own name (see L</The core's options>). The defaults are the core's C<cache-memcached-fast>
+preset (Cache::Memcached::Fast's own defaults, set once in the core, not here); this module
+only translates Cache::Memcached::Fast's names and units (seconds, C<max_failures 0>,
+C<compress_threshold -1>) into the core's.
 
 =over
 
@@ -478,11 +527,46 @@ connections that saw any error are always closed by the core (C<close_on_error> 
 
 =item pool_size, distribution
 
-mcpool extensions: connections per server the client may open (default 4, at least 1; a Perl
-process uses one at a time), and any placement profile of the core by name (e.g.
+mcpool extensions: connections per server the client may open (the core's C<max_size>; the
+preset's default), and any placement profile of the core by name (e.g.
 C<libmemcached-ketama>), which overrides C<ketama_points>.
 
+=item preset
+
+The core preset applied first (default C<cache-memcached-fast>; e.g. C<cache-memcached>):
+its defaults, placement and value layout. Every other option overrides it.
+
 =back
+
+=head2 The core's options
+
+Any option of the core's table (C<Mcpool::option_names()> lists them,
+C<Mcpool::option_doc($name)> gives each one's type, unit, default and meaning) is accepted by
+its name and forwarded as it is, in the core's text forms: durations C<'250ms'>, C<'1.5s'>,
+C<'2s'>, C<'500us'> (a bare number is milliseconds), booleans C<1>/C<0>/C<'true'>/C<'false'>,
+names. A new option added to the core reaches Perl with no change here. Those Cache::Memcached::Fast
+users lack include:
+
+    Mcpool->new({
+        servers           => ['10.0.0.1:11211'],
+        operation_timeout => '2s',        # bound on a whole call, retries included ('0': none)
+        protocol          => 'meta',      # text (default), meta, binary
+        failover          => 'rehash',    # fail-fast, rehash, eject: a dead server's keys
+        failure_limit     => 3,           # (max_failures says the same in C::M::F's words)
+        tls               => 1,           # TLS with the system's roots; or tls_ca_file,
+        tls_ca_file       => '/etc/ssl/memcached-ca.pem',   # tls_client_cert, tls_client_key,
+        tls_server_name   => 'cache.internal',              # tls_insecure_skip_verify
+        sasl_username     => 'app',       # SASL PLAIN (binary protocol)
+        sasl_password     => 'secret',
+        sanitize_keys     => 1,           # URL-encode keys (any bytes become a valid key)
+    });
+
+Where a name is both Cache::Memcached::Fast's and the core's, Cache::Memcached::Fast's meaning
+wins: C<connect_timeout> and C<io_timeout> are seconds (the core's text forms such as
+C<'250ms'> are accepted too), C<max_size> is the largest value (the core's C<max_value_size>);
+the pool's size is C<pool_size>. A bad value croaks naming the option, the value and the
+accepted form (C<Mcpool-E<gt>new: protocol: option protocol: bad value "smoke": ...>); an
+unknown name warns (C<Unknown arguments: ...>), as in Cache::Memcached::Fast.
 
 Options are checked when the client is made, and a bad one croaks naming it (e.g.
 C<Mcpool-E<gt>new: io_timeout must be a number between 0 and 1000000000 seconds (got
@@ -507,8 +591,7 @@ huge one, Mcpool refuses it.
 =item set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi ([$key, ...], ...)
 
 C<set_multi> is one pipelined call (per server, every command is written before any reply is
-read); items with different expiration times are sent as one such call per run of equal
-times, in order. Its arguments are all checked (and serialized) before anything is sent, so a
+read), each item with its own expiration time. Its arguments are all checked (and serialized) before anything is sent, so a
 bad one croaks with nothing stored. The other forms run their single command per item.
 
 =item get ($key), gets ($key)
@@ -561,11 +644,61 @@ mcpool extension: the C<host:port> of the server the key lives on, without any I
 mcpool extension: the message of the last failed call in this thread (the key, the server and
 the OS error), for the calls that returned nothing.
 
+=item metrics
+
+mcpool extension: a snapshot of every server's counters and gauges, without I/O:
+C<{ 'host:port' =E<gt> { operations =E<gt> ..., hits, misses, connects, connect_errors,
+timeouts, io_errors, server_errors, protocol_errors, pool_waits, pool_wait_ns, pool_timeouts,
+ejections, returns, handed_over, pool_open, pool_idle } }> (the names are the core's; a newer
+core's appear by themselves).
+
+=item server_states
+
+mcpool extension: C<[ { server =E<gt> 'host:port', alive =E<gt> 1, failures =E<gt> 0,
+retry_in_ms =E<gt> 0 }, ... ]> in configuration order, without I/O: whether calls may go to
+each server now, its consecutive failures, and while it is marked dead the milliseconds until
+it is retried.
+
+=item server_events
+
+mcpool extension: the server events since the last call, oldest first, and the queue emptied:
+C<{ kind =E<gt> 'down', server =E<gt> 'host:port', failures =E<gt> 2, retry_in_ms =E<gt> 1000 }>
+(marked dead) and C<{ kind =E<gt> 'up', server =E<gt> ... }> (answering again). The core's
+event callback queues them (it runs inside the core's call, where no Perl code may run); at
+most 64 are kept, and older ones are reported as one C<{ kind =E<gt> 'dropped', count =E<gt> N }>
+first.
+
+=item get_lease ($key, $vivify_ttl, $recache_below)
+
+mcpool extension (meta protocol only: C<protocol =E<gt> 'meta'>; otherwise nothing is returned
+and C<last_error> says why): C<($state, $value, $cas)>, C<$state> one of C<'hit'> (a fresh
+value), C<'recompute'> (this caller alone should recompute and C<set> it; C<$value> is the
+stale value or undef) and C<'wait'> (another caller is recomputing; C<$value> is the stale
+value or undef). A miss creates the key empty for C<$vivify_ttl> seconds; with
+C<$recache_below> above 0 a hit with fewer seconds left also hands out C<'recompute'>, once.
+
+=item invalidate ($key, $stale_ttl)
+
+mcpool extension (meta protocol only): marks the key stale for C<$stale_ttl> seconds instead
+of deleting it, so C<get_lease> readers keep the old value while one recomputes. True, false
+when the key did not exist, nothing on an error.
+
+=item Mcpool::option_names (), Mcpool::option_doc ($name)
+
+The core's options (see L</The core's options>).
+
 =item server_labels
 
 mcpool extension: the configured servers, in order.
 
 =back
+
+=head1 ERRORS
+
+What each call returns is decided by the core's status classes (C<mcpool_status_class>, the
+one map in F<docs/errors.md>): true for OK, false (C<"">) for a miss, not stored or exists,
+nothing (C<undef>) for the error classes (client error, server error, timeout, connection,
+configuration); C<last_error> has the message.
 
 =head1 BAD INPUT
 

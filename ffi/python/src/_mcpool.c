@@ -1,11 +1,12 @@
 /*
  * _mcpool: the CPython extension behind the `mcpool` package.
  *
- * A thin skin over include/mcpool.h: every hash, protocol exchange, pool and compression
- * decision is the core's, and so is the value format (flags, wire forms: value_format=).
- * This file only turns Python objects into the core's value kinds (bytes, text, int, bool,
- * pickle) and back, and maps statuses to exceptions.
- * The GIL is released around every call that may do network I/O.
+ * A thin skin over include/mcpool.h: every option, hash, protocol exchange, pool and
+ * compression decision is the core's, and so is the value format (flags, wire forms:
+ * value_format=). This file turns Python objects into the core's value kinds (bytes, text,
+ * int, bool, pickle) and back, forwards options by name (mcpool_config_set), and maps
+ * statuses to exceptions by the core's classifier (mcpool_status_class). The GIL is
+ * released around every call that may do network I/O.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -16,58 +17,44 @@
 
 #include "mcpool.h"
 
-#define MAX_SIBLINGS 4
 #define STACK_KEYS 64
 
-static PyObject *Error, *ClientError, *ClientTypeError, *ConnectionErr, *TimeoutErr, *ServerError;
-
-typedef struct {
-    long threshold; /* 0: compression off */
-    mcpool_client *client;
-} sibling_t;
+static PyObject *Error, *ClientError, *ClientTypeError, *ConfigurationErr, *ConnectionErr,
+    *TimeoutErr, *ServerError;
 
 typedef struct {
     PyObject_HEAD
     mcpool_client *client;
-    mcpool_config *config; /* kept to build siblings with another compression threshold */
-    long threshold;        /* this client's min_compress_len (0: off) */
-    sibling_t siblings[MAX_SIBLINGS];
-    int n_siblings;
     int pickle;
     PyObject *dumps, *loads, *protocol; /* pickle.dumps/loads and the protocol number */
+    PyObject *on_event; /* the event callback (kept alive as long as the client), or NULL */
 } ClientObject;
 
 /* ------------------------------------------------------------------------------------------ */
 /* Errors                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
+/* The one map from the core's status classes to exceptions (docs/errors.md, Python). */
 static PyObject *error_class(mcpool_status st) {
-    switch ((uint32_t)st) {
-    case MCPOOL_INVALID_ARGUMENT:
-    case MCPOOL_INVALID_KEY:
-    case MCPOOL_VALUE_TOO_LARGE:
-    case MCPOOL_CONFIG:
-    case MCPOOL_OUT_OF_RANGE:
-    case MCPOOL_UNSUPPORTED:
+    switch ((uint32_t)mcpool_status_class((uint32_t)st)) {
+    case MCPOOL_CLASS_CLIENT_ERROR:
         return ClientError;
-    case MCPOOL_POOL_TIMEOUT:
-    case MCPOOL_CONNECT_TIMEOUT:
-    case MCPOOL_IO_TIMEOUT:
+    case MCPOOL_CLASS_CONFIGURATION:
+        return ConfigurationErr;
+    case MCPOOL_CLASS_TIMEOUT:
         return TimeoutErr;
-    case MCPOOL_SERVER_DEAD:
-    case MCPOOL_IO:
-    case MCPOOL_PROTOCOL:
-    case MCPOOL_AUTH:
+    case MCPOOL_CLASS_CONNECTION:
         return ConnectionErr;
-    case MCPOOL_SERVER_ERROR:
-    case MCPOOL_CLIENT_ERROR:
-    case MCPOOL_DECOMPRESS:
-    case MCPOOL_VALUE_FORMAT:
+    case MCPOOL_CLASS_SERVER_ERROR:
         return ServerError;
-    default:
+    default: /* MCPOOL_CLASS_INTERNAL (and a miss or not-stored raised by mistake) */
         return Error;
     }
 }
+
+static const char *const class_names[] = {"OK",           "MISS",    "NOT_STORED",
+                                          "CLIENT_ERROR", "SERVER_ERROR", "TIMEOUT",
+                                          "CONNECTION",   "CONFIGURATION", "INTERNAL"};
 
 /* Raises the exception for an error status, with the thread's last error message and the
  * attributes `status` (number) and `status_name`. Returns NULL. */
@@ -81,17 +68,23 @@ static PyObject *raise_status(mcpool_status st) {
     Py_DECREF(msg);
     if (exc == NULL)
         return NULL;
+    uint32_t cl = (uint32_t)mcpool_status_class((uint32_t)st);
     PyObject *num = PyLong_FromUnsignedLong((unsigned long)st);
     PyObject *name = PyUnicode_FromString(mcpool_status_name((uint32_t)st));
-    if (num == NULL || name == NULL || PyObject_SetAttrString(exc, "status", num) < 0 ||
-        PyObject_SetAttrString(exc, "status_name", name) < 0) {
+    PyObject *cls_name = PyUnicode_FromString(cl < 9 ? class_names[cl] : "INTERNAL");
+    if (num == NULL || name == NULL || cls_name == NULL ||
+        PyObject_SetAttrString(exc, "status", num) < 0 ||
+        PyObject_SetAttrString(exc, "status_name", name) < 0 ||
+        PyObject_SetAttrString(exc, "status_class", cls_name) < 0) {
         Py_XDECREF(num);
         Py_XDECREF(name);
+        Py_XDECREF(cls_name);
         Py_DECREF(exc);
         return NULL;
     }
     Py_DECREF(num);
     Py_DECREF(name);
+    Py_DECREF(cls_name);
     PyErr_SetObject(cls, exc);
     Py_DECREF(exc);
     return NULL;
@@ -374,6 +367,16 @@ static mcpool_status store_value(mcpool_client *c, mcpool_store_op op, const uin
     return st;
 }
 
+/* The flags the batch calls take for v (mcpool_client_kind_flags), with store_value's bool
+ * rule; MCPOOL_UNSUPPORTED when the format stores v's kind in another form than its ABI
+ * body (then v is stored alone, through store_value). No I/O. */
+static mcpool_status batch_flags(mcpool_client *c, const value_t *v, uint32_t *flags) {
+    mcpool_status st = mcpool_client_kind_flags(c, v->kind, flags);
+    if (st == MCPOOL_UNSUPPORTED && v->kind == MCPOOL_KIND_BOOL)
+        st = mcpool_client_kind_flags(c, MCPOOL_KIND_INT, flags);
+    return st;
+}
+
 /* The read value `b` (a bytes object the core filled: inflated, an INT or BOOL already in
  * its ABI text) turned into the Python object its kind says; takes the reference to b. A
  * kind Python cannot represent, or a body that is not what its kind says, raises (naming
@@ -497,10 +500,8 @@ static void Client_dealloc(ClientObject *self) {
     self->client = NULL;
     Py_BEGIN_ALLOW_THREADS
     mcpool_client_free(c);
-    for (int i = 0; i < self->n_siblings; i++)
-        mcpool_client_free(self->siblings[i].client);
     Py_END_ALLOW_THREADS
-    mcpool_config_free(self->config);
+    Py_XDECREF(self->on_event); /* after the client: its callback may run until it is freed */
     Py_XDECREF(self->dumps);
     Py_XDECREF(self->loads);
     Py_XDECREF(self->protocol);
@@ -519,145 +520,67 @@ static int check_cfg(mcpool_status st) {
     return 0;
 }
 
-/* A name option (str) applied with setter; None leaves the default. */
-#define NAME_OPT(obj, setter)                                                                 \
-    if ((obj) != Py_None) {                                                                   \
-        Py_ssize_t _n;                                                                        \
-        const char *_s;                                                                       \
-        PyObject *_own;                                                                       \
-        if (!PyUnicode_Check(obj)) {                                                          \
-            PyErr_Format(ClientTypeError, "an option name must be a str, not %.100s",          \
-                         TPNAME(obj));                                                        \
-            goto fail;                                                                        \
-        }                                                                                     \
-        if (utf8((obj), &_s, &_n, &_own) < 0)                                                 \
-            goto fail;                                                                        \
-        int _r = check_cfg(setter(cfg, _s, (size_t)_n));                                      \
-        Py_DECREF(_own);                                                                      \
-        if (_r < 0)                                                                           \
-            goto fail;                                                                        \
-    }
-/* An integer option in lo..hi (range: the same, as text for the message). Not an int (or a
- * bool): ClientTypeError; out of range, negative or too large for 64 bits: ClientError. Both
- * name the option: never an OverflowError, never a value wrapped around. */
-static int int_opt(PyObject *o, const char *name, unsigned long long lo, unsigned long long hi,
-                   const char *range, unsigned long long *out) {
-    if (PyBool_Check(o) || !PyLong_Check(o)) {
-        PyErr_Format(ClientTypeError, "%s must be an int, not %.100s", name, TPNAME(o));
-        return -1;
-    }
-    unsigned long long v = PyLong_AsUnsignedLongLong(o);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
-            return -1;
-        PyErr_Clear();
-        PyErr_Format(ClientError, "%s must be an int in %s, got %R", name, range, o);
-        return -1;
-    }
-    if (v < lo || v > hi) {
-        PyErr_Format(ClientError, "%s must be an int in %s, got %llu", name, range, v);
-        return -1;
-    }
-    *out = v;
-    return 0;
+/* The event callback: runs on the thread whose mcpool call changed a server's state, inside
+ * that call, which released the GIL: take it back, call on_event(kind, server, failures,
+ * retry_in_seconds), report (never propagate) what it raises. */
+static void event_trampoline(void *userdata, const mcpool_event *ev) {
+    if (!Py_IsInitialized())
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *cb = (PyObject *)userdata;
+    mcpool_event_type k = mcpool_event_kind(ev);
+    const char *kind = k == MCPOOL_EVENT_SERVER_DOWN ? "server_down"
+                       : k == MCPOOL_EVENT_SERVER_UP ? "server_up"
+                                                     : "other";
+    size_t sl = 0;
+    const char *server = mcpool_event_server(ev, &sl);
+    PyObject *r = PyObject_CallFunction(cb, "ss#Id", kind, server, (Py_ssize_t)sl,
+                                        (unsigned int)mcpool_event_failures(ev),
+                                        (double)mcpool_event_retry_in_ms(ev) / 1000.0);
+    if (r == NULL)
+        PyErr_WriteUnraisable(cb);
+    Py_XDECREF(r);
+    PyGILState_Release(g);
 }
 
-#define RANGE_U32 "0..2**32-1"
-#define RANGE_U64 "0..2**64-1"
-/* memcached's largest item size (-I at most 1 GiB): no larger value can exist */
-#define MAX_VALUE_SIZE (1ULL << 30)
-
-#define U64_OPT(obj, name, lo, range, setter)                                                 \
-    if ((obj) != Py_None) {                                                                   \
-        unsigned long long _v;                                                                \
-        if (int_opt((obj), (name), (lo), UINT64_MAX, (range), &_v) < 0 ||                     \
-            check_cfg(setter(cfg, (uint64_t)_v)) < 0)                                         \
-            goto fail;                                                                        \
-    }
-#define U32_OPT(obj, name, lo, range, setter)                                                 \
-    if ((obj) != Py_None) {                                                                   \
-        unsigned long long _v;                                                                \
-        if (int_opt((obj), (name), (lo), UINT32_MAX, (range), &_v) < 0 ||                     \
-            check_cfg(setter(cfg, (uint32_t)_v)) < 0)                                         \
-            goto fail;                                                                        \
-    }
-#define BOOL_OPT(obj, setter)                                                                 \
-    if ((obj) != Py_None) {                                                                   \
-        int _b = PyObject_IsTrue(obj);                                                        \
-        if (_b < 0 || check_cfg(setter(cfg, _b != 0)) < 0)                                    \
-            goto fail;                                                                        \
-    }
-
-static mcpool_client *build_client(mcpool_config *cfg) {
-    mcpool_client *c = NULL;
-    mcpool_status st = mcpool_client_new(cfg, &c);
-    if (st != MCPOOL_OK) {
-        raise_status(st);
-        return NULL;
-    }
-    return c;
-}
-
-/* _Client(servers, **options): servers is a list of (address, weight); the options are the
- * normalised ones of mcpool.Client (None = the core's default). */
+/* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None): servers is a
+ * list of (address, weight); options a list of (name, value) str pairs, each handed to the
+ * core's option table as it is (mcpool_config_set), in order: this file knows no option. */
 static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"servers", "distribution", "failover", "protocol", "key_prefix",
-                             "min_idle", "max_size", "idle_timeout_ms", "max_lifetime_ms",
-                             "connect_timeout_ms", "io_timeout_ms", "pool_timeout_ms", "nodelay",
-                             "test_on_check_out", "failure_limit", "retry_timeout_ms",
-                             "retry_timeout_max_ms", "min_compress_len", "compression_ratio",
-                             "max_decompressed_size", "sanitize_keys", "max_value_size",
-                             "username", "password", "pickle", "pickle_protocol",
-                             "value_format", NULL};
-    PyObject *servers, *o[26];
-    for (int i = 0; i < 26; i++)
-        o[i] = Py_None;
+    static char *kwlist[] = {"servers", "options", "pickle", "pickle_protocol", "on_event", NULL};
+    PyObject *servers, *options, *pickle = Py_False, *pickle_protocol = Py_None,
+                                 *on_event = Py_None;
     if (self->client != NULL) {
         PyErr_SetString(ClientError, "Client.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$OOOOOOOOOOOOOOOOOOOOOOOOOO", kwlist, &servers,
-                                     &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
-                                     &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14],
-                                     &o[15], &o[16], &o[17], &o[18], &o[19], &o[20], &o[21],
-                                     &o[22], &o[23], &o[24], &o[25]))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOO", kwlist, &servers, &options, &pickle,
+                                     &pickle_protocol, &on_event))
         return -1;
+    if (!PyList_Check(servers) || !PyList_Check(options)) {
+        PyErr_SetString(PyExc_TypeError, "_Client(servers, options): two lists");
+        return -1;
+    }
     mcpool_config *cfg = NULL;
     if (check_cfg(mcpool_config_new(&cfg)) < 0)
         return -1;
-
-    if (!PyList_Check(servers) && !PyTuple_Check(servers)) {
-        PyErr_SetString(PyExc_TypeError, "servers must be a list of (address, weight)");
-        goto fail;
-    }
     PyObject *seq = PySequence_Tuple(servers);
     if (seq == NULL)
         goto fail;
     for (Py_ssize_t i = 0; i < PyTuple_Size(seq); i++) {
-        PyObject *item = PyTuple_GetItem(seq, i);
-        PyObject *addr;
-        unsigned long long weight;
-        if (!PyTuple_Check(item) || PyTuple_Size(item) != 2) {
-            Py_DECREF(seq);
-            PyErr_SetString(ClientTypeError, "each server must be an (address, weight) tuple");
-            goto fail;
-        }
-        addr = PyTuple_GetItem(item, 0);
-        if (int_opt(PyTuple_GetItem(item, 1), "a server weight", 1, UINT32_MAX, "1..2**32-1",
-                    &weight) < 0) {
-            Py_DECREF(seq);
-            goto fail;
-        }
+        PyObject *item = PyTuple_GetItem(seq, i), *addr, *aown = NULL;
+        unsigned long weight;
         Py_ssize_t alen;
         const char *a;
-        PyObject *aown = NULL;
-        if (!PyUnicode_Check(addr) || utf8(addr, &a, &alen, &aown) < 0) {
+        if (!PyArg_ParseTuple(item, "Uk:a server (address, weight)", &addr, &weight) ||
+            utf8(addr, &a, &alen, &aown) < 0) {
             Py_DECREF(seq);
-            if (!PyErr_Occurred())
-                PyErr_SetString(ClientTypeError, "a server address must be a str");
             goto fail;
         }
-        int added = check_cfg(mcpool_config_add_server(cfg, a, (size_t)alen, (uint32_t)weight));
+        int added = weight > UINT32_MAX
+                        ? (PyErr_SetString(ClientError, "a server weight is at most 2**32-1"), -1)
+                        : check_cfg(mcpool_config_add_server(cfg, a, (size_t)alen,
+                                                             (uint32_t)weight));
         Py_DECREF(aown);
         if (added < 0) {
             Py_DECREF(seq);
@@ -665,102 +588,41 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         }
     }
     Py_DECREF(seq);
-
-    NAME_OPT(o[0], mcpool_config_set_distribution);
-    NAME_OPT(o[1], mcpool_config_set_failover);
-    NAME_OPT(o[2], mcpool_config_set_protocol);
-    if (o[3] != Py_None) {
-        const uint8_t *p;
-        size_t n;
-        PyObject *own;
-        if (key_bytes(o[3], &p, &n, &own) < 0)
-            goto fail;
-        int r = check_cfg(mcpool_config_set_key_prefix(cfg, p, n));
-        Py_XDECREF(own);
-        if (r < 0)
-            goto fail;
-    }
-    U32_OPT(o[4], "min_idle", 0, RANGE_U32, mcpool_config_set_min_idle);
-    U32_OPT(o[5], "max_size", 1, "1..2**32-1", mcpool_config_set_max_size);
-    U64_OPT(o[6], "idle_timeout_ms", 0, RANGE_U64, mcpool_config_set_idle_timeout_ms);
-    U64_OPT(o[7], "max_lifetime_ms", 0, RANGE_U64, mcpool_config_set_max_lifetime_ms);
-    U64_OPT(o[8], "connect_timeout_ms", 1, "1..2**64-1", mcpool_config_set_connect_timeout_ms);
-    U64_OPT(o[9], "io_timeout_ms", 1, "1..2**64-1", mcpool_config_set_io_timeout_ms);
-    U64_OPT(o[10], "pool_timeout_ms", 1, "1..2**64-1", mcpool_config_set_pool_timeout_ms);
-    BOOL_OPT(o[11], mcpool_config_set_nodelay);
-    BOOL_OPT(o[12], mcpool_config_set_test_on_check_out);
-    U32_OPT(o[13], "failure_limit", 1, "1..2**32-1", mcpool_config_set_failure_limit);
-    U64_OPT(o[14], "retry_timeout_ms", 0, RANGE_U64, mcpool_config_set_retry_timeout_ms);
-    U64_OPT(o[15], "retry_timeout_max_ms", 0, RANGE_U64,
-            mcpool_config_set_retry_timeout_max_ms);
-    /* The value format: the flags and wire forms of every kind, and the compression codec
-     * (mcpool.Client: "mcpool"; the compat classes pass their client's). */
-    NAME_OPT(o[25], mcpool_config_set_value_format);
-    /* Compression: on from min_compress_len bytes, off when it is 0 (pylibmc's and
-     * python-memcached's default). */
-    {
-        unsigned long long thr = 0;
-        if (o[16] != Py_None &&
-            int_opt(o[16], "min_compress_len", 0, LONG_MAX, "0..2**63-1", &thr) < 0)
-            goto fail;
-        self->threshold = (long)thr;
-        if (check_cfg(mcpool_config_set_compression(cfg, thr > 0)) < 0)
-            goto fail;
-        if (thr > 0 && check_cfg(mcpool_config_set_compression_threshold(cfg, (size_t)thr)) < 0)
-            goto fail;
-    }
-    if (o[17] != Py_None) {
-        if (PyBool_Check(o[17]) || !(PyFloat_Check(o[17]) || PyLong_Check(o[17]))) {
-            PyErr_Format(ClientTypeError, "compression_ratio must be a number, not %.100s",
-                         TPNAME(o[17]));
+    seq = PySequence_Tuple(options);
+    if (seq == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < PyTuple_Size(seq); i++) {
+        PyObject *name, *value, *nown = NULL, *vown = NULL;
+        const char *n, *v;
+        Py_ssize_t nl, vl;
+        if (!PyArg_ParseTuple(PyTuple_GetItem(seq, i), "UU:an option (name, value)", &name,
+                              &value) ||
+            utf8(name, &n, &nl, &nown) < 0 || utf8(value, &v, &vl, &vown) < 0) {
+            Py_XDECREF(nown);
+            Py_DECREF(seq);
             goto fail;
         }
-        double r = PyFloat_AsDouble(o[17]);
-        if (r == -1.0 && PyErr_Occurred()) {
-            if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
-                PyErr_Clear();
-                PyErr_SetString(ClientError, "compression_ratio must be in (0, 1]");
-            }
+        int r = check_cfg(mcpool_config_set(cfg, (const uint8_t *)n, (size_t)nl,
+                                            (const uint8_t *)v, (size_t)vl));
+        Py_DECREF(nown);
+        Py_DECREF(vown);
+        if (r < 0) {
+            Py_DECREF(seq);
             goto fail;
         }
-        if (check_cfg(mcpool_config_set_compression_ratio(cfg, r)) < 0)
-            goto fail;
     }
-    U64_OPT(o[18], "max_decompressed_size", 0, RANGE_U64,
-            mcpool_config_set_max_decompressed_size);
-    BOOL_OPT(o[19], mcpool_config_set_sanitize_keys);
-    if (o[20] != Py_None) {
-        unsigned long long n;
-        if (int_opt(o[20], "max_value_size", 1, MAX_VALUE_SIZE,
-                    "1..1073741824 (1 GiB, memcached's largest item size)", &n) < 0 ||
-            check_cfg(mcpool_config_set_max_value_size(cfg, (size_t)n)) < 0)
-            goto fail;
-    }
-    if (o[21] != Py_None || o[22] != Py_None) {
-        Py_ssize_t ul, pl;
-        const char *u = NULL, *pw = NULL;
-        PyObject *uown = NULL, *pown = NULL;
-        for (int i = 21; i <= 22; i++)
-            if (o[i] != Py_None && !PyUnicode_Check(o[i])) {
-                PyErr_Format(ClientTypeError, "%s must be a str, not %.100s",
-                             i == 21 ? "username" : "password", TPNAME(o[i]));
-                goto fail;
-            }
-        if ((o[21] != Py_None && utf8(o[21], &u, &ul, &uown) < 0) ||
-            (o[22] != Py_None && utf8(o[22], &pw, &pl, &pown) < 0) || u == NULL || pw == NULL) {
-            Py_XDECREF(uown);
-            Py_XDECREF(pown);
-            if (!PyErr_Occurred())
-                PyErr_SetString(ClientError, "SASL needs both username and password");
+    Py_DECREF(seq);
+    if (on_event != Py_None) {
+        if (!PyCallable_Check(on_event)) {
+            PyErr_SetString(ClientTypeError, "on_event must be callable");
             goto fail;
         }
-        int r = check_cfg(mcpool_config_set_sasl_plain(cfg, u, (size_t)ul, pw, (size_t)pl));
-        Py_DECREF(uown);
-        Py_DECREF(pown);
-        if (r < 0)
+        if (check_cfg(mcpool_config_set_event_callback(cfg, event_trampoline, on_event)) < 0)
             goto fail;
+        Py_INCREF(on_event);
+        self->on_event = on_event;
     }
-    self->pickle = o[23] != Py_None && PyObject_IsTrue(o[23]) == 1;
+    self->pickle = PyObject_IsTrue(pickle) == 1;
     if (self->pickle && check_cfg(mcpool_config_set_serialized(cfg, MCPOOL_KIND_PYTHON_PICKLE,
                                                                true)) < 0)
         goto fail;
@@ -770,56 +632,41 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
             goto fail;
         self->dumps = PyObject_GetAttrString(mod, "dumps");
         self->loads = PyObject_GetAttrString(mod, "loads");
-        self->protocol = o[24] != Py_None ? (Py_INCREF(o[24]), o[24])
-                                          : PyObject_GetAttrString(mod, "DEFAULT_PROTOCOL");
+        self->protocol = pickle_protocol != Py_None
+                             ? (Py_INCREF(pickle_protocol), pickle_protocol)
+                             : PyObject_GetAttrString(mod, "DEFAULT_PROTOCOL");
         Py_DECREF(mod);
         if (self->dumps == NULL || self->loads == NULL || self->protocol == NULL)
             goto fail;
     }
-    self->client = build_client(cfg);
-    if (self->client == NULL)
-        goto fail;
-    self->config = cfg;
-    return 0;
+    mcpool_status st = mcpool_client_new(cfg, &self->client);
+    mcpool_config_free(cfg);
+    return st == MCPOOL_OK ? 0 : (raise_status(st), -1);
 fail:
     mcpool_config_free(cfg);
     return -1;
 }
 
-/* The client to store with for a per-call min_compress_len (NULL arg: this client's). The
- * C ABI sets the threshold per client, so another threshold gets a sibling client built from
- * the same configuration (its own pools), made once and kept. */
-static mcpool_client *client_for_threshold(ClientObject *self, PyObject *mcl) {
+/* A per-call compression threshold (pylibmc's and python-memcached's min_compress_len) as
+ * the core's per-item decision: -1 none given (the client's rule), else MCPOOL_COMPRESS_NEVER
+ * or MCPOOL_COMPRESS_ALWAYS for a value of n bytes. -2 with an exception. */
+static int compress_choice(PyObject *mcl, Py_ssize_t n) {
     if (mcl == NULL || mcl == Py_None)
-        return self->client;
-    unsigned long long t;
-    if (int_opt(mcl, "min_compress_len", 0, LONG_MAX, "0..2**63-1", &t) < 0)
-        return NULL;
-    long thr = (long)t;
-    if (thr == self->threshold)
-        return self->client;
-    for (int i = 0; i < self->n_siblings; i++)
-        if (self->siblings[i].threshold == thr)
-            return self->siblings[i].client;
-    if (self->n_siblings == MAX_SIBLINGS) {
-        PyErr_Format(ClientError,
-                     "at most %d distinct per-call min_compress_len values per client; "
-                     "set min_compress_len on the Client instead",
-                     MAX_SIBLINGS);
-        return NULL;
+        return -1;
+    if (PyBool_Check(mcl) || !PyLong_Check(mcl)) {
+        PyErr_Format(ClientTypeError, "min_compress_len must be an int, not %.100s",
+                     TPNAME(mcl));
+        return -2;
     }
-    if (check_cfg(mcpool_config_set_compression(self->config, thr > 0)) < 0)
-        return NULL;
-    if (thr > 0 &&
-        check_cfg(mcpool_config_set_compression_threshold(self->config, (size_t)thr)) < 0)
-        return NULL;
-    mcpool_client *c = build_client(self->config);
-    if (c == NULL)
-        return NULL;
-    self->siblings[self->n_siblings].threshold = thr;
-    self->siblings[self->n_siblings].client = c;
-    self->n_siblings++;
-    return c;
+    int overflow = 0;
+    long long t = PyLong_AsLongLongAndOverflow(mcl, &overflow);
+    if (t == -1 && PyErr_Occurred())
+        return -2;
+    if (t < 0 || overflow) {
+        PyErr_SetString(ClientError, "min_compress_len must be between 0 and 2**63-1");
+        return -2;
+    }
+    return t > 0 && (long long)n >= t ? MCPOOL_COMPRESS_ALWAYS : MCPOOL_COMPRESS_NEVER;
 }
 
 #define CHECK_OPEN(self)                                                                      \
@@ -1076,9 +923,12 @@ typedef mcpool_store_op store_op;
 #define OP_ADD MCPOOL_STORE_ADD
 #define OP_REPLACE MCPOOL_STORE_REPLACE
 
-/* One store: 1 stored, 0 not stored, -1 error (exception set). */
-static int do_store(ClientObject *self, mcpool_client *c, store_op op, PyObject *key,
-                    PyObject *value, uint32_t ttl) {
+/* One store: 1 stored, 0 not stored, -1 error (exception set). mcl: a per-call
+ * min_compress_len (NULL: the client's rule); a set with one is a batch of one with the
+ * core's per-item decision (add and replace keep the client's rule). */
+static int do_store(ClientObject *self, store_op op, PyObject *key, PyObject *value,
+                    uint32_t ttl, PyObject *mcl) {
+    mcpool_client *c = self->client;
     const uint8_t *k;
     size_t kn;
     value_t v;
@@ -1090,7 +940,25 @@ static int do_store(ClientObject *self, mcpool_client *c, store_op op, PyObject 
         Py_XDECREF(own);
         return -1;
     }
-    st = store_value(c, op, k, kn, &v, ttl, 0);
+    int choice = compress_choice(mcl, v.n);
+    uint32_t flags;
+    if (choice == -2) {
+        Py_XDECREF(v.owner);
+        Py_XDECREF(own);
+        return -1;
+    }
+    if (op == OP_SET && choice >= 0 && batch_flags(c, &v, &flags) == MCPOOL_OK) {
+        const uint8_t *vp = (const uint8_t *)v.p, cb = (uint8_t)choice;
+        size_t vn = (size_t)v.n;
+        mcpool_status item = MCPOOL_OK;
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_set_multi_ttl(c, &k, &kn, &vp, &vn, &flags, &ttl, 1, &cb, &item);
+        Py_END_ALLOW_THREADS
+        if (st == MCPOOL_OK)
+            st = item;
+    } else {
+        st = store_value(c, op, k, kn, &v, ttl, 0);
+    }
     Py_XDECREF(v.owner);
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
@@ -1118,10 +986,7 @@ static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObj
         return NULL;
     if (ttl_arg(a[2], &ttl) < 0)
         return NULL;
-    mcpool_client *c = client_for_threshold(self, a[3]);
-    if (c == NULL)
-        return NULL;
-    int r = do_store(self, c, op, a[0], a[1], ttl);
+    int r = do_store(self, op, a[0], a[1], ttl, a[3]);
     if (r < 0)
         return NULL;
     return PyBool_FromLong(r);
@@ -1197,9 +1062,9 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
         return NULL;
     if (ttl_arg(a[3], &ttl) < 0 || u64_arg(a[2], "cas", 0, &cas) < 0)
         return NULL;
-    mcpool_client *c = client_for_threshold(self, a[5]);
+    mcpool_client *c = self->client; /* a per-call min_compress_len: the client's rule */
     PyObject *own;
-    if (c == NULL || key_bytes(a[0], &k, &kn, &own) < 0)
+    if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
     if (serialize(self, a[1], &v) < 0) {
         Py_XDECREF(own);
@@ -1259,50 +1124,122 @@ static PyObject *mapping_pairs(PyObject *mapping) {
     return pairs;
 }
 
+/* set_multi's result: the keys (as given) whose item failed; a bad key raises (it is the
+ * caller's bug, and the core refused it before any I/O). */
+static PyObject *failed_keys(PyObject *keys, const mcpool_status *sts, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (sts[i] == MCPOOL_INVALID_KEY)
+            return raise_status(sts[i]);
+    PyObject *failed = PyList_New(0);
+    for (Py_ssize_t i = 0; failed != NULL && i < n; i++)
+        if (sts[i] != MCPOOL_OK && PyList_Append(failed, PyTuple_GetItem(keys, i)) < 0)
+            Py_CLEAR(failed);
+    return failed;
+}
+
+/* Every pair in one pipelined round trip per server (mcpool_client_set_multi_ttl), each
+ * with the call's expiry and, for a per-call min_compress_len, its own compression choice. */
 static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
                                       {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
                                       {"noreply", 4}};
     PyObject *a[5];
     uint32_t ttl;
+    keys_t ks;
     CHECK_OPEN(self);
     if (parse_args("set_multi", args, nargs, kw, names, 7, 5, 4, 1, a) < 0)
         return NULL;
-    if (ttl_arg(a[1], &ttl) < 0)
-        return NULL;
-    mcpool_client *c = client_for_threshold(self, a[3]);
-    if (c == NULL)
+    if (ttl_arg(a[1], &ttl) < 0 || compress_choice(a[3], 0) == -2)
         return NULL;
     PyObject *items = mapping_pairs(a[0]);
     if (items == NULL)
         return NULL;
-    PyObject *failed = PyList_New(0);
-    if (failed == NULL)
-        goto fail;
-    int use_prefix = a[2] != NULL && a[2] != Py_None && PyObject_IsTrue(a[2]) == 1;
-    for (Py_ssize_t i = 0; i < PyTuple_Size(items); i++) {
-        PyObject *kv = PyTuple_GetItem(items, i);
-        PyObject *key = PyTuple_GetItem(kv, 0), *k = key;
-        if (use_prefix && (k = prefixed(a[2], key)) == NULL)
-            goto fail;
-        int r = do_store(self, c, OP_SET, k, PyTuple_GetItem(kv, 1), ttl);
-        if (use_prefix)
-            Py_DECREF(k);
-        if (r < 0) {
-            /* bad input raises; a server or network failure is reported per key */
-            if (PyErr_ExceptionMatches(ClientError) || !PyErr_ExceptionMatches(Error))
-                goto fail;
-            PyErr_Clear();
-        }
-        if (r != 1 && PyList_Append(failed, key) < 0)
-            goto fail;
+    Py_ssize_t n = PyTuple_Size(items);
+    PyObject *keys = PyTuple_New(n), *result = NULL;
+    value_t *vals = PyMem_Calloc((size_t)n + 1, sizeof(value_t));
+    const uint8_t **vptrs = PyMem_Calloc((size_t)n + 1, sizeof(*vptrs));
+    size_t *vlens = PyMem_Calloc((size_t)n + 1, sizeof(*vlens));
+    uint32_t *flags = PyMem_Calloc((size_t)n + 1, sizeof(*flags));
+    uint32_t *ttls = PyMem_Calloc((size_t)n + 1, sizeof(*ttls));
+    uint8_t *compress = a[3] != NULL && a[3] != Py_None ? PyMem_Calloc((size_t)n + 1, 1) : NULL;
+    mcpool_status *sts = PyMem_Calloc((size_t)n + 1, sizeof(*sts));
+    mcpool_status *bsts = PyMem_Calloc((size_t)n + 1, sizeof(*bsts));
+    Py_ssize_t *idx = PyMem_Calloc((size_t)n + 1, sizeof(*idx));
+    const uint8_t **bkeys = PyMem_Calloc((size_t)n + 1, sizeof(*bkeys));
+    size_t *bklens = PyMem_Calloc((size_t)n + 1, sizeof(*bklens));
+    Py_ssize_t done = 0;
+    memset(&ks, 0, sizeof ks);
+    if (keys == NULL || vals == NULL || vptrs == NULL || vlens == NULL || flags == NULL ||
+        ttls == NULL || sts == NULL || bsts == NULL || idx == NULL || bkeys == NULL ||
+        bklens == NULL || (a[3] != NULL && a[3] != Py_None && compress == NULL)) {
+        PyErr_NoMemory();
+        goto done;
     }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PyTuple_GetItem(PyTuple_GetItem(items, i), 0);
+        Py_INCREF(k);
+        PyTuple_SetItem(keys, i, k);
+    }
+    if (keys_init(&ks, keys, a[2]) < 0)
+        goto done;
+    /* the batch holds the items whose kind has batch flags, compacted (m of them, at
+     * idx[j]); any other item (a kind the format stores in another form) is stored alone */
+    Py_ssize_t m = 0;
+    for (; done < n; done++) {
+        value_t *v = &vals[done];
+        if (serialize(self, PyTuple_GetItem(PyTuple_GetItem(items, done), 1), v) < 0)
+            goto done;
+        sts[done] = batch_flags(self->client, v, &flags[m]);
+        if (sts[done] != MCPOOL_OK)
+            continue;
+        /* an int's text lives in v->buf: point at it only now that v is in place */
+        idx[m] = done;
+        bkeys[m] = ks.ptrs[done];
+        bklens[m] = ks.lens[done];
+        vptrs[m] = (const uint8_t *)v->p;
+        vlens[m] = (size_t)v->n;
+        ttls[m] = ttl;
+        if (compress != NULL)
+            compress[m] = (uint8_t)compress_choice(a[3], v->n);
+        m++;
+    }
+    if (m > 0) {
+        mcpool_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_set_multi_ttl(self->client, bkeys, bklens, vptrs, vlens, flags,
+                                         ttls, (size_t)m, compress, bsts);
+        Py_END_ALLOW_THREADS
+        if (st != MCPOOL_OK) {
+            raise_status(st);
+            goto done;
+        }
+    }
+    for (Py_ssize_t j = 0; j < m; j++)
+        sts[idx[j]] = bsts[j];
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (sts[i] == MCPOOL_UNSUPPORTED) /* not batchable: alone, with the client's rule */
+            sts[i] = store_value(self->client, MCPOOL_STORE_SET, ks.ptrs[i], ks.lens[i],
+                                 &vals[i], ttl, 0);
+    result = failed_keys(keys, sts, n);
+done:
+    for (Py_ssize_t i = 0; vals != NULL && i < done; i++)
+        Py_XDECREF(vals[i].owner);
+    if (ks.ptrs != NULL)
+        keys_free(&ks);
+    PyMem_Free(vals);
+    PyMem_Free(vptrs);
+    PyMem_Free(vlens);
+    PyMem_Free(flags);
+    PyMem_Free(ttls);
+    PyMem_Free(compress);
+    PyMem_Free(sts);
+    PyMem_Free(bsts);
+    PyMem_Free(idx);
+    PyMem_Free(bkeys);
+    PyMem_Free(bklens);
+    Py_XDECREF(keys);
     Py_DECREF(items);
-    return failed;
-fail:
-    Py_DECREF(items);
-    Py_XDECREF(failed);
-    return NULL;
+    return result;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1341,6 +1278,8 @@ static PyObject *Client_delete(ClientObject *self, PyObject *const *args, Py_ssi
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
+/* Every key in one pipelined round trip per server: True when all existed; a key's error
+ * (not a miss) raises. */
 static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"key_prefix", 2}, {"noreply", 3}};
     PyObject *a[4];
@@ -1353,19 +1292,27 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
         keys_free(&ks);
         return NULL;
     }
-    for (Py_ssize_t i = 0; i < ks.n; i++) {
-        mcpool_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = mcpool_client_delete(self->client, ks.ptrs[i], ks.lens[i]);
-        Py_END_ALLOW_THREADS
-        if (st == MCPOOL_NOT_FOUND)
-            all = 0;
-        else if (st != MCPOOL_OK) {
-            keys_free(&ks);
-            return raise_status(st);
-        }
+    mcpool_status *sts = PyMem_Calloc((size_t)ks.n + 1, sizeof(*sts));
+    if (sts == NULL) {
+        keys_free(&ks);
+        return PyErr_NoMemory();
     }
+    mcpool_status st = MCPOOL_OK;
+    if (ks.n > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_delete_multi(self->client, ks.ptrs, ks.lens, (size_t)ks.n, sts);
+        Py_END_ALLOW_THREADS
+    }
+    for (Py_ssize_t i = 0; st == MCPOOL_OK && i < ks.n; i++) {
+        if (sts[i] == MCPOOL_NOT_FOUND)
+            all = 0;
+        else if (sts[i] != MCPOOL_OK)
+            st = sts[i];
+    }
+    PyMem_Free(sts);
     keys_free(&ks);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
     return PyBool_FromLong(all);
 }
 
@@ -1605,7 +1552,7 @@ static int Client_ass_subscript(ClientObject *self, PyObject *key, PyObject *val
             PyErr_SetObject(PyExc_KeyError, key);
         return r == 1 ? 0 : -1;
     }
-    int r = do_store(self, self->client, OP_SET, key, value, 0);
+    int r = do_store(self, OP_SET, key, value, 0, NULL);
     if (r == 0)
         PyErr_Format(ServerError, "set of %R was not stored", key);
     return r == 1 ? 0 : -1;
@@ -1622,6 +1569,157 @@ static int Client_contains(ClientObject *self, PyObject *key) {
         return miss ? 0 : -1;
     Py_DECREF(v);
     return 1;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Leases, metrics, server states                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+/* get_lease(key, vivify_ttl=30, recache_below=0) -> (outcome, value, cas): outcome "hit",
+ * "recompute" (this caller should compute and set the value) or "wait" (another caller is);
+ * value is the value or the stale one (None when there is none). Meta protocol only. */
+static PyObject *Client_get_lease(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}, {"vivify_ttl", 1}, {"recache_below", 2}};
+    PyObject *a[3];
+    const uint8_t *k;
+    size_t kn;
+    uint32_t vivify, below;
+    mcpool_lease lease = MCPOOL_LEASE_HIT;
+    mcpool_item *item = NULL;
+    mcpool_status st;
+    PyObject *own;
+    CHECK_OPEN(self);
+    if (parse_args("get_lease", args, nargs, kw, names, 3, 3, 3, 1, a) < 0)
+        return NULL;
+    if (a[1] == NULL) {
+        vivify = 30;
+    } else if (ttl_arg(a[1], &vivify) < 0) {
+        return NULL;
+    }
+    if (ttl_arg(a[2], &below) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_get_lease(self->client, k, kn, vivify, below, &lease, &item);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    PyObject *v = Py_None, *cas = Py_None;
+    Py_INCREF(Py_None);
+    Py_INCREF(Py_None);
+    if (item != NULL) {
+        Py_DECREF(v);
+        Py_DECREF(cas);
+        PyObject *b = PyBytes_FromStringAndSize((const char *)mcpool_item_data(item),
+                                                (Py_ssize_t)mcpool_item_len(item));
+        uint32_t fl = mcpool_item_flags(item);
+        cas = PyLong_FromUnsignedLongLong(mcpool_item_cas(item));
+        mcpool_item_free(item);
+        v = b != NULL ? deserialize(self, b, fl, a[0]) : NULL;
+        if (v == NULL || cas == NULL) {
+            Py_XDECREF(v);
+            Py_XDECREF(cas);
+            return NULL;
+        }
+    }
+    const char *outcome = lease == MCPOOL_LEASE_RECOMPUTE ? "recompute"
+                          : lease == MCPOOL_LEASE_WAIT    ? "wait"
+                                                          : "hit";
+    return Py_BuildValue("(sNN)", outcome, v, cas);
+}
+
+/* invalidate(key, stale_ttl=30): marks key stale (get_lease readers get the old value while
+ * one recomputes); True when it existed. Meta protocol only. */
+static PyObject *Client_invalidate(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}, {"stale_ttl", 1}};
+    PyObject *a[2];
+    const uint8_t *k;
+    size_t kn;
+    uint32_t stale = 30;
+    mcpool_status st;
+    PyObject *own;
+    CHECK_OPEN(self);
+    if (parse_args("invalidate", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
+        return NULL;
+    if ((a[1] != NULL && ttl_arg(a[1], &stale) < 0) || key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_invalidate(self->client, k, kn, stale);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    if (st == MCPOOL_NOT_FOUND)
+        Py_RETURN_FALSE;
+    return raise_status(st);
+}
+
+/* metrics() -> {server: {metric name: int}}: a snapshot, no I/O (names from the core). */
+static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    mcpool_metrics *m = NULL;
+    CHECK_OPEN(self);
+    mcpool_status st = mcpool_client_metrics(self->client, &m);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    PyObject *out = PyDict_New();
+    size_t n = mcpool_metrics_len(m), count = mcpool_metric_count();
+    for (size_t i = 0; out != NULL && i < n; i++) {
+        const char *label;
+        size_t ll;
+        if (mcpool_metrics_label(m, i, &label, &ll) != MCPOOL_OK)
+            continue;
+        PyObject *d = PyDict_New();
+        for (uint32_t j = 0; d != NULL && j < count; j++) {
+            uint64_t v;
+            const char *name = mcpool_metric_name(j);
+            if (name == NULL || mcpool_metrics_get(m, i, j, &v) != MCPOOL_OK)
+                continue;
+            PyObject *pv = PyLong_FromUnsignedLongLong(v);
+            if (pv == NULL || PyDict_SetItemString(d, name, pv) < 0)
+                Py_CLEAR(d);
+            Py_XDECREF(pv);
+        }
+        PyObject *lab = PyUnicode_DecodeUTF8(label, (Py_ssize_t)ll, "replace");
+        if (d == NULL || lab == NULL || PyDict_SetItem(out, lab, d) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(d);
+        Py_XDECREF(lab);
+    }
+    mcpool_metrics_free(m);
+    return out;
+}
+
+/* server_states() -> {server: {"alive": bool, "failures": int, "retry_in": seconds}}. */
+static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    size_t n = 0;
+    CHECK_OPEN(self);
+    mcpool_client_server_count(self->client, &n);
+    PyObject *out = PyDict_New();
+    for (size_t i = 0; out != NULL && i < n; i++) {
+        const char *label;
+        size_t ll;
+        bool alive = false;
+        uint32_t failures = 0;
+        uint64_t retry = 0;
+        mcpool_status st = mcpool_client_server_label(self->client, i, &label, &ll);
+        if (st == MCPOOL_OK)
+            st = mcpool_client_server_state(self->client, i, &alive, &failures, &retry);
+        if (st != MCPOOL_OK) {
+            Py_DECREF(out);
+            return raise_status(st);
+        }
+        PyObject *d = Py_BuildValue("{s:O,s:I,s:d}", "alive", alive ? Py_True : Py_False,
+                                    "failures", (unsigned int)failures, "retry_in",
+                                    (double)retry / 1000.0);
+        PyObject *lab = PyUnicode_DecodeUTF8(label, (Py_ssize_t)ll, "replace");
+        if (d == NULL || lab == NULL || PyDict_SetItem(out, lab, d) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(d);
+        Py_XDECREF(lab);
+    }
+    return out;
 }
 
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
@@ -1673,6 +1771,17 @@ static PyMethodDef Client_methods[] = {
      "_stats(group=None)\n--\n\n{server: {name: value} or exception}."},
     {"_version", (PyCFunction)Client__version, METH_NOARGS,
      "_version()\n--\n\n{server: {'version': text} or exception}."},
+    {"get_lease", (PyCFunction)(void (*)(void))Client_get_lease, FAST,
+     "get_lease(key, vivify_ttl=30, recache_below=0)\n--\n\n(outcome, value, cas): outcome "
+     "'hit', 'recompute' (compute and set it) or 'wait' (another caller is); value is the "
+     "value or the stale one, None when there is none. Meta protocol only."},
+    {"invalidate", (PyCFunction)(void (*)(void))Client_invalidate, FAST,
+     "invalidate(key, stale_ttl=30)\n--\n\nMarks key stale instead of deleting it; True when "
+     "it existed. Meta protocol only."},
+    {"metrics", (PyCFunction)Client_metrics, METH_NOARGS,
+     "metrics()\n--\n\n{server: {metric: int}}: the core's counters and gauges, no I/O."},
+    {"server_states", (PyCFunction)Client_server_states, METH_NOARGS,
+     "server_states()\n--\n\n{server: {'alive': bool, 'failures': int, 'retry_in': seconds}}."},
     {"server_for", (PyCFunction)Client_server_for, METH_O,
      "server_for(key)\n--\n\nThe host:port label of the server key lives on (no I/O)."},
     {NULL, NULL, 0, NULL},
@@ -1716,7 +1825,25 @@ static PyObject *mod_library_version(PyObject *m, PyObject *noargs) {
     return PyUnicode_FromString(mcpool_version());
 }
 
+/* [(name, doc)] of the core's option table, in its order. */
+static PyObject *mod_option_table(PyObject *m, PyObject *noargs) {
+    (void)m;
+    (void)noargs;
+    size_t n = mcpool_option_count();
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; l != NULL && i < n; i++) {
+        PyObject *t = Py_BuildValue("(ss)", mcpool_option_name(i), mcpool_option_doc(i));
+        if (t == NULL)
+            Py_CLEAR(l);
+        else
+            PyList_SetItem(l, (Py_ssize_t)i, t);
+    }
+    return l;
+}
+
 static PyMethodDef module_methods[] = {
+    {"option_table", mod_option_table, METH_NOARGS,
+     "option_table()\n--\n\n[(name, doc)]: every option of the core, in its table's order."},
     {"library_version", mod_library_version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the linked libmcpool."},
     {NULL, NULL, 0, NULL},
@@ -1755,9 +1882,17 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
     if (Error == NULL)
         return NULL;
     ClientError = new_exc(m, "mcpool.ClientError", PyTuple_Pack(2, Error, PyExc_ValueError),
-                          "Bad input refused before any I/O: a bad key, a value too large, "
-                          "a bad option. Also a ValueError.");
+                          "Bad input: a bad key, a value too large, a request the server "
+                          "refused (CLIENT_ERROR, e.g. incr of a non-number), a bad option. "
+                          "Also a ValueError.");
     if (ClientError == NULL)
+        return NULL;
+    ConfigurationErr = new_exc(m, "mcpool.ConfigurationError",
+                               PyTuple_Pack(1, ClientError),
+                               "A bad option or one the build cannot honour (an unknown name, a "
+                               "value of the wrong form, TLS without TLS support). Also a "
+                               "ClientError and a ValueError.");
+    if (ConfigurationErr == NULL)
         return NULL;
     ClientTypeError = new_exc(m, "mcpool.ClientTypeError",
                               PyTuple_Pack(2, ClientError, PyExc_TypeError),
@@ -1765,15 +1900,15 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
     ConnectionErr = new_exc(m, "mcpool.ConnectionError",
                             PyTuple_Pack(2, Error, PyExc_ConnectionError),
                             "The server could not be reached or the connection broke "
-                            "(refused, reset, dead server, bad reply).");
+                            "(refused, reset, dead server, SASL refused).");
     if (ConnectionErr == NULL)
         return NULL;
     TimeoutErr = new_exc(m, "mcpool.TimeoutError",
                          PyTuple_Pack(2, ConnectionErr, PyExc_TimeoutError),
                          "A connect, read/write or pool wait took longer than its timeout.");
     ServerError = new_exc(m, "mcpool.ServerError", PyTuple_Pack(1, Error),
-                          "The server refused the command (SERVER_ERROR, CLIENT_ERROR) or sent "
-                          "a value that does not decompress.");
+                          "The server failed or sent something unusable (SERVER_ERROR, a "
+                          "malformed reply, a value that does not decompress).");
     if (ClientTypeError == NULL || TimeoutErr == NULL || ServerError == NULL)
         return NULL;
     return m;

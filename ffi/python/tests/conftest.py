@@ -8,6 +8,17 @@ import time
 
 import pytest
 
+def require(module, debian_package):
+    """Imports a module the tests need, or fails (never skips) naming the install line."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        pytest.fail("%s is needed by these tests (%s): apt-get install %s "
+                    "(listed in ffi/python/packages.txt; scripts/install-deps.sh installs it)"
+                    % (module, e, debian_package), pytrace=False)
+
+
 MEMCACHED = os.environ.get("MEMCACHED", shutil.which("memcached") or "/usr/bin/memcached")
 
 

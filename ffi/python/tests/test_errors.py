@@ -76,10 +76,13 @@ def test_bad_numbers(mc, prefix):
         mc.cas(prefix + "n", 1, -5)
 
 
-def test_incr_non_number_is_server_error(mc, prefix):
+def test_incr_non_number_is_client_error(mc, prefix):
+    """The server's CLIENT_ERROR reply: the core's CLIENT_ERROR class (docs/errors.md)."""
     mc.set(prefix + "s", "abc")
-    with pytest.raises(mcpool.ServerError):
+    with pytest.raises(mcpool.ClientError) as e:
         mc.incr(prefix + "s")
+    assert e.value.status_name == "MCPOOL_CLIENT_ERROR"
+    assert e.value.status_class == "CLIENT_ERROR"
 
 
 def test_append_wrong_type(mc, prefix):

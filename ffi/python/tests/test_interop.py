@@ -4,8 +4,10 @@ import pytest
 
 import mcpool
 
-pylibmc = pytest.importorskip("pylibmc")
-memcache = pytest.importorskip("memcache")
+from conftest import require  # noqa: E402
+
+pylibmc = require("pylibmc", "python3-pylibmc")
+memcache = require("memcache", "python3-memcache")
 
 VALUES = {
     "bytes": b"\x00bin\xff",

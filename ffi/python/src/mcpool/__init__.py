@@ -13,18 +13,19 @@ released during network I/O. Values are stored in a value format of the core
 clients read too, or a legacy client's (``"pylibmc"``, ``"python-memcached"``,
 ``"pymemcache"``, ...) to share values with it (docs/value-format.md).
 """
-import math as _math
-import operator as _operator
+import datetime as _datetime
 
 from ._mcpool import (  # noqa: F401
     ClientError,
     ClientTypeError,
+    ConfigurationError,
     ConnectionError,
     Error,
     ServerError,
     TimeoutError,
     _Client,
     library_version,
+    option_table,
 )
 
 __all__ = [
@@ -32,64 +33,53 @@ __all__ = [
     "Error",
     "ClientError",
     "ClientTypeError",
+    "ConfigurationError",
     "ConnectionError",
     "TimeoutError",
     "ServerError",
     "library_version",
+    "options",
 ]
 __version__ = "0.1.0"
 
 
-_MS_MAX = 2 ** 64 - 1  # the C ABI's milliseconds are a uint64_t
+def options():
+    """{name: one line (type, unit of a bare number, accepted values, default)} of every
+    option the core knows: what ``Client(**options)`` accepts besides the Python names."""
+    return dict(option_table())
 
 
-def _ms(name, seconds, zero=None):
-    """Seconds (int or float) to whole milliseconds for the C ABI, refusing what it cannot
-    hold: inf and nan (there is no "no timeout" value; ``zero`` says what 0 means for the
-    options where it means none), negative and too large values. None: the default."""
-    if seconds is None:
-        return None
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-        raise ClientTypeError("%s is a number of seconds, not %r" % (name, seconds))
-    seconds = float(seconds) if isinstance(seconds, float) else int(seconds)
-    hint = " (0 means %s)" % zero if zero else ""
-    if isinstance(seconds, float) and not _math.isfinite(seconds):
-        raise ClientError("%s must be a finite number of seconds, got %r%s"
-                          % (name, seconds, hint))
-    if seconds < 0:
-        raise ClientError("%s must be >= 0 seconds, got %r%s" % (name, seconds, hint))
-    # the first test keeps seconds * 1000 finite for a float
-    if seconds > _MS_MAX // 1000 or int(round(seconds * 1000)) > _MS_MAX:
-        raise ClientError("%s must be at most %d seconds, got %r" % (name, _MS_MAX // 1000,
-                                                                      seconds))
-    ms = int(round(seconds * 1000))
-    if ms == 0 and (seconds != 0 or not zero):
-        raise ClientError("%s must be >= 0.001 seconds, got %r%s" % (name, seconds, hint))
-    return ms
+# The core's duration options (read from its table): a Python number there is seconds.
+_DURATIONS = {name for name, doc in option_table() if doc.startswith("duration")}
+# Python names of the clients mcpool stands in for -> the core's names.
+_ALIASES = {"prefix": "key_prefix", "pool_size": "max_size", "timeout": "io_timeout",
+            "username": "sasl_username", "password": "sasl_password"}
 
 
-def _int(name, value, lo, hi, hi_text):
-    """An integer option in lo..hi (None: the default); bool is not an int here."""
-    if value is None:
-        return None
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        value = _operator.index(value)
-    except TypeError:
-        raise ClientTypeError("%s must be an int, not %s" % (name, type(value).__name__)) \
-            from None
-    if not lo <= value <= hi:
-        raise ClientError("%s must be an int in %d..%s, got %d" % (name, lo, hi_text, value))
-    return value
-
-
-def _pickle_protocol(value):
-    if value is None:
-        return None
-    import pickle
-    return _int("pickle_protocol", value, -1, pickle.HIGHEST_PROTOCOL,
-                "%d (-1: the highest)" % pickle.HIGHEST_PROTOCOL)
+def _text(name, value):
+    """An option's value in the core's text form: str as it is (e.g. "250ms"), bool as
+    true/false, a number of seconds (or a timedelta) for a duration, other numbers as
+    decimal text, bytes as UTF-8."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, _datetime.timedelta):
+        value = value.total_seconds()
+        if name not in _DURATIONS:
+            raise ClientTypeError("option %s: not a duration, so not a timedelta" % name)
+    if isinstance(value, (int, float)):
+        if name not in _DURATIONS:
+            return repr(value)
+        if isinstance(value, float) and value == value and abs(value) != float("inf"):
+            return "%dus" % round(value * 1e6)  # no exponent form: whole microseconds
+        return "%rs" % value  # an int, or inf/nan (which the core refuses, naming it)
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and name == "servers":
+        return ",".join(map(str, value))
+    raise ClientTypeError("option %s: a str, number or bool, not %s"
+                          % (name, type(value).__name__))
 
 
 def _server(spec, weight):
@@ -117,65 +107,52 @@ class Client(_Client):
     ``servers``: a list of ``"host:port"`` (or ``"host"``, port 11211; ``"[v6]:port"``;
     ``"/unix/socket"``), ``("host", port)`` tuples (pymemcache) or ``("host:port", weight)``
     tuples (python-memcached); a single string is one server. Order matters: it decides
-    placement.
+    placement. ``weights``: one per server (default 1 each).
 
-    Options (None keeps the core's default):
+    Every other keyword is an option of the core, by its name (``mcpool.options()`` lists
+    them with their types and defaults; docs/options.md), forwarded as it is: a str in the
+    core's text form (``operation_timeout="250ms"``, ``distribution="libmemcached-ketama"``,
+    ``failover="rehash"``, ``protocol="meta"``, ``preset="pylibmc"``, ``tls_ca_file=...``),
+    a bool, a number (for a duration: **seconds**, as Python's own timeouts; ``timeout=0.5``),
+    or a ``datetime.timedelta``. A name the core does not know, or a value it cannot read,
+    raises ``ConfigurationError`` naming the option and what it accepts. A new option of the
+    core works here without a change to this binding.
 
-    - ``distribution``: the placement profile, named after the client it agrees with key for
-      key: ``"cache-memcached"`` (default), ``"python-memcached"``, ``"libmemcached-ketama"``
-      (pylibmc with ``behaviors={"ketama": True}``), ``"libmemcached-ketama-weighted"``,
-      ``"whalin-consistent"``, ``"spymemcached-ketama"``, ``"twemproxy-ketama"``, ...
-    - ``weights``: a list of weights, one per server (default 1 each).
-    - ``failover``: ``"fail-fast"`` (default), ``"rehash"`` or ``"eject"``.
-    - ``protocol``: ``"text"`` (default), ``"meta"`` or ``"binary"``; ``binary=True`` as pylibmc.
-    - ``key_prefix`` (alias ``prefix``): a namespace prepended to every key on the wire.
-    - ``value_format``: how values are laid out in memcached (flags, integer and text forms,
-      compression): ``"mcpool"`` (default; the cross-language layout every mcpool binding
-      reads), or a legacy client's to share a cache with it: ``"pylibmc"``,
-      ``"python-memcached"``, ``"pymemcache"``, ``"cache-memcached-fast"``,
-      ``"cache-memcached"``, ``"whalin"``, ``"spymemcached"``, ``"libmemcached"`` (bytes
-      only). Every program sharing a fleet uses the same one. ``bytes`` read back as
-      ``bytes``, ``str`` as ``str``, ``int`` (signed 64-bit) as ``int``, ``bool`` as
-      ``bool``; a value of a kind Python cannot read (a Perl or Java object, a pickle with
-      ``pickle`` off, flags that mean nothing in the format, a compressed value that does not
-      inflate) raises ``ServerError`` naming the key, never returns bytes.
-    - ``min_compress_len``: compress values of at least this many bytes (with the format's
-      codec); 0 (default) never compresses. Compressed values are always inflated on read.
-      ``compression_ratio``: keep the compressed form only when it is at most this fraction
-      of the original (core default 0.8).
-    - ``pickle``: store other objects with pickle and unpickle pickled values on read.
-      Off by default: unpickling what another process wrote executes its code. With it off,
-      storing such an object raises ``ClientTypeError`` and reading a pickled value raises
-      ``ServerError``. ``pickle_protocol``: default ``pickle.DEFAULT_PROTOCOL``.
-    - ``pool_size``: most connections per server (default 16); ``min_idle`` (default 1).
-    - ``connect_timeout``, ``timeout`` (each socket read/write), ``pool_timeout`` (waiting for a
-      free connection), ``idle_timeout``, ``max_lifetime``, ``retry_timeout``,
-      ``retry_timeout_max``: seconds (floats allowed), finite (``inf`` and ``nan`` raise
-      ``ClientError``: there is no "no timeout"; 0 means none for ``idle_timeout`` and
-      ``max_lifetime``).
-    - ``failure_limit``: consecutive failures that mark a server dead (default 2).
-    - ``nodelay`` (default True), ``test_on_check_out`` (default False),
-      ``sanitize_keys``, ``max_value_size`` (default 1 MiB, at most 1 GiB: memcached's
-      largest item), ``max_decompressed_size``,
-      ``username``/``password`` (SASL PLAIN, binary protocol).
+    Python names kept from the clients mcpool stands in for: ``binary=True`` (protocol
+    binary, as pylibmc), ``prefix`` (``key_prefix``), ``pool_size`` (``max_size``),
+    ``timeout`` (``io_timeout``), ``username``/``password`` (SASL PLAIN), and
+    ``min_compress_len`` (compress values of at least this many bytes; 0 never compresses; it
+    sets ``compression`` and ``compression_threshold``).
 
-    A bad option raises at construction, naming it: ``ClientTypeError`` for a wrong type
-    (``bool`` is not an int here), ``ClientError`` out of range (README.md lists the ranges).
+    ``value_format`` (a core option): how values are laid out in memcached (flags, integer
+    and text forms, compression): ``"mcpool"`` (the core's default; the cross-language layout
+    every mcpool binding reads), or a legacy client's to share a cache with it:
+    ``"pylibmc"``, ``"python-memcached"``, ``"pymemcache"``, ``"cache-memcached-fast"``,
+    ``"cache-memcached"``, ``"whalin"``, ``"spymemcached"``, ``"libmemcached"`` (bytes
+    only); ``preset=`` sets it with the rest of that client's defaults. ``bytes`` read back
+    as ``bytes``, ``str`` as ``str``, ``int`` (signed 64-bit) as ``int``, ``bool`` as
+    ``bool`` (as an int where the format has no bool); a value of a kind Python cannot read
+    (a Perl or Java object, a pickle with ``pickle`` off, flags that mean nothing in the
+    format, a compressed value that does not inflate) raises ``ServerError`` naming the key,
+    never returns bytes.
 
-    Errors: ``ClientError`` (also ``ValueError``) for bad input, ``ClientTypeError`` (also
-    ``TypeError``) for a key or value of a wrong type, ``ConnectionError``, ``TimeoutError``
-    (a ``ConnectionError``), ``ServerError``; all are ``mcpool.Error``. Misses are not errors.
+    Binding options: ``pickle`` (store other objects with pickle and unpickle flag-1 values;
+    off by default: unpickling what another process wrote executes its code),
+    ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``), ``on_event`` (called as
+    ``on_event(kind, server, failures, retry_in_seconds)`` with kind ``"server_down"`` or
+    ``"server_up"``, on the thread whose call changed the server's state; keep it short; what
+    it raises is reported, never propagated).
+
+    Errors (by the core's status class, docs/errors.md): ``ClientError`` (also
+    ``ValueError``) for bad input or a request the server refused, ``ClientTypeError`` (also
+    ``TypeError``) for a key or value of a wrong type, ``ConfigurationError`` (a
+    ``ClientError``) for a bad option, ``ConnectionError``, ``TimeoutError`` (a
+    ``ConnectionError``), ``ServerError``; all are ``mcpool.Error`` with ``status``,
+    ``status_name`` and ``status_class``. Misses are not errors.
     """
 
-    def __init__(self, servers, *, distribution=None, weights=None, failover=None,
-                 protocol=None, binary=False, key_prefix=None, prefix=None,
-                 min_compress_len=0, compression_ratio=None, pickle=False,
-                 pickle_protocol=None, pool_size=None, min_idle=None, connect_timeout=None,
-                 timeout=None, pool_timeout=None, idle_timeout=None, max_lifetime=None,
-                 retry_timeout=None, retry_timeout_max=None, failure_limit=None,
-                 nodelay=None, test_on_check_out=None, sanitize_keys=None,
-                 max_value_size=None, max_decompressed_size=None, username=None,
-                 password=None, value_format="mcpool"):
+    def __init__(self, servers, *, weights=None, binary=False, pickle=False,
+                 pickle_protocol=None, on_event=None, min_compress_len=None, **options):
         if isinstance(servers, (str, bytes)):
             servers = [servers]
         try:
@@ -188,41 +165,40 @@ class Client(_Client):
                 raise ClientError("weights must have one entry per server")
         norm = [_server(s, weights[i] if weights is not None else 1)
                 for i, s in enumerate(servers)]
-        norm = [(a, _int("a server weight", w, 1, 2 ** 32 - 1, "2**32-1")) for a, w in norm]
-        if binary and protocol not in (None, "binary"):
-            raise ClientError("binary=True conflicts with protocol=%r" % protocol)
-        if key_prefix is not None and prefix is not None:
-            raise ClientError("give key_prefix or prefix, not both")
-        super().__init__(
-            norm,
-            distribution=distribution,
-            failover=failover,
-            protocol="binary" if binary else protocol,
-            key_prefix=key_prefix if key_prefix is not None else prefix,
-            min_idle=min_idle,
-            max_size=_int("pool_size", pool_size, 1, 2 ** 32 - 1, "2**32-1"),
-            idle_timeout_ms=_ms("idle_timeout", idle_timeout, zero="never closed for idling"),
-            max_lifetime_ms=_ms("max_lifetime", max_lifetime, zero="no limit"),
-            connect_timeout_ms=_ms("connect_timeout", connect_timeout),
-            io_timeout_ms=_ms("timeout", timeout),
-            pool_timeout_ms=_ms("pool_timeout", pool_timeout),
-            nodelay=nodelay,
-            test_on_check_out=test_on_check_out,
-            failure_limit=failure_limit,
-            retry_timeout_ms=_ms("retry_timeout", retry_timeout, zero="retry at once"),
-            retry_timeout_max_ms=_ms("retry_timeout_max", retry_timeout_max,
-                                     zero="retry at once"),
-            min_compress_len=min_compress_len,
-            compression_ratio=compression_ratio,
-            max_decompressed_size=max_decompressed_size,
-            sanitize_keys=sanitize_keys,
-            max_value_size=max_value_size,
-            username=username,
-            password=password,
-            pickle=bool(pickle),
-            pickle_protocol=_pickle_protocol(pickle_protocol),
-            value_format=value_format,
-        )
+        for a, w in norm:
+            if isinstance(w, bool) or not isinstance(w, int):
+                raise ClientTypeError("a server weight is an int, not %r" % (w,))
+            if not 1 <= w <= 2 ** 32 - 1:
+                raise ClientError("a server weight is an int in 1..2**32-1, not %r" % (w,))
+        opts = {}
+        for name, value in options.items():
+            core = _ALIASES.get(name, name)
+            if core in opts:
+                raise ClientError("option %s given twice (as %s)" % (core, name))
+            if value is not None:
+                opts[core] = value
+        if binary:
+            if opts.get("protocol", "binary") != "binary":
+                raise ClientError("binary=True conflicts with protocol=%r" % opts["protocol"])
+            opts["protocol"] = "binary"
+        if min_compress_len is not None:
+            if isinstance(min_compress_len, bool) or not isinstance(min_compress_len, int):
+                raise ClientTypeError("min_compress_len must be an int")
+            opts["compression"] = min_compress_len != 0
+            if min_compress_len != 0:  # a negative one: the core refuses it, naming it
+                opts["compression_threshold"] = min_compress_len
+        if pickle_protocol is not None:  # refused now rather than at the first store
+            import pickle as _pickle
+            if isinstance(pickle_protocol, bool) or not isinstance(pickle_protocol, int):
+                raise ClientTypeError("pickle_protocol must be an int, not %r"
+                                      % (pickle_protocol,))
+            if not -1 <= pickle_protocol <= _pickle.HIGHEST_PROTOCOL:
+                raise ClientError("pickle_protocol must be in -1..%d (-1: the highest), got %d"
+                                  % (_pickle.HIGHEST_PROTOCOL, pickle_protocol))
+        # the preset first: it sets defaults that the other options then override
+        pairs = sorted(((n, _text(n, v)) for n, v in opts.items()), key=lambda p: p[0] != "preset")
+        super().__init__(norm, pairs, pickle=bool(pickle), pickle_protocol=pickle_protocol,
+                         on_event=on_event)
 
     def stats(self, group=None):
         """Statistics of every server: ``{"host:port": {name: value}}`` (values are str).
@@ -254,4 +230,7 @@ class Client(_Client):
         """Accepted for python-memcached compatibility; connections are the pool's."""
 
     def __repr__(self):
-        return "<mcpool.Client %s>" % ", ".join(self.servers)
+        try:
+            return "<mcpool.Client %s>" % ", ".join(self.servers)
+        except Error:
+            return "<mcpool.Client (not initialised)>"

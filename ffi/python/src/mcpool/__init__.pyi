@@ -1,6 +1,7 @@
 """Type stubs for mcpool (the C extension's Client and the package's wrapper)."""
 import builtins
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+import datetime
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 Key = Union[str, bytes]
 Value = Any  # bytes, str, int, bool; any picklable object with pickle=True
@@ -13,14 +14,20 @@ __version__: str
 class Error(Exception):
     status: int
     status_name: str
+    status_class: str
 
 class ClientError(Error, ValueError): ...
 class ClientTypeError(ClientError, TypeError): ...
+class ConfigurationError(ClientError): ...
 class ConnectionError(Error, builtins.ConnectionError): ...
 class TimeoutError(ConnectionError, builtins.TimeoutError): ...
 class ServerError(Error): ...
 
 def library_version() -> str: ...
+def option_table() -> List[Tuple[str, str]]: ...
+def options() -> Dict[str, str]: ...
+
+OptionValue = Union[str, bytes, bool, int, float, "datetime.timedelta"]
 
 class _Client:
     @property
@@ -53,6 +60,11 @@ class _Client:
               expire: int = 0) -> bool: ...
     def flush_all(self, delay: int = 0, noreply: Optional[bool] = None) -> bool: ...
     def server_for(self, key: Key) -> str: ...
+    def get_lease(self, key: Key, vivify_ttl: int = 30,
+                  recache_below: int = 0) -> Tuple[str, Any, Optional[int]]: ...
+    def invalidate(self, key: Key, stale_ttl: int = 30) -> bool: ...
+    def metrics(self) -> Dict[str, Dict[str, int]]: ...
+    def server_states(self) -> Dict[str, Dict[str, Union[bool, int, float]]]: ...
     def __getitem__(self, key: Key) -> Any: ...
     def __setitem__(self, key: Key, value: Value) -> None: ...
     def __delitem__(self, key: Key) -> None: ...
@@ -63,35 +75,13 @@ class Client(_Client):
         self,
         servers: Union[str, Sequence[ServerSpec]],
         *,
-        distribution: Optional[str] = None,
         weights: Optional[Sequence[int]] = None,
-        failover: Optional[str] = None,
-        protocol: Optional[str] = None,
         binary: bool = False,
-        key_prefix: Optional[Key] = None,
-        prefix: Optional[Key] = None,
-        min_compress_len: int = 0,
-        compression_ratio: Optional[float] = None,
         pickle: bool = False,
         pickle_protocol: Optional[int] = None,
-        pool_size: Optional[int] = None,
-        min_idle: Optional[int] = None,
-        connect_timeout: Optional[float] = None,
-        timeout: Optional[float] = None,
-        pool_timeout: Optional[float] = None,
-        idle_timeout: Optional[float] = None,
-        max_lifetime: Optional[float] = None,
-        retry_timeout: Optional[float] = None,
-        retry_timeout_max: Optional[float] = None,
-        failure_limit: Optional[int] = None,
-        nodelay: Optional[bool] = None,
-        test_on_check_out: Optional[bool] = None,
-        sanitize_keys: Optional[bool] = None,
-        max_value_size: Optional[int] = None,
-        max_decompressed_size: Optional[int] = None,
-        username: Optional[str] = None,
-        password: Optional[str] = None,
-        value_format: str = "mcpool",
+        on_event: Optional[Callable[[str, str, int, float], Any]] = None,
+        min_compress_len: Optional[int] = None,
+        **options: OptionValue,
     ) -> None: ...
     def stats(self, group: Optional[str] = None) -> Dict[str, Union[Dict[str, str], Error]]: ...
     def get_stats(self, stat_args: Optional[str] = None) -> List[Tuple[str, Dict[str, str]]]: ...

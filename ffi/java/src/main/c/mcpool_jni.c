@@ -38,9 +38,11 @@
 #define MULTI_SMALL 4096
 #define ARENA_STACK 8192
 
-static jclass cls_client_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
-static jclass cls_byte_array, cls_oom;
-static jmethodID ctor_client_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
+static jclass cls_client_exc, cls_config_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
+static jclass cls_byte_array, cls_oom, cls_native;
+static jmethodID mid_dispatch_event;
+static JavaVM *the_vm;
+static jmethodID ctor_client_exc, ctor_config_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
     ctor_mcpool_exc;
 
 static jclass global_class(JNIEnv *env, const char *name) {
@@ -55,12 +57,14 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     (void)reserved;
     JNIEnv *env;
     if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+    the_vm = vm;
     struct {
         jclass *cls;
         jmethodID *ctor;
         const char *name;
     } table[] = {
         {&cls_client_exc, &ctor_client_exc, "io/mcpool/ClientException"},
+        {&cls_config_exc, &ctor_config_exc, "io/mcpool/ConfigurationException"},
         {&cls_connection_exc, &ctor_connection_exc, "io/mcpool/ConnectionException"},
         {&cls_timeout_exc, &ctor_timeout_exc, "io/mcpool/TimeoutException"},
         {&cls_server_exc, &ctor_server_exc, "io/mcpool/ServerException"},
@@ -76,23 +80,40 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     cls_byte_array = global_class(env, "[B");
     cls_oom = global_class(env, "java/lang/OutOfMemoryError");
     if (cls_byte_array == NULL || cls_oom == NULL) return JNI_ERR;
+    cls_native = global_class(env, "io/mcpool/Native");
+    if (cls_native == NULL) return JNI_ERR;
+    mid_dispatch_event = (*env)->GetStaticMethodID(env, cls_native, "dispatchEvent", "(Ljava/lang/Object;I[BIJ)V");
+    if (mid_dispatch_event == NULL) return JNI_ERR;
     return JNI_VERSION_1_8;
 }
 
-/* Throws the exception for an error status, with this thread's last error message. */
+/* Throws the exception for an error status, with this thread's last error message. The
+ * class comes from the core's classifier (mcpool_status_class, docs/errors.md), the one map:
+ * client error -> ClientException, configuration -> ConfigurationException (a
+ * ClientException), server error (error replies, broken
+ * replies, values that do not inflate) -> ServerException, timeout -> TimeoutException,
+ * connection -> ConnectionException, anything else -> McpoolException. */
 static void throw_status(JNIEnv *env, mcpool_status st) {
     if ((*env)->ExceptionCheck(env)) return;
     jclass cls;
     jmethodID ctor;
-    if (st >= 100 && st < 200) {
+    switch (mcpool_status_class(st)) {
+    case MCPOOL_CLASS_CLIENT_ERROR:
         cls = cls_client_exc; ctor = ctor_client_exc;
-    } else if (st == MCPOOL_POOL_TIMEOUT || st == MCPOOL_CONNECT_TIMEOUT || st == MCPOOL_IO_TIMEOUT) {
-        cls = cls_timeout_exc; ctor = ctor_timeout_exc;
-    } else if (st == MCPOOL_SERVER_DEAD || st == MCPOOL_IO || st == MCPOOL_AUTH) {
-        cls = cls_connection_exc; ctor = ctor_connection_exc;
-    } else if (st >= 200 && st < 300) {
+        break;
+    case MCPOOL_CLASS_CONFIGURATION:
+        cls = cls_config_exc; ctor = ctor_config_exc;
+        break;
+    case MCPOOL_CLASS_SERVER_ERROR:
         cls = cls_server_exc; ctor = ctor_server_exc;
-    } else {
+        break;
+    case MCPOOL_CLASS_TIMEOUT:
+        cls = cls_timeout_exc; ctor = ctor_timeout_exc;
+        break;
+    case MCPOOL_CLASS_CONNECTION:
+        cls = cls_connection_exc; ctor = ctor_connection_exc;
+        break;
+    default:
         cls = cls_mcpool_exc; ctor = ctor_mcpool_exc;
     }
     jstring name = (*env)->NewStringUTF(env, mcpool_status_name((uint32_t)st));
@@ -120,9 +141,24 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
     (*env)->DeleteLocalRef(env, jmsg);
 }
 
-/* Answers (0..99) go back to Java; errors are thrown (the returned value is then ignored). */
+/* Whether an error status is the server's or the network's (timeout, connection, an error
+ * reply, a reply that broke the protocol): what MemCachedClient turns into null/false/-1 as
+ * Whalin did. The caller's own errors (bad key, bad argument, configuration) are not. */
+static int server_side(mcpool_status st) {
+    mcpool_class c = mcpool_status_class(st);
+    return c == MCPOOL_CLASS_SERVER_ERROR || c == MCPOOL_CLASS_TIMEOUT || c == MCPOOL_CLASS_CONNECTION;
+}
+
+/* Whether a status is an answer (ok, a miss, not stored, exists) rather than an error. */
+static int is_answer(mcpool_status st) {
+    mcpool_class c = mcpool_status_class(st);
+    return c == MCPOOL_CLASS_OK || c == MCPOOL_CLASS_MISS || c == MCPOOL_CLASS_NOT_STORED;
+}
+
+/* Answers go back to Java as their status; errors are thrown (the returned value is then
+ * ignored). */
 static jint answer(JNIEnv *env, mcpool_status st) {
-    if (st >= 100) throw_status(env, st);
+    if (!is_answer(st)) throw_status(env, st);
     return (jint)st;
 }
 
@@ -249,80 +285,35 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_configAddServer(JNIEnv *env, jclass
     answer(env, st);
 }
 
-/* Named options (value: UTF-8 bytes): 0 distribution, 1 failover, 2 compression format,
- * 3 protocol, 4 value format. */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetName(JNIEnv *env, jclass cls, jlong cfg,
-                                                           jint which, jbyteArray value) {
+/* One option of the core's table by name (mcpool_config_set): name and value are UTF-8
+ * text; the core parses the value and names the option in its error. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_configSet(JNIEnv *env, jclass cls, jlong cfg,
+                                                       jbyteArray name, jbyteArray value) {
     (void)cls;
-    uint8_t stack[KEY_STACK];
-    bytes_t b;
-    if (!bytes_get(env, value, stack, sizeof stack, &b)) return;
-    const char *v = (const char *)b.ptr;
-    size_t len = b.len;
-    mcpool_status st;
-    switch (which) {
-    case 0: st = mcpool_config_set_distribution(CONFIG(cfg), v, len); break;
-    case 1: st = mcpool_config_set_failover(CONFIG(cfg), v, len); break;
-    case 2: st = mcpool_config_set_compression_format(CONFIG(cfg), v, len); break;
-    case 3: st = mcpool_config_set_protocol(CONFIG(cfg), v, len); break;
-    case 4: st = mcpool_config_set_value_format(CONFIG(cfg), v, len); break;
-    default: st = MCPOOL_INVALID_ARGUMENT;
-    }
-    bytes_release(&b);
-    answer(env, st);
-}
-
-/* Numeric and boolean options, numbered as in Native.java (OPT_*). */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetNumber(JNIEnv *env, jclass cls, jlong cfg,
-                                                             jint which, jlong v) {
-    (void)cls;
-    mcpool_config *c = CONFIG(cfg);
-    mcpool_status st;
-    if (v < 0) {
-        st = mcpool_config_set_min_idle(NULL, 0); /* sets the last error: invalid argument */
-        answer(env, st);
+    uint8_t nstack[KEY_STACK], vstack[KEY_STACK];
+    bytes_t n, v;
+    if (!bytes_get(env, name, nstack, sizeof nstack, &n)) return;
+    if (!bytes_get(env, value, vstack, sizeof vstack, &v)) {
+        bytes_release(&n);
         return;
     }
-    uint64_t u = (uint64_t)v;
-    uint32_t u32 = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
-    switch (which) {
-    case 0: st = mcpool_config_set_min_idle(c, u32); break;
-    case 1: st = mcpool_config_set_max_size(c, u32); break;
-    case 2: st = mcpool_config_set_idle_timeout_ms(c, u); break;
-    case 3: st = mcpool_config_set_max_lifetime_ms(c, u); break;
-    case 4: st = mcpool_config_set_connect_timeout_ms(c, u); break;
-    case 5: st = mcpool_config_set_io_timeout_ms(c, u); break;
-    case 6: st = mcpool_config_set_pool_timeout_ms(c, u); break;
-    case 7: st = mcpool_config_set_nodelay(c, u != 0); break;
-    case 8: st = mcpool_config_set_test_on_check_out(c, u != 0); break;
-    case 9: st = mcpool_config_set_failure_limit(c, u32); break;
-    case 10: st = mcpool_config_set_retry_timeout_ms(c, u); break;
-    case 11: st = mcpool_config_set_retry_timeout_max_ms(c, u); break;
-    case 12: st = mcpool_config_set_compression(c, u != 0); break;
-    case 13: st = mcpool_config_set_compression_threshold(c, (size_t)u); break;
-    case 14: st = mcpool_config_set_sanitize_keys(c, u != 0); break;
-    case 15: st = mcpool_config_set_max_value_size(c, (size_t)u); break;
-    case 16: st = mcpool_config_set_max_decompressed_size(c, (size_t)u); break;
-    case 17: st = mcpool_config_set_serialized(c, MCPOOL_KIND_JAVA_SERIALIZED, u != 0); break;
-    default: st = mcpool_config_set_min_idle(NULL, 0);
-    }
+    mcpool_status st = mcpool_config_set(CONFIG(cfg), n.ptr, n.len, v.ptr, v.len);
+    bytes_release(&n);
+    bytes_release(&v);
     answer(env, st);
 }
 
-JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetRatio(JNIEnv *env, jclass cls, jlong cfg,
-                                                            jdouble ratio) {
+/* The core's option table: how many, and each one's name and doc line (static ASCII). */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_optionCount(JNIEnv *env, jclass cls) {
+    (void)env;
     (void)cls;
-    answer(env, mcpool_config_set_compression_ratio(CONFIG(cfg), ratio));
+    return (jint)mcpool_option_count();
 }
 
-JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetKeyPrefix(JNIEnv *env, jclass cls, jlong cfg,
-                                                                jbyteArray prefix) {
+JNIEXPORT jstring JNICALL Java_io_mcpool_Native_optionName(JNIEnv *env, jclass cls, jint i, jboolean doc) {
     (void)cls;
-    uint8_t stack[KEY_STACK];
-    bytes_t p;
-    if (!bytes_get(env, prefix, stack, sizeof stack, &p)) return;
-    answer(env, mcpool_config_set_key_prefix(CONFIG(cfg), p.ptr, p.len));
-    bytes_release(&p);
+    const char *t = i < 0 ? NULL : doc ? mcpool_option_doc((size_t)i) : mcpool_option_name((size_t)i);
+    return t == NULL ? NULL : (*env)->NewStringUTF(env, t);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -384,6 +375,129 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverFor(JNIEnv *env, jclass cls, 
         return -1;
     }
     return (jint)index;
+}
+
+/* Server number index's health: {alive 0/1, consecutive failures, ms until retried}. */
+JNIEXPORT jlongArray JNICALL Java_io_mcpool_Native_serverState(JNIEnv *env, jclass cls, jlong h,
+                                                               jint index) {
+    (void)cls;
+    bool alive = false;
+    uint32_t failures = 0;
+    uint64_t retry = 0;
+    mcpool_status st = mcpool_client_server_state(CLIENT(h), (size_t)index, &alive, &failures, &retry);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    jlongArray out = (*env)->NewLongArray(env, 3);
+    if (out != NULL) {
+        jlong v[3] = {alive ? 1 : 0, (jlong)failures, (jlong)retry};
+        (*env)->SetLongArrayRegion(env, out, 0, 3, v);
+    }
+    return out;
+}
+
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_metricCount(JNIEnv *env, jclass cls) {
+    (void)env;
+    (void)cls;
+    return (jint)mcpool_metric_count();
+}
+
+/* A metric's name (static ASCII), or null past the end. */
+JNIEXPORT jstring JNICALL Java_io_mcpool_Native_metricName(JNIEnv *env, jclass cls, jint metric) {
+    (void)cls;
+    const char *name = metric < 0 ? NULL : mcpool_metric_name((uint32_t)metric);
+    return name == NULL ? NULL : (*env)->NewStringUTF(env, name);
+}
+
+/* A snapshot of every server's metrics: servers * metrics values, server-major, in the
+ * configuration's order and mcpool_metric's numbering (metricCount of them per server). */
+JNIEXPORT jlongArray JNICALL Java_io_mcpool_Native_metrics(JNIEnv *env, jclass cls, jlong h) {
+    (void)cls;
+    mcpool_metrics *snap = NULL;
+    mcpool_status st = mcpool_client_metrics(CLIENT(h), &snap);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    size_t servers = mcpool_metrics_len(snap), count = mcpool_metric_count();
+    jlongArray out = NULL;
+    if (servers > 0 && count > (size_t)INT32_MAX / servers) {
+        throw_oom(env, "mcpool: metrics snapshot");
+    } else {
+        out = (*env)->NewLongArray(env, (jsize)(servers * count));
+        for (size_t i = 0; out != NULL && i < servers; i++) {
+            for (size_t m = 0; m < count; m++) {
+                uint64_t v = 0;
+                mcpool_metrics_get(snap, i, (uint32_t)m, &v);
+                jlong jv = (jlong)v;
+                (*env)->SetLongArrayRegion(env, out, (jsize)(i * count + m), 1, &jv);
+            }
+        }
+    }
+    mcpool_metrics_free(snap);
+    return out;
+}
+
+/* The event callback: hands the event to Native.dispatchEvent(listener, ...) on whatever
+ * thread the core runs it (attached as a daemon thread when it is not a Java thread). A Java
+ * exception never unwinds into the core: dispatchEvent catches everything, and anything left
+ * pending is cleared here. */
+static void event_callback(void *userdata, const mcpool_event *event) {
+    JNIEnv *env = NULL;
+    if (the_vm == NULL || userdata == NULL) return;
+    jint got = (*the_vm)->GetEnv(the_vm, (void **)&env, JNI_VERSION_1_8);
+    if (got == JNI_EDETACHED) {
+        if ((*the_vm)->AttachCurrentThreadAsDaemon(the_vm, (void **)&env, NULL) != JNI_OK) return;
+    } else if (got != JNI_OK) {
+        return;
+    }
+    /* An exception already pending (the event fired inside a call that failed on the Java
+     * side) must survive the callback: JNI forbids most calls while one is pending. */
+    jthrowable pending = (*env)->ExceptionOccurred(env);
+    if (pending != NULL) (*env)->ExceptionClear(env);
+    if ((*env)->PushLocalFrame(env, 8) == 0) {
+        size_t len = 0;
+        const char *server = mcpool_event_server(event, &len);
+        jbyteArray label = new_bytes(env, server, len);
+        if (label != NULL)
+            (*env)->CallStaticVoidMethod(env, cls_native, mid_dispatch_event, (jobject)userdata,
+                                         (jint)mcpool_event_kind(event), label,
+                                         (jint)mcpool_event_failures(event),
+                                         (jlong)mcpool_event_retry_in_ms(event));
+        if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+        (*env)->PopLocalFrame(env, NULL);
+    }
+    if (pending != NULL) {
+        (*env)->Throw(env, pending);
+        (*env)->DeleteLocalRef(env, pending);
+    }
+}
+
+/* Makes listener (a ServerEventListener) the configuration's event callback: returns the
+ * global reference the callback uses, which the caller releases (releaseRef) once every
+ * client built from the configuration is freed. */
+JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configSetEventListener(JNIEnv *env, jclass cls,
+                                                                      jlong cfg, jobject listener) {
+    (void)cls;
+    if (listener == NULL) return 0;
+    jobject ref = (*env)->NewGlobalRef(env, listener);
+    if (ref == NULL) {
+        throw_oom(env, "mcpool: event listener");
+        return 0;
+    }
+    mcpool_status st = mcpool_config_set_event_callback(CONFIG(cfg), event_callback, ref);
+    if (st != MCPOOL_OK) {
+        (*env)->DeleteGlobalRef(env, ref);
+        throw_status(env, st);
+        return 0;
+    }
+    return (jlong)(intptr_t)ref;
+}
+
+JNIEXPORT void JNICALL Java_io_mcpool_Native_releaseRef(JNIEnv *env, jclass cls, jlong ref) {
+    (void)cls;
+    if (ref != 0) (*env)->DeleteGlobalRef(env, (jobject)(intptr_t)ref);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -466,6 +580,143 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, 
     bytes_release(&k);
     bytes_release(&v);
     return answer(env, st);
+}
+
+/* A batch of sets: keys and values packed one after another (lengths in klens, vlens), each
+ * item's kind (mcpool_kind) and expiration time; one pipelined round trip per server through
+ * mcpool_client_set_multi_ttl (each item its own TTL). An item whose kind the format stores
+ * in another form than its ABI body (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED) is
+ * stored alone with mcpool_client_store_kind. Writes every item's status to out (answers and
+ * errors alike: Java decides), returns nothing; a call that failed as a whole throws. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, jlong h,
+                                                      jbyteArray keys, jintArray klens,
+                                                      jbyteArray vals, jintArray vlens,
+                                                      jintArray kinds, jintArray ttls,
+                                                      jintArray out) {
+    (void)cls;
+    if (keys == NULL || klens == NULL || vals == NULL || vlens == NULL || kinds == NULL ||
+        ttls == NULL || out == NULL) {
+        answer(env, mcpool_client_set_multi_ttl(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+        return;
+    }
+    jsize n = (*env)->GetArrayLength(env, klens);
+    if (n == 0) return;
+    size_t un = (size_t)n;
+    jsize kb = (*env)->GetArrayLength(env, keys), vb = (*env)->GetArrayLength(env, vals);
+    /* per item: key/value pointers and lengths, flags, ttl, status, the Java ints, the index */
+    size_t per = 2 * sizeof(uint8_t *) + 2 * sizeof(size_t) + 2 * sizeof(uint32_t) +
+                 sizeof(mcpool_status) + 5 * sizeof(jint) + sizeof(size_t);
+    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1), *vblob = malloc(vb > 0 ? (size_t)vb : 1);
+    uint8_t *block = malloc(un * per);
+    if (kblob == NULL || vblob == NULL || block == NULL) {
+        throw_oom(env, "mcpool: set-multi buffers");
+        goto out;
+    }
+    const uint8_t **kp = (const uint8_t **)block;
+    const uint8_t **vp = kp + un;
+    size_t *kl = (size_t *)(vp + un), *vl = kl + un, *idx = vl + un;
+    uint32_t *fl = (uint32_t *)(idx + un), *tt = fl + un;
+    mcpool_status *st = (mcpool_status *)(tt + un);
+    jint *jkl = (jint *)(st + un), *jvl = jkl + un, *jkind = jvl + un, *jttl = jkind + un, *jout = jttl + un;
+    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
+    if (vb > 0) (*env)->GetByteArrayRegion(env, vals, 0, vb, (jbyte *)vblob);
+    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
+    (*env)->GetIntArrayRegion(env, vlens, 0, n, jvl);
+    (*env)->GetIntArrayRegion(env, kinds, 0, n, jkind);
+    (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
+    if ((*env)->ExceptionCheck(env)) goto out;
+    size_t ko = 0, vo = 0, batch = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jkl[i] < 0 || jvl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb || vo + (size_t)jvl[i] > (size_t)vb) {
+            answer(env, mcpool_client_set_multi_ttl(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+            goto out;
+        }
+        const uint8_t *k = kblob + ko, *v = vblob + vo;
+        ko += (size_t)jkl[i];
+        vo += (size_t)jvl[i];
+        uint32_t flags = 0;
+        mcpool_status fs = mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)jkind[i], &flags);
+        if (fs == MCPOOL_UNSUPPORTED) {
+            /* stored alone, in the format's own form for its kind */
+            jout[i] = (jint)mcpool_client_store_kind(CLIENT(h), MCPOOL_STORE_SET, k, (size_t)jkl[i],
+                                                     (mcpool_kind)jkind[i], v, (size_t)jvl[i],
+                                                     (uint32_t)jttl[i], 0);
+            continue;
+        }
+        if (fs != MCPOOL_OK) {
+            jout[i] = (jint)fs;
+            continue;
+        }
+        kp[batch] = k;
+        kl[batch] = (size_t)jkl[i];
+        vp[batch] = v;
+        vl[batch] = (size_t)jvl[i];
+        fl[batch] = flags;
+        tt[batch] = (uint32_t)jttl[i];
+        st[batch] = MCPOOL_UNKNOWN_ERROR;
+        idx[batch] = i;
+        batch++;
+    }
+    if (batch > 0) {
+        mcpool_status rc = mcpool_client_set_multi_ttl(CLIENT(h), kp, kl, vp, vl, fl, tt, batch, NULL, st);
+        for (size_t b = 0; b < batch; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
+    }
+    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+out:
+    free(kblob);
+    free(vblob);
+    free(block);
+}
+
+/* Deletes the packed keys in one pipelined round trip per server; every key's status to out. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_deleteMulti(JNIEnv *env, jclass cls, jlong h,
+                                                         jbyteArray keys, jintArray klens,
+                                                         jintArray out) {
+    (void)cls;
+    if (keys == NULL || klens == NULL || out == NULL) {
+        answer(env, mcpool_client_delete_multi(NULL, NULL, NULL, 0, NULL));
+        return;
+    }
+    jsize n = (*env)->GetArrayLength(env, klens);
+    if (n == 0) return;
+    size_t un = (size_t)n;
+    jsize kb = (*env)->GetArrayLength(env, keys);
+    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1);
+    uint8_t *block = malloc(un * (sizeof(uint8_t *) + sizeof(size_t) + sizeof(mcpool_status) + 2 * sizeof(jint)));
+    if (kblob == NULL || block == NULL) {
+        throw_oom(env, "mcpool: delete-multi buffers");
+        goto out;
+    }
+    const uint8_t **kp = (const uint8_t **)block;
+    size_t *kl = (size_t *)(kp + un);
+    mcpool_status *st = (mcpool_status *)(kl + un);
+    jint *jkl = (jint *)(st + un), *jout = jkl + un;
+    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
+    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
+    if ((*env)->ExceptionCheck(env)) goto out;
+    size_t ko = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
+            answer(env, mcpool_client_delete_multi(NULL, NULL, NULL, 0, NULL));
+            goto out;
+        }
+        kp[i] = kblob + ko;
+        kl[i] = (size_t)jkl[i];
+        ko += (size_t)jkl[i];
+        st[i] = MCPOOL_UNKNOWN_ERROR;
+    }
+    mcpool_status rc = mcpool_client_delete_multi(CLIENT(h), kp, kl, un, st);
+    for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+out:
+    free(kblob);
+    free(block);
+}
+
+/* Throws the exception of an error status (for Java, after a batch: the first failure's). */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_throwStatus(JNIEnv *env, jclass cls, jint st) {
+    (void)cls;
+    if (!is_answer((mcpool_status)st)) throw_status(env, (mcpool_status)st);
 }
 
 /* The kind of a value read with these flags (delivered flags always have one), or -1. */
@@ -557,6 +808,54 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_arith(JNIEnv *env, jclass cls, jlon
         jlong v = (jlong)value;
         (*env)->SetLongArrayRegion(env, out, 0, 1, &v);
     }
+    return answer(env, st);
+}
+
+/* A lease read (meta protocol): the item's bytes or null (none); meta[0] = the value's kind
+ * (mcpool_kind, from its flags), meta[1] = CAS, meta[2] = the mcpool_lease answer. */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getLease(JNIEnv *env, jclass cls, jlong h,
+                                                            jbyteArray key, jint vivify_ttl,
+                                                            jint recache_below, jlongArray meta) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return NULL;
+    mcpool_lease lease = MCPOOL_LEASE_WAIT;
+    mcpool_item *item = NULL;
+    mcpool_status st = mcpool_client_get_lease(CLIENT(h), k.ptr, k.len, (uint32_t)vivify_ttl,
+                                               (uint32_t)recache_below, &lease, &item);
+    bytes_release(&k);
+    if (st != MCPOOL_OK) {
+        answer(env, st);
+        return NULL;
+    }
+    jbyteArray out = NULL;
+    jlong m[3] = {0, 0, (jlong)lease};
+    if (item != NULL) {
+        size_t len = mcpool_item_len(item);
+        if (len > (size_t)INT32_MAX) {
+            throw_oom(env, "mcpool: value larger than a Java array");
+        } else {
+            out = (*env)->NewByteArray(env, (jsize)len);
+            if (out != NULL && len > 0)
+                (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)mcpool_item_data(item));
+        }
+        m[0] = kind_of(h, mcpool_item_flags(item));
+        m[1] = (jlong)mcpool_item_cas(item);
+        mcpool_item_free(item);
+    }
+    if (!(*env)->ExceptionCheck(env) && meta != NULL) (*env)->SetLongArrayRegion(env, meta, 0, 3, m);
+    return out;
+}
+
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_invalidate(JNIEnv *env, jclass cls, jlong h,
+                                                        jbyteArray key, jint stale_ttl) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    mcpool_status st = mcpool_client_invalidate(CLIENT(h), k.ptr, k.len, (uint32_t)stale_ttl);
+    bytes_release(&k);
     return answer(env, st);
 }
 
@@ -660,13 +959,18 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
     return m->arena + m->off[index];
 }
 
+/* A key a lenient multi-get (MemCachedClient's) left out because its server failed. */
+#define MULTI_LEFT_OUT (-3)
+
 /* keys: every key's bytes one after another; lens: each key's length. Hits: vals[i] (values
  * above MULTI_SMALL bytes) or the returned packed array at spans[i] (length spans[n + i]);
  * kinds[i] (the value's mcpool_kind, from its flags), cas[i]. Throws for the first key that
- * failed (after the others were read). */
+ * failed (after the others were read); lenient: a key whose server failed (server_side) is
+ * left out instead, spans[i] = MULTI_LEFT_OUT, and only the other failures throw. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray keys, jintArray lens,
-                                                            jboolean with_cas, jobjectArray vals,
+                                                            jboolean with_cas, jboolean lenient,
+                                                            jobjectArray vals,
                                                             jintArray flags, jlongArray cas,
                                                             jintArray spans) {
     (void)cls;
@@ -743,7 +1047,10 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         } else {
             if (m.off[i] == -2) (*env)->SetObjectArrayElement(env, vals, (jsize)i, NULL);
             m.off[i] = -1; /* not delivered (or broken after allocation): not a hit */
-            if (statuses[i] >= 100 && failed == MCPOOL_OK) failed = statuses[i];
+            if (!is_answer(statuses[i]) && lenient && server_side(statuses[i]))
+                m.off[i] = MULTI_LEFT_OUT; /* lenient: left out, Java counts it */
+            else if (!is_answer(statuses[i]) && failed == MCPOOL_OK)
+                failed = statuses[i];
         }
     }
     if (failed != MCPOOL_OK) {
@@ -759,7 +1066,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
      * values not in the arena (misses, and large values already in vals[i]). */
     for (size_t i = 0; i < un; i++) {
         if (m.off[i] < 0) {
-            m.off[i] = -1;
+            if (m.off[i] != MULTI_LEFT_OUT) m.off[i] = -1;
             m.len[i] = 0;
         }
     }

@@ -1,7 +1,6 @@
 package io.mcpool;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,84 +8,82 @@ import java.util.Map;
 /**
  * A client configuration kept on the Java side (plain values, copyable) and turned into an
  * {@code mcpool_config} only for the moment a client is built, so no native configuration
- * outlives a call.
+ * outlives a call. Options are the core's, by name and in the core's text forms
+ * ({@code "250ms"}, {@code "true"}, {@code "whalin-native"}): the core's option table parses
+ * and checks them, and its error names the option, the value and the accepted form.
  */
-final class Config implements Cloneable {
+final class Config {
     final List<String> servers = new ArrayList<>();
     final List<Integer> weights = new ArrayList<>();
-    final Map<Integer, String> names = new LinkedHashMap<>();
-    final Map<Integer, Long> numbers = new LinkedHashMap<>();
-    Double ratio;
-    byte[] keyPrefix;
+    /** The preset, applied before every other option (null: none). */
+    String preset;
+    /** The core's options by name, in the order they were first set. */
+    final Map<String, String> options = new LinkedHashMap<>();
+    ServerEventListener listener;
 
     Config copy() {
         Config c = new Config();
         c.servers.addAll(servers);
         c.weights.addAll(weights);
-        c.names.putAll(names);
-        c.numbers.putAll(numbers);
-        c.ratio = ratio;
-        c.keyPrefix = keyPrefix == null ? null : Arrays.copyOf(keyPrefix, keyPrefix.length);
+        c.preset = preset;
+        c.options.putAll(options);
+        c.listener = listener;
         return c;
     }
 
-    /** What each OPT_* number is called in {@link Mcpool.Builder}, for messages. */
-    static String optionName(int which) {
-        String[] names = {"minIdle", "maxConnections", "idleTimeoutMillis", "maxLifetimeMillis",
-            "connectTimeoutMillis", "ioTimeoutMillis", "poolTimeoutMillis", "noDelay", "testOnCheckOut",
-            "failureLimit", "retryTimeoutMillis", "retryTimeoutMaxMillis", "compression",
-            "compressionThreshold", "sanitizeKeys", "maxValueSize", "maxDecompressedSize",
-            "javaSerialization"};
-        return which >= 0 && which < names.length ? names[which] : "option " + which;
-    }
-
-    static String nameOption(int which) {
-        String[] names = {"distribution", "failover", "compressionFormat", "protocol", "valueFormat"};
-        return which >= 0 && which < names.length ? names[which] : "option " + which;
-    }
-
-    private static ClientException invalid(String message) {
-        return ClientException.invalidArgument(message);
+    /** Sets a core option (a null value is a {@link ClientException} naming it). */
+    Config set(String name, String value) {
+        Mcpool.notNull(name, "option name");
+        Mcpool.notNull(value, "option " + name);
+        Utf8.text(name, "option name"); // text with no UTF-8 form is refused here, not at build
+        Utf8.text(value, "option " + name);
+        options.put(name, value);
+        return this;
     }
 
     /**
      * Refuses what the native side would misread, before any native call: a negative weight
-     * (it would become 2^32 - 1 as the C ABI's unsigned weight), a negative number (C's
-     * unsigned sizes and milliseconds), a null or unencodable string. Text is passed to the C
-     * side as strict UTF-8 bytes ({@link Utf8}), never as JNI's modified UTF-8.
+     * (it would become 2^32 - 1 as the C ABI's unsigned weight), a null or unencodable string.
+     * Text is passed to the C side as strict UTF-8 bytes ({@link Utf8}), never as JNI's
+     * modified UTF-8.
+     *
+     * @return the client handle and the global reference to the event listener (0 without
+     *     one), which must outlive the client ({@link NativeClient} releases both)
      */
-    long buildClient() {
+    long[] buildClient() {
         byte[][] addrs = new byte[servers.size()][];
         for (int i = 0; i < servers.size(); i++) {
             int w = weights.get(i);
             if (w < 0) {
-                throw invalid("server " + servers.get(i) + ": weight " + w + " is negative (weights start at 1)");
+                throw ClientException.invalidArgument("server " + servers.get(i) + ": weight " + w
+                    + " is negative (weights start at 1)");
             }
             addrs[i] = Utf8.text(servers.get(i), "server address");
         }
-        Map<Integer, byte[]> texts = new LinkedHashMap<>();
-        for (Map.Entry<Integer, String> e : names.entrySet()) {
-            texts.put(e.getKey(), Utf8.text(e.getValue(), nameOption(e.getKey())));
+        List<byte[]> names = new ArrayList<>(), values = new ArrayList<>();
+        if (preset != null) {
+            names.add(Utf8.text("preset", "option name"));
+            values.add(Utf8.text(preset, "option preset"));
         }
-        for (Map.Entry<Integer, Long> e : numbers.entrySet()) {
-            if (e.getValue() < 0) {
-                throw invalid(optionName(e.getKey()) + " " + e.getValue() + " is negative");
-            }
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            names.add(Utf8.text(e.getKey(), "option name"));
+            values.add(Utf8.text(e.getValue(), "option " + e.getKey()));
         }
         long cfg = Native.configNew();
         try {
             for (int i = 0; i < addrs.length; i++) {
                 Native.configAddServer(cfg, addrs[i], weights.get(i));
             }
-            for (Map.Entry<Integer, byte[]> e : texts.entrySet()) {
-                Native.configSetName(cfg, e.getKey(), e.getValue());
+            for (int i = 0; i < names.size(); i++) {
+                Native.configSet(cfg, names.get(i), values.get(i));
             }
-            for (Map.Entry<Integer, Long> e : numbers.entrySet()) {
-                Native.configSetNumber(cfg, e.getKey(), e.getValue());
+            long ref = listener == null ? 0 : Native.configSetEventListener(cfg, listener);
+            try {
+                return new long[] {Native.clientNew(cfg), ref};
+            } catch (RuntimeException | Error e) {
+                Native.releaseRef(ref);
+                throw e;
             }
-            if (ratio != null) Native.configSetRatio(cfg, ratio);
-            if (keyPrefix != null) Native.configSetKeyPrefix(cfg, keyPrefix);
-            return Native.clientNew(cfg);
         } finally {
             Native.configFree(cfg);
         }

@@ -1,11 +1,13 @@
 package io.mcpool;
 
 import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The modern entry point: one thread-safe client over the mcpool core, closed with
@@ -37,10 +39,34 @@ import java.util.OptionalLong;
 public final class Mcpool implements AutoCloseable {
     final NativeClient nc;
     final Transcoder tc;
+    /** Per server: errors that a lenient caller ({@link MemCachedClient}) turned into
+     * null/false/-1, reported as {@code suppressed_errors} by {@link #metrics()}. */
+    private final AtomicLongArray suppressed;
 
     Mcpool(Config cfg, Transcoder tc) {
         this.nc = new NativeClient(cfg);
         this.tc = tc;
+        long h = nc.acquire();
+        try {
+            this.suppressed = new AtomicLongArray(Native.serverCount(h));
+        } finally {
+            nc.release();
+        }
+    }
+
+    /** The core's options, by name ({@link Builder#option}). */
+    public static List<String> optionNames() {
+        int n = Native.optionCount();
+        List<String> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) out.add(Native.optionName(i, false));
+        return out;
+    }
+
+    /** The core's line for an option (type, unit, default, meaning), or null if unknown. */
+    public static String optionDoc(String name) {
+        int n = Native.optionCount();
+        for (int i = 0; i < n; i++) if (Native.optionName(i, false).equals(name)) return Native.optionName(i, true);
+        return null;
     }
 
     /** The mcpool core's version. */
@@ -75,115 +101,121 @@ public final class Mcpool implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Any option of the core's table by name, in the core's text form: durations
+         * {@code "250ms"}, {@code "1.5s"} (a bare number is milliseconds), booleans
+         * {@code "true"}/{@code "false"}, sizes and counts as decimal integers, names.
+         * {@link #optionNames()} lists them, {@link #optionDoc(String)} describes each. An
+         * unknown name or a bad value is a {@link ClientException} (MCPOOL_CONFIG) from
+         * {@link #build()}, naming the option, the value and the accepted form. The typed
+         * setters below are this call with the option's name.
+         */
+        public Builder option(String name, String value) {
+            cfg.set(name, value);
+            return this;
+        }
+
+        /** A legacy client's defaults, placement and value layout, applied before every
+         * other option: {@code whalin}, {@code spymemcached}, {@code cache-memcached-fast},
+         * ... (the core's presets; none by default). */
+        public Builder preset(String name) {
+            notNull(name, "preset");
+            cfg.preset = name;
+            return this;
+        }
+
         /** Placement profile, e.g. {@code whalin-native}, {@code spymemcached-ketama}
          * (default {@code cache-memcached}). */
-        public Builder distribution(String name) {
-            notNull(name, "distribution");
-            cfg.names.put(Native.NAME_DISTRIBUTION, name);
-            return this;
-        }
+        public Builder distribution(String name) { return option("distribution", name); }
 
-        /** {@code fail-fast} (default), {@code rehash} or {@code eject}. */
-        public Builder failover(String name) {
-            notNull(name, "failover");
-            cfg.names.put(Native.NAME_FAILOVER, name);
-            return this;
-        }
+        /** A dead server's keys: {@code fail-fast} (default), {@code rehash} or {@code eject}. */
+        public Builder failover(String name) { return option("failover", name); }
 
         /** {@code text} (default), {@code meta} or {@code binary}. */
-        public Builder protocol(String name) {
-            notNull(name, "protocol");
-            cfg.names.put(Native.NAME_PROTOCOL, name);
-            return this;
-        }
+        public Builder protocol(String name) { return option("protocol", name); }
 
         /** {@code gzip} (default, flag 2: Whalin, spymemcached) or {@code zlib} (flag 8). */
-        public Builder compressionFormat(String name) {
-            notNull(name, "compressionFormat");
-            cfg.names.put(Native.NAME_COMPRESSION_FORMAT, name);
-            return this;
-        }
+        public Builder compressionFormat(String name) { return option("compression_codec", name); }
 
         /** Compress values of at least this many bytes (default 30720); 0 or less: never. */
         public Builder compressionThreshold(long bytes) {
-            if (bytes <= 0) {
-                cfg.numbers.put(Native.OPT_COMPRESSION, 0L);
-            } else {
-                cfg.numbers.put(Native.OPT_COMPRESSION, 1L);
-                cfg.numbers.put(Native.OPT_COMPRESSION_THRESHOLD, bytes);
-            }
-            return this;
+            if (bytes <= 0) return option("compression", "false");
+            return option("compression", "true").option("compression_threshold", Long.toString(bytes));
         }
 
         /** Keep a compressed value only if compressed/original is at most this (default 0.8). */
-        public Builder compressionRatio(double ratio) {
-            cfg.ratio = ratio;
-            return this;
-        }
+        public Builder compressionRatio(double ratio) { return option("compression_ratio", Double.toString(ratio)); }
 
         /** URL-encode keys as Whalin did (default: on for whalin-* profiles, else off). */
-        public Builder sanitizeKeys(boolean on) {
-            cfg.numbers.put(Native.OPT_SANITIZE_KEYS, on ? 1L : 0L);
-            return this;
-        }
+        public Builder sanitizeKeys(boolean on) { return option("sanitize_keys", Boolean.toString(on)); }
 
         /** Prepended to every key (as UTF-8; unpaired surrogates are refused). */
-        public Builder keyPrefix(String prefix) {
-            cfg.keyPrefix = Utf8.text(prefix, "key prefix");
-            return this;
-        }
+        public Builder keyPrefix(String prefix) { return option("key_prefix", prefix); }
 
         /** Connections per server opened at start and kept (default 1). */
-        public Builder minIdle(int n) {
-            cfg.numbers.put(Native.OPT_MIN_IDLE, (long) n);
-            return this;
-        }
+        public Builder minIdle(int n) { return option("min_idle", Integer.toString(n)); }
 
         /** Most connections per server (default 16). */
-        public Builder maxConnections(int n) {
-            cfg.numbers.put(Native.OPT_MAX_SIZE, (long) n);
-            return this;
-        }
+        public Builder maxConnections(int n) { return option("max_size", Integer.toString(n)); }
 
-        public Builder idleTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_IDLE_TIMEOUT_MS, ms);
-            return this;
-        }
+        public Builder idleTimeoutMillis(long ms) { return option("idle_timeout", ms + "ms"); }
 
-        public Builder connectTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_CONNECT_TIMEOUT_MS, ms);
-            return this;
-        }
+        public Builder maxLifetimeMillis(long ms) { return option("max_lifetime", ms + "ms"); }
+
+        public Builder connectTimeoutMillis(long ms) { return option("connect_timeout", ms + "ms"); }
 
         /** Each socket read or write (default 1000). */
-        public Builder ioTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_IO_TIMEOUT_MS, ms);
-            return this;
-        }
+        public Builder ioTimeoutMillis(long ms) { return option("io_timeout", ms + "ms"); }
 
         /** Wait for a free pooled connection (default 5000). */
-        public Builder poolTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_POOL_TIMEOUT_MS, ms);
-            return this;
+        public Builder poolTimeoutMillis(long ms) { return option("pool_timeout", ms + "ms"); }
+
+        /** A bound on a whole call, retries and failover included (0: none; default 5000). */
+        public Builder operationTimeoutMillis(long ms) { return option("operation_timeout", ms + "ms"); }
+
+        public Builder noDelay(boolean on) { return option("nodelay", Boolean.toString(on)); }
+
+        public Builder testOnCheckOut(boolean on) { return option("test_on_check_out", Boolean.toString(on)); }
+
+        /** Consecutive failures after which a server is marked dead (default 2). */
+        public Builder failureLimit(int n) { return option("failure_limit", Integer.toString(n)); }
+
+        /** First wait before a dead server is tried again (default 1000; doubles up to the max). */
+        public Builder retryTimeoutMillis(long ms) { return option("retry_timeout", ms + "ms"); }
+
+        public Builder retryTimeoutMaxMillis(long ms) { return option("retry_timeout_max", ms + "ms"); }
+
+        public Builder maxValueSize(long bytes) { return option("max_value_size", Long.toString(bytes)); }
+
+        public Builder maxDecompressedSize(long bytes) { return option("max_decompressed_size", Long.toString(bytes)); }
+
+        /** SASL PLAIN credentials (binary protocol). */
+        public Builder sasl(String username, String password) {
+            return option("sasl_username", username).option("sasl_password", password);
         }
 
-        public Builder noDelay(boolean on) {
-            cfg.numbers.put(Native.OPT_NODELAY, on ? 1L : 0L);
-            return this;
+        /** TLS with the system's root certificates (when libmcpool is built with TLS). */
+        public Builder tls(boolean on) { return option("tls", Boolean.toString(on)); }
+
+        /** TLS, trusting the CA certificates in this PEM file. */
+        public Builder tlsCaFile(String path) { return option("tls_ca_file", path); }
+
+        /** TLS client authentication: certificate chain and private key, PEM files. */
+        public Builder tlsClientCert(String certPath, String keyPath) {
+            return option("tls_client_cert", certPath).option("tls_client_key", keyPath);
         }
 
-        public Builder testOnCheckOut(boolean on) {
-            cfg.numbers.put(Native.OPT_TEST_ON_CHECK_OUT, on ? 1L : 0L);
-            return this;
-        }
+        /** The name to verify in the servers' certificates, instead of each server's host. */
+        public Builder tlsServerName(String name) { return option("tls_server_name", name); }
 
-        public Builder retryTimeoutMillis(long ms) {
-            cfg.numbers.put(Native.OPT_RETRY_TIMEOUT_MS, ms);
-            return this;
-        }
+        /** Accept any certificate (testing only: anyone on the path can read the traffic). */
+        public Builder tlsInsecureSkipVerify(boolean on) { return option("tls_insecure_skip_verify", Boolean.toString(on)); }
 
-        public Builder maxValueSize(long bytes) {
-            cfg.numbers.put(Native.OPT_MAX_VALUE_SIZE, bytes);
+        /** Called on every server state change (marked dead, answering again): see
+         * {@link ServerEventListener} for the threads it runs on. */
+        public Builder onServerEvent(ServerEventListener listener) {
+            notNull(listener, "server event listener");
+            cfg.listener = listener;
             return this;
         }
 
@@ -215,8 +247,8 @@ public final class Mcpool implements AutoCloseable {
             Config c = cfg.copy();
             String f = valueFormat != null ? valueFormat
                 : tcSet && tc.valueFormat() != null ? tc.valueFormat() : "mcpool";
-            c.names.put(Native.NAME_VALUE_FORMAT, f);
-            c.numbers.put(Native.OPT_JAVA_SERIALIZATION, tc.allowSerializable() ? 1L : 0L);
+            c.set("value_format", f);
+            c.set("serialized_java", Boolean.toString(tc.allowSerializable()));
             return new Mcpool(c, tc);
         }
     }
@@ -285,8 +317,35 @@ public final class Mcpool implements AutoCloseable {
         return b == null ? null : new MemcachedItem(t.decode(b, Kind.of(meta[2])), meta[1]);
     }
 
+    /** Counts an error a lenient caller turned into a failure value, on the key's server. */
+    void suppressed(byte[] key) {
+        int i = 0;
+        if (suppressed.length() > 1) {
+            long h = nc.acquire();
+            try {
+                i = Native.serverFor(h, key);
+            } catch (McpoolException e) {
+                return; // a key no command accepts never reached a server
+            } finally {
+                nc.release();
+            }
+        }
+        if (i >= 0 && i < suppressed.length()) suppressed.incrementAndGet(i);
+    }
+
+    /** The server's or the network's error (a timeout, a connection failure, an error reply,
+     * a reply that broke the protocol): what Whalin's client answered with null/false/-1. */
+    static boolean serverSide(McpoolException e) {
+        return e instanceof ConnectionException || e instanceof ServerException;
+    }
+
     /** Multi-get: values in key order (null for misses). */
     Object[] getMultiArray(Transcoder t, String[] keys) {
+        return getMultiArray(t, keys, false);
+    }
+
+    /** lenient: keys whose server failed are misses (counted), as Whalin's getMulti. */
+    Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient) {
         int n = keys.length;
         Object[] vals = new Object[n];
         if (n == 0) return vals;
@@ -313,13 +372,15 @@ public final class Mcpool implements AutoCloseable {
         byte[] packed;
         long h = nc.acquire();
         try {
-            packed = Native.getMulti(h, blob, lens, false, vals, kinds, cas, spans);
+            packed = Native.getMulti(h, blob, lens, false, lenient, vals, kinds, cas, spans);
         } finally {
             nc.release();
         }
         for (int i = 0; i < n; i++) {
             int at = spans[i];
-            if (at >= 0) {
+            if (at == Native.LEFT_OUT) {
+                suppressed(ks[i]);
+            } else if (at >= 0) {
                 vals[i] = t.decode(Arrays.copyOfRange(packed, at, at + spans[n + i]), Kind.of(kinds[i]));
             } else if (vals[i] != null) {
                 vals[i] = t.decode((byte[]) vals[i], Kind.of(kinds[i]));
@@ -440,6 +501,108 @@ public final class Mcpool implements AutoCloseable {
         return b == null ? null : new CachedData(b, (int) meta[0]);
     }
 
+    /** Keys packed one after another for a batch call; lens[i] each key's length. */
+    private static byte[] pack(byte[][] parts, int[] lens, String what) {
+        long total = 0;
+        for (int i = 0; i < parts.length; i++) {
+            lens[i] = parts[i].length;
+            total += lens[i];
+        }
+        if (total > Integer.MAX_VALUE - 8) {
+            throw ClientException.invalidArgument("the " + what + " of a batch add up to " + total + " bytes, more than a Java array holds");
+        }
+        byte[] blob = new byte[(int) total];
+        int off = 0;
+        for (byte[] p : parts) {
+            System.arraycopy(p, 0, blob, off, p.length);
+            off += p.length;
+        }
+        return blob;
+    }
+
+    /** Per key: true for OK, false for an answer that says no; the first error is thrown
+     * once every item was tried. */
+    private static Map<String, Boolean> answers(String[] keys, int[] st) {
+        Map<String, Boolean> out = new LinkedHashMap<>((int) (keys.length / 0.75f) + 1);
+        int failed = -1;
+        for (int i = 0; i < keys.length; i++) {
+            if (st[i] == Native.OK) {
+                out.put(keys[i], true);
+            } else if (st[i] == Native.NOT_FOUND || st[i] == Native.NOT_STORED || st[i] == Native.EXISTS) {
+                out.put(keys[i], false);
+            } else if (failed < 0) {
+                failed = i;
+            }
+        }
+        if (failed >= 0) Native.throwStatus(st[failed]);
+        return out;
+    }
+
+    /**
+     * Stores every entry in one pipelined round trip per server, each with the TTL that
+     * {@code ttlOf} gives its key (seconds, 0 = never expires). Key to true when stored; the
+     * first error (after every item was tried) is thrown.
+     */
+    public Map<String, Boolean> setMulti(Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf) {
+        notNull(values, "value map");
+        notNull(ttlOf, "ttl function");
+        int n = values.size();
+        String[] keys = new String[n];
+        byte[][] ks = new byte[n][], vs = new byte[n][];
+        int[] kinds = new int[n], ttls = new int[n];
+        int i = 0;
+        for (Map.Entry<String, ?> e : values.entrySet()) {
+            keys[i] = e.getKey();
+            ks[i] = key(e.getKey());
+            CachedData d = tc.encode(e.getValue());
+            if (d == null || d.data == null || d.kind == null) {
+                throw new ClientException("the transcoder " + tc.getClass().getName() + " gave no kind for a "
+                    + (e.getValue() == null ? "null" : e.getValue().getClass().getName()), null);
+            }
+            vs[i] = d.data;
+            kinds[i] = d.kind.ordinal();
+            ttls[i] = ttlOf.applyAsInt(e.getKey());
+            if (ttls[i] < 0) throw ClientException.invalidArgument("setMulti: negative TTL for " + e.getKey());
+            i++;
+        }
+        int[] klens = new int[n], vlens = new int[n], st = new int[n];
+        byte[] kb = pack(ks, klens, "keys"), vb = pack(vs, vlens, "values");
+        if (n > 0) {
+            long h = nc.acquire();
+            try {
+                Native.setMulti(h, kb, klens, vb, vlens, kinds, ttls, st);
+            } finally {
+                nc.release();
+            }
+        }
+        return answers(keys, st);
+    }
+
+    /** {@link #setMulti(Map, java.util.function.ToIntFunction)} with one TTL for all. */
+    public Map<String, Boolean> setMulti(Map<String, ?> values, int ttl) {
+        return setMulti(values, k -> ttl);
+    }
+
+    /** Deletes the keys in one pipelined round trip per server: key to true when deleted,
+     * false when it did not exist; the first error is thrown. */
+    public Map<String, Boolean> deleteMulti(Collection<String> keys) {
+        notNull(keys, "key collection");
+        String[] ka = keys.toArray(new String[0]);
+        byte[][] ks = new byte[ka.length][];
+        for (int i = 0; i < ka.length; i++) ks[i] = key(ka[i]);
+        int[] klens = new int[ka.length], st = new int[ka.length];
+        byte[] kb = pack(ks, klens, "keys");
+        if (ka.length > 0) {
+            long h = nc.acquire();
+            try {
+                Native.deleteMulti(h, kb, klens, st);
+            } finally {
+                nc.release();
+            }
+        }
+        return answers(ka, st);
+    }
+
     /** False when the key did not exist. */
     public boolean delete(String key) {
         byte[] k = key(key);
@@ -529,6 +692,95 @@ public final class Mcpool implements AutoCloseable {
         long h = nc.acquire();
         try {
             return Native.serverFor(h, k);
+        } finally {
+            nc.release();
+        }
+    }
+
+    /**
+     * A snapshot of every server's metrics, without I/O: server label ({@code host:port}, in
+     * configuration order) to metric name to value. The core's counters ({@code operations},
+     * {@code hits}, {@code misses}, {@code connects}, {@code connect_errors}, {@code timeouts},
+     * {@code io_errors}, {@code server_errors}, {@code protocol_errors}, {@code pool_waits},
+     * {@code pool_wait_ns}, {@code pool_timeouts}, {@code ejections}, {@code returns},
+     * {@code handed_over}, and whatever a newer core adds) count since the client was built;
+     * {@code pool_open} and {@code pool_idle} are gauges. The binding adds
+     * {@code suppressed_errors}: the server's errors that {@link MemCachedClient} answered
+     * with null/false/-1 instead of throwing.
+     */
+    public Map<String, Map<String, Long>> metrics() {
+        long[] values;
+        List<String> labels = servers();
+        long h = nc.acquire();
+        try {
+            values = Native.metrics(h);
+        } finally {
+            nc.release();
+        }
+        int count = Native.metricCount();
+        String[] names = new String[count];
+        for (int m = 0; m < count; m++) {
+            String name = Native.metricName(m);
+            names[m] = name == null ? "metric_" + m : name;
+        }
+        Map<String, Map<String, Long>> out = new LinkedHashMap<>();
+        for (int i = 0; i < labels.size(); i++) {
+            Map<String, Long> one = new LinkedHashMap<>();
+            for (int m = 0; m < count && (long) i * count + m < values.length; m++) one.put(names[m], values[i * count + m]);
+            one.put("suppressed_errors", i < suppressed.length() ? suppressed.get(i) : 0L);
+            out.put(labels.get(i), one);
+        }
+        return out;
+    }
+
+    /** Every server's health (configuration order), without I/O. */
+    public List<ServerState> serverStates() {
+        long h = nc.acquire();
+        try {
+            int n = Native.serverCount(h);
+            List<ServerState> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                long[] st = Native.serverState(h, i);
+                out.add(new ServerState(Utf8.decode(Native.serverLabel(h, i)), st[0] != 0, (int) st[1], st[2]));
+            }
+            return out;
+        } finally {
+            nc.release();
+        }
+    }
+
+    /**
+     * A read that hands out the right to recompute a missing or stale value to one caller
+     * at a time (meta protocol only: {@link Builder#protocol} {@code "meta"}; otherwise a
+     * {@link ClientException} MCPOOL_UNSUPPORTED). On a miss the key is created empty for
+     * {@code vivifyTtl} seconds and this caller gets {@link Lease.State#RECOMPUTE}; others get
+     * WAIT until it stores the value. {@code recacheBelow} > 0: a hit whose remaining TTL is
+     * below that many seconds also hands out RECOMPUTE (once), with the value.
+     */
+    public Lease getLease(String key, int vivifyTtl, int recacheBelow) {
+        if (vivifyTtl < 0 || recacheBelow < 0) throw ClientException.invalidArgument("getLease: negative TTL");
+        byte[] k = key(key);
+        long[] meta = new long[3];
+        byte[] b;
+        long h = nc.acquire();
+        try {
+            b = Native.getLease(h, k, vivifyTtl, recacheBelow, meta);
+        } finally {
+            nc.release();
+        }
+        Object v = b == null || (b.length == 0 && meta[2] != 0) ? null : tc.decode(b, Kind.of(meta[0]));
+        return new Lease((int) meta[2], v, meta[1]);
+    }
+
+    /** Marks the key stale for {@code staleTtl} seconds instead of deleting it (meta protocol
+     * only): lease readers keep getting the old value while one of them recomputes. False
+     * when the key did not exist. */
+    public boolean invalidate(String key, int staleTtl) {
+        if (staleTtl < 0) throw ClientException.invalidArgument("invalidate: negative TTL");
+        byte[] k = key(key);
+        long h = nc.acquire();
+        try {
+            return Native.invalidate(h, k, staleTtl) == Native.OK;
         } finally {
             nc.release();
         }

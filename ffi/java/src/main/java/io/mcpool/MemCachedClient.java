@@ -15,14 +15,18 @@ import java.util.Set;
  *
  * <p>Differences from Whalin, on purpose:
  * <ul>
- * <li>Errors are thrown ({@link McpoolException}: {@link ClientException} for a null or invalid
- *     key, a null key array or argument (never a NullPointerException), a key or String value
- *     with an unpaired surrogate (it has no UTF-8 form; Whalin sent {@code ?} in its place, so
- *     {@code "a\ud800"} and {@code "a?"} were one key), a value that cannot be encoded, a pool
- *     that is not initialized;
- *     {@link ConnectionException}, {@link TimeoutException}, {@link ServerException} for the
- *     server and the network) instead of being logged and turned into false/null. Misses and
- *     stores that did not happen are still false/null/-1.</li>
+ * <li>As in Whalin, a failure of the server or the network (a down server, a refused
+ *     connection, a timeout, an error reply: {@link ConnectionException},
+ *     {@link TimeoutException}, {@link ServerException}) is answered, not thrown: null from the
+ *     reads, false from the stores, {@code delete}, {@code keyExists} and {@code flushAll}, -1
+ *     from the counters; {@code getMulti} leaves the keys of a failed server out. Each such
+ *     error is counted as {@code suppressed_errors} on its server in {@link #metrics()}.
+ *     {@link Mcpool} is the strict API: it throws them.</li>
+ * <li>The caller's own mistakes are thrown ({@link ClientException}) where Whalin logged them
+ *     and returned null/false: a null or invalid key, a null key array or argument (never a
+ *     NullPointerException), a key or String value with an unpaired surrogate (it has no UTF-8
+ *     form; Whalin sent {@code ?} in its place, so {@code "a\ud800"} and {@code "a?"} were one
+ *     key), a value that cannot be encoded, a pool that is not initialized.</li>
  * <li>Java serialization is off until {@link #setSerializationEnabled(boolean)}: storing an
  *     object of another type, or reading a value flagged serialized (8), is a
  *     {@link ClientException}. A value is never deserialized unless its flags say so.</li>
@@ -103,13 +107,32 @@ public class MemCachedClient {
         Mcpool c = client;
         if (c == null || c.isClosed()) {
             if (!pool.isInitialized()) {
-                throw new ClientException(103, "MCPOOL_CONFIG", "pool " + pool.getName() + " is not initialized");
+                throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + pool.getName() + " is not initialized");
             }
             c = pool.client(compressEnable, compressThreshold, sanitizeKeys);
             client = c;
         }
         return c;
     }
+
+    /**
+     * Whalin's answer to a failure of the server or the network: the failure value (null,
+     * false, -1), the error counted as {@code suppressed_errors} on the key's server in
+     * {@link #metrics()}. The caller's own errors (a null or invalid key, a value the
+     * transcoder refuses or too large to store) are still thrown.
+     */
+    private static <T> T suppress(Mcpool c, String key, McpoolException e, T failed) {
+        if (!Mcpool.serverSide(e)) throw e;
+        c.suppressed(Mcpool.key(key));
+        return failed;
+    }
+
+    /** The pool's metrics snapshot ({@link Mcpool#metrics()}), with the server errors this
+     * API answered with null/false/-1 as {@code suppressed_errors}. */
+    public Map<String, Map<String, Long>> metrics() { return mc().metrics(); }
+
+    /** Every server's health, without I/O ({@link Mcpool#serverStates()}). */
+    public java.util.List<ServerState> serverStates() { return mc().serverStates(); }
 
     static int ttl(Date expiry) {
         if (expiry == null) return 0;
@@ -123,43 +146,66 @@ public class MemCachedClient {
     /** Stores unconditionally; true when stored. */
     public boolean set(String key, Object value) { return set(key, value, null); }
     public boolean set(String key, Object value, Date expiry) {
-        return mc().store(effective, Native.OP_SET, key, value, ttl(expiry), 0) == Native.OK;
+        return store(Native.OP_SET, key, value, ttl(expiry), 0);
     }
 
     /** Stores only if the key is absent; false when it exists. */
     public boolean add(String key, Object value) { return add(key, value, null); }
     public boolean add(String key, Object value, Date expiry) {
-        return mc().store(effective, Native.OP_ADD, key, value, ttl(expiry), 0) == Native.OK;
+        return store(Native.OP_ADD, key, value, ttl(expiry), 0);
     }
 
     /** Stores only if the key exists; false when it is missing. */
     public boolean replace(String key, Object value) { return replace(key, value, null); }
     public boolean replace(String key, Object value, Date expiry) {
-        return mc().store(effective, Native.OP_REPLACE, key, value, ttl(expiry), 0) == Native.OK;
+        return store(Native.OP_REPLACE, key, value, ttl(expiry), 0);
     }
 
     /** Appends the value's encoded bytes (the stored flags stay); false when missing. */
     public boolean append(String key, Object value) {
-        return mc().store(effective, Native.OP_APPEND, key, value, 0, 0) == Native.OK;
+        return store(Native.OP_APPEND, key, value, 0, 0);
     }
 
     public boolean prepend(String key, Object value) {
-        return mc().store(effective, Native.OP_PREPEND, key, value, 0, 0) == Native.OK;
+        return store(Native.OP_PREPEND, key, value, 0, 0);
     }
 
     /** Stores only if the CAS unique (from {@link #gets}) still matches. */
     public boolean cas(String key, Object value, long casUnique) { return cas(key, value, null, casUnique); }
     public boolean cas(String key, Object value, Date expiry, long casUnique) {
-        return mc().store(effective, Native.OP_CAS, key, value, ttl(expiry), casUnique) == Native.OK;
+        return store(Native.OP_CAS, key, value, ttl(expiry), casUnique);
+    }
+
+    private boolean store(int op, String key, Object value, int ttl, long cas) {
+        Mcpool c = mc();
+        try {
+            return c.store(effective, op, key, value, ttl, cas) == Native.OK;
+        } catch (McpoolException e) {
+            return suppress(c, key, e, false);
+        }
     }
 
     // ------------------------------------------------------------------------------ reads
 
     /** The value, or null on a miss. */
-    public Object get(String key) { return mc().get(effective, key); }
+    public Object get(String key) {
+        Mcpool c = mc();
+        try {
+            return c.get(effective, key);
+        } catch (McpoolException e) {
+            return suppress(c, key, e, null);
+        }
+    }
 
     /** The value and its CAS unique, or null on a miss. */
-    public MemcachedItem gets(String key) { return mc().gets(effective, key); }
+    public MemcachedItem gets(String key) {
+        Mcpool c = mc();
+        try {
+            return c.gets(effective, key);
+        } catch (McpoolException e) {
+            return suppress(c, key, e, null);
+        }
+    }
 
     /** Hits only, keyed by the caller's keys (one round trip per server). */
     public Map<String, Object> getMulti(String[] keys) {
@@ -169,12 +215,23 @@ public class MemCachedClient {
     /** Values in key order, null for misses. */
     public Object[] getMultiArray(String[] keys) {
         if (keys == null) throw ClientException.invalidArgument("null key array");
-        return mc().getMultiArray(effective, keys);
+        Mcpool c = mc();
+        try {
+            return c.getMultiArray(effective, keys, true);
+        } catch (McpoolException e) {
+            if (!Mcpool.serverSide(e)) throw e;
+            return new Object[keys.length]; // the whole call failed: every key a miss
+        }
     }
 
     /** True when the key exists (its value is not decoded). */
     public boolean keyExists(String key) {
-        return mc().getRaw(Mcpool.key(key), false, null) != null;
+        Mcpool c = mc();
+        try {
+            return c.getRaw(Mcpool.key(key), false, null) != null;
+        } catch (McpoolException e) {
+            return suppress(c, key, e, false);
+        }
     }
 
     // ------------------------------------------------------------------------------ delete
@@ -186,6 +243,8 @@ public class MemCachedClient {
         long h = c.nc.acquire();
         try {
             return Native.delete(h, k, k.length) == Native.OK;
+        } catch (McpoolException e) {
+            return suppress(c, key, e, false);
         } finally {
             c.nc.release();
         }
@@ -204,29 +263,42 @@ public class MemCachedClient {
 
     private long arith(int op, String key, long delta) {
         long[] out = new long[1];
-        return mc().arith(op, key, delta, 0, 0, out) == Native.OK ? out[0] : -1;
+        return arith(op, key, delta, 0, out) ? out[0] : -1;
+    }
+
+    /** True when the counter was found (or made); false when missing or its server failed. */
+    private boolean arith(int op, String key, long delta, long initial, long[] out) {
+        Mcpool c = mc();
+        try {
+            return c.arith(op, key, delta, initial, 0, out) == Native.OK;
+        } catch (McpoolException e) {
+            return suppress(c, key, e, false);
+        }
     }
 
     /** Increments, or creates the counter with inc when missing (as Whalin); the new value. */
     public long addOrIncr(String key) { return addOrIncr(key, 0); }
     public long addOrIncr(String key, long inc) {
         long[] out = new long[1];
-        mc().arith(Native.OP_INCR_INIT, key, inc, inc, 0, out);
-        return out[0];
+        return arith(Native.OP_INCR_INIT, key, inc, inc, out) ? out[0] : -1;
     }
 
     /** Decrements, or creates the counter with inc when missing (as Whalin); the new value. */
     public long addOrDecr(String key) { return addOrDecr(key, 0); }
     public long addOrDecr(String key, long inc) {
         long[] out = new long[1];
-        mc().arith(Native.OP_DECR_INIT, key, inc, inc, 0, out);
-        return out[0];
+        return arith(Native.OP_DECR_INIT, key, inc, inc, out) ? out[0] : -1;
     }
 
     /** Stores a counter as decimal text with flags 0, for incr/decr. */
     public boolean storeCounter(String key, long counter) {
         CachedData d = effective.encodeCounter(counter);
-        return mc().storeRaw(Native.OP_SET, Mcpool.key(key), d.data, d.flags, 0, 0) == Native.OK;
+        Mcpool c = mc();
+        try {
+            return c.storeRaw(Native.OP_SET, Mcpool.key(key), d.data, d.flags, 0, 0) == Native.OK;
+        } catch (McpoolException e) {
+            return suppress(c, key, e, false);
+        }
     }
 
     public boolean storeCounter(String key, Long counter) {
@@ -236,7 +308,13 @@ public class MemCachedClient {
 
     /** The counter's value, or -1 when missing or not a number. */
     public long getCounter(String key) {
-        byte[] b = mc().getRaw(Mcpool.key(key), false, null);
+        Mcpool c = mc();
+        byte[] b;
+        try {
+            b = c.getRaw(Mcpool.key(key), false, null);
+        } catch (McpoolException e) {
+            return suppress(c, key, e, -1L);
+        }
         if (b == null) return -1;
         try {
             return Long.parseLong(new String(b, StandardCharsets.US_ASCII).trim());
@@ -253,6 +331,9 @@ public class MemCachedClient {
         long h = c.nc.acquire();
         try {
             return Native.flushAll(h, 0) == Native.OK;
+        } catch (McpoolException e) {
+            if (!Mcpool.serverSide(e)) throw e;
+            return false;
         } finally {
             c.nc.release();
         }

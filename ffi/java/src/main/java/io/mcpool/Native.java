@@ -30,14 +30,6 @@ final class Native {
     static final int OP_SET = 0, OP_ADD = 1, OP_REPLACE = 2, OP_APPEND = 3, OP_PREPEND = 4, OP_CAS = 5;
     static final int OP_INCR = 0, OP_DECR = 1, OP_INCR_INIT = 2, OP_DECR_INIT = 3;
 
-    static final int NAME_DISTRIBUTION = 0, NAME_FAILOVER = 1, NAME_COMPRESSION_FORMAT = 2, NAME_PROTOCOL = 3,
-        NAME_VALUE_FORMAT = 4;
-    static final int OPT_MIN_IDLE = 0, OPT_MAX_SIZE = 1, OPT_IDLE_TIMEOUT_MS = 2, OPT_MAX_LIFETIME_MS = 3,
-        OPT_CONNECT_TIMEOUT_MS = 4, OPT_IO_TIMEOUT_MS = 5, OPT_POOL_TIMEOUT_MS = 6, OPT_NODELAY = 7,
-        OPT_TEST_ON_CHECK_OUT = 8, OPT_FAILURE_LIMIT = 9, OPT_RETRY_TIMEOUT_MS = 10,
-        OPT_RETRY_TIMEOUT_MAX_MS = 11, OPT_COMPRESSION = 12, OPT_COMPRESSION_THRESHOLD = 13,
-        OPT_SANITIZE_KEYS = 14, OPT_MAX_VALUE_SIZE = 15, OPT_MAX_DECOMPRESSED_SIZE = 16,
-        OPT_JAVA_SERIALIZATION = 17;
 
     /** The system property naming the JNI library's path (overrides the copy in the jar). */
     static final String LIBRARY_PROPERTY = "mcpool.jni.library";
@@ -160,10 +152,11 @@ final class Native {
     static native long configNew();
     static native void configFree(long cfg);
     static native void configAddServer(long cfg, byte[] addr, int weight);
-    static native void configSetName(long cfg, int which, byte[] value);
-    static native void configSetNumber(long cfg, int which, long value);
-    static native void configSetRatio(long cfg, double ratio);
-    static native void configSetKeyPrefix(long cfg, byte[] prefix);
+    /** One option of the core's table by name (UTF-8 name and value text). */
+    static native void configSet(long cfg, byte[] name, byte[] value);
+    static native int optionCount();
+    /** Option number i's name, or (doc) its line: type, unit, default, meaning; null past the end. */
+    static native String optionName(int i, boolean doc);
 
     static native long clientNew(long cfg);
     static native void clientFree(long client);
@@ -184,14 +177,50 @@ final class Native {
     static native int touch(long client, byte[] key, int ttl);
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
     static native int flushAll(long client, int delaySeconds);
+    /** One pipelined set per server: keys and values packed (lengths in klens, vlens), each
+     * item's kind (Kind.ordinal()) and TTL; every item's status written to out. */
+    static native void setMulti(long client, byte[] keys, int[] klens, byte[] vals, int[] vlens, int[] kinds,
+                                int[] ttls, int[] out);
+    /** One pipelined delete per server; every key's status written to out. */
+    static native void deleteMulti(long client, byte[] keys, int[] klens, int[] out);
+    /** Throws the exception of an error status (nothing for an answer). */
+    static native void throwStatus(int status);
     /**
      * Multi-get of the keys packed in {@code keys} (lengths in {@code lens}). A hit of more than
      * 4096 bytes lands in vals[i] as its own byte[]; the smaller ones come back in the returned
      * packed array (null when there are none) at offset spans[i], length spans[n + i]
      * (spans[i] = -1: not there). kinds[i] (Kind.ordinal()), cas[i] for every hit.
      */
-    static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, Object[] vals,
-                                  int[] kinds, long[] cas, int[] spans);
+    static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, boolean lenient,
+                                  Object[] vals, int[] kinds, long[] cas, int[] spans);
+    /** spans[i] of a key a lenient getMulti left out because its server failed. */
+    static final int LEFT_OUT = -3;
+
+    /** {alive 0/1, consecutive failures, milliseconds until retried}. */
+    static native long[] serverState(long client, int index);
+    static native int metricCount();
+    /** A metric's name, null past the end. */
+    static native String metricName(int metric);
+    /** servers x metricCount() values, server-major. */
+    static native long[] metrics(long client);
+    /** The item's bytes or null; meta[0] = its kind (Kind.ordinal()), meta[1] = CAS, meta[2] =
+     * lease answer (0 hit, 1 recompute, 2 wait). */
+    static native byte[] getLease(long client, byte[] key, int vivifyTtl, int recacheBelow, long[] meta);
+    static native int invalidate(long client, byte[] key, int staleTtl);
+    /** Sets the configuration's event callback to the listener; returns the global reference
+     * to release ({@link #releaseRef}) once every client built from it is freed. */
+    static native long configSetEventListener(long cfg, Object listener);
+    static native void releaseRef(long ref);
+
+    /** Called by the C side's event callback, on whichever thread the core runs it. A listener
+     * that throws is ignored (nothing may unwind into the core). */
+    static void dispatchEvent(Object listener, int kind, byte[] server, int failures, long retryInMillis) {
+        try {
+            ((ServerEventListener) listener).onEvent(new ServerEvent(kind, Utf8.decode(server), failures, retryInMillis));
+        } catch (Throwable t) {
+            // a listener's exception has nowhere to go: the core must not see it
+        }
+    }
     /** Per server: label, status name, error message, pair count (decimal), then the pairs;
      * every entry UTF-8. group null: the general statistics. */
     static native byte[][] stats(long client, byte[] group, boolean version);

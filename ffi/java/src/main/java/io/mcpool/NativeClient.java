@@ -39,13 +39,16 @@ final class NativeClient implements AutoCloseable {
     /** The state the cleaner holds: it must not refer to the NativeClient itself. */
     static final class State implements Runnable {
         final AtomicLong handle;
+        /** The event listener's global reference (0: none), released after the client. */
+        final long listenerRef;
         /** Calls in flight, striped; stripe i at index i * PAD. */
         final AtomicLongArray users = new AtomicLongArray(STRIPES * PAD);
         volatile boolean closed;
         final AtomicBoolean freed = new AtomicBoolean();
 
-        State(long h) {
-            handle = new AtomicLong(h);
+        State(long[] built) {
+            handle = new AtomicLong(built[0]);
+            listenerRef = built[1];
         }
 
         long inFlight() {
@@ -57,7 +60,10 @@ final class NativeClient implements AutoCloseable {
         void freeIfIdle() {
             if (closed && inFlight() == 0) {
                 long h = handle.getAndSet(0);
-                if (h != 0 && freed.compareAndSet(false, true)) Native.clientFree(h);
+                if (h != 0 && freed.compareAndSet(false, true)) {
+                    Native.clientFree(h);
+                    Native.releaseRef(listenerRef);
+                }
             }
         }
 

@@ -58,6 +58,7 @@ public class SockIOPool {
     private boolean nagle = false, failover = true, failback = true, aliveCheck = false;
     private int hashingAlg = NATIVE_HASH;
     private String protocol;
+    private final Map<String, String> options = new java.util.LinkedHashMap<>();
     private String valueFormat = "whalin";
 
     private final Map<String, Mcpool> clients = new HashMap<>();
@@ -130,6 +131,16 @@ public class SockIOPool {
     }
     public String getValueFormat() { return valueFormat; }
 
+    /** Not in Whalin: any option of the core's table by name, in its text form (see
+     * {@link Mcpool.Builder#option}), e.g. {@code setOption("operation_timeout", "2s")},
+     * {@code setOption("tls_ca_file", path)}, {@code setOption("sasl_username", user)};
+     * applied after the Whalin settings above, when the pool is initialized. */
+    public void setOption(String name, String value) {
+        Mcpool.notNull(name, "option name");
+        Mcpool.notNull(value, "option " + name);
+        options.put(name, value);
+    }
+
     static String distributionName(int alg) {
         switch (alg) {
             case NATIVE_HASH: return "whalin-native";
@@ -147,15 +158,15 @@ public class SockIOPool {
     public synchronized void initialize() {
         if (initialized) return;
         if (servers == null || servers.length == 0) {
-            throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": no servers");
+            throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": no servers");
         }
         if (weights != null && weights.length != servers.length) {
-            throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": " + weights.length
+            throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": " + weights.length
                 + " weights for " + servers.length + " servers");
         }
         for (int i = 0; i < servers.length; i++) {
             if (servers[i] == null) {
-                throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + ": server " + i + " is null");
+                throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": server " + i + " is null");
             }
             if (weights != null && weights[i] != null && weights[i] < 1) {
                 throw ClientException.invalidArgument("pool " + name + ": server "
@@ -177,45 +188,49 @@ public class SockIOPool {
         clients.clear();
     }
 
+    /** The core's options for this pool: the {@code whalin} preset, then each setter's value
+     * translated into the core's option (names and units only), then {@link #setOption}'s. */
     Config config(boolean compress, long threshold, boolean sanitize) {
         Config c = new Config();
         for (int i = 0; i < servers.length; i++) {
             c.servers.add(servers[i]);
             c.weights.add(weights == null || weights[i] == null ? 1 : weights[i]);
         }
-        c.names.put(Native.NAME_DISTRIBUTION, distributionName(hashingAlg));
-        c.names.put(Native.NAME_FAILOVER, failover ? "rehash" : "fail-fast");
+        c.preset = "whalin";
+        c.set("distribution", distributionName(hashingAlg));
+        c.set("failover", failover ? "rehash" : "fail-fast");
         // Whalin's value layout unless set (setValueFormat); the core delivers serialized
         // objects and the MemCachedClient's transcoder decides (setSerializationEnabled).
-        c.names.put(Native.NAME_VALUE_FORMAT, valueFormat);
-        c.numbers.put(Native.OPT_JAVA_SERIALIZATION, 1L);
-        if (protocol != null) c.names.put(Native.NAME_PROTOCOL, protocol);
+        c.set("value_format", valueFormat);
+        c.set("serialized_java", "true");
+        if (protocol != null) c.set("protocol", protocol);
         int max = Math.max(1, maxConn);
-        c.numbers.put(Native.OPT_MAX_SIZE, (long) max);
-        c.numbers.put(Native.OPT_MIN_IDLE, (long) Math.min(max, Math.max(0, Math.max(initConn, minConn))));
-        if (maxIdle > 0) c.numbers.put(Native.OPT_IDLE_TIMEOUT_MS, maxIdle);
+        c.set("max_size", Integer.toString(max));
+        c.set("min_idle", Integer.toString(Math.min(max, Math.max(0, Math.max(initConn, minConn)))));
+        if (maxIdle > 0) c.set("idle_timeout", maxIdle + "ms");
         long io = socketTO > 0 ? socketTO : 0;
         if (maxBusyTime > 0 && (io == 0 || maxBusyTime < io)) io = maxBusyTime;
-        if (io > 0) c.numbers.put(Native.OPT_IO_TIMEOUT_MS, io);
-        if (socketConnectTO > 0) c.numbers.put(Native.OPT_CONNECT_TIMEOUT_MS, (long) socketConnectTO);
-        c.numbers.put(Native.OPT_NODELAY, nagle ? 0L : 1L);
-        c.numbers.put(Native.OPT_TEST_ON_CHECK_OUT, aliveCheck ? 1L : 0L);
+        if (io > 0) c.set("io_timeout", io + "ms");
+        if (socketConnectTO > 0) c.set("connect_timeout", socketConnectTO + "ms");
+        c.set("nodelay", Boolean.toString(!nagle));
+        c.set("test_on_check_out", Boolean.toString(aliveCheck));
         if (!failback) {
-            c.numbers.put(Native.OPT_RETRY_TIMEOUT_MS, 86_400_000L);
-            c.numbers.put(Native.OPT_RETRY_TIMEOUT_MAX_MS, 86_400_000L);
+            c.set("retry_timeout", "86400s");
+            c.set("retry_timeout_max", "86400s");
         }
-        // Whalin compresses values longer than the threshold and always keeps the result.
-        c.numbers.put(Native.OPT_COMPRESSION, compress ? 1L : 0L);
-        if (compress) c.numbers.put(Native.OPT_COMPRESSION_THRESHOLD, Math.max(1, threshold + 1));
-        c.ratio = 1.0;
-        c.numbers.put(Native.OPT_SANITIZE_KEYS, sanitize ? 1L : 0L);
+        // Whalin compresses values longer than the threshold (the core: at least) and always
+        // keeps the result (the preset's ratio 1).
+        c.set("compression", Boolean.toString(compress));
+        if (compress) c.set("compression_threshold", Long.toString(Math.max(1, threshold + 1)));
+        c.set("sanitize_keys", Boolean.toString(sanitize));
+        for (Map.Entry<String, String> e : options.entrySet()) c.set(e.getKey(), e.getValue());
         return c;
     }
 
     /** The native client for this combination of per-client settings, built on first use. */
     synchronized Mcpool client(boolean compress, long threshold, boolean sanitize) {
         if (servers == null) {
-            throw new ClientException(103, "MCPOOL_CONFIG", "pool " + name + " is not initialized");
+            throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + " is not initialized");
         }
         String k = compress + "/" + (compress ? threshold : 0) + "/" + sanitize;
         Mcpool c = clients.get(k);

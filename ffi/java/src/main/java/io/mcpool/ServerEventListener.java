@@ -1,0 +1,11 @@
+package io.mcpool;
+
+/**
+ * Receives {@link ServerEvent}s. Called on the thread whose call changed the server's state
+ * (inside that call), possibly on several threads at once: keep it short, non-blocking and
+ * thread-safe. It must not close the client. An exception it throws is ignored.
+ */
+@FunctionalInterface
+public interface ServerEventListener {
+    void onEvent(ServerEvent event);
+}

@@ -1,0 +1,245 @@
+package io.mcpool;
+
+import static org.junit.Assert.*;
+
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.Test;
+
+/**
+ * Whalin's failure answers in MemCachedClient (null / false / -1 when the server is down,
+ * counted in the metrics), the strict exceptions of io.mcpool.Mcpool, server states and
+ * events: against a closed loopback port and a real memcached that is killed.
+ */
+public class FailureSemanticsTest {
+    /** A loopback port nothing listens on (bound, then closed). */
+    static int closedPort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            return s.getLocalPort();
+        }
+    }
+
+    static SockIOPool pool(String name, String... servers) {
+        SockIOPool p = SockIOPool.getInstance(name);
+        p.setServers(servers);
+        p.setFailover(false);
+        p.setSocketConnectTO(500);
+        p.setSocketTO(1000);
+        p.setInitConn(0);
+        p.setMinConn(0);
+        p.initialize();
+        return p;
+    }
+
+    static long suppressed(Map<String, Map<String, Long>> metrics, String server) {
+        return metrics.get(server).get("suppressed_errors");
+    }
+
+    @Test
+    public void closedPortGivesWhalinsAnswers() throws Exception {
+        String addr = "127.0.0.1:" + closedPort();
+        SockIOPool p = pool("fst-closed", addr);
+        try {
+            MemCachedClient mc = new MemCachedClient("fst-closed");
+            assertNull(mc.get("k"));
+            assertNull(mc.gets("k"));
+            assertFalse(mc.set("k", "v"));
+            assertFalse(mc.add("k", "v"));
+            assertFalse(mc.replace("k", "v"));
+            assertFalse(mc.append("k", "v"));
+            assertFalse(mc.cas("k", "v", 1L));
+            assertFalse(mc.delete("k"));
+            assertFalse(mc.keyExists("k"));
+            assertEquals(-1, mc.incr("n"));
+            assertEquals(-1, mc.decr("n", 2));
+            assertEquals(-1, mc.addOrIncr("n", 1));
+            assertEquals(-1, mc.addOrDecr("n", 1));
+            assertFalse(mc.storeCounter("n", 5L));
+            assertEquals(-1, mc.getCounter("n"));
+            assertTrue(mc.getMulti(new String[] {"a", "b"}).isEmpty());
+            assertFalse(mc.flushAll());
+            // 15 calls above that name a key, plus two getMulti keys, each counted once on the
+            // key's server (flushAll names no key).
+            Map<String, Map<String, Long>> m = mc.metrics();
+            assertEquals(17, suppressed(m, addr));
+            assertTrue("connect errors counted by the core: " + m, m.get(addr).get("connect_errors") >= 1);
+            // The caller's own mistakes are still thrown.
+            try {
+                mc.get(new String(new char[300]).replace('\0', 'k')); // too long even sanitized
+                fail("an invalid key is the caller's error");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_KEY", e.statusName());
+            }
+            assertEquals(17, suppressed(mc.metrics(), addr));
+        } finally {
+            p.shutDown();
+        }
+    }
+
+    @Test
+    public void strictApiThrowsWhatMemCachedClientAnswers() throws Exception {
+        String addr = "127.0.0.1:" + closedPort();
+        try (Mcpool mc = Mcpool.builder().servers(addr).connectTimeoutMillis(500).minIdle(0).build()) {
+            try {
+                mc.get("k");
+                fail("a down server is an exception in io.mcpool.Mcpool");
+            } catch (ConnectionException e) {
+                assertTrue(e.status() >= 200);
+            }
+            try {
+                mc.set("k", "v", 0);
+                fail();
+            } catch (ConnectionException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains(addr.split(":")[1]));
+            }
+            try {
+                mc.getMulti("a", "b");
+                fail();
+            } catch (ConnectionException e) {
+                // the strict multi-get throws for the first failed key
+            }
+            assertEquals(0L, (long) mc.metrics().get(addr).get("suppressed_errors"));
+        }
+    }
+
+    @Test
+    public void killedServerGivesWhalinsAnswers() throws Exception {
+        TestServer server = new TestServer();
+        String addr = server.addr();
+        SockIOPool p = pool("fst-killed", addr);
+        try {
+            MemCachedClient mc = new MemCachedClient("fst-killed");
+            assertTrue(mc.set("k", "v"));
+            assertEquals("v", mc.get("k"));
+            assertEquals(0L, suppressed(mc.metrics(), addr));
+            server.close();
+            assertNull(mc.get("k"));
+            assertFalse(mc.set("k", "w"));
+            assertFalse(mc.delete("k"));
+            assertEquals(-1, mc.incr("k"));
+            assertTrue(mc.getMulti(new String[] {"k"}).isEmpty());
+            assertEquals(5L, suppressed(mc.metrics(), addr));
+        } finally {
+            p.shutDown();
+            server.close();
+        }
+    }
+
+    @Test
+    public void multiGetKeepsTheLiveServersKeys() throws Exception {
+        try (TestServer live = new TestServer()) {
+            String dead = "127.0.0.1:" + closedPort();
+            SockIOPool p = pool("fst-half", live.addr(), dead);
+            try {
+                MemCachedClient mc = new MemCachedClient("fst-half");
+                try (Mcpool probe = Mcpool.builder().servers(live.addr(), dead).distribution("whalin-native").build()) {
+                    List<String> onLive = new ArrayList<>(), onDead = new ArrayList<>();
+                    for (int i = 0; i < 40 && (onLive.size() < 3 || onDead.size() < 3); i++) {
+                        String k = "fst-half:" + i;
+                        (probe.serverIndexFor(k) == 0 ? onLive : onDead).add(k);
+                    }
+                    assertTrue(onLive.size() >= 3 && onDead.size() >= 3);
+                    for (String k : onLive) assertTrue(mc.set(k, k));
+                    List<String> all = new ArrayList<>(onLive);
+                    all.addAll(onDead);
+                    Collections.shuffle(all);
+                    Map<String, Object> got = mc.getMulti(all.toArray(new String[0]));
+                    assertEquals(onLive.size(), got.size());
+                    for (String k : onLive) assertEquals(k, got.get(k));
+                    Map<String, Map<String, Long>> m = mc.metrics();
+                    assertEquals(0L, suppressed(m, live.addr()));
+                    assertEquals(onDead.size(), suppressed(m, dead));
+                }
+            } finally {
+                p.shutDown();
+            }
+        }
+    }
+
+    @Test
+    public void serverStatesAndEvents() throws Exception {
+        String dead = "127.0.0.1:" + closedPort();
+        List<ServerEvent> events = Collections.synchronizedList(new ArrayList<>());
+        try (TestServer live = new TestServer();
+             Mcpool mc = Mcpool.builder().servers(live.addr(), dead).connectTimeoutMillis(500).minIdle(0)
+                 .retryTimeoutMillis(60_000).onServerEvent(events::add).build()) {
+            List<ServerState> before = mc.serverStates();
+            assertEquals(2, before.size());
+            assertEquals(dead, before.get(1).server());
+            assertTrue(before.get(1).alive());
+            String k = null;
+            for (int i = 0; i < 100 && k == null; i++) if (mc.serverIndexFor("ev:" + i) == 1) k = "ev:" + i;
+            assertNotNull(k);
+            for (int i = 0; i < 5 && events.isEmpty(); i++) {
+                try {
+                    mc.get(k);
+                } catch (ConnectionException e) {
+                    // expected until the server is marked dead
+                }
+            }
+            assertEquals(events.toString(), 1, events.size());
+            ServerEvent e = events.get(0);
+            assertEquals(ServerEvent.Kind.DOWN, e.kind());
+            assertEquals(dead, e.server());
+            assertTrue(e.failures() >= 1);
+            assertTrue(e.retryInMillis() > 0);
+            ServerState after = mc.serverStates().get(1);
+            assertFalse(after.alive());
+            assertTrue(after.failures() >= 1);
+            assertTrue(after.retryInMillis() > 0 && after.retryInMillis() <= 60_000);
+            assertTrue(mc.serverStates().get(0).alive());
+            assertTrue(mc.metrics().get(dead).get("ejections") >= 1);
+        }
+    }
+
+    @Test
+    public void aThrowingListenerDoesNotReachTheCore() throws Exception {
+        String dead = "127.0.0.1:" + closedPort();
+        int[] calls = {0};
+        try (Mcpool mc = Mcpool.builder().servers(dead).connectTimeoutMillis(500).minIdle(0).retryTimeoutMillis(60_000)
+                 .onServerEvent(ev -> {
+                     calls[0]++;
+                     throw new IllegalStateException("listener bug");
+                 }).build()) {
+            for (int i = 0; i < 5 && calls[0] == 0; i++) {
+                try {
+                    mc.get("k");
+                } catch (ConnectionException e) {
+                    // the call's own error, never the listener's
+                }
+            }
+            assertEquals(1, calls[0]);
+            assertFalse(mc.serverStates().get(0).alive());
+        }
+    }
+
+    @Test
+    public void leasesOnTheMetaProtocol() throws Exception {
+        try (TestServer server = new TestServer();
+             Mcpool mc = Mcpool.builder().servers(server.addr()).protocol("meta").build();
+             Mcpool text = Mcpool.builder().servers(server.addr()).build()) {
+            Lease first = mc.getLease("lease:k", 30, 0);
+            assertEquals(Lease.State.RECOMPUTE, first.state());
+            assertNull(first.value());
+            assertEquals(Lease.State.WAIT, mc.getLease("lease:k", 30, 0).state());
+            assertTrue(mc.set("lease:k", "fresh", 0));
+            Lease hit = mc.getLease("lease:k", 30, 0);
+            assertEquals(Lease.State.HIT, hit.state());
+            assertEquals("fresh", hit.value());
+            assertTrue(mc.invalidate("lease:k", 30));
+            Lease stale = mc.getLease("lease:k", 30, 0);
+            assertEquals(Lease.State.RECOMPUTE, stale.state());
+            assertEquals("fresh", stale.value());
+            assertFalse(mc.invalidate("lease:missing", 30));
+            try {
+                text.getLease("lease:k", 30, 0);
+                fail("leases need the meta protocol");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_UNSUPPORTED", e.statusName());
+            }
+        }
+    }
+}

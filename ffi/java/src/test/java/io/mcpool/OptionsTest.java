@@ -1,0 +1,231 @@
+package io.mcpool;
+
+import static org.junit.Assert.*;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/** Options by name through the core's table (mcpool_config_set), and the exception classes
+ * from the core's status classifier (mcpool_status_class). */
+public class OptionsTest {
+    static TestServer server;
+
+    @BeforeClass
+    public static void start() throws Exception {
+        server = new TestServer();
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        server.close();
+    }
+
+    @Test
+    public void theCoreTableIsListed() {
+        List<String> names = Mcpool.optionNames();
+        for (String n : new String[] {"operation_timeout", "protocol", "failover", "tls_ca_file", "sasl_username", "preset"}) {
+            assertTrue(n + " in " + names, names.contains(n));
+            assertNotNull(n, Mcpool.optionDoc(n));
+        }
+        assertNull(Mcpool.optionDoc("no_such_option"));
+    }
+
+    @Test
+    public void everyOptionByName() {
+        for (String proto : new String[] {"text", "meta", "binary"}) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).option("protocol", proto)
+                     .option("operation_timeout", "2s").operationTimeoutMillis(1500).failover("rehash")
+                     .failureLimit(3).retryTimeoutMaxMillis(10_000).build()) {
+                assertTrue(mc.set("opt:" + proto, proto, 0));
+                assertEquals(proto, mc.get("opt:" + proto));
+            }
+        }
+        try (Mcpool mc = Mcpool.builder().preset("whalin").servers(server.addr()).build()) {
+            assertTrue(mc.set("opt:preset", "w", 0));
+            assertEquals("w", mc.get("opt:preset"));
+        }
+    }
+
+    @Test
+    public void unknownNamesAndBadValuesNameTheOption() {
+        try {
+            Mcpool.builder().servers(server.addr()).option("io_timout", "1s").build().close();
+            fail();
+        } catch (ConfigurationException e) { // the core's CONFIGURATION class, a ClientException
+            assertEquals("MCPOOL_CONFIG", e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().contains("io_timout") && e.getMessage().contains("io_timeout"));
+        }
+        try {
+            Mcpool.builder().servers(server.addr()).option("operation_timeout", "soon").build().close();
+            fail();
+        } catch (ClientException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("operation_timeout") && e.getMessage().contains("soon"));
+        }
+        try {
+            Mcpool.builder().servers(server.addr()).preset("memcachedb").build().close();
+            fail();
+        } catch (ClientException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("memcachedb"));
+        }
+    }
+
+    @Test
+    public void sockIOPoolTakesCoreOptions() {
+        SockIOPool p = SockIOPool.getInstance("options-pool");
+        p.setServers(new String[] {server.addr()});
+        p.setOption("operation_timeout", "2s");
+        p.setOption("protocol", "meta");
+        p.initialize();
+        try {
+            MemCachedClient mc = new MemCachedClient("options-pool");
+            assertTrue(mc.set("opt:pool", "v"));
+            assertEquals("v", mc.get("opt:pool"));
+        } finally {
+            p.shutDown();
+        }
+        SockIOPool bad = SockIOPool.getInstance("options-pool-bad");
+        bad.setServers(new String[] {server.addr()});
+        bad.setOption("protocol", "smoke");
+        try {
+            bad.initialize();
+            fail();
+        } catch (ClientException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("protocol"));
+        }
+    }
+
+    @Test
+    public void setMultiAndDeleteMultiAreBatches() throws Exception {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
+            Map<String, Object> values = new java.util.LinkedHashMap<>();
+            values.put("batch:text", "t");
+            values.put("batch:int", 42L);
+            values.put("batch:bytes", new byte[] {1, 2, 3});
+            values.put("batch:short", "expires");
+            Map<String, Boolean> r = mc.setMulti(values, k -> k.equals("batch:short") ? 1 : 0);
+            assertEquals(4, r.size());
+            for (boolean b : r.values()) assertTrue(b);
+            assertEquals("t", mc.get("batch:text"));
+            assertEquals(42L, mc.get("batch:int"));
+            assertArrayEquals(new byte[] {1, 2, 3}, (byte[]) mc.get("batch:bytes"));
+            Object gone = "expires";
+            for (int i = 0; i < 80 && gone != null; i++) { // up to 4 s: its own TTL of 1 s
+                Thread.sleep(50);
+                gone = mc.get("batch:short");
+            }
+            assertNull("the item with TTL 1 expired", gone);
+            assertEquals("t", mc.get("batch:text"));
+            Map<String, Boolean> d = mc.deleteMulti(java.util.Arrays.asList("batch:text", "batch:missing", "batch:int"));
+            assertEquals(Boolean.TRUE, d.get("batch:text"));
+            assertEquals(Boolean.FALSE, d.get("batch:missing"));
+            assertEquals(Boolean.TRUE, d.get("batch:int"));
+            assertNull(mc.get("batch:text"));
+            try {
+                mc.setMulti(java.util.Collections.singletonMap("bad key", "v"), 0);
+                fail();
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_KEY", e.statusName());
+            }
+        }
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            port = s.getLocalPort();
+        }
+        try (Mcpool dead = Mcpool.builder().servers("127.0.0.1:" + port).connectTimeoutMillis(500).minIdle(0).build()) {
+            try {
+                dead.setMulti(java.util.Collections.singletonMap("k", "v"), 0);
+                fail();
+            } catch (ConnectionException e) {
+                // strict: the first error is thrown
+            }
+            try {
+                dead.deleteMulti(java.util.Collections.singletonList("k"));
+                fail();
+            } catch (ConnectionException e) {
+                // idem
+            }
+        }
+    }
+
+    /** A deliberately broken fake server: answers every request line with a line no
+     * memcached sends. */
+    static final class GarbageServer implements AutoCloseable {
+        final ServerSocket ss;
+        final Thread t;
+
+        GarbageServer() throws Exception {
+            ss = new ServerSocket(0, 8, InetAddress.getByName("127.0.0.1"));
+            t = new Thread(() -> {
+                for (int n = 0; n < 16 && !ss.isClosed(); n++) {
+                    try (Socket s = ss.accept()) {
+                        s.setSoTimeout(5000);
+                        InputStream in = s.getInputStream();
+                        OutputStream out = s.getOutputStream();
+                        byte[] buf = new byte[4096];
+                        while (in.read(buf) > 0) out.write("WHAT IS THIS\r\n".getBytes(StandardCharsets.US_ASCII));
+                    } catch (Exception e) {
+                        // closed: the test is over
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+        }
+
+        String addr() { return "127.0.0.1:" + ss.getLocalPort(); }
+
+        @Override
+        public void close() throws Exception { ss.close(); }
+    }
+
+    @Test
+    public void exceptionClassesFollowTheCoreClassifier() throws Exception {
+        try (GarbageServer g = new GarbageServer();
+             Mcpool mc = Mcpool.builder().servers(g.addr()).ioTimeoutMillis(2000).minIdle(0).build()) {
+            try {
+                mc.get("k");
+                fail("a reply that breaks the protocol is an error");
+            } catch (ServerException e) {
+                assertEquals("MCPOOL_PROTOCOL", e.statusName()); // PROTOCOL: a server-side class
+            }
+        }
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
+            try {
+                mc.get("bad key");
+                fail();
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_KEY", e.statusName());
+            }
+            try {
+                mc.getLease("k", 1, 0);
+                fail();
+            } catch (ConfigurationException e) {
+                assertEquals("MCPOOL_UNSUPPORTED", e.statusName()); // configuration class
+            }
+        }
+        // MemCachedClient answers the server-side class (Whalin's null), and counts it.
+        try (GarbageServer g = new GarbageServer()) {
+            SockIOPool p = SockIOPool.getInstance("options-garbage");
+            p.setServers(new String[] {g.addr()});
+            p.setInitConn(0);
+            p.setMinConn(0);
+            p.initialize();
+            try {
+                MemCachedClient mc = new MemCachedClient("options-garbage");
+                assertNull(mc.get("k"));
+                assertEquals(1L, (long) mc.metrics().get(g.addr()).get("suppressed_errors"));
+            } finally {
+                p.shutDown();
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+# What the core offers beyond Cache::Memcached::Fast, reached by name: the core's options
+# forwarded as they are (every name of its table accepted, bad values refused naming the
+# option), operation_timeout and protocol, set_multi with per-item expiry in one call,
+# metrics, server states and events (a closed port, a killed memcached), leases on meta.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use Mcpool;
+use IO::Socket::INET;
+
+my $srv = start_memcached();
+my $p = unique('co');
+
+sub closed_port {
+    my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0) or die $!;
+    my $port = $s->sockport;
+    close $s;
+    return "127.0.0.1:$port";
+}
+
+# ----- the core's option table, by name -----
+my @names = Mcpool::option_names();
+ok(scalar(grep { $_ eq 'operation_timeout' } @names), 'option_names lists operation_timeout');
+ok(scalar(grep { $_ eq 'tls_ca_file' } @names), '... and the TLS options');
+like(Mcpool::option_doc('operation_timeout'), qr/\S/, 'option_doc describes it');
+ok(!defined Mcpool::option_doc('no_such_option'), 'option_doc of an unknown name: undef');
+{
+    # Every name of the core's table is an accepted argument (no "Unknown arguments"): a new
+    # row of the table reaches Perl without a change here.
+    my @w;
+    local $SIG{__WARN__} = sub { push @w, @_ };
+    my %skip = map { $_ => 1 } qw(servers preset);
+    for my $name (grep { !$skip{$_} } @names) {
+        eval { Mcpool->new({ servers => [$srv], $name => undef }) };
+    }
+    is_deeply(\@w, [], 'no name of the core table is an unknown argument') or diag explain \@w;
+    @w = ();
+    Mcpool->new({ servers => [$srv], io_timout => 1 });
+    like("@w", qr/Unknown arguments: io_timout/, 'a misspelled name warns, as in Cache::Memcached::Fast');
+}
+ok(!eval { Mcpool->new({ servers => [$srv], protocol => 'smoke' }); 1 }, 'a bad value croaks');
+like($@, qr/^Mcpool->new: protocol: .*protocol.*smoke/, '... naming the option and the value');
+ok(!eval { Mcpool->new({ servers => [$srv], operation_timeout => 'soon' }); 1 }, 'a bad duration croaks');
+like($@, qr/operation_timeout.*soon.*250ms/, '... with the accepted form');
+ok(!eval { Mcpool->new({ servers => [$srv], preset => 'memcachedb' }); 1 }, 'an unknown preset croaks');
+like($@, qr/^Mcpool->new: preset: /, '... naming it');
+ok(!eval { Mcpool->new({ servers => [$srv], failover => [1] }); 1 }, 'a reference as a core option croaks');
+
+# operation_timeout and protocol by name: the client works with them.
+for my $proto (qw(text meta binary)) {
+    my $m = Mcpool->new({ servers => [$srv], protocol => $proto, operation_timeout => '2s',
+        io_timeout => '500ms', failover => 'fail-fast' });
+    ok($m->set("${p}proto-$proto", $proto), "protocol $proto: set");
+    is($m->get("${p}proto-$proto"), $proto, "protocol $proto: get");
+}
+
+# ----- set_multi: one call, each item its own expiry -----
+{
+    my $m = Mcpool->new({ servers => [$srv] });
+    my @r = $m->set_multi(["${p}t0", 'never'], ["${p}t1", 'soon', 1], ["${p}t2", 'later', 100],
+        ["${p}t3", 'gone', -1]);
+    is_deeply(\@r, [1, 1, 1, 1], 'set_multi with four expiry times: all stored');
+    ok(!defined $m->get("${p}t3"), 'a negative expiry: expired at once');
+    my $gone = 0;
+    for (1 .. 80) {    # up to 4 s
+        last if $gone = !defined $m->get("${p}t1");
+        select undef, undef, undef, 0.05;
+    }
+    ok($gone, 'the 1 s item expired');
+    is($m->get("${p}t0"), 'never', '... the others did not');
+    is($m->get("${p}t2"), 'later', '...');
+}
+
+# ----- metrics, server states, events: a closed port -----
+{
+    my $dead = closed_port();
+    my $m = Mcpool->new({ servers => [$srv, $dead], connect_timeout => 0.5, max_failures => 1,
+        failure_timeout => 60 });
+    my $key;
+    for my $i (0 .. 200) {
+        next unless $m->server_for("${p}ev$i") eq $dead;
+        $key = "${p}ev$i";
+        last;
+    }
+    ok(defined $key, 'a key on the closed port');
+    my $st = $m->server_states;
+    is(scalar @$st, 2, 'server_states: one per server');
+    is($st->[1]{server}, $dead, '... in configuration order');
+    ok($st->[1]{alive}, '... alive before any call');
+    ok(!defined $m->get($key), 'a read on the closed port: nothing');
+    $st = $m->server_states;
+    ok(!$st->[1]{alive}, 'marked dead after max_failures');
+    cmp_ok($st->[1]{retry_in_ms}, '>', 0, '... with a retry delay');
+    cmp_ok($st->[1]{retry_in_ms}, '<=', 60_000, '... of at most failure_timeout');
+    ok($st->[0]{alive}, 'the live server stays alive');
+    my @ev = $m->server_events;
+    is(scalar @ev, 1, 'server_events: one event') or diag explain \@ev;
+    is($ev[0]{kind}, 'down', '... down');
+    is($ev[0]{server}, $dead, '... naming the server');
+    cmp_ok($ev[0]{failures}, '>=', 1, '... with its failures');
+    is_deeply([$m->server_events], [], 'the queue is emptied');
+    my $mx = $m->metrics;
+    is_deeply([sort keys %$mx], [sort $srv, $dead], 'metrics: one entry per server');
+    cmp_ok($mx->{$dead}{connect_errors}, '>=', 1, '... connect errors counted');
+    cmp_ok($mx->{$dead}{ejections}, '>=', 1, '... the ejection counted');
+    my ($live) = grep { $m->server_for($_) eq $srv } map { "${p}live$_" } 0 .. 200;
+    ok(defined $live, 'a key on the live server');
+    ok($m->set($live, 1) && $m->get($live), 'the live server still works');
+    $mx = $m->metrics;
+    cmp_ok($mx->{$srv}{operations}, '>=', 2, '... its operations counted');
+    cmp_ok($mx->{$srv}{hits}, '>=', 1, '... and its hits');
+}
+
+# ----- a killed memcached: errors, then the event -----
+{
+    my $own = start_memcached();
+    my $m = Mcpool->new({ servers => [$own], max_failures => 1, failure_timeout => 60 });
+    ok($m->set("${p}k", 'v'), 'set before the kill');
+    stop_memcached($own);
+    ok(!defined $m->get("${p}k"), 'get after the kill: nothing');
+    ok(!defined $m->set("${p}k", 'w'), 'set after the kill: undef (an error, not false)');
+    like($m->last_error, qr/\S/, '... last_error says why');
+    my @ev = grep { $_->{kind} eq 'down' } $m->server_events;
+    is(scalar @ev, 1, 'one down event');
+}
+
+# ----- leases (meta protocol) -----
+{
+    my $m = Mcpool->new({ servers => [$srv], protocol => 'meta' });
+    my ($state, $value) = $m->get_lease("${p}lease", 30, 0);
+    is($state, 'recompute', 'a missing key: this caller recomputes');
+    ok(!defined $value, '... no value yet');
+    ($state) = $m->get_lease("${p}lease", 30, 0);
+    is($state, 'wait', 'the next caller waits');
+    ok($m->set("${p}lease", 'fresh'), 'the value is stored');
+    ($state, $value) = $m->get_lease("${p}lease", 30, 0);
+    is_deeply([$state, $value], ['hit', 'fresh'], 'then a hit');
+    ok($m->invalidate("${p}lease", 30), 'invalidate');
+    ($state, $value) = $m->get_lease("${p}lease", 30, 0);
+    is_deeply([$state, $value], ['recompute', 'fresh'], 'a stale value: recompute, with the stale value');
+    ok(!$m->invalidate("${p}nokey", 30) && defined $m->invalidate("${p}nokey", 30),
+        'invalidate of a missing key: false, not an error');
+    my $text = Mcpool->new({ servers => [$srv] });
+    is_deeply([$text->get_lease("${p}lease", 30, 0)], [], 'leases need the meta protocol: nothing');
+    like($text->last_error, qr/meta|unsupported/i, '... and last_error says so');
+}
+
+done_testing;

@@ -1,0 +1,458 @@
+"""The python-memcached 1.5x API over mcpool: change ``import memcache`` to
+``import mcpool.compat.memcache as memcache`` and the program runs as before.
+
+    >>> import mcpool.compat.memcache as memcache
+    >>> mc = memcache.Client(["127.0.0.1:11211"], debug=0, cache_cas=True)
+    >>> mc.set("some_key", "Some value")
+    True
+
+What is python-memcached's and stays so:
+
+- Its failure behaviour: a server that cannot be reached is never an exception. ``get``
+  returns None, ``set``/``add``/``replace``/``delete``/``touch`` 0, ``incr``/``decr`` None,
+  ``get_multi`` leaves the key out; with ``debug=1`` the reason goes to stderr. A dead
+  server is retried after ``dead_retry`` seconds (default 30), and meanwhile its keys go to
+  the next server by python-memcached's rehash (the core's ``python-memcached`` placement
+  with the ``rehash`` failover).
+- Key checks and their exceptions: ``MemcachedKeyNoneError``, ``MemcachedKeyTypeError``,
+  ``MemcachedKeyLengthError``, ``MemcachedKeyCharacterError`` (all
+  ``MemcachedKeyError``), raised before any I/O unless ``check_keys=False``.
+- Values in python-memcached's layout (the core's ``python-memcached`` preset and value
+  format): bytes flag 0,
+  str flag 16, int flag 2, everything else **pickled** (flag 1, ``pickleProtocol``, default
+  0), zlib (flag 8) above ``min_compress_len``. Pickling is on, as in python-memcached:
+  unpickling runs code chosen by whoever wrote the value, so use this class only on a cache
+  that no untrusted party can write.
+- ``gets`` + ``cas(key, value)`` with ``cache_cas=True`` (without a ``gets`` first, or
+  without ``cache_cas``, ``cas`` is a plain ``set``, as in python-memcached);
+  ``reset_cas()``; ``set_servers``; ``key_prefix`` on the multi calls; return values
+  (``delete`` 1 also for a missing key, ``set`` True/False, ``set_multi`` the keys not
+  stored).
+
+What differs: the client is shared by threads (python-memcached's is a ``threading.local``;
+here the CAS ids are per thread, the connections are mcpool's pools). A tuple key
+``(hash_value, key)`` is accepted, but placement is by ``key`` (the core's). A custom
+``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
+``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
+"""
+import pickle as _pickle
+import re as _re
+import sys as _sys
+import threading as _threading
+import zlib as _zlib
+
+import mcpool as _mcpool
+
+__author__ = "mcpool (python-memcached API)"
+__version__ = "1.58"
+SERVER_MAX_KEY_LENGTH = 250
+SERVER_MAX_VALUE_LENGTH = 1024 * 1024
+_DEAD_RETRY = 30
+_SOCKET_TIMEOUT = 3
+
+valid_key_chars_re = _re.compile(b"[\x21-\x7e\x80-\xff]+$")
+
+
+class _Error(Exception):
+    pass
+
+
+class _ConnectionDeadError(Exception):
+    pass
+
+
+def _server(spec):
+    """A python-memcached server spec -> (mcpool address, weight)."""
+    weight = 1
+    if isinstance(spec, tuple):
+        spec, weight = spec
+    m = _re.match(r"^unix:(?P<path>.*)$", spec)
+    if m:
+        return (m.group("path"), weight)
+    m = (_re.match(r"^inet6:\[(?P<host>[^\[\]]+)\](:(?P<port>[0-9]+))?$", spec)
+         or _re.match(r"^inet:(?P<host>[^:]+)(:(?P<port>[0-9]+))?$", spec)
+         or _re.match(r"^(?P<host>[^:]+)(:(?P<port>[0-9]+))?$", spec))
+    if not m:
+        raise ValueError('Unable to parse connection string: "%s"' % spec)
+    host = m.group("host")
+    if ":" in host:
+        host = "[%s]" % host
+    return ("%s:%d" % (host, int(m.group("port") or 11211)), weight)
+
+
+class _Host:
+    """What ``Client.servers`` lists (python-memcached's ``_Host``, without the socket)."""
+
+    def __init__(self, address, weight):
+        self.address, self.weight = address, weight
+
+    def __str__(self):
+        return "inet:%s (%s)" % (self.address, self.weight) \
+            if not self.address.startswith("/") else "unix:%s" % self.address
+
+    __repr__ = __str__
+
+
+class Client:
+    """python-memcached's Client(servers, debug=0, pickleProtocol=0, ..., cache_cas=False,
+    check_keys=True)."""
+
+    _FLAG_PICKLE = 1 << 0
+    _FLAG_INTEGER = 1 << 1
+    _FLAG_LONG = 1 << 2
+    _FLAG_COMPRESSED = 1 << 3
+    _FLAG_TEXT = 1 << 4
+    _SERVER_RETRIES = 10
+
+    class MemcachedKeyError(Exception):
+        pass
+
+    class MemcachedKeyLengthError(MemcachedKeyError):
+        pass
+
+    class MemcachedKeyCharacterError(MemcachedKeyError):
+        pass
+
+    class MemcachedKeyNoneError(MemcachedKeyError):
+        pass
+
+    class MemcachedKeyTypeError(MemcachedKeyError):
+        pass
+
+    class MemcachedStringEncodingError(Exception):
+        pass
+
+    def __init__(self, servers, debug=0, pickleProtocol=0, pickler=_pickle.Pickler,
+                 unpickler=_pickle.Unpickler, compressor=_zlib.compress,
+                 decompressor=_zlib.decompress, pload=None, pid=None,
+                 server_max_key_length=None, server_max_value_length=None,
+                 dead_retry=_DEAD_RETRY, socket_timeout=_SOCKET_TIMEOUT, cache_cas=False,
+                 flush_on_reconnect=0, check_keys=True):
+        for name, given, default in (("pickler", pickler, _pickle.Pickler),
+                                     ("unpickler", unpickler, _pickle.Unpickler),
+                                     ("compressor", compressor, _zlib.compress),
+                                     ("decompressor", decompressor, _zlib.decompress),
+                                     ("pload", pload, None), ("pid", pid, None)):
+            if given is not default:
+                raise NotImplementedError(
+                    "memcache.Client(%s=...): the value layout is mcpool's core's "
+                    "(preset python-memcached); a custom one is not supported" % name)
+        if flush_on_reconnect:
+            raise NotImplementedError("memcache.Client(flush_on_reconnect=...) is not "
+                                      "supported by mcpool")
+        self.debug = debug
+        self.dead_retry = dead_retry
+        self.socket_timeout = socket_timeout
+        self.flush_on_reconnect = flush_on_reconnect
+        self.pickleProtocol = pickleProtocol
+        self.server_max_key_length = (SERVER_MAX_KEY_LENGTH if server_max_key_length is None
+                                      else server_max_key_length)
+        self.server_max_value_length = (SERVER_MAX_VALUE_LENGTH
+                                        if server_max_value_length is None
+                                        else server_max_value_length)
+        self.cache_cas = cache_cas
+        self.do_check_key = check_keys
+        self.stats = {}
+        self._local = _threading.local()
+        self.set_servers(servers)
+
+    # -- setup -------------------------------------------------------------------------------
+
+    def set_servers(self, servers):
+        """Replaces the servers (``"host:port"`` or ``("host:port", weight)``): a new core
+        client with its own pools."""
+        if isinstance(servers, str):
+            servers = [servers]
+        specs = [_server(s) for s in servers]
+        self.servers = [_Host(a, w) for a, w in specs]
+        self._mc = None
+        if not specs:
+            return
+        opts = {}
+        if self.server_max_value_length:
+            opts["max_value_size"] = self.server_max_value_length
+        # the core's python-memcached preset holds its defaults (placement with its rehash,
+        # one failure marks a server dead, layout); the rest are this Client's arguments
+        self._mc = _mcpool.Client(
+            [a for a, _ in specs], weights=[w for _, w in specs], preset="python-memcached",
+            retry_timeout=self.dead_retry,
+            retry_timeout_max=self.dead_retry, timeout=self.socket_timeout,
+            connect_timeout=self.socket_timeout, pickle=True,
+            pickle_protocol=self.pickleProtocol, **opts)
+
+    @property
+    def cas_ids(self):
+        ids = getattr(self._local, "cas_ids", None)
+        if ids is None:
+            ids = self._local.cas_ids = {}
+        return ids
+
+    def reset_cas(self):
+        """Forgets the CAS ids kept by ``gets`` (``cache_cas=True``)."""
+        self._local.cas_ids = {}
+
+    def debuglog(self, str):
+        if self.debug:
+            _sys.stderr.write("MemCached: %s\n" % str)
+
+    def _statlog(self, func):
+        self.stats[func] = self.stats.get(func, 0) + 1
+
+    def forget_dead_hosts(self):
+        """Accepted; mcpool retries a dead server after ``dead_retry`` seconds."""
+
+    def disconnect_all(self):
+        """Accepted; connections belong to mcpool's pools."""
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def _encode_key(self, key):
+        if isinstance(key, tuple):
+            key = key[1]  # (hash value, key): placement is mcpool's
+        if isinstance(key, str):
+            return key.encode("utf8")
+        return key
+
+    def check_key(self, key, key_extra_len=0):
+        """python-memcached's key checks (raises a MemcachedKeyError)."""
+        if isinstance(key, tuple):
+            key = key[1]
+        if key is None:
+            raise Client.MemcachedKeyNoneError("Key is None")
+        if key == "" or key == b"":
+            if key_extra_len == 0:
+                raise Client.MemcachedKeyNoneError("Key is empty")
+            return
+        if not isinstance(key, bytes):
+            raise Client.MemcachedKeyTypeError("Key must be a binary string")
+        if (self.server_max_key_length != 0
+                and len(key) + key_extra_len > self.server_max_key_length):
+            raise Client.MemcachedKeyLengthError("Key length is > %s"
+                                                 % self.server_max_key_length)
+        if not valid_key_chars_re.match(key):
+            raise Client.MemcachedKeyCharacterError(
+                "Control/space characters not allowed (key=%r)" % key)
+
+    def _key(self, key):
+        key = self._encode_key(key)
+        if self.do_check_key:
+            self.check_key(key)
+        return key
+
+    def _failed(self, what, e):
+        """A failure python-memcached reports by its return value (logged with debug); a bug
+        (the core's INTERNAL class) or a configuration error is raised, never hidden."""
+        if getattr(e, "status_class", None) in ("INTERNAL", "CONFIGURATION"):
+            raise e
+        self.debuglog("%s: %s" % (what, e))
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def _get(self, cmd, key):
+        key = self._key(key)
+        if self._mc is None:
+            return None
+        self._statlog(cmd)
+        try:
+            if cmd == "gets":
+                value, cas = self._mc.gets(key)
+                if value is not None and self.cache_cas:
+                    self.cas_ids[key] = cas
+                return value
+            return self._mc.get(key)
+        except _mcpool.Error as e:
+            self._failed(cmd, e)
+            return None
+
+    def get(self, key):
+        return self._get("get", key)
+
+    def gets(self, key):
+        return self._get("gets", key)
+
+    def _prefixed(self, keys, key_prefix):
+        """[(wire key, original key)] with python-memcached's checks (int keys allowed)."""
+        prefix = self._encode_key(key_prefix) or b""
+        if prefix and self.do_check_key:
+            self.check_key(prefix)
+        out = []
+        for orig in keys:
+            key = self._encode_key(orig)
+            if not isinstance(key, bytes):
+                key = str(key).encode("utf8")  # multi calls take int keys
+            if orig is None:
+                self.check_key(orig, key_extra_len=len(prefix))
+            if self.do_check_key:
+                self.check_key(key, key_extra_len=len(prefix))
+            out.append((prefix + key, orig[1] if isinstance(orig, tuple) else orig))
+        return out
+
+    def get_multi(self, keys, key_prefix=""):
+        self._statlog("get_multi")
+        pairs = self._prefixed(keys, key_prefix)
+        if self._mc is None or not pairs:
+            return {}
+        try:
+            found = self._mc.get_multi([w for w, _ in pairs])
+        except _mcpool.Error as e:  # a key whose server failed: ask the others alone
+            self._failed("get_multi", e)
+            found = {}
+            for w, _ in pairs:
+                try:
+                    v = self._mc.get(w, _MISS)
+                except _mcpool.Error:
+                    continue
+                if v is not _MISS:
+                    found[w] = v
+        return {orig: found[w] for w, orig in pairs if w in found}
+
+    # -- stores ------------------------------------------------------------------------------
+
+    def _set(self, cmd, key, val, time, min_compress_len):
+        key = self._key(key)
+        if self._mc is None:
+            return 0
+        self._statlog(cmd)
+        mcl = min_compress_len or 0
+        try:
+            if cmd == "cas":
+                cas = self.cas_ids.get(key)
+                if cas is None:
+                    return self._mc.set(key, val, time, min_compress_len=mcl)
+                return self._mc.cas(key, val, cas, time) is True
+            if cmd in ("append", "prepend"):
+                return getattr(self._mc, cmd)(key, val)
+            return getattr(self._mc, cmd)(key, val, time, min_compress_len=mcl)
+        except _mcpool.ClientTypeError:
+            raise
+        except _mcpool.Error as e:
+            self._failed(cmd, e)
+            return 0
+
+    def set(self, key, val, time=0, min_compress_len=0, noreply=False):
+        return self._set("set", key, val, time, min_compress_len)
+
+    def add(self, key, val, time=0, min_compress_len=0, noreply=False):
+        return self._set("add", key, val, time, min_compress_len)
+
+    def replace(self, key, val, time=0, min_compress_len=0, noreply=False):
+        return self._set("replace", key, val, time, min_compress_len)
+
+    def append(self, key, val, time=0, min_compress_len=0, noreply=False):
+        return self._set("append", key, val, time, min_compress_len)
+
+    def prepend(self, key, val, time=0, min_compress_len=0, noreply=False):
+        return self._set("prepend", key, val, time, min_compress_len)
+
+    def cas(self, key, val, time=0, min_compress_len=0, noreply=False):
+        """Stores only if unchanged since this thread's ``gets`` (``cache_cas=True``); a key
+        without a CAS id kept is a plain ``set``."""
+        return self._set("cas", key, val, time, min_compress_len)
+
+    def set_multi(self, mapping, time=0, key_prefix="", min_compress_len=0, noreply=False):
+        """Stores every pair in one round trip per server; the list of the keys (as given)
+        that were not stored."""
+        self._statlog("set_multi")
+        pairs = self._prefixed(list(mapping), key_prefix)
+        if self._mc is None:
+            return list(mapping)
+        wire = {w: mapping[orig] for w, orig in pairs}
+        try:
+            failed = set(self._mc.set_multi(wire, time, min_compress_len=min_compress_len or 0))
+        except _mcpool.ClientTypeError:
+            raise
+        except _mcpool.Error as e:
+            self._failed("set_multi", e)
+            return list(mapping)
+        return [orig for w, orig in pairs if w in failed]
+
+    # -- deletes, counters, touch ------------------------------------------------------------
+
+    def delete(self, key, time=None, noreply=False):
+        """1 when the server answered (the key is gone, whether it existed or not), 0 when
+        it could not be reached."""
+        key = self._key(key)
+        if self._mc is None:
+            return 0
+        self._statlog("delete")
+        try:
+            self._mc.delete(key)
+            return 1
+        except _mcpool.Error as e:
+            self._failed("delete", e)
+            return 0
+
+    def delete_multi(self, keys, time=None, key_prefix="", noreply=False):
+        """Deletes every key in one round trip per server; 1 unless a server failed."""
+        self._statlog("delete_multi")
+        pairs = self._prefixed(keys, key_prefix)
+        if self._mc is None:
+            return 1
+        try:
+            self._mc.delete_multi([w for w, _ in pairs])
+            return 1
+        except _mcpool.Error as e:
+            self._failed("delete_multi", e)
+            return 0
+
+    def touch(self, key, time=0, noreply=False):
+        key = self._key(key)
+        if self._mc is None:
+            return 0
+        self._statlog("touch")
+        try:
+            return 1 if self._mc.touch(key, time) else 0
+        except _mcpool.Error as e:
+            self._failed("touch", e)
+            return 0
+
+    def _incrdecr(self, cmd, key, delta):
+        key = self._key(key)
+        if self._mc is None:
+            return None
+        self._statlog(cmd)
+        try:
+            return getattr(self._mc, cmd)(key, delta)
+        except _mcpool.Error as e:
+            if e.status_name == "MCPOOL_CLIENT_ERROR":  # not a number: its int(reply) raises
+                raise ValueError("invalid literal for int() with base 10: %r" % str(e)) from None
+            self._failed(cmd, e)
+            return None
+
+    def incr(self, key, delta=1, noreply=False):
+        return self._incrdecr("incr", key, delta)
+
+    def decr(self, key, delta=1, noreply=False):
+        return self._incrdecr("decr", key, delta)
+
+    # -- cluster -----------------------------------------------------------------------------
+
+    def get_stats(self, stat_args=None):
+        """[("host:port (weight)", {name: value}), ...] of the servers that answered."""
+        if self._mc is None:
+            return []
+        try:
+            stats = self._mc._stats(stat_args)
+        except _mcpool.Error as e:
+            self._failed("stats", e)
+            return []
+        weights = {h.address: h.weight for h in self.servers}
+        return [("%s (%s)" % (label, weights.get(label, 1)), d)
+                for label, d in stats.items() if isinstance(d, dict)]
+
+    def get_slab_stats(self):
+        return self.get_stats("slabs")
+
+    def flush_all(self):
+        """Invalidates every item on the servers that answer."""
+        if self._mc is None:
+            return
+        try:
+            self._mc.flush_all()
+        except _mcpool.Error as e:
+            self._failed("flush_all", e)
+
+
+_MISS = object()
+
+__all__ = ["Client", "SERVER_MAX_KEY_LENGTH", "SERVER_MAX_VALUE_LENGTH"]

@@ -1,0 +1,559 @@
+"""The pylibmc 1.6 API over mcpool: change ``import pylibmc`` to
+``import mcpool.compat.pylibmc as pylibmc`` and the program runs as before.
+
+    >>> import mcpool.compat.pylibmc as pylibmc
+    >>> mc = pylibmc.Client(["127.0.0.1"], binary=True,
+    ...                     behaviors={"tcp_nodelay": True, "ketama": True})
+    >>> pool = pylibmc.ClientPool(mc, 4)
+    >>> with pool.reserve() as c:
+    ...     c.set("key", {"a": 1.5})
+
+What is pylibmc's and stays so:
+
+- Values in pylibmc's layout (the core's ``pylibmc`` preset and value format): bytes flag 0, str flag 16, int
+  flag 4 (decimal), bool flag 2 (reads back as 1/0, as pylibmc), anything else **pickled**
+  (flag 1, protocol ``behaviors["pickle_protocol"]``, default -1 = the highest), zlib
+  (flag 8) from ``min_compress_len`` bytes. Pickling is on, as in pylibmc: unpickling runs
+  code chosen by whoever wrote the value, so use this class only on a cache that no untrusted
+  party can write.
+- Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted`` and ``distribution``
+  are handed to the core as a ``pylibmc:`` placement setting (docs/placement.md), which
+  places every key on the server pylibmc would; unknown or unsupported words raise.
+- Exceptions: ``pylibmc.Error`` and its subclasses by pylibmc's names (``NotFound`` for an
+  ``incr``/``decr``/``cas`` of a missing key, ``TooBig``, ``ConnectionError``,
+  ``ServerDown``, ...).
+- ``ClientPool`` and ``ThreadMappedPool`` with ``reserve()``; ``clone()``.
+
+What differs: one mcpool client is thread-safe and pooled, so ``clone()`` shares it (no new
+connections) and the pools hand out clones of one client; ``set_behaviors`` with a behavior
+that changes the configuration builds a new core client (new connections), as pylibmc does
+when it reconnects. Behaviors that only tune libmemcached's own I/O (``no_block``,
+``buffer_requests``, ``_io_*``, socket buffer sizes, ``_poll_timeout``, ``_noreply``,
+``_sort_hosts``, ``verify_keys``, ``cas``, ``tcp_keepalive``) are kept and reported but
+change nothing: mcpool always waits for each reply, always checks keys, always has CAS.
+"""
+import contextlib as _contextlib
+import queue as _queue
+import threading as _threading
+
+import mcpool as _mcpool
+
+__version__ = "1.6.3"
+libmemcached_version = "mcpool " + _mcpool.library_version()
+support_compression = True
+support_sasl = True
+support_zlib = True
+
+# --------------------------------------------------------------------------------------------
+# Exceptions: pylibmc's names, each a direct subclass of Error as in pylibmc 1.6.
+# --------------------------------------------------------------------------------------------
+
+
+class Error(Exception):
+    """Base of every pylibmc error."""
+
+
+_EXC_NAMES = ["CacheMiss", "Failure", "HostLookupError", "ConnectionError",
+              "ConnectionBindError", "WriteError", "ReadError", "UnknownReadFailure",
+              "ProtocolError", "ClientError", "ServerError", "SocketCreateError", "DataExists",
+              "DataDoesNotExist", "NotFound", "AllocationError", "SomeErrors", "NoServers",
+              "UnixSocketError", "NotSupportedError", "FetchNotFinished",
+              "InvalidHostProtocolError", "ServerDead", "ServerDown", "TooBig",
+              "UnknownStatKey"]
+for _n in _EXC_NAMES:
+    globals()[_n] = type(_n, (Error,), {"__module__": __name__})
+
+
+class BadKeyProvided(Error):
+    """pylibmc's class for a bad key (a key mcpool refuses raises ValueError, as pylibmc
+    does for a key longer than 250 bytes)."""
+
+
+exceptions = [("Error", Error)] + [(n, globals()[n]) for n in _EXC_NAMES] + \
+    [("BadKeyProvided", BadKeyProvided)]
+errors = tuple(e for _, e in exceptions)
+
+# mcpool's status (by name) -> the pylibmc exception; the rest by mcpool's class
+_BY_STATUS = {
+    "VALUE_TOO_LARGE": "TooBig",
+    "INVALID_KEY": "ValueError",
+    "SERVER_DEAD": "ServerDown",
+    "CLIENT_ERROR": "ClientError",
+    "SERVER_ERROR": "ServerError",
+    "PROTOCOL": "ProtocolError",
+    "UNSUPPORTED": "NotSupportedError",
+    "AUTH": "ConnectionError",
+    "CONFIG": "Error",
+}
+
+
+def _translate(e):
+    """The pylibmc exception for an mcpool one (raise it ``from None``)."""
+    if isinstance(e, _mcpool.ClientTypeError):
+        return TypeError(str(e))
+    name = _BY_STATUS.get(str(getattr(e, "status_name", "")).replace("MCPOOL_", "", 1))
+    if name is None:
+        if isinstance(e, _mcpool.ConnectionError):  # also TimeoutError
+            name = "ConnectionError"
+        elif isinstance(e, _mcpool.ServerError):
+            name = "ServerError"
+        elif isinstance(e, _mcpool.ClientError):
+            name = "ClientError"
+        else:
+            name = "Failure"
+    if name == "ValueError":
+        return ValueError(str(e))
+    cls = globals()[name]
+    exc = cls(str(e))
+    exc.status = getattr(e, "status", None)
+    exc.status_name = getattr(e, "status_name", None)
+    return exc
+
+
+# --------------------------------------------------------------------------------------------
+# Behaviors
+# --------------------------------------------------------------------------------------------
+
+# pylibmc 1.6.3 over libmemcached 1.1.4: get_behaviors() of a fresh client
+_DEFAULTS = {
+    "no_block": 0, "tcp_nodelay": 0, "tcp_keepalive": 0, "hash": "default", "ketama_hash": 0,
+    "ketama": 0, "ketama_weighted": 0, "distribution": "modula", "cas": 0,
+    "buffer_requests": 0, "verify_keys": 0, "connect_timeout": 4000, "send_timeout": 0,
+    "receive_timeout": 0, "num_replicas": 0, "auto_eject": 0, "retry_timeout": 2,
+    "remove_failed": 0, "failure_limit": 5, "_io_msg_watermark": 500,
+    "_io_bytes_watermark": 66560, "_io_key_prefetch": 0, "_hash_with_prefix_key": 0,
+    "_noreply": 0, "_sort_hosts": 0, "_poll_timeout": 5000, "_socket_send_size": 3939840,
+    "_socket_recv_size": 131072, "dead_timeout": 0, "pickle_protocol": -1,
+}
+all_behaviors = list(_DEFAULTS)
+all_callbacks = ["namespace"]
+_PLACEMENT = ("hash", "ketama", "ketama_weighted", "ketama_hash", "distribution")
+# accepted and reported, no effect (see the module's doc)
+_INERT = {"no_block", "buffer_requests", "_io_msg_watermark", "_io_bytes_watermark",
+          "_io_key_prefetch", "_noreply", "_sort_hosts", "_poll_timeout", "_socket_send_size",
+          "_socket_recv_size", "verify_keys", "cas", "tcp_keepalive"}
+
+hashers = {n: i for i, n in enumerate(["default", "md5", "crc", "fnv1_64", "fnv1a_64",
+                                       "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"])}
+distributions = {n: i for i, n in enumerate(["modula", "consistent", "consistent ketama",
+                                             "consistent ketama spy", "consistent weighted"])}
+hashers_rvs = {v: k for k, v in hashers.items()}
+distributions_rvs = {v: k for k, v in distributions.items()}
+
+
+def _word(v):
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    return str(v).replace(" ", "_")
+
+
+def _options(behaviors):
+    """pylibmc behaviors -> mcpool.Client options (the core decides what they mean)."""
+    b = behaviors
+    unknown = sorted(set(b) - set(_DEFAULTS) - set(all_callbacks))
+    if unknown:
+        raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
+    if b.get("num_replicas"):
+        raise NotSupportedError("behavior num_replicas: mcpool does not replicate writes")
+    if b.get("_hash_with_prefix_key"):
+        raise NotSupportedError("behavior _hash_with_prefix_key: mcpool places keys by the "
+                                "key without the namespace, as libmemcached's default")
+    # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout). Its
+    # failure_limit is libmemcached's 5 (failures before auto-eject), but libmemcached also
+    # disables a server for retry_timeout at its first failure (the next call raises
+    # ServerDown, measured with pylibmc 1.6.3): that is the core's failure_limit 1
+    opts = {"preset": "pylibmc", "failure_limit": 1}
+    words = ["%s=%s" % (w, _word(b[w])) for w in _PLACEMENT
+             if w in b and b[w] is not None and not (w == "ketama_hash" and not b[w])]
+    if words:
+        opts["distribution"] = "pylibmc:" + ",".join(words)
+    if "tcp_nodelay" in b:
+        opts["nodelay"] = bool(b["tcp_nodelay"])
+    if b.get("connect_timeout"):
+        opts["connect_timeout"] = b["connect_timeout"] / 1000.0  # ms
+    io = max(b.get("receive_timeout") or 0, b.get("send_timeout") or 0)  # microseconds
+    if io:
+        opts["timeout"] = io / 1e6
+    if b.get("remove_failed") or b.get("auto_eject"):
+        opts["failover"] = "eject"
+        if b.get("remove_failed"):
+            opts["failure_limit"] = int(b["remove_failed"])
+    if b.get("failure_limit") and not b.get("remove_failed"):
+        opts["failure_limit"] = int(b["failure_limit"])
+    if b.get("retry_timeout") is not None:
+        opts["retry_timeout"] = b["retry_timeout"]
+    if b.get("dead_timeout"):
+        opts["retry_timeout_max"] = max(b["dead_timeout"], b.get("retry_timeout") or 0)
+    if b.get("namespace"):
+        opts["key_prefix"] = b["namespace"]
+    opts["pickle_protocol"] = b.get("pickle_protocol", -1)
+    return opts
+
+
+def _readback(b):
+    """What get_behaviors() reports: pylibmc's defaults, the ones set (bools as 0/1), and
+    what libmemcached derives from them."""
+    out = dict(_DEFAULTS)
+    for k, v in b.items():
+        if k in all_callbacks:
+            continue
+        out[k] = int(v) if isinstance(v, bool) else v
+    dist = str(out["distribution"]).replace("_", " ")
+    if b.get("ketama_weighted"):
+        out.update(ketama=1, ketama_hash=1, distribution="consistent weighted")
+        if "hash" not in b:
+            out["hash"] = "md5"
+    elif b.get("ketama"):
+        out["distribution"] = "consistent ketama"
+    elif dist.startswith("consistent"):
+        out["ketama"] = 1
+        out["distribution"] = dist
+    if b.get("remove_failed"):
+        out["auto_eject"] = 1
+        out["remove_failed"] = 1
+    return out
+
+
+class BehaviorDict(dict):
+    """behaviors as a dict; assigning a key or update() sets it on the client."""
+
+    def __init__(self, client, *args, **kwds):
+        super().__init__(*args, **kwds)
+        self.client = client
+
+    def __setitem__(self, name, value):
+        super().__setitem__(name, value)
+        self.client.set_behaviors({name: value})
+
+    def update(self, d):
+        super().update(d)
+        self.client.set_behaviors(dict(d))
+
+
+# --------------------------------------------------------------------------------------------
+# Servers
+# --------------------------------------------------------------------------------------------
+
+
+def _server(spec):
+    """A pylibmc server spec -> (mcpool address, weight)."""
+    if isinstance(spec, tuple) and len(spec) == 3:  # (type, addr, port) as pylibmc's
+        spec = (1,) + spec
+    if isinstance(spec, tuple) and len(spec) == 4:
+        _kind, addr, port, weight = spec
+        if str(addr).startswith("/"):
+            return (addr, int(weight))
+        host = "[%s]" % addr if ":" in str(addr) else addr
+        return ("%s:%d" % (host, int(port)), int(weight))
+    if not isinstance(spec, str):
+        raise TypeError("a server is a str such as 'host:port[:weight]', not %r" % (spec,))
+    if spec.startswith("udp:"):
+        raise NotSupportedError("server %r: mcpool speaks TCP and unix sockets, not UDP"
+                                % spec)
+    if spec.startswith("/"):
+        return (spec, 1)
+    port, weight = "11211", 1
+    if spec.startswith("["):
+        if "]" not in spec:
+            raise ValueError(spec)
+        host, _, rest = spec[1:].partition("]")
+        host = "[%s]" % host
+        rest = rest[1:] if rest.startswith(":") else rest
+    else:
+        host, _, rest = spec.partition(":")
+    if rest:
+        port, _, w = rest.partition(":")
+        if w:
+            weight = int(w)
+    return ("%s:%d" % (host, int(port)), weight)
+
+
+# --------------------------------------------------------------------------------------------
+# Client
+# --------------------------------------------------------------------------------------------
+
+_MISS = object()
+
+
+def _key_ok(key):
+    """pylibmc answers a miss / not stored for an empty key, without asking a server."""
+    return not (isinstance(key, (str, bytes)) and len(key) == 0)
+
+
+class Client:
+    """pylibmc.Client(servers, behaviors=None, binary=False, username=None, password=None).
+
+    One instance may be shared by threads (pylibmc's may not; its pools still work here).
+    """
+
+    def __init__(self, servers, behaviors=None, binary=False, username=None, password=None):
+        self.binary = binary
+        self.addresses = list(servers)
+        self._servers = [_server(s) for s in self.addresses]
+        self._auth = (username, password)
+        self._behaviors = {}
+        if behaviors:
+            self._behaviors.update(_numeric(behaviors))
+        self._mc = self._build(self._behaviors)
+
+    def _build(self, behaviors):
+        addrs = [a for a, _ in self._servers]
+        weights = [w for _, w in self._servers]
+        opts = _options(behaviors)
+        if self.binary:
+            opts["protocol"] = "binary"
+        if self._auth != (None, None):
+            opts["username"], opts["password"] = self._auth
+        try:
+            return _mcpool.Client(addrs, weights=weights, pickle=True, **opts)
+        except _mcpool.Error as e:
+            raise _translate(e) from None
+
+    def _call(self, fn, *args, **kw):
+        try:
+            return fn(*args, **kw)
+        except _mcpool.Error as e:
+            raise _translate(e) from None
+
+    # -- behaviors ---------------------------------------------------------------------------
+
+    def get_behaviors(self):
+        return BehaviorDict(self, _readback(self._behaviors))
+
+    def set_behaviors(self, behaviors):
+        new = dict(self._behaviors)
+        new.update(_numeric(behaviors))
+        mc = self._build(new)  # raises before anything changes
+        self._behaviors, self._mc = new, mc
+
+    behaviors = property(get_behaviors, set_behaviors)
+
+    @property
+    def behaviours(self):
+        raise AttributeError("nobody uses british spellings")
+
+    def clone(self):
+        """A client of the same servers and behaviors; it shares this one's connection pools
+        (an mcpool client is thread-safe) until either's behaviors change."""
+        c = object.__new__(type(self))
+        c.__dict__.update(self.__dict__)
+        c.addresses = list(self.addresses)
+        c._behaviors = dict(self._behaviors)
+        return c
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def get(self, key, default=None):
+        if not _key_ok(key):
+            return default
+        return self._call(self._mc.get, key, default)
+
+    def gets(self, key):
+        if not _key_ok(key):
+            return (None, None)
+        return self._call(self._mc.gets, key)
+
+    def get_multi(self, keys, key_prefix=None):
+        keys = [k for k in keys if _key_ok(k)]
+        return self._call(self._mc.get_multi, keys, key_prefix=key_prefix or "")
+
+    # -- stores ------------------------------------------------------------------------------
+
+    def _store(self, fn, key, val, time, min_compress_len):
+        if not _key_ok(key):
+            return False
+        mcl = min_compress_len if min_compress_len else None
+        return self._call(fn, key, val, time=time, min_compress_len=mcl)
+
+    def set(self, key, val, time=0, min_compress_len=0, compress_level=-1):
+        return self._store(self._mc.set, key, val, time, min_compress_len)
+
+    def add(self, key, val, time=0, min_compress_len=0, compress_level=-1):
+        return self._store(self._mc.add, key, val, time, min_compress_len)
+
+    def replace(self, key, val, time=0, min_compress_len=0, compress_level=-1):
+        return self._store(self._mc.replace, key, val, time, min_compress_len)
+
+    def append(self, key, val):
+        return _key_ok(key) and self._call(self._mc.append, key, val)
+
+    def prepend(self, key, val):
+        return _key_ok(key) and self._call(self._mc.prepend, key, val)
+
+    def cas(self, key, val, cas, time=0):
+        r = self._call(self._mc.cas, key, val, cas, time=time)
+        if r is None:
+            raise NotFound("error 16 from memcached_cas(%s)" % (key,))
+        return r
+
+    def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
+                  compress_level=-1):
+        mcl = min_compress_len if min_compress_len else None
+        return self._call(self._mc.set_multi, mapping, time=time, key_prefix=key_prefix or "",
+                          min_compress_len=mcl)
+
+    def add_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
+                  compress_level=-1):
+        """Adds each pair; the list of keys not stored (they existed)."""
+        failed = []
+        prefix = key_prefix or ""
+        for k, v in dict(mapping).items():
+            wire = (prefix.encode() + k if isinstance(k, bytes) and isinstance(prefix, str)
+                    else prefix + k)
+            if not self._store(self._mc.add, wire, v, time, min_compress_len):
+                failed.append(k)
+        return failed
+
+    # -- deletes, counters, touch ------------------------------------------------------------
+
+    def delete(self, key):
+        return _key_ok(key) and self._call(self._mc.delete, key)
+
+    def delete_multi(self, keys, time=None, key_prefix=None):
+        return self._call(self._mc.delete_multi, list(keys), key_prefix=key_prefix or "")
+
+    def _counter(self, fn, key, delta):
+        r = self._call(fn, key, delta)
+        if r is None:
+            raise NotFound("1 keys not found")
+        return r
+
+    def incr(self, key, delta=1):
+        return self._counter(self._mc.incr, key, delta)
+
+    def decr(self, key, delta=1):
+        return self._counter(self._mc.decr, key, delta)
+
+    def incr_multi(self, keys, key_prefix=None, delta=1):
+        """Increments every key by delta; NotFound (counting them) when some were missing."""
+        prefix = key_prefix or ""
+        missing = 0
+        for k in keys:
+            if self._call(self._mc.incr, prefix + k if prefix else k, delta) is None:
+                missing += 1
+        if missing:
+            raise NotFound("%d keys not found" % missing)
+
+    def touch(self, key, time):
+        return _key_ok(key) and self._call(self._mc.touch, key, time)
+
+    # -- cluster -----------------------------------------------------------------------------
+
+    def get_stats(self, args=None):
+        stats = self._call(self._mc._stats, args)
+        out = []
+        for i, (label, d) in enumerate(stats.items()):
+            if isinstance(d, dict):
+                out.append((("%s (%d)" % (label, i)).encode(),
+                            {k.encode(): v.encode() for k, v in d.items()}))
+        return out
+
+    def flush_all(self, time=0):
+        return self._call(self._mc.flush_all, time)
+
+    def disconnect_all(self):
+        """Accepted; connections belong to mcpool's pools."""
+
+    # -- mapping interface -------------------------------------------------------------------
+
+    def __getitem__(self, key):
+        value = self.get(key, _MISS)
+        if value is _MISS:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key, value):
+        if not self.set(key, value):
+            raise KeyError("failed setting %r" % (key,))
+
+    def __delitem__(self, key):
+        if not self.delete(key):
+            raise KeyError(key)
+
+    def __contains__(self, key):
+        return self.get(key, _MISS) is not _MISS
+
+    def __repr__(self):
+        return "%s(%r, binary=%r)" % (type(self).__name__, self.addresses, self.binary)
+
+    def __str__(self):
+        return "<%s for %s, binary=%r>" % (type(self).__name__,
+                                           ", ".join(map(str, self.addresses)), self.binary)
+
+
+def _numeric(behaviors):
+    b = dict(behaviors)
+    if "_retry_timeout" in b:
+        b.setdefault("retry_timeout", b.pop("_retry_timeout"))
+    for k, table in (("hash", hashers_rvs), ("distribution", distributions_rvs)):
+        if isinstance(b.get(k), int) and not isinstance(b.get(k), bool) and b[k] in table:
+            b[k] = table[b[k]]
+    return b
+
+
+# --------------------------------------------------------------------------------------------
+# Pools (pylibmc.pools)
+# --------------------------------------------------------------------------------------------
+
+
+class ClientPool(_queue.Queue):
+    """A queue of clients: ``with pool.reserve() as mc: ...`` takes one and puts it back."""
+
+    def __init__(self, mc=None, n_slots=0):
+        _queue.Queue.__init__(self, n_slots)
+        if mc is not None and n_slots:
+            self.fill(mc, n_slots)
+
+    @_contextlib.contextmanager
+    def reserve(self, block=False):
+        """A client from the pool; with ``block`` waits for one when all are taken (else
+        ``queue.Empty``, as pylibmc)."""
+        mc = self.get(block)
+        try:
+            yield mc
+        finally:
+            self.put(mc)
+
+    def fill(self, mc, n_slots):
+        """Puts ``n_slots`` clones of ``mc`` into the pool."""
+        for _ in range(n_slots):
+            self.put(mc.clone())
+
+
+class ThreadMappedPool(dict):
+    """One client per thread, cloned from ``master`` on a thread's first ``reserve()``;
+    ``relinquish()`` drops the calling thread's."""
+
+    def __new__(cls, master):
+        return super().__new__(cls)
+
+    def __init__(self, master):
+        super().__init__()
+        self.master = master
+
+    @property
+    def current_key(self):
+        return _threading.current_thread().ident
+
+    @_contextlib.contextmanager
+    def reserve(self):
+        key = self.current_key
+        mc = self.pop(key, None)
+        if mc is None:
+            mc = self.master.clone()
+        try:
+            yield mc
+        finally:
+            self[key] = mc
+
+    def relinquish(self):
+        return self.pop(self.current_key, None)
+
+
+def build_info():
+    return ("pylibmc %s for libmemcached %s (compression=%s, sasl=%s)"
+            % (__version__, libmemcached_version, support_compression, support_sasl))
+
+
+__all__ = ["Client", "ClientPool", "ThreadMappedPool", "BehaviorDict", "hashers",
+           "distributions", "Error", "BadKeyProvided"] + _EXC_NAMES

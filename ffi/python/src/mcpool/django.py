@@ -1,0 +1,189 @@
+"""A Django cache backend over mcpool.
+
+    CACHES = {
+        "default": {
+            "BACKEND": "mcpool.django.McpoolCache",
+            "LOCATION": ["10.0.0.1:11211", "10.0.0.2:11211"],  # or "a:11211;b:11211"
+            "TIMEOUT": 300,            # None: forever; 0: do not cache
+            "KEY_PREFIX": "site1",
+            "VERSION": 1,
+            "OPTIONS": {"distribution": "libmemcached-ketama", "timeout": 0.5},
+        }
+    }
+
+``OPTIONS`` are ``mcpool.Client``'s keyword arguments, forwarded as they are (so every core
+option by its name, e.g. ``"operation_timeout": "250ms"``, ``"failover": "rehash"``,
+``"value_format": "pylibmc"`` to share the cache with ``PyLibMCCache``). Values are pickled
+(``pickle=True``, ``pickle_protocol=pickle.HIGHEST_PROTOCOL`` unless OPTIONS say otherwise),
+as Django's own memcached backends do: unpickling runs code chosen by whoever wrote the
+value, so the servers must be writable only by trusted processes.
+
+Semantics are those of Django's memcached backends: keys are made by ``KEY_FUNCTION`` /
+``KEY_PREFIX`` / ``VERSION`` and then validated, a key memcached would refuse (longer than
+250 bytes, spaces, control characters) raises ``InvalidCacheKey``; ``incr``/``decr`` of a
+missing key raise ``ValueError``; a ``set`` that cannot be stored (too large) deletes the key
+so no stale value survives; a timeout above 30 days becomes a unix time. One ``mcpool.Client``
+(one pool per server) serves every thread of the process: Django makes a backend object per
+thread, and they share the client built for the same LOCATION and OPTIONS. ``close()`` keeps
+the connections (they are pooled).
+"""
+import pickle
+import re
+import threading
+import time
+
+from django.core.cache.backends.base import (
+    DEFAULT_TIMEOUT,
+    BaseCache,
+    InvalidCacheKey,
+    memcache_key_warnings,
+)
+
+import mcpool
+
+# memcached reads an expiry above 30 days as a unix time; one in 1970 means "already
+# expired", which is what Django's timeout 0 asks for (its memcached backends send -1).
+_THIRTY_DAYS = 60 * 60 * 24 * 30
+_EXPIRED = _THIRTY_DAYS + 1
+
+_clients = {}
+_clients_lock = threading.Lock()
+
+
+def _shared_client(servers, options):
+    """One mcpool.Client per (servers, options) in the process."""
+    key = (tuple(servers), repr(sorted(options.items())))
+    with _clients_lock:
+        c = _clients.get(key)
+        if c is None:
+            c = _clients[key] = mcpool.Client(servers, **options)
+        return c
+
+
+class McpoolCache(BaseCache):
+    """``BACKEND: "mcpool.django.McpoolCache"``."""
+
+    def __init__(self, server, params):
+        super().__init__(params)
+        if isinstance(server, str):
+            server = re.split("[;,]", server)
+        self._servers = [s.strip() for s in server if s and s.strip()]
+        options = dict(params.get("OPTIONS") or {})
+        options.setdefault("pickle", True)
+        options.setdefault("pickle_protocol", pickle.HIGHEST_PROTOCOL)
+        self._options = options
+        self._client = None
+
+    @property
+    def _cache(self):
+        c = self._client
+        if c is None:
+            c = self._client = _shared_client(self._servers, self._options)
+        return c
+
+    def get_backend_timeout(self, timeout=DEFAULT_TIMEOUT):
+        """Django's timeout (seconds; None forever; 0 not cached) as memcached's expiry."""
+        if timeout == DEFAULT_TIMEOUT:
+            timeout = self.default_timeout
+        if timeout is None:
+            return 0
+        timeout = int(timeout)
+        if timeout <= 0:
+            return _EXPIRED
+        if timeout > _THIRTY_DAYS:
+            timeout += int(time.time())
+        return timeout
+
+    def validate_key(self, key):
+        """memcached refuses the key: InvalidCacheKey (Django's memcached backends raise
+        where the others warn)."""
+        for warning in memcache_key_warnings(key):
+            raise InvalidCacheKey(warning)
+
+    def _key(self, key, version):
+        key = self.make_key(key, version=version)
+        self.validate_key(key)
+        return key
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        key = self._key(key, version)
+        try:
+            return self._cache.add(key, value, self.get_backend_timeout(timeout))
+        except mcpool.ClientError as e:
+            if getattr(e, "status_name", "") == "MCPOOL_VALUE_TOO_LARGE":
+                return False
+            raise
+
+    def get(self, key, default=None, version=None):
+        return self._cache.get(self._key(key, version), default)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        key = self._key(key, version)
+        try:
+            stored = self._cache.set(key, value, self.get_backend_timeout(timeout))
+        except mcpool.ClientError as e:
+            if getattr(e, "status_name", "") != "MCPOOL_VALUE_TOO_LARGE" or \
+                    isinstance(e, mcpool.ClientTypeError):
+                raise
+            stored = False
+        if not stored:
+            # no stale value may survive a failed set (Django's cache_db sessions rely on it)
+            self._cache.delete(key)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return bool(self._cache.touch(self._key(key, version), self.get_backend_timeout(timeout)))
+
+    def delete(self, key, version=None):
+        return bool(self._cache.delete(self._key(key, version)))
+
+    def has_key(self, key, version=None):
+        return self._key(key, version) in self._cache
+
+    def get_many(self, keys, version=None):
+        key_map = {self._key(k, version): k for k in keys}
+        if not key_map:
+            return {}
+        found = self._cache.get_multi(list(key_map))
+        return {key_map[k]: v for k, v in found.items()}
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        safe, original = {}, {}
+        for k, v in data.items():
+            sk = self._key(k, version)
+            safe[sk] = v
+            original[sk] = k
+        if not safe:
+            return []
+        failed = self._cache.set_multi(safe, self.get_backend_timeout(timeout))
+        return [original[k] for k in failed]
+
+    def delete_many(self, keys, version=None):
+        keys = [self._key(k, version) for k in keys]
+        if keys:
+            self._cache.delete_multi(keys)
+
+    def _counter(self, key, delta, version, up):
+        key = self._key(key, version)
+        if delta < 0:
+            delta, up = -delta, not up
+        try:
+            val = self._cache.incr(key, delta) if up else self._cache.decr(key, delta)
+        except mcpool.ClientError as e:  # the server's CLIENT_ERROR: not a number
+            if e.status_name != "MCPOOL_CLIENT_ERROR":
+                raise
+            raise TypeError("cache value of %r is not an integer: %s" % (key, e)) from None
+        if val is None:
+            raise ValueError("Key '%s' not found" % key)
+        return val
+
+    def incr(self, key, delta=1, version=None):
+        return self._counter(key, delta, version, True)
+
+    def decr(self, key, delta=1, version=None):
+        return self._counter(key, delta, version, False)
+
+    def clear(self):
+        self._cache.flush_all()
+
+    def close(self, **kwargs):
+        """Keeps the pooled connections (as PyLibMCCache)."""

@@ -1,0 +1,130 @@
+"""A typical python-memcached program, run twice: with the real python-memcached and with
+mcpool.compat.memcache, only the module changed; every step's observable result must be the
+same (issue 17)."""
+import socket
+
+import pytest
+
+from conftest import require
+from test_compat_pylibmc import outcome, typed, unprefixed
+
+real_memcache = require("memcache", "python3-memcache")
+import mcpool.compat.memcache as compat_memcache  # noqa: E402
+
+
+def program(memcache, addr, down_addr, p):
+    steps = []
+
+    def step(name, fn, *a, **k):
+        steps.append((name, outcome(fn, *a, **k)))
+
+    mc = memcache.Client([addr], debug=0, pickleProtocol=2, cache_cas=True)
+    step("set str", mc.set, p + "s", "h\u00e9llo")
+    step("get str", mc.get, p + "s")
+    step("set bytes", mc.set, p + "b", b"\x00\xff")
+    step("get bytes", mc.get, p + "b")
+    step("set int", mc.set, p + "i", 42)
+    step("get int", mc.get, p + "i")
+    step("set bool", mc.set, p + "t", True)
+    step("get bool", mc.get, p + "t")
+    step("set dict ttl", mc.set, p + "d", {"a": [1, 2.5], "b": None}, time=300)
+    step("get dict", mc.get, p + "d")
+    step("get missing", mc.get, p + "nope")
+    step("add existing", mc.add, p + "s", "x")
+    step("add new", mc.add, p + "new", "x")
+    step("replace missing", mc.replace, p + "nope", "x")
+    step("append", mc.append, p + "new", "yz")
+    step("get appended", mc.get, p + "new")
+    step("set counter", mc.set, p + "n", "10")
+    step("incr", mc.incr, p + "n", 5)
+    step("decr", mc.decr, p + "n", 100)
+    step("incr missing", mc.incr, p + "nope")
+    step("gets", mc.gets, p + "s")
+    step("cas after gets", mc.cas, p + "s", "cas1")
+    step("get after cas", mc.get, p + "s")
+    mc.gets(p + "s")
+    other = memcache.Client([addr])
+    other.set(p + "s", "changed by another client")
+    step("cas after a change", mc.cas, p + "s", "cas2")
+    step("cas without gets (a set)", mc.cas, p + "fresh", "v")
+    mc.reset_cas()
+    step("reset_cas then cas (a set)", mc.cas, p + "s", "cas3")
+    step("touch", mc.touch, p + "s", 100)
+    step("delete", mc.delete, p + "new")
+    step("delete missing", mc.delete, p + "new")
+    step("set_multi", mc.set_multi, {"m1": 1, "m2": "two", 3: [3]}, key_prefix=p)
+    step("get_multi", mc.get_multi, ["m1", "m2", 3, "m4"], key_prefix=p)
+    step("delete_multi", mc.delete_multi, ["m1", "m2"], key_prefix=p)
+    step("get_multi after delete", mc.get_multi, ["m1", "m2", 3], key_prefix=p)
+    step("key with space", mc.set, "a b", 1)
+    step("key too long", mc.get, "k" * 251)
+    step("key None", mc.get, None)
+    step("key not a str", mc.get, 12)
+    step("MemcachedKeyError base", lambda: issubclass(
+        memcache.Client.MemcachedKeyLengthError, memcache.Client.MemcachedKeyError))
+    step("compressed", mc.set, p + "z", "zip " * 5000, min_compress_len=100)
+    step("get compressed", mc.get, p + "z")
+    step("too large (silently not stored)", mc.set, p + "big", b"x" * (2 * 1024 * 1024))
+    step("stats", lambda: [("curr_items" in d, n.endswith("(1)")) for n, d in mc.get_stats()])
+
+    mc.set_servers([down_addr])
+    step("down get", mc.get, p + "s")
+    step("down set", mc.set, p + "s", 1)
+    step("down incr", mc.incr, p + "n")
+    step("down delete", mc.delete, p + "s")
+    step("down get_multi", mc.get_multi, [p + "s", p + "i"])
+    step("down set_multi", mc.set_multi, {p + "s": 1})
+    mc.set_servers([addr])
+    step("set_servers back", mc.get, p + "i")
+    mc.disconnect_all()
+    step("after disconnect_all", mc.get, p + "i")
+    return steps
+
+
+@pytest.fixture
+def down_addr():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return "127.0.0.1:%d" % s.getsockname()[1]
+
+
+def test_memcache_program_runs_unchanged(server, prefix, down_addr):
+    real = unprefixed(program(real_memcache, server.addr, down_addr, prefix + "r_"),
+                      prefix + "r_")
+    ours = unprefixed(program(compat_memcache, server.addr, down_addr, prefix + "c_"),
+                      prefix + "c_")
+    assert len(real) >= 35
+    diffs = [(name, r, o) for (name, r), (_, o) in zip(real, ours) if r != o]
+    assert not diffs, "steps that differ (name, python-memcached, compat): %r" % diffs
+    print("python-memcached program: %d steps, all identical" % len(real))
+
+
+@pytest.mark.parametrize("writer", ["real", "compat"])
+def test_memcache_cross_reads(servers, prefix, writer):
+    """Values and placement shared with python-memcached over three servers."""
+    addrs = [s.addr for s in servers]
+    r = real_memcache.Client(addrs)
+    c = compat_memcache.Client(addrs)
+    w, rd = (r, c) if writer == "real" else (c, r)
+    values = {"s": "t\u00e9xt", "b": b"\x01", "i": -7, "big": 2 ** 80, "f": 0.25,
+              "d": {"k": [1, 2.0, "3"]}, "t": True, "z": "compress " * 2000}
+    for k, v in values.items():
+        assert w.set(prefix + k, v, min_compress_len=1000 if k == "z" else 0)
+    assert typed({k: rd.get(prefix + k) for k in values}) == typed(values)
+    assert typed(rd.get_multi([prefix + k for k in values])) == \
+        typed({prefix + k: v for k, v in values.items()})
+    keys = [prefix + "p%d" % i for i in range(40)]
+    assert w.set_multi({k: k for k in keys}) == []
+    for s in servers:  # each key on the server python-memcached picks
+        alone = real_memcache.Client([s.addr])
+        for k in alone.get_multi(keys):
+            assert c._mc.server_for(k) == s.addr
+
+
+def test_memcache_refuses_custom_pickler(server):
+    import pickle
+
+    class P(pickle.Pickler):
+        pass
+    with pytest.raises(NotImplementedError):
+        compat_memcache.Client([server.addr], pickler=P)

@@ -1,0 +1,227 @@
+"""A typical pylibmc program, run twice: with the real pylibmc and with mcpool.compat.pylibmc,
+only the module changed; every step's observable result must be the same (issue 17)."""
+import threading
+
+import pytest
+
+from conftest import require
+
+real_pylibmc = require("pylibmc", "python3-pylibmc")
+import mcpool.compat.pylibmc as compat_pylibmc  # noqa: E402
+
+
+def typed(v):
+    """v with every value's type made part of it (1 == True, but not here) and dicts as
+    sorted pairs (get_multi's order is the servers')."""
+    if isinstance(v, dict):
+        return ("dict", sorted(((typed(k), typed(x)) for k, x in v.items()), key=repr))
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, [typed(x) for x in v])
+    return (type(v).__name__, v)
+
+
+def outcome(fn, *a, **k):
+    """A step's observable result: its value with its type, or the name of the exception."""
+    try:
+        return ("ok", typed(fn(*a, **k)))
+    except Exception as e:  # noqa: BLE001 - the class is the observable result
+        return ("raised", type(e).__name__)
+
+
+def unprefixed(v, p):
+    """v with the run's key prefix taken out of strings (the two runs use two prefixes)."""
+    if isinstance(v, str) and v.startswith(p):
+        return v[len(p):]
+    if isinstance(v, (list, tuple)):
+        return type(v)(unprefixed(x, p) for x in v)
+    if isinstance(v, dict):
+        return {unprefixed(k, p): unprefixed(x, p) for k, x in v.items()}
+    return v
+
+
+def program(pylibmc, addr, down_addr, p):
+    """The program: what an application over pylibmc typically does. Returns the steps."""
+    steps = []
+
+    def step(name, fn, *a, **k):
+        steps.append((name, outcome(fn, *a, **k)))
+
+    behaviors = {"tcp_nodelay": True, "ketama": True, "connect_timeout": 500,
+                 "receive_timeout": 2000000, "send_timeout": 2000000, "remove_failed": 4,
+                 "retry_timeout": 1, "dead_timeout": 10, "no_block": True, "cas": True}
+    mc = pylibmc.Client([addr], binary=False, behaviors=behaviors)
+    b = mc.behaviors
+    step("behaviors ketama", lambda: (b["ketama"], b["tcp_nodelay"], b["connect_timeout"],
+                                      b["distribution"], b["receive_timeout"]))
+    step("set str", mc.set, p + "s", "h\u00e9llo")
+    step("get str", mc.get, p + "s")
+    step("set bytes", mc.set, p + "b", b"\x00\xff")
+    step("get bytes", mc.get, p + "b")
+    step("set int", mc.set, p + "i", 42)
+    step("get int", mc.get, p + "i")
+    step("set dict", mc.set, p + "d", {"a": [1, 2], "b": {"c": None}})
+    step("get dict", mc.get, p + "d")
+    step("set float", mc.set, p + "f", 2.5)
+    step("get float", mc.get, p + "f")
+    step("set bool", mc.set, p + "t", True)
+    step("get bool", mc.get, p + "t")
+    step("set list ttl", mc.set, p + "l", [1, "two", 3.0], time=300)
+    step("get list", mc.get, p + "l")
+    step("get missing default", mc.get, p + "nope", "dflt")
+    step("add existing", mc.add, p + "s", "x")
+    step("add new", mc.add, p + "new", "x")
+    step("replace missing", mc.replace, p + "nope", "x")
+    step("replace existing", mc.replace, p + "new", "y")
+    step("append", mc.append, p + "new", "z")
+    step("prepend", mc.prepend, p + "new", "a")
+    step("get appended", mc.get, p + "new")
+    step("append missing", mc.append, p + "nope", "z")
+    step("set counter", mc.set, p + "n", 10)
+    step("incr", mc.incr, p + "n", 5)
+    step("decr", mc.decr, p + "n", 20)
+    step("incr missing", mc.incr, p + "nope")
+    step("decr missing", mc.decr, p + "nope")
+    step("gets", lambda: mc.gets(p + "s")[0])
+    _, cas = mc.gets(p + "s")
+    step("cas ok", mc.cas, p + "s", "cas1", cas)
+    step("cas stale", mc.cas, p + "s", "cas2", cas)
+    step("cas missing", mc.cas, p + "nope", "x", 1)
+    step("gets missing", mc.gets, p + "nope")
+    step("touch", mc.touch, p + "s", 100)
+    step("touch missing", mc.touch, p + "nope", 100)
+    step("delete", mc.delete, p + "new")
+    step("delete missing", mc.delete, p + "new")
+    step("set_multi", mc.set_multi, {"m1": 1, "m2": "two", "m3": {"x": 3}}, key_prefix=p)
+    step("get_multi", mc.get_multi, ["m1", "m2", "m3", "m4"], key_prefix=p)
+    step("add_multi", lambda: sorted(mc.add_multi({"m1": 9, "m5": 5}, key_prefix=p)))
+    step("get after add_multi", mc.get_multi, [p + "m1", p + "m5"])
+    step("incr_multi", mc.incr_multi, ["m1", "m5"], key_prefix=p, delta=2)
+    step("get after incr_multi", mc.get_multi, [p + "m1", p + "m5"])
+    step("incr_multi missing", mc.incr_multi, [p + "m1", p + "gone1", p + "gone2"])
+    step("delete_multi", mc.delete_multi, ["m1", "m2"], key_prefix=p)
+    step("delete_multi some missing", mc.delete_multi, [p + "m1", p + "m3"])
+    step("too big", mc.set, p + "big", b"x" * (2 * 1024 * 1024))
+    step("key too long", mc.get, "k" * 251)
+    step("key not a str", mc.set, 12, 1)
+    step("compressed", mc.set, p + "z", "zip " * 5000, min_compress_len=100)
+    step("get compressed", mc.get, p + "z")
+    step("mapping set/get/in/del", lambda: (mc.__setitem__(p + "map", 7), mc[p + "map"],
+                                            p + "map" in mc, mc.__delitem__(p + "map"),
+                                            p + "map" in mc))
+    step("missing item KeyError", lambda: mc[p + "nope"])
+    step("stats", lambda: len(mc.get_stats()))
+
+    mc.set_behaviors({"tcp_nodelay": False})
+    step("set_behaviors", lambda: (mc.behaviors["tcp_nodelay"], mc.get(p + "s")))
+    step("set_behaviors unknown", mc.set_behaviors, {"no_such_behavior": 1})
+    bd = mc.behaviors
+    bd["retry_timeout"] = 3
+    step("behaviors dict assignment", lambda: mc.behaviors["retry_timeout"])
+
+    c = mc.clone()
+    step("clone reads", c.get, p + "s")
+    step("clone writes", lambda: (c.set(p + "cl", 1), mc.get(p + "cl")))
+
+    pool = pylibmc.ClientPool()
+    pool.fill(mc, 3)
+
+    def with_pool():
+        with pool.reserve() as pc:
+            return pc.set(p + "pool", "v"), pc.get(p + "pool")
+    step("ClientPool reserve", with_pool)
+    step("ClientPool ctor", lambda: pylibmc.ClientPool(mc, 2).qsize())
+
+    tpool = pylibmc.ThreadMappedPool(mc)
+    results = []
+
+    def worker(i):
+        with tpool.reserve() as tc:
+            results.append(tc.set(p + "tm%d" % i, i))
+        tpool.relinquish()
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    step("ThreadMappedPool", lambda: (results, mc.get_multi([p + "tm%d" % i for i in range(4)]),
+                                      len(tpool)))
+
+    down = pylibmc.Client([down_addr], behaviors={"connect_timeout": 500})
+    step("down get", down.get, p + "x")
+    step("down set", down.set, p + "x", 1)
+    step("down is an Error", lambda: isinstance(outcome_exc(down.get, p + "x"),
+                                                pylibmc.Error))
+    step("exception classes", lambda: all(issubclass(getattr(pylibmc, n), pylibmc.Error)
+                                          for n in ("NotFound", "TooBig", "ConnectionError",
+                                                    "ServerDown", "ServerError",
+                                                    "ClientError", "CacheMiss")))
+    return steps
+
+
+def outcome_exc(fn, *a):
+    try:
+        fn(*a)
+    except Exception as e:  # noqa: BLE001
+        return e
+    return None
+
+
+@pytest.fixture
+def down_addr():
+    import socket
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        return "127.0.0.1:%d" % s.getsockname()[1]
+
+
+def test_pylibmc_program_runs_unchanged(server, prefix, down_addr):
+    real = unprefixed(program(real_pylibmc, server.addr, down_addr, prefix + "r_"),
+                      prefix + "r_")
+    ours = unprefixed(program(compat_pylibmc, server.addr, down_addr, prefix + "c_"),
+                      prefix + "c_")
+    assert len(real) >= 50
+    diffs = [(name, r, o) for (name, r), (_, o) in zip(real, ours) if r != o]
+    assert not diffs, "steps that differ (name, pylibmc, compat): %r" % diffs
+    print("pylibmc program: %d steps, all identical" % len(real))
+
+
+@pytest.mark.parametrize("writer", ["real", "compat"])
+def test_pylibmc_cross_reads(server, prefix, writer):
+    """A value one wrote, the other reads back the same (same layout, same placement)."""
+    r = real_pylibmc.Client([server.addr], behaviors={"ketama": True})
+    c = compat_pylibmc.Client([server.addr], behaviors={"ketama": True})
+    w, rd = (r, c) if writer == "real" else (c, r)
+    values = {"s": "t\u00e9xt", "b": b"\x01", "i": -7, "big": 2 ** 80, "f": 0.25,
+              "d": {"k": [1, 2.0, "3"]}, "t": True, "z": "compress " * 2000}
+    for k, v in values.items():
+        assert w.set(prefix + k, v, min_compress_len=1000 if k == "z" else 0)
+    expect = dict(values, t=1)  # pylibmc reads a bool back as 1
+    assert typed({k: rd.get(prefix + k) for k in values}) == typed(expect)
+    assert typed(rd.get_multi([prefix + k for k in values])) == \
+        typed({prefix + k: v for k, v in expect.items()})
+    assert server.raw_get(prefix + "z")[0] & 8  # compressed, whoever wrote it
+
+
+def test_pylibmc_placement_matches(servers, prefix):
+    """With three servers, each key lands where pylibmc puts it (ketama, hash md5)."""
+    addrs = [s.addr for s in servers]
+    b = {"ketama": True, "hash": "md5"}
+    r = real_pylibmc.Client(addrs, behaviors=b)
+    c = compat_pylibmc.Client(addrs, behaviors=b)
+    keys = [prefix + "k%d" % i for i in range(60)]
+    for k in keys:
+        assert r.set(k, k)
+    # each server holds what pylibmc put there; compat reads all of them back
+    assert c.get_multi(keys) == {k: k for k in keys}
+    for s in servers:
+        one = compat_pylibmc.Client([s.addr])
+        on_s = one.get_multi(keys)
+        for k in on_s:
+            assert c._mc.server_for(k) == s.addr
+
+
+def test_pylibmc_unknown_hash_raises(server):
+    with pytest.raises(compat_pylibmc.Error):
+        compat_pylibmc.Client([server.addr], behaviors={"hash": "hsieh"})
+    with pytest.raises(ValueError):
+        compat_pylibmc.Client([server.addr], behaviors={"bogus": 1})

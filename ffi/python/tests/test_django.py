@@ -1,0 +1,459 @@
+"""mcpool.django.McpoolCache against real memcached, with the patterns of Django's own cache
+tests (django/tests/cache/tests.py). Ported, each as the test of the same name below:
+BaseCacheTests.test_simple, test_default_used_when_none_is_set, test_add, test_prefix,
+test_non_existent, test_get_many, test_delete, test_delete_nonexistent, test_has_key,
+test_in, test_incr, test_decr, test_close, test_data_types, test_expiration, test_touch,
+test_unicode, test_binary_string, test_set_many, test_set_many_returns_empty_list_on_success,
+test_set_many_expiration, test_set_many_empty_data, test_delete_many,
+test_delete_many_no_keys, test_clear, test_long_timeout, test_forever_timeout,
+test_zero_timeout, test_float_timeout, test_invalid_key_characters, test_invalid_key_length,
+test_cache_versioning_get_set, test_cache_versioning_add, test_incr_version,
+test_decr_version, test_custom_key_func, test_get_or_set, test_get_or_set_callable;
+BaseMemcachedTests.test_location_multiple_servers, test_invalid_with_version_key_length,
+test_default_never_expiring_timeout, test_default_far_future_timeout,
+test_memcached_deletes_key_on_failed_set, test_set_many_returns_failing_keys. Django's
+settings are configured here (django.test.utils.override_settings); the waits for expiry
+poll with a bound instead of sleeping a fixed time."""
+import time
+from unittest import mock
+
+import pytest
+
+from conftest import require
+
+django = require("django", "python3-django")
+from django.conf import settings  # noqa: E402
+
+if not settings.configured:
+    settings.configure(CACHES={"default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}, USE_TZ=True)
+django.setup()
+
+from django.core.cache import InvalidCacheKey  # noqa: E402
+from django.test.utils import override_settings  # noqa: E402
+
+import mcpool  # noqa: E402
+import mcpool.django  # noqa: E402
+
+BACKEND = "mcpool.django.McpoolCache"
+KEY_CHARS_MSG = "Cache key contains characters that will cause errors if used with memcached: %r"
+
+
+def custom_key_func(key, key_prefix, version):
+    return "CUSTOM-" + "-".join([key_prefix, str(version), key])
+
+
+def wait_until(cond, timeout=6.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+class Func:
+    """A picklable class (Django's test stores a function and a class)."""
+
+    def m(self):
+        return 24
+
+
+def f():
+    return 42
+
+
+@pytest.fixture
+def caches(server, prefix):
+    """Django's caches: default, prefix, v2, custom_key, custom_key2 (as Django's test
+    settings), every key under this test's own prefix."""
+    base = {"BACKEND": BACKEND, "LOCATION": server.addr, "KEY_PREFIX": prefix}
+    setting = {
+        "default": dict(base),
+        "prefix": dict(base, KEY_PREFIX=prefix + "cacheprefix"),
+        "v2": dict(base, VERSION=2),
+        "custom_key": dict(base, KEY_FUNCTION=custom_key_func),
+        "custom_key2": dict(base, KEY_FUNCTION="test_django.custom_key_func"),
+    }
+    with override_settings(CACHES=setting):
+        from django.core.cache import caches as c
+        yield c
+
+
+@pytest.fixture
+def cache(caches):
+    return caches["default"]
+
+
+def test_backend_is_ours(cache):
+    assert isinstance(cache, mcpool.django.McpoolCache)
+    assert isinstance(cache._cache, mcpool.Client)
+
+
+def test_simple(cache):
+    cache.set("key", "value")
+    assert cache.get("key") == "value"
+
+
+def test_default_used_when_none_is_set(cache):
+    cache.set("key_default_none", None)
+    assert cache.get("key_default_none", default="default") is None
+
+
+def test_add(cache):
+    assert cache.add("addkey1", "value") is True
+    assert cache.add("addkey1", "newvalue") is False
+    assert cache.get("addkey1") == "value"
+
+
+def test_prefix(caches, cache):
+    cache.set("somekey", "value")
+    assert caches["prefix"].has_key("somekey") is False
+    caches["prefix"].set("somekey", "value2")
+    assert cache.get("somekey") == "value"
+    assert caches["prefix"].get("somekey") == "value2"
+
+
+def test_non_existent(cache):
+    assert cache.get("does_not_exist") is None
+    assert cache.get("does_not_exist", "bang!") == "bang!"
+
+
+def test_get_many(cache):
+    cache.set_many({"a": "a", "b": "b", "c": "c", "d": "d"})
+    assert cache.get_many(["a", "c", "d"]) == {"a": "a", "c": "c", "d": "d"}
+    assert cache.get_many(["a", "b", "e"]) == {"a": "a", "b": "b"}
+    assert cache.get_many(iter(["a", "b", "e"])) == {"a": "a", "b": "b"}
+    cache.set_many({"x": None, "y": 1})
+    assert cache.get_many(["x", "y"]) == {"x": None, "y": 1}
+
+
+def test_delete(cache):
+    cache.set_many({"key1": "spam", "key2": "eggs"})
+    assert cache.get("key1") == "spam"
+    assert cache.delete("key1") is True
+    assert cache.get("key1") is None
+    assert cache.get("key2") == "eggs"
+
+
+def test_delete_nonexistent(cache):
+    assert cache.delete("nonexistent_key") is False
+
+
+def test_has_key(cache):
+    cache.set("hello1", "goodbye1")
+    assert cache.has_key("hello1") is True
+    assert cache.has_key("goodbye1") is False
+    cache.set("no_expiry", "here", None)
+    assert cache.has_key("no_expiry") is True
+    cache.set("null", None)
+    assert cache.has_key("null") is True
+
+
+def test_in(cache):
+    cache.set("hello2", "goodbye2")
+    assert "hello2" in cache
+    assert "goodbye2" not in cache
+    cache.set("null", None)
+    assert "null" in cache
+
+
+@pytest.mark.parametrize("up", [True, False])
+def test_incr_decr(cache, up):
+    """test_incr and test_decr."""
+    op, back = (cache.incr, cache.decr) if up else (cache.decr, cache.incr)
+    cache.set("answer", 41 if up else 43)
+    assert op("answer") == 42
+    assert cache.get("answer") == 42
+    assert op("answer", 10) == (52 if up else 32)
+    assert cache.get("answer") == (52 if up else 32)
+    assert op("answer", -10) == 42
+    with pytest.raises(ValueError):
+        op("does_not_exist")
+    with pytest.raises(ValueError):
+        back("does_not_exist", -1)
+    cache.set("null", None)
+    with pytest.raises(TypeError):  # the backend's incr_decr_type_error
+        op("null")
+
+
+def test_close(cache):
+    assert hasattr(cache, "close")
+    cache.close()
+    cache.set("after_close", 1)
+    assert cache.get("after_close") == 1
+
+
+def test_data_types(cache):
+    tests = {"string": "this is a string", "int": 42, "bool": True, "list": [1, 2, 3, 4],
+             "tuple": (1, 2, 3, 4), "dict": {"A": 1, "B": 2}, "function": f, "class": Func}
+    for key, value in tests.items():
+        cache.set(key, value)
+        got = cache.get(key)
+        assert got == value and type(got) is type(value), key
+
+
+def test_expiration(cache):
+    for k in ("expire1", "expire2", "expire3"):
+        cache.set(k, "very quickly", 1)
+    assert wait_until(lambda: cache.get("expire1") is None)
+    assert cache.add("expire2", "newvalue") is True
+    assert cache.get("expire2") == "newvalue"
+    assert cache.has_key("expire3") is False
+
+
+def test_touch(cache):
+    cache.set("expire1", "very quickly", timeout=1)
+    assert cache.touch("expire1", timeout=30) is True
+    time.sleep(2.1)  # past the first timeout: memcached counts whole seconds
+    assert cache.has_key("expire1") is True
+    cache.set("expire1", "very quickly", timeout=1)
+    assert cache.touch("expire1", timeout=1) is True
+    assert wait_until(lambda: not cache.has_key("expire1"))
+    assert cache.touch("nonexistent") is False
+
+
+def test_unicode(cache):
+    stuff = {"ascii": "ascii_value", "unicode_ascii": "I\u00f1t\u00ebrn\u00e2ti\u00f4n1",
+             "I\u00f1t\u00ebrn\u00e2ti\u00f4n": "I\u00f1t\u00ebrn\u00e2ti\u00f4n2",
+             "ascii2": {"x": 1}}
+    for key, value in stuff.items():
+        cache.set(key, value)
+        assert cache.get(key) == value
+    for key, value in stuff.items():
+        assert cache.delete(key) is True
+        assert cache.add(key, value) is True
+        assert cache.get(key) == value
+    for key in stuff:
+        assert cache.delete(key) is True
+    cache.set_many(stuff)
+    for key, value in stuff.items():
+        assert cache.get(key) == value
+
+
+def test_binary_string(cache):
+    import zlib
+    value = "value_to_be_compressed"
+    blob = zlib.compress(value.encode())
+    cache.set("binary1", blob)
+    assert cache.get("binary1") == blob
+    assert cache.add("binary1-add", blob) is True
+    assert zlib.decompress(cache.get("binary1-add")).decode() == value
+    cache.set_many({"binary1-set_many": blob})
+    assert cache.get("binary1-set_many") == blob
+
+
+def test_set_many(cache):
+    assert cache.set_many({"key1": "spam", "key2": "eggs"}) == []  # ..._returns_empty_list
+    assert cache.get("key1") == "spam"
+    assert cache.get("key2") == "eggs"
+    assert cache.set_many({}) == []  # test_set_many_empty_data
+
+
+def test_set_many_expiration(cache):
+    cache.set_many({"key1": "spam", "key2": "eggs"}, 1)
+    assert wait_until(lambda: cache.get_many(["key1", "key2"]) == {})
+
+
+def test_delete_many(cache):
+    cache.set_many({"key1": "spam", "key2": "eggs", "key3": "ham"})
+    cache.delete_many(["key1", "key2"])
+    assert cache.get("key1") is None
+    assert cache.get("key2") is None
+    assert cache.get("key3") == "ham"
+    assert cache.delete_many([]) is None  # test_delete_many_no_keys
+
+
+def test_clear(cache):
+    cache.set_many({"key1": "spam", "key2": "eggs"})
+    cache.clear()
+    assert cache.get("key1") is None
+    assert cache.get("key2") is None
+
+
+def test_long_timeout(cache):
+    t = 60 * 60 * 24 * 30 + 1  # above 30 days: a unix time for memcached
+    cache.set("key1", "eggs", t)
+    assert cache.get("key1") == "eggs"
+    assert cache.add("key2", "ham", t) is True
+    assert cache.get("key2") == "ham"
+    cache.set_many({"key3": "sausage", "key4": "lobster bisque"}, t)
+    assert cache.get_many(["key3", "key4"]) == {"key3": "sausage", "key4": "lobster bisque"}
+
+
+def test_forever_timeout(cache):
+    cache.set("key1", "eggs", None)
+    assert cache.get("key1") == "eggs"
+    assert cache.add("key2", "ham", None) is True
+    assert cache.add("key1", "new eggs", None) is False
+    assert cache.get("key1") == "eggs"
+    cache.set_many({"key3": "sausage", "key4": "lobster bisque"}, None)
+    assert cache.get("key3") == "sausage"
+    cache.set("key5", "belgian fries", timeout=1)
+    assert cache.touch("key5", timeout=None) is True
+    time.sleep(2.1)  # past the old timeout
+    assert cache.get("key5") == "belgian fries"
+
+
+def test_zero_timeout(cache):
+    cache.set("key1", "eggs", 0)
+    assert cache.get("key1") is None
+    assert cache.add("key2", "ham", 0) is True
+    assert cache.get("key2") is None
+    cache.set_many({"key3": "sausage", "key4": "lobster bisque"}, 0)
+    assert cache.get_many(["key3", "key4"]) == {}
+    cache.set("key5", "belgian fries", timeout=5)
+    assert cache.touch("key5", timeout=0) is True
+    assert cache.get("key5") is None
+
+
+def test_float_timeout(cache):
+    cache.set("key1", "spam", 100.2)
+    assert cache.get("key1") == "spam"
+
+
+def _invalid_key(cache, key, message):
+    """BaseMemcachedTests._perform_invalid_key_test: every operation raises, naming the key."""
+    made = cache.make_key(key)
+    msg = message.replace(repr(key), repr(made)) if repr(key) in message else message
+    ops = [("add", [key, 1]), ("get", [key]), ("set", [key, 1]), ("incr", [key]),
+           ("decr", [key]), ("touch", [key]), ("delete", [key]), ("get_many", [[key, "b"]]),
+           ("set_many", [{key: 1, "b": 2}]), ("delete_many", [[key, "b"]])]
+    for op, args in ops:
+        with pytest.raises(InvalidCacheKey) as e:
+            getattr(cache, op)(*args)
+        assert str(e.value) == msg, op
+
+
+def test_invalid_key_characters(cache):
+    key = "key with spaces and \u6e05"
+    _invalid_key(cache, key, KEY_CHARS_MSG % key)
+
+
+def test_invalid_key_length(cache):
+    key = "a" * 250 + "\u6e05"
+    made = cache.make_key(key)
+    _invalid_key(cache, key, "Cache key will cause errors if used with memcached: %r "
+                 "(longer than %s)" % (made, 250))
+
+
+def test_invalid_with_version_key_length(cache):
+    key = "a" * (250 - len(cache.make_key("")) + 1)  # only the prefix and version overflow
+    made = cache.make_key(key)
+    _invalid_key(cache, key, "Cache key will cause errors if used with memcached: %r "
+                 "(longer than %s)" % (made, 250))
+
+
+def test_cache_versioning_get_set(caches, cache):
+    v2 = caches["v2"]
+    cache.set("answer1", 42)
+    assert cache.get("answer1") == 42
+    assert cache.get("answer1", version=1) == 42
+    assert cache.get("answer1", version=2) is None
+    assert v2.get("answer1") is None
+    assert v2.get("answer1", version=1) == 42
+    cache.set("answer2", 42, version=2)
+    assert cache.get("answer2") is None
+    assert cache.get("answer2", version=2) == 42
+    assert v2.get("answer2") == 42
+    v2.set("answer4", 42, version=1)
+    assert cache.get("answer4") == 42
+    assert v2.get("answer4") is None
+
+
+def test_cache_versioning_add(caches, cache):
+    assert cache.add("answer1", 42, version=2) is True
+    assert cache.get("answer1", version=1) is None
+    assert cache.add("answer1", 37, version=2) is False
+    assert cache.add("answer1", 37, version=1) is True
+    assert cache.get("answer1", version=1) == 37
+    assert cache.get("answer1", version=2) == 42
+    assert caches["v2"].add("answer2", 42) is True
+    assert caches["v2"].add("answer2", 37) is False
+    assert cache.get("answer2", version=2) == 42
+
+
+def test_incr_version(cache):
+    cache.set("answer", 42, version=2)
+    assert cache.incr_version("answer", version=2) == 3
+    assert cache.get("answer", version=2) is None
+    assert cache.get("answer", version=3) == 42
+    with pytest.raises(ValueError):
+        cache.incr_version("does_not_exist")
+
+
+def test_decr_version(cache):
+    cache.set("answer", 42, version=2)
+    assert cache.decr_version("answer", version=2) == 1
+    assert cache.get("answer", version=1) == 42
+    assert cache.get("answer", version=2) is None
+    with pytest.raises(ValueError):
+        cache.decr_version("does_not_exist", version=2)
+
+
+def test_custom_key_func(caches, cache):
+    cache.set("answer1", 42)
+    assert caches["custom_key"].get("answer1") is None
+    assert caches["custom_key2"].get("answer1") is None
+    caches["custom_key"].set("answer2", 42)
+    assert cache.get("answer2") is None
+    assert caches["custom_key"].get("answer2") == 42
+    assert caches["custom_key2"].get("answer2") == 42
+
+
+def test_get_or_set(cache):
+    assert cache.get_or_set("projector", 42) == 42
+    assert cache.get("projector") == 42
+    assert cache.get_or_set("null", None) is None
+    assert cache.get_or_set("mykey", lambda: "default") == "default"  # ..._callable
+    assert cache.get_or_set("mykey", "other") == "default"
+
+
+def test_location_multiple_servers(server):
+    for location in (["server1.tld", "server2:11211"], "server1.tld;server2:11211",
+                     "server1.tld,server2:11211"):
+        c = mcpool.django.McpoolCache(location, {})
+        assert c._servers == ["server1.tld", "server2:11211"]
+
+
+def test_default_never_expiring_timeout(server, prefix):
+    with override_settings(CACHES={"default": {"BACKEND": BACKEND, "LOCATION": server.addr,
+                                               "KEY_PREFIX": prefix, "TIMEOUT": None}}):
+        from django.core.cache import cache
+        cache.set("infinite_foo", "bar")
+        assert cache.get("infinite_foo") == "bar"
+        assert cache.get_backend_timeout() == 0
+
+
+def test_default_far_future_timeout(server, prefix):
+    with override_settings(CACHES={"default": {"BACKEND": BACKEND, "LOCATION": server.addr,
+                                               "KEY_PREFIX": prefix, "TIMEOUT": 31536000}}):
+        from django.core.cache import cache
+        cache.set("future_foo", "bar")
+        assert cache.get("future_foo") == "bar"
+
+
+def test_memcached_deletes_key_on_failed_set(cache):
+    cache.set("small_value", "a")
+    assert cache.get("small_value") == "a"
+    cache.set("small_value", "a" * (2 ** 20 + 1))  # above the 1 MiB limit: not stored
+    assert cache.get("small_value") is None
+
+
+def test_set_many_returns_failing_keys(cache):
+    with mock.patch.object(type(cache._cache), "set_multi",
+                           side_effect=lambda mapping, *a, **k: list(mapping)):
+        assert cache.set_many({"key": "value"}) == ["key"]
+
+
+def test_options_forwarded_and_clients_shared(server, prefix):
+    """OPTIONS reach mcpool.Client by name; backends of one configuration share a client."""
+    params = {"LOCATION": server.addr, "KEY_PREFIX": prefix,
+              "OPTIONS": {"distribution": "libmemcached-ketama", "pool_size": 3}}
+    a = mcpool.django.McpoolCache(server.addr, params)
+    b = mcpool.django.McpoolCache(server.addr, params)
+    assert a._cache is b._cache
+    a.set("k", {"v": 1})
+    assert b.get("k") == {"v": 1}
+    with pytest.raises(mcpool.ClientError):
+        mcpool.django.McpoolCache(server.addr, dict(params, OPTIONS={"distribution": "nope"}))._cache

@@ -1,0 +1,197 @@
+"""Issue 17 items 2 and 4: every core option by name, the core features (metrics, server
+states, events, leases), multi calls as one pipelined round trip per server, and per-call
+compression thresholds without sibling clients."""
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+import mcpool
+from conftest import MEMCACHED, Server
+
+ADDR = "127.0.0.1:1"
+
+
+def wait_until(cond, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+
+
+def test_every_core_option_reaches_the_binding():
+    """Each row of the core's table is known to Client(**options) with no binding code: a
+    value it cannot read is refused naming that option, never as an unknown option."""
+    table = mcpool.options()
+    assert {"operation_timeout", "io_timeout", "protocol", "failover", "tls_ca_file",
+            "sasl_username", "preset"} <= set(table)
+    for name in table:
+        if name == "servers":  # Client's first argument
+            continue
+        try:
+            mcpool.Client([ADDR], **dict({"min_idle": 0}, **{name: "\x01 not a value"}))
+        except mcpool.ClientError as e:  # refused naming it, or (text) when building
+            assert "unknown option" not in str(e), name
+            assert name in str(e) or str(e).startswith(("mcpool_client_new", "unsupported: TLS")), \
+                (name, str(e))
+
+
+def test_core_options_by_name_work(server, prefix):
+    c = mcpool.Client([server.addr], operation_timeout="750ms", io_timeout=0.5,
+                      failover="rehash", protocol="meta", preset="pylibmc", max_size=2,
+                      nodelay=False, test_on_check_out=True)
+    assert c.set(prefix + "k", "v") and c.get(prefix + "k") == "v"
+
+
+def test_set_multi_and_delete_multi_are_one_round_trip_per_server(servers, prefix):
+    addrs = [s.addr for s in servers]
+    mc = mcpool.Client(addrs)
+    keys = [prefix + "k%d" % i for i in range(60)]
+    before = mc.metrics()
+    assert mc.set_multi({k: b"v" for k in keys}, time=100) == []
+    after = mc.metrics()
+    ops = {a: after[a]["operations"] - before[a]["operations"] for a in addrs}
+    assert all(n == 1 for n in ops.values()), ops  # a loop of sets would count 60
+    assert mc.get_multi(keys) == {k: b"v" for k in keys}
+    assert mc.delete_multi(keys + [prefix + "missing"]) is False
+    done = mc.metrics()
+    assert all(done[a]["operations"] - after[a]["operations"] <= 2 for a in addrs)
+    assert mc.get_multi(keys) == {}
+
+
+def test_set_multi_reports_failed_keys_and_raises_for_bad_ones(server, prefix):
+    mc = mcpool.Client([server.addr], max_value_size=1000)
+    failed = mc.set_multi({prefix + "ok": b"x", prefix + "big": b"x" * 2000})
+    assert failed == [prefix + "big"]
+    with pytest.raises(mcpool.ClientError, match="key"):
+        mc.set_multi({prefix + "ok": b"x", "bad key": b"y"})
+    with pytest.raises(mcpool.ClientTypeError):
+        mc.set_multi({prefix + "ok": object()})
+
+
+def test_per_call_min_compress_len_without_sibling_clients(prefix):
+    server = Server()  # its own, to count the connections this test's client opens
+    mc = mcpool.Client([server.addr], min_compress_len=0)  # the client never compresses
+    big, small = "compress me " * 400, "s" * 50
+    assert mc.set(prefix + "big", big, min_compress_len=100)
+    assert mc.set(prefix + "small", small, min_compress_len=100)
+    assert mc.set(prefix + "plain", big)
+
+    def stored_len(k):  # the body as memcached holds it: shorter than the value if compressed
+        return len(server.raw_get(prefix + k)[1])
+    assert stored_len("big") < len(big) // 4
+    assert stored_len("small") == len(small)
+    assert stored_len("plain") == len(big)
+    assert mc.set_multi({prefix + "mb": big, prefix + "ms": small}, min_compress_len=100) == []
+    assert stored_len("mb") < len(big) // 4 and stored_len("ms") == len(small)
+    assert mc.get_multi([prefix + "big", prefix + "mb"]) == {prefix + "big": big,
+                                                             prefix + "mb": big}
+    conns = int(mc.stats()[server.addr]["curr_connections"])
+    for n in (1, 7, 100, 5000, 12345):  # any number of thresholds: one client, one pool
+        assert mc.set(prefix + "n%d" % n, big, min_compress_len=n)
+    assert int(mc.stats()[server.addr]["curr_connections"]) == conns
+    server.stop()
+
+
+def test_metrics_and_server_states(server, prefix):
+    mc = mcpool.Client([server.addr])
+    mc.set(prefix + "k", b"v")
+    mc.get(prefix + "k")
+    mc.get(prefix + "missing")
+    m = mc.metrics()[server.addr]
+    assert m["hits"] >= 1 and m["misses"] >= 1 and m["operations"] >= 3
+    assert mc.server_states() == {server.addr: {"alive": True, "failures": 0, "retry_in": 0.0}}
+    dead = mcpool.Client([ADDR], min_idle=0, failure_limit=1, retry_timeout=30)
+    with pytest.raises(mcpool.ConnectionError):
+        dead.get("k")
+    st = dead.server_states()[ADDR]
+    assert st["alive"] is False and st["failures"] >= 1 and 0 < st["retry_in"] <= 30
+    assert dead.metrics()[ADDR]["connect_errors"] >= 1
+
+
+def _memcached_on(port):
+    args = [MEMCACHED, "-l", "127.0.0.1", "-p", str(port), "-U", "0", "-t", "1", "-u", "root"]
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def up():
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return True
+        except OSError:
+            return False
+    assert wait_until(up), "memcached did not start on %d" % port
+    return p
+
+
+def test_event_callback_reports_down_and_up(prefix):
+    s = Server()
+    events = []
+    lock = threading.Lock()
+
+    def on_event(kind, server, failures, retry_in):
+        with lock:
+            events.append((kind, server, failures, retry_in))
+    mc = mcpool.Client([s.addr], on_event=on_event, failure_limit=1, retry_timeout=0.05,
+                       retry_timeout_max=0.05)
+    assert mc.set(prefix + "k", b"v")
+    port = s.port
+    s.stop()
+    with pytest.raises(mcpool.ConnectionError):
+        for _ in range(5):  # the pooled connection notices the stop on first use
+            mc.get(prefix + "k")
+    assert wait_until(lambda: any(e[0] == "server_down" for e in events))
+    down = next(e for e in events if e[0] == "server_down")
+    assert down[1] == s.addr and down[2] >= 1 and down[3] >= 0
+    p = _memcached_on(port)
+    try:
+        def answers():
+            try:
+                mc.set(prefix + "k2", b"v")
+                return True
+            except mcpool.ConnectionError:
+                return False
+        assert wait_until(answers)
+        assert wait_until(lambda: any(e[0] == "server_up" for e in events))
+    finally:
+        p.terminate()
+        p.wait(5)
+
+
+def test_event_callback_exception_is_reported_not_raised(prefix, monkeypatch):
+    import sys
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+
+    def boom(*a):
+        raise RuntimeError("callback failed")
+    mc = mcpool.Client([ADDR], min_idle=0, on_event=boom, failure_limit=1)
+    with pytest.raises(mcpool.ConnectionError):  # the call's own error, not the callback's
+        mc.get(prefix + "k")
+    assert [str(r.exc_value) for r in reported] == ["callback failed"]
+    with pytest.raises(mcpool.ClientTypeError):
+        mcpool.Client([ADDR], min_idle=0, on_event=42)
+
+
+def test_leases_and_invalidate(server, prefix):
+    mc = mcpool.Client([server.addr], protocol="meta")
+    other = mcpool.Client([server.addr], protocol="meta")
+    k = prefix + "lease"
+    assert mc.get_lease(k, vivify_ttl=30) == ("recompute", None, None)
+    outcome, value, _ = other.get_lease(k, vivify_ttl=30)
+    assert (outcome, value) == ("wait", None)
+    assert mc.set(k, "fresh", time=60)
+    outcome, value, cas = other.get_lease(k)
+    assert (outcome, value) == ("hit", "fresh") and cas
+    assert mc.invalidate(k, stale_ttl=30) is True
+    first = mc.get_lease(k)
+    second = other.get_lease(k)
+    assert {first[0], second[0]} == {"recompute", "wait"}
+    assert first[1] == second[1] == "fresh"  # the stale value meanwhile
+    assert mc.invalidate(prefix + "never") is False
+    text = mcpool.Client([server.addr])
+    with pytest.raises(mcpool.ConfigurationError):
+        text.get_lease(k)  # meta protocol only: the core's UNSUPPORTED
