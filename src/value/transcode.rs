@@ -200,9 +200,16 @@ impl<'c> Transcoder<'c> {
                 Cow::Borrowed(body)
             }
             Body::Decimal => {
-                parse_decimal(body)
+                // memcached pads a counter that decr shortened with spaces ("10" -> "0 "),
+                // and the Python clients' int() reads it: the trimmed text is delivered.
+                let trimmed = body.trim_ascii();
+                parse_decimal(trimmed)
                     .ok_or_else(|| bad("the body is not a decimal 64-bit integer"))?;
-                Cow::Borrowed(body)
+                if trimmed.len() == body.len() {
+                    Cow::Borrowed(body)
+                } else {
+                    Cow::Owned(trimmed.to_vec())
+                }
             }
             Body::BigEndian(n) => {
                 if body.len() != usize::from(n) {
@@ -450,6 +457,29 @@ mod tests {
             },
             c,
         )
+    }
+
+    #[test]
+    fn a_counter_decr_padded_with_spaces_reads_as_its_integer() {
+        // memcached: set "10", decr 10 -> the body "0 " (length kept, flags kept)
+        let c = Compression::default();
+        for (format, flags) in [
+            (ValueFormat::Mcpool, 0x0102_0000),
+            (ValueFormat::Pylibmc, 4),
+            (ValueFormat::PythonMemcached, 2),
+        ] {
+            let tc = t(format, &c);
+            assert_eq!(
+                tc.decode_value(b"k", b"0 ", flags).unwrap(),
+                Value::Int(0),
+                "{format}"
+            );
+            assert_eq!(
+                tc.decode_owned(b"k", b"7  ".to_vec(), flags).unwrap().0,
+                b"7"
+            );
+            assert!(tc.decode_value(b"k", b"1 2", flags).is_err(), "{format}");
+        }
     }
 
     #[test]
