@@ -484,10 +484,14 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
         }
         return sv;
     case MCPOOL_KIND_INT: {
-        /* the core's decimal text of a signed 64-bit integer: an IV */
+        /* the core's decimal text of an integer: an IV when it fits, else the digits as
+         * they are (a Python writer's larger int stays exact, never saturated) */
         const char *p = SvPVX(sv);
-        IV v = (IV)strtoll(p, NULL, 10);
-        sv_setiv(sv, v);
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (errno == 0 && end != NULL && *end == '\0' && v >= IV_MIN && v <= IV_MAX)
+            sv_setiv(sv, (IV)v);
         return sv;
     }
     case MCPOOL_KIND_BOOL: {

@@ -163,6 +163,14 @@ impl Value {
     }
 }
 
+/// A decimal integer of any size as the text layouts store it (`-`, digits), with the ASCII
+/// spaces memcached pads `decr` results with around it: the trimmed text, or `None`.
+pub fn decimal_text(b: &[u8]) -> Option<&[u8]> {
+    let t = b.trim_ascii();
+    let digits = t.strip_prefix(b"-").unwrap_or(t);
+    (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit)).then_some(t)
+}
+
 /// A decimal `i64` as the ABI and the text layouts write it: an optional `-`, then digits,
 /// nothing else (no `+`, no spaces: what Python's `'%d'` and Perl write).
 pub fn parse_decimal(b: &[u8]) -> Option<i64> {
@@ -205,6 +213,18 @@ mod tests {
             b"1e3",
         ] {
             assert_eq!(parse_decimal(bad), None, "{bad:?}");
+        }
+        assert_eq!(decimal_text(b"0 "), Some(&b"0"[..]));
+        assert_eq!(decimal_text(b" -12  "), Some(&b"-12"[..]));
+        let big = b"1208925819614629174706176";
+        assert_eq!(decimal_text(big), Some(&big[..]));
+        assert_eq!(
+            Value::from_abi(Kind::Int, big.to_vec()),
+            None,
+            "beyond i64: refused"
+        );
+        for bad in [&b""[..], b" ", b"-", b"1 2", b"+1", b"1e3"] {
+            assert_eq!(decimal_text(bad), None, "{bad:?}");
         }
         assert_eq!(Value::from_abi(Kind::Bool, b"2".to_vec()), None);
         assert_eq!(Value::from_abi(Kind::Text, vec![0xff]), None);

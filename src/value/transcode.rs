@@ -5,7 +5,7 @@
 
 use super::codec::{inflate_stream, Codec, Compression};
 use super::format::{self, mcpool, Body, Class, ValueFormat};
-use super::kind::{parse_decimal, Kind, Lang, Value};
+use super::kind::{decimal_text, Kind, Lang, Value};
 use crate::error::{Error, Result};
 use std::borrow::Cow;
 
@@ -201,10 +201,12 @@ impl<'c> Transcoder<'c> {
             }
             Body::Decimal => {
                 // memcached pads a counter that decr shortened with spaces ("10" -> "0 "),
-                // and the Python clients' int() reads it: the trimmed text is delivered.
-                let trimmed = body.trim_ascii();
-                parse_decimal(trimmed)
-                    .ok_or_else(|| bad("the body is not a decimal 64-bit integer"))?;
+                // and the Python clients' int() reads it: the trimmed text is delivered. The
+                // text layouts' Python writers store integers of any size: delivered as their
+                // digits; a reader whose integers are 64-bit refuses a larger one (Rust's
+                // Value::Int), or keeps it exact (a Perl string, a Java BigInteger).
+                let trimmed =
+                    decimal_text(body).ok_or_else(|| bad("the body is not a decimal integer"))?;
                 if trimmed.len() == body.len() {
                     Cow::Borrowed(body)
                 } else {

@@ -26,6 +26,7 @@ typedef struct {
     PyObject_HEAD
     mcpool_client *client;
     int pickle;
+    int pickle_bools; /* bools pickled (python-memcached's convention), with pickle on */
     PyObject *dumps, *loads, *protocol; /* pickle.dumps/loads and the protocol number */
     PyObject *on_event; /* the event callback (kept alive as long as the client), or NULL */
 } ClientObject;
@@ -297,14 +298,16 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
         out->kind = MCPOOL_KIND_TEXT;
         return utf8(v, &out->p, &out->n, &out->owner);
     }
-    if (PyBool_Check(v)) { /* before int: bool is an int subclass */
+    if (PyBool_Check(v) && self->pickle && self->pickle_bools) {
+        /* python-memcached pickles a bool (its int test is `type(v) is int`) */
+    } else if (PyBool_Check(v)) { /* before int: bool is an int subclass */
         out->buf[0] = v == Py_True ? '1' : '0';
         out->p = out->buf;
         out->n = 1;
         out->kind = MCPOOL_KIND_BOOL;
         return 0;
     }
-    if (PyLong_Check(v)) {
+    if (PyLong_Check(v) && !PyBool_Check(v)) {
         int overflow = 0;
         long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
         if (x == -1 && !overflow && PyErr_Occurred())
@@ -543,19 +546,21 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
     PyGILState_Release(g);
 }
 
-/* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None): servers is a
+/* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None,
+ * pickle_bools=False): servers is a
  * list of (address, weight); options a list of (name, value) str pairs, each handed to the
  * core's option table as it is (mcpool_config_set), in order: this file knows no option. */
 static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"servers", "options", "pickle", "pickle_protocol", "on_event", NULL};
+    static char *kwlist[] = {"servers", "options", "pickle", "pickle_protocol", "on_event",
+                             "pickle_bools", NULL};
     PyObject *servers, *options, *pickle = Py_False, *pickle_protocol = Py_None,
-                                 *on_event = Py_None;
+                                 *on_event = Py_None, *pickle_bools = Py_False;
     if (self->client != NULL) {
         PyErr_SetString(ClientError, "Client.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOO", kwlist, &servers, &options, &pickle,
-                                     &pickle_protocol, &on_event))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOO", kwlist, &servers, &options,
+                                     &pickle, &pickle_protocol, &on_event, &pickle_bools))
         return -1;
     if (!PyList_Check(servers) || !PyList_Check(options)) {
         PyErr_SetString(PyExc_TypeError, "_Client(servers, options): two lists");
@@ -623,6 +628,7 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         self->on_event = on_event;
     }
     self->pickle = PyObject_IsTrue(pickle) == 1;
+    self->pickle_bools = PyObject_IsTrue(pickle_bools) == 1;
     if (self->pickle && check_cfg(mcpool_config_set_serialized(cfg, MCPOOL_KIND_PYTHON_PICKLE,
                                                                true)) < 0)
         goto fail;

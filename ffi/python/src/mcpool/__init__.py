@@ -138,7 +138,9 @@ class Client(_Client):
 
     Binding options: ``pickle`` (store other objects with pickle and unpickle flag-1 values;
     off by default: unpickling what another process wrote executes its code),
-    ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``), ``on_event`` (called as
+    ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``), ``pickle_bools`` (with
+    ``pickle``: store ``True``/``False`` pickled, as python-memcached does, instead of as the
+    integers 1/0 under a value format without booleans, as pylibmc does), ``on_event`` (called as
     ``on_event(kind, server, failures, retry_in_seconds)`` with kind ``"server_down"`` or
     ``"server_up"``, on the thread whose call changed the server's state; keep it short; what
     it raises is reported, never propagated).
@@ -152,7 +154,8 @@ class Client(_Client):
     """
 
     def __init__(self, servers, *, weights=None, binary=False, pickle=False,
-                 pickle_protocol=None, on_event=None, min_compress_len=None, **options):
+                 pickle_protocol=None, on_event=None, min_compress_len=None,
+                 pickle_bools=False, **options):
         if isinstance(servers, (str, bytes)):
             servers = [servers]
         try:
@@ -198,7 +201,7 @@ class Client(_Client):
         # the preset first: it sets defaults that the other options then override
         pairs = sorted(((n, _text(n, v)) for n, v in opts.items()), key=lambda p: p[0] != "preset")
         super().__init__(norm, pairs, pickle=bool(pickle), pickle_protocol=pickle_protocol,
-                         on_event=on_event)
+                         on_event=on_event, pickle_bools=bool(pickle_bools))
 
     def stats(self, group=None):
         """Statistics of every server: ``{"host:port": {name: value}}`` (values are str).

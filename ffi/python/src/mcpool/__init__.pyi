@@ -79,6 +79,7 @@ class Client(_Client):
         binary: bool = False,
         pickle: bool = False,
         pickle_protocol: Optional[int] = None,
+        pickle_bools: bool = False,
         on_event: Optional[Callable[[str, str, int, float], Any]] = None,
         min_compress_len: Optional[int] = None,
         **options: OptionValue,

@@ -177,7 +177,7 @@ class Client:
             [a for a, _ in specs], weights=[w for _, w in specs], preset="python-memcached",
             retry_timeout=self.dead_retry,
             retry_timeout_max=self.dead_retry, timeout=self.socket_timeout,
-            connect_timeout=self.socket_timeout, pickle=True,
+            connect_timeout=self.socket_timeout, pickle=True, pickle_bools=True,
             pickle_protocol=self.pickleProtocol, **opts)
 
     @property

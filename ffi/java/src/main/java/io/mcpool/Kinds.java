@@ -50,7 +50,12 @@ final class Kinds {
         switch (kind) {
             case BYTES: return b;
             case TEXT: return text;
-            case INT: return Long.valueOf(text);
+            case INT:
+                try {
+                    return Long.valueOf(text);
+                } catch (NumberFormatException beyond64Bits) {
+                    return new java.math.BigInteger(text); // a Python writer's larger int, exact
+                }
             default: return Boolean.valueOf(b.length == 1 && b[0] == '1'); // BOOL
         }
     }
