@@ -126,6 +126,10 @@ pub(crate) fn deliver<S: Sink + ?Sized>(
         /// compressed values costs no allocation (and no heap growth and trim) each.
         static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
+    // Uncompressed bytes (the common case) go to the sink as they are, from the read buffer.
+    if let Some(delivered) = values.passthrough(flags) {
+        return sink.value(index, data, delivered, cas);
+    }
     SCRATCH.with(|cell| {
         // A sink that reads again on this thread finds the buffer busy: inflate aside.
         let mut fresh = Vec::new();

@@ -110,6 +110,19 @@ impl<'c> Transcoder<'c> {
 
     // ----- reading -----
 
+    /// The flags a reader is given when a value with these `flags` is delivered exactly as
+    /// stored (uncompressed bytes): the read path's fast case, which needs no scratch buffer;
+    /// `None` when [`Transcoder::decode`] has work to do (or an error to report).
+    #[inline]
+    pub fn passthrough(&self, flags: u32) -> Option<u32> {
+        match self.options.format.classify(flags) {
+            Ok(c) if !c.compressed && c.body == Body::Plain && c.kind == Kind::Bytes => {
+                Some(c.delivered)
+            }
+            _ => None,
+        }
+    }
+
     /// Decodes one value: its ABI body (inflated; an integer as decimal text, a boolean as
     /// `0`/`1`), borrowed from `data` when nothing had to change, else from `scratch` or a
     /// small owned buffer; the flags a reader is given; and its kind.
