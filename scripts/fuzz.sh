@@ -21,7 +21,9 @@ for t in "${targets[@]}"; do
   "$bin/$t" "$corpus" "seeds/$kind" -max_total_time="$secs" \
     -rss_limit_mb=2048 -malloc_limit_mb=64 -artifact_prefix=artifacts/$t/ -print_final_stats=1 \
     2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss|ERROR|panicked|Done" || true
-  if ls artifacts/$t/crash-* artifacts/$t/oom-* >/dev/null 2>&1; then
+  # (each pattern on its own: `ls a* b*` fails when either is missing, and hid crashes)
+  if compgen -G "artifacts/$t/crash-*" >/dev/null || compgen -G "artifacts/$t/oom-*" >/dev/null \
+     || compgen -G "artifacts/$t/leak-*" >/dev/null; then
     echo "fuzz: $t found a crash: see fuzz/artifacts/$t" >&2; exit 1
   fi
 done
