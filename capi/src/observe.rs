@@ -186,13 +186,8 @@ pub unsafe extern "C" fn mcpool_metrics_label(
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
         let s = unsafe { snapshot(metrics, server) }?;
-        ptr::out(out_label, "label")?;
-        ptr::out(out_len, "length")?;
-        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
-        unsafe {
-            ptr::write(out_label, s.label.ptr());
-            ptr::write(out_len, s.label.len());
-        }
+        // SAFETY: forwarded from the caller's promise.
+        unsafe { s.label.write_to(out_label, "label", out_len) }?;
         Ok(MCPOOL_OK)
     })
 }
@@ -214,8 +209,6 @@ pub unsafe extern "C" fn mcpool_metrics_prometheus(
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `metrics` is live.
         let m = unsafe { ptr::handle(metrics, "metrics") }?;
-        ptr::out(out_text, "text")?;
-        ptr::out(out_len, "length")?;
         let text = m.prometheus.get_or_init(|| {
             let rows: Vec<(&str, [u64; METRICS.len()])> = m
                 .servers
@@ -224,11 +217,8 @@ pub unsafe extern "C" fn mcpool_metrics_prometheus(
                 .collect();
             Text::new(&mcpool::prometheus::render_values(&rows))
         });
-        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
-        unsafe {
-            ptr::write(out_text, text.ptr());
-            ptr::write(out_len, text.len());
-        }
+        // SAFETY: forwarded from the caller's promise.
+        unsafe { text.write_to(out_text, "text", out_len) }?;
         Ok(MCPOOL_OK)
     })
 }

@@ -191,6 +191,27 @@ impl Text {
         self.0.len() - 1
     }
 
+    /// Hands the text out: `*out_text` points at it (NUL-terminated, valid while its owner
+    /// lives) and `*out_len` is its length without the NUL; NULL outputs are refused first.
+    ///
+    /// # Safety
+    /// Each output is NULL or valid for one write.
+    pub(crate) unsafe fn write_to(
+        &self,
+        out_text: *mut *const c_char,
+        what: &str,
+        out_len: *mut usize,
+    ) -> Result<(), Failure> {
+        ptr::out(out_text, what)?;
+        ptr::out(out_len, "length")?;
+        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_text, self.ptr());
+            ptr::write(out_len, self.len());
+        }
+        Ok(())
+    }
+
     /// The text without its NUL (it was made from a `&str`).
     pub(crate) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0[..self.len()]).unwrap_or_default()
@@ -249,13 +270,8 @@ pub unsafe extern "C" fn mcpool_server_results_label(
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
         let s = unsafe { server(results, index) }?;
-        ptr::out(out_label, "label")?;
-        ptr::out(out_len, "length")?;
-        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
-        unsafe {
-            ptr::write(out_label, s.label.ptr());
-            ptr::write(out_len, s.label.len());
-        }
+        // SAFETY: forwarded from the caller's promise.
+        unsafe { s.label.write_to(out_label, "label", out_len) }?;
         Ok(MCPOOL_OK)
     })
 }

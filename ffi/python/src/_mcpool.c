@@ -298,9 +298,9 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
         out->kind = MCPOOL_KIND_TEXT;
         return utf8(v, &out->p, &out->n, &out->owner);
     }
-    if (PyBool_Check(v) && self->pickle && self->pickle_bools) {
-        /* python-memcached pickles a bool (its int test is `type(v) is int`) */
-    } else if (PyBool_Check(v)) { /* before int: bool is an int subclass */
+    /* A bool before int (bool is an int subclass); with pickle_bools it is pickled below, as
+     * python-memcached does (its int test is `type(v) is int`). */
+    if (PyBool_Check(v) && !(self->pickle && self->pickle_bools)) {
         out->buf[0] = v == Py_True ? '1' : '0';
         out->p = out->buf;
         out->n = 1;
