@@ -24,7 +24,7 @@ use crate::health::ServerState;
 use crate::key::KeyRules;
 use crate::metrics::ServerMetrics;
 use crate::route::{Distribution, Router};
-use crate::server::{PoolSettings, Server};
+use crate::server::PoolSettings;
 use arc_swap::ArcSwap;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -51,6 +51,9 @@ struct Inner {
     /// call loads it once at its start and uses it throughout (server indexes mean
     /// something only within one snapshot), so a call in flight finishes on its ring.
     topology: ArcSwap<Topology>,
+    /// What a new server is built with (`Client::set_servers`), and the lock that makes
+    /// changes of the server list one at a time.
+    building: std::sync::Mutex<topology::Building>,
     /// The dialect of the configured protocol.
     dialect: Dialect,
     /// Prefix, sanitizing and the protocol's key checks.
@@ -104,6 +107,8 @@ impl Client {
             connect_timeout: config.connect_timeout,
             io_timeout: config.io_timeout,
             nodelay: config.nodelay,
+            resolver: config.resolver.clone(),
+            resolve_interval: config.resolve_interval,
             // No value memcached sends is longer than its largest item.
             max_value: config
                 .max_value_size
@@ -132,9 +137,15 @@ impl Client {
             events: config.events.clone(),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
-        let servers = Server::all(&config.servers, &settings, &opts, &dialect)
-            .into_iter()
-            .map(Arc::new)
+        let building = topology::Building {
+            settings,
+            opts,
+            threads: crate::server::thread_pool(),
+        };
+        let servers = config
+            .servers
+            .iter()
+            .map(|spec| Arc::new(building.server(spec, &dialect)))
             .collect();
         let proxy_pool = config.distribution == Distribution::ProxyPool;
         let keys = KeyRules {
@@ -157,6 +168,7 @@ impl Client {
                 proxy_pool,
                 config,
                 topology: ArcSwap::from_pointee(Topology { servers, router }),
+                building: std::sync::Mutex::new(building),
             }),
         })
     }
