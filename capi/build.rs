@@ -38,6 +38,10 @@ const SECTIONS: &[(&str, &[&str])] = &[
             "mcpool_event_",
         ],
     ),
+    (
+        "Servers at run time, resolver answers",
+        &["mcpool_client_set_servers", "mcpool_resolved_"],
+    ),
     ("Commands", &["mcpool_client_"]),
     ("Items", &["mcpool_item_"]),
     ("Multi-get result sets", &["mcpool_multi_"]),

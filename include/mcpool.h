@@ -49,6 +49,11 @@
 #define MCPOOL_MAX_MULTI_KEYS (1 << 20)
 
 /**
+ * Most addresses one resolver answer may hold.
+ */
+#define MCPOOL_RESOLVED_MAX 64
+
+/**
  * The result of a call. The numbers are part of the ABI: they never change and a retired
  * value is never given to another status.
  *
@@ -507,6 +512,12 @@ typedef struct mcpool_metrics mcpool_metrics;
 typedef struct mcpool_multi mcpool_multi;
 
 /**
+ * The addresses a resolver callback found, filled with `mcpool_resolved_add`. Valid only
+ * during the callback it is passed to.
+ */
+typedef struct mcpool_resolved mcpool_resolved;
+
+/**
  * Per-server results of `mcpool_client_version` and `mcpool_client_stats`: for each server
  * (in configuration order) its `host:port` label, its status, and a list of
  * `(name, value)` text pairs (for version, the single pair `("version", "1.6.21")`).
@@ -558,6 +569,25 @@ typedef void (*mcpool_hit_callback)(void *userdata,
  */
 typedef void (*mcpool_event_callback)(void *userdata,
                                       const mcpool_event *event);
+
+/**
+ * A resolver: fills `out` (with `mcpool_resolved_add`) with the addresses of `host` (the
+ * host as written in the server list: `host_len` bytes, NUL-terminated) for `port`, and
+ * returns 0; any other value means "did not resolve" (the connect fails with an I/O error).
+ * An answer with no address also means "did not resolve".
+ *
+ * Threading: it runs on a helper thread of the library, at most one at a time per server,
+ * possibly at the same time for different servers or clients, so it must be thread-safe.
+ * The caller that needs the answer waits for it at most its connect timeout (bounded by the
+ * operation timeout); a callback that blocks longer costs that caller a timeout, and the
+ * next callers of that server wait for the same running callback, so a stalled callback
+ * holds one thread per server. It must not unwind (C++ exceptions, longjmp).
+ */
+typedef int (*mcpool_resolver_callback)(void *userdata,
+                                        const char *host,
+                                        size_t host_len,
+                                        uint16_t port,
+                                        mcpool_resolved *out);
 
 #ifdef __cplusplus
 extern "C" {
@@ -1084,6 +1114,34 @@ const char *mcpool_option_doc(size_t i);
  */
 const char *mcpool_option_default(size_t i);
 
+/**
+ * Removes every server added to `config` so far (`mcpool_config_add_server` then gives the
+ * list again): for a binding that keeps its configuration in step with
+ * `mcpool_client_set_servers`. Clients built before are unaffected.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration no other thread is using.
+ */
+mcpool_status mcpool_config_clear_servers(mcpool_config *config);
+
+/**
+ * Sets (or, with `callback` NULL, removes) the resolver of server host names: called instead
+ * of the system's resolver for every server given by name (IP literals and unix socket paths
+ * never go through it), at each new connection, or every `resolve_interval` when that option
+ * is set (`mcpool_config_set(cfg, "resolve_interval", ...)`). See `mcpool_resolver_callback`
+ * for threading. `userdata` is passed back untouched; it must stay valid as long as a
+ * callback may run: until every client built from this configuration is freed and every
+ * callback already started has returned (a stalled callback may return after
+ * `mcpool_client_free`). Clients built before this call keep the resolver they had.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration no other thread is using; `callback` is NULL or
+ * a valid function as described on `mcpool_resolver_callback`.
+ */
+mcpool_status mcpool_config_set_resolver(mcpool_config *config,
+                                         mcpool_resolver_callback callback,
+                                         void *userdata);
+
 /* -------------------------------------------------------------------------------------------- */
 /* Client                                                                                       */
 /* -------------------------------------------------------------------------------------------- */
@@ -1115,7 +1173,8 @@ mcpool_status mcpool_client_new(const mcpool_config *config,
 void mcpool_client_free(mcpool_client *client);
 
 /**
- * Writes the number of configured servers to `*out_count`.
+ * Writes the number of servers (the current list, see `mcpool_client_set_servers`) to
+ * `*out_count`.
  *
  * # Safety
  * `client` is NULL or live; `out_count` is NULL or valid for one write.
@@ -1127,7 +1186,8 @@ mcpool_status mcpool_client_server_count(const mcpool_client *client,
  * Server number `index`'s label, `host:port` (`[v6]:port`, or the socket path), as written
  * in the configuration: NUL-terminated, `*out_len` bytes without the NUL.
  *
- * Ownership: points into the client; valid until `mcpool_client_free`. Never free it.
+ * Ownership: points into the client; valid until `mcpool_client_free` (also after the
+ * server list changed). Never free it.
  *
  * # Safety
  * `client` is NULL or live; each output is NULL or valid for one write.
@@ -1287,6 +1347,54 @@ uint32_t mcpool_event_failures(const mcpool_event *event);
  * `event` is NULL or the event passed to the running callback.
  */
 uint64_t mcpool_event_retry_in_ms(const mcpool_event *event);
+
+/* -------------------------------------------------------------------------------------------- */
+/* Servers at run time, resolver answers                                                        */
+/* -------------------------------------------------------------------------------------------- */
+
+/**
+ * Replaces the client's server list at run time: `n` servers, server `i` given as
+ * `lens[i]` bytes of UTF-8 at `specs[i]` (`host:port`, `[v6]:port`, `host`, `host:port:name`
+ * or a unix socket path, as `mcpool_config_add_server` takes them), with placement weight
+ * `weights[i]` (`weights` NULL: weight 1 each). Atomic: the placement ring is rebuilt for the
+ * new list and swapped in whole; calls already running finish on the old list, later calls
+ * use the new one. Servers still present (same address) keep their connections, health and
+ * metrics; a removed server's connections close once its last call gives them back. Server
+ * indexes (`mcpool_client_server_for`, `mcpool_client_server_label`, metrics) follow the new
+ * list. May be called from any thread while other threads use the client.
+ *
+ * Returns `MCPOOL_CONFIG` for a bad list (empty, a malformed address, a weight of 0, or a
+ * list the distribution refuses), the last error naming the entry; the old list stays.
+ * `MCPOOL_INVALID_ARGUMENT` for a NULL `client`, or a NULL `specs`/`lens` with `n` above 0.
+ *
+ * Ownership: nothing passed is kept; the arrays may be freed on return.
+ *
+ * # Safety
+ * `client` is NULL or live; `specs` and `lens` are NULL or valid for `n` elements, each
+ * `specs[i]` NULL or valid for `lens[i]` bytes; `weights` is NULL or valid for `n` elements.
+ */
+mcpool_status mcpool_client_set_servers(const mcpool_client *client,
+                                        const char *const *specs,
+                                        const size_t *lens,
+                                        const uint32_t *weights,
+                                        size_t n);
+
+/**
+ * Adds one address to a resolver callback's answer: an IP literal (`127.0.0.1`, `::1`, no
+ * brackets) of `ip_len` bytes, and a port. At most `MCPOOL_RESOLVED_MAX` (64) addresses;
+ * connects try them in order.
+ *
+ * Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`/`ip`, or text that is not an IP
+ * literal, `MCPOOL_CONFIG` beyond 64 addresses.
+ *
+ * # Safety
+ * `out` is NULL or the `mcpool_resolved` passed to the running callback; `ip` is NULL or
+ * valid for `ip_len` bytes.
+ */
+mcpool_status mcpool_resolved_add(mcpool_resolved *out,
+                                  const char *ip,
+                                  size_t ip_len,
+                                  uint16_t port);
 
 /* -------------------------------------------------------------------------------------------- */
 /* Commands                                                                                     */

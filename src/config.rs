@@ -197,6 +197,13 @@ impl ClientBuilder {
         self
     }
 
+    /// Removes every server added so far (to give the list again, e.g. after
+    /// [`Client::set_servers`](crate::Client::set_servers) changed a client built from it).
+    pub fn clear_servers(mut self) -> Self {
+        self.config.servers.clear();
+        self
+    }
+
     /// Adds an already parsed server.
     pub fn server_spec(mut self, spec: ServerSpec) -> Self {
         self.config.servers.push(spec);
@@ -452,6 +459,12 @@ impl ClientBuilder {
             + 'static,
     ) -> Self {
         self.config.resolver = Some(Resolver(Arc::new(resolve)));
+        self
+    }
+
+    /// Back to the system's resolver (undoes [`ClientBuilder::resolver`]).
+    pub fn no_resolver(mut self) -> Self {
+        self.config.resolver = None;
         self
     }
 

@@ -147,16 +147,13 @@ impl Resolve {
             return true;
         }
         let mut st = self.lock();
-        let listed = match &st.addrs {
-            Some((addrs, at)) => {
-                let listed = addrs.contains(&peer);
-                if at.elapsed() >= self.interval {
-                    self.start(&mut st);
-                }
-                listed
-            }
-            None => true,
+        let Some((addrs, at)) = &st.addrs else {
+            return true;
         };
+        let listed = addrs.contains(&peer);
+        if at.elapsed() >= self.interval {
+            self.start(&mut st);
+        }
         listed
     }
 

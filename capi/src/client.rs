@@ -15,7 +15,9 @@ use std::ffi::c_char;
 /// threads at once.
 pub struct mcpool_client {
     pub(crate) client: Client,
-    labels: Vec<Text>,
+    /// Every server label handed out so far (`mcpool_client_server_label`): kept until the
+    /// client is freed, so a label stays valid across `mcpool_client_set_servers`.
+    labels: std::sync::Mutex<Vec<Text>>,
     /// Longest value accepted from C before it is even read: the core refuses a larger one
     /// before compressing it (`max_value_size`).
     pub(crate) max_input: usize,
@@ -48,11 +50,7 @@ pub unsafe extern "C" fn mcpool_client_new(
             .clone()
             .build()
             .map_err(|e| Failure::from_error("mcpool_client_new", None, &e))?;
-        let labels = client
-            .server_labels()
-            .iter()
-            .map(|l| Text::new(l))
-            .collect();
+        let labels = std::sync::Mutex::new(Vec::new());
         let max_input = client.config().max_value_size;
         let handle = Box::new(mcpool_client {
             client,
@@ -79,7 +77,8 @@ pub unsafe extern "C" fn mcpool_client_free(client: *mut mcpool_client) {
     })
 }
 
-/// Writes the number of configured servers to `*out_count`.
+/// Writes the number of servers (the current list, see `mcpool_client_set_servers`) to
+/// `*out_count`.
 ///
 /// # Safety
 /// `client` is NULL or live; `out_count` is NULL or valid for one write.
@@ -93,7 +92,7 @@ pub unsafe extern "C" fn mcpool_client_server_count(
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_count, "count")?;
         // SAFETY: checked non-NULL; the caller promises it is writable.
-        unsafe { ptr::write(out_count, c.labels.len()) };
+        unsafe { ptr::write(out_count, c.client.server_labels().len()) };
         Ok(MCPOOL_OK)
     })
 }
@@ -101,7 +100,8 @@ pub unsafe extern "C" fn mcpool_client_server_count(
 /// Server number `index`'s label, `host:port` (`[v6]:port`, or the socket path), as written
 /// in the configuration: NUL-terminated, `*out_len` bytes without the NUL.
 ///
-/// Ownership: points into the client; valid until `mcpool_client_free`. Never free it.
+/// Ownership: points into the client; valid until `mcpool_client_free` (also after the
+/// server list changed). Never free it.
 ///
 /// # Safety
 /// `client` is NULL or live; each output is NULL or valid for one write.
@@ -117,11 +117,20 @@ pub unsafe extern "C" fn mcpool_client_server_label(
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_label, "label")?;
         ptr::out(out_len, "length")?;
-        let label = c
-            .labels
+        let current = c.client.server_labels();
+        let name = current
             .get(index)
-            .ok_or_else(|| out_of_range("server", index, c.labels.len()))?;
+            .ok_or_else(|| out_of_range("server", index, current.len()))?;
+        let mut labels = c.labels.lock().unwrap_or_else(|p| p.into_inner());
+        let label = match labels.iter().find(|t| t.as_str() == name.as_str()) {
+            Some(t) => t,
+            None => {
+                labels.push(Text::new(name));
+                &labels[labels.len() - 1]
+            }
+        };
         // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        // The text's bytes stay where they are (and alive) until the client is freed.
         unsafe {
             ptr::write(out_label, label.ptr());
             ptr::write(out_len, label.len());

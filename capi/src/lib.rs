@@ -31,6 +31,7 @@ pub mod observe;
 pub mod options;
 mod ptr;
 pub mod status;
+pub mod topology;
 pub mod values;
 
 #[cfg(test)]

@@ -1658,6 +1658,116 @@ static void test_kinds(void) {
     mcpool_client_free(py);
 }
 
+
+/* ----- servers that change at run time, and the resolver callback ----- */
+
+/* A resolver that answers 127.0.0.1 and the port in *userdata; counts its calls. */
+static int resolver_calls;
+static int resolve_to_port(void *userdata, const char *host, size_t host_len, uint16_t port,
+                           mcpool_resolved *out) {
+    (void)port;
+    __atomic_add_fetch(&resolver_calls, 1, __ATOMIC_SEQ_CST);
+    if (host_len != strlen(host) || strcmp(host, "cache.service.test") != 0) return 1;
+    return mcpool_resolved_add(out, S("127.0.0.1"), *(uint16_t *)userdata) == MCPOOL_OK ? 0 : 2;
+}
+
+static int resolve_fails(void *userdata, const char *host, size_t host_len, uint16_t port,
+                         mcpool_resolved *out) {
+    (void)userdata, (void)host, (void)host_len, (void)port;
+    /* Not an IP literal: refused, and the callback reports failure. */
+    CHECK(mcpool_resolved_add(out, S("not-an-ip"), 1) == MCPOOL_INVALID_ARGUMENT);
+    return 7;
+}
+
+static void test_set_servers(void) {
+    mcpool_client *c = new_client(server);
+    size_t n = 0;
+    const char *label = NULL;
+    size_t len = 0;
+    char key[128];
+    snprintf(key, sizeof key, "%sset-servers", prefix);
+    EXPECT(mcpool_client_set(c, K(key), K("kept"), 0, 0), MCPOOL_OK);
+
+    /* Two servers, weights given: the second one never answers (port 1). */
+    const char *two[] = {server, "127.0.0.1:1"};
+    size_t two_lens[] = {strlen(server), strlen("127.0.0.1:1")};
+    uint32_t weights[] = {1, 3};
+    EXPECT(mcpool_client_set_servers(c, two, two_lens, weights, 2), MCPOOL_OK);
+    EXPECT(mcpool_client_server_count(c, &n), MCPOOL_OK);
+    CHECK(n == 2);
+    EXPECT(mcpool_client_server_label(c, 1, &label, &len), MCPOOL_OK);
+    CHECK(label && len == strlen("127.0.0.1:1") && strcmp(label, "127.0.0.1:1") == 0);
+    const char *old_label = label;
+
+    /* A bad list is refused, naming the entry, and the old list stays. */
+    const char *bad[] = {server, "127.0.0.1:0"};
+    size_t bad_lens[] = {strlen(server), strlen("127.0.0.1:0")};
+    EXPECT(mcpool_client_set_servers(c, bad, bad_lens, NULL, 2), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "server 1") != NULL);
+    uint32_t zero[] = {1, 0};
+    EXPECT(mcpool_client_set_servers(c, two, two_lens, zero, 2), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "weight") != NULL);
+    EXPECT(mcpool_client_set_servers(c, two, two_lens, NULL, 0), MCPOOL_CONFIG);
+    EXPECT(mcpool_client_set_servers(c, NULL, two_lens, NULL, 2), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_set_servers(NULL, two, two_lens, NULL, 2), MCPOOL_INVALID_ARGUMENT);
+    const char *with_null[] = {server, NULL};
+    EXPECT(mcpool_client_set_servers(c, with_null, two_lens, NULL, 2), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_server_count(c, &n), MCPOOL_OK);
+    CHECK(n == 2);
+
+    /* Back to the one live server: the value is still there, labels stay valid. */
+    const char *one[] = {server};
+    size_t one_len[] = {strlen(server)};
+    EXPECT(mcpool_client_set_servers(c, one, one_len, NULL, 1), MCPOOL_OK);
+    EXPECT(mcpool_client_server_count(c, &n), MCPOOL_OK);
+    CHECK(n == 1);
+    CHECK(strcmp(old_label, "127.0.0.1:1") == 0);
+    mcpool_item *item = NULL;
+    EXPECT(mcpool_client_get(c, K(key), &item), MCPOOL_OK);
+    CHECK(item && mcpool_item_len(item) == 4 && memcmp(mcpool_item_data(item), "kept", 4) == 0);
+    mcpool_item_free(item);
+    mcpool_client_free(c);
+}
+
+static void test_resolver(void) {
+    const char *colon = strrchr(server, ':');
+    CHECK(colon != NULL);
+    if (!colon) return;
+    uint16_t port = (uint16_t)atoi(colon + 1);
+    mcpool_config *cfg = NULL;
+    mcpool_client *c = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("cache.service.test:11211"), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_resolver(NULL, resolve_to_port, &port), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_resolver(cfg, resolve_to_port, &port), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("resolve_interval"), K("100ms")), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    char key[128];
+    snprintf(key, sizeof key, "%sresolved", prefix);
+    EXPECT(mcpool_client_set(c, K(key), K("via-callback"), 0, 0), MCPOOL_OK);
+    mcpool_item *item = NULL;
+    EXPECT(mcpool_client_get(c, K(key), &item), MCPOOL_OK);
+    CHECK(item && mcpool_item_len(item) == 12);
+    mcpool_item_free(item);
+    CHECK(__atomic_load_n(&resolver_calls, __ATOMIC_SEQ_CST) >= 1);
+    mcpool_client_free(c);
+
+    /* A callback that fails: the call fails with a connection-class error, no crash. */
+    EXPECT(mcpool_config_set_resolver(cfg, resolve_fails, NULL), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("resolve_interval"), K("0")), MCPOOL_OK);
+    EXPECT(mcpool_config_set_min_idle(cfg, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    item = NULL;
+    mcpool_status st = mcpool_client_get(c, K(key), &item);
+    CHECK(st != MCPOOL_OK && st != MCPOOL_NOT_FOUND);
+    CHECK(strstr(mcpool_last_error_message(), "resolver callback returned 7") != NULL);
+    mcpool_client_free(c);
+
+    /* NULL removes the resolver: the system's resolver does not know the name. */
+    EXPECT(mcpool_config_set_resolver(cfg, NULL, NULL), MCPOOL_OK);
+    mcpool_config_free(cfg);
+}
+
 int main(int argc, char **argv) {
     server = argc > 1 ? argv[1] : getenv("MCPOOL_TEST_SERVER");
     if (!server || !*server) {
@@ -1705,6 +1815,8 @@ int main(int argc, char **argv) {
     test_kinds();
     test_metrics(c);
     test_servers();
+    test_set_servers();
+    test_resolver();
     test_dead_server();
     test_events();
     test_threads(c);

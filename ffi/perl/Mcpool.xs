@@ -1575,6 +1575,47 @@ _flush_all(m, delay)
         RETVAL
 
 void
+_set_servers(m, addrs, weights)
+        Mcpool m
+        AV *addrs
+        AV *weights
+    PREINIT:
+        SSize_t i, n;
+        const char **specs;
+        size_t *lens;
+        uint32_t *ws;
+        mcpool_status st;
+    CODE:
+        /* the core replaces the list atomically; then the configuration (which rebuilds the
+         * client when an option changes, mcp_rebuild) is given the same list */
+        n = av_len(addrs) + 1;
+        Newxz(specs, n + 1, const char *);
+        SAVEFREEPV(specs);
+        Newxz(lens, n + 1, size_t);
+        SAVEFREEPV(lens);
+        Newxz(ws, n + 1, uint32_t);
+        SAVEFREEPV(ws);
+        for (i = 0; i < n; i++) {
+            SV **a = av_fetch(addrs, i, 0);
+            SV **w = av_fetch(weights, i, 0);
+            STRLEN len = 0;
+            if (!a || !w)
+                croak("Mcpool->set_servers: internal error: bad server list");
+            specs[i] = SvPV(*a, len);
+            lens[i] = len;
+            ws[i] = (uint32_t)SvUV(*w);
+        }
+        st = mcpool_client_set_servers(m->client, specs, lens, ws, (size_t)n);
+        if (st != MCPOOL_OK)
+            croak("Mcpool->set_servers: %s: %s", mcpool_status_name(st),
+                  mcpool_last_error_message());
+        if (mcpool_config_clear_servers(m->config) != MCPOOL_OK)
+            croak("Mcpool->set_servers: %s", mcpool_last_error_message());
+        for (i = 0; i < n; i++)
+            if (mcpool_config_add_server(m->config, specs[i], lens[i], ws[i]) != MCPOOL_OK)
+                croak("Mcpool->set_servers: %s", mcpool_last_error_message());
+
+void
 server_labels(m)
         Mcpool m
     PREINIT:

@@ -123,6 +123,52 @@ sub _core_options {
     return \@o;
 }
 
+# The server list of new and set_servers: (\@addresses, \@weights), croaking for a bad entry.
+sub _server_list {
+    my ($servers, $who) = @_;
+    Carp::croak("$who: servers must be an array reference of at least one server")
+        unless ref $servers eq 'ARRAY' && @$servers;
+    my (@addr, @weight);
+    for my $s (@$servers) {
+        my ($a, $w);
+        if (!ref $s) {
+            ($a, $w) = ($s, 1);
+        } elsif (ref $s eq 'HASH') {
+            Carp::croak('server should have { address => $addr }') unless defined $s->{address};
+            ($a, $w) = ($s->{address}, $s->{weight} // 1);
+        } elsif (ref $s eq 'ARRAY') {
+            Carp::croak('server should be [$addr, $weight]') unless defined $s->[0];
+            ($a, $w) = ($s->[0], $s->[1] // 1);
+        } else {
+            Carp::croak('Not a hash or array reference');
+        }
+        Carp::croak("$who: a server address is undef") unless defined $a;
+        Carp::croak("$who: a server address must be a string, not a reference")
+            unless _is_string($a);
+        Carp::croak("$who: server $a: the weight must be a number, not a reference")
+            if ref $w;
+        Carp::croak("$who: server $a: the weight must be a number (got '$w')")
+            unless Scalar::Util::looks_like_number($w) && $w == $w;
+        Carp::croak('Server weight should be positive') unless $w > 0;
+        Carp::croak("$who: server $a: the weight must be at most $U32 (got $w)")
+            unless $w <= $U32;
+        my $iw = int($w + 0.5);
+        $iw = 1 if $iw < 1;
+        Carp::carp("Mcpool: server $a: weight $w is not an integer; using $iw") if $iw != $w;
+        push @addr,   "$a";
+        push @weight, $iw;
+    }
+    return (\@addr, \@weight);
+}
+
+# set_servers (Cache::Memcached's): replaces the server list at run time, atomically.
+sub set_servers {
+    my ($self, $servers) = @_;
+    my ($addr, $weight) = _server_list($servers, 'Mcpool->set_servers');
+    $self->_set_servers($addr, $weight);
+    return 1;
+}
+
 sub new {
     my ($class, $conf) = @_;
     Carp::croak('Mcpool->new: expects a hash reference of options')
@@ -140,39 +186,7 @@ sub new {
     Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (with the value format\'s codec)')
         if defined $conf->{compress_methods};
 
-    my $servers = $conf->{servers};
-    Carp::croak('Mcpool->new: servers must be an array reference of at least one server')
-        unless ref $servers eq 'ARRAY' && @$servers;
-    my (@addr, @weight);
-    for my $s (@$servers) {
-        my ($a, $w);
-        if (!ref $s) {
-            ($a, $w) = ($s, 1);
-        } elsif (ref $s eq 'HASH') {
-            Carp::croak('server should have { address => $addr }') unless defined $s->{address};
-            ($a, $w) = ($s->{address}, $s->{weight} // 1);
-        } elsif (ref $s eq 'ARRAY') {
-            Carp::croak('server should be [$addr, $weight]') unless defined $s->[0];
-            ($a, $w) = ($s->[0], $s->[1] // 1);
-        } else {
-            Carp::croak('Not a hash or array reference');
-        }
-        Carp::croak('Mcpool->new: a server address is undef') unless defined $a;
-        Carp::croak('Mcpool->new: a server address must be a string, not a reference')
-            unless _is_string($a);
-        Carp::croak("Mcpool->new: server $a: the weight must be a number, not a reference")
-            if ref $w;
-        Carp::croak("Mcpool->new: server $a: the weight must be a number (got '$w')")
-            unless Scalar::Util::looks_like_number($w) && $w == $w;
-        Carp::croak('Server weight should be positive') unless $w > 0;
-        Carp::croak("Mcpool->new: server $a: the weight must be at most $U32 (got $w)")
-            unless $w <= $U32;
-        my $iw = int($w + 0.5);
-        $iw = 1 if $iw < 1;
-        Carp::carp("Mcpool: server $a: weight $w is not an integer; using $iw") if $iw != $w;
-        push @addr,   "$a";
-        push @weight, $iw;
-    }
+    my ($addr, $weight) = _server_list($conf->{servers}, 'Mcpool->new');
 
     my $core = _core_options($conf);
     my $threshold = _num($conf, 'compress_threshold', -$INF, $INF) // -1;
@@ -192,7 +206,7 @@ sub new {
         freeze      => $ser->[0],
         thaw        => $ser->[1],
     );
-    my $self = $class->_new(\@addr, \@weight, $core, \%o);
+    my $self = $class->_new($addr, $weight, $core, \%o);
     my $st = $self->_state;
     $st->{namespace}          = $conf->{namespace} // '';
     $st->{hash_namespace}     = $conf->{hash_namespace} ? 1 : 0;
@@ -686,6 +700,14 @@ when the key did not exist, nothing on an error.
 =item Mcpool::option_names (), Mcpool::option_doc ($name)
 
 The core's options (see L</The core's options>).
+
+=item set_servers (\@servers)
+
+As Cache::Memcached's: replaces the server list at run time (entries as in C<servers>:
+C<'host:port'>, C<[$addr, $weight]> or C<{ address =E<gt> $addr, weight =E<gt> $w }>). The
+core's C<mcpool_client_set_servers>: atomic (calls already running finish on the old list),
+servers still present keep their connections, health and metrics, removed ones close theirs
+once no call uses them. A bad list croaks naming the entry, and the old list stays. Returns 1.
 
 =item server_labels
 

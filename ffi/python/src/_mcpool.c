@@ -1728,6 +1728,57 @@ static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
     return out;
 }
 
+/* _set_servers(servers): servers a list of (address, weight), as _Client() takes them;
+ * mcpool_client_set_servers replaces the client's list atomically. */
+static PyObject *Client__set_servers(ClientObject *self, PyObject *servers) {
+    CHECK_OPEN(self);
+    PyObject *seq = PySequence_Tuple(servers);
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_Size(seq);
+    const char **specs = PyMem_Calloc((size_t)n + 1, sizeof *specs);
+    size_t *lens = PyMem_Calloc((size_t)n + 1, sizeof *lens);
+    uint32_t *weights = PyMem_Calloc((size_t)n + 1, sizeof *weights);
+    PyObject **owners = PyMem_Calloc((size_t)n + 1, sizeof *owners);
+    PyObject *result = NULL;
+    if (specs == NULL || lens == NULL || weights == NULL || owners == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *addr;
+        unsigned long weight;
+        Py_ssize_t alen;
+        if (!PyArg_ParseTuple(PyTuple_GetItem(seq, i), "Uk:a server (address, weight)", &addr,
+                              &weight) ||
+            utf8(addr, &specs[i], &alen, &owners[i]) < 0)
+            goto done;
+        if (weight > UINT32_MAX) {
+            PyErr_SetString(ClientError, "a server weight is at most 2**32-1");
+            goto done;
+        }
+        lens[i] = (size_t)alen;
+        weights[i] = (uint32_t)weight;
+    }
+    mcpool_status st = mcpool_client_set_servers(self->client, specs, lens, weights, (size_t)n);
+    if (st == MCPOOL_OK) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    } else {
+        raise_status(st);
+    }
+done:
+    if (owners != NULL)
+        for (Py_ssize_t i = 0; i < n; i++)
+            Py_XDECREF(owners[i]);
+    PyMem_Free(specs);
+    PyMem_Free(lens);
+    PyMem_Free(weights);
+    PyMem_Free(owners);
+    Py_DECREF(seq);
+    return result;
+}
+
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
 static PyMethodDef Client_methods[] = {
     {"get", (PyCFunction)(void (*)(void))Client_get, FAST,
@@ -1788,6 +1839,8 @@ static PyMethodDef Client_methods[] = {
      "metrics()\n--\n\n{server: {metric: int}}: the core's counters and gauges, no I/O."},
     {"server_states", (PyCFunction)Client_server_states, METH_NOARGS,
      "server_states()\n--\n\n{server: {'alive': bool, 'failures': int, 'retry_in': seconds}}."},
+    {"_set_servers", (PyCFunction)Client__set_servers, METH_O,
+     "_set_servers(servers)\n--\n\nReplaces the servers: a list of (address, weight)."},
     {"server_for", (PyCFunction)Client_server_for, METH_O,
      "server_for(key)\n--\n\nThe host:port label of the server key lives on (no I/O)."},
     {NULL, NULL, 0, NULL},

@@ -82,6 +82,28 @@ def _text(name, value):
                           % (name, type(value).__name__))
 
 
+def _servers(servers, weights):
+    """The server list as [(address, weight)], from any of the accepted forms."""
+    if isinstance(servers, (str, bytes)):
+        servers = [servers]
+    try:
+        servers = list(servers)
+    except TypeError:
+        raise ClientTypeError("servers must be a list of addresses") from None
+    if weights is not None:
+        weights = list(weights)
+        if len(weights) != len(servers):
+            raise ClientError("weights must have one entry per server")
+    norm = [_server(s, weights[i] if weights is not None else 1)
+            for i, s in enumerate(servers)]
+    for a, w in norm:
+        if isinstance(w, bool) or not isinstance(w, int):
+            raise ClientTypeError("a server weight is an int, not %r" % (w,))
+        if not 1 <= w <= 2 ** 32 - 1:
+            raise ClientError("a server weight is an int in 1..2**32-1, not %r" % (w,))
+    return norm
+
+
 def _server(spec, weight):
     """One server as (address, weight)."""
     if isinstance(spec, (tuple, list)):
@@ -156,23 +178,7 @@ class Client(_Client):
     def __init__(self, servers, *, weights=None, binary=False, pickle=False,
                  pickle_protocol=None, on_event=None, min_compress_len=None,
                  pickle_bools=False, **options):
-        if isinstance(servers, (str, bytes)):
-            servers = [servers]
-        try:
-            servers = list(servers)
-        except TypeError:
-            raise ClientTypeError("servers must be a list of addresses") from None
-        if weights is not None:
-            weights = list(weights)
-            if len(weights) != len(servers):
-                raise ClientError("weights must have one entry per server")
-        norm = [_server(s, weights[i] if weights is not None else 1)
-                for i, s in enumerate(servers)]
-        for a, w in norm:
-            if isinstance(w, bool) or not isinstance(w, int):
-                raise ClientTypeError("a server weight is an int, not %r" % (w,))
-            if not 1 <= w <= 2 ** 32 - 1:
-                raise ClientError("a server weight is an int in 1..2**32-1, not %r" % (w,))
+        norm = _servers(servers, weights)
         opts = {}
         for name, value in options.items():
             core = _ALIASES.get(name, name)
@@ -202,6 +208,15 @@ class Client(_Client):
         pairs = sorted(((n, _text(n, v)) for n, v in opts.items()), key=lambda p: p[0] != "preset")
         super().__init__(norm, pairs, pickle=bool(pickle), pickle_protocol=pickle_protocol,
                          on_event=on_event, pickle_bools=bool(pickle_bools))
+
+    def set_servers(self, servers, *, weights=None):
+        """Replaces the server list at run time, in any form the constructor takes
+        (``"host:port"``, ``("host", port)``, ``("host:port", weight)``, ``weights=``).
+        Atomic: calls already running finish on the old list; servers still present keep
+        their connections, health and metrics; removed ones close theirs once no call uses
+        them. A bad list raises ``ConfigurationError`` naming the entry and the old list
+        stays. ``servers`` then shows the new list."""
+        self._set_servers(_servers(servers, weights))
 
     def stats(self, group=None):
         """Statistics of every server: ``{"host:port": {name: value}}`` (values are str).

@@ -337,6 +337,60 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_clientFree(JNIEnv *env, jclass cls,
     mcpool_client_free((mcpool_client *)(intptr_t)h);
 }
 
+/* Replaces the server list (mcpool_client_set_servers): the addresses' UTF-8 bytes one
+ * after another in addrs, each one's length in lens, its weight in weights. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_setServers(JNIEnv *env, jclass cls, jlong h,
+                                                        jbyteArray addrs, jintArray lens,
+                                                        jintArray weights) {
+    (void)cls;
+    if (addrs == NULL || lens == NULL || weights == NULL) {
+        answer(env, mcpool_client_set_servers(CLIENT(h), NULL, NULL, NULL, 1));
+        return;
+    }
+    jsize n = (*env)->GetArrayLength(env, lens);
+    jsize ab = (*env)->GetArrayLength(env, addrs);
+    if ((*env)->GetArrayLength(env, weights) != n) {
+        answer(env, mcpool_client_set_servers(CLIENT(h), NULL, NULL, NULL, 1));
+        return;
+    }
+    size_t un = (size_t)n;
+    uint8_t *blob = malloc(ab > 0 ? (size_t)ab : 1);
+    const char **specs = calloc(un + 1, sizeof *specs);
+    size_t *sl = calloc(un + 1, sizeof *sl);
+    uint32_t *ws = calloc(un + 1, sizeof *ws);
+    jint *jl = calloc(un + 1, sizeof *jl), *jw = calloc(un + 1, sizeof *jw);
+    if (blob == NULL || specs == NULL || sl == NULL || ws == NULL || jl == NULL || jw == NULL) {
+        throw_oom(env, "mcpool: set-servers buffers");
+        goto out;
+    }
+    if (ab > 0) (*env)->GetByteArrayRegion(env, addrs, 0, ab, (jbyte *)blob);
+    if (n > 0) {
+        (*env)->GetIntArrayRegion(env, lens, 0, n, jl);
+        (*env)->GetIntArrayRegion(env, weights, 0, n, jw);
+    }
+    if ((*env)->ExceptionCheck(env)) goto out;
+    size_t off = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jl[i] < 0 || off + (size_t)jl[i] > (size_t)ab) {
+            answer(env, mcpool_client_set_servers(CLIENT(h), NULL, NULL, NULL, 1));
+            goto out;
+        }
+        specs[i] = (const char *)blob + off;
+        sl[i] = (size_t)jl[i];
+        /* a negative weight becomes 0, which the core refuses, naming the server */
+        ws[i] = jw[i] < 0 ? 0 : (uint32_t)jw[i];
+        off += (size_t)jl[i];
+    }
+    answer(env, mcpool_client_set_servers(CLIENT(h), specs, sl, ws, un));
+out:
+    free(blob);
+    free(specs);
+    free(sl);
+    free(ws);
+    free(jl);
+    free(jw);
+}
+
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverCount(JNIEnv *env, jclass cls, jlong h) {
     (void)cls;
     size_t n = 0;

@@ -159,11 +159,17 @@ class Client:
     # -- setup -------------------------------------------------------------------------------
 
     def set_servers(self, servers):
-        """Replaces the servers (``"host:port"`` or ``("host:port", weight)``): a new core
-        client with its own pools."""
+        """Replaces the servers (``"host:port"`` or ``("host:port", weight)``). On a
+        client already connected this is the core's atomic ``set_servers``: servers still
+        present keep their connections, calls running finish on the old list. An empty list
+        leaves a client with no servers (every call a miss or a failure, as python-memcached)."""
         if isinstance(servers, str):
             servers = [servers]
         specs = [_server(s) for s in servers]
+        if specs and getattr(self, "_mc", None) is not None:
+            self._mc.set_servers([a for a, _ in specs], weights=[w for _, w in specs])
+            self.servers = [_Host(a, w) for a, w in specs]
+            return
         self.servers = [_Host(a, w) for a, w in specs]
         self._mc = None
         if not specs:

@@ -41,7 +41,7 @@ public final class Mcpool implements AutoCloseable {
     final Transcoder tc;
     /** Per server: errors that a lenient caller ({@link MemCachedClient}) turned into
      * null/false/-1, reported as {@code suppressed_errors} by {@link #metrics()}. */
-    private final AtomicLongArray suppressed;
+    private volatile AtomicLongArray suppressed;
 
     Mcpool(Config cfg, Transcoder tc) {
         this.nc = new NativeClient(cfg);
@@ -673,7 +673,47 @@ public final class Mcpool implements AutoCloseable {
         return out;
     }
 
-    /** The servers, as configured. */
+    /** Replaces the server list at run time, weight 1 each: see {@link #setServers(String[], int[])}. */
+    public void setServers(String... servers) {
+        notNull(servers, "servers");
+        int[] w = new int[servers.length];
+        Arrays.fill(w, 1);
+        setServers(servers, w);
+    }
+
+    /**
+     * Replaces the server list at run time ({@code host:port}, {@code [v6]:port} or a unix
+     * socket path, as {@link Builder#server(String, int)} takes them, with placement weights
+     * of at least 1): the core's atomic {@code set_servers}. Calls already running finish on
+     * the old list, later calls use the new one; servers still present keep their
+     * connections, health and metrics, removed ones close theirs once no call uses them. A
+     * bad list (empty, a malformed address, a weight below 1) is a {@link ClientException}
+     * ({@code MCPOOL_CONFIG}) naming the entry, and the old list stays. The
+     * {@code suppressed_errors} counts of {@link #metrics()} start again for the new list.
+     */
+    public void setServers(String[] servers, int[] weights) {
+        notNull(servers, "servers");
+        notNull(weights, "weights");
+        if (weights.length != servers.length)
+            throw new IllegalArgumentException("weights must have one entry per server");
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        int[] lens = new int[servers.length];
+        for (int i = 0; i < servers.length; i++) {
+            notNull(servers[i], "server address");
+            byte[] b = Utf8.text(servers[i], "server address");
+            lens[i] = b.length;
+            all.write(b, 0, b.length);
+        }
+        long h = nc.acquire();
+        try {
+            Native.setServers(h, all.toByteArray(), lens, weights.clone());
+            this.suppressed = new AtomicLongArray(Native.serverCount(h));
+        } finally {
+            nc.release();
+        }
+    }
+
+    /** The servers (the current list, see {@link #setServers(String[], int[])}). */
     public List<String> servers() {
         long h = nc.acquire();
         try {

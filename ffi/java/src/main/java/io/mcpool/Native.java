@@ -161,6 +161,7 @@ final class Native {
     static native long clientNew(long cfg);
     static native void clientFree(long client);
     static native int serverCount(long client);
+    static native void setServers(long client, byte[] addrs, int[] lens, int[] weights);
     static native byte[] serverLabel(long client, int index);
     static native int serverFor(long client, byte[] key);
 

@@ -1,0 +1,253 @@
+//! Servers that change at run time (`mcpool_client_set_servers`) and the resolver callback
+//! (`mcpool_config_set_resolver`): docs/topology.md.
+
+use super::client::mcpool_client;
+use super::config::mcpool_config;
+use super::landing::{landingpad, Failure};
+use super::ptr;
+use super::status::mcpool_status::{self, MCPOOL_OK};
+use mcpool::address::ServerSpec;
+use std::ffi::{c_char, c_int, c_void};
+use std::net::{IpAddr, SocketAddr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Longest server address accepted, in bytes.
+const MAX_ADDR_LEN: usize = 4096;
+/// Most servers in one list.
+const MAX_SERVERS: usize = 1 << 16;
+/// Most addresses one resolver answer may hold.
+pub const MCPOOL_RESOLVED_MAX: usize = 64;
+
+/// Replaces the client's server list at run time: `n` servers, server `i` given as
+/// `lens[i]` bytes of UTF-8 at `specs[i]` (`host:port`, `[v6]:port`, `host`, `host:port:name`
+/// or a unix socket path, as `mcpool_config_add_server` takes them), with placement weight
+/// `weights[i]` (`weights` NULL: weight 1 each). Atomic: the placement ring is rebuilt for the
+/// new list and swapped in whole; calls already running finish on the old list, later calls
+/// use the new one. Servers still present (same address) keep their connections, health and
+/// metrics; a removed server's connections close once its last call gives them back. Server
+/// indexes (`mcpool_client_server_for`, `mcpool_client_server_label`, metrics) follow the new
+/// list. May be called from any thread while other threads use the client.
+///
+/// Returns `MCPOOL_CONFIG` for a bad list (empty, a malformed address, a weight of 0, or a
+/// list the distribution refuses), the last error naming the entry; the old list stays.
+/// `MCPOOL_INVALID_ARGUMENT` for a NULL `client`, or a NULL `specs`/`lens` with `n` above 0.
+///
+/// Ownership: nothing passed is kept; the arrays may be freed on return.
+///
+/// # Safety
+/// `client` is NULL or live; `specs` and `lens` are NULL or valid for `n` elements, each
+/// `specs[i]` NULL or valid for `lens[i]` bytes; `weights` is NULL or valid for `n` elements.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_set_servers(
+    client: *const mcpool_client,
+    specs: *const *const c_char,
+    lens: *const usize,
+    weights: *const u32,
+    n: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        if n > MAX_SERVERS {
+            return Err(Failure::new(
+                mcpool_status::MCPOOL_CONFIG,
+                format!("set_servers: {n} servers is more than the limit of {MAX_SERVERS}"),
+            ));
+        }
+        if n > 0 && (specs.is_null() || lens.is_null()) {
+            return Err(Failure::invalid("set_servers: specs or lens is NULL"));
+        }
+        let mut list = Vec::with_capacity(n);
+        for i in 0..n {
+            // SAFETY: `specs`, `lens` (checked non-NULL) and a non-NULL `weights` are valid
+            // for `n` elements (the caller's promise), and `i < n`.
+            let (p, len, weight) = unsafe {
+                (
+                    *specs.add(i),
+                    *lens.add(i),
+                    if weights.is_null() {
+                        1
+                    } else {
+                        *weights.add(i)
+                    },
+                )
+            };
+            let what = format!("set_servers: server {i}");
+            // SAFETY: the caller promises `len` readable bytes at a non-NULL `p`.
+            let addr = unsafe { ptr::text(p, len, MAX_ADDR_LEN, &what) }?;
+            let mut spec = ServerSpec::parse(addr).map_err(|e| {
+                Failure::new(
+                    mcpool_status::MCPOOL_CONFIG,
+                    format!("{what} ({addr}): {e}"),
+                )
+            })?;
+            if weight == 0 {
+                return Err(Failure::new(
+                    mcpool_status::MCPOOL_CONFIG,
+                    format!("{what} ({addr}): weight must be at least 1"),
+                ));
+            }
+            spec.weight = weight;
+            list.push(spec);
+        }
+        c.client
+            .set_server_specs(list)
+            .map_err(|e| Failure::from_error("mcpool_client_set_servers", None, &e))?;
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Removes every server added to `config` so far (`mcpool_config_add_server` then gives the
+/// list again): for a binding that keeps its configuration in step with
+/// `mcpool_client_set_servers`. Clients built before are unaffected.
+///
+/// # Safety
+/// `config` is NULL or a live configuration no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_clear_servers(config: *mut mcpool_config) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        let cfg = unsafe { ptr::handle_mut(config, "config") }?;
+        cfg.builder = cfg.builder.clone().clear_servers();
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// The addresses a resolver callback found, filled with `mcpool_resolved_add`. Valid only
+/// during the callback it is passed to.
+pub struct mcpool_resolved {
+    addrs: Vec<SocketAddr>,
+}
+
+/// Adds one address to a resolver callback's answer: an IP literal (`127.0.0.1`, `::1`, no
+/// brackets) of `ip_len` bytes, and a port. At most `MCPOOL_RESOLVED_MAX` (64) addresses;
+/// connects try them in order.
+///
+/// Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`/`ip`, or text that is not an IP
+/// literal, `MCPOOL_CONFIG` beyond 64 addresses.
+///
+/// # Safety
+/// `out` is NULL or the `mcpool_resolved` passed to the running callback; `ip` is NULL or
+/// valid for `ip_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_resolved_add(
+    out: *mut mcpool_resolved,
+    ip: *const c_char,
+    ip_len: usize,
+    port: u16,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `out` is the live answer.
+        let out = unsafe { ptr::handle_mut(out, "resolved") }?;
+        // SAFETY: the caller promises `ip_len` readable bytes at a non-NULL `ip`.
+        let text = unsafe { ptr::text(ip, ip_len, 64, "ip") }?;
+        let ip: IpAddr = text
+            .parse()
+            .map_err(|_| Failure::invalid(format!("{text:?} is not an IP address")))?;
+        if out.addrs.len() >= MCPOOL_RESOLVED_MAX {
+            return Err(Failure::new(
+                mcpool_status::MCPOOL_CONFIG,
+                format!("more than {MCPOOL_RESOLVED_MAX} addresses"),
+            ));
+        }
+        out.addrs.push(SocketAddr::new(ip, port));
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// A resolver: fills `out` (with `mcpool_resolved_add`) with the addresses of `host` (the
+/// host as written in the server list: `host_len` bytes, NUL-terminated) for `port`, and
+/// returns 0; any other value means "did not resolve" (the connect fails with an I/O error).
+/// An answer with no address also means "did not resolve".
+///
+/// Threading: it runs on a helper thread of the library, at most one at a time per server,
+/// possibly at the same time for different servers or clients, so it must be thread-safe.
+/// The caller that needs the answer waits for it at most its connect timeout (bounded by the
+/// operation timeout); a callback that blocks longer costs that caller a timeout, and the
+/// next callers of that server wait for the same running callback, so a stalled callback
+/// holds one thread per server. It must not unwind (C++ exceptions, longjmp).
+pub type mcpool_resolver_callback = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        host: *const c_char,
+        host_len: usize,
+        port: u16,
+        out: *mut mcpool_resolved,
+    ) -> c_int,
+>;
+
+/// The C resolver and its userdata, moved into the core's resolver.
+struct CResolver {
+    cb: unsafe extern "C" fn(*mut c_void, *const c_char, usize, u16, *mut mcpool_resolved) -> c_int,
+    userdata: *mut c_void,
+}
+
+// SAFETY: `mcpool_config_set_resolver` documents that the callback runs on library threads,
+// possibly several at once, so the caller promises `userdata` may be used from any thread
+// (and concurrently); mcpool itself never dereferences it.
+unsafe impl Send for CResolver {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for CResolver {}
+
+impl CResolver {
+    fn resolve(&self, host: &str, port: u16) -> std::io::Result<Vec<SocketAddr>> {
+        let mut name = Vec::with_capacity(host.len() + 1);
+        name.extend_from_slice(host.as_bytes());
+        name.push(0);
+        let mut out = mcpool_resolved { addrs: Vec::new() };
+        let rc = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: the caller of `mcpool_config_set_resolver` promised a valid function
+            // that does not unwind; `name` and `out` live for the whole call.
+            unsafe {
+                (self.cb)(
+                    self.userdata,
+                    name.as_ptr().cast(),
+                    host.len(),
+                    port,
+                    &mut out,
+                )
+            }
+        }))
+        .map_err(|_| std::io::Error::other("resolver callback panicked"))?;
+        if rc != 0 {
+            return Err(std::io::Error::other(format!(
+                "resolver callback returned {rc}"
+            )));
+        }
+        Ok(out.addrs)
+    }
+}
+
+/// Sets (or, with `callback` NULL, removes) the resolver of server host names: called instead
+/// of the system's resolver for every server given by name (IP literals and unix socket paths
+/// never go through it), at each new connection, or every `resolve_interval` when that option
+/// is set (`mcpool_config_set(cfg, "resolve_interval", ...)`). See `mcpool_resolver_callback`
+/// for threading. `userdata` is passed back untouched; it must stay valid as long as a
+/// callback may run: until every client built from this configuration is freed and every
+/// callback already started has returned (a stalled callback may return after
+/// `mcpool_client_free`). Clients built before this call keep the resolver they had.
+///
+/// # Safety
+/// `config` is NULL or a live configuration no other thread is using; `callback` is NULL or
+/// a valid function as described on `mcpool_resolver_callback`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_resolver(
+    config: *mut mcpool_config,
+    callback: mcpool_resolver_callback,
+    userdata: *mut c_void,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        let cfg = unsafe { ptr::handle_mut(config, "config") }?;
+        let mut builder = cfg.builder.clone();
+        match callback {
+            Some(cb) => {
+                let r = CResolver { cb, userdata };
+                builder = builder.resolver(move |host, port| r.resolve(host, port));
+            }
+            None => builder = builder.no_resolver(),
+        }
+        cfg.builder = builder;
+        Ok(MCPOOL_OK)
+    })
+}

@@ -1,0 +1,57 @@
+package io.mcpool;
+
+import static org.junit.Assert.*;
+
+import java.util.Arrays;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/** Servers that change at run time: Mcpool.setServers through the core's atomic set_servers. */
+public class TopologyTest {
+    static TestServer a, b;
+
+    @BeforeClass
+    public static void start() throws Exception {
+        a = new TestServer();
+        b = new TestServer();
+    }
+
+    @AfterClass
+    public static void stop() throws Exception {
+        a.close();
+        b.close();
+    }
+
+    @Test
+    public void setServersReplacesTheListKeepsKeptServersAndRefusesABadList() {
+        try (Mcpool mc = Mcpool.builder().servers(a.addr()).build()) {
+            assertTrue(mc.set("topo:k", "v"));
+            long connectsA = mc.metrics().get(a.addr()).get("connects");
+            mc.setServers(new String[] {a.addr(), b.addr()}, new int[] {1, 2});
+            assertEquals(Arrays.asList(a.addr(), b.addr()), mc.servers());
+            for (int i = 0; i < 40; i++) {
+                assertTrue(mc.set("topo:n" + i, "v" + i));
+                assertEquals("v" + i, mc.get("topo:n" + i));
+            }
+            // a was kept: same connections, no new connect for it
+            assertEquals(connectsA, (long) mc.metrics().get(a.addr()).get("connects"));
+            try {
+                mc.setServers(a.addr(), "host:notaport");
+                fail("a bad list was accepted");
+            } catch (ClientException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("notaport"));
+            }
+            try {
+                mc.setServers(new String[] {a.addr()}, new int[] {0});
+                fail("weight 0 was accepted");
+            } catch (ClientException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("weight"));
+            }
+            assertEquals(Arrays.asList(a.addr(), b.addr()), mc.servers());
+            mc.setServers(a.addr());
+            assertEquals(Arrays.asList(a.addr()), mc.servers());
+            assertEquals("v", mc.get("topo:k"));
+        }
+    }
+}

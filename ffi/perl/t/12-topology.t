@@ -1,0 +1,40 @@
+# Servers that change at run time: $memd->set_servers (Cache::Memcached's) replaces the list
+# through the core's atomic set_servers; kept servers keep their connections; a bad list is
+# refused and the old one stays; options changed later (which rebuild the client) keep the
+# new list. Real memcached processes.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use Mcpool;
+
+my $a = start_memcached();
+my $b = start_memcached();
+my $p = unique('topo');
+
+my $m = Mcpool->new({ servers => [$a] });
+ok($m->set("${p}k", 'v'), 'a set on the first list');
+is_deeply([$m->server_labels], [$a], 'one server');
+
+ok($m->set_servers([$a, [$b, 2]]), 'set_servers with a weighted entry');
+is_deeply([$m->server_labels], [$a, $b], 'the new list, in order');
+for my $i (1 .. 30) {
+    ok($m->set("${p}n$i", "v$i"), "set $i on the new list") or last;
+}
+is($m->get("${p}n$_"), "v$_", "get $_ on the new list") for 1 .. 30;
+
+eval { $m->set_servers([$a, 'host:notaport']) };
+like($@, qr/set_servers.*notaport/, 'a bad list is refused, naming the entry');
+eval { $m->set_servers([]) };
+like($@, qr/set_servers: servers must be/, 'an empty list is refused');
+is_deeply([$m->server_labels], [$a, $b], 'the old list stays');
+
+ok($m->set_servers([$a]), 'back to one server');
+is($m->get("${p}k"), 'v', 'the value is still there');
+# namespace rebuilds the core client from the configuration: it keeps the new list
+$m->namespace('ns:');
+is_deeply([$m->server_labels], [$a], 'a rebuild keeps the list set_servers gave');
+
+done_testing();
