@@ -25,9 +25,12 @@ use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+/// The function of a [`Resolver`].
+pub type ResolveFn = dyn Fn(&str, u16) -> io::Result<Vec<SocketAddr>> + Send + Sync;
+
 /// A resolver: the addresses of `host` (as written in the server list) and `port`.
 #[derive(Clone)]
-pub struct Resolver(pub Arc<dyn Fn(&str, u16) -> io::Result<Vec<SocketAddr>> + Send + Sync>);
+pub struct Resolver(pub Arc<ResolveFn>);
 
 impl fmt::Debug for Resolver {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
