@@ -1727,6 +1727,23 @@ static void test_set_servers(void) {
     CHECK(item && mcpool_item_len(item) == 4 && memcmp(mcpool_item_data(item), "kept", 4) == 0);
     mcpool_item_free(item);
     mcpool_client_free(c);
+
+    /* mcpool_config_clear_servers: the list is given again from scratch. */
+    mcpool_config *cfg = NULL;
+    mcpool_client *cleared = (mcpool_client *)0x1;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:1"), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_clear_servers(NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_clear_servers(cfg), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &cleared), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "no servers") != NULL);
+    EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+    cleared = NULL;
+    EXPECT(mcpool_client_new(cfg, &cleared), MCPOOL_OK);
+    EXPECT(mcpool_client_server_count(cleared, &n), MCPOOL_OK);
+    CHECK(n == 1);
+    mcpool_client_free(cleared);
+    mcpool_config_free(cfg);
 }
 
 static void test_resolver(void) {
