@@ -25,7 +25,7 @@ public class TopologyTest {
 
     @Test
     public void setServersReplacesTheListKeepsKeptServersAndRefusesABadList() {
-        try (Mcpool mc = Mcpool.builder().servers(a.addr()).build()) {
+        try (Mcpool mc = Mcpool.builder().servers(a.addr()).maxConnections(1).build()) {
             assertTrue(mc.set("topo:k", "v"));
             long connectsA = mc.metrics().get(a.addr()).get("connects");
             mc.setServers(new String[] {a.addr(), b.addr()}, new int[] {1, 2});
