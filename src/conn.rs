@@ -293,12 +293,14 @@ pub struct Conn {
 
 impl Conn {
     /// Connects to `target`'s address within `timeout` (the connect timeout, or less if the
-    /// operation's deadline is nearer): name resolution included (`crate::resolve`).
+    /// operation's deadline is nearer): name resolution included (`crate::resolve`). In the
+    /// `background` (the pool's own thread) only an address already known is used.
     pub(crate) fn connect(
         target: &Arc<Resolve>,
         label: &Arc<str>,
         opts: &ConnOptions,
         timeout: Duration,
+        background: bool,
     ) -> Result<Conn> {
         let io_err = |source: io::Error| {
             if matches!(
@@ -321,7 +323,12 @@ impl Conn {
                 #[cfg(not(feature = "tls"))]
                 let _ = host;
                 let started = Instant::now();
-                let addrs = target.addrs(timeout).map_err(io_err)?;
+                let addrs = if background {
+                    target.addrs_known()
+                } else {
+                    target.addrs(timeout)
+                }
+                .map_err(io_err)?;
                 let mut last = io::Error::new(io::ErrorKind::NotFound, "host name did not resolve");
                 let mut found = None;
                 for sa in addrs.iter() {

@@ -56,6 +56,7 @@ impl r2d2::ManageConnection for Manager {
                     &self.label,
                     &self.opts,
                     self.opts.connect_timeout,
+                    true,
                 )
                 .ok()
         } else {

@@ -7,6 +7,10 @@
 //! arrives while one runs waits for that one, so a stalled resolver holds one thread per
 //! server, never one per caller.
 //!
+//! Connections the pool opens in the background (`min_idle`, on r2d2's one thread that
+//! serves every server of the client) never wait for a resolver: they use the last answer,
+//! or none yet (the slot stays empty and the caller that takes it connects, waiting as above).
+//!
 //! IP literals and unix socket paths never go through a resolver. A host name goes through
 //! the user's resolver ([`ClientBuilder::resolver`](crate::ClientBuilder::resolver)) when one
 //! is set, the system's otherwise.
@@ -139,6 +143,32 @@ impl Resolve {
                 io::ErrorKind::NotFound,
                 "host name did not resolve",
             )),
+        }
+    }
+
+    /// The addresses known now, for a connection opened in the background (r2d2's thread,
+    /// shared by every server of the client, must never wait for a resolver): the last
+    /// answer, or an error (starting a resolution) when there is none yet.
+    pub(crate) fn addrs_known(self: &Arc<Self>) -> io::Result<Arc<Vec<SocketAddr>>> {
+        if let Some(sa) = self.literal {
+            return Ok(Arc::new(vec![sa]));
+        }
+        let mut st = self.lock();
+        let known = st.addrs.as_ref().map(|(addrs, at)| (addrs.clone(), *at));
+        match known {
+            Some((addrs, at)) => {
+                if !self.interval.is_zero() && at.elapsed() >= self.interval {
+                    self.start(&mut st);
+                }
+                Ok(addrs)
+            }
+            None => {
+                self.start(&mut st);
+                Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    format!("{} is not resolved yet", self.addr.host()),
+                ))
+            }
         }
     }
 

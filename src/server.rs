@@ -301,9 +301,9 @@ impl Server {
                 self.counters.error(&e);
                 return Err(e);
             }
-            let connected = self
-                .dialect
-                .connect(&self.addr, &self.label, &self.opts, timeout);
+            let connected =
+                self.dialect
+                    .connect(&self.addr, &self.label, &self.opts, timeout, false);
             deadline.charge(timeout);
             match connected {
                 Ok(mut c) => {

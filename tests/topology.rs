@@ -63,15 +63,21 @@ fn set_servers_under_16_threads_of_load_gives_no_wrong_value_and_no_late_call() 
                 while !stop.load(Ordering::Relaxed) && i < 1_000_000 {
                     let key = format!("{prefix}{t}-{}", i % 300);
                     let value = value_for(&key, 40 + (i as usize % 50));
+                    let mut longest = Duration::ZERO;
+                    let mut timed = |started: Instant| longest = longest.max(started.elapsed());
                     let started = Instant::now();
                     let set = client.set(&key, &value, 0);
+                    timed(started);
+                    let started = Instant::now();
                     let got = client.get(&key);
+                    timed(started);
+                    let started = Instant::now();
                     let multi =
                         client.get_multi(&[&key, &format!("{prefix}{t}-{}", (i + 1) % 300)]);
-                    let took = started.elapsed();
+                    timed(started);
                     {
                         let mut m = max_call.lock().unwrap();
-                        *m = (*m).max(took);
+                        *m = (*m).max(longest);
                     }
                     calls.fetch_add(3, Ordering::Relaxed);
                     if let Err(e) = set {
@@ -138,7 +144,7 @@ fn set_servers_under_16_threads_of_load_gives_no_wrong_value_and_no_late_call() 
     }
     let calls = calls.load(Ordering::Relaxed);
     let max_call = *max_call.lock().unwrap();
-    eprintln!("{calls} calls, longest round of 3 calls {max_call:?}");
+    eprintln!("{calls} calls, longest call {max_call:?}");
     assert!(calls > 1000, "too little load: {calls} calls");
     assert_eq!(wrong.load(Ordering::Relaxed), 0, "wrong values read");
     let errors = errors.lock().unwrap();
@@ -148,10 +154,10 @@ fn set_servers_under_16_threads_of_load_gives_no_wrong_value_and_no_late_call() 
         errors.len(),
         errors.first()
     );
-    // Three calls per round, each bounded by its own operation deadline.
+    // Each call ends by its operation deadline (a generous margin for a loaded machine).
     assert!(
-        max_call < op_timeout * 3 + Duration::from_secs(2),
-        "a round took {max_call:?}"
+        max_call < op_timeout + Duration::from_secs(2),
+        "a call took {max_call:?}"
     );
 }
 
@@ -398,4 +404,39 @@ fn resolve_interval_is_an_option() {
     let b = Client::builder().set("resolve_interval", "0").unwrap();
     assert_eq!(b.config().resolve_interval, Duration::ZERO);
     assert!(Client::builder().set("resolve_interval", "soon").is_err());
+}
+
+#[test]
+fn a_stalled_resolver_does_not_hold_up_the_other_servers() {
+    let a = Memcached::start(&[]);
+    let client = Client::builder()
+        .servers(["stalls.invalid:11211", a.addr().as_str()])
+        .resolver(|_: &str, _: u16| {
+            // A resolver that stalls (a DNS server that does not answer).
+            std::thread::sleep(Duration::from_secs(30));
+            Ok(vec![])
+        })
+        .min_idle(2)
+        .connect_timeout(Duration::from_millis(500))
+        .build()
+        .unwrap();
+    // The pool's background thread (shared by both servers) never waits for the resolver:
+    // keys of the literal server are served at once, from the first call.
+    let mut served = 0;
+    for i in 0..200 {
+        let k = format!("{}{i}", unique("other"));
+        if client.server_for(&k).unwrap() != 1 {
+            continue;
+        }
+        let started = Instant::now();
+        client.set(&k, b"v", 0).unwrap();
+        assert_eq!(client.get(&k).unwrap().as_deref(), Some(&b"v"[..]));
+        assert!(
+            started.elapsed() < Duration::from_millis(400),
+            "{:?}",
+            started.elapsed()
+        );
+        served += 1;
+    }
+    assert!(served > 20, "{served}");
 }

@@ -427,8 +427,9 @@ impl Dialect {
         label: &Arc<str>,
         opts: &ConnOptions,
         timeout: Duration,
+        background: bool,
     ) -> Result<Conn> {
-        let mut conn = Conn::connect(addr, label, opts, timeout)?;
+        let mut conn = Conn::connect(addr, label, opts, timeout, background)?;
         self.on_connect(&mut conn)?;
         Ok(conn)
     }
