@@ -69,6 +69,9 @@ pub struct Config {
     /// Escape keys that are not valid on the wire (URL-encoding) instead of refusing them.
     /// `None` means the distribution's default (on for the Whalin profiles).
     pub sanitize_keys: Option<bool>,
+    /// What a wire key over the protocol's limit becomes: refused (the default) or hashed
+    /// to Dalli's form (option `long_keys`, docs/keys.md).
+    pub long_keys: crate::key::LongKeys,
     /// Largest value sent (as given, checked before compression) and accepted from a server;
     /// at most [`MAX_ITEM_SIZE`].
     pub max_value_size: usize,
@@ -105,6 +108,7 @@ impl Default for Config {
             values: ValueOptions::default(),
             key_prefix: Vec::new(),
             sanitize_keys: None,
+            long_keys: crate::key::LongKeys::Refuse,
             max_value_size: 1024 * 1024,
             protocol: Protocol::Text,
             sasl: None,
@@ -382,6 +386,15 @@ impl ClientBuilder {
     /// Prefix (namespace) prepended to every key. Default empty.
     pub fn key_prefix(mut self, prefix: impl Into<Vec<u8>>) -> Self {
         self.config.key_prefix = prefix.into();
+        self
+    }
+
+    /// What a wire key (prefix included) over the protocol's limit becomes: refused (the
+    /// default) or, with [`LongKeys::Hash`](crate::key::LongKeys::Hash), Dalli's truncated
+    /// form (a readable prefix, `:md5:`, the hex MD5 of the whole key). Hashed keys are not
+    /// shared with clients that refuse long keys (docs/keys.md).
+    pub fn long_keys(mut self, policy: crate::key::LongKeys) -> Self {
+        self.config.long_keys = policy;
         self
     }
 

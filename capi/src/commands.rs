@@ -40,7 +40,7 @@ unsafe fn keyed<'a>(
     // SAFETY: the caller promises a non-NULL `client` is live.
     let c = unsafe { ptr::handle(client, "client") }?;
     // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
-    let k = unsafe { ptr::key(key, key_len) }?;
+    let k = unsafe { ptr::key(key, key_len, c.max_key) }?;
     Ok((c, k))
 }
 
@@ -238,7 +238,7 @@ unsafe fn multi<'a>(
     }
     // SAFETY: every pointer is non-NULL (checked above) and the caller promises
     // `lens[i]` readable bytes at `ptrs[i]` for the whole call.
-    let keys = unsafe { CKeys::new(ptrs, lens) };
+    let keys = unsafe { CKeys::new(ptrs, lens, c.max_key) };
     let op = if with_cas { "gets_multi" } else { "get_multi" };
     // Each key's entry is made as the engine delivers it: the value into its item, the
     // result (a miss, or the key's error with its message) into its status.

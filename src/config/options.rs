@@ -633,6 +633,11 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("sanitize_keys", Name, "", "auto", "true, false, or auto (on for the Whalin profiles)",
         "URL-encode keys with spaces or control bytes instead of refusing them",
         Apply::Text(set_sanitize_keys)),
+    // keys-meta: long keys (issue 21 item 3).
+    row!("long_keys", Name, "", "refuse", "refuse, hash",
+        "a wire key over 250 bytes: refuse it, or hash it to Dalli's form (prefix + :md5: + \
+         hex digest; not shared with clients that refuse long keys, docs/keys.md)",
+        Apply::Text(|b, v| Ok(b.long_keys(named::<crate::key::LongKeys>(v)?)))),
     row!("max_value_size", Integer, "bytes", "1048576",
         "1 to 1073741824 (1 GiB, memcached's largest item)",
         "largest value sent (as given, before compression) or accepted",

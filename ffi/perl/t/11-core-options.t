@@ -148,4 +148,40 @@ for my $proto (qw(text meta binary)) {
     like($text->last_error, qr/meta|unsupported/i, '... and last_error says so');
 }
 
+# ----- issue 21 item 3: long_keys => 'hash' stores a 400-byte key under Dalli's name -----
+{
+    use Digest::MD5 qw(md5_hex);
+    # Dalli's KeyManager#truncated_key, recomputed: the first 249 - 37 (250 - 37 with a
+    # namespace) characters, ':md5:', the hex MD5 of the whole (namespaced) key.
+    my $dalli = sub {
+        my ($key, $namespaced) = @_;
+        my $d = md5_hex($key);
+        return substr($key, 0, ($namespaced ? 250 : 249) - 37) . ":md5:$d";
+    };
+    my $raw_get = sub {
+        my ($key) = @_;
+        my $s = IO::Socket::INET->new(PeerAddr => $srv, Proto => 'tcp') or die $!;
+        print $s "get $key\r\n";
+        my $head = <$s>;
+        return undef if $head eq "END\r\n";
+        my ($len) = $head =~ /(\d+)\r\n\z/ or die "reply $head";
+        read($s, my $v, $len) == $len or die 'short read';
+        return $v;
+    };
+    my $key = $p . ('k' x (400 - length $p));
+    for my $protocol (qw(text meta binary)) {
+        my $m = Mcpool->new({ servers => [$srv], long_keys => 'hash', protocol => $protocol });
+        ok($m->set($key, "long $protocol"), "long_keys hash: a 400-byte key is stored ($protocol)");
+        is($m->get($key), "long $protocol", '... and read back');
+        is($raw_get->($dalli->($key, 0)), "long $protocol", "... under Dalli's truncated name");
+        my $ns = Mcpool->new({ servers => [$srv], long_keys => 'hash', namespace => 'ns:',
+            protocol => $protocol });
+        ok($ns->set($key, 'namespaced'), '... with a namespace too');
+        is($raw_get->($dalli->("ns:$key", 1)), 'namespaced',
+            "... under Dalli's name of the namespaced key (250 bytes)");
+    }
+    my $refuse = Mcpool->new({ servers => [$srv] });
+    ok(!$refuse->set($key, 'v'), 'refusal stays the default');
+}
+
 done_testing;

@@ -195,3 +195,33 @@ def test_leases_and_invalidate(server, prefix):
     text = mcpool.Client([server.addr])
     with pytest.raises(mcpool.ConfigurationError):
         text.get_lease(k)  # meta protocol only: the core's UNSUPPORTED
+
+
+# ----- issue 21 item 3: long_keys = "hash" (Dalli's truncated form) -----
+
+def _dalli_truncated(key, namespaced):
+    """Dalli's KeyManager#truncated_key, recomputed here: the key's first 249 - 37 (250 - 37
+    with a namespace) characters, ':md5:', the hex MD5 of the whole (namespaced) key."""
+    import hashlib
+    digest = hashlib.md5(key.encode()).hexdigest()
+    keep = (250 if namespaced else 249) - len(":md5:") - len(digest)
+    return key[:keep] + ":md5:" + digest
+
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_item3_long_keys_hash_stores_a_400_byte_key_under_dallis_name(server, prefix, protocol):
+    key = prefix + "k" * (400 - len(prefix))
+    assert len(key) == 400
+    c = mcpool.Client([server.addr], long_keys="hash", protocol=protocol)
+    assert c.set(key, b"long value")
+    assert c.get(key) == b"long value"
+    assert server.raw_get(_dalli_truncated(key, False)) == (0, b"long value")
+    # With a namespace (key_prefix "ns:" is Dalli's namespace "ns"): 250 bytes, the digest of
+    # the namespaced key.
+    ns = mcpool.Client([server.addr], long_keys="hash", key_prefix="ns:", protocol=protocol)
+    assert ns.set(key, b"namespaced")
+    assert ns.get(key) == b"namespaced"
+    assert server.raw_get(_dalli_truncated("ns:" + key, True)) == (0, b"namespaced")
+    # Refusal is the default.
+    with pytest.raises(mcpool.ClientError):
+        mcpool.Client([server.addr], protocol=protocol).set(key, b"v")
