@@ -488,6 +488,7 @@ impl Pipeline for Serving<'_> {
                 flags,
                 ttl,
             }) => Request::Store {
+                version: None,
                 cmd: StoreCommand::Set,
                 key: wire,
                 flags: *flags,

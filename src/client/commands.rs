@@ -90,6 +90,7 @@ impl Client {
             ttl,
             data,
             quiet: false,
+            version: None,
         };
         // A plain set done twice stores the same value and answers the same (proxy-pool).
         let resend = match cmd {
@@ -129,6 +130,7 @@ impl Client {
         let req = Request::Delete {
             key: &wire,
             quiet: false,
+            version: None,
         };
         self.exchange_key(&wire, Resend::IfUnsent, &req)?.existed()
     }
@@ -223,7 +225,7 @@ impl Client {
         self.exchange_key(&wire, Resend::IfUnsent, &req)?.existed()
     }
 
-    fn require_meta(&self, what: &str) -> Result<()> {
+    pub(super) fn require_meta(&self, what: &str) -> Result<()> {
         match self.protocol() {
             Protocol::Meta => Ok(()),
             p => Err(Error::Unsupported(format!(
@@ -352,6 +354,7 @@ impl Client {
             key: &wire,
             delta,
             init,
+            version: None,
         };
         self.exchange_key(&wire, Resend::IfUnsent, &req)?.counter()
     }

@@ -9,6 +9,7 @@
 mod batch;
 mod commands;
 mod exchange;
+mod meta_ext;
 mod place;
 mod read;
 mod typed;
