@@ -117,7 +117,9 @@ const TRUNCATED_KEY_SEPARATOR: &[u8] = b":md5:";
 pub fn dalli_truncated(wire: &[u8], target: usize) -> Vec<u8> {
     use md5::{Digest, Md5};
     let digest = Md5::digest(wire);
-    let keep = target.saturating_sub(TRUNCATED_KEY_SEPARATOR.len() + 32).min(wire.len());
+    let keep = target
+        .saturating_sub(TRUNCATED_KEY_SEPARATOR.len() + 32)
+        .min(wire.len());
     let mut out = Vec::with_capacity(keep + TRUNCATED_KEY_SEPARATOR.len() + 32);
     out.extend_from_slice(&wire[..keep]);
     out.extend_from_slice(TRUNCATED_KEY_SEPARATOR);
@@ -440,7 +442,10 @@ mod tests {
         // 2. A namespace (Dalli `namespace: "ns"` = our key_prefix "ns:"): the digest is of
         // the namespaced key, 213 bytes kept, 250 in all.
         let ns = rules(b"ns:", Protocol::Text, LongKeys::Hash);
-        let want = format!("ns:{}:md5:69bbb6e0eaee78ab36a4c902f2dd0963", "b".repeat(210));
+        let want = format!(
+            "ns:{}:md5:69bbb6e0eaee78ab36a4c902f2dd0963",
+            "b".repeat(210)
+        );
         let got = ns.wire_key(&[b'b'; 300]).unwrap();
         assert_eq!(std::str::from_utf8(&got).unwrap(), want);
         assert_eq!(got.len(), 250);
@@ -477,8 +482,14 @@ mod tests {
         assert_eq!(std::str::from_utf8(&got).unwrap(), want);
         // Refusal stays the default, and hashing does not make a text key with a space valid.
         let refuse = rules(b"", Protocol::Text, LongKeys::default());
-        assert!(matches!(refuse.wire_key(&[b'a'; 251]), Err(Error::InvalidKey { .. })));
-        assert!(matches!(hash.wire_key(&[b' '; 300]), Err(Error::InvalidKey { .. })));
+        assert!(matches!(
+            refuse.wire_key(&[b'a'; 251]),
+            Err(Error::InvalidKey { .. })
+        ));
+        assert!(matches!(
+            hash.wire_key(&[b' '; 300]),
+            Err(Error::InvalidKey { .. })
+        ));
         assert!(matches!(hash.wire_key(b""), Err(Error::InvalidKey { .. })));
         assert_eq!("hash".parse::<LongKeys>().unwrap(), LongKeys::Hash);
         assert!("truncate".parse::<LongKeys>().is_err());

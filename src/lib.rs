@@ -40,6 +40,7 @@ pub mod route;
 mod server;
 pub mod set_item;
 pub mod sink;
+pub mod stale;
 pub mod tls;
 pub mod value;
 

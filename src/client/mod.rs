@@ -131,6 +131,9 @@ impl Client {
             retry_timeout: config.retry_timeout,
             retry_timeout_max: config.retry_timeout_max,
             events: config.events.clone(),
+            on_return: (config.on_server_return != crate::stale::OnServerReturn::Keep
+                && config.failover != crate::route::FailoverPolicy::FailFast)
+                .then_some((config.on_server_return, config.written_while_away_max)),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
         let servers = Server::all(&config.servers, &settings, &opts, &dialect)

@@ -426,7 +426,9 @@ impl Speak for Binary {
                     _ => Err(status_error(server, &r)),
                 }
             }),
-            Request::Lease { .. } | Request::Invalidate { .. } | Request::Info { .. } => Err(unsupported(req, "binary")),
+            Request::Lease { .. } | Request::Invalidate { .. } | Request::Info { .. } => {
+                Err(unsupported(req, "binary"))
+            }
         }
     }
 

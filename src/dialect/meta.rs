@@ -7,12 +7,12 @@
 use super::text::unexpected;
 use super::{collect_quiet, tag_index, Hit, Outcome, Request, Speak, WireKeys};
 use crate::conn::{parse_version, Conn, ServerVersion};
-use std::cell::Cell;
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
 use crate::proto::ascii::{self, StoreCommand};
 use crate::proto::meta::{self, Command, Flag, Flags, Reply};
 use crate::proto::MetaCodec;
+use std::cell::Cell;
 
 /// The meta dialect.
 #[derive(Clone, Copy, Debug)]
@@ -141,7 +141,8 @@ fn as_hd<'a>(
 fn read_hd<T>(conn: &mut Conn, f: impl FnOnce(Reply<'_>, &str) -> Result<T>) -> Result<T> {
     let known = conn.server_version();
     let unchecked = Cell::new(false);
-    let out = conn.read::<MetaCodec, _>(|r, server| f(as_hd(r, known, &unchecked, server)?, server));
+    let out =
+        conn.read::<MetaCodec, _>(|r, server| f(as_hd(r, known, &unchecked, server)?, server));
     if unchecked.get() {
         conn.legacy_ok_unchecked = true;
     }
@@ -287,12 +288,7 @@ fn delete_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
 /// The metadata flags of an `mg h l t c s f` reply; every one must be there.
 fn item_info(server: &str, f: Flags<'_>) -> Result<crate::item::ItemInfo> {
     use std::time::Duration;
-    let num = |c: u8, name: &str| {
-        f.num(c)
-            .ok()
-            .flatten()
-            .ok_or_else(|| bad(server, name))
-    };
+    let num = |c: u8, name: &str| f.num(c).ok().flatten().ok_or_else(|| bad(server, name));
     let hit = num(b'h', "h")?;
     if hit > 1 {
         return Err(bad(server, "h"));

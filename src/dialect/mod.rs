@@ -192,6 +192,20 @@ impl<K: WireKeys + ?Sized> Request<'_, K> {
         }
     }
 
+    /// True for the requests that change an item (stores, delete, incr/decr, touch,
+    /// invalidate): those that `on_server_return = delete-written` remembers when they go
+    /// elsewhere.
+    pub(crate) fn is_write(&self) -> bool {
+        matches!(
+            self,
+            Request::Store { .. }
+                | Request::Delete { .. }
+                | Request::Arith { .. }
+                | Request::Touch { .. }
+                | Request::Invalidate { .. }
+        )
+    }
+
     /// The explicit CAS version the request carries (meta `E`), if any.
     pub(crate) fn version(&self) -> Option<u64> {
         match *self {

@@ -262,7 +262,9 @@ impl Speak for Text {
             Request::Version => recv_version(conn).map(Outcome::Version),
             Request::Noop => recv_version(conn).map(|_| Outcome::Done),
             Request::Stats { .. } => recv_stats(conn).map(Outcome::Stats),
-            Request::Lease { .. } | Request::Invalidate { .. } | Request::Info { .. } => Err(unsupported(req, "text")),
+            Request::Lease { .. } | Request::Invalidate { .. } | Request::Info { .. } => {
+                Err(unsupported(req, "text"))
+            }
         }
     }
 
