@@ -58,13 +58,19 @@ fn item6_meta_info_reads_hit_before_last_access_ttl_without_the_value() {
     let mc = Memcached::start(&[]);
     let c = meta(&mc.addr());
     let k = unique("info");
-    assert_eq!(c.set(&k, b"twelve bytes", 100).unwrap(), StoreOutcome::Stored);
+    assert_eq!(
+        c.set(&k, b"twelve bytes", 100).unwrap(),
+        StoreOutcome::Stored
+    );
     let cas = c.gets(&k).unwrap().unwrap().cas.unwrap();
     let first = c.meta_info(&k).unwrap().expect("the item is there");
     // The gets above read it.
     assert!(first.hit_before, "{first:?}");
     let ttl = first.ttl.expect("a TTL of 100 s");
-    assert!(ttl <= Duration::from_secs(100) && ttl >= Duration::from_secs(90), "{ttl:?}");
+    assert!(
+        ttl <= Duration::from_secs(100) && ttl >= Duration::from_secs(90),
+        "{ttl:?}"
+    );
     assert_eq!((first.cas, first.size), (cas, 12), "{first:?}");
     assert!(first.last_access <= Duration::from_secs(5));
     // A fresh item, never read: hit_before false; no TTL: None (t-1).
@@ -94,7 +100,7 @@ fn item6_explicit_cas_version_is_refused_by_the_installed_memcached_with_its_ver
     let c = meta(&mc.addr());
     let version = c.version().into_iter().next().unwrap().1.unwrap();
     let k = unique("e");
-    match c.store_with_version(StoreCommand::Set, &k, b"v", 0, 12345) {
+    match c.store_with_version(StoreCommand::Set, &k, b"v", 0, 0, 12345) {
         Err(Error::Unsupported(m)) => {
             assert!(m.contains(&version) && m.contains("1.6.27"), "{m}")
         }
@@ -109,7 +115,7 @@ fn item6_explicit_cas_version_is_refused_by_the_installed_memcached_with_its_ver
     assert_eq!(c.set(&k, b"v", 0).unwrap(), StoreOutcome::Stored);
     let text = Client::new([mc.addr()]).unwrap();
     assert!(matches!(
-        text.store_with_version(StoreCommand::Set, &k, b"v", 0, 1),
+        text.store_with_version(StoreCommand::Set, &k, b"v", 0, 0, 1),
         Err(Error::Unsupported(_))
     ));
 }
@@ -119,7 +125,7 @@ fn item6_explicit_cas_version_goes_on_the_wire_as_e() {
     let (addr, seen) = fake_meta("1.6.27", "HD");
     let c = meta(&addr);
     assert_eq!(
-        c.store_with_version(StoreCommand::Set, "k", b"hello", 0, 12345)
+        c.store_with_version(StoreCommand::Set, "k", b"hello", 0, 0, 12345)
             .unwrap(),
         StoreOutcome::Stored
     );
@@ -129,11 +135,24 @@ fn item6_explicit_cas_version_goes_on_the_wire_as_e() {
     let ms: Vec<_> = seen.iter().filter(|l| l.starts_with("ms ")).collect();
     let md: Vec<_> = seen.iter().filter(|l| l.starts_with("md ")).collect();
     let ma: Vec<_> = seen.iter().filter(|l| l.starts_with("ma ")).collect();
-    assert!(ms.len() == 1 && ms[0].split(' ').any(|t| t == "E12345"), "{seen:?}");
-    assert!(md.len() == 1 && md[0].split(' ').any(|t| t == "E777"), "{seen:?}");
-    assert!(ma.len() == 1 && ma[0].split(' ').any(|t| t == "E99"), "{seen:?}");
+    assert!(
+        ms.len() == 1 && ms[0].split(' ').any(|t| t == "E12345"),
+        "{seen:?}"
+    );
+    assert!(
+        md.len() == 1 && md[0].split(' ').any(|t| t == "E777"),
+        "{seen:?}"
+    );
+    assert!(
+        ma.len() == 1 && ma[0].split(' ').any(|t| t == "E99"),
+        "{seen:?}"
+    );
     // The version was asked once, on the connection, before the first E.
-    assert_eq!(seen.iter().filter(|l| *l == "version").count(), 1, "{seen:?}");
+    assert_eq!(
+        seen.iter().filter(|l| *l == "version").count(),
+        1,
+        "{seen:?}"
+    );
     assert_eq!(seen[0], "version");
 }
 
@@ -164,7 +183,10 @@ fn item6_ok_for_hd_from_a_newer_server_is_a_protocol_violation() {
     for _ in 0..2 {
         match c.set("a", b"1", 0) {
             Err(Error::Protocol { detail, .. }) => {
-                assert!(detail.contains("OK") && detail.contains("1.6.18"), "{detail}")
+                assert!(
+                    detail.contains("OK") && detail.contains("1.6.18"),
+                    "{detail}"
+                )
             }
             other => panic!("OK from 1.6.18 must be refused: {other:?}"),
         }

@@ -14,7 +14,7 @@ impl Client {
     /// A store command that gives the item the CAS version `version` instead of the
     /// server's next one (meta `E`): for writers that keep several pools consistent, so the
     /// same item carries the same CAS everywhere. The value is encoded (and compressed) as
-    /// [`Client::store`] does. Meta protocol only, and memcached 1.6.27 or later: an older
+    /// [`Client::store`] does (`flags` as there). Meta protocol only, and memcached 1.6.27 or later: an older
     /// server fails the call with `Error::Unsupported` naming the version it reports, before
     /// anything is stored (the version is asked once per connection).
     pub fn store_with_version(
@@ -22,12 +22,13 @@ impl Client {
         cmd: StoreCommand,
         key: impl AsRef<[u8]>,
         value: &[u8],
+        flags: u32,
         ttl: u32,
         version: u64,
     ) -> Result<StoreOutcome> {
         self.require_meta("store_with_version")?;
         let key = key.as_ref();
-        let (data, flags) = self.encode_value(cmd, key, value, 0)?;
+        let (data, flags) = self.encode_value(cmd, key, value, flags)?;
         let wire = self.wire_key(key)?;
         let req = Request::Store {
             cmd,

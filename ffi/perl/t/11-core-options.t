@@ -184,4 +184,34 @@ for my $proto (qw(text meta binary)) {
     ok(!$refuse->set($key, 'v'), 'refusal stays the default');
 }
 
+# ----- issue 21 item 6: meta_info and set_with_version (meta protocol) -----
+{
+    my $m = Mcpool->new({ servers => [$srv], protocol => 'meta' });
+    my $k = "${p}info";
+    ok($m->set($k, 'twelve bytes', 100), 'set for meta_info');
+    my $i = $m->meta_info($k);
+    is(ref $i, 'HASH', 'meta_info: a hash reference');
+    is($i->{hit_before}, 0, '... never read yet');
+    is($i->{size}, 12, '... the stored size');
+    ok($i->{ttl} > 90 && $i->{ttl} <= 100, "... the TTL left ($i->{ttl})");
+    ok($i->{cas} > 0, '... a CAS');
+    is($m->get($k), 'twelve bytes', 'read it');
+    is($m->meta_info($k)->{hit_before}, 1, '... now hit before');
+    $m->set("${p}forever", 'v');
+    ok(!defined $m->meta_info("${p}forever")->{ttl}, 'no expiry: ttl undef');
+    ok(!defined $m->meta_info("${p}absent"), 'a miss: undef');
+    my @r = $m->set_with_version("${p}e", 'v', 12345);
+    is_deeply(\@r, [], 'set_with_version on memcached < 1.6.27: nothing');
+    like($m->last_error, qr/1\.6\.27.*reports version \d/, '... last_error names the versions');
+    ok(!defined $m->get("${p}e"), '... and nothing was stored');
+    my $text = Mcpool->new({ servers => [$srv] });
+    is_deeply([$text->meta_info($k)], [], 'meta_info needs the meta protocol');
+    # issue 21 item 4: the stale-after-return options by name
+    for my $policy (qw(keep flush delete-written)) {
+        my $f = Mcpool->new({ servers => [$srv], failover => 'eject', on_server_return => $policy,
+            written_while_away_max => 50 });
+        ok($f->set("${p}ret", 'v') && $f->get("${p}ret") eq 'v', "on_server_return => '$policy'");
+    }
+}
+
 done_testing;
