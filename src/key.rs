@@ -462,7 +462,7 @@ mod tests {
             Cow::Borrowed(_)
         ));
         // The arena path gives the same bytes.
-        for (r, k) in [(&hash, &k251.as_bytes()[..]), (&ns, &[b'b'; 300][..])] {
+        for (r, k) in [(&hash, k251.as_bytes()), (&ns, &[b'b'; 300][..])] {
             let mut arena = b"xx".to_vec();
             let (start, len) = r.wire_key_into(k, &mut arena).unwrap().unwrap();
             assert_eq!(
