@@ -87,6 +87,12 @@ impl Entry {
             .collect()
     }
 
+    /// Whether the sequential scenario's warm-up point (a fresh driver's first operations)
+    /// is measured for it: the peers that say so in peers.conf (the JVM's).
+    pub fn warm_up_row(&self) -> bool {
+        matches!(&self.kind, Kind::Peer(spec) if spec.warm_up_row)
+    }
+
     /// Starts the contestant against `server`; subprocesses are pinned to `cpus` with
     /// taskset (in-process contestants inherit the caller's pinning).
     pub fn start(&self, server: &str, cpus: Option<&str>) -> Result<Box<dyn Contestant>, String> {

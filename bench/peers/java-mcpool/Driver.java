@@ -22,6 +22,16 @@ public class Driver {
         return v;
     }
 
+    /** The value of PROTOCOL.md by kind: letters, or digits ("0 1 2 3 ...", cut at n). */
+    static byte[] value(int n, String kind) {
+        if (kind.equals("letters")) return value(n);
+        if (!kind.equals("digits")) throw new IllegalArgumentException("unknown value kind " + kind);
+        StringBuilder b = new StringBuilder(n + 12);
+        for (int i = 0; b.length() < n; i++) b.append(i).append(' ');
+        b.setLength(n);
+        return b.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
     static Mcpool client(int pool, boolean compress) {
         return Mcpool.builder().servers(server).maxConnections(pool)
             .compressionThreshold(compress ? 30 * 1024 : 0).build();
@@ -70,7 +80,7 @@ public class Driver {
                     }
                     case "fill": {
                         int ks = Integer.parseInt(w[1]);
-                        byte[] v = value(Integer.parseInt(w[2]));
+                        byte[] v = value(Integer.parseInt(w[2]), w[5]);
                         Mcpool fc = shaped(16, w[3].equals("1"));
                         long errors = 0, t0 = System.nanoTime();
                         for (int i = 0; i < ks; i++) if (!fc.set(w[4] + i, v)) errors++;
@@ -122,7 +132,7 @@ public class Driver {
     static String mix(Mcpool c, String[] w) throws Exception {
         int threads = Integer.parseInt(w[1]);
         int ops = Integer.parseInt(w[2]);
-        byte[] v = value(Integer.parseInt(w[3]));
+        byte[] v = value(Integer.parseInt(w[3]), w[10]);
         int keyspace = Integer.parseInt(w[4]);
         int getpct = Integer.parseInt(w[5]);
         int mget = Integer.parseInt(w[6]);
