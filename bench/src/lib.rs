@@ -679,7 +679,8 @@ fn timed_repeat(
             samples.push(Sample {
                 scenario: ctx.sc.name.to_string(),
                 point: point.label.clone(),
-                part: if point.parts.len() > 1 {
+                // (A fresh point's rows name their part, for the `× steady` beside them.)
+                part: if point.parts.len() > 1 || point.fresh {
                     part.label.clone()
                 } else {
                     String::new()

@@ -338,7 +338,7 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
             // (digits, about 2:1) at fewer points: in `--quick` only at 10 threads, where the
             // first value's middle point was (both values' points would not fit 3 minutes).
             let curve: &[(ValueKind, &[u32])] = match (bulk, size) {
-                (_, Size::Smoke) => &[(ValueKind::Letters, &[1, 4]), (ValueKind::Digits, &[4])],
+                (_, Size::Smoke) => &[(ValueKind::Letters, &[1, 4]), (ValueKind::Digits, &[1])],
                 (false, Size::Quick) => &[(ValueKind::Letters, &[1, 10, 100, 300])],
                 (false, Size::Full) => &[(ValueKind::Letters, &[1, 10, 50, 100, 300])],
                 (true, Size::Quick) => {
@@ -361,8 +361,10 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                 }
                 let digits = value == ValueKind::Digits;
                 // The digits value costs a compression at zlib's default level per stored
-                // key (about 0.4 ms): `--quick` fills 200 keys for it, not 1,000.
+                // key (about 0.4 ms): `--quick` fills 200 keys for it, not 1,000 (`--smoke`
+                // 100, one get_multi's worth).
                 let keyspace = match (small, digits && size == Size::Quick) {
+                    (true, _) if digits => keyspace.min(mget),
                     (true, _) | (_, true) => keyspace.min(200),
                     _ => keyspace,
                 };
