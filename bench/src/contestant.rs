@@ -57,7 +57,7 @@ impl Entry {
             Entry {
                 name: FLOOR.into(),
                 note: "raw blocking TCP socket, TCP_NODELAY, one write + one read per request, \
-                       text protocol, one connection per thread; bulk: C zlib level 1"
+                       text protocol, one connection per thread; bulk: C zlib at its default level (6)"
                     .into(),
                 kind: Kind::Floor,
             },

@@ -333,10 +333,12 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
         }
         "threads" | "bulk" => {
             let bulk = name == "bulk";
-            // `--quick` keeps the ends and one middle point of each curve (3 minutes with
-            // every peer); the full run has them all. The bulk scenario runs its second value
-            // (digits, about 2:1) at fewer points: in `--quick` only at 10 threads, where the
-            // first value's middle point was (both values' points would not fit 3 minutes).
+            // `--quick` keeps the ends and one middle point of the threads curve (3 minutes
+            // with every peer); the full run has them all. The bulk scenario's second value
+            // (digits, about 2:1) runs at fewer points; in `--quick` both values run at 10
+            // threads only: a digits point costs about twice a letters point (every get
+            // inflates 1.4 MB, and each thread does at least one), and the letters' three
+            // points plus one of digits and the warm-up row would not fit 3 minutes.
             let curve: &[(ValueKind, &[u32])] = match (bulk, size) {
                 (_, Size::Smoke) => &[(ValueKind::Letters, &[1, 4]), (ValueKind::Digits, &[1])],
                 (false, Size::Quick) => &[(ValueKind::Letters, &[1, 10, 100, 300])],
