@@ -343,9 +343,7 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                 (_, Size::Smoke) => &[(ValueKind::Letters, &[1, 4]), (ValueKind::Digits, &[1])],
                 (false, Size::Quick) => &[(ValueKind::Letters, &[1, 10, 100, 300])],
                 (false, Size::Full) => &[(ValueKind::Letters, &[1, 10, 50, 100, 300])],
-                (true, Size::Quick) => {
-                    &[(ValueKind::Letters, &[1, 50]), (ValueKind::Digits, &[10])]
-                }
+                (true, Size::Quick) => &[(ValueKind::Letters, &[10]), (ValueKind::Digits, &[10])],
                 (true, Size::Full) => &[
                     (ValueKind::Letters, &[1, 10, 20, 30, 40, 50]),
                     (ValueKind::Digits, &[1, 10, 50]),
@@ -494,10 +492,7 @@ mod tests {
         }
         let q = build("bulk", Size::Quick, "x").unwrap();
         let labels: Vec<&str> = q.points.iter().map(|p| p.label.as_str()).collect();
-        assert_eq!(
-            labels,
-            ["threads=1", "threads=50", "threads=10 value=digits"]
-        );
+        assert_eq!(labels, ["threads=10", "threads=10 value=digits"]);
         let seq = build("sequential", Size::Quick, "x").unwrap();
         assert_eq!(seq.points.last().unwrap().repeats, Some(1));
         assert_eq!(
