@@ -415,6 +415,9 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                         )
                         .warm(match (bulk, small) {
                             (_, true) => 2,
+                            // (`--quick`'s digits: one get_multi per thread; its timed runs
+                            // are at their minimum count anyway, one operation per thread.)
+                            (true, false) if digits && size == Size::Quick => 1,
                             (true, false) => (20 / t).max(1).into(),
                             (false, false) => (600 / t).max(2).into(),
                         })
