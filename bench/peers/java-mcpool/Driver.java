@@ -1,9 +1,10 @@
 // mcpool bench peer: the Java binding (io.mcpool over JNI over the C ABI); protocol: ../PROTOCOL.md.
 // usage: java -Dmcpool.jni.library=.../libmcpool_jni.so -cp mcpool.jar:DIR Driver HOST:PORT
-// Configuration: io.mcpool.Mcpool, text protocol, TCP_NODELAY (default), Whalin's value layout
-// (byte[] values: flag 4096, bytes as they are); one client shared by every thread with at most
-// POOL connections per server (kept while the pool size and compression repeat, as the C ABI
-// driver keeps its client); bulk: the core's gzip (flag 2, as spymemcached) from 30 KiB.
+// Configuration: io.mcpool.Mcpool, text protocol, TCP_NODELAY (default), the binding's default
+// value format (mcpool's own: flags in bits 16-24); one client shared by every thread with at
+// most POOL connections per server (kept while the pool size and compression repeat, as the C
+// ABI driver keeps its client); bulk: compressionThreshold 30 KiB, the core's zlib at its
+// default level.
 import io.mcpool.Mcpool;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
