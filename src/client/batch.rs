@@ -121,6 +121,7 @@ impl Client {
             .map(|i| keys.key(i).and_then(|k| self.wire_key(k)))
             .collect();
         let like = Request::Delete {
+            version: None,
             key: b"",
             quiet: false,
         };
@@ -128,7 +129,11 @@ impl Client {
             &prepared,
             |k| k,
             &like,
-            |k, quiet| Request::Delete { key: k, quiet },
+            |k, quiet| Request::Delete {
+                key: k,
+                quiet,
+                version: None,
+            },
         )
         .into_iter()
         .map(|r| r.and_then(Outcome::existed))
@@ -263,6 +268,7 @@ fn set_request<'r>(
     quiet: bool,
 ) -> Request<'r> {
     Request::Store {
+        version: None,
         cmd: StoreCommand::Set,
         key,
         flags,

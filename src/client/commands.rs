@@ -90,6 +90,7 @@ impl Client {
             ttl,
             data,
             quiet: false,
+            version: None,
         };
         // A plain set done twice stores the same value and answers the same (proxy-pool).
         let resend = match cmd {
@@ -97,29 +98,36 @@ impl Client {
             _ => Resend::IfUnsent,
         };
         let t = &*self.topology();
-        self.on_key_server(t, &wire, resend, self.deadline(), |t, idx, deadline| {
-            let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
-                // A plain set of a small value may be handed to a permit holder while waiting.
-                let offer = Offer::Set(&wire, data, flags, ttl);
-                match self.acquire_or_offer(t, idx, deadline, offer) {
-                    Ok(Checkout::Conn(pooled)) => pooled,
-                    Ok(Checkout::Served(answer)) => {
-                        let label = &t.servers[idx].label;
-                        return (answer.and_then(|a| a.into_stored(label)), Reached::Sent);
+        self.on_key_server(
+            t,
+            &wire,
+            resend,
+            true,
+            self.deadline(),
+            |t, idx, deadline| {
+                let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
+                    // A plain set of a small value may be handed to a permit holder while waiting.
+                    let offer = Offer::Set(&wire, data, flags, ttl);
+                    match self.acquire_or_offer(t, idx, deadline, offer) {
+                        Ok(Checkout::Conn(pooled)) => pooled,
+                        Ok(Checkout::Served(answer)) => {
+                            let label = &t.servers[idx].label;
+                            return (answer.and_then(|a| a.into_stored(label)), Reached::Sent);
+                        }
+                        Err(e) => return (Err(e), Reached::NotSent),
                     }
-                    Err(e) => return (Err(e), Reached::NotSent),
-                }
-            } else {
-                match self.acquire(t, idx, deadline) {
-                    Ok(pooled) => pooled,
-                    Err(e) => return (Err(e), Reached::NotSent),
-                }
-            };
-            let stored = self
-                .exchange_on(t, idx, pooled, &req, &mut super::exchange::no_hits())
-                .and_then(|o| o.stored());
-            (stored, Reached::Sent)
-        })
+                } else {
+                    match self.acquire(t, idx, deadline) {
+                        Ok(pooled) => pooled,
+                        Err(e) => return (Err(e), Reached::NotSent),
+                    }
+                };
+                let stored = self
+                    .exchange_on(t, idx, pooled, &req, &mut super::exchange::no_hits())
+                    .and_then(|o| o.stored());
+                (stored, Reached::Sent)
+            },
+        )
     }
 
     // ----- deletion, arithmetic, touch -----
@@ -130,6 +138,7 @@ impl Client {
         let req = Request::Delete {
             key: &wire,
             quiet: false,
+            version: None,
         };
         self.exchange_key(&wire, Resend::IfUnsent, &req)?.existed()
     }
@@ -224,7 +233,7 @@ impl Client {
         self.exchange_key(&wire, Resend::IfUnsent, &req)?.existed()
     }
 
-    fn require_meta(&self, what: &str) -> Result<()> {
+    pub(super) fn require_meta(&self, what: &str) -> Result<()> {
         match self.protocol() {
             Protocol::Meta => Ok(()),
             p => Err(Error::Unsupported(format!(
@@ -354,6 +363,7 @@ impl Client {
             key: &wire,
             delta,
             init,
+            version: None,
         };
         self.exchange_key(&wire, Resend::IfUnsent, &req)?.counter()
     }

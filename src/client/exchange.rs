@@ -28,6 +28,7 @@ impl Client {
             t,
             wire,
             resend,
+            req.is_write(),
             self.deadline(),
             |t, idx, deadline| match self.acquire(t, idx, deadline) {
                 Err(e) => (Err(e), Reached::NotSent),

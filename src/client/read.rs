@@ -126,6 +126,7 @@ impl Client {
             t,
             &wire,
             Resend::Always,
+            false,
             self.deadline(),
             |t, idx, deadline| {
                 let server = &t.servers[idx];
