@@ -138,10 +138,9 @@ pub unsafe extern "C" fn mcpool_client_metrics(
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_metrics, "metrics")?;
-        let pools = c.client.pool_states();
-        let servers = c
-            .client
-            .metrics()
+        // One server list for both (set_servers may run at the same time).
+        let (metrics, pools) = c.client.metrics_and_pool_states();
+        let servers = metrics
             .iter()
             .zip(pools)
             .map(|(m, pool)| ServerSnapshot {

@@ -81,10 +81,8 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
     );
     if prometheus {
         eprintln!("{summary}");
-        print!(
-            "{}",
-            mcpool::prometheus::render(&client.metrics(), &client.pool_states())
-        );
+        let (metrics, pools) = client.metrics_and_pool_states();
+        print!("{}", mcpool::prometheus::render(&metrics, &pools));
     } else {
         println!("{summary}");
         print_table(&client.metrics());

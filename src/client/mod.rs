@@ -216,6 +216,26 @@ impl Client {
             .collect()
     }
 
+    /// [`Client::metrics`] and [`Client::pool_states`] of the same server list (two calls
+    /// could see two lists when [`Client::set_servers`] runs in between).
+    pub fn metrics_and_pool_states(&self) -> (Vec<ServerMetrics>, Vec<(u32, u32)>) {
+        let t = self.topology();
+        let metrics = t
+            .servers
+            .iter()
+            .map(|s| s.counters.snapshot(&s.label))
+            .collect();
+        let pools = t
+            .servers
+            .iter()
+            .map(|s| {
+                let st = s.pool().0.state();
+                (st.connections, st.idle_connections)
+            })
+            .collect();
+        (metrics, pools)
+    }
+
     /// Connections per server: `(open, idle)`, in configuration order. An open connection is
     /// a pooled slot (checked out or idle); `idle == open` means none is in use.
     pub fn pool_states(&self) -> Vec<(u32, u32)> {
