@@ -6,6 +6,7 @@ pub mod options;
 use crate::address::ServerSpec;
 use crate::error::{Error, Result};
 use crate::metrics::{Event, EventHandler};
+use crate::trace::{OpHandler, OpRecord};
 use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::tls::TlsOptions;
@@ -80,6 +81,11 @@ pub struct Config {
     pub tls: Option<TlsOptions>,
     /// Called when a server is marked dead or comes back.
     pub events: Option<EventHandler>,
+    /// Timeouts and unreachable servers answer as misses (reads) and "not stored" (writes)
+    /// instead of errors, counted in the metrics (docs/tracing.md#fail-open).
+    pub fail_open: bool,
+    /// Called after every exchange with a server ([`crate::trace`]).
+    pub operations: Option<OpHandler>,
 }
 
 impl Default for Config {
@@ -110,6 +116,8 @@ impl Default for Config {
             sasl: None,
             tls: None,
             events: None,
+            fail_open: false,
+            operations: None,
         }
     }
 }
@@ -428,6 +436,38 @@ impl ClientBuilder {
     /// call returns only when it does.
     pub fn on_event(mut self, handler: impl Fn(&Event) + Send + Sync + 'static) -> Self {
         self.config.events = Some(EventHandler(Arc::new(handler)));
+        self
+    }
+
+    /// Fail-open: a read whose server times out or cannot be reached (refused, reset, marked
+    /// dead) answers as a miss (`get` → `None`, `get_multi` → the keys absent), a write as
+    /// not done (`StoreOutcome::NotStored`; `delete`/`touch` → false; `incr`/`decr` →
+    /// `None`), so a cache outage never fails a request path. Each is counted in the
+    /// metrics (`fail_open_misses`, `fail_open_not_stored`) and reported to the
+    /// [`on_operation`](ClientBuilder::on_operation) handler as `FailedOpen`. Protocol
+    /// violations, values that do not decode, server error answers, refused keys or values,
+    /// refused authentication and configuration errors stay errors
+    /// ([`Error::fails_open`] decides). `incr_or_init`/`decr_or_init` (no miss to answer),
+    /// and the whole-server commands keep their errors. Default off.
+    pub fn fail_open(mut self, on: bool) -> Self {
+        self.config.fail_open = on;
+        self
+    }
+
+    /// A handler called after every exchange with a server, with its [`OpRecord`]
+    /// (operation, key count, server, protocol, duration, outcome, bytes): see
+    /// [`crate::trace`] for what one record covers. It runs on the calling thread, after
+    /// the exchange, once the connection is back in its pool; it may issue commands of its
+    /// own, but keep it short (the call returns when it does). Without a handler the cost
+    /// is one branch per call.
+    pub fn on_operation(mut self, handler: impl Fn(&OpRecord<'_>) + Send + Sync + 'static) -> Self {
+        self.config.operations = Some(OpHandler(Arc::new(handler)));
+        self
+    }
+
+    /// Removes the per-operation handler.
+    pub fn no_operation_handler(mut self) -> Self {
+        self.config.operations = None;
         self
     }
 

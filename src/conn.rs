@@ -282,6 +282,9 @@ pub struct Conn {
     /// The tag (meta `O`, binary opaque) of the next request: every request on a connection
     /// carries its own, so a reply can only be taken for the request it answers.
     next_tag: u32,
+    /// Bytes written and read on this connection so far (for the per-operation records).
+    sent_bytes: u64,
+    recv_bytes: u64,
 }
 
 impl Conn {
@@ -371,6 +374,8 @@ impl Conn {
             cut: false,
             epoch: 0,
             next_tag: 1,
+            sent_bytes: 0,
+            recv_bytes: 0,
         })
     }
 
@@ -482,12 +487,21 @@ impl Conn {
                         "the socket took no bytes",
                     )))
                 }
-                Ok(n) => sent += n,
+                Ok(n) => {
+                    sent += n;
+                    self.sent_bytes += n as u64;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(self.io_error(e)),
             }
         }
         Ok(())
+    }
+
+    /// Bytes written and read on this connection so far.
+    #[inline]
+    pub(crate) fn io_bytes(&self) -> (u64, u64) {
+        (self.sent_bytes, self.recv_bytes)
     }
 
     /// Ends an exchange. The connection becomes clean only if the reply was consumed exactly.
@@ -606,6 +620,7 @@ impl Conn {
             }),
             Ok(n) => {
                 self.rend += n;
+                self.recv_bytes += n as u64;
                 Ok(())
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),

@@ -47,6 +47,12 @@ pub struct ServerMetrics {
     /// Single-key reads and small sets that waited for a connection and were served on
     /// another caller's connection, pipelined with other waiting work (docs/handover.md).
     pub handed_over: u64,
+    /// Keys whose read failed with a timeout or an unreachable server and that `fail_open`
+    /// answered as misses (not counted in `misses`).
+    pub fail_open_misses: u64,
+    /// Writes (stores, deletes, touches, incr/decr; per key) that failed with a timeout or an
+    /// unreachable server and that `fail_open` answered as not stored / false / `None`.
+    pub fail_open_not_stored: u64,
 }
 
 /// Whether a metric only grows (a counter) or is a level at the snapshot (a gauge).
@@ -81,7 +87,7 @@ const fn counter(name: &'static str, help: &'static str) -> Metric {
 /// Every per-server metric, in the C ABI's numbering (`mcpool_metric`): the one list that the
 /// C ABI, the CLI and the Prometheus exporter name metrics from. [`ServerMetrics::values`]
 /// gives a snapshot's values in this order.
-pub const METRICS: [Metric; 17] = [
+pub const METRICS: [Metric; 19] = [
     counter(
         "operations",
         "Request/reply exchanges (a multi-key call counts once per server it touches).",
@@ -134,6 +140,15 @@ pub const METRICS: [Metric; 17] = [
         "handed_over",
         "Reads and small sets served on another caller's connection while waiting for one.",
     ),
+    // fail-open (the `fail_open` option)
+    counter(
+        "fail_open_misses",
+        "Keys whose read failed (timeout, unreachable server) and fail_open answered as misses.",
+    ),
+    counter(
+        "fail_open_not_stored",
+        "Writes that failed (timeout, unreachable server) and fail_open answered as not stored.",
+    ),
 ];
 
 impl ServerMetrics {
@@ -159,6 +174,8 @@ impl ServerMetrics {
             open.into(),
             idle.into(),
             self.handed_over,
+            self.fail_open_misses,
+            self.fail_open_not_stored,
         ]
     }
 }
@@ -180,6 +197,8 @@ pub(crate) struct Counters {
     pub ejections: AtomicU64,
     pub returns: AtomicU64,
     pub handed_over: AtomicU64,
+    pub fail_open_misses: AtomicU64,
+    pub fail_open_not_stored: AtomicU64,
 }
 
 impl Counters {
@@ -223,6 +242,8 @@ impl Counters {
             ejections: g(&self.ejections),
             returns: g(&self.returns),
             handed_over: g(&self.handed_over),
+            fail_open_misses: g(&self.fail_open_misses),
+            fail_open_not_stored: g(&self.fail_open_not_stored),
         }
     }
 }

@@ -661,6 +661,11 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("tls_insecure_skip_verify", Bool, "", "false", "",
         "do not verify the servers' certificates (tests only)",
         Apply::Text(set_tls_insecure)),
+    // failopen-hook
+    row!("fail_open", Bool, "", "false", "",
+        "timeouts and unreachable servers answer as misses (reads) and not stored (writes), \
+         counted in the metrics; protocol and value errors stay errors",
+        Apply::Bool(ClientBuilder::fail_open)),
 ];
 
 /// The row named `name` (`-` is read as `_`, case is ignored).
