@@ -16,7 +16,7 @@ XSLoader::load('Mcpool', $VERSION);
 # Cache::Memcached::Fast's arguments that Perl handles itself or that mean nothing here.
 my %perl_args = map { $_ => 1 } qw(
     check_args close_on_error compress_algo compress_methods hash_namespace nowait
-    serialize_methods servers utf8 deserialize serialize
+    serialize_methods servers utf8 deserialize serialize on_operation
 );
 
 # Cache::Memcached::Fast's arguments (and the two mcpool extensions of old) that name a core
@@ -191,9 +191,19 @@ sub new {
         deserialize => ($conf->{deserialize} // 1) ? 1 : 0,
         freeze      => $ser->[0],
         thaw        => $ser->[1],
+        on_operation => defined $conf->{on_operation} ? 1 : 0,
     );
+    my $on_op = $conf->{on_operation};
+    Carp::croak('Mcpool->new: on_operation must be a code reference')
+        if defined $on_op && ref $on_op ne 'CODE';
     my $self = $class->_new(\@addr, \@weight, $core, \%o);
     my $st = $self->_state;
+    if ($on_op) {
+        # The methods that talk to servers hand their records to on_operation once they
+        # return (Mcpool::Traced); the object is otherwise the same.
+        $st->{on_operation} = $on_op;
+        bless $self, 'Mcpool::Traced' if ref $self eq 'Mcpool';
+    }
     $st->{namespace}          = $conf->{namespace} // '';
     $st->{hash_namespace}     = $conf->{hash_namespace} ? 1 : 0;
     $st->{compress_threshold} = $threshold;
@@ -324,6 +334,51 @@ sub touch_multi {
 
 # Cache::Memcached::Fast's nowait mode is not offered: every command waits for its reply.
 sub nowait_push { return }
+
+# Hands the records queued by the core's per-operation callback to on_operation, each a hash
+# reference (docs/tracing.md). What the callback dies with is warned about, never propagated;
+# the count of such failures is in _state->{on_operation_errors}.
+sub _deliver_ops {
+    my ($self) = @_;
+    my $st = $self->_state;
+    my $cb = $st->{on_operation} or return;
+    for my $rec ($self->_op_records) {
+        local $@;
+        next if eval { $cb->($rec); 1 };
+        $st->{on_operation_errors}++;
+        warn "Mcpool: on_operation died: $@";
+    }
+    return;
+}
+
+package Mcpool::Traced;
+
+# An Mcpool whose on_operation is set: every method that talks to servers, wrapped to hand the
+# records to the callback after it returns (in the caller's context).
+our @ISA = ('Mcpool');
+
+for my $m (qw(get gets gat gats get_multi gets_multi set add replace append prepend cas
+    set_multi delete remove delete_multi touch incr decr _flush_all server_versions
+    get_lease invalidate))
+{
+    my $inner = Mcpool->can($m) or next;
+    no strict 'refs';
+    *{$m} = sub {
+        my $self = $_[0];
+        my $want = wantarray;
+        my @r;
+        my $ok = eval {
+            if ($want) { @r = &$inner }
+            elsif (defined $want) { $r[0] = &$inner }
+            else { &$inner }
+            1;
+        };
+        my $err = $@;
+        $self->_deliver_ops;
+        die $err unless $ok;
+        return $want ? @r : $r[0];
+    };
+}
 
 1;
 
