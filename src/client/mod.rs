@@ -11,7 +11,10 @@ mod commands;
 mod exchange;
 mod place;
 mod read;
+mod topology;
 mod typed;
+
+pub(crate) use topology::Topology;
 
 use crate::config::{ClientBuilder, Config};
 use crate::conn::ConnOptions;
@@ -22,6 +25,7 @@ use crate::key::KeyRules;
 use crate::metrics::ServerMetrics;
 use crate::route::{Distribution, Router};
 use crate::server::{PoolSettings, Server};
+use arc_swap::ArcSwap;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -43,8 +47,10 @@ pub struct Client {
 
 struct Inner {
     config: Config,
-    servers: Vec<Server>,
-    router: Router,
+    /// The servers and their placement ring: one immutable snapshot, replaced whole. Each
+    /// call loads it once at its start and uses it throughout (server indexes mean
+    /// something only within one snapshot), so a call in flight finishes on its ring.
+    topology: ArcSwap<Topology>,
     /// The dialect of the configured protocol.
     dialect: Dialect,
     /// Prefix, sanitizing and the protocol's key checks.
@@ -126,7 +132,10 @@ impl Client {
             events: config.events.clone(),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
-        let servers = Server::all(&config.servers, &settings, &opts, &dialect);
+        let servers = Server::all(&config.servers, &settings, &opts, &dialect)
+            .into_iter()
+            .map(Arc::new)
+            .collect();
         let proxy_pool = config.distribution == Distribution::ProxyPool;
         let keys = KeyRules {
             prefix: config.key_prefix.clone(),
@@ -147,10 +156,15 @@ impl Client {
                 },
                 proxy_pool,
                 config,
-                servers,
-                router,
+                topology: ArcSwap::from_pointee(Topology { servers, router }),
             }),
         })
+    }
+
+    /// The current servers and ring, loaded once per call (see `Inner::topology`).
+    #[inline]
+    pub(crate) fn topology(&self) -> arc_swap::Guard<Arc<Topology>> {
+        self.inner.topology.load()
     }
 
     /// The configuration the client was built with.
@@ -160,7 +174,7 @@ impl Client {
 
     /// The servers' `host:port` labels, in configuration order.
     pub fn server_labels(&self) -> Vec<String> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| s.label.to_string())
@@ -169,7 +183,7 @@ impl Client {
 
     /// Health of each server (alive, failures, time to the next retry).
     pub fn server_states(&self) -> Vec<ServerState> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| s.health.snapshot(&s.label))
@@ -178,7 +192,7 @@ impl Client {
 
     /// Each server's counters (operations, hits, misses, errors by kind, pool waits, …).
     pub fn metrics(&self) -> Vec<ServerMetrics> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| s.counters.snapshot(&s.label))
@@ -188,7 +202,7 @@ impl Client {
     /// Connections per server: `(open, idle)`, in configuration order. An open connection is
     /// a pooled slot (checked out or idle); `idle == open` means none is in use.
     pub fn pool_states(&self) -> Vec<(u32, u32)> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| {
