@@ -9,6 +9,7 @@
 mod batch;
 mod commands;
 mod exchange;
+mod observe;
 mod place;
 mod read;
 mod topology;
