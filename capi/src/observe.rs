@@ -6,9 +6,9 @@ use super::client::mcpool_client;
 use super::config::mcpool_config;
 use super::landing::{landingpad, landingpad_void, Failure};
 use super::ptr;
+use super::status::mcpool_class;
 use super::status::mcpool_status::{self, MCPOOL_OK};
 use super::values::{out_of_range, Text};
-use super::status::mcpool_class;
 use mcpool::metrics::Event;
 use mcpool::trace::{Op, OpOutcome, OpRecord};
 use mcpool::Protocol;
@@ -537,11 +537,33 @@ impl mcpool_op_record {
 fn op_name_nul(op: Op) -> &'static str {
     // Every core name, NUL-terminated (a new one not listed reads as "other").
     const NAMES: &[&str] = &[
-        "get\0", "gets\0", "gat\0", "gats\0", "get_multi\0", "gets_multi\0", "gat_multi\0",
-        "gats_multi\0", "set\0", "add\0", "replace\0", "append\0", "prepend\0", "cas\0",
-        "delete\0", "incr\0", "decr\0", "touch\0", "get_lease\0", "invalidate\0",
-        "set_multi\0", "set_multi_noreply\0", "delete_multi\0", "flush_all\0", "version\0",
-        "noop\0", "stats\0",
+        "get\0",
+        "gets\0",
+        "gat\0",
+        "gats\0",
+        "get_multi\0",
+        "gets_multi\0",
+        "gat_multi\0",
+        "gats_multi\0",
+        "set\0",
+        "add\0",
+        "replace\0",
+        "append\0",
+        "prepend\0",
+        "cas\0",
+        "delete\0",
+        "incr\0",
+        "decr\0",
+        "touch\0",
+        "get_lease\0",
+        "invalidate\0",
+        "set_multi\0",
+        "set_multi_noreply\0",
+        "delete_multi\0",
+        "flush_all\0",
+        "version\0",
+        "noop\0",
+        "stats\0",
     ];
     let name = op.name();
     NAMES
@@ -786,9 +808,33 @@ mod tests {
     fn every_operation_has_its_c_name() {
         use mcpool::trace::Op::*;
         for o in [
-            Get, Gets, Gat, Gats, GetMulti, GetsMulti, GatMulti, GatsMulti, Set, Add, Replace,
-            Append, Prepend, Cas, Delete, Incr, Decr, Touch, Lease, Invalidate, SetMulti,
-            SetMultiNoreply, DeleteMulti, FlushAll, Version, Noop, Stats,
+            Get,
+            Gets,
+            Gat,
+            Gats,
+            GetMulti,
+            GetsMulti,
+            GatMulti,
+            GatsMulti,
+            Set,
+            Add,
+            Replace,
+            Append,
+            Prepend,
+            Cas,
+            Delete,
+            Incr,
+            Decr,
+            Touch,
+            Lease,
+            Invalidate,
+            SetMulti,
+            SetMultiNoreply,
+            DeleteMulti,
+            FlushAll,
+            Version,
+            Noop,
+            Stats,
         ] {
             assert_eq!(op_name_nul(o), format!("{}\0", o.name()));
         }
