@@ -196,14 +196,11 @@ sub new {
     my $on_op = $conf->{on_operation};
     Carp::croak('Mcpool->new: on_operation must be a code reference')
         if defined $on_op && ref $on_op ne 'CODE';
-    my $self = $class->_new(\@addr, \@weight, $core, \%o);
+    # With on_operation, the methods that talk to servers hand their records to it once they
+    # return (Mcpool::Traced, a subclass); the object is otherwise the same.
+    my $self = ($on_op && $class eq 'Mcpool' ? 'Mcpool::Traced' : $class)->_new(\@addr, \@weight, $core, \%o);
     my $st = $self->_state;
-    if ($on_op) {
-        # The methods that talk to servers hand their records to on_operation once they
-        # return (Mcpool::Traced); the object is otherwise the same.
-        $st->{on_operation} = $on_op;
-        bless $self, 'Mcpool::Traced' if ref $self eq 'Mcpool';
-    }
+    $st->{on_operation} = $on_op if $on_op;
     $st->{namespace}          = $conf->{namespace} // '';
     $st->{hash_namespace}     = $conf->{hash_namespace} ? 1 : 0;
     $st->{compress_threshold} = $threshold;
@@ -632,6 +629,24 @@ may be negative except C<compress_threshold> (0 or less: no compression). C<name
 C<distribution> and server addresses must be strings (or objects that overload C<"">), not
 references. Where Cache::Memcached::Fast quietly reads C<"abc"> as 0 or a negative size as a
 huge one, Mcpool refuses it.
+
+=head2 fail_open and on_operation (docs/tracing.md)
+
+C<< fail_open => 1 >> (a core option): a timeout or an unreachable server answers as a miss
+(C<get> undef, C<get_multi> without the key) or as not done (C<set>, C<delete>, C<touch>
+false; C<incr>/C<decr> false, as for a missing counter) instead of the error's undef, counted
+in C<metrics> as C<fail_open_misses> and C<fail_open_not_stored>. Protocol violations, values
+that do not decode and refused keys stay errors.
+
+C<< on_operation => sub { my ($op) = @_; ... } >>: called once per exchange with a server (a
+multi-key call: once per server) with a hash reference C<{ op, keys, hits, server (undef:
+none), protocol, duration (seconds), duration_ns, outcome (hit, miss, stored, not_stored, ok,
+error, failed_open), error_class, error (undef unless it failed), bytes_sent, bytes_received
+}>. The core queues the records during the call; the sub gets them when the method returns,
+in order (the object is then an C<Mcpool::Traced>, a subclass of C<Mcpool>). A sub that dies
+is warned about and counted in C<< $memd->_state->{on_operation_errors} >>, never
+propagated; more than 256 records in one method are dropped and reported as one
+C<< { op => 'dropped', count => N } >>.
 
 =head1 METHODS
 
