@@ -80,6 +80,8 @@ pub enum Op {
     Noop,
     /// `stats`.
     Stats,
+    /// `meta_info` (meta: an item's metadata without its value).
+    MetaInfo,
 }
 
 impl Op {
@@ -114,6 +116,7 @@ impl Op {
             Op::Version => "version",
             Op::Noop => "noop",
             Op::Stats => "stats",
+            Op::MetaInfo => "meta_info",
         }
     }
 

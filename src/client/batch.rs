@@ -142,6 +142,7 @@ impl Client {
             .map(|i| keys.key(i).and_then(|k| self.wire_key(k)))
             .collect();
         let like = Request::Delete {
+            version: None,
             key: b"",
             quiet: false,
         };
@@ -150,7 +151,11 @@ impl Client {
             &prepared,
             |k| k,
             &like,
-            |k, quiet| Request::Delete { key: k, quiet },
+            |k, quiet| Request::Delete {
+                key: k,
+                quiet,
+                version: None,
+            },
         )
         .into_iter()
         .map(|r| r.and_then(Outcome::existed))
@@ -374,6 +379,7 @@ fn set_request<'r>(
     quiet: bool,
 ) -> Request<'r> {
     Request::Store {
+        version: None,
         cmd: StoreCommand::Set,
         key,
         flags,

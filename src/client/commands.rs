@@ -128,37 +128,46 @@ impl Client {
                 ttl,
                 data,
                 quiet: false,
+                version: None,
             };
             // A plain set done twice stores the same value and answers the same (proxy-pool).
             let resend = match cmd {
                 StoreCommand::Set => Resend::Always,
                 _ => Resend::IfUnsent,
             };
-            self.on_key_server(t, &wire, resend, self.deadline(), |t, idx, deadline| {
-                at = Some(idx);
-                let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
-                    // A plain set of a small value may be handed to a permit holder while
-                    // waiting.
-                    let offer = Offer::Set(&wire, data, flags, ttl);
-                    match self.acquire_or_offer(t, idx, deadline, offer) {
-                        Ok(Checkout::Conn(pooled)) => pooled,
-                        Ok(Checkout::Served(answer)) => {
-                            let label = &t.servers[idx].label;
-                            return (answer.and_then(|a| a.into_stored(label)), Reached::Sent);
+            self.on_key_server(
+                t,
+                &wire,
+                resend,
+                true,
+                self.deadline(),
+                |t, idx, deadline| {
+                    at = Some(idx);
+                    let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES
+                    {
+                        // A plain set of a small value may be handed to a permit holder while
+                        // waiting.
+                        let offer = Offer::Set(&wire, data, flags, ttl);
+                        match self.acquire_or_offer(t, idx, deadline, offer) {
+                            Ok(Checkout::Conn(pooled)) => pooled,
+                            Ok(Checkout::Served(answer)) => {
+                                let label = &t.servers[idx].label;
+                                return (answer.and_then(|a| a.into_stored(label)), Reached::Sent);
+                            }
+                            Err(e) => return (Err(e), Reached::NotSent),
                         }
-                        Err(e) => return (Err(e), Reached::NotSent),
-                    }
-                } else {
-                    match self.acquire(t, idx, deadline) {
-                        Ok(pooled) => pooled,
-                        Err(e) => return (Err(e), Reached::NotSent),
-                    }
-                };
-                let stored = self
-                    .exchange_on(t, idx, pooled, &req, &mut super::exchange::no_hits())
-                    .and_then(|o| o.stored());
-                (stored, Reached::Sent)
-            })
+                    } else {
+                        match self.acquire(t, idx, deadline) {
+                            Ok(pooled) => pooled,
+                            Err(e) => return (Err(e), Reached::NotSent),
+                        }
+                    };
+                    let stored = self
+                        .exchange_on(t, idx, pooled, &req, &mut super::exchange::no_hits())
+                        .and_then(|o| o.stored());
+                    (stored, Reached::Sent)
+                },
+            )
         });
         let r = match r {
             Err(e) if !open && self.opens(&e) => {
@@ -194,9 +203,25 @@ impl Client {
 
     /// One key's command through [`Client::exchange_key`], ended by [`Client::finish`].
     #[allow(clippy::too_many_arguments)]
-    fn one_key<T>(
+    pub(super) fn one_key<T>(
         &self,
         op: Op,
+        key: &[u8],
+        resend: Resend,
+        req: impl FnOnce(&[u8]) -> Request<'_>,
+        answer: impl FnOnce(crate::dialect::Outcome) -> Result<T>,
+        open: Option<fn() -> T>,
+        outcome: impl FnOnce(&T) -> (OpOutcome, usize),
+    ) -> Result<T> {
+        self.one_key_as(op, Side::Write, key, resend, req, answer, open, outcome)
+    }
+
+    /// [`Client::one_key`] for a read (`side`: what a failure that fails open counts as).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn one_key_as<T>(
+        &self,
+        op: Op,
+        side: Side,
         key: &[u8],
         resend: Resend,
         req: impl FnOnce(&[u8]) -> Request<'_>,
@@ -213,7 +238,7 @@ impl Client {
                 .and_then(answer)
         });
         match open {
-            Some(missed) => self.finish(t, start, op, 1, at, r, Side::Write, missed, outcome),
+            Some(missed) => self.finish(t, start, op, 1, at, r, side, missed, outcome),
             None => {
                 // Never failed open (incr_or_init's parts): recorded as they are.
                 if let Some(s) = start {
@@ -239,7 +264,11 @@ impl Client {
             Op::Delete,
             key.as_ref(),
             Resend::IfUnsent,
-            |key| Request::Delete { key, quiet: false },
+            |key| Request::Delete {
+                key,
+                quiet: false,
+                version: None,
+            },
             |o| o.existed(),
             Some(|| false),
             observe::found,
@@ -360,7 +389,7 @@ impl Client {
         )
     }
 
-    fn require_meta(&self, what: &str) -> Result<()> {
+    pub(super) fn require_meta(&self, what: &str) -> Result<()> {
         match self.protocol() {
             Protocol::Meta => Ok(()),
             p => Err(Error::Unsupported(format!(
@@ -520,6 +549,7 @@ impl Client {
                 key,
                 delta,
                 init,
+                version: None,
             },
             |o| o.counter(),
             missed,

@@ -26,16 +26,23 @@ impl Client {
         req: &Request<'_>,
         at: &mut Option<usize>,
     ) -> Result<Outcome> {
-        self.on_key_server(t, wire, resend, self.deadline(), |t, idx, deadline| {
-            *at = Some(idx);
-            match self.acquire(t, idx, deadline) {
-                Err(e) => (Err(e), Reached::NotSent),
-                Ok(pooled) => (
-                    self.exchange_on(t, idx, pooled, req, &mut no_hits()),
-                    Reached::Sent,
-                ),
-            }
-        })
+        self.on_key_server(
+            t,
+            wire,
+            resend,
+            req.is_write(),
+            self.deadline(),
+            |t, idx, deadline| {
+                *at = Some(idx);
+                match self.acquire(t, idx, deadline) {
+                    Err(e) => (Err(e), Reached::NotSent),
+                    Ok(pooled) => (
+                        self.exchange_on(t, idx, pooled, req, &mut no_hits()),
+                        Reached::Sent,
+                    ),
+                }
+            },
+        )
     }
 
     /// One request to server `idx`.

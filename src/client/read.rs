@@ -145,6 +145,7 @@ impl Client {
             t,
             &wire,
             Resend::Always,
+            false,
             self.deadline(),
             |t, idx, deadline| {
                 *at = Some(idx);
