@@ -42,6 +42,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
         "Servers at run time, resolver answers",
         &["mcpool_client_set_servers", "mcpool_resolved_"],
     ),
+    ("Per-operation records (docs/tracing.md)", &["mcpool_op_"]),
     ("Commands", &["mcpool_client_"]),
     ("Items", &["mcpool_item_"]),
     ("Multi-get result sets", &["mcpool_multi_"]),

@@ -10,6 +10,7 @@ use crate::proto::Protocol;
 use crate::resolve::Resolver;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::tls::TlsOptions;
+use crate::trace::{OpHandler, OpRecord};
 use crate::value::{Codec, Compression, CompressionFormat, Lang, ValueFormat, ValueOptions};
 use std::sync::Arc;
 use std::time::Duration;
@@ -94,6 +95,11 @@ pub struct Config {
     pub resolver: Option<Resolver>,
     /// How often server host names are re-resolved; zero: at each new connection.
     pub resolve_interval: Duration,
+    /// Timeouts and unreachable servers answer as misses (reads) and "not stored" (writes)
+    /// instead of errors, counted in the metrics (docs/tracing.md#fail-open).
+    pub fail_open: bool,
+    /// Called after every exchange with a server ([`crate::trace`]).
+    pub operations: Option<OpHandler>,
 }
 
 impl Default for Config {
@@ -129,6 +135,8 @@ impl Default for Config {
             events: None,
             resolver: None,
             resolve_interval: Duration::ZERO,
+            fail_open: false,
+            operations: None,
         }
     }
 }
@@ -512,6 +520,38 @@ impl ClientBuilder {
     /// next given back. Default zero: a name is resolved at each new connection.
     pub fn resolve_interval(mut self, d: Duration) -> Self {
         self.config.resolve_interval = d;
+        self
+    }
+
+    /// Fail-open: a read whose server times out or cannot be reached (refused, reset, marked
+    /// dead) answers as a miss (`get` → `None`, `get_multi` → the keys absent), a write as
+    /// not done (`StoreOutcome::NotStored`; `delete`/`touch` → false; `incr`/`decr` →
+    /// `None`), so a cache outage never fails a request path. Each is counted in the
+    /// metrics (`fail_open_misses`, `fail_open_not_stored`) and reported to the
+    /// [`on_operation`](ClientBuilder::on_operation) handler as `FailedOpen`. Protocol
+    /// violations, values that do not decode, server error answers, refused keys or values,
+    /// refused authentication and configuration errors stay errors
+    /// ([`Error::fails_open`] decides). `incr_or_init`/`decr_or_init` (no miss to answer),
+    /// and the whole-server commands keep their errors. Default off.
+    pub fn fail_open(mut self, on: bool) -> Self {
+        self.config.fail_open = on;
+        self
+    }
+
+    /// A handler called after every exchange with a server, with its [`OpRecord`]
+    /// (operation, key count, server, protocol, duration, outcome, bytes): see
+    /// [`crate::trace`] for what one record covers. It runs on the calling thread, after
+    /// the exchange, once the connection is back in its pool; it may issue commands of its
+    /// own, but keep it short (the call returns when it does). Without a handler the cost
+    /// is one branch per call.
+    pub fn on_operation(mut self, handler: impl Fn(&OpRecord<'_>) + Send + Sync + 'static) -> Self {
+        self.config.operations = Some(OpHandler(Arc::new(handler)));
+        self
+    }
+
+    /// Removes the per-operation handler.
+    pub fn no_operation_handler(mut self) -> Self {
+        self.config.operations = None;
         self
     }
 

@@ -296,6 +296,9 @@ pub struct Conn {
     /// A meta `OK` was taken as `HD` before the version was known: the dialect checks the
     /// version before the outcome is handed out.
     pub(crate) legacy_ok_unchecked: bool,
+    /// Bytes written and read on this connection so far (for the per-operation records).
+    sent_bytes: u64,
+    recv_bytes: u64,
 }
 
 /// A server's version, from its `version` reply (`1.6.18` → `(1, 6, 18)`; parts that are
@@ -434,6 +437,8 @@ impl Conn {
             peer,
             server_version: None,
             legacy_ok_unchecked: false,
+            sent_bytes: 0,
+            recv_bytes: 0,
         })
     }
 
@@ -560,12 +565,21 @@ impl Conn {
                         "the socket took no bytes",
                     )))
                 }
-                Ok(n) => sent += n,
+                Ok(n) => {
+                    sent += n;
+                    self.sent_bytes += n as u64;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(self.io_error(e)),
             }
         }
         Ok(())
+    }
+
+    /// Bytes written and read on this connection so far.
+    #[inline]
+    pub(crate) fn io_bytes(&self) -> (u64, u64) {
+        (self.sent_bytes, self.recv_bytes)
     }
 
     /// Ends an exchange. The connection becomes clean only if the reply was consumed exactly.
@@ -684,6 +698,7 @@ impl Conn {
             }),
             Ok(n) => {
                 self.rend += n;
+                self.recv_bytes += n as u64;
                 Ok(())
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),

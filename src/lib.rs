@@ -43,6 +43,7 @@ pub mod set_item;
 pub mod sink;
 pub mod stale;
 pub mod tls;
+pub mod trace;
 pub mod value;
 
 pub use address::{ServerAddr, ServerSpec};
@@ -60,6 +61,7 @@ pub use route::{Distribution, FailoverPolicy, Router};
 pub use set_item::{Compress, SetItem};
 pub use sink::Sink;
 pub use tls::TlsOptions;
+pub use trace::{Op, OpOutcome, OpRecord};
 pub use value::{Codec, Compression, CompressionFormat, Kind, Lang, Value, ValueFormat};
 
 /// The README's examples, compiled as doc tests.

@@ -56,6 +56,12 @@ pub struct ServerMetrics {
     /// Returns whose written-while-away keys overflowed `written_while_away_max` (flushed
     /// instead).
     pub away_overflows: u64,
+    /// Keys whose read failed with a timeout or an unreachable server and that `fail_open`
+    /// answered as misses (not counted in `misses`).
+    pub fail_open_misses: u64,
+    /// Writes (stores, deletes, touches, incr/decr; per key) that failed with a timeout or an
+    /// unreachable server and that `fail_open` answered as not stored / false / `None`.
+    pub fail_open_not_stored: u64,
 }
 
 /// Whether a metric only grows (a counter) or is a level at the snapshot (a gauge).
@@ -90,7 +96,7 @@ const fn counter(name: &'static str, help: &'static str) -> Metric {
 /// Every per-server metric, in the C ABI's numbering (`mcpool_metric`): the one list that the
 /// C ABI, the CLI and the Prometheus exporter name metrics from. [`ServerMetrics::values`]
 /// gives a snapshot's values in this order.
-pub const METRICS: [Metric; 20] = [
+pub const METRICS: [Metric; 22] = [
     counter(
         "operations",
         "Request/reply exchanges (a multi-key call counts once per server it touches).",
@@ -156,6 +162,15 @@ pub const METRICS: [Metric; 20] = [
         "away_overflows",
         "Returns whose written-while-away keys overflowed written_while_away_max (flushed).",
     ),
+    // fail-open (the `fail_open` option)
+    counter(
+        "fail_open_misses",
+        "Keys whose read failed (timeout, unreachable server) and fail_open answered as misses.",
+    ),
+    counter(
+        "fail_open_not_stored",
+        "Writes that failed (timeout, unreachable server) and fail_open answered as not stored.",
+    ),
 ];
 
 impl ServerMetrics {
@@ -184,6 +199,8 @@ impl ServerMetrics {
             self.returns_flushed,
             self.stale_deleted,
             self.away_overflows,
+            self.fail_open_misses,
+            self.fail_open_not_stored,
         ]
     }
 }
@@ -208,6 +225,8 @@ pub(crate) struct Counters {
     pub returns_flushed: AtomicU64,
     pub stale_deleted: AtomicU64,
     pub away_overflows: AtomicU64,
+    pub fail_open_misses: AtomicU64,
+    pub fail_open_not_stored: AtomicU64,
 }
 
 impl Counters {
@@ -254,6 +273,8 @@ impl Counters {
             returns_flushed: g(&self.returns_flushed),
             stale_deleted: g(&self.stale_deleted),
             away_overflows: g(&self.away_overflows),
+            fail_open_misses: g(&self.fail_open_misses),
+            fail_open_not_stored: g(&self.fail_open_not_stored),
         }
     }
 }

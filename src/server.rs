@@ -26,9 +26,19 @@ use std::time::{Duration, Instant};
 pub(crate) struct Pooled<'g> {
     slot: r2d2::PooledConnection<Manager>,
     _permit: Permit<'g>,
+    /// The connection's byte counts when it was checked out (for the operation records).
+    io_start: (u64, u64),
 }
 
 impl Pooled<'_> {
+    /// Bytes written and read on the connection since it was checked out.
+    pub(crate) fn io_since_checkout(&self) -> (u64, u64) {
+        self.slot.conn.as_deref().map_or((0, 0), |c| {
+            let (w, r) = c.io_bytes();
+            (w - self.io_start.0, r - self.io_start.1)
+        })
+    }
+
     /// Runs `f` on the connection that `Server::checkout` put in the slot.
     pub(crate) fn with_conn<T>(&mut self, f: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
         match self.slot.conn.as_deref_mut() {
@@ -288,6 +298,7 @@ impl Server {
         let mut pooled = Pooled {
             slot,
             _permit: permit,
+            io_start: (0, 0),
         };
         let slot: &mut Slot = &mut pooled;
         // A pooled connection with bytes waiting (a stray reply) or closed by the server is
@@ -331,8 +342,9 @@ impl Server {
                 }
             }
         }
-        if let Some(conn) = pooled.conn.as_mut() {
+        if let Some(conn) = pooled.slot.conn.as_deref_mut() {
             conn.set_deadline(deadline);
+            pooled.io_start = conn.io_bytes();
         }
         if let Some(away) = self.away.as_ref().filter(|a| a.is_pending()) {
             // A returning server serves nothing before its clean-up (see `stale`).

@@ -40,6 +40,8 @@ Options:
   --server-reqs-per-event N
                        memcached -R for the private server (default: memcached's own, 20);
                        pipelined meta/binary multi-gets yield to the event loop every N requests
+  --op-hook noop       install a no-op per-operation handler on mcpool's Rust client
+                       (measures the hook's cost: compare with a run without it)
   --unpinned           no CPU pinning at all (client or private server); figures are noisier
   --list-peers         print every peer, whether it is installed, and how to install it
   -h, --help           this text
@@ -69,6 +71,8 @@ pub struct Options {
     pub unpinned: bool,
     /// Only list the peers.
     pub list_peers: bool,
+    /// `--op-hook noop`: a no-op `on_operation` handler on the Rust API's clients.
+    pub op_hook_noop: bool,
 }
 
 /// `Ok(None)` means help was asked for.
@@ -83,6 +87,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
         server_reqs_per_event: None,
         unpinned: false,
         list_peers: false,
+        op_hook_noop: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -122,6 +127,11 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     ),
                 }
             }
+            "--op-hook" => match value()?.as_str() {
+                "noop" => o.op_hook_noop = true,
+                "none" => o.op_hook_noop = false,
+                v => return Err(format!("--op-hook takes noop or none, not {v:?}")),
+            },
             "--out" => o.out = Some(PathBuf::from(value()?)),
             "--repeats" => o.repeats = number(value()?)?,
             "--server-threads" => o.server_threads = number(value()?)?.max(1),

@@ -49,6 +49,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
             return 2;
         }
     };
+    rust_api::OP_HOOK_NOOP.store(opts.op_hook_noop, std::sync::atomic::Ordering::Relaxed);
     let mut progress = Progress::new();
     let specs = match peers::load() {
         Ok(s) => s,

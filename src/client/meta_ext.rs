@@ -3,12 +3,14 @@
 //! (`h`, `l`, `t`, `c`, `s`, `f`) without its value. Each is one request built here and
 //! read by the meta dialect; the other dialects refuse them (`Error::Unsupported`).
 
+use super::observe::{self, Side};
 use super::Client;
 use crate::dialect::Request;
 use crate::error::Result;
 use crate::item::{ItemInfo, StoreOutcome};
 use crate::proto::ascii::StoreCommand;
 use crate::route::proxy_pool::Resend;
+use crate::trace::{Op, OpOutcome};
 
 impl Client {
     /// A store command that gives the item the CAS version `version` instead of the
@@ -29,30 +31,52 @@ impl Client {
         self.require_meta("store_with_version")?;
         let key = key.as_ref();
         let (data, flags) = self.encode_value(cmd, key, value, flags)?;
-        let wire = self.wire_key(key)?;
-        let req = Request::Store {
-            cmd,
-            key: &wire,
-            flags,
-            ttl,
-            data: &data,
-            quiet: false,
-            version: Some(version),
-        };
-        self.exchange_key(&wire, Resend::IfUnsent, &req)?.stored()
+        let start = self.call_start();
+        let t = &*self.topology();
+        let mut at = None;
+        let r = self.wire_key(key).and_then(|wire| {
+            let req = Request::Store {
+                cmd,
+                key: &wire,
+                flags,
+                ttl,
+                data: &data,
+                quiet: false,
+                version: Some(version),
+            };
+            self.exchange_key(t, &wire, Resend::IfUnsent, &req, &mut at)?
+                .stored()
+        });
+        self.finish(
+            t,
+            start,
+            super::commands::store_op(cmd),
+            1,
+            at,
+            r,
+            Side::Write,
+            || StoreOutcome::NotStored,
+            observe::stored,
+        )
     }
 
     /// [`Client::delete`] with an explicit CAS version (meta `E`, memcached 1.6.27+; see
     /// [`Client::store_with_version`]). True if the key existed.
     pub fn delete_with_version(&self, key: impl AsRef<[u8]>, version: u64) -> Result<bool> {
         self.require_meta("delete_with_version")?;
-        let wire = self.wire_key(key.as_ref())?;
-        let req = Request::Delete {
-            key: &wire,
-            quiet: false,
-            version: Some(version),
-        };
-        self.exchange_key(&wire, Resend::IfUnsent, &req)?.existed()
+        self.one_key(
+            Op::Delete,
+            key.as_ref(),
+            Resend::IfUnsent,
+            |key| Request::Delete {
+                key,
+                quiet: false,
+                version: Some(version),
+            },
+            |o| o.existed(),
+            Some(|| false),
+            observe::found,
+        )
     }
 
     /// incr (`incr` true) or decr with an explicit CAS version for the counter (meta `E`,
@@ -66,15 +90,27 @@ impl Client {
         version: u64,
     ) -> Result<Option<u64>> {
         self.require_meta("arith_with_version")?;
-        let wire = self.wire_key(key.as_ref())?;
-        let req = Request::Arith {
-            incr,
-            key: &wire,
-            delta,
-            init: None,
-            version: Some(version),
-        };
-        self.exchange_key(&wire, Resend::IfUnsent, &req)?.counter()
+        self.one_key(
+            if incr { Op::Incr } else { Op::Decr },
+            key.as_ref(),
+            Resend::IfUnsent,
+            |key| Request::Arith {
+                incr,
+                key,
+                delta,
+                init: None,
+                version: Some(version),
+            },
+            |o| o.counter(),
+            Some(|| None),
+            |n| {
+                let hit = n.is_some();
+                (
+                    if hit { OpOutcome::Hit } else { OpOutcome::Miss },
+                    usize::from(hit),
+                )
+            },
+        )
     }
 
     /// An item's metadata without its value (`mg <key> h l t c s f u`): whether it was read
@@ -84,8 +120,21 @@ impl Client {
     /// protocol only (memcached 1.6+).
     pub fn meta_info(&self, key: impl AsRef<[u8]>) -> Result<Option<ItemInfo>> {
         self.require_meta("meta_info")?;
-        let wire = self.wire_key(key.as_ref())?;
-        let req = Request::Info { key: &wire };
-        self.exchange_key(&wire, Resend::IfUnsent, &req)?.info()
+        self.one_key_as(
+            Op::MetaInfo,
+            Side::Read,
+            key.as_ref(),
+            Resend::IfUnsent,
+            |key| Request::Info { key },
+            |o| o.info(),
+            Some(|| None),
+            |i| {
+                let hit = i.is_some();
+                (
+                    if hit { OpOutcome::Hit } else { OpOutcome::Miss },
+                    usize::from(hit),
+                )
+            },
+        )
     }
 }

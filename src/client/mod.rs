@@ -10,6 +10,7 @@ mod batch;
 mod commands;
 mod exchange;
 mod meta_ext;
+mod observe;
 mod place;
 mod read;
 mod topology;

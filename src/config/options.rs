@@ -681,6 +681,11 @@ pub static OPTIONS: &[OptionSpec] = &[
         "re-resolve server host names this often, in the background, closing connections to \
          addresses no longer listed; 0: resolve at each new connection",
         Apply::Duration(ClientBuilder::resolve_interval)),
+    // failopen-hook
+    row!("fail_open", Bool, "", "false", "",
+        "timeouts and unreachable servers answer as misses (reads) and not stored (writes), \
+         counted in the metrics; protocol and value errors stay errors",
+        Apply::Bool(ClientBuilder::fail_open)),
 ];
 
 /// The row named `name` (`-` is read as `_`, case is ignored).

@@ -29,6 +29,7 @@ typedef struct {
     int pickle_bools; /* bools pickled (python-memcached's convention), with pickle on */
     PyObject *dumps, *loads, *protocol; /* pickle.dumps/loads and the protocol number */
     PyObject *on_event; /* the event callback (kept alive as long as the client), or NULL */
+    PyObject *on_operation; /* the per-operation callback (alive as long as the client), or NULL */
 } ClientObject;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -505,6 +506,7 @@ static void Client_dealloc(ClientObject *self) {
     mcpool_client_free(c);
     Py_END_ALLOW_THREADS
     Py_XDECREF(self->on_event); /* after the client: its callback may run until it is freed */
+    Py_XDECREF(self->on_operation);
     Py_XDECREF(self->dumps);
     Py_XDECREF(self->loads);
     Py_XDECREF(self->protocol);
@@ -546,21 +548,62 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
     PyGILState_Release(g);
 }
 
+/* The per-operation callback (docs/tracing.md): runs on the thread that made the mcpool
+ * call, after the exchange, inside that call (which released the GIL): take it back and call
+ * on_operation(op, keys, hits, server, protocol, duration_seconds, outcome, error_class,
+ * error, bytes_sent, bytes_received) (server, error_class and error None when there is
+ * none); what it raises is reported, never propagated. */
+static void op_trampoline(void *userdata, const mcpool_op_record *r) {
+    if (!Py_IsInitialized())
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *cb = (PyObject *)userdata;
+    size_t nl = 0, sl = 0, el = 0;
+    const char *name = mcpool_op_name(r, &nl);
+    const char *server = mcpool_op_server(r, &sl);
+    const char *err = mcpool_op_error_message(r, &el);
+    const char *outcome;
+    switch (mcpool_op_outcome_of(r)) {
+    case MCPOOL_OP_HIT: outcome = "hit"; break;
+    case MCPOOL_OP_MISS: outcome = "miss"; break;
+    case MCPOOL_OP_STORED: outcome = "stored"; break;
+    case MCPOOL_OP_NOT_STORED: outcome = "not_stored"; break;
+    case MCPOOL_OP_OK: outcome = "ok"; break;
+    case MCPOOL_OP_ERROR: outcome = "error"; break;
+    case MCPOOL_OP_FAILED_OPEN: outcome = "failed_open"; break;
+    default: outcome = "other"; break;
+    }
+    uint32_t cl = (uint32_t)mcpool_op_error_class(r);
+    const char *cls = cl == MCPOOL_CLASS_OK ? NULL : cl < 9 ? class_names[cl] : "INTERNAL";
+    PyObject *res = PyObject_CallFunction(
+        cb, "s#nnz#sdszz#KK", name, (Py_ssize_t)nl, (Py_ssize_t)mcpool_op_keys(r),
+        (Py_ssize_t)mcpool_op_hits(r), sl ? server : NULL, (Py_ssize_t)sl,
+        mcpool_op_protocol(r), (double)mcpool_op_duration_ns(r) / 1e9, outcome, cls,
+        el ? err : NULL, (Py_ssize_t)el, (unsigned long long)mcpool_op_bytes_sent(r),
+        (unsigned long long)mcpool_op_bytes_received(r));
+    if (res == NULL)
+        PyErr_WriteUnraisable(cb);
+    Py_XDECREF(res);
+    PyGILState_Release(g);
+}
+
 /* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None,
- * pickle_bools=False): servers is a
+ * pickle_bools=False, on_operation=None): servers is a
  * list of (address, weight); options a list of (name, value) str pairs, each handed to the
  * core's option table as it is (mcpool_config_set), in order: this file knows no option. */
 static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"servers", "options", "pickle", "pickle_protocol", "on_event",
-                             "pickle_bools", NULL};
+                             "pickle_bools", "on_operation", NULL};
     PyObject *servers, *options, *pickle = Py_False, *pickle_protocol = Py_None,
-                                 *on_event = Py_None, *pickle_bools = Py_False;
+                                 *on_event = Py_None, *pickle_bools = Py_False,
+                                 *on_operation = Py_None;
     if (self->client != NULL) {
         PyErr_SetString(ClientError, "Client.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOO", kwlist, &servers, &options,
-                                     &pickle, &pickle_protocol, &on_event, &pickle_bools))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOOO", kwlist, &servers, &options,
+                                     &pickle, &pickle_protocol, &on_event, &pickle_bools,
+                                     &on_operation))
         return -1;
     if (!PyList_Check(servers) || !PyList_Check(options)) {
         PyErr_SetString(PyExc_TypeError, "_Client(servers, options): two lists");
@@ -626,6 +669,17 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
             goto fail;
         Py_INCREF(on_event);
         self->on_event = on_event;
+    }
+    if (on_operation != Py_None) {
+        if (!PyCallable_Check(on_operation)) {
+            PyErr_SetString(ClientTypeError, "on_operation must be callable");
+            goto fail;
+        }
+        if (check_cfg(mcpool_config_set_operation_callback(cfg, op_trampoline, on_operation)) <
+            0)
+            goto fail;
+        Py_INCREF(on_operation);
+        self->on_operation = on_operation;
     }
     self->pickle = PyObject_IsTrue(pickle) == 1;
     self->pickle_bools = PyObject_IsTrue(pickle_bools) == 1;

@@ -42,9 +42,12 @@ public final class Mcpool implements AutoCloseable {
     /** Per server: errors that a lenient caller ({@link MemCachedClient}) turned into
      * null/false/-1, reported as {@code suppressed_errors} by {@link #metrics()}. */
     private volatile AtomicLongArray suppressed;
+    /** The operation listener and its exception count (null: none). */
+    private final Native.OperationDispatch operations;
 
     Mcpool(Config cfg, Transcoder tc) {
         this.nc = new NativeClient(cfg);
+        this.operations = cfg.operations;
         this.tc = tc;
         long h = nc.acquire();
         try {
@@ -52,6 +55,12 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
+    }
+
+    /** Exceptions thrown by the {@link OperationListener} (swallowed: the call and the core
+     * never see them); 0 without a listener. */
+    public long operationListenerErrors() {
+        return operations == null ? 0 : operations.errors.get();
     }
 
     /** The core's options, by name ({@link Builder#option}). */
@@ -218,6 +227,21 @@ public final class Mcpool implements AutoCloseable {
             cfg.listener = listener;
             return this;
         }
+
+        /** Called after every exchange with a server with its {@link OperationRecord}
+         * (operation, keys, server, protocol, duration, outcome, bytes): see
+         * {@link OperationListener} for the thread it runs on and an OpenTelemetry example. */
+        public Builder onOperation(OperationListener listener) {
+            notNull(listener, "operation listener");
+            cfg.operations = new Native.OperationDispatch(listener);
+            return this;
+        }
+
+        /** Fail-open (the core's {@code fail_open} option): a timeout or an unreachable
+         * server answers as a miss (get: null) or not stored (set: false, delete/touch:
+         * false, incr/decr: empty), counted in {@link Mcpool#metrics()}; protocol
+         * violations, undecodable values and bad keys still throw. */
+        public Builder failOpen(boolean on) { return option("fail_open", Boolean.toString(on)); }
 
         /** How Java types map to the core's kinds, and whether Java serialization is
          * allowed (default a {@link WhalinTranscoder} without it). A transcoder given here
