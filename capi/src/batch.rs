@@ -5,6 +5,7 @@
 use super::client::mcpool_client;
 use super::commands::MCPOOL_MAX_MULTI_KEYS;
 use super::keys::CKeys;
+use super::kinds::mcpool_store_op;
 use super::landing::{landingpad, Failure};
 use super::last_error;
 use super::ptr;
@@ -187,6 +188,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
     unsafe {
         store_multi(
             "set_multi",
+            mcpool_store_op::MCPOOL_STORE_SET,
             client,
             keys,
             key_lens,
@@ -194,6 +196,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
             value_lens,
             flags,
             Ttls::All(ttl),
+            std::ptr::null(),
             std::ptr::null(),
             n,
             out_statuses,
@@ -217,6 +220,7 @@ enum Ttls {
 #[allow(clippy::too_many_arguments)]
 unsafe fn store_multi(
     op: &str,
+    cmd: mcpool_store_op,
     client: *const mcpool_client,
     keys: *const *const u8,
     key_lens: *const usize,
@@ -224,6 +228,7 @@ unsafe fn store_multi(
     value_lens: *const usize,
     flags: *const u32,
     ttls: Ttls,
+    cas: *const u64,
     compress: *const u8,
     n: usize,
     out_statuses: *mut mcpool_status,
@@ -245,6 +250,8 @@ unsafe fn store_multi(
             // SAFETY: forwarded from the caller's promise (NULL: all 0).
             Ttls::Each(p) => (0, unsafe { optional(p, n, "ttls") }?),
         };
+        // SAFETY: forwarded from the caller's promise (NULL: all 0).
+        let cas = unsafe { optional(cas, n, "cas") }?;
         // SAFETY: forwarded from the caller's promise.
         let compress = unsafe { optional(compress, n, "compress") }?;
         let mut decisions = Vec::with_capacity(if compress.is_some() { n } else { 0 });
@@ -286,6 +293,7 @@ unsafe fn store_multi(
                 flags: flags.map_or(0, |f| f[i]),
                 ttl: ttl_each.map_or(ttl_all, |t| t[i]),
                 compress: decisions.get(i).copied().unwrap_or_default(),
+                cas: cas.map_or(0, |c| c[i]),
             });
             positions.push(i);
         }
@@ -293,7 +301,7 @@ unsafe fn store_multi(
         let results = statuses(
             op,
             &sent_keys,
-            c.client.set_multi_items(&items),
+            c.client.store_multi_items(cmd.command(0), &items),
             super::commands::store_status,
         );
         let mut all: Vec<Result<mcpool_status, Failure>> = refused
@@ -359,6 +367,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi_ttl(
     unsafe {
         store_multi(
             "set_multi",
+            mcpool_store_op::MCPOOL_STORE_SET,
             client,
             keys,
             key_lens,
@@ -366,6 +375,62 @@ pub unsafe extern "C" fn mcpool_client_set_multi_ttl(
             value_lens,
             flags,
             Ttls::Each(ttls),
+            std::ptr::null(),
+            compress,
+            n,
+            out_statuses,
+        )
+    }
+}
+
+/// Any store command over `n` items in one pipelined round trip per server, as
+/// `mcpool_client_set_multi_ttl`: `op` is SET, ADD, REPLACE, APPEND, PREPEND (never
+/// compressed; the expiry is not sent, as memcached keeps the item's) or CAS, which compares
+/// item `i` with `cas[i]` (`cas` NULL: all 0; read only for CAS). Each item's status as the
+/// single commands answer: `MCPOOL_OK` stored, `MCPOOL_NOT_STORED` (add of an existing key,
+/// replace/append/prepend of a missing one), `MCPOOL_EXISTS` / `MCPOOL_NOT_FOUND` (CAS), or
+/// its error. `flags`, `ttls` and `compress` as `mcpool_client_set_multi_ttl` (all may be
+/// NULL). Everything else as `mcpool_client_set_multi`.
+///
+/// # Safety
+/// As for `mcpool_client_set_multi_ttl`; `cas` is NULL or an array of `n`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mcpool_client_store_multi(
+    client: *const mcpool_client,
+    op: mcpool_store_op,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    values: *const *const u8,
+    value_lens: *const usize,
+    flags: *const u32,
+    ttls: *const u32,
+    cas: *const u64,
+    n: usize,
+    compress: *const u8,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    let name = match op {
+        mcpool_store_op::MCPOOL_STORE_SET => "set_multi",
+        mcpool_store_op::MCPOOL_STORE_ADD => "add_multi",
+        mcpool_store_op::MCPOOL_STORE_REPLACE => "replace_multi",
+        mcpool_store_op::MCPOOL_STORE_CAS => "cas_multi",
+        mcpool_store_op::MCPOOL_STORE_APPEND => "append_multi",
+        mcpool_store_op::MCPOOL_STORE_PREPEND => "prepend_multi",
+    };
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store_multi(
+            name,
+            op,
+            client,
+            keys,
+            key_lens,
+            values,
+            value_lens,
+            flags,
+            Ttls::Each(ttls),
+            cas,
             compress,
             n,
             out_statuses,

@@ -462,13 +462,13 @@ impl Speak for Binary {
         out: &mut dyn FnMut(usize, Result<Outcome>),
     ) -> Result<()> {
         match like {
-            Request::Store { .. } => recv_quiet_batch(
+            Request::Store { cmd, .. } => recv_quiet_batch(
                 conn,
                 tag,
                 n,
-                op::SETQ,
+                store_opcode(*cmd, true),
                 || Outcome::Stored(StoreOutcome::Stored),
-                |s, r| store_outcome(s, r, StoreCommand::Set),
+                |s, r| store_outcome(s, r, *cmd),
                 out,
             ),
             _ => recv_quiet_batch(
