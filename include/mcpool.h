@@ -1405,6 +1405,45 @@ mcpool_status mcpool_client_delete_multi(const mcpool_client *client,
                                          mcpool_status *out_statuses);
 
 /**
+ * Sets the expiry of `n` keys, pipelined per server as `mcpool_client_delete_multi` (one
+ * round trip per server): key `i` gets `ttls[i]` seconds (`ttls` NULL: all 0, no expiry).
+ * Writes each key's status to `out_statuses[i]`: `MCPOOL_OK` (touched), `MCPOOL_NOT_FOUND`,
+ * or its error (the first failure's message is the last error). Returns `MCPOOL_OK` once
+ * the statuses are written; a NULL array or key pointer fails the whole call before any I/O.
+ *
+ * # Safety
+ * As for `mcpool_client_delete_multi`; `ttls` is NULL or an array of `n`.
+ */
+mcpool_status mcpool_client_touch_multi(const mcpool_client *client,
+                                        const uint8_t *const *keys,
+                                        const size_t *key_lens,
+                                        const uint32_t *ttls,
+                                        size_t n,
+                                        mcpool_status *out_statuses);
+
+/**
+ * Adds (`incr` true) or subtracts `deltas[i]` to the decimal counter under each of `n` keys,
+ * pipelined per server (one round trip per server), as `mcpool_client_incr` /
+ * `mcpool_client_decr` do one by one: on `MCPOOL_OK` in `out_statuses[i]` the new value is
+ * in `out_values[i]`; `MCPOOL_NOT_FOUND` for a missing key (its value slot is 0); otherwise
+ * the key's error (a non-numeric value: `MCPOOL_CLIENT_ERROR`; the first failure's message
+ * is the last error). `deltas` NULL: 1 for every key. Returns `MCPOOL_OK` once the statuses
+ * are written; a NULL array or key pointer fails the whole call before any I/O.
+ *
+ * # Safety
+ * As for `mcpool_client_delete_multi`; `deltas` is NULL or an array of `n`; `out_values`
+ * is NULL (refused) or has room for `n` values.
+ */
+mcpool_status mcpool_client_arith_multi(const mcpool_client *client,
+                                        bool incr,
+                                        const uint8_t *const *keys,
+                                        const size_t *key_lens,
+                                        const uint64_t *deltas,
+                                        size_t n,
+                                        uint64_t *out_values,
+                                        mcpool_status *out_statuses);
+
+/**
  * Reads `key` into memory the caller provides: on a hit, calls `alloc(userdata, len)` once
  * and copies the value (decompressed when it was stored compressed) straight from the
  * connection's read buffer into the buffer it returns; no item is made. Returns `MCPOOL_OK`

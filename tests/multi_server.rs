@@ -311,9 +311,9 @@ fn the_command_suite_through_twemproxy() {
     }
 }
 
-/// `store_multi_items` (add, replace, append, prepend, cas with per-item CAS): the single
-/// commands' outcomes, in one pipelined request batch per server (the `operations` counter
-/// counts a batch once per server), on every protocol.
+/// `store_multi_items` (add, replace, append, prepend, cas with per-item CAS), `touch_multi`
+/// and `arith_multi`: the single commands' outcomes, in one pipelined request batch per
+/// server (the `operations` counter counts a batch once per server), on every protocol.
 #[test]
 fn store_multi_items_every_command_one_batch_per_server() {
     use mcpool::{Protocol, SetItem, StoreCommand, StoreOutcome};
@@ -422,5 +422,57 @@ fn store_multi_items_every_command_one_batch_per_server() {
         );
         assert_eq!(c.get("k0").unwrap().as_deref(), Some(&b"cas"[..]));
         assert_eq!(c.get("k1").unwrap().as_deref(), Some(&b"new"[..]));
+        // touch_multi and arith_multi: one batch per server too.
+        let counters: Vec<String> = (0..40).map(|i| format!("n{i}")).collect();
+        for (i, k) in counters.iter().enumerate().step_by(2) {
+            c.set(k, format!("{}", i * 10).as_bytes(), 0).unwrap();
+        }
+        let once = |f: &dyn Fn()| {
+            let before = ops(&c);
+            f();
+            let after = ops(&c);
+            let delta: Vec<u64> = after.iter().zip(&before).map(|(x, y)| x - y).collect();
+            assert_eq!(delta, [1, 1], "{protocol:?}: one batch per server");
+        };
+        let deltas: Vec<(&str, u64)> = counters.iter().map(|k| (k.as_str(), 3)).collect();
+        once(&|| {
+            let got: Vec<Option<u64>> = c
+                .arith_multi(true, &deltas)
+                .into_iter()
+                .map(|r| r.unwrap())
+                .collect();
+            let want: Vec<Option<u64>> = (0..40)
+                .map(|i| (i % 2 == 0).then_some(i as u64 * 10 + 3))
+                .collect();
+            assert_eq!(got, want, "{protocol:?} incr");
+        });
+        once(&|| {
+            let got: Vec<Option<u64>> = c
+                .arith_multi(false, &deltas)
+                .into_iter()
+                .map(|r| r.unwrap())
+                .collect();
+            let want: Vec<Option<u64>> = (0..40)
+                .map(|i| (i % 2 == 0).then_some(i as u64 * 10))
+                .collect();
+            assert_eq!(got, want, "{protocol:?} decr");
+        });
+        let ttls: Vec<(&str, u32)> = counters.iter().map(|k| (k.as_str(), 100)).collect();
+        once(&|| {
+            let got: Vec<bool> = c
+                .touch_multi(&ttls)
+                .into_iter()
+                .map(|r| r.unwrap())
+                .collect();
+            let want: Vec<bool> = (0..40).map(|i| i % 2 == 0).collect();
+            assert_eq!(got, want, "{protocol:?} touch");
+        });
+        // A non-numeric value is the item's error (on text, as Cache::Memcached::Fast, the
+        // error reply also ends the rest of that server's batch: the connection is closed).
+        let r = c.arith_multi(true, &[("k0", 1u64)]);
+        assert!(
+            matches!(r[0], Err(Error::Client { .. })),
+            "{protocol:?}: {r:?}"
+        );
     }
 }

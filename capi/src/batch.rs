@@ -477,6 +477,116 @@ pub unsafe extern "C" fn mcpool_client_delete_multi(
     })
 }
 
+/// Sets the expiry of `n` keys, pipelined per server as `mcpool_client_delete_multi` (one
+/// round trip per server): key `i` gets `ttls[i]` seconds (`ttls` NULL: all 0, no expiry).
+/// Writes each key's status to `out_statuses[i]`: `MCPOOL_OK` (touched), `MCPOOL_NOT_FOUND`,
+/// or its error (the first failure's message is the last error). Returns `MCPOOL_OK` once
+/// the statuses are written; a NULL array or key pointer fails the whole call before any I/O.
+///
+/// # Safety
+/// As for `mcpool_client_delete_multi`; `ttls` is NULL or an array of `n`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_touch_multi(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    ttls: *const u32,
+    n: usize,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_statuses, "statuses")?;
+        // SAFETY: forwarded from the caller's promise.
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, "touch_multi") }?;
+        // SAFETY: forwarded from the caller's promise (NULL: all 0).
+        let ttls = unsafe { optional(ttls, n, "ttls") }?;
+        let items: Vec<(&[u8], u32)> = (0..n)
+            .map(|i| (keys[i], ttls.map_or(0, |t| t[i])))
+            .collect();
+        let mut all = statuses(
+            "touch_multi",
+            &keys,
+            c.client.touch_multi(&items),
+            |found| {
+                if found {
+                    MCPOOL_OK
+                } else {
+                    MCPOOL_NOT_FOUND
+                }
+            },
+        );
+        for (i, len) in long {
+            all[i] = Err(too_long("touch_multi", i, len));
+        }
+        // SAFETY: checked non-NULL; the caller promises room for `n` statuses.
+        unsafe { write_statuses(out_statuses, all) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Adds (`incr` true) or subtracts `deltas[i]` to the decimal counter under each of `n` keys,
+/// pipelined per server (one round trip per server), as `mcpool_client_incr` /
+/// `mcpool_client_decr` do one by one: on `MCPOOL_OK` in `out_statuses[i]` the new value is
+/// in `out_values[i]`; `MCPOOL_NOT_FOUND` for a missing key (its value slot is 0); otherwise
+/// the key's error (a non-numeric value: `MCPOOL_CLIENT_ERROR`; the first failure's message
+/// is the last error). `deltas` NULL: 1 for every key. Returns `MCPOOL_OK` once the statuses
+/// are written; a NULL array or key pointer fails the whole call before any I/O.
+///
+/// # Safety
+/// As for `mcpool_client_delete_multi`; `deltas` is NULL or an array of `n`; `out_values`
+/// is NULL (refused) or has room for `n` values.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mcpool_client_arith_multi(
+    client: *const mcpool_client,
+    incr: bool,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    deltas: *const u64,
+    n: usize,
+    out_values: *mut u64,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    let op = if incr { "incr_multi" } else { "decr_multi" };
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_statuses, "statuses")?;
+        ptr::out(out_values, "values")?;
+        // SAFETY: forwarded from the caller's promise.
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, op) }?;
+        // SAFETY: forwarded from the caller's promise (NULL: all 1).
+        let deltas = unsafe { optional(deltas, n, "deltas") }?;
+        let items: Vec<(&[u8], u64)> = (0..n)
+            .map(|i| (keys[i], deltas.map_or(1, |d| d[i])))
+            .collect();
+        let results = c.client.arith_multi(incr, &items);
+        for (i, r) in results.iter().enumerate() {
+            let v = match r {
+                Ok(Some(v)) => *v,
+                _ => 0,
+            };
+            // SAFETY: checked non-NULL; the caller promises room for `n` values; `i` < `n`.
+            unsafe { out_values.add(i).write(v) };
+        }
+        let mut all = statuses(op, &keys, results, |v| {
+            if v.is_some() {
+                MCPOOL_OK
+            } else {
+                MCPOOL_NOT_FOUND
+            }
+        });
+        for (i, len) in long {
+            all[i] = Err(too_long(op, i, len));
+        }
+        // SAFETY: checked non-NULL; the caller promises room for `n` statuses.
+        unsafe { write_statuses(out_statuses, all) };
+        Ok(MCPOOL_OK)
+    })
+}
+
 // ----- reads into the caller's memory -----
 
 /// Asked by `mcpool_client_get_into` for the destination of a value of `len` bytes: return a

@@ -146,6 +146,59 @@ impl Client {
         .collect()
     }
 
+    /// Sets each key's expiry (`(key, ttl)` pairs), pipelined per server (one round trip
+    /// per server): for each, true if it existed.
+    pub fn touch_multi<K: AsRef<[u8]>>(&self, items: &[(K, u32)]) -> Vec<Result<bool>> {
+        let prepared: Vec<Result<(Cow<[u8]>, u32)>> = items
+            .iter()
+            .map(|(k, ttl)| Ok((self.wire_key(k.as_ref())?, *ttl)))
+            .collect();
+        let like = Request::Touch { key: b"", ttl: 0 };
+        self.batch(
+            &prepared,
+            |(k, _)| k,
+            &like,
+            |(k, ttl), _quiet| Request::Touch { key: k, ttl: *ttl },
+        )
+        .into_iter()
+        .map(|r| r.and_then(Outcome::existed))
+        .collect()
+    }
+
+    /// Adds (`incr`) or subtracts each `(key, delta)`, pipelined per server (one round trip
+    /// per server): for each the new value, or `None` when the key is missing, as
+    /// [`Client::incr`] / [`Client::decr`].
+    pub fn arith_multi<K: AsRef<[u8]>>(
+        &self,
+        incr: bool,
+        items: &[(K, u64)],
+    ) -> Vec<Result<Option<u64>>> {
+        let prepared: Vec<Result<(Cow<[u8]>, u64)>> = items
+            .iter()
+            .map(|(k, delta)| Ok((self.wire_key(k.as_ref())?, *delta)))
+            .collect();
+        let like = Request::Arith {
+            incr,
+            key: b"",
+            delta: 0,
+            init: None,
+        };
+        self.batch(
+            &prepared,
+            |(k, _)| k,
+            &like,
+            |(k, delta), _quiet| Request::Arith {
+                incr,
+                key: k,
+                delta: *delta,
+                init: None,
+            },
+        )
+        .into_iter()
+        .map(|r| r.and_then(Outcome::counter))
+        .collect()
+    }
+
     /// Pipelined sets of prepared items (see `batch`).
     fn store_prepared(&self, prepared: &[Result<WireItem>], ttl: u32) -> Vec<Result<StoreOutcome>> {
         let like = set_request(b"", b"", 0, ttl, false);
