@@ -16,7 +16,7 @@ XSLoader::load('Mcpool', $VERSION);
 # Cache::Memcached::Fast's arguments that Perl handles itself or that mean nothing here.
 my %perl_args = map { $_ => 1 } qw(
     check_args close_on_error compress_algo compress_methods hash_namespace nowait
-    serialize_methods servers utf8 deserialize serialize
+    serialize_methods servers utf8 deserialize serialize on_server_event
 );
 
 # Cache::Memcached::Fast's arguments (and the two mcpool extensions of old) that name a core
@@ -107,10 +107,11 @@ sub _core_options {
     my $points = _num($conf, 'ketama_points', 0, $U32) // 0;
     $add->(ketama_points => distribution => 'cmf-ketama:' . int($points))
         if $points > 0 && !defined $conf->{distribution};
-    # The namespace is the core's key prefix, unless it is hashed too (hash_namespace):
-    # then Perl puts it in front of every key itself (the core has no such switch yet).
-    $add->(namespace => key_prefix => "$conf->{namespace}")
-        if defined $conf->{namespace} && !$conf->{hash_namespace};
+    # The namespace is the core's key prefix; hash_namespace is the core's hash_key_prefix
+    # (placement hashes the prefix too, as Cache::Memcached::Fast's hash_namespace).
+    $add->(namespace => key_prefix => "$conf->{namespace}") if defined $conf->{namespace};
+    $add->(hash_namespace => hash_key_prefix => $conf->{hash_namespace} ? 'true' : 'false')
+        if defined $conf->{hash_namespace};
     for my $name (sort grep { $core_option{$_} && !$cmf_args{$_} && !$perl_args{$_} && $_ ne 'preset' }
         keys %$conf)
     {
@@ -183,8 +184,6 @@ sub new {
     # The value format (flags and wire forms): Cache::Memcached::Fast's unless told otherwise.
     my $format = $conf->{value_format} // 'cache-memcached-fast';
     my %o = (
-        # hash_namespace: the namespace Perl prepends (see _core_options).
-        prefix      => $conf->{hash_namespace} ? $conf->{namespace} // '' : '',
         serialize   => ($conf->{serialize} // 1) ? 1 : 0,
         # character strings are text in mcpool's own format; as Cache::Memcached::Fast elsewhere
         utf8        => ($conf->{utf8} // ($format eq 'mcpool')) ? 1 : 0,
@@ -192,13 +191,35 @@ sub new {
         freeze      => $ser->[0],
         thaw        => $ser->[1],
     );
-    my $self = $class->_new(\@addr, \@weight, $core, \%o);
+    my $cb = $conf->{on_server_event};
+    Carp::croak('Mcpool->new: on_server_event must be a code reference')
+        if defined $cb && ref $cb ne 'CODE';
+    # With a callback, an object whose methods hand the queued events over after each call.
+    my $self = (defined $cb ? 'Mcpool::Evented' : $class)->_new(\@addr, \@weight, $core, \%o);
     my $st = $self->_state;
     $st->{namespace}          = $conf->{namespace} // '';
-    $st->{hash_namespace}     = $conf->{hash_namespace} ? 1 : 0;
     $st->{compress_threshold} = $threshold;
     $st->{compress_enabled}   = 1;
+    # The core queues each event in C (from whichever thread saw it, the pool's own
+    # included); the object's methods hand them to the callback on this thread, after the
+    # call that saw them (Mcpool::Evented below).
+    $st->{on_server_event} = $cb if defined $cb;
     return $self;
+}
+
+# The queued server events to the on_server_event callback, oldest first, on the calling
+# thread (not inside a core call). A callback that dies is warned about, not propagated: the
+# call it follows has its answer already. Not re-entered by calls the callback makes.
+sub _dispatch_events {
+    my $self = shift;
+    my $st   = $self->_state;
+    return if $st->{in_event_callback};
+    local $st->{in_event_callback} = 1;
+    my $cb = $st->{on_server_event} or return;
+    for my $ev ($self->server_events) {
+        Carp::carp("Mcpool: on_server_event died: $@") unless eval { $cb->($ev); 1 };
+    }
+    return;
 }
 
 # _state (XS): this object's Perl-side state, a hash kept in its C state. DESTROY (XS) frees
@@ -212,7 +233,7 @@ sub namespace {
         my $ns = $_[0] // '';
         Carp::croak('Mcpool::namespace: the namespace must be a string, not a reference')
             unless _is_string($ns);
-        $self->_set_namespace($ns, $st->{hash_namespace});
+        $self->_set_namespace($ns);
         $st->{namespace} = $ns;
     }
     return $old;
@@ -261,69 +282,56 @@ sub gats_multi {
     return \%h;
 }
 
-# The _multi forms of single-key commands: one result per argument, in order (list context)
-# or a hash of key => defined result (scalar context), as Cache::Memcached::Fast returns them.
-sub _multi {
-    my ($self, $method, $want, $args) = @_;
-    my (@res, @keys);
-    for my $a (@$args) {
-        my @r = $self->$method(@$a);
-        push @res,  @r ? $r[0] : undef;
-        push @keys, $a->[0];
-    }
-    return @res if $want;
-    my %h;
-    for my $i (0 .. $#res) { $h{ $keys[$i] } = $res[$i] if defined $res[$i] }
-    return \%h;
-}
-
-sub _arrays {
-    my $name = shift;
-    return map {
-        Carp::croak("Mcpool::$name: Not an array reference") unless ref $_ eq 'ARRAY';
-        $_
-    } @_;
-}
-
-# set_multi and delete_multi are XS (one pipelined call); the others loop over the single
-# command. Every form runs in void context too (its results are then dropped).
-for my $cmd (qw(add replace append prepend cas)) {
+# set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi and
+# delete_multi are XS (one pipelined call: per server every command is written before any
+# reply is read). The others loop over the single command.
+# incr_multi, decr_multi and touch_multi: one pipelined call (XS); one result per argument in
+# list context, a hash of key => defined result in scalar context, as Cache::Memcached::Fast.
+for my $cmd (qw(incr decr touch)) {
     no strict 'refs';
+    my $xs = \&{"Mcpool::_${cmd}_multi"};
     *{"${cmd}_multi"} = sub {
         my $self = shift;
-        my $want = wantarray;
-        my @r = $self->_multi($cmd, $want // 1, [_arrays("${cmd}_multi", @_)]);
-        return unless defined $want;
-        return $want ? @r : $r[0];
-    };
-}
-
-for my $cmd (qw(incr decr)) {
-    no strict 'refs';
-    *{"${cmd}_multi"} = sub {
-        my $self = shift;
-        my @args = map { ref $_ eq 'ARRAY' ? $_ : [$_] } @_;
-        my @r = $self->_multi($cmd, 1, \@args);
+        my @args = @_;
+        my @r = $self->$xs(@args);
         return unless defined wantarray;
         return @r if wantarray;
         my %h;
-        for my $i (0 .. $#r) { $h{ $args[$i][0] } = $r[$i] if defined $r[$i] }
+        for my $i (0 .. $#r) {
+            next unless defined $r[$i];
+            $h{ ref $args[$i] eq 'ARRAY' ? $args[$i][0] : $args[$i] } = $r[$i];
+        }
         return \%h;
     };
 }
 
-sub touch_multi {
-    my $self = shift;
-    my @r = $self->_multi('touch', 1, [_arrays('touch_multi', @_)]);
-    return unless defined wantarray;
-    return @r if wantarray;
-    my %h;
-    for my $i (0 .. $#r) { $h{ $_[$i][0] } = $r[$i] if defined $r[$i] }
-    return \%h;
-}
-
 # Cache::Memcached::Fast's nowait mode is not offered: every command waits for its reply.
 sub nowait_push { return }
+
+
+# An Mcpool with an on_server_event callback: every public method, then the events its call
+# queued go to the callback. Only objects built with a callback pay for the wrapper.
+package Mcpool::Evented;
+our @ISA = ('Mcpool');
+{
+    no strict 'refs';
+    my %skip = map { $_ => 1 } qw(new DESTROY CLONE_SKIP server_events library_version
+        option_names option_doc import can isa VERSION);
+    for my $name (sort keys %Mcpool::) {
+        next if $name =~ /^_/ || $name =~ /[^a-z_]/ || $skip{$name};
+        my $code = defined &{"Mcpool::$name"} ? \&{"Mcpool::$name"} : next;
+        *{"Mcpool::Evented::$name"} = sub {
+            my $self = $_[0];
+            my $want = wantarray;
+            my @r;
+            if ($want)             { @r = &$code }
+            elsif (defined $want)  { $r[0] = &$code }
+            else                   { &$code }
+            $self->_dispatch_events;
+            return $want ? @r : $r[0];
+        };
+    }
+}
 
 1;
 
@@ -445,6 +453,9 @@ The order matters: it decides placement.
 =item namespace, hash_namespace
 
 A prefix for every key (at most 250 bytes); whether it is hashed for placement (default no).
+Both are the core's: C<namespace> is its C<key_prefix>, C<hash_namespace> its
+C<hash_key_prefix> (true or false; not given: the distribution's rule, which for
+Cache::Memcached::Fast's placement is not to hash it).
 
 =item connect_timeout, io_timeout (or select_timeout)
 
@@ -590,9 +601,13 @@ huge one, Mcpool refuses it.
 
 =item set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi ([$key, ...], ...)
 
-C<set_multi> is one pipelined call (per server, every command is written before any reply is
-read), each item with its own expiration time. Its arguments are all checked (and serialized) before anything is sent, so a
-bad one croaks with nothing stored. The other forms run their single command per item.
+Each is one pipelined call (per server, every command is written before any reply is read:
+one round trip per server), each item with its own expiration time (C<cas_multi>: its own CAS
+unique, C<[$key, $cas, $value, $expiration_time]>; C<append_multi> and C<prepend_multi>:
+C<[$key, $value]>). The arguments are all checked (and serialized) before anything is sent,
+so a bad one croaks with nothing stored. Results as Cache::Memcached::Fast's: per item 1
+(stored), C<''> (not stored: C<add> of an existing key, C<replace>/C<append>/C<prepend> of a
+missing one, C<cas> of a changed or deleted item) or C<undef> (an error).
 
 =item get ($key), gets ($key)
 
@@ -658,6 +673,16 @@ mcpool extension: C<[ { server =E<gt> 'host:port', alive =E<gt> 1, failures =E<g
 retry_in_ms =E<gt> 0 }, ... ]> in configuration order, without I/O: whether calls may go to
 each server now, its consecutive failures, and while it is marked dead the milliseconds until
 it is retried.
+
+=item on_server_event (constructor argument)
+
+mcpool extension: C<on_server_event =E<gt> sub { my ($ev) = @_; ... }> is called with each
+server event (the hashes C<server_events> returns) on the thread that uses the object, right
+after the method call during which the event was queued, never inside the core's call or on
+one of its threads (the core queues each event in C; the call's wrapper hands them over).
+A callback that dies is warned about; the method's answer stands. Events of the pool's own
+background work (connections it opens) come after the next call. C<server_events> then
+returns only what the callback has not been given yet.
 
 =item server_events
 
