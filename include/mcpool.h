@@ -468,6 +468,20 @@ enum mcpool_metric
      * on another caller's connection instead (see docs/handover.md).
      */
     MCPOOL_METRIC_HANDED_OVER = 16,
+    /**
+     * Counter: returns cleaned with `flush_all` before serving (`on_server_return`).
+     */
+    MCPOOL_METRIC_RETURNS_FLUSHED = 17,
+    /**
+     * Counter: keys written elsewhere while the server was away, deleted on its return
+     * (`on_server_return = delete-written`).
+     */
+    MCPOOL_METRIC_STALE_DELETED = 18,
+    /**
+     * Counter: returns whose written-while-away keys overflowed `written_while_away_max`
+     * (flushed instead).
+     */
+    MCPOOL_METRIC_AWAY_OVERFLOWS = 19,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -564,6 +578,36 @@ typedef void (*mcpool_hit_callback)(void *userdata,
                                     size_t value_len,
                                     uint32_t flags,
                                     uint64_t cas);
+
+/**
+ * An item's metadata, read without its value by `mcpool_client_meta_info`.
+ */
+typedef struct {
+    /**
+     * 1 when the item had been read before, else 0.
+     */
+    uint8_t hit_before;
+    /**
+     * Seconds since the item was last accessed.
+     */
+    uint64_t last_access_s;
+    /**
+     * Seconds before the item expires; -1 when it never expires.
+     */
+    int64_t ttl_s;
+    /**
+     * The CAS version.
+     */
+    uint64_t cas;
+    /**
+     * The stored value's size in bytes (as stored: compressed if it was).
+     */
+    uint64_t size;
+    /**
+     * The flags word as stored (value-format bits included).
+     */
+    uint32_t flags;
+} mcpool_item_info;
 
 /**
  * Called on every server state change, on the thread whose call changed it (inside that
@@ -1801,6 +1845,39 @@ mcpool_status mcpool_client_invalidate(const mcpool_client *client,
                                        const uint8_t *key,
                                        size_t key_len,
                                        uint32_t stale_ttl_s);
+
+/**
+ * `mcpool_client_set` that gives the item the CAS version `version` instead of the
+ * server's next one (meta `E` flag): for writers that keep several pools consistent.
+ * `MCPOOL_OK` when stored. Meta protocol and memcached 1.6.27 or later only:
+ * `MCPOOL_UNSUPPORTED` on the text and binary protocols, and from an older server (the
+ * message names the version it reports; nothing was stored).
+ *
+ * # Safety
+ * As for `mcpool_client_set`.
+ */
+mcpool_status mcpool_client_set_with_version(const mcpool_client *client,
+                                             const uint8_t *key,
+                                             size_t key_len,
+                                             const uint8_t *val,
+                                             size_t value_len,
+                                             uint32_t flags,
+                                             uint32_t ttl,
+                                             uint64_t version);
+
+/**
+ * Reads `key`'s metadata without its value (meta `mg <key> h l t c s f u`; the read is not
+ * an access). `MCPOOL_OK` and `*out_info` written; `MCPOOL_NOT_FOUND` for a miss (nothing
+ * written); `MCPOOL_UNSUPPORTED` on the text and binary protocols.
+ *
+ * # Safety
+ * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_info` is NULL
+ * or valid for one write.
+ */
+mcpool_status mcpool_client_meta_info(const mcpool_client *client,
+                                      const uint8_t *key,
+                                      size_t key_len,
+                                      mcpool_item_info *out_info);
 
 /**
  * Invalidates every item on every server: now (`delay_s` 0) or after `delay_s` seconds.

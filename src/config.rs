@@ -72,6 +72,15 @@ pub struct Config {
     /// Whether placement hashes the key with its prefix (`key_prefix`) in front. `None`
     /// means the distribution's rule ([`crate::route::Distribution::hashes_namespace`]).
     pub hash_key_prefix: Option<bool>,
+    /// What a wire key over the protocol's limit becomes: refused (the default) or hashed
+    /// to Dalli's form (option `long_keys`, docs/keys.md).
+    pub long_keys: crate::key::LongKeys,
+    /// What a server marked dead gets before it serves again, with `eject`/`rehash`
+    /// failover (option `on_server_return`, docs/failover.md).
+    pub on_server_return: crate::stale::OnServerReturn,
+    /// Most keys remembered per server while it is away (`delete-written`); past it the
+    /// return flushes instead.
+    pub written_while_away_max: usize,
     /// Largest value sent (as given, checked before compression) and accepted from a server;
     /// at most [`MAX_ITEM_SIZE`].
     pub max_value_size: usize,
@@ -109,6 +118,9 @@ impl Default for Config {
             key_prefix: Vec::new(),
             sanitize_keys: None,
             hash_key_prefix: None,
+            long_keys: crate::key::LongKeys::Refuse,
+            on_server_return: crate::stale::OnServerReturn::Keep,
+            written_while_away_max: crate::stale::DEFAULT_WRITTEN_WHILE_AWAY_MAX,
             max_value_size: 1024 * 1024,
             protocol: Protocol::Text,
             sasl: None,
@@ -402,6 +414,33 @@ impl ClientBuilder {
     /// `at least` (the default).
     pub fn compression_above(mut self, above: bool) -> Self {
         self.config.compression.above = above;
+        self
+    }
+
+    /// What a wire key (prefix included) over the protocol's limit becomes: refused (the
+    /// default) or, with [`LongKeys::Hash`](crate::key::LongKeys::Hash), Dalli's truncated
+    /// form (a readable prefix, `:md5:`, the hex MD5 of the whole key). Hashed keys are not
+    /// shared with clients that refuse long keys (docs/keys.md).
+    pub fn long_keys(mut self, policy: crate::key::LongKeys) -> Self {
+        self.config.long_keys = policy;
+        self
+    }
+
+    /// What a server that was marked dead gets before it serves again, with `eject` or
+    /// `rehash` failover (meaningless with `fail-fast`, where nothing is written elsewhere):
+    /// nothing (`Keep`, the default), `flush_all` (`Flush`), or the deletion of the keys
+    /// written to other servers while it was away (`DeleteWritten`, at most
+    /// [`ClientBuilder::written_while_away_max`] keys, then `flush_all`). docs/failover.md.
+    pub fn on_server_return(mut self, policy: crate::stale::OnServerReturn) -> Self {
+        self.config.on_server_return = policy;
+        self
+    }
+
+    /// Most keys remembered per server while it is away, for `on_server_return =
+    /// delete-written` (default 10000); past it the return falls back to `flush_all`
+    /// (counted as `away_overflows`).
+    pub fn written_while_away_max(mut self, keys: usize) -> Self {
+        self.config.written_while_away_max = keys;
         self
     }
 

@@ -282,6 +282,30 @@ pub struct Conn {
     /// The tag (meta `O`, binary opaque) of the next request: every request on a connection
     /// carries its own, so a reply can only be taken for the request it answers.
     next_tag: u32,
+    /// The server's version (major, minor, patch) as its `version` reply gave it, once this
+    /// connection has asked (the meta dialect asks when it needs to know: explicit CAS
+    /// versions, memcached 1.6.6's `OK`).
+    server_version: Option<ServerVersion>,
+    /// A meta `OK` was taken as `HD` before the version was known: the dialect checks the
+    /// version before the outcome is handed out.
+    pub(crate) legacy_ok_unchecked: bool,
+}
+
+/// A server's version, from its `version` reply (`1.6.18` → `(1, 6, 18)`; parts that are
+/// not numbers count as 0).
+pub type ServerVersion = (u32, u32, u32);
+
+/// Reads `1.6.18`, `1.6.21-rc1`, … (anything after the numbers is ignored).
+pub fn parse_version(s: &str) -> ServerVersion {
+    let mut parts = s.trim().split('.').map(|p| {
+        let digits: String = p.chars().take_while(|c| c.is_ascii_digit()).collect();
+        digits.parse().unwrap_or(0)
+    });
+    (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    )
 }
 
 impl Conn {
@@ -371,6 +395,8 @@ impl Conn {
             cut: false,
             epoch: 0,
             next_tag: 1,
+            server_version: None,
+            legacy_ok_unchecked: false,
         })
     }
 
@@ -386,6 +412,21 @@ impl Conn {
     /// it is dropped and another one opened.
     pub(crate) fn is_reusable_idle(&mut self) -> bool {
         self.is_reusable() && self.stream.is_quiet()
+    }
+
+    /// The server's label, for messages.
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The server's version, when this connection has asked for it.
+    pub(crate) fn server_version(&self) -> Option<ServerVersion> {
+        self.server_version
+    }
+
+    /// Records the server's version (from a `version` reply on this connection).
+    pub(crate) fn set_server_version(&mut self, v: ServerVersion) {
+        self.server_version = Some(v);
     }
 
     /// Reserves `n` consecutive request tags on this connection and returns the first: the

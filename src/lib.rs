@@ -40,6 +40,7 @@ pub mod route;
 mod server;
 pub mod set_item;
 pub mod sink;
+pub mod stale;
 pub mod tls;
 pub mod value;
 
@@ -48,7 +49,7 @@ pub use client::{Client, PerServer};
 pub use config::{ClientBuilder, Config, MAX_ITEM_SIZE, MAX_POOL_SIZE};
 pub use error::{Error, Result};
 pub use health::ServerState;
-pub use item::{Item, Lease, StoreOutcome};
+pub use item::{Item, ItemInfo, Lease, StoreOutcome};
 pub use key::{Keys, Single};
 pub use metrics::{Event, ServerMetrics};
 pub use proto::ascii::StoreCommand;

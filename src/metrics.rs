@@ -47,6 +47,15 @@ pub struct ServerMetrics {
     /// Single-key reads and small sets that waited for a connection and were served on
     /// another caller's connection, pipelined with other waiting work (docs/handover.md).
     pub handed_over: u64,
+    /// Returns cleaned with `flush_all` before serving (`on_server_return`: `flush`, or
+    /// `delete-written` past `written_while_away_max`).
+    pub returns_flushed: u64,
+    /// Keys written elsewhere while the server was away, deleted from it on its return
+    /// (`on_server_return = delete-written`).
+    pub stale_deleted: u64,
+    /// Returns whose written-while-away keys overflowed `written_while_away_max` (flushed
+    /// instead).
+    pub away_overflows: u64,
 }
 
 /// Whether a metric only grows (a counter) or is a level at the snapshot (a gauge).
@@ -81,7 +90,7 @@ const fn counter(name: &'static str, help: &'static str) -> Metric {
 /// Every per-server metric, in the C ABI's numbering (`mcpool_metric`): the one list that the
 /// C ABI, the CLI and the Prometheus exporter name metrics from. [`ServerMetrics::values`]
 /// gives a snapshot's values in this order.
-pub const METRICS: [Metric; 17] = [
+pub const METRICS: [Metric; 20] = [
     counter(
         "operations",
         "Request/reply exchanges (a multi-key call counts once per server it touches).",
@@ -134,6 +143,19 @@ pub const METRICS: [Metric; 17] = [
         "handed_over",
         "Reads and small sets served on another caller's connection while waiting for one.",
     ),
+    // keys-meta: stale data after a return (on_server_return).
+    counter(
+        "returns_flushed",
+        "Returns cleaned with flush_all before serving (on_server_return).",
+    ),
+    counter(
+        "stale_deleted",
+        "Keys written elsewhere while the server was away, deleted on its return.",
+    ),
+    counter(
+        "away_overflows",
+        "Returns whose written-while-away keys overflowed written_while_away_max (flushed).",
+    ),
 ];
 
 impl ServerMetrics {
@@ -159,6 +181,9 @@ impl ServerMetrics {
             open.into(),
             idle.into(),
             self.handed_over,
+            self.returns_flushed,
+            self.stale_deleted,
+            self.away_overflows,
         ]
     }
 }
@@ -180,6 +205,9 @@ pub(crate) struct Counters {
     pub ejections: AtomicU64,
     pub returns: AtomicU64,
     pub handed_over: AtomicU64,
+    pub returns_flushed: AtomicU64,
+    pub stale_deleted: AtomicU64,
+    pub away_overflows: AtomicU64,
 }
 
 impl Counters {
@@ -223,6 +251,9 @@ impl Counters {
             ejections: g(&self.ejections),
             returns: g(&self.returns),
             handed_over: g(&self.handed_over),
+            returns_flushed: g(&self.returns_flushed),
+            stale_deleted: g(&self.stale_deleted),
+            away_overflows: g(&self.away_overflows),
         }
     }
 }

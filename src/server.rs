@@ -85,6 +85,9 @@ pub(crate) struct PoolSettings {
     pub retry_timeout_max: Duration,
     /// Told when a server goes down or comes back.
     pub events: Option<EventHandler>,
+    /// The clean-up of a returning server (`on_server_return`, `written_while_away_max`);
+    /// `None` with `keep` or with `fail-fast` failover.
+    pub on_return: Option<(crate::stale::OnServerReturn, usize)>,
 }
 
 /// One server: pool, health, counters.
@@ -104,6 +107,8 @@ pub(crate) struct Server {
     pool: Pool,
     gate: Gate,
     child: Mutex<Option<(u64, Pool, Arc<Gate>)>>,
+    /// What a returning server needs before it serves (see `stale`).
+    pub away: Option<crate::stale::AwayGuard>,
 }
 
 fn thread_pool() -> Arc<ScheduledThreadPool> {
@@ -177,6 +182,9 @@ impl Server {
             generation: fork::generation(),
             gate: Gate::new(settings.max_size),
             child: Mutex::new(None),
+            away: settings
+                .on_return
+                .map(|(policy, max)| crate::stale::AwayGuard::new(policy, max)),
         }
     }
 
@@ -327,6 +335,18 @@ impl Server {
         if let Some(conn) = pooled.conn.as_mut() {
             conn.set_deadline(deadline);
         }
+        if let Some(away) = self.away.as_ref().filter(|a| a.is_pending()) {
+            // A returning server serves nothing before its clean-up (see `stale`).
+            let epoch = pooled.conn.as_ref().map_or(0, |c| c.epoch());
+            let cleaned = pooled.with_conn(|conn| away.clean(conn, &self.dialect, &self.counters));
+            if let Err(e) = cleaned {
+                pooled.conn = None;
+                let event = self.failed(&e, epoch);
+                drop(pooled);
+                self.emit(event);
+                return Err(e);
+            }
+        }
         Ok(Checkout::Conn(pooled))
     }
 
@@ -447,6 +467,9 @@ impl Server {
         if !marked.first {
             return None;
         }
+        if let Some(away) = &self.away {
+            away.server_down();
+        }
         Counters::bump(&self.counters.ejections);
         Some(Event::ServerDown {
             server: self.label.to_string(),
@@ -488,6 +511,7 @@ impl Pipeline for Serving<'_> {
                 flags,
                 ttl,
             }) => Request::Store {
+                version: None,
                 cmd: StoreCommand::Set,
                 key: wire,
                 flags: *flags,

@@ -137,12 +137,13 @@ impl Contestant for RustApi {
                 size,
                 compress,
                 prefix,
+                value,
             } => {
                 let c = self.client(Shape {
                     pool: 20,
                     compress: *compress,
                 })?;
-                let val = value_bytes(*size);
+                let val = value.bytes(*size);
                 let mut k = String::new();
                 Ok(Answer::Ok(load::seq(u64::from(*keyspace), u64::MAX, |i| {
                     key(&mut k, prefix, i);
@@ -159,12 +160,13 @@ impl Contestant for RustApi {
                 pool,
                 compress,
                 prefix,
+                value,
             } => {
                 let c = self.client(Shape {
                     pool: *pool,
                     compress: *compress,
                 })?;
-                let val = value_bytes(*size);
+                let val = value.bytes(*size);
                 let (keyspace, mget) = (u64::from(*keyspace), u64::from(*mget));
                 let r = load::mix(
                     *threads,

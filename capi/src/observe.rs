@@ -53,10 +53,18 @@ pub enum mcpool_metric {
     /// Counter: single-key reads and small sets that waited for a connection and were served
     /// on another caller's connection instead (see docs/handover.md).
     MCPOOL_METRIC_HANDED_OVER = 16,
+    /// Counter: returns cleaned with `flush_all` before serving (`on_server_return`).
+    MCPOOL_METRIC_RETURNS_FLUSHED = 17,
+    /// Counter: keys written elsewhere while the server was away, deleted on its return
+    /// (`on_server_return = delete-written`).
+    MCPOOL_METRIC_STALE_DELETED = 18,
+    /// Counter: returns whose written-while-away keys overflowed `written_while_away_max`
+    /// (flushed instead).
+    MCPOOL_METRIC_AWAY_OVERFLOWS = 19,
 }
 
 /// Every metric in numeric order (numbers are dense from 0).
-const METRICS: [(mcpool_metric, &str); 17] = {
+const METRICS: [(mcpool_metric, &str); 20] = {
     use mcpool_metric::*;
     [
         (MCPOOL_METRIC_OPERATIONS, "operations\0"),
@@ -76,6 +84,9 @@ const METRICS: [(mcpool_metric, &str); 17] = {
         (MCPOOL_METRIC_POOL_OPEN, "pool_open\0"),
         (MCPOOL_METRIC_POOL_IDLE, "pool_idle\0"),
         (MCPOOL_METRIC_HANDED_OVER, "handed_over\0"),
+        (MCPOOL_METRIC_RETURNS_FLUSHED, "returns_flushed\0"),
+        (MCPOOL_METRIC_STALE_DELETED, "stale_deleted\0"),
+        (MCPOOL_METRIC_AWAY_OVERFLOWS, "away_overflows\0"),
     ]
 };
 

@@ -1067,6 +1067,36 @@ static void test_lease(mcpool_client *c) {
     EXPECT(mcpool_client_invalidate(c, NULL, 3, 30), MCPOOL_INVALID_ARGUMENT);
 }
 
+/* Issue 21 item 6: item metadata without the value, and explicit CAS versions (refused by
+ * the installed memcached, older than 1.6.27, with its version in the message). */
+static void test_meta_info(mcpool_client *c) {
+    mcpool_item_info info = {0};
+    info.flags = 77;
+    if (strcmp(proto, "meta") != 0) {
+        EXPECT(mcpool_client_meta_info(c, K("info"), &info), MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_client_set_with_version(c, K("info"), K("v"), 0, 0, 5), MCPOOL_UNSUPPORTED);
+        CHECK(info.flags == 77);
+        return;
+    }
+    EXPECT(mcpool_client_set(c, K("info"), K("twelve bytes"), 0x42, 100), MCPOOL_OK);
+    EXPECT(mcpool_client_meta_info(c, K("info"), &info), MCPOOL_OK);
+    /* The flags as stored: the mcpool layout adds its mark (bit 24) to the caller's. */
+    CHECK(info.hit_before == 0 && info.size == 12 && info.cas != 0);
+    CHECK(info.flags == (0x42u | (1u << 24)));
+    CHECK(info.ttl_s > 90 && info.ttl_s <= 100);
+    EXPECT(mcpool_client_set(c, K("info-forever"), K("v"), 0, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_meta_info(c, K("info-forever"), &info), MCPOOL_OK);
+    CHECK(info.ttl_s == -1);
+    info.flags = 77;
+    EXPECT(mcpool_client_meta_info(c, K("info-absent"), &info), MCPOOL_NOT_FOUND);
+    CHECK(info.flags == 77);
+    EXPECT(mcpool_client_meta_info(c, K("info"), NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_set_with_version(c, K("info-e"), K("v"), 0, 0, 12345), MCPOOL_UNSUPPORTED);
+    CHECK(strstr(mcpool_last_error_message(), "1.6.27") != NULL);
+    mcpool_item *item = NULL;
+    EXPECT(mcpool_client_get(c, K("info-e"), &item), MCPOOL_NOT_FOUND);
+}
+
 static uint64_t metric(const mcpool_metrics *m, size_t server, mcpool_metric which) {
     uint64_t v = UINT64_MAX;
     EXPECT(mcpool_metrics_get(m, server, which, &v), MCPOOL_OK);
@@ -1689,6 +1719,7 @@ int main(int argc, char **argv) {
         test_set_multi_ttl(pc);
         test_get_into(pc);
         test_lease(pc);
+        test_meta_info(pc);
         mcpool_client_free(pc);
         printf("%s protocol: %s\n", proto, failed == before ? "ok" : "FAILED");
     }

@@ -1891,6 +1891,66 @@ invalidate(m, key, stale_ttl)
                                       stale_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)stale_ttl);
         RETURN_STATUS(st);
 
+void
+set_with_version(m, key, value, version, ...)
+        Mcpool m
+        SV *key
+        SV *value
+        UV version
+    PREINIT:
+        char kbuf[KEYBUF];
+        STRLEN klen, vlen;
+        const uint8_t *k;
+        const char *v;
+        uint32_t t = 0;
+        mcpool_kind kind;
+        mcpool_status st;
+    PPCODE:
+        /* set with an explicit CAS version (meta E; memcached 1.6.27+): true when stored,
+         * false when not, nothing on an error (last_error names the server's version) */
+        k = mcp_key(aTHX_ m, key, &klen, kbuf, "set_with_version");
+        v = mcp_value(aTHX_ m, value, &vlen, &kind);
+        if (items > 4)
+            t = mcp_exptime(aTHX_ ST(4));
+        if (m->batch_flags[kind] < 0)
+            croak("Mcpool::set_with_version: this value format stores such a value in another "
+                  "form; store it with set");
+        st = mcpool_client_set_with_version(m->client, k, klen, (const uint8_t *)v, vlen,
+                                            (uint32_t)m->batch_flags[kind], t, (uint64_t)version);
+        RETURN_STATUS(st);
+
+void
+meta_info(m, key)
+        Mcpool m
+        SV *key
+    PREINIT:
+        char kbuf[KEYBUF];
+        STRLEN klen;
+        const uint8_t *k;
+        mcpool_item_info info;
+        mcpool_status st;
+        HV *h;
+    PPCODE:
+        /* { hit_before, last_access, ttl (undef: never expires), cas, size, flags }, or undef
+         * for a miss; nothing on an error (meta protocol only) */
+        k = mcp_key(aTHX_ m, key, &klen, kbuf, "meta_info");
+        st = mcpool_client_meta_info(m->client, k, klen, &info);
+        if (st == MCPOOL_NOT_FOUND) {
+            ST(0) = &PL_sv_undef;
+            XSRETURN(1);
+        }
+        if (st != MCPOOL_OK)
+            XSRETURN_EMPTY;
+        h = newHV();
+        (void)hv_stores(h, "hit_before", newSViv(info.hit_before ? 1 : 0));
+        (void)hv_stores(h, "last_access", newSVuv((UV)info.last_access_s));
+        (void)hv_stores(h, "ttl", info.ttl_s < 0 ? newSV(0) : newSViv((IV)info.ttl_s));
+        (void)hv_stores(h, "cas", newSVuv((UV)info.cas));
+        (void)hv_stores(h, "size", newSVuv((UV)info.size));
+        (void)hv_stores(h, "flags", newSVuv((UV)info.flags));
+        ST(0) = sv_2mortal(newRV_noinc((SV *)h));
+        XSRETURN(1);
+
 SV *
 last_error(...)
     CODE:

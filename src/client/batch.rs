@@ -91,29 +91,32 @@ impl Client {
             return Err(e.clone());
         }
         let mut first_err = None;
-        let (groups, unplaced) = self.group(&prepared, |item| &item.0);
+        let t = &*self.topology();
+        let (groups, unplaced) = self.group(t, &prepared, |item| &item.0);
         if let Some((_, e)) = unplaced.into_iter().next() {
             return Err(e);
         }
         for (idx, members) in groups {
             // Text only (quiet dialects returned above): `noreply` stores, then `version`.
-            let res = self.acquire(idx, self.deadline()).and_then(|mut pooled| {
-                let res = pooled.with_conn(|conn| {
-                    let tag = conn.take_tags(1);
-                    let buf = conn.begin();
-                    for (k, d, f) in members.iter().filter_map(|&i| prepared[i].as_ref().ok()) {
-                        let req = set_request(k, d, *f, ttl, true);
-                        dialect.encode(buf, &req, tag);
-                    }
-                    dialect.encode_barrier(buf, tag);
-                    conn.send()?;
-                    dialect.read_barrier(conn, tag)?;
-                    conn.finish();
-                    Ok(())
+            let res = self
+                .acquire(t, idx, self.deadline())
+                .and_then(|mut pooled| {
+                    let res = pooled.with_conn(|conn| {
+                        let tag = conn.take_tags(1);
+                        let buf = conn.begin();
+                        for (k, d, f) in members.iter().filter_map(|&i| prepared[i].as_ref().ok()) {
+                            let req = set_request(k, d, *f, ttl, true);
+                            dialect.encode(buf, &req, tag);
+                        }
+                        dialect.encode_barrier(buf, tag);
+                        conn.send()?;
+                        dialect.read_barrier(conn, tag)?;
+                        conn.finish();
+                        Ok(())
+                    });
+                    self.release(t, idx, pooled, &res);
+                    res
                 });
-                self.release(idx, pooled, &res);
-                res
-            });
             if let Err(e) = res {
                 first_err.get_or_insert(e);
             }
@@ -132,6 +135,7 @@ impl Client {
             .map(|i| keys.key(i).and_then(|k| self.wire_key(k)))
             .collect();
         let like = Request::Delete {
+            version: None,
             key: b"",
             quiet: false,
         };
@@ -139,7 +143,11 @@ impl Client {
             &prepared,
             |k| k,
             &like,
-            |k, quiet| Request::Delete { key: k, quiet },
+            |k, quiet| Request::Delete {
+                key: k,
+                quiet,
+                version: None,
+            },
         )
         .into_iter()
         .map(|r| r.and_then(Outcome::existed))
@@ -178,6 +186,7 @@ impl Client {
             .map(|(k, delta)| Ok((self.wire_key(k.as_ref())?, *delta)))
             .collect();
         let like = Request::Arith {
+            version: None,
             incr,
             key: b"",
             delta: 0,
@@ -188,6 +197,7 @@ impl Client {
             |(k, _)| k,
             &like,
             |(k, delta), _quiet| Request::Arith {
+                version: None,
                 incr,
                 key: k,
                 delta: *delta,
@@ -246,7 +256,8 @@ impl Client {
             .iter()
             .map(|r| r.as_ref().err().map(|e| Err(e.clone())))
             .collect();
-        let (groups, unplaced) = self.group(prepared, &key_of);
+        let t = &*self.topology();
+        let (groups, unplaced) = self.group(t, prepared, &key_of);
         for (i, e) in unplaced {
             results[i] = Some(Err(e));
         }
@@ -254,7 +265,7 @@ impl Client {
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
             let res = self
-                .acquire_group(idx, deadline)
+                .acquire_group(t, idx, deadline)
                 .and_then(|(idx, mut pooled)| {
                     let res = pooled.with_conn(|conn| {
                         let n = members.len();
@@ -274,7 +285,7 @@ impl Client {
                     match res {
                         Ok(tag) => Ok((idx, pooled, tag)),
                         Err(e) => {
-                            self.release(idx, pooled, &Err::<(), _>(e.clone()));
+                            self.release(t, idx, pooled, &Err::<(), _>(e.clone()));
                             Err(e)
                         }
                     }
@@ -303,14 +314,14 @@ impl Client {
                     }
                 }
             }
-            self.release(idx, pooled, &res);
+            self.release(t, idx, pooled, &res);
         }
         results
             .into_iter()
             .zip(prepared)
             .map(|(r, item)| match (r, item) {
                 (Some(r), _) => r,
-                (None, Ok(item)) => Err(self.dead_error(key_of(item))),
+                (None, Ok(item)) => Err(self.dead_error(t, key_of(item))),
                 (None, Err(e)) => Err(e.clone()),
             })
             .collect()
@@ -338,6 +349,7 @@ fn store_request<'r>(
     quiet: bool,
 ) -> Request<'r> {
     Request::Store {
+        version: None,
         cmd,
         key,
         flags,

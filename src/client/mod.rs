@@ -9,9 +9,13 @@
 mod batch;
 mod commands;
 mod exchange;
+mod meta_ext;
 mod place;
 mod read;
+mod topology;
 mod typed;
+
+pub(crate) use topology::Topology;
 
 use crate::config::{ClientBuilder, Config};
 use crate::conn::ConnOptions;
@@ -22,6 +26,7 @@ use crate::key::KeyRules;
 use crate::metrics::ServerMetrics;
 use crate::route::{Distribution, Router};
 use crate::server::{PoolSettings, Server};
+use arc_swap::ArcSwap;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -43,8 +48,10 @@ pub struct Client {
 
 struct Inner {
     config: Config,
-    servers: Vec<Server>,
-    router: Router,
+    /// The servers and their placement ring: one immutable snapshot, replaced whole. Each
+    /// call loads it once at its start and uses it throughout (server indexes mean
+    /// something only within one snapshot), so a call in flight finishes on its ring.
+    topology: ArcSwap<Topology>,
     /// The dialect of the configured protocol.
     dialect: Dialect,
     /// Prefix, sanitizing and the protocol's key checks.
@@ -124,9 +131,15 @@ impl Client {
             retry_timeout: config.retry_timeout,
             retry_timeout_max: config.retry_timeout_max,
             events: config.events.clone(),
+            on_return: (config.on_server_return != crate::stale::OnServerReturn::Keep
+                && config.failover != crate::route::FailoverPolicy::FailFast)
+                .then_some((config.on_server_return, config.written_while_away_max)),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
-        let servers = Server::all(&config.servers, &settings, &opts, &dialect);
+        let servers = Server::all(&config.servers, &settings, &opts, &dialect)
+            .into_iter()
+            .map(Arc::new)
+            .collect();
         let proxy_pool = config.distribution == Distribution::ProxyPool;
         let keys = KeyRules {
             prefix: config.key_prefix.clone(),
@@ -135,6 +148,7 @@ impl Client {
                 .unwrap_or_else(|| config.distribution.sanitizes_keys_by_default()),
             keep_slash: proxy_pool,
             protocol: config.protocol,
+            long_keys: config.long_keys,
         };
         Ok(Client {
             inner: Arc::new(Inner {
@@ -150,10 +164,15 @@ impl Client {
                 },
                 proxy_pool,
                 config,
-                servers,
-                router,
+                topology: ArcSwap::from_pointee(Topology { servers, router }),
             }),
         })
+    }
+
+    /// The current servers and ring, loaded once per call (see `Inner::topology`).
+    #[inline]
+    pub(crate) fn topology(&self) -> arc_swap::Guard<Arc<Topology>> {
+        self.inner.topology.load()
     }
 
     /// The configuration the client was built with.
@@ -163,7 +182,7 @@ impl Client {
 
     /// The servers' `host:port` labels, in configuration order.
     pub fn server_labels(&self) -> Vec<String> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| s.label.to_string())
@@ -172,7 +191,7 @@ impl Client {
 
     /// Health of each server (alive, failures, time to the next retry).
     pub fn server_states(&self) -> Vec<ServerState> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| s.health.snapshot(&s.label))
@@ -181,7 +200,7 @@ impl Client {
 
     /// Each server's counters (operations, hits, misses, errors by kind, pool waits, …).
     pub fn metrics(&self) -> Vec<ServerMetrics> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| s.counters.snapshot(&s.label))
@@ -191,7 +210,7 @@ impl Client {
     /// Connections per server: `(open, idle)`, in configuration order. An open connection is
     /// a pooled slot (checked out or idle); `idle == open` means none is in use.
     pub fn pool_states(&self) -> Vec<(u32, u32)> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| {
@@ -201,8 +220,15 @@ impl Client {
             .collect()
     }
 
+    /// The longest key a caller may give: 250 bytes, or [`crate::key::MAX_HASHED_KEY_LEN`]
+    /// when `long_keys` is `hash`.
+    pub fn max_key_len(&self) -> usize {
+        self.inner.keys.max_caller_len()
+    }
+
     /// The key as the server stores it: sanitized if configured, prefixed, validated (on the
-    /// text protocol: no spaces or control bytes; on meta and binary any bytes, 1 to 250).
+    /// text protocol: no spaces or control bytes; on meta and binary any bytes, 1 to 250),
+    /// hashed to Dalli's form when too long and `long_keys` is `hash`.
     pub fn wire_key<'a>(&self, key: &'a [u8]) -> Result<Cow<'a, [u8]>> {
         self.inner.keys.wire_key(key)
     }

@@ -708,6 +708,20 @@ mcpool extension (meta protocol only): marks the key stale for C<$stale_ttl> sec
 of deleting it, so C<get_lease> readers keep the old value while one recomputes. True, false
 when the key did not exist, nothing on an error.
 
+=item set_with_version ($key, $value, $version[, $expiration_time])
+
+mcpool extension (meta protocol, memcached 1.6.27 or later): C<set> that gives the item the
+CAS version C<$version> (meta C<E> flag), for writers that keep several pools consistent.
+True when stored; nothing on an error, e.g. from an older server (C<last_error> names the
+version it reports; nothing was stored).
+
+=item meta_info ($key)
+
+mcpool extension (meta protocol only): the item's metadata without its value, as a hash
+reference C<{ hit_before =E<gt> 0|1, last_access =E<gt> seconds, ttl =E<gt> seconds or undef
+(never expires), cas, size, flags }>; undef for a miss; nothing on an error. The request is
+not an access (memcached's C<u> flag): it changes neither C<hit_before> nor C<last_access>.
+
 =item Mcpool::option_names (), Mcpool::option_doc ($name)
 
 The core's options (see L</The core's options>).

@@ -1736,6 +1736,77 @@ static PyObject *Client_invalidate(ClientObject *self, PyObject *const *args, Py
     return raise_status(st);
 }
 
+/* set_with_version(key, value, version, time=0): stores value (serialized and compressed as
+ * set does) with the explicit CAS version `version` (meta E flag; memcached 1.6.27+, else
+ * ConfigurationError naming the server's version). True when stored. Meta protocol only. */
+static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}, {"value", 1}, {"version", 2}, {"time", 3}};
+    PyObject *a[4];
+    const uint8_t *k;
+    size_t kn;
+    uint32_t ttl = 0, flags = 0;
+    uint64_t version;
+    value_t v;
+    mcpool_status st;
+    PyObject *own;
+    CHECK_OPEN(self);
+    if (parse_args("set_with_version", args, nargs, kw, names, 4, 4, 4, 3, a) < 0)
+        return NULL;
+    if (u64_arg(a[2], "version", 0, &version) < 0 || (a[3] != NULL && ttl_arg(a[3], &ttl) < 0))
+        return NULL;
+    if (key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    if (serialize(self, a[1], &v) < 0) {
+        Py_XDECREF(own);
+        return NULL;
+    }
+    st = batch_flags(self->client, &v, &flags);
+    if (st == MCPOOL_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_set_with_version(self->client, k, kn, (const uint8_t *)v.p,
+                                            (size_t)v.n, flags, ttl, version);
+        Py_END_ALLOW_THREADS
+    }
+    Py_XDECREF(v.owner);
+    Py_XDECREF(own);
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
+        Py_RETURN_FALSE;
+    return raise_status(st);
+}
+
+/* meta_info(key) -> dict or None: the item's metadata without its value (meta mg h l t c s f
+ * u; not an access): hit_before (bool), last_access (seconds), ttl (seconds, None when it
+ * never expires), cas, size (as stored), flags. None for a miss. Meta protocol only. */
+static PyObject *Client_meta_info(ClientObject *self, PyObject *key) {
+    const uint8_t *k;
+    size_t kn;
+    mcpool_item_info info;
+    mcpool_status st;
+    PyObject *own;
+    CHECK_OPEN(self);
+    if (key_bytes(key, &k, &kn, &own) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_meta_info(self->client, k, kn, &info);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
+    if (st == MCPOOL_NOT_FOUND)
+        Py_RETURN_NONE;
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    PyObject *ttl = info.ttl_s < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLongLong(info.ttl_s);
+    if (ttl == NULL)
+        return NULL;
+    return Py_BuildValue("{s:N,s:K,s:N,s:K,s:K,s:k}", "hit_before",
+                         PyBool_FromLong(info.hit_before), "last_access",
+                         (unsigned long long)info.last_access_s, "ttl", ttl, "cas",
+                         (unsigned long long)info.cas, "size", (unsigned long long)info.size,
+                         "flags", (unsigned long)info.flags);
+}
+
 /* metrics() -> {server: {metric name: int}}: a snapshot, no I/O (names from the core). */
 static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
     (void)noargs;
@@ -1867,6 +1938,13 @@ static PyMethodDef Client_methods[] = {
      "get_lease(key, vivify_ttl=30, recache_below=0)\n--\n\n(outcome, value, cas): outcome "
      "'hit', 'recompute' (compute and set it) or 'wait' (another caller is); value is the "
      "value or the stale one, None when there is none. Meta protocol only."},
+    {"set_with_version", (PyCFunction)(void (*)(void))Client_set_with_version, FAST,
+     "set_with_version(key, value, version, time=0)\n--\n\nStores value with the explicit CAS "
+     "version `version` (meta protocol, memcached 1.6.27+); True when stored."},
+    {"meta_info", (PyCFunction)Client_meta_info, METH_O,
+     "meta_info(key)\n--\n\nThe item's metadata without its value (meta protocol): a dict "
+     "with hit_before, last_access, ttl (None: never expires), cas, size, flags; None for a "
+     "miss."},
     {"invalidate", (PyCFunction)(void (*)(void))Client_invalidate, FAST,
      "invalidate(key, stale_ttl=30)\n--\n\nMarks key stale instead of deleting it; True when "
      "it existed. Meta protocol only."},

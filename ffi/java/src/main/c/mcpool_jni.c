@@ -862,6 +862,51 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_invalidate(JNIEnv *env, jclass cls,
     return answer(env, st);
 }
 
+/* A set with an explicit CAS version (meta E, memcached 1.6.27+): a value of a kind (its
+ * flags from the core's value format) or, kind -1, raw bytes with the caller's flags. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_setWithVersion(JNIEnv *env, jclass cls, jlong h,
+                                                            jbyteArray key, jint kind,
+                                                            jbyteArray value, jint flags, jint ttl,
+                                                            jlong version) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    uint8_t vstack[VALUE_STACK];
+    bytes_t k, v;
+    uint32_t f = (uint32_t)flags;
+    mcpool_status st = MCPOOL_OK;
+    if (kind >= 0) st = mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)kind, &f);
+    if (st != MCPOOL_OK) return answer(env, st);
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    if (!bytes_get(env, value, vstack, sizeof vstack, &v)) {
+        bytes_release(&k);
+        return -1;
+    }
+    st = mcpool_client_set_with_version(CLIENT(h), k.ptr, k.len, v.ptr, v.len, f, (uint32_t)ttl,
+                                        (uint64_t)version);
+    bytes_release(&k);
+    bytes_release(&v);
+    return answer(env, st);
+}
+
+/* An item's metadata without its value (meta protocol): out[0..6] = hit_before, last access
+ * (s), ttl (s, -1: never expires), cas, size, flags. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_metaInfo(JNIEnv *env, jclass cls, jlong h,
+                                                      jbyteArray key, jlongArray out) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    mcpool_item_info info;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    mcpool_status st = mcpool_client_meta_info(CLIENT(h), k.ptr, k.len, &info);
+    bytes_release(&k);
+    if (st == MCPOOL_OK && out != NULL) {
+        jlong m[6] = {info.hit_before, (jlong)info.last_access_s, (jlong)info.ttl_s,
+                      (jlong)info.cas, (jlong)info.size, (jlong)info.flags};
+        (*env)->SetLongArrayRegion(env, out, 0, 6, m);
+    }
+    return answer(env, st);
+}
+
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushAll(JNIEnv *env, jclass cls, jlong h,
                                                       jint delay) {
     (void)cls;

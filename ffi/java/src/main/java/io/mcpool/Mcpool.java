@@ -793,6 +793,46 @@ public final class Mcpool implements AutoCloseable {
         }
     }
 
+    /**
+     * Stores value (encoded as {@link #set} does) with the explicit CAS version {@code version}
+     * (meta protocol, memcached 1.6.27 or later: the meta E flag), for writers that keep
+     * several pools consistent. True when stored. A {@link ClientException}
+     * (MCPOOL_UNSUPPORTED) on the text and binary protocols and from an older server (the
+     * message names the version it reports; nothing was stored).
+     */
+    public boolean setWithVersion(String key, Object value, int ttl, long version) {
+        if (ttl < 0) throw ClientException.invalidArgument("setWithVersion: negative TTL");
+        byte[] k = key(key);
+        CachedData d = tc.encode(value);
+        if (d == null || d.data == null) {
+            throw new ClientException("the transcoder " + tc.getClass().getName() + " encoded a "
+                + (value == null ? "null" : value.getClass().getName()) + " as null", null);
+        }
+        long h = nc.acquire();
+        try {
+            int kind = d.kind == null ? -1 : d.kind.ordinal();
+            return Native.setWithVersion(h, k, kind, d.data, d.flags, ttl, version) == Native.OK;
+        } finally {
+            nc.release();
+        }
+    }
+
+    /**
+     * The item's metadata without its value (meta protocol only; otherwise a
+     * {@link ClientException} MCPOOL_UNSUPPORTED), or null for a miss.
+     */
+    public ItemInfo metaInfo(String key) {
+        byte[] k = key(key);
+        long[] out = new long[6];
+        long h = nc.acquire();
+        try {
+            if (Native.metaInfo(h, k, out) != Native.OK) return null;
+        } finally {
+            nc.release();
+        }
+        return new ItemInfo(out[0] != 0, out[1], out[2], out[3], out[4], (int) out[5]);
+    }
+
     /** Frees the native client (connections, background threads). Idempotent. */
     @Override
     public void close() {

@@ -210,6 +210,13 @@ final class Native {
      * lease answer (0 hit, 1 recompute, 2 wait). */
     static native byte[] getLease(long client, byte[] key, int vivifyTtl, int recacheBelow, long[] meta);
     static native int invalidate(long client, byte[] key, int staleTtl);
+    /** A set with an explicit CAS version (meta E): the value of a kind (Kind.ordinal()), or
+     * kind -1 for raw bytes with {@code flags}. */
+    static native int setWithVersion(long client, byte[] key, int kind, byte[] value, int flags,
+                                     int ttl, long version);
+    /** An item's metadata: OK with out = {hit_before, last_access_s, ttl_s (-1: none), cas,
+     * size, flags}, or NOT_FOUND. */
+    static native int metaInfo(long client, byte[] key, long[] out);
     /** Sets the configuration's event callback to the listener; returns the global reference
      * to release ({@link #releaseRef}) once every client built from it is freed. */
     static native long configSetEventListener(long cfg, Object listener);
