@@ -1898,7 +1898,6 @@ set_with_version(m, key, value, version, ...)
         SV *value
         UV version
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen, vlen;
         const uint8_t *k;
         const char *v;
@@ -1908,7 +1907,7 @@ set_with_version(m, key, value, version, ...)
     PPCODE:
         /* set with an explicit CAS version (meta E; memcached 1.6.27+): true when stored,
          * false when not, nothing on an error (last_error names the server's version) */
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, "set_with_version");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_with_version");
         v = mcp_value(aTHX_ m, value, &vlen, &kind);
         if (items > 4)
             t = mcp_exptime(aTHX_ ST(4));
@@ -1924,7 +1923,6 @@ meta_info(m, key)
         Mcpool m
         SV *key
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         mcpool_item_info info;
@@ -1933,7 +1931,7 @@ meta_info(m, key)
     PPCODE:
         /* { hit_before, last_access, ttl (undef: never expires), cas, size, flags }, or undef
          * for a miss; nothing on an error (meta protocol only) */
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, "meta_info");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "meta_info");
         st = mcpool_client_meta_info(m->client, k, klen, &info);
         if (st == MCPOOL_NOT_FOUND) {
             ST(0) = &PL_sv_undef;
