@@ -155,7 +155,10 @@ impl Client {
             inner: Arc::new(Inner {
                 dialect,
                 keys,
-                hash_skip: if config.distribution.hashes_namespace() {
+                hash_skip: if config
+                    .hash_key_prefix
+                    .unwrap_or_else(|| config.distribution.hashes_namespace())
+                {
                     0
                 } else {
                     config.key_prefix.len()

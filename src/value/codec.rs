@@ -128,8 +128,13 @@ pub struct Compression {
     pub codec: Option<Codec>,
     /// The level, on the codec's scale; `None`: [`Codec::default_level`] (zlib/gzip 6).
     pub level: Option<i32>,
-    /// Values of at least this many bytes are compressed (default 30 KiB, as SockIOPool).
+    /// Values of at least this many bytes are compressed (default 30 KiB, as SockIOPool);
+    /// with `above`, values of more than this many.
     pub threshold: usize,
+    /// Compare `threshold` strictly: a value is compressed when it is longer than the
+    /// threshold (Whalin's and spymemcached's `length > threshold`), not when it is at least
+    /// as long (default false).
+    pub above: bool,
     /// Keep the compressed form only when `compressed / original <= ratio`
     /// (default 0.8, as Cache::Memcached's `compress_ratio`).
     pub ratio: f64,
@@ -144,6 +149,7 @@ impl Default for Compression {
             codec: None,
             level: None,
             threshold: 30 * 1024,
+            above: false,
             ratio: 0.8,
             max_decompressed: 64 << 20,
         }
@@ -151,10 +157,20 @@ impl Default for Compression {
 }
 
 impl Compression {
+    /// Whether a value of `len` bytes is long enough to be compressed (`threshold`, compared
+    /// as `above` says).
+    pub fn due(&self, len: usize) -> bool {
+        if self.above {
+            len > self.threshold
+        } else {
+            len >= self.threshold
+        }
+    }
+
     /// `data` compressed with `codec` when it is at least the threshold and compression saves
     /// enough (`compressed <= ratio × original`); `None` to store it as it is.
     pub fn compress(&self, codec: Codec, data: &[u8]) -> Option<Vec<u8>> {
-        if !self.enabled || data.len() < self.threshold || data.is_empty() {
+        if !self.enabled || !self.due(data.len()) || data.is_empty() {
             return None;
         }
         let level = self.level.unwrap_or_else(|| codec.default_level());
