@@ -4,7 +4,7 @@
 //! parent's sockets, and r2d2's worker threads and the slots other threads had checked out
 //! did not survive the fork.
 
-use crate::address::{ServerAddr, ServerSpec};
+use crate::address::ServerSpec;
 use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::dialect::{Dialect, Found, Outcome, Pipeline, Request};
 use crate::error::{Error, Result};
@@ -14,6 +14,7 @@ use crate::health::Health;
 use crate::metrics::{Counters, Event, EventHandler};
 use crate::pool::{Manager, Slot};
 use crate::proto::ascii::StoreCommand;
+use crate::resolve::Resolve;
 use scheduled_thread_pool::ScheduledThreadPool;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -95,7 +96,7 @@ pub(crate) struct Server {
     pub health: Arc<Health>,
     /// Counters shared with the pool manager.
     pub counters: Arc<Counters>,
-    addr: ServerAddr,
+    addr: Arc<Resolve>,
     opts: ConnOptions,
     dialect: Dialect,
     settings: PoolSettings,
@@ -106,7 +107,8 @@ pub(crate) struct Server {
     child: Mutex<Option<(u64, Pool, Arc<Gate>)>>,
 }
 
-fn thread_pool() -> Arc<ScheduledThreadPool> {
+/// The background thread r2d2 keeps its pools with (one per client, shared by its servers).
+pub(crate) fn thread_pool() -> Arc<ScheduledThreadPool> {
     Arc::new(
         ScheduledThreadPool::builder()
             .num_threads(1)
@@ -128,21 +130,8 @@ fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPoo
 }
 
 impl Server {
-    /// The servers `specs`, sharing one background thread pool.
-    pub(crate) fn all(
-        specs: &[ServerSpec],
-        settings: &PoolSettings,
-        opts: &ConnOptions,
-        dialect: &Dialect,
-    ) -> Vec<Server> {
-        let threads = thread_pool();
-        specs
-            .iter()
-            .map(|spec| Server::new(spec, settings, opts, dialect, &threads))
-            .collect()
-    }
-
-    fn new(
+    /// One server; `threads` is the client's background thread ([`thread_pool`]).
+    pub(crate) fn new(
         spec: &ServerSpec,
         settings: &PoolSettings,
         opts: &ConnOptions,
@@ -156,8 +145,13 @@ impl Server {
             settings.retry_timeout_max,
         ));
         let counters = Arc::new(Counters::default());
+        let addr = Arc::new(Resolve::new(
+            spec.addr.clone(),
+            opts.resolver.clone(),
+            opts.resolve_interval,
+        ));
         let manager = Manager {
-            addr: spec.addr.clone(),
+            addr: addr.clone(),
             label: label.clone(),
             opts: opts.clone(),
             dialect: dialect.clone(),
@@ -169,7 +163,7 @@ impl Server {
             label,
             health,
             counters,
-            addr: spec.addr.clone(),
+            addr,
             opts: opts.clone(),
             dialect: dialect.clone(),
             settings: settings.clone(),
@@ -289,8 +283,13 @@ impl Server {
         };
         let slot: &mut Slot = &mut pooled;
         // A pooled connection with bytes waiting (a stray reply) or closed by the server is
-        // dropped here, never reused: one non-blocking peek.
-        if !slot.conn.as_mut().is_some_and(|c| c.is_reusable_idle()) {
+        // dropped here, never reused: one non-blocking peek. So is one to an address the
+        // server's name no longer resolves to (`resolve_interval`).
+        if !slot
+            .conn
+            .as_mut()
+            .is_some_and(|c| c.is_reusable_idle() && self.addr.still_listed(c.peer()))
+        {
             slot.conn = None;
             let epoch = self.health.epoch();
             let timeout = deadline.limit(self.opts.connect_timeout);
@@ -360,7 +359,12 @@ impl Server {
         {
             later = self.serve_waiting(&mut pooled);
         }
-        if !pooled.conn.as_ref().is_some_and(|c| c.is_reusable()) {
+        // Not clean, or to an address the server's name no longer resolves to: closed.
+        if !pooled
+            .conn
+            .as_ref()
+            .is_some_and(|c| c.is_reusable() && self.addr.still_listed(c.peer()))
+        {
             pooled.conn = None;
         }
         drop(pooled);

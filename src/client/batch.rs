@@ -77,29 +77,32 @@ impl Client {
             return Err(e.clone());
         }
         let mut first_err = None;
-        let (groups, unplaced) = self.group(&prepared, |item| &item.0);
+        let t = &*self.topology();
+        let (groups, unplaced) = self.group(t, &prepared, |item| &item.0);
         if let Some((_, e)) = unplaced.into_iter().next() {
             return Err(e);
         }
         for (idx, members) in groups {
             // Text only (quiet dialects returned above): `noreply` stores, then `version`.
-            let res = self.acquire(idx, self.deadline()).and_then(|mut pooled| {
-                let res = pooled.with_conn(|conn| {
-                    let tag = conn.take_tags(1);
-                    let buf = conn.begin();
-                    for (k, d, f) in members.iter().filter_map(|&i| prepared[i].as_ref().ok()) {
-                        let req = set_request(k, d, *f, ttl, true);
-                        dialect.encode(buf, &req, tag);
-                    }
-                    dialect.encode_barrier(buf, tag);
-                    conn.send()?;
-                    dialect.read_barrier(conn, tag)?;
-                    conn.finish();
-                    Ok(())
+            let res = self
+                .acquire(t, idx, self.deadline())
+                .and_then(|mut pooled| {
+                    let res = pooled.with_conn(|conn| {
+                        let tag = conn.take_tags(1);
+                        let buf = conn.begin();
+                        for (k, d, f) in members.iter().filter_map(|&i| prepared[i].as_ref().ok()) {
+                            let req = set_request(k, d, *f, ttl, true);
+                            dialect.encode(buf, &req, tag);
+                        }
+                        dialect.encode_barrier(buf, tag);
+                        conn.send()?;
+                        dialect.read_barrier(conn, tag)?;
+                        conn.finish();
+                        Ok(())
+                    });
+                    self.release(t, idx, pooled, &res);
+                    res
                 });
-                self.release(idx, pooled, &res);
-                res
-            });
             if let Err(e) = res {
                 first_err.get_or_insert(e);
             }
@@ -179,7 +182,8 @@ impl Client {
             .iter()
             .map(|r| r.as_ref().err().map(|e| Err(e.clone())))
             .collect();
-        let (groups, unplaced) = self.group(prepared, &key_of);
+        let t = &*self.topology();
+        let (groups, unplaced) = self.group(t, prepared, &key_of);
         for (i, e) in unplaced {
             results[i] = Some(Err(e));
         }
@@ -187,7 +191,7 @@ impl Client {
         let mut sent = Vec::with_capacity(groups.len());
         for (idx, members) in groups {
             let res = self
-                .acquire_group(idx, deadline)
+                .acquire_group(t, idx, deadline)
                 .and_then(|(idx, mut pooled)| {
                     let res = pooled.with_conn(|conn| {
                         let n = members.len();
@@ -207,7 +211,7 @@ impl Client {
                     match res {
                         Ok(tag) => Ok((idx, pooled, tag)),
                         Err(e) => {
-                            self.release(idx, pooled, &Err::<(), _>(e.clone()));
+                            self.release(t, idx, pooled, &Err::<(), _>(e.clone()));
                             Err(e)
                         }
                     }
@@ -236,14 +240,14 @@ impl Client {
                     }
                 }
             }
-            self.release(idx, pooled, &res);
+            self.release(t, idx, pooled, &res);
         }
         results
             .into_iter()
             .zip(prepared)
             .map(|(r, item)| match (r, item) {
                 (Some(r), _) => r,
-                (None, Ok(item)) => Err(self.dead_error(key_of(item))),
+                (None, Ok(item)) => Err(self.dead_error(t, key_of(item))),
                 (None, Err(e)) => Err(e.clone()),
             })
             .collect()

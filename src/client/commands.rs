@@ -2,7 +2,7 @@
 //! servers (flush_all, version, stats): each builds its [`Request`] and reads its
 //! [`Outcome`](crate::dialect::Outcome).
 
-use super::{Client, PerServer};
+use super::{Client, PerServer, Topology};
 use crate::dialect::Request;
 use crate::error::{Error, Result};
 use crate::gate::Offer;
@@ -96,26 +96,27 @@ impl Client {
             StoreCommand::Set => Resend::Always,
             _ => Resend::IfUnsent,
         };
-        self.on_key_server(&wire, resend, self.deadline(), |idx, deadline| {
+        let t = &*self.topology();
+        self.on_key_server(t, &wire, resend, self.deadline(), |t, idx, deadline| {
             let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
                 // A plain set of a small value may be handed to a permit holder while waiting.
                 let offer = Offer::Set(&wire, data, flags, ttl);
-                match self.acquire_or_offer(idx, deadline, offer) {
+                match self.acquire_or_offer(t, idx, deadline, offer) {
                     Ok(Checkout::Conn(pooled)) => pooled,
                     Ok(Checkout::Served(answer)) => {
-                        let label = &self.inner.servers[idx].label;
+                        let label = &t.servers[idx].label;
                         return (answer.and_then(|a| a.into_stored(label)), Reached::Sent);
                     }
                     Err(e) => return (Err(e), Reached::NotSent),
                 }
             } else {
-                match self.acquire(idx, deadline) {
+                match self.acquire(t, idx, deadline) {
                     Ok(pooled) => pooled,
                     Err(e) => return (Err(e), Reached::NotSent),
                 }
             };
             let stored = self
-                .exchange_on(idx, pooled, &req, &mut super::exchange::no_hits())
+                .exchange_on(t, idx, pooled, &req, &mut super::exchange::no_hits())
                 .and_then(|o| o.stored());
             (stored, Reached::Sent)
         })
@@ -238,8 +239,9 @@ impl Client {
     /// server; returns the first failure.
     pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
         let mut first_err = None;
-        for idx in 0..self.inner.servers.len() {
-            let flushed = self.exchange(idx, &Request::Flush { delay });
+        let t = &*self.topology();
+        for idx in 0..t.servers.len() {
+            let flushed = self.exchange(t, idx, &Request::Flush { delay });
             if let Err(e) = flushed.and_then(|o| o.done()) {
                 first_err.get_or_insert(e);
             }
@@ -249,13 +251,13 @@ impl Client {
 
     /// Each server's version string.
     pub fn version(&self) -> PerServer<String> {
-        self.per_server(|idx| self.exchange(idx, &Request::Version)?.version())
+        self.per_server(|t, idx| self.exchange(t, idx, &Request::Version)?.version())
     }
 
     /// A no-op round trip to each server: meta `mn`, binary NOOP, and on the text protocol,
     /// which has no no-op, `version` (its answer dropped). `Ok(())` once the server answered.
     pub fn noop(&self) -> PerServer<()> {
-        self.per_server(|idx| self.exchange(idx, &Request::Noop)?.done())
+        self.per_server(|t, idx| self.exchange(t, idx, &Request::Noop)?.done())
     }
 
     /// Each server's statistics: general (`None`) or a group such as `items`, `slabs`,
@@ -264,18 +266,18 @@ impl Client {
         if let Some(g) = group {
             if g.is_empty() || g.bytes().any(|b| b <= b' ' || b == 0x7f) {
                 let e = || Error::Config(format!("bad stats group {g:?}"));
-                return self.per_server(|_| Err(e()));
+                return self.per_server(|_, _| Err(e()));
             }
         }
-        self.per_server(|idx| self.exchange(idx, &Request::Stats { group })?.stats())
+        self.per_server(|t, idx| self.exchange(t, idx, &Request::Stats { group })?.stats())
     }
 
-    fn per_server<T>(&self, f: impl Fn(usize) -> Result<T>) -> PerServer<T> {
-        self.inner
-            .servers
+    fn per_server<T>(&self, f: impl Fn(&Topology, usize) -> Result<T>) -> PerServer<T> {
+        let t = &*self.topology();
+        t.servers
             .iter()
             .enumerate()
-            .map(|(i, s)| (s.label.to_string(), f(i)))
+            .map(|(i, s)| (s.label.to_string(), f(t, i)))
             .collect()
     }
 

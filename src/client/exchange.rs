@@ -2,7 +2,7 @@
 //! the answer a permit holder got for it), one request through the client's dialect, and
 //! the connection given back with the result accounted for.
 
-use super::Client;
+use super::{Client, Topology};
 use crate::conn::Deadline;
 use crate::dialect::{Hit, Outcome, Request};
 use crate::error::Result;
@@ -23,27 +23,33 @@ impl Client {
         resend: Resend,
         req: &Request<'_>,
     ) -> Result<Outcome> {
-        self.on_key_server(wire, resend, self.deadline(), |idx, deadline| {
-            match self.acquire(idx, deadline) {
+        let t = &*self.topology();
+        self.on_key_server(
+            t,
+            wire,
+            resend,
+            self.deadline(),
+            |t, idx, deadline| match self.acquire(t, idx, deadline) {
                 Err(e) => (Err(e), Reached::NotSent),
                 Ok(pooled) => (
-                    self.exchange_on(idx, pooled, req, &mut no_hits()),
+                    self.exchange_on(t, idx, pooled, req, &mut no_hits()),
                     Reached::Sent,
                 ),
-            }
-        })
+            },
+        )
     }
 
     /// One request to server `idx`.
-    pub(super) fn exchange(&self, idx: usize, req: &Request<'_>) -> Result<Outcome> {
-        let pooled = self.acquire(idx, self.deadline())?;
-        self.exchange_on(idx, pooled, req, &mut no_hits())
+    pub(super) fn exchange(&self, t: &Topology, idx: usize, req: &Request<'_>) -> Result<Outcome> {
+        let pooled = self.acquire(t, idx, self.deadline())?;
+        self.exchange_on(t, idx, pooled, req, &mut no_hits())
     }
 
     /// One request on a connection of server `idx` already checked out (values found to
     /// `hit`); the connection is given back.
     pub(super) fn exchange_on(
         &self,
+        t: &Topology,
         idx: usize,
         mut pooled: Pooled,
         req: &Request<'_>,
@@ -51,25 +57,26 @@ impl Client {
     ) -> Result<Outcome> {
         let dialect = &self.inner.dialect;
         let result = pooled.with_conn(|conn| dialect.exchange(conn, req, hit));
-        self.release(idx, pooled, &result);
+        self.release(t, idx, pooled, &result);
         result
     }
 
     /// [`Client::acquire`] for a multi-key call's group on server `idx`: in `proxy-pool`
     /// mode, when no connection could be made (nothing was sent), the next healthy proxy.
     /// Returns the server the connection is to.
-    pub(super) fn acquire_group(
+    pub(super) fn acquire_group<'t>(
         &self,
+        t: &'t Topology,
         idx: usize,
         deadline: Deadline,
-    ) -> Result<(usize, Pooled<'_>)> {
-        match self.acquire(idx, deadline) {
+    ) -> Result<(usize, Pooled<'t>)> {
+        match self.acquire(t, idx, deadline) {
             Err(e)
                 if self.inner.proxy_pool
                     && proxy_pool::may_resend(Resend::IfUnsent, Reached::NotSent, &e) =>
             {
-                match self.next_proxy(idx, deadline) {
-                    Some((next, deadline)) => self.acquire(next, deadline).map(|p| (next, p)),
+                match self.next_proxy(t, idx, deadline) {
+                    Some((next, deadline)) => self.acquire(t, next, deadline).map(|p| (next, p)),
                     None => Err(e),
                 }
             }
@@ -78,20 +85,26 @@ impl Client {
     }
 
     /// Checks out a slot of server `idx` holding a usable connection.
-    pub(super) fn acquire(&self, idx: usize, deadline: Deadline) -> Result<Pooled<'_>> {
-        self.inner.servers[idx].checkout(self.inner.config.pool_timeout, deadline)
+    pub(super) fn acquire<'t>(
+        &self,
+        t: &'t Topology,
+        idx: usize,
+        deadline: Deadline,
+    ) -> Result<Pooled<'t>> {
+        t.servers[idx].checkout(self.inner.config.pool_timeout, deadline)
     }
 
     /// As [`Client::acquire`] for a single-server operation that may be handed over while
     /// it waits (see `gate`): a connection, or the work's answer.
-    pub(super) fn acquire_or_offer(
+    pub(super) fn acquire_or_offer<'t>(
         &self,
+        t: &'t Topology,
         idx: usize,
         deadline: Deadline,
         offer: Offer<'_>,
-    ) -> Result<Checkout<'_>> {
+    ) -> Result<Checkout<'t>> {
         let pool_timeout = self.inner.config.pool_timeout;
-        self.inner.servers[idx].checkout_or_offer(pool_timeout, deadline, offer)
+        t.servers[idx].checkout_or_offer(pool_timeout, deadline, offer)
     }
 
     /// The deadline of a single-server operation starting now (one clock reading).
@@ -105,7 +118,7 @@ impl Client {
     }
 
     /// Accounts for an exchange's result and drops a connection that is not clean.
-    pub(super) fn release<T>(&self, idx: usize, pooled: Pooled, result: &Result<T>) {
-        self.inner.servers[idx].release(pooled, result);
+    pub(super) fn release<T>(&self, t: &Topology, idx: usize, pooled: Pooled, result: &Result<T>) {
+        t.servers[idx].release(pooled, result);
     }
 }

@@ -11,7 +11,10 @@ mod commands;
 mod exchange;
 mod place;
 mod read;
+mod topology;
 mod typed;
+
+pub(crate) use topology::Topology;
 
 use crate::config::{ClientBuilder, Config};
 use crate::conn::ConnOptions;
@@ -21,7 +24,8 @@ use crate::health::ServerState;
 use crate::key::KeyRules;
 use crate::metrics::ServerMetrics;
 use crate::route::{Distribution, Router};
-use crate::server::{PoolSettings, Server};
+use crate::server::PoolSettings;
+use arc_swap::ArcSwap;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -43,8 +47,13 @@ pub struct Client {
 
 struct Inner {
     config: Config,
-    servers: Vec<Server>,
-    router: Router,
+    /// The servers and their placement ring: one immutable snapshot, replaced whole. Each
+    /// call loads it once at its start and uses it throughout (server indexes mean
+    /// something only within one snapshot), so a call in flight finishes on its ring.
+    topology: ArcSwap<Topology>,
+    /// What a new server is built with (`Client::set_servers`), and the lock that makes
+    /// changes of the server list one at a time.
+    building: std::sync::Mutex<topology::Building>,
     /// The dialect of the configured protocol.
     dialect: Dialect,
     /// Prefix, sanitizing and the protocol's key checks.
@@ -98,6 +107,8 @@ impl Client {
             connect_timeout: config.connect_timeout,
             io_timeout: config.io_timeout,
             nodelay: config.nodelay,
+            resolver: config.resolver.clone(),
+            resolve_interval: config.resolve_interval,
             // No value memcached sends is longer than its largest item.
             max_value: config
                 .max_value_size
@@ -126,7 +137,16 @@ impl Client {
             events: config.events.clone(),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
-        let servers = Server::all(&config.servers, &settings, &opts, &dialect);
+        let building = topology::Building {
+            settings,
+            opts,
+            threads: crate::server::thread_pool(),
+        };
+        let servers = config
+            .servers
+            .iter()
+            .map(|spec| Arc::new(building.server(spec, &dialect)))
+            .collect();
         let proxy_pool = config.distribution == Distribution::ProxyPool;
         let keys = KeyRules {
             prefix: config.key_prefix.clone(),
@@ -147,10 +167,16 @@ impl Client {
                 },
                 proxy_pool,
                 config,
-                servers,
-                router,
+                topology: ArcSwap::from_pointee(Topology { servers, router }),
+                building: std::sync::Mutex::new(building),
             }),
         })
+    }
+
+    /// The current servers and ring, loaded once per call (see `Inner::topology`).
+    #[inline]
+    pub(crate) fn topology(&self) -> arc_swap::Guard<Arc<Topology>> {
+        self.inner.topology.load()
     }
 
     /// The configuration the client was built with.
@@ -160,7 +186,7 @@ impl Client {
 
     /// The servers' `host:port` labels, in configuration order.
     pub fn server_labels(&self) -> Vec<String> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| s.label.to_string())
@@ -169,7 +195,7 @@ impl Client {
 
     /// Health of each server (alive, failures, time to the next retry).
     pub fn server_states(&self) -> Vec<ServerState> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| s.health.snapshot(&s.label))
@@ -178,7 +204,7 @@ impl Client {
 
     /// Each server's counters (operations, hits, misses, errors by kind, pool waits, …).
     pub fn metrics(&self) -> Vec<ServerMetrics> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| s.counters.snapshot(&s.label))
@@ -188,7 +214,7 @@ impl Client {
     /// Connections per server: `(open, idle)`, in configuration order. An open connection is
     /// a pooled slot (checked out or idle); `idle == open` means none is in use.
     pub fn pool_states(&self) -> Vec<(u32, u32)> {
-        self.inner
+        self.topology()
             .servers
             .iter()
             .map(|s| {

@@ -2,7 +2,7 @@
 //! in `proxy-pool` mode, the first healthy proxy (trying the next one once when the first
 //! fails before anything was answered).
 
-use super::Client;
+use super::{Client, Topology};
 use crate::conn::Deadline;
 use crate::error::{Error, Result};
 use crate::route::proxy_pool::{self, Reached, Resend};
@@ -15,7 +15,7 @@ impl Client {
     /// Which server (index into the configured list) `key` lives on; no I/O, ignores health.
     pub fn server_for(&self, key: impl AsRef<[u8]>) -> Result<usize> {
         let wire = self.wire_key(key.as_ref())?;
-        Ok(self.inner.router.locate(self.hash_input(&wire)))
+        Ok(self.topology().router.locate(self.hash_input(&wire)))
     }
 
     /// The part of a wire key that placement hashes (see `Distribution::hashes_namespace`).
@@ -25,40 +25,37 @@ impl Client {
 
     /// The server for a wire key, applying the failover policy when its server is dead.
     #[inline]
-    pub(super) fn pick(&self, wire: &[u8]) -> Result<usize> {
-        let inner = &*self.inner;
-        if inner.proxy_pool {
-            return self.proxy();
+    pub(super) fn pick(&self, t: &Topology, wire: &[u8]) -> Result<usize> {
+        if self.inner.proxy_pool {
+            return self.proxy(t);
         }
         // One server: every key lives there (no hashing), or nowhere while it is dead.
-        let i = if inner.servers.len() == 1 {
+        let i = if t.servers.len() == 1 {
             0
         } else {
-            inner.router.locate(self.hash_input(wire))
+            t.router.locate(self.hash_input(wire))
         };
-        if inner.servers[i].health.may_try() {
+        if t.servers[i].health.may_try() {
             return Ok(i);
         }
-        self.pick_alive(wire, i)
+        self.pick_alive(t, wire, i)
     }
 
     /// [`Client::pick`] when the key's server `i` is dead: the failover policy decides.
     #[cold]
-    fn pick_alive(&self, wire: &[u8], i: usize) -> Result<usize> {
-        let inner = &*self.inner;
-        inner
-            .router
-            .locate_alive(self.hash_input(wire), inner.config.failover, &|j| {
-                inner.servers[j].health.may_try()
+    fn pick_alive(&self, t: &Topology, wire: &[u8], i: usize) -> Result<usize> {
+        t.router
+            .locate_alive(self.hash_input(wire), self.inner.config.failover, &|j| {
+                t.servers[j].health.may_try()
             })
             .ok_or_else(|| Error::ServerDead {
-                server: inner.servers[i].label.to_string(),
+                server: t.servers[i].label.to_string(),
             })
     }
 
     /// `proxy-pool`: the first proxy whose health allows a request (every key goes there).
-    pub(super) fn proxy(&self) -> Result<usize> {
-        let servers = &self.inner.servers;
+    pub(super) fn proxy(&self, t: &Topology) -> Result<usize> {
+        let servers = &t.servers;
         proxy_pool::first_alive(servers.len(), &|i| servers[i].health.may_try()).ok_or_else(|| {
             Error::ServerDead {
                 server: servers[0].label.to_string(),
@@ -70,6 +67,7 @@ impl Client {
     /// healthy proxy) and the deadline brought up to date, while time is left.
     pub(super) fn next_proxy(
         &self,
+        t: &Topology,
         failed: usize,
         deadline: Deadline,
     ) -> Option<(usize, Deadline)> {
@@ -77,7 +75,7 @@ impl Client {
         if deadline.left_at(Instant::now()) == Some(Duration::ZERO) {
             return None;
         }
-        let servers = &self.inner.servers;
+        let servers = &t.servers;
         let next = proxy_pool::first_alive(servers.len(), &|i| {
             i != failed && servers[i].health.may_try()
         })?;
@@ -87,20 +85,21 @@ impl Client {
     /// Runs `attempt` (which says how far it got) on the key's server; in `proxy-pool` mode a
     /// failure that `resend` allows (see `route::proxy_pool`) is tried once more on the next
     /// healthy proxy, within the same deadline.
-    pub(super) fn on_key_server<T>(
+    pub(super) fn on_key_server<'t, T>(
         &self,
+        t: &'t Topology,
         wire: &[u8],
         resend: Resend,
         deadline: Deadline,
-        mut attempt: impl FnMut(usize, Deadline) -> (Result<T>, Reached),
+        mut attempt: impl FnMut(&'t Topology, usize, Deadline) -> (Result<T>, Reached),
     ) -> Result<T> {
-        let idx = self.pick(wire)?;
-        match attempt(idx, deadline) {
+        let idx = self.pick(t, wire)?;
+        match attempt(t, idx, deadline) {
             (Err(e), reached)
                 if self.inner.proxy_pool && proxy_pool::may_resend(resend, reached, &e) =>
             {
-                match self.next_proxy(idx, deadline) {
-                    Some((next, deadline)) => attempt(next, deadline).0,
+                match self.next_proxy(t, idx, deadline) {
+                    Some((next, deadline)) => attempt(t, next, deadline).0,
                     None => Err(e),
                 }
             }
@@ -112,19 +111,20 @@ impl Client {
     /// entries that have no server to go to (dead, fail-fast) with their error.
     pub(super) fn group<P>(
         &self,
+        t: &Topology,
         prepared: &[Result<P>],
         key_of: impl Fn(&P) -> &[u8],
     ) -> Grouping {
-        let n = self.inner.servers.len();
+        let n = t.servers.len();
         let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut unplaced = Vec::new();
         // proxy-pool: one proxy for the whole call.
-        let proxy = self.inner.proxy_pool.then(|| self.proxy());
+        let proxy = self.inner.proxy_pool.then(|| self.proxy(t));
         for (i, p) in prepared.iter().enumerate() {
             if let Ok(p) = p {
                 let placed = match &proxy {
                     Some(chosen) => chosen.clone(),
-                    None => self.pick(key_of(p)),
+                    None => self.pick(t, key_of(p)),
                 };
                 match placed {
                     Ok(idx) => by_server[idx].push(i),
@@ -141,11 +141,11 @@ impl Client {
     }
 
     /// The error of a key whose server could not be reached.
-    pub(super) fn dead_error(&self, wire: &[u8]) -> Error {
-        match self.pick(wire) {
+    pub(super) fn dead_error(&self, t: &Topology, wire: &[u8]) -> Error {
+        match self.pick(t, wire) {
             Err(e) => e,
             Ok(i) => Error::ServerDead {
-                server: self.inner.servers[i].label.to_string(),
+                server: t.servers[i].label.to_string(),
             },
         }
     }

@@ -121,50 +121,57 @@ impl Client {
             touch,
         };
         // Reads are resent to the next proxy (proxy-pool) while no value reached the sink.
-        self.on_key_server(&wire, Resend::Always, self.deadline(), |idx, deadline| {
-            let server = &self.inner.servers[idx];
-            let pooled = if touch.is_none() {
-                // A plain read may be handed to a permit holder while waiting for a connection.
-                match self.acquire_or_offer(idx, deadline, Offer::Get(&wire, cas)) {
-                    Ok(Checkout::Conn(pooled)) => pooled,
-                    Ok(Checkout::Served(answer)) => {
-                        let found = answer.and_then(|a| a.into_found(&server.label));
-                        return match found {
-                            Ok(Some((data, flags, c))) => (
-                                self.deliver(sink, key, 0, &data, flags, c).map(|()| true),
-                                Reached::Answered,
-                            ),
-                            Ok(None) => (Ok(false), Reached::Answered),
-                            Err(e) => (Err(e), Reached::Sent),
-                        };
+        let t = &*self.topology();
+        self.on_key_server(
+            t,
+            &wire,
+            Resend::Always,
+            self.deadline(),
+            |t, idx, deadline| {
+                let server = &t.servers[idx];
+                let pooled = if touch.is_none() {
+                    // A plain read may be handed to a permit holder while waiting for a connection.
+                    match self.acquire_or_offer(t, idx, deadline, Offer::Get(&wire, cas)) {
+                        Ok(Checkout::Conn(pooled)) => pooled,
+                        Ok(Checkout::Served(answer)) => {
+                            let found = answer.and_then(|a| a.into_found(&server.label));
+                            return match found {
+                                Ok(Some((data, flags, c))) => (
+                                    self.deliver(sink, key, 0, &data, flags, c).map(|()| true),
+                                    Reached::Answered,
+                                ),
+                                Ok(None) => (Ok(false), Reached::Answered),
+                                Err(e) => (Err(e), Reached::Sent),
+                            };
+                        }
+                        Err(e) => return (Err(e), Reached::NotSent),
                     }
-                    Err(e) => return (Err(e), Reached::NotSent),
+                } else {
+                    match self.acquire(t, idx, deadline) {
+                        Ok(pooled) => pooled,
+                        Err(e) => return (Err(e), Reached::NotSent),
+                    }
+                };
+                let mut handled = Ok(());
+                let mut hit = false;
+                let read = self.exchange_on(t, idx, pooled, &req, &mut |_, d, f, c| {
+                    hit = true;
+                    handled = self.deliver(sink, key, 0, d, f, c);
+                });
+                let reached = if hit {
+                    Reached::Answered
+                } else {
+                    Reached::Sent
+                };
+                match read {
+                    Ok(_) => {
+                        server.lookups(1, usize::from(hit));
+                        (handled.map(|()| hit), reached)
+                    }
+                    Err(e) => (Err(e), reached),
                 }
-            } else {
-                match self.acquire(idx, deadline) {
-                    Ok(pooled) => pooled,
-                    Err(e) => return (Err(e), Reached::NotSent),
-                }
-            };
-            let mut handled = Ok(());
-            let mut hit = false;
-            let read = self.exchange_on(idx, pooled, &req, &mut |_, d, f, c| {
-                hit = true;
-                handled = self.deliver(sink, key, 0, d, f, c);
-            });
-            let reached = if hit {
-                Reached::Answered
-            } else {
-                Reached::Sent
-            };
-            match read {
-                Ok(_) => {
-                    server.lookups(1, usize::from(hit));
-                    (handled.map(|()| hit), reached)
-                }
-                Err(e) => (Err(e), reached),
-            }
-        })
+            },
+        )
     }
 
     /// The multi-key route: leaves each key's outcome in `s.state` (see `multi_get`).
@@ -181,12 +188,13 @@ impl Client {
         S: Sink + ?Sized,
     {
         let dialect = &self.inner.dialect;
-        let servers = self.inner.servers.len();
+        let t = &*self.topology();
+        let servers = t.servers.len();
         let n = keys.count();
         // Wire keys and servers; a key that fails here has its error and no server.
         s.state.resize(n, multi_get::MISS);
         // proxy-pool: one proxy for the whole call, so every key goes in one request.
-        let proxy = self.inner.proxy_pool.then(|| self.proxy());
+        let proxy = self.inner.proxy_pool.then(|| self.proxy(t));
         for i in 0..n {
             let placed = keys.key(i).and_then(|key| {
                 let w = self.inner.keys.wire_key_into(key, &mut s.arena)?;
@@ -196,7 +204,7 @@ impl Client {
                 };
                 match &proxy {
                     Some(chosen) => chosen.clone(),
-                    None => self.pick(wire),
+                    None => self.pick(t, wire),
                 }
                 .map(|idx| (w, idx))
             });
@@ -232,7 +240,7 @@ impl Client {
                 cas,
                 touch,
             };
-            let failed = match self.acquire_group(idx, deadline) {
+            let failed = match self.acquire_group(t, idx, deadline) {
                 Ok((idx, mut pooled)) => {
                     let res = pooled.with_conn(|conn| {
                         let tag = conn.take_tags(batch_tags(range.len()));
@@ -245,7 +253,7 @@ impl Client {
                             None
                         }
                         Err(e) => {
-                            self.release(idx, pooled, &Err::<(), _>(e.clone()));
+                            self.release(t, idx, pooled, &Err::<(), _>(e.clone()));
                             Some(e)
                         }
                     }
@@ -294,13 +302,13 @@ impl Client {
                     .inspect(|_| conn.finish())
             });
             match &res {
-                Ok(_) => self.inner.servers[idx].lookups(members.len(), hits),
+                Ok(_) => t.servers[idx].lookups(members.len(), hits),
                 Err(e) => {
                     let keys = members.iter().map(|&k| k as usize);
                     multi_get::fail_into(state, errors, keys, e.clone());
                 }
             }
-            self.release(idx, pooled, &res);
+            self.release(t, idx, pooled, &res);
         }
     }
 

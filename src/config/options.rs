@@ -661,6 +661,11 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("tls_insecure_skip_verify", Bool, "", "false", "",
         "do not verify the servers' certificates (tests only)",
         Apply::Text(set_tls_insecure)),
+    // ----- topology (servers that change at run time) -----
+    row!("resolve_interval", DurationOrZero, "ms", "0", "",
+        "re-resolve server host names this often, in the background, closing connections to \
+         addresses no longer listed; 0: resolve at each new connection",
+        Apply::Duration(ClientBuilder::resolve_interval)),
 ];
 
 /// The row named `name` (`-` is read as `_`, case is ignored).
