@@ -488,6 +488,8 @@ typedef struct mcpool_event mcpool_event;
  * One value read from the cache: its bytes, flags and CAS unique. Made by `mcpool_client_get`
  * and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
  * `mcpool_item_free`. Immutable, so it may be read from any thread.
+ *
+ * One allocation: the item's fields, then the value's bytes (copied once, exactly sized).
  */
 typedef struct mcpool_item mcpool_item;
 
@@ -503,6 +505,10 @@ typedef struct mcpool_metrics mcpool_metrics;
  * The result of a multi-get: one entry per key asked, in the caller's order. Made by
  * `mcpool_client_get_multi`; walked with `mcpool_multi_len` and `mcpool_multi_get`; freed
  * with `mcpool_multi_free`. Immutable, so it may be read from any thread.
+ *
+ * An index of one entry per key and one buffer holding every value, back to back, in the
+ * order they arrived (grown geometrically as they arrive; a compressed value is inflated
+ * straight into it): three allocations per call however many keys.
  */
 typedef struct mcpool_multi mcpool_multi;
 

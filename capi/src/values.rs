@@ -13,8 +13,7 @@ use std::ffi::c_char;
 /// and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
 /// `mcpool_item_free`. Immutable, so it may be read from any thread.
 ///
-/// One allocation: this header, then the value's bytes.
-#[repr(C)]
+/// One allocation: the item's fields, then the value's bytes (copied once, exactly sized).
 pub struct mcpool_item {
     len: usize,
     cas: u64,
