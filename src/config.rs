@@ -93,7 +93,7 @@ impl Default for Config {
             servers: Vec::new(),
             distribution: Distribution::CacheMemcached,
             failover: FailoverPolicy::FailFast,
-            min_idle: 1,
+            min_idle: 0,
             max_size: 16,
             idle_timeout: Some(Duration::from_secs(300)),
             max_lifetime: None,
@@ -218,7 +218,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Connections per server opened at start-up and kept idle. Default 1.
+    /// Connections per server opened when the client is built (in the background) and kept
+    /// idle. Default 0: lazy, as libmemcached, pylibmc, python-memcached, pymemcache and
+    /// Cache::Memcached(::Fast) are: each connection is opened by the first call that needs
+    /// it, and no background thread starts before the first call.
     #[doc(alias = "setInitConn")]
     #[doc(alias = "setMinConn")]
     pub fn min_idle(mut self, n: u32) -> Self {

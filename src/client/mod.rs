@@ -137,11 +137,7 @@ impl Client {
             events: config.events.clone(),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
-        let building = topology::Building {
-            settings,
-            opts,
-            threads: crate::server::thread_pool(),
-        };
+        let building = topology::Building { settings, opts };
         let servers = config
             .servers
             .iter()
