@@ -3,7 +3,7 @@
 //! `valgrind --tool=callgrind --toggle-collect='*read_cost::calls*'`, instructions, for
 //! `N` calls of one read shape against one server:
 //!
-//! `cargo run --release --example read_cost -- HOST:PORT MODE KEYS N [small|bulk]`
+//! `[THREADS=t] cargo run --release --example read_cost -- HOST:PORT MODE KEYS N [small|bulk]`
 //!
 //! MODE: `plain` (`get_multi`, owned values), `each` (`get_multi_each`, borrowed values),
 //! `get` (`get`, one key per call, KEYS ignored). `small`: 40-byte values (the bench's
@@ -97,11 +97,34 @@ fn main() {
     for key in &keys {
         c.set(key, &value, 0).expect("set");
     }
-    // Warm: connections, the thread's scratch, the heap.
-    calls(&c, mode, &keys, 20);
-    let (a0, b0, f0) = (ALLOCS.load(Relaxed), BYTES.load(Relaxed), minflt());
-    let found = calls(&c, mode, &keys, n);
-    let (a1, b1, f1) = (ALLOCS.load(Relaxed), BYTES.load(Relaxed), minflt());
+    // THREADS=t: t threads share the client, each making N calls (glibc gives each its own
+    // arena, which returns freed memory to the system differently from the main one).
+    let threads: usize = std::env::var("THREADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    // Each thread warms up (connections, its scratch, its heap arena), then all measure.
+    let warm = std::sync::Barrier::new(threads + 1);
+    let go = std::sync::Barrier::new(threads + 1);
+    let (found, (a0, b0, f0), (a1, b1, f1)) = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    calls(&c, mode, &keys, 20);
+                    warm.wait();
+                    go.wait();
+                    calls(&c, mode, &keys, n)
+                })
+            })
+            .collect();
+        warm.wait();
+        let before = (ALLOCS.load(Relaxed), BYTES.load(Relaxed), minflt());
+        go.wait();
+        let found: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
+        let after = (ALLOCS.load(Relaxed), BYTES.load(Relaxed), minflt());
+        (found, before, after)
+    });
+    let n = n * threads;
     let per = |x: f64| x / n as f64;
     println!(
         "mode={mode} keys={k} calls={n} value={} found={found} allocs/call={:.1} bytes/call={:.0} minflt/call={:.2}",
