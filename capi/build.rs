@@ -38,6 +38,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
             "mcpool_event_",
         ],
     ),
+    ("Per-operation records (docs/tracing.md)", &["mcpool_op_"]),
     ("Commands", &["mcpool_client_"]),
     ("Items", &["mcpool_item_"]),
     ("Multi-get result sets", &["mcpool_multi_"]),

@@ -317,6 +317,58 @@ typedef uint32_t mcpool_event_type;
 #endif // __cplusplus
 
 /**
+ * How an exchange ended (`mcpool_op_outcome`). Stable numbers, never reused.
+ */
+enum mcpool_op_outcome
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * A retrieval found its key (a multi-key record: at least one, `mcpool_op_hits` says how
+     * many); delete, touch, incr/decr, invalidate found theirs.
+     */
+    MCPOOL_OP_HIT = 0,
+    /**
+     * A retrieval found none of its keys; delete/touch/incr/decr of a missing key.
+     */
+    MCPOOL_OP_MISS = 1,
+    /**
+     * A store happened (a multi-key record: every one).
+     */
+    MCPOOL_OP_STORED = 2,
+    /**
+     * A store did not happen (add of an existing key, a CAS conflict; a multi-key record:
+     * at least one did not).
+     */
+    MCPOOL_OP_NOT_STORED = 3,
+    /**
+     * A command without hit or miss answered (flush_all, version, noop, stats, noreply sets).
+     */
+    MCPOOL_OP_OK = 4,
+    /**
+     * The exchange failed; the call returned the error (`mcpool_op_error_class`).
+     */
+    MCPOOL_OP_ERROR = 5,
+    /**
+     * The exchange failed with a timeout or an unreachable server and `fail_open` answered
+     * a miss / not stored instead (`mcpool_op_error_class` says which class).
+     */
+    MCPOOL_OP_FAILED_OPEN = 6,
+    /**
+     * An outcome this version of the header has no name for (from a newer core).
+     */
+    MCPOOL_OP_OTHER = 99,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_op_outcome mcpool_op_outcome;
+#else
+typedef uint32_t mcpool_op_outcome;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What kind of outcome a status is: the one map from statuses to a binding's error classes
  * (`mcpool_status_class`; docs/errors.md has the classes per language).
  */
@@ -453,6 +505,30 @@ enum mcpool_metric
      * on another caller's connection instead (see docs/handover.md).
      */
     MCPOOL_METRIC_HANDED_OVER = 16,
+    /**
+     * Counter: returns cleaned with `flush_all` before serving (`on_server_return`).
+     */
+    MCPOOL_METRIC_RETURNS_FLUSHED = 17,
+    /**
+     * Counter: keys written elsewhere while the server was away, deleted on its return
+     * (`on_server_return = delete-written`).
+     */
+    MCPOOL_METRIC_STALE_DELETED = 18,
+    /**
+     * Counter: returns whose written-while-away keys overflowed `written_while_away_max`
+     * (flushed instead).
+     */
+    MCPOOL_METRIC_AWAY_OVERFLOWS = 19,
+    /**
+     * Counter: keys whose read failed (timeout, unreachable server) and that `fail_open`
+     * answered as misses (not counted in `MCPOOL_METRIC_MISSES`).
+     */
+    MCPOOL_METRIC_FAIL_OPEN_MISSES = 20,
+    /**
+     * Counter: writes that failed (timeout, unreachable server) and that `fail_open`
+     * answered as not stored / not found.
+     */
+    MCPOOL_METRIC_FAIL_OPEN_NOT_STORED = 21,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -513,6 +589,16 @@ typedef struct mcpool_metrics mcpool_metrics;
 typedef struct mcpool_multi mcpool_multi;
 
 /**
+ * One exchange with one server, passed to the operation callback and valid only during that
+ * call (docs/tracing.md: a multi-key call gives one record per server). Read with
+ * `mcpool_op_name`, `mcpool_op_keys`, `mcpool_op_hits`, `mcpool_op_server`,
+ * `mcpool_op_protocol`, `mcpool_op_duration_ns`, `mcpool_op_outcome_of`,
+ * `mcpool_op_error_class`, `mcpool_op_error_message`, `mcpool_op_bytes_sent`,
+ * `mcpool_op_bytes_received` (opaque, so fields can be added).
+ */
+typedef struct mcpool_op_record mcpool_op_record;
+
+/**
  * Per-server results of `mcpool_client_version` and `mcpool_client_stats`: for each server
  * (in configuration order) its `host:port` label, its status, and a list of
  * `(name, value)` text pairs (for version, the single pair `("version", "1.6.21")`).
@@ -557,6 +643,36 @@ typedef void (*mcpool_hit_callback)(void *userdata,
                                     uint64_t cas);
 
 /**
+ * An item's metadata, read without its value by `mcpool_client_meta_info`.
+ */
+typedef struct {
+    /**
+     * 1 when the item had been read before, else 0.
+     */
+    uint8_t hit_before;
+    /**
+     * Seconds since the item was last accessed.
+     */
+    uint64_t last_access_s;
+    /**
+     * Seconds before the item expires; -1 when it never expires.
+     */
+    int64_t ttl_s;
+    /**
+     * The CAS version.
+     */
+    uint64_t cas;
+    /**
+     * The stored value's size in bytes (as stored: compressed if it was).
+     */
+    uint64_t size;
+    /**
+     * The flags word as stored (value-format bits included).
+     */
+    uint32_t flags;
+} mcpool_item_info;
+
+/**
  * Called on every server state change, on the thread whose call changed it (inside that
  * mcpool call). Keep it short and non-blocking; it may read the client's state
  * (`mcpool_client_server_state`, `mcpool_client_metrics`) but must not free the client, and
@@ -564,6 +680,16 @@ typedef void (*mcpool_hit_callback)(void *userdata,
  */
 typedef void (*mcpool_event_callback)(void *userdata,
                                       const mcpool_event *event);
+
+/**
+ * Called after every exchange with a server, on the thread that made the call, inside that
+ * mcpool call, once its connection is back in the pool (so it may issue commands of its
+ * own). Keep it short and non-blocking: the call returns when it does. It must not free the
+ * client and must not unwind (C++ exceptions, longjmp). `record` is valid only during the
+ * call.
+ */
+typedef void (*mcpool_op_callback)(void *userdata,
+                                   const mcpool_op_record *record);
 
 #ifdef __cplusplus
 extern "C" {
@@ -610,6 +736,14 @@ size_t mcpool_last_error_length(void);
  * Ownership: the string is static; never free it.
  */
 const char *mcpool_status_name(uint32_t status);
+
+/**
+ * True for the statuses that the `fail_open` option turns into a miss or a "not stored"
+ * (the core's `Error::fails_open`: timeouts and unreachable servers, not a refused
+ * authentication); false for every other status and for a number that is no status. For a
+ * binding that must decide itself; with `fail_open` set the core already answered.
+ */
+bool mcpool_status_fails_open(uint32_t status);
 
 /**
  * The class of a status (`mcpool_class`): what a binding maps to its language's result or
@@ -739,8 +873,10 @@ mcpool_status mcpool_config_set_key_prefix(mcpool_config *config,
                                            size_t prefix_len);
 
 /**
- * Connections per server opened at start-up and kept idle. Default 1 (SockIOPool's
- * `initConn`/`minConn`). Must not exceed the max size (checked by `mcpool_client_new`).
+ * Connections per server opened when the client is built (in the background) and kept
+ * idle (SockIOPool's `initConn`/`minConn`). Default 0: lazy, each connection opened by the
+ * first call that needs it, and no background thread before the first call. Must not exceed
+ * the max size (checked by `mcpool_client_new`).
  *
  * # Safety
  * `config` is NULL (refused) or a live configuration no other thread is using.
@@ -1040,6 +1176,23 @@ mcpool_status mcpool_config_set_event_callback(mcpool_config *config,
                                                void *userdata);
 
 /**
+ * Sets (or, with `callback` NULL, removes) the function called after every exchange with a
+ * server (docs/tracing.md): operation, key count, server, protocol, duration, outcome,
+ * bytes. It runs on the thread that made the call, after the exchange; `userdata` is passed
+ * back untouched and must be safe to use from every thread that uses a client built from
+ * this configuration (possibly several at once), and stay valid until every such client is
+ * freed. Clients built before this call keep the callback they had. Without a callback a
+ * call pays one branch.
+ *
+ * # Safety
+ * `config` is NULL or a live configuration no other thread is using; `callback` is NULL or
+ * a valid function as described on `mcpool_op_callback`.
+ */
+mcpool_status mcpool_config_set_operation_callback(mcpool_config *config,
+                                                   mcpool_op_callback callback,
+                                                   void *userdata);
+
+/**
  * Sets the option `name` (`name_len` bytes) to `value` (`value_len` bytes, its text form),
  * both UTF-8 with no NUL needed, from the core's option table (`mcpool_option_name`). Value
  * forms: durations `250ms`, `1.5s`, `2s`, `500us` or a bare number of milliseconds (`0` where
@@ -1293,6 +1446,110 @@ uint32_t mcpool_event_failures(const mcpool_event *event);
  * `event` is NULL or the event passed to the running callback.
  */
 uint64_t mcpool_event_retry_in_ms(const mcpool_event *event);
+
+/* -------------------------------------------------------------------------------------------- */
+/* Per-operation records (docs/tracing.md)                                                      */
+/* -------------------------------------------------------------------------------------------- */
+
+/**
+ * The operation's name: `"get"`, `"get_multi"`, `"set"`, `"delete"`, `"incr"`, … (static,
+ * NUL-terminated; its length without the NUL to `*out_len` when not NULL). `""` for NULL.
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback; `out_len` is NULL or valid
+ * for one write.
+ */
+const char *mcpool_op_name(const mcpool_op_record *record,
+                           size_t *out_len);
+
+/**
+ * Keys in this exchange (0 for whole-server commands and for NULL).
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback.
+ */
+size_t mcpool_op_keys(const mcpool_op_record *record);
+
+/**
+ * Keys found (retrievals), stored (stores) or that existed (delete, touch, incr/decr).
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback.
+ */
+size_t mcpool_op_hits(const mcpool_op_record *record);
+
+/**
+ * The server's `host:port` label (NUL-terminated, valid during the callback; length to
+ * `*out_len` when not NULL); `""` when the keys reached no server (refused before any I/O)
+ * and for NULL.
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback; `out_len` is NULL or valid
+ * for one write.
+ */
+const char *mcpool_op_server(const mcpool_op_record *record,
+                             size_t *out_len);
+
+/**
+ * The wire protocol: `"text"`, `"meta"` or `"binary"` (static); `""` for NULL.
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback.
+ */
+const char *mcpool_op_protocol(const mcpool_op_record *record);
+
+/**
+ * Nanoseconds from the start of the call to the end of this exchange (0 for NULL).
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback.
+ */
+uint64_t mcpool_op_duration_ns(const mcpool_op_record *record);
+
+/**
+ * How the exchange ended; `MCPOOL_OP_OTHER` for NULL.
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback.
+ */
+mcpool_op_outcome mcpool_op_outcome_of(const mcpool_op_record *record);
+
+/**
+ * For `MCPOOL_OP_ERROR` and `MCPOOL_OP_FAILED_OPEN`: the error's class (as
+ * `mcpool_status_class` gives it); `MCPOOL_CLASS_OK` otherwise and for NULL.
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback.
+ */
+mcpool_class mcpool_op_error_class(const mcpool_op_record *record);
+
+/**
+ * For `MCPOOL_OP_ERROR` and `MCPOOL_OP_FAILED_OPEN`: the error's message (NUL-terminated,
+ * valid during the callback; length to `*out_len` when not NULL); `""` otherwise.
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback; `out_len` is NULL or valid
+ * for one write.
+ */
+const char *mcpool_op_error_message(const mcpool_op_record *record,
+                                    size_t *out_len);
+
+/**
+ * Bytes written to the server for this exchange (0 when it was served on another caller's
+ * connection, and for NULL).
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback.
+ */
+uint64_t mcpool_op_bytes_sent(const mcpool_op_record *record);
+
+/**
+ * Bytes read from the server for this exchange (as for `mcpool_op_bytes_sent`).
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback.
+ */
+uint64_t mcpool_op_bytes_received(const mcpool_op_record *record);
 
 /* -------------------------------------------------------------------------------------------- */
 /* Commands                                                                                     */
@@ -1727,6 +1984,39 @@ mcpool_status mcpool_client_invalidate(const mcpool_client *client,
                                        const uint8_t *key,
                                        size_t key_len,
                                        uint32_t stale_ttl_s);
+
+/**
+ * `mcpool_client_set` that gives the item the CAS version `version` instead of the
+ * server's next one (meta `E` flag): for writers that keep several pools consistent.
+ * `MCPOOL_OK` when stored. Meta protocol and memcached 1.6.27 or later only:
+ * `MCPOOL_UNSUPPORTED` on the text and binary protocols, and from an older server (the
+ * message names the version it reports; nothing was stored).
+ *
+ * # Safety
+ * As for `mcpool_client_set`.
+ */
+mcpool_status mcpool_client_set_with_version(const mcpool_client *client,
+                                             const uint8_t *key,
+                                             size_t key_len,
+                                             const uint8_t *val,
+                                             size_t value_len,
+                                             uint32_t flags,
+                                             uint32_t ttl,
+                                             uint64_t version);
+
+/**
+ * Reads `key`'s metadata without its value (meta `mg <key> h l t c s f u`; the read is not
+ * an access). `MCPOOL_OK` and `*out_info` written; `MCPOOL_NOT_FOUND` for a miss (nothing
+ * written); `MCPOOL_UNSUPPORTED` on the text and binary protocols.
+ *
+ * # Safety
+ * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_info` is NULL
+ * or valid for one write.
+ */
+mcpool_status mcpool_client_meta_info(const mcpool_client *client,
+                                      const uint8_t *key,
+                                      size_t key_len,
+                                      mcpool_item_info *out_info);
 
 /**
  * Invalidates every item on every server: now (`delay_s` 0) or after `delay_s` seconds.

@@ -10,6 +10,7 @@ use crate::proto::Protocol;
 use crate::resolve::Resolver;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::tls::TlsOptions;
+use crate::trace::{OpHandler, OpRecord};
 use crate::value::{Codec, Compression, CompressionFormat, Lang, ValueFormat, ValueOptions};
 use std::sync::Arc;
 use std::time::Duration;
@@ -70,6 +71,15 @@ pub struct Config {
     /// Escape keys that are not valid on the wire (URL-encoding) instead of refusing them.
     /// `None` means the distribution's default (on for the Whalin profiles).
     pub sanitize_keys: Option<bool>,
+    /// What a wire key over the protocol's limit becomes: refused (the default) or hashed
+    /// to Dalli's form (option `long_keys`, docs/keys.md).
+    pub long_keys: crate::key::LongKeys,
+    /// What a server marked dead gets before it serves again, with `eject`/`rehash`
+    /// failover (option `on_server_return`, docs/failover.md).
+    pub on_server_return: crate::stale::OnServerReturn,
+    /// Most keys remembered per server while it is away (`delete-written`); past it the
+    /// return flushes instead.
+    pub written_while_away_max: usize,
     /// Largest value sent (as given, checked before compression) and accepted from a server;
     /// at most [`MAX_ITEM_SIZE`].
     pub max_value_size: usize,
@@ -85,6 +95,11 @@ pub struct Config {
     pub resolver: Option<Resolver>,
     /// How often server host names are re-resolved; zero: at each new connection.
     pub resolve_interval: Duration,
+    /// Timeouts and unreachable servers answer as misses (reads) and "not stored" (writes)
+    /// instead of errors, counted in the metrics (docs/tracing.md#fail-open).
+    pub fail_open: bool,
+    /// Called after every exchange with a server ([`crate::trace`]).
+    pub operations: Option<OpHandler>,
 }
 
 impl Default for Config {
@@ -110,6 +125,9 @@ impl Default for Config {
             values: ValueOptions::default(),
             key_prefix: Vec::new(),
             sanitize_keys: None,
+            long_keys: crate::key::LongKeys::Refuse,
+            on_server_return: crate::stale::OnServerReturn::Keep,
+            written_while_away_max: crate::stale::DEFAULT_WRITTEN_WHILE_AWAY_MAX,
             max_value_size: 1024 * 1024,
             protocol: Protocol::Text,
             sasl: None,
@@ -117,6 +135,8 @@ impl Default for Config {
             events: None,
             resolver: None,
             resolve_interval: Duration::ZERO,
+            fail_open: false,
+            operations: None,
         }
     }
 }
@@ -395,6 +415,33 @@ impl ClientBuilder {
         self
     }
 
+    /// What a wire key (prefix included) over the protocol's limit becomes: refused (the
+    /// default) or, with [`LongKeys::Hash`](crate::key::LongKeys::Hash), Dalli's truncated
+    /// form (a readable prefix, `:md5:`, the hex MD5 of the whole key). Hashed keys are not
+    /// shared with clients that refuse long keys (docs/keys.md).
+    pub fn long_keys(mut self, policy: crate::key::LongKeys) -> Self {
+        self.config.long_keys = policy;
+        self
+    }
+
+    /// What a server that was marked dead gets before it serves again, with `eject` or
+    /// `rehash` failover (meaningless with `fail-fast`, where nothing is written elsewhere):
+    /// nothing (`Keep`, the default), `flush_all` (`Flush`), or the deletion of the keys
+    /// written to other servers while it was away (`DeleteWritten`, at most
+    /// [`ClientBuilder::written_while_away_max`] keys, then `flush_all`). docs/failover.md.
+    pub fn on_server_return(mut self, policy: crate::stale::OnServerReturn) -> Self {
+        self.config.on_server_return = policy;
+        self
+    }
+
+    /// Most keys remembered per server while it is away, for `on_server_return =
+    /// delete-written` (default 10000); past it the return falls back to `flush_all`
+    /// (counted as `away_overflows`).
+    pub fn written_while_away_max(mut self, keys: usize) -> Self {
+        self.config.written_while_away_max = keys;
+        self
+    }
+
     /// URL-encode keys instead of refusing those with spaces or control bytes. Default: the
     /// distribution's (on for the Whalin profiles, off otherwise).
     #[doc(alias = "setSanitizeKeys")]
@@ -463,6 +510,38 @@ impl ClientBuilder {
     /// next given back. Default zero: a name is resolved at each new connection.
     pub fn resolve_interval(mut self, d: Duration) -> Self {
         self.config.resolve_interval = d;
+        self
+    }
+
+    /// Fail-open: a read whose server times out or cannot be reached (refused, reset, marked
+    /// dead) answers as a miss (`get` → `None`, `get_multi` → the keys absent), a write as
+    /// not done (`StoreOutcome::NotStored`; `delete`/`touch` → false; `incr`/`decr` →
+    /// `None`), so a cache outage never fails a request path. Each is counted in the
+    /// metrics (`fail_open_misses`, `fail_open_not_stored`) and reported to the
+    /// [`on_operation`](ClientBuilder::on_operation) handler as `FailedOpen`. Protocol
+    /// violations, values that do not decode, server error answers, refused keys or values,
+    /// refused authentication and configuration errors stay errors
+    /// ([`Error::fails_open`] decides). `incr_or_init`/`decr_or_init` (no miss to answer),
+    /// and the whole-server commands keep their errors. Default off.
+    pub fn fail_open(mut self, on: bool) -> Self {
+        self.config.fail_open = on;
+        self
+    }
+
+    /// A handler called after every exchange with a server, with its [`OpRecord`]
+    /// (operation, key count, server, protocol, duration, outcome, bytes): see
+    /// [`crate::trace`] for what one record covers. It runs on the calling thread, after
+    /// the exchange, once the connection is back in its pool; it may issue commands of its
+    /// own, but keep it short (the call returns when it does). Without a handler the cost
+    /// is one branch per call.
+    pub fn on_operation(mut self, handler: impl Fn(&OpRecord<'_>) + Send + Sync + 'static) -> Self {
+        self.config.operations = Some(OpHandler(Arc::new(handler)));
+        self
+    }
+
+    /// Removes the per-operation handler.
+    pub fn no_operation_handler(mut self) -> Self {
+        self.config.operations = None;
         self
     }
 

@@ -289,6 +289,33 @@ pub struct Conn {
     next_tag: u32,
     /// The address connected to (TCP), to retire it when its name no longer lists it.
     peer: Option<SocketAddr>,
+    /// The server's version (major, minor, patch) as its `version` reply gave it, once this
+    /// connection has asked (the meta dialect asks when it needs to know: explicit CAS
+    /// versions, memcached 1.6.6's `OK`).
+    server_version: Option<ServerVersion>,
+    /// A meta `OK` was taken as `HD` before the version was known: the dialect checks the
+    /// version before the outcome is handed out.
+    pub(crate) legacy_ok_unchecked: bool,
+    /// Bytes written and read on this connection so far (for the per-operation records).
+    sent_bytes: u64,
+    recv_bytes: u64,
+}
+
+/// A server's version, from its `version` reply (`1.6.18` → `(1, 6, 18)`; parts that are
+/// not numbers count as 0).
+pub type ServerVersion = (u32, u32, u32);
+
+/// Reads `1.6.18`, `1.6.21-rc1`, … (anything after the numbers is ignored).
+pub fn parse_version(s: &str) -> ServerVersion {
+    let mut parts = s.trim().split('.').map(|p| {
+        let digits: String = p.chars().take_while(|c| c.is_ascii_digit()).collect();
+        digits.parse().unwrap_or(0)
+    });
+    (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    )
 }
 
 impl Conn {
@@ -401,6 +428,10 @@ impl Conn {
             epoch: 0,
             next_tag: 1,
             peer,
+            server_version: None,
+            legacy_ok_unchecked: false,
+            sent_bytes: 0,
+            recv_bytes: 0,
         })
     }
 
@@ -416,6 +447,21 @@ impl Conn {
     /// it is dropped and another one opened.
     pub(crate) fn is_reusable_idle(&mut self) -> bool {
         self.is_reusable() && self.stream.is_quiet()
+    }
+
+    /// The server's label, for messages.
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The server's version, when this connection has asked for it.
+    pub(crate) fn server_version(&self) -> Option<ServerVersion> {
+        self.server_version
+    }
+
+    /// Records the server's version (from a `version` reply on this connection).
+    pub(crate) fn set_server_version(&mut self, v: ServerVersion) {
+        self.server_version = Some(v);
     }
 
     /// Reserves `n` consecutive request tags on this connection and returns the first: the
@@ -512,12 +558,21 @@ impl Conn {
                         "the socket took no bytes",
                     )))
                 }
-                Ok(n) => sent += n,
+                Ok(n) => {
+                    sent += n;
+                    self.sent_bytes += n as u64;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(self.io_error(e)),
             }
         }
         Ok(())
+    }
+
+    /// Bytes written and read on this connection so far.
+    #[inline]
+    pub(crate) fn io_bytes(&self) -> (u64, u64) {
+        (self.sent_bytes, self.recv_bytes)
     }
 
     /// Ends an exchange. The connection becomes clean only if the reply was consumed exactly.
@@ -636,6 +691,7 @@ impl Conn {
             }),
             Ok(n) => {
                 self.rend += n;
+                self.recv_bytes += n as u64;
                 Ok(())
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),

@@ -122,6 +122,31 @@ pub enum Class {
     Internal,
 }
 
+impl Class {
+    /// True for the classes that `fail_open` turns into a miss or a "not stored": a timeout,
+    /// a server that cannot be reached. Every other class stays an error (see
+    /// [`Error::fails_open`], the one decision the client and the C ABI use).
+    pub fn fails_open(self) -> bool {
+        matches!(self, Class::Timeout | Class::Connection)
+    }
+
+    /// The class's name: `"ok"`, `"miss"`, `"not_stored"`, `"client_error"`,
+    /// `"server_error"`, `"timeout"`, `"connection"`, `"configuration"`, `"internal"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Ok => "ok",
+            Class::Miss => "miss",
+            Class::NotStored => "not_stored",
+            Class::ClientError => "client_error",
+            Class::ServerError => "server_error",
+            Class::Timeout => "timeout",
+            Class::Connection => "connection",
+            Class::Configuration => "configuration",
+            Class::Internal => "internal",
+        }
+    }
+}
+
 /// Shorthand for `Result<T, mcpool::Error>`.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -158,6 +183,16 @@ impl Error {
             | Error::Decompress(_)
             | Error::ValueFormat(_) => Class::ServerError,
         }
+    }
+
+    /// True for the errors that the `fail_open` option turns into a miss (reads) or a
+    /// "not stored" (writes): the classes of [`Class::fails_open`] (timeouts, refused or
+    /// reset connections, a server marked dead), except a refused authentication, which
+    /// is a misconfiguration rather than an outage. Protocol violations, values that do not
+    /// decode, `SERVER_ERROR`/`CLIENT_ERROR` answers, refused keys and values, and
+    /// configuration errors are never hidden.
+    pub fn fails_open(&self) -> bool {
+        !matches!(self, Error::Auth { .. }) && self.class().fails_open()
     }
 
     /// True for errors that say the server may be unwell (counted towards marking it dead).

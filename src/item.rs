@@ -11,6 +11,25 @@ pub struct Item {
     pub cas: Option<u64>,
 }
 
+/// An item's metadata, read without its value (meta `mg <key> h l t c s f u`; see
+/// [`crate::Client::meta_info`]), which does not count as an access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ItemInfo {
+    /// Whether the item had been read before (`h`).
+    pub hit_before: bool,
+    /// Time since the item was last accessed (`l`), in whole seconds.
+    pub last_access: std::time::Duration,
+    /// Time left before the item expires (`t`), in whole seconds; `None` when it never
+    /// expires (`t-1`).
+    pub ttl: Option<std::time::Duration>,
+    /// The CAS version (`c`).
+    pub cas: u64,
+    /// The stored value's size in bytes (`s`), as stored (compressed if it was).
+    pub size: u64,
+    /// The flags word as stored (`f`), value-format bits included.
+    pub flags: u32,
+}
+
 /// What a store command did. Only `Stored` means the value is now in the cache.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StoreOutcome {

@@ -56,7 +56,7 @@ impl Keys for Single<'_> {
 pub fn too_long(len: usize) -> Error {
     Error::InvalidKey {
         key: format!("<{len} bytes>"),
-        reason: "key is longer than 250 bytes",
+        reason: "key is longer than 250 bytes (64 KiB with long_keys = hash)",
     }
 }
 
@@ -72,6 +72,63 @@ pub(crate) struct KeyRules {
     pub keep_slash: bool,
     /// The protocol whose rules apply.
     pub protocol: Protocol,
+    /// What a wire key over the protocol's limit becomes (option `long_keys`).
+    pub long_keys: LongKeys,
+}
+
+/// What a wire key (prefix included) over the protocol's length limit becomes: option
+/// `long_keys`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LongKeys {
+    /// Refused with [`Error::InvalidKey`] (the default).
+    #[default]
+    Refuse,
+    /// Dalli's truncated form (`KeyManager#truncated_key`): the first bytes of the wire key,
+    /// `:md5:`, and the hex MD5 of the whole wire key; 249 bytes long, or 250 when a
+    /// `key_prefix` is set (Dalli's namespace rule). See [`dalli_truncated`].
+    Hash,
+}
+
+impl std::str::FromStr for LongKeys {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<LongKeys> {
+        match s {
+            "refuse" => Ok(LongKeys::Refuse),
+            "hash" => Ok(LongKeys::Hash),
+            _ => Err(Error::Config(format!(
+                "unknown long_keys policy {s:?} (refuse, hash)"
+            ))),
+        }
+    }
+}
+
+/// The longest key a caller may give when `long_keys` is `hash` (the wire key is hashed
+/// down to 250 bytes); with `refuse` the limit is [`MAX_KEY_LEN`].
+pub const MAX_HASHED_KEY_LEN: usize = 64 * 1024;
+
+/// Dalli's separator between the kept prefix and the digest.
+const TRUNCATED_KEY_SEPARATOR: &[u8] = b":md5:";
+
+/// Dalli's truncated key (lib/dalli/key_manager.rb, `truncated_key`): `wire[..n]` +
+/// `:md5:` + the 32 lower-case hex digits of MD5(`wire`), where `wire` is the whole key as
+/// the server would store it (namespace included) and `n` = `target` − 37. Dalli's target is
+/// 249 without a namespace and 250 with one ("for historical reasons"). Dalli counts
+/// characters, this counts bytes: the same for ASCII keys.
+pub fn dalli_truncated(wire: &[u8], target: usize) -> Vec<u8> {
+    use md5::{Digest, Md5};
+    let digest = Md5::digest(wire);
+    let keep = target
+        .saturating_sub(TRUNCATED_KEY_SEPARATOR.len() + 32)
+        .min(wire.len());
+    let mut out = Vec::with_capacity(keep + TRUNCATED_KEY_SEPARATOR.len() + 32);
+    out.extend_from_slice(&wire[..keep]);
+    out.extend_from_slice(TRUNCATED_KEY_SEPARATOR);
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for b in digest {
+        out.push(HEX[(b >> 4) as usize]);
+        out.push(HEX[(b & 15) as usize]);
+    }
+    out
 }
 
 impl KeyRules {
@@ -86,6 +143,51 @@ impl KeyRules {
         }
     }
 
+    /// The length a hashed key must fit in, when `wire` is over the protocol's limit and
+    /// `long_keys` is `hash`: Dalli's 249 (250 with a prefix, Dalli's namespace rule), or,
+    /// for a meta key that goes base64-encoded (it has a space or control byte), 186.
+    fn hash_target(&self, wire: &[u8]) -> Option<usize> {
+        if self.long_keys != LongKeys::Hash {
+            return None;
+        }
+        let dalli = if self.prefix.is_empty() {
+            MAX_KEY_LEN - 1
+        } else {
+            MAX_KEY_LEN
+        };
+        match self.protocol {
+            Protocol::Meta if has_space_or_control(wire) => {
+                (wire.len() > MAX_META_BASE64_KEY_LEN).then_some(MAX_META_BASE64_KEY_LEN)
+            }
+            _ => (wire.len() > MAX_KEY_LEN).then_some(dalli),
+        }
+    }
+
+    /// The longest key a caller may give: [`MAX_KEY_LEN`], or [`MAX_HASHED_KEY_LEN`] when
+    /// long keys are hashed.
+    pub(crate) fn max_caller_len(&self) -> usize {
+        match self.long_keys {
+            LongKeys::Refuse => MAX_KEY_LEN,
+            LongKeys::Hash => MAX_HASHED_KEY_LEN,
+        }
+    }
+
+    /// Validates `wire`, or, when it is too long and long keys are hashed, its hashed form
+    /// (`None` when `wire` itself is good).
+    fn checked(&self, wire: &[u8]) -> Result<Option<Vec<u8>>> {
+        match self.validate_wire(wire) {
+            Ok(()) => Ok(None),
+            Err(e) => match self.hash_target(wire) {
+                Some(target) => {
+                    let hashed = dalli_truncated(wire, target);
+                    self.validate_wire(&hashed)?;
+                    Ok(Some(hashed))
+                }
+                _ => Err(e),
+            },
+        }
+    }
+
     /// [`KeyRules::wire_key`] without an allocation: `Ok(None)` when the key goes on the
     /// wire as given, `Ok(Some((start, len)))` when it was written (prefixed, sanitized) at
     /// the end of `arena`. On an error `arena` is left as it was.
@@ -95,20 +197,36 @@ impl KeyRules {
         arena: &mut Vec<u8>,
     ) -> Result<Option<(u32, u32)>> {
         let prefix = &self.prefix;
-        if key.is_empty() || (prefix.is_empty() && !self.sanitize) {
+        if key.is_empty() {
             // Empty keys are refused even when a prefix would make them non-empty.
             return self.validate_wire(key).map(|()| None);
         }
         let start = arena.len();
+        if prefix.is_empty() && !self.sanitize {
+            return match self.checked(key)? {
+                None => Ok(None),
+                Some(hashed) => {
+                    arena.extend_from_slice(&hashed);
+                    Ok(Some((start as u32, hashed.len() as u32)))
+                }
+            };
+        }
         arena.extend_from_slice(prefix);
         if self.sanitize {
             arena.extend_from_slice(&self.sanitized(key));
         } else {
             arena.extend_from_slice(key);
         }
-        if let Err(e) = self.validate_wire(&arena[start..]) {
-            arena.truncate(start);
-            return Err(e);
+        match self.checked(&arena[start..]) {
+            Ok(None) => {}
+            Ok(Some(hashed)) => {
+                arena.truncate(start);
+                arena.extend_from_slice(&hashed);
+            }
+            Err(e) => {
+                arena.truncate(start);
+                return Err(e);
+            }
         }
         Ok(Some((start as u32, (arena.len() - start) as u32)))
     }
@@ -133,8 +251,10 @@ impl KeyRules {
             k.extend_from_slice(&key);
             Cow::Owned(k)
         };
-        self.validate_wire(&wire)?;
-        Ok(wire)
+        match self.checked(&wire)? {
+            None => Ok(wire),
+            Some(hashed) => Ok(Cow::Owned(hashed)),
+        }
     }
 
     /// The key URL-encoded as Whalin does; in proxy-pool mode `/` is kept, so that the
@@ -294,6 +414,85 @@ mod tests {
                 assert_eq!(validate(&k).is_err(), refused, "byte {b:#x} at {bad_at}");
             }
         }
+    }
+
+    fn rules(prefix: &[u8], protocol: Protocol, long_keys: LongKeys) -> KeyRules {
+        KeyRules {
+            prefix: prefix.to_vec(),
+            sanitize: false,
+            keep_slash: false,
+            protocol,
+            long_keys,
+        }
+    }
+
+    /// Issue 21 item 3: Dalli's truncated keys (lib/dalli/key_manager.rb `truncated_key`:
+    /// `key[0, 249 - 37]` or, with a namespace, `key[0, 250 - 37]`, then `:md5:` and
+    /// `Digest::MD5.hexdigest` of the whole namespaced key). The digests below were computed
+    /// independently (Python's hashlib.md5 of the same strings).
+    #[test]
+    fn item3_long_keys_hash_to_dalli_form() {
+        let hash = rules(b"", Protocol::Text, LongKeys::Hash);
+        // 1. No namespace: 212 bytes kept + ":md5:" + 32 hex = 249.
+        let k = vec![b'a'; 300];
+        let want = format!("{}:md5:4e5475d125a33c6190718e75adc1b704", "a".repeat(212));
+        let got = hash.wire_key(&k).unwrap();
+        assert_eq!(std::str::from_utf8(&got).unwrap(), want);
+        assert_eq!(got.len(), 249);
+        // 2. A namespace (Dalli `namespace: "ns"` = our key_prefix "ns:"): the digest is of
+        // the namespaced key, 213 bytes kept, 250 in all.
+        let ns = rules(b"ns:", Protocol::Text, LongKeys::Hash);
+        let want = format!(
+            "ns:{}:md5:69bbb6e0eaee78ab36a4c902f2dd0963",
+            "b".repeat(210)
+        );
+        let got = ns.wire_key(&[b'b'; 300]).unwrap();
+        assert_eq!(std::str::from_utf8(&got).unwrap(), want);
+        assert_eq!(got.len(), 250);
+        // 3. One byte over: 251 bytes hash; 250 stay as they are.
+        let k251 = format!("{}x", "0123456789".repeat(25));
+        let want = format!(
+            "{}:md5:2246897449a55479878925c76d832da5",
+            &"0123456789".repeat(25)[..212]
+        );
+        assert_eq!(&*hash.wire_key(k251.as_bytes()).unwrap(), want.as_bytes());
+        let k250 = "0123456789".repeat(25);
+        assert!(matches!(
+            hash.wire_key(k250.as_bytes()).unwrap(),
+            Cow::Borrowed(_)
+        ));
+        // The arena path gives the same bytes.
+        for (r, k) in [(&hash, k251.as_bytes()), (&ns, &[b'b'; 300][..])] {
+            let mut arena = b"xx".to_vec();
+            let (start, len) = r.wire_key_into(k, &mut arena).unwrap().unwrap();
+            assert_eq!(
+                &arena[start as usize..(start + len) as usize],
+                &*r.wire_key(k).unwrap()
+            );
+        }
+        // 4. Meta, a key that goes base64-encoded (it has spaces): hashed down to 186 (not
+        // Dalli's length: Dalli has no such key that memcached would take).
+        let meta = rules(b"user:", Protocol::Meta, LongKeys::Hash);
+        let k = "q r".repeat(100);
+        let got = meta.wire_key(k.as_bytes()).unwrap();
+        let want = format!(
+            "{}:md5:c5436c2c6cd51f3ee3a3bd81eb08295e",
+            &format!("user:{k}")[..186 - 37]
+        );
+        assert_eq!(std::str::from_utf8(&got).unwrap(), want);
+        // Refusal stays the default, and hashing does not make a text key with a space valid.
+        let refuse = rules(b"", Protocol::Text, LongKeys::default());
+        assert!(matches!(
+            refuse.wire_key(&[b'a'; 251]),
+            Err(Error::InvalidKey { .. })
+        ));
+        assert!(matches!(
+            hash.wire_key(&[b' '; 300]),
+            Err(Error::InvalidKey { .. })
+        ));
+        assert!(matches!(hash.wire_key(b""), Err(Error::InvalidKey { .. })));
+        assert_eq!("hash".parse::<LongKeys>().unwrap(), LongKeys::Hash);
+        assert!("truncate".parse::<LongKeys>().is_err());
     }
 
     #[test]

@@ -41,7 +41,9 @@ pub mod route;
 mod server;
 pub mod set_item;
 pub mod sink;
+pub mod stale;
 pub mod tls;
+pub mod trace;
 pub mod value;
 
 pub use address::{ServerAddr, ServerSpec};
@@ -49,7 +51,7 @@ pub use client::{Client, PerServer};
 pub use config::{ClientBuilder, Config, MAX_ITEM_SIZE, MAX_POOL_SIZE};
 pub use error::{Error, Result};
 pub use health::ServerState;
-pub use item::{Item, Lease, StoreOutcome};
+pub use item::{Item, ItemInfo, Lease, StoreOutcome};
 pub use key::{Keys, Single};
 pub use metrics::{Event, ServerMetrics};
 pub use proto::ascii::StoreCommand;
@@ -59,6 +61,7 @@ pub use route::{Distribution, FailoverPolicy, Router};
 pub use set_item::{Compress, SetItem};
 pub use sink::Sink;
 pub use tls::TlsOptions;
+pub use trace::{Op, OpOutcome, OpRecord};
 pub use value::{Codec, Compression, CompressionFormat, Kind, Lang, Value, ValueFormat};
 
 /// The README's examples, compiled as doc tests.

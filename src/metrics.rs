@@ -47,6 +47,21 @@ pub struct ServerMetrics {
     /// Single-key reads and small sets that waited for a connection and were served on
     /// another caller's connection, pipelined with other waiting work (docs/handover.md).
     pub handed_over: u64,
+    /// Returns cleaned with `flush_all` before serving (`on_server_return`: `flush`, or
+    /// `delete-written` past `written_while_away_max`).
+    pub returns_flushed: u64,
+    /// Keys written elsewhere while the server was away, deleted from it on its return
+    /// (`on_server_return = delete-written`).
+    pub stale_deleted: u64,
+    /// Returns whose written-while-away keys overflowed `written_while_away_max` (flushed
+    /// instead).
+    pub away_overflows: u64,
+    /// Keys whose read failed with a timeout or an unreachable server and that `fail_open`
+    /// answered as misses (not counted in `misses`).
+    pub fail_open_misses: u64,
+    /// Writes (stores, deletes, touches, incr/decr; per key) that failed with a timeout or an
+    /// unreachable server and that `fail_open` answered as not stored / false / `None`.
+    pub fail_open_not_stored: u64,
 }
 
 /// Whether a metric only grows (a counter) or is a level at the snapshot (a gauge).
@@ -81,7 +96,7 @@ const fn counter(name: &'static str, help: &'static str) -> Metric {
 /// Every per-server metric, in the C ABI's numbering (`mcpool_metric`): the one list that the
 /// C ABI, the CLI and the Prometheus exporter name metrics from. [`ServerMetrics::values`]
 /// gives a snapshot's values in this order.
-pub const METRICS: [Metric; 17] = [
+pub const METRICS: [Metric; 22] = [
     counter(
         "operations",
         "Request/reply exchanges (a multi-key call counts once per server it touches).",
@@ -134,6 +149,28 @@ pub const METRICS: [Metric; 17] = [
         "handed_over",
         "Reads and small sets served on another caller's connection while waiting for one.",
     ),
+    // keys-meta: stale data after a return (on_server_return).
+    counter(
+        "returns_flushed",
+        "Returns cleaned with flush_all before serving (on_server_return).",
+    ),
+    counter(
+        "stale_deleted",
+        "Keys written elsewhere while the server was away, deleted on its return.",
+    ),
+    counter(
+        "away_overflows",
+        "Returns whose written-while-away keys overflowed written_while_away_max (flushed).",
+    ),
+    // fail-open (the `fail_open` option)
+    counter(
+        "fail_open_misses",
+        "Keys whose read failed (timeout, unreachable server) and fail_open answered as misses.",
+    ),
+    counter(
+        "fail_open_not_stored",
+        "Writes that failed (timeout, unreachable server) and fail_open answered as not stored.",
+    ),
 ];
 
 impl ServerMetrics {
@@ -159,6 +196,11 @@ impl ServerMetrics {
             open.into(),
             idle.into(),
             self.handed_over,
+            self.returns_flushed,
+            self.stale_deleted,
+            self.away_overflows,
+            self.fail_open_misses,
+            self.fail_open_not_stored,
         ]
     }
 }
@@ -180,6 +222,11 @@ pub(crate) struct Counters {
     pub ejections: AtomicU64,
     pub returns: AtomicU64,
     pub handed_over: AtomicU64,
+    pub returns_flushed: AtomicU64,
+    pub stale_deleted: AtomicU64,
+    pub away_overflows: AtomicU64,
+    pub fail_open_misses: AtomicU64,
+    pub fail_open_not_stored: AtomicU64,
 }
 
 impl Counters {
@@ -223,6 +270,11 @@ impl Counters {
             ejections: g(&self.ejections),
             returns: g(&self.returns),
             handed_over: g(&self.handed_over),
+            returns_flushed: g(&self.returns_flushed),
+            stale_deleted: g(&self.stale_deleted),
+            away_overflows: g(&self.away_overflows),
+            fail_open_misses: g(&self.fail_open_misses),
+            fail_open_not_stored: g(&self.fail_open_not_stored),
         }
     }
 }

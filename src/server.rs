@@ -26,9 +26,19 @@ use std::time::{Duration, Instant};
 pub(crate) struct Pooled<'g> {
     slot: r2d2::PooledConnection<Manager>,
     _permit: Permit<'g>,
+    /// The connection's byte counts when it was checked out (for the operation records).
+    io_start: (u64, u64),
 }
 
 impl Pooled<'_> {
+    /// Bytes written and read on the connection since it was checked out.
+    pub(crate) fn io_since_checkout(&self) -> (u64, u64) {
+        self.slot.conn.as_deref().map_or((0, 0), |c| {
+            let (w, r) = c.io_bytes();
+            (w - self.io_start.0, r - self.io_start.1)
+        })
+    }
+
     /// Runs `f` on the connection that `Server::checkout` put in the slot.
     pub(crate) fn with_conn<T>(&mut self, f: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
         match self.slot.conn.as_deref_mut() {
@@ -86,6 +96,9 @@ pub(crate) struct PoolSettings {
     pub retry_timeout_max: Duration,
     /// Told when a server goes down or comes back.
     pub events: Option<EventHandler>,
+    /// The clean-up of a returning server (`on_server_return`, `written_while_away_max`);
+    /// `None` with `keep` or with `fail-fast` failover.
+    pub on_return: Option<(crate::stale::OnServerReturn, usize)>,
 }
 
 /// One server: pool, health, counters.
@@ -106,6 +119,8 @@ pub(crate) struct Server {
     pool: OnceLock<Pool>,
     gate: Gate,
     child: Mutex<Option<(u64, Pool, Arc<Gate>)>>,
+    /// What a returning server needs before it serves (see `stale`).
+    pub away: Option<crate::stale::AwayGuard>,
 }
 
 /// The background thread r2d2 keeps its pools with: one per process, shared by every server
@@ -359,6 +374,9 @@ impl Server {
             generation: fork::generation(),
             gate: Gate::new(settings.max_size),
             child: Mutex::new(None),
+            away: settings
+                .on_return
+                .map(|(policy, max)| crate::stale::AwayGuard::new(policy, max)),
         }
     }
 
@@ -469,6 +487,7 @@ impl Server {
         let mut pooled = Pooled {
             slot,
             _permit: permit,
+            io_start: (0, 0),
         };
         let slot: &mut Slot = &mut pooled;
         // A pooled connection with bytes waiting (a stray reply) or closed by the server is
@@ -512,8 +531,21 @@ impl Server {
                 }
             }
         }
-        if let Some(conn) = pooled.conn.as_mut() {
+        if let Some(conn) = pooled.slot.conn.as_deref_mut() {
             conn.set_deadline(deadline);
+            pooled.io_start = conn.io_bytes();
+        }
+        if let Some(away) = self.away.as_ref().filter(|a| a.is_pending()) {
+            // A returning server serves nothing before its clean-up (see `stale`).
+            let epoch = pooled.conn.as_ref().map_or(0, |c| c.epoch());
+            let cleaned = pooled.with_conn(|conn| away.clean(conn, &self.dialect, &self.counters));
+            if let Err(e) = cleaned {
+                pooled.conn = None;
+                let event = self.failed(&e, epoch);
+                drop(pooled);
+                self.emit(event);
+                return Err(e);
+            }
         }
         Ok(Checkout::Conn(pooled))
     }
@@ -640,6 +672,9 @@ impl Server {
         if !marked.first {
             return None;
         }
+        if let Some(away) = &self.away {
+            away.server_down();
+        }
         Counters::bump(&self.counters.ejections);
         Some(Event::ServerDown {
             server: self.label.to_string(),
@@ -681,6 +716,7 @@ impl Pipeline for Serving<'_> {
                 flags,
                 ttl,
             }) => Request::Store {
+                version: None,
                 cmd: StoreCommand::Set,
                 key: wire,
                 flags: *flags,

@@ -12,11 +12,14 @@ side by side in one run. Every figure is the median of the timed repeats (after 
 with min-max, and its ratio to the floor of the same run.
 
 Scenarios (default: all, in this order):
-  sequential   one thread: N sets, N gets, N deletes of 100 bytes (N = 10k, 100k, 1M)
+  sequential   one thread: N sets, N gets, N deletes of 100 bytes (N = 10k, 100k, 1M); for
+               the JVM peers also the first 10,000 sets of a fresh driver (`warm-up`, × steady)
   kilobyte     one thread: 10,000 sets then 10,000 gets of 1,000 bytes
   multiget     get_multi of 1, 5, 10, 100, 500 keys; single add/set/replace/get/delete of 40 bytes
   threads      1, 10, 50, 100, 300 threads sharing one client (20 connections), 64 bytes, 4 gets : 1 set
-  bulk         30,800-byte compressed values, 90% get_multi(100) / 10% set, 1 to 50 threads
+  bulk         30,800-byte compressed values, 90% get_multi(100) / 10% set, 1 to 50 threads;
+               two values: letters (about 160:1 at zlib level 6) and digits (`0 1 2 3 ...`,
+               about 2.15:1; points `value=digits`), ratios measured and printed at start-up
 
 Placement (2+ CPUs): single-thread scenarios run colocated (client and server on CPU 1),
 threads and bulk split (client on CPU 0, server on CPU 1).
@@ -25,8 +28,8 @@ Without --quick every timed repeat of a sequential part is capped at ~0.8 s (the
 stays under 20 minutes with 16 contestants); the `count` column shows the operations timed.
 
 Options:
-  --quick              under 3 minutes: N = 10k, threads 1/10/100/300, bulk 1/10/50, each
-                       timed repeat capped at ~0.1 s
+  --quick              under 3 minutes: N = 10k, threads 1/10/100/300, bulk at 10 threads
+                       (both values), one fresh JVM warm-up, each timed repeat capped at ~0.1 s
                        (the `count` column shows the operations actually timed)
   --peers LIST         comma-separated peers to run (names or families from bench/peers/peers.conf),
                        `all` (default) or `none` (only the floor and mcpool); `protocols`
@@ -37,6 +40,8 @@ Options:
   --server-reqs-per-event N
                        memcached -R for the private server (default: memcached's own, 20);
                        pipelined meta/binary multi-gets yield to the event loop every N requests
+  --op-hook noop       install a no-op per-operation handler on mcpool's Rust client
+                       (measures the hook's cost: compare with a run without it)
   --unpinned           no CPU pinning at all (client or private server); figures are noisier
   --list-peers         print every peer, whether it is installed, and how to install it
   -h, --help           this text
@@ -66,6 +71,8 @@ pub struct Options {
     pub unpinned: bool,
     /// Only list the peers.
     pub list_peers: bool,
+    /// `--op-hook noop`: a no-op `on_operation` handler on the Rust API's clients.
+    pub op_hook_noop: bool,
 }
 
 /// `Ok(None)` means help was asked for.
@@ -80,6 +87,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
         server_reqs_per_event: None,
         unpinned: false,
         list_peers: false,
+        op_hook_noop: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -119,6 +127,11 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     ),
                 }
             }
+            "--op-hook" => match value()?.as_str() {
+                "noop" => o.op_hook_noop = true,
+                "none" => o.op_hook_noop = false,
+                v => return Err(format!("--op-hook takes noop or none, not {v:?}")),
+            },
             "--out" => o.out = Some(PathBuf::from(value()?)),
             "--repeats" => o.repeats = number(value()?)?,
             "--server-threads" => o.server_threads = number(value()?)?.max(1),

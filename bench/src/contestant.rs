@@ -57,7 +57,7 @@ impl Entry {
             Entry {
                 name: FLOOR.into(),
                 note: "raw blocking TCP socket, TCP_NODELAY, one write + one read per request, \
-                       text protocol, one connection per thread; bulk: C zlib level 1"
+                       text protocol, one connection per thread; bulk: C zlib at its default level (6)"
                     .into(),
                 kind: Kind::Floor,
             },
@@ -85,6 +85,12 @@ impl Entry {
                 kind: Kind::RustApi(p, false),
             })
             .collect()
+    }
+
+    /// Whether the sequential scenario's warm-up point (a fresh driver's first operations)
+    /// is measured for it: the peers that say so in peers.conf (the JVM's).
+    pub fn warm_up_row(&self) -> bool {
+        matches!(&self.kind, Kind::Peer(spec) if spec.warm_up_row)
     }
 
     /// Starts the contestant against `server`; subprocesses are pinned to `cpus` with

@@ -1,6 +1,7 @@
 //! The raw floor: the fastest a synchronous client can be here. A blocking TCP socket with
 //! TCP_NODELAY, one `write` and (normally) one `read` per request, text protocol, one
-//! connection per thread; for compressed work, C zlib (`compress2` level 1 / `uncompress`).
+//! connection per thread; for compressed work, C zlib (`compress2` at zlib's default level, as every contestant
+//! compresses, / `uncompress`).
 
 use super::contestant::Contestant;
 use super::load::{self, MixOp};
@@ -185,14 +186,15 @@ impl Contestant for Floor {
                 size,
                 compress,
                 prefix,
+                value,
             } => {
                 if self.conn.is_none() {
                     self.conn = Some(Raw::connect(&self.addr)?);
                 }
                 let c = self.conn.as_mut().expect("connected");
-                let val = value_bytes(*size);
+                let val = value.bytes(*size);
                 let (data, flags) = match (compress, &self.zlib) {
-                    (true, Some(z)) => (z.compress(&val), 8),
+                    (true, Some(z)) => (z.compress(&val, -1), 8),
                     (true, None) => {
                         return Ok(Answer::NotApplicable("C zlib (libz.so.1) not found".into()))
                     }
@@ -213,6 +215,7 @@ impl Contestant for Floor {
                 mget,
                 compress,
                 prefix,
+                value,
                 ..
             } => {
                 let zlib = match (compress, self.zlib) {
@@ -222,7 +225,7 @@ impl Contestant for Floor {
                     (true, z) => z,
                     (false, _) => None,
                 };
-                let data = value_bytes(*size);
+                let data = value.bytes(*size);
                 let flags = if zlib.is_some() { 8 } else { 0 };
                 let addr = self.addr.clone();
                 let (size, keyspace, mget) = (*size, u64::from(*keyspace), u64::from(*mget));
@@ -237,7 +240,7 @@ impl Contestant for Floor {
                             match &zlib {
                                 // Compress on every set, as a client does.
                                 Some(z) => {
-                                    let packed = z.compress(&data);
+                                    let packed = z.compress(&data, -1);
                                     store_cmd(&mut c.out, "set", prefix, i, flags, &packed);
                                 }
                                 None => store_cmd(&mut c.out, "set", prefix, i, flags, &data),

@@ -49,6 +49,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
             return 2;
         }
     };
+    rust_api::OP_HOOK_NOOP.store(opts.op_hook_noop, std::sync::atomic::Ordering::Relaxed);
     let mut progress = Progress::new();
     let specs = match peers::load() {
         Ok(s) => s,
@@ -180,6 +181,9 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
         opts.repeats,
         order.join(", ")
     );
+    if opts.scenarios.contains(&"bulk") {
+        let _ = writeln!(machine, "{}", bulk_values());
+    }
     for (name, why) in &missing {
         let _ = writeln!(machine, "missing peer {name}: {why}");
     }
@@ -279,6 +283,20 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                 let mut ready: Vec<usize> = vec![];
                 for (ti, t) in turns.iter_mut().enumerate() {
                     let r = &mut runners[t.runner];
+                    if t.sc.points[pi].fresh {
+                        // Timed in a driver started for each repeat: no preparation, no
+                        // warm-up; only for the contestants that ask for it.
+                        if r.entry.warm_up_row() {
+                            t.count = t.sc.points[pi]
+                                .parts
+                                .iter()
+                                .map(|p| count(&p.work))
+                                .min()
+                                .unwrap_or(0);
+                            ready.push(ti);
+                        }
+                        continue;
+                    }
                     let began = std::time::Instant::now();
                     let w = what(r);
                     let ctx = setting.ctx(&t.sc, &r.entry.name, &w);
@@ -305,7 +323,11 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                     let log = (&mut progress, &mut notes, &mut spent);
                     end_step(r, name, &w, began, warmed.map(drop), log);
                 }
-                for rep in 1..=opts.repeats {
+                let repeats = turns
+                    .first()
+                    .and_then(|t| t.sc.points[pi].repeats)
+                    .map_or(opts.repeats, |r| r.min(opts.repeats));
+                for rep in 1..=repeats {
                     // Each repeat starts one contestant further on, so nobody always runs
                     // right after the same other one.
                     for k in 0..ready.len() {
@@ -318,16 +340,33 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                         let began = std::time::Instant::now();
                         let w = what(r);
                         let ctx = setting.ctx(&t.sc, &r.entry.name, &w);
-                        let c = r.running.as_mut().expect("checked above");
-                        let timed = timed_repeat(
-                            &ctx,
-                            pi,
-                            rep,
-                            t.count,
-                            c.as_mut(),
-                            &mut progress,
-                            &mut samples,
-                        );
+                        let timed = if t.sc.points[pi].fresh {
+                            // A driver of its own, started now and stopped after the repeat
+                            // (the running one stays as warm as it was).
+                            progress.status(&format!("{w}: starting a fresh driver"));
+                            r.entry.start(&addr, cpu_arg.as_deref()).and_then(|mut c| {
+                                timed_repeat(
+                                    &ctx,
+                                    pi,
+                                    rep,
+                                    t.count,
+                                    c.as_mut(),
+                                    &mut progress,
+                                    &mut samples,
+                                )
+                            })
+                        } else {
+                            let c = r.running.as_mut().expect("checked above");
+                            timed_repeat(
+                                &ctx,
+                                pi,
+                                rep,
+                                t.count,
+                                c.as_mut(),
+                                &mut progress,
+                                &mut samples,
+                            )
+                        };
                         let log = (&mut progress, &mut notes, &mut spent);
                         end_step(r, name, &w, began, timed, log);
                     }
@@ -340,7 +379,16 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
     progress.done();
     drop(_private);
 
-    let rows = report::rows(&samples, &order);
+    let mut rows = report::rows(&samples, &order);
+    // Each warm-up row beside the steady rate: the same part at the scenario's first point.
+    if let Some(sc) = scenarios::build("sequential", opts.size, "") {
+        report::add_steady_ratios(
+            &mut rows,
+            "sequential",
+            scenarios::WARM_UP,
+            &sc.points[0].label,
+        );
+    }
     let out = opts.out.clone().unwrap_or_else(default_out);
     let mut configs = String::new();
     for e in entries.iter().take(order.len()) {
@@ -601,6 +649,15 @@ fn timed_repeat(
         } else {
             None
         };
+        // What the client's compression stored for the value (its level shows here).
+        let stored = match &w {
+            Work::Mix {
+                compress: true,
+                prefix,
+                ..
+            } => server::stored_len(ctx.addr, &format!("{prefix}0")),
+            _ => None,
+        };
         let rss_base = if threads_scenario {
             c.reset_peak_rss();
             c.rss_kib()
@@ -623,7 +680,8 @@ fn timed_repeat(
             samples.push(Sample {
                 scenario: ctx.sc.name.to_string(),
                 point: point.label.clone(),
-                part: if point.parts.len() > 1 {
+                // (A fresh point's rows name their part, for the `× steady` beside them.)
+                part: if point.parts.len() > 1 || point.fresh {
                     part.label.clone()
                 } else {
                     String::new()
@@ -667,6 +725,9 @@ fn timed_repeat(
                 if let Some(b) = wire {
                     push("wire_bytes_per_op", b as f64 / total.max(1) as f64, None);
                 }
+                if let Some(b) = stored {
+                    push("stored_bytes", b as f64, None);
+                }
                 if threads_scenario {
                     if let Some(k) = c.peak_rss_kib() {
                         push("peak_rss_mib", k as f64 / 1024.0, None);
@@ -687,11 +748,24 @@ fn timed_repeat(
 /// The SVG charts: (file name, content).
 fn charts(rows: &[report::Row]) -> Vec<(String, String)> {
     let mut out = vec![];
-    for (scenario, x_label, y_label, log_x) in [
-        ("threads", "threads", "total ops/s", false),
-        ("bulk", "threads", "total ops/s", false),
+    // (file, scenario, the points' value, axis labels, log x): the bulk scenario's two values
+    // are two charts.
+    let digits = " value=digits";
+    for (file, scenario, value, x_label, y_label, log_x) in [
+        ("threads", "threads", None, "threads", "total ops/s", false),
+        ("bulk", "bulk", Some(false), "threads", "total ops/s", false),
+        (
+            "bulk-digits",
+            "bulk",
+            Some(true),
+            "threads",
+            "total ops/s",
+            false,
+        ),
         (
             "multiget",
+            "multiget",
+            None,
             "keys per get_multi (log scale)",
             "calls/s",
             true,
@@ -700,6 +774,7 @@ fn charts(rows: &[report::Row]) -> Vec<(String, String)> {
         let rs: Vec<&report::Row> = rows
             .iter()
             .filter(|r| r.scenario == scenario && r.x.is_some() && !r.unstable())
+            .filter(|r| value.map_or(true, |d| r.point.contains(digits) == d))
             .collect();
         if rs.is_empty() {
             continue;
@@ -719,15 +794,48 @@ fn charts(rows: &[report::Row]) -> Vec<(String, String)> {
             }
         }
         let placement = rs.first().map(|r| r.placement.as_str()).unwrap_or("");
-        let title = format!(
-            "{scenario}: {y_label} ({placement}; median of repeats; unstable points left out)"
-        );
+        let what = match value {
+            Some(true) => format!("{scenario}, digits value"),
+            _ => scenario.to_string(),
+        };
+        let title =
+            format!("{what}: {y_label} ({placement}; median of repeats; unstable points left out)");
         out.push((
-            format!("{scenario}.svg"),
+            format!("{file}.svg"),
             svg::line_chart(&title, x_label, y_label, &xs, log_x, &series),
         ));
     }
     out
+}
+
+/// The header line naming the bulk scenario's values and what zlib's default level (6) makes
+/// of them, measured now with the system's C zlib.
+fn bulk_values() -> String {
+    let size = scenarios::BULK_VALUE_SIZE;
+    let zlib = sys::CZlib::load();
+    let each: Vec<String> = work::ValueKind::ALL
+        .into_iter()
+        .map(|k| {
+            let what = match k {
+                work::ValueKind::Letters => "letters ('a' + (7i + i/13) mod 26)",
+                work::ValueKind::Digits => "digits (\"0 1 2 3 ...\", seed 001's text)",
+            };
+            match &zlib {
+                Ok(z) => {
+                    let packed = z.compress(&k.bytes(size), 6).len();
+                    format!(
+                        "{what} -> {packed} bytes, {:.2}:1",
+                        size as f64 / packed.max(1) as f64
+                    )
+                }
+                Err(e) => format!("{what} -> ratio not measured ({e})"),
+            }
+        })
+        .collect();
+    format!(
+        "bulk values ({size} bytes; zlib level 6, measured at start-up): {}",
+        each.join("; ")
+    )
 }
 
 fn cpu_model() -> String {

@@ -27,6 +27,9 @@ pub struct PeerSpec {
     pub install: String,
     /// `note`: how the client is configured.
     pub note: String,
+    /// `warm_up_row = yes`: a runtime that compiles as it runs (the JVM): the sequential
+    /// scenario also times the first 10,000 sets of a freshly started driver.
+    pub warm_up_row: bool,
 }
 
 /// Where the peer drivers live: `$MCPOOL_BENCH_PEERS`, else `bench/peers` in the source tree.
@@ -77,6 +80,18 @@ pub fn parse_conf(text: &str) -> Result<Vec<PeerSpec>, String> {
             "run" => p.run = v,
             "install" => p.install = v,
             "note" => p.note = v,
+            "warm_up_row" => {
+                p.warm_up_row = match v.as_str() {
+                    "yes" => true,
+                    "no" => false,
+                    _ => {
+                        return Err(format!(
+                            "peers.conf line {}: warm_up_row is yes or no, not {v:?}",
+                            no + 1
+                        ))
+                    }
+                }
+            }
             other => return Err(format!("peers.conf line {}: unknown key {other}", no + 1)),
         }
     }
@@ -265,10 +280,12 @@ mod tests {
     #[test]
     fn conf_parses() {
         let c = parse_conf(
-            "# x\n[a]\nfamily = f\nrun = {cache}/a {server}\nnote = n = 1\n[b]\nrun = b\n",
+            "# x\n[a]\nfamily = f\nrun = {cache}/a {server}\nnote = n = 1\nwarm_up_row = yes\n[b]\nrun = b\n",
         )
         .unwrap();
         assert_eq!(c.len(), 2);
+        assert!(c[0].warm_up_row && !c[1].warm_up_row);
+        assert!(parse_conf("[a]\nrun = a\nwarm_up_row = maybe\n").is_err());
         assert_eq!((c[0].family.as_str(), c[0].note.as_str()), ("f", "n = 1"));
         assert_eq!(c[1].family, "b");
         assert!(parse_conf("[a]\n").is_err());
@@ -279,5 +296,12 @@ mod tests {
     fn shipped_conf_parses() {
         let specs = load().unwrap();
         assert!(specs.iter().any(|s| s.name.starts_with("libmemcached")));
+        // The JVM peers show their warm-up (seed 000); nobody else does.
+        let jvm: Vec<&str> = specs
+            .iter()
+            .filter(|s| s.warm_up_row)
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(jvm, ["spymemcached", "mcpool-java"]);
     }
 }

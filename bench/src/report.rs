@@ -179,6 +179,31 @@ pub fn rows(samples: &[Sample], order: &[String]) -> Vec<Row> {
     out
 }
 
+/// Adds `× steady` to every row of `scenario` at point `warm` (a fresh driver's first
+/// operations): its median over the same contestant's median of the same part at point
+/// `steady`.
+pub fn add_steady_ratios(rows: &mut [Row], scenario: &str, warm: &str, steady: &str) {
+    let warm_prefix = format!("{warm} ");
+    let found: Vec<(usize, f64)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.scenario == scenario)
+        .filter_map(|(i, r)| {
+            let part = r.point.strip_prefix(&warm_prefix)?;
+            let base = rows.iter().find(|b| {
+                b.scenario == r.scenario
+                    && b.contestant == r.contestant
+                    && b.metric == r.metric
+                    && b.point == format!("{steady} {part}")
+            })?;
+            (base.primary.median > 0.0).then(|| (i, r.primary.median / base.primary.median))
+        })
+        .collect();
+    for (i, ratio) in found {
+        rows[i].extra.push(("steady_ratio".into(), ratio));
+    }
+}
+
 fn num(v: f64) -> String {
     if v >= 100.0 {
         format!("{:.0}", v)
@@ -190,7 +215,9 @@ fn num(v: f64) -> String {
 }
 
 /// The order in which the other metrics are shown.
-const EXTRA_ORDER: [&str; 11] = [
+const EXTRA_ORDER: [&str; 13] = [
+    "steady_ratio",
+    "stored_bytes",
     "mean_us",
     "keys/s",
     "p50_ms",
@@ -210,6 +237,8 @@ fn extras(r: &Row) -> String {
     extra.sort_by_key(|(m, _)| EXTRA_ORDER.iter().position(|o| o == m).unwrap_or(99));
     for (m, v) in extra {
         let s = match m.as_str() {
+            "steady_ratio" => format!("× steady {v:.2}"),
+            "stored_bytes" => format!("stored {} B", *v as u64),
             "mean_us" => format!("mean {} µs", num(*v)),
             "keys/s" => format!("{} keys/s", num(*v)),
             "p50_ms" => format!("p50 {} ms", num(*v)),
@@ -352,5 +381,36 @@ mod tests {
         assert_eq!(md.lines().count(), 4);
         assert!(csv(&samples).lines().count() == 7);
         assert!(text_table(&rows).contains("0.95"));
+    }
+
+    #[test]
+    fn a_warm_up_row_shows_its_ratio_to_the_steady_rate() {
+        let at = |point: &str, c: &str, r: u32, v: f64| Sample {
+            point: point.into(),
+            part: "set".into(),
+            ..s(c, r, v)
+        };
+        let samples = vec![
+            at("N=10", "floor", 1, 100.0),
+            at("N=10", "java", 1, 80.0),
+            at("N=10", "java", 2, 80.0),
+            at("warm-up", "java", 1, 40.0),
+            at("warm-up", "java", 2, 48.0),
+            at("warm-up", "java", 3, 44.0),
+        ];
+        let mut rows = rows(&samples, &["floor".into(), "java".into()]);
+        add_steady_ratios(&mut rows, "sequential", "warm-up", "N=10");
+        let w = rows.iter().find(|r| r.point == "warm-up set").unwrap();
+        assert_eq!(w.primary.median, 44.0);
+        assert_eq!(w.ratio, None, "the floor has no warm-up row");
+        assert_eq!(w.extra, vec![("steady_ratio".to_string(), 0.55)]);
+        let md = markdown_table(&rows);
+        let line = md.lines().find(|l| l.contains("warm-up set")).unwrap();
+        assert!(line.contains("× steady 0.55"), "{line}");
+        // The steady rows get no ratio of their own.
+        assert!(rows
+            .iter()
+            .filter(|r| r.point != "warm-up set")
+            .all(|r| r.extra.is_empty()));
     }
 }

@@ -21,6 +21,9 @@ pub struct RustApi {
     client: Option<(Shape, Client)>,
 }
 
+/// `--op-hook noop`: the clients get a no-op per-operation handler (the hook's cost).
+pub static OP_HOOK_NOOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The name of the row that reads multi-gets through the zero-copy path.
 pub const ZERO_COPY: &str = "mcpool-zero-copy";
 
@@ -68,15 +71,17 @@ impl RustApi {
                 return Ok(c.clone());
             }
         }
-        let c = Client::builder()
+        let mut b = Client::builder()
             .server(&self.addr)
             .max_size(shape.pool.max(1))
             .min_idle(1)
             .compression(shape.compress)
             .value_format(ValueFormat::Pylibmc)
-            .protocol(self.protocol)
-            .build()
-            .map_err(|e| format!("mcpool: {e}"))?;
+            .protocol(self.protocol);
+        if OP_HOOK_NOOP.load(std::sync::atomic::Ordering::Relaxed) {
+            b = b.on_operation(|_| {});
+        }
+        let c = b.build().map_err(|e| format!("mcpool: {e}"))?;
         self.client = Some((shape, c.clone()));
         Ok(c)
     }
@@ -137,12 +142,13 @@ impl Contestant for RustApi {
                 size,
                 compress,
                 prefix,
+                value,
             } => {
                 let c = self.client(Shape {
                     pool: 20,
                     compress: *compress,
                 })?;
-                let val = value_bytes(*size);
+                let val = value.bytes(*size);
                 let mut k = String::new();
                 Ok(Answer::Ok(load::seq(u64::from(*keyspace), u64::MAX, |i| {
                     key(&mut k, prefix, i);
@@ -159,12 +165,13 @@ impl Contestant for RustApi {
                 pool,
                 compress,
                 prefix,
+                value,
             } => {
                 let c = self.client(Shape {
                     pool: *pool,
                     compress: *compress,
                 })?;
-                let val = value_bytes(*size);
+                let val = value.bytes(*size);
                 let (keyspace, mget) = (u64::from(*keyspace), u64::from(*mget));
                 let r = load::mix(
                     *threads,

@@ -1,6 +1,15 @@
 //! The five scenarios: what each point runs, where it is pinned, how its counts are sized.
 
-use super::work::{Op, Work};
+use super::work::{Op, ValueKind, Work};
+
+/// The sequential scenario's point timing a fresh driver's first operations (the JVM
+/// warm-up that seed 000 shows); its rows are compared with the same part at the scenario's
+/// first point (N=10000 in `--quick` and full runs), the steady rate.
+pub const WARM_UP: &str = "warm-up";
+/// The bulk scenario's value size (bytes).
+pub const BULK_VALUE_SIZE: usize = 30_800;
+/// Operations a fresh driver is timed for in the [`WARM_UP`] point.
+pub const WARM_UP_OPS: u64 = 10_000;
 
 /// The scenario names, in run order.
 pub const NAMES: [&str; 5] = ["sequential", "kilobyte", "multiget", "threads", "bulk"];
@@ -74,6 +83,11 @@ pub struct Point {
     pub prep: Vec<Work>,
     /// Timed parts, run in this order in every repeat.
     pub parts: Vec<Part>,
+    /// Every timed repeat runs in a freshly started driver (no warm-up), and only for
+    /// contestants that ask for it (`warm_up_row = yes` in peers.conf).
+    pub fresh: bool,
+    /// Timed repeats of this point when fewer than the run's (`--quick`'s fresh starts).
+    pub repeats: Option<u32>,
 }
 
 /// A scenario's points and placement.
@@ -185,30 +199,53 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                 Size::Smoke => &[300],
             };
             let p = format!("{tag}s");
+            let mut points: Vec<Point> = ns
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| Point {
+                    label: format!("N={n}"),
+                    x: None,
+                    prep: vec![],
+                    parts: [Op::Set, Op::Get, Op::Delete]
+                        .into_iter()
+                        .map(|op| {
+                            let part = fixed(op.name(), seq(op, n, 100, &p), "ops/s");
+                            // One warm-up per scenario: later points reuse its rate.
+                            if i == 0 {
+                                part
+                            } else {
+                                part.warm(0)
+                            }
+                        })
+                        .collect(),
+                    fresh: false,
+                    repeats: None,
+                })
+                .collect();
+            // The first 10,000 sets of a driver started for the purpose (the JIT's warm-up,
+            // seed 000), beside the steady rate of N=10000 (the row's `× steady`). Only for
+            // the contestants that ask (the JVM peers); `--quick` times one fresh start.
+            let n = if small { 300 } else { WARM_UP_OPS };
+            points.push(Point {
+                label: WARM_UP.into(),
+                x: None,
+                prep: vec![],
+                parts: vec![Part {
+                    label: Op::Set.name().into(),
+                    work: seq(Op::Set, n, 100, &format!("{tag}w")),
+                    budget_secs: f64::INFINITY,
+                    min_count: n,
+                    metric: "ops/s",
+                    warm_count: 0,
+                    min_warm_ups: 0,
+                }],
+                fresh: true,
+                repeats: (size != Size::Full).then_some(1),
+            });
             Scenario {
                 name: "sequential",
                 placement: Placement::Colocated,
-                points: ns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &n)| Point {
-                        label: format!("N={n}"),
-                        x: None,
-                        prep: vec![],
-                        parts: [Op::Set, Op::Get, Op::Delete]
-                            .into_iter()
-                            .map(|op| {
-                                let part = fixed(op.name(), seq(op, n, 100, &p), "ops/s");
-                                // One warm-up per scenario: later points reuse its rate.
-                                if i == 0 {
-                                    part
-                                } else {
-                                    part.warm(0)
-                                }
-                            })
-                            .collect(),
-                    })
-                    .collect(),
+                points,
             }
         }
         "kilobyte" => {
@@ -225,6 +262,8 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                         .into_iter()
                         .map(|op| fixed(op.name(), seq(op, n, 1000, &p), "ops/s"))
                         .collect(),
+                    fresh: false,
+                    repeats: None,
                 }],
             }
         }
@@ -240,6 +279,7 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                         size: 40,
                         compress: false,
                         prefix: p.clone(),
+                        value: ValueKind::Letters,
                     }],
                     parts: vec![adaptive(
                         "get_multi",
@@ -256,6 +296,8 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                         "calls/s",
                     )
                     .warm(if small { 3 } else { 50 })],
+                    fresh: false,
+                    repeats: None,
                 })
                 .collect();
             let n = if small { 200 } else { 100_000 };
@@ -280,6 +322,8 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                         })
                     })
                     .collect(),
+                fresh: false,
+                repeats: None,
             });
             Scenario {
                 name: "multiget",
@@ -289,35 +333,63 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
         }
         "threads" | "bulk" => {
             let bulk = name == "bulk";
-            // `--quick` keeps the ends and one middle point of each curve (3 minutes with
-            // every peer); the full run has them all.
-            let threads: &[u32] = match (bulk, size) {
-                (_, Size::Smoke) => &[1, 4],
-                (false, Size::Quick) => &[1, 10, 100, 300],
-                (false, Size::Full) => &[1, 10, 50, 100, 300],
-                (true, Size::Quick) => &[1, 10, 50],
-                (true, Size::Full) => &[1, 10, 20, 30, 40, 50],
+            // `--quick` keeps the ends and one middle point of the threads curve (3 minutes
+            // with every peer); the full run has them all. The bulk scenario's second value
+            // (digits, about 2:1) runs at fewer points; in `--quick` both values run at 10
+            // threads only: a digits point costs about twice a letters point (every get
+            // inflates 1.4 MB, and each thread does at least one), and the letters' three
+            // points plus one of digits and the warm-up row would not fit 3 minutes.
+            let curve: &[(ValueKind, &[u32])] = match (bulk, size) {
+                (_, Size::Smoke) => &[(ValueKind::Letters, &[1, 4]), (ValueKind::Digits, &[1])],
+                (false, Size::Quick) => &[(ValueKind::Letters, &[1, 10, 100, 300])],
+                (false, Size::Full) => &[(ValueKind::Letters, &[1, 10, 50, 100, 300])],
+                (true, Size::Quick) => &[(ValueKind::Letters, &[10]), (ValueKind::Digits, &[10])],
+                (true, Size::Full) => &[
+                    (ValueKind::Letters, &[1, 10, 20, 30, 40, 50]),
+                    (ValueKind::Digits, &[1, 10, 50]),
+                ],
             };
             let (vsize, keyspace, get_pct, mget) = if bulk {
-                (30_800, 1_000, 90, 100)
+                (BULK_VALUE_SIZE, 1_000, 90, 100)
             } else {
                 (64, 10_000, 80, 1)
             };
-            let keyspace = if small { keyspace.min(200) } else { keyspace };
-            let p = format!("{tag}{}", if bulk { "b" } else { "t" });
-            Scenario {
-                name: if bulk { "bulk" } else { "threads" },
-                placement: Placement::Split,
-                points: threads
-                    .iter()
-                    .map(|&t| Point {
-                        label: format!("threads={t}"),
+            let mut points = vec![];
+            for &(value, threads) in curve {
+                if !bulk && value != ValueKind::Letters {
+                    continue;
+                }
+                let digits = value == ValueKind::Digits;
+                // The digits value costs a compression at zlib's default level per stored
+                // key (about 0.4 ms): `--quick` fills 200 keys for it, not 1,000 (`--smoke`
+                // 100, one get_multi's worth).
+                let keyspace = match (small, digits && size == Size::Quick) {
+                    (true, _) if digits => keyspace.min(mget),
+                    (true, _) | (_, true) => keyspace.min(200),
+                    _ => keyspace,
+                };
+                let p = format!(
+                    "{tag}{}",
+                    match (bulk, digits) {
+                        (false, _) => "t",
+                        (true, false) => "b",
+                        (true, true) => "d",
+                    }
+                );
+                for &t in threads {
+                    points.push(Point {
+                        label: if digits {
+                            format!("threads={t} value={}", value.name())
+                        } else {
+                            format!("threads={t}")
+                        },
                         x: Some(f64::from(t)),
                         prep: vec![Work::Fill {
                             keyspace,
                             size: vsize,
                             compress: bulk,
                             prefix: p.clone(),
+                            value,
                         }],
                         parts: vec![adaptive(
                             "mix",
@@ -331,6 +403,7 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                                 pool: 20,
                                 compress: bulk,
                                 prefix: p.clone(),
+                                value,
                             },
                             match (bulk, size) {
                                 (_, Size::Smoke) => 2,
@@ -342,6 +415,9 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                         )
                         .warm(match (bulk, small) {
                             (_, true) => 2,
+                            // (`--quick`'s digits: one get_multi per thread; its timed runs
+                            // are at their minimum count anyway, one operation per thread.)
+                            (true, false) if digits && size == Size::Quick => 1,
                             (true, false) => (20 / t).max(1).into(),
                             (false, false) => (600 / t).max(2).into(),
                         })
@@ -354,8 +430,15 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                         // sixth of another's, and its figure fell by half. `--quick` keeps one
                         // warm-up for its 3 minutes.
                         .warm_ups(if size == Size::Full { 3 } else { 1 })],
-                    })
-                    .collect(),
+                        fresh: false,
+                        repeats: None,
+                    });
+                }
+            }
+            Scenario {
+                name: if bulk { "bulk" } else { "threads" },
+                placement: Placement::Split,
+                points,
             }
         }
         _ => return None,
@@ -376,5 +459,48 @@ mod tests {
             }
         }
         assert!(build("nope", Size::Quick, "x").is_none());
+    }
+
+    #[test]
+    fn bulk_has_both_values_and_sequential_a_fresh_warm_up() {
+        for s in [Size::Full, Size::Quick, Size::Smoke] {
+            let b = build("bulk", s, "x").unwrap();
+            let digits: Vec<&Point> = b
+                .points
+                .iter()
+                .filter(|p| p.label.ends_with(" value=digits"))
+                .collect();
+            assert!(!digits.is_empty(), "{s:?}");
+            for p in &digits {
+                assert!(matches!(
+                    &p.prep[0],
+                    Work::Fill {
+                        value: ValueKind::Digits,
+                        compress: true,
+                        ..
+                    }
+                ));
+                assert!(matches!(
+                    &p.parts[0].work,
+                    Work::Mix {
+                        value: ValueKind::Digits,
+                        ..
+                    }
+                ));
+            }
+            let seq = build("sequential", s, "x").unwrap();
+            let w = seq.points.last().unwrap();
+            assert_eq!((w.label.as_str(), w.fresh), (WARM_UP, true));
+            assert_eq!(seq.points[0].label == "N=10000", s != Size::Smoke);
+        }
+        let q = build("bulk", Size::Quick, "x").unwrap();
+        let labels: Vec<&str> = q.points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["threads=10", "threads=10 value=digits"]);
+        let seq = build("sequential", Size::Quick, "x").unwrap();
+        assert_eq!(seq.points.last().unwrap().repeats, Some(1));
+        assert_eq!(
+            count(&seq.points.last().unwrap().parts[0].work),
+            WARM_UP_OPS
+        );
     }
 }

@@ -56,3 +56,29 @@ pub fn setting(addr: &str, name: &str) -> Result<String, String> {
 pub fn wire_bytes(addr: &str) -> Option<u64> {
     Some(stat(addr, "bytes_read").ok()? + stat(addr, "bytes_written").ok()?)
 }
+
+/// The stored length of `key` (text `get`), as the client wrote it: what its compression made
+/// of the value. `None` when the key is missing or the server does not answer.
+pub fn stored_len(addr: &str, key: &str) -> Option<u64> {
+    let r = ask(addr, format!("get {key}\r\n").as_bytes(), b"\r\n").ok()?;
+    parse_value_len(&r)
+}
+
+/// The length in a `VALUE key flags bytes` line.
+fn parse_value_len(reply: &str) -> Option<u64> {
+    let head = reply.lines().next()?;
+    let w: Vec<&str> = head.split_whitespace().collect();
+    match w.as_slice() {
+        ["VALUE", _, _, len, ..] => len.parse().ok(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn value_length() {
+        assert_eq!(super::parse_value_len("VALUE k 8 14311\r\nx"), Some(14311));
+        assert_eq!(super::parse_value_len("END\r\n"), None);
+    }
+}

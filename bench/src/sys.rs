@@ -103,8 +103,8 @@ impl CZlib {
         }
     }
 
-    /// zlib stream of `data` at level 1 (the fast level, as mcpool uses).
-    pub fn compress(&self, data: &[u8]) -> Vec<u8> {
+    /// zlib stream of `data` at `level` (-1: zlib's default, which is 6).
+    pub fn compress(&self, data: &[u8], level: i32) -> Vec<u8> {
         // SAFETY: compressBound is a pure function.
         let cap = unsafe { (self.bound)(data.len() as libc::c_ulong) };
         let mut out = vec![0u8; cap as usize];
@@ -116,7 +116,7 @@ impl CZlib {
                 &mut len,
                 data.as_ptr(),
                 data.len() as _,
-                1,
+                level,
             )
         };
         assert_eq!(rc, 0, "compress2 failed");
@@ -143,7 +143,7 @@ mod tests {
     fn czlib_roundtrip() {
         let Ok(z) = CZlib::load() else { return };
         let v = crate::work::value_bytes(30_800);
-        let c = z.compress(&v);
+        let c = z.compress(&v, -1);
         assert!(c.len() < v.len() / 4);
         let mut out = vec![0; v.len()];
         assert!(z.uncompress_into(&c, &mut out));

@@ -72,8 +72,9 @@ pub enum Work {
         /// Key prefix.
         prefix: String,
     },
-    /// `fill KEYSPACE SIZE COMPRESS PREFIX`: one thread stores keys `PREFIX0..PREFIX{KEYSPACE-1}`
-    /// once each, with the client configured as for `mix` (compression when `COMPRESS` is 1).
+    /// `fill KEYSPACE SIZE COMPRESS PREFIX VALUE`: one thread stores keys
+    /// `PREFIX0..PREFIX{KEYSPACE-1}` once each, with the client configured as for `mix`
+    /// (compression when `COMPRESS` is 1), values of kind `VALUE`.
     Fill {
         /// How many keys.
         keyspace: u32,
@@ -83,12 +84,14 @@ pub enum Work {
         compress: bool,
         /// Key prefix.
         prefix: String,
+        /// Which value.
+        value: ValueKind,
     },
-    /// `mix THREADS OPS SIZE KEYSPACE GETPCT MGET POOL COMPRESS PREFIX`: `THREADS` threads share
+    /// `mix THREADS OPS SIZE KEYSPACE GETPCT MGET POOL COMPRESS PREFIX VALUE`: `THREADS` threads share
     /// one client (at most `POOL` connections per server; peers that cannot share use one client
     /// per thread); each does `OPS` operations on random keys below `KEYSPACE`: with probability
     /// `GETPCT`% a get (a multi-get of `MGET` keys when `MGET` > 1), otherwise a set of `SIZE` bytes.
-    /// `COMPRESS` 1 turns on the client's zlib compression of large values.
+    /// `COMPRESS` 1 turns on the client's zlib compression of large values; values of kind `VALUE`.
     Mix {
         /// Threads.
         threads: u32,
@@ -108,6 +111,8 @@ pub enum Work {
         compress: bool,
         /// Key prefix.
         prefix: String,
+        /// Which value.
+        value: ValueKind,
     },
 }
 
@@ -131,7 +136,13 @@ impl fmt::Display for Work {
                 size,
                 compress,
                 prefix,
-            } => write!(f, "fill {keyspace} {size} {} {prefix}", u8::from(*compress)),
+                value,
+            } => write!(
+                f,
+                "fill {keyspace} {size} {} {prefix} {}",
+                u8::from(*compress),
+                value.name()
+            ),
             Work::Mix {
                 threads,
                 ops,
@@ -142,10 +153,12 @@ impl fmt::Display for Work {
                 pool,
                 compress,
                 prefix,
+                value,
             } => write!(
                 f,
-                "mix {threads} {ops} {size} {keyspace} {get_pct} {mget} {pool} {} {prefix}",
-                u8::from(*compress)
+                "mix {threads} {ops} {size} {keyspace} {get_pct} {mget} {pool} {} {prefix} {}",
+                u8::from(*compress),
+                value.name()
             ),
         }
     }
@@ -170,13 +183,14 @@ impl Work {
                 calls: n(2)?,
                 prefix: w[3].to_string(),
             }),
-            "fill" if w.len() == 5 => Some(Work::Fill {
+            "fill" if w.len() == 6 => Some(Work::Fill {
                 keyspace: n(1)? as u32,
                 size: n(2)? as usize,
                 compress: n(3)? != 0,
                 prefix: w[4].to_string(),
+                value: ValueKind::parse(w[5])?,
             }),
-            "mix" if w.len() == 10 => Some(Work::Mix {
+            "mix" if w.len() == 11 => Some(Work::Mix {
                 threads: n(1)? as u32,
                 ops: n(2)?,
                 size: n(3)? as usize,
@@ -186,6 +200,7 @@ impl Work {
                 pool: n(7)? as u32,
                 compress: n(8)? != 0,
                 prefix: w[9].to_string(),
+                value: ValueKind::parse(w[10])?,
             }),
             _ => None,
         }
@@ -202,8 +217,56 @@ impl Work {
     }
 }
 
-/// The value every contestant stores: byte `i` is `'a' + (7i + i/13) mod 26` — the same in
-/// every driver, compressible about 40:1 by zlib.
+/// Which value a store writes (the same bytes in every driver).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueKind {
+    /// `letters`: byte `i` is `'a' + (7i + i/13) mod 26`; zlib's default level packs 30,800
+    /// of them into about 190 bytes (about 160:1). Every scenario's value.
+    Letters,
+    /// `digits`: the decimal numbers 0, 1, 2, ... each followed by one space, cut at the size
+    /// (`0 1 2 3 ...`, seed 001's text); about 2.15:1 at zlib's default level. The bulk
+    /// scenario's second value.
+    Digits,
+}
+
+impl ValueKind {
+    /// Both, in report order.
+    pub const ALL: [ValueKind; 2] = [ValueKind::Letters, ValueKind::Digits];
+
+    /// The protocol word.
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueKind::Letters => "letters",
+            ValueKind::Digits => "digits",
+        }
+    }
+
+    /// The kind a protocol word names.
+    pub fn parse(s: &str) -> Option<ValueKind> {
+        ValueKind::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// The value of `size` bytes.
+    pub fn bytes(self, size: usize) -> Vec<u8> {
+        match self {
+            ValueKind::Letters => value_bytes(size),
+            ValueKind::Digits => {
+                use std::io::Write as _;
+                let mut v = Vec::with_capacity(size + 12);
+                let mut i = 0u64;
+                while v.len() < size {
+                    let _ = write!(v, "{i} ");
+                    i += 1;
+                }
+                v.truncate(size);
+                v
+            }
+        }
+    }
+}
+
+/// The value every contestant stores outside the bulk scenario's second value: byte `i` is
+/// `'a' + (7i + i/13) mod 26` — the same in every driver ([`ValueKind::Letters`]).
 pub fn value_bytes(size: usize) -> Vec<u8> {
     (0..size)
         .map(|i| b'a' + ((i * 7 + i / 13) % 26) as u8)
@@ -333,6 +396,7 @@ mod tests {
                 size: 30,
                 compress: true,
                 prefix: "f".into(),
+                value: ValueKind::Digits,
             },
             Work::Mix {
                 threads: 3,
@@ -344,10 +408,30 @@ mod tests {
                 pool: 20,
                 compress: true,
                 prefix: "t".into(),
+                value: ValueKind::Letters,
             },
         ] {
             assert_eq!(Work::parse(&w.to_string()), Some(w));
         }
+        // A value kind no driver knows does not parse.
+        assert_eq!(Work::parse("fill 4 30 1 f words"), None);
+        assert_eq!(Work::parse("fill 4 30 1 f"), None);
+    }
+
+    #[test]
+    fn the_digits_value_is_seed_001s_text() {
+        let v = ValueKind::Digits.bytes(30_800);
+        assert_eq!(v.len(), 30_800);
+        assert!(v.starts_with(b"0 1 2 3 4 5 6 7 8 9 10 11 "));
+        // The same bytes as Python's " ".join(map(str, range(n)))[:n].
+        let joined: Vec<u8> = (0..30_800u32)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .into_bytes();
+        assert_eq!(&v[..], &joined[..30_800]);
+        assert_eq!(ValueKind::Letters.bytes(40), value_bytes(40));
+        assert_eq!(ValueKind::parse("digits"), Some(ValueKind::Digits));
     }
 
     #[test]

@@ -59,6 +59,7 @@ pub(crate) unsafe fn checked_keys<'a>(
     key_lens: *const usize,
     n: usize,
     op: &str,
+    max: usize,
 ) -> Result<CheckedKeys<'a>, Failure> {
     check_count(n, op)?;
     // SAFETY: forwarded from the caller's promise.
@@ -71,11 +72,11 @@ pub(crate) unsafe fn checked_keys<'a>(
         if p.is_null() {
             return Err(Failure::invalid(format!("key {i} is NULL")));
         }
-        if len > MAX_KEY_LEN {
+        if len > max.clamp(MAX_KEY_LEN, mcpool::key::MAX_HASHED_KEY_LEN) {
             long.push((i, len));
             checked.push(&[][..]);
         } else {
-            // SAFETY: `p` is not NULL, `len` ≤ 250, and the caller promises `len` readable
+            // SAFETY: `p` is not NULL, `len` ≤ 64 KiB, and the caller promises `len` readable
             // bytes at `p`.
             checked.push(unsafe { std::slice::from_raw_parts(p, len) });
         }
@@ -94,6 +95,7 @@ pub(crate) unsafe fn c_keys<'a>(
     key_lens: *const usize,
     n: usize,
     op: &str,
+    max: usize,
 ) -> Result<CKeys<'a>, Failure> {
     check_count(n, op)?;
     // SAFETY: forwarded from the caller's promise.
@@ -104,14 +106,17 @@ pub(crate) unsafe fn c_keys<'a>(
         return Err(Failure::invalid(format!("key {i} is NULL")));
     }
     // SAFETY: every pointer is non-NULL (checked above); the caller promises the bytes.
-    Ok(unsafe { CKeys::new(ptrs, lens) })
+    Ok(unsafe { CKeys::new(ptrs, lens, max) })
 }
 
 /// The failure of key number `i`, too long at `len` bytes.
 pub(crate) fn too_long(op: &str, i: usize, len: usize) -> Failure {
     Failure::new(
         MCPOOL_INVALID_KEY,
-        format!("{op}: invalid key number {i}: {len} bytes is longer than {MAX_KEY_LEN}"),
+        format!(
+            "{op}: invalid key number {i}: {len} bytes is longer than {MAX_KEY_LEN} \
+             (64 KiB with long_keys = hash)"
+        ),
     )
 }
 
@@ -233,7 +238,7 @@ unsafe fn store_multi(
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_statuses, "statuses")?;
         // SAFETY: forwarded from the caller's promise.
-        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, op) }?;
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, op, c.max_key) }?;
         // SAFETY: forwarded from the caller's promise.
         let vptrs = unsafe { array(values, n, "values") }?;
         // SAFETY: forwarded from the caller's promise.
@@ -395,7 +400,7 @@ pub unsafe extern "C" fn mcpool_client_delete_multi(
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_statuses, "statuses")?;
         // SAFETY: forwarded from the caller's promise.
-        let keys = unsafe { c_keys(keys, key_lens, n, "delete_multi") }?;
+        let keys = unsafe { c_keys(keys, key_lens, n, "delete_multi", c.max_key) }?;
         let all = c
             .client
             .delete_keys(&keys)
@@ -477,7 +482,7 @@ pub unsafe extern "C" fn mcpool_client_get_into(
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
-        let key = unsafe { ptr::key(key, key_len) }?;
+        let key = unsafe { ptr::key(key, key_len, c.max_key) }?;
         let Some(alloc) = alloc else {
             return Err(Failure::invalid("alloc callback is NULL"));
         };
@@ -567,7 +572,7 @@ pub unsafe extern "C" fn mcpool_client_get_multi_into(
         // `multi_get` for why that matters to callers such as Perl).
         // SAFETY: every pointer is non-NULL (checked above) and the caller promises
         // `lens[i]` readable bytes at `ptrs[i]` for the whole call.
-        let keys = unsafe { CKeys::new(ptrs, lens) };
+        let keys = unsafe { CKeys::new(ptrs, lens, c.max_key) };
         let out = out_statuses;
         let mut first: Option<String> = None;
         // Statuses start as "not refused"; a refused buffer is marked as it happens.

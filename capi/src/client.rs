@@ -19,6 +19,9 @@ pub struct mcpool_client {
     /// Longest value accepted from C before it is even read: the core refuses a larger one
     /// before compressing it (`max_value_size`).
     pub(crate) max_input: usize,
+    /// Longest key accepted from C before it is read: 250 bytes, more when `long_keys` is
+    /// `hash` (the core hashes it down).
+    pub(crate) max_key: usize,
 }
 
 /// Builds a client from `config` and writes it to `*out`. Does not wait for any server:
@@ -54,10 +57,12 @@ pub unsafe extern "C" fn mcpool_client_new(
             .map(|l| Text::new(l))
             .collect();
         let max_input = client.config().max_value_size;
+        let max_key = client.max_key_len();
         let handle = Box::new(mcpool_client {
             client,
             labels,
             max_input,
+            max_key,
         });
         // SAFETY: `out` was checked non-NULL; the caller promises it is writable.
         unsafe { ptr::write(out, Box::into_raw(handle)) };
@@ -186,7 +191,7 @@ pub unsafe extern "C" fn mcpool_client_server_for(
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
-        let key = unsafe { ptr::key(key, key_len) }?;
+        let key = unsafe { ptr::key(key, key_len, c.max_key) }?;
         ptr::out(out_index, "index")?;
         let idx = c
             .client

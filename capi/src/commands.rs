@@ -41,7 +41,7 @@ unsafe fn keyed<'a>(
     // SAFETY: the caller promises a non-NULL `client` is live.
     let c = unsafe { ptr::handle(client, "client") }?;
     // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
-    let k = unsafe { ptr::key(key, key_len) }?;
+    let k = unsafe { ptr::key(key, key_len, c.max_key) }?;
     Ok((c, k))
 }
 
@@ -260,7 +260,7 @@ unsafe fn multi<'a>(
     }
     // SAFETY: every pointer is non-NULL (checked above) and the caller promises
     // `lens[i]` readable bytes at `ptrs[i]` for the whole call.
-    let keys = unsafe { CKeys::new(ptrs, lens) };
+    let keys = unsafe { CKeys::new(ptrs, lens, c.max_key) };
     let op = if with_cas { "gets_multi" } else { "get_multi" };
     // The result set is the engine's sink: each value is decoded straight onto its one
     // buffer (inflated into it when stored compressed); each key's error is worded here.
@@ -845,6 +845,93 @@ pub unsafe extern "C" fn mcpool_client_invalidate(
         let (c, key) = unsafe { keyed(client, key, key_len) }?;
         let existed = core("invalidate", key, c.client.invalidate(key, stale_ttl_s))?;
         Ok(if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
+    })
+}
+
+/// `mcpool_client_set` that gives the item the CAS version `version` instead of the
+/// server's next one (meta `E` flag): for writers that keep several pools consistent.
+/// `MCPOOL_OK` when stored. Meta protocol and memcached 1.6.27 or later only:
+/// `MCPOOL_UNSUPPORTED` on the text and binary protocols, and from an older server (the
+/// message names the version it reports; nothing was stored).
+///
+/// # Safety
+/// As for `mcpool_client_set`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mcpool_client_set_with_version(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    val: *const u8,
+    value_len: usize,
+    flags: u32,
+    ttl: u32,
+    version: u64,
+) -> mcpool_status {
+    landingpad(|| -> Outcome {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        // SAFETY: forwarded from the caller's promise.
+        let v = unsafe { value(c, val, value_len) }?;
+        let stored = c
+            .client
+            .store_with_version(StoreCommand::Set, key, v, flags, ttl, version);
+        Ok(store_status(core("set_with_version", key, stored)?))
+    })
+}
+
+/// An item's metadata, read without its value by `mcpool_client_meta_info`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct mcpool_item_info {
+    /// 1 when the item had been read before, else 0.
+    pub hit_before: u8,
+    /// Seconds since the item was last accessed.
+    pub last_access_s: u64,
+    /// Seconds before the item expires; -1 when it never expires.
+    pub ttl_s: i64,
+    /// The CAS version.
+    pub cas: u64,
+    /// The stored value's size in bytes (as stored: compressed if it was).
+    pub size: u64,
+    /// The flags word as stored (value-format bits included).
+    pub flags: u32,
+}
+
+/// Reads `key`'s metadata without its value (meta `mg <key> h l t c s f u`; the read is not
+/// an access). `MCPOOL_OK` and `*out_info` written; `MCPOOL_NOT_FOUND` for a miss (nothing
+/// written); `MCPOOL_UNSUPPORTED` on the text and binary protocols.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_info` is NULL
+/// or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_meta_info(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    out_info: *mut mcpool_item_info,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        ptr::out(out_info, "info")?;
+        let Some(i) = core("meta_info", key, c.client.meta_info(key))? else {
+            return Ok(MCPOOL_NOT_FOUND);
+        };
+        let info = mcpool_item_info {
+            hit_before: u8::from(i.hit_before),
+            last_access_s: i.last_access.as_secs(),
+            ttl_s: i
+                .ttl
+                .map_or(-1, |t| i64::try_from(t.as_secs()).unwrap_or(i64::MAX)),
+            cas: i.cas,
+            size: i.size,
+            flags: i.flags,
+        };
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_info, info) };
+        Ok(MCPOOL_OK)
     })
 }
 

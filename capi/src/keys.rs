@@ -9,14 +9,21 @@ use mcpool::key::{self, Keys, MAX_KEY_LEN};
 pub(crate) struct CKeys<'a> {
     ptrs: &'a [*const u8],
     lens: &'a [usize],
+    /// Longest key read (the client's `max_key`, at most 64 KiB).
+    max: usize,
 }
 
 impl<'a> CKeys<'a> {
     /// # Safety
     /// `ptrs` and `lens` have the same length; every `ptrs[i]` is non-NULL and valid for
-    /// reads of `lens[i]` bytes for `'a`.
-    pub(crate) unsafe fn new(ptrs: &'a [*const u8], lens: &'a [usize]) -> CKeys<'a> {
-        CKeys { ptrs, lens }
+    /// reads of `lens[i]` bytes for `'a`. Keys longer than `max` (clamped to 250 ..= 64 KiB)
+    /// are refused unread.
+    pub(crate) unsafe fn new(ptrs: &'a [*const u8], lens: &'a [usize], max: usize) -> CKeys<'a> {
+        CKeys {
+            ptrs,
+            lens,
+            max: max.clamp(MAX_KEY_LEN, key::MAX_HASHED_KEY_LEN),
+        }
     }
 
     /// Key `i` for messages: `None` when it is refused (its error names it).
@@ -34,11 +41,11 @@ impl Keys for CKeys<'_> {
     #[inline]
     fn key(&self, i: usize) -> Result<&[u8]> {
         let len = self.lens[i];
-        if len > MAX_KEY_LEN {
+        if len > self.max {
             // Not one byte of it is read: C callers' lengths are not trusted that far.
             return Err(key::too_long(len));
         }
-        // SAFETY: `ptrs[i]` is valid for `len` ≤ 250 bytes for 'a (see `new`).
+        // SAFETY: `ptrs[i]` is valid for `len` ≤ 64 KiB bytes for 'a (see `new`).
         Ok(unsafe { std::slice::from_raw_parts(self.ptrs[i], len) })
     }
 }

@@ -6,9 +6,12 @@ use super::client::mcpool_client;
 use super::config::mcpool_config;
 use super::landing::{landingpad, landingpad_void, Failure};
 use super::ptr;
+use super::status::mcpool_class;
 use super::status::mcpool_status::{self, MCPOOL_OK};
 use super::values::{out_of_range, Text};
 use mcpool::metrics::Event;
+use mcpool::trace::{Op, OpOutcome, OpRecord};
+use mcpool::Protocol;
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -53,10 +56,24 @@ pub enum mcpool_metric {
     /// Counter: single-key reads and small sets that waited for a connection and were served
     /// on another caller's connection instead (see docs/handover.md).
     MCPOOL_METRIC_HANDED_OVER = 16,
+    /// Counter: returns cleaned with `flush_all` before serving (`on_server_return`).
+    MCPOOL_METRIC_RETURNS_FLUSHED = 17,
+    /// Counter: keys written elsewhere while the server was away, deleted on its return
+    /// (`on_server_return = delete-written`).
+    MCPOOL_METRIC_STALE_DELETED = 18,
+    /// Counter: returns whose written-while-away keys overflowed `written_while_away_max`
+    /// (flushed instead).
+    MCPOOL_METRIC_AWAY_OVERFLOWS = 19,
+    /// Counter: keys whose read failed (timeout, unreachable server) and that `fail_open`
+    /// answered as misses (not counted in `MCPOOL_METRIC_MISSES`).
+    MCPOOL_METRIC_FAIL_OPEN_MISSES = 20,
+    /// Counter: writes that failed (timeout, unreachable server) and that `fail_open`
+    /// answered as not stored / not found.
+    MCPOOL_METRIC_FAIL_OPEN_NOT_STORED = 21,
 }
 
 /// Every metric in numeric order (numbers are dense from 0).
-const METRICS: [(mcpool_metric, &str); 17] = {
+const METRICS: [(mcpool_metric, &str); 22] = {
     use mcpool_metric::*;
     [
         (MCPOOL_METRIC_OPERATIONS, "operations\0"),
@@ -76,6 +93,11 @@ const METRICS: [(mcpool_metric, &str); 17] = {
         (MCPOOL_METRIC_POOL_OPEN, "pool_open\0"),
         (MCPOOL_METRIC_POOL_IDLE, "pool_idle\0"),
         (MCPOOL_METRIC_HANDED_OVER, "handed_over\0"),
+        (MCPOOL_METRIC_RETURNS_FLUSHED, "returns_flushed\0"),
+        (MCPOOL_METRIC_STALE_DELETED, "stale_deleted\0"),
+        (MCPOOL_METRIC_AWAY_OVERFLOWS, "away_overflows\0"),
+        (MCPOOL_METRIC_FAIL_OPEN_MISSES, "fail_open_misses\0"),
+        (MCPOOL_METRIC_FAIL_OPEN_NOT_STORED, "fail_open_not_stored\0"),
     ]
 };
 
@@ -438,9 +460,396 @@ pub unsafe extern "C" fn mcpool_event_retry_in_ms(event: *const mcpool_event) ->
     unsafe { event.as_ref() }.map_or(0, |e| e.retry_in_ms)
 }
 
+// ----- per-operation records -----
+
+/// How an exchange ended (`mcpool_op_outcome`). Stable numbers, never reused.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum mcpool_op_outcome {
+    /// A retrieval found its key (a multi-key record: at least one, `mcpool_op_hits` says how
+    /// many); delete, touch, incr/decr, invalidate found theirs.
+    MCPOOL_OP_HIT = 0,
+    /// A retrieval found none of its keys; delete/touch/incr/decr of a missing key.
+    MCPOOL_OP_MISS = 1,
+    /// A store happened (a multi-key record: every one).
+    MCPOOL_OP_STORED = 2,
+    /// A store did not happen (add of an existing key, a CAS conflict; a multi-key record:
+    /// at least one did not).
+    MCPOOL_OP_NOT_STORED = 3,
+    /// A command without hit or miss answered (flush_all, version, noop, stats, noreply sets).
+    MCPOOL_OP_OK = 4,
+    /// The exchange failed; the call returned the error (`mcpool_op_error_class`).
+    MCPOOL_OP_ERROR = 5,
+    /// The exchange failed with a timeout or an unreachable server and `fail_open` answered
+    /// a miss / not stored instead (`mcpool_op_error_class` says which class).
+    MCPOOL_OP_FAILED_OPEN = 6,
+    /// An outcome this version of the header has no name for (from a newer core).
+    MCPOOL_OP_OTHER = 99,
+}
+
+/// One exchange with one server, passed to the operation callback and valid only during that
+/// call (docs/tracing.md: a multi-key call gives one record per server). Read with
+/// `mcpool_op_name`, `mcpool_op_keys`, `mcpool_op_hits`, `mcpool_op_server`,
+/// `mcpool_op_protocol`, `mcpool_op_duration_ns`, `mcpool_op_outcome_of`,
+/// `mcpool_op_error_class`, `mcpool_op_error_message`, `mcpool_op_bytes_sent`,
+/// `mcpool_op_bytes_received` (opaque, so fields can be added).
+pub struct mcpool_op_record {
+    op: &'static str,
+    keys: usize,
+    hits: usize,
+    server: Option<Text>,
+    protocol: &'static str,
+    duration_ns: u64,
+    outcome: mcpool_op_outcome,
+    class: mcpool_class,
+    error: Option<Text>,
+    bytes_sent: u64,
+    bytes_received: u64,
+}
+
+impl mcpool_op_record {
+    fn new(r: &OpRecord<'_>) -> mcpool_op_record {
+        use mcpool_op_outcome::*;
+        let outcome = match r.outcome {
+            OpOutcome::Hit => MCPOOL_OP_HIT,
+            OpOutcome::Miss => MCPOOL_OP_MISS,
+            OpOutcome::Stored => MCPOOL_OP_STORED,
+            OpOutcome::NotStored => MCPOOL_OP_NOT_STORED,
+            OpOutcome::Ok => MCPOOL_OP_OK,
+            OpOutcome::Error(_) => MCPOOL_OP_ERROR,
+            OpOutcome::FailedOpen(_) => MCPOOL_OP_FAILED_OPEN,
+            #[allow(unreachable_patterns)]
+            _ => MCPOOL_OP_OTHER,
+        };
+        mcpool_op_record {
+            op: op_name_nul(r.op),
+            keys: r.keys,
+            hits: r.hits,
+            server: r.server.map(Text::new),
+            protocol: match r.protocol {
+                Protocol::Text => "text\0",
+                Protocol::Meta => "meta\0",
+                Protocol::Binary => "binary\0",
+            },
+            duration_ns: u64::try_from(r.duration.as_nanos()).unwrap_or(u64::MAX),
+            outcome,
+            class: r
+                .outcome
+                .error_class()
+                .map_or(mcpool_class::MCPOOL_CLASS_OK, mcpool_class::from_class),
+            error: r.error.map(|e| Text::new(&e.to_string())),
+            bytes_sent: r.bytes_sent,
+            bytes_received: r.bytes_received,
+        }
+    }
+}
+
+/// The operation's name with its NUL, static.
+fn op_name_nul(op: Op) -> &'static str {
+    // Every core name, NUL-terminated (a new one not listed reads as "other").
+    const NAMES: &[&str] = &[
+        "get\0",
+        "gets\0",
+        "gat\0",
+        "gats\0",
+        "get_multi\0",
+        "gets_multi\0",
+        "gat_multi\0",
+        "gats_multi\0",
+        "set\0",
+        "add\0",
+        "replace\0",
+        "append\0",
+        "prepend\0",
+        "cas\0",
+        "delete\0",
+        "incr\0",
+        "decr\0",
+        "touch\0",
+        "get_lease\0",
+        "invalidate\0",
+        "set_multi\0",
+        "set_multi_noreply\0",
+        "delete_multi\0",
+        "flush_all\0",
+        "version\0",
+        "noop\0",
+        "stats\0",
+    ];
+    let name = op.name();
+    NAMES
+        .iter()
+        .find(|n| &n[..n.len() - 1] == name)
+        .copied()
+        .unwrap_or("other\0")
+}
+
+/// Called after every exchange with a server, on the thread that made the call, inside that
+/// mcpool call, once its connection is back in the pool (so it may issue commands of its
+/// own). Keep it short and non-blocking: the call returns when it does. It must not free the
+/// client and must not unwind (C++ exceptions, longjmp). `record` is valid only during the
+/// call.
+pub type mcpool_op_callback =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, record: *const mcpool_op_record)>;
+
+/// The C operation callback and its userdata, moved into the core's handler.
+struct COpCallback {
+    cb: unsafe extern "C" fn(*mut c_void, *const mcpool_op_record),
+    userdata: *mut c_void,
+}
+
+// SAFETY: `mcpool_config_set_operation_callback` documents that the callback runs on any
+// thread that uses the client, possibly several at once, so the caller promises `userdata`
+// may be used that way; mcpool never dereferences it.
+unsafe impl Send for COpCallback {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for COpCallback {}
+
+impl COpCallback {
+    fn call(&self, r: &OpRecord<'_>) {
+        // A panic while building the record (a bug) is swallowed; C cannot unwind.
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            let rec = mcpool_op_record::new(r);
+            // SAFETY: the caller of `mcpool_config_set_operation_callback` promised a valid
+            // function that does not unwind; `rec` lives for the whole call.
+            unsafe { (self.cb)(self.userdata, &rec) };
+        }));
+    }
+}
+
+/// Sets (or, with `callback` NULL, removes) the function called after every exchange with a
+/// server (docs/tracing.md): operation, key count, server, protocol, duration, outcome,
+/// bytes. It runs on the thread that made the call, after the exchange; `userdata` is passed
+/// back untouched and must be safe to use from every thread that uses a client built from
+/// this configuration (possibly several at once), and stay valid until every such client is
+/// freed. Clients built before this call keep the callback they had. Without a callback a
+/// call pays one branch.
+///
+/// # Safety
+/// `config` is NULL or a live configuration no other thread is using; `callback` is NULL or
+/// a valid function as described on `mcpool_op_callback`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_operation_callback(
+    config: *mut mcpool_config,
+    callback: mcpool_op_callback,
+    userdata: *mut c_void,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        let cfg = unsafe { ptr::handle_mut(config, "config") }?;
+        cfg.builder = match callback {
+            Some(cb) => {
+                let c = COpCallback { cb, userdata };
+                cfg.builder.clone().on_operation(move |r| c.call(r))
+            }
+            None => cfg.builder.clone().no_operation_handler(),
+        };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+unsafe fn op<'a>(record: *const mcpool_op_record) -> Option<&'a mcpool_op_record> {
+    // SAFETY: the caller promises a non-NULL `record` is live.
+    unsafe { record.as_ref() }
+}
+
+/// Writes `text`'s length to a non-NULL `out_len` and returns its pointer (`""` for none).
+///
+/// # Safety
+/// `out_len` is NULL or valid for one write.
+unsafe fn text_out(text: Option<(*const c_char, usize)>, out_len: *mut usize) -> *const c_char {
+    let (p, len) = text.unwrap_or((c"".as_ptr(), 0));
+    // SAFETY: the caller promises a non-NULL `out_len` is writable.
+    unsafe { ptr::write(out_len, len) };
+    p
+}
+
+/// The operation's name: `"get"`, `"get_multi"`, `"set"`, `"delete"`, `"incr"`, … (static,
+/// NUL-terminated; its length without the NUL to `*out_len` when not NULL). `""` for NULL.
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback; `out_len` is NULL or valid
+/// for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_name(
+    record: *const mcpool_op_record,
+    out_len: *mut usize,
+) -> *const c_char {
+    // SAFETY: forwarded from the caller's promises.
+    unsafe {
+        text_out(
+            op(record).map(|r| (r.op.as_ptr().cast(), r.op.len() - 1)),
+            out_len,
+        )
+    }
+}
+
+/// Keys in this exchange (0 for whole-server commands and for NULL).
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_keys(record: *const mcpool_op_record) -> usize {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { op(record) }.map_or(0, |r| r.keys)
+}
+
+/// Keys found (retrievals), stored (stores) or that existed (delete, touch, incr/decr).
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_hits(record: *const mcpool_op_record) -> usize {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { op(record) }.map_or(0, |r| r.hits)
+}
+
+/// The server's `host:port` label (NUL-terminated, valid during the callback; length to
+/// `*out_len` when not NULL); `""` when the keys reached no server (refused before any I/O)
+/// and for NULL.
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback; `out_len` is NULL or valid
+/// for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_server(
+    record: *const mcpool_op_record,
+    out_len: *mut usize,
+) -> *const c_char {
+    // SAFETY: forwarded from the caller's promises.
+    unsafe {
+        text_out(
+            op(record).and_then(|r| r.server.as_ref().map(|t| (t.ptr(), t.len()))),
+            out_len,
+        )
+    }
+}
+
+/// The wire protocol: `"text"`, `"meta"` or `"binary"` (static); `""` for NULL.
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_protocol(record: *const mcpool_op_record) -> *const c_char {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { op(record) }.map_or(c"".as_ptr(), |r| r.protocol.as_ptr().cast())
+}
+
+/// Nanoseconds from the start of the call to the end of this exchange (0 for NULL).
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_duration_ns(record: *const mcpool_op_record) -> u64 {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { op(record) }.map_or(0, |r| r.duration_ns)
+}
+
+/// How the exchange ended; `MCPOOL_OP_OTHER` for NULL.
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_outcome_of(
+    record: *const mcpool_op_record,
+) -> mcpool_op_outcome {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { op(record) }.map_or(mcpool_op_outcome::MCPOOL_OP_OTHER, |r| r.outcome)
+}
+
+/// For `MCPOOL_OP_ERROR` and `MCPOOL_OP_FAILED_OPEN`: the error's class (as
+/// `mcpool_status_class` gives it); `MCPOOL_CLASS_OK` otherwise and for NULL.
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_error_class(record: *const mcpool_op_record) -> mcpool_class {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { op(record) }.map_or(mcpool_class::MCPOOL_CLASS_OK, |r| r.class)
+}
+
+/// For `MCPOOL_OP_ERROR` and `MCPOOL_OP_FAILED_OPEN`: the error's message (NUL-terminated,
+/// valid during the callback; length to `*out_len` when not NULL); `""` otherwise.
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback; `out_len` is NULL or valid
+/// for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_error_message(
+    record: *const mcpool_op_record,
+    out_len: *mut usize,
+) -> *const c_char {
+    // SAFETY: forwarded from the caller's promises.
+    unsafe {
+        text_out(
+            op(record).and_then(|r| r.error.as_ref().map(|t| (t.ptr(), t.len()))),
+            out_len,
+        )
+    }
+}
+
+/// Bytes written to the server for this exchange (0 when it was served on another caller's
+/// connection, and for NULL).
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_bytes_sent(record: *const mcpool_op_record) -> u64 {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { op(record) }.map_or(0, |r| r.bytes_sent)
+}
+
+/// Bytes read from the server for this exchange (as for `mcpool_op_bytes_sent`).
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_bytes_received(record: *const mcpool_op_record) -> u64 {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { op(record) }.map_or(0, |r| r.bytes_received)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_operation_has_its_c_name() {
+        use mcpool::trace::Op::*;
+        for o in [
+            Get,
+            Gets,
+            Gat,
+            Gats,
+            GetMulti,
+            GetsMulti,
+            GatMulti,
+            GatsMulti,
+            Set,
+            Add,
+            Replace,
+            Append,
+            Prepend,
+            Cas,
+            Delete,
+            Incr,
+            Decr,
+            Touch,
+            Lease,
+            Invalidate,
+            SetMulti,
+            SetMultiNoreply,
+            DeleteMulti,
+            FlushAll,
+            Version,
+            Noop,
+            Stats,
+        ] {
+            assert_eq!(op_name_nul(o), format!("{}\0", o.name()));
+        }
+    }
 
     #[test]
     fn metric_numbers_are_dense_and_named() {

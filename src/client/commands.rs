@@ -2,6 +2,7 @@
 //! servers (flush_all, version, stats): each builds its [`Request`] and reads its
 //! [`Outcome`](crate::dialect::Outcome).
 
+use super::observe::{self, Side, Start};
 use super::{Client, PerServer, Topology};
 use crate::dialect::Request;
 use crate::error::{Error, Result};
@@ -12,6 +13,7 @@ use crate::proto::Protocol;
 use crate::route::proxy_pool::{Reached, Resend};
 use crate::server::Checkout;
 use crate::set_item::Compress;
+use crate::trace::{Op, OpOutcome};
 use std::borrow::Cow;
 
 /// A `set` whose value (as sent) is at most this long may be handed over to another caller's
@@ -69,8 +71,28 @@ impl Client {
         flags: u32,
         ttl: u32,
     ) -> Result<StoreOutcome> {
-        let (data, flags) = self.encode_value(cmd, key.as_ref(), value, flags)?;
-        self.store_encoded(cmd, key.as_ref(), &data, flags, ttl)
+        match self.encode_value(cmd, key.as_ref(), value, flags) {
+            Ok((data, flags)) => self.store_encoded(cmd, key.as_ref(), &data, flags, ttl),
+            Err(e) => self.refused(store_op(cmd), 1, e),
+        }
+    }
+
+    /// A call refused before any I/O (a bad key or value): recorded, never failed open.
+    pub(super) fn refused<T>(&self, op: Op, keys: usize, e: Error) -> Result<T> {
+        if let Some(start) = self.call_start() {
+            let t = &*self.topology();
+            self.record(
+                t,
+                start,
+                op,
+                keys,
+                0,
+                None,
+                OpOutcome::Error(e.class()),
+                Some(&e),
+            );
+        }
+        Err(e)
     }
 
     /// A store of a value already in its wire form (`crate::value`'s transcoder did it).
@@ -82,67 +104,186 @@ impl Client {
         flags: u32,
         ttl: u32,
     ) -> Result<StoreOutcome> {
-        let wire = self.wire_key(key)?;
-        let req = Request::Store {
-            cmd,
-            key: &wire,
-            flags,
-            ttl,
-            data,
-            quiet: false,
-        };
-        // A plain set done twice stores the same value and answers the same (proxy-pool).
-        let resend = match cmd {
-            StoreCommand::Set => Resend::Always,
-            _ => Resend::IfUnsent,
-        };
+        self.store_in(cmd, key, data, flags, ttl, self.inner.config.fail_open)
+    }
+
+    /// [`Client::store_encoded`], failing open only when `open`.
+    fn store_in(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        data: &[u8],
+        flags: u32,
+        ttl: u32,
+        open: bool,
+    ) -> Result<StoreOutcome> {
+        let start = self.call_start();
         let t = &*self.topology();
-        self.on_key_server(t, &wire, resend, self.deadline(), |t, idx, deadline| {
-            let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES {
-                // A plain set of a small value may be handed to a permit holder while waiting.
-                let offer = Offer::Set(&wire, data, flags, ttl);
-                match self.acquire_or_offer(t, idx, deadline, offer) {
-                    Ok(Checkout::Conn(pooled)) => pooled,
-                    Ok(Checkout::Served(answer)) => {
-                        let label = &t.servers[idx].label;
-                        return (answer.and_then(|a| a.into_stored(label)), Reached::Sent);
-                    }
-                    Err(e) => return (Err(e), Reached::NotSent),
-                }
-            } else {
-                match self.acquire(t, idx, deadline) {
-                    Ok(pooled) => pooled,
-                    Err(e) => return (Err(e), Reached::NotSent),
-                }
+        let mut at = None;
+        let r = self.wire_key(key).and_then(|wire| {
+            let req = Request::Store {
+                cmd,
+                key: &wire,
+                flags,
+                ttl,
+                data,
+                quiet: false,
+                version: None,
             };
-            let stored = self
-                .exchange_on(t, idx, pooled, &req, &mut super::exchange::no_hits())
-                .and_then(|o| o.stored());
-            (stored, Reached::Sent)
-        })
+            // A plain set done twice stores the same value and answers the same (proxy-pool).
+            let resend = match cmd {
+                StoreCommand::Set => Resend::Always,
+                _ => Resend::IfUnsent,
+            };
+            self.on_key_server(
+                t,
+                &wire,
+                resend,
+                true,
+                self.deadline(),
+                |t, idx, deadline| {
+                    at = Some(idx);
+                    let pooled = if cmd == StoreCommand::Set && data.len() <= HANDED_OVER_SET_BYTES
+                    {
+                        // A plain set of a small value may be handed to a permit holder while
+                        // waiting.
+                        let offer = Offer::Set(&wire, data, flags, ttl);
+                        match self.acquire_or_offer(t, idx, deadline, offer) {
+                            Ok(Checkout::Conn(pooled)) => pooled,
+                            Ok(Checkout::Served(answer)) => {
+                                let label = &t.servers[idx].label;
+                                return (answer.and_then(|a| a.into_stored(label)), Reached::Sent);
+                            }
+                            Err(e) => return (Err(e), Reached::NotSent),
+                        }
+                    } else {
+                        match self.acquire(t, idx, deadline) {
+                            Ok(pooled) => pooled,
+                            Err(e) => return (Err(e), Reached::NotSent),
+                        }
+                    };
+                    let stored = self
+                        .exchange_on(t, idx, pooled, &req, &mut super::exchange::no_hits())
+                        .and_then(|o| o.stored());
+                    (stored, Reached::Sent)
+                },
+            )
+        });
+        let r = match r {
+            Err(e) if !open && self.opens(&e) => {
+                // Not failed open here (incr_or_init's own add): an error as it is.
+                if let Some(s) = start {
+                    self.record(
+                        t,
+                        s,
+                        store_op(cmd),
+                        1,
+                        0,
+                        at,
+                        OpOutcome::Error(e.class()),
+                        Some(&e),
+                    );
+                }
+                return Err(e);
+            }
+            r => r,
+        };
+        self.finish(
+            t,
+            start,
+            store_op(cmd),
+            1,
+            at,
+            r,
+            Side::Write,
+            || StoreOutcome::NotStored,
+            observe::stored,
+        )
+    }
+
+    /// One key's command through [`Client::exchange_key`], ended by [`Client::finish`].
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn one_key<T>(
+        &self,
+        op: Op,
+        key: &[u8],
+        resend: Resend,
+        req: impl FnOnce(&[u8]) -> Request<'_>,
+        answer: impl FnOnce(crate::dialect::Outcome) -> Result<T>,
+        open: Option<fn() -> T>,
+        outcome: impl FnOnce(&T) -> (OpOutcome, usize),
+    ) -> Result<T> {
+        self.one_key_as(op, Side::Write, key, resend, req, answer, open, outcome)
+    }
+
+    /// [`Client::one_key`] for a read (`side`: what a failure that fails open counts as).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn one_key_as<T>(
+        &self,
+        op: Op,
+        side: Side,
+        key: &[u8],
+        resend: Resend,
+        req: impl FnOnce(&[u8]) -> Request<'_>,
+        answer: impl FnOnce(crate::dialect::Outcome) -> Result<T>,
+        open: Option<fn() -> T>,
+        outcome: impl FnOnce(&T) -> (OpOutcome, usize),
+    ) -> Result<T> {
+        let start = self.call_start();
+        let t = &*self.topology();
+        let mut at = None;
+        let r = self.wire_key(key).and_then(|wire| {
+            let req = req(&wire);
+            self.exchange_key(t, &wire, resend, &req, &mut at)
+                .and_then(answer)
+        });
+        match open {
+            Some(missed) => self.finish(t, start, op, 1, at, r, side, missed, outcome),
+            None => {
+                // Never failed open (incr_or_init's parts): recorded as they are.
+                if let Some(s) = start {
+                    let (o, hits, e) = match &r {
+                        Ok(v) => {
+                            let (o, h) = outcome(v);
+                            (o, h, None)
+                        }
+                        Err(e) => (OpOutcome::Error(e.class()), 0, Some(e)),
+                    };
+                    self.record(t, s, op, 1, hits, at, o, e);
+                }
+                r
+            }
+        }
     }
 
     // ----- deletion, arithmetic, touch -----
 
     /// Deletes `key`: true if it existed.
     pub fn delete(&self, key: impl AsRef<[u8]>) -> Result<bool> {
-        let wire = self.wire_key(key.as_ref())?;
-        let req = Request::Delete {
-            key: &wire,
-            quiet: false,
-        };
-        self.exchange_key(&wire, Resend::IfUnsent, &req)?.existed()
+        self.one_key(
+            Op::Delete,
+            key.as_ref(),
+            Resend::IfUnsent,
+            |key| Request::Delete {
+                key,
+                quiet: false,
+                version: None,
+            },
+            |o| o.existed(),
+            Some(|| false),
+            observe::found,
+        )
     }
 
     /// Adds `delta` to a decimal value: the new value (wrapping at 2^64, as memcached does),
     /// or `None` if `key` is missing. A non-numeric value is a `Client` error.
     pub fn incr(&self, key: impl AsRef<[u8]>, delta: u64) -> Result<Option<u64>> {
-        self.arith(true, key.as_ref(), delta, None)
+        self.arith(true, key.as_ref(), delta, None, true)
     }
 
     /// Subtracts `delta` (memcached stops at 0): the new value, or `None` if missing.
     pub fn decr(&self, key: impl AsRef<[u8]>, delta: u64) -> Result<Option<u64>> {
-        self.arith(false, key.as_ref(), delta, None)
+        self.arith(false, key.as_ref(), delta, None, true)
     }
 
     /// Increments, or creates the counter with `initial` if missing (SockIOPool's `addOrIncr`).
@@ -169,9 +310,15 @@ impl Client {
 
     /// Sets a new expiry on `key`: true if it exists.
     pub fn touch(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<bool> {
-        let wire = self.wire_key(key.as_ref())?;
-        let req = Request::Touch { key: &wire, ttl };
-        self.exchange_key(&wire, Resend::Always, &req)?.existed()
+        self.one_key(
+            Op::Touch,
+            key.as_ref(),
+            Resend::Always,
+            |key| Request::Touch { key, ttl },
+            |o| o.existed(),
+            Some(|| false),
+            observe::found,
+        )
     }
 
     // ----- stampede protection (meta protocol) -----
@@ -188,13 +335,28 @@ impl Client {
         recache_below: Option<u32>,
     ) -> Result<Lease> {
         self.require_meta("get_lease")?;
-        let wire = self.wire_key(key.as_ref())?;
-        let req = Request::Lease {
-            key: &wire,
-            vivify_ttl: vivify_ttl.max(1),
-            recache: recache_below,
+        let key = key.as_ref();
+        // Failed open, a lease read is a miss: this caller recomputes (from the source).
+        let r = self.one_key(
+            Op::Lease,
+            key,
+            Resend::IfUnsent,
+            |key| Request::Lease {
+                key,
+                vivify_ttl: vivify_ttl.max(1),
+                recache: recache_below,
+            },
+            |o| o.lease().map(Some),
+            Some(|| None),
+            |r| match r {
+                Some(r) if r.value.is_some() && !r.win => (OpOutcome::Hit, 1),
+                _ => (OpOutcome::Miss, 0),
+            },
+        )?;
+        let Some(r) = r else {
+            return Ok(Lease::Recompute { stale: None });
         };
-        let r = self.exchange_key(&wire, Resend::IfUnsent, &req)?.lease()?;
+        let wire = self.wire_key(key)?;
         let value = r
             .value
             .map(|(v, f, c)| self.decode(&wire, v, f, Some(c)))
@@ -216,15 +378,18 @@ impl Client {
     /// recomputes it. True if the key existed. Meta protocol only.
     pub fn invalidate(&self, key: impl AsRef<[u8]>, stale_ttl: u32) -> Result<bool> {
         self.require_meta("invalidate")?;
-        let wire = self.wire_key(key.as_ref())?;
-        let req = Request::Invalidate {
-            key: &wire,
-            stale_ttl,
-        };
-        self.exchange_key(&wire, Resend::IfUnsent, &req)?.existed()
+        self.one_key(
+            Op::Invalidate,
+            key.as_ref(),
+            Resend::IfUnsent,
+            |key| Request::Invalidate { key, stale_ttl },
+            |o| o.existed(),
+            Some(|| false),
+            observe::found,
+        )
     }
 
-    fn require_meta(&self, what: &str) -> Result<()> {
+    pub(super) fn require_meta(&self, what: &str) -> Result<()> {
         match self.protocol() {
             Protocol::Meta => Ok(()),
             p => Err(Error::Unsupported(format!(
@@ -239,10 +404,13 @@ impl Client {
     /// server; returns the first failure.
     pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
         let mut first_err = None;
+        let start = self.call_start();
         let t = &*self.topology();
         for idx in 0..t.servers.len() {
             let flushed = self.exchange(t, idx, &Request::Flush { delay });
-            if let Err(e) = flushed.and_then(|o| o.done()) {
+            let flushed = flushed.and_then(|o| o.done());
+            self.whole_server(t, start, Op::FlushAll, idx, &flushed);
+            if let Err(e) = flushed {
                 first_err.get_or_insert(e);
             }
         }
@@ -251,13 +419,17 @@ impl Client {
 
     /// Each server's version string.
     pub fn version(&self) -> PerServer<String> {
-        self.per_server(|t, idx| self.exchange(t, idx, &Request::Version)?.version())
+        self.per_server(Op::Version, |t, idx| {
+            self.exchange(t, idx, &Request::Version)?.version()
+        })
     }
 
     /// A no-op round trip to each server: meta `mn`, binary NOOP, and on the text protocol,
     /// which has no no-op, `version` (its answer dropped). `Ok(())` once the server answered.
     pub fn noop(&self) -> PerServer<()> {
-        self.per_server(|t, idx| self.exchange(t, idx, &Request::Noop)?.done())
+        self.per_server(Op::Noop, |t, idx| {
+            self.exchange(t, idx, &Request::Noop)?.done()
+        })
     }
 
     /// Each server's statistics: general (`None`) or a group such as `items`, `slabs`,
@@ -266,19 +438,37 @@ impl Client {
         if let Some(g) = group {
             if g.is_empty() || g.bytes().any(|b| b <= b' ' || b == 0x7f) {
                 let e = || Error::Config(format!("bad stats group {g:?}"));
-                return self.per_server(|_, _| Err(e()));
+                return self.per_server(Op::Stats, |_, _| Err(e()));
             }
         }
-        self.per_server(|t, idx| self.exchange(t, idx, &Request::Stats { group })?.stats())
+        self.per_server(Op::Stats, |t, idx| {
+            self.exchange(t, idx, &Request::Stats { group })?.stats()
+        })
     }
 
-    fn per_server<T>(&self, f: impl Fn(&Topology, usize) -> Result<T>) -> PerServer<T> {
+    fn per_server<T>(&self, op: Op, f: impl Fn(&Topology, usize) -> Result<T>) -> PerServer<T> {
+        let start = self.call_start();
         let t = &*self.topology();
         t.servers
             .iter()
             .enumerate()
-            .map(|(i, s)| (s.label.to_string(), f(t, i)))
+            .map(|(i, s)| {
+                let r = f(t, i);
+                self.whole_server(t, start, op, i, &r);
+                (s.label.to_string(), r)
+            })
             .collect()
+    }
+
+    /// The record of one server's part of a whole-server command (never failed open).
+    fn whole_server<T>(&self, t: &Topology, start: Start, op: Op, idx: usize, r: &Result<T>) {
+        if let Some(st) = start {
+            let (o, e) = match r {
+                Ok(_) => (OpOutcome::Ok, None),
+                Err(e) => (OpOutcome::Error(e.class()), Some(e)),
+            };
+            self.record(t, st, op, 0, 0, Some(idx), o, e);
+        }
     }
 
     // ----- values and counters -----
@@ -347,15 +537,33 @@ impl Client {
         key: &[u8],
         delta: u64,
         init: Option<(u64, u32)>,
+        open: bool,
     ) -> Result<Option<u64>> {
-        let wire = self.wire_key(key)?;
-        let req = Request::Arith {
-            incr,
-            key: &wire,
-            delta,
-            init,
-        };
-        self.exchange_key(&wire, Resend::IfUnsent, &req)?.counter()
+        let missed: Option<fn() -> Option<u64>> = if open { Some(|| None) } else { None };
+        self.one_key(
+            if incr { Op::Incr } else { Op::Decr },
+            key,
+            Resend::IfUnsent,
+            |key| Request::Arith {
+                incr,
+                key,
+                delta,
+                init,
+                version: None,
+            },
+            |o| o.counter(),
+            missed,
+            |n| {
+                (
+                    if n.is_some() {
+                        OpOutcome::Hit
+                    } else {
+                        OpOutcome::Miss
+                    },
+                    usize::from(n.is_some()),
+                )
+            },
+        )
     }
 
     fn arith_or_init(
@@ -373,17 +581,33 @@ impl Client {
         if self.inner.dialect.arith_creates() {
             // One round trip: the server creates the counter with `initial` if missing.
             return self
-                .arith(incr, key, delta, Some((initial, ttl)))?
+                .arith(incr, key, delta, Some((initial, ttl)), false)?
                 .ok_or_else(vanished);
         }
-        if let Some(n) = self.arith(incr, key, delta, None)? {
+        // No miss to answer: these parts never fail open (their errors are the call's).
+        if let Some(n) = self.arith(incr, key, delta, None, false)? {
             return Ok(n);
         }
         let init = initial.to_string();
-        match self.store(StoreCommand::Add, key, init.as_bytes(), 0, ttl)? {
+        let (data, flags) = self.encode_value(StoreCommand::Add, key, init.as_bytes(), 0)?;
+        match self.store_in(StoreCommand::Add, key, &data, flags, ttl, false)? {
             StoreOutcome::Stored => Ok(initial),
             // Someone else created it in between: count on theirs.
-            _ => self.arith(incr, key, delta, None)?.ok_or_else(vanished),
+            _ => self
+                .arith(incr, key, delta, None, false)?
+                .ok_or_else(vanished),
         }
+    }
+}
+
+/// The operation a store command is.
+pub(super) fn store_op(cmd: StoreCommand) -> Op {
+    match cmd {
+        StoreCommand::Set => Op::Set,
+        StoreCommand::Add => Op::Add,
+        StoreCommand::Replace => Op::Replace,
+        StoreCommand::Append => Op::Append,
+        StoreCommand::Prepend => Op::Prepend,
+        StoreCommand::Cas(_) => Op::Cas,
     }
 }

@@ -16,25 +16,31 @@ pub(super) fn no_hits() -> impl FnMut(usize, &[u8], u32, Option<u64>) {
 }
 
 impl Client {
-    /// One request about one key (see [`Client::on_key_server`]).
+    /// One request about one key (see [`Client::on_key_server`]); the server it went to in
+    /// `at`.
     pub(super) fn exchange_key(
         &self,
+        t: &Topology,
         wire: &[u8],
         resend: Resend,
         req: &Request<'_>,
+        at: &mut Option<usize>,
     ) -> Result<Outcome> {
-        let t = &*self.topology();
         self.on_key_server(
             t,
             wire,
             resend,
+            req.is_write(),
             self.deadline(),
-            |t, idx, deadline| match self.acquire(t, idx, deadline) {
-                Err(e) => (Err(e), Reached::NotSent),
-                Ok(pooled) => (
-                    self.exchange_on(t, idx, pooled, req, &mut no_hits()),
-                    Reached::Sent,
-                ),
+            |t, idx, deadline| {
+                *at = Some(idx);
+                match self.acquire(t, idx, deadline) {
+                    Err(e) => (Err(e), Reached::NotSent),
+                    Ok(pooled) => (
+                        self.exchange_on(t, idx, pooled, req, &mut no_hits()),
+                        Reached::Sent,
+                    ),
+                }
             },
         )
     }
@@ -119,6 +125,7 @@ impl Client {
 
     /// Accounts for an exchange's result and drops a connection that is not clean.
     pub(super) fn release<T>(&self, t: &Topology, idx: usize, pooled: Pooled, result: &Result<T>) {
+        self.note_io(|| pooled.io_since_checkout());
         t.servers[idx].release(pooled, result);
     }
 }

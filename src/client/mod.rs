@@ -9,6 +9,8 @@
 mod batch;
 mod commands;
 mod exchange;
+mod meta_ext;
+mod observe;
 mod place;
 mod read;
 mod topology;
@@ -135,6 +137,9 @@ impl Client {
             retry_timeout: config.retry_timeout,
             retry_timeout_max: config.retry_timeout_max,
             events: config.events.clone(),
+            on_return: (config.on_server_return != crate::stale::OnServerReturn::Keep
+                && config.failover != crate::route::FailoverPolicy::FailFast)
+                .then_some((config.on_server_return, config.written_while_away_max)),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
         let building = topology::Building { settings, opts };
@@ -151,6 +156,7 @@ impl Client {
                 .unwrap_or_else(|| config.distribution.sanitizes_keys_by_default()),
             keep_slash: proxy_pool,
             protocol: config.protocol,
+            long_keys: config.long_keys,
         };
         Ok(Client {
             inner: Arc::new(Inner {
@@ -220,8 +226,15 @@ impl Client {
             .collect()
     }
 
+    /// The longest key a caller may give: 250 bytes, or [`crate::key::MAX_HASHED_KEY_LEN`]
+    /// when `long_keys` is `hash`.
+    pub fn max_key_len(&self) -> usize {
+        self.inner.keys.max_caller_len()
+    }
+
     /// The key as the server stores it: sanitized if configured, prefixed, validated (on the
-    /// text protocol: no spaces or control bytes; on meta and binary any bytes, 1 to 250).
+    /// text protocol: no spaces or control bytes; on meta and binary any bytes, 1 to 250),
+    /// hashed to Dalli's form when too long and `long_keys` is `hash`.
     pub fn wire_key<'a>(&self, key: &'a [u8]) -> Result<Cow<'a, [u8]>> {
         self.inner.keys.wire_key(key)
     }

@@ -26,6 +26,19 @@ impl Client {
     /// The server for a wire key, applying the failover policy when its server is dead.
     #[inline]
     pub(super) fn pick(&self, t: &Topology, wire: &[u8]) -> Result<usize> {
+        self.pick_for(t, wire, false)
+    }
+
+    /// [`Client::pick`] for a write (set, add, replace, append, prepend, cas, delete,
+    /// incr/decr, touch): one that goes elsewhere because the key's server is dead is
+    /// remembered by that server for its return (`on_server_return = delete-written`).
+    #[inline]
+    pub(super) fn pick_write(&self, t: &Topology, wire: &[u8]) -> Result<usize> {
+        self.pick_for(t, wire, true)
+    }
+
+    #[inline]
+    fn pick_for(&self, t: &Topology, wire: &[u8], write: bool) -> Result<usize> {
         if self.inner.proxy_pool {
             return self.proxy(t);
         }
@@ -38,7 +51,13 @@ impl Client {
         if t.servers[i].health.may_try() {
             return Ok(i);
         }
-        self.pick_alive(t, wire, i)
+        let j = self.pick_alive(t, wire, i)?;
+        if write && j != i {
+            if let Some(away) = &t.servers[i].away {
+                away.written_elsewhere(wire);
+            }
+        }
+        Ok(j)
     }
 
     /// [`Client::pick`] when the key's server `i` is dead: the failover policy decides.
@@ -90,10 +109,11 @@ impl Client {
         t: &'t Topology,
         wire: &[u8],
         resend: Resend,
+        write: bool,
         deadline: Deadline,
         mut attempt: impl FnMut(&'t Topology, usize, Deadline) -> (Result<T>, Reached),
     ) -> Result<T> {
-        let idx = self.pick(t, wire)?;
+        let idx = self.pick_for(t, wire, write)?;
         match attempt(t, idx, deadline) {
             (Err(e), reached)
                 if self.inner.proxy_pool && proxy_pool::may_resend(resend, reached, &e) =>
@@ -124,7 +144,8 @@ impl Client {
             if let Ok(p) = p {
                 let placed = match &proxy {
                     Some(chosen) => chosen.clone(),
-                    None => self.pick(t, key_of(p)),
+                    // Grouped calls are writes (set_multi, delete_multi).
+                    None => self.pick_write(t, key_of(p)),
                 };
                 match placed {
                     Ok(idx) => by_server[idx].push(i),

@@ -7,8 +7,10 @@
 //! server's request written before any reply is read, in the thread's reused working memory
 //! (`multi_get`), so nothing is allocated per key.
 
-use super::Client;
+use super::observe::{self, Side};
+use super::{Client, Topology};
 use crate::dialect::{batch_tags, Request};
+use crate::error::Error;
 use crate::error::Result;
 use crate::gate::Offer;
 use crate::item::Item;
@@ -17,6 +19,7 @@ use crate::multi_get::{self, Selection, AS_GIVEN, HIT, NOWHERE};
 use crate::route::proxy_pool::{Reached, Resend};
 use crate::server::Checkout;
 use crate::sink::{self, Each, Items, OneItem, Sink};
+use crate::trace::{Op, OpOutcome};
 
 impl Client {
     /// The value of `key`, or `None` on a miss.
@@ -96,7 +99,22 @@ impl Client {
         S: Sink + ?Sized,
     {
         if let Some(key) = keys.single() {
-            let found = self.read_one(key, cas, touch, &mut Dyn(sink));
+            let start = self.call_start();
+            let t = &*self.topology();
+            let mut at = None;
+            let found = self.read_one(t, key, cas, touch, &mut Dyn(sink), &mut at);
+            let op = Op::read(true, cas, touch.is_some());
+            let found = self.finish(
+                t,
+                start,
+                op,
+                1,
+                at,
+                found,
+                Side::Read,
+                || false,
+                observe::found,
+            );
             sink.result(0, found);
             return;
         }
@@ -106,13 +124,15 @@ impl Client {
         })
     }
 
-    /// The single-key route: one exchange; true on a hit.
+    /// The single-key route: one exchange; true on a hit. The server asked in `at`.
     fn read_one(
         &self,
+        t: &Topology,
         key: &[u8],
         cas: bool,
         touch: Option<u32>,
         sink: &mut dyn Sink,
+        at: &mut Option<usize>,
     ) -> Result<bool> {
         let wire = self.wire_key(key)?;
         let req = Request::Get {
@@ -121,13 +141,14 @@ impl Client {
             touch,
         };
         // Reads are resent to the next proxy (proxy-pool) while no value reached the sink.
-        let t = &*self.topology();
         self.on_key_server(
             t,
             &wire,
             Resend::Always,
+            false,
             self.deadline(),
             |t, idx, deadline| {
+                *at = Some(idx);
                 let server = &t.servers[idx];
                 let pooled = if touch.is_none() {
                     // A plain read may be handed to a permit holder while waiting for a connection.
@@ -188,9 +209,14 @@ impl Client {
         S: Sink + ?Sized,
     {
         let dialect = &self.inner.dialect;
+        let start = self.call_start();
+        let op = Op::read(false, cas, touch.is_some());
         let t = &*self.topology();
         let servers = t.servers.len();
         let n = keys.count();
+        // Keys with no server: how many, and the first error (for the record).
+        let mut unplaced = 0usize;
+        let mut unplaced_err: Option<(Error, bool)> = None;
         // Wire keys and servers; a key that fails here has its error and no server.
         s.state.resize(n, multi_get::MISS);
         // proxy-pool: one proxy for the whole call, so every key goes in one request.
@@ -216,7 +242,18 @@ impl Client {
                 Err(e) => {
                     s.wire.push((AS_GIVEN, 0));
                     s.server.push(NOWHERE);
-                    s.fail([i], e);
+                    unplaced += 1;
+                    let opened = self.opens(&e);
+                    if opened {
+                        // fail_open: the key stays a miss.
+                        self.count_open(t, None, &e, Side::Read, 1);
+                    }
+                    if start.is_some() && unplaced_err.is_none() {
+                        unplaced_err = Some((e.clone(), opened));
+                    }
+                    if !opened {
+                        s.fail([i], e);
+                    }
                 }
             }
         }
@@ -240,6 +277,7 @@ impl Client {
                 cas,
                 touch,
             };
+            let asked = range.len();
             let failed = match self.acquire_group(t, idx, deadline) {
                 Ok((idx, mut pooled)) => {
                     let res = pooled.with_conn(|conn| {
@@ -261,8 +299,23 @@ impl Client {
                 Err(e) => Some(e),
             };
             if let Some(e) = failed {
-                let members: Vec<usize> = s.order[range].iter().map(|&k| k as usize).collect();
-                s.fail(members, e);
+                let opened = self.opens(&e);
+                if opened {
+                    // fail_open: the server's keys stay misses.
+                    self.count_open(t, Some(idx), &e, Side::Read, asked);
+                }
+                if let Some(st) = start {
+                    let o = if opened {
+                        OpOutcome::FailedOpen(e.class())
+                    } else {
+                        OpOutcome::Error(e.class())
+                    };
+                    self.record(t, st, op, asked, 0, Some(idx), o, Some(&e));
+                }
+                if !opened {
+                    let members: Vec<usize> = s.order[range].iter().map(|&k| k as usize).collect();
+                    s.fail(members, e);
+                }
             }
         }
         // Phase 2: read each server's replies, handing each hit over as it is parsed.
@@ -301,14 +354,41 @@ impl Client {
                     })
                     .inspect(|_| conn.finish())
             });
+            let mut opened = false;
             match &res {
                 Ok(_) => t.servers[idx].lookups(members.len(), hits),
+                Err(e) if self.opens(e) => {
+                    // fail_open: the keys not found yet stay misses.
+                    opened = true;
+                    let missed = members
+                        .iter()
+                        .filter(|&&k| state[k as usize] != HIT)
+                        .count();
+                    self.count_open(t, Some(idx), e, Side::Read, missed);
+                }
                 Err(e) => {
                     let keys = members.iter().map(|&k| k as usize);
                     multi_get::fail_into(state, errors, keys, e.clone());
                 }
             }
+            let asked = members.len();
             self.release(t, idx, pooled, &res);
+            if let Some(st) = start {
+                let (o, e) = match &res {
+                    Ok(_) => (observe::multi(Side::Read, asked, hits), None),
+                    Err(e) if opened => (OpOutcome::FailedOpen(e.class()), Some(e)),
+                    Err(e) => (OpOutcome::Error(e.class()), Some(e)),
+                };
+                self.record(t, st, op, asked, hits, Some(idx), o, e);
+            }
+        }
+        if let (Some(st), Some((e, opened))) = (start, &unplaced_err) {
+            let o = if *opened {
+                OpOutcome::FailedOpen(e.class())
+            } else {
+                OpOutcome::Error(e.class())
+            };
+            self.record(t, st, op, unplaced, 0, None, o, Some(e));
         }
     }
 

@@ -633,6 +633,21 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("sanitize_keys", Name, "", "auto", "true, false, or auto (on for the Whalin profiles)",
         "URL-encode keys with spaces or control bytes instead of refusing them",
         Apply::Text(set_sanitize_keys)),
+    // keys-meta: long keys (issue 21 item 3).
+    row!("long_keys", Name, "", "refuse", "refuse, hash",
+        "a wire key over 250 bytes: refuse it, or hash it to Dalli's form (prefix + :md5: + \
+         hex digest; not shared with clients that refuse long keys, docs/keys.md)",
+        Apply::Text(|b, v| Ok(b.long_keys(named::<crate::key::LongKeys>(v)?)))),
+    // keys-meta: stale data after a server returns (issue 21 item 4).
+    row!("on_server_return", Name, "", "keep", "keep, flush, delete-written",
+        "with eject/rehash failover, what a server marked dead gets before it serves again: \
+         nothing, flush_all, or deletion of the keys written elsewhere meanwhile \
+         (docs/failover.md)",
+        Apply::Text(|b, v| Ok(b.on_server_return(named::<crate::stale::OnServerReturn>(v)?)))),
+    row!("written_while_away_max", Integer, "keys", "10000", "1 to 10000000",
+        "most keys remembered per dead server for delete-written; past it the return \
+         flushes instead (counted as away_overflows)",
+        Apply::Usize(ClientBuilder::written_while_away_max, 1, 10_000_000)),
     row!("max_value_size", Integer, "bytes", "1048576",
         "1 to 1073741824 (1 GiB, memcached's largest item)",
         "largest value sent (as given, before compression) or accepted",
@@ -666,6 +681,11 @@ pub static OPTIONS: &[OptionSpec] = &[
         "re-resolve server host names this often, in the background, closing connections to \
          addresses no longer listed; 0: resolve at each new connection",
         Apply::Duration(ClientBuilder::resolve_interval)),
+    // failopen-hook
+    row!("fail_open", Bool, "", "false", "",
+        "timeouts and unreachable servers answer as misses (reads) and not stored (writes), \
+         counted in the metrics; protocol and value errors stay errors",
+        Apply::Bool(ClientBuilder::fail_open)),
 ];
 
 /// The row named `name` (`-` is read as `_`, case is ignored).

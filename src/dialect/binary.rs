@@ -311,6 +311,7 @@ impl Speak for Binary {
                 ttl,
                 data,
                 quiet,
+                ..
             } => {
                 let cas = if let StoreCommand::Cas(c) = cmd { c } else { 0 };
                 let extras = binary::store_extras(flags, ttl);
@@ -321,7 +322,7 @@ impl Speak for Binary {
                 let opcode = store_opcode(cmd, quiet);
                 binary::encode(buf, opcode, key, extras, data, tag, cas);
             }
-            Request::Delete { key, quiet } => {
+            Request::Delete { key, quiet, .. } => {
                 let opcode = if quiet { op::DELETEQ } else { op::DELETE };
                 binary::encode(buf, opcode, key, &[], b"", tag, 0);
             }
@@ -335,6 +336,7 @@ impl Speak for Binary {
                 key,
                 delta,
                 init,
+                ..
             } => {
                 let (initial, ttl) = init.unwrap_or((0, u32::MAX));
                 let opcode = if incr { op::INCREMENT } else { op::DECREMENT };
@@ -353,7 +355,7 @@ impl Speak for Binary {
                 binary::encode(buf, op::STAT, group, &[], b"", tag, 0);
             }
             // Never sent: the client refuses these first.
-            Request::Lease { .. } | Request::Invalidate { .. } => {}
+            Request::Lease { .. } | Request::Invalidate { .. } | Request::Info { .. } => {}
         }
     }
 
@@ -424,7 +426,9 @@ impl Speak for Binary {
                     _ => Err(status_error(server, &r)),
                 }
             }),
-            Request::Lease { .. } | Request::Invalidate { .. } => Err(unsupported(req, "binary")),
+            Request::Lease { .. } | Request::Invalidate { .. } | Request::Info { .. } => {
+                Err(unsupported(req, "binary"))
+            }
         }
     }
 

@@ -6,12 +6,13 @@
 
 use super::text::unexpected;
 use super::{collect_quiet, tag_index, Hit, Outcome, Request, Speak, WireKeys};
-use crate::conn::Conn;
+use crate::conn::{parse_version, Conn, ServerVersion};
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
 use crate::proto::ascii::{self, StoreCommand};
 use crate::proto::meta::{self, Command, Flag, Flags, Reply};
 use crate::proto::MetaCodec;
+use std::cell::Cell;
 
 /// The meta dialect.
 #[derive(Clone, Copy, Debug)]
@@ -41,6 +42,111 @@ fn other(server: &str, r: Reply<'_>, asked: &str) -> Error {
         Reply::Text(t) => unexpected(server, t, asked),
         r => protocol(server, format!("unexpected reply to {asked}: {r:?}")),
     }
+}
+
+/// The last memcached release whose meta commands answered `OK` where later ones answer
+/// `HD`.
+pub(crate) const LAST_OK_VERSION: ServerVersion = (1, 6, 6);
+
+/// The first memcached release that takes an explicit CAS version (`E`).
+pub(crate) const FIRST_E_VERSION: ServerVersion = (1, 6, 27);
+
+fn show(v: ServerVersion) -> String {
+    format!("{}.{}.{}", v.0, v.1, v.2)
+}
+
+/// The server's version as this connection knows it, asking (`version`) the first time.
+/// Called only between exchanges (the connection is clean).
+fn version_of(conn: &mut Conn) -> Result<ServerVersion> {
+    if let Some(v) = conn.server_version() {
+        return Ok(v);
+    }
+    let tag = conn.take_tags(1);
+    let req: Request<'_> = Request::Version;
+    ascii::encode_version(conn.begin());
+    conn.send()?;
+    let v = super::Text
+        .read(conn, &req, tag, &mut |_, _, _, _| {})?
+        .version()?;
+    conn.finish();
+    let v = parse_version(&v);
+    conn.set_server_version(v);
+    Ok(v)
+}
+
+/// Before a request that carries an explicit CAS version (`E`): the server must be
+/// memcached 1.6.27 or later, or the call fails with [`Error::Unsupported`] naming the
+/// version it reported (before the request is sent: an older server would refuse `E` as a
+/// bad flag, or worse, ignore it).
+pub(crate) fn require_explicit_versions(conn: &mut Conn) -> Result<()> {
+    let v = version_of(conn)?;
+    if v < FIRST_E_VERSION {
+        return Err(Error::Unsupported(format!(
+            "explicit CAS versions (meta E flag) need memcached {} or later; server {} \
+             reports version {}",
+            show(FIRST_E_VERSION),
+            conn.server(),
+            show(v)
+        )));
+    }
+    Ok(())
+}
+
+/// After an exchange in which an `OK` was taken for `HD` before the server's version was
+/// known: asks for the version, and refuses the exchange (a protocol error) unless the
+/// server is memcached 1.6.6 or older.
+pub(crate) fn settle_legacy_ok(conn: &mut Conn) -> Result<()> {
+    conn.legacy_ok_unchecked = false;
+    let v = version_of(conn)?;
+    legacy_ok_allowed(conn.server(), v)
+}
+
+fn legacy_ok_allowed(server: &str, v: ServerVersion) -> Result<()> {
+    if v <= LAST_OK_VERSION {
+        return Ok(());
+    }
+    Err(protocol(
+        server,
+        format!(
+            "OK in place of HD from a server reporting version {}: only memcached {} and \
+             older answer OK",
+            show(v),
+            show(LAST_OK_VERSION)
+        ),
+    ))
+}
+
+/// A meta `OK` read as the `HD` it stands for on memcached 1.6.6 and older: at once when
+/// the version is known, provisionally (`unchecked` set, settled after the exchange by
+/// [`settle_legacy_ok`]) when not.
+fn as_hd<'a>(
+    r: Reply<'a>,
+    known: Option<ServerVersion>,
+    unchecked: &Cell<bool>,
+    server: &str,
+) -> Result<Reply<'a>> {
+    match r {
+        Reply::LegacyOk(f) => {
+            match known {
+                Some(v) => legacy_ok_allowed(server, v)?,
+                None => unchecked.set(true),
+            }
+            Ok(Reply::Header(f))
+        }
+        r => Ok(r),
+    }
+}
+
+/// One meta reply read with `OK` taken for `HD` (see [`as_hd`]).
+fn read_hd<T>(conn: &mut Conn, f: impl FnOnce(Reply<'_>, &str) -> Result<T>) -> Result<T> {
+    let known = conn.server_version();
+    let unchecked = Cell::new(false);
+    let out =
+        conn.read::<MetaCodec, _>(|r, server| f(as_hd(r, known, &unchecked, server)?, server));
+    if unchecked.get() {
+        conn.legacy_ok_unchecked = true;
+    }
+    out
 }
 
 fn bad(server: &str, flag: &str) -> Error {
@@ -123,6 +229,7 @@ fn encode_store(
     data: &[u8],
     opaque: u32,
     quiet: bool,
+    version: Option<u64>,
 ) {
     let mode: &[u8] = match cmd {
         StoreCommand::Set | StoreCommand::Cas(_) => b"S",
@@ -138,10 +245,15 @@ fn encode_store(
         Flag::Num(b'O', opaque.into()),
         Flag::Bare(b'q'),
         Flag::Bare(b'q'),
+        Flag::Bare(b'q'),
     ];
     let mut n = 4;
     if let StoreCommand::Cas(c) = cmd {
         f[n] = Flag::Num(b'C', c);
+        n += 1;
+    }
+    if let Some(v) = version {
+        f[n] = Flag::Num(b'E', v);
         n += 1;
     }
     if quiet {
@@ -171,6 +283,29 @@ fn delete_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
     };
     check_opaque(server, r.flags(), opaque)?;
     Ok(Outcome::Existed(found))
+}
+
+/// The metadata flags of an `mg h l t c s f` reply; every one must be there.
+fn item_info(server: &str, f: Flags<'_>) -> Result<crate::item::ItemInfo> {
+    use std::time::Duration;
+    let num = |c: u8, name: &str| f.num(c).ok().flatten().ok_or_else(|| bad(server, name));
+    let hit = num(b'h', "h")?;
+    if hit > 1 {
+        return Err(bad(server, "h"));
+    }
+    let ttl = match f.signed(b't').map_err(|_| bad(server, "t"))? {
+        Some(-1) => None,
+        Some(t) if t >= 0 => Some(Duration::from_secs(t as u64)),
+        _ => return Err(bad(server, "t")),
+    };
+    Ok(crate::item::ItemInfo {
+        hit_before: hit == 1,
+        last_access: Duration::from_secs(num(b'l', "l")?),
+        ttl,
+        cas: num(b'c', "c")?,
+        size: num(b's', "s")?,
+        flags: u32::try_from(num(b'f', "f")?).map_err(|_| bad(server, "f"))?,
+    })
 }
 
 /// What a lease read found.
@@ -224,6 +359,17 @@ fn recv_quiet_batch(
     outcome: impl Fn(&str, Reply<'_>, u32) -> Result<Outcome>,
     out: &mut dyn FnMut(usize, Result<Outcome>),
 ) -> Result<()> {
+    // Outcomes read after an `OK` whose server's version is not known yet are held until
+    // the version says whether `OK` may stand for `HD` (memcached 1.6.6 and older).
+    let unchecked = Cell::new(false);
+    let mut held: Vec<(usize, Result<Outcome>)> = Vec::new();
+    let mut forward = |i: usize, r: Result<Outcome>| {
+        if unchecked.get() {
+            held.push((i, r));
+        } else {
+            out(i, r);
+        }
+    };
     collect_quiet(
         conn,
         tag,
@@ -231,7 +377,8 @@ fn recv_quiet_batch(
         true,
         ok,
         |conn| {
-            conn.read::<MetaCodec, _>(|r, server| match r {
+            let known = conn.server_version();
+            conn.read::<MetaCodec, _>(|r, server| match as_hd(r, known, &unchecked, server)? {
                 Reply::Text(t) => Err(unexpected(server, t, "a pipelined request")),
                 Reply::NoOp => Err(protocol(
                     server,
@@ -244,8 +391,15 @@ fn recv_quiet_batch(
                 }
             })
         },
-        out,
-    )
+        &mut forward,
+    )?;
+    if unchecked.get() {
+        settle_legacy_ok(conn)?;
+    }
+    for (i, r) in held {
+        out(i, r);
+    }
+    Ok(())
 }
 
 impl Speak for Meta {
@@ -262,11 +416,19 @@ impl Speak for Meta {
                 ttl,
                 data,
                 quiet,
-            } => encode_store(buf, cmd, key, flags, ttl, data, tag, quiet),
-            Request::Delete { key, quiet } => {
+                version,
+            } => encode_store(buf, cmd, key, flags, ttl, data, tag, quiet, version),
+            Request::Delete {
+                key,
+                quiet,
+                version,
+            } => {
                 let mut f = vec![Flag::Num(b'O', tag.into())];
                 if quiet {
                     f.push(Flag::Bare(b'q'));
+                }
+                if let Some(v) = version {
+                    f.push(Flag::Num(b'E', v));
                 }
                 meta::encode(buf, Command::Delete, key, None, &f);
             }
@@ -281,6 +443,7 @@ impl Speak for Meta {
                 key,
                 delta,
                 init,
+                version,
             } => {
                 let mut f = vec![
                     Flag::Tok(b'M', if incr { b"I" } else { b"D" }),
@@ -291,6 +454,9 @@ impl Speak for Meta {
                 if let Some((initial, ttl)) = init {
                     f.push(Flag::Num(b'N', ttl.into()));
                     f.push(Flag::Num(b'J', initial));
+                }
+                if let Some(v) = version {
+                    f.push(Flag::Num(b'E', v));
                 }
                 meta::encode(buf, Command::Arith, key, None, &f);
             }
@@ -320,6 +486,21 @@ impl Speak for Meta {
                 }
                 meta::encode(buf, Command::Get, key, None, &f);
             }
+            // `mg <key> h l t c s f u O<tag>`: the metadata, no value, and no LRU bump (`u`:
+            // the read is not an access, so it changes neither `h` nor `l`).
+            Request::Info { key } => {
+                let f = [
+                    Flag::Bare(b'u'),
+                    Flag::Bare(b'h'),
+                    Flag::Bare(b'l'),
+                    Flag::Bare(b't'),
+                    Flag::Bare(b'c'),
+                    Flag::Bare(b's'),
+                    Flag::Bare(b'f'),
+                    Flag::Num(b'O', tag.into()),
+                ];
+                meta::encode(buf, Command::Get, key, None, &f);
+            }
             // `md <key> I T<ttl>`: mark stale (readers see the old value flagged stale and
             // one of them wins the right to recompute) instead of removing.
             Request::Invalidate { key, stale_ttl } => {
@@ -347,13 +528,23 @@ impl Speak for Meta {
             Request::GetMulti { keys, cas, .. } => {
                 recv_retrieval(conn, cas, keys.count(), tag, hit).map(|()| Outcome::Done)
             }
-            Request::Store { .. } => {
-                conn.read::<MetaCodec, _>(|r, server| store_outcome(server, r, tag))
-            }
+            Request::Store { .. } => read_hd(conn, |r, server| store_outcome(server, r, tag)),
             Request::Delete { .. } | Request::Invalidate { .. } => {
-                conn.read::<MetaCodec, _>(|r, server| delete_outcome(server, r, tag))
+                read_hd(conn, |r, server| delete_outcome(server, r, tag))
             }
-            Request::Touch { .. } => conn.read::<MetaCodec, _>(|r, server| {
+            Request::Info { .. } => read_hd(conn, |r, server| {
+                let flags = match r {
+                    Reply::Header(f) => f,
+                    Reply::Miss(f) => {
+                        check_opaque(server, f, tag)?;
+                        return Ok(Outcome::Info(None));
+                    }
+                    r => return Err(other(server, r, "mg (meta_info)")),
+                };
+                check_opaque(server, flags, tag)?;
+                item_info(server, flags).map(|i| Outcome::Info(Some(i)))
+            }),
+            Request::Touch { .. } => read_hd(conn, |r, server| {
                 let found = match r {
                     Reply::Header(_) => true,
                     Reply::Miss(_) => false,

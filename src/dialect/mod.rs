@@ -89,6 +89,9 @@ pub(crate) enum Request<'a, K: ?Sized = [&'a [u8]]> {
         data: &'a [u8],
         /// No reply on success (text `noreply`, meta `q`, binary SETQ…): for batches.
         quiet: bool,
+        /// The CAS version the item gets (meta `E`, memcached 1.6.27+), instead of the
+        /// server's next one.
+        version: Option<u64>,
     },
     /// Remove a key.
     Delete {
@@ -96,6 +99,8 @@ pub(crate) enum Request<'a, K: ?Sized = [&'a [u8]]> {
         key: &'a [u8],
         /// No reply on success (batches).
         quiet: bool,
+        /// Meta `E`: the CAS version a tombstone left behind gets (with `I`), see `Store`.
+        version: Option<u64>,
     },
     /// Set a key's expiry.
     Touch {
@@ -115,6 +120,8 @@ pub(crate) enum Request<'a, K: ?Sized = [&'a [u8]]> {
         /// `(initial value, ttl)`: create a missing counter (meta and binary only; see
         /// [`Dialect::arith_creates`]).
         init: Option<(u64, u32)>,
+        /// Meta `E`: the CAS version the counter gets (see `Store`).
+        version: Option<u64>,
     },
     /// flush_all, now or after `delay` seconds.
     Flush {
@@ -139,6 +146,11 @@ pub(crate) enum Request<'a, K: ?Sized = [&'a [u8]]> {
         vivify_ttl: u32,
         /// Elect a recomputer when the item expires within this many seconds.
         recache: Option<u32>,
+    },
+    /// An item's metadata without its value (meta only): `mg <key> h l t c s f`.
+    Info {
+        /// The wire key.
+        key: &'a [u8],
     },
     /// Mark a key stale instead of deleting it (meta only).
     Invalidate {
@@ -175,6 +187,31 @@ impl<K: WireKeys + ?Sized> Request<'_, K> {
             Request::Noop => "noop",
             Request::Lease { .. } => "get_lease",
             Request::Invalidate { .. } => "invalidate",
+            Request::Info { .. } => "meta_info",
+        }
+    }
+
+    /// True for the requests that change an item (stores, delete, incr/decr, touch,
+    /// invalidate): those that `on_server_return = delete-written` remembers when they go
+    /// elsewhere.
+    pub(crate) fn is_write(&self) -> bool {
+        matches!(
+            self,
+            Request::Store { .. }
+                | Request::Delete { .. }
+                | Request::Arith { .. }
+                | Request::Touch { .. }
+                | Request::Invalidate { .. }
+        )
+    }
+
+    /// The explicit CAS version the request carries (meta `E`), if any.
+    pub(crate) fn version(&self) -> Option<u64> {
+        match *self {
+            Request::Store { version, .. }
+            | Request::Delete { version, .. }
+            | Request::Arith { version, .. } => version,
+            _ => None,
         }
     }
 }
@@ -197,6 +234,8 @@ pub(crate) enum Outcome {
     Stats(Vec<(String, String)>),
     /// What a lease read found.
     Lease(LeaseReply),
+    /// An item's metadata, or `None` for a miss.
+    Info(Option<crate::item::ItemInfo>),
 }
 
 impl Outcome {
@@ -252,6 +291,14 @@ impl Outcome {
         match self {
             Outcome::Lease(l) => Ok(l),
             o => Err(o.mismatch("a lease reply")),
+        }
+    }
+
+    /// An item's metadata (or a miss).
+    pub(crate) fn info(self) -> Result<Option<crate::item::ItemInfo>> {
+        match self {
+            Outcome::Info(i) => Ok(i),
+            o => Err(o.mismatch("item metadata")),
         }
     }
 
@@ -442,11 +489,17 @@ impl Dialect {
         req: &Request<'_>,
         hit: &mut Hit<'_>,
     ) -> Result<Outcome> {
+        if let (Some(_), Dialect::Meta(_)) = (req.version(), self) {
+            meta::require_explicit_versions(conn)?;
+        }
         let tag = conn.take_tags(req.tags());
         self.encode(conn.begin(), req, tag);
         conn.send()?;
         let outcome = self.read(conn, req, tag, hit)?;
         conn.finish();
+        if conn.legacy_ok_unchecked {
+            meta::settle_legacy_ok(conn)?;
+        }
         Ok(outcome)
     }
 
@@ -467,6 +520,9 @@ impl Dialect {
             self.encode(buf, &work.request(i), tag.wrapping_add(i as u32));
         }
         conn.send()?;
+        // Answers read after a meta `OK` whose server's version is not known yet wait until
+        // the version says whether `OK` may stand for `HD` (memcached 1.6.6 and older).
+        let mut held: Vec<(usize, Outcome, Found)> = Vec::new();
         for i in 0..n {
             let outcome = {
                 let req = work.request(i);
@@ -477,9 +533,19 @@ impl Dialect {
                     })?;
                 (outcome, found)
             };
-            work.answer(i, outcome.0, outcome.1);
+            if conn.legacy_ok_unchecked {
+                held.push((i, outcome.0, outcome.1));
+            } else {
+                work.answer(i, outcome.0, outcome.1);
+            }
         }
         conn.finish();
+        if conn.legacy_ok_unchecked {
+            meta::settle_legacy_ok(conn)?;
+        }
+        for (i, outcome, found) in held {
+            work.answer(i, outcome, found);
+        }
         Ok(())
     }
 }

@@ -200,8 +200,9 @@ impl Speak for Text {
                 ttl,
                 data,
                 quiet,
+                ..
             } => ascii::encode_store(buf, cmd, key, flags, ttl, data, quiet),
-            Request::Delete { key, quiet } => ascii::encode_delete(buf, key, quiet),
+            Request::Delete { key, quiet, .. } => ascii::encode_delete(buf, key, quiet),
             Request::Touch { key, ttl } => ascii::encode_touch(buf, key, ttl),
             // The text protocol has no initial value: the client adds one.
             Request::Arith {
@@ -211,7 +212,7 @@ impl Speak for Text {
             Request::Version | Request::Noop => ascii::encode_version(buf),
             Request::Stats { group } => ascii::encode_stats(buf, group),
             // Never sent: the client refuses these first.
-            Request::Lease { .. } | Request::Invalidate { .. } => {}
+            Request::Lease { .. } | Request::Invalidate { .. } | Request::Info { .. } => {}
         }
     }
 
@@ -261,7 +262,9 @@ impl Speak for Text {
             Request::Version => recv_version(conn).map(Outcome::Version),
             Request::Noop => recv_version(conn).map(|_| Outcome::Done),
             Request::Stats { .. } => recv_stats(conn).map(Outcome::Stats),
-            Request::Lease { .. } | Request::Invalidate { .. } => Err(unsupported(req, "text")),
+            Request::Lease { .. } | Request::Invalidate { .. } | Request::Info { .. } => {
+                Err(unsupported(req, "text"))
+            }
         }
     }
 

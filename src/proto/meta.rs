@@ -170,6 +170,23 @@ impl<'a> Flags<'a> {
         self.get(c).is_some()
     }
 
+    /// The signed number after flag letter `c` (`t-1`); `Err` when present but not one.
+    pub fn signed(&self, c: u8) -> Result<Option<i64>, ParseError> {
+        match self.get(c) {
+            None => Ok(None),
+            Some(t) => {
+                let (neg, digits) = match t.strip_prefix(b"-") {
+                    Some(d) => (true, d),
+                    None => (false, t),
+                };
+                let n = parse_u64(digits)
+                    .and_then(|n| i64::try_from(n).ok())
+                    .ok_or(ParseError::BadLine)?;
+                Ok(Some(if neg { -n } else { n }))
+            }
+        }
+    }
+
     /// The number after flag letter `c`; `Err` when present but not a number.
     pub fn num(&self, c: u8) -> Result<Option<u64>, ParseError> {
         match self.get(c) {
@@ -232,6 +249,9 @@ pub enum Reply<'a> {
     NotFound(Flags<'a>),
     /// `MN`: end of a pipeline.
     NoOp,
+    /// `OK <flags>*`: what memcached up to 1.6.6 answered in place of `HD`. The dialect
+    /// accepts it as `HD` only from a server whose `version` says 1.6.6 or older.
+    LegacyOk(Flags<'a>),
     /// A reply of the text protocol (`VERSION`, `STAT`, `END`, `OK`, errors).
     Text(ascii::Reply<'a>),
 }
@@ -245,7 +265,8 @@ impl<'a> Reply<'a> {
             | Reply::Miss(flags)
             | Reply::NotStored(flags)
             | Reply::Exists(flags)
-            | Reply::NotFound(flags) => flags,
+            | Reply::NotFound(flags)
+            | Reply::LegacyOk(flags) => flags,
             Reply::NoOp | Reply::Text(_) => Flags::default(),
         }
     }
@@ -267,7 +288,10 @@ pub fn parse(buf: &[u8], max_value: usize) -> Result<Status<Reply<'_>>, ParseErr
         return text(buf, max_value);
     }
     let code = [buf[0], buf[1]];
-    if !matches!(&code, b"VA" | b"HD" | b"EN" | b"NS" | b"EX" | b"NF" | b"MN") {
+    if !matches!(
+        &code,
+        b"VA" | b"HD" | b"EN" | b"NS" | b"EX" | b"NF" | b"MN" | b"OK"
+    ) {
         return text(buf, max_value);
     }
     if buf.len() > 2 && buf[2] != b' ' && buf[2] != b'\r' {
@@ -293,6 +317,7 @@ pub fn parse(buf: &[u8], max_value: usize) -> Result<Status<Reply<'_>>, ParseErr
         b"EX" => Reply::Exists(Flags(rest)),
         b"NF" => Reply::NotFound(Flags(rest)),
         b"MN" if rest.is_empty() => Reply::NoOp,
+        b"OK" => Reply::LegacyOk(Flags(rest)),
         b"VA" => {
             let (size, flags) = match rest.iter().position(|&b| b == b' ') {
                 Some(i) => (&rest[..i], &rest[i + 1..]),

@@ -1,9 +1,10 @@
 // mcpool bench peer: the Java binding (io.mcpool over JNI over the C ABI); protocol: ../PROTOCOL.md.
 // usage: java -Dmcpool.jni.library=.../libmcpool_jni.so -cp mcpool.jar:DIR Driver HOST:PORT
-// Configuration: io.mcpool.Mcpool, text protocol, TCP_NODELAY (default), Whalin's value layout
-// (byte[] values: flag 4096, bytes as they are); one client shared by every thread with at most
-// POOL connections per server (kept while the pool size and compression repeat, as the C ABI
-// driver keeps its client); bulk: the core's gzip (flag 2, as spymemcached) from 30 KiB.
+// Configuration: io.mcpool.Mcpool, text protocol, TCP_NODELAY (default), the binding's default
+// value format (mcpool's own: flags in bits 16-24); one client shared by every thread with at
+// most POOL connections per server (kept while the pool size and compression repeat, as the C
+// ABI driver keeps its client); bulk: compressionThreshold 30 KiB, the core's zlib at its
+// default level.
 import io.mcpool.Mcpool;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -20,6 +21,16 @@ public class Driver {
         byte[] v = new byte[n];
         for (int i = 0; i < n; i++) v[i] = (byte) ('a' + (i * 7 + i / 13) % 26);
         return v;
+    }
+
+    /** The value of PROTOCOL.md by kind: letters, or digits ("0 1 2 3 ...", cut at n). */
+    static byte[] value(int n, String kind) {
+        if (kind.equals("letters")) return value(n);
+        if (!kind.equals("digits")) throw new IllegalArgumentException("unknown value kind " + kind);
+        StringBuilder b = new StringBuilder(n + 12);
+        for (int i = 0; b.length() < n; i++) b.append(i).append(' ');
+        b.setLength(n);
+        return b.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     static Mcpool client(int pool, boolean compress) {
@@ -70,7 +81,7 @@ public class Driver {
                     }
                     case "fill": {
                         int ks = Integer.parseInt(w[1]);
-                        byte[] v = value(Integer.parseInt(w[2]));
+                        byte[] v = value(Integer.parseInt(w[2]), w[5]);
                         Mcpool fc = shaped(16, w[3].equals("1"));
                         long errors = 0, t0 = System.nanoTime();
                         for (int i = 0; i < ks; i++) if (!fc.set(w[4] + i, v)) errors++;
@@ -122,7 +133,7 @@ public class Driver {
     static String mix(Mcpool c, String[] w) throws Exception {
         int threads = Integer.parseInt(w[1]);
         int ops = Integer.parseInt(w[2]);
-        byte[] v = value(Integer.parseInt(w[3]));
+        byte[] v = value(Integer.parseInt(w[3]), w[10]);
         int keyspace = Integer.parseInt(w[4]);
         int getpct = Integer.parseInt(w[5]);
         int mget = Integer.parseInt(w[6]);

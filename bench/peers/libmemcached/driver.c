@@ -2,7 +2,8 @@
  * usage: driver HOST:PORT text|binary
  * Configuration: TCP_NODELAY on; for threads, libmemcached's own pool (memcached_pool,
  * blocking pop), as its documentation recommends for threaded programs; zlib by hand
- * (libmemcached has no compression): compress2 level 1, flag 8, as pylibmc does. */
+ * (libmemcached has no compression): compress2 at Z_DEFAULT_COMPRESSION (zlib's default,
+ * level 6, what compress() uses), flag 8, as pylibmc does. */
 #include <libmemcached/memcached.h>
 #include <libmemcachedutil-1.0/pool.h>
 #include <pthread.h>
@@ -29,6 +30,18 @@ static char *make_value(size_t n) {
   return v;
 }
 
+/* The value of PROTOCOL.md by kind: "letters", or "digits" ("0 1 2 3 ...", cut at n);
+   NULL for an unknown kind. */
+static char *make_value_kind(size_t n, const char *kind) {
+  if (!strcmp(kind, "letters")) return make_value(n);
+  if (strcmp(kind, "digits")) return NULL;
+  char *v = malloc(n + 24);
+  size_t len = 0;
+  for (unsigned long i = 0; len < n; i++) len += (size_t)sprintf(v + len, "%lu ", i);
+  v[n] = 0;
+  return (char *)v;
+}
+
 static memcached_st *new_client(void) {
   memcached_st *m = memcached(server_cfg, strlen(server_cfg));
   if (!m) { fprintf(stderr, "libmemcached: bad config %s\n", server_cfg); exit(1); }
@@ -45,7 +58,7 @@ static int do_set(memcached_st *m, const char *k, size_t kl, const char *v, size
   if (compress && vl >= 30 * 1024) {
     uLongf cl = compressBound(vl);
     char *c = malloc(cl);
-    compress2((Bytef *)c, &cl, (const Bytef *)v, vl, 1);
+    compress2((Bytef *)c, &cl, (const Bytef *)v, vl, Z_DEFAULT_COMPRESSION);
     memcached_return_t rc = memcached_set(m, k, kl, c, cl, 0, 8);
     free(c);
     return rc == MEMCACHED_SUCCESS;
@@ -153,7 +166,7 @@ int main(int argc, char **argv) {
   fflush(stdout);
   char line[4096];
   while (fgets(line, sizeof line, stdin)) {
-    char cmd[16], a[64], prefix[256];
+    char cmd[16], a[64], prefix[256], vkind[16];
     unsigned long n, size, slice, k, calls;
     if (sscanf(line, "%15s", cmd) != 1) continue;
     if (!strcmp(cmd, "quit")) break;
@@ -205,8 +218,9 @@ int main(int argc, char **argv) {
       free(keys); free(lens);
     } else if (!strcmp(cmd, "fill")) {
       unsigned long ks, comp;
-      if (sscanf(line, "fill %lu %lu %lu %255s", &ks, &size, &comp, prefix) != 4) { printf("err bad fill\n"); fflush(stdout); continue; }
-      char *v = make_value(size), key[300];
+      if (sscanf(line, "fill %lu %lu %lu %255s %15s", &ks, &size, &comp, prefix, vkind) != 5) { printf("err bad fill\n"); fflush(stdout); continue; }
+      char *v = make_value_kind(size, vkind), key[300];
+      if (!v) { printf("err unknown value kind %s\n", vkind); fflush(stdout); continue; }
       uint64_t errors = 0, t0 = now_ns();
       for (unsigned long i = 0; i < ks; i++) {
         size_t kl = (size_t)snprintf(key, sizeof key, "%s%lu", prefix, i);
@@ -216,12 +230,13 @@ int main(int argc, char **argv) {
       free(v);
     } else if (!strcmp(cmd, "mix")) {
       unsigned long th, ops, ks, gp, mg, pool, comp;
-      if (sscanf(line, "mix %lu %lu %lu %lu %lu %lu %lu %lu %255s", &th, &ops, &size, &ks, &gp, &mg,
-                 &pool, &comp, prefix) != 9) { printf("err bad mix\n"); fflush(stdout); continue; }
+      if (sscanf(line, "mix %lu %lu %lu %lu %lu %lu %lu %lu %255s %15s", &th, &ops, &size, &ks, &gp, &mg,
+                 &pool, &comp, prefix, vkind) != 10) { printf("err bad mix\n"); fflush(stdout); continue; }
       memcached_st *master = new_client();
       memcached_pool_st *p = memcached_pool_create(master, 1, (int)pool);
       memcached_pool_behavior_set(p, MEMCACHED_BEHAVIOR_TCP_NODELAY, 1);
-      char *v = make_value(size);
+      char *v = make_value_kind(size, vkind);
+      if (!v) { printf("err unknown value kind %s\n", vkind); fflush(stdout); continue; }
       pthread_barrier_t bar;
       pthread_barrier_init(&bar, NULL, (unsigned)th + 1);
       struct mix *xs = calloc(th, sizeof *xs);

@@ -28,6 +28,18 @@ static uint8_t *make_value(size_t n) {
     return v;
 }
 
+/* The value of PROTOCOL.md by kind: "letters", or "digits" ("0 1 2 3 ...", cut at n);
+   NULL for an unknown kind. */
+static uint8_t *make_value_kind(size_t n, const char *kind) {
+  if (!strcmp(kind, "letters")) return make_value(n);
+  if (strcmp(kind, "digits")) return NULL;
+  char *v = malloc(n + 24);
+  size_t len = 0;
+  for (unsigned long i = 0; len < n; i++) len += (size_t)sprintf(v + len, "%lu ", i);
+  v[n] = 0;
+  return (uint8_t *)v;
+}
+
 /* The client for a shape of work (pool size, compression), kept while the shape repeats. */
 static mcpool_client *client;
 static unsigned long client_pool;
@@ -146,7 +158,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
     char line[4096];
     while (fgets(line, sizeof line, stdin)) {
-        char cmd[16], op[64], prefix[256];
+        char cmd[16], op[64], prefix[256], vkind[16];
         unsigned long n, size, slice, k, calls;
         if (sscanf(line, "%15s", cmd) != 1) continue;
         if (!strcmp(cmd, "quit")) break;
@@ -207,14 +219,15 @@ int main(int argc, char **argv) {
             free(lens);
         } else if (!strcmp(cmd, "fill")) {
             unsigned long ks, comp;
-            if (sscanf(line, "fill %lu %lu %lu %255s", &ks, &size, &comp, prefix) != 4) {
+            if (sscanf(line, "fill %lu %lu %lu %255s %15s", &ks, &size, &comp, prefix, vkind) != 5) {
                 printf("err bad fill\n");
                 fflush(stdout);
                 continue;
             }
             mcpool_client *c = get_client(20, (int)comp);
             if (!c) { printf("err %s\n", mcpool_last_error_message()); fflush(stdout); continue; }
-            uint8_t *v = make_value(size);
+            uint8_t *v = make_value_kind(size, vkind);
+            if (!v) { printf("err unknown value kind %s\n", vkind); fflush(stdout); continue; }
             char key[300];
             uint64_t errors = 0, t0 = now_ns();
             for (unsigned long i = 0; i < ks; i++) {
@@ -227,15 +240,16 @@ int main(int argc, char **argv) {
             free(v);
         } else if (!strcmp(cmd, "mix")) {
             unsigned long th, ops, ks, gp, mg, pool, comp;
-            if (sscanf(line, "mix %lu %lu %lu %lu %lu %lu %lu %lu %255s", &th, &ops, &size, &ks,
-                       &gp, &mg, &pool, &comp, prefix) != 9 || th == 0 || ks == 0) {
+            if (sscanf(line, "mix %lu %lu %lu %lu %lu %lu %lu %lu %255s %15s", &th, &ops, &size, &ks,
+                       &gp, &mg, &pool, &comp, prefix, vkind) != 10 || th == 0 || ks == 0) {
                 printf("err bad mix\n");
                 fflush(stdout);
                 continue;
             }
             mcpool_client *c = get_client(pool, (int)comp);
             if (!c) { printf("err %s\n", mcpool_last_error_message()); fflush(stdout); continue; }
-            uint8_t *v = make_value(size);
+            uint8_t *v = make_value_kind(size, vkind);
+            if (!v) { printf("err unknown value kind %s\n", vkind); fflush(stdout); continue; }
             pthread_barrier_t bar;
             pthread_barrier_init(&bar, NULL, (unsigned)th + 1);
             struct mix *xs = calloc(th, sizeof *xs);

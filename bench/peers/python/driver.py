@@ -3,15 +3,19 @@
 
 usage: driver.py pylibmc|pymemcache|python-memcached HOST:PORT
 
-Configuration, per each client's documentation:
+Configuration, per each client's documentation and shipped defaults (values are bytes, so no
+client pickles them; compression only where the scenario asks for it, through the client's own
+documented switch at its default level):
 - pylibmc: text protocol, tcp_nodelay; threads share a pylibmc.ClientPool of POOL clients
-  (`with pool.reserve(block=True)` waits when all are busy); compression: set(min_compress_len=30 KiB),
-  zlib level 1 (flag 8).
-- pymemcache: Client(no_delay=True, default_noreply=False); threads share one PooledClient
-  (max_pool_size=POOL) behind a semaphore of POOL (its pool raises instead of waiting);
-  compression: a zlib serde (level 1, flag 8) for values of 30 KiB and up.
+  (`with pool.reserve(block=True)` waits when all are busy); compression: set(min_compress_len=
+  30 KiB) (its default, 0, is off), zlib at its default compress_level (zlib's 6), flag 8.
+- pymemcache: Client(no_delay=True, default_noreply=False), its default serde otherwise;
+  threads share one PooledClient (max_pool_size=POOL) behind a semaphore of POOL (its pool
+  raises instead of waiting); compression: 3.5 ships none, so the serde pymemcache 4 ships
+  (CompressedSerde: zlib.compress at its default level, flag 8) written out, from 30 KiB.
 - python-memcached: memcache.Client is thread-local, so one connection per thread;
-  compression: set(min_compress_len=30 KiB) (zlib, flag 8).
+  compression: set(min_compress_len=30 KiB) (its default, 0, is off), its compressor
+  zlib.compress at the default level, flag 8.
 """
 import sys
 import threading
@@ -22,8 +26,13 @@ THRESHOLD = 30 * 1024
 now = time.perf_counter_ns
 
 
-def value(size):
-    return bytes(97 + (i * 7 + i // 13) % 26 for i in range(size))
+def value(size, kind="letters"):
+    """The value of PROTOCOL.md: `letters` or `digits` ("0 1 2 3 ...", cut at size)."""
+    if kind == "letters":
+        return bytes(97 + (i * 7 + i // 13) % 26 for i in range(size))
+    if kind == "digits":
+        return " ".join(map(str, range(size + 1))).encode()[:size]
+    raise ValueError("unknown value kind " + kind)
 
 
 class Rng:
@@ -40,14 +49,17 @@ class Rng:
 
 
 class ZlibSerde:
-    """pymemcache serde: bytes as they are, zlib (flag 8) from 30 KiB."""
+    """pymemcache 4's CompressedSerde for bytes: as they are, or zlib.compress at its default
+    level (flag 8) from 30 KiB when it saves space."""
 
     def __init__(self, compress):
         self.compress = compress
 
     def serialize(self, key, value):
         if self.compress and len(value) >= THRESHOLD:
-            return zlib.compress(value, 1), 8
+            packed = zlib.compress(value)
+            if len(packed) < len(value):
+                return packed, 8
         return value, 0
 
     def deserialize(self, key, value, flags):
@@ -83,6 +95,8 @@ class Adapter:
         if self.kind == "pylibmc":
             return self.mod.Client([self.server], binary=False, behaviors={"tcp_nodelay": True})
         if self.kind == "pymemcache":
+            if not compress:  # its default serde
+                return self.Client(self.hostport, no_delay=True, default_noreply=False)
             return self.Client(self.hostport, no_delay=True, default_noreply=False,
                                serde=ZlibSerde(compress))
         return self.mod.Client([self.server])
@@ -93,8 +107,9 @@ class Adapter:
             p = self.mod.ClientPool(self.single(), pool)
             return lambda: p.reserve(block=True)
         if self.kind == "pymemcache":
+            serde = {"serde": ZlibSerde(compress)} if compress else {}
             c = self.PooledClient(self.hostport, no_delay=True, default_noreply=False,
-                                  max_pool_size=pool, serde=ZlibSerde(compress))
+                                  max_pool_size=pool, **serde)
             sem = threading.BoundedSemaphore(pool)
 
             class Guard:
@@ -153,8 +168,8 @@ def seq(a, c, op, n, size, prefix, slice_):
     return out
 
 
-def mix(a, threads, ops, size, keyspace, getpct, mget, pool, compress, prefix):
-    v = value(size)
+def mix(a, threads, ops, size, keyspace, getpct, mget, pool, compress, prefix, kind):
+    v = value(size, kind)
     acquire = a.shared(pool, compress)
     barrier = threading.Barrier(threads + 1)
     results = [None] * threads
@@ -247,8 +262,8 @@ def main():
                 out = "ok ns=%d errors=%d" % (now() - t0, errors)
             elif w[0] == "fill":
                 ks, size, comp, prefix = int(w[1]), int(w[2]), w[3] == "1", w[4]
+                v = value(size, w[5])
                 fc = a.single(comp)
-                v = value(size)
                 errors = 0
                 t0 = now()
                 for i in range(ks):
@@ -257,7 +272,7 @@ def main():
                 out = "ok ns=%d errors=%d" % (now() - t0, errors)
             elif w[0] == "mix":
                 n = [int(x) for x in w[1:9]]
-                out = mix(a, n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7] == 1, w[9])
+                out = mix(a, n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7] == 1, w[9], w[10])
             else:
                 out = "err unknown command " + w[0]
         except Exception as e:  # report, keep serving

@@ -16,7 +16,7 @@ XSLoader::load('Mcpool', $VERSION);
 # Cache::Memcached::Fast's arguments that Perl handles itself or that mean nothing here.
 my %perl_args = map { $_ => 1 } qw(
     check_args close_on_error compress_algo compress_methods hash_namespace nowait
-    serialize_methods servers utf8 deserialize serialize
+    serialize_methods servers utf8 deserialize serialize on_operation
 );
 
 # Cache::Memcached::Fast's arguments (and the two mcpool extensions of old) that name a core
@@ -191,9 +191,16 @@ sub new {
         deserialize => ($conf->{deserialize} // 1) ? 1 : 0,
         freeze      => $ser->[0],
         thaw        => $ser->[1],
+        on_operation => defined $conf->{on_operation} ? 1 : 0,
     );
-    my $self = $class->_new(\@addr, \@weight, $core, \%o);
+    my $on_op = $conf->{on_operation};
+    Carp::croak('Mcpool->new: on_operation must be a code reference')
+        if defined $on_op && ref $on_op ne 'CODE';
+    # With on_operation, the methods that talk to servers hand their records to it once they
+    # return (Mcpool::Traced, a subclass); the object is otherwise the same.
+    my $self = ($on_op && $class eq 'Mcpool' ? 'Mcpool::Traced' : $class)->_new(\@addr, \@weight, $core, \%o);
     my $st = $self->_state;
+    $st->{on_operation} = $on_op if $on_op;
     $st->{namespace}          = $conf->{namespace} // '';
     $st->{hash_namespace}     = $conf->{hash_namespace} ? 1 : 0;
     $st->{compress_threshold} = $threshold;
@@ -324,6 +331,51 @@ sub touch_multi {
 
 # Cache::Memcached::Fast's nowait mode is not offered: every command waits for its reply.
 sub nowait_push { return }
+
+# Hands the records queued by the core's per-operation callback to on_operation, each a hash
+# reference (docs/tracing.md). What the callback dies with is warned about, never propagated;
+# the count of such failures is in _state->{on_operation_errors}.
+sub _deliver_ops {
+    my ($self) = @_;
+    my $st = $self->_state;
+    my $cb = $st->{on_operation} or return;
+    for my $rec ($self->_op_records) {
+        local $@;
+        next if eval { $cb->($rec); 1 };
+        $st->{on_operation_errors}++;
+        warn "Mcpool: on_operation died: $@";
+    }
+    return;
+}
+
+package Mcpool::Traced;
+
+# An Mcpool whose on_operation is set: every method that talks to servers, wrapped to hand the
+# records to the callback after it returns (in the caller's context).
+our @ISA = ('Mcpool');
+
+for my $m (qw(get gets gat gats get_multi gets_multi set add replace append prepend cas
+    set_multi delete remove delete_multi touch incr decr _flush_all server_versions
+    get_lease invalidate))
+{
+    my $inner = Mcpool->can($m) or next;
+    no strict 'refs';
+    *{$m} = sub {
+        my $self = $_[0];
+        my $want = wantarray;
+        my @r;
+        my $ok = eval {
+            if ($want) { @r = &$inner }
+            elsif (defined $want) { $r[0] = &$inner }
+            else { &$inner }
+            1;
+        };
+        my $err = $@;
+        $self->_deliver_ops;
+        die $err unless $ok;
+        return $want ? @r : $r[0];
+    };
+}
 
 1;
 
@@ -578,6 +630,24 @@ C<distribution> and server addresses must be strings (or objects that overload C
 references. Where Cache::Memcached::Fast quietly reads C<"abc"> as 0 or a negative size as a
 huge one, Mcpool refuses it.
 
+=head2 fail_open and on_operation (docs/tracing.md)
+
+C<< fail_open => 1 >> (a core option): a timeout or an unreachable server answers as a miss
+(C<get> undef, C<get_multi> without the key) or as not done (C<set>, C<delete>, C<touch>
+false; C<incr>/C<decr> false, as for a missing counter) instead of the error's undef, counted
+in C<metrics> as C<fail_open_misses> and C<fail_open_not_stored>. Protocol violations, values
+that do not decode and refused keys stay errors.
+
+C<< on_operation => sub { my ($op) = @_; ... } >>: called once per exchange with a server (a
+multi-key call: once per server) with a hash reference C<{ op, keys, hits, server (undef:
+none), protocol, duration (seconds), duration_ns, outcome (hit, miss, stored, not_stored, ok,
+error, failed_open), error_class, error (undef unless it failed), bytes_sent, bytes_received
+}>. The core queues the records during the call; the sub gets them when the method returns,
+in order (the object is then an C<Mcpool::Traced>, a subclass of C<Mcpool>). A sub that dies
+is warned about and counted in C<< $memd->_state->{on_operation_errors} >>, never
+propagated; more than 256 records in one method are dropped and reported as one
+C<< { op => 'dropped', count => N } >>.
+
 =head1 METHODS
 
 =over
@@ -682,6 +752,20 @@ C<$recache_below> above 0 a hit with fewer seconds left also hands out C<'recomp
 mcpool extension (meta protocol only): marks the key stale for C<$stale_ttl> seconds instead
 of deleting it, so C<get_lease> readers keep the old value while one recomputes. True, false
 when the key did not exist, nothing on an error.
+
+=item set_with_version ($key, $value, $version[, $expiration_time])
+
+mcpool extension (meta protocol, memcached 1.6.27 or later): C<set> that gives the item the
+CAS version C<$version> (meta C<E> flag), for writers that keep several pools consistent.
+True when stored; nothing on an error, e.g. from an older server (C<last_error> names the
+version it reports; nothing was stored).
+
+=item meta_info ($key)
+
+mcpool extension (meta protocol only): the item's metadata without its value, as a hash
+reference C<{ hit_before =E<gt> 0|1, last_access =E<gt> seconds, ttl =E<gt> seconds or undef
+(never expires), cas, size, flags }>; undef for a miss; nothing on an error. The request is
+not an access (memcached's C<u> flag): it changes neither C<hit_before> nor C<last_access>.
 
 =item Mcpool::option_names (), Mcpool::option_doc ($name)
 

@@ -148,4 +148,70 @@ for my $proto (qw(text meta binary)) {
     like($text->last_error, qr/meta|unsupported/i, '... and last_error says so');
 }
 
+# ----- issue 21 item 3: long_keys => 'hash' stores a 400-byte key under Dalli's name -----
+{
+    use Digest::MD5 qw(md5_hex);
+    # Dalli's KeyManager#truncated_key, recomputed: the first 249 - 37 (250 - 37 with a
+    # namespace) characters, ':md5:', the hex MD5 of the whole (namespaced) key.
+    my $dalli = sub {
+        my ($key, $namespaced) = @_;
+        my $d = md5_hex($key);
+        return substr($key, 0, ($namespaced ? 250 : 249) - 37) . ":md5:$d";
+    };
+    my $raw_get = sub {
+        my ($key) = @_;
+        my $s = IO::Socket::INET->new(PeerAddr => $srv, Proto => 'tcp') or die $!;
+        print $s "get $key\r\n";
+        my $head = <$s>;
+        return undef if $head eq "END\r\n";
+        my ($len) = $head =~ /(\d+)\r\n\z/ or die "reply $head";
+        read($s, my $v, $len) == $len or die 'short read';
+        return $v;
+    };
+    my $key = $p . ('k' x (400 - length $p));
+    for my $protocol (qw(text meta binary)) {
+        my $m = Mcpool->new({ servers => [$srv], long_keys => 'hash', protocol => $protocol });
+        ok($m->set($key, "long $protocol"), "long_keys hash: a 400-byte key is stored ($protocol)");
+        is($m->get($key), "long $protocol", '... and read back');
+        is($raw_get->($dalli->($key, 0)), "long $protocol", "... under Dalli's truncated name");
+        my $ns = Mcpool->new({ servers => [$srv], long_keys => 'hash', namespace => 'ns:',
+            protocol => $protocol });
+        ok($ns->set($key, 'namespaced'), '... with a namespace too');
+        is($raw_get->($dalli->("ns:$key", 1)), 'namespaced',
+            "... under Dalli's name of the namespaced key (250 bytes)");
+    }
+    my $refuse = Mcpool->new({ servers => [$srv] });
+    ok(!$refuse->set($key, 'v'), 'refusal stays the default');
+}
+
+# ----- issue 21 item 6: meta_info and set_with_version (meta protocol) -----
+{
+    my $m = Mcpool->new({ servers => [$srv], protocol => 'meta' });
+    my $k = "${p}info";
+    ok($m->set($k, 'twelve bytes', 100), 'set for meta_info');
+    my $i = $m->meta_info($k);
+    is(ref $i, 'HASH', 'meta_info: a hash reference');
+    is($i->{hit_before}, 0, '... never read yet');
+    is($i->{size}, 12, '... the stored size');
+    ok($i->{ttl} > 90 && $i->{ttl} <= 100, "... the TTL left ($i->{ttl})");
+    ok($i->{cas} > 0, '... a CAS');
+    is($m->get($k), 'twelve bytes', 'read it');
+    is($m->meta_info($k)->{hit_before}, 1, '... now hit before');
+    $m->set("${p}forever", 'v');
+    ok(!defined $m->meta_info("${p}forever")->{ttl}, 'no expiry: ttl undef');
+    ok(!defined $m->meta_info("${p}absent"), 'a miss: undef');
+    my @r = $m->set_with_version("${p}e", 'v', 12345);
+    is_deeply(\@r, [], 'set_with_version on memcached < 1.6.27: nothing');
+    like($m->last_error, qr/1\.6\.27.*reports version \d/, '... last_error names the versions');
+    ok(!defined $m->get("${p}e"), '... and nothing was stored');
+    my $text = Mcpool->new({ servers => [$srv] });
+    is_deeply([$text->meta_info($k)], [], 'meta_info needs the meta protocol');
+    # issue 21 item 4: the stale-after-return options by name
+    for my $policy (qw(keep flush delete-written)) {
+        my $f = Mcpool->new({ servers => [$srv], failover => 'eject', on_server_return => $policy,
+            written_while_away_max => 50 });
+        ok($f->set("${p}ret", 'v') && $f->get("${p}ret") eq 'v', "on_server_return => '$policy'");
+    }
+}
+
 done_testing;

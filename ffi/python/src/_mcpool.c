@@ -29,6 +29,7 @@ typedef struct {
     int pickle_bools; /* bools pickled (python-memcached's convention), with pickle on */
     PyObject *dumps, *loads, *protocol; /* pickle.dumps/loads and the protocol number */
     PyObject *on_event; /* the event callback (kept alive as long as the client), or NULL */
+    PyObject *on_operation; /* the per-operation callback (alive as long as the client), or NULL */
 } ClientObject;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -505,6 +506,7 @@ static void Client_dealloc(ClientObject *self) {
     mcpool_client_free(c);
     Py_END_ALLOW_THREADS
     Py_XDECREF(self->on_event); /* after the client: its callback may run until it is freed */
+    Py_XDECREF(self->on_operation);
     Py_XDECREF(self->dumps);
     Py_XDECREF(self->loads);
     Py_XDECREF(self->protocol);
@@ -546,21 +548,62 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
     PyGILState_Release(g);
 }
 
+/* The per-operation callback (docs/tracing.md): runs on the thread that made the mcpool
+ * call, after the exchange, inside that call (which released the GIL): take it back and call
+ * on_operation(op, keys, hits, server, protocol, duration_seconds, outcome, error_class,
+ * error, bytes_sent, bytes_received) (server, error_class and error None when there is
+ * none); what it raises is reported, never propagated. */
+static void op_trampoline(void *userdata, const mcpool_op_record *r) {
+    if (!Py_IsInitialized())
+        return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *cb = (PyObject *)userdata;
+    size_t nl = 0, sl = 0, el = 0;
+    const char *name = mcpool_op_name(r, &nl);
+    const char *server = mcpool_op_server(r, &sl);
+    const char *err = mcpool_op_error_message(r, &el);
+    const char *outcome;
+    switch (mcpool_op_outcome_of(r)) {
+    case MCPOOL_OP_HIT: outcome = "hit"; break;
+    case MCPOOL_OP_MISS: outcome = "miss"; break;
+    case MCPOOL_OP_STORED: outcome = "stored"; break;
+    case MCPOOL_OP_NOT_STORED: outcome = "not_stored"; break;
+    case MCPOOL_OP_OK: outcome = "ok"; break;
+    case MCPOOL_OP_ERROR: outcome = "error"; break;
+    case MCPOOL_OP_FAILED_OPEN: outcome = "failed_open"; break;
+    default: outcome = "other"; break;
+    }
+    uint32_t cl = (uint32_t)mcpool_op_error_class(r);
+    const char *cls = cl == MCPOOL_CLASS_OK ? NULL : cl < 9 ? class_names[cl] : "INTERNAL";
+    PyObject *res = PyObject_CallFunction(
+        cb, "s#nnz#sdszz#KK", name, (Py_ssize_t)nl, (Py_ssize_t)mcpool_op_keys(r),
+        (Py_ssize_t)mcpool_op_hits(r), sl ? server : NULL, (Py_ssize_t)sl,
+        mcpool_op_protocol(r), (double)mcpool_op_duration_ns(r) / 1e9, outcome, cls,
+        el ? err : NULL, (Py_ssize_t)el, (unsigned long long)mcpool_op_bytes_sent(r),
+        (unsigned long long)mcpool_op_bytes_received(r));
+    if (res == NULL)
+        PyErr_WriteUnraisable(cb);
+    Py_XDECREF(res);
+    PyGILState_Release(g);
+}
+
 /* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None,
- * pickle_bools=False): servers is a
+ * pickle_bools=False, on_operation=None): servers is a
  * list of (address, weight); options a list of (name, value) str pairs, each handed to the
  * core's option table as it is (mcpool_config_set), in order: this file knows no option. */
 static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"servers", "options", "pickle", "pickle_protocol", "on_event",
-                             "pickle_bools", NULL};
+                             "pickle_bools", "on_operation", NULL};
     PyObject *servers, *options, *pickle = Py_False, *pickle_protocol = Py_None,
-                                 *on_event = Py_None, *pickle_bools = Py_False;
+                                 *on_event = Py_None, *pickle_bools = Py_False,
+                                 *on_operation = Py_None;
     if (self->client != NULL) {
         PyErr_SetString(ClientError, "Client.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOO", kwlist, &servers, &options,
-                                     &pickle, &pickle_protocol, &on_event, &pickle_bools))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOOO", kwlist, &servers, &options,
+                                     &pickle, &pickle_protocol, &on_event, &pickle_bools,
+                                     &on_operation))
         return -1;
     if (!PyList_Check(servers) || !PyList_Check(options)) {
         PyErr_SetString(PyExc_TypeError, "_Client(servers, options): two lists");
@@ -626,6 +669,17 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
             goto fail;
         Py_INCREF(on_event);
         self->on_event = on_event;
+    }
+    if (on_operation != Py_None) {
+        if (!PyCallable_Check(on_operation)) {
+            PyErr_SetString(ClientTypeError, "on_operation must be callable");
+            goto fail;
+        }
+        if (check_cfg(mcpool_config_set_operation_callback(cfg, op_trampoline, on_operation)) <
+            0)
+            goto fail;
+        Py_INCREF(on_operation);
+        self->on_operation = on_operation;
     }
     self->pickle = PyObject_IsTrue(pickle) == 1;
     self->pickle_bools = PyObject_IsTrue(pickle_bools) == 1;
@@ -1660,6 +1714,77 @@ static PyObject *Client_invalidate(ClientObject *self, PyObject *const *args, Py
     return raise_status(st);
 }
 
+/* set_with_version(key, value, version, time=0): stores value (serialized and compressed as
+ * set does) with the explicit CAS version `version` (meta E flag; memcached 1.6.27+, else
+ * ConfigurationError naming the server's version). True when stored. Meta protocol only. */
+static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}, {"value", 1}, {"version", 2}, {"time", 3}};
+    PyObject *a[4];
+    const uint8_t *k;
+    size_t kn;
+    uint32_t ttl = 0, flags = 0;
+    uint64_t version;
+    value_t v;
+    mcpool_status st;
+    PyObject *own;
+    CHECK_OPEN(self);
+    if (parse_args("set_with_version", args, nargs, kw, names, 4, 4, 4, 3, a) < 0)
+        return NULL;
+    if (u64_arg(a[2], "version", 0, &version) < 0 || (a[3] != NULL && ttl_arg(a[3], &ttl) < 0))
+        return NULL;
+    if (key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    if (serialize(self, a[1], &v) < 0) {
+        Py_XDECREF(own);
+        return NULL;
+    }
+    st = batch_flags(self->client, &v, &flags);
+    if (st == MCPOOL_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_set_with_version(self->client, k, kn, (const uint8_t *)v.p,
+                                            (size_t)v.n, flags, ttl, version);
+        Py_END_ALLOW_THREADS
+    }
+    Py_XDECREF(v.owner);
+    Py_XDECREF(own);
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
+        Py_RETURN_FALSE;
+    return raise_status(st);
+}
+
+/* meta_info(key) -> dict or None: the item's metadata without its value (meta mg h l t c s f
+ * u; not an access): hit_before (bool), last_access (seconds), ttl (seconds, None when it
+ * never expires), cas, size (as stored), flags. None for a miss. Meta protocol only. */
+static PyObject *Client_meta_info(ClientObject *self, PyObject *key) {
+    const uint8_t *k;
+    size_t kn;
+    mcpool_item_info info;
+    mcpool_status st;
+    PyObject *own;
+    CHECK_OPEN(self);
+    if (key_bytes(key, &k, &kn, &own) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_meta_info(self->client, k, kn, &info);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
+    if (st == MCPOOL_NOT_FOUND)
+        Py_RETURN_NONE;
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    PyObject *ttl = info.ttl_s < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLongLong(info.ttl_s);
+    if (ttl == NULL)
+        return NULL;
+    return Py_BuildValue("{s:N,s:K,s:N,s:K,s:K,s:k}", "hit_before",
+                         PyBool_FromLong(info.hit_before), "last_access",
+                         (unsigned long long)info.last_access_s, "ttl", ttl, "cas",
+                         (unsigned long long)info.cas, "size", (unsigned long long)info.size,
+                         "flags", (unsigned long)info.flags);
+}
+
 /* metrics() -> {server: {metric name: int}}: a snapshot, no I/O (names from the core). */
 static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
     (void)noargs;
@@ -1781,6 +1906,13 @@ static PyMethodDef Client_methods[] = {
      "get_lease(key, vivify_ttl=30, recache_below=0)\n--\n\n(outcome, value, cas): outcome "
      "'hit', 'recompute' (compute and set it) or 'wait' (another caller is); value is the "
      "value or the stale one, None when there is none. Meta protocol only."},
+    {"set_with_version", (PyCFunction)(void (*)(void))Client_set_with_version, FAST,
+     "set_with_version(key, value, version, time=0)\n--\n\nStores value with the explicit CAS "
+     "version `version` (meta protocol, memcached 1.6.27+); True when stored."},
+    {"meta_info", (PyCFunction)Client_meta_info, METH_O,
+     "meta_info(key)\n--\n\nThe item's metadata without its value (meta protocol): a dict "
+     "with hit_before, last_access, ttl (None: never expires), cas, size, flags; None for a "
+     "miss."},
     {"invalidate", (PyCFunction)(void (*)(void))Client_invalidate, FAST,
      "invalidate(key, stale_ttl=30)\n--\n\nMarks key stale instead of deleting it; True when "
      "it existed. Meta protocol only."},

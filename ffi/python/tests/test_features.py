@@ -195,3 +195,69 @@ def test_leases_and_invalidate(server, prefix):
     text = mcpool.Client([server.addr])
     with pytest.raises(mcpool.ConfigurationError):
         text.get_lease(k)  # meta protocol only: the core's UNSUPPORTED
+
+
+# ----- issue 21 item 3: long_keys = "hash" (Dalli's truncated form) -----
+
+def _dalli_truncated(key, namespaced):
+    """Dalli's KeyManager#truncated_key, recomputed here: the key's first 249 - 37 (250 - 37
+    with a namespace) characters, ':md5:', the hex MD5 of the whole (namespaced) key."""
+    import hashlib
+    digest = hashlib.md5(key.encode()).hexdigest()
+    keep = (250 if namespaced else 249) - len(":md5:") - len(digest)
+    return key[:keep] + ":md5:" + digest
+
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_item3_long_keys_hash_stores_a_400_byte_key_under_dallis_name(server, prefix, protocol):
+    key = prefix + "k" * (400 - len(prefix))
+    assert len(key) == 400
+    c = mcpool.Client([server.addr], long_keys="hash", protocol=protocol)
+    assert c.set(key, b"long value")
+    assert c.get(key) == b"long value"
+    assert server.raw_get(_dalli_truncated(key, False)) == (0, b"long value")
+    # With a namespace (key_prefix "ns:" is Dalli's namespace "ns"): 250 bytes, the digest of
+    # the namespaced key.
+    ns = mcpool.Client([server.addr], long_keys="hash", key_prefix="ns:", protocol=protocol)
+    assert ns.set(key, b"namespaced")
+    assert ns.get(key) == b"namespaced"
+    assert server.raw_get(_dalli_truncated("ns:" + key, True)) == (0, b"namespaced")
+    # Refusal is the default.
+    with pytest.raises(mcpool.ClientError):
+        mcpool.Client([server.addr], protocol=protocol).set(key, b"v")
+
+
+# ----- issue 21 item 6: item metadata, explicit CAS versions (meta protocol) -----
+
+def test_item6_meta_info_and_set_with_version(server, prefix):
+    c = mcpool.Client([server.addr], protocol="meta")
+    k = prefix + "info"
+    assert c.set(k, b"twelve bytes", time=100)
+    info = c.meta_info(k)
+    assert info["hit_before"] is False and info["size"] == 12 and info["cas"] > 0
+    assert 90 < info["ttl"] <= 100 and info["last_access"] >= 0
+    assert c.get(k) == b"twelve bytes"
+    assert c.meta_info(k)["hit_before"] is True
+    assert c.set(prefix + "forever", b"v")
+    assert c.meta_info(prefix + "forever")["ttl"] is None
+    assert c.meta_info(prefix + "absent") is None
+    # The installed memcached is older than 1.6.27: E is refused, naming its version.
+    version = server.raw(b"version\r\n", until=b"\r\n").split()[1].decode()
+    with pytest.raises(mcpool.ConfigurationError, match="1.6.27") as e:
+        c.set_with_version(prefix + "e", b"v", 12345)
+    assert version in str(e.value)
+    assert c.get(prefix + "e") is None
+    with pytest.raises(mcpool.ConfigurationError, match="meta"):
+        mcpool.Client([server.addr]).meta_info(k)
+
+
+# ----- issue 21 item 4: on_server_return by name -----
+
+@pytest.mark.parametrize("policy", ["keep", "flush", "delete-written"])
+def test_item4_on_server_return_is_accepted_by_name(server, prefix, policy):
+    c = mcpool.Client([server.addr], failover="eject", on_server_return=policy,
+                      written_while_away_max=100)
+    assert c.set(prefix + "k", b"v") and c.get(prefix + "k") == b"v"
+    assert "returns_flushed" in c.metrics()[server.addr]
+    with pytest.raises(mcpool.ConfigurationError, match="on_server_return"):
+        mcpool.Client([server.addr], on_server_return="flush-all")

@@ -2,8 +2,9 @@
 //! usage: mcpool-bench-rust-memcache HOST:PORT binary|ascii
 //! Configuration: its defaults (TCP_NODELAY on; r2d2 pool that checks each connection on
 //! checkout), `with_max_pool_size(POOL)` for threads, one client shared by every thread; it has
-//! no compression and cannot set flags, so bulk values are zlib'd here (flate2 level 1) and
-//! inflated on every read.
+//! no compression and cannot set flags, so bulk values are zlib'd here (flate2 at
+//! `Compression::default()`, level 6, what a user of the crate would write) and inflated on every
+//! read.
 use flate2::read::ZlibDecoder;
 use flate2::write::ZlibEncoder;
 use std::io::{BufRead, Read, Write};
@@ -12,6 +13,24 @@ use std::time::Instant;
 
 fn value(n: usize) -> Vec<u8> {
     (0..n).map(|i| b'a' + ((i * 7 + i / 13) % 26) as u8).collect()
+}
+
+/// The value of PROTOCOL.md by kind: `letters`, or `digits` ("0 1 2 3 ...", cut at n).
+fn value_of(n: usize, kind: Option<&str>) -> Result<Vec<u8>, String> {
+    match kind {
+        Some("letters") => Ok(value(n)),
+        Some("digits") => {
+            let mut v = Vec::with_capacity(n + 12);
+            let mut i = 0u64;
+            while v.len() < n {
+                let _ = write!(v, "{i} ");
+                i += 1;
+            }
+            v.truncate(n);
+            Ok(v)
+        }
+        other => Err(format!("err unknown value kind {}", other.unwrap_or("(none)"))),
+    }
 }
 
 struct Rng(u64);
@@ -33,7 +52,7 @@ fn client(url: &str, pool: u32) -> memcache::Client {
 
 fn set(c: &memcache::Client, k: &str, v: &[u8], compress: bool) -> bool {
     if compress && v.len() >= 30 * 1024 {
-        let mut e = ZlibEncoder::new(Vec::new(), flate2::Compression::new(1));
+        let mut e = ZlibEncoder::new(Vec::new(), flate2::Compression::default());
         let _ = e.write_all(v);
         let packed = e.finish().unwrap_or_default();
         // The crate cannot set flags: bulk values are all compressed, and inflated on read.
@@ -122,8 +141,12 @@ fn main() {
                 }
                 format!("ok ns={} errors={errors}", t0.elapsed().as_nanos())
             }
-            "fill" => {
-                let (ks, v, comp, prefix) = (n(1), value(n(2) as usize), n(3) == 1, w[4]);
+            "fill" => 'fill: {
+                let v = match value_of(n(2) as usize, w.get(5).copied()) {
+                    Ok(v) => v,
+                    Err(e) => break 'fill e,
+                };
+                let (ks, comp, prefix) = (n(1), n(3) == 1, w[4]);
                 let mut errors = 0;
                 let t0 = Instant::now();
                 for i in 0..ks {
@@ -145,7 +168,10 @@ fn mix(url: &str, w: &[&str]) -> String {
     let n = |i: usize| w.get(i).and_then(|s| s.parse::<u64>().ok()).unwrap_or(0);
     let (threads, ops, keyspace, getpct, mget, pool, comp) =
         (n(1), n(2), n(4), n(5), n(6), n(7) as u32, n(8) == 1);
-    let v = Arc::new(value(n(3) as usize));
+    let v = match value_of(n(3) as usize, w.get(10).copied()) {
+        Ok(v) => Arc::new(v),
+        Err(e) => return e,
+    };
     let prefix = w[9].to_string();
     let c = Arc::new(client(url, pool));
     let barrier = Arc::new(Barrier::new(threads as usize + 1));

@@ -13,6 +13,7 @@ released during network I/O. Values are stored in a value format of the core
 clients read too, or a legacy client's (``"pylibmc"``, ``"python-memcached"``,
 ``"pymemcache"``, ...) to share values with it (docs/value-format.md).
 """
+import collections as _collections
 import datetime as _datetime
 
 from ._mcpool import (  # noqa: F401
@@ -39,8 +40,36 @@ __all__ = [
     "ServerError",
     "library_version",
     "options",
+    "OpRecord",
 ]
 __version__ = "0.1.0"
+
+
+OpRecord = _collections.namedtuple("OpRecord", [
+    "op", "keys", "hits", "server", "protocol", "duration", "outcome", "error_class",
+    "error", "bytes_sent", "bytes_received"])
+OpRecord.__doc__ = """One exchange with one server, as ``on_operation`` receives it
+(docs/tracing.md; a multi-key call gives one record per server):
+
+- ``op``: ``"get"``, ``"get_multi"``, ``"set"``, ``"delete"``, ``"incr"``, ...;
+- ``keys``: keys in this exchange; ``hits``: found (reads), stored (stores), existed
+  (delete, touch, incr/decr);
+- ``server``: ``"host:port"``, or None when the keys reached no server (refused before any
+  I/O); ``protocol``: ``"text"``, ``"meta"`` or ``"binary"``;
+- ``duration``: seconds from the start of the call to the end of this exchange;
+- ``outcome``: ``"hit"``, ``"miss"``, ``"stored"``, ``"not_stored"``, ``"ok"``,
+  ``"error"`` or ``"failed_open"`` (a timeout or unreachable server answered as a miss or
+  not stored, with ``fail_open=True``);
+- ``error_class`` (``"TIMEOUT"``, ``"CONNECTION"``, ``"SERVER_ERROR"``, ... as
+  ``Error.status_class``) and ``error`` (the message): None unless it failed;
+- ``bytes_sent``, ``bytes_received``: on the wire for this exchange."""
+
+
+def _op_adapter(on_operation):
+    """The core's positional record as an OpRecord."""
+    def call(*fields):
+        on_operation(OpRecord(*fields))
+    return call
 
 
 def options():
@@ -143,7 +172,16 @@ class Client(_Client):
     integers 1/0 under a value format without booleans, as pylibmc does), ``on_event`` (called as
     ``on_event(kind, server, failures, retry_in_seconds)`` with kind ``"server_down"`` or
     ``"server_up"``, on the thread whose call changed the server's state; keep it short; what
-    it raises is reported, never propagated).
+    it raises is reported, never propagated), ``on_operation`` (called as
+    ``on_operation(record)`` with an ``mcpool.OpRecord`` after every exchange with a server,
+    on the calling thread; ``mcpool.otel.span_hook()`` makes OpenTelemetry spans of them;
+    what it raises is reported, never propagated; docs/tracing.md).
+
+    ``fail_open=True`` (a core option): a timeout or an unreachable server answers as a miss
+    (``get`` None, ``get_multi`` without the key) or as not stored (``set`` etc. False,
+    ``delete``/``touch`` False, ``incr``/``decr`` None), counted in ``metrics()``
+    (``fail_open_misses``, ``fail_open_not_stored``); protocol violations, undecodable
+    values, server error answers and bad keys or values still raise.
 
     Errors (by the core's status class, docs/errors.md): ``ClientError`` (also
     ``ValueError``) for bad input or a request the server refused, ``ClientTypeError`` (also
@@ -155,7 +193,7 @@ class Client(_Client):
 
     def __init__(self, servers, *, weights=None, binary=False, pickle=False,
                  pickle_protocol=None, on_event=None, min_compress_len=None,
-                 pickle_bools=False, **options):
+                 pickle_bools=False, on_operation=None, **options):
         if isinstance(servers, (str, bytes)):
             servers = [servers]
         try:
@@ -200,8 +238,13 @@ class Client(_Client):
                                   % (_pickle.HIGHEST_PROTOCOL, pickle_protocol))
         # the preset first: it sets defaults that the other options then override
         pairs = sorted(((n, _text(n, v)) for n, v in opts.items()), key=lambda p: p[0] != "preset")
+        if on_operation is not None:
+            if not callable(on_operation):
+                raise ClientTypeError("on_operation must be callable")
+            on_operation = _op_adapter(on_operation)
         super().__init__(norm, pairs, pickle=bool(pickle), pickle_protocol=pickle_protocol,
-                         on_event=on_event, pickle_bools=bool(pickle_bools))
+                         on_event=on_event, pickle_bools=bool(pickle_bools),
+                         on_operation=on_operation)
 
     def stats(self, group=None):
         """Statistics of every server: ``{"host:port": {name: value}}`` (values are str).

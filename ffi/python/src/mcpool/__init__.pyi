@@ -23,6 +23,19 @@ class ConnectionError(Error, builtins.ConnectionError): ...
 class TimeoutError(ConnectionError, builtins.TimeoutError): ...
 class ServerError(Error): ...
 
+class OpRecord(Tuple[str, int, int, Optional[str], str, float, str, Optional[str], Optional[str], int, int]):
+    op: str
+    keys: int
+    hits: int
+    server: Optional[str]
+    protocol: str
+    duration: float
+    outcome: str
+    error_class: Optional[str]
+    error: Optional[str]
+    bytes_sent: int
+    bytes_received: int
+
 def library_version() -> str: ...
 def option_table() -> List[Tuple[str, str]]: ...
 def options() -> Dict[str, str]: ...
@@ -82,6 +95,7 @@ class Client(_Client):
         pickle_bools: bool = False,
         on_event: Optional[Callable[[str, str, int, float], Any]] = None,
         min_compress_len: Optional[int] = None,
+        on_operation: Optional[Callable[[OpRecord], Any]] = None,
         **options: OptionValue,
     ) -> None: ...
     def stats(self, group: Optional[str] = None) -> Dict[str, Union[Dict[str, str], Error]]: ...

@@ -40,7 +40,7 @@
 
 static jclass cls_client_exc, cls_config_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
 static jclass cls_byte_array, cls_oom, cls_native;
-static jmethodID mid_dispatch_event;
+static jmethodID mid_dispatch_event, mid_dispatch_operation;
 static JavaVM *the_vm;
 static jmethodID ctor_client_exc, ctor_config_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
     ctor_mcpool_exc;
@@ -84,6 +84,9 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     if (cls_native == NULL) return JNI_ERR;
     mid_dispatch_event = (*env)->GetStaticMethodID(env, cls_native, "dispatchEvent", "(Ljava/lang/Object;I[BIJ)V");
     if (mid_dispatch_event == NULL) return JNI_ERR;
+    mid_dispatch_operation = (*env)->GetStaticMethodID(env, cls_native, "dispatchOperation",
+                                                       "(Ljava/lang/Object;[BII[B[BJII[BJJ)V");
+    if (mid_dispatch_operation == NULL) return JNI_ERR;
     return JNI_VERSION_1_8;
 }
 
@@ -495,6 +498,68 @@ JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configSetEventListener(JNIEnv *env
     return (jlong)(intptr_t)ref;
 }
 
+/* The per-operation callback (docs/tracing.md): hands the record to
+ * Native.dispatchOperation(dispatch, ...) on the thread that made the call (attached as a
+ * daemon thread if it is not a Java thread). As for events, no Java exception unwinds into
+ * the core: dispatchOperation catches and counts, anything left pending is cleared, and an
+ * exception pending before the callback is kept. */
+static void op_callback(void *userdata, const mcpool_op_record *r) {
+    JNIEnv *env = NULL;
+    if (the_vm == NULL || userdata == NULL) return;
+    jint got = (*the_vm)->GetEnv(the_vm, (void **)&env, JNI_VERSION_1_8);
+    if (got == JNI_EDETACHED) {
+        if ((*the_vm)->AttachCurrentThreadAsDaemon(the_vm, (void **)&env, NULL) != JNI_OK) return;
+    } else if (got != JNI_OK) {
+        return;
+    }
+    jthrowable pending = (*env)->ExceptionOccurred(env);
+    if (pending != NULL) (*env)->ExceptionClear(env);
+    if ((*env)->PushLocalFrame(env, 8) == 0) {
+        size_t nl = 0, sl = 0, el = 0;
+        const char *name = mcpool_op_name(r, &nl);
+        const char *server = mcpool_op_server(r, &sl);
+        const char *err = mcpool_op_error_message(r, &el);
+        const char *proto = mcpool_op_protocol(r);
+        jbyteArray jop = new_bytes(env, name, nl);
+        jbyteArray jserver = jop ? new_bytes(env, server, sl) : NULL;
+        jbyteArray jproto = jserver ? new_bytes(env, proto, strlen(proto)) : NULL;
+        jbyteArray jerr = jproto ? new_bytes(env, err, el) : NULL;
+        if (jerr != NULL)
+            (*env)->CallStaticVoidMethod(env, cls_native, mid_dispatch_operation, (jobject)userdata, jop,
+                                         (jint)mcpool_op_keys(r), (jint)mcpool_op_hits(r), jserver, jproto,
+                                         (jlong)mcpool_op_duration_ns(r), (jint)mcpool_op_outcome_of(r),
+                                         (jint)mcpool_op_error_class(r), jerr,
+                                         (jlong)mcpool_op_bytes_sent(r), (jlong)mcpool_op_bytes_received(r));
+        if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+        (*env)->PopLocalFrame(env, NULL);
+    }
+    if (pending != NULL) {
+        (*env)->Throw(env, pending);
+        (*env)->DeleteLocalRef(env, pending);
+    }
+}
+
+/* Makes dispatch (a Native.OperationDispatch) the configuration's per-operation callback:
+ * returns the global reference the callback uses, released (releaseRef) by the caller once
+ * every client built from the configuration is freed. */
+JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configSetOperationListener(JNIEnv *env, jclass cls,
+                                                                          jlong cfg, jobject dispatch) {
+    (void)cls;
+    if (dispatch == NULL) return 0;
+    jobject ref = (*env)->NewGlobalRef(env, dispatch);
+    if (ref == NULL) {
+        throw_oom(env, "mcpool: operation listener");
+        return 0;
+    }
+    mcpool_status st = mcpool_config_set_operation_callback(CONFIG(cfg), op_callback, ref);
+    if (st != MCPOOL_OK) {
+        (*env)->DeleteGlobalRef(env, ref);
+        throw_status(env, st);
+        return 0;
+    }
+    return (jlong)(intptr_t)ref;
+}
+
 JNIEXPORT void JNICALL Java_io_mcpool_Native_releaseRef(JNIEnv *env, jclass cls, jlong ref) {
     (void)cls;
     if (ref != 0) (*env)->DeleteGlobalRef(env, (jobject)(intptr_t)ref);
@@ -856,6 +921,51 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_invalidate(JNIEnv *env, jclass cls,
     if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
     mcpool_status st = mcpool_client_invalidate(CLIENT(h), k.ptr, k.len, (uint32_t)stale_ttl);
     bytes_release(&k);
+    return answer(env, st);
+}
+
+/* A set with an explicit CAS version (meta E, memcached 1.6.27+): a value of a kind (its
+ * flags from the core's value format) or, kind -1, raw bytes with the caller's flags. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_setWithVersion(JNIEnv *env, jclass cls, jlong h,
+                                                            jbyteArray key, jint kind,
+                                                            jbyteArray value, jint flags, jint ttl,
+                                                            jlong version) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    uint8_t vstack[VALUE_STACK];
+    bytes_t k, v;
+    uint32_t f = (uint32_t)flags;
+    mcpool_status st = MCPOOL_OK;
+    if (kind >= 0) st = mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)kind, &f);
+    if (st != MCPOOL_OK) return answer(env, st);
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    if (!bytes_get(env, value, vstack, sizeof vstack, &v)) {
+        bytes_release(&k);
+        return -1;
+    }
+    st = mcpool_client_set_with_version(CLIENT(h), k.ptr, k.len, v.ptr, v.len, f, (uint32_t)ttl,
+                                        (uint64_t)version);
+    bytes_release(&k);
+    bytes_release(&v);
+    return answer(env, st);
+}
+
+/* An item's metadata without its value (meta protocol): out[0..6] = hit_before, last access
+ * (s), ttl (s, -1: never expires), cas, size, flags. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_metaInfo(JNIEnv *env, jclass cls, jlong h,
+                                                      jbyteArray key, jlongArray out) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    mcpool_item_info info;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    mcpool_status st = mcpool_client_meta_info(CLIENT(h), k.ptr, k.len, &info);
+    bytes_release(&k);
+    if (st == MCPOOL_OK && out != NULL) {
+        jlong m[6] = {info.hit_before, (jlong)info.last_access_s, (jlong)info.ttl_s,
+                      (jlong)info.cas, (jlong)info.size, (jlong)info.flags};
+        (*env)->SetLongArrayRegion(env, out, 0, 6, m);
+    }
     return answer(env, st);
 }
 

@@ -20,6 +20,8 @@ final class Config {
     /** The core's options by name, in the order they were first set. */
     final Map<String, String> options = new LinkedHashMap<>();
     ServerEventListener listener;
+    /** The per-operation listener with its error count (null: none). */
+    Native.OperationDispatch operations;
 
     Config copy() {
         Config c = new Config();
@@ -28,6 +30,7 @@ final class Config {
         c.preset = preset;
         c.options.putAll(options);
         c.listener = listener;
+        c.operations = operations;
         return c;
     }
 
@@ -47,8 +50,9 @@ final class Config {
      * Text is passed to the C side as strict UTF-8 bytes ({@link Utf8}), never as JNI's
      * modified UTF-8.
      *
-     * @return the client handle and the global reference to the event listener (0 without
-     *     one), which must outlive the client ({@link NativeClient} releases both)
+     * @return the client handle, the global reference to the event listener and the one to the
+     *     operation listener (0 without one), which must outlive the client ({@link NativeClient}
+     *     releases them)
      */
     long[] buildClient() {
         byte[][] addrs = new byte[servers.size()][];
@@ -78,10 +82,13 @@ final class Config {
                 Native.configSet(cfg, names.get(i), values.get(i));
             }
             long ref = listener == null ? 0 : Native.configSetEventListener(cfg, listener);
+            long opRef = 0;
             try {
-                return new long[] {Native.clientNew(cfg), ref};
+                opRef = operations == null ? 0 : Native.configSetOperationListener(cfg, operations);
+                return new long[] {Native.clientNew(cfg), ref, opRef};
             } catch (RuntimeException | Error e) {
                 Native.releaseRef(ref);
+                Native.releaseRef(opRef);
                 throw e;
             }
         } finally {

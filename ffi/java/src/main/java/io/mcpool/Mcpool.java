@@ -42,9 +42,12 @@ public final class Mcpool implements AutoCloseable {
     /** Per server: errors that a lenient caller ({@link MemCachedClient}) turned into
      * null/false/-1, reported as {@code suppressed_errors} by {@link #metrics()}. */
     private final AtomicLongArray suppressed;
+    /** The operation listener and its exception count (null: none). */
+    private final Native.OperationDispatch operations;
 
     Mcpool(Config cfg, Transcoder tc) {
         this.nc = new NativeClient(cfg);
+        this.operations = cfg.operations;
         this.tc = tc;
         long h = nc.acquire();
         try {
@@ -52,6 +55,12 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
+    }
+
+    /** Exceptions thrown by the {@link OperationListener} (swallowed: the call and the core
+     * never see them); 0 without a listener. */
+    public long operationListenerErrors() {
+        return operations == null ? 0 : operations.errors.get();
     }
 
     /** The core's options, by name ({@link Builder#option}). */
@@ -218,6 +227,21 @@ public final class Mcpool implements AutoCloseable {
             cfg.listener = listener;
             return this;
         }
+
+        /** Called after every exchange with a server with its {@link OperationRecord}
+         * (operation, keys, server, protocol, duration, outcome, bytes): see
+         * {@link OperationListener} for the thread it runs on and an OpenTelemetry example. */
+        public Builder onOperation(OperationListener listener) {
+            notNull(listener, "operation listener");
+            cfg.operations = new Native.OperationDispatch(listener);
+            return this;
+        }
+
+        /** Fail-open (the core's {@code fail_open} option): a timeout or an unreachable
+         * server answers as a miss (get: null) or not stored (set: false, delete/touch:
+         * false, incr/decr: empty), counted in {@link Mcpool#metrics()}; protocol
+         * violations, undecodable values and bad keys still throw. */
+        public Builder failOpen(boolean on) { return option("fail_open", Boolean.toString(on)); }
 
         /** How Java types map to the core's kinds, and whether Java serialization is
          * allowed (default a {@link WhalinTranscoder} without it). A transcoder given here
@@ -784,6 +808,46 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
+    }
+
+    /**
+     * Stores value (encoded as {@link #set} does) with the explicit CAS version {@code version}
+     * (meta protocol, memcached 1.6.27 or later: the meta E flag), for writers that keep
+     * several pools consistent. True when stored. A {@link ClientException}
+     * (MCPOOL_UNSUPPORTED) on the text and binary protocols and from an older server (the
+     * message names the version it reports; nothing was stored).
+     */
+    public boolean setWithVersion(String key, Object value, int ttl, long version) {
+        if (ttl < 0) throw ClientException.invalidArgument("setWithVersion: negative TTL");
+        byte[] k = key(key);
+        CachedData d = tc.encode(value);
+        if (d == null || d.data == null) {
+            throw new ClientException("the transcoder " + tc.getClass().getName() + " encoded a "
+                + (value == null ? "null" : value.getClass().getName()) + " as null", null);
+        }
+        long h = nc.acquire();
+        try {
+            int kind = d.kind == null ? -1 : d.kind.ordinal();
+            return Native.setWithVersion(h, k, kind, d.data, d.flags, ttl, version) == Native.OK;
+        } finally {
+            nc.release();
+        }
+    }
+
+    /**
+     * The item's metadata without its value (meta protocol only; otherwise a
+     * {@link ClientException} MCPOOL_UNSUPPORTED), or null for a miss.
+     */
+    public ItemInfo metaInfo(String key) {
+        byte[] k = key(key);
+        long[] out = new long[6];
+        long h = nc.acquire();
+        try {
+            if (Native.metaInfo(h, k, out) != Native.OK) return null;
+        } finally {
+            nc.release();
+        }
+        return new ItemInfo(out[0] != 0, out[1], out[2], out[3], out[4], (int) out[5]);
     }
 
     /** Frees the native client (connections, background threads). Idempotent. */

@@ -207,10 +207,43 @@ final class Native {
      * lease answer (0 hit, 1 recompute, 2 wait). */
     static native byte[] getLease(long client, byte[] key, int vivifyTtl, int recacheBelow, long[] meta);
     static native int invalidate(long client, byte[] key, int staleTtl);
+    /** A set with an explicit CAS version (meta E): the value of a kind (Kind.ordinal()), or
+     * kind -1 for raw bytes with {@code flags}. */
+    static native int setWithVersion(long client, byte[] key, int kind, byte[] value, int flags,
+                                     int ttl, long version);
+    /** An item's metadata: OK with out = {hit_before, last_access_s, ttl_s (-1: none), cas,
+     * size, flags}, or NOT_FOUND. */
+    static native int metaInfo(long client, byte[] key, long[] out);
     /** Sets the configuration's event callback to the listener; returns the global reference
      * to release ({@link #releaseRef}) once every client built from it is freed. */
     static native long configSetEventListener(long cfg, Object listener);
     static native void releaseRef(long ref);
+    /** Sets the configuration's per-operation callback to the dispatcher; returns the global
+     * reference to release ({@link #releaseRef}) once every client built from it is freed. */
+    static native long configSetOperationListener(long cfg, Object dispatcher);
+
+    /** An {@link OperationListener} and the count of the exceptions it threw. */
+    static final class OperationDispatch {
+        final OperationListener listener;
+        final java.util.concurrent.atomic.AtomicLong errors = new java.util.concurrent.atomic.AtomicLong();
+
+        OperationDispatch(OperationListener listener) {
+            this.listener = listener;
+        }
+    }
+
+    /** Called by the C side's operation callback, on the thread that made the call. A listener
+     * that throws is counted and ignored (nothing may unwind into the core). */
+    static void dispatchOperation(Object dispatch, byte[] op, int keys, int hits, byte[] server, byte[] protocol,
+                                  long nanos, int outcome, int errorClass, byte[] error, long sent, long received) {
+        OperationDispatch d = (OperationDispatch) dispatch;
+        try {
+            d.listener.onOperation(new OperationRecord(Utf8.decode(op), keys, hits, Utf8.decode(server),
+                Utf8.decode(protocol), nanos, outcome, errorClass, Utf8.decode(error), sent, received));
+        } catch (Throwable t) {
+            d.errors.incrementAndGet();
+        }
+    }
 
     /** Called by the C side's event callback, on whichever thread the core runs it. A listener
      * that throws is ignored (nothing may unwind into the core). */

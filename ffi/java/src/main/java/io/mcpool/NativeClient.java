@@ -41,6 +41,8 @@ final class NativeClient implements AutoCloseable {
         final AtomicLong handle;
         /** The event listener's global reference (0: none), released after the client. */
         final long listenerRef;
+        /** The operation listener's global reference (0: none), released after the client. */
+        final long operationRef;
         /** Calls in flight, striped; stripe i at index i * PAD. */
         final AtomicLongArray users = new AtomicLongArray(STRIPES * PAD);
         volatile boolean closed;
@@ -49,6 +51,7 @@ final class NativeClient implements AutoCloseable {
         State(long[] built) {
             handle = new AtomicLong(built[0]);
             listenerRef = built[1];
+            operationRef = built.length > 2 ? built[2] : 0;
         }
 
         long inFlight() {
@@ -63,6 +66,7 @@ final class NativeClient implements AutoCloseable {
                 if (h != 0 && freed.compareAndSet(false, true)) {
                     Native.clientFree(h);
                     Native.releaseRef(listenerRef);
+                    Native.releaseRef(operationRef);
                 }
             }
         }

@@ -216,6 +216,39 @@ public class FailureSemanticsTest {
         }
     }
 
+    /** Issue 21 item 6: metadata without the value; explicit CAS versions refused by the
+     * installed memcached (older than 1.6.27) with its version named. */
+    @Test
+    public void metaInfoAndExplicitVersions() throws Exception {
+        try (TestServer server = new TestServer();
+             Mcpool mc = Mcpool.builder().servers(server.addr()).protocol("meta").build();
+             Mcpool text = Mcpool.builder().servers(server.addr()).build()) {
+            assertTrue(mc.set("info:k", "twelve bytes", 100));
+            ItemInfo info = mc.metaInfo("info:k");
+            assertFalse(info.hitBefore());
+            assertTrue(info.ttlSeconds() > 90 && info.ttlSeconds() <= 100);
+            assertTrue(info.cas() != 0 && info.size() > 0);
+            assertEquals("twelve bytes", mc.get("info:k"));
+            assertTrue(mc.metaInfo("info:k").hitBefore());
+            assertTrue(mc.set("info:forever", "v", 0));
+            assertEquals(-1, mc.metaInfo("info:forever").ttlSeconds());
+            assertNull(mc.metaInfo("info:absent"));
+            try {
+                mc.setWithVersion("info:e", "v", 0, 12345L);
+                fail("memcached older than 1.6.27 has no E flag");
+            } catch (ClientException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("1.6.27"));
+            }
+            assertNull(mc.get("info:e"));
+            try {
+                text.metaInfo("info:k");
+                fail("metadata needs the meta protocol");
+            } catch (ClientException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("meta"));
+            }
+        }
+    }
+
     @Test
     public void leasesOnTheMetaProtocol() throws Exception {
         try (TestServer server = new TestServer();

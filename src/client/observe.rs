@@ -1,0 +1,201 @@
+//! The end of every exchange, in one place: fail-open (the `fail_open` option turns an error
+//! that [`Error::fails_open`] allows into a miss or a "not stored", counted per server), and
+//! the per-operation record handed to the `on_operation` handler ([`crate::trace`]).
+//!
+//! Without a handler the only cost is the `Option<Instant>` a call starts with (one branch);
+//! the bytes of an exchange are taken when its connection is given back (`Client::release`)
+//! and only then.
+
+use super::{Client, Topology};
+use crate::error::{Error, Result};
+use crate::item::StoreOutcome;
+use crate::trace::{Op, OpOutcome, OpRecord};
+use std::cell::Cell;
+use std::time::Instant;
+
+thread_local! {
+    /// The bytes of the last exchange this thread gave back, while a handler is installed.
+    static LAST_IO: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// Whether a failed exchange was a read (it fails open as a miss) or a write (as "not
+/// stored").
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Side {
+    Read,
+    Write,
+}
+
+/// When a traced call started: `Some` only while a handler is installed.
+pub(super) type Start = Option<Instant>;
+
+impl Client {
+    /// The start of a call: the clock read only when a handler is installed.
+    #[inline]
+    pub(super) fn call_start(&self) -> Start {
+        match &self.inner.config.operations {
+            None => None,
+            Some(_) => {
+                LAST_IO.with(|c| c.set((0, 0)));
+                Some(Instant::now())
+            }
+        }
+    }
+
+    /// Called as a connection is given back: keeps its bytes for the record (traced only).
+    #[inline]
+    pub(super) fn note_io(&self, io: impl FnOnce() -> (u64, u64)) {
+        if self.inner.config.operations.is_some() {
+            LAST_IO.with(|c| c.set(io()));
+        }
+    }
+
+    /// True when `fail_open` turns `e` into a miss or a "not stored" (the one decision is
+    /// [`Error::fails_open`]).
+    #[inline]
+    pub(super) fn opens(&self, e: &Error) -> bool {
+        self.inner.config.fail_open && e.fails_open()
+    }
+
+    /// Counts `keys` keys that failed open on server `idx` (or the error's server).
+    #[cold]
+    pub(super) fn count_open(
+        &self,
+        t: &Topology,
+        idx: Option<usize>,
+        e: &Error,
+        side: Side,
+        keys: usize,
+    ) {
+        let server = idx.or_else(|| {
+            let label = e.server()?;
+            t.servers.iter().position(|s| &*s.label == label)
+        });
+        if let Some(s) = server.and_then(|i| t.servers.get(i)) {
+            let c = match side {
+                Side::Read => &s.counters.fail_open_misses,
+                Side::Write => &s.counters.fail_open_not_stored,
+            };
+            c.fetch_add(keys as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The end of a single-key call (or of one server's part): `r` with fail-open applied
+    /// (`missed` is the answer it gives instead of the error), counted, and recorded when
+    /// traced (`outcome` says how a success ended and how many keys it counts as hits).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(super) fn finish<T>(
+        &self,
+        t: &Topology,
+        start: Start,
+        op: Op,
+        keys: usize,
+        idx: Option<usize>,
+        r: Result<T>,
+        side: Side,
+        missed: impl FnOnce() -> T,
+        outcome: impl FnOnce(&T) -> (OpOutcome, usize),
+    ) -> Result<T> {
+        match r {
+            Ok(v) => {
+                if let Some(s) = start {
+                    let (o, hits) = outcome(&v);
+                    self.record(t, s, op, keys, hits, idx, o, None);
+                }
+                Ok(v)
+            }
+            Err(e) if self.opens(&e) => {
+                self.count_open(t, idx, &e, side, keys);
+                if let Some(s) = start {
+                    let o = OpOutcome::FailedOpen(e.class());
+                    self.record(t, s, op, keys, 0, idx, o, Some(&e));
+                }
+                Ok(missed())
+            }
+            Err(e) => {
+                if let Some(s) = start {
+                    self.record(
+                        t,
+                        s,
+                        op,
+                        keys,
+                        0,
+                        idx,
+                        OpOutcome::Error(e.class()),
+                        Some(&e),
+                    );
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Hands one record to the handler: server `idx` (or the error's server, or none), the
+    /// bytes of the last exchange given back on this thread.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    pub(super) fn record(
+        &self,
+        t: &Topology,
+        start: Instant,
+        op: Op,
+        keys: usize,
+        hits: usize,
+        idx: Option<usize>,
+        outcome: OpOutcome,
+        error: Option<&Error>,
+    ) {
+        let Some(handler) = &self.inner.config.operations else {
+            return;
+        };
+        let duration = start.elapsed();
+        let (bytes_sent, bytes_received) = LAST_IO.with(|c| c.replace((0, 0)));
+        let server = match idx.and_then(|i| t.servers.get(i)) {
+            Some(s) => Some(&*s.label),
+            None => error.and_then(Error::server).filter(|s| !s.is_empty()),
+        };
+        let rec = OpRecord {
+            op,
+            keys,
+            hits,
+            server,
+            protocol: self.protocol(),
+            duration,
+            outcome,
+            error,
+            bytes_sent,
+            bytes_received,
+        };
+        (handler.0)(&rec);
+    }
+}
+
+/// The outcome of a store.
+pub(super) fn stored(s: &StoreOutcome) -> (OpOutcome, usize) {
+    if *s == StoreOutcome::Stored {
+        (OpOutcome::Stored, 1)
+    } else {
+        (OpOutcome::NotStored, 0)
+    }
+}
+
+/// The outcome of a read or of delete/touch (found or not).
+pub(super) fn found(hit: &bool) -> (OpOutcome, usize) {
+    if *hit {
+        (OpOutcome::Hit, 1)
+    } else {
+        (OpOutcome::Miss, 0)
+    }
+}
+
+/// The outcome of a multi-key part with `hits` of `keys` positive: reads and deletes hit
+/// when any key did, stores are stored when every key was.
+pub(super) fn multi(side: Side, keys: usize, hits: usize) -> OpOutcome {
+    match side {
+        Side::Read if hits > 0 => OpOutcome::Hit,
+        Side::Read => OpOutcome::Miss,
+        Side::Write if hits == keys => OpOutcome::Stored,
+        Side::Write => OpOutcome::NotStored,
+    }
+}

@@ -1,0 +1,189 @@
+//! Stale data after a server returns (option `on_server_return`, docs/failover.md): with
+//! `eject` or `rehash` failover, the keys of a dead server are written to other servers
+//! meanwhile; when it answers again, its own copies of those keys are older than the ones
+//! written elsewhere, and reads go back to it. Before a returning server serves any call it
+//! is cleaned: `flush` sends it `flush_all`; `delete-written` deletes the keys written
+//! elsewhere while it was away (remembered per server, at most `written_while_away_max`;
+//! past that the return falls back to `flush_all`, counted as `away_overflows`). Until the
+//! clean-up succeeds the server serves nothing, and a failed clean-up counts as a failure of
+//! the server (it stays dead). With `fail-fast` nothing is written elsewhere, so there is
+//! nothing to clean.
+
+use crate::conn::Conn;
+use crate::dialect::{batch_tags, Dialect, Outcome, Request};
+use crate::error::{Error, Result};
+use crate::metrics::Counters;
+use std::collections::HashSet;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// What happens to a server that was marked dead when it answers again (option
+/// `on_server_return`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnServerReturn {
+    /// Nothing: it serves at once, with whatever it still holds (the default).
+    #[default]
+    Keep,
+    /// `flush_all` before it serves.
+    Flush,
+    /// Delete the keys written to other servers while it was away before it serves.
+    DeleteWritten,
+}
+
+impl FromStr for OnServerReturn {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<OnServerReturn> {
+        match s {
+            "keep" => Ok(OnServerReturn::Keep),
+            "flush" => Ok(OnServerReturn::Flush),
+            "delete-written" | "delete_written" => Ok(OnServerReturn::DeleteWritten),
+            _ => Err(Error::Config(format!(
+                "unknown on_server_return policy {s:?} (keep, flush, delete-written)"
+            ))),
+        }
+    }
+}
+
+/// The default bound of the keys remembered per server while it is away.
+pub const DEFAULT_WRITTEN_WHILE_AWAY_MAX: usize = 10_000;
+
+/// Deletes per pipelined round trip of a clean-up.
+const DELETE_BATCH: usize = 256;
+
+/// One server's clean-up state (present only with a policy other than `keep` and a
+/// failover policy other than `fail-fast`).
+#[derive(Debug)]
+pub(crate) struct AwayGuard {
+    policy: OnServerReturn,
+    max: usize,
+    /// Set when the server is marked dead; cleared by a successful clean-up. Read on every
+    /// checkout (one relaxed load when nothing is pending).
+    pending: AtomicBool,
+    state: Mutex<Away>,
+}
+
+#[derive(Debug, Default)]
+struct Away {
+    keys: HashSet<Box<[u8]>>,
+    overflowed: bool,
+}
+
+impl AwayGuard {
+    pub(crate) fn new(policy: OnServerReturn, max: usize) -> AwayGuard {
+        AwayGuard {
+            policy,
+            max,
+            pending: AtomicBool::new(false),
+            state: Mutex::new(Away::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Away> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The server was marked dead (the first time since it was last healthy): from now on
+    /// it must be cleaned before it serves again.
+    pub(crate) fn server_down(&self) {
+        let mut s = self.lock();
+        s.keys.clear();
+        s.overflowed = false;
+        self.pending.store(true, Ordering::Release);
+    }
+
+    /// A write of `wire`, whose server this is, went to another server because this one is
+    /// dead.
+    pub(crate) fn written_elsewhere(&self, wire: &[u8]) {
+        if self.policy != OnServerReturn::DeleteWritten || !self.pending.load(Ordering::Acquire) {
+            return;
+        }
+        let mut s = self.lock();
+        if s.overflowed || s.keys.contains(wire) {
+            return;
+        }
+        if s.keys.len() >= self.max {
+            // Past the bound: the return flushes instead (the keys are no longer needed).
+            s.overflowed = true;
+            s.keys = HashSet::new();
+            return;
+        }
+        s.keys.insert(wire.into());
+    }
+
+    /// True while the server must be cleaned before it serves.
+    #[inline]
+    pub(crate) fn is_pending(&self) -> bool {
+        self.pending.load(Ordering::Acquire)
+    }
+
+    /// Cleans the returning server on `conn` (another caller cleaning at the same time is
+    /// waited for). On an error nothing is forgotten: the next checkout tries again.
+    pub(crate) fn clean(
+        &self,
+        conn: &mut Conn,
+        dialect: &Dialect,
+        counters: &Counters,
+    ) -> Result<()> {
+        let mut s = self.lock();
+        if !self.pending.load(Ordering::Acquire) {
+            return Ok(()); // another caller cleaned it meanwhile
+        }
+        if self.policy == OnServerReturn::Flush || s.overflowed {
+            dialect
+                .exchange(conn, &Request::Flush { delay: None }, &mut |_, _, _, _| {})?
+                .done()?;
+            Counters::bump(&counters.returns_flushed);
+            if s.overflowed {
+                Counters::bump(&counters.away_overflows);
+            }
+        } else {
+            let keys: Vec<&[u8]> = s.keys.iter().map(|k| &k[..]).collect();
+            for chunk in keys.chunks(DELETE_BATCH) {
+                delete_all(conn, dialect, chunk)?;
+            }
+            counters
+                .stale_deleted
+                .fetch_add(keys.len() as u64, Ordering::Relaxed);
+        }
+        s.keys = HashSet::new();
+        s.overflowed = false;
+        self.pending.store(false, Ordering::Release);
+        Ok(())
+    }
+}
+
+/// Deletes `keys` in one pipelined round trip (a missing key is fine).
+fn delete_all(conn: &mut Conn, dialect: &Dialect, keys: &[&[u8]]) -> Result<()> {
+    let n = keys.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let tag = conn.take_tags(batch_tags(n));
+    let buf = conn.begin();
+    for (k, key) in keys.iter().enumerate() {
+        let req: Request<'_> = Request::Delete {
+            key,
+            quiet: dialect.quiet_in_batch(k, n),
+            version: None,
+        };
+        dialect.encode(buf, &req, tag.wrapping_add(k as u32));
+    }
+    if dialect.batches_quietly() {
+        dialect.encode_barrier(buf, tag.wrapping_add(n as u32));
+    }
+    conn.send()?;
+    let like: Request<'_> = Request::Delete {
+        key: b"",
+        quiet: false,
+        version: None,
+    };
+    let mut first: Option<Error> = None;
+    dialect.read_batch(conn, &like, tag, n, &mut |_, r: Result<Outcome>| {
+        if let Err(e) = r {
+            first.get_or_insert(e);
+        }
+    })?;
+    conn.finish();
+    first.map_or(Ok(()), Err)
+}

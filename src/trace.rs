@@ -1,0 +1,290 @@
+//! The per-operation hook: one [`OpRecord`] per exchange with a server, handed to the
+//! handler installed with [`ClientBuilder::on_operation`](crate::ClientBuilder::on_operation),
+//! for tracing (an OpenTelemetry span per record: docs/tracing.md) and latency histograms.
+//!
+//! **One record per server exchange.** A call about one key gives one record. A call that
+//! spans servers (`get_multi`, `set_multi`, `delete_multi`, `set_multi_noreply`, and the
+//! whole-server commands `flush_all`, `version`, `noop`, `stats`) gives one record per
+//! server it talked to, each with that server's share of the keys, its bytes, and the time
+//! from the start of the call to the end of that server's reply. Keys that never reached a
+//! server (refused before any I/O, or whose server is dead) give one more record with the
+//! server they would have gone to (a dead server's label) or none (a refused key).
+//! `incr_or_init` on the text protocol is the exchanges it makes (`incr`, `add`, `incr`).
+//!
+//! **Cost.** With no handler installed a call pays one branch. With one, it reads the clock
+//! twice and calls the handler on the calling thread, after the exchange, once the connection
+//! is back in its pool (the handler may issue commands of its own; keep it short: the call
+//! returns when it does).
+
+use crate::error::{Class, Error};
+use crate::proto::Protocol;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What a call was, as its records name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Op {
+    /// `get` (and `get_item`, `get_value`).
+    Get,
+    /// `gets` (a get with the CAS unique).
+    Gets,
+    /// `gat` (get-and-touch).
+    Gat,
+    /// `gats` (get-and-touch with the CAS unique).
+    Gats,
+    /// A multi-key get (`get_multi`, `get_multi_each`, `get_values`).
+    GetMulti,
+    /// A multi-key `gets`.
+    GetsMulti,
+    /// A multi-key get-and-touch.
+    GatMulti,
+    /// A multi-key get-and-touch with CAS uniques.
+    GatsMulti,
+    /// `set`.
+    Set,
+    /// `add`.
+    Add,
+    /// `replace`.
+    Replace,
+    /// `append`.
+    Append,
+    /// `prepend`.
+    Prepend,
+    /// `cas`.
+    Cas,
+    /// `delete`.
+    Delete,
+    /// `incr`.
+    Incr,
+    /// `decr`.
+    Decr,
+    /// `touch`.
+    Touch,
+    /// `get_lease` (meta).
+    Lease,
+    /// `invalidate` (meta).
+    Invalidate,
+    /// `set_multi` / `set_multi_items`.
+    SetMulti,
+    /// `set_multi_noreply`.
+    SetMultiNoreply,
+    /// `delete_multi`.
+    DeleteMulti,
+    /// `flush_all`.
+    FlushAll,
+    /// `version`.
+    Version,
+    /// `noop`.
+    Noop,
+    /// `stats`.
+    Stats,
+    /// `meta_info` (meta: an item's metadata without its value).
+    MetaInfo,
+}
+
+impl Op {
+    /// The operation's name: `"get"`, `"get_multi"`, `"set"`, … (OpenTelemetry's
+    /// `db.operation`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Get => "get",
+            Op::Gets => "gets",
+            Op::Gat => "gat",
+            Op::Gats => "gats",
+            Op::GetMulti => "get_multi",
+            Op::GetsMulti => "gets_multi",
+            Op::GatMulti => "gat_multi",
+            Op::GatsMulti => "gats_multi",
+            Op::Set => "set",
+            Op::Add => "add",
+            Op::Replace => "replace",
+            Op::Append => "append",
+            Op::Prepend => "prepend",
+            Op::Cas => "cas",
+            Op::Delete => "delete",
+            Op::Incr => "incr",
+            Op::Decr => "decr",
+            Op::Touch => "touch",
+            Op::Lease => "get_lease",
+            Op::Invalidate => "invalidate",
+            Op::SetMulti => "set_multi",
+            Op::SetMultiNoreply => "set_multi_noreply",
+            Op::DeleteMulti => "delete_multi",
+            Op::FlushAll => "flush_all",
+            Op::Version => "version",
+            Op::Noop => "noop",
+            Op::Stats => "stats",
+            Op::MetaInfo => "meta_info",
+        }
+    }
+
+    /// The read of `single` key or many, with CAS uniques when `cas`, touching when `touch`.
+    pub(crate) fn read(single: bool, cas: bool, touch: bool) -> Op {
+        match (single, cas, touch) {
+            (true, false, false) => Op::Get,
+            (true, true, false) => Op::Gets,
+            (true, false, true) => Op::Gat,
+            (true, true, true) => Op::Gats,
+            (false, false, false) => Op::GetMulti,
+            (false, true, false) => Op::GetsMulti,
+            (false, false, true) => Op::GatMulti,
+            (false, true, true) => Op::GatsMulti,
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How an exchange ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OpOutcome {
+    /// A retrieval found its key (a multi-key record: at least one; see [`OpRecord::hits`]);
+    /// `delete`, `touch`, `incr`/`decr` and `invalidate` found theirs.
+    Hit,
+    /// A retrieval found none of its keys; `delete`/`touch`/`incr`/`decr`/`invalidate` of a
+    /// missing key.
+    Miss,
+    /// A store happened (a multi-key record: every one).
+    Stored,
+    /// A store did not happen (`add` of an existing key, a CAS conflict, …; a multi-key
+    /// record: at least one did not).
+    NotStored,
+    /// A command without a hit or miss answered (`flush_all`, `version`, `noop`, `stats`,
+    /// `set_multi_noreply`).
+    Ok,
+    /// The exchange failed with an error of this class; the call returned it.
+    Error(Class),
+    /// The exchange failed with an error of this class (a timeout or the server being
+    /// unreachable), and `fail_open` turned it into a miss or a "not stored".
+    FailedOpen(Class),
+}
+
+impl OpOutcome {
+    /// The outcome's name: `"hit"`, `"miss"`, `"stored"`, `"not_stored"`, `"ok"`, `"error"`,
+    /// `"failed_open"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpOutcome::Hit => "hit",
+            OpOutcome::Miss => "miss",
+            OpOutcome::Stored => "stored",
+            OpOutcome::NotStored => "not_stored",
+            OpOutcome::Ok => "ok",
+            OpOutcome::Error(_) => "error",
+            OpOutcome::FailedOpen(_) => "failed_open",
+        }
+    }
+
+    /// The error's class for `Error` and `FailedOpen`.
+    pub fn error_class(self) -> Option<Class> {
+        match self {
+            OpOutcome::Error(c) | OpOutcome::FailedOpen(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for OpOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One exchange with one server (see the module docs), as the handler sees it. Borrowed:
+/// valid during the handler's call; copy what is kept.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct OpRecord<'a> {
+    /// The operation.
+    pub op: Op,
+    /// Keys in this exchange (0 for the whole-server commands).
+    pub keys: usize,
+    /// Keys found (retrievals), stored (stores), or that existed (delete, touch, incr/decr).
+    pub hits: usize,
+    /// The server's `host:port` label; `None` when the keys reached no server (refused
+    /// before any I/O).
+    pub server: Option<&'a str>,
+    /// The client's wire protocol.
+    pub protocol: Protocol,
+    /// From the start of the call to the end of this exchange.
+    pub duration: Duration,
+    /// How it ended.
+    pub outcome: OpOutcome,
+    /// The error, for [`OpOutcome::Error`] and [`OpOutcome::FailedOpen`].
+    pub error: Option<&'a Error>,
+    /// Bytes written to the server for this exchange (0 when it was served on another
+    /// caller's connection: docs/handover.md).
+    pub bytes_sent: u64,
+    /// Bytes read from the server for this exchange (as for `bytes_sent`).
+    pub bytes_received: u64,
+}
+
+impl OpRecord<'_> {
+    /// The server's host and port, split at the last `:` (`None` for a unix socket path or
+    /// no server): OpenTelemetry's `net.peer.name` and `net.peer.port`.
+    pub fn peer(&self) -> Option<(&str, u16)> {
+        let s = self.server?;
+        let (host, port) = s.rsplit_once(':')?;
+        let port = port.parse().ok()?;
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        Some((host, port))
+    }
+}
+
+/// The per-operation handler, installed with
+/// [`ClientBuilder::on_operation`](crate::ClientBuilder::on_operation).
+#[derive(Clone)]
+pub struct OpHandler(pub Arc<dyn Fn(&OpRecord<'_>) + Send + Sync>);
+
+impl fmt::Debug for OpHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OpHandler")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(server: Option<&str>) -> OpRecord<'_> {
+        OpRecord {
+            op: Op::Get,
+            keys: 1,
+            hits: 0,
+            server,
+            protocol: Protocol::Text,
+            duration: Duration::ZERO,
+            outcome: OpOutcome::Miss,
+            error: None,
+            bytes_sent: 0,
+            bytes_received: 0,
+        }
+    }
+
+    #[test]
+    fn peers_split_host_and_port() {
+        assert_eq!(
+            record(Some("127.0.0.1:11211")).peer(),
+            Some(("127.0.0.1", 11211))
+        );
+        assert_eq!(record(Some("[::1]:11311")).peer(), Some(("::1", 11311)));
+        assert_eq!(record(Some("/tmp/mc.sock")).peer(), None);
+        assert_eq!(record(None).peer(), None);
+    }
+
+    #[test]
+    fn read_names() {
+        assert_eq!(Op::read(true, false, false).name(), "get");
+        assert_eq!(Op::read(false, true, false).name(), "gets_multi");
+        assert_eq!(Op::read(true, true, true).name(), "gats");
+    }
+}

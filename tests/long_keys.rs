@@ -1,0 +1,90 @@
+//! Issue 21 item 3: `long_keys = hash` stores a key over 250 bytes under Dalli's truncated
+//! form (lib/dalli/key_manager.rb: the first 212 bytes, or 213 with a namespace, then
+//! `:md5:` and the hex MD5 of the whole namespaced key), on every protocol; the stored name
+//! is checked with a raw text `get` against a digest computed independently (Python's
+//! hashlib.md5 of the same key). Refusal stays the default.
+mod common;
+
+use common::Memcached;
+use mcpool::{Client, Error, Protocol};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+
+/// The 400-byte key of these tests.
+fn long_key() -> String {
+    format!("long:{}", "x".repeat(395))
+}
+
+/// A raw text `get` of `key`: the value, if the server holds it under exactly that name.
+fn raw_get(addr: &str, key: &str) -> Option<Vec<u8>> {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(s, "get {key}\r\n").unwrap();
+    let mut r = BufReader::new(s);
+    let mut line = String::new();
+    r.read_line(&mut line).unwrap();
+    if line == "END\r\n" {
+        return None;
+    }
+    let len: usize = line.trim_end().rsplit(' ').next().unwrap().parse().unwrap();
+    let mut v = vec![0; len + 2];
+    std::io::Read::read_exact(&mut r, &mut v).unwrap();
+    v.truncate(len);
+    Some(v)
+}
+
+#[test]
+fn item3_long_key_hashes_to_dalli_form_on_every_protocol() {
+    let mc = Memcached::start(&[]);
+    let key = long_key();
+    // md5("long:" + "x" * 395) and md5("ns:long:" + "x" * 395), from Python's hashlib.
+    let plain = format!("{}:md5:6df9f0d43155645549849dfdf06578e6", &key[..212]);
+    let spaced = format!("ns:{}:md5:cbe2eb3b8594afba91b713abc4b4be57", &key[..210]);
+    assert_eq!((plain.len(), spaced.len()), (249, 250));
+    for protocol in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        for (prefix, stored_as) in [("", &plain), ("ns:", &spaced)] {
+            let c = Client::builder()
+                .server(&mc.addr())
+                .protocol(protocol)
+                .key_prefix(prefix)
+                .set("long_keys", "hash")
+                .unwrap()
+                .build()
+                .unwrap();
+            let value = format!("{protocol} {prefix}");
+            c.set(&key, value.as_bytes(), 0).unwrap();
+            assert_eq!(
+                c.get(&key).unwrap().as_deref(),
+                Some(value.as_bytes()),
+                "{protocol}"
+            );
+            assert_eq!(&*c.wire_key(key.as_bytes()).unwrap(), stored_as.as_bytes());
+            assert_eq!(
+                raw_get(&mc.addr(), stored_as).as_deref(),
+                Some(value.as_bytes()),
+                "{protocol} {prefix:?}: stored under Dalli's name"
+            );
+            // Multi-key reads and deletes go through the same rule.
+            let got = c.get_multi(&[key.as_str(), "short"]);
+            let first = got[0].as_ref().unwrap().as_ref().map(|i| i.value.clone());
+            assert_eq!(first.as_deref(), Some(value.as_bytes()), "{protocol}");
+            assert!(c.delete(&key).unwrap());
+            assert_eq!(raw_get(&mc.addr(), stored_as), None);
+        }
+    }
+}
+
+#[test]
+fn item3_refusal_stays_the_default() {
+    let mc = Memcached::start(&[]);
+    let c = Client::new([mc.addr()]).unwrap();
+    assert_eq!(c.max_key_len(), 250);
+    assert!(matches!(
+        c.set(long_key(), b"v", 0),
+        Err(Error::InvalidKey { .. })
+    ));
+    let err = Client::builder()
+        .server(&mc.addr())
+        .set("long_keys", "truncate")
+        .unwrap_err();
+    assert!(err.to_string().contains("long_keys"), "{err}");
+}

@@ -1,0 +1,202 @@
+//! Issue 21 item 6, meta protocol completeness: item metadata (`mg h l t c s f`) against a
+//! real memcached; explicit CAS versions (`E`) refused with the server's version by the
+//! installed memcached (older than 1.6.27) and sent as `E<n>` to a deliberately fake server
+//! that reports 1.6.27; memcached 1.6.6's `OK` in place of `HD` accepted from a fake server
+//! reporting 1.6.6 and refused as a protocol violation from one reporting a newer version.
+mod common;
+
+use common::fake::{fake, Then};
+use common::{unique, wait_until, Memcached};
+use mcpool::{Client, Error, Protocol, StoreCommand, StoreOutcome};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+fn meta(addr: &str) -> Client {
+    Client::builder()
+        .server(addr)
+        .protocol(Protocol::Meta)
+        .failure_limit(100)
+        .io_timeout(Duration::from_secs(2))
+        .build()
+        .unwrap()
+}
+
+/// The opaque token (`O…`) of a meta request line.
+fn opaque(line: &str) -> String {
+    line.split_whitespace()
+        .find(|t| t.starts_with('O'))
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// A deliberately fake meta server that reports `version` and answers every `ms`, `md` and
+/// `ma` with `success` (`HD` or `OK`) plus the request's opaque (`ma` with `VA 1 … 7`);
+/// every request line is recorded.
+fn fake_meta(version: &'static str, success: &'static str) -> (String, Arc<Mutex<Vec<String>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let (addr, _) = fake(16, move |_, line, w| {
+        let line = String::from_utf8_lossy(line).trim_end().to_owned();
+        let reply = match line.split_whitespace().next() {
+            Some("version") => format!("VERSION {version}\r\n"),
+            Some("ms") | Some("md") => format!("{success} {}\r\n", opaque(&line)),
+            Some("ma") => format!("VA 1 {}\r\n7\r\n", opaque(&line)),
+            _ => String::new(), // a data block
+        };
+        log.lock().unwrap().push(line);
+        if w.write_all(reply.as_bytes()).is_err() {
+            return Then::Close;
+        }
+        Then::Continue
+    });
+    (addr, seen)
+}
+
+#[test]
+fn item6_meta_info_reads_hit_before_last_access_ttl_without_the_value() {
+    let mc = Memcached::start(&[]);
+    let c = meta(&mc.addr());
+    let k = unique("info");
+    assert_eq!(
+        c.set(&k, b"twelve bytes", 100).unwrap(),
+        StoreOutcome::Stored
+    );
+    let cas = c.gets(&k).unwrap().unwrap().cas.unwrap();
+    let first = c.meta_info(&k).unwrap().expect("the item is there");
+    // The gets above read it.
+    assert!(first.hit_before, "{first:?}");
+    let ttl = first.ttl.expect("a TTL of 100 s");
+    assert!(
+        ttl <= Duration::from_secs(100) && ttl >= Duration::from_secs(90),
+        "{ttl:?}"
+    );
+    assert_eq!((first.cas, first.size), (cas, 12), "{first:?}");
+    assert!(first.last_access <= Duration::from_secs(5));
+    // A fresh item, never read: hit_before false; no TTL: None (t-1).
+    let fresh = unique("fresh");
+    c.set(&fresh, b"v", 0).unwrap();
+    let info = c.meta_info(&fresh).unwrap().unwrap();
+    assert!(!info.hit_before, "{info:?}");
+    assert_eq!(info.ttl, None);
+    assert_eq!(info.size, 1);
+    // A metadata read is not an access: the item stays never-read, and its last access
+    // grows while nobody reads it (memcached's clock ticks per second).
+    wait_until("last access to grow", Duration::from_secs(10), || {
+        c.meta_info(&fresh).unwrap().unwrap().last_access >= Duration::from_secs(2)
+    });
+    assert!(!c.meta_info(&fresh).unwrap().unwrap().hit_before);
+    c.get(&fresh).unwrap();
+    // (memcached moves the access time at most once a minute, so only `h` shows the read.)
+    assert!(c.meta_info(&fresh).unwrap().unwrap().hit_before);
+    assert_eq!(c.meta_info(unique("missing")).unwrap(), None);
+    let text = Client::new([mc.addr()]).unwrap();
+    assert!(matches!(text.meta_info(&k), Err(Error::Unsupported(_))));
+}
+
+#[test]
+fn item6_explicit_cas_version_is_refused_by_the_installed_memcached_with_its_version() {
+    let mc = Memcached::start(&[]);
+    let c = meta(&mc.addr());
+    let version = c.version().into_iter().next().unwrap().1.unwrap();
+    let k = unique("e");
+    match c.store_with_version(StoreCommand::Set, &k, b"v", 0, 0, 12345) {
+        Err(Error::Unsupported(m)) => {
+            assert!(m.contains(&version) && m.contains("1.6.27"), "{m}")
+        }
+        other => panic!("memcached {version} has no E: {other:?}"),
+    }
+    assert_eq!(c.get(&k).unwrap(), None, "nothing was stored");
+    assert!(matches!(
+        c.delete_with_version(&k, 1),
+        Err(Error::Unsupported(_))
+    ));
+    // The connection is still good for ordinary calls.
+    assert_eq!(c.set(&k, b"v", 0).unwrap(), StoreOutcome::Stored);
+    let text = Client::new([mc.addr()]).unwrap();
+    assert!(matches!(
+        text.store_with_version(StoreCommand::Set, &k, b"v", 0, 0, 1),
+        Err(Error::Unsupported(_))
+    ));
+}
+
+#[test]
+fn item6_explicit_cas_version_goes_on_the_wire_as_e() {
+    let (addr, seen) = fake_meta("1.6.27", "HD");
+    let c = meta(&addr);
+    assert_eq!(
+        c.store_with_version(StoreCommand::Set, "k", b"hello", 0, 0, 12345)
+            .unwrap(),
+        StoreOutcome::Stored
+    );
+    assert!(c.delete_with_version("k", 777).unwrap());
+    assert_eq!(c.arith_with_version(true, "n", 1, 99).unwrap(), Some(7));
+    let seen = seen.lock().unwrap().clone();
+    let ms: Vec<_> = seen.iter().filter(|l| l.starts_with("ms ")).collect();
+    let md: Vec<_> = seen.iter().filter(|l| l.starts_with("md ")).collect();
+    let ma: Vec<_> = seen.iter().filter(|l| l.starts_with("ma ")).collect();
+    assert!(
+        ms.len() == 1 && ms[0].split(' ').any(|t| t == "E12345"),
+        "{seen:?}"
+    );
+    assert!(
+        md.len() == 1 && md[0].split(' ').any(|t| t == "E777"),
+        "{seen:?}"
+    );
+    assert!(
+        ma.len() == 1 && ma[0].split(' ').any(|t| t == "E99"),
+        "{seen:?}"
+    );
+    // The version was asked once, on the connection, before the first E.
+    assert_eq!(
+        seen.iter().filter(|l| *l == "version").count(),
+        1,
+        "{seen:?}"
+    );
+    assert_eq!(seen[0], "version");
+}
+
+#[test]
+fn item6_ok_for_hd_is_accepted_from_memcached_1_6_6() {
+    let (addr, seen) = fake_meta("1.6.6", "OK");
+    let c = meta(&addr);
+    assert_eq!(c.set("a", b"1", 0).unwrap(), StoreOutcome::Stored);
+    assert_eq!(c.set("b", b"2", 0).unwrap(), StoreOutcome::Stored);
+    assert!(c.delete("a").unwrap());
+    let all = c.set_multi(&[("x", "1"), ("y", "2"), ("z", "3")], 0);
+    assert!(
+        all.iter().all(|r| matches!(r, Ok(StoreOutcome::Stored))),
+        "{all:?}"
+    );
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen.iter().filter(|l| *l == "version").count(),
+        1,
+        "the version is asked once per connection: {seen:?}"
+    );
+}
+
+#[test]
+fn item6_ok_for_hd_from_a_newer_server_is_a_protocol_violation() {
+    let (addr, _) = fake_meta("1.6.18", "OK");
+    let c = meta(&addr);
+    for _ in 0..2 {
+        match c.set("a", b"1", 0) {
+            Err(Error::Protocol { detail, .. }) => {
+                assert!(
+                    detail.contains("OK") && detail.contains("1.6.18"),
+                    "{detail}"
+                )
+            }
+            other => panic!("OK from 1.6.18 must be refused: {other:?}"),
+        }
+    }
+    let all = c.set_multi(&[("x", "1"), ("y", "2")], 0);
+    assert!(
+        all.iter().all(|r| matches!(r, Err(Error::Protocol { .. }))),
+        "{all:?}"
+    );
+    // HD from the same kind of server is fine.
+    let (addr, _) = fake_meta("1.6.18", "HD");
+    assert_eq!(meta(&addr).set("a", b"1", 0).unwrap(), StoreOutcome::Stored);
+}

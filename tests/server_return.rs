@@ -1,0 +1,184 @@
+//! Issue 21 item 4: stale data after a server returns. Two real memcached, `eject` or
+//! `rehash` failover: `k = v1` is written to its server A; A is stopped (SIGSTOP, so that it
+//! keeps its data as a server that was only unreachable does), `k = v2` is written during the
+//! outage (it lands on B), A is let run again and, once it is due for a retry, `k` is read:
+//! with `keep` the stale v1 comes back (the reason the option exists); with `flush` and
+//! `delete-written` never (a miss: A was cleaned before it served the read).
+mod common;
+
+use common::{unique, wait_until, Memcached};
+use mcpool::route::FailoverPolicy;
+use mcpool::stale::OnServerReturn;
+use mcpool::Client;
+use std::time::Duration;
+
+struct Setup {
+    a: Memcached,
+    b: Memcached,
+    c: Client,
+    /// Index of A in the client's list.
+    ia: usize,
+}
+
+fn setup(failover: FailoverPolicy, policy: OnServerReturn, away_max: usize) -> Setup {
+    let a = Memcached::start(&[]);
+    let b = Memcached::start(&[]);
+    let c = Client::builder()
+        .servers([a.addr(), b.addr()])
+        .failover(failover)
+        .on_server_return(policy)
+        .written_while_away_max(away_max)
+        .failure_limit(1)
+        .io_timeout(Duration::from_millis(300))
+        .retry_timeout(Duration::from_millis(1500))
+        .retry_timeout_max(Duration::from_millis(1500))
+        .build()
+        .unwrap();
+    Setup { a, b, c, ia: 0 }
+}
+
+/// `n` fresh keys that live on server `idx`.
+fn keys_on(c: &Client, idx: usize, n: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for i in 0..10_000 {
+        let k = unique(&format!("ret{i}-"));
+        if c.server_for(&k).unwrap() == idx {
+            out.push(k);
+            if out.len() == n {
+                return out;
+            }
+        }
+    }
+    panic!("no keys on server {idx}");
+}
+
+fn raw_get(addr: &str, key: &str) -> Option<Vec<u8>> {
+    Client::new([addr]).unwrap().get(key).unwrap()
+}
+
+/// Stops A, makes the client mark it dead (a read of `probe`, which lives on A, times
+/// out), then runs `during`; lets A run again and waits until it is due for a retry.
+fn outage(s: &Setup, probe: &str, during: impl FnOnce()) {
+    s.a.freeze();
+    // A read (never a write, which A would apply once it runs again) finds A dead.
+    assert!(s.c.get(probe).is_err(), "a stopped server cannot answer");
+    assert!(!s.c.server_states()[s.ia].alive, "marked dead");
+    during();
+    s.a.thaw();
+    wait_until("A due for a retry", Duration::from_secs(10), || {
+        s.c.server_states()[s.ia].alive
+    });
+}
+
+fn run(
+    failover: FailoverPolicy,
+    policy: OnServerReturn,
+) -> (Setup, Option<Vec<u8>>, Option<Vec<u8>>) {
+    let s = setup(failover, policy, 100);
+    let ks = keys_on(&s.c, s.ia, 3);
+    let (k, untouched, probe) = (&ks[0], &ks[1], &ks[2]);
+    s.c.set(k, b"v1", 0).unwrap();
+    s.c.set(untouched, b"kept", 0).unwrap();
+    assert_eq!(raw_get(&s.a.addr(), k).as_deref(), Some(&b"v1"[..]));
+    outage(&s, probe, || {
+        s.c.set(k, b"v2", 0).unwrap();
+        assert_eq!(
+            raw_get(&s.b.addr(), k).as_deref(),
+            Some(&b"v2"[..]),
+            "written to B during the outage"
+        );
+    });
+    let read = s.c.get(k).unwrap();
+    let other = s.c.get(untouched).unwrap();
+    (s, read, other)
+}
+
+#[test]
+fn item4_keep_serves_the_stale_value_after_a_return() {
+    let (s, read, other) = run(FailoverPolicy::Eject, OnServerReturn::Keep);
+    assert_eq!(
+        read.as_deref(),
+        Some(&b"v1"[..]),
+        "keep: the value overwritten meanwhile"
+    );
+    assert_eq!(other.as_deref(), Some(&b"kept"[..]));
+    let m = &s.c.metrics()[s.ia];
+    assert_eq!((m.returns_flushed, m.stale_deleted), (0, 0));
+}
+
+#[test]
+fn item4_flush_cleans_a_returning_server_before_it_serves() {
+    for failover in [FailoverPolicy::Eject, FailoverPolicy::Rehash] {
+        let (s, read, other) = run(failover, OnServerReturn::Flush);
+        assert_eq!(read, None, "{failover:?}: never the stale v1");
+        assert_eq!(other, None, "{failover:?}: flush_all removed everything");
+        let m = &s.c.metrics()[s.ia];
+        assert_eq!((m.returns_flushed, m.stale_deleted), (1, 0), "{m:?}");
+        assert_eq!(m.returns, 1);
+    }
+}
+
+#[test]
+fn item4_delete_written_deletes_only_the_keys_written_elsewhere() {
+    for failover in [FailoverPolicy::Eject, FailoverPolicy::Rehash] {
+        let (s, read, other) = run(failover, OnServerReturn::DeleteWritten);
+        assert_eq!(read, None, "{failover:?}: never the stale v1");
+        assert_eq!(
+            other.as_deref(),
+            Some(&b"kept"[..]),
+            "{failover:?}: a key not written elsewhere survives"
+        );
+        let m = &s.c.metrics()[s.ia];
+        assert_eq!((m.returns_flushed, m.stale_deleted), (0, 1), "{m:?}");
+    }
+}
+
+#[test]
+fn item4_past_written_while_away_max_the_return_flushes() {
+    let s = setup(FailoverPolicy::Eject, OnServerReturn::DeleteWritten, 1);
+    let ks = keys_on(&s.c, s.ia, 4);
+    let (k1, k2, untouched, probe) = (&ks[0], &ks[1], &ks[2], &ks[3]);
+    for k in [k1, k2, untouched] {
+        s.c.set(k, b"v1", 0).unwrap();
+    }
+    outage(&s, probe, || {
+        s.c.set(k1, b"v2", 0).unwrap();
+        assert!(
+            !s.c.delete(k2).unwrap(),
+            "the delete went to B, which never had k2"
+        );
+    });
+    assert_eq!(s.c.get(k1).unwrap(), None);
+    assert_eq!(s.c.get(k2).unwrap(), None);
+    assert_eq!(s.c.get(untouched).unwrap(), None, "flushed: past the bound");
+    let m = &s.c.metrics()[s.ia];
+    assert_eq!(
+        (m.returns_flushed, m.away_overflows, m.stale_deleted),
+        (1, 1, 0),
+        "{m:?}"
+    );
+}
+
+#[test]
+fn item4_options_by_name() {
+    let mc = Memcached::start(&[]);
+    for v in ["keep", "flush", "delete-written"] {
+        Client::builder()
+            .server(&mc.addr())
+            .set("failover", "eject")
+            .unwrap()
+            .set("on_server_return", v)
+            .unwrap()
+            .set("written_while_away_max", "5")
+            .unwrap()
+            .build()
+            .unwrap();
+    }
+    let e = Client::builder()
+        .set("on_server_return", "flush-all")
+        .unwrap_err();
+    assert!(e.to_string().contains("on_server_return"), "{e}");
+    assert!(Client::builder()
+        .set("written_while_away_max", "0")
+        .is_err());
+}
