@@ -579,6 +579,8 @@ typedef struct mcpool_event mcpool_event;
  * One value read from the cache: its bytes, flags and CAS unique. Made by `mcpool_client_get`
  * and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
  * `mcpool_item_free`. Immutable, so it may be read from any thread.
+ *
+ * One allocation: the item's fields, then the value's bytes (copied once, exactly sized).
  */
 typedef struct mcpool_item mcpool_item;
 
@@ -594,6 +596,10 @@ typedef struct mcpool_metrics mcpool_metrics;
  * The result of a multi-get: one entry per key asked, in the caller's order. Made by
  * `mcpool_client_get_multi`; walked with `mcpool_multi_len` and `mcpool_multi_get`; freed
  * with `mcpool_multi_free`. Immutable, so it may be read from any thread.
+ *
+ * An index of one entry per key and one buffer holding every value, back to back, in the
+ * order they arrived (grown geometrically as they arrive; a compressed value is inflated
+ * straight into it): three allocations per call however many keys.
  */
 typedef struct mcpool_multi mcpool_multi;
 
@@ -882,8 +888,10 @@ mcpool_status mcpool_config_set_key_prefix(mcpool_config *config,
                                            size_t prefix_len);
 
 /**
- * Connections per server opened at start-up and kept idle. Default 1 (SockIOPool's
- * `initConn`/`minConn`). Must not exceed the max size (checked by `mcpool_client_new`).
+ * Connections per server opened when the client is built (in the background) and kept
+ * idle (SockIOPool's `initConn`/`minConn`). Default 0: lazy, each connection opened by the
+ * first call that needs it, and no background thread before the first call. Must not exceed
+ * the max size (checked by `mcpool_client_new`).
  *
  * # Safety
  * `config` is NULL (refused) or a live configuration no other thread is using.

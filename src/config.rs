@@ -7,6 +7,7 @@ use crate::address::ServerSpec;
 use crate::error::{Error, Result};
 use crate::metrics::{Event, EventHandler};
 use crate::proto::Protocol;
+use crate::resolve::Resolver;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::tls::TlsOptions;
 use crate::trace::{OpHandler, OpRecord};
@@ -93,6 +94,10 @@ pub struct Config {
     pub tls: Option<TlsOptions>,
     /// Called when a server is marked dead or comes back.
     pub events: Option<EventHandler>,
+    /// Resolves server host names in place of the system's resolver (`ClientBuilder::resolver`).
+    pub resolver: Option<Resolver>,
+    /// How often server host names are re-resolved; zero: at each new connection.
+    pub resolve_interval: Duration,
     /// Timeouts and unreachable servers answer as misses (reads) and "not stored" (writes)
     /// instead of errors, counted in the metrics (docs/tracing.md#fail-open).
     pub fail_open: bool,
@@ -106,7 +111,7 @@ impl Default for Config {
             servers: Vec::new(),
             distribution: Distribution::CacheMemcached,
             failover: FailoverPolicy::FailFast,
-            min_idle: 1,
+            min_idle: 0,
             max_size: 16,
             idle_timeout: Some(Duration::from_secs(300)),
             max_lifetime: None,
@@ -132,6 +137,8 @@ impl Default for Config {
             sasl: None,
             tls: None,
             events: None,
+            resolver: None,
+            resolve_interval: Duration::ZERO,
             fail_open: false,
             operations: None,
         }
@@ -235,7 +242,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Connections per server opened at start-up and kept idle. Default 1.
+    /// Connections per server opened when the client is built (in the background) and kept
+    /// idle. Default 0: lazy, as libmemcached, pylibmc, python-memcached, pymemcache and
+    /// Cache::Memcached(::Fast) are: each connection is opened by the first call that needs
+    /// it, and no background thread starts before the first call.
     #[doc(alias = "setInitConn")]
     #[doc(alias = "setMinConn")]
     pub fn min_idle(mut self, n: u32) -> Self {
@@ -495,6 +505,31 @@ impl ClientBuilder {
     /// call returns only when it does.
     pub fn on_event(mut self, handler: impl Fn(&Event) + Send + Sync + 'static) -> Self {
         self.config.events = Some(EventHandler(Arc::new(handler)));
+        self
+    }
+
+    /// Resolves server host names with `resolve(host, port)` instead of the system's resolver
+    /// (DNS, /etc/hosts), e.g. from a service registry. It runs on a helper thread, at most one
+    /// at a time per server; a caller waits for it at most its connect timeout (bounded by
+    /// the operation deadline), so a resolver that stalls costs a timeout, not a hung call.
+    /// IP literals and unix socket paths never go through it. Called at each new connection,
+    /// or every `resolve_interval` when that is set. An empty list counts as "did not resolve".
+    pub fn resolver(
+        mut self,
+        resolve: impl Fn(&str, u16) -> std::io::Result<Vec<std::net::SocketAddr>>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.config.resolver = Some(Resolver(Arc::new(resolve)));
+        self
+    }
+
+    /// Re-resolve server host names this often (in the background; calls keep the addresses
+    /// they have meanwhile), and close connections to addresses no longer listed when they are
+    /// next given back. Default zero: a name is resolved at each new connection.
+    pub fn resolve_interval(mut self, d: Duration) -> Self {
+        self.config.resolve_interval = d;
         self
     }
 

@@ -10,8 +10,9 @@ use crate::address::ServerAddr;
 use crate::error::{Error, Result};
 use crate::fork;
 use crate::proto::{Codec, Status};
+use crate::resolve::Resolve;
 use std::io::{self, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
@@ -97,6 +98,10 @@ pub(crate) struct ConnOptions {
     pub io_timeout: Duration,
     pub nodelay: bool,
     pub max_value: usize,
+    /// The user's resolver for host names (`None`: the system's).
+    pub resolver: Option<crate::resolve::Resolver>,
+    /// How often a host name is re-resolved (zero: at every new connection).
+    pub resolve_interval: Duration,
     #[cfg(feature = "tls")]
     pub tls: Option<(crate::tls::TlsConfig, crate::tls::TlsOptions)>,
 }
@@ -282,6 +287,8 @@ pub struct Conn {
     /// The tag (meta `O`, binary opaque) of the next request: every request on a connection
     /// carries its own, so a reply can only be taken for the request it answers.
     next_tag: u32,
+    /// The address connected to (TCP), to retire it when its name no longer lists it.
+    peer: Option<SocketAddr>,
     /// The server's version (major, minor, patch) as its `version` reply gave it, once this
     /// connection has asked (the meta dialect asks when it needs to know: explicit CAS
     /// versions, memcached 1.6.6's `OK`).
@@ -312,10 +319,10 @@ pub fn parse_version(s: &str) -> ServerVersion {
 }
 
 impl Conn {
-    /// Connects to `addr` within `timeout` (the connect timeout, or less if the operation's
-    /// deadline is nearer).
+    /// Connects to `target`'s address within `timeout` (the connect timeout, or less if the
+    /// operation's deadline is nearer): name resolution included (`crate::resolve`).
     pub(crate) fn connect(
-        addr: &ServerAddr,
+        target: &Arc<Resolve>,
         label: &Arc<str>,
         opts: &ConnOptions,
         timeout: Duration,
@@ -335,14 +342,26 @@ impl Conn {
                 }
             }
         };
-        let stream = match addr {
-            ServerAddr::Tcp { host, port } => {
+        let mut peer = None;
+        let stream = match target.addr() {
+            ServerAddr::Tcp { host, .. } => {
+                #[cfg(not(feature = "tls"))]
+                let _ = host;
+                let started = Instant::now();
+                let addrs = target.addrs(timeout).map_err(io_err)?;
                 let mut last = io::Error::new(io::ErrorKind::NotFound, "host name did not resolve");
                 let mut found = None;
-                for sa in (host.as_str(), *port).to_socket_addrs().map_err(io_err)? {
-                    match TcpStream::connect_timeout(&sa, timeout) {
+                for sa in addrs.iter() {
+                    // Resolution and every attempt share the one connect timeout.
+                    let left = timeout.saturating_sub(started.elapsed());
+                    if left.is_zero() {
+                        last = io::Error::new(io::ErrorKind::TimedOut, "connect timed out");
+                        break;
+                    }
+                    match TcpStream::connect_timeout(sa, left) {
                         Ok(s) => {
                             found = Some(s);
+                            peer = Some(*sa);
                             break;
                         }
                         Err(e) => last = e,
@@ -367,7 +386,7 @@ impl Conn {
                                 source: io::Error::new(e.kind(), format!("TLS handshake: {e}")),
                             })?;
                     }
-                    return Conn::finish_connect(Stream::Tls(Box::new(stream)), label, opts);
+                    return Conn::finish_connect(Stream::Tls(Box::new(stream)), label, opts, peer);
                 }
                 Stream::Tcp(s)
             }
@@ -378,10 +397,20 @@ impl Conn {
                 Stream::Unix(s)
             }
         };
-        Conn::finish_connect(stream, label, opts)
+        Conn::finish_connect(stream, label, opts, peer)
     }
 
-    fn finish_connect(stream: Stream, label: &Arc<str>, opts: &ConnOptions) -> Result<Conn> {
+    /// The address connected to (TCP only).
+    pub(crate) fn peer(&self) -> Option<SocketAddr> {
+        self.peer
+    }
+
+    fn finish_connect(
+        stream: Stream,
+        label: &Arc<str>,
+        opts: &ConnOptions,
+        peer: Option<SocketAddr>,
+    ) -> Result<Conn> {
         Ok(Conn {
             stream,
             rbuf: vec![0; INITIAL_BUF],
@@ -398,6 +427,7 @@ impl Conn {
             cut: false,
             epoch: 0,
             next_tag: 1,
+            peer,
             server_version: None,
             legacy_ok_unchecked: false,
             sent_bytes: 0,

@@ -7,7 +7,6 @@
 //! connect error instead of r2d2's retry loop until the pool timeout, and a broken socket is
 //! dropped from its slot without r2d2 having to replace the slot.
 
-use crate::address::ServerAddr;
 use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::dialect::Dialect;
 use crate::health::Health;
@@ -24,7 +23,7 @@ pub struct Slot {
 /// r2d2 manager for one server.
 #[derive(Clone)]
 pub(crate) struct Manager {
-    pub addr: ServerAddr,
+    pub addr: Arc<crate::resolve::Resolve>,
     pub label: Arc<str>,
     pub opts: ConnOptions,
     pub dialect: Dialect,

@@ -298,6 +298,21 @@ fn readme_and_docs_hold_the_generated_tables() {
         text[a..b].to_owned()
     };
     let table = options::markdown_table();
+    // MCPOOL_BLESS=1 cargo test --test options readme: rewrites the generated sections.
+    if std::env::var_os("MCPOOL_BLESS").is_some() {
+        let bless = |file: &str, name: &str, body: &str| {
+            let path = format!("{root}/{file}");
+            let text = std::fs::read_to_string(&path).unwrap();
+            let old = section(file, name);
+            let begin = format!("<!-- {name}: generated from src/config/options.rs -->\n");
+            let at = text.find(&begin).unwrap() + begin.len();
+            let out = format!("{}{body}{}", &text[..at], &text[at + old.len()..]);
+            std::fs::write(&path, out).unwrap();
+        };
+        bless("README.md", "options", &table);
+        bless("docs/options.md", "options", &table);
+        bless("docs/options.md", "presets", &options::presets_markdown());
+    }
     assert_eq!(
         section("README.md", "options"),
         table,

@@ -26,7 +26,7 @@ use crate::health::ServerState;
 use crate::key::KeyRules;
 use crate::metrics::ServerMetrics;
 use crate::route::{Distribution, Router};
-use crate::server::{PoolSettings, Server};
+use crate::server::PoolSettings;
 use arc_swap::ArcSwap;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -53,6 +53,9 @@ struct Inner {
     /// call loads it once at its start and uses it throughout (server indexes mean
     /// something only within one snapshot), so a call in flight finishes on its ring.
     topology: ArcSwap<Topology>,
+    /// What a new server is built with (`Client::set_servers`), and the lock that makes
+    /// changes of the server list one at a time.
+    building: std::sync::Mutex<topology::Building>,
     /// The dialect of the configured protocol.
     dialect: Dialect,
     /// Prefix, sanitizing and the protocol's key checks.
@@ -106,6 +109,8 @@ impl Client {
             connect_timeout: config.connect_timeout,
             io_timeout: config.io_timeout,
             nodelay: config.nodelay,
+            resolver: config.resolver.clone(),
+            resolve_interval: config.resolve_interval,
             // No value memcached sends is longer than its largest item.
             max_value: config
                 .max_value_size
@@ -137,9 +142,11 @@ impl Client {
                 .then_some((config.on_server_return, config.written_while_away_max)),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
-        let servers = Server::all(&config.servers, &settings, &opts, &dialect)
-            .into_iter()
-            .map(Arc::new)
+        let building = topology::Building { settings, opts };
+        let servers = config
+            .servers
+            .iter()
+            .map(|spec| Arc::new(building.server(spec, &dialect)))
             .collect();
         let proxy_pool = config.distribution == Distribution::ProxyPool;
         let keys = KeyRules {
@@ -166,6 +173,7 @@ impl Client {
                 proxy_pool,
                 config,
                 topology: ArcSwap::from_pointee(Topology { servers, router }),
+                building: std::sync::Mutex::new(building),
             }),
         })
     }

@@ -3,8 +3,12 @@
 //! every call loads it once at its start and keeps it to its end, so a server index (which
 //! means something only within one snapshot) never meets another snapshot's list.
 
+use super::Client;
+use crate::address::{ServerAddr, ServerSpec};
+use crate::error::{Error, Result};
 use crate::route::Router;
 use crate::server::Server;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The servers (in configuration order) and the ring that places keys on them.
@@ -14,4 +18,100 @@ pub(crate) struct Topology {
     pub servers: Vec<Arc<Server>>,
     /// Key → index into `servers`.
     pub router: Router,
+}
+
+/// What the client builds a new server with.
+pub(crate) struct Building {
+    pub settings: crate::server::PoolSettings,
+    pub opts: crate::conn::ConnOptions,
+}
+
+impl Building {
+    pub(crate) fn server(&self, spec: &ServerSpec, dialect: &crate::dialect::Dialect) -> Server {
+        Server::new(spec, &self.settings, &self.opts, dialect)
+    }
+}
+
+impl Client {
+    /// Replaces the server list (weight 1 each), as [`ClientBuilder::servers`] takes it:
+    /// `host:port`, `[v6]:port` or a unix socket path. See [`Client::set_server_specs`].
+    ///
+    /// [`ClientBuilder::servers`]: crate::ClientBuilder::servers
+    #[doc(alias = "setServers")]
+    pub fn set_servers<S: AsRef<str>>(&self, servers: impl IntoIterator<Item = S>) -> Result<()> {
+        self.set_servers_weighted(servers.into_iter().map(|s| (s, 1)))
+    }
+
+    /// Replaces the server list with `(address, weight)` pairs, as
+    /// [`ClientBuilder::server_weighted`] takes them. See [`Client::set_server_specs`].
+    ///
+    /// [`ClientBuilder::server_weighted`]: crate::ClientBuilder::server_weighted
+    #[doc(alias = "setWeights")]
+    pub fn set_servers_weighted<S: AsRef<str>>(
+        &self,
+        servers: impl IntoIterator<Item = (S, u32)>,
+    ) -> Result<()> {
+        let specs = servers
+            .into_iter()
+            .map(|(s, weight)| {
+                let s = s.as_ref();
+                let mut spec = ServerSpec::parse(s).map_err(|e| match e {
+                    Error::Config(m) => Error::Config(format!("set_servers: {m}")),
+                    e => e,
+                })?;
+                spec.weight = weight;
+                Ok(spec)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.set_server_specs(specs)
+    }
+
+    /// Replaces the server list at run time, atomically: the placement ring is rebuilt for
+    /// the new list by the client's distribution (and failover policy), and swapped in whole.
+    /// A call already running finishes on the list it started with; calls that start after
+    /// this returns use the new one. A server still present (same address) keeps its pool,
+    /// its open connections, its health and its counters; a removed server's connections
+    /// close once the last call using it has given them back. A bad list (empty, a weight of
+    /// 0, or one the distribution refuses) is an [`Error::Config`] naming the entry, and the
+    /// current list stays. [`Client::config`] keeps the list the client was built with;
+    /// [`Client::server_labels`] shows the current one. Changes are applied one at a time.
+    pub fn set_server_specs(&self, specs: Vec<ServerSpec>) -> Result<()> {
+        if specs.is_empty() {
+            return Err(Error::Config("set_servers: no servers given".into()));
+        }
+        if let Some(s) = specs.iter().find(|s| s.weight == 0) {
+            return Err(Error::Config(format!(
+                "set_servers: server {}: weight must be at least 1",
+                s.addr
+            )));
+        }
+        let router = Router::new(&self.inner.config.distribution, &specs).map_err(|e| match e {
+            Error::Config(m) => Error::Config(format!("set_servers: {m}")),
+            e => e,
+        })?;
+        let building = self
+            .inner
+            .building
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let old = self.topology();
+        // Servers kept: by address, each old object used once.
+        let mut kept: HashMap<&ServerAddr, Vec<&Arc<Server>>> = HashMap::new();
+        for (spec, server) in old.router.servers().iter().zip(&old.servers).rev() {
+            kept.entry(&spec.addr).or_default().push(server);
+        }
+        let servers = specs
+            .iter()
+            .map(|spec| match kept.get_mut(&spec.addr).and_then(Vec::pop) {
+                Some(server) => server.clone(),
+                None => Arc::new(building.server(spec, &self.inner.dialect)),
+            })
+            .collect();
+        drop(kept);
+        self.inner
+            .topology
+            .store(Arc::new(Topology { servers, router }));
+        drop(old);
+        Ok(())
+    }
 }

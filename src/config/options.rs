@@ -572,8 +572,8 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("key_prefix", Text, "", "", "at most 250 bytes",
         "namespace prepended to every key",
         Apply::Text(set_key_prefix)),
-    row!("min_idle", Integer, "connections", "1", "0 to 65536",
-        "connections per server opened at start-up and kept idle (SockIOPool initConn)",
+    row!("min_idle", Integer, "connections", "0", "0 to 65536",
+        "connections per server opened when the client is built and kept idle (SockIOPool initConn); 0: lazy, each opened by the first call that needs it",
         Apply::U32(ClientBuilder::min_idle, 0, MAX_POOL_SIZE)),
     row!("max_size", Integer, "connections", "16", "1 to 65536",
         "most connections per server (SockIOPool maxConn)",
@@ -704,6 +704,11 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("tls_insecure_skip_verify", Bool, "", "false", "",
         "do not verify the servers' certificates (tests only)",
         Apply::Text(set_tls_insecure)),
+    // ----- topology (servers that change at run time) -----
+    row!("resolve_interval", DurationOrZero, "ms", "0", "",
+        "re-resolve server host names this often, in the background, closing connections to \
+         addresses no longer listed; 0: resolve at each new connection",
+        Apply::Duration(ClientBuilder::resolve_interval)),
     // failopen-hook
     row!("fail_open", Bool, "", "false", "",
         "timeouts and unreachable servers answer as misses (reads) and not stored (writes), \
@@ -936,6 +941,7 @@ pub static PRESETS: &[Preset] = &[
             ("operation_timeout", "2500ms"),
             ("retry_timeout_max", "30s"),
             ("compression", "true"),
+            ("min_idle", "1"),
             ("compression_threshold", "16384"),
             ("compression_compare", "above"),
             ("compression_ratio", "1"),

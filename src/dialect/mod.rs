@@ -20,7 +20,6 @@ pub(crate) use binary::Binary;
 pub(crate) use meta::{LeaseReply, Meta};
 pub(crate) use text::Text;
 
-use crate::address::ServerAddr;
 use crate::conn::{Conn, ConnOptions};
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -471,7 +470,7 @@ impl Dialect {
     /// Connects to `addr` (see `Conn::connect`) and runs the dialect's on-connect step.
     pub(crate) fn connect(
         &self,
-        addr: &ServerAddr,
+        addr: &Arc<crate::resolve::Resolve>,
         label: &Arc<str>,
         opts: &ConnOptions,
         timeout: Duration,

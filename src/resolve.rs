@@ -1,0 +1,220 @@
+//! Name resolution of a server's host, bounded in time (docs/topology.md).
+//!
+//! `getaddrinfo` (what `to_socket_addrs` calls) has no timeout of its own: a stalled DNS
+//! server would hold a caller past its `connect_timeout` and its operation deadline. So a
+//! host name is resolved on a helper thread, and the caller waits for the answer at most the
+//! time its connect may take. At most one resolution per server is in flight: a caller that
+//! arrives while one runs waits for that one, so a stalled resolver holds one thread per
+//! server, never one per caller.
+//!
+//! IP literals and unix socket paths never go through a resolver. A host name goes through
+//! the user's resolver ([`ClientBuilder::resolver`](crate::ClientBuilder::resolver)) when one
+//! is set, the system's otherwise.
+//!
+//! `resolve_interval` 0 (the default) resolves at every new connection, as before. Above 0,
+//! the addresses are kept and re-resolved in the background once they are older than the
+//! interval (triggered by the next connect or the next connection given back, which keep
+//! using the addresses they have meanwhile); a connection to an address the last answer no
+//! longer lists is closed when it is next given back, so the pool follows the name.
+
+use crate::address::ServerAddr;
+use crate::fork;
+use std::fmt;
+use std::io;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// A resolver: the addresses of `host` (as written in the server list) and `port`.
+#[derive(Clone)]
+pub struct Resolver(pub Arc<dyn Fn(&str, u16) -> io::Result<Vec<SocketAddr>> + Send + Sync>);
+
+impl fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Resolver")
+    }
+}
+
+/// What the resolver of one server knows.
+#[derive(Default)]
+struct State {
+    /// The last answer, and when it arrived.
+    addrs: Option<(Arc<Vec<SocketAddr>>, Instant)>,
+    /// The last failure (kind and message), when the last resolution failed.
+    error: Option<(io::ErrorKind, String)>,
+    /// Completed resolutions so far.
+    done: u64,
+    /// A resolution in flight, started in this fork generation.
+    in_flight: Option<u64>,
+}
+
+/// One server's address and its resolution.
+pub(crate) struct Resolve {
+    addr: ServerAddr,
+    /// The literal address, for an IP literal (no resolver involved).
+    literal: Option<SocketAddr>,
+    resolver: Option<Resolver>,
+    interval: Duration,
+    state: Mutex<State>,
+    answered: Condvar,
+}
+
+impl fmt::Debug for Resolve {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Resolve({})", self.addr)
+    }
+}
+
+impl Resolve {
+    pub(crate) fn new(addr: ServerAddr, resolver: Option<Resolver>, interval: Duration) -> Self {
+        let literal = match &addr {
+            ServerAddr::Tcp { host, port } => host
+                .parse::<IpAddr>()
+                .ok()
+                .map(|ip| SocketAddr::new(ip, *port)),
+            ServerAddr::Unix(_) => None,
+        };
+        Resolve {
+            addr,
+            literal,
+            resolver,
+            interval,
+            state: Mutex::new(State::default()),
+            answered: Condvar::new(),
+        }
+    }
+
+    /// The server's address as configured.
+    pub(crate) fn addr(&self) -> &ServerAddr {
+        &self.addr
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The addresses to connect to, waiting at most `timeout` for a resolution.
+    pub(crate) fn addrs(self: &Arc<Self>, timeout: Duration) -> io::Result<Arc<Vec<SocketAddr>>> {
+        if let Some(sa) = self.literal {
+            return Ok(Arc::new(vec![sa]));
+        }
+        let started = Instant::now();
+        let mut st = self.lock();
+        if !self.interval.is_zero() {
+            if let Some((addrs, at)) = &st.addrs {
+                let addrs = addrs.clone();
+                if at.elapsed() >= self.interval {
+                    self.start(&mut st);
+                }
+                return Ok(addrs);
+            }
+        }
+        // A fresh answer: the one in flight, or a new one.
+        let before = st.done;
+        self.start(&mut st);
+        while st.done == before {
+            let left = timeout.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "resolving {} took longer than {timeout:?}",
+                        self.addr.host()
+                    ),
+                ));
+            }
+            st = self
+                .answered
+                .wait_timeout(st, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        match (&st.error, &st.addrs) {
+            (Some((kind, msg)), _) => Err(io::Error::new(*kind, msg.clone())),
+            (None, Some((addrs, _))) => Ok(addrs.clone()),
+            (None, None) => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "host name did not resolve",
+            )),
+        }
+    }
+
+    /// False when `peer` (a connection's address) is no longer among the addresses the name
+    /// resolves to (only with a `resolve_interval`; starts a due re-resolution).
+    pub(crate) fn still_listed(self: &Arc<Self>, peer: Option<SocketAddr>) -> bool {
+        let Some(peer) = peer else { return true };
+        if self.literal.is_some() || self.interval.is_zero() {
+            return true;
+        }
+        let mut st = self.lock();
+        let listed = match &st.addrs {
+            Some((addrs, at)) => {
+                let listed = addrs.contains(&peer);
+                if at.elapsed() >= self.interval {
+                    self.start(&mut st);
+                }
+                listed
+            }
+            None => true,
+        };
+        listed
+    }
+
+    /// Starts a resolution on a helper thread unless one is in flight.
+    fn start(self: &Arc<Self>, st: &mut State) {
+        let generation = fork::generation();
+        // A resolution started before a fork has no thread in this process.
+        if st.in_flight == Some(generation) {
+            return;
+        }
+        let ServerAddr::Tcp { host, port } = &self.addr else {
+            return;
+        };
+        let (host, port) = (host.clone(), *port);
+        st.in_flight = Some(generation);
+        let this = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mcpool-resolve".into())
+            .spawn(move || {
+                let answer = match &this.resolver {
+                    Some(r) => (r.0)(&host, port),
+                    None => (host.as_str(), port)
+                        .to_socket_addrs()
+                        .map(|it| it.collect::<Vec<_>>()),
+                };
+                this.answer(answer);
+            });
+        if let Err(e) = spawned {
+            st.in_flight = None;
+            st.done += 1;
+            st.error = Some((e.kind(), format!("no thread to resolve on: {e}")));
+        }
+    }
+
+    fn answer(&self, answer: io::Result<Vec<SocketAddr>>) {
+        let mut st = self.lock();
+        st.in_flight = None;
+        st.done += 1;
+        match answer {
+            Ok(addrs) if !addrs.is_empty() => {
+                st.addrs = Some((Arc::new(addrs), Instant::now()));
+                st.error = None;
+            }
+            Ok(_) => {
+                st.error = Some((io::ErrorKind::NotFound, "host name did not resolve".into()));
+            }
+            Err(e) => {
+                // A known answer stays in use while re-resolving fails (`resolve_interval`).
+                st.error = Some((e.kind(), format!("resolving {}: {e}", self.addr.host())));
+                if let Some((_, at)) = &mut st.addrs {
+                    if !self.interval.is_zero() {
+                        *at = Instant::now();
+                        st.error = None;
+                    }
+                }
+            }
+        }
+        drop(st);
+        self.answered.notify_all();
+    }
+}

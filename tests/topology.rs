@@ -1,0 +1,401 @@
+//! Servers that change at run time (`Client::set_servers`) and bounded name resolution
+//! (the resolver hook, `resolve_interval`), against real memcached processes.
+mod common;
+
+use common::{belongs_to, unique, value_for, wait_until, Memcached};
+use mcpool::{Client, Error};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// `curr_connections` of one memcached, read with a connection of its own (counted in it).
+fn curr_connections(mc: &Memcached) -> u64 {
+    let probe = Client::builder()
+        .server(&mc.addr())
+        .min_idle(0)
+        .max_size(1)
+        .build()
+        .unwrap();
+    let stats = probe.stats(None).remove(0).1.unwrap();
+    stats
+        .iter()
+        .find(|(k, _)| k == "curr_connections")
+        .map(|(_, v)| v.parse().unwrap())
+        .unwrap()
+}
+
+fn metrics_of(client: &Client, label: &str) -> Option<mcpool::ServerMetrics> {
+    client.metrics().into_iter().find(|m| m.server == label)
+}
+
+#[test]
+fn set_servers_under_16_threads_of_load_gives_no_wrong_value_and_no_late_call() {
+    let mcs: Vec<Memcached> = (0..4).map(|_| Memcached::start(&[])).collect();
+    let addr: Vec<String> = mcs.iter().map(Memcached::addr).collect();
+    let op_timeout = Duration::from_secs(2);
+    let client = Client::builder()
+        .servers([&addr[0], &addr[1]])
+        .max_size(8)
+        .operation_timeout(Some(op_timeout))
+        .build()
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let wrong = Arc::new(AtomicUsize::new(0));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+    let max_call = Arc::new(Mutex::new(Duration::ZERO));
+    let prefix = unique("topo");
+    let threads: Vec<_> = (0..16)
+        .map(|t| {
+            let (client, stop, wrong, calls, errors, max_call) = (
+                client.clone(),
+                stop.clone(),
+                wrong.clone(),
+                calls.clone(),
+                errors.clone(),
+                max_call.clone(),
+            );
+            let prefix = prefix.clone();
+            std::thread::spawn(move || {
+                let mut i = 0u64;
+                // Bounded: stops when told, or after this many rounds at the latest.
+                while !stop.load(Ordering::Relaxed) && i < 1_000_000 {
+                    let key = format!("{prefix}{t}-{}", i % 300);
+                    let value = value_for(&key, 40 + (i as usize % 50));
+                    let started = Instant::now();
+                    let set = client.set(&key, &value, 0);
+                    let got = client.get(&key);
+                    let multi =
+                        client.get_multi(&[&key, &format!("{prefix}{t}-{}", (i + 1) % 300)]);
+                    let took = started.elapsed();
+                    {
+                        let mut m = max_call.lock().unwrap();
+                        *m = (*m).max(took);
+                    }
+                    calls.fetch_add(3, Ordering::Relaxed);
+                    if let Err(e) = set {
+                        errors.lock().unwrap().push(format!("set: {e}"));
+                    }
+                    // A read may miss (the key may now live on another server), never be
+                    // another key's value.
+                    match got {
+                        Ok(Some(v)) if !belongs_to(&key, &v) => {
+                            wrong.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(_) => {}
+                        Err(e) => errors.lock().unwrap().push(format!("get: {e}")),
+                    }
+                    for (k, r) in [&key, &format!("{prefix}{t}-{}", (i + 1) % 300)]
+                        .iter()
+                        .zip(multi)
+                    {
+                        match r {
+                            Ok(Some(item)) if !belongs_to(k, &item.value) => {
+                                wrong.fetch_add(1, Ordering::Relaxed);
+                            }
+                            Ok(_) => {}
+                            Err(e) => errors.lock().unwrap().push(format!("get_multi: {e}")),
+                        }
+                    }
+                    i += 1;
+                }
+            })
+        })
+        .collect();
+    let lists: [&[usize]; 7] = [
+        &[0, 1, 2],
+        &[1, 2, 3],
+        &[0, 3],
+        &[0, 1, 2, 3],
+        &[2],
+        &[2, 0],
+        &[0, 1],
+    ];
+    for list in lists {
+        // Load runs for a while on each list (this is the test's duration, not a wait for
+        // a condition).
+        std::thread::sleep(Duration::from_millis(150));
+        let before = client.metrics();
+        let new: Vec<&str> = list.iter().map(|&i| addr[i].as_str()).collect();
+        client.set_servers(&new).unwrap();
+        assert_eq!(client.server_labels(), new);
+        // Servers kept keep their counters (their Server object): no reset to zero.
+        for m in before {
+            if let Some(after) = metrics_of(&client, &m.server) {
+                assert!(
+                    after.operations >= m.operations && after.connects >= m.connects,
+                    "{}: counters went back from {m:?} to {after:?}",
+                    m.server
+                );
+            }
+        }
+    }
+    std::thread::sleep(Duration::from_millis(150));
+    stop.store(true, Ordering::Relaxed);
+    for t in threads {
+        t.join().unwrap();
+    }
+    let calls = calls.load(Ordering::Relaxed);
+    let max_call = *max_call.lock().unwrap();
+    eprintln!("{calls} calls, longest round of 3 calls {max_call:?}");
+    assert!(calls > 1000, "too little load: {calls} calls");
+    assert_eq!(wrong.load(Ordering::Relaxed), 0, "wrong values read");
+    let errors = errors.lock().unwrap();
+    assert!(
+        errors.is_empty(),
+        "{} errors, first: {:?}",
+        errors.len(),
+        errors.first()
+    );
+    // Three calls per round, each bounded by its own operation deadline.
+    assert!(
+        max_call < op_timeout * 3 + Duration::from_secs(2),
+        "a round took {max_call:?}"
+    );
+}
+
+#[test]
+fn a_kept_server_keeps_its_connections_and_a_removed_one_drains() {
+    let a = Memcached::start(&[]);
+    let b = Memcached::start(&[]);
+    let base_a = curr_connections(&a);
+    let client = Client::builder()
+        .servers([a.addr(), b.addr()])
+        .min_idle(3)
+        .max_size(3)
+        .build()
+        .unwrap();
+    wait_until(
+        "the pools' idle connections",
+        Duration::from_secs(10),
+        || client.pool_states().iter().all(|&(open, _)| open >= 3),
+    );
+    wait_until("a's connections seen by a", Duration::from_secs(10), || {
+        curr_connections(&a) >= base_a + 3
+    });
+    let connects_b = metrics_of(&client, &b.addr()).unwrap().connects;
+    // b is kept (and moves to index 0); a is removed.
+    client.set_servers([b.addr()]).unwrap();
+    assert_eq!(client.server_labels(), vec![b.addr()]);
+    for i in 0..50 {
+        let k = format!("{}{i}", unique("kept"));
+        client.set(&k, b"v", 0).unwrap();
+        assert_eq!(client.get(&k).unwrap().as_deref(), Some(&b"v"[..]));
+    }
+    let after = metrics_of(&client, &b.addr()).unwrap();
+    assert_eq!(
+        after.connects, connects_b,
+        "the kept server opened connections anew"
+    );
+    assert!(client.pool_states()[0].0 >= 3, "{:?}", client.pool_states());
+    // a's pool is gone with the last snapshot that held it: its connections close.
+    wait_until("a's connections to close", Duration::from_secs(10), || {
+        curr_connections(&a) <= base_a
+    });
+    // Adding a back builds a fresh server (its counters start again).
+    client.set_servers([a.addr(), b.addr()]).unwrap();
+    assert_eq!(metrics_of(&client, &a.addr()).unwrap().operations, 0);
+    assert_eq!(metrics_of(&client, &b.addr()).unwrap().connects, connects_b);
+}
+
+#[test]
+fn a_bad_server_list_is_refused_and_the_old_one_stays() {
+    let a = Memcached::start(&[]);
+    let client = Client::new([a.addr()]).unwrap();
+    let none: [&str; 0] = [];
+    for r in [
+        client.set_servers(none),
+        client.set_servers([a.addr().as_str(), "host:notaport"]),
+        client.set_servers_weighted([(a.addr().as_str(), 0)]),
+    ] {
+        match r {
+            Err(Error::Config(m)) => assert!(m.contains("set_servers"), "{m}"),
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+    assert_eq!(client.server_labels(), vec![a.addr()]);
+    client.set("still", b"here", 0).unwrap();
+    assert_eq!(client.get("still").unwrap().as_deref(), Some(&b"here"[..]));
+}
+
+#[test]
+fn set_servers_recomputes_the_distribution() {
+    let mcs: Vec<Memcached> = (0..3).map(|_| Memcached::start(&[])).collect();
+    let addr: Vec<String> = mcs.iter().map(Memcached::addr).collect();
+    let client = Client::new([&addr[0]]).unwrap();
+    client
+        .set_servers_weighted([(&addr[0], 1), (&addr[1], 2), (&addr[2], 1)])
+        .unwrap();
+    let fresh = Client::builder()
+        .server_weighted(&addr[0], 1)
+        .server_weighted(&addr[1], 2)
+        .server_weighted(&addr[2], 1)
+        .build()
+        .unwrap();
+    let mut used = [0usize; 3];
+    for i in 0..300 {
+        let k = format!("place-{i}");
+        let s = client.server_for(&k).unwrap();
+        assert_eq!(s, fresh.server_for(&k).unwrap(), "{k}");
+        used[s] += 1;
+    }
+    assert!(used.iter().all(|&n| n > 0), "{used:?}");
+}
+
+#[test]
+fn a_stalling_resolver_is_bounded_by_the_deadlines_and_holds_one_thread() {
+    let entered = Arc::new(AtomicUsize::new(0));
+    let e = entered.clone();
+    let stall = move |_: &str, _: u16| -> std::io::Result<Vec<SocketAddr>> {
+        e.fetch_add(1, Ordering::SeqCst);
+        // A resolver that stalls (a DNS server that does not answer).
+        std::thread::sleep(Duration::from_secs(30));
+        Ok(vec![])
+    };
+    for (connect, op) in [
+        (Duration::from_millis(300), Duration::from_secs(3)),
+        (Duration::from_secs(5), Duration::from_millis(300)),
+    ] {
+        entered.store(0, Ordering::SeqCst);
+        let client = Client::builder()
+            .server("stalls.invalid:11211")
+            .resolver(stall.clone())
+            .connect_timeout(connect)
+            .operation_timeout(Some(op))
+            .failure_limit(1000)
+            .min_idle(0)
+            .build()
+            .unwrap();
+        let bound = connect.min(op) + Duration::from_secs(1);
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let client = client.clone();
+                std::thread::spawn(move || {
+                    for j in 0..3 {
+                        let started = Instant::now();
+                        let r = client.get(format!("k{i}-{j}"));
+                        let took = started.elapsed();
+                        assert!(r.is_err(), "{r:?}");
+                        assert!(took < bound, "a call took {took:?} (bound {bound:?})");
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        // 24 calls, one resolution in flight for the one server.
+        assert_eq!(
+            entered.load(Ordering::SeqCst),
+            1,
+            "resolver threads piled up"
+        );
+    }
+}
+
+#[test]
+fn the_stalled_resolution_is_a_connect_timeout() {
+    let client = Client::builder()
+        .server("stalls.invalid:11211")
+        .resolver(|_: &str, _: u16| {
+            std::thread::sleep(Duration::from_secs(30));
+            Ok(vec![])
+        })
+        .connect_timeout(Duration::from_millis(200))
+        .min_idle(0)
+        .build()
+        .unwrap();
+    match client.get("k") {
+        Err(Error::ConnectTimeout { server }) => assert_eq!(server, "stalls.invalid:11211"),
+        other => panic!("expected a connect timeout, got {other:?}"),
+    }
+}
+
+#[test]
+fn resolve_interval_follows_a_changed_address() {
+    let a = Memcached::start(&[]);
+    let b = Memcached::start(&[]);
+    let key = unique("moved");
+    Client::new([a.addr()])
+        .unwrap()
+        .set(&key, b"on-a", 0)
+        .unwrap();
+    Client::new([b.addr()])
+        .unwrap()
+        .set(&key, b"on-b", 0)
+        .unwrap();
+    let port_of = |mc: &Memcached| {
+        mc.addr()
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .parse::<u16>()
+            .unwrap()
+    };
+    let port = Arc::new(AtomicU16::new(port_of(&a)));
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let (p, q) = (port.clone(), asked.clone());
+    let base_a = curr_connections(&a);
+    let client = Client::builder()
+        .server("cache.service.test:11211")
+        .resolver(move |host: &str, port: u16| {
+            q.lock().unwrap().push((host.to_string(), port));
+            Ok(vec![SocketAddr::from((
+                [127, 0, 0, 1],
+                p.load(Ordering::SeqCst),
+            ))])
+        })
+        .resolve_interval(Duration::from_millis(50))
+        .min_idle(0)
+        .max_size(2)
+        .build()
+        .unwrap();
+    assert_eq!(client.get(&key).unwrap().as_deref(), Some(&b"on-a"[..]));
+    assert_eq!(
+        asked.lock().unwrap()[0],
+        ("cache.service.test".to_string(), 11211)
+    );
+    port.store(port_of(&b), Ordering::SeqCst);
+    wait_until(
+        "the client to follow the name to b",
+        Duration::from_secs(10),
+        || client.get(&key).unwrap().as_deref() == Some(&b"on-b"[..]),
+    );
+    // The connections to a are retired as they are given back.
+    wait_until("a's connections to close", Duration::from_secs(10), || {
+        for _ in 0..16 {
+            let _ = client.get(&key);
+        }
+        curr_connections(&a) <= base_a
+    });
+}
+
+#[test]
+fn ip_literals_never_go_through_the_resolver() {
+    let a = Memcached::start(&[]);
+    let asked = Arc::new(AtomicUsize::new(0));
+    let q = asked.clone();
+    let client = Client::builder()
+        .server(&a.addr())
+        .resolver(move |_: &str, _: u16| {
+            q.fetch_add(1, Ordering::SeqCst);
+            Err(std::io::Error::other("not to be called"))
+        })
+        .resolve_interval(Duration::from_millis(10))
+        .build()
+        .unwrap();
+    for i in 0..20 {
+        client.set(format!("lit{i}"), b"v", 0).unwrap();
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 0);
+}
+
+#[test]
+fn resolve_interval_is_an_option() {
+    let b = Client::builder().set("resolve_interval", "2s").unwrap();
+    assert_eq!(b.config().resolve_interval, Duration::from_secs(2));
+    let b = Client::builder().set("resolve_interval", "0").unwrap();
+    assert_eq!(b.config().resolve_interval, Duration::ZERO);
+    assert!(Client::builder().set("resolve_interval", "soon").is_err());
+}
