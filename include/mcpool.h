@@ -49,6 +49,12 @@
 #define MCPOOL_MAX_MULTI_KEYS (1 << 20)
 
 /**
+ * `compress` of `mcpool_client_store_kind_compress`: compression on for this value, with
+ * the call's `threshold` in place of the client's.
+ */
+#define MCPOOL_COMPRESS_THRESHOLD 3
+
+/**
  * Most addresses one resolver answer may hold.
  */
 #define MCPOOL_RESOLVED_MAX 64
@@ -183,6 +189,48 @@ typedef uint32_t mcpool_status;
 #endif // __cplusplus
 
 /**
+ * Which store command `mcpool_client_store_kind` sends. The numbers are part of the ABI.
+ */
+enum mcpool_store_op
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+    /**
+     * Store unconditionally.
+     */
+    MCPOOL_STORE_SET = 0,
+    /**
+     * Store only if the key does not exist.
+     */
+    MCPOOL_STORE_ADD = 1,
+    /**
+     * Store only if the key exists.
+     */
+    MCPOOL_STORE_REPLACE = 2,
+    /**
+     * Store only if the item's CAS unique is still `cas`.
+     */
+    MCPOOL_STORE_CAS = 3,
+    /**
+     * Append bytes to an existing value (`mcpool_client_store_multi`; a typed store of
+     * `mcpool_client_store_kind` refuses it: `MCPOOL_UNSUPPORTED`).
+     */
+    MCPOOL_STORE_APPEND = 4,
+    /**
+     * Prepend bytes to an existing value (as `MCPOOL_STORE_APPEND`).
+     */
+    MCPOOL_STORE_PREPEND = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum mcpool_store_op mcpool_store_op;
+#else
+typedef uint32_t mcpool_store_op;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What `mcpool_client_get_lease` found. Stable numbers, never reused.
  */
 enum mcpool_lease
@@ -255,39 +303,6 @@ enum mcpool_kind
 typedef enum mcpool_kind mcpool_kind;
 #else
 typedef uint32_t mcpool_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Which store command `mcpool_client_store_kind` sends. The numbers are part of the ABI.
- */
-enum mcpool_store_op
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * Store unconditionally.
-     */
-    MCPOOL_STORE_SET = 0,
-    /**
-     * Store only if the key does not exist.
-     */
-    MCPOOL_STORE_ADD = 1,
-    /**
-     * Store only if the key exists.
-     */
-    MCPOOL_STORE_REPLACE = 2,
-    /**
-     * Store only if the item's CAS unique is still `cas`.
-     */
-    MCPOOL_STORE_CAS = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum mcpool_store_op mcpool_store_op;
-#else
-typedef uint32_t mcpool_store_op;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -569,6 +584,8 @@ typedef struct mcpool_event mcpool_event;
  * One value read from the cache: its bytes, flags and CAS unique. Made by `mcpool_client_get`
  * and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
  * `mcpool_item_free`. Immutable, so it may be read from any thread.
+ *
+ * One allocation: the item's fields, then the value's bytes (copied once, exactly sized).
  */
 typedef struct mcpool_item mcpool_item;
 
@@ -584,6 +601,10 @@ typedef struct mcpool_metrics mcpool_metrics;
  * The result of a multi-get: one entry per key asked, in the caller's order. Made by
  * `mcpool_client_get_multi`; walked with `mcpool_multi_len` and `mcpool_multi_get`; freed
  * with `mcpool_multi_free`. Immutable, so it may be read from any thread.
+ *
+ * An index of one entry per key and one buffer holding every value, back to back, in the
+ * order they arrived (grown geometrically as they arrive; a compressed value is inflated
+ * straight into it): three allocations per call however many keys.
  */
 typedef struct mcpool_multi mcpool_multi;
 
@@ -897,8 +918,10 @@ mcpool_status mcpool_config_set_key_prefix(mcpool_config *config,
                                            size_t prefix_len);
 
 /**
- * Connections per server opened at start-up and kept idle. Default 1 (SockIOPool's
- * `initConn`/`minConn`). Must not exceed the max size (checked by `mcpool_client_new`).
+ * Connections per server opened when the client is built (in the background) and kept
+ * idle (SockIOPool's `initConn`/`minConn`). Default 0: lazy, each connection opened by the
+ * first call that needs it, and no background thread before the first call. Must not exceed
+ * the max size (checked by `mcpool_client_new`).
  *
  * # Safety
  * `config` is NULL (refused) or a live configuration no other thread is using.
@@ -1710,6 +1733,32 @@ mcpool_status mcpool_client_set_multi_ttl(const mcpool_client *client,
                                           mcpool_status *out_statuses);
 
 /**
+ * Any store command over `n` items in one pipelined round trip per server, as
+ * `mcpool_client_set_multi_ttl`: `op` is SET, ADD, REPLACE, APPEND, PREPEND (never
+ * compressed; the expiry is not sent, as memcached keeps the item's) or CAS, which compares
+ * item `i` with `cas[i]` (`cas` NULL: all 0; read only for CAS). Each item's status as the
+ * single commands answer: `MCPOOL_OK` stored, `MCPOOL_NOT_STORED` (add of an existing key,
+ * replace/append/prepend of a missing one), `MCPOOL_EXISTS` / `MCPOOL_NOT_FOUND` (CAS), or
+ * its error. `flags`, `ttls` and `compress` as `mcpool_client_set_multi_ttl` (all may be
+ * NULL). Everything else as `mcpool_client_set_multi`.
+ *
+ * # Safety
+ * As for `mcpool_client_set_multi_ttl`; `cas` is NULL or an array of `n`.
+ */
+mcpool_status mcpool_client_store_multi(const mcpool_client *client,
+                                        mcpool_store_op op,
+                                        const uint8_t *const *keys,
+                                        const size_t *key_lens,
+                                        const uint8_t *const *values,
+                                        const size_t *value_lens,
+                                        const uint32_t *flags,
+                                        const uint32_t *ttls,
+                                        const uint64_t *cas,
+                                        size_t n,
+                                        const uint8_t *compress,
+                                        mcpool_status *out_statuses);
+
+/**
  * Deletes `n` keys, pipelined per server as `mcpool_client_set_multi`. Writes each key's
  * status to `out_statuses[i]`: `MCPOOL_OK` (deleted), `MCPOOL_NOT_FOUND`, or its error (the
  * first failure's message is the last error). Returns `MCPOOL_OK` once the statuses are
@@ -1725,6 +1774,45 @@ mcpool_status mcpool_client_delete_multi(const mcpool_client *client,
                                          const size_t *key_lens,
                                          size_t n,
                                          mcpool_status *out_statuses);
+
+/**
+ * Sets the expiry of `n` keys, pipelined per server as `mcpool_client_delete_multi` (one
+ * round trip per server): key `i` gets `ttls[i]` seconds (`ttls` NULL: all 0, no expiry).
+ * Writes each key's status to `out_statuses[i]`: `MCPOOL_OK` (touched), `MCPOOL_NOT_FOUND`,
+ * or its error (the first failure's message is the last error). Returns `MCPOOL_OK` once
+ * the statuses are written; a NULL array or key pointer fails the whole call before any I/O.
+ *
+ * # Safety
+ * As for `mcpool_client_delete_multi`; `ttls` is NULL or an array of `n`.
+ */
+mcpool_status mcpool_client_touch_multi(const mcpool_client *client,
+                                        const uint8_t *const *keys,
+                                        const size_t *key_lens,
+                                        const uint32_t *ttls,
+                                        size_t n,
+                                        mcpool_status *out_statuses);
+
+/**
+ * Adds (`incr` true) or subtracts `deltas[i]` to the decimal counter under each of `n` keys,
+ * pipelined per server (one round trip per server), as `mcpool_client_incr` /
+ * `mcpool_client_decr` do one by one: on `MCPOOL_OK` in `out_statuses[i]` the new value is
+ * in `out_values[i]`; `MCPOOL_NOT_FOUND` for a missing key (its value slot is 0); otherwise
+ * the key's error (a non-numeric value: `MCPOOL_CLIENT_ERROR`; the first failure's message
+ * is the last error). `deltas` NULL: 1 for every key. Returns `MCPOOL_OK` once the statuses
+ * are written; a NULL array or key pointer fails the whole call before any I/O.
+ *
+ * # Safety
+ * As for `mcpool_client_delete_multi`; `deltas` is NULL or an array of `n`; `out_values`
+ * is NULL (refused) or has room for `n` values.
+ */
+mcpool_status mcpool_client_arith_multi(const mcpool_client *client,
+                                        bool incr,
+                                        const uint8_t *const *keys,
+                                        const size_t *key_lens,
+                                        const uint64_t *deltas,
+                                        size_t n,
+                                        uint64_t *out_values,
+                                        mcpool_status *out_statuses);
 
 /**
  * Reads `key` into memory the caller provides: on a hit, calls `alloc(userdata, len)` once
@@ -2183,6 +2271,31 @@ mcpool_status mcpool_client_store_kind(const mcpool_client *client,
                                        size_t len,
                                        uint32_t ttl,
                                        uint64_t cas);
+
+/**
+ * `mcpool_client_store_kind` with this call's compression decision, so that one client
+ * serves callers with different compression settings (Whalin's per-`MemCachedClient`
+ * `compressEnable` / `compressThreshold`): `compress` 0 never, 1 the client's rule
+ * (`MCPOOL_COMPRESS_AUTO`), 2 always (kept only when it shrinks to the compression ratio),
+ * 3 (`MCPOOL_COMPRESS_THRESHOLD`) compression on for this value with `threshold` in place
+ * of `compression_threshold`, compared as the client's `compression_compare` says (Whalin's
+ * preset: above). `threshold` is read only for 3. Any other `compress` is
+ * `MCPOOL_INVALID_ARGUMENT` before any I/O. Everything else as `mcpool_client_store_kind`.
+ *
+ * # Safety
+ * As for `mcpool_client_store_kind`.
+ */
+mcpool_status mcpool_client_store_kind_compress(const mcpool_client *client,
+                                                mcpool_store_op op,
+                                                const uint8_t *key,
+                                                size_t key_len,
+                                                mcpool_kind kind,
+                                                const uint8_t *data,
+                                                size_t len,
+                                                uint32_t ttl,
+                                                uint64_t cas,
+                                                uint8_t compress,
+                                                uint64_t threshold);
 
 /**
  * Writes to `*out_flags` the flags word the client's value format gives an uncompressed

@@ -71,6 +71,9 @@ pub struct Config {
     /// Escape keys that are not valid on the wire (URL-encoding) instead of refusing them.
     /// `None` means the distribution's default (on for the Whalin profiles).
     pub sanitize_keys: Option<bool>,
+    /// Whether placement hashes the key with its prefix (`key_prefix`) in front. `None`
+    /// means the distribution's rule ([`crate::route::Distribution::hashes_namespace`]).
+    pub hash_key_prefix: Option<bool>,
     /// What a wire key over the protocol's limit becomes: refused (the default) or hashed
     /// to Dalli's form (option `long_keys`, docs/keys.md).
     pub long_keys: crate::key::LongKeys,
@@ -108,7 +111,7 @@ impl Default for Config {
             servers: Vec::new(),
             distribution: Distribution::CacheMemcached,
             failover: FailoverPolicy::FailFast,
-            min_idle: 1,
+            min_idle: 0,
             max_size: 16,
             idle_timeout: Some(Duration::from_secs(300)),
             max_lifetime: None,
@@ -125,6 +128,7 @@ impl Default for Config {
             values: ValueOptions::default(),
             key_prefix: Vec::new(),
             sanitize_keys: None,
+            hash_key_prefix: None,
             long_keys: crate::key::LongKeys::Refuse,
             on_server_return: crate::stale::OnServerReturn::Keep,
             written_while_away_max: crate::stale::DEFAULT_WRITTEN_WHILE_AWAY_MAX,
@@ -245,7 +249,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Connections per server opened at start-up and kept idle. Default 1.
+    /// Connections per server opened when the client is built (in the background) and kept
+    /// idle. Default 0: lazy, as libmemcached, pylibmc, python-memcached, pymemcache and
+    /// Cache::Memcached(::Fast) are: each connection is opened by the first call that needs
+    /// it, and no background thread starts before the first call.
     #[doc(alias = "setInitConn")]
     #[doc(alias = "setMinConn")]
     pub fn min_idle(mut self, n: u32) -> Self {
@@ -416,6 +423,22 @@ impl ClientBuilder {
     /// Prefix (namespace) prepended to every key. Default empty.
     pub fn key_prefix(mut self, prefix: impl Into<Vec<u8>>) -> Self {
         self.config.key_prefix = prefix.into();
+        self
+    }
+
+    /// Whether placement hashes the key prefix too (Cache::Memcached::Fast's `hash_namespace`,
+    /// libmemcached's `MEMCACHED_BEHAVIOR_HASH_WITH_NAMESPACE`). Default: the distribution's
+    /// rule (what the client it imitates does).
+    pub fn hash_key_prefix(mut self, on: bool) -> Self {
+        self.config.hash_key_prefix = Some(on);
+        self
+    }
+
+    /// Compare the compression threshold strictly (`above`: values longer than
+    /// `compression_threshold` are compressed, as Whalin and spymemcached do) instead of
+    /// `at least` (the default).
+    pub fn compression_above(mut self, above: bool) -> Self {
+        self.config.compression.above = above;
         self
     }
 

@@ -17,7 +17,7 @@ use crate::proto::ascii::StoreCommand;
 use crate::resolve::Resolve;
 use scheduled_thread_pool::ScheduledThreadPool;
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// A checked-out slot that holds a connected socket, and the gate permit that admitted it.
@@ -115,21 +115,203 @@ pub(crate) struct Server {
     settings: PoolSettings,
     manager: Manager,
     generation: u64,
-    pool: Pool,
+    /// Made at first use in the process that built the client (see [`Server::pool`]).
+    pool: OnceLock<Pool>,
     gate: Gate,
     child: Mutex<Option<(u64, Pool, Arc<Gate>)>>,
     /// What a returning server needs before it serves (see `stale`).
     pub away: Option<crate::stale::AwayGuard>,
 }
 
-/// The background thread r2d2 keeps its pools with (one per client, shared by its servers).
+/// The background thread r2d2 keeps its pools with: one per process, shared by every server
+/// of every client, started by the first call that needs a pool (not when a client is built)
+/// and ended when the last pool using it is dropped. A forked child starts its own (the
+/// parent's thread did not survive the fork) and never touches the parent's record, not even
+/// one a thread of the parent held locked at the fork.
+///
+/// r2d2 never cancels a pool's reaper job (it runs, doing nothing, after its pool is
+/// dropped), so one thread takes at most [`POOLS_PER_THREAD`] pools: a process that keeps
+/// building clients beside a long-lived one then gets a fresh thread (the old one ends, with
+/// its leftover jobs, when its last pool is dropped) instead of an ever longer job list.
 pub(crate) fn thread_pool() -> Arc<ScheduledThreadPool> {
-    Arc::new(
+    let shared = threads::shared();
+    let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
+    if state.given < POOLS_PER_THREAD {
+        if let Some(threads) = state.current.upgrade() {
+            state.given += 1;
+            return threads;
+        }
+    }
+    let threads = Arc::new(
         ScheduledThreadPool::builder()
             .num_threads(1)
             .thread_name_pattern("mcpool-{}")
             .build(),
-    )
+    );
+    state.current = Arc::downgrade(&threads);
+    state.given = 1;
+    state.all.retain(|w| w.strong_count() > 0);
+    state.all.push(Arc::downgrade(&threads));
+    threads::hook_fork();
+    threads
+}
+
+/// The most pools one background thread is given (see [`thread_pool`]).
+pub(crate) const POOLS_PER_THREAD: usize = 256;
+
+/// The process's background threads, and what keeps them out of the way of `fork()`.
+///
+/// A thread that is waiting for work when another forks sits, in the child, in the queue
+/// of parking_lot's global table (r2d2 and the thread pool wait on parking_lot's condvars)
+/// although it no longer exists; glibc gives its stack, and so its thread-local parking
+/// record, to the child's next new thread, whose first wait then links the same record
+/// twice and spins or deadlocks. So before a fork every background thread is parked on a
+/// standard-library condvar instead (a job that waits for the fork to be over; the standard
+/// library's futex keeps no global queue), and released in the parent after it.
+mod threads {
+    use crate::fork;
+    use arc_swap::ArcSwapOption;
+    use scheduled_thread_pool::ScheduledThreadPool;
+    use std::sync::{Arc, Condvar, Mutex, Once, Weak};
+    use std::time::{Duration, Instant};
+
+    /// The process's threads, for one fork generation.
+    pub(super) struct Shared {
+        generation: u64,
+        pub(super) state: Mutex<State>,
+    }
+
+    pub(super) struct State {
+        /// The thread new pools are given, and how many it was given.
+        pub current: Weak<ScheduledThreadPool>,
+        pub given: usize,
+        /// Every thread made in this generation that may still run.
+        pub all: Vec<Weak<ScheduledThreadPool>>,
+    }
+
+    static CURRENT: ArcSwapOption<Shared> = ArcSwapOption::const_empty();
+
+    /// This generation's record (made on first use in the process or the child).
+    pub(super) fn shared() -> Arc<Shared> {
+        let generation = fork::generation();
+        let mine =
+            |s: &Option<Arc<Shared>>| s.as_ref().filter(|s| s.generation == generation).cloned();
+        if let Some(s) = mine(&CURRENT.load_full()) {
+            return s;
+        }
+        let fresh = Arc::new(Shared {
+            generation,
+            state: Mutex::new(State {
+                current: Weak::new(),
+                given: 0,
+                all: Vec::new(),
+            }),
+        });
+        // Another thread of this process may have stored one meanwhile: keep that one.
+        let before = CURRENT.rcu(|cur| mine(cur).or_else(|| Some(fresh.clone())));
+        mine(&before).unwrap_or(fresh)
+    }
+
+    /// Each background thread, while a fork is under way, waits in a job on this.
+    struct Hold {
+        /// (threads parked in the hold, released)
+        state: Mutex<(usize, bool)>,
+        changed: Condvar,
+    }
+
+    /// The hold of the fork under way in this process.
+    static HOLD: Mutex<Option<Arc<Hold>>> = Mutex::new(None);
+
+    /// How long a fork waits for a busy background thread (one connecting) to come to the
+    /// hold; past it, the fork goes ahead.
+    const HOLD_WAIT: Duration = Duration::from_secs(2);
+
+    pub(super) fn hook_fork() {
+        static HOOK: Once = Once::new();
+        HOOK.call_once(|| {
+            #[allow(unsafe_code)]
+            // SAFETY: both handlers are `extern "C"` functions that catch every panic; the
+            // prepare handler runs in the forking thread before the fork, the parent handler
+            // after it (normal context, like the code around `fork()`).
+            unsafe {
+                libc::pthread_atfork(Some(before_fork), Some(after_fork_parent), None);
+            }
+        });
+    }
+
+    extern "C" fn before_fork() {
+        let _ = std::panic::catch_unwind(park_for_fork);
+    }
+
+    extern "C" fn after_fork_parent() {
+        let _ = std::panic::catch_unwind(release_after_fork);
+    }
+
+    /// Parks every background thread of this process in a hold (bounded by [`HOLD_WAIT`]).
+    fn park_for_fork() {
+        let generation = fork::generation();
+        let Some(shared) = CURRENT.load_full().filter(|s| s.generation == generation) else {
+            return;
+        };
+        let live: Vec<Arc<ScheduledThreadPool>> = {
+            let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
+            state.all.retain(|w| w.strong_count() > 0);
+            state.all.iter().filter_map(Weak::upgrade).collect()
+        };
+        if live.is_empty() {
+            return;
+        }
+        let hold = Arc::new(Hold {
+            state: Mutex::new((0, false)),
+            changed: Condvar::new(),
+        });
+        *HOLD.lock().unwrap_or_else(|p| p.into_inner()) = Some(hold.clone());
+        for threads in &live {
+            let h = hold.clone();
+            threads.execute(move || {
+                let mut s = h.state.lock().unwrap_or_else(|p| p.into_inner());
+                s.0 += 1;
+                h.changed.notify_all();
+                let end = Instant::now() + HOLD_WAIT * 2;
+                while !s.1 {
+                    let left = end.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        break;
+                    }
+                    s = h
+                        .changed
+                        .wait_timeout(s, left)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
+                }
+            });
+        }
+        let end = Instant::now() + HOLD_WAIT;
+        let mut s = hold.state.lock().unwrap_or_else(|p| p.into_inner());
+        while s.0 < live.len() {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            s = hold
+                .changed
+                .wait_timeout(s, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        // The pools are dropped here, in the parent, with the hold still on: a pool whose
+        // last reference this was ends its thread only after the release.
+        drop(s);
+        drop(live);
+    }
+
+    /// Lets the parent's background threads go back to work.
+    fn release_after_fork() {
+        if let Some(hold) = HOLD.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            hold.state.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
+            hold.changed.notify_all();
+        }
+    }
 }
 
 fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPool>) -> Pool {
@@ -145,13 +327,15 @@ fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPoo
 }
 
 impl Server {
-    /// One server; `threads` is the client's background thread ([`thread_pool`]).
+    /// One server. Its pool (with the process's background thread, [`thread_pool`]) is made
+    /// now when it keeps idle connections (`min_idle` > 0, opened now in the background),
+    /// else by the first call that needs it: building such a client starts no thread and
+    /// opens no connection.
     pub(crate) fn new(
         spec: &ServerSpec,
         settings: &PoolSettings,
         opts: &ConnOptions,
         dialect: &Dialect,
-        threads: &Arc<ScheduledThreadPool>,
     ) -> Server {
         let label: Arc<str> = spec.addr.to_string().into();
         let health = Arc::new(Health::new(
@@ -173,8 +357,12 @@ impl Server {
             health: health.clone(),
             counters: counters.clone(),
         };
+        let pool = OnceLock::new();
+        if settings.min_idle > 0 {
+            let _ = pool.set(make_pool(settings, manager.clone(), thread_pool()));
+        }
         Server {
-            pool: make_pool(settings, manager.clone(), threads.clone()),
+            pool,
             label,
             health,
             counters,
@@ -200,7 +388,8 @@ impl Server {
     pub(crate) fn pool(&self) -> (Cow<'_, Pool>, GateRef<'_>) {
         let generation = fork::generation();
         if generation == self.generation {
-            return (Cow::Borrowed(&self.pool), GateRef::Borrowed(&self.gate));
+            let pool = self.pool.get_or_init(|| self.make_pool(thread_pool()));
+            return (Cow::Borrowed(pool), GateRef::Borrowed(&self.gate));
         }
         let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
         match &*child {

@@ -1,6 +1,7 @@
-//! Items of a batch store with their own expiry and compression decision
-//! ([`Client::set_multi_items`](crate::Client::set_multi_items), the C ABI's
-//! `mcpool_client_set_multi_ttl`).
+//! Items of a batch store with their own expiry, compression decision and CAS unique
+//! ([`Client::set_multi_items`](crate::Client::set_multi_items),
+//! [`Client::store_multi_items`](crate::Client::store_multi_items), the C ABI's
+//! `mcpool_client_set_multi_ttl` and `mcpool_client_store_multi`).
 
 /// Whether one stored value is compressed: a per-call decision that needs no second client
 /// with another threshold.
@@ -16,10 +17,16 @@ pub enum Compress {
     /// kept only when it shrinks to `compression_ratio` (a caller that has its own threshold,
     /// such as pylibmc's per-call `min_compress_len`, decides with this).
     Always,
+    /// The client's rule with this threshold in place of `compression_threshold`, compared
+    /// as the client compares it (`compression_compare`), compression on for this value: a
+    /// per-call threshold such as Whalin's per-`MemCachedClient` `compressThreshold`, with
+    /// no second client.
+    Threshold(usize),
 }
 
 impl Compress {
-    /// The C ABI's byte: 0 never, 1 the client's rule, 2 always; `None` for anything else.
+    /// The C ABI's byte: 0 never, 1 the client's rule, 2 always; `None` for anything else
+    /// (3, a threshold, comes with its number: [`Compress::Threshold`]).
     pub fn from_byte(b: u8) -> Option<Compress> {
         match b {
             0 => Some(Compress::Never),
@@ -43,6 +50,9 @@ pub struct SetItem<'a> {
     pub ttl: u32,
     /// Whether it is compressed.
     pub compress: Compress,
+    /// The CAS unique a `cas` batch ([`Client::store_multi_items`](crate::Client::store_multi_items)
+    /// with `StoreCommand::Cas`) compares with; ignored by the other commands.
+    pub cas: u64,
 }
 
 impl<'a> SetItem<'a> {
@@ -54,6 +64,7 @@ impl<'a> SetItem<'a> {
             flags: 0,
             ttl,
             compress: Compress::Auto,
+            cas: 0,
         }
     }
 }

@@ -72,6 +72,12 @@ pub enum Op {
     SetMultiNoreply,
     /// `delete_multi`.
     DeleteMulti,
+    /// `touch_multi`.
+    TouchMulti,
+    /// `arith_multi` adding (`incr_multi`).
+    IncrMulti,
+    /// `arith_multi` subtracting (`decr_multi`).
+    DecrMulti,
     /// `flush_all`.
     FlushAll,
     /// `version`.
@@ -112,6 +118,9 @@ impl Op {
             Op::SetMulti => "set_multi",
             Op::SetMultiNoreply => "set_multi_noreply",
             Op::DeleteMulti => "delete_multi",
+            Op::TouchMulti => "touch_multi",
+            Op::IncrMulti => "incr_multi",
+            Op::DecrMulti => "decr_multi",
             Op::FlushAll => "flush_all",
             Op::Version => "version",
             Op::Noop => "noop",

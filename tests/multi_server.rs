@@ -310,3 +310,169 @@ fn the_command_suite_through_twemproxy() {
         assert_eq!(holders(&mcs, &wire), vec![router.locate(&wire)], "{k}");
     }
 }
+
+/// `store_multi_items` (add, replace, append, prepend, cas with per-item CAS), `touch_multi`
+/// and `arith_multi`: the single commands' outcomes, in one pipelined request batch per
+/// server (the `operations` counter counts a batch once per server), on every protocol.
+#[test]
+fn store_multi_items_every_command_one_batch_per_server() {
+    use mcpool::{Protocol, SetItem, StoreCommand, StoreOutcome};
+    let (a, b) = (Memcached::start(&[]), Memcached::start(&[]));
+    for protocol in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let c = Client::builder()
+            .server(&a.addr())
+            .server(&b.addr())
+            .protocol(protocol)
+            .key_prefix(unique("smi"))
+            .build()
+            .unwrap();
+        let keys: Vec<String> = (0..100).map(|i| format!("k{i}")).collect();
+        for k in keys.iter().step_by(2) {
+            c.set(k, b"old", 0).unwrap();
+        }
+        let ops = |c: &Client| c.metrics().iter().map(|m| m.operations).collect::<Vec<_>>();
+        let run = |cmd: StoreCommand, items: &[SetItem]| {
+            let before = ops(&c);
+            let out: Vec<StoreOutcome> = c
+                .store_multi_items(cmd, items)
+                .into_iter()
+                .map(|r| r.unwrap())
+                .collect();
+            let after = ops(&c);
+            let delta: Vec<u64> = after.iter().zip(&before).map(|(x, y)| x - y).collect();
+            assert_eq!(delta, [1, 1], "{protocol:?} {cmd:?}: one batch per server");
+            out
+        };
+        let items: Vec<SetItem> = keys
+            .iter()
+            .map(|k| SetItem::new(k.as_bytes(), b"new", 0))
+            .collect();
+        let want = |even: StoreOutcome, odd: StoreOutcome| -> Vec<StoreOutcome> {
+            (0..100)
+                .map(|i| if i % 2 == 0 { even } else { odd })
+                .collect()
+        };
+        use StoreOutcome::{Exists, NotFound, NotStored, Stored};
+        assert_eq!(
+            run(StoreCommand::Add, &items),
+            want(NotStored, Stored),
+            "{protocol:?} add"
+        );
+        assert_eq!(c.get("k0").unwrap().as_deref(), Some(&b"old"[..]));
+        assert_eq!(c.get("k1").unwrap().as_deref(), Some(&b"new"[..]));
+        let more: Vec<String> = (0..100)
+            .map(|i| {
+                if i % 2 == 0 {
+                    format!("k{i}")
+                } else {
+                    format!("none{i}")
+                }
+            })
+            .collect();
+        let tail: Vec<SetItem> = more
+            .iter()
+            .map(|k| SetItem::new(k.as_bytes(), b"+t", 0))
+            .collect();
+        let head: Vec<SetItem> = more
+            .iter()
+            .map(|k| SetItem::new(k.as_bytes(), b"h+", 0))
+            .collect();
+        let repl: Vec<SetItem> = more
+            .iter()
+            .map(|k| SetItem::new(k.as_bytes(), b"r", 0))
+            .collect();
+        assert_eq!(
+            run(StoreCommand::Replace, &repl),
+            want(Stored, NotStored),
+            "{protocol:?}"
+        );
+        assert_eq!(
+            run(StoreCommand::Append, &tail),
+            want(Stored, NotStored),
+            "{protocol:?}"
+        );
+        assert_eq!(
+            run(StoreCommand::Prepend, &head),
+            want(Stored, NotStored),
+            "{protocol:?}"
+        );
+        assert_eq!(c.get("k0").unwrap().as_deref(), Some(&b"h+r+t"[..]));
+        // cas: the current unique for even keys, a stale one for odd, a missing key last.
+        let mut cas_keys: Vec<String> = keys[..10].to_vec();
+        cas_keys.push("gone".into());
+        let items: Vec<SetItem> = cas_keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let cas = c.gets(k).unwrap().map_or(1, |it| it.cas.unwrap());
+                SetItem {
+                    cas: if i % 2 == 0 { cas } else { cas + 1000 },
+                    ..SetItem::new(k.as_bytes(), b"cas", 0)
+                }
+            })
+            .collect();
+        let mut expect: Vec<StoreOutcome> = (0..10)
+            .map(|i| if i % 2 == 0 { Stored } else { Exists })
+            .collect();
+        expect.push(NotFound);
+        assert_eq!(
+            run(StoreCommand::Cas(0), &items),
+            expect,
+            "{protocol:?} cas"
+        );
+        assert_eq!(c.get("k0").unwrap().as_deref(), Some(&b"cas"[..]));
+        assert_eq!(c.get("k1").unwrap().as_deref(), Some(&b"new"[..]));
+        // touch_multi and arith_multi: one batch per server too.
+        let counters: Vec<String> = (0..40).map(|i| format!("n{i}")).collect();
+        for (i, k) in counters.iter().enumerate().step_by(2) {
+            c.set(k, format!("{}", i * 10).as_bytes(), 0).unwrap();
+        }
+        let once = |f: &dyn Fn()| {
+            let before = ops(&c);
+            f();
+            let after = ops(&c);
+            let delta: Vec<u64> = after.iter().zip(&before).map(|(x, y)| x - y).collect();
+            assert_eq!(delta, [1, 1], "{protocol:?}: one batch per server");
+        };
+        let deltas: Vec<(&str, u64)> = counters.iter().map(|k| (k.as_str(), 3)).collect();
+        once(&|| {
+            let got: Vec<Option<u64>> = c
+                .arith_multi(true, &deltas)
+                .into_iter()
+                .map(|r| r.unwrap())
+                .collect();
+            let want: Vec<Option<u64>> = (0..40)
+                .map(|i| (i % 2 == 0).then_some(i as u64 * 10 + 3))
+                .collect();
+            assert_eq!(got, want, "{protocol:?} incr");
+        });
+        once(&|| {
+            let got: Vec<Option<u64>> = c
+                .arith_multi(false, &deltas)
+                .into_iter()
+                .map(|r| r.unwrap())
+                .collect();
+            let want: Vec<Option<u64>> = (0..40)
+                .map(|i| (i % 2 == 0).then_some(i as u64 * 10))
+                .collect();
+            assert_eq!(got, want, "{protocol:?} decr");
+        });
+        let ttls: Vec<(&str, u32)> = counters.iter().map(|k| (k.as_str(), 100)).collect();
+        once(&|| {
+            let got: Vec<bool> = c
+                .touch_multi(&ttls)
+                .into_iter()
+                .map(|r| r.unwrap())
+                .collect();
+            let want: Vec<bool> = (0..40).map(|i| i % 2 == 0).collect();
+            assert_eq!(got, want, "{protocol:?} touch");
+        });
+        // A non-numeric value is the item's error (on text, as Cache::Memcached::Fast, the
+        // error reply also ends the rest of that server's batch: the connection is closed).
+        let r = c.arith_multi(true, &[("k0", 1u64)]);
+        assert!(
+            matches!(r[0], Err(Error::Client { .. })),
+            "{protocol:?}: {r:?}"
+        );
+    }
+}

@@ -298,6 +298,21 @@ fn readme_and_docs_hold_the_generated_tables() {
         text[a..b].to_owned()
     };
     let table = options::markdown_table();
+    // MCPOOL_BLESS=1 cargo test --test options readme: rewrites the generated sections.
+    if std::env::var_os("MCPOOL_BLESS").is_some() {
+        let bless = |file: &str, name: &str, body: &str| {
+            let path = format!("{root}/{file}");
+            let text = std::fs::read_to_string(&path).unwrap();
+            let old = section(file, name);
+            let begin = format!("<!-- {name}: generated from src/config/options.rs -->\n");
+            let at = text.find(&begin).unwrap() + begin.len();
+            let out = format!("{}{body}{}", &text[..at], &text[at + old.len()..]);
+            std::fs::write(&path, out).unwrap();
+        };
+        bless("README.md", "options", &table);
+        bless("docs/options.md", "options", &table);
+        bless("docs/options.md", "presets", &options::presets_markdown());
+    }
     assert_eq!(
         section("README.md", "options"),
         table,
@@ -428,4 +443,145 @@ fn sasl_by_name_sets_both_halves() {
         .set("sasl_password", "")
         .unwrap();
     assert_eq!(b.config().sasl, None);
+}
+
+#[test]
+fn hash_key_prefix_chooses_whether_placement_hashes_the_prefix() {
+    // Eight servers (nothing listens: placement needs no I/O), modulo over the bare key by
+    // default (Cache::Memcached's rule), over prefix + key with hash_key_prefix true.
+    let servers: Vec<String> = (1..=8).map(|p| format!("127.0.0.1:{p}")).collect();
+    let build = |extra: &[(&str, &str)]| {
+        let mut b = ClientBuilder::new()
+            .servers(&servers)
+            .set("min_idle", "0")
+            .unwrap();
+        for (k, v) in extra {
+            b = b.set(k, v).unwrap();
+        }
+        b.build().unwrap()
+    };
+    let bare = build(&[]);
+    let auto = build(&[("key_prefix", "ns-")]);
+    let on = build(&[("key_prefix", "ns-"), ("hash_key_prefix", "true")]);
+    let off = build(&[
+        ("key_prefix", "ns-"),
+        ("hash_key_prefix", "false"),
+        ("distribution", "whalin-native"),
+    ]);
+    let whalin_bare = build(&[("distribution", "whalin-native")]);
+    let whalin_auto = build(&[("key_prefix", "ns-"), ("distribution", "whalin-native")]);
+    let mut moved = 0;
+    for i in 0..200 {
+        let k = format!("key{i}");
+        let with = format!("ns-{k}");
+        assert_eq!(
+            auto.server_for(&k).unwrap(),
+            bare.server_for(&k).unwrap(),
+            "{k}"
+        );
+        assert_eq!(
+            on.server_for(&k).unwrap(),
+            bare.server_for(&with).unwrap(),
+            "{k}"
+        );
+        assert_eq!(
+            off.server_for(&k).unwrap(),
+            whalin_bare.server_for(&k).unwrap(),
+            "{k}"
+        );
+        // auto under Whalin's profile: Whalin hashes what it sends, prefix included.
+        assert_eq!(
+            whalin_auto.server_for(&k).unwrap(),
+            whalin_bare.server_for(&with).unwrap(),
+            "{k}"
+        );
+        moved += usize::from(on.server_for(&k).unwrap() != auto.server_for(&k).unwrap());
+    }
+    assert!(
+        moved > 100,
+        "the prefix changes placement ({moved} of 200 moved)"
+    );
+    let m = message(
+        ClientBuilder::new()
+            .set("hash_key_prefix", "maybe")
+            .unwrap_err(),
+    );
+    assert!(m.contains("hash_key_prefix") && m.contains("auto"), "{m}");
+}
+
+#[test]
+fn compression_compare_above_is_whalins_longer_than() {
+    let mc = Memcached::start(&[]);
+    let p = unique("cmpabove");
+    let at_least = ClientBuilder::new()
+        .server(&mc.addr())
+        .set("compression_threshold", "1000")
+        .unwrap()
+        .set("compression_ratio", "1")
+        .unwrap()
+        .build()
+        .unwrap();
+    let above = ClientBuilder::new()
+        .server(&mc.addr())
+        .set("compression_threshold", "1000")
+        .unwrap()
+        .set("compression_ratio", "1")
+        .unwrap()
+        .set("compression_compare", "above")
+        .unwrap()
+        .build()
+        .unwrap();
+    // A reader that sees the stored bytes as they are.
+    let raw = ClientBuilder::new()
+        .server(&mc.addr())
+        .set("value_format", "libmemcached")
+        .unwrap()
+        .build()
+        .unwrap();
+    let v1000 = vec![b'z'; 1000];
+    let v1001 = vec![b'z'; 1001];
+    let packed = |k: &str| raw.get(k).unwrap().unwrap().len() < 100;
+    at_least.set(format!("{p}a1000"), &v1000, 0).unwrap();
+    above.set(format!("{p}b1000"), &v1000, 0).unwrap();
+    above.set(format!("{p}b1001"), &v1001, 0).unwrap();
+    assert!(
+        packed(&format!("{p}a1000")),
+        "at-least: 1000 bytes compressed"
+    );
+    assert!(
+        !packed(&format!("{p}b1000")),
+        "above: 1000 bytes not compressed"
+    );
+    assert!(packed(&format!("{p}b1001")), "above: 1001 bytes compressed");
+    // A per-call threshold (Compress::Threshold) compares the same way.
+    above
+        .store_as(
+            mcpool::StoreCommand::Set,
+            format!("{p}t500"),
+            &v1000[..500],
+            0,
+            0,
+            Compress::Threshold(500),
+        )
+        .unwrap();
+    assert!(!packed(&format!("{p}t500")), "500 bytes is not above 500");
+    let t600 = format!("{p}t600");
+    above
+        .store_as(
+            mcpool::StoreCommand::Set,
+            &t600,
+            &v1000[..600],
+            0,
+            0,
+            Compress::Threshold(500),
+        )
+        .unwrap();
+    assert!(packed(&t600), "600 bytes is above 500");
+    assert_eq!(above.get(&t600).unwrap().as_deref(), Some(&v1000[..600]));
+    let m = message(
+        ClientBuilder::new()
+            .set("compression_compare", "more")
+            .unwrap_err(),
+    );
+    assert!(m.contains("compression_compare"), "{m}");
 }

@@ -5,6 +5,7 @@
 use super::client::mcpool_client;
 use super::commands::MCPOOL_MAX_MULTI_KEYS;
 use super::keys::CKeys;
+use super::kinds::mcpool_store_op;
 use super::landing::{landingpad, Failure};
 use super::last_error;
 use super::ptr;
@@ -192,6 +193,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
     unsafe {
         store_multi(
             "set_multi",
+            mcpool_store_op::MCPOOL_STORE_SET,
             client,
             keys,
             key_lens,
@@ -199,6 +201,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
             value_lens,
             flags,
             Ttls::All(ttl),
+            std::ptr::null(),
             std::ptr::null(),
             n,
             out_statuses,
@@ -222,6 +225,7 @@ enum Ttls {
 #[allow(clippy::too_many_arguments)]
 unsafe fn store_multi(
     op: &str,
+    cmd: mcpool_store_op,
     client: *const mcpool_client,
     keys: *const *const u8,
     key_lens: *const usize,
@@ -229,6 +233,7 @@ unsafe fn store_multi(
     value_lens: *const usize,
     flags: *const u32,
     ttls: Ttls,
+    cas: *const u64,
     compress: *const u8,
     n: usize,
     out_statuses: *mut mcpool_status,
@@ -250,6 +255,8 @@ unsafe fn store_multi(
             // SAFETY: forwarded from the caller's promise (NULL: all 0).
             Ttls::Each(p) => (0, unsafe { optional(p, n, "ttls") }?),
         };
+        // SAFETY: forwarded from the caller's promise (NULL: all 0).
+        let cas = unsafe { optional(cas, n, "cas") }?;
         // SAFETY: forwarded from the caller's promise.
         let compress = unsafe { optional(compress, n, "compress") }?;
         let mut decisions = Vec::with_capacity(if compress.is_some() { n } else { 0 });
@@ -291,6 +298,7 @@ unsafe fn store_multi(
                 flags: flags.map_or(0, |f| f[i]),
                 ttl: ttl_each.map_or(ttl_all, |t| t[i]),
                 compress: decisions.get(i).copied().unwrap_or_default(),
+                cas: cas.map_or(0, |c| c[i]),
             });
             positions.push(i);
         }
@@ -298,7 +306,7 @@ unsafe fn store_multi(
         let results = statuses(
             op,
             &sent_keys,
-            c.client.set_multi_items(&items),
+            c.client.store_multi_items(cmd.command(0), &items),
             super::commands::store_status,
         );
         let mut all: Vec<Result<mcpool_status, Failure>> = refused
@@ -364,6 +372,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi_ttl(
     unsafe {
         store_multi(
             "set_multi",
+            mcpool_store_op::MCPOOL_STORE_SET,
             client,
             keys,
             key_lens,
@@ -371,6 +380,62 @@ pub unsafe extern "C" fn mcpool_client_set_multi_ttl(
             value_lens,
             flags,
             Ttls::Each(ttls),
+            std::ptr::null(),
+            compress,
+            n,
+            out_statuses,
+        )
+    }
+}
+
+/// Any store command over `n` items in one pipelined round trip per server, as
+/// `mcpool_client_set_multi_ttl`: `op` is SET, ADD, REPLACE, APPEND, PREPEND (never
+/// compressed; the expiry is not sent, as memcached keeps the item's) or CAS, which compares
+/// item `i` with `cas[i]` (`cas` NULL: all 0; read only for CAS). Each item's status as the
+/// single commands answer: `MCPOOL_OK` stored, `MCPOOL_NOT_STORED` (add of an existing key,
+/// replace/append/prepend of a missing one), `MCPOOL_EXISTS` / `MCPOOL_NOT_FOUND` (CAS), or
+/// its error. `flags`, `ttls` and `compress` as `mcpool_client_set_multi_ttl` (all may be
+/// NULL). Everything else as `mcpool_client_set_multi`.
+///
+/// # Safety
+/// As for `mcpool_client_set_multi_ttl`; `cas` is NULL or an array of `n`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mcpool_client_store_multi(
+    client: *const mcpool_client,
+    op: mcpool_store_op,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    values: *const *const u8,
+    value_lens: *const usize,
+    flags: *const u32,
+    ttls: *const u32,
+    cas: *const u64,
+    n: usize,
+    compress: *const u8,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    let name = match op {
+        mcpool_store_op::MCPOOL_STORE_SET => "set_multi",
+        mcpool_store_op::MCPOOL_STORE_ADD => "add_multi",
+        mcpool_store_op::MCPOOL_STORE_REPLACE => "replace_multi",
+        mcpool_store_op::MCPOOL_STORE_CAS => "cas_multi",
+        mcpool_store_op::MCPOOL_STORE_APPEND => "append_multi",
+        mcpool_store_op::MCPOOL_STORE_PREPEND => "prepend_multi",
+    };
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store_multi(
+            name,
+            op,
+            client,
+            keys,
+            key_lens,
+            values,
+            value_lens,
+            flags,
+            Ttls::Each(ttls),
+            cas,
             compress,
             n,
             out_statuses,
@@ -411,6 +476,116 @@ pub unsafe extern "C" fn mcpool_client_delete_multi(
                     .map_err(|e| Failure::from_error("delete_multi", keys.shown(i), &e))
             })
             .collect();
+        // SAFETY: checked non-NULL; the caller promises room for `n` statuses.
+        unsafe { write_statuses(out_statuses, all) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Sets the expiry of `n` keys, pipelined per server as `mcpool_client_delete_multi` (one
+/// round trip per server): key `i` gets `ttls[i]` seconds (`ttls` NULL: all 0, no expiry).
+/// Writes each key's status to `out_statuses[i]`: `MCPOOL_OK` (touched), `MCPOOL_NOT_FOUND`,
+/// or its error (the first failure's message is the last error). Returns `MCPOOL_OK` once
+/// the statuses are written; a NULL array or key pointer fails the whole call before any I/O.
+///
+/// # Safety
+/// As for `mcpool_client_delete_multi`; `ttls` is NULL or an array of `n`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_touch_multi(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    ttls: *const u32,
+    n: usize,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_statuses, "statuses")?;
+        // SAFETY: forwarded from the caller's promise.
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, "touch_multi", c.max_key) }?;
+        // SAFETY: forwarded from the caller's promise (NULL: all 0).
+        let ttls = unsafe { optional(ttls, n, "ttls") }?;
+        let items: Vec<(&[u8], u32)> = (0..n)
+            .map(|i| (keys[i], ttls.map_or(0, |t| t[i])))
+            .collect();
+        let mut all = statuses(
+            "touch_multi",
+            &keys,
+            c.client.touch_multi(&items),
+            |found| {
+                if found {
+                    MCPOOL_OK
+                } else {
+                    MCPOOL_NOT_FOUND
+                }
+            },
+        );
+        for (i, len) in long {
+            all[i] = Err(too_long("touch_multi", i, len));
+        }
+        // SAFETY: checked non-NULL; the caller promises room for `n` statuses.
+        unsafe { write_statuses(out_statuses, all) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Adds (`incr` true) or subtracts `deltas[i]` to the decimal counter under each of `n` keys,
+/// pipelined per server (one round trip per server), as `mcpool_client_incr` /
+/// `mcpool_client_decr` do one by one: on `MCPOOL_OK` in `out_statuses[i]` the new value is
+/// in `out_values[i]`; `MCPOOL_NOT_FOUND` for a missing key (its value slot is 0); otherwise
+/// the key's error (a non-numeric value: `MCPOOL_CLIENT_ERROR`; the first failure's message
+/// is the last error). `deltas` NULL: 1 for every key. Returns `MCPOOL_OK` once the statuses
+/// are written; a NULL array or key pointer fails the whole call before any I/O.
+///
+/// # Safety
+/// As for `mcpool_client_delete_multi`; `deltas` is NULL or an array of `n`; `out_values`
+/// is NULL (refused) or has room for `n` values.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mcpool_client_arith_multi(
+    client: *const mcpool_client,
+    incr: bool,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    deltas: *const u64,
+    n: usize,
+    out_values: *mut u64,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    let op = if incr { "incr_multi" } else { "decr_multi" };
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_statuses, "statuses")?;
+        ptr::out(out_values, "values")?;
+        // SAFETY: forwarded from the caller's promise.
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, op, c.max_key) }?;
+        // SAFETY: forwarded from the caller's promise (NULL: all 1).
+        let deltas = unsafe { optional(deltas, n, "deltas") }?;
+        let items: Vec<(&[u8], u64)> = (0..n)
+            .map(|i| (keys[i], deltas.map_or(1, |d| d[i])))
+            .collect();
+        let results = c.client.arith_multi(incr, &items);
+        for (i, r) in results.iter().enumerate() {
+            let v = match r {
+                Ok(Some(v)) => *v,
+                _ => 0,
+            };
+            // SAFETY: checked non-NULL; the caller promises room for `n` values; `i` < `n`.
+            unsafe { out_values.add(i).write(v) };
+        }
+        let mut all = statuses(op, &keys, results, |v| {
+            if v.is_some() {
+                MCPOOL_OK
+            } else {
+                MCPOOL_NOT_FOUND
+            }
+        });
+        for (i, len) in long {
+            all[i] = Err(too_long(op, i, len));
+        }
         // SAFETY: checked non-NULL; the caller promises room for `n` statuses.
         unsafe { write_statuses(out_statuses, all) };
         Ok(MCPOOL_OK)

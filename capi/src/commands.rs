@@ -14,12 +14,13 @@ use super::ptr;
 use super::status::mcpool_status::{
     self, MCPOOL_EXISTS, MCPOOL_NOT_FOUND, MCPOOL_NOT_STORED, MCPOOL_OK, MCPOOL_VALUE_TOO_LARGE,
 };
-use super::values::{mcpool_item, mcpool_multi, mcpool_server_results, Entry, ServerEntry, Text};
+use super::values::{mcpool_item, mcpool_multi, mcpool_server_results, OneItem, ServerEntry, Text};
 use mcpool::client::{Client, PerServer};
 use mcpool::error::Result as CoreResult;
-use mcpool::item::{Item, Lease, StoreOutcome};
+use mcpool::item::{Lease, StoreOutcome};
+use mcpool::key::Single;
 use mcpool::proto::ascii::StoreCommand;
-use mcpool::sink::Callbacks;
+use mcpool::sink::Sink;
 use std::ffi::{c_char, c_void};
 
 /// Most keys in one multi-get call.
@@ -80,27 +81,34 @@ pub(crate) fn store_status(o: StoreOutcome) -> mcpool_status {
 
 // ----- retrieval -----
 
-/// The shared body of get, gets, gat and gats.
+/// The shared body of get, gets, gat and gats: a read of one key (with CAS uniques when
+/// `cas`, get-and-touch with `touch`) straight into a new item (one allocation, the value
+/// copied once); `keep_cas` says whether the item keeps the CAS unique read.
 ///
 /// # Safety
 /// As for `mcpool_client_get`.
+#[allow(clippy::too_many_arguments)]
 unsafe fn retrieve(
     op: &str,
     client: *const mcpool_client,
     key: *const u8,
     key_len: usize,
     out_item: *mut *mut mcpool_item,
-    fetch: impl FnOnce(&Client, &[u8]) -> CoreResult<Option<Item>>,
+    cas: bool,
+    touch: Option<u32>,
+    keep_cas: bool,
 ) -> mcpool_status {
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
         let (c, key) = unsafe { keyed(client, key, key_len) }?;
         ptr::out(out_item, "item")?;
-        match core(op, key, fetch(&c.client, key))? {
+        let mut one = OneItem::new(keep_cas);
+        c.client.read(&Single(key), cas, touch, &mut one);
+        match core(op, key, one.finish())? {
             None => Ok(MCPOOL_NOT_FOUND),
             Some(item) => {
                 // SAFETY: checked non-NULL; the caller promises it is writable.
-                unsafe { ptr::write(out_item, mcpool_item::into_raw(item)) };
+                unsafe { ptr::write(out_item, item) };
                 Ok(MCPOOL_OK)
             }
         }
@@ -123,7 +131,7 @@ pub unsafe extern "C" fn mcpool_client_get(
     out_item: *mut *mut mcpool_item,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    unsafe { retrieve("get", client, key, key_len, out_item, |c, k| c.get_item(k)) }
+    unsafe { retrieve("get", client, key, key_len, out_item, false, None, false) }
 }
 
 /// Like `mcpool_client_get`, and the item carries its CAS unique (`mcpool_item_cas`) for
@@ -139,7 +147,7 @@ pub unsafe extern "C" fn mcpool_client_gets(
     out_item: *mut *mut mcpool_item,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    unsafe { retrieve("gets", client, key, key_len, out_item, |c, k| c.gets(k)) }
+    unsafe { retrieve("gets", client, key, key_len, out_item, true, None, true) }
 }
 
 /// Get-and-touch: like `mcpool_client_get`, and sets the item's expiry to `ttl` seconds
@@ -155,12 +163,19 @@ pub unsafe extern "C" fn mcpool_client_gat(
     ttl: u32,
     out_item: *mut *mut mcpool_item,
 ) -> mcpool_status {
-    let fetch = |c: &Client, k: &[u8]| {
-        c.gats(k, ttl)
-            .map(|hit| hit.map(|i| Item { cas: None, ..i }))
-    };
     // SAFETY: forwarded from the caller's promise.
-    unsafe { retrieve("gat", client, key, key_len, out_item, fetch) }
+    unsafe {
+        retrieve(
+            "gat",
+            client,
+            key,
+            key_len,
+            out_item,
+            true,
+            Some(ttl),
+            false,
+        )
+    }
 }
 
 /// Get-and-touch with the CAS unique: like `mcpool_client_gat`, and the item carries its
@@ -178,9 +193,16 @@ pub unsafe extern "C" fn mcpool_client_gats(
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
     unsafe {
-        retrieve("gats", client, key, key_len, out_item, |c, k| {
-            c.gats(k, ttl)
-        })
+        retrieve(
+            "gats",
+            client,
+            key,
+            key_len,
+            out_item,
+            true,
+            Some(ttl),
+            true,
+        )
     }
 }
 
@@ -213,7 +235,7 @@ unsafe fn multi<'a>(
     key_lens: *const usize,
     n_keys: usize,
     with_cas: bool,
-) -> Result<(CKeys<'a>, Vec<Entry>), Failure> {
+) -> Result<(CKeys<'a>, mcpool_multi), Failure> {
     if n_keys > MCPOOL_MAX_MULTI_KEYS {
         return Err(Failure::invalid(format!(
             "{n_keys} keys in one multi-get; the limit is {MCPOOL_MAX_MULTI_KEYS}"
@@ -240,33 +262,47 @@ unsafe fn multi<'a>(
     // `lens[i]` readable bytes at `ptrs[i]` for the whole call.
     let keys = unsafe { CKeys::new(ptrs, lens, c.max_key) };
     let op = if with_cas { "gets_multi" } else { "get_multi" };
-    // Each key's entry is made as the engine delivers it: the value into its item, the
-    // result (a miss, or the key's error with its message) into its status.
-    let mut entries: Vec<Entry> = (0..n_keys).map(|_| Entry::Miss).collect();
-    let mut failed: Vec<(usize, Failure)> = Vec::new();
-    c.client.read(
-        &keys,
-        with_cas,
-        None,
-        &mut Callbacks(
-            |i: usize, value: &[u8], flags: u32, cas: Option<u64>| {
-                entries[i] = Entry::Hit(Item {
-                    value: value.to_vec(),
-                    flags,
-                    cas,
-                });
-                Ok(())
-            },
-            |i: usize, r: CoreResult<bool>| match r {
-                Ok(_) => {}
-                Err(e) => failed.push((i, Failure::from_error(op, keys.shown(i), &e))),
-            },
-        ),
-    );
-    for (i, f) in failed {
-        entries[i] = Entry::Failed(f.status, f.message);
+    // The result set is the engine's sink: each value is decoded straight onto its one
+    // buffer (inflated into it when stored compressed); each key's error is worded here.
+    let mut set = Failing {
+        multi: mcpool_multi::new(n_keys),
+        keys: &keys,
+        op,
+    };
+    c.client.read(&keys, with_cas, None, &mut set);
+    let Failing { multi, .. } = set;
+    Ok((keys, multi))
+}
+
+/// The result set as a sink, wording each key's error as the C ABI does.
+struct Failing<'k, 'a> {
+    multi: mcpool_multi,
+    keys: &'k CKeys<'a>,
+    op: &'static str,
+}
+
+impl Sink for Failing<'_, '_> {
+    #[inline]
+    fn value(&mut self, i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> CoreResult<()> {
+        self.multi.value(i, value, flags, cas)
     }
-    Ok((keys, entries))
+    fn result(&mut self, i: usize, r: CoreResult<bool>) {
+        match r {
+            Err(e) => {
+                let f = Failure::from_error(self.op, self.keys.shown(i), &e);
+                self.multi.fail(i, f.status, f.message);
+            }
+            ok => self.multi.result(i, ok),
+        }
+    }
+    #[inline]
+    fn arena(&mut self) -> Option<&mut Vec<u8>> {
+        self.multi.arena()
+    }
+    #[inline]
+    fn appended(&mut self, i: usize, start: usize, flags: u32, cas: Option<u64>) -> CoreResult<()> {
+        self.multi.appended(i, start, flags, cas)
+    }
 }
 
 /// Reads many keys at once: one round trip per server, every server's request written
@@ -298,8 +334,8 @@ pub unsafe extern "C" fn mcpool_client_get_multi(
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_multi, "multi")?;
         // SAFETY: forwarded from the caller's promise.
-        let (_, entries) = unsafe { multi(c, keys, key_lens, n_keys, with_cas) }?;
-        let m = Box::into_raw(Box::new(mcpool_multi { entries }));
+        let (_, set) = unsafe { multi(c, keys, key_lens, n_keys, with_cas) }?;
+        let m = Box::into_raw(Box::new(set));
         // SAFETY: checked non-NULL; the caller promises it is writable.
         unsafe { ptr::write(out_multi, m) };
         Ok(MCPOOL_OK)
@@ -334,13 +370,12 @@ pub unsafe extern "C" fn mcpool_client_get_multi_cb(
             return Err(Failure::invalid("on_hit callback is NULL"));
         };
         // SAFETY: forwarded from the caller's promise.
-        let (checked, entries) = unsafe { multi(c, keys, key_lens, n_keys, with_cas) }?;
+        let (checked, set) = unsafe { multi(c, keys, key_lens, n_keys, with_cas) }?;
         let mut first_failure = None;
-        for (i, entry) in entries.into_iter().enumerate() {
-            match entry {
-                Entry::Hit(item) => {
+        for i in 0..set.len() {
+            match set.entry(i) {
+                Ok(Some((v, flags, cas))) => {
                     let key = checked.shown(i).unwrap_or_default();
-                    let v = &item.value;
                     // SAFETY: the caller promises `on_hit` is a valid function that does not
                     // unwind; every pointer passed is valid for the length beside it.
                     unsafe {
@@ -351,14 +386,14 @@ pub unsafe extern "C" fn mcpool_client_get_multi_cb(
                             key.len(),
                             v.as_ptr(),
                             v.len(),
-                            item.flags,
-                            item.cas.unwrap_or(0),
+                            flags,
+                            cas,
                         )
                     };
                 }
-                Entry::Miss => {}
-                Entry::Failed(status, message) => {
-                    first_failure.get_or_insert(Failure::new(status, message));
+                Ok(None) => {}
+                Err(f) => {
+                    first_failure.get_or_insert(f);
                 }
             }
         }

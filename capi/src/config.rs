@@ -335,8 +335,10 @@ pub unsafe extern "C" fn mcpool_config_set_key_prefix(
     })
 }
 
-/// Connections per server opened at start-up and kept idle. Default 1 (SockIOPool's
-/// `initConn`/`minConn`). Must not exceed the max size (checked by `mcpool_client_new`).
+/// Connections per server opened when the client is built (in the background) and kept
+/// idle (SockIOPool's `initConn`/`minConn`). Default 0: lazy, each connection opened by the
+/// first call that needs it, and no background thread before the first call. Must not exceed
+/// the max size (checked by `mcpool_client_new`).
 ///
 /// # Safety
 /// `config` is NULL (refused) or a live configuration no other thread is using.

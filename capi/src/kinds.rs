@@ -11,6 +11,7 @@ use super::commands::store_status;
 use super::landing::{landingpad, Failure};
 use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_OK, MCPOOL_VALUE_TOO_LARGE};
+use mcpool::set_item::Compress;
 use mcpool::value::{Kind, Lang, Value};
 use mcpool::StoreCommand;
 
@@ -46,6 +47,25 @@ pub enum mcpool_store_op {
     MCPOOL_STORE_REPLACE = 2,
     /// Store only if the item's CAS unique is still `cas`.
     MCPOOL_STORE_CAS = 3,
+    /// Append bytes to an existing value (`mcpool_client_store_multi`; a typed store of
+    /// `mcpool_client_store_kind` refuses it: `MCPOOL_UNSUPPORTED`).
+    MCPOOL_STORE_APPEND = 4,
+    /// Prepend bytes to an existing value (as `MCPOOL_STORE_APPEND`).
+    MCPOOL_STORE_PREPEND = 5,
+}
+
+impl mcpool_store_op {
+    /// The core's command (`cas` for CAS).
+    pub(crate) fn command(self, cas: u64) -> StoreCommand {
+        match self {
+            mcpool_store_op::MCPOOL_STORE_SET => StoreCommand::Set,
+            mcpool_store_op::MCPOOL_STORE_ADD => StoreCommand::Add,
+            mcpool_store_op::MCPOOL_STORE_REPLACE => StoreCommand::Replace,
+            mcpool_store_op::MCPOOL_STORE_CAS => StoreCommand::Cas(cas),
+            mcpool_store_op::MCPOOL_STORE_APPEND => StoreCommand::Append,
+            mcpool_store_op::MCPOOL_STORE_PREPEND => StoreCommand::Prepend,
+        }
+    }
 }
 
 /// Stores a value of `kind` under `key` with the client's value format: the core encodes
@@ -74,6 +94,104 @@ pub unsafe extern "C" fn mcpool_client_store_kind(
     ttl: u32,
     cas: u64,
 ) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store_kind(
+            "store_kind",
+            client,
+            op,
+            key,
+            key_len,
+            kind,
+            data,
+            len,
+            ttl,
+            cas,
+            Compress::Auto,
+        )
+    }
+}
+
+/// `mcpool_client_store_kind` with this call's compression decision, so that one client
+/// serves callers with different compression settings (Whalin's per-`MemCachedClient`
+/// `compressEnable` / `compressThreshold`): `compress` 0 never, 1 the client's rule
+/// (`MCPOOL_COMPRESS_AUTO`), 2 always (kept only when it shrinks to the compression ratio),
+/// 3 (`MCPOOL_COMPRESS_THRESHOLD`) compression on for this value with `threshold` in place
+/// of `compression_threshold`, compared as the client's `compression_compare` says (Whalin's
+/// preset: above). `threshold` is read only for 3. Any other `compress` is
+/// `MCPOOL_INVALID_ARGUMENT` before any I/O. Everything else as `mcpool_client_store_kind`.
+///
+/// # Safety
+/// As for `mcpool_client_store_kind`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mcpool_client_store_kind_compress(
+    client: *const mcpool_client,
+    op: mcpool_store_op,
+    key: *const u8,
+    key_len: usize,
+    kind: mcpool_kind,
+    data: *const u8,
+    len: usize,
+    ttl: u32,
+    cas: u64,
+    compress: u8,
+    threshold: u64,
+) -> mcpool_status {
+    let decided = match compress {
+        3 => Some(Compress::Threshold(
+            usize::try_from(threshold).unwrap_or(usize::MAX),
+        )),
+        b => Compress::from_byte(b),
+    };
+    let Some(decided) = decided else {
+        return landingpad(|| {
+            Err(Failure::invalid(format!(
+                "store_kind_compress: compress is {compress}; 0 (never), 1 (the client's \
+                 rule), 2 (always) or 3 (the given threshold)"
+            )))
+        });
+    };
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store_kind(
+            "store_kind_compress",
+            client,
+            op,
+            key,
+            key_len,
+            kind,
+            data,
+            len,
+            ttl,
+            cas,
+            decided,
+        )
+    }
+}
+
+/// `compress` of `mcpool_client_store_kind_compress`: compression on for this value, with
+/// the call's `threshold` in place of the client's.
+pub const MCPOOL_COMPRESS_THRESHOLD: u8 = 3;
+
+/// The body of `mcpool_client_store_kind` and `mcpool_client_store_kind_compress`.
+///
+/// # Safety
+/// As for `mcpool_client_store_kind`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn store_kind(
+    op_name: &str,
+    client: *const mcpool_client,
+    op: mcpool_store_op,
+    key: *const u8,
+    key_len: usize,
+    kind: mcpool_kind,
+    data: *const u8,
+    len: usize,
+    ttl: u32,
+    cas: u64,
+    compress: Compress,
+) -> mcpool_status {
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
@@ -84,7 +202,7 @@ pub unsafe extern "C" fn mcpool_client_store_kind(
         let kind = Kind::from(kind);
         let value = Value::from_abi(kind, body.to_vec()).ok_or_else(|| {
             Failure::invalid(format!(
-                "store_kind {:?}: the data is not a valid {kind} ({})",
+                "{op_name} {:?}: the data is not a valid {kind} ({})",
                 String::from_utf8_lossy(key),
                 match kind {
                     Kind::Int => "decimal ASCII of a signed 64-bit integer, e.g. \"-42\"",
@@ -93,16 +211,11 @@ pub unsafe extern "C" fn mcpool_client_store_kind(
                 }
             ))
         })?;
-        let cmd = match op {
-            mcpool_store_op::MCPOOL_STORE_SET => StoreCommand::Set,
-            mcpool_store_op::MCPOOL_STORE_ADD => StoreCommand::Add,
-            mcpool_store_op::MCPOOL_STORE_REPLACE => StoreCommand::Replace,
-            mcpool_store_op::MCPOOL_STORE_CAS => StoreCommand::Cas(cas),
-        };
+        let cmd = op.command(cas);
         let outcome = c
             .client
-            .store_value(cmd, key, &value, ttl)
-            .map_err(|e| Failure::from_error("store_kind", Some(key), &e))?;
+            .store_value_as(cmd, key, &value, ttl, compress)
+            .map_err(|e| Failure::from_error(op_name, Some(key), &e))?;
         Ok(store_status(outcome))
     })
 }

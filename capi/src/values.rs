@@ -6,18 +6,80 @@ use super::landing::{landingpad, landingpad_void, Failure, Outcome};
 use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_NOT_FOUND, MCPOOL_OK, MCPOOL_OUT_OF_RANGE};
 use mcpool::item::Item;
+use mcpool::sink::Sink;
 use std::ffi::c_char;
 
 /// One value read from the cache: its bytes, flags and CAS unique. Made by `mcpool_client_get`
 /// and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
 /// `mcpool_item_free`. Immutable, so it may be read from any thread.
+///
+/// One allocation: the item's fields, then the value's bytes (copied once, exactly sized).
 pub struct mcpool_item {
-    pub(crate) item: Item,
+    len: usize,
+    cas: u64,
+    flags: u32,
 }
 
 impl mcpool_item {
+    /// The layout of an item of `len` value bytes; `None` past `isize::MAX`.
+    fn layout(len: usize) -> Option<std::alloc::Layout> {
+        let size = std::mem::size_of::<mcpool_item>().checked_add(len)?;
+        std::alloc::Layout::from_size_align(size, std::mem::align_of::<mcpool_item>()).ok()
+    }
+
+    /// A new item holding a copy of `value`: one allocation of its exact size.
+    pub(crate) fn new(value: &[u8], flags: u32, cas: Option<u64>) -> *mut mcpool_item {
+        // A value in memory is far below isize::MAX, so the layout exists.
+        let layout = Self::layout(value.len()).unwrap_or_else(|| {
+            std::alloc::handle_alloc_error(std::alloc::Layout::new::<mcpool_item>())
+        });
+        // SAFETY: the layout has a non-zero size (the header's).
+        let p = unsafe { std::alloc::alloc(layout) }.cast::<mcpool_item>();
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        // SAFETY: `p` is a fresh allocation of the header and `value.len()` bytes after it,
+        // aligned for the header; `value` cannot overlap it.
+        unsafe {
+            p.write(mcpool_item {
+                len: value.len(),
+                cas: cas.unwrap_or(0),
+                flags,
+            });
+            std::ptr::copy_nonoverlapping(value.as_ptr(), Self::bytes(p), value.len());
+        }
+        p
+    }
+
     pub(crate) fn into_raw(item: Item) -> *mut mcpool_item {
-        Box::into_raw(Box::new(mcpool_item { item }))
+        Self::new(&item.value, item.flags, item.cas)
+    }
+
+    /// Where the value's bytes start.
+    ///
+    /// # Safety
+    /// `item` was made by `mcpool_item::new` and is live.
+    unsafe fn bytes(item: *const mcpool_item) -> *mut u8 {
+        // SAFETY: the bytes follow the header within the same allocation.
+        unsafe {
+            item.cast::<u8>()
+                .cast_mut()
+                .add(std::mem::size_of::<mcpool_item>())
+        }
+    }
+
+    /// Frees an item.
+    ///
+    /// # Safety
+    /// `item` was made by `mcpool_item::new`, is not used afterwards, and is freed once.
+    pub(crate) unsafe fn free(item: *mut mcpool_item) {
+        // SAFETY: the caller promises a live item; its length gives the layout it was
+        // allocated with.
+        unsafe {
+            if let Some(layout) = Self::layout((*item).len) {
+                std::alloc::dealloc(item.cast(), layout);
+            }
+        }
     }
 }
 
@@ -28,11 +90,11 @@ impl mcpool_item {
 /// `item` is NULL or a live item.
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_item_data(item: *const mcpool_item) -> *const u8 {
-    // SAFETY: the caller promises a non-NULL `item` is live.
-    match unsafe { item.as_ref() } {
-        Some(i) => i.item.value.as_ptr(),
-        None => std::ptr::null(),
+    if item.is_null() {
+        return std::ptr::null();
     }
+    // SAFETY: the caller promises a non-NULL `item` is live.
+    unsafe { mcpool_item::bytes(item) }
 }
 
 /// The value's length in bytes (0 for a NULL item).
@@ -42,7 +104,7 @@ pub unsafe extern "C" fn mcpool_item_data(item: *const mcpool_item) -> *const u8
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_item_len(item: *const mcpool_item) -> usize {
     // SAFETY: the caller promises a non-NULL `item` is live.
-    unsafe { item.as_ref() }.map_or(0, |i| i.item.value.len())
+    unsafe { item.as_ref() }.map_or(0, |i| i.len)
 }
 
 /// The item's flags, as stored by the writer (the compression bit that mcpool manages is
@@ -53,7 +115,7 @@ pub unsafe extern "C" fn mcpool_item_len(item: *const mcpool_item) -> usize {
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_item_flags(item: *const mcpool_item) -> u32 {
     // SAFETY: the caller promises a non-NULL `item` is live.
-    unsafe { item.as_ref() }.map_or(0, |i| i.item.flags)
+    unsafe { item.as_ref() }.map_or(0, |i| i.flags)
 }
 
 /// The item's CAS unique, for `mcpool_client_cas`: set by `gets`/`gats`, 0 for `get`/`gat`
@@ -64,7 +126,7 @@ pub unsafe extern "C" fn mcpool_item_flags(item: *const mcpool_item) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_item_cas(item: *const mcpool_item) -> u64 {
     // SAFETY: the caller promises a non-NULL `item` is live.
-    unsafe { item.as_ref() }.map_or(0, |i| i.item.cas.unwrap_or(0))
+    unsafe { item.as_ref() }.map_or(0, |i| i.cas)
 }
 
 /// Frees an item. NULL is ignored.
@@ -75,24 +137,201 @@ pub unsafe extern "C" fn mcpool_item_cas(item: *const mcpool_item) -> u64 {
 pub unsafe extern "C" fn mcpool_item_free(item: *mut mcpool_item) {
     landingpad_void(|| {
         if !item.is_null() {
-            // SAFETY: made by `Box::into_raw` in `mcpool_item::into_raw`, freed once.
-            drop(unsafe { Box::from_raw(item) });
+            // SAFETY: made by `mcpool_item::new`, freed once (the caller's promise).
+            unsafe { mcpool_item::free(item) };
         }
     })
 }
 
-/// One key's result in a multi-get: a hit, a miss, or its error.
-pub(crate) enum Entry {
-    Hit(Item),
-    Miss,
-    Failed(mcpool_status, String),
+/// Collects the item of one key read on its own (`mcpool_client_get` and its kin): the
+/// value copied once, from the read buffer (or the inflated copy) into the item's block.
+pub(crate) struct OneItem {
+    pub(crate) item: *mut mcpool_item,
+    pub(crate) result: mcpool::error::Result<bool>,
+    /// Whether the CAS unique is kept (`gat` asks for it and drops it).
+    pub(crate) keep_cas: bool,
 }
+
+impl OneItem {
+    pub(crate) fn new(keep_cas: bool) -> OneItem {
+        OneItem {
+            item: std::ptr::null_mut(),
+            result: Ok(false),
+            keep_cas,
+        }
+    }
+
+    /// The item on a hit (the caller's to free), `None` on a miss, or the key's error.
+    pub(crate) fn finish(mut self) -> mcpool::error::Result<Option<*mut mcpool_item>> {
+        let item = std::mem::replace(&mut self.item, std::ptr::null_mut());
+        match std::mem::replace(&mut self.result, Ok(false)) {
+            Ok(true) if !item.is_null() => Ok(Some(item)),
+            other => {
+                if !item.is_null() {
+                    // SAFETY: made by `mcpool_item::new` in `value`, never handed out.
+                    unsafe { mcpool_item::free(item) };
+                }
+                other.map(|_| None)
+            }
+        }
+    }
+}
+
+impl Drop for OneItem {
+    fn drop(&mut self) {
+        if !self.item.is_null() {
+            // SAFETY: made by `mcpool_item::new` in `value`, never handed out.
+            unsafe { mcpool_item::free(self.item) };
+        }
+    }
+}
+
+impl Sink for OneItem {
+    fn value(
+        &mut self,
+        _i: usize,
+        value: &[u8],
+        flags: u32,
+        cas: Option<u64>,
+    ) -> mcpool::error::Result<()> {
+        if !self.item.is_null() {
+            // SAFETY: made by `mcpool_item::new` below, never handed out.
+            unsafe { mcpool_item::free(self.item) };
+        }
+        self.item = mcpool_item::new(value, flags, cas.filter(|_| self.keep_cas));
+        Ok(())
+    }
+    fn result(&mut self, _i: usize, result: mcpool::error::Result<bool>) {
+        self.result = result;
+    }
+}
+
+/// What one key of a multi-get came to.
+#[derive(Clone, Copy)]
+enum State {
+    Miss,
+    /// Its value is `multi.data[at..at + len]`.
+    Hit,
+    /// Its error is `multi.failures[at]`.
+    Failed,
+}
+
+/// One key's entry in a multi-get result.
+#[derive(Clone, Copy)]
+struct Slot {
+    at: usize,
+    len: usize,
+    cas: u64,
+    flags: u32,
+    state: State,
+}
+
+const MISS: Slot = Slot {
+    at: 0,
+    len: 0,
+    cas: 0,
+    flags: 0,
+    state: State::Miss,
+};
+
+/// A hit of a multi-get: its value, flags and CAS unique (0 unless asked for).
+pub(crate) type Hit<'m> = (&'m [u8], u32, u64);
 
 /// The result of a multi-get: one entry per key asked, in the caller's order. Made by
 /// `mcpool_client_get_multi`; walked with `mcpool_multi_len` and `mcpool_multi_get`; freed
 /// with `mcpool_multi_free`. Immutable, so it may be read from any thread.
+///
+/// An index of one entry per key and one buffer holding every value, back to back, in the
+/// order they arrived (grown geometrically as they arrive; a compressed value is inflated
+/// straight into it): three allocations per call however many keys.
 pub struct mcpool_multi {
-    pub(crate) entries: Vec<Entry>,
+    slots: Vec<Slot>,
+    data: Vec<u8>,
+    failures: Vec<(mcpool_status, String)>,
+}
+
+impl mcpool_multi {
+    /// Room for `n` keys' entries, all misses.
+    pub(crate) fn new(n: usize) -> mcpool_multi {
+        mcpool_multi {
+            slots: vec![MISS; n],
+            data: Vec::new(),
+            failures: Vec::new(),
+        }
+    }
+
+    /// Key `i` failed with this status and message.
+    pub(crate) fn fail(&mut self, i: usize, status: mcpool_status, message: String) {
+        self.slots[i] = Slot {
+            at: self.failures.len(),
+            state: State::Failed,
+            ..MISS
+        };
+        self.failures.push((status, message));
+    }
+
+    /// Each entry in key order: `Ok(Some((value, flags, cas)))` a hit, `Ok(None)` a miss,
+    /// `Err((status, message))` the key's error.
+    pub(crate) fn entry(&self, i: usize) -> Result<Option<Hit<'_>>, Failure> {
+        let s = self.slots[i];
+        match s.state {
+            State::Miss => Ok(None),
+            State::Hit => Ok(Some((&self.data[s.at..s.at + s.len], s.flags, s.cas))),
+            State::Failed => {
+                let (status, message) = &self.failures[s.at];
+                Err(Failure::new(*status, message.clone()))
+            }
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+impl Sink for mcpool_multi {
+    fn value(
+        &mut self,
+        i: usize,
+        value: &[u8],
+        flags: u32,
+        cas: Option<u64>,
+    ) -> mcpool::error::Result<()> {
+        let start = self.data.len();
+        self.data.extend_from_slice(value);
+        self.appended(i, start, flags, cas)
+    }
+    fn result(&mut self, i: usize, result: mcpool::error::Result<bool>) {
+        // Errors are recorded by the caller, which words their message.
+        if let Ok(false) = result {
+            self.slots[i] = MISS;
+        }
+    }
+    #[inline]
+    fn arena(&mut self) -> Option<&mut Vec<u8>> {
+        if self.data.capacity() == 0 {
+            // A first step of the geometric growth: 4 KiB, whatever the values.
+            self.data.reserve(4096);
+        }
+        Some(&mut self.data)
+    }
+    #[inline]
+    fn appended(
+        &mut self,
+        i: usize,
+        start: usize,
+        flags: u32,
+        cas: Option<u64>,
+    ) -> mcpool::error::Result<()> {
+        self.slots[i] = Slot {
+            at: start,
+            len: self.data.len() - start,
+            cas: cas.unwrap_or(0),
+            flags,
+            state: State::Hit,
+        };
+        Ok(())
+    }
 }
 
 /// How many entries (= keys asked) the result set has; 0 for NULL.
@@ -102,7 +341,7 @@ pub struct mcpool_multi {
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_multi_len(multi: *const mcpool_multi) -> usize {
     // SAFETY: the caller promises a non-NULL `multi` is live.
-    unsafe { multi.as_ref() }.map_or(0, |m| m.entries.len())
+    unsafe { multi.as_ref() }.map_or(0, |m| m.len())
 }
 
 /// The result for key number `index` (0-based, in the order the keys were given).
@@ -131,18 +370,21 @@ pub unsafe extern "C" fn mcpool_multi_get(
         ptr::out(out_len, "length")?;
         ptr::out(out_flags, "flags")?;
         ptr::out(out_cas, "cas")?;
-        match m.entries.get(index) {
-            None => Err(out_of_range("multi-get result", index, m.entries.len())),
-            Some(Entry::Miss) => Ok(MCPOOL_NOT_FOUND),
-            Some(Entry::Failed(status, message)) => Err(Failure::new(*status, message.clone())),
-            Some(Entry::Hit(item)) => {
+        let Some(s) = m.slots.get(index) else {
+            return Err(out_of_range("multi-get result", index, m.len()));
+        };
+        match s.state {
+            State::Miss => Ok(MCPOOL_NOT_FOUND),
+            State::Failed => m.entry(index).map(|_| MCPOOL_OK),
+            State::Hit => {
+                let value = &m.data[s.at..s.at + s.len];
                 // SAFETY: all four outputs were checked non-NULL; the caller promises they
                 // are writable.
                 unsafe {
-                    ptr::write(out_value, item.value.as_ptr());
-                    ptr::write(out_len, item.value.len());
-                    ptr::write(out_flags, item.flags);
-                    ptr::write(out_cas, item.cas.unwrap_or(0));
+                    ptr::write(out_value, value.as_ptr());
+                    ptr::write(out_len, value.len());
+                    ptr::write(out_flags, s.flags);
+                    ptr::write(out_cas, s.cas);
                 }
                 Ok(MCPOOL_OK)
             }

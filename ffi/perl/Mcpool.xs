@@ -14,8 +14,6 @@
 #include <pthread.h>
 #include <string.h>
 
-/* Room for the longest key memcached accepts (250) behind the longest namespace (250). */
-#define KEYBUF 512
 
 /* 30 days plus a second: memcached reads it as a unix time long past, so the item expires
  * at once, which is what a negative expiration time means to the server. */
@@ -26,15 +24,14 @@ typedef struct {
     mcpool_config *config; /* kept to rebuild the client (namespace, compression, disconnect) */
     SV *freeze;            /* serialize_methods: code refs */
     SV *thaw;
-    char *prefix;          /* namespace we prepend ourselves (hash_namespace => 1), else NULL */
-    STRLEN prefix_len;
     int utf8;
-    /* Grow-only scratch of the multi-key calls, one area per use (MCP_ARRAYS, MCP_PREFIXED):
+    /* Grow-only scratch of the multi-key calls (per key: pointers, lengths, value SVs, CAS,
+     * flags, statuses):
      * made by the first call too large for the C stack, reused by the next ones, freed with
      * the object. It holds only pointers into the call's own arguments during a call (no
      * sockets, nothing that outlives the call), so a fork or a thread changes nothing. */
-    char *scratch[2];
-    size_t scratch_size[2];
+    char *scratch;
+    size_t scratch_size;
     int scratch_busy; /* a call is using the scratch: a nested call takes blocks of its own */
     HV *next_hv;      /* the next get_multi's result hash, made ahead (mcp_take_result_hv) */
     void *heap_guard; /* a block kept above the hashes made ahead (mcp_make_next_hv) */
@@ -261,22 +258,6 @@ mcp_key_bytes(pTHX_ SV *sv, STRLEN *len, const char *fn)
     return SvPV_nomg(sv, *len);
 }
 
-/* A key as bytes, with our namespace (hash_namespace => 1; else the core adds it) written
- * into buf in front of it. */
-static const uint8_t *
-mcp_key(pTHX_ mcp_t *m, SV *sv, STRLEN *len, char *buf, const char *fn)
-{
-    const char *p = mcp_key_bytes(aTHX_ sv, len, fn);
-    if (m->prefix_len && m->prefix_len + *len <= KEYBUF) {
-        memcpy(buf, m->prefix, m->prefix_len);
-        memcpy(buf + m->prefix_len, p, *len);
-        *len += m->prefix_len;
-        return (const uint8_t *)buf;
-    }
-    /* Without a namespace, or a key so long (> 262 bytes) that the core refuses it anyway. */
-    return (const uint8_t *)p;
-}
-
 /* Makes the key argument in *slot (a Perl stack slot) a plain string, fetched once: a key
  * with get magic (tied, $1) is copied, and an object with overloaded "" is replaced by its
  * string. The hash of a multi-get result then files each value under exactly the key that
@@ -294,13 +275,6 @@ mcp_stable_key(pTHX_ SV **slot, const char *fn)
         *slot = sv_2mortal(newSVpvn_flags(p, len, SvUTF8(sv) ? SVf_UTF8 : 0));
     }
 }
-
-/* Room for the prefixed keys of a multi-key call (hash_namespace) on the C stack. */
-#define MCP_PREFIX_STACK 2048
-
-/* The scratch areas of an object (mcp_t.scratch). */
-#define MCP_ARRAYS 0   /* per key: pointers, lengths, value SVs, CAS, flags, statuses */
-#define MCP_PREFIXED 1 /* the keys with our namespace in front (hash_namespace) */
 
 /* Largest scratch area an object keeps (arrays for over 20,000 keys): a bigger call takes a
  * heap block of its own, which a call that size amortizes anyway. */
@@ -343,7 +317,7 @@ mcp_room_init(pTHX_ mcp_room_t *r, mcp_t *m, SV *self)
 }
 
 static char *
-mcp_room(pTHX_ mcp_room_t *r, int which, void *stackbuf, size_t have, size_t need)
+mcp_room(pTHX_ mcp_room_t *r, void *stackbuf, size_t have, size_t need)
 {
     mcp_t *m = r->m;
     char *p;
@@ -355,46 +329,23 @@ mcp_room(pTHX_ mcp_room_t *r, int which, void *stackbuf, size_t have, size_t nee
             SAVEDESTRUCTOR_X(mcp_scratch_release, m);
             r->held = 1;
         }
-        if (need > m->scratch_size[which]) {
-            size_t size = 2 * m->scratch_size[which];
+        if (need > m->scratch_size) {
+            size_t size = 2 * m->scratch_size;
             if (size < need)
                 size = need;
             if (size > MCP_SCRATCH_MAX)
                 size = MCP_SCRATCH_MAX;
-            Safefree(m->scratch[which]);
-            m->scratch[which] = NULL;
-            m->scratch_size[which] = 0;
-            Newx(m->scratch[which], size, char);
-            m->scratch_size[which] = size;
+            Safefree(m->scratch);
+            m->scratch = NULL;
+            m->scratch_size = 0;
+            Newx(m->scratch, size, char);
+            m->scratch_size = size;
         }
-        return m->scratch[which];
+        return m->scratch;
     }
     Newx(p, need, char);
     SAVEFREEPV(p);
     return p;
-}
-
-/* Our namespace in front of each of n checked keys, in the caller's stack buffer or the
- * call's room (a key too long to be valid is left alone: the core refuses it). */
-static void
-mcp_prefix_keys(pTHX_ mcp_room_t *r, const uint8_t **keys, size_t *lens, size_t n, char *stackbuf)
-{
-    mcp_t *m = r->m;
-    size_t i, total = 0;
-    char *buf, *w;
-    for (i = 0; i < n; i++)
-        if (m->prefix_len + lens[i] <= KEYBUF)
-            total += m->prefix_len + lens[i];
-    buf = mcp_room(aTHX_ r, MCP_PREFIXED, stackbuf, MCP_PREFIX_STACK, total);
-    for (w = buf, i = 0; i < n; i++) {
-        if (m->prefix_len + lens[i] > KEYBUF)
-            continue;
-        memcpy(w, m->prefix, m->prefix_len);
-        memcpy(w + m->prefix_len, keys[i], lens[i]);
-        keys[i] = (const uint8_t *)w;
-        lens[i] += m->prefix_len;
-        w += lens[i];
-    }
 }
 
 /* A value as one of the core's kinds and its bytes: references through the serializer
@@ -916,25 +867,13 @@ mcp_config_set(pTHX_ mcpool_config *cfg, const char *who, const char *name, cons
         croak("%s: %s", who, mcpool_last_error_message());
 }
 
-/* The namespace: the core's key prefix, or (hash_namespace => 1, which the core has no
- * switch for: it hashes the prefix only where the distribution's client did) a prefix this
- * binding writes in front of every key itself. */
+/* The namespace: the core's key prefix (hash_namespace is the core's hash_key_prefix). */
 static void
-mcp_set_prefix(pTHX_ mcp_t *m, SV *ns, int hash_namespace)
+mcp_set_prefix(pTHX_ mcp_t *m, SV *ns)
 {
     STRLEN len = 0;
     const char *p = SvOK(ns) ? SvPV(ns, len) : "";
-    if (hash_namespace && len > 250)
-        croak("Mcpool: the namespace is longer than 250 bytes");
-    mcp_config_set(aTHX_ m->config, "Mcpool: namespace", "key_prefix", hash_namespace ? "" : p,
-                   hash_namespace ? 0 : len);
-    Safefree(m->prefix);
-    m->prefix = NULL;
-    m->prefix_len = 0;
-    if (hash_namespace && len) {
-        m->prefix = savepvn(p, len);
-        m->prefix_len = len;
-    }
+    mcp_config_set(aTHX_ m->config, "Mcpool: namespace", "key_prefix", p, len);
 }
 
 static void
@@ -953,9 +892,7 @@ mcp_free(pTHX_ mcp_t *m)
     SvREFCNT_dec(m->freeze);
     SvREFCNT_dec(m->thaw);
     SvREFCNT_dec((SV *)m->state);
-    Safefree(m->prefix);
-    Safefree(m->scratch[MCP_ARRAYS]);
-    Safefree(m->scratch[MCP_PREFIXED]);
+    Safefree(m->scratch);
     SvREFCNT_dec((SV *)m->next_hv);
     free(m->heap_guard);
     Safefree(m);
@@ -983,7 +920,7 @@ _new(class, addrs, weights, core, opts)
         mcpool_config *cfg = NULL;
         mcp_t *m;
         SSize_t i, n;
-        SV *obj, **p;
+        SV *obj;
         MAGIC *mg;
         STRLEN len;
         const char *s;
@@ -1050,12 +987,6 @@ _new(class, addrs, weights, core, opts)
         m->serialize = SvTRUE(*hv_fetchs(opts, "serialize", 1));
         m->freeze = newSVsv(*hv_fetchs(opts, "freeze", 1));
         m->thaw = newSVsv(*hv_fetchs(opts, "thaw", 1));
-        p = hv_fetchs(opts, "prefix", 0);
-        if (p && SvOK(*p) && SvCUR(*p)) {
-            if (SvCUR(*p) > 250)
-                croak("Mcpool->new: namespace: longer than 250 bytes");
-            mcp_set_prefix(aTHX_ m, *p, 1);
-        }
         {
             mcpool_status st = mcpool_client_new(cfg, &m->client);
             mcpool_kind zk = MCPOOL_KIND_BYTES;
@@ -1117,7 +1048,6 @@ get(m, key)
     ALIAS:
         gets = 1
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         mcp_one_t one;
@@ -1126,7 +1056,7 @@ get(m, key)
         mcpool_status st;
         SV *sv;
     PPCODE:
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, ix ? "gets" : "get");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, ix ? "gets" : "get");
 #ifdef PERL_IMPLICIT_CONTEXT
         one.perl = aTHX;
 #endif
@@ -1145,10 +1075,6 @@ get(m, key)
         if (!MCP_PLAIN(m, flags)) {
             if (MCP_REFUSED(m, flags)) {
                 SvREFCNT_dec(sv);
-                if (m->prefix_len && k == (const uint8_t *)kbuf) { /* the caller's key */
-                    k += m->prefix_len;
-                    klen -= m->prefix_len;
-                }
                 mcp_warn(aTHX_ sv_2mortal(mcp_refused_msg(aTHX_ ix ? "gets" : "get", (const char *)k, klen)));
                 XSRETURN_EMPTY;
             }
@@ -1170,7 +1096,6 @@ gat(m, exptime, key)
     ALIAS:
         gats = 1
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         mcpool_item *item = NULL;
@@ -1180,7 +1105,7 @@ gat(m, exptime, key)
         SV *sv;
     PPCODE:
         t = mcp_exptime(aTHX_ exptime);
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, ix ? "gats" : "gat");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, ix ? "gats" : "gat");
         st = ix ? mcpool_client_gats(m->client, k, klen, t, &item)
                 : mcpool_client_gat(m->client, k, klen, t, &item);
         if (st != MCPOOL_OK) {
@@ -1190,10 +1115,6 @@ gat(m, exptime, key)
         }
         deserialize = m->deserialize;
         refusable = MCP_REFUSED(m, mcpool_item_flags(item));
-        if (m->prefix_len && k == (const uint8_t *)kbuf) { /* the caller's key, for a warning */
-            k += m->prefix_len;
-            klen -= m->prefix_len;
-        }
         sv = mcp_item_sv(aTHX_ m, item, ix, &flags); /* m may be freed now (a thaw) */
         if (!sv) {
             if (refusable && !deserialize)
@@ -1211,7 +1132,6 @@ get_multi(m, ...)
     PREINIT:
         /* per key: key pointer, key length, value SV, CAS (8 bytes each), flags, status */
         uint64_t stackbuf[MCP_STACK_KEYS * 5];
-        char pbuf[MCP_PREFIX_STACK];
         size_t n, i, shared = 0, hits = 0;
         const uint8_t **keys;
         size_t *lens;
@@ -1230,7 +1150,6 @@ get_multi(m, ...)
         if (n == 1) {
             /* One key: the single-key read, which costs the core about half the work of a
              * one-key batch; the same answer. */
-            char kbuf[KEYBUF];
             STRLEN klen;
             const uint8_t *k;
             mcp_one_t one;
@@ -1238,7 +1157,7 @@ get_multi(m, ...)
             uint64_t cas = 0;
             SV *sv;
             mcp_stable_key(aTHX_ &ST(1), fn);
-            k = mcp_key(aTHX_ m, ST(1), &klen, kbuf, fn);
+            k = (const uint8_t *)mcp_key_bytes(aTHX_ ST(1), &klen, fn);
 #ifdef PERL_IMPLICIT_CONTEXT
             one.perl = aTHX;
 #endif
@@ -1273,7 +1192,7 @@ get_multi(m, ...)
         } else if (n > 1) {
             ENTER; /* the scope of the call's room (mcp_room) */
             mcp_room_init(aTHX_ &room, m, ST(0));
-            block = mcp_room(aTHX_ &room, MCP_ARRAYS, stackbuf, sizeof stackbuf,
+            block = mcp_room(aTHX_ &room, stackbuf, sizeof stackbuf,
                              n * 5 * sizeof(uint64_t));
             keys = (const uint8_t **)block;
             lens = (size_t *)(block + n * sizeof(uint64_t));
@@ -1302,8 +1221,6 @@ get_multi(m, ...)
                     lens[i] = l;
                 }
             }
-            if (m->prefix_len)
-                mcp_prefix_keys(aTHX_ &room, keys, lens, n, pbuf);
             rc = mcpool_client_get_multi_into(m->client, keys, lens, n, ix != 0,
                                               mcp_alloc_multi, &mm, st);
             /* From here on nothing croaks (thaw runs under G_EVAL): every SV made by the
@@ -1385,13 +1302,25 @@ get_multi(m, ...)
 void
 set_multi(m, ...)
         Mcpool m
+    ALIAS:
+        add_multi = 1
+        replace_multi = 2
+        append_multi = 3
+        prepend_multi = 4
+        cas_multi = 5
     PREINIT:
-        /* per item: key, key length, value, value length (8 bytes each), flags, ttl, status */
-        uint64_t stackbuf[MCP_STACK_KEYS * 6];
-        char pbuf[MCP_PREFIX_STACK];
+        static const char *const names[] = { "set_multi", "add_multi", "replace_multi",
+                                              "append_multi", "prepend_multi", "cas_multi" };
+        static const mcpool_store_op ops[] = { MCPOOL_STORE_SET, MCPOOL_STORE_ADD,
+                                               MCPOOL_STORE_REPLACE, MCPOOL_STORE_APPEND,
+                                               MCPOOL_STORE_PREPEND, MCPOOL_STORE_CAS };
+        /* per item: key, key length, value, value length, CAS (8 bytes each), flags, ttl,
+         * status */
+        uint64_t stackbuf[MCP_STACK_KEYS * 7];
         size_t n, i, j, k;
         const uint8_t **keys, **vals;
         size_t *lens, *vlens;
+        uint64_t *cas;
         uint32_t *flags, *ttls;
         mcpool_status *st;
         mcpool_kind kind;
@@ -1399,54 +1328,64 @@ set_multi(m, ...)
         char *block;
         mcp_room_t room;
         SSize_t nret;
+        int bytes_only = ix == 3 || ix == 4, v = ix == 5 ? 2 : 1;
     PPCODE:
         gimme = GIMME_V;
         n = (size_t)(items - 1);
         ENTER; /* the scope of the call's room (mcp_room) */
         mcp_room_init(aTHX_ &room, m, ST(0));
-        block = mcp_room(aTHX_ &room, MCP_ARRAYS, stackbuf, sizeof stackbuf,
-                         (n ? n : 1) * 6 * sizeof(uint64_t));
+        block = mcp_room(aTHX_ &room, stackbuf, sizeof stackbuf,
+                         (n ? n : 1) * 7 * sizeof(uint64_t));
         keys = (const uint8_t **)block;
         lens = (size_t *)(block + n * sizeof(uint64_t));
         vals = (const uint8_t **)(block + 2 * n * sizeof(uint64_t));
         vlens = (size_t *)(block + 3 * n * sizeof(uint64_t));
-        flags = (uint32_t *)(block + 4 * n * sizeof(uint64_t));
+        cas = (uint64_t *)(block + 4 * n * sizeof(uint64_t));
+        flags = (uint32_t *)(block + 5 * n * sizeof(uint64_t));
         ttls = flags + n;
         st = ttls + n;
         /* Everything that can croak (bad arguments, the serializer, "Wide character") runs
-         * before anything is sent, as in Cache::Memcached::Fast. */
+         * before anything is sent, as in Cache::Memcached::Fast. Items: [$key, $value,
+         * $exptime] ([$key, $cas, $value, $exptime] for cas_multi, [$key, $value] for
+         * append_multi and prepend_multi). */
         for (i = 0; i < n; i++) {
             SV *arg = ST(i + 1);
             AV *av;
             SV **p;
             STRLEN l;
             if (!SvROK(arg) || SvTYPE(SvRV(arg)) != SVt_PVAV)
-                croak("Mcpool::set_multi: Not an array reference");
+                croak("Mcpool::%s: Not an array reference", names[ix]);
             av = (AV *)SvRV(arg);
-            if (av_len(av) < 1)
-                croak("Usage: $memd->set_multi([$key, $value[, $expiration_time]], ...)");
+            if (av_len(av) < v)
+                croak(ix == 5 ? "Usage: $memd->cas_multi([$key, $cas, $value[, $expiration_time]], ...)"
+                      : bytes_only ? "Usage: $memd->%s([$key, $value], ...)"
+                                   : "Usage: $memd->%s([$key, $value[, $expiration_time]], ...)",
+                      names[ix]);
             p = av_fetch(av, 0, 0);
-            keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ p ? *p : &PL_sv_undef, &l, "set_multi");
+            keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ p ? *p : &PL_sv_undef, &l, names[ix]);
             lens[i] = l;
-            p = av_fetch(av, 1, 0);
+            cas[i] = 0;
+            if (ix == 5 && (p = av_fetch(av, 1, 0)) != NULL)
+                cas[i] = (uint64_t)SvUV(*p);
+            p = av_fetch(av, v, 0);
             vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &kind);
             vlens[i] = l;
-            /* the kind's flags for the batch, or MCP_SOLO: stored on its own (mcp_store) */
-            flags[i] = m->batch_flags[kind] >= 0 ? (uint32_t)m->batch_flags[kind] : MCP_SOLO(kind);
+            /* the kind's flags for the batch, or MCP_SOLO: stored on its own (mcp_store);
+             * append and prepend send bytes (the flags are not sent) */
+            flags[i] = bytes_only ? 0
+                       : m->batch_flags[kind] >= 0 ? (uint32_t)m->batch_flags[kind] : MCP_SOLO(kind);
             ttls[i] = 0;
-            if (av_len(av) >= 2 && (p = av_fetch(av, 2, 0)) != NULL)
+            if (!bytes_only && av_len(av) > v && (p = av_fetch(av, v + 1, 0)) != NULL)
                 ttls[i] = mcp_exptime(aTHX_ *p);
         }
-        if (m->prefix_len && n)
-            mcp_prefix_keys(aTHX_ &room, keys, lens, n, pbuf);
         /* One pipelined call, each item with its own expiration time; an item of a kind the
          * format stores in another form than its ABI body (MCP_IS_SOLO) is stored alone, so
          * the batch breaks only there (never by expiration time). */
         for (j = 0; j < n; j = k) {
             mcpool_status rc;
             if (MCP_IS_SOLO(flags[j])) {
-                st[j] = mcp_store(m, MCPOOL_STORE_SET, keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
-                                  vals[j], vlens[j], ttls[j], 0);
+                st[j] = mcp_store(m, ops[ix], keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
+                                  vals[j], vlens[j], ttls[j], cas[j]);
                 k = j + 1;
                 continue;
             }
@@ -1454,8 +1393,9 @@ set_multi(m, ...)
                 ;
             for (i = j; i < k; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
-            rc = mcpool_client_set_multi_ttl(m->client, keys + j, lens + j, vals + j, vlens + j,
-                                             flags + j, ttls + j, k - j, NULL, st + j);
+            rc = mcpool_client_store_multi(m->client, ops[ix], keys + j, lens + j, vals + j,
+                                           vlens + j, flags + j, ttls + j, cas + j, k - j, NULL,
+                                           st + j);
             if (rc != MCPOOL_OK) /* the whole run failed before any I/O */
                 for (i = j; i < k; i++)
                     st[i] = rc;
@@ -1470,7 +1410,6 @@ delete_multi(m, ...)
     PREINIT:
         /* per key: key, key length (8 bytes each), status */
         uint64_t stackbuf[MCP_STACK_KEYS * 3];
-        char pbuf[MCP_PREFIX_STACK];
         size_t n, i;
         const uint8_t **keys;
         size_t *lens;
@@ -1485,7 +1424,7 @@ delete_multi(m, ...)
         n = (size_t)(items - 1);
         ENTER; /* the scope of the call's room (mcp_room) */
         mcp_room_init(aTHX_ &room, m, ST(0));
-        block = mcp_room(aTHX_ &room, MCP_ARRAYS, stackbuf, sizeof stackbuf,
+        block = mcp_room(aTHX_ &room, stackbuf, sizeof stackbuf,
                          (n ? n : 1) * 3 * sizeof(uint64_t));
         keys = (const uint8_t **)block;
         lens = (size_t *)(block + n * sizeof(uint64_t));
@@ -1515,8 +1454,6 @@ delete_multi(m, ...)
             keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ ksv, &l, "delete_multi");
             lens[i] = l;
         }
-        if (m->prefix_len && n)
-            mcp_prefix_keys(aTHX_ &room, keys, lens, n, pbuf);
         if (n) {
             for (i = 0; i < n; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
@@ -1541,7 +1478,6 @@ set(m, key, ...)
         cas = 5
     PREINIT:
         static const char *const names[] = { "set", "add", "replace", "append", "prepend", "cas" };
-        char kbuf[KEYBUF];
         STRLEN klen, vlen;
         const uint8_t *k;
         const char *v;
@@ -1560,7 +1496,7 @@ set(m, key, ...)
             croak("Usage: $memd->%s($key, $value%s)", names[ix],
                   ix == 3 || ix == 4 ? "" : "[, $expiration_time]");
         }
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, names[ix]);
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, names[ix]);
         v = mcp_value(aTHX_ m, ST(arg), &vlen, &kind);
         if (items > arg + 1)
             t = mcp_exptime(aTHX_ ST(arg + 1));
@@ -1582,29 +1518,109 @@ delete(m, key, ...)
     ALIAS:
         remove = 1
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         mcpool_status st;
     PPCODE:
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, ix ? "remove" : "delete");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, ix ? "remove" : "delete");
         if (items > 2 && SvOK(ST(2)) && SvUV(ST(2)) != 0)
             warn("non-zero delete expiration time is ignored");
         st = mcpool_client_delete(m->client, k, klen);
         RETURN_STATUS(st);
 
 void
+_touch_multi(m, ...)
+        Mcpool m
+    ALIAS:
+        _incr_multi = 1
+        _decr_multi = 2
+    PREINIT:
+        static const char *const names[] = { "touch_multi", "incr_multi", "decr_multi" };
+        /* per key: key, key length, ttl or delta, new value (8 bytes each), status */
+        uint64_t stackbuf[MCP_STACK_KEYS * 5];
+        size_t n, i;
+        const uint8_t **keys;
+        size_t *lens;
+        uint64_t *nums, *vals;
+        uint32_t *ttls;
+        mcpool_status *st;
+        mcpool_status rc;
+        char *block;
+        mcp_room_t room;
+    PPCODE:
+        /* Items: [$key, $expiration_time] (touch), $key or [$key, $delta] (incr, decr). One
+         * pipelined call; one result per item, as the single command answers (lib/Mcpool.pm
+         * makes the scalar context's hash). */
+        n = (size_t)(items - 1);
+        ENTER; /* the scope of the call's room (mcp_room) */
+        mcp_room_init(aTHX_ &room, m, ST(0));
+        block = mcp_room(aTHX_ &room, stackbuf, sizeof stackbuf,
+                         (n ? n : 1) * 5 * sizeof(uint64_t));
+        keys = (const uint8_t **)block;
+        lens = (size_t *)(block + n * sizeof(uint64_t));
+        nums = (uint64_t *)(block + 2 * n * sizeof(uint64_t));
+        vals = (uint64_t *)(block + 3 * n * sizeof(uint64_t));
+        st = (mcpool_status *)(block + 4 * n * sizeof(uint64_t));
+        ttls = (uint32_t *)nums; /* touch: the ttls packed in the same area */
+        for (i = 0; i < n; i++) {
+            SV *arg = ST(i + 1), *ksv = arg, *nsv = NULL;
+            STRLEN l;
+            if (SvROK(arg) && SvTYPE(SvRV(arg)) == SVt_PVAV) {
+                AV *av = (AV *)SvRV(arg);
+                SV **p = av_fetch(av, 0, 0);
+                ksv = p ? *p : &PL_sv_undef;
+                if (av_len(av) >= 1 && (p = av_fetch(av, 1, 0)) != NULL)
+                    nsv = *p;
+            } else if (ix == 0) {
+                croak("Mcpool::touch_multi: Not an array reference");
+            }
+            keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ ksv, &l, names[ix]);
+            lens[i] = l;
+            if (ix == 0) {
+                ttls[i] = nsv ? mcp_exptime(aTHX_ nsv) : 0;
+            } else {
+                nums[i] = 1;
+                if (nsv) {
+                    SvGETMAGIC(nsv);
+                    if (SvOK(nsv))
+                        nums[i] = (uint64_t)SvUV_nomg(nsv);
+                }
+            }
+        }
+        if (n) {
+            rc = ix == 0 ? mcpool_client_touch_multi(m->client, keys, lens, ttls, n, st)
+                         : mcpool_client_arith_multi(m->client, ix == 1, keys, lens, nums, n,
+                                                     vals, st);
+            if (rc != MCPOOL_OK) /* the whole call failed before any I/O */
+                for (i = 0; i < n; i++)
+                    st[i] = rc;
+        }
+        /* The results replace the arguments on the stack (n + 1 slots: room for n). */
+        for (i = 0; i < n; i++) {
+            int a = mcp_answer(st[i]);
+            SV *r = &PL_sv_undef;
+            if (a == MCP_ANSWER_YES)
+                /* a counter's zero is "0E0": true, as Cache::Memcached::Fast returns it */
+                r = ix == 0 ? sv_2mortal(newSViv(1))
+                    : vals[i] == 0 ? sv_2mortal(newSVpvs("0E0")) : sv_2mortal(newSVuv((UV)vals[i]));
+            else if (a == MCP_ANSWER_NO)
+                r = sv_2mortal(newSVpvs(""));
+            PL_stack_base[ax + i] = r;
+        }
+        LEAVE; /* m may be freed here (a callback dropped the last reference): not used after */
+        XSRETURN((SSize_t)n);
+
+void
 touch(m, key, ...)
         Mcpool m
         SV *key
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         mcpool_status st;
         uint32_t t = 0;
     PPCODE:
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, "touch");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "touch");
         if (items > 2)
             t = mcp_exptime(aTHX_ ST(2));
         st = mcpool_client_touch(m->client, k, klen, t);
@@ -1617,13 +1633,12 @@ incr(m, key, ...)
     ALIAS:
         decr = 1
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         mcpool_status st;
         uint64_t delta = 1, out = 0;
     PPCODE:
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, ix ? "decr" : "incr");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, ix ? "decr" : "incr");
         if (items > 2) {
             SV *d = ST(2);
             SvGETMAGIC(d);
@@ -1718,14 +1733,13 @@ server_for(m, key)
         Mcpool m
         SV *key
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         size_t idx = 0;
         const char *l = NULL;
         size_t len = 0;
     PPCODE:
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, "server_for");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "server_for");
         if (mcpool_client_server_for(m->client, k, klen, &idx) != MCPOOL_OK
             || mcpool_client_server_label(m->client, idx, &l, &len) != MCPOOL_OK)
             XSRETURN_EMPTY;
@@ -1767,12 +1781,11 @@ disconnect_all(m)
         mcp_rebuild(aTHX_ m);
 
 void
-_set_namespace(m, ns, hash_namespace)
+_set_namespace(m, ns)
         Mcpool m
         SV *ns
-        int hash_namespace
     CODE:
-        mcp_set_prefix(aTHX_ m, ns, hash_namespace);
+        mcp_set_prefix(aTHX_ m, ns);
         mcp_rebuild(aTHX_ m);
 
 void
@@ -1788,12 +1801,11 @@ void
 _scratch(m)
         Mcpool m
     PPCODE:
-        /* for the tests: whether a call holds the scratch, and the sizes of its areas */
-        EXTEND(SP, 3);
+        /* for the tests: whether a call holds the scratch, and its size */
+        EXTEND(SP, 2);
         mPUSHi(m->scratch_busy);
-        mPUSHu((UV)m->scratch_size[MCP_ARRAYS]);
-        mPUSHu((UV)m->scratch_size[MCP_PREFIXED]);
-        XSRETURN(3);
+        mPUSHu((UV)m->scratch_size);
+        XSRETURN(2);
 
 IV
 _sv_count()
@@ -2008,7 +2020,6 @@ get_lease(m, key, vivify_ttl, recache_below)
         UV vivify_ttl
         UV recache_below
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         mcpool_item *item = NULL;
@@ -2021,7 +2032,7 @@ get_lease(m, key, vivify_ttl, recache_below)
     PPCODE:
         /* (state, value, cas): state 'hit', 'recompute' or 'wait'; value undef when there is
          * none; nothing on an error (last_error says why) */
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, "get_lease");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_lease");
         st = mcpool_client_get_lease(m->client, k, klen,
                                      vivify_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)vivify_ttl,
                                      recache_below > UINT32_MAX ? UINT32_MAX : (uint32_t)recache_below,
@@ -2048,12 +2059,11 @@ invalidate(m, key, stale_ttl)
         SV *key
         UV stale_ttl
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         mcpool_status st;
     PPCODE:
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, "invalidate");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "invalidate");
         st = mcpool_client_invalidate(m->client, k, klen,
                                       stale_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)stale_ttl);
         RETURN_STATUS(st);
@@ -2065,7 +2075,6 @@ set_with_version(m, key, value, version, ...)
         SV *value
         UV version
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen, vlen;
         const uint8_t *k;
         const char *v;
@@ -2075,7 +2084,7 @@ set_with_version(m, key, value, version, ...)
     PPCODE:
         /* set with an explicit CAS version (meta E; memcached 1.6.27+): true when stored,
          * false when not, nothing on an error (last_error names the server's version) */
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, "set_with_version");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_with_version");
         v = mcp_value(aTHX_ m, value, &vlen, &kind);
         if (items > 4)
             t = mcp_exptime(aTHX_ ST(4));
@@ -2091,7 +2100,6 @@ meta_info(m, key)
         Mcpool m
         SV *key
     PREINIT:
-        char kbuf[KEYBUF];
         STRLEN klen;
         const uint8_t *k;
         mcpool_item_info info;
@@ -2100,7 +2108,7 @@ meta_info(m, key)
     PPCODE:
         /* { hit_before, last_access, ttl (undef: never expires), cas, size, flags }, or undef
          * for a miss; nothing on an error (meta protocol only) */
-        k = mcp_key(aTHX_ m, key, &klen, kbuf, "meta_info");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "meta_info");
         st = mcpool_client_meta_info(m->client, k, klen, &info);
         if (st == MCPOOL_NOT_FOUND) {
             ST(0) = &PL_sv_undef;

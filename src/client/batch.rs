@@ -1,4 +1,4 @@
-//! Batches of single-key commands (sets, deletes): per server, every request written in one
+//! Batches of single-key commands (stores of every kind, deletes): per server, every request written in one
 //! go (quiet and closed by a barrier where the dialect allows), then every reply read. One
 //! outcome per item, in the caller's order.
 
@@ -32,27 +32,41 @@ impl Client {
     /// server), each with its own flags, expiry and compression decision. One outcome per
     /// item, in order; an item refused before any I/O (bad key, too large) fails alone.
     pub fn set_multi_items(&self, items: &[SetItem<'_>]) -> Vec<Result<StoreOutcome>> {
-        let prepared: Vec<Result<(WireItem, u32)>> = items
+        self.store_multi_items(StoreCommand::Set, items)
+    }
+
+    /// Any store command over many items, pipelined per server as [`Client::set_multi`] (one
+    /// round trip per server: quiet requests closed by a barrier on meta and binary): `add`,
+    /// `replace`, `append`, `prepend` (never compressed; expiry ignored, as memcached does),
+    /// or `cas` (each item compared with its own [`SetItem::cas`]; the number inside
+    /// `StoreCommand::Cas` is not used). Outcomes as the single commands answer them
+    /// (`NotStored`, `Exists`, `NotFound`), one per item, in order; an item refused before
+    /// any I/O (bad key, too large) fails alone.
+    pub fn store_multi_items(
+        &self,
+        cmd: StoreCommand,
+        items: &[SetItem<'_>],
+    ) -> Vec<Result<StoreOutcome>> {
+        let cmd_of = |it: &SetItem<'_>| match cmd {
+            StoreCommand::Cas(_) => StoreCommand::Cas(it.cas),
+            c => c,
+        };
+        let prepared: Vec<Result<(WireItem, u32, StoreCommand)>> = items
             .iter()
             .map(|it| {
                 let wire = self.wire_key(it.key)?;
-                let (data, flags) = self.encode_value_as(
-                    StoreCommand::Set,
-                    it.key,
-                    it.value,
-                    it.flags,
-                    it.compress,
-                )?;
-                Ok(((wire, data, flags), it.ttl))
+                let (data, flags) =
+                    self.encode_value_as(cmd, it.key, it.value, it.flags, it.compress)?;
+                Ok(((wire, data, flags), it.ttl, cmd_of(it)))
             })
             .collect();
-        let like = set_request(b"", b"", 0, 0, false);
+        let like = store_request(cmd, b"", b"", 0, 0, false);
         self.batch(
             &STORES,
             &prepared,
             |item| &item.0 .0,
             &like,
-            |((k, d, f), ttl), quiet| set_request(k, d, *f, *ttl, quiet),
+            |((k, d, f), ttl, c), quiet| store_request(*c, k, d, *f, *ttl, quiet),
         )
         .into_iter()
         .map(|r| r.and_then(Outcome::stored))
@@ -159,6 +173,63 @@ impl Client {
         )
         .into_iter()
         .map(|r| r.and_then(Outcome::existed))
+        .collect()
+    }
+
+    /// Sets each key's expiry (`(key, ttl)` pairs), pipelined per server (one round trip
+    /// per server): for each, true if it existed.
+    pub fn touch_multi<K: AsRef<[u8]>>(&self, items: &[(K, u32)]) -> Vec<Result<bool>> {
+        let prepared: Vec<Result<(Cow<[u8]>, u32)>> = items
+            .iter()
+            .map(|(k, ttl)| Ok((self.wire_key(k.as_ref())?, *ttl)))
+            .collect();
+        let like = Request::Touch { key: b"", ttl: 0 };
+        self.batch(
+            &TOUCHES,
+            &prepared,
+            |(k, _)| k,
+            &like,
+            |(k, ttl), _quiet| Request::Touch { key: k, ttl: *ttl },
+        )
+        .into_iter()
+        .map(|r| r.and_then(Outcome::existed))
+        .collect()
+    }
+
+    /// Adds (`incr`) or subtracts each `(key, delta)`, pipelined per server (one round trip
+    /// per server): for each the new value, or `None` when the key is missing, as
+    /// [`Client::incr`] / [`Client::decr`].
+    pub fn arith_multi<K: AsRef<[u8]>>(
+        &self,
+        incr: bool,
+        items: &[(K, u64)],
+    ) -> Vec<Result<Option<u64>>> {
+        let prepared: Vec<Result<(Cow<[u8]>, u64)>> = items
+            .iter()
+            .map(|(k, delta)| Ok((self.wire_key(k.as_ref())?, *delta)))
+            .collect();
+        let like = Request::Arith {
+            version: None,
+            incr,
+            key: b"",
+            delta: 0,
+            init: None,
+        };
+        self.batch(
+            if incr { &INCRS } else { &DECRS },
+            &prepared,
+            |(k, _)| k,
+            &like,
+            |(k, delta), _quiet| Request::Arith {
+                version: None,
+                incr,
+                key: k,
+                delta: *delta,
+                init: None,
+            },
+        )
+        .into_iter()
+        .map(|r| r.and_then(Outcome::counter))
         .collect()
     }
 
@@ -370,6 +441,27 @@ static DELETES: BatchKind = BatchKind {
     summary: |n, hits| observe::multi(Side::Read, n, hits),
 };
 
+static TOUCHES: BatchKind = BatchKind {
+    op: Op::TouchMulti,
+    opened: || Outcome::Existed(false),
+    positive: |o| matches!(o, Outcome::Existed(true)),
+    summary: |n, hits| observe::multi(Side::Read, n, hits),
+};
+
+static INCRS: BatchKind = BatchKind {
+    op: Op::IncrMulti,
+    opened: || Outcome::Counter(None),
+    positive: |o| matches!(o, Outcome::Counter(Some(_))),
+    summary: |n, hits| observe::multi(Side::Read, n, hits),
+};
+
+static DECRS: BatchKind = BatchKind {
+    op: Op::DecrMulti,
+    opened: || Outcome::Counter(None),
+    positive: |o| matches!(o, Outcome::Counter(Some(_))),
+    summary: |n, hits| observe::multi(Side::Read, n, hits),
+};
+
 /// A plain `set` of a prepared item.
 fn set_request<'r>(
     key: &'r [u8],
@@ -378,9 +470,21 @@ fn set_request<'r>(
     ttl: u32,
     quiet: bool,
 ) -> Request<'r> {
+    store_request(StoreCommand::Set, key, data, flags, ttl, quiet)
+}
+
+/// A store command of a prepared item.
+fn store_request<'r>(
+    cmd: StoreCommand,
+    key: &'r [u8],
+    data: &'r [u8],
+    flags: u32,
+    ttl: u32,
+    quiet: bool,
+) -> Request<'r> {
     Request::Store {
         version: None,
-        cmd: StoreCommand::Set,
+        cmd,
         key,
         flags,
         ttl,

@@ -95,6 +95,20 @@ impl Client {
         Err(e)
     }
 
+    /// [`Client::store`] with a per-call compression decision (never for append/prepend).
+    pub fn store_as(
+        &self,
+        cmd: StoreCommand,
+        key: impl AsRef<[u8]>,
+        value: &[u8],
+        flags: u32,
+        ttl: u32,
+        compress: Compress,
+    ) -> Result<StoreOutcome> {
+        let (data, flags) = self.encode_value_as(cmd, key.as_ref(), value, flags, compress)?;
+        self.store_encoded(cmd, key.as_ref(), &data, flags, ttl)
+    }
+
     /// A store of a value already in its wire form (`crate::value`'s transcoder did it).
     pub(crate) fn store_encoded(
         &self,
@@ -484,6 +498,23 @@ impl Client {
         self.encode_value_as(cmd, key, value, flags, Compress::Auto)
     }
 
+    /// The client's compression rule with a per-call decision applied.
+    pub(super) fn compression_for(&self, decided: Compress) -> crate::value::Compression {
+        let c = &self.inner.config.compression;
+        let (enabled, threshold, above) = match decided {
+            Compress::Auto => (c.enabled, c.threshold, c.above),
+            Compress::Never => (false, c.threshold, c.above),
+            Compress::Always => (true, 0, false),
+            Compress::Threshold(t) => (true, t, c.above),
+        };
+        crate::value::Compression {
+            enabled,
+            threshold,
+            above,
+            ..c.clone()
+        }
+    }
+
     /// [`Client::encode_value`] with a per-call compression decision.
     pub(super) fn encode_value_as<'v>(
         &self,
@@ -506,14 +537,8 @@ impl Client {
             (StoreCommand::Append | StoreCommand::Prepend, _) => (Cow::Borrowed(value), flags),
             (_, Compress::Auto) => self.values().encode_flagged(key, value, flags)?,
             (_, decided) => {
-                // The same transcoder with the compression rule this call asked for.
+                let rule = self.compression_for(decided);
                 let c = &self.inner.config;
-                let always = decided == Compress::Always;
-                let rule = crate::value::Compression {
-                    enabled: always,
-                    threshold: if always { 0 } else { c.compression.threshold },
-                    ..c.compression.clone()
-                };
                 crate::value::Transcoder::new(c.values, &rule).encode_flagged(key, value, flags)?
             }
         };

@@ -142,11 +142,7 @@ impl Client {
                 .then_some((config.on_server_return, config.written_while_away_max)),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
-        let building = topology::Building {
-            settings,
-            opts,
-            threads: crate::server::thread_pool(),
-        };
+        let building = topology::Building { settings, opts };
         let servers = config
             .servers
             .iter()
@@ -166,7 +162,10 @@ impl Client {
             inner: Arc::new(Inner {
                 dialect,
                 keys,
-                hash_skip: if config.distribution.hashes_namespace() {
+                hash_skip: if config
+                    .hash_key_prefix
+                    .unwrap_or_else(|| config.distribution.hashes_namespace())
+                {
                     0
                 } else {
                     config.key_prefix.len()

@@ -55,7 +55,7 @@ impl Client {
     pub fn get_multi<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<Option<Item>>> {
         let mut items = Items::new(keys.len());
         self.read(keys, false, None, &mut items);
-        items.0
+        items.finish()
     }
 
     /// Many keys at once without an allocation per value: `f(index, value, flags)` receives
@@ -79,7 +79,7 @@ impl Client {
     pub fn gets_multi<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<Option<Item>>> {
         let mut items = Items::new(keys.len());
         self.read(keys, true, None, &mut items);
-        items.0
+        items.finish()
     }
 
     /// A read of one key into an item.
@@ -419,5 +419,13 @@ impl<S: Sink + ?Sized> Sink for Dyn<'_, S> {
     #[inline]
     fn result(&mut self, i: usize, result: Result<bool>) {
         self.0.result(i, result)
+    }
+    #[inline]
+    fn arena(&mut self) -> Option<&mut Vec<u8>> {
+        self.0.arena()
+    }
+    #[inline]
+    fn appended(&mut self, i: usize, start: usize, flags: u32, cas: Option<u64>) -> Result<()> {
+        self.0.appended(i, start, flags, cas)
     }
 }

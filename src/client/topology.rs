@@ -24,13 +24,11 @@ pub(crate) struct Topology {
 pub(crate) struct Building {
     pub settings: crate::server::PoolSettings,
     pub opts: crate::conn::ConnOptions,
-    /// The client's one background thread for its pools.
-    pub threads: Arc<scheduled_thread_pool::ScheduledThreadPool>,
 }
 
 impl Building {
     pub(crate) fn server(&self, spec: &ServerSpec, dialect: &crate::dialect::Dialect) -> Server {
-        Server::new(spec, &self.settings, &self.opts, dialect, &self.threads)
+        Server::new(spec, &self.settings, &self.opts, dialect)
     }
 }
 

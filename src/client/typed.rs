@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
 use crate::key::Single;
 use crate::proto::ascii::StoreCommand;
+use crate::set_item::Compress;
 use crate::sink::Callbacks;
 use crate::value::{Kind, Value};
 
@@ -33,6 +34,19 @@ impl Client {
         value: &Value,
         ttl: u32,
     ) -> Result<StoreOutcome> {
+        self.store_value_as(cmd, key, value, ttl, Compress::Auto)
+    }
+
+    /// [`Client::store_value`] with a per-call compression decision ([`Compress`]): e.g.
+    /// Whalin's per-`MemCachedClient` threshold (`Compress::Threshold`) on one shared client.
+    pub fn store_value_as(
+        &self,
+        cmd: StoreCommand,
+        key: impl AsRef<[u8]>,
+        value: &Value,
+        ttl: u32,
+        compress: Compress,
+    ) -> Result<StoreOutcome> {
         if matches!(cmd, StoreCommand::Append | StoreCommand::Prepend) {
             return Err(Error::Unsupported(
                 "append and prepend store bytes, not typed values".into(),
@@ -43,7 +57,13 @@ impl Client {
         if given > limit {
             return Err(Error::ValueTooLarge { len: given, limit });
         }
-        let (data, flags) = self.values().encode_value(value)?;
+        let (data, flags) = match compress {
+            Compress::Auto => self.values().encode_value(value)?,
+            decided => {
+                let rule = self.compression_for(decided);
+                crate::value::Transcoder::new(self.config().values, &rule).encode_value(value)?
+            }
+        };
         if data.len() > limit {
             return Err(Error::ValueTooLarge {
                 len: data.len(),

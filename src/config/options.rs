@@ -413,6 +413,23 @@ fn set_key_prefix(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
     Ok(b.key_prefix(v.as_bytes()))
 }
 
+fn set_hash_key_prefix(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if v.eq_ignore_ascii_case("auto") {
+        b.config.hash_key_prefix = None;
+        return Ok(b);
+    }
+    let on = parse_bool(v).ok_or_else(|| Error::Config("not a boolean or auto".into()))?;
+    Ok(b.hash_key_prefix(on))
+}
+
+fn set_compression_compare(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    match v.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+        "at-least" => Ok(b.compression_above(false)),
+        "above" => Ok(b.compression_above(true)),
+        _ => Err(Error::Config("not at-least or above".into())),
+    }
+}
+
 fn set_sanitize_keys(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
     if v.eq_ignore_ascii_case("auto") {
         b.config.sanitize_keys = None;
@@ -555,8 +572,8 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("key_prefix", Text, "", "", "at most 250 bytes",
         "namespace prepended to every key",
         Apply::Text(set_key_prefix)),
-    row!("min_idle", Integer, "connections", "1", "0 to 65536",
-        "connections per server opened at start-up and kept idle (SockIOPool initConn)",
+    row!("min_idle", Integer, "connections", "0", "0 to 65536",
+        "connections per server opened when the client is built and kept idle (SockIOPool initConn); 0: lazy, each opened by the first call that needs it",
         Apply::U32(ClientBuilder::min_idle, 0, MAX_POOL_SIZE)),
     row!("max_size", Integer, "connections", "16", "1 to 65536",
         "most connections per server (SockIOPool maxConn)",
@@ -623,6 +640,10 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("compression_threshold", Integer, "bytes", "30720", "0 or more",
         "values of at least this size are compressed (SockIOPool compressThreshold)",
         Apply::Usize(ClientBuilder::compression_threshold, 0, usize::MAX)),
+    row!("compression_compare", Name, "", "at-least", "at-least, above",
+        "how a value's size meets compression_threshold: at-least (>=) or above (>, Whalin's \
+         and spymemcached's rule)",
+        Apply::Text(set_compression_compare)),
     row!("compression_ratio", Fraction, "", "0.8", "above 0, at most 1",
         "keep a compressed value only when compressed/original is at most this",
         Apply::F64(ClientBuilder::compression_ratio, 0.0, 1.0)),
@@ -630,6 +651,13 @@ pub static OPTIONS: &[OptionSpec] = &[
         "0 or more (no value inflates past 1 GiB, memcached's largest item, whatever this says)",
         "refuse to inflate a value beyond this size",
         Apply::Usize(ClientBuilder::max_decompressed_size, 0, usize::MAX)),
+    // bindings17: whether placement hashes the key prefix.
+    row!("hash_key_prefix", Name, "", "auto",
+        "true, false, or auto (the distribution's rule: hashed only where the client it \
+         imitates hashes its namespace)",
+        "placement hashes the key with key_prefix in front (Cache::Memcached::Fast \
+         hash_namespace, libmemcached HASH_WITH_NAMESPACE)",
+        Apply::Text(set_hash_key_prefix)),
     row!("sanitize_keys", Name, "", "auto", "true, false, or auto (on for the Whalin profiles)",
         "URL-encode keys with spaces or control bytes instead of refusing them",
         Apply::Text(set_sanitize_keys)),
@@ -897,7 +925,8 @@ pub static PRESETS: &[Preset] = &[
             ("retry_timeout", "1s"),
             ("retry_timeout_max", "600s"),
             ("compression", "true"),
-            ("compression_threshold", "30721"),
+            ("compression_threshold", "30720"),
+            ("compression_compare", "above"),
             ("compression_ratio", "1"),
             ("sanitize_keys", "true"),
         ],
@@ -912,7 +941,9 @@ pub static PRESETS: &[Preset] = &[
             ("operation_timeout", "2500ms"),
             ("retry_timeout_max", "30s"),
             ("compression", "true"),
-            ("compression_threshold", "16385"),
+            ("min_idle", "1"),
+            ("compression_threshold", "16384"),
+            ("compression_compare", "above"),
             ("compression_ratio", "1"),
             ("max_value_size", "20971520"),
         ],

@@ -199,6 +199,18 @@ fn store_outcome(server: &str, r: &Response<'_>, cmd: StoreCommand) -> Result<Ou
     }))
 }
 
+/// The reply to INCREMENT/DECREMENT: the new value, or `None` for a missing counter.
+fn counter(server: &str, r: &Response<'_>) -> Result<Outcome> {
+    match r.status {
+        status::OK if r.value.len() == 8 => Ok(Outcome::Counter(Some(u64::from_be_bytes(
+            r.value.try_into().unwrap_or([0; 8]),
+        )))),
+        status::OK => Err(protocol(server, "incr/decr value is not 8 bytes".into())),
+        status::KEY_NOT_FOUND => Ok(Outcome::Counter(None)),
+        _ => Err(status_error(server, r)),
+    }
+}
+
 fn existed(server: &str, r: &Response<'_>) -> Result<Outcome> {
     match r.status {
         status::OK => Ok(Outcome::Existed(true)),
@@ -390,16 +402,7 @@ impl Speak for Binary {
                 let opcode = if incr { op::INCREMENT } else { op::DECREMENT };
                 conn.read::<BinaryCodec, _>(|r, server| {
                     check(server, &r, opcode, tag)?;
-                    match r.status {
-                        status::OK if r.value.len() == 8 => Ok(Outcome::Counter(Some(
-                            u64::from_be_bytes(r.value.try_into().unwrap_or([0; 8])),
-                        ))),
-                        status::OK => {
-                            Err(protocol(server, "incr/decr value is not 8 bytes".into()))
-                        }
-                        status::KEY_NOT_FOUND => Ok(Outcome::Counter(None)),
-                        _ => Err(status_error(server, &r)),
-                    }
+                    counter(server, &r)
                 })
             }
             Request::Flush { .. } => conn.read::<BinaryCodec, _>(|r, server| {
@@ -466,13 +469,26 @@ impl Speak for Binary {
         out: &mut dyn FnMut(usize, Result<Outcome>),
     ) -> Result<()> {
         match like {
-            Request::Store { .. } => recv_quiet_batch(
+            Request::Store { cmd, .. } => recv_quiet_batch(
                 conn,
                 tag,
                 n,
-                op::SETQ,
+                store_opcode(*cmd, true),
                 || Outcome::Stored(StoreOutcome::Stored),
-                |s, r| store_outcome(s, r, StoreCommand::Set),
+                |s, r| store_outcome(s, r, *cmd),
+                out,
+            ),
+            // Never quiet (every reply carries the answer), closed by the NOOP.
+            Request::Touch { .. } => {
+                recv_quiet_batch(conn, tag, n, op::TOUCH, || Outcome::Done, existed, out)
+            }
+            Request::Arith { incr, .. } => recv_quiet_batch(
+                conn,
+                tag,
+                n,
+                if *incr { op::INCREMENT } else { op::DECREMENT },
+                || Outcome::Done,
+                counter,
                 out,
             ),
             _ => recv_quiet_batch(

@@ -275,6 +275,36 @@ fn store_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
     Ok(Outcome::Stored(outcome))
 }
 
+/// The reply to `mg <key> T<ttl>` (touch): found or not.
+fn touch_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
+    let found = match r {
+        Reply::Header(_) => true,
+        Reply::Miss(_) => false,
+        r => return Err(other(server, r, "mg (touch)")),
+    };
+    check_opaque(server, r.flags(), opaque)?;
+    Ok(Outcome::Existed(found))
+}
+
+/// The reply to `ma`: the new value, or `None` for a missing counter.
+fn arith_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
+    match r {
+        Reply::Value { flags, data } => {
+            check_opaque(server, flags, opaque)?;
+            std::str::from_utf8(data)
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .map(|n| Outcome::Counter(Some(n)))
+                .ok_or_else(|| protocol(server, format!("ma returned {data:?}, not a number")))
+        }
+        Reply::NotFound(flags) => {
+            check_opaque(server, flags, opaque)?;
+            Ok(Outcome::Counter(None))
+        }
+        r => Err(other(server, r, "ma")),
+    }
+}
+
 fn delete_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
     let found = match r {
         Reply::Header(_) => true,
@@ -544,32 +574,10 @@ impl Speak for Meta {
                 check_opaque(server, flags, tag)?;
                 item_info(server, flags).map(|i| Outcome::Info(Some(i)))
             }),
-            Request::Touch { .. } => read_hd(conn, |r, server| {
-                let found = match r {
-                    Reply::Header(_) => true,
-                    Reply::Miss(_) => false,
-                    r => return Err(other(server, r, "mg (touch)")),
-                };
-                check_opaque(server, r.flags(), tag)?;
-                Ok(Outcome::Existed(found))
-            }),
-            Request::Arith { .. } => conn.read::<MetaCodec, _>(|r, server| match r {
-                Reply::Value { flags, data } => {
-                    check_opaque(server, flags, tag)?;
-                    std::str::from_utf8(data)
-                        .ok()
-                        .and_then(|s| s.trim().parse().ok())
-                        .map(|n| Outcome::Counter(Some(n)))
-                        .ok_or_else(|| {
-                            protocol(server, format!("ma returned {data:?}, not a number"))
-                        })
-                }
-                Reply::NotFound(flags) => {
-                    check_opaque(server, flags, tag)?;
-                    Ok(Outcome::Counter(None))
-                }
-                r => Err(other(server, r, "ma")),
-            }),
+            Request::Touch { .. } => read_hd(conn, |r, server| touch_outcome(server, r, tag)),
+            Request::Arith { .. } => {
+                conn.read::<MetaCodec, _>(|r, server| arith_outcome(server, r, tag))
+            }
             // Text replies: the text dialect reads them.
             Request::Flush { .. } | Request::Version | Request::Stats { .. } => {
                 super::Text.read(conn, req, tag, hit)
@@ -616,6 +624,13 @@ impl Speak for Meta {
                 store_outcome,
                 out,
             ),
+            // Never quiet (every reply carries the answer): a missing reply is a mismatch.
+            Request::Touch { .. } => {
+                recv_quiet_batch(conn, tag, n, || Outcome::Done, touch_outcome, out)
+            }
+            Request::Arith { .. } => {
+                recv_quiet_batch(conn, tag, n, || Outcome::Done, arith_outcome, out)
+            }
             _ => recv_quiet_batch(conn, tag, n, || Outcome::Existed(true), delete_outcome, out),
         }
     }

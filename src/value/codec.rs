@@ -128,8 +128,13 @@ pub struct Compression {
     pub codec: Option<Codec>,
     /// The level, on the codec's scale; `None`: [`Codec::default_level`] (zlib/gzip 6).
     pub level: Option<i32>,
-    /// Values of at least this many bytes are compressed (default 30 KiB, as SockIOPool).
+    /// Values of at least this many bytes are compressed (default 30 KiB, as SockIOPool);
+    /// with `above`, values of more than this many.
     pub threshold: usize,
+    /// Compare `threshold` strictly: a value is compressed when it is longer than the
+    /// threshold (Whalin's and spymemcached's `length > threshold`), not when it is at least
+    /// as long (default false).
+    pub above: bool,
     /// Keep the compressed form only when `compressed / original <= ratio`
     /// (default 0.8, as Cache::Memcached's `compress_ratio`).
     pub ratio: f64,
@@ -144,6 +149,7 @@ impl Default for Compression {
             codec: None,
             level: None,
             threshold: 30 * 1024,
+            above: false,
             ratio: 0.8,
             max_decompressed: 64 << 20,
         }
@@ -151,10 +157,20 @@ impl Default for Compression {
 }
 
 impl Compression {
+    /// Whether a value of `len` bytes is long enough to be compressed (`threshold`, compared
+    /// as `above` says).
+    pub fn due(&self, len: usize) -> bool {
+        if self.above {
+            len > self.threshold
+        } else {
+            len >= self.threshold
+        }
+    }
+
     /// `data` compressed with `codec` when it is at least the threshold and compression saves
     /// enough (`compressed <= ratio × original`); `None` to store it as it is.
     pub fn compress(&self, codec: Codec, data: &[u8]) -> Option<Vec<u8>> {
-        if !self.enabled || data.len() < self.threshold || data.is_empty() {
+        if !self.enabled || !self.due(data.len()) || data.is_empty() {
             return None;
         }
         let level = self.level.unwrap_or_else(|| codec.default_level());
@@ -199,18 +215,10 @@ impl Stream {
 
 /// Inflates a gzip or zlib stream (told apart by its first bytes), refusing more than `cap` bytes.
 pub fn inflate(data: &[u8], cap: usize) -> Result<Vec<u8>> {
-    // The output's size: gzip says it in its trailer (ISIZE, mod 2^32); for zlib, guess
-    // generously so that typical values need no regrowth.
-    let hint = if data.starts_with(&[0x1f, 0x8b]) && data.len() >= 18 {
-        let t = &data[data.len() - 4..];
-        u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize + 1
-    } else {
-        data.len().saturating_mul(32).max(4096)
-    };
-    // Deflate cannot expand more than ~1032:1, so a larger claimed size is a lie: never let
-    // a hostile trailer decide the allocation.
-    let hint = hint.min(data.len().saturating_mul(1032));
-    let mut out = Vec::with_capacity(hint.min(cap.saturating_add(1)));
+    // The output grows geometrically from twice the input as it is inflated: no size the
+    // stream claims (gzip's trailer) and no guess at the ratio decides an allocation
+    // before the bytes exist.
+    let mut out = Vec::with_capacity(data.len().saturating_mul(2).clamp(64, cap.max(64)));
     inflate_into(data, cap, &mut out)?;
     Ok(out)
 }
@@ -227,6 +235,29 @@ pub fn inflate_into(data: &[u8], cap: usize, out: &mut Vec<u8>) -> Result<()> {
 /// value format can mark one).
 pub(crate) fn inflate_stream(data: &[u8], cap: usize, out: &mut Vec<u8>, zstd: bool) -> Result<()> {
     out.clear();
+    inflate_append(data, cap, out, zstd)
+}
+
+/// [`inflate_stream`] onto the end of `out` (what it holds is kept; the value's bytes
+/// follow, at most `cap` of them, the buffer growing geometrically): a sink that keeps its
+/// values in one buffer has them inflated straight into it. On an error `out` is truncated
+/// back to what it held.
+pub(crate) fn inflate_append(data: &[u8], cap: usize, out: &mut Vec<u8>, zstd: bool) -> Result<()> {
+    let start = out.len();
+    let done = inflate_onto(data, cap, out, zstd, start);
+    if done.is_err() {
+        out.truncate(start);
+    }
+    done
+}
+
+fn inflate_onto(
+    data: &[u8],
+    cap: usize,
+    out: &mut Vec<u8>,
+    zstd: bool,
+    start: usize,
+) -> Result<()> {
     let limit = cap as u64 + 1;
     let too_big = || Error::Decompress(format!("inflates to more than the cap of {cap} bytes"));
     match Stream::detect(data) {
@@ -234,11 +265,11 @@ pub(crate) fn inflate_stream(data: &[u8], cap: usize, out: &mut Vec<u8>, zstd: b
             // The bufread decoder reads the slice directly (no intermediate buffer).
             match GzDecoder::new(data).take(limit).read_to_end(out) {
                 Err(e) => Err(Error::Decompress(format!("gzip stream: {e}"))),
-                Ok(_) if out.len() > cap => Err(too_big()),
+                Ok(_) if out.len() - start > cap => Err(too_big()),
                 Ok(_) => Ok(()),
             }
         }
-        Stream::Zlib => inflate_zlib(data, cap, out, true),
+        Stream::Zlib => inflate_zlib(data, cap, out, true, start),
         Stream::Zstd if zstd => {
             let mut d = zstd::stream::read::Decoder::with_buffer(data)
                 .map_err(|e| Error::Decompress(format!("zstd frame: {e}")))?;
@@ -249,14 +280,14 @@ pub(crate) fn inflate_stream(data: &[u8], cap: usize, out: &mut Vec<u8>, zstd: b
                 .map_err(|e| Error::Decompress(format!("zstd frame: {e}")))?;
             match (&mut d).take(limit).read_to_end(out) {
                 Err(e) => Err(Error::Decompress(format!("zstd frame: {e}"))),
-                Ok(_) if out.len() > cap => Err(too_big()),
+                Ok(_) if out.len() - start > cap => Err(too_big()),
                 Ok(_) => Ok(()),
             }
         }
         Stream::Zstd => Err(Error::Decompress(
             "a zstd frame, which only the mcpool value format marks".into(),
         )),
-        Stream::Other => inflate_zlib(data, cap, out, false).map_err(|_| {
+        Stream::Other => inflate_zlib(data, cap, out, false, start).map_err(|_| {
             Error::Decompress("neither a gzip, zlib nor zstd stream, nor raw deflate".into())
         }),
     }
@@ -271,8 +302,15 @@ thread_local! {
 }
 
 /// Inflates a zlib stream (or, without `header`, raw deflate that must end exactly at the
-/// end of `data`) with this thread's inflater into `out`, refusing more than `cap`.
-fn inflate_zlib(data: &[u8], cap: usize, out: &mut Vec<u8>, header: bool) -> Result<()> {
+/// end of `data`) with this thread's inflater onto `out` after its first `start` bytes,
+/// refusing more than `cap`.
+fn inflate_zlib(
+    data: &[u8],
+    cap: usize,
+    out: &mut Vec<u8>,
+    header: bool,
+    start: usize,
+) -> Result<()> {
     use flate2::{Decompress, FlushDecompress, Status};
     INFLATER.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -280,22 +318,24 @@ fn inflate_zlib(data: &[u8], cap: usize, out: &mut Vec<u8>, header: bool) -> Res
         d.reset(header);
         loop {
             let consumed = d.total_in() as usize;
+            let got = out.len() - start;
             if out.len() == out.capacity() {
-                if out.len() > cap {
+                if got > cap {
                     break Err(Error::Decompress(format!(
                         "inflates to more than the cap of {cap} bytes"
                     )));
                 }
-                out.reserve(
-                    (out.capacity()).clamp(4096, cap.saturating_add(1) - out.len().min(cap)),
-                );
+                // Geometric growth (the whole buffer's, for a sink's arena), at least 4 KiB,
+                // never past the cap.
+                let room = cap.saturating_add(1) - got.min(cap);
+                out.reserve(out.capacity().max(4096).min(room));
             }
             let status = d
                 .decompress_vec(&data[consumed..], out, FlushDecompress::Finish)
                 .map_err(|e| Error::Decompress(format!("zlib stream: {e}")));
             match status {
                 Err(e) => break Err(e),
-                Ok(Status::StreamEnd) if out.len() > cap => {
+                Ok(Status::StreamEnd) if out.len() - start > cap => {
                     break Err(Error::Decompress(format!(
                         "inflates to more than the cap of {cap} bytes"
                     )))

@@ -3,7 +3,7 @@
 //! that mean nothing, a serialized kind that is off, a stream that cannot be inflated),
 //! each naming the key and the flags.
 
-use super::codec::{inflate_stream, Codec, Compression};
+use super::codec::{inflate_append, Codec, Compression};
 use super::format::{self, mcpool, Body, Class, ValueFormat};
 use super::kind::{decimal_text, Kind, Lang, Value};
 use crate::error::{Error, Result};
@@ -133,8 +133,59 @@ impl<'c> Transcoder<'c> {
         flags: u32,
         scratch: &'d mut Vec<u8>,
     ) -> Result<(Cow<'d, [u8]>, u32, Kind)> {
-        let format = self.options.format;
-        let class = format.classify(flags).map_err(|why| {
+        let class = self.classify(key, flags)?;
+        let body: &'d [u8] = if class.compressed {
+            scratch.clear();
+            self.inflate(key, data, flags, class, scratch)?;
+            scratch
+        } else {
+            data
+        };
+        self.body(key, flags, class, body)
+    }
+
+    /// Decodes one value onto the end of `out` (a sink's arena: what it holds is kept):
+    /// a compressed value is inflated straight into it, an uncompressed one copied; returns
+    /// the flags a reader is given. On an error `out` is as it was.
+    pub fn decode_append(
+        &self,
+        key: &[u8],
+        data: &[u8],
+        flags: u32,
+        out: &mut Vec<u8>,
+    ) -> Result<u32> {
+        if let Some(delivered) = self.passthrough(flags) {
+            out.extend_from_slice(data);
+            return Ok(delivered);
+        }
+        let class = self.classify(key, flags)?;
+        let start = out.len();
+        if class.compressed {
+            self.inflate(key, data, flags, class, out)?;
+        } else {
+            out.extend_from_slice(data);
+        }
+        // A body delivered as it is (the usual case) is already in place; another (an
+        // integer's text, a boolean's) replaces it.
+        let (changed, delivered) = match self.body(key, flags, class, &out[start..]) {
+            Ok((Cow::Borrowed(_), delivered, _)) => (None, delivered),
+            Ok((Cow::Owned(v), delivered, _)) => (Some(v), delivered),
+            Err(e) => {
+                out.truncate(start);
+                return Err(e);
+            }
+        };
+        if let Some(v) = changed {
+            out.truncate(start);
+            out.extend_from_slice(&v);
+        }
+        Ok(delivered)
+    }
+
+    /// The class of `flags` under the format, or the error naming the key and the formats
+    /// in which those flags mean something.
+    fn classify(&self, key: &[u8], flags: u32) -> Result<Class> {
+        self.options.format.classify(flags).map_err(|why| {
             let readers = ValueFormat::readers_of(flags);
             let hint = if readers.is_empty() {
                 String::new()
@@ -145,27 +196,32 @@ impl<'c> Transcoder<'c> {
                 )
             };
             Error::ValueFormat(format!("{}: {why}{hint}", who(key, flags)))
-        })?;
-        let body: &'d [u8] = if class.compressed {
-            let zstd = format == ValueFormat::Mcpool;
-            inflate_stream(data, self.compression.max_decompressed, scratch, zstd).map_err(
-                |e| {
-                    let detail = match e {
-                        Error::Decompress(m) => m,
-                        other => other.to_string(),
-                    };
-                    let named = class.codec.map_or(String::new(), |c| format!(" ({c})"));
-                    Error::Decompress(format!(
-                        "{}: the {format} value format says compressed{named}, but {detail}",
-                        who(key, flags)
-                    ))
-                },
-            )?;
-            scratch
-        } else {
-            data
-        };
-        self.body(key, flags, class, body)
+        })
+    }
+
+    /// Inflates a value of a compressed `class` onto the end of `out`, or the error naming
+    /// the key, the flags and what was wrong with the stream.
+    fn inflate(
+        &self,
+        key: &[u8],
+        data: &[u8],
+        flags: u32,
+        class: Class,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let format = self.options.format;
+        let zstd = format == ValueFormat::Mcpool;
+        inflate_append(data, self.compression.max_decompressed, out, zstd).map_err(|e| {
+            let detail = match e {
+                Error::Decompress(m) => m,
+                other => other.to_string(),
+            };
+            let named = class.codec.map_or(String::new(), |c| format!(" ({c})"));
+            Error::Decompress(format!(
+                "{}: the {format} value format says compressed{named}, but {detail}",
+                who(key, flags)
+            ))
+        })
     }
 
     /// The ABI body of an uncompressed wire body of `class`.

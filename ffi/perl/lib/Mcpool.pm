@@ -16,7 +16,7 @@ XSLoader::load('Mcpool', $VERSION);
 # Cache::Memcached::Fast's arguments that Perl handles itself or that mean nothing here.
 my %perl_args = map { $_ => 1 } qw(
     check_args close_on_error compress_algo compress_methods hash_namespace nowait
-    serialize_methods servers utf8 deserialize serialize on_operation
+    serialize_methods servers utf8 deserialize serialize on_operation on_server_event
 );
 
 # Cache::Memcached::Fast's arguments (and the two mcpool extensions of old) that name a core
@@ -107,10 +107,11 @@ sub _core_options {
     my $points = _num($conf, 'ketama_points', 0, $U32) // 0;
     $add->(ketama_points => distribution => 'cmf-ketama:' . int($points))
         if $points > 0 && !defined $conf->{distribution};
-    # The namespace is the core's key prefix, unless it is hashed too (hash_namespace):
-    # then Perl puts it in front of every key itself (the core has no such switch yet).
-    $add->(namespace => key_prefix => "$conf->{namespace}")
-        if defined $conf->{namespace} && !$conf->{hash_namespace};
+    # The namespace is the core's key prefix; hash_namespace is the core's hash_key_prefix
+    # (placement hashes the prefix too, as Cache::Memcached::Fast's hash_namespace).
+    $add->(namespace => key_prefix => "$conf->{namespace}") if defined $conf->{namespace};
+    $add->(hash_namespace => hash_key_prefix => $conf->{hash_namespace} ? 'true' : 'false')
+        if defined $conf->{hash_namespace};
     for my $name (sort grep { $core_option{$_} && !$cmf_args{$_} && !$perl_args{$_} && $_ ne 'preset' }
         keys %$conf)
     {
@@ -197,8 +198,6 @@ sub new {
     # The value format (flags and wire forms): Cache::Memcached::Fast's unless told otherwise.
     my $format = $conf->{value_format} // 'cache-memcached-fast';
     my %o = (
-        # hash_namespace: the namespace Perl prepends (see _core_options).
-        prefix      => $conf->{hash_namespace} ? $conf->{namespace} // '' : '',
         serialize   => ($conf->{serialize} // 1) ? 1 : 0,
         # character strings are text in mcpool's own format; as Cache::Memcached::Fast elsewhere
         utf8        => ($conf->{utf8} // ($format eq 'mcpool')) ? 1 : 0,
@@ -210,16 +209,39 @@ sub new {
     my $on_op = $conf->{on_operation};
     Carp::croak('Mcpool->new: on_operation must be a code reference')
         if defined $on_op && ref $on_op ne 'CODE';
-    # With on_operation, the methods that talk to servers hand their records to it once they
-    # return (Mcpool::Traced, a subclass); the object is otherwise the same.
-    my $self = ($on_op && $class eq 'Mcpool' ? 'Mcpool::Traced' : $class)->_new($addr, $weight, $core, \%o);
+    my $cb = $conf->{on_server_event};
+    Carp::croak('Mcpool->new: on_server_event must be a code reference')
+        if defined $cb && ref $cb ne 'CODE';
+    # With on_operation or on_server_event, the methods hand what the core queued (operation
+    # records, server events) to the callbacks once they return, on this thread
+    # (Mcpool::Hooked, a subclass); the object is otherwise the same.
+    my $hooked = ($on_op || $cb) && $class eq 'Mcpool';
+    my $self = ($hooked ? 'Mcpool::Hooked' : $class)->_new($addr, $weight, $core, \%o);
     my $st = $self->_state;
     $st->{on_operation} = $on_op if $on_op;
     $st->{namespace}          = $conf->{namespace} // '';
-    $st->{hash_namespace}     = $conf->{hash_namespace} ? 1 : 0;
     $st->{compress_threshold} = $threshold;
     $st->{compress_enabled}   = 1;
+    # The core queues each event in C (from whichever thread saw it, the pool's own
+    # included); the object's methods hand them to the callback on this thread, after the
+    # call that saw them (Mcpool::Hooked below).
+    $st->{on_server_event} = $cb if defined $cb;
     return $self;
+}
+
+# The queued server events to the on_server_event callback, oldest first, on the calling
+# thread (not inside a core call). A callback that dies is warned about, not propagated: the
+# call it follows has its answer already. Not re-entered by calls the callback makes.
+sub _dispatch_events {
+    my $self = shift;
+    my $st   = $self->_state;
+    return if $st->{in_event_callback};
+    local $st->{in_event_callback} = 1;
+    my $cb = $st->{on_server_event} or return;
+    for my $ev ($self->server_events) {
+        Carp::carp("Mcpool: on_server_event died: $@") unless eval { $cb->($ev); 1 };
+    }
+    return;
 }
 
 # _state (XS): this object's Perl-side state, a hash kept in its C state. DESTROY (XS) frees
@@ -233,7 +255,7 @@ sub namespace {
         my $ns = $_[0] // '';
         Carp::croak('Mcpool::namespace: the namespace must be a string, not a reference')
             unless _is_string($ns);
-        $self->_set_namespace($ns, $st->{hash_namespace});
+        $self->_set_namespace($ns);
         $st->{namespace} = $ns;
     }
     return $old;
@@ -282,65 +304,27 @@ sub gats_multi {
     return \%h;
 }
 
-# The _multi forms of single-key commands: one result per argument, in order (list context)
-# or a hash of key => defined result (scalar context), as Cache::Memcached::Fast returns them.
-sub _multi {
-    my ($self, $method, $want, $args) = @_;
-    my (@res, @keys);
-    for my $a (@$args) {
-        my @r = $self->$method(@$a);
-        push @res,  @r ? $r[0] : undef;
-        push @keys, $a->[0];
-    }
-    return @res if $want;
-    my %h;
-    for my $i (0 .. $#res) { $h{ $keys[$i] } = $res[$i] if defined $res[$i] }
-    return \%h;
-}
-
-sub _arrays {
-    my $name = shift;
-    return map {
-        Carp::croak("Mcpool::$name: Not an array reference") unless ref $_ eq 'ARRAY';
-        $_
-    } @_;
-}
-
-# set_multi and delete_multi are XS (one pipelined call); the others loop over the single
-# command. Every form runs in void context too (its results are then dropped).
-for my $cmd (qw(add replace append prepend cas)) {
+# set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi and
+# delete_multi are XS (one pipelined call: per server every command is written before any
+# reply is read). The others loop over the single command.
+# incr_multi, decr_multi and touch_multi: one pipelined call (XS); one result per argument in
+# list context, a hash of key => defined result in scalar context, as Cache::Memcached::Fast.
+for my $cmd (qw(incr decr touch)) {
     no strict 'refs';
+    my $xs = \&{"Mcpool::_${cmd}_multi"};
     *{"${cmd}_multi"} = sub {
         my $self = shift;
-        my $want = wantarray;
-        my @r = $self->_multi($cmd, $want // 1, [_arrays("${cmd}_multi", @_)]);
-        return unless defined $want;
-        return $want ? @r : $r[0];
-    };
-}
-
-for my $cmd (qw(incr decr)) {
-    no strict 'refs';
-    *{"${cmd}_multi"} = sub {
-        my $self = shift;
-        my @args = map { ref $_ eq 'ARRAY' ? $_ : [$_] } @_;
-        my @r = $self->_multi($cmd, 1, \@args);
+        my @args = @_;
+        my @r = $self->$xs(@args);
         return unless defined wantarray;
         return @r if wantarray;
         my %h;
-        for my $i (0 .. $#r) { $h{ $args[$i][0] } = $r[$i] if defined $r[$i] }
+        for my $i (0 .. $#r) {
+            next unless defined $r[$i];
+            $h{ ref $args[$i] eq 'ARRAY' ? $args[$i][0] : $args[$i] } = $r[$i];
+        }
         return \%h;
     };
-}
-
-sub touch_multi {
-    my $self = shift;
-    my @r = $self->_multi('touch', 1, [_arrays('touch_multi', @_)]);
-    return unless defined wantarray;
-    return @r if wantarray;
-    my %h;
-    for my $i (0 .. $#r) { $h{ $_[$i][0] } = $r[$i] if defined $r[$i] }
-    return \%h;
 }
 
 # Cache::Memcached::Fast's nowait mode is not offered: every command waits for its reply.
@@ -362,33 +346,36 @@ sub _deliver_ops {
     return;
 }
 
-package Mcpool::Traced;
 
-# An Mcpool whose on_operation is set: every method that talks to servers, wrapped to hand the
-# records to the callback after it returns (in the caller's context).
+# An Mcpool with on_operation or on_server_event: every public method, then the records and
+# events its call queued go to the callbacks, also when the method dies. Only objects built
+# with a callback pay for the wrapper.
+package Mcpool::Hooked;
 our @ISA = ('Mcpool');
-
-for my $m (qw(get gets gat gats get_multi gets_multi set add replace append prepend cas
-    set_multi delete remove delete_multi touch incr decr _flush_all server_versions
-    get_lease invalidate))
 {
-    my $inner = Mcpool->can($m) or next;
     no strict 'refs';
-    *{$m} = sub {
-        my $self = $_[0];
-        my $want = wantarray;
-        my @r;
-        my $ok = eval {
-            if ($want) { @r = &$inner }
-            elsif (defined $want) { $r[0] = &$inner }
-            else { &$inner }
-            1;
+    my %skip = map { $_ => 1 } qw(new DESTROY CLONE_SKIP server_events library_version
+        option_names option_doc import can isa VERSION);
+    for my $name (sort keys %Mcpool::) {
+        next if $name =~ /^_/ || $name =~ /[^a-z_]/ || $skip{$name};
+        my $code = defined &{"Mcpool::$name"} ? \&{"Mcpool::$name"} : next;
+        *{"Mcpool::Hooked::$name"} = sub {
+            my $self = $_[0];
+            my $want = wantarray;
+            my @r;
+            my $ok = eval {
+                if ($want)            { @r = &$code }
+                elsif (defined $want) { $r[0] = &$code }
+                else                  { &$code }
+                1;
+            };
+            my $err = $@;
+            $self->_deliver_ops;
+            $self->_dispatch_events;
+            die $err unless $ok;
+            return $want ? @r : $r[0];
         };
-        my $err = $@;
-        $self->_deliver_ops;
-        die $err unless $ok;
-        return $want ? @r : $r[0];
-    };
+    }
 }
 
 1;
@@ -511,6 +498,9 @@ The order matters: it decides placement.
 =item namespace, hash_namespace
 
 A prefix for every key (at most 250 bytes); whether it is hashed for placement (default no).
+Both are the core's: C<namespace> is its C<key_prefix>, C<hash_namespace> its
+C<hash_key_prefix> (true or false; not given: the distribution's rule, which for
+Cache::Memcached::Fast's placement is not to hash it).
 
 =item connect_timeout, io_timeout (or select_timeout)
 
@@ -657,7 +647,7 @@ multi-key call: once per server) with a hash reference C<{ op, keys, hits, serve
 none), protocol, duration (seconds), duration_ns, outcome (hit, miss, stored, not_stored, ok,
 error, failed_open), error_class, error (undef unless it failed), bytes_sent, bytes_received
 }>. The core queues the records during the call; the sub gets them when the method returns,
-in order (the object is then an C<Mcpool::Traced>, a subclass of C<Mcpool>). A sub that dies
+in order (the object is then an C<Mcpool::Hooked>, a subclass of C<Mcpool>). A sub that dies
 is warned about and counted in C<< $memd->_state->{on_operation_errors} >>, never
 propagated; more than 256 records in one method are dropped and reported as one
 C<< { op => 'dropped', count => N } >>.
@@ -674,9 +664,13 @@ C<< { op => 'dropped', count => N } >>.
 
 =item set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi ([$key, ...], ...)
 
-C<set_multi> is one pipelined call (per server, every command is written before any reply is
-read), each item with its own expiration time. Its arguments are all checked (and serialized) before anything is sent, so a
-bad one croaks with nothing stored. The other forms run their single command per item.
+Each is one pipelined call (per server, every command is written before any reply is read:
+one round trip per server), each item with its own expiration time (C<cas_multi>: its own CAS
+unique, C<[$key, $cas, $value, $expiration_time]>; C<append_multi> and C<prepend_multi>:
+C<[$key, $value]>). The arguments are all checked (and serialized) before anything is sent,
+so a bad one croaks with nothing stored. Results as Cache::Memcached::Fast's: per item 1
+(stored), C<''> (not stored: C<add> of an existing key, C<replace>/C<append>/C<prepend> of a
+missing one, C<cas> of a changed or deleted item) or C<undef> (an error).
 
 =item get ($key), gets ($key)
 
@@ -742,6 +736,16 @@ mcpool extension: C<[ { server =E<gt> 'host:port', alive =E<gt> 1, failures =E<g
 retry_in_ms =E<gt> 0 }, ... ]> in configuration order, without I/O: whether calls may go to
 each server now, its consecutive failures, and while it is marked dead the milliseconds until
 it is retried.
+
+=item on_server_event (constructor argument)
+
+mcpool extension: C<on_server_event =E<gt> sub { my ($ev) = @_; ... }> is called with each
+server event (the hashes C<server_events> returns) on the thread that uses the object, right
+after the method call during which the event was queued, never inside the core's call or on
+one of its threads (the core queues each event in C; the call's wrapper hands them over).
+A callback that dies is warned about; the method's answer stands. Events of the pool's own
+background work (connections it opens) come after the next call. C<server_events> then
+returns only what the callback has not been given yet.
 
 =item server_events
 

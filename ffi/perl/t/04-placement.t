@@ -67,4 +67,22 @@ my $cmf = Cache::Memcached::Fast->new({ servers => \@servers, namespace => 'hn:'
 my $mh  = Mcpool->new({ servers => \@servers, namespace => 'hn:', hash_namespace => 1 });
 $cmf->set($_, 'cmf') for @keys;
 is(scalar(keys %{ $mh->get_multi(@keys) }), scalar(@keys), 'hash_namespace: Mcpool finds every key CMF wrote');
+
+# hash_namespace is the core's hash_key_prefix: key for key on CMF's server (modulo and
+# Ketama), server_for included, and a placement that differs from the bare key's.
+for my $case (['modulo', 0], ['ketama', 150]) {
+    my ($name, $points) = @$case;
+    my %o = (servers => \@servers, ketama_points => $points, hash_namespace => 1);
+    my $c  = Cache::Memcached::Fast->new({ %o, namespace => "hk$name:" });
+    my $mk = Mcpool->new({ %o, namespace => "hk$name:" });
+    $c->set($_, 1) for @keys;
+    my $wc = where("hk$name:");
+    is(scalar(keys %$wc), scalar(@keys), "hash_namespace $name: CMF stored every key");
+    my @sf = grep { $mk->server_for($_) ne $srv[ $wc->{$_} ] } @keys;
+    is(scalar(@sf), 0, "hash_namespace $name: server_for is CMF's server for every key");
+    my $plain = Mcpool->new({ %o, hash_namespace => 0, namespace => "hk$name:" });
+    my @moved = grep { $plain->server_for($_) ne $mk->server_for($_) } @keys;
+    cmp_ok(scalar(@moved), '>', 50, "hash_namespace $name => 0: the bare key's placement differs");
+    is_deeply([$mk->delete_multi(@keys)], [(1) x @keys], "hash_namespace $name: Mcpool deletes every key CMF wrote");
+}
 done_testing;

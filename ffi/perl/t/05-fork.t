@@ -60,4 +60,25 @@ for my $pid (@kids) {
 }
 is($m->get("${p}done$_"), "child $_ ok", "parent reads the write of child $_") for 1 .. 3;
 is($m->get("${p}parent"), 'from parent', 'parent still works after the children exited');
+
+# A worker's cost before it is used (Cache::Memcached::Fast connects at the first command):
+# a fresh object opens no connection and starts no thread until its first call.
+{
+    use IO::Socket::INET;
+    my $l = IO::Socket::INET->new(Listen => 5, LocalAddr => '127.0.0.1', LocalPort => 0,
+                                  Proto => 'tcp', Blocking => 0) or die "listen: $!";
+    my $addr = '127.0.0.1:' . $l->sockport;
+    my $threads = sub { open my $f, '<', '/proc/self/status' or return -1;
+                        while (<$f>) { return $1 if /^Threads:\s+(\d+)/ } -1 };
+    my $before = $threads->();
+    my $lazy = Mcpool->new({ servers => [$addr] });
+    my ($accepted, $started) = (0, 0);
+    for (1 .. 15) {    # watch for 300 ms (bounded): nothing may happen in the background
+        $accepted++ if $l->accept;
+        $started++ if $threads->() != $before;
+        select undef, undef, undef, 0.02;
+    }
+    is($accepted, 0, 'a fresh client opens no connection before its first call');
+    is($started, 0, 'a fresh client starts no thread before its first call');
+}
 done_testing;

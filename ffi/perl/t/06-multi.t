@@ -20,6 +20,77 @@ my $m   = Mcpool->new({ servers => [$srv] });
 my $p   = unique('mu');
 my $long = 'k' x 251;
 
+# ----- the store _multi forms: one pipelined call per server, C::M::F's results -----
+{
+    my @two = ($srv, start_memcached());
+    my $m2  = Mcpool->new({ servers => [@two] });
+    my $cmf = Cache::Memcached::Fast->new({ servers => [@two] });
+    my ($a, $b) = (unique('am'), unique('ac'));    # our keys, C::M::F's keys
+    # the same story for both clients: half of the keys exist before add_multi
+    for my $c ([$m2, $a], [$cmf, $b]) {
+        my ($cl, $q) = @$c;
+        $cl->set("$q$_", "old$_") for grep { $_ % 2 } 0 .. 99;
+    }
+    my $ops = sub { my $mx = $m2->metrics; return [map { $mx->{$_}{operations} } @two] };
+    my $before = $ops->();
+    my @ra = $m2->add_multi(map { ["$a$_", "new$_", 100] } 0 .. 99);
+    my @rc = $cmf->add_multi(map { ["$b$_", "new$_", 100] } 0 .. 99);
+    my $after = $ops->();
+    is_deeply(\@ra, \@rc, 'add_multi of 100 keys over 2 servers: the results of Cache::Memcached::Fast');
+    is_deeply(\@ra, [map { $_ % 2 ? '' : 1 } 0 .. 99], '... 1 for a new key, "" for an existing one');
+    is_deeply([map { $after->[$_] - $before->[$_] } 0, 1], [1, 1], '... one request batch per server');
+    is_deeply($m2->get_multi(map { "$a$_" } 0 .. 3), { "${a}0" => 'new0', "${a}1" => 'old1', "${a}2" => 'new2', "${a}3" => 'old3' },
+        '... new keys added, existing ones kept');
+    my $ha = $m2->add_multi(map { ["$a$_", 'again'] } 0 .. 9);
+    my $hc = $cmf->add_multi(map { ["$b$_", 'again'] } 0 .. 9);
+    is_deeply([map { $ha->{"$a$_"} } 0 .. 9], [map { $hc->{"$b$_"} } 0 .. 9], 'add_multi, scalar context: as C::M::F');
+    for my $cmd (qw(replace_multi append_multi prepend_multi)) {
+        my @items = map { [$_ % 3 ? "$a$_" : "${a}none$_", "+$cmd"] } 0 .. 29;
+        my @citems = map { [$_ % 3 ? "$b$_" : "${b}none$_", "+$cmd"] } 0 .. 29;
+        is_deeply([$m2->$cmd(@items)], [$cmf->$cmd(@citems)], "$cmd: the results of Cache::Memcached::Fast");
+    }
+    is($m2->get("${a}1"), "+prepend_multi+replace_multi+append_multi", '... replace, append, prepend applied in order');
+    my $g = $m2->gets_multi(map { "$a$_" } 0 .. 9);
+    my $gc = $cmf->gets_multi(map { "$b$_" } 0 .. 9);
+    my @ci  = map { ["$a$_", $_ % 2 ? $g->{"$a$_"}[0] : $g->{"$a$_"}[0] + 1000, "cas$_"] } 0 .. 9;
+    my @cci = map { ["$b$_", $_ % 2 ? $gc->{"$b$_"}[0] : $gc->{"$b$_"}[0] + 1000, "cas$_"] } 0 .. 9;
+    push @ci,  ["${a}gone", 1, 'x'];
+    push @cci, ["${b}gone", 1, 'x'];
+    my @rca = $m2->cas_multi(@ci);
+    is_deeply(\@rca, [$cmf->cas_multi(@cci)], 'cas_multi with per-item CAS: the results of Cache::Memcached::Fast');
+    is_deeply(\@rca, [(map { $_ % 2 ? 1 : '' } 0 .. 9), ''], '... 1 when unchanged, "" when changed or gone');
+    is($m2->get("${a}1"), 'cas1', '... stored where the CAS matched');
+    ok(!eval { $m2->cas_multi(["${a}1", 'v']); 1 }, 'cas_multi with a short item croaks');
+    # incr_multi, decr_multi, touch_multi: one batch per server, C::M::F's results
+    for my $c ([$m2, $a], [$cmf, $b]) {
+        my ($cl, $q) = @$c;
+        $cl->set("${q}n$_", $_ * 10) for grep { $_ % 3 } 0 .. 59;
+        $cl->set("${q}txt", 'text');
+    }
+    my @na = ((map { "${a}n$_" } 0 .. 29), (map { ["${a}n$_", 7] } 30 .. 59));
+    my @nc = ((map { "${b}n$_" } 0 .. 29), (map { ["${b}n$_", 7] } 30 .. 59));
+    $before = $ops->();
+    my @ia = $m2->incr_multi(@na);
+    $after = $ops->();
+    is_deeply([map { $after->[$_] - $before->[$_] } 0, 1], [1, 1], 'incr_multi: one request batch per server');
+    my @ic = $cmf->incr_multi(@nc);
+    is_deeply(\@ia, \@ic, 'incr_multi: the results of Cache::Memcached::Fast');
+    is_deeply([$m2->incr_multi("${a}txt")], [undef], '... undef for a non-numeric value');
+    is_deeply([@ia[1 .. 4]], ['11', '21', '', '41'], '... the new values, "" for a missing key');
+    is_deeply([$m2->decr_multi(map { ["${a}n$_", 100] } 1 .. 5)], ['0E0', '0E0', '', '0E0', '0E0'],
+        'decr_multi: floors at 0 ("0E0", true), "" for a missing key');
+    is_deeply(scalar $m2->incr_multi("${a}n1", "${a}n3"), { "${a}n1" => 1, "${a}n3" => '' },
+        'incr_multi, scalar context: key => result');
+    $before = $ops->();
+    my @ta = $m2->touch_multi(map { ["${a}n$_", 100] } 0 .. 59);
+    $after = $ops->();
+    is_deeply([map { $after->[$_] - $before->[$_] } 0, 1], [1, 1], 'touch_multi: one request batch per server');
+    is_deeply(\@ta, [$cmf->touch_multi(map { ["${b}n$_", 100] } 0 .. 59)], 'touch_multi: the results of Cache::Memcached::Fast');
+    is_deeply([@ta[0 .. 3]], ['', 1, 1, ''], '... 1 touched, "" missing');
+    ok(!eval { $m2->touch_multi("${a}n1"); 1 }, 'touch_multi of a bare key croaks');
+    $m2->delete_multi(map { "$a$_" } 0 .. 99);
+}
+
 # ----- set_multi -----
 {
     my $ms = Mcpool->new({ servers => [$srv], max_size => 1000 });

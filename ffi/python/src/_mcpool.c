@@ -1197,9 +1197,11 @@ static PyObject *failed_keys(PyObject *keys, const mcpool_status *sts, Py_ssize_
     return failed;
 }
 
-/* Every pair in one pipelined round trip per server (mcpool_client_set_multi_ttl), each
- * with the call's expiry and, for a per-call min_compress_len, its own compression choice. */
-static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+/* Every pair in one pipelined round trip per server (mcpool_client_store_multi, the store
+ * command op), each with the call's expiry and, for a per-call min_compress_len, its own
+ * compression choice. */
+static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char *name,
+                             PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
                                       {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
                                       {"noreply", 4}};
@@ -1207,7 +1209,7 @@ static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_
     uint32_t ttl;
     keys_t ks;
     CHECK_OPEN(self);
-    if (parse_args("set_multi", args, nargs, kw, names, 7, 5, 4, 1, a) < 0)
+    if (parse_args(name, args, nargs, kw, names, 7, 5, 4, 1, a) < 0)
         return NULL;
     if (ttl_arg(a[1], &ttl) < 0 || compress_choice(a[3], 0) == -2)
         return NULL;
@@ -1266,8 +1268,8 @@ static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_
     if (m > 0) {
         mcpool_status st;
         Py_BEGIN_ALLOW_THREADS
-        st = mcpool_client_set_multi_ttl(self->client, bkeys, bklens, vptrs, vlens, flags,
-                                         ttls, (size_t)m, compress, bsts);
+        st = mcpool_client_store_multi(self->client, op, bkeys, bklens, vptrs, vlens, flags,
+                                       ttls, NULL, (size_t)m, compress, bsts);
         Py_END_ALLOW_THREADS
         if (st != MCPOOL_OK) {
             raise_status(st);
@@ -1278,8 +1280,7 @@ static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_
         sts[idx[j]] = bsts[j];
     for (Py_ssize_t i = 0; i < n; i++)
         if (sts[i] == MCPOOL_UNSUPPORTED) /* not batchable: alone, with the client's rule */
-            sts[i] = store_value(self->client, MCPOOL_STORE_SET, ks.ptrs[i], ks.lens[i],
-                                 &vals[i], ttl, 0);
+            sts[i] = store_value(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl, 0);
     result = failed_keys(keys, sts, n);
 done:
     for (Py_ssize_t i = 0; vals != NULL && i < done; i++)
@@ -1300,6 +1301,14 @@ done:
     Py_XDECREF(keys);
     Py_DECREF(items);
     return result;
+}
+
+static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return store_multi(self, MCPOOL_STORE_SET, "set_multi", args, nargs, kw);
+}
+
+static PyObject *Client_add_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return store_multi(self, MCPOOL_STORE_ADD, "add_multi", args, nargs, kw);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1410,6 +1419,73 @@ static PyObject *Client_incr(ClientObject *self, PyObject *const *args, Py_ssize
 }
 static PyObject *Client_decr(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     return counter(self, 0, args, nargs, kw);
+}
+
+/* incr_multi / decr_multi: every key by delta in one pipelined round trip per server
+ * (mcpool_client_arith_multi); the list of new values, None for a missing key; an item's
+ * error raises (as delete_multi). */
+static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"keys", 0}, {"delta", 1}, {"key_prefix", 2}};
+    PyObject *a[3], *result = NULL;
+    keys_t ks;
+    uint64_t delta;
+    CHECK_OPEN(self);
+    if (parse_args(incr ? "incr_multi" : "decr_multi", args, nargs, kw, names, 3, 3, 3, 1, a) < 0)
+        return NULL;
+    if (u64_arg(a[1], "delta", 1, &delta) < 0)
+        return NULL;
+    if (keys_init(&ks, a[0], a[2]) < 0) {
+        keys_free(&ks);
+        return NULL;
+    }
+    mcpool_status *sts = PyMem_Calloc((size_t)ks.n + 1, sizeof(*sts));
+    uint64_t *deltas = PyMem_Calloc((size_t)ks.n + 1, sizeof(*deltas));
+    uint64_t *vals = PyMem_Calloc((size_t)ks.n + 1, sizeof(*vals));
+    mcpool_status st = MCPOOL_OK;
+    if (sts == NULL || deltas == NULL || vals == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < ks.n; i++)
+        deltas[i] = delta;
+    if (ks.n > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_arith_multi(self->client, incr != 0, ks.ptrs, ks.lens, deltas,
+                                       (size_t)ks.n, vals, sts);
+        Py_END_ALLOW_THREADS
+    }
+    for (Py_ssize_t i = 0; st == MCPOOL_OK && i < ks.n; i++)
+        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND)
+            st = sts[i];
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+        goto done;
+    }
+    result = PyList_New(ks.n);
+    for (Py_ssize_t i = 0; result != NULL && i < ks.n; i++) {
+        PyObject *v;
+        if (sts[i] == MCPOOL_OK) {
+            v = PyLong_FromUnsignedLongLong(vals[i]);
+        } else {
+            v = Py_None;
+            Py_INCREF(v);
+        }
+        if (v == NULL || PyList_SetItem(result, i, v) < 0) /* steals v */
+            Py_CLEAR(result);
+    }
+done:
+    PyMem_Free(sts);
+    PyMem_Free(deltas);
+    PyMem_Free(vals);
+    keys_free(&ks);
+    return result;
+}
+
+static PyObject *Client_incr_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return counter_multi(self, 1, args, nargs, kw);
+}
+static PyObject *Client_decr_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    return counter_multi(self, 0, args, nargs, kw);
 }
 
 static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
@@ -1934,11 +2010,21 @@ static PyMethodDef Client_methods[] = {
     {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi, FAST,
      "set_multi(mapping, time=0, key_prefix='', min_compress_len=None)\n--\n\nStores every "
      "pair; returns the list of keys that were not stored."},
+    {"add_multi", (PyCFunction)(void (*)(void))Client_add_multi, FAST,
+     "add_multi(mapping, time=0, key_prefix='', min_compress_len=None)\n--\n\nAdds every "
+     "pair whose key does not exist, in one pipelined round trip per server; returns the "
+     "list of keys that were not stored (they existed, or failed)."},
     {"delete", (PyCFunction)(void (*)(void))Client_delete, FAST,
      "delete(key)\n--\n\nDeletes key; True when it existed."},
     {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi, FAST,
      "delete_multi(keys, time=None, key_prefix='')\n--\n\nDeletes every key; True when all "
      "existed."},
+    {"incr_multi", (PyCFunction)(void (*)(void))Client_incr_multi, FAST,
+     "incr_multi(keys, delta=1, key_prefix='')\n--\n\nAdds delta to every key in one "
+     "pipelined round trip per server: the list of new values, None for a missing key."},
+    {"decr_multi", (PyCFunction)(void (*)(void))Client_decr_multi, FAST,
+     "decr_multi(keys, delta=1, key_prefix='')\n--\n\nSubtracts delta from every key (at "
+     "least 0), as incr_multi."},
     {"incr", (PyCFunction)(void (*)(void))Client_incr, FAST,
      "incr(key, delta=1)\n--\n\nAdds delta to a decimal counter; its new value, or None when "
      "key is missing."},

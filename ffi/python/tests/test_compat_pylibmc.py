@@ -225,3 +225,50 @@ def test_pylibmc_unknown_hash_raises(server):
         compat_pylibmc.Client([server.addr], behaviors={"hash": "hsieh"})
     with pytest.raises(ValueError):
         compat_pylibmc.Client([server.addr], behaviors={"bogus": 1})
+
+
+def test_pylibmc_add_multi_and_incr_multi_are_one_batch_per_server(servers, prefix):
+    """add_multi and incr_multi forward to the core's batches: one request batch per server
+    (the operations counter), pylibmc's results (the keys not added; NotFound counting the
+    missing counters)."""
+    addrs = [s.addr for s in servers]
+    c = compat_pylibmc.Client(addrs)
+    keys = [prefix + "a%d" % i for i in range(60)]
+    c.set_multi({k: "old" for k in keys[::2]})
+
+    def ops():
+        m = c._mc.metrics()
+        return [m[a]["operations"] for a in addrs]
+
+    touched = {c._mc.server_for(k) for k in keys}
+    assert len(touched) == 3
+    before = ops()
+    failed = c.add_multi({k: "new" for k in keys})
+    assert [a - b for a, b in zip(ops(), before)] == [1, 1, 1]
+    assert sorted(failed) == sorted(keys[::2])
+    assert c.get(keys[0]) == "old" and c.get(keys[1]) == "new"
+    counters = [prefix + "n%d" % i for i in range(30)]
+    c.set_multi({k: 5 for k in counters})
+    before = ops()
+    assert c.incr_multi(counters, delta=2) is None
+    assert [a - b for a, b in zip(ops(), before)] == [1, 1, 1]
+    assert c.get_multi(counters[:2]) == {counters[0]: 7, counters[1]: 7}
+    with pytest.raises(compat_pylibmc.NotFound):
+        c.incr_multi(counters[:3] + [prefix + "missing1", prefix + "missing2"])
+    assert c.get(counters[0]) == 8  # the others were still incremented
+    assert c._mc.incr_multi(counters[:2] + [prefix + "missing1"], delta=1) == [9, 9, None]
+    assert c._mc.decr_multi(counters[:1], delta=100) == [0]
+
+
+def test_pylibmc_hash_with_prefix_key_forwards_the_core_option(servers, prefix):
+    """behaviors _hash_with_prefix_key: the core's hash_key_prefix (placement hashes the
+    namespace with the key), where it used to be refused."""
+    addrs = [s.addr for s in servers]
+    plain = compat_pylibmc.Client(addrs)
+    ns = compat_pylibmc.Client(addrs, behaviors={"namespace": prefix})
+    hashed = compat_pylibmc.Client(addrs, behaviors={"namespace": prefix, "_hash_with_prefix_key": 1})
+    keys = ["k%d" % i for i in range(60)]
+    assert all(hashed._mc.server_for(k) == plain._mc.server_for(prefix + k) for k in keys)
+    assert all(ns._mc.server_for(k) == plain._mc.server_for(k) for k in keys)
+    assert sum(hashed._mc.server_for(k) != ns._mc.server_for(k) for k in keys) > 10
+    assert hashed.set("k1", "v") and plain.get(prefix + "k1") == "v"

@@ -117,3 +117,38 @@ def test_fork(server, prefix):
     assert mc.get(prefix + "child49") == 49
     assert mc.get_multi([prefix + "p0", prefix + "parent"]) == {prefix + "p0": "p0",
                                                                 prefix + "parent": "before fork"}
+
+
+def _threads():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+    return -1
+
+
+def test_a_fresh_client_opens_nothing_until_its_first_call():
+    """As pylibmc, python-memcached and pymemcache: a gunicorn worker's client costs no
+    connection and no thread before it is used."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(5)
+    listener.setblocking(False)
+    addr = "127.0.0.1:%d" % listener.getsockname()[1]
+    before = _threads()
+    mc = mcpool.Client([addr])
+    try:
+        end = time.monotonic() + 0.3  # watch for a while (bounded)
+        while time.monotonic() < end:
+            try:
+                listener.accept()
+                raise AssertionError("a fresh client connected before its first call")
+            except BlockingIOError:
+                pass
+            assert _threads() == before, "a fresh client started a thread"
+            time.sleep(0.02)
+    finally:
+        del mc
+        listener.close()

@@ -7,7 +7,7 @@ use Exporter 'import';
 use IO::Socket::INET;
 use POSIX ();
 
-our @EXPORT = qw(start_memcached stop_memcached unique);
+our @EXPORT = qw(start_memcached stop_memcached restart_memcached unique);
 
 my %pid_of;    # "127.0.0.1:port" => pid
 my $owner = $$;
@@ -23,12 +23,23 @@ sub _free_port {
     return $p;
 }
 
+# Starts memcached again on the address a stopped one had (stop_memcached), once it accepts
+# connections there.
+sub restart_memcached {
+    my $addr = shift;
+    my ($port) = $addr =~ /:(\d+)$/ or die "not host:port: $addr";
+    return _start([], $port);
+}
+
 # Starts memcached and returns its "127.0.0.1:PORT" once it accepts connections.
-sub start_memcached {
-    my @extra = @_;
+sub start_memcached { return _start([@_]) }
+
+sub _start {
+    my ($extra, $fixed) = @_;
+    my @extra = @$extra;
     my $bin = $ENV{MEMCACHED} // 'memcached';
     for my $try (1 .. 5) {
-        my $port = _free_port();
+        my $port = $fixed // _free_port();
         my @cmd = ($bin, '-l', '127.0.0.1', '-p', $port, '-U', '0', '-t', '1', '-m', '64',
             ($> == 0 ? ('-u', 'nobody') : ()), @extra);
         my $pid = fork() // die "fork: $!";

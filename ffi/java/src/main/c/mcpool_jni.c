@@ -678,11 +678,13 @@ static void *sink_alloc(void *userdata, size_t len) {
 }
 
 /* A stored value of a kind (the core's value format sets the flags and wire form): op 0 set,
- * 1 add, 2 replace, 5 cas; kind as mcpool_kind (Kind.ordinal()). Returns the answer status. */
+ * 1 add, 2 replace, 5 cas; kind as mcpool_kind (Kind.ordinal()); compress and threshold as
+ * mcpool_client_store_kind_compress (1: the client's rule; 3: on, with this threshold).
+ * Returns the answer status. */
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, jlong h, jint op,
                                                        jbyteArray key, jint key_len, jint kind,
                                                        jbyteArray value, jint value_len, jint ttl,
-                                                       jlong cas) {
+                                                       jlong cas, jint compress, jlong threshold) {
     (void)cls;
     uint8_t kstack[KEY_STACK];
     uint8_t vstack[VALUE_STACK];
@@ -694,8 +696,9 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, 
     }
     mcpool_store_op sop = op == 1 ? MCPOOL_STORE_ADD : op == 2 ? MCPOOL_STORE_REPLACE
                         : op == 5 ? MCPOOL_STORE_CAS : MCPOOL_STORE_SET;
-    mcpool_status st = mcpool_client_store_kind(CLIENT(h), sop, k.ptr, k.len, (mcpool_kind)kind,
-                                                v.ptr, v.len, (uint32_t)ttl, (uint64_t)cas);
+    mcpool_status st = mcpool_client_store_kind_compress(
+        CLIENT(h), sop, k.ptr, k.len, (mcpool_kind)kind, v.ptr, v.len, (uint32_t)ttl,
+        (uint64_t)cas, (uint8_t)compress, threshold < 0 ? 0 : (uint64_t)threshold);
     bytes_release(&k);
     bytes_release(&v);
     return answer(env, st);

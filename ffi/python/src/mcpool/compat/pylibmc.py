@@ -155,9 +155,6 @@ def _options(behaviors):
         raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
     if b.get("num_replicas"):
         raise NotSupportedError("behavior num_replicas: mcpool does not replicate writes")
-    if b.get("_hash_with_prefix_key"):
-        raise NotSupportedError("behavior _hash_with_prefix_key: mcpool places keys by the "
-                                "key without the namespace, as libmemcached's default")
     # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout). Its
     # failure_limit is libmemcached's 5 (failures before auto-eject), but libmemcached also
     # disables a server for retry_timeout at its first failure (the next call raises
@@ -186,6 +183,8 @@ def _options(behaviors):
         opts["retry_timeout_max"] = max(b["dead_timeout"], b.get("retry_timeout") or 0)
     if b.get("namespace"):
         opts["key_prefix"] = b["namespace"]
+    if b.get("_hash_with_prefix_key"):  # MEMCACHED_BEHAVIOR_HASH_WITH_PREFIX_KEY
+        opts["hash_key_prefix"] = True
     opts["pickle_protocol"] = b.get("pickle_protocol", -1)
     return opts
 
@@ -394,15 +393,11 @@ class Client:
 
     def add_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
-        """Adds each pair; the list of keys not stored (they existed)."""
-        failed = []
-        prefix = key_prefix or ""
-        for k, v in dict(mapping).items():
-            wire = (prefix.encode() + k if isinstance(k, bytes) and isinstance(prefix, str)
-                    else prefix + k)
-            if not self._store(self._mc.add, wire, v, time, min_compress_len):
-                failed.append(k)
-        return failed
+        """Adds each pair (one pipelined round trip per server); the list of keys not stored
+        (they existed)."""
+        mcl = min_compress_len if min_compress_len else None
+        return self._call(self._mc.add_multi, mapping, time=time, key_prefix=key_prefix or "",
+                          min_compress_len=mcl)
 
     # -- deletes, counters, touch ------------------------------------------------------------
 
@@ -425,12 +420,10 @@ class Client:
         return self._counter(self._mc.decr, key, delta)
 
     def incr_multi(self, keys, key_prefix=None, delta=1):
-        """Increments every key by delta; NotFound (counting them) when some were missing."""
-        prefix = key_prefix or ""
-        missing = 0
-        for k in keys:
-            if self._call(self._mc.incr, prefix + k if prefix else k, delta) is None:
-                missing += 1
+        """Increments every key by delta (one pipelined round trip per server); NotFound
+        (counting them) when some were missing."""
+        got = self._call(self._mc.incr_multi, list(keys), delta=delta, key_prefix=key_prefix or "")
+        missing = sum(1 for v in got or () if v is None)
         if missing:
             raise NotFound("%d keys not found" % missing)
 

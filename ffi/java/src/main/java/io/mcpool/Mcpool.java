@@ -292,6 +292,12 @@ public final class Mcpool implements AutoCloseable {
     }
 
     int store(Transcoder t, int op, String key, Object value, int ttl, long cas) {
+        return store(t, op, key, value, ttl, cas, Native.COMPRESS_AUTO, 0);
+    }
+
+    /** A store with this call's compression decision (Native.COMPRESS_*): the core compares
+     * the size with the threshold. */
+    int store(Transcoder t, int op, String key, Object value, int ttl, long cas, int compress, long threshold) {
         byte[] k = key(key);
         CachedData d = t.encode(value);
         if (d == null || d.data == null) {
@@ -303,7 +309,8 @@ public final class Mcpool implements AutoCloseable {
         }
         long h = nc.acquire();
         try {
-            return Native.storeKind(h, op, k, k.length, d.kind.ordinal(), d.data, d.data.length, ttl, cas);
+            return Native.storeKind(h, op, k, k.length, d.kind.ordinal(), d.data, d.data.length, ttl, cas,
+                compress, threshold);
         } finally {
             nc.release();
         }

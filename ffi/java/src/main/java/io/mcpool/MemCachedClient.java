@@ -78,11 +78,12 @@ public class MemCachedClient {
     public boolean getPrimitiveAsString() { return primitiveAsString; }
 
     /** Gzip values longer than the threshold, flag 2 (default true). */
-    public void setCompressEnable(boolean on) { compressEnable = on; client = null; }
+    public void setCompressEnable(boolean on) { compressEnable = on; }
     public boolean getCompressEnable() { return compressEnable; }
 
-    /** Default 30720 bytes. */
-    public void setCompressThreshold(long bytes) { compressThreshold = bytes; client = null; }
+    /** Default 30720 bytes: values longer than this are compressed (the core compares, with
+     * the {@code whalin} preset's {@code compression_compare=above}). */
+    public void setCompressThreshold(long bytes) { compressThreshold = bytes; }
     public long getCompressThreshold() { return compressThreshold; }
 
     /** Not in Whalin (which always serialized): allow storing and reading serialized Java
@@ -109,7 +110,7 @@ public class MemCachedClient {
             if (!pool.isInitialized()) {
                 throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + pool.getName() + " is not initialized");
             }
-            c = pool.client(compressEnable, compressThreshold, sanitizeKeys);
+            c = pool.client(sanitizeKeys);
             client = c;
         }
         return c;
@@ -179,7 +180,11 @@ public class MemCachedClient {
     private boolean store(int op, String key, Object value, int ttl, long cas) {
         Mcpool c = mc();
         try {
-            return c.store(effective, op, key, value, ttl, cas) == Native.OK;
+            // This client's compression settings, decided per call by the core (one native
+            // client per pool whatever the settings).
+            return (compressEnable
+                ? c.store(effective, op, key, value, ttl, cas, Native.COMPRESS_THRESHOLD, Math.max(0, compressThreshold))
+                : c.store(effective, op, key, value, ttl, cas, Native.COMPRESS_NEVER, 0)) == Native.OK;
         } catch (McpoolException e) {
             return suppress(c, key, e, false);
         }

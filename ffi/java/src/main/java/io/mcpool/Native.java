@@ -168,9 +168,12 @@ final class Native {
     // The hot calls take the arrays' lengths from Java (one JNI call fewer per array).
     static native int store(long client, int op, byte[] key, int keyLen, byte[] value, int valueLen,
                             int flags, int ttl, long cas);
-    /** A value of a kind (Kind.ordinal()); op OP_SET, OP_ADD, OP_REPLACE or OP_CAS. */
+    /** A value of a kind (Kind.ordinal()); op OP_SET, OP_ADD, OP_REPLACE or OP_CAS; compress
+     * COMPRESS_AUTO (the client's rule), COMPRESS_NEVER, or COMPRESS_THRESHOLD (on, with
+     * {@code threshold} in place of the client's, compared as the core's preset says). */
     static native int storeKind(long client, int op, byte[] key, int keyLen, int kind, byte[] value,
-        int valueLen, int ttl, long cas);
+        int valueLen, int ttl, long cas, int compress, long threshold);
+    static final int COMPRESS_NEVER = 0, COMPRESS_AUTO = 1, COMPRESS_THRESHOLD = 3;
     /** The value, or null on a miss (never an exception); meta[0] = flags, meta[1] = CAS,
      * meta[2] (when meta has 3 slots) the value's kind (Kind.ordinal()). */
     static native byte[] get(long client, byte[] key, int keyLen, boolean withCas, long[] meta);

@@ -37,9 +37,13 @@ import java.util.Map;
  * </table>
  * setMaintSleep is accepted and ignored (the core's pool reaps idle connections itself).
  *
- * <p>Compression and key sanitizing are {@link MemCachedClient} settings in Whalin's API but
- * client-wide settings in the core: the pool builds one native client per combination in use
- * (normally exactly one) from the same configuration, all freed by {@link #shutDown()}.
+ * <p>Compression is a {@link MemCachedClient} setting in Whalin's API: each store carries its
+ * client's decision (on with its threshold, or off) to the core, which compares the size
+ * (the {@code whalin} preset: longer than the threshold), so every MemCachedClient of a
+ * pool shares one native client and its connections. Key sanitizing is a client-wide rule
+ * in the core: the pool builds a second native client only if some MemCachedClient turns
+ * {@code setSanitizeKeys(false)} (Whalin's default is true); all are freed by
+ * {@link #shutDown()}.
  */
 public class SockIOPool {
     public static final int NATIVE_HASH = 0;
@@ -61,7 +65,7 @@ public class SockIOPool {
     private final Map<String, String> options = new java.util.LinkedHashMap<>();
     private String valueFormat = "whalin";
 
-    private final Map<String, Mcpool> clients = new HashMap<>();
+    private final Map<Boolean, Mcpool> clients = new HashMap<>();
     private volatile boolean initialized;
 
     protected SockIOPool(String name) {
@@ -173,7 +177,7 @@ public class SockIOPool {
                     + servers[i] + " has weight " + weights[i] + " (weights start at 1)");
             }
         }
-        client(true, MemCachedClient.DEFAULT_COMPRESS_THRESHOLD, true);
+        client(true);
         initialized = true;
     }
 
@@ -190,7 +194,7 @@ public class SockIOPool {
 
     /** The core's options for this pool: the {@code whalin} preset, then each setter's value
      * translated into the core's option (names and units only), then {@link #setOption}'s. */
-    Config config(boolean compress, long threshold, boolean sanitize) {
+    Config config(boolean sanitize) {
         Config c = new Config();
         for (int i = 0; i < servers.length; i++) {
             c.servers.add(servers[i]);
@@ -218,27 +222,29 @@ public class SockIOPool {
             c.set("retry_timeout", "86400s");
             c.set("retry_timeout_max", "86400s");
         }
-        // Whalin compresses values longer than the threshold (the core: at least) and always
-        // keeps the result (the preset's ratio 1).
-        c.set("compression", Boolean.toString(compress));
-        if (compress) c.set("compression_threshold", Long.toString(Math.max(1, threshold + 1)));
         c.set("sanitize_keys", Boolean.toString(sanitize));
         for (Map.Entry<String, String> e : options.entrySet()) c.set(e.getKey(), e.getValue());
         return c;
     }
 
-    /** The native client for this combination of per-client settings, built on first use. */
-    synchronized Mcpool client(boolean compress, long threshold, boolean sanitize) {
+    /** The native client with this key-sanitizing rule, built on first use (compression is
+     * decided per call: see the class comment). */
+    synchronized Mcpool client(boolean sanitize) {
         if (servers == null) {
             throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + " is not initialized");
         }
-        String k = compress + "/" + (compress ? threshold : 0) + "/" + sanitize;
-        Mcpool c = clients.get(k);
+        Mcpool c = clients.get(sanitize);
         if (c == null) {
-            c = new Mcpool(config(compress, threshold, sanitize), null);
-            clients.put(k, c);
+            c = new Mcpool(config(sanitize), null);
+            clients.put(sanitize, c);
         }
         return c;
+    }
+
+    /** How many native clients this pool holds (for the tests: 1 unless some MemCachedClient
+     * turned key sanitizing off). */
+    synchronized int nativeClients() {
+        return clients.size();
     }
 
     @Override

@@ -222,6 +222,70 @@ public class MemCachedClientTest {
         assertEquals("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", mc.get("mcct:small"));
     }
 
+    /** The raw `get` reply's header line for key: "VALUE key flags bytes", or "END". */
+    static String rawHeader(String key) throws Exception {
+        String[] hp = server.addr().split(":");
+        try (java.net.Socket so = new java.net.Socket(hp[0], Integer.parseInt(hp[1]))) {
+            so.setSoTimeout(5_000);
+            so.getOutputStream().write(("get " + key + "\r\n").getBytes("US-ASCII"));
+            java.io.InputStream in = so.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int c; (c = in.read()) != -1 && c != '\n' && line.length() < 400; ) {
+                if (c != '\r') line.append((char) c);
+            }
+            return line.toString();
+        }
+    }
+
+    @Test
+    public void compressionSettingsShareOneNativeClient() throws Exception {
+        // Each MemCachedClient's compressEnable / compressThreshold travels with its stores;
+        // the core compares (Whalin: longer than the threshold), on the pool's one client.
+        SockIOPool one = SockIOPool.getInstance("mcct-one");
+        one.setServers(new String[] {server.addr()});
+        one.initialize();
+        try {
+            compressionOnOneClient(one);
+        } finally {
+            one.shutDown();
+        }
+    }
+
+    static void compressionOnOneClient(SockIOPool one) throws Exception {
+        MemCachedClient mc = new MemCachedClient("mcct-one");
+        MemCachedClient a = new MemCachedClient("mcct-one");
+        a.setCompressThreshold(1000);
+        MemCachedClient off = new MemCachedClient("mcct-one");
+        off.setCompressEnable(false);
+        off.setCompressThreshold(5);
+        char[] z = new char[1001];
+        Arrays.fill(z, 'z');
+        String at = new String(z, 0, 1000), above = new String(z);
+        assertTrue(a.set("mcct-cz-1000", at));
+        assertTrue(a.set("mcct-cz-1001", above));
+        assertTrue(off.set("mcct-cz-off", above));
+        assertTrue(mc.set("mcct-cz-dflt", above)); // default threshold 30720: not compressed
+        assertEquals("VALUE mcct-cz-1000 32 1000", rawHeader("mcct-cz-1000"));
+        String h = rawHeader("mcct-cz-1001");
+        assertTrue(h, h.startsWith("VALUE mcct-cz-1001 34 ")); // 32 (String) | 2 (gzip)
+        assertTrue(h, Integer.parseInt(h.substring(h.lastIndexOf(' ') + 1)) < 200);
+        assertEquals("VALUE mcct-cz-off 32 1001", rawHeader("mcct-cz-off"));
+        assertEquals("VALUE mcct-cz-dflt 32 1001", rawHeader("mcct-cz-dflt"));
+        assertEquals(above, off.get("mcct-cz-1001"));
+        assertEquals(1, one.nativeClients());
+        // One client: the operations of every MemCachedClient are counted together.
+        long before = a.metrics().get(server.addr()).get("operations");
+        for (int i = 0; i < 5; i++) off.get("mcct-cz-off");
+        assertEquals(before + 5, (long) a.metrics().get(server.addr()).get("operations"));
+        assertEquals(1, one.nativeClients());
+        // Key sanitizing is the one per-client rule in the core: turning it off builds the
+        // pool's second native client.
+        MemCachedClient raw = new MemCachedClient("mcct-one");
+        raw.setSanitizeKeys(false);
+        assertEquals(above, raw.get("mcct-cz-off"));
+        assertEquals(2, one.nativeClients());
+    }
+
     @Test
     public void primitiveAsString() {
         MemCachedClient p = new MemCachedClient("mcct");
