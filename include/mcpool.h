@@ -1867,6 +1867,25 @@ mcpool_status mcpool_client_get_multi_into(const mcpool_client *client,
                                            mcpool_status *out_statuses);
 
 /**
+ * `mcpool_client_get_multi_into` that also sets each found key's expiry to `exptime`
+ * (get-and-touch: `gat`/`gats` per key, pipelined per server as the multi get; meta and
+ * binary send one touch-read per key, text `gat`/`gats` lines). Statuses, callback and
+ * ownership as for `mcpool_client_get_multi_into`.
+ *
+ * # Safety
+ * As for `mcpool_client_get_multi_into`.
+ */
+mcpool_status mcpool_client_gat_multi_into(const mcpool_client *client,
+                                           uint32_t exptime,
+                                           const uint8_t *const *keys,
+                                           const size_t *key_lens,
+                                           size_t n_keys,
+                                           bool with_cas,
+                                           mcpool_alloc_multi_callback alloc,
+                                           void *userdata,
+                                           mcpool_status *out_statuses);
+
+/**
  * Reads `key`. On a hit returns `MCPOOL_OK` and writes a new item (value and flags; CAS 0)
  * to `*out_item`; on a miss returns `MCPOOL_NOT_FOUND` and writes nothing.
  *

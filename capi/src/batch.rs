@@ -727,6 +727,73 @@ pub unsafe extern "C" fn mcpool_client_get_multi_into(
     userdata: *mut c_void,
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        multi_into(
+            client,
+            keys,
+            key_lens,
+            n_keys,
+            with_cas,
+            None,
+            alloc,
+            userdata,
+            out_statuses,
+        )
+    }
+}
+
+/// `mcpool_client_get_multi_into` that also sets each found key's expiry to `exptime`
+/// (get-and-touch: `gat`/`gats` per key, pipelined per server as the multi get; meta and
+/// binary send one touch-read per key, text `gat`/`gats` lines). Statuses, callback and
+/// ownership as for `mcpool_client_get_multi_into`.
+///
+/// # Safety
+/// As for `mcpool_client_get_multi_into`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_gat_multi_into(
+    client: *const mcpool_client,
+    exptime: u32,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n_keys: usize,
+    with_cas: bool,
+    alloc: mcpool_alloc_multi_callback,
+    userdata: *mut c_void,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        multi_into(
+            client,
+            keys,
+            key_lens,
+            n_keys,
+            with_cas,
+            Some(exptime),
+            alloc,
+            userdata,
+            out_statuses,
+        )
+    }
+}
+
+/// The body of the two `_multi_into` reads: `touch` is the get-and-touch expiry.
+///
+/// # Safety
+/// As for `mcpool_client_get_multi_into`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn multi_into(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n_keys: usize,
+    with_cas: bool,
+    touch: Option<u32>,
+    alloc: mcpool_alloc_multi_callback,
+    userdata: *mut c_void,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
@@ -766,7 +833,7 @@ pub unsafe extern "C" fn mcpool_client_get_multi_into(
         c.client.read(
             &keys,
             with_cas,
-            None,
+            touch,
             &mut Callbacks(
                 |i: usize, value: &[u8], flags: u32, cas: Option<u64>| {
                     // SAFETY: the caller promises `alloc` is a valid function returning NULL

@@ -543,44 +543,9 @@ impl mcpool_op_record {
     }
 }
 
-/// The operation's name with its NUL, static.
+/// The operation's name with its NUL, static (the core's list).
 fn op_name_nul(op: Op) -> &'static str {
-    // Every core name, NUL-terminated (a new one not listed reads as "other").
-    const NAMES: &[&str] = &[
-        "get\0",
-        "gets\0",
-        "gat\0",
-        "gats\0",
-        "get_multi\0",
-        "gets_multi\0",
-        "gat_multi\0",
-        "gats_multi\0",
-        "set\0",
-        "add\0",
-        "replace\0",
-        "append\0",
-        "prepend\0",
-        "cas\0",
-        "delete\0",
-        "incr\0",
-        "decr\0",
-        "touch\0",
-        "get_lease\0",
-        "invalidate\0",
-        "set_multi\0",
-        "set_multi_noreply\0",
-        "delete_multi\0",
-        "flush_all\0",
-        "version\0",
-        "noop\0",
-        "stats\0",
-    ];
-    let name = op.name();
-    NAMES
-        .iter()
-        .find(|n| &n[..n.len() - 1] == name)
-        .copied()
-        .unwrap_or("other\0")
+    op.name_nul()
 }
 
 /// Called after every exchange with a server, on the thread that made the call, inside that

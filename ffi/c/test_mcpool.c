@@ -1024,6 +1024,26 @@ static void test_get_into(mcpool_client *c) {
         EXPECT(mcpool_client_get_multi_into(c, NULL, lens, 3, false, sink_alloc_multi, &s, st),
                MCPOOL_INVALID_ARGUMENT);
         sink_free(&s);
+        /* Get-and-touch of many keys (and of one): the same deliveries and statuses. */
+        EXPECT(mcpool_client_gat_multi_into(c, 1000, keys, lens, 4, true, sink_alloc_multi, &s,
+                                            st),
+               MCPOOL_OK);
+        EXPECT(st[0], MCPOOL_OK);
+        EXPECT(st[1], MCPOOL_NOT_FOUND);
+        EXPECT(st[2], MCPOOL_OK);
+        EXPECT(st[3], MCPOOL_INVALID_KEY);
+        CHECK(s.calls == 2 && s.len[0] == 10 && memcmp(s.buf[0], "hello into", 10) == 0);
+        CHECK(s.cas[0] != 0);
+        sink_free(&s);
+        EXPECT(mcpool_client_gat_multi_into(c, 1000, keys, lens, 1, false, sink_alloc_multi, &s,
+                                            st),
+               MCPOOL_OK);
+        EXPECT(st[0], MCPOOL_OK);
+        CHECK(s.calls == 1 && s.len[0] == 10);
+        sink_free(&s);
+        EXPECT(mcpool_client_gat_multi_into(NULL, 1000, keys, lens, 1, false, sink_alloc_multi,
+                                            &s, st),
+               MCPOOL_INVALID_ARGUMENT);
     }
 }
 

@@ -1129,6 +1129,8 @@ get_multi(m, ...)
         Mcpool m
     ALIAS:
         gets_multi = 1
+        gat_multi = 2
+        gats_multi = 3
     PREINIT:
         /* per key: key pointer, key length, value SV, CAS (8 bytes each), flags, status */
         uint64_t stackbuf[MCP_STACK_KEYS * 5];
@@ -1140,14 +1142,23 @@ get_multi(m, ...)
         mcp_multi_t mm;
         mcp_room_t room;
         const char *fn;
+        /* gat_multi / gats_multi: ($exptime, @keys); the keys start at ST(off) */
+        static const char *const names[] = { "get_multi", "gets_multi", "gat_multi",
+                                              "gats_multi" };
+        int with_cas = ix & 1, touch = ix >= 2, off = touch ? 2 : 1;
+        uint32_t exptime = 0;
         char *block;
         HV *hv;
         AV *refused = NULL; /* the warnings for values not returned (deserialize => 0) */
     PPCODE:
-        fn = ix ? "gets_multi" : "get_multi";
-        n = (size_t)(items - 1);
+        fn = names[ix];
+        if (items < off)
+            croak("Usage: $memd->%s($exptime, @keys)", fn);
+        if (touch)
+            exptime = (uint32_t)SvUV(ST(1));
+        n = (size_t)(items - off);
         hv = NULL;
-        if (n == 1) {
+        if (n == 1 && !touch) {
             /* One key: the single-key read, which costs the core about half the work of a
              * one-key batch; the same answer. */
             STRLEN klen;
@@ -1189,7 +1200,7 @@ get_multi(m, ...)
                 if (!hv_store_ent(hv, ST(1), sv, 0))
                     SvREFCNT_dec(sv);
             }
-        } else if (n > 1) {
+        } else if (n > 0) { /* many keys, or one to get-and-touch */
             ENTER; /* the scope of the call's room (mcp_room) */
             mcp_room_init(aTHX_ &room, m, ST(0));
             block = mcp_room(aTHX_ &room, stackbuf, sizeof stackbuf,
@@ -1197,7 +1208,7 @@ get_multi(m, ...)
             keys = (const uint8_t **)block;
             lens = (size_t *)(block + n * sizeof(uint64_t));
             mm.vals = (SV **)(block + 2 * n * sizeof(uint64_t));
-            mm.cas = ix ? (uint64_t *)(block + 3 * n * sizeof(uint64_t)) : NULL;
+            mm.cas = with_cas ? (uint64_t *)(block + 3 * n * sizeof(uint64_t)) : NULL;
             mm.flags = (uint32_t *)(block + 4 * n * sizeof(uint64_t));
             st = (mcpool_status *)(mm.flags + n);
             mm.n = n;
@@ -1208,7 +1219,7 @@ get_multi(m, ...)
             mm.made = 0;
             mm.any_flags = 0;
             for (i = 0; i < n; i++) {
-                SV *ks = ST(i + 1);
+                SV *ks = ST(i + off);
                 if (MCP_PLAIN_KEY(ks)) {
                     keys[i] = (const uint8_t *)SvPVX(ks);
                     lens[i] = SvCUR(ks);
@@ -1216,20 +1227,22 @@ get_multi(m, ...)
                         shared++;
                 } else {
                     STRLEN l;
-                    mcp_stable_key(aTHX_ &ST(i + 1), fn);
-                    keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ ST(i + 1), &l, fn);
+                    mcp_stable_key(aTHX_ &ST(i + off), fn);
+                    keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ ST(i + off), &l, fn);
                     lens[i] = l;
                 }
             }
-            rc = mcpool_client_get_multi_into(m->client, keys, lens, n, ix != 0,
-                                              mcp_alloc_multi, &mm, st);
+            rc = touch ? mcpool_client_gat_multi_into(m->client, exptime, keys, lens, n,
+                                                      with_cas != 0, mcp_alloc_multi, &mm, st)
+                       : mcpool_client_get_multi_into(m->client, keys, lens, n, with_cas != 0,
+                                                      mcp_alloc_multi, &mm, st);
             /* From here on nothing croaks (thaw runs under G_EVAL): every SV made by the
              * callback is either stored in the hash or freed. Values to decode or to pair
              * with their CAS are finished before the hash is presized: its bucket array is
              * the call's one large malloc, and by then these small allocations have taken
              * back the chunks the caller's previous result left in glibc's fastbins, which
              * that malloc would otherwise consolidate first (see mcp_room). */
-            if (ix || rc != MCPOOL_OK || mm.any_flags != 0 || !m->zero_plain) {
+            if (with_cas || rc != MCPOOL_OK || mm.any_flags != 0 || !m->zero_plain) {
                 for (i = 0; i < n; i++) {
                     SV *sv = mm.vals[i];
                     if (rc == MCPOOL_OK && MCP_VALUE_ERROR(st[i])) {
@@ -1248,7 +1261,7 @@ get_multi(m, ...)
                     }
                     if (MCP_REFUSED(m, mm.flags[i])) {
                         STRLEN l;
-                        const char *kp = SvPV_nomg(ST(i + 1), l); /* made plain above */
+                        const char *kp = SvPV_nomg(ST(i + off), l); /* made plain above */
                         SvREFCNT_dec(sv);
                         if (!refused)
                             refused = (AV *)sv_2mortal((SV *)newAV());
@@ -1260,7 +1273,7 @@ get_multi(m, ...)
                         if (!sv)
                             continue;
                     }
-                    if (ix)
+                    if (with_cas)
                         sv = mcp_cas_pair(aTHX_ mm.cas[i], sv);
                     mm.vals[i] = sv;
                     hits++;
@@ -1282,7 +1295,7 @@ get_multi(m, ...)
                     SvREFCNT_dec(sv); /* allocated, then the key failed */
                     continue;
                 }
-                if (!hv_store_ent(hv, ST(i + 1), sv, 0))
+                if (!hv_store_ent(hv, ST(i + off), sv, 0))
                     SvREFCNT_dec(sv);
             }
             mcp_make_next_hv(aTHX_ m, hits);

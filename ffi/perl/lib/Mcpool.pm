@@ -284,29 +284,9 @@ sub flush_all {
     return { map { $_ => $res } $self->server_labels };
 }
 
-sub gat_multi {
-    my ($self, $exptime, @keys) = @_;
-    my %h;
-    for my $k (@keys) {
-        my @r = $self->gat($exptime, $k);
-        $h{$k} = $r[0] if @r;
-    }
-    return \%h;
-}
-
-sub gats_multi {
-    my ($self, $exptime, @keys) = @_;
-    my %h;
-    for my $k (@keys) {
-        my @r = $self->gats($exptime, $k);
-        $h{$k} = $r[0] if @r;
-    }
-    return \%h;
-}
-
 # set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi and
 # delete_multi are XS (one pipelined call: per server every command is written before any
-# reply is read). The others loop over the single command.
+# reply is read); so are get_multi, gets_multi, gat_multi and gats_multi (one read).
 # incr_multi, decr_multi and touch_multi: one pipelined call (XS); one result per argument in
 # list context, a hash of key => defined result in scalar context, as Cache::Memcached::Fast.
 for my $cmd (qw(incr decr touch)) {

@@ -88,6 +88,23 @@ my $long = 'k' x 251;
     is_deeply(\@ta, [$cmf->touch_multi(map { ["${b}n$_", 100] } 0 .. 59)], 'touch_multi: the results of Cache::Memcached::Fast');
     is_deeply([@ta[0 .. 3]], ['', 1, 1, ''], '... 1 touched, "" missing');
     ok(!eval { $m2->touch_multi("${a}n1"); 1 }, 'touch_multi of a bare key croaks');
+    # gat_multi, gats_multi: one read per server (get-and-touch), C::M::F's results
+    my @gk = map { "${a}n$_" } 0 .. 59;
+    my @gck = map { "${b}n$_" } 0 .. 59;
+    $before = $ops->();
+    my $ga = $m2->gat_multi(200, @gk);
+    $after = $ops->();
+    is_deeply([map { $after->[$_] - $before->[$_] } 0, 1], [1, 1], 'gat_multi: one request batch per server');
+    my $gac = $cmf->gat_multi(200, @gck);
+    is_deeply([map { exists $ga->{"${a}n$_"} ? 1 : 0 } 0 .. 59], [map { exists $gac->{"${b}n$_"} ? 1 : 0 } 0 .. 59],
+        'gat_multi: the keys Cache::Memcached::Fast finds');
+    is_deeply($ga, $m2->get_multi(@gk), '... with the values get_multi reads');
+    is(scalar(keys %$ga), 40, '... the 40 existing keys, no entry for a missing one');
+    my $gs = $m2->gats_multi(300, @gk[1 .. 4]);
+    is_deeply([map { ref $gs->{$_} ? $gs->{$_}[1] : 'none' } @gk[1 .. 4]], [map { $ga->{$_} // 'none' } @gk[1 .. 4]],
+        'gats_multi: [cas, value] pairs');
+    ok((grep { $gs->{$_} && $gs->{$_}[0] > 0 } @gk[1 .. 4]) == 3, '... with a CAS unique for each hit');
+    ok(!eval { $m2->gat_multi(); 1 }, 'gat_multi without an expiry croaks');
     $m2->delete_multi(map { "$a$_" } 0 .. 99);
 }
 
