@@ -10,7 +10,7 @@ use super::status::mcpool_class;
 use super::status::mcpool_status::{self, MCPOOL_OK};
 use super::values::{out_of_range, Text};
 use mcpool::metrics::Event;
-use mcpool::trace::{Op, OpOutcome, OpRecord};
+use mcpool::trace::{OpOutcome, OpRecord};
 use mcpool::Protocol;
 use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -521,7 +521,7 @@ impl mcpool_op_record {
             _ => MCPOOL_OP_OTHER,
         };
         mcpool_op_record {
-            op: op_name_nul(r.op),
+            op: r.op.name_nul(),
             keys: r.keys,
             hits: r.hits,
             server: r.server.map(Text::new),
@@ -541,11 +541,6 @@ impl mcpool_op_record {
             bytes_received: r.bytes_received,
         }
     }
-}
-
-/// The operation's name with its NUL, static (the core's list).
-fn op_name_nul(op: Op) -> &'static str {
-    op.name_nul()
 }
 
 /// Called after every exchange with a server, on the thread that made the call, inside that
@@ -778,45 +773,6 @@ pub unsafe extern "C" fn mcpool_op_bytes_received(record: *const mcpool_op_recor
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_operation_has_its_c_name() {
-        use mcpool::trace::Op::*;
-        for o in [
-            Get,
-            Gets,
-            Gat,
-            Gats,
-            GetMulti,
-            GetsMulti,
-            GatMulti,
-            GatsMulti,
-            Set,
-            Add,
-            Replace,
-            Append,
-            Prepend,
-            Cas,
-            Delete,
-            Incr,
-            Decr,
-            Touch,
-            Lease,
-            Invalidate,
-            SetMulti,
-            SetMultiNoreply,
-            DeleteMulti,
-            TouchMulti,
-            IncrMulti,
-            DecrMulti,
-            FlushAll,
-            Version,
-            Noop,
-            Stats,
-        ] {
-            assert_eq!(op_name_nul(o), format!("{}\0", o.name()));
-        }
-    }
 
     #[test]
     fn metric_numbers_are_dense_and_named() {
