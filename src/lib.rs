@@ -29,6 +29,7 @@ pub mod error;
 mod fork;
 mod gate;
 pub mod health;
+pub mod heap_guard;
 pub mod item;
 pub mod key;
 pub mod metrics;

@@ -14,6 +14,7 @@ use super::status::mcpool_status::{
     MCPOOL_VALUE_TOO_LARGE,
 };
 use mcpool::error::Result as CoreResult;
+use mcpool::heap_guard::Handed;
 use mcpool::key::{Single, MAX_KEY_LEN};
 use mcpool::set_item::{Compress, SetItem};
 use mcpool::sink::Callbacks;
@@ -823,6 +824,9 @@ unsafe fn multi_into(
             // statuses; `i` < `n_keys`.
             unsafe { out.add(i).write(MCPOOL_OK) };
         }
+        // The values the callback made, kept below the thread's heap guard (the caller frees
+        // them together: see mcpool::heap_guard).
+        let mut handed = Handed::default();
         let mut fail = |i: usize, status: mcpool_status, message: &dyn Fn() -> String| {
             if first.is_none() {
                 first = Some(message());
@@ -839,6 +843,7 @@ unsafe fn multi_into(
                     // SAFETY: the caller promises `alloc` is a valid function returning NULL
                     // or `value.len()` writable bytes of its own.
                     let dest = unsafe { alloc(userdata, i, value.len(), flags, cas.unwrap_or(0)) };
+                    handed.note(dest.cast(), value.len());
                     // SAFETY: as above: `dest` is NULL or has room for the value.
                     if !unsafe { fill(dest, value) } && !value.is_empty() {
                         // SAFETY: `i` < `n_keys`, room promised.
@@ -870,6 +875,7 @@ unsafe fn multi_into(
                 },
             ),
         );
+        handed.guard();
         if let Some(message) = first {
             last_error::set(message);
         }
