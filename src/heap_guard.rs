@@ -54,7 +54,7 @@ impl Handed {
     /// Keeps this thread's guard block above the values noted, when they add up to
     /// [`GUARDED_BYTES`] or more. When the block is below them, a new one is asked for: a
     /// free chunk below the values may serve the first requests (one the values were too
-    /// large for), so up to [`GUARD_TRIES`] blocks are held until one comes from above them.
+    /// large for), so up to 8 blocks are held until one comes from above them.
     /// The ones below are then freed, and so is the old block; when none came from above,
     /// the old block stays.
     pub fn guard(self) {
