@@ -40,6 +40,28 @@ pub trait Sink {
         let _ = (i, start, flags, cas);
         Ok(())
     }
+
+    /// A sink that keeps each value as a vector of its own says so here: a value that must
+    /// be decoded first (inflated, an integer's text) is then decoded straight into a new
+    /// vector that [`Sink::value_owned`] takes, instead of into the thread's scratch buffer
+    /// and copied from there. Uncompressed values still come through [`Sink::value`].
+    #[inline]
+    fn owns_values(&self) -> bool {
+        false
+    }
+
+    /// Key `i`'s decoded value, as a vector the sink keeps (see [`Sink::owns_values`]);
+    /// flags and CAS as for [`Sink::value`]. The default hands it to [`Sink::value`].
+    #[inline]
+    fn value_owned(
+        &mut self,
+        i: usize,
+        value: Vec<u8>,
+        flags: u32,
+        cas: Option<u64>,
+    ) -> Result<()> {
+        self.value(i, &value, flags, cas)
+    }
 }
 
 /// A sink made of two callbacks: `value` for each value, `result` for each key's result.
@@ -108,7 +130,20 @@ impl Items {
 impl Sink for Items {
     #[inline]
     fn value(&mut self, i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> Result<()> {
-        let value = value.to_vec();
+        self.value_owned(i, value.to_vec(), flags, cas)
+    }
+    #[inline]
+    fn owns_values(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn value_owned(
+        &mut self,
+        i: usize,
+        value: Vec<u8>,
+        flags: u32,
+        cas: Option<u64>,
+    ) -> Result<()> {
         self.handed.note(value.as_ptr(), value.len());
         self.staged[i] = Ok(Some(Item { value, flags, cas }));
         Ok(())
@@ -127,12 +162,20 @@ impl Sink for Items {
 pub(crate) struct OneItem(pub Result<Option<Item>>);
 
 impl Sink for OneItem {
-    fn value(&mut self, _i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> Result<()> {
-        self.0 = Ok(Some(Item {
-            value: value.to_vec(),
-            flags,
-            cas,
-        }));
+    fn value(&mut self, i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> Result<()> {
+        self.value_owned(i, value.to_vec(), flags, cas)
+    }
+    fn owns_values(&self) -> bool {
+        true
+    }
+    fn value_owned(
+        &mut self,
+        _i: usize,
+        value: Vec<u8>,
+        flags: u32,
+        cas: Option<u64>,
+    ) -> Result<()> {
+        self.0 = Ok(Some(Item { value, flags, cas }));
         Ok(())
     }
     fn result(&mut self, _i: usize, result: Result<bool>) {
@@ -200,6 +243,9 @@ fn deliver_decoded<S: Sink + ?Sized>(
     flags: u32,
     cas: Option<u64>,
 ) -> Result<()> {
+    if sink.owns_values() {
+        return deliver_owned(sink, values, key, index, data, flags, cas);
+    }
     thread_local! {
         /// Inflated values handed to sinks: one buffer per thread, reused, so a stream of
         /// compressed values costs no allocation (and no heap growth and trim) each.
@@ -221,4 +267,33 @@ fn deliver_decoded<S: Sink + ?Sized>(
         }
         delivered
     })
+}
+
+/// The largest capacity a decoded value's vector starts with (a larger value grows).
+const OWNED_HINT_MAX: usize = 1 << 20;
+
+/// [`deliver_decoded`] for a sink that keeps its values ([`Sink::owns_values`]): the value is
+/// decoded (inflated) straight into a vector of its own, which starts with the capacity
+/// the thread's previous decoded value needed and is trimmed to its length (glibc shrinks
+/// a block in place): one allocation and no copy per value.
+fn deliver_owned<S: Sink + ?Sized>(
+    sink: &mut S,
+    values: &Transcoder<'_>,
+    key: &[u8],
+    index: usize,
+    data: &[u8],
+    flags: u32,
+    cas: Option<u64>,
+) -> Result<()> {
+    thread_local! {
+        /// The length of the last value decoded on this thread, the next one's first guess.
+        static HINT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+    let mut owned = Vec::with_capacity(HINT.get().min(OWNED_HINT_MAX));
+    let delivered = values.decode_append(key, data, flags, &mut owned)?;
+    HINT.set(owned.len());
+    if owned.capacity() > owned.len() {
+        owned.shrink_to_fit();
+    }
+    sink.value_owned(index, owned, delivered, cas)
 }

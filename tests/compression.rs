@@ -176,6 +176,25 @@ fn hand_written_gzip_and_zlib_values_decode() {
     }
     // And the connection is still fine.
     assert_eq!(c.get("gz").unwrap().unwrap(), plain);
+    // One multi-get of values of different sizes: each is inflated into a vector of its
+    // own sized by the value before (a larger one, then a smaller one): exact values, and
+    // the garbage one fails alone.
+    let zlib = |v: &[u8]| {
+        let mut z = ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(v).unwrap();
+        z.finish().unwrap()
+    };
+    let (big, small) = (text(40_000), text(10));
+    raw_set(&mc.addr(), &format!("{prefix}big"), 2, &zlib(&big));
+    raw_set(&mc.addr(), &format!("{prefix}small"), 2, &zlib(&small));
+    let got = c.get_multi(&["gz", "big", "small", "bad", "zl", "big"]);
+    let value = |i: usize| got[i].as_ref().unwrap().as_ref().unwrap().value.clone();
+    assert_eq!(value(0), plain);
+    assert_eq!(value(1), big);
+    assert_eq!(value(2), small);
+    assert!(matches!(got[3], Err(Error::Decompress(_))), "{:?}", got[3]);
+    assert_eq!(value(4), plain);
+    assert_eq!(value(5), big);
     // The mcpool format reads flag 2 as what it is: not its own, an error.
     let m = Client::builder()
         .server(&mc.addr())
