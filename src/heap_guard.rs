@@ -4,9 +4,9 @@
 //! Why: a caller frees a multi-get's values together, soon after the call. With glibc's
 //! malloc, values that border the top of the heap join it when freed; once the top is over
 //! the trim threshold (128 KiB by default) glibc gives its pages back to the kernel
-//! (`madvise`, `brk`), and the next call's values fault every page in again: 720 minor page
-//! faults per `get_multi` of 100 values of 30 KB, a third of the call's time
-//! (docs/performance.md). A block of this thread's kept above the values stops the join:
+//! (`madvise`, `brk`), and the next call's values fault every page in again: 721 minor page
+//! faults per `get_multi` of 100 values of 30 KB, up to half of the call's time in
+//! `mcpool bench bulk` (docs/performance.md). A block of this thread's kept above the values stops the join:
 //! the freed values become one free chunk below it, which the next call's values are carved
 //! from, with no system call and no fault.
 //!
@@ -70,6 +70,8 @@ impl Handed {
             if guard.as_ref().is_some_and(above) {
                 return;
             }
+            // Blocks that came from below stay allocated until the loop ends, so that each
+            // try takes a different place.
             let mut held = Vec::new();
             for _ in 0..GUARD_TRIES {
                 // Capacity only: the block is never read or written.
