@@ -228,6 +228,9 @@ pub(crate) fn deliver<S: Sink + ?Sized>(
     if let Some(delivered) = values.passthrough(flags) {
         return sink.value(index, data, delivered, cas);
     }
+    if sink.owns_values() {
+        return deliver_owned(sink, values, key, index, data, flags, cas);
+    }
     deliver_decoded(sink, values, key, index, data, flags, cas)
 }
 
@@ -243,9 +246,6 @@ fn deliver_decoded<S: Sink + ?Sized>(
     flags: u32,
     cas: Option<u64>,
 ) -> Result<()> {
-    if sink.owns_values() {
-        return deliver_owned(sink, values, key, index, data, flags, cas);
-    }
     thread_local! {
         /// Inflated values handed to sinks: one buffer per thread, reused, so a stream of
         /// compressed values costs no allocation (and no heap growth and trim) each.
@@ -272,7 +272,8 @@ fn deliver_decoded<S: Sink + ?Sized>(
 /// The largest capacity a decoded value's vector starts with (a larger value grows).
 const OWNED_HINT_MAX: usize = 1 << 20;
 
-/// [`deliver_decoded`] for a sink that keeps its values ([`Sink::owns_values`]): the value is
+/// [`deliver`] of a value that must be decoded first, for a sink that keeps its values
+/// ([`Sink::owns_values`]): instead of [`deliver_decoded`]'s scratch buffer, the value is
 /// decoded (inflated) straight into a vector of its own, which starts with the capacity
 /// the thread's previous decoded value needed and is trimmed to its length (glibc shrinks
 /// a block in place): one allocation and no copy per value.
