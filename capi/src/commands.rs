@@ -271,6 +271,7 @@ unsafe fn multi<'a>(
     };
     c.client.read(&keys, with_cas, None, &mut set);
     let Failing { multi, .. } = set;
+    multi.done();
     Ok((keys, multi))
 }
 
