@@ -28,9 +28,10 @@ Without --quick every timed repeat of a sequential part is capped at ~0.8 s (the
 stays under 20 minutes with 16 contestants); the `count` column shows the operations timed.
 
 Options:
-  --quick              under 3 minutes: N = 10k, threads 1/10/100/300, bulk at 10 threads
-                       (both values), one fresh JVM warm-up, each timed repeat capped at ~0.1 s
-                       (the `count` column shows the operations actually timed)
+  --quick              under 3 minutes: N = 10k, threads 1/10/100/300 over 2,000 keys, bulk
+                       at 10 threads over 200 keys (both values), one fresh JVM warm-up, each
+                       timed repeat capped at ~0.1 s (the `count` column shows the operations
+                       actually timed)
   --peers LIST         comma-separated peers to run (names or families from bench/peers/peers.conf),
                        `all` (default) or `none` (only the floor and mcpool); `protocols`
                        adds mcpool over the meta and binary protocols (mcpool-meta, mcpool-binary)

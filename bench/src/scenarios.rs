@@ -317,7 +317,7 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                         };
                         part.warm(match size {
                             Size::Smoke => 50,
-                            Size::Quick => 1_000,
+                            Size::Quick => 500,
                             Size::Full => 2_000,
                         })
                     })
@@ -360,12 +360,17 @@ pub fn build(name: &str, size: Size, tag: &str) -> Option<Scenario> {
                     continue;
                 }
                 let digits = value == ValueKind::Digits;
-                // The digits value costs a compression at zlib's default level per stored
-                // key (about 0.4 ms): `--quick` fills 200 keys for it, not 1,000 (`--smoke`
-                // 100, one get_multi's worth).
-                let keyspace = match (small, digits && size == Size::Quick) {
+                // Each contestant fills its own keys before the first point, and filling
+                // is most of a quick run's time for the slow peers (10,000 sets at 240 µs):
+                // `--quick` fills 2,000 keys for the threads mix and 200 for bulk (a
+                // compression at zlib's default level per stored digits key, about 0.4
+                // ms), still twice a get_multi's 100 keys; `--smoke` 200, and 100 digits
+                // keys, one get_multi's worth.
+                let keyspace = match (small, size == Size::Quick) {
                     (true, _) if digits => keyspace.min(mget),
-                    (true, _) | (_, true) => keyspace.min(200),
+                    (true, _) => keyspace.min(200),
+                    (_, true) if bulk => keyspace.min(200),
+                    (_, true) => keyspace.min(2_000),
                     _ => keyspace,
                 };
                 let p = format!(
