@@ -484,7 +484,9 @@ pub unsafe extern "C" fn mcpool_multi_get(
     })
 }
 
-/// Frees a multi-get result set and every value in it. NULL is ignored.
+/// Frees a multi-get result set and every value in it. NULL is ignored. The calling thread
+/// keeps the set's value buffer (up to 8 MiB) and index for its next multi-get, until it
+/// ends.
 ///
 /// # Safety
 /// `multi` is NULL or a result set not yet freed; neither it nor any pointer read from it
