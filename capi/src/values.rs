@@ -729,9 +729,12 @@ mod tests {
         }
     }
 
+    /// One test, so that no other test of this module changes the process's size guess
+    /// (`PER_KEY`) between its steps.
     #[test]
-    fn a_freed_result_sets_buffer_serves_the_next_one() {
+    fn buffers_are_sized_from_the_previous_call_reused_and_grown() {
         std::thread::spawn(|| {
+            // A freed result set's buffer and index serve the next one.
             let first = filled(100, 30_000);
             let (data, slots) = (first.data.as_ptr(), first.slots.as_ptr());
             drop(first);
@@ -739,13 +742,21 @@ mod tests {
             assert_eq!(second.data.as_ptr(), data, "the value buffer is reused");
             assert_eq!(second.slots.as_ptr(), slots, "the index is reused");
             assert_values(&second, 30_000);
+            // The same read again while the first is held: one buffer of the guessed size.
+            let again = filled(100, 30_000);
+            assert_values(&again, 30_000);
+            assert!(again.data.capacity() >= 3_000_000 && again.data.capacity() < 3_500_000);
+            drop((second, again));
             // Fewer keys and smaller values in a reused buffer: nothing of the old ones shows.
-            drop(second);
             let small = filled(3, 7);
             assert_eq!(small.len(), 3);
             assert_values(&small, 7);
             assert_eq!(small.data.len(), 21);
             drop(small);
+            // Larger values than guessed: the buffer grows, every value intact.
+            let larger = filled(100, 70_000);
+            assert_values(&larger, 70_000);
+            drop(larger);
             // A buffer over 8 MiB is freed, not kept.
             let huge = filled(300, 40_000);
             assert!(huge.data.capacity() > SPARE_DATA_MAX);
@@ -755,31 +766,11 @@ mod tests {
                 assert!(data.capacity() <= SPARE_DATA_MAX);
                 spare.set((data, slots));
             });
-        })
-        .join()
-        .unwrap();
-    }
-
-    #[test]
-    fn the_buffer_starts_at_the_previous_calls_size_and_grows_past_it() {
-        // (The guess is the process's: other tests' multi-gets may change it between these
-        // steps, so only what holds whatever the guess is asserted.)
-        std::thread::spawn(|| {
-            let first = filled(100, 30_000);
-            assert_values(&first, 30_000);
-            let again = filled(100, 30_000);
-            assert_values(&again, 30_000);
-            // Larger values than guessed: the buffer grows, every value intact.
-            let larger = filled(100, 70_000);
-            assert_values(&larger, 70_000);
-            // A small read after a large one, with the large ones still held.
-            let small = filled(3, 10);
-            assert_values(&small, 10);
-            assert!(small.data.capacity() <= GUESS_MAX.max(FIRST_RESERVE));
-            // All misses: no buffer at all.
+            // All misses: no buffer at all, and the guess becomes 0 bytes a key.
             let misses = mcpool_multi::new(50);
             misses.done();
             assert_eq!(misses.data.capacity(), 0);
+            drop(misses);
             let after = filled(2, 5);
             assert!(after.data.capacity() >= FIRST_RESERVE);
             assert_values(&after, 5);
