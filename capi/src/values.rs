@@ -7,8 +7,10 @@ use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_NOT_FOUND, MCPOOL_OK, MCPOOL_OUT_OF_RANGE};
 use mcpool::item::Item;
 use mcpool::sink::Sink;
+use std::cell::Cell;
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::thread::LocalKey;
 
 /// One value read from the cache: its bytes, flags and CAS unique. Made by `mcpool_client_get`
 /// and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
@@ -264,10 +266,21 @@ pub struct mcpool_multi {
 static PER_KEY: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// The value buffer and index of the last result set freed on this thread, for the next
-    /// one to reuse (see [`SPARE_DATA_MAX`]).
-    static SPARE: std::cell::Cell<(Vec<u8>, Vec<Slot>)> =
-        const { std::cell::Cell::new((Vec::new(), Vec::new())) };
+    /// The value buffer of the last result set freed on this thread, for the next one to
+    /// reuse (see [`SPARE_DATA_MAX`]).
+    static SPARE_DATA: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    /// The index of the last result set freed on this thread (see [`SPARE_SLOTS_MAX`]).
+    static SPARE_SLOTS: Cell<Vec<Slot>> = const { Cell::new(Vec::new()) };
+}
+
+/// Keeps `v` in this thread's spare `cell` when it is larger than the one there and at most
+/// `max` long (a thread being torn down, its thread-locals gone, frees it).
+fn keep_spare<T>(cell: &'static LocalKey<Cell<Vec<T>>>, v: Vec<T>, max: usize) {
+    let _ = cell.try_with(|spare| {
+        let kept = spare.take();
+        let larger = v.capacity() <= max && v.capacity() > kept.capacity();
+        spare.set(if larger { v } else { kept });
+    });
 }
 
 /// The largest value buffer a thread keeps from a freed result set for its next one. A
@@ -290,13 +303,7 @@ const GUESS_MAX: usize = 64 << 20;
 impl mcpool_multi {
     /// Room for `n` keys' entries, all misses.
     pub(crate) fn new(n: usize) -> mcpool_multi {
-        let mut slots = SPARE
-            .try_with(|spare| {
-                let (data, slots) = spare.take();
-                spare.set((data, Vec::new()));
-                slots
-            })
-            .unwrap_or_default();
+        let mut slots = SPARE_SLOTS.try_with(Cell::take).unwrap_or_default();
         slots.clear();
         slots.resize(n, MISS);
         mcpool_multi {
@@ -341,13 +348,7 @@ impl mcpool_multi {
         if self.data.capacity() == 0 {
             let guess = PER_KEY.load(Relaxed).saturating_mul(self.slots.len());
             let guess = guess.saturating_add(guess / 8);
-            self.data = SPARE
-                .try_with(|spare| {
-                    let (data, slots) = spare.take();
-                    spare.set((Vec::new(), slots));
-                    data
-                })
-                .unwrap_or_default();
+            self.data = SPARE_DATA.try_with(Cell::take).unwrap_or_default();
             self.data.clear();
             self.data.reserve(guess.clamp(FIRST_RESERVE, GUESS_MAX));
         }
@@ -368,19 +369,12 @@ impl Drop for mcpool_multi {
     /// The buffer and index go to the thread's spare (the larger buffer is kept, up to
     /// [`SPARE_DATA_MAX`]), for its next result set.
     fn drop(&mut self) {
-        let data = std::mem::take(&mut self.data);
-        let slots = std::mem::take(&mut self.slots);
-        // A thread being torn down (its thread-locals gone) frees them.
-        let _ = SPARE.try_with(|spare| {
-            let (mut kept_data, mut kept_slots) = spare.take();
-            if data.capacity() <= SPARE_DATA_MAX && data.capacity() > kept_data.capacity() {
-                kept_data = data;
-            }
-            if slots.capacity() <= SPARE_SLOTS_MAX && slots.capacity() > kept_slots.capacity() {
-                kept_slots = slots;
-            }
-            spare.set((kept_data, kept_slots));
-        });
+        keep_spare(&SPARE_DATA, std::mem::take(&mut self.data), SPARE_DATA_MAX);
+        keep_spare(
+            &SPARE_SLOTS,
+            std::mem::take(&mut self.slots),
+            SPARE_SLOTS_MAX,
+        );
     }
 }
 
@@ -761,10 +755,10 @@ mod tests {
             let huge = filled(300, 40_000);
             assert!(huge.data.capacity() > SPARE_DATA_MAX);
             drop(huge);
-            SPARE.with(|spare| {
-                let (data, slots) = spare.take();
+            SPARE_DATA.with(|spare| {
+                let data = spare.take();
                 assert!(data.capacity() <= SPARE_DATA_MAX);
-                spare.set((data, slots));
+                spare.set(data);
             });
             // All misses: no buffer at all, and the guess becomes 0 bytes a key.
             let misses = mcpool_multi::new(50);
