@@ -3,12 +3,13 @@
 //! `valgrind --tool=callgrind --toggle-collect='*read_cost::calls*'`, instructions, for
 //! `N` calls of one read shape against one server:
 //!
-//! `[THREADS=t] cargo run --release --example read_cost -- HOST:PORT MODE KEYS N [small|bulk]`
+//! `[THREADS=t] cargo run --release --example read_cost -- HOST:PORT MODE KEYS N [small|bulk|letters]`
 //!
 //! MODE: `plain` (`get_multi`, owned values), `each` (`get_multi_each`, borrowed values),
 //! `get` (`get`, one key per call, KEYS ignored). `small`: 40-byte values (the bench's
 //! multiget scenario); `bulk`: seed 001's value (30,800 bytes of "0 1 2 3 ..." text, about
-//! 2.15:1 under zlib's default level), stored compressed.
+//! 2.15:1 under zlib's default level), stored compressed; `letters`: the bench's other bulk
+//! value (30,800 letters, about 160:1), stored compressed.
 use mcpool::Client;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -88,11 +89,18 @@ fn main() {
     let mode = a.get(2).map_or("plain", String::as_str);
     let k: usize = a.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);
     let n: usize = a.get(4).and_then(|s| s.parse().ok()).unwrap_or(1000);
-    let bulk = a.get(5).is_some_and(|s| s == "bulk");
+    let shape = a.get(5).map_or("small", String::as_str);
     let c = Client::builder().server(addr).build().expect("client");
-    let value = if bulk { seed001() } else { vec![b'v'; 40] };
+    let value = match shape {
+        "bulk" => seed001(),
+        // The bench's other bulk value: 30,800 letters, about 160:1 under zlib level 6.
+        "letters" => (0..30_800usize)
+            .map(|i| b'a' + ((i * 7 + i / 13) % 26) as u8)
+            .collect(),
+        _ => vec![b'v'; 40],
+    };
     let keys: Vec<String> = (0..k.max(1))
-        .map(|i| format!("rc{}:{i}", if bulk { "b" } else { "s" }))
+        .map(|i| format!("rc{}:{i}", &shape[..1]))
         .collect();
     for key in &keys {
         c.set(key, &value, 0).expect("set");
@@ -128,7 +136,7 @@ fn main() {
     let per = |x: f64| x / n as f64;
     println!(
         "mode={mode} keys={k} calls={n} value={} found={found} allocs/call={:.1} bytes/call={:.0} minflt/call={:.2}",
-        if bulk { "bulk" } else { "small" },
+        shape,
         per((a1 - a0) as f64),
         per((b1 - b0) as f64),
         per((f1 - f0) as f64)

@@ -15,8 +15,9 @@
 //! # Ok::<(), mcpool::Error>(())
 //! ```
 #![deny(missing_docs)]
-// `unsafe` only where a system call needs it (fork detection, the idle-socket peek), each
-// allowed where it stands and each block with its `// SAFETY:` line.
+// `unsafe` only where a system call or C library needs it (fork detection, the idle-socket
+// peek, libdeflate's inflater), each allowed where it stands and each block with its
+// `// SAFETY:` line.
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 

@@ -273,14 +273,11 @@ fn deliver_decoded<S: Sink + ?Sized>(
     })
 }
 
-/// The largest capacity a decoded value's vector starts with (a larger value grows).
-const OWNED_HINT_MAX: usize = 1 << 20;
-
 /// [`deliver`] of a value that must be decoded first, for a sink that keeps its values
 /// ([`Sink::owns_values`]): instead of [`deliver_decoded`]'s scratch buffer, the value is
-/// decoded (inflated) straight into a vector of its own, which starts with the capacity
-/// the thread's previous decoded value needed and is trimmed to its length (glibc shrinks
-/// a block in place): one allocation and no copy per value.
+/// decoded (inflated) straight into a vector of its own, which the inflater sizes from the
+/// thread's previous value (`value::codec`) and which is trimmed to its length (glibc
+/// shrinks a block in place): one allocation and no copy per value.
 fn deliver_owned<S: Sink + ?Sized>(
     sink: &mut S,
     values: &Transcoder<'_>,
@@ -290,13 +287,8 @@ fn deliver_owned<S: Sink + ?Sized>(
     flags: u32,
     cas: Option<u64>,
 ) -> Result<()> {
-    thread_local! {
-        /// The length of the last value decoded on this thread, the next one's first guess.
-        static HINT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    }
-    let mut owned = Vec::with_capacity(HINT.get().min(OWNED_HINT_MAX));
+    let mut owned = Vec::new();
     let delivered = values.decode_append(key, data, flags, &mut owned)?;
-    HINT.set(owned.len());
     if owned.capacity() > owned.len() {
         owned.shrink_to_fit();
     }

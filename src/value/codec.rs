@@ -1,8 +1,8 @@
 //! Compression: the codecs (zlib, gzip, zstd), the settings (threshold, ratio, level), and
 //! inflation that recognises the stream by its header and never hands compressed bytes on.
 
+use super::whole_inflate::{Inflater, Outcome, Wrapper};
 use crate::error::{Error, Result};
-use flate2::bufread::GzDecoder;
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression as Level;
 use std::io::{Read, Write};
@@ -261,15 +261,8 @@ fn inflate_onto(
     let limit = cap as u64 + 1;
     let too_big = || Error::Decompress(format!("inflates to more than the cap of {cap} bytes"));
     match Stream::detect(data) {
-        Stream::Gzip => {
-            // The bufread decoder reads the slice directly (no intermediate buffer).
-            match GzDecoder::new(data).take(limit).read_to_end(out) {
-                Err(e) => Err(Error::Decompress(format!("gzip stream: {e}"))),
-                Ok(_) if out.len() - start > cap => Err(too_big()),
-                Ok(_) => Ok(()),
-            }
-        }
-        Stream::Zlib => inflate_zlib(data, cap, out, true, start),
+        Stream::Gzip => inflate_whole(data, cap, out, Wrapper::Gzip),
+        Stream::Zlib => inflate_whole(data, cap, out, Wrapper::Zlib),
         Stream::Zstd if zstd => {
             let mut d = zstd::stream::read::Decoder::with_buffer(data)
                 .map_err(|e| Error::Decompress(format!("zstd frame: {e}")))?;
@@ -278,76 +271,89 @@ fn inflate_onto(
             let log = (usize::BITS - cap.max(1024).leading_zeros()).clamp(10, 27);
             d.window_log_max(log)
                 .map_err(|e| Error::Decompress(format!("zstd frame: {e}")))?;
+            out.reserve(room_for(data.len()).min(cap.saturating_add(1)));
             match (&mut d).take(limit).read_to_end(out) {
                 Err(e) => Err(Error::Decompress(format!("zstd frame: {e}"))),
                 Ok(_) if out.len() - start > cap => Err(too_big()),
-                Ok(_) => Ok(()),
+                Ok(_) => {
+                    LAST.set((data.len(), out.len() - start));
+                    Ok(())
+                }
             }
         }
         Stream::Zstd => Err(Error::Decompress(
             "a zstd frame, which only the mcpool value format marks".into(),
         )),
-        Stream::Other => inflate_zlib(data, cap, out, false, start).map_err(|_| {
+        Stream::Other => inflate_whole(data, cap, out, Wrapper::Raw).map_err(|_| {
             Error::Decompress("neither a gzip, zlib nor zstd stream, nor raw deflate".into())
         }),
     }
 }
 
 thread_local! {
-    /// One zlib inflater per thread, reset between values: a fresh one allocates and
-    /// initialises its 32 KiB window every time, which costs more than inflating a
-    /// typical value.
-    static INFLATER: std::cell::RefCell<Option<flate2::Decompress>> =
-        const { std::cell::RefCell::new(None) };
+    /// One whole-buffer inflater per thread (allocating one costs about as much as
+    /// inflating a small value).
+    static WHOLE: std::cell::RefCell<Option<Inflater>> = const { std::cell::RefCell::new(None) };
+    /// The compressed and inflated lengths of the last value this thread inflated.
+    static LAST: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
 }
 
-/// Inflates a zlib stream (or, without `header`, raw deflate that must end exactly at the
-/// end of `data`) with this thread's inflater onto `out` after its first `start` bytes,
-/// refusing more than `cap`.
-fn inflate_zlib(
-    data: &[u8],
-    cap: usize,
-    out: &mut Vec<u8>,
-    header: bool,
-    start: usize,
-) -> Result<()> {
-    use flate2::{Decompress, FlushDecompress, Status};
-    INFLATER.with(|cell| {
+/// The room to inflate a value of `compressed` bytes into: the thread's last ratio of
+/// inflated to compressed bytes (and a sixteenth), but never more than twice the last
+/// value's inflated length nor less than twice this one's compressed length. It comes from
+/// bytes that existed, never from a size the stream claims.
+fn room_for(compressed: usize) -> usize {
+    let least = compressed.saturating_mul(2).max(64);
+    match LAST.get() {
+        (0, _) => least,
+        (last_in, last_out) => {
+            let ratio = (last_out as u128 * 17 / 16) / last_in as u128 + 1;
+            let by_ratio = usize::try_from(compressed as u128 * ratio).unwrap_or(usize::MAX);
+            by_ratio.min(last_out.saturating_mul(2)).max(least)
+        }
+    }
+}
+
+/// Inflates a zlib or gzip stream (bytes after it ignored, as zlib's own inflate does) or
+/// raw deflate (which must end exactly at the end of `data`) whole onto the end of `out`,
+/// refusing more than `cap`. The inflater needs its room up front: the first try gets
+/// [`room_for`] or the vector's spare capacity if larger (nothing is zeroed, so a sink's
+/// arena lends its room for free); a stream that needs more is inflated again into twice
+/// the room, up to the cap (at most twice the work).
+fn inflate_whole(data: &[u8], cap: usize, out: &mut Vec<u8>, wrapper: Wrapper) -> Result<()> {
+    let name = match wrapper {
+        Wrapper::Zlib => "zlib stream",
+        Wrapper::Gzip => "gzip stream",
+        Wrapper::Raw => "raw deflate",
+    };
+    let limit = cap.saturating_add(1);
+    let too_big = || Error::Decompress(format!("inflates to more than the cap of {cap} bytes"));
+    WHOLE.with(|cell| {
         let mut slot = cell.borrow_mut();
-        let d = slot.get_or_insert_with(|| Decompress::new(true));
-        d.reset(header);
+        if slot.is_none() {
+            *slot = Inflater::new();
+        }
+        let Some(inflater) = slot.as_mut() else {
+            return Err(Error::Decompress("no memory for an inflater".into()));
+        };
+        let mut room = room_for(data.len()).min(limit);
         loop {
-            let consumed = d.total_in() as usize;
-            let got = out.len() - start;
-            if out.len() == out.capacity() {
-                if got > cap {
-                    break Err(Error::Decompress(format!(
-                        "inflates to more than the cap of {cap} bytes"
-                    )));
+            out.reserve(room);
+            let avail = (out.capacity() - out.len()).min(limit);
+            match inflater.inflate(wrapper, data, out, avail) {
+                Outcome::Done { written, .. } if written > cap => break Err(too_big()),
+                Outcome::Done { read, .. } if wrapper == Wrapper::Raw && read != data.len() => {
+                    break Err(Error::Decompress(format!("{name} with trailing bytes")))
                 }
-                // Geometric growth (the whole buffer's, for a sink's arena), at least 4 KiB,
-                // never past the cap.
-                let room = cap.saturating_add(1) - got.min(cap);
-                out.reserve(out.capacity().max(4096).min(room));
-            }
-            let status = d
-                .decompress_vec(&data[consumed..], out, FlushDecompress::Finish)
-                .map_err(|e| Error::Decompress(format!("zlib stream: {e}")));
-            match status {
-                Err(e) => break Err(e),
-                Ok(Status::StreamEnd) if out.len() - start > cap => {
-                    break Err(Error::Decompress(format!(
-                        "inflates to more than the cap of {cap} bytes"
-                    )))
+                Outcome::Done { written, .. } => {
+                    LAST.set((data.len(), written));
+                    break Ok(());
                 }
-                Ok(Status::StreamEnd) if !header && d.total_in() as usize != data.len() => {
-                    break Err(Error::Decompress("raw deflate with trailing bytes".into()))
+                Outcome::NoRoom if avail < limit => room = avail.saturating_mul(2).min(limit),
+                Outcome::NoRoom => break Err(too_big()),
+                Outcome::Bad => {
+                    break Err(Error::Decompress(format!("{name}: corrupt or truncated")))
                 }
-                Ok(Status::StreamEnd) => break Ok(()),
-                Ok(_) if d.total_in() as usize == consumed && out.len() < out.capacity() => {
-                    break Err(Error::Decompress("truncated zlib stream".into()))
-                }
-                Ok(_) => {}
             }
         }
     })
@@ -392,6 +398,47 @@ mod tests {
         // zstd only where allowed.
         let z = Codec::Zstd.compress(&big, 3).unwrap();
         assert!(inflate_stream(&z, 1 << 20, &mut Vec::new(), false).is_err());
+    }
+
+    #[test]
+    fn the_room_guess_fits_any_next_value_and_stops_at_the_cap() {
+        // Whole-buffer inflation guesses the room from the thread's last value: a value
+        // far larger or smaller than the last, in every codec, still comes back whole,
+        // and the cap holds to the byte whatever the guess.
+        std::thread::spawn(|| {
+            let digits: Vec<u8> = (0..40_000u32)
+                .flat_map(|i| format!("{i} ").into_bytes())
+                .collect();
+            let values = [
+                digits.clone(),
+                vec![b'z'; 3_000_000],
+                noise(5_000),
+                digits[..100].to_vec(),
+                vec![b'y'; 700_000],
+                Vec::new(),
+                digits.clone(),
+            ];
+            for codec in [Codec::Zlib, Codec::Gzip, Codec::Zstd] {
+                for v in &values {
+                    let wire = codec.compress(v, 6).unwrap();
+                    assert_eq!(&inflate(&wire, v.len().max(1)).unwrap(), v, "{codec}");
+                    let mut out = b"kept".to_vec();
+                    inflate_append(&wire, v.len(), &mut out, true).unwrap();
+                    assert_eq!((&out[..4], &out[4..]), (&b"kept"[..], &v[..]), "{codec}");
+                    if !v.is_empty() {
+                        let mut out = b"kept".to_vec();
+                        assert!(inflate_append(&wire, v.len() - 1, &mut out, true).is_err());
+                        assert_eq!(out, b"kept", "{codec}: as it was after an error");
+                    }
+                }
+            }
+            // Bytes after a zlib stream are ignored, as zlib's inflate does.
+            let mut wire = Codec::Zlib.compress(&digits, 6).unwrap();
+            wire.extend_from_slice(b"trailing");
+            assert_eq!(inflate(&wire, 1 << 20).unwrap(), digits);
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod codec;
 pub mod format;
 pub mod kind;
 pub mod transcode;
+mod whole_inflate;
 
 pub use codec::{inflate, inflate_into, Codec, Compression, CompressionFormat, Stream};
 pub use format::ValueFormat;
