@@ -215,10 +215,9 @@ impl Stream {
 
 /// Inflates a gzip or zlib stream (told apart by its first bytes), refusing more than `cap` bytes.
 pub fn inflate(data: &[u8], cap: usize) -> Result<Vec<u8>> {
-    // The output grows geometrically from twice the input as it is inflated: no size the
-    // stream claims (gzip's trailer) and no guess at the ratio decides an allocation
-    // before the bytes exist.
-    let mut out = Vec::with_capacity(data.len().saturating_mul(2).clamp(64, cap.max(64)));
+    // The inflater sizes the output itself ([`room_for`]): from bytes that existed, never
+    // from a size the stream claims (gzip's trailer).
+    let mut out = Vec::new();
     inflate_into(data, cap, &mut out)?;
     Ok(out)
 }
