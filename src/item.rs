@@ -1,10 +1,13 @@
 //! What the cache hands back: items and store outcomes.
 
+use crate::value_bytes::ValueBytes;
+
 /// A value read from the cache, with its flags and (for `gets`/`gats`) its CAS value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Item {
-    /// The value, decompressed when it was stored compressed.
-    pub value: Vec<u8>,
+    /// The value, decompressed when it was stored compressed: its own vector, or (small
+    /// values of one multi-key read) a slice of a buffer they share; see [`ValueBytes`].
+    pub value: ValueBytes,
     /// The flags word, without the compression bit that this client manages.
     pub flags: u32,
     /// The CAS unique, when asked for.

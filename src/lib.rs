@@ -47,6 +47,7 @@ pub mod stale;
 pub mod tls;
 pub mod trace;
 pub mod value;
+pub mod value_bytes;
 
 pub use address::{ServerAddr, ServerSpec};
 pub use client::{Client, PerServer};
@@ -65,6 +66,7 @@ pub use sink::Sink;
 pub use tls::TlsOptions;
 pub use trace::{Op, OpOutcome, OpRecord};
 pub use value::{Codec, Compression, CompressionFormat, Kind, Lang, Value, ValueFormat};
+pub use value_bytes::ValueBytes;
 
 /// The README's examples, compiled as doc tests.
 #[doc = include_str!("../README.md")]

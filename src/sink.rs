@@ -7,6 +7,8 @@ use crate::error::Result;
 use crate::heap_guard::Handed;
 use crate::item::Item;
 use crate::value::Transcoder;
+use crate::value_bytes::{ValueBytes, SHARED_MAX};
+use std::sync::Arc;
 
 /// Receives a read's results: each value found, while it is still in the connection's read
 /// buffer, then each key's result.
@@ -84,6 +86,11 @@ where
 
 /// Collects one item (or miss, or error) per key: `get_multi`, `gets_multi`.
 ///
+/// Values of at most [`SHARED_MAX`] bytes that come as they were stored are copied one
+/// after another into one buffer, which each such item's [`ValueBytes`] then shares: one
+/// allocation per call instead of one per value (`crate::value_bytes`). Larger values, and
+/// values decoded into a vector of their own, keep that vector.
+///
 /// The entries are gathered in the thread's reused staging vector and moved into the
 /// returned one (sized exactly) at the end: its allocation is then the call's last, after
 /// every value's, which keeps glibc serving each value's small block from the blocks the
@@ -93,39 +100,81 @@ where
 /// ([`crate::heap_guard`]): freeing that vector beside the top would consolidate them too.
 pub(crate) struct Items {
     staged: Vec<Result<Option<Item>>>,
+    /// The small values, one after another.
+    shared: Vec<u8>,
+    /// Where each small value is in `shared`: key index, start, length.
+    spans: Vec<(usize, u32, u32)>,
     handed: Handed,
 }
 
-thread_local! {
-    /// The staging vector of [`Items`], reused by each `get_multi` on the thread.
-    static STAGED: std::cell::Cell<Vec<Result<Option<Item>>>> =
-        const { std::cell::Cell::new(Vec::new()) };
+/// What a thread's [`Items`] reuse from one call to the next: the staging vector and the
+/// span list, and how many bytes of small values the last call shared (the next call's
+/// buffer starts at that size rather than growing to it).
+#[derive(Default)]
+struct Reused {
+    staged: Vec<Result<Option<Item>>>,
+    spans: Vec<(usize, u32, u32)>,
+    shared_len: usize,
 }
 
-/// The most entries a thread's staging vector keeps between calls (56 bytes each).
+thread_local! {
+    /// The reused parts of [`Items`], for each `get_multi` on the thread.
+    static REUSED: std::cell::Cell<Reused> = const {
+        std::cell::Cell::new(Reused { staged: Vec::new(), spans: Vec::new(), shared_len: 0 })
+    };
+}
+
+/// The most entries a thread's staging vector and span list keep between calls (56 and 16
+/// bytes each).
 const STAGED_KEEP: usize = 4096;
 
 impl Items {
     /// For `n` keys.
     pub(crate) fn new(n: usize) -> Items {
-        let mut staged = STAGED.take();
+        let Reused {
+            mut staged,
+            mut spans,
+            shared_len,
+        } = REUSED.take();
         staged.clear();
         staged.resize_with(n, || Ok(None));
+        spans.clear();
         Items {
             staged,
+            shared: Vec::with_capacity(shared_len.min(n.saturating_mul(SHARED_MAX))),
+            spans,
             handed: Handed::default(),
         }
     }
 
     /// The results, one per key in key order, in a vector of their exact size.
     pub(crate) fn finish(mut self) -> Vec<Result<Option<Item>>> {
-        let out: Vec<_> = self.staged.drain(..).collect();
+        let shared_len = self.shared.len();
+        let shared = (!self.spans.is_empty()).then(|| {
+            if self.shared.capacity() > 2 * shared_len {
+                self.shared.shrink_to_fit();
+            }
+            self.handed.note(self.shared.as_ptr(), shared_len);
+            Arc::new(std::mem::take(&mut self.shared))
+        });
+        let mut out: Vec<_> = self.staged.drain(..).collect();
+        if let Some(buffer) = shared {
+            for &(i, start, len) in &self.spans {
+                if let Some(Ok(Some(item))) = out.get_mut(i) {
+                    item.value = ValueBytes::shared(&buffer, start, len);
+                }
+            }
+        }
         // The returned vector is handed out too: the guard goes above it as well.
         let mut handed = self.handed;
         handed.note(out.as_ptr().cast(), std::mem::size_of_val(out.as_slice()));
         handed.guard();
-        if self.staged.capacity() <= STAGED_KEEP {
-            STAGED.set(std::mem::take(&mut self.staged));
+        if self.staged.capacity() <= STAGED_KEEP && self.spans.capacity() <= STAGED_KEEP {
+            REUSED.set(Reused {
+                staged: std::mem::take(&mut self.staged),
+                spans: std::mem::take(&mut self.spans),
+                shared_len,
+            });
         }
         out
     }
@@ -134,7 +183,20 @@ impl Items {
 impl Sink for Items {
     #[inline]
     fn value(&mut self, i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> Result<()> {
-        self.value_owned(i, value.to_vec(), flags, cas)
+        let start = self.shared.len();
+        let fits = u32::try_from(start + value.len()).is_ok();
+        if value.len() > SHARED_MAX || !fits {
+            return self.value_owned(i, value.to_vec(), flags, cas);
+        }
+        self.shared.extend_from_slice(value);
+        // Both fit in u32: checked above.
+        self.spans.push((i, start as u32, value.len() as u32));
+        self.staged[i] = Ok(Some(Item {
+            value: ValueBytes::default(),
+            flags,
+            cas,
+        }));
+        Ok(())
     }
     #[inline]
     fn owns_values(&self) -> bool {
@@ -149,7 +211,11 @@ impl Sink for Items {
         cas: Option<u64>,
     ) -> Result<()> {
         self.handed.note(value.as_ptr(), value.len());
-        self.staged[i] = Ok(Some(Item { value, flags, cas }));
+        self.staged[i] = Ok(Some(Item {
+            value: value.into(),
+            flags,
+            cas,
+        }));
         Ok(())
     }
     #[inline]
@@ -179,7 +245,11 @@ impl Sink for OneItem {
         flags: u32,
         cas: Option<u64>,
     ) -> Result<()> {
-        self.0 = Ok(Some(Item { value, flags, cas }));
+        self.0 = Ok(Some(Item {
+            value: value.into(),
+            flags,
+            cas,
+        }));
         Ok(())
     }
     fn result(&mut self, _i: usize, result: Result<bool>) {

@@ -251,6 +251,48 @@ fn a_multi_get_longer_than_one_request_line() {
 }
 
 #[test]
+fn small_values_of_a_multi_get_share_one_buffer_that_outlives_the_results() {
+    use mcpool::value_bytes::SHARED_MAX;
+    each_protocol("shared", |c| {
+        let sizes = [0, 1, 40, SHARED_MAX, SHARED_MAX + 1, 40_000];
+        let value = |n: usize| (0..n).map(|i| (i * 7 % 251) as u8).collect::<Vec<u8>>();
+        for n in sizes {
+            c.set(format!("v{n}"), &value(n), 0).unwrap();
+        }
+        let mut keys: Vec<String> = sizes.iter().map(|n| format!("v{n}")).collect();
+        keys.insert(2, "missing".into());
+        keys.insert(4, String::new()); // an invalid key: its own error, nothing else
+        let got = c.get_multi(&keys);
+        assert!(got[2].as_ref().unwrap().is_none());
+        assert!(matches!(got[4], Err(Error::InvalidKey { .. })));
+        let mut kept = None;
+        for (k, r) in keys.iter().zip(&got) {
+            let Some(n) = k.strip_prefix('v').map(|n| n.parse::<usize>().unwrap()) else {
+                continue;
+            };
+            let item = r.as_ref().unwrap().as_ref().unwrap();
+            assert_eq!(item.value, value(n), "{k}");
+            assert_eq!(item.value.is_shared(), n <= SHARED_MAX, "{k}");
+            if n == 40 {
+                kept = Some(item.value.clone());
+            }
+        }
+        // A value kept past its results keeps its bytes; into_vec copies a shared one out.
+        drop(got);
+        let kept = kept.unwrap();
+        assert_eq!(kept, value(40));
+        assert_eq!(kept.into_vec(), value(40));
+        // gets_multi shares too, and keeps each key's flags and CAS.
+        let with_cas = c.gets_multi(&["v1", "v40"]);
+        for (r, n) in with_cas.iter().zip([1, 40]) {
+            let item = r.as_ref().unwrap().as_ref().unwrap();
+            assert_eq!(item.value, value(n));
+            assert!(item.value.is_shared() && item.cas.is_some());
+        }
+    });
+}
+
+#[test]
 fn get_multi_each_agrees_with_get_multi() {
     each_protocol("each", |c| {
         let big = b"compressible ".repeat(5000);

@@ -53,7 +53,7 @@ fn sixty_four_threads_on_eight_connections() {
                         3 => {
                             let keys: Vec<String> = (0..4).map(|s| format!("t{t}-k{s}")).collect();
                             for (s, r) in c.get_multi(&keys).into_iter().enumerate() {
-                                if r.unwrap().map(|i| i.value) != mine[s] {
+                                if r.unwrap().map(|i| i.value.into_vec()) != mine[s] {
                                     mismatches.fetch_add(1, Ordering::Relaxed);
                                 }
                             }

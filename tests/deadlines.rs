@@ -260,7 +260,7 @@ fn an_operation_timeout_of_zero_means_no_operation_deadline() {
         let got = c.get_multi(&["a", "b", "c", "d"]);
         let got: Vec<_> = got
             .into_iter()
-            .map(|r| r.unwrap().map(|i| i.value))
+            .map(|r| r.unwrap().map(|i| i.value.into_vec()))
             .collect();
         assert_eq!(
             got,

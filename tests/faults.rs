@@ -295,7 +295,7 @@ fn a_multi_get_reply_written_one_byte_at_a_time_is_read_whole() {
     let got = c.gets_multi(&["a", "b", "c", "d", "e"]);
     let got: Vec<_> = got
         .into_iter()
-        .map(|r| r.unwrap().map(|i| (i.value, i.flags, i.cas)))
+        .map(|r| r.unwrap().map(|i| (i.value.into_vec(), i.flags, i.cas)))
         .collect();
     assert_eq!(
         got,

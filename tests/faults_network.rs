@@ -51,7 +51,9 @@ fn hammer(addr: &str, ops: usize, deadline: Duration) -> Arc<Tally> {
                                     Ok(Some(item)) if !belongs_to(k, &item.value) => {
                                         tally.crossed.fetch_add(1, Ordering::SeqCst);
                                     }
-                                    Ok(v) => vals.push(v.map(|i| i.value).filter(|_| false)),
+                                    Ok(v) => {
+                                        vals.push(v.map(|i| i.value.into_vec()).filter(|_| false))
+                                    }
                                     Err(e) => err = Some(e),
                                 }
                             }

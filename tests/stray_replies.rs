@@ -125,7 +125,9 @@ fn meta_stray_mn_does_not_end_a_multi_get_early() {
     let got = c.get_multi(&keys);
     let mut refused = 0;
     for (key, r) in keys.iter().zip(got) {
-        let own = Some(format!("value-of-{key}").into_bytes());
+        let own = Some(mcpool::ValueBytes::from(
+            format!("value-of-{key}").into_bytes(),
+        ));
         refused += usize::from(own_or_protocol_error(
             key,
             r.map(|i| i.map(|i| i.value)),

@@ -553,7 +553,11 @@ impl Client {
 
     fn decode(&self, key: &[u8], value: Vec<u8>, flags: u32, cas: Option<u64>) -> Result<Item> {
         let (value, flags) = self.values().decode_owned(key, value, flags)?;
-        Ok(Item { value, flags, cas })
+        Ok(Item {
+            value: value.into(),
+            flags,
+            cas,
+        })
     }
 
     fn arith(

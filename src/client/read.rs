@@ -24,7 +24,7 @@ use crate::trace::{Op, OpOutcome};
 impl Client {
     /// The value of `key`, or `None` on a miss.
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
-        Ok(self.get_item(key)?.map(|i| i.value))
+        Ok(self.get_item(key)?.map(|i| i.value.into_vec()))
     }
 
     /// The value of `key` with its flags (no CAS), or `None` on a miss.
@@ -41,7 +41,7 @@ impl Client {
     pub fn gat(&self, key: impl AsRef<[u8]>, ttl: u32) -> Result<Option<Vec<u8>>> {
         Ok(self
             .read_item(key.as_ref(), false, Some(ttl))?
-            .map(|i| i.value))
+            .map(|i| i.value.into_vec()))
     }
 
     /// Get-and-touch with flags and CAS unique.

@@ -1,0 +1,237 @@
+//! The bytes of a value read from the cache ([`crate::Item::value`]): a vector of its own, or
+//! a slice of one buffer that a multi-key read filled with all its small values.
+//!
+//! Why: a `get_multi` of 100 small values that gives each its own vector spends about 250
+//! instructions of `malloc` and `free` per value, an eighth of the call (docs/performance.md,
+//! "Owned values"). Values of at most [`SHARED_MAX`] bytes read by one call are copied into
+//! one buffer instead, and each is a counted reference to it: one allocation per call. The
+//! buffer is freed when the last of its values is dropped, so keeping one small value keeps
+//! the call's small values (at most [`SHARED_MAX`] bytes per key) alive with it.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// The largest value a multi-key read places in its shared buffer; larger ones (and every
+/// value that was inflated) get a vector of their own.
+pub const SHARED_MAX: usize = 1024;
+
+/// A value's bytes: dereferences to `[u8]`, compares with byte slices, arrays and vectors,
+/// and becomes a `Vec<u8>` with [`ValueBytes::into_vec`] (no copy when it owns its vector).
+#[derive(Clone, Default)]
+pub struct ValueBytes(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Owned(Vec<u8>),
+    Shared {
+        buffer: Arc<Vec<u8>>,
+        start: u32,
+        len: u32,
+    },
+}
+
+impl Default for Repr {
+    fn default() -> Repr {
+        Repr::Owned(Vec::new())
+    }
+}
+
+impl ValueBytes {
+    /// `len` bytes of `buffer` from `start` (a multi-key read's shared buffer). The range
+    /// must lie in the buffer; it is checked once here, so a wrong one panics at once rather
+    /// than at the first use.
+    pub(crate) fn shared(buffer: &Arc<Vec<u8>>, start: u32, len: u32) -> ValueBytes {
+        assert!(
+            (start as usize)
+                .checked_add(len as usize)
+                .is_some_and(|end| end <= buffer.len()),
+            "a shared value lies in its buffer"
+        );
+        ValueBytes(Repr::Shared {
+            buffer: Arc::clone(buffer),
+            start,
+            len,
+        })
+    }
+
+    /// The bytes as a slice.
+    #[inline]
+    pub fn as_slice(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Owned(v) => v,
+            Repr::Shared { buffer, start, len } => {
+                let start = *start as usize;
+                &buffer[start..start + *len as usize]
+            }
+        }
+    }
+
+    /// The bytes as a vector of their own: the value's own vector when it has one, else a
+    /// copy of its slice of the shared buffer.
+    pub fn into_vec(self) -> Vec<u8> {
+        match self.0 {
+            Repr::Owned(v) => v,
+            Repr::Shared { .. } => self.as_slice().to_vec(),
+        }
+    }
+
+    /// True when these bytes are a slice of a buffer shared with other values of the same
+    /// read (which stays allocated while any of them is kept).
+    pub fn is_shared(&self) -> bool {
+        matches!(self.0, Repr::Shared { .. })
+    }
+}
+
+impl Deref for ValueBytes {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl AsRef<[u8]> for ValueBytes {
+    #[inline]
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl Borrow<[u8]> for ValueBytes {
+    fn borrow(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl From<Vec<u8>> for ValueBytes {
+    #[inline]
+    fn from(v: Vec<u8>) -> ValueBytes {
+        ValueBytes(Repr::Owned(v))
+    }
+}
+
+impl From<&[u8]> for ValueBytes {
+    fn from(v: &[u8]) -> ValueBytes {
+        ValueBytes(Repr::Owned(v.to_vec()))
+    }
+}
+
+impl From<ValueBytes> for Vec<u8> {
+    fn from(v: ValueBytes) -> Vec<u8> {
+        v.into_vec()
+    }
+}
+
+impl fmt::Debug for ValueBytes {
+    /// As a byte string literal, like `b"..."`'s debug form.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "b\"{}\"", self.as_slice().escape_ascii())
+    }
+}
+
+impl PartialEq for ValueBytes {
+    fn eq(&self, other: &ValueBytes) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for ValueBytes {}
+
+impl Hash for ValueBytes {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+
+impl PartialEq<[u8]> for ValueBytes {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl PartialEq<&[u8]> for ValueBytes {
+    fn eq(&self, other: &&[u8]) -> bool {
+        self.as_slice() == *other
+    }
+}
+
+impl<const N: usize> PartialEq<[u8; N]> for ValueBytes {
+    fn eq(&self, other: &[u8; N]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl<const N: usize> PartialEq<&[u8; N]> for ValueBytes {
+    fn eq(&self, other: &&[u8; N]) -> bool {
+        self.as_slice() == *other
+    }
+}
+
+impl PartialEq<Vec<u8>> for ValueBytes {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl PartialEq<ValueBytes> for Vec<u8> {
+    fn eq(&self, other: &ValueBytes) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl PartialEq<ValueBytes> for [u8] {
+    fn eq(&self, other: &ValueBytes) -> bool {
+        self == other.as_slice()
+    }
+}
+
+impl PartialEq<ValueBytes> for &[u8] {
+    fn eq(&self, other: &ValueBytes) -> bool {
+        *self == other.as_slice()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_slices_read_their_own_bytes_and_free_the_buffer_with_the_last() {
+        let buffer = Arc::new(b"onetwothree".to_vec());
+        let one = ValueBytes::shared(&buffer, 0, 3);
+        let two = ValueBytes::shared(&buffer, 3, 3);
+        let three = ValueBytes::shared(&buffer, 6, 5);
+        let weak = Arc::downgrade(&buffer);
+        drop(buffer);
+        assert_eq!(one, b"one");
+        assert_eq!(two.as_slice(), b"two");
+        assert_eq!(three.clone().into_vec(), b"three".to_vec());
+        assert!(one.is_shared());
+        assert_eq!(format!("{two:?}"), "b\"two\"");
+        drop((one, two));
+        assert!(weak.upgrade().is_some(), "kept while a value is");
+        drop(three);
+        assert!(weak.upgrade().is_none(), "freed with the last value");
+    }
+
+    #[test]
+    fn owned_bytes_become_the_same_vector() {
+        let v = b"value".to_vec();
+        let ptr = v.as_ptr();
+        let owned = ValueBytes::from(v);
+        assert!(!owned.is_shared());
+        assert_eq!(owned, b"value".to_vec());
+        let back = owned.into_vec();
+        assert_eq!(back.as_ptr(), ptr, "no copy");
+    }
+
+    #[test]
+    #[should_panic(expected = "lies in its buffer")]
+    fn a_range_past_the_buffer_is_refused() {
+        let buffer = Arc::new(vec![0u8; 4]);
+        let _ = ValueBytes::shared(&buffer, 2, 3);
+    }
+}
