@@ -89,17 +89,12 @@ where
 /// Values of at most [`SHARED_MAX`] bytes that come as they were stored are copied one
 /// after another into one buffer, which each such item's [`ValueBytes`] then shares: one
 /// allocation per call instead of one per value (`crate::value_bytes`). Larger values, and
-/// values decoded into a vector of their own, keep that vector.
-///
-/// The entries are gathered in the thread's reused staging vector and moved into the
-/// returned one (sized exactly) at the end: its allocation is then the call's last, after
-/// every value's, which keeps glibc serving each value's small block from the blocks the
-/// previous call's values freed (a large allocation first would consolidate them, and every
-/// value would then take malloc's slow path: about 40% of a 100-key call's instructions).
-/// The values it made and the returned vector are kept below the thread's heap guard
-/// ([`crate::heap_guard`]): freeing that vector beside the top would consolidate them too.
+/// values decoded into a vector of their own, keep that vector. The entries are written in
+/// place in the returned vector. The values it made and that vector are kept below the
+/// thread's heap guard ([`crate::heap_guard`]): freed beside the top of the heap, they
+/// would join it, and glibc would hand the pages back and consolidate its small free blocks.
 pub(crate) struct Items {
-    staged: Vec<Result<Option<Item>>>,
+    out: Vec<Result<Option<Item>>>,
     /// The small values, one after another.
     shared: Vec<u8>,
     /// Where each small value is in `shared`: key index, start, length.
@@ -107,12 +102,11 @@ pub(crate) struct Items {
     handed: Handed,
 }
 
-/// What a thread's [`Items`] reuse from one call to the next: the staging vector and the
-/// span list, and how many bytes of small values the last call shared (the next call's
-/// buffer starts at that size rather than growing to it).
+/// What a thread's [`Items`] reuse from one call to the next: the span list, and how many
+/// bytes of small values the last call shared (the next call's buffer starts at that size
+/// rather than growing to it).
 #[derive(Default)]
 struct Reused {
-    staged: Vec<Result<Option<Item>>>,
     spans: Vec<(usize, u32, u32)>,
     shared_len: usize,
 }
@@ -120,58 +114,53 @@ struct Reused {
 thread_local! {
     /// The reused parts of [`Items`], for each `get_multi` on the thread.
     static REUSED: std::cell::Cell<Reused> = const {
-        std::cell::Cell::new(Reused { staged: Vec::new(), spans: Vec::new(), shared_len: 0 })
+        std::cell::Cell::new(Reused { spans: Vec::new(), shared_len: 0 })
     };
 }
 
-/// The most entries a thread's staging vector and span list keep between calls (56 and 16
-/// bytes each).
-const STAGED_KEEP: usize = 4096;
+/// The most entries a thread's span list keeps between calls (16 bytes each).
+const SPANS_KEEP: usize = 4096;
 
 impl Items {
     /// For `n` keys.
     pub(crate) fn new(n: usize) -> Items {
         let Reused {
-            mut staged,
             mut spans,
             shared_len,
         } = REUSED.take();
-        staged.clear();
-        staged.resize_with(n, || Ok(None));
         spans.clear();
+        let mut out = Vec::with_capacity(n);
+        out.resize_with(n, || Ok(None));
         Items {
-            staged,
+            out,
             shared: Vec::with_capacity(shared_len.min(n.saturating_mul(SHARED_MAX))),
             spans,
             handed: Handed::default(),
         }
     }
 
-    /// The results, one per key in key order, in a vector of their exact size.
+    /// The results, one per key in key order.
     pub(crate) fn finish(mut self) -> Vec<Result<Option<Item>>> {
         let shared_len = self.shared.len();
-        let shared = (!self.spans.is_empty()).then(|| {
+        if !self.spans.is_empty() {
             if self.shared.capacity() > 2 * shared_len {
                 self.shared.shrink_to_fit();
             }
             self.handed.note(self.shared.as_ptr(), shared_len);
-            Arc::new(std::mem::take(&mut self.shared))
-        });
-        let mut out: Vec<_> = self.staged.drain(..).collect();
-        if let Some(buffer) = shared {
+            let buffer = Arc::new(std::mem::take(&mut self.shared));
             for &(i, start, len) in &self.spans {
-                if let Some(Ok(Some(item))) = out.get_mut(i) {
+                if let Some(Ok(Some(item))) = self.out.get_mut(i) {
                     item.value = ValueBytes::shared(&buffer, start, len);
                 }
             }
         }
+        let out = std::mem::take(&mut self.out);
         // The returned vector is handed out too: the guard goes above it as well.
         let mut handed = self.handed;
         handed.note(out.as_ptr().cast(), std::mem::size_of_val(out.as_slice()));
         handed.guard();
-        if self.staged.capacity() <= STAGED_KEEP && self.spans.capacity() <= STAGED_KEEP {
+        if self.spans.capacity() <= SPANS_KEEP {
             REUSED.set(Reused {
-                staged: std::mem::take(&mut self.staged),
                 spans: std::mem::take(&mut self.spans),
                 shared_len,
             });
@@ -191,7 +180,7 @@ impl Sink for Items {
         self.shared.extend_from_slice(value);
         // Both fit in u32: checked above.
         self.spans.push((i, start as u32, value.len() as u32));
-        self.staged[i] = Ok(Some(Item {
+        self.out[i] = Ok(Some(Item {
             value: ValueBytes::default(),
             flags,
             cas,
@@ -211,7 +200,7 @@ impl Sink for Items {
         cas: Option<u64>,
     ) -> Result<()> {
         self.handed.note(value.as_ptr(), value.len());
-        self.staged[i] = Ok(Some(Item {
+        self.out[i] = Ok(Some(Item {
             value: value.into(),
             flags,
             cas,
@@ -222,8 +211,8 @@ impl Sink for Items {
     fn result(&mut self, i: usize, result: Result<bool>) {
         match result {
             Ok(true) => {}
-            Ok(false) => self.staged[i] = Ok(None),
-            Err(e) => self.staged[i] = Err(e),
+            Ok(false) => self.out[i] = Ok(None),
+            Err(e) => self.out[i] = Err(e),
         }
     }
 }
