@@ -1,9 +1,9 @@
 //! The bytes of a value read from the cache ([`crate::Item::value`]): a vector of its own, or
 //! a slice of one buffer that a multi-key read filled with all its small values.
 //!
-//! Why: a `get_multi` of 100 small values that gives each its own vector spends about 250
-//! instructions of `malloc` and `free` per value, an eighth of the call (docs/performance.md,
-//! "Owned values"). Values of at most [`SHARED_MAX`] bytes read by one call are copied into
+//! Why: a `get_multi` of 100 small values that gives each its own vector spends about 200
+//! instructions of `malloc` and `free` per value, a fifth of the call (docs/performance.md,
+//! "Small values share one buffer"). Values of at most [`SHARED_MAX`] bytes read by one call are copied into
 //! one buffer instead, and each is a counted reference to it: one allocation per call. The
 //! buffer is freed when the last of its values is dropped, so keeping one small value keeps
 //! the call's small values (at most [`SHARED_MAX`] bytes per key) alive with it.
