@@ -8,6 +8,7 @@ use crate::heap_guard::Handed;
 use crate::item::Item;
 use crate::value::Transcoder;
 use crate::value_bytes::{ValueBytes, SHARED_MAX};
+use crate::value_pool;
 use std::sync::Arc;
 
 /// Receives a read's results: each value found, while it is still in the connection's read
@@ -175,7 +176,9 @@ impl Sink for Items {
         let start = self.shared.len();
         let fits = u32::try_from(start + value.len()).is_ok();
         if value.len() > SHARED_MAX || !fits {
-            return self.value_owned(i, value.to_vec(), flags, cas);
+            let mut own = value_pool::take();
+            own.extend_from_slice(value);
+            return self.value_owned(i, own, flags, cas);
         }
         self.shared.extend_from_slice(value);
         // Both fit in u32: checked above.
@@ -195,16 +198,19 @@ impl Sink for Items {
     fn value_owned(
         &mut self,
         i: usize,
-        value: Vec<u8>,
+        mut value: Vec<u8>,
         flags: u32,
         cas: Option<u64>,
     ) -> Result<()> {
         self.handed.note(value.as_ptr(), value.len());
-        self.out[i] = Ok(Some(Item {
-            value: value.into(),
-            flags,
-            cas,
-        }));
+        let value = if value.len() > SHARED_MAX {
+            // Its room is kept: the vector goes back to the pool when the value is dropped.
+            ValueBytes::pooled(value)
+        } else {
+            value.shrink_to_fit();
+            value.into()
+        };
+        self.out[i] = Ok(Some(Item { value, flags, cas }));
         Ok(())
     }
     #[inline]
@@ -230,10 +236,12 @@ impl Sink for OneItem {
     fn value_owned(
         &mut self,
         _i: usize,
-        value: Vec<u8>,
+        mut value: Vec<u8>,
         flags: u32,
         cas: Option<u64>,
     ) -> Result<()> {
+        // Handed to the caller as it is (`get`): no room beyond the value.
+        value.shrink_to_fit();
         self.0 = Ok(Some(Item {
             value: value.into(),
             flags,
@@ -334,9 +342,10 @@ fn deliver_decoded<S: Sink + ?Sized>(
 
 /// [`deliver`] of a value that must be decoded first, for a sink that keeps its values
 /// ([`Sink::owns_values`]): instead of [`deliver_decoded`]'s scratch buffer, the value is
-/// decoded (inflated) straight into a vector of its own, which the inflater sizes from the
-/// thread's previous value (`value::codec`) and which is trimmed to its length (glibc
-/// shrinks a block in place): one allocation and no copy per value.
+/// decoded (inflated) straight into a vector of its own, the most recently freed buffer of
+/// the value pool when there is one (`crate::value_pool`), with room the inflater sizes from
+/// the thread's previous value (`value::codec`): one allocation at most and no copy per
+/// value. A value that needed less than half the room is copied out and the room pooled.
 fn deliver_owned<S: Sink + ?Sized>(
     sink: &mut S,
     values: &Transcoder<'_>,
@@ -346,10 +355,18 @@ fn deliver_owned<S: Sink + ?Sized>(
     flags: u32,
     cas: Option<u64>,
 ) -> Result<()> {
-    let mut owned = Vec::new();
-    let delivered = values.decode_append(key, data, flags, &mut owned)?;
-    if owned.capacity() > owned.len() {
-        owned.shrink_to_fit();
+    let mut owned = value_pool::take();
+    let delivered = match values.decode_append(key, data, flags, &mut owned) {
+        Ok(delivered) => delivered,
+        Err(e) => {
+            value_pool::give(owned);
+            return Err(e);
+        }
+    };
+    if owned.len() < owned.capacity() / 2 {
+        let exact = owned.as_slice().to_vec();
+        value_pool::give(owned);
+        owned = exact;
     }
     sink.value_owned(index, owned, delivered, cas)
 }

@@ -1,5 +1,7 @@
 //! The bytes of a value read from the cache ([`crate::Item::value`]): a vector of its own, or
-//! a slice of one buffer that a multi-key read filled with all its small values.
+//! a slice of one buffer that a multi-key read filled with all its small values. A large
+//! value of a multi-key read hands its vector to the value pool when dropped
+//! (`crate::value_pool`), for the next large value decoded on any thread.
 //!
 //! Why: a `get_multi` of 100 small values that gives each its own vector spends about 200
 //! instructions of `malloc` and `free` per value, a fifth of the call (docs/performance.md,
@@ -26,6 +28,8 @@ pub struct ValueBytes(Repr);
 #[derive(Clone)]
 enum Repr {
     Owned(Vec<u8>),
+    /// A vector given to `value_pool` when the value is dropped.
+    Pooled(Vec<u8>),
     Shared {
         buffer: Arc<Vec<u8>>,
         start: u32,
@@ -39,7 +43,20 @@ impl Default for Repr {
     }
 }
 
+impl Drop for ValueBytes {
+    fn drop(&mut self) {
+        if let Repr::Pooled(v) = &mut self.0 {
+            crate::value_pool::give(std::mem::take(v));
+        }
+    }
+}
+
 impl ValueBytes {
+    /// A large value's own vector, handed to the value pool when the value is dropped.
+    pub(crate) fn pooled(v: Vec<u8>) -> ValueBytes {
+        ValueBytes(Repr::Pooled(v))
+    }
+
     /// `len` bytes of `buffer` from `start` (a multi-key read's shared buffer). The range
     /// must lie in the buffer; it is checked once here, so a wrong one panics at once rather
     /// than at the first use.
@@ -61,7 +78,7 @@ impl ValueBytes {
     #[inline]
     pub fn as_slice(&self) -> &[u8] {
         match &self.0 {
-            Repr::Owned(v) => v,
+            Repr::Owned(v) | Repr::Pooled(v) => v,
             Repr::Shared { buffer, start, len } => {
                 let start = *start as usize;
                 &buffer[start..start + *len as usize]
@@ -71,9 +88,9 @@ impl ValueBytes {
 
     /// The bytes as a vector of their own: the value's own vector when it has one, else a
     /// copy of its slice of the shared buffer.
-    pub fn into_vec(self) -> Vec<u8> {
-        match self.0 {
-            Repr::Owned(v) => v,
+    pub fn into_vec(mut self) -> Vec<u8> {
+        match &mut self.0 {
+            Repr::Owned(v) | Repr::Pooled(v) => std::mem::take(v),
             Repr::Shared { .. } => self.as_slice().to_vec(),
         }
     }
@@ -226,6 +243,24 @@ mod tests {
         assert_eq!(owned, b"value".to_vec());
         let back = owned.into_vec();
         assert_eq!(back.as_ptr(), ptr, "no copy");
+    }
+
+    #[test]
+    fn a_pooled_value_becomes_its_vector_or_goes_back_to_the_pool() {
+        let v = Vec::with_capacity(64 << 10);
+        let ptr = v.as_ptr();
+        let pooled = ValueBytes::pooled(v);
+        assert!(!pooled.is_shared());
+        let back = pooled.into_vec();
+        assert_eq!(back.as_ptr(), ptr, "no copy, not pooled");
+        let mut v = Vec::with_capacity(64 << 10);
+        v.extend_from_slice(b"pooled bytes");
+        let pooled = ValueBytes::pooled(v);
+        assert_eq!(pooled, b"pooled bytes");
+        assert_eq!(pooled.clone(), pooled);
+        // Dropped, its vector goes to the pool (or is freed when the pool is busy or full:
+        // other tests share it, so only the bytes above are asserted).
+        drop(pooled);
     }
 
     #[test]

@@ -236,3 +236,69 @@ fn incompressible_values_stay_plain() {
     );
     assert_eq!(c.get("n").unwrap().unwrap(), noise);
 }
+
+/// Large values of a multi-get go back to the value pool when dropped and are reused by the
+/// next call on any thread (`mcpool::value_pool`): a reused buffer never shows another
+/// value's bytes, whatever the sizes and the order.
+#[test]
+fn large_values_reuse_freed_buffers_and_read_back_exact() {
+    let mc = Memcached::start(&[]);
+    let c = Client::builder().server(&mc.addr()).build().unwrap();
+    let value = |n: usize, seed: u8| -> Vec<u8> {
+        (0..n)
+            .map(|i| b"abcdefgh"[(i / 7 + seed as usize) % 8])
+            .collect()
+    };
+    let sizes = [40_000, 120_000, 2_000, 35_000, 600_000, 31_000];
+    let keys: Vec<String> = (0..sizes.len()).map(|i| format!("pool{i}")).collect();
+    for (i, (k, n)) in keys.iter().zip(sizes).enumerate() {
+        c.set(k, &value(n, i as u8), 0).unwrap();
+    }
+    let mut raw_compressed = 0;
+    for k in &keys {
+        let (flags, _) = raw_get(&mc.addr(), k).unwrap();
+        raw_compressed += usize::from(flags != 0);
+    }
+    assert!(
+        raw_compressed >= 4,
+        "the large values are stored compressed"
+    );
+    // Each round reads the keys in another order, from this thread and from another one,
+    // so buffers freed by one call (and one thread) carry the next call's values.
+    for round in 0..6 {
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.rotate_left(round);
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        let asked: Vec<&str> = order.iter().map(|&i| keys[i].as_str()).collect();
+        let check = |got: Vec<mcpool::Result<Option<mcpool::Item>>>| {
+            for (&i, r) in order.iter().zip(got) {
+                let item = r.unwrap().unwrap();
+                assert_eq!(item.value.len(), sizes[i], "round {round} key {i}");
+                assert!(
+                    item.value == value(sizes[i], i as u8),
+                    "round {round} key {i}"
+                );
+            }
+        };
+        if round % 3 == 2 {
+            let got = std::thread::scope(|s| s.spawn(|| c.get_multi(&asked)).join().unwrap());
+            check(got);
+        } else {
+            check(c.get_multi(&asked));
+        }
+    }
+    // A value kept while others are dropped and their buffers reused stays whole.
+    let kept = c
+        .get_multi(&[&keys[0], &keys[1]])
+        .pop()
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    for _ in 0..3 {
+        drop(c.get_multi(&keys));
+    }
+    assert!(kept.value == value(sizes[1], 1));
+    assert_eq!(kept.value.into_vec(), value(sizes[1], 1));
+}
