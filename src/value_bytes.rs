@@ -5,10 +5,11 @@
 //!
 //! Why: a `get_multi` of 100 small values that gives each its own vector spends about 200
 //! instructions of `malloc` and `free` per value, a fifth of the call (docs/performance.md,
-//! "Small values share one buffer"). Values of at most [`SHARED_MAX`] bytes read by one call are copied into
-//! one buffer instead, and each is a counted reference to it: one allocation per call. The
-//! buffer is freed when the last of its values is dropped, so keeping one small value keeps
-//! the call's small values (at most [`SHARED_MAX`] bytes per key) alive with it.
+//! "Small values share one buffer"). Values of at most [`SHARED_MAX`] bytes read by one
+//! call are copied into one buffer instead, and each is a counted reference to it: one
+//! allocation per call. The buffer is freed when the last of its values is dropped, so
+//! keeping one small value keeps the call's small values (at most [`SHARED_MAX`] bytes per
+//! key) alive with it.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -16,8 +17,8 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// The largest value a multi-key read places in its shared buffer; larger ones (and every
-/// value that was inflated) get a vector of their own.
+/// The largest value a multi-key read places in its shared buffer; larger ones, and values
+/// decoded (inflated) into a vector, keep a vector of their own.
 pub const SHARED_MAX: usize = 1024;
 
 /// A value's bytes: dereferences to `[u8]`, compares with byte slices, arrays and vectors,
