@@ -48,7 +48,7 @@ pub mod tls;
 pub mod trace;
 pub mod value;
 pub mod value_bytes;
-pub mod value_pool;
+pub(crate) mod value_pool;
 
 pub use address::{ServerAddr, ServerSpec};
 pub use client::{Client, PerServer};

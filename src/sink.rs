@@ -342,10 +342,12 @@ fn deliver_decoded<S: Sink + ?Sized>(
 
 /// [`deliver`] of a value that must be decoded first, for a sink that keeps its values
 /// ([`Sink::owns_values`]): instead of [`deliver_decoded`]'s scratch buffer, the value is
-/// decoded (inflated) straight into a vector of its own, the most recently freed buffer of
-/// the value pool when there is one (`crate::value_pool`), with room the inflater sizes from
-/// the thread's previous value (`value::codec`): one allocation at most and no copy per
-/// value. A value that needed less than half the room is copied out and the room pooled.
+/// decoded (inflated) straight into a vector of its own (for a compressed value, the most
+/// recently freed buffer of the value pool when there is one, `crate::value_pool`), with
+/// room the inflater sizes from the thread's previous value (`value::codec`): one
+/// allocation at most and no copy per value. A value that needed less than half the room is
+/// copied out and the room pooled. Other decoded values (an integer's or a boolean's text)
+/// are small and never touch the pool's lock.
 fn deliver_owned<S: Sink + ?Sized>(
     sink: &mut S,
     values: &Transcoder<'_>,
@@ -355,7 +357,11 @@ fn deliver_owned<S: Sink + ?Sized>(
     flags: u32,
     cas: Option<u64>,
 ) -> Result<()> {
-    let mut owned = value_pool::take();
+    let mut owned = if values.inflates(flags) {
+        value_pool::take()
+    } else {
+        Vec::new()
+    };
     let delivered = match values.decode_append(key, data, flags, &mut owned) {
         Ok(delivered) => delivered,
         Err(e) => {

@@ -18,13 +18,13 @@ use std::sync::Mutex;
 
 /// The most capacity the pool holds, all buffers together: ten threads' calls of 100 values
 /// of 30 KB (16 MiB kept too few of them to help at ten threads; 64 MiB did no better).
-pub const POOL_BYTES: usize = 32 << 20;
+pub(crate) const POOL_BYTES: usize = 32 << 20;
 
 /// Buffers smaller than this are freed, not kept (glibc's per-thread cache serves them).
-pub const MIN_POOLED: usize = 4 << 10;
+pub(crate) const MIN_POOLED: usize = 4 << 10;
 
 /// Buffers larger than this are freed, not kept.
-pub const MAX_POOLED: usize = 1 << 20;
+pub(crate) const MAX_POOLED: usize = 1 << 20;
 
 /// The free buffers, most recently freed last, and their capacity in all.
 struct Pool {
@@ -73,8 +73,9 @@ pub(crate) fn give(mut buf: Vec<u8>) {
     pool.bytes += cap;
 }
 
-/// How many buffers and bytes of capacity the pool holds now (for tests and docs).
-pub fn held() -> (usize, usize) {
+/// How many buffers and bytes of capacity the pool holds now.
+#[cfg(test)]
+fn held() -> (usize, usize) {
     match POOL.lock() {
         Ok(pool) => (pool.free.len(), pool.bytes),
         Err(poisoned) => {

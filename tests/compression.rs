@@ -238,7 +238,7 @@ fn incompressible_values_stay_plain() {
 }
 
 /// Large values of a multi-get go back to the value pool when dropped and are reused by the
-/// next call on any thread (`mcpool::value_pool`): a reused buffer never shows another
+/// next call on any thread (the core's value pool): a reused buffer never shows another
 /// value's bytes, whatever the sizes and the order.
 #[test]
 fn large_values_reuse_freed_buffers_and_read_back_exact() {

@@ -123,6 +123,16 @@ impl<'c> Transcoder<'c> {
         }
     }
 
+    /// True when a value with these `flags` is stored compressed (decoding inflates it);
+    /// false for any other value, and for flags the format refuses.
+    #[inline]
+    pub(crate) fn inflates(&self, flags: u32) -> bool {
+        self.options
+            .format
+            .classify(flags)
+            .is_ok_and(|c| c.compressed)
+    }
+
     /// Decodes one value: its ABI body (inflated; an integer as decimal text, a boolean as
     /// `0`/`1`), borrowed from `data` when nothing had to change, else from `scratch` or a
     /// small owned buffer; the flags a reader is given; and its kind.
