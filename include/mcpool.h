@@ -608,9 +608,9 @@ typedef struct mcpool_metrics mcpool_metrics;
  * previous result set needed per key, times the keys asked, with an eighth to spare (at
  * least 4 KiB, at most 64 MiB), and grows geometrically past it: a thread that reads
  * alike each call neither grows nor copies its buffer (a 100 × 30 KB multi-get grew it
- * ten times, copying 4 MB). A freed result set's buffer and index are kept by the freeing
- * thread for its next one (up to 8 MiB and 16,384 entries), so a thread that reads alike
- * allocates only the handle.
+ * ten times, copying 4 MB). A freed result set's buffer goes to a process-wide pool for
+ * the next one on any thread (up to 8 MiB each), its index to the freeing thread's next
+ * one (up to 16,384 entries), so a thread that reads alike allocates only the handle.
  */
 typedef struct mcpool_multi mcpool_multi;
 
@@ -2431,9 +2431,9 @@ mcpool_status mcpool_multi_get(const mcpool_multi *multi,
                                uint64_t *out_cas);
 
 /**
- * Frees a multi-get result set and every value in it. NULL is ignored. The calling thread
- * keeps the set's value buffer (up to 8 MiB) and index for its next multi-get, until it
- * ends.
+ * Frees a multi-get result set and every value in it. NULL is ignored. The set's value
+ * buffer (up to 8 MiB) is kept for the process's next multi-get, its index (up to 16,384
+ * entries) for the calling thread's.
  *
  * # Safety
  * `multi` is NULL or a result set not yet freed; neither it nor any pointer read from it

@@ -22,6 +22,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod address;
+pub mod buffer_pool;
 pub mod client;
 pub mod config;
 mod conn;

@@ -5,6 +5,7 @@
 use super::landing::{landingpad, landingpad_void, Failure, Outcome};
 use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_NOT_FOUND, MCPOOL_OK, MCPOOL_OUT_OF_RANGE};
+use mcpool::buffer_pool::BufferPool;
 use mcpool::item::Item;
 use mcpool::sink::Sink;
 use std::cell::Cell;
@@ -250,9 +251,9 @@ pub(crate) type Hit<'m> = (&'m [u8], u32, u64);
 /// previous result set needed per key, times the keys asked, with an eighth to spare (at
 /// least 4 KiB, at most 64 MiB), and grows geometrically past it: a thread that reads
 /// alike each call neither grows nor copies its buffer (a 100 × 30 KB multi-get grew it
-/// ten times, copying 4 MB). A freed result set's buffer and index are kept by the freeing
-/// thread for its next one (up to 8 MiB and 16,384 entries), so a thread that reads alike
-/// allocates only the handle.
+/// ten times, copying 4 MB). A freed result set's buffer goes to a process-wide pool for
+/// the next one on any thread (up to 8 MiB each), its index to the freeing thread's next
+/// one (up to 16,384 entries), so a thread that reads alike allocates only the handle.
 pub struct mcpool_multi {
     slots: Vec<Slot>,
     data: Vec<u8>,
@@ -266,9 +267,6 @@ pub struct mcpool_multi {
 static PER_KEY: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// The value buffer of the last result set freed on this thread, for the next one to
-    /// reuse (see [`SPARE_DATA_MAX`]).
-    static SPARE_DATA: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
     /// The index of the last result set freed on this thread (see [`SPARE_SLOTS_MAX`]).
     static SPARE_SLOTS: Cell<Vec<Slot>> = const { Cell::new(Vec::new()) };
 }
@@ -283,12 +281,24 @@ fn keep_spare<T>(cell: &'static LocalKey<Cell<Vec<T>>>, v: Vec<T>, max: usize) {
     });
 }
 
-/// The largest value buffer a thread keeps from a freed result set for its next one. A
-/// result set's buffer was allocated and freed by every call: at 50 threads, 100 × 30 KB
+/// The value buffers of freed result sets, for the next result set on any thread, most
+/// recently freed first (up to [`SPARE_DATA_MAX`] each, [`SPARE_DATA_BYTES`] in all).
+///
+/// A result set's buffer was allocated and freed by every call: at 50 threads, 100 × 30 KB
 /// values (3.4 MB a call) made glibc trim its arenas and the next call fault the pages in
-/// again, about 100 minor faults a call (`madvise` and `brk` in `strace -c`). Reused, it
-/// costs no allocation and no fault; a thread keeps at most this much.
+/// again, about 100 minor faults a call. Kept by each thread for its next call, it faulted
+/// no more, but ten threads' buffers took turns in the cache: 10 threads reading 100
+/// compressed 30 KB values a call took 1.2–1.3 times the CPU of the Rust API's `get_multi`
+/// (whose values come from one such pool). From one pool, the next call on any thread
+/// writes into the buffer the last call freed (docs/performance.md, "The C result set's
+/// buffers from one pool").
+static SPARE_DATA: BufferPool = BufferPool::new(FIRST_RESERVE, SPARE_DATA_MAX, SPARE_DATA_BYTES);
+
+/// The largest value buffer kept from a freed result set for the next one.
 const SPARE_DATA_MAX: usize = 8 << 20;
+
+/// The most capacity [`SPARE_DATA`] holds, all buffers together.
+const SPARE_DATA_BYTES: usize = 32 << 20;
 
 /// The longest index (entries) a thread keeps from a freed result set.
 const SPARE_SLOTS_MAX: usize = 16 * 1024;
@@ -348,9 +358,7 @@ impl mcpool_multi {
         if self.data.capacity() == 0 {
             let guess = PER_KEY.load(Relaxed).saturating_mul(self.slots.len());
             let guess = guess.saturating_add(guess / 8);
-            self.data = SPARE_DATA.try_with(Cell::take).unwrap_or_default();
-            self.data.clear();
-            self.data.reserve(guess.clamp(FIRST_RESERVE, GUESS_MAX));
+            self.data = SPARE_DATA.take_at_least(guess.clamp(FIRST_RESERVE, GUESS_MAX));
         }
         &mut self.data
     }
@@ -366,10 +374,10 @@ impl mcpool_multi {
 }
 
 impl Drop for mcpool_multi {
-    /// The buffer and index go to the thread's spare (the larger buffer is kept, up to
-    /// [`SPARE_DATA_MAX`]), for its next result set.
+    /// The buffer goes to the pool of value buffers ([`SPARE_DATA`]), the index to the
+    /// thread's spare, for the next result set.
     fn drop(&mut self) {
-        keep_spare(&SPARE_DATA, std::mem::take(&mut self.data), SPARE_DATA_MAX);
+        SPARE_DATA.give(std::mem::take(&mut self.data));
         keep_spare(
             &SPARE_SLOTS,
             std::mem::take(&mut self.slots),
@@ -478,9 +486,9 @@ pub unsafe extern "C" fn mcpool_multi_get(
     })
 }
 
-/// Frees a multi-get result set and every value in it. NULL is ignored. The calling thread
-/// keeps the set's value buffer (up to 8 MiB) and index for its next multi-get, until it
-/// ends.
+/// Frees a multi-get result set and every value in it. NULL is ignored. The set's value
+/// buffer (up to 8 MiB) is kept for the process's next multi-get, its index (up to 16,384
+/// entries) for the calling thread's.
 ///
 /// # Safety
 /// `multi` is NULL or a result set not yet freed; neither it nor any pointer read from it
@@ -736,6 +744,11 @@ mod tests {
             assert_eq!(second.data.as_ptr(), data, "the value buffer is reused");
             assert_eq!(second.slots.as_ptr(), slots, "the index is reused");
             assert_values(&second, 30_000);
+            // Freed on another thread, the buffer serves this one's next set.
+            let data = second.data.as_ptr() as usize;
+            std::thread::spawn(move || drop(second)).join().unwrap();
+            let second = filled(100, 30_000);
+            assert_eq!(second.data.as_ptr() as usize, data, "reused across threads");
             // The same read again while the first is held: one buffer of the guessed size.
             let again = filled(100, 30_000);
             assert_values(&again, 30_000);
@@ -754,12 +767,9 @@ mod tests {
             // A buffer over 8 MiB is freed, not kept.
             let huge = filled(300, 40_000);
             assert!(huge.data.capacity() > SPARE_DATA_MAX);
+            let held = SPARE_DATA.held();
             drop(huge);
-            SPARE_DATA.with(|spare| {
-                let data = spare.take();
-                assert!(data.capacity() <= SPARE_DATA_MAX);
-                spare.set(data);
-            });
+            assert_eq!(SPARE_DATA.held(), held);
             // All misses: no buffer at all, and the guess becomes 0 bytes a key.
             let misses = mcpool_multi::new(50);
             misses.done();

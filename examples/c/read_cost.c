@@ -7,7 +7,13 @@
  *   cc -O2 -Iinclude examples/c/read_cost.c target/release/libmcpool.a \
  *      -Wl,--wrap=malloc,--wrap=free,--wrap=realloc,--wrap=calloc,--wrap=posix_memalign \
  *      -lpthread -ldl -lm -o read_cost
- *   ./read_cost HOST:PORT MODE KEYS CALLS [small|bulk]
+ *   [THREADS=t] ./read_cost HOST:PORT MODE KEYS CALLS [small|bulk|letters]
+ *
+ * `bulk`: seed 001's value (30,800 bytes of "0 1 2 3 ..."); `letters`: the bench's other bulk
+ * value (30,800 letters, about 160:1 under zlib); both stored compressed (the client's
+ * default threshold). THREADS=t: t threads share the client, each making CALLS calls after
+ * a warm-up (with the Rust example's THREADS, the C ABI's CPU against the Rust API's under
+ * `perf stat -e task-clock`).
  *
  * MODE: get (mcpool_client_get + mcpool_item_free), get_into (malloc'd by the callback),
  * multi (mcpool_client_get_multi + mcpool_multi_get each + mcpool_multi_free), multi_into
@@ -19,8 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <pthread.h>
 
-static long allocs;
+static _Atomic long allocs;
 void *__real_malloc(size_t);
 void __real_free(void *);
 void *__real_realloc(void *, size_t);
@@ -52,8 +59,8 @@ static const char *mode;
 static size_t nk;
 static const uint8_t **kp;
 static size_t *kl;
-static mcpool_status *st;
-static void **bufs;
+static _Thread_local mcpool_status *st;
+static _Thread_local void **bufs;
 
 __attribute__((noinline)) static long calls(mcpool_client *c, long n) {
     long found = 0;
@@ -94,12 +101,31 @@ __attribute__((noinline)) static long calls(mcpool_client *c, long n) {
     return found;
 }
 
+static int nthreads;
+static pthread_barrier_t warm, go;
+struct job { mcpool_client *c; long n; long found; };
+
+/* One thread: its own status and buffer arrays, a warm-up, then the measured calls. */
+static void *run(void *arg) {
+    struct job *j = arg;
+    st = calloc(nk, sizeof *st);
+    bufs = calloc(nk, sizeof *bufs);
+    calls(j->c, 20);
+    pthread_barrier_wait(&warm);
+    pthread_barrier_wait(&go);
+    j->found = calls(j->c, j->n);
+    free(st);
+    free(bufs);
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     const char *addr = argc > 1 ? argv[1] : "127.0.0.1:11211";
     mode = argc > 2 ? argv[2] : "multi";
     nk = argc > 3 ? strtoul(argv[3], 0, 10) : 100;
     long n = argc > 4 ? strtol(argv[4], 0, 10) : 1000;
-    int bulk = argc > 5 && !strcmp(argv[5], "bulk");
+    const char *shape = argc > 5 ? argv[5] : "small";
+    int bulk = !strcmp(shape, "bulk"), letters = !strcmp(shape, "letters");
     mcpool_config *cfg;
     mcpool_client *c;
     if (mcpool_config_new(&cfg) || mcpool_config_add_server(cfg, addr, strlen(addr), 1) ||
@@ -108,9 +134,11 @@ int main(int argc, char **argv) {
         return 1;
     }
     mcpool_config_free(cfg);
-    size_t vlen = bulk ? 30800 : 40;
+    size_t vlen = bulk || letters ? 30800 : 40;
     char *value = malloc(vlen + 16);
-    if (bulk) {
+    if (letters) {
+        for (size_t i = 0; i < vlen; i++) value[i] = 'a' + (i * 7 + i / 13) % 26;
+    } else if (bulk) {
         size_t at = 0;
         for (int i = 0; at < vlen; i++) at += snprintf(value + at, vlen + 16 - at, "%d ", i);
     } else {
@@ -118,24 +146,38 @@ int main(int argc, char **argv) {
     }
     kp = calloc(nk, sizeof *kp);
     kl = calloc(nk, sizeof *kl);
-    st = calloc(nk, sizeof *st);
-    bufs = calloc(nk, sizeof *bufs);
     for (size_t i = 0; i < nk; i++) {
         char *k = malloc(32);
-        kl[i] = snprintf(k, 32, "rc%s:%zu", bulk ? "b" : "s", i);
+        kl[i] = snprintf(k, 32, "rc%c:%zu", shape[0], i);
         kp[i] = (const uint8_t *)k;
         if (mcpool_client_set(c, kp[i], kl[i], (const uint8_t *)value, vlen, 0, 0)) {
             fprintf(stderr, "set: %s\n", mcpool_last_error_message());
             return 1;
         }
     }
-    calls(c, 20);
+    const char *t = getenv("THREADS");
+    nthreads = t ? atoi(t) : 1;
+    if (nthreads < 1 || nthreads > 1000) nthreads = 1;
+    pthread_barrier_init(&warm, NULL, nthreads + 1);
+    pthread_barrier_init(&go, NULL, nthreads + 1);
+    pthread_t *th = calloc(nthreads, sizeof *th);
+    struct job *jobs = calloc(nthreads, sizeof *jobs);
+    for (int i = 0; i < nthreads; i++) {
+        jobs[i] = (struct job){c, n, 0};
+        pthread_create(&th[i], NULL, run, &jobs[i]);
+    }
+    pthread_barrier_wait(&warm);
     long a0 = allocs, f0 = minflt();
-    long found = calls(c, n);
+    pthread_barrier_wait(&go);
+    long found = 0;
+    for (int i = 0; i < nthreads; i++) {
+        pthread_join(th[i], NULL);
+        found += jobs[i].found;
+    }
     long a1 = allocs, f1 = minflt();
+    n *= nthreads;
     printf("mode=%s keys=%zu calls=%ld value=%s found=%ld allocs/call=%.1f minflt/call=%.2f\n",
-           mode, nk, n, bulk ? "bulk" : "small", found, (double)(a1 - a0) / n,
-           (double)(f1 - f0) / n);
+           mode, nk, n, shape, found, (double)(a1 - a0) / n, (double)(f1 - f0) / n);
     mcpool_client_free(c);
     return 0;
 }
