@@ -3,7 +3,7 @@
 //! `valgrind --tool=callgrind --toggle-collect='*read_cost::calls*'`, instructions, for
 //! `N` calls of one read shape against one server:
 //!
-//! `[THREADS=t] cargo run --release --example read_cost -- HOST:PORT MODE KEYS N [small|bulk|letters]`
+//! `[THREADS=t] [POOL=n] cargo run --release --example read_cost -- HOST:PORT MODE KEYS N [small|bulk|letters]`
 //!
 //! MODE: `plain` (`get_multi`, owned values), `each` (`get_multi_each`, borrowed values),
 //! `get` (`get`, one key per call, KEYS ignored). `small`: 40-byte values (the bench's
@@ -90,7 +90,12 @@ fn main() {
     let k: usize = a.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);
     let n: usize = a.get(4).and_then(|s| s.parse().ok()).unwrap_or(1000);
     let shape = a.get(5).map_or("small", String::as_str);
-    let c = Client::builder().server(addr).build().expect("client");
+    // POOL=n: at most n connections (the bench's bulk runs 20 for 1 to 50 threads).
+    let mut b = Client::builder().server(addr);
+    if let Some(n) = std::env::var("POOL").ok().and_then(|s| s.parse().ok()) {
+        b = b.max_size(n);
+    }
+    let c = b.build().expect("client");
     let value = match shape {
         "bulk" => seed001(),
         // The bench's other bulk value: 30,800 letters, about 160:1 under zlib level 6.
