@@ -98,9 +98,20 @@ pub(crate) struct Items {
     out: Vec<Result<Option<Item>>>,
     /// The small values, one after another.
     shared: Vec<u8>,
-    /// Where each small value is in `shared`: key index, start, length.
-    spans: Vec<(usize, u32, u32)>,
+    /// The small values' items, made when `shared` is complete.
+    spans: Vec<Span>,
     handed: Handed,
+}
+
+/// A small value's item before its buffer is complete: its key's index, where its bytes
+/// are in the shared buffer, its flags and CAS.
+#[derive(Clone, Copy)]
+struct Span {
+    i: usize,
+    start: u32,
+    len: u32,
+    flags: u32,
+    cas: Option<u64>,
 }
 
 /// What a thread's [`Items`] reuse from one call to the next: the span list, and how many
@@ -108,7 +119,7 @@ pub(crate) struct Items {
 /// rather than growing to it).
 #[derive(Default)]
 struct Reused {
-    spans: Vec<(usize, u32, u32)>,
+    spans: Vec<Span>,
     shared_len: usize,
 }
 
@@ -119,7 +130,7 @@ thread_local! {
     };
 }
 
-/// The most entries a thread's span list keeps between calls (16 bytes each).
+/// The most entries a thread's span list keeps between calls (32 bytes each).
 const SPANS_KEEP: usize = 4096;
 
 impl Items {
@@ -149,9 +160,15 @@ impl Items {
             }
             self.handed.note(self.shared.as_ptr(), shared_len);
             let buffer = Arc::new(std::mem::take(&mut self.shared));
-            for &(i, start, len) in &self.spans {
-                if let Some(Ok(Some(item))) = self.out.get_mut(i) {
-                    item.value = ValueBytes::shared(&buffer, start, len);
+            for s in &self.spans {
+                // A key whose value came and then failed (its connection broke before the
+                // end) keeps its error.
+                if let Some(entry @ Ok(None)) = self.out.get_mut(s.i) {
+                    *entry = Ok(Some(Item {
+                        value: ValueBytes::shared(&buffer, s.start, s.len),
+                        flags: s.flags,
+                        cas: s.cas,
+                    }));
                 }
             }
         }
@@ -182,12 +199,13 @@ impl Sink for Items {
         }
         self.shared.extend_from_slice(value);
         // Both fit in u32: checked above.
-        self.spans.push((i, start as u32, value.len() as u32));
-        self.out[i] = Ok(Some(Item {
-            value: ValueBytes::default(),
+        self.spans.push(Span {
+            i,
+            start: start as u32,
+            len: value.len() as u32,
             flags,
             cas,
-        }));
+        });
         Ok(())
     }
     #[inline]

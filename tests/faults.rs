@@ -308,3 +308,25 @@ fn a_multi_get_reply_written_one_byte_at_a_time_is_read_whole() {
         ]
     );
 }
+
+/// A multi-get reply cut off after some values (the server closes before `END`): every key
+/// of that connection's batch gets the error, the ones whose small or large value came
+/// included: a value from a reply that did not end is not trusted.
+#[test]
+fn a_multi_get_cut_after_some_values_gives_every_key_the_error() {
+    let large = vec![b'L'; 5000];
+    let mut reply = b"VALUE a 0 2\r\nva\r\n".to_vec();
+    reply.extend_from_slice(format!("VALUE b 0 {}\r\n", large.len()).as_bytes());
+    reply.extend_from_slice(&large);
+    reply.extend_from_slice(b"\r\nVALUE c 0 2\r\nvc\r\n");
+    let (addr, _) = fake(4, move |_, line, w| {
+        assert!(line.starts_with(b"get a b c d"), "{line:?}");
+        let _ = w.write_all(&reply);
+        Then::Close
+    });
+    let got = client(&addr).get_multi(&["a", "b", "c", "d"]);
+    assert_eq!(got.len(), 4);
+    for (key, r) in ["a", "b", "c", "d"].iter().zip(&got) {
+        assert!(matches!(r, Err(Error::Io { .. })), "{key}: {r:?}");
+    }
+}
