@@ -130,7 +130,7 @@ thread_local! {
     };
 }
 
-/// The most entries a thread's span list keeps between calls (32 bytes each).
+/// The most entries a thread's span list keeps between calls (40 bytes each).
 const SPANS_KEEP: usize = 4096;
 
 impl Items {
