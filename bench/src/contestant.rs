@@ -21,6 +21,12 @@ pub trait Contestant {
     fn rss_kib(&mut self) -> Option<u64> {
         None
     }
+    /// Waits until the process doing the work has stopped using the CPU (a driver's
+    /// background work after it answered); how long it waited. In-process contestants
+    /// have nothing of their own to wait for.
+    fn settle(&mut self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
 }
 
 /// How a contestant is run.

@@ -21,6 +21,7 @@ mod report;
 mod rust_api;
 mod scenarios;
 mod server;
+mod settle;
 mod stats;
 mod svg;
 mod sys;
@@ -194,6 +195,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
     let mut notes: Vec<String> = vec![];
     // Wall time per (contestant, scenario), driver start-up included: where a run's time goes.
     let mut spent: Vec<(String, &'static str, f64)> = vec![];
+    let mut waits: Vec<(String, std::time::Duration)> = vec![];
     let run_start = std::time::Instant::now();
     // Scenarios run in groups of one placement (they are ordered so); each contestant is
     // started once per group, so a JVM warms up once. Within a point the contestants take
@@ -320,7 +322,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                         }
                         Err(_) => {}
                     }
-                    let log = (&mut progress, &mut notes, &mut spent);
+                    let log = (&mut progress, &mut notes, &mut spent, &mut waits);
                     end_step(r, name, &w, began, warmed.map(drop), log);
                 }
                 let repeats = turns
@@ -367,7 +369,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                                 &mut samples,
                             )
                         };
-                        let log = (&mut progress, &mut notes, &mut spent);
+                        let log = (&mut progress, &mut notes, &mut spent, &mut waits);
                         end_step(r, name, &w, began, timed, log);
                     }
                 }
@@ -410,6 +412,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
         &opts.scenarios,
         run_start.elapsed(),
     ));
+    md.push_str(&settle::report(&waits, &order));
     if !notes.is_empty() {
         md.push_str("\n## Notes\n\n");
         for n in &notes {
@@ -495,29 +498,33 @@ impl Setting<'_> {
     }
 }
 
-/// Where a step is accounted for: the progress display, the run's notes, and the time spent
-/// per contestant and scenario.
+/// Where a step is accounted for: the progress display, the run's notes, the time spent
+/// per contestant and scenario, and the waits for drivers to settle.
 type Log<'a> = (
     &'a mut Progress,
     &'a mut Vec<String>,
     &'a mut Vec<(String, &'static str, f64)>,
+    &'a mut Vec<(String, std::time::Duration)>,
 );
 
 /// Ends one step of `r`'s turn in `scenario` (begun at `began`, shown as `what`): its time
 /// is added to the time spent; an error is reported and noted, and stops the contestant (it
-/// is started again for the next scenario).
+/// is started again for the next scenario); otherwise the next step waits until the
+/// contestant's driver has stopped using the CPU (`settle`).
 fn end_step(
     r: &mut Runner,
     scenario: &'static str,
     what: &str,
     began: std::time::Instant,
     result: Result<(), String>,
-    (progress, notes, spent): Log,
+    (progress, notes, spent, waits): Log,
 ) {
     if let Err(e) = result {
         progress.say(&format!("{what}: {e}"));
         notes.push(format!("{scenario} / {}: {e}", r.entry.name));
         r.running = None;
+    } else if let Some(c) = r.running.as_mut() {
+        waits.push((r.entry.name.clone(), c.settle()));
     }
     spent.push((
         r.entry.name.clone(),

@@ -256,6 +256,10 @@ impl Contestant for Subprocess {
     fn rss_kib(&mut self) -> Option<u64> {
         super::sys::rss_kib(Some(self.child.id()))
     }
+
+    fn settle(&mut self) -> Duration {
+        super::settle::until_quiet(self.child.id())
+    }
 }
 
 impl Drop for Subprocess {
