@@ -12,6 +12,12 @@
 //! Never waits: a taker or giver that finds the pool locked (another thread, or a fork
 //! taken while a thread held it) allocates or frees as if there were no pool. A pool holds
 //! buffers of a range of capacities and at most a given number of bytes in all.
+//!
+//! Public for the C ABI crate (as [`crate::heap_guard`] is), not a feature of its own: Rust
+//! callers meet it through `get_multi`'s large values, C callers through
+//! `mcpool_client_get_multi`'s result sets; the Python, Perl and Java bindings read through
+//! `mcpool_client_get_multi_into`, straight into their own objects, with no buffer of ours
+//! in between to pool.
 
 use std::sync::Mutex;
 
