@@ -38,17 +38,22 @@ pub fn cpu_time(pid: u32) -> Option<Duration> {
 /// Waits until process `pid` uses less than [`QUIET_CPU`] in a [`WINDOW`], at most
 /// [`MAX_WAIT`]; returns how long it waited (zero when its CPU time cannot be read).
 pub fn until_quiet(pid: u32) -> Duration {
+    wait_quiet(|| cpu_time(pid), MAX_WAIT)
+}
+
+/// [`until_quiet`] over any reading of CPU time (`cpu`), for at most `max`.
+fn wait_quiet(mut cpu: impl FnMut() -> Option<Duration>, max: Duration) -> Duration {
     let start = Instant::now();
-    let Some(mut last) = cpu_time(pid) else {
+    let Some(mut last) = cpu() else {
         return Duration::ZERO;
     };
     loop {
         // A rate needs a window: the sleep is the measurement, not a guess at a condition.
         std::thread::sleep(WINDOW);
-        let Some(now) = cpu_time(pid) else {
+        let Some(now) = cpu() else {
             return start.elapsed();
         };
-        if now.saturating_sub(last) < QUIET_CPU || start.elapsed() >= MAX_WAIT {
+        if now.saturating_sub(last) < QUIET_CPU || start.elapsed() >= max {
             return start.elapsed();
         }
         last = now;
@@ -101,30 +106,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_busy_thread_is_waited_for_and_an_idle_process_is_not() {
+    fn this_process_cpu_time_is_read_and_only_grows() {
         let pid = std::process::id();
         let before = cpu_time(pid).expect("schedstat of this process");
-        // Quiet: this test's threads only sleep (other tests may run beside it: bounded).
-        let idle = until_quiet(pid);
-        assert!(idle < MAX_WAIT + WINDOW, "{idle:?}");
-        // A thread of this process spinning until told to stop: the wait goes on to its cap.
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let spin = {
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                let t = Instant::now();
-                while !stop.load(std::sync::atomic::Ordering::Relaxed)
-                    && t.elapsed() < Duration::from_secs(10)
-                {
-                    std::hint::spin_loop();
-                }
-            })
-        };
-        let waited = until_quiet(pid);
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        spin.join().unwrap();
-        assert!(waited >= MAX_WAIT, "{waited:?}");
-        assert!(cpu_time(pid).unwrap() > before);
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_millis(20) {
+            std::hint::spin_loop();
+        }
+        assert!(cpu_time(pid).expect("again") > before);
+        assert_eq!(cpu_time(u32::MAX), None, "no such process");
+    }
+
+    /// A reading of CPU time that advances by `step` for its first `busy` reads, then stays.
+    fn clock(busy: u32, step: Duration) -> impl FnMut() -> Option<Duration> {
+        let (mut reads, mut t) = (0u32, Duration::ZERO);
+        move || {
+            if reads < busy {
+                t += step;
+            }
+            reads += 1;
+            Some(t)
+        }
+    }
+
+    #[test]
+    fn the_wait_lasts_while_the_driver_works_and_stops_at_the_cap() {
+        let busy = Duration::from_millis(2); // over QUIET_CPU per window
+        let waited = wait_quiet(clock(5, busy), MAX_WAIT);
+        assert!(waited >= 5 * WINDOW && waited < MAX_WAIT, "{waited:?}");
+        let quiet = wait_quiet(clock(0, busy), MAX_WAIT);
+        assert!(quiet >= WINDOW && quiet < MAX_WAIT, "{quiet:?}");
+        let cap = Duration::from_millis(60);
+        let capped = wait_quiet(clock(u32::MAX, busy), cap);
+        assert!(capped >= cap && capped < MAX_WAIT, "{capped:?}");
+        assert_eq!(wait_quiet(|| None, MAX_WAIT), Duration::ZERO, "unreadable");
     }
 
     #[test]
