@@ -15,7 +15,7 @@ use crate::metrics::{Counters, Event, EventHandler};
 use crate::pool::{Manager, Slot};
 use crate::proto::ascii::StoreCommand;
 use crate::resolve::Resolve;
-use scheduled_thread_pool::ScheduledThreadPool;
+use scheduled_thread_pool::{OnPoolDropBehavior, ScheduledThreadPool};
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -133,6 +133,9 @@ pub(crate) struct Server {
 /// dropped), so one thread takes at most [`POOLS_PER_THREAD`] pools: a process that keeps
 /// building clients beside a long-lived one then gets a fresh thread (the old one ends, with
 /// its leftover jobs, when its last pool is dropped) instead of an ever longer job list.
+/// A thread whose last pool is dropped ends at once, its leftover jobs discarded (by
+/// default the thread pool would wait, parked, up to 30 s for the next reaper run: a
+/// thread no fork could account for).
 pub(crate) fn thread_pool() -> Arc<ScheduledThreadPool> {
     let shared = threads::shared();
     let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -146,12 +149,16 @@ pub(crate) fn thread_pool() -> Arc<ScheduledThreadPool> {
         ScheduledThreadPool::builder()
             .num_threads(1)
             .thread_name_pattern("mcpool-{}")
+            .on_drop_behavior(OnPoolDropBehavior::DiscardPendingScheduled)
             .build(),
     );
     state.current = Arc::downgrade(&threads);
     state.given = 1;
     state.all.retain(|w| w.strong_count() > 0);
     state.all.push(Arc::downgrade(&threads));
+    state.running += 1;
+    drop(state);
+    threads::count_until_exit(&threads, shared);
     threads::hook_fork();
     threads
 }
@@ -179,6 +186,8 @@ mod threads {
     pub(super) struct Shared {
         generation: u64,
         pub(super) state: Mutex<State>,
+        /// Signalled when one of this generation's threads ends (`State::running`).
+        ended: Condvar,
     }
 
     pub(super) struct State {
@@ -187,6 +196,9 @@ mod threads {
         pub given: usize,
         /// Every thread made in this generation that may still run.
         pub all: Vec<Weak<ScheduledThreadPool>>,
+        /// How many of this generation's threads have not ended yet, those whose last pool
+        /// is gone included (counted down by [`ExitGuard`]).
+        pub running: usize,
     }
 
     static CURRENT: ArcSwapOption<Shared> = ArcSwapOption::const_empty();
@@ -205,11 +217,40 @@ mod threads {
                 current: Weak::new(),
                 given: 0,
                 all: Vec::new(),
+                running: 0,
             }),
+            ended: Condvar::new(),
         });
         // Another thread of this process may have stored one meanwhile: keep that one.
         let before = CURRENT.rcu(|cur| mine(cur).or_else(|| Some(fresh.clone())));
         mine(&before).unwrap_or(fresh)
+    }
+
+    /// Counts one of `shared`'s threads down when it ends: held by the thread's first job
+    /// (which moves it into the thread's thread-local storage) or, when the pool was dropped
+    /// before that job ran, by the discarded job, dropped as the thread ends.
+    struct ExitGuard(Arc<Shared>);
+
+    impl Drop for ExitGuard {
+        fn drop(&mut self) {
+            let mut state = self.0.state.lock().unwrap_or_else(|p| p.into_inner());
+            state.running = state.running.saturating_sub(1);
+            drop(state);
+            self.0.ended.notify_all();
+        }
+    }
+
+    std::thread_local! {
+        static EXIT_GUARD: std::cell::RefCell<Option<ExitGuard>> = const { std::cell::RefCell::new(None) };
+    }
+
+    /// Counts `threads`' one thread down in `shared` (its `running` already counted it) when
+    /// the thread ends: by then it has left every wait of the thread pool.
+    pub(super) fn count_until_exit(threads: &ScheduledThreadPool, shared: Arc<Shared>) {
+        let guard = ExitGuard(shared);
+        threads.execute(move || {
+            let _ = EXIT_GUARD.try_with(|g| *g.borrow_mut() = Some(guard));
+        });
     }
 
     /// Each background thread, while a fork is under way, waits in a job on this.
@@ -247,7 +288,9 @@ mod threads {
         let _ = std::panic::catch_unwind(release_after_fork);
     }
 
-    /// Parks every background thread of this process in a hold (bounded by [`HOLD_WAIT`]).
+    /// Parks every background thread of this process in a hold, and waits for those whose
+    /// last pool is gone to end (both bounded by [`HOLD_WAIT`]): a thread left waiting in the
+    /// thread pool would be in parking_lot's queue in the child (see the module doc).
     fn park_for_fork() {
         let generation = fork::generation();
         let Some(shared) = CURRENT.load_full().filter(|s| s.generation == generation) else {
@@ -258,15 +301,39 @@ mod threads {
             state.all.retain(|w| w.strong_count() > 0);
             state.all.iter().filter_map(Weak::upgrade).collect()
         };
-        if live.is_empty() {
-            return;
+        let end = Instant::now() + HOLD_WAIT;
+        if !live.is_empty() {
+            hold_threads(&live, end);
         }
+        // The threads of dropped pools end at once (they have nothing left to run): wait
+        // until only the held ones are left.
+        let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
+        while state.running > live.len() {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            state = shared
+                .ended
+                .wait_timeout(state, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        drop(state);
+        // The pools are dropped here, in the parent, with the hold still on: a pool whose
+        // last reference this was ends its thread only after the release.
+        drop(live);
+    }
+
+    /// Puts a job that waits in the hold on each of `live`'s threads and waits (until `end`)
+    /// for all of them to be in it.
+    fn hold_threads(live: &[Arc<ScheduledThreadPool>], end: Instant) {
         let hold = Arc::new(Hold {
             state: Mutex::new((0, false)),
             changed: Condvar::new(),
         });
         *HOLD.lock().unwrap_or_else(|p| p.into_inner()) = Some(hold.clone());
-        for threads in &live {
+        for threads in live {
             let h = hold.clone();
             threads.execute(move || {
                 let mut s = h.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -286,7 +353,6 @@ mod threads {
                 }
             });
         }
-        let end = Instant::now() + HOLD_WAIT;
         let mut s = hold.state.lock().unwrap_or_else(|p| p.into_inner());
         while s.0 < live.len() {
             let left = end.saturating_duration_since(Instant::now());
@@ -299,10 +365,6 @@ mod threads {
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
-        // The pools are dropped here, in the parent, with the hold still on: a pool whose
-        // last reference this was ends its thread only after the release.
-        drop(s);
-        drop(live);
     }
 
     /// Lets the parent's background threads go back to work.
