@@ -14,6 +14,7 @@
 mod args;
 mod contestant;
 mod floor;
+mod group;
 mod load;
 mod peers;
 mod progress;

@@ -5,6 +5,7 @@
 use super::contestant::Contestant;
 use super::work::{parse_answer, Answer, Work};
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
@@ -186,7 +187,10 @@ impl Subprocess {
                 cmd
             }
         };
+        // A group of its own: a driver that stops answering is killed with every process it
+        // forked (see `group`).
         let mut child = cmd
+            .process_group(0)
             .current_dir(cache_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -223,9 +227,12 @@ impl Subprocess {
     fn next_line(&mut self, timeout: Duration) -> Result<String, String> {
         self.lines.recv_timeout(timeout).map_err(|e| match e {
             mpsc::RecvTimeoutError::Timeout => {
+                let seen = super::group::report(self.child.id());
+                super::group::kill(self.child.id());
                 let _ = self.child.kill();
                 format!(
-                    "{}: no answer within {} s, killed",
+                    "{}: no answer within {} s, killed with its processes (each thread's \
+                     state and wait: {seen})",
                     self.name,
                     timeout.as_secs()
                 )
@@ -266,14 +273,20 @@ impl Drop for Subprocess {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
-        for _ in 0..50 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
+        let quit = (0..50).any(|_| {
+            let done = matches!(self.child.try_wait(), Ok(Some(_)));
+            if !done {
+                std::thread::sleep(Duration::from_millis(10));
             }
-            std::thread::sleep(Duration::from_millis(10));
+            done
+        });
+        if !quit {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Whatever it forked and left behind (the group's id is not reused while any of its
+        // processes lives).
+        super::group::kill(self.child.id());
     }
 }
 
