@@ -131,11 +131,10 @@ pub(crate) struct Server {
 ///
 /// r2d2 never cancels a pool's reaper job (it runs, doing nothing, after its pool is
 /// dropped), so one thread takes at most [`POOLS_PER_THREAD`] pools: a process that keeps
-/// building clients beside a long-lived one then gets a fresh thread (the old one ends, with
-/// its leftover jobs, when its last pool is dropped) instead of an ever longer job list.
-/// A thread whose last pool is dropped ends at once, its leftover jobs discarded (by
-/// default the thread pool would wait, parked, up to 30 s for the next reaper run: a
-/// thread no fork could account for).
+/// building clients beside a long-lived one then gets a fresh thread (the old one ends when
+/// its last pool is dropped) instead of an ever longer job list. A thread whose last pool is
+/// dropped ends at once, its leftover jobs discarded (by default the thread pool would wait,
+/// parked, up to 30 s for the next reaper run: a thread no fork could account for).
 pub(crate) fn thread_pool() -> Arc<ScheduledThreadPool> {
     let shared = threads::shared();
     let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
