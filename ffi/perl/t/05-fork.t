@@ -81,4 +81,36 @@ is($m->get("${p}parent"), 'from parent', 'parent still works after the children 
     is($accepted, 0, 'a fresh client opens no connection before its first call');
     is($started, 0, 'a fresh client starts no thread before its first call');
 }
+
+# A client made, used and dropped right before a fork (a preforking server that fills the
+# cache at start-up with a client of its own, then forks its workers): the child's first
+# client must work. The dropped client's background thread once waited on, parked, for a
+# job that no longer mattered, and a child forked in that window spun in its first call.
+{
+    my $failed = '';
+    for my $round (1 .. 100) {
+        {
+            my $fc = Mcpool->new({ servers => [$srv] });
+            $fc->set("${p}drop$round", "r$round") or ($failed = "parent set, round $round"), last;
+        }
+        my $pid = fork();
+        die "fork: $!" unless defined $pid;
+        if ($pid == 0) {
+            my $c = Mcpool->new({ servers => [$srv] });
+            my $ok = ($c->get("${p}drop$round") // '') eq "r$round"
+                && $c->set("${p}kid$round", "k$round");
+            undef $c;    # and its end (where the child once spun)
+            POSIX::_exit($ok ? 0 : 1);
+        }
+        my ($deadline, $r) = (time + 30, 0);
+        while (time < $deadline) {
+            $r = waitpid($pid, POSIX::WNOHANG());
+            last if $r == $pid;
+            select undef, undef, undef, 0.01;
+        }
+        if ($r != $pid) { kill 'KILL', $pid; waitpid $pid, 0; $failed = "round $round: child stuck 30 s"; last }
+        if ($?) { $failed = "round $round: child's calls failed ($?)"; last }
+    }
+    is($failed, '', 'a child forked right after a client was dropped works, 100 rounds');
+}
 done_testing;

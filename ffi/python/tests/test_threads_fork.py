@@ -119,6 +119,38 @@ def test_fork(server, prefix):
                                                                 prefix + "parent": "before fork"}
 
 
+def test_fork_right_after_a_client_was_dropped(server, prefix):
+    # A preforking server fills the cache at start-up with a client of its own, drops it and
+    # forks its workers at once: each worker's first client must work. (The dropped client's
+    # background thread once went on waiting, parked, for a job that no longer mattered; a
+    # child forked in that window could spin in its first client.)
+    for rnd in range(50):
+        filler = mcpool.Client([server.addr])
+        assert filler.set(prefix + "drop%d" % rnd, "r%d" % rnd)
+        del filler
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                c = mcpool.Client([server.addr])
+                ok = c.get(prefix + "drop%d" % rnd) == "r%d" % rnd and c.set(prefix + "kid", rnd)
+                del c
+                code = 0 if ok else 2
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + 30
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done == pid:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                raise AssertionError("round %d: the child did not finish in 30 s" % rnd)
+            time.sleep(0.005)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "round %d: %d" % (rnd, status)
+
+
 def _threads():
     with open("/proc/self/status") as f:
         for line in f:
