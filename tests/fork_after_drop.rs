@@ -4,9 +4,9 @@
 //! (Its own test binary: it counts the process's threads, and one thread forks.)
 mod common;
 
-use common::{unique, wait_until, Memcached};
+use common::{unique, wait_for_child, wait_until, Memcached};
 use mcpool::Client;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn threads() -> usize {
     let s = std::fs::read_to_string("/proc/self/status").unwrap();
@@ -37,23 +37,7 @@ fn in_child(f: impl FnOnce() -> i32) -> i32 {
         // SAFETY: ends the child without running the parent's destructors or test harness.
         unsafe { libc::_exit(code) };
     }
-    let mut status = 0;
-    let end = Instant::now() + Duration::from_secs(30);
-    loop {
-        // SAFETY: polls the child forked above.
-        let waited = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if waited == pid {
-            break;
-        }
-        if Instant::now() > end {
-            // SAFETY: the child forked above, stuck.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("the forked child did not finish in 30 s (deadlocked?)");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    assert!(libc::WIFEXITED(status), "the child died: {status}");
-    libc::WEXITSTATUS(status)
+    wait_for_child(pid, Duration::from_secs(30))
 }
 
 #[test]

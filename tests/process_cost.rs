@@ -6,7 +6,7 @@
 //! process's threads.)
 mod common;
 
-use common::{unique, wait_until, Memcached};
+use common::{unique, wait_for_child, wait_until, Memcached};
 use mcpool::Client;
 use std::io::ErrorKind;
 use std::net::TcpListener;
@@ -90,25 +90,9 @@ fn clients_are_lazy_and_share_one_background_thread_per_process() {
     }
     assert!(use_all(&cs, "q"), "the parent keeps working meanwhile");
     // The child must finish (a deadlock in it would hang here: bounded).
-    let mut status = 0;
-    let end = Instant::now() + Duration::from_secs(30);
-    loop {
-        // SAFETY: polls the child forked above.
-        let waited = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if waited == pid {
-            break;
-        }
-        if Instant::now() > end {
-            // SAFETY: the child forked above, stuck.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("the forked child did not finish in 30 s (deadlocked?)");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert!(libc::WIFEXITED(status), "the child died: {status}");
+    let code = wait_for_child(pid, Duration::from_secs(30));
     assert_eq!(
-        libc::WEXITSTATUS(status),
-        0,
+        code, 0,
         "child: 2 = threads inherited, 3 = wrong values, 4 = not one new thread"
     );
     assert_eq!(

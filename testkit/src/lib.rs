@@ -309,6 +309,30 @@ pub fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool)
     }
 }
 
+/// Waits for the forked child `pid` to end, at most `limit` (a child that does not is killed
+/// and the test fails: a deadlock in it would otherwise hang the test); returns its exit code
+/// (the test fails when it died of a signal).
+#[allow(unsafe_code)] // waitpid(2) and kill(2) of the caller's own child
+pub fn wait_for_child(pid: i32, limit: Duration) -> i32 {
+    let mut status = 0;
+    let end = Instant::now() + limit;
+    loop {
+        // SAFETY: polls the caller's child; `status` lives across the call.
+        let waited = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if waited == pid {
+            break;
+        }
+        if Instant::now() > end {
+            // SAFETY: signals the caller's own child, stuck.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("the forked child did not finish in {limit:?} (deadlocked?)");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(libc::WIFEXITED(status), "the child died: {status}");
+    libc::WEXITSTATUS(status)
+}
+
 /// A value that names its key and a checksum of it, padded to `len` bytes.
 pub fn value_for(key: &str, len: usize) -> Vec<u8> {
     let mut v = format!("{key}:{:08x}:", crc32fast::hash(key.as_bytes())).into_bytes();
