@@ -4,17 +4,9 @@
 //! (Its own test binary: it counts the process's threads, and one thread forks.)
 mod common;
 
-use common::{unique, wait_for_child, wait_until, Memcached};
+use common::{thread_count as threads, unique, wait_for_child, wait_until, Memcached};
 use mcpool::Client;
 use std::time::Duration;
-
-fn threads() -> usize {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap();
-    s.lines()
-        .find_map(|l| l.strip_prefix("Threads:"))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap()
-}
 
 fn client(mc: &Memcached, prefix: &str) -> Client {
     Client::builder()

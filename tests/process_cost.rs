@@ -6,19 +6,11 @@
 //! process's threads.)
 mod common;
 
-use common::{unique, wait_for_child, wait_until, Memcached};
+use common::{thread_count as threads, unique, wait_for_child, wait_until, Memcached};
 use mcpool::Client;
 use std::io::ErrorKind;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
-
-fn threads() -> usize {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap();
-    s.lines()
-        .find_map(|l| l.strip_prefix("Threads:"))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap()
-}
 
 /// `clients` clients of `servers` servers each (one memcached, distinct server names).
 fn clients(mc: &Memcached, clients: usize, servers: usize, prefix: &str) -> Vec<Client> {

@@ -309,6 +309,15 @@ pub fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool)
     }
 }
 
+/// How many threads this process has now (`Threads:` of `/proc/self/status`).
+pub fn thread_count() -> usize {
+    let s = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    s.lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a Threads: line")
+}
+
 /// Waits for the forked child `pid` to end, at most `limit` (a child that does not is killed
 /// and the test fails: a deadlock in it would otherwise hang the test); returns its exit code
 /// (the test fails when it died of a signal).
