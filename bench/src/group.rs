@@ -123,9 +123,15 @@ mod tests {
         )
         .unwrap();
         let pgid = child.id();
-        let seen = report(pgid);
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        // The forked child is `sh` until it has exec'd `sleep` (bounded wait).
+        let mut seen = report(pgid);
+        while !seen.contains(" sleep: ") {
+            assert!(std::time::Instant::now() < end, "the forked child: {seen}");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            seen = report(pgid);
+        }
         assert!(seen.contains(&format!("{pgid} sh:")), "{seen}");
-        assert!(seen.contains(" sleep: "), "the forked child: {seen}");
         kill(pgid);
         child.wait().unwrap();
         // The child is gone too (bounded: the kernel reaps it as init's orphan).
