@@ -178,7 +178,7 @@ mod threads {
     use crate::fork;
     use arc_swap::ArcSwapOption;
     use scheduled_thread_pool::ScheduledThreadPool;
-    use std::sync::{Arc, Condvar, Mutex, Once, Weak};
+    use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once, Weak};
     use std::time::{Duration, Instant};
 
     /// The process's threads, for one fork generation.
@@ -306,19 +306,10 @@ mod threads {
         }
         // The threads of dropped pools end at once (they have nothing left to run): wait
         // until only the held ones are left.
-        let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
-        while state.running > live.len() {
-            let left = end.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            state = shared
-                .ended
-                .wait_timeout(state, left)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        }
-        drop(state);
+        let state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
+        drop(wait_while(&shared.ended, state, end, |s| {
+            s.running > live.len()
+        }));
         // The pools are dropped here, in the parent, with the hold still on: a pool whose
         // last reference this was ends its thread only after the release.
         drop(live);
@@ -339,31 +330,24 @@ mod threads {
                 s.0 += 1;
                 h.changed.notify_all();
                 let end = Instant::now() + HOLD_WAIT * 2;
-                while !s.1 {
-                    let left = end.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        break;
-                    }
-                    s = h
-                        .changed
-                        .wait_timeout(s, left)
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
-                }
+                drop(wait_while(&h.changed, s, end, |s| !s.1));
             });
         }
-        let mut s = hold.state.lock().unwrap_or_else(|p| p.into_inner());
-        while s.0 < live.len() {
-            let left = end.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            s = hold
-                .changed
-                .wait_timeout(s, left)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        }
+        let s = hold.state.lock().unwrap_or_else(|p| p.into_inner());
+        drop(wait_while(&hold.changed, s, end, |s| s.0 < live.len()));
+    }
+
+    /// Waits on `cv` while `busy` holds, until `end` at the latest (a poisoned lock is
+    /// taken as it is); returns the guard.
+    fn wait_while<'a, T>(
+        cv: &Condvar,
+        guard: MutexGuard<'a, T>,
+        end: Instant,
+        busy: impl FnMut(&mut T) -> bool,
+    ) -> MutexGuard<'a, T> {
+        cv.wait_timeout_while(guard, end.saturating_duration_since(Instant::now()), busy)
+            .unwrap_or_else(|p| p.into_inner())
+            .0
     }
 
     /// Lets the parent's background threads go back to work.
