@@ -330,3 +330,35 @@ fn a_multi_get_cut_after_some_values_gives_every_key_the_error() {
         assert!(matches!(r, Err(Error::Io { .. })), "{key}: {r:?}");
     }
 }
+
+#[test]
+fn a_gets_reply_without_its_cas_field_is_refused() {
+    // Answers `get`/`gets` for every key but the first, each hit without a CAS field: right
+    // for `get`, a made-up version for `gets` (the general parser sees the hits after a miss,
+    // the in-place loop the others).
+    let (addr, _) = fake(8, |_, line, w| {
+        let line = String::from_utf8_lossy(line);
+        let keys: Vec<&str> = line.split_whitespace().skip(1).collect();
+        let mut r = Vec::new();
+        for k in keys.iter().skip(usize::from(keys.len() > 1)) {
+            r.extend_from_slice(format!("VALUE {k} 0 3\r\nabc\r\n").as_bytes());
+        }
+        r.extend_from_slice(b"END\r\n");
+        let _ = w.write_all(&r);
+        Then::Continue
+    });
+    let c = client(&addr);
+    assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"abc"[..]));
+    let e = c.gets("k").expect_err("gets without a CAS field");
+    assert!(matches!(e, Error::Protocol { .. }), "{e}");
+    assert!(e.to_string().contains("without the CAS field"), "{e}");
+    for keys in [&["a", "b"][..], &["a", "b", "c"][..]] {
+        let got = c.gets_multi(keys);
+        assert!(got.iter().any(|r| r.is_err()), "{got:?}");
+        for r in &got {
+            assert!(!matches!(r, Ok(Some(_))), "a version made up: {r:?}");
+        }
+    }
+    let plain = c.get_multi(&["a", "b", "c"]);
+    assert!(matches!(plain[1], Ok(Some(_))), "{plain:?}");
+}

@@ -86,10 +86,12 @@ fn encode_retrieval<K: WireKeys + ?Sized>(
 
 /// Reads the replies to `encode_retrieval(keys)`. Each hit is matched, in order, to the next
 /// requested key with that name (the server answers in request order); a value for a key not
-/// asked for is a protocol error, so a crossed reply can never reach a caller.
+/// asked for is a protocol error, so a crossed reply can never reach a caller. So is a value
+/// without its CAS field when `want_cas` (`gets`): never a made-up version.
 fn recv_retrieval<K: WireKeys + ?Sized>(
     conn: &mut Conn,
     keys: &K,
+    want_cas: bool,
     hit: &mut Hit<'_>,
 ) -> Result<()> {
     let n = keys.count();
@@ -108,6 +110,9 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                 let Some(v) = ascii::value_of(&buf[at..], keys.key(cursor), max_value) else {
                     break;
                 };
+                if want_cas && v.cas.is_none() {
+                    return Err(no_cas(server, keys.key(cursor)));
+                }
                 hit(cursor, v.data, v.flags, v.cas);
                 cursor += 1;
                 at += v.used;
@@ -132,6 +137,7 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                     cas,
                     data,
                 } => match (cursor..n).find(|&j| keys.key(j) == key) {
+                    Some(_) if want_cas && cas.is_none() => return Err(no_cas(server, key)),
                     Some(j) => {
                         hit(j, data, flags, cas);
                         cursor = j + 1;
@@ -150,6 +156,17 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
             }
         }
     })
+}
+
+/// The error for a `gets` reply that carries no CAS field.
+fn no_cas(server: &str, key: &[u8]) -> Error {
+    Error::Protocol {
+        server: server.to_owned(),
+        detail: format!(
+            "value for key {:?} without the CAS field that gets asked for",
+            String::from_utf8_lossy(key)
+        ),
+    }
 }
 
 /// Reads one reply line that `f` turns into an outcome (`None`: not an answer to `asked`).
@@ -225,11 +242,11 @@ impl Speak for Text {
     ) -> Result<Outcome> {
         let asked = req.name();
         match *req {
-            Request::Get { key, .. } => {
-                recv_retrieval(conn, &[key][..], hit).map(|()| Outcome::Done)
+            Request::Get { key, cas, .. } => {
+                recv_retrieval(conn, &[key][..], cas, hit).map(|()| Outcome::Done)
             }
-            Request::GetMulti { keys, .. } => {
-                recv_retrieval(conn, keys, hit).map(|()| Outcome::Done)
+            Request::GetMulti { keys, cas, .. } => {
+                recv_retrieval(conn, keys, cas, hit).map(|()| Outcome::Done)
             }
             Request::Store { .. } => read_one(conn, asked, |r| {
                 Some(Outcome::Stored(match r {
