@@ -103,6 +103,17 @@ fn large_values_are_stored_compressed() {
             item.flags, given,
             "the compression bits are not shown to the caller"
         );
+        // An append or prepend to a compressed value adds raw bytes to the stream: reading
+        // it is an error, never the old value without what was added.
+        for (op, key) in [
+            (StoreCommand::Append, "app"),
+            (StoreCommand::Prepend, "pre"),
+        ] {
+            c.store(StoreCommand::Set, key, &big, given, 0).unwrap();
+            c.store(op, key, b"more", 0, 0).unwrap();
+            let r = c.get(key);
+            assert!(r.is_err(), "{format} {codec:?} {op:?}: {r:?}");
+        }
         // Below the threshold: stored as is.
         c.set("small", &text(1000), 0).unwrap();
         assert_eq!(

@@ -313,8 +313,10 @@ fn room_for(compressed: usize) -> usize {
     }
 }
 
-/// Inflates a zlib or gzip stream (bytes after it ignored, as zlib's own inflate does) or
-/// raw deflate (which must end exactly at the end of `data`) whole onto the end of `out`,
+/// Inflates a zlib or gzip stream or raw deflate, which must end exactly at the end of
+/// `data` (bytes after it are an error, not ignored as zlib's own inflate does: an `append`
+/// to a compressed value must not read as the value without what was appended), whole onto
+/// the end of `out`,
 /// refusing more than `cap`. The inflater needs its room up front: the first try gets
 /// [`room_for`] or the vector's spare capacity if larger (nothing is zeroed, so a sink's
 /// arena lends its room for free); a stream that needs more is inflated again into twice
@@ -341,8 +343,12 @@ fn inflate_whole(data: &[u8], cap: usize, out: &mut Vec<u8>, wrapper: Wrapper) -
             let avail = (out.capacity() - out.len()).min(limit);
             match inflater.inflate(wrapper, data, out, avail) {
                 Outcome::Done { written, .. } if written > cap => break Err(too_big()),
-                Outcome::Done { read, .. } if wrapper == Wrapper::Raw && read != data.len() => {
-                    break Err(Error::Decompress(format!("{name} with trailing bytes")))
+                Outcome::Done { read, .. } if read != data.len() => {
+                    break Err(Error::Decompress(format!(
+                        "{name} followed by {} more bytes (appended or prepended to a \
+                         compressed value?)",
+                        data.len() - read
+                    )))
                 }
                 Outcome::Done { written, .. } => {
                     LAST.set((data.len(), written));
@@ -431,10 +437,15 @@ mod tests {
                     }
                 }
             }
-            // Bytes after a zlib stream are ignored, as zlib's inflate does.
-            let mut wire = Codec::Zlib.compress(&digits, 6).unwrap();
-            wire.extend_from_slice(b"trailing");
-            assert_eq!(inflate(&wire, 1 << 20).unwrap(), digits);
+            // Bytes after a stream (an append to a compressed value) are an error.
+            for codec in [Codec::Zlib, Codec::Gzip, Codec::Zstd] {
+                let mut wire = codec.compress(&digits, 6).unwrap();
+                wire.extend_from_slice(b"appended");
+                let e = inflate(&wire, 1 << 20).expect_err(codec.to_string().as_str());
+                // (zstd reads the bytes as a next frame: an error of its own)
+                let named = codec == Codec::Zstd || e.to_string().contains("more bytes");
+                assert!(named, "{codec}: {e}");
+            }
         })
         .join()
         .unwrap();
