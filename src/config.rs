@@ -479,8 +479,11 @@ impl ClientBuilder {
 
     /// Largest value sent or accepted. Default 1 MiB (memcached's `-I`); at most
     /// [`MAX_ITEM_SIZE`] (1 GiB, memcached's own limit): a larger value makes `build` fail
-    /// with a configuration error. A value to store is checked as given, before it is
-    /// compressed: one larger than this is refused even if it would compress below it.
+    /// with a configuration error. A value to store is checked as sent, after compression (as
+    /// Cache::Memcached::Fast's `max_size`, python-memcached and libmemcached do): a larger
+    /// value that compresses below it is stored. One larger than this and than
+    /// `max_decompressed_size` too is refused before any compressing (it could not be read
+    /// back).
     pub fn max_value_size(mut self, bytes: usize) -> Self {
         self.config.max_value_size = bytes;
         self

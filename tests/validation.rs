@@ -152,19 +152,21 @@ fn item11_meta_accepts_every_key_text_does_and_binary_keys_up_to_186_bytes() {
 }
 
 #[test]
-fn item11_value_over_max_value_size_is_refused_before_compression() {
+fn max_value_size_applies_to_the_bytes_sent_after_compression() {
     // A listener nobody accepts on: a value sent would first open a connection.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap().to_string();
+    // Larger than the limit and than max_decompressed_size (it could not be read back):
+    // refused before any compressing, nothing sent.
     let c = Client::builder()
         .server(&addr)
         .min_idle(0)
         .compression_threshold(100)
         .max_value_size(1000)
+        .max_decompressed_size(2000)
         .build()
         .unwrap();
-    // 5000 bytes that compress to a few dozen: refused on their own size.
     let compressible = vec![b'x'; 5000];
     for r in [
         c.set("k", &compressible, 0),
@@ -185,7 +187,9 @@ fn item11_value_over_max_value_size_is_refused_before_compression() {
         Err(ErrorKind::WouldBlock),
         "nothing was sent"
     );
-    // At the limit, compression still applies.
+    // Within max_decompressed_size: 5000 bytes that compress to a few dozen are stored (as
+    // Cache::Memcached::Fast's max_size, python-memcached and libmemcached count the bytes
+    // sent); 5000 that do not compress are refused on their own size; so is an append.
     let mc = Memcached::start(&[]);
     let c = Client::builder()
         .server(&mc.addr())
@@ -193,8 +197,29 @@ fn item11_value_over_max_value_size_is_refused_before_compression() {
         .max_value_size(1000)
         .build()
         .unwrap();
-    c.set("k", &compressible[..1000], 0).unwrap();
-    assert_eq!(c.get("k").unwrap().as_deref(), Some(&compressible[..1000]));
+    c.set("k", &compressible, 0).unwrap();
+    assert_eq!(c.get("k").unwrap().as_deref(), Some(&compressible[..]));
+    assert!(c.set_multi(&[("m", &compressible[..])], 0)[0].is_ok());
+    assert_eq!(c.get("m").unwrap().as_deref(), Some(&compressible[..]));
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let noise: Vec<u8> = (0..5000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u8
+        })
+        .collect();
+    match c.set("n", &noise, 0) {
+        Err(Error::ValueTooLarge { len, limit }) => assert_eq!((len, limit), (5000, 1000)),
+        other => panic!("{other:?}"),
+    }
+    c.set("a", b"x", 0).unwrap();
+    assert!(matches!(
+        c.append("a", &compressible),
+        Err(Error::ValueTooLarge { len: 5000, .. })
+    ));
+    assert_eq!(c.get("n").unwrap(), None);
     // A reader of another value format gets an error naming the key, never the compressed
     // bytes (this was the pre-value-format behaviour: flag 2 read as plain under flag 8).
     let other = Client::builder()

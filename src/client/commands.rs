@@ -515,6 +515,19 @@ impl Client {
         }
     }
 
+    /// The limit a value to store must fit once encoded (`max_value_size`: the bytes sent,
+    /// after compression). A value of `given` bytes larger than it and than
+    /// `max_decompressed_size` is refused here, before any work is spent compressing it: it
+    /// could not be read back even if it compressed below the limit.
+    pub(super) fn check_given_size(&self, given: usize) -> Result<usize> {
+        let c = &self.inner.config;
+        let limit = c.max_value_size;
+        if given > limit.max(c.compression.max_decompressed) {
+            return Err(Error::ValueTooLarge { len: given, limit });
+        }
+        Ok(limit)
+    }
+
     /// [`Client::encode_value`] with a per-call compression decision.
     pub(super) fn encode_value_as<'v>(
         &self,
@@ -524,15 +537,7 @@ impl Client {
         flags: u32,
         compress: Compress,
     ) -> Result<(Cow<'v, [u8]>, u32)> {
-        // The value as given is checked first: one over the limit is refused before any
-        // work is spent compressing it (even if it would compress below the limit).
-        let limit = self.inner.config.max_value_size;
-        if value.len() > limit {
-            return Err(Error::ValueTooLarge {
-                len: value.len(),
-                limit,
-            });
-        }
+        let limit = self.check_given_size(value.len())?;
         let (data, flags) = match (cmd, compress) {
             (StoreCommand::Append | StoreCommand::Prepend, _) => (Cow::Borrowed(value), flags),
             (_, Compress::Auto) => self.values().encode_flagged(key, value, flags)?,

@@ -52,11 +52,7 @@ impl Client {
                 "append and prepend store bytes, not typed values".into(),
             ));
         }
-        let limit = self.config().max_value_size;
-        let given = value.abi_body().len();
-        if given > limit {
-            return Err(Error::ValueTooLarge { len: given, limit });
-        }
+        let limit = self.check_given_size(value.abi_body().len())?;
         let (data, flags) = match compress {
             Compress::Auto => self.values().encode_value(value)?,
             decided => {

@@ -678,7 +678,8 @@ pub static OPTIONS: &[OptionSpec] = &[
         Apply::Usize(ClientBuilder::written_while_away_max, 1, 10_000_000)),
     row!("max_value_size", Integer, "bytes", "1048576",
         "1 to 1073741824 (1 GiB, memcached's largest item)",
-        "largest value sent (as given, before compression) or accepted",
+        "largest value sent (after compression: a larger value that compresses below it is \
+         stored) or accepted",
         Apply::Usize(ClientBuilder::max_value_size, 1, MAX_ITEM_SIZE)),
     row!("sasl_username", Text, "", "", "",
         "SASL PLAIN user name (binary protocol)",
@@ -834,6 +835,8 @@ pub static PRESETS: &[Preset] = &[
             ("connect_timeout", "250ms"),
             ("io_timeout", "1s"),
             ("operation_timeout", "0"),
+            // max_failures "default: 0": a server is never marked dead (the largest limit).
+            ("failure_limit", "4294967295"),
             ("retry_timeout", "10s"),
             ("retry_timeout_max", "10s"),
             ("compression", "false"),
