@@ -197,8 +197,9 @@ impl KeyRules {
         arena: &mut Vec<u8>,
     ) -> Result<Option<(u32, u32)>> {
         let prefix = &self.prefix;
-        if key.is_empty() {
-            // Empty keys are refused even when a prefix would make them non-empty.
+        if key.is_empty() && prefix.is_empty() {
+            // An empty key is refused; under a prefix it is the prefix itself (as
+            // Cache::Memcached::Fast's namespace and Django's key prefix make it).
             return self.validate_wire(key).map(|()| None);
         }
         let start = arena.len();
@@ -233,8 +234,8 @@ impl KeyRules {
 
     /// The key as the server stores it: sanitized if configured, prefixed, validated.
     pub(crate) fn wire_key<'a>(&self, key: &'a [u8]) -> Result<Cow<'a, [u8]>> {
-        if key.is_empty() {
-            // Refused even when a prefix would make the wire key non-empty: always a bug.
+        if key.is_empty() && self.prefix.is_empty() {
+            // Refused; under a prefix the wire key is the prefix itself.
             return validate(key).map(|_| Cow::Borrowed(key));
         }
         let key = if self.sanitize {

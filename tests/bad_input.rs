@@ -163,3 +163,33 @@ fn bad_configuration_is_refused() {
         .build()
         .is_err());
 }
+
+#[test]
+fn an_empty_key_under_a_prefix_is_the_prefix_itself() {
+    // As Cache::Memcached::Fast's namespace makes it (CHI's drivers always use one): the wire
+    // key "ns:" is valid; without a prefix an empty key stays refused (above).
+    let mc = Memcached::start(&[]);
+    let ns = common::unique("ns");
+    for protocol in ["text", "meta", "binary"] {
+        let c = Client::builder()
+            .server(&mc.addr())
+            .set("protocol", protocol)
+            .unwrap()
+            .key_prefix(ns.clone())
+            .build()
+            .unwrap();
+        c.set("", protocol.as_bytes(), 0).unwrap();
+        assert_eq!(c.get("").unwrap().as_deref(), Some(protocol.as_bytes()));
+        let got = c.get_multi(&["", "other"]);
+        assert_eq!(
+            got[0].as_ref().unwrap().as_ref().unwrap().value,
+            protocol.as_bytes()
+        );
+        let plain = Client::builder().server(&mc.addr()).build().unwrap();
+        assert_eq!(
+            plain.get(&ns).unwrap().as_deref(),
+            Some(protocol.as_bytes())
+        );
+        assert!(c.delete("").unwrap());
+    }
+}
