@@ -1088,8 +1088,9 @@ mcpool_status mcpool_config_set_sanitize_keys(mcpool_config *config,
 /**
  * Largest value sent or accepted, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
  * largest item; above it `MCPOOL_INVALID_ARGUMENT`). Default 1048576 (memcached's `-I`
- * default). A value to store is checked as given, before compression: one larger than this
- * is refused (`MCPOOL_VALUE_TOO_LARGE`) even if it would compress below it.
+ * default). A value to store is checked as sent, after compression: one that compresses
+ * below this is stored, one that does not is refused (`MCPOOL_VALUE_TOO_LARGE`), and one
+ * larger than `max_decompressed_size` too is refused before any compressing.
  *
  * # Safety
  * `config` is NULL (refused) or a live configuration no other thread is using.

@@ -18,8 +18,9 @@ pub struct mcpool_client {
     /// Every server label handed out so far (`mcpool_client_server_label`): kept until the
     /// client is freed, so a label stays valid across `mcpool_client_set_servers`.
     labels: std::sync::Mutex<Vec<Text>>,
-    /// Longest value accepted from C before it is even read: the core refuses a larger one
-    /// before compressing it (`max_value_size`).
+    /// Longest value accepted from C before it is even read: the core's
+    /// [`Client::max_value_input_len`] (`max_value_size` counts the bytes sent, after
+    /// compression).
     pub(crate) max_input: usize,
     /// Longest key accepted from C before it is read: 250 bytes, more when `long_keys` is
     /// `hash` (the core hashes it down).
@@ -54,7 +55,7 @@ pub unsafe extern "C" fn mcpool_client_new(
             .build()
             .map_err(|e| Failure::from_error("mcpool_client_new", None, &e))?;
         let labels = std::sync::Mutex::new(Vec::new());
-        let max_input = client.config().max_value_size;
+        let max_input = client.max_value_input_len();
         let max_key = client.max_key_len();
         let handle = Box::new(mcpool_client {
             client,

@@ -520,9 +520,8 @@ impl Client {
     /// `max_decompressed_size` is refused here, before any work is spent compressing it: it
     /// could not be read back even if it compressed below the limit.
     pub(super) fn check_given_size(&self, given: usize) -> Result<usize> {
-        let c = &self.inner.config;
-        let limit = c.max_value_size;
-        if given > limit.max(c.compression.max_decompressed) {
+        let limit = self.inner.config.max_value_size;
+        if given > self.max_value_input_len() {
             return Err(Error::ValueTooLarge { len: given, limit });
         }
         Ok(limit)

@@ -249,6 +249,14 @@ impl Client {
             .collect()
     }
 
+    /// The longest value a caller may give to store: `max_value_size` counts the bytes sent
+    /// (after compression), so a longer value that compresses below it is taken, up to
+    /// `max_decompressed_size` (a longer one could not be read back).
+    pub fn max_value_input_len(&self) -> usize {
+        let c = &self.inner.config;
+        c.max_value_size.max(c.compression.max_decompressed)
+    }
+
     /// The longest key a caller may give: 250 bytes, or [`crate::key::MAX_HASHED_KEY_LEN`]
     /// when `long_keys` is `hash`.
     pub fn max_key_len(&self) -> usize {

@@ -215,8 +215,8 @@ sub new {
     # With on_operation or on_server_event, the methods hand what the core queued (operation
     # records, server events) to the callbacks once they return, on this thread
     # (Mcpool::Hooked, a subclass); the object is otherwise the same.
-    my $hooked = ($on_op || $cb) && $class eq 'Mcpool';
-    my $self = ($hooked ? 'Mcpool::Hooked' : $class)->_new($addr, $weight, $core, \%o);
+    my $self = (($on_op || $cb) ? Mcpool::Hooked::class_for($class) : $class)
+        ->_new($addr, $weight, $core, \%o);
     my $st = $self->_state;
     $st->{on_operation} = $on_op if $on_op;
     $st->{namespace}          = $conf->{namespace} // '';
@@ -312,17 +312,23 @@ sub nowait_push { return }
 
 # Hands the records queued by the core's per-operation callback to on_operation, each a hash
 # reference (docs/tracing.md). What the callback dies with is warned about, never propagated;
-# the count of such failures is in _state->{on_operation_errors}.
+# the count of such failures is in _state->{on_operation_errors}. Not re-entered by calls the
+# callback makes, and their own records are dropped: a callback that uses the client (to
+# count operations, say) would otherwise feed itself without end.
 sub _deliver_ops {
     my ($self) = @_;
     my $st = $self->_state;
     my $cb = $st->{on_operation} or return;
-    for my $rec ($self->_op_records) {
+    return if $st->{in_op_callback};
+    local $st->{in_op_callback} = 1;
+    my @recs = $self->_op_records;
+    for my $rec (@recs) {
         local $@;
         next if eval { $cb->($rec); 1 };
         $st->{on_operation_errors}++;
         warn "Mcpool: on_operation died: $@";
     }
+    $self->_op_records if @recs;    # what the callback's own calls queued
     return;
 }
 
@@ -332,6 +338,22 @@ sub _deliver_ops {
 # with a callback pay for the wrapper.
 package Mcpool::Hooked;
 our @ISA = ('Mcpool');
+
+# The class an object of `$class` with callbacks is blessed into: Mcpool::Hooked for Mcpool,
+# and for a subclass a class of its own that puts the subclass's methods first, then these
+# wrappers (C3 order), so a subclass keeps its methods and its callbacks are called.
+sub class_for {
+    my ($class) = @_;
+    return 'Mcpool::Hooked' if $class eq 'Mcpool' || $class->isa('Mcpool::Hooked');
+    my $name = "Mcpool::Hooked::For::$class";
+    no strict 'refs';
+    unless (@{"${name}::ISA"}) {
+        require mro;
+        @{"${name}::ISA"} = ($class, 'Mcpool::Hooked');
+        mro::set_mro($name, 'c3');
+    }
+    return $name;
+}
 {
     no strict 'refs';
     my %skip = map { $_ => 1 } qw(new DESTROY CLONE_SKIP server_events library_version

@@ -1,0 +1,112 @@
+# Cache::Memcached::Fast drop-in behaviour an independent tester found missing (2026-12-02),
+# against real memcached:
+#   a server that failed is used again at once (max_failures' default 0: never marked dead);
+#   a value that compresses below max_size is stored (max_size counts the bytes sent);
+#   an append to a compressed value reads as an error (a warning, no value), never as the
+#   value without what was appended;
+#   an empty key under a namespace is the namespace itself (CHI's drivers always have one);
+#   an on_operation callback that uses the client is not re-entered by its own calls;
+#   a subclass of Mcpool gets its callbacks called, and keeps its own methods.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use Mcpool;
+
+my $srv = start_memcached();
+my $p = unique('dropin');
+
+{    # max_failures 0 (the default): a restarted server serves the very next call
+    my $own = start_memcached();
+    my $m = Mcpool->new({ servers => [$own], connect_timeout => 0.2, io_timeout => 0.5 });
+    ok($m->set("${p}a", 1), 'set before the stop');
+    stop_memcached($own);
+    my @w;
+    {
+        local $SIG{__WARN__} = sub { push @w, @_ };
+        ok(!$m->set("${p}a", 2), "... a set fails while it is down ($_)") for 1 .. 3;
+    }
+    restart_memcached($own);
+    ok($m->set("${p}a", 3), 'the first set after the restart is stored (never marked dead)');
+    is($m->get("${p}a"), 3, '... and read');
+    my $limited = Mcpool->new({ servers => [$own], max_failures => 1, failure_timeout => 60 });
+    stop_memcached($own);
+    {
+        local $SIG{__WARN__} = sub { };
+        $limited->set("${p}a", 4) for 1 .. 2;
+    }
+    restart_memcached($own);
+    ok(!$limited->set("${p}a", 5), 'max_failures 1 still marks it dead for failure_timeout');
+    stop_memcached($own);
+}
+
+{    # max_size counts the bytes sent, after compression
+    my $m = Mcpool->new({ servers => [$srv], compress_threshold => 1000 });
+    my $big = 'x' x 2_000_000;
+    ok($m->set("${p}big", $big), 'a 2 MB value that compresses to a few KB is stored');
+    is(length($m->get("${p}big") // ''), 2_000_000, '... and read whole');
+    my $noise = join '', map { chr(int(rand(256))) } 1 .. 1_100_000;
+    ok(!$m->set("${p}noise", $noise), 'one that does not compress below max_size is refused');
+}
+
+{    # append or prepend to a compressed value
+    my $m = Mcpool->new({ servers => [$srv], compress_threshold => 100 });
+    for my $op (qw(append prepend)) {
+        my $k = "${p}c$op";
+        ok($m->set($k, 'y' x 200), "$op: set a compressed value");
+        ok($m->$op($k, 'more'), "... $op");
+        my @w;
+        my $got = do { local $SIG{__WARN__} = sub { push @w, @_ }; $m->get($k) };
+        ok(!defined $got, '... get returns no value, not the old one without the addition');
+        like("@w", qr/more bytes|cannot decompress/, '... and warns why');
+    }
+}
+
+{    # an empty key under a namespace
+    my $ns = unique('ns');
+    my $m = Mcpool->new({ servers => [$srv], namespace => $ns });
+    ok($m->set('', 'empty'), 'set of an empty key under a namespace');
+    is($m->get(''), 'empty', '... read back');
+    is(Mcpool->new({ servers => [$srv] })->get($ns), 'empty', '... stored under the namespace');
+    my @w;
+    my $plain = Mcpool->new({ servers => [$srv] });
+    local $SIG{__WARN__} = sub { push @w, @_ };
+    ok(!$plain->set('', 'x'), 'without a namespace an empty key is still refused');
+}
+
+{    # an on_operation callback that uses the client
+    my ($calls, $depth, $max) = (0, 0, 0);
+    my $m;
+    $m = Mcpool->new({ servers => [$srv], on_operation => sub {
+        $calls++;
+        $depth++;
+        $max = $depth if $depth > $max;
+        $m->incr("${p}ops") if $depth < 50;    # bounded, should the guard fail
+        $depth--;
+    } });
+    $m->set("${p}ops", 0);
+    $calls = 0;
+    ok($m->set("${p}k", 'v'), 'a call with a callback that uses the client');
+    is($max, 1, '... the callback is not re-entered');
+    is($calls, 1, '... and sees this call, not its own');
+    is($m->get("${p}ops"), 2, "... whose own calls were made (the set's, and the get's)") ;
+}
+
+{    # a subclass with callbacks
+    package My::Cache;
+    our @ISA = ('Mcpool');
+    sub greeting { 'hello' }
+    sub get { my $self = shift; my $v = $self->SUPER::get(@_); defined $v ? "got:$v" : undef }
+    package main;
+    my @seen;
+    my $m = My::Cache->new({ servers => [$srv], on_operation => sub { push @seen, $_[0]{op} } });
+    isa_ok($m, 'My::Cache');
+    is($m->greeting, 'hello', "the subclass's own method");
+    ok($m->set("${p}sub", 'v'), 'set');
+    is($m->get("${p}sub"), 'got:v', "its override of get");
+    ok(scalar(@seen) >= 1, "on_operation is called for a subclass's calls (@seen)");
+}
+
+done_testing;
