@@ -9,6 +9,7 @@
 //! the imitated client hashes it.
 
 pub mod hash;
+mod java_name;
 mod ketama;
 mod modulo;
 pub mod parts;
@@ -204,7 +205,7 @@ impl Distribution {
                 KeyHash::Md5,
                 continuum(
                     Points::Md5(Md5Count::EqualOrFloat),
-                    Naming::HostPort,
+                    Naming::JavaSocketAddress,
                     Collision::LastWins,
                 ),
             ),
@@ -432,6 +433,10 @@ fn point_name(naming: Naming, s: &ServerSpec) -> String {
         Naming::Libmemcached => libmemcached_name(&s.addr),
         Naming::LibmemcachedSpy => format!("/{}:{}", s.addr.host(), s.addr.port()),
         Naming::HostPort => host_port(&s.addr),
+        Naming::JavaSocketAddress => match &s.addr {
+            ServerAddr::Tcp { host, port } => java_name::java_socket_address(host, *port),
+            ServerAddr::Unix(p) => p.display().to_string(),
+        },
         Naming::ServerName => match &s.name {
             Some(name) => name.clone(),
             None => libmemcached_name(&s.addr),

@@ -128,8 +128,12 @@ pub enum Naming {
     Libmemcached,
     /// libmemcached `CONSISTENT_KETAMA_SPY`: `/host:port`.
     LibmemcachedSpy,
-    /// `host:port`, the port always written (spymemcached, Whalin).
+    /// `host:port`, the port always written, the host as configured (Whalin,
+    /// Cache::Memcached::Fast).
     HostPort,
+    /// spymemcached: Java's `InetSocketAddress` text (`localhost/127.0.0.1:11211`,
+    /// `127.0.0.1:11211`, `[0:0:0:0:0:0:0:1]:11211`; `src/route/java_name.rs`).
+    JavaSocketAddress,
     /// twemproxy: the server's name when it has one, else as [`Naming::Libmemcached`].
     ServerName,
 }

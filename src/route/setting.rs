@@ -463,7 +463,7 @@ fn spymemcached(pairs: &[(String, String)]) -> Result<Parts> {
                 } else {
                     Points::PerName { count: 160, hash }
                 },
-                naming: Naming::HostPort,
+                naming: Naming::JavaSocketAddress,
                 collision: Collision::LastWins,
             }
         },
