@@ -180,6 +180,9 @@ impl Config {
 pub struct ClientBuilder {
     config: Config,
     errors: Vec<String>,
+    /// `compression` was set: the value format's default ([`ValueFormat::compresses_by_default`])
+    /// no longer applies.
+    compression_chosen: bool,
 }
 
 impl ClientBuilder {
@@ -348,10 +351,12 @@ impl ClientBuilder {
         self
     }
 
-    /// Compression on or off. Default on.
+    /// Compression on or off. Default on, except under a value format whose readers do not
+    /// inflate by default (`pymemcache`: [`ValueFormat::compresses_by_default`]).
     #[doc(alias = "setCompressEnable")]
     pub fn compression(mut self, on: bool) -> Self {
         self.config.compression.enabled = on;
+        self.compression_chosen = true;
         self
     }
 
@@ -591,7 +596,10 @@ impl ClientBuilder {
         if let Some(e) = self.errors.into_iter().next() {
             return Err(Error::Config(e));
         }
-        let c = self.config;
+        let mut c = self.config;
+        if !self.compression_chosen && !c.values.format.compresses_by_default() {
+            c.compression.enabled = false;
+        }
         if c.servers.is_empty() {
             return Err(Error::Config("no servers given".into()));
         }

@@ -313,3 +313,44 @@ fn large_values_reuse_freed_buffers_and_read_back_exact() {
     assert!(kept.value == value(sizes[1], 1));
     assert_eq!(kept.value.into_vec(), value(sizes[1], 1));
 }
+
+#[test]
+fn the_pymemcache_format_does_not_compress_unless_told() {
+    // pymemcache's shipped serdes do not inflate: a compressed value would read there as its
+    // compressed bytes. Its format leaves compression off; `compression = true` turns it on
+    // (for pymemcache 4's CompressedSerde, zlib under flag 8).
+    let mc = Memcached::start(&[]);
+    let prefix = unique("pm");
+    let big = text(100_000);
+    for (chosen, compressed) in [(None, false), (Some(true), true), (Some(false), false)] {
+        let mut b = Client::builder()
+            .server(&mc.addr())
+            .key_prefix(prefix.clone())
+            .value_format(ValueFormat::Pymemcache);
+        if let Some(on) = chosen {
+            b = b.compression(on);
+        }
+        let c = b.build().unwrap();
+        c.set("big", &big, 0).unwrap();
+        let (flags, raw) = raw_get(&mc.addr(), &format!("{prefix}big")).unwrap();
+        assert_eq!(
+            (flags & 8 != 0, raw.len() < big.len()),
+            (compressed, compressed),
+            "{chosen:?}"
+        );
+        assert_eq!(c.get("big").unwrap().unwrap(), big);
+    }
+    // The preset says the same; a preset that compresses (whalin) still does.
+    let c = Client::builder()
+        .server(&mc.addr())
+        .set("preset", "pymemcache")
+        .unwrap()
+        .key_prefix(prefix.clone())
+        .build()
+        .unwrap();
+    c.set("p", &big, 0).unwrap();
+    assert_eq!(
+        raw_get(&mc.addr(), &format!("{prefix}p")).unwrap().1.len(),
+        big.len()
+    );
+}

@@ -281,6 +281,14 @@ impl ValueFormat {
         }
     }
 
+    /// Whether a client with this format compresses large values unless told otherwise.
+    /// Not under `pymemcache`: its shipped serdes (3.x, and 4.x's default) do not inflate, so
+    /// a compressed value would read there as its compressed bytes, a wrong value with no
+    /// error; `compression = true` still turns it on (for pymemcache 4's `CompressedSerde`).
+    pub fn compresses_by_default(self) -> bool {
+        !matches!(self, ValueFormat::Pymemcache)
+    }
+
     /// Whether the format has a counterpart for `kind`.
     pub fn has_kind(self, kind: Kind) -> bool {
         match self {
