@@ -146,8 +146,11 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
 
 /* Whether an error status is the server's or the network's (timeout, connection, an error
  * reply, a reply that broke the protocol): what MemCachedClient turns into null/false/-1 as
- * Whalin did. The caller's own errors (bad key, bad argument, configuration) are not. */
+ * Whalin did. The caller's own errors (bad key, bad argument, configuration) are not, nor is
+ * a value that was read but cannot be delivered (MCPOOL_VALUE_FORMAT, MCPOOL_DECOMPRESS: the
+ * key exists; Mcpool.unreadableValue on the Java side). */
 static int server_side(mcpool_status st) {
+    if (st == MCPOOL_VALUE_FORMAT || st == MCPOOL_DECOMPRESS) return 0;
     mcpool_class c = mcpool_status_class(st);
     return c == MCPOOL_CLASS_SERVER_ERROR || c == MCPOOL_CLASS_TIMEOUT || c == MCPOOL_CLASS_CONNECTION;
 }

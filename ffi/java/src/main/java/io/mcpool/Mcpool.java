@@ -365,9 +365,22 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** The server's or the network's error (a timeout, a connection failure, an error reply,
-     * a reply that broke the protocol): what Whalin's client answered with null/false/-1. */
+     * a reply that broke the protocol): what Whalin's client answered with null/false/-1.
+     * Not a value that was read but cannot be delivered ({@link #unreadableValue}): the key
+     * exists, and saying null would hide it. */
     static boolean serverSide(McpoolException e) {
-        return e instanceof ConnectionException || e instanceof ServerException;
+        return (e instanceof ConnectionException || e instanceof ServerException) && !unreadableValue(e);
+    }
+
+    // The C ABI's statuses for a stored value this reader cannot deliver (include/mcpool.h).
+    private static final int STATUS_DECOMPRESS = 208, STATUS_VALUE_FORMAT = 210;
+
+    /** A value the server sent that cannot be delivered: flags that mean nothing in the
+     * value format or mark a kind this reader may not read (MCPOOL_VALUE_FORMAT), or a
+     * compressed value that does not inflate (MCPOOL_DECOMPRESS). The key exists; the
+     * exception names the key (and the flags), never the bytes. */
+    static boolean unreadableValue(McpoolException e) {
+        return e.status() == STATUS_VALUE_FORMAT || e.status() == STATUS_DECOMPRESS;
     }
 
     /** Multi-get: values in key order (null for misses). */

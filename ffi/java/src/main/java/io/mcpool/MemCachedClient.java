@@ -120,7 +120,8 @@ public class MemCachedClient {
      * Whalin's answer to a failure of the server or the network: the failure value (null,
      * false, -1), the error counted as {@code suppressed_errors} on the key's server in
      * {@link #metrics()}. The caller's own errors (a null or invalid key, a value the
-     * transcoder refuses or too large to store) are still thrown.
+     * transcoder refuses or too large to store) are still thrown, and so is a value that
+     * exists but cannot be read (never a null that looks like a miss).
      */
     private static <T> T suppress(Mcpool c, String key, McpoolException e, T failed) {
         if (!Mcpool.serverSide(e)) throw e;
@@ -229,12 +230,14 @@ public class MemCachedClient {
         }
     }
 
-    /** True when the key exists (its value is not decoded). */
+    /** True when the key exists (its value is not decoded: a value no read can deliver,
+     * e.g. with flags that mean nothing in the value format, exists too). */
     public boolean keyExists(String key) {
         Mcpool c = mc();
         try {
             return c.getRaw(Mcpool.key(key), false, null) != null;
         } catch (McpoolException e) {
+            if (Mcpool.unreadableValue(e)) return true; // read, but not deliverable: it exists
             return suppress(c, key, e, false);
         }
     }

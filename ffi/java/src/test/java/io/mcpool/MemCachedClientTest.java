@@ -237,6 +237,48 @@ public class MemCachedClientTest {
         }
     }
 
+    /** Stores value under key with these flags, as another client would (a raw text set). */
+    static void rawSet(String key, int flags, byte[] value) throws Exception {
+        String[] hp = server.addr().split(":");
+        try (java.net.Socket so = new java.net.Socket(hp[0], Integer.parseInt(hp[1]))) {
+            so.setSoTimeout(5_000);
+            java.io.OutputStream out = so.getOutputStream();
+            out.write(("set " + key + " " + Integer.toUnsignedString(flags) + " 0 " + value.length + "\r\n").getBytes("US-ASCII"));
+            out.write(value);
+            out.write("\r\n".getBytes("US-ASCII"));
+            byte[] reply = new byte[8];
+            int n = so.getInputStream().read(reply);
+            assertEquals("STORED\r\n", new String(reply, 0, Math.max(n, 0), "US-ASCII"));
+        }
+    }
+
+    @Test
+    public void unreadableValueExistsAndReadsThrow() throws Exception {
+        // Flags that mean nothing in the whalin format (written by another client), and an
+        // Integer with bytes appended (8 bytes under the 4-byte Integer marker): the key
+        // exists, so keyExists is true and every read throws naming the key, never a null
+        // that looks like a miss (and the error is not counted as a server's).
+        rawSet("mcct-weird", 0x40000000, "abc".getBytes("US-ASCII"));
+        rawSet("mcct-int8", 4, new byte[] {0, 0, 0, 1, 0, 0, 0, 2});
+        long suppressedBefore = mc.metrics().get(server.addr()).get("suppressed_errors");
+        for (String k : new String[] {"mcct-weird", "mcct-int8"}) {
+            assertTrue(k, mc.keyExists(k));
+            assertFalse(k, mc.add(k, "x"));
+            java.util.List<Runnable> reads = Arrays.asList(() -> mc.get(k), () -> mc.gets(k),
+                () -> mc.getMulti(new String[] {k}), () -> mc.getMultiArray(new String[] {k}));
+            for (Runnable r : reads) {
+                try {
+                    r.run();
+                    fail(k + ": read as a miss");
+                } catch (McpoolException e) {
+                    assertEquals(k, "MCPOOL_VALUE_FORMAT", e.statusName());
+                    assertTrue(e.getMessage(), e.getMessage().contains(k));
+                }
+            }
+        }
+        assertEquals(suppressedBefore, (long) mc.metrics().get(server.addr()).get("suppressed_errors"));
+    }
+
     @Test
     public void compressionSettingsShareOneNativeClient() throws Exception {
         // Each MemCachedClient's compressEnable / compressThreshold travels with its stores;
