@@ -17,7 +17,7 @@ public class ClientException extends McpoolException {
     }
 
     // The two statuses the Java side gives itself, before calling the core (include/mcpool.h).
-    private static final int INVALID_ARGUMENT = 100, INVALID_KEY = 101;
+    private static final int INVALID_ARGUMENT = 100, INVALID_KEY = 101, OUT_OF_RANGE = 104;
 
     /** MCPOOL_INVALID_ARGUMENT raised on the Java side (a null, a number out of range, ...). */
     static ClientException invalidArgument(String message) {
@@ -27,6 +27,11 @@ public class ClientException extends McpoolException {
     /** MCPOOL_INVALID_ARGUMENT with its cause (text that has no UTF-8 form). */
     static ClientException invalidArgument(String message, Throwable cause) {
         return new ClientException(INVALID_ARGUMENT, "MCPOOL_INVALID_ARGUMENT", message, cause);
+    }
+
+    /** MCPOOL_OUT_OF_RANGE raised on the Java side (a number Java's long cannot hold). */
+    static ClientException outOfRange(String message) {
+        return new ClientException(OUT_OF_RANGE, "MCPOOL_OUT_OF_RANGE", message);
     }
 
     /** MCPOOL_INVALID_KEY raised on the Java side (a key with no UTF-8 form). */

@@ -433,14 +433,29 @@ public final class Mcpool implements AutoCloseable {
         return vals;
     }
 
+    /** A counter command. memcached's deltas and counters are unsigned 64-bit: a negative
+     * delta or initial value is refused (MCPOOL_INVALID_ARGUMENT) before any I/O, never sent
+     * as the unsigned number with the same bits (incr -1 would add 2^64-1: a decrement); a
+     * new value above Long.MAX_VALUE has no long form and is MCPOOL_OUT_OF_RANGE, its exact
+     * value in the message (the server holds it), never a negative long. */
     int arith(int op, String key, long delta, long initial, int ttl, long[] out) {
         byte[] k = key(key);
+        if (delta < 0) throw ClientException.invalidArgument("negative counter delta " + delta + " for " + key
+            + " (memcached's deltas are unsigned: incr by -n is decr by n)");
+        if (initial < 0) throw ClientException.invalidArgument("negative initial counter value " + initial + " for " + key
+            + " (memcached's counters are unsigned 64-bit)");
+        int st;
         long h = nc.acquire();
         try {
-            return Native.arith(h, op, k, delta, initial, ttl, out);
+            st = Native.arith(h, op, k, delta, initial, ttl, out);
         } finally {
             nc.release();
         }
+        if (st == Native.OK && out[0] < 0) {
+            throw ClientException.outOfRange("the counter " + key + " is now " + Long.toUnsignedString(out[0])
+                + ", above Long.MAX_VALUE (memcached's counters are unsigned 64-bit)");
+        }
+        return st;
     }
 
     Map<String, Map<String, String>> serverResults(String group, boolean version) {
@@ -669,18 +684,27 @@ public final class Mcpool implements AutoCloseable {
         }
     }
 
-    /** The counter's new value (unsigned 64-bit, wrapping), empty when the key is missing. */
+    /**
+     * The counter's new value, empty when the key is missing. memcached's counters are
+     * unsigned 64-bit (incr wraps at 2^64, decr stops at 0): a negative delta (or initial
+     * value, for {@link #incrOrInit}) is a {@link ClientException} MCPOOL_INVALID_ARGUMENT,
+     * nothing sent; a new value above {@code Long.MAX_VALUE} is a {@link ClientException}
+     * MCPOOL_OUT_OF_RANGE whose message has the exact value (the server holds it). A value
+     * that is not a decimal number is the server's CLIENT_ERROR ({@link ClientException}).
+     */
     public OptionalLong incr(String key, long delta) {
         long[] out = new long[1];
         return arith(Native.OP_INCR, key, delta, 0, 0, out) == Native.OK ? OptionalLong.of(out[0]) : OptionalLong.empty();
     }
 
+    /** As {@link #incr}, subtracting (memcached stops at 0). */
     public OptionalLong decr(String key, long delta) {
         long[] out = new long[1];
         return arith(Native.OP_DECR, key, delta, 0, 0, out) == Native.OK ? OptionalLong.of(out[0]) : OptionalLong.empty();
     }
 
-    /** Increments, or creates the counter with initial when missing; the new value. */
+    /** Increments, or creates the counter with initial when missing; the new value (a
+     * negative delta or initial, or a result above Long.MAX_VALUE: as {@link #incr}). */
     public long incrOrInit(String key, long delta, long initial, int ttl) {
         long[] out = new long[1];
         arith(Native.OP_INCR_INIT, key, delta, initial, ttl, out);

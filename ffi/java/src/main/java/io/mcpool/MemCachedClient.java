@@ -263,7 +263,14 @@ public class MemCachedClient {
 
     // ------------------------------------------------------------------------------ counters
 
-    /** The new value, or -1 when the key is missing. */
+    /**
+     * The new value, or -1 when the key is missing, as Whalin. Also -1, as Whalin answered
+     * the server's error reply, for a value that is not an unsigned decimal number (text, a
+     * counter stored as "-5") and for a negative delta (Whalin sent it and memcached refused
+     * it; here nothing is sent, and the counter is never changed the other way). A new value
+     * above {@code Long.MAX_VALUE} is a {@link ClientException} MCPOOL_OUT_OF_RANGE with the
+     * exact value in its message (Whalin threw NumberFormatException), never a negative.
+     */
     public long incr(String key) { return incr(key, 1); }
     public long incr(String key, long inc) { return arith(Native.OP_INCR, key, inc); }
     public long decr(String key) { return decr(key, 1); }
@@ -274,17 +281,28 @@ public class MemCachedClient {
         return arith(op, key, delta, 0, out) ? out[0] : -1;
     }
 
-    /** True when the counter was found (or made); false when missing or its server failed. */
+    /** True when the counter was found (or made); false when missing, not a number, its
+     * server failed, or delta/initial is negative (Whalin's -1 for each). */
     private boolean arith(int op, String key, long delta, long initial, long[] out) {
         Mcpool c = mc();
+        Mcpool.key(key); // a null or invalid key is still thrown
+        if (delta < 0 || initial < 0) return false; // memcached refuses it: Whalin's -1
         try {
             return c.arith(op, key, delta, initial, 0, out) == Native.OK;
         } catch (McpoolException e) {
+            if (e.status() == STATUS_CLIENT_ERROR) { // the server's CLIENT_ERROR: not a number
+                c.suppressed(Mcpool.key(key));
+                return false;
+            }
             return suppress(c, key, e, false);
         }
     }
 
-    /** Increments, or creates the counter with inc when missing (as Whalin); the new value. */
+    /** MCPOOL_CLIENT_ERROR (include/mcpool.h): the server's CLIENT_ERROR reply. */
+    private static final int STATUS_CLIENT_ERROR = 206;
+
+    /** Increments, or creates the counter with inc when missing (as Whalin); the new value,
+     * or -1 as {@link #incr}. */
     public long addOrIncr(String key) { return addOrIncr(key, 0); }
     public long addOrIncr(String key, long inc) {
         long[] out = new long[1];

@@ -22,6 +22,38 @@ public class McpoolTest {
     }
 
     @Test
+    public void countersAreUnsigned() {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
+            assertTrue(mc.setBytes("m:u", "5".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
+            // A negative delta or initial value is refused before any I/O: never sent as the
+            // unsigned number with the same bits (incr -2 was a decrement, decr -1 zeroed).
+            java.util.List<Runnable> bad = java.util.Arrays.asList(() -> mc.incr("m:u", -2), () -> mc.decr("m:u", -1),
+                () -> mc.incrOrInit("m:u", -1, 0, 0), () -> mc.decrOrInit("m:u", -1, 0, 0),
+                () -> mc.incrOrInit("m:u-new", 1, -7, 0), () -> mc.decrOrInit("m:u-new", 1, -7, 0));
+            for (Runnable r : bad) {
+                try {
+                    r.run();
+                    fail("a negative delta or initial value was accepted");
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                }
+            }
+            assertEquals(5, mc.incr("m:u", 0).getAsLong());
+            assertNull(mc.getBytes("m:u-new"));
+            // Above Long.MAX_VALUE: the exact value in an error, never a negative long.
+            assertTrue(mc.setBytes("m:u", Long.toString(Long.MAX_VALUE).getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
+            try {
+                mc.incr("m:u", 2);
+                fail("a counter above Long.MAX_VALUE came back as a long");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_OUT_OF_RANGE", e.statusName());
+                assertTrue(e.getMessage(), e.getMessage().contains("9223372036854775809"));
+            }
+            assertEquals("9223372036854775809", new String(mc.getBytes("m:u").data, java.nio.charset.StandardCharsets.US_ASCII));
+        }
+    }
+
+    @Test
     public void everyMethod() {
         try (Mcpool mc = Mcpool.builder().servers(server.addr()).distribution("whalin-native").minIdle(1)
                 .maxConnections(4).ioTimeoutMillis(2000).connectTimeoutMillis(1000).poolTimeoutMillis(2000)

@@ -180,13 +180,40 @@ public class MemCachedClientTest {
         assertEquals(0, mc.addOrDecr(k));
         mc.set("mcct:notnum", "abc");
         assertEquals(-1, mc.getCounter("mcct:notnum"));
-        // The server's CLIENT_ERROR for a non-number is the caller's error (the core's class
-        // CLIENT_ERROR): thrown, not answered, as a bad key is.
+        // The server's CLIENT_ERROR for a value that is not a number (text, a counter
+        // stored as "-5"): Whalin's -1, counted as a suppressed error.
+        long suppressed = mc.metrics().get(server.addr()).get("suppressed_errors");
+        assertEquals(-1, mc.incr("mcct:notnum"));
+        assertEquals(-1, mc.decr("mcct:notnum", 2));
+        assertTrue(mc.storeCounter("mcct:minus5", -5L));
+        assertEquals(-1, mc.incr("mcct:minus5"));
+        assertEquals(-1, mc.addOrIncr("mcct:minus5", 1));
+        assertEquals(suppressed + 4, (long) mc.metrics().get(server.addr()).get("suppressed_errors"));
+        assertEquals("abc", mc.get("mcct:notnum"));
+    }
+
+    @Test
+    public void negativeDeltasAnswerMinusOne() {
+        // memcached's deltas are unsigned: Whalin sent a negative one and got -1 back (an
+        // error reply). Never a counter changed the other way (incr -1 decremented, decr -1
+        // zeroed, addOrIncr -1 stored 2^64-1).
+        String k = "mcct:negdelta";
+        assertTrue(mc.storeCounter(k, 5L));
+        assertEquals(-1, mc.incr(k, -1));
+        assertEquals(-1, mc.decr(k, -1));
+        assertEquals(5, mc.getCounter(k));
+        mc.delete("mcct:negnew");
+        assertEquals(-1, mc.addOrIncr("mcct:negnew", -1));
+        assertEquals(-1, mc.addOrDecr("mcct:negnew", -1));
+        assertFalse(mc.keyExists("mcct:negnew"));
+        // Above Long.MAX_VALUE: an error with the exact value, never a negative counter.
+        assertTrue(mc.storeCounter(k, Long.MAX_VALUE));
         try {
-            mc.incr("mcct:notnum");
+            mc.incr(k, 1);
             fail();
         } catch (ClientException e) {
-            assertEquals("MCPOOL_CLIENT_ERROR", e.statusName());
+            assertEquals("MCPOOL_OUT_OF_RANGE", e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().contains("9223372036854775808"));
         }
     }
 
