@@ -40,8 +40,19 @@ final class Config {
         Mcpool.notNull(value, "option " + name);
         Utf8.text(name, "option name"); // text with no UTF-8 form is refused here, not at build
         Utf8.text(value, "option " + name);
-        options.put(name, value);
+        options.put(canonicalName(name), value); // "io-timeout" and "io_timeout" are one option
         return this;
+    }
+
+    /** An option name as the core reads it: trimmed, ASCII lower case, {@code -} as {@code _}. */
+    static String canonicalName(String name) {
+        String t = name.trim();
+        StringBuilder b = new StringBuilder(t.length());
+        for (int i = 0; i < t.length(); i++) {
+            char c = t.charAt(i);
+            b.append(c == '-' ? '_' : c >= 'A' && c <= 'Z' ? (char) (c + 32) : c);
+        }
+        return b.toString();
     }
 
     /**

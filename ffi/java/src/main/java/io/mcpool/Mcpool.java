@@ -71,10 +71,14 @@ public final class Mcpool implements AutoCloseable {
         return out;
     }
 
-    /** The core's line for an option (type, unit, default, meaning), or null if unknown. */
+    /** The core's line for an option (type, unit, default, meaning), or null if unknown.
+     * The name is read as {@link Builder#option} reads it: {@code -} as {@code _}, ASCII
+     * case ignored ({@code "io-timeout"} is {@code io_timeout}). */
     public static String optionDoc(String name) {
+        notNull(name, "option name");
+        String want = Config.canonicalName(name);
         int n = Native.optionCount();
-        for (int i = 0; i < n; i++) if (Native.optionName(i, false).equals(name)) return Native.optionName(i, true);
+        for (int i = 0; i < n; i++) if (Native.optionName(i, false).equals(want)) return Native.optionName(i, true);
         return null;
     }
 

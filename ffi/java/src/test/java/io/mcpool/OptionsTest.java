@@ -37,6 +37,26 @@ public class OptionsTest {
             assertNotNull(n, Mcpool.optionDoc(n));
         }
         assertNull(Mcpool.optionDoc("no_such_option"));
+        // Spelled as option() accepts it: '-' for '_', any ASCII case.
+        assertNotNull(Mcpool.optionDoc("io_timeout"));
+        assertEquals(Mcpool.optionDoc("io_timeout"), Mcpool.optionDoc("io-timeout"));
+        assertEquals(Mcpool.optionDoc("io_timeout"), Mcpool.optionDoc("IO-Timeout"));
+    }
+
+    @Test
+    public void twoSpellingsAreOneOption() {
+        // The last setting wins whatever the spelling (they were two entries, and the one
+        // set first under another spelling was applied last).
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).option("protocol", "binary")
+                 .option("Protocol", "meta").option("protocol", "text").build()) {
+            assertTrue(mc.set("opt:spell", "v", 0));
+            try {
+                mc.getLease("opt:spell", 1, 0); // meta only
+                fail("the protocol set last (text) was not the one applied");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_UNSUPPORTED", e.statusName());
+            }
+        }
     }
 
     @Test
