@@ -759,15 +759,17 @@ public final class Mcpool implements AutoCloseable {
      * of at least 1): the core's atomic {@code set_servers}. Calls already running finish on
      * the old list, later calls use the new one; servers still present keep their
      * connections, health and metrics, removed ones close theirs once no call uses them. A
-     * bad list (empty, a malformed address, a weight below 1) is a {@link ClientException}
-     * ({@code MCPOOL_CONFIG}) naming the entry, and the old list stays. The
+     * bad list (empty, a malformed address, a weight below 1, not one weight per server) is a
+     * {@link ClientException} ({@code MCPOOL_CONFIG}) naming the entry, and the old list stays. The
      * {@code suppressed_errors} counts of {@link #metrics()} start again for the new list.
      */
     public void setServers(String[] servers, int[] weights) {
         notNull(servers, "servers");
         notNull(weights, "weights");
-        if (weights.length != servers.length)
-            throw new IllegalArgumentException("weights must have one entry per server");
+        if (weights.length != servers.length) {
+            throw new ConfigurationException(103, "MCPOOL_CONFIG", weights.length + " weights for " + servers.length
+                + " servers (one weight per server)");
+        }
         java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
         int[] lens = new int[servers.length];
         for (int i = 0; i < servers.length; i++) {

@@ -48,6 +48,12 @@ public class TopologyTest {
             } catch (ClientException e) {
                 assertTrue(e.getMessage(), e.getMessage().contains("weight"));
             }
+            try {
+                mc.setServers(new String[] {a.addr()}, new int[] {1, 2});
+                fail("two weights for one server were accepted");
+            } catch (ClientException e) { // was an IllegalArgumentException
+                assertEquals("MCPOOL_CONFIG", e.statusName());
+            }
             assertEquals(Arrays.asList(a.addr(), b.addr()), mc.servers());
             mc.setServers(a.addr());
             assertEquals(Arrays.asList(a.addr()), mc.servers());
