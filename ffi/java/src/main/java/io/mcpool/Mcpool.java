@@ -308,9 +308,17 @@ public final class Mcpool implements AutoCloseable {
             throw new ClientException("the transcoder " + t.getClass().getName() + " encoded a "
                 + (value == null ? "null" : value.getClass().getName()) + " as null", null);
         }
-        if (d.kind == null || op == Native.OP_APPEND || op == Native.OP_PREPEND) {
-            return storeRaw(op, k, d.data, d.flags, ttl, cas); // append/prepend: the bytes only
+        if (op == Native.OP_APPEND || op == Native.OP_PREPEND) {
+            // The server adds the bytes and keeps the stored flags: only bytes and text stay
+            // one value (an integer's, a boolean's or a serialized object's bytes next to
+            // another value's are no value: Whalin's 4-byte Integer with "2" after it).
+            if (d.kind != null && d.kind != Kind.BYTES && d.kind != Kind.TEXT) {
+                throw ClientException.invalidArgument((op == Native.OP_APPEND ? "append" : "prepend") + " of a "
+                    + value.getClass().getName() + " to " + key + ": only byte[] and text can be added to a stored value");
+            }
+            return storeRaw(op, k, d.data, d.flags, ttl, cas); // the bytes only
         }
+        if (d.kind == null) return storeRaw(op, k, d.data, d.flags, ttl, cas);
         long h = nc.acquire();
         try {
             return Native.storeKind(h, op, k, k.length, d.kind.ordinal(), d.data, d.data.length, ttl, cas,
@@ -506,7 +514,10 @@ public final class Mcpool implements AutoCloseable {
         return store(tc, Native.OP_REPLACE, key, value, ttl, 0) == Native.OK;
     }
 
-    /** Appends the encoded bytes of value (flags unchanged); false when the key is missing. */
+    /** Appends the encoded bytes of value (flags unchanged); false when the key is missing.
+     * Only byte[] and text (String, StringBuilder, StringBuffer): any other value is a
+     * {@link ClientException} (MCPOOL_INVALID_ARGUMENT), as its bytes after the stored ones
+     * would be no value. */
     public boolean append(String key, Object value) {
         return store(tc, Native.OP_APPEND, key, value, 0, 0) == Native.OK;
     }

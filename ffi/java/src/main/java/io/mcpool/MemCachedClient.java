@@ -163,7 +163,10 @@ public class MemCachedClient {
         return store(Native.OP_REPLACE, key, value, ttl(expiry), 0);
     }
 
-    /** Appends the value's encoded bytes (the stored flags stay); false when missing. */
+    /** Appends the value's encoded bytes (the stored flags stay); false when missing. Only
+     * byte[] and text: an integer, Boolean or serialized object is a {@link ClientException}
+     * (MCPOOL_INVALID_ARGUMENT), where Whalin wrote its bytes after the stored ones (a
+     * 4-byte Integer followed by another: a value no reader understands). */
     public boolean append(String key, Object value) {
         return store(Native.OP_APPEND, key, value, 0, 0);
     }

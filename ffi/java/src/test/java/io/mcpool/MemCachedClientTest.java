@@ -103,6 +103,25 @@ public class MemCachedClientTest {
         assertNull(mc.get(k));
         assertFalse(mc.append(k, "x"));
         assertFalse(mc.prepend(k, "x"));
+        // Bytes and text only: an Integer's 4 bytes after another's are no value (the
+        // whalin format's binary integers), so the value is refused and the stored one stays.
+        String n = "mcct:arap-int";
+        assertTrue(mc.set(n, 1));
+        for (Object v : new Object[] {2, 2L, (short) 2, (byte) 2, true}) {
+            try {
+                mc.append(n, v);
+                fail("append of a " + v.getClass().getName());
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+            }
+            try {
+                mc.prepend(n, v);
+                fail("prepend of a " + v.getClass().getName());
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+            }
+        }
+        assertEquals(1L, mc.get(n));
     }
 
     @Test
