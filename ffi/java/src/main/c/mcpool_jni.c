@@ -708,7 +708,7 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, 
 }
 
 /* A batch of sets: keys and values packed one after another (lengths in klens, vlens), each
- * item's kind (mcpool_kind) and expiration time; one pipelined round trip per server through
+ * item's kind (mcpool_kind; -1: raw bytes stored with flags[i]) and expiration time; one pipelined round trip per server through
  * mcpool_client_set_multi_ttl (each item its own TTL). An item whose kind the format stores
  * in another form than its ABI body (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED) is
  * stored alone with mcpool_client_store_kind. Writes every item's status to out (answers and
@@ -716,11 +716,11 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, 
 JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, jlong h,
                                                       jbyteArray keys, jintArray klens,
                                                       jbyteArray vals, jintArray vlens,
-                                                      jintArray kinds, jintArray ttls,
-                                                      jintArray out) {
+                                                      jintArray kinds, jintArray jflags,
+                                                      jintArray ttls, jintArray out) {
     (void)cls;
     if (keys == NULL || klens == NULL || vals == NULL || vlens == NULL || kinds == NULL ||
-        ttls == NULL || out == NULL) {
+        jflags == NULL || ttls == NULL || out == NULL) {
         answer(env, mcpool_client_set_multi_ttl(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
         return;
     }
@@ -730,7 +730,7 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
     jsize kb = (*env)->GetArrayLength(env, keys), vb = (*env)->GetArrayLength(env, vals);
     /* per item: key/value pointers and lengths, flags, ttl, status, the Java ints, the index */
     size_t per = 2 * sizeof(uint8_t *) + 2 * sizeof(size_t) + 2 * sizeof(uint32_t) +
-                 sizeof(mcpool_status) + 5 * sizeof(jint) + sizeof(size_t);
+                 sizeof(mcpool_status) + 6 * sizeof(jint) + sizeof(size_t);
     uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1), *vblob = malloc(vb > 0 ? (size_t)vb : 1);
     uint8_t *block = malloc(un * per);
     if (kblob == NULL || vblob == NULL || block == NULL) {
@@ -743,11 +743,13 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
     uint32_t *fl = (uint32_t *)(idx + un), *tt = fl + un;
     mcpool_status *st = (mcpool_status *)(tt + un);
     jint *jkl = (jint *)(st + un), *jvl = jkl + un, *jkind = jvl + un, *jttl = jkind + un, *jout = jttl + un;
+    jint *jfl = jout + un;
     if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
     if (vb > 0) (*env)->GetByteArrayRegion(env, vals, 0, vb, (jbyte *)vblob);
     (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
     (*env)->GetIntArrayRegion(env, vlens, 0, n, jvl);
     (*env)->GetIntArrayRegion(env, kinds, 0, n, jkind);
+    (*env)->GetIntArrayRegion(env, jflags, 0, n, jfl);
     (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
     if ((*env)->ExceptionCheck(env)) goto out;
     size_t ko = 0, vo = 0, batch = 0;
@@ -759,8 +761,9 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
         const uint8_t *k = kblob + ko, *v = vblob + vo;
         ko += (size_t)jkl[i];
         vo += (size_t)jvl[i];
-        uint32_t flags = 0;
-        mcpool_status fs = mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)jkind[i], &flags);
+        uint32_t flags = (uint32_t)jfl[i];
+        mcpool_status fs = jkind[i] < 0 ? MCPOOL_OK /* raw: the caller's flags */
+                                        : mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)jkind[i], &flags);
         if (fs == MCPOOL_UNSUPPORTED) {
             /* stored alone, in the format's own form for its kind */
             jout[i] = (jint)mcpool_client_store_kind(CLIENT(h), MCPOOL_STORE_SET, k, (size_t)jkl[i],
@@ -937,7 +940,8 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_arith(JNIEnv *env, jclass cls, jlon
 }
 
 /* A lease read (meta protocol): the item's bytes or null (none); meta[0] = the value's kind
- * (mcpool_kind, from its flags), meta[1] = CAS, meta[2] = the mcpool_lease answer. */
+ * (mcpool_kind, from its flags), meta[1] = CAS, meta[2] = the mcpool_lease answer, meta[3]
+ * (when meta has 4 slots) the flags. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getLease(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray key, jint vivify_ttl,
                                                             jint recache_below, jlongArray meta) {
@@ -955,7 +959,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getLease(JNIEnv *env, jclass 
         return NULL;
     }
     jbyteArray out = NULL;
-    jlong m[3] = {0, 0, (jlong)lease};
+    jlong m[4] = {0, 0, (jlong)lease, 0};
     if (item != NULL) {
         size_t len = mcpool_item_len(item);
         if (len > (size_t)INT32_MAX) {
@@ -966,10 +970,12 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getLease(JNIEnv *env, jclass 
                 (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)mcpool_item_data(item));
         }
         m[0] = kind_of(h, mcpool_item_flags(item));
+        m[3] = (jlong)mcpool_item_flags(item);
         m[1] = (jlong)mcpool_item_cas(item);
         mcpool_item_free(item);
     }
-    if (!(*env)->ExceptionCheck(env) && meta != NULL) (*env)->SetLongArrayRegion(env, meta, 0, 3, m);
+    if (!(*env)->ExceptionCheck(env) && meta != NULL)
+        (*env)->SetLongArrayRegion(env, meta, 0, (*env)->GetArrayLength(env, meta) >= 4 ? 4 : 3, m);
     return out;
 }
 
@@ -1134,17 +1140,19 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
 
 /* keys: every key's bytes one after another; lens: each key's length. Hits: vals[i] (values
  * above MULTI_SMALL bytes) or the returned packed array at spans[i] (length spans[n + i]);
- * kinds[i] (the value's mcpool_kind, from its flags), cas[i]. Throws for the first key that
- * failed (after the others were read); lenient: a key whose server failed (server_side) is
- * left out instead, spans[i] = MULTI_LEFT_OUT, and only the other failures throw. */
+ * kinds[i] (the value's mcpool_kind, from its flags), raw_flags[i] (the flags as delivered),
+ * cas[i]. Throws for the first key that failed (after the others were read); lenient: a key
+ * whose server failed (server_side) is left out instead, spans[i] = MULTI_LEFT_OUT, and only
+ * the other failures throw. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray keys, jintArray lens,
                                                             jboolean with_cas, jboolean lenient,
                                                             jobjectArray vals,
-                                                            jintArray flags, jlongArray cas,
-                                                            jintArray spans) {
+                                                            jintArray flags, jintArray raw_flags,
+                                                            jlongArray cas, jintArray spans) {
     (void)cls;
-    if (keys == NULL || lens == NULL || vals == NULL || flags == NULL || cas == NULL || spans == NULL) {
+    if (keys == NULL || lens == NULL || vals == NULL || flags == NULL || raw_flags == NULL ||
+        cas == NULL || spans == NULL) {
         answer(env, mcpool_client_get_multi_into(NULL, NULL, NULL, 0, false, NULL, NULL, NULL));
         return NULL;
     }
@@ -1241,6 +1249,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         }
     }
     (*env)->SetIntArrayRegion(env, spans, 0, 2 * n, (const jint *)m.off);
+    (*env)->SetIntArrayRegion(env, raw_flags, 0, n, (const jint *)m.flags); /* as delivered */
     for (size_t i = 0; i < un; i++)
         m.flags[i] = statuses[i] == MCPOOL_OK ? (int32_t)kind_of(h, (uint32_t)m.flags[i]) : -1;
     (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)m.flags);

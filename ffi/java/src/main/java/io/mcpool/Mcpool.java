@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * OptionalLong. A null key, key collection, value or setting is a {@link ClientException}
  * (MCPOOL_INVALID_ARGUMENT), never a NullPointerException.
  *
- * <p>Values: byte[] reads back as byte[], String as String, Long/Integer/Short/Byte as Long,
+ * <p>Values: byte[] reads back as byte[], String as String, Long/Integer/Short/Byte as Long
+ * (with a {@link SpyTranscoder}: Integer, Long and Byte as themselves, as spymemcached),
  * Boolean as Boolean, in the value format of the fleet ({@link Builder#valueFormat(String)},
  * default {@code mcpool}: what mcpool's Python, Perl, C and Rust clients read). A value Java
  * cannot read (a Python pickle, a Perl Storable image, flags that mean nothing in the format,
@@ -351,13 +352,13 @@ public final class Mcpool implements AutoCloseable {
     Object get(Transcoder t, String key) {
         long[] meta = new long[3];
         byte[] b = getRaw(key(key), false, meta);
-        return b == null ? null : t.decode(b, Kind.of(meta[2]));
+        return b == null ? null : t.decode(b, Kind.of(meta[2]), (int) meta[0]);
     }
 
     MemcachedItem gets(Transcoder t, String key) {
         long[] meta = new long[3];
         byte[] b = getRaw(key(key), true, meta);
-        return b == null ? null : new MemcachedItem(t.decode(b, Kind.of(meta[2])), meta[1]);
+        return b == null ? null : new MemcachedItem(t.decode(b, Kind.of(meta[2]), (int) meta[0]), meta[1]);
     }
 
     /** Counts an error a lenient caller turned into a failure value, on the key's server. */
@@ -422,13 +423,13 @@ public final class Mcpool implements AutoCloseable {
             System.arraycopy(ks[i], 0, blob, off, lens[i]);
             off += lens[i];
         }
-        int[] kinds = new int[n];
+        int[] kinds = new int[n], flags = new int[n];
         long[] cas = new long[n];
         int[] spans = new int[2 * n];
         byte[] packed;
         long h = nc.acquire();
         try {
-            packed = Native.getMulti(h, blob, lens, false, lenient, vals, kinds, cas, spans);
+            packed = Native.getMulti(h, blob, lens, false, lenient, vals, kinds, flags, cas, spans);
         } finally {
             nc.release();
         }
@@ -437,9 +438,9 @@ public final class Mcpool implements AutoCloseable {
             if (at == Native.LEFT_OUT) {
                 suppressed(ks[i]);
             } else if (at >= 0) {
-                vals[i] = t.decode(Arrays.copyOfRange(packed, at, at + spans[n + i]), Kind.of(kinds[i]));
+                vals[i] = t.decode(Arrays.copyOfRange(packed, at, at + spans[n + i]), Kind.of(kinds[i]), flags[i]);
             } else if (vals[i] != null) {
-                vals[i] = t.decode((byte[]) vals[i], Kind.of(kinds[i]));
+                vals[i] = t.decode((byte[]) vals[i], Kind.of(kinds[i]), flags[i]);
             }
         }
         return vals;
@@ -623,18 +624,19 @@ public final class Mcpool implements AutoCloseable {
         int n = values.size();
         String[] keys = new String[n];
         byte[][] ks = new byte[n][], vs = new byte[n][];
-        int[] kinds = new int[n], ttls = new int[n];
+        int[] kinds = new int[n], flags = new int[n], ttls = new int[n];
         int i = 0;
         for (Map.Entry<String, ?> e : values.entrySet()) {
             keys[i] = e.getKey();
             ks[i] = key(e.getKey());
             CachedData d = tc.encode(e.getValue());
-            if (d == null || d.data == null || d.kind == null) {
-                throw new ClientException("the transcoder " + tc.getClass().getName() + " gave no kind for a "
-                    + (e.getValue() == null ? "null" : e.getValue().getClass().getName()), null);
+            if (d == null || d.data == null) {
+                throw new ClientException("the transcoder " + tc.getClass().getName() + " encoded a "
+                    + (e.getValue() == null ? "null" : e.getValue().getClass().getName()) + " as null", null);
             }
             vs[i] = d.data;
-            kinds[i] = d.kind.ordinal();
+            kinds[i] = d.kind == null ? -1 : d.kind.ordinal(); // -1: raw, with its own flags
+            flags[i] = d.flags;
             ttls[i] = ttlOf.applyAsInt(e.getKey());
             if (ttls[i] < 0) throw ClientException.invalidArgument("setMulti: negative TTL for " + e.getKey());
             i++;
@@ -644,7 +646,7 @@ public final class Mcpool implements AutoCloseable {
         if (n > 0) {
             long h = nc.acquire();
             try {
-                Native.setMulti(h, kb, klens, vb, vlens, kinds, ttls, st);
+                Native.setMulti(h, kb, klens, vb, vlens, kinds, flags, ttls, st);
             } finally {
                 nc.release();
             }
@@ -885,7 +887,7 @@ public final class Mcpool implements AutoCloseable {
     public Lease getLease(String key, int vivifyTtl, int recacheBelow) {
         if (vivifyTtl < 0 || recacheBelow < 0) throw ClientException.invalidArgument("getLease: negative TTL");
         byte[] k = key(key);
-        long[] meta = new long[3];
+        long[] meta = new long[4];
         byte[] b;
         long h = nc.acquire();
         try {
@@ -893,7 +895,7 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
-        Object v = b == null || (b.length == 0 && meta[2] != 0) ? null : tc.decode(b, Kind.of(meta[0]));
+        Object v = b == null || (b.length == 0 && meta[2] != 0) ? null : tc.decode(b, Kind.of(meta[0]), (int) meta[3]);
         return new Lease((int) meta[2], v, meta[1]);
     }
 

@@ -182,9 +182,10 @@ final class Native {
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
     static native int flushAll(long client, int delaySeconds);
     /** One pipelined set per server: keys and values packed (lengths in klens, vlens), each
-     * item's kind (Kind.ordinal()) and TTL; every item's status written to out. */
+     * item's kind (Kind.ordinal(), or -1: raw bytes with flags[i]) and TTL; every item's
+     * status written to out. */
     static native void setMulti(long client, byte[] keys, int[] klens, byte[] vals, int[] vlens, int[] kinds,
-                                int[] ttls, int[] out);
+                                int[] flags, int[] ttls, int[] out);
     /** One pipelined delete per server; every key's status written to out. */
     static native void deleteMulti(long client, byte[] keys, int[] klens, int[] out);
     /** Throws the exception of an error status (nothing for an answer). */
@@ -193,10 +194,11 @@ final class Native {
      * Multi-get of the keys packed in {@code keys} (lengths in {@code lens}). A hit of more than
      * 4096 bytes lands in vals[i] as its own byte[]; the smaller ones come back in the returned
      * packed array (null when there are none) at offset spans[i], length spans[n + i]
-     * (spans[i] = -1: not there). kinds[i] (Kind.ordinal()), cas[i] for every hit.
+     * (spans[i] = -1: not there). kinds[i] (Kind.ordinal()), flags[i] (as delivered), cas[i]
+     * for every hit.
      */
     static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, boolean lenient,
-                                  Object[] vals, int[] kinds, long[] cas, int[] spans);
+                                  Object[] vals, int[] kinds, int[] flags, long[] cas, int[] spans);
     /** spans[i] of a key a lenient getMulti left out because its server failed. */
     static final int LEFT_OUT = -3;
 
@@ -208,7 +210,7 @@ final class Native {
     /** servers x metricCount() values, server-major. */
     static native long[] metrics(long client);
     /** The item's bytes or null; meta[0] = its kind (Kind.ordinal()), meta[1] = CAS, meta[2] =
-     * lease answer (0 hit, 1 recompute, 2 wait). */
+     * lease answer (0 hit, 1 recompute, 2 wait), meta[3] (when meta has 4 slots) its flags. */
     static native byte[] getLease(long client, byte[] key, int vivifyTtl, int recacheBelow, long[] meta);
     static native int invalidate(long client, byte[] key, int staleTtl);
     /** A set with an explicit CAS version (meta E): the value of a kind (Kind.ordinal()), or

@@ -3,15 +3,24 @@ package io.mcpool;
 /**
  * The Java side of spymemcached's {@code SerializingTranscoder}: with the
  * {@code spymemcached} value format (what this transcoder stands for when the builder sets
- * none), values spymemcached wrote read back and the other way round. Java types map to the
- * core's kinds ({@link Transcoder}); the core writes spymemcached's flags (String 0, Boolean
- * 256, Integer 512, Long 768, byte[] 2048, serialized 1, gzip 2) and packed integers.
+ * none), values spymemcached wrote read back and the other way round, each as the Java type
+ * it was written as. Java types map to the core's kinds ({@link Transcoder}); the core writes
+ * spymemcached's flags (String 0, Boolean 256, Integer 512, Long 768, Byte 1280, byte[] 2048,
+ * serialized 1, gzip 2) and packed integers.
  *
- * <p>Departures: Integer, Short and Byte read back as {@code Long}; a Float, Double or Date
- * is refused unless serialization is allowed, and one spymemcached wrote is a
- * {@link ClientException} naming the key and its flags.
+ * <p>As spymemcached: an Integer is written with SPECIAL_INT (512), a Long with SPECIAL_LONG
+ * (768) whatever its size, a Byte with SPECIAL_BYTE (1280), and each reads back as that type
+ * (spymemcached reads them the same way); a Short, which spymemcached serializes, is stored
+ * serialized and so needs serialization allowed.
+ *
+ * <p>Departures: a Float, Double, Date, Character or Short is refused unless serialization is
+ * allowed (spymemcached's Float, Double and Date flags have no kind: reading one is an
+ * {@link McpoolException} naming the key and its flags).
  */
 public final class SpyTranscoder implements Transcoder {
+    /** spymemcached's {@code SerializingTranscoder} flags for these types. */
+    static final int SPECIAL_INT = 0x200, SPECIAL_LONG = 0x300, SPECIAL_BYTE = 0x500;
+
     private final boolean allowSerializable;
     private final ClassLoader loader;
 
@@ -34,13 +43,49 @@ public final class SpyTranscoder implements Transcoder {
         return "spymemcached";
     }
 
+    /**
+     * As spymemcached encodes: an Integer as the core's integer kind (SPECIAL_INT, the core's
+     * first choice for a value that fits in 4 bytes), a Long and a Byte raw with their own
+     * flags and spymemcached's packed big-endian bytes (the core would pick SPECIAL_INT for
+     * a small Long, which spymemcached reads as an Integer), a Short serialized.
+     */
     @Override
     public CachedData encode(Object v) {
+        if (v instanceof Long) return new CachedData(packed((Long) v), SPECIAL_LONG);
+        if (v instanceof Byte) return new CachedData(new byte[] {(Byte) v}, SPECIAL_BYTE);
+        if (v instanceof Short) {
+            if (!allowSerializable) {
+                throw Serialization.refused("cannot store a java.lang.Short (spymemcached stores it serialized)");
+            }
+            return new CachedData(Kind.JAVA_SERIALIZED, Serialization.serialize(v));
+        }
         return Kinds.encode(v, false, allowSerializable);
+    }
+
+    /** spymemcached's {@code TranscoderUtils(true).encodeLong}: 8 big-endian bytes, leading
+     * zero bytes dropped (0 is empty). */
+    static byte[] packed(long n) {
+        int skip = 0;
+        while (skip < 8 && (n >>> (8 * (7 - skip)) & 0xff) == 0) skip++;
+        byte[] b = new byte[8 - skip];
+        for (int i = 0; i < b.length; i++) b[i] = (byte) (n >>> (8 * (b.length - 1 - i)));
+        return b;
     }
 
     @Override
     public Object decode(byte[] b, Kind kind) {
         return Kinds.decode(b, kind, false, allowSerializable, loader);
+    }
+
+    /** An integer as the type its flags name: SPECIAL_INT an Integer, SPECIAL_BYTE a Byte,
+     * SPECIAL_LONG (and any other integer flags) a Long. */
+    @Override
+    public Object decode(byte[] b, Kind kind, int flags) {
+        Object v = decode(b, kind);
+        if (kind != Kind.INT || !(v instanceof Long)) return v;
+        long n = (Long) v;
+        if (flags == SPECIAL_INT && n == (int) n) return Integer.valueOf((int) n);
+        if (flags == SPECIAL_BYTE && n == (byte) n) return Byte.valueOf((byte) n);
+        return v;
     }
 }

@@ -25,6 +25,13 @@ public interface Transcoder {
      * text, a BOOL as "1"/"0"); throws {@link ClientException} for a kind Java cannot read. */
     Object decode(byte[] data, Kind kind);
 
+    /** Decodes a value with its flags as delivered (without the compression bit): for a
+     * transcoder whose format has several flags for one kind (spymemcached's Integer, Long
+     * and Byte are all INT). The default ignores the flags. */
+    default Object decode(byte[] data, Kind kind, int flags) {
+        return decode(data, kind);
+    }
+
     /** Whether Java serialized objects may be stored and read (off unless enabled). */
     default boolean allowSerializable() {
         return false;

@@ -100,8 +100,14 @@ public class TranscoderTest {
     public void spyLayout() {
         try (Mcpool mc = client("spymemcached", new SpyTranscoder())) {
             wire(mc, "t:s:s", "s", 0, new byte[] {'s'}, "s");
-            wire(mc, "t:s:l", 300L, 512, new byte[] {1, 44}, 300L); // spymemcached's Integer
+            // Each Java integer type with spymemcached's own flags, read back as that type
+            // (a small Long was written as SPECIAL_INT: spymemcached read an Integer).
+            wire(mc, "t:s:i", 300, 512, new byte[] {1, 44}, 300); // SPECIAL_INT
+            wire(mc, "t:s:l", 300L, 768, new byte[] {1, 44}, 300L); // SPECIAL_LONG
+            wire(mc, "t:s:0", 0L, 768, new byte[] {}, 0L);
             wire(mc, "t:s:L", 1L << 40, 768, new byte[] {1, 0, 0, 0, 0, 0}, 1L << 40);
+            wire(mc, "t:s:m", -1L, 768, new byte[] {-1, -1, -1, -1, -1, -1, -1, -1}, -1L);
+            wire(mc, "t:s:y", (byte) -3, 1280, new byte[] {-3}, (byte) -3); // SPECIAL_BYTE
             wire(mc, "t:s:t", true, 256, new byte[] {'1'}, true);
             wire(mc, "t:s:f", false, 256, new byte[] {'0'}, false);
             wire(mc, "t:s:b", new byte[] {1}, 2048, new byte[] {1}, new byte[] {1});
