@@ -96,8 +96,18 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
  * ClientException), server error (error replies, broken
  * replies, values that do not inflate) -> ServerException, timeout -> TimeoutException,
  * connection -> ConnectionException, anything else -> McpoolException. */
+static jobject status_exception(JNIEnv *env, mcpool_status st);
+
 static void throw_status(JNIEnv *env, mcpool_status st) {
     if ((*env)->ExceptionCheck(env)) return;
+    jobject exc = status_exception(env, st);
+    if (exc != NULL) (*env)->Throw(env, (jthrowable)exc);
+    (*env)->DeleteLocalRef(env, exc);
+}
+
+/* The exception throw_status throws, made but not thrown (NULL with an exception pending if
+ * it could not be made). */
+static jobject status_exception(JNIEnv *env, mcpool_status st) {
     jclass cls;
     jmethodID ctor;
     switch (mcpool_status_class(st)) {
@@ -120,14 +130,14 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
         cls = cls_mcpool_exc; ctor = ctor_mcpool_exc;
     }
     jstring name = (*env)->NewStringUTF(env, mcpool_status_name((uint32_t)st));
-    if (name == NULL) return;
+    if (name == NULL) return NULL;
     /* The message is UTF-8 from Rust; NewStringUTF wants modified UTF-8, which agrees for
      * everything but NUL and supplementary characters: build it from bytes instead. */
     const char *msg = mcpool_last_error_message();
     size_t len = mcpool_last_error_length();
     jstring jmsg = NULL;
     jbyteArray bytes = (*env)->NewByteArray(env, (jsize)len);
-    if (bytes == NULL) return;
+    if (bytes == NULL) return NULL;
     (*env)->SetByteArrayRegion(env, bytes, 0, (jsize)len, (const jbyte *)msg);
     jclass charsets = (*env)->FindClass(env, "io/mcpool/Native");
     if (charsets != NULL) {
@@ -136,12 +146,11 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
         (*env)->DeleteLocalRef(env, charsets);
     }
     (*env)->DeleteLocalRef(env, bytes);
-    if ((*env)->ExceptionCheck(env)) return;
-    jobject exc = (*env)->NewObject(env, cls, ctor, (jint)st, name, jmsg);
-    if (exc != NULL) (*env)->Throw(env, (jthrowable)exc);
-    (*env)->DeleteLocalRef(env, exc);
+    jobject exc = NULL;
+    if (!(*env)->ExceptionCheck(env)) exc = (*env)->NewObject(env, cls, ctor, (jint)st, name, jmsg);
     (*env)->DeleteLocalRef(env, name);
     (*env)->DeleteLocalRef(env, jmsg);
+    return exc;
 }
 
 /* Whether an error status is the server's or the network's (timeout, connection, an error
@@ -1137,13 +1146,18 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
 
 /* A key a lenient multi-get (MemCachedClient's) left out because its server failed. */
 #define MULTI_LEFT_OUT (-3)
+/* A key whose value was read but cannot be delivered (MCPOOL_VALUE_FORMAT, MCPOOL_DECOMPRESS):
+ * its status in kinds[i]; the first such key's exception (the core's message) in vals[i]. */
+#define MULTI_UNREADABLE (-4)
 
 /* keys: every key's bytes one after another; lens: each key's length. Hits: vals[i] (values
  * above MULTI_SMALL bytes) or the returned packed array at spans[i] (length spans[n + i]);
  * kinds[i] (the value's mcpool_kind, from its flags), raw_flags[i] (the flags as delivered),
  * cas[i]. Throws for the first key that failed (after the others were read); lenient: a key
  * whose server failed (server_side) is left out instead, spans[i] = MULTI_LEFT_OUT, and only
- * the other failures throw. */
+ * the other failures throw. When the only failures are values that cannot be delivered,
+ * nothing is thrown: those keys get spans[i] = MULTI_UNREADABLE (Java reports them with the
+ * other hits). */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray keys, jintArray lens,
                                                             jboolean with_cas, jboolean lenient,
@@ -1215,6 +1229,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         goto out;
     }
     mcpool_status failed = MCPOOL_OK;
+    size_t first_bad = SIZE_MAX;
     /* Hits in the arena may all be empty values: the packed array exists (if empty) whenever
      * one span points into it. */
     int in_arena = 0;
@@ -1225,15 +1240,28 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         } else {
             if (m.off[i] == -2) (*env)->SetObjectArrayElement(env, vals, (jsize)i, NULL);
             m.off[i] = -1; /* not delivered (or broken after allocation): not a hit */
-            if (!is_answer(statuses[i]) && lenient && server_side(statuses[i]))
+            if (!is_answer(statuses[i]) && lenient && server_side(statuses[i])) {
                 m.off[i] = MULTI_LEFT_OUT; /* lenient: left out, Java counts it */
-            else if (!is_answer(statuses[i]) && failed == MCPOOL_OK)
-                failed = statuses[i];
+            } else if (!is_answer(statuses[i])) {
+                if (first_bad == SIZE_MAX) first_bad = i;
+                if (statuses[i] == MCPOOL_VALUE_FORMAT || statuses[i] == MCPOOL_DECOMPRESS)
+                    m.off[i] = MULTI_UNREADABLE;
+                else if (failed == MCPOOL_OK)
+                    failed = statuses[i];
+            }
         }
     }
     if (failed != MCPOOL_OK) {
-        throw_status(env, failed); /* the message is the first failure's (the last error) */
+        /* the first failure's status: the message is its (the last error) */
+        throw_status(env, statuses[first_bad]);
         goto out;
+    }
+    if (first_bad != SIZE_MAX) { /* values that cannot be delivered only */
+        jobject exc = status_exception(env, statuses[first_bad]);
+        if (exc == NULL) goto out;
+        (*env)->SetObjectArrayElement(env, vals, (jsize)first_bad, exc);
+        (*env)->DeleteLocalRef(env, exc);
+        if ((*env)->ExceptionCheck(env)) goto out;
     }
     if (in_arena) {
         packed = (*env)->NewByteArray(env, (jsize)m.arena_len);
@@ -1244,14 +1272,15 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
      * values not in the arena (misses, and large values already in vals[i]). */
     for (size_t i = 0; i < un; i++) {
         if (m.off[i] < 0) {
-            if (m.off[i] != MULTI_LEFT_OUT) m.off[i] = -1;
+            if (m.off[i] != MULTI_LEFT_OUT && m.off[i] != MULTI_UNREADABLE) m.off[i] = -1;
             m.len[i] = 0;
         }
     }
     (*env)->SetIntArrayRegion(env, spans, 0, 2 * n, (const jint *)m.off);
     (*env)->SetIntArrayRegion(env, raw_flags, 0, n, (const jint *)m.flags); /* as delivered */
     for (size_t i = 0; i < un; i++)
-        m.flags[i] = statuses[i] == MCPOOL_OK ? (int32_t)kind_of(h, (uint32_t)m.flags[i]) : -1;
+        m.flags[i] = statuses[i] == MCPOOL_OK ? (int32_t)kind_of(h, (uint32_t)m.flags[i])
+                     : m.off[i] == MULTI_UNREADABLE ? (int32_t)statuses[i] : -1;
     (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)m.flags);
     (*env)->SetLongArrayRegion(env, cas, 0, n, (const jlong *)m.cas);
 out:

@@ -433,16 +433,34 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
+        Map<String, McpoolException> errors = null;
+        String firstBad = null;
         for (int i = 0; i < n; i++) {
             int at = spans[i];
+            McpoolException bad = null;
             if (at == Native.LEFT_OUT) {
                 suppressed(ks[i]);
-            } else if (at >= 0) {
-                vals[i] = t.decode(Arrays.copyOfRange(packed, at, at + spans[n + i]), Kind.of(kinds[i]), flags[i]);
-            } else if (vals[i] != null) {
-                vals[i] = t.decode((byte[]) vals[i], Kind.of(kinds[i]), flags[i]);
+            } else if (at == Native.UNREADABLE) { // the core read it but cannot deliver it
+                bad = vals[i] instanceof McpoolException ? (McpoolException) vals[i]
+                    : new ServerException(kinds[i], Native.statusName(kinds[i]), "the value of " + keys[i]
+                        + " cannot be read in this value format (as for " + firstBad + ")");
+                vals[i] = null;
+            } else if (at >= 0 || vals[i] != null) {
+                byte[] b = at >= 0 ? Arrays.copyOfRange(packed, at, at + spans[n + i]) : (byte[]) vals[i];
+                try {
+                    vals[i] = t.decode(b, Kind.of(kinds[i]), flags[i]);
+                } catch (McpoolException e) { // a kind Java cannot or may not read
+                    bad = e;
+                    vals[i] = null;
+                }
+            }
+            if (bad != null) {
+                if (errors == null) errors = new LinkedHashMap<>();
+                if (firstBad == null) firstBad = keys[i];
+                errors.putIfAbsent(keys[i], bad);
             }
         }
+        if (errors != null) throw new UnreadableValuesException(hits(keys, vals), errors);
         return vals;
     }
 
@@ -542,7 +560,11 @@ public final class Mcpool implements AutoCloseable {
         return gets(tc, key);
     }
 
-    /** The hits among keys (one round trip per server), in key order. */
+    /** The hits among keys (one round trip per server), in key order. Values that were read
+     * but cannot be delivered (see the class comment) do not cost the others: once every
+     * key was read an {@link UnreadableValuesException} is thrown whose
+     * {@link UnreadableValuesException#hits() hits()} are the readable values and whose
+     * {@link UnreadableValuesException#errors() errors()} name each unreadable key. */
     public Map<String, Object> getMulti(Collection<String> keys) {
         notNull(keys, "key collection");
         String[] ks = keys.toArray(new String[0]);

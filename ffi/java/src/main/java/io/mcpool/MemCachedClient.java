@@ -216,7 +216,10 @@ public class MemCachedClient {
         }
     }
 
-    /** Hits only, keyed by the caller's keys (one round trip per server). */
+    /** Hits only, keyed by the caller's keys (one round trip per server). A value that
+     * exists but cannot be read does not cost the others: an {@link UnreadableValuesException}
+     * carrying the other hits ({@code hits()}) and each unreadable key's error
+     * ({@code errors()}) is thrown once every key was read. */
     public Map<String, Object> getMulti(String[] keys) {
         return Mcpool.hits(keys, getMultiArray(keys));
     }

@@ -201,6 +201,10 @@ final class Native {
                                   Object[] vals, int[] kinds, int[] flags, long[] cas, int[] spans);
     /** spans[i] of a key a lenient getMulti left out because its server failed. */
     static final int LEFT_OUT = -3;
+    /** spans[i] of a key whose value was read but cannot be delivered (MCPOOL_VALUE_FORMAT,
+     * MCPOOL_DECOMPRESS): its status in kinds[i]; vals[i] holds the first such key's
+     * exception (the core's message). Reported only when no other error failed the call. */
+    static final int UNREADABLE = -4;
 
     /** {alive 0/1, consecutive failures, milliseconds until retried}. */
     static native long[] serverState(long client, int index);

@@ -326,6 +326,35 @@ public class MemCachedClientTest {
     }
 
     @Test
+    public void getMultiKeepsTheOtherHitsOfAnUnreadableValue() throws Exception {
+        // One unreadable value made the whole getMulti throw and the other hits were lost.
+        rawSet("mcct-gm-weird", 0x40000000, "abc".getBytes("US-ASCII"));
+        rawSet("mcct-gm-int8", 4, new byte[] {0, 0, 0, 1, 0, 0, 0, 2});
+        assertTrue(mc.set("mcct-gm-a", "a"));
+        assertTrue(mc.set("mcct-gm-b", 2L));
+        mc.delete("mcct-gm-none");
+        String[] keys = {"mcct-gm-a", "mcct-gm-weird", "mcct-gm-none", "mcct-gm-b", "mcct-gm-int8"};
+        for (int round = 0; round < 2; round++) {
+            try {
+                if (round == 0) mc.getMulti(keys);
+                else mc.getMultiArray(keys);
+                fail("unreadable values were left out silently");
+            } catch (UnreadableValuesException e) {
+                assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+                assertEquals(Arrays.asList("mcct-gm-a", "mcct-gm-b"),
+                    new java.util.ArrayList<>(e.hits().keySet()));
+                assertEquals("a", e.hits().get("mcct-gm-a"));
+                assertEquals(2L, e.hits().get("mcct-gm-b"));
+                assertEquals(Arrays.asList("mcct-gm-weird", "mcct-gm-int8"), new java.util.ArrayList<>(e.errors().keySet()));
+                for (Map.Entry<String, McpoolException> x : e.errors().entrySet()) {
+                    assertEquals("MCPOOL_VALUE_FORMAT", x.getValue().statusName());
+                    assertTrue(x.getValue().getMessage(), x.getValue().getMessage().contains(x.getKey()));
+                }
+            }
+        }
+    }
+
+    @Test
     public void compressionSettingsShareOneNativeClient() throws Exception {
         // Each MemCachedClient's compressEnable / compressThreshold travels with its stores;
         // the core compares (Whalin: longer than the threshold), on the pool's one client.

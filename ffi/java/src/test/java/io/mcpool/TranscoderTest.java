@@ -4,6 +4,7 @@ import static org.junit.Assert.*;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Date;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -116,6 +117,30 @@ public class TranscoderTest {
         try (Mcpool mc = Mcpool.builder().servers(server.addr()).transcoder(new SpyTranscoder()).build()) {
             assertTrue(mc.set("t:s:alone", "x", 0));
             assertEquals(0, raw.getBytes("t:s:alone").flags);
+        }
+    }
+
+    @Test
+    public void getMultiKeepsTheOtherHitsOfAnUnreadableValue() {
+        // A Perl Storable image (Java cannot read it), flags that mean nothing in the format:
+        // the other hits are kept, each bad key named (the whole call threw, hits lost).
+        try (Mcpool mc = client("mcpool", null)) {
+            assertTrue(raw.setBytes("t:gm:pl", new byte[] {4, 5}, STORABLE, 0));
+            assertTrue(raw.setBytes("t:gm:weird", new byte[] {1}, 0x40000000, 0));
+            assertTrue(mc.set("t:gm:a", "a", 0));
+            assertTrue(mc.set("t:gm:n", 5, 0));
+            try {
+                mc.getMulti("t:gm:pl", "t:gm:a", "t:gm:weird", "t:gm:none", "t:gm:n");
+                fail("unreadable values were not reported");
+            } catch (UnreadableValuesException e) {
+                assertEquals(Arrays.asList("t:gm:a", "t:gm:n"), new ArrayList<>(e.hits().keySet()));
+                assertEquals(5L, e.hits().get("t:gm:n"));
+                assertEquals(Arrays.asList("t:gm:pl", "t:gm:weird"), new ArrayList<>(e.errors().keySet()));
+                assertTrue(e.errors().get("t:gm:pl").getMessage().contains("Storable"));
+                assertEquals("MCPOOL_VALUE_FORMAT", e.errors().get("t:gm:weird").statusName());
+                assertTrue(e.errors().get("t:gm:weird").getMessage().contains("t:gm:weird"));
+            }
+            assertEquals("a", mc.getMulti("t:gm:a", "t:gm:none").get("t:gm:a"));
         }
     }
 
