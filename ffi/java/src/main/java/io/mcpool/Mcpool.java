@@ -271,14 +271,18 @@ public final class Mcpool implements AutoCloseable {
             return this;
         }
 
-        /** Builds the client; {@link ClientException} (MCPOOL_CONFIG) when unusable. */
+        /** Builds the client; {@link ClientException} (MCPOOL_CONFIG) when unusable. With the
+         * {@code spymemcached} value format and no transcoder set, the transcoder is a
+         * {@link SpyTranscoder}, so each Java type is written as spymemcached writes it. */
         public Mcpool build() {
             Config c = cfg.copy();
             String f = valueFormat != null ? valueFormat
                 : tcSet && tc.valueFormat() != null ? tc.valueFormat() : "mcpool";
+            Transcoder t = !tcSet && "spymemcached".equals(Config.canonicalName(f).replace('_', '-'))
+                ? new SpyTranscoder() : tc;
             c.set("value_format", f);
-            c.set("serialized_java", Boolean.toString(tc.allowSerializable()));
-            return new Mcpool(c, tc);
+            c.set("serialized_java", Boolean.toString(t.allowSerializable()));
+            return new Mcpool(c, t);
         }
     }
 

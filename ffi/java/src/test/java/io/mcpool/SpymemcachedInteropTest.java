@@ -133,6 +133,24 @@ public class SpymemcachedInteropTest {
         }
     }
 
+    @Test
+    public void theSpymemcachedFormatAloneWritesSpymemcachedTypes() throws Exception {
+        // valueFormat("spymemcached") without a transcoder: a small Long went out as
+        // SPECIAL_INT (the default transcoder's one integer kind) and spymemcached read an
+        // Integer; now the format brings SpyTranscoder's types.
+        MemcachedClient spy = spy(servers[0].addr(), false);
+        try (Mcpool ours = Mcpool.builder().servers(servers[0].addr()).valueFormat("spymemcached").build()) {
+            for (Object v : new Object[] {42L, 42, (byte) 4, Long.MIN_VALUE}) {
+                assertTrue(ours.set("fmt:w", v));
+                check(v, spy.get("fmt:w"));
+                assertTrue(spy.set("fmt:s", 0, v).get());
+                check(v, ours.get("fmt:s"));
+            }
+        } finally {
+            spy.shutdown();
+        }
+    }
+
     static void check(Object want, Object got) {
         assertNotNull(got);
         assertEquals(want.getClass(), got.getClass());
