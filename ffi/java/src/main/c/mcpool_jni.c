@@ -717,8 +717,8 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, 
 }
 
 /* A batch of sets: keys and values packed one after another (lengths in klens, vlens), each
- * item's kind (mcpool_kind; -1: raw bytes stored with flags[i]) and expiration time; one pipelined round trip per server through
- * mcpool_client_set_multi_ttl (each item its own TTL). An item whose kind the format stores
+ * item's kind (mcpool_kind; -1: raw bytes stored with flags[i]) and expiration time; one
+ * pipelined round trip per server through mcpool_client_set_multi_ttl (each item its own TTL). An item whose kind the format stores
  * in another form than its ABI body (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED) is
  * stored alone with mcpool_client_store_kind. Writes every item's status to out (answers and
  * errors alike: Java decides), returns nothing; a call that failed as a whole throws. */

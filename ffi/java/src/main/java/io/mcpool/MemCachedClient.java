@@ -291,7 +291,7 @@ public class MemCachedClient {
      * server failed, or delta/initial is negative (Whalin's -1 for each). */
     private boolean arith(int op, String key, long delta, long initial, long[] out) {
         Mcpool c = mc();
-        Mcpool.key(key); // a null or invalid key is still thrown
+        Mcpool.key(key); // a null key, or one with no UTF-8 form, is still thrown
         if (delta < 0 || initial < 0) return false; // memcached refuses it: Whalin's -1
         try {
             return c.arith(op, key, delta, initial, 0, out) == Native.OK;
