@@ -451,6 +451,25 @@ mcp_value_error_msg(pTHX_ const char *fn, mcpool_status st)
                     mcpool_last_error_message());
 }
 
+/* A multi-get's warnings, one per key whose value could not be delivered: the first with
+ * the core's message (the thread's last error: the detail of one of them), each naming its
+ * key. `refused` is NULL until the first; returns the list. */
+static AV *
+mcp_refuse_key(pTHX_ AV *refused, const char *fn, mcpool_status st, SV *key)
+{
+    STRLEN l;
+    const char *kp = SvPV_nomg(key, l); /* made plain before the call */
+    if (!refused) {
+        refused = (AV *)sv_2mortal((SV *)newAV());
+        av_push(refused, newSVpvf("Mcpool::%s: %.*s: %s: %s: not returned", fn, (int)l, kp,
+                                  mcpool_status_name(st), mcpool_last_error_message()));
+    } else {
+        av_push(refused, newSVpvf("Mcpool::%s: %.*s: %s: not returned", fn, (int)l, kp,
+                                  mcpool_status_name(st)));
+    }
+    return refused;
+}
+
 /* A read failed because of the value, not the network: warned about (mcp_value_error_msg). */
 #define MCP_VALUE_ERROR(st) ((st) == MCPOOL_VALUE_FORMAT || (st) == MCPOOL_DECOMPRESS)
 
@@ -1245,13 +1264,8 @@ get_multi(m, ...)
             if (with_cas || rc != MCPOOL_OK || mm.any_flags != 0 || !m->zero_plain) {
                 for (i = 0; i < n; i++) {
                     SV *sv = mm.vals[i];
-                    if (rc == MCPOOL_OK && MCP_VALUE_ERROR(st[i])) {
-                        /* one warning per call: the first such key's message */
-                        if (!refused) {
-                            refused = (AV *)sv_2mortal((SV *)newAV());
-                            av_push(refused, mcp_value_error_msg(aTHX_ fn, st[i]));
-                        }
-                    }
+                    if (rc == MCPOOL_OK && MCP_VALUE_ERROR(st[i]))
+                        refused = mcp_refuse_key(aTHX_ refused, fn, st[i], ST(i + off));
                     if (!sv)
                         continue;
                     mm.vals[i] = NULL;
@@ -1280,11 +1294,9 @@ get_multi(m, ...)
                 }
             } else {
                 hits = mm.made; /* plain values: stored as they are */
-                for (i = 0; i < n && !refused; i++)
-                    if (MCP_VALUE_ERROR(st[i])) {
-                        refused = (AV *)sv_2mortal((SV *)newAV());
-                        av_push(refused, mcp_value_error_msg(aTHX_ fn, st[i]));
-                    }
+                for (i = 0; i < n; i++)
+                    if (MCP_VALUE_ERROR(st[i]))
+                        refused = mcp_refuse_key(aTHX_ refused, fn, st[i], ST(i + off));
             }
             hv = mcp_take_result_hv(aTHX_ m, hits, 2 * shared > n);
             for (i = 0; i < n; i++) {

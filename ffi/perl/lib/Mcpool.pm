@@ -817,9 +817,12 @@ configuration); C<last_error> has the message.
 An undef key croaks (C<Mcpool::get: the key is undef>); so does a reference used as a key
 (C<Mcpool::set: the key must be a string, not a reference (ARRAY)>): Cache::Memcached::Fast
 stores under C<"ARRAY(0x...)"> instead, which is never what was meant. A key longer than 250
-bytes (with the namespace), empty, or with spaces or control characters is refused by the core
-before anything is sent, and the command returns what Cache::Memcached::Fast returns for it:
-nothing (C<undef>); C<last_error> says why. A C<_multi> argument that is not an array
+bytes (with the namespace), empty without a namespace (under one, the empty key is the
+namespace itself, as in Cache::Memcached::Fast), or, on the text protocol (the default), with
+spaces or control characters is refused by the core before anything is sent, and the command
+returns what Cache::Memcached::Fast returns for it: nothing (C<undef>); C<last_error> says
+why. The meta protocol carries such a key base64-encoded and the binary protocol as it is
+(docs/keys.md), so those store it. A C<_multi> argument that is not an array
 reference croaks (C<Not an array reference>), as in Cache::Memcached::Fast.
 
 =head1 FORK AND THREADS

@@ -6,6 +6,7 @@
 #   value without what was appended;
 #   an empty key under a namespace is the namespace itself (CHI's drivers always have one);
 #   an on_operation callback that uses the client is not re-entered by its own calls;
+#   get_multi warns once for each key it leaves out (an unreadable value), naming it;
 #   a subclass of Mcpool gets its callbacks called, and keeps its own methods.
 use strict;
 use warnings;
@@ -14,6 +15,7 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use McpoolTest;
 use Mcpool;
+use IO::Socket::INET;
 
 my $srv = start_memcached();
 my $p = unique('dropin');
@@ -92,6 +94,25 @@ my $p = unique('dropin');
     is($max, 1, '... the callback is not re-entered');
     is($calls, 1, '... and sees this call, not its own');
     is($m->get("${p}ops"), 2, "... whose own calls were made (the set's, and the get's)") ;
+}
+
+{    # get_multi warns once per key it leaves out, naming each
+    my $m = Mcpool->new({ servers => [$srv] });
+    my $s = IO::Socket::INET->new(PeerAddr => $srv, Timeout => 5) or die "connect: $!";
+    for my $k ("${p}bad1", "${p}bad2") {    # flag 2 (gzip) on bytes that are not gzip
+        print $s "set $k 2 0 7\r\ngarbage\r\n";
+        my $line = <$s>;
+    }
+    ok($m->set("${p}good", 'fine'), 'a readable value beside them');
+    my @w;
+    my $h = do {
+        local $SIG{__WARN__} = sub { push @w, @_ };
+        $m->get_multi("${p}bad1", "${p}good", "${p}bad2");
+    };
+    is_deeply($h, { "${p}good" => 'fine' }, 'get_multi leaves both unreadable keys out');
+    is(scalar(@w), 2, '... with one warning each');
+    like($w[0], qr/\Q${p}bad1\E.*MCPOOL_DECOMPRESS/, '... the first naming its key');
+    like($w[1], qr/\Q${p}bad2\E.*MCPOOL_DECOMPRESS/, '... the second naming its key');
 }
 
 {    # a subclass with callbacks
