@@ -189,48 +189,6 @@ typedef uint32_t mcpool_status;
 #endif // __cplusplus
 
 /**
- * Which store command `mcpool_client_store_kind` sends. The numbers are part of the ABI.
- */
-enum mcpool_store_op
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * Store unconditionally.
-     */
-    MCPOOL_STORE_SET = 0,
-    /**
-     * Store only if the key does not exist.
-     */
-    MCPOOL_STORE_ADD = 1,
-    /**
-     * Store only if the key exists.
-     */
-    MCPOOL_STORE_REPLACE = 2,
-    /**
-     * Store only if the item's CAS unique is still `cas`.
-     */
-    MCPOOL_STORE_CAS = 3,
-    /**
-     * Append bytes to an existing value (`mcpool_client_store_multi`; a typed store of
-     * `mcpool_client_store_kind` refuses it: `MCPOOL_UNSUPPORTED`).
-     */
-    MCPOOL_STORE_APPEND = 4,
-    /**
-     * Prepend bytes to an existing value (as `MCPOOL_STORE_APPEND`).
-     */
-    MCPOOL_STORE_PREPEND = 5,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum mcpool_store_op mcpool_store_op;
-#else
-typedef uint32_t mcpool_store_op;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
  * What `mcpool_client_get_lease` found. Stable numbers, never reused.
  */
 enum mcpool_lease
@@ -258,51 +216,6 @@ enum mcpool_lease
 typedef enum mcpool_lease mcpool_lease;
 #else
 typedef uint32_t mcpool_lease;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * What a value is. The numbers are part of the ABI.
- */
-enum mcpool_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-    /**
-     * Bytes, as given.
-     */
-    MCPOOL_KIND_BYTES = 0,
-    /**
-     * UTF-8 text.
-     */
-    MCPOOL_KIND_TEXT = 1,
-    /**
-     * A signed 64-bit integer; across the ABI its decimal ASCII text (`"-42"`).
-     */
-    MCPOOL_KIND_INT = 2,
-    /**
-     * A boolean; across the ABI `"0"` or `"1"`.
-     */
-    MCPOOL_KIND_BOOL = 3,
-    /**
-     * A Python pickle (bytes the Python binding pickled or unpickles).
-     */
-    MCPOOL_KIND_PYTHON_PICKLE = 4,
-    /**
-     * A Perl Storable image (`Storable::nfreeze`).
-     */
-    MCPOOL_KIND_PERL_STORABLE = 5,
-    /**
-     * A Java serialized object (`ObjectOutputStream`).
-     */
-    MCPOOL_KIND_JAVA_SERIALIZED = 6,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum mcpool_kind mcpool_kind;
-#else
-typedef uint32_t mcpool_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -639,6 +552,13 @@ typedef struct mcpool_resolved mcpool_resolved;
 typedef struct mcpool_server_results mcpool_server_results;
 
 /**
+ * Which store command a call sends: one of the `MCPOOL_STORE_*` numbers, which are part of
+ * the ABI. A plain `uint32_t` (not a C enum), as `mcpool_kind`: any other number is
+ * `MCPOOL_INVALID_ARGUMENT`.
+ */
+typedef uint32_t mcpool_store_op;
+
+/**
  * Asked by `mcpool_client_get_into` for the destination of a value of `len` bytes: return a
  * buffer of at least `len` writable bytes (a binding allocates its string or bytes object
  * there), or NULL to refuse (`MCPOOL_ALLOC_FAILED`). With `len` 0 nothing is written to the
@@ -705,6 +625,13 @@ typedef struct {
 } mcpool_item_info;
 
 /**
+ * What a value is: one of the `MCPOOL_KIND_*` numbers, which are part of the ABI. A plain
+ * `uint32_t` (not a C enum), so that every value a caller can pass is defined behaviour: a
+ * number that is not a kind is `MCPOOL_INVALID_ARGUMENT`.
+ */
+typedef uint32_t mcpool_kind;
+
+/**
  * Called on every server state change, on the thread whose call changed it (inside that
  * mcpool call). Keep it short and non-blocking; it may read the client's state
  * (`mcpool_client_server_state`, `mcpool_client_metrics`) but must not free the client, and
@@ -741,6 +668,72 @@ typedef int (*mcpool_resolver_callback)(void *userdata,
                                         size_t host_len,
                                         uint16_t port,
                                         mcpool_resolved *out);
+
+/**
+ * Bytes, as given.
+ */
+#define MCPOOL_KIND_BYTES 0
+
+/**
+ * UTF-8 text.
+ */
+#define MCPOOL_KIND_TEXT 1
+
+/**
+ * A signed 64-bit integer; across the ABI its decimal ASCII text (`"-42"`).
+ */
+#define MCPOOL_KIND_INT 2
+
+/**
+ * A boolean; across the ABI `"0"` or `"1"`.
+ */
+#define MCPOOL_KIND_BOOL 3
+
+/**
+ * A Python pickle (bytes the Python binding pickled or unpickles).
+ */
+#define MCPOOL_KIND_PYTHON_PICKLE 4
+
+/**
+ * A Perl Storable image (`Storable::nfreeze`).
+ */
+#define MCPOOL_KIND_PERL_STORABLE 5
+
+/**
+ * A Java serialized object (`ObjectOutputStream`).
+ */
+#define MCPOOL_KIND_JAVA_SERIALIZED 6
+
+/**
+ * Store unconditionally.
+ */
+#define MCPOOL_STORE_SET 0
+
+/**
+ * Store only if the key does not exist.
+ */
+#define MCPOOL_STORE_ADD 1
+
+/**
+ * Store only if the key exists.
+ */
+#define MCPOOL_STORE_REPLACE 2
+
+/**
+ * Store only if the item's CAS unique is still `cas`.
+ */
+#define MCPOOL_STORE_CAS 3
+
+/**
+ * Append bytes to an existing value (`mcpool_client_store_multi`; a typed store of
+ * `mcpool_client_store_kind` refuses it: `MCPOOL_UNSUPPORTED`).
+ */
+#define MCPOOL_STORE_APPEND 4
+
+/**
+ * Prepend bytes to an existing value (as `MCPOOL_STORE_APPEND`).
+ */
+#define MCPOOL_STORE_PREPEND 5
 
 #ifdef __cplusplus
 extern "C" {

@@ -18,6 +18,7 @@ use mcpool::heap_guard::Handed;
 use mcpool::key::{Single, MAX_KEY_LEN};
 use mcpool::set_item::{Compress, SetItem};
 use mcpool::sink::Callbacks;
+use mcpool::StoreCommand;
 use std::ffi::c_void;
 
 /// An array of `n` elements from C; NULL is allowed only when `n` is 0.
@@ -194,7 +195,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
     unsafe {
         store_multi(
             "set_multi",
-            mcpool_store_op::MCPOOL_STORE_SET,
+            StoreCommand::Set,
             client,
             keys,
             key_lens,
@@ -226,7 +227,7 @@ enum Ttls {
 #[allow(clippy::too_many_arguments)]
 unsafe fn store_multi(
     op: &str,
-    cmd: mcpool_store_op,
+    cmd: StoreCommand,
     client: *const mcpool_client,
     keys: *const *const u8,
     key_lens: *const usize,
@@ -307,7 +308,7 @@ unsafe fn store_multi(
         let results = statuses(
             op,
             &sent_keys,
-            c.client.store_multi_items(cmd.command(0), &items),
+            c.client.store_multi_items(cmd, &items),
             super::commands::store_status,
         );
         let mut all: Vec<Result<mcpool_status, Failure>> = refused
@@ -373,7 +374,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi_ttl(
     unsafe {
         store_multi(
             "set_multi",
-            mcpool_store_op::MCPOOL_STORE_SET,
+            StoreCommand::Set,
             client,
             keys,
             key_lens,
@@ -416,19 +417,25 @@ pub unsafe extern "C" fn mcpool_client_store_multi(
     compress: *const u8,
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
-    let name = match op {
-        mcpool_store_op::MCPOOL_STORE_SET => "set_multi",
-        mcpool_store_op::MCPOOL_STORE_ADD => "add_multi",
-        mcpool_store_op::MCPOOL_STORE_REPLACE => "replace_multi",
-        mcpool_store_op::MCPOOL_STORE_CAS => "cas_multi",
-        mcpool_store_op::MCPOOL_STORE_APPEND => "append_multi",
-        mcpool_store_op::MCPOOL_STORE_PREPEND => "prepend_multi",
+    // The op's batch name, by its number: checked first, as any number may arrive.
+    const NAMES: [&str; 6] = [
+        "set_multi",
+        "add_multi",
+        "replace_multi",
+        "cas_multi",
+        "append_multi",
+        "prepend_multi",
+    ];
+    let cmd = match super::kinds::store_op_arg("store_multi", op, 0) {
+        Ok((cmd, _)) => cmd,
+        Err(f) => return landingpad(|| Err(f)),
     };
+    let name = NAMES[op as usize];
     // SAFETY: forwarded from the caller's promise.
     unsafe {
         store_multi(
             name,
-            op,
+            cmd,
             client,
             keys,
             key_lens,

@@ -814,10 +814,10 @@ pub unsafe extern "C" fn mcpool_config_set_serialized(
 ) -> mcpool_status {
     landingpad(|| {
         require(config)?;
-        let Kind::Serialized(lang) = Kind::from(kind) else {
+        let kind = super::kinds::kind_arg("set_serialized", kind)?;
+        let Kind::Serialized(lang) = kind else {
             return Err(Failure::invalid(format!(
-                "set_serialized: {} is not a serialized kind",
-                Kind::from(kind)
+                "set_serialized: {kind} is not a serialized kind"
             )));
         };
         // SAFETY: the caller promises `config` is NULL or live and unshared.

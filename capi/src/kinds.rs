@@ -12,60 +12,79 @@ use super::landing::{landingpad, Failure};
 use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_OK, MCPOOL_VALUE_TOO_LARGE};
 use mcpool::set_item::Compress;
-use mcpool::value::{Kind, Lang, Value};
+use mcpool::value::{Kind, Value};
 use mcpool::StoreCommand;
 
-/// What a value is. The numbers are part of the ABI.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum mcpool_kind {
-    /// Bytes, as given.
-    MCPOOL_KIND_BYTES = 0,
-    /// UTF-8 text.
-    MCPOOL_KIND_TEXT = 1,
-    /// A signed 64-bit integer; across the ABI its decimal ASCII text (`"-42"`).
-    MCPOOL_KIND_INT = 2,
-    /// A boolean; across the ABI `"0"` or `"1"`.
-    MCPOOL_KIND_BOOL = 3,
-    /// A Python pickle (bytes the Python binding pickled or unpickles).
-    MCPOOL_KIND_PYTHON_PICKLE = 4,
-    /// A Perl Storable image (`Storable::nfreeze`).
-    MCPOOL_KIND_PERL_STORABLE = 5,
-    /// A Java serialized object (`ObjectOutputStream`).
-    MCPOOL_KIND_JAVA_SERIALIZED = 6,
+/// What a value is: one of the `MCPOOL_KIND_*` numbers, which are part of the ABI. A plain
+/// `uint32_t` (not a C enum), so that every value a caller can pass is defined behaviour: a
+/// number that is not a kind is `MCPOOL_INVALID_ARGUMENT`.
+pub type mcpool_kind = u32;
+/// Bytes, as given.
+pub const MCPOOL_KIND_BYTES: mcpool_kind = 0;
+/// UTF-8 text.
+pub const MCPOOL_KIND_TEXT: mcpool_kind = 1;
+/// A signed 64-bit integer; across the ABI its decimal ASCII text (`"-42"`).
+pub const MCPOOL_KIND_INT: mcpool_kind = 2;
+/// A boolean; across the ABI `"0"` or `"1"`.
+pub const MCPOOL_KIND_BOOL: mcpool_kind = 3;
+/// A Python pickle (bytes the Python binding pickled or unpickles).
+pub const MCPOOL_KIND_PYTHON_PICKLE: mcpool_kind = 4;
+/// A Perl Storable image (`Storable::nfreeze`).
+pub const MCPOOL_KIND_PERL_STORABLE: mcpool_kind = 5;
+/// A Java serialized object (`ObjectOutputStream`).
+pub const MCPOOL_KIND_JAVA_SERIALIZED: mcpool_kind = 6;
+
+/// Which store command a call sends: one of the `MCPOOL_STORE_*` numbers, which are part of
+/// the ABI. A plain `uint32_t` (not a C enum), as `mcpool_kind`: any other number is
+/// `MCPOOL_INVALID_ARGUMENT`.
+pub type mcpool_store_op = u32;
+/// Store unconditionally.
+pub const MCPOOL_STORE_SET: mcpool_store_op = 0;
+/// Store only if the key does not exist.
+pub const MCPOOL_STORE_ADD: mcpool_store_op = 1;
+/// Store only if the key exists.
+pub const MCPOOL_STORE_REPLACE: mcpool_store_op = 2;
+/// Store only if the item's CAS unique is still `cas`.
+pub const MCPOOL_STORE_CAS: mcpool_store_op = 3;
+/// Append bytes to an existing value (`mcpool_client_store_multi`; a typed store of
+/// `mcpool_client_store_kind` refuses it: `MCPOOL_UNSUPPORTED`).
+pub const MCPOOL_STORE_APPEND: mcpool_store_op = 4;
+/// Prepend bytes to an existing value (as `MCPOOL_STORE_APPEND`).
+pub const MCPOOL_STORE_PREPEND: mcpool_store_op = 5;
+
+/// The kind a caller's `mcpool_kind` names, or `MCPOOL_INVALID_ARGUMENT` (naming `call`)
+/// for a number that is not one.
+pub(crate) fn kind_arg(call: &str, kind: mcpool_kind) -> Result<Kind, Failure> {
+    Kind::from_number(kind).ok_or_else(|| {
+        Failure::invalid(format!(
+            "{call}: kind {kind} is not an mcpool_kind (MCPOOL_KIND_BYTES {MCPOOL_KIND_BYTES} \
+             .. MCPOOL_KIND_JAVA_SERIALIZED {MCPOOL_KIND_JAVA_SERIALIZED})"
+        ))
+    })
 }
 
-/// Which store command `mcpool_client_store_kind` sends. The numbers are part of the ABI.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum mcpool_store_op {
-    /// Store unconditionally.
-    MCPOOL_STORE_SET = 0,
-    /// Store only if the key does not exist.
-    MCPOOL_STORE_ADD = 1,
-    /// Store only if the key exists.
-    MCPOOL_STORE_REPLACE = 2,
-    /// Store only if the item's CAS unique is still `cas`.
-    MCPOOL_STORE_CAS = 3,
-    /// Append bytes to an existing value (`mcpool_client_store_multi`; a typed store of
-    /// `mcpool_client_store_kind` refuses it: `MCPOOL_UNSUPPORTED`).
-    MCPOOL_STORE_APPEND = 4,
-    /// Prepend bytes to an existing value (as `MCPOOL_STORE_APPEND`).
-    MCPOOL_STORE_PREPEND = 5,
-}
-
-impl mcpool_store_op {
-    /// The core's command (`cas` for CAS).
-    pub(crate) fn command(self, cas: u64) -> StoreCommand {
-        match self {
-            mcpool_store_op::MCPOOL_STORE_SET => StoreCommand::Set,
-            mcpool_store_op::MCPOOL_STORE_ADD => StoreCommand::Add,
-            mcpool_store_op::MCPOOL_STORE_REPLACE => StoreCommand::Replace,
-            mcpool_store_op::MCPOOL_STORE_CAS => StoreCommand::Cas(cas),
-            mcpool_store_op::MCPOOL_STORE_APPEND => StoreCommand::Append,
-            mcpool_store_op::MCPOOL_STORE_PREPEND => StoreCommand::Prepend,
+/// The core's store command a caller's `mcpool_store_op` names (`cas` for CAS), with the
+/// operation's name (`set`, `add`, …), or `MCPOOL_INVALID_ARGUMENT` (naming `call`) for a
+/// number that is not one.
+pub(crate) fn store_op_arg(
+    call: &str,
+    op: mcpool_store_op,
+    cas: u64,
+) -> Result<(StoreCommand, &'static str), Failure> {
+    Ok(match op {
+        MCPOOL_STORE_SET => (StoreCommand::Set, "set"),
+        MCPOOL_STORE_ADD => (StoreCommand::Add, "add"),
+        MCPOOL_STORE_REPLACE => (StoreCommand::Replace, "replace"),
+        MCPOOL_STORE_CAS => (StoreCommand::Cas(cas), "cas"),
+        MCPOOL_STORE_APPEND => (StoreCommand::Append, "append"),
+        MCPOOL_STORE_PREPEND => (StoreCommand::Prepend, "prepend"),
+        other => {
+            return Err(Failure::invalid(format!(
+                "{call}: op {other} is not an mcpool_store_op (MCPOOL_STORE_SET \
+                 {MCPOOL_STORE_SET} .. MCPOOL_STORE_PREPEND {MCPOOL_STORE_PREPEND})"
+            )))
         }
-    }
+    })
 }
 
 /// Stores a value of `kind` under `key` with the client's value format: the core encodes
@@ -199,7 +218,8 @@ unsafe fn store_kind(
         let key = unsafe { ptr::key(key, key_len, c.max_key) }?;
         // SAFETY: the caller promises `len` readable bytes at a non-NULL `data`.
         let body = unsafe { ptr::bytes(data, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) }?;
-        let kind = Kind::from(kind);
+        let kind = kind_arg(op_name, kind)?;
+        let (cmd, _) = store_op_arg(op_name, op, cas)?;
         let value = Value::from_abi(kind, body.to_vec()).ok_or_else(|| {
             Failure::invalid(format!(
                 "{op_name} {:?}: the data is not a valid {kind} ({})",
@@ -211,7 +231,6 @@ unsafe fn store_kind(
                 }
             ))
         })?;
-        let cmd = op.command(cas);
         let outcome = c
             .client
             .store_value_as(cmd, key, &value, ttl, compress)
@@ -242,7 +261,7 @@ pub unsafe extern "C" fn mcpool_client_kind_flags(
         ptr::out(out_flags, "flags")?;
         let flags = c
             .client
-            .kind_flags(Kind::from(kind))
+            .kind_flags(kind_arg("kind_flags", kind)?)
             .map_err(|e| Failure::from_error("kind_flags", None, &e))?;
         // SAFETY: checked non-NULL; the caller promises it is writable.
         unsafe { ptr::write(out_flags, flags) };
@@ -273,35 +292,7 @@ pub unsafe extern "C" fn mcpool_client_flags_kind(
             .value_kind(flags)
             .map_err(|e| Failure::from_error("flags_kind", None, &e))?;
         // SAFETY: checked non-NULL; the caller promises it is writable.
-        unsafe { ptr::write(out_kind, mcpool_kind::from(kind)) };
+        unsafe { ptr::write(out_kind, kind.number()) };
         Ok(MCPOOL_OK)
     })
-}
-
-impl From<mcpool_kind> for Kind {
-    fn from(k: mcpool_kind) -> Kind {
-        match k {
-            mcpool_kind::MCPOOL_KIND_BYTES => Kind::Bytes,
-            mcpool_kind::MCPOOL_KIND_TEXT => Kind::Text,
-            mcpool_kind::MCPOOL_KIND_INT => Kind::Int,
-            mcpool_kind::MCPOOL_KIND_BOOL => Kind::Bool,
-            mcpool_kind::MCPOOL_KIND_PYTHON_PICKLE => Kind::Serialized(Lang::Python),
-            mcpool_kind::MCPOOL_KIND_PERL_STORABLE => Kind::Serialized(Lang::Perl),
-            mcpool_kind::MCPOOL_KIND_JAVA_SERIALIZED => Kind::Serialized(Lang::Java),
-        }
-    }
-}
-
-impl From<Kind> for mcpool_kind {
-    fn from(k: Kind) -> mcpool_kind {
-        match k {
-            Kind::Bytes => mcpool_kind::MCPOOL_KIND_BYTES,
-            Kind::Text => mcpool_kind::MCPOOL_KIND_TEXT,
-            Kind::Int => mcpool_kind::MCPOOL_KIND_INT,
-            Kind::Bool => mcpool_kind::MCPOOL_KIND_BOOL,
-            Kind::Serialized(Lang::Python) => mcpool_kind::MCPOOL_KIND_PYTHON_PICKLE,
-            Kind::Serialized(Lang::Perl) => mcpool_kind::MCPOOL_KIND_PERL_STORABLE,
-            Kind::Serialized(Lang::Java) => mcpool_kind::MCPOOL_KIND_JAVA_SERIALIZED,
-        }
-    }
 }

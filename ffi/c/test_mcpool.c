@@ -1713,6 +1713,55 @@ static void *kind_alloc(void *userdata, size_t len) {
     return len <= sizeof b->data ? b->data : NULL;
 }
 
+/* Kinds and store ops are plain uint32_t: every number that names none is
+ * MCPOOL_INVALID_ARGUMENT before any I/O (never a crash, another kind or another command),
+ * and a refused batch stores nothing. */
+static void test_enum_range(void) {
+    mcpool_client *m = format_client(NULL, NULL);
+    mcpool_config *cfg = NULL;
+    CHECK(m != NULL);
+    if (!m) return;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    static const uint32_t bad_kinds[] = {7, 8, 77, 0x7fffffffu, 0x80000000u, 0xffffffffu};
+    static const uint32_t bad_ops[] = {6, 7, 8, 77, 0x80000000u, 0xffffffffu};
+    const uint8_t *ks[1] = {(const uint8_t *)"enum-k"};
+    size_t kl[1] = {6};
+    const uint8_t *vs[1] = {(const uint8_t *)"v"};
+    size_t vl[1] = {1};
+    mcpool_status st[1];
+    uint32_t flags = 0;
+    mcpool_item *item = NULL;
+    mcpool_client_delete(m, K("enum-k"));
+    for (size_t i = 0; i < sizeof bad_kinds / sizeof *bad_kinds; i++) {
+        mcpool_kind k = bad_kinds[i];
+        EXPECT(mcpool_config_set_serialized(cfg, k, true), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_config_set_serialized(cfg, k, false), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("enum-k"), k, K("v"), 0, 0),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_kind_compress(m, MCPOOL_STORE_SET, K("enum-k"), k, K("v"), 0,
+                                                 0, 1, 0), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_kind_flags(m, k, &flags), MCPOOL_INVALID_ARGUMENT);
+    }
+    for (size_t i = 0; i < sizeof bad_ops / sizeof *bad_ops; i++) {
+        mcpool_store_op op = bad_ops[i];
+        EXPECT(mcpool_client_store_kind(m, op, K("enum-k"), MCPOOL_KIND_BYTES, K("v"), 0, 0),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_kind_compress(m, op, K("enum-k"), MCPOOL_KIND_BYTES, K("v"),
+                                                 0, 0, 1, 0), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_multi(m, op, ks, kl, vs, vl, NULL, NULL, NULL, 1, NULL, st),
+               MCPOOL_INVALID_ARGUMENT);
+    }
+    EXPECT(mcpool_client_get(m, K("enum-k"), &item), MCPOOL_NOT_FOUND);
+    /* The valid numbers still work. */
+    EXPECT(mcpool_config_set_serialized(cfg, MCPOOL_KIND_JAVA_SERIALIZED, true), MCPOOL_OK);
+    EXPECT(mcpool_config_set_serialized(cfg, MCPOOL_KIND_TEXT, true), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_store_multi(m, MCPOOL_STORE_PREPEND, ks, kl, vs, vl, NULL, NULL, NULL, 1,
+                                     NULL, st), MCPOOL_OK);
+    CHECK(st[0] == MCPOOL_NOT_STORED);
+    mcpool_config_free(cfg);
+    mcpool_client_free(m);
+}
+
 /* Kinds: stored with store_kind, read back with their kind on every read path; wrong-layout
  * reads are errors, never bytes. */
 static void test_kinds(void) {
@@ -2026,6 +2075,7 @@ int main(int argc, char **argv) {
     test_null_and_bad_input(c);
     test_options();
     test_kinds();
+    test_enum_range();
     test_metrics(c);
     test_servers();
     test_set_servers();
