@@ -820,13 +820,17 @@ mcpool_status mcpool_config_new(mcpool_config **out);
 void mcpool_config_free(mcpool_config *config);
 
 /**
- * Adds a server: `host:port`, `[v6]:port`, `host` (port 11211), `host:port:name` or a unix
- * socket path starting with `/`, given as `addr_len` bytes of UTF-8 (no NUL needed), with a
- * placement `weight` of at least 1. Server order matters: it decides placement.
+ * Adds a server: `host:port`, `[v6]:port`, `host` (port 11211), `host:port:weight`,
+ * `host:port:name` or a unix socket path starting with `/`, given as `addr_len` bytes of
+ * UTF-8 (no NUL needed), with a placement `weight` of at least 1. A third field of digits is
+ * a weight, read exactly as the `servers` option and the CLI's `--servers` read it (any other
+ * third field is a name): `weight` 1, the usual value, leaves a weight in the address in
+ * force, and another `weight` must equal it. Server order matters: it decides placement.
  *
- * Returns `MCPOOL_CONFIG` for a malformed address (a NUL, control byte or space in it, port
- * 0, a `:` field beyond `host:port:name`, a relative socket path), `MCPOOL_INVALID_ARGUMENT`
- * for weight 0 or a NULL `config`. Weights so large that the placement table would hold more
+ * Returns `MCPOOL_CONFIG` for a malformed address (not UTF-8, a NUL, control byte or space
+ * in it, port 0, a `:` field beyond `host:port:name`, a relative socket path, a weight field
+ * of 0 or over 4294967295) or a weight in the address that differs from a `weight` other
+ * than 1, `MCPOOL_INVALID_ARGUMENT` for weight 0 or a NULL `config` or `addr`. Weights so large that the placement table would hold more
  * than 4194304 entries (`cache-memcached` and the other modulo profiles repeat a server
  * `weight` times, `cmf-ketama` makes `points × weight` points) make `mcpool_client_new`
  * return `MCPOOL_CONFIG`.
@@ -1528,17 +1532,19 @@ uint64_t mcpool_event_retry_in_ms(const mcpool_event *event);
 
 /**
  * Replaces the client's server list at run time: `n` servers, server `i` given as
- * `lens[i]` bytes of UTF-8 at `specs[i]` (`host:port`, `[v6]:port`, `host`, `host:port:name`
- * or a unix socket path, as `mcpool_config_add_server` takes them), with placement weight
- * `weights[i]` (`weights` NULL: weight 1 each). Atomic: the placement ring is rebuilt for the
+ * `lens[i]` bytes of UTF-8 at `specs[i]` (`host:port`, `[v6]:port`, `host`,
+ * `host:port:weight`, `host:port:name` or a unix socket path, as `mcpool_config_add_server`
+ * takes them), with placement weight `weights[i]` (`weights` NULL: weight 1 each; a weight
+ * in the address as `mcpool_config_add_server` reads it). Atomic: the placement ring is rebuilt for the
  * new list and swapped in whole; calls already running finish on the old list, later calls
  * use the new one. Servers still present (same address) keep their connections, health and
  * metrics; a removed server's connections close once its last call gives them back. Server
  * indexes (`mcpool_client_server_for`, `mcpool_client_server_label`, metrics) follow the new
  * list. May be called from any thread while other threads use the client.
  *
- * Returns `MCPOOL_CONFIG` for a bad list (empty, a malformed address, a weight of 0, or a
- * list the distribution refuses), the last error naming the entry; the old list stays.
+ * Returns `MCPOOL_CONFIG` for a bad list (empty, a malformed address or one that is not
+ * UTF-8, a weight of 0, a weight in the address that differs from a `weights[i]` other than
+ * 1, or a list the distribution refuses), the last error naming the entry; the old list stays.
  * `MCPOOL_INVALID_ARGUMENT` for a NULL `client`, or a NULL `specs`/`lens` with `n` above 0.
  *
  * Ownership: nothing passed is kept; the arrays may be freed on return.

@@ -172,6 +172,83 @@ impl ServerSpec {
     }
 }
 
+impl ServerSpec {
+    /// The entries of a comma-separated server list (`a:1,b:2:3`), trimmed, empty ones
+    /// dropped: the split every surface that takes a list as one string uses (the `servers`
+    /// option, the CLI's `--servers`). Each entry is then read by [`ServerSpec::parse_entry`].
+    pub fn split_list(list: &str) -> impl Iterator<Item = &str> {
+        list.split(',').map(str::trim).filter(|e| !e.is_empty())
+    }
+
+    /// One entry of a server list, read the same way by every surface (the `servers` option,
+    /// [`ClientBuilder::server`](crate::ClientBuilder::server) and `server_weighted`,
+    /// [`Client::set_servers`](crate::Client::set_servers), the C ABI's
+    /// `mcpool_config_add_server` and `mcpool_client_set_servers`, the CLI's `--servers`):
+    /// `host:port:weight` or `[v6]:port:weight`, where a third field of digits is a weight of
+    /// at least 1 and any other third field a name (`host:port:name`, see
+    /// [`ServerSpec::parse`]). A unix socket path has no weight field.
+    ///
+    /// `beside` is a weight given beside the address (a separate argument, `--weights`), or
+    /// `None`. A weight in the address and a different one beside it is a configuration
+    /// error, never one of them silently picked. The weight is the one given (in the address
+    /// or beside it), else 1; a weight of 0 is a configuration error.
+    pub fn parse_entry(s: &str, beside: Option<u32>) -> Result<ServerSpec> {
+        let t = s.trim();
+        let (mut spec, in_addr) = match Self::weight_field(t) {
+            Some((addr, w)) => {
+                let weight: u32 = w.parse().map_err(|_| {
+                    Error::Config(format!(
+                        "server {t}: weight {w} is not a whole number up to {}",
+                        u32::MAX
+                    ))
+                })?;
+                (ServerSpec::parse(addr)?, Some(weight))
+            }
+            None => (ServerSpec::parse(t)?, None),
+        };
+        spec.weight = match (in_addr, beside) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(Error::Config(format!(
+                    "server {t}: weight {a} in the address and {b} given beside it; give it once"
+                )))
+            }
+            (Some(w), _) | (None, Some(w)) => w,
+            (None, None) => 1,
+        };
+        if spec.weight == 0 {
+            return Err(Error::Config(format!(
+                "server {t}: weight must be at least 1"
+            )));
+        }
+        Ok(spec)
+    }
+
+    /// [`ServerSpec::parse_entry`] for the calls whose weight argument is always there, with
+    /// 1 as its usual value ([`ClientBuilder::server_weighted`](crate::ClientBuilder::server_weighted),
+    /// [`Client::set_servers_weighted`](crate::Client::set_servers_weighted), the C ABI's
+    /// `mcpool_config_add_server` and `mcpool_client_set_servers`): a `weight` of 1 counts as
+    /// none given, so `host:port:3` with weight 1 is weight 3; any other `weight` must agree
+    /// with a weight in the address.
+    pub fn parse_with_weight(s: &str, weight: u32) -> Result<ServerSpec> {
+        Self::parse_entry(s, (weight != 1).then_some(weight))
+    }
+
+    /// Splits `host:port:DIGITS` / `[v6]:port:DIGITS` into the address and the weight's
+    /// digits; `None` when the entry has no weight field.
+    fn weight_field(t: &str) -> Option<(&str, &str)> {
+        if t.starts_with('/') {
+            return None;
+        }
+        let (addr, w) = t.rsplit_once(':')?;
+        let has_port = if addr.starts_with('[') {
+            addr.contains("]:")
+        } else {
+            addr.contains(':')
+        };
+        (has_port && !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit())).then_some((addr, w))
+    }
+}
+
 impl fmt::Display for ServerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.addr)
@@ -181,6 +258,42 @@ impl fmt::Display for ServerSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_weights_mean_the_same_everywhere() {
+        let w = |s: &str, beside: Option<u32>| ServerSpec::parse_entry(s, beside);
+        let s = w("127.0.0.1:21911:3", None).unwrap();
+        assert_eq!(
+            (s.addr.to_string(), s.weight, s.name),
+            ("127.0.0.1:21911".into(), 3, None)
+        );
+        assert_eq!(w("127.0.0.1:21911", None).unwrap().weight, 1);
+        assert_eq!(w("127.0.0.1:21911", Some(4)).unwrap().weight, 4);
+        assert_eq!(w("127.0.0.1:21911:4", Some(4)).unwrap().weight, 4);
+        assert!(w("127.0.0.1:21911:3", Some(2)).is_err());
+        assert!(w("127.0.0.1:21911:3", Some(1)).is_err());
+        assert!(w("127.0.0.1:21911:0", None).is_err());
+        assert!(w("127.0.0.1:21911", Some(0)).is_err());
+        assert!(w("127.0.0.1:21911:4294967296", None).is_err());
+        let s = w("[::1]:11213:7", None).unwrap();
+        assert_eq!((s.addr.to_string(), s.weight), ("[::1]:11213".into(), 7));
+        let s = w("h:11211:alpha", None).unwrap();
+        assert_eq!((s.weight, s.name.as_deref()), (1, Some("alpha")));
+        assert_eq!(w("h:11211", None).unwrap().addr.port(), 11211);
+        assert_eq!(w("[::1]:11211", None).unwrap().addr.port(), 11211);
+        assert!(matches!(
+            w("/tmp/mc:3", None).unwrap().addr,
+            ServerAddr::Unix(_)
+        ));
+        // A weight argument of 1 is the usual value: the address's weight applies.
+        assert_eq!(ServerSpec::parse_with_weight("h:1:3", 1).unwrap().weight, 3);
+        assert_eq!(ServerSpec::parse_with_weight("h:1:3", 3).unwrap().weight, 3);
+        assert!(ServerSpec::parse_with_weight("h:1:3", 2).is_err());
+        assert!(ServerSpec::parse_with_weight("h:1", 0).is_err());
+        let list: Vec<&str> = ServerSpec::split_list(" a:1 ,, b:2:3 ,").collect();
+        assert_eq!(list, ["a:1", "b:2:3"]);
+        assert_eq!(ServerSpec::split_list(",").count(), 0);
+    }
 
     #[test]
     fn parses_forms() {

@@ -205,18 +205,14 @@ impl ClientBuilder {
         self
     }
 
-    /// Adds a server with a placement weight (for the profiles that use weights).
+    /// Adds a server with a placement weight (for the profiles that use weights). The
+    /// address is read as every surface reads a server ([`ServerSpec::parse_with_weight`]):
+    /// `host:port:3` has weight 3; a `weight` of 1 (the usual value) leaves that in force, and
+    /// any other `weight` must agree with it.
     #[doc(alias = "setWeights")]
     pub fn server_weighted(mut self, addr: &str, weight: u32) -> Self {
-        match ServerSpec::parse(addr) {
-            Ok(mut s) => {
-                if weight == 0 {
-                    self.errors
-                        .push(format!("server {addr}: weight must be at least 1"));
-                }
-                s.weight = weight;
-                self.config.servers.push(s);
-            }
+        match ServerSpec::parse_with_weight(addr, weight) {
+            Ok(s) => self.config.servers.push(s),
             // The message alone: `into_config` wraps it in `Error::Config` again.
             Err(Error::Config(m)) => self.errors.push(m),
             Err(e) => self.errors.push(e.to_string()),

@@ -148,13 +148,17 @@ pub unsafe extern "C" fn mcpool_config_free(config: *mut mcpool_config) {
     })
 }
 
-/// Adds a server: `host:port`, `[v6]:port`, `host` (port 11211), `host:port:name` or a unix
-/// socket path starting with `/`, given as `addr_len` bytes of UTF-8 (no NUL needed), with a
-/// placement `weight` of at least 1. Server order matters: it decides placement.
+/// Adds a server: `host:port`, `[v6]:port`, `host` (port 11211), `host:port:weight`,
+/// `host:port:name` or a unix socket path starting with `/`, given as `addr_len` bytes of
+/// UTF-8 (no NUL needed), with a placement `weight` of at least 1. A third field of digits is
+/// a weight, read exactly as the `servers` option and the CLI's `--servers` read it (any other
+/// third field is a name): `weight` 1, the usual value, leaves a weight in the address in
+/// force, and another `weight` must equal it. Server order matters: it decides placement.
 ///
-/// Returns `MCPOOL_CONFIG` for a malformed address (a NUL, control byte or space in it, port
-/// 0, a `:` field beyond `host:port:name`, a relative socket path), `MCPOOL_INVALID_ARGUMENT`
-/// for weight 0 or a NULL `config`. Weights so large that the placement table would hold more
+/// Returns `MCPOOL_CONFIG` for a malformed address (not UTF-8, a NUL, control byte or space
+/// in it, port 0, a `:` field beyond `host:port:name`, a relative socket path, a weight field
+/// of 0 or over 4294967295) or a weight in the address that differs from a `weight` other
+/// than 1, `MCPOOL_INVALID_ARGUMENT` for weight 0 or a NULL `config` or `addr`. Weights so large that the placement table would hold more
 /// than 4194304 entries (`cache-memcached` and the other modulo profiles repeat a server
 /// `weight` times, `cmf-ketama` makes `points × weight` points) make `mcpool_client_new`
 /// return `MCPOOL_CONFIG`.
@@ -171,15 +175,14 @@ pub unsafe extern "C" fn mcpool_config_add_server(
     landingpad(|| {
         require(config)?;
         // SAFETY: the caller promises `addr_len` readable bytes at a non-NULL `addr`.
-        let addr = unsafe { ptr::text(addr, addr_len, MAX_NAME_LEN, "server address") }?;
+        let addr = unsafe { ptr::address(addr, addr_len, MAX_NAME_LEN, "server address") }?;
         if weight == 0 {
             return Err(Failure::invalid(format!(
                 "server {addr}: weight must be at least 1"
             )));
         }
-        let mut spec = ServerSpec::parse(addr)
+        let spec = ServerSpec::parse_with_weight(addr, weight)
             .map_err(|e| Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string()))?;
-        spec.weight = weight;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
         unsafe { update(config, |b| Ok(b.server_spec(spec))) }
     })

@@ -122,3 +122,35 @@ pub(crate) unsafe fn text<'a>(
     }?;
     std::str::from_utf8(b).map_err(|_| Failure::invalid(format!("{what} is not UTF-8")))
 }
+
+/// A server address (`len` bytes of UTF-8, at most `max`): as [`text`], but bytes that are
+/// not UTF-8 are a malformed address, `MCPOOL_CONFIG` like every other one.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of `len` bytes for `'a`.
+pub(crate) unsafe fn address<'a>(
+    p: *const std::ffi::c_char,
+    len: usize,
+    max: usize,
+    what: &str,
+) -> Result<&'a str, Failure> {
+    if p.is_null() {
+        return Err(Failure::invalid(format!("{what} is NULL")));
+    }
+    // SAFETY: forwarded from the caller's promise.
+    let b = unsafe {
+        bytes(
+            p.cast(),
+            len,
+            max,
+            what,
+            mcpool_status::MCPOOL_INVALID_ARGUMENT,
+        )
+    }?;
+    std::str::from_utf8(b).map_err(|_| {
+        Failure::new(
+            mcpool_status::MCPOOL_CONFIG,
+            format!("bad server address ({what}): not UTF-8"),
+        )
+    })
+}

@@ -19,17 +19,19 @@ const MAX_SERVERS: usize = 1 << 16;
 pub const MCPOOL_RESOLVED_MAX: usize = 64;
 
 /// Replaces the client's server list at run time: `n` servers, server `i` given as
-/// `lens[i]` bytes of UTF-8 at `specs[i]` (`host:port`, `[v6]:port`, `host`, `host:port:name`
-/// or a unix socket path, as `mcpool_config_add_server` takes them), with placement weight
-/// `weights[i]` (`weights` NULL: weight 1 each). Atomic: the placement ring is rebuilt for the
+/// `lens[i]` bytes of UTF-8 at `specs[i]` (`host:port`, `[v6]:port`, `host`,
+/// `host:port:weight`, `host:port:name` or a unix socket path, as `mcpool_config_add_server`
+/// takes them), with placement weight `weights[i]` (`weights` NULL: weight 1 each; a weight
+/// in the address as `mcpool_config_add_server` reads it). Atomic: the placement ring is rebuilt for the
 /// new list and swapped in whole; calls already running finish on the old list, later calls
 /// use the new one. Servers still present (same address) keep their connections, health and
 /// metrics; a removed server's connections close once its last call gives them back. Server
 /// indexes (`mcpool_client_server_for`, `mcpool_client_server_label`, metrics) follow the new
 /// list. May be called from any thread while other threads use the client.
 ///
-/// Returns `MCPOOL_CONFIG` for a bad list (empty, a malformed address, a weight of 0, or a
-/// list the distribution refuses), the last error naming the entry; the old list stays.
+/// Returns `MCPOOL_CONFIG` for a bad list (empty, a malformed address or one that is not
+/// UTF-8, a weight of 0, a weight in the address that differs from a `weights[i]` other than
+/// 1, or a list the distribution refuses), the last error naming the entry; the old list stays.
 /// `MCPOOL_INVALID_ARGUMENT` for a NULL `client`, or a NULL `specs`/`lens` with `n` above 0.
 ///
 /// Ownership: nothing passed is kept; the arrays may be freed on return.
@@ -74,20 +76,13 @@ pub unsafe extern "C" fn mcpool_client_set_servers(
             };
             let what = format!("set_servers: server {i}");
             // SAFETY: the caller promises `len` readable bytes at a non-NULL `p`.
-            let addr = unsafe { ptr::text(p, len, MAX_ADDR_LEN, &what) }?;
-            let mut spec = ServerSpec::parse(addr).map_err(|e| {
+            let addr = unsafe { ptr::address(p, len, MAX_ADDR_LEN, &what) }?;
+            let spec = ServerSpec::parse_with_weight(addr, weight).map_err(|e| {
                 Failure::new(
                     mcpool_status::MCPOOL_CONFIG,
                     format!("{what} ({addr}): {e}"),
                 )
             })?;
-            if weight == 0 {
-                return Err(Failure::new(
-                    mcpool_status::MCPOOL_CONFIG,
-                    format!("{what} ({addr}): weight must be at least 1"),
-                ));
-            }
-            spec.weight = weight;
             list.push(spec);
         }
         c.client

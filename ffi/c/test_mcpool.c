@@ -141,7 +141,7 @@ static void test_config(void) {
     EXPECT(mcpool_config_add_server(cfg, S("host:notaport"), 1), MCPOOL_CONFIG);
     EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 0), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_add_server(cfg, NULL, 5, 1), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_add_server(cfg, "\xff\xfe", 2, 1), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_add_server(cfg, "\xff\xfe", 2, 1), MCPOOL_CONFIG);
     EXPECT(mcpool_config_add_server(cfg, server, SIZE_MAX, 1), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_distribution(cfg, S("no-such-profile")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "no-such-profile") != NULL);
@@ -655,6 +655,83 @@ static void test_servers(void) {
     mcpool_server_results_free(r);
     mcpool_client_free(c);
 }
+
+/* Counts, over 1000 keys, those placed on server 0 by a client of `cfg` (freed). */
+static int weight_on_first(mcpool_config *cfg, mcpool_client **keep) {
+    mcpool_client *c = NULL;
+    int on0 = -1;
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    mcpool_config_free(cfg);
+    if (!c) return on0;
+    on0 = 0;
+    for (int i = 0; i < 1000; i++) {
+        char k[16];
+        size_t at = 9;
+        snprintf(k, sizeof k, "wkey%d", i);
+        EXPECT(mcpool_client_server_for(c, K(k), &at), MCPOOL_OK);
+        on0 += at == 0;
+    }
+    if (keep) *keep = c;
+    else mcpool_client_free(c);
+    return on0;
+}
+
+/* HOST:PORT:WEIGHT is a weight on every surface: the "servers" option, add_server (with
+ * weight 1, or the same weight) and set_servers place every key alike; a different weight
+ * beside it is MCPOOL_CONFIG; an address that is not UTF-8 is malformed: MCPOOL_CONFIG. */
+static void test_server_weight_in_address(void) {
+    const char *list = "127.0.0.1:21911:3,127.0.0.1:21912";
+    mcpool_config *cfg = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("servers"), K(list)), MCPOOL_OK);
+    int by_option = weight_on_first(cfg, NULL);
+    CHECK(by_option > 650 && by_option < 850);
+
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:3"), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21912"), 1), MCPOOL_OK);
+    CHECK(weight_on_first(cfg, NULL) == by_option);
+
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911"), 3), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21912"), 1), MCPOOL_OK);
+    mcpool_client *c = NULL;
+    CHECK(weight_on_first(cfg, &c) == by_option);
+
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:3"), 3), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:3"), 2), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:0"), 1), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:4294967296"), 1), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_add_server(cfg, S("\xff\xfe"), 1), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911"), 0), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set(cfg, K("servers"), K("127.0.0.1:21911:0")), MCPOOL_CONFIG);
+    mcpool_config_free(cfg);
+
+    /* Run time: the same list through set_servers places keys alike. */
+    if (c) {
+        const char *specs[2] = {"127.0.0.1:21912", "127.0.0.1:21911:3"};
+        size_t lens[2] = {strlen(specs[0]), strlen(specs[1])};
+        uint32_t same[2] = {1, 3}, other[2] = {1, 2};
+        const char *bad[1] = {"\xff\xfe"};
+        size_t bad_len[1] = {2};
+        EXPECT(mcpool_client_set_servers(c, specs, lens, other, 2), MCPOOL_CONFIG);
+        EXPECT(mcpool_client_set_servers(c, bad, bad_len, NULL, 1), MCPOOL_CONFIG);
+        EXPECT(mcpool_client_set_servers(c, specs, lens, same, 2), MCPOOL_OK);
+        int on_second = 0;
+        for (int i = 0; i < 1000; i++) {
+            char k[16];
+            size_t at = 9;
+            snprintf(k, sizeof k, "wkey%d", i);
+            EXPECT(mcpool_client_server_for(c, K(k), &at), MCPOOL_OK);
+            on_second += at == 1;
+        }
+        CHECK(on_second > 650 && on_second < 850);
+        EXPECT(mcpool_client_set_servers(c, specs, lens, NULL, 2), MCPOOL_OK);
+        mcpool_client_free(c);
+    }
+}
+
 
 static void test_dead_server(void) {
     /* Nothing listens on port 1: connection refused, with the OS text and the key. */
@@ -2079,6 +2156,7 @@ int main(int argc, char **argv) {
     test_metrics(c);
     test_servers();
     test_set_servers();
+    test_server_weight_in_address();
     test_resolver();
     test_dead_server();
     test_events();

@@ -55,12 +55,10 @@ impl Client {
             .into_iter()
             .map(|(s, weight)| {
                 let s = s.as_ref();
-                let mut spec = ServerSpec::parse(s).map_err(|e| match e {
+                ServerSpec::parse_with_weight(s, weight).map_err(|e| match e {
                     Error::Config(m) => Error::Config(format!("set_servers: {m}")),
                     e => e,
-                })?;
-                spec.weight = weight;
-                Ok(spec)
+                })
             })
             .collect::<Result<Vec<_>>>()?;
         self.set_server_specs(specs)

@@ -348,36 +348,10 @@ fn named<T: std::str::FromStr<Err = Error>>(s: &str) -> Result<T> {
 }
 
 fn set_servers(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
-    let mut servers = Vec::new();
-    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        servers.push(parse_server(part)?);
-    }
-    b.config.servers = servers;
+    b.config.servers = ServerSpec::split_list(v)
+        .map(|part| ServerSpec::parse_entry(part, None))
+        .collect::<Result<_>>()?;
     Ok(b)
-}
-
-/// `host:port:weight` (a number as the third field is a weight; anything else is left to
-/// [`ServerSpec::parse`], which reads `host:port:name`).
-fn parse_server(s: &str) -> Result<ServerSpec> {
-    if !s.starts_with('/') {
-        if let Some((addr, w)) = s.rsplit_once(':') {
-            let is_weighted = addr.contains(':') && !addr.ends_with(']') || addr.contains("]:");
-            if is_weighted && !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit()) {
-                let weight: u32 = w.parse().map_err(|_| {
-                    Error::Config(format!("server {s}: weight {w:?} is not a whole number"))
-                })?;
-                if weight == 0 {
-                    return Err(Error::Config(format!(
-                        "server {s}: weight must be at least 1"
-                    )));
-                }
-                let mut spec = ServerSpec::parse(addr)?;
-                spec.weight = weight;
-                return Ok(spec);
-            }
-        }
-    }
-    ServerSpec::parse(s)
 }
 
 fn set_compression_codec(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
