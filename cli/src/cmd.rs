@@ -1,7 +1,9 @@
 //! The memcached commands of the CLI.
 
 use crate::{usage_error, Globals};
-use mcpool::{Client, ClientBuilder, Distribution, Kind, StoreCommand, StoreOutcome, Value};
+use mcpool::{
+    Client, ClientBuilder, Distribution, Kind, ServerSpec, StoreCommand, StoreOutcome, Value,
+};
 use mcpool_testkit::Spawn;
 use std::io::Write;
 use std::process::ExitCode;
@@ -26,9 +28,15 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
             ));
         }
     }
+    // The core's rule for a server entry: `HOST:PORT:WEIGHT` is a weight, as in the
+    // `servers` option; one in the address and a different one in --weights is an error.
     for (i, s) in servers.iter().enumerate() {
-        let w = g.weights.as_ref().map_or(1, |w| w[i]);
-        b = b.server_weighted(s, w);
+        let w = g.weights.as_ref().map(|w| w[i]);
+        let spec = ServerSpec::parse_entry(s, w).map_err(|e| match w {
+            Some(_) => format!("{e} (--weights)"),
+            None => e.to_string(),
+        })?;
+        b = b.server_spec(spec);
     }
     if let Some(d) = &g.distribution {
         let mut dist: Distribution = d.parse().map_err(|e: mcpool::Error| e.to_string())?;
@@ -268,7 +276,7 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
             }
         }
         ("touch", [key, ttl]) => {
-            let ttl = num(ttl)? as u32;
+            let ttl = crate::count("touch TTL", ttl, 0)?;
             match client.touch(key, ttl).map_err(|e| e.to_string())? {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
@@ -290,7 +298,10 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
             })
         }
         ("flush", [] | [_]) => {
-            let delay = args.first().map(num).transpose()?.map(|d| d as u32);
+            let delay = args
+                .first()
+                .map(|d| crate::count("flush DELAY", d, 0))
+                .transpose()?;
             client.flush_all(delay).map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)
         }

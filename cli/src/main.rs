@@ -36,7 +36,10 @@ Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,
                                       a private memcached is started on a free loopback port
                                       for the duration of the command (said on stderr).
-  --weights W,W...                    per-server weights, in server order
+                                      HOST:PORT:WEIGHT gives a weight (as the
+                                      `servers` option reads it). An empty list is an error.
+  --weights W,W...                    per-server weights, in server order (a weight also in
+                                      --servers must be the same)
   --distribution PROFILE              key placement profile (default cache-memcached), or
                                       proxy-pool: every key to the first healthy server
   --ketama-points N                   points per server for cmf-ketama
@@ -179,6 +182,15 @@ pub fn usage_error(msg: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// A whole number for `flag`, from `min` to `u32::MAX`: anything else (negative, larger,
+/// not a number) is an error naming the flag, never a value wrapped modulo 2^32.
+pub fn count(flag: &str, v: &str, min: u32) -> Result<u32, String> {
+    v.parse::<u32>()
+        .ok()
+        .filter(|&n| n >= min)
+        .ok_or_else(|| format!("{flag} takes a whole number {min}-{}, not {v:?}", u32::MAX))
+}
+
 fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
     let mut g = Globals::default();
     let mut i = 0;
@@ -223,25 +235,28 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
         };
         let num = |v: &str| -> Result<u64, String> {
             v.parse()
-                .map_err(|_| format!("{flag} takes a number, not {v:?}"))
+                .map_err(|_| format!("{flag} takes a number 0-{}, not {v:?}", u64::MAX))
         };
         match (flag, value) {
             ("--servers", Some(v)) => {
-                g.servers = v
-                    .split(',')
-                    .filter(|s| !s.is_empty())
+                // The core's split of a list (the `servers` option's): given but empty is an
+                // error, never the private server meant for no --servers at all.
+                g.servers = mcpool::ServerSpec::split_list(&v)
                     .map(String::from)
-                    .collect()
+                    .collect();
+                if g.servers.is_empty() {
+                    return Err(format!("--servers: empty server list ({v:?})"));
+                }
             }
             ("--weights", Some(v)) => {
                 g.weights = Some(
                     v.split(',')
-                        .map(|w| num(w).map(|n| n as u32))
+                        .map(|w| count(flag, w.trim(), 1))
                         .collect::<Result<_, _>>()?,
                 )
             }
             ("--distribution", Some(v)) => g.distribution = Some(v),
-            ("--ketama-points", Some(v)) => g.ketama_points = Some(num(&v)? as u32),
+            ("--ketama-points", Some(v)) => g.ketama_points = Some(count(flag, &v, 1)?),
             ("--prefix", Some(v)) => g.prefix = Some(v),
             ("--connect-timeout-ms", Some(v)) => g.connect_timeout_ms = Some(num(&v)?),
             ("--io-timeout-ms", Some(v)) => g.io_timeout_ms = Some(num(&v)?),
@@ -299,19 +314,7 @@ fn main() -> ExitCode {
     };
     let rest = &args[at + 1..];
     match command.as_str() {
-        "ring" => {
-            let opts = ring::RingGlobals {
-                servers: globals.servers.clone(),
-                weights: globals.weights.clone(),
-                distribution: globals
-                    .distribution
-                    .clone()
-                    .unwrap_or_else(|| "cache-memcached".into()),
-                ketama_points: globals.ketama_points,
-                no_sanitize_keys: globals.no_sanitize_keys,
-            };
-            ExitCode::from(ring::run(&opts, rest).clamp(0, 255) as u8)
-        }
+        "ring" => ExitCode::from(ring::run(&globals, rest).clamp(0, 255) as u8),
         "bench" => ExitCode::from(mcpool_bench::run(&globals.servers, rest).clamp(0, 255) as u8),
         "options" => options_command(rest),
         "help" => {

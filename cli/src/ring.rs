@@ -8,33 +8,27 @@
 //! newline; stdin when no file), in input order. Other tools and tests rely on this format.
 //! `--compare-servers` / `--compare-distribution` report how many keys move to another
 //! placement and how balanced both are; `--bench` measures lookup cost and build time.
+//!
+//! The placement is the core's own: `ring` builds the client the same global options build
+//! for a command (servers, weights, distribution, key prefix, `--hash-key-prefix`, key
+//! sanitizing, protocol: every option) and asks it where each key goes
+//! ([`mcpool::Client::server_for`]), so it can never disagree with where a command stores the
+//! key. A key that client refuses (as every command would) is reported on stderr and makes
+//! the exit status 2; the other keys are still printed.
 
-use mcpool::key::url_encode;
-use mcpool::{Distribution, Router, ServerSpec};
+use crate::Globals;
+use mcpool::{Client, Distribution, Router, ServerSpec};
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::time::{Duration, Instant};
 
-/// The global options `ring` uses (from the options before the command).
-#[derive(Clone, Debug, Default)]
-pub struct RingGlobals {
-    /// `--servers`, split on commas: `HOST:PORT` or `HOST:PORT:NAME`.
-    pub servers: Vec<String>,
-    /// `--weights`, one per server.
-    pub weights: Option<Vec<u32>>,
-    /// `--distribution`, a profile name.
-    pub distribution: String,
-    /// `--ketama-points` (cmf-ketama only).
-    pub ketama_points: Option<u32>,
-    /// `--no-sanitize-keys`: hash keys as given even under the Whalin profiles.
-    pub no_sanitize_keys: bool,
-}
-
 const HELP: &str = "\
 usage: mcpool --servers A,B,C [--weights 1,2,1] --distribution PROFILE [--ketama-points N]
-              [--no-sanitize-keys] ring [OPTIONS]
+              [--no-sanitize-keys] [--prefix P] [OTHER GLOBAL OPTIONS] ring [OPTIONS]
 
-Prints KEY<TAB>HOST:PORT for each key (one per line; stdin when no --keys), in input order.
-No network I/O. Servers are HOST:PORT, or HOST:PORT:NAME for twemproxy.
+Prints KEY<TAB>HOST:PORT for each key (one per line; stdin when no --keys), in input order:
+the server a command with the same global options stores the key on (key prefix, sanitizing
+and every other option applied). No network I/O. Servers are HOST:PORT, HOST:PORT:WEIGHT,
+or HOST:PORT:NAME for twemproxy. A key the client refuses is reported on stderr (exit 2).
 PROFILE is a profile name or a client's own setting, CLIENT:WORD=VALUE,... e.g.
 pylibmc:ketama=1,hash=md5, libmemcached:hash=md5,distribution=modula,
 twemproxy:hash=fnv1a_64,distribution=ketama, spymemcached:locator=array_mod,hash=native
@@ -52,7 +46,7 @@ options:
 
 profiles: ";
 
-/// A usage or input error: the message, and the exit status (2 usage, 1 failure).
+/// An error: the message (none when already reported), and the exit status (2).
 #[derive(Debug)]
 struct Fail(String, i32);
 
@@ -120,72 +114,41 @@ fn parse_args(args: &[String]) -> Result<RingArgs, Fail> {
     Ok(r)
 }
 
-/// The profile from `--distribution` and `--ketama-points`.
-fn distribution(name: &str, points: Option<u32>) -> Result<Distribution, Fail> {
-    let d: Distribution = name
-        .parse()
-        .map_err(|e: mcpool::Error| usage(e.to_string()))?;
-    match (points, &d) {
-        (None, _) => Ok(d),
-        (Some(p), Distribution::CmfKetama { .. }) => Ok(d.with_ketama_points(p)),
-        (Some(_), _) => Err(usage(format!("--ketama-points does not apply to {d}"))),
-    }
-}
-
-/// Server specs from `HOST:PORT[:NAME]` strings and optional weights.
-fn servers(list: &[String], weights: Option<&[u32]>) -> Result<Vec<ServerSpec>, Fail> {
-    if list.is_empty() || list.iter().all(|s| s.is_empty()) {
-        return Err(usage("ring needs --servers"));
-    }
-    let mut out: Vec<ServerSpec> = list
-        .iter()
-        .map(|s| ServerSpec::parse(s).map_err(|e| usage(e.to_string())))
-        .collect::<Result<_, _>>()?;
-    if let Some(w) = weights {
-        if w.len() != out.len() {
-            return Err(usage(format!(
-                "{} weights for {} servers",
-                w.len(),
-                out.len()
-            )));
-        }
-        for (s, &w) in out.iter_mut().zip(w) {
-            s.weight = w;
-        }
-    }
-    Ok(out)
-}
-
-/// A router plus whether it hashes the URL-encoded key.
+/// The client the global options build, asked where each key goes.
 struct Placement {
-    router: Router,
-    sanitize: bool,
+    client: Client,
+    labels: Vec<String>,
 }
 
 impl Placement {
-    fn new(d: &Distribution, servers: &[ServerSpec], no_sanitize: bool) -> Result<Self, Fail> {
-        let router = Router::new(d, servers).map_err(|e| usage(e.to_string()))?;
+    /// The client of these options (as a command builds it; no connection is opened).
+    fn new(g: &Globals) -> Result<Self, Fail> {
+        if g.servers.is_empty() {
+            return Err(usage("ring needs --servers"));
+        }
+        let client = crate::cmd::client_from(g, &g.servers).map_err(usage)?;
         Ok(Placement {
-            router,
-            sanitize: d.sanitizes_keys_by_default() && !no_sanitize,
+            labels: client.server_labels(),
+            client,
         })
     }
 
-    fn locate(&self, key: &[u8]) -> usize {
-        if self.sanitize {
-            self.router.locate(&url_encode(key))
-        } else {
-            self.router.locate(key)
-        }
+    /// The index of `key`'s server, or why the client refuses the key.
+    fn locate(&self, key: &[u8]) -> Result<usize, String> {
+        self.client.server_for(key).map_err(|e| e.to_string())
     }
 
-    fn server(&self, i: usize) -> String {
-        self.router.servers()[i].addr.to_string()
+    fn server(&self, i: usize) -> &str {
+        &self.labels[i]
+    }
+
+    fn len(&self) -> usize {
+        self.labels.len()
     }
 }
 
 /// Runs `ring`; returns the exit status.
-pub fn run(opts: &RingGlobals, args: &[String]) -> i32 {
+pub fn run(opts: &Globals, args: &[String]) -> i32 {
     match run_inner(opts, args) {
         Ok(()) => 0,
         Err(Fail(msg, code)) => {
@@ -200,7 +163,7 @@ pub fn run(opts: &RingGlobals, args: &[String]) -> i32 {
     }
 }
 
-fn run_inner(opts: &RingGlobals, args: &[String]) -> Result<(), Fail> {
+fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
     let a = parse_args(args)?;
     if a.help {
         println!(
@@ -214,33 +177,40 @@ fn run_inner(opts: &RingGlobals, args: &[String]) -> Result<(), Fail> {
         let sizes = a.bench_sizes.unwrap_or_else(|| vec![10, 100, 1000]);
         return bench(&sizes, &mut io::stdout().lock()).map_err(io_fail);
     }
-    let d = distribution(&opts.distribution, opts.ketama_points)?;
-    let list = servers(&opts.servers, opts.weights.as_deref())?;
-    let here = Placement::new(&d, &list, opts.no_sanitize_keys)?;
+    let here = Placement::new(opts)?;
 
     if a.compare_servers.is_some() || a.compare_distribution.is_some() {
-        let other_d = match &a.compare_distribution {
-            Some(name) => distribution(name, opts.ketama_points.filter(|_| name == "cmf-ketama"))?,
-            None => d.clone(),
-        };
-        let other_list = match &a.compare_servers {
-            Some(s) => servers(s, a.compare_weights.as_deref())?,
-            None => list.clone(),
-        };
-        let there = Placement::new(&other_d, &other_list, opts.no_sanitize_keys)?;
+        let mut other = opts.clone();
+        if let Some(name) = &a.compare_distribution {
+            other.distribution = Some(name.clone());
+            other.ketama_points = opts.ketama_points.filter(|_| name == "cmf-ketama");
+        }
+        if let Some(list) = &a.compare_servers {
+            other.servers = list.clone();
+            other.weights = a.compare_weights.clone();
+        }
+        let there = Placement::new(&other)?;
         let keys = match &a.keys {
             Some(_) => read_keys(a.keys.as_deref())?,
             None => random_keys(a.random.unwrap_or(100_000)),
         };
-        let report = compare(&here, &there, &keys);
+        let report = compare(&here, &there, &keys)?;
         print!("{report}");
         return Ok(());
     }
 
     let out = io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 16, out);
+    let mut refused = false;
     let mut emit = |key: &[u8]| -> io::Result<()> {
-        let i = here.locate(key);
+        let i = match here.locate(key) {
+            Ok(i) => i,
+            Err(e) => {
+                eprintln!("mcpool ring: {}: {e}", String::from_utf8_lossy(key));
+                refused = true;
+                return Ok(());
+            }
+        };
         out.write_all(key)?;
         out.write_all(b"\t")?;
         out.write_all(here.server(i).as_bytes())?;
@@ -248,7 +218,7 @@ fn run_inner(opts: &RingGlobals, args: &[String]) -> Result<(), Fail> {
     };
     let result = match &a.keys {
         Some(path) => {
-            let f = std::fs::File::open(path).map_err(|e| Fail(format!("{path}: {e}"), 1))?;
+            let f = std::fs::File::open(path).map_err(|e| Fail(format!("{path}: {e}"), 2))?;
             for_each_key(io::BufReader::new(f), &mut emit)
         }
         None => for_each_key(io::stdin().lock(), &mut emit),
@@ -256,11 +226,15 @@ fn run_inner(opts: &RingGlobals, args: &[String]) -> Result<(), Fail> {
     match result.and_then(|()| out.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         r => r.map_err(io_fail),
+    }?;
+    if refused {
+        return Err(Fail(String::new(), 2));
     }
+    Ok(())
 }
 
 fn io_fail(e: io::Error) -> Fail {
-    Fail(e.to_string(), 1)
+    Fail(e.to_string(), 2)
 }
 
 /// Calls `f` with every non-empty line of `r`, without its `\n`.
@@ -283,7 +257,7 @@ fn for_each_key(mut r: impl BufRead, f: &mut dyn FnMut(&[u8]) -> io::Result<()>)
 fn read_keys(path: Option<&str>) -> Result<Vec<Vec<u8>>, Fail> {
     let mut raw = Vec::new();
     match path {
-        Some(p) => raw = std::fs::read(p).map_err(|e| Fail(format!("{p}: {e}"), 1))?,
+        Some(p) => raw = std::fs::read(p).map_err(|e| Fail(format!("{p}: {e}"), 2))?,
         None => {
             io::stdin().lock().read_to_end(&mut raw).map_err(io_fail)?;
         }
@@ -310,21 +284,25 @@ fn random_keys(n: usize) -> Vec<Vec<u8>> {
 }
 
 /// The text report of moving `keys` from one placement to another.
-fn compare(from: &Placement, to: &Placement, keys: &[Vec<u8>]) -> String {
-    let nf = from.router.len();
-    let nt = to.router.len();
+fn compare(from: &Placement, to: &Placement, keys: &[Vec<u8>]) -> Result<String, Fail> {
+    let nf = from.len();
+    let nt = to.len();
     let mut load_from = vec![0usize; nf];
     let mut load_to = vec![0usize; nt];
     let mut flows = std::collections::BTreeMap::<(String, String), usize>::new();
     let mut moved = 0usize;
     for k in keys {
-        let (a, b) = (from.locate(k), to.locate(k));
+        let refused = |e: String| usage(format!("{}: {e}", String::from_utf8_lossy(k)));
+        let (a, b) = (
+            from.locate(k).map_err(refused)?,
+            to.locate(k).map_err(refused)?,
+        );
         load_from[a] += 1;
         load_to[b] += 1;
         let (sa, sb) = (from.server(a), to.server(b));
         if sa != sb {
             moved += 1;
-            *flows.entry((sa, sb)).or_default() += 1;
+            *flows.entry((sa.to_owned(), sb.to_owned())).or_default() += 1;
         }
     }
     let n = keys.len().max(1);
@@ -362,7 +340,7 @@ fn compare(from: &Placement, to: &Placement, keys: &[Vec<u8>]) -> String {
     for ((a, b), c) in flows {
         let _ = writeln!(s, "move\t{a}\t{b}\t{c}");
     }
-    s
+    Ok(s)
 }
 
 /// Prints, per profile and server count, the build time and ns per lookup.
@@ -417,11 +395,11 @@ fn bench(sizes: &[usize], out: &mut dyn Write) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    fn globals(servers: &str, d: &str) -> RingGlobals {
-        RingGlobals {
-            servers: servers.split(',').map(str::to_owned).collect(),
-            distribution: d.into(),
-            ..RingGlobals::default()
+    fn globals(servers: &str, d: &str) -> Globals {
+        Globals {
+            servers: ServerSpec::split_list(servers).map(str::to_owned).collect(),
+            distribution: Some(d.into()),
+            ..Globals::default()
         }
     }
 
@@ -432,9 +410,14 @@ mod tests {
         assert_eq!(a.random, Some(5));
         assert!(parse_args(&["--nope".into()]).is_err());
         assert!(parse_args(&["--keys".into()]).is_err());
-        assert!(distribution("cmf-ketama", Some(40)).is_ok());
-        assert!(distribution("cache-memcached", Some(40)).is_err());
-        assert!(servers(&["a:1".into(), "b:2".into()], Some(&[1])).is_err());
+        let mut g = globals("127.0.0.1:1", "cmf-ketama");
+        g.ketama_points = Some(40);
+        assert!(Placement::new(&g).is_ok());
+        g.distribution = Some("cache-memcached".into());
+        assert!(Placement::new(&g).is_err());
+        let mut g = globals("127.0.0.1:1,127.0.0.1:2", "cache-memcached");
+        g.weights = Some(vec![1]);
+        assert!(Placement::new(&g).is_err());
         assert_eq!(run(&globals("", "cache-memcached"), &[]), 2);
         assert_eq!(run(&globals("127.0.0.1:11211", "nope"), &[]), 2);
     }
@@ -452,23 +435,13 @@ mod tests {
 
     #[test]
     fn comparison_counts_moves() {
-        let list = servers(&["127.0.0.1:1".into(), "127.0.0.2:2".into()], None).unwrap();
-        let more = servers(
-            &[
-                "127.0.0.1:1".into(),
-                "127.0.0.2:2".into(),
-                "127.0.0.3:3".into(),
-            ],
-            None,
-        )
-        .unwrap();
-        let d = Distribution::LibmemcachedKetamaWeighted;
-        let a = Placement::new(&d, &list, false).unwrap();
-        let b = Placement::new(&d, &more, false).unwrap();
+        let d = "libmemcached-ketama-weighted";
+        let a = Placement::new(&globals("127.0.0.1:1,127.0.0.2:2", d)).unwrap();
+        let b = Placement::new(&globals("127.0.0.1:1,127.0.0.2:2,127.0.0.3:3", d)).unwrap();
         let keys = random_keys(3000);
-        let same = compare(&a, &a, &keys);
+        let same = compare(&a, &a, &keys).unwrap();
         assert!(same.contains("moved\t0\t"), "{same}");
-        let r = compare(&a, &b, &keys);
+        let r = compare(&a, &b, &keys).unwrap();
         let moved: usize = r
             .lines()
             .find(|l| l.starts_with("moved"))

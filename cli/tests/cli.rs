@@ -196,3 +196,194 @@ fn value_formats_from_the_command_line() {
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("zstd"));
 }
+
+/// Whether `addr` holds `key` (a plain-socket get, no prefix or format applied).
+fn raw_has(addr: &str, key: &str) -> bool {
+    use std::io::{BufRead, BufReader, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "get {key}\r\n").unwrap();
+    let mut line = String::new();
+    BufReader::new(s).read_line(&mut line).unwrap();
+    line.starts_with("VALUE ")
+}
+
+#[test]
+fn numbers_beyond_u32_are_refused_not_wrapped() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| {
+        let mut a = vec!["--servers", s.as_str()];
+        a.extend_from_slice(rest);
+        mcpool(&a)
+    };
+    assert_eq!(code(&with(&["set", "k", "v"])), 0);
+    for args in [
+        &["flush", "4294967296"][..],
+        &["flush", "5000000000"],
+        &["flush", "-1"],
+        &["touch", "k", "4294967297"],
+        &["touch", "k", "-5"],
+    ] {
+        let o = with(args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("whole number 0-4294967295"), "{args:?}: {err}");
+    }
+    // Nothing was flushed, and the TTL was not set to 1 s.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(with(&["get", "k"]).stdout, b"v\n");
+    for global in [
+        &["--weights", "4294967299"][..],
+        &["--weights", "0"],
+        &["--ketama-points", "4294967296"],
+        &["--ketama-points", "0"],
+    ] {
+        let mut a = vec!["--servers", s.as_str(), "--distribution", "cmf-ketama"];
+        a.extend_from_slice(global);
+        a.extend(["set", "k2", "v"]);
+        let o = mcpool(&a);
+        assert_eq!(code(&o), 2, "{global:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(global[0]), "{global:?}: {err}");
+    }
+}
+
+#[test]
+fn an_empty_server_list_is_an_error_not_a_private_server() {
+    for list in ["", ",", " , "] {
+        for cmd in [&["set", "k", "v"][..], &["ring"]] {
+            let mut a = vec!["--servers", list];
+            a.extend_from_slice(cmd);
+            let o = mcpool(&a);
+            assert_eq!(code(&o), 2, "{list:?} {cmd:?}");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains("empty server list"), "{list:?}: {err}");
+            assert!(!err.contains("private memcached"), "{err}");
+        }
+    }
+}
+
+#[test]
+fn ring_errors_exit_2() {
+    let o = mcpool(&[
+        "--servers",
+        "127.0.0.1:1",
+        "ring",
+        "--keys",
+        "/nonexistent/keys",
+    ]);
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `ring` over stdin `keys`, with `global` options: the server of each key.
+fn ring(global: &[&str], keys: &[String]) -> (i32, Vec<String>, String) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(global)
+        .arg("ring")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(keys.join("\n").as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let servers = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.split('\t').nth(1).unwrap_or("").to_owned())
+        .collect();
+    (code(&o), servers, String::from_utf8_lossy(&o.stderr).into())
+}
+
+#[test]
+fn server_weights_in_the_address_mean_the_same_as_the_option_and_weights() {
+    let a = "127.0.0.1:21911";
+    let b = "127.0.0.1:21912";
+    let keys: Vec<String> = (0..1000).map(|i| format!("wkey{i}")).collect();
+    let in_addr = format!("{a}:3,{b}");
+    let plain = format!("{a},{b}");
+    for d in [
+        "cache-memcached",
+        "libmemcached-ketama-weighted",
+        "cmf-ketama",
+    ] {
+        let (c1, by_addr, e1) = ring(&["--servers", &in_addr, "--distribution", d], &keys);
+        let (c2, by_weights, e2) = ring(
+            &["--servers", &plain, "--weights", "3,1", "--distribution", d],
+            &keys,
+        );
+        assert_eq!((c1, c2), (0, 0), "{e1}{e2}");
+        assert_eq!(by_addr, by_weights, "{d}");
+        let on_a = by_addr.iter().filter(|s| *s == a).count();
+        assert!(
+            (650..850).contains(&on_a),
+            "{d}: {on_a} of 1000 on the weight-3 server"
+        );
+    }
+    // Both given: agreeing is fine, disagreeing is an error, never one silently picked.
+    let (c, _, e) = ring(&["--servers", &in_addr, "--weights", "3,1"], &keys[..1]);
+    assert_eq!(c, 0, "{e}");
+    for w in ["1,1", "2,1"] {
+        let (c, _, e) = ring(&["--servers", &in_addr, "--weights", w], &keys[..1]);
+        assert_eq!(c, 2, "{w}");
+        assert!(
+            e.contains("in the address") && e.contains("--weights"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn ring_says_where_a_command_stores_the_key() {
+    let mcs: Vec<Memcached> = (0..3).map(|_| Memcached::start(&[])).collect();
+    let list = mcs
+        .iter()
+        .map(Memcached::addr)
+        .collect::<Vec<_>>()
+        .join(",");
+    let keys: Vec<String> = (0..12).map(|i| format!("key{i}")).collect();
+    for (case, (d, extra)) in [
+        ("spymemcached-ketama", &[][..]),
+        ("twemproxy-ketama", &[]),
+        ("whalin-consistent", &[]),
+        ("whalin-native", &[]),
+        ("cache-memcached", &[]),
+        ("cache-memcached", &["--hash-key-prefix", "true"]),
+        ("libmemcached-ketama", &["--hash-key-prefix", "true"]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let prefix = format!("ns{case}_");
+        let mut g = vec![
+            "--servers",
+            list.as_str(),
+            "--distribution",
+            d,
+            "--prefix",
+            &prefix,
+        ];
+        g.extend_from_slice(extra);
+        let (c, servers, err) = ring(&g, &keys);
+        assert_eq!(c, 0, "{err}");
+        assert_eq!(servers.len(), keys.len());
+        for (k, server) in keys.iter().zip(&servers) {
+            let mut a = g.clone();
+            a.extend(["set", k.as_str(), "v"]);
+            assert_eq!(code(&mcpool(&a)), 0);
+            let wire = format!("{prefix}{k}");
+            let holders: Vec<String> = mcs
+                .iter()
+                .map(Memcached::addr)
+                .filter(|addr| raw_has(addr, &wire))
+                .collect();
+            assert_eq!(holders, [server.as_str()], "{d} {extra:?} {k}");
+        }
+    }
+}
