@@ -2259,7 +2259,10 @@ mcpool_status mcpool_client_version(const mcpool_client *client,
  * Asks every server for its statistics: the general ones when `group` is NULL with
  * `group_len` 0, else a group such as `"items"`, `"slabs"`, `"settings"` (`group_len`
  * bytes, at most 64, no NUL needed). Writes per-server results of `(name, value)` pairs to
- * `*out_results`. Returns `MCPOOL_OK` whenever the results were made.
+ * `*out_results`. Returns `MCPOOL_OK` whenever the results were made (each server's own
+ * status in them), `MCPOOL_INVALID_ARGUMENT` for a group that is not UTF-8 or that cannot be
+ * sent (empty, or with a space or control byte such as CR LF), before any I/O and with
+ * nothing written.
  *
  * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
  *

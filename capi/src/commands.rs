@@ -16,7 +16,7 @@ use super::status::mcpool_status::{
 };
 use super::values::{mcpool_item, mcpool_multi, mcpool_server_results, OneItem, ServerEntry, Text};
 use mcpool::client::{Client, PerServer};
-use mcpool::error::Result as CoreResult;
+use mcpool::error::{Error, Result as CoreResult};
 use mcpool::item::{Lease, StoreOutcome};
 use mcpool::key::Single;
 use mcpool::proto::ascii::StoreCommand;
@@ -1006,7 +1006,10 @@ pub unsafe extern "C" fn mcpool_client_version(
 /// Asks every server for its statistics: the general ones when `group` is NULL with
 /// `group_len` 0, else a group such as `"items"`, `"slabs"`, `"settings"` (`group_len`
 /// bytes, at most 64, no NUL needed). Writes per-server results of `(name, value)` pairs to
-/// `*out_results`. Returns `MCPOOL_OK` whenever the results were made.
+/// `*out_results`. Returns `MCPOOL_OK` whenever the results were made (each server's own
+/// status in them), `MCPOOL_INVALID_ARGUMENT` for a group that is not UTF-8 or that cannot be
+/// sent (empty, or with a space or control byte such as CR LF), before any I/O and with
+/// nothing written.
 ///
 /// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
 ///
@@ -1030,7 +1033,16 @@ pub unsafe extern "C" fn mcpool_client_stats(
             Some(unsafe { ptr::text(group, group_len, MAX_STATS_GROUP, "stats group") }?)
         };
         ptr::out(out_results, "results")?;
-        let r = per_server("stats", c.client.stats(group), |pairs| {
+        let results = c.client.stats(group);
+        // The core refuses a group it will not send (empty, a space or control byte: a CR LF
+        // would start another command) with one configuration error per server, before any
+        // I/O: a bad argument of this call, not the servers' answers.
+        if group.is_some() && results.iter().all(|(_, r)| matches!(r, Err(Error::Config(_)))) {
+            if let Some((_, Err(e))) = results.first() {
+                return Err(Failure::invalid(format!("stats: {e}")));
+            }
+        }
+        let r = per_server("stats", results, |pairs| {
             pairs
                 .iter()
                 .map(|(n, v)| (Text::new(n), Text::new(v)))

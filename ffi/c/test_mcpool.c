@@ -645,14 +645,20 @@ static void test_servers(void) {
     EXPECT(mcpool_server_results_status(r, 0), MCPOOL_OK);
     mcpool_server_results_free(r);
     r = NULL;
-    EXPECT(mcpool_client_stats(c, S("bad group"), &r), MCPOOL_OK);
-    EXPECT(mcpool_server_results_status(r, 0), MCPOOL_CONFIG);
+    /* A group that cannot be sent is the call's error, before any I/O, nothing written: a
+     * CR LF would start another command. */
+    EXPECT(mcpool_client_stats(c, S("bad group"), &r), MCPOOL_INVALID_ARGUMENT);
+    CHECK(r == NULL);
+    EXPECT(mcpool_client_set(c, K("stats-victim"), K("kept"), 0, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_stats(c, S("items\r\nflush_all"), &r), MCPOOL_INVALID_ARGUMENT);
+    CHECK(r == NULL);
+    EXPECT(mcpool_client_stats(c, S("\xff"), &r), MCPOOL_INVALID_ARGUMENT);
+    CHECK(r == NULL);
     {
-        size_t n = 9;
-        EXPECT(mcpool_server_results_count(r, 0, &n), MCPOOL_OK);
-        CHECK(n == 0);
+        mcpool_item *item = NULL;
+        EXPECT(mcpool_client_get(c, K("stats-victim"), &item), MCPOOL_OK);
+        mcpool_item_free(item);
     }
-    mcpool_server_results_free(r);
     mcpool_client_free(c);
 }
 
