@@ -16,16 +16,17 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
     let mut prometheus = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let mut num = |what: &str| -> Result<usize, String> {
+        // Out of range is an error, never silently capped.
+        let mut num = |what: &str, max: usize| -> Result<usize, String> {
             it.next()
                 .and_then(|v| v.parse().ok())
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("{what} takes a positive number"))
+                .filter(|&n| (1..=max).contains(&n))
+                .ok_or_else(|| format!("{what} takes a whole number 1-{max}"))
         };
         match a.as_str() {
             "--client" => {}
-            "--ops" => ops = num("--ops")?.min(10_000_000),
-            "--threads" => threads = num("--threads")?.min(1024),
+            "--ops" => ops = num("--ops", 10_000_000)?,
+            "--threads" => threads = num("--threads", 1024)?,
             "--format" => match it.next().map(String::as_str) {
                 Some("table") => prometheus = false,
                 Some("prometheus") => prometheus = true,

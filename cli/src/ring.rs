@@ -67,6 +67,11 @@ struct RingArgs {
     help: bool,
 }
 
+/// The most generated keys `--random` makes.
+const MAX_RANDOM: usize = 10_000_000;
+/// The largest server count `--bench-sizes` takes.
+const MAX_BENCH_SERVERS: usize = 100_000;
+
 fn parse_list<T: std::str::FromStr>(flag: &str, v: &str) -> Result<Vec<T>, Fail> {
     v.split(',')
         .map(|x| {
@@ -102,11 +107,23 @@ fn parse_args(args: &[String]) -> Result<RingArgs, Fail> {
                 r.random = Some(
                     value()?
                         .parse()
-                        .map_err(|_| usage("--random: not a number"))?,
+                        .ok()
+                        .filter(|n| (1..=MAX_RANDOM).contains(n))
+                        .ok_or_else(|| {
+                            usage(format!("--random takes a whole number 1-{MAX_RANDOM}"))
+                        })?,
                 )
             }
             "--bench" => r.bench = true,
-            "--bench-sizes" => r.bench_sizes = Some(parse_list(flag, &value()?)?),
+            "--bench-sizes" => {
+                let sizes: Vec<usize> = parse_list(flag, &value()?)?;
+                if let Some(n) = sizes.iter().find(|n| !(1..=MAX_BENCH_SERVERS).contains(*n)) {
+                    return Err(usage(format!(
+                        "--bench-sizes: {n} is not a server count 1-{MAX_BENCH_SERVERS}"
+                    )));
+                }
+                r.bench_sizes = Some(sizes);
+            }
             "-h" | "--help" => r.help = true,
             other => return Err(usage(format!("ring: unknown option {other:?}"))),
         }
@@ -410,6 +427,10 @@ mod tests {
         assert_eq!(a.random, Some(5));
         assert!(parse_args(&["--nope".into()]).is_err());
         assert!(parse_args(&["--keys".into()]).is_err());
+        assert!(parse_args(&["--random=0".into()]).is_err());
+        assert!(parse_args(&["--random=18446744073709551616".into()]).is_err());
+        assert!(parse_args(&["--bench-sizes=10,0".into()]).is_err());
+        assert!(parse_args(&["--compare-weights=4294967296".into()]).is_err());
         let mut g = globals("127.0.0.1:1", "cmf-ketama");
         g.ketama_points = Some(40);
         assert!(Placement::new(&g).is_ok());

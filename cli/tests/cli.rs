@@ -229,6 +229,14 @@ fn numbers_beyond_u32_are_refused_not_wrapped() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("whole number 0-4294967295"), "{args:?}: {err}");
     }
+    for args in [
+        &["stats", "--client", "--ops", "10000001"][..],
+        &["stats", "--client", "--threads", "4294967297"],
+    ] {
+        let o = with(args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("takes a whole number 1-"));
+    }
     // Nothing was flushed, and the TTL was not set to 1 s.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     assert_eq!(with(&["get", "k"]).stdout, b"v\n");
