@@ -1037,7 +1037,11 @@ pub unsafe extern "C" fn mcpool_client_stats(
         // The core refuses a group it will not send (empty, a space or control byte: a CR LF
         // would start another command) with one configuration error per server, before any
         // I/O: a bad argument of this call, not the servers' answers.
-        if group.is_some() && results.iter().all(|(_, r)| matches!(r, Err(Error::Config(_)))) {
+        if group.is_some()
+            && results
+                .iter()
+                .all(|(_, r)| matches!(r, Err(Error::Config(_))))
+        {
             if let Some((_, Err(e))) = results.first() {
                 return Err(Failure::invalid(format!("stats: {e}")));
             }
