@@ -13,7 +13,9 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "mcpool.h"
 
@@ -58,38 +60,55 @@ static const char *const class_names[] = {"OK",           "MISS",    "NOT_STORED
                                           "CLIENT_ERROR", "SERVER_ERROR", "TIMEOUT",
                                           "CONNECTION",   "CONFIGURATION", "INTERNAL"};
 
-/* Raises the exception for an error status, with the thread's last error message and the
- * attributes `status` (number) and `status_name`. Returns NULL. */
-static PyObject *raise_status(mcpool_status st) {
-    PyObject *cls = error_class(st);
-    PyObject *msg = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
-                                         (Py_ssize_t)mcpool_last_error_length(), "replace");
+/* Sets on exc the attributes `status` (number), `status_name` and `status_class` of st, all
+ * three from the core. -1 with an exception. */
+static int set_status_attrs(PyObject *exc, mcpool_status st) {
+    uint32_t cl = (uint32_t)mcpool_status_class((uint32_t)st);
+    PyObject *num = PyLong_FromUnsignedLong((unsigned long)st);
+    PyObject *name = PyUnicode_FromString(mcpool_status_name((uint32_t)st));
+    PyObject *cls_name = PyUnicode_FromString(cl < 9 ? class_names[cl] : "INTERNAL");
+    int r = num == NULL || name == NULL || cls_name == NULL ||
+                    PyObject_SetAttrString(exc, "status", num) < 0 ||
+                    PyObject_SetAttrString(exc, "status_name", name) < 0 ||
+                    PyObject_SetAttrString(exc, "status_class", cls_name) < 0
+                ? -1
+                : 0;
+    Py_XDECREF(num);
+    Py_XDECREF(name);
+    Py_XDECREF(cls_name);
+    return r;
+}
+
+/* Raises cls(msg) with the attributes of st (set_status_attrs); steals msg. Returns NULL. */
+static PyObject *raise_with(PyObject *cls, mcpool_status st, PyObject *msg) {
     if (msg == NULL)
         return NULL;
     PyObject *exc = PyObject_CallFunctionObjArgs(cls, msg, NULL);
     Py_DECREF(msg);
     if (exc == NULL)
         return NULL;
-    uint32_t cl = (uint32_t)mcpool_status_class((uint32_t)st);
-    PyObject *num = PyLong_FromUnsignedLong((unsigned long)st);
-    PyObject *name = PyUnicode_FromString(mcpool_status_name((uint32_t)st));
-    PyObject *cls_name = PyUnicode_FromString(cl < 9 ? class_names[cl] : "INTERNAL");
-    if (num == NULL || name == NULL || cls_name == NULL ||
-        PyObject_SetAttrString(exc, "status", num) < 0 ||
-        PyObject_SetAttrString(exc, "status_name", name) < 0 ||
-        PyObject_SetAttrString(exc, "status_class", cls_name) < 0) {
-        Py_XDECREF(num);
-        Py_XDECREF(name);
-        Py_XDECREF(cls_name);
+    if (set_status_attrs(exc, st) < 0) {
         Py_DECREF(exc);
         return NULL;
     }
-    Py_DECREF(num);
-    Py_DECREF(name);
-    Py_DECREF(cls_name);
     PyErr_SetObject(cls, exc);
     Py_DECREF(exc);
     return NULL;
+}
+
+/* Raises the exception for an error status, with the thread's last error message and the
+ * attributes `status` (number) and `status_name`. Returns NULL. */
+static PyObject *raise_status(mcpool_status st) {
+    return raise_with(error_class(st), st,
+                      PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                           (Py_ssize_t)mcpool_last_error_length(), "replace"));
+}
+
+/* A read refused by the callback gate below (the interpreter is exiting). */
+static PyObject *raise_closing(void) {
+    return raise_with(error_class(MCPOOL_ALLOC_FAILED), MCPOOL_ALLOC_FAILED,
+                      PyUnicode_FromString("the interpreter is exiting: a value read by a "
+                                           "thread other than the exiting one is dropped"));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -440,18 +459,79 @@ static PyObject *deserialize(ClientObject *self, PyObject *b, uint32_t flags, Py
     return r;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Callbacks and interpreter exit                                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The core calls back (alloc_one, alloc_multi, the hook trampolines) from inside its own
+ * call, with Rust frames on the stack. Once the interpreter finalizes, a thread other than the
+ * finalizing one that takes the GIL is ended by CPython with pthread_exit, whose forced unwind
+ * must never cross those Rust frames (the process aborts: "FATAL: exception not rethrown").
+ * So a callback takes the GIL only through this gate: the module's atexit handler (which runs
+ * before finalization, on the thread that will finalize) closes it and waits, with the GIL
+ * released, for the callbacks already inside to finish; after that a callback on any other
+ * thread refuses (an allocation returns NULL: the read fails with MCPOOL_ALLOC_FAILED, raised
+ * in the extension's own frame; a hook is skipped). Sequentially consistent atomics: a
+ * callback that found the gate open is counted before the handler reads the count. */
+static atomic_int gate_closed;
+static atomic_long gate_inside;
+static atomic_ulong gate_closer; /* PyThread_get_thread_ident() of the closing thread */
+
+/* 1: the caller may take the GIL (then gate_leave() once it released it); 0: refused. */
+static int gate_enter(void) {
+    atomic_fetch_add(&gate_inside, 1);
+    if (atomic_load(&gate_closed) && atomic_load(&gate_closer) != PyThread_get_thread_ident()) {
+        atomic_fetch_sub(&gate_inside, 1);
+        return 0;
+    }
+    return 1;
+}
+
+static void gate_leave(void) { atomic_fetch_sub(&gate_inside, 1); }
+
+/* _mcpool._close_gate(): registered with atexit by the package. Waits at most 10 s for the
+ * callbacks inside (an allocation takes microseconds; a hook is documented to be short). */
+static PyObject *mod_close_gate(PyObject *m, PyObject *noargs) {
+    (void)m;
+    (void)noargs;
+    atomic_store(&gate_closer, PyThread_get_thread_ident());
+    atomic_store(&gate_closed, 1);
+    Py_BEGIN_ALLOW_THREADS
+    for (int i = 0; i < 10000 && atomic_load(&gate_inside) > 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+/* _mcpool._after_fork_child(): the child has only the forking thread; a callback another
+ * thread was inside at the fork is not in the child, so it must not be waited for. */
+static PyObject *mod_after_fork_child(PyObject *m, PyObject *noargs) {
+    (void)m;
+    (void)noargs;
+    atomic_store(&gate_inside, 0);
+    Py_RETURN_NONE;
+}
+
 /* The alloc callbacks of the _into reads: the core reads (or inflates) each value straight
  * into a new bytes object's buffer, the value's one copy. They run inside the core's call,
- * with the GIL released by the caller: each takes it back for the allocation only. */
+ * with the GIL released by the caller: each takes it back for the allocation only, through
+ * the gate above (refused: NULL, and `closing` set). */
 typedef struct {
     PyThreadState *ts; /* the caller's, saved by PyEval_SaveThread */
     PyObject *bytes;   /* the value (one read), or NULL */
     int nomem;
+    int closing;
 } read_one_t;
 
 static void *alloc_one(void *userdata, size_t len) {
     read_one_t *o = (read_one_t *)userdata;
     char *buf = NULL;
+    if (!gate_enter()) {
+        o->closing = 1;
+        return NULL;
+    }
     PyEval_RestoreThread(o->ts);
     Py_CLEAR(o->bytes); /* called at most once per read; were it called again, drop the first */
     if (len <= (size_t)PY_SSIZE_T_MAX)
@@ -463,6 +543,7 @@ static void *alloc_one(void *userdata, size_t len) {
         o->nomem = 1;
     }
     o->ts = PyEval_SaveThread();
+    gate_leave();
     return buf;
 }
 
@@ -472,6 +553,7 @@ typedef struct {
     PyObject **vals; /* n slots */
     uint32_t *flags; /* n slots */
     int nomem;
+    int closing;
 } read_multi_t;
 
 static void *alloc_multi(void *userdata, size_t index, size_t len, uint32_t flags, uint64_t cas) {
@@ -480,6 +562,10 @@ static void *alloc_multi(void *userdata, size_t index, size_t len, uint32_t flag
     (void)cas;
     if (index >= (size_t)m->n)
         return NULL;
+    if (!gate_enter()) {
+        m->closing = 1;
+        return NULL;
+    }
     PyEval_RestoreThread(m->ts);
     Py_CLEAR(m->vals[index]); /* a key asked twice may be answered twice */
     if (len <= (size_t)PY_SSIZE_T_MAX)
@@ -492,6 +578,7 @@ static void *alloc_multi(void *userdata, size_t index, size_t len, uint32_t flag
         m->nomem = 1;
     }
     m->ts = PyEval_SaveThread();
+    gate_leave();
     return buf;
 }
 
@@ -531,6 +618,8 @@ static int check_cfg(mcpool_status st) {
 static void event_trampoline(void *userdata, const mcpool_event *ev) {
     if (!Py_IsInitialized())
         return;
+    if (!gate_enter())
+        return; /* the interpreter is exiting: the hook is skipped */
     PyGILState_STATE g = PyGILState_Ensure();
     PyObject *cb = (PyObject *)userdata;
     mcpool_event_type k = mcpool_event_kind(ev);
@@ -546,6 +635,7 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
         PyErr_WriteUnraisable(cb);
     Py_XDECREF(r);
     PyGILState_Release(g);
+    gate_leave();
 }
 
 /* The per-operation callback (docs/tracing.md): runs on the thread that made the mcpool
@@ -556,6 +646,8 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
 static void op_trampoline(void *userdata, const mcpool_op_record *r) {
     if (!Py_IsInitialized())
         return;
+    if (!gate_enter())
+        return; /* the interpreter is exiting: the hook is skipped */
     PyGILState_STATE g = PyGILState_Ensure();
     PyObject *cb = (PyObject *)userdata;
     size_t nl = 0, sl = 0, el = 0;
@@ -585,6 +677,7 @@ static void op_trampoline(void *userdata, const mcpool_op_record *r) {
         PyErr_WriteUnraisable(cb);
     Py_XDECREF(res);
     PyGILState_Release(g);
+    gate_leave();
 }
 
 /* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None,
@@ -747,7 +840,7 @@ static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_c
     PyObject *own;
     uint32_t flags = 0;
     uint64_t c = 0;
-    read_one_t one = {NULL, NULL, 0};
+    read_one_t one = {NULL, NULL, 0, 0};
     *miss = 0;
     if (key_bytes(key, &k, &kn, &own) < 0)
         return NULL;
@@ -766,6 +859,8 @@ static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_c
         Py_XDECREF(one.bytes);
         if (st == MCPOOL_ALLOC_FAILED && one.nomem)
             return PyErr_NoMemory();
+        if (st == MCPOOL_ALLOC_FAILED && one.closing)
+            return raise_closing();
         return raise_status(st != MCPOOL_OK ? st : MCPOOL_UNKNOWN_ERROR);
     }
     if (cas != NULL)
@@ -920,7 +1015,7 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
         return d;
     }
     /* per key: the value (a bytes object the core fills), its flags, its status */
-    read_multi_t rm = {NULL, ks.n, NULL, NULL, 0};
+    read_multi_t rm = {NULL, ks.n, NULL, NULL, 0, 0};
     mcpool_status *sts = NULL;
     rm.vals = PyMem_Calloc((size_t)ks.n, sizeof(*rm.vals));
     rm.flags = PyMem_Calloc((size_t)ks.n, sizeof(*rm.flags));
@@ -943,6 +1038,8 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
         if (sts[i] != MCPOOL_OK || rm.vals[i] == NULL) {
             if (sts[i] == MCPOOL_ALLOC_FAILED && rm.nomem)
                 PyErr_NoMemory();
+            else if (sts[i] == MCPOOL_ALLOC_FAILED && rm.closing)
+                raise_closing();
             else
                 raise_status(sts[i] != MCPOOL_OK ? sts[i] : MCPOOL_UNKNOWN_ERROR);
             goto fail;
@@ -2119,6 +2216,11 @@ static PyObject *mod_option_table(PyObject *m, PyObject *noargs) {
 }
 
 static PyMethodDef module_methods[] = {
+    {"_close_gate", mod_close_gate, METH_NOARGS,
+     "_close_gate()\n--\n\nAt interpreter exit (atexit): no more callbacks into Python from "
+     "other threads."},
+    {"_after_fork_child", mod_after_fork_child, METH_NOARGS,
+     "_after_fork_child()\n--\n\nIn a forked child: forgets the parent's other threads."},
     {"option_table", mod_option_table, METH_NOARGS,
      "option_table()\n--\n\n[(name, doc)]: every option of the core, in its table's order."},
     {"library_version", mod_library_version, METH_NOARGS,
@@ -2188,5 +2290,25 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
                           "malformed reply, a value that does not decompress).");
     if (ClientTypeError == NULL || TimeoutErr == NULL || ServerError == NULL)
         return NULL;
+    /* the callback gate: closed at exit, reset in a forked child */
+    PyObject *atexit = PyImport_ImportModule("atexit"), *os = PyImport_ImportModule("os");
+    PyObject *close = PyObject_GetAttrString(m, "_close_gate");
+    PyObject *after = PyObject_GetAttrString(m, "_after_fork_child");
+    PyObject *r1 = atexit && close ? PyObject_CallMethod(atexit, "register", "O", close) : NULL;
+    PyObject *reg = r1 && os ? PyObject_GetAttrString(os, "register_at_fork") : NULL;
+    PyObject *kw = reg && after ? Py_BuildValue("{sO}", "after_in_child", after) : NULL;
+    PyObject *empty = kw ? PyTuple_New(0) : NULL;
+    PyObject *r2 = empty ? PyObject_Call(reg, empty, kw) : NULL;
+    Py_XDECREF(atexit);
+    Py_XDECREF(os);
+    Py_XDECREF(close);
+    Py_XDECREF(after);
+    Py_XDECREF(r1);
+    Py_XDECREF(reg);
+    Py_XDECREF(kw);
+    Py_XDECREF(empty);
+    if (r2 == NULL)
+        return NULL;
+    Py_DECREF(r2);
     return m;
 }
