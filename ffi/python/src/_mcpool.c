@@ -2233,9 +2233,23 @@ static struct PyModuleDef moduledef = {
     -1, module_methods, NULL, NULL, NULL, NULL,
 };
 
-static PyObject *new_exc(PyObject *m, const char *name, PyObject *bases, const char *doc) {
-    PyObject *e = PyErr_NewExceptionWithDoc(name, doc, bases, NULL);
+/* A new exception class, added to m. Its class attributes `status`, `status_name` and
+ * `status_class` are those of st: an instance the binding or the package raises itself (a bad
+ * TTL, a value of the wrong type) has them too; one raised for a core status (raise_with)
+ * carries that status's own on the instance. */
+static PyObject *new_exc(PyObject *m, const char *name, PyObject *bases, const char *doc,
+                         mcpool_status st) {
+    uint32_t cl = (uint32_t)mcpool_status_class((uint32_t)st);
+    PyObject *dict = Py_BuildValue("{skssss}", "status", (unsigned long)st, "status_name",
+                                   mcpool_status_name((uint32_t)st), "status_class",
+                                   cl < 9 ? class_names[cl] : "INTERNAL");
+    if (dict == NULL) {
+        Py_XDECREF(bases);
+        return NULL;
+    }
+    PyObject *e = PyErr_NewExceptionWithDoc(name, doc, bases, dict);
     Py_XDECREF(bases);
+    Py_DECREF(dict);
     if (e == NULL)
         return NULL;
     Py_INCREF(e);
@@ -2257,37 +2271,39 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
         Py_DECREF(client_type);
         return NULL;
     }
-    Error = new_exc(m, "mcpool.Error", NULL, "Base of every mcpool error.");
+    Error = new_exc(m, "mcpool.Error", NULL, "Base of every mcpool error.", MCPOOL_UNKNOWN_ERROR);
     if (Error == NULL)
         return NULL;
     ClientError = new_exc(m, "mcpool.ClientError", PyTuple_Pack(2, Error, PyExc_ValueError),
                           "Bad input: a bad key, a value too large, a request the server "
                           "refused (CLIENT_ERROR, e.g. incr of a non-number), a bad option. "
-                          "Also a ValueError.");
+                          "Also a ValueError.", MCPOOL_INVALID_ARGUMENT);
     if (ClientError == NULL)
         return NULL;
     ConfigurationErr = new_exc(m, "mcpool.ConfigurationError",
                                PyTuple_Pack(1, ClientError),
                                "A bad option or one the build cannot honour (an unknown name, a "
                                "value of the wrong form, TLS without TLS support). Also a "
-                               "ClientError and a ValueError.");
+                               "ClientError and a ValueError.", MCPOOL_CONFIG);
     if (ConfigurationErr == NULL)
         return NULL;
     ClientTypeError = new_exc(m, "mcpool.ClientTypeError",
                               PyTuple_Pack(2, ClientError, PyExc_TypeError),
-                              "A key or value of a type mcpool cannot store. Also a TypeError.");
+                              "A key or value of a type mcpool cannot store. Also a TypeError.",
+                              MCPOOL_INVALID_ARGUMENT);
     ConnectionErr = new_exc(m, "mcpool.ConnectionError",
                             PyTuple_Pack(2, Error, PyExc_ConnectionError),
                             "The server could not be reached or the connection broke "
-                            "(refused, reset, dead server, SASL refused).");
+                            "(refused, reset, dead server, SASL refused).", MCPOOL_IO);
     if (ConnectionErr == NULL)
         return NULL;
     TimeoutErr = new_exc(m, "mcpool.TimeoutError",
                          PyTuple_Pack(2, ConnectionErr, PyExc_TimeoutError),
-                         "A connect, read/write or pool wait took longer than its timeout.");
+                         "A connect, read/write or pool wait took longer than its timeout.",
+                         MCPOOL_IO_TIMEOUT);
     ServerError = new_exc(m, "mcpool.ServerError", PyTuple_Pack(1, Error),
                           "The server failed or sent something unusable (SERVER_ERROR, a "
-                          "malformed reply, a value that does not decompress).");
+                          "malformed reply, a value that does not decompress).", MCPOOL_SERVER_ERROR);
     if (ClientTypeError == NULL || TimeoutErr == NULL || ServerError == NULL)
         return NULL;
     /* the callback gate: closed at exit, reset in a forked child */

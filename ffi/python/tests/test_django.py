@@ -457,3 +457,15 @@ def test_options_forwarded_and_clients_shared(server, prefix):
     assert b.get("k") == {"v": 1}
     with pytest.raises(mcpool.ClientError):
         mcpool.django.McpoolCache(server.addr, dict(params, OPTIONS={"distribution": "nope"}))._cache
+
+
+def test_incr_with_an_unusable_delta_raises_no_attribute_error(cache):
+    """A delta the binding refuses: its own error (with .status_name), never AttributeError."""
+    cache.set("n", 1)
+    with pytest.raises(ValueError):
+        cache.incr("n", 2**64)
+    with pytest.raises(TypeError):
+        cache.incr("n", 1.5)
+    with pytest.raises(ValueError):
+        cache.decr("n", -(2**70))
+    assert cache.get("n") == 1

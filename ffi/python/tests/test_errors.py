@@ -141,3 +141,49 @@ def test_not_initialised():
     c = mcpool.Client.__new__(mcpool.Client)
     with pytest.raises(mcpool.ClientError):
         c.get("k")
+
+
+@pytest.mark.parametrize("call, cls", [
+    (lambda mc, k: mc.incr(k, -1), mcpool.ClientError),
+    (lambda mc, k: mc.incr(k, 2**64), mcpool.ClientError),
+    (lambda mc, k: mc.incr(k, "x"), mcpool.ClientTypeError),
+    (lambda mc, k: mc.set(k, 1, -1), mcpool.ClientError),
+    (lambda mc, k: mc.set(k, 1, "x"), mcpool.ClientTypeError),
+    (lambda mc, k: mc.set(k, object()), mcpool.ClientTypeError),
+    (lambda mc, k: mc.set(k, 2**70), mcpool.ClientError),
+    (lambda mc, k: mc.get(5), mcpool.ClientTypeError),
+    (lambda mc, k: mc.cas(k, 1, -1), mcpool.ClientError),
+], ids=["delta_negative", "delta_too_large", "delta_str", "ttl_negative", "ttl_str",
+        "value_object", "value_big_int", "key_int", "cas_negative"])
+def test_errors_raised_by_the_binding_carry_the_status_attributes(mc, prefix, call, cls):
+    """README: every instance has .status, .status_name, .status_class (issue: the binding's
+    own errors had none, and compat.memcache / mcpool.django then raised AttributeError)."""
+    with pytest.raises(cls) as ei:
+        call(mc, prefix + "n")
+    e = ei.value
+    assert isinstance(e.status, int) and e.status_name.startswith("MCPOOL_"), vars(e)
+    assert e.status_class in ("CLIENT_ERROR", "CONFIGURATION"), e.status_class
+
+
+def test_every_error_class_has_the_status_attributes():
+    for cls in (mcpool.Error, mcpool.ClientError, mcpool.ClientTypeError,
+                mcpool.ConfigurationError, mcpool.ConnectionError, mcpool.TimeoutError,
+                mcpool.ServerError):
+        e = cls("raised by hand")
+        assert isinstance(e.status, int) and e.status_name.startswith("MCPOOL_"), cls
+        assert e.status_class in ("CLIENT_ERROR", "CONFIGURATION", "CONNECTION", "TIMEOUT",
+                                  "SERVER_ERROR", "INTERNAL"), cls
+    assert mcpool.TimeoutError("x").status_class == "TIMEOUT"
+    assert mcpool.ConfigurationError("x").status_class == "CONFIGURATION"
+
+
+def test_compat_memcache_incr_with_a_bad_delta_raises_a_value_error(server, prefix):
+    import mcpool.compat.memcache as cm
+    c = cm.Client([server.addr])
+    c.set(prefix + "n", 5)
+    for delta in (-1, 2**64):
+        with pytest.raises(ValueError):  # python-memcached: ValueError
+            c.incr(prefix + "n", delta)
+    with pytest.raises(TypeError):
+        c.incr(prefix + "n", "x")
+    assert c.get(prefix + "n") == 5

@@ -422,6 +422,8 @@ class Client:
         except _mcpool.Error as e:
             if e.status_name == "MCPOOL_CLIENT_ERROR":  # not a number: its int(reply) raises
                 raise ValueError("invalid literal for int() with base 10: %r" % str(e)) from None
+            if isinstance(e, _mcpool.ClientError) and e.status_class == "CLIENT_ERROR":
+                raise  # a bad delta (python-memcached: ValueError or TypeError; this is both)
             self._failed(cmd, e)
             return None
 
