@@ -128,3 +128,41 @@ def test_memcache_refuses_custom_pickler(server):
         pass
     with pytest.raises(NotImplementedError):
         compat_memcache.Client([server.addr], pickler=P)
+
+
+@pytest.mark.parametrize("module", [real_memcache, compat_memcache], ids=["real", "compat"])
+def test_memcache_negative_time_expires_the_key(server, prefix, module):
+    """python-memcached sends a negative time as it is and memcached expires the key at once:
+    the drop-in must never leave the old value readable (it returned 0 and kept it)."""
+    mc = module.Client([server.addr])
+    k = prefix + "st"
+    mc.set(k, "old")
+    assert mc.set(k, "new", time=-1) is True
+    assert mc.get(k) is None
+    mc.set(k, "old")
+    assert mc.set_multi({k: "new"}, time=-1) == []
+    assert mc.get(k) is None
+    mc.set(k, "old")
+    assert mc.touch(k, -1) == 1
+    assert mc.get(k) is None
+    mc.set(k, "old")
+    assert mc.replace(k, "new", time=-5.5) is True
+    assert mc.get(k) is None
+
+
+def test_memcache_time_beyond_32_bits_never_leaves_the_old_value(server, prefix):
+    """python-memcached sends 2**32 and memcached truncates it; mcpool cannot send it: the
+    store fails (0, the keys for set_multi) and the old value is gone, never served as new."""
+    mc = compat_memcache.Client([server.addr])
+    k = prefix + "big"
+    for store in (lambda: mc.set(k, "new", time=2**32),
+                  lambda: mc.replace(k, "new", time=2**40)):
+        mc.set(k, "old")
+        assert store() == 0
+        assert mc.get(k) is None
+    mc.set(k, "old")
+    assert mc.set_multi({k: "new"}, time=2**32) == [k]
+    assert mc.get(k) is None
+    mc.set(k, "old")
+    assert mc.add(k, "new", time=2**32) == 0  # add replaces nothing: the old value stays
+    assert mc.get(k) == "old"

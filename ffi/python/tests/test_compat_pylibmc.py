@@ -272,3 +272,19 @@ def test_pylibmc_hash_with_prefix_key_forwards_the_core_option(servers, prefix):
     assert all(ns._mc.server_for(k) == plain._mc.server_for(k) for k in keys)
     assert sum(hashed._mc.server_for(k) != ns._mc.server_for(k) for k in keys) > 10
     assert hashed.set("k1", "v") and plain.get(prefix + "k1") == "v"
+
+
+@pytest.mark.parametrize("module", [real_pylibmc, compat_pylibmc], ids=["real", "compat"])
+def test_pylibmc_negative_time_expires_the_key(server, prefix, module):
+    """pylibmc accepts a negative time (True) and memcached expires the key at once."""
+    mc = module.Client([server.addr])
+    k = prefix + "neg"
+    mc.set(k, "old")
+    assert mc.set(k, "new", time=-1) is True
+    assert mc.get(k) is None
+    mc.set(k, "old")
+    assert mc.set_multi({k: "new"}, time=-1) == []
+    assert mc.get(k) is None
+    mc.set(k, "old")
+    assert mc.touch(k, -1) is True
+    assert mc.get(k) is None

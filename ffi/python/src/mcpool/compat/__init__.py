@@ -9,3 +9,22 @@ can switch one process at a time while sharing the cache with processes still ru
 original library. Both pickle by default, as those libraries do: unpickling runs code chosen
 by whoever wrote the value, so use them only on a cache that no untrusted party can write.
 """
+
+# The memcached exptime the server itself uses for a negative one (REALTIME_MAXDELTA + 1:
+# 30 days and a second, read as an absolute time in 1970, so the item is expired at once).
+# python-memcached and pylibmc send a negative time as it is and the key expires; the core's
+# TTL is 0..2**32-1, so the compat layers send this instead.
+EXPIRED_AT_ONCE = 2592001
+
+# The largest TTL the core sends (its TTL is 32-bit).
+MAX_TTL = 2**32 - 1
+
+
+def exptime(time):
+    """A compat client's time as the core's TTL: an int or float as int() (python-memcached
+    sends it with %d), a negative one as EXPIRED_AT_ONCE; anything else as it is (the core
+    refuses it)."""
+    if isinstance(time, (int, float)) and not isinstance(time, bool):
+        t = int(time)
+        return EXPIRED_AT_ONCE if t < 0 else t
+    return time

@@ -34,6 +34,10 @@ here the CAS ids are per thread, the connections are mcpool's pools). A tuple ke
 ``(hash_value, key)`` is accepted, but placement is by ``key`` (the core's). A custom
 ``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
 ``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
+A negative ``time`` expires the key at once, as with python-memcached (memcached's own
+reading of it); a ``time`` beyond 2**32-1 (which python-memcached sends and memcached
+truncates to 32 bits) is not sent: ``set``/``replace``/``cas``/``set_multi`` fail and delete
+the key, so its old value is never read as the new one.
 """
 import pickle as _pickle
 import re as _re
@@ -42,6 +46,7 @@ import threading as _threading
 import zlib as _zlib
 
 import mcpool as _mcpool
+from mcpool.compat import MAX_TTL as _MAX_TTL, exptime as _exptime
 
 __author__ = "mcpool (python-memcached API)"
 __version__ = "1.58"
@@ -320,6 +325,12 @@ class Client:
             return 0
         self._statlog(cmd)
         mcl = min_compress_len or 0
+        time = _exptime(time)
+        if isinstance(time, int) and time > _MAX_TTL and cmd in ("set", "replace", "cas"):
+            # python-memcached sends it and memcached truncates it to 32 bits; mcpool cannot
+            # send it: not stored, and the old value is deleted (as memcached does after a
+            # failed set), so no reader takes it for the new one
+            return self._refused(cmd, [key], time)
         try:
             if cmd == "cas":
                 cas = self.cas_ids.get(key)
@@ -355,12 +366,26 @@ class Client:
         without a CAS id kept is a plain ``set``."""
         return self._set("cas", key, val, time, min_compress_len)
 
+    def _refused(self, what, keys, time):
+        """A store mcpool cannot send (a TTL beyond 2**32-1): its keys deleted, 0."""
+        self.debuglog("%s: expiry time %d is beyond 2**32-1: not stored, key deleted"
+                      % (what, time))
+        try:
+            self._mc.delete_multi(keys)
+        except _mcpool.Error as e:
+            self._failed(what, e)
+        return 0
+
     def set_multi(self, mapping, time=0, key_prefix="", min_compress_len=0, noreply=False):
         """Stores every pair in one round trip per server; the list of the keys (as given)
         that were not stored."""
         self._statlog("set_multi")
         pairs = self._prefixed(list(mapping), key_prefix)
         if self._mc is None:
+            return list(mapping)
+        time = _exptime(time)
+        if isinstance(time, int) and time > _MAX_TTL:
+            self._refused("set_multi", [w for w, _ in pairs], time)
             return list(mapping)
         wire = {w: mapping[orig] for w, orig in pairs}
         try:
@@ -407,7 +432,7 @@ class Client:
             return 0
         self._statlog("touch")
         try:
-            return 1 if self._mc.touch(key, time) else 0
+            return 1 if self._mc.touch(key, _exptime(time)) else 0
         except _mcpool.Error as e:
             self._failed("touch", e)
             return 0

@@ -37,6 +37,7 @@ import queue as _queue
 import threading as _threading
 
 import mcpool as _mcpool
+from mcpool.compat import exptime as _exptime
 
 __version__ = "1.6.3"
 libmemcached_version = "mcpool " + _mcpool.library_version()
@@ -362,7 +363,7 @@ class Client:
         if not _key_ok(key):
             return False
         mcl = min_compress_len if min_compress_len else None
-        return self._call(fn, key, val, time=time, min_compress_len=mcl)
+        return self._call(fn, key, val, time=_exptime(time), min_compress_len=mcl)
 
     def set(self, key, val, time=0, min_compress_len=0, compress_level=-1):
         return self._store(self._mc.set, key, val, time, min_compress_len)
@@ -380,7 +381,7 @@ class Client:
         return _key_ok(key) and self._call(self._mc.prepend, key, val)
 
     def cas(self, key, val, cas, time=0):
-        r = self._call(self._mc.cas, key, val, cas, time=time)
+        r = self._call(self._mc.cas, key, val, cas, time=_exptime(time))
         if r is None:
             raise NotFound("error 16 from memcached_cas(%s)" % (key,))
         return r
@@ -388,7 +389,7 @@ class Client:
     def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
         mcl = min_compress_len if min_compress_len else None
-        return self._call(self._mc.set_multi, mapping, time=time, key_prefix=key_prefix or "",
+        return self._call(self._mc.set_multi, mapping, time=_exptime(time), key_prefix=key_prefix or "",
                           min_compress_len=mcl)
 
     def add_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
@@ -396,7 +397,7 @@ class Client:
         """Adds each pair (one pipelined round trip per server); the list of keys not stored
         (they existed)."""
         mcl = min_compress_len if min_compress_len else None
-        return self._call(self._mc.add_multi, mapping, time=time, key_prefix=key_prefix or "",
+        return self._call(self._mc.add_multi, mapping, time=_exptime(time), key_prefix=key_prefix or "",
                           min_compress_len=mcl)
 
     # -- deletes, counters, touch ------------------------------------------------------------
@@ -428,7 +429,7 @@ class Client:
             raise NotFound("%d keys not found" % missing)
 
     def touch(self, key, time):
-        return _key_ok(key) and self._call(self._mc.touch, key, time)
+        return _key_ok(key) and self._call(self._mc.touch, key, _exptime(time))
 
     # -- cluster -----------------------------------------------------------------------------
 
