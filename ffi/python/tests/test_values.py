@@ -181,3 +181,22 @@ def test_reads_into_bytes_with_other_threads_holding_the_gil(server, prefix):
         t.join(10)
     assert not errors, errors
     assert not any(t.is_alive() for t in readers)
+
+
+@pytest.mark.parametrize("options", [
+    {"preset": "pymemcache"},
+    {"value_format": "pymemcache", "compression": False},
+    pytest.param({"value_format": "pymemcache"}, marks=pytest.mark.xfail(
+        strict=True, reason="core: ValueFormat::Pymemcache shares python-memcached's table, "
+        "whose zlib flag 8 pymemcache's pickle_serde cannot read (src/value/format.rs "
+        "ValueFormat::codecs/table); remove this mark once the core never compresses there")),
+], ids=["preset", "value_format_without_compression", "value_format_alone"])
+def test_large_values_written_for_pymemcache_read_back_in_pymemcache(server, prefix, options):
+    from conftest import require
+    pm = require("pymemcache.client.base", "python3-pymemcache")
+    serde = require("pymemcache.serde", "python3-pymemcache")
+    reader = pm.Client(("127.0.0.1", server.port), serde=serde.pickle_serde)
+    mc = mcpool.Client([server.addr], **options)
+    for v in (b"y" * 40000, "x" * 40000):
+        mc.set(prefix + "big", v)
+        assert reader.get(prefix + "big") == v
