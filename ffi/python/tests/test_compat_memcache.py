@@ -166,3 +166,18 @@ def test_memcache_time_beyond_32_bits_never_leaves_the_old_value(server, prefix)
     mc.set(k, "old")
     assert mc.add(k, "new", time=2**32) == 0  # add replaces nothing: the old value stays
     assert mc.get(k) == "old"
+
+
+@pytest.mark.parametrize("module", [real_memcache, compat_memcache], ids=["real", "compat"])
+def test_memcache_a_pickle_that_does_not_load_reads_as_none(server, prefix, module):
+    """A pickle whose class this program cannot import (another program wrote it), or a
+    broken one: python-memcached returns None (get, and as the key's value in get_multi)."""
+    gone = b"\x80\x04\x95\x1a\x00\x00\x00\x00\x00\x00\x00\x8c\x0cno_such_mod_\x94\x8c\x04Gone\x94\x93\x94)\x81\x94."
+    server.raw_set(prefix + "gone", 1, gone)  # flag 1: python-memcached's pickle
+    server.raw_set(prefix + "bad", 1, b"\x80\x04garbage")
+    server.raw_set(prefix + "ok", 16, b"fine")  # flag 16: its str
+    mc = module.Client([server.addr])
+    assert mc.get(prefix + "gone") is None
+    assert mc.get(prefix + "bad") is None
+    assert mc.get_multi([prefix + "gone", prefix + "ok", prefix + "bad"]) == \
+        {prefix + "gone": None, prefix + "ok": "fine", prefix + "bad": None}

@@ -10,7 +10,9 @@ What is python-memcached's and stays so:
 
 - Its failure behaviour: a server that cannot be reached is never an exception. ``get``
   returns None, ``set``/``add``/``replace``/``delete``/``touch`` 0, ``incr``/``decr`` None,
-  ``get_multi`` leaves the key out; with ``debug=1`` the reason goes to stderr. A dead
+  ``get_multi`` leaves the key out; with ``debug=1`` the reason goes to stderr. A pickle
+  that does not load (a class this program cannot import) reads as None, in ``get_multi``
+  too (the key with None), as python-memcached reads it. A dead
   server is retried after ``dead_retry`` seconds (default 30), and meanwhile its keys go to
   the next server by python-memcached's rehash (the core's ``python-memcached`` placement
   with the ``rehash`` failover).
@@ -274,6 +276,14 @@ class Client:
         except _mcpool.Error as e:
             self._failed(cmd, e)
             return None
+        except Exception as e:  # only unpickling raises anything else
+            return self._unpickle_failed(e)
+
+    def _unpickle_failed(self, e):
+        """python-memcached returns None for a pickle it cannot load (a class this program
+        cannot import, a truncated stream), logging it with debug."""
+        self.debuglog("Pickle error: %s\n" % e)
+        return None
 
     def get(self, key):
         return self._get("get", key)
@@ -305,14 +315,19 @@ class Client:
             return {}
         try:
             found = self._mc.get_multi([w for w, _ in pairs])
-        except _mcpool.Error as e:  # a key whose server failed: ask the others alone
-            self._failed("get_multi", e)
+        except Exception as e:  # a key whose server failed, or a pickle that does not load:
+            if isinstance(e, _mcpool.Error):  # ask for each key alone
+                self._failed("get_multi", e)
+            else:
+                self._unpickle_failed(e)
             found = {}
             for w, _ in pairs:
                 try:
                     v = self._mc.get(w, _MISS)
                 except _mcpool.Error:
                     continue
+                except Exception as e:  # python-memcached: the key, with None
+                    v = self._unpickle_failed(e)
                 if v is not _MISS:
                     found[w] = v
         return {orig: found[w] for w, orig in pairs if w in found}
