@@ -288,3 +288,33 @@ def test_pylibmc_negative_time_expires_the_key(server, prefix, module):
     mc.set(k, "old")
     assert mc.touch(k, -1) is True
     assert mc.get(k) is None
+
+
+@pytest.mark.parametrize("behaviors", [
+    {"ketama": True, "ketama_hash": "md5"},
+    {"ketama": True, "ketama_hash": "crc"},
+    {"ketama_weighted": True, "ketama_hash": "md5"},
+    {"ketama_hash": 3},
+], ids=["ketama_md5", "ketama_crc", "weighted_md5", "modula_int"])
+def test_pylibmc_ketama_hash_is_accepted_and_moves_no_key(servers, prefix, behaviors):
+    """pylibmc accepts ketama_hash (libmemcached's distribution hash), and it moves no key:
+    each key is where pylibmc with the same behaviors put it."""
+    addrs = [s.addr for s in servers]
+    r = real_pylibmc.Client(addrs, behaviors=behaviors)
+    c = compat_pylibmc.Client(addrs, behaviors=behaviors)
+    assert c.behaviors["ketama_hash"] == r.behaviors["ketama_hash"]
+    keys = [prefix + "k%d" % i for i in range(60)]
+    for k in keys:
+        assert r.set(k, k)
+    for s in servers:
+        for k in compat_pylibmc.Client([s.addr]).get_multi(keys):
+            assert c._mc.server_for(k) == s.addr
+    with pytest.raises(TypeError):
+        compat_pylibmc.Client(addrs, behaviors=dict(behaviors, ketama_hash="bogus"))
+
+
+def test_pylibmc_behaviors_copied_from_a_ketama_weighted_client(server):
+    """Its read-back behaviors (ketama_hash=1 among them) build a client, as in pylibmc."""
+    for module in (real_pylibmc, compat_pylibmc):
+        b = dict(module.Client([server.addr], behaviors={"ketama_weighted": True}).behaviors)
+        assert module.Client([server.addr], behaviors=b).behaviors["ketama_weighted"] == 1

@@ -19,6 +19,9 @@ What is pylibmc's and stays so:
 - Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted`` and ``distribution``
   are handed to the core as a ``pylibmc:`` placement setting (docs/placement.md), which
   places every key on the server pylibmc would; unknown or unsupported words raise.
+  ``ketama_hash`` (libmemcached's distribution hash) is accepted and reported: it moves no
+  key in pylibmc 1.6.3 over libmemcached 1.1.4 (measured with ketama, ketama_weighted and
+  modula), so it is not handed on.
 - Exceptions: ``pylibmc.Error`` and its subclasses by pylibmc's names (``NotFound`` for an
   ``incr``/``decr``/``cas`` of a missing key, ``TooBig``, ``ConnectionError``,
   ``ServerDown``, ...).
@@ -128,11 +131,11 @@ _DEFAULTS = {
 }
 all_behaviors = list(_DEFAULTS)
 all_callbacks = ["namespace"]
-_PLACEMENT = ("hash", "ketama", "ketama_weighted", "ketama_hash", "distribution")
+_PLACEMENT = ("hash", "ketama", "ketama_weighted", "distribution")
 # accepted and reported, no effect (see the module's doc)
 _INERT = {"no_block", "buffer_requests", "_io_msg_watermark", "_io_bytes_watermark",
           "_io_key_prefetch", "_noreply", "_sort_hosts", "_poll_timeout", "_socket_send_size",
-          "_socket_recv_size", "verify_keys", "cas", "tcp_keepalive"}
+          "_socket_recv_size", "verify_keys", "cas", "tcp_keepalive", "ketama_hash"}
 
 hashers = {n: i for i, n in enumerate(["default", "md5", "crc", "fnv1_64", "fnv1a_64",
                                        "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"])}
@@ -154,6 +157,9 @@ def _options(behaviors):
     unknown = sorted(set(b) - set(_DEFAULTS) - set(all_callbacks))
     if unknown:
         raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
+    kh = b.get("ketama_hash")
+    if isinstance(kh, str) and kh not in hashers:
+        raise TypeError("behavior ketama_hash must be int, not str")  # pylibmc's words
     if b.get("num_replicas"):
         raise NotSupportedError("behavior num_replicas: mcpool does not replicate writes")
     # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout). Its
@@ -161,8 +167,7 @@ def _options(behaviors):
     # disables a server for retry_timeout at its first failure (the next call raises
     # ServerDown, measured with pylibmc 1.6.3): that is the core's failure_limit 1
     opts = {"preset": "pylibmc", "failure_limit": 1}
-    words = ["%s=%s" % (w, _word(b[w])) for w in _PLACEMENT
-             if w in b and b[w] is not None and not (w == "ketama_hash" and not b[w])]
+    words = ["%s=%s" % (w, _word(b[w])) for w in _PLACEMENT if w in b and b[w] is not None]
     if words:
         opts["distribution"] = "pylibmc:" + ",".join(words)
     if "tcp_nodelay" in b:
@@ -198,6 +203,8 @@ def _readback(b):
         if k in all_callbacks:
             continue
         out[k] = int(v) if isinstance(v, bool) else v
+    if isinstance(out["ketama_hash"], str):  # reported as libmemcached's number, as pylibmc
+        out["ketama_hash"] = hashers.get(out["ketama_hash"], out["ketama_hash"])
     dist = str(out["distribution"]).replace("_", " ")
     if b.get("ketama_weighted"):
         out.update(ketama=1, ketama_hash=1, distribution="consistent weighted")
