@@ -318,3 +318,17 @@ def test_pylibmc_behaviors_copied_from_a_ketama_weighted_client(server):
     for module in (real_pylibmc, compat_pylibmc):
         b = dict(module.Client([server.addr], behaviors={"ketama_weighted": True}).behaviors)
         assert module.Client([server.addr], behaviors=b).behaviors["ketama_weighted"] == 1
+
+
+@pytest.mark.parametrize("module", [real_pylibmc, compat_pylibmc], ids=["real", "compat"])
+def test_pylibmc_empty_key_in_multi_calls(server, prefix, module):
+    """pylibmc lists an empty key as not stored and answers False for delete_multi (the
+    drop-in raised ValueError); the other keys are stored and deleted."""
+    mc = module.Client([server.addr])
+    k = prefix + "a"
+    assert mc.set_multi({"": "x", k: "y"}) == [""]
+    assert mc.get(k) == "y"
+    assert mc.add_multi({"": 1}) == [""]
+    assert mc.delete_multi(["", k]) is False
+    assert mc.get(k) is None
+    assert mc.delete_multi([""]) is False

@@ -393,19 +393,27 @@ class Client:
             raise NotFound("error 16 from memcached_cas(%s)" % (key,))
         return r
 
+    def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len):
+        """An empty key is not stored (pylibmc lists it as failed, asking no server)."""
+        empty = [k for k in mapping if not _key_ok(k)]
+        if empty:
+            mapping = {k: v for k, v in mapping.items() if _key_ok(k)}
+        mcl = min_compress_len if min_compress_len else None
+        failed = self._call(fn, mapping, time=_exptime(time), key_prefix=key_prefix or "",
+                            min_compress_len=mcl) if mapping else []
+        return empty + list(failed)
+
     def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
-        mcl = min_compress_len if min_compress_len else None
-        return self._call(self._mc.set_multi, mapping, time=_exptime(time), key_prefix=key_prefix or "",
-                          min_compress_len=mcl)
+        return self._store_multi(self._mc.set_multi, mapping, time, key_prefix,
+                                 min_compress_len)
 
     def add_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
         """Adds each pair (one pipelined round trip per server); the list of keys not stored
         (they existed)."""
-        mcl = min_compress_len if min_compress_len else None
-        return self._call(self._mc.add_multi, mapping, time=_exptime(time), key_prefix=key_prefix or "",
-                          min_compress_len=mcl)
+        return self._store_multi(self._mc.add_multi, mapping, time, key_prefix,
+                                 min_compress_len)
 
     # -- deletes, counters, touch ------------------------------------------------------------
 
@@ -413,7 +421,11 @@ class Client:
         return _key_ok(key) and self._call(self._mc.delete, key)
 
     def delete_multi(self, keys, time=None, key_prefix=None):
-        return self._call(self._mc.delete_multi, list(keys), key_prefix=key_prefix or "")
+        """True when every key was deleted; an empty key is not (False, as pylibmc)."""
+        keys = list(keys)
+        good = [k for k in keys if _key_ok(k)]
+        r = self._call(self._mc.delete_multi, good, key_prefix=key_prefix or "") if good else True
+        return r and len(good) == len(keys)
 
     def _counter(self, fn, key, delta):
         r = self._call(fn, key, delta)
