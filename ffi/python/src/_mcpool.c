@@ -104,6 +104,17 @@ static PyObject *raise_status(mcpool_status st) {
                                            (Py_ssize_t)mcpool_last_error_length(), "replace"));
 }
 
+/* A store's error status raised: MCPOOL_UNSUPPORTED from a store means the value format has
+ * no form for the value's kind (the core's message names both), a value that cannot be
+ * stored: ClientTypeError, with the status's attributes. Anything else as raise_status. */
+static PyObject *raise_store_status(mcpool_status st) {
+    if (st != MCPOOL_UNSUPPORTED)
+        return raise_status(st);
+    return raise_with(ClientTypeError, st,
+                      PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                           (Py_ssize_t)mcpool_last_error_length(), "replace"));
+}
+
 /* A read refused by the callback gate below (the interpreter is exiting). */
 static PyObject *raise_closing(void) {
     return raise_with(error_class(MCPOOL_ALLOC_FAILED), MCPOOL_ALLOC_FAILED,
@@ -200,6 +211,18 @@ static int utf8(PyObject *s, const char **p, Py_ssize_t *n, PyObject **owner) {
     const char *c = PyUnicode_AsUTF8AndSize(s, n);
     if (c == NULL) {
         *owner = NULL;
+        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+            /* a lone surrogate: an mcpool error (a ClientError, a ValueError as before) */
+            PyObject *t, *v, *tb;
+            PyErr_Fetch(&t, &v, &tb);
+            PyErr_NormalizeException(&t, &v, &tb);
+            raise_with(ClientError, MCPOOL_INVALID_ARGUMENT,
+                       PyUnicode_FromFormat("a str that UTF-8 cannot encode (a lone "
+                                            "surrogate): %S", v));
+            Py_XDECREF(t);
+            Py_XDECREF(v);
+            Py_XDECREF(tb);
+        }
         return -1;
     }
     *p = c;
@@ -1122,7 +1145,7 @@ static int do_store(ClientObject *self, store_op op, PyObject *key, PyObject *va
         return 1;
     if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
         return 0;
-    raise_status(st);
+    raise_store_status(st);
     return -1;
 }
 
@@ -1236,7 +1259,7 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
         Py_RETURN_FALSE;
     if (st == MCPOOL_NOT_FOUND)
         Py_RETURN_NONE;
-    return raise_status(st);
+    return raise_store_status(st);
 }
 
 /* set_multi's (key, value) pairs as a tuple of 2-tuples that holds them for the whole call:
@@ -1375,9 +1398,15 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
     }
     for (Py_ssize_t j = 0; j < m; j++)
         sts[idx[j]] = bsts[j];
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (sts[i] == MCPOOL_UNSUPPORTED) /* not batchable: alone, with the client's rule */
-            sts[i] = store_value(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl, 0);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with the client's rule */
+            continue;
+        sts[i] = store_value(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl, 0);
+        if (sts[i] == MCPOOL_UNSUPPORTED) { /* a kind the format lacks: raised, as for set */
+            raise_store_status(sts[i]);
+            goto done;
+        }
+    }
     result = failed_keys(keys, sts, n);
 done:
     for (Py_ssize_t i = 0; vals != NULL && i < done; i++)

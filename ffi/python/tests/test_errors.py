@@ -187,3 +187,36 @@ def test_compat_memcache_incr_with_a_bad_delta_raises_a_value_error(server, pref
     with pytest.raises(TypeError):
         c.incr(prefix + "n", "x")
     assert c.get(prefix + "n") == 5
+
+
+@pytest.mark.parametrize("call", [
+    lambda mc, p: mc.set(p + "a\ud800", 1),
+    lambda mc, p: mc.get(p + "\udfff"),
+    lambda mc, p: mc.set(p + "k", "v\ud800"),
+    lambda mc, p: mc.set_multi({p + "k": "v\ud800"}),
+    lambda mc, p: mc.get_multi([p + "k\ud800"]),
+], ids=["set_key", "get_key", "set_value", "set_multi_value", "get_multi_key"])
+def test_a_lone_surrogate_is_an_mcpool_error(mc, prefix, call):
+    """A str UTF-8 cannot encode: a ClientError (still a ValueError), never a bare
+    UnicodeEncodeError that bypasses `except mcpool.Error`."""
+    with pytest.raises(mcpool.ClientError) as ei:
+        call(mc, prefix)
+    assert "surrogate" in str(ei.value) and ei.value.status_name == "MCPOOL_INVALID_ARGUMENT"
+
+
+def test_a_kind_the_value_format_lacks_is_a_client_type_error(server, prefix):
+    """README: ClientTypeError for a value that cannot be stored (it was ConfigurationError;
+    set_multi only listed the key as failed)."""
+    mc = mcpool.Client([server.addr], value_format="cache-memcached-fast")
+    for store in (lambda: mc.set(prefix + "k", 5), lambda: mc.add(prefix + "k", True),
+                  lambda: mc.set_multi({prefix + "k": 5, prefix + "j": b"x"})):
+        with pytest.raises(mcpool.ClientTypeError, match="has no int kind") as ei:
+            store()
+        assert ei.value.status_name == "MCPOOL_UNSUPPORTED"
+    assert mc.set(prefix + "k", b"bytes are stored")
+
+
+def test_an_option_given_under_two_names_names_both():
+    with pytest.raises(mcpool.ClientError,
+                       match=r"option key_prefix given twice \(as prefix and key_prefix\)"):
+        mcpool.Client(["127.0.0.1:1"], prefix="a", key_prefix="b")

@@ -217,11 +217,13 @@ class Client(_Client):
                  pickle_protocol=None, on_event=None, min_compress_len=None,
                  pickle_bools=False, on_operation=None, **options):
         norm = _servers(servers, weights)
-        opts = {}
+        opts, given = {}, {}
         for name, value in options.items():
             core = _ALIASES.get(name, name)
-            if core in opts:
-                raise ClientError("option %s given twice (as %s)" % (core, name))
+            if core in given:
+                raise ClientError("option %s given twice (as %s and %s)"
+                                  % (core, given[core], name))
+            given[core] = name
             if value is not None:
                 opts[core] = value
         if binary:
