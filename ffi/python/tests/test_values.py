@@ -186,10 +186,7 @@ def test_reads_into_bytes_with_other_threads_holding_the_gil(server, prefix):
 @pytest.mark.parametrize("options", [
     {"preset": "pymemcache"},
     {"value_format": "pymemcache", "compression": False},
-    pytest.param({"value_format": "pymemcache"}, marks=pytest.mark.xfail(
-        strict=True, reason="core: ValueFormat::Pymemcache shares python-memcached's table, "
-        "whose zlib flag 8 pymemcache's pickle_serde cannot read (src/value/format.rs "
-        "ValueFormat::codecs/table); remove this mark once the core never compresses there")),
+    {"value_format": "pymemcache"},
 ], ids=["preset", "value_format_without_compression", "value_format_alone"])
 def test_large_values_written_for_pymemcache_read_back_in_pymemcache(server, prefix, options):
     from conftest import require
