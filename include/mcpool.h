@@ -2283,8 +2283,9 @@ mcpool_status mcpool_client_stats(const mcpool_client *client,
  * for CAS). Returns `MCPOOL_OK` when stored, `MCPOOL_NOT_STORED` / `MCPOOL_EXISTS` /
  * `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
  * the format) when the format has no such kind or the kind's serialization is not enabled
- * (`mcpool_config_set_serialized`), `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is
- * not one, or for TEXT that is not UTF-8.
+ * (`mcpool_config_set_serialized`; a kind the format lacks is UNSUPPORTED whatever the data),
+ * `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is not one (an INT beyond a signed
+ * 64-bit integer included), or for TEXT that is not UTF-8.
  *
  * # Safety
  * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `data` is NULL or

@@ -94,8 +94,9 @@ pub(crate) fn store_op_arg(
 /// for CAS). Returns `MCPOOL_OK` when stored, `MCPOOL_NOT_STORED` / `MCPOOL_EXISTS` /
 /// `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
 /// the format) when the format has no such kind or the kind's serialization is not enabled
-/// (`mcpool_config_set_serialized`), `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is
-/// not one, or for TEXT that is not UTF-8.
+/// (`mcpool_config_set_serialized`; a kind the format lacks is UNSUPPORTED whatever the data),
+/// `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is not one (an INT beyond a signed
+/// 64-bit integer included), or for TEXT that is not UTF-8.
 ///
 /// # Safety
 /// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `data` is NULL or
@@ -220,6 +221,11 @@ unsafe fn store_kind(
         let body = unsafe { ptr::bytes(data, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) }?;
         let kind = kind_arg(op_name, kind)?;
         let (cmd, _) = store_op_arg(op_name, op, cas)?;
+        // A kind the format lacks is UNSUPPORTED whatever the data (a binding falls back to
+        // bytes on it: Perl stores a number as its text, as Cache::Memcached::Fast does).
+        c.client
+            .check_kind(kind)
+            .map_err(|e| Failure::from_error(op_name, Some(key), &e))?;
         let value = Value::from_abi(kind, body.to_vec()).ok_or_else(|| {
             Failure::invalid(format!(
                 "{op_name} {:?}: the data is not a valid {kind} ({})",

@@ -385,8 +385,9 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         return "";
     }
     if (SvIOK(sv) && !SvPOK(sv) && !SvNOK(sv)) {
-        *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV (a UV above 2**63-1 is
-                                  * refused by the core) */
+        *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV: under a format without
+                                  * integers stored as that text (mcp_store); a UV above
+                                  * 2**63-1 under one with them is refused by the core */
         return SvPV_nomg(sv, *len);
     }
     p = SvPV_nomg(sv, *len);

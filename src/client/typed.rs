@@ -135,6 +135,13 @@ impl Client {
         self.values().kind_flags(kind)
     }
 
+    /// `Err(Error::Unsupported)` (naming the kind and the format) when the value format has
+    /// no `kind`: what a binding asks before it reads a value of that kind from its caller,
+    /// so that "this format has no integers" is told apart from "not a valid integer".
+    pub fn check_kind(&self, kind: Kind) -> Result<()> {
+        self.values().check_kind(kind)
+    }
+
     fn typed(&self, key: &[u8], body: Vec<u8>, flags: u32) -> Result<Value> {
         let kind = self.values().flags_kind(flags)?;
         Value::from_abi(kind, body).ok_or_else(|| {

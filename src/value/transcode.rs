@@ -366,6 +366,16 @@ impl<'c> Transcoder<'c> {
 
     // ----- writing -----
 
+    /// `Err(Unsupported)` when the format has no counterpart for `kind`, checked before
+    /// anything about a value of it (an integer too large for the kind included).
+    pub fn check_kind(&self, kind: Kind) -> Result<()> {
+        if self.options.format.has_kind(kind) {
+            Ok(())
+        } else {
+            Err(self.unsupported(kind))
+        }
+    }
+
     fn unsupported(&self, kind: Kind) -> Error {
         Error::Unsupported(format!(
             "the {} value format has no {kind} kind (docs/value-format.md)",

@@ -6,6 +6,7 @@
 #   value without what was appended;
 #   an empty key under a namespace is the namespace itself (CHI's drivers always have one);
 #   an on_operation callback that uses the client is not re-entered by its own calls;
+#   an integer above 2**63-1 is stored as its text under the default format;
 #   get_multi warns once for each key it leaves out (an unreadable value), naming it;
 #   a subclass of Mcpool gets its callbacks called, and keeps its own methods.
 use strict;
@@ -113,6 +114,20 @@ my $p = unique('dropin');
     is(scalar(@w), 2, '... with one warning each');
     like($w[0], qr/\Q${p}bad1\E.*MCPOOL_DECOMPRESS/, '... the first naming its key');
     like($w[1], qr/\Q${p}bad2\E.*MCPOOL_DECOMPRESS/, '... the second naming its key');
+}
+
+{    # integers above 2**63-1 under the default format: stored as their text, as CMF does
+    my $m = Mcpool->new({ servers => [$srv] });
+    for my $n (18446744073709551615, 9223372036854775808, -9223372036854775808, 42) {
+        ok($m->set("${p}uv", $n), "set of $n");
+        is($m->get("${p}uv"), "$n", '... read back as its text');
+    }
+    my $typed = Mcpool->new({ servers => [$srv], value_format => 'mcpool' });
+    my @w;
+    local $SIG{__WARN__} = sub { push @w, @_ };
+    ok(!$typed->set("${p}uv2", 18446744073709551615),
+        'under mcpool (64-bit signed integers) a larger one is refused, not stored as text');
+    like(Mcpool::last_error(), qr/not a valid int/, '... last_error says why');
 }
 
 {    # a subclass with callbacks
