@@ -335,6 +335,12 @@ impl FromStr for Distribution {
             let points: u32 = n.parse().map_err(|_| {
                 Error::Config(format!("bad ketama points {n:?} in {s:?} (a whole number)"))
             })?;
+            if points == 0 {
+                return Err(Error::Config(format!(
+                    "ketama points 0 in {s:?} place no server: Cache::Memcached::Fast's \
+                     ketama_points 0 is its modulo placement, the cache-memcached distribution"
+                )));
+            }
             if points as usize > MAX_TABLE_ENTRIES {
                 return Err(Error::Config(format!(
                     "ketama points {points} in {s:?}: at most {MAX_TABLE_ENTRIES} \

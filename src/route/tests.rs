@@ -27,6 +27,11 @@ fn names_round_trip() {
         Distribution::CmfKetama { points: 40 }
     );
     assert!("cmf-ketama:x".parse::<Distribution>().is_err());
+    let zero = "cmf-ketama:0"
+        .parse::<Distribution>()
+        .unwrap_err()
+        .to_string();
+    assert!(zero.contains("cache-memcached distribution"), "{zero}");
     assert!("cache-memcached:40".parse::<Distribution>().is_err());
     assert_eq!(
         Distribution::CmfKetama { points: 1 }.with_ketama_points(40),
