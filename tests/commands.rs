@@ -387,6 +387,16 @@ fn version_stats_flush_with(protocol: Protocol) {
     let settings = c.stats(Some("settings")).remove(0).1.unwrap();
     assert!(settings.iter().any(|(k, _)| k == "item_size_max"));
     assert!(c.stats(Some("bad group")).iter().all(|(_, r)| r.is_err()));
+    // `stats reset` answers RESET: no statistics, and the counters start again.
+    c.get("k").unwrap();
+    let hits = |c: &Client| {
+        let s = c.stats(None).remove(0).1.unwrap();
+        let v = s.iter().find(|(k, _)| k == "cmd_get").unwrap().1.clone();
+        v.parse::<u64>().unwrap()
+    };
+    assert!(hits(&c) > 0);
+    assert_eq!(c.stats(Some("reset")).remove(0).1.unwrap(), vec![]);
+    assert_eq!(hits(&c), 0);
     c.set("k", b"v", 0).unwrap();
     c.flush_all(None).unwrap();
     assert_eq!(c.get("k").unwrap(), None);

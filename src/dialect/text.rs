@@ -187,7 +187,8 @@ fn recv_stats(conn: &mut Conn) -> Result<Vec<(String, String)>> {
                 String::from_utf8_lossy(k).into_owned(),
                 String::from_utf8_lossy(v).into_owned(),
             ))),
-            Reply::End => Ok(None),
+            // `stats reset` answers RESET, `stats detail on|off` OK: the end, no statistics.
+            Reply::End | Reply::Reset | Reply::Ok => Ok(None),
             other => Err(unexpected(server, other, "stats")),
         })?;
         match stat {

@@ -66,6 +66,8 @@ pub enum Reply<'a> {
     Touched,
     /// `OK` (flush_all and others).
     Ok,
+    /// `RESET`: the answer to `stats reset`.
+    Reset,
     /// The new value after `incr`/`decr`.
     Number(u64),
     /// `VERSION <text>`.
@@ -366,6 +368,7 @@ pub fn parse(buf: &[u8], max_value: usize) -> Result<Status<Reply<'_>>, ParseErr
         b"DELETED" => return done(Reply::Deleted),
         b"TOUCHED" => return done(Reply::Touched),
         b"OK" => return done(Reply::Ok),
+        b"RESET" => return done(Reply::Reset),
         b"ERROR" => return done(Reply::Error),
         _ => {}
     }
@@ -519,6 +522,7 @@ mod tests {
         (b"DELETED\r\n", Reply::Deleted),
         (b"TOUCHED\r\n", Reply::Touched),
         (b"OK\r\n", Reply::Ok),
+        (b"RESET\r\n", Reply::Reset),
         (b"ERROR\r\n", Reply::Error),
         (b"42\r\n", Reply::Number(42)),
         (b"7   \r\n", Reply::Number(7)),
