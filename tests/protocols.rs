@@ -60,7 +60,14 @@ fn binary_keys_on_meta_and_binary() {
                 Err(Error::InvalidKey { .. })
             ));
         }
-        assert!(matches!(c.get(b""), Err(Error::InvalidKey { .. })));
+        // An empty key is the prefix itself; without a prefix it is refused.
+        assert!(matches!(c.get(b""), Ok(None)));
+        let bare = Client::builder()
+            .server(&mc.addr())
+            .protocol(p)
+            .build()
+            .unwrap();
+        assert!(matches!(bare.get(b""), Err(Error::InvalidKey { .. })));
     }
     // The text protocol refuses the same keys before sending.
     let t = client(&mc, Protocol::Text);
