@@ -231,15 +231,7 @@ fn incompressible_values_stay_plain() {
         .key_prefix(prefix.clone())
         .build()
         .unwrap();
-    let mut x = 2463534242u32;
-    let noise: Vec<u8> = (0..50_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect();
+    let noise = common::noise(50_000);
     c.set("n", &noise, 0).unwrap();
     assert_eq!(
         raw_get(&mc.addr(), &format!("{prefix}n")).unwrap(),

@@ -201,15 +201,7 @@ fn max_value_size_applies_to_the_bytes_sent_after_compression() {
     assert_eq!(c.get("k").unwrap().as_deref(), Some(&compressible[..]));
     assert!(c.set_multi(&[("m", &compressible[..])], 0)[0].is_ok());
     assert_eq!(c.get("m").unwrap().as_deref(), Some(&compressible[..]));
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let noise: Vec<u8> = (0..5000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 32) as u8
-        })
-        .collect();
+    let noise = common::noise(5000);
     match c.set("n", &noise, 0) {
         Err(Error::ValueTooLarge { len, limit }) => assert_eq!((len, limit), (5000, 1000)),
         other => panic!("{other:?}"),

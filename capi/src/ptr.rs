@@ -107,20 +107,12 @@ pub(crate) unsafe fn text<'a>(
     max: usize,
     what: &str,
 ) -> Result<&'a str, Failure> {
-    if p.is_null() {
-        return Err(Failure::invalid(format!("{what} is NULL")));
-    }
     // SAFETY: forwarded from the caller's promise.
-    let b = unsafe {
-        bytes(
-            p.cast(),
-            len,
-            max,
-            what,
-            mcpool_status::MCPOOL_INVALID_ARGUMENT,
-        )
-    }?;
-    std::str::from_utf8(b).map_err(|_| Failure::invalid(format!("{what} is not UTF-8")))
+    unsafe {
+        utf8(p, len, max, what, || {
+            Failure::invalid(format!("{what} is not UTF-8"))
+        })
+    }
 }
 
 /// A server address (`len` bytes of UTF-8, at most `max`): as [`text`], but bytes that are
@@ -133,6 +125,28 @@ pub(crate) unsafe fn address<'a>(
     len: usize,
     max: usize,
     what: &str,
+) -> Result<&'a str, Failure> {
+    let not_utf8 = || {
+        Failure::new(
+            mcpool_status::MCPOOL_CONFIG,
+            format!("bad server address ({what}): not UTF-8"),
+        )
+    };
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { utf8(p, len, max, what, not_utf8) }
+}
+
+/// [`text`] and [`address`]: NULL and too long are INVALID_ARGUMENT, bytes that are not
+/// UTF-8 the caller's `not_utf8`.
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of `len` bytes for `'a`.
+unsafe fn utf8<'a>(
+    p: *const std::ffi::c_char,
+    len: usize,
+    max: usize,
+    what: &str,
+    not_utf8: impl FnOnce() -> Failure,
 ) -> Result<&'a str, Failure> {
     if p.is_null() {
         return Err(Failure::invalid(format!("{what} is NULL")));
@@ -147,10 +161,5 @@ pub(crate) unsafe fn address<'a>(
             mcpool_status::MCPOOL_INVALID_ARGUMENT,
         )
     }?;
-    std::str::from_utf8(b).map_err(|_| {
-        Failure::new(
-            mcpool_status::MCPOOL_CONFIG,
-            format!("bad server address ({what}): not UTF-8"),
-        )
-    })
+    std::str::from_utf8(b).map_err(|_| not_utf8())
 }

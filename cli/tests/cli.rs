@@ -11,6 +11,13 @@ fn mcpool(args: &[&str]) -> Output {
         .expect("run mcpool")
 }
 
+/// `mcpool --servers SERVER REST...`.
+fn on(server: &str, rest: &[&str]) -> Output {
+    let mut a = vec!["--servers", server];
+    a.extend_from_slice(rest);
+    mcpool(&a)
+}
+
 fn code(o: &Output) -> i32 {
     o.status.code().expect("exit status")
 }
@@ -19,11 +26,7 @@ fn code(o: &Output) -> i32 {
 fn commands_and_exit_statuses() {
     let mc = Memcached::start(&[]);
     let s = mc.addr();
-    let with = |rest: &[&str]| {
-        let mut a = vec!["--servers", s.as_str()];
-        a.extend_from_slice(rest);
-        mcpool(&a)
-    };
+    let with = |rest: &[&str]| on(&s, rest);
     assert_eq!(code(&with(&["set", "k", "hello", "--ttl", "100"])), 0);
     let o = with(&["get", "k"]);
     assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"hello\n"[..]));
@@ -127,11 +130,7 @@ fn raw_set(addr: &str, key: &str, flags: u32, data: &[u8]) {
 fn value_formats_from_the_command_line() {
     let mc = Memcached::start(&[]);
     let s = mc.addr();
-    let with = |rest: &[&str]| {
-        let mut a = vec!["--servers", s.as_str()];
-        a.extend_from_slice(rest);
-        mcpool(&a)
-    };
+    let with = |rest: &[&str]| on(&s, rest);
     // A zlib-compressed Python value (pylibmc: text 16 + zlib 8) and a python-memcached int.
     let text = "compressed by a Python client ".repeat(50);
     let zlib = mcpool::Codec::Zlib.compress(text.as_bytes(), 6).unwrap();
@@ -211,11 +210,7 @@ fn raw_has(addr: &str, key: &str) -> bool {
 fn numbers_beyond_u32_are_refused_not_wrapped() {
     let mc = Memcached::start(&[]);
     let s = mc.addr();
-    let with = |rest: &[&str]| {
-        let mut a = vec!["--servers", s.as_str()];
-        a.extend_from_slice(rest);
-        mcpool(&a)
-    };
+    let with = |rest: &[&str]| on(&s, rest);
     assert_eq!(code(&with(&["set", "k", "v"])), 0);
     for args in [
         &["flush", "4294967296"][..],

@@ -351,6 +351,19 @@ pub fn value_for(key: &str, len: usize) -> Vec<u8> {
     v
 }
 
+/// `n` bytes of xorshift noise: a value no compressor shrinks.
+pub fn noise(n: usize) -> Vec<u8> {
+    let mut x = 2_463_534_242u32;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}
+
 /// True when `value` is the one `value_for(key, _)` makes.
 pub fn belongs_to(key: &str, value: &[u8]) -> bool {
     value.starts_with(format!("{key}:{:08x}:", crc32fast::hash(key.as_bytes())).as_bytes())
