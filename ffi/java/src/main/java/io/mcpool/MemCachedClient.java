@@ -35,7 +35,10 @@ import java.util.Set;
  * <li>The {@code hashCode} overloads are absent: placement is always by key.</li>
  * </ul>
  * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so
- * {@code new Date(60_000)} means one minute from now, a real date an absolute time).
+ * {@code new Date(60_000)} means one minute from now, a real date an absolute time). A Date
+ * before the epoch or after 2038-01-19T03:14:07Z (more than 2^31-1 seconds, which memcached
+ * reads as a negative expiry: gone at once) is not sent: the store answers false, as Whalin
+ * answered a store that did not happen.
  */
 public class MemCachedClient {
     /** Whalin's default compression threshold: values longer than this are gzipped. */
@@ -136,11 +139,15 @@ public class MemCachedClient {
     /** Every server's health, without I/O ({@link Mcpool#serverStates()}). */
     public java.util.List<ServerState> serverStates() { return mc().serverStates(); }
 
-    static int ttl(Date expiry) {
+    /** An expiry's seconds as Whalin sent them ({@code getTime() / 1000}; 0 for null), or -1
+     * for a Date before the epoch (it would be sent as the C ABI's unsigned 32 bits: an
+     * absolute time far off, or 0, never expiring). Above {@code Mcpool.MAX_TTL} (a date
+     * after 2038-01-19T03:14:07Z) memcached would read a negative expiry: the stores refuse
+     * both. */
+    static long ttl(Date expiry) {
         if (expiry == null) return 0;
-        long s = expiry.getTime() / 1000;
-        if (s < 0 || s > 0xffffffffL) throw ClientException.invalidArgument("expiry out of range: " + expiry.getTime());
-        return (int) s;
+        long ms = expiry.getTime();
+        return ms < 0 ? -1 : ms / 1000;
     }
 
     // ------------------------------------------------------------------------------ stores
@@ -181,14 +188,22 @@ public class MemCachedClient {
         return store(Native.OP_CAS, key, value, ttl(expiry), casUnique);
     }
 
-    private boolean store(int op, String key, Object value, int ttl, long cas) {
+    /** A store; false, nothing sent, for an expiry memcached would not read as meant
+     * ({@code ttl(Date)}): Whalin's answer to a store that did not happen, where sending it
+     * would store with another expiry (far off, or none) or report STORED for an item that
+     * expired at once. */
+    private boolean store(int op, String key, Object value, long ttl, long cas) {
         Mcpool c = mc();
+        if (!Mcpool.ttlInRange(ttl)) {
+            Mcpool.key(key); // a null key, or one with no UTF-8 form, is still thrown
+            return false;
+        }
         try {
             // This client's compression settings, decided per call by the core (one native
             // client per pool whatever the settings).
             return (compressEnable
-                ? c.store(effective, op, key, value, ttl, cas, Native.COMPRESS_THRESHOLD, Math.max(0, compressThreshold))
-                : c.store(effective, op, key, value, ttl, cas, Native.COMPRESS_NEVER, 0)) == Native.OK;
+                ? c.store(effective, op, key, value, (int) ttl, cas, Native.COMPRESS_THRESHOLD, Math.max(0, compressThreshold))
+                : c.store(effective, op, key, value, (int) ttl, cas, Native.COMPRESS_NEVER, 0)) == Native.OK;
         } catch (McpoolException e) {
             return suppress(c, key, e, false);
         }

@@ -53,6 +53,68 @@ public class McpoolTest {
         }
     }
 
+    /** A TTL memcached would not read as meant is refused by every method that takes one,
+     * before anything is sent: -1 went out as 4294967295 (the C ABI's TTL is unsigned), and a
+     * TTL above 2^31-1 is a negative expiry to memcached (the item gone at once, STORED
+     * answered). The meta protocol, so that touch's TTL can be read back. */
+    @Test
+    public void ttlsOutOfRangeAreRefused() {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol("meta").build()) {
+            assertTrue(mc.set("m:ttl:old", "old", 100));
+            long[] cas = {mc.gets("m:ttl:old").getCasUnique()};
+            for (int ttl : new int[] {-1, -2, Integer.MIN_VALUE}) {
+                java.util.Map<String, Runnable> calls = new java.util.LinkedHashMap<>();
+                calls.put("set", () -> mc.set("m:ttl:new", "v", ttl));
+                calls.put("add", () -> mc.add("m:ttl:new", "v", ttl));
+                calls.put("replace", () -> mc.replace("m:ttl:old", "new", ttl));
+                calls.put("cas", () -> mc.cas("m:ttl:old", "new", ttl, cas[0]));
+                calls.put("setBytes", () -> mc.setBytes("m:ttl:new", new byte[] {1}, 0, ttl));
+                calls.put("touch", () -> mc.touch("m:ttl:old", ttl));
+                calls.put("incrOrInit", () -> mc.incrOrInit("m:ttl:new", 1, 5, ttl));
+                calls.put("decrOrInit", () -> mc.decrOrInit("m:ttl:new", 1, 5, ttl));
+                calls.put("setMulti (m:ttl:new) #1", () -> mc.setMulti(java.util.Collections.singletonMap("m:ttl:new", "v"), ttl));
+                calls.put("setMulti (m:ttl:new) #2", () -> mc.setMulti(java.util.Collections.singletonMap("m:ttl:new", "v"), k -> ttl));
+                calls.put("getLease", () -> mc.getLease("m:ttl:new", ttl, 0));
+                calls.put("invalidate", () -> mc.invalidate("m:ttl:old", ttl));
+                calls.put("setWithVersion", () -> mc.setWithVersion("m:ttl:new", "v", ttl, 7L));
+                for (Map.Entry<String, Runnable> c : calls.entrySet()) {
+                    try {
+                        c.getValue().run();
+                        fail(c.getKey() + " accepted the TTL " + ttl);
+                    } catch (ClientException e) {
+                        assertEquals(c.getKey(), "MCPOOL_INVALID_ARGUMENT", e.statusName());
+                        String call = c.getKey().replaceFirst(" #\\d$", "");
+                        assertTrue(e.getMessage(), e.getMessage().contains(": " + call + ": negative TTL " + ttl + " "));
+                    }
+                }
+            }
+            // nothing was sent: no new key, the old one with its value, CAS and TTL
+            assertNull(mc.getBytes("m:ttl:new"));
+            MemcachedItem old = mc.gets("m:ttl:old");
+            assertEquals("old", old.getValue());
+            assertEquals(cas[0], old.getCasUnique());
+            long left = mc.metaInfo("m:ttl:old").ttlSeconds();
+            assertTrue("TTL " + left, left > 90 && left <= 100);
+            // the one check, also for what an int cannot carry: above 2^31-1 is refused
+            assertEquals(0, Mcpool.checkTtl("set", 0));
+            assertEquals(Integer.MAX_VALUE, Mcpool.checkTtl("set", Integer.MAX_VALUE));
+            for (long ttl : new long[] {Integer.MAX_VALUE + 1L, 0xffffffffL, Long.MAX_VALUE}) {
+                try {
+                    Mcpool.checkTtl("set", ttl);
+                    fail("the TTL " + ttl + " was accepted");
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                    assertTrue(e.getMessage(), e.getMessage().contains("above 2147483647"));
+                }
+            }
+            // the largest TTL is stored and kept (an absolute time in 2038)
+            assertTrue(mc.set("m:ttl:max", "v", Integer.MAX_VALUE));
+            assertEquals("v", mc.get("m:ttl:max"));
+            assertTrue(mc.touch("m:ttl:max", Integer.MAX_VALUE));
+            assertEquals("v", mc.get("m:ttl:max"));
+        }
+    }
+
     @Test
     public void everyMethod() {
         try (Mcpool mc = Mcpool.builder().servers(server.addr()).distribution("whalin-native").minIdle(1)

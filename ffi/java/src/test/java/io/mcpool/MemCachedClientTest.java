@@ -135,6 +135,39 @@ public class MemCachedClientTest {
         assertEquals("w", mc.get("mcct:exp2"));
     }
 
+    /** An expiry memcached would not read as meant is not sent: the store answers false, as
+     * Whalin answered a store that did not happen. Before the epoch it went out as a huge
+     * unsigned number (or 0: never expires) or was a ClientException; after 2038-01-19 (more
+     * than 2^31-1 seconds) memcached read a negative expiry: STORED, and gone at once. */
+    @Test
+    public void expiryOutOfRangeIsNotStored() {
+        assertTrue(mc.set("mcct:xr:old", "old"));
+        long cas = mc.gets("mcct:xr:old").getCasUnique();
+        Date[] bad = {new Date(-1000), new Date(-1), new Date(Long.MIN_VALUE),
+            new Date((Integer.MAX_VALUE + 1L) * 1000), new Date(0xffffffffL * 1000), new Date(Long.MAX_VALUE)};
+        for (Date d : bad) {
+            assertFalse(d.toString(), mc.set("mcct:xr:new", "v", d));
+            assertFalse(d.toString(), mc.add("mcct:xr:new", "v", d));
+            assertFalse(d.toString(), mc.replace("mcct:xr:old", "new", d));
+            assertFalse(d.toString(), mc.cas("mcct:xr:old", "new", d, cas));
+        }
+        assertNull(mc.get("mcct:xr:new"));
+        assertEquals("old", mc.get("mcct:xr:old"));
+        assertEquals(cas, mc.gets("mcct:xr:old").getCasUnique());
+        // still the caller's mistake, thrown: a null key
+        try {
+            mc.set(null, "v", new Date(-1000));
+            fail();
+        } catch (ClientException e) {
+            // a null key is refused whatever the expiry
+        }
+        // the last second memcached reads as meant (2038-01-19T03:14:07Z) is stored and kept
+        Date last = new Date(Integer.MAX_VALUE * 1000L + 999);
+        assertTrue(mc.set("mcct:xr:max", "v", last));
+        assertTrue(mc.replace("mcct:xr:max", "w", last));
+        assertEquals("w", mc.get("mcct:xr:max"));
+    }
+
     @Test
     public void casAndGets() {
         String k = "mcct:cas";
