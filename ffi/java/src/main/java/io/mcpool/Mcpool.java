@@ -129,6 +129,11 @@ public final class Mcpool implements AutoCloseable {
          * unknown name or a bad value is a {@link ClientException} (MCPOOL_CONFIG) from
          * {@link #build()}, naming the option, the value and the accepted form. The typed
          * setters below are this call with the option's name.
+         *
+         * <p>{@code serialized_java} also decides the default transcoder's serialization
+         * ({@code option("serialized_java", "true")} stores and reads {@code Serializable}
+         * objects); with a {@link #transcoder(Transcoder)} that disagrees, {@link #build()}
+         * throws (see there).
          */
         public Builder option(String name, String value) {
             cfg.set(name, value);
@@ -257,7 +262,12 @@ public final class Mcpool implements AutoCloseable {
         /** How Java types map to the core's kinds, and whether Java serialization is
          * allowed (default a {@link WhalinTranscoder} without it). A transcoder given here
          * also brings its value format ({@link Transcoder#valueFormat()}: {@code whalin},
-         * {@code spymemcached}) unless {@link #valueFormat(String)} is set. */
+         * {@code spymemcached}) unless {@link #valueFormat(String)} is set. Serialization is
+         * the transcoder's {@link Transcoder#allowSerializable()} unless
+         * {@code option("serialized_java", ...)} is set: without a transcoder given, that
+         * option turns the default transcoder's serialization on or off; with one that
+         * disagrees, {@link #build()} throws a {@link ConfigurationException}
+         * (MCPOOL_CONFIG). */
         public Builder transcoder(Transcoder tc) {
             notNull(tc, "transcoder");
             this.tc = tc;
@@ -279,7 +289,10 @@ public final class Mcpool implements AutoCloseable {
 
         /** Builds the client; {@link ClientException} (MCPOOL_CONFIG) when unusable. With the
          * {@code spymemcached} value format and no transcoder set, the transcoder is a
-         * {@link SpyTranscoder}, so each Java type is written as spymemcached writes it. */
+         * {@link SpyTranscoder}, so each Java type is written as spymemcached writes it. An
+         * explicit {@code option("serialized_java", ...)} sets that default transcoder's
+         * serialization; one that disagrees with a transcoder given is a
+         * {@link ConfigurationException} (MCPOOL_CONFIG) naming both. */
         public Mcpool build() {
             Config c = cfg.copy();
             String f = valueFormat != null ? valueFormat
@@ -287,8 +300,31 @@ public final class Mcpool implements AutoCloseable {
             Transcoder t = !tcSet && "spymemcached".equals(Config.canonicalName(f).replace('_', '-'))
                 ? new SpyTranscoder() : tc;
             c.set("value_format", f);
-            c.set("serialized_java", Boolean.toString(t.allowSerializable()));
+            String explicit = cfg.options.get("serialized_java");
+            Boolean on = explicit == null ? null : parseBool(explicit);
+            if (explicit == null) {
+                c.set("serialized_java", Boolean.toString(t.allowSerializable())); // the transcoder decides
+            } else if (on != null && on != t.allowSerializable()) {
+                if (tcSet) {
+                    throw new ConfigurationException(103, "MCPOOL_CONFIG", "option serialized_java=" + explicit
+                        + " but the transcoder " + t.getClass().getName() + (on ? " does not allow" : " allows")
+                        + " Java serialization: give a transcoder that " + (on ? "allows" : "refuses")
+                        + " it (e.g. new WhalinTranscoder(false, " + on + ", null)) or leave the option out");
+                }
+                // no transcoder given: the default one, with serialization as the option says
+                t = t instanceof SpyTranscoder ? new SpyTranscoder(on, null) : new WhalinTranscoder(false, on, null);
+            } // a value that is not a boolean is left to the core, which refuses it naming the option
             return new Mcpool(c, t);
+        }
+    }
+
+    /** A boolean in the core's text forms (true/1/yes/on, false/0/no/off, ASCII case and
+     * surrounding spaces ignored), null for anything else. */
+    static Boolean parseBool(String s) {
+        switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true": case "1": case "yes": case "on": return Boolean.TRUE;
+            case "false": case "0": case "no": case "off": return Boolean.FALSE;
+            default: return null;
         }
     }
 

@@ -196,6 +196,63 @@ public class TranscoderTest {
         }
     }
 
+    /** option("serialized_java", ...) was overwritten at build from the transcoder (off by
+     * default), so a Serializable was refused with the option on. Now the option sets the
+     * default transcoder's serialization (Whalin's and, for the spymemcached format,
+     * spymemcached's), and a transcoder given that disagrees with it is refused at build. */
+    @Test
+    public void serializedJavaOptionWins() {
+        ArrayList<Integer> list = new ArrayList<>(Arrays.asList(1, 2));
+        for (String format : new String[] {"mcpool", "spymemcached"}) {
+            for (String name : new String[] {"serialized_java", "Serialized-Java"}) {
+                try (Mcpool on = Mcpool.builder().servers(server.addr()).valueFormat(format).option(name, "true").build()) {
+                    assertTrue(on.set("t:sero:" + format, list, 0));
+                    assertEquals(list, on.get("t:sero:" + format));
+                }
+            }
+        }
+        assertEquals(JAVA, raw.getBytes("t:sero:mcpool").flags);
+        try (Mcpool off = Mcpool.builder().servers(server.addr()).option("serialized_java", "off").build()) {
+            try {
+                off.set("t:sero:off", list, 0);
+                fail("stored with serialization off");
+            } catch (ClientException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("serialization is off"));
+            }
+            try {
+                off.get("t:sero:mcpool");
+                fail("deserialized with serialization off");
+            } catch (McpoolException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("t:sero:mcpool"));
+            }
+        }
+        // a transcoder that agrees with the option: as without it
+        try (Mcpool both = Mcpool.builder().servers(server.addr()).valueFormat("mcpool").option("serialized_java", "true")
+                 .transcoder(new WhalinTranscoder(false, true, null)).build()) {
+            assertEquals(list, both.get("t:sero:mcpool"));
+        }
+        // one that disagrees: refused at build, naming both
+        Transcoder[] disagree = {new WhalinTranscoder(), new SpyTranscoder(true, null)};
+        String[] option = {"true", "false"};
+        for (int i = 0; i < disagree.length; i++) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).option("serialized_java", option[i])
+                     .transcoder(disagree[i]).build()) {
+                fail("serialized_java=" + option[i] + " with " + disagree[i].getClass().getName() + " was built");
+            } catch (ConfigurationException e) {
+                assertEquals("MCPOOL_CONFIG", e.statusName());
+                assertTrue(e.getMessage(), e.getMessage().contains("serialized_java=" + option[i]));
+                assertTrue(e.getMessage(), e.getMessage().contains(disagree[i].getClass().getName()));
+            }
+        }
+        // a value that is not a boolean: the core's error, naming the option
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).option("serialized_java", "maybe").build()) {
+            fail("serialized_java=maybe was built");
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_CONFIG", e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().contains("serialized_java"));
+        }
+    }
+
     @Test
     public void wrongLayoutReadsAreErrors() {
         // pylibmc's zlib bit under whalin, a corrupt gzip stream, mcpool's text flag under whalin
