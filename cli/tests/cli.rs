@@ -290,12 +290,15 @@ fn ring(global: &[&str], keys: &[String]) -> (i32, Vec<String>, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
+    // A child that refuses its options exits before it reads: a broken pipe is its answer.
+    let written = child
         .stdin
         .take()
         .unwrap()
-        .write_all(keys.join("\n").as_bytes())
-        .unwrap();
+        .write_all(keys.join("\n").as_bytes());
+    if let Err(e) = written {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     let o = child.wait_with_output().unwrap();
     let servers = String::from_utf8_lossy(&o.stdout)
         .lines()
