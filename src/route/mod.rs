@@ -433,6 +433,16 @@ fn host_port(addr: &ServerAddr) -> String {
     }
 }
 
+/// The names the continuum's points of each server are made from, under `d`'s naming (empty
+/// for a layout without a continuum). Made once per server list: the spymemcached naming
+/// resolves host names, which a table built again for the live servers (`eject`) must not.
+fn point_names(d: &Distribution, servers: &[ServerSpec]) -> Vec<String> {
+    match d.parts().layout {
+        Layout::Continuum { naming, .. } => servers.iter().map(|s| point_name(naming, s)).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The name a server's points are made from.
 fn point_name(naming: Naming, s: &ServerSpec) -> String {
     match naming {
@@ -459,7 +469,8 @@ fn too_large(d: &Distribution, total: u64, what: &str) -> Error {
 }
 
 impl Table {
-    fn build(d: &Distribution, servers: &[ServerSpec]) -> Result<Table> {
+    /// The table for `servers`; `names` are their [`point_names`] (used by a continuum).
+    fn build(d: &Distribution, servers: &[ServerSpec], names: &[String]) -> Result<Table> {
         let total: u64 = servers.iter().map(|s| s.weight as u64).sum();
         let n = servers.len();
         let parts = d.parts();
@@ -489,9 +500,7 @@ impl Table {
                 servers.iter().map(|s| host_port(&s.addr)).collect(),
             )),
             Layout::Continuum {
-                points,
-                naming,
-                collision,
+                points, collision, ..
             } => {
                 let points = match points {
                     Points::LibmemcachedWeightedIfAnyAboveOne => {
@@ -553,7 +562,7 @@ impl Table {
                             );
                         }
                         Points::PerName { hash, .. } => {
-                            let name = point_name(naming, s);
+                            let name = &names[i as usize];
                             ketama::add_single_points(
                                 &mut pts,
                                 i,
@@ -563,7 +572,7 @@ impl Table {
                             );
                         }
                         _ => {
-                            let name = point_name(naming, s);
+                            let name = &names[i as usize];
                             ketama::add_md5_points(&mut pts, i, name.as_bytes(), count as u32);
                         }
                     }
@@ -613,6 +622,8 @@ struct Ejected {
 pub struct Router {
     distribution: Distribution,
     servers: Vec<ServerSpec>,
+    /// Each server's [`point_names`], made once: the tables of live subsets reuse them.
+    names: Vec<String>,
     table: Table,
     ejected: RwLock<Vec<Arc<Ejected>>>,
 }
@@ -622,6 +633,7 @@ impl Clone for Router {
         Router {
             distribution: self.distribution.clone(),
             servers: self.servers.clone(),
+            names: self.names.clone(),
             table: self.table.clone(),
             ejected: RwLock::new(Vec::new()),
         }
@@ -637,10 +649,12 @@ impl Router {
         if servers.len() > u32::MAX as usize / 2 {
             return Err(Error::Config("too many servers".into()));
         }
+        let names = point_names(distribution, servers);
         Ok(Router {
             distribution: distribution.clone(),
             servers: servers.to_vec(),
-            table: Table::build(distribution, servers)?,
+            table: Table::build(distribution, servers, &names)?,
+            names,
             ejected: RwLock::new(Vec::new()),
         })
     }
@@ -748,7 +762,12 @@ impl Router {
                     .collect();
                 let subset: Vec<ServerSpec> =
                     index.iter().map(|&i| self.servers[i].clone()).collect();
-                let table = Table::build(&self.distribution, &subset).ok()?;
+                // (no names without a continuum)
+                let names: Vec<String> = index
+                    .iter()
+                    .filter_map(|&i| self.names.get(i).cloned())
+                    .collect();
+                let table = Table::build(&self.distribution, &subset, &names).ok()?;
                 let e = Arc::new(Ejected {
                     alive: mask,
                     table,
