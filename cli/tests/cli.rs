@@ -27,7 +27,8 @@ fn commands_and_exit_statuses() {
     let mc = Memcached::start(&[]);
     let s = mc.addr();
     let with = |rest: &[&str]| on(&s, rest);
-    assert_eq!(code(&with(&["set", "k", "hello", "--ttl", "100"])), 0);
+    let o = with(&["set", "k", "hello", "--ttl", "100"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     let o = with(&["get", "k"]);
     assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"hello\n"[..]));
     assert_eq!(

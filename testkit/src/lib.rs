@@ -57,6 +57,42 @@ pub fn free_port() -> u16 {
         .expect("bind 127.0.0.1:0")
 }
 
+/// Whether the listening socket on 127.0.0.1:`port` belongs to process `pid` or one of its
+/// children (the wrapper shell of a shared server runs memcached as its child). A free port
+/// can be taken by another test between [`free_port`] and memcached's `bind`; a connect alone
+/// would then reach the other test's server. Where `/proc` cannot tell (not Linux), yes.
+pub(crate) fn listens_in(pid: u32, port: u16) -> bool {
+    let Some(inode) = listening_inode(port) else {
+        return true;
+    };
+    let wanted = format!("socket:[{inode}]");
+    let owns = |p: &str| {
+        std::fs::read_dir(format!("/proc/{p}/fd"))
+            .map(|fds| {
+                fds.flatten().any(|fd| {
+                    std::fs::read_link(fd.path())
+                        .map(|l| l.to_string_lossy() == wanted)
+                        .unwrap_or(false)
+                })
+            })
+            .unwrap_or(false)
+    };
+    let children =
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    owns(&pid.to_string()) || children.split_whitespace().any(owns)
+}
+
+/// The inode of the socket listening on 127.0.0.1:`port`, from `/proc/net/tcp`.
+fn listening_inode(port: u16) -> Option<String> {
+    let table = std::fs::read_to_string("/proc/net/tcp").ok()?;
+    let local = format!("0100007F:{port:04X}");
+    table.lines().skip(1).find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+        (f.len() > 9 && f[1] == local && f[3] == "0A").then(|| f[9].to_string())
+    })
+}
+
 /// How to start a memcached: the one spawner behind the tests' and the CLI's servers.
 #[derive(Clone, Debug)]
 pub struct Spawn<'a> {
@@ -140,6 +176,13 @@ impl Spawn<'_> {
             let deadline = Instant::now() + Duration::from_secs(10);
             loop {
                 if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    if !listens_in(child.id(), port) {
+                        // Someone else's listener took the port first (another test's
+                        // memcached or fake server): ours will exit. Try another port.
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        break;
+                    }
                     let lifeline = child.stdin.take();
                     return Ok(Memcached {
                         child,
@@ -367,4 +410,35 @@ pub fn noise(n: usize) -> Vec<u8> {
 /// True when `value` is the one `value_for(key, _)` makes.
 pub fn belongs_to(key: &str, value: &[u8]) -> bool {
     value.starts_with(format!("{key}:{:08x}:", crc32fast::hash(key.as_bytes())).as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listener_belongs_to_its_own_process_only() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        assert!(listens_in(std::process::id(), port));
+        let mut other = Command::new("sleep").arg("30").spawn().expect("sleep");
+        let answer = listens_in(other.id(), port);
+        let _ = other.kill();
+        let _ = other.wait();
+        assert!(!answer, "another process's listener is not its own");
+    }
+
+    #[test]
+    fn a_server_started_on_a_taken_port_moves_to_another() {
+        let mc = Memcached::start(&[]);
+        let taken = Spawn {
+            port: mc.port,
+            ..Spawn::default()
+        }
+        .start();
+        assert!(
+            taken.is_err(),
+            "a server asked for a taken port must not pass another's server off as its own"
+        );
+    }
 }

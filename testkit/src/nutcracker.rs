@@ -1,6 +1,6 @@
 //! nutcracker (twemproxy) processes in front of test memcached servers, for the proxy tests.
 
-use crate::{free_port, unique, Memcached};
+use crate::{free_port, listens_in, unique, Memcached};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -80,6 +80,12 @@ impl Nutcracker {
             let deadline = Instant::now() + Duration::from_secs(10);
             loop {
                 if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                    if !listens_in(child.id(), self.port) {
+                        // Another process holds the port: this nutcracker will exit.
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        break;
+                    }
                     self.child = Some(child);
                     return;
                 }
