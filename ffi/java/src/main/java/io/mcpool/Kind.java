@@ -10,7 +10,8 @@ public enum Kind {
     BYTES,
     /** UTF-8 text ({@code String}). */
     TEXT,
-    /** A signed 64-bit integer ({@code Long}; Integer, Short and Byte are stored as one). */
+    /** A signed 64-bit integer ({@code Long}; Integer, Short and Byte are stored as one, except
+     * under {@code whalin}, whose markers keep each type: {@link WhalinTranscoder}). */
     INT,
     /** A boolean ({@code Boolean}). */
     BOOL,
