@@ -1912,6 +1912,17 @@ static void test_kinds(void) {
         mcpool_client_free(wh);
     }
 
+    /* A Python int beyond 64 bits under pylibmc's long flag (4): its exact digits, of the
+     * INT kind (C's integers are 64-bit: the caller parses, or keeps the text). */
+    {
+        struct kind_buf b = {{0}, 0};
+        EXPECT(mcpool_client_set(raw, K("kbig"), K("1208925819614629174706176"), 4, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_get_into(py, K("kbig"), kind_alloc, &b, &flags, NULL), MCPOOL_OK);
+        CHECK(b.len == 25 && memcmp(b.data, "1208925819614629174706176", 25) == 0);
+        EXPECT(mcpool_client_flags_kind(py, flags, &kind), MCPOOL_OK);
+        CHECK(kind == MCPOOL_KIND_INT);
+    }
+
     /* Wrong layouts: pylibmc's zlib bit read as mcpool, a corrupt stream, a pickle with
      * pickles off. Errors on every path, never the bytes. */
     EXPECT(mcpool_client_set(raw, K("kz"), K("x\x9cnot really zlib"), 8 | 16, 0), MCPOOL_OK);

@@ -351,8 +351,7 @@ impl<'c> Transcoder<'c> {
     pub fn decode_value(&self, key: &[u8], data: &[u8], flags: u32) -> Result<Value> {
         let mut scratch = Vec::new();
         let (body, _, kind) = self.decode(key, data, flags, &mut scratch)?;
-        Value::from_abi(kind, body.into_owned())
-            .ok_or_else(|| Error::ValueFormat(format!("{}: not a valid {kind}", who(key, flags))))
+        super::kind::typed_value(key, flags, kind, body.into_owned())
     }
 
     /// The kind of a value read through this client, from the flags the read delivered.

@@ -115,6 +115,20 @@ for my $case ([4, "\xff\xff\xff\xfe", -2, 'Integer'], [256, "\0\0\x01\0", 256, '
     is $wh->get("${p}wj"), $n, "whalin: Whalin's $what reads as an integer";
 }
 
+# pylibmc's long flag with a Python int beyond 64 bits: its exact digits, a string (never a
+# wrapped or saturated IV); one that fits is an IV.
+my $pl = Mcpool->new({ servers => [$srv], value_format => 'pylibmc' });
+for my $d ('1208925819614629174706176', '-1180591620717411303424', '18446744073709551616',
+           '9223372036854775808') {
+    raw_set("${p}pb", 4, $d);
+    my $v = $pl->get("${p}pb");
+    ok !(B::svref_2object(\$v)->FLAGS & B::SVf_IOK()), "pylibmc: $d is a string, not an IV";
+    is $v, $d, "pylibmc: $d read exact";
+}
+raw_set("${p}pb", 4, '-9223372036854775808');
+my $min = $pl->get("${p}pb");
+ok B::svref_2object(\$min)->FLAGS & B::SVf_IOK(), 'pylibmc: -2**63 is an IV';
+
 # serialize => 0: no Storable images either way
 my $noser = Mcpool->new({ servers => [$srv], value_format => 'mcpool', serialize => 0 });
 eval { $noser->set("${p}nr", [1]) };

@@ -151,6 +151,22 @@ public class TranscoderTest {
     }
 
     @Test
+    public void pythonIntBeyond64BitsReadsAsAnExactBigInteger() {
+        // pylibmc's long flag (4) with a Python int's decimal text: beyond 64 bits it is a
+        // BigInteger with the exact value, never a wrapped Long; within, a Long.
+        try (Mcpool mc = client("pylibmc", null)) {
+            String[] big = {"1208925819614629174706176", "-1180591620717411303424", "9223372036854775808",
+                "-9223372036854775809"};
+            for (String d : big) {
+                assertTrue(raw.setBytes("t:p:big", utf8(d), 4, 0));
+                assertEquals(d, new java.math.BigInteger(d), mc.get("t:p:big"));
+            }
+            assertTrue(raw.setBytes("t:p:big", utf8("-9223372036854775808"), 4, 0));
+            assertEquals(Long.MIN_VALUE, mc.get("t:p:big"));
+        }
+    }
+
+    @Test
     public void whalinTranscoderUnderAnotherFormatWritesKindsOnly() {
         // The markers are Whalin's: under mcpool (the builder's default) the same transcoder
         // stores an Integer as the integer kind, read back as a Long, and a StringBuilder as
