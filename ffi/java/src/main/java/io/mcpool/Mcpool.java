@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * (memcached reads the expiry as a signed 32-bit number: such an item expires at once).
  *
  * <p>Values: byte[] reads back as byte[], String as String, Long/Integer/Short/Byte as Long
- * (with a {@link SpyTranscoder}: Integer, Long and Byte as themselves, as spymemcached),
+ * (with a {@link SpyTranscoder}: Integer, Long and Byte as themselves, as spymemcached; under
+ * the {@code whalin} format every type as itself, as Whalin: {@link WhalinTranscoder}),
  * Boolean as Boolean, in the value format of the fleet ({@link Builder#valueFormat(String)},
  * default {@code mcpool}: what mcpool's Python, Perl, C and Rust clients read). A value Java
  * cannot read (a Python pickle, a Perl Storable image, flags that mean nothing in the format,
