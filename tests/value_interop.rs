@@ -417,3 +417,44 @@ fn spymemcached_both_directions() {
     );
     assert_eq!(out, want, "spymemcached read what mcpool wrote");
 }
+
+/// A Python int beyond 64 bits, as real pylibmc stores it (its long flag 4, the decimal
+/// text): a typed read (`Value::Int` is 64-bit) is an error saying so, never a wrong number;
+/// the byte API delivers the exact digits, with the int kind (what the C ABI and the bindings
+/// whose languages have larger integers read).
+#[test]
+fn pylibmc_int_beyond_64_bits() {
+    need(PYTHON, "apt-get install python3 python3-pylibmc");
+    let mc = Memcached::start(&[]);
+    let prefix = unique("big-int");
+    let script = format!(
+        "import os, pylibmc\n\
+         c = pylibmc.Client(['127.0.0.1:' + os.environ['PORT']])\n\
+         p = '{prefix}'\n\
+         c.set(p+'a', 2**80); c.set(p+'b', -2**70); c.set(p+'c', 2**64); c.set(p+'d', 2**63)\n\
+         c.set(p+'e', -2**63)\n"
+    );
+    run(Command::new(PYTHON)
+        .arg("-c")
+        .arg(&script)
+        .env("PORT", mc.port.to_string()));
+    let c = client(&mc, ValueFormat::Pylibmc, &prefix);
+    for (k, digits) in [
+        ("a", "1208925819614629174706176"),
+        ("b", "-1180591620717411303424"),
+        ("c", "18446744073709551616"),
+        ("d", "9223372036854775808"),
+    ] {
+        match c.get_value(k) {
+            Err(Error::ValueFormat(m)) => {
+                assert!(m.contains("beyond 64 bits") && m.contains(digits), "{m}")
+            }
+            r => panic!("{k}: {r:?}"),
+        }
+        let item = c.get_item(k).unwrap().unwrap();
+        assert_eq!(&item.value[..], digits.as_bytes(), "{k}");
+        assert_eq!(c.value_kind(item.flags).unwrap(), mcpool::Kind::Int);
+    }
+    // The most negative 64-bit one still fits.
+    assert_eq!(c.get_value("e").unwrap(), Some(Value::Int(i64::MIN)));
+}

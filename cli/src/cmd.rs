@@ -189,22 +189,27 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
     let result: Result<ExitCode, String> = (|| match (command, args) {
         ("get", keys) if !keys.is_empty() => {
             let mut code = ExitCode::SUCCESS;
-            // Decoded by the value format: never undecoded (or compressed) bytes.
-            let results = client.get_values(keys);
+            // Decoded by the value format: never undecoded (or compressed) bytes. The byte
+            // API's body is the kind's ABI form: an integer's exact decimal digits, of any
+            // size (a Python writer's int beyond 64 bits prints as it is, never rounded).
+            let results = client.get_multi(keys);
             for (k, r) in keys.iter().zip(results) {
+                let r = r.and_then(|item| {
+                    item.map(|i| client.value_kind(i.flags).map(|kind| (kind, i.value)))
+                        .transpose()
+                });
                 match r {
-                    Ok(Some(value)) => {
+                    Ok(Some((kind, body))) => {
                         if keys.len() > 1 {
                             let _ = write!(out, "{k}\t");
                         }
-                        let _ = match &value {
-                            Value::Bytes(b) => out.write_all(b),
-                            Value::Text(t) => out.write_all(t.as_bytes()),
-                            Value::Int(i) => write!(out, "{i}"),
-                            Value::Bool(b) => write!(out, "{b}"),
-                            Value::Serialized { lang, bytes } => out.write_all(
-                                format!("<{} of {} bytes>", lang.describe(), bytes.len())
-                                    .as_bytes(),
+                        let _ = match kind {
+                            Kind::Bytes | Kind::Text | Kind::Int => out.write_all(&body),
+                            Kind::Bool => {
+                                out.write_all(if &body[..] == b"1" { b"true" } else { b"false" })
+                            }
+                            Kind::Serialized(lang) => out.write_all(
+                                format!("<{} of {} bytes>", lang.describe(), body.len()).as_bytes(),
                             ),
                         };
                         let _ = out.write_all(b"\n");

@@ -155,6 +155,28 @@ fn value_formats_from_the_command_line() {
     );
     let o = with(&["--value-format", "python-memcached", "get", "pi"]);
     assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"42\n"[..]));
+    // A Python int beyond 64 bits (pylibmc's long flag 4, its decimal text): printed exact,
+    // never refused or rounded; so is the most negative one that still fits, and one just
+    // past it. A body that is no integer stays an error.
+    for digits in [
+        "1208925819614629174706176",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551616",
+    ] {
+        raw_set(&s, "pbig", 4, digits.as_bytes());
+        let o = with(&["--value-format", "pylibmc", "get", "pbig"]);
+        assert_eq!(
+            (code(&o), String::from_utf8_lossy(&o.stdout).into_owned()),
+            (0, format!("{digits}\n")),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    raw_set(&s, "pnot", 4, b"12x");
+    let o = with(&["--value-format", "pylibmc", "get", "pnot"]);
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty());
     // A corrupt stream under the right format: exit 2 with the message.
     raw_set(&s, "bad", 24, b"x\x9c definitely not zlib");
     let o = with(&["--value-format", "pylibmc", "get", "bad"]);

@@ -1894,7 +1894,9 @@ static void test_kinds(void) {
     EXPECT(mcpool_client_kind_flags(m, MCPOOL_KIND_PERL_STORABLE, &flags), MCPOOL_UNSUPPORTED);
     EXPECT(mcpool_client_flags_kind(m, 8, NULL), MCPOOL_INVALID_ARGUMENT);
 
-    /* Whalin's binary integer: delivered as decimal text through get_into. */
+    /* Whalin's binary integer: an int is written as Whalin's Long (MARKER_LONG 16384, 8
+     * bytes big-endian) whatever its size, which Whalin reads as a java.lang.Long;
+     * delivered as decimal text through get_into. */
     mcpool_client *wh = format_client("whalin", NULL);
     CHECK(wh != NULL);
     if (wh) {
@@ -1902,12 +1904,23 @@ static void test_kinds(void) {
         EXPECT(mcpool_client_store_kind(wh, MCPOOL_STORE_SET, K("kw"), MCPOOL_KIND_INT,
                                         K("300"), 0, 0), MCPOOL_OK);
         EXPECT(mcpool_client_get_into(raw, K("kw"), kind_alloc, &b, &flags, NULL), MCPOOL_OK);
-        CHECK(flags == 4 && b.len == 4 && memcmp(b.data, "\0\0\x01\x2c", 4) == 0);
+        CHECK(flags == 16384 && b.len == 8 && memcmp(b.data, "\0\0\0\0\0\0\x01\x2c", 8) == 0);
         EXPECT(mcpool_client_get_into(wh, K("kw"), kind_alloc, &b, &flags, NULL), MCPOOL_OK);
         CHECK(b.len == 3 && memcmp(b.data, "300", 3) == 0);
         EXPECT(mcpool_client_flags_kind(wh, flags, &kind), MCPOOL_OK);
         CHECK(kind == MCPOOL_KIND_INT);
         mcpool_client_free(wh);
+    }
+
+    /* A Python int beyond 64 bits under pylibmc's long flag (4): its exact digits, of the
+     * INT kind (C's integers are 64-bit: the caller parses, or keeps the text). */
+    {
+        struct kind_buf b = {{0}, 0};
+        EXPECT(mcpool_client_set(raw, K("kbig"), K("1208925819614629174706176"), 4, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_get_into(py, K("kbig"), kind_alloc, &b, &flags, NULL), MCPOOL_OK);
+        CHECK(b.len == 25 && memcmp(b.data, "1208925819614629174706176", 25) == 0);
+        EXPECT(mcpool_client_flags_kind(py, flags, &kind), MCPOOL_OK);
+        CHECK(kind == MCPOOL_KIND_INT);
     }
 
     /* Wrong layouts: pylibmc's zlib bit read as mcpool, a corrupt stream, a pickle with

@@ -144,11 +144,6 @@ impl Client {
 
     fn typed(&self, key: &[u8], body: Vec<u8>, flags: u32) -> Result<Value> {
         let kind = self.values().flags_kind(flags)?;
-        Value::from_abi(kind, body).ok_or_else(|| {
-            Error::ValueFormat(format!(
-                "key {:?}: not a valid {kind}",
-                String::from_utf8_lossy(key)
-            ))
-        })
+        crate::value::kind::typed_value(key, flags, kind, body)
     }
 }

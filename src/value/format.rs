@@ -52,8 +52,10 @@ pub(crate) enum Body {
     TextOrBytes,
     /// A decimal integer in ASCII (`-42`).
     Decimal,
-    /// A big-endian two's complement integer of exactly this many bytes (Whalin).
-    BigEndian(u8),
+    /// A big-endian two's complement integer of exactly `.0` bytes holding a value of `.1`
+    /// bits (Whalin: a Short is 4 bytes with a 16-bit value; a body outside that range is no
+    /// value its writer wrote, an error rather than a truncated number).
+    BigEndian(u8, u8),
     /// A big-endian integer of at most this many bytes, leading zero bytes dropped (0 is
     /// empty), sign-extended from the width (spymemcached `TranscoderUtils(true)`).
     Packed(u8),
@@ -151,9 +153,18 @@ static WHALIN: Table = Table {
         row(32, Text, Plain, "String (MARKER_STRING)"),
         row(64, Text, Plain, "StringBuffer (MARKER_STRINGBUFFER)"),
         row(2048, Text, Plain, "StringBuilder (MARKER_STRINGBUILDER)"),
-        row(4, Int, BigEndian(4), "Integer (MARKER_INTEGER, 4 bytes)"),
-        row(16384, Int, BigEndian(8), "Long (MARKER_LONG, 8 bytes)"),
-        row(1, Int, BigEndian(1), "Byte (MARKER_BYTE)"),
+        // The core's int is 64-bit, Java's Long: every int is written as a Long whatever its
+        // size, so a Java reader always gets the same type. Integer, Short and Byte are read;
+        // the Java binding writes them with their own markers (raw flags the core checks).
+        row(16384, Int, BigEndian(8, 64), "Long (MARKER_LONG, 8 bytes)"),
+        row(
+            4,
+            Int,
+            BigEndian(4, 32),
+            "Integer (MARKER_INTEGER, 4 bytes)",
+        ),
+        row(256, Int, BigEndian(4, 16), "Short (MARKER_SHORT, 4 bytes)"),
+        row(1, Int, BigEndian(1, 8), "Byte (MARKER_BYTE)"),
         row(8192, Bool, ByteBool, "Boolean (MARKER_BOOLEAN, byte 0/1)"),
         row(
             8,
@@ -165,7 +176,6 @@ static WHALIN: Table = Table {
     foreign: &[
         (16, "a Java Character (MARKER_CHARACTER)"),
         (128, "a Java Float (MARKER_FLOAT)"),
-        (256, "a Java Short (MARKER_SHORT)"),
         (512, "a Java Double (MARKER_DOUBLE)"),
         (1024, "a Java Date (MARKER_DATE)"),
     ],
@@ -354,7 +364,8 @@ impl ValueFormat {
 
     /// The flags of an uncompressed value of `kind` (with application flags `app` under
     /// `mcpool`), written with `body`; `None` when the format has no such kind. For an
-    /// integer, `value` picks the narrowest row that holds it.
+    /// integer, `int` skips rows too narrow for it (spymemcached: SPECIAL_INT up to 32 bits,
+    /// else SPECIAL_LONG; Whalin: always its Long).
     pub(crate) fn flags_for(self, kind: Kind, int: Option<i64>) -> Option<(u32, Body)> {
         match self {
             ValueFormat::Mcpool => Some(match kind {
@@ -368,7 +379,8 @@ impl ValueFormat {
             }
             f => f.table()?.rows.iter().find_map(|r| {
                 let fits = match (r.body, int) {
-                    (Body::BigEndian(n) | Body::Packed(n), Some(i)) => fits_in(i, n),
+                    (Body::BigEndian(_, bits), Some(i)) => fits_in(i, bits / 8),
+                    (Body::Packed(n), Some(i)) => fits_in(i, n),
                     _ => true,
                 };
                 (r.kind == kind && fits).then_some((r.flags, r.body))
@@ -392,7 +404,7 @@ pub(crate) fn mcpool_kind_flags(kind: Kind) -> u32 {
     mcpool::MARK | kind.number() << mcpool::KIND_SHIFT
 }
 
-fn fits_in(i: i64, bytes: u8) -> bool {
+pub(crate) fn fits_in(i: i64, bytes: u8) -> bool {
     match bytes {
         1 => i8::try_from(i).is_ok(),
         2 => i16::try_from(i).is_ok(),

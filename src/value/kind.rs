@@ -163,6 +163,35 @@ impl Value {
     }
 }
 
+/// The one rule for a typed read ([`Value`], 64-bit integers) of a body the core delivered
+/// as `kind`: the value, or `Error::ValueFormat` naming the key and the flags. An integer
+/// beyond 64 bits (a Python writer's, under pylibmc's or python-memcached's long flag) is
+/// that error, saying so: never a wrapped or saturated number. The byte API (`get`,
+/// `get_item`, the C ABI) delivers its exact digits instead, which is how the bindings whose
+/// language has larger integers read it (Python `int`, Java `BigInteger`, a Perl string).
+pub(crate) fn typed_value(
+    key: &[u8],
+    flags: u32,
+    kind: Kind,
+    body: Vec<u8>,
+) -> crate::error::Result<Value> {
+    let who = || {
+        format!(
+            "key {:?} with flags {flags} (0x{flags:x})",
+            String::from_utf8_lossy(key)
+        )
+    };
+    if kind == Kind::Int && parse_decimal(&body).is_none() && decimal_text(&body).is_some() {
+        return Err(crate::error::Error::ValueFormat(format!(
+            "{}: the integer {} is beyond 64 bits (-2**63..2**63-1), which a typed read              cannot hold; the byte API (get) delivers its exact digits",
+            who(),
+            String::from_utf8_lossy(&body)
+        )));
+    }
+    Value::from_abi(kind, body)
+        .ok_or_else(|| crate::error::Error::ValueFormat(format!("{}: not a valid {kind}", who())))
+}
+
 /// A decimal integer of any size as the text layouts store it (`-`, digits), with the ASCII
 /// spaces memcached pads `decr` results with around it: the trimmed text, or `None`.
 pub fn decimal_text(b: &[u8]) -> Option<&[u8]> {
@@ -226,6 +255,18 @@ mod tests {
         for bad in [&b""[..], b" ", b"-", b"1 2", b"+1", b"1e3"] {
             assert_eq!(decimal_text(bad), None, "{bad:?}");
         }
+        // A typed read of an integer beyond 64 bits: an error saying so, with the digits.
+        let e = typed_value(b"k", 4, Kind::Int, big.to_vec()).unwrap_err();
+        assert!(
+            e.to_string().contains("beyond 64 bits") && e.to_string().contains("\"k\""),
+            "{e}"
+        );
+        let e = typed_value(b"k", 4, Kind::Int, b"12x".to_vec()).unwrap_err();
+        assert!(e.to_string().contains("not a valid int"), "{e}");
+        assert_eq!(
+            typed_value(b"k", 4, Kind::Int, b"-9223372036854775808".to_vec()).unwrap(),
+            Value::Int(i64::MIN)
+        );
         assert_eq!(Value::from_abi(Kind::Bool, b"2".to_vec()), None);
         assert_eq!(Value::from_abi(Kind::Text, vec![0xff]), None);
     }

@@ -292,11 +292,15 @@ impl<'c> Transcoder<'c> {
                     Cow::Owned(trimmed.to_vec())
                 }
             }
-            Body::BigEndian(n) => {
+            Body::BigEndian(n, bits) => {
                 if body.len() != usize::from(n) {
                     return Err(bad(&format!("the body has {} bytes, not {n}", body.len())));
                 }
-                Cow::Owned(signed(body, n).to_string().into_bytes())
+                let v = signed(body, n);
+                if !format::fits_in(v, bits / 8) {
+                    return Err(bad(&format!("{v} is outside its {bits}-bit range")));
+                }
+                Cow::Owned(v.to_string().into_bytes())
             }
             Body::Packed(n) => {
                 if body.len() > usize::from(n) {
@@ -347,8 +351,7 @@ impl<'c> Transcoder<'c> {
     pub fn decode_value(&self, key: &[u8], data: &[u8], flags: u32) -> Result<Value> {
         let mut scratch = Vec::new();
         let (body, _, kind) = self.decode(key, data, flags, &mut scratch)?;
-        Value::from_abi(kind, body.into_owned())
-            .ok_or_else(|| Error::ValueFormat(format!("{}: not a valid {kind}", who(key, flags))))
+        super::kind::typed_value(key, flags, kind, body.into_owned())
     }
 
     /// The kind of a value read through this client, from the flags the read delivered.
@@ -405,7 +408,7 @@ impl<'c> Transcoder<'c> {
             .ok_or_else(|| self.unsupported(kind))?;
         let wire: Cow<'v, [u8]> = match (body, value) {
             (Body::Decimal, Value::Int(i)) => Cow::Owned(i.to_string().into_bytes()),
-            (Body::BigEndian(n), Value::Int(i)) => {
+            (Body::BigEndian(n, _), Value::Int(i)) => {
                 Cow::Owned(i.to_be_bytes()[8 - usize::from(n)..].to_vec())
             }
             (Body::Packed(n), Value::Int(i)) => {
@@ -649,9 +652,15 @@ mod tests {
             enc(ValueFormat::CacheMemcachedFast, Value::Text("é".into())),
             ("é".into(), 4)
         );
+        // Whalin: an int is a Long (8 bytes, MARKER_LONG) whatever its size, so Whalin's
+        // reader gets a Long, never an Integer for a small one.
         assert_eq!(
             enc(ValueFormat::Whalin, Value::Int(1)),
-            (vec![0, 0, 0, 1], 4)
+            (vec![0, 0, 0, 0, 0, 0, 0, 1], 16384)
+        );
+        assert_eq!(
+            enc(ValueFormat::Whalin, Value::Int(-2)),
+            ((-2i64).to_be_bytes().to_vec(), 16384)
         );
         assert_eq!(
             enc(ValueFormat::Whalin, Value::Int(1 << 40)),
@@ -765,6 +774,43 @@ mod tests {
             .decode_owned(b"k6", gz.to_vec(), 0)
             .unwrap();
         assert_eq!((v, fl), (gz.to_vec(), 0));
+    }
+
+    #[test]
+    fn whalin_reads_each_java_integer_marker_and_checks_what_is_written_under_one() {
+        let c = Compression::default();
+        let w = t(ValueFormat::Whalin, &c);
+        // NativeHandler's bodies: Integer and Short 4 bytes, Long 8, Byte 1, big-endian.
+        for (flags, body, n) in [
+            (4, vec![0xff, 0xff, 0xff, 0xfe], -2),
+            (256, vec![0, 0, 0x7f, 0xff], 32767),
+            (256, vec![0xff, 0xff, 0x80, 0], -32768),
+            (1, vec![0x80], -128),
+            (16384, (1i64 << 40).to_be_bytes().to_vec(), 1 << 40),
+        ] {
+            assert_eq!(
+                w.decode_value(b"k", &body, flags).unwrap(),
+                Value::Int(n),
+                "{flags}"
+            );
+            // The Java binding stores each type raw under its marker: the core takes it.
+            let (wire, f) = w.encode_flagged(b"k", &body, flags).unwrap();
+            assert_eq!((&wire[..], f), (&body[..], flags));
+        }
+        // A Short's 4 bytes outside 16 bits are no Short Whalin wrote: an error, not a
+        // truncated number; the same body stored under MARKER_SHORT is refused.
+        let e = w.decode_value(b"k", &[0, 1, 0, 0], 256).unwrap_err();
+        assert!(e.to_string().contains("16-bit"), "{e}");
+        assert!(w.encode_flagged(b"k", &[0, 1, 0, 0], 256).is_err());
+        assert!(w.encode_flagged(b"k", &[0, 0, 1], 4).is_err(), "3 bytes");
+        // StringBuffer and StringBuilder are text.
+        for flags in [64, 2048] {
+            assert_eq!(
+                w.decode_value(b"k", "é".as_bytes(), flags).unwrap(),
+                Value::Text("é".into())
+            );
+            assert!(w.encode_flagged(b"k", &[0xff], flags).is_err(), "not UTF-8");
+        }
     }
 
     #[test]

@@ -100,6 +100,35 @@ for my $case (
     like "@$w", qr/not returned/, "$what: with a warning";
 }
 
+# whalin: an integer (an IV) is Whalin's Long (MARKER_LONG 16384, 8 bytes big-endian)
+# whatever its size, which Whalin's Java client reads as a java.lang.Long; an Integer, Short
+# or Byte Whalin wrote reads as an IV.
+my $wh = Mcpool->new({ servers => [$srv], value_format => 'whalin' });
+for my $n (7, -2, 2147483648, -9223372036854775807 - 1) {
+    ok $wh->set("${p}wl", $n), "whalin: set $n";
+    is_deeply [raw_get("${p}wl")], [16384, pack('q>', $n)], "whalin: $n is a Long, 8 bytes";
+    is $wh->get("${p}wl"), $n, "whalin: $n read back";
+}
+for my $case ([4, "\xff\xff\xff\xfe", -2, 'Integer'], [256, "\0\0\x01\0", 256, 'Short'], [1, "\x03", 3, 'Byte']) {
+    my ($flags, $body, $n, $what) = @$case;
+    raw_set("${p}wj", $flags, $body);
+    is $wh->get("${p}wj"), $n, "whalin: Whalin's $what reads as an integer";
+}
+
+# pylibmc's long flag with a Python int beyond 64 bits: its exact digits, a string (never a
+# wrapped or saturated IV); one that fits is an IV.
+my $pl = Mcpool->new({ servers => [$srv], value_format => 'pylibmc' });
+for my $d ('1208925819614629174706176', '-1180591620717411303424', '18446744073709551616',
+           '9223372036854775808') {
+    raw_set("${p}pb", 4, $d);
+    my $v = $pl->get("${p}pb");
+    ok !(B::svref_2object(\$v)->FLAGS & B::SVf_IOK()), "pylibmc: $d is a string, not an IV";
+    is $v, $d, "pylibmc: $d read exact";
+}
+raw_set("${p}pb", 4, '-9223372036854775808');
+my $min = $pl->get("${p}pb");
+ok B::svref_2object(\$min)->FLAGS & B::SVf_IOK(), 'pylibmc: -2**63 is an IV';
+
 # serialize => 0: no Storable images either way
 my $noser = Mcpool->new({ servers => [$srv], value_format => 'mcpool', serialize => 0 });
 eval { $noser->set("${p}nr", [1]) };

@@ -20,6 +20,24 @@ def test_set_get_types(mc, prefix):
     assert mc.get(prefix + "big") is None
 
 
+def test_whalin_ints_are_whalins_long(server, prefix):
+    """Under value_format="whalin" an int is written as Whalin's Long (MARKER_LONG 16384, 8
+    bytes big-endian) whatever its size, which Whalin's Java client reads as a Long; an
+    Integer, Short or Byte Whalin wrote reads as an int."""
+    mc = mcpool.Client([server.addr], value_format="whalin")
+    for v in (0, 7, -2, 2 ** 31, -2 ** 63):
+        assert mc.set(prefix + "w", v)
+        assert server.raw_get(prefix + "w") == (16384, v.to_bytes(8, "big", signed=True)), v
+        assert mc.get(prefix + "w") == v
+    for flags, body, v in ((4, b"\xff\xff\xff\xfe", -2), (256, b"\x00\x00\x01\x00", 256),
+                           (1, b"\x03", 3)):
+        server.raw_set(prefix + "j", flags, body)
+        assert mc.get(prefix + "j") == v, flags
+    server.raw_set(prefix + "j", 256, b"\x00\x01\x00\x00")  # no Short: beyond 16 bits
+    with pytest.raises(mcpool.ServerError, match="16-bit"):
+        mc.get(prefix + "j")
+
+
 def test_get_default_and_miss(mc, prefix):
     assert mc.get(prefix + "missing") is None
     assert mc.get(prefix + "missing", 5) == 5

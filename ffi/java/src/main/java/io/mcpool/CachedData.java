@@ -12,12 +12,22 @@ public final class CachedData {
     public final int flags;
     /** The value's kind, or null for a raw value stored with {@link #flags}. */
     public final Kind kind;
+    /** The kind a raw value's flags mean, when the transcoder that made it knows (Whalin's
+     * Integer under MARKER_INTEGER is an INT): append and prepend refuse all but bytes and
+     * text. Null: not known. */
+    final Kind rawKind;
 
     /** A raw value with the caller's flags (they must mean something in the value format). */
     public CachedData(byte[] data, int flags) {
+        this(data, flags, null);
+    }
+
+    /** A raw value (its wire bytes) with its format's flags for a type, of this kind. */
+    CachedData(byte[] data, int flags, Kind rawKind) {
         this.data = data;
         this.flags = flags;
         this.kind = null;
+        this.rawKind = rawKind;
     }
 
     /** A value of a kind. */
@@ -26,5 +36,6 @@ public final class CachedData {
         this.data = data;
         this.flags = 0;
         this.kind = kind;
+        this.rawKind = null;
     }
 }

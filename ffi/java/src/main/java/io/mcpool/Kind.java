@@ -10,7 +10,10 @@ public enum Kind {
     BYTES,
     /** UTF-8 text ({@code String}). */
     TEXT,
-    /** A signed 64-bit integer ({@code Long}; Integer, Short and Byte are stored as one). */
+    /** A signed 64-bit integer ({@code Long}; Integer, Short and Byte are stored as one, except
+     * under {@code whalin}, whose markers keep each type: {@link WhalinTranscoder}). Under the
+     * Python formats another writer's integer may be beyond 64 bits: read as a
+     * {@code java.math.BigInteger}, exact. */
     INT,
     /** A boolean ({@code Boolean}). */
     BOOL,

@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * (memcached reads the expiry as a signed 32-bit number: such an item expires at once).
  *
  * <p>Values: byte[] reads back as byte[], String as String, Long/Integer/Short/Byte as Long
- * (with a {@link SpyTranscoder}: Integer, Long and Byte as themselves, as spymemcached),
+ * (with a {@link SpyTranscoder}: Integer, Long and Byte as themselves, as spymemcached; under
+ * the {@code whalin} format every type as itself, as Whalin: {@link WhalinTranscoder}),
  * Boolean as Boolean, in the value format of the fleet ({@link Builder#valueFormat(String)},
  * default {@code mcpool}: what mcpool's Python, Perl, C and Rust clients read). A value Java
  * cannot read (a Python pickle, a Perl Storable image, flags that mean nothing in the format,
@@ -46,6 +47,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class Mcpool implements AutoCloseable {
     final NativeClient nc;
     final Transcoder tc;
+    /** The client's value format, as the core names it ({@code whalin}, {@code mcpool}, ...). */
+    final String valueFormat;
     /** Per server: errors that a lenient caller ({@link MemCachedClient}) turned into
      * null/false/-1, reported as {@code suppressed_errors} by {@link #metrics()}. */
     private volatile AtomicLongArray suppressed;
@@ -55,7 +58,11 @@ public final class Mcpool implements AutoCloseable {
     Mcpool(Config cfg, Transcoder tc) {
         this.nc = new NativeClient(cfg);
         this.operations = cfg.operations;
-        this.tc = tc;
+        String f = cfg.options.get("value_format");
+        // the name as the core reads it (trimmed, ASCII lower case, '_' as '-'); the core
+        // has refused an unknown one already
+        this.valueFormat = f == null ? "mcpool" : Config.canonicalName(f).replace('_', '-');
+        this.tc = tc == null ? null : tc.forValueFormat(valueFormat); // null: the caller brings one (MemCachedClient)
         long h = nc.acquire();
         try {
             this.suppressed = new AtomicLongArray(Native.serverCount(h));
@@ -390,6 +397,7 @@ public final class Mcpool implements AutoCloseable {
     int store(Transcoder t, int op, String key, Object value, int ttl, long cas, int compress, long threshold) {
         checkTtl(storeName(op), ttl);
         byte[] k = key(key);
+        t = t.forValueFormat(valueFormat);
         CachedData d = t.encode(value);
         if (d == null || d.data == null) {
             throw new ClientException("the transcoder " + t.getClass().getName() + " encoded a "
@@ -399,7 +407,8 @@ public final class Mcpool implements AutoCloseable {
             // The server adds the bytes and keeps the stored flags: only bytes and text stay
             // one value (an integer's, a boolean's or a serialized object's bytes next to
             // another value's are no value: Whalin's 4-byte Integer with "2" after it).
-            if (d.kind != null && d.kind != Kind.BYTES && d.kind != Kind.TEXT) {
+            Kind kind = d.kind != null ? d.kind : d.rawKind; // a raw value a transcoder typed
+            if (kind != null && kind != Kind.BYTES && kind != Kind.TEXT) {
                 throw ClientException.invalidArgument((op == Native.OP_APPEND ? "append" : "prepend") + " of a "
                     + value.getClass().getName() + " to " + key + ": only byte[] and text can be added to a stored value");
             }
@@ -439,13 +448,14 @@ public final class Mcpool implements AutoCloseable {
     Object get(Transcoder t, String key) {
         long[] meta = new long[3];
         byte[] b = getRaw(key(key), false, meta);
-        return b == null ? null : t.decode(b, Kind.of(meta[2]), (int) meta[0]);
+        return b == null ? null : t.forValueFormat(valueFormat).decode(b, Kind.of(meta[2]), (int) meta[0]);
     }
 
     MemcachedItem gets(Transcoder t, String key) {
         long[] meta = new long[3];
         byte[] b = getRaw(key(key), true, meta);
-        return b == null ? null : new MemcachedItem(t.decode(b, Kind.of(meta[2]), (int) meta[0]), meta[1]);
+        return b == null ? null
+            : new MemcachedItem(t.forValueFormat(valueFormat).decode(b, Kind.of(meta[2]), (int) meta[0]), meta[1]);
     }
 
     /** Counts an error a lenient caller turned into a failure value, on the key's server. */
@@ -490,6 +500,7 @@ public final class Mcpool implements AutoCloseable {
 
     /** lenient: keys whose server failed are misses (counted), as Whalin's getMulti. */
     Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient) {
+        t = t.forValueFormat(valueFormat);
         int n = keys.length;
         Object[] vals = new Object[n];
         if (n == 0) return vals;

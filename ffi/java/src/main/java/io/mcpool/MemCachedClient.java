@@ -10,7 +10,8 @@ import java.util.Set;
  * Whalin's {@code MemCachedClient} API over a {@link SockIOPool}: the same method names and,
  * through the pool's {@code whalin} value format ({@link SockIOPool#setValueFormat}), the same
  * value layout, so code and cached data move over unchanged (the Java types as
- * {@link WhalinTranscoder} says: integers read back as Long).
+ * {@link WhalinTranscoder} says: each type written with Whalin's marker for it and read back
+ * as that type, Integer as Integer, Long as Long, StringBuilder as StringBuilder, ...).
  * Cheap to create; thread-safe; any number may share a pool.
  *
  * <p>Differences from Whalin, on purpose:

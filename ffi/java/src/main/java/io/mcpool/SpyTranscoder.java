@@ -51,8 +51,8 @@ public final class SpyTranscoder implements Transcoder {
      */
     @Override
     public CachedData encode(Object v) {
-        if (v instanceof Long) return new CachedData(packed((Long) v), SPECIAL_LONG);
-        if (v instanceof Byte) return new CachedData(new byte[] {(Byte) v}, SPECIAL_BYTE);
+        if (v instanceof Long) return new CachedData(packed((Long) v), SPECIAL_LONG, Kind.INT);
+        if (v instanceof Byte) return new CachedData(new byte[] {(Byte) v}, SPECIAL_BYTE, Kind.INT);
         if (v instanceof Short) {
             if (!allowSerializable) {
                 throw Serialization.refused("cannot store a java.lang.Short (spymemcached stores it serialized)");

@@ -9,7 +9,9 @@ package io.mcpool;
  * <p>Two come with the binding, {@link WhalinTranscoder} and {@link SpyTranscoder}: they map
  * the same Java types (byte[] to BYTES, String/StringBuilder/StringBuffer to TEXT, Long,
  * Integer, Short and Byte to INT, Boolean to BOOL) and differ in the value format they stand
- * for when none is set ({@link #valueFormat()}). Neither stores or reads a Java serialized
+ * for when none is set ({@link #valueFormat()}) and in the types they keep apart with their
+ * format's own flags (Whalin's markers under {@code whalin}, spymemcached's under
+ * {@code spymemcached}). Neither stores or reads a Java serialized
  * object unless constructed with serialization allowed.
  *
  * <p>Strings are encoded as strict UTF-8: a String with an unpaired surrogate has no UTF-8
@@ -30,6 +32,14 @@ public interface Transcoder {
      * and Byte are all INT). The default ignores the flags. */
     default Object decode(byte[] data, Kind kind, int flags) {
         return decode(data, kind);
+    }
+
+    /** The transcoder a client whose value format is {@code format} (the core's name:
+     * {@code whalin}, {@code mcpool}, ...) uses in this one's place: for a transcoder that
+     * writes a format's own flags for some Java types ({@link WhalinTranscoder} under
+     * {@code whalin}). The default is this transcoder. */
+    default Transcoder forValueFormat(String format) {
+        return this;
     }
 
     /** Whether Java serialized objects may be stored and read (off unless enabled). */

@@ -70,15 +70,58 @@ public class TranscoderTest {
     public void whalinLayout() {
         try (Mcpool mc = client("whalin", null)) {
             wire(mc, "t:w:s", "hé", 32, utf8("hé"), "hé");
-            wire(mc, "t:w:l", 7L, 4, new byte[] {0, 0, 0, 7}, 7L); // Whalin's Integer when it fits
+            // Each Java type with the marker Whalin's NativeHandler gives it, in its bytes,
+            // read back as that type: a small Long is Whalin's Long (MARKER_LONG, 8 bytes),
+            // never its Integer (which Whalin would read as an Integer).
+            wire(mc, "t:w:l", 7L, 16384, new byte[] {0, 0, 0, 0, 0, 0, 0, 7}, 7L);
             wire(mc, "t:w:L", 1L << 40, 16384, new byte[] {0, 0, 1, 0, 0, 0, 0, 0}, 1L << 40);
+            wire(mc, "t:w:Lm", Long.MIN_VALUE, 16384, new byte[] {-128, 0, 0, 0, 0, 0, 0, 0}, Long.MIN_VALUE);
+            wire(mc, "t:w:i", 42, 4, new byte[] {0, 0, 0, 42}, 42); // MARKER_INTEGER
+            wire(mc, "t:w:im", Integer.MIN_VALUE, 4, new byte[] {-128, 0, 0, 0}, Integer.MIN_VALUE);
+            wire(mc, "t:w:h", (short) -2, 256, new byte[] {-1, -1, -1, -2}, (short) -2); // MARKER_SHORT
+            wire(mc, "t:w:y", (byte) -3, 1, new byte[] {-3}, (byte) -3); // MARKER_BYTE
             wire(mc, "t:w:t", true, 8192, new byte[] {1}, true);
+            wire(mc, "t:w:f", false, 8192, new byte[] {0}, false);
             wire(mc, "t:w:b", new byte[] {1}, 4096, new byte[] {1}, new byte[] {1});
-            // what Whalin wrote: an Integer (4), a Byte (1), a Short (256) read back as Longs
+            wireText(mc, "t:w:sb", new StringBuilder("hé"), 2048); // MARKER_STRINGBUILDER
+            wireText(mc, "t:w:sf", new StringBuffer("hé"), 64); // MARKER_STRINGBUFFER
+            // compressed: the gzip bit (2) next to the marker, the type kept
+            String big = new String(new char[40_000]).replace('\0', 'z');
+            assertTrue(mc.set("t:w:big", new StringBuilder(big), 0));
+            assertEquals(2048 | 2, raw.getBytes("t:w:big").flags);
+            Object got = mc.get("t:w:big");
+            assertEquals(StringBuilder.class, got.getClass());
+            assertEquals(big, got.toString());
+            // what Whalin wrote, each marker read back as its type, in get and getMulti
             assertTrue(raw.setBytes("t:w:wi", new byte[] {0, 0, 0, 42}, 4, 0));
-            assertEquals(42L, mc.get("t:w:wi"));
             assertTrue(raw.setBytes("t:w:wb", new byte[] {3}, 1, 0));
-            assertEquals(3L, mc.get("t:w:wb"));
+            assertTrue(raw.setBytes("t:w:ws", new byte[] {0, 0, 1, 0}, 256, 0));
+            assertTrue(raw.setBytes("t:w:wl", new byte[] {0, 0, 0, 0, 0, 0, 0, 5}, 16384, 0));
+            assertTrue(raw.setBytes("t:w:wf", utf8("x"), 64, 0));
+            Object[] want = {42, (byte) 3, (short) 256, 5L};
+            java.util.Map<String, Object> m = mc.getMulti("t:w:wi", "t:w:wb", "t:w:ws", "t:w:wl");
+            String[] ks = {"t:w:wi", "t:w:wb", "t:w:ws", "t:w:wl"};
+            for (int i = 0; i < ks.length; i++) {
+                assertEquals(ks[i], want[i].getClass(), mc.get(ks[i]).getClass());
+                assertEquals(ks[i], want[i], mc.get(ks[i]));
+                assertEquals(ks[i], want[i], m.get(ks[i]));
+            }
+            assertEquals(StringBuffer.class, mc.get("t:w:wf").getClass());
+            // a Short's 4 bytes beyond 16 bits are no Short Whalin wrote: an error, not a
+            // truncated number
+            assertTrue(raw.setBytes("t:w:wS", new byte[] {0, 1, 0, 0}, 256, 0));
+            try {
+                fail("read as " + mc.get("t:w:wS"));
+            } catch (McpoolException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("t:w:wS"));
+            }
+            // an Integer is not appended (its 4 bytes next to others are no value)
+            try {
+                mc.append("t:w:i", 1);
+                fail("append of an Integer");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+            }
             // a Whalin Float, Double, Date or Character has no kind: an error, never bytes
             for (int marker : new int[] {128, 512, 1024, 16}) {
                 assertTrue(raw.setBytes("t:w:no", new byte[] {0, 0, 0, 0, 0, 0, 0, 1}, marker, 0));
@@ -95,6 +138,44 @@ public class TranscoderTest {
         assertEquals(Kind.TEXT, d.kind);
         assertEquals("12", new String(d.data, StandardCharsets.UTF_8));
         assertEquals("12", pas.decode(new byte[] {'1', '2'}, Kind.INT));
+    }
+
+    static void wireText(Mcpool mc, String key, CharSequence v, int flags) {
+        assertTrue(mc.set(key, v, 0));
+        CachedData d = raw.getBytes(key);
+        assertEquals(key + " flags", flags, d.flags);
+        assertArrayEquals(key + " bytes", utf8(v.toString()), d.data);
+        Object got = mc.get(key);
+        assertEquals(key, v.getClass(), got.getClass());
+        assertEquals(key, v.toString(), got.toString());
+    }
+
+    @Test
+    public void pythonIntBeyond64BitsReadsAsAnExactBigInteger() {
+        // pylibmc's long flag (4) with a Python int's decimal text: beyond 64 bits it is a
+        // BigInteger with the exact value, never a wrapped Long; within, a Long.
+        try (Mcpool mc = client("pylibmc", null)) {
+            String[] big = {"1208925819614629174706176", "-1180591620717411303424", "9223372036854775808",
+                "-9223372036854775809"};
+            for (String d : big) {
+                assertTrue(raw.setBytes("t:p:big", utf8(d), 4, 0));
+                assertEquals(d, new java.math.BigInteger(d), mc.get("t:p:big"));
+            }
+            assertTrue(raw.setBytes("t:p:big", utf8("-9223372036854775808"), 4, 0));
+            assertEquals(Long.MIN_VALUE, mc.get("t:p:big"));
+        }
+    }
+
+    @Test
+    public void whalinTranscoderUnderAnotherFormatWritesKindsOnly() {
+        // The markers are Whalin's: under mcpool (the builder's default) the same transcoder
+        // stores an Integer as the integer kind, read back as a Long, and a StringBuilder as
+        // text, read back as a String.
+        try (Mcpool mc = client("mcpool", new WhalinTranscoder())) {
+            wire(mc, "t:wm:i", 42, INT, utf8("42"), 42L);
+            wire(mc, "t:wm:h", (short) 7, INT, utf8("7"), 7L);
+            wire(mc, "t:wm:sb", new StringBuilder("x"), TEXT, utf8("x"), "x");
+        }
     }
 
     @Test
