@@ -290,6 +290,29 @@ def test_pylibmc_negative_time_expires_the_key(server, prefix, module):
     assert mc.get(k) is None
 
 
+@pytest.mark.parametrize("big", [2**31, 2**32 - 1])
+def test_pylibmc_time_memcached_cannot_honour_raises(server, prefix, big):
+    """pylibmc sends a time above 2**31-1, memcached reads it as negative and the item
+    expires at once while set answers True. The compat layer raises pylibmc's ClientError
+    instead (the core refused it, nothing sent): never a silent store that expires at once."""
+    mc = compat_pylibmc.Client([server.addr])
+    k = prefix + "big"
+    mc.set(k, "old")
+    for call in (lambda: mc.set(k, "new", time=big),
+                 lambda: mc.add(k + "fresh", "new", time=big),
+                 lambda: mc.replace(k, "new", time=big),
+                 lambda: mc.set_multi({k: "new"}, time=big),
+                 lambda: mc.add_multi({k + "fresh": "new"}, time=big),
+                 lambda: mc.touch(k, big),
+                 lambda: mc.flush_all(big)):
+        with pytest.raises(compat_pylibmc.ClientError, match="2147483647"):
+            call()
+    assert mc.get(k) == "old"
+    assert mc.get(k + "fresh") is None
+    assert mc.set(k, "max", time=2**31 - 1) is True
+    assert mc.get(k) == "max"
+
+
 @pytest.mark.parametrize("behaviors", [
     {"ketama": True, "ketama_hash": "md5"},
     {"ketama": True, "ketama_hash": "crc"},
