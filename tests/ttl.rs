@@ -202,3 +202,47 @@ fn a_refused_ttl_is_never_failed_open_and_the_message_says_why() {
     );
     assert!(msg.contains("-1"), "{msg}");
 }
+
+/// A plain set of a small value waiting for a connection may be handed over to another
+/// caller's (src/gate.rs, docs/handover.md): a refused TTL never gets that far. 16 threads on
+/// one connection, each setting its own key with a good TTL, then with a refused one, then
+/// reading it back: the refused set is an error at once and the good value stays.
+#[test]
+fn a_refused_ttl_is_never_handed_over() {
+    let mc = Memcached::start(&[]);
+    for p in PROTOCOLS {
+        let c = Client::builder()
+            .server(&mc.addr())
+            .protocol(p)
+            .max_size(1)
+            .min_idle(0)
+            .pool_timeout(std::time::Duration::from_secs(30))
+            .key_prefix(unique("ttl-gate"))
+            .build()
+            .unwrap();
+        let threads: Vec<_> = (0..16)
+            .map(|t| {
+                let c = c.clone();
+                std::thread::spawn(move || {
+                    let key = format!("t{t}");
+                    for i in 0..100 {
+                        let good = format!("good {i}");
+                        assert_eq!(
+                            c.set(&key, good.as_bytes(), 0).unwrap(),
+                            StoreOutcome::Stored
+                        );
+                        refused(c.set(&key, b"bad", BAD[i % 2]), "ttl");
+                        assert_eq!(c.get(&key).unwrap().as_deref(), Some(good.as_bytes()));
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert!(
+            c.metrics()[0].handed_over > 0,
+            "{p}: nothing was handed over"
+        );
+    }
+}
