@@ -24,7 +24,9 @@ impl Client {
     // ----- storage -----
 
     /// Stores `value` under `key` unconditionally. `ttl` in seconds (0 = no expiry; above 30
-    /// days it is a unix time, as memcached reads it).
+    /// days it is a unix time, as memcached reads it), at most [`crate::ttl::MAX_TTL`]: a
+    /// larger one is [`Error::InvalidArgument`] and nothing is sent, as for every expiry of
+    /// every call (see [`crate::ttl`]).
     pub fn set(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
         self.store(StoreCommand::Set, key, value, 0, ttl)
     }
@@ -417,7 +419,8 @@ impl Client {
     // ----- whole-server commands -----
 
     /// Invalidates every item on every server, now or after `delay` seconds. Tries every
-    /// server; returns the first failure.
+    /// server; returns the first failure. A `delay` above [`crate::ttl::MAX_TTL`] is
+    /// [`Error::InvalidArgument`] before any server is asked.
     pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
         let flush = Request::Flush { delay };
         if let Err(e) = flush.check_expiries() {
