@@ -13,6 +13,9 @@
  *  - Keys and values are (const uint8_t *, size_t) pairs: binary-safe, never NUL-terminated.
  *    Text handed out (labels, statistics) is NUL-terminated and its length given beside it.
  *  - Every pointer is checked: NULL gives MCPOOL_INVALID_ARGUMENT, never a crash.
+ *  - Every expiry (ttl, ttls[i], *_ttl_s, recache_below_s, delay_s) is 0 to MCPOOL_MAX_TTL
+ *    (2^31 - 1) seconds: memcached reads a larger one as negative (the item expires at once),
+ *    so it is MCPOOL_INVALID_ARGUMENT, refused before anything is sent.
  *  - No panic crosses this boundary: a bug gives MCPOOL_PANIC.
  *  - An mcpool_client may be used by many threads at once. After fork(), the child opens
  *    its own connections on first use; the parent's are never touched by the child.
@@ -42,6 +45,14 @@
  * `compress[i]` of `mcpool_client_set_multi_ttl`: compress whatever the size.
  */
 #define MCPOOL_COMPRESS_ALWAYS 2
+
+/**
+ * The largest expiry, in seconds, of every call that takes one (`ttl`, `ttls[i]`,
+ * `vivify_ttl_s`, `recache_below_s`, `stale_ttl_s`, `delay_s`): 2^31 - 1. memcached reads
+ * a larger one as negative (the item expires at once while the store answers success), so
+ * the core refuses it with `MCPOOL_INVALID_ARGUMENT` before anything is sent.
+ */
+#define MCPOOL_MAX_TTL 2147483647
 
 /**
  * Most keys in one multi-get call.
@@ -96,7 +107,9 @@ enum mcpool_status
      */
     MCPOOL_EXISTS = 3,
     /**
-     * A NULL pointer where one is required, a length out of range or a bad option value.
+     * A NULL pointer where one is required, a length out of range, a bad option value, or
+     * an expiry (TTL, stale time, flush delay) above 2^31 - 1, which memcached would read as
+     * negative and expire at once: refused before anything is sent.
      */
     MCPOOL_INVALID_ARGUMENT = 100,
     /**
@@ -1992,8 +2005,9 @@ mcpool_status mcpool_client_get_multi_cb(const mcpool_client *client,
 /**
  * Stores `value` under `key` unconditionally, with the caller's `flags` (passed through;
  * mcpool only owns the compression bit of the configured format) and `ttl` seconds (0 =
- * never expires; above 30 days a unix time). Values at or above the compression threshold
- * are compressed. `MCPOOL_OK` when stored.
+ * never expires; above 30 days a unix time; above `MCPOOL_MAX_TTL`, which memcached would
+ * read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
+ * compression threshold are compressed. `MCPOOL_OK` when stored.
  *
  * # Safety
  * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `value` is NULL or

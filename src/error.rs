@@ -26,6 +26,15 @@ pub enum Error {
         /// The configured limit (`Config::max_value_size`).
         limit: usize,
     },
+    /// An argument other than the key or the value was refused before any byte was sent:
+    /// for example an expiry above [`crate::ttl::MAX_TTL`] (2^31 − 1), which memcached
+    /// would read as negative and expire at once (see [`crate::ttl`]).
+    InvalidArgument {
+        /// Which argument (`"ttl"`, `"vivify_ttl"`, `"stale_ttl"`, `"delay"`, ...).
+        what: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The configuration is unusable (no servers, a malformed address, a bad option value).
     Config(String),
     /// The key's server is marked dead (failover policy `fail-fast`) and not yet due for a retry.
@@ -170,9 +179,10 @@ impl Error {
     /// The error's [`Class`].
     pub fn class(&self) -> Class {
         match self {
-            Error::InvalidKey { .. } | Error::ValueTooLarge { .. } | Error::Client { .. } => {
-                Class::ClientError
-            }
+            Error::InvalidKey { .. }
+            | Error::InvalidArgument { .. }
+            | Error::ValueTooLarge { .. }
+            | Error::Client { .. } => Class::ClientError,
             Error::Config(_) | Error::Unsupported(_) => Class::Configuration,
             Error::ServerDead { .. } | Error::Io { .. } | Error::Auth { .. } => Class::Connection,
             Error::PoolTimeout { .. } | Error::ConnectTimeout { .. } | Error::IoTimeout { .. } => {
@@ -189,7 +199,7 @@ impl Error {
     /// "not stored" (writes): the classes of [`Class::fails_open`] (timeouts, refused or
     /// reset connections, a server marked dead), except a refused authentication, which
     /// is a misconfiguration rather than an outage. Protocol violations, values that do not
-    /// decode, `SERVER_ERROR`/`CLIENT_ERROR` answers, refused keys and values, and
+    /// decode, `SERVER_ERROR`/`CLIENT_ERROR` answers, refused keys, values and arguments, and
     /// configuration errors are never hidden.
     pub fn fails_open(&self) -> bool {
         !matches!(self, Error::Auth { .. }) && self.class().fails_open()
@@ -212,6 +222,7 @@ impl fmt::Display for Error {
                 f,
                 "value of {len} bytes exceeds the item size limit of {limit} bytes"
             ),
+            Error::InvalidArgument { what, reason } => write!(f, "invalid {what}: {reason}"),
             Error::Config(msg) => write!(f, "configuration error: {msg}"),
             Error::ServerDead { server } => {
                 write!(f, "server {server} is marked dead; retry later")
@@ -261,6 +272,10 @@ impl Clone for Error {
             Error::ValueTooLarge { len, limit } => Error::ValueTooLarge {
                 len: *len,
                 limit: *limit,
+            },
+            Error::InvalidArgument { what, reason } => Error::InvalidArgument {
+                what,
+                reason: reason.clone(),
             },
             Error::Config(m) => Error::Config(m.clone()),
             Error::ServerDead { server } => Error::ServerDead {

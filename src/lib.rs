@@ -47,6 +47,7 @@ pub mod sink;
 pub mod stale;
 pub mod tls;
 pub mod trace;
+pub mod ttl;
 pub mod value;
 pub mod value_bytes;
 pub(crate) mod value_pool;

@@ -46,7 +46,8 @@ pub struct SetItem<'a> {
     pub value: &'a [u8],
     /// The flags stored with it (the compression bit is the client's to set).
     pub flags: u32,
-    /// Expiry in seconds (0: none; above 30 days: a Unix time), as for `set`.
+    /// Expiry in seconds (0: none; above 30 days: a Unix time), as for `set`: above
+    /// [`crate::ttl::MAX_TTL`] this item alone fails with `Error::InvalidArgument`.
     pub ttl: u32,
     /// Whether it is compressed.
     pub compress: Compress,

@@ -23,6 +23,13 @@ use mcpool::proto::ascii::StoreCommand;
 use mcpool::sink::Sink;
 use std::ffi::{c_char, c_void};
 
+/// The largest expiry, in seconds, of every call that takes one (`ttl`, `ttls[i]`,
+/// `vivify_ttl_s`, `recache_below_s`, `stale_ttl_s`, `delay_s`): 2^31 - 1. memcached reads
+/// a larger one as negative (the item expires at once while the store answers success), so
+/// the core refuses it with `MCPOOL_INVALID_ARGUMENT` before anything is sent.
+pub const MCPOOL_MAX_TTL: u32 = 2147483647;
+const _: () = assert!(MCPOOL_MAX_TTL == mcpool::ttl::MAX_TTL);
+
 /// Most keys in one multi-get call.
 pub const MCPOOL_MAX_MULTI_KEYS: usize = 1 << 20;
 
@@ -432,8 +439,9 @@ unsafe fn store(
 
 /// Stores `value` under `key` unconditionally, with the caller's `flags` (passed through;
 /// mcpool only owns the compression bit of the configured format) and `ttl` seconds (0 =
-/// never expires; above 30 days a unix time). Values at or above the compression threshold
-/// are compressed. `MCPOOL_OK` when stored.
+/// never expires; above 30 days a unix time; above `MCPOOL_MAX_TTL`, which memcached would
+/// read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
+/// compression threshold are compressed. `MCPOOL_OK` when stored.
 ///
 /// # Safety
 /// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `value` is NULL or

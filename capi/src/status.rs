@@ -27,7 +27,9 @@ pub enum mcpool_status {
     MCPOOL_NOT_STORED = 2,
     /// `cas`: the item changed since it was read.
     MCPOOL_EXISTS = 3,
-    /// A NULL pointer where one is required, a length out of range or a bad option value.
+    /// A NULL pointer where one is required, a length out of range, a bad option value, or
+    /// an expiry (TTL, stale time, flush delay) above 2^31 - 1, which memcached would read as
+    /// negative and expire at once: refused before anything is sent.
     MCPOOL_INVALID_ARGUMENT = 100,
     /// The key was refused before any byte was sent: empty, longer than 250 bytes (with the
     /// prefix), or containing a space or control byte.
@@ -154,6 +156,7 @@ impl mcpool_status {
         use mcpool_status::*;
         match e {
             Error::InvalidKey { .. } => MCPOOL_INVALID_KEY,
+            Error::InvalidArgument { .. } => MCPOOL_INVALID_ARGUMENT,
             Error::ValueTooLarge { .. } => MCPOOL_VALUE_TOO_LARGE,
             Error::Config(_) => MCPOOL_CONFIG,
             Error::ServerDead { .. } => MCPOOL_SERVER_DEAD,
@@ -317,6 +320,10 @@ mod tests {
                 key: "k".into(),
                 reason: "r",
             },
+            Error::InvalidArgument {
+                what: "ttl",
+                reason: "r".into(),
+            },
             Error::ValueTooLarge { len: 2, limit: 1 },
             Error::Config("c".into()),
             Error::ServerDead { server: server() },
@@ -361,6 +368,7 @@ mod tests {
             (MCPOOL_PROTOCOL, MCPOOL_CLASS_SERVER_ERROR),
             (MCPOOL_DECOMPRESS, MCPOOL_CLASS_SERVER_ERROR),
             (MCPOOL_VALUE_TOO_LARGE, MCPOOL_CLASS_CLIENT_ERROR),
+            (MCPOOL_INVALID_ARGUMENT, MCPOOL_CLASS_CLIENT_ERROR),
             (MCPOOL_IO_TIMEOUT, MCPOOL_CLASS_TIMEOUT),
             (MCPOOL_SERVER_DEAD, MCPOOL_CLASS_CONNECTION),
             (MCPOOL_CONFIG, MCPOOL_CLASS_CONFIGURATION),

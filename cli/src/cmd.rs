@@ -119,13 +119,9 @@ fn take_ttl(args: &[String]) -> Result<(Vec<&String>, u32, Kind), String> {
             };
         } else if a == "--ttl" {
             let v = it.next().ok_or("--ttl needs a value")?;
-            ttl = v
-                .parse()
-                .map_err(|_| format!("--ttl takes seconds, not {v:?}"))?;
+            ttl = crate::seconds("--ttl", v)?;
         } else if let Some(v) = a.strip_prefix("--ttl=") {
-            ttl = v
-                .parse()
-                .map_err(|_| format!("--ttl takes seconds, not {v:?}"))?;
+            ttl = crate::seconds("--ttl", v)?;
         } else {
             rest.push(a);
         }
@@ -281,7 +277,7 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
             }
         }
         ("touch", [key, ttl]) => {
-            let ttl = crate::count("touch TTL", ttl, 0)?;
+            let ttl = crate::seconds("touch TTL", ttl)?;
             match client.touch(key, ttl).map_err(|e| e.to_string())? {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
@@ -305,7 +301,7 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
         ("flush", [] | [_]) => {
             let delay = args
                 .first()
-                .map(|d| crate::count("flush DELAY", d, 0))
+                .map(|d| crate::seconds("flush DELAY", d))
                 .transpose()?;
             client.flush_all(delay).map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)

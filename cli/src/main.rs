@@ -31,6 +31,8 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`
   options [--markdown|--presets]
                              every option of the table below (or the legacy presets)
+  TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
+  a larger one is refused (exit 2): memcached would read it as negative and expire at once.
 
 Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,
@@ -189,6 +191,19 @@ pub fn count(flag: &str, v: &str, min: u32) -> Result<u32, String> {
         .ok()
         .filter(|&n| n >= min)
         .ok_or_else(|| format!("{flag} takes a whole number {min}-{}, not {v:?}", u32::MAX))
+}
+
+/// An expiry in seconds for `flag` (`--ttl`, touch's TTL, flush's delay): a whole number
+/// that the core's rule (`mcpool::ttl`, 0 to 2^31 - 1) accepts; anything else is an error
+/// naming the flag (exit 2), before any server is asked.
+pub fn seconds(flag: &str, v: &str) -> Result<u32, String> {
+    let n = v.parse::<u32>().map_err(|_| {
+        format!(
+            "{flag} takes seconds, a whole number 0-{}, not {v:?}",
+            mcpool::ttl::MAX_TTL
+        )
+    })?;
+    mcpool::ttl::check("ttl", n).map_err(|e| format!("{flag}: {e}"))
 }
 
 fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {

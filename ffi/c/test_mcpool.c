@@ -1176,6 +1176,103 @@ static void test_lease(mcpool_client *c) {
     EXPECT(mcpool_client_invalidate(c, NULL, 3, 30), MCPOOL_INVALID_ARGUMENT);
 }
 
+/* Expiries memcached cannot honour: it reads a text or meta expiry as a signed 32-bit number,
+ * so 2^31 and above would expire the item at once while the store answers success. The core
+ * refuses them with MCPOOL_INVALID_ARGUMENT before anything is sent; MCPOOL_MAX_TTL itself
+ * (2^31 - 1) stores and reads back. */
+static void *ttl_alloc(void *userdata, size_t i, size_t len, uint32_t flags, uint64_t cas) {
+    (void)i, (void)len, (void)flags, (void)cas;
+    return userdata;
+}
+
+static void expect_old(mcpool_client *c, const char *key) {
+    mcpool_item *item = NULL;
+    EXPECT(mcpool_client_get(c, K(key), &item), MCPOOL_OK);
+    CHECK(item && mcpool_item_len(item) == 3 && memcmp(mcpool_item_data(item), "old", 3) == 0);
+    mcpool_item_free(item);
+}
+
+static void test_ttl_range(mcpool_client *c) {
+    mcpool_item *item = NULL;
+    uint64_t n = 0;
+    CHECK(MCPOOL_MAX_TTL == 2147483647u);
+    EXPECT(mcpool_client_set(c, K("ttl-max"), K("v"), 0, MCPOOL_MAX_TTL), MCPOOL_OK);
+    EXPECT(mcpool_client_get(c, K("ttl-max"), &item), MCPOOL_OK);
+    mcpool_item_free(item);
+    item = NULL;
+    EXPECT(mcpool_client_touch(c, K("ttl-max"), MCPOOL_MAX_TTL), MCPOOL_OK);
+    EXPECT(mcpool_client_gat(c, K("ttl-max"), MCPOOL_MAX_TTL, &item), MCPOOL_OK);
+    mcpool_item_free(item);
+    item = NULL;
+    EXPECT(mcpool_client_get(c, K("ttl-max"), &item), MCPOOL_OK);
+    mcpool_item_free(item);
+    item = NULL;
+
+    EXPECT(mcpool_client_set(c, K("ttl-k"), K("old"), 0, 0), MCPOOL_OK);
+    const uint32_t bad[2] = {2147483648u, 4294967295u};
+    for (int b = 0; b < 2; b++) {
+        uint32_t t = bad[b];
+        EXPECT(mcpool_client_set(c, K("ttl-k"), K("new"), 0, t), MCPOOL_INVALID_ARGUMENT);
+        CHECK(strstr(mcpool_last_error_message(), "2147483647") != NULL);
+        EXPECT(mcpool_client_add(c, K("ttl-fresh"), K("new"), 0, t), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_replace(c, K("ttl-k"), K("new"), 0, t), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_cas(c, K("ttl-k"), K("new"), 0, t, 1), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_kind(c, MCPOOL_STORE_SET, K("ttl-k"), MCPOOL_KIND_BYTES,
+                                        K("new"), t, 0),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_touch(c, K("ttl-k"), t), MCPOOL_INVALID_ARGUMENT);
+        item = (mcpool_item *)0x1;
+        EXPECT(mcpool_client_gat(c, K("ttl-k"), t, &item), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_gats(c, K("ttl-k"), t, &item), MCPOOL_INVALID_ARGUMENT);
+        CHECK(item == (mcpool_item *)0x1);
+        item = NULL;
+        EXPECT(mcpool_client_incr_or_init(c, K("ttl-n"), 1, 5, t, &n), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_decr_or_init(c, K("ttl-n"), 1, 5, t, &n), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_flush_all(c, t), MCPOOL_INVALID_ARGUMENT);
+        {
+            const uint8_t *keys[2] = {(const uint8_t *)"ttl-k", (const uint8_t *)"ttl-fresh"};
+            const uint8_t *vals[2] = {(const uint8_t *)"new", (const uint8_t *)"new"};
+            size_t kl[2] = {5, 9}, vl[2] = {3, 3};
+            uint32_t ttls[2] = {t, t};
+            mcpool_status st[2] = {MCPOOL_OK, MCPOOL_OK};
+            mcpool_client_set_multi(c, keys, kl, vals, vl, NULL, 2, t, st);
+            EXPECT(st[0], MCPOOL_INVALID_ARGUMENT);
+            EXPECT(st[1], MCPOOL_INVALID_ARGUMENT);
+            st[0] = st[1] = MCPOOL_OK;
+            mcpool_client_set_multi_ttl(c, keys, kl, vals, vl, NULL, ttls, 2, NULL, st);
+            EXPECT(st[0], MCPOOL_INVALID_ARGUMENT);
+            EXPECT(st[1], MCPOOL_INVALID_ARGUMENT);
+            st[0] = st[1] = MCPOOL_OK;
+            mcpool_client_store_multi(c, MCPOOL_STORE_REPLACE, keys, kl, vals, vl, NULL, ttls,
+                                      NULL, 2, NULL, st);
+            EXPECT(st[0], MCPOOL_INVALID_ARGUMENT);
+            EXPECT(st[1], MCPOOL_INVALID_ARGUMENT);
+            st[0] = st[1] = MCPOOL_OK;
+            mcpool_client_touch_multi(c, keys, kl, ttls, 2, st);
+            EXPECT(st[0], MCPOOL_INVALID_ARGUMENT);
+            EXPECT(st[1], MCPOOL_INVALID_ARGUMENT);
+            char buf[16];
+            st[0] = st[1] = MCPOOL_OK;
+            mcpool_client_gat_multi_into(c, t, keys, kl, 2, false, ttl_alloc, buf, st);
+            EXPECT(st[0], MCPOOL_INVALID_ARGUMENT);
+            EXPECT(st[1], MCPOOL_INVALID_ARGUMENT);
+        }
+        if (strcmp(proto, "meta") == 0) {
+            mcpool_lease lease;
+            EXPECT(mcpool_client_get_lease(c, K("ttl-fresh"), t, 0, &lease, &item),
+                   MCPOOL_INVALID_ARGUMENT);
+            EXPECT(mcpool_client_get_lease(c, K("ttl-k"), 30, t, &lease, &item),
+                   MCPOOL_INVALID_ARGUMENT);
+            EXPECT(mcpool_client_invalidate(c, K("ttl-k"), t), MCPOOL_INVALID_ARGUMENT);
+        }
+        CHECK(mcpool_status_class(MCPOOL_INVALID_ARGUMENT) == MCPOOL_CLASS_CLIENT_ERROR);
+        /* Nothing was sent: the old value is intact, nothing was created. */
+        expect_old(c, "ttl-k");
+        EXPECT(mcpool_client_get(c, K("ttl-fresh"), &item), MCPOOL_NOT_FOUND);
+        EXPECT(mcpool_client_get(c, K("ttl-n"), &item), MCPOOL_NOT_FOUND);
+    }
+}
+
 /* Issue 21 item 6: item metadata without the value, and explicit CAS versions (refused by
  * the installed memcached, older than 1.6.27, with its version in the message). */
 static void test_meta_info(mcpool_client *c) {
@@ -2163,6 +2260,7 @@ int main(int argc, char **argv) {
         test_get_into(pc);
         test_lease(pc);
         test_meta_info(pc);
+        test_ttl_range(pc);
         mcpool_client_free(pc);
         printf("%s protocol: %s\n", proto, failed == before ? "ok" : "FAILED");
     }

@@ -839,6 +839,11 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
     return (SSize_t)n;
 }
 
+/* An expiration time as the C ABI's uint32_t: undef 0; a negative one EXPIRED_NOW (what it
+ * means to memcached, and to Cache::Memcached::Fast, which sends it as it is); any other as
+ * it is, one beyond 32 bits as UINT32_MAX: the core refuses one above MCPOOL_MAX_TTL
+ * (2^31 - 1, which memcached would read as negative) before anything is sent, and the call
+ * returns nothing with last_error saying why. */
 static uint32_t
 mcp_exptime(pTHX_ SV *sv)
 {
@@ -1175,7 +1180,7 @@ get_multi(m, ...)
         if (items < off)
             croak("Usage: $memd->%s($exptime, @keys)", fn);
         if (touch)
-            exptime = (uint32_t)SvUV(ST(1));
+            exptime = mcp_exptime(aTHX_ ST(1));
         n = (size_t)(items - off);
         hv = NULL;
         if (n == 1 && !touch) {
@@ -1690,7 +1695,8 @@ _flush_all(m, delay)
         Mcpool m
         UV delay
     CODE:
-        RETVAL = newSViv((IV)mcpool_client_flush_all(m->client, (uint32_t)delay));
+        RETVAL = newSViv((IV)mcpool_client_flush_all(m->client,
+                                                    delay > UINT32_MAX ? UINT32_MAX : (uint32_t)delay));
     OUTPUT:
         RETVAL
 

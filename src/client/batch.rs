@@ -25,7 +25,7 @@ impl Client {
         items: &[(K, V)],
         ttl: u32,
     ) -> Vec<Result<StoreOutcome>> {
-        self.store_prepared(&self.prepare_items(items), ttl)
+        self.store_prepared(&self.prepare_items(items, ttl), ttl)
     }
 
     /// Stores many items, pipelined per server as [`Client::set_multi`] (one round trip per
@@ -55,6 +55,7 @@ impl Client {
             .iter()
             .map(|it| {
                 let wire = self.wire_key(it.key)?;
+                crate::ttl::check("ttl", it.ttl)?;
                 let (data, flags) =
                     self.encode_value_as(cmd, it.key, it.value, it.flags, it.compress)?;
                 Ok(((wire, data, flags), it.ttl, cmd_of(it)))
@@ -91,7 +92,7 @@ impl Client {
                 .map_or(Ok(()), Err);
         }
         let start = self.call_start();
-        let prepared = self.prepare_items(items);
+        let prepared = self.prepare_items(items, ttl);
         if let Some(e) = prepared.iter().find_map(|r| r.as_ref().err()) {
             return self.refused(Op::SetMultiNoreply, items.len(), e.clone());
         }
@@ -181,7 +182,10 @@ impl Client {
     pub fn touch_multi<K: AsRef<[u8]>>(&self, items: &[(K, u32)]) -> Vec<Result<bool>> {
         let prepared: Vec<Result<(Cow<[u8]>, u32)>> = items
             .iter()
-            .map(|(k, ttl)| Ok((self.wire_key(k.as_ref())?, *ttl)))
+            .map(|(k, ttl)| {
+                let wire = self.wire_key(k.as_ref())?;
+                Ok((wire, crate::ttl::check("ttl", *ttl)?))
+            })
             .collect();
         let like = Request::Touch { key: b"", ttl: 0 };
         self.batch(
@@ -255,13 +259,24 @@ impl Client {
         Ok((wire, data, flags))
     }
 
+    /// Items to set with `ttl`, each prepared (see `prepare_item`); with a `ttl` memcached
+    /// could not honour (`crate::ttl`) every item whose key is valid fails with that error.
     fn prepare_items<'a, K: AsRef<[u8]>, V: AsRef<[u8]>>(
         &self,
         items: &'a [(K, V)],
+        ttl: u32,
     ) -> Vec<Result<WireItem<'a>>> {
+        let ttl_ok = crate::ttl::check("ttl", ttl);
         items
             .iter()
-            .map(|(k, v)| self.prepare_item(k.as_ref(), v.as_ref(), 0))
+            .map(|(k, v)| {
+                let key = k.as_ref();
+                if let Err(e) = &ttl_ok {
+                    self.wire_key(key)?;
+                    return Err(e.clone());
+                }
+                self.prepare_item(key, v.as_ref(), 0)
+            })
             .collect()
     }
 

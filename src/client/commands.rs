@@ -24,7 +24,9 @@ impl Client {
     // ----- storage -----
 
     /// Stores `value` under `key` unconditionally. `ttl` in seconds (0 = no expiry; above 30
-    /// days it is a unix time, as memcached reads it).
+    /// days it is a unix time, as memcached reads it), at most [`crate::ttl::MAX_TTL`]: a
+    /// larger one is [`Error::InvalidArgument`] and nothing is sent, as for every expiry of
+    /// every call (see [`crate::ttl`]).
     pub fn set(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
         self.store(StoreCommand::Set, key, value, 0, ttl)
     }
@@ -144,6 +146,8 @@ impl Client {
                 quiet: false,
                 version: None,
             };
+            // Nothing is sent (nor handed over) for a TTL memcached could not honour.
+            req.check_expiries()?;
             // A plain set done twice stores the same value and answers the same (proxy-pool).
             let resend = match cmd {
                 StoreCommand::Set => Resend::Always,
@@ -415,13 +419,19 @@ impl Client {
     // ----- whole-server commands -----
 
     /// Invalidates every item on every server, now or after `delay` seconds. Tries every
-    /// server; returns the first failure.
+    /// server; returns the first failure. A `delay` above [`crate::ttl::MAX_TTL`] is
+    /// [`Error::InvalidArgument`] before any server is asked.
     pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
+        let flush = Request::Flush { delay };
+        if let Err(e) = flush.check_expiries() {
+            // Refused once for every server, before any is asked.
+            return self.refused(Op::FlushAll, 0, e);
+        }
         let mut first_err = None;
         let start = self.call_start();
         let t = &*self.topology();
         for idx in 0..t.servers.len() {
-            let flushed = self.exchange(t, idx, &Request::Flush { delay });
+            let flushed = self.exchange(t, idx, &flush);
             let flushed = flushed.and_then(|o| o.done());
             self.whole_server(t, start, Op::FlushAll, idx, &flushed);
             if let Err(e) = flushed {
@@ -607,6 +617,11 @@ impl Client {
         initial: u64,
         ttl: u32,
     ) -> Result<u64> {
+        if let Err(e) = crate::ttl::check("ttl", ttl) {
+            // Before the first part is sent (on text, an incr that would not be undone).
+            let op = if incr { Op::Incr } else { Op::Decr };
+            return self.refused(op, 1, e);
+        }
         let vanished = || Error::Protocol {
             server: String::new(),
             detail: "counter missing right after it was created".into(),

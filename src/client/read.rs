@@ -98,6 +98,14 @@ impl Client {
         K: Keys + ?Sized,
         S: Sink + ?Sized,
     {
+        if let Err(e) = crate::ttl::check_opt("ttl", touch) {
+            // get-and-touch with an expiry memcached could not honour: nothing is sent.
+            let n = keys.count();
+            let op = Op::read(keys.single().is_some(), cas, true);
+            let _ = self.refused::<()>(op, n, e.clone());
+            (0..n).for_each(|i| sink.result(i, Err(e.clone())));
+            return;
+        }
         if let Some(key) = keys.single() {
             let start = self.call_start();
             let t = &*self.topology();

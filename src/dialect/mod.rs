@@ -191,6 +191,49 @@ impl<K: WireKeys + ?Sized> Request<'_, K> {
         }
     }
 
+    /// Every expiry the request carries (a TTL, get-and-touch's, a lease's placeholder and
+    /// recache times, a stale time, flush_all's delay) checked by the one rule,
+    /// [`crate::ttl::check`]: the request is refused before it is sent when memcached could
+    /// not honour one of them.
+    pub(crate) fn check_expiries(&self) -> Result<()> {
+        use crate::ttl::{check, check_opt};
+        match self {
+            Request::Get { touch, .. } | Request::GetMulti { touch, .. } => {
+                check_opt("ttl", *touch)?;
+            }
+            Request::Store { ttl, .. } | Request::Touch { ttl, .. } => {
+                check("ttl", *ttl)?;
+            }
+            Request::Arith {
+                init: Some((_, ttl)),
+                ..
+            } => {
+                check("ttl", *ttl)?;
+            }
+            Request::Flush { delay } => {
+                check_opt("delay", *delay)?;
+            }
+            Request::Lease {
+                vivify_ttl,
+                recache,
+                ..
+            } => {
+                check("vivify_ttl", *vivify_ttl)?;
+                check_opt("recache_below", *recache)?;
+            }
+            Request::Invalidate { stale_ttl, .. } => {
+                check("stale_ttl", *stale_ttl)?;
+            }
+            Request::Arith { init: None, .. }
+            | Request::Delete { .. }
+            | Request::Version
+            | Request::Stats { .. }
+            | Request::Noop
+            | Request::Info { .. } => {}
+        }
+        Ok(())
+    }
+
     /// True for the requests that change an item (stores, delete, incr/decr, touch,
     /// invalidate): those that `on_server_return = delete-written` remembers when they go
     /// elsewhere.
@@ -410,6 +453,12 @@ impl Dialect {
         req: &Request<'_, K>,
         tag: u32,
     ) {
+        // Every path checks its expiries before it encodes (nothing is sent for a refused
+        // call); this catches one that does not, in the tests.
+        debug_assert!(
+            req.check_expiries().is_ok(),
+            "unchecked expiry reached the wire"
+        );
         speak!(self, d => d.encode(buf, req, tag))
     }
 

@@ -827,6 +827,13 @@ why. The meta protocol carries such a key base64-encoded and the binary protocol
 (docs/keys.md), so those store it. A C<_multi> argument that is not an array
 reference croaks (C<Not an array reference>), as in Cache::Memcached::Fast.
 
+An expiration time (of every method that takes one, C<flush_all>'s delay, C<get_lease>'s and
+C<invalidate>'s times included) is 0 to 2**31-1 seconds. memcached reads a larger one as
+negative, so the item would expire at once while the store answers true: the core refuses it
+before anything is sent, and the command returns nothing (C<undef>; in a C<_multi> call, for
+that item) with C<last_error> saying why; the old value is intact. A negative time expires
+the key at once, as with Cache::Memcached::Fast (memcached's own reading of it).
+
 =head1 FORK AND THREADS
 
 After C<fork>, parent and child may both keep using the same object: the core notices the

@@ -257,7 +257,9 @@ static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **own
     return -1;
 }
 
-/* Seconds of expiry (None: 0). */
+/* Seconds of expiry (None: 0), as the C ABI's uint32_t. What fits is passed on: the core
+ * refuses one above MCPOOL_MAX_TTL (ClientError, nothing sent); a negative one or one beyond
+ * 32 bits cannot be passed at all. */
 static int ttl_arg(PyObject *o, uint32_t *out) {
     if (o == NULL || o == Py_None) {
         *out = 0;
@@ -267,7 +269,8 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
     if (PyFloat_Check(o)) {
         double d = PyFloat_AsDouble(o);
         if (!(d >= 0 && d <= 4294967295.0)) {
-            PyErr_SetString(ClientError, "expiry time must be between 0 and 2**32-1 seconds");
+            PyErr_Format(ClientError, "expiry time must be between 0 and %lu seconds",
+                         (unsigned long)MCPOOL_MAX_TTL);
             return -1;
         }
         *out = (uint32_t)d;
@@ -284,7 +287,8 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
         v = -1;
     }
     if (v < 0 || v > 4294967295LL) {
-        PyErr_SetString(ClientError, "expiry time must be between 0 and 2**32-1 seconds");
+        PyErr_Format(ClientError, "expiry time must be between 0 and %lu seconds",
+                     (unsigned long)MCPOOL_MAX_TTL);
         return -1;
     }
     *out = (uint32_t)v;
@@ -1396,8 +1400,13 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
             goto done;
         }
     }
-    for (Py_ssize_t j = 0; j < m; j++)
+    for (Py_ssize_t j = 0; j < m; j++) {
         sts[idx[j]] = bsts[j];
+        if (bsts[j] == MCPOOL_INVALID_ARGUMENT) { /* the call's TTL, refused by the core */
+            raise_status(bsts[j]);
+            goto done;
+        }
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with the client's rule */
             continue;
@@ -2295,6 +2304,10 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
         return NULL;
     PyObject *client_type = PyType_FromSpec(&Client_spec);
     if (client_type == NULL)
+        return NULL;
+    /* The largest expiry memcached honours (the core's rule, mcpool::ttl): a larger one is
+     * a ClientError, nothing sent. */
+    if (PyModule_AddIntConstant(m, "MAX_TTL", (long)MCPOOL_MAX_TTL) < 0)
         return NULL;
     if (PyModule_AddObject(m, "_Client", client_type) < 0) { /* steals it on success */
         Py_DECREF(client_type);

@@ -5,6 +5,8 @@ import socket
 
 import pytest
 
+import mcpool
+
 from conftest import require
 from test_compat_pylibmc import outcome, typed, unprefixed
 
@@ -150,22 +152,30 @@ def test_memcache_negative_time_expires_the_key(server, prefix, module):
     assert mc.get(k) is None
 
 
-def test_memcache_time_beyond_32_bits_never_leaves_the_old_value(server, prefix):
-    """python-memcached sends 2**32 and memcached truncates it; mcpool cannot send it: the
-    store fails (0, the keys for set_multi) and the old value is gone, never served as new."""
+@pytest.mark.parametrize("big", [2**31, 2**32 - 1, 2**32, 2**40])
+def test_memcache_time_memcached_cannot_honour_never_leaves_the_old_value(server, prefix, big):
+    """python-memcached sends a time above 2**31-1 and memcached reads it as negative (or
+    truncates it to 32 bits): the item expires at once. The core refuses it: the store fails
+    (0, the keys for set_multi) and the old value is gone, never served as the new one."""
     mc = compat_memcache.Client([server.addr])
     k = prefix + "big"
-    for store in (lambda: mc.set(k, "new", time=2**32),
-                  lambda: mc.replace(k, "new", time=2**40)):
+    for store in (lambda: mc.set(k, "new", time=big),
+                  lambda: mc.replace(k, "new", time=big),
+                  lambda: mc.cas(k, "new", time=big)):
         mc.set(k, "old")
         assert store() == 0
         assert mc.get(k) is None
     mc.set(k, "old")
-    assert mc.set_multi({k: "new"}, time=2**32) == [k]
+    assert mc.set_multi({k: "new"}, time=big) == [k]
     assert mc.get(k) is None
     mc.set(k, "old")
-    assert mc.add(k, "new", time=2**32) == 0  # add replaces nothing: the old value stays
+    assert mc.add(k, "new", time=big) == 0  # add replaces nothing: the old value stays
+    assert mc.add(k + "fresh", "new", time=big) == 0
+    assert mc.touch(k, big) == 0  # nothing sent: the item keeps its expiry
     assert mc.get(k) == "old"
+    assert mc.get(k + "fresh") is None
+    assert mc.set(k, "max", time=mcpool.MAX_TTL) is True
+    assert mc.get(k) == "max"
 
 
 @pytest.mark.parametrize("module", [real_memcache, compat_memcache], ids=["real", "compat"])

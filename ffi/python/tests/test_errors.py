@@ -226,3 +226,47 @@ def test_an_option_given_under_two_names_names_both():
     with pytest.raises(mcpool.ClientError,
                        match=r"option key_prefix given twice \(as prefix and key_prefix\)"):
         mcpool.Client(["127.0.0.1:1"], prefix="a", key_prefix="b")
+
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_ttl_memcached_cannot_honour_is_refused_before_sending(server, prefix, protocol):
+    """memcached reads an expiry above 2**31-1 as negative (text, meta): the item would
+    expire at once while the store answers success. The core refuses it: ClientError (also a
+    ValueError) with MCPOOL_INVALID_ARGUMENT, nothing sent, the old value intact."""
+    mc = mcpool.Client([server.addr], protocol=protocol)
+    k = prefix + "ttl-" + protocol
+    assert mcpool.MAX_TTL == 2**31 - 1
+    assert mc.set(k + "max", "v", time=mcpool.MAX_TTL)
+    assert mc.get(k + "max") == "v"
+    assert mc.touch(k + "max", mcpool.MAX_TTL)
+    assert mc.get(k + "max") == "v"
+    mc.set(k, "old")
+    for bad in (2**31, 2**32 - 1):
+        calls = [
+            lambda: mc.set(k, "new", time=bad),
+            lambda: mc.set(k, "new", expire=bad),
+            lambda: mc.add(k + "fresh", "new", time=bad),
+            lambda: mc.replace(k, "new", time=bad),
+            lambda: mc.cas(k, "new", 1, time=bad),
+            lambda: mc.touch(k, bad),
+            lambda: mc.set_multi({k: "new", k + "fresh": "new"}, time=bad),
+            lambda: mc.add_multi({k + "fresh": "new"}, time=bad),
+            lambda: mc.flush_all(bad),
+        ]
+        if protocol == "meta":
+            calls += [lambda: mc.get_lease(k + "fresh", vivify_ttl=bad),
+                      lambda: mc.get_lease(k, recache_below=bad),
+                      lambda: mc.invalidate(k, stale_ttl=bad)]
+        for call in calls:
+            with pytest.raises(mcpool.ClientError) as e:
+                call()
+            assert e.value.status_name == "MCPOOL_INVALID_ARGUMENT", e.value
+            assert isinstance(e.value, ValueError)
+            assert str(bad) in str(e.value) and "2147483647" in str(e.value)
+        assert mc.get(k) == "old"
+        assert mc.get(k + "fresh") is None
+    # A negative one or one beyond 32 bits cannot be passed at all (the same class).
+    for bad in (-1, 2**32):
+        with pytest.raises(mcpool.ClientError, match="between 0 and 2147483647"):
+            mc.set(k, "new", time=bad)
+    assert mc.get(k) == "old"

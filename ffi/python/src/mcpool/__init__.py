@@ -22,6 +22,7 @@ from ._mcpool import (  # noqa: F401
     ConfigurationError,
     ConnectionError,
     Error,
+    MAX_TTL,
     ServerError,
     TimeoutError,
     _Client,
@@ -39,6 +40,7 @@ __all__ = [
     "TimeoutError",
     "ServerError",
     "library_version",
+    "MAX_TTL",
     "options",
     "OpRecord",
 ]

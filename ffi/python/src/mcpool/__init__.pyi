@@ -36,6 +36,10 @@ class OpRecord(Tuple[str, int, int, Optional[str], str, float, str, Optional[str
     bytes_sent: int
     bytes_received: int
 
+# The largest expiry (seconds) memcached honours, 2**31-1: a larger one is a ClientError,
+# nothing sent (memcached would read it as negative and expire the item at once).
+MAX_TTL: int
+
 def library_version() -> str: ...
 def option_table() -> List[Tuple[str, str]]: ...
 def options() -> Dict[str, str]: ...

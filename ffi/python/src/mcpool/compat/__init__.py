@@ -10,20 +10,20 @@ original library. Both pickle by default, as those libraries do: unpickling runs
 by whoever wrote the value, so use them only on a cache that no untrusted party can write.
 """
 
+from mcpool import MAX_TTL  # noqa: F401  (the core's: 2**31-1)
+
 # The memcached exptime the server itself uses for a negative one (REALTIME_MAXDELTA + 1:
 # 30 days and a second, read as an absolute time in 1970, so the item is expired at once).
-# python-memcached and pylibmc send a negative time as it is and the key expires; the core's
-# TTL is 0..2**32-1, so the compat layers send this instead.
+# python-memcached and pylibmc send a negative time as it is and the key expires; the core
+# refuses a TTL above MAX_TTL (memcached would read it as negative), so the compat layers
+# send this instead.
 EXPIRED_AT_ONCE = 2592001
-
-# The largest TTL the core sends (its TTL is 32-bit).
-MAX_TTL = 2**32 - 1
 
 
 def exptime(time):
     """A compat client's time as the core's TTL: an int or float as int() (python-memcached
     sends it with %d), a negative one as EXPIRED_AT_ONCE; anything else as it is (the core
-    refuses it)."""
+    refuses one above MAX_TTL: ClientError, nothing sent)."""
     if isinstance(time, (int, float)) and not isinstance(time, bool):
         t = int(time)
         return EXPIRED_AT_ONCE if t < 0 else t

@@ -37,9 +37,11 @@ here the CAS ids are per thread, the connections are mcpool's pools). A tuple ke
 ``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
 ``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
 A negative ``time`` expires the key at once, as with python-memcached (memcached's own
-reading of it); a ``time`` beyond 2**32-1 (which python-memcached sends and memcached
-truncates to 32 bits) is not sent: ``set``/``replace``/``cas``/``set_multi`` fail and delete
-the key, so its old value is never read as the new one.
+reading of it). A ``time`` above 2**31-1 (``mcpool.MAX_TTL``), which python-memcached sends
+and memcached reads as negative (or truncates to 32 bits) so that the item expires at once,
+is not sent: ``set``/``replace``/``cas``/``set_multi`` return 0 (the keys not stored) and
+delete the key, as the expired store would have, so its old value is never read as the new
+one; ``add`` and ``touch`` return 0 and change nothing.
 """
 import pickle as _pickle
 import re as _re
@@ -342,9 +344,10 @@ class Client:
         mcl = min_compress_len or 0
         time = _exptime(time)
         if isinstance(time, int) and time > _MAX_TTL and cmd in ("set", "replace", "cas"):
-            # python-memcached sends it and memcached truncates it to 32 bits; mcpool cannot
-            # send it: not stored, and the old value is deleted (as memcached does after a
-            # failed set), so no reader takes it for the new one
+            # python-memcached sends it and memcached reads it as negative (or truncates it to
+            # 32 bits): the item expires at once. The core refuses it: not stored, and the
+            # old value is deleted (as the expired store would have), so no reader takes it
+            # for the new one
             return self._refused(cmd, [key], time)
         try:
             if cmd == "cas":
@@ -382,9 +385,9 @@ class Client:
         return self._set("cas", key, val, time, min_compress_len)
 
     def _refused(self, what, keys, time):
-        """A store mcpool cannot send (a TTL beyond 2**32-1): its keys deleted, 0."""
-        self.debuglog("%s: expiry time %d is beyond 2**32-1: not stored, key deleted"
-                      % (what, time))
+        """A store the core refuses (a TTL above MAX_TTL): its keys deleted, 0."""
+        self.debuglog("%s: expiry time %d is above %d: not stored, key deleted"
+                      % (what, time, _MAX_TTL))
         try:
             self._mc.delete_multi(keys)
         except _mcpool.Error as e:

@@ -34,6 +34,9 @@ when it reconnects. Behaviors that only tune libmemcached's own I/O (``no_block`
 ``buffer_requests``, ``_io_*``, socket buffer sizes, ``_poll_timeout``, ``_noreply``,
 ``_sort_hosts``, ``verify_keys``, ``cas``, ``tcp_keepalive``) are kept and reported but
 change nothing: mcpool always waits for each reply, always checks keys, always has CAS.
+A negative ``time`` expires the key at once, as with pylibmc; a ``time`` above 2**31-1
+(``mcpool.MAX_TTL``), which pylibmc sends and memcached reads as negative (the item expires
+at once while ``set`` answers True), raises ``ClientError`` and nothing is sent.
 """
 import contextlib as _contextlib
 import queue as _queue

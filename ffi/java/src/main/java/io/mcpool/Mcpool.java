@@ -30,10 +30,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * (MCPOOL_INVALID_ARGUMENT), never a NullPointerException.
  *
  * <p>TTLs are seconds (0 = never expires; above 30 days memcached reads an absolute Unix
- * time), from 0 to 2147483647 in every method that takes one: a negative TTL, which the C ABI
- * would send as an unsigned number (-1 as 4294967295), is a {@link ClientException}
- * (MCPOOL_INVALID_ARGUMENT) before anything is sent, and so would be one above 2^31-1
- * (memcached reads the expiry as a signed 32-bit number: such an item expires at once).
+ * time), from 0 to 2147483647 in every method that takes one. A negative TTL reaches the C ABI
+ * as an unsigned number above 2^31-1 (-1 as 4294967295), which memcached would read as a
+ * negative expiry (the item gone at once, STORED answered): the core refuses it, a
+ * {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming the TTL, nothing sent (in
+ * {@link #setMulti(Map, java.util.function.ToIntFunction)} that item alone; its error is
+ * thrown after the others were stored).
  *
  * <p>Values: byte[] reads back as byte[], String as String, Long/Integer/Short/Byte as Long
  * (with a {@link SpyTranscoder}: Integer, Long and Byte as themselves, as spymemcached; under
@@ -349,43 +351,15 @@ public final class Mcpool implements AutoCloseable {
         if (o == null) throw ClientException.invalidArgument(what + " is null");
     }
 
-    /** The largest TTL memcached reads as given: its text and meta protocols parse the
-     * expiry as a signed 32-bit number, so a larger one (sent as the C ABI's unsigned 32 bits)
-     * makes the item expire at once while the store answers STORED (memcached 1.6.18). */
+    /** The largest TTL memcached reads as given (the core's MCPOOL_MAX_TTL, 2^31-1): its text
+     * and meta protocols parse the expiry as a signed 32-bit number. The core refuses a
+     * larger one; {@link MemCachedClient} asks it first, for a Date's seconds (a long), to
+     * answer false as Whalin's API does. */
     static final long MAX_TTL = Integer.MAX_VALUE;
 
     /** Whether ttl (seconds) is one memcached reads as meant: 0 to {@link #MAX_TTL}. */
     static boolean ttlInRange(long ttl) {
         return ttl >= 0 && ttl <= MAX_TTL;
-    }
-
-    /**
-     * The one TTL check of every method that takes one, before anything is sent: a negative
-     * TTL (the C ABI's TTL is unsigned: -1 would go out as 4294967295, an absolute time) or
-     * one above {@link #MAX_TTL} (memcached would read it as negative: expired at once) is a
-     * {@link ClientException} MCPOOL_INVALID_ARGUMENT naming the call and the TTL.
-     */
-    static int checkTtl(String call, long ttl) {
-        if (ttl < 0) {
-            throw ClientException.invalidArgument(call + ": negative TTL " + ttl + " (seconds; 0 = never expires)");
-        }
-        if (ttl > MAX_TTL) {
-            throw ClientException.invalidArgument(call + ": TTL " + ttl + " above " + MAX_TTL
-                + " (memcached reads the expiry as a signed 32-bit number: the item would expire at once)");
-        }
-        return (int) ttl;
-    }
-
-    private static String storeName(int op) {
-        switch (op) {
-            case Native.OP_SET: return "set";
-            case Native.OP_ADD: return "add";
-            case Native.OP_REPLACE: return "replace";
-            case Native.OP_APPEND: return "append";
-            case Native.OP_PREPEND: return "prepend";
-            case Native.OP_CAS: return "cas";
-            default: return "store";
-        }
     }
 
     int store(Transcoder t, int op, String key, Object value, int ttl, long cas) {
@@ -395,7 +369,6 @@ public final class Mcpool implements AutoCloseable {
     /** A store with this call's compression decision (Native.COMPRESS_*): the core compares
      * the size with the threshold. */
     int store(Transcoder t, int op, String key, Object value, int ttl, long cas, int compress, long threshold) {
-        checkTtl(storeName(op), ttl);
         byte[] k = key(key);
         t = t.forValueFormat(valueFormat);
         CachedData d = t.encode(value);
@@ -425,7 +398,6 @@ public final class Mcpool implements AutoCloseable {
     }
 
     int storeRaw(int op, byte[] k, byte[] data, int flags, int ttl, long cas) {
-        checkTtl(storeName(op), ttl);
         notNull(data, "value");
         long h = nc.acquire();
         try {
@@ -568,8 +540,6 @@ public final class Mcpool implements AutoCloseable {
      * new value above Long.MAX_VALUE has no long form and is MCPOOL_OUT_OF_RANGE, its exact
      * value in the message (the server holds it), never a negative long. */
     int arith(int op, String key, long delta, long initial, int ttl, long[] out) {
-        checkTtl(op == Native.OP_DECR_INIT ? "decrOrInit" : op == Native.OP_INCR_INIT ? "incrOrInit"
-            : op == Native.OP_DECR ? "decr" : "incr", ttl);
         byte[] k = key(key);
         if (delta < 0) throw ClientException.invalidArgument("negative counter delta " + delta + " for " + key
             + " (memcached's deltas are unsigned: incr by -n is decr by n)");
@@ -688,7 +658,6 @@ public final class Mcpool implements AutoCloseable {
     /** Stores raw bytes with the caller's flags: flags the value format can read back (0:
      * its bytes kind; the compression bits are the core's), else MCPOOL_VALUE_FORMAT. */
     public boolean setBytes(String key, byte[] data, int flags, int ttl) {
-        checkTtl("setBytes", ttl);
         return storeRaw(Native.OP_SET, key(key), data, flags, ttl, 0) == Native.OK;
     }
 
@@ -760,7 +729,7 @@ public final class Mcpool implements AutoCloseable {
             vs[i] = d.data;
             kinds[i] = d.kind == null ? -1 : d.kind.ordinal(); // -1: raw, with its own flags
             flags[i] = d.flags;
-            ttls[i] = checkTtl("setMulti (" + e.getKey() + ")", ttlOf.applyAsInt(e.getKey()));
+            ttls[i] = ttlOf.applyAsInt(e.getKey());
             i++;
         }
         int[] klens = new int[n], vlens = new int[n], st = new int[n];
@@ -814,7 +783,6 @@ public final class Mcpool implements AutoCloseable {
 
     /** New expiry; false when the key did not exist. */
     public boolean touch(String key, int ttl) {
-        checkTtl("touch", ttl);
         byte[] k = key(key);
         long h = nc.acquire();
         try {
@@ -1008,8 +976,6 @@ public final class Mcpool implements AutoCloseable {
      * below that many seconds also hands out RECOMPUTE (once), with the value.
      */
     public Lease getLease(String key, int vivifyTtl, int recacheBelow) {
-        checkTtl("getLease", vivifyTtl);
-        checkTtl("getLease (recacheBelow)", recacheBelow);
         byte[] k = key(key);
         long[] meta = new long[4];
         byte[] b;
@@ -1027,7 +993,6 @@ public final class Mcpool implements AutoCloseable {
      * only): lease readers keep getting the old value while one of them recomputes. False
      * when the key did not exist. */
     public boolean invalidate(String key, int staleTtl) {
-        checkTtl("invalidate", staleTtl);
         byte[] k = key(key);
         long h = nc.acquire();
         try {
@@ -1045,7 +1010,6 @@ public final class Mcpool implements AutoCloseable {
      * message names the version it reports; nothing was stored).
      */
     public boolean setWithVersion(String key, Object value, int ttl, long version) {
-        checkTtl("setWithVersion", ttl);
         byte[] k = key(key);
         CachedData d = tc.encode(value);
         if (d == null || d.data == null) {

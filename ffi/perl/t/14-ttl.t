@@ -1,0 +1,49 @@
+# Expiration times memcached cannot honour: it reads a text or meta expiry as a signed 32-bit
+# number, so one above 2**31-1 would expire the item at once while the store answers true.
+# The core refuses it before anything is sent: the call returns nothing (undef), last_error
+# says why, and the old value is intact, on every protocol. A negative time still expires
+# the key at once, as with Cache::Memcached::Fast.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use Mcpool;
+
+my $srv = start_memcached();
+for my $protocol (qw(text meta binary)) {
+    my $m = Mcpool->new({ servers => [$srv], protocol => $protocol, namespace => "ttl-$protocol:" });
+    ok($m->set('max', 'v', 2**31 - 1), "$protocol: an expiration time of 2**31-1 stores");
+    is($m->get('max'), 'v', '... and reads back');
+    ok($m->touch('max', 2**31 - 1), '... touch with it too');
+    is($m->get('max'), 'v', '... still there');
+    ok($m->set('k', 'old'), 'the old value');
+    for my $big (2**31, 2**32 - 1, 2**32, 2**40) {
+        my %calls = (
+            set          => sub { $m->set('k', 'new', $big) },
+            add          => sub { $m->add('fresh', 'new', $big) },
+            replace      => sub { $m->replace('k', 'new', $big) },
+            cas          => sub { $m->cas('k', 1, 'new', $big) },
+            touch        => sub { $m->touch('k', $big) },
+            gat          => sub { $m->gat($big, 'k') },
+            'set_multi'  => sub { ($m->set_multi(['k', 'new', $big]))[0] },
+            'touch_multi' => sub { ($m->touch_multi(['k', $big]))[0] },
+            'gat_multi'  => sub { my $h = $m->gat_multi($big, 'k'); $h && $h->{k} },
+        );
+        for my $name (sort keys %calls) {
+            my $r = $calls{$name}->();
+            ok(!defined $r, "$protocol: $name with $big returns nothing");
+            like($m->last_error, qr/is above 2147483647/, '... last_error says why')
+                unless $name eq 'gat_multi';
+        }
+        my $flushed = $m->flush_all($big);
+        ok(!grep({ defined } values %$flushed), "$protocol: flush_all($big) fails on every server");
+        is($m->get('k'), 'old', "$protocol, $big: nothing was sent, the old value is there");
+        ok(!defined $m->get('fresh'), '... and nothing was created');
+    }
+    ok($m->set('neg', 'v'), 'a negative time ...');
+    ok($m->set('neg', 'new', -1), '... is stored as Cache::Memcached::Fast does');
+    ok(!defined $m->get('neg'), '... and expires at once');
+}
+done_testing;

@@ -1,0 +1,64 @@
+//! The one rule for expiry times (TTLs, a lease's placeholder and stale times, `flush_all`'s
+//! delay): a call whose expiry memcached cannot honour is refused before any byte is sent.
+//!
+//! memcached reads an expiry as a signed 32-bit number on the text and meta protocols
+//! (`set k 0 2147483648 1` is stored with a negative time: it expires at once while the
+//! server answers `STORED`, and `flush_all 2147483648` flushes now instead of later). An
+//! expiry therefore goes from 0 (never expires) to [`MAX_TTL`] = 2^31 − 1: up to 30 days
+//! it counts seconds from now, above that it is a unix time (until January 2038). The
+//! binary protocol carries an unsigned number, but the same call must mean the same thing
+//! on every protocol (and binary's 2^32 − 1 on incr/decr means "do not create"), so the
+//! rule does not depend on the protocol.
+
+use crate::error::{Error, Result};
+
+/// The largest expiry memcached reads as it is meant: 2^31 − 1 (a unix time in January
+/// 2038). Larger ones are refused with [`Error::InvalidArgument`].
+pub const MAX_TTL: u32 = i32::MAX as u32;
+
+/// `ttl` as given if memcached can honour it, else [`Error::InvalidArgument`] naming `what`
+/// (`"ttl"`, `"vivify_ttl"`, `"stale_ttl"`, `"delay"`).
+pub fn check(what: &'static str, ttl: u32) -> Result<u32> {
+    if ttl <= MAX_TTL {
+        Ok(ttl)
+    } else {
+        Err(Error::InvalidArgument {
+            what,
+            reason: format!(
+                "{ttl} is above {MAX_TTL}, the largest expiry memcached can honour \
+                 (it would read it as {} and expire at once)",
+                ttl as i32
+            ),
+        })
+    }
+}
+
+/// [`check`] for an expiry that may be absent.
+pub fn check_opt(what: &'static str, ttl: Option<u32>) -> Result<Option<u32>> {
+    ttl.map(|t| check(what, t)).transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_boundary_is_two_to_the_31_minus_one() {
+        assert_eq!(check("ttl", 0).unwrap(), 0);
+        assert_eq!(check("ttl", MAX_TTL).unwrap(), 2_147_483_647);
+        for bad in [1u32 << 31, u32::MAX] {
+            let e = check("ttl", bad).unwrap_err();
+            assert!(
+                matches!(e, Error::InvalidArgument { what: "ttl", .. }),
+                "{e:?}"
+            );
+            assert_eq!(e.class(), crate::error::Class::ClientError);
+            assert!(e.to_string().contains(&bad.to_string()), "{e}");
+        }
+        assert_eq!(check_opt("delay", None).unwrap(), None);
+        assert!(check_opt("delay", Some(1 << 31)).is_err());
+        // A binding's -1 arrives as 2^32 - 1: the message says how memcached would read it.
+        let e = check("ttl", u32::MAX).unwrap_err().to_string();
+        assert!(e.contains("-1"), "{e}");
+    }
+}
