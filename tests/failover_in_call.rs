@@ -10,7 +10,7 @@
 mod common;
 
 use common::fake::{fake, Then};
-use common::{free_port, unique, Memcached};
+use common::{free_port, unique, wait_until, Memcached};
 use mcpool::{Client, ClientBuilder, Error, FailoverPolicy, Router, ValueFormat};
 use std::path::Path;
 use std::process::Command;
@@ -229,6 +229,28 @@ fn multi_key_get_and_set_send_a_dead_servers_keys_to_their_new_servers_in_the_sa
         }
         f.flush();
     }
+}
+
+#[test]
+fn a_failed_retry_of_a_dead_server_goes_on_within_the_call_too() {
+    let f = fleet();
+    let c = preset_builder("python-memcached", &f.addrs)
+        .retry_timeout(Duration::from_millis(50))
+        .retry_timeout_max(Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let (on_dead, _) = keys_of(&c, f.dead, 1);
+    c.set(&on_dead[0], b"v", 0).unwrap();
+    assert!(!c.server_states()[f.dead].alive);
+    wait_until("the retry to come due", Duration::from_secs(5), || {
+        c.server_states()[f.dead].alive
+    });
+    // The retry's connect is refused: the server is marked dead again and the same call
+    // goes on to the key's rehashed server.
+    assert_eq!(c.get(&on_dead[0]).unwrap().as_deref(), Some(&b"v"[..]));
+    assert!(!c.server_states()[f.dead].alive);
+    assert_eq!(c.metrics()[f.dead].failovers, 2);
+    f.flush();
 }
 
 /// Runs a real library's `script` (it stores the keys; the probes find where). `None` when
