@@ -1,5 +1,5 @@
 //! Failover within the failing call (`rehash` / `eject`): when a key's server cannot be
-//! reached and nothing was sent (here: a free loopback port with nothing listening, so the
+//! reached and nothing was sent (here: a loopback port with nothing listening, so the
 //! connect is refused), and that failure leaves the server dead, the same call goes on to the
 //! server the policy now picks, as python-memcached's `_get_server`, Cache::Memcached's
 //! `get_sock` and Whalin's `getSock` do. Checked for every preset that fails over, for single
@@ -10,7 +10,7 @@
 mod common;
 
 use common::fake::{fake, Then};
-use common::{free_port, unique, wait_until, Memcached};
+use common::{refusing_port, unique, wait_until, Memcached, RefusingPort};
 use mcpool::{Client, ClientBuilder, Error, FailoverPolicy, Router, ValueFormat};
 use std::path::Path;
 use std::process::Command;
@@ -25,21 +25,24 @@ const PRESETS: &[&str] = &[
     "spymemcached",
 ];
 
-/// Three real servers and, second in the list, a free loopback port nobody listens on.
+/// Three real servers and, second in the list, a loopback port nobody listens on (held,
+/// so that no server started meanwhile takes it).
 struct Fleet {
     live: Vec<Memcached>,
     addrs: Vec<String>,
     dead: usize,
+    _down: RefusingPort,
 }
 
 fn fleet() -> Fleet {
     let live: Vec<Memcached> = (0..3).map(|_| Memcached::start(&[])).collect();
-    let dead_addr = format!("127.0.0.1:{}", free_port());
-    let addrs = vec![live[0].addr(), dead_addr, live[1].addr(), live[2].addr()];
+    let down = refusing_port();
+    let addrs = vec![live[0].addr(), down.addr(), live[1].addr(), live[2].addr()];
     Fleet {
         live,
         addrs,
         dead: 1,
+        _down: down,
     }
 }
 
@@ -85,6 +88,10 @@ fn preset_builder(preset: &str, addrs: &[String]) -> ClientBuilder {
         // The presets' own timeouts are seconds; a refused connect is immediate anyway.
         .connect_timeout(Duration::from_millis(500))
         .io_timeout(Duration::from_millis(500))
+        // No retry of the dead server comes due during a test (whalin's is 1 s): each
+        // failover counted is the one the test makes.
+        .retry_timeout(Duration::from_secs(60))
+        .retry_timeout_max(Duration::from_secs(60))
 }
 
 fn preset_client(preset: &str, addrs: &[String]) -> Client {
