@@ -475,6 +475,11 @@ enum mcpool_metric
      * answered as not stored / not found.
      */
     MCPOOL_METRIC_FAIL_OPEN_NOT_STORED = 21,
+    /**
+     * Counter: keys that a call moved on to another server, within the call, after this
+     * server could not be reached and was marked dead (`rehash` / `eject` failover).
+     */
+    MCPOOL_METRIC_FAILOVERS = 22,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

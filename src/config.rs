@@ -241,6 +241,9 @@ impl ClientBuilder {
     }
 
     /// Failover policy. Default: `fail-fast` (a key whose server is dead gets an error).
+    /// With `rehash` or `eject`, a call that cannot reach a key's server (nothing sent) and
+    /// leaves it dead goes on to the key's new server within the same call
+    /// (docs/failover.md).
     #[doc(alias = "setFailover")]
     #[doc(alias = "setFailback")]
     pub fn failover(mut self, p: FailoverPolicy) -> Self {

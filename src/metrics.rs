@@ -62,6 +62,10 @@ pub struct ServerMetrics {
     /// Writes (stores, deletes, touches, incr/decr; per key) that failed with a timeout or an
     /// unreachable server and that `fail_open` answered as not stored / false / `None`.
     pub fail_open_not_stored: u64,
+    /// Keys that a call moved on to another server, within the call, after this server
+    /// could not be reached and was marked dead (`rehash` / `eject` failover,
+    /// docs/failover.md).
+    pub failovers: u64,
 }
 
 /// Whether a metric only grows (a counter) or is a level at the snapshot (a gauge).
@@ -96,7 +100,7 @@ const fn counter(name: &'static str, help: &'static str) -> Metric {
 /// Every per-server metric, in the C ABI's numbering (`mcpool_metric`): the one list that the
 /// C ABI, the CLI and the Prometheus exporter name metrics from. [`ServerMetrics::values`]
 /// gives a snapshot's values in this order.
-pub const METRICS: [Metric; 22] = [
+pub const METRICS: [Metric; 23] = [
     counter(
         "operations",
         "Request/reply exchanges (a multi-key call counts once per server it touches).",
@@ -171,6 +175,11 @@ pub const METRICS: [Metric; 22] = [
         "fail_open_not_stored",
         "Writes that failed (timeout, unreachable server) and fail_open answered as not stored.",
     ),
+    // failover within a call (rehash / eject)
+    counter(
+        "failovers",
+        "Keys a call moved on to another server after this one could not be reached.",
+    ),
 ];
 
 impl ServerMetrics {
@@ -201,6 +210,7 @@ impl ServerMetrics {
             self.away_overflows,
             self.fail_open_misses,
             self.fail_open_not_stored,
+            self.failovers,
         ]
     }
 }
@@ -227,6 +237,7 @@ pub(crate) struct Counters {
     pub away_overflows: AtomicU64,
     pub fail_open_misses: AtomicU64,
     pub fail_open_not_stored: AtomicU64,
+    pub failovers: AtomicU64,
 }
 
 impl Counters {
@@ -275,6 +286,7 @@ impl Counters {
             away_overflows: g(&self.away_overflows),
             fail_open_misses: g(&self.fail_open_misses),
             fail_open_not_stored: g(&self.fail_open_not_stored),
+            failovers: g(&self.failovers),
         }
     }
 }

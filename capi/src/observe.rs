@@ -70,10 +70,13 @@ pub enum mcpool_metric {
     /// Counter: writes that failed (timeout, unreachable server) and that `fail_open`
     /// answered as not stored / not found.
     MCPOOL_METRIC_FAIL_OPEN_NOT_STORED = 21,
+    /// Counter: keys that a call moved on to another server, within the call, after this
+    /// server could not be reached and was marked dead (`rehash` / `eject` failover).
+    MCPOOL_METRIC_FAILOVERS = 22,
 }
 
 /// Every metric in numeric order (numbers are dense from 0).
-const METRICS: [(mcpool_metric, &str); 22] = {
+const METRICS: [(mcpool_metric, &str); 23] = {
     use mcpool_metric::*;
     [
         (MCPOOL_METRIC_OPERATIONS, "operations\0"),
@@ -98,6 +101,7 @@ const METRICS: [(mcpool_metric, &str); 22] = {
         (MCPOOL_METRIC_AWAY_OVERFLOWS, "away_overflows\0"),
         (MCPOOL_METRIC_FAIL_OPEN_MISSES, "fail_open_misses\0"),
         (MCPOOL_METRIC_FAIL_OPEN_NOT_STORED, "fail_open_not_stored\0"),
+        (MCPOOL_METRIC_FAILOVERS, "failovers\0"),
     ]
 };
 

@@ -3,6 +3,7 @@
 //! outcome per item, in the caller's order.
 
 use super::observe::{self, Side};
+use super::place::FAILOVER_TRIES;
 use super::Client;
 use crate::dialect::{batch_tags, Outcome, Request};
 use crate::error::Error;
@@ -106,11 +107,28 @@ impl Client {
             // fail_open: the keys of a dead server are not stored.
             self.count_open(t, None, &e, Side::Write, 1);
         }
-        for (idx, members) in groups {
-            // Text only (quiet dialects returned above): `noreply` stores, then `version`.
-            let res = self
-                .acquire(t, idx, self.deadline())
-                .and_then(|mut pooled| {
+        // Each group with the servers its items have tried: the items of a server that could
+        // not be reached go on to their next server as groups of their own
+        // (`Client::fails_over`).
+        let mut work: std::collections::VecDeque<(usize, Vec<usize>, usize)> =
+            groups.into_iter().map(|(idx, m)| (idx, m, 1)).collect();
+        while let Some((idx, members, tries)) = work.pop_front() {
+            let mut deadline = self.deadline();
+            let mut n = members.len();
+            let res = match self.acquire(t, idx, deadline) {
+                Err(e) if tries < FAILOVER_TRIES && self.fails_over(t, idx, &e, &mut deadline) => {
+                    let (placed, unplaced) = self.group_some(t, &prepared, members, |item| &item.0);
+                    self.count_failover(t, idx, n - unplaced.len());
+                    work.extend(placed.into_iter().map(|(j, m)| (j, m, tries + 1)));
+                    if unplaced.is_empty() {
+                        continue;
+                    }
+                    n = unplaced.len();
+                    Err(e)
+                }
+                Err(e) => Err(e),
+                // Text only (quiet dialects returned above): `noreply` stores, then `version`.
+                Ok(mut pooled) => {
                     let res = pooled.with_conn(|conn| {
                         let tag = conn.take_tags(1);
                         let buf = conn.begin();
@@ -126,8 +144,8 @@ impl Client {
                     });
                     self.release(t, idx, pooled, &res);
                     res
-                });
-            let n = members.len();
+                }
+            };
             let res = self.finish(
                 t,
                 start,
@@ -320,90 +338,130 @@ impl Client {
         if first_unplaced.is_none() {
             first_unplaced = prepared.iter().find_map(|p| p.as_ref().err().cloned());
         }
+        // A server's part that failed: fail-open applied, recorded.
+        let fail_part =
+            |results: &mut [Option<Result<Outcome>>], idx: usize, members: &[usize], e: &Error| {
+                let opened = self.opens(e);
+                if opened {
+                    self.count_open(t, Some(idx), e, Side::Write, members.len());
+                }
+                for &i in members {
+                    open(results, i, e);
+                }
+                if let Some(st) = start {
+                    let o = if opened {
+                        OpOutcome::FailedOpen(e.class())
+                    } else {
+                        OpOutcome::Error(e.class())
+                    };
+                    self.record(t, st, kind.op, members.len(), 0, Some(idx), o, Some(e));
+                }
+            };
         let deadline = self.shared_deadline();
-        let mut sent = Vec::with_capacity(groups.len());
-        for (idx, members) in groups {
-            let res = self
-                .acquire_group(t, idx, deadline)
-                .and_then(|(idx, mut pooled)| {
-                    let res = pooled.with_conn(|conn| {
-                        let n = members.len();
-                        let tag = conn.take_tags(batch_tags(n));
-                        let buf = conn.begin();
-                        for (k, &i) in members.iter().enumerate() {
-                            if let Ok(item) = &prepared[i] {
-                                let req = request(item, dialect.quiet_in_batch(k, n));
-                                dialect.encode(buf, &req, tag.wrapping_add(k as u32));
+        let mut groups = groups;
+        // Each round tries one more server for the items whose server could not be reached
+        // (`Client::fails_over`); the first round is the whole call.
+        for round in 1..=FAILOVER_TRIES {
+            let mut sent = Vec::with_capacity(groups.len());
+            let mut moved = Vec::new();
+            for (idx, members) in groups {
+                let res = match self.acquire_group(t, idx, deadline) {
+                    Err(e) => {
+                        // Nothing was sent: the items may go on to their next server.
+                        if round < FAILOVER_TRIES && self.fails_over(t, idx, &e, &mut { deadline })
+                        {
+                            moved.push((idx, members, e));
+                            continue;
+                        }
+                        Err(e)
+                    }
+                    Ok((idx, mut pooled)) => {
+                        let res = pooled.with_conn(|conn| {
+                            let n = members.len();
+                            let tag = conn.take_tags(batch_tags(n));
+                            let buf = conn.begin();
+                            for (k, &i) in members.iter().enumerate() {
+                                if let Ok(item) = &prepared[i] {
+                                    let req = request(item, dialect.quiet_in_batch(k, n));
+                                    dialect.encode(buf, &req, tag.wrapping_add(k as u32));
+                                }
+                            }
+                            if quiet {
+                                dialect.encode_barrier(buf, tag.wrapping_add(n as u32));
+                            }
+                            conn.send().map(|()| tag)
+                        });
+                        match res {
+                            Ok(tag) => Ok((idx, pooled, tag)),
+                            Err(e) => {
+                                self.release(t, idx, pooled, &Err::<(), _>(e.clone()));
+                                Err(e)
                             }
                         }
-                        if quiet {
-                            dialect.encode_barrier(buf, tag.wrapping_add(n as u32));
-                        }
-                        conn.send().map(|()| tag)
-                    });
-                    match res {
-                        Ok(tag) => Ok((idx, pooled, tag)),
-                        Err(e) => {
-                            self.release(t, idx, pooled, &Err::<(), _>(e.clone()));
-                            Err(e)
-                        }
                     }
-                });
-            match res {
-                Ok((idx, pooled, tag)) => sent.push((idx, pooled, members, tag)),
-                Err(e) => {
-                    let opened = self.opens(&e);
-                    if opened {
-                        self.count_open(t, Some(idx), &e, Side::Write, members.len());
-                    }
-                    for &i in &members {
-                        open(&mut results, i, &e);
-                    }
-                    if let Some(st) = start {
-                        let o = if opened {
-                            OpOutcome::FailedOpen(e.class())
-                        } else {
-                            OpOutcome::Error(e.class())
-                        };
-                        self.record(t, st, kind.op, members.len(), 0, Some(idx), o, Some(&e));
-                    }
-                }
-            }
-        }
-        for (idx, mut pooled, members, tag) in sent {
-            let res = pooled.with_conn(|conn| {
-                dialect
-                    .read_batch(conn, like, tag, members.len(), &mut |k, r| {
-                        results[members[k]] = Some(r);
-                    })
-                    .inspect(|_| conn.finish())
-            });
-            let mut opened = 0;
-            if let Err(e) = &res {
-                for &i in &members {
-                    if !matches!(results[i], Some(Ok(_))) {
-                        opened += usize::from(self.opens(e));
-                        open(&mut results, i, e);
-                    }
-                }
-                if opened > 0 {
-                    self.count_open(t, Some(idx), e, Side::Write, opened);
-                }
-            }
-            self.release(t, idx, pooled, &res);
-            if let Some(st) = start {
-                let hits = members
-                    .iter()
-                    .filter(|&&i| matches!(&results[i], Some(Ok(o)) if (kind.positive)(o)))
-                    .count();
-                let n = members.len();
-                let (o, e) = match &res {
-                    Ok(_) => ((kind.summary)(n, hits), None),
-                    Err(e) if opened > 0 => (OpOutcome::FailedOpen(e.class()), Some(e)),
-                    Err(e) => (OpOutcome::Error(e.class()), Some(e)),
                 };
-                self.record(t, st, kind.op, n, hits, Some(idx), o, e);
+                match res {
+                    Ok((idx, pooled, tag)) => sent.push((idx, pooled, members, tag)),
+                    Err(e) => fail_part(&mut results, idx, &members, &e),
+                }
             }
+            for (idx, mut pooled, members, tag) in sent {
+                let res = pooled.with_conn(|conn| {
+                    dialect
+                        .read_batch(conn, like, tag, members.len(), &mut |k, r| {
+                            results[members[k]] = Some(r);
+                        })
+                        .inspect(|_| conn.finish())
+                });
+                let mut opened = 0;
+                if let Err(e) = &res {
+                    for &i in &members {
+                        if !matches!(results[i], Some(Ok(_))) {
+                            opened += usize::from(self.opens(e));
+                            open(&mut results, i, e);
+                        }
+                    }
+                    if opened > 0 {
+                        self.count_open(t, Some(idx), e, Side::Write, opened);
+                    }
+                }
+                self.release(t, idx, pooled, &res);
+                if let Some(st) = start {
+                    let hits = members
+                        .iter()
+                        .filter(|&&i| matches!(&results[i], Some(Ok(o)) if (kind.positive)(o)))
+                        .count();
+                    let n = members.len();
+                    let (o, e) = match &res {
+                        Ok(_) => ((kind.summary)(n, hits), None),
+                        Err(e) if opened > 0 => (OpOutcome::FailedOpen(e.class()), Some(e)),
+                        Err(e) => (OpOutcome::Error(e.class()), Some(e)),
+                    };
+                    self.record(t, st, kind.op, n, hits, Some(idx), o, e);
+                }
+            }
+            if moved.is_empty() {
+                break;
+            }
+            // The items of each unreachable server, to the servers the policy now picks.
+            let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); t.servers.len()];
+            for (idx, members, e) in moved {
+                let count = members.len();
+                let (placed, unplaced) = self.group_some(t, prepared, members, &key_of);
+                self.count_failover(t, idx, count - unplaced.len());
+                for (j, m) in placed {
+                    by_server[j].extend(m);
+                }
+                if !unplaced.is_empty() {
+                    let stay: Vec<usize> = unplaced.into_iter().map(|(i, _)| i).collect();
+                    fail_part(&mut results, idx, &stay, &e);
+                }
+            }
+            groups = by_server
+                .into_iter()
+                .enumerate()
+                .filter(|(_, m)| !m.is_empty())
+                .collect();
         }
         if let (Some(st), Some(e)) = (start, &first_unplaced) {
             let o = if self.opens(e) {

@@ -6,10 +6,18 @@ use super::{Client, Topology};
 use crate::conn::Deadline;
 use crate::error::{Error, Result};
 use crate::route::proxy_pool::{self, Reached, Resend};
+use crate::route::FailoverPolicy;
 use std::time::{Duration, Instant};
 
 /// Entries grouped by server `(server, entry indices)`, and the entries with no server.
 pub(super) type Grouping = (Vec<(usize, Vec<usize>)>, Vec<(usize, Error)>);
+
+/// The most servers one call tries for a key under `rehash` / `eject` failover when the
+/// servers before could not be reached (see [`Client::fails_over`]). python-memcached's
+/// `_get_server` tries 10 buckets, Cache::Memcached's `get_sock` 20, Whalin's `getSock` every
+/// server once; each failed try here has marked a server dead, so a fleet runs out of live
+/// servers before a key runs out of tries unless it is larger than this.
+pub(super) const FAILOVER_TRIES: usize = 10;
 
 impl Client {
     /// Which server (index into the configured list) `key` lives on; no I/O, ignores health.
@@ -101,29 +109,81 @@ impl Client {
         Some((next, deadline))
     }
 
-    /// Runs `attempt` (which says how far it got) on the key's server; in `proxy-pool` mode a
-    /// failure that `resend` allows (see `route::proxy_pool`) is tried once more on the next
-    /// healthy proxy, within the same deadline.
+    /// Whether a call whose request to server `idx` failed with `e` before any of it was
+    /// sent (no connection could be had: connect refused or timed out, TLS or SASL handshake
+    /// failed, the returning server's clean-up failed) goes on, within the same call, to the
+    /// server the failover policy now picks for the key: only under `rehash` or `eject`
+    /// (not `proxy-pool`, which has its own next-proxy rule), only for a server failure
+    /// that left the server dead (this failure reached `failure_limit`, or it was marked
+    /// dead meanwhile), and only while the deadline (brought up to date) has time left.
+    /// python-memcached, Cache::Memcached and Whalin's SockIOPool do the same when a
+    /// connect fails. A request that may have been sent is never sent again.
+    #[cold]
+    pub(super) fn fails_over(
+        &self,
+        t: &Topology,
+        idx: usize,
+        e: &Error,
+        deadline: &mut Deadline,
+    ) -> bool {
+        !self.inner.proxy_pool
+            && self.inner.config.failover != FailoverPolicy::FailFast
+            && e.is_server_failure()
+            && !t.servers[idx].health.may_try()
+            && deadline.left_at(Instant::now()) != Some(Duration::ZERO)
+    }
+
+    /// Counts `keys` keys moved off server `idx` within a call (metric `failovers`).
+    #[cold]
+    pub(super) fn count_failover(&self, t: &Topology, idx: usize, keys: usize) {
+        if let Some(s) = t.servers.get(idx) {
+            let c = &s.counters.failovers;
+            c.fetch_add(keys as u64, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Runs `attempt` (which says how far it got) on the key's server. When the server could
+    /// not be reached and that left it dead, the key goes on to the server the failover
+    /// policy now picks, at most [`FAILOVER_TRIES`] servers in all (see
+    /// [`Client::fails_over`]). In `proxy-pool` mode a failure that `resend` allows (see
+    /// `route::proxy_pool`) is tried once more on the next healthy proxy, within the same
+    /// deadline.
     pub(super) fn on_key_server<'t, T>(
         &self,
         t: &'t Topology,
         wire: &[u8],
         resend: Resend,
         write: bool,
-        deadline: Deadline,
+        mut deadline: Deadline,
         mut attempt: impl FnMut(&'t Topology, usize, Deadline) -> (Result<T>, Reached),
     ) -> Result<T> {
-        let idx = self.pick_for(t, wire, write)?;
-        match attempt(t, idx, deadline) {
-            (Err(e), reached)
-                if self.inner.proxy_pool && proxy_pool::may_resend(resend, reached, &e) =>
-            {
-                match self.next_proxy(t, idx, deadline) {
-                    Some((next, deadline)) => attempt(t, next, deadline).0,
-                    None => Err(e),
+        let mut idx = self.pick_for(t, wire, write)?;
+        let mut tries = 1;
+        loop {
+            return match attempt(t, idx, deadline) {
+                (Err(e), reached)
+                    if self.inner.proxy_pool && proxy_pool::may_resend(resend, reached, &e) =>
+                {
+                    match self.next_proxy(t, idx, deadline) {
+                        Some((next, deadline)) => attempt(t, next, deadline).0,
+                        None => Err(e),
+                    }
                 }
-            }
-            (r, _) => r,
+                (Err(e), Reached::NotSent)
+                    if tries < FAILOVER_TRIES && self.fails_over(t, idx, &e, &mut deadline) =>
+                {
+                    match self.pick_for(t, wire, write) {
+                        Ok(next) if next != idx => {
+                            self.count_failover(t, idx, 1);
+                            idx = next;
+                            tries += 1;
+                            continue;
+                        }
+                        _ => Err(e),
+                    }
+                }
+                (r, _) => r,
+            };
         }
     }
 
@@ -135,13 +195,25 @@ impl Client {
         prepared: &[Result<P>],
         key_of: impl Fn(&P) -> &[u8],
     ) -> Grouping {
+        self.group_some(t, prepared, 0..prepared.len(), key_of)
+    }
+
+    /// [`Client::group`] of the entries `which` only (the ones a call moves on after their
+    /// server could not be reached, see [`Client::fails_over`]).
+    pub(super) fn group_some<P>(
+        &self,
+        t: &Topology,
+        prepared: &[Result<P>],
+        which: impl IntoIterator<Item = usize>,
+        key_of: impl Fn(&P) -> &[u8],
+    ) -> Grouping {
         let n = t.servers.len();
         let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut unplaced = Vec::new();
         // proxy-pool: one proxy for the whole call.
         let proxy = self.inner.proxy_pool.then(|| self.proxy(t));
-        for (i, p) in prepared.iter().enumerate() {
-            if let Ok(p) = p {
+        for i in which {
+            if let Some(Ok(p)) = prepared.get(i) {
                 let placed = match &proxy {
                     Some(chosen) => chosen.clone(),
                     // Grouped calls are writes (set_multi, delete_multi).

@@ -8,8 +8,9 @@
 //! (`multi_get`), so nothing is allocated per key.
 
 use super::observe::{self, Side};
+use super::place::FAILOVER_TRIES;
 use super::{Client, Topology};
-use crate::dialect::{batch_tags, Request};
+use crate::dialect::{batch_tags, Request, WireKeys};
 use crate::error::Error;
 use crate::error::Result;
 use crate::gate::Offer;
@@ -265,129 +266,172 @@ impl Client {
                 }
             }
         }
-        s.group_by_server(servers);
-        // Phase 1: write every server's request.
-        let deadline = self.shared_deadline();
-        let mut sent = Vec::new();
-        for idx in 0..servers {
-            let range = s.starts[idx] as usize..s.starts[idx + 1] as usize;
-            if range.is_empty() {
-                continue;
+        // A server's part that failed: fail-open applied (its keys stay misses), recorded.
+        let fail_part = |s: &mut multi_get::Scratch, idx: usize, members: Vec<usize>, e: Error| {
+            let opened = self.opens(&e);
+            if opened {
+                self.count_open(t, Some(idx), &e, Side::Read, members.len());
             }
-            let sel = Selection {
-                members: &s.order[range.clone()],
-                arena: &s.arena,
-                wire: &s.wire,
-                keys,
-            };
-            let req = Request::GetMulti {
-                keys: &sel,
-                cas,
-                touch,
-            };
-            let asked = range.len();
-            let failed = match self.acquire_group(t, idx, deadline) {
-                Ok((idx, mut pooled)) => {
-                    let res = pooled.with_conn(|conn| {
-                        let tag = conn.take_tags(batch_tags(range.len()));
-                        dialect.encode(conn.begin(), &req, tag);
-                        conn.send().map(|()| tag)
-                    });
-                    match res {
-                        Ok(tag) => {
-                            sent.push((idx, pooled, range.clone(), tag));
-                            None
-                        }
-                        Err(e) => {
-                            self.release(t, idx, pooled, &Err::<(), _>(e.clone()));
-                            Some(e)
+            if let Some(st) = start {
+                let o = if opened {
+                    OpOutcome::FailedOpen(e.class())
+                } else {
+                    OpOutcome::Error(e.class())
+                };
+                self.record(t, st, op, members.len(), 0, Some(idx), o, Some(&e));
+            }
+            if !opened {
+                s.fail(members, e);
+            }
+        };
+        let deadline = self.shared_deadline();
+        // Each round tries one more server for the keys whose server could not be reached
+        // (`Client::fails_over`); the first round is the whole call.
+        for round in 1..=FAILOVER_TRIES {
+            s.group_by_server(servers);
+            let mut moved: Vec<(usize, Vec<u32>, Error)> = Vec::new();
+            // Phase 1: write every server's request.
+            let mut sent = Vec::new();
+            for idx in 0..servers {
+                let range = s.starts[idx] as usize..s.starts[idx + 1] as usize;
+                if range.is_empty() {
+                    continue;
+                }
+                let sel = Selection {
+                    members: &s.order[range.clone()],
+                    arena: &s.arena,
+                    wire: &s.wire,
+                    keys,
+                };
+                let req = Request::GetMulti {
+                    keys: &sel,
+                    cas,
+                    touch,
+                };
+                let failed = match self.acquire_group(t, idx, deadline) {
+                    Ok((idx, mut pooled)) => {
+                        let res = pooled.with_conn(|conn| {
+                            let tag = conn.take_tags(batch_tags(range.len()));
+                            dialect.encode(conn.begin(), &req, tag);
+                            conn.send().map(|()| tag)
+                        });
+                        match res {
+                            Ok(tag) => {
+                                sent.push((idx, pooled, range.clone(), tag));
+                                None
+                            }
+                            Err(e) => {
+                                self.release(t, idx, pooled, &Err::<(), _>(e.clone()));
+                                Some(e)
+                            }
                         }
                     }
-                }
-                Err(e) => Some(e),
-            };
-            if let Some(e) = failed {
-                let opened = self.opens(&e);
-                if opened {
-                    // fail_open: the server's keys stay misses.
-                    self.count_open(t, Some(idx), &e, Side::Read, asked);
-                }
-                if let Some(st) = start {
-                    let o = if opened {
-                        OpOutcome::FailedOpen(e.class())
-                    } else {
-                        OpOutcome::Error(e.class())
-                    };
-                    self.record(t, st, op, asked, 0, Some(idx), o, Some(&e));
-                }
-                if !opened {
-                    let members: Vec<usize> = s.order[range].iter().map(|&k| k as usize).collect();
-                    s.fail(members, e);
-                }
-            }
-        }
-        // Phase 2: read each server's replies, handing each hit over as it is parsed.
-        for (idx, mut pooled, range, tag) in sent {
-            let mut hits = 0usize;
-            let multi_get::Scratch {
-                arena,
-                wire,
-                state,
-                order,
-                errors,
-                ..
-            } = &mut *s;
-            let members = &order[range];
-            let sel = Selection {
-                members,
-                arena,
-                wire,
-                keys,
-            };
-            let req = Request::GetMulti {
-                keys: &sel,
-                cas,
-                touch,
-            };
-            let res = pooled.with_conn(|conn| {
-                dialect
-                    .read(conn, &req, tag, &mut |i, data, flags, c| {
-                        hits += 1;
-                        let k = members[i] as usize;
-                        let key = keys.key(k).unwrap_or(&[]);
-                        match self.deliver(sink, key, k, data, flags, c) {
-                            Ok(()) => state[k] = HIT,
-                            Err(e) => multi_get::fail_into(state, errors, [k], e),
-                        }
-                    })
-                    .inspect(|_| conn.finish())
-            });
-            let mut opened = false;
-            match &res {
-                Ok(_) => t.servers[idx].lookups(members.len(), hits),
-                Err(e) if self.opens(e) => {
-                    // fail_open: the keys not found yet stay misses.
-                    opened = true;
-                    let missed = members
-                        .iter()
-                        .filter(|&&k| state[k as usize] != HIT)
-                        .count();
-                    self.count_open(t, Some(idx), e, Side::Read, missed);
-                }
-                Err(e) => {
-                    let keys = members.iter().map(|&k| k as usize);
-                    multi_get::fail_into(state, errors, keys, e.clone());
-                }
-            }
-            let asked = members.len();
-            self.release(t, idx, pooled, &res);
-            if let Some(st) = start {
-                let (o, e) = match &res {
-                    Ok(_) => (observe::multi(Side::Read, asked, hits), None),
-                    Err(e) if opened => (OpOutcome::FailedOpen(e.class()), Some(e)),
-                    Err(e) => (OpOutcome::Error(e.class()), Some(e)),
+                    // Nothing was sent: the keys may go on to their next server.
+                    Err(e)
+                        if round < FAILOVER_TRIES
+                            && self.fails_over(t, idx, &e, &mut { deadline }) =>
+                    {
+                        moved.push((idx, s.order[range].to_vec(), e));
+                        continue;
+                    }
+                    Err(e) => Some(e),
                 };
-                self.record(t, st, op, asked, hits, Some(idx), o, e);
+                if let Some(e) = failed {
+                    let members = s.order[range].iter().map(|&k| k as usize);
+                    fail_part(s, idx, members.collect(), e);
+                }
+            }
+            // Phase 2: read each server's replies, handing each hit over as it is parsed.
+            for (idx, mut pooled, range, tag) in sent {
+                let mut hits = 0usize;
+                let multi_get::Scratch {
+                    arena,
+                    wire,
+                    state,
+                    order,
+                    errors,
+                    ..
+                } = &mut *s;
+                let members = &order[range];
+                let sel = Selection {
+                    members,
+                    arena,
+                    wire,
+                    keys,
+                };
+                let req = Request::GetMulti {
+                    keys: &sel,
+                    cas,
+                    touch,
+                };
+                let res = pooled.with_conn(|conn| {
+                    dialect
+                        .read(conn, &req, tag, &mut |i, data, flags, c| {
+                            hits += 1;
+                            let k = members[i] as usize;
+                            let key = keys.key(k).unwrap_or(&[]);
+                            match self.deliver(sink, key, k, data, flags, c) {
+                                Ok(()) => state[k] = HIT,
+                                Err(e) => multi_get::fail_into(state, errors, [k], e),
+                            }
+                        })
+                        .inspect(|_| conn.finish())
+                });
+                let mut opened = false;
+                match &res {
+                    Ok(_) => t.servers[idx].lookups(members.len(), hits),
+                    Err(e) if self.opens(e) => {
+                        // fail_open: the keys not found yet stay misses.
+                        opened = true;
+                        let missed = members
+                            .iter()
+                            .filter(|&&k| state[k as usize] != HIT)
+                            .count();
+                        self.count_open(t, Some(idx), e, Side::Read, missed);
+                    }
+                    Err(e) => {
+                        let keys = members.iter().map(|&k| k as usize);
+                        multi_get::fail_into(state, errors, keys, e.clone());
+                    }
+                }
+                let asked = members.len();
+                self.release(t, idx, pooled, &res);
+                if let Some(st) = start {
+                    let (o, e) = match &res {
+                        Ok(_) => (observe::multi(Side::Read, asked, hits), None),
+                        Err(e) if opened => (OpOutcome::FailedOpen(e.class()), Some(e)),
+                        Err(e) => (OpOutcome::Error(e.class()), Some(e)),
+                    };
+                    self.record(t, st, op, asked, hits, Some(idx), o, e);
+                }
+            }
+            if moved.is_empty() {
+                break;
+            }
+            // The next round: only the moved keys, each to the server the policy now picks.
+            s.server.iter_mut().for_each(|j| *j = NOWHERE);
+            s.order.clear();
+            s.starts.clear();
+            s.cursor.clear();
+            for (idx, members, e) in moved {
+                let mut stay = Vec::new();
+                for &k in &members {
+                    let one = [k];
+                    let sel = Selection {
+                        members: &one,
+                        arena: &s.arena,
+                        wire: &s.wire,
+                        keys,
+                    };
+                    match self.pick(t, sel.key(0)) {
+                        Ok(j) => s.server[k as usize] = j as u32,
+                        Err(_) => stay.push(k as usize),
+                    }
+                }
+                self.count_failover(t, idx, members.len() - stay.len());
+                if !stay.is_empty() {
+                    fail_part(s, idx, stay, e);
+                }
             }
         }
         if let (Some(st), Some((e, opened))) = (start, &unplaced_err) {

@@ -93,6 +93,57 @@ fn listening_inode(port: u16) -> Option<String> {
     })
 }
 
+/// A loopback TCP port that refuses connections (nothing listens) and that no other server
+/// can take while this lives: a socket bound to it, never listening. For "a server that is
+/// down" without the race of [`free_port`] (a memcached started meanwhile could get it).
+pub struct RefusingPort {
+    fd: i32,
+    /// The port.
+    pub port: u16,
+}
+
+impl RefusingPort {
+    /// `127.0.0.1:port`.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+/// A fresh [`RefusingPort`].
+#[allow(unsafe_code)] // socket(2), bind(2), getsockname(2) on a socket of our own
+pub fn refusing_port() -> RefusingPort {
+    // SAFETY: plain syscall; the descriptor is ours and closed by `RefusingPort`'s drop.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    assert!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+    let mut guard = RefusingPort { fd, port: 0 };
+    let mut sin = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: 0,
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(std::net::Ipv4Addr::LOCALHOST).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: `sin` is a valid sockaddr_in of `len` bytes for the duration of the call.
+    let bound = unsafe { libc::bind(fd, (&sin as *const libc::sockaddr_in).cast(), len) };
+    assert_eq!(bound, 0, "bind: {}", std::io::Error::last_os_error());
+    // SAFETY: `sin` and `len` are writable and `len` holds the size of `sin`.
+    let named =
+        unsafe { libc::getsockname(fd, (&mut sin as *mut libc::sockaddr_in).cast(), &mut len) };
+    assert_eq!(named, 0, "getsockname: {}", std::io::Error::last_os_error());
+    guard.port = u16::from_be(sin.sin_port);
+    guard
+}
+
+impl Drop for RefusingPort {
+    #[allow(unsafe_code)] // close(2) of the descriptor `refusing_port` opened
+    fn drop(&mut self) {
+        // SAFETY: `fd` is this guard's own descriptor, closed once, here.
+        unsafe { libc::close(self.fd) };
+    }
+}
+
 /// How to start a memcached: the one spawner behind the tests' and the CLI's servers.
 #[derive(Clone, Debug)]
 pub struct Spawn<'a> {

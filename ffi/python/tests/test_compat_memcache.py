@@ -191,3 +191,43 @@ def test_memcache_a_pickle_that_does_not_load_reads_as_none(server, prefix, modu
     assert mc.get(prefix + "bad") is None
     assert mc.get_multi([prefix + "gone", prefix + "ok", prefix + "bad"]) == \
         {prefix + "gone": None, prefix + "ok": "fine", prefix + "bad": None}
+
+
+def test_memcache_a_dead_servers_keys_move_within_the_failing_call(servers, prefix, down_addr):
+    """With a server down (a free port), python-memcached's _get_server rehashes within the
+    call whose connect failed: the first set, get_multi or set_multi already succeeds, and
+    every key lands on the server the real library picks."""
+    live = [s.addr for s in servers]
+    addrs = [live[0], down_addr, live[1], live[2]]
+    keys = [prefix + "k%d" % i for i in range(60)]
+
+    def where():
+        held = {}
+        for a in live:
+            for k in real_memcache.Client([a]).get_multi(keys):
+                held[k] = a
+        for a in live:
+            real_memcache.Client([a]).delete_multi(keys)
+        return held
+
+    def run(memcache):
+        # Each set by a fresh client: for a key of the down server, the call that finds it so.
+        stored = [bool(memcache.Client(addrs).set(k, k)) for k in keys]
+        got = memcache.Client(addrs).get_multi(keys)
+        placed = where()
+        failed = memcache.Client(addrs).set_multi({k: k for k in keys})
+        placed_multi = where()
+        return stored, got, placed, failed, placed_multi
+
+    real = run(real_memcache)
+    ours = run(compat_memcache)
+    placer = compat_memcache.Client(addrs)._mc
+    on_down = [k for k in keys if placer.server_for(k) == down_addr]
+    assert len(on_down) >= 5, on_down
+    assert real[0] == [True] * len(keys) and real[1] == {k: k for k in keys}, real[:2]
+    assert len(set(real[2].values())) == 3 and real[3] == []
+    assert ours[0] == real[0], "set: python-memcached %r, compat %r" % (real[0], ours[0])
+    assert ours[1] == real[1], "get_multi"
+    assert ours[2] == real[2], "placement after set"
+    assert ours[3] == real[3], "set_multi's failed keys"
+    assert ours[4] == real[4], "placement after set_multi"

@@ -15,7 +15,8 @@ What is python-memcached's and stays so:
   too (the key with None), as python-memcached reads it. A dead
   server is retried after ``dead_retry`` seconds (default 30), and meanwhile its keys go to
   the next server by python-memcached's rehash (the core's ``python-memcached`` placement
-  with the ``rehash`` failover).
+  with the ``rehash`` failover), starting with the call whose connect failed, as
+  ``_get_server`` does.
 - Key checks and their exceptions: ``MemcachedKeyNoneError``, ``MemcachedKeyTypeError``,
   ``MemcachedKeyLengthError``, ``MemcachedKeyCharacterError`` (all
   ``MemcachedKeyError``), raised before any I/O unless ``check_keys=False``.

@@ -1,0 +1,454 @@
+//! Failover within the failing call (`rehash` / `eject`): when a key's server cannot be
+//! reached and nothing was sent (here: a loopback port with nothing listening, so the
+//! connect is refused), and that failure leaves the server dead, the same call goes on to the
+//! server the policy now picks, as python-memcached's `_get_server`, Cache::Memcached's
+//! `get_sock` and Whalin's `getSock` do. Checked for every preset that fails over, for single
+//! and multi-key reads and writes; placement checked against the real python-memcached and
+//! Cache::Memcached with the same server down. A request whose bytes may have reached a
+//! server is never sent again (a deliberately broken fake server reads it, then closes), and
+//! `fail-fast` still fails.
+mod common;
+
+use common::fake::{fake, Then};
+use common::{refusing_port, unique, wait_until, Memcached, RefusingPort};
+use mcpool::{Client, ClientBuilder, Error, FailoverPolicy, Router, ValueFormat};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// The presets whose failover is `rehash` or `eject`.
+const PRESETS: &[&str] = &[
+    "python-memcached",
+    "cache-memcached",
+    "whalin",
+    "pymemcache",
+    "spymemcached",
+];
+
+/// Three real servers and, second in the list, a loopback port nobody listens on (held,
+/// so that no server started meanwhile takes it).
+struct Fleet {
+    live: Vec<Memcached>,
+    addrs: Vec<String>,
+    dead: usize,
+    _down: RefusingPort,
+}
+
+fn fleet() -> Fleet {
+    let live: Vec<Memcached> = (0..3).map(|_| Memcached::start(&[])).collect();
+    let down = refusing_port();
+    let addrs = vec![live[0].addr(), down.addr(), live[1].addr(), live[2].addr()];
+    Fleet {
+        live,
+        addrs,
+        dead: 1,
+        _down: down,
+    }
+}
+
+impl Fleet {
+    /// The memcached behind list position `i` (not the dead one).
+    fn server(&self, i: usize) -> &Memcached {
+        match i {
+            0 => &self.live[0],
+            2 => &self.live[1],
+            3 => &self.live[2],
+            _ => panic!("position {i} is the dead server"),
+        }
+    }
+
+    /// List positions of the live servers holding `wire` (raw probes: flags uninterpreted).
+    fn holders(&self, wire: &[u8]) -> Vec<usize> {
+        (0..self.addrs.len())
+            .filter(|&i| i != self.dead)
+            .filter(|&i| probe(&self.server(i).addr()).get(wire).unwrap().is_some())
+            .collect()
+    }
+
+    fn flush(&self) {
+        for mc in &self.live {
+            probe(&mc.addr()).flush_all(None).unwrap();
+        }
+    }
+}
+
+fn probe(addr: &str) -> Client {
+    Client::builder()
+        .server(addr)
+        .value_format(ValueFormat::Libmemcached)
+        .build()
+        .unwrap()
+}
+
+fn preset_builder(preset: &str, addrs: &[String]) -> ClientBuilder {
+    Client::builder()
+        .set("preset", preset)
+        .unwrap()
+        .servers(addrs)
+        // The presets' own timeouts are seconds; a refused connect is immediate anyway.
+        .connect_timeout(Duration::from_millis(500))
+        .io_timeout(Duration::from_millis(500))
+        // No retry of the dead server comes due during a test (whalin's is 1 s): each
+        // failover counted is the one the test makes.
+        .retry_timeout(Duration::from_secs(60))
+        .retry_timeout_max(Duration::from_secs(60))
+}
+
+fn preset_client(preset: &str, addrs: &[String]) -> Client {
+    preset_builder(preset, addrs).build().unwrap()
+}
+
+/// Keys that live on the dead server, and keys that do not, as `c` places them.
+fn keys_of(c: &Client, dead: usize, n: usize) -> (Vec<String>, Vec<String>) {
+    let tag = unique("fic");
+    let all: Vec<String> = (0..4000).map(|i| format!("{tag}-{i}")).collect();
+    let on_dead: Vec<String> = all
+        .iter()
+        .filter(|k| c.server_for(k).unwrap() == dead)
+        .take(n)
+        .cloned()
+        .collect();
+    let others: Vec<String> = all
+        .iter()
+        .filter(|k| c.server_for(k).unwrap() != dead)
+        .take(n)
+        .cloned()
+        .collect();
+    assert_eq!(on_dead.len(), n, "not enough keys on the dead server");
+    (on_dead, others)
+}
+
+/// Where the profile's failover places `key` while `dead` is down (pure placement).
+fn failover_target(c: &Client, key: &str, dead: usize) -> usize {
+    let cfg = c.config();
+    let router = Router::new(&cfg.distribution, &cfg.servers).unwrap();
+    let wire = c.wire_key(key.as_bytes()).unwrap();
+    router
+        .locate_alive(&wire, cfg.failover, &|i| i != dead)
+        .expect("a live server")
+}
+
+/// Calls to the dead server's keys until the next failure marks it dead: the presets whose
+/// `failure_limit` is above 1 (pymemcache, spymemcached: 2) fail the calls before.
+fn fail_until_dead(c: &Client, key: &str, dead: usize) {
+    let limit = c.config().failure_limit as usize;
+    for n in 1..limit {
+        let r = c.get(key);
+        assert!(r.is_err(), "call {n} of {limit}: {r:?}");
+        assert!(c.server_states()[dead].alive, "dead after {n} of {limit}");
+    }
+}
+
+#[test]
+fn single_key_write_and_read_go_on_within_the_failing_call_under_every_failover_preset() {
+    let f = fleet();
+    for preset in PRESETS {
+        let c = preset_client(preset, &f.addrs);
+        let policy = c.config().failover;
+        assert_ne!(policy, FailoverPolicy::FailFast, "{preset}");
+        let (on_dead, _) = keys_of(&c, f.dead, 8);
+        fail_until_dead(&c, &on_dead[0], f.dead);
+        // The call whose connect failure marks the server dead is answered by the next one.
+        c.set(&on_dead[0], b"first", 0)
+            .unwrap_or_else(|e| panic!("{preset}: the failing call itself: {e}"));
+        assert!(!c.server_states()[f.dead].alive, "{preset}");
+        for k in &on_dead {
+            c.set(k, k.as_bytes(), 0)
+                .unwrap_or_else(|e| panic!("{preset} {k}: {e}"));
+            let wire = c.wire_key(k.as_bytes()).unwrap();
+            assert_eq!(
+                f.holders(&wire),
+                vec![failover_target(&c, k, f.dead)],
+                "{preset} {k}"
+            );
+        }
+        let m = &c.metrics()[f.dead];
+        assert_eq!(m.failovers, 1, "{preset}: one call went on: {m:?}");
+
+        // A read as the first call of a client: its value is found on the failover server.
+        let r = preset_client(preset, &f.addrs);
+        fail_until_dead(&r, &on_dead[1], f.dead);
+        let got = r
+            .get(&on_dead[1])
+            .unwrap_or_else(|e| panic!("{preset}: the failing read itself: {e}"));
+        assert_eq!(got.as_deref(), Some(on_dead[1].as_bytes()), "{preset}");
+        assert_eq!(r.metrics()[f.dead].failovers, 1, "{preset}");
+        f.flush();
+    }
+}
+
+#[test]
+fn multi_key_get_and_set_send_a_dead_servers_keys_to_their_new_servers_in_the_same_call() {
+    let f = fleet();
+    for preset in PRESETS {
+        let c = preset_client(preset, &f.addrs);
+        let (on_dead, others) = keys_of(&c, f.dead, 20);
+        fail_until_dead(&c, &on_dead[0], f.dead);
+        let keys: Vec<&String> = on_dead.iter().chain(&others).collect();
+        let items: Vec<(&String, &[u8])> = keys.iter().map(|k| (*k, k.as_bytes())).collect();
+        for (k, r) in keys.iter().zip(c.set_multi(&items, 0)) {
+            assert!(r.is_ok(), "{preset} set_multi {k}: {r:?}");
+        }
+        for k in &keys {
+            let wire = c.wire_key(k.as_bytes()).unwrap();
+            let want = if on_dead.contains(k) {
+                failover_target(&c, k, f.dead)
+            } else {
+                c.server_for(k).unwrap()
+            };
+            assert_eq!(f.holders(&wire), vec![want], "{preset} {k}");
+        }
+        assert_eq!(
+            c.metrics()[f.dead].failovers,
+            on_dead.len() as u64,
+            "{preset}"
+        );
+
+        // A multi-key get as a client's first call.
+        let r = preset_client(preset, &f.addrs);
+        fail_until_dead(&r, &on_dead[0], f.dead);
+        for (k, got) in keys.iter().zip(r.get_multi(&keys)) {
+            let got = got.unwrap_or_else(|e| panic!("{preset} get_multi {k}: {e}"));
+            assert_eq!(got.map(|i| i.value.into_vec()), Some(k.as_bytes().to_vec()));
+        }
+        assert_eq!(
+            r.metrics()[f.dead].failovers,
+            on_dead.len() as u64,
+            "{preset}"
+        );
+
+        // Deletes and noreply stores take the same way.
+        let d = preset_client(preset, &f.addrs);
+        fail_until_dead(&d, &on_dead[0], f.dead);
+        for (k, r) in keys.iter().zip(d.delete_multi(&keys)) {
+            assert!(
+                r.unwrap_or_else(|e| panic!("{preset} {k}: {e}")),
+                "{preset} {k}"
+            );
+        }
+        let n = preset_client(preset, &f.addrs);
+        fail_until_dead(&n, &on_dead[0], f.dead);
+        n.set_multi_noreply(&items, 0)
+            .unwrap_or_else(|e| panic!("{preset} set_multi_noreply: {e}"));
+        for k in &on_dead {
+            let wire = c.wire_key(k.as_bytes()).unwrap();
+            assert_eq!(f.holders(&wire), vec![failover_target(&c, k, f.dead)]);
+        }
+        f.flush();
+    }
+}
+
+#[test]
+fn a_failed_retry_of_a_dead_server_goes_on_within_the_call_too() {
+    let f = fleet();
+    let c = preset_builder("python-memcached", &f.addrs)
+        .retry_timeout(Duration::from_millis(50))
+        .retry_timeout_max(Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let (on_dead, _) = keys_of(&c, f.dead, 1);
+    c.set(&on_dead[0], b"v", 0).unwrap();
+    assert!(!c.server_states()[f.dead].alive);
+    wait_until("the retry to come due", Duration::from_secs(5), || {
+        c.server_states()[f.dead].alive
+    });
+    // The retry's connect is refused: the server is marked dead again and the same call
+    // goes on to the key's rehashed server.
+    assert_eq!(c.get(&on_dead[0]).unwrap().as_deref(), Some(&b"v"[..]));
+    assert!(!c.server_states()[f.dead].alive);
+    assert_eq!(c.metrics()[f.dead].failovers, 2);
+    f.flush();
+}
+
+/// Runs a real library's `script` (it stores the keys; the probes find where). `None` when
+/// the program or the library is missing.
+fn run_peer(program: &str, args: &[&str], script: &str) -> Option<()> {
+    if !Path::new(program).exists() {
+        return None;
+    }
+    let out = Command::new(program)
+        .args(args)
+        .arg(script)
+        .output()
+        .unwrap_or_else(|e| panic!("run {program}: {e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("MISSING") {
+        eprintln!("\n!!!!! {program}: {stderr} !!!!!\n");
+        return None;
+    }
+    assert!(out.status.success(), "{program} failed: {stderr}");
+    Some(())
+}
+
+/// The real library (python-memcached or Cache::Memcached, one server down) and mcpool with
+/// the library's preset put every key on the same server.
+fn same_servers_as_the_peer(preset: &str, program: &str, args: &[&str], script: &str) {
+    let f = fleet();
+    let weights = [1u32, 2, 1, 3];
+    let c = {
+        let mut b = preset_builder(preset, &[]);
+        for (a, w) in f.addrs.iter().zip(weights) {
+            b = b.server_weighted(a, w);
+        }
+        b.build().unwrap()
+    };
+    let tag = unique("peer");
+    let keys: Vec<String> = (0..300).map(|i| format!("{tag}-{i}")).collect();
+    let list = f
+        .addrs
+        .iter()
+        .zip(weights)
+        .map(|(a, w)| format!("{a}={w}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let script = script
+        .replace("@SERVERS@", &list)
+        .replace("@KEYS@", &keys.join(","));
+    if run_peer(program, args, &script).is_none() {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "{preset}: the real library is missing"
+        );
+        return;
+    }
+    let theirs: Vec<Vec<usize>> = keys.iter().map(|k| f.holders(k.as_bytes())).collect();
+    let moved = keys
+        .iter()
+        .filter(|k| c.server_for(k).unwrap() == f.dead)
+        .count();
+    assert!(moved > 20, "{preset}: only {moved} keys on the dead server");
+    f.flush();
+    for (k, r) in keys
+        .iter()
+        .zip(c.set_multi(&keys.iter().map(|k| (k, b"v")).collect::<Vec<_>>(), 0))
+    {
+        r.unwrap_or_else(|e| panic!("{preset} {k}: {e}"));
+    }
+    let ours: Vec<Vec<usize>> = keys.iter().map(|k| f.holders(k.as_bytes())).collect();
+    for ((k, t), o) in keys.iter().zip(&theirs).zip(&ours) {
+        assert_eq!(t.len(), 1, "{preset} {k}: the library stored it on {t:?}");
+        assert_eq!(o, t, "{preset} {k}: mcpool vs the library");
+    }
+    // The single-key route too, as a fresh client's first calls.
+    f.flush();
+    let one = {
+        let mut b = preset_builder(preset, &[]);
+        for (a, w) in f.addrs.iter().zip(weights) {
+            b = b.server_weighted(a, w);
+        }
+        b.build().unwrap()
+    };
+    for (k, t) in keys.iter().zip(&theirs) {
+        one.set(k, b"v", 0)
+            .unwrap_or_else(|e| panic!("{preset} {k}: {e}"));
+        assert_eq!(&f.holders(k.as_bytes()), t, "{preset} {k}: single-key set");
+    }
+}
+
+#[test]
+fn python_memcached_places_the_dead_servers_keys_where_the_real_library_does() {
+    let script = r#"
+import sys
+try:
+    import memcache
+except ImportError:
+    sys.stderr.write("MISSING python3-memcache\n")
+    sys.exit(0)
+servers = []
+for s in "@SERVERS@".split(","):
+    addr, w = s.split("=")
+    servers.append((addr, int(w)))
+mc = memcache.Client(servers, socket_timeout=1)
+for k in "@KEYS@".split(","):
+    if not mc.set(k, "v"):
+        sys.exit("set %s failed" % k)
+"#;
+    same_servers_as_the_peer("python-memcached", "/usr/bin/python3", &["-c"], script);
+}
+
+#[test]
+fn cache_memcached_places_the_dead_servers_keys_where_the_real_library_does() {
+    let script = r#"
+use strict;
+BEGIN { eval { require Cache::Memcached; 1 } or do { print STDERR "MISSING libcache-memcached-perl\n"; exit 0 } }
+my @servers = map { my ($a, $w) = split /=/; [$a, $w] } split /,/, "@SERVERS@";
+my $mc = Cache::Memcached->new({ servers => \@servers });
+for my $k (split /,/, "@KEYS@") {
+    $mc->set($k, "v") or die "set $k failed\n";
+}
+"#;
+    same_servers_as_the_peer("cache-memcached", "/usr/bin/perl", &["-e"], script);
+}
+
+/// A deliberately broken fake server (not memcached): reads each request line, then closes
+/// without answering, so the request's bytes have reached it.
+fn reads_then_closes() -> String {
+    fake(64, |_, _, _| Then::Close).0
+}
+
+#[test]
+fn a_request_that_may_have_reached_its_server_is_never_sent_again() {
+    let mc = Memcached::start(&[]);
+    let broken = reads_then_closes();
+    let addrs = vec![broken.clone(), mc.addr()];
+    for preset in ["python-memcached", "cache-memcached", "whalin"] {
+        let c = preset_client(preset, &addrs);
+        let (on_broken, _) = keys_of(&c, 0, 3);
+        // Had the call been sent again, it would find this value on the failover server.
+        for k in &on_broken {
+            let wire = c.wire_key(k.as_bytes()).unwrap();
+            probe(&mc.addr()).set(&wire, b"elsewhere", 0).unwrap();
+        }
+        let r = c.get(&on_broken[0]);
+        assert!(
+            matches!(r, Err(Error::Io { .. }) | Err(Error::Protocol { .. })),
+            "{preset}: a read sent to the broken server must fail, got {r:?}"
+        );
+        assert_eq!(c.metrics()[0].failovers, 0, "{preset}");
+
+        let c = preset_client(preset, &addrs);
+        let wire = c.wire_key(on_broken[1].as_bytes()).unwrap();
+        probe(&mc.addr()).delete(&wire).unwrap();
+        let r = c.set(&on_broken[1], b"new", 0);
+        assert!(
+            r.is_err(),
+            "{preset}: a set sent to the broken server: {r:?}"
+        );
+        assert_eq!(
+            probe(&mc.addr()).get(&wire).unwrap(),
+            None,
+            "{preset}: not resent"
+        );
+
+        let c = preset_client(preset, &addrs);
+        for r in c.get_multi(&on_broken) {
+            assert!(
+                r.is_err(),
+                "{preset}: multi-get sent to the broken server: {r:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fail_fast_still_fails_the_call() {
+    let f = fleet();
+    let c = Client::builder()
+        .servers(&f.addrs)
+        .distribution(mcpool::Distribution::PythonMemcached)
+        .failover(FailoverPolicy::FailFast)
+        .failure_limit(1)
+        .build()
+        .unwrap();
+    let (on_dead, others) = keys_of(&c, f.dead, 4);
+    assert!(matches!(c.set(&on_dead[0], b"v", 0), Err(Error::Io { .. })));
+    assert!(matches!(c.get(&on_dead[1]), Err(Error::ServerDead { .. })));
+    let keys: Vec<&String> = on_dead.iter().chain(&others).collect();
+    for (k, r) in keys.iter().zip(c.get_multi(&keys)) {
+        assert_eq!(r.is_err(), on_dead.contains(k), "{k}: {r:?}");
+    }
+    assert_eq!(c.metrics()[f.dead].failovers, 0);
+    for k in &on_dead {
+        assert!(f.holders(k.as_bytes()).is_empty(), "{k}");
+    }
+}
