@@ -47,6 +47,7 @@ typedef struct {
 } mcp_t;
 
 typedef mcp_t *Mcpool;
+typedef mcp_t *McpoolQuiet; /* the same object, for methods that cannot fail (typemap) */
 
 /* Server events (marked dead, answering again). The core calls its callback on whichever
  * thread made the call that changed a server's state, inside that call, where no Perl code
@@ -223,6 +224,16 @@ mcp_from_sv(pTHX_ SV *sv)
     m = (mcp_t *)mg->mg_ptr;
     if (!m || !m->client)
         croak("Mcpool: this client has been destroyed");
+    return m;
+}
+
+/* The object of a method that can fail: the thread's last error is emptied first, so that
+ * when the method returns, last_error is its own failure or nothing (POD "last_error"). */
+static mcp_t *
+mcp_call_from_sv(pTHX_ SV *sv)
+{
+    mcp_t *m = mcp_from_sv(aTHX_ sv);
+    mcpool_last_error_clear();
     return m;
 }
 
@@ -411,8 +422,11 @@ mcp_store(mcp_t *m, mcpool_store_op op, const uint8_t *k, size_t klen, mcpool_ki
           const uint8_t *v, size_t vlen, uint32_t t, uint64_t cas)
 {
     mcpool_status st = mcpool_client_store_kind(m->client, op, k, klen, kind, v, vlen, t, cas);
-    if (st == MCPOOL_UNSUPPORTED && kind == MCPOOL_KIND_INT)
+    if (st == MCPOOL_UNSUPPORTED && kind == MCPOOL_KIND_INT) {
+        /* not the caller's failure: last_error is the text store's or nothing */
+        mcpool_last_error_clear();
         st = mcpool_client_store_kind(m->client, op, k, klen, MCPOOL_KIND_BYTES, v, vlen, t, cas);
+    }
     return st;
 }
 
@@ -947,6 +961,7 @@ _new(class, addrs, weights, core, opts)
     CODE:
         /* core: [perl name, core name, value] triples from lib/Mcpool.pm, set in order by
          * name (the preset first); the core checks every value. */
+        mcpool_last_error_clear(); /* new, too, leaves its own failure or nothing */
         if (mcpool_config_new(&cfg) != MCPOOL_OK)
             croak("Mcpool: out of memory");
         Newxz(m, 1, mcp_t);
@@ -1020,6 +1035,8 @@ _new(class, addrs, weights, core, opts)
             for (kd = 0; kd <= MCPOOL_KIND_JAVA_SERIALIZED; kd++)
                 m->batch_flags[kd] = mcpool_client_kind_flags(m->client, (mcpool_kind)kd, &kf) == MCPOOL_OK
                                      ? (int64_t)kf : -1;
+            /* the kinds the format lacks were asked about, not failures of this call */
+            mcpool_last_error_clear();
         }
         SvREFCNT_inc_simple_void_NN(obj); /* now the object's: kept past the mortal */
         RETVAL = sv_bless(newRV_noinc(obj), gv_stashpv(class, GV_ADD));
@@ -1046,7 +1063,7 @@ DESTROY(self)
 
 SV *
 _state(m)
-        Mcpool m
+        McpoolQuiet m
     CODE:
         /* the Perl side's state of this object (lib/Mcpool.pm) */
         RETVAL = newRV_inc((SV *)m->state);
@@ -1737,7 +1754,7 @@ _set_servers(m, addrs, weights)
 
 void
 server_labels(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         size_t n = 0, i;
     PPCODE:
@@ -1756,7 +1773,7 @@ server_labels(m)
 
 void
 server_for(m, key)
-        Mcpool m
+        McpoolQuiet m
         SV *key
     PREINIT:
         STRLEN klen;
@@ -1825,7 +1842,7 @@ _set_compression(m, on)
 
 void
 _scratch(m)
-        Mcpool m
+        McpoolQuiet m
     PPCODE:
         /* for the tests: whether a call holds the scratch, and its size */
         EXTEND(SP, 2);
@@ -1878,7 +1895,7 @@ option_doc(name)
 
 SV *
 metrics(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         mcpool_metrics *snap = NULL;
         size_t servers, count, i, k;
@@ -1912,7 +1929,7 @@ metrics(m)
 
 SV *
 server_states(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         size_t n = 0, i;
         AV *av;
@@ -1944,7 +1961,7 @@ server_states(m)
 
 void
 server_events(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         struct mcp_events *q;
         mcp_event_t got[MCP_EVENTS];
@@ -1984,7 +2001,7 @@ server_events(m)
 
 void
 _op_records(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         static const char *const outcomes[] = { "hit", "miss", "stored", "not_stored", "ok",
                                                 "error", "failed_open" };
@@ -2159,3 +2176,20 @@ last_error(...)
         RETVAL = newSVpvn(mcpool_last_error_message(), mcpool_last_error_length());
     OUTPUT:
         RETVAL
+
+void
+_clear_last_error()
+    CODE:
+        /* the Perl-level methods' start (lib/Mcpool.pm), as the typemap's for XS methods */
+        mcpool_last_error_clear();
+
+void
+_restore_last_error(msg)
+        SV *msg
+    PREINIT:
+        STRLEN len;
+        const char *p;
+    CODE:
+        /* what a method left, put back after the callbacks (Mcpool::Hooked) ran */
+        p = SvPV(msg, len);
+        mcpool_last_error_restore((const uint8_t *)p, len);

@@ -165,6 +165,7 @@ sub _server_list {
 # set_servers (Cache::Memcached's): replaces the server list at run time, atomically.
 sub set_servers {
     my ($self, $servers) = @_;
+    _clear_last_error();
     my ($addr, $weight) = _server_list($servers, 'Mcpool->set_servers');
     $self->_set_servers($addr, $weight);
     return 1;
@@ -172,6 +173,7 @@ sub set_servers {
 
 sub new {
     my ($class, $conf) = @_;
+    _clear_last_error();
     Carp::croak('Mcpool->new: expects a hash reference of options')
         unless ref $conf eq 'HASH';
     unless (lc($conf->{check_args} // '') eq 'skip') {
@@ -252,6 +254,7 @@ sub namespace {
     my $st   = $self->_state;
     my $old  = $st->{namespace};
     if (@_) {
+        _clear_last_error();
         my $ns = $_[0] // '';
         Carp::croak('Mcpool::namespace: the namespace must be a string, not a reference')
             unless _is_string($ns);
@@ -263,6 +266,7 @@ sub namespace {
 
 sub enable_compress {
     my ($self, $enable) = @_;
+    _clear_last_error();
     my $st = $self->_state;
     if ($enable && $st->{compress_threshold} <= 0) {
         Carp::carp("Mcpool: compression needs a positive compress_threshold");
@@ -372,8 +376,12 @@ sub class_for {
                 1;
             };
             my $err = $@;
+            # The callbacks may use the client: what the method left in last_error is put
+            # back after them (the rule: last_error is the user's call's failure or nothing).
+            my $last = Mcpool::last_error();
             $self->_deliver_ops;
             $self->_dispatch_events;
+            Mcpool::_restore_last_error($last) if Mcpool::last_error() ne $last;
             die $err unless $ok;
             return $want ? @r : $r[0];
         };
@@ -721,8 +729,23 @@ mcpool extension: the C<host:port> of the server the key lives on, without any I
 
 =item last_error
 
-mcpool extension: the message of the last failed call in this thread (the key, the server and
-the OS error), for the calls that returned nothing.
+mcpool extension (Cache::Memcached::Fast has none: it only warns or returns nothing). Called
+as C<Mcpool::last_error()> or C<< $memd->last_error >>; it is per thread, not per object.
+The rule: B<after a call, C<last_error> is that call's failure or the empty string>. Every
+method that can fail (the commands, C<new>, C<namespace($new)>, C<enable_compress>,
+C<set_servers>, C<flush_all>, C<server_versions>, C<disconnect_all>) empties it when it
+starts; when it returns, it holds a message only if that call failed: it returned nothing
+(C<undef>), or a C<_multi> call returned C<undef> for some item (then the first failed
+item's message), or it croaked. The message names the command, the key, the server and the
+OS error (C<get "user:1": I/O error talking to 10.0.0.1:11211: Connection refused (os error
+111)>). A miss, C<''> for not stored and the like are answers, not failures: empty. Steps
+the module takes on its own (asking the value format what it stores, an integer stored as
+its text under a format without integers) never show; nor do the calls an C<on_operation>
+or C<on_server_event> callback makes (the method's message is put back after them). The
+methods that cannot fail leave it as it is, so they may be called between a call and the
+look at C<last_error>: C<last_error> itself, C<server_labels>, C<server_for>, C<metrics>,
+C<server_states>, C<server_events>, C<namespace> without an argument, C<option_names>,
+C<option_doc>, C<library_version>.
 
 =item metrics
 
@@ -810,7 +833,8 @@ mcpool extension: the configured servers, in order.
 What each call returns is decided by the core's status classes (C<mcpool_status_class>, the
 one map in F<docs/errors.md>): true for OK, false (C<"">) for a miss, not stored or exists,
 nothing (C<undef>) for the error classes (client error, server error, timeout, connection,
-configuration); C<last_error> has the message.
+configuration); C<last_error> has the message, until the next call that can fail (see
+L</last_error>).
 
 =head1 BAD INPUT
 
