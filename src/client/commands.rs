@@ -24,7 +24,10 @@ impl Client {
     // ----- storage -----
 
     /// Stores `value` under `key` unconditionally. `ttl` in seconds (0 = no expiry; above 30
-    /// days it is a unix time, as memcached reads it).
+    /// days it is a unix time, as memcached reads it). Every `ttl` of every command: on the
+    /// text and meta protocols, which memcached reads as a signed 32-bit number, one above
+    /// `i32::MAX` is sent as `i32::MAX` (2038-01-19, the farthest expiry memcached keeps)
+    /// rather than wrapping to a time already past.
     pub fn set(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
         self.store(StoreCommand::Set, key, value, 0, ttl)
     }

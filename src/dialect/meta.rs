@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
 use crate::proto::ascii::{self, StoreCommand};
 use crate::proto::meta::{self, Command, Flag, Flags, Reply};
-use crate::proto::MetaCodec;
+use crate::proto::{wire_ttl, MetaCodec};
 use std::cell::Cell;
 
 /// The meta dialect.
@@ -240,7 +240,7 @@ fn encode_store(
     };
     let mut f = [
         Flag::Num(b'F', flags.into()),
-        Flag::Num(b'T', ttl.into()),
+        Flag::Num(b'T', wire_ttl(ttl)),
         Flag::Tok(b'M', mode),
         Flag::Num(b'O', opaque.into()),
         Flag::Bare(b'q'),
@@ -464,7 +464,7 @@ impl Speak for Meta {
             }
             // `mg <key> T<ttl>` without a value.
             Request::Touch { key, ttl } => {
-                let f = [Flag::Num(b'T', ttl.into()), Flag::Num(b'O', tag.into())];
+                let f = [Flag::Num(b'T', wire_ttl(ttl)), Flag::Num(b'O', tag.into())];
                 meta::encode(buf, Command::Get, key, None, &f);
             }
             // `ma`, creating the counter with `initial` (and `ttl`) when `init` is given.
@@ -482,7 +482,7 @@ impl Speak for Meta {
                     Flag::Num(b'O', tag.into()),
                 ];
                 if let Some((initial, ttl)) = init {
-                    f.push(Flag::Num(b'N', ttl.into()));
+                    f.push(Flag::Num(b'N', wire_ttl(ttl)));
                     f.push(Flag::Num(b'J', initial));
                 }
                 if let Some(v) = version {
@@ -508,7 +508,7 @@ impl Speak for Meta {
                     Flag::Bare(b'v'),
                     Flag::Bare(b'f'),
                     Flag::Bare(b'c'),
-                    Flag::Num(b'N', vivify_ttl.into()),
+                    Flag::Num(b'N', wire_ttl(vivify_ttl)),
                     Flag::Num(b'O', tag.into()),
                 ];
                 if let Some(r) = recache {
@@ -536,7 +536,7 @@ impl Speak for Meta {
             Request::Invalidate { key, stale_ttl } => {
                 let f = [
                     Flag::Bare(b'I'),
-                    Flag::Num(b'T', stale_ttl.into()),
+                    Flag::Num(b'T', wire_ttl(stale_ttl)),
                     Flag::Num(b'O', tag.into()),
                 ];
                 meta::encode(buf, Command::Delete, key, None, &f);

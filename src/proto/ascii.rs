@@ -1,6 +1,6 @@
 //! memcached's text protocol (`doc/protocol.txt`): request encoders and a reply parser.
 
-use super::{push_u64, ParseError, Status};
+use super::{push_u64, wire_ttl, ParseError, Status};
 
 /// The longest reply line accepted before `\r\n` (a `VALUE` line is at most ~330 bytes;
 /// `stats` lines and error texts are short). Beyond this the reply is garbage.
@@ -97,7 +97,7 @@ pub fn encode_get<'k>(
     }
     if let Some(ttl) = touch {
         buf.push(b' ');
-        push_u64(buf, ttl.into());
+        push_u64(buf, wire_ttl(ttl));
     }
     for k in keys {
         buf.push(b' ');
@@ -122,7 +122,7 @@ pub fn encode_store(
     buf.push(b' ');
     push_u64(buf, flags.into());
     buf.push(b' ');
-    push_u64(buf, ttl.into());
+    push_u64(buf, wire_ttl(ttl));
     buf.push(b' ');
     push_u64(buf, data.len() as u64);
     if let StoreCommand::Cas(unique) = cmd {
@@ -161,7 +161,7 @@ pub fn encode_touch(buf: &mut Vec<u8>, key: &[u8], ttl: u32) {
     buf.extend_from_slice(b"touch ");
     buf.extend_from_slice(key);
     buf.push(b' ');
-    push_u64(buf, ttl.into());
+    push_u64(buf, wire_ttl(ttl));
     buf.extend_from_slice(b"\r\n");
 }
 
@@ -503,6 +503,24 @@ mod tests {
             ),
             (enc(|b| encode_arith(b, false, b"n", 0)), b"decr n 0\r\n"),
             (enc(|b| encode_touch(b, b"k", 100)), b"touch k 100\r\n"),
+            // memcached reads the exptime as an int32: above i32::MAX it is sent as i32::MAX
+            // (2038-01-19), never wrapped to a negative time that expires the item at once
+            (
+                enc(|b| encode_store(b, StoreCommand::Set, b"k", 0, 2147483647, b"v", false)),
+                b"set k 0 2147483647 1\r\nv\r\n",
+            ),
+            (
+                enc(|b| encode_store(b, StoreCommand::Set, b"k", 0, 2147483648, b"v", false)),
+                b"set k 0 2147483647 1\r\nv\r\n",
+            ),
+            (
+                enc(|b| encode_touch(b, b"k", u32::MAX)),
+                b"touch k 2147483647\r\n",
+            ),
+            (
+                enc(|b| encode_get(b, false, Some(u32::MAX), [&b"k"[..]])),
+                b"gat 2147483647 k\r\n",
+            ),
             (enc(|b| encode_flush_all(b, None)), b"flush_all\r\n"),
             (enc(|b| encode_flush_all(b, Some(5))), b"flush_all 5\r\n"),
             (enc(encode_version), b"version\r\n"),

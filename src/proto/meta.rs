@@ -3,7 +3,7 @@
 //! codec and passed through as [`Reply::Text`].
 
 use super::ascii::{self, MAX_LINE};
-use super::{push_u64, ParseError, Status};
+use super::{push_u64, wire_ttl, ParseError, Status};
 
 /// One flag of a meta request: a letter, optionally followed by a token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,7 +140,7 @@ pub fn encode_get(
     }
     if let Some(ttl) = touch {
         buf.extend_from_slice(b" T");
-        push_u64(buf, ttl.into());
+        push_u64(buf, wire_ttl(ttl));
     }
     buf.extend_from_slice(if quiet { b" q\r\n" } else { b"\r\n" });
 }
@@ -399,6 +399,10 @@ mod tests {
         let mut b = Vec::new();
         encode_get(&mut b, b"foo", 7, false, None, true);
         assert_eq!(b, b"mg foo v f O7 q\r\n");
+        // memcached reads T as an int32: never more than i32::MAX (proto::wire_ttl)
+        b.clear();
+        encode_get(&mut b, b"foo", 7, false, Some(u32::MAX), false);
+        assert_eq!(b, b"mg foo v f O7 T2147483647\r\n");
     }
 
     #[test]

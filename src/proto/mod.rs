@@ -5,6 +5,15 @@ pub mod ascii;
 pub mod binary;
 pub mod meta;
 
+/// The exptime a text or meta command carries. memcached reads it as a signed 32-bit number
+/// (`safe_strtol` into an `int32_t`), so a larger `u32` wraps to a negative time: the server
+/// answers `STORED` and the item has expired already, a value lost without an error. Above
+/// `i32::MAX` (2038-01-19 as a Unix time) it is sent as `i32::MAX`, the farthest expiry
+/// memcached can keep. The binary protocol carries a `u32` and needs no clamp.
+pub(crate) fn wire_ttl(ttl: u32) -> u64 {
+    u64::from(ttl.min(i32::MAX.unsigned_abs()))
+}
+
 /// Appends the decimal digits of `n`.
 pub(crate) fn push_u64(buf: &mut Vec<u8>, n: u64) {
     let mut tmp = [0u8; 20];

@@ -682,6 +682,13 @@ so a bad one croaks with nothing stored. Results as Cache::Memcached::Fast's: pe
 (stored), C<''> (not stored: C<add> of an existing key, C<replace>/C<append>/C<prepend> of a
 missing one, C<cas> of a changed or deleted item) or C<undef> (an error).
 
+An C<$expiration_time> is seconds, or above 30 days a Unix time, as memcached reads it; a
+negative one expires the item at once; undef is 0 (never). One after 2038-01-19 (above
+2**31-1), which memcached cannot read on the text and meta protocols, is sent as that date,
+the farthest it keeps there (the binary protocol takes times up to 2106 as they are; with
+Cache::Memcached::Fast the item is stored already expired, or, above 2**32, with the time
+wrapped modulo 2**32). This holds for C<touch>, C<gat> and the C<_multi> forms too.
+
 =item get ($key), gets ($key)
 
 C<gets> returns C<[$cas, $value]>.
