@@ -901,13 +901,16 @@ mcp_config_set(pTHX_ mcpool_config *cfg, const char *who, const char *name, cons
         croak("%s: %s", who, mcpool_last_error_message());
 }
 
-/* The namespace: the core's key prefix (hash_namespace is the core's hash_key_prefix). */
+/* The namespace: the core's key prefix (hash_namespace is the core's hash_key_prefix), its
+ * bytes as Perl holds them (SvPV), as Cache::Memcached::Fast sends it: a Latin-1 namespace
+ * is its Latin-1 bytes, a character string its UTF-8. */
 static void
-mcp_set_prefix(pTHX_ mcp_t *m, SV *ns)
+mcp_set_prefix(pTHX_ mcpool_config *cfg, const char *who, SV *ns)
 {
     STRLEN len = 0;
     const char *p = SvOK(ns) ? SvPV(ns, len) : "";
-    mcp_config_set(aTHX_ m->config, "Mcpool: namespace", "key_prefix", p, len);
+    if (mcpool_config_set_key_prefix(cfg, (const uint8_t *)p, len) != MCPOOL_OK)
+        croak("%s: %s", who, mcpool_last_error_message());
 }
 
 static void
@@ -998,6 +1001,11 @@ _new(class, addrs, weights, core, opts)
             s = SvPV(*value, len);
             msg = sv_2mortal(newSVpvf("Mcpool->new: %s", SvPV_nolen(*who)));
             mcp_config_set(aTHX_ cfg, SvPV_nolen(msg), SvPV_nolen(*name), s, len);
+        }
+        {
+            SV *ns = *hv_fetchs(opts, "namespace", 1);
+            if (SvOK(ns)) /* else the preset's, or a key_prefix given by the core's name */
+                mcp_set_prefix(aTHX_ cfg, "Mcpool->new: namespace", ns);
         }
         Newxz(m->events, 1, struct mcp_events);
         if (pthread_mutex_init(&m->events->lock, NULL) != 0) {
@@ -1828,7 +1836,7 @@ _set_namespace(m, ns)
         Mcpool m
         SV *ns
     CODE:
-        mcp_set_prefix(aTHX_ m, ns);
+        mcp_set_prefix(aTHX_ m->config, "Mcpool: namespace", ns);
         mcp_rebuild(aTHX_ m);
 
 void

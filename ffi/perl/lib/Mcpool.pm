@@ -107,9 +107,9 @@ sub _core_options {
     my $points = _num($conf, 'ketama_points', 0, $U32) // 0;
     $add->(ketama_points => distribution => 'cmf-ketama:' . int($points))
         if $points > 0 && !defined $conf->{distribution};
-    # The namespace is the core's key prefix; hash_namespace is the core's hash_key_prefix
-    # (placement hashes the prefix too, as Cache::Memcached::Fast's hash_namespace).
-    $add->(namespace => key_prefix => "$conf->{namespace}") if defined $conf->{namespace};
+    # The namespace is the core's key prefix, set by the XS as bytes (Perl's, as
+    # Cache::Memcached::Fast sends it: a Latin-1 namespace is fine); hash_namespace is the
+    # core's hash_key_prefix (placement hashes the prefix too, as Cache::Memcached::Fast's).
     $add->(hash_namespace => hash_key_prefix => $conf->{hash_namespace} ? 'true' : 'false')
         if defined $conf->{hash_namespace};
     for my $name (sort grep { $core_option{$_} && !$cmf_args{$_} && !$perl_args{$_} && $_ ne 'preset' }
@@ -207,6 +207,7 @@ sub new {
         freeze      => $ser->[0],
         thaw        => $ser->[1],
         on_operation => defined $conf->{on_operation} ? 1 : 0,
+        namespace    => $conf->{namespace},
     );
     my $on_op = $conf->{on_operation};
     Carp::croak('Mcpool->new: on_operation must be a code reference')
@@ -508,6 +509,8 @@ The order matters: it decides placement.
 =item namespace, hash_namespace
 
 A prefix for every key (at most 250 bytes); whether it is hashed for placement (default no).
+The prefix is the namespace's bytes as Perl holds them, as Cache::Memcached::Fast sends it: a
+string of Latin-1 bytes is those bytes, a character string (UTF8 flag on) its UTF-8.
 Both are the core's: C<namespace> is its C<key_prefix>, C<hash_namespace> its
 C<hash_key_prefix> (true or false; not given: the distribution's rule, which for
 Cache::Memcached::Fast's placement is not to hash it).

@@ -8,7 +8,8 @@
 #   an on_operation callback that uses the client is not re-entered by its own calls;
 #   an integer above 2**63-1 is stored as its text under the default format;
 #   get_multi warns once for each key it leaves out (an unreadable value), naming it;
-#   a subclass of Mcpool gets its callbacks called, and keeps its own methods.
+#   a subclass of Mcpool gets its callbacks called, and keeps its own methods;
+#   a Latin-1 namespace is its bytes, as Cache::Memcached::Fast sends it (was: new croaked).
 use strict;
 use warnings;
 use Test::More;
@@ -143,6 +144,25 @@ my $p = unique('dropin');
     ok($m->set("${p}sub", 'v'), 'set');
     is($m->get("${p}sub"), 'got:v', "its override of get");
     ok(scalar(@seen) >= 1, "on_operation is called for a subclass's calls (@seen)");
+}
+
+{    # a namespace of Latin-1 bytes (a source without `use utf8`): its bytes, as CMF sends them
+    require Cache::Memcached::Fast;
+    my $ns = "caf\x{e9}-${p}:";
+    my $m = Mcpool->new({ servers => [$srv], namespace => $ns });
+    ok($m->set('l1', 'latin'), 'a Latin-1 namespace: new and set work');
+    my $cmf = Cache::Memcached::Fast->new({ servers => [$srv], namespace => $ns });
+    is($cmf->get('l1'), 'latin', '... under the same key as Cache::Memcached::Fast');
+    ok($cmf->set('l2', 'from cmf'), '... and the other way');
+    is($m->get('l2'), 'from cmf', '... read');
+    my $other = "\x{e9}t\x{e9}-${p}:";
+    $m->namespace($other);
+    ok($m->set('l3', 'switched'), 'namespace($latin1) at run time');
+    is(Cache::Memcached::Fast->new({ servers => [$srv], namespace => $other })->get('l3'),
+        'switched', '... the same key as Cache::Memcached::Fast');
+    my $kp = Mcpool->new({ servers => [$srv], key_prefix => "kp-${p}:" });
+    ok($kp->set('z', 1), "the core's key_prefix by name still applies without a namespace");
+    is(Mcpool->new({ servers => [$srv] })->get("kp-${p}:z"), 1, '... under it');
 }
 
 done_testing;
