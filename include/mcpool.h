@@ -2266,6 +2266,23 @@ mcpool_status mcpool_client_flush_all(const mcpool_client *client,
                                       uint32_t delay_s);
 
 /**
+ * Invalidates every item on every server, now (`delay_s` 0) or after `delay_s` seconds,
+ * and writes each server's outcome to `*out_results`: a server that was flushed has status
+ * `MCPOOL_OK` and no pairs; one that failed has its status (`mcpool_server_results_status`,
+ * which also sets the last error to its message). Returns `MCPOOL_OK`
+ * whenever the results were made. `mcpool_client_flush_all` is the same, reduced to the
+ * first failure.
+ *
+ * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
+ */
+mcpool_status mcpool_client_flush_all_each(const mcpool_client *client,
+                                           uint32_t delay_s,
+                                           mcpool_server_results **out_results);
+
+/**
  * Asks every server for its version. Writes per-server results to `*out_results`: each
  * server that answered has one pair, `("version", "<its version>")`; each that failed has
  * its status (`mcpool_server_results_status`). Returns `MCPOOL_OK` whenever the results

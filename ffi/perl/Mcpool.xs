@@ -1714,8 +1714,36 @@ SV *
 _flush_all(m, delay)
         Mcpool m
         UV delay
+    PREINIT:
+        mcpool_server_results *r = NULL;
+        mcpool_status st;
+        size_t n, i;
+        HV *hv;
     CODE:
-        RETVAL = newSViv((IV)mcpool_client_flush_all(m->client, (uint32_t)delay));
+        /* { label => 1 (flushed) or undef (failed) } for every server: each server's own
+         * outcome (the core's flush_all_each); last_error is the first failure's message */
+        hv = (HV *)sv_2mortal((SV *)newHV());
+        st = mcpool_client_flush_all_each(m->client, (uint32_t)(delay > UINT32_MAX ? UINT32_MAX : delay), &r);
+        if (st != MCPOOL_OK)
+            mcp_croak_status(aTHX_ "flush_all", st);
+        n = mcpool_server_results_len(r);
+        for (i = 0; i < n; i++) {
+            const char *label = NULL;
+            size_t llen = 0;
+            if (mcpool_server_results_label(r, i, &label, &llen) != MCPOOL_OK)
+                continue;
+            (void)hv_store(hv, label, (I32)llen, newSVsv(&PL_sv_undef), 0);
+        }
+        /* the statuses after the labels: the first failed one's message stays in last_error */
+        for (i = n; i-- > 0;) {
+            const char *label = NULL;
+            size_t llen = 0;
+            if (mcpool_server_results_status(r, i) == MCPOOL_OK
+                && mcpool_server_results_label(r, i, &label, &llen) == MCPOOL_OK)
+                (void)hv_store(hv, label, (I32)llen, newSViv(1), 0);
+        }
+        mcpool_server_results_free(r);
+        RETVAL = newRV_inc((SV *)hv);
     OUTPUT:
         RETVAL
 

@@ -418,20 +418,21 @@ impl Client {
     // ----- whole-server commands -----
 
     /// Invalidates every item on every server, now or after `delay` seconds. Tries every
-    /// server; returns the first failure.
+    /// server; returns the first failure ([`Client::flush_all_each`] says which flushed).
     pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
-        let mut first_err = None;
-        let start = self.call_start();
-        let t = &*self.topology();
-        for idx in 0..t.servers.len() {
-            let flushed = self.exchange(t, idx, &Request::Flush { delay });
-            let flushed = flushed.and_then(|o| o.done());
-            self.whole_server(t, start, Op::FlushAll, idx, &flushed);
-            if let Err(e) = flushed {
-                first_err.get_or_insert(e);
-            }
-        }
-        first_err.map_or(Ok(()), Err)
+        self.flush_all_each(delay)
+            .into_iter()
+            .find_map(|(_, r)| r.err())
+            .map_or(Ok(()), Err)
+    }
+
+    /// Invalidates every item on every server, now or after `delay` seconds: each server's
+    /// outcome, in configuration order, so a caller can tell the servers that were flushed
+    /// from those that failed (Cache::Memcached::Fast's `flush_all` hash).
+    pub fn flush_all_each(&self, delay: Option<u32>) -> PerServer<()> {
+        self.per_server(Op::FlushAll, |t, idx| {
+            self.exchange(t, idx, &Request::Flush { delay })?.done()
+        })
     }
 
     /// Each server's version string.

@@ -280,13 +280,10 @@ sub enable_compress {
     return;
 }
 
+# Each server's own outcome (the core's flush_all_each): 1 flushed, undef failed.
 sub flush_all {
     my ($self, $delay) = @_;
-    my $st = $self->_flush_all($delay // 0);
-    # The C ABI flushes every server and reports the first failure only, so a failure is
-    # reported for every server.
-    my $res = $st == 0 ? 1 : undef;
-    return { map { $_ => $res } $self->server_labels };
+    return $self->_flush_all($delay // 0);
 }
 
 # set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi and
@@ -717,9 +714,9 @@ a warning, as in Cache::Memcached::Fast.
 
 =item flush_all ([$delay])
 
-Returns C<{ 'host:port' =E<gt> 1 }> for every server on success; when any server failed,
-every server's entry is C<undef> (the C ABI reports the first failure only). The same delay
-is given to every server.
+Returns C<{ 'host:port' =E<gt> 1 }> for every server flushed and C<undef> for each that
+failed (Cache::Memcached::Fast leaves a server it could not reach out); C<last_error> is the
+first failure's message. The same delay is given to every server.
 
 =item server_versions
 

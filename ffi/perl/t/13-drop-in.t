@@ -9,7 +9,8 @@
 #   an integer above 2**63-1 is stored as its text under the default format;
 #   get_multi warns once for each key it leaves out (an unreadable value), naming it;
 #   a subclass of Mcpool gets its callbacks called, and keeps its own methods;
-#   a Latin-1 namespace is its bytes, as Cache::Memcached::Fast sends it (was: new croaked).
+#   a Latin-1 namespace is its bytes, as Cache::Memcached::Fast sends it (was: new croaked);
+#   flush_all says which servers were flushed (was: every one undef when one failed).
 use strict;
 use warnings;
 use Test::More;
@@ -144,6 +145,19 @@ my $p = unique('dropin');
     ok($m->set("${p}sub", 'v'), 'set');
     is($m->get("${p}sub"), 'got:v', "its override of get");
     ok(scalar(@seen) >= 1, "on_operation is called for a subclass's calls (@seen)");
+}
+
+{    # flush_all with a server down: the live one was flushed and says so
+    my $live = start_memcached();
+    my $m = Mcpool->new({ servers => [ $live, '127.0.0.1:1' ], connect_timeout => 0.2 });
+    my $direct = Mcpool->new({ servers => [$live] });
+    ok($direct->set("${p}fl", 'v'), 'a value on the live server');
+    my $r = $m->flush_all;
+    is_deeply($r, { $live => 1, '127.0.0.1:1' => undef },
+        'flush_all: 1 for the server flushed, undef for the one down (was undef for both)');
+    like(Mcpool::last_error(), qr/127\.0\.0\.1:1/, '... last_error names the one that failed');
+    ok(!defined $direct->get("${p}fl"), '... and the live server was flushed');
+    stop_memcached($live);
 }
 
 {    # a namespace of Latin-1 bytes (a source without `use utf8`): its bytes, as CMF sends them
