@@ -41,6 +41,10 @@ typedef struct {
     int zero_plain;       /* flags 0 mean bytes in this value format: no decoding to do */
     /* per kind: its flags for the batch store, or -1 (the core stores it only one by one) */
     int64_t batch_flags[MCPOOL_KIND_JAVA_SERIALIZED + 1];
+    /* the core refused an integer as such (MCPOOL_UNSUPPORTED: the format has no int kind,
+     * e.g. cache-memcached-fast): integers are stored as their text (bytes) from then on,
+     * without asking again, and set_multi batches them with the other bytes */
+    int int_as_text;
     HV *state;            /* the Perl side's state (lib/Mcpool.pm's _state) */
     struct mcp_events *events; /* server events, queued by the core's callback */
     struct mcp_ops *ops;       /* per-operation records (on_operation), or NULL */
@@ -396,7 +400,8 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         return "";
     }
     if (SvIOK(sv) && !SvPOK(sv) && !SvNOK(sv)) {
-        *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV: under a format without
+        if (!m->int_as_text)
+            *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV: under a format without
                                   * integers stored as that text (mcp_store); a UV above
                                   * 2**63-1 under one with them is refused by the core */
         return SvPV_nomg(sv, *len);
@@ -425,6 +430,7 @@ mcp_store(mcp_t *m, mcpool_store_op op, const uint8_t *k, size_t klen, mcpool_ki
     if (st == MCPOOL_UNSUPPORTED && kind == MCPOOL_KIND_INT) {
         /* not the caller's failure: last_error is the text store's or nothing */
         mcpool_last_error_clear();
+        m->int_as_text = 1;
         st = mcpool_client_store_kind(m->client, op, k, klen, MCPOOL_KIND_BYTES, v, vlen, t, cas);
     }
     return st;
@@ -1434,6 +1440,12 @@ set_multi(m, ...)
          * the batch breaks only there (never by expiration time). */
         for (j = 0; j < n; j = k) {
             mcpool_status rc;
+            /* once the core said integers are text here (int_as_text, learnt by the first
+             * one stored), the integers left are batched as bytes */
+            if (m->int_as_text && m->batch_flags[MCPOOL_KIND_BYTES] >= 0)
+                for (i = j; i < n; i++)
+                    if (MCP_IS_SOLO(flags[i]) && MCP_SOLO_KIND(flags[i]) == MCPOOL_KIND_INT)
+                        flags[i] = (uint32_t)m->batch_flags[MCPOOL_KIND_BYTES];
             if (MCP_IS_SOLO(flags[j])) {
                 st[j] = mcp_store(m, ops[ix], keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
                                   vals[j], vlens[j], ttls[j], cas[j]);

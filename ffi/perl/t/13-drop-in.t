@@ -10,7 +10,8 @@
 #   get_multi warns once for each key it leaves out (an unreadable value), naming it;
 #   a subclass of Mcpool gets its callbacks called, and keeps its own methods;
 #   a Latin-1 namespace is its bytes, as Cache::Memcached::Fast sends it (was: new croaked);
-#   flush_all says which servers were flushed (was: every one undef when one failed).
+#   flush_all says which servers were flushed (was: every one undef when one failed);
+#   set_multi of integers is one pipelined call (was: one exchange per integer).
 use strict;
 use warnings;
 use Test::More;
@@ -19,6 +20,7 @@ use lib "$FindBin::Bin/lib";
 use McpoolTest;
 use Mcpool;
 use IO::Socket::INET;
+use Cache::Memcached::Fast;
 
 my $srv = start_memcached();
 my $p = unique('dropin');
@@ -147,6 +149,20 @@ my $p = unique('dropin');
     ok(scalar(@seen) >= 1, "on_operation is called for a subclass's calls (@seen)");
 }
 
+{    # set_multi of integers under the default format (no int kind: stored as their text)
+    my $ops = 0;
+    my $m = Mcpool->new({ servers => [$srv], on_operation => sub { $ops++ } });
+    my @r = $m->set_multi(map { [ "${p}int$_", $_ ] } 1 .. 50);
+    is(scalar(grep { $_ } @r), 50, 'set_multi of 50 integers: all stored');
+    cmp_ok($ops, '<=', 2, "... in at most 2 exchanges (was one per integer: $ops)");
+    $ops = 0;
+    $m->set_multi(map { [ "${p}int$_", $_ * 2 ] } 1 .. 50);
+    is($ops, 1, '... and the next set_multi of integers in one');
+    my $cmf = Cache::Memcached::Fast->new({ servers => [$srv] });
+    is_deeply([ map { $cmf->get("${p}int$_") } 1, 25, 50 ], [ 2, 50, 100 ],
+        '... as their text, read by Cache::Memcached::Fast');
+}
+
 {    # flush_all with a server down: the live one was flushed and says so
     my $live = start_memcached();
     my $m = Mcpool->new({ servers => [ $live, '127.0.0.1:1' ], connect_timeout => 0.2 });
@@ -161,7 +177,6 @@ my $p = unique('dropin');
 }
 
 {    # a namespace of Latin-1 bytes (a source without `use utf8`): its bytes, as CMF sends them
-    require Cache::Memcached::Fast;
     my $ns = "caf\x{e9}-${p}:";
     my $m = Mcpool->new({ servers => [$srv], namespace => $ns });
     ok($m->set('l1', 'latin'), 'a Latin-1 namespace: new and set work');
