@@ -89,4 +89,21 @@ is(lasterr(), '', '... clears it');
     is(lasterr(), '', '... the next set_multi, all stored: nothing');
 }
 
+{    # the multi-key and whole-server calls: the first failure, or nothing
+    my $two = Mcpool->new({ servers => [ $srv, '127.0.0.1:1' ], connect_timeout => 0.2 });
+    my @k = map { "${p}mk$_" } 1 .. 10;
+    my $h = $two->get_multi(@k);
+    like(lasterr(), qr/127\.0\.0\.1:1/, 'get_multi with a server down: its failure');
+    $m->get_multi(@k);
+    is(lasterr(), '', '... then a get_multi that reached every server: nothing');
+    $two->server_versions;
+    like(lasterr(), qr/version: .*127\.0\.0\.1:1/, 'server_versions: the server that did not answer');
+    $m->server_versions;
+    is(lasterr(), '', '... then one where all answered: nothing');
+    $two->incr_multi(@k);
+    like(lasterr(), qr/incr_multi .*127\.0\.0\.1:1/, 'incr_multi: the failed item');
+    $two->disconnect_all;
+    is(lasterr(), '', 'disconnect_all: nothing');
+}
+
 done_testing;
