@@ -501,7 +501,9 @@ C<compress_threshold -1>) into the core's.
 
 An array reference; each element is C<'host:port'>, C<'/path/to/socket'>, a hash reference
 C<{ address =E<gt> 'host:port', weight =E<gt> 2 }> or an array reference C<['host:port', 2]>.
-The order matters: it decides placement.
+The order matters: it decides placement. A hash's C<noreply> flag (Cache::Memcached::Fast's:
+void-context commands ask for no reply) is accepted and has no effect: every command waits
+for its reply, so a command in void context still completes before the next one.
 
 =item namespace, hash_namespace
 

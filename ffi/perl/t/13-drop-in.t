@@ -163,6 +163,17 @@ my $p = unique('dropin');
         '... as their text, read by Cache::Memcached::Fast');
 }
 
+{    # a server given with Cache::Memcached::Fast's noreply flag: void-context commands complete
+    my @w;
+    local $SIG{__WARN__} = sub { push @w, @_ };
+    my $m = Mcpool->new({ servers => [ { address => $srv, noreply => 1 } ] });
+    $m->set("${p}nr", 'v');
+    $m->incr("${p}nr");
+    $m->delete("${p}nr2");
+    is($m->get("${p}nr"), 'v', 'noreply server: a void set is there at once');
+    is("@w", '', '... without a warning');
+}
+
 {    # flush_all with a server down: the live one was flushed and says so
     my $live = start_memcached();
     my $m = Mcpool->new({ servers => [ $live, '127.0.0.1:1' ], connect_timeout => 0.2 });
