@@ -1386,6 +1386,7 @@ set_multi(m, ...)
         mcp_room_t room;
         SSize_t nret;
         int bytes_only = ix == 3 || ix == 4, v = ix == 5 ? 2 : 1;
+        int ints_batched = 0; /* the integers left were turned into bytes (int_as_text) */
     PPCODE:
         gimme = GIMME_V;
         n = (size_t)(items - 1);
@@ -1442,8 +1443,8 @@ set_multi(m, ...)
             mcpool_status rc;
             /* once the core said integers are text here (int_as_text, learnt by the first
              * one stored), the integers left are batched as bytes */
-            if (m->int_as_text && m->batch_flags[MCPOOL_KIND_BYTES] >= 0)
-                for (i = j; i < n; i++)
+            if (!ints_batched && m->int_as_text && m->batch_flags[MCPOOL_KIND_BYTES] >= 0)
+                for (ints_batched = 1, i = j; i < n; i++)
                     if (MCP_IS_SOLO(flags[i]) && MCP_SOLO_KIND(flags[i]) == MCPOOL_KIND_INT)
                         flags[i] = (uint32_t)m->batch_flags[MCPOOL_KIND_BYTES];
             if (MCP_IS_SOLO(flags[j])) {
