@@ -75,7 +75,7 @@ sub _seconds {
 # The (Perl name, core name, value) triples for the core, in order: the preset, then the
 # translated Cache::Memcached::Fast arguments, then the core's own options by name.
 sub _core_options {
-    my $conf = shift;
+    my ($conf, $ketama) = @_;
     my @o = ([ preset => preset => $conf->{preset} // 'cache-memcached-fast' ]);
     my $add = sub { push @o, [@_] if defined $_[2] };
     # References are Storable images unless serialize => 0 (the core reads them only then).
@@ -104,9 +104,9 @@ sub _core_options {
         Carp::croak("Mcpool->new: $s must be a string, not a reference")
             if defined $conf->{$s} && !_is_string($conf->{$s});
     }
-    my $points = _num($conf, 'ketama_points', 0, $U32) // 0;
-    $add->(ketama_points => distribution => 'cmf-ketama:' . int($points))
-        if $points > 0 && !defined $conf->{distribution};
+    # Cache::Memcached::Fast's Ketama: the weights given to the core are each server's point
+    # count already (_core_weights), so one point per unit of weight
+    $add->(ketama_points => distribution => 'cmf-ketama:1') if $ketama;
     # The namespace is the core's key prefix, set by the XS as bytes (Perl's, as
     # Cache::Memcached::Fast sends it: a Latin-1 namespace is fine); hash_namespace is the
     # core's hash_key_prefix (placement hashes the prefix too, as Cache::Memcached::Fast's).
@@ -124,7 +124,8 @@ sub _core_options {
     return \@o;
 }
 
-# The server list of new and set_servers: (\@addresses, \@weights), croaking for a bad entry.
+# The server list of new and set_servers: (\@addresses, \@weights as given), croaking for a
+# bad entry.
 sub _server_list {
     my ($servers, $who) = @_;
     Carp::croak("$who: servers must be an array reference of at least one server")
@@ -153,20 +154,45 @@ sub _server_list {
         Carp::croak('Server weight should be positive') unless $w > 0;
         Carp::croak("$who: server $a: the weight must be at most $U32 (got $w)")
             unless $w <= $U32;
-        my $iw = int($w + 0.5);
-        $iw = 1 if $iw < 1;
-        Carp::carp("Mcpool: server $a: weight $w is not an integer; using $iw") if $iw != $w;
         push @addr,   "$a";
-        push @weight, $iw;
+        push @weight, $w + 0;
     }
     return (\@addr, \@weight);
+}
+
+# The core's whole weights for the servers' weights as given. Without Ketama, each rounded
+# (with a warning when that changes it; at least 1). With Cache::Memcached::Fast's Ketama
+# ($ketama: its ketama_points), each server's point count, which Cache::Memcached::Fast
+# computes from rational weights as (int)(ketama_points x weight + 0.5), with the core's
+# cmf-ketama:1 (one point per unit): the same continuum for weights such as 2.5 or 1.1,
+# which rounding the weights would change (a share of the keys on another server).
+sub _core_weights {
+    my ($addr, $weight, $ketama, $who) = @_;
+    my @int;
+    for my $i (0 .. $#$addr) {
+        my ($w, $iw) = ($weight->[$i]);
+        if ($ketama) {
+            $iw = int($ketama * $w + 0.5);
+            Carp::croak("$who: server $addr->[$i]: ketama_points x weight must be at most $U32")
+                unless $iw <= $U32;
+            Carp::carp("Mcpool: server $addr->[$i]: weight $w gets no Ketama point with "
+                    . "ketama_points $ketama; using 1 point") if $iw < 1;
+        } else {
+            $iw = int($w + 0.5);
+            Carp::carp("Mcpool: server $addr->[$i]: weight $w is not an integer; using "
+                    . ($iw < 1 ? 1 : $iw)) if $iw != $w;
+        }
+        push @int, $iw < 1 ? 1 : $iw;
+    }
+    return \@int;
 }
 
 # set_servers (Cache::Memcached's): replaces the server list at run time, atomically.
 sub set_servers {
     my ($self, $servers) = @_;
     _clear_last_error();
-    my ($addr, $weight) = _server_list($servers, 'Mcpool->set_servers');
+    my ($addr, $raw) = _server_list($servers, 'Mcpool->set_servers');
+    my $weight = _core_weights($addr, $raw, $self->_state->{ketama}, 'Mcpool->set_servers');
     $self->_set_servers($addr, $weight);
     return 1;
 }
@@ -189,9 +215,13 @@ sub new {
     Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (with the value format\'s codec)')
         if defined $conf->{compress_methods};
 
-    my ($addr, $weight) = _server_list($conf->{servers}, 'Mcpool->new');
+    my ($addr, $raw) = _server_list($conf->{servers}, 'Mcpool->new');
+    # Cache::Memcached::Fast's Ketama (ketama_points above 0, no distribution by name)
+    my $points = int(_num($conf, 'ketama_points', 0, $U32) // 0);
+    my $ketama = $points > 0 && !defined $conf->{distribution} ? $points : 0;
+    my $weight = _core_weights($addr, $raw, $ketama, 'Mcpool->new');
 
-    my $core = _core_options($conf);
+    my $core = _core_options($conf, $ketama);
     my $threshold = _num($conf, 'compress_threshold', -$INF, $INF) // -1;
     my $ser = $conf->{serialize_methods} // [\&Storable::nfreeze, \&Storable::thaw];
     Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
@@ -223,6 +253,7 @@ sub new {
     my $st = $self->_state;
     $st->{on_operation} = $on_op if $on_op;
     $st->{namespace}          = $conf->{namespace} // '';
+    $st->{ketama}             = $ketama;
     $st->{compress_threshold} = $threshold;
     $st->{compress_enabled}   = 1;
     # The core queues each event in C (from whichever thread saw it, the pool's own
@@ -438,8 +469,13 @@ included. With C<ketama_points> N above 0, the C<cmf-ketama:N> profile, which ag
 Cache::Memcached::Fast's Ketama continuum. The namespace is not hashed, unless
 C<hash_namespace> is true (then it is, as in Cache::Memcached::Fast).
 
-Weights must be integers (the C ABI takes whole numbers); a fractional weight is rounded, with
-a warning. Cache::Memcached::Fast itself only agrees with Cache::Memcached for integer weights.
+Weights are rational, as in Cache::Memcached::Fast. With C<ketama_points> above 0 each server
+gets Cache::Memcached::Fast's C<(int)(ketama_points x weight + 0.5)> points, so a weight such
+as 2.5 or 1.1 places every key where Cache::Memcached::Fast does (the core is given the point
+counts as whole weights, with C<cmf-ketama:1>; C<set_servers> does the same). With
+C<ketama_points> 0 (modulo, whole weights in the C ABI) a fractional weight is rounded, with a
+warning; Cache::Memcached::Fast itself only agrees with Cache::Memcached for integer weights
+there.
 
 =item Values and flags
 
