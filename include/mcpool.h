@@ -791,6 +791,30 @@ const char *mcpool_last_error_message(void);
 size_t mcpool_last_error_length(void);
 
 /**
+ * Empties this thread's last error, so that what it holds afterwards can only come from the
+ * calls made since.
+ *
+ * For bindings whose contract is "after a call, the last error is that call's failure or
+ * nothing" (Perl's `last_error`): they clear it when a call starts, and after the steps of
+ * their own that are allowed to fail (probing what the value format supports).
+ */
+void mcpool_last_error_clear(void);
+
+/**
+ * Sets this thread's last error to `message` (`len` bytes, UTF-8 or not; interior NUL bytes
+ * are shown as `\0`). NULL, or a length of 0, empties it.
+ *
+ * For a binding that runs user code between a call and the user's look at the last error
+ * (Perl's `on_operation` callbacks, which may themselves use the client): it saves the
+ * message first and puts it back afterwards, as a signal handler saves and restores `errno`.
+ *
+ * # Safety
+ * A non-NULL `message` must be valid for reads of `len` bytes.
+ */
+void mcpool_last_error_restore(const uint8_t *message,
+                               size_t len);
+
+/**
  * The name of a status as a static NUL-terminated string, e.g. `"MCPOOL_NOT_FOUND"`;
  * `"MCPOOL_UNRECOGNIZED_STATUS"` for a number that is no status.
  *
@@ -2259,6 +2283,23 @@ mcpool_status mcpool_client_meta_info(const mcpool_client *client,
  */
 mcpool_status mcpool_client_flush_all(const mcpool_client *client,
                                       uint32_t delay_s);
+
+/**
+ * Invalidates every item on every server, now (`delay_s` 0) or after `delay_s` seconds,
+ * and writes each server's outcome to `*out_results`: a server that was flushed has status
+ * `MCPOOL_OK` and no pairs; one that failed has its status (`mcpool_server_results_status`,
+ * which also sets the last error to its message). Returns `MCPOOL_OK`
+ * whenever the results were made. `mcpool_client_flush_all` is the same, reduced to the
+ * first failure.
+ *
+ * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
+ */
+mcpool_status mcpool_client_flush_all_each(const mcpool_client *client,
+                                           uint32_t delay_s,
+                                           mcpool_server_results **out_results);
 
 /**
  * Asks every server for its version. Writes per-server results to `*out_results`: each

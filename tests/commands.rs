@@ -362,6 +362,30 @@ fn version_stats_flush() {
     }
 }
 
+/// `flush_all_each` says which servers were flushed: with one of two down, the live one is
+/// `Ok` (and flushed), the dead one its error; `flush_all` reduces that to the failure.
+#[test]
+fn flush_all_each_reports_every_server() {
+    let mc = Memcached::start(&[]);
+    let dead = format!("127.0.0.1:{}", common::free_port());
+    let c = Client::builder()
+        .server(&mc.addr())
+        .server(&dead)
+        .connect_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let live = Client::builder().server(&mc.addr()).build().unwrap();
+    live.set("k", b"v", 0).unwrap();
+    let r = c.flush_all_each(None);
+    assert_eq!(r.len(), 2);
+    assert_eq!(r[0].0, mc.addr());
+    assert!(r[0].1.is_ok(), "{:?}", r[0].1);
+    assert_eq!(r[1].0, dead);
+    assert!(r[1].1.is_err());
+    assert_eq!(live.get("k").unwrap(), None, "the live server was flushed");
+    assert!(c.flush_all(None).is_err(), "flush_all: the first failure");
+}
+
 fn version_stats_flush_with(protocol: Protocol) {
     let mc = Memcached::start(&[]);
     let c = Client::builder()

@@ -966,6 +966,38 @@ pub unsafe extern "C" fn mcpool_client_flush_all(
     })
 }
 
+/// Invalidates every item on every server, now (`delay_s` 0) or after `delay_s` seconds,
+/// and writes each server's outcome to `*out_results`: a server that was flushed has status
+/// `MCPOOL_OK` and no pairs; one that failed has its status (`mcpool_server_results_status`,
+/// which also sets the last error to its message). Returns `MCPOOL_OK`
+/// whenever the results were made. `mcpool_client_flush_all` is the same, reduced to the
+/// first failure.
+///
+/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+///
+/// # Safety
+/// `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_flush_all_each(
+    client: *const mcpool_client,
+    delay_s: u32,
+    out_results: *mut *mut mcpool_server_results,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_results, "results")?;
+        let r = per_server(
+            "flush_all",
+            c.client.flush_all_each((delay_s > 0).then_some(delay_s)),
+            |()| Vec::new(),
+        );
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_results, r) };
+        Ok(MCPOOL_OK)
+    })
+}
+
 fn per_server<T>(
     op: &str,
     results: PerServer<T>,

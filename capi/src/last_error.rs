@@ -48,6 +48,42 @@ pub extern "C" fn mcpool_last_error_length() -> usize {
         .unwrap_or(0)
 }
 
+/// Empties this thread's last error, so that what it holds afterwards can only come from the
+/// calls made since.
+///
+/// For bindings whose contract is "after a call, the last error is that call's failure or
+/// nothing" (Perl's `last_error`): they clear it when a call starts, and after the steps of
+/// their own that are allowed to fail (probing what the value format supports).
+#[no_mangle]
+pub extern "C" fn mcpool_last_error_clear() {
+    // Called at the start of every call by such a binding: no allocation when already empty.
+    let _ = LAST_ERROR.try_with(|slot| {
+        if !slot.borrow().is_empty() {
+            *slot.borrow_mut() = CString::default();
+        }
+    });
+}
+
+/// Sets this thread's last error to `message` (`len` bytes, UTF-8 or not; interior NUL bytes
+/// are shown as `\0`). NULL, or a length of 0, empties it.
+///
+/// For a binding that runs user code between a call and the user's look at the last error
+/// (Perl's `on_operation` callbacks, which may themselves use the client): it saves the
+/// message first and puts it back afterwards, as a signal handler saves and restores `errno`.
+///
+/// # Safety
+/// A non-NULL `message` must be valid for reads of `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_last_error_restore(message: *const u8, len: usize) {
+    if message.is_null() || len == 0 {
+        mcpool_last_error_clear();
+        return;
+    }
+    // SAFETY: `message` is not NULL and the caller promises `len` readable bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(message, len) };
+    set(String::from_utf8_lossy(bytes).into_owned());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +99,20 @@ mod tests {
         std::thread::spawn(|| assert_eq!(mcpool_last_error_length(), 0))
             .join()
             .unwrap();
+    }
+
+    #[test]
+    fn clear_and_restore() {
+        set("first".into());
+        mcpool_last_error_clear();
+        assert_eq!(mcpool_last_error_length(), 0);
+        assert_eq!(current(), "");
+        let saved = b"get \"k\": timed out";
+        // SAFETY: `saved` is valid for reads of its length.
+        unsafe { mcpool_last_error_restore(saved.as_ptr(), saved.len()) };
+        assert_eq!(current(), "get \"k\": timed out");
+        // SAFETY: NULL is allowed and empties it.
+        unsafe { mcpool_last_error_restore(std::ptr::null(), 5) };
+        assert_eq!(current(), "");
     }
 }

@@ -324,6 +324,7 @@ static void test_null_and_bad_input(mcpool_client *c) {
     EXPECT(mcpool_client_server_for(c, K("a"), NULL), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_server_count(c, NULL), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_version(c, NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_flush_all_each(c, 0, NULL), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_stats(c, NULL, 0, NULL), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_stats(c, NULL, 5, &(mcpool_server_results *){NULL}),
            MCPOOL_INVALID_ARGUMENT);
@@ -780,6 +781,13 @@ static void test_dead_server(void) {
     mcpool_server_results_free(r);
     s = mcpool_client_flush_all(c, 0);
     CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
+    /* flush_all_each: each server's outcome (here the one, down) */
+    r = NULL;
+    EXPECT(mcpool_client_flush_all_each(c, 0, &r), MCPOOL_OK);
+    CHECK(mcpool_server_results_len(r) == 1);
+    s = mcpool_server_results_status(r, 0);
+    CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
+    mcpool_server_results_free(r);
     mcpool_client_free(c);
 }
 

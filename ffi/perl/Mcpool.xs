@@ -41,12 +41,17 @@ typedef struct {
     int zero_plain;       /* flags 0 mean bytes in this value format: no decoding to do */
     /* per kind: its flags for the batch store, or -1 (the core stores it only one by one) */
     int64_t batch_flags[MCPOOL_KIND_JAVA_SERIALIZED + 1];
+    /* the core refused an integer as such (MCPOOL_UNSUPPORTED: the format has no int kind,
+     * e.g. cache-memcached-fast): integers are stored as their text (bytes) from then on,
+     * without asking again, and set_multi batches them with the other bytes */
+    int int_as_text;
     HV *state;            /* the Perl side's state (lib/Mcpool.pm's _state) */
     struct mcp_events *events; /* server events, queued by the core's callback */
     struct mcp_ops *ops;       /* per-operation records (on_operation), or NULL */
 } mcp_t;
 
 typedef mcp_t *Mcpool;
+typedef mcp_t *McpoolQuiet; /* the same object, for methods that cannot fail (typemap) */
 
 /* Server events (marked dead, answering again). The core calls its callback on whichever
  * thread made the call that changed a server's state, inside that call, where no Perl code
@@ -226,6 +231,16 @@ mcp_from_sv(pTHX_ SV *sv)
     return m;
 }
 
+/* The object of a method that can fail: the thread's last error is emptied first, so that
+ * when the method returns, last_error is its own failure or nothing (POD "last_error"). */
+static mcp_t *
+mcp_call_from_sv(pTHX_ SV *sv)
+{
+    mcp_t *m = mcp_from_sv(aTHX_ sv);
+    mcpool_last_error_clear();
+    return m;
+}
+
 static void
 mcp_croak_status(pTHX_ const char *what, mcpool_status st)
 {
@@ -385,7 +400,8 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         return "";
     }
     if (SvIOK(sv) && !SvPOK(sv) && !SvNOK(sv)) {
-        *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV: under a format without
+        if (!m->int_as_text)
+            *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV: under a format without
                                   * integers stored as that text (mcp_store); a UV above
                                   * 2**63-1 under one with them is refused by the core */
         return SvPV_nomg(sv, *len);
@@ -411,8 +427,12 @@ mcp_store(mcp_t *m, mcpool_store_op op, const uint8_t *k, size_t klen, mcpool_ki
           const uint8_t *v, size_t vlen, uint32_t t, uint64_t cas)
 {
     mcpool_status st = mcpool_client_store_kind(m->client, op, k, klen, kind, v, vlen, t, cas);
-    if (st == MCPOOL_UNSUPPORTED && kind == MCPOOL_KIND_INT)
+    if (st == MCPOOL_UNSUPPORTED && kind == MCPOOL_KIND_INT) {
+        /* not the caller's failure: last_error is the text store's or nothing */
+        mcpool_last_error_clear();
+        m->int_as_text = 1;
         st = mcpool_client_store_kind(m->client, op, k, klen, MCPOOL_KIND_BYTES, v, vlen, t, cas);
+    }
     return st;
 }
 
@@ -892,13 +912,16 @@ mcp_config_set(pTHX_ mcpool_config *cfg, const char *who, const char *name, cons
         croak("%s: %s", who, mcpool_last_error_message());
 }
 
-/* The namespace: the core's key prefix (hash_namespace is the core's hash_key_prefix). */
+/* The namespace: the core's key prefix (hash_namespace is the core's hash_key_prefix), its
+ * bytes as Perl holds them (SvPV), as Cache::Memcached::Fast sends it: a Latin-1 namespace
+ * is its Latin-1 bytes, a character string its UTF-8. */
 static void
-mcp_set_prefix(pTHX_ mcp_t *m, SV *ns)
+mcp_set_prefix(pTHX_ mcpool_config *cfg, const char *who, SV *ns)
 {
     STRLEN len = 0;
     const char *p = SvOK(ns) ? SvPV(ns, len) : "";
-    mcp_config_set(aTHX_ m->config, "Mcpool: namespace", "key_prefix", p, len);
+    if (mcpool_config_set_key_prefix(cfg, (const uint8_t *)p, len) != MCPOOL_OK)
+        croak("%s: %s", who, mcpool_last_error_message());
 }
 
 static void
@@ -952,6 +975,7 @@ _new(class, addrs, weights, core, opts)
     CODE:
         /* core: [perl name, core name, value] triples from lib/Mcpool.pm, set in order by
          * name (the preset first); the core checks every value. */
+        mcpool_last_error_clear(); /* new, too, leaves its own failure or nothing */
         if (mcpool_config_new(&cfg) != MCPOOL_OK)
             croak("Mcpool: out of memory");
         Newxz(m, 1, mcp_t);
@@ -989,6 +1013,11 @@ _new(class, addrs, weights, core, opts)
             msg = sv_2mortal(newSVpvf("Mcpool->new: %s", SvPV_nolen(*who)));
             mcp_config_set(aTHX_ cfg, SvPV_nolen(msg), SvPV_nolen(*name), s, len);
         }
+        {
+            SV *ns = *hv_fetchs(opts, "namespace", 1);
+            if (SvOK(ns)) /* else the preset's, or a key_prefix given by the core's name */
+                mcp_set_prefix(aTHX_ cfg, "Mcpool->new: namespace", ns);
+        }
         Newxz(m->events, 1, struct mcp_events);
         if (pthread_mutex_init(&m->events->lock, NULL) != 0) {
             Safefree(m->events);
@@ -1025,6 +1054,8 @@ _new(class, addrs, weights, core, opts)
             for (kd = 0; kd <= MCPOOL_KIND_JAVA_SERIALIZED; kd++)
                 m->batch_flags[kd] = mcpool_client_kind_flags(m->client, (mcpool_kind)kd, &kf) == MCPOOL_OK
                                      ? (int64_t)kf : -1;
+            /* the kinds the format lacks were asked about, not failures of this call */
+            mcpool_last_error_clear();
         }
         SvREFCNT_inc_simple_void_NN(obj); /* now the object's: kept past the mortal */
         RETVAL = sv_bless(newRV_noinc(obj), gv_stashpv(class, GV_ADD));
@@ -1051,7 +1082,7 @@ DESTROY(self)
 
 SV *
 _state(m)
-        Mcpool m
+        McpoolQuiet m
     CODE:
         /* the Perl side's state of this object (lib/Mcpool.pm) */
         RETVAL = newRV_inc((SV *)m->state);
@@ -1360,6 +1391,7 @@ set_multi(m, ...)
         mcp_room_t room;
         SSize_t nret;
         int bytes_only = ix == 3 || ix == 4, v = ix == 5 ? 2 : 1;
+        int ints_batched = 0; /* the integers left were turned into bytes (int_as_text) */
     PPCODE:
         gimme = GIMME_V;
         n = (size_t)(items - 1);
@@ -1414,6 +1446,12 @@ set_multi(m, ...)
          * the batch breaks only there (never by expiration time). */
         for (j = 0; j < n; j = k) {
             mcpool_status rc;
+            /* once the core said integers are text here (int_as_text, learnt by the first
+             * one stored), the integers left are batched as bytes */
+            if (!ints_batched && m->int_as_text && m->batch_flags[MCPOOL_KIND_BYTES] >= 0)
+                for (ints_batched = 1, i = j; i < n; i++)
+                    if (MCP_IS_SOLO(flags[i]) && MCP_SOLO_KIND(flags[i]) == MCPOOL_KIND_INT)
+                        flags[i] = (uint32_t)m->batch_flags[MCPOOL_KIND_BYTES];
             if (MCP_IS_SOLO(flags[j])) {
                 st[j] = mcp_store(m, ops[ix], keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
                                   vals[j], vlens[j], ttls[j], cas[j]);
@@ -1694,9 +1732,36 @@ SV *
 _flush_all(m, delay)
         Mcpool m
         UV delay
+    PREINIT:
+        mcpool_server_results *r = NULL;
+        mcpool_status st;
+        size_t n, i;
+        HV *hv;
     CODE:
-        RETVAL = newSViv((IV)mcpool_client_flush_all(m->client,
-                                                    delay > UINT32_MAX ? UINT32_MAX : (uint32_t)delay));
+        /* { label => 1 (flushed) or undef (failed) } for every server: each server's own
+         * outcome (the core's flush_all_each); last_error is the first failure's message */
+        hv = (HV *)sv_2mortal((SV *)newHV());
+        st = mcpool_client_flush_all_each(m->client, (uint32_t)(delay > UINT32_MAX ? UINT32_MAX : delay), &r);
+        if (st != MCPOOL_OK)
+            mcp_croak_status(aTHX_ "flush_all", st);
+        n = mcpool_server_results_len(r);
+        for (i = 0; i < n; i++) {
+            const char *label = NULL;
+            size_t llen = 0;
+            if (mcpool_server_results_label(r, i, &label, &llen) != MCPOOL_OK)
+                continue;
+            (void)hv_store(hv, label, (I32)llen, newSVsv(&PL_sv_undef), 0);
+        }
+        /* the statuses after the labels: the first failed one's message stays in last_error */
+        for (i = n; i-- > 0;) {
+            const char *label = NULL;
+            size_t llen = 0;
+            if (mcpool_server_results_status(r, i) == MCPOOL_OK
+                && mcpool_server_results_label(r, i, &label, &llen) == MCPOOL_OK)
+                (void)hv_store(hv, label, (I32)llen, newSViv(1), 0);
+        }
+        mcpool_server_results_free(r);
+        RETVAL = newRV_inc((SV *)hv);
     OUTPUT:
         RETVAL
 
@@ -1743,7 +1808,7 @@ _set_servers(m, addrs, weights)
 
 void
 server_labels(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         size_t n = 0, i;
     PPCODE:
@@ -1762,7 +1827,7 @@ server_labels(m)
 
 void
 server_for(m, key)
-        Mcpool m
+        McpoolQuiet m
         SV *key
     PREINIT:
         STRLEN klen;
@@ -1817,7 +1882,7 @@ _set_namespace(m, ns)
         Mcpool m
         SV *ns
     CODE:
-        mcp_set_prefix(aTHX_ m, ns);
+        mcp_set_prefix(aTHX_ m->config, "Mcpool: namespace", ns);
         mcp_rebuild(aTHX_ m);
 
 void
@@ -1831,7 +1896,7 @@ _set_compression(m, on)
 
 void
 _scratch(m)
-        Mcpool m
+        McpoolQuiet m
     PPCODE:
         /* for the tests: whether a call holds the scratch, and its size */
         EXTEND(SP, 2);
@@ -1884,7 +1949,7 @@ option_doc(name)
 
 SV *
 metrics(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         mcpool_metrics *snap = NULL;
         size_t servers, count, i, k;
@@ -1918,7 +1983,7 @@ metrics(m)
 
 SV *
 server_states(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         size_t n = 0, i;
         AV *av;
@@ -1950,7 +2015,7 @@ server_states(m)
 
 void
 server_events(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         struct mcp_events *q;
         mcp_event_t got[MCP_EVENTS];
@@ -1990,7 +2055,7 @@ server_events(m)
 
 void
 _op_records(m)
-        Mcpool m
+        McpoolQuiet m
     PREINIT:
         static const char *const outcomes[] = { "hit", "miss", "stored", "not_stored", "ok",
                                                 "error", "failed_open" };
@@ -2165,3 +2230,20 @@ last_error(...)
         RETVAL = newSVpvn(mcpool_last_error_message(), mcpool_last_error_length());
     OUTPUT:
         RETVAL
+
+void
+_clear_last_error()
+    CODE:
+        /* the Perl-level methods' start (lib/Mcpool.pm), as the typemap's for XS methods */
+        mcpool_last_error_clear();
+
+void
+_restore_last_error(msg)
+        SV *msg
+    PREINIT:
+        STRLEN len;
+        const char *p;
+    CODE:
+        /* what a method left, put back after the callbacks (Mcpool::Hooked) ran */
+        p = SvPV(msg, len);
+        mcpool_last_error_restore((const uint8_t *)p, len);

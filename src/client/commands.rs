@@ -419,26 +419,37 @@ impl Client {
     // ----- whole-server commands -----
 
     /// Invalidates every item on every server, now or after `delay` seconds. Tries every
-    /// server; returns the first failure. A `delay` above [`crate::ttl::MAX_TTL`] is
-    /// [`Error::InvalidArgument`] before any server is asked.
+    /// server; returns the first failure ([`Client::flush_all_each`] says which flushed). A
+    /// `delay` above [`crate::ttl::MAX_TTL`] is [`Error::InvalidArgument`] before any server
+    /// is asked.
     pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
-        let flush = Request::Flush { delay };
+        let flush: Request<'_> = Request::Flush { delay };
         if let Err(e) = flush.check_expiries() {
             // Refused once for every server, before any is asked.
             return self.refused(Op::FlushAll, 0, e);
         }
-        let mut first_err = None;
-        let start = self.call_start();
-        let t = &*self.topology();
-        for idx in 0..t.servers.len() {
-            let flushed = self.exchange(t, idx, &flush);
-            let flushed = flushed.and_then(|o| o.done());
-            self.whole_server(t, start, Op::FlushAll, idx, &flushed);
-            if let Err(e) = flushed {
-                first_err.get_or_insert(e);
+        self.flush_all_each(delay)
+            .into_iter()
+            .find_map(|(_, r)| r.err())
+            .map_or(Ok(()), Err)
+    }
+
+    /// Invalidates every item on every server, now or after `delay` seconds: each server's
+    /// outcome, in configuration order, so a caller can tell the servers that were flushed
+    /// from those that failed (Cache::Memcached::Fast's `flush_all` hash). A `delay` above
+    /// [`crate::ttl::MAX_TTL`] is every server's [`Error::InvalidArgument`], none asked.
+    pub fn flush_all_each(&self, delay: Option<u32>) -> PerServer<()> {
+        let flush = Request::Flush { delay };
+        let refused = flush.check_expiries().err();
+        self.per_server(Op::FlushAll, |t, idx| {
+            if let Some(Error::InvalidArgument { what, reason }) = &refused {
+                return Err(Error::InvalidArgument {
+                    what,
+                    reason: reason.clone(),
+                });
             }
-        }
-        first_err.map_or(Ok(()), Err)
+            self.exchange(t, idx, &flush)?.done()
+        })
     }
 
     /// Each server's version string.

@@ -75,7 +75,7 @@ sub _seconds {
 # The (Perl name, core name, value) triples for the core, in order: the preset, then the
 # translated Cache::Memcached::Fast arguments, then the core's own options by name.
 sub _core_options {
-    my $conf = shift;
+    my ($conf, $ketama) = @_;
     my @o = ([ preset => preset => $conf->{preset} // 'cache-memcached-fast' ]);
     my $add = sub { push @o, [@_] if defined $_[2] };
     # References are Storable images unless serialize => 0 (the core reads them only then).
@@ -104,12 +104,12 @@ sub _core_options {
         Carp::croak("Mcpool->new: $s must be a string, not a reference")
             if defined $conf->{$s} && !_is_string($conf->{$s});
     }
-    my $points = _num($conf, 'ketama_points', 0, $U32) // 0;
-    $add->(ketama_points => distribution => 'cmf-ketama:' . int($points))
-        if $points > 0 && !defined $conf->{distribution};
-    # The namespace is the core's key prefix; hash_namespace is the core's hash_key_prefix
-    # (placement hashes the prefix too, as Cache::Memcached::Fast's hash_namespace).
-    $add->(namespace => key_prefix => "$conf->{namespace}") if defined $conf->{namespace};
+    # Cache::Memcached::Fast's Ketama: the weights given to the core are each server's point
+    # count already (_core_weights), so one point per unit of weight
+    $add->(ketama_points => distribution => 'cmf-ketama:1') if $ketama;
+    # The namespace is the core's key prefix, set by the XS as bytes (Perl's, as
+    # Cache::Memcached::Fast sends it: a Latin-1 namespace is fine); hash_namespace is the
+    # core's hash_key_prefix (placement hashes the prefix too, as Cache::Memcached::Fast's).
     $add->(hash_namespace => hash_key_prefix => $conf->{hash_namespace} ? 'true' : 'false')
         if defined $conf->{hash_namespace};
     for my $name (sort grep { $core_option{$_} && !$cmf_args{$_} && !$perl_args{$_} && $_ ne 'preset' }
@@ -124,7 +124,8 @@ sub _core_options {
     return \@o;
 }
 
-# The server list of new and set_servers: (\@addresses, \@weights), croaking for a bad entry.
+# The server list of new and set_servers: (\@addresses, \@weights as given), croaking for a
+# bad entry.
 sub _server_list {
     my ($servers, $who) = @_;
     Carp::croak("$who: servers must be an array reference of at least one server")
@@ -153,25 +154,52 @@ sub _server_list {
         Carp::croak('Server weight should be positive') unless $w > 0;
         Carp::croak("$who: server $a: the weight must be at most $U32 (got $w)")
             unless $w <= $U32;
-        my $iw = int($w + 0.5);
-        $iw = 1 if $iw < 1;
-        Carp::carp("Mcpool: server $a: weight $w is not an integer; using $iw") if $iw != $w;
         push @addr,   "$a";
-        push @weight, $iw;
+        push @weight, $w + 0;
     }
     return (\@addr, \@weight);
+}
+
+# The core's whole weights for the servers' weights as given. Without Ketama, each rounded
+# (with a warning when that changes it; at least 1). With Cache::Memcached::Fast's Ketama
+# ($ketama: its ketama_points), each server's point count, which Cache::Memcached::Fast
+# computes from rational weights as (int)(ketama_points x weight + 0.5), with the core's
+# cmf-ketama:1 (one point per unit): the same continuum for weights such as 2.5 or 1.1,
+# which rounding the weights would change (a share of the keys on another server).
+sub _core_weights {
+    my ($addr, $weight, $ketama, $who) = @_;
+    my @int;
+    for my $i (0 .. $#$addr) {
+        my ($w, $iw) = ($weight->[$i]);
+        if ($ketama) {
+            $iw = int($ketama * $w + 0.5);
+            Carp::croak("$who: server $addr->[$i]: ketama_points x weight must be at most $U32")
+                unless $iw <= $U32;
+            Carp::carp("Mcpool: server $addr->[$i]: weight $w gets no Ketama point with "
+                    . "ketama_points $ketama; using 1 point") if $iw < 1;
+        } else {
+            $iw = int($w + 0.5);
+            Carp::carp("Mcpool: server $addr->[$i]: weight $w is not an integer; using "
+                    . ($iw < 1 ? 1 : $iw)) if $iw != $w;
+        }
+        push @int, $iw < 1 ? 1 : $iw;
+    }
+    return \@int;
 }
 
 # set_servers (Cache::Memcached's): replaces the server list at run time, atomically.
 sub set_servers {
     my ($self, $servers) = @_;
-    my ($addr, $weight) = _server_list($servers, 'Mcpool->set_servers');
+    _clear_last_error();
+    my ($addr, $raw) = _server_list($servers, 'Mcpool->set_servers');
+    my $weight = _core_weights($addr, $raw, $self->_state->{ketama}, 'Mcpool->set_servers');
     $self->_set_servers($addr, $weight);
     return 1;
 }
 
 sub new {
     my ($class, $conf) = @_;
+    _clear_last_error();
     Carp::croak('Mcpool->new: expects a hash reference of options')
         unless ref $conf eq 'HASH';
     unless (lc($conf->{check_args} // '') eq 'skip') {
@@ -187,9 +215,13 @@ sub new {
     Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (with the value format\'s codec)')
         if defined $conf->{compress_methods};
 
-    my ($addr, $weight) = _server_list($conf->{servers}, 'Mcpool->new');
+    my ($addr, $raw) = _server_list($conf->{servers}, 'Mcpool->new');
+    # Cache::Memcached::Fast's Ketama (ketama_points above 0, no distribution by name)
+    my $points = int(_num($conf, 'ketama_points', 0, $U32) // 0);
+    my $ketama = $points > 0 && !defined $conf->{distribution} ? $points : 0;
+    my $weight = _core_weights($addr, $raw, $ketama, 'Mcpool->new');
 
-    my $core = _core_options($conf);
+    my $core = _core_options($conf, $ketama);
     my $threshold = _num($conf, 'compress_threshold', -$INF, $INF) // -1;
     my $ser = $conf->{serialize_methods} // [\&Storable::nfreeze, \&Storable::thaw];
     Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
@@ -205,6 +237,7 @@ sub new {
         freeze      => $ser->[0],
         thaw        => $ser->[1],
         on_operation => defined $conf->{on_operation} ? 1 : 0,
+        namespace    => $conf->{namespace},
     );
     my $on_op = $conf->{on_operation};
     Carp::croak('Mcpool->new: on_operation must be a code reference')
@@ -220,6 +253,7 @@ sub new {
     my $st = $self->_state;
     $st->{on_operation} = $on_op if $on_op;
     $st->{namespace}          = $conf->{namespace} // '';
+    $st->{ketama}             = $ketama;
     $st->{compress_threshold} = $threshold;
     $st->{compress_enabled}   = 1;
     # The core queues each event in C (from whichever thread saw it, the pool's own
@@ -252,6 +286,7 @@ sub namespace {
     my $st   = $self->_state;
     my $old  = $st->{namespace};
     if (@_) {
+        _clear_last_error();
         my $ns = $_[0] // '';
         Carp::croak('Mcpool::namespace: the namespace must be a string, not a reference')
             unless _is_string($ns);
@@ -263,6 +298,7 @@ sub namespace {
 
 sub enable_compress {
     my ($self, $enable) = @_;
+    _clear_last_error();
     my $st = $self->_state;
     if ($enable && $st->{compress_threshold} <= 0) {
         Carp::carp("Mcpool: compression needs a positive compress_threshold");
@@ -275,13 +311,10 @@ sub enable_compress {
     return;
 }
 
+# Each server's own outcome (the core's flush_all_each): 1 flushed, undef failed.
 sub flush_all {
     my ($self, $delay) = @_;
-    my $st = $self->_flush_all($delay // 0);
-    # The C ABI flushes every server and reports the first failure only, so a failure is
-    # reported for every server.
-    my $res = $st == 0 ? 1 : undef;
-    return { map { $_ => $res } $self->server_labels };
+    return $self->_flush_all($delay // 0);
 }
 
 # set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi and
@@ -372,8 +405,12 @@ sub class_for {
                 1;
             };
             my $err = $@;
+            # The callbacks may use the client: what the method left in last_error is put
+            # back after them (the rule: last_error is the user's call's failure or nothing).
+            my $last = Mcpool::last_error();
             $self->_deliver_ops;
             $self->_dispatch_events;
+            Mcpool::_restore_last_error($last) if Mcpool::last_error() ne $last;
             die $err unless $ok;
             return $want ? @r : $r[0];
         };
@@ -432,8 +469,13 @@ included. With C<ketama_points> N above 0, the C<cmf-ketama:N> profile, which ag
 Cache::Memcached::Fast's Ketama continuum. The namespace is not hashed, unless
 C<hash_namespace> is true (then it is, as in Cache::Memcached::Fast).
 
-Weights must be integers (the C ABI takes whole numbers); a fractional weight is rounded, with
-a warning. Cache::Memcached::Fast itself only agrees with Cache::Memcached for integer weights.
+Weights are rational, as in Cache::Memcached::Fast. With C<ketama_points> above 0 each server
+gets Cache::Memcached::Fast's C<(int)(ketama_points x weight + 0.5)> points, so a weight such
+as 2.5 or 1.1 places every key where Cache::Memcached::Fast does (the core is given the point
+counts as whole weights, with C<cmf-ketama:1>; C<set_servers> does the same). With
+C<ketama_points> 0 (modulo, whole weights in the C ABI) a fractional weight is rounded, with a
+warning; Cache::Memcached::Fast itself only agrees with Cache::Memcached for integer weights
+there.
 
 =item Values and flags
 
@@ -495,11 +537,15 @@ C<compress_threshold -1>) into the core's.
 
 An array reference; each element is C<'host:port'>, C<'/path/to/socket'>, a hash reference
 C<{ address =E<gt> 'host:port', weight =E<gt> 2 }> or an array reference C<['host:port', 2]>.
-The order matters: it decides placement.
+The order matters: it decides placement. A hash's C<noreply> flag (Cache::Memcached::Fast's:
+void-context commands ask for no reply) is accepted and has no effect: every command waits
+for its reply, so a command in void context still completes before the next one.
 
 =item namespace, hash_namespace
 
 A prefix for every key (at most 250 bytes); whether it is hashed for placement (default no).
+The prefix is the namespace's bytes as Perl holds them, as Cache::Memcached::Fast sends it: a
+string of Latin-1 bytes is those bytes, a character string (UTF8 flag on) its UTF-8.
 Both are the core's: C<namespace> is its C<key_prefix>, C<hash_namespace> its
 C<hash_key_prefix> (true or false; not given: the distribution's rule, which for
 Cache::Memcached::Fast's placement is not to hash it).
@@ -701,9 +747,9 @@ a warning, as in Cache::Memcached::Fast.
 
 =item flush_all ([$delay])
 
-Returns C<{ 'host:port' =E<gt> 1 }> for every server on success; when any server failed,
-every server's entry is C<undef> (the C ABI reports the first failure only). The same delay
-is given to every server.
+Returns C<{ 'host:port' =E<gt> 1 }> for every server flushed and C<undef> for each that
+failed (Cache::Memcached::Fast leaves a server it could not reach out); C<last_error> is the
+first failure's message. The same delay is given to every server.
 
 =item server_versions
 
@@ -723,8 +769,23 @@ mcpool extension: the C<host:port> of the server the key lives on, without any I
 
 =item last_error
 
-mcpool extension: the message of the last failed call in this thread (the key, the server and
-the OS error), for the calls that returned nothing.
+mcpool extension (Cache::Memcached::Fast has none: it only warns or returns nothing). Called
+as C<Mcpool::last_error()> or C<< $memd->last_error >>; it is per thread, not per object.
+The rule: B<after a call, C<last_error> is that call's failure or the empty string>. Every
+method that can fail (the commands, C<new>, C<namespace($new)>, C<enable_compress>,
+C<set_servers>, C<flush_all>, C<server_versions>, C<disconnect_all>) empties it when it
+starts; when it returns, it holds a message only if that call failed: it returned nothing
+(C<undef>), or a C<_multi> call returned C<undef> for some item (then the first failed
+item's message), or it croaked. The message names the command, the key, the server and the
+OS error (C<get "user:1": I/O error talking to 10.0.0.1:11211: Connection refused (os error
+111)>). A miss, C<''> for not stored and the like are answers, not failures: empty. Steps
+the module takes on its own (asking the value format what it stores, an integer stored as
+its text under a format without integers) never show; nor do the calls an C<on_operation>
+or C<on_server_event> callback makes (the method's message is put back after them). The
+methods that cannot fail leave it as it is, so they may be called between a call and the
+look at C<last_error>: C<last_error> itself, C<server_labels>, C<server_for>, C<metrics>,
+C<server_states>, C<server_events>, C<namespace> without an argument, C<option_names>,
+C<option_doc>, C<library_version>.
 
 =item metrics
 
@@ -812,7 +873,8 @@ mcpool extension: the configured servers, in order.
 What each call returns is decided by the core's status classes (C<mcpool_status_class>, the
 one map in F<docs/errors.md>): true for OK, false (C<"">) for a miss, not stored or exists,
 nothing (C<undef>) for the error classes (client error, server error, timeout, connection,
-configuration); C<last_error> has the message.
+configuration); C<last_error> has the message, until the next call that can fail (see
+L</last_error>).
 
 =head1 BAD INPUT
 

@@ -1,6 +1,6 @@
 # Same server for every key as Cache::Memcached::Fast and Cache::Memcached: 3 servers with
-# weights, modulo (ketama_points 0) and Ketama (ketama_points 150), with a namespace (not
-# hashed). Where a key went is read from each server directly.
+# weights, modulo (ketama_points 0) and Ketama (ketama_points 150; rational weights too), with
+# a namespace (not hashed). Where a key went is read from each server directly.
 use strict;
 use warnings;
 use Test::More;
@@ -52,6 +52,32 @@ for my $case (['modulo', 0], ['ketama', 150]) {
     # Mcpool reads what CMF wrote, through its own placement.
     my $mr = Mcpool->new({ %o, namespace => "$name-cmf:" });
     is(scalar(keys %{ $mr->get_multi(@keys) }), scalar(@keys), "$name: Mcpool finds every key CMF wrote");
+}
+
+# Ketama with rational weights (Cache::Memcached::Fast's weights are rational: each server
+# gets (int)(ketama_points x weight + 0.5) points): key for key on CMF's server, also after
+# set_servers, with ketama_points not a multiple of the weights' denominators. Rounding the
+# weights (as before) put 3 to 6 % of the keys on another server.
+for my $case ([ 150, [ 2.5, 1, 1 ] ], [ 150, [ 1.25, 2.75, 1 ] ], [ 7, [ 1.1, 0.5, 3 ] ]) {
+    my ($points, $w) = @$case;
+    my $name = "ketama $points, weights @$w";
+    my $ns = "kw$points-" . join('-', @$w) . ':';
+    my @ws = map { { address => $srv[$_], weight => $w->[$_] } } 0 .. 2;
+    my $cmf = Cache::Memcached::Fast->new({ servers => \@ws, ketama_points => $points, namespace => $ns });
+    $cmf->set($_, 1) for @keys;
+    my $wc = where($ns);
+    is(scalar(keys %$wc), scalar(@keys), "$name: CMF stored every key");
+    my @warn;
+    local $SIG{__WARN__} = sub { push @warn, @_ };
+    my $m = Mcpool->new({ servers => \@ws, ketama_points => $points, namespace => $ns });
+    my @sf = grep { $m->server_for($_) ne $srv[ $wc->{$_} ] } @keys;
+    is(scalar(@sf), 0, "$name: every key on Cache::Memcached::Fast's server");
+    is(scalar(keys %{ $m->get_multi(@keys) }), scalar(@keys), "$name: Mcpool finds every key CMF wrote");
+    is("@warn", '', "$name: no warning (nothing rounded)");
+    my $moved = Mcpool->new({ servers => [ $srv[0] ], ketama_points => $points });
+    $moved->set_servers(\@ws);
+    @sf = grep { $moved->server_for($_) ne $srv[ $wc->{$_} ] } @keys;
+    is(scalar(@sf), 0, "$name: the same after set_servers");
 }
 
 # Cache::Memcached (modulo, integer weights) agrees as well.

@@ -8,7 +8,10 @@
 #   an on_operation callback that uses the client is not re-entered by its own calls;
 #   an integer above 2**63-1 is stored as its text under the default format;
 #   get_multi warns once for each key it leaves out (an unreadable value), naming it;
-#   a subclass of Mcpool gets its callbacks called, and keeps its own methods.
+#   a subclass of Mcpool gets its callbacks called, and keeps its own methods;
+#   a Latin-1 namespace is its bytes, as Cache::Memcached::Fast sends it (was: new croaked);
+#   flush_all says which servers were flushed (was: every one undef when one failed);
+#   set_multi of integers is one pipelined call (was: one exchange per integer).
 use strict;
 use warnings;
 use Test::More;
@@ -17,6 +20,7 @@ use lib "$FindBin::Bin/lib";
 use McpoolTest;
 use Mcpool;
 use IO::Socket::INET;
+use Cache::Memcached::Fast;
 
 my $srv = start_memcached();
 my $p = unique('dropin');
@@ -143,6 +147,62 @@ my $p = unique('dropin');
     ok($m->set("${p}sub", 'v'), 'set');
     is($m->get("${p}sub"), 'got:v', "its override of get");
     ok(scalar(@seen) >= 1, "on_operation is called for a subclass's calls (@seen)");
+}
+
+{    # set_multi of integers under the default format (no int kind: stored as their text)
+    my $ops = 0;
+    my $m = Mcpool->new({ servers => [$srv], on_operation => sub { $ops++ } });
+    my @r = $m->set_multi(map { [ "${p}int$_", $_ ] } 1 .. 50);
+    is(scalar(grep { $_ } @r), 50, 'set_multi of 50 integers: all stored');
+    cmp_ok($ops, '<=', 2, "... in at most 2 exchanges (was one per integer: $ops)");
+    $ops = 0;
+    $m->set_multi(map { [ "${p}int$_", $_ * 2 ] } 1 .. 50);
+    is($ops, 1, '... and the next set_multi of integers in one');
+    my $cmf = Cache::Memcached::Fast->new({ servers => [$srv] });
+    is_deeply([ map { $cmf->get("${p}int$_") } 1, 25, 50 ], [ 2, 50, 100 ],
+        '... as their text, read by Cache::Memcached::Fast');
+}
+
+{    # a server given with Cache::Memcached::Fast's noreply flag: void-context commands complete
+    my @w;
+    local $SIG{__WARN__} = sub { push @w, @_ };
+    my $m = Mcpool->new({ servers => [ { address => $srv, noreply => 1 } ] });
+    $m->set("${p}nr", 'v');
+    $m->incr("${p}nr");
+    $m->delete("${p}nr2");
+    is($m->get("${p}nr"), 'v', 'noreply server: a void set is there at once');
+    is("@w", '', '... without a warning');
+}
+
+{    # flush_all with a server down: the live one was flushed and says so
+    my $live = start_memcached();
+    my $m = Mcpool->new({ servers => [ $live, '127.0.0.1:1' ], connect_timeout => 0.2 });
+    my $direct = Mcpool->new({ servers => [$live] });
+    ok($direct->set("${p}fl", 'v'), 'a value on the live server');
+    my $r = $m->flush_all;
+    is_deeply($r, { $live => 1, '127.0.0.1:1' => undef },
+        'flush_all: 1 for the server flushed, undef for the one down (was undef for both)');
+    like(Mcpool::last_error(), qr/127\.0\.0\.1:1/, '... last_error names the one that failed');
+    ok(!defined $direct->get("${p}fl"), '... and the live server was flushed');
+    stop_memcached($live);
+}
+
+{    # a namespace of Latin-1 bytes (a source without `use utf8`): its bytes, as CMF sends them
+    my $ns = "caf\x{e9}-${p}:";
+    my $m = Mcpool->new({ servers => [$srv], namespace => $ns });
+    ok($m->set('l1', 'latin'), 'a Latin-1 namespace: new and set work');
+    my $cmf = Cache::Memcached::Fast->new({ servers => [$srv], namespace => $ns });
+    is($cmf->get('l1'), 'latin', '... under the same key as Cache::Memcached::Fast');
+    ok($cmf->set('l2', 'from cmf'), '... and the other way');
+    is($m->get('l2'), 'from cmf', '... read');
+    my $other = "\x{e9}t\x{e9}-${p}:";
+    $m->namespace($other);
+    ok($m->set('l3', 'switched'), 'namespace($latin1) at run time');
+    is(Cache::Memcached::Fast->new({ servers => [$srv], namespace => $other })->get('l3'),
+        'switched', '... the same key as Cache::Memcached::Fast');
+    my $kp = Mcpool->new({ servers => [$srv], key_prefix => "kp-${p}:" });
+    ok($kp->set('z', 1), "the core's key_prefix by name still applies without a namespace");
+    is(Mcpool->new({ servers => [$srv] })->get("kp-${p}:z"), 1, '... under it');
 }
 
 done_testing;

@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use Carp ();
+use bytes ();
 use Moo;
 use Mcpool;
 
@@ -29,16 +30,50 @@ sub BUILD {
     # cannot carry (spaces, control bytes), as Whalin's clients do.
     $p{sanitize_keys} //= 1;
     $self->{memd} = Mcpool->new(\%p);
-    # memcached's 250 bytes less the namespace, for a key each of whose bytes may be
-    # URL-encoded (3 bytes); CHI digests longer keys (MD5, 32 hex digits).
-    $self->{max_key_length} = int((250 - length($p{namespace})) / 3)
+    # What memcached's 250 bytes leave after the namespace (the core's key prefix, sent as
+    # Perl holds it: its bytes, not its characters), for a key each of whose bytes may be
+    # URL-encoded into 3 (sanitize_keys); CHI digests longer keys (MD5, 32 hex digits, never
+    # encoded). A key CHI leaves whole therefore always fits.
+    my $room = 250 - bytes::length("$p{namespace}");
+    my $per_byte = _true($p{sanitize_keys}) ? 3 : 1;
+    $self->{max_key_length} = $room > 0 ? int($room / $per_byte) : 0
         if !defined $params->{max_key_length};
+    # With a key prefix over 218 bytes not even a digest fits: the keys CHI digests fail, each
+    # through on_set_error / on_get_error with the core's "key is longer than 250 bytes".
+    Carp::carp("CHI::Driver::Mcpool: the namespace '$p{namespace}' leaves $room bytes of "
+            . "memcached's 250 for keys, too few for a digested key (32 bytes): keys longer "
+            . "than $self->{max_key_length} bytes will fail")
+        if $room < 32;
     return;
 }
 
+sub _true {
+    my $v = shift;
+    return defined $v && $v ne '' && $v ne '0' && lc $v ne 'false';
+}
+
+# CHI digests a key of more than max_key_length characters; memcached counts bytes. A key
+# CHI leaves whole that is longer in bytes (a character string: Latin-1 characters take two)
+# is digested as well, rather than refused for its length.
+around 'transform_key' => sub {
+    my ($orig, $self, $key) = @_;
+    $key = $self->$orig($key);
+    my $max = $self->{max_key_length};
+    $key = $self->digest_key($key) if length($key) <= $max && bytes::length($key) > $max;
+    return $key;
+};
+
+# A miss is undef; a failed read (a key refused, a server down or timing out, a value that
+# does not decode) dies with the core's message, which CHI hands to on_get_error (by default
+# logged, and the get returns undef). Told apart by last_error: after a call it is that
+# call's failure or nothing.
 sub fetch {
     my ($self, $key) = @_;
-    return scalar $self->{memd}->get($key);
+    my $v = $self->{memd}->get($key);
+    return $v if defined $v;
+    my $err = Mcpool::last_error();
+    Carp::croak("Mcpool: get $key failed: $err") if length $err;
+    return undef;
 }
 
 # CHI catches what store dies with and applies on_set_error: a failed store (server down,
@@ -157,8 +192,17 @@ CHI's namespace becomes the core's key prefix, C<< "$namespace:" >>.
 Any CHI key works: the core URL-encodes the bytes memcached's text protocol cannot carry
 (C<sanitize_keys>, on by default here; pass C<< sanitize_keys => 0 >> to send keys as
 they are). Keys longer than C<max_key_length> are digested by CHI (MD5, 32 hex digits); its
-default here is a third of what memcached's 250 bytes leave after the namespace (each byte of
-a key may take three once encoded), 80 bytes with the default namespace.
+default here is a third of what memcached's 250 bytes leave after the key prefix
+C<"$namespace:">, counted in bytes (each byte of a key may take three once encoded; all of it
+with C<< sanitize_keys => 0 >>): 80 with the default namespace. So a key CHI leaves whole
+always fits, and a key of characters that take more bytes than C<max_key_length> (CHI counts
+characters) is digested too.
+
+A namespace of more than 217 bytes leaves under 32 bytes, too few for a digest: the driver
+warns when the cache is made (C<... leaves 19 bytes of memcached's 250 for keys, too few for
+a digested key>), short keys still work, and every C<set> or C<get> of a key CHI digests fails
+through C<on_set_error> / C<on_get_error> with the core's C<key is longer than 250 bytes>; it
+is never stored under another key.
 
 =item Multiple keys
 
@@ -167,9 +211,11 @@ with its own expiration time), C<remove_multi> one pipelined delete.
 
 =item Errors
 
-A store that fails (a down server, a value over C<max_size>) dies with the core's message,
-so CHI's C<on_set_error> sees it. A read that fails is a miss, as with
-CHI::Driver::Memcached.
+A store that fails (a down server, a value over C<max_size>, a key too long) dies with the
+core's message, so CHI's C<on_set_error> sees it. A read that fails (the same causes, or a
+value that does not decode) dies with it too, so C<on_get_error> sees it (by default CHI logs
+it and the get returns undef, as for a miss); a miss is undef. C<get_multi_*> leaves failed
+keys out, as misses.
 
 =item Unsupported
 

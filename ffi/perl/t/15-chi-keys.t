@@ -1,0 +1,100 @@
+# CHI::Driver::Mcpool's max_key_length, with real CHI against real memcached: CHI digests a
+# key longer than max_key_length (MD5, 32 hex digits), and the driver sets it to what
+# memcached's 250 bytes leave after the namespace (counted in bytes; a third of it with
+# sanitize_keys, which may encode each byte into 3). Keys CHI leaves whole always fit; keys
+# it digests fit while the namespace leaves 32 bytes; past that (a 230-byte namespace) the
+# sets and gets of such keys fail through CHI's on_set_error / on_get_error, naming the
+# reason, and nothing is stored under another key or read as a wrong value.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+BEGIN {
+    unless (eval { require CHI; 1 }) {
+        print "1..1\nnot ok 1 - missing CHI: apt-get install libchi-perl (ffi/perl/packages.txt)\n";
+        exit 1;
+    }
+}
+
+use McpoolTest;
+use IO::Socket::INET;
+
+# memcached's own count of items, to see that nothing was stored under another key.
+sub curr_items {
+    my $addr = shift;
+    my $s = IO::Socket::INET->new(PeerAddr => $addr, Timeout => 2) or die "connect $addr: $!";
+    print $s "stats\r\n";
+    my $n;
+    while (my $l = <$s>) {
+        $n = $1 if $l =~ /^STAT curr_items (\d+)/;
+        last if $l =~ /^END/;
+    }
+    return $n;
+}
+
+my $srv = start_memcached();
+my $p = unique('chik');
+
+sub cache {
+    my %o = @_;
+    my @w;
+    my $c = do {
+        local $SIG{__WARN__} = sub { push @w, @_ };
+        CHI->new(driver => 'Mcpool', servers => [$srv], on_set_error => 'die',
+            on_get_error => 'die', %o);
+    };
+    return ($c, "@w");
+}
+
+{    # a namespace that leaves room for a digest: every key round-trips
+    my ($c, $w) = cache(namespace => 'n' x 200);    # key prefix 201 bytes: 49 left
+    is($w, '', 'a 200-byte namespace: no warning');
+    is($c->max_key_length, 16, 'max_key_length: a third of the 49 bytes left');
+    for my $k ('short', 'k' x 16, 'k' x 17, 'x' x 300, 'a b:c/' x 10, ':' x 16) {
+        ok($c->set($k, "v $k"), 'set of a ' . length($k) . '-byte key');
+        is($c->get($k), "v $k", '... read back');
+    }
+}
+
+{    # the namespace is counted in bytes, not characters
+    my $ns = "\x{e9}" x 100;    # 100 characters, 200 bytes of UTF-8
+    utf8::upgrade($ns);
+    my ($c) = cache(namespace => $ns);
+    is($c->max_key_length, 16, 'a namespace of 100 two-byte characters: counted as 200 bytes');
+    my $k = ':' x 40;           # 120 bytes once URL-encoded: no room for it whole
+    ok($c->set($k, 'colons'), 'a 40-byte key that would not fit encoded: set (digested)');
+    is($c->get($k), 'colons', '... read back');
+}
+
+{    # a key of characters that take two bytes each: digested when its bytes do not fit
+    my ($c) = cache(namespace => "${p}u");
+    my $max = $c->max_key_length;
+    my $k = "\x{e9}" x $max;    # max_key_length characters, twice as many bytes
+    utf8::upgrade($k);
+    ok($c->set($k, 'accents'), "a key of $max characters, each two bytes: set");
+    is($c->get($k), 'accents', '... read back');
+}
+
+{    # a 230-byte namespace: not even a digest fits
+    my ($c, $w) = cache(namespace => 'n' x 230);    # key prefix 231 bytes: 19 left
+    like($w, qr/leaves 19 bytes .* too few for a digested key/,
+        'a 230-byte namespace warns when the cache is made');
+    is($c->max_key_length, 6, 'max_key_length: a third of the 19 bytes left');
+    my $before = curr_items($srv);
+    ok($c->set('abc', 'short'), 'a key CHI leaves whole (3 bytes) is stored');
+    is($c->get('abc'), 'short', '... and read');
+    my $long = 'k' x 40;
+    eval { $c->set($long, 'v') };
+    like($@, qr/set .* failed: .*longer than 250 bytes/, 'set of a key CHI digests: on_set_error, naming why');
+    eval { $c->get($long) };
+    like($@, qr/get .* failed: .*longer than 250 bytes/, 'get of it: on_get_error, naming why');
+    is(curr_items($srv), $before + 1, 'only the short key was stored, nothing under another key');
+
+    my ($quiet) = cache(namespace => 'n' x 230, on_get_error => 'ignore', on_set_error => 'ignore');
+    $quiet->set($long, 'v');
+    ok(!defined $quiet->get($long), 'with the errors ignored, the get is a miss, never a value');
+}
+
+done_testing;
