@@ -40,7 +40,8 @@ pub enum Distribution {
     /// python-memcached: the same 15-bit CRC and buckets, but a hash of 0 becomes 1.
     PythonMemcached,
     /// Cache::Memcached::Fast with `ketama_points > 0`: a CRC32 continuum seeded from host
-    /// and port, `round(points × weight)` points per server.
+    /// and port (a unix socket: its path and no port), `round(points × weight)` points per
+    /// server.
     CmfKetama {
         /// Cache::Memcached::Fast's `ketama_points` (points per unit of weight).
         points: u32,
@@ -48,11 +49,13 @@ pub enum Distribution {
     /// libmemcached / pylibmc default: sign-extending one-at-a-time hash `% n`, no weights.
     LibmemcachedModula,
     /// libmemcached `MEMCACHED_BEHAVIOR_KETAMA` / pylibmc `ketama`: 100 one-at-a-time points
-    /// per server named `host-i` (port 11211) or `host:port-i`; weights ignored.
+    /// per server named `host-i` (port 11211) or `host:port-i` (a unix socket `path:0-i`);
+    /// weights ignored.
     LibmemcachedKetama,
     /// libmemcached `MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED` / pylibmc `ketama_weighted`,
     /// twemproxy `ketama` + `md5` without server names: MD5, 4 points per digest, 160 points at
-    /// equal weight, counts computed in 32-bit float; names as in `LibmemcachedKetama`.
+    /// equal weight, counts computed in 32-bit float; names as in `LibmemcachedKetama` (for
+    /// twemproxy only with TCP servers: it names a unix socket `path:`, see `TwemproxyKetama`).
     LibmemcachedKetamaWeighted,
     /// libmemcached `MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY`: points named
     /// `/host:port-i`.
@@ -415,12 +418,35 @@ enum Table {
 }
 
 /// libmemcached's name for a server on the continuum: `host` for port 11211, else
-/// `host:port`.
+/// `host:port`. A unix socket is `path:0`: libmemcached keeps port 0 for a socket
+/// (`memcached_server_add_unix_socket`, pylibmc's `/path`, `--SOCKET=`), and only port
+/// 11211 is left out of the name (`update_continuum` in `libmemcached/hosts.cc`).
 fn libmemcached_name(addr: &ServerAddr) -> String {
     match addr {
         ServerAddr::Tcp { host, port: 11211 } => host.clone(),
         ServerAddr::Tcp { host, port } => format!("{host}:{port}"),
-        ServerAddr::Unix(p) => p.display().to_string(),
+        ServerAddr::Unix(p) => format!("{}:0", p.display()),
+    }
+}
+
+/// twemproxy's name for a server without a configured name: as libmemcached's for TCP, and
+/// `path:` for a unix socket. `conf_add_server` (`nc_conf.c`) names it `addr + ":" + port`
+/// unless the port is 11211, and a socket (`/path:weight`) has no port text, so the name is
+/// the path and the colon.
+fn twemproxy_name(addr: &ServerAddr) -> String {
+    match addr {
+        ServerAddr::Unix(p) => format!("{}:", p.display()),
+        tcp => libmemcached_name(tcp),
+    }
+}
+
+/// The host and port texts Cache::Memcached::Fast hashes (`host "\0" port`): it splits the
+/// address at its last `:` (`Fast.xs`), so a unix socket (`/path`, no colon) is the path
+/// and an empty port.
+fn cmf_host_port(addr: &ServerAddr) -> (String, String) {
+    match addr {
+        ServerAddr::Tcp { host, port } => (host.clone(), port.to_string()),
+        ServerAddr::Unix(p) => (p.display().to_string(), String::new()),
     }
 }
 
@@ -455,7 +481,7 @@ fn point_name(naming: Naming, s: &ServerSpec) -> String {
         },
         Naming::ServerName => match &s.name {
             Some(name) => name.clone(),
-            None => libmemcached_name(&s.addr),
+            None => twemproxy_name(&s.addr),
         },
     }
 }
@@ -551,8 +577,7 @@ impl Table {
                     let i = i as u32;
                     match points {
                         Points::Cmf { .. } => {
-                            let host = s.addr.host();
-                            let port = s.addr.port().to_string();
+                            let (host, port) = cmf_host_port(&s.addr);
                             ketama::add_cmf_points(
                                 &mut pts,
                                 i,

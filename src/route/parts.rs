@@ -114,7 +114,7 @@ pub enum Points {
     /// with the key hash.
     LibmemcachedWeightedIfAnyAboveOne,
     /// Cache::Memcached::Fast: `round(points × weight)` chained CRC-32 points of
-    /// `host "\0" port`.
+    /// `host "\0" port` (a unix socket: `path "\0"`, no port).
     Cmf {
         /// `ketama_points`.
         points: u32,
@@ -124,17 +124,18 @@ pub enum Points {
 /// The name a server's points are made from (`"<name>-<i>"`, i from 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Naming {
-    /// libmemcached: `host` for port 11211, else `host:port`.
+    /// libmemcached: `host` for port 11211, else `host:port`; a unix socket `path:0`.
     Libmemcached,
-    /// libmemcached `CONSISTENT_KETAMA_SPY`: `/host:port`.
+    /// libmemcached `CONSISTENT_KETAMA_SPY`: `/host:port` (a unix socket `/path:0`).
     LibmemcachedSpy,
-    /// `host:port`, the port always written, the host as configured (Whalin,
-    /// Cache::Memcached::Fast).
+    /// `host:port`, the port always written, the host as configured (Whalin); a unix socket
+    /// is its path.
     HostPort,
     /// spymemcached: Java's `InetSocketAddress` text (`localhost/127.0.0.1:11211`,
     /// `127.0.0.1:11211`, `[0:0:0:0:0:0:0:1]:11211`; `src/route/java_name.rs`).
     JavaSocketAddress,
-    /// twemproxy: the server's name when it has one, else as [`Naming::Libmemcached`].
+    /// twemproxy: the server's name when it has one, else as [`Naming::Libmemcached`] for
+    /// TCP and `path:` (the path and a colon) for a unix socket.
     ServerName,
 }
 

@@ -7,7 +7,8 @@ import sys
 
 def parser(description):
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("--servers", required=True, help="HOST:PORT[:NAME],... (running, empty memcached)")
+    p.add_argument("--servers", required=True,
+                   help="HOST:PORT[:NAME] or /SOCKET/PATH,... (running, empty memcached)")
     p.add_argument("--weights", help="W,W,... (default: all 1)")
     p.add_argument("--keys", default="-", help="key file, one key per line (default: stdin)")
     p.add_argument("--dead", type=int, default=-1,
@@ -34,12 +35,27 @@ def host_port(server):
     return h, int(p)
 
 
+def is_unix(server):
+    """Whether `server` is a unix socket path."""
+    return server.startswith("/")
+
+
+def label(server):
+    """How a driver reports a server: 'host:port', or the socket path."""
+    return server if is_unix(server) else "%s:%d" % host_port(server)
+
+
 def read_keys(path):
     f = sys.stdin.buffer if path == "-" else open(path, "rb")
     return [line.rstrip(b"\n") for line in f if line.rstrip(b"\n")]
 
 
 def _conn(server):
+    if is_unix(server):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(10)
+        s.connect(server)
+        return s
     return socket.create_connection(host_port(server), timeout=10)
 
 
@@ -76,7 +92,7 @@ def locate_by_probe(servers, keys):
         for k in probe(srv, keys):
             if k in where:
                 sys.exit("key on two servers: %r" % k)
-            where[k] = "%s:%d" % host_port(srv)
+            where[k] = label(srv)
     missing = [k for k in keys if k not in where]
     if missing:
         sys.exit("%d keys on no server, e.g. %r" % (len(missing), missing[0]))

@@ -5,7 +5,7 @@
 # The servers must be running, empty memcached instances: every key is stored through the
 # library, then each server is asked (over a plain socket) which keys it holds.
 #
-#   cache-memcached.pl --servers H:P,H:P [--weights 1,2] [--fast] [--ketama-points N]
+#   cache-memcached.pl --servers H:P|/SOCKET/PATH,... [--weights 1,2] [--fast] [--ketama-points N]
 #                      [--namespace NS] [--keys FILE] [--dead I]
 #
 # --dead I: server I (0-based) is not running; Cache::Memcached's own rehash is turned on
@@ -14,6 +14,7 @@ use strict;
 use warnings;
 use Getopt::Long;
 use IO::Socket::INET;
+use IO::Socket::UNIX;
 
 my ($servers, $weights, $fast, $points, $ns, $keyfile, $dead) = ('', '', 0, 0, '', '-', -1);
 GetOptions('servers=s' => \$servers, 'weights=s' => \$weights, 'fast' => \$fast,
@@ -64,6 +65,8 @@ for my $k (@keys) {
 
 sub conn {
     my ($s) = @_;
+    return IO::Socket::UNIX->new(Peer => $s, Timeout => 5) || die "connect $s: $!\n"
+        if $s =~ m{^/};
     return IO::Socket::INET->new(PeerAddr => $s, Proto => 'tcp', Timeout => 5)
         || die "connect $s: $!\n";
 }

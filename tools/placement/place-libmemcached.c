@@ -3,7 +3,8 @@
  * order. It asks the library directly (memcached_generate_hash: the index of the server a
  * key goes to); no server has to run.
  *
- *   place-libmemcached MODE H:P,H:P,... [W,W,...|-] < keys
+ *   place-libmemcached MODE H:P|/SOCKET/PATH,... [W,W,...|-] < keys
+ *   (a socket path is added with memcached_server_add_unix_socket_with_weight)
  *   MODE: modula | modula-crc (modula + MEMCACHED_HASH_CRC) | ketama (MEMCACHED_BEHAVIOR_KETAMA) | ketama-weighted
  *         (MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED) | consistent | ketama-spy
  *         (MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY) | weighted-distribution
@@ -80,7 +81,10 @@ int main(int argc, char **argv)
     uint32_t w = ws ? (uint32_t)atoi(ws) : 1;
     if (weights)
       ws = strtok_r(NULL, ",", &wsave);
-    check(memcached_server_add_with_weight(memc, s, (in_port_t)port, w), "server_add");
+    if (s[0] == '/')
+      check(memcached_server_add_unix_socket_with_weight(memc, s, w), "server_add_unix_socket");
+    else
+      check(memcached_server_add_with_weight(memc, s, (in_port_t)port, w), "server_add");
   }
   if (strncmp(mode, "set:", 4) == 0) {
     char *list = strdup(mode + 4), *lsave = NULL;
@@ -142,7 +146,11 @@ int main(int argc, char **argv)
       continue;
     uint32_t idx = memcached_generate_hash(memc, line, n);
     const memcached_instance_st *inst = memcached_server_instance_by_position(memc, idx);
-    printf("%s\t%s:%u\n", line, memcached_server_name(inst), (unsigned)memcached_server_port(inst));
+    if (memcached_server_name(inst)[0] == '/')
+      printf("%s\t%s\n", line, memcached_server_name(inst));
+    else
+      printf("%s\t%s:%u\n", line, memcached_server_name(inst),
+             (unsigned)memcached_server_port(inst));
   }
   memcached_free(memc);
   free(servers);

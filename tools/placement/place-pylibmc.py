@@ -19,7 +19,9 @@ for s in servers:
     mcprobe.flush(s)
 # Weights as pylibmc takes them, "host:port:weight" (only when given, so the older cases
 # run exactly as before).
-spec = ["%s:%d" % mcprobe.host_port(s) + (":%d" % w if args.weights else "")
+# A unix socket is its path (pylibmc takes no weight with it).
+spec = [s if mcprobe.is_unix(s) else
+        "%s:%d" % mcprobe.host_port(s) + (":%d" % w if args.weights else "")
         for s, w in zip(servers, weights)]
 mc = pylibmc.Client(spec, binary=False, behaviors=json.loads(args.behaviors))
 for k in keys:

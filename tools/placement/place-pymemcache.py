@@ -13,7 +13,7 @@ servers, _ = mcprobe.servers_weights(args)
 keys = mcprobe.read_keys(args.keys)
 for s in servers:
     mcprobe.flush(s)
-mc = HashClient([mcprobe.host_port(s) for s in servers], allow_unicode_keys=True,
+mc = HashClient([s if mcprobe.is_unix(s) else mcprobe.host_port(s) for s in servers], allow_unicode_keys=True,
                 use_pooling=False)
 for k in keys:
     if not mc.set(k.decode("utf-8"), b"1"):

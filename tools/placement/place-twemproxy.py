@@ -4,7 +4,8 @@ in input order. Servers must be running, empty memcached instances. The script s
 nutcracker on a free loopback port in front of them (`distribution: ketama`, `hash: md5`
 by default), stores every key through it, stops it, then probes each server.
 
-Servers are HOST:PORT or HOST:PORT:NAME (the name goes into nutcracker's config)."""
+Servers are HOST:PORT, HOST:PORT:NAME (the name goes into nutcracker's config) or a unix
+socket path."""
 import os
 import socket
 import subprocess
@@ -33,6 +34,9 @@ for s in servers:
 
 lines = []
 for s, w in zip(servers, weights):
+    if mcprobe.is_unix(s):
+        lines.append("   - %s:%d" % (s, w))  # "/path/unix_socket:weight"
+        continue
     parts = s.split(":")
     name = (" " + parts[2]) if len(parts) > 2 else ""
     lines.append("   - %s:%s:%d%s" % (parts[0], parts[1], w, name))

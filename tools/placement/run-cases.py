@@ -1,14 +1,14 @@
 #!/usr/bin/python3
 """Runs every placement case through the real client libraries and writes the results.
 
-    run-cases.py --keys KEYFILE --out CASEFILE [--only LIB,...] [--list]
+    run-cases.py --keys KEYFILE --out CASEFILE [--only LIB,...] [--unix-only]
 
 For each case (profile × library × server list × weights), the library's driver script in
 this folder places every key of KEYFILE; the result is written to CASEFILE as a block
 
     case PROFILE
     library LABEL
-    servers HOST:PORT[:NAME] ...
+    servers HOST:PORT[:NAME]|/SOCKET/PATH ...
     weights W ...            (only when not all 1)
     ketama-points N          (cmf-ketama only)
     dead I                   (server I is down: the library's own rehash placed its keys)
@@ -16,8 +16,9 @@ this folder places every key of KEYFILE; the result is written to CASEFILE as a 
     expect <one character per key: the server index in 0-9a-z>
     end
 
-memcached instances are started on 127.77.N.I (loopback only) for the drivers that store
-keys and probe servers, and stopped at the end. A library that is not installed is reported
+memcached instances are started on 127.77.N.I (loopback only) and on unix sockets in
+/tmp/mcpool-placement for the drivers that store keys and probe servers, and stopped at the
+end. A library that is not installed is reported
 loudly (a line starting with MISSING) and its cases skipped; the exit status is then 3.
 """
 import argparse
@@ -37,11 +38,18 @@ SPY_JAR = "/usr/share/java/spymemcached.jar"
 INDEX = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-def server_set(n, named=False, dead=None):
+SOCKET_DIR = "/tmp/mcpool-placement"
+
+
+def server_set(n, named=False, dead=None, unix=None):
     """n servers on 127.77.n.(i+1); even positions on port 11211, odd ones on 11300+i.
-    Server `dead` gets port 11999, where nothing listens."""
+    Server `dead` gets port 11999, where nothing listens. unix="mixed": the even positions
+    are unix sockets SOCKET_DIR/uN-I.sock instead; unix="all": every server is one."""
     out = []
     for i in range(n):
+        if unix == "all" or (unix == "mixed" and i % 2 == 0):
+            out.append("%s/u%d-%d.sock" % (SOCKET_DIR, n, i + 1))
+            continue
         port = 11999 if i == dead else (11211 if i % 2 == 0 else 11300 + i)
         s = "127.77.%d.%d:%d" % (n, i + 1, port)
         if named:
@@ -58,11 +66,11 @@ def cases():
     """(profile, library id, driver args, n, weights, named, extra fields)."""
     c = []
 
-    def add(profile, lib, args, ns, weighted=(), named=False, extra=None):
+    def add(profile, lib, args, ns, weighted=(), named=False, extra=None, unix=None):
         for n in ns:
-            c.append((profile, lib, args, n, None, named, extra or {}))
+            c.append((profile, lib, args, n, None, named, extra or {}, unix))
         for n in weighted:
-            c.append((profile, lib, args, n, WEIGHTS[n], named, extra or {}))
+            c.append((profile, lib, args, n, WEIGHTS[n], named, extra or {}, unix))
 
     all_n = (1, 2, 3, 5, 10)
     add("cache-memcached", "perl-cm", [], all_n, (3, 5, 10))
@@ -104,7 +112,33 @@ def cases():
             extra={"dead": str(dead)})
         add("python-memcached", "python-memcached", ["--dead", str(dead)], (n,), (n,),
             extra={"dead": str(dead)})
+    unix_sockets(add)
     return c
+
+
+def unix_sockets(add):
+    """Unix-socket servers (mixed with TCP ones where the library allows): the name each
+    library gives a socket on its continuum. Kept last, so that the cases before them stay
+    as they were."""
+    m = "mixed"
+    add("libmemcached-ketama", "libmemcached", ["ketama"], (2, 3, 5), unix=m)
+    add("libmemcached-ketama-weighted", "libmemcached", ["ketama-weighted"], (3, 5), (3, 5),
+        unix=m)
+    add("libmemcached-ketama-spy", "libmemcached", ["ketama-spy"], (3, 5), unix=m)
+    add("libmemcached-modula", "libmemcached", ["modula"], (3,), unix=m)
+    # pylibmc cannot mix transports in one client.
+    add("libmemcached-ketama", "pylibmc", ["--behaviors", '{"ketama": true}'], (2, 3),
+        unix="all")
+    add("pylibmc:ketama=1", "pylibmc", ["--behaviors", '{"ketama": true}'], (2, 3), unix="all")
+    add("cmf-ketama", "perl-cmf", ["--ketama-points", "150"], (3, 5), (5,),
+        extra={"ketama-points": "150"}, unix=m)
+    add("cache-memcached", "perl-cm", [], (3,), (5,), unix=m)
+    add("twemproxy:hash=fnv1a_64,distribution=ketama", "twemproxy",
+        ["--hash", "fnv1a_64", "--distribution", "ketama"], (3, 5), (5,), unix=m)
+    add("twemproxy:hash=fnv1a_64,distribution=modula", "twemproxy",
+        ["--hash", "fnv1a_64", "--distribution", "modula"], (3, 5), unix=m)
+    add("twemproxy-ketama", "twemproxy", [], (3,), unix=m)
+    add("pymemcache-rendezvous", "pymemcache", [], (3,), unix=m)
 
 
 def settings(add, all_n):
@@ -238,19 +272,41 @@ NEEDS_SERVERS = {"perl-cm", "perl-cmf", "python-memcached", "pylibmc", "pymemcac
                  "twemproxy", "spymemcached", "spy-settings"}
 
 
+def connect(addr, timeout):
+    """A connection to HOST:PORT or to the unix socket at /PATH."""
+    if addr.startswith("/"):
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(timeout)
+        try:
+            s.connect(addr)
+        except OSError:
+            s.close()
+            raise
+        return s
+    host, port = addr.split(":")[:2]
+    return socket.create_connection((host, int(port)), timeout=timeout)
+
+
 def start_memcached(addrs):
     procs = []
+    if any(a.startswith("/") for a in addrs):
+        os.makedirs(SOCKET_DIR, exist_ok=True)
     for a in addrs:
-        host, port = a.split(":")[:2]
+        if a.startswith("/"):
+            if os.path.exists(a):
+                os.unlink(a)  # left by an earlier run (runs hold the lock, one at a time)
+            where = ["-s", a]
+        else:
+            host, port = a.split(":")[:2]
+            where = ["-l", host, "-p", port, "-U", "0"]
         procs.append(subprocess.Popen(
-            ["memcached", "-u", "root", "-l", host, "-p", port, "-U", "0", "-m", "16",
-             "-t", "1", "-c", "64"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            ["memcached", "-u", "root"] + where + ["-m", "16", "-t", "1", "-c", "64"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     deadline = time.time() + 10
     for a in addrs:
-        host, port = a.split(":")[:2]
         while True:
             try:
-                socket.create_connection((host, int(port)), timeout=1).close()
+                connect(a, 1).close()
                 break
             except OSError:
                 if time.time() > deadline:
@@ -277,12 +333,14 @@ def main():
     ap.add_argument("--keys", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", help="comma-separated library ids")
+    ap.add_argument("--unix-only", action="store_true",
+                    help="only the cases with unix-socket servers")
     ap.add_argument("--out-settings",
                     help="write the client-setting cases (CLIENT:...) here instead of --out")
     args = ap.parse_args()
     keys = [k for k in open(args.keys, "rb").read().split(b"\n") if k]
     only = set(args.only.split(",")) if args.only else None
-    todo = [c for c in cases() if only is None or c[1] in only]
+    todo = [c for c in cases() if (only is None or c[1] in only) and (c[7] or not args.unix_only)]
     # One run at a time on this machine: runs share the 127.77.N.I addresses.
     lock = open(os.path.join(tempfile.gettempdir(), "mcpool-placement-cases.lock"), "w")
     fcntl.flock(lock, fcntl.LOCK_EX)
@@ -300,7 +358,7 @@ def main():
             libs.missing.update({lib: "memcached" for lib in NEEDS_SERVERS})
         todo = [c for c in todo if c[1] not in libs.missing]
         addrs = sorted({a for c in todo if c[1] in NEEDS_SERVERS for a in
-                        (":".join(s.split(":")[:2]) for s in server_set(c[3]))})
+                        (":".join(s.split(":")[:2]) for s in server_set(c[3], unix=c[7]))})
         procs = start_memcached(addrs)
         # spymemcached settings: every case in one JVM (a JVM per case would take a minute).
         batched = {}
@@ -323,9 +381,9 @@ def main():
         out = []
         out_settings = []
         for case in todo:
-            profile, lib, dargs, n, weights, named, extra = case
+            profile, lib, dargs, n, weights, named, extra, unix = case
             dead = int(extra["dead"]) if "dead" in extra else None
-            servers = server_set(n, named, dead)
+            servers = server_set(n, named, dead, unix)
             t0 = time.time()
             if id(case) in batched:
                 cmd = ["PlaceSpySettings"] + dargs
@@ -370,6 +428,7 @@ def main():
     finally:
         stop(procs)
         shutil.rmtree(build, ignore_errors=True)
+        shutil.rmtree(SOCKET_DIR, ignore_errors=True)
 
 
 if __name__ == "__main__":
