@@ -7,7 +7,6 @@ use mcpool::{
 use mcpool_testkit::Spawn;
 use std::io::Write;
 use std::process::ExitCode;
-use std::time::Duration;
 
 const MISS: u8 = 1;
 const FAIL: u8 = 2;
@@ -38,6 +37,8 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
         })?;
         b = b.server_spec(spec);
     }
+    // --distribution has one spelling and no other option writes placement (a preset's
+    // comes before it): its place on the command line changes nothing.
     if let Some(d) = &g.distribution {
         let mut dist: Distribution = d.parse().map_err(|e: mcpool::Error| e.to_string())?;
         if let Some(points) = g.ketama_points {
@@ -45,30 +46,7 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
         }
         b = b.distribution(dist);
     }
-    if g.no_sanitize_keys {
-        b = b.sanitize_keys(false);
-    }
-    if let Some(p) = &g.protocol {
-        b = b.protocol(p.parse().map_err(|e: mcpool::Error| e.to_string())?);
-    }
-    if let Some(p) = &g.prefix {
-        b = b.key_prefix(p.as_bytes());
-    }
-    if let Some(f) = &g.value_format {
-        b = b.value_format(f.parse().map_err(|e: mcpool::Error| e.to_string())?);
-    }
-    if let Some(c) = &g.compression_codec {
-        b = b.compression_codec(c.parse().map_err(|e: mcpool::Error| e.to_string())?);
-    }
-    if let Some(l) = g.compression_level {
-        b = b.compression_level(l);
-    }
-    if let Some(ms) = g.connect_timeout_ms {
-        b = b.connect_timeout(Duration::from_millis(ms.max(1)));
-    }
-    if let Some(ms) = g.io_timeout_ms {
-        b = b.io_timeout(Duration::from_millis(ms.max(1)));
-    }
+    // Every other option in command-line order, whatever its spelling: the later wins.
     for (name, value) in g.options.iter().filter(|(n, _)| n != "preset") {
         b = b.set(name, value).map_err(|e| e.to_string())?;
     }

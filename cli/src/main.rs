@@ -45,8 +45,9 @@ Global options:
   --distribution PROFILE              key placement profile (default cache-memcached), or
                                       proxy-pool: every key to the first healthy server
   --ketama-points N                   points per server for cmf-ketama
-  --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by default)
-  --prefix P                          key prefix (namespace)
+  --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by
+                                      default); the same as --sanitize-keys false
+  --prefix P                          key prefix (namespace); the same as --key-prefix P
   --protocol text|meta|binary         wire protocol (default text)
   --value-format NAME                 flag layout of values (default mcpool): mcpool, pylibmc,
                                       python-memcached, pymemcache, cache-memcached-fast,
@@ -55,12 +56,17 @@ Global options:
                                       as text; a value it cannot decode is an error (exit 2)
   --compression-codec zlib|gzip|zstd  codec of compressed values (zstd: mcpool format only)
   --compression-level N               zlib/gzip 0-9 (default 6), zstd 1-22 (default 3)
-  --connect-timeout-ms N              connect timeout (default 1000)
-  --io-timeout-ms N                   socket read/write timeout (default 1000)
+  --connect-timeout-ms N              connect timeout, milliseconds (default 1000): the
+                                      same option as --connect-timeout
+  --io-timeout-ms N                   socket read/write timeout, milliseconds (default
+                                      1000): the same option as --io-timeout
   -h, --help                          this text
 
-Every client option, by name (the core's option table; `--name=value` works too; later
-ones override earlier ones, and --preset applies first whatever its place):
+Every client option, by name (the core's option table; `--name=value` works too).
+Options apply in command-line order whatever their spelling, so a later one overrides
+an earlier one: `--key-prefix b: --prefix a:` stores under a:, `--sanitize-keys true
+--no-sanitize-keys` does not encode, `--io-timeout-ms 500 --io-timeout 2s` waits 2 s.
+--preset applies first whatever its place: every other option overrides it.
 ";
 
 /// The usage text: the fixed part, then one entry per option of the core's table (those
@@ -154,28 +160,16 @@ pub struct Globals {
     pub servers: Vec<String>,
     /// `--weights`.
     pub weights: Option<Vec<u32>>,
-    /// `--distribution`.
+    /// `--distribution` (its only spelling; `--ketama-points` is its parameter).
     pub distribution: Option<String>,
     /// `--ketama-points`.
     pub ketama_points: Option<u32>,
-    /// `--no-sanitize-keys`.
-    pub no_sanitize_keys: bool,
-    /// `--prefix`.
-    pub prefix: Option<String>,
-    /// `--connect-timeout-ms`.
-    pub connect_timeout_ms: Option<u64>,
-    /// `--io-timeout-ms`.
-    pub io_timeout_ms: Option<u64>,
-    /// `--protocol`.
-    pub protocol: Option<String>,
-    /// Options of the core's table given by name (`--io-timeout 250ms`), in order.
+    /// Every other client option, in command-line order, under its name in the core's table:
+    /// `--name value` and the older flags that spell one of them (`--prefix` is key_prefix,
+    /// `--no-sanitize-keys` sanitize_keys false, `--io-timeout-ms N` io_timeout, ...). They
+    /// are applied in this order, so a later one overrides an earlier one whatever the
+    /// spelling of either (`preset` excepted: it applies first).
     pub options: Vec<(String, String)>,
-    /// `--value-format`.
-    pub value_format: Option<String>,
-    /// `--compression-codec`.
-    pub compression_codec: Option<String>,
-    /// `--compression-level`.
-    pub compression_level: Option<i32>,
 }
 
 /// A usage error: printed with a hint, exit status 2.
@@ -223,15 +217,10 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
                 flag,
                 "--servers"
                     | "--weights"
-                    | "--distribution"
                     | "--ketama-points"
                     | "--prefix"
                     | "--connect-timeout-ms"
                     | "--io-timeout-ms"
-                    | "--protocol"
-                    | "--value-format"
-                    | "--compression-codec"
-                    | "--compression-level"
             );
         let value = if takes_value {
             match inline {
@@ -272,19 +261,19 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
             }
             ("--distribution", Some(v)) => g.distribution = Some(v),
             ("--ketama-points", Some(v)) => g.ketama_points = Some(count(flag, &v, 1)?),
-            ("--prefix", Some(v)) => g.prefix = Some(v),
-            ("--connect-timeout-ms", Some(v)) => g.connect_timeout_ms = Some(num(&v)?),
-            ("--io-timeout-ms", Some(v)) => g.io_timeout_ms = Some(num(&v)?),
-            ("--protocol", Some(v)) => g.protocol = Some(v),
-            ("--value-format", Some(v)) => g.value_format = Some(v),
-            ("--compression-codec", Some(v)) => g.compression_codec = Some(v),
-            ("--compression-level", Some(v)) => {
-                g.compression_level = Some(
-                    v.parse()
-                        .map_err(|_| format!("{flag} takes a number, not {v:?}"))?,
-                )
+            // The older flags: each is one option of the table, applied in its place.
+            ("--prefix", Some(v)) => g.options.push(("key_prefix".into(), v)),
+            ("--no-sanitize-keys", None) => {
+                g.options.push(("sanitize_keys".into(), "false".into()))
             }
-            ("--no-sanitize-keys", None) => g.no_sanitize_keys = true,
+            ("--connect-timeout-ms", Some(v)) => {
+                let ms = num(&v)?.max(1);
+                g.options.push(("connect_timeout".into(), ms.to_string()));
+            }
+            ("--io-timeout-ms", Some(v)) => {
+                let ms = num(&v)?.max(1);
+                g.options.push(("io_timeout".into(), ms.to_string()));
+            }
             (_, Some(v)) if table.is_some() => {
                 let name = table.map_or("", |o| o.name);
                 g.options.push((name.to_owned(), v));

@@ -440,3 +440,84 @@ fn ring_says_where_a_command_stores_the_key() {
         }
     }
 }
+
+/// Options apply in command-line order whatever their spelling: `--prefix` and
+/// `--key-prefix`, `--no-sanitize-keys` and `--sanitize-keys` are one option each, and the
+/// later one wins (the short flags were applied before every `--name value`, so an earlier
+/// `--key-prefix` beat a later `--prefix`). `--preset` applies first wherever it is written.
+/// The key is looked up on the servers as stored, and `ring` names the same server.
+#[test]
+fn options_apply_in_command_line_order_whatever_their_spelling() {
+    let mcs: Vec<Memcached> = (0..3).map(|_| Memcached::start(&[])).collect();
+    let list = mcs
+        .iter()
+        .map(Memcached::addr)
+        .collect::<Vec<_>>()
+        .join(",");
+    // (options, the wire key's prefix, whether the key is URL-encoded)
+    let cases: &[(&[&str], &str, bool)] = &[
+        (&["--key-prefix", "b:", "--prefix", "a:"], "a:", false),
+        (&["--prefix", "a:", "--key-prefix", "b:"], "b:", false),
+        (
+            &["--prefix=a:", "--key-prefix=b:", "--prefix", "c:"],
+            "c:",
+            false,
+        ),
+        (
+            &[
+                "--distribution",
+                "whalin-native",
+                "--sanitize-keys",
+                "true",
+                "--no-sanitize-keys",
+            ],
+            "",
+            false,
+        ),
+        (
+            &[
+                "--distribution",
+                "whalin-native",
+                "--no-sanitize-keys",
+                "--sanitize-keys",
+                "true",
+            ],
+            "",
+            true,
+        ),
+        // The whalin preset encodes keys; it applies first, so the flag before it wins.
+        (&["--no-sanitize-keys", "--preset", "whalin"], "", false),
+        (&["--preset", "whalin"], "", true),
+    ];
+    for (case, &(opts, prefix, encoded)) in cases.iter().enumerate() {
+        let keys: Vec<String> = (0..4).map(|i| format!("order{case}/k{i}")).collect();
+        let mut g = vec!["--servers", list.as_str()];
+        g.extend_from_slice(opts);
+        let (c, servers, err) = ring(&g, &keys);
+        assert_eq!(c, 0, "{opts:?}: {err}");
+        assert_eq!(servers.len(), keys.len(), "{opts:?}");
+        for (k, server) in keys.iter().zip(&servers) {
+            let mut a = g.clone();
+            a.extend(["set", k.as_str(), "v"]);
+            let o = mcpool(&a);
+            assert_eq!(
+                code(&o),
+                0,
+                "{opts:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let k = if encoded {
+                k.replace('/', "%2F")
+            } else {
+                k.clone()
+            };
+            let wire = format!("{prefix}{k}");
+            let holders: Vec<String> = mcs
+                .iter()
+                .map(Memcached::addr)
+                .filter(|addr| raw_has(addr, &wire))
+                .collect();
+            assert_eq!(holders, [server.as_str()], "{opts:?}: stored as {wire}?");
+        }
+    }
+}

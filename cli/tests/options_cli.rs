@@ -123,3 +123,37 @@ fn io_timeout_flag_is_honoured() {
     );
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
+
+/// `--io-timeout-ms N` and `--io-timeout D` are one option: the later one wins (the `-ms`
+/// flag used to be applied before every `--name value`, whatever its place); a preset's
+/// timeout (whalin: 30 s) applies first, so any timeout flag overrides it.
+#[test]
+fn io_timeout_spellings_apply_in_command_line_order() {
+    let (addr, _) = common::fake::fake(16, |_, _, _| common::fake::Then::Continue);
+    let run = |opts: &[&str]| {
+        let mut a = vec!["--servers", addr.as_str(), "--operation-timeout", "0"];
+        a.extend_from_slice(opts);
+        a.extend(["get", "k"]);
+        let start = Instant::now();
+        let o = mcpool(&a);
+        (o.status.code(), start.elapsed(), text(&o.stderr))
+    };
+    for opts in [
+        &["--io-timeout", "20s", "--io-timeout-ms", "200"][..],
+        &["--io-timeout-ms", "20000", "--io-timeout", "200ms"],
+        &["--io-timeout-ms", "200", "--preset", "whalin"],
+        &["--preset", "whalin", "--io-timeout=200ms"],
+    ] {
+        let (c, took, err) = run(opts);
+        assert_eq!(c, Some(2), "{opts:?}: {err}");
+        assert!(
+            err.contains("timed out") || err.contains("timeout"),
+            "{err}"
+        );
+        assert!(took < Duration::from_secs(10), "{opts:?}: {took:?}");
+    }
+    // The other way round: the later, longer timeout is the one waited for.
+    let (c, took, err) = run(&["--io-timeout", "200ms", "--io-timeout-ms", "1500"]);
+    assert_eq!(c, Some(2), "{err}");
+    assert!(took >= Duration::from_millis(1500), "{took:?}");
+}
