@@ -1,7 +1,8 @@
 //! `mcpool stats --client [--ops N] [--threads T] [--format table|prometheus]`: a short checked
 //! load against the servers, then the client's own per-server metrics (what an application
 //! would see), as a table or in the Prometheus text format (the load's summary then goes to
-//! standard error).
+//! standard error). Exit status 2 when an operation of the load failed (an error, not a
+//! miss) or a value crossed over, after the metrics are printed; 0 otherwise.
 
 use mcpool::{Client, ServerMetrics};
 use std::process::ExitCode;
@@ -88,11 +89,20 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
         println!("{summary}");
         print_table(&client.metrics());
     }
-    Ok(if crossed.load(Ordering::Relaxed) > 0 {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
-    })
+    // The load checks the servers: an operation that failed (an error, not a miss) or a
+    // value that crossed over is exit 2, as every command's errors are; the metrics above
+    // are printed either way.
+    let (errors, crossed) = (
+        errors.load(Ordering::Relaxed),
+        crossed.load(Ordering::Relaxed),
+    );
+    if errors > 0 || crossed > 0 {
+        eprintln!(
+            "mcpool: stats --client: {errors} of {ops} operations failed, {crossed} crossed values"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_table(metrics: &[ServerMetrics]) {

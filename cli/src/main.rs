@@ -25,7 +25,9 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   version                    each server's version
   stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...)
   stats --client [--ops N] [--threads T] [--format table|prometheus]
-                             a short checked load, then this client's per-server metrics
+                             a short checked load, then this client's per-server metrics;
+                             exit 2 when any operation of the load failed (not a miss)
+                             or a value crossed over
   flush [DELAY]              invalidate every item on every server
   ring [--keys FILE] [...]   which server each key lives on (no network I/O); see `mcpool ring --help`
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`

@@ -521,3 +521,40 @@ fn options_apply_in_command_line_order_whatever_their_spelling() {
         }
     }
 }
+
+/// `stats --client` is a health check: when operations of its load fail (a refused port:
+/// every one; one dead server of two: some) it exits 2, after printing the metrics, in
+/// either format. It used to exit 0 unless a value crossed over.
+#[test]
+fn stats_client_exits_2_when_the_load_has_errors() {
+    // A loopback port that refuses: bound, then closed.
+    let refused = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let o = on(&refused, &["stats", "--client", "--ops", "20"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{out}{err}");
+    assert!(
+        out.contains(", 20 errors,") && out.contains("conn_err"),
+        "{out}"
+    );
+    assert!(err.contains("20 of 20 operations failed"), "{err}");
+    let o = on(
+        &refused,
+        &["stats", "--client", "--ops", "20", "--format", "prometheus"],
+    );
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("mcpool_operations_total"));
+    // One live server and one refusing: the errors on the dead one are errors still.
+    let mc = Memcached::start(&[]);
+    let both = format!("{},{refused}", mc.addr());
+    let o = on(&both, &["stats", "--client", "--ops", "200"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(code(&o), 2, "{out}");
+    assert!(!out.contains(" 0 errors,"), "{out}");
+    // A healthy server: 0 (commands_and_exit_statuses checks it too).
+    let o = on(&mc.addr(), &["stats", "--client", "--ops", "200"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}
