@@ -688,7 +688,10 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** Per key: true for OK, false for an answer that says no; the first error is thrown
-     * once every item was tried. */
+     * once every item was tried. A key given more than once (each occurrence is sent, in
+     * order) is true when any of its occurrences was done: deleteMulti([k, k]) deletes k
+     * with the first and finds nothing with the second, and k was deleted (docs/errors.md,
+     * "A key given more than once"). */
     private static Map<String, Boolean> answers(String[] keys, int[] st) {
         Map<String, Boolean> out = new LinkedHashMap<>((int) (keys.length / 0.75f) + 1);
         int failed = -1;
@@ -696,7 +699,7 @@ public final class Mcpool implements AutoCloseable {
             if (st[i] == Native.OK) {
                 out.put(keys[i], true);
             } else if (st[i] == Native.NOT_FOUND || st[i] == Native.NOT_STORED || st[i] == Native.EXISTS) {
-                out.put(keys[i], false);
+                out.putIfAbsent(keys[i], false); // never over an earlier occurrence's true
             } else if (failed < 0) {
                 failed = i;
             }
@@ -751,7 +754,9 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** Deletes the keys in one pipelined round trip per server: key to true when deleted,
-     * false when it did not exist; the first error is thrown. */
+     * false when it did not exist; the first error is thrown. A key listed more than once
+     * is deleted by its first occurrence and maps to true (false only when no occurrence
+     * deleted it). */
     public Map<String, Boolean> deleteMulti(Collection<String> keys) {
         notNull(keys, "key collection");
         String[] ka = keys.toArray(new String[0]);

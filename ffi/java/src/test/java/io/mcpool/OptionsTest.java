@@ -176,6 +176,26 @@ public class OptionsTest {
         }
     }
 
+    /** A key listed twice is one entry of the result map, true when either occurrence did
+     * it: deleteMulti([k, k]) deletes k with the first (the second finds nothing), so k maps
+     * to true; it mapped to false (the second occurrence's NOT_FOUND overwrote it). */
+    @Test
+    public void aKeyListedTwiceIsOneAnswer() {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
+            assertTrue(mc.set("dup:d1", "v", 0));
+            Map<String, Boolean> d = mc.deleteMulti(java.util.Arrays.asList("dup:d1", "dup:d1", "dup:none", "dup:none"));
+            assertEquals(2, d.size());
+            assertEquals(Boolean.TRUE, d.get("dup:d1"));
+            assertEquals(Boolean.FALSE, d.get("dup:none"));
+            assertNull(mc.get("dup:d1"));
+            d = mc.deleteMulti(java.util.Arrays.asList("dup:d1", "dup:d1"));
+            assertEquals(java.util.Collections.singletonMap("dup:d1", false), d);
+            // getMulti: a key asked twice is one entry with its value, a miss none.
+            assertTrue(mc.set("dup:g", "v", 0));
+            assertEquals(java.util.Collections.singletonMap("dup:g", "v"), mc.getMulti("dup:g", "dup:none", "dup:g", "dup:none"));
+        }
+    }
+
     /** A deliberately broken fake server: answers every request line with a line no
      * memcached sends. */
     static final class GarbageServer implements AutoCloseable {
