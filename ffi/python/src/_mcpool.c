@@ -1482,8 +1482,36 @@ static PyObject *Client_delete(ClientObject *self, PyObject *const *args, Py_ssi
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
-/* Every key in one pipelined round trip per server: True when all existed; a key's error
- * (not a miss) raises. */
+/* Whether every key whose delete found nothing was deleted by another occurrence of the same
+ * key in this call: each occurrence is sent, in order, so delete_multi([k, k]) deletes k with
+ * the first and finds nothing with the second, and k was deleted (docs/errors.md, "A key
+ * given more than once"). Keys compare as the bytes sent. 1 yes, 0 no, -1 with an exception. */
+static int misses_deleted_by_another(const keys_t *ks, const mcpool_status *sts) {
+    PyObject *deleted = PySet_New(NULL), *b;
+    int r = 1;
+    if (deleted == NULL)
+        return -1;
+    for (Py_ssize_t i = 0; r == 1 && i < ks->n; i++) {
+        if (sts[i] != MCPOOL_OK)
+            continue;
+        b = PyBytes_FromStringAndSize((const char *)ks->ptrs[i], (Py_ssize_t)ks->lens[i]);
+        if (b == NULL || PySet_Add(deleted, b) < 0)
+            r = -1;
+        Py_XDECREF(b);
+    }
+    for (Py_ssize_t i = 0; r == 1 && i < ks->n; i++) {
+        if (sts[i] != MCPOOL_NOT_FOUND)
+            continue;
+        b = PyBytes_FromStringAndSize((const char *)ks->ptrs[i], (Py_ssize_t)ks->lens[i]);
+        r = b == NULL ? -1 : PySet_Contains(deleted, b);
+        Py_XDECREF(b);
+    }
+    Py_DECREF(deleted);
+    return r;
+}
+
+/* Every key in one pipelined round trip per server: True when every key was deleted (by one
+ * of its occurrences, for a key given more than once); a key's error (not a miss) raises. */
 static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"key_prefix", 2}, {"noreply", 3}};
     PyObject *a[4];
@@ -1507,16 +1535,23 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
         st = mcpool_client_delete_multi(self->client, ks.ptrs, ks.lens, (size_t)ks.n, sts);
         Py_END_ALLOW_THREADS
     }
+    int deleted_any = 0;
     for (Py_ssize_t i = 0; st == MCPOOL_OK && i < ks.n; i++) {
         if (sts[i] == MCPOOL_NOT_FOUND)
             all = 0;
         else if (sts[i] != MCPOOL_OK)
             st = sts[i];
+        else
+            deleted_any = 1;
     }
+    if (st == MCPOOL_OK && !all && deleted_any)
+        all = misses_deleted_by_another(&ks, sts);
     PyMem_Free(sts);
     keys_free(&ks);
     if (st != MCPOOL_OK)
         return raise_status(st);
+    if (all < 0)
+        return NULL;
     return PyBool_FromLong(all);
 }
 
@@ -2153,7 +2188,7 @@ static PyMethodDef Client_methods[] = {
      "delete(key)\n--\n\nDeletes key; True when it existed."},
     {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi, FAST,
      "delete_multi(keys, time=None, key_prefix='')\n--\n\nDeletes every key; True when all "
-     "existed."},
+     "existed (a key listed twice counts once: deleted by its first occurrence)."},
     {"incr_multi", (PyCFunction)(void (*)(void))Client_incr_multi, FAST,
      "incr_multi(keys, delta=1, key_prefix='')\n--\n\nAdds delta to every key in one "
      "pipelined round trip per server: the list of new values, None for a missing key."},

@@ -235,3 +235,21 @@ def test_docstrings_and_stubs():
     d = os.path.dirname(mcpool.__file__)
     assert os.path.exists(os.path.join(d, "py.typed"))
     assert os.path.exists(os.path.join(d, "__init__.pyi"))
+
+
+def test_delete_multi_with_a_key_listed_twice(mc, prefix):
+    """Each occurrence is sent in order: the first deletes the key, the second finds nothing,
+    and the key was deleted: True (it was False, the second occurrence's miss counted)."""
+    mc.set(prefix + "d1", b"v")
+    assert mc.delete_multi([prefix + "d1", prefix + "d1"]) is True
+    assert mc.get(prefix + "d1") is None
+    assert mc.delete_multi([prefix + "d1", prefix + "d1"]) is False
+    # a str key and its bytes are one key, and key_prefix applies before comparing
+    mc.set(prefix + "d2", b"v")
+    assert mc.delete_multi([prefix + "d2", (prefix + "d2").encode()]) is True
+    mc.set(prefix + "d3", b"v")
+    assert mc.delete_multi(["d3", "d3"], key_prefix=prefix) is True
+    # a key that no occurrence deleted is still a miss
+    mc.set(prefix + "d4", b"v")
+    assert mc.delete_multi([prefix + "d4", prefix + "gone", prefix + "d4", prefix + "gone"]) is False
+    assert mc.get(prefix + "d4") is None
