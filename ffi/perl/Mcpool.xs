@@ -828,7 +828,10 @@ mcp_answer(mcpool_status st)
 /* A _multi command's results, as Cache::Memcached::Fast returns them: in list context one
  * per argument, in order (1, "" for a cache answer that says no, undef for an error); in
  * scalar context a hash reference of key => result for the defined results; in void
- * context nothing. Written from ST(0) (the call has n + 1 slots); returns how many. */
+ * context nothing. Written from ST(0) (the call has n + 1 slots); returns how many. A key
+ * given more than once is sent once per occurrence, in order; its hash entry is 1 when any
+ * occurrence was done ("" never replaces 1): delete_multi(k, k) deletes k with the first and
+ * finds nothing with the second, and k was deleted (docs/errors.md). */
 static SSize_t
 mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
 {
@@ -839,12 +842,15 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
         HV *hv = newHV();
         SV *rv = sv_2mortal(newRV_noinc((SV *)hv)); /* freed if a key's magic dies */
         for (i = 0; i < n; i++) {
-            SV *v;
+            SV *v, *key;
             int a = mcp_answer(st[i]);
             if (a == MCP_ANSWER_ERROR)
                 continue;
+            key = mcp_result_key(aTHX_ PL_stack_base[ax + 1 + i]);
+            if (a == MCP_ANSWER_NO && hv_exists_ent(hv, key, 0))
+                continue; /* an earlier occurrence's answer stands */
             v = a == MCP_ANSWER_YES ? newSViv(1) : newSVpvs("");
-            if (!hv_store_ent(hv, mcp_result_key(aTHX_ PL_stack_base[ax + 1 + i]), v, 0))
+            if (!hv_store_ent(hv, key, v, 0))
                 SvREFCNT_dec(v);
         }
         PL_stack_base[ax] = rv;

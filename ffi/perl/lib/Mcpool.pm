@@ -334,7 +334,11 @@ for my $cmd (qw(incr decr touch)) {
         my %h;
         for my $i (0 .. $#r) {
             next unless defined $r[$i];
-            $h{ ref $args[$i] eq 'ARRAY' ? $args[$i][0] : $args[$i] } = $r[$i];
+            my $k = ref $args[$i] eq 'ARRAY' ? $args[$i][0] : $args[$i];
+            # A key given more than once: the last occurrence done (a counter's latest
+            # value); a false answer never replaces one that was done (docs/errors.md).
+            next if !$r[$i] && exists $h{$k};
+            $h{$k} = $r[$i];
         }
         return \%h;
     };
@@ -497,7 +501,11 @@ as C<"0E0">), false for a missing key, nothing on error. C<get> returns the valu
 reference of the keys found. The C<_multi> store forms and
 C<delete_multi> return a list of results, one per argument and in order (C<undef> for an item
 that failed), in list context, and a hash reference of key =E<gt> result for the defined
-results in scalar context; in void context they still run.
+results in scalar context; in void context they still run. A key given more than once is
+sent once per occurrence, in order; in the hash it is true when any occurrence was done (the
+last such one's result: a counter's latest value), false only when none was:
+C<< scalar $memd->delete_multi('k', 'k') >> deletes C<k> with the first and finds nothing
+with the second, and returns C<< { k =E<gt> 1 } >>.
 
 =back
 

@@ -376,4 +376,24 @@ my $long = 'k' x 251;
     is(Mcpool::_sv_count() - $before, 0, 'no scalar leaked by get_multi, gets_multi, set_multi, delete_multi, get, gets');
 }
 
+# ----- a key given more than once: sent once per occurrence; in scalar context one entry,
+# true when any occurrence was done (it was the last occurrence's answer) -----
+{
+    my $d = unique('dup');
+    $m->set("${d}1", 'v');
+    is_deeply([$m->delete_multi("${d}1", "${d}1")], [1, ''], 'delete_multi(k, k), list context: one result per occurrence');
+    $m->set("${d}1", 'v');
+    is_deeply(scalar $m->delete_multi("${d}1", "${d}1", "${d}none", "${d}none"),
+        { "${d}1" => 1, "${d}none" => '' },
+        'delete_multi(k, k), scalar context: deleted by the first occurrence, 1 (not the second one\'s "")');
+    ok(!defined $m->get("${d}1"), '... and gone');
+    is_deeply(scalar $m->delete_multi(["${d}1"], ["${d}1"]), { "${d}1" => '' }, '... again: no occurrence deleted it, ""');
+    is_deeply(scalar $m->add_multi(["${d}a", 'x'], ["${d}a", 'y']), { "${d}a" => 1 }, 'add_multi(k, k): added by the first, 1');
+    is($m->get("${d}a"), 'x', '... with the first one\'s value');
+    $m->set("${d}n", 5);
+    is_deeply(scalar $m->incr_multi("${d}n", ["${d}n", 2]), { "${d}n" => 8 }, 'incr_multi(k, k), scalar context: the latest value');
+    is_deeply(scalar $m->touch_multi(["${d}n", 100], ["${d}nope", 100], ["${d}n", 100]), { "${d}n" => 1, "${d}nope" => '' },
+        'touch_multi(k, k)');
+}
+
 done_testing;
