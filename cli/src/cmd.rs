@@ -45,6 +45,9 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
             dist = with_points(dist, points)?;
         }
         b = b.distribution(dist);
+    } else if g.ketama_points.is_some() {
+        // A points count for no named profile would be silently ignored: say so instead.
+        return Err("--ketama-points needs --distribution (e.g. --distribution cmf-ketama)".into());
     }
     // Every other option in command-line order, whatever its spelling: the later wins.
     for (name, value) in g.options.iter().filter(|(n, _)| n != "preset") {

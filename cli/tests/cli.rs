@@ -296,6 +296,19 @@ fn numbers_beyond_u32_are_refused_not_wrapped() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(global[0]), "{global:?}: {err}");
     }
+    // A points count with no --distribution to apply to is refused, not ignored.
+    for preset in [&[][..], &["--preset", "cache-memcached-fast"]] {
+        let mut a = vec!["--servers", s.as_str()];
+        a.extend_from_slice(preset);
+        a.extend(["--ketama-points", "150", "set", "k3", "v"]);
+        let o = mcpool(&a);
+        assert_eq!(code(&o), 2, "{preset:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("--ketama-points needs --distribution"),
+            "{err}"
+        );
+    }
 }
 
 #[test]
