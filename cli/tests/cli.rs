@@ -219,6 +219,14 @@ fn value_formats_from_the_command_line() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("zstd"));
 }
 
+/// The servers (`host:port`) that hold `wire`, asked directly.
+fn holders_of(mcs: &[Memcached], wire: &str) -> Vec<String> {
+    mcs.iter()
+        .map(Memcached::addr)
+        .filter(|addr| raw_has(addr, wire))
+        .collect()
+}
+
 /// Whether `addr` holds `key` (a plain-socket get, no prefix or format applied).
 fn raw_has(addr: &str, key: &str) -> bool {
     use std::io::{BufRead, BufReader, Write};
@@ -444,11 +452,7 @@ fn ring_says_where_a_command_stores_the_key() {
             a.extend(["set", k.as_str(), "v"]);
             assert_eq!(code(&mcpool(&a)), 0);
             let wire = format!("{prefix}{k}");
-            let holders: Vec<String> = mcs
-                .iter()
-                .map(Memcached::addr)
-                .filter(|addr| raw_has(addr, &wire))
-                .collect();
+            let holders = holders_of(&mcs, &wire);
             assert_eq!(holders, [server.as_str()], "{d} {extra:?} {k}");
         }
     }
@@ -525,11 +529,7 @@ fn options_apply_in_command_line_order_whatever_their_spelling() {
                 k.clone()
             };
             let wire = format!("{prefix}{k}");
-            let holders: Vec<String> = mcs
-                .iter()
-                .map(Memcached::addr)
-                .filter(|addr| raw_has(addr, &wire))
-                .collect();
+            let holders = holders_of(&mcs, &wire);
             assert_eq!(holders, [server.as_str()], "{opts:?}: stored as {wire}?");
         }
     }
