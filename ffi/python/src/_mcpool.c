@@ -29,6 +29,8 @@ typedef struct {
     mcpool_client *client;
     int pickle;
     int pickle_bools; /* bools pickled (python-memcached's convention), with pickle on */
+    int pickle_subclasses; /* with pickle on: subclasses of bytes/str/int (not bool) pickled,
+                            * as python-memcached and pymemcache (`type(v) is int`) */
     PyObject *dumps, *loads, *protocol; /* pickle.dumps/loads and the protocol number */
     PyObject *on_event; /* the event callback (kept alive as long as the client), or NULL */
     PyObject *on_operation; /* the per-operation callback (alive as long as the client), or NULL */
@@ -204,6 +206,21 @@ static const char *tpname(PyObject *o, char *buf) {
     return buf;
 }
 
+/* Sets cause (a reference stolen; NULL: nothing) as the __cause__ of the exception being
+ * raised. */
+static void set_cause(PyObject *cause) {
+    if (cause == NULL)
+        return;
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (v != NULL)
+        PyException_SetCause(v, cause); /* steals cause */
+    else
+        Py_DECREF(cause);
+    PyErr_Restore(t, v, tb);
+}
+
 /* A str's UTF-8 bytes, cached in the str itself (PyUnicode_AsUTF8AndSize, in the limited API
  * from 3.10): *owner is a new reference to s, which keeps *p valid until it is released.
  * -1 with an exception. */
@@ -219,8 +236,10 @@ static int utf8(PyObject *s, const char **p, Py_ssize_t *n, PyObject **owner) {
             raise_with(ClientError, MCPOOL_INVALID_ARGUMENT,
                        PyUnicode_FromFormat("a str that UTF-8 cannot encode (a lone "
                                             "surrogate): %S", v));
+            /* the UnicodeEncodeError as its __cause__: the compat layers raise it as their
+             * peers do (python-memcached's .encode('utf-8')) */
+            set_cause(v);
             Py_XDECREF(t);
-            Py_XDECREF(v);
             Py_XDECREF(tb);
         }
         return -1;
@@ -333,6 +352,14 @@ typedef struct {
 
 static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     out->owner = NULL;
+    /* python-memcached's and pymemcache's type test is exact (`type(v) is int`): an IntEnum,
+     * a (str, Enum) member, a str subclass is pickled and reads back as itself. pylibmc's
+     * (PyLong_Check, ...) takes subclasses as their base kind. bool: pickle_bools. */
+    if (self->pickle && self->pickle_subclasses && !PyBool_Check(v) &&
+        ((PyBytes_Check(v) && !PyBytes_CheckExact(v)) ||
+         (PyUnicode_Check(v) && !PyUnicode_CheckExact(v)) ||
+         (PyLong_Check(v) && !PyLong_CheckExact(v))))
+        goto pickled;
     if (PyBytes_Check(v)) {
         char *c;
         if (PyBytes_AsStringAndSize(v, &c, &out->n) < 0)
@@ -365,17 +392,29 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
             out->kind = MCPOOL_KIND_INT;
             return 0;
         }
+        if (overflow > 0) {
+            /* 2**63..2**64-1, memcached's own counter range: its digits, an INT the core
+             * takes (and refuses, under a format whose integers are Java's 64-bit long) */
+            unsigned long long u = PyLong_AsUnsignedLongLong(v);
+            if (!(u == (unsigned long long)-1 && PyErr_Occurred())) {
+                out->n = snprintf(out->buf, sizeof out->buf, "%llu", u);
+                out->p = out->buf;
+                out->kind = MCPOOL_KIND_INT;
+                return 0;
+            }
+            PyErr_Clear();
+        }
         if (!self->pickle) {
             PyErr_Format(ClientError,
-                         "cannot store the int %R: integers are signed 64-bit "
-                         "(-2**63..2**63-1) in every value format (Client(pickle=True) "
-                         "pickles a larger one)",
+                         "cannot store the int %R: integers are -2**63..2**64-1 "
+                         "(Client(pickle=True) pickles a larger one)",
                          v);
             return -1;
         }
         /* with pickle on, a larger int is an object like any other */
     }
     if (self->pickle) {
+    pickled:;
         PyObject *b = PyObject_CallFunctionObjArgs(self->dumps, v, self->protocol, NULL);
         if (b == NULL)
             return -1;
@@ -713,17 +752,17 @@ static void op_trampoline(void *userdata, const mcpool_op_record *r) {
  * core's option table as it is (mcpool_config_set), in order: this file knows no option. */
 static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"servers", "options", "pickle", "pickle_protocol", "on_event",
-                             "pickle_bools", "on_operation", NULL};
+                             "pickle_bools", "on_operation", "pickle_subclasses", NULL};
     PyObject *servers, *options, *pickle = Py_False, *pickle_protocol = Py_None,
                                  *on_event = Py_None, *pickle_bools = Py_False,
-                                 *on_operation = Py_None;
+                                 *on_operation = Py_None, *pickle_subclasses = Py_None;
     if (self->client != NULL) {
         PyErr_SetString(ClientError, "Client.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOOO", kwlist, &servers, &options,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOOOO", kwlist, &servers, &options,
                                      &pickle, &pickle_protocol, &on_event, &pickle_bools,
-                                     &on_operation))
+                                     &on_operation, &pickle_subclasses))
         return -1;
     if (!PyList_Check(servers) || !PyList_Check(options)) {
         PyErr_SetString(PyExc_TypeError, "_Client(servers, options): two lists");
@@ -821,7 +860,18 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     }
     mcpool_status st = mcpool_client_new(cfg, &self->client);
     mcpool_config_free(cfg);
-    return st == MCPOOL_OK ? 0 : (raise_status(st), -1);
+    if (st != MCPOOL_OK)
+        return raise_status(st), -1;
+    if (pickle_subclasses != Py_None) {
+        self->pickle_subclasses = PyObject_IsTrue(pickle_subclasses) == 1;
+    } else {
+        /* the value format's writer's rule: python-memcached's table (also pymemcache's),
+         * the one whose int flag is 2 (_FLAG_INTEGER), tests `type(v) is int` */
+        uint32_t f = 0;
+        self->pickle_subclasses =
+            mcpool_client_kind_flags(self->client, MCPOOL_KIND_INT, &f) == MCPOOL_OK && f == 2;
+    }
+    return 0;
 fail:
     mcpool_config_free(cfg);
     return -1;
@@ -1259,7 +1309,9 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
         Py_RETURN_TRUE;
-    if (st == MCPOOL_EXISTS)
+    /* EXISTS: changed since gets(); NOT_STORED: fail_open's answer for a server that could
+     * not be reached (the core's, as for set/add/replace) */
+    if (st == MCPOOL_EXISTS || st == MCPOOL_NOT_STORED)
         Py_RETURN_FALSE;
     if (st == MCPOOL_NOT_FOUND)
         Py_RETURN_NONE;

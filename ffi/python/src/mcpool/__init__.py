@@ -193,7 +193,12 @@ class Client(_Client):
     off by default: unpickling what another process wrote executes its code),
     ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``), ``pickle_bools`` (with
     ``pickle``: store ``True``/``False`` pickled, as python-memcached does, instead of as the
-    integers 1/0 under a value format without booleans, as pylibmc does), ``on_event`` (called as
+    integers 1/0 under a value format without booleans, as pylibmc does),
+    ``pickle_subclasses`` (with ``pickle``: store an instance of a subclass of ``bytes``,
+    ``str`` or ``int`` other than ``bool``, e.g. an ``IntEnum`` or a ``(str, Enum)`` member,
+    pickled, so it reads back as itself; default: the value format's writer's rule, on for
+    ``"python-memcached"`` and ``"pymemcache"``, whose type test is ``type(v) is int``, off
+    for the others, which store it as its base kind as pylibmc does), ``on_event`` (called as
     ``on_event(kind, server, failures, retry_in_seconds)`` with kind ``"server_down"`` or
     ``"server_up"``, on the thread whose call changed the server's state; keep it short; what
     it raises is reported, never propagated), ``on_operation`` (called as
@@ -217,7 +222,7 @@ class Client(_Client):
 
     def __init__(self, servers, *, weights=None, binary=False, pickle=False,
                  pickle_protocol=None, on_event=None, min_compress_len=None,
-                 pickle_bools=False, on_operation=None, **options):
+                 pickle_bools=False, on_operation=None, pickle_subclasses=None, **options):
         norm = _servers(servers, weights)
         opts, given = {}, {}
         for name, value in options.items():
@@ -254,7 +259,9 @@ class Client(_Client):
             on_operation = _op_adapter(on_operation)
         super().__init__(norm, pairs, pickle=bool(pickle), pickle_protocol=pickle_protocol,
                          on_event=on_event, pickle_bools=bool(pickle_bools),
-                         on_operation=on_operation)
+                         on_operation=on_operation,
+                         pickle_subclasses=None if pickle_subclasses is None
+                         else bool(pickle_subclasses))
 
     def set_servers(self, servers, *, weights=None):
         """Replaces the server list at run time, in any form the constructor takes

@@ -109,6 +109,7 @@ class Client(_Client):
         on_event: Optional[Callable[[str, str, int, float], Any]] = None,
         min_compress_len: Optional[int] = None,
         on_operation: Optional[Callable[[OpRecord], Any]] = None,
+        pickle_subclasses: Optional[bool] = None,
         **options: OptionValue,
     ) -> None: ...
     def set_servers(self, servers: Union[str, Sequence[ServerSpec]], *,
