@@ -1463,7 +1463,9 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         if (sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with the client's rule */
             continue;
         sts[i] = store_value(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl, 0);
-        if (sts[i] == MCPOOL_UNSUPPORTED) { /* a kind the format lacks: raised, as for set */
+        /* a kind the format lacks, or a value it has no form for (an int above 2**63-1
+         * under a binary-integer format): raised, as for set */
+        if (sts[i] == MCPOOL_UNSUPPORTED || sts[i] == MCPOOL_INVALID_ARGUMENT) {
             raise_store_status(sts[i]);
             goto done;
         }

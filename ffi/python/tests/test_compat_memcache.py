@@ -293,3 +293,31 @@ def test_memcache_subclasses_of_int_str_bytes_are_pickled(server, prefix, module
         for reader in (real_memcache, compat_memcache):
             got = reader.Client([server.addr]).get(k)
             assert type(got) is type(v) and got == v, (reader, v, got)
+
+
+@pytest.mark.parametrize("big", [2 ** 63, 2 ** 64 - 2])
+def test_an_int_in_memcacheds_counter_range_stays_a_counter(server, prefix, big):
+    """An int in 2**63..2**64-1 (memcached's counter range) is stored as its digits under
+    the int flag, as python-memcached and pylibmc store it: incr counts on, for the drop-ins
+    and for the real libraries sharing the cache."""
+    pylibmc = require("pylibmc", "python3-pylibmc")
+    import mcpool.compat.pylibmc as compat_pylibmc
+    clients = [("memcache", real_memcache.Client([server.addr]), 2),
+               ("compat.memcache", compat_memcache.Client([server.addr]), 2),
+               ("pylibmc", pylibmc.Client([server.addr]), 4),
+               ("compat.pylibmc", compat_pylibmc.Client([server.addr]), 4)]
+    for name, c, flag in clients:
+        k = prefix + name
+        c.set(k, big)
+        assert server.raw_get(k) == (flag, b"%d" % big), name
+        assert c.incr(k) == big + 1, name
+        assert c.get(k) == big + 1, name
+    for fmt in ("mcpool", "python-memcached"):
+        c = mcpool.Client([server.addr], value_format=fmt)
+        assert c.set(prefix + fmt, big) and c.incr(prefix + fmt) == big + 1
+        assert c.set_multi({prefix + fmt: big}) == [] and c.get(prefix + fmt) == big
+    c = mcpool.Client([server.addr], value_format="spymemcached")
+    with pytest.raises(mcpool.ClientError, match="above 2..63-1"):
+        c.set(prefix + "spy", big)
+    with pytest.raises(mcpool.ClientError, match="above 2..63-1"):
+        c.set_multi({prefix + "spy": big})

@@ -183,7 +183,8 @@ class Client(_Client):
     ``"pylibmc"``, ``"python-memcached"``, ``"pymemcache"``, ``"cache-memcached-fast"``,
     ``"cache-memcached"``, ``"whalin"``, ``"spymemcached"``, ``"libmemcached"`` (bytes
     only); ``preset=`` sets it with the rest of that client's defaults. ``bytes`` read back
-    as ``bytes``, ``str`` as ``str``, ``int`` (signed 64-bit) as ``int``, ``bool`` as
+    as ``bytes``, ``str`` as ``str``, ``int`` (-2**63..2**64-1: the upper half is memcached's counter range, stored as
+    digits where the format writes integers as text) as ``int``, ``bool`` as
     ``bool`` (as an int where the format has no bool); a value of a kind Python cannot read
     (a Perl or Java object, a pickle with ``pickle`` off, flags that mean nothing in the
     format, a compressed value that does not inflate) raises ``ServerError`` naming the key,
