@@ -55,6 +55,14 @@
 #define MCPOOL_MAX_TTL 2147483647
 
 /**
+ * The expiry that stores an item already expired (30 days and one second: a unix time in
+ * 1970 to memcached, on every protocol): what a binding passes for its caller's negative
+ * expiry, which memcached's protocol reads as "immediately expired" and the Python and Perl
+ * clients send as it is.
+ */
+#define MCPOOL_EXPIRED_AT_ONCE 2592001
+
+/**
  * Most keys in one multi-get call.
  */
 #define MCPOOL_MAX_MULTI_KEYS (1 << 20)

@@ -314,6 +314,31 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
     return 0;
 }
 
+/* The expiry of a store or touch: as ttl_arg, but a negative number (truncated toward zero,
+ * as python-memcached's '%d') stores the item already expired, as memcached's protocol reads
+ * a negative exptime and as python-memcached, pylibmc, pymemcache, Django and cachelib send
+ * it: the core's MCPOOL_EXPIRED_AT_ONCE. */
+static int expiry_arg(PyObject *o, uint32_t *out) {
+    if (o != NULL && o != Py_None && !PyBool_Check(o)) {
+        int negative = 0;
+        if (PyFloat_Check(o)) {
+            double d = PyFloat_AsDouble(o);
+            negative = d <= -1.0;
+        } else if (PyLong_Check(o)) {
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if (v == -1 && !overflow && PyErr_Occurred())
+                return -1;
+            negative = overflow < 0 || (!overflow && v < 0);
+        }
+        if (negative) {
+            *out = MCPOOL_EXPIRED_AT_ONCE;
+            return 0;
+        }
+    }
+    return ttl_arg(o, out);
+}
+
 /* A non-negative 64-bit number (delta, cas unique). */
 static int u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *out) {
     if (o == NULL) {
@@ -1218,7 +1243,7 @@ static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObj
         a[0] = args[0], a[1] = args[1], a[2] = a[3] = NULL;
     else if (parse_args(fname, args, nargs, kw, store_names, 7, 5, 4, 2, a) < 0)
         return NULL;
-    if (ttl_arg(a[2], &ttl) < 0)
+    if (expiry_arg(a[2], &ttl) < 0)
         return NULL;
     int r = do_store(self, op, a[0], a[1], ttl, a[3]);
     if (r < 0)
@@ -1294,7 +1319,7 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     CHECK_OPEN(self);
     if (parse_args("cas", args, nargs, kw, names, 8, 6, 4, 3, a) < 0)
         return NULL;
-    if (ttl_arg(a[3], &ttl) < 0 || u64_arg(a[2], "cas", 0, &cas) < 0)
+    if (expiry_arg(a[3], &ttl) < 0 || u64_arg(a[2], "cas", 0, &cas) < 0)
         return NULL;
     mcpool_client *c = self->client; /* a per-call min_compress_len: the client's rule */
     PyObject *own;
@@ -1387,7 +1412,7 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
     CHECK_OPEN(self);
     if (parse_args(name, args, nargs, kw, names, 7, 5, 4, 1, a) < 0)
         return NULL;
-    if (ttl_arg(a[1], &ttl) < 0 || compress_choice(a[3], 0) == -2)
+    if (expiry_arg(a[1], &ttl) < 0 || compress_choice(a[3], 0) == -2)
         return NULL;
     PyObject *items = mapping_pairs(a[0]);
     if (items == NULL)
@@ -1690,7 +1715,7 @@ static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssiz
     PyObject *own;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
-    if (ttl_arg(a[1], &ttl) < 0) {
+    if (expiry_arg(a[1], &ttl) < 0) {
         Py_XDECREF(own);
         return NULL;
     }
@@ -1996,7 +2021,7 @@ static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *ar
     CHECK_OPEN(self);
     if (parse_args("set_with_version", args, nargs, kw, names, 4, 4, 4, 3, a) < 0)
         return NULL;
-    if (u64_arg(a[2], "version", 0, &version) < 0 || (a[3] != NULL && ttl_arg(a[3], &ttl) < 0))
+    if (u64_arg(a[2], "version", 0, &version) < 0 || (a[3] != NULL && expiry_arg(a[3], &ttl) < 0))
         return NULL;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
@@ -2362,6 +2387,9 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
     /* The largest expiry memcached honours (the core's rule, mcpool::ttl): a larger one is
      * a ClientError, nothing sent. */
     if (PyModule_AddIntConstant(m, "MAX_TTL", (long)MCPOOL_MAX_TTL) < 0)
+        return NULL;
+    /* what a negative expiry of a store or touch is sent as (the core's) */
+    if (PyModule_AddIntConstant(m, "EXPIRED_AT_ONCE", (long)MCPOOL_EXPIRED_AT_ONCE) < 0)
         return NULL;
     if (PyModule_AddObject(m, "_Client", client_type) < 0) { /* steals it on success */
         Py_DECREF(client_type);

@@ -22,6 +22,7 @@ from ._mcpool import (  # noqa: F401
     ConfigurationError,
     ConnectionError,
     Error,
+    EXPIRED_AT_ONCE,
     MAX_TTL,
     ServerError,
     TimeoutError,
@@ -41,6 +42,7 @@ __all__ = [
     "ServerError",
     "library_version",
     "MAX_TTL",
+    "EXPIRED_AT_ONCE",
     "options",
     "OpRecord",
 ]

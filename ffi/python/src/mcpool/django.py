@@ -58,7 +58,7 @@ import mcpool
 # memcached reads an expiry above 30 days as a unix time; one in 1970 means "already
 # expired", which is what Django's timeout 0 asks for (its memcached backends send -1).
 _THIRTY_DAYS = 60 * 60 * 24 * 30
-_EXPIRED = _THIRTY_DAYS + 1
+_EXPIRED = mcpool.EXPIRED_AT_ONCE  # the core's: 30 days + 1 s
 
 # The value formats of the clients behind Django's own memcached backends: each has a preset
 # with that client's placement too.
