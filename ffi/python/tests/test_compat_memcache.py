@@ -321,3 +321,19 @@ def test_an_int_in_memcacheds_counter_range_stays_a_counter(server, prefix, big)
         c.set(prefix + "spy", big)
     with pytest.raises(mcpool.ClientError, match="above 2..63-1"):
         c.set_multi({prefix + "spy": big})
+
+
+def test_memcache_tuple_key_is_refused_where_its_hash_would_place_it(servers, server, prefix):
+    """python-memcached places (hash_value, key) by hash_value; mcpool places by the key. With
+    several servers the drop-in refuses such a key (NotImplementedError) rather than read or
+    write another server than python-memcached; with one server every hash picks it."""
+    addrs = [s.addr for s in servers]
+    mc = compat_memcache.Client(addrs)
+    k = (7, prefix + "k")
+    for call in (lambda: mc.set(k, "v"), lambda: mc.get(k), lambda: mc.delete(k),
+                 lambda: mc.incr(k), lambda: mc.get_multi([k]), lambda: mc.set_multi({k: 1})):
+        with pytest.raises(NotImplementedError, match="hash_value"):
+            call()
+    one = compat_memcache.Client([server.addr])
+    real_memcache.Client([server.addr]).set(k, "v")
+    assert one.get(k) == "v" and one.set(k, "w") and real_memcache.Client([server.addr]).get(k) == "w"

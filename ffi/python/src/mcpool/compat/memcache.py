@@ -42,7 +42,10 @@ What is python-memcached's and stays so:
 
 What differs: the client is shared by threads (python-memcached's is a ``threading.local``;
 here the CAS ids are per thread, the connections are mcpool's pools). A tuple key
-``(hash_value, key)`` is accepted, but placement is by ``key`` (the core's). A custom
+``(hash_value, key)``, which python-memcached places by ``hash_value``, raises
+``NotImplementedError`` when the client has more than one server (mcpool places by the key,
+so it would be another server than python-memcached's, a silent miss for both); with one
+server it is the key. A custom
 ``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
 ``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
 A negative ``time`` expires the key at once, as with python-memcached (memcached's own
@@ -232,10 +235,24 @@ class Client:
 
     def _encode_key(self, key):
         if isinstance(key, tuple):
-            key = key[1]  # (hash value, key): placement is mcpool's
+            self._hashed_key(key)
+            key = key[1]
         if isinstance(key, str):
             return key.encode("utf8")
         return key
+
+    def _hashed_key(self, key):
+        """python-memcached's ``(hash_value, key)`` picks the server by ``hash_value``
+        (``buckets[hash_value % len(buckets)]``, with its rehash on a dead server). mcpool
+        places every key by the key itself, so with more than one server such a key would be
+        read and written on another server than python-memcached uses: refused, never the
+        wrong server. With one server every hash picks it, and the key is accepted."""
+        if len(self.servers) > 1:
+            raise NotImplementedError(
+                "memcache.Client: a (hash_value, key) tuple key places the key by hash_value "
+                "in python-memcached; mcpool places by the key itself, so with %d servers it "
+                "would use another server than python-memcached. Give the key alone (placed "
+                "as python-memcached places a plain key)." % len(self.servers))
 
     def check_key(self, key, key_extra_len=0):
         """python-memcached's key checks (raises a MemcachedKeyError)."""
