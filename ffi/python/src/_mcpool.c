@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdatomic.h>
@@ -323,7 +324,7 @@ static int expiry_arg(PyObject *o, uint32_t *out) {
         int negative = 0;
         if (PyFloat_Check(o)) {
             double d = PyFloat_AsDouble(o);
-            negative = d <= -1.0;
+            negative = d <= -1.0 && d > -HUGE_VAL; /* -inf and nan: ttl_arg refuses them */
         } else if (PyLong_Check(o)) {
             int overflow = 0;
             long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
