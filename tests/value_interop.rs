@@ -478,7 +478,7 @@ fn unsigned_counter_range_is_the_peers_digits() {
         (ValueFormat::PythonMemcached, 2, "memcache"),
     ] {
         let c = client(&mc, f, &prefix);
-        let k = format!("{}", f.name());
+        let k = f.name().to_string();
         let v = (1u64 << 63) + 5;
         c.store_unsigned_as(StoreCommand::Set, &k, v, 0, Compress::Auto)
             .unwrap();

@@ -520,14 +520,17 @@ def test_subclasses_of_int_and_str_read_back_as_themselves(cache):
 @pytest.mark.parametrize("peer,backend", [
     ("pylibmc", "django.core.cache.backends.memcached.PyLibMCCache"),
     ("python-memcached", "django.core.cache.backends.memcached.MemcachedCache"),
+    ("pymemcache", "django.core.cache.backends.memcached.PyMemcacheCache"),
 ])
 def test_preset_shares_the_cache_with_djangos_backend(servers, prefix, peer, backend):
     """OPTIONS {"preset": <client>} puts every key where Django's own backend for that
     client does (the value format and the placement); value_format alone does not, and the
     backend warns about it."""
     import warnings
-    require({"pylibmc": "pylibmc", "python-memcached": "memcache"}[peer],
-            {"pylibmc": "python3-pylibmc", "python-memcached": "python3-memcache"}[peer])
+    require({"pylibmc": "pylibmc", "python-memcached": "memcache",
+             "pymemcache": "pymemcache"}[peer],
+            {"pylibmc": "python3-pylibmc", "python-memcached": "python3-memcache",
+             "pymemcache": "python3-pymemcache"}[peer])
     location = [s.addr for s in servers]
     setting = {
         "ours": {"BACKEND": BACKEND, "LOCATION": location, "KEY_PREFIX": prefix,
