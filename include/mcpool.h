@@ -55,6 +55,14 @@
 #define MCPOOL_MAX_TTL 2147483647
 
 /**
+ * The expiry that stores an item already expired (30 days and one second: a unix time in
+ * 1970 to memcached, on every protocol): what a binding passes for its caller's negative
+ * expiry, which memcached's protocol reads as "immediately expired" and the Python and Perl
+ * clients send as it is.
+ */
+#define MCPOOL_EXPIRED_AT_ONCE 2592001
+
+/**
  * Most keys in one multi-get call.
  */
 #define MCPOOL_MAX_MULTI_KEYS (1 << 20)
@@ -698,7 +706,8 @@ typedef int (*mcpool_resolver_callback)(void *userdata,
 #define MCPOOL_KIND_TEXT 1
 
 /**
- * A signed 64-bit integer; across the ABI its decimal ASCII text (`"-42"`).
+ * An integer in -2**63..2**64-1 (a signed 64-bit one, or up to memcached's counter limit);
+ * across the ABI its decimal ASCII text (`"-42"`).
  */
 #define MCPOOL_KIND_INT 2
 
@@ -2344,8 +2353,11 @@ mcpool_status mcpool_client_stats(const mcpool_client *client,
  * `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
  * the format) when the format has no such kind or the kind's serialization is not enabled
  * (`mcpool_config_set_serialized`; a kind the format lacks is UNSUPPORTED whatever the data),
- * `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is not one (an INT beyond a signed
- * 64-bit integer included), or for TEXT that is not UTF-8.
+ * `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is not one (an INT outside
+ * -2**63..2**64-1 included, and one above 2**63-1 under a format whose integers are 64-bit
+ * signed binary: `whalin`, `spymemcached`), or for TEXT that is not UTF-8. An INT in
+ * 2**63..2**64-1 (memcached's counter range) is stored as its digits under the format's
+ * integer flags, as the Python peers store such an int, so `incr` counts on.
  *
  * # Safety
  * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `data` is NULL or

@@ -16,6 +16,14 @@ use crate::error::{Error, Result};
 /// 2038). Larger ones are refused with [`Error::InvalidArgument`].
 pub const MAX_TTL: u32 = i32::MAX as u32;
 
+/// The expiry that stores an item already expired, for a caller's negative expiry (memcached's
+/// protocol.txt: "a negative exptime means immediately expired"; python-memcached, pylibmc,
+/// pymemcache, Django and cachelib send one): 30 days and one second, which memcached reads
+/// as a unix time (above `REALTIME_MAXDELTA`) in 1970, long past, on every protocol. A
+/// negative number cannot cross the `u32` API; a binding that takes signed expiries passes
+/// this for one.
+pub const EXPIRED_AT_ONCE: u32 = 30 * 24 * 60 * 60 + 1;
+
 /// `ttl` as given if memcached can honour it, else [`Error::InvalidArgument`] naming `what`
 /// (`"ttl"`, `"vivify_ttl"`, `"stale_ttl"`, `"delay"`).
 pub fn check(what: &'static str, ttl: u32) -> Result<u32> {

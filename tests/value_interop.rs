@@ -458,3 +458,57 @@ fn pylibmc_int_beyond_64_bits() {
     // The most negative 64-bit one still fits.
     assert_eq!(c.get_value("e").unwrap(), Some(Value::Int(i64::MIN)));
 }
+
+/// An int in 2**63..2**64-1 (memcached's counter range) written by `store_unsigned_as`: its
+/// digits under the format's integer flags, byte for byte what pylibmc and python-memcached
+/// write for that Python int, so `incr` counts on and the peers read it back; the formats
+/// with Java's signed 64-bit integers refuse it before anything is sent.
+#[test]
+fn unsigned_counter_range_is_the_peers_digits() {
+    use mcpool::set_item::Compress;
+    use mcpool::StoreCommand;
+    need(
+        PYTHON,
+        "apt-get install python3 python3-pylibmc python3-memcache",
+    );
+    let mc = Memcached::start(&[]);
+    let prefix = unique("u64");
+    for (f, flag, peer) in [
+        (ValueFormat::Pylibmc, 4u32, "pylibmc"),
+        (ValueFormat::PythonMemcached, 2, "memcache"),
+    ] {
+        let c = client(&mc, f, &prefix);
+        let k = f.name().to_string();
+        let v = (1u64 << 63) + 5;
+        c.store_unsigned_as(StoreCommand::Set, &k, v, 0, Compress::Auto)
+            .unwrap();
+        let item = c.get_item(&k).unwrap().unwrap();
+        assert_eq!(
+            (item.flags, &item.value[..]),
+            (flag, v.to_string().as_bytes())
+        );
+        assert_eq!(c.incr(&k, 1).unwrap(), Some(v + 1), "{f:?}");
+        let script = format!(
+            "import os, {peer}\n\
+             c = {peer}.Client(['127.0.0.1:' + os.environ['PORT']])\n\
+             print(repr(c.get('{prefix}{k}')))\n"
+        );
+        let out = run(Command::new(PYTHON)
+            .arg("-c")
+            .arg(&script)
+            .env("PORT", mc.port.to_string()));
+        assert_eq!(out.trim(), (v + 1).to_string(), "{peer}");
+        // up to i64::MAX it is the ordinary Value::Int
+        c.store_unsigned_as(StoreCommand::Set, &k, 7, 0, Compress::Auto)
+            .unwrap();
+        assert_eq!(c.get_value(&k).unwrap(), Some(Value::Int(7)));
+    }
+    for f in [ValueFormat::Whalin, ValueFormat::Spymemcached] {
+        let c = client(&mc, f, &prefix);
+        match c.store_unsigned_as(StoreCommand::Set, "w", u64::MAX, 0, Compress::Auto) {
+            Err(Error::InvalidArgument { what: "value", .. }) => {}
+            r => panic!("{f:?}: {r:?}"),
+        }
+        assert!(c.get_item("w").unwrap().is_none());
+    }
+}

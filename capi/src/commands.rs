@@ -30,6 +30,13 @@ use std::ffi::{c_char, c_void};
 pub const MCPOOL_MAX_TTL: u32 = 2147483647;
 const _: () = assert!(MCPOOL_MAX_TTL == mcpool::ttl::MAX_TTL);
 
+/// The expiry that stores an item already expired (30 days and one second: a unix time in
+/// 1970 to memcached, on every protocol): what a binding passes for its caller's negative
+/// expiry, which memcached's protocol reads as "immediately expired" and the Python and Perl
+/// clients send as it is.
+pub const MCPOOL_EXPIRED_AT_ONCE: u32 = 2592001;
+const _: () = assert!(MCPOOL_EXPIRED_AT_ONCE == mcpool::ttl::EXPIRED_AT_ONCE);
+
 /// Most keys in one multi-get call.
 pub const MCPOOL_MAX_MULTI_KEYS: usize = 1 << 20;
 

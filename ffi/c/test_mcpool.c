@@ -1978,6 +1978,20 @@ static void test_kinds(void) {
            MCPOOL_OK);
     EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kx"), MCPOOL_KIND_INT, K("4x"), 0, 0),
            MCPOOL_INVALID_ARGUMENT);
+    /* 2**63..2**64-1, memcached's counter range, is an INT (its digits); 2**64 is not */
+    {
+        uint64_t counted = 0;
+        EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("ku"), MCPOOL_KIND_INT,
+                                        K("9223372036854775808"), 0, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_incr(m, K("ku"), 1, &counted), MCPOOL_OK);
+        CHECK(counted == 9223372036854775809ULL);
+        EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kx"), MCPOOL_KIND_INT,
+                                        K("18446744073709551616"), 0, 0), MCPOOL_INVALID_ARGUMENT);
+    }
+    /* a negative expiry of a caller is sent as this: stored, already expired */
+    EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("ke"), MCPOOL_KIND_INT, K("1"),
+                                    MCPOOL_EXPIRED_AT_ONCE, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_get(m, K("ke"), &item), MCPOOL_NOT_FOUND);
     EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kx"), MCPOOL_KIND_TEXT, K("\xff"), 0,
                                     0), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kp"), MCPOOL_KIND_PYTHON_PICKLE,

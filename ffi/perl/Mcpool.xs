@@ -403,7 +403,9 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         if (!m->int_as_text)
             *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV: under a format without
                                   * integers stored as that text (mcp_store); a UV above
-                                  * 2**63-1 under one with them is refused by the core */
+                                  * 2**63-1 is the core's int too (memcached's counter
+                                  * range: its digits where the format writes integers as
+                                  * text; refused under whalin/spymemcached) */
         return SvPV_nomg(sv, *len);
     }
     p = SvPV_nomg(sv, *len);

@@ -69,6 +69,44 @@ impl Client {
         self.store_encoded(cmd, key.as_ref(), &data, flags, ttl)
     }
 
+    /// Stores an integer of the rest of the integer kind's range, `2**63..=2**64-1`
+    /// (memcached's counter range: `incr`/`decr` count in it), as its decimal digits under
+    /// the format's integer flags: what the Python peers (pylibmc, python-memcached,
+    /// pymemcache) store for such an int, so `incr` keeps counting on it. A value up to
+    /// `i64::MAX` is [`Client::store_value_as`]'s `Value::Int`. The formats that write
+    /// integers as 64-bit signed binary (`whalin`, `spymemcached`: Java's `long`) have no form
+    /// for it: `Error::InvalidArgument`; one without integers: `Error::Unsupported`.
+    pub fn store_unsigned_as(
+        &self,
+        cmd: StoreCommand,
+        key: impl AsRef<[u8]>,
+        value: u64,
+        ttl: u32,
+        compress: Compress,
+    ) -> Result<StoreOutcome> {
+        if let Ok(i) = i64::try_from(value) {
+            return self.store_value_as(cmd, key, &Value::Int(i), ttl, compress);
+        }
+        if matches!(cmd, StoreCommand::Append | StoreCommand::Prepend) {
+            return Err(Error::Unsupported(
+                "append and prepend store bytes, not typed values".into(),
+            ));
+        }
+        self.check_kind(Kind::Int)?;
+        let flags = self
+            .kind_flags(Kind::Int)
+            .map_err(|_| Error::InvalidArgument {
+                what: "value",
+                reason: format!(
+                    "the integer {value} is above 2**63-1, and the {} value format writes \
+                 integers as 64-bit signed binary",
+                    self.config().values.format
+                ),
+            })?;
+        let digits = value.to_string();
+        self.store_as(cmd, key, digits.as_bytes(), flags, ttl, compress)
+    }
+
     /// Reads `key` as a typed value in the client's value format: `None` on a miss; an error
     /// naming the key and the flags when they mean nothing in the format, mark a serialized
     /// kind that is off, or say compressed over a stream that cannot be inflated.

@@ -210,6 +210,18 @@ pub fn parse_decimal(b: &[u8]) -> Option<i64> {
     std::str::from_utf8(b).ok()?.parse().ok()
 }
 
+/// An unsigned integer above `i64::MAX` as its decimal text (digits only): the rest of the
+/// integer kind's range, `2**63..=2**64-1`, memcached's own counter range (`incr` counts up
+/// to `2**64-1`), which the Python peers store as digits under their int flag. `None` for
+/// anything else (an `i64` is [`parse_decimal`]'s).
+pub fn parse_unsigned_above_i64(b: &[u8]) -> Option<u64> {
+    if b.is_empty() || b.len() > 20 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let v: u64 = std::str::from_utf8(b).ok()?.parse().ok()?;
+    (v > i64::MAX as u64).then_some(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +279,23 @@ mod tests {
             typed_value(b"k", 4, Kind::Int, b"-9223372036854775808".to_vec()).unwrap(),
             Value::Int(i64::MIN)
         );
+        assert_eq!(
+            parse_unsigned_above_i64(b"9223372036854775808"),
+            Some(1 << 63)
+        );
+        assert_eq!(
+            parse_unsigned_above_i64(b"18446744073709551615"),
+            Some(u64::MAX)
+        );
+        for not in [
+            &b"9223372036854775807"[..],
+            b"18446744073709551616",
+            b"-1",
+            b"+9223372036854775808",
+            b"",
+        ] {
+            assert_eq!(parse_unsigned_above_i64(not), None, "{not:?}");
+        }
         assert_eq!(Value::from_abi(Kind::Bool, b"2".to_vec()), None);
         assert_eq!(Value::from_abi(Kind::Text, vec![0xff]), None);
     }

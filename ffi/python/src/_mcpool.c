@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdatomic.h>
@@ -29,6 +30,8 @@ typedef struct {
     mcpool_client *client;
     int pickle;
     int pickle_bools; /* bools pickled (python-memcached's convention), with pickle on */
+    int pickle_subclasses; /* with pickle on: subclasses of bytes/str/int (not bool) pickled,
+                            * as python-memcached and pymemcache (`type(v) is int`) */
     PyObject *dumps, *loads, *protocol; /* pickle.dumps/loads and the protocol number */
     PyObject *on_event; /* the event callback (kept alive as long as the client), or NULL */
     PyObject *on_operation; /* the per-operation callback (alive as long as the client), or NULL */
@@ -204,6 +207,21 @@ static const char *tpname(PyObject *o, char *buf) {
     return buf;
 }
 
+/* Sets cause (a reference stolen; NULL: nothing) as the __cause__ of the exception being
+ * raised. */
+static void set_cause(PyObject *cause) {
+    if (cause == NULL)
+        return;
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (v != NULL)
+        PyException_SetCause(v, cause); /* steals cause */
+    else
+        Py_DECREF(cause);
+    PyErr_Restore(t, v, tb);
+}
+
 /* A str's UTF-8 bytes, cached in the str itself (PyUnicode_AsUTF8AndSize, in the limited API
  * from 3.10): *owner is a new reference to s, which keeps *p valid until it is released.
  * -1 with an exception. */
@@ -219,8 +237,10 @@ static int utf8(PyObject *s, const char **p, Py_ssize_t *n, PyObject **owner) {
             raise_with(ClientError, MCPOOL_INVALID_ARGUMENT,
                        PyUnicode_FromFormat("a str that UTF-8 cannot encode (a lone "
                                             "surrogate): %S", v));
+            /* the UnicodeEncodeError as its __cause__: the compat layers raise it as their
+             * peers do (python-memcached's .encode('utf-8')) */
+            set_cause(v);
             Py_XDECREF(t);
-            Py_XDECREF(v);
             Py_XDECREF(tb);
         }
         return -1;
@@ -295,6 +315,31 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
     return 0;
 }
 
+/* The expiry of a store or touch: as ttl_arg, but a negative number (truncated toward zero,
+ * as python-memcached's '%d') stores the item already expired, as memcached's protocol reads
+ * a negative exptime and as python-memcached, pylibmc, pymemcache, Django and cachelib send
+ * it: the core's MCPOOL_EXPIRED_AT_ONCE. */
+static int expiry_arg(PyObject *o, uint32_t *out) {
+    if (o != NULL && o != Py_None && !PyBool_Check(o)) {
+        int negative = 0;
+        if (PyFloat_Check(o)) {
+            double d = PyFloat_AsDouble(o);
+            negative = d <= -1.0 && d > -HUGE_VAL; /* -inf and nan: ttl_arg refuses them */
+        } else if (PyLong_Check(o)) {
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if (v == -1 && !overflow && PyErr_Occurred())
+                return -1;
+            negative = overflow < 0 || (!overflow && v < 0);
+        }
+        if (negative) {
+            *out = MCPOOL_EXPIRED_AT_ONCE;
+            return 0;
+        }
+    }
+    return ttl_arg(o, out);
+}
+
 /* A non-negative 64-bit number (delta, cas unique). */
 static int u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *out) {
     if (o == NULL) {
@@ -333,6 +378,14 @@ typedef struct {
 
 static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     out->owner = NULL;
+    /* python-memcached's and pymemcache's type test is exact (`type(v) is int`): an IntEnum,
+     * a (str, Enum) member, a str subclass is pickled and reads back as itself. pylibmc's
+     * (PyLong_Check, ...) takes subclasses as their base kind. bool: pickle_bools. */
+    if (self->pickle && self->pickle_subclasses && !PyBool_Check(v) &&
+        ((PyBytes_Check(v) && !PyBytes_CheckExact(v)) ||
+         (PyUnicode_Check(v) && !PyUnicode_CheckExact(v)) ||
+         (PyLong_Check(v) && !PyLong_CheckExact(v))))
+        goto pickled;
     if (PyBytes_Check(v)) {
         char *c;
         if (PyBytes_AsStringAndSize(v, &c, &out->n) < 0)
@@ -365,17 +418,29 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
             out->kind = MCPOOL_KIND_INT;
             return 0;
         }
+        if (overflow > 0) {
+            /* 2**63..2**64-1, memcached's own counter range: its digits, an INT the core
+             * takes (and refuses, under a format whose integers are Java's 64-bit long) */
+            unsigned long long u = PyLong_AsUnsignedLongLong(v);
+            if (!(u == (unsigned long long)-1 && PyErr_Occurred())) {
+                out->n = snprintf(out->buf, sizeof out->buf, "%llu", u);
+                out->p = out->buf;
+                out->kind = MCPOOL_KIND_INT;
+                return 0;
+            }
+            PyErr_Clear();
+        }
         if (!self->pickle) {
             PyErr_Format(ClientError,
-                         "cannot store the int %R: integers are signed 64-bit "
-                         "(-2**63..2**63-1) in every value format (Client(pickle=True) "
-                         "pickles a larger one)",
+                         "cannot store the int %R: integers are -2**63..2**64-1 "
+                         "(Client(pickle=True) pickles a larger one)",
                          v);
             return -1;
         }
         /* with pickle on, a larger int is an object like any other */
     }
     if (self->pickle) {
+    pickled:;
         PyObject *b = PyObject_CallFunctionObjArgs(self->dumps, v, self->protocol, NULL);
         if (b == NULL)
             return -1;
@@ -713,17 +778,17 @@ static void op_trampoline(void *userdata, const mcpool_op_record *r) {
  * core's option table as it is (mcpool_config_set), in order: this file knows no option. */
 static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"servers", "options", "pickle", "pickle_protocol", "on_event",
-                             "pickle_bools", "on_operation", NULL};
+                             "pickle_bools", "on_operation", "pickle_subclasses", NULL};
     PyObject *servers, *options, *pickle = Py_False, *pickle_protocol = Py_None,
                                  *on_event = Py_None, *pickle_bools = Py_False,
-                                 *on_operation = Py_None;
+                                 *on_operation = Py_None, *pickle_subclasses = Py_None;
     if (self->client != NULL) {
         PyErr_SetString(ClientError, "Client.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOOO", kwlist, &servers, &options,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOOOO", kwlist, &servers, &options,
                                      &pickle, &pickle_protocol, &on_event, &pickle_bools,
-                                     &on_operation))
+                                     &on_operation, &pickle_subclasses))
         return -1;
     if (!PyList_Check(servers) || !PyList_Check(options)) {
         PyErr_SetString(PyExc_TypeError, "_Client(servers, options): two lists");
@@ -821,7 +886,18 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     }
     mcpool_status st = mcpool_client_new(cfg, &self->client);
     mcpool_config_free(cfg);
-    return st == MCPOOL_OK ? 0 : (raise_status(st), -1);
+    if (st != MCPOOL_OK)
+        return raise_status(st), -1;
+    if (pickle_subclasses != Py_None) {
+        self->pickle_subclasses = PyObject_IsTrue(pickle_subclasses) == 1;
+    } else {
+        /* the value format's writer's rule: python-memcached's table (also pymemcache's),
+         * the one whose int flag is 2 (_FLAG_INTEGER), tests `type(v) is int` */
+        uint32_t f = 0;
+        self->pickle_subclasses =
+            mcpool_client_kind_flags(self->client, MCPOOL_KIND_INT, &f) == MCPOOL_OK && f == 2;
+    }
+    return 0;
 fail:
     mcpool_config_free(cfg);
     return -1;
@@ -1168,7 +1244,7 @@ static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObj
         a[0] = args[0], a[1] = args[1], a[2] = a[3] = NULL;
     else if (parse_args(fname, args, nargs, kw, store_names, 7, 5, 4, 2, a) < 0)
         return NULL;
-    if (ttl_arg(a[2], &ttl) < 0)
+    if (expiry_arg(a[2], &ttl) < 0)
         return NULL;
     int r = do_store(self, op, a[0], a[1], ttl, a[3]);
     if (r < 0)
@@ -1244,7 +1320,7 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     CHECK_OPEN(self);
     if (parse_args("cas", args, nargs, kw, names, 8, 6, 4, 3, a) < 0)
         return NULL;
-    if (ttl_arg(a[3], &ttl) < 0 || u64_arg(a[2], "cas", 0, &cas) < 0)
+    if (expiry_arg(a[3], &ttl) < 0 || u64_arg(a[2], "cas", 0, &cas) < 0)
         return NULL;
     mcpool_client *c = self->client; /* a per-call min_compress_len: the client's rule */
     PyObject *own;
@@ -1259,7 +1335,9 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
         Py_RETURN_TRUE;
-    if (st == MCPOOL_EXISTS)
+    /* EXISTS: changed since gets(); NOT_STORED: fail_open's answer for a server that could
+     * not be reached (the core's, as for set/add/replace) */
+    if (st == MCPOOL_EXISTS || st == MCPOOL_NOT_STORED)
         Py_RETURN_FALSE;
     if (st == MCPOOL_NOT_FOUND)
         Py_RETURN_NONE;
@@ -1335,7 +1413,7 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
     CHECK_OPEN(self);
     if (parse_args(name, args, nargs, kw, names, 7, 5, 4, 1, a) < 0)
         return NULL;
-    if (ttl_arg(a[1], &ttl) < 0 || compress_choice(a[3], 0) == -2)
+    if (expiry_arg(a[1], &ttl) < 0 || compress_choice(a[3], 0) == -2)
         return NULL;
     PyObject *items = mapping_pairs(a[0]);
     if (items == NULL)
@@ -1411,7 +1489,9 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         if (sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with the client's rule */
             continue;
         sts[i] = store_value(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl, 0);
-        if (sts[i] == MCPOOL_UNSUPPORTED) { /* a kind the format lacks: raised, as for set */
+        /* a kind the format lacks, or a value it has no form for (an int above 2**63-1
+         * under a binary-integer format): raised, as for set */
+        if (sts[i] == MCPOOL_UNSUPPORTED || sts[i] == MCPOOL_INVALID_ARGUMENT) {
             raise_store_status(sts[i]);
             goto done;
         }
@@ -1671,7 +1751,7 @@ static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssiz
     PyObject *own;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
-    if (ttl_arg(a[1], &ttl) < 0) {
+    if (expiry_arg(a[1], &ttl) < 0) {
         Py_XDECREF(own);
         return NULL;
     }
@@ -1977,7 +2057,7 @@ static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *ar
     CHECK_OPEN(self);
     if (parse_args("set_with_version", args, nargs, kw, names, 4, 4, 4, 3, a) < 0)
         return NULL;
-    if (u64_arg(a[2], "version", 0, &version) < 0 || (a[3] != NULL && ttl_arg(a[3], &ttl) < 0))
+    if (u64_arg(a[2], "version", 0, &version) < 0 || (a[3] != NULL && expiry_arg(a[3], &ttl) < 0))
         return NULL;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
@@ -2343,6 +2423,9 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
     /* The largest expiry memcached honours (the core's rule, mcpool::ttl): a larger one is
      * a ClientError, nothing sent. */
     if (PyModule_AddIntConstant(m, "MAX_TTL", (long)MCPOOL_MAX_TTL) < 0)
+        return NULL;
+    /* what a negative expiry of a store or touch is sent as (the core's) */
+    if (PyModule_AddIntConstant(m, "EXPIRED_AT_ONCE", (long)MCPOOL_EXPIRED_AT_ONCE) < 0)
         return NULL;
     if (PyModule_AddObject(m, "_Client", client_type) < 0) { /* steals it on success */
         Py_DECREF(client_type);

@@ -44,3 +44,44 @@ def test_cachelib_memcached_cache_accepts_our_client(server, prefix, kind):
     expected = unprefixed(run(real.Client([server.addr]), prefix + "r_"), prefix + "r_")
     got = unprefixed(run(ours, prefix + "o_"), prefix + "o_")
     assert got == expected
+
+
+@pytest.mark.parametrize("kind", ["compat.memcache", "compat.pylibmc", "mcpool.Client"])
+def test_cachelib_negative_timeout_stores_the_value_expired(server, prefix, kind):
+    """cachelib passes timeout=-1 through unchanged; memcached's protocol reads a negative
+    exptime as "immediately expired", and python-memcached and pylibmc answer True with the
+    key gone. mcpool.Client (as the README suggests for cachelib) does the same: the old
+    value is never left behind."""
+    ours = {"compat.memcache": lambda: mcpool.compat.memcache.Client([server.addr]),
+            "compat.pylibmc": lambda: mcpool.compat.pylibmc.Client([server.addr]),
+            "mcpool.Client": lambda: mcpool.Client([server.addr], pickle=True)}[kind]()
+
+    def steps(client, p):
+        c = cachelib.MemcachedCache(servers=client, key_prefix=p)
+        return [outcome(c.set, "k", 1), outcome(c.set, "k", 2, timeout=-1), outcome(c.get, "k"),
+                outcome(c.add, "a", 1, timeout=-1), outcome(c.get, "a"),
+                outcome(c.set_many, {"m": 1}, timeout=-1), outcome(c.get, "m")]
+
+    for real in (real_memcache, real_pylibmc):
+        expected = steps(real.Client([server.addr]), prefix + "r_")
+        assert steps(ours, prefix + "o_") == expected, real
+    assert expected[2] == ("ok", ("NoneType", None)), expected
+
+
+def test_client_negative_time_stores_the_item_expired(server, prefix):
+    """mcpool.Client: a negative time on set/add/replace/cas/set_multi/add_multi/touch is
+    memcached's "immediately expired" (sent as mcpool.EXPIRED_AT_ONCE), as the peers send
+    it; every other expiry argument still refuses a negative number."""
+    mc = mcpool.Client([server.addr])
+    k = prefix + "k"
+    for call in (lambda: mc.set(k, "v", -1), lambda: mc.replace(k, "v", time=-5.5),
+                 lambda: mc.set_multi({k: "v"}, -1) == [], lambda: mc.touch(k, -(2 ** 70)),
+                 lambda: mc.cas(k, "v", mc.gets(k)[1], -1)):
+        assert mc.set(k, "old") is True
+        assert call() is True
+        assert mc.get(k) is None
+    assert mc.add(k, "v", -1) is True and mc.get(k) is None
+    assert mc.add_multi({k: "v"}, -1) == [] and mc.get(k) is None
+    assert mcpool.EXPIRED_AT_ONCE == 30 * 24 * 3600 + 1
+    with pytest.raises(mcpool.ClientError):
+        mc.flush_all(-1)

@@ -231,3 +231,109 @@ def test_memcache_a_dead_servers_keys_move_within_the_failing_call(servers, pref
     assert ours[2] == real[2], "placement after set"
     assert ours[3] == real[3], "set_multi's failed keys"
     assert ours[4] == real[4], "placement after set_multi"
+
+
+@pytest.mark.parametrize("module", [real_memcache, compat_memcache], ids=["real", "compat"])
+@pytest.mark.parametrize("flags,body,exc", [
+    (64, b"abc", ValueError),          # flags python-memcached does not know
+    (8, b"notzlib", __import__("zlib").error),  # its zlib flag on a body that does not inflate
+    (2, b"12x", ValueError),           # its int flag on a body int() refuses
+    (16, b"\xff\xfe", ValueError),     # its text flag on a body that is not UTF-8
+], ids=["unknown-flags", "corrupt-zlib", "bad-int", "bad-utf8"])
+def test_memcache_an_undecodable_value_raises_as_python_memcached(server, prefix, module,
+                                                                   flags, body, exc):
+    """A value python-memcached cannot decode raises from get and get_multi (its
+    _recv_value): a present key is never reported as a miss, which a get-or-recompute caller
+    would answer by overwriting the other writer's value."""
+    k = prefix + "k"
+    server.raw_set(k, flags, body)
+    server.raw_set(prefix + "ok", 16, b"fine")
+    mc = module.Client([server.addr])
+    with pytest.raises(exc):
+        mc.get(k)
+    with pytest.raises(exc):
+        mc.get_multi([prefix + "ok", k])
+    # a fresh client: python-memcached leaves the rest of the reply unread on its socket
+    assert module.Client([server.addr]).get(prefix + "ok") == "fine"
+
+
+@pytest.mark.parametrize("module", [real_memcache, compat_memcache], ids=["real", "compat"])
+def test_memcache_a_str_utf8_cannot_encode_raises(server, prefix, module):
+    """A lone surrogate is a programming error: UnicodeEncodeError from set, add, replace,
+    set_multi, as python-memcached's .encode('utf-8'); never a silent 0."""
+    mc = module.Client([server.addr])
+    bad = "a\ud800b"
+    for store in (mc.set, mc.add, mc.replace):
+        with pytest.raises(UnicodeEncodeError):
+            store(prefix + "k", bad)
+    with pytest.raises(UnicodeEncodeError):
+        mc.set_multi({prefix + "m": bad})
+    assert mc.get(prefix + "k") is None and mc.get(prefix + "m") is None
+
+
+class _Color(str, __import__("enum").Enum):
+    RED = "red"
+
+
+class _Tag(bytes):
+    pass
+
+
+@pytest.mark.parametrize("module", [real_memcache, compat_memcache], ids=["real", "compat"])
+def test_memcache_subclasses_of_int_str_bytes_are_pickled(server, prefix, module):
+    """python-memcached's type test is exact (type(v) == int): an IntEnum, a (str, Enum)
+    member, a bytes subclass is pickled (flag 1) and reads back as itself, for either
+    client."""
+    import http
+    mc = module.Client([server.addr])
+    for i, v in enumerate([http.HTTPStatus.OK, _Color.RED, _Tag(b"t")]):
+        k = prefix + str(i)
+        mc.set(k, v)
+        assert server.raw_get(k)[0] == 1, (v, server.raw_get(k))
+        for reader in (real_memcache, compat_memcache):
+            got = reader.Client([server.addr]).get(k)
+            assert type(got) is type(v) and got == v, (reader, v, got)
+
+
+@pytest.mark.parametrize("big", [2 ** 63, 2 ** 64 - 2])
+def test_an_int_in_memcacheds_counter_range_stays_a_counter(server, prefix, big):
+    """An int in 2**63..2**64-1 (memcached's counter range) is stored as its digits under
+    the int flag, as python-memcached and pylibmc store it: incr counts on, for the drop-ins
+    and for the real libraries sharing the cache."""
+    pylibmc = require("pylibmc", "python3-pylibmc")
+    import mcpool.compat.pylibmc as compat_pylibmc
+    clients = [("memcache", real_memcache.Client([server.addr]), 2),
+               ("compat.memcache", compat_memcache.Client([server.addr]), 2),
+               ("pylibmc", pylibmc.Client([server.addr]), 4),
+               ("compat.pylibmc", compat_pylibmc.Client([server.addr]), 4)]
+    for name, c, flag in clients:
+        k = prefix + name
+        c.set(k, big)
+        assert server.raw_get(k) == (flag, b"%d" % big), name
+        assert c.incr(k) == big + 1, name
+        assert c.get(k) == big + 1, name
+    for fmt in ("mcpool", "python-memcached"):
+        c = mcpool.Client([server.addr], value_format=fmt)
+        assert c.set(prefix + fmt, big) and c.incr(prefix + fmt) == big + 1
+        assert c.set_multi({prefix + fmt: big}) == [] and c.get(prefix + fmt) == big
+    c = mcpool.Client([server.addr], value_format="spymemcached")
+    with pytest.raises(mcpool.ClientError, match="above 2..63-1"):
+        c.set(prefix + "spy", big)
+    with pytest.raises(mcpool.ClientError, match="above 2..63-1"):
+        c.set_multi({prefix + "spy": big})
+
+
+def test_memcache_tuple_key_is_refused_where_its_hash_would_place_it(servers, server, prefix):
+    """python-memcached places (hash_value, key) by hash_value; mcpool places by the key. With
+    several servers the drop-in refuses such a key (NotImplementedError) rather than read or
+    write another server than python-memcached; with one server every hash picks it."""
+    addrs = [s.addr for s in servers]
+    mc = compat_memcache.Client(addrs)
+    k = (7, prefix + "k")
+    for call in (lambda: mc.set(k, "v"), lambda: mc.get(k), lambda: mc.delete(k),
+                 lambda: mc.incr(k), lambda: mc.get_multi([k]), lambda: mc.set_multi({k: 1})):
+        with pytest.raises(NotImplementedError, match="hash_value"):
+            call()
+    one = compat_memcache.Client([server.addr])
+    real_memcache.Client([server.addr]).set(k, "v")
+    assert one.get(k) == "v" and one.set(k, "w") and real_memcache.Client([server.addr]).get(k) == "w"

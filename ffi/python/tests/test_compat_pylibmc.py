@@ -358,3 +358,14 @@ def test_pylibmc_empty_key_in_multi_calls(server, prefix, module):
     assert mc.delete_multi(["", k]) is False
     assert mc.get(k) is None
     assert mc.delete_multi([""]) is False
+
+
+@pytest.mark.parametrize("module", [real_pylibmc, compat_pylibmc], ids=["real", "compat"])
+def test_pylibmc_a_str_utf8_cannot_encode_raises_unicode_encode_error(server, prefix, module):
+    """A lone surrogate: pylibmc's UTF-8 encoding raises UnicodeEncodeError, so does the
+    drop-in (not its ClientError)."""
+    mc = module.Client([server.addr])
+    for store in (mc.set, mc.add, mc.replace):
+        with pytest.raises(UnicodeEncodeError):
+            store(prefix + "k", "a\ud800b")
+    assert mc.get(prefix + "k") is None

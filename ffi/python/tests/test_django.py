@@ -477,3 +477,78 @@ def test_incr_with_an_unusable_delta_raises_no_attribute_error(cache):
     with pytest.raises(ValueError):
         cache.decr("n", -(2**70))
     assert cache.get("n") == 1
+
+
+def test_invalid_key_length_in_utf8_bytes(cache):
+    """A key of at most 250 characters but more than 250 UTF-8 bytes (Django's check counts
+    characters): the core refuses it, and the backend raises InvalidCacheKey for every call,
+    never mcpool.ClientError."""
+    key = "\u0436" * 124  # 124 characters, 248 bytes; with the prefix and version over 250
+    assert len(cache.make_key(key)) <= 250 < len(cache.make_key(key).encode())
+    calls = [lambda: cache.set(key, 1), lambda: cache.add(key, 1), lambda: cache.get(key),
+             lambda: cache.get_many([key]), lambda: cache.set_many({key: 1}),
+             lambda: cache.delete(key), lambda: cache.delete_many([key]),
+             lambda: cache.touch(key), lambda: cache.has_key(key), lambda: cache.incr(key),
+             lambda: cache.get_or_set(key, 1)]
+    for call in calls:
+        with pytest.raises(InvalidCacheKey, match="250"):
+            call()
+
+
+class _Status(__import__("enum").IntEnum):
+    OK = 200
+
+
+class _Color(str, __import__("enum").Enum):
+    RED = "red"
+
+
+class _Size(__import__("django.db.models", fromlist=["TextChoices"]).TextChoices):
+    SMALL = "S"
+
+
+def test_subclasses_of_int_and_str_read_back_as_themselves(cache):
+    """Django's contract: a value comes back as it was stored (its other backends pickle
+    every value). An IntEnum, a (str, Enum) member or a TextChoices member is pickled."""
+    for i, v in enumerate([_Status.OK, _Color.RED, _Size.SMALL]):
+        cache.set("e%d" % i, v)
+        got = cache.get("e%d" % i)
+        assert type(got) is type(v) and got == v, (v, got)
+        assert cache.get_many(["e%d" % i]) == {"e%d" % i: v}
+
+
+@pytest.mark.parametrize("peer,backend", [
+    ("pylibmc", "django.core.cache.backends.memcached.PyLibMCCache"),
+    ("python-memcached", "django.core.cache.backends.memcached.MemcachedCache"),
+    ("pymemcache", "django.core.cache.backends.memcached.PyMemcacheCache"),
+])
+def test_preset_shares_the_cache_with_djangos_backend(servers, prefix, peer, backend):
+    """OPTIONS {"preset": <client>} puts every key where Django's own backend for that
+    client does (the value format and the placement); value_format alone does not, and the
+    backend warns about it."""
+    import warnings
+    require({"pylibmc": "pylibmc", "python-memcached": "memcache",
+             "pymemcache": "pymemcache"}[peer],
+            {"pylibmc": "python3-pylibmc", "python-memcached": "python3-memcache",
+             "pymemcache": "python3-pymemcache"}[peer])
+    location = [s.addr for s in servers]
+    setting = {
+        "ours": {"BACKEND": BACKEND, "LOCATION": location, "KEY_PREFIX": prefix,
+                 "OPTIONS": {"preset": peer}},
+        "peer": {"BACKEND": backend, "LOCATION": location, "KEY_PREFIX": prefix},
+    }
+    with override_settings(CACHES=setting), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # MemcachedCache in Django 3.2
+        from django.core.cache import caches as c
+        ours, theirs = c["ours"], c["peer"]
+        for i in range(40):
+            theirs.set("k%d" % i, {"i": i})
+            ours.set("o%d" % i, [i])
+        assert all(ours.get("k%d" % i) == {"i": i} for i in range(40))
+        assert all(theirs.get("o%d" % i) == [i] for i in range(40))
+    with pytest.warns(RuntimeWarning, match='"preset": %r' % peer):
+        mcpool.django.McpoolCache(location, {"OPTIONS": {"value_format": peer}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mcpool.django.McpoolCache(location, {"OPTIONS": {"preset": peer}})
+        mcpool.django.McpoolCache(location[:1], {"OPTIONS": {"value_format": peer}})

@@ -227,3 +227,21 @@ def test_otel_adapter_uses_the_global_provider_by_default(server, prefix):
     hook = mcpool.otel.span_hook()  # the API's no-op provider when none is set
     mc = mcpool.Client([server.addr], on_operation=hook)
     assert mc.set(prefix + "k", b"v") is True
+
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_fail_open_cas_answers_not_stored(prefix, protocol):
+    """cas to an unreachable server under fail_open is "not stored" (False), as set, add,
+    replace, append and prepend are; never a bare mcpool.Error."""
+    mc = mcpool.Client([DOWN], min_idle=0, fail_open=True, protocol=protocol)
+    k = prefix + "k"
+    assert mc.cas(k, b"v", 5) is False
+    assert mc.append(k, b"v") is False and mc.prepend(k, b"v") is False
+    assert mc.replace(k, b"v") is False
+    assert mc.add_multi({k: b"v"}) == [k] and mc.incr_multi([k]) == [None]
+    assert mc.delete_multi([k]) is False and mc.decr(k) is None
+    if protocol == "meta":
+        assert mc.set_with_version(k, b"v", 5) is False
+        assert mc.invalidate(k) is False and mc.meta_info(k) is None
+        assert mc.get_lease(k) == ("recompute", None, None)
+    assert mc.metrics()[DOWN]["fail_open_not_stored"] >= 1

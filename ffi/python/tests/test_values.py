@@ -197,3 +197,72 @@ def test_large_values_written_for_pymemcache_read_back_in_pymemcache(server, pre
     for v in (b"y" * 40000, "x" * 40000):
         mc.set(prefix + "big", v)
         assert reader.get(prefix + "big") == v
+
+
+class _Color(str, __import__("enum").Enum):
+    RED = "red"
+
+
+class _Tag(bytes):
+    pass
+
+
+def _subclassed():
+    import http
+    return [http.HTTPStatus.OK, _Color.RED, _Tag(b"t")]
+
+
+@pytest.mark.parametrize("fmt", ["pymemcache", "python-memcached"])
+def test_subclasses_pickled_under_the_exact_type_formats(server, prefix, fmt):
+    """pymemcache's pickle_serde and python-memcached test `type(v) is int` (str, bytes):
+    with pickle on, an IntEnum, a (str, Enum) member or a bytes subclass is pickled (flag
+    1) and reads back as itself, here and in pymemcache."""
+    from conftest import require
+    require("pymemcache", "python3-pymemcache")
+    from pymemcache import serde
+    from pymemcache.client.base import Client as PMC
+    peer = PMC(("127.0.0.1", server.port), serde=serde.pickle_serde)
+    c = mcpool.Client([server.addr], value_format=fmt, pickle=True)
+    for i, v in enumerate(_subclassed()):
+        k = prefix + str(i)
+        c.set(k, v)
+        assert server.raw_get(k)[0] == 1, (v, server.raw_get(k))
+        for got in (c.get(k), peer.get(k)):
+            assert type(got) is type(v) and got == v, (v, got)
+        peer.set(k + "p", v, noreply=False)
+        got = c.get(k + "p")
+        assert type(got) is type(v) and got == v, (v, got)
+    # pickle_subclasses=False: their base kind, as pylibmc stores them
+    c = mcpool.Client([server.addr], value_format=fmt, pickle=True, pickle_subclasses=False)
+    c.set(prefix + "f", _Color.RED)
+    assert server.raw_get(prefix + "f") == (16, b"red")
+
+
+def test_subclasses_as_their_base_kind_under_pylibmc(server, prefix):
+    """pylibmc's own rule (PyLong_Check, PyUnicode_Check, PyBytes_Check): a subclass is
+    stored as its base kind and reads back as a plain int/str/bytes, in pylibmc too."""
+    from conftest import require
+    pylibmc = require("pylibmc", "python3-pylibmc")
+    peer = pylibmc.Client([server.addr])
+    c = mcpool.Client([server.addr], value_format="pylibmc", pickle=True)
+    for i, v in enumerate(_subclassed()):
+        k = prefix + str(i)
+        c.set(k, v)
+        peer.set(k + "p", v)
+        assert server.raw_get(k) == server.raw_get(k + "p"), v
+        for got in (c.get(k), peer.get(k)):
+            base = next(t for t in (int, str, bytes) if isinstance(v, t))
+            assert type(got) is base and got == v, (v, got)
+
+
+def test_subclasses_pickled_on_request_under_mcpool(server, prefix):
+    """The mcpool format stores a subclass as its base kind (every language reads it);
+    pickle_subclasses=True pickles it instead, so a Python reader gets it back as itself."""
+    c = mcpool.Client([server.addr], pickle=True)
+    c.set(prefix + "a", _Color.RED)
+    assert server.raw_get(prefix + "a") == (TEXT, b"red") and type(c.get(prefix + "a")) is str
+    c = mcpool.Client([server.addr], pickle=True, pickle_subclasses=True)
+    for i, v in enumerate(_subclassed()):
+        c.set(prefix + str(i), v)
+        got = c.get(prefix + str(i))
+        assert type(got) is type(v) and got == v, (v, got)

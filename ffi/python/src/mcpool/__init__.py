@@ -22,6 +22,7 @@ from ._mcpool import (  # noqa: F401
     ConfigurationError,
     ConnectionError,
     Error,
+    EXPIRED_AT_ONCE,
     MAX_TTL,
     ServerError,
     TimeoutError,
@@ -41,6 +42,7 @@ __all__ = [
     "ServerError",
     "library_version",
     "MAX_TTL",
+    "EXPIRED_AT_ONCE",
     "options",
     "OpRecord",
 ]
@@ -183,7 +185,8 @@ class Client(_Client):
     ``"pylibmc"``, ``"python-memcached"``, ``"pymemcache"``, ``"cache-memcached-fast"``,
     ``"cache-memcached"``, ``"whalin"``, ``"spymemcached"``, ``"libmemcached"`` (bytes
     only); ``preset=`` sets it with the rest of that client's defaults. ``bytes`` read back
-    as ``bytes``, ``str`` as ``str``, ``int`` (signed 64-bit) as ``int``, ``bool`` as
+    as ``bytes``, ``str`` as ``str``, ``int`` (-2**63..2**64-1: the upper half is memcached's counter range, stored as
+    digits where the format writes integers as text) as ``int``, ``bool`` as
     ``bool`` (as an int where the format has no bool); a value of a kind Python cannot read
     (a Perl or Java object, a pickle with ``pickle`` off, flags that mean nothing in the
     format, a compressed value that does not inflate) raises ``ServerError`` naming the key,
@@ -193,7 +196,12 @@ class Client(_Client):
     off by default: unpickling what another process wrote executes its code),
     ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``), ``pickle_bools`` (with
     ``pickle``: store ``True``/``False`` pickled, as python-memcached does, instead of as the
-    integers 1/0 under a value format without booleans, as pylibmc does), ``on_event`` (called as
+    integers 1/0 under a value format without booleans, as pylibmc does),
+    ``pickle_subclasses`` (with ``pickle``: store an instance of a subclass of ``bytes``,
+    ``str`` or ``int`` other than ``bool``, e.g. an ``IntEnum`` or a ``(str, Enum)`` member,
+    pickled, so it reads back as itself; default: the value format's writer's rule, on for
+    ``"python-memcached"`` and ``"pymemcache"``, whose type test is ``type(v) is int``, off
+    for the others, which store it as its base kind as pylibmc does), ``on_event`` (called as
     ``on_event(kind, server, failures, retry_in_seconds)`` with kind ``"server_down"`` or
     ``"server_up"``, on the thread whose call changed the server's state; keep it short; what
     it raises is reported, never propagated), ``on_operation`` (called as
@@ -217,7 +225,7 @@ class Client(_Client):
 
     def __init__(self, servers, *, weights=None, binary=False, pickle=False,
                  pickle_protocol=None, on_event=None, min_compress_len=None,
-                 pickle_bools=False, on_operation=None, **options):
+                 pickle_bools=False, on_operation=None, pickle_subclasses=None, **options):
         norm = _servers(servers, weights)
         opts, given = {}, {}
         for name, value in options.items():
@@ -254,7 +262,9 @@ class Client(_Client):
             on_operation = _op_adapter(on_operation)
         super().__init__(norm, pairs, pickle=bool(pickle), pickle_protocol=pickle_protocol,
                          on_event=on_event, pickle_bools=bool(pickle_bools),
-                         on_operation=on_operation)
+                         on_operation=on_operation,
+                         pickle_subclasses=None if pickle_subclasses is None
+                         else bool(pickle_subclasses))
 
     def set_servers(self, servers, *, weights=None):
         """Replaces the server list at run time, in any form the constructor takes

@@ -39,6 +39,9 @@ class OpRecord(Tuple[str, int, int, Optional[str], str, float, str, Optional[str
 # The largest expiry (seconds) memcached honours, 2**31-1: a larger one is a ClientError,
 # nothing sent (memcached would read it as negative and expire the item at once).
 MAX_TTL: int
+# What a negative `time` of a store or touch is sent as: 30 days + 1 s, a unix time in 1970,
+# so the item is stored already expired (memcached's reading of a negative exptime).
+EXPIRED_AT_ONCE: int
 
 def library_version() -> str: ...
 def option_table() -> List[Tuple[str, str]]: ...
@@ -109,6 +112,7 @@ class Client(_Client):
         on_event: Optional[Callable[[str, str, int, float], Any]] = None,
         min_compress_len: Optional[int] = None,
         on_operation: Optional[Callable[[OpRecord], Any]] = None,
+        pickle_subclasses: Optional[bool] = None,
         **options: OptionValue,
     ) -> None: ...
     def set_servers(self, servers: Union[str, Sequence[ServerSpec]], *,

@@ -12,25 +12,39 @@
     }
 
 ``OPTIONS`` are ``mcpool.Client``'s keyword arguments, forwarded as they are (so every core
-option by its name, e.g. ``"operation_timeout": "250ms"``, ``"failover": "rehash"``,
-``"value_format": "pylibmc"`` to share the cache with ``PyLibMCCache``). Values are pickled
+option by its name, e.g. ``"operation_timeout": "250ms"``, ``"failover": "rehash"``). To
+share the cache with one of Django's own memcached backends, give its client's **preset**:
+``{"preset": "pylibmc"}`` for ``PyLibMCCache``, ``{"preset": "pymemcache"}`` for
+``PyMemcacheCache``, ``{"preset": "python-memcached"}`` for ``MemcachedCache``: a preset sets
+the value format *and* the placement (which server holds a key). ``"value_format"`` alone
+sets only the layout of the values: with more than one server most keys then live on
+another server than the peer puts them (a miss for every shared read), so the backend warns
+(``RuntimeWarning``) when ``value_format`` names one of those clients without a ``preset``
+or a ``distribution``. Values are pickled
 (``pickle=True``, ``pickle_protocol=pickle.HIGHEST_PROTOCOL`` unless OPTIONS say otherwise),
-as Django's own memcached backends do: unpickling runs code chosen by whoever wrote the
-value, so the servers must be writable only by trusted processes.
+as Django's own memcached backends do, and so are instances of subclasses of int, str and
+bytes (``pickle_subclasses=True``: an ``IntEnum`` or ``TextChoices`` member reads back as
+itself, as with Django's other backends that pickle every value): unpickling runs code
+chosen by whoever wrote the value, so the servers must be writable only by trusted
+processes.
 
 Semantics are those of Django's memcached backends: keys are made by ``KEY_FUNCTION`` /
 ``KEY_PREFIX`` / ``VERSION`` and then validated, a key memcached would refuse (longer than
-250 bytes, spaces, control characters) raises ``InvalidCacheKey``; ``incr``/``decr`` of a
+250 bytes (UTF-8 bytes, with the prefix and version), spaces, control characters) raises
+``InvalidCacheKey``; ``incr``/``decr`` of a
 missing key raise ``ValueError``; a ``set`` that cannot be stored (too large) deletes the key
 so no stale value survives; a timeout above 30 days becomes a unix time. One ``mcpool.Client``
 (one pool per server) serves every thread of the process: Django makes a backend object per
 thread, and they share the client built for the same LOCATION and OPTIONS. ``close()`` keeps
 the connections (they are pooled).
 """
+import contextlib
+import functools
 import pickle
 import re
 import threading
 import time
+import warnings
 
 from django.core.cache.backends.base import (
     DEFAULT_TIMEOUT,
@@ -44,7 +58,11 @@ import mcpool
 # memcached reads an expiry above 30 days as a unix time; one in 1970 means "already
 # expired", which is what Django's timeout 0 asks for (its memcached backends send -1).
 _THIRTY_DAYS = 60 * 60 * 24 * 30
-_EXPIRED = _THIRTY_DAYS + 1
+_EXPIRED = mcpool.EXPIRED_AT_ONCE  # the core's: 30 days + 1 s
+
+# The value formats of the clients behind Django's own memcached backends: each has a preset
+# with that client's placement too.
+_PEERS = ("pylibmc", "pymemcache", "python-memcached")
 
 _clients = {}
 _clients_lock = threading.Lock()
@@ -60,6 +78,26 @@ def _shared_client(servers, options):
         return c
 
 
+@contextlib.contextmanager
+def _refused_key():
+    """The core's key refusal (MCPOOL_INVALID_KEY: longer than 250 bytes in UTF-8, which
+    Django's character count lets through; a space or control byte) as InvalidCacheKey."""
+    try:
+        yield
+    except mcpool.ClientError as e:
+        if getattr(e, "status_name", None) == "MCPOOL_INVALID_KEY":
+            raise InvalidCacheKey(str(e)) from None
+        raise
+
+
+def _keys_checked(method):
+    @functools.wraps(method)
+    def call(*args, **kwargs):
+        with _refused_key():
+            return method(*args, **kwargs)
+    return call
+
+
 class McpoolCache(BaseCache):
     """``BACKEND: "mcpool.django.McpoolCache"``."""
 
@@ -71,6 +109,16 @@ class McpoolCache(BaseCache):
         options = dict(params.get("OPTIONS") or {})
         options.setdefault("pickle", True)
         options.setdefault("pickle_protocol", pickle.HIGHEST_PROTOCOL)
+        options.setdefault("pickle_subclasses", True)
+        fmt = options.get("value_format")
+        if (fmt in _PEERS and len(self._servers) > 1 and options.get("preset") is None
+                and options.get("distribution") is None):
+            warnings.warn(
+                "mcpool.django.McpoolCache: OPTIONS value_format=%r sets the layout of the "
+                "values but not the placement: with %d servers most keys are on another "
+                "server than %s puts them. Give OPTIONS {\"preset\": %r} (its value format "
+                "and placement) to share the cache with it." % (fmt, len(self._servers), fmt, fmt),
+                RuntimeWarning, stacklevel=2)
         self._options = options
         self._client = None
 
@@ -105,6 +153,7 @@ class McpoolCache(BaseCache):
         self.validate_key(key)
         return key
 
+    @_keys_checked
     def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
         key = self._key(key, version)
         try:
@@ -114,9 +163,11 @@ class McpoolCache(BaseCache):
                 return False
             raise
 
+    @_keys_checked
     def get(self, key, default=None, version=None):
         return self._cache.get(self._key(key, version), default)
 
+    @_keys_checked
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
         key = self._key(key, version)
         try:
@@ -130,15 +181,19 @@ class McpoolCache(BaseCache):
             # no stale value may survive a failed set (Django's cache_db sessions rely on it)
             self._cache.delete(key)
 
+    @_keys_checked
     def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
         return bool(self._cache.touch(self._key(key, version), self.get_backend_timeout(timeout)))
 
+    @_keys_checked
     def delete(self, key, version=None):
         return bool(self._cache.delete(self._key(key, version)))
 
+    @_keys_checked
     def has_key(self, key, version=None):
         return self._key(key, version) in self._cache
 
+    @_keys_checked
     def get_many(self, keys, version=None):
         key_map = {self._key(k, version): k for k in keys}
         if not key_map:
@@ -146,6 +201,7 @@ class McpoolCache(BaseCache):
         found = self._cache.get_multi(list(key_map))
         return {key_map[k]: v for k, v in found.items()}
 
+    @_keys_checked
     def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
         safe, original = {}, {}
         for k, v in data.items():
@@ -157,11 +213,13 @@ class McpoolCache(BaseCache):
         failed = self._cache.set_multi(safe, self.get_backend_timeout(timeout))
         return [original[k] for k in failed]
 
+    @_keys_checked
     def delete_many(self, keys, version=None):
         keys = [self._key(k, version) for k in keys]
         if keys:
             self._cache.delete_multi(keys)
 
+    @_keys_checked
     def _counter(self, key, delta, version, up):
         key = self._key(key, version)
         if delta < 0:

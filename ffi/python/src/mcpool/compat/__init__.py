@@ -12,12 +12,11 @@ by whoever wrote the value, so use them only on a cache that no untrusted party 
 
 from mcpool import MAX_TTL  # noqa: F401  (the core's: 2**31-1)
 
-# The memcached exptime the server itself uses for a negative one (REALTIME_MAXDELTA + 1:
-# 30 days and a second, read as an absolute time in 1970, so the item is expired at once).
-# python-memcached and pylibmc send a negative time as it is and the key expires; the core
-# refuses a TTL above MAX_TTL (memcached would read it as negative), so the compat layers
-# send this instead.
-EXPIRED_AT_ONCE = 2592001
+# The core's expiry for "already expired" (REALTIME_MAXDELTA + 1: 30 days and a second, read
+# as an absolute time in 1970). python-memcached and pylibmc send a negative time as it is
+# and the key expires; the core refuses a TTL above MAX_TTL (memcached would read it as
+# negative), so a negative one is sent as this (mcpool.Client does the same).
+from mcpool import EXPIRED_AT_ONCE  # noqa: E402
 
 
 def exptime(time):

@@ -10,7 +10,13 @@ What is python-memcached's and stays so:
 
 - Its failure behaviour: a server that cannot be reached is never an exception. ``get``
   returns None, ``set``/``add``/``replace``/``delete``/``touch`` 0, ``incr``/``decr`` None,
-  ``get_multi`` leaves the key out; with ``debug=1`` the reason goes to stderr. A pickle
+  ``get_multi`` leaves the key out; with ``debug=1`` the reason goes to stderr. A value it
+  cannot decode raises from ``get``/``gets``/``get_multi``, as python-memcached's
+  ``_recv_value`` does: ``zlib.error`` for its zlib flag on a body that does not inflate,
+  ``ValueError`` for flags it does not know, an int flag on a body that is not a number, or
+  its text flag on a body that is not UTF-8 (python-memcached's ``UnicodeDecodeError`` is a
+  ``ValueError``). A str value UTF-8 cannot encode (a lone surrogate) raises
+  ``UnicodeEncodeError`` from the stores, as there. A pickle
   that does not load (a class this program cannot import) reads as None, in ``get_multi``
   too (the key with None), as python-memcached reads it. A dead
   server is retried after ``dead_retry`` seconds (default 30), and meanwhile its keys go to
@@ -23,7 +29,9 @@ What is python-memcached's and stays so:
 - Values in python-memcached's layout (the core's ``python-memcached`` preset and value
   format): bytes flag 0,
   str flag 16, int flag 2, everything else **pickled** (flag 1, ``pickleProtocol``, default
-  0), zlib (flag 8) above ``min_compress_len``. Pickling is on, as in python-memcached:
+  0), zlib (flag 8) above ``min_compress_len``. Its type test is exact (``type(v) == int``):
+  a ``bool``, an ``IntEnum``, a ``(str, Enum)`` member or any other subclass of bytes, str
+  or int is pickled and reads back as itself. Pickling is on, as in python-memcached:
   unpickling runs code chosen by whoever wrote the value, so use this class only on a cache
   that no untrusted party can write.
 - ``gets`` + ``cas(key, value)`` with ``cache_cas=True`` (without a ``gets`` first, or
@@ -34,7 +42,10 @@ What is python-memcached's and stays so:
 
 What differs: the client is shared by threads (python-memcached's is a ``threading.local``;
 here the CAS ids are per thread, the connections are mcpool's pools). A tuple key
-``(hash_value, key)`` is accepted, but placement is by ``key`` (the core's). A custom
+``(hash_value, key)``, which python-memcached places by ``hash_value``, raises
+``NotImplementedError`` when the client has more than one server (mcpool places by the key,
+so it would be another server than python-memcached's, a silent miss for both); with one
+server it is the key. A custom
 ``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
 ``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
 A negative ``time`` expires the key at once, as with python-memcached (memcached's own
@@ -224,10 +235,24 @@ class Client:
 
     def _encode_key(self, key):
         if isinstance(key, tuple):
-            key = key[1]  # (hash value, key): placement is mcpool's
+            self._hashed_key(key)
+            key = key[1]
         if isinstance(key, str):
             return key.encode("utf8")
         return key
+
+    def _hashed_key(self, key):
+        """python-memcached's ``(hash_value, key)`` picks the server by ``hash_value``
+        (``buckets[hash_value % len(buckets)]``, with its rehash on a dead server). mcpool
+        places every key by the key itself, so with more than one server such a key would be
+        read and written on another server than python-memcached uses: refused, never the
+        wrong server. With one server every hash picks it, and the key is accepted."""
+        if len(self.servers) > 1:
+            raise NotImplementedError(
+                "memcache.Client: a (hash_value, key) tuple key places the key by hash_value "
+                "in python-memcached; mcpool places by the key itself, so with %d servers it "
+                "would use another server than python-memcached. Give the key alone (placed "
+                "as python-memcached places a plain key)." % len(self.servers))
 
     def check_key(self, key, key_extra_len=0):
         """python-memcached's key checks (raises a MemcachedKeyError)."""
@@ -255,6 +280,26 @@ class Client:
             self.check_key(key)
         return key
 
+    @staticmethod
+    def _undecodable(e):
+        """python-memcached's exception for a stored value it cannot decode (its
+        ``_recv_value``), or None: corrupt zlib raises ``zlib.error``, flags it does not know
+        and an integer flag on a body that is not one (``int()``) ``ValueError``, text that is
+        not UTF-8 ``UnicodeDecodeError`` (here a ``ValueError`` too, the core's message)."""
+        name = getattr(e, "status_name", None)
+        if name == "MCPOOL_DECOMPRESS":
+            return _zlib.error(str(e))
+        if name == "MCPOOL_VALUE_FORMAT":
+            return ValueError(str(e))
+        return None
+
+    @staticmethod
+    def _unencodable(e):
+        """A str value UTF-8 cannot encode (a lone surrogate) is python-memcached's
+        ``UnicodeEncodeError`` (a programming error, never a silent 0)."""
+        if isinstance(e.__cause__, UnicodeEncodeError):
+            raise e.__cause__ from None
+
     def _failed(self, what, e):
         """A failure python-memcached reports by its return value (logged with debug); a bug
         (the core's INTERNAL class) or a configuration error is raised, never hidden."""
@@ -277,6 +322,9 @@ class Client:
                 return value
             return self._mc.get(key)
         except _mcpool.Error as e:
+            bad = self._undecodable(e)
+            if bad is not None:  # a present key is not a miss
+                raise bad from None
             self._failed(cmd, e)
             return None
         except Exception as e:  # only unpickling raises anything else
@@ -327,7 +375,10 @@ class Client:
             for w, _ in pairs:
                 try:
                     v = self._mc.get(w, _MISS)
-                except _mcpool.Error:
+                except _mcpool.Error as e:
+                    bad = self._undecodable(e)
+                    if bad is not None:  # python-memcached's get_multi raises it too
+                        raise bad from None
                     continue
                 except Exception as e:  # python-memcached: the key, with None
                     v = self._unpickle_failed(e)
@@ -362,6 +413,7 @@ class Client:
         except _mcpool.ClientTypeError:
             raise
         except _mcpool.Error as e:
+            self._unencodable(e)
             self._failed(cmd, e)
             return 0
 
@@ -412,6 +464,7 @@ class Client:
         except _mcpool.ClientTypeError:
             raise
         except _mcpool.Error as e:
+            self._unencodable(e)
             self._failed("set_multi", e)
             return list(mapping)
         return [orig for w, orig in pairs if w in failed]

@@ -98,6 +98,8 @@ def _translate(e):
     """The pylibmc exception for an mcpool one (raise it ``from None``)."""
     if isinstance(e, _mcpool.ClientTypeError):
         return TypeError(str(e))
+    if isinstance(e.__cause__, UnicodeEncodeError):  # a lone surrogate: pylibmc's encode raises
+        return e.__cause__
     name = _BY_STATUS.get(str(getattr(e, "status_name", "")).replace("MCPOOL_", "", 1))
     if name is None:
         if isinstance(e, _mcpool.ConnectionError):  # also TimeoutError
