@@ -2,7 +2,8 @@
 
 use crate::{usage_error, Globals};
 use mcpool::{
-    Client, ClientBuilder, Distribution, Kind, ServerSpec, StoreCommand, StoreOutcome, Value,
+    Client, ClientBuilder, Compress, Distribution, Kind, ServerSpec, StoreCommand, StoreOutcome,
+    Value,
 };
 use mcpool_testkit::Spawn;
 use std::io::Write;
@@ -217,9 +218,13 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
                 "add" => StoreCommand::Add,
                 _ => StoreCommand::Replace,
             };
-            let o = client
-                .store_value(cmd, key, &typed(kind, value)?, ttl)
-                .map_err(|e| e.to_string())?;
+            // An int above i64::MAX (memcached's counter range) is the core's unsigned form.
+            let unsigned = mcpool::value::kind::parse_unsigned_above_i64(value.as_bytes());
+            let o = match (kind, unsigned) {
+                (Kind::Int, Some(u)) => client.store_unsigned_as(cmd, key, u, ttl, Compress::Auto),
+                _ => client.store_value(cmd, key, &typed(kind, value)?, ttl),
+            }
+            .map_err(|e| e.to_string())?;
             Ok(store_exit(o))
         }
         ("append" | "prepend", [key, value]) => {
