@@ -200,3 +200,38 @@ fn item6_ok_for_hd_from_a_newer_server_is_a_protocol_violation() {
     let (addr, _) = fake_meta("1.6.18", "HD");
     assert_eq!(meta(&addr).set("a", b"1", 0).unwrap(), StoreOutcome::Stored);
 }
+
+/// Tester finding: after `get_lease` answered `Recompute` on a miss, the placeholder
+/// memcached made (`mg N<ttl>`: an empty item it flags `Z` to every later `mg`) was read by
+/// this client's plain reads as a stored empty value. It is a miss for every plain read;
+/// a value really stored empty, and an invalidated (stale, `X`) one, are still values.
+#[test]
+fn lease_placeholder_is_a_miss_for_plain_reads() {
+    let mc = Memcached::start(&[]);
+    let c = meta(&mc.addr());
+    let k = format!("{}lease", unique("ph"));
+    assert!(matches!(
+        c.get_lease(&k, 30, None).unwrap(),
+        mcpool::Lease::Recompute { stale: None }
+    ));
+    assert_eq!(c.get(&k).unwrap(), None, "get");
+    assert!(c.gets(&k).unwrap().is_none(), "gets");
+    assert!(c.gat(&k, 30).unwrap().is_none(), "gat");
+    assert!(c.get_multi(&[k.as_str()])[0].as_ref().unwrap().is_none());
+    assert!(c.gets_multi(&[k.as_str()])[0].as_ref().unwrap().is_none());
+    assert!(c.meta_info(&k).unwrap().is_none(), "meta_info");
+    // Still an item to the server: add is refused while the placeholder lives; the
+    // winner's set replaces it.
+    assert_eq!(c.add(&k, b"x", 0).unwrap(), StoreOutcome::NotStored);
+    assert_eq!(c.set(&k, b"computed", 0).unwrap(), StoreOutcome::Stored);
+    assert_eq!(c.get(&k).unwrap().as_deref(), Some(&b"computed"[..]));
+
+    // A value stored empty is a value; so is an invalidated (stale) empty one.
+    let e = format!("{}empty", unique("ph"));
+    c.set(&e, b"", 0).unwrap();
+    assert_eq!(c.get(&e).unwrap().as_deref(), Some(&b""[..]));
+    assert!(c.meta_info(&e).unwrap().is_some());
+    assert!(c.invalidate(&e, 30).unwrap());
+    assert_eq!(c.get(&e).unwrap().as_deref(), Some(&b""[..]), "stale (X W)");
+    assert_eq!(c.get(&e).unwrap().as_deref(), Some(&b""[..]), "stale (Z X)");
+}

@@ -793,7 +793,10 @@ pub enum mcpool_lease {
 /// expires within `recache_below_s` seconds (0: never early), or was invalidated
 /// (`mcpool_client_invalidate`), exactly one caller gets `MCPOOL_LEASE_RECOMPUTE` and the
 /// others `MCPOOL_LEASE_WAIT`. A miss creates a placeholder for `vivify_ttl_s` seconds (at
-/// least 1), so the election holds that long.
+/// least 1), so the election holds that long. That empty placeholder is a miss for this
+/// client's plain reads (`mcpool_client_get` and the other gets: the core reads memcached's
+/// flag on it); `add` is `MCPOOL_NOT_STORED` until the winner's set replaces it; text or
+/// binary protocol clients read it as an empty value.
 ///
 /// Returns `MCPOOL_OK` and writes the outcome to `*out_lease` and to `*out_item` the value
 /// (for a hit), the stale value (for recompute or wait, when there is one), or NULL (none).

@@ -346,6 +346,16 @@ impl Client {
     /// [`Lease::Recompute`] and the others [`Lease::Wait`] (with the stale value when there is
     /// one). A miss creates a placeholder for `vivify_ttl` seconds, so the election holds
     /// that long. The winner stores the new value with an ordinary `set`. Meta protocol only.
+    ///
+    /// The placeholder is an empty item the server flags (memcached answers every `mg` of it
+    /// `Z`): this client's plain reads (`get`, `gets`, `get_multi`, get-and-touch,
+    /// `meta_info`, and every binding's `get`/`exists` built on them) take it for a miss.
+    /// It is still an item to the server: `add` is `NotStored` until the winner's `set` (or
+    /// `vivify_ttl`) replaces it, while `set` and `cas` (with the placeholder's CAS) store over
+    /// it. Readers that cannot see the flag take it for an empty value: text and binary
+    /// protocol clients, and this client for a value someone *stored* empty once a lease
+    /// read with `recache_below` has taken its token (memcached then flags that item `Z` too,
+    /// the same as a placeholder, so it reads as a miss until it is replaced).
     pub fn get_lease(
         &self,
         key: impl AsRef<[u8]>,
@@ -393,7 +403,10 @@ impl Client {
 
     /// Marks `key` stale instead of deleting it: readers through [`Client::get_lease`] keep
     /// getting the old value (flagged stale) for `stale_ttl` seconds while exactly one of them
-    /// recomputes it. True if the key existed. Meta protocol only.
+    /// recomputes it. True if the key existed. Meta protocol only. A plain read of the key
+    /// over meta (`get`) returns the stale value and, memcached being what it is, takes the
+    /// recompute token itself if no lease read has yet (the lease readers are then told
+    /// `Wait`): read invalidated keys through `get_lease`.
     pub fn invalidate(&self, key: impl AsRef<[u8]>, stale_ttl: u32) -> Result<bool> {
         self.require_meta("invalidate")?;
         self.one_key(

@@ -201,7 +201,9 @@ fn recv_retrieval(conn: &mut Conn, cas: bool, n: usize, tag: u32, hit: &mut Hit<
                     ))
                 }
             };
-            if let Some(data) = data {
+            // A lease placeholder (see `get_lease`) is a miss: nobody stored that empty
+            // value.
+            if let Some(data) = data.filter(|d| !f.is_placeholder(d.len())) {
                 let c = if cas {
                     Some(f.cas.ok_or_else(|| bad(server, "c"))?)
                 } else {
@@ -351,18 +353,16 @@ fn recv_lease(conn: &mut Conn, tag: u32) -> Result<LeaseReply> {
     conn.read::<MetaCodec, _>(|r, server| match r {
         Reply::Value { flags, data } => {
             check_opaque(server, flags, tag)?;
-            let f = flags.num(b'f').map_err(|_| bad(server, "f"))?.unwrap_or(0) as u32;
-            let c = flags.num(b'c').map_err(|_| bad(server, "c"))?.unwrap_or(0);
-            let win = flags.has(b'W');
-            let stale = flags.has(b'X');
-            let other_winner = flags.has(b'Z');
+            let v = flags.value_flags().map_err(|_| bad(server, "f or c"))?;
+            let f = v.flags.unwrap_or(0) as u32;
+            let c = v.cas.unwrap_or(0);
             // A vivified placeholder (miss) is an empty value flagged W or Z, never stale.
-            let placeholder = data.is_empty() && (win || other_winner) && !stale;
+            let placeholder = v.is_placeholder(data.len());
             Ok(LeaseReply {
                 value: (!placeholder).then(|| (data.to_vec(), f, c)),
-                win,
-                stale,
-                other_winner,
+                win: v.win,
+                stale: v.stale,
+                other_winner: v.won_elsewhere,
             })
         }
         Reply::Miss(flags) => {
@@ -572,7 +572,13 @@ impl Speak for Meta {
                     r => return Err(other(server, r, "mg (meta_info)")),
                 };
                 check_opaque(server, flags, tag)?;
-                item_info(server, flags).map(|i| Outcome::Info(Some(i)))
+                let info = item_info(server, flags)?;
+                // A lease placeholder is no item anyone stored: a miss, as for `get`.
+                let v = flags.value_flags().map_err(|_| bad(server, "f, c or O"))?;
+                if v.is_placeholder(info.size as usize) {
+                    return Ok(Outcome::Info(None));
+                }
+                Ok(Outcome::Info(Some(info)))
             }),
             Request::Touch { .. } => read_hd(conn, |r, server| touch_outcome(server, r, tag)),
             Request::Arith { .. } => {

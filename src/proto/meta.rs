@@ -196,7 +196,8 @@ impl<'a> Flags<'a> {
     }
 }
 
-/// The flags a value reply carries for a retrieval (`f`, `c`, `O`), read in one pass.
+/// The flags a value reply carries for a retrieval (`f`, `c`, `O`, and the lease flags
+/// `W`, `Z`, `X`), read in one pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ValueFlags {
     /// `f`: the client flags.
@@ -205,11 +206,28 @@ pub struct ValueFlags {
     pub cas: Option<u64>,
     /// `O`: the opaque token.
     pub opaque: Option<u64>,
+    /// `W`: this read won the right to recompute the item.
+    pub win: bool,
+    /// `Z`: another read already won it (a lease is outstanding).
+    pub won_elsewhere: bool,
+    /// `X`: the item is stale (marked by `md <key> I`).
+    pub stale: bool,
+}
+
+impl ValueFlags {
+    /// True when a value of `len` bytes with these flags is a lease placeholder (the empty
+    /// item `mg <key> N<ttl>` creates on a miss), not a value anyone stored: empty, flagged
+    /// `W` or `Z`, and not stale. memcached 1.6 answers every `mg` of a placeholder with `Z`
+    /// (the token went to the read that created it); a stale item carries `X`, a value
+    /// stored with `ms` neither `W` nor `Z` until a lease read takes its token.
+    pub fn is_placeholder(&self, len: usize) -> bool {
+        len == 0 && (self.win || self.won_elsewhere) && !self.stale
+    }
 }
 
 impl Flags<'_> {
-    /// Reads `f`, `c` and `O` in one pass over the flags (other flags are skipped); `Err`
-    /// when one of them is present but not a number.
+    /// Reads `f`, `c`, `O` (and `W`, `Z`, `X`) in one pass over the flags (other flags are
+    /// skipped); `Err` when one of `f`, `c`, `O` is present but not a number.
     pub fn value_flags(&self) -> Result<ValueFlags, ParseError> {
         let mut out = ValueFlags::default();
         for t in self.tokens() {
@@ -217,6 +235,18 @@ impl Flags<'_> {
                 b'f' => &mut out.flags,
                 b'c' => &mut out.cas,
                 b'O' => &mut out.opaque,
+                b'W' => {
+                    out.win = true;
+                    continue;
+                }
+                b'Z' => {
+                    out.won_elsewhere = true;
+                    continue;
+                }
+                b'X' => {
+                    out.stale = true;
+                    continue;
+                }
                 _ => continue,
             };
             if slot.is_none() {
@@ -409,9 +439,20 @@ mod tests {
             ValueFlags {
                 flags: Some(12),
                 cas: Some(99),
-                opaque: Some(3)
+                opaque: Some(3),
+                ..ValueFlags::default()
             }
         );
+        // The lease flags, as memcached 1.6.18 answers a plain `mg`: a placeholder (`Z`),
+        // a stale item (`X W`, then `Z X`), a stored empty value (none).
+        let lease = |f: &[u8]| Flags(f).value_flags().unwrap();
+        assert!(lease(b"f0 O2 Z").is_placeholder(0));
+        assert!(!lease(b"f0 O2 Z").is_placeholder(1));
+        assert!(!lease(b"f0 c6 O13 X W").is_placeholder(0));
+        assert!(!lease(b"f0 c6 O13 Z X").is_placeholder(0));
+        assert!(!lease(b"f0 c2 O8").is_placeholder(0));
+        let w = lease(b"W Z X");
+        assert!(w.win && w.won_elsewhere && w.stale);
         assert_eq!(Flags(b"").value_flags().unwrap(), ValueFlags::default());
         // The first of a repeated flag wins, as with `Flags::num`.
         assert_eq!(Flags(b"O1 O2").value_flags().unwrap().opaque, Some(1));

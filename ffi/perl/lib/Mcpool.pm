@@ -837,6 +837,9 @@ value), C<'recompute'> (this caller alone should recompute and C<set> it; C<$val
 stale value or undef) and C<'wait'> (another caller is recomputing; C<$value> is the stale
 value or undef). A miss creates the key empty for C<$vivify_ttl> seconds; with
 C<$recache_below> above 0 a hit with fewer seconds left also hands out C<'recompute'>, once.
+That placeholder is a miss for this client's plain reads (C<get>, C<gets>, C<get_multi>: the
+core reads memcached's flag on it); C<add> fails until the winner's C<set> replaces it, and a
+text or binary protocol client reads it as an empty value.
 
 =item invalidate ($key, $stale_ttl)
 

@@ -201,6 +201,24 @@ def test_leases_and_invalidate(server, prefix):
         text.get_lease(k)  # meta protocol only: the core's UNSUPPORTED
 
 
+def test_lease_placeholder_is_a_miss_for_plain_reads(server, prefix):
+    """A get_lease "recompute" leaves a placeholder item on the server: the plain reads take
+    it for a miss (the core reads memcached's Z flag), not for a stored b''."""
+    mc = mcpool.Client([server.addr], protocol="meta")
+    k = prefix + "placeholder"
+    assert mc.get_lease(k, vivify_ttl=30) == ("recompute", None, None)
+    assert mc.get(k, "DEFAULT") == "DEFAULT"
+    assert mc.gets(k) == (None, None)
+    assert mc.get_multi([k]) == {}
+    assert k not in mc
+    assert mc.add(k, "v") is False  # still an item to the server until the winner's set
+    assert mc.set(k, "computed")
+    assert mc.get(k) == "computed"
+    e = prefix + "stored-empty"
+    assert mc.set(e, b"")
+    assert mc.get(e, "DEFAULT") == b"" and e in mc  # a value stored empty is a value
+
+
 # ----- issue 21 item 3: long_keys = "hash" (Dalli's truncated form) -----
 
 def _dalli_truncated(key, namespaced):

@@ -978,7 +978,10 @@ public final class Mcpool implements AutoCloseable {
      * {@link ClientException} MCPOOL_UNSUPPORTED). On a miss the key is created empty for
      * {@code vivifyTtl} seconds and this caller gets {@link Lease.State#RECOMPUTE}; others get
      * WAIT until it stores the value. {@code recacheBelow} > 0: a hit whose remaining TTL is
-     * below that many seconds also hands out RECOMPUTE (once), with the value.
+     * below that many seconds also hands out RECOMPUTE (once), with the value. The empty
+     * placeholder is a miss for this client's plain reads ({@code get}, {@code gets},
+     * {@code getMulti}, {@code keyExists}: the core reads memcached's flag on it); {@code add}
+     * fails until the winner's set replaces it; text or binary clients read it as empty.
      */
     public Lease getLease(String key, int vivifyTtl, int recacheBelow) {
         byte[] k = key(key);
