@@ -312,3 +312,53 @@ fn sasl_plain_on_the_binary_protocol() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Tester finding: `cas(key, value, 0)` over binary was an unconditional set (binary reads
+/// CAS 0 as "no CAS"), while text and meta answered not-stored. A CAS unique of 0 is refused
+/// by the core before anything is sent, on every protocol and every cas path.
+#[test]
+fn cas_zero_is_refused_before_anything_is_sent_on_every_protocol() {
+    use mcpool::{SetItem, StoreCommand, Value};
+    let mc = Memcached::start(&[]);
+    let refused = |r: Result<StoreOutcome, Error>, what: &str| match r {
+        Err(e @ Error::InvalidArgument { what: "cas", .. }) => {
+            assert!(e.to_string().contains("CAS"), "{what}: {e}")
+        }
+        other => panic!("{what}: {other:?}"),
+    };
+    for p in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let c = client(&mc, p);
+        c.set("k", b"original", 0).unwrap();
+        refused(c.cas("k", b"overwritten", 0, 0), "cas");
+        refused(c.cas("missing", b"created", 0, 0), "cas of a missing key");
+        refused(
+            c.store(StoreCommand::Cas(0), "k", b"overwritten", 0, 0),
+            "store",
+        );
+        refused(
+            c.store_value(StoreCommand::Cas(0), "k", &Value::Text("x".into()), 0),
+            "store_value",
+        );
+        if p == Protocol::Meta {
+            refused(
+                c.store_with_version(StoreCommand::Cas(0), "k", b"x", 0, 0, 5),
+                "store_with_version",
+            );
+        }
+        let cas = c.gets("k").unwrap().unwrap().cas.unwrap();
+        let mut good = SetItem::new(b"k", b"by cas", 0);
+        good.cas = cas;
+        let zero = SetItem::new(b"missing", b"created", 0); // cas 0
+        let out = c.store_multi_items(StoreCommand::Cas(0), &[zero, good]);
+        refused(out[0].clone(), "store_multi_items");
+        assert_eq!(out[1].as_ref().unwrap(), &StoreOutcome::Stored, "{p}");
+        assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"by cas"[..]), "{p}");
+        assert_eq!(c.get("missing").unwrap(), None, "{p}: nothing created");
+        // A real CAS still works the same everywhere.
+        assert_eq!(
+            c.cas("k", b"v", 0, cas).unwrap(),
+            StoreOutcome::Exists,
+            "{p}"
+        );
+    }
+}

@@ -91,7 +91,8 @@ pub(crate) fn store_op_arg(
 /// Stores a value of `kind` under `key` with the client's value format: the core encodes
 /// `data` (`len` bytes: for `MCPOOL_KIND_INT` its decimal ASCII text, for `MCPOOL_KIND_BOOL`
 /// `"0"` or `"1"`, otherwise the bytes themselves) in the format's wire form, sets the flags,
-/// and compresses per the configuration. `op` is SET, ADD, REPLACE or CAS (`cas` is used only
+/// and compresses per the configuration. `op` is SET, ADD, REPLACE or CAS (CAS 0 is
+/// `MCPOOL_INVALID_ARGUMENT`, as `mcpool_client_cas`; `cas` is used only
 /// for CAS). Returns `MCPOOL_OK` when stored, `MCPOOL_NOT_STORED` / `MCPOOL_EXISTS` /
 /// `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
 /// the format) when the format has no such kind or the kind's serialization is not enabled

@@ -40,7 +40,8 @@ impl Client {
     /// round trip per server: quiet requests closed by a barrier on meta and binary): `add`,
     /// `replace`, `append`, `prepend` (never compressed; expiry ignored, as memcached does),
     /// or `cas` (each item compared with its own [`SetItem::cas`]; the number inside
-    /// `StoreCommand::Cas` is not used). Outcomes as the single commands answer them
+    /// `StoreCommand::Cas` is not used; an item whose CAS is 0 fails alone with
+    /// `Error::InvalidArgument`, as [`Client::cas`]). Outcomes as the single commands answer them
     /// (`NotStored`, `Exists`, `NotFound`), one per item, in order; an item refused before
     /// any I/O (bad key, too large) fails alone.
     pub fn store_multi_items(
@@ -57,6 +58,7 @@ impl Client {
             .map(|it| {
                 let wire = self.wire_key(it.key)?;
                 crate::ttl::check("ttl", it.ttl)?;
+                crate::dialect::check_cas(cmd_of(it))?;
                 let (data, flags) =
                     self.encode_value_as(cmd, it.key, it.value, it.flags, it.compress)?;
                 Ok(((wire, data, flags), it.ttl, cmd_of(it)))

@@ -52,7 +52,10 @@ impl Client {
     }
 
     /// Stores only if the item's CAS unique is still `cas` (from [`Client::gets`]):
-    /// `Exists` if it changed, `NotFound` if it is gone.
+    /// `Exists` if it changed, `NotFound` if it is gone. A `cas` of 0 is
+    /// [`Error::InvalidArgument`] and nothing is sent, on every protocol and every cas path
+    /// (`store`, `store_value`, `store_multi_items`, `store_with_version`): no item has CAS 0,
+    /// and the binary protocol would read it as "no CAS" and store unconditionally.
     pub fn cas(
         &self,
         key: impl AsRef<[u8]>,
@@ -147,7 +150,7 @@ impl Client {
                 version: None,
             };
             // Nothing is sent (nor handed over) for a TTL memcached could not honour.
-            req.check_expiries()?;
+            req.check_arguments()?;
             // A plain set done twice stores the same value and answers the same (proxy-pool).
             let resend = match cmd {
                 StoreCommand::Set => Resend::Always,
@@ -437,7 +440,7 @@ impl Client {
     /// is asked.
     pub fn flush_all(&self, delay: Option<u32>) -> Result<()> {
         let flush: Request<'_> = Request::Flush { delay };
-        if let Err(e) = flush.check_expiries() {
+        if let Err(e) = flush.check_arguments() {
             // Refused once for every server, before any is asked.
             return self.refused(Op::FlushAll, 0, e);
         }
@@ -453,7 +456,7 @@ impl Client {
     /// [`crate::ttl::MAX_TTL`] is every server's [`Error::InvalidArgument`], none asked.
     pub fn flush_all_each(&self, delay: Option<u32>) -> PerServer<()> {
         let flush = Request::Flush { delay };
-        let refused = flush.check_expiries().err();
+        let refused = flush.check_arguments().err();
         self.per_server(Op::FlushAll, |t, idx| {
             if let Some(Error::InvalidArgument { what, reason }) = &refused {
                 return Err(Error::InvalidArgument {

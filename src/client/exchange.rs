@@ -27,7 +27,7 @@ impl Client {
         at: &mut Option<usize>,
     ) -> Result<Outcome> {
         // Nothing is sent for a request memcached could not honour (`crate::ttl`).
-        req.check_expiries()?;
+        req.check_arguments()?;
         self.on_key_server(
             t,
             wire,
@@ -49,7 +49,7 @@ impl Client {
 
     /// One request to server `idx`.
     pub(super) fn exchange(&self, t: &Topology, idx: usize, req: &Request<'_>) -> Result<Outcome> {
-        req.check_expiries()?;
+        req.check_arguments()?;
         let pooled = self.acquire(t, idx, self.deadline())?;
         self.exchange_on(t, idx, pooled, req, &mut no_hits())
     }

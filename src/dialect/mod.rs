@@ -161,6 +161,24 @@ pub(crate) enum Request<'a, K: ?Sized = [&'a [u8]]> {
     },
 }
 
+/// The one rule for a `cas` store's CAS unique: 0 is refused with
+/// [`Error::InvalidArgument`] before anything is sent. memcached never gives an item CAS 0,
+/// so on text and meta a `cas` with 0 can only fail (`NotFound` or `Exists`), but the binary
+/// protocol reads CAS 0 as "no CAS" and stores unconditionally: the same call would mean
+/// two things. Other store commands carry no CAS and pass.
+pub(crate) fn check_cas(cmd: StoreCommand) -> Result<()> {
+    match cmd {
+        StoreCommand::Cas(0) => Err(Error::InvalidArgument {
+            what: "cas",
+            reason: "0 is no CAS unique (memcached never gives an item CAS 0; the binary \
+                     protocol would read it as \"no CAS\" and store unconditionally): pass \
+                     the CAS from gets"
+                .into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 impl<K: WireKeys + ?Sized> Request<'_, K> {
     /// How many tags (see `Conn::take_tags`) the request takes: one, or for a multi-key
     /// read one per key and one for the barrier that closes it (binary NOOP). A single-key
@@ -193,10 +211,13 @@ impl<K: WireKeys + ?Sized> Request<'_, K> {
 
     /// Every expiry the request carries (a TTL, get-and-touch's, a lease's placeholder and
     /// recache times, a stale time, flush_all's delay) checked by the one rule,
-    /// [`crate::ttl::check`]: the request is refused before it is sent when memcached could
-    /// not honour one of them.
-    pub(crate) fn check_expiries(&self) -> Result<()> {
+    /// [`crate::ttl::check`], and a store's CAS unique by [`check_cas`]: the request is
+    /// refused before it is sent when memcached could not honour one of them.
+    pub(crate) fn check_arguments(&self) -> Result<()> {
         use crate::ttl::{check, check_opt};
+        if let Request::Store { cmd, .. } = self {
+            check_cas(*cmd)?;
+        }
         match self {
             Request::Get { touch, .. } | Request::GetMulti { touch, .. } => {
                 check_opt("ttl", *touch)?;
@@ -456,7 +477,7 @@ impl Dialect {
         // Every path checks its expiries before it encodes (nothing is sent for a refused
         // call); this catches one that does not, in the tests.
         debug_assert!(
-            req.check_expiries().is_ok(),
+            req.check_arguments().is_ok(),
             "unchecked expiry reached the wire"
         );
         speak!(self, d => d.encode(buf, req, tag))

@@ -728,7 +728,10 @@ unique, C<[$key, $cas, $value, $expiration_time]>; C<append_multi> and C<prepend
 C<[$key, $value]>). The arguments are all checked (and serialized) before anything is sent,
 so a bad one croaks with nothing stored. Results as Cache::Memcached::Fast's: per item 1
 (stored), C<''> (not stored: C<add> of an existing key, C<replace>/C<append>/C<prepend> of a
-missing one, C<cas> of a changed or deleted item) or C<undef> (an error).
+missing one, C<cas> of a changed or deleted item) or C<undef> (an error). A C<$cas> of 0 (in
+C<cas> or C<cas_multi>) is an error (C<undef>, C<last_error> naming C<cas>) and nothing is
+sent: no item has CAS 0, and the binary protocol would take 0 for "no CAS" and store
+unconditionally.
 
 =item get ($key), gets ($key)
 

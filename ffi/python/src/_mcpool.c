@@ -2256,7 +2256,8 @@ static PyMethodDef Client_methods[] = {
      "missing."},
     {"cas", (PyCFunction)(void (*)(void))Client_cas, FAST,
      "cas(key, value, cas, time=0)\n--\n\nStores only if key's CAS unique is still cas: True "
-     "stored, False changed since gets(), None gone."},
+     "stored, False changed since gets(), None gone. cas 0 raises ClientError, nothing sent "
+     "(no item has CAS 0; binary would store unconditionally)."},
     {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi, FAST,
      "set_multi(mapping, time=0, key_prefix='', min_compress_len=None)\n--\n\nStores every "
      "pair; returns the list of keys that were not stored."},

@@ -183,7 +183,9 @@ public class MemCachedClient {
         return store(Native.OP_PREPEND, key, value, 0, 0);
     }
 
-    /** Stores only if the CAS unique (from {@link #gets}) still matches. */
+    /** Stores only if the CAS unique (from {@link #gets}) still matches; a {@code casUnique}
+     * of 0 is a caller's error, thrown as {@link ClientException} MCPOOL_INVALID_ARGUMENT with
+     * nothing sent (the binary protocol would store unconditionally). */
     public boolean cas(String key, Object value, long casUnique) { return cas(key, value, null, casUnique); }
     public boolean cas(String key, Object value, Date expiry, long casUnique) {
         return store(Native.OP_CAS, key, value, ttl(expiry), casUnique);
