@@ -1793,7 +1793,8 @@ mcpool_status mcpool_client_set_multi_ttl(const mcpool_client *client,
  * Any store command over `n` items in one pipelined round trip per server, as
  * `mcpool_client_set_multi_ttl`: `op` is SET, ADD, REPLACE, APPEND, PREPEND (never
  * compressed; the expiry is not sent, as memcached keeps the item's) or CAS, which compares
- * item `i` with `cas[i]` (`cas` NULL: all 0; read only for CAS). Each item's status as the
+ * item `i` with `cas[i]` (`cas` NULL: all 0; read only for CAS; an item whose CAS is 0 is
+ * `MCPOOL_INVALID_ARGUMENT`, unsent, as `mcpool_client_cas`). Each item's status as the
  * single commands answer: `MCPOOL_OK` stored, `MCPOOL_NOT_STORED` (add of an existing key,
  * replace/append/prepend of a missing one), `MCPOOL_EXISTS` / `MCPOOL_NOT_FOUND` (CAS), or
  * its error. `flags`, `ttls` and `compress` as `mcpool_client_set_multi_ttl` (all may be
@@ -2041,8 +2042,11 @@ mcpool_status mcpool_client_get_multi_cb(const mcpool_client *client,
                                          void *userdata);
 
 /**
- * Stores `value` under `key` unconditionally, with the caller's `flags` (passed through;
- * mcpool only owns the compression bit of the configured format) and `ttl` seconds (0 =
+ * Stores `value` under `key` unconditionally, with the caller's `flags` (stored as given, or
+ * refused with `MCPOOL_VALUE_FORMAT`, never rewritten: under the `mcpool` value format
+ * application flags are 16 bits, 0..=65535, and a wider word must be a kind's flags from
+ * `mcpool_client_kind_flags`; under `libmemcached` any 32 bits; mcpool only owns the
+ * compression bit of the configured format; docs/value-format.md) and `ttl` seconds (0 =
  * never expires; above 30 days a unix time; above `MCPOOL_MAX_TTL`, which memcached would
  * read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
  * compression threshold are compressed. `MCPOOL_OK` when stored.
@@ -2116,7 +2120,9 @@ mcpool_status mcpool_client_prepend(const mcpool_client *client,
 /**
  * Compare-and-swap: stores only if the item's CAS unique is still `cas` (from
  * `mcpool_item_cas` after `mcpool_client_gets`). `MCPOOL_OK` when stored, `MCPOOL_EXISTS`
- * when someone changed it since, `MCPOOL_NOT_FOUND` when it is gone.
+ * when someone changed it since, `MCPOOL_NOT_FOUND` when it is gone. A `cas` of 0 (no item
+ * has it; the binary protocol would read it as "no CAS" and store unconditionally) is
+ * `MCPOOL_INVALID_ARGUMENT` before anything is sent, on every protocol.
  *
  * # Safety
  * As for `mcpool_client_set`.
@@ -2351,7 +2357,8 @@ mcpool_status mcpool_client_stats(const mcpool_client *client,
  * Stores a value of `kind` under `key` with the client's value format: the core encodes
  * `data` (`len` bytes: for `MCPOOL_KIND_INT` its decimal ASCII text, for `MCPOOL_KIND_BOOL`
  * `"0"` or `"1"`, otherwise the bytes themselves) in the format's wire form, sets the flags,
- * and compresses per the configuration. `op` is SET, ADD, REPLACE or CAS (`cas` is used only
+ * and compresses per the configuration. `op` is SET, ADD, REPLACE or CAS (CAS 0 is
+ * `MCPOOL_INVALID_ARGUMENT`, as `mcpool_client_cas`; `cas` is used only
  * for CAS). Returns `MCPOOL_OK` when stored, `MCPOOL_NOT_STORED` / `MCPOOL_EXISTS` /
  * `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
  * the format) when the format has no such kind or the kind's serialization is not enabled

@@ -55,6 +55,28 @@ fn flags_pass_through() {
             c.store(StoreCommand::Set, "k", b"v", 0xdead_beef, 0),
             Err(Error::ValueFormat(_))
         ));
+        // Tester finding: flags above 65535 whose bits 16..=19 name a kind (0x12345,
+        // 0x10000) were stored as that kind's (0x1012345: UTF-8 text) and read back so.
+        // Every one is refused now, on every store path, and nothing is written.
+        c.store(StoreCommand::Set, "k", b"ab", 0xffff, 0).unwrap();
+        for wide in [0x1_0000u32, 0x1_2345, 0x7_0000, 0xf_ffff, 0xffff_ffff] {
+            match c.store(StoreCommand::Set, "k", b"ab", wide, 0) {
+                Err(Error::ValueFormat(m)) => assert!(m.contains("16 bits"), "{wide:#x}: {m}"),
+                other => panic!("{wide:#x}: {other:?}"),
+            }
+            let mut it = mcpool::SetItem::new(b"k", b"ab", 0);
+            it.flags = wide;
+            assert!(
+                matches!(&c.set_multi_items(&[it])[0], Err(Error::ValueFormat(_))),
+                "{wide:#x}"
+            );
+        }
+        assert_eq!(c.get_item("k").unwrap().unwrap().flags, 0xffff);
+        // A kind's own flags (mcpool's mark set) are taken as they are, never rewritten.
+        let text = c.kind_flags(mcpool::Kind::Text).unwrap();
+        assert!(text > 0xffff);
+        c.store(StoreCommand::Set, "k", b"ab", text, 0).unwrap();
+        assert_eq!(c.get_item("k").unwrap().unwrap().flags, text);
     });
     // The libmemcached format: every flag is the caller's, all 32 bits.
     for p in PROTOCOLS {

@@ -444,8 +444,11 @@ unsafe fn store(
     })
 }
 
-/// Stores `value` under `key` unconditionally, with the caller's `flags` (passed through;
-/// mcpool only owns the compression bit of the configured format) and `ttl` seconds (0 =
+/// Stores `value` under `key` unconditionally, with the caller's `flags` (stored as given, or
+/// refused with `MCPOOL_VALUE_FORMAT`, never rewritten: under the `mcpool` value format
+/// application flags are 16 bits, 0..=65535, and a wider word must be a kind's flags from
+/// `mcpool_client_kind_flags`; under `libmemcached` any 32 bits; mcpool only owns the
+/// compression bit of the configured format; docs/value-format.md) and `ttl` seconds (0 =
 /// never expires; above 30 days a unix time; above `MCPOOL_MAX_TTL`, which memcached would
 /// read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
 /// compression threshold are compressed. `MCPOOL_OK` when stored.
@@ -599,7 +602,9 @@ pub unsafe extern "C" fn mcpool_client_prepend(
 
 /// Compare-and-swap: stores only if the item's CAS unique is still `cas` (from
 /// `mcpool_item_cas` after `mcpool_client_gets`). `MCPOOL_OK` when stored, `MCPOOL_EXISTS`
-/// when someone changed it since, `MCPOOL_NOT_FOUND` when it is gone.
+/// when someone changed it since, `MCPOOL_NOT_FOUND` when it is gone. A `cas` of 0 (no item
+/// has it; the binary protocol would read it as "no CAS" and store unconditionally) is
+/// `MCPOOL_INVALID_ARGUMENT` before anything is sent, on every protocol.
 ///
 /// # Safety
 /// As for `mcpool_client_set`.

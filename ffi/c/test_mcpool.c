@@ -401,6 +401,40 @@ static void test_storage_and_retrieval(mcpool_client *c) {
     EXPECT(mcpool_client_cas(c, K("fresh"), K("v3"), 9, 0, cas), MCPOOL_EXISTS);
     EXPECT(mcpool_client_cas(c, K("absent"), K("v3"), 9, 0, cas), MCPOOL_NOT_FOUND);
     EXPECT(mcpool_client_gets(c, K("absent"), &item), MCPOOL_NOT_FOUND);
+    /* Flags above 16 bits were rewritten (0x12345 stored as 0x1012345, a text value): every
+     * flags word above 0xFFFF that is not a kind's own is refused, nothing stored. */
+    EXPECT(mcpool_client_set(c, K("wideflags"), K("ab"), 0xffff, 0), MCPOOL_OK);
+    {
+        static const uint32_t wide[] = {0x10000, 0x12345, 0x70000, 0xffffffffu};
+        for (size_t i = 0; i < sizeof wide / sizeof *wide; i++) {
+            EXPECT(mcpool_client_set(c, K("wideflags"), K("cd"), wide[i], 0), MCPOOL_VALUE_FORMAT);
+            CHECK(strstr(mcpool_last_error_message(), "16 bits") != NULL);
+        }
+    }
+    EXPECT(mcpool_client_get(c, K("wideflags"), &item), MCPOOL_OK);
+    CHECK(mcpool_item_flags(item) == 0xffff && mcpool_item_len(item) == 2);
+    mcpool_item_free(item);
+    /* CAS 0 is no CAS unique (binary would store unconditionally): refused, unsent. */
+    EXPECT(mcpool_client_cas(c, K("fresh"), K("v0"), 9, 0, 0), MCPOOL_INVALID_ARGUMENT);
+    CHECK(strstr(mcpool_last_error_message(), "cas") != NULL);
+    EXPECT(mcpool_client_cas(c, K("absent"), K("v0"), 9, 0, 0), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_store_kind(c, MCPOOL_STORE_CAS, K("fresh"), MCPOOL_KIND_BYTES, K("v0"), 0,
+                                    0),
+           MCPOOL_INVALID_ARGUMENT);
+    {
+        const uint8_t *ks[1] = {(const uint8_t *)"absent"};
+        size_t kl[1] = {6};
+        const uint8_t *vs[1] = {(const uint8_t *)"v0"};
+        size_t vl[1] = {2};
+        mcpool_status st[1] = {MCPOOL_OK};
+        mcpool_client_store_multi(c, MCPOOL_STORE_CAS, ks, kl, vs, vl, NULL, NULL, NULL, 1, NULL,
+                                  st);
+        CHECK(st[0] == MCPOOL_INVALID_ARGUMENT);
+    }
+    EXPECT(mcpool_client_gets(c, K("absent"), &item), MCPOOL_NOT_FOUND);
+    EXPECT(mcpool_client_get(c, K("fresh"), &item), MCPOOL_OK);
+    CHECK(mcpool_item_len(item) == 2 && memcmp(mcpool_item_data(item), "v2", 2) == 0);
+    mcpool_item_free(item);
 
     /* gat / gats / touch. */
     EXPECT(mcpool_client_gat(c, K("fresh"), 100, &item), MCPOOL_OK);

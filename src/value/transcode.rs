@@ -431,8 +431,10 @@ impl<'c> Transcoder<'c> {
 
     /// The byte API's store: `flags` 0 stores bytes under the format's bytes kind; other
     /// flags must be flags the format reads back (a kind's flags, as `kind_flags` gives;
-    /// under `mcpool` also application flags up to 0xFFFF; under `libmemcached` any), with a
-    /// body of that kind's form. Compressed when due.
+    /// under `mcpool` also application flags up to 0xFFFF, and nothing else: flags above
+    /// 0xFFFF without mcpool's mark, bit 24, are refused, never rewritten; under
+    /// `libmemcached` and the legacy formats any 32 bits, stored as given), with a body of
+    /// that kind's form. Compressed when due.
     pub fn encode_flagged<'v>(
         &self,
         key: &[u8],
@@ -446,6 +448,16 @@ impl<'c> Transcoder<'c> {
             ValueFormat::Libmemcached | ValueFormat::Legacy(_) => flags,
             _ if flags == 0 => format.flags_for(Kind::Bytes, None).map_or(0, |(f, _)| f),
             ValueFormat::Mcpool => {
+                // Without mcpool's mark, flags are the application's: 16 bits. Wider ones
+                // used to be marked as they were, so their bits 16..=19 silently made
+                // them another kind's (0x12345 stored as 0x1012345, UTF-8 text).
+                if flags & mcpool::MARK == 0 && flags > mcpool::APP_MASK {
+                    return Err(refuse(format!(
+                        "application flags are 16 bits (0..=65535); {flags:#x} is wider, and \
+                         flags above 65535 are taken only as a value kind's own flags (bit 24 \
+                         set, as kind_flags gives them)"
+                    )));
+                }
                 if flags & mcpool::CODEC_MASK != 0 || flags & !mcpool::KNOWN != 0 {
                     return Err(refuse(
                         "the mcpool layout's compression bits (20, 21) and bits 22, 23, 25..31 \

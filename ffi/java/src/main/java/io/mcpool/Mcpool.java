@@ -615,7 +615,9 @@ public final class Mcpool implements AutoCloseable {
         return store(tc, Native.OP_PREPEND, key, value, 0, 0) == Native.OK;
     }
 
-    /** Compare-and-swap with a CAS unique from {@link #gets}; false when it changed or is gone. */
+    /** Compare-and-swap with a CAS unique from {@link #gets}; false when it changed or is gone.
+     * A {@code casUnique} of 0 is a {@link ClientException} MCPOOL_INVALID_ARGUMENT, nothing
+     * sent (no item has CAS 0; the binary protocol would store unconditionally). */
     public boolean cas(String key, Object value, int ttl, long casUnique) {
         return store(tc, Native.OP_CAS, key, value, ttl, casUnique) == Native.OK;
     }
@@ -656,7 +658,9 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** Stores raw bytes with the caller's flags: flags the value format can read back (0:
-     * its bytes kind; the compression bits are the core's), else MCPOOL_VALUE_FORMAT. */
+     * its bytes kind; the compression bits are the core's), else MCPOOL_VALUE_FORMAT. Under
+     * the default mcpool format application flags are 16 bits: above 0xFFFF only a kind's
+     * own flags are taken (never a rewrite of 0x12345 into another kind's). */
     public boolean setBytes(String key, byte[] data, int flags, int ttl) {
         return storeRaw(Native.OP_SET, key(key), data, flags, ttl, 0) == Native.OK;
     }

@@ -159,6 +159,43 @@ public class McpoolTest {
         }
     }
 
+    /** Tester findings: flags above 16 bits were rewritten (0x12345 stored as 0x1012345, a
+     * text value), and cas with CAS 0 was an unconditional set over binary. The core refuses
+     * both before anything is sent, on every protocol. */
+    @Test
+    public void wideFlagsAndCasZeroAreRefused() {
+        for (String proto : new String[] {"text", "meta", "binary"}) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol(proto).build()) {
+                String k = "m:wide:" + proto;
+                assertTrue(mc.setBytes(k, new byte[] {1, 2}, 0xffff, 0));
+                for (int wide : new int[] {0x10000, 0x12345, 0x70000, 0xffffffff}) {
+                    try {
+                        mc.setBytes(k, new byte[] {3}, wide, 0);
+                        fail(proto + ": flags " + Integer.toHexString(wide) + " accepted");
+                    } catch (McpoolException e) {
+                        assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+                        assertTrue(e.getMessage(), e.getMessage().contains("16 bits"));
+                    }
+                }
+                CachedData raw = mc.getBytes(k);
+                assertEquals(0xffff, raw.flags);
+                assertArrayEquals(new byte[] {1, 2}, raw.data);
+
+                assertTrue(mc.set(k, "original"));
+                for (String key : new String[] {k, k + ":missing"}) {
+                    try {
+                        mc.cas(key, "overwritten", 0, 0L);
+                        fail(proto + ": cas 0 accepted");
+                    } catch (ClientException e) {
+                        assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                    }
+                }
+                assertEquals("original", mc.get(k));
+                assertNull(mc.get(k + ":missing"));
+            }
+        }
+    }
+
     @Test
     public void closeIsIdempotentAndFreesOnce() {
         Mcpool mc = Mcpool.builder().servers(server.addr()).build();
