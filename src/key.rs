@@ -83,9 +83,12 @@ pub enum LongKeys {
     /// Refused with [`Error::InvalidKey`] (the default).
     #[default]
     Refuse,
-    /// Dalli's truncated form (`KeyManager#truncated_key`): the first bytes of the wire key,
-    /// `:md5:`, and the hex MD5 of the whole wire key; 249 bytes long, or 250 when a
-    /// `key_prefix` is set (Dalli's namespace rule). See [`dalli_truncated`].
+    /// Dalli's truncated form (`KeyManager#truncated_key`) for a wire key over 250
+    /// characters: its first 212 characters (213 when a `key_prefix` is set, Dalli's
+    /// namespace rule), `:md5:`, and the hex MD5 of the whole wire key; 249 (250) bytes for
+    /// an ASCII key. A key Dalli could not store either is refused with
+    /// [`Error::InvalidKey`]: over 250 bytes in at most 250 characters (Dalli sends it
+    /// whole), or whose truncated form is over 250 bytes. See [`dalli_truncated`].
     Hash,
 }
 
@@ -109,19 +112,33 @@ pub const MAX_HASHED_KEY_LEN: usize = 64 * 1024;
 /// Dalli's separator between the kept prefix and the digest.
 const TRUNCATED_KEY_SEPARATOR: &[u8] = b":md5:";
 
-/// Dalli's truncated key (lib/dalli/key_manager.rb, `truncated_key`): `wire[..n]` +
-/// `:md5:` + the 32 lower-case hex digits of MD5(`wire`), where `wire` is the whole key as
-/// the server would store it (namespace included) and `n` = `target` − 37. Dalli's target is
-/// 249 without a namespace and 250 with one ("for historical reasons"). Dalli counts
-/// characters, this counts bytes: the same for ASCII keys.
-pub fn dalli_truncated(wire: &[u8], target: usize) -> Vec<u8> {
+/// How long Dalli (Ruby's `String#length`) finds `wire`: the characters of a valid UTF-8
+/// key, else its bytes (Ruby counts a binary string's bytes).
+fn dalli_length(wire: &[u8]) -> usize {
+    match std::str::from_utf8(wire) {
+        Ok(s) => s.chars().count(),
+        Err(_) => wire.len(),
+    }
+}
+
+/// The bytes of Dalli's `key[0, n]`: the first `n` characters of a valid UTF-8 key, else its
+/// first `n` bytes.
+fn dalli_prefix(wire: &[u8], n: usize) -> &[u8] {
+    match std::str::from_utf8(wire) {
+        Ok(s) => match s.char_indices().nth(n) {
+            Some((at, _)) => &wire[..at],
+            None => wire,
+        },
+        Err(_) => &wire[..n.min(wire.len())],
+    }
+}
+
+/// `kept` + `:md5:` + the 32 lower-case hex digits of MD5(`wire`).
+fn with_digest(kept: &[u8], wire: &[u8]) -> Vec<u8> {
     use md5::{Digest, Md5};
     let digest = Md5::digest(wire);
-    let keep = target
-        .saturating_sub(TRUNCATED_KEY_SEPARATOR.len() + 32)
-        .min(wire.len());
-    let mut out = Vec::with_capacity(keep + TRUNCATED_KEY_SEPARATOR.len() + 32);
-    out.extend_from_slice(&wire[..keep]);
+    let mut out = Vec::with_capacity(kept.len() + TRUNCATED_KEY_SEPARATOR.len() + 32);
+    out.extend_from_slice(kept);
     out.extend_from_slice(TRUNCATED_KEY_SEPARATOR);
     const HEX: &[u8; 16] = b"0123456789abcdef";
     for b in digest {
@@ -129,6 +146,18 @@ pub fn dalli_truncated(wire: &[u8], target: usize) -> Vec<u8> {
         out.push(HEX[(b & 15) as usize]);
     }
     out
+}
+
+/// Dalli's truncated key (lib/dalli/key_manager.rb, `truncated_key`): `key[0, n]` +
+/// `:md5:` + the 32 lower-case hex digits of MD5(`wire`), where `wire` is the whole key as
+/// the server would store it (namespace included), `n` = `target` − 37 *characters*
+/// (Ruby's `String#slice` on a UTF-8 string; bytes for a key that is not valid UTF-8), and
+/// the digest is of the key's bytes. Dalli's target is 249 without a namespace and 250 with
+/// one ("for historical reasons"). For a non-ASCII key the result is longer than `target`
+/// bytes (each character kept counts its UTF-8 bytes): memcached takes it only up to 250.
+pub fn dalli_truncated(wire: &[u8], target: usize) -> Vec<u8> {
+    let keep = target.saturating_sub(TRUNCATED_KEY_SEPARATOR.len() + 32);
+    with_digest(dalli_prefix(wire, keep), wire)
 }
 
 impl KeyRules {
@@ -143,24 +172,50 @@ impl KeyRules {
         }
     }
 
-    /// The length a hashed key must fit in, when `wire` is over the protocol's limit and
-    /// `long_keys` is `hash`: Dalli's 249 (250 with a prefix, Dalli's namespace rule), or,
-    /// for a meta key that goes base64-encoded (it has a space or control byte), 186.
-    fn hash_target(&self, wire: &[u8]) -> Option<usize> {
+    /// What `wire` becomes when it is over the protocol's limit and `long_keys` is `hash`
+    /// (`None`: it stays, and its own error stands): Dalli's form, or, for a meta key that
+    /// goes base64-encoded (it has a space or control byte), mcpool's own 186-byte form (149
+    /// bytes kept; Dalli has no form of such a key that memcached takes). A key Dalli cannot
+    /// store (its form would be over 250 bytes) is refused with a reason saying so.
+    fn hashed(&self, wire: &[u8]) -> Option<Result<Vec<u8>>> {
         if self.long_keys != LongKeys::Hash {
             return None;
         }
-        let dalli = if self.prefix.is_empty() {
+        if self.protocol == Protocol::Meta && has_space_or_control(wire) {
+            return (wire.len() > MAX_META_BASE64_KEY_LEN).then(|| {
+                let keep = MAX_META_BASE64_KEY_LEN - TRUNCATED_KEY_SEPARATOR.len() - 32;
+                Ok(with_digest(&wire[..keep], wire))
+            });
+        }
+        if wire.len() <= MAX_KEY_LEN {
+            return None;
+        }
+        let refuse = |reason| Error::InvalidKey {
+            key: display(wire),
+            reason,
+        };
+        // Dalli counts characters: a key of at most 250 characters it sends whole.
+        if dalli_length(wire) <= MAX_KEY_LEN {
+            return Some(Err(refuse(
+                "key is over 250 bytes in 250 characters or fewer: Dalli sends such a key \
+                 whole (it shortens keys over 250 characters), which memcached refuses, so \
+                 long_keys = hash has no shared form for it either",
+            )));
+        }
+        let target = if self.prefix.is_empty() {
             MAX_KEY_LEN - 1
         } else {
             MAX_KEY_LEN
         };
-        match self.protocol {
-            Protocol::Meta if has_space_or_control(wire) => {
-                (wire.len() > MAX_META_BASE64_KEY_LEN).then_some(MAX_META_BASE64_KEY_LEN)
-            }
-            _ => (wire.len() > MAX_KEY_LEN).then_some(dalli),
+        let hashed = dalli_truncated(wire, target);
+        if hashed.len() > MAX_KEY_LEN {
+            return Some(Err(refuse(
+                "Dalli's truncated form of this key (its first 212 characters, 213 with a \
+                 key_prefix, then :md5: and the digest) is over 250 bytes, which memcached \
+                 refuses: long_keys = hash has no shared form for it",
+            )));
         }
+        Some(Ok(hashed))
     }
 
     /// The longest key a caller may give: [`MAX_KEY_LEN`], or [`MAX_HASHED_KEY_LEN`] when
@@ -177,13 +232,13 @@ impl KeyRules {
     fn checked(&self, wire: &[u8]) -> Result<Option<Vec<u8>>> {
         match self.validate_wire(wire) {
             Ok(()) => Ok(None),
-            Err(e) => match self.hash_target(wire) {
-                Some(target) => {
-                    let hashed = dalli_truncated(wire, target);
+            Err(e) => match self.hashed(wire) {
+                Some(hashed) => {
+                    let hashed = hashed?;
                     self.validate_wire(&hashed)?;
                     Ok(Some(hashed))
                 }
-                _ => Err(e),
+                None => Err(e),
             },
         }
     }
@@ -471,6 +526,32 @@ mod tests {
                 &*r.wire_key(k).unwrap()
             );
         }
+        // 3b. Non-ASCII keys, as Dalli cuts them: at characters (Ruby's `key[0, 212]`),
+        // the digest of the bytes. "é" + "a" × 260: 261 characters, 262 bytes; Dalli keeps
+        // "é" + 211 "a" (213 bytes), 250 bytes in all. md5 from Python's hashlib.
+        let e = format!("é{}", "a".repeat(260));
+        let want = format!("é{}:md5:5b2bd7d828bf6bf7e81e3f3d7e8f07c1", "a".repeat(211));
+        let got = hash.wire_key(e.as_bytes()).unwrap();
+        assert_eq!(got.len(), 250);
+        assert_eq!(std::str::from_utf8(&got).unwrap(), want);
+        // Two 2-byte characters in the first 212: Dalli's form is 251 bytes, refused.
+        let ee = format!("éé{}", "a".repeat(260));
+        assert!(matches!(
+            hash.wire_key(ee.as_bytes()),
+            Err(Error::InvalidKey { reason, .. }) if reason.contains("Dalli's truncated form")
+        ));
+        // 251 bytes in 250 characters: Dalli sends it whole, memcached refuses: refused.
+        let short = format!("é{}", "a".repeat(249));
+        assert_eq!((short.len(), short.chars().count()), (251, 250));
+        assert!(matches!(
+            hash.wire_key(short.as_bytes()),
+            Err(Error::InvalidKey { reason, .. }) if reason.contains("250 characters or fewer")
+        ));
+        // Not UTF-8: Ruby counts a binary string's bytes.
+        let bin = [&[0xffu8][..], &[b'a'; 260]].concat();
+        let got = hash.wire_key(&bin).unwrap();
+        assert_eq!(got.len(), 249);
+        assert_eq!(&got[..212], &bin[..212]);
         // 4. Meta, a key that goes base64-encoded (it has spaces): hashed down to 186 (not
         // Dalli's length: Dalli has no such key that memcached would take).
         let meta = rules(b"user:", Protocol::Meta, LongKeys::Hash);

@@ -88,3 +88,70 @@ fn item3_refusal_stays_the_default() {
         .unwrap_err();
     assert!(err.to_string().contains("long_keys"), "{err}");
 }
+
+/// A raw text `set` of `key`, as Dalli would send it.
+fn raw_set(addr: &str, key: &str, value: &str) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(s, "set {key} 0 0 {}\r\n{value}\r\n", value.len()).unwrap();
+    let mut line = String::new();
+    BufReader::new(s).read_line(&mut line).unwrap();
+    assert_eq!(line, "STORED\r\n", "{key}");
+}
+
+/// Tester finding: Dalli cuts a long key at 212 *characters* (Ruby's `key[0, 212]` on a
+/// UTF-8 string; lib/dalli/key_manager.rb), mcpool cut at 212 bytes, so a non-ASCII key
+/// with one 2-byte character among its first 212 (a 250-byte Dalli key, which memcached
+/// takes) was stored under another name. Now mcpool cuts as Dalli does, and refuses the
+/// keys Dalli cannot store either (a form over 250 bytes). Dalli's names below follow its
+/// source; digests from Python's hashlib.md5 of the UTF-8 key.
+#[test]
+fn non_ascii_long_keys_take_dallis_character_cut_or_are_refused() {
+    let mc = Memcached::start(&[]);
+    // "é" + "a" × 260: 261 characters, 262 bytes. Dalli: "é" + "a" × 211, ":md5:", digest.
+    let key = format!("é{}", "a".repeat(260));
+    let dalli = format!("é{}:md5:5b2bd7d828bf6bf7e81e3f3d7e8f07c1", "a".repeat(211));
+    assert_eq!(dalli.len(), 250);
+    for protocol in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let c = Client::builder()
+            .server(&mc.addr())
+            .protocol(protocol)
+            .set("long_keys", "hash")
+            .unwrap()
+            .build()
+            .unwrap();
+        assert_eq!(&*c.wire_key(key.as_bytes()).unwrap(), dalli.as_bytes());
+        // What Dalli stored, mcpool reads; what mcpool stores, Dalli's name holds.
+        raw_set(&mc.addr(), &dalli, "dalli");
+        assert_eq!(
+            c.get(&key).unwrap().as_deref(),
+            Some(&b"dalli"[..]),
+            "{protocol}"
+        );
+        c.set(&key, b"mcpool", 0).unwrap();
+        assert_eq!(raw_get(&mc.addr(), &dalli).as_deref(), Some(&b"mcpool"[..]));
+        assert!(c.delete(&key).unwrap());
+
+        // Keys Dalli cannot store: refused before anything is sent, saying why.
+        let refused = |k: &str, why: &str| match c.set(k, b"v", 0) {
+            Err(Error::InvalidKey { reason, .. }) => assert!(reason.contains(why), "{reason}"),
+            other => panic!("{protocol} {k:?}: {other:?}"),
+        };
+        // Its truncated form would be 251 bytes: "日" (3 bytes) + "c" × 211 + 37.
+        refused(&format!("日{}", "c".repeat(300)), "Dalli's truncated form");
+        // 400 bytes in 200 characters: Dalli sends it whole, memcached refuses it.
+        refused(&"é".repeat(200), "250 characters or fewer");
+        // With a namespace Dalli keeps 213 characters: one 2-byte one makes 251 bytes.
+        let ns = Client::builder()
+            .server(&mc.addr())
+            .protocol(protocol)
+            .key_prefix("ns:")
+            .set("long_keys", "hash")
+            .unwrap()
+            .build()
+            .unwrap();
+        assert!(matches!(
+            ns.set(&key, b"v", 0),
+            Err(Error::InvalidKey { .. })
+        ));
+    }
+}

@@ -249,6 +249,32 @@ def test_item3_long_keys_hash_stores_a_400_byte_key_under_dallis_name(server, pr
         mcpool.Client([server.addr], protocol=protocol).set(key, b"v")
 
 
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_long_keys_hash_cuts_a_non_ascii_key_at_characters_as_dalli(server, prefix, protocol):
+    key = prefix + "é" + "a" * 260
+    dalli = _dalli_truncated(key, False)
+    c = mcpool.Client([server.addr], long_keys="hash", protocol=protocol)
+    assert len(dalli.encode()) == 250  # one 2-byte character among the 212 kept
+    assert c.set(key, b"v")
+    assert server.raw_get(dalli) == (0, b"v")
+    with pytest.raises(mcpool.ClientError):
+        c.set("日" + "c" * 300, b"v")  # Dalli's form: 251 bytes, memcached refuses it
+    with pytest.raises(mcpool.ClientError):
+        c.set("é" * 200, b"v")  # 200 characters: Dalli sends its 400 bytes whole
+
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_cas_zero_is_refused_on_every_protocol(server, prefix, protocol):
+    c = mcpool.Client([server.addr], protocol=protocol)
+    k = prefix + "cas0"
+    assert c.set(k, "original")
+    for key in (k, prefix + "cas0-missing"):
+        with pytest.raises(mcpool.ClientError):
+            c.cas(key, "overwritten", 0)
+    assert c.get(k) == "original"
+    assert c.get(prefix + "cas0-missing") is None
+
+
 # ----- issue 21 item 6: item metadata, explicit CAS versions (meta protocol) -----
 
 def test_item6_meta_info_and_set_with_version(server, prefix):
