@@ -47,6 +47,12 @@ is($m->cas("${p}a", $cv->[0], 'new'), 1, 'cas with the current unique stores');
 is($m->cas("${p}a", $cv->[0], 'newer'), '', 'cas with a stale unique is false');
 is($m->get("${p}a"), 'new', '... and did not store');
 is($m->cas("${p}nope", 1, 'v'), '', 'cas of a missing key is false');
+# CAS 0 is no CAS unique (binary would store unconditionally): the core refuses it, unsent.
+is($m->cas("${p}a", 0, 'zero'), undef, 'cas with CAS 0 is an error (undef)');
+like($m->last_error, qr/cas/i, '... and last_error names it: ' . $m->last_error);
+is($m->get("${p}a"), 'new', '... and nothing was stored');
+is_deeply([$m->cas_multi(["${p}nope0", 0, 'v'])], [undef], 'cas_multi: an item with CAS 0 fails alone');
+is($m->get("${p}nope0"), undef, '... and was not created');
 
 # get_multi / gets_multi
 $m->set("${p}m$_", "v$_") for 1 .. 20;
