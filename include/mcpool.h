@@ -1944,6 +1944,15 @@ mcpool_status mcpool_client_gat_multi_into(const mcpool_client *client,
                                            mcpool_status *out_statuses);
 
 /**
+ * A signed expiry (seconds, as a binding's language has it) as the `uint32_t` the calls
+ * take, by the core's one rule: negative is `MCPOOL_EXPIRED_AT_ONCE` (memcached's
+ * "immediately expired", as Cache::Memcached::Fast, python-memcached and spymemcached send
+ * it); above `UINT32_MAX` is `UINT32_MAX`, which every call then refuses as above
+ * `MCPOOL_MAX_TTL`; any other as it is. Never fails.
+ */
+uint32_t mcpool_expiry_from_signed(int64_t seconds);
+
+/**
  * Reads `key`. On a hit returns `MCPOOL_OK` and writes a new item (value and flags; CAS 0)
  * to `*out_item`; on a miss returns `MCPOOL_NOT_FOUND` and writes nothing.
  *

@@ -41,6 +41,19 @@ pub fn check(what: &'static str, ttl: u32) -> Result<u32> {
     }
 }
 
+/// A caller's signed expiry as the `u32` every call takes, by the one rule for signed
+/// expiries (the bindings whose languages have them: Python, Perl, Java): a negative one is
+/// [`EXPIRED_AT_ONCE`] (memcached's "immediately expired", as the peers send it), one beyond
+/// `u32` is `u32::MAX` (which [`check`] then refuses, as every expiry above [`MAX_TTL`]),
+/// any other as it is.
+pub fn from_signed(seconds: i64) -> u32 {
+    if seconds < 0 {
+        EXPIRED_AT_ONCE
+    } else {
+        u32::try_from(seconds).unwrap_or(u32::MAX)
+    }
+}
+
 /// [`check`] for an expiry that may be absent.
 pub fn check_opt(what: &'static str, ttl: Option<u32>) -> Result<Option<u32>> {
     ttl.map(|t| check(what, t)).transpose()
@@ -65,6 +78,13 @@ mod tests {
         }
         assert_eq!(check_opt("delay", None).unwrap(), None);
         assert!(check_opt("delay", Some(1 << 31)).is_err());
+        // Signed expiries: negative is expired at once, beyond u32 is refused by `check`.
+        assert_eq!(from_signed(-1), EXPIRED_AT_ONCE);
+        assert_eq!(from_signed(i64::MIN), EXPIRED_AT_ONCE);
+        assert_eq!(from_signed(0), 0);
+        assert_eq!(from_signed(MAX_TTL as i64), MAX_TTL);
+        assert!(check("ttl", from_signed(MAX_TTL as i64 + 1)).is_err());
+        assert!(check("ttl", from_signed(1 << 40)).is_err());
         // A binding's -1 arrives as 2^32 - 1: the message says how memcached would read it.
         let e = check("ttl", u32::MAX).unwrap_err().to_string();
         assert!(e.contains("-1"), "{e}");

@@ -37,6 +37,16 @@ const _: () = assert!(MCPOOL_MAX_TTL == mcpool::ttl::MAX_TTL);
 pub const MCPOOL_EXPIRED_AT_ONCE: u32 = 2592001;
 const _: () = assert!(MCPOOL_EXPIRED_AT_ONCE == mcpool::ttl::EXPIRED_AT_ONCE);
 
+/// A signed expiry (seconds, as a binding's language has it) as the `uint32_t` the calls
+/// take, by the core's one rule: negative is `MCPOOL_EXPIRED_AT_ONCE` (memcached's
+/// "immediately expired", as Cache::Memcached::Fast, python-memcached and spymemcached send
+/// it); above `UINT32_MAX` is `UINT32_MAX`, which every call then refuses as above
+/// `MCPOOL_MAX_TTL`; any other as it is. Never fails.
+#[no_mangle]
+pub extern "C" fn mcpool_expiry_from_signed(seconds: i64) -> u32 {
+    mcpool::ttl::from_signed(seconds)
+}
+
 /// Most keys in one multi-get call.
 pub const MCPOOL_MAX_MULTI_KEYS: usize = 1 << 20;
 

@@ -2026,6 +2026,16 @@ static void test_kinds(void) {
     EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("ke"), MCPOOL_KIND_INT, K("1"),
                                     MCPOOL_EXPIRED_AT_ONCE, 0), MCPOOL_OK);
     EXPECT(mcpool_client_get(m, K("ke"), &item), MCPOOL_NOT_FOUND);
+    /* the core's rule for signed expiries: negative is that, beyond 32 bits refused */
+    CHECK(mcpool_expiry_from_signed(-1) == MCPOOL_EXPIRED_AT_ONCE);
+    CHECK(mcpool_expiry_from_signed(INT64_MIN) == MCPOOL_EXPIRED_AT_ONCE);
+    CHECK(mcpool_expiry_from_signed(0) == 0);
+    CHECK(mcpool_expiry_from_signed(MCPOOL_MAX_TTL) == MCPOOL_MAX_TTL);
+    CHECK(mcpool_expiry_from_signed(1LL << 40) == UINT32_MAX);
+    EXPECT(mcpool_client_set(m, K("ke"), K("v"), 0, mcpool_expiry_from_signed(-5)), MCPOOL_OK);
+    EXPECT(mcpool_client_get(m, K("ke"), &item), MCPOOL_NOT_FOUND);
+    EXPECT(mcpool_client_set(m, K("ke"), K("v"), 0, mcpool_expiry_from_signed(1LL << 40)),
+           MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kx"), MCPOOL_KIND_TEXT, K("\xff"), 0,
                                     0), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kp"), MCPOOL_KIND_PYTHON_PICKLE,

@@ -14,11 +14,6 @@
 #include <pthread.h>
 #include <string.h>
 
-
-/* 30 days plus a second: memcached reads it as a unix time long past, so the item expires
- * at once, which is what a negative expiration time means to the server. */
-#define EXPIRED_NOW 2592001u
-
 typedef struct {
     mcpool_client *client;
     mcpool_config *config; /* kept to rebuild the client (namespace, compression, disconnect) */
@@ -867,9 +862,10 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
     return (SSize_t)n;
 }
 
-/* An expiration time as the C ABI's uint32_t: undef 0; a negative one EXPIRED_NOW (what it
- * means to memcached, and to Cache::Memcached::Fast, which sends it as it is); any other as
- * it is, one beyond 32 bits as UINT32_MAX: the core refuses one above MCPOOL_MAX_TTL
+/* An expiration time as the C ABI's uint32_t: undef 0; any other by the core's rule for
+ * signed expiries (mcpool_expiry_from_signed): a negative one expires the item at once (what
+ * it means to memcached, and to Cache::Memcached::Fast, which sends it as it is), one beyond
+ * 32 bits becomes UINT32_MAX: the core refuses one above MCPOOL_MAX_TTL
  * (2^31 - 1, which memcached would read as negative) before anything is sent, and the call
  * returns nothing with last_error saying why. */
 static uint32_t
@@ -880,9 +876,11 @@ mcp_exptime(pTHX_ SV *sv)
     if (!SvOK(sv))
         return 0;
     t = SvIV_nomg(sv);
-    if (t < 0)
-        return EXPIRED_NOW;
-    return t > (IV)UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+    /* A number above IV_MAX (an unsigned IV, or a float) reads negative as an IV: it is
+     * too large, not negative. */
+    if ((SvIOK(sv) && SvIsUV(sv)) || (SvNOK(sv) && SvNVX(sv) > 0 && t < 0))
+        t = IV_MAX;
+    return mcpool_expiry_from_signed((int64_t)t);
 }
 
 /* What a command answers, Cache::Memcached::Fast's way: true, false ("") for a cache

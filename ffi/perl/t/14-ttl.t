@@ -19,7 +19,9 @@ for my $protocol (qw(text meta binary)) {
     ok($m->touch('max', 2**31 - 1), '... touch with it too');
     is($m->get('max'), 'v', '... still there');
     ok($m->set('k', 'old'), 'the old value');
-    for my $big (2**31, 2**32 - 1, 2**32, 2**40) {
+    # 18446744073709551615 (a UV above IV_MAX) and 1e30 (a float) are too large, not
+    # negative: an IV would read them as negative numbers.
+    for my $big (2**31, 2**32 - 1, 2**32, 2**40, 18446744073709551615, 1e30, '18446744073709551615') {
         my %calls = (
             set          => sub { $m->set('k', 'new', $big) },
             add          => sub { $m->add('fresh', 'new', $big) },

@@ -316,24 +316,30 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
 }
 
 /* The expiry of a store or touch: as ttl_arg, but a negative number (truncated toward zero,
- * as python-memcached's '%d') stores the item already expired, as memcached's protocol reads
- * a negative exptime and as python-memcached, pylibmc, pymemcache, Django and cachelib send
- * it: the core's MCPOOL_EXPIRED_AT_ONCE. */
+ * as python-memcached's '%d') goes through the core's rule for signed expiries,
+ * mcpool_expiry_from_signed: the item is stored already expired, as memcached's protocol
+ * reads a negative exptime and as python-memcached, pylibmc, pymemcache, Django and cachelib
+ * send it. */
 static int expiry_arg(PyObject *o, uint32_t *out) {
     if (o != NULL && o != Py_None && !PyBool_Check(o)) {
-        int negative = 0;
+        int64_t negative = 0; /* the negative seconds, or 0 */
         if (PyFloat_Check(o)) {
             double d = PyFloat_AsDouble(o);
-            negative = d <= -1.0 && d > -HUGE_VAL; /* -inf and nan: ttl_arg refuses them */
+            /* -inf and nan: ttl_arg refuses them */
+            if (d <= -1.0 && d > -HUGE_VAL)
+                negative = d < -9.0e18 ? INT64_MIN : (int64_t)d;
         } else if (PyLong_Check(o)) {
             int overflow = 0;
             long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
             if (v == -1 && !overflow && PyErr_Occurred())
                 return -1;
-            negative = overflow < 0 || (!overflow && v < 0);
+            if (overflow < 0)
+                negative = INT64_MIN;
+            else if (!overflow && v < 0)
+                negative = (int64_t)v;
         }
-        if (negative) {
-            *out = MCPOOL_EXPIRED_AT_ONCE;
+        if (negative < 0) {
+            *out = mcpool_expiry_from_signed(negative);
             return 0;
         }
     }

@@ -649,7 +649,7 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_store(JNIEnv *env, jclass cls, jlon
         return -1;
     }
     const mcpool_client *c = CLIENT(h);
-    uint32_t f = (uint32_t)flags, t = (uint32_t)ttl;
+    uint32_t f = (uint32_t)flags, t = mcpool_expiry_from_signed(ttl);
     mcpool_status st;
     switch (op) {
     case 0: st = mcpool_client_set(c, k.ptr, k.len, v.ptr, v.len, f, t); break;
@@ -709,7 +709,7 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, 
     mcpool_store_op sop = op == 1 ? MCPOOL_STORE_ADD : op == 2 ? MCPOOL_STORE_REPLACE
                         : op == 5 ? MCPOOL_STORE_CAS : MCPOOL_STORE_SET;
     mcpool_status st = mcpool_client_store_kind_compress(
-        CLIENT(h), sop, k.ptr, k.len, (mcpool_kind)kind, v.ptr, v.len, (uint32_t)ttl,
+        CLIENT(h), sop, k.ptr, k.len, (mcpool_kind)kind, v.ptr, v.len, mcpool_expiry_from_signed(ttl),
         (uint64_t)cas, (uint8_t)compress, threshold < 0 ? 0 : (uint64_t)threshold);
     bytes_release(&k);
     bytes_release(&v);
@@ -777,7 +777,7 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
             /* stored alone, in the format's own form for its kind */
             jout[i] = (jint)mcpool_client_store_kind(CLIENT(h), MCPOOL_STORE_SET, k, (size_t)jkl[i],
                                                      (mcpool_kind)jkind[i], v, (size_t)jvl[i],
-                                                     (uint32_t)jttl[i], 0);
+                                                     mcpool_expiry_from_signed(jttl[i]), 0);
             continue;
         }
         if (fs != MCPOOL_OK) {
@@ -789,7 +789,7 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
         vp[batch] = v;
         vl[batch] = (size_t)jvl[i];
         fl[batch] = flags;
-        tt[batch] = (uint32_t)jttl[i];
+        tt[batch] = mcpool_expiry_from_signed(jttl[i]);
         st[batch] = MCPOOL_UNKNOWN_ERROR;
         idx[batch] = i;
         batch++;
@@ -917,7 +917,7 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_touch(JNIEnv *env, jclass cls, jlon
     uint8_t kstack[KEY_STACK];
     bytes_t k;
     if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
-    mcpool_status st = mcpool_client_touch(CLIENT(h), k.ptr, k.len, (uint32_t)ttl);
+    mcpool_status st = mcpool_client_touch(CLIENT(h), k.ptr, k.len, mcpool_expiry_from_signed(ttl));
     bytes_release(&k);
     return answer(env, st);
 }
@@ -936,8 +936,8 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_arith(JNIEnv *env, jclass cls, jlon
     switch (op) {
     case 0: st = mcpool_client_incr(c, k.ptr, k.len, d, &value); break;
     case 1: st = mcpool_client_decr(c, k.ptr, k.len, d, &value); break;
-    case 2: st = mcpool_client_incr_or_init(c, k.ptr, k.len, d, init, (uint32_t)ttl, &value); break;
-    case 3: st = mcpool_client_decr_or_init(c, k.ptr, k.len, d, init, (uint32_t)ttl, &value); break;
+    case 2: st = mcpool_client_incr_or_init(c, k.ptr, k.len, d, init, mcpool_expiry_from_signed(ttl), &value); break;
+    case 3: st = mcpool_client_decr_or_init(c, k.ptr, k.len, d, init, mcpool_expiry_from_signed(ttl), &value); break;
     default: st = mcpool_client_incr(NULL, NULL, 0, 0, NULL);
     }
     bytes_release(&k);
@@ -1018,7 +1018,7 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_setWithVersion(JNIEnv *env, jclass 
         bytes_release(&k);
         return -1;
     }
-    st = mcpool_client_set_with_version(CLIENT(h), k.ptr, k.len, v.ptr, v.len, f, (uint32_t)ttl,
+    st = mcpool_client_set_with_version(CLIENT(h), k.ptr, k.len, v.ptr, v.len, f, mcpool_expiry_from_signed(ttl),
                                         (uint64_t)version);
     bytes_release(&k);
     bytes_release(&v);

@@ -30,12 +30,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * (MCPOOL_INVALID_ARGUMENT), never a NullPointerException.
  *
  * <p>TTLs are seconds (0 = never expires; above 30 days memcached reads an absolute Unix
- * time), from 0 to 2147483647 in every method that takes one. A negative TTL reaches the C ABI
- * as an unsigned number above 2^31-1 (-1 as 4294967295), which memcached would read as a
- * negative expiry (the item gone at once, STORED answered): the core refuses it, a
- * {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming the TTL, nothing sent (in
- * {@link #setMulti(Map, java.util.function.ToIntFunction)} that item alone; its error is
- * thrown after the others were stored).
+ * time, up to 2147483647). A negative TTL of a store, touch or counter (set, add, replace,
+ * cas, setBytes, setMulti, setWithVersion, touch, incrOrInit, decrOrInit) stores the item
+ * already expired, as memcached reads a negative expiry and spymemcached sends it: the core's
+ * rule for signed expiries (MCPOOL_EXPIRED_AT_ONCE; Python and Perl do the same). The lease
+ * times of {@link #getLease} and {@link #invalidate}, which have no such meaning, refuse a
+ * negative one: a {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming it, nothing sent.
  *
  * <p>Values: byte[] reads back as byte[], String as String, Long/Integer/Short/Byte as Long
  * (with a {@link SpyTranscoder}: Integer, Long and Byte as themselves, as spymemcached; under

@@ -53,33 +53,48 @@ public class McpoolTest {
         }
     }
 
-    /** A TTL memcached would not read as meant is refused by every method that takes one,
-     * before anything is sent: -1 reaches the C ABI as 4294967295 (its TTL is unsigned), above
-     * 2^31-1, a negative expiry to memcached (the item gone at once, STORED answered). The
-     * core refuses it and Java forwards its error (MCPOOL_INVALID_ARGUMENT, the TTL as
-     * memcached would read it in the message). The meta protocol, so that touch's TTL can be
-     * read back. */
+    /** A negative TTL of a store, touch or counter stores the item already expired (the core's
+     * rule for signed expiries, as memcached reads a negative expiry and spymemcached sends
+     * it); the lease times, which have no such meaning, refuse one before anything is sent
+     * (MCPOOL_INVALID_ARGUMENT, the TTL as memcached would read it in the message). The meta
+     * protocol, so that touch's TTL can be read back. */
     @Test
-    public void ttlsOutOfRangeAreRefused() {
+    public void negativeTtlsExpireAtOnceOrAreRefused() {
         try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol("meta").build()) {
-            assertTrue(mc.set("m:ttl:old", "old", 100));
-            long[] cas = {mc.gets("m:ttl:old").getCasUnique()};
             for (int ttl : new int[] {-1, -2, Integer.MIN_VALUE}) {
+                assertTrue(mc.set("m:ttl:old", "old", 100));
+                long[] cas = {mc.gets("m:ttl:old").getCasUnique()};
+                mc.delete("m:ttl:new");
+                // stores: answered as stored, the item already gone
+                java.util.Map<String, java.util.function.BooleanSupplier> stores = new java.util.LinkedHashMap<>();
+                stores.put("set", () -> mc.set("m:ttl:new", "v", ttl));
+                stores.put("add", () -> mc.add("m:ttl:new", "v", ttl));
+                stores.put("setBytes", () -> mc.setBytes("m:ttl:new", new byte[] {1}, 0, ttl));
+                stores.put("setMulti #1", () -> mc.setMulti(java.util.Collections.singletonMap("m:ttl:new", "v"), ttl).get("m:ttl:new"));
+                stores.put("setMulti #2", () -> mc.setMulti(java.util.Collections.singletonMap("m:ttl:new", "v"), k -> ttl).get("m:ttl:new"));
+                for (Map.Entry<String, java.util.function.BooleanSupplier> c : stores.entrySet()) {
+                    assertTrue(c.getKey() + " " + ttl, c.getValue().getAsBoolean());
+                    assertNull(c.getKey() + " " + ttl, mc.getBytes("m:ttl:new"));
+                }
+                assertEquals(5L, mc.incrOrInit("m:ttl:new", 1, 5, ttl));
+                assertNull(mc.getBytes("m:ttl:new"));
+                assertEquals(5L, mc.decrOrInit("m:ttl:new", 1, 5, ttl));
+                assertNull(mc.getBytes("m:ttl:new"));
+                // the old item, while it is there, until each of these expires it
+                assertTrue(mc.cas("m:ttl:old", "new", ttl, cas[0]));
+                assertNull(mc.getBytes("m:ttl:old"));
+                assertTrue(mc.set("m:ttl:old", "old", 100));
+                assertTrue(mc.replace("m:ttl:old", "new", ttl));
+                assertNull(mc.getBytes("m:ttl:old"));
+                assertTrue(mc.set("m:ttl:old", "old", 100));
+                assertTrue(mc.touch("m:ttl:old", ttl));
+                assertNull(mc.getBytes("m:ttl:old"));
+                // lease times: refused, nothing sent
+                assertTrue(mc.set("m:ttl:old", "old", 100));
                 java.util.Map<String, Runnable> calls = new java.util.LinkedHashMap<>();
-                calls.put("set", () -> mc.set("m:ttl:new", "v", ttl));
-                calls.put("add", () -> mc.add("m:ttl:new", "v", ttl));
-                calls.put("replace", () -> mc.replace("m:ttl:old", "new", ttl));
-                calls.put("cas", () -> mc.cas("m:ttl:old", "new", ttl, cas[0]));
-                calls.put("setBytes", () -> mc.setBytes("m:ttl:new", new byte[] {1}, 0, ttl));
-                calls.put("touch", () -> mc.touch("m:ttl:old", ttl));
-                calls.put("incrOrInit", () -> mc.incrOrInit("m:ttl:new", 1, 5, ttl));
-                calls.put("decrOrInit", () -> mc.decrOrInit("m:ttl:new", 1, 5, ttl));
-                calls.put("setMulti (m:ttl:new) #1", () -> mc.setMulti(java.util.Collections.singletonMap("m:ttl:new", "v"), ttl));
-                calls.put("setMulti (m:ttl:new) #2", () -> mc.setMulti(java.util.Collections.singletonMap("m:ttl:new", "v"), k -> ttl));
                 calls.put("getLease", () -> mc.getLease("m:ttl:new", ttl, 0));
                 calls.put("getLease (recacheBelow)", () -> mc.getLease("m:ttl:old", 30, ttl));
                 calls.put("invalidate", () -> mc.invalidate("m:ttl:old", ttl));
-                calls.put("setWithVersion", () -> mc.setWithVersion("m:ttl:new", "v", ttl, 7L));
                 for (Map.Entry<String, Runnable> c : calls.entrySet()) {
                     try {
                         c.getValue().run();
@@ -91,14 +106,11 @@ public class McpoolTest {
                         assertTrue(c.getKey() + ": " + e.getMessage(), e.getMessage().contains("read it as " + ttl + " "));
                     }
                 }
+                assertNull(mc.getBytes("m:ttl:new"));
+                assertEquals("old", mc.gets("m:ttl:old").getValue());
+                long left = mc.metaInfo("m:ttl:old").ttlSeconds();
+                assertTrue("TTL " + left, left > 90 && left <= 100);
             }
-            // nothing was sent: no new key, the old one with its value, CAS and TTL
-            assertNull(mc.getBytes("m:ttl:new"));
-            MemcachedItem old = mc.gets("m:ttl:old");
-            assertEquals("old", old.getValue());
-            assertEquals(cas[0], old.getCasUnique());
-            long left = mc.metaInfo("m:ttl:old").ttlSeconds();
-            assertTrue("TTL " + left, left > 90 && left <= 100);
             // the Whalin API's own question (a Date's seconds are a long): the core's range
             assertTrue(Mcpool.ttlInRange(0) && Mcpool.ttlInRange(Integer.MAX_VALUE));
             for (long ttl : new long[] {-1, Integer.MAX_VALUE + 1L, 0xffffffffL, Long.MAX_VALUE}) {
