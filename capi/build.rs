@@ -43,7 +43,10 @@ const SECTIONS: &[(&str, &[&str])] = &[
         &["mcpool_client_set_servers", "mcpool_resolved_"],
     ),
     ("Per-operation records (docs/tracing.md)", &["mcpool_op_"]),
-    ("Commands", &["mcpool_client_", "mcpool_expiry_"]),
+    (
+        "Commands",
+        &["mcpool_client_", "mcpool_expiry_", "mcpool_delay_"],
+    ),
     ("Items", &["mcpool_item_"]),
     ("Multi-get result sets", &["mcpool_multi_"]),
     (

@@ -1953,6 +1953,14 @@ mcpool_status mcpool_client_gat_multi_into(const mcpool_client *client,
 uint32_t mcpool_expiry_from_signed(int64_t seconds);
 
 /**
+ * A signed `flush_all` delay (seconds) as the `uint32_t` `mcpool_client_flush_all` and
+ * `mcpool_client_flush_all_each` take, by the core's rule: negative is 0, flush now (a
+ * delay in the past, as Cache::Memcached::Fast and pylibmc send -1); above `UINT32_MAX` is
+ * `UINT32_MAX`, refused as above `MCPOOL_MAX_TTL`; any other as it is. Never fails.
+ */
+uint32_t mcpool_delay_from_signed(int64_t seconds);
+
+/**
  * Reads `key`. On a hit returns `MCPOOL_OK` and writes a new item (value and flags; CAS 0)
  * to `*out_item`; on a miss returns `MCPOOL_NOT_FOUND` and writes nothing.
  *

@@ -54,6 +54,18 @@ pub fn from_signed(seconds: i64) -> u32 {
     }
 }
 
+/// A caller's signed `flush_all` delay as the `u32` the call takes: a negative one is 0,
+/// "now" (memcached flushes at once for a delay in the past, and Cache::Memcached::Fast and
+/// pylibmc send -1 for it), one beyond `u32` is `u32::MAX` (refused by [`check`]), any other
+/// as it is.
+pub fn delay_from_signed(seconds: i64) -> u32 {
+    if seconds < 0 {
+        0
+    } else {
+        from_signed(seconds)
+    }
+}
+
 /// [`check`] for an expiry that may be absent.
 pub fn check_opt(what: &'static str, ttl: Option<u32>) -> Result<Option<u32>> {
     ttl.map(|t| check(what, t)).transpose()
@@ -85,6 +97,11 @@ mod tests {
         assert_eq!(from_signed(MAX_TTL as i64), MAX_TTL);
         assert!(check("ttl", from_signed(MAX_TTL as i64 + 1)).is_err());
         assert!(check("ttl", from_signed(1 << 40)).is_err());
+        // A flush delay in the past is now.
+        assert_eq!(delay_from_signed(-1), 0);
+        assert_eq!(delay_from_signed(i64::MIN), 0);
+        assert_eq!(delay_from_signed(30), 30);
+        assert!(check("delay", delay_from_signed(1 << 40)).is_err());
         // A binding's -1 arrives as 2^32 - 1: the message says how memcached would read it.
         let e = check("ttl", u32::MAX).unwrap_err().to_string();
         assert!(e.contains("-1"), "{e}");

@@ -47,6 +47,15 @@ pub extern "C" fn mcpool_expiry_from_signed(seconds: i64) -> u32 {
     mcpool::ttl::from_signed(seconds)
 }
 
+/// A signed `flush_all` delay (seconds) as the `uint32_t` `mcpool_client_flush_all` and
+/// `mcpool_client_flush_all_each` take, by the core's rule: negative is 0, flush now (a
+/// delay in the past, as Cache::Memcached::Fast and pylibmc send -1); above `UINT32_MAX` is
+/// `UINT32_MAX`, refused as above `MCPOOL_MAX_TTL`; any other as it is. Never fails.
+#[no_mangle]
+pub extern "C" fn mcpool_delay_from_signed(seconds: i64) -> u32 {
+    mcpool::ttl::delay_from_signed(seconds)
+}
+
 /// Most keys in one multi-get call.
 pub const MCPOOL_MAX_MULTI_KEYS: usize = 1 << 20;
 

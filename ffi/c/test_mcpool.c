@@ -2032,6 +2032,10 @@ static void test_kinds(void) {
     CHECK(mcpool_expiry_from_signed(0) == 0);
     CHECK(mcpool_expiry_from_signed(MCPOOL_MAX_TTL) == MCPOOL_MAX_TTL);
     CHECK(mcpool_expiry_from_signed(1LL << 40) == UINT32_MAX);
+    /* a flush delay in the past is now */
+    CHECK(mcpool_delay_from_signed(-1) == 0);
+    CHECK(mcpool_delay_from_signed(30) == 30);
+    CHECK(mcpool_delay_from_signed(1LL << 40) == UINT32_MAX);
     EXPECT(mcpool_client_set(m, K("ke"), K("v"), 0, mcpool_expiry_from_signed(-5)), MCPOOL_OK);
     EXPECT(mcpool_client_get(m, K("ke"), &item), MCPOOL_NOT_FOUND);
     EXPECT(mcpool_client_set(m, K("ke"), K("v"), 0, mcpool_expiry_from_signed(1LL << 40)),

@@ -862,25 +862,32 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
     return (SSize_t)n;
 }
 
-/* An expiration time as the C ABI's uint32_t: undef 0; any other by the core's rule for
- * signed expiries (mcpool_expiry_from_signed): a negative one expires the item at once (what
- * it means to memcached, and to Cache::Memcached::Fast, which sends it as it is), one beyond
- * 32 bits becomes UINT32_MAX: the core refuses one above MCPOOL_MAX_TTL
- * (2^31 - 1, which memcached would read as negative) before anything is sent, and the call
- * returns nothing with last_error saying why. */
-static uint32_t
-mcp_exptime(pTHX_ SV *sv)
+/* A Perl number of seconds as a signed 64-bit one: undef 0; a number above IV_MAX (an
+ * unsigned IV, or a float), which an IV would read as negative, is IV_MAX: too large, not
+ * negative. The core's rules then map it (mcp_exptime, _flush_all). */
+static int64_t
+mcp_seconds(pTHX_ SV *sv)
 {
     IV t;
     SvGETMAGIC(sv);
     if (!SvOK(sv))
         return 0;
     t = SvIV_nomg(sv);
-    /* A number above IV_MAX (an unsigned IV, or a float) reads negative as an IV: it is
-     * too large, not negative. */
     if ((SvIOK(sv) && SvIsUV(sv)) || (SvNOK(sv) && SvNVX(sv) > 0 && t < 0))
         t = IV_MAX;
-    return mcpool_expiry_from_signed((int64_t)t);
+    return (int64_t)t;
+}
+
+/* An expiration time as the C ABI's uint32_t, by the core's rule for signed expiries
+ * (mcpool_expiry_from_signed): a negative one expires the item at once (what it means to
+ * memcached, and to Cache::Memcached::Fast, which sends it as it is), one beyond 32 bits
+ * becomes UINT32_MAX: the core refuses one above MCPOOL_MAX_TTL (2^31 - 1, which memcached
+ * would read as negative) before anything is sent, and the call returns nothing with
+ * last_error saying why. */
+static uint32_t
+mcp_exptime(pTHX_ SV *sv)
+{
+    return mcpool_expiry_from_signed(mcp_seconds(aTHX_ sv));
 }
 
 /* What a command answers, Cache::Memcached::Fast's way: true, false ("") for a cache
@@ -1737,7 +1744,7 @@ incr(m, key, ...)
 SV *
 _flush_all(m, delay)
         Mcpool m
-        UV delay
+        SV *delay
     PREINIT:
         mcpool_server_results *r = NULL;
         mcpool_status st;
@@ -1747,7 +1754,10 @@ _flush_all(m, delay)
         /* { label => 1 (flushed) or undef (failed) } for every server: each server's own
          * outcome (the core's flush_all_each); last_error is the first failure's message */
         hv = (HV *)sv_2mortal((SV *)newHV());
-        st = mcpool_client_flush_all_each(m->client, (uint32_t)(delay > UINT32_MAX ? UINT32_MAX : delay), &r);
+        /* a negative delay is now (the core's mcpool_delay_from_signed), as with
+         * Cache::Memcached::Fast, which sends it as it is */
+        st = mcpool_client_flush_all_each(m->client,
+                                          mcpool_delay_from_signed(mcp_seconds(aTHX_ delay)), &r);
         if (st != MCPOOL_OK)
             mcp_croak_status(aTHX_ "flush_all", st);
         n = mcpool_server_results_len(r);

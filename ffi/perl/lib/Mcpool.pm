@@ -908,7 +908,8 @@ C<invalidate>'s times included) is 0 to 2**31-1 seconds. memcached reads a large
 negative, so the item would expire at once while the store answers true: the core refuses it
 before anything is sent, and the command returns nothing (C<undef>; in a C<_multi> call, for
 that item) with C<last_error> saying why; the old value is intact. A negative time expires
-the key at once, as with Cache::Memcached::Fast (memcached's own reading of it).
+the key at once, as with Cache::Memcached::Fast (memcached's own reading of it), and a
+negative C<flush_all> delay flushes now, as there (the core's rules for signed times).
 
 =head1 FORK AND THREADS
 

@@ -47,5 +47,11 @@ for my $protocol (qw(text meta binary)) {
     ok($m->set('neg', 'v'), 'a negative time ...');
     ok($m->set('neg', 'new', -1), '... is stored as Cache::Memcached::Fast does');
     ok(!defined $m->get('neg'), '... and expires at once');
+    # A negative flush delay is now, as Cache::Memcached::Fast sends it (memcached flushes)
+    ok($m->set('flushed', 'v'), 'a key ...');
+    my $now = $m->flush_all(-1);
+    ok((grep { $_ } values %$now) == keys %$now && %$now, "$protocol: flush_all(-1) flushes every server")
+        or diag(explain($now), $m->last_error);
+    ok(!defined $m->get('flushed'), '... now');
 }
 done_testing;

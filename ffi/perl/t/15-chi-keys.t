@@ -77,6 +77,31 @@ sub cache {
     is($c->get($k), 'accents', '... read back');
 }
 
+{    # a namespace memcached cannot carry as it is (a space, a control byte, "%"): encoded
+    # %XX, so every key round-trips and no two namespaces meet
+    my %seen;
+    for my $ns ("user sessions", "tab\tns", "user%20sessions", "pct%") {
+        my ($c) = cache(namespace => $ns);
+        ok($c->set('k', "v $ns"), "namespace '$ns': set");
+        is($c->get('k'), "v $ns", '... read back');
+        $seen{ $c->memd->get('k') // '' }++;
+    }
+    my ($plain) = cache(namespace => 'plain');
+    ok($plain->set('k', 'v plain'), 'a namespace memcached can carry ...');
+    my $raw = IO::Socket::INET->new(PeerAddr => $srv, Timeout => 2) or die $!;
+    my $head = sub {    # the first line of memcached's answer to a get, read through END
+        print $raw "get $_[0]\r\n";
+        my @l;
+        while (defined(my $l = <$raw>)) { push @l, $l; last if $l =~ /^END/ || @l > 3 }
+        return $l[0];
+    };
+    like($head->('plain:k'), qr/^VALUE plain:k /, '... is sent as it is, as CHI::Driver::Memcached');
+    like($head->('user%20sessions:k'), qr/^VALUE user%20sessions:k /,
+        "'user sessions' is the prefix user%20sessions:");
+    my ($other) = cache(namespace => "user%20sessions");
+    is($other->get('k'), 'v user%20sessions', "... and the namespace 'user%20sessions' is another");
+}
+
 {    # a 230-byte namespace: not even a digest fits
     my ($c, $w) = cache(namespace => 'n' x 230);    # key prefix 231 bytes: 19 left
     like($w, qr/leaves 19 bytes .* too few for a digested key/,

@@ -24,11 +24,14 @@ sub BUILD {
     my ($self, $params) = @_;
     my %p = %{ $self->{memd_params} // $self->non_common_constructor_params($params) };
     delete @p{qw(memd_params driver)};
-    # The CHI namespace is the core's key prefix ("Default:" unless given).
-    $p{namespace} //= $self->namespace . ':';
     # Any CHI key is a valid memcached key: the core URL-encodes what the text protocol
     # cannot carry (spaces, control bytes), as Whalin's clients do.
     $p{sanitize_keys} //= 1;
+    # The CHI namespace is the core's key prefix ("Default:" unless given), which the core
+    # sends as it is: with sanitize_keys on, the bytes memcached cannot carry in a key
+    # (space, control bytes, DEL) and "%" (so that no two namespaces meet) are %XX-encoded
+    # here, so that any CHI namespace works too.
+    $p{namespace} //= _namespace_prefix($self->namespace, _true($p{sanitize_keys}));
     $self->{memd} = Mcpool->new(\%p);
     # What memcached's 250 bytes leave after the namespace (the core's key prefix, sent as
     # Perl holds it: its bytes, not its characters), for a key each of whose bytes may be
@@ -45,6 +48,15 @@ sub BUILD {
             . "than $self->{max_key_length} bytes will fail")
         if $room < 32;
     return;
+}
+
+# "$namespace:" as the key prefix (Mcpool->new takes its bytes as it takes a namespace's),
+# with the characters memcached's text protocol cannot carry and "%" as %XX when sanitizing.
+sub _namespace_prefix {
+    my ($ns, $sanitize) = @_;
+    my $prefix = "$ns:";
+    $prefix =~ s/([\x00-\x20\x7f%])/sprintf('%%%02X', ord $1)/ge if $sanitize;
+    return $prefix;
 }
 
 sub _true {
@@ -186,6 +198,10 @@ C<< $cache->memd >> is the L<Mcpool> client.
 =item Namespaces
 
 CHI's namespace becomes the core's key prefix, C<< "$namespace:" >>.
+Any namespace works: with C<sanitize_keys> (the default here) the bytes memcached cannot
+carry in a key (space, control bytes, DEL) and C<%> are written C<%XX>, so C<"user
+sessions"> is the prefix C<user%20sessions:>; other namespaces go as they are, as
+CHI::Driver::Memcached sends them.
 
 =item Keys
 
