@@ -1,8 +1,10 @@
 //! `mcpool stats --client [--ops N] [--threads T] [--format table|prometheus]`: a short checked
 //! load against the servers, then the client's own per-server metrics (what an application
 //! would see), as a table or in the Prometheus text format (the load's summary then goes to
-//! standard error). Exit status 2 when an operation of the load failed (an error, not a
-//! miss) or a value crossed over, after the metrics are printed; 0 otherwise.
+//! standard error). Each thread writes a key and reads it back three times, comparing every
+//! value read with what it wrote. Exit status 2 when an operation of the load failed (an
+//! error, not a miss), a value crossed over, or no value written could be read back (nothing
+//! was checked), after the metrics are printed; 0 otherwise.
 
 use mcpool::{Client, ServerMetrics};
 use std::process::ExitCode;
@@ -43,22 +45,33 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
     }
     let crossed = Arc::new(AtomicUsize::new(0));
     let errors = Arc::new(AtomicUsize::new(0));
+    let checked = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let workers: Vec<_> = (0..threads)
         .map(|t| {
-            let (c, crossed, errors) = (client.clone(), crossed.clone(), errors.clone());
+            let (c, crossed, errors, checked) = (
+                client.clone(),
+                crossed.clone(),
+                errors.clone(),
+                checked.clone(),
+            );
             let n = ops / threads + usize::from(t < ops % threads);
             std::thread::spawn(move || {
                 for i in 0..n {
-                    let key = format!("mcpool-stats:{t}:{}", i % 64);
+                    // Each key is written once and then read three times: every read of a
+                    // value is compared with what this thread wrote (its key's own text).
+                    let key = format!("mcpool-stats:{t}:{}", (i / 4) % 64);
                     if i % 4 == 0 {
                         if c.set(&key, key.as_bytes(), 60).is_err() {
                             errors.fetch_add(1, Ordering::Relaxed);
                         }
                     } else {
                         match c.get(&key) {
-                            Ok(Some(v)) if v != key.as_bytes() => {
-                                crossed.fetch_add(1, Ordering::Relaxed);
+                            Ok(Some(v)) => {
+                                checked.fetch_add(1, Ordering::Relaxed);
+                                if v != key.as_bytes() {
+                                    crossed.fetch_add(1, Ordering::Relaxed);
+                                }
                             }
                             Ok(_) => {}
                             Err(_) => {
@@ -75,10 +88,11 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
     }
     let took = start.elapsed();
     let summary = format!(
-        "load: {ops} operations on {threads} threads in {:.2} s ({:.0} ops/s), {} errors, {} crossed values",
+        "load: {ops} operations on {threads} threads in {:.2} s ({:.0} ops/s), {} errors, {} values read back and checked, {} crossed values",
         took.as_secs_f64(),
         ops as f64 / took.as_secs_f64().max(1e-9),
         errors.load(Ordering::Relaxed),
+        checked.load(Ordering::Relaxed),
         crossed.load(Ordering::Relaxed)
     );
     if prometheus {
@@ -92,13 +106,21 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
     // The load checks the servers: an operation that failed (an error, not a miss) or a
     // value that crossed over is exit 2, as every command's errors are; the metrics above
     // are printed either way.
-    let (errors, crossed) = (
+    let (errors, crossed, checked) = (
         errors.load(Ordering::Relaxed),
         crossed.load(Ordering::Relaxed),
+        checked.load(Ordering::Relaxed),
     );
     if errors > 0 || crossed > 0 {
         eprintln!(
             "mcpool: stats --client: {errors} of {ops} operations failed, {crossed} crossed values"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    // A load with reads that read back nothing it wrote checked nothing: not healthy.
+    if checked == 0 && ops > threads {
+        eprintln!(
+            "mcpool: stats --client: no value written was read back (every read missed), so none could be checked"
         );
         return Ok(ExitCode::from(2));
     }

@@ -79,17 +79,28 @@ fn store_exit(o: StoreOutcome) -> ExitCode {
     }
 }
 
+/// An argument that must be text (a number, an option, a statistics group).
+fn text(a: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(a).map_err(|_| {
+        format!(
+            "argument {:?} is not UTF-8 (only keys and values may be any bytes)",
+            String::from_utf8_lossy(a)
+        )
+    })
+}
+
 /// Splits `--ttl S` and `--kind K` out of `args`.
-fn take_ttl(args: &[String]) -> Result<(Vec<&String>, u32, Kind), String> {
+fn take_ttl(args: &[Vec<u8>]) -> Result<(Vec<&[u8]>, u32, Kind), String> {
     let mut ttl = 0;
     let mut kind = Kind::Bytes;
     let mut rest = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let kind_name = if a == "--kind" {
-            Some(it.next().ok_or("--kind needs a value")?.as_str())
+        let a = a.as_slice();
+        let kind_name = if a == b"--kind" {
+            Some(text(it.next().ok_or("--kind needs a value")?)?)
         } else {
-            a.strip_prefix("--kind=")
+            a.strip_prefix(b"--kind=").map(text).transpose()?
         };
         if let Some(k) = kind_name {
             kind = match k {
@@ -99,11 +110,11 @@ fn take_ttl(args: &[String]) -> Result<(Vec<&String>, u32, Kind), String> {
                 "bool" => Kind::Bool,
                 _ => return Err(format!("--kind takes bytes, text, int or bool, not {k:?}")),
             };
-        } else if a == "--ttl" {
+        } else if a == b"--ttl" {
             let v = it.next().ok_or("--ttl needs a value")?;
-            ttl = crate::seconds("--ttl", v)?;
-        } else if let Some(v) = a.strip_prefix("--ttl=") {
-            ttl = crate::seconds("--ttl", v)?;
+            ttl = crate::seconds("--ttl", text(v)?)?;
+        } else if let Some(v) = a.strip_prefix(b"--ttl=") {
+            ttl = crate::seconds("--ttl", text(v)?)?;
         } else {
             rest.push(a);
         }
@@ -111,21 +122,23 @@ fn take_ttl(args: &[String]) -> Result<(Vec<&String>, u32, Kind), String> {
     Ok((rest, ttl, kind))
 }
 
-/// A typed value from the command line's text.
-fn typed(kind: Kind, text: &str) -> Result<Value, String> {
+/// A typed value from the command line's argument (bytes: a text or int kind checks them).
+fn typed(kind: Kind, arg: &[u8]) -> Result<Value, String> {
+    let shown = String::from_utf8_lossy(arg);
     let body = match kind {
-        Kind::Bool => match text {
-            "true" | "1" | "yes" | "on" => b"1".to_vec(),
-            "false" | "0" | "no" | "off" => b"0".to_vec(),
-            _ => return Err(format!("--kind bool takes true or false, not {text:?}")),
+        Kind::Bool => match arg {
+            b"true" | b"1" | b"yes" | b"on" => b"1".to_vec(),
+            b"false" | b"0" | b"no" | b"off" => b"0".to_vec(),
+            _ => return Err(format!("--kind bool takes true or false, not {shown:?}")),
         },
-        _ => text.as_bytes().to_vec(),
+        _ => arg.to_vec(),
     };
-    Value::from_abi(kind, body).ok_or_else(|| format!("not a valid {kind}: {text:?}"))
+    Value::from_abi(kind, body).ok_or_else(|| format!("not a valid {kind}: {shown:?}"))
 }
 
 /// Runs one memcached command; starts a private server when `--servers` is absent.
-pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
+/// `args` are bytes: keys and values may be any (a key's 0x80 and above included).
+pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
     const KNOWN: &[&str] = &[
         "get", "set", "add", "replace", "append", "prepend", "delete", "incr", "decr", "touch",
         "version", "stats", "flush",
@@ -159,9 +172,10 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let num = |s: &String| -> Result<u64, String> {
-        s.parse()
-            .map_err(|_| format!("expected a number, got {s:?}"))
+    let num = |s: &[u8]| -> Result<u64, String> {
+        text(s)?
+            .parse()
+            .map_err(|_| format!("expected a number, got {:?}", String::from_utf8_lossy(s)))
     };
     let mut out = std::io::stdout().lock();
     let result: Result<ExitCode, String> = (|| match (command, args) {
@@ -179,7 +193,8 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
                 match r {
                     Ok(Some((kind, body))) => {
                         if keys.len() > 1 {
-                            let _ = write!(out, "{k}\t");
+                            let _ = out.write_all(k);
+                            let _ = out.write_all(b"\t");
                         }
                         let _ = match kind {
                             Kind::Bytes | Kind::Text | Kind::Int => out.write_all(&body),
@@ -193,13 +208,13 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
                         let _ = out.write_all(b"\n");
                     }
                     Ok(None) => {
-                        eprintln!("mcpool: {k}: not found");
+                        eprintln!("mcpool: {}: not found", String::from_utf8_lossy(k));
                         if code == ExitCode::SUCCESS {
                             code = ExitCode::from(MISS);
                         }
                     }
                     Err(e) => {
-                        eprintln!("mcpool: {k}: {e}");
+                        eprintln!("mcpool: {}: {e}", String::from_utf8_lossy(k));
                         code = ExitCode::from(FAIL);
                     }
                 }
@@ -219,7 +234,7 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
                 _ => StoreCommand::Replace,
             };
             // An int above i64::MAX (memcached's counter range) is the core's unsigned form.
-            let unsigned = mcpool::value::kind::parse_unsigned_above_i64(value.as_bytes());
+            let unsigned = mcpool::value::kind::parse_unsigned_above_i64(value);
             let o = match (kind, unsigned) {
                 (Kind::Int, Some(u)) => client.store_unsigned_as(cmd, key, u, ttl, Compress::Auto),
                 _ => client.store_value(cmd, key, &typed(kind, value)?, ttl),
@@ -229,9 +244,9 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
         }
         ("append" | "prepend", [key, value]) => {
             let o = if command == "append" {
-                client.append(key, value.as_bytes())
+                client.append(key, value)
             } else {
-                client.prepend(key, value.as_bytes())
+                client.prepend(key, value)
             }
             .map_err(|e| e.to_string())?;
             Ok(store_exit(o))
@@ -239,7 +254,7 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
         ("delete", [key]) => match client.delete(key).map_err(|e| e.to_string())? {
             true => Ok(ExitCode::SUCCESS),
             false => {
-                eprintln!("mcpool: {key}: not found");
+                eprintln!("mcpool: {}: not found", String::from_utf8_lossy(key));
                 Ok(ExitCode::from(MISS))
             }
         },
@@ -257,17 +272,17 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
                     Ok(ExitCode::SUCCESS)
                 }
                 None => {
-                    eprintln!("mcpool: {key}: not found");
+                    eprintln!("mcpool: {}: not found", String::from_utf8_lossy(key));
                     Ok(ExitCode::from(MISS))
                 }
             }
         }
         ("touch", [key, ttl]) => {
-            let ttl = crate::seconds("touch TTL", ttl)?;
+            let ttl = crate::seconds("touch TTL", text(ttl)?)?;
             match client.touch(key, ttl).map_err(|e| e.to_string())? {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
-                    eprintln!("mcpool: {key}: not found");
+                    eprintln!("mcpool: {}: not found", String::from_utf8_lossy(key));
                     Ok(ExitCode::from(MISS))
                 }
             }
@@ -275,9 +290,15 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
         ("version", []) => per_server(&mut out, client.version(), |out, v| {
             let _ = writeln!(out, "{v}");
         }),
-        ("stats", [first, ..]) if first == "--client" => crate::client_stats::run(&client, args),
+        ("stats", [first, ..]) if first == b"--client" => {
+            let args = args
+                .iter()
+                .map(|a| text(a).map(str::to_owned))
+                .collect::<Result<Vec<_>, _>>()?;
+            crate::client_stats::run(&client, &args)
+        }
         ("stats", [] | [_]) => {
-            let group = args.first().map(String::as_str);
+            let group = args.first().map(|g| text(g)).transpose()?;
             per_server(&mut out, client.stats(group), |out, stats| {
                 for (k, v) in stats {
                     let _ = writeln!(out, "  {k} {v}");
@@ -287,7 +308,7 @@ pub fn run(g: &Globals, command: &str, args: &[String]) -> ExitCode {
         ("flush", [] | [_]) => {
             let delay = args
                 .first()
-                .map(|d| crate::seconds("flush DELAY", d))
+                .map(|d| crate::seconds("flush DELAY", text(d)?))
                 .transpose()?;
             client.flush_all(delay).map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)

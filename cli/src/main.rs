@@ -59,10 +59,10 @@ Global options:
                                       as text; a value it cannot decode is an error (exit 2)
   --compression-codec zlib|gzip|zstd  codec of compressed values (zstd: mcpool format only)
   --compression-level N               zlib/gzip 0-9 (default 6), zstd 1-22 (default 3)
-  --connect-timeout-ms N              connect timeout, milliseconds (default 1000): the
-                                      same option as --connect-timeout
+  --connect-timeout-ms N              connect timeout, milliseconds (default 1000, 0
+                                      refused): the same option as --connect-timeout
   --io-timeout-ms N                   socket read/write timeout, milliseconds (default
-                                      1000): the same option as --io-timeout
+                                      1000, 0 refused): the same option as --io-timeout
   -h, --help                          this text
 
 Every client option, by name (the core's option table; `--name=value` works too).
@@ -269,12 +269,13 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
             ("--no-sanitize-keys", None) => {
                 g.options.push(("sanitize_keys".into(), "false".into()))
             }
+            // Milliseconds, checked by the core's option as `--io-timeout 500` is (0 refused).
             ("--connect-timeout-ms", Some(v)) => {
-                let ms = num(&v)?.max(1);
+                let ms = num(&v)?;
                 g.options.push(("connect_timeout".into(), ms.to_string()));
             }
             ("--io-timeout-ms", Some(v)) => {
-                let ms = num(&v)?.max(1);
+                let ms = num(&v)?;
                 g.options.push(("io_timeout".into(), ms.to_string()));
             }
             (_, Some(v)) if table.is_some() => {
@@ -306,20 +307,52 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    use std::os::unix::ffi::OsStringExt;
+    // Keys and values are bytes (0x80 and above included, as memcached takes them): the
+    // arguments are read as bytes, and only options and names must be UTF-8.
+    let raw: Vec<Vec<u8>> = std::env::args_os()
+        .skip(1)
+        .map(OsStringExt::into_vec)
+        .collect();
+    // Every argument as text; one that is not UTF-8 is refused wherever text is needed.
+    let args: Vec<String> = raw
+        .iter()
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    let not_text = |from: usize, to: usize| {
+        (from..to.min(raw.len()))
+            .find(|&i| std::str::from_utf8(&raw[i]).is_err())
+            .map(|i| {
+                usage_error(&format!(
+                    "argument {:?} is not UTF-8 (only a command's keys and values may be any bytes)",
+                    args[i]
+                ))
+            })
+    };
     let (globals, at) = match parse_globals(&args) {
         Ok(x) => x,
         Err(e) if e.is_empty() => {
             print!("{}", usage());
             return ExitCode::SUCCESS;
         }
-        Err(e) => return usage_error(&e),
+        Err(e) => return not_text(0, raw.len()).unwrap_or_else(|| usage_error(&e)),
     };
+    // The options before the command, and its name, are text.
+    if let Some(e) = not_text(0, at + 1) {
+        return e;
+    }
     let Some(command) = args.get(at) else {
         eprint!("{}", usage());
         return ExitCode::from(2);
     };
     let rest = &args[at + 1..];
+    if !matches!(command.as_str(), "ring" | "bench" | "options" | "help") {
+        // The memcached commands take their keys and values as bytes.
+        return cmd::run(&globals, command, &raw[at + 1..]);
+    }
+    if let Some(e) = not_text(at + 1, raw.len()) {
+        return e;
+    }
     match command.as_str() {
         "ring" => ExitCode::from(ring::run(&globals, rest).clamp(0, 255) as u8),
         "bench" => ExitCode::from(mcpool_bench::run(&globals.servers, rest).clamp(0, 255) as u8),
@@ -328,6 +361,6 @@ fn main() -> ExitCode {
             print!("{}", usage());
             ExitCode::SUCCESS
         }
-        other => cmd::run(&globals, other, rest),
+        _ => unreachable!("the memcached commands returned above"),
     }
 }

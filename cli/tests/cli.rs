@@ -64,6 +64,9 @@ fn commands_and_exit_statuses() {
         out.contains("0 crossed values") && out.contains("pool_wait"),
         "{out}"
     );
+    // Every read reads back a value the load wrote (it used to read keys it never wrote,
+    // so no value was ever compared): 4 threads of 100 operations, 75 reads each.
+    assert!(out.contains("300 values read back and checked"), "{out}");
     assert!(
         out.lines()
             .any(|l| l.starts_with(&s) && l.contains(" 400 ")),
@@ -235,21 +238,21 @@ fn value_formats_from_the_command_line() {
 }
 
 /// The servers (`host:port`) that hold `wire`, asked directly.
-fn holders_of(mcs: &[Memcached], wire: &str) -> Vec<String> {
+fn holders_of(mcs: &[Memcached], wire: impl AsRef<[u8]>) -> Vec<String> {
     mcs.iter()
         .map(Memcached::addr)
-        .filter(|addr| raw_has(addr, wire))
+        .filter(|addr| raw_has(addr, wire.as_ref()))
         .collect()
 }
 
 /// Whether `addr` holds `key` (a plain-socket get, no prefix or format applied).
-fn raw_has(addr: &str, key: &str) -> bool {
+fn raw_has(addr: &str, key: &[u8]) -> bool {
     use std::io::{BufRead, BufReader, Write};
     let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(s, "get {key}\r\n").unwrap();
-    let mut line = String::new();
-    BufReader::new(s).read_line(&mut line).unwrap();
-    line.starts_with("VALUE ")
+    s.write_all(&[&b"get "[..], key, b"\r\n"].concat()).unwrap();
+    let mut line = Vec::new();
+    BufReader::new(s).read_until(b'\n', &mut line).unwrap();
+    line.starts_with(b"VALUE ")
 }
 
 #[test]
@@ -584,5 +587,70 @@ fn stats_client_exits_2_when_the_load_has_errors() {
     assert!(!out.contains(" 0 errors,"), "{out}");
     // A healthy server: 0 (commands_and_exit_statuses checks it too).
     let o = on(&mc.addr(), &["stats", "--client", "--ops", "200"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Keys and values are bytes: an argument that is not UTF-8 is a key or value like any
+/// other (it used to panic, exit 101); where text is needed (an option, a number) it is a
+/// usage error, exit 2, never a panic or a silently different value.
+#[test]
+fn keys_and_values_that_are_not_utf8() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let mc = Memcached::start(&[]);
+    let run = |args: &[&[u8]]| {
+        Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .arg("--servers")
+            .arg(mc.addr())
+            .args(args.iter().map(|a| OsStr::from_bytes(a)))
+            .output()
+            .expect("run mcpool")
+    };
+    let o = run(&[b"set", b"caf\xe9", b"v\xff"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&[b"get", b"caf\xe9"]);
+    assert_eq!((code(&o), &o.stdout[..]), (0, &b"v\xff\n"[..]));
+    // The key on the wire is those bytes: the server holds "caf\xe9".
+    assert_eq!(holders_of(std::slice::from_ref(&mc), b"caf\xe9").len(), 1);
+    let o = run(&[b"get", b"caf\xe9", b"k2"]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(&o.stdout[..], b"caf\xe9\tv\xff\n");
+    for bad in [
+        &[&b"--prefix"[..], b"\xe9", b"get", b"k"][..],
+        &[b"touch", b"caf\xe9", b"1\xff"],
+        &[b"set", b"k", b"v", b"--ttl", b"\xff"],
+        &[b"ring", b"caf\xe9"],
+        &[b"\xff"],
+    ] {
+        let o = run(bad);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{bad:?}: {err}");
+        assert!(err.contains("not UTF-8"), "{bad:?}: {err}");
+    }
+    // the failed calls changed nothing
+    let o = run(&[b"get", b"caf\xe9"]);
+    assert_eq!(&o.stdout[..], b"v\xff\n");
+}
+
+/// `--io-timeout-ms 0` and `--connect-timeout-ms 0` are refused as `--io-timeout 0` is
+/// (they used to become 1 ms without a word).
+#[test]
+fn zero_millisecond_timeouts_are_refused() {
+    let mc = Memcached::start(&[]);
+    for flag in [
+        "--io-timeout-ms",
+        "--connect-timeout-ms",
+        "--io-timeout",
+        "--connect-timeout",
+    ] {
+        let o = mcpool(&["--servers", &mc.addr(), flag, "0", "version"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{flag} 0: {err}");
+        assert!(
+            err.contains("above zero") || err.contains("at least"),
+            "{flag} 0: {err}"
+        );
+    }
+    let o = mcpool(&["--servers", &mc.addr(), "--io-timeout-ms", "500", "version"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
 }
