@@ -315,19 +315,20 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
     return 0;
 }
 
-/* The expiry of a store or touch: as ttl_arg, but a negative number (truncated toward zero,
- * as python-memcached's '%d') goes through the core's rule for signed expiries,
- * mcpool_expiry_from_signed: the item is stored already expired, as memcached's protocol
- * reads a negative exptime and as python-memcached, pylibmc, pymemcache, Django and cachelib
- * send it. */
+/* The expiry of a store or touch: as ttl_arg, but any negative number (an int, or a float
+ * below 0: -0.3, a deadline just passed, as much as -1.5) goes through the core's rule for
+ * signed expiries, mcpool_expiry_from_signed: the item is stored already expired, as
+ * memcached's protocol reads a negative exptime and as python-memcached, pylibmc, pymemcache,
+ * Django and cachelib send it. A float between -1 and 0 is passed as -1 (truncating it
+ * toward zero would make it 0, "never expires"). */
 static int expiry_arg(PyObject *o, uint32_t *out) {
     if (o != NULL && o != Py_None && !PyBool_Check(o)) {
         int64_t negative = 0; /* the negative seconds, or 0 */
         if (PyFloat_Check(o)) {
             double d = PyFloat_AsDouble(o);
             /* -inf and nan: ttl_arg refuses them */
-            if (d <= -1.0 && d > -HUGE_VAL)
-                negative = d < -9.0e18 ? INT64_MIN : (int64_t)d;
+            if (d < 0 && d > -HUGE_VAL)
+                negative = d < -9.0e18 ? INT64_MIN : d > -1.0 ? -1 : (int64_t)d;
         } else if (PyLong_Check(o)) {
             int overflow = 0;
             long long v = PyLong_AsLongLongAndOverflow(o, &overflow);

@@ -85,3 +85,20 @@ def test_client_negative_time_stores_the_item_expired(server, prefix):
     assert mcpool.EXPIRED_AT_ONCE == 30 * 24 * 3600 + 1
     with pytest.raises(mcpool.ClientError):
         mc.flush_all(-1)
+
+
+@pytest.mark.parametrize("t", [-0.3, -0.999, -1e-9, -1.0, -1.5, -1])
+def test_client_negative_fraction_time_stores_the_item_expired(server, prefix, t):
+    """Any negative time, a float between -1 and 0 included (a deadline just passed:
+    `deadline - time.time()` == -0.3), stores the item already expired: it goes to the core's
+    rule for signed expiries as -1, never refused and never truncated to 0 (never expires)."""
+    mc = mcpool.Client([server.addr])
+    k = prefix + "k"
+    for call in (lambda: mc.set(k, "v", time=t), lambda: mc.touch(k, t),
+                 lambda: mc.set_multi({k: "v"}, time=t) == [],
+                 lambda: mc.replace(k, "v", time=t), lambda: mc.cas(k, "v", mc.gets(k)[1], t)):
+        assert mc.set(k, "old") is True
+        assert call() is True
+        assert mc.get(k) is None
+    assert mc.add(k, "v", t) is True and mc.get(k) is None
+    assert mc.add_multi({k: "v"}, t) == [] and mc.get(k) is None
