@@ -19,9 +19,11 @@ pub enum ValueFormat {
     /// 0..=15 are the application's own flags.
     #[default]
     Mcpool,
-    /// pylibmc 1.6: text 16, int 4 (2 read), pickle 1, zlib 8.
+    /// pylibmc 1.6: text 16, int 4 (2 read), bool 2 as `1`/`0` (read back as an int, as
+    /// pylibmc reads it), pickle 1, zlib 8.
     Pylibmc,
-    /// python-memcached: text 16, int 2 (4 read), pickle 1, zlib 8.
+    /// python-memcached: text 16, int 2 (4 read), pickle 1 (a bool too: pickled, as
+    /// python-memcached and pymemcache write it), zlib 8.
     PythonMemcached,
     /// pymemcache's `python_memcache_serializer` (the same as python-memcached).
     Pymemcache,
@@ -63,10 +65,27 @@ pub(crate) enum Body {
     ByteBool,
     /// A boolean as ASCII `0` or `1` (pylibmc-style, spymemcached).
     AsciiBool,
+    /// A boolean as Python's pickle of `True`/`False` (protocol 0: `I01\n.`/`I00\n.`, the
+    /// default of python-memcached, which every pickle reader loads): written only, under
+    /// flags the pickle row reads (python-memcached, pymemcache), and only with Python
+    /// pickles on, since reading it back needs them.
+    PickledBool,
+}
+
+/// The body of [`Body::PickledBool`].
+pub(crate) fn pickled_bool(b: bool) -> &'static [u8] {
+    if b {
+        b"I01\n."
+    } else {
+        b"I00\n."
+    }
 }
 
 /// One row of a legacy table: these flags (without the compression bit) mean this kind,
-/// written this way. For writing, the first row of a kind whose body can hold the value wins.
+/// written this way. For writing, the first row of a kind whose body can hold the value wins;
+/// for reading, the first row of the flags: a row whose flags an earlier row holds is how the
+/// peer writes a kind it reads back as the earlier row's (pylibmc's bool, an int; the
+/// python-memcached bool, a pickle).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Row {
     pub flags: u32,
@@ -110,6 +129,14 @@ static PYLIBMC: Table = Table {
         row(16, Text, Plain, "str (PYLIBMC_FLAG_TEXT)"),
         row(4, Int, Decimal, "int (PYLIBMC_FLAG_LONG)"),
         row(2, Int, Decimal, "int / bool (PYLIBMC_FLAG_INTEGER)"),
+        // pylibmc 1.6 writes True/False as PYLIBMC_FLAG_INTEGER "1"/"0" and reads them back
+        // as the ints 1/0: so does this format (the row above reads flags 2)
+        row(
+            2,
+            Bool,
+            AsciiBool,
+            "bool (PYLIBMC_FLAG_INTEGER, read back as an int)",
+        ),
         row(1, PY_PICKLE, Plain, "pickle (PYLIBMC_FLAG_PICKLE)"),
     ],
     foreign: &[],
@@ -124,6 +151,9 @@ static PYTHON_MEMCACHED: Table = Table {
         row(2, Int, Decimal, "int (_FLAG_INTEGER)"),
         row(4, Int, Decimal, "long (_FLAG_LONG, Python 2)"),
         row(1, PY_PICKLE, Plain, "pickle (_FLAG_PICKLE; also bool)"),
+        // python-memcached and pymemcache test `type(v) is int`: a bool is pickled, and
+        // their readers unpickle it to True/False (the row above reads flags 1)
+        row(1, Bool, PickledBool, "bool (pickled, _FLAG_PICKLE)"),
     ],
     foreign: &[],
 };
@@ -530,7 +560,24 @@ mod tests {
                     continue;
                 };
                 let c = f.classify(flags).unwrap();
-                assert_eq!((c.kind, c.body, c.compressed), (k, body, false), "{f} {k}");
+                // A bool is written as its format's peer writes it and read back as the peer
+                // reads it: pylibmc's as an int, python-memcached's and pymemcache's as a
+                // pickle. Every other kind reads back as itself.
+                let read_as = match (f, k) {
+                    (ValueFormat::Pylibmc, Kind::Bool) => {
+                        assert_eq!((flags, body), (2, Body::AsciiBool));
+                        Kind::Int
+                    }
+                    (ValueFormat::PythonMemcached | ValueFormat::Pymemcache, Kind::Bool) => {
+                        assert_eq!((flags, body), (1, Body::PickledBool));
+                        PY_PICKLE
+                    }
+                    _ => {
+                        assert_eq!((c.kind, c.body, c.compressed), (k, body, false), "{f} {k}");
+                        k
+                    }
+                };
+                assert_eq!((c.kind, c.compressed), (read_as, false), "{f} {k}");
                 // And compressed, where the format marks it.
                 if let Some(&codec) = f.codecs().first() {
                     let bits = match f {
@@ -538,7 +585,7 @@ mod tests {
                         _ => f.table().unwrap().compressed.unwrap(),
                     };
                     let c = f.classify(flags | bits).unwrap();
-                    assert!(c.compressed && c.kind == k, "{f} {k}");
+                    assert!(c.compressed && c.kind == read_as, "{f} {k}");
                 }
             }
         }

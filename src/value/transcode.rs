@@ -265,7 +265,8 @@ impl<'c> Transcoder<'c> {
                 std::str::from_utf8(body).map_err(|_| bad("the body is not UTF-8"))?;
                 Cow::Borrowed(body)
             }
-            Body::Plain => Cow::Borrowed(body),
+            // (a pickled bool is read by the pickle row: never classified as itself)
+            Body::Plain | Body::PickledBool => Cow::Borrowed(body),
             Body::TextOrBytes => {
                 if std::str::from_utf8(body).is_err() {
                     // Not text: what the format calls bytes.
@@ -406,6 +407,16 @@ impl<'c> Transcoder<'c> {
             .format
             .flags_for(kind, int)
             .ok_or_else(|| self.unsupported(kind))?;
+        if body == Body::PickledBool && !self.options.serialized(Lang::Python) {
+            // Written, it could only be read back with pickles on: refused rather than
+            // stored as another kind (it used to be the int 1/0)
+            return Err(Error::Unsupported(format!(
+                "cannot store a bool: the {} value format stores one as python-memcached and \
+                 pymemcache do, as a Python pickle (flags {flags}), and reading and writing \
+                 Python pickles is off (enable it: serialized / pickle)",
+                self.options.format
+            )));
+        }
         let wire: Cow<'v, [u8]> = match (body, value) {
             (Body::Decimal, Value::Int(i)) => Cow::Owned(i.to_string().into_bytes()),
             (Body::BigEndian(n, _), Value::Int(i)) => {
@@ -419,6 +430,7 @@ impl<'c> Transcoder<'c> {
             }
             (Body::ByteBool, Value::Bool(b)) => Cow::Borrowed(if *b { &[1] } else { &[0] }),
             (Body::AsciiBool, Value::Bool(b)) => Cow::Borrowed(if *b { b"1" } else { b"0" }),
+            (Body::PickledBool, Value::Bool(b)) => Cow::Borrowed(format::pickled_bool(*b)),
             (Body::Plain | Body::TextOrBytes, v) => match v {
                 Value::Bytes(b) | Value::Serialized { bytes: b, .. } => Cow::Borrowed(b),
                 Value::Text(s) => Cow::Borrowed(s.as_bytes()),
@@ -627,9 +639,21 @@ mod tests {
                 match tc.encode_value(v) {
                     Ok((wire, flags)) => {
                         let back = tc.decode_value(b"k", &wire, flags).unwrap();
-                        // spymemcached's String is read as bytes when it is not UTF-8; every
-                        // other value comes back as it went.
-                        assert_eq!(&back, v, "{f}");
+                        // A bool comes back as its format's peer reads it: pylibmc's as the
+                        // int 1/0, python-memcached's and pymemcache's as the pickle Python
+                        // loads to True/False; every other value as it went.
+                        let peer = match (f, v) {
+                            (ValueFormat::Pylibmc, Value::Bool(b)) => Value::Int(i64::from(*b)),
+                            (
+                                ValueFormat::PythonMemcached | ValueFormat::Pymemcache,
+                                Value::Bool(b),
+                            ) => Value::Serialized {
+                                lang: Lang::Python,
+                                bytes: format::pickled_bool(*b).to_vec(),
+                            },
+                            _ => v.clone(),
+                        };
+                        assert_eq!(back, peer, "{f}");
                     }
                     Err(Error::Unsupported(m)) => {
                         assert!(!f.has_kind(v.kind()) || m.contains("off"), "{f} {m}")
@@ -679,6 +703,32 @@ mod tests {
             ((1i64 << 40).to_be_bytes().to_vec(), 16384)
         );
         assert_eq!(enc(ValueFormat::Whalin, Value::Bool(true)), (vec![1], 8192));
+        // pylibmc 1.6 writes a bool as PYLIBMC_FLAG_INTEGER "1"/"0"; python-memcached and
+        // pymemcache pickle it (flags 1; protocol 0 is python-memcached's default)
+        assert_eq!(
+            enc(ValueFormat::Pylibmc, Value::Bool(true)),
+            (b"1".to_vec(), 2)
+        );
+        assert_eq!(
+            enc(ValueFormat::Pylibmc, Value::Bool(false)),
+            (b"0".to_vec(), 2)
+        );
+        for f in [ValueFormat::PythonMemcached, ValueFormat::Pymemcache] {
+            assert_eq!(enc(f, Value::Bool(true)), (b"I01\n.".to_vec(), 1));
+            assert_eq!(enc(f, Value::Bool(false)), (b"I00\n.".to_vec(), 1));
+            // with pickles off it is refused: it could not be read back
+            let off = Transcoder::new(
+                ValueOptions {
+                    format: f,
+                    serialized: 0,
+                },
+                &c,
+            );
+            match off.encode_value(&Value::Bool(true)) {
+                Err(Error::Unsupported(m)) => assert!(m.contains("pickle"), "{m}"),
+                r => panic!("{f}: {r:?}"),
+            }
+        }
         assert_eq!(
             enc(ValueFormat::Whalin, Value::Text("s".into())),
             (b"s".to_vec(), 32)

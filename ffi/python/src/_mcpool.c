@@ -473,30 +473,24 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     return -1;
 }
 
-/* Stores a value (the GIL released around the call). A bool under a format without a bool
- * kind (pylibmc, python-memcached, pymemcache) is stored as the integer 1 or 0, as pylibmc
- * stores it: it reads back as an int. */
+/* Stores a value (the GIL released around the call). A bool is the core's: each value format
+ * writes it as its peer does (pylibmc: "1"/"0" under its integer flag, read back as an int;
+ * python-memcached, pymemcache: pickled, which needs pickle=True), docs/value-format.md. */
 static mcpool_status store_value(mcpool_client *c, mcpool_store_op op, const uint8_t *k,
                                  size_t kn, value_t *v, uint32_t ttl, uint64_t cas) {
     mcpool_status st;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_store_kind(c, op, k, kn, v->kind, (const uint8_t *)v->p, (size_t)v->n,
                                   ttl, cas);
-    if (st == MCPOOL_UNSUPPORTED && v->kind == MCPOOL_KIND_BOOL)
-        st = mcpool_client_store_kind(c, op, k, kn, MCPOOL_KIND_INT, (const uint8_t *)v->p,
-                                      (size_t)v->n, ttl, cas);
     Py_END_ALLOW_THREADS
     return st;
 }
 
-/* The flags the batch calls take for v (mcpool_client_kind_flags), with store_value's bool
- * rule; MCPOOL_UNSUPPORTED when the format stores v's kind in another form than its ABI
- * body (then v is stored alone, through store_value). No I/O. */
+/* The flags the batch calls take for v (mcpool_client_kind_flags); MCPOOL_UNSUPPORTED when
+ * the format stores v's kind in another form than its ABI body (a pickled bool: then v is
+ * stored alone, through store_value, which reports what the core refuses). No I/O. */
 static mcpool_status batch_flags(mcpool_client *c, const value_t *v, uint32_t *flags) {
-    mcpool_status st = mcpool_client_kind_flags(c, v->kind, flags);
-    if (st == MCPOOL_UNSUPPORTED && v->kind == MCPOOL_KIND_BOOL)
-        st = mcpool_client_kind_flags(c, MCPOOL_KIND_INT, flags);
-    return st;
+    return mcpool_client_kind_flags(c, v->kind, flags);
 }
 
 /* The read value `b` (a bytes object the core filled: inflated, an INT or BOOL already in

@@ -546,6 +546,22 @@ def test_preset_shares_the_cache_with_djangos_backend(servers, prefix, peer, bac
             ours.set("o%d" % i, [i])
         assert all(ours.get("k%d" % i) == {"i": i} for i in range(40))
         assert all(theirs.get("o%d" % i) == [i] for i in range(40))
+        # a bool as Django's backend writes and reads it (python-memcached, pymemcache: pickled,
+        # read back True; pylibmc: its int flag, read back 1), both ways: it used to be the int
+        # 1 under every preset, read as 1 by Django's PyMemcacheCache and MemcachedCache too
+        for v in (True, False):
+            theirs.set("b", v)
+            own = theirs.get("b")
+            assert own == v and (type(own) is bool) == (peer != "pylibmc"), own
+            got = ours.get("b")
+            assert type(got) is type(own) and got == own, (v, got)
+            ours.set("b", v)
+            for reader in (theirs, ours):
+                got = reader.get("b")
+                assert type(got) is type(own) and got == own, (v, got)
+            ours.set_many({"b": v})
+            got = theirs.get("b")
+            assert type(got) is type(own) and got == own, (v, got)
     with pytest.warns(RuntimeWarning, match='"preset": %r' % peer):
         mcpool.django.McpoolCache(location, {"OPTIONS": {"value_format": peer}})
     with warnings.catch_warnings():

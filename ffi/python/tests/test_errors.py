@@ -218,7 +218,7 @@ def test_a_kind_the_value_format_lacks_is_a_client_type_error(server, prefix):
     mc = mcpool.Client([server.addr], value_format="cache-memcached-fast")
     for store in (lambda: mc.set(prefix + "k", 5), lambda: mc.add(prefix + "k", True),
                   lambda: mc.set_multi({prefix + "k": 5, prefix + "j": b"x"})):
-        with pytest.raises(mcpool.ClientTypeError, match="has no int kind") as ei:
+        with pytest.raises(mcpool.ClientTypeError, match="has no (int|bool) kind") as ei:
             store()
         assert ei.value.status_name == "MCPOOL_UNSUPPORTED"
     assert mc.set(prefix + "k", b"bytes are stored")

@@ -1,5 +1,7 @@
 """Values and placement shared with pylibmc and python-memcached (the real libraries), in
 their value formats (value_format="pylibmc" / "python-memcached")."""
+import pickle
+
 import pytest
 
 import mcpool
@@ -65,17 +67,83 @@ def test_legacy_writes_mcpool_reads(server, prefix, kind, compress):
     assert mc.get_multi([prefix + n for n in values]) == {prefix + n: v for n, v in values.items()}
 
 
-@pytest.mark.parametrize("kind", ["pylibmc", "python-memcached"])
-def test_bool_from_legacy(server, prefix, kind):
-    """pylibmc stores True as flag 2 "1" (the pylibmc format does the same: True reads back
-    as True); python-memcached pickles it, and its format has no bool kind."""
-    other = _legacy(kind, [server.addr])
-    other.set(prefix + "t", True)
-    got = mcpool.Client([server.addr], pickle=True, value_format=kind).get(prefix + "t")
-    assert got == 1 and got is not False
-    mc = mcpool.Client([server.addr], value_format=kind, pickle=kind == "python-memcached")
-    mc.set(prefix + "t2", True)
-    assert other.get(prefix + "t2") == 1
+def _bool_peers(addr, port):
+    """Each Python value format's real peers, as (format, name, client): every one writes a
+    bool in the format's way (pylibmc: flag 2 "1"/"0"; the others pickled under flag 1)."""
+    from pymemcache import serde
+    from pymemcache.client.base import Client as PymemcacheClient
+    pym = lambda **kw: PymemcacheClient(("127.0.0.1", port), **kw)  # noqa: E731
+    return [
+        ("pylibmc", "pylibmc", pylibmc.Client([addr])),
+        ("pylibmc", "pylibmc binary", pylibmc.Client([addr], binary=True)),
+        ("python-memcached", "python-memcached", memcache.Client([addr])),
+        ("python-memcached", "python-memcached pickleProtocol=-1",
+         memcache.Client([addr], pickleProtocol=-1)),
+        ("pymemcache", "pymemcache python_memcache_serializer",
+         pym(serializer=serde.python_memcache_serializer,
+             deserializer=serde.python_memcache_deserializer)),
+        ("pymemcache", "pymemcache pickle_serde", pym(serde=serde.pickle_serde)),
+    ]
+
+
+def _ours(fmt, addr):
+    """Every surface of mcpool that writes the format: the Client, and the drop-in."""
+    import mcpool.compat.memcache
+    import mcpool.compat.pylibmc
+    out = [("mcpool.Client", mcpool.Client([addr], value_format=fmt, pickle=True))]
+    if fmt == "pylibmc":
+        out.append(("compat.pylibmc", mcpool.compat.pylibmc.Client([addr])))
+    if fmt == "python-memcached":
+        out.append(("compat.memcache", mcpool.compat.memcache.Client([addr])))
+    return out
+
+
+def test_bool_written_as_each_peer_writes_it(server, prefix):
+    """A bool is written as the format's peer writes it, by every surface (mcpool.Client, the
+    drop-ins): pylibmc stores True as its integer flag 2 "1" and reads it back as 1; python-
+    memcached and pymemcache pickle it (flag 1) and read True. Each peer reads ours as it reads
+    its own, and we read each peer's as that peer does (it used to be the int 1 everywhere:
+    a python-memcached reader got 1 for True)."""
+    for fmt, name, peer in _bool_peers(server.addr, server.port):
+        for v in (True, False):
+            k = prefix + "peer"
+            assert peer.set(k, v)
+            peer_flags, _ = server.raw_get(k)
+            peer_reads = peer.get(k)
+            # what the peer reads back of its own: pylibmc the int, the others the bool
+            expected = int(v) if fmt == "pylibmc" else v
+            assert type(peer_reads) is type(expected) and peer_reads == expected, name
+            for ours_name, ours in _ours(fmt, server.addr):
+                got = ours.get(k)
+                assert type(got) is type(expected) and got == expected, (name, ours_name, v)
+                k2 = prefix + "ours"
+                assert ours.set(k2, v) is True
+                flags, body = server.raw_get(k2)
+                assert flags == peer_flags, (name, ours_name, v, flags, peer_flags)
+                if fmt == "pylibmc":
+                    assert body == (b"1" if v else b"0")
+                else:
+                    assert pickle.loads(body) is v
+                back = peer.get(k2)
+                assert type(back) is type(expected) and back == expected, (name, ours_name, v)
+                back = ours.get(k2)
+                assert type(back) is type(expected) and back == expected, (name, ours_name, v)
+                # and through the batch call
+                assert ours.set_multi({k2: v}) == []
+                assert server.raw_get(k2)[0] == peer_flags, (name, ours_name)
+                back = peer.get(k2)
+                assert type(back) is type(expected) and back == expected, (name, ours_name, v)
+
+
+@pytest.mark.parametrize("fmt", ["python-memcached", "pymemcache"])
+def test_bool_under_pickling_format_needs_pickle(server, prefix, fmt):
+    """Without pickle=True a client could not read back the pickled bool its format writes:
+    storing one raises (nothing stored), never stores another kind."""
+    mc = mcpool.Client([server.addr], value_format=fmt)
+    for call in (lambda: mc.set(prefix + "t", True), lambda: mc.set_multi({prefix + "t": False})):
+        with pytest.raises(mcpool.ClientTypeError, match="pickle"):
+            call()
+        assert server.raw_get(prefix + "t") is None
 
 
 def test_legacy_pickle_not_loaded_without_opt_in(server, prefix):

@@ -33,9 +33,8 @@ def test_flags_on_the_wire_pylibmc(server, prefix):
     assert server.raw_get(prefix + "b") == (0, b"raw")
     assert server.raw_get(prefix + "s") == (16, "t\u00e9xt".encode())
     assert server.raw_get(prefix + "i") == (4, b"42")
-    # the pylibmc format has no bool kind: True is stored as the integer 1 (pylibmc itself
-    # writes flag 2 "1", which it also reads back as the int 1)
-    assert server.raw_get(prefix + "t") == (4, b"1")
+    # a bool as pylibmc writes it: its integer flag 2 "1", which it reads back as the int 1
+    assert server.raw_get(prefix + "t") == (2, b"1")
     assert c.get(prefix + "t") == 1 and c.get(prefix + "i") == 42
 
 

@@ -186,8 +186,10 @@ class Client(_Client):
     ``"cache-memcached"``, ``"whalin"``, ``"spymemcached"``, ``"libmemcached"`` (bytes
     only); ``preset=`` sets it with the rest of that client's defaults. ``bytes`` read back
     as ``bytes``, ``str`` as ``str``, ``int`` (-2**63..2**64-1: the upper half is memcached's counter range, stored as
-    digits where the format writes integers as text) as ``int``, ``bool`` as
-    ``bool`` (as an int where the format has no bool); a value of a kind Python cannot read
+    digits where the format writes integers as text) as ``int``, ``bool`` as each format's
+    peer writes and reads it (``bool`` under ``"mcpool"``; the int 1/0 under ``"pylibmc"``,
+    as pylibmc; pickled under ``"python-memcached"`` and ``"pymemcache"``, as they pickle it,
+    which needs ``pickle``: without it storing a bool raises ``ClientTypeError``); a value of a kind Python cannot read
     (a Perl or Java object, a pickle with ``pickle`` off, flags that mean nothing in the
     format, a compressed value that does not inflate) raises ``ServerError`` naming the key,
     never returns bytes.
@@ -195,8 +197,9 @@ class Client(_Client):
     Binding options: ``pickle`` (store other objects with pickle and unpickle flag-1 values;
     off by default: unpickling what another process wrote executes its code),
     ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``), ``pickle_bools`` (with
-    ``pickle``: store ``True``/``False`` pickled, as python-memcached does, instead of as the
-    integers 1/0 under a value format without booleans, as pylibmc does),
+    ``pickle``: store ``True``/``False`` pickled by this client, at ``pickle_protocol``, under
+    any value format; the ``"python-memcached"`` and ``"pymemcache"`` formats pickle a bool
+    anyway),
     ``pickle_subclasses`` (with ``pickle``: store an instance of a subclass of ``bytes``,
     ``str`` or ``int`` other than ``bool``, e.g. an ``IntEnum`` or a ``(str, Enum)`` member,
     pickled, so it reads back as itself; default: the value format's writer's rule, on for

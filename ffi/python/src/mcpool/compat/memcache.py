@@ -29,8 +29,9 @@ What is python-memcached's and stays so:
 - Values in python-memcached's layout (the core's ``python-memcached`` preset and value
   format): bytes flag 0,
   str flag 16, int flag 2, everything else **pickled** (flag 1, ``pickleProtocol``, default
-  0), zlib (flag 8) above ``min_compress_len``. Its type test is exact (``type(v) == int``):
-  a ``bool``, an ``IntEnum``, a ``(str, Enum)`` member or any other subclass of bytes, str
+  0), zlib (flag 8) above ``min_compress_len``. A ``bool`` is pickled by the core's format
+  rule (protocol 0, python-memcached's default). Its type test is exact
+  (``type(v) == int``): an ``IntEnum``, a ``(str, Enum)`` member or any other subclass of bytes, str
   or int is pickled and reads back as itself. Pickling is on, as in python-memcached:
   unpickling runs code chosen by whoever wrote the value, so use this class only on a cache
   that no untrusted party can write.
@@ -204,7 +205,7 @@ class Client:
             [a for a, _ in specs], weights=[w for _, w in specs], preset="python-memcached",
             retry_timeout=self.dead_retry,
             retry_timeout_max=self.dead_retry, timeout=self.socket_timeout,
-            connect_timeout=self.socket_timeout, pickle=True, pickle_bools=True,
+            connect_timeout=self.socket_timeout, pickle=True,
             pickle_protocol=self.pickleProtocol, **opts)
 
     @property
