@@ -369,3 +369,103 @@ def test_pylibmc_a_str_utf8_cannot_encode_raises_unicode_encode_error(server, pr
         with pytest.raises(UnicodeEncodeError):
             store(prefix + "k", "a\ud800b")
     assert mc.get(prefix + "k") is None
+
+
+def test_pylibmc_delete_multi_with_a_key_listed_twice_is_false(server, prefix):
+    """pylibmc deletes key by key: the second "x" finds nothing, so delete_multi answers
+    False (every key is still deleted). The drop-in answers as pylibmc; mcpool.Client keeps
+    its own rule (a key listed twice counts once)."""
+    import mcpool
+    p = prefix
+
+    def steps(mod, q):
+        c = mod.Client([server.addr])
+        out = []
+        for keys in ([q + "x", q + "x", q + "y"], [q + "x", q + "x"], [q + "x", (q + "x").encode()],
+                     [q + "x", q + "y"]):
+            c.set(q + "x", 1)
+            c.set(q + "y", 2)
+            out.append((outcome(c.delete_multi, keys), outcome(c.get, q + "x"),
+                        outcome(c.get, q + "y")))
+        c.set(q + "x", 1)
+        out.append(outcome(c.delete_multi, ["x", "x"], key_prefix=q))
+        return out
+
+    expected = steps(real_pylibmc, p + "r_")
+    assert expected[0][0] == ("ok", ("bool", False)) and expected[3][0] == ("ok", ("bool", True))
+    assert steps(compat_pylibmc, p + "c_") == expected
+    mc = mcpool.Client([server.addr])
+    mc.set(p + "m", 1)
+    assert mc.delete_multi([p + "m", p + "m"]) is True
+
+
+BAD_KEY_CALLS = [
+    ("get", lambda c, k: c.get(k)), ("get default", lambda c, k: c.get(k, "dflt")),
+    ("in", lambda c, k: k in c), ("getitem", lambda c, k: c[k]),
+    ("get_multi", lambda c, k: c.get_multi([k])),
+    ("set", lambda c, k: c.set(k, "v")), ("add", lambda c, k: c.add(k, "v")),
+    ("replace", lambda c, k: c.replace(k, "v")), ("append", lambda c, k: c.append(k, "v")),
+    ("prepend", lambda c, k: c.prepend(k, "v")), ("delete", lambda c, k: c.delete(k)),
+    ("set_multi", lambda c, k: c.set_multi({k: "v"})),
+    ("add_multi", lambda c, k: c.add_multi({k: "v"})),
+    ("delete_multi", lambda c, k: c.delete_multi([k])),
+]
+
+
+def _bad_key_outcome(mod, addr, fn, key):
+    """What the call does, as pylibmc's catchers see it: a value, a pylibmc.Error (by
+    "pylibmc.Error"), or another exception by its class."""
+    c = mod.Client([addr])  # a fresh client: libmemcached misbehaves after a protocol error
+    try:
+        return ("ok", typed(fn(c, key)))
+    except mod.Error:
+        return ("raised", "pylibmc.Error")
+    except Exception as e:  # noqa: BLE001 - the class is the observable result
+        return ("raised", type(e).__name__)
+
+
+@pytest.mark.parametrize("key", ["user 1", b"user 1", "x" * 251, "\u00e9" * 126],
+                         ids=["space", "bytes_space", "too_long", "utf8_too_long"])
+def test_pylibmc_invalid_key_answers_as_pylibmc(server, prefix, key):
+    """A key with a space (text protocol): pylibmc raises pylibmc.ClientError (a pylibmc.Error)
+    on a store, delete and the multi writes, and answers a miss on get/get_multi/in; the
+    drop-in raised the builtin ValueError on every call, which `except pylibmc.Error` did not
+    catch. A key over 250 bytes raises ValueError on every call with both."""
+    for name, fn in BAD_KEY_CALLS:
+        expected = _bad_key_outcome(real_pylibmc, server.addr, fn, key)
+        got = _bad_key_outcome(compat_pylibmc, server.addr, fn, key)
+        assert got == expected, (name, key, expected, got)
+    too_long = len(key if isinstance(key, bytes) else key.encode()) > 250
+    assert (_bad_key_outcome(real_pylibmc, server.addr, BAD_KEY_CALLS[0][1], key)
+            == (("raised", "ValueError") if too_long else ("ok", ("NoneType", None))))
+
+
+@pytest.mark.parametrize("key", ["user 1", "a\tb", "a\x01b", "a\nb"],
+                         ids=["space", "tab", "control", "newline"])
+def test_pylibmc_key_the_core_refuses_is_a_pylibmc_error_or_a_miss(server, prefix, key):
+    """Every key mcpool refuses on the text protocol (which pylibmc sends, to an error or to
+    a key memcached stores under a name no other client can ask for): a pylibmc.Error on every
+    write, delete, touch and counter, a miss on every read; the other keys of a get_multi are
+    still answered."""
+    mc = compat_pylibmc.Client([server.addr])
+    mc.set(prefix + "ok", "v")
+    assert mc.get(key) is None and mc.get(key, 7) == 7 and mc.gets(key) == (None, None)
+    assert (key in mc) is False
+    with pytest.raises(KeyError):
+        mc[key]
+    assert mc.get_multi([key, prefix + "ok"]) == {prefix + "ok": "v"}
+    assert mc.get_multi(["ok", key], key_prefix=prefix) == {"ok": "v"}
+    for call in (lambda: mc.set(key, 1), lambda: mc.add(key, 1), lambda: mc.replace(key, 1),
+                 lambda: mc.append(key, "x"), lambda: mc.prepend(key, "x"),
+                 lambda: mc.delete(key), lambda: mc.touch(key, 10), lambda: mc.incr(key),
+                 lambda: mc.decr(key), lambda: mc.cas(key, 1, 1),
+                 lambda: mc.set_multi({key: 1, prefix + "other": 2}),
+                 lambda: mc.add_multi({key: 1}), lambda: mc.delete_multi([key]),
+                 lambda: mc.incr_multi([key])):
+        with pytest.raises(compat_pylibmc.ClientError):
+            call()
+    # pylibmc counts key_prefix in its length check: ValueError for a store, as pylibmc
+    with pytest.raises(ValueError):
+        mc.set_multi({"y" * 245: 1}, key_prefix="z" * 10)
+    with pytest.raises(ValueError):
+        real_pylibmc.Client([server.addr]).set_multi({"y" * 245: 1}, key_prefix="z" * 10)

@@ -24,7 +24,10 @@ What is pylibmc's and stays so:
   modula), so it is not handed on.
 - Exceptions: ``pylibmc.Error`` and its subclasses by pylibmc's names (``NotFound`` for an
   ``incr``/``decr``/``cas`` of a missing key, ``TooBig``, ``ConnectionError``,
-  ``ServerDown``, ...).
+  ``ServerDown``, ...). A key over 250 bytes raises ``ValueError`` on every call; one with a
+  space or a control byte (text protocol) ``ClientError`` on a write, delete, touch or
+  counter, and is a miss on a read, as with pylibmc.
+- ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
 - ``ClientPool`` and ``ThreadMappedPool`` with ``reserve()``; ``clone()``.
 
 What differs: one mcpool client is thread-safe and pooled, so ``clone()`` shares it (no new
@@ -72,8 +75,7 @@ for _n in _EXC_NAMES:
 
 
 class BadKeyProvided(Error):
-    """pylibmc's class for a bad key (a key mcpool refuses raises ValueError, as pylibmc
-    does for a key longer than 250 bytes)."""
+    """pylibmc's class for a bad key (see _refused_key for what a refused key raises)."""
 
 
 exceptions = [("Error", Error)] + [(n, globals()[n]) for n in _EXC_NAMES] + \
@@ -83,7 +85,7 @@ errors = tuple(e for _, e in exceptions)
 # mcpool's status (by name) -> the pylibmc exception; the rest by mcpool's class
 _BY_STATUS = {
     "VALUE_TOO_LARGE": "TooBig",
-    "INVALID_KEY": "ValueError",
+    "INVALID_KEY": "ClientError",
     "SERVER_DEAD": "ServerDown",
     "CLIENT_ERROR": "ClientError",
     "SERVER_ERROR": "ServerError",
@@ -94,8 +96,39 @@ _BY_STATUS = {
 }
 
 
-def _translate(e):
-    """The pylibmc exception for an mcpool one (raise it ``from None``)."""
+# pylibmc's binding refuses a key longer than this many bytes itself, before libmemcached:
+# ValueError ("key length 251 too long, max is 250"), on every call, get included.
+_PYLIBMC_MAX_KEY = 250
+
+
+def _key_len(key):
+    if isinstance(key, str):
+        return len(key.encode("utf-8", "surrogatepass"))
+    return len(key) if isinstance(key, (bytes, bytearray, memoryview)) else 0
+
+
+def _too_long(keys, prefix=None):
+    """Whether pylibmc's own length check refuses one of keys (with the multi calls'
+    key_prefix, which pylibmc counts)."""
+    extra = _key_len(prefix) if prefix else 0
+    return any(_key_len(k) + extra > _PYLIBMC_MAX_KEY for k in keys)
+
+
+def _refused_key(e):
+    """Whether the core refused a key of the call (MCPOOL_INVALID_KEY), nothing sent. Which
+    key is the core's rule; what pylibmc does with it is this module's: a key pylibmc's
+    binding finds too long (_too_long) raises ValueError on every call; any other (a space,
+    a control byte, on the text protocol) is one libmemcached sends and memcached answers
+    with an error, so a write, delete, touch or counter raises ClientError (a pylibmc.Error),
+    and a read is a miss (get None, get_multi without it)."""
+    return getattr(e, "status_name", None) == "MCPOOL_INVALID_KEY"
+
+
+def _translate(e, keys=(), prefix=None):
+    """The pylibmc exception for an mcpool one (raise it ``from None``); keys (and the multi
+    calls' prefix) are the call's, for a refused key."""
+    if _refused_key(e) and _too_long(keys, prefix):
+        return ValueError(str(e))
     if isinstance(e, _mcpool.ClientTypeError):
         return TypeError(str(e))
     if isinstance(e.__cause__, UnicodeEncodeError):  # a lone surrogate: pylibmc's encode raises
@@ -110,8 +143,6 @@ def _translate(e):
             name = "ClientError"
         else:
             name = "Failure"
-    if name == "ValueError":
-        return ValueError(str(e))
     cls = globals()[name]
     exc = cls(str(e))
     exc.status = getattr(e, "status", None)
@@ -321,11 +352,21 @@ class Client:
         except _mcpool.Error as e:
             raise _translate(e) from None
 
-    def _call(self, fn, *args, **kw):
+    def _call(self, fn, *args, _keys=(), _prefix=None, **kw):
         try:
             return fn(*args, **kw)
         except _mcpool.Error as e:
-            raise _translate(e) from None
+            raise _translate(e, _keys, _prefix) from None
+
+    def _read(self, fn, key, miss, *args):
+        """A one-key read: a key the core refuses is a miss unless pylibmc finds it too long
+        (_refused_key)."""
+        try:
+            return fn(key, *args)
+        except _mcpool.Error as e:
+            if _refused_key(e) and not _too_long([key]):
+                return miss
+            raise _translate(e, [key]) from None
 
     # -- behaviors ---------------------------------------------------------------------------
 
@@ -358,16 +399,37 @@ class Client:
     def get(self, key, default=None):
         if not _key_ok(key):
             return default
-        return self._call(self._mc.get, key, default)
+        return self._read(self._mc.get, key, default, default)
 
     def gets(self, key):
         if not _key_ok(key):
             return (None, None)
-        return self._call(self._mc.gets, key)
+        return self._read(self._mc.gets, key, (None, None))
 
     def get_multi(self, keys, key_prefix=None):
+        """The keys found; a key the core refuses (a space, a control byte) is left out, as
+        pylibmc's answer has nothing for it; one pylibmc finds too long raises ValueError, and
+        one only the key_prefix makes too long BadKeyProvided, as pylibmc."""
         keys = [k for k in keys if _key_ok(k)]
-        return self._call(self._mc.get_multi, keys, key_prefix=key_prefix or "")
+        prefix = key_prefix or ""
+        try:
+            return self._mc.get_multi(keys, key_prefix=prefix)
+        except _mcpool.Error as e:
+            if not _refused_key(e):
+                raise _translate(e) from None
+            if _too_long(keys):
+                raise ValueError(str(e)) from None
+            if _too_long(keys, prefix):
+                raise BadKeyProvided(str(e)) from None
+        # some key was refused: ask for each alone (the refused ones are misses)
+        found = {}
+        for k in keys:
+            try:
+                found.update(self._mc.get_multi([k], key_prefix=prefix))
+            except _mcpool.Error as e:
+                if not _refused_key(e):
+                    raise _translate(e) from None
+        return found
 
     # -- stores ------------------------------------------------------------------------------
 
@@ -375,7 +437,7 @@ class Client:
         if not _key_ok(key):
             return False
         mcl = min_compress_len if min_compress_len else None
-        return self._call(fn, key, val, time=_exptime(time), min_compress_len=mcl)
+        return self._call(fn, key, val, time=_exptime(time), min_compress_len=mcl, _keys=[key])
 
     def set(self, key, val, time=0, min_compress_len=0, compress_level=-1):
         return self._store(self._mc.set, key, val, time, min_compress_len)
@@ -387,13 +449,13 @@ class Client:
         return self._store(self._mc.replace, key, val, time, min_compress_len)
 
     def append(self, key, val):
-        return _key_ok(key) and self._call(self._mc.append, key, val)
+        return _key_ok(key) and self._call(self._mc.append, key, val, _keys=[key])
 
     def prepend(self, key, val):
-        return _key_ok(key) and self._call(self._mc.prepend, key, val)
+        return _key_ok(key) and self._call(self._mc.prepend, key, val, _keys=[key])
 
     def cas(self, key, val, cas, time=0):
-        r = self._call(self._mc.cas, key, val, cas, time=_exptime(time))
+        r = self._call(self._mc.cas, key, val, cas, time=_exptime(time), _keys=[key])
         if r is None:
             raise NotFound("error 16 from memcached_cas(%s)" % (key,))
         return r
@@ -405,7 +467,8 @@ class Client:
             mapping = {k: v for k, v in mapping.items() if _key_ok(k)}
         mcl = min_compress_len if min_compress_len else None
         failed = self._call(fn, mapping, time=_exptime(time), key_prefix=key_prefix or "",
-                            min_compress_len=mcl) if mapping else []
+                            min_compress_len=mcl, _keys=list(mapping),
+                            _prefix=key_prefix) if mapping else []
         return empty + list(failed)
 
     def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
@@ -423,17 +486,22 @@ class Client:
     # -- deletes, counters, touch ------------------------------------------------------------
 
     def delete(self, key):
-        return _key_ok(key) and self._call(self._mc.delete, key)
+        return _key_ok(key) and self._call(self._mc.delete, key, _keys=[key])
 
     def delete_multi(self, keys, time=None, key_prefix=None):
-        """True when every key was deleted; an empty key is not (False, as pylibmc)."""
+        """True when every key was deleted; an empty key is not (False, as pylibmc). pylibmc
+        deletes the keys one after the other, so a key listed twice is not deleted the
+        second time: False (mcpool.Client counts it once)."""
         keys = list(keys)
         good = [k for k in keys if _key_ok(k)]
-        r = self._call(self._mc.delete_multi, good, key_prefix=key_prefix or "") if good else True
-        return r and len(good) == len(keys)
+        r = self._call(self._mc.delete_multi, good, key_prefix=key_prefix or "", _keys=good,
+                       _prefix=key_prefix) if good else True
+        wire = {k.encode("utf-8", "surrogatepass") if isinstance(k, str) else bytes(k)
+                for k in good if isinstance(k, (str, bytes))}
+        return r and len(good) == len(keys) and len(wire) == len(good)
 
     def _counter(self, fn, key, delta):
-        r = self._call(fn, key, delta)
+        r = self._call(fn, key, delta, _keys=[key])
         if r is None:
             raise NotFound("1 keys not found")
         return r
@@ -447,13 +515,15 @@ class Client:
     def incr_multi(self, keys, key_prefix=None, delta=1):
         """Increments every key by delta (one pipelined round trip per server); NotFound
         (counting them) when some were missing."""
-        got = self._call(self._mc.incr_multi, list(keys), delta=delta, key_prefix=key_prefix or "")
+        keys = list(keys)
+        got = self._call(self._mc.incr_multi, keys, delta=delta, key_prefix=key_prefix or "",
+                         _keys=keys, _prefix=key_prefix)
         missing = sum(1 for v in got or () if v is None)
         if missing:
             raise NotFound("%d keys not found" % missing)
 
     def touch(self, key, time):
-        return _key_ok(key) and self._call(self._mc.touch, key, _exptime(time))
+        return _key_ok(key) and self._call(self._mc.touch, key, _exptime(time), _keys=[key])
 
     # -- cluster -----------------------------------------------------------------------------
 
