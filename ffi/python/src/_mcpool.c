@@ -347,6 +347,30 @@ static int expiry_arg(PyObject *o, uint32_t *out) {
     return ttl_arg(o, out);
 }
 
+/* The delay of flush_all: as ttl_arg, but any negative number (an int, or a float below 0)
+ * goes through the core's rule for signed flush delays, mcpool_delay_from_signed: a delay in
+ * the past is now (0), as pylibmc and Cache::Memcached::Fast send -1 and memcached reads it. */
+static int delay_arg(PyObject *o, uint32_t *out) {
+    if (o != NULL && o != Py_None && !PyBool_Check(o)) {
+        int negative = 0;
+        if (PyFloat_Check(o)) {
+            double d = PyFloat_AsDouble(o);
+            negative = d < 0 && d > -HUGE_VAL; /* -inf and nan: ttl_arg refuses them */
+        } else if (PyLong_Check(o)) {
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if (v == -1 && !overflow && PyErr_Occurred())
+                return -1;
+            negative = overflow < 0 || (!overflow && v < 0);
+        }
+        if (negative) {
+            *out = mcpool_delay_from_signed(-1);
+            return 0;
+        }
+    }
+    return ttl_arg(o, out);
+}
+
 /* A non-negative 64-bit number (delta, cas unique). */
 static int u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *out) {
     if (o == NULL) {
@@ -1778,7 +1802,7 @@ static PyObject *Client_flush_all(ClientObject *self, PyObject *const *args, Py_
     mcpool_status st;
     CHECK_OPEN(self);
     if (parse_args("flush_all", args, nargs, kw, names, 3, 2, 1, 0, a) < 0 ||
-        ttl_arg(a[0], &delay) < 0)
+        delay_arg(a[0], &delay) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_flush_all(self->client, delay);

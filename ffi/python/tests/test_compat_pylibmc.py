@@ -469,3 +469,27 @@ def test_pylibmc_key_the_core_refuses_is_a_pylibmc_error_or_a_miss(server, prefi
         mc.set_multi({"y" * 245: 1}, key_prefix="z" * 10)
     with pytest.raises(ValueError):
         real_pylibmc.Client([server.addr]).set_multi({"y" * 245: 1}, key_prefix="z" * 10)
+
+
+@pytest.mark.parametrize("delay", [-1, -5, -(2 ** 40)])
+def test_pylibmc_flush_all_negative_delay_flushes_now(server, prefix, delay):
+    """pylibmc's flush_all(-1) answers True and flushes at once (memcached reads a delay in
+    the past as now); the drop-in raised ClientError. A float is pylibmc's TypeError."""
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([server.addr])
+        assert c.set(prefix + "f", 1)
+        assert c.flush_all(delay) is True, mod
+        assert c.get(prefix + "f") is None, mod
+        with pytest.raises(TypeError):
+            c.flush_all(-1.5)
+
+
+@pytest.mark.parametrize("delay", [-1, -0.5, -(2 ** 70)])
+def test_client_flush_all_negative_delay_flushes_now(server, prefix, delay):
+    """mcpool.Client: a negative flush delay goes to the core's rule (mcpool_delay_from_signed):
+    now, not a ClientError."""
+    import mcpool
+    mc = mcpool.Client([server.addr])
+    assert mc.set(prefix + "f", 1)
+    assert mc.flush_all(delay) is True
+    assert mc.get(prefix + "f") is None

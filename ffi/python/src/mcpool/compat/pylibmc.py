@@ -537,6 +537,9 @@ class Client:
         return out
 
     def flush_all(self, time=0):
+        """A negative time flushes now, as pylibmc (the core's rule for signed delays)."""
+        if isinstance(time, float):  # pylibmc's argument parsing
+            raise TypeError("flush_all() argument 1 must be int, not float")
         return self._call(self._mc.flush_all, time)
 
     def disconnect_all(self):
