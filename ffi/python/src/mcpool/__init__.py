@@ -189,8 +189,8 @@ class Client(_Client):
     digits where the format writes integers as text) as ``int``, ``bool`` as each format's
     peer writes and reads it (``bool`` under ``"mcpool"``; the int 1/0 under ``"pylibmc"``,
     as pylibmc; pickled under ``"python-memcached"`` and ``"pymemcache"``, as they pickle it,
-    which needs ``pickle``: without it storing a bool raises ``ClientTypeError``); a value of a kind Python cannot read
-    (a Perl or Java object, a pickle with ``pickle`` off, flags that mean nothing in the
+    which needs ``pickle``: without it storing a bool raises ``ClientTypeError``); a value of
+    a kind Python cannot read (a Perl or Java object, a pickle with ``pickle`` off, flags that mean nothing in the
     format, a compressed value that does not inflate) raises ``ServerError`` naming the key,
     never returns bytes.
 

@@ -10,10 +10,11 @@
 
 What is pylibmc's and stays so:
 
-- Values in pylibmc's layout (the core's ``pylibmc`` preset and value format): bytes flag 0, str flag 16, int
-  flag 4 (decimal), bool flag 2 as ``1``/``0`` (reads back as the int 1/0, as pylibmc), anything else **pickled**
-  (flag 1, protocol ``behaviors["pickle_protocol"]``, default -1 = the highest), zlib
-  (flag 8) from ``min_compress_len`` bytes. Pickling is on, as in pylibmc: unpickling runs
+- Values in pylibmc's layout (the core's ``pylibmc`` preset and value format): bytes flag
+  0, str flag 16, int flag 4 (decimal), bool flag 2 as ``1``/``0`` (reads back as the int
+  1/0, as pylibmc), anything else **pickled** (flag 1, protocol
+  ``behaviors["pickle_protocol"]``, default -1 = the highest), zlib (flag 8) from
+  ``min_compress_len`` bytes. Pickling is on, as in pylibmc: unpickling runs
   code chosen by whoever wrote the value, so use this class only on a cache that no untrusted
   party can write.
 - Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted`` and ``distribution``
