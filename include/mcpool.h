@@ -1344,6 +1344,31 @@ const char *mcpool_option_doc(size_t i);
 const char *mcpool_option_default(size_t i);
 
 /**
+ * Which option `name` (`name_len` bytes, UTF-8) is, by the rule `mcpool_config_set` reads
+ * names with (surrounding space ignored, case ignored, `-` read as `_`: `"IO-Timeout"` is
+ * `io_timeout`): writes its number (for `mcpool_option_name`, `mcpool_option_is_duration`,
+ * ...) to `*out_index`. A binding that converts values by option (a number of seconds for a
+ * duration) asks here rather than keep its own list of names or spelling rule.
+ *
+ * Returns `MCPOOL_OK`; `MCPOOL_CONFIG` for an unknown name (the last error lists the close
+ * names, as `mcpool_config_set` does; `*out_index` untouched) or a name that is not UTF-8;
+ * `MCPOOL_INVALID_ARGUMENT` for a NULL `out_index`, or a NULL `name` with a length.
+ *
+ * # Safety
+ * `name` is NULL or valid for `name_len` bytes; `out_index` is NULL or valid for a write.
+ */
+mcpool_status mcpool_option_find(const uint8_t *name,
+                                 size_t name_len,
+                                 size_t *out_index);
+
+/**
+ * True when option `i` takes a duration (`250ms`, `1.5s`, or a bare number of
+ * milliseconds), e.g. `io_timeout`; false for every other type and past the end. A binding
+ * whose language writes durations in seconds converts a number for these options only.
+ */
+bool mcpool_option_is_duration(size_t i);
+
+/**
  * Removes every server added to `config` so far (`mcpool_config_add_server` then gives the
  * list again): for a binding that keeps its configuration in step with
  * `mcpool_client_set_servers`. Clients built before are unaffected.

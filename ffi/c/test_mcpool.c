@@ -1783,6 +1783,25 @@ static void test_options(void) {
     EXPECT(mcpool_config_set(cfg, K("max_size"), K("0")), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set(cfg, K("preset"), K("pylibmcc")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "pylibmc") != NULL);
+    /* Which option a name is, by the core's one spelling rule, and whether it takes a
+     * duration: what a binding converts a number of seconds by. */
+    size_t io = 0, found = 0;
+    EXPECT(mcpool_option_find(K("io_timeout"), &io), MCPOOL_OK);
+    CHECK(strcmp(mcpool_option_name(io), "io_timeout") == 0 && mcpool_option_is_duration(io));
+    const char *spellings[] = {"io-timeout", "IO_TIMEOUT", "Io-Timeout"};
+    for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
+        found = (size_t)-1;
+        EXPECT(mcpool_option_find(K(spellings[i]), &found), MCPOOL_OK);
+        CHECK(found == io);
+    }
+    EXPECT(mcpool_option_find(K("Max-Size"), &found), MCPOOL_OK);
+    CHECK(strcmp(mcpool_option_name(found), "max_size") == 0 && !mcpool_option_is_duration(found));
+    CHECK(!mcpool_option_is_duration(n));
+    found = 7;
+    EXPECT(mcpool_option_find(K("io_timout"), &found), MCPOOL_CONFIG);
+    CHECK(found == 7 && strstr(mcpool_last_error_message(), "io_timeout") != NULL);
+    EXPECT(mcpool_option_find(K("io_timeout"), NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_option_find(NULL, 3, &found), MCPOOL_INVALID_ARGUMENT);
     /* NULL handling: a NULL config or a NULL name is an argument error; a NULL value of
      * length 0 is the empty text. */
     EXPECT(mcpool_config_set(NULL, K("io_timeout"), K("1s")), MCPOOL_INVALID_ARGUMENT);

@@ -2375,6 +2375,28 @@ static PyObject *mod_option_table(PyObject *m, PyObject *noargs) {
     return l;
 }
 
+/* The core's option for a name in any spelling it accepts ("IO-Timeout" is io_timeout):
+ * (its name in the table, whether it takes a duration). ConfigurationError for an unknown
+ * name, naming the close ones. The package converts values by this, never by a list of its
+ * own. */
+static PyObject *mod_option(PyObject *m, PyObject *name) {
+    (void)m;
+    if (!PyUnicode_Check(name)) {
+        PyErr_SetString(ClientTypeError, "an option name is a str");
+        return NULL;
+    }
+    Py_ssize_t n = 0;
+    const char *c = PyUnicode_AsUTF8AndSize(name, &n);
+    if (c == NULL)
+        return NULL;
+    size_t i = 0;
+    mcpool_status st = mcpool_option_find((const uint8_t *)c, (size_t)n, &i);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    return Py_BuildValue("(sO)", mcpool_option_name(i),
+                         mcpool_option_is_duration(i) ? Py_True : Py_False);
+}
+
 static PyMethodDef module_methods[] = {
     {"_close_gate", mod_close_gate, METH_NOARGS,
      "_close_gate()\n--\n\nAt interpreter exit (atexit): no more callbacks into Python from "
@@ -2383,6 +2405,9 @@ static PyMethodDef module_methods[] = {
      "_after_fork_child()\n--\n\nIn a forked child: forgets the parent's other threads."},
     {"option_table", mod_option_table, METH_NOARGS,
      "option_table()\n--\n\n[(name, doc)]: every option of the core, in its table's order."},
+    {"_option", mod_option, METH_O,
+     "_option(name)\n--\n\n(the core's name, takes a duration) of the option a name in any "
+     "accepted spelling is; ConfigurationError for an unknown one."},
     {"library_version", mod_library_version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the linked libmcpool."},
     {NULL, NULL, 0, NULL},
