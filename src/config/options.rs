@@ -867,7 +867,10 @@ pub static PRESETS: &[Preset] = &[
             ("connect_timeout", "4s"),
             ("io_timeout", "5s"),
             ("operation_timeout", "0"),
-            ("failure_limit", "5"),
+            // libmemcached disables a server for retry_timeout at its first failure (the
+            // next calls fail at once, pylibmc's ServerDown); its failure_limit 5 only counts
+            // failures toward auto_eject
+            ("failure_limit", "1"),
             ("retry_timeout", "2s"),
             ("retry_timeout_max", "2s"),
             ("compression", "false"),
@@ -959,7 +962,10 @@ pub static PRESETS: &[Preset] = &[
             ("connect_timeout", "4s"),
             ("io_timeout", "5s"),
             ("operation_timeout", "0"),
-            ("failure_limit", "5"),
+            // libmemcached disables a server for retry_timeout at its first failure (the
+            // next calls fail at once, pylibmc's ServerDown); its failure_limit 5 only counts
+            // failures toward auto_eject
+            ("failure_limit", "1"),
             ("retry_timeout", "2s"),
             ("retry_timeout_max", "2s"),
             ("compression", "false"),

@@ -30,10 +30,16 @@ What is pylibmc's and stays so:
 What differs: one mcpool client is thread-safe and pooled, so ``clone()`` shares it (no new
 connections) and the pools hand out clones of one client; ``set_behaviors`` with a behavior
 that changes the configuration builds a new core client (new connections), as pylibmc does
-when it reconnects. Behaviors that only tune libmemcached's own I/O (``no_block``,
-``buffer_requests``, ``_io_*``, socket buffer sizes, ``_poll_timeout``, ``_noreply``,
+when it reconnects. ``_poll_timeout`` (ms, libmemcached's wait for a reply) is the
+``io_timeout``; ``receive_timeout``/``send_timeout`` (us, socket options that shorten no wait
+in pylibmc) change nothing. Behaviors that only tune libmemcached's own I/O (``no_block``,
+``buffer_requests``, ``_io_*``, socket buffer sizes, ``_noreply``,
 ``_sort_hosts``, ``verify_keys``, ``cas``, ``tcp_keepalive``) are kept and reported but
 change nothing: mcpool always waits for each reply, always checks keys, always has CAS.
+``failure_limit`` (and ``remove_failed``'s count) are kept and reported: as in pylibmc, a
+server is disabled for ``retry_timeout`` at its first failure (``ServerDown`` meanwhile)
+whatever they say; with ``auto_eject``/``remove_failed`` it is ejected then, where
+libmemcached ejects it after ``failure_limit`` failed retries.
 A negative ``time`` expires the key at once, as with pylibmc; a ``time`` above 2**31-1
 (``mcpool.MAX_TTL``), which pylibmc sends and memcached reads as negative (the item expires
 at once while ``set`` answers True), raises ``ClientError`` and nothing is sent.
@@ -139,8 +145,9 @@ all_callbacks = ["namespace"]
 _PLACEMENT = ("hash", "ketama", "ketama_weighted", "distribution")
 # accepted and reported, no effect (see the module's doc)
 _INERT = {"no_block", "buffer_requests", "_io_msg_watermark", "_io_bytes_watermark",
-          "_io_key_prefetch", "_noreply", "_sort_hosts", "_poll_timeout", "_socket_send_size",
-          "_socket_recv_size", "verify_keys", "cas", "tcp_keepalive", "ketama_hash"}
+          "_io_key_prefetch", "_noreply", "_sort_hosts", "_socket_send_size",
+          "_socket_recv_size", "verify_keys", "cas", "tcp_keepalive", "ketama_hash",
+          "receive_timeout", "send_timeout"}
 
 hashers = {n: i for i, n in enumerate(["default", "md5", "crc", "fnv1_64", "fnv1a_64",
                                        "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"])}
@@ -167,11 +174,10 @@ def _options(behaviors):
         raise TypeError("behavior ketama_hash must be int, not str")  # pylibmc's words
     if b.get("num_replicas"):
         raise NotSupportedError("behavior num_replicas: mcpool does not replicate writes")
-    # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout). Its
-    # failure_limit is libmemcached's 5 (failures before auto-eject), but libmemcached also
-    # disables a server for retry_timeout at its first failure (the next call raises
-    # ServerDown, measured with pylibmc 1.6.3): that is the core's failure_limit 1
-    opts = {"preset": "pylibmc", "failure_limit": 1}
+    # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout, and
+    # the dead-server rule: libmemcached disables a server for retry_timeout at its first
+    # failure, the next calls raise ServerDown, whatever failure_limit says)
+    opts = {"preset": "pylibmc"}
     words = ["%s=%s" % (w, _word(b[w])) for w in _PLACEMENT if w in b and b[w] is not None]
     if words:
         opts["distribution"] = "pylibmc:" + ",".join(words)
@@ -179,15 +185,22 @@ def _options(behaviors):
         opts["nodelay"] = bool(b["tcp_nodelay"])
     if b.get("connect_timeout"):
         opts["connect_timeout"] = b["connect_timeout"] / 1000.0  # ms
-    io = max(b.get("receive_timeout") or 0, b.get("send_timeout") or 0)  # microseconds
-    if io:
-        opts["timeout"] = io / 1e6
+    # libmemcached waits for a reply with poll() for _poll_timeout ms (the preset's 5 s);
+    # receive_timeout/send_timeout (us) are SO_RCVTIMEO/SO_SNDTIMEO on its non-blocking
+    # sockets, which shorten no wait (measured with pylibmc 1.6.3): kept and reported only
+    pt = b.get("_poll_timeout")
+    if pt is not None and not isinstance(pt, bool) and pt >= 0:
+        # 0 (libmemcached: every call times out at once) is refused by the core, naming it;
+        # a negative one (poll without end) keeps the preset's 5 s: an error beats a hang
+        opts["timeout"] = pt / 1000.0  # ms
+    # failure_limit (and remove_failed's number) count libmemcached's failures, each after
+    # the server's retry_timeout, before auto_eject removes it: never a connect retried on
+    # every call, so it is not the core's failure_limit (which would try to connect on each
+    # of the next calls, ConnectionError each time, instead of ServerDown). Here a dead
+    # server with auto_eject is ejected at its first failure (pylibmc's raise ServerDown
+    # until the failure_limit-th retry), without it disabled as in pylibmc
     if b.get("remove_failed") or b.get("auto_eject"):
         opts["failover"] = "eject"
-        if b.get("remove_failed"):
-            opts["failure_limit"] = int(b["remove_failed"])
-    if b.get("failure_limit") and not b.get("remove_failed"):
-        opts["failure_limit"] = int(b["failure_limit"])
     if b.get("retry_timeout") is not None:
         opts["retry_timeout"] = b["retry_timeout"]
     if b.get("dead_timeout"):
