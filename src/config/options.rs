@@ -891,6 +891,8 @@ pub static PRESETS: &[Preset] = &[
             ("retry_timeout", "30s"),
             ("retry_timeout_max", "30s"),
             ("compression", "false"),
+            // _val_to_store_info: `if min_compress_len and lv > min_compress_len`
+            ("compression_compare", "above"),
             ("compression_ratio", "1"),
             ("max_value_size", "1048576"),
         ],

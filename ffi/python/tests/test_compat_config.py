@@ -129,3 +129,105 @@ def test_failure_limit_changes_no_dead_server_handling(dead, behaviors):
     want = outcomes(pylibmc, dead, dict(behaviors))
     assert want == ["ConnectionError", "ServerDown", "ServerDown", "ServerDown"]
     assert outcomes(drop_pylibmc, dead, dict(behaviors)) == want
+
+
+# ---- compression thresholds and levels ----------------------------------------------------------
+
+
+def zlib_stored(server, key):
+    """(flags, the first two bytes of the body: a zlib header's FLEVEL tells the level)."""
+    flags, body = server.raw_get(key)
+    return flags, body[:2].hex()
+
+
+@pytest.mark.parametrize("mod", [memcache, drop_memcache], ids=["python-memcached", "drop-in"])
+def test_python_memcached_compresses_above_min_compress_len(server, prefix, mod):
+    """python-memcached compresses a value longer than min_compress_len (`lv >
+    min_compress_len`), not one of exactly that length (the drop-in did, and its append
+    then made the value unreadable)."""
+    c = mod.Client([server.addr])
+    got = {}
+    for n in (99, 100, 101):
+        c.set(prefix + "s%d" % n, "a" * n, min_compress_len=100)
+        assert c.set_multi({prefix + "m%d" % n: "a" * n}, min_compress_len=100) == []
+        got[n] = (server.raw_get(prefix + "s%d" % n)[0], server.raw_get(prefix + "m%d" % n)[0])
+    assert got == {99: (16, 16), 100: (16, 16), 101: (24, 24)}
+    c.set(prefix + "log", "a" * 100, min_compress_len=100)
+    c.append(prefix + "log", "more")
+    assert c.get(prefix + "log") == "a" * 100 + "more"
+
+
+@PYLIBMCS
+def test_pylibmc_compresses_from_min_compress_len(server, prefix, mod):
+    """pylibmc compresses a value of at least min_compress_len bytes (unchanged)."""
+    c = mod.Client([server.addr])
+    for n in (99, 100, 101):
+        c.set(prefix + "s%d" % n, "a" * n, min_compress_len=100)
+    assert [server.raw_get(prefix + "s%d" % n)[0] for n in (99, 100, 101)] == [16, 24, 24]
+
+
+# a text zlib shrinks differently at each level
+TEXT = "".join("%d:%s," % (i, "abc"[i % 3] * (i % 7)) for i in range(2000))
+
+
+@pytest.mark.parametrize("level, want", [
+    (-1, (24, "789c")), (0, (16, TEXT[:2].encode().hex())), (1, (24, "7801")),
+    (5, (24, "785e")), (9, (24, "78da")),
+])
+@pytest.mark.parametrize("op", ["set", "add", "replace", "set_multi", "add_multi"])
+def test_pylibmc_compress_level_per_call(server, prefix, op, level, want):
+    """pylibmc's compress_level: 0 stores the value uncompressed, 1..9 compress at that level
+    (the zlib header's FLEVEL says which), -1 zlib's default; the drop-in ignored it (always
+    the default level, 0 compressed too)."""
+    stored = {}
+    for mod in (pylibmc, drop_pylibmc):
+        c = mod.Client([server.addr])
+        k = "%s%s-%s-%d" % (prefix, mod.__name__, op, level)
+        if op == "replace":
+            c.set(k, "old")
+        store = getattr(c, op)
+        if op.endswith("_multi"):
+            assert store({k: TEXT}, min_compress_len=10, compress_level=level) == []
+        else:
+            assert store(k, TEXT, min_compress_len=10, compress_level=level)
+        stored[mod] = zlib_stored(server, k)
+        assert c.get(k) == TEXT
+    assert stored[pylibmc] == want
+    assert stored[drop_pylibmc] == want
+
+
+@PYLIBMCS
+@pytest.mark.parametrize("level", [-2, 10])
+def test_pylibmc_compress_level_out_of_range_is_value_error(server, prefix, mod, level):
+    c = mod.Client([server.addr])
+    with pytest.raises(ValueError, match="compress_level must be between 0 and 9"):
+        c.set(prefix + "k", "v" * 100, min_compress_len=10, compress_level=level)
+
+
+@PYLIBMCS
+def test_pylibmc_compress_level_without_min_compress_len_compresses_nothing(server, prefix, mod):
+    c = mod.Client([server.addr])
+    assert c.set(prefix + "k", TEXT, compress_level=9)
+    assert c.set_multi({prefix + "m": TEXT}, compress_level=9) == []
+    assert server.raw_get(prefix + "k")[0] == 16 and server.raw_get(prefix + "m")[0] == 16
+
+
+# ---- the binding's own per-call level ----------------------------------------------------------
+
+
+def test_native_compress_level_and_its_errors(server, prefix):
+    import mcpool
+    mc = mcpool.Client([server.addr], value_format="pylibmc")
+    for level, head in ((1, "7801"), (9, "78da")):
+        assert mc.set(prefix + "k%d" % level, TEXT, min_compress_len=10, compress_level=level)
+        assert zlib_stored(server, prefix + "k%d" % level) == (24, head)
+        assert mc.get(prefix + "k%d" % level) == TEXT
+    with pytest.raises(mcpool.ClientError, match="give both"):
+        mc.set(prefix + "k", TEXT, compress_level=1)
+    with pytest.raises(mcpool.ClientError, match="compression_level 10 is outside zlib"):
+        mc.set(prefix + "k", TEXT, min_compress_len=10, compress_level=10)
+    with pytest.raises(mcpool.ClientError, match="between 0 and 22"):
+        mc.set_multi({prefix + "k": TEXT}, min_compress_len=10, compress_level=23)
+    with pytest.raises(mcpool.ClientTypeError):
+        mc.set(prefix + "k", TEXT, min_compress_len=10, compress_level="9")
+    assert server.raw_get(prefix + "k") is None

@@ -13,7 +13,8 @@ What is pylibmc's and stays so:
 - Values in pylibmc's layout (the core's ``pylibmc`` preset and value format): bytes flag 0, str flag 16, int
   flag 4 (decimal), bool flag 2 (reads back as 1/0, as pylibmc), anything else **pickled**
   (flag 1, protocol ``behaviors["pickle_protocol"]``, default -1 = the highest), zlib
-  (flag 8) from ``min_compress_len`` bytes. Pickling is on, as in pylibmc: unpickling runs
+  (flag 8) from ``min_compress_len`` bytes at ``compress_level`` (0: not compressed; another
+  level than -1 to 9 is ValueError, as pylibmc). Pickling is on, as in pylibmc: unpickling runs
   code chosen by whoever wrote the value, so use this class only on a cache that no untrusted
   party can write.
 - Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted`` and ``distribution``
@@ -384,20 +385,21 @@ class Client:
 
     # -- stores ------------------------------------------------------------------------------
 
-    def _store(self, fn, key, val, time, min_compress_len):
+    def _store(self, fn, key, val, time, min_compress_len, compress_level):
+        mcl, level = _compression(min_compress_len, compress_level)
         if not _key_ok(key):
             return False
-        mcl = min_compress_len if min_compress_len else None
-        return self._call(fn, key, val, time=_exptime(time), min_compress_len=mcl)
+        return self._call(fn, key, val, time=_exptime(time), min_compress_len=mcl,
+                          compress_level=level)
 
     def set(self, key, val, time=0, min_compress_len=0, compress_level=-1):
-        return self._store(self._mc.set, key, val, time, min_compress_len)
+        return self._store(self._mc.set, key, val, time, min_compress_len, compress_level)
 
     def add(self, key, val, time=0, min_compress_len=0, compress_level=-1):
-        return self._store(self._mc.add, key, val, time, min_compress_len)
+        return self._store(self._mc.add, key, val, time, min_compress_len, compress_level)
 
     def replace(self, key, val, time=0, min_compress_len=0, compress_level=-1):
-        return self._store(self._mc.replace, key, val, time, min_compress_len)
+        return self._store(self._mc.replace, key, val, time, min_compress_len, compress_level)
 
     def append(self, key, val):
         return _key_ok(key) and self._call(self._mc.append, key, val)
@@ -411,27 +413,27 @@ class Client:
             raise NotFound("error 16 from memcached_cas(%s)" % (key,))
         return r
 
-    def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len):
+    def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len, compress_level):
         """An empty key is not stored (pylibmc lists it as failed, asking no server)."""
+        mcl, level = _compression(min_compress_len, compress_level)
         empty = [k for k in mapping if not _key_ok(k)]
         if empty:
             mapping = {k: v for k, v in mapping.items() if _key_ok(k)}
-        mcl = min_compress_len if min_compress_len else None
         failed = self._call(fn, mapping, time=_exptime(time), key_prefix=key_prefix or "",
-                            min_compress_len=mcl) if mapping else []
+                            min_compress_len=mcl, compress_level=level) if mapping else []
         return empty + list(failed)
 
     def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
         return self._store_multi(self._mc.set_multi, mapping, time, key_prefix,
-                                 min_compress_len)
+                                 min_compress_len, compress_level)
 
     def add_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
         """Adds each pair (one pipelined round trip per server); the list of keys not stored
         (they existed)."""
         return self._store_multi(self._mc.add_multi, mapping, time, key_prefix,
-                                 min_compress_len)
+                                 min_compress_len, compress_level)
 
     # -- deletes, counters, touch ------------------------------------------------------------
 
@@ -510,6 +512,20 @@ class Client:
     def __str__(self):
         return "<%s for %s, binary=%r>" % (type(self).__name__,
                                            ", ".join(map(str, self.addresses)), self.binary)
+
+
+def _compression(min_compress_len, compress_level):
+    """pylibmc's per-call min_compress_len and compress_level as mcpool's: zlib from
+    min_compress_len bytes (0: none) at compress_level (-1: zlib's default, 0: not
+    compressed, 1 to 9); another level is pylibmc's ValueError."""
+    if (isinstance(compress_level, bool) or not isinstance(compress_level, int)
+            or not -1 <= compress_level <= 9):
+        raise ValueError("compress_level must be between 0 and 9 inclusive")
+    if compress_level == 0:
+        return 0, None  # never compressed
+    if not min_compress_len:  # never compressed by this call: the level has no value to apply to
+        return None, None
+    return min_compress_len, (None if compress_level < 0 else compress_level)
 
 
 def _numeric(behaviors):
