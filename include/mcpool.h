@@ -74,6 +74,16 @@
 #define MCPOOL_COMPRESS_THRESHOLD 3
 
 /**
+ * `compress` of `mcpool_client_store_kind_compress` and `compress[i]` of the batch stores:
+ * `MCPOOL_COMPRESS_AT_LEVEL + level` (level 0 to 22, so 16 to 38) compresses whatever the
+ * size, as `MCPOOL_COMPRESS_ALWAYS`, at that level on the codec's scale (zlib and gzip 0..9,
+ * zstd 1..22) in place of `compression_level`: a per-call level such as pylibmc's
+ * `compress_level`. A level the codec does not take is `MCPOOL_INVALID_ARGUMENT` for that
+ * value, nothing sent.
+ */
+#define MCPOOL_COMPRESS_AT_LEVEL 16
+
+/**
  * Most addresses one resolver answer may hold.
  */
 #define MCPOOL_RESOLVED_MAX 64
@@ -1344,6 +1354,31 @@ const char *mcpool_option_doc(size_t i);
 const char *mcpool_option_default(size_t i);
 
 /**
+ * Which option `name` (`name_len` bytes, UTF-8) is, by the rule `mcpool_config_set` reads
+ * names with (surrounding space ignored, case ignored, `-` read as `_`: `"IO-Timeout"` is
+ * `io_timeout`): writes its number (for `mcpool_option_name`, `mcpool_option_is_duration`,
+ * ...) to `*out_index`. A binding that converts values by option (a number of seconds for a
+ * duration) asks here rather than keep its own list of names or spelling rule.
+ *
+ * Returns `MCPOOL_OK`; `MCPOOL_CONFIG` for an unknown name (the last error lists the close
+ * names, as `mcpool_config_set` does; `*out_index` untouched) or a name that is not UTF-8;
+ * `MCPOOL_INVALID_ARGUMENT` for a NULL `out_index`, or a NULL `name` with a length.
+ *
+ * # Safety
+ * `name` is NULL or valid for `name_len` bytes; `out_index` is NULL or valid for a write.
+ */
+mcpool_status mcpool_option_find(const uint8_t *name,
+                                 size_t name_len,
+                                 size_t *out_index);
+
+/**
+ * True when option `i` takes a duration (`250ms`, `1.5s`, or a bare number of
+ * milliseconds), e.g. `io_timeout`; false for every other type and past the end. A binding
+ * whose language writes durations in seconds converts a number for these options only.
+ */
+bool mcpool_option_is_duration(size_t i);
+
+/**
  * Removes every server added to `config` so far (`mcpool_config_add_server` then gives the
  * list again): for a binding that keeps its configuration in step with
  * `mcpool_client_set_servers`. Clients built before are unaffected.
@@ -1768,10 +1803,12 @@ mcpool_status mcpool_client_set_multi(const mcpool_client *client,
  * pipelined round trip per server: item `i` expires after `ttls[i]` seconds (`ttls` NULL:
  * all 0, no expiry) and is compressed as `compress[i]` says: 0 never, 1 the client's rule
  * (compression on and at least the compression threshold), 2 always (whatever the size or
- * the on/off setting, kept only when it shrinks to the compression ratio): so a per-call
- * threshold such as pylibmc's `min_compress_len` needs no second client. `compress` NULL:
- * the client's rule for every item; a byte other than 0, 1, 2 fails the whole call
- * (`MCPOOL_INVALID_ARGUMENT`) before any I/O. Everything else as `mcpool_client_set_multi`
+ * the on/off setting, kept only when it shrinks to the compression ratio),
+ * `MCPOOL_COMPRESS_AT_LEVEL + level` always at that level (a level the codec does not take
+ * fails that item, `MCPOOL_INVALID_ARGUMENT`): so a per-call threshold such as pylibmc's
+ * `min_compress_len` (decided by `mcpool_client_compression_due`) and its `compress_level`
+ * need no second client. `compress` NULL: the client's rule for every item; another byte
+ * fails the whole call (`MCPOOL_INVALID_ARGUMENT`) before any I/O. Everything else as `mcpool_client_set_multi`
  * (a batch of one is a single set with these choices).
  *
  * # Safety
@@ -2407,7 +2444,9 @@ mcpool_status mcpool_client_store_kind(const mcpool_client *client,
  * (`MCPOOL_COMPRESS_AUTO`), 2 always (kept only when it shrinks to the compression ratio),
  * 3 (`MCPOOL_COMPRESS_THRESHOLD`) compression on for this value with `threshold` in place
  * of `compression_threshold`, compared as the client's `compression_compare` says (Whalin's
- * preset: above). `threshold` is read only for 3. Any other `compress` is
+ * preset: above), `MCPOOL_COMPRESS_AT_LEVEL + level` (16..=38) always at that level (one
+ * the codec does not take: `MCPOOL_INVALID_ARGUMENT`, nothing sent). `threshold` is read
+ * only for 3. Any other `compress` is
  * `MCPOOL_INVALID_ARGUMENT` before any I/O. Everything else as `mcpool_client_store_kind`.
  *
  * # Safety
@@ -2424,6 +2463,22 @@ mcpool_status mcpool_client_store_kind_compress(const mcpool_client *client,
                                                 uint64_t cas,
                                                 uint8_t compress,
                                                 uint64_t threshold);
+
+/**
+ * Writes to `*out_due` whether a value of `len` bytes reaches a caller's compression
+ * `threshold`, compared as the client compares its own `compression_threshold`
+ * (`compression_compare`: `at-least`, or `above` as the `python-memcached`, `whalin` and
+ * `spymemcached` presets): the comparison a binding decides a per-call threshold (pylibmc's
+ * and python-memcached's `min_compress_len`) by, before handing the decision
+ * (`MCPOOL_COMPRESS_ALWAYS` or `MCPOOL_COMPRESS_NEVER`) to a store. No I/O.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_due` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_compression_due(const mcpool_client *client,
+                                            size_t len,
+                                            uint64_t threshold,
+                                            bool *out_due);
 
 /**
  * Writes to `*out_flags` the flags word the client's value format gives an uncompressed

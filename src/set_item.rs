@@ -22,19 +22,28 @@ pub enum Compress {
     /// per-call threshold such as Whalin's per-`MemCachedClient` `compressThreshold`, with
     /// no second client.
     Threshold(usize),
+    /// As [`Compress::Always`], at this level on the codec's scale (zlib and gzip 0..=9,
+    /// zstd 1..=22; another is `Error::InvalidArgument`) in place of `compression_level`:
+    /// a per-call level such as pylibmc's `compress_level`.
+    AlwaysAt(i32),
 }
 
 impl Compress {
-    /// The C ABI's byte: 0 never, 1 the client's rule, 2 always; `None` for anything else
-    /// (3, a threshold, comes with its number: [`Compress::Threshold`]).
+    /// The C ABI's byte: 0 never, 1 the client's rule, 2 always, 16 + level (16..=38)
+    /// always at that level ([`Compress::AlwaysAt`]); `None` for anything else (3, a
+    /// threshold, comes with its number: [`Compress::Threshold`]).
     pub fn from_byte(b: u8) -> Option<Compress> {
         match b {
             0 => Some(Compress::Never),
             1 => Some(Compress::Auto),
             2 => Some(Compress::Always),
+            Compress::AT_LEVEL..=38 => Some(Compress::AlwaysAt(i32::from(b - Compress::AT_LEVEL))),
             _ => None,
         }
     }
+
+    /// The C ABI's byte of [`Compress::AlwaysAt`] level 0 (level `l` is `AT_LEVEL + l`).
+    pub const AT_LEVEL: u8 = 16;
 }
 
 /// One item of [`Client::set_multi_items`](crate::Client::set_multi_items).

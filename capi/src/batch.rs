@@ -265,7 +265,8 @@ unsafe fn store_multi(
         for (i, &b) in compress.unwrap_or(&[]).iter().enumerate() {
             decisions.push(Compress::from_byte(b).ok_or_else(|| {
                 Failure::invalid(format!(
-                    "{op}: compress[{i}] is {b}; 0 (never), 1 (the client's rule) or 2 (always)"
+                    "{op}: compress[{i}] is {b}; 0 (never), 1 (the client's rule), 2 (always) \
+                     or 16 + a level (16..=38: always, at that level)"
                 ))
             })?);
         }
@@ -348,10 +349,12 @@ unsafe fn optional<'a, T>(p: *const T, n: usize, what: &str) -> Result<Option<&'
 /// pipelined round trip per server: item `i` expires after `ttls[i]` seconds (`ttls` NULL:
 /// all 0, no expiry) and is compressed as `compress[i]` says: 0 never, 1 the client's rule
 /// (compression on and at least the compression threshold), 2 always (whatever the size or
-/// the on/off setting, kept only when it shrinks to the compression ratio): so a per-call
-/// threshold such as pylibmc's `min_compress_len` needs no second client. `compress` NULL:
-/// the client's rule for every item; a byte other than 0, 1, 2 fails the whole call
-/// (`MCPOOL_INVALID_ARGUMENT`) before any I/O. Everything else as `mcpool_client_set_multi`
+/// the on/off setting, kept only when it shrinks to the compression ratio),
+/// `MCPOOL_COMPRESS_AT_LEVEL + level` always at that level (a level the codec does not take
+/// fails that item, `MCPOOL_INVALID_ARGUMENT`): so a per-call threshold such as pylibmc's
+/// `min_compress_len` (decided by `mcpool_client_compression_due`) and its `compress_level`
+/// need no second client. `compress` NULL: the client's rule for every item; another byte
+/// fails the whole call (`MCPOOL_INVALID_ARGUMENT`) before any I/O. Everything else as `mcpool_client_set_multi`
 /// (a batch of one is a single set with these choices).
 ///
 /// # Safety

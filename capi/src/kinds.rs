@@ -143,7 +143,9 @@ pub unsafe extern "C" fn mcpool_client_store_kind(
 /// (`MCPOOL_COMPRESS_AUTO`), 2 always (kept only when it shrinks to the compression ratio),
 /// 3 (`MCPOOL_COMPRESS_THRESHOLD`) compression on for this value with `threshold` in place
 /// of `compression_threshold`, compared as the client's `compression_compare` says (Whalin's
-/// preset: above). `threshold` is read only for 3. Any other `compress` is
+/// preset: above), `MCPOOL_COMPRESS_AT_LEVEL + level` (16..=38) always at that level (one
+/// the codec does not take: `MCPOOL_INVALID_ARGUMENT`, nothing sent). `threshold` is read
+/// only for 3. Any other `compress` is
 /// `MCPOOL_INVALID_ARGUMENT` before any I/O. Everything else as `mcpool_client_store_kind`.
 ///
 /// # Safety
@@ -173,7 +175,8 @@ pub unsafe extern "C" fn mcpool_client_store_kind_compress(
         return landingpad(|| {
             Err(Failure::invalid(format!(
                 "store_kind_compress: compress is {compress}; 0 (never), 1 (the client's \
-                 rule), 2 (always) or 3 (the given threshold)"
+                 rule), 2 (always), 3 (the given threshold) or 16 + a level (16..=38: \
+                 always, at that level)"
             )))
         });
     };
@@ -198,6 +201,15 @@ pub unsafe extern "C" fn mcpool_client_store_kind_compress(
 /// `compress` of `mcpool_client_store_kind_compress`: compression on for this value, with
 /// the call's `threshold` in place of the client's.
 pub const MCPOOL_COMPRESS_THRESHOLD: u8 = 3;
+
+/// `compress` of `mcpool_client_store_kind_compress` and `compress[i]` of the batch stores:
+/// `MCPOOL_COMPRESS_AT_LEVEL + level` (level 0 to 22, so 16 to 38) compresses whatever the
+/// size, as `MCPOOL_COMPRESS_ALWAYS`, at that level on the codec's scale (zlib and gzip 0..9,
+/// zstd 1..22) in place of `compression_level`: a per-call level such as pylibmc's
+/// `compress_level`. A level the codec does not take is `MCPOOL_INVALID_ARGUMENT` for that
+/// value, nothing sent.
+pub const MCPOOL_COMPRESS_AT_LEVEL: u8 = 16;
+const _: () = assert!(MCPOOL_COMPRESS_AT_LEVEL == Compress::AT_LEVEL);
 
 /// The body of `mcpool_client_store_kind` and `mcpool_client_store_kind_compress`.
 ///
@@ -257,6 +269,35 @@ unsafe fn store_kind(
             .store_value_as(cmd, key, &value, ttl, compress)
             .map_err(|e| Failure::from_error(op_name, Some(key), &e))?;
         Ok(store_status(outcome))
+    })
+}
+
+/// Writes to `*out_due` whether a value of `len` bytes reaches a caller's compression
+/// `threshold`, compared as the client compares its own `compression_threshold`
+/// (`compression_compare`: `at-least`, or `above` as the `python-memcached`, `whalin` and
+/// `spymemcached` presets): the comparison a binding decides a per-call threshold (pylibmc's
+/// and python-memcached's `min_compress_len`) by, before handing the decision
+/// (`MCPOOL_COMPRESS_ALWAYS` or `MCPOOL_COMPRESS_NEVER`) to a store. No I/O.
+///
+/// # Safety
+/// `client` is NULL or live; `out_due` is NULL (refused) or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_compression_due(
+    client: *const mcpool_client,
+    len: usize,
+    threshold: u64,
+    out_due: *mut bool,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_due, "due")?;
+        let due = c
+            .client
+            .compression_due(len, usize::try_from(threshold).unwrap_or(usize::MAX));
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_due, due) };
+        Ok(MCPOOL_OK)
     })
 }
 

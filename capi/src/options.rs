@@ -1,6 +1,6 @@
 //! Options by name: `mcpool_config_set` and the table behind it (`mcpool_option_count`,
-//! `mcpool_option_name`, `mcpool_option_doc`), read from the core's one option table
-//! (`mcpool::config::options`). A binding that forwards names and values through these
+//! `mcpool_option_name`, `mcpool_option_doc`, `mcpool_option_find`, ...), read from the
+//! core's one option table (`mcpool::config::options`). A binding that forwards names and values through these
 //! reaches every option, including ones added after it was written.
 
 use super::config::{mcpool_config, update_builder};
@@ -154,11 +154,75 @@ pub extern "C" fn mcpool_option_default(i: usize) -> *const c_char {
         .map_or(std::ptr::null(), |r| r.default.as_ptr())
 }
 
+/// Which option `name` (`name_len` bytes, UTF-8) is, by the rule `mcpool_config_set` reads
+/// names with (surrounding space ignored, case ignored, `-` read as `_`: `"IO-Timeout"` is
+/// `io_timeout`): writes its number (for `mcpool_option_name`, `mcpool_option_is_duration`,
+/// ...) to `*out_index`. A binding that converts values by option (a number of seconds for a
+/// duration) asks here rather than keep its own list of names or spelling rule.
+///
+/// Returns `MCPOOL_OK`; `MCPOOL_CONFIG` for an unknown name (the last error lists the close
+/// names, as `mcpool_config_set` does; `*out_index` untouched) or a name that is not UTF-8;
+/// `MCPOOL_INVALID_ARGUMENT` for a NULL `out_index`, or a NULL `name` with a length.
+///
+/// # Safety
+/// `name` is NULL or valid for `name_len` bytes; `out_index` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_option_find(
+    name: *const u8,
+    name_len: usize,
+    out_index: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        ptr::out(out_index, "out_index")?;
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+        let name = unsafe { text(name, name_len, "option name", "") }?;
+        let i = options::find(name).map_err(|e| option_failure(&e))?;
+        // SAFETY: `out_index` was checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_index, i) };
+        Ok(mcpool_status::MCPOOL_OK)
+    })
+}
+
+/// True when option `i` takes a duration (`250ms`, `1.5s`, or a bare number of
+/// milliseconds), e.g. `io_timeout`; false for every other type and past the end. A binding
+/// whose language writes durations in seconds converts a number for these options only.
+#[no_mangle]
+pub extern "C" fn mcpool_option_is_duration(i: usize) -> bool {
+    OPTIONS.get(i).is_some_and(|o| o.kind.is_duration())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::{mcpool_config_free, mcpool_config_new};
     use std::ffi::CStr;
+
+    /// Names are found by the core's one rule, whatever their case or `-`/`_`, and a
+    /// duration is told from a number that is not one.
+    #[test]
+    fn find_by_any_spelling_and_is_duration() {
+        let find = |n: &str| {
+            let mut i = usize::MAX;
+            // SAFETY: `n` is valid for its length; `i` is a valid out pointer.
+            let st = unsafe { mcpool_option_find(n.as_ptr(), n.len(), &mut i) };
+            (st, i)
+        };
+        let (st, io) = find("io_timeout");
+        assert_eq!(st, mcpool_status::MCPOOL_OK);
+        for n in ["io-timeout", "IO_TIMEOUT", "Io-Timeout", " io_timeout "] {
+            assert_eq!(find(n), (mcpool_status::MCPOOL_OK, io), "{n}");
+        }
+        assert!(mcpool_option_is_duration(io));
+        let (_, max_size) = find("Max-Size");
+        assert_eq!(OPTIONS[max_size].name, "max_size");
+        assert!(!mcpool_option_is_duration(max_size));
+        assert!(!mcpool_option_is_duration(OPTIONS.len()));
+        assert_eq!(find("io_timout").0, mcpool_status::MCPOOL_CONFIG);
+        assert!(crate::last_error::current().contains("io_timeout"));
+        // SAFETY: a NULL out pointer is refused before anything is written.
+        let st = unsafe { mcpool_option_find(b"x".as_ptr(), 1, std::ptr::null_mut()) };
+        assert_eq!(st, mcpool_status::MCPOOL_INVALID_ARGUMENT);
+    }
 
     /// Issue 17's proof: every option of the core's table, found only through
     /// `mcpool_option_count`/`mcpool_option_name`, is set by name to its default's text form,

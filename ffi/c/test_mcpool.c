@@ -1783,6 +1783,25 @@ static void test_options(void) {
     EXPECT(mcpool_config_set(cfg, K("max_size"), K("0")), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set(cfg, K("preset"), K("pylibmcc")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "pylibmc") != NULL);
+    /* Which option a name is, by the core's one spelling rule, and whether it takes a
+     * duration: what a binding converts a number of seconds by. */
+    size_t io = 0, found = 0;
+    EXPECT(mcpool_option_find(K("io_timeout"), &io), MCPOOL_OK);
+    CHECK(strcmp(mcpool_option_name(io), "io_timeout") == 0 && mcpool_option_is_duration(io));
+    const char *spellings[] = {"io-timeout", "IO_TIMEOUT", "Io-Timeout"};
+    for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
+        found = (size_t)-1;
+        EXPECT(mcpool_option_find(K(spellings[i]), &found), MCPOOL_OK);
+        CHECK(found == io);
+    }
+    EXPECT(mcpool_option_find(K("Max-Size"), &found), MCPOOL_OK);
+    CHECK(strcmp(mcpool_option_name(found), "max_size") == 0 && !mcpool_option_is_duration(found));
+    CHECK(!mcpool_option_is_duration(n));
+    found = 7;
+    EXPECT(mcpool_option_find(K("io_timout"), &found), MCPOOL_CONFIG);
+    CHECK(found == 7 && strstr(mcpool_last_error_message(), "io_timeout") != NULL);
+    EXPECT(mcpool_option_find(K("io_timeout"), NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_option_find(NULL, 3, &found), MCPOOL_INVALID_ARGUMENT);
     /* NULL handling: a NULL config or a NULL name is an argument error; a NULL value of
      * length 0 is the empty text. */
     EXPECT(mcpool_config_set(NULL, K("io_timeout"), K("1s")), MCPOOL_INVALID_ARGUMENT);
@@ -1988,6 +2007,72 @@ static void test_enum_range(void) {
     CHECK(st[0] == MCPOOL_NOT_STORED);
     mcpool_config_free(cfg);
     mcpool_client_free(m);
+}
+
+/* A caller's per-call compression threshold is compared by the core, as the client compares
+ * its own (python-memcached's preset: above; the default: at least); a per-call level is a
+ * compress code, refused when the codec does not take it. */
+static void test_compression_due_and_level(void) {
+    mcpool_config *cfg = NULL;
+    mcpool_client *at_least = NULL, *above = NULL;
+    bool due = true;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("servers"), K(server)), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(prefix)), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &at_least), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, K("preset"), K("python-memcached")), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &above), MCPOOL_OK);
+    mcpool_config_free(cfg);
+    if (!at_least || !above) return;
+    EXPECT(mcpool_client_compression_due(at_least, 99, 100, &due), MCPOOL_OK);
+    CHECK(!due);
+    EXPECT(mcpool_client_compression_due(at_least, 100, 100, &due), MCPOOL_OK);
+    CHECK(due);
+    EXPECT(mcpool_client_compression_due(above, 100, 100, &due), MCPOOL_OK);
+    CHECK(!due);
+    EXPECT(mcpool_client_compression_due(above, 101, 100, &due), MCPOOL_OK);
+    CHECK(due);
+    EXPECT(mcpool_client_compression_due(NULL, 1, 1, &due), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_compression_due(above, 1, 1, NULL), MCPOOL_INVALID_ARGUMENT);
+
+    char big[4096];
+    memset(big, 'a', sizeof big);
+    mcpool_item *item = NULL;
+    for (int level = 0; level <= 9; level++) {
+        EXPECT(mcpool_client_store_kind_compress(at_least, MCPOOL_STORE_SET, K("lvl"),
+                                                 MCPOOL_KIND_BYTES, (const uint8_t *)big,
+                                                 sizeof big, 0, 0,
+                                                 (uint8_t)(MCPOOL_COMPRESS_AT_LEVEL + level), 0),
+               MCPOOL_OK);
+        EXPECT(mcpool_client_get(at_least, K("lvl"), &item), MCPOOL_OK);
+        CHECK(item && mcpool_item_len(item) == sizeof big);
+        mcpool_item_free(item);
+        item = NULL;
+    }
+    /* zlib has no level 10; no code past 16 + 22 */
+    EXPECT(mcpool_client_store_kind_compress(at_least, MCPOOL_STORE_SET, K("lvl"),
+                                             MCPOOL_KIND_BYTES, (const uint8_t *)big, sizeof big,
+                                             0, 0, MCPOOL_COMPRESS_AT_LEVEL + 10, 0),
+           MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_store_kind_compress(at_least, MCPOOL_STORE_SET, K("lvl"),
+                                             MCPOOL_KIND_BYTES, (const uint8_t *)big, sizeof big,
+                                             0, 0, MCPOOL_COMPRESS_AT_LEVEL + 23, 0),
+           MCPOOL_INVALID_ARGUMENT);
+    const uint8_t *ks[1] = {(const uint8_t *)"lvl-multi"};
+    size_t kl[1] = {9};
+    const uint8_t *vs[1] = {(const uint8_t *)big};
+    size_t vl[1] = {sizeof big};
+    uint8_t code[1] = {MCPOOL_COMPRESS_AT_LEVEL + 1};
+    mcpool_status st[1];
+    EXPECT(mcpool_client_set_multi_ttl(at_least, ks, kl, vs, vl, NULL, NULL, 1, code, st),
+           MCPOOL_OK);
+    CHECK(st[0] == MCPOOL_OK);
+    code[0] = MCPOOL_COMPRESS_AT_LEVEL + 10;
+    EXPECT(mcpool_client_set_multi_ttl(at_least, ks, kl, vs, vl, NULL, NULL, 1, code, st),
+           MCPOOL_OK);
+    CHECK(st[0] == MCPOOL_INVALID_ARGUMENT);
+    mcpool_client_free(at_least);
+    mcpool_client_free(above);
 }
 
 /* Kinds: stored with store_kind, read back with their kind on every read path; wrong-layout
@@ -2345,6 +2430,7 @@ int main(int argc, char **argv) {
     test_null_and_bad_input(c);
     test_options();
     test_kinds();
+    test_compression_due_and_level();
     test_enum_range();
     test_metrics(c);
     test_servers();

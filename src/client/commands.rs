@@ -535,21 +535,52 @@ impl Client {
         self.encode_value_as(cmd, key, value, flags, Compress::Auto)
     }
 
-    /// The client's compression rule with a per-call decision applied.
-    pub(super) fn compression_for(&self, decided: Compress) -> crate::value::Compression {
+    /// The client's compression rule with a per-call decision applied; a per-call level the
+    /// codec does not take is `Error::InvalidArgument`.
+    pub(super) fn compression_for(&self, decided: Compress) -> Result<crate::value::Compression> {
         let c = &self.inner.config.compression;
-        let (enabled, threshold, above) = match decided {
-            Compress::Auto => (c.enabled, c.threshold, c.above),
-            Compress::Never => (false, c.threshold, c.above),
-            Compress::Always => (true, 0, false),
-            Compress::Threshold(t) => (true, t, c.above),
+        let (enabled, threshold, above, level) = match decided {
+            Compress::Auto => (c.enabled, c.threshold, c.above, c.level),
+            Compress::Never => (false, c.threshold, c.above, c.level),
+            Compress::Always => (true, 0, false, c.level),
+            Compress::AlwaysAt(l) => (true, 0, false, Some(l)),
+            Compress::Threshold(t) => (true, t, c.above, c.level),
         };
-        crate::value::Compression {
+        let rule = crate::value::Compression {
             enabled,
             threshold,
             above,
+            level,
+            ..c.clone()
+        };
+        if let Compress::AlwaysAt(_) = decided {
+            self.inner
+                .config
+                .values
+                .check(&rule)
+                .map_err(|e| Error::InvalidArgument {
+                    what: "compression level",
+                    reason: match e {
+                        Error::Config(m) => m,
+                        other => other.to_string(),
+                    },
+                })?;
+        }
+        Ok(rule)
+    }
+
+    /// Whether a value of `len` bytes reaches a caller's compression `threshold`, compared as
+    /// the client compares its own (`compression_compare`: at least, or above): the one
+    /// comparison a binding's per-call threshold (pylibmc's and python-memcached's
+    /// `min_compress_len`) is decided by.
+    pub fn compression_due(&self, len: usize, threshold: usize) -> bool {
+        let c = &self.inner.config.compression;
+        crate::value::Compression {
+            threshold,
+            above: c.above,
             ..c.clone()
         }
+        .due(len)
     }
 
     /// The limit a value to store must fit once encoded (`max_value_size`: the bytes sent,
@@ -578,7 +609,7 @@ impl Client {
             (StoreCommand::Append | StoreCommand::Prepend, _) => (Cow::Borrowed(value), flags),
             (_, Compress::Auto) => self.values().encode_flagged(key, value, flags)?,
             (_, decided) => {
-                let rule = self.compression_for(decided);
+                let rule = self.compression_for(decided)?;
                 let c = &self.inner.config;
                 crate::value::Transcoder::new(c.values, &rule).encode_flagged(key, value, flags)?
             }

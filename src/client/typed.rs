@@ -56,7 +56,7 @@ impl Client {
         let (data, flags) = match compress {
             Compress::Auto => self.values().encode_value(value)?,
             decided => {
-                let rule = self.compression_for(decided);
+                let rule = self.compression_for(decided)?;
                 crate::value::Transcoder::new(self.config().values, &rule).encode_value(value)?
             }
         };

@@ -52,6 +52,15 @@ pub enum OptionType {
 }
 
 impl OptionType {
+    /// True for the duration types (a bare number in the text form is the row's unit,
+    /// milliseconds; a binding whose language writes durations in seconds converts here).
+    pub fn is_duration(self) -> bool {
+        matches!(
+            self,
+            OptionType::Duration | OptionType::DurationOrNone | OptionType::DurationOrZero
+        )
+    }
+
     /// The type's name as the docs and `mcpool_option_doc` print it.
     pub fn name(self) -> &'static str {
         match self {
@@ -693,8 +702,26 @@ pub static OPTIONS: &[OptionSpec] = &[
 
 /// The row named `name` (`-` is read as `_`, case is ignored).
 pub fn option(name: &str) -> Option<&'static OptionSpec> {
+    option_index(name).map(|i| &OPTIONS[i])
+}
+
+/// The position in [`OPTIONS`] of the row named `name`: the one rule by which every surface
+/// reads an option's name (surrounding space trimmed, case ignored, `-` read as `_`), so
+/// that a binding asks here which option a name is instead of keeping its own spelling rule.
+pub fn option_index(name: &str) -> Option<usize> {
     let norm = name.trim().to_ascii_lowercase().replace('-', "_");
-    OPTIONS.iter().find(|o| o.name == norm)
+    OPTIONS.iter().position(|o| o.name == norm)
+}
+
+/// [`option_index`], or the "unknown option" error (with the closest names) that
+/// [`set`] gives for it.
+pub fn find(name: &str) -> Result<usize> {
+    option_index(name).ok_or_else(|| {
+        Error::Config(format!(
+            "unknown option{}",
+            suggestion(name, OPTIONS.iter().map(|o| o.name))
+        ))
+    })
 }
 
 /// The option names closest to `given` (at most three), for "did you mean" hints.
@@ -750,13 +777,7 @@ fn distance(a: &str, b: &str) -> usize {
 
 /// Sets option `name` from its text form (see the module docs).
 pub fn set(b: ClientBuilder, name: &str, value: &str) -> Result<ClientBuilder> {
-    match option(name) {
-        Some(o) => o.set(b, value),
-        None => Err(Error::Config(format!(
-            "unknown option{}",
-            suggestion(name, OPTIONS.iter().map(|o| o.name))
-        ))),
-    }
+    OPTIONS[find(name)?].set(b, value)
 }
 
 /// A legacy client's defaults: `(option, value)` pairs in the option table's vocabulary,
@@ -846,7 +867,10 @@ pub static PRESETS: &[Preset] = &[
             ("connect_timeout", "4s"),
             ("io_timeout", "5s"),
             ("operation_timeout", "0"),
-            ("failure_limit", "5"),
+            // libmemcached disables a server for retry_timeout at its first failure (the
+            // next calls fail at once, pylibmc's ServerDown); its failure_limit 5 only counts
+            // failures toward auto_eject
+            ("failure_limit", "1"),
             ("retry_timeout", "2s"),
             ("retry_timeout_max", "2s"),
             ("compression", "false"),
@@ -867,6 +891,8 @@ pub static PRESETS: &[Preset] = &[
             ("retry_timeout", "30s"),
             ("retry_timeout_max", "30s"),
             ("compression", "false"),
+            // _val_to_store_info: `if min_compress_len and lv > min_compress_len`
+            ("compression_compare", "above"),
             ("compression_ratio", "1"),
             ("max_value_size", "1048576"),
         ],
@@ -938,7 +964,10 @@ pub static PRESETS: &[Preset] = &[
             ("connect_timeout", "4s"),
             ("io_timeout", "5s"),
             ("operation_timeout", "0"),
-            ("failure_limit", "5"),
+            // libmemcached disables a server for retry_timeout at its first failure (the
+            // next calls fail at once, pylibmc's ServerDown); its failure_limit 5 only counts
+            // failures toward auto_eject
+            ("failure_limit", "1"),
             ("retry_timeout", "2s"),
             ("retry_timeout_max", "2s"),
             ("compression", "false"),

@@ -497,17 +497,25 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     return -1;
 }
 
-/* Stores a value (the GIL released around the call). A bool is the core's: each value format
- * writes it as its peer does (pylibmc: "1"/"0" under its integer flag, read back as an int;
- * python-memcached, pymemcache: pickled, which needs pickle=True), docs/value-format.md. */
-static mcpool_status store_value(mcpool_client *c, mcpool_store_op op, const uint8_t *k,
-                                 size_t kn, value_t *v, uint32_t ttl, uint64_t cas) {
+/* Stores a value (the GIL released around the call), compressed per `compress` (the core's
+ * MCPOOL_COMPRESS_* choice). A bool is the core's: each value format writes it as its peer
+ * does (pylibmc: "1"/"0" under its integer flag, read back as an int; python-memcached,
+ * pymemcache: pickled, which needs pickle=True), docs/value-format.md. */
+static mcpool_status store_value_as(mcpool_client *c, mcpool_store_op op, const uint8_t *k,
+                                    size_t kn, value_t *v, uint32_t ttl, uint64_t cas,
+                                    uint8_t compress) {
     mcpool_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_store_kind(c, op, k, kn, v->kind, (const uint8_t *)v->p, (size_t)v->n,
-                                  ttl, cas);
+    st = mcpool_client_store_kind_compress(c, op, k, kn, v->kind, (const uint8_t *)v->p,
+                                           (size_t)v->n, ttl, cas, compress, 0);
     Py_END_ALLOW_THREADS
     return st;
+}
+
+/* store_value_as with the client's compression rule. */
+static mcpool_status store_value(mcpool_client *c, mcpool_store_op op, const uint8_t *k,
+                                 size_t kn, value_t *v, uint32_t ttl, uint64_t cas) {
+    return store_value_as(c, op, k, kn, v, ttl, cas, MCPOOL_COMPRESS_AUTO);
 }
 
 /* The flags the batch calls take for v (mcpool_client_kind_flags); MCPOOL_UNSUPPORTED when
@@ -930,8 +938,34 @@ fail:
 
 /* A per-call compression threshold (pylibmc's and python-memcached's min_compress_len) as
  * the core's per-item decision: -1 none given (the client's rule), else MCPOOL_COMPRESS_NEVER
- * or MCPOOL_COMPRESS_ALWAYS for a value of n bytes. -2 with an exception. */
-static int compress_choice(PyObject *mcl, Py_ssize_t n) {
+ * or, for a value of n bytes that reaches it (compared as the core compares the client's
+ * threshold: mcpool_client_compression_due; python-memcached's preset: above),
+ * MCPOOL_COMPRESS_ALWAYS, or MCPOOL_COMPRESS_AT_LEVEL + level with a per-call compress_level
+ * (the codec's scale; one the codec does not take is refused by the core). -2 with an
+ * exception. */
+static int compress_choice(mcpool_client *c, PyObject *mcl, PyObject *level, Py_ssize_t n) {
+    long lv = -1;
+    if (level != NULL && level != Py_None) {
+        if (PyBool_Check(level) || !PyLong_Check(level)) {
+            PyErr_Format(ClientTypeError, "compress_level must be an int, not %.100s",
+                         TPNAME(level));
+            return -2;
+        }
+        int overflow = 0;
+        lv = PyLong_AsLongAndOverflow(level, &overflow);
+        if (lv == -1 && PyErr_Occurred())
+            return -2;
+        if (overflow || lv < 0 || lv > 38 - MCPOOL_COMPRESS_AT_LEVEL) {
+            PyErr_SetString(ClientError, "compress_level must be between 0 and 22 (the codec's "
+                                         "scale: zlib 0 to 9)");
+            return -2;
+        }
+        if (mcl == NULL || mcl == Py_None) {
+            PyErr_SetString(ClientError, "compress_level is the level of a value compressed by "
+                                         "this call's min_compress_len: give both");
+            return -2;
+        }
+    }
     if (mcl == NULL || mcl == Py_None)
         return -1;
     if (PyBool_Check(mcl) || !PyLong_Check(mcl)) {
@@ -947,7 +981,17 @@ static int compress_choice(PyObject *mcl, Py_ssize_t n) {
         PyErr_SetString(ClientError, "min_compress_len must be between 0 and 2**63-1");
         return -2;
     }
-    return t > 0 && (long long)n >= t ? MCPOOL_COMPRESS_ALWAYS : MCPOOL_COMPRESS_NEVER;
+    if (t == 0)
+        return MCPOOL_COMPRESS_NEVER;
+    bool due = false;
+    mcpool_status st = mcpool_client_compression_due(c, (size_t)n, (uint64_t)t, &due);
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+        return -2;
+    }
+    if (!due)
+        return MCPOOL_COMPRESS_NEVER;
+    return lv < 0 ? MCPOOL_COMPRESS_ALWAYS : MCPOOL_COMPRESS_AT_LEVEL + (int)lv;
 }
 
 #define CHECK_OPEN(self)                                                                      \
@@ -1209,10 +1253,10 @@ typedef mcpool_store_op store_op;
 #define OP_REPLACE MCPOOL_STORE_REPLACE
 
 /* One store: 1 stored, 0 not stored, -1 error (exception set). mcl: a per-call
- * min_compress_len (NULL: the client's rule); a set with one is a batch of one with the
- * core's per-item decision (add and replace keep the client's rule). */
+ * min_compress_len (NULL: the client's rule) and level its compress_level (NULL: the
+ * client's level), the core's per-item decision (compress_choice). */
 static int do_store(ClientObject *self, store_op op, PyObject *key, PyObject *value,
-                    uint32_t ttl, PyObject *mcl) {
+                    uint32_t ttl, PyObject *mcl, PyObject *level) {
     mcpool_client *c = self->client;
     const uint8_t *k;
     size_t kn;
@@ -1225,25 +1269,14 @@ static int do_store(ClientObject *self, store_op op, PyObject *key, PyObject *va
         Py_XDECREF(own);
         return -1;
     }
-    int choice = compress_choice(mcl, v.n);
-    uint32_t flags;
+    int choice = compress_choice(c, mcl, level, v.n);
     if (choice == -2) {
         Py_XDECREF(v.owner);
         Py_XDECREF(own);
         return -1;
     }
-    if (op == OP_SET && choice >= 0 && batch_flags(c, &v, &flags) == MCPOOL_OK) {
-        const uint8_t *vp = (const uint8_t *)v.p, cb = (uint8_t)choice;
-        size_t vn = (size_t)v.n;
-        mcpool_status item = MCPOOL_OK;
-        Py_BEGIN_ALLOW_THREADS
-        st = mcpool_client_set_multi_ttl(c, &k, &kn, &vp, &vn, &flags, &ttl, 1, &cb, &item);
-        Py_END_ALLOW_THREADS
-        if (st == MCPOOL_OK)
-            st = item;
-    } else {
-        st = store_value(c, op, k, kn, &v, ttl, 0);
-    }
+    st = store_value_as(c, op, k, kn, &v, ttl, 0,
+                        choice >= 0 ? (uint8_t)choice : MCPOOL_COMPRESS_AUTO);
     Py_XDECREF(v.owner);
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
@@ -1255,23 +1288,24 @@ static int do_store(ClientObject *self, store_op op, PyObject *key, PyObject *va
 }
 
 /* key, value, time, min_compress_len; keywords also val (pylibmc, python-memcached), expire
- * (pymemcache) and noreply (accepted; mcpool always waits for the reply). */
+ * (pymemcache), noreply (accepted; mcpool always waits for the reply) and, for set, add and
+ * replace only (the 8th name), compress_level (pylibmc's). */
 static const argname_t store_names[] = {{"key", 0},    {"value", 1},  {"val", 1},
                                         {"time", 2},   {"expire", 2}, {"min_compress_len", 3},
-                                        {"noreply", 4}};
+                                        {"noreply", 4}, {"compress_level", 5}};
 
 static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObject *const *args,
                        Py_ssize_t nargs, PyObject *kw) {
-    PyObject *a[5];
+    PyObject *a[6];
     uint32_t ttl;
     CHECK_OPEN(self);
     if (NO_KW(kw) && nargs == 2)
-        a[0] = args[0], a[1] = args[1], a[2] = a[3] = NULL;
-    else if (parse_args(fname, args, nargs, kw, store_names, 7, 5, 4, 2, a) < 0)
+        a[0] = args[0], a[1] = args[1], a[2] = a[3] = a[5] = NULL;
+    else if (parse_args(fname, args, nargs, kw, store_names, 8, 6, 4, 2, a) < 0)
         return NULL;
     if (expiry_arg(a[2], &ttl) < 0)
         return NULL;
-    int r = do_store(self, op, a[0], a[1], ttl, a[3]);
+    int r = do_store(self, op, a[0], a[1], ttl, a[3], a[5]);
     if (r < 0)
         return NULL;
     return PyBool_FromLong(r);
@@ -1431,14 +1465,14 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
                              PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
                                       {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
-                                      {"noreply", 4}};
-    PyObject *a[5];
+                                      {"noreply", 4}, {"compress_level", 5}};
+    PyObject *a[6];
     uint32_t ttl;
     keys_t ks;
     CHECK_OPEN(self);
-    if (parse_args(name, args, nargs, kw, names, 7, 5, 4, 1, a) < 0)
+    if (parse_args(name, args, nargs, kw, names, 8, 6, 4, 1, a) < 0)
         return NULL;
-    if (expiry_arg(a[1], &ttl) < 0 || compress_choice(a[3], 0) == -2)
+    if (expiry_arg(a[1], &ttl) < 0 || compress_choice(self->client, a[3], a[5], 0) == -2)
         return NULL;
     PyObject *items = mapping_pairs(a[0]);
     if (items == NULL)
@@ -1488,8 +1522,14 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         vptrs[m] = (const uint8_t *)v->p;
         vlens[m] = (size_t)v->n;
         ttls[m] = ttl;
-        if (compress != NULL)
-            compress[m] = (uint8_t)compress_choice(a[3], v->n);
+        if (compress != NULL) {
+            int choice = compress_choice(self->client, a[3], a[5], v->n);
+            if (choice < 0) {
+                done++; /* vals[done] is serialized: freed at done */
+                goto done;
+            }
+            compress[m] = (uint8_t)choice;
+        }
         m++;
     }
     if (m > 0) {
@@ -1511,9 +1551,13 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         }
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with the client's rule */
+        if (sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with its own decision */
             continue;
-        sts[i] = store_value(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl, 0);
+        int choice = compress != NULL ? compress_choice(self->client, a[3], a[5], vals[i].n) : -1;
+        if (choice == -2)
+            goto done;
+        sts[i] = store_value_as(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl, 0,
+                                choice >= 0 ? (uint8_t)choice : MCPOOL_COMPRESS_AUTO);
         /* a kind the format lacks, or a value it has no form for (an int above 2**63-1
          * under a binary-integer format): raised, as for set */
         if (sts[i] == MCPOOL_UNSUPPORTED || sts[i] == MCPOOL_INVALID_ARGUMENT) {
@@ -1963,7 +2007,7 @@ static int Client_ass_subscript(ClientObject *self, PyObject *key, PyObject *val
             PyErr_SetObject(PyExc_KeyError, key);
         return r == 1 ? 0 : -1;
     }
-    int r = do_store(self, OP_SET, key, value, 0, NULL);
+    int r = do_store(self, OP_SET, key, value, 0, NULL, NULL);
     if (r == 0)
         PyErr_Format(ServerError, "set of %R was not stored", key);
     return r == 1 ? 0 : -1;
@@ -2265,14 +2309,17 @@ static PyMethodDef Client_methods[] = {
      "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
      "server); key_prefix is prepended on the wire and not in the dict's keys."},
     {"set", (PyCFunction)(void (*)(void))Client_set, FAST,
-     "set(key, value, time=0, min_compress_len=None, noreply=None)\n--\n\nStores value; True "
-     "when stored. time (alias expire) is the expiry in seconds, 0 for never."},
+     "set(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)\n--\n\n"
+     "Stores value; True when stored. time (alias expire) is the expiry in seconds, 0 for "
+     "never. min_compress_len: compress this value when it reaches that many bytes (compared "
+     "as the client's compression_compare; 0: never); compress_level: at that level (the "
+     "codec's scale, zlib 0 to 9) instead of the client's."},
     {"add", (PyCFunction)(void (*)(void))Client_add, FAST,
-     "add(key, value, time=0, min_compress_len=None, noreply=None)\n--\n\nStores only if key "
-     "does not exist; False when it did."},
+     "add(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)\n--\n\n"
+     "Stores only if key does not exist; False when it did."},
     {"replace", (PyCFunction)(void (*)(void))Client_replace, FAST,
-     "replace(key, value, time=0, min_compress_len=None, noreply=None)\n--\n\nStores only if "
-     "key exists; False when it did not."},
+     "replace(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)"
+     "\n--\n\nStores only if key exists; False when it did not."},
     {"append", (PyCFunction)(void (*)(void))Client_append, FAST,
      "append(key, value)\n--\n\nAppends str or bytes to an existing value; False when key is "
      "missing."},
@@ -2284,10 +2331,12 @@ static PyMethodDef Client_methods[] = {
      "stored, False changed since gets(), None gone. cas 0 raises ClientError, nothing sent "
      "(no item has CAS 0; binary would store unconditionally)."},
     {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi, FAST,
-     "set_multi(mapping, time=0, key_prefix='', min_compress_len=None)\n--\n\nStores every "
+     "set_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
+     "compress_level=None)\n--\n\nStores every "
      "pair; returns the list of keys that were not stored."},
     {"add_multi", (PyCFunction)(void (*)(void))Client_add_multi, FAST,
-     "add_multi(mapping, time=0, key_prefix='', min_compress_len=None)\n--\n\nAdds every "
+     "add_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
+     "compress_level=None)\n--\n\nAdds every "
      "pair whose key does not exist, in one pipelined round trip per server; returns the "
      "list of keys that were not stored (they existed, or failed)."},
     {"delete", (PyCFunction)(void (*)(void))Client_delete, FAST,
@@ -2394,6 +2443,28 @@ static PyObject *mod_option_table(PyObject *m, PyObject *noargs) {
     return l;
 }
 
+/* The core's option for a name in any spelling it accepts ("IO-Timeout" is io_timeout):
+ * (its name in the table, whether it takes a duration). ConfigurationError for an unknown
+ * name, naming the close ones. The package converts values by this, never by a list of its
+ * own. */
+static PyObject *mod_option(PyObject *m, PyObject *name) {
+    (void)m;
+    if (!PyUnicode_Check(name)) {
+        PyErr_SetString(ClientTypeError, "an option name is a str");
+        return NULL;
+    }
+    Py_ssize_t n = 0;
+    const char *c = PyUnicode_AsUTF8AndSize(name, &n);
+    if (c == NULL)
+        return NULL;
+    size_t i = 0;
+    mcpool_status st = mcpool_option_find((const uint8_t *)c, (size_t)n, &i);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    return Py_BuildValue("(sO)", mcpool_option_name(i),
+                         mcpool_option_is_duration(i) ? Py_True : Py_False);
+}
+
 static PyMethodDef module_methods[] = {
     {"_close_gate", mod_close_gate, METH_NOARGS,
      "_close_gate()\n--\n\nAt interpreter exit (atexit): no more callbacks into Python from "
@@ -2402,6 +2473,9 @@ static PyMethodDef module_methods[] = {
      "_after_fork_child()\n--\n\nIn a forked child: forgets the parent's other threads."},
     {"option_table", mod_option_table, METH_NOARGS,
      "option_table()\n--\n\n[(name, doc)]: every option of the core, in its table's order."},
+    {"_option", mod_option, METH_O,
+     "_option(name)\n--\n\n(the core's name, takes a duration) of the option a name in any "
+     "accepted spelling is; ConfigurationError for an unknown one."},
     {"library_version", mod_library_version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the linked libmcpool."},
     {NULL, NULL, 0, NULL},

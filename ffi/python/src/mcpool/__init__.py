@@ -27,6 +27,7 @@ from ._mcpool import (  # noqa: F401
     ServerError,
     TimeoutError,
     _Client,
+    _option,
     library_version,
     option_table,
 )
@@ -82,8 +83,6 @@ def options():
     return dict(option_table())
 
 
-# The core's duration options (read from its table): a Python number there is seconds.
-_DURATIONS = {name for name, doc in option_table() if doc.startswith("duration")}
 # Python names of the clients mcpool stands in for -> the core's names.
 _ALIASES = {"prefix": "key_prefix", "pool_size": "max_size", "timeout": "io_timeout",
             "username": "sasl_username", "password": "sasl_password"}
@@ -92,15 +91,17 @@ _ALIASES = {"prefix": "key_prefix", "pool_size": "max_size", "timeout": "io_time
 def _text(name, value):
     """An option's value in the core's text form: str as it is (e.g. "250ms"), bool as
     true/false, a number of seconds (or a timedelta) for a duration, other numbers as
-    decimal text, bytes as UTF-8."""
+    decimal text, bytes as UTF-8. Whether the option takes a duration is the core's answer
+    (``_option``), for the name in any spelling the core accepts."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    duration = isinstance(value, (int, float, _datetime.timedelta)) and _option(name)[1]
     if isinstance(value, _datetime.timedelta):
         value = value.total_seconds()
-        if name not in _DURATIONS:
+        if not duration:
             raise ClientTypeError("option %s: not a duration, so not a timedelta" % name)
     if isinstance(value, (int, float)):
-        if name not in _DURATIONS:
+        if not duration:
             return repr(value)
         if isinstance(value, float) and value == value and abs(value) != float("inf"):
             return "%dus" % round(value * 1e6)  # no exponent form: whole microseconds
@@ -232,7 +233,9 @@ class Client(_Client):
         norm = _servers(servers, weights)
         opts, given = {}, {}
         for name, value in options.items():
-            core = _ALIASES.get(name, name)
+            # the core's name for it, in any spelling the core accepts ("IO-Timeout" is
+            # io_timeout); an unknown name is ConfigurationError here, naming the close ones
+            core = _option(_ALIASES.get(name, name))[0]
             if core in given:
                 raise ClientError("option %s given twice (as %s and %s)"
                                   % (core, given[core], name))

@@ -70,6 +70,7 @@ __version__ = "1.58"
 SERVER_MAX_KEY_LENGTH = 250
 SERVER_MAX_VALUE_LENGTH = 1024 * 1024
 _DEAD_RETRY = 30
+_NO_VALUE_LIMIT = 1 << 30  # the core's largest max_value_size: memcached's largest item
 _SOCKET_TIMEOUT = 3
 
 valid_key_chars_re = _re.compile(b"[\x21-\x7e\x80-\xff]+$")
@@ -196,9 +197,10 @@ class Client:
         self._mc = None
         if not specs:
             return
-        opts = {}
-        if self.server_max_value_length:
-            opts["max_value_size"] = self.server_max_value_length
+        # python-memcached refuses a value longer than server_max_value_length, and 0 means
+        # no limit of its own (then only the server's): the core's largest, memcached's
+        # largest item (1 GiB)
+        opts = {"max_value_size": self.server_max_value_length or _NO_VALUE_LIMIT}
         # the core's python-memcached preset holds its defaults (placement with its rehash,
         # one failure marks a server dead, layout); the rest are this Client's arguments
         self._mc = _mcpool.Client(

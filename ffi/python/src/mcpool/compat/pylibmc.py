@@ -14,7 +14,8 @@ What is pylibmc's and stays so:
   0, str flag 16, int flag 4 (decimal), bool flag 2 as ``1``/``0`` (reads back as the int
   1/0, as pylibmc), anything else **pickled** (flag 1, protocol
   ``behaviors["pickle_protocol"]``, default -1 = the highest), zlib (flag 8) from
-  ``min_compress_len`` bytes. Pickling is on, as in pylibmc: unpickling runs
+  ``min_compress_len`` bytes at ``compress_level`` (0: not compressed; another level than -1
+  to 9 is ValueError, as pylibmc). Pickling is on, as in pylibmc: unpickling runs
   code chosen by whoever wrote the value, so use this class only on a cache that no untrusted
   party can write.
 - Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted`` and ``distribution``
@@ -34,10 +35,16 @@ What is pylibmc's and stays so:
 What differs: one mcpool client is thread-safe and pooled, so ``clone()`` shares it (no new
 connections) and the pools hand out clones of one client; ``set_behaviors`` with a behavior
 that changes the configuration builds a new core client (new connections), as pylibmc does
-when it reconnects. Behaviors that only tune libmemcached's own I/O (``no_block``,
-``buffer_requests``, ``_io_*``, socket buffer sizes, ``_poll_timeout``, ``_noreply``,
+when it reconnects. ``_poll_timeout`` (ms, libmemcached's wait for a reply) is the
+``io_timeout``; ``receive_timeout``/``send_timeout`` (us, socket options that shorten no wait
+in pylibmc) change nothing. Behaviors that only tune libmemcached's own I/O (``no_block``,
+``buffer_requests``, ``_io_*``, socket buffer sizes, ``_noreply``,
 ``_sort_hosts``, ``verify_keys``, ``cas``, ``tcp_keepalive``) are kept and reported but
 change nothing: mcpool always waits for each reply, always checks keys, always has CAS.
+``failure_limit`` (and ``remove_failed``'s count) are kept and reported: as in pylibmc, a
+server is disabled for ``retry_timeout`` at its first failure (``ServerDown`` meanwhile)
+whatever they say; with ``auto_eject``/``remove_failed`` it is ejected then, where
+libmemcached ejects it after ``failure_limit`` failed retries.
 A negative ``time`` expires the key at once, as with pylibmc; a ``time`` above 2**31-1
 (``mcpool.MAX_TTL``), which pylibmc sends and memcached reads as negative (the item expires
 at once while ``set`` answers True), raises ``ClientError`` and nothing is sent.
@@ -171,8 +178,9 @@ all_callbacks = ["namespace"]
 _PLACEMENT = ("hash", "ketama", "ketama_weighted", "distribution")
 # accepted and reported, no effect (see the module's doc)
 _INERT = {"no_block", "buffer_requests", "_io_msg_watermark", "_io_bytes_watermark",
-          "_io_key_prefetch", "_noreply", "_sort_hosts", "_poll_timeout", "_socket_send_size",
-          "_socket_recv_size", "verify_keys", "cas", "tcp_keepalive", "ketama_hash"}
+          "_io_key_prefetch", "_noreply", "_sort_hosts", "_socket_send_size",
+          "_socket_recv_size", "verify_keys", "cas", "tcp_keepalive", "ketama_hash",
+          "receive_timeout", "send_timeout"}
 
 hashers = {n: i for i, n in enumerate(["default", "md5", "crc", "fnv1_64", "fnv1a_64",
                                        "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"])}
@@ -199,11 +207,10 @@ def _options(behaviors):
         raise TypeError("behavior ketama_hash must be int, not str")  # pylibmc's words
     if b.get("num_replicas"):
         raise NotSupportedError("behavior num_replicas: mcpool does not replicate writes")
-    # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout). Its
-    # failure_limit is libmemcached's 5 (failures before auto-eject), but libmemcached also
-    # disables a server for retry_timeout at its first failure (the next call raises
-    # ServerDown, measured with pylibmc 1.6.3): that is the core's failure_limit 1
-    opts = {"preset": "pylibmc", "failure_limit": 1}
+    # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout, and
+    # the dead-server rule: libmemcached disables a server for retry_timeout at its first
+    # failure, the next calls raise ServerDown, whatever failure_limit says)
+    opts = {"preset": "pylibmc"}
     words = ["%s=%s" % (w, _word(b[w])) for w in _PLACEMENT if w in b and b[w] is not None]
     if words:
         opts["distribution"] = "pylibmc:" + ",".join(words)
@@ -211,15 +218,22 @@ def _options(behaviors):
         opts["nodelay"] = bool(b["tcp_nodelay"])
     if b.get("connect_timeout"):
         opts["connect_timeout"] = b["connect_timeout"] / 1000.0  # ms
-    io = max(b.get("receive_timeout") or 0, b.get("send_timeout") or 0)  # microseconds
-    if io:
-        opts["timeout"] = io / 1e6
+    # libmemcached waits for a reply with poll() for _poll_timeout ms (the preset's 5 s);
+    # receive_timeout/send_timeout (us) are SO_RCVTIMEO/SO_SNDTIMEO on its non-blocking
+    # sockets, which shorten no wait (measured with pylibmc 1.6.3): kept and reported only
+    pt = b.get("_poll_timeout")
+    if pt is not None and not isinstance(pt, bool) and pt >= 0:
+        # 0 (libmemcached: every call times out at once) is refused by the core, naming it;
+        # a negative one (poll without end) keeps the preset's 5 s: an error beats a hang
+        opts["timeout"] = pt / 1000.0  # ms
+    # failure_limit (and remove_failed's number) count libmemcached's failures, each after
+    # the server's retry_timeout, before auto_eject removes it: never a connect retried on
+    # every call, so it is not the core's failure_limit (which would try to connect on each
+    # of the next calls, ConnectionError each time, instead of ServerDown). Here a dead
+    # server with auto_eject is ejected at its first failure (pylibmc's raise ServerDown
+    # until the failure_limit-th retry), without it disabled as in pylibmc
     if b.get("remove_failed") or b.get("auto_eject"):
         opts["failover"] = "eject"
-        if b.get("remove_failed"):
-            opts["failure_limit"] = int(b["remove_failed"])
-    if b.get("failure_limit") and not b.get("remove_failed"):
-        opts["failure_limit"] = int(b["failure_limit"])
     if b.get("retry_timeout") is not None:
         opts["retry_timeout"] = b["retry_timeout"]
     if b.get("dead_timeout"):
@@ -434,20 +448,21 @@ class Client:
 
     # -- stores ------------------------------------------------------------------------------
 
-    def _store(self, fn, key, val, time, min_compress_len):
+    def _store(self, fn, key, val, time, min_compress_len, compress_level):
+        mcl, level = _compression(min_compress_len, compress_level)
         if not _key_ok(key):
             return False
-        mcl = min_compress_len if min_compress_len else None
-        return self._call(fn, key, val, time=_exptime(time), min_compress_len=mcl, _keys=[key])
+        return self._call(fn, key, val, time=_exptime(time), min_compress_len=mcl,
+                          compress_level=level, _keys=[key])
 
     def set(self, key, val, time=0, min_compress_len=0, compress_level=-1):
-        return self._store(self._mc.set, key, val, time, min_compress_len)
+        return self._store(self._mc.set, key, val, time, min_compress_len, compress_level)
 
     def add(self, key, val, time=0, min_compress_len=0, compress_level=-1):
-        return self._store(self._mc.add, key, val, time, min_compress_len)
+        return self._store(self._mc.add, key, val, time, min_compress_len, compress_level)
 
     def replace(self, key, val, time=0, min_compress_len=0, compress_level=-1):
-        return self._store(self._mc.replace, key, val, time, min_compress_len)
+        return self._store(self._mc.replace, key, val, time, min_compress_len, compress_level)
 
     def append(self, key, val):
         return _key_ok(key) and self._call(self._mc.append, key, val, _keys=[key])
@@ -461,28 +476,28 @@ class Client:
             raise NotFound("error 16 from memcached_cas(%s)" % (key,))
         return r
 
-    def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len):
+    def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len, compress_level):
         """An empty key is not stored (pylibmc lists it as failed, asking no server)."""
+        mcl, level = _compression(min_compress_len, compress_level)
         empty = [k for k in mapping if not _key_ok(k)]
         if empty:
             mapping = {k: v for k, v in mapping.items() if _key_ok(k)}
-        mcl = min_compress_len if min_compress_len else None
         failed = self._call(fn, mapping, time=_exptime(time), key_prefix=key_prefix or "",
-                            min_compress_len=mcl, _keys=list(mapping),
+                            min_compress_len=mcl, compress_level=level, _keys=list(mapping),
                             _prefix=key_prefix) if mapping else []
         return empty + list(failed)
 
     def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
         return self._store_multi(self._mc.set_multi, mapping, time, key_prefix,
-                                 min_compress_len)
+                                 min_compress_len, compress_level)
 
     def add_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
         """Adds each pair (one pipelined round trip per server); the list of keys not stored
         (they existed)."""
         return self._store_multi(self._mc.add_multi, mapping, time, key_prefix,
-                                 min_compress_len)
+                                 min_compress_len, compress_level)
 
     # -- deletes, counters, touch ------------------------------------------------------------
 
@@ -571,6 +586,20 @@ class Client:
     def __str__(self):
         return "<%s for %s, binary=%r>" % (type(self).__name__,
                                            ", ".join(map(str, self.addresses)), self.binary)
+
+
+def _compression(min_compress_len, compress_level):
+    """pylibmc's per-call min_compress_len and compress_level as mcpool's: zlib from
+    min_compress_len bytes (0: none) at compress_level (-1: zlib's default, 0: not
+    compressed, 1 to 9); another level is pylibmc's ValueError."""
+    if (isinstance(compress_level, bool) or not isinstance(compress_level, int)
+            or not -1 <= compress_level <= 9):
+        raise ValueError("compress_level must be between 0 and 9 inclusive")
+    if compress_level == 0:
+        return 0, None  # never compressed
+    if not min_compress_len:  # never compressed by this call: the level has no value to apply to
+        return None, None
+    return min_compress_len, (None if compress_level < 0 else compress_level)
 
 
 def _numeric(behaviors):

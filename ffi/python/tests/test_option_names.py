@@ -1,0 +1,62 @@
+"""Option names in any spelling the core accepts (docs/options.md: case is ignored, `-` is read
+as `_`) mean the same option in Client(**options), and so the same value: a number for a
+duration is seconds whatever the spelling (it was 1000 times shorter, read as milliseconds,
+unless the name was spelled exactly `io_timeout`). Which option a name is, and whether it
+takes a duration, is the core's answer (mcpool_option_find), not a list in the package."""
+import datetime
+import socket
+import time
+
+import pytest
+
+import mcpool
+
+
+@pytest.fixture
+def silent():
+    """A server that accepts connections and never answers: io_timeout decides how long a
+    get waits."""
+    with socket.socket() as lsn:
+        lsn.bind(("127.0.0.1", 0))
+        lsn.listen(64)
+        yield "127.0.0.1:%d" % lsn.getsockname()[1]
+
+
+def waited(addr, **options):
+    c = mcpool.Client([addr], operation_timeout=0, min_idle=0, **options)
+    t0 = time.monotonic()
+    with pytest.raises(mcpool.TimeoutError):
+        c.get("k")
+    return time.monotonic() - t0
+
+
+@pytest.mark.parametrize("name", ["io_timeout", "io-timeout", "IO_TIMEOUT", "Io-Timeout"])
+@pytest.mark.parametrize("value", [0.5, datetime.timedelta(milliseconds=500)])
+def test_a_duration_in_seconds_whatever_the_spelling(silent, name, value):
+    dt = waited(silent, **{name: value})
+    assert 0.4 <= dt < 3, (name, dt)  # 0.5 s, not 0.5 ms
+
+
+def test_the_preset_first_whatever_its_spelling(silent):
+    """The pylibmc preset's io_timeout (5 s) is a default the other options override, also
+    when both names are spelled otherwise and the preset comes last."""
+    dt = waited(silent, **{"IO-Timeout": 0.5, "Preset": "pylibmc"})
+    assert 0.4 <= dt < 3, dt
+
+
+def test_one_option_under_two_spellings_is_given_twice():
+    with pytest.raises(mcpool.ClientError,
+                       match=r"option io_timeout given twice \(as io_timeout and IO-TIMEOUT\)"):
+        mcpool.Client(["127.0.0.1:1"], **{"io_timeout": 1, "IO-TIMEOUT": 2})
+
+
+def test_a_number_for_another_option_is_not_a_duration(server, prefix):
+    mc = mcpool.Client([server.addr], **{"Max-Size": 2, "COMPRESSION-THRESHOLD": 50})
+    assert mc.set(prefix + "k", "v") and mc.get(prefix + "k") == "v"
+    with pytest.raises(mcpool.ClientTypeError, match="not a duration"):
+        mcpool.Client([server.addr], **{"Max-Size": datetime.timedelta(seconds=2)})
+
+
+def test_an_unknown_name_names_the_close_ones():
+    with pytest.raises(mcpool.ConfigurationError, match=r'unknown option "IO-Timout".*io_timeout'):
+        mcpool.Client(["127.0.0.1:1"], **{"IO-Timout": 1})
