@@ -303,6 +303,7 @@ fn a_body_the_flags_cannot_hold_is_refused_never_stored_as_the_wire_body() {
 fn kind_flags_are_the_flags_a_byte_store_of_the_abi_body_takes() {
     let mc = Memcached::start(&[]);
     let prefix = unique("kf");
+    let raw = client(&mc, ValueFormat::Libmemcached, &prefix);
     for f in ValueFormat::ALL {
         let c = client(&mc, f, &prefix);
         for (kind, abi, value) in [
@@ -318,25 +319,38 @@ fn kind_flags_are_the_flags_a_byte_store_of_the_abi_body_takes() {
             let flags = match c.kind_flags(kind) {
                 Ok(flags) => flags,
                 Err(Error::Unsupported(m)) => {
-                    // No such kind, or written with flags 0 (spymemcached's String), which
-                    // the byte API takes as bytes.
+                    // No such kind; written with flags 0 (spymemcached's String), which the
+                    // byte API takes as bytes; or flags by the value (spymemcached's
+                    // SPECIAL_INT up to 32 bits, else SPECIAL_LONG).
                     assert!(
-                        !f.has_kind(kind) || (f, kind) == (ValueFormat::Spymemcached, Kind::Text),
+                        !f.has_kind(kind) || f == ValueFormat::Spymemcached,
                         "{f} {kind}: {m}"
                     );
+                    assert!(kind != Kind::Bool || !f.has_kind(kind), "{f}: {m}");
                     continue;
                 }
                 Err(e) => panic!("{f} {kind}: {e}"),
             };
+            // The same wire value as the typed store's.
             let k = format!("{f}-{kind}-{}", abi.len());
             c.store(StoreCommand::Set, &k, abi, flags, 0).unwrap();
+            c.set_value(format!("{k}-typed"), &value, 0).unwrap();
+            let (a, b) = (
+                raw.get_item(&k).unwrap().unwrap(),
+                raw.get_item(format!("{k}-typed")).unwrap().unwrap(),
+            );
+            assert_eq!((a.value, a.flags), (b.value, b.flags), "{f} {kind}");
             assert_eq!(c.get_value(&k).unwrap(), Some(value), "{f} {kind}");
         }
     }
     // An integer above i64::MAX: the decimal layouts store its digits; the binary ones refuse
     // it as an argument, before anything is sent.
     let s = client(&mc, ValueFormat::Spymemcached, &prefix);
-    assert_eq!(s.kind_flags(Kind::Int).unwrap(), 0x300, "SPECIAL_LONG");
+    assert!(matches!(
+        s.kind_flags(Kind::Int),
+        Err(Error::Unsupported(_))
+    ));
+    assert_eq!(s.kind_flags(Kind::Bool).unwrap(), 0x100);
     assert_eq!(
         client(&mc, ValueFormat::Whalin, &prefix)
             .kind_flags(Kind::Int)

@@ -533,11 +533,12 @@ impl<'c> Transcoder<'c> {
 
     /// The flags under which the byte API's stores (`store`, the batch calls) write an
     /// uncompressed value of `kind` given as its ABI body (an integer as decimal text, a
-    /// boolean as `0`/`1`), converted to the format's wire form as [`Self::encode_flagged`]
-    /// does. For an integer, the format's row that holds every 64-bit value (spymemcached's
-    /// SPECIAL_LONG, Whalin's MARKER_LONG). `Err(Unsupported)` where the format has no such
-    /// kind, or writes it with flags 0, which the byte API takes as bytes (spymemcached's
-    /// String).
+    /// boolean as `0`/`1`) exactly as the typed store writes it (converted to the format's
+    /// wire form as [`Self::encode_flagged`] does: Whalin's binary Long and byte boolean).
+    /// `Err(Unsupported)` where the format has no such kind, writes it with flags 0, which
+    /// the byte API takes as bytes (spymemcached's String), or picks its flags by the value
+    /// (spymemcached's SPECIAL_INT up to 32 bits, else SPECIAL_LONG): such a value is
+    /// stored with the typed store, or under explicit flags of one of the format's types.
     pub fn kind_flags(&self, kind: Kind) -> Result<u32> {
         if let Kind::Serialized(lang) = kind {
             if !self.options.serialized(lang) {
@@ -548,16 +549,29 @@ impl<'c> Transcoder<'c> {
             }
         }
         let format = self.options.format;
-        // i64::MIN fits only the rows as wide as the whole 64-bit range.
-        let int = (kind == Kind::Int).then_some(i64::MIN);
         let (flags, _) = format
-            .flags_for(kind, int)
+            .flags_for(kind, None)
             .ok_or_else(|| self.unsupported(kind))?;
         if flags == 0 && kind != Kind::Bytes {
             return Err(Error::Unsupported(format!(
                 "the {format} value format writes {kind} with flags 0, which the byte API \
                  takes as bytes (store it with store_kind)"
             )));
+        }
+        if kind == Kind::Int {
+            // The typed store's flags for the smallest and the widest integers: one word
+            // for every value, or the flags depend on the value.
+            let small = format.flags_for(kind, Some(0)).map(|(f, _)| f);
+            let wide = format.flags_for(kind, Some(i64::MIN)).map(|(f, _)| f);
+            if small != wide {
+                return Err(Error::Unsupported(format!(
+                    "the {format} value format picks an int's flags by its size ({} up to its \
+                     width, else {}): store it with store_kind, or under the explicit flags \
+                     of one of its integer types",
+                    small.unwrap_or(0),
+                    wide.unwrap_or(0)
+                )));
+            }
         }
         Ok(flags)
     }
@@ -939,9 +953,17 @@ mod tests {
             s.kind_flags(Kind::Text).is_err(),
             "flags 0 is the byte API's bytes"
         );
-        // SPECIAL_LONG holds every 64-bit integer; the ABI's decimal text becomes the
-        // packed binary body, as the typed store writes it.
-        assert_eq!(s.kind_flags(Kind::Int).unwrap(), 0x300);
+        // SPECIAL_INT or SPECIAL_LONG by the value's size: no one flags word is the typed
+        // store's; under explicit flags the ABI's decimal text becomes the packed binary body.
+        assert!(s.kind_flags(Kind::Int).is_err());
+        assert_eq!(s.kind_flags(Kind::Bool).unwrap(), 0x100);
+        let w = t(ValueFormat::Whalin, &c);
+        assert_eq!(
+            w.kind_flags(Kind::Int).unwrap(),
+            16384,
+            "MARKER_LONG, every int"
+        );
+        assert_eq!(w.kind_flags(Kind::Bool).unwrap(), 8192);
         assert_eq!(
             s.encode_flagged(b"k", b"12", 0x200).unwrap(),
             (Cow::Owned(vec![12]), 0x200)
