@@ -1997,7 +1997,7 @@ static void test_flags_round_trip(void) {
         mcpool_client *c = format_client(cases[i].format, NULL);
         CHECK(c != NULL);
         if (!c) continue;
-        char key[32], k2[40], d[64], w[64], d2[64], w2[64];
+        char key[32], k2[48], d[64], w[64], d2[64], w2[64];
         size_t dn, wn, d2n, w2n;
         uint32_t f, wf, f2, wf2;
         snprintf(key, sizeof key, "rt%zu", i);
