@@ -2105,6 +2105,13 @@ mcpool_status mcpool_client_get_multi_cb(const mcpool_client *client,
  * read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
  * compression threshold are compressed. `MCPOOL_OK` when stored.
  *
+ * Under a kind's flags `value` is that kind's body as `mcpool_client_get` hands it out (an
+ * int as decimal text, a bool as `"0"`/`"1"`): a get's body and flags stored back are the
+ * same value, the core writing the format's wire form (Whalin's and spymemcached's binary
+ * integers, Whalin's byte boolean); a body the flags cannot hold (not decimal text, outside
+ * the type's range) is `MCPOOL_VALUE_FORMAT` and nothing is sent. The same for every call
+ * that takes flags (`_set_multi*`, `_store_multi`, `_set_with_version`).
+ *
  * # Safety
  * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `value` is NULL or
  * valid for `value_len` bytes (NULL only with length 0).
@@ -2482,12 +2489,14 @@ mcpool_status mcpool_client_compression_due(const mcpool_client *client,
 
 /**
  * Writes to `*out_flags` the flags word the client's value format gives an uncompressed
- * value of `kind`, for the batch calls (`mcpool_client_set_multi` and its kin), which take
- * flags: for the kinds whose wire body is their ABI body (BYTES, TEXT, and the serialized
- * kinds; INT and BOOL too where the format stores them as their decimal text, as `mcpool`
- * does). Compression is still applied by the batch call (it adds its own bits).
- * `MCPOOL_UNSUPPORTED` (naming the kind and the format) when the format has no such kind or
- * stores it in another form than its ABI body.
+ * value of `kind`, for the calls that take flags (`mcpool_client_set`, the batch calls):
+ * under it a body in the kind's ABI form (an INT as decimal text, a BOOL as `"0"`/`"1"`)
+ * is stored exactly as `mcpool_client_store_kind` stores it, the core converting it to the
+ * format's wire form (Whalin's binary Long and byte boolean). Compression is still applied
+ * by the call (it adds its own bits). `MCPOOL_UNSUPPORTED` (naming the kind and the format)
+ * when the format has no such kind, writes it with flags 0 (which the byte API takes as
+ * bytes: spymemcached's TEXT), or picks its flags by the value (spymemcached's INT:
+ * SPECIAL_INT up to 32 bits, else SPECIAL_LONG); store such a value with `store_kind`.
  *
  * # Safety
  * `client` is NULL or live; `out_flags` is NULL (refused) or valid for one write.

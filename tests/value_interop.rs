@@ -416,6 +416,45 @@ fn spymemcached_both_directions() {
         java_str(&long_text)
     );
     assert_eq!(out, want, "spymemcached read what mcpool wrote");
+
+    // What spymemcached wrote, read through the byte API (each body in its ABI form: an
+    // Integer as decimal text) and stored back unchanged under the flags the read delivered,
+    // one key at a time and as one batch: spymemcached reads the same values (an Integer
+    // -42 was stored as the bytes "-42", read by spymemcached as 758395442). A String
+    // (flags 0) is the exception the byte API documents: flags 0 stores bytes, SPECIAL_BYTEARRAY.
+    let keys = ["b", "t", "i", "n", "z0", "l", "T", "z"];
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let want = format!(
+        "b bytes:000102ff\nt bytes:{}\ni Integer:-42\nn Integer:300\nz0 Integer:0\nl Long:{}\nT Boolean:true\nz bytes:{}\n",
+        hex("tëxt ✓".as_bytes()),
+        1i64 << 40,
+        hex(long_text.as_bytes())
+    );
+    let got: Vec<_> = keys
+        .iter()
+        .map(|k| c.get_item(k).unwrap().expect("spymemcached wrote it"))
+        .collect();
+    let prefix3 = unique("spy3");
+    let c3 = client(&mc, ValueFormat::Spymemcached, &prefix3);
+    for (k, item) in keys.iter().zip(&got) {
+        c3.store(mcpool::StoreCommand::Set, k, &item.value, item.flags, 0)
+            .unwrap();
+    }
+    assert_eq!(java(&prefix3, "read"), want, "get, then store (same flags)");
+    let prefix4 = unique("spy4");
+    let c4 = client(&mc, ValueFormat::Spymemcached, &prefix4);
+    let items: Vec<_> = keys
+        .iter()
+        .zip(&got)
+        .map(|(k, item)| mcpool::set_item::SetItem {
+            flags: item.flags,
+            ..mcpool::set_item::SetItem::new(k.as_bytes(), &item.value, 0)
+        })
+        .collect();
+    for r in c4.set_multi_items(&items) {
+        r.unwrap();
+    }
+    assert_eq!(java(&prefix4, "read"), want, "get, then set_multi_items");
 }
 
 /// A Python int beyond 64 bits, as real pylibmc stores it (its long flag 4, the decimal

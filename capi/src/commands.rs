@@ -472,6 +472,13 @@ unsafe fn store(
 /// read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
 /// compression threshold are compressed. `MCPOOL_OK` when stored.
 ///
+/// Under a kind's flags `value` is that kind's body as `mcpool_client_get` hands it out (an
+/// int as decimal text, a bool as `"0"`/`"1"`): a get's body and flags stored back are the
+/// same value, the core writing the format's wire form (Whalin's and spymemcached's binary
+/// integers, Whalin's byte boolean); a body the flags cannot hold (not decimal text, outside
+/// the type's range) is `MCPOOL_VALUE_FORMAT` and nothing is sent. The same for every call
+/// that takes flags (`_set_multi*`, `_store_multi`, `_set_with_version`).
+///
 /// # Safety
 /// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `value` is NULL or
 /// valid for `value_len` bytes (NULL only with length 0).

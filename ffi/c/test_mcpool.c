@@ -1960,6 +1960,153 @@ static void *kind_alloc(void *userdata, size_t len) {
     return len <= sizeof b->data ? b->data : NULL;
 }
 
+/* Reads key with client c into (d, len, flags); returns the status. */
+static mcpool_status read_raw(mcpool_client *c, const char *key, char *d, size_t *len,
+                              uint32_t *flags) {
+    mcpool_item *it = NULL;
+    mcpool_status st = mcpool_client_get(c, K(key), &it);
+    *len = 0;
+    *flags = 0;
+    if (st == MCPOOL_OK) {
+        *len = mcpool_item_len(it) < 64 ? mcpool_item_len(it) : 64;
+        memcpy(d, mcpool_item_data(it), *len);
+        *flags = mcpool_item_flags(it);
+        mcpool_item_free(it);
+    }
+    return st;
+}
+
+/* What mcpool_client_get hands out (the body in its ABI form: an int as decimal text, a
+ * bool as "0"/"1"; the flags), stored back unchanged under those flags by every store with
+ * flags (set, set_multi_ttl, store_multi) is the same value: the same wire bytes and flags
+ * as the typed store wrote. Under spymemcached "12" under SPECIAL_INT was stored as the
+ * bytes 0x31 0x32, read back as 12594; under whalin "12345678" under MARKER_LONG as
+ * 3544952156018063160. A body those flags cannot hold is MCPOOL_VALUE_FORMAT, nothing
+ * stored. */
+static void test_flags_round_trip(void) {
+    static const struct {
+        const char *format;
+        mcpool_kind kind;
+        const char *body;
+    } cases[] = {
+        {"spymemcached", MCPOOL_KIND_INT, "12"},
+        {"spymemcached", MCPOOL_KIND_INT, "-7"},
+        {"spymemcached", MCPOOL_KIND_INT, "0"},
+        {"spymemcached", MCPOOL_KIND_INT, "-2147483648"},
+        {"spymemcached", MCPOOL_KIND_INT, "12345678901"},
+        {"spymemcached", MCPOOL_KIND_INT, "-9223372036854775808"},
+        {"spymemcached", MCPOOL_KIND_BOOL, "1"},
+        {"spymemcached", MCPOOL_KIND_BYTES, "\x01\xff"},
+        {"whalin", MCPOOL_KIND_INT, "12345678"},
+        {"whalin", MCPOOL_KIND_INT, "-1"},
+        {"whalin", MCPOOL_KIND_INT, "9223372036854775807"},
+        {"whalin", MCPOOL_KIND_BOOL, "1"},
+        {"whalin", MCPOOL_KIND_BOOL, "0"},
+        {"whalin", MCPOOL_KIND_TEXT, "t\xc3\xabxt"},
+        {"whalin", MCPOOL_KIND_BYTES, "\x01\xff"},
+        {"pylibmc", MCPOOL_KIND_INT, "-42"},
+        {NULL, MCPOOL_KIND_INT, "-42"},
+        {NULL, MCPOOL_KIND_BOOL, "1"},
+        {NULL, MCPOOL_KIND_TEXT, "t\xc3\xabxt"},
+    };
+    mcpool_client *raw = format_client("libmemcached", NULL);
+    CHECK(raw != NULL);
+    if (!raw) return;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mcpool_client *c = format_client(cases[i].format, NULL);
+        CHECK(c != NULL);
+        if (!c) continue;
+        char key[32], k2[48], d[64], w[64], d2[64], w2[64];
+        size_t dn, wn, d2n, w2n;
+        uint32_t f, wf, f2, wf2;
+        snprintf(key, sizeof key, "rt%zu", i);
+        EXPECT(mcpool_client_store_kind(c, MCPOOL_STORE_SET, K(key), cases[i].kind,
+                                        K(cases[i].body), 0, 0), MCPOOL_OK);
+        EXPECT(read_raw(c, key, d, &dn, &f), MCPOOL_OK);
+        EXPECT(read_raw(raw, key, w, &wn, &wf), MCPOOL_OK);
+        for (int path = 0; path < 3; path++) {
+            const uint8_t *kp[1], *vp[1];
+            size_t kl[1], vl[1];
+            mcpool_status st[1] = {MCPOOL_UNKNOWN_ERROR};
+            snprintf(k2, sizeof k2, "%s-%d", key, path);
+            kp[0] = (const uint8_t *)k2, kl[0] = strlen(k2), vp[0] = (const uint8_t *)d, vl[0] = dn;
+            if (path == 0) {
+                EXPECT(mcpool_client_set(c, K(k2), (const uint8_t *)d, dn, f, 0), MCPOOL_OK);
+            } else if (path == 1) {
+                EXPECT(mcpool_client_set_multi_ttl(c, kp, kl, vp, vl, &f, NULL, 1, NULL, st),
+                       MCPOOL_OK);
+                EXPECT(st[0], MCPOOL_OK);
+            } else {
+                EXPECT(mcpool_client_store_multi(c, MCPOOL_STORE_ADD, kp, kl, vp, vl, &f, NULL, NULL,
+                                                 1, NULL, st), MCPOOL_OK);
+                EXPECT(st[0], MCPOOL_OK);
+            }
+            EXPECT(read_raw(c, k2, d2, &d2n, &f2), MCPOOL_OK);
+            EXPECT(read_raw(raw, k2, w2, &w2n, &wf2), MCPOOL_OK);
+            CHECK(d2n == dn && memcmp(d2, d, dn) == 0 && f2 == f);
+            CHECK(w2n == wn && memcmp(w2, w, wn) == 0 && wf2 == wf);
+            if (d2n != dn || memcmp(d2, d, dn) != 0)
+                fprintf(stderr, "  %s %s path %d: \"%.*s\" read back as \"%.*s\"\n",
+                        cases[i].format ? cases[i].format : "mcpool", cases[i].body, path, (int)dn,
+                        d, (int)d2n, d2);
+        }
+        mcpool_client_free(c);
+    }
+    /* kind_flags: the flags under which a byte store is the typed store: Whalin's Long and
+     * Boolean; spymemcached's int has none (SPECIAL_INT or SPECIAL_LONG by its size). */
+    mcpool_client *wh = format_client("whalin", NULL), *sp = format_client("spymemcached", NULL);
+    CHECK(wh != NULL && sp != NULL);
+    if (wh && sp) {
+        uint32_t f = 0;
+        EXPECT(mcpool_client_kind_flags(wh, MCPOOL_KIND_INT, &f), MCPOOL_OK);
+        CHECK(f == 16384);
+        EXPECT(mcpool_client_kind_flags(wh, MCPOOL_KIND_BOOL, &f), MCPOOL_OK);
+        CHECK(f == 8192);
+        EXPECT(mcpool_client_kind_flags(sp, MCPOOL_KIND_BOOL, &f), MCPOOL_OK);
+        CHECK(f == 0x100);
+        EXPECT(mcpool_client_kind_flags(sp, MCPOOL_KIND_INT, &f), MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_client_kind_flags(sp, MCPOOL_KIND_TEXT, &f), MCPOOL_UNSUPPORTED);
+        /* Bodies the flags cannot hold: refused on every store path, nothing stored. */
+        const uint8_t *kp[1] = {(const uint8_t *)"rtbad"}, *vp[1] = {(const uint8_t *)"x"};
+        size_t kl[1] = {5}, vl[1] = {1};
+        uint32_t fl[1] = {0x200};
+        mcpool_status st[1];
+        mcpool_item *it = NULL;
+        EXPECT(mcpool_client_set(sp, K("rtbad"), K("x"), 0x200, 0), MCPOOL_VALUE_FORMAT);
+        CHECK(strstr(mcpool_last_error_message(), "decimal text") != NULL);
+        EXPECT(mcpool_client_set(sp, K("rtbad"), K("2147483648"), 0x200, 0), MCPOOL_VALUE_FORMAT);
+        EXPECT(mcpool_client_set(wh, K("rtbad"), K("32768"), 256, 0), MCPOOL_VALUE_FORMAT);
+        EXPECT(mcpool_client_set(wh, K("rtbad"), K("\x01"), 8192, 0), MCPOOL_VALUE_FORMAT);
+        EXPECT(mcpool_client_set_multi_ttl(sp, kp, kl, vp, vl, fl, NULL, 1, NULL, st), MCPOOL_OK);
+        EXPECT(st[0], MCPOOL_VALUE_FORMAT);
+        EXPECT(mcpool_client_store_multi(sp, MCPOOL_STORE_SET, kp, kl, vp, vl, fl, NULL, NULL, 1,
+                                         NULL, st), MCPOOL_OK);
+        EXPECT(st[0], MCPOOL_VALUE_FORMAT);
+        EXPECT(mcpool_client_get(raw, K("rtbad"), &it), MCPOOL_NOT_FOUND);
+    }
+    if (wh) mcpool_client_free(wh);
+    if (sp) mcpool_client_free(sp);
+    /* set_with_version encodes by the same rule before anything is sent (memcached before
+     * 1.6.27 answers UNSUPPORTED only for a value that passes). */
+    {
+        mcpool_config *cfg = NULL;
+        mcpool_client *m = NULL;
+        EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, K("servers"), K(server)), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, K("protocol"), K("meta")), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, K("value_format"), K("spymemcached")), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(prefix)), MCPOOL_OK);
+        EXPECT(mcpool_client_new(cfg, &m), MCPOOL_OK);
+        mcpool_config_free(cfg);
+        if (m) {
+            EXPECT(mcpool_client_set_with_version(m, K("rtv"), K("x"), 0x200, 0, 5),
+                   MCPOOL_VALUE_FORMAT);
+            mcpool_client_free(m);
+        }
+    }
+    mcpool_client_free(raw);
+}
+
 /* Kinds and store ops are plain uint32_t: every number that names none is
  * MCPOOL_INVALID_ARGUMENT before any I/O (never a crash, another kind or another command),
  * and a refused batch stores nothing. */
@@ -2431,6 +2578,7 @@ int main(int argc, char **argv) {
     test_options();
     test_kinds();
     test_compression_due_and_level();
+    test_flags_round_trip();
     test_enum_range();
     test_metrics(c);
     test_servers();

@@ -94,8 +94,9 @@ impl Client {
         }
         self.check_kind(Kind::Int)?;
         let flags = self
-            .kind_flags(Kind::Int)
-            .map_err(|_| Error::InvalidArgument {
+            .values()
+            .decimal_int_flags()
+            .ok_or_else(|| Error::InvalidArgument {
                 what: "value",
                 reason: format!(
                     "the integer {value} is above 2**63-1, and the {} value format writes \
@@ -167,8 +168,12 @@ impl Client {
     }
 
     /// The flags under which the byte API (`store`, `set_multi` with flags) stores an
-    /// uncompressed value of `kind` whose body is its ABI body (decimal text for integers,
-    /// `0`/`1` for booleans); `Error::Unsupported` where the format writes it otherwise.
+    /// uncompressed value of `kind` given as its ABI body (decimal text for integers, `0`/`1`
+    /// for booleans: what `get` delivers) exactly as [`Client::store_value`] stores it, the
+    /// core converting it to the format's wire form (Whalin's binary Long and byte boolean).
+    /// `Error::Unsupported` where the format has no such kind, writes it with flags 0, which
+    /// the byte API takes as bytes (spymemcached's text), or picks the flags by the value
+    /// (spymemcached's SPECIAL_INT or SPECIAL_LONG by an int's size).
     pub fn kind_flags(&self, kind: Kind) -> Result<u32> {
         self.values().kind_flags(kind)
     }

@@ -184,8 +184,9 @@ static WHALIN: Table = Table {
         row(64, Text, Plain, "StringBuffer (MARKER_STRINGBUFFER)"),
         row(2048, Text, Plain, "StringBuilder (MARKER_STRINGBUILDER)"),
         // The core's int is 64-bit, Java's Long: every int is written as a Long whatever its
-        // size, so a Java reader always gets the same type. Integer, Short and Byte are read;
-        // the Java binding writes them with their own markers (raw flags the core checks).
+        // size, so a Java reader always gets the same type. Integer, Short and Byte are read,
+        // and written under explicit flags (the Java binding's markers, a get's flags stored
+        // back): the body is decimal text, the core writes these bytes (transcode::int_wire).
         row(16384, Int, BigEndian(8, 64), "Long (MARKER_LONG, 8 bytes)"),
         row(
             4,

@@ -5,7 +5,7 @@
 
 use super::codec::{inflate_append, Codec, Compression};
 use super::format::{self, mcpool, Body, Class, ValueFormat};
-use super::kind::{decimal_text, Kind, Lang, Value};
+use super::kind::{decimal_text, parse_decimal, Kind, Lang, Value};
 use crate::error::{Error, Result};
 use std::borrow::Cow;
 
@@ -418,19 +418,12 @@ impl<'c> Transcoder<'c> {
             )));
         }
         let wire: Cow<'v, [u8]> = match (body, value) {
-            (Body::Decimal, Value::Int(i)) => Cow::Owned(i.to_string().into_bytes()),
-            (Body::BigEndian(n, _), Value::Int(i)) => {
-                Cow::Owned(i.to_be_bytes()[8 - usize::from(n)..].to_vec())
+            (_, Value::Int(i)) => Cow::Owned(
+                int_wire(body, *i).expect("flags_for picks an integer row that holds the value"),
+            ),
+            (_, Value::Bool(b)) => {
+                Cow::Borrowed(bool_wire(body, *b).expect("a boolean's row has a boolean body"))
             }
-            (Body::Packed(n), Value::Int(i)) => {
-                let b = i.to_be_bytes();
-                let b = &b[8 - usize::from(n)..];
-                let first = b.iter().position(|x| *x != 0).unwrap_or(b.len());
-                Cow::Owned(b[first..].to_vec())
-            }
-            (Body::ByteBool, Value::Bool(b)) => Cow::Borrowed(if *b { &[1] } else { &[0] }),
-            (Body::AsciiBool, Value::Bool(b)) => Cow::Borrowed(if *b { b"1" } else { b"0" }),
-            (Body::PickledBool, Value::Bool(b)) => Cow::Borrowed(format::pickled_bool(*b)),
             (Body::Plain | Body::TextOrBytes, v) => match v {
                 Value::Bytes(b) | Value::Serialized { bytes: b, .. } => Cow::Borrowed(b),
                 Value::Text(s) => Cow::Borrowed(s.as_bytes()),
@@ -500,14 +493,63 @@ impl<'c> Transcoder<'c> {
                     "{why}, so no reader of the format would read the value back"
                 ))
             })?;
-            // The body must be what the flags say (an integer's form, UTF-8 text…).
-            self.body(key, wire_flags, class, data)?;
+            // The body is the kind's ABI form, as the byte API's reads deliver it: where the
+            // format writes the kind otherwise (Whalin's and spymemcached's binary integers,
+            // Whalin's byte boolean) it is converted by the typed store's own rule
+            // (`int_wire`, `bool_wire`), so what `get` handed out, stored back under the same
+            // flags, is the same value; elsewhere it must already be what the flags say
+            // (decimal digits, UTF-8 text, `0`/`1`…).
+            let wire = match class.body {
+                Body::BigEndian(..) | Body::Packed(_) => {
+                    let i = parse_decimal(data).ok_or_else(|| {
+                        refuse(format!(
+                            "the {format} value format says int ({}), and the byte API takes an \
+                             integer as its decimal text (what get delivers, e.g. \"-42\"), \
+                             not {:?}",
+                            class.what,
+                            String::from_utf8_lossy(data)
+                        ))
+                    })?;
+                    let w = int_wire(class.body, i).ok_or_else(|| {
+                        refuse(format!(
+                            "{i} is outside the range of {} in the {format} value format",
+                            class.what
+                        ))
+                    })?;
+                    Cow::Owned(w)
+                }
+                Body::ByteBool => {
+                    let b = match data {
+                        b"0" => false,
+                        b"1" => true,
+                        _ => {
+                            return Err(refuse(format!(
+                                "the {format} value format says bool ({}), and the byte API \
+                                 takes a boolean as \"0\" or \"1\" (what get delivers)",
+                                class.what
+                            )))
+                        }
+                    };
+                    Cow::Borrowed(bool_wire(class.body, b).expect("a boolean body"))
+                }
+                _ => {
+                    self.body(key, wire_flags, class, data)?;
+                    Cow::Borrowed(data)
+                }
+            };
+            return Ok(self.compress(wire, wire_flags));
         }
         Ok(self.compress(Cow::Borrowed(data), wire_flags))
     }
 
-    /// The flags of an uncompressed value of `kind` for the batch calls, when its wire body
-    /// is its ABI body.
+    /// The flags under which the byte API's stores (`store`, the batch calls) write an
+    /// uncompressed value of `kind` given as its ABI body (an integer as decimal text, a
+    /// boolean as `0`/`1`) exactly as the typed store writes it (converted to the format's
+    /// wire form as [`Self::encode_flagged`] does: Whalin's binary Long and byte boolean).
+    /// `Err(Unsupported)` where the format has no such kind, writes it with flags 0, which
+    /// the byte API takes as bytes (spymemcached's String), or picks its flags by the value
+    /// (spymemcached's SPECIAL_INT up to 32 bits, else SPECIAL_LONG): such a value is
+    /// stored with the typed store, or under explicit flags of one of the format's types.
     pub fn kind_flags(&self, kind: Kind) -> Result<u32> {
         if let Kind::Serialized(lang) = kind {
             if !self.options.serialized(lang) {
@@ -521,14 +563,45 @@ impl<'c> Transcoder<'c> {
         let (flags, body) = format
             .flags_for(kind, None)
             .ok_or_else(|| self.unsupported(kind))?;
-        let same = matches!(body, Body::Plain | Body::Decimal | Body::AsciiBool);
-        if !same || (flags == 0 && kind != Kind::Bytes) {
+        if body == Body::PickledBool {
+            // Flags 1 are every pickle's: a byte store under them takes the body as a
+            // pickle, never as the boolean's `0`/`1`.
             return Err(Error::Unsupported(format!(
-                "the {format} value format writes {kind} in a form the batch calls cannot \
-                 take as flags (store it with store_kind)"
+                "the {format} value format writes {kind} as a Python pickle under the                  pickle flags (store it with store_kind)"
             )));
         }
+        if flags == 0 && kind != Kind::Bytes {
+            return Err(Error::Unsupported(format!(
+                "the {format} value format writes {kind} with flags 0, which the byte API \
+                 takes as bytes (store it with store_kind)"
+            )));
+        }
+        if kind == Kind::Int {
+            // The typed store's flags for the smallest and the widest integers: one word
+            // for every value, or the flags depend on the value.
+            let small = format.flags_for(kind, Some(0)).map(|(f, _)| f);
+            let wide = format.flags_for(kind, Some(i64::MIN)).map(|(f, _)| f);
+            if small != wide {
+                return Err(Error::Unsupported(format!(
+                    "the {format} value format picks an int's flags by its size ({} up to its \
+                     width, else {}): store it with store_kind, or under the explicit flags \
+                     of one of its integer types",
+                    small.unwrap_or(0),
+                    wide.unwrap_or(0)
+                )));
+            }
+        }
         Ok(flags)
+    }
+
+    /// The flags of the format's integers when it writes them as decimal text (the layouts
+    /// that can hold the counter range above `i64::MAX`); `None` for binary integers
+    /// (Whalin, spymemcached) and formats without integers.
+    pub(crate) fn decimal_int_flags(&self) -> Option<u32> {
+        match self.options.format.flags_for(Kind::Int, None) {
+            Some((flags, Body::Decimal)) => Some(flags),
+            _ => None,
+        }
     }
 
     /// Compresses `wire` when due and sets the format's compression bits.
@@ -548,6 +621,36 @@ impl<'c> Transcoder<'c> {
             },
         };
         (Cow::Owned(packed), flags | bits)
+    }
+}
+
+/// An integer's wire body in a row written as `body`: the one rule for the typed store and
+/// for the byte API's store under a kind's flags. `None` when `body` is no integer body or
+/// the value is outside the row's range (a Whalin Short beyond 16 bits, a spymemcached
+/// Integer beyond 32).
+fn int_wire(body: Body, i: i64) -> Option<Vec<u8>> {
+    match body {
+        Body::Decimal => Some(i.to_string().into_bytes()),
+        Body::BigEndian(n, bits) => {
+            format::fits_in(i, bits / 8).then(|| i.to_be_bytes()[8 - usize::from(n)..].to_vec())
+        }
+        Body::Packed(n) => format::fits_in(i, n).then(|| {
+            let b = i.to_be_bytes();
+            let b = &b[8 - usize::from(n)..];
+            let first = b.iter().position(|x| *x != 0).unwrap_or(b.len());
+            b[first..].to_vec()
+        }),
+        _ => None,
+    }
+}
+
+/// A boolean's wire body in a row written as `body` (`None`: no boolean body).
+fn bool_wire(body: Body, b: bool) -> Option<&'static [u8]> {
+    match body {
+        Body::ByteBool => Some(if b { &[1] } else { &[0] }),
+        Body::AsciiBool => Some(if b { b"1" } else { b"0" }),
+        Body::PickledBool => Some(format::pickled_bool(b)),
+        _ => None,
     }
 }
 
@@ -855,16 +958,27 @@ mod tests {
                 Value::Int(n),
                 "{flags}"
             );
-            // The Java binding stores each type raw under its marker: the core takes it.
-            let (wire, f) = w.encode_flagged(b"k", &body, flags).unwrap();
+            // The byte API (and the Java binding, for each type under its marker) stores
+            // the integer as get delivers it, decimal text: the core writes the wire body.
+            let (abi, delivered) = w.decode_owned(b"k", body.clone(), flags).unwrap();
+            assert_eq!(
+                (abi.clone(), delivered),
+                (n.to_string().into_bytes(), flags)
+            );
+            let (wire, f) = w.encode_flagged(b"k", &abi, flags).unwrap();
             assert_eq!((&wire[..], f), (&body[..], flags));
         }
         // A Short's 4 bytes outside 16 bits are no Short Whalin wrote: an error, not a
-        // truncated number; the same body stored under MARKER_SHORT is refused.
+        // truncated number; a Short outside 16 bits stored under MARKER_SHORT is refused.
         let e = w.decode_value(b"k", &[0, 1, 0, 0], 256).unwrap_err();
         assert!(e.to_string().contains("16-bit"), "{e}");
-        assert!(w.encode_flagged(b"k", &[0, 1, 0, 0], 256).is_err());
-        assert!(w.encode_flagged(b"k", &[0, 0, 1], 4).is_err(), "3 bytes");
+        assert!(w.encode_flagged(b"k", b"65536", 256).is_err());
+        assert!(w.encode_flagged(b"k", b"2147483648", 4).is_err());
+        // A wire body is no ABI body: never stored as if it were (4 bytes of an Integer
+        // would be the decimal digits' bytes read back as another number).
+        assert!(w.encode_flagged(b"k", &[0, 0, 0, 42], 4).is_err());
+        assert!(w.encode_flagged(b"k", &[1], 8192).is_err());
+        assert_eq!(w.encode_flagged(b"k", b"1", 8192).unwrap().0[..], [1]);
         // StringBuffer and StringBuilder are text.
         for flags in [64, 2048] {
             assert_eq!(
@@ -892,8 +1006,30 @@ mod tests {
         assert!(m.encode_flagged(b"k", b"twelve", int).is_err());
         let s = t(ValueFormat::Spymemcached, &c);
         assert_eq!(s.encode_flagged(b"k", b"v", 0).unwrap().1, 0x800);
-        assert!(s.kind_flags(Kind::Text).is_err());
+        assert!(
+            s.kind_flags(Kind::Text).is_err(),
+            "flags 0 is the byte API's bytes"
+        );
+        // SPECIAL_INT or SPECIAL_LONG by the value's size: no one flags word is the typed
+        // store's; under explicit flags the ABI's decimal text becomes the packed binary body.
         assert!(s.kind_flags(Kind::Int).is_err());
+        assert_eq!(s.kind_flags(Kind::Bool).unwrap(), 0x100);
+        let w = t(ValueFormat::Whalin, &c);
+        assert_eq!(
+            w.kind_flags(Kind::Int).unwrap(),
+            16384,
+            "MARKER_LONG, every int"
+        );
+        assert_eq!(w.kind_flags(Kind::Bool).unwrap(), 8192);
+        assert_eq!(
+            s.encode_flagged(b"k", b"12", 0x200).unwrap(),
+            (Cow::Owned(vec![12]), 0x200)
+        );
+        assert_eq!(
+            s.encode_flagged(b"k", b"-7", 0x200).unwrap().0[..],
+            (-7i32).to_be_bytes()
+        );
+        assert!(s.encode_flagged(b"k", b"x", 0x200).is_err());
         let p = t(ValueFormat::Pylibmc, &c);
         assert!(
             p.encode_flagged(b"k", b"v", 8).is_err(),

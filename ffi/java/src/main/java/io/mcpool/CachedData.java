@@ -17,12 +17,15 @@ public final class CachedData {
      * text. Null: not known. */
     final Kind rawKind;
 
-    /** A raw value with the caller's flags (they must mean something in the value format). */
+    /** A raw value with the caller's flags (they must mean something in the value format),
+     * its body as {@link Mcpool#getBytes} delivers one under those flags (an integer as
+     * decimal text, a boolean as "1"/"0"). */
     public CachedData(byte[] data, int flags) {
         this(data, flags, null);
     }
 
-    /** A raw value (its wire bytes) with its format's flags for a type, of this kind. */
+    /** A raw value with its format's flags for a type, of this kind: its body in the kind's
+     * form (an integer's decimal text), which the core writes in the format's wire form. */
     CachedData(byte[] data, int flags, Kind rawKind) {
         this.data = data;
         this.flags = flags;

@@ -25,6 +25,15 @@ final class Kinds {
         return new CachedData(Kind.JAVA_SERIALIZED, Serialization.serialize(v));
     }
 
+    /** An integer under its format's flags for its Java type (Whalin's MARKER_INTEGER,
+     * spymemcached's SPECIAL_LONG...): its decimal text, the body the byte API takes under
+     * any flags of the integer kind; the core writes the format's binary form and checks the
+     * range (docs/value-format.md). */
+    static CachedData marked(Object v, int flags) {
+        byte[] text = Long.toString(((Number) v).longValue()).getBytes(StandardCharsets.US_ASCII);
+        return new CachedData(text, flags, Kind.INT);
+    }
+
     private static boolean isNative(Object v) {
         return v instanceof String || v instanceof Number || v instanceof Boolean || v instanceof Character
             || v instanceof java.util.Date || v instanceof StringBuffer || v instanceof StringBuilder;

@@ -660,12 +660,17 @@ public final class Mcpool implements AutoCloseable {
     /** Stores raw bytes with the caller's flags: flags the value format can read back (0:
      * its bytes kind; the compression bits are the core's), else MCPOOL_VALUE_FORMAT. Under
      * the default mcpool format application flags are 16 bits: above 0xFFFF only a kind's
-     * own flags are taken (never a rewrite of 0x12345 into another kind's). */
+     * own flags are taken (never a rewrite of 0x12345 into another kind's). The bytes are
+     * the kind's body as {@link #getBytes} delivers it (an integer as decimal text, a
+     * boolean as "1"/"0"): what getBytes returned, stored back with its flags, is the same
+     * value; the core writes the format's wire form (Whalin's and spymemcached's binary
+     * integers), or refuses a body those flags cannot hold with MCPOOL_VALUE_FORMAT. */
     public boolean setBytes(String key, byte[] data, int flags, int ttl) {
         return storeRaw(Native.OP_SET, key(key), data, flags, ttl, 0) == Native.OK;
     }
 
-    /** Raw bytes and flags, or null on a miss. */
+    /** Raw bytes and flags, or null on a miss: the body in its kind's form (inflated; an
+     * integer as decimal text, a boolean as "1"/"0"), the flags without the compression bits. */
     public CachedData getBytes(String key) {
         long[] meta = new long[2];
         byte[] b = getRaw(key(key), false, meta);

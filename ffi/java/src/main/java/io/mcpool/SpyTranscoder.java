@@ -45,14 +45,15 @@ public final class SpyTranscoder implements Transcoder {
 
     /**
      * As spymemcached encodes: an Integer as the core's integer kind (SPECIAL_INT, the core's
-     * first choice for a value that fits in 4 bytes), a Long and a Byte raw with their own
-     * flags and spymemcached's packed big-endian bytes (the core would pick SPECIAL_INT for
-     * a small Long, which spymemcached reads as an Integer), a Short serialized.
+     * first choice for a value that fits in 4 bytes), a Long and a Byte as their decimal
+     * text with their own flags, which the core writes as spymemcached's packed big-endian
+     * bytes (the core would pick SPECIAL_INT for a small Long, which spymemcached reads as
+     * an Integer), a Short serialized.
      */
     @Override
     public CachedData encode(Object v) {
-        if (v instanceof Long) return new CachedData(packed((Long) v), SPECIAL_LONG, Kind.INT);
-        if (v instanceof Byte) return new CachedData(new byte[] {(Byte) v}, SPECIAL_BYTE, Kind.INT);
+        if (v instanceof Long) return Kinds.marked(v, SPECIAL_LONG);
+        if (v instanceof Byte) return Kinds.marked(v, SPECIAL_BYTE);
         if (v instanceof Short) {
             if (!allowSerializable) {
                 throw Serialization.refused("cannot store a java.lang.Short (spymemcached stores it serialized)");
@@ -60,16 +61,6 @@ public final class SpyTranscoder implements Transcoder {
             return new CachedData(Kind.JAVA_SERIALIZED, Serialization.serialize(v));
         }
         return Kinds.encode(v, false, allowSerializable);
-    }
-
-    /** spymemcached's {@code TranscoderUtils(true).encodeLong}: 8 big-endian bytes, leading
-     * zero bytes dropped (0 is empty). */
-    static byte[] packed(long n) {
-        int skip = 0;
-        while (skip < 8 && (n >>> (8 * (7 - skip)) & 0xff) == 0) skip++;
-        byte[] b = new byte[8 - skip];
-        for (int i = 0; i < b.length; i++) b[i] = (byte) (n >>> (8 * (b.length - 1 - i)));
-        return b;
     }
 
     @Override

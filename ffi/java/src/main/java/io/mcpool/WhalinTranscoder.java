@@ -22,10 +22,12 @@ package io.mcpool;
  * <tr><td>{@code Serializable}, serialization allowed</td><td>8 F_SERIALIZED</td><td>Java serialization</td></tr>
  * </table>
  *
- * <p>The core writes the kinds' markers (Long, String, Boolean, byte[], serialized) and checks
- * the others, which this transcoder hands it with their marker (an Integer's 4 bytes under
- * MARKER_INTEGER must be 4 bytes; a Short's must hold 16 bits). Another language's integer
- * is written as a Long, and reads back in Java as a {@code Long}.
+ * <p>The core writes every wire form: the kinds' markers (Long, String, Boolean, byte[],
+ * serialized), and the others, which this transcoder hands it as the kind's body (an
+ * Integer, Short or Byte as its decimal text) with their marker: the core writes
+ * NativeHandler's bytes (4 for an Integer or a Short, 1 for a Byte) and checks the range (a
+ * Short must hold 16 bits). Another language's integer is written as a Long, and reads back
+ * in Java as a {@code Long}.
  *
  * <p>Under another value format (the builder's default {@code mcpool}) the types map to
  * the kinds only: Integer, Short and Byte are integers and read back as {@code Long},
@@ -94,18 +96,13 @@ public final class WhalinTranscoder implements Transcoder {
     @Override
     public CachedData encode(Object v) {
         if (markers && !primitiveAsString) {
-            if (v instanceof Integer) return new CachedData(int4((Integer) v), MARKER_INTEGER, Kind.INT);
-            if (v instanceof Short) return new CachedData(int4((Short) v), MARKER_SHORT, Kind.INT);
-            if (v instanceof Byte) return new CachedData(new byte[] {(Byte) v}, MARKER_BYTE, Kind.INT);
+            if (v instanceof Integer) return Kinds.marked(v, MARKER_INTEGER);
+            if (v instanceof Short) return Kinds.marked(v, MARKER_SHORT);
+            if (v instanceof Byte) return Kinds.marked(v, MARKER_BYTE);
             if (v instanceof StringBuffer) return new CachedData(Utf8.value(v.toString()), MARKER_STRINGBUFFER, Kind.TEXT);
             if (v instanceof StringBuilder) return new CachedData(Utf8.value(v.toString()), MARKER_STRINGBUILDER, Kind.TEXT);
         }
         return Kinds.encode(v, primitiveAsString, allowSerializable);
-    }
-
-    /** NativeHandler's {@code getBytes(int)}: 4 bytes, big-endian. */
-    private static byte[] int4(int n) {
-        return new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n};
     }
 
     @Override

@@ -107,6 +107,21 @@ public class TranscoderTest {
                 assertEquals(ks[i], want[i], m.get(ks[i]));
             }
             assertEquals(StringBuffer.class, mc.get("t:w:wf").getClass());
+            // getBytes, then setBytes with the same flags: the same wire value (an Integer's
+            // decimal text under MARKER_INTEGER was stored as its ASCII bytes, "12345678" read
+            // back as 3544952156018063160), the same Java value.
+            for (String k : new String[] {"t:w:l", "t:w:Lm", "t:w:i", "t:w:im", "t:w:h", "t:w:y", "t:w:t",
+                "t:w:f", "t:w:b", "t:w:sb", "t:w:wi", "t:w:wb", "t:w:ws", "t:w:wl", "t:w:wf"}) {
+                CachedData d = mc.getBytes(k);
+                assertTrue(k, mc.setBytes(k + ":rt", d.data, d.flags, 0));
+                CachedData was = raw.getBytes(k), now = raw.getBytes(k + ":rt");
+                assertEquals(k, was.flags, now.flags);
+                assertArrayEquals(k, was.data, now.data);
+                Object v = mc.get(k), back = mc.get(k + ":rt");
+                assertEquals(k, v.getClass(), back.getClass());
+                if (v instanceof byte[]) assertArrayEquals(k, (byte[]) v, (byte[]) back);
+                else assertEquals(k, v.toString(), back.toString());
+            }
             // a Short's 4 bytes beyond 16 bits are no Short Whalin wrote: an error, not a
             // truncated number
             assertTrue(raw.setBytes("t:w:wS", new byte[] {0, 1, 0, 0}, 256, 0));
