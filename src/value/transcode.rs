@@ -567,7 +567,8 @@ impl<'c> Transcoder<'c> {
             // Flags 1 are every pickle's: a byte store under them takes the body as a
             // pickle, never as the boolean's `0`/`1`.
             return Err(Error::Unsupported(format!(
-                "the {format} value format writes {kind} as a Python pickle under the                  pickle flags (store it with store_kind)"
+                "the {format} value format writes {kind} as a Python pickle under the \
+                 pickle flags (store it with store_kind)"
             )));
         }
         if flags == 0 && kind != Kind::Bytes {
