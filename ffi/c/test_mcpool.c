@@ -2053,7 +2053,8 @@ static void test_flags_round_trip(void) {
         mcpool_client_free(c);
     }
     /* kind_flags: the flags under which a byte store is the typed store: Whalin's Long and
-     * Boolean; spymemcached's int has none (SPECIAL_INT or SPECIAL_LONG by its size). */
+     * Boolean; spymemcached's Long (every int of a non-Java surface, whatever its size) and
+     * Boolean. */
     mcpool_client *wh = format_client("whalin", NULL), *sp = format_client("spymemcached", NULL);
     CHECK(wh != NULL && sp != NULL);
     if (wh && sp) {
@@ -2064,7 +2065,17 @@ static void test_flags_round_trip(void) {
         CHECK(f == 8192);
         EXPECT(mcpool_client_kind_flags(sp, MCPOOL_KIND_BOOL, &f), MCPOOL_OK);
         CHECK(f == 0x100);
-        EXPECT(mcpool_client_kind_flags(sp, MCPOOL_KIND_INT, &f), MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_client_kind_flags(sp, MCPOOL_KIND_INT, &f), MCPOOL_OK);
+        CHECK(f == 0x300);
+        /* a small int stored by kind is spymemcached's Long too */
+        EXPECT(mcpool_client_store_kind(sp, MCPOOL_STORE_SET, K("spl"), MCPOOL_KIND_INT, K("5"),
+                                        0, 0), MCPOOL_OK);
+        {
+            mcpool_item *it = NULL;
+            EXPECT(mcpool_client_get(sp, K("spl"), &it), MCPOOL_OK);
+            CHECK(it && mcpool_item_flags(it) == 0x300);
+            mcpool_item_free(it);
+        }
         EXPECT(mcpool_client_kind_flags(sp, MCPOOL_KIND_TEXT, &f), MCPOOL_UNSUPPORTED);
         /* Bodies the flags cannot hold: refused on every store path, nothing stored. */
         const uint8_t *kp[1] = {(const uint8_t *)"rtbad"}, *vp[1] = {(const uint8_t *)"x"};

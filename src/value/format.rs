@@ -218,8 +218,11 @@ static SPYMEMCACHED: Table = Table {
     rows: &[
         row(0x800, Bytes, Plain, "byte[] (SPECIAL_BYTEARRAY)"),
         row(0, Text, TextOrBytes, "String (no flags)"),
-        row(0x200, Int, Packed(4), "Integer (SPECIAL_INT)"),
+        // An int of every other surface is Java's Long (first: the typed store's row),
+        // whatever its size, as under Whalin; Integer is read, and written by Java's
+        // SpyTranscoder under its own flags.
         row(0x300, Int, Packed(8), "Long (SPECIAL_LONG)"),
+        row(0x200, Int, Packed(4), "Integer (SPECIAL_INT)"),
         row(0x500, Int, Packed(1), "Byte (SPECIAL_BYTE)"),
         row(0x100, Bool, AsciiBool, "Boolean (SPECIAL_BOOLEAN, '0'/'1')"),
         row(
@@ -395,8 +398,8 @@ impl ValueFormat {
 
     /// The flags of an uncompressed value of `kind` (with application flags `app` under
     /// `mcpool`), written with `body`; `None` when the format has no such kind. For an
-    /// integer, `int` skips rows too narrow for it (spymemcached: SPECIAL_INT up to 32 bits,
-    /// else SPECIAL_LONG; Whalin: always its Long).
+    /// integer, `int` skips rows too narrow for it (the first row is the typed store's:
+    /// spymemcached's and Whalin's Long, whatever the size).
     pub(crate) fn flags_for(self, kind: Kind, int: Option<i64>) -> Option<(u32, Body)> {
         match self {
             ValueFormat::Mcpool => Some(match kind {

@@ -545,11 +545,11 @@ impl<'c> Transcoder<'c> {
     /// The flags under which the byte API's stores (`store`, the batch calls) write an
     /// uncompressed value of `kind` given as its ABI body (an integer as decimal text, a
     /// boolean as `0`/`1`) exactly as the typed store writes it (converted to the format's
-    /// wire form as [`Self::encode_flagged`] does: Whalin's binary Long and byte boolean).
-    /// `Err(Unsupported)` where the format has no such kind, writes it with flags 0, which
-    /// the byte API takes as bytes (spymemcached's String), or picks its flags by the value
-    /// (spymemcached's SPECIAL_INT up to 32 bits, else SPECIAL_LONG): such a value is
-    /// stored with the typed store, or under explicit flags of one of the format's types.
+    /// wire form as [`Self::encode_flagged`] does: Whalin's and spymemcached's binary Long,
+    /// Whalin's byte boolean). `Err(Unsupported)` where the format has no such kind, writes
+    /// it with flags 0, which the byte API takes as bytes (spymemcached's String), picks its
+    /// flags by the value, or writes it as a pickle: such a value is stored with the typed
+    /// store, or under explicit flags of one of the format's types.
     pub fn kind_flags(&self, kind: Kind) -> Result<u32> {
         if let Kind::Serialized(lang) = kind {
             if !self.options.serialized(lang) {
@@ -843,15 +843,15 @@ mod tests {
         );
         assert_eq!(
             enc(ValueFormat::Spymemcached, Value::Int(0)),
-            (vec![], 0x200)
+            (vec![], 0x300)
         );
         assert_eq!(
             enc(ValueFormat::Spymemcached, Value::Int(300)),
-            (vec![1, 44], 0x200)
+            (vec![1, 44], 0x300)
         );
         assert_eq!(
             enc(ValueFormat::Spymemcached, Value::Int(-1)),
-            (vec![0xff; 4], 0x200)
+            (vec![0xff; 8], 0x300)
         );
         assert_eq!(
             enc(ValueFormat::Spymemcached, Value::Bool(false)),

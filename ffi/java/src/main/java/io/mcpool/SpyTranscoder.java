@@ -44,14 +44,14 @@ public final class SpyTranscoder implements Transcoder {
     }
 
     /**
-     * As spymemcached encodes: an Integer as the core's integer kind (SPECIAL_INT, the core's
-     * first choice for a value that fits in 4 bytes), a Long and a Byte as their decimal
-     * text with their own flags, which the core writes as spymemcached's packed big-endian
-     * bytes (the core would pick SPECIAL_INT for a small Long, which spymemcached reads as
-     * an Integer), a Short serialized.
+     * As spymemcached encodes: an Integer, a Long and a Byte as their decimal text with their
+     * own flags (SPECIAL_INT, SPECIAL_LONG, SPECIAL_BYTE), which the core writes as
+     * spymemcached's packed big-endian bytes (the core's integer kind is Java's Long under
+     * this format, whatever its size, as every other surface's int), a Short serialized.
      */
     @Override
     public CachedData encode(Object v) {
+        if (v instanceof Integer) return Kinds.marked(v, SPECIAL_INT);
         if (v instanceof Long) return Kinds.marked(v, SPECIAL_LONG);
         if (v instanceof Byte) return Kinds.marked(v, SPECIAL_BYTE);
         if (v instanceof Short) {
