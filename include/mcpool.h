@@ -2492,11 +2492,11 @@ mcpool_status mcpool_client_compression_due(const mcpool_client *client,
  * value of `kind`, for the calls that take flags (`mcpool_client_set`, the batch calls):
  * under it a body in the kind's ABI form (an INT as decimal text, a BOOL as `"0"`/`"1"`)
  * is stored exactly as `mcpool_client_store_kind` stores it, the core converting it to the
- * format's wire form (Whalin's binary Long and byte boolean). Compression is still applied
- * by the call (it adds its own bits). `MCPOOL_UNSUPPORTED` (naming the kind and the format)
- * when the format has no such kind, writes it with flags 0 (which the byte API takes as
- * bytes: spymemcached's TEXT), or picks its flags by the value (spymemcached's INT:
- * SPECIAL_INT up to 32 bits, else SPECIAL_LONG); store such a value with `store_kind`.
+ * format's wire form (Whalin's and spymemcached's binary Long, Whalin's byte boolean).
+ * Compression is still applied by the call (it adds its own bits). `MCPOOL_UNSUPPORTED`
+ * (naming the kind and the format) when the format has no such kind, writes it with flags 0
+ * (which the byte API takes as bytes: spymemcached's TEXT), or as a Python pickle (a bool
+ * under python-memcached and pymemcache); store such a value with `store_kind`.
  *
  * # Safety
  * `client` is NULL or live; `out_flags` is NULL (refused) or valid for one write.
