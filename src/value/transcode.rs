@@ -1011,9 +1011,9 @@ mod tests {
             s.kind_flags(Kind::Text).is_err(),
             "flags 0 is the byte API's bytes"
         );
-        // SPECIAL_INT or SPECIAL_LONG by the value's size: no one flags word is the typed
-        // store's; under explicit flags the ABI's decimal text becomes the packed binary body.
-        assert!(s.kind_flags(Kind::Int).is_err());
+        // Every int of a non-Java surface is spymemcached's Long; under explicit flags the
+        // ABI's decimal text becomes the packed binary body.
+        assert_eq!(s.kind_flags(Kind::Int).unwrap(), 0x300);
         assert_eq!(s.kind_flags(Kind::Bool).unwrap(), 0x100);
         let w = t(ValueFormat::Whalin, &c);
         assert_eq!(
