@@ -96,14 +96,7 @@ impl Client {
         let flags = self
             .values()
             .decimal_int_flags()
-            .ok_or_else(|| Error::InvalidArgument {
-                what: "value",
-                reason: format!(
-                    "the integer {value} is above 2**63-1, and the {} value format writes \
-                 integers as 64-bit signed binary",
-                    self.config().values.format
-                ),
-            })?;
+            .ok_or_else(|| self.values().above_i64(value))?;
         let digits = value.to_string();
         self.store_as(cmd, key, digits.as_bytes(), flags, ttl, compress)
     }

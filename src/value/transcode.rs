@@ -501,6 +501,11 @@ impl<'c> Transcoder<'c> {
             // (decimal digits, UTF-8 text, `0`/`1`…).
             let wire = match class.body {
                 Body::BigEndian(..) | Body::Packed(_) => {
+                    // memcached's counter range above i64: the caller's argument, as for the
+                    // typed store (`above_i64`), not a body of the wrong form.
+                    if let Some(u) = super::kind::parse_unsigned_above_i64(data) {
+                        return Err(self.above_i64(u));
+                    }
                     let i = parse_decimal(data).ok_or_else(|| {
                         refuse(format!(
                             "the {format} value format says int ({}), and the byte API takes an \
@@ -593,6 +598,20 @@ impl<'c> Transcoder<'c> {
             }
         }
         Ok(flags)
+    }
+
+    /// The one refusal of an integer above `i64::MAX` (memcached's counter range, 2**63 ..
+    /// 2**64-1) under a format that writes integers as 64-bit signed binary (Whalin,
+    /// spymemcached): the caller's argument, `Error::InvalidArgument`, before anything is sent.
+    pub(crate) fn above_i64(&self, value: u64) -> Error {
+        Error::InvalidArgument {
+            what: "value",
+            reason: format!(
+                "the integer {value} is above 2**63-1, and the {} value format writes \
+                 integers as 64-bit signed binary",
+                self.options.format
+            ),
+        }
     }
 
     /// The flags of the format's integers when it writes them as decimal text (the layouts
