@@ -163,10 +163,10 @@ impl Client {
     /// The flags under which the byte API (`store`, `set_multi` with flags) stores an
     /// uncompressed value of `kind` given as its ABI body (decimal text for integers, `0`/`1`
     /// for booleans: what `get` delivers) exactly as [`Client::store_value`] stores it, the
-    /// core converting it to the format's wire form (Whalin's binary Long and byte boolean).
-    /// `Error::Unsupported` where the format has no such kind, writes it with flags 0, which
-    /// the byte API takes as bytes (spymemcached's text), or picks the flags by the value
-    /// (spymemcached's SPECIAL_INT or SPECIAL_LONG by an int's size).
+    /// core converting it to the format's wire form (Whalin's and spymemcached's binary Long,
+    /// Whalin's byte boolean). `Error::Unsupported` where the format has no such kind, writes
+    /// it with flags 0, which the byte API takes as bytes (spymemcached's text), or writes it
+    /// as a pickle (a bool under python-memcached and pymemcache).
     pub fn kind_flags(&self, kind: Kind) -> Result<u32> {
         self.values().kind_flags(kind)
     }

@@ -82,10 +82,10 @@ pub(crate) fn pickled_bool(b: bool) -> &'static [u8] {
 }
 
 /// One row of a legacy table: these flags (without the compression bit) mean this kind,
-/// written this way. For writing, the first row of a kind whose body can hold the value wins;
-/// for reading, the first row of the flags: a row whose flags an earlier row holds is how the
-/// peer writes a kind it reads back as the earlier row's (pylibmc's bool, an int; the
-/// python-memcached bool, a pickle).
+/// written this way. For writing, the first row of a kind wins (for an int, one that holds
+/// every `i64`); for reading, the first row of the flags: a row whose flags an earlier row
+/// holds is how the peer writes a kind it reads back as the earlier row's (pylibmc's bool, an
+/// int; the python-memcached bool, a pickle).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Row {
     pub flags: u32,
@@ -397,10 +397,10 @@ impl ValueFormat {
     }
 
     /// The flags of an uncompressed value of `kind` (with application flags `app` under
-    /// `mcpool`), written with `body`; `None` when the format has no such kind. For an
-    /// integer, `int` skips rows too narrow for it (the first row is the typed store's:
-    /// spymemcached's and Whalin's Long, whatever the size).
-    pub(crate) fn flags_for(self, kind: Kind, int: Option<i64>) -> Option<(u32, Body)> {
+    /// `mcpool`), written with `body`: the first row of the kind, the typed store's (for an
+    /// integer a row that holds every `i64`: spymemcached's and Whalin's Long, whatever the
+    /// size); `None` when the format has no such kind.
+    pub(crate) fn flags_for(self, kind: Kind) -> Option<(u32, Body)> {
         match self {
             ValueFormat::Mcpool => Some(match kind {
                 Kind::Bytes => (0, Body::Plain),
@@ -411,14 +411,12 @@ impl ValueFormat {
             ValueFormat::Libmemcached | ValueFormat::Legacy(_) => {
                 (kind == Kind::Bytes).then_some((0, Body::Plain))
             }
-            f => f.table()?.rows.iter().find_map(|r| {
-                let fits = match (r.body, int) {
-                    (Body::BigEndian(_, bits), Some(i)) => fits_in(i, bits / 8),
-                    (Body::Packed(n), Some(i)) => fits_in(i, n),
-                    _ => true,
-                };
-                (r.kind == kind && fits).then_some((r.flags, r.body))
-            }),
+            f => f
+                .table()?
+                .rows
+                .iter()
+                .find(|r| r.kind == kind)
+                .map(|r| (r.flags, r.body)),
         }
     }
 
@@ -555,11 +553,28 @@ mod tests {
         assert!(e.contains("pylibmc") && e.contains("lz4"), "{e}");
     }
 
+    /// The typed store writes an int under its kind's first row: that row must hold every
+    /// `i64` (a narrower first row would need the flags picked by the value).
+    #[test]
+    fn the_first_int_row_holds_every_i64() {
+        for f in ValueFormat::ALL {
+            if let Some((flags, body)) = f.flags_for(Kind::Int) {
+                let holds = match body {
+                    Body::Decimal => true,
+                    Body::BigEndian(_, bits) => fits_in(i64::MIN, bits / 8),
+                    Body::Packed(n) => fits_in(i64::MIN, n),
+                    _ => false,
+                };
+                assert!(holds, "{f}: int row {flags} {body:?}");
+            }
+        }
+    }
+
     #[test]
     fn every_kind_written_reads_back_as_itself() {
         for f in ValueFormat::ALL {
             for k in Kind::ALL {
-                let Some((flags, body)) = f.flags_for(k, Some(1)) else {
+                let Some((flags, body)) = f.flags_for(k) else {
                     assert!(!f.has_kind(k), "{f} {k}");
                     continue;
                 };

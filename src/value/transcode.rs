@@ -273,7 +273,7 @@ impl<'c> Transcoder<'c> {
                     let (f, _) = self
                         .options
                         .format
-                        .flags_for(Kind::Bytes, None)
+                        .flags_for(Kind::Bytes)
                         .unwrap_or((0, Body::Plain));
                     return Ok((Cow::Borrowed(body), f, Kind::Bytes));
                 }
@@ -398,14 +398,10 @@ impl<'c> Transcoder<'c> {
                 )));
             }
         }
-        let int = match value {
-            Value::Int(i) => Some(*i),
-            _ => None,
-        };
         let (flags, body) = self
             .options
             .format
-            .flags_for(kind, int)
+            .flags_for(kind)
             .ok_or_else(|| self.unsupported(kind))?;
         if body == Body::PickledBool && !self.options.serialized(Lang::Python) {
             // Written, it could only be read back with pickles on: refused rather than
@@ -419,7 +415,7 @@ impl<'c> Transcoder<'c> {
         }
         let wire: Cow<'v, [u8]> = match (body, value) {
             (_, Value::Int(i)) => Cow::Owned(
-                int_wire(body, *i).expect("flags_for picks an integer row that holds the value"),
+                int_wire(body, *i).expect("a kind's first int row holds every i64 (format tests)"),
             ),
             (_, Value::Bool(b)) => {
                 Cow::Borrowed(bool_wire(body, *b).expect("a boolean's row has a boolean body"))
@@ -451,7 +447,7 @@ impl<'c> Transcoder<'c> {
             |why: String| Error::ValueFormat(format!("storing {}: {why}", who(key, flags)));
         let wire_flags = match format {
             ValueFormat::Libmemcached | ValueFormat::Legacy(_) => flags,
-            _ if flags == 0 => format.flags_for(Kind::Bytes, None).map_or(0, |(f, _)| f),
+            _ if flags == 0 => format.flags_for(Kind::Bytes).map_or(0, |(f, _)| f),
             ValueFormat::Mcpool => {
                 // Without mcpool's mark, flags are the application's: 16 bits. Wider ones
                 // used to be marked as they were, so their bits 16..=19 silently made
@@ -552,9 +548,9 @@ impl<'c> Transcoder<'c> {
     /// boolean as `0`/`1`) exactly as the typed store writes it (converted to the format's
     /// wire form as [`Self::encode_flagged`] does: Whalin's and spymemcached's binary Long,
     /// Whalin's byte boolean). `Err(Unsupported)` where the format has no such kind, writes
-    /// it with flags 0, which the byte API takes as bytes (spymemcached's String), picks its
-    /// flags by the value, or writes it as a pickle: such a value is stored with the typed
-    /// store, or under explicit flags of one of the format's types.
+    /// it with flags 0, which the byte API takes as bytes (spymemcached's String), or writes
+    /// it as a pickle: such a value is stored with the typed store, or under explicit flags
+    /// of one of the format's types.
     pub fn kind_flags(&self, kind: Kind) -> Result<u32> {
         if let Kind::Serialized(lang) = kind {
             if !self.options.serialized(lang) {
@@ -566,7 +562,7 @@ impl<'c> Transcoder<'c> {
         }
         let format = self.options.format;
         let (flags, body) = format
-            .flags_for(kind, None)
+            .flags_for(kind)
             .ok_or_else(|| self.unsupported(kind))?;
         if body == Body::PickledBool {
             // Flags 1 are every pickle's: a byte store under them takes the body as a
@@ -581,21 +577,6 @@ impl<'c> Transcoder<'c> {
                 "the {format} value format writes {kind} with flags 0, which the byte API \
                  takes as bytes (store it with store_kind)"
             )));
-        }
-        if kind == Kind::Int {
-            // The typed store's flags for the smallest and the widest integers: one word
-            // for every value, or the flags depend on the value.
-            let small = format.flags_for(kind, Some(0)).map(|(f, _)| f);
-            let wide = format.flags_for(kind, Some(i64::MIN)).map(|(f, _)| f);
-            if small != wide {
-                return Err(Error::Unsupported(format!(
-                    "the {format} value format picks an int's flags by its size ({} up to its \
-                     width, else {}): store it with store_kind, or under the explicit flags \
-                     of one of its integer types",
-                    small.unwrap_or(0),
-                    wide.unwrap_or(0)
-                )));
-            }
         }
         Ok(flags)
     }
@@ -618,7 +599,7 @@ impl<'c> Transcoder<'c> {
     /// that can hold the counter range above `i64::MAX`); `None` for binary integers
     /// (Whalin, spymemcached) and formats without integers.
     pub(crate) fn decimal_int_flags(&self) -> Option<u32> {
-        match self.options.format.flags_for(Kind::Int, None) {
+        match self.options.format.flags_for(Kind::Int) {
             Some((flags, Body::Decimal)) => Some(flags),
             _ => None,
         }
