@@ -1941,6 +1941,24 @@ option_names(...)
         XSRETURN((SSize_t)n);
 
 SV *
+_option_canonical(name)
+        SV *name
+    PREINIT:
+        STRLEN len;
+        const char *want;
+        size_t i = 0;
+    CODE:
+        /* the core's name of the option a name is in any spelling the core reads
+           ("IO-Timeout" is io_timeout: mcpool_option_find's rule); undef if none */
+        want = SvPV(name, len);
+        if (mcpool_option_find((const uint8_t *)want, (size_t)len, &i) == MCPOOL_OK)
+            RETVAL = newSVpv(mcpool_option_name(i), 0);
+        else
+            RETVAL = newSVsv(&PL_sv_undef);
+    OUTPUT:
+        RETVAL
+
+SV *
 option_doc(name)
         SV *name
     PREINIT:

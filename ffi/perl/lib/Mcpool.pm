@@ -197,11 +197,29 @@ sub set_servers {
     return 1;
 }
 
+# The options with each name the core reads in another spelling ('io-timeout', 'IO_TIMEOUT')
+# under its own name (the core's rule, _option_canonical), as Python's keywords are: a copy,
+# the caller's hash untouched. Names of Perl's own and unknown names stay as given.
+sub _canonical_names {
+    my $conf = shift;
+    my (%out, %given);
+    for my $name (sort keys %$conf) {
+        my $c = ($perl_args{$name} || $cmf_args{$name} || $core_option{$name})
+            ? $name : _option_canonical($name) // $name;
+        Carp::croak("Mcpool->new: '$given{$c}' and '$name' are the same option ($c)")
+            if exists $given{$c};
+        $given{$c} = $name;
+        $out{$c}   = $conf->{$name};
+    }
+    return \%out;
+}
+
 sub new {
     my ($class, $conf) = @_;
     _clear_last_error();
     Carp::croak('Mcpool->new: expects a hash reference of options')
         unless ref $conf eq 'HASH';
+    $conf = _canonical_names($conf);
     unless (lc($conf->{check_args} // '') eq 'skip') {
         Carp::carp('compress_algo was removed in 0.08, use compress_methods')
             if exists $conf->{compress_algo};
@@ -656,7 +674,8 @@ its defaults, placement and value layout. Every other option overrides it.
 
 Any option of the core's table (C<Mcpool::option_names()> lists them,
 C<Mcpool::option_doc($name)> gives each one's type, unit, default and meaning) is accepted by
-its name and forwarded as it is, in the core's text forms: durations C<'250ms'>, C<'1.5s'>,
+its name, in any spelling the core reads (case ignored, C<-> for C<_>: C<'IO-Timeout'> is
+C<io_timeout>, with C<io_timeout>'s meaning; two spellings of one option croak), and forwarded as it is, in the core's text forms: durations C<'250ms'>, C<'1.5s'>,
 C<'2s'>, C<'500us'> (a bare number is milliseconds), booleans C<1>/C<0>/C<'true'>/C<'false'>,
 names. A new option added to the core reaches Perl with no change here. Those Cache::Memcached::Fast
 users lack include:

@@ -41,6 +41,27 @@ ok(!defined Mcpool::option_doc('no_such_option'), 'option_doc of an unknown name
     Mcpool->new({ servers => [$srv], io_timout => 1 });
     like("@w", qr/Unknown arguments: io_timout/, 'a misspelled name warns, as in Cache::Memcached::Fast');
 }
+{
+    # A core option's name in another spelling is that option, as in Python and the C ABI
+    # (the core's rule): not dropped with a warning.
+    my @w;
+    local $SIG{__WARN__} = sub { push @w, @_ };
+    my $m = Mcpool->new({ servers => [$srv], 'Key-Prefix' => 'sp:', 'IO-TIMEOUT' => 2 });
+    is_deeply(\@w, [], 'other spellings of core options are no unknown arguments') or diag explain \@w;
+    ok($m->set("$p:spell", 'v'), '... and the client works');
+    my $plain = Mcpool->new({ servers => [$srv] });
+    is($plain->get("sp:$p:spell"), 'v', "... with 'Key-Prefix' the key prefix");
+    ok(!eval { Mcpool->new({ servers => [$srv], 'key-prefix' => 'a', key_prefix => 'b' }); 1 },
+        'two spellings of one option croak');
+    like($@, qr/same option \(key_prefix\)/, '... naming it');
+    my %conf = (servers => [$srv], 'Key-Prefix' => 'x');
+    Mcpool->new(\%conf);
+    ok(exists $conf{'Key-Prefix'}, "the caller's hash is left as given");
+    # 'IO-TIMEOUT' is io_timeout with Cache::Memcached::Fast's meaning (seconds): a bad one
+    # croaks as io_timeout does
+    ok(!eval { Mcpool->new({ servers => [$srv], 'IO-TIMEOUT' => 'abc' }); 1 }, 'a bad IO-TIMEOUT croaks');
+    like($@, qr/io_timeout must be a number/, '... as io_timeout');
+}
 ok(!eval { Mcpool->new({ servers => [$srv], protocol => 'smoke' }); 1 }, 'a bad value croaks');
 like($@, qr/^Mcpool->new: protocol: .*protocol.*smoke/, '... naming the option and the value');
 ok(!eval { Mcpool->new({ servers => [$srv], operation_timeout => 'soon' }); 1 }, 'a bad duration croaks');
