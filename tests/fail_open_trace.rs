@@ -403,3 +403,80 @@ fn fail_open_is_an_option_by_name() {
     assert!(e.to_string().contains("fail_open"), "{e}");
     assert!(!Client::builder().config().fail_open);
 }
+
+/// What a read handed its sink.
+#[derive(Default)]
+struct Seen {
+    values: Vec<(usize, Vec<u8>)>,
+    results: Vec<(usize, mcpool::Result<bool>)>,
+}
+
+impl mcpool::sink::Sink for Seen {
+    fn value(&mut self, i: usize, v: &[u8], _: u32, _: Option<u64>) -> mcpool::Result<()> {
+        self.values.push((i, v.to_vec()));
+        Ok(())
+    }
+    fn result(&mut self, i: usize, r: mcpool::Result<bool>) {
+        self.results.push((i, r));
+    }
+}
+
+/// A multi-key read of one key takes the single-key route (src/client/read.rs): on every
+/// protocol it answers as the multi-key route did (value, flags, CAS unique, touch, miss, a
+/// refused key, a dead server's error), and its records still name the multi-key call.
+#[test]
+fn a_multi_read_of_one_key_answers_and_records_as_a_multi_read() {
+    let mc = Memcached::start(&[]);
+    for protocol in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let (c, log) = traced(quick(&[mc.addr()]).protocol(protocol));
+        let k = unique("one-multi");
+        assert_eq!(c.set(&k, b"v1", 0).unwrap(), StoreOutcome::Stored);
+        take(&log);
+        let got = c.get_multi(&[&k]);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].as_ref().unwrap().as_ref().unwrap().value, b"v1");
+        let gets = c.gets_multi(&[&k]);
+        let cas = gets[0].as_ref().unwrap().as_ref().unwrap().cas;
+        assert_eq!(cas, c.gets(&k).unwrap().unwrap().cas, "{protocol:?}");
+        assert!(cas.is_some_and(|v| v > 0), "{protocol:?}: {gets:?}");
+        let mut touched = Seen::default();
+        c.read(&[&k][..], false, Some(100), &mut touched);
+        assert_eq!(touched.values, vec![(0, b"v1".to_vec())], "{protocol:?}");
+        assert!(
+            matches!(touched.results[..], [(0, Ok(true))]),
+            "{protocol:?}"
+        );
+        assert!(matches!(c.get_multi(&[format!("{k}-none")])[0], Ok(None)));
+        let mut seen = Vec::new();
+        let each = c.get_multi_each(&[&k], |i, v, _| seen.push((i, v.to_vec())));
+        assert!(matches!(each[0], Ok(true)), "{each:?}");
+        assert_eq!(seen, vec![(0, b"v1".to_vec())]);
+        let bad = c.get_multi(&["k".repeat(251)]);
+        assert!(
+            matches!(bad[0], Err(Error::InvalidKey { .. })),
+            "{protocol:?} {bad:?}"
+        );
+        let r = take(&log);
+        let ops: Vec<Op> = r.iter().map(|r| r.op).collect();
+        assert_eq!(
+            ops,
+            [
+                Op::GetMulti,
+                Op::GetsMulti,
+                Op::Gets,
+                Op::GatMulti,
+                Op::GetMulti,
+                Op::GetMulti,
+                Op::GetMulti
+            ],
+            "{protocol:?}: {r:#?}"
+        );
+        assert_eq!((r[0].keys, r[0].hits), (1, 1), "{:?}", r[0]);
+        assert_eq!((r[4].keys, r[4].hits), (1, 0), "{:?}", r[4]);
+    }
+    // A killed server: the key's error, not a miss.
+    let mut gone = Memcached::start(&[]);
+    let c = quick(&[gone.addr()]).build().unwrap();
+    gone.kill();
+    assert!(c.get_multi(&["k"])[0].is_err());
+}
