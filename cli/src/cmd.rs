@@ -89,7 +89,8 @@ fn text(a: &[u8]) -> Result<&str, String> {
     })
 }
 
-/// Splits `--ttl S` and `--kind K` out of `args`.
+/// Splits `--ttl S` and `--kind K` out of `args`; after `--` every argument is a key or a
+/// value, whatever it looks like (`set -- k --ttl` stores the value `--ttl`).
 fn take_ttl(args: &[Vec<u8>]) -> Result<(Vec<&[u8]>, u32, Kind), String> {
     let mut ttl = 0;
     let mut kind = Kind::Bytes;
@@ -97,6 +98,10 @@ fn take_ttl(args: &[Vec<u8>]) -> Result<(Vec<&[u8]>, u32, Kind), String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let a = a.as_slice();
+        if a == b"--" {
+            rest.extend(it.map(Vec::as_slice));
+            break;
+        }
         let kind_name = if a == b"--kind" {
             Some(text(it.next().ok_or("--kind needs a value")?)?)
         } else {
@@ -176,6 +181,14 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         text(s)?
             .parse()
             .map_err(|_| format!("expected a number, got {:?}", String::from_utf8_lossy(s)))
+    };
+    // `--` before the arguments of a command without options of its own is the usual end of
+    // options, not a key (`get -- --k`); set, add and replace read it among theirs.
+    let args = match args {
+        [first, rest @ ..] if first == b"--" && !matches!(command, "set" | "add" | "replace") => {
+            rest
+        }
+        _ => args,
     };
     let mut out = std::io::stdout().lock();
     let result: Result<ExitCode, String> = (|| match (command, args) {

@@ -33,6 +33,7 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`
   options [--markdown|--presets]
                              every option of the table below (or the legacy presets)
+  `--` ends a command's options: what follows is keys and values (`set -- k --ttl`).
   TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
   a larger one is refused (exit 2): memcached would read it as negative and expire at once.
 

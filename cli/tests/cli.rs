@@ -654,3 +654,24 @@ fn zero_millisecond_timeouts_are_refused() {
     let o = mcpool(&["--servers", &mc.addr(), "--io-timeout-ms", "500", "version"]);
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// `--` ends a command's options: a key or value that looks like an option is stored and
+/// read as it is; without `--` it stays an option (or its error), never a silent value.
+#[test]
+fn double_dash_ends_a_commands_options() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    let o = with(&["set", "--ttl", "100", "--", "k", "--ttl"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(with(&["get", "k"]).stdout, b"--ttl\n");
+    assert_eq!(code(&with(&["set", "--", "--kind", "v"])), 0);
+    assert_eq!(with(&["get", "--", "--kind"]).stdout, b"v\n");
+    assert_eq!(code(&with(&["set", "--", "dash", "--"])), 0);
+    assert_eq!(with(&["get", "dash"]).stdout, b"--\n");
+    assert_eq!(code(&with(&["delete", "--", "--kind"])), 0);
+    assert_eq!(code(&with(&["get", "--kind"])), 1, "deleted");
+    // Without `--`: the option, so a missing value is a usage error (exit 2), not a store.
+    assert_eq!(code(&with(&["set", "k", "--ttl"])), 2);
+    assert_eq!(with(&["get", "k"]).stdout, b"--ttl\n", "unchanged");
+}
