@@ -362,3 +362,182 @@ fn a_gets_reply_without_its_cas_field_is_refused() {
     let plain = c.get_multi(&["a", "b", "c"]);
     assert!(matches!(plain[1], Ok(Some(_))), "{plain:?}");
 }
+
+/// Which values a fake sends for the keys of a `get` line, in what order.
+type Order = fn(&[String]) -> Vec<String>;
+
+/// Per key of a multi-key read: `Ok(Some(value))`, `Ok(None)` or its error.
+type Results = Vec<mcpool::Result<Option<Vec<u8>>>>;
+
+/// A fake that answers each text `get`/`gets` line with the values `order(keys)` lists, in
+/// that order, each value its key's own name (with a CAS field for `gets`), then `END`.
+fn answering_in(order: Order) -> String {
+    let (addr, _) = fake(8, move |_, line, w| {
+        let line = String::from_utf8_lossy(line);
+        let mut words = line.split_whitespace();
+        let cas = words.next() == Some("gets");
+        let keys: Vec<String> = words.map(str::to_owned).collect();
+        let mut r = Vec::new();
+        for (i, k) in order(&keys).iter().enumerate() {
+            let c = if cas {
+                format!(" {}", 100 + i)
+            } else {
+                String::new()
+            };
+            r.extend_from_slice(format!("VALUE {k} 0 {}{c}\r\n{k}\r\n", k.len()).as_bytes());
+        }
+        r.extend_from_slice(b"END\r\n");
+        let _ = w.write_all(&r);
+        Then::Continue
+    });
+    addr
+}
+
+/// Every multi-key read path of the Rust API on `keys`: per path, each key's result as
+/// `Ok(Some(value))`, `Ok(None)` or the error.
+fn every_read_path(c: &Client, keys: &[String]) -> Vec<(&'static str, Results)> {
+    let item = |r: mcpool::Result<Option<mcpool::Item>>| r.map(|o| o.map(|i| i.value.to_vec()));
+    let plain = c.get_multi(keys).into_iter().map(item).collect();
+    let gets = c.gets_multi(keys).into_iter().map(item).collect();
+    let mut seen: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
+    let each = c.get_multi_each(keys, |i, v, _| {
+        assert!(seen[i].is_none(), "key {i} handed over twice");
+        seen[i] = Some(v.to_vec());
+    });
+    let each = each
+        .into_iter()
+        .zip(seen)
+        .map(|(r, v)| r.map(|hit| if hit { v } else { None }))
+        .collect();
+    vec![
+        ("get_multi", plain),
+        ("gets_multi", gets),
+        ("get_multi_each", each),
+    ]
+}
+
+/// A text value names its key: a proxy that reassembles a multi-get out of request order
+/// (twemproxy does when a key misses) still gives every key its own value, on every read
+/// path; a key asked for twice gets both its values.
+#[test]
+fn values_out_of_request_order_each_reach_their_own_key() {
+    let keys: Vec<String> = (0..10).map(|i| format!("k{i}")).collect();
+    let cases: [(&str, Order); 4] = [
+        // Reversed, k4 a miss.
+        ("reversed", |k| {
+            k.iter().rev().filter(|k| *k != "k4").cloned().collect()
+        }),
+        // As twemproxy 0.5.0: ... k3 k5 k7 k6 ... (k4 a miss, k7 early), then in order.
+        ("one early", |k| {
+            let mut v: Vec<String> = k.iter().filter(|k| *k != "k4").cloned().collect();
+            let i = v.iter().position(|x| x == "k7").unwrap();
+            let k7 = v.remove(i);
+            v.insert(4, k7);
+            v
+        }),
+        // Swapped pairs, every one after a skip and a return.
+        ("pairs", |k| {
+            k.chunks(2)
+                .flat_map(|p| p.iter().rev())
+                .filter(|k| *k != "k4")
+                .cloned()
+                .collect()
+        }),
+        // The last first, then the rest in order.
+        ("last first", |k| {
+            let mut v: Vec<String> = k.iter().filter(|k| *k != "k4").cloned().collect();
+            v.rotate_right(1);
+            v
+        }),
+    ];
+    for (what, order) in cases {
+        let c = client(&answering_in(order));
+        for (path, got) in every_read_path(&c, &keys) {
+            for (k, r) in keys.iter().zip(got) {
+                let want = (k != "k4").then(|| k.as_bytes().to_vec());
+                assert_eq!(r.unwrap(), want, "{what}, {path}: {k}");
+            }
+        }
+    }
+    // 3,000 keys answered in reverse: one line, every key its own value.
+    let many: Vec<String> = (0..3000).map(|i| format!("m{i}")).collect();
+    let c = client(&answering_in(|k| k.iter().rev().cloned().collect()));
+    for (path, got) in every_read_path(&c, &many) {
+        for (k, r) in many.iter().zip(got) {
+            assert_eq!(r.unwrap().as_deref(), Some(k.as_bytes()), "{path}: {k}");
+        }
+    }
+    // A key asked for twice, its two values after the others.
+    let twice: Vec<String> = ["a", "b", "a", "c"].iter().map(|s| s.to_string()).collect();
+    let c = client(&answering_in(|_| {
+        vec!["b".into(), "c".into(), "a".into(), "a".into()]
+    }));
+    for (path, got) in every_read_path(&c, &twice) {
+        for (k, r) in twice.iter().zip(got) {
+            assert_eq!(r.unwrap().as_deref(), Some(k.as_bytes()), "{path}: {k}");
+        }
+    }
+}
+
+/// Still refused, in any order: a second value for a key asked for once, a value for a key
+/// not asked for. Every key of the request gets the protocol error, none a value.
+#[test]
+fn a_key_answered_twice_or_not_asked_for_is_refused_in_any_order() {
+    let keys: Vec<String> = (0..6).map(|i| format!("k{i}")).collect();
+    let cases: [(&str, Order, &str); 6] = [
+        (
+            "twice in order",
+            |k| vec![k[0].clone(), k[1].clone(), k[1].clone()],
+            "already answered",
+        ),
+        (
+            "twice, the first again",
+            |k| vec![k[0].clone(), k[1].clone(), k[0].clone()],
+            "already answered",
+        ),
+        // After a value out of order (the key index is built).
+        (
+            "twice out of order",
+            |k| vec![k[3].clone(), k[1].clone(), k[1].clone()],
+            "already answered",
+        ),
+        (
+            "twice after a skip",
+            |k| vec![k[3].clone(), k[3].clone()],
+            "already answered",
+        ),
+        (
+            "not asked for",
+            |k| vec![k[0].clone(), "zz".into()],
+            "not asked for",
+        ),
+        (
+            "not asked for, out of order",
+            |k| vec![k[4].clone(), k[2].clone(), "zz".into()],
+            "not asked for",
+        ),
+    ];
+    for (what, order, why) in cases {
+        let c = client(&answering_in(order));
+        for (path, got) in every_read_path(&c, &keys) {
+            for (k, r) in keys.iter().zip(got) {
+                match r {
+                    Err(e @ Error::Protocol { .. }) => {
+                        assert!(e.to_string().contains(why), "{what}, {path}: {e}")
+                    }
+                    other => panic!("{what}, {path}: {k}: {other:?}"),
+                }
+            }
+        }
+    }
+    // A key asked for twice, answered three times.
+    let twice: Vec<String> = ["a", "b", "a"].iter().map(|s| s.to_string()).collect();
+    let c = client(&answering_in(|_| {
+        vec!["a".into(), "b".into(), "a".into(), "a".into()]
+    }));
+    for (path, got) in every_read_path(&c, &twice) {
+        for r in got {
+            assert!(matches!(&r, Err(Error::Protocol { .. })), "{path}: {r:?}");
+        }
+    }
+}

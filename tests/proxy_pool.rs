@@ -275,3 +275,88 @@ fn item5_routing_prefixes_survive_key_sanitizing_in_proxy_pool_mode() {
         .unwrap();
     assert_eq!(&*whalin.wire_key(b"/r/c/k").unwrap(), b"%2Fr%2Fc%2Fk");
 }
+
+/// The keys of the `VALUE` lines of a text `get` of `keys` sent straight to `addr`, in
+/// reply order.
+fn raw_reply_order(addr: &str, keys: &[String]) -> Vec<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(OP_TIMEOUT)).unwrap();
+    s.write_all(format!("get {}\r\n", keys.join(" ")).as_bytes())
+        .unwrap();
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 65536];
+    while !raw.ends_with(b"END\r\n") {
+        let got = s.read(&mut chunk).unwrap();
+        assert!(got > 0, "nutcracker closed the connection mid-reply");
+        raw.extend_from_slice(&chunk[..got]);
+    }
+    String::from_utf8_lossy(&raw)
+        .split("\r\n")
+        .filter_map(|l| l.strip_prefix("VALUE "))
+        .map(|l| l.split(' ').next().unwrap().to_owned())
+        .collect()
+}
+
+/// nutcracker 0.5.0 reassembles a multi-get out of request order when a key misses
+/// (`... k7 k11 k9 k10 ...`). A text value names its key: every read path still gives each
+/// key its own value and the miss, as pylibmc and python-memcached do through it (it was a
+/// protocol error for the whole call).
+#[test]
+fn a_multi_get_with_a_miss_through_nutcracker_reordering_it_finds_every_hit() {
+    let mcs = [Memcached::start(&[]), Memcached::start(&[])];
+    // md5, as in the finding: nutcracker splits these keys over both backends.
+    let proxy = Nutcracker::start_hashed(&mcs, "md5");
+    let c = Client::builder()
+        .server(&proxy.addr())
+        .distribution("proxy-pool".parse().unwrap())
+        .min_idle(0)
+        .operation_timeout(Some(OP_TIMEOUT))
+        .build()
+        .unwrap();
+    let base = unique("ro");
+    let keys: Vec<String> = (0..40).map(|i| format!("{base}-{i}")).collect();
+    // The miss: the first key (from the 9th on) whose absence makes nutcracker reorder the
+    // reply. Every key is stored, then one deleted at a time (bounded: 30 tries).
+    for k in &keys {
+        assert!(c.set(k, k.as_bytes(), 0).unwrap().is_stored());
+    }
+    let mut missing = None;
+    for k in &keys[8..38] {
+        assert!(c.delete(k).unwrap());
+        let order = raw_reply_order(&proxy.addr(), &keys);
+        let in_request_order: Vec<String> = keys.iter().filter(|x| *x != k).cloned().collect();
+        assert_eq!(order.len(), 39, "{order:?}");
+        if order != in_request_order {
+            missing = Some(k.clone());
+            break;
+        }
+        assert!(c.set(k, k.as_bytes(), 0).unwrap().is_stored());
+    }
+    let missing = missing.expect("nutcracker answered in request order for every miss tried");
+    let own = |k: &String| (*k != missing).then(|| k.as_bytes().to_vec());
+    for (k, r) in keys.iter().zip(c.get_multi(&keys)) {
+        assert_eq!(
+            r.unwrap().map(|i| i.value.to_vec()),
+            own(k),
+            "get_multi {k}"
+        );
+    }
+    for (k, r) in keys.iter().zip(c.gets_multi(&keys)) {
+        let item = r.unwrap();
+        assert!(
+            item.as_ref().is_none_or(|i| i.cas.is_some_and(|c| c != 0)),
+            "gets_multi {k}: no CAS"
+        );
+        assert_eq!(item.map(|i| i.value.to_vec()), own(k), "gets_multi {k}");
+    }
+    let mut seen: Vec<Option<Vec<u8>>> = vec![None; keys.len()];
+    let each = c.get_multi_each(&keys, |i, v, _| {
+        assert!(seen[i].is_none(), "key {i} twice");
+        seen[i] = Some(v.to_vec());
+    });
+    for ((k, r), v) in keys.iter().zip(each).zip(seen) {
+        assert_eq!(r.unwrap(), *k != missing, "get_multi_each {k}");
+        assert_eq!(v, own(k), "get_multi_each {k}");
+    }
+}

@@ -1,6 +1,7 @@
-//! The text dialect. Text replies carry no tag: a retrieval's values are matched, in
-//! order, to the keys asked for by name instead, and a value for a key not asked for is a
-//! protocol error.
+//! The text dialect. Text replies carry no tag: a retrieval's values are matched to the
+//! keys asked for by name instead (in request order first, in any order when a proxy
+//! reorders them), and a value for a key not asked for, or already answered, is a protocol
+//! error.
 
 use super::{unsupported, Hit, Outcome, Request, Speak, WireKeys};
 use crate::conn::{protocol_error_at, Conn, Scan};
@@ -84,9 +85,12 @@ fn encode_retrieval<K: WireKeys + ?Sized>(
     }
 }
 
-/// Reads the replies to `encode_retrieval(keys)`. Each hit is matched, in order, to the next
-/// requested key with that name (the server answers in request order); a value for a key not
-/// asked for is a protocol error, so a crossed reply can never reach a caller. So is a value
+/// Reads the replies to `encode_retrieval(keys)`. A text value names its key, not its place
+/// in the request: each hit is matched to a requested key with that name not answered yet
+/// ([`Unanswered`]), in request order first (memcached's order), in any order otherwise (a
+/// proxy such as twemproxy reassembles a multi-get out of order when a key misses). A value
+/// for a key not asked for, or for a key already answered (more values than it was asked
+/// for), is a protocol error, so a crossed reply can never reach a caller. So is a value
 /// without its CAS field when `want_cas` (`gets`): never a made-up version.
 fn recv_retrieval<K: WireKeys + ?Sized>(
     conn: &mut Conn,
@@ -99,22 +103,22 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
     if ends == 0 {
         return Ok(()); // no key, no request line, no reply
     }
-    let mut cursor = 0;
+    let mut open = Unanswered::new(keys);
     // Every value that has arrived is parsed in one pass. Most are for the next key asked
     // for (a miss is simply absent): a tight loop compares that key in place; anything else
     // goes through the general parser, one reply at a time.
     conn.scan(|buf, server, max_value| {
         let mut at = 0;
         loop {
-            while cursor < n {
-                let Some(v) = ascii::value_of(&buf[at..], keys.key(cursor), max_value) else {
+            while open.cursor < n {
+                let Some(v) = ascii::value_of(&buf[at..], keys.key(open.cursor), max_value) else {
                     break;
                 };
                 if want_cas && v.cas.is_none() {
-                    return Err(no_cas(server, keys.key(cursor)));
+                    return Err(no_cas(server, keys.key(open.cursor)));
                 }
-                hit(cursor, v.data, v.flags, v.cas);
-                cursor += 1;
+                hit(open.cursor, v.data, v.flags, v.cas);
+                open.cursor += 1;
                 at += v.used;
             }
             let b = &buf[at..];
@@ -136,26 +140,145 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                     flags,
                     cas,
                     data,
-                } => match (cursor..n).find(|&j| keys.key(j) == key) {
-                    Some(_) if want_cas && cas.is_none() => return Err(no_cas(server, key)),
-                    Some(j) => {
-                        hit(j, data, flags, cas);
-                        cursor = j + 1;
+                } => {
+                    if want_cas && cas.is_none() {
+                        return Err(no_cas(server, key));
                     }
-                    None => {
-                        return Err(Error::Protocol {
-                            server: server.to_owned(),
-                            detail: format!(
-                                "value for key {:?}, which was not asked for (or out of order)",
-                                String::from_utf8_lossy(key)
-                            ),
-                        })
-                    }
-                },
+                    let j = open.take(key).map_err(|why| Error::Protocol {
+                        server: server.to_owned(),
+                        detail: format!(
+                            "value for key {:?}, which was {why}",
+                            String::from_utf8_lossy(key)
+                        ),
+                    })?;
+                    hit(j, data, flags, cas);
+                }
                 other => return Err(unexpected(server, other, "get")),
             }
         }
     })
+}
+
+/// The keys of one text retrieval not answered yet, which a value may answer in any order.
+/// Every key from `cursor` on is unanswered (the in-order path only moves `cursor`); before
+/// it, only those a later value skipped over (a miss, or a value still to come out of
+/// order). Until a value comes for a key before `cursor`, those are kept as ranges, so an
+/// in-order reply with misses costs no more than it did; the first value out of order builds
+/// the per-request [`KeyIndex`], and every lookup after it is one hash probe, so a reply in
+/// any order is read in time linear in its keys.
+struct Unanswered<'k, K: ?Sized> {
+    keys: &'k K,
+    /// The next key in request order; every key from here on is unanswered.
+    cursor: usize,
+    /// The unanswered keys before `cursor`, until `index` is built.
+    skipped: Vec<Range<usize>>,
+    /// Built at the first value for a key before `cursor`.
+    index: Option<KeyIndex<'k>>,
+}
+
+/// No further key index in a [`KeyIndex`] chain.
+const NONE: u32 = u32::MAX;
+
+/// The index of a request's keys by name, for a reply out of order.
+struct KeyIndex<'k> {
+    /// Each key's first index not known to be answered (the head of its chain).
+    first: std::collections::HashMap<&'k [u8], u32>,
+    /// Per key index: the next index with the same key (a key asked for twice), or `NONE`.
+    next_same: Vec<u32>,
+    /// Per key index before the cursor: whether it is still unanswered.
+    open: Vec<bool>,
+}
+
+impl<'k, K: WireKeys + ?Sized> Unanswered<'k, K> {
+    fn new(keys: &'k K) -> Self {
+        Unanswered {
+            keys,
+            cursor: 0,
+            skipped: Vec::new(),
+            index: None,
+        }
+    }
+
+    /// The index of the unanswered key `key` that a value for it answers, now answered; or
+    /// why there is none. Out of line: the in-order loop of `recv_retrieval` stays small.
+    #[inline(never)]
+    fn take(&mut self, key: &[u8]) -> std::result::Result<usize, &'static str> {
+        let n = self.keys.count();
+        if self.index.is_none() {
+            // Request order so far: the next key with that name (the keys between were
+            // missed, or come later out of order).
+            if let Some(j) = (self.cursor..n).find(|&j| self.keys.key(j) == key) {
+                if j > self.cursor {
+                    self.skipped.push(self.cursor..j);
+                }
+                self.cursor = j + 1;
+                return Ok(j);
+            }
+            if self.skipped.is_empty() {
+                // Every key before the cursor was answered.
+                return Err(self.refusal(key));
+            }
+            self.index = Some(self.build());
+        }
+        let Some(ix) = self.index.as_mut() else {
+            unreachable!("built above")
+        };
+        let Some(head) = ix.first.get_mut(key) else {
+            return Err("not asked for");
+        };
+        // The chain is in request order; before the first unanswered index, every one is
+        // answered for good (before the cursor and not open).
+        let mut j = *head;
+        while j != NONE && (j as usize) < self.cursor && !ix.open[j as usize] {
+            j = ix.next_same[j as usize];
+        }
+        if j == NONE {
+            *head = NONE;
+            return Err("already answered (more values than it was asked for)");
+        }
+        *head = ix.next_same[j as usize];
+        let j = j as usize;
+        if j >= self.cursor {
+            ix.open[self.cursor..j].fill(true);
+            self.cursor = j + 1;
+        } else {
+            ix.open[j] = false;
+        }
+        Ok(j)
+    }
+
+    /// The index of the request's keys, the skipped ones open.
+    #[cold]
+    fn build(&self) -> KeyIndex<'k> {
+        let n = self.keys.count();
+        let mut first = std::collections::HashMap::with_capacity(n);
+        let mut next_same = vec![NONE; n];
+        for i in (0..n).rev() {
+            if let Some(later) = first.insert(self.keys.key(i), i as u32) {
+                next_same[i] = later;
+            }
+        }
+        let mut open = vec![false; n];
+        for r in &self.skipped {
+            open[r.clone()].fill(true);
+        }
+        KeyIndex {
+            first,
+            next_same,
+            open,
+        }
+    }
+
+    /// Why a value for `key` answers none of the keys (in order so far, none open before
+    /// the cursor): asked for and answered, or not asked for.
+    #[cold]
+    fn refusal(&self, key: &[u8]) -> &'static str {
+        if (0..self.cursor).any(|j| self.keys.key(j) == key) {
+            "already answered (more values than it was asked for)"
+        } else {
+            "not asked for"
+        }
+    }
 }
 
 /// The error for a `gets` reply that carries no CAS field.
@@ -329,5 +452,82 @@ impl Speak for Text {
 
     fn arith_creates(&self) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Unanswered;
+
+    /// Feeds `values` (key names) to a matcher of `keys`: each one's index, or why none.
+    fn feed(keys: &[&str], values: &[&str]) -> Vec<Result<usize, &'static str>> {
+        let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+        let mut open = Unanswered::new(&keys[..]);
+        values.iter().map(|v| open.take(v.as_bytes())).collect()
+    }
+
+    #[test]
+    fn in_order_with_misses_needs_no_index() {
+        let keys: Vec<&[u8]> = vec![b"a", b"b", b"c", b"d"];
+        let mut open = Unanswered::new(&keys[..]);
+        assert_eq!(open.take(b"b"), Ok(1));
+        assert_eq!(open.take(b"d"), Ok(3));
+        assert!(open.index.is_none(), "no value out of order: no index");
+        assert_eq!(open.skipped, vec![0..1, 2..3]);
+    }
+
+    #[test]
+    fn any_order_each_key_once() {
+        let keys = ["a", "b", "c", "d", "e"];
+        assert_eq!(
+            feed(&keys, &["e", "a", "d", "c", "b"]),
+            vec![Ok(4), Ok(0), Ok(3), Ok(2), Ok(1)]
+        );
+        assert_eq!(
+            feed(&keys, &["b", "a", "d", "c"]),
+            vec![Ok(1), Ok(0), Ok(3), Ok(2)]
+        );
+        // After the index is built, forward again, and back.
+        assert_eq!(
+            feed(&keys, &["c", "a", "e", "b"]),
+            vec![Ok(2), Ok(0), Ok(4), Ok(1)]
+        );
+    }
+
+    #[test]
+    fn a_key_asked_for_twice_takes_two_values_not_three() {
+        let keys = ["a", "b", "a", "c"];
+        // Either value of `a` may answer either request of it: the same key, the same value.
+        let mut got: Vec<usize> = feed(&keys, &["b", "a", "c", "a"])
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, [0, 1, 2, 3]);
+        let twice = feed(&keys, &["c", "a", "a", "a"]);
+        assert_eq!(twice[..3], [Ok(3), Ok(0), Ok(2)]);
+        assert!(twice[3].unwrap_err().contains("already answered"));
+    }
+
+    #[test]
+    fn not_asked_for_and_answered_twice_are_refused() {
+        let keys = ["a", "b", "c"];
+        for values in [
+            &["a", "a"][..],
+            &["b", "b"],
+            &["c", "a", "a"],
+            &["b", "a", "b"],
+        ] {
+            let got = feed(&keys, values);
+            let last = got.last().unwrap();
+            assert!(
+                last.is_err_and(|why| why.contains("already answered")),
+                "{values:?}: {got:?}"
+            );
+        }
+        for values in [&["z"][..], &["a", "z"], &["c", "z"], &["c", "a", "z"]] {
+            let got = feed(&keys, values);
+            assert_eq!(*got.last().unwrap(), Err("not asked for"), "{values:?}");
+        }
     }
 }

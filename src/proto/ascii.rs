@@ -82,7 +82,10 @@ pub enum Reply<'a> {
     ServerError(&'a [u8]),
 }
 
-/// `get`/`gets <key>*`, or `gat`/`gats <exptime> <key>*` when `touch` is given.
+/// `get`/`gets <key>*`, or `gat`/`gats <exptime> <key>*` when `touch` is given. Inlined:
+/// a multi-get's key iterator is then read in place (out of line, ~10 instructions a key
+/// more under callgrind).
+#[inline]
 pub fn encode_get<'k>(
     buf: &mut Vec<u8>,
     cas: bool,
