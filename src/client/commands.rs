@@ -694,9 +694,12 @@ impl Client {
         if let Some(n) = self.arith(incr, key, delta, None, false)? {
             return Ok(n);
         }
+        // A counter is memcached's decimal text with raw flags 0, whatever the value format
+        // (not the format's bytes flags, e.g. spymemcached's 0x800 or Whalin's 4096), never
+        // compressed: what binary and meta servers create for the other branch above, and
+        // what spymemcached's incr(key, by, default) and Whalin's addOrIncr store.
         let init = initial.to_string();
-        let (data, flags) = self.encode_value(StoreCommand::Add, key, init.as_bytes(), 0)?;
-        match self.store_in(StoreCommand::Add, key, &data, flags, ttl, false)? {
+        match self.store_in(StoreCommand::Add, key, init.as_bytes(), 0, ttl, false)? {
             StoreOutcome::Stored => Ok(initial),
             // Someone else created it in between: count on theirs.
             _ => self
