@@ -2519,6 +2519,21 @@ mcpool_status mcpool_client_flags_kind(const mcpool_client *client,
                                        uint32_t flags,
                                        mcpool_kind *out_kind);
 
+/**
+ * The client's value format, by the name `mcpool_config_set_value_format` takes (`mcpool`,
+ * `spymemcached`, ...; `legacy-gzip-bit-2`/`legacy-zlib-bit-8` after
+ * `mcpool_config_set_compression_format`): the one the options left in force, whichever set
+ * it (a preset, the `value_format` option, the core's default `mcpool`). A binding that
+ * picks a type mapping by format asks here instead of reading its own copy of the options.
+ * NUL-terminated, `*out_len` bytes without the NUL; static (never free it).
+ *
+ * # Safety
+ * `client` is NULL or live; each output is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_value_format(const mcpool_client *client,
+                                         const char **out_name,
+                                         size_t *out_len);
+
 /* -------------------------------------------------------------------------------------------- */
 /* Items                                                                                        */
 /* -------------------------------------------------------------------------------------------- */

@@ -417,6 +417,19 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverCount(JNIEnv *env, jclass cls
     return (jint)n;
 }
 
+/* The client's value format, as the core names it (ASCII: a plain jstring is exact). */
+JNIEXPORT jstring JNICALL Java_io_mcpool_Native_valueFormat(JNIEnv *env, jclass cls, jlong h) {
+    (void)cls;
+    const char *name = NULL;
+    size_t len = 0;
+    mcpool_status st = mcpool_client_value_format(CLIENT(h), &name, &len);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    return (*env)->NewStringUTF(env, name);
+}
+
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_serverLabel(JNIEnv *env, jclass cls, jlong h,
                                                                jint index) {
     (void)cls;

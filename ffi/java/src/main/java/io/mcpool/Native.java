@@ -161,6 +161,8 @@ final class Native {
     static native long clientNew(long cfg);
     static native void clientFree(long client);
     static native int serverCount(long client);
+    /** The client's value format, as the core names it (whichever option or preset set it). */
+    static native String valueFormat(long client);
     static native void setServers(long client, byte[] addrs, int[] lens, int[] weights);
     static native byte[] serverLabel(long client, int index);
     static native int serverFor(long client, byte[] key);
