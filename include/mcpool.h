@@ -2126,6 +2126,22 @@ mcpool_status mcpool_client_set(const mcpool_client *client,
                                 uint32_t ttl);
 
 /**
+ * Stores `value` under `key` as a counter for `incr`/`decr` (Whalin's `storeCounter`):
+ * memcached's decimal text with raw flags 0 whatever the value format, never compressed,
+ * the same form `mcpool_client_incr_or_init` creates (a negative value is stored as its
+ * text too, as Whalin does; incr then answers `MCPOOL_CLIENT_ERROR`); `ttl` as for
+ * `mcpool_client_set`. `MCPOOL_OK` when stored.
+ *
+ * # Safety
+ * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
+ */
+mcpool_status mcpool_client_set_counter(const mcpool_client *client,
+                                        const uint8_t *key,
+                                        size_t key_len,
+                                        int64_t value,
+                                        uint32_t ttl);
+
+/**
  * Stores only if `key` does not exist yet: `MCPOOL_OK`, or `MCPOOL_NOT_STORED`.
  *
  * # Safety

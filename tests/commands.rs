@@ -193,7 +193,7 @@ fn incr_or_init() {
 /// flags 0 (a String to it). A counter is decimal text with raw flags 0 on every protocol and
 /// in every format, and never compressed (compression on, threshold 1 here).
 #[test]
-fn incr_or_init_creates_decimal_text_with_flags_0_in_every_format() {
+fn counters_are_decimal_text_with_flags_0_in_every_format() {
     for format in mcpool::ValueFormat::ALL {
         for p in PROTOCOLS {
             let prefix = unique(&format!("ctr-{}-{p}", format.name()));
@@ -225,6 +225,19 @@ fn incr_or_init_creates_decimal_text_with_flags_0_in_every_format() {
             assert_eq!(c.decr_or_init("m", 1, 7, 0).unwrap(), 7, "{at}");
             let item = raw.get_item("m").unwrap().unwrap();
             assert_eq!((&item.value[..], item.flags), (&b"7"[..], 0), "{at}");
+            // set_counter (Whalin's storeCounter): the same form, and incr counts on it
+            assert_eq!(
+                c.set_counter("s", 40, 0).unwrap(),
+                StoreOutcome::Stored,
+                "{at}"
+            );
+            let item = raw.get_item("s").unwrap().unwrap();
+            assert_eq!((&item.value[..], item.flags), (&b"40"[..], 0), "{at}");
+            assert_eq!(c.incr("s", 2).unwrap(), Some(42), "{at}");
+            // a negative one is its text too (Whalin's storeCounter), which incr refuses
+            c.set_counter("neg", -5, 0).unwrap();
+            let item = raw.get_item("neg").unwrap().unwrap();
+            assert_eq!((&item.value[..], item.flags), (&b"-5"[..], 0), "{at}");
         }
     }
 }

@@ -2075,6 +2075,30 @@ static void test_flags_round_trip(void) {
         EXPECT(mcpool_client_value_format(wh, &name, &len), MCPOOL_OK);
         CHECK(name && len == 6 && strcmp(name, "whalin") == 0);
         EXPECT(mcpool_client_value_format(wh, NULL, &len), MCPOOL_INVALID_ARGUMENT);
+        /* set_counter and incr_or_init: decimal text with raw flags 0 in every format */
+        {
+            mcpool_client *rawc = format_client("libmemcached", NULL);
+            CHECK(rawc != NULL);
+            uint64_t v = 0;
+            char d[64];
+            size_t dn = 0;
+            uint32_t rf = 1;
+            EXPECT(mcpool_client_set_counter(wh, K("ctr-wh"), 40, 0), MCPOOL_OK);
+            EXPECT(mcpool_client_incr(wh, K("ctr-wh"), 2, &v), MCPOOL_OK);
+            CHECK(v == 42);
+            if (rawc) {
+                EXPECT(read_raw(rawc, "ctr-wh", d, &dn, &rf), MCPOOL_OK);
+                CHECK(dn == 2 && memcmp(d, "42", 2) == 0 && rf == 0);
+            }
+            EXPECT(mcpool_client_incr_or_init(sp, K("ctr-sp"), 1, 10, 0, &v), MCPOOL_OK);
+            CHECK(v == 10);
+            if (rawc) {
+                rf = 1;
+                EXPECT(read_raw(rawc, "ctr-sp", d, &dn, &rf), MCPOOL_OK);
+                CHECK(dn == 2 && memcmp(d, "10", 2) == 0 && rf == 0);
+                mcpool_client_free(rawc);
+            }
+        }
         {
             /* the default, and a preset's (then an option after it) */
             const char *sets[][4] = {{NULL, NULL, NULL, "mcpool"},

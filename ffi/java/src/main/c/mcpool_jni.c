@@ -935,6 +935,19 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_touch(JNIEnv *env, jclass cls, jlon
     return answer(env, st);
 }
 
+/* A counter (decimal text, raw flags 0: the core's form). */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_setCounter(JNIEnv *env, jclass cls, jlong h,
+                                                        jbyteArray key, jlong value, jint ttl) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    mcpool_status st = mcpool_client_set_counter(CLIENT(h), k.ptr, k.len, (int64_t)value,
+                                                 mcpool_expiry_from_signed(ttl));
+    bytes_release(&k);
+    return answer(env, st);
+}
+
 /* op: 0 incr, 1 decr, 2 incr-or-init, 3 decr-or-init. out[0] = the new value on success. */
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_arith(JNIEnv *env, jclass cls, jlong h, jint op,
                                                    jbyteArray key, jlong delta, jlong initial,

@@ -415,6 +415,17 @@ public final class Mcpool implements AutoCloseable {
         }
     }
 
+    /** Stores a counter in the core's one form (decimal text, raw flags 0, whatever the value
+     * format). */
+    int storeCounter(byte[] k, long value, int ttl) {
+        long h = nc.acquire();
+        try {
+            return Native.setCounter(h, k, value, ttl);
+        } finally {
+            nc.release();
+        }
+    }
+
     int storeRaw(int op, byte[] k, byte[] data, int flags, int ttl, long cas) {
         notNull(data, "value");
         long h = nc.acquire();

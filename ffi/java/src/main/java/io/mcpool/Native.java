@@ -181,6 +181,8 @@ final class Native {
     static native byte[] get(long client, byte[] key, int keyLen, boolean withCas, long[] meta);
     static native int delete(long client, byte[] key, int keyLen);
     static native int touch(long client, byte[] key, int ttl);
+    /** A counter: decimal text with raw flags 0. */
+    static native int setCounter(long client, byte[] key, long value, int ttl);
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
     static native int flushAll(long client, int delaySeconds);
     /** One pipelined set per server: keys and values packed (lengths in klens, vlens), each

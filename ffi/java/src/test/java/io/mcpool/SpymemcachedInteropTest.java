@@ -237,6 +237,14 @@ public class SpymemcachedInteropTest {
                     assertEquals(proto, 10L, w.addOrIncr(k, 10));
                     assertEquals(proto, Integer.valueOf(0), spy.get(k, new FlagsTranscoder()));
                     assertEquals(proto, 10L, w.getCounter(k));
+                    // storeCounter: Javadoc "decimal text with flags 0" (stored 4096 before)
+                    assertTrue(proto, w.storeCounter(k + "_s", 40L));
+                    assertEquals(proto, Integer.valueOf(0), spy.get(k + "_s", new FlagsTranscoder()));
+                    assertEquals(proto, "40", spy.get(k + "_s"));
+                    assertEquals(proto, 42L, w.incr(k + "_s", 2));
+                    assertTrue(proto, w.storeCounter(k + "_n", -5L)); // as Whalin: its text
+                    assertEquals(proto, Integer.valueOf(0), spy.get(k + "_n", new FlagsTranscoder()));
+                    assertEquals(proto, "-5", spy.get(k + "_n"));
                 } finally {
                     pool.shutDown();
                 }
