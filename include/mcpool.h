@@ -457,7 +457,8 @@ enum mcpool_metric
      */
     MCPOOL_METRIC_RETURNS = 13,
     /**
-     * Gauge: pooled connections open (checked out or idle) when the snapshot was taken.
+     * Gauge: pooled connections open (connected: checked out or idle; a pool slot without
+     * a connection is not counted) when the snapshot was taken.
      */
     MCPOOL_METRIC_POOL_OPEN = 14,
     /**
@@ -2125,6 +2126,22 @@ mcpool_status mcpool_client_set(const mcpool_client *client,
                                 uint32_t ttl);
 
 /**
+ * Stores `value` under `key` as a counter for `incr`/`decr` (Whalin's `storeCounter`):
+ * memcached's decimal text with raw flags 0 whatever the value format, never compressed,
+ * the same form `mcpool_client_incr_or_init` creates (a negative value is stored as its
+ * text too, as Whalin does; incr then answers `MCPOOL_CLIENT_ERROR`); `ttl` as for
+ * `mcpool_client_set`. `MCPOOL_OK` when stored.
+ *
+ * # Safety
+ * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
+ */
+mcpool_status mcpool_client_set_counter(const mcpool_client *client,
+                                        const uint8_t *key,
+                                        size_t key_len,
+                                        int64_t value,
+                                        uint32_t ttl);
+
+/**
  * Stores only if `key` does not exist yet: `MCPOOL_OK`, or `MCPOOL_NOT_STORED`.
  *
  * # Safety
@@ -2518,6 +2535,21 @@ mcpool_status mcpool_client_kind_flags(const mcpool_client *client,
 mcpool_status mcpool_client_flags_kind(const mcpool_client *client,
                                        uint32_t flags,
                                        mcpool_kind *out_kind);
+
+/**
+ * The client's value format, by the name `mcpool_config_set_value_format` takes (`mcpool`,
+ * `spymemcached`, ...; `legacy-gzip-bit-2`/`legacy-zlib-bit-8` after
+ * `mcpool_config_set_compression_format`): the one the options left in force, whichever set
+ * it (a preset, the `value_format` option, the core's default `mcpool`). A binding that
+ * picks a type mapping by format asks here instead of reading its own copy of the options.
+ * NUL-terminated, `*out_len` bytes without the NUL; static (never free it).
+ *
+ * # Safety
+ * `client` is NULL or live; each output is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_value_format(const mcpool_client *client,
+                                         const char **out_name,
+                                         size_t *out_len);
 
 /* -------------------------------------------------------------------------------------------- */
 /* Items                                                                                        */

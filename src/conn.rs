@@ -299,6 +299,8 @@ pub struct Conn {
     /// Bytes written and read on this connection so far (for the per-operation records).
     sent_bytes: u64,
     recv_bytes: u64,
+    /// Its place in the pool gauges, for a pooled connection (see `pool::OpenGauge`).
+    pub(crate) gauge: Option<crate::pool::OpenGauge>,
 }
 
 /// A server's version, from its `version` reply (`1.6.18` → `(1, 6, 18)`; parts that are
@@ -439,6 +441,7 @@ impl Conn {
             legacy_ok_unchecked: false,
             sent_bytes: 0,
             recv_bytes: 0,
+            gauge: None,
         })
     }
 

@@ -142,7 +142,7 @@ pub const METRICS: [Metric; 23] = [
     Metric {
         name: "pool_open",
         kind: MetricKind::Gauge,
-        help: "Pooled connections open (checked out or idle).",
+        help: "Pooled connections open (connected; checked out or idle).",
     },
     Metric {
         name: "pool_idle",
@@ -238,6 +238,12 @@ pub(crate) struct Counters {
     pub fail_open_misses: AtomicU64,
     pub fail_open_not_stored: AtomicU64,
     pub failovers: AtomicU64,
+    /// The `pool_open` and `pool_idle` gauges: connections actually open (a pooled slot
+    /// without one is not counted), kept by [`crate::pool::OpenGauge`].
+    pub pool_open: AtomicU64,
+    pub pool_idle: AtomicU64,
+    /// The fork generation the gauges count for (a child starts again from 0).
+    pub pool_generation: AtomicU64,
 }
 
 impl Counters {

@@ -11,7 +11,74 @@ use crate::conn::{Conn, ConnOptions, Deadline};
 use crate::dialect::Dialect;
 use crate::health::Health;
 use crate::metrics::Counters;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
+
+/// A pooled connection's place in its server's `pool_open` and `pool_idle` gauges, held by
+/// the connection ([`Conn`]) from the moment it is connected until it is dropped: the gauges
+/// count connections actually open, not r2d2's slots (a slot may hold none: a server that
+/// refuses every connect has slots but no connection). Idle: in the pool, not checked out.
+/// A connection of another fork generation (opened before a fork) does not count in the
+/// child, which starts its gauges from 0 with its own pool.
+pub(crate) struct OpenGauge {
+    counters: Arc<Counters>,
+    generation: u64,
+    idle: bool,
+}
+
+impl OpenGauge {
+    /// Counts a connection just opened: into the pool (`idle`) or for a caller.
+    pub(crate) fn new(counters: &Arc<Counters>, idle: bool) -> OpenGauge {
+        counters.pool_open.fetch_add(1, Relaxed);
+        if idle {
+            counters.pool_idle.fetch_add(1, Relaxed);
+        }
+        OpenGauge {
+            counters: counters.clone(),
+            generation: crate::fork::generation(),
+            idle,
+        }
+    }
+
+    /// The connection goes back to the pool (`true`) or out to a caller (`false`).
+    pub(crate) fn set_idle(&mut self, idle: bool) {
+        if self.idle == idle {
+            return;
+        }
+        self.idle = idle;
+        if self.generation == crate::fork::generation() {
+            if idle {
+                self.counters.pool_idle.fetch_add(1, Relaxed);
+            } else {
+                self.counters.pool_idle.fetch_sub(1, Relaxed);
+            }
+        }
+    }
+}
+
+impl Drop for OpenGauge {
+    fn drop(&mut self) {
+        if self.generation == crate::fork::generation() {
+            self.counters.pool_open.fetch_sub(1, Relaxed);
+            if self.idle {
+                self.counters.pool_idle.fetch_sub(1, Relaxed);
+            }
+        }
+    }
+}
+
+/// A server's `(open, idle)` connections for its gauges (0 in a forked child until its own
+/// pool opens one).
+pub(crate) fn open_idle(counters: &Counters) -> (u32, u32) {
+    if counters.pool_generation.load(Relaxed) != crate::fork::generation() {
+        return (0, 0);
+    }
+    let clamp = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    (
+        clamp(counters.pool_open.load(Relaxed)),
+        clamp(counters.pool_idle.load(Relaxed)),
+    )
+}
 
 /// A pooled slot: a connection, or room for one.
 pub struct Slot {
@@ -64,6 +131,8 @@ impl r2d2::ManageConnection for Manager {
         };
         let conn = conn.map(|mut c| {
             c.set_epoch(epoch);
+            // Into the pool's idle list.
+            c.gauge = Some(OpenGauge::new(&self.counters, true));
             c
         });
         if conn.is_some() {

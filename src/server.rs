@@ -50,6 +50,15 @@ impl Pooled<'_> {
     }
 }
 
+impl Drop for Pooled<'_> {
+    fn drop(&mut self) {
+        // Back to the pool (before the slot is): idle in the gauges.
+        if let Some(g) = self.slot.conn.as_deref_mut().and_then(|c| c.gauge.as_mut()) {
+            g.set_idle(true);
+        }
+    }
+}
+
 impl std::ops::Deref for Pooled<'_> {
     type Target = Slot;
     fn deref(&self) -> &Slot {
@@ -389,6 +398,9 @@ impl Server {
             settings.retry_timeout_max,
         ));
         let counters = Arc::new(Counters::default());
+        counters
+            .pool_generation
+            .store(fork::generation(), std::sync::atomic::Ordering::Relaxed);
         let addr = Arc::new(Resolve::new(
             spec.addr.clone(),
             opts.resolver.clone(),
@@ -442,6 +454,11 @@ impl Server {
                 (Cow::Owned(pool.clone()), GateRef::Shared(gate.clone()))
             }
             _ => {
+                // The child's gauges count its own connections, from 0 (see `OpenGauge`).
+                use std::sync::atomic::Ordering::Relaxed;
+                self.counters.pool_open.store(0, Relaxed);
+                self.counters.pool_idle.store(0, Relaxed);
+                self.counters.pool_generation.store(generation, Relaxed);
                 let pool = self.make_pool(thread_pool());
                 let gate = Arc::new(Gate::new(self.settings.max_size));
                 *child = Some((generation, pool.clone(), gate.clone()));
@@ -534,6 +551,14 @@ impl Server {
             _permit: permit,
             io_start: (0, 0),
         };
+        if let Some(g) = pooled
+            .slot
+            .conn
+            .as_deref_mut()
+            .and_then(|c| c.gauge.as_mut())
+        {
+            g.set_idle(false);
+        }
         let slot: &mut Slot = &mut pooled;
         // A pooled connection with bytes waiting (a stray reply) or closed by the server is
         // dropped here, never reused: one non-blocking peek. So is one to an address the
@@ -562,6 +587,7 @@ impl Server {
                 Ok(mut c) => {
                     Counters::bump(&self.counters.connects);
                     c.set_epoch(epoch);
+                    c.gauge = Some(crate::pool::OpenGauge::new(&self.counters, false));
                     slot.conn = Some(Box::new(c));
                 }
                 Err(e) => {

@@ -187,6 +187,61 @@ fn incr_or_init() {
     });
 }
 
+/// Tester finding (jcc 01): over text the counter `incr_or_init` creates was stored through
+/// the value format with flags 0 (spymemcached's bytes 0x800, Whalin's 4096), while binary
+/// and meta servers create it with flags 0; real spymemcached's incr(key, by, default) stores
+/// flags 0 (a String to it). A counter is decimal text with raw flags 0 on every protocol and
+/// in every format, and never compressed (compression on, threshold 1 here).
+#[test]
+fn counters_are_decimal_text_with_flags_0_in_every_format() {
+    for format in mcpool::ValueFormat::ALL {
+        for p in PROTOCOLS {
+            let prefix = unique(&format!("ctr-{}-{p}", format.name()));
+            let b = Client::builder()
+                .server(&server().addr())
+                .key_prefix(prefix.clone())
+                .protocol(p)
+                .value_format(format);
+            let c = if format == mcpool::ValueFormat::Libmemcached {
+                b.build().unwrap()
+            } else {
+                b.compression(true)
+                    .compression_threshold(1)
+                    .build()
+                    .unwrap()
+            };
+            // The raw item: a reader that takes flags as they are.
+            let raw = Client::builder()
+                .server(&server().addr())
+                .key_prefix(prefix)
+                .value_format(mcpool::ValueFormat::Libmemcached)
+                .build()
+                .unwrap();
+            let at = format!("{} over {p}", format.name());
+            assert_eq!(c.incr_or_init("n", 1, 10, 0).unwrap(), 10, "{at}");
+            let item = raw.get_item("n").unwrap().unwrap();
+            assert_eq!((&item.value[..], item.flags), (&b"10"[..], 0), "{at}");
+            assert_eq!(c.incr_or_init("n", 5, 10, 0).unwrap(), 15, "{at}");
+            assert_eq!(c.decr_or_init("m", 1, 7, 0).unwrap(), 7, "{at}");
+            let item = raw.get_item("m").unwrap().unwrap();
+            assert_eq!((&item.value[..], item.flags), (&b"7"[..], 0), "{at}");
+            // set_counter (Whalin's storeCounter): the same form, and incr counts on it
+            assert_eq!(
+                c.set_counter("s", 40, 0).unwrap(),
+                StoreOutcome::Stored,
+                "{at}"
+            );
+            let item = raw.get_item("s").unwrap().unwrap();
+            assert_eq!((&item.value[..], item.flags), (&b"40"[..], 0), "{at}");
+            assert_eq!(c.incr("s", 2).unwrap(), Some(42), "{at}");
+            // a negative one is its text too (Whalin's storeCounter), which incr refuses
+            c.set_counter("neg", -5, 0).unwrap();
+            let item = raw.get_item("neg").unwrap().unwrap();
+            assert_eq!((&item.value[..], item.flags), (&b"-5"[..], 0), "{at}");
+        }
+    }
+}
+
 #[test]
 fn touch_gat_gats_and_expiry() {
     each_protocol("touch", |c| {

@@ -113,3 +113,96 @@ fn events_when_a_server_dies_and_returns() {
     assert_eq!((m.ejections, m.returns), (1, 1), "{m:?}");
     assert!(m.connect_errors >= 1 || m.io_errors >= 1, "{m:?}");
 }
+
+/// `curr_connections` of a memcached, read through `probe` (one connection of its own, kept
+/// open, so that the count moves only with the client under test).
+fn curr_connections(probe: &Client) -> u64 {
+    let stats = probe.stats(None).remove(0).1.unwrap();
+    stats
+        .iter()
+        .find(|(k, _)| k == "curr_connections")
+        .map(|(_, v)| v.parse().unwrap())
+        .unwrap()
+}
+
+/// Tester finding (jcc 04): `pool_open`/`pool_idle` counted r2d2's slots, and a slot may hold
+/// no connection: against a port that refuses every connect they said 4 open, 4 idle with
+/// connects_total 0. They count connections actually open now.
+#[test]
+fn pool_gauges_count_no_connection_to_a_dead_port() {
+    let _serial = one_at_a_time();
+    let dead = common::refusing_port();
+    let c = Client::builder()
+        .server(&dead.addr())
+        .max_size(4)
+        .min_idle(2)
+        .connect_timeout(Duration::from_millis(200))
+        .failure_limit(1000)
+        .build()
+        .unwrap();
+    for i in 0..5 {
+        assert!(c.set(format!("k{i}"), b"v", 0).is_err());
+    }
+    let m = &c.metrics()[0];
+    assert_eq!(m.connects, 0, "{m:?}");
+    assert_eq!(c.pool_states()[0], (0, 0));
+    let (metrics, pools) = c.metrics_and_pool_states();
+    assert_eq!((metrics.len(), pools[0]), (1, (0, 0)));
+    let text = mcpool::prometheus::render(&metrics, &pools);
+    assert!(
+        text.contains(&format!(
+            "mcpool_pool_open{{server=\"{}\"}} 0\n",
+            dead.addr()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "mcpool_pool_idle{{server=\"{}\"}} 0\n",
+            dead.addr()
+        )),
+        "{text}"
+    );
+}
+
+/// Against a live memcached the gauges are the connections it sees from the client (its
+/// `curr_connections` less the count without the client), also after one is dropped on an
+/// error (its slot goes back empty).
+#[test]
+fn pool_gauges_match_the_connections_memcached_sees() {
+    let _serial = one_at_a_time();
+    let mc = Memcached::start(&[]);
+    let probe = Client::builder()
+        .server(&mc.addr())
+        .min_idle(0)
+        .max_size(1)
+        .build()
+        .unwrap();
+    let base = curr_connections(&probe);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("g"))
+        .max_size(3)
+        .min_idle(3)
+        .build()
+        .unwrap();
+    wait_until("three idle connections", Duration::from_secs(10), || {
+        c.pool_states()[0] == (3, 3)
+    });
+    wait_until("memcached sees 3 more", Duration::from_secs(10), || {
+        curr_connections(&probe) == base + 3
+    });
+    // A non-numeric incr: the connection that saw the error is dropped, its slot returns
+    // empty; r2d2 still has its 3 slots (max_size 3: none added).
+    c.set("t", b"text", 0).unwrap();
+    assert!(c.incr("t", 1).is_err());
+    let (open, idle) = c.pool_states()[0];
+    assert_eq!(open, idle, "none checked out");
+    wait_until(
+        "memcached sees the gauge's count",
+        Duration::from_secs(10),
+        || curr_connections(&probe) == base + u64::from(c.pool_states()[0].0),
+    );
+    assert_eq!(c.pool_states()[0], (2, 2), "the dropped one is not counted");
+    assert_eq!(c.metrics()[0].connects, 3);
+}

@@ -508,6 +508,30 @@ pub unsafe extern "C" fn mcpool_client_set(
     }
 }
 
+/// Stores `value` under `key` as a counter for `incr`/`decr` (Whalin's `storeCounter`):
+/// memcached's decimal text with raw flags 0 whatever the value format, never compressed,
+/// the same form `mcpool_client_incr_or_init` creates (a negative value is stored as its
+/// text too, as Whalin does; incr then answers `MCPOOL_CLIENT_ERROR`); `ttl` as for
+/// `mcpool_client_set`. `MCPOOL_OK` when stored.
+///
+/// # Safety
+/// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_set_counter(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    value: i64,
+    ttl: u32,
+) -> mcpool_status {
+    landingpad(|| -> Outcome {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let outcome = core("set_counter", key, c.client.set_counter(key, value, ttl))?;
+        Ok(store_status(outcome))
+    })
+}
+
 /// Stores only if `key` does not exist yet: `MCPOOL_OK`, or `MCPOOL_NOT_STORED`.
 ///
 /// # Safety

@@ -360,3 +360,54 @@ pub unsafe extern "C" fn mcpool_client_flags_kind(
         Ok(MCPOOL_OK)
     })
 }
+
+/// The client's value format, by the name `mcpool_config_set_value_format` takes (`mcpool`,
+/// `spymemcached`, ...; `legacy-gzip-bit-2`/`legacy-zlib-bit-8` after
+/// `mcpool_config_set_compression_format`): the one the options left in force, whichever set
+/// it (a preset, the `value_format` option, the core's default `mcpool`). A binding that
+/// picks a type mapping by format asks here instead of reading its own copy of the options.
+/// NUL-terminated, `*out_len` bytes without the NUL; static (never free it).
+///
+/// # Safety
+/// `client` is NULL or live; each output is NULL (refused) or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_value_format(
+    client: *const mcpool_client,
+    out_name: *mut *const std::ffi::c_char,
+    out_len: *mut usize,
+) -> mcpool_status {
+    use mcpool::value::CompressionFormat;
+    use mcpool::ValueFormat;
+    use std::ffi::CString;
+    use std::sync::OnceLock;
+    static NAMES: OnceLock<Vec<(ValueFormat, CString)>> = OnceLock::new();
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_name, "name")?;
+        ptr::out(out_len, "length")?;
+        let names = NAMES.get_or_init(|| {
+            ValueFormat::ALL
+                .into_iter()
+                .chain([
+                    ValueFormat::Legacy(CompressionFormat::Gzip),
+                    ValueFormat::Legacy(CompressionFormat::Zlib),
+                ])
+                .map(|f| (f, CString::new(f.name()).expect("a format name has no NUL")))
+                .collect()
+        });
+        let format = c.client.config().values.format;
+        let name = names
+            .iter()
+            .find(|(f, _)| *f == format)
+            .map(|(_, n)| n.as_c_str())
+            .expect("every value format is named");
+        // SAFETY: both outputs were checked non-NULL; the caller promises they are writable.
+        // The name is static.
+        unsafe {
+            ptr::write(out_name, name.as_ptr());
+            ptr::write(out_len, name.to_bytes().len());
+        }
+        Ok(MCPOOL_OK)
+    })
+}

@@ -49,7 +49,8 @@ pub enum mcpool_metric {
     MCPOOL_METRIC_EJECTIONS = 12,
     /// Times it came back after being marked dead.
     MCPOOL_METRIC_RETURNS = 13,
-    /// Gauge: pooled connections open (checked out or idle) when the snapshot was taken.
+    /// Gauge: pooled connections open (connected: checked out or idle; a pool slot without
+    /// a connection is not counted) when the snapshot was taken.
     MCPOOL_METRIC_POOL_OPEN = 14,
     /// Gauge: pooled connections idle when the snapshot was taken.
     MCPOOL_METRIC_POOL_IDLE = 15,

@@ -2067,6 +2067,57 @@ static void test_flags_round_trip(void) {
         CHECK(f == 0x100);
         EXPECT(mcpool_client_kind_flags(sp, MCPOOL_KIND_INT, &f), MCPOOL_OK);
         CHECK(f == 0x300);
+        /* value_format: the format in force, by name (static text) */
+        const char *name = NULL;
+        size_t len = 0;
+        EXPECT(mcpool_client_value_format(sp, &name, &len), MCPOOL_OK);
+        CHECK(name && len == 12 && strcmp(name, "spymemcached") == 0);
+        EXPECT(mcpool_client_value_format(wh, &name, &len), MCPOOL_OK);
+        CHECK(name && len == 6 && strcmp(name, "whalin") == 0);
+        EXPECT(mcpool_client_value_format(wh, NULL, &len), MCPOOL_INVALID_ARGUMENT);
+        /* set_counter and incr_or_init: decimal text with raw flags 0 in every format */
+        {
+            mcpool_client *rawc = format_client("libmemcached", NULL);
+            CHECK(rawc != NULL);
+            uint64_t v = 0;
+            char d[64];
+            size_t dn = 0;
+            uint32_t rf = 1;
+            EXPECT(mcpool_client_set_counter(wh, K("ctr-wh"), 40, 0), MCPOOL_OK);
+            EXPECT(mcpool_client_incr(wh, K("ctr-wh"), 2, &v), MCPOOL_OK);
+            CHECK(v == 42);
+            if (rawc) {
+                EXPECT(read_raw(rawc, "ctr-wh", d, &dn, &rf), MCPOOL_OK);
+                CHECK(dn == 2 && memcmp(d, "42", 2) == 0 && rf == 0);
+            }
+            EXPECT(mcpool_client_incr_or_init(sp, K("ctr-sp"), 1, 10, 0, &v), MCPOOL_OK);
+            CHECK(v == 10);
+            if (rawc) {
+                rf = 1;
+                EXPECT(read_raw(rawc, "ctr-sp", d, &dn, &rf), MCPOOL_OK);
+                CHECK(dn == 2 && memcmp(d, "10", 2) == 0 && rf == 0);
+                mcpool_client_free(rawc);
+            }
+        }
+        {
+            /* the default, and a preset's (then an option after it) */
+            const char *sets[][4] = {{NULL, NULL, NULL, "mcpool"},
+                                     {"spymemcached", NULL, NULL, "spymemcached"},
+                                     {"whalin", "value_format", "pylibmc", "pylibmc"}};
+            for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+                mcpool_config *cfg = NULL;
+                mcpool_client *pc = NULL;
+                EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+                EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+                if (sets[i][0]) EXPECT(mcpool_config_set(cfg, K("preset"), K(sets[i][0])), MCPOOL_OK);
+                if (sets[i][1]) EXPECT(mcpool_config_set(cfg, K(sets[i][1]), K(sets[i][2])), MCPOOL_OK);
+                EXPECT(mcpool_client_new(cfg, &pc), MCPOOL_OK);
+                mcpool_config_free(cfg);
+                EXPECT(mcpool_client_value_format(pc, &name, &len), MCPOOL_OK);
+                CHECK(name && strcmp(name, sets[i][3]) == 0 && len == strlen(sets[i][3]));
+                mcpool_client_free(pc);
+            }
+        }
         /* a small int stored by kind is spymemcached's Long too */
         EXPECT(mcpool_client_store_kind(sp, MCPOOL_STORE_SET, K("spl"), MCPOOL_KIND_INT, K("5"),
                                         0, 0), MCPOOL_OK);

@@ -307,6 +307,22 @@ impl Client {
         self.arith(false, key.as_ref(), delta, None, true)
     }
 
+    /// Stores `value` as a counter for `incr`/`decr`: memcached's decimal text with raw
+    /// flags 0, whatever the value format, never compressed (Whalin's `storeCounter(key,
+    /// long)`; the same form `incr_or_init` creates). A negative value is stored as its text
+    /// too, as Whalin does, and `incr` refuses it (memcached counts unsigned). `Stored`, or
+    /// an error.
+    pub fn set_counter(&self, key: impl AsRef<[u8]>, value: i64, ttl: u32) -> Result<StoreOutcome> {
+        let open = self.inner.config.fail_open;
+        self.store_counter(
+            StoreCommand::Set,
+            key.as_ref(),
+            &value.to_string(),
+            ttl,
+            open,
+        )
+    }
+
     /// Increments, or creates the counter with `initial` if missing (SockIOPool's `addOrIncr`).
     pub fn incr_or_init(
         &self,
@@ -667,6 +683,21 @@ impl Client {
         )
     }
 
+    /// The one form of a counter: memcached's decimal text with raw flags 0, whatever the
+    /// value format (not the format's bytes flags, e.g. spymemcached's 0x800 or Whalin's
+    /// 4096), never compressed: what binary and meta servers create for `incr_or_init`, what
+    /// spymemcached's incr(key, by, default) and Whalin's addOrIncr and storeCounter store.
+    fn store_counter(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        digits: &str,
+        ttl: u32,
+        open: bool,
+    ) -> Result<StoreOutcome> {
+        self.store_in(cmd, key, digits.as_bytes(), 0, ttl, open)
+    }
+
     fn arith_or_init(
         &self,
         incr: bool,
@@ -694,9 +725,7 @@ impl Client {
         if let Some(n) = self.arith(incr, key, delta, None, false)? {
             return Ok(n);
         }
-        let init = initial.to_string();
-        let (data, flags) = self.encode_value(StoreCommand::Add, key, init.as_bytes(), 0)?;
-        match self.store_in(StoreCommand::Add, key, &data, flags, ttl, false)? {
+        match self.store_counter(StoreCommand::Add, key, &initial.to_string(), ttl, false)? {
             StoreOutcome::Stored => Ok(initial),
             // Someone else created it in between: count on theirs.
             _ => self

@@ -228,24 +228,20 @@ impl Client {
         let pools = t
             .servers
             .iter()
-            .map(|s| {
-                let st = s.pool().0.state();
-                (st.connections, st.idle_connections)
-            })
+            .map(|s| crate::pool::open_idle(&s.counters))
             .collect();
         (metrics, pools)
     }
 
-    /// Connections per server: `(open, idle)`, in configuration order. An open connection is
-    /// a pooled slot (checked out or idle); `idle == open` means none is in use.
+    /// Connections per server: `(open, idle)`, in configuration order. Open: connections
+    /// actually connected, checked out or idle in the pool (a pool slot without one, e.g. to
+    /// a server that refuses every connect, is not counted); `idle == open` means none is in
+    /// use.
     pub fn pool_states(&self) -> Vec<(u32, u32)> {
         self.topology()
             .servers
             .iter()
-            .map(|s| {
-                let st = s.pool().0.state();
-                (st.connections, st.idle_connections)
-            })
+            .map(|s| crate::pool::open_idle(&s.counters))
             .collect()
     }
 

@@ -417,6 +417,19 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverCount(JNIEnv *env, jclass cls
     return (jint)n;
 }
 
+/* The client's value format, as the core names it (ASCII: a plain jstring is exact). */
+JNIEXPORT jstring JNICALL Java_io_mcpool_Native_valueFormat(JNIEnv *env, jclass cls, jlong h) {
+    (void)cls;
+    const char *name = NULL;
+    size_t len = 0;
+    mcpool_status st = mcpool_client_value_format(CLIENT(h), &name, &len);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    return (*env)->NewStringUTF(env, name);
+}
+
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_serverLabel(JNIEnv *env, jclass cls, jlong h,
                                                                jint index) {
     (void)cls;
@@ -918,6 +931,19 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_touch(JNIEnv *env, jclass cls, jlon
     bytes_t k;
     if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
     mcpool_status st = mcpool_client_touch(CLIENT(h), k.ptr, k.len, mcpool_expiry_from_signed(ttl));
+    bytes_release(&k);
+    return answer(env, st);
+}
+
+/* A counter (decimal text, raw flags 0: the core's form). */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_setCounter(JNIEnv *env, jclass cls, jlong h,
+                                                        jbyteArray key, jlong value, jint ttl) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    mcpool_status st = mcpool_client_set_counter(CLIENT(h), k.ptr, k.len, (int64_t)value,
+                                                 mcpool_expiry_from_signed(ttl));
     bytes_release(&k);
     return answer(env, st);
 }

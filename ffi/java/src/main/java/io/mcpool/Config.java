@@ -17,7 +17,7 @@ final class Config {
     final List<Integer> weights = new ArrayList<>();
     /** The preset, applied before every other option (null: none). */
     String preset;
-    /** The core's options by name, in the order they were first set. */
+    /** The core's options by name, in the order they were last set (the preset apart). */
     final Map<String, String> options = new LinkedHashMap<>();
     ServerEventListener listener;
     /** The per-operation listener with its error count (null: none). */
@@ -40,7 +40,10 @@ final class Config {
         Mcpool.notNull(value, "option " + name);
         Utf8.text(name, "option name"); // text with no UTF-8 form is refused here, not at build
         Utf8.text(value, "option " + name);
-        options.put(canonicalName(name), value); // "io-timeout" and "io_timeout" are one option
+        String n = canonicalName(name); // "io-timeout" and "io_timeout" are one option
+        // options apply in the order given: one set again moves to its new place
+        options.remove(n);
+        options.put(n, value);
         return this;
     }
 

@@ -58,19 +58,25 @@ public final class Mcpool implements AutoCloseable {
     private final Native.OperationDispatch operations;
 
     Mcpool(Config cfg, Transcoder tc) {
+        this(cfg, f -> tc);
+    }
+
+    /** {@code pick} gives the transcoder for the value format the core built the client
+     * with (null: the caller brings one, as {@link MemCachedClient}). */
+    Mcpool(Config cfg, java.util.function.Function<String, Transcoder> pick) {
         this.nc = new NativeClient(cfg);
         this.operations = cfg.operations;
-        String f = cfg.options.get("value_format");
-        // the name as the core reads it (trimmed, ASCII lower case, '_' as '-'); the core
-        // has refused an unknown one already
-        this.valueFormat = f == null ? "mcpool" : Config.canonicalName(f).replace('_', '-');
-        this.tc = tc == null ? null : tc.forValueFormat(valueFormat); // null: the caller brings one (MemCachedClient)
         long h = nc.acquire();
         try {
+            // the format in force, whichever of a preset, an option or the core's default
+            // set it: the core's answer, never a copy of its rules
+            this.valueFormat = Native.valueFormat(h);
             this.suppressed = new AtomicLongArray(Native.serverCount(h));
         } finally {
             nc.release();
         }
+        Transcoder tc = pick.apply(valueFormat);
+        this.tc = tc == null ? null : tc.forValueFormat(valueFormat);
     }
 
     /** Exceptions thrown by the {@link OperationListener} (swallowed: the call and the core
@@ -112,7 +118,6 @@ public final class Mcpool implements AutoCloseable {
         final Config cfg = new Config();
         Transcoder tc = new WhalinTranscoder();
         boolean tcSet;
-        String valueFormat;
 
         /** Servers, {@code host:port}, weight 1 each. Order decides placement. */
         public Builder servers(String... addrs) {
@@ -143,17 +148,25 @@ public final class Mcpool implements AutoCloseable {
          * ({@code option("serialized_java", "true")} stores and reads {@code Serializable}
          * objects); with a {@link #transcoder(Transcoder)} that disagrees, {@link #build()}
          * throws (see there).
+         *
+         * <p>Options apply in the order given (one set again takes its new place), after the
+         * preset ({@code option("preset", ...)} is {@link #preset}); {@link #build()} adds none
+         * over them, so what nothing sets keeps the preset's value or the core's default.
          */
         public Builder option(String name, String value) {
+            if (name != null && Config.canonicalName(name).equals("preset")) return preset(value);
             cfg.set(name, value);
             return this;
         }
 
-        /** A legacy client's defaults, placement and value layout, applied before every
-         * other option: {@code whalin}, {@code spymemcached}, {@code cache-memcached-fast},
-         * ... (the core's presets; none by default). */
+        /** A legacy client's defaults, placement and value layout (its value format too:
+         * {@code preset("spymemcached")} reads and writes spymemcached's types), applied
+         * before every other option whatever the call order, so any option or setter
+         * overrides it: {@code whalin}, {@code spymemcached}, {@code cache-memcached-fast},
+         * ... (the core's presets; none by default; the last one given counts). */
         public Builder preset(String name) {
             notNull(name, "preset");
+            Utf8.text(name, "option preset");
             cfg.preset = name;
             return this;
         }
@@ -271,7 +284,8 @@ public final class Mcpool implements AutoCloseable {
         /** How Java types map to the core's kinds, and whether Java serialization is
          * allowed (default a {@link WhalinTranscoder} without it). A transcoder given here
          * also brings its value format ({@link Transcoder#valueFormat()}: {@code whalin},
-         * {@code spymemcached}) unless {@link #valueFormat(String)} is set. Serialization is
+         * {@code spymemcached}) unless {@link #valueFormat(String)}, the {@code value_format}
+         * option or a {@link #preset} sets one. Serialization is
          * the transcoder's {@link Transcoder#allowSerializable()} unless
          * {@code option("serialized_java", ...)} is set: without a transcoder given, that
          * option turns the default transcoder's serialization on or off; with one that
@@ -289,41 +303,45 @@ public final class Mcpool implements AutoCloseable {
          * {@code spymemcached}, {@code pylibmc}, {@code python-memcached}, {@code pymemcache},
          * {@code cache-memcached-fast}, {@code cache-memcached}, {@code libmemcached} (bytes
          * only). Every program sharing a cache uses the same one (docs/value-format.md); an
-         * unknown name fails at {@link #build()} (MCPOOL_CONFIG). */
+         * unknown name fails at {@link #build()} (MCPOOL_CONFIG). The same as
+         * {@code option("value_format", name)}, in its place in the order; without either,
+         * the preset's format, else a transcoder's, else the core's default. */
         public Builder valueFormat(String name) {
             notNull(name, "valueFormat");
-            this.valueFormat = name;
-            return this;
+            return option("value_format", name);
         }
 
         /** Builds the client; {@link ClientException} (MCPOOL_CONFIG) when unusable. With the
-         * {@code spymemcached} value format and no transcoder set, the transcoder is a
+         * {@code spymemcached} value format in force (set by any of valueFormat, an option or
+         * a preset) and no transcoder set, the transcoder is a
          * {@link SpyTranscoder}, so each Java type is written as spymemcached writes it. An
          * explicit {@code option("serialized_java", ...)} sets that default transcoder's
          * serialization; one that disagrees with a transcoder given is a
          * {@link ConfigurationException} (MCPOOL_CONFIG) naming both. */
         public Mcpool build() {
             Config c = cfg.copy();
-            String f = valueFormat != null ? valueFormat
-                : tcSet && tc.valueFormat() != null ? tc.valueFormat() : "mcpool";
-            Transcoder t = !tcSet && "spymemcached".equals(Config.canonicalName(f).replace('_', '-'))
-                ? new SpyTranscoder() : tc;
-            c.set("value_format", f);
+            // The binding adds no option of its own over the caller's: the value format is
+            // the caller's (valueFormat, option, preset) or, with none of them, the format a
+            // transcoder given stands for; else the core's default.
+            if (!c.options.containsKey("value_format") && c.preset == null && tcSet && tc.valueFormat() != null) {
+                c.set("value_format", tc.valueFormat());
+            }
             String explicit = cfg.options.get("serialized_java");
             Boolean on = explicit == null ? null : parseBool(explicit);
             if (explicit == null) {
-                c.set("serialized_java", Boolean.toString(t.allowSerializable())); // the transcoder decides
-            } else if (on != null && on != t.allowSerializable()) {
-                if (tcSet) {
-                    throw new ConfigurationException(103, "MCPOOL_CONFIG", "option serialized_java=" + explicit
-                        + " but the transcoder " + t.getClass().getName() + (on ? " does not allow" : " allows")
-                        + " Java serialization: give a transcoder that " + (on ? "allows" : "refuses")
-                        + " it (e.g. new WhalinTranscoder(false, " + on + ", null)) or leave the option out");
-                }
-                // no transcoder given: the default one, with serialization as the option says
-                t = t instanceof SpyTranscoder ? new SpyTranscoder(on, null) : new WhalinTranscoder(false, on, null);
+                if (tcSet && tc.allowSerializable()) c.set("serialized_java", "true"); // the transcoder decides
+            } else if (tcSet && on != null && on != tc.allowSerializable()) {
+                throw new ConfigurationException(103, "MCPOOL_CONFIG", "option serialized_java=" + explicit
+                    + " but the transcoder " + tc.getClass().getName() + (on ? " does not allow" : " allows")
+                    + " Java serialization: give a transcoder that " + (on ? "allows" : "refuses")
+                    + " it (e.g. new WhalinTranscoder(false, " + on + ", null)) or leave the option out");
             } // a value that is not a boolean is left to the core, which refuses it naming the option
-            return new Mcpool(c, t);
+            if (tcSet) return new Mcpool(c, tc);
+            // no transcoder given: the format's own (spymemcached's types under spymemcached),
+            // with serialization as an explicit option says
+            boolean ser = on != null && on;
+            return new Mcpool(c, f -> "spymemcached".equals(f) ? new SpyTranscoder(ser, null)
+                : new WhalinTranscoder(false, ser, null));
         }
     }
 
@@ -392,6 +410,17 @@ public final class Mcpool implements AutoCloseable {
         try {
             return Native.storeKind(h, op, k, k.length, d.kind.ordinal(), d.data, d.data.length, ttl, cas,
                 compress, threshold);
+        } finally {
+            nc.release();
+        }
+    }
+
+    /** Stores a counter in the core's one form (decimal text, raw flags 0, whatever the value
+     * format). */
+    int storeCounter(byte[] k, long value, int ttl) {
+        long h = nc.acquire();
+        try {
+            return Native.setCounter(h, k, value, ttl);
         } finally {
             nc.release();
         }

@@ -340,12 +340,14 @@ public class MemCachedClient {
         return arith(Native.OP_DECR_INIT, key, inc, inc, out) ? out[0] : -1;
     }
 
-    /** Stores a counter as decimal text with flags 0, for incr/decr. */
+    /** Stores a counter as decimal text with flags 0, for incr/decr, in every value format
+     * (the core's counter form; it used to go through the format's bytes flags, Whalin's
+     * 4096). A negative one is stored as its text, as Whalin does (incr then answers -1). */
     public boolean storeCounter(String key, long counter) {
-        CachedData d = effective.encodeCounter(counter);
+        byte[] k = Mcpool.key(key);
         Mcpool c = mc();
         try {
-            return c.storeRaw(Native.OP_SET, Mcpool.key(key), d.data, d.flags, 0, 0) == Native.OK;
+            return c.storeCounter(k, counter, 0) == Native.OK;
         } catch (McpoolException e) {
             return suppress(c, key, e, false);
         }

@@ -161,6 +161,8 @@ final class Native {
     static native long clientNew(long cfg);
     static native void clientFree(long client);
     static native int serverCount(long client);
+    /** The client's value format, as the core names it (whichever option or preset set it). */
+    static native String valueFormat(long client);
     static native void setServers(long client, byte[] addrs, int[] lens, int[] weights);
     static native byte[] serverLabel(long client, int index);
     static native int serverFor(long client, byte[] key);
@@ -179,6 +181,8 @@ final class Native {
     static native byte[] get(long client, byte[] key, int keyLen, boolean withCas, long[] meta);
     static native int delete(long client, byte[] key, int keyLen);
     static native int touch(long client, byte[] key, int ttl);
+    /** A counter: decimal text with raw flags 0. */
+    static native int setCounter(long client, byte[] key, long value, int ttl);
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
     static native int flushAll(long client, int delaySeconds);
     /** One pipelined set per server: keys and values packed (lengths in klens, vlens), each

@@ -235,7 +235,7 @@ public class SockIOPool {
         }
         Mcpool c = clients.get(sanitize);
         if (c == null) {
-            c = new Mcpool(config(sanitize), null);
+            c = new Mcpool(config(sanitize), (Transcoder) null);
             clients.put(sanitize, c);
         }
         return c;

@@ -53,7 +53,10 @@ public interface Transcoder {
         return null;
     }
 
-    /** The bytes and flags of a counter as memcached's incr/decr expect: decimal text. */
+    /** The bytes and flags of a counter as memcached's incr/decr expect: decimal text.
+     * @deprecated not used: a counter's form is the core's (decimal text, raw flags 0, in
+     * every value format), which {@link MemCachedClient#storeCounter} now stores. */
+    @Deprecated
     default CachedData encodeCounter(long value) {
         return new CachedData(Long.toString(value).getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0);
     }

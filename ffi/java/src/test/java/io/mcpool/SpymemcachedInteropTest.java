@@ -151,6 +151,109 @@ public class SpymemcachedInteropTest {
         }
     }
 
+    /** Tester finding (jcc 02): build() always set value_format (to "mcpool" without
+     * valueFormat), after the preset and over option("value_format"): preset("spymemcached")
+     * read spymemcached's String as byte[] and wrote a Long spymemcached could not read. Options
+     * now apply in the order given, the preset first, and the binding adds none of its own. */
+    @Test
+    public void aPresetOrAnOptionBringsTheSpymemcachedFormat() throws Exception {
+        MemcachedClient spy = spy(servers[0].addr(), false);
+        String a = servers[0].addr();
+        java.util.Map<String, Mcpool.Builder> ways = new java.util.LinkedHashMap<>();
+        ways.put("preset", Mcpool.builder().servers(a).preset("spymemcached"));
+        ways.put("option value_format", Mcpool.builder().servers(a).option("value_format", "spymemcached"));
+        ways.put("option Value-Format", Mcpool.builder().servers(a).option("Value-Format", "spymemcached"));
+        ways.put("option preset", Mcpool.builder().servers(a).option("preset", "spymemcached"));
+        // the preset first whatever the call order, then each option in the order given (the
+        // whalin preset's sanitize_keys stays: these keys read the same sanitized)
+        ways.put("valueFormat then preset", Mcpool.builder().servers(a).valueFormat("mcpool")
+            .preset("whalin").valueFormat("spymemcached"));
+        ways.put("value_format set again", Mcpool.builder().servers(a).option("value_format", "whalin")
+            .option("failover", "rehash").option("value_format", "spymemcached"));
+        try {
+            assertTrue(spy.set("pf_s", 0, "hello").get());
+            assertTrue(spy.set("pf_n", 0, 42L).get());
+            assertTrue(spy.set("pf_i", 0, 42).get());
+            for (java.util.Map.Entry<String, Mcpool.Builder> w : ways.entrySet()) {
+                try (Mcpool ours = w.getValue().build()) {
+                    String at = w.getKey();
+                    assertEquals(at, "hello", ours.get("pf_s"));
+                    assertEquals(at, 42L, ours.get("pf_n"));
+                    assertEquals(at, 42, ours.get("pf_i"));
+                    for (Object v : new Object[] {7L, 7, "text", (byte) 3, true}) {
+                        assertTrue(at, ours.set("pf_w", v));
+                        assertEquals(at, v, spy.get("pf_w"));
+                    }
+                }
+            }
+            // the preset's compression (on, above 16384 bytes, gzip bit 2) is kept too
+            try (Mcpool ours = Mcpool.builder().servers(a).preset("spymemcached").build()) {
+                String big = big();
+                assertTrue(ours.set("pf_big", big));
+                assertEquals(big, spy.get("pf_big"));
+                assertEquals(Integer.valueOf(2), spy.get("pf_big", new FlagsTranscoder()));
+            }
+            // an option after the preset wins over the preset's
+            try (Mcpool ours = Mcpool.builder().servers(a).preset("spymemcached").valueFormat("mcpool").build()) {
+                assertTrue(ours.get("pf_s") instanceof byte[]);
+            }
+        } finally {
+            spy.shutdown();
+        }
+    }
+
+    /** Tester finding (jcc 01): over text, incrOrInit under the spymemcached format (and
+     * Whalin's addOrIncr under whalin) created the counter with the format's bytes flags
+     * (0x800, 4096); spymemcached's incr(key, by, default) creates flags 0, its String. Now
+     * decimal text with flags 0 on every protocol. */
+    @Test
+    public void aCounterCreatedByIncrOrInitIsSpymemcachedsString() throws Exception {
+        MemcachedClient spy = spy(servers[0].addr(), false);
+        try {
+            assertEquals(10L, spy.incr("ctr_spy", 1, 10));
+            assertEquals("10", spy.get("ctr_spy"));
+            for (String proto : new String[] {"text", "binary", "meta"}) {
+                for (String fmt : new String[] {"spymemcached", "whalin", "mcpool"}) {
+                    String k = "ctr_" + proto + "_" + fmt, at = fmt + " over " + proto;
+                    try (Mcpool ours = Mcpool.builder().servers(servers[0].addr()).protocol(proto)
+                            .valueFormat(fmt).build()) {
+                        assertEquals(at, 10L, ours.incrOrInit(k, 1, 10, 0));
+                        assertEquals(at, Integer.valueOf(0), spy.get(k, new FlagsTranscoder()));
+                        assertEquals(at, "10", spy.get(k));
+                        assertEquals(at, 11L, ours.incrOrInit(k, 1, 10, 0));
+                        assertEquals(at, 5L, ours.decrOrInit(k + "_d", 1, 5, 0));
+                        assertEquals(at, Integer.valueOf(0), spy.get(k + "_d", new FlagsTranscoder()));
+                    }
+                }
+            }
+            for (String proto : new String[] {"text", "binary"}) {
+                SockIOPool pool = SockIOPool.getInstance("ctr-" + proto);
+                pool.setServers(new String[] {servers[0].addr()});
+                pool.setProtocol(proto);
+                pool.initialize();
+                try {
+                    MemCachedClient w = new MemCachedClient("ctr-" + proto);
+                    String k = "ctr_whalin_" + proto;
+                    assertEquals(proto, 10L, w.addOrIncr(k, 10));
+                    assertEquals(proto, Integer.valueOf(0), spy.get(k, new FlagsTranscoder()));
+                    assertEquals(proto, 10L, w.getCounter(k));
+                    // storeCounter: Javadoc "decimal text with flags 0" (stored 4096 before)
+                    assertTrue(proto, w.storeCounter(k + "_s", 40L));
+                    assertEquals(proto, Integer.valueOf(0), spy.get(k + "_s", new FlagsTranscoder()));
+                    assertEquals(proto, "40", spy.get(k + "_s"));
+                    assertEquals(proto, 42L, w.incr(k + "_s", 2));
+                    assertTrue(proto, w.storeCounter(k + "_n", -5L)); // as Whalin: its text
+                    assertEquals(proto, Integer.valueOf(0), spy.get(k + "_n", new FlagsTranscoder()));
+                    assertEquals(proto, "-5", spy.get(k + "_n"));
+                } finally {
+                    pool.shutDown();
+                }
+            }
+        } finally {
+            spy.shutdown();
+        }
+    }
+
     @Test
     public void getBytesThenSetBytesWithTheSameFlagsIsTheSameValue() throws Exception {
         // getBytes hands an integer out as its decimal text with spymemcached's flags;
