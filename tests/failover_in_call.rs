@@ -768,3 +768,113 @@ finally:
     }
     f.flush();
 }
+
+// ---- spymemcached: FailureMode.Redistribute ------------------------------------------------
+
+/// spymemcached 2.12.3 storing keys with one server down: waits until its live servers are
+/// connected, then sets each key and prints `stored N`.
+const SPY_JAVA: &str = r#"
+import net.spy.memcached.*;
+import java.util.concurrent.TimeUnit;
+public class SpyRedistribute {
+  public static void main(String[] a) throws Exception {
+    ConnectionFactory cf = a[1].equals("ketama")
+        ? new KetamaConnectionFactory() : new DefaultConnectionFactory();
+    MemcachedClient c = new MemcachedClient(cf, AddrUtil.getAddresses(a[0]));
+    int live = Integer.parseInt(a[2]);
+    for (int i = 0; i < 2000 && c.getAvailableServers().size() < live; i++) Thread.sleep(5);
+    if (c.getAvailableServers().size() != live) throw new RuntimeException("not connected");
+    int ok = 0;
+    String[] keys = a[3].split(",");
+    for (String k : keys) {
+      try { if (c.set(k, 0, "v").get(3, TimeUnit.SECONDS)) ok++; } catch (Exception e) { }
+    }
+    System.out.println("stored " + ok);
+    c.shutdown();
+  }
+}
+"#;
+
+#[test]
+fn spymemcached_preset_sends_a_dead_servers_keys_where_spymemcached_redistributes_them() {
+    let jar = "/usr/share/java/spymemcached.jar";
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    if !Path::new(jar).exists() || !Path::new("/usr/bin/javac").exists() {
+        assert!(!ci, "spymemcached or javac is missing");
+        eprintln!("\n!!!!! MISSING libspymemcached-java / default-jdk: skipped !!!!!\n");
+        return;
+    }
+    let dir = std::env::temp_dir().join(unique("spy-redistribute"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("SpyRedistribute.java"), SPY_JAVA).unwrap();
+    let javac = Command::new("javac")
+        .args(["-nowarn", "-cp", jar, "-d"])
+        .arg(&dir)
+        .arg(dir.join("SpyRedistribute.java"))
+        .output()
+        .unwrap();
+    assert!(
+        javac.status.success(),
+        "{}",
+        String::from_utf8_lossy(&javac.stderr)
+    );
+    // Three servers, the middle one down.
+    let live: Vec<Memcached> = (0..2).map(|_| Memcached::start(&[])).collect();
+    let down = refusing_port();
+    let addrs = vec![live[0].addr(), down.addr(), live[1].addr()];
+    let holders = |k: &str| -> Vec<usize> {
+        [(0, &live[0]), (2, &live[1])]
+            .into_iter()
+            .filter(|(_, mc)| probe(&mc.addr()).get(k).unwrap().is_some())
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let flush = || {
+        for mc in &live {
+            probe(&mc.addr()).flush_all(None).unwrap();
+        }
+    };
+    for (kind, distribution) in [("default", None), ("ketama", Some("spymemcached-ketama"))] {
+        let tag = unique("spy");
+        let keys: Vec<String> = (0..300).map(|i| format!("{tag}-{i}")).collect();
+        flush();
+        let run = Command::new("java")
+            .arg("-cp")
+            .arg(format!("{jar}:{}", dir.display()))
+            .args([
+                "SpyRedistribute",
+                &addrs.join(" "),
+                kind,
+                "2",
+                &keys.join(","),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{kind}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let theirs: Vec<Vec<usize>> = keys.iter().map(|k| holders(k)).collect();
+        flush();
+        let mut b = preset_builder("spymemcached", &addrs);
+        if let Some(d) = distribution {
+            b = b.set("distribution", d).unwrap();
+        }
+        let c = b.build().unwrap();
+        assert_eq!(c.config().failover, FailoverPolicy::Rehash);
+        mark_dead(&c, 1);
+        let mut on_dead = 0;
+        for (k, t) in keys.iter().zip(&theirs) {
+            let r = c.set(k, b"v", 0);
+            // A key whose whole sequence is down: spymemcached queues it on the dead
+            // primary (not stored), mcpool answers ServerDead.
+            assert_eq!(r.is_ok(), !t.is_empty(), "{kind} {k}: {r:?}");
+            assert_eq!(&holders(k), t, "{kind} {k}: mcpool vs spymemcached");
+            on_dead += usize::from(c.server_for(k).unwrap() == 1);
+        }
+        assert!(on_dead > 50, "{kind}: {on_dead} keys on the dead server");
+        eprintln!("{kind}: {on_dead} keys of the dead server, all where spymemcached puts them");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
