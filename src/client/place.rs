@@ -68,7 +68,12 @@ impl Client {
         let j = self.pick_alive(t, wire, i)?;
         if write && j != i {
             if let Some(away) = &t.servers[i].away {
-                away.written_elsewhere(wire);
+                if t.servers[i].health.may_try() {
+                    // Alive, but the table without the dead servers put the key elsewhere.
+                    away.moved_off(wire);
+                } else {
+                    away.written_elsewhere(wire);
+                }
             }
         }
         Ok(j)
