@@ -89,10 +89,12 @@ pub enum FailoverPolicy {
     /// The key gets an error; no two clients ever disagree about where a key lives.
     #[default]
     FailFast,
-    /// The profile's own legacy rehash formula picks another server (profiles whose
-    /// client has none behave as `Eject`).
+    /// The profile's client's own rule picks another server for a dead server's key
+    /// (Cache::Memcached, python-memcached, Whalin, spymemcached `Redistribute`); keys of
+    /// live servers stay. Profiles whose client has none behave as `Eject`.
     Rehash,
-    /// Placement is computed as if dead servers were not in the list.
+    /// While any server is dead, every key is placed as if the dead servers were not in
+    /// the list (libmemcached `REMOVE_FAILED_SERVERS`, twemproxy `auto_eject_hosts`).
     Eject,
 }
 
