@@ -205,8 +205,7 @@ fn a_live_servers_key_moved_by_eject_is_not_stale_after_the_return() {
             .build()
             .unwrap();
         // A key of A that the table of A and B alone puts on B.
-        let two = mcpool::Router::new(&c.config().distribution, &c.config().servers[..2].to_vec())
-            .unwrap();
+        let two = mcpool::Router::new(&c.config().distribution, &c.config().servers[..2]).unwrap();
         let k = (0..10_000)
             .map(|i| unique(&format!("mv{i}-")))
             .find(|k| c.server_for(k).unwrap() == 0 && two.locate(k.as_bytes()) == 1)
