@@ -778,8 +778,17 @@ import net.spy.memcached.*;
 import java.util.concurrent.TimeUnit;
 public class SpyRedistribute {
   public static void main(String[] a) throws Exception {
-    ConnectionFactory cf = a[1].equals("ketama")
-        ? new KetamaConnectionFactory() : new DefaultConnectionFactory();
+    // "default", "ketama", or "LOCATOR:HASH" for a ConnectionFactoryBuilder
+    // (ARRAY_MOD:CRC_HASH, CONSISTENT:FNV1A_32_HASH), whose failure mode is the default's.
+    ConnectionFactory cf;
+    if (a[1].equals("ketama")) cf = new KetamaConnectionFactory();
+    else if (a[1].equals("default")) cf = new DefaultConnectionFactory();
+    else {
+      String[] lh = a[1].split(":");
+      cf = new ConnectionFactoryBuilder()
+          .setLocatorType(ConnectionFactoryBuilder.Locator.valueOf(lh[0]))
+          .setHashAlg(DefaultHashAlgorithm.valueOf(lh[1])).build();
+    }
     MemcachedClient c = new MemcachedClient(cf, AddrUtil.getAddresses(a[0]));
     int live = Integer.parseInt(a[2]);
     for (int i = 0; i < 2000 && c.getAvailableServers().size() < live; i++) Thread.sleep(5);
@@ -834,7 +843,22 @@ fn spymemcached_preset_sends_a_dead_servers_keys_where_spymemcached_redistribute
             probe(&mc.addr()).flush_all(None).unwrap();
         }
     };
-    for (kind, distribution) in [("default", None), ("ketama", Some("spymemcached-ketama"))] {
+    for (kind, distribution) in [
+        ("default", None),
+        ("ketama", Some("spymemcached-ketama")),
+        (
+            "ARRAY_MOD:CRC_HASH",
+            Some("spymemcached:locator=array_mod,hash=crc"),
+        ),
+        (
+            "CONSISTENT:FNV1A_32_HASH",
+            Some("spymemcached:locator=consistent,hash=fnv1a_32"),
+        ),
+        (
+            "CONSISTENT:NATIVE_HASH",
+            Some("spymemcached:locator=consistent,hash=native"),
+        ),
+    ] {
         let tag = unique("spy");
         let keys: Vec<String> = (0..300).map(|i| format!("{tag}-{i}")).collect();
         flush();
