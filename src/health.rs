@@ -82,6 +82,12 @@ impl Health {
         self.failures.load(Ordering::Relaxed) == 0
     }
 
+    /// Marked dead and not yet answering again (dead, or due for a retry that has not
+    /// succeeded yet). One relaxed load, no clock: a cheap test that no server is dead.
+    pub(crate) fn is_marked(&self) -> bool {
+        self.dead_until.load(Ordering::Relaxed) != 0
+    }
+
     /// May a request go to this server now? True when alive, or dead but due for a retry.
     pub fn may_try(&self) -> bool {
         let until = self.dead_until.load(Ordering::Relaxed);

@@ -60,6 +60,10 @@ pub(crate) struct AwayGuard {
     /// Set when the server is marked dead; cleared by a successful clean-up. Read on every
     /// checkout (one relaxed load when nothing is pending).
     pending: AtomicBool,
+    /// Set when a key of this server, alive, was written to another one because `eject`
+    /// placed it there while another server was dead (see [`AwayGuard::moved_off`]);
+    /// cleared by the clean-up.
+    moved_pending: AtomicBool,
     state: Mutex<Away>,
 }
 
@@ -67,6 +71,9 @@ pub(crate) struct AwayGuard {
 struct Away {
     keys: HashSet<Box<[u8]>>,
     overflowed: bool,
+    /// Keys of this server written elsewhere by an ejection while it was alive.
+    moved: HashSet<Box<[u8]>>,
+    moved_overflowed: bool,
 }
 
 impl AwayGuard {
@@ -75,6 +82,7 @@ impl AwayGuard {
             policy,
             max,
             pending: AtomicBool::new(false),
+            moved_pending: AtomicBool::new(false),
             state: Mutex::new(Away::default()),
         }
     }
@@ -111,10 +119,29 @@ impl AwayGuard {
         s.keys.insert(wire.into());
     }
 
+    /// A write of `wire`, whose server this is and which is alive, went to another server:
+    /// under `eject` the table without a dead server places some keys of live servers
+    /// elsewhere. When the dead server returns, the key comes back here, where the copy is
+    /// older: it is deleted before this server next serves (with either policy: this server
+    /// is alive, so it is never flushed for it, except past `written_while_away_max`).
+    pub(crate) fn moved_off(&self, wire: &[u8]) {
+        let mut s = self.lock();
+        if s.moved_overflowed || s.moved.contains(wire) {
+            return;
+        }
+        if s.moved.len() >= self.max {
+            s.moved_overflowed = true;
+            s.moved = HashSet::new();
+        } else {
+            s.moved.insert(wire.into());
+        }
+        self.moved_pending.store(true, Ordering::Release);
+    }
+
     /// True while the server must be cleaned before it serves.
     #[inline]
     pub(crate) fn is_pending(&self) -> bool {
-        self.pending.load(Ordering::Acquire)
+        self.pending.load(Ordering::Acquire) || self.moved_pending.load(Ordering::Acquire)
     }
 
     /// Cleans the returning server on `conn` (another caller cleaning at the same time is
@@ -126,19 +153,25 @@ impl AwayGuard {
         counters: &Counters,
     ) -> Result<()> {
         let mut s = self.lock();
-        if !self.pending.load(Ordering::Acquire) {
+        let returning = self.pending.load(Ordering::Acquire);
+        if !returning && !self.moved_pending.load(Ordering::Acquire) {
             return Ok(()); // another caller cleaned it meanwhile
         }
-        if self.policy == OnServerReturn::Flush || s.overflowed {
+        let flush = s.moved_overflowed
+            || (returning && (self.policy == OnServerReturn::Flush || s.overflowed));
+        if flush {
             dialect
                 .exchange(conn, &Request::Flush { delay: None }, &mut |_, _, _, _| {})?
                 .done()?;
-            Counters::bump(&counters.returns_flushed);
-            if s.overflowed {
+            if returning {
+                Counters::bump(&counters.returns_flushed);
+            }
+            if s.overflowed || s.moved_overflowed {
                 Counters::bump(&counters.away_overflows);
             }
         } else {
-            let keys: Vec<&[u8]> = s.keys.iter().map(|k| &k[..]).collect();
+            let written = s.keys.iter().filter(|_| returning);
+            let keys: Vec<&[u8]> = written.chain(s.moved.iter()).map(|k| &k[..]).collect();
             for chunk in keys.chunks(DELETE_BATCH) {
                 delete_all(conn, dialect, chunk)?;
             }
@@ -146,9 +179,14 @@ impl AwayGuard {
                 .stale_deleted
                 .fetch_add(keys.len() as u64, Ordering::Relaxed);
         }
-        s.keys = HashSet::new();
-        s.overflowed = false;
-        self.pending.store(false, Ordering::Release);
+        if returning {
+            s.keys = HashSet::new();
+            s.overflowed = false;
+            self.pending.store(false, Ordering::Release);
+        }
+        s.moved = HashSet::new();
+        s.moved_overflowed = false;
+        self.moved_pending.store(false, Ordering::Release);
         Ok(())
     }
 }

@@ -182,3 +182,56 @@ fn item4_options_by_name() {
         .set("written_while_away_max", "0")
         .is_err());
 }
+
+/// Under `eject` the table without the dead server also moves keys of live servers (modulo:
+/// most of them). Such a key written during the outage lands on another live server; when
+/// the dead one returns the key goes back to its own server, whose copy is older. With
+/// `delete-written` and `flush` that copy is deleted before its server serves again.
+#[test]
+fn a_live_servers_key_moved_by_eject_is_not_stale_after_the_return() {
+    for policy in [OnServerReturn::DeleteWritten, OnServerReturn::Flush] {
+        let a = Memcached::start(&[]);
+        let b = Memcached::start(&[]);
+        let d = Memcached::start(&[]);
+        let c = Client::builder()
+            .servers([a.addr(), b.addr(), d.addr()])
+            .distribution("libmemcached-modula".parse().unwrap())
+            .failover(FailoverPolicy::Eject)
+            .on_server_return(policy)
+            .failure_limit(1)
+            .io_timeout(Duration::from_millis(300))
+            .retry_timeout(Duration::from_millis(1500))
+            .retry_timeout_max(Duration::from_millis(1500))
+            .build()
+            .unwrap();
+        // A key of A that the table of A and B alone puts on B.
+        let two = mcpool::Router::new(&c.config().distribution, &c.config().servers[..2]).unwrap();
+        let k = (0..10_000)
+            .map(|i| unique(&format!("mv{i}-")))
+            .find(|k| c.server_for(k).unwrap() == 0 && two.locate(k.as_bytes()) == 1)
+            .expect("a key that eject moves from A to B");
+        let probe = keys_on(&c, 2, 1).remove(0);
+        let kept = keys_on(&c, 0, 1).remove(0);
+        c.set(&k, b"v1", 0).unwrap();
+        c.set(&kept, b"kept", 0).unwrap();
+        d.freeze();
+        assert!(c.get(&probe).is_err(), "a stopped server cannot answer");
+        assert!(!c.server_states()[2].alive, "marked dead");
+        c.set(&k, b"v2", 0).unwrap();
+        assert_eq!(raw_get(&b.addr(), &k).as_deref(), Some(&b"v2"[..]), "on B");
+        d.thaw();
+        wait_until("D due for a retry", Duration::from_secs(10), || {
+            c.server_states()[2].alive
+        });
+        assert_eq!(
+            c.get(&k).unwrap(),
+            None,
+            "{policy:?}: never the stale v1 from A"
+        );
+        assert_eq!(
+            c.get(&kept).unwrap().as_deref(),
+            Some(&b"kept"[..]),
+            "{policy:?}: A, alive all along, is not flushed"
+        );
+    }
+}

@@ -56,19 +56,31 @@ impl Client {
         } else {
             t.router.locate(self.hash_input(wire))
         };
-        if t.servers[i].health.may_try() {
+        // Under eject, while any server is marked dead every key is placed by the table
+        // without the dead servers (`Router::ejects`), not only the dead servers' keys.
+        let ejecting = || {
+            t.router.ejects(self.inner.config.failover)
+                && t.servers.iter().any(|s| s.health.is_marked())
+        };
+        if t.servers[i].health.may_try() && !ejecting() {
             return Ok(i);
         }
         let j = self.pick_alive(t, wire, i)?;
         if write && j != i {
             if let Some(away) = &t.servers[i].away {
-                away.written_elsewhere(wire);
+                if t.servers[i].health.may_try() {
+                    // Alive, but the table without the dead servers put the key elsewhere.
+                    away.moved_off(wire);
+                } else {
+                    away.written_elsewhere(wire);
+                }
             }
         }
         Ok(j)
     }
 
-    /// [`Client::pick`] when the key's server `i` is dead: the failover policy decides.
+    /// [`Client::pick`] when the key's server `i` is dead, or any server is under `eject`:
+    /// the failover policy decides.
     #[cold]
     fn pick_alive(&self, t: &Topology, wire: &[u8], i: usize) -> Result<usize> {
         t.router

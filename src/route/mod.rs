@@ -89,12 +89,17 @@ pub enum FailoverPolicy {
     /// The key gets an error; no two clients ever disagree about where a key lives.
     #[default]
     FailFast,
-    /// The profile's own legacy rehash formula picks another server (profiles whose
-    /// client has none behave as `Eject`).
+    /// The profile's client's own rule picks another server for a dead server's key
+    /// (Cache::Memcached, python-memcached, Whalin, spymemcached `Redistribute`); keys of
+    /// live servers stay. Profiles whose client has none behave as `Eject`.
     Rehash,
-    /// Placement is computed as if dead servers were not in the list.
+    /// While any server is dead, every key is placed as if the dead servers were not in
+    /// the list (libmemcached `REMOVE_FAILED_SERVERS`, twemproxy `auto_eject_hosts`).
     Eject,
 }
+
+/// spymemcached `KetamaNodeLocator.getSequence`: `new KetamaIterator(k, 7, ...)`.
+const SPYMEMCACHED_KETAMA_TRIES: u64 = 7;
 
 /// Cache::Memcached::Fast's usual `ketama_points` (its documentation's example value).
 pub const DEFAULT_CMF_KETAMA_POINTS: u32 = 150;
@@ -299,19 +304,46 @@ impl Distribution {
         self.parts().uses_weights()
     }
 
-    /// Whether the profile's client has a rehash formula of its own for dead servers
-    /// (Cache::Memcached, python-memcached, Whalin). Others treat `Rehash` as `Eject`.
+    /// Whether the profile's client has a failover rule of its own for dead servers
+    /// (Cache::Memcached, python-memcached, Whalin, spymemcached). Others treat `Rehash` as
+    /// `Eject`.
     pub fn has_legacy_rehash(&self) -> bool {
-        matches!(
-            self,
-            Distribution::CacheMemcached
-                | Distribution::PythonMemcached
-                | Distribution::WhalinConsistent
-                | Distribution::WhalinNative
-                | Distribution::WhalinOldCompat
-                | Distribution::WhalinNewCompat
-        )
+        self.rehash_rule().is_some()
     }
+
+    /// The imitated client's own rule for a key whose server is dead (`FailoverPolicy::Rehash`).
+    fn rehash_rule(&self) -> Option<RehashRule> {
+        Some(match self {
+            Distribution::CacheMemcached => RehashRule::CacheMemcached,
+            Distribution::PythonMemcached => RehashRule::PythonMemcached,
+            Distribution::WhalinConsistent
+            | Distribution::WhalinNative
+            | Distribution::WhalinOldCompat
+            | Distribution::WhalinNewCompat => RehashRule::Whalin,
+            Distribution::SpymemcachedKetama => RehashRule::Spymemcached,
+            Distribution::Setting(s) if s.client() == Client::Spymemcached => {
+                RehashRule::Spymemcached
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// A client's own rule for a key whose server is dead (see [`Distribution::rehash_rule`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RehashRule {
+    /// Cache::Memcached 1.30 `get_sock`: `hv += crc15("<try>" . key)`, 20 tries.
+    CacheMemcached,
+    /// python-memcached `_get_server`: rehash `"<hash><i>"`, 10 tries.
+    PythonMemcached,
+    /// Whalin `SockIOPool.getSock`: hash `"<n>" + key`.
+    Whalin,
+    /// spymemcached 2.12.3 `FailureMode.Redistribute` (its default):
+    /// `MemcachedConnection.addOperation` takes the primary when it is active, else the
+    /// first active node of the locator's `getSequence(key)`: `ArrayModNodeLocator` the
+    /// nodes after the primary, wrapping; `KetamaNodeLocator` a `KetamaIterator` of 7 tries,
+    /// each adding `hash("<try>" + key)` to the hash (see [`Router::spymemcached_sequence`]).
+    Spymemcached,
 }
 
 impl fmt::Display for Distribution {
@@ -709,7 +741,23 @@ impl Router {
         self.table.locate(key)
     }
 
-    /// Like `locate`, but applies `policy` when `alive` says the key's server is dead.
+    /// Whether under `policy` a dead server can change where the keys of live servers go:
+    /// `eject` (and `rehash` for a profile whose client has no failover rule of its own)
+    /// places every key by the table built without the dead servers, as libmemcached's
+    /// `REMOVE_FAILED_SERVERS` and twemproxy's `auto_eject_hosts` do. While any server is
+    /// dead, every key must then be placed by [`Router::locate_alive`], not only the keys
+    /// of the dead servers.
+    pub fn ejects(&self, policy: FailoverPolicy) -> bool {
+        self.distribution != Distribution::ProxyPool
+            && match policy {
+                FailoverPolicy::FailFast => false,
+                FailoverPolicy::Rehash => !self.distribution.has_legacy_rehash(),
+                FailoverPolicy::Eject => true,
+            }
+    }
+
+    /// Like `locate`, but applies `policy` when `alive` says a server is dead (under
+    /// [`Router::ejects`], any server, not only the key's).
     /// `None` means the key has no server to go to (fail-fast, or no live server found).
     pub fn locate_alive(
         &self,
@@ -740,28 +788,87 @@ impl Router {
     }
 
     fn legacy_rehash(&self, key: &[u8], alive: &dyn Fn(usize) -> bool) -> Option<usize> {
-        match (&self.distribution, &self.table) {
-            (Distribution::CacheMemcached, Table::Modulo(m)) => {
+        let rule = self.distribution.rehash_rule();
+        match (rule, &self.table) {
+            (Some(RehashRule::CacheMemcached), Table::Modulo(m)) => {
                 m.rehash_cache_memcached(key, alive)
             }
-            (Distribution::PythonMemcached, Table::Modulo(m)) => {
+            (Some(RehashRule::PythonMemcached), Table::Modulo(m)) => {
                 m.rehash_python_memcached(key, alive)
             }
-            (_, Table::Modulo(m)) => m.rehash_whalin(key, alive, WHALIN_REHASH_LIMIT),
-            (Distribution::WhalinConsistent, Table::Ketama { continuum, .. }) => {
+            (Some(RehashRule::Whalin), Table::Modulo(m)) => {
+                m.rehash_whalin(key, alive, WHALIN_REHASH_LIMIT)
+            }
+            (Some(RehashRule::Whalin), Table::Ketama { continuum, .. }) => {
                 let mut buf = [0u8; 20];
                 (0..WHALIN_REHASH_LIMIT)
                     .map(|n| continuum.find(hash::md5_hash(hash::decimal(n, &mut buf), key)))
                     .find(|&s| alive(s))
             }
+            (Some(RehashRule::Spymemcached), _) => {
+                let mut found = None;
+                self.spymemcached_sequence(key, &mut |s| {
+                    let ok = alive(s);
+                    if ok {
+                        found = Some(s);
+                    }
+                    !ok
+                });
+                found
+            }
             _ => self.locate_ejected(key, alive),
+        }
+    }
+
+    /// spymemcached's `NodeLocator.getSequence(key)`: calls `next` with each server of the
+    /// sequence in order while it returns true. `ArrayModNodeLocator`: the servers after the
+    /// primary, wrapping, the primary last left out. `KetamaNodeLocator`: `KetamaIterator`
+    /// with 7 tries: the node of the hash (the primary first), then of the hash plus
+    /// `hash("<n>" + key)` for n = 0, 1, ..., 5, added in 32 bits.
+    fn spymemcached_sequence(&self, key: &[u8], next: &mut dyn FnMut(usize) -> bool) {
+        match &self.table {
+            Table::Modulo(m) => {
+                let n = m.len();
+                let start = m.bucket_of(key);
+                for step in 1..n {
+                    if !next(m.server_at((start + step) % n)) {
+                        return;
+                    }
+                }
+            }
+            Table::Ketama {
+                continuum,
+                key_hash,
+            } => {
+                let mut h = key_hash.hash(key);
+                let mut text = Vec::with_capacity(key.len() + 1);
+                let mut buf = [0u8; 20];
+                for tries in 0..SPYMEMCACHED_KETAMA_TRIES {
+                    if !next(continuum.find(h)) {
+                        return;
+                    }
+                    text.clear();
+                    text.extend_from_slice(hash::decimal(tries, &mut buf));
+                    text.extend_from_slice(key);
+                    h = h.wrapping_add(key_hash.hash(&text));
+                }
+            }
+            Table::Rendezvous(_) | Table::First => {}
         }
     }
 
     /// Placement as if the dead servers were not configured. Tables are cached per dead set.
     fn locate_ejected(&self, key: &[u8], alive: &dyn Fn(usize) -> bool) -> Option<usize> {
         let n = self.len();
-        let mut mask = vec![0u64; n.div_ceil(64)];
+        // The live set as a bit mask, on the stack for up to 256 servers.
+        let mut small = [0u64; 4];
+        let mut large = Vec::new();
+        let mask: &mut [u64] = if n <= 256 {
+            &mut small[..n.div_ceil(64)]
+        } else {
+            large.resize(n.div_ceil(64), 0);
+            &mut large
+        };
         let mut live = 0;
         for i in 0..n {
             if alive(i) {
@@ -777,7 +884,7 @@ impl Router {
         }
         let cached = {
             let cache = self.ejected.read().unwrap_or_else(|e| e.into_inner());
-            cache.iter().find(|e| e.alive == mask).cloned()
+            cache.iter().find(|e| e.alive[..] == *mask).cloned()
         };
         let ejected = match cached {
             Some(e) => e,
@@ -794,7 +901,7 @@ impl Router {
                     .collect();
                 let table = Table::build(&self.distribution, &subset, &names).ok()?;
                 let e = Arc::new(Ejected {
-                    alive: mask,
+                    alive: mask.to_vec(),
                     table,
                     index,
                 });

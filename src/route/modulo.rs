@@ -44,6 +44,19 @@ impl Modulo {
         (self.hash.hash_signed(prefix, key) % n).unsigned_abs() as usize
     }
 
+    /// The bucket `key` hashes to.
+    pub(crate) fn bucket_of(&self, key: &[u8]) -> usize {
+        if self.buckets.len() == 1 {
+            return 0;
+        }
+        self.bucket(b"", key)
+    }
+
+    /// The server of bucket `b`.
+    pub(crate) fn server_at(&self, b: usize) -> usize {
+        self.buckets[b] as usize
+    }
+
     /// The server for `key`.
     pub(crate) fn locate(&self, key: &[u8]) -> usize {
         if self.buckets.len() == 1 {

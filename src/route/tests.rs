@@ -161,7 +161,8 @@ fn client_settings_parse_print_back_and_refuse_unknown_words() {
         let d: Distribution = s.parse().unwrap();
         assert_eq!(d.to_string(), s);
         assert_eq!(d.to_string().parse::<Distribution>().unwrap(), d);
-        assert!(!d.has_legacy_rehash());
+        // spymemcached has its own (FailureMode.Redistribute); the others eject.
+        assert_eq!(d.has_legacy_rehash(), s.starts_with("spymemcached:"), "{s}");
     }
     // The C API's own spelling means the same.
     assert_eq!(
@@ -199,4 +200,65 @@ fn client_settings_parse_print_back_and_refuse_unknown_words() {
             other => panic!("{bad}: {other:?}"),
         }
     }
+}
+
+#[test]
+fn spymemcached_redistribute_walks_its_locators_sequence() {
+    // ArrayModNodeLocator: the servers after the primary, wrapping.
+    let d: Distribution = "spymemcached:locator=array_mod,hash=native"
+        .parse()
+        .unwrap();
+    let r = Router::new(&d, &servers(5)).unwrap();
+    for k in keys() {
+        let home = r.locate(&k);
+        let dead = [home, (home + 1) % 5];
+        let got = r.locate_alive(&k, FailoverPolicy::Rehash, &|i| !dead.contains(&i));
+        assert_eq!(got, Some((home + 2) % 5));
+        let live = (home + 1) % 5;
+        assert_eq!(
+            r.locate_alive(&k, FailoverPolicy::Rehash, &|i| i == live || i == home),
+            Some(home)
+        );
+    }
+    // KetamaIterator: hash += md5("<try>" + key), 7 nodes in all (the primary first).
+    let r = Router::new(&Distribution::SpymemcachedKetama, &servers(3)).unwrap();
+    let Table::Ketama { continuum, .. } = &r.table else {
+        panic!("a continuum")
+    };
+    let (mut moved, mut none) = (0, 0);
+    for k in keys() {
+        let home = r.locate(&k);
+        let mut h = hash::md5_hash(b"", &k);
+        let mut want = None;
+        for t in 0..7u32 {
+            let s = continuum.find(h);
+            if s != home {
+                want = Some(s);
+                break;
+            }
+            h = h.wrapping_add(hash::md5_hash(t.to_string().as_bytes(), &k));
+        }
+        let got = r.locate_alive(&k, FailoverPolicy::Rehash, &|i| i != home);
+        assert_eq!(got, want);
+        moved += usize::from(got.is_some());
+        none += usize::from(got.is_none());
+    }
+    assert!(moved > 1900, "{moved} {none}");
+}
+
+#[test]
+fn eject_moves_live_keys_only_where_the_table_without_the_dead_does() {
+    // `Router::ejects` says when every key (not only the dead server's) must be placed
+    // through `locate_alive`; the client test is tests/failover_in_call.rs.
+    let r = Router::new(&Distribution::LibmemcachedModula, &servers(3)).unwrap();
+    assert!(r.ejects(FailoverPolicy::Eject));
+    assert!(r.ejects(FailoverPolicy::Rehash));
+    assert!(!r.ejects(FailoverPolicy::FailFast));
+    let r = Router::new(&Distribution::CacheMemcached, &servers(3)).unwrap();
+    assert!(r.ejects(FailoverPolicy::Eject));
+    assert!(!r.ejects(FailoverPolicy::Rehash));
+    let r = Router::new(&Distribution::SpymemcachedKetama, &servers(3)).unwrap();
+    assert!(!r.ejects(FailoverPolicy::Rehash));
+    let r = Router::new(&Distribution::ProxyPool, &servers(3)).unwrap();
+    assert!(!r.ejects(FailoverPolicy::Eject));
 }
