@@ -774,15 +774,16 @@ impl Pipeline for Serving<'_> {
         }
     }
 
-    fn answer(&mut self, _i: usize, outcome: Outcome, found: Found) {
+    fn answer(&mut self, _i: usize, outcome: Result<Outcome>, found: Found) {
         let answer = match outcome {
-            Outcome::Stored(s) => Ok(Answer::Stored(s)),
-            Outcome::Done => {
+            Err(e) => Err(e),
+            Ok(Outcome::Stored(s)) => Ok(Answer::Stored(s)),
+            Ok(Outcome::Done) => {
                 self.reads += 1;
                 self.hits += usize::from(found.is_some());
                 Ok(Answer::Found(found))
             }
-            other => other.done().map(|()| Answer::Found(None)),
+            Ok(other) => other.done().map(|()| Answer::Found(None)),
         };
         self.batch.complete(answer);
     }

@@ -384,7 +384,7 @@ impl Client {
                             let buf = conn.begin();
                             for (k, &i) in members.iter().enumerate() {
                                 if let Ok(item) = &prepared[i] {
-                                    let req = request(item, dialect.quiet_in_batch(k, n));
+                                    let req = request(item, dialect.quiet_in_batch(like, k, n));
                                     dialect.encode(buf, &req, tag.wrapping_add(k as u32));
                                 }
                             }
