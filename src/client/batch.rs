@@ -417,8 +417,10 @@ impl Client {
                 });
                 let mut opened = 0;
                 if let Err(e) = &res {
+                    // The items whose own reply was not read get the error; an item
+                    // answered with an error of its own (a SERVER_ERROR) keeps it.
                     for &i in &members {
-                        if !matches!(results[i], Some(Ok(_))) {
+                        if results[i].is_none() {
                             opened += usize::from(self.opens(e));
                             open(&mut results, i, e);
                         }

@@ -405,7 +405,8 @@ pub(crate) trait Speak {
     fn read_barrier(&self, conn: &mut Conn, tag: u32) -> Result<()>;
 
     /// Reads the outcomes of a batch of `n` requests like `like` (stores or deletes)
-    /// tagged from `tag` on, each to `out(i, outcome)`.
+    /// tagged from `tag` on, each to `out(i, outcome)`. An error returned ends the batch:
+    /// the requests without an outcome then are the ones whose replies were not read.
     fn read_batch(
         &self,
         conn: &mut Conn,

@@ -303,8 +303,9 @@ impl Speak for Text {
     /// Every reply of the batch, in order. A `SERVER_ERROR` answers its own request (the
     /// server swallowed that request's data and goes on: `Error::answered_in_step`) and the
     /// next reply is the next request's. After any other error (`CLIENT_ERROR`, `ERROR`, a
-    /// broken connection, a protocol violation) the rest of the stream cannot be trusted,
-    /// so every remaining request gets that error and the connection is dropped.
+    /// broken connection, a protocol violation) the rest of the stream cannot be trusted:
+    /// it is returned, with no outcome for that request and the ones after it (the caller
+    /// gives them that error) and the connection is dropped.
     fn read_batch(
         &self,
         conn: &mut Conn,
@@ -317,12 +318,7 @@ impl Speak for Text {
             match self.read(conn, like, tag, &mut |_, _, _, _| {}) {
                 Ok(v) => out(i, Ok(v)),
                 Err(e) if e.answered_in_step() => out(i, Err(e)),
-                Err(e) => {
-                    for j in i..n {
-                        out(j, Err(e.clone()));
-                    }
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             }
         }
         Ok(())
