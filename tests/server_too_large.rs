@@ -126,6 +126,7 @@ fn a_single_set_of_a_near_mib_value_is_value_too_large_and_the_connection_goes_o
             .server(&server().addr())
             .key_prefix(unique(&format!("single-{p}")))
             .protocol(p)
+            .compression(false)
             .max_size(1)
             .build()
             .unwrap();
@@ -318,5 +319,59 @@ fn meta_a_reply_that_skips_a_store_is_a_protocol_error_not_stored() {
     assert_eq!(r[0].as_ref().unwrap(), &StoreOutcome::Stored);
     for (i, x) in r.iter().enumerate().skip(1) {
         assert!(matches!(x, Err(Error::Protocol { .. })), "item {i}: {x:?}");
+    }
+}
+
+/// Sets handed over to the caller holding the one connection (docs/handover.md) are pipelined
+/// with other callers' work: a store the server refuses as too large fails alone there too,
+/// the sets and reads after it in the pipeline get their own replies. Only small sets are
+/// handed over, so this server's item limit is 2 KiB and the refused value 4,000 bytes.
+#[test]
+fn handed_over_sets_around_a_refused_one_get_their_own_replies() {
+    let mc = Memcached::start(&["-m", "64", "-I", "2k", "-o", "slab_chunk_max=1024"]);
+    let big = std::sync::Arc::new(common::noise(4000));
+    for p in PROTOCOLS {
+        let c = Client::builder()
+            .server(&mc.addr())
+            .key_prefix(unique(&format!("handover-{p}")))
+            .protocol(p)
+            .compression(false)
+            .max_size(1)
+            .min_idle(0)
+            .pool_timeout(Duration::from_secs(30))
+            .build()
+            .unwrap();
+        let threads: Vec<_> = (0..8u32)
+            .map(|t| {
+                let (c, big) = (c.clone(), big.clone());
+                std::thread::spawn(move || {
+                    for i in 0..12u32 {
+                        let key = format!("s{t}-{i}");
+                        let value = format!("v{t}-{i}");
+                        if i % 3 == 0 {
+                            let e = c.set(format!("b{t}"), &big, 0).unwrap_err();
+                            assert!(e.is_value_too_large(), "{p}: {e:?}");
+                        }
+                        assert_eq!(
+                            c.set(&key, value.as_bytes(), 0).unwrap(),
+                            StoreOutcome::Stored,
+                            "{p}: {key}"
+                        );
+                        assert_eq!(
+                            c.get(&key).unwrap().as_deref(),
+                            Some(value.as_bytes()),
+                            "{p}: {key}"
+                        );
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let m = &c.metrics()[0];
+        assert_eq!(m.server_errors, 4 * 8, "{p}: the refused sets, counted");
+        assert_eq!(m.connects, 1, "{p}: one connection, kept throughout");
+        eprintln!("{p}: {} calls handed over", m.handed_over);
     }
 }
