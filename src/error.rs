@@ -26,6 +26,20 @@ pub enum Error {
         /// The configured limit (`Config::max_value_size`).
         limit: usize,
     },
+    /// The server refused the value as too large for an item: `SERVER_ERROR object too large
+    /// for cache` (text, meta) or status 0x0003 "Value too large" (binary). A value under
+    /// `Config::max_value_size` can still be: memcached's limit (`-I`, 1 MiB by default) is
+    /// on the whole item, key and item header included. The same error as
+    /// [`Error::ValueTooLarge`] (same class, C status `MCPOOL_VALUE_TOO_LARGE`; see
+    /// [`Error::is_value_too_large`]); the request was answered, so a batch goes on with its
+    /// other items. memcached also removes the key's old value on a plain `set` (not on the
+    /// other store commands).
+    TooLargeForServer {
+        /// `host:port` of the server.
+        server: String,
+        /// The server's text.
+        message: String,
+    },
     /// An argument other than the key or the value was refused before any byte was sent:
     /// for example an expiry above [`crate::ttl::MAX_TTL`] (2^31 − 1), which memcached
     /// would read as negative and expire at once (see [`crate::ttl`]).
@@ -156,6 +170,10 @@ impl Class {
     }
 }
 
+/// How memcached's "value too large" reply begins (`SERVER_ERROR object too large for
+/// cache`; the binary dialect words its status 0x0003 the same way).
+pub(crate) const SERVER_TOO_LARGE: &str = "object too large for cache";
+
 /// Shorthand for `Result<T, mcpool::Error>`.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -169,6 +187,7 @@ impl Error {
             | Error::IoTimeout { server }
             | Error::Io { server, .. }
             | Error::Server { server, .. }
+            | Error::TooLargeForServer { server, .. }
             | Error::Client { server, .. }
             | Error::Protocol { server, .. }
             | Error::Auth { server, .. } => Some(server),
@@ -182,6 +201,7 @@ impl Error {
             Error::InvalidKey { .. }
             | Error::InvalidArgument { .. }
             | Error::ValueTooLarge { .. }
+            | Error::TooLargeForServer { .. }
             | Error::Client { .. } => Class::ClientError,
             Error::Config(_) | Error::Unsupported(_) => Class::Configuration,
             Error::ServerDead { .. } | Error::Io { .. } | Error::Auth { .. } => Class::Connection,
@@ -205,6 +225,36 @@ impl Error {
         !matches!(self, Error::Auth { .. }) && self.class().fails_open()
     }
 
+    /// The error for a server's `SERVER_ERROR <message>` reply (binary: an error status, as
+    /// text): the one place that reads the message. `object too large for cache` is the
+    /// server's "value too large" ([`Error::TooLargeForServer`]); anything else is
+    /// [`Error::Server`].
+    pub(crate) fn server_reply(server: String, message: String) -> Error {
+        if message.starts_with(SERVER_TOO_LARGE) {
+            Error::TooLargeForServer { server, message }
+        } else {
+            Error::Server { server, message }
+        }
+    }
+
+    /// True for a value too large: refused by the client ([`Error::ValueTooLarge`], before
+    /// anything was sent) or by the server ([`Error::TooLargeForServer`]).
+    pub fn is_value_too_large(&self) -> bool {
+        matches!(
+            self,
+            Error::ValueTooLarge { .. } | Error::TooLargeForServer { .. }
+        )
+    }
+
+    /// True for the error of a reply that answered its request and left the stream in step
+    /// (a `SERVER_ERROR` line, read whole; memcached swallows a refused store's data and
+    /// answers the next request): a pipeline reads the next request's reply next. A
+    /// `CLIENT_ERROR` or `ERROR` is not one (memcached may read the rest of a bad request
+    /// as another command, answering twice), nor is a broken connection.
+    pub(crate) fn answered_in_step(&self) -> bool {
+        matches!(self, Error::Server { .. } | Error::TooLargeForServer { .. })
+    }
+
     /// True for errors that say the server may be unwell (counted towards marking it dead).
     pub fn is_server_failure(&self) -> bool {
         matches!(
@@ -222,6 +272,9 @@ impl fmt::Display for Error {
                 f,
                 "value of {len} bytes exceeds the item size limit of {limit} bytes"
             ),
+            Error::TooLargeForServer { server, message } => {
+                write!(f, "value too large for {server}: {message}")
+            }
             Error::InvalidArgument { what, reason } => write!(f, "invalid {what}: {reason}"),
             Error::Config(msg) => write!(f, "configuration error: {msg}"),
             Error::ServerDead { server } => {
@@ -272,6 +325,10 @@ impl Clone for Error {
             Error::ValueTooLarge { len, limit } => Error::ValueTooLarge {
                 len: *len,
                 limit: *limit,
+            },
+            Error::TooLargeForServer { server, message } => Error::TooLargeForServer {
+                server: server.clone(),
+                message: message.clone(),
             },
             Error::InvalidArgument { what, reason } => Error::InvalidArgument {
                 what,

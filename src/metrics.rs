@@ -260,7 +260,10 @@ impl Counters {
             }
             Error::IoTimeout { .. } => &self.timeouts,
             Error::Io { .. } => &self.io_errors,
-            Error::Server { .. } | Error::Client { .. } | Error::Auth { .. } => &self.server_errors,
+            Error::Server { .. }
+            | Error::TooLargeForServer { .. }
+            | Error::Client { .. }
+            | Error::Auth { .. } => &self.server_errors,
             Error::Protocol { .. } | Error::Decompress(_) => &self.protocol_errors,
             Error::PoolTimeout { .. } => &self.pool_timeouts,
             _ => return,

@@ -694,12 +694,18 @@ impl Server {
                 batch: &mut batch,
                 reads: 0,
                 hits: 0,
+                refused: Vec::new(),
             };
             let served = pooled.with_conn(|conn| {
                 conn.set_deadline(deadline);
                 self.dialect.pipeline(conn, &mut work)
             });
             let (reads, hits) = (work.reads, work.hits);
+            // Stores the server refused (their callers got the error), counted as a store's
+            // own exchange counts them.
+            for e in &work.refused {
+                self.counters.error(e);
+            }
             self.counters.operations.fetch_add(n as u64, Relaxed);
             self.counters.handed_over.fetch_add(n as u64, Relaxed);
             self.lookups(reads, hits);
@@ -767,6 +773,8 @@ struct Serving<'b> {
     batch: &'b mut Batch,
     reads: usize,
     hits: usize,
+    /// The errors that answered single jobs (a store's `SERVER_ERROR`), for the counters.
+    refused: Vec<Error>,
 }
 
 impl Pipeline for Serving<'_> {
@@ -800,15 +808,19 @@ impl Pipeline for Serving<'_> {
         }
     }
 
-    fn answer(&mut self, _i: usize, outcome: Outcome, found: Found) {
+    fn answer(&mut self, _i: usize, outcome: Result<Outcome>, found: Found) {
         let answer = match outcome {
-            Outcome::Stored(s) => Ok(Answer::Stored(s)),
-            Outcome::Done => {
+            Err(e) => {
+                self.refused.push(e.clone());
+                Err(e)
+            }
+            Ok(Outcome::Stored(s)) => Ok(Answer::Stored(s)),
+            Ok(Outcome::Done) => {
                 self.reads += 1;
                 self.hits += usize::from(found.is_some());
                 Ok(Answer::Found(found))
             }
-            other => other.done().map(|()| Answer::Found(None)),
+            Ok(other) => other.done().map(|()| Answer::Found(None)),
         };
         self.batch.complete(answer);
     }

@@ -197,12 +197,17 @@ fn delete_all(conn: &mut Conn, dialect: &Dialect, keys: &[&[u8]]) -> Result<()> 
     if n == 0 {
         return Ok(());
     }
+    let like: Request<'_> = Request::Delete {
+        key: b"",
+        quiet: false,
+        version: None,
+    };
     let tag = conn.take_tags(batch_tags(n));
     let buf = conn.begin();
     for (k, key) in keys.iter().enumerate() {
         let req: Request<'_> = Request::Delete {
             key,
-            quiet: dialect.quiet_in_batch(k, n),
+            quiet: dialect.quiet_in_batch(&like, k, n),
             version: None,
         };
         dialect.encode(buf, &req, tag.wrapping_add(k as u32));
@@ -211,11 +216,6 @@ fn delete_all(conn: &mut Conn, dialect: &Dialect, keys: &[&[u8]]) -> Result<()> 
         dialect.encode_barrier(buf, tag.wrapping_add(n as u32));
     }
     conn.send()?;
-    let like: Request<'_> = Request::Delete {
-        key: b"",
-        quiet: false,
-        version: None,
-    };
     let mut first: Option<Error> = None;
     dialect.read_batch(conn, &like, tag, n, &mut |_, r: Result<Outcome>| {
         if let Err(e) = r {

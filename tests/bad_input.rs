@@ -69,7 +69,8 @@ fn oversized_value_is_refused_before_sending() {
         other => panic!("{other:?}"),
     }
     assert_eq!(c.get("k").unwrap(), None);
-    // Above the server's own limit (1 MiB by default): the server's error is carried.
+    // Above the server's own limit (1 MiB by default): the server's "too large", the same
+    // error (`is_value_too_large`), its message carried.
     let big = Client::builder()
         .server(&mc.addr())
         .compression(false)
@@ -77,7 +78,10 @@ fn oversized_value_is_refused_before_sending() {
         .build()
         .unwrap();
     match big.set("k", &vec![b'x'; 2 << 20], 0) {
-        Err(Error::Server { message, .. }) => assert!(message.contains("too large"), "{message}"),
+        Err(e @ Error::TooLargeForServer { .. }) => {
+            assert!(e.is_value_too_large());
+            assert!(e.to_string().contains("too large"), "{e}");
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(

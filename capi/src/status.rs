@@ -157,7 +157,7 @@ impl mcpool_status {
         match e {
             Error::InvalidKey { .. } => MCPOOL_INVALID_KEY,
             Error::InvalidArgument { .. } => MCPOOL_INVALID_ARGUMENT,
-            Error::ValueTooLarge { .. } => MCPOOL_VALUE_TOO_LARGE,
+            Error::ValueTooLarge { .. } | Error::TooLargeForServer { .. } => MCPOOL_VALUE_TOO_LARGE,
             Error::Config(_) => MCPOOL_CONFIG,
             Error::ServerDead { .. } => MCPOOL_SERVER_DEAD,
             Error::PoolTimeout { .. } => MCPOOL_POOL_TIMEOUT,
@@ -325,6 +325,10 @@ mod tests {
                 reason: "r".into(),
             },
             Error::ValueTooLarge { len: 2, limit: 1 },
+            Error::TooLargeForServer {
+                server: server(),
+                message: "object too large for cache".into(),
+            },
             Error::Config("c".into()),
             Error::ServerDead { server: server() },
             Error::PoolTimeout { server: server() },

@@ -19,8 +19,10 @@ use std::borrow::Cow;
 type WireItem<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>, u32);
 
 impl Client {
-    /// Stores many items, pipelined per server (quiet requests closed by a barrier on meta and
-    /// binary). One outcome per item, in order.
+    /// Stores many items, pipelined per server (quiet requests closed by a barrier on binary;
+    /// on meta every store is answered, see `Meta::quiet_in_batch`). One outcome per item, in
+    /// order; a store the server refuses (`SERVER_ERROR`, e.g. a value too large for an item:
+    /// [`Error::TooLargeForServer`]) fails alone, the others get their own replies.
     pub fn set_multi<K: AsRef<[u8]>, V: AsRef<[u8]>>(
         &self,
         items: &[(K, V)],
@@ -37,7 +39,7 @@ impl Client {
     }
 
     /// Any store command over many items, pipelined per server as [`Client::set_multi`] (one
-    /// round trip per server: quiet requests closed by a barrier on meta and binary): `add`,
+    /// round trip per server): `add`,
     /// `replace`, `append`, `prepend` (never compressed; expiry ignored, as memcached does),
     /// or `cas` (each item compared with its own [`SetItem::cas`]; the number inside
     /// `StoreCommand::Cas` is not used; an item whose CAS is 0 fails alone with
@@ -77,9 +79,11 @@ impl Client {
         .collect()
     }
 
-    /// Stores many items without waiting for each reply (`noreply` on text, quiet requests on
-    /// meta and binary), then one barrier round trip per server to learn that every command
-    /// was read. Fastest for bulk loads; returns the first failure, if any.
+    /// Stores many items without waiting for each reply (`noreply` on text; on meta and
+    /// binary it is [`Client::set_multi`]), then one barrier round trip per server to learn
+    /// that every command was read. Fastest for bulk loads; returns the first failure, if
+    /// any (on text, memcached does not report a `noreply` store it refuses, e.g. a value
+    /// too large for an item).
     pub fn set_multi_noreply<K: AsRef<[u8]>, V: AsRef<[u8]>>(
         &self,
         items: &[(K, V)],
@@ -87,7 +91,8 @@ impl Client {
     ) -> Result<()> {
         let dialect = &self.inner.dialect;
         if dialect.batches_quietly() {
-            // Quiet requests already skip the successful replies.
+            // Quiet requests (binary) already skip the successful replies; meta stores are
+            // answered one by one (see `Meta::quiet_in_batch`).
             return self
                 .set_multi(items, ttl)
                 .into_iter()
@@ -384,7 +389,7 @@ impl Client {
                             let buf = conn.begin();
                             for (k, &i) in members.iter().enumerate() {
                                 if let Ok(item) = &prepared[i] {
-                                    let req = request(item, dialect.quiet_in_batch(k, n));
+                                    let req = request(item, dialect.quiet_in_batch(like, k, n));
                                     dialect.encode(buf, &req, tag.wrapping_add(k as u32));
                                 }
                             }
@@ -417,8 +422,10 @@ impl Client {
                 });
                 let mut opened = 0;
                 if let Err(e) = &res {
+                    // The items whose own reply was not read get the error; an item
+                    // answered with an error of its own (a SERVER_ERROR) keeps it.
                     for &i in &members {
-                        if !matches!(results[i], Some(Ok(_))) {
+                        if results[i].is_none() {
                             opened += usize::from(self.opens(e));
                             open(&mut results, i, e);
                         }

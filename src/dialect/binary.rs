@@ -55,10 +55,10 @@ fn status_error(server: &str, r: &Response<'_>) -> Error {
             server,
             message: format!("status 0x{:02x}: {text}", r.status),
         },
-        status::VALUE_TOO_LARGE => Error::Server {
+        status::VALUE_TOO_LARGE => Error::server_reply(
             server,
-            message: format!("object too large for cache ({text})"),
-        },
+            format!("{} ({text})", crate::error::SERVER_TOO_LARGE),
+        ),
         _ => Error::Server {
             server,
             message: format!("status 0x{:02x}: {text}", r.status),
@@ -263,6 +263,7 @@ fn recv_quiet_batch(
         tag,
         n,
         false,
+        false,
         ok,
         |conn| {
             conn.read::<BinaryCodec, _>(|r, server| {
@@ -440,7 +441,7 @@ impl Speak for Binary {
     }
 
     /// Every request: a NOOP carrying the batch's last tag closes the batch.
-    fn quiet_in_batch(&self, _i: usize, _n: usize) -> bool {
+    fn quiet_in_batch(&self, _like: &Request<'_>, _i: usize, _n: usize) -> bool {
         true
     }
 

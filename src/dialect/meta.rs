@@ -379,12 +379,16 @@ fn recv_lease(conn: &mut Conn, tag: u32) -> Result<LeaseReply> {
 }
 
 /// Reads the replies of a pipeline of `n` requests tagged `tag..tag + n`, all quiet but the
-/// last, up to the reply to the last. Only failures answer a quiet request; one without a
-/// reply succeeded (`ok`).
+/// last (or, with `every_answered`, none quiet), up to the reply to the last. Only failures
+/// answer a quiet request; one without a reply succeeded (`ok`). With `every_answered`, a
+/// `SERVER_ERROR` line (no tag) answers the next unanswered request and the batch goes on
+/// (`Error::answered_in_step`); otherwise it could answer any quiet request before the next
+/// tagged reply, so it fails the batch.
 fn recv_quiet_batch(
     conn: &mut Conn,
     tag: u32,
     n: usize,
+    every_answered: bool,
     ok: impl Fn() -> Outcome,
     outcome: impl Fn(&str, Reply<'_>, u32) -> Result<Outcome>,
     out: &mut dyn FnMut(usize, Result<Outcome>),
@@ -405,11 +409,15 @@ fn recv_quiet_batch(
         tag,
         n,
         true,
+        every_answered,
         ok,
         |conn| {
             let known = conn.server_version();
             conn.read::<MetaCodec, _>(|r, server| match as_hd(r, known, &unchecked, server)? {
-                Reply::Text(t) => Err(unexpected(server, t, "a pipelined request")),
+                Reply::Text(t) => match unexpected(server, t, "a pipelined request") {
+                    e if every_answered && e.answered_in_step() => Ok(Some((None, Err(e)))),
+                    e => Err(e),
+                },
                 Reply::NoOp => Err(protocol(
                     server,
                     "MN, which no request asked for: a stray reply".into(),
@@ -601,9 +609,13 @@ impl Speak for Meta {
     }
 
     /// Every request but the last: the barrier `mn` carries no tag, so the last request is
-    /// sent non-quiet and its tagged reply closes the batch.
-    fn quiet_in_batch(&self, i: usize, n: usize) -> bool {
-        i + 1 < n
+    /// sent non-quiet and its tagged reply closes the batch. Stores are never quiet: a
+    /// store memcached refuses with `SERVER_ERROR` (a value too large for an item, out of
+    /// memory) is answered even when quiet, by a line without the request's tag, which
+    /// names its request only by its place among the replies: with every request answered
+    /// it is the next unanswered one, with quiet requests in between it could be any of them.
+    fn quiet_in_batch(&self, like: &Request<'_>, i: usize, n: usize) -> bool {
+        !matches!(like, Request::Store { .. }) && i + 1 < n
     }
 
     /// Nothing: the last request closes the batch (see `quiet_in_batch`).
@@ -626,18 +638,27 @@ impl Speak for Meta {
                 conn,
                 tag,
                 n,
+                true,
                 || Outcome::Stored(StoreOutcome::Stored),
                 store_outcome,
                 out,
             ),
             // Never quiet (every reply carries the answer): a missing reply is a mismatch.
             Request::Touch { .. } => {
-                recv_quiet_batch(conn, tag, n, || Outcome::Done, touch_outcome, out)
+                recv_quiet_batch(conn, tag, n, true, || Outcome::Done, touch_outcome, out)
             }
             Request::Arith { .. } => {
-                recv_quiet_batch(conn, tag, n, || Outcome::Done, arith_outcome, out)
+                recv_quiet_batch(conn, tag, n, true, || Outcome::Done, arith_outcome, out)
             }
-            _ => recv_quiet_batch(conn, tag, n, || Outcome::Existed(true), delete_outcome, out),
+            _ => recv_quiet_batch(
+                conn,
+                tag,
+                n,
+                false,
+                || Outcome::Existed(true),
+                delete_outcome,
+                out,
+            ),
         }
     }
 

@@ -394,8 +394,8 @@ pub(crate) trait Speak {
     /// binary) rather than answered one by one (text).
     fn batches_quietly(&self) -> bool;
 
-    /// Whether request `i` of a batch of `n` goes quiet.
-    fn quiet_in_batch(&self, i: usize, n: usize) -> bool;
+    /// Whether request `i` of a batch of `n` requests like `like` goes quiet.
+    fn quiet_in_batch(&self, like: &Request<'_>, i: usize, n: usize) -> bool;
 
     /// Appends the barrier that closes a batch whose last tag is `tag`.
     fn encode_barrier(&self, buf: &mut Vec<u8>, tag: u32);
@@ -405,7 +405,8 @@ pub(crate) trait Speak {
     fn read_barrier(&self, conn: &mut Conn, tag: u32) -> Result<()>;
 
     /// Reads the outcomes of a batch of `n` requests like `like` (stores or deletes)
-    /// tagged from `tag` on, each to `out(i, outcome)`.
+    /// tagged from `tag` on, each to `out(i, outcome)`. An error returned ends the batch:
+    /// the requests without an outcome then are the ones whose replies were not read.
     fn read_batch(
         &self,
         conn: &mut Conn,
@@ -501,8 +502,8 @@ impl Dialect {
     }
 
     /// See [`Speak::quiet_in_batch`].
-    pub(crate) fn quiet_in_batch(&self, i: usize, n: usize) -> bool {
-        speak!(self, d => d.quiet_in_batch(i, n))
+    pub(crate) fn quiet_in_batch(&self, like: &Request<'_>, i: usize, n: usize) -> bool {
+        speak!(self, d => d.quiet_in_batch(like, i, n))
     }
 
     /// See [`Speak::encode_barrier`].
@@ -566,7 +567,14 @@ impl Dialect {
         let tag = conn.take_tags(req.tags());
         self.encode(conn.begin(), req, tag);
         conn.send()?;
-        let outcome = self.read(conn, req, tag, hit)?;
+        let outcome = match self.read(conn, req, tag, hit) {
+            // Answered, and read whole: the connection may serve the next caller.
+            Err(e) if in_step(req, &e) => {
+                conn.finish();
+                return Err(e);
+            }
+            r => r?,
+        };
         conn.finish();
         if conn.legacy_ok_unchecked {
             meta::settle_legacy_ok(conn)?;
@@ -582,7 +590,8 @@ impl Dialect {
 
     /// Serves a pipeline of independent requests (work handed over while callers wait):
     /// request `i` tagged `tag + i`, all written in one go, then each reply read in order
-    /// and handed to the pipeline. Stops at the first error (the connection is then dirty).
+    /// and handed to the pipeline. A store's `SERVER_ERROR` answers that store alone (see
+    /// `Error::answered_in_step`); any other error stops it (the connection is then dirty).
     pub(crate) fn pipeline(&self, conn: &mut Conn, work: &mut dyn Pipeline) -> Result<()> {
         let n = work.len();
         let tag = conn.take_tags(n);
@@ -593,7 +602,7 @@ impl Dialect {
         conn.send()?;
         // Answers read after a meta `OK` whose server's version is not known yet wait until
         // the version says whether `OK` may stand for `HD` (memcached 1.6.6 and older).
-        let mut held: Vec<(usize, Outcome, Found)> = Vec::new();
+        let mut held: Vec<(usize, Result<Outcome>, Found)> = Vec::new();
         for i in 0..n {
             let outcome = {
                 let req = work.request(i);
@@ -601,7 +610,11 @@ impl Dialect {
                 let outcome =
                     self.read(conn, &req, tag.wrapping_add(i as u32), &mut |_, d, f, c| {
                         found = Some((d.to_vec(), f, c))
-                    })?;
+                    });
+                let outcome = match outcome {
+                    Err(e) if in_step(&req, &e) => Err(e),
+                    r => Ok(r?),
+                };
                 (outcome, found)
             };
             if conn.legacy_ok_unchecked {
@@ -630,8 +643,16 @@ pub(crate) trait Pipeline {
     fn len(&self) -> usize;
     /// Request `i`.
     fn request(&self, i: usize) -> Request<'_>;
-    /// The reply to request `i`: its outcome, and for a read its value, if found.
-    fn answer(&mut self, i: usize, outcome: Outcome, found: Found);
+    /// The reply to request `i`: its outcome (or the error it answered, see
+    /// [`Dialect::pipeline`]), and for a read its value, if found.
+    fn answer(&mut self, i: usize, outcome: Result<Outcome>, found: Found);
+}
+
+/// True when `e`, the error `req`'s reply was read as, answered `req` alone and left the
+/// stream in step (`Error::answered_in_step`): only for requests whose reply is one line,
+/// read whole (a store), so the next reply is the next request's.
+fn in_step<K: WireKeys + ?Sized>(req: &Request<'_, K>, e: &Error) -> bool {
+    matches!(req, Request::Store { .. }) && e.answered_in_step()
 }
 
 /// The index, in a batch of `n` requests tagged `tag..tag + n`, of the request a reply
@@ -651,14 +672,18 @@ pub(crate) fn batch_tags(n: usize) -> usize {
 /// in order, only when something other than success happened. `next_reply` reads one reply
 /// and gives `None` at the closing barrier, or `Some((opaque, outcome))`; requests without a
 /// reply succeeded (`ok()`). With `closed_by_last`, the last request was sent non-quiet and
-/// its reply closes the batch (meta, whose barrier `mn` carries no tag). An opaque that no
-/// pending request carries, or one out of order, is a protocol error: a reply that does not
-/// belong to its request is never handed to a caller.
+/// its reply closes the batch (meta, whose barrier `mn` carries no tag). With
+/// `every_answered` (no request was quiet), a reply without an opaque (`None`: a meta
+/// `SERVER_ERROR` line) answers the next unanswered request. An opaque that no pending
+/// request carries, or one out of order, or a reply without one among quiet requests, is a
+/// protocol error: a reply that does not belong to its request is never handed to a caller.
+#[allow(clippy::too_many_arguments)]
 fn collect_quiet<T>(
     conn: &mut Conn,
     tag: u32,
     n: usize,
     closed_by_last: bool,
+    every_answered: bool,
     ok: impl Fn() -> T,
     mut next_reply: impl FnMut(&mut Conn) -> Result<Option<(Option<u64>, Result<T>)>>,
     out: &mut dyn FnMut(usize, Result<T>),
@@ -668,11 +693,16 @@ fn collect_quiet<T>(
     }
     let mut next = 0usize;
     while let Some((opaque, outcome)) = next_reply(conn)? {
-        let idx = match tag_index(opaque, tag, n) {
-            Some(i) if i >= next => i,
+        let idx = match (opaque, every_answered) {
+            (None, true) if next < n => Some(next),
+            _ => tag_index(opaque, tag, n),
+        };
+        let idx = match idx {
+            // With every request answered, none may be skipped: its reply was not read.
+            Some(i) if i == next || (i > next && !every_answered) => i,
             _ => {
                 return Err(conn.protocol_error(&format!(
-                    "reply with opaque {opaque:?}, which no pending request carries \
+                    "reply with opaque {opaque:?}, which is not the next pending request's \
                      (O{tag} to O{}): a stray or crossed reply",
                     u64::from(tag) + n as u64 - 1
                 )))

@@ -54,10 +54,7 @@ pub(crate) fn unexpected(server: &str, reply: Reply<'_>, asked: &str) -> Error {
     let server = server.to_owned();
     let text = |m: &[u8]| String::from_utf8_lossy(m).into_owned();
     match reply {
-        Reply::ServerError(m) => Error::Server {
-            server,
-            message: text(m),
-        },
+        Reply::ServerError(m) => Error::server_reply(server, text(m)),
         Reply::ClientError(m) => Error::Client {
             server,
             message: text(m),
@@ -413,7 +410,7 @@ impl Speak for Text {
         false
     }
 
-    fn quiet_in_batch(&self, _i: usize, _n: usize) -> bool {
+    fn quiet_in_batch(&self, _like: &Request<'_>, _i: usize, _n: usize) -> bool {
         false
     }
 
@@ -426,8 +423,12 @@ impl Speak for Text {
         recv_version(conn).map(drop)
     }
 
-    /// Every reply of the batch, in order; after an error reply the rest of the stream
-    /// cannot be trusted, so every remaining request gets that error.
+    /// Every reply of the batch, in order. A `SERVER_ERROR` answers its own request (the
+    /// server swallowed that request's data and goes on: `Error::answered_in_step`) and the
+    /// next reply is the next request's. After any other error (`CLIENT_ERROR`, `ERROR`, a
+    /// broken connection, a protocol violation) the rest of the stream cannot be trusted:
+    /// it is returned, with no outcome for that request and the ones after it (the caller
+    /// gives them that error) and the connection is dropped.
     fn read_batch(
         &self,
         conn: &mut Conn,
@@ -439,12 +440,8 @@ impl Speak for Text {
         for i in 0..n {
             match self.read(conn, like, tag, &mut |_, _, _, _| {}) {
                 Ok(v) => out(i, Ok(v)),
-                Err(e) => {
-                    for j in i..n {
-                        out(j, Err(e.clone()));
-                    }
-                    return Err(e);
-                }
+                Err(e) if e.answered_in_step() => out(i, Err(e)),
+                Err(e) => return Err(e),
             }
         }
         Ok(())

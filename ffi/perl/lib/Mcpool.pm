@@ -650,12 +650,17 @@ then a string with wide characters croaks ("Wide character"), as with Cache::Mem
 
 Largest value stored, after serialization and compression (default 1 MiB): a larger one is
 not sent and the store returns nothing. From 1 to 1073741824 (1 GiB, memcached's largest
-item); C<-1> or any other value outside the range croaks.
+item); C<-1> or any other value outside the range croaks. memcached's own limit (C<-I>, 1 MiB
+by default) counts the key and the item header too, so a value just under it can still be
+refused by the server ("SERVER_ERROR object too large for cache"): the same failure, the
+store returns nothing and C<last_error> says too large; in C<set_multi> only that item is
+C<undef>.
 
 =item nowait, close_on_error, check_args
 
 Accepted for compatibility. C<nowait> is not offered (every command waits for its reply);
-connections that saw any error are always closed by the core (C<close_on_error> is always on).
+connections that saw an error are closed by the core (C<close_on_error> is on), except after
+a store's C<SERVER_ERROR> reply, which answers that store and leaves the connection in step.
 
 =item pool_size, distribution
 

@@ -493,3 +493,17 @@ def test_client_flush_all_negative_delay_flushes_now(server, prefix, delay):
     assert mc.set(prefix + "f", 1)
     assert mc.flush_all(delay) is True
     assert mc.get(prefix + "f") is None
+
+
+def test_server_too_large_raises_toobig_as_pylibmc(server, prefix):
+    """A value under 1 MiB that memcached refuses ("SERVER_ERROR object too large for cache":
+    key and item header count too): pylibmc raises TooBig, and so does the compat module."""
+    import os
+    big = os.urandom(1048540)
+    got = []
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([server.addr])
+        key = prefix + mod.__name__.replace(".", "_")
+        c.set(key, "old")
+        got.append((outcome(c.set, key, big), outcome(c.get, key)))
+    assert got[0] == got[1] == (("raised", "TooBig"), ("ok", ("NoneType", None)))

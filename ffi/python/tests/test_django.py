@@ -448,6 +448,21 @@ def test_memcached_deletes_key_on_failed_set(cache):
     assert cache.get("small_value") is None
 
 
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_memcached_deletes_key_on_failed_set_near_the_limit(server, prefix, protocol):
+    """A value under the client's 1 MiB limit that memcached refuses ("SERVER_ERROR object
+    too large for cache": key and item header count too) is the same failed set: it returns
+    and the key is gone, as Django's memcached backends do."""
+    cache = mcpool.django.McpoolCache(server.addr, {
+        "LOCATION": server.addr, "KEY_PREFIX": prefix, "OPTIONS": {"protocol": protocol}})
+    big = os.urandom(1048540)
+    with pytest.raises(mcpool.ClientError, match="object too large for cache"):
+        cache._cache.set(cache.make_key("probe"), big)  # the server's refusal, not ours
+    cache.set("small_value", "a")
+    assert cache.set("small_value", big) is None
+    assert cache.get("small_value") is None
+
+
 def test_set_many_returns_failing_keys(cache):
     with mock.patch.object(type(cache._cache), "set_multi",
                            side_effect=lambda mapping, *a, **k: list(mapping)):

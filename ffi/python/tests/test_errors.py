@@ -275,3 +275,43 @@ def test_ttl_memcached_cannot_honour_is_refused_before_sending(server, prefix, p
     with pytest.raises(mcpool.ClientError, match="between 0 and 2147483647"):
         mc.get_lease(k + "fresh", vivify_ttl=-1) if protocol == "meta" else mc.flush_all(2**32)
     assert mc.get(k) == "old"
+
+
+# A value just under 1 MiB passes the client's own limit, but key and item header push the
+# item over memcached's: it answers "SERVER_ERROR object too large for cache" (binary 0x0003).
+NEAR_MIB = 1048540
+
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_server_too_large_is_value_too_large(server, prefix, protocol):
+    c = mcpool.Client([server.addr], protocol=protocol)
+    c.set(prefix + "k", b"old")
+    with pytest.raises(mcpool.ClientError) as e:
+        c.set(prefix + "k", os.urandom(NEAR_MIB))
+    assert e.value.status_name == "MCPOOL_VALUE_TOO_LARGE"
+    assert "object too large for cache" in str(e.value)
+    assert c.get(prefix + "k") is None  # memcached unlinks the old item on a refused set
+    assert c.set(prefix + "k", b"new") is True
+
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_set_multi_server_too_large_fails_that_key_alone(server, prefix, protocol):
+    c = mcpool.Client([server.addr], protocol=protocol)
+    items = {prefix + "a": b"1", prefix + "k": os.urandom(NEAR_MIB), prefix + "j": b"ok",
+             prefix + "z": b"zz"}
+    assert sorted(c.set_multi(items)) == [prefix + "k"]
+    assert c.get_multi([prefix + x for x in "ajz"]) == {
+        prefix + "a": b"1", prefix + "j": b"ok", prefix + "z": b"zz"}
+
+
+def test_compat_memcache_set_multi_server_too_large_as_python_memcached(server, prefix):
+    memcache = pytest.importorskip("memcache")
+    import mcpool.compat.memcache as compat_memcache
+    big = os.urandom(NEAR_MIB)
+    got = []
+    for mod, p in ((memcache, prefix + "real_"), (compat_memcache, prefix + "ours_")):
+        c = mod.Client([server.addr])
+        items = {"a": "1", "k": big, "j": "ok", "z": "zz"}
+        failed = c.set_multi(items, key_prefix=p)
+        got.append((sorted(failed), sorted(c.get_multi(list("ajzk"), key_prefix=p))))
+    assert got[0] == got[1] == (["k"], ["a", "j", "z"])
