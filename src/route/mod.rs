@@ -94,7 +94,9 @@ pub enum FailoverPolicy {
     /// live servers stay. Profiles whose client has none behave as `Eject`.
     Rehash,
     /// While any server is dead, every key is placed as if the dead servers were not in
-    /// the list (libmemcached `REMOVE_FAILED_SERVERS`, twemproxy `auto_eject_hosts`).
+    /// the list (libmemcached `REMOVE_FAILED_SERVERS`, twemproxy `auto_eject_hosts`);
+    /// except under libmemcached's modula, where libmemcached's ejection moves no key
+    /// ([`Distribution::failover_moves_keys`]).
     Eject,
 }
 
@@ -302,6 +304,25 @@ impl Distribution {
     /// Whether server weights change placement under this profile.
     pub fn uses_weights(&self) -> bool {
         self.parts().uses_weights()
+    }
+
+    /// Whether `eject` (and `rehash` where it acts as `eject`) moves a dead server's keys to
+    /// the live servers under this profile. Not under libmemcached's modula distribution
+    /// (`libmemcached-modula`, a `libmemcached:`/`pylibmc:` setting that ends on modula):
+    /// libmemcached 1.1.4's `AUTO_EJECT_HOSTS`/`REMOVE_FAILED_SERVERS` rebuild only a
+    /// continuum (`run_distribution` does nothing for `MEMCACHED_DISTRIBUTION_MODULA`), so
+    /// a dead server's keys fail there (`SERVER_MARKED_DEAD`) and are never written
+    /// elsewhere; mcpool does the same (the key fails, as with `fail-fast`), so that both
+    /// agree on where every key lives.
+    pub fn failover_moves_keys(&self) -> bool {
+        match self {
+            Distribution::LibmemcachedModula => false,
+            Distribution::Setting(s) => {
+                !(matches!(s.client(), Client::Libmemcached | Client::Pylibmc)
+                    && matches!(s.parts().layout, Layout::Modulo { .. }))
+            }
+            _ => true,
+        }
     }
 
     /// Whether the profile's client has a failover rule of its own for dead servers
@@ -749,6 +770,7 @@ impl Router {
     /// of the dead servers.
     pub fn ejects(&self, policy: FailoverPolicy) -> bool {
         self.distribution != Distribution::ProxyPool
+            && self.distribution.failover_moves_keys()
             && match policy {
                 FailoverPolicy::FailFast => false,
                 FailoverPolicy::Rehash => !self.distribution.has_legacy_rehash(),
@@ -769,6 +791,12 @@ impl Router {
             return proxy_pool::first_alive(self.len(), alive);
         }
         match policy {
+            FailoverPolicy::Rehash | FailoverPolicy::Eject
+                if !self.distribution.failover_moves_keys() =>
+            {
+                let i = self.locate(key);
+                alive(i).then_some(i)
+            }
             FailoverPolicy::FailFast => {
                 let i = self.locate(key);
                 alive(i).then_some(i)

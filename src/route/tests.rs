@@ -72,6 +72,11 @@ fn failover_policies() {
             assert_eq!(ff, (home != dead).then_some(home), "{d}");
             for p in [FailoverPolicy::Rehash, FailoverPolicy::Eject] {
                 let to = r.locate_alive(&k, p, &alive);
+                if !d.failover_moves_keys() {
+                    // libmemcached's modula: auto_eject moves no key (as fail-fast)
+                    assert_eq!(to, ff, "{d} {p:?}");
+                    continue;
+                }
                 let to = to.unwrap_or_else(|| panic!("{d} {p:?}: no server"));
                 assert_ne!(to, dead, "{d} {p:?}");
                 if home != dead
@@ -112,7 +117,10 @@ fn is_consistent(d: &Distribution) -> bool {
 
 #[test]
 fn eject_equals_a_router_without_the_dead_server() {
-    for d in Distribution::all() {
+    for d in Distribution::all()
+        .into_iter()
+        .filter(|d| d.failover_moves_keys())
+    {
         let all = servers(5);
         let r = Router::new(&d, &all).unwrap();
         let without: Vec<ServerSpec> = all
@@ -250,10 +258,13 @@ fn spymemcached_redistribute_walks_its_locators_sequence() {
 fn eject_moves_live_keys_only_where_the_table_without_the_dead_does() {
     // `Router::ejects` says when every key (not only the dead server's) must be placed
     // through `locate_alive`; the client test is tests/failover_in_call.rs.
-    let r = Router::new(&Distribution::LibmemcachedModula, &servers(3)).unwrap();
+    let r = Router::new(&Distribution::LibmemcachedKetama, &servers(3)).unwrap();
     assert!(r.ejects(FailoverPolicy::Eject));
     assert!(r.ejects(FailoverPolicy::Rehash));
     assert!(!r.ejects(FailoverPolicy::FailFast));
+    // libmemcached's modula moves no key (`libmemcached_modula_ejects_no_key`).
+    let r = Router::new(&Distribution::LibmemcachedModula, &servers(3)).unwrap();
+    assert!(!r.ejects(FailoverPolicy::Eject));
     let r = Router::new(&Distribution::CacheMemcached, &servers(3)).unwrap();
     assert!(r.ejects(FailoverPolicy::Eject));
     assert!(!r.ejects(FailoverPolicy::Rehash));
@@ -261,4 +272,45 @@ fn eject_moves_live_keys_only_where_the_table_without_the_dead_does() {
     assert!(!r.ejects(FailoverPolicy::Rehash));
     let r = Router::new(&Distribution::ProxyPool, &servers(3)).unwrap();
     assert!(!r.ejects(FailoverPolicy::Eject));
+}
+
+#[test]
+fn libmemcached_modula_ejects_no_key() {
+    // libmemcached 1.1.4 rebuilds only a continuum when it ejects a server: under modula a
+    // dead server's keys fail (SERVER_MARKED_DEAD), measured with pylibmc 1.6.3
+    // (remove_failed=1); under ketama they move. Every other key stays where it is.
+    let modula: Vec<Distribution> = vec![
+        Distribution::LibmemcachedModula,
+        "pylibmc:distribution=modula,hash=default".parse().unwrap(),
+        "pylibmc:hash=md5".parse().unwrap(),
+        "libmemcached:ketama=1,distribution=modula".parse().unwrap(),
+    ];
+    let moving: Vec<Distribution> = vec![
+        Distribution::LibmemcachedKetama,
+        "pylibmc:ketama=1".parse().unwrap(),
+        "libmemcached:distribution=modula,ketama=1".parse().unwrap(),
+    ];
+    for d in &modula {
+        assert!(!d.failover_moves_keys(), "{d}");
+        let r = Router::new(d, &servers(3)).unwrap();
+        for k in keys() {
+            let home = r.locate(&k);
+            for p in [FailoverPolicy::Rehash, FailoverPolicy::Eject] {
+                let to = r.locate_alive(&k, p, &|i| i != 1);
+                assert_eq!(to, (home != 1).then_some(home), "{d} {p:?}");
+            }
+        }
+    }
+    for d in &moving {
+        assert!(d.failover_moves_keys(), "{d}");
+        let r = Router::new(d, &servers(3)).unwrap();
+        let moved = keys()
+            .filter(|k| r.locate(k) == 1)
+            .filter(|k| {
+                r.locate_alive(k, FailoverPolicy::Eject, &|i| i != 1)
+                    .is_some()
+            })
+            .count();
+        assert!(moved > 0, "{d}");
+    }
 }

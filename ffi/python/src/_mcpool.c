@@ -1167,17 +1167,31 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
     return 0;
 }
 
-static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-    static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
-    PyObject *a[2];
+/* The exception raise_status(st) would raise, returned instead (NULL with an exception when
+ * it cannot be made). */
+static PyObject *status_exception(mcpool_status st) {
+    PyObject *t, *v, *tb;
+    raise_status(st);
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (v == NULL || !PyObject_IsInstance(v, Error)) { /* raise_status itself failed */
+        PyErr_Restore(t, v, tb);
+        return NULL;
+    }
+    Py_XDECREF(t);
+    Py_XDECREF(tb);
+    return v;
+}
+
+/* get_multi; with failed (a dict), a key whose read failed (its server dead or unreachable,
+ * a refused key, a server error) is put there with its exception instead of raising: the
+ * other keys' hits are returned (what a compat module does with them is its library's
+ * rule). A value that cannot be decoded raises either way. */
+static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *prefix,
+                                PyObject *failed) {
     keys_t ks;
     mcpool_status st;
-    CHECK_OPEN(self);
-    if (NO_KW(kw) && nargs == 1)
-        a[0] = args[0], a[1] = NULL;
-    else if (parse_args("get_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
-        return NULL;
-    if (keys_init(&ks, a[0], a[1]) < 0) {
+    if (keys_init(&ks, keys, prefix) < 0) {
         keys_free(&ks);
         return NULL;
     }
@@ -1207,6 +1221,16 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
     for (Py_ssize_t i = 0; i < ks.n; i++) {
         if (sts[i] == MCPOOL_NOT_FOUND)
             continue;
+        if (failed != NULL && sts[i] != MCPOOL_OK && sts[i] != MCPOOL_ALLOC_FAILED) {
+            PyObject *exc = status_exception(sts[i]);
+            if (exc == NULL)
+                goto fail;
+            int r = PyDict_SetItem(failed, PyTuple_GetItem(ks.seq, i), exc);
+            Py_DECREF(exc);
+            if (r < 0)
+                goto fail;
+            continue;
+        }
         if (sts[i] != MCPOOL_OK || rm.vals[i] == NULL) {
             if (sts[i] == MCPOOL_ALLOC_FAILED && rm.nomem)
                 PyErr_NoMemory();
@@ -1241,6 +1265,39 @@ fail:
     keys_free(&ks);
     Py_DECREF(d);
     return NULL;
+}
+
+static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
+    PyObject *a[2];
+    CHECK_OPEN(self);
+    if (NO_KW(kw) && nargs == 1)
+        a[0] = args[0], a[1] = NULL;
+    else if (parse_args("get_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
+        return NULL;
+    return get_multi_impl(self, a[0], a[1], NULL);
+}
+
+/* _get_multi_each(keys, key_prefix=''): (hits, failed), failed a dict of each key whose read
+ * failed and its exception (get_multi_impl). For the compat modules. */
+static PyObject *Client_get_multi_each(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
+    PyObject *a[2];
+    CHECK_OPEN(self);
+    if (parse_args("_get_multi_each", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
+        return NULL;
+    PyObject *failed = PyDict_New();
+    if (failed == NULL)
+        return NULL;
+    PyObject *d = get_multi_impl(self, a[0], a[1], failed);
+    if (d == NULL) {
+        Py_DECREF(failed);
+        return NULL;
+    }
+    PyObject *r = PyTuple_Pack(2, d, failed);
+    Py_DECREF(d);
+    Py_DECREF(failed);
+    return r;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -2308,6 +2365,10 @@ static PyMethodDef Client_methods[] = {
     {"get_multi", (PyCFunction)(void (*)(void))Client_get_multi, FAST,
      "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
      "server); key_prefix is prepended on the wire and not in the dict's keys."},
+    {"_get_multi_each", (PyCFunction)(void (*)(void))Client_get_multi_each, FAST,
+     "_get_multi_each(keys, key_prefix='')\n--\n\n(hits, failed): get_multi's dict, and a "
+     "dict of each key whose read failed with its exception (a value that cannot be decoded "
+     "raises). For the compat modules."},
     {"set", (PyCFunction)(void (*)(void))Client_set, FAST,
      "set(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)\n--\n\n"
      "Stores value; True when stored. time (alias expire) is the expiry in seconds, 0 for "

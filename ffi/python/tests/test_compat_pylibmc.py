@@ -507,3 +507,117 @@ def test_server_too_large_raises_toobig_as_pylibmc(server, prefix):
         c.set(key, "old")
         got.append((outcome(c.set, key, big), outcome(c.get, key)))
     assert got[0] == got[1] == (("raised", "TooBig"), ("ok", ("NoneType", None)))
+
+
+# ---- a server that is down ------------------------------------------------------------------
+
+
+def _free_addr():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return "127.0.0.1:%d" % s.getsockname()[1]
+
+
+@pytest.mark.parametrize("placement", [{}, {"ketama": True}, {"distribution": "consistent"}],
+                         ids=["modula", "ketama", "consistent"])
+def test_remove_failed_moves_keys_only_where_pylibmc_does(servers, prefix, placement):
+    """remove_failed under pylibmc's default modula: libmemcached never moves a dead server's
+    keys (each fails, ServerDead), so neither may the drop-in; it wrote them to the live
+    servers at once (a third of the keys where pylibmc never reads). On a continuum both
+    move them. Two live servers and a port where nothing listens."""
+    addrs = [servers[0].addr, servers[1].addr, _free_addr()]
+    behaviors = dict(placement, remove_failed=1, failure_limit=1, retry_timeout=1)
+    keys = [prefix + "k%d" % i for i in range(90)]
+    where, failing = {}, {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        mc = mod.Client(addrs, behaviors=dict(behaviors))
+        value = mod.__name__
+        for _round in range(2):  # the second round is after libmemcached's ejection
+            failing[mod] = set()
+            for k in keys:
+                try:
+                    mc.set(k, value)
+                except mod.Error:
+                    failing[mod].add(k)
+        where[mod] = {k: i for k in keys for i, s in enumerate(servers[:2])
+                      if (s.raw_get(k) or (0, b""))[1] == value.encode()}
+    assert where[compat_pylibmc] == where[real_pylibmc]
+    assert failing[compat_pylibmc] == failing[real_pylibmc]
+    if not placement:  # modula: the dead server's keys stay there, failing
+        assert 0 < len(failing[real_pylibmc]) < len(keys)
+        assert set(where[real_pylibmc]) == set(keys) - failing[real_pylibmc]
+    else:
+        assert not failing[real_pylibmc] and len(where[real_pylibmc]) == len(keys)
+
+
+@pytest.fixture
+def three_one_killed():
+    """Three memcached servers of this test's own; the third is killed after the keys are
+    written (its pooled connections then fail, and so do its connects)."""
+    from conftest import Server
+    ss = [Server() for _ in range(3)]
+    try:
+        yield ss
+    finally:
+        for s in ss:
+            s.stop()
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_get_multi_leaves_out_a_dead_servers_keys(three_one_killed, prefix, binary):
+    """One of three servers killed: pylibmc's get_multi returns the two live servers' hits on
+    every call (libmemcached's mget skips a server it cannot connect to); the drop-in raised
+    ConnectionError, then ServerDown on each later call, losing every hit. When only the
+    dead server holds the keys asked for, both raise ServerDown. (The drop-in's client was
+    used before the kill, so its pooled connections to the dead server are stale; pylibmc's
+    is made after the kill: a stale libmemcached connection can fail mget's write half way,
+    SomeErrors, and leave replies unread that the next call trips over.) On the binary
+    protocol pylibmc 1.6.3's mget answers the connect error of the last key it tried to
+    connect for (simple_binary_mget's rc): ServerDown when that key's server is the dead
+    one, a loss of every hit that depends on the order of the keys; the drop-in answers as
+    on the text protocol, compared here with pylibmc on text."""
+    ss = three_one_killed
+    addrs = [s.addr for s in ss]
+    keys = [prefix + "k%d" % i for i in range(30)]
+    writer = real_pylibmc.Client(addrs, binary=binary)
+    drop = compat_pylibmc.Client(addrs, binary=binary)
+    for k in keys:
+        writer.set(k, k)
+    assert drop.get_multi(keys) == writer.get_multi(keys) == {k: k for k in keys}
+    ss[2].stop()
+    real = real_pylibmc.Client(addrs)
+    short = [k[len(prefix):] for k in keys]
+    for _call in range(3):
+        got = drop.get_multi(keys)
+        want = real.get_multi(keys)
+        assert 0 < len(want) < len(keys)
+        assert got == want
+        assert drop.get_multi(short, key_prefix=prefix) == \
+            real.get_multi(short, key_prefix=prefix)
+    lost = [k for k in keys if k not in want]
+    live = sorted(want)[0]
+    for mod, mc in ((real_pylibmc, real), (compat_pylibmc, drop)):
+        with pytest.raises(mod.ServerDown):
+            mc.get_multi(lost)
+        assert mc.get_multi(lost[:1] + [live]) == {live: live}
+
+
+def test_get_multi_with_a_dead_server_keeps_other_errors(three_one_killed, prefix):
+    """Only a dead or unreachable server's keys are left out: a value that does not decode
+    (garbage under pylibmc's pickle flag) still raises, as with pylibmc."""
+    ss = three_one_killed
+    addrs = [s.addr for s in ss]
+    keys = [prefix + "k%d" % i for i in range(30)]
+    real = real_pylibmc.Client(addrs)
+    drop = compat_pylibmc.Client(addrs)
+    for k in keys:
+        real.set(k, k)
+    ss[2].stop()
+    live = sorted(real.get_multi(keys))
+    bad = live[0]
+    server = next(s for s in ss[:2] if s.raw_get(bad) is not None)
+    server.raw_set(bad, 1, b"not a pickle")  # flag 1: pickled
+    for mc in (real, drop):
+        with pytest.raises(Exception):
+            mc.get_multi(keys)

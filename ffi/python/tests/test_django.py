@@ -583,3 +583,48 @@ def test_preset_shares_the_cache_with_djangos_backend(servers, prefix, peer, bac
         warnings.simplefilter("error")
         mcpool.django.McpoolCache(location, {"OPTIONS": {"preset": peer}})
         mcpool.django.McpoolCache(location[:1], {"OPTIONS": {"value_format": peer}})
+
+
+def test_get_many_with_a_dead_server_as_pylibmccache(prefix):
+    """OPTIONS {"preset": "pylibmc"} with one of three servers killed: Django's PyLibMCCache
+    returns the live servers' hits on every get_many (pylibmc's get_multi, libmemcached's
+    mget skips the dead server); McpoolCache raised ConnectionError, then ServerDead. A
+    value that cannot be decoded still raises. Without the preset, the error is raised as
+    before (mcpool.Client's get_multi)."""
+    require("pylibmc", "python3-pylibmc")
+    from conftest import Server
+    ss = [Server() for _ in range(3)]
+    try:
+        location = [s.addr for s in ss]
+        setting = {
+            "ours": {"BACKEND": BACKEND, "LOCATION": location, "KEY_PREFIX": prefix,
+                     "OPTIONS": {"preset": "pylibmc"}},
+            "peer": {"BACKEND": "django.core.cache.backends.memcached.PyLibMCCache",
+                     "LOCATION": location, "KEY_PREFIX": prefix},
+            "plain": {"BACKEND": BACKEND, "LOCATION": location, "KEY_PREFIX": prefix + "p"},
+        }
+        with override_settings(CACHES=setting):
+            from django.core.cache import caches as c
+            ours, theirs, plain = c["ours"], c["peer"], c["plain"]
+            keys = ["k%d" % i for i in range(30)]
+            theirs.set_many({k: [k] for k in keys})
+            plain.set_many({k: [k] for k in keys})
+            assert ours.get_many(keys) == {k: [k] for k in keys}
+            assert plain.get_many(keys) == {k: [k] for k in keys}
+            ss[2].stop()
+            for _call in range(3):
+                want = theirs.get_many(keys)
+                assert 0 < len(want) < len(keys)
+                assert ours.get_many(keys) == want
+                with pytest.raises(mcpool.ConnectionError):
+                    plain.get_many(keys)
+            live = sorted(want)[0]
+            server = next(s for s in ss[:2] if s.raw_get(ours.make_key(live)) is not None)
+            server.raw_set(ours.make_key(live), 1, b"not a pickle")  # pylibmc's pickle flag
+            with pytest.raises(Exception):
+                theirs.get_many(keys)
+            with pytest.raises(Exception):  # pickle's UnpicklingError, as with pylibmc
+                ours.get_many(keys)
+    finally:
+        for s in ss:
+            s.stop()

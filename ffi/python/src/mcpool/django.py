@@ -37,6 +37,11 @@ so no stale value survives; a timeout above 30 days becomes a unix time. One ``m
 (one pool per server) serves every thread of the process: Django makes a backend object per
 thread, and they share the client built for the same LOCATION and OPTIONS. ``close()`` keeps
 the connections (they are pooled).
+
+With ``OPTIONS {"preset": "pylibmc"}``, ``get_many`` with a server down returns the other
+servers' hits, as Django's ``PyLibMCCache`` (pylibmc's ``get_multi``: libmemcached's mget
+skips a server it cannot reach); otherwise, and for every other failure (a server or
+protocol error, a value that cannot be decoded), it raises.
 """
 import contextlib
 import functools
@@ -54,6 +59,7 @@ from django.core.cache.backends.base import (
 )
 
 import mcpool
+from mcpool.compat.pylibmc import _mget as _pylibmc_mget
 
 # memcached reads an expiry above 30 days as a unix time; one in 1970 means "already
 # expired", which is what Django's timeout 0 asks for (its memcached backends send -1).
@@ -198,7 +204,14 @@ class McpoolCache(BaseCache):
         key_map = {self._key(k, version): k for k in keys}
         if not key_map:
             return {}
-        found = self._cache.get_multi(list(key_map))
+        if self._options.get("preset") == "pylibmc":
+            # as Django's PyLibMCCache: pylibmc's get_multi leaves out the keys of a server
+            # that is down while another answers (libmemcached's mget)
+            found, refused = _pylibmc_mget(self._cache, list(key_map))
+            if refused:
+                raise refused[0]
+        else:
+            found = self._cache.get_multi(list(key_map))
         return {key_map[k]: v for k, v in found.items()}
 
     @_keys_checked

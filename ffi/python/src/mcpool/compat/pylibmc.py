@@ -30,6 +30,10 @@ What is pylibmc's and stays so:
   space or a control byte (text protocol) ``ClientError`` on a write, delete, touch or
   counter, and is a miss on a read, as with pylibmc.
 - ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
+- ``get_multi`` with a server down returns the other servers' hits and raises
+  ``ServerDown`` only when none of the keys' servers answered (libmemcached's mget, text
+  protocol; with ``binary=True`` pylibmc 1.6.3 also raises when the last key it connects
+  for is on the dead server, which this module does not copy); other errors still raise.
 - ``ClientPool`` and ``ThreadMappedPool`` with ``reserve()``; ``clone()``.
 
 What differs: one mcpool client is thread-safe and pooled, so ``clone()`` shares it (no new
@@ -43,8 +47,15 @@ in pylibmc) change nothing. Behaviors that only tune libmemcached's own I/O (``n
 change nothing: mcpool always waits for each reply, always checks keys, always has CAS.
 ``failure_limit`` (and ``remove_failed``'s count) are kept and reported: as in pylibmc, a
 server is disabled for ``retry_timeout`` at its first failure (``ServerDown`` meanwhile)
-whatever they say; with ``auto_eject``/``remove_failed`` it is ejected then, where
-libmemcached ejects it after ``failure_limit`` failed retries.
+whatever they say. ``auto_eject``/``remove_failed`` move a dead server's keys only where
+libmemcached does, on a continuum (``ketama``, ``consistent ...``): there the server is
+ejected at its first failure (libmemcached: after ``failure_limit`` failures). Under
+pylibmc's default ``modula`` libmemcached never moves them (each such key fails,
+``ServerDead`` "SERVER IS MARKED DEAD", measured with pylibmc 1.6.3), and neither does this
+module: those keys raise ``ServerDown`` (or ``ConnectionError`` when a retry fails) and are
+never written to another server; the core tries the server again after ``retry_timeout``,
+where libmemcached without ``dead_timeout`` never does (the core's rule:
+``Distribution::failover_moves_keys``, docs/placement.md).
 A negative ``time`` expires the key at once, as with pylibmc; a ``time`` above 2**31-1
 (``mcpool.MAX_TTL``), which pylibmc sends and memcached reads as negative (the item expires
 at once while ``set`` answers True), raises ``ClientError`` and nothing is sent.
@@ -158,6 +169,41 @@ def _translate(e, keys=(), prefix=None):
     return exc
 
 
+# libmemcached's mget sends to every server it can and reads what they answer: a server it
+# cannot reach (down, disabled until its retry, marked dead, a connect or a reply that timed
+# out) is skipped, and its keys are absent from the answer like misses; only when no server
+# of the keys could be asked does memcached_mget fail (pylibmc raises, ServerDown). Measured
+# with pylibmc 1.6.3: one of three servers killed, get_multi returns the other two's hits on
+# every call.
+_UNREACHABLE = frozenset(["MCPOOL_SERVER_DEAD", "MCPOOL_IO", "MCPOOL_CONNECT_TIMEOUT",
+                          "MCPOOL_IO_TIMEOUT"])
+
+
+def _mget(mc, keys, key_prefix=""):
+    """libmemcached's multi-get over an ``mcpool.Client``: ``(hits, refused)``, refused the
+    exceptions of the keys the core refused (a key memcached would not take). The keys of a
+    server that is down or does not answer are left out when a key was answered (hit or
+    miss); when none was, the first key's error is raised, as every other error is (a
+    protocol error, a server error, a value that cannot be decoded): mcpool's exceptions,
+    which the caller translates. Used by ``Client.get_multi`` and by
+    ``mcpool.django.McpoolCache.get_many`` under the ``pylibmc`` preset (Django's
+    ``PyLibMCCache``)."""
+    found, failed = mc._get_multi_each(keys, key_prefix=key_prefix)
+    if not failed:
+        return found, []
+    refused, down = [], []
+    for e in failed.values():
+        if _refused_key(e):
+            refused.append(e)
+        elif getattr(e, "status_name", None) in _UNREACHABLE:
+            down.append(e)
+        else:
+            raise e
+    if down and all(k in failed and not _refused_key(failed[k]) for k in keys):
+        raise down[0]
+    return found, refused
+
+
 # --------------------------------------------------------------------------------------------
 # Behaviors
 # --------------------------------------------------------------------------------------------
@@ -231,7 +277,9 @@ def _options(behaviors):
     # every call, so it is not the core's failure_limit (which would try to connect on each
     # of the next calls, ConnectionError each time, instead of ServerDown). Here a dead
     # server with auto_eject is ejected at its first failure (pylibmc's raise ServerDown
-    # until the failure_limit-th retry), without it disabled as in pylibmc
+    # until the failure_limit-th retry), without it disabled as in pylibmc. The core knows
+    # that libmemcached's ejection moves no key under modula (pylibmc's default): there
+    # "eject" fails a dead server's keys as pylibmc does
     if b.get("remove_failed") or b.get("auto_eject"):
         opts["failover"] = "eject"
     if b.get("retry_timeout") is not None:
@@ -424,26 +472,26 @@ class Client:
     def get_multi(self, keys, key_prefix=None):
         """The keys found; a key the core refuses (a space, a control byte) is left out, as
         pylibmc's answer has nothing for it; one pylibmc finds too long raises ValueError, and
-        one only the key_prefix makes too long BadKeyProvided, as pylibmc."""
+        one only the key_prefix makes too long BadKeyProvided, as pylibmc. The keys of a
+        server that is down are left out while another server answers (mget)."""
         keys = [k for k in keys if _key_ok(k)]
         prefix = key_prefix or ""
         try:
-            return self._mc.get_multi(keys, key_prefix=prefix)
+            found, refused = _mget(self._mc, keys, prefix)
         except _mcpool.Error as e:
-            if not _refused_key(e):
-                raise _translate(e) from None
+            exc = _translate(e)
+            if getattr(e, "status_name", None) in _UNREACHABLE:
+                # no server of the keys could be asked: memcached_mget's error is the
+                # server's state, ServerDown also when its connect failed just now
+                exc = ServerDown(str(e))
+                exc.status, exc.status_name = e.status, e.status_name
+            raise exc from None
+        if refused:
+            e = refused[0]
             if _too_long(keys):
                 raise ValueError(str(e)) from None
             if _too_long(keys, prefix):
                 raise BadKeyProvided(str(e)) from None
-        # some key was refused: ask for each alone (the refused ones are misses)
-        found = {}
-        for k in keys:
-            try:
-                found.update(self._mc.get_multi([k], key_prefix=prefix))
-            except _mcpool.Error as e:
-                if not _refused_key(e):
-                    raise _translate(e) from None
         return found
 
     # -- stores ------------------------------------------------------------------------------
