@@ -167,10 +167,30 @@ struct Unanswered<'k, K: ?Sized> {
     keys: &'k K,
     /// The next key in request order; every key from here on is unanswered.
     cursor: usize,
-    /// The unanswered keys before `cursor`, until `index` is built.
+    /// The unanswered keys before `cursor`, until `index` is built. The thread's list from
+    /// the last retrieval, reused ([`SKIPPED`]): a reply with many misses allocates nothing
+    /// once the thread has read one.
     skipped: Vec<Range<usize>>,
     /// Built at the first value for a key before `cursor`.
     index: Option<KeyIndex<'k>>,
+}
+
+thread_local! {
+    /// [`Unanswered::skipped`] between retrievals on this thread, emptied.
+    static SKIPPED: std::cell::Cell<Vec<Range<usize>>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The most ranges a thread keeps in [`SKIPPED`] between retrievals (16 bytes each).
+const SKIPPED_KEEP: usize = 4096;
+
+impl<K: ?Sized> Drop for Unanswered<'_, K> {
+    fn drop(&mut self) {
+        if self.skipped.capacity() <= SKIPPED_KEEP {
+            let mut kept = std::mem::take(&mut self.skipped);
+            kept.clear();
+            SKIPPED.set(kept);
+        }
+    }
 }
 
 /// No further key index in a [`KeyIndex`] chain.
@@ -191,7 +211,7 @@ impl<'k, K: WireKeys + ?Sized> Unanswered<'k, K> {
         Unanswered {
             keys,
             cursor: 0,
-            skipped: Vec::new(),
+            skipped: SKIPPED.take(),
             index: None,
         }
     }
