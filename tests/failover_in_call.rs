@@ -459,7 +459,9 @@ fn fail_fast_still_fails_the_call() {
 fn mark_dead(c: &Client, dead: usize) {
     let tag = unique("md");
     let key = (0..20_000)
-        .map(|i| format!("{tag}-{i}"))
+        // varying at the front: a hash such as Java's String.hashCode puts keys that differ
+        // only at the end on one stretch of a continuum
+        .map(|i| format!("{i}-{tag}"))
         .find(|k| c.server_for(k).unwrap() == dead)
         .expect("a key of the dead server");
     for _ in 0..10 {
@@ -546,7 +548,7 @@ fn eject_places_every_key_by_the_table_without_the_dead_server() {
     let keys: Vec<String> = (0..300).map(|i| format!("{tag}-{i}")).collect();
     // (distribution, weights, failover, whether live servers' keys must move)
     let cases: &[(&str, [u32; 4], &str, bool)] = &[
-        ("libmemcached-modula", [1, 1, 1, 1], "eject", true),
+        // (libmemcached's own modula moves no key: route::tests libmemcached_modula_ejects_no_key)
         ("cache-memcached", [1, 2, 1, 3], "eject", true),
         ("libmemcached-ketama-weighted", [1, 2, 1, 3], "eject", true),
         ("pylibmc:ketama_weighted=1", [1, 2, 1, 3], "eject", true),
@@ -564,7 +566,12 @@ fn eject_places_every_key_by_the_table_without_the_dead_server() {
         ),
         ("libmemcached-ketama", [1, 1, 1, 1], "eject", false),
         // rehash is eject for a profile whose client has no rule of its own
-        ("libmemcached-modula", [1, 1, 1, 1], "rehash", true),
+        (
+            "twemproxy:hash=md5,distribution=modula",
+            [1, 1, 1, 1],
+            "rehash",
+            true,
+        ),
         ("pymemcache-rendezvous", [1, 1, 1, 1], "eject", false),
     ];
     for (dist, weights, failover, moves) in cases {
