@@ -55,10 +55,12 @@ fn status_error(server: &str, r: &Response<'_>) -> Error {
             server,
             message: format!("status 0x{:02x}: {text}", r.status),
         },
-        status::VALUE_TOO_LARGE => Error::server_reply(
+        // Status 0x0003 says it without text to match: the variant directly, worded as the
+        // text protocol's reply.
+        status::VALUE_TOO_LARGE => Error::TooLargeForServer {
             server,
-            format!("{} ({text})", crate::error::SERVER_TOO_LARGE),
-        ),
+            message: format!("{} ({text})", crate::error::SERVER_TOO_LARGE),
+        },
         _ => Error::Server {
             server,
             message: format!("status 0x{:02x}: {text}", r.status),
