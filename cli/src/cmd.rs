@@ -145,8 +145,20 @@ fn typed(kind: Kind, arg: &[u8]) -> Result<Value, String> {
 /// `args` are bytes: keys and values may be any (a key's 0x80 and above included).
 pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
     const KNOWN: &[&str] = &[
-        "get", "set", "add", "replace", "append", "prepend", "delete", "incr", "decr", "touch",
-        "version", "stats", "flush",
+        "get",
+        "set",
+        "add",
+        "replace",
+        "append",
+        "prepend",
+        "delete",
+        "incr",
+        "decr",
+        "touch",
+        "set-counter",
+        "version",
+        "stats",
+        "flush",
     ];
     if !KNOWN.contains(&command) {
         return usage_error(&format!("unknown command {command:?}"));
@@ -253,6 +265,20 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                 _ => client.store_value(cmd, key, &typed(kind, value)?, ttl),
             }
             .map_err(|e| e.to_string())?;
+            Ok(store_exit(o))
+        }
+        ("set-counter", _) => {
+            let (rest, ttl, kind) = take_ttl(args)?;
+            let ([key, value], Kind::Bytes) = (&rest[..], kind) else {
+                return Err("usage: mcpool set-counter KEY N [--ttl S]".into());
+            };
+            let n: i64 = text(value)?.parse().map_err(|_| {
+                format!(
+                    "set-counter takes a 64-bit integer, not {:?}",
+                    String::from_utf8_lossy(value)
+                )
+            })?;
+            let o = client.set_counter(key, n, ttl).map_err(|e| e.to_string())?;
             Ok(store_exit(o))
         }
         ("append" | "prepend", [key, value]) => {

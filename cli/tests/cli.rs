@@ -675,3 +675,48 @@ fn double_dash_ends_a_commands_options() {
     assert_eq!(code(&with(&["set", "k", "--ttl"])), 2);
     assert_eq!(with(&["get", "k"]).stdout, b"--ttl\n", "unchanged");
 }
+
+/// The first reply line of a plain-socket get of `key` (`VALUE key flags bytes`, or `END`).
+fn raw_header(addr: &str, key: &str) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "get {key}\r\n").unwrap();
+    let mut line = String::new();
+    BufReader::new(s).read_line(&mut line).unwrap();
+    line
+}
+
+#[test]
+fn set_counter_stores_a_counter_in_every_value_format() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    for fmt in ["mcpool", "spymemcached", "whalin", "pylibmc"] {
+        let with = |rest: &[&str]| {
+            let mut a = vec!["--value-format", fmt];
+            a.extend_from_slice(rest);
+            on(&s, &a)
+        };
+        let key = format!("c-{fmt}");
+        let o = with(&["set-counter", &key, "41", "--ttl", "100"]);
+        assert_eq!(code(&o), 0, "{fmt}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            raw_header(&s, &key),
+            format!("VALUE {key} 0 2\r\n"),
+            "{fmt}"
+        );
+        assert_eq!(with(&["incr", &key, "1"]).stdout, b"42\n", "{fmt}");
+    }
+    let with = |rest: &[&str]| on(&s, rest);
+    assert_eq!(code(&with(&["set-counter", "--", "neg", "-7"])), 0);
+    assert_eq!(raw_header(&s, "neg"), "VALUE neg 0 2\r\n");
+    for bad in ["1.5", "x", "9223372036854775808", ""] {
+        let o = with(&["set-counter", "bad", bad]);
+        assert_eq!(code(&o), 2, "{bad:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("64-bit integer"));
+    }
+    assert_eq!(
+        code(&with(&["set-counter", "bad", "1", "--kind", "int"])),
+        2
+    );
+    assert_eq!(raw_header(&s, "bad"), "END\r\n", "nothing stored");
+}

@@ -1709,6 +1709,46 @@ touch(m, key, ...)
         RETURN_STATUS(st);
 
 void
+set_counter(m, key, value, ...)
+        Mcpool m
+        SV *key
+        SV *value
+    PREINIT:
+        STRLEN klen, vlen, i;
+        const uint8_t *k;
+        const char *v;
+        mcpool_status st;
+        uint32_t t = 0;
+        int64_t n = 0;
+        int neg;
+    PPCODE:
+        /* $value as memcached's counter (decimal text, raw flags 0, never compressed, whatever
+         * the value format; the core's mcpool_client_set_counter). It must read as a decimal
+         * integer of 64 bits, as written: "12", -3, 1.0 (which Perl writes "1"); 1.5, "1e3",
+         * " 7", undef and anything larger croak rather than store another number. */
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_counter");
+        SvGETMAGIC(value);
+        if (!SvOK(value))
+            croak("set_counter: the value is undef, not an integer");
+        v = SvPV_nomg(value, vlen);
+        neg = vlen > 0 && v[0] == '-';
+        if (vlen == (STRLEN)neg || vlen > 20)
+            croak("set_counter: the value must be a 64-bit decimal integer, not '%s'", v);
+        for (i = (STRLEN)neg; i < vlen; i++) {
+            int d = v[i] - '0';
+            if (d < 0 || d > 9)
+                croak("set_counter: the value must be a 64-bit decimal integer, not '%s'", v);
+            /* accumulate toward the sign, so INT64_MIN fits */
+            if (neg ? n < (INT64_MIN + d) / 10 : n > (INT64_MAX - d) / 10)
+                croak("set_counter: the value must be a 64-bit decimal integer, not '%s'", v);
+            n = neg ? n * 10 - d : n * 10 + d;
+        }
+        if (items > 3)
+            t = mcp_exptime(aTHX_ ST(3));
+        st = mcpool_client_set_counter(m->client, k, klen, n, t);
+        RETURN_STATUS(st);
+
+void
 incr(m, key, ...)
         Mcpool m
         SV *key

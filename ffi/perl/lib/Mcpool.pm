@@ -773,6 +773,13 @@ intermediate copy); a single key takes the single-key read. A key asked twice ap
 
 =item incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)
 
+=item set_counter ($key, $value, [$expiration_time])
+
+Stores C<$value> as a counter for C<incr>/C<decr>: memcached's decimal text with raw flags 0,
+never compressed, whatever the value format (the core's C<set_counter>, Whalin's
+C<storeCounter>). C<$value> must be a decimal integer of 64 bits as Perl writes it; anything
+else (C<1.5>, C<"1e3">, undef, 2**64) croaks. True when stored.
+
 =item delete ($key) (alias remove), delete_multi (@keys or [$key, $delay], ...)
 
 C<delete_multi> is one pipelined call, as C<set_multi>. A non-zero C<$delay> is ignored with

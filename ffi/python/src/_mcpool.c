@@ -1892,6 +1892,48 @@ static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssiz
     return raise_status(st);
 }
 
+/* set_counter(key, value, time=0): value as memcached's counter (decimal text, raw flags 0,
+ * never compressed, whatever the value format), for incr/decr; the core's
+ * mcpool_client_set_counter. True when stored. */
+static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}, {"value", 1}, {"time", 2}, {"expire", 2}};
+    PyObject *a[3];
+    const uint8_t *k;
+    size_t kn;
+    uint32_t ttl;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args("set_counter", args, nargs, kw, names, 4, 3, 3, 2, a) < 0)
+        return NULL;
+    if (!PyLong_Check(a[1]) || PyBool_Check(a[1])) {
+        PyErr_Format(ClientTypeError, "value must be an int, not %.100s", TPNAME(a[1]));
+        return NULL;
+    }
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(a[1], &overflow);
+    if (value == -1 && !overflow && PyErr_Occurred())
+        return NULL;
+    if (overflow) {
+        PyErr_SetString(ClientError, "value must be between -2**63 and 2**63-1");
+        return NULL;
+    }
+    PyObject *own;
+    if (key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    if (expiry_arg(a[2], &ttl) < 0) {
+        Py_XDECREF(own);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_set_counter(self->client, k, kn, (int64_t)value, ttl);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    return raise_status(st);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Whole-cluster calls                                                                        */
 /* ------------------------------------------------------------------------------------------ */
@@ -2417,6 +2459,9 @@ static PyMethodDef Client_methods[] = {
     {"decr", (PyCFunction)(void (*)(void))Client_decr, FAST,
      "decr(key, delta=1)\n--\n\nSubtracts delta (stopping at 0); the new value, or None when "
      "key is missing."},
+    {"set_counter", (PyCFunction)(void (*)(void))Client_set_counter, FAST,
+     "set_counter(key, value, time=0)\n--\n\nStores value as a counter for incr/decr (decimal "
+     "text, flags 0, whatever the value format); True when stored."},
     {"touch", (PyCFunction)(void (*)(void))Client_touch, FAST,
      "touch(key, time=0)\n--\n\nSets a new expiry; True when key exists."},
     {"flush_all", (PyCFunction)(void (*)(void))Client_flush_all, FAST,

@@ -253,3 +253,47 @@ def test_delete_multi_with_a_key_listed_twice(mc, prefix):
     mc.set(prefix + "d4", b"v")
     assert mc.delete_multi([prefix + "d4", prefix + "gone", prefix + "d4", prefix + "gone"]) is False
     assert mc.get(prefix + "d4") is None
+
+
+def _raw_get(server, key):
+    """(flags, body) of key as memcached holds it, read over a plain socket."""
+    import socket as socketmod
+    with socketmod.create_connection(("127.0.0.1", server.port), timeout=5) as s:
+        s.sendall(b"get " + key.encode() + b"\r\n")
+        data = b""
+        for _ in range(100):  # bounded: a short reply arrives in a few reads
+            if data.endswith(b"END\r\n"):
+                break
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    header, _, rest = data.partition(b"\r\n")
+    parts = header.split()
+    return int(parts[2]), rest[: int(parts[3])]
+
+
+@pytest.mark.parametrize("fmt", ["mcpool", "pylibmc", "python-memcached", "whalin", "spymemcached"])
+def test_set_counter_stores_memcached_counter_in_every_format(server, prefix, fmt):
+    import mcpool
+    mc = mcpool.Client([server.addr], value_format=fmt)
+    key = prefix + "c"
+    assert mc.set_counter(key, 41) is True
+    assert _raw_get(server, key) == (0, b"41")  # decimal text, raw flags 0, whatever the format
+    assert mc.incr(key) == 42
+    assert mc.set_counter(key, -5, time=100) is True
+    assert _raw_get(server, key) == (0, b"-5")  # stored as its text, as Whalin's storeCounter
+    with pytest.raises(mcpool.ClientError):
+        mc.incr(key)  # memcached: not a number
+
+
+def test_set_counter_refuses_what_is_not_a_64_bit_int(mc, prefix):
+    import mcpool
+    for bad in ["1", 1.0, True, None, b"1"]:
+        with pytest.raises(TypeError):
+            mc.set_counter(prefix + "c", bad)
+    with pytest.raises(mcpool.ClientError):
+        mc.set_counter(prefix + "c", 2**63)
+    with pytest.raises(mcpool.ClientError):
+        mc.set_counter(prefix + "c", 1, time=2**40)
+    assert mc.get(prefix + "c") is None  # nothing was stored
