@@ -1,7 +1,7 @@
 package io.mcpool;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -13,20 +13,37 @@ import java.util.Map;
  * and checks them, and its error names the option, the value and the accepted form.
  */
 final class Config {
-    final List<String> servers = new ArrayList<>();
-    final List<Integer> weights = new ArrayList<>();
+    /** One call to replay on the native configuration: a server added ({@code option} null)
+     * or an option set. */
+    private static final class Step {
+        final String option, value;
+        final int weight;
+
+        Step(String option, String value, int weight) {
+            this.option = option;
+            this.value = value;
+            this.weight = weight;
+        }
+    }
+
+    /** The servers added and the options set (the preset apart), in call order: build()
+     * replays them in that order, as a C program calls {@code mcpool_config_add_server} and
+     * {@code mcpool_config_set}, so the core's rules decide what each does to the ones
+     * before (a {@code servers} option replaces the servers so far, a server added after it
+     * is appended; an option set again takes its new value). */
+    private final List<Step> steps = new ArrayList<>();
     /** The preset, applied before every other option (null: none). */
     String preset;
-    /** The core's options by name, in the order they were last set (the preset apart). */
-    final Map<String, String> options = new LinkedHashMap<>();
+    /** Each option's last value, by canonical name, for the binding's own lookups
+     * ({@code value_format}, {@code serialized_java}); the core reads {@link #steps}. */
+    final Map<String, String> options = new HashMap<>();
     ServerEventListener listener;
     /** The per-operation listener with its error count (null: none). */
     Native.OperationDispatch operations;
 
     Config copy() {
         Config c = new Config();
-        c.servers.addAll(servers);
-        c.weights.addAll(weights);
+        c.steps.addAll(steps);
         c.preset = preset;
         c.options.putAll(options);
         c.listener = listener;
@@ -41,9 +58,15 @@ final class Config {
         Utf8.text(name, "option name"); // text with no UTF-8 form is refused here, not at build
         Utf8.text(value, "option " + name);
         String n = canonicalName(name); // "io-timeout" and "io_timeout" are one option
-        // options apply in the order given: one set again moves to its new place
-        options.remove(n);
+        steps.add(new Step(n, value, 0));
         options.put(n, value);
+        return this;
+    }
+
+    /** Adds a server (after the servers and the {@code servers} option given so far). */
+    Config addServer(String addr, int weight) {
+        Mcpool.notNull(addr, "server address");
+        steps.add(new Step(null, addr, weight));
         return this;
     }
 
@@ -69,31 +92,32 @@ final class Config {
      *     releases them)
      */
     long[] buildClient() {
-        byte[][] addrs = new byte[servers.size()][];
-        for (int i = 0; i < servers.size(); i++) {
-            int w = weights.get(i);
-            if (w < 0) {
-                throw ClientException.invalidArgument("server " + servers.get(i) + ": weight " + w
-                    + " is negative (weights start at 1)");
-            }
-            addrs[i] = Utf8.text(servers.get(i), "server address");
-        }
         List<byte[]> names = new ArrayList<>(), values = new ArrayList<>();
+        List<Integer> weights = new ArrayList<>();
         if (preset != null) {
             names.add(Utf8.text("preset", "option name"));
             values.add(Utf8.text(preset, "option preset"));
+            weights.add(0);
         }
-        for (Map.Entry<String, String> e : options.entrySet()) {
-            names.add(Utf8.text(e.getKey(), "option name"));
-            values.add(Utf8.text(e.getValue(), "option " + e.getKey()));
+        for (Step st : steps) {
+            if (st.option == null) {
+                if (st.weight < 0) {
+                    throw ClientException.invalidArgument("server " + st.value + ": weight " + st.weight
+                        + " is negative (weights start at 1)");
+                }
+                names.add(null);
+                values.add(Utf8.text(st.value, "server address"));
+            } else {
+                names.add(Utf8.text(st.option, "option name"));
+                values.add(Utf8.text(st.value, "option " + st.option));
+            }
+            weights.add(st.weight);
         }
         long cfg = Native.configNew();
         try {
-            for (int i = 0; i < addrs.length; i++) {
-                Native.configAddServer(cfg, addrs[i], weights.get(i));
-            }
-            for (int i = 0; i < names.size(); i++) {
-                Native.configSet(cfg, names.get(i), values.get(i));
+            for (int i = 0; i < names.size(); i++) { // in call order, the preset first
+                if (names.get(i) == null) Native.configAddServer(cfg, values.get(i), weights.get(i));
+                else Native.configSet(cfg, names.get(i), values.get(i));
             }
             long ref = listener == null ? 0 : Native.configSetEventListener(cfg, listener);
             long opRef = 0;

@@ -119,19 +119,22 @@ public final class Mcpool implements AutoCloseable {
         Transcoder tc = new WhalinTranscoder();
         boolean tcSet;
 
-        /** Servers, {@code host:port}, weight 1 each. Order decides placement. */
+        /** Servers, {@code host:port}, weight 1 each, added after the servers given so far
+         * (by these calls or by {@code option("servers", ...)}, which replaces the list up to
+         * its place in the call order). Order decides placement. */
         public Builder servers(String... addrs) {
             notNull(addrs, "servers");
+            for (String a : addrs) notNull(a, "server address");
             for (String a : addrs) server(a, 1);
             return this;
         }
 
         /** A server with a placement weight (at least 1; a negative weight is refused by
-         * {@link #build()} with a {@link ClientException}). */
+         * {@link #build()} with a {@link ClientException}), added after the servers given so
+         * far, as {@link #servers}. */
         public Builder server(String addr, int weight) {
             notNull(addr, "server address");
-            cfg.servers.add(addr);
-            cfg.weights.add(weight);
+            cfg.addServer(addr, weight);
             return this;
         }
 
@@ -149,9 +152,13 @@ public final class Mcpool implements AutoCloseable {
          * objects); with a {@link #transcoder(Transcoder)} that disagrees, {@link #build()}
          * throws (see there).
          *
-         * <p>Options apply in the order given (one set again takes its new place), after the
-         * preset ({@code option("preset", ...)} is {@link #preset}); {@link #build()} adds none
-         * over them, so what nothing sets keeps the preset's value or the core's default.
+         * <p>Options and servers apply in the order given, after the preset
+         * ({@code option("preset", ...)} is {@link #preset}), as the C ABI's
+         * {@code mcpool_config_set} and {@code mcpool_config_add_server} calls in that order:
+         * an option set again takes its new value; {@code option("servers", list)} replaces the
+         * servers given before it, and {@link #servers}/{@link #server} after it add to its
+         * list. {@link #build()} adds no option over them, so what nothing sets keeps the
+         * preset's value or the core's default.
          */
         public Builder option(String name, String value) {
             if (name != null && Config.canonicalName(name).equals("preset")) return preset(value);

@@ -197,8 +197,7 @@ public class SockIOPool {
     Config config(boolean sanitize) {
         Config c = new Config();
         for (int i = 0; i < servers.length; i++) {
-            c.servers.add(servers[i]);
-            c.weights.add(weights == null || weights[i] == null ? 1 : weights[i]);
+            c.addServer(servers[i], weights == null || weights[i] == null ? 1 : weights[i]);
         }
         c.preset = "whalin";
         c.set("distribution", distributionName(hashingAlg));

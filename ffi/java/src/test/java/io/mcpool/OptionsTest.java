@@ -43,6 +43,33 @@ public class OptionsTest {
         assertEquals(Mcpool.optionDoc("io_timeout"), Mcpool.optionDoc("IO-Timeout"));
     }
 
+    /** The Builder's servers and options apply in call order, as the C ABI's calls do
+     * (mcpool_config_set "servers" replaces the list so far, mcpool_config_add_server
+     * appends): servers()/server() after option("servers", ...) were dropped (the list was
+     * added first and the option, applied after it, replaced it). No I/O: labels only. */
+    @Test
+    public void serversAndTheServersOptionApplyInCallOrder() {
+        String s1 = "127.0.0.1:1", s2 = "127.0.0.1:2", s3 = "127.0.0.1:3", s4 = "127.0.0.1:4";
+        java.util.function.Function<Mcpool.Builder, List<String>> labels = b -> {
+            try (Mcpool mc = b.minIdle(0).build()) {
+                return mc.servers();
+            }
+        };
+        assertEquals(List.of(s2, s1), labels.apply(Mcpool.builder().option("servers", s2).servers(s1)));
+        assertEquals(List.of(s2, s3), labels.apply(Mcpool.builder().option("servers", s2).server(s3, 5)));
+        assertEquals(List.of(s2), labels.apply(Mcpool.builder().servers(s1).option("servers", s2)));
+        assertEquals(List.of(s2), labels.apply(Mcpool.builder().server(s3, 5).option("servers", s2)));
+        assertEquals(List.of(s2, s4, s3), labels.apply(Mcpool.builder().servers(s1).option("servers", s2 + "," + s4)
+            .ioTimeoutMillis(500).server(s3, 2)));
+        assertEquals(List.of(s4, s1), labels.apply(Mcpool.builder().option("servers", s2).servers(s3)
+            .option("SERVERS", s4).servers(s1)));
+        // what build() reads back from the options (value_format) is unaffected by servers between
+        try (Mcpool mc = Mcpool.builder().option("servers", s2).valueFormat("whalin").servers(s1).minIdle(0).build()) {
+            assertEquals(List.of(s2, s1), mc.servers());
+            assertEquals("whalin", mc.valueFormat);
+        }
+    }
+
     @Test
     public void twoSpellingsAreOneOption() {
         // The last setting wins whatever the spelling (they were two entries, and the one
