@@ -133,7 +133,8 @@ def link_options(libdir):
     if os.path.exists(static):
         # The archive's symbols stay inside the extension (--exclude-libs); the system
         # libraries are what the Rust standard library needs (see mcpool.pc, Libs.private).
-        # Debug info is stripped (-S: 9 MB -> 1.3 MB); the dynamic symbols stay.
+        # Debug info is stripped (-S); the symbol table and the dynamic symbols stay here
+        # (make python-dist drops the symbol table from the wheel: auditwheel repair --strip).
         return dict(extra_objects=[static], depends=[static],
                     extra_link_args=["-Wl,--exclude-libs,ALL", "-Wl,--gc-sections", "-Wl,-S"],
                     libraries=["gcc_s", "util", "rt", "pthread", "m", "dl"])

@@ -61,7 +61,7 @@ python-dist: lib python-tools
 	rm -rf $(PY_DIST) ffi/python/build
 	MCPOOL_LIB_DIR=$(PY_LIBDIR) $(PYTHON) -m pip wheel --quiet --no-build-isolation --no-deps \
 	  --no-index -w $(PY_DIST)/raw ./ffi/python
-	PATH=$(PY_TOOLS)/bin:$$PATH auditwheel repair -w $(PY_DIST) $(PY_DIST)/raw/mcpool-*-cp310-abi3-linux_x86_64.whl
+	PATH=$(PY_TOOLS)/bin:$$PATH auditwheel repair --strip -w $(PY_DIST) $(PY_DIST)/raw/mcpool-*-cp310-abi3-linux_x86_64.whl
 	rm -rf $(PY_DIST)/raw
 	$(PYTHON) -c 'import sys, zipfile; n = [x for x in zipfile.ZipFile(sys.argv[1]).namelist() if ".libs/" in x]; sys.exit("python-dist: auditwheel grafted libraries into the wheel: %s" % n if n else 0)' $(PY_DIST)/mcpool-*.whl
 	$(PY_TOOLS)/bin/abi3audit --strict --verbose --assume-minimum-abi3 3.10 $(PY_DIST)/mcpool-*.whl
