@@ -875,6 +875,15 @@ public final class Mcpool implements AutoCloseable {
         return out[0];
     }
 
+    /** Stores {@code value} as a counter for {@link #incr}/{@link #decr}: memcached's decimal
+     * text with raw flags 0, never compressed, whatever the value format (the core's
+     * set_counter; what {@link #incrOrInit} creates and Whalin's storeCounter stores). A negative
+     * value is stored as its text too (incr then answers the server's CLIENT_ERROR). True when
+     * stored. */
+    public boolean setCounter(String key, long value, int ttl) {
+        return storeCounter(key(key), value, ttl) == Native.OK;
+    }
+
     /** Invalidates every item on every server. */
     public void flushAll() {
         long h = nc.acquire();

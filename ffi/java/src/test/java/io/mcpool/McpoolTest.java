@@ -163,6 +163,11 @@ public class McpoolTest {
             assertEquals(4, mc.decr("m:n", 2).getAsLong());
             assertEquals(3, mc.decrOrInit("m:n", 1, 100, 0));
             assertEquals(100, mc.decrOrInit("m:n2", 1, 100, 0));
+            assertTrue(mc.setCounter("m:c", 41, 100));
+            CachedData ctr = mc.getBytes("m:c");
+            assertEquals(0, ctr.flags); // decimal text, raw flags 0, whatever the format
+            assertArrayEquals("41".getBytes(java.nio.charset.StandardCharsets.US_ASCII), ctr.data);
+            assertEquals(42, mc.incr("m:c", 1).getAsLong());
             assertTrue(mc.stats(null).get(server.addr()).containsKey("curr_items"));
             assertTrue(mc.stats("settings").get(server.addr()).containsKey("maxbytes"));
             assertTrue(mc.versions().get(server.addr()).startsWith("1."));
