@@ -242,7 +242,7 @@ mcp_call_from_sv(pTHX_ SV *sv)
  * Sys::SigAction's timeout_call run the Perl handler inside the C signal handler, and its
  * die longjmps from wherever the thread was. Inside the core that skips the destructors
  * that give a pooled connection back (pool_size such interrupts and the server is out of
- * connections for good), unlock a mutex, end a RefCell borrow: undefined behaviour. So
+ * connections for good), release a mutex, end a RefCell borrow: undefined behaviour. So
  * every call that does I/O or takes a lock in the core (the pool, the server list, its
  * labels) is made through MCP_CORE, which blocks, for this thread and only for the call,
  * exactly the signals that have a Perl handler (a code ref, a glob or a sub's name in
@@ -255,10 +255,10 @@ mcp_call_from_sv(pTHX_ SV *sv)
  * not freed); the scratch and everything on the save stack are given back as for a croak.
  * Not blocked: signals left to their default action or ignored (SIGTERM still ends the
  * process at once), and the fault signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL), which the
- * kernel cannot hold. Cost: with no handler the check is one pass over the table's
- * pointers (no system call); with handlers, two pthread_sigmask calls per core call. The
- * core's pure lookups (a flags word's kind, an item's bytes, a status's name, last_error)
- * take no lock and are called directly. */
+ * kernel cannot hold. Cost: with no %SIG entry at all, one memcmp of the table (no system
+ * call); with entries but no handler, a pass over it; with handlers, two pthread_sigmask
+ * calls per core call. The core's pure lookups (a flags word's kind, an item's bytes, a
+ * status's name, last_error) take no lock and are called directly. */
 typedef struct {
     sigset_t old;
     int held;
