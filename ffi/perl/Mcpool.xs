@@ -12,6 +12,7 @@
 #include "mcpool.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 
 typedef struct {
@@ -235,6 +236,94 @@ mcp_call_from_sv(pTHX_ SV *sv)
     mcpool_last_error_clear();
     return m;
 }
+
+/* Signals around calls into the core. A Perl signal handler that dies must never unwind
+ * through the core: POSIX::sigaction's default ("unsafe") handlers, PERL_SIGNALS=unsafe and
+ * Sys::SigAction's timeout_call run the Perl handler inside the C signal handler, and its
+ * die longjmps from wherever the thread was. Inside the core that skips the destructors
+ * that give a pooled connection back (pool_size such interrupts and the server is out of
+ * connections for good), release a mutex, end a RefCell borrow: undefined behaviour. So
+ * every call that does I/O or takes a lock in the core (the pool, the server list, its
+ * labels) is made through MCP_CORE, which blocks, for this thread and only for the call,
+ * exactly the signals that have a Perl handler (a code ref, a glob or a sub's name in
+ * %SIG: what %SIG, POSIX::sigaction, safe or not, and Sys::SigAction all install, read from
+ * the interpreter's own table, PL_psig_ptr). It restores the mask as soon as the core has
+ * returned: a signal that came during the call is delivered then, its handler runs (and
+ * may die) in this file, between the call and the rest of the method, never inside the
+ * core. The call itself is bounded by io_timeout. A handler that dies there drops what the
+ * interrupted call returned and this file had not yet made Perl's (a value, if one had come:
+ * not freed); the scratch and everything on the save stack are given back as for a croak.
+ * Not blocked: signals left to their default action or ignored (SIGTERM still ends the
+ * process at once), and the fault signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL), which the
+ * kernel cannot hold. Cost: with no %SIG entry at all, one memcmp of the table (no system
+ * call); with entries but no handler, a pass over it; with handlers, two pthread_sigmask
+ * calls per core call. The core's pure lookups (a flags word's kind, an item's bytes, a
+ * status's name, last_error) take no lock and are called directly. */
+typedef struct {
+    sigset_t old;
+    int held;
+} mcp_sigs_t;
+
+/* Whether the %SIG entry `h` (PL_psig_ptr[n]) is a Perl handler: what magic_setsig installs
+ * Perl's handler for (a reference, a glob, or a name other than IGNORE and DEFAULT). */
+static int
+mcp_sig_handled(pTHX_ SV *h)
+{
+    const char *s;
+    STRLEN len;
+    if (!h)
+        return 0;
+    if (SvROK(h) || isGV_with_GP(h))
+        return 1;
+    if (!SvPOK(h))
+        return 0;
+    s = SvPVX(h);
+    len = SvCUR(h);
+    return len != 0 && !(len == 6 && memEQ(s, "IGNORE", 6))
+           && !(len == 7 && memEQ(s, "DEFAULT", 7));
+}
+
+/* The %SIG table when no entry is set: the common case is one memcmp against it. */
+static SV *const mcp_no_sigs[SIG_SIZE];
+
+static void
+mcp_sigs_hold(pTHX_ mcp_sigs_t *s)
+{
+    SV **ptr = PL_psig_ptr;
+    sigset_t set;
+    int i, some = 0;
+    s->held = 0;
+    if (!ptr || memcmp(ptr + 1, mcp_no_sigs + 1, (SIG_SIZE - 1) * sizeof(SV *)) == 0)
+        return;
+    sigemptyset(&set);
+    for (i = 1; i < SIG_SIZE; i++) {
+        if (!ptr[i] || i == SIGSEGV || i == SIGBUS || i == SIGFPE || i == SIGILL
+            || i == SIGKILL || i == SIGSTOP || !mcp_sig_handled(aTHX_ ptr[i]))
+            continue;
+        if (sigaddset(&set, i) == 0)
+            some = 1;
+    }
+    if (some && pthread_sigmask(SIG_BLOCK, &set, &s->old) == 0)
+        s->held = 1;
+}
+
+static void
+mcp_sigs_release(mcp_sigs_t *s)
+{
+    if (s->held) {
+        s->held = 0;
+        pthread_sigmask(SIG_SETMASK, &s->old, NULL); /* a pending signal's handler runs here */
+    }
+}
+
+/* Runs `stmt` (a call into the core) with the Perl-handled signals held (see above). */
+#define MCP_CORE(...)                                                                     \
+    STMT_START {                                                                          \
+        mcp_sigs_t mcp_sigs_;                                                             \
+        mcp_sigs_hold(aTHX_ &mcp_sigs_);                                                  \
+        __VA_ARGS__;                                                                      \
+        mcp_sigs_release(&mcp_sigs_);                                                     \
+    } STMT_END
 
 static void
 mcp_croak_status(pTHX_ const char *what, mcpool_status st)
@@ -905,12 +994,16 @@ mcp_exptime(pTHX_ SV *sv)
 static void
 mcp_rebuild(pTHX_ mcp_t *m)
 {
-    mcpool_client *c = NULL;
-    mcpool_status st = mcpool_client_new(m->config, &c);
+    mcpool_client *c = NULL, *old = m->client;
+    mcpool_status st;
+    /* one hold: a handler that dies as it ends finds m with the new client, the old freed */
+    MCP_CORE(st = mcpool_client_new(m->config, &c);
+             if (st == MCPOOL_OK) {
+                 m->client = c;
+                 mcpool_client_free(old); /* closes the pool's connections */
+             });
     if (st != MCPOOL_OK)
         mcp_croak_status(aTHX_ "building the client", st);
-    mcpool_client_free(m->client);
-    m->client = c;
 }
 
 /* Sets one core option by name (mcpool_config_set); croaks with the core's message (which
@@ -940,7 +1033,8 @@ mcp_set_prefix(pTHX_ mcpool_config *cfg, const char *who, SV *ns)
 static void
 mcp_free(pTHX_ mcp_t *m)
 {
-    mcpool_client_free(m->client); /* first: no callback can run after this */
+    /* first: no callback can run after this */
+    MCP_CORE(mcpool_client_free(m->client); m->client = NULL);
     mcpool_config_free(m->config);
     if (m->events) {
         pthread_mutex_destroy(&m->events->lock);
@@ -1055,9 +1149,10 @@ _new(class, addrs, weights, core, opts)
         m->freeze = newSVsv(*hv_fetchs(opts, "freeze", 1));
         m->thaw = newSVsv(*hv_fetchs(opts, "thaw", 1));
         {
-            mcpool_status st = mcpool_client_new(cfg, &m->client);
+            mcpool_status st;
             mcpool_kind zk = MCPOOL_KIND_BYTES;
             uint32_t kf, kd;
+            MCP_CORE(st = mcpool_client_new(cfg, &m->client));
             if (st != MCPOOL_OK)
                 mcp_croak_status(aTHX_ "building the client", st);
             /* What the value format says, asked once: whether flags 0 are plain bytes (the
@@ -1130,8 +1225,8 @@ get(m, key)
         one.perl = aTHX;
 #endif
         one.sv = NULL;
-        st = mcpool_client_get_into(m->client, k, klen, mcp_alloc_one, &one, &flags,
-                                    ix ? &cas : NULL);
+        MCP_CORE(st = mcpool_client_get_into(m->client, k, klen, mcp_alloc_one, &one, &flags,
+                                             ix ? &cas : NULL));
         sv = one.sv;
         if (st != MCPOOL_OK || !sv) {
             /* a miss, or an error after the value was allocated: the SV is ours to free */
@@ -1175,8 +1270,8 @@ gat(m, exptime, key)
     PPCODE:
         t = mcp_exptime(aTHX_ exptime);
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, ix ? "gats" : "gat");
-        st = ix ? mcpool_client_gats(m->client, k, klen, t, &item)
-                : mcpool_client_gat(m->client, k, klen, t, &item);
+        MCP_CORE(st = ix ? mcpool_client_gats(m->client, k, klen, t, &item)
+                         : mcpool_client_gat(m->client, k, klen, t, &item));
         if (st != MCPOOL_OK) {
             if (MCP_VALUE_ERROR(st))
                 mcp_warn(aTHX_ sv_2mortal(mcp_value_error_msg(aTHX_ ix ? "gats" : "gat", st)));
@@ -1242,8 +1337,8 @@ get_multi(m, ...)
             one.perl = aTHX;
 #endif
             one.sv = NULL;
-            rc = mcpool_client_get_into(m->client, k, klen, mcp_alloc_one, &one, &flags,
-                                        ix ? &cas : NULL);
+            MCP_CORE(rc = mcpool_client_get_into(m->client, k, klen, mcp_alloc_one, &one, &flags,
+                                                 ix ? &cas : NULL));
             sv = one.sv;
             hv = mcp_result_hv(aTHX_ SvIsCOW_shared_hash(ST(1)));
             if (MCP_VALUE_ERROR(rc)) {
@@ -1301,10 +1396,10 @@ get_multi(m, ...)
                     lens[i] = l;
                 }
             }
-            rc = touch ? mcpool_client_gat_multi_into(m->client, exptime, keys, lens, n,
-                                                      with_cas != 0, mcp_alloc_multi, &mm, st)
-                       : mcpool_client_get_multi_into(m->client, keys, lens, n, with_cas != 0,
-                                                      mcp_alloc_multi, &mm, st);
+            MCP_CORE(rc = touch ? mcpool_client_gat_multi_into(m->client, exptime, keys, lens, n,
+                                                               with_cas != 0, mcp_alloc_multi, &mm, st)
+                                : mcpool_client_get_multi_into(m->client, keys, lens, n, with_cas != 0,
+                                                               mcp_alloc_multi, &mm, st));
             /* From here on nothing croaks (thaw runs under G_EVAL): every SV made by the
              * callback is either stored in the hash or freed. Values to decode or to pair
              * with their CAS are finished before the hash is presized: its bucket array is
@@ -1466,8 +1561,8 @@ set_multi(m, ...)
                     if (MCP_IS_SOLO(flags[i]) && MCP_SOLO_KIND(flags[i]) == MCPOOL_KIND_INT)
                         flags[i] = (uint32_t)m->batch_flags[MCPOOL_KIND_BYTES];
             if (MCP_IS_SOLO(flags[j])) {
-                st[j] = mcp_store(m, ops[ix], keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
-                                  vals[j], vlens[j], ttls[j], cas[j]);
+                MCP_CORE(st[j] = mcp_store(m, ops[ix], keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
+                                           vals[j], vlens[j], ttls[j], cas[j]));
                 k = j + 1;
                 continue;
             }
@@ -1475,9 +1570,9 @@ set_multi(m, ...)
                 ;
             for (i = j; i < k; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
-            rc = mcpool_client_store_multi(m->client, ops[ix], keys + j, lens + j, vals + j,
-                                           vlens + j, flags + j, ttls + j, cas + j, k - j, NULL,
-                                           st + j);
+            MCP_CORE(rc = mcpool_client_store_multi(m->client, ops[ix], keys + j, lens + j, vals + j,
+                                                    vlens + j, flags + j, ttls + j, cas + j, k - j, NULL,
+                                                    st + j));
             if (rc != MCPOOL_OK) /* the whole run failed before any I/O */
                 for (i = j; i < k; i++)
                     st[i] = rc;
@@ -1539,7 +1634,7 @@ delete_multi(m, ...)
         if (n) {
             for (i = 0; i < n; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
-            rc = mcpool_client_delete_multi(m->client, keys, lens, n, st);
+            MCP_CORE(rc = mcpool_client_delete_multi(m->client, keys, lens, n, st));
             if (rc != MCPOOL_OK)
                 for (i = 0; i < n; i++)
                     st[i] = rc;
@@ -1583,12 +1678,12 @@ set(m, key, ...)
         if (items > arg + 1)
             t = mcp_exptime(aTHX_ ST(arg + 1));
         switch (ix) {
-        case 3: st = mcpool_client_append(m->client, k, klen, (const uint8_t *)v, vlen); break;
-        case 4: st = mcpool_client_prepend(m->client, k, klen, (const uint8_t *)v, vlen); break;
+        case 3: MCP_CORE(st = mcpool_client_append(m->client, k, klen, (const uint8_t *)v, vlen)); break;
+        case 4: MCP_CORE(st = mcpool_client_prepend(m->client, k, klen, (const uint8_t *)v, vlen)); break;
         default:
-            st = mcp_store(m, ix == 0 ? MCPOOL_STORE_SET : ix == 1 ? MCPOOL_STORE_ADD
-                              : ix == 2 ? MCPOOL_STORE_REPLACE : MCPOOL_STORE_CAS,
-                           k, klen, kind, (const uint8_t *)v, vlen, t, cas);
+            MCP_CORE(st = mcp_store(m, ix == 0 ? MCPOOL_STORE_SET : ix == 1 ? MCPOOL_STORE_ADD
+                                       : ix == 2 ? MCPOOL_STORE_REPLACE : MCPOOL_STORE_CAS,
+                                    k, klen, kind, (const uint8_t *)v, vlen, t, cas));
             break;
         }
         RETURN_STATUS(st);
@@ -1607,7 +1702,7 @@ delete(m, key, ...)
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, ix ? "remove" : "delete");
         if (items > 2 && SvOK(ST(2)) && SvUV(ST(2)) != 0)
             warn("non-zero delete expiration time is ignored");
-        st = mcpool_client_delete(m->client, k, klen);
+        MCP_CORE(st = mcpool_client_delete(m->client, k, klen));
         RETURN_STATUS(st);
 
 void
@@ -1670,9 +1765,9 @@ _touch_multi(m, ...)
             }
         }
         if (n) {
-            rc = ix == 0 ? mcpool_client_touch_multi(m->client, keys, lens, ttls, n, st)
-                         : mcpool_client_arith_multi(m->client, ix == 1, keys, lens, nums, n,
-                                                     vals, st);
+            MCP_CORE(rc = ix == 0 ? mcpool_client_touch_multi(m->client, keys, lens, ttls, n, st)
+                                  : mcpool_client_arith_multi(m->client, ix == 1, keys, lens, nums, n,
+                                                              vals, st));
             if (rc != MCPOOL_OK) /* the whole call failed before any I/O */
                 for (i = 0; i < n; i++)
                     st[i] = rc;
@@ -1705,7 +1800,7 @@ touch(m, key, ...)
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "touch");
         if (items > 2)
             t = mcp_exptime(aTHX_ ST(2));
-        st = mcpool_client_touch(m->client, k, klen, t);
+        MCP_CORE(st = mcpool_client_touch(m->client, k, klen, t));
         RETURN_STATUS(st);
 
 void
@@ -1745,7 +1840,7 @@ set_counter(m, key, value, ...)
         }
         if (items > 3)
             t = mcp_exptime(aTHX_ ST(3));
-        st = mcpool_client_set_counter(m->client, k, klen, n, t);
+        MCP_CORE(st = mcpool_client_set_counter(m->client, k, klen, n, t));
         RETURN_STATUS(st);
 
 void
@@ -1767,8 +1862,8 @@ incr(m, key, ...)
             if (SvOK(d))
                 delta = (uint64_t)SvUV_nomg(d);
         }
-        st = ix ? mcpool_client_decr(m->client, k, klen, delta, &out)
-                : mcpool_client_incr(m->client, k, klen, delta, &out);
+        MCP_CORE(st = ix ? mcpool_client_decr(m->client, k, klen, delta, &out)
+                         : mcpool_client_incr(m->client, k, klen, delta, &out));
         if (st == MCPOOL_OK) {
             /* zero is "0E0": true in a boolean context, as Cache::Memcached::Fast returns it */
             if (out == 0)
@@ -1787,6 +1882,7 @@ _flush_all(m, delay)
         SV *delay
     PREINIT:
         mcpool_server_results *r = NULL;
+        uint32_t d;
         mcpool_status st;
         size_t n, i;
         HV *hv;
@@ -1796,8 +1892,8 @@ _flush_all(m, delay)
         hv = (HV *)sv_2mortal((SV *)newHV());
         /* a negative delay is now (the core's mcpool_delay_from_signed), as with
          * Cache::Memcached::Fast, which sends it as it is */
-        st = mcpool_client_flush_all_each(m->client,
-                                          mcpool_delay_from_signed(mcp_seconds(aTHX_ delay)), &r);
+        d = mcpool_delay_from_signed(mcp_seconds(aTHX_ delay)); /* get magic: before the hold */
+        MCP_CORE(st = mcpool_client_flush_all_each(m->client, d, &r));
         if (st != MCPOOL_OK)
             mcp_croak_status(aTHX_ "flush_all", st);
         n = mcpool_server_results_len(r);
@@ -1852,7 +1948,7 @@ _set_servers(m, addrs, weights)
             lens[i] = len;
             ws[i] = (uint32_t)SvUV(*w);
         }
-        st = mcpool_client_set_servers(m->client, specs, lens, ws, (size_t)n);
+        MCP_CORE(st = mcpool_client_set_servers(m->client, specs, lens, ws, (size_t)n));
         if (st != MCPOOL_OK)
             croak("Mcpool->set_servers: %s: %s", mcpool_status_name(st),
                   mcpool_last_error_message());
@@ -1867,14 +1963,17 @@ server_labels(m)
         McpoolQuiet m
     PREINIT:
         size_t n = 0, i;
+        mcpool_status st;
     PPCODE:
-        if (mcpool_client_server_count(m->client, &n) != MCPOOL_OK)
+        MCP_CORE(st = mcpool_client_server_count(m->client, &n));
+        if (st != MCPOOL_OK)
             XSRETURN_EMPTY;
         EXTEND(SP, (SSize_t)n);
         for (i = 0; i < n; i++) {
             const char *l = NULL;
             size_t len = 0;
-            if (mcpool_client_server_label(m->client, i, &l, &len) == MCPOOL_OK)
+            MCP_CORE(st = mcpool_client_server_label(m->client, i, &l, &len));
+            if (st == MCPOOL_OK)
                 mPUSHs(newSVpvn(l, len));
             else
                 PUSHs(&PL_sv_undef);
@@ -1891,10 +1990,13 @@ server_for(m, key)
         size_t idx = 0;
         const char *l = NULL;
         size_t len = 0;
+        mcpool_status st;
     PPCODE:
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "server_for");
-        if (mcpool_client_server_for(m->client, k, klen, &idx) != MCPOOL_OK
-            || mcpool_client_server_label(m->client, idx, &l, &len) != MCPOOL_OK)
+        MCP_CORE(st = mcpool_client_server_for(m->client, k, klen, &idx);
+                 if (st == MCPOOL_OK)
+                     st = mcpool_client_server_label(m->client, idx, &l, &len));
+        if (st != MCPOOL_OK)
             XSRETURN_EMPTY;
         mXPUSHs(newSVpvn(l, len));
         XSRETURN(1);
@@ -1906,9 +2008,11 @@ server_versions(m)
         mcpool_server_results *r = NULL;
         size_t n, i;
         HV *hv;
+        mcpool_status st;
     CODE:
         hv = newHV();
-        if (mcpool_client_version(m->client, &r) == MCPOOL_OK) {
+        MCP_CORE(st = mcpool_client_version(m->client, &r));
+        if (st == MCPOOL_OK) {
             n = mcpool_server_results_len(r);
             for (i = 0; i < n; i++) {
                 const char *label = NULL, *name = NULL, *value = NULL;
@@ -2028,11 +2132,13 @@ metrics(m)
         mcpool_metrics *snap = NULL;
         size_t servers, count, i, k;
         HV *hv;
+        mcpool_status st;
     CODE:
         /* { 'host:port' => { metric name => value } }, without I/O */
         hv = newHV();
         RETVAL = newRV_noinc((SV *)hv);
-        if (mcpool_client_metrics(m->client, &snap) == MCPOOL_OK) {
+        MCP_CORE(st = mcpool_client_metrics(m->client, &snap));
+        if (st == MCPOOL_OK) {
             servers = mcpool_metrics_len(snap);
             count = mcpool_metric_count();
             for (i = 0; i < servers; i++) {
@@ -2061,11 +2167,13 @@ server_states(m)
     PREINIT:
         size_t n = 0, i;
         AV *av;
+        mcpool_status st;
     CODE:
         /* [ { server, alive, failures, retry_in_ms }, ... ] in configuration order, no I/O */
         av = newAV();
         RETVAL = newRV_noinc((SV *)av);
-        if (mcpool_client_server_count(m->client, &n) == MCPOOL_OK) {
+        MCP_CORE(st = mcpool_client_server_count(m->client, &n));
+        if (st == MCPOOL_OK) {
             for (i = 0; i < n; i++) {
                 const char *l = NULL;
                 size_t len = 0;
@@ -2073,8 +2181,11 @@ server_states(m)
                 uint32_t failures = 0;
                 uint64_t retry = 0;
                 HV *one;
-                if (mcpool_client_server_label(m->client, i, &l, &len) != MCPOOL_OK
-                    || mcpool_client_server_state(m->client, i, &alive, &failures, &retry) != MCPOOL_OK)
+                MCP_CORE(st = mcpool_client_server_label(m->client, i, &l, &len);
+                         if (st == MCPOOL_OK)
+                             st = mcpool_client_server_state(m->client, i, &alive, &failures,
+                                                             &retry));
+                if (st != MCPOOL_OK)
                     continue;
                 one = newHV();
                 (void)hv_stores(one, "server", newSVpvn(l, len));
@@ -2204,10 +2315,10 @@ get_lease(m, key, vivify_ttl, recache_below)
         /* (state, value, cas): state 'hit', 'recompute' or 'wait'; value undef when there is
          * none; nothing on an error (last_error says why) */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_lease");
-        st = mcpool_client_get_lease(m->client, k, klen,
-                                     vivify_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)vivify_ttl,
-                                     recache_below > UINT32_MAX ? UINT32_MAX : (uint32_t)recache_below,
-                                     &lease, &item);
+        MCP_CORE(st = mcpool_client_get_lease(m->client, k, klen,
+                                              vivify_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)vivify_ttl,
+                                              recache_below > UINT32_MAX ? UINT32_MAX : (uint32_t)recache_below,
+                                              &lease, &item));
         if (st != MCPOOL_OK)
             XSRETURN_EMPTY;
         state = lease == MCPOOL_LEASE_HIT ? "hit" : lease == MCPOOL_LEASE_RECOMPUTE ? "recompute" : "wait";
@@ -2235,8 +2346,8 @@ invalidate(m, key, stale_ttl)
         mcpool_status st;
     PPCODE:
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "invalidate");
-        st = mcpool_client_invalidate(m->client, k, klen,
-                                      stale_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)stale_ttl);
+        MCP_CORE(st = mcpool_client_invalidate(m->client, k, klen,
+                                               stale_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)stale_ttl));
         RETURN_STATUS(st);
 
 void
@@ -2262,8 +2373,8 @@ set_with_version(m, key, value, version, ...)
         if (m->batch_flags[kind] < 0)
             croak("Mcpool::set_with_version: this value format stores such a value in another "
                   "form; store it with set");
-        st = mcpool_client_set_with_version(m->client, k, klen, (const uint8_t *)v, vlen,
-                                            (uint32_t)m->batch_flags[kind], t, (uint64_t)version);
+        MCP_CORE(st = mcpool_client_set_with_version(m->client, k, klen, (const uint8_t *)v, vlen,
+                                                     (uint32_t)m->batch_flags[kind], t, (uint64_t)version));
         RETURN_STATUS(st);
 
 void
@@ -2280,7 +2391,7 @@ meta_info(m, key)
         /* { hit_before, last_access, ttl (undef: never expires), cas, size, flags }, or undef
          * for a miss; nothing on an error (meta protocol only) */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "meta_info");
-        st = mcpool_client_meta_info(m->client, k, klen, &info);
+        MCP_CORE(st = mcpool_client_meta_info(m->client, k, klen, &info));
         if (st == MCPOOL_NOT_FOUND) {
             ST(0) = &PL_sv_undef;
             XSRETURN(1);
