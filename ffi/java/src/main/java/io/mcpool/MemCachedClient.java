@@ -33,6 +33,10 @@ import java.util.Set;
  *     {@link ClientException}. A value is never deserialized unless its flags say so.</li>
  * <li>A value whose flags mean nothing in the value format, or of a kind Java cannot read,
  *     is an {@link McpoolException} naming the key and the flags, never its bytes.</li>
+ * <li>A counter above {@code Long.MAX_VALUE} (memcached's go to 2^64-1) is a
+ *     {@link ClientException} MCPOOL_OUT_OF_RANGE with its exact value from the counters and
+ *     {@link #getCounter} (Whalin threw NumberFormatException from incr and returned -1 from
+ *     getCounter, the same as for a missing key).</li>
  * <li>The {@code hashCode} overloads are absent: placement is always by key.</li>
  * </ul>
  * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so
