@@ -221,14 +221,17 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                             let _ = out.write_all(k);
                             let _ = out.write_all(b"\t");
                         }
+                        // A serialized object (delivered only with its --serialized-* option
+                        // on; else the core's error, exit 2) is its serialized bytes as
+                        // stored, for a program of that language to load: never a made-up
+                        // stand-in printed as if it were the value.
                         let _ = match kind {
-                            Kind::Bytes | Kind::Text | Kind::Int => out.write_all(&body),
+                            Kind::Bytes | Kind::Text | Kind::Int | Kind::Serialized(_) => {
+                                out.write_all(&body)
+                            }
                             Kind::Bool => {
                                 out.write_all(if &body[..] == b"1" { b"true" } else { b"false" })
                             }
-                            Kind::Serialized(lang) => out.write_all(
-                                format!("<{} of {} bytes>", lang.describe(), body.len()).as_bytes(),
-                            ),
                         };
                         let _ = out.write_all(b"\n");
                     }

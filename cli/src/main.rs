@@ -12,7 +12,11 @@ const USAGE: &str = "\
 usage: mcpool [GLOBAL OPTIONS] COMMAND [ARGS]
 
 Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
-  get KEY...                 print each value (KEY<TAB>VALUE when several keys)
+  get KEY...                 print each value (KEY<TAB>VALUE when several keys): bytes,
+                             text and integers as stored, a bool as true/false, another
+                             language's serialized object (a Python pickle, ...; an error
+                             unless --serialized-python/-perl/-java true) as its serialized
+                             bytes, unchanged
   set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]
                              store unconditionally (also: add, replace)
   add KEY VALUE [--ttl S]    store only if missing

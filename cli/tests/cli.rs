@@ -720,3 +720,37 @@ fn set_counter_stores_a_counter_in_every_value_format() {
     );
     assert_eq!(raw_header(&s, "bad"), "END\r\n", "nothing stored");
 }
+
+/// Another language's serialized object: an error (exit 2) with its option off; with it on,
+/// its serialized bytes exactly as stored, which that language loads (never a made-up
+/// stand-in such as "<a Python pickle of 20 bytes>" reported as the value, exit 0).
+#[test]
+fn serialized_objects_print_their_bytes_or_fail() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    // mcpool's layout: the mark bit 24 and the kind in bits 16..23 (4 pickle, 5 Storable, 6 Java).
+    for (kind, opt, body) in [
+        (
+            4u32,
+            "--serialized-python",
+            &b"\x80\x04\x95\x09\x00]\x94(K\x01K\x02e."[..],
+        ),
+        (5, "--serialized-perl", &b"\x05\x0b\x03\x00\x00\x00\x00"[..]),
+        (6, "--serialized-java", &b"\xac\xed\x00\x05t\x00\x01x"[..]),
+    ] {
+        let key = format!("ser{kind}");
+        raw_set(&s, &key, 1 << 24 | kind << 16, body);
+        let o = on(&s, &["get", &key]);
+        assert_eq!(code(&o), 2, "{opt} off: an error");
+        assert!(o.stdout.is_empty(), "{opt} off: nothing printed");
+        let o = on(&s, &[opt, "true", "get", &key]);
+        let mut want = body.to_vec();
+        want.push(b'\n');
+        assert_eq!(
+            (code(&o), o.stdout),
+            (0, want),
+            "{opt} on: the bytes as stored; {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

@@ -542,10 +542,42 @@ mcp_kind(mcp_t *m, uint32_t flags)
 /* A value that needs no decoding: bytes as they are. */
 #define MCP_PLAIN(m, flags) ((flags) == 0 && (m)->zero_plain)
 
-/* A value flagged Storable that is not returned because deserialize is off. Asked before
- * decoding: a thaw may free the object (and m) by dropping its last reference. */
-#define MCP_REFUSED(m, flags) (!MCP_PLAIN(m, flags) && !(m)->deserialize && \
-                               mcp_kind(m, flags) == MCPOOL_KIND_PERL_STORABLE)
+/* Whether a value read with these flags is not returned, and why: 0 when it is delivered;
+ * else its kind + 1: a value flagged Storable when deserialize is off, or another language's
+ * serialized object (a Python pickle or a Java object, delivered by the core when the
+ * serialized_python / serialized_java options are on), which Perl cannot read: an error
+ * either way, never a miss. Asked before decoding: a thaw may free the object (and m) by
+ * dropping its last reference. */
+static int
+mcp_refusal(mcp_t *m, uint32_t flags)
+{
+    mcpool_kind kind;
+    if (MCP_PLAIN(m, flags))
+        return 0;
+    kind = mcp_kind(m, flags);
+    if ((kind == MCPOOL_KIND_PERL_STORABLE && !m->deserialize) ||
+        kind == MCPOOL_KIND_PYTHON_PICKLE || kind == MCPOOL_KIND_JAVA_SERIALIZED)
+        return (int)kind + 1;
+    return 0;
+}
+#define MCP_REFUSED(m, flags) mcp_refusal(m, flags)
+
+/* A foreign serialized value (mcp_refusal): the message, which also becomes last_error (unless
+ * the call already failed otherwise), as
+ * the core's refusal of such a value does when its option is off. */
+static SV *
+mcp_foreign_error(pTHX_ const char *key, STRLEN klen, int refusal, uint32_t flags)
+{
+    SV *msg = newSVpvf("key \"%.*s\" with flags %u (0x%x): the value is %s, and Perl cannot "
+                       "read it (serialized_%s lets the core deliver it to a reader that can)",
+                       (int)klen, key, (unsigned)flags, (unsigned)flags,
+                       refusal - 1 == MCPOOL_KIND_PYTHON_PICKLE ? "a Python pickle"
+                                                                : "a Java serialized object",
+                       refusal - 1 == MCPOOL_KIND_PYTHON_PICKLE ? "python" : "java");
+    if (mcpool_last_error_length() == 0) /* a failure of the call's before it stays */
+        mcpool_last_error_restore((const uint8_t *)SvPVX(msg), SvCUR(msg));
+    return msg;
+}
 
 /* The warning for a value the core refused to deliver (flags that mean nothing in the value
  * format, a serialized object of another language or with serialize off, a compressed value
@@ -583,8 +615,13 @@ mcp_refuse_key(pTHX_ AV *refused, const char *fn, mcpool_status st, SV *key)
 /* The warning for a value MCP_REFUSED (a new SV). It is given (mcp_warn) only once nothing
  * is left to free, since a __WARN__ handler may die. */
 static SV *
-mcp_refused_msg(pTHX_ const char *fn, const char *key, STRLEN klen)
+mcp_refused_msg(pTHX_ const char *fn, const char *key, STRLEN klen, int refusal, uint32_t flags)
 {
+    if (refusal - 1 != MCPOOL_KIND_PERL_STORABLE) {
+        SV *msg = sv_2mortal(mcp_foreign_error(aTHX_ key, klen, refusal, flags));
+        return newSVpvf("Mcpool::%s: %s: %" SVf ": not returned", fn,
+                        mcpool_status_name(MCPOOL_VALUE_FORMAT), SVfARG(msg));
+    }
     return newSVpvf("Mcpool::%s: %.*s: the value is flagged Storable (serialized) and "
                     "deserialize is off: not returned", fn, (int)klen, key);
 }
@@ -643,7 +680,7 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
     }
     case MCPOOL_KIND_PERL_STORABLE:
         break;
-    default: /* a Python pickle or Java object: Perl cannot read it (the core refuses those) */
+    default: /* a Python pickle or Java object: refused before (mcp_refusal), never a value */
         SvREFCNT_dec(sv);
         return NULL;
     }
@@ -1237,9 +1274,11 @@ get(m, key)
             XSRETURN_EMPTY;
         }
         if (!MCP_PLAIN(m, flags)) {
-            if (MCP_REFUSED(m, flags)) {
+            int refusal = MCP_REFUSED(m, flags);
+            if (refusal) {
                 SvREFCNT_dec(sv);
-                mcp_warn(aTHX_ sv_2mortal(mcp_refused_msg(aTHX_ ix ? "gets" : "get", (const char *)k, klen)));
+                mcp_warn(aTHX_ sv_2mortal(mcp_refused_msg(aTHX_ ix ? "gets" : "get", (const char *)k,
+                                                          klen, refusal, flags)));
                 XSRETURN_EMPTY;
             }
             sv = mcp_decode(aTHX_ m, sv, flags); /* m may be freed now (a thaw): not used after */
@@ -1265,7 +1304,7 @@ gat(m, exptime, key)
         mcpool_item *item = NULL;
         mcpool_status st;
         uint32_t t, flags = 0;
-        int deserialize, refusable;
+        int refusal;
         SV *sv;
     PPCODE:
         t = mcp_exptime(aTHX_ exptime);
@@ -1277,12 +1316,12 @@ gat(m, exptime, key)
                 mcp_warn(aTHX_ sv_2mortal(mcp_value_error_msg(aTHX_ ix ? "gats" : "gat", st)));
             XSRETURN_EMPTY;
         }
-        deserialize = m->deserialize;
-        refusable = MCP_REFUSED(m, mcpool_item_flags(item));
+        refusal = MCP_REFUSED(m, mcpool_item_flags(item));
         sv = mcp_item_sv(aTHX_ m, item, ix, &flags); /* m may be freed now (a thaw) */
         if (!sv) {
-            if (refusable && !deserialize)
-                mcp_warn(aTHX_ sv_2mortal(mcp_refused_msg(aTHX_ ix ? "gats" : "gat", (const char *)k, klen)));
+            if (refusal)
+                mcp_warn(aTHX_ sv_2mortal(mcp_refused_msg(aTHX_ ix ? "gats" : "gat", (const char *)k,
+                                                          klen, refusal, flags)));
             XSRETURN_EMPTY;
         }
         ST(0) = sv_2mortal(sv);
@@ -1345,13 +1384,14 @@ get_multi(m, ...)
                 refused = (AV *)sv_2mortal((SV *)newAV());
                 av_push(refused, mcp_value_error_msg(aTHX_ fn, rc));
             }
-            if (rc == MCPOOL_OK && sv && MCP_REFUSED(m, flags)) {
+            int refusal = rc == MCPOOL_OK && sv ? MCP_REFUSED(m, flags) : 0;
+            if (refusal) {
                 STRLEN l;
                 const char *kp = SvPV_nomg(ST(1), l); /* a plain string (mcp_stable_key) */
                 SvREFCNT_dec(sv);
                 sv = NULL;
                 refused = (AV *)sv_2mortal((SV *)newAV());
-                av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l));
+                av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l, refusal, flags));
             } else if (rc == MCPOOL_OK && sv && !MCP_PLAIN(m, flags))
                 sv = mcp_decode(aTHX_ m, sv, flags); /* takes the SV; NULL: a miss */
             else if (rc != MCPOOL_OK && sv) {
@@ -1418,13 +1458,14 @@ get_multi(m, ...)
                         SvREFCNT_dec(sv); /* allocated, then the key failed */
                         continue;
                     }
-                    if (MCP_REFUSED(m, mm.flags[i])) {
+                    int refusal = MCP_REFUSED(m, mm.flags[i]);
+                    if (refusal) {
                         STRLEN l;
                         const char *kp = SvPV_nomg(ST(i + off), l); /* made plain above */
                         SvREFCNT_dec(sv);
                         if (!refused)
                             refused = (AV *)sv_2mortal((SV *)newAV());
-                        av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l));
+                        av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l, refusal, mm.flags[i]));
                         continue;
                     }
                     if (!MCP_PLAIN(m, mm.flags[i])) {
@@ -2323,6 +2364,14 @@ get_lease(m, key, vivify_ttl, recache_below)
             XSRETURN_EMPTY;
         state = lease == MCPOOL_LEASE_HIT ? "hit" : lease == MCPOOL_LEASE_RECOMPUTE ? "recompute" : "wait";
         if (item) {
+            int refusal = MCP_REFUSED(m, mcpool_item_flags(item));
+            if (refusal && refusal - 1 != MCPOOL_KIND_PERL_STORABLE) {
+                /* another language's object: an error (last_error), as when the core refuses it */
+                uint32_t f = mcpool_item_flags(item);
+                mcpool_item_free(item);
+                sv_2mortal(mcp_foreign_error(aTHX_ (const char *)k, klen, refusal, f));
+                XSRETURN_EMPTY;
+            }
             cas = mcpool_item_cas(item);
             /* a vivified miss (no value yet) has an empty item: no value */
             if (lease != MCPOOL_LEASE_HIT && mcpool_item_len(item) == 0)

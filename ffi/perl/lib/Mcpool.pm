@@ -618,7 +618,11 @@ cannot deliver as a Perl value (flags that mean nothing in the format, a Python 
 Java object, a compressed value that does not inflate, a Storable image with C<serialize
 =E<gt> 0>) is an error: C<get> returns nothing and C<get_multi> leaves the key out, with a
 warning naming the key and the flags (C<Mcpool::get: MCPOOL_VALUE_FORMAT: ...: not
-returned>), never its bytes. An unknown name croaks.
+returned>) and C<last_error> saying why, never its bytes. The core options
+C<serialized_python> and C<serialized_java> change nothing here: they let the core deliver
+those objects to a language that can read them, and Perl cannot, so a Python pickle or a Java
+object stays that error (the warning says C<Perl cannot read it>), never a miss. An unknown
+name croaks.
 
 =item serialize
 

@@ -100,6 +100,38 @@ for my $case (
     like "@$w", qr/not returned/, "$what: with a warning";
 }
 
+# Another language's serialized object with its core option on (serialized_python,
+# serialized_java: the core then delivers it): Perl cannot read it, so it is the same error as
+# with the option off (a warning naming the key and the flags, last_error set), never a miss.
+my $JAVA = (1 << 24) | 6 << 16;
+for my $case ([$PICKLE, "\x80\x04K\x01.", 'a Python pickle', 'serialized_python'],
+              [$JAVA, "\xac\xed\x00\x05t\x00\x01x", 'a Java serialized object', 'serialized_java']) {
+    my ($flags, $data, $what, $opt) = @$case;
+    my $c = Mcpool->new({ servers => [$srv], value_format => 'mcpool', $opt => 1 });
+    raw_set("${p}fo", $flags, $data);
+    for my $call (
+        [get        => sub { $c->get("${p}fo") }],
+        [gets       => sub { $c->gets("${p}fo") }],
+        [gat        => sub { $c->gat(0, "${p}fo") }],
+        [get_multi  => sub { my $h = $c->get_multi("${p}fo"); exists $h->{"${p}fo"} ? 1 : () }],
+        [get_multi2 => sub { my $h = $c->get_multi("${p}fo", "${p}b"); exists $h->{"${p}fo"} ? 1 : () }],
+        [gets_multi => sub { my $h = $c->gets_multi("${p}fo", "${p}b"); exists $h->{"${p}fo"} ? 1 : () }],
+    ) {
+        my ($name, $run) = @$call;
+        my ($w, $v) = warned { $run->() };
+        ok !defined $v, "$opt: $what: $name returns nothing for it";
+        like "@$w", qr/MCPOOL_VALUE_FORMAT.*\Q${p}fo\E.*flags \Q$flags\E.*\Q$what\E.*Perl cannot read it.*not returned/,
+            "$opt: $what: $name warns naming the key and the flags";
+        like Mcpool::last_error(), qr/\Q${p}fo\E.*\Q$what\E/, "$opt: $what: $name sets last_error";
+    }
+    my $cm = Mcpool->new({ servers => [$srv], value_format => 'mcpool', $opt => 1, protocol => 'meta' });
+    my ($w, @l) = warned { $cm->get_lease("${p}fo", 0, 0) };
+    ok !@l, "$opt: $what: get_lease returns nothing for it";
+    like Mcpool::last_error(), qr/\Q$what\E/, "$opt: $what: get_lease sets last_error";
+    $c->get("${p}absent");
+    is Mcpool::last_error(), '', "$opt: a real miss leaves last_error empty";
+}
+
 # whalin: an integer (an IV) is Whalin's Long (MARKER_LONG 16384, 8 bytes big-endian)
 # whatever its size, which Whalin's Java client reads as a java.lang.Long; an Integer, Short
 # or Byte Whalin wrote reads as an IV.

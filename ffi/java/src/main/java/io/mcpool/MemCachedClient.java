@@ -33,6 +33,10 @@ import java.util.Set;
  *     {@link ClientException}. A value is never deserialized unless its flags say so.</li>
  * <li>A value whose flags mean nothing in the value format, or of a kind Java cannot read,
  *     is an {@link McpoolException} naming the key and the flags, never its bytes.</li>
+ * <li>A counter above {@code Long.MAX_VALUE} (memcached's go to 2^64-1) is a
+ *     {@link ClientException} MCPOOL_OUT_OF_RANGE with its exact value from the counters and
+ *     {@link #getCounter} (Whalin threw NumberFormatException from incr and returned -1 from
+ *     getCounter, the same as for a missing key).</li>
  * <li>The {@code hashCode} overloads are absent: placement is always by key.</li>
  * </ul>
  * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so
@@ -358,7 +362,11 @@ public class MemCachedClient {
         return storeCounter(key, counter.longValue());
     }
 
-    /** The counter's value, or -1 when missing or not a number. */
+    /** The counter's value, or -1 when missing or not a number (as Whalin). A counter above
+     * {@code Long.MAX_VALUE} (memcached's are unsigned 64-bit, up to 2^64-1) is a
+     * {@link ClientException} MCPOOL_OUT_OF_RANGE with the exact value in its message, as
+     * {@link #incr} answers for it, never a negative and never -1 (Whalin returns -1 there,
+     * the same as for a missing key); a decimal beyond 2^64-1 is no counter: -1. */
     public long getCounter(String key) {
         Mcpool c = mc();
         byte[] b;
@@ -368,10 +376,18 @@ public class MemCachedClient {
             return suppress(c, key, e, -1L);
         }
         if (b == null) return -1;
+        String text = new String(b, StandardCharsets.US_ASCII).trim();
         try {
-            return Long.parseLong(new String(b, StandardCharsets.US_ASCII).trim());
-        } catch (NumberFormatException e) {
-            return -1;
+            return Long.parseLong(text);
+        } catch (NumberFormatException notALong) {
+            long u;
+            try {
+                u = Long.parseUnsignedLong(text);
+            } catch (NumberFormatException notACounter) {
+                return -1;
+            }
+            throw ClientException.outOfRange("the counter " + key + " is " + Long.toUnsignedString(u)
+                + ", above Long.MAX_VALUE (memcached's counters are unsigned 64-bit)");
         }
     }
 

@@ -2,6 +2,7 @@ package io.mcpool;
 
 import static org.junit.Assert.*;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Date;
 import java.util.Map;
@@ -268,6 +269,32 @@ public class MemCachedClientTest {
             assertEquals("MCPOOL_OUT_OF_RANGE", e.statusName());
             assertTrue(e.getMessage(), e.getMessage().contains("9223372036854775808"));
         }
+        // getCounter follows the same rule (it returned -1, its "missing" answer, for a
+        // counter the server holds above Long.MAX_VALUE; Whalin returns -1 there too). A
+        // counter as incr leaves it: decimal text, flags 0.
+        // (a key Whalin's sanitizing leaves as it is, for the raw client to write)
+        k = "mcctbigcounter";
+        try (Mcpool raw = Mcpool.builder().servers(server.addr()).valueFormat("libmemcached").build()) {
+            for (String big : new String[] {"9223372036854775808", "18446744073709551615"}) {
+                assertTrue(raw.setBytes(k, big.getBytes(StandardCharsets.US_ASCII), 0, 0));
+                try {
+                    fail(big + " was read as " + mc.getCounter(k));
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_OUT_OF_RANGE", e.statusName());
+                    assertTrue(e.getMessage(), e.getMessage().contains(big));
+                    assertTrue(e.getMessage(), e.getMessage().contains(k));
+                }
+            }
+            // beyond memcached's counters (incr answers -1 for it too): not a counter, -1
+            assertTrue(raw.setBytes("mccthuge", "18446744073709551616".getBytes(StandardCharsets.US_ASCII), 0, 0));
+            assertEquals(-1, mc.getCounter("mccthuge"));
+            assertEquals(Long.MAX_VALUE, storeAndRead(raw, k, "9223372036854775807")); // the largest long: read
+        }
+    }
+
+    private long storeAndRead(Mcpool raw, String k, String digits) {
+        assertTrue(raw.setBytes(k, digits.getBytes(StandardCharsets.US_ASCII), 0, 0));
+        return mc.getCounter(k);
     }
 
     @Test

@@ -216,6 +216,56 @@ public class TranscoderTest {
         }
     }
 
+    /** SpyTranscoder's flags are spymemcached's: under another format (it used to write them
+     * anyway, and mcpool's layout read "5" under 512 as bytes with application flags: Java got
+     * byte[]{53}, Python b"5") every boxed integer is the core's int kind, read back as a
+     * number by Java and every other reader, or refused where the format has no integers;
+     * never a different type read back as if right. */
+    @Test
+    public void spyTranscoderWritesItsFlagsOnlyUnderSpymemcached() {
+        Object[] boxed = {Integer.valueOf(5), Long.valueOf(5), Short.valueOf((short) 5), Byte.valueOf((byte) 5)};
+        for (String fmt : new String[] {"mcpool", "libmemcached", "pylibmc", "spymemcached"}) {
+            for (SpyTranscoder tc : new SpyTranscoder[] {new SpyTranscoder(), new SpyTranscoder(true, null)}) {
+                try (Mcpool mc = client(fmt, tc); Mcpool plain = client(fmt, null)) {
+                    for (Object v : boxed) {
+                        String key = "t:sf:" + fmt + ":" + tc.allowSerializable() + ":" + v.getClass().getSimpleName();
+                        String what = fmt + " " + v.getClass().getSimpleName() + " serializable=" + tc.allowSerializable();
+                        boolean stored;
+                        try {
+                            stored = mc.set(key, v, 0);
+                        } catch (McpoolException e) {
+                            // a clear refusal: the format has no integers (libmemcached), or
+                            // spymemcached's Short needs serialization, as spymemcached does
+                            assertTrue(what + ": " + e.getMessage(), fmt.equals("libmemcached")
+                                || (fmt.equals("spymemcached") && v instanceof Short && !tc.allowSerializable()));
+                            if (fmt.equals("libmemcached")) assertEquals(what, "MCPOOL_UNSUPPORTED", e.statusName());
+                            assertNull(what, raw.getBytes(key));
+                            continue;
+                        }
+                        assertTrue(what, stored);
+                        assertFalse(what + " was refused nowhere", fmt.equals("libmemcached"));
+                        Object got = mc.get(key);
+                        if (fmt.equals("spymemcached")) {
+                            assertEquals(what, v, got); // each type as spymemcached reads it back
+                        } else {
+                            assertEquals(what, Long.valueOf(5), got); // the int kind, as a number
+                            assertEquals(what, Long.valueOf(5), plain.get(key));
+                            CachedData d = raw.getBytes(key); // the format's int flags, decimal
+                            assertEquals(what, fmt.equals("mcpool") ? INT : 4, d.flags);
+                            assertArrayEquals(what, utf8("5"), d.data);
+                        }
+                    }
+                }
+            }
+        }
+        // StringBuilder and Boolean as the kinds too (they had no spymemcached flags to leak)
+        try (Mcpool mc = client("mcpool", new SpyTranscoder())) {
+            wire(mc, "t:sf:sb", new StringBuilder("x"), TEXT, utf8("x"), "x");
+            wire(mc, "t:sf:l", 300L, INT, utf8("300"), 300L);
+            wire(mc, "t:sf:i", 300, INT, utf8("300"), 300L);
+        }
+    }
+
     @Test
     public void getMultiKeepsTheOtherHitsOfAnUnreadableValue() {
         // A Perl Storable image (Java cannot read it), flags that mean nothing in the format:
