@@ -449,26 +449,17 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
             out->kind = MCPOOL_KIND_INT;
             return 0;
         }
-        if (overflow > 0) {
-            /* 2**63..2**64-1, memcached's own counter range: its digits, an INT the core
-             * takes (and refuses, under a format whose integers are Java's 64-bit long) */
-            unsigned long long u = PyLong_AsUnsignedLongLong(v);
-            if (!(u == (unsigned long long)-1 && PyErr_Occurred())) {
-                out->n = snprintf(out->buf, sizeof out->buf, "%llu", u);
-                out->p = out->buf;
-                out->kind = MCPOOL_KIND_INT;
-                return 0;
-            }
-            PyErr_Clear();
-        }
-        if (!self->pickle) {
-            PyErr_Format(ClientError,
-                         "cannot store the int %R: integers are -2**63..2**64-1 "
-                         "(Client(pickle=True) pickles a larger one)",
-                         v);
+        /* Beyond 64 bits: its digits, an INT like any other. Whether the value format holds
+         * it is the core's rule (store_int_text_as): the decimal layouts store the digits,
+         * as pylibmc and python-memcached store an int of any size; a format whose integers
+         * are 64-bit binary (whalin, spymemcached) refuses it, naming it. */
+        PyObject *digits = PyNumber_ToBase(v, 10);
+        if (digits == NULL)
             return -1;
-        }
-        /* with pickle on, a larger int is an object like any other */
+        out->kind = MCPOOL_KIND_INT;
+        int rc = utf8(digits, &out->p, &out->n, &out->owner);
+        Py_DECREF(digits);
+        return rc;
     }
     if (self->pickle) {
     pickled:;

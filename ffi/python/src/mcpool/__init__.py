@@ -186,8 +186,10 @@ class Client(_Client):
     ``"pylibmc"``, ``"python-memcached"``, ``"pymemcache"``, ``"cache-memcached-fast"``,
     ``"cache-memcached"``, ``"whalin"``, ``"spymemcached"``, ``"libmemcached"`` (bytes
     only); ``preset=`` sets it with the rest of that client's defaults. ``bytes`` read back
-    as ``bytes``, ``str`` as ``str``, ``int`` (-2**63..2**64-1: the upper half is memcached's counter range, stored as
-    digits where the format writes integers as text) as ``int``, ``bool`` as each format's
+    as ``bytes``, ``str`` as ``str``, ``int`` (of any size: its digits under the format's integer flags where the format
+    writes integers as text, as pylibmc and python-memcached store one; ``"whalin"`` and
+    ``"spymemcached"``, whose integers are 64-bit, refuse one outside -2**63..2**63-1 with
+    ``ClientError``) as ``int``, ``bool`` as each format's
     peer writes and reads it (``bool`` under ``"mcpool"``; the int 1/0 under ``"pylibmc"``,
     as pylibmc; pickled under ``"python-memcached"`` and ``"pymemcache"``, as they pickle it,
     which needs ``pickle``: without it storing a bool raises ``ClientTypeError``); a value of
