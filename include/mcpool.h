@@ -1331,6 +1331,29 @@ mcpool_status mcpool_config_set(mcpool_config *config,
                                 size_t value_len);
 
 /**
+ * `mcpool_config_set` as the caller's argument `given` (`given_len` bytes of UTF-8: the
+ * name the binding's user wrote, e.g. Python's `min_compress_len` or Perl's
+ * `compress_threshold`, which the binding translates into one or more core options): the
+ * core's rule for an option given twice. When another argument (another name, or another
+ * spelling of the same name) set this option already through this call, it is
+ * `MCPOOL_CONFIG` naming both ("option compression given twice (as compression and
+ * min_compress_len)") and the configuration is unchanged, whatever the values; the same
+ * argument may set several options, and an option again. A preset's settings are not
+ * arguments (not counted); `mcpool_config_set` counts nothing. Otherwise as
+ * `mcpool_config_set`.
+ *
+ * # Safety
+ * As `mcpool_config_set`; `given` is NULL or valid for `given_len` bytes.
+ */
+mcpool_status mcpool_config_set_as(mcpool_config *config,
+                                   const uint8_t *given,
+                                   size_t given_len,
+                                   const uint8_t *name,
+                                   size_t name_len,
+                                   const uint8_t *value,
+                                   size_t value_len);
+
+/**
  * How many options `mcpool_config_set` knows (including `preset`); they are numbered from
  * 0 for `mcpool_option_name` and `mcpool_option_doc`.
  */

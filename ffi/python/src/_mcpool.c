@@ -849,18 +849,24 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     if (seq == NULL)
         goto fail;
     for (Py_ssize_t i = 0; i < PyTuple_Size(seq); i++) {
-        PyObject *name, *value, *nown = NULL, *vown = NULL;
-        const char *n, *v;
-        Py_ssize_t nl, vl;
-        if (!PyArg_ParseTuple(PyTuple_GetItem(seq, i), "UU:an option (name, value)", &name,
-                              &value) ||
-            utf8(name, &n, &nl, &nown) < 0 || utf8(value, &v, &vl, &vown) < 0) {
+        /* (the user's argument, the core option it sets, the value's text): the core's
+         * mcpool_config_set_as refuses one option set from two arguments, naming both */
+        PyObject *given, *name, *value, *gown = NULL, *nown = NULL, *vown = NULL;
+        const char *g, *n, *v;
+        Py_ssize_t gl, nl, vl;
+        if (!PyArg_ParseTuple(PyTuple_GetItem(seq, i), "UUU:an option (argument, name, value)",
+                              &given, &name, &value) ||
+            utf8(given, &g, &gl, &gown) < 0 || utf8(name, &n, &nl, &nown) < 0 ||
+            utf8(value, &v, &vl, &vown) < 0) {
+            Py_XDECREF(gown);
             Py_XDECREF(nown);
             Py_DECREF(seq);
             goto fail;
         }
-        int r = check_cfg(mcpool_config_set(cfg, (const uint8_t *)n, (size_t)nl,
-                                            (const uint8_t *)v, (size_t)vl));
+        int r = check_cfg(mcpool_config_set_as(cfg, (const uint8_t *)g, (size_t)gl,
+                                               (const uint8_t *)n, (size_t)nl,
+                                               (const uint8_t *)v, (size_t)vl));
+        Py_DECREF(gown);
         Py_DECREF(nown);
         Py_DECREF(vown);
         if (r < 0) {
