@@ -717,8 +717,10 @@ typedef int (*mcpool_resolver_callback)(void *userdata,
 #define MCPOOL_KIND_TEXT 1
 
 /**
- * An integer in -2**63..2**64-1 (a signed 64-bit one, or up to memcached's counter limit);
- * across the ABI its decimal ASCII text (`"-42"`).
+ * An integer; across the ABI its decimal ASCII text (`"-42"`). Written: -2**63..2**64-1 (a
+ * signed 64-bit one, or up to memcached's counter limit) in every format with integers, and
+ * any size in the formats that write integers as decimal text (`mcpool` and the Python
+ * ones); read: any size the format holds (a Python writer's int beyond 64 bits).
  */
 #define MCPOOL_KIND_INT 2
 
@@ -1327,6 +1329,29 @@ mcpool_status mcpool_config_set(mcpool_config *config,
                                 size_t name_len,
                                 const uint8_t *value,
                                 size_t value_len);
+
+/**
+ * `mcpool_config_set` as the caller's argument `given` (`given_len` bytes of UTF-8: the
+ * name the binding's user wrote, e.g. Python's `min_compress_len` or Perl's
+ * `compress_threshold`, which the binding translates into one or more core options): the
+ * core's rule for an option given twice. When another argument (another name, or another
+ * spelling of the same name) set this option already through this call, it is
+ * `MCPOOL_CONFIG` naming both ("option compression given twice (as compression and
+ * min_compress_len)") and the configuration is unchanged, whatever the values; the same
+ * argument may set several options, and an option again. A preset's settings are not
+ * arguments (not counted); `mcpool_config_set` counts nothing. Otherwise as
+ * `mcpool_config_set`.
+ *
+ * # Safety
+ * As `mcpool_config_set`; `given` is NULL or valid for `given_len` bytes.
+ */
+mcpool_status mcpool_config_set_as(mcpool_config *config,
+                                   const uint8_t *given,
+                                   size_t given_len,
+                                   const uint8_t *name,
+                                   size_t name_len,
+                                   const uint8_t *value,
+                                   size_t value_len);
 
 /**
  * How many options `mcpool_config_set` knows (including `preset`); they are numbered from
@@ -2441,11 +2466,14 @@ mcpool_status mcpool_client_stats(const mcpool_client *client,
  * `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
  * the format) when the format has no such kind or the kind's serialization is not enabled
  * (`mcpool_config_set_serialized`; a kind the format lacks is UNSUPPORTED whatever the data),
- * `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is not one (an INT outside
- * -2**63..2**64-1 included, and one above 2**63-1 under a format whose integers are 64-bit
- * signed binary: `whalin`, `spymemcached`), or for TEXT that is not UTF-8. An INT in
- * 2**63..2**64-1 (memcached's counter range) is stored as its digits under the format's
- * integer flags, as the Python peers store such an int, so `incr` counts on.
+ * `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is not one (an INT above 2**63-1
+ * included under a format whose integers are 64-bit signed binary: `whalin`,
+ * `spymemcached`), or for TEXT that is not UTF-8. An INT above 2**63-1 or below -2**63
+ * (memcached's counter range up to 2**64-1, or beyond 64 bits) is stored as its digits under
+ * the format's integer flags in the formats that write integers as decimal text (`mcpool`,
+ * `pylibmc`, `python-memcached`, `pymemcache`), as pylibmc and python-memcached store a
+ * Python int of any size, so `incr` counts on in memcached's range (the core's rule:
+ * `Client::store_int_text_as`).
  *
  * # Safety
  * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `data` is NULL or

@@ -585,3 +585,43 @@ fn compression_compare_above_is_whalins_longer_than() {
     );
     assert!(m.contains("compression_compare"), "{m}");
 }
+
+/// One option set from two of a caller's arguments (an alias and the core's name, or two
+/// spellings) is a configuration error naming both, whatever the values; one argument may
+/// set several options, and the same option again; a preset's settings are not arguments.
+#[test]
+fn an_option_given_by_two_arguments_names_both() {
+    let mut g = options::GivenAs::default();
+    let b = g
+        .set(ClientBuilder::new(), "preset", "preset", "pylibmc")
+        .unwrap();
+    let b = g.set(b, "min_compress_len", "compression", "true").unwrap();
+    let b = g
+        .set(b, "min_compress_len", "compression_threshold", "10")
+        .unwrap();
+    let b = g.set(b, "min_compress_len", "Compression", "true").unwrap();
+    let before = config_text(&b);
+    let e = g
+        .set(b.clone(), "compression", "compression", "false")
+        .unwrap_err();
+    assert_eq!(
+        message(e),
+        "option compression given twice (as min_compress_len and compression)"
+    );
+    let e = g
+        .set(
+            b.clone(),
+            "compression_threshold",
+            "compression-threshold",
+            "100",
+        )
+        .unwrap_err();
+    assert!(message(e).contains("(as min_compress_len and compression_threshold)"));
+    assert_eq!(config_text(&b), before);
+    let b = g.set(b, "io_timeout", "io_timeout", "1s").unwrap();
+    let e = g.set(b, "IO-TIMEOUT", "IO-TIMEOUT", "2s").unwrap_err();
+    assert_eq!(
+        message(e),
+        "option io_timeout given twice (as io_timeout and IO-TIMEOUT)"
+    );
+}

@@ -411,4 +411,67 @@ fn kind_flags_are_the_flags_a_byte_store_of_the_abi_body_takes() {
         s.store_unsigned_as(StoreCommand::Set, "u", 1 << 63, 0, Compress::Auto),
         Err(Error::InvalidArgument { .. })
     ));
+    // An integer of any size as its text (store_int_text_as, the ABI's store_kind INT): its
+    // digits under the int flags in the decimal layouts, as pylibmc and python-memcached
+    // store a Python int beyond 64 bits; refused in the 64-bit binary ones, nothing sent.
+    for (f, flags) in [
+        (ValueFormat::Pylibmc, 4),
+        (ValueFormat::PythonMemcached, 2),
+        (ValueFormat::Pymemcache, 2),
+        (ValueFormat::Mcpool, 0x0102_0000),
+    ] {
+        let c = client(&mc, f, &prefix);
+        let raw = client(&mc, ValueFormat::Libmemcached, &prefix);
+        for digits in [
+            "-42",
+            "18446744073709551615",
+            "1000000000000000000000000000000",
+            "-1208925819614629174706176",
+        ] {
+            c.store_int_text_as(
+                StoreCommand::Set,
+                "big",
+                digits.as_bytes(),
+                0,
+                Compress::Auto,
+            )
+            .unwrap();
+            let item = raw.get_item("big").unwrap().unwrap();
+            assert_eq!(
+                (item.value.as_slice(), item.flags),
+                (digits.as_bytes(), flags),
+                "{f}"
+            );
+            let got = c.get_item("big").unwrap().unwrap();
+            assert_eq!(got.value.as_slice(), digits.as_bytes(), "{f}");
+        }
+    }
+    for f in [ValueFormat::Whalin, ValueFormat::Spymemcached] {
+        let c = client(&mc, f, &prefix);
+        c.delete("bigw").unwrap();
+        let e = c
+            .store_int_text_as(
+                StoreCommand::Set,
+                "bigw",
+                b"1000000000000000000000000000000",
+                0,
+                Compress::Auto,
+            )
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("beyond 64 bits"),
+            "{e}"
+        );
+        assert!(c.get_item("bigw").unwrap().is_none());
+    }
+    assert!(matches!(
+        client(&mc, ValueFormat::Pylibmc, &prefix).store_int_text_as(
+            StoreCommand::Set,
+            "x",
+            b"12x",
+            0,
+            Compress::Auto
+        ),
+        Err(Error::InvalidArgument { .. })
+    ));
 }

@@ -21,6 +21,8 @@ const MAX_NAME_LEN: usize = 4096;
 /// up from one thread, then build any number of clients from it.
 pub struct mcpool_config {
     pub(crate) builder: ClientBuilder,
+    /// The arguments that set each option (`mcpool_config_set_as`).
+    pub(crate) given: mcpool::config::options::GivenAs,
 }
 
 /// Applies `f` to the configuration behind `config`.
@@ -125,6 +127,7 @@ pub unsafe extern "C" fn mcpool_config_new(out: *mut *mut mcpool_config) -> mcpo
         ptr::out(out, "out")?;
         let cfg = Box::new(mcpool_config {
             builder: ClientBuilder::new(),
+            given: Default::default(),
         });
         // SAFETY: `out` was checked non-NULL; the caller promises it is writable.
         unsafe { ptr::write(out, Box::into_raw(cfg)) };

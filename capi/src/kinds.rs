@@ -23,8 +23,10 @@ pub type mcpool_kind = u32;
 pub const MCPOOL_KIND_BYTES: mcpool_kind = 0;
 /// UTF-8 text.
 pub const MCPOOL_KIND_TEXT: mcpool_kind = 1;
-/// An integer in -2**63..2**64-1 (a signed 64-bit one, or up to memcached's counter limit);
-/// across the ABI its decimal ASCII text (`"-42"`).
+/// An integer; across the ABI its decimal ASCII text (`"-42"`). Written: -2**63..2**64-1 (a
+/// signed 64-bit one, or up to memcached's counter limit) in every format with integers, and
+/// any size in the formats that write integers as decimal text (`mcpool` and the Python
+/// ones); read: any size the format holds (a Python writer's int beyond 64 bits).
 pub const MCPOOL_KIND_INT: mcpool_kind = 2;
 /// A boolean; across the ABI `"0"` or `"1"`.
 pub const MCPOOL_KIND_BOOL: mcpool_kind = 3;
@@ -97,11 +99,14 @@ pub(crate) fn store_op_arg(
 /// `MCPOOL_NOT_FOUND` as the plain store commands, `MCPOOL_UNSUPPORTED` (naming the kind and
 /// the format) when the format has no such kind or the kind's serialization is not enabled
 /// (`mcpool_config_set_serialized`; a kind the format lacks is UNSUPPORTED whatever the data),
-/// `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is not one (an INT outside
-/// -2**63..2**64-1 included, and one above 2**63-1 under a format whose integers are 64-bit
-/// signed binary: `whalin`, `spymemcached`), or for TEXT that is not UTF-8. An INT in
-/// 2**63..2**64-1 (memcached's counter range) is stored as its digits under the format's
-/// integer flags, as the Python peers store such an int, so `incr` counts on.
+/// `MCPOOL_INVALID_ARGUMENT` for an INT or BOOL whose text is not one (an INT above 2**63-1
+/// included under a format whose integers are 64-bit signed binary: `whalin`,
+/// `spymemcached`), or for TEXT that is not UTF-8. An INT above 2**63-1 or below -2**63
+/// (memcached's counter range up to 2**64-1, or beyond 64 bits) is stored as its digits under
+/// the format's integer flags in the formats that write integers as decimal text (`mcpool`,
+/// `pylibmc`, `python-memcached`, `pymemcache`), as pylibmc and python-memcached store a
+/// Python int of any size, so `incr` counts on in memcached's range (the core's rule:
+/// `Client::store_int_text_as`).
 ///
 /// # Safety
 /// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `data` is NULL or
@@ -243,22 +248,21 @@ unsafe fn store_kind(
         c.client
             .check_kind(kind)
             .map_err(|e| Failure::from_error(op_name, Some(key), &e))?;
-        if kind == Kind::Int {
-            // 2**63..2**64-1, the rest of the integer kind's range (memcached's counters)
-            if let Some(u) = mcpool::value::kind::parse_unsigned_above_i64(body) {
-                let outcome = c
-                    .client
-                    .store_unsigned_as(cmd, key, u, ttl, compress)
-                    .map_err(|e| Failure::from_error(op_name, Some(key), &e))?;
-                return Ok(store_status(outcome));
-            }
+        if kind == Kind::Int && mcpool::value::kind::is_integer_text(body) {
+            // an integer of any size: the core's one rule (i64, memcached's counter range
+            // above it, beyond 64 bits as digits in the decimal layouts)
+            let outcome = c
+                .client
+                .store_int_text_as(cmd, key, body, ttl, compress)
+                .map_err(|e| Failure::from_error(op_name, Some(key), &e))?;
+            return Ok(store_status(outcome));
         }
         let value = Value::from_abi(kind, body.to_vec()).ok_or_else(|| {
             Failure::invalid(format!(
                 "{op_name} {:?}: the data is not a valid {kind} ({})",
                 String::from_utf8_lossy(key),
                 match kind {
-                    Kind::Int => "decimal ASCII of an integer in -2**63..2**64-1, e.g. \"-42\"",
+                    Kind::Int => "decimal ASCII of an integer, e.g. \"-42\"",
                     Kind::Bool => "\"0\" or \"1\"",
                     _ => "UTF-8",
                 }

@@ -71,6 +71,48 @@ pub unsafe extern "C" fn mcpool_config_set(
     })
 }
 
+/// `mcpool_config_set` as the caller's argument `given` (`given_len` bytes of UTF-8: the
+/// name the binding's user wrote, e.g. Python's `min_compress_len` or Perl's
+/// `compress_threshold`, which the binding translates into one or more core options): the
+/// core's rule for an option given twice. When another argument (another name, or another
+/// spelling of the same name) set this option already through this call, it is
+/// `MCPOOL_CONFIG` naming both ("option compression given twice (as compression and
+/// min_compress_len)") and the configuration is unchanged, whatever the values; the same
+/// argument may set several options, and an option again. A preset's settings are not
+/// arguments (not counted); `mcpool_config_set` counts nothing. Otherwise as
+/// `mcpool_config_set`.
+///
+/// # Safety
+/// As `mcpool_config_set`; `given` is NULL or valid for `given_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_config_set_as(
+    config: *mut mcpool_config,
+    given: *const u8,
+    given_len: usize,
+    name: *const u8,
+    name_len: usize,
+    value: *const u8,
+    value_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises `given_len` readable bytes at a non-NULL `given`.
+        let given = unsafe { text(given, given_len, "argument name", "") }?;
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+        let name = unsafe { text(name, name_len, "option name", "") }?;
+        // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
+        let value = unsafe { text(value, value_len, "option value", name) }?;
+        // SAFETY: the caller promises `config` is live and unshared.
+        let cfg = unsafe { ptr::handle_mut(config, "config") }?;
+        let mut sources = cfg.given.clone();
+        let b = sources
+            .set(cfg.builder.clone(), given, name, value)
+            .map_err(|e| option_failure(&e))?;
+        cfg.builder = b;
+        cfg.given = sources;
+        Ok(mcpool_status::MCPOOL_OK)
+    })
+}
+
 /// Text from C: a NULL pointer with a length is `MCPOOL_INVALID_ARGUMENT` (NULL with length
 /// 0 is the empty text); too long or not UTF-8 is `MCPOOL_CONFIG`, naming `option` if given.
 ///

@@ -261,10 +261,11 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                 "add" => StoreCommand::Add,
                 _ => StoreCommand::Replace,
             };
-            // An int above i64::MAX (memcached's counter range) is the core's unsigned form.
-            let unsigned = mcpool::value::kind::parse_unsigned_above_i64(value);
-            let o = match (kind, unsigned) {
-                (Kind::Int, Some(u)) => client.store_unsigned_as(cmd, key, u, ttl, Compress::Auto),
+            // An int of any size is the core's rule (store_int_text_as).
+            let o = match kind {
+                Kind::Int if mcpool::value::kind::is_integer_text(value) => {
+                    client.store_int_text_as(cmd, key, value, ttl, Compress::Auto)
+                }
                 _ => client.store_value(cmd, key, &typed(kind, value)?, ttl),
             }
             .map_err(|e| e.to_string())?;

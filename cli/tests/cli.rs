@@ -177,7 +177,8 @@ fn value_formats_from_the_command_line() {
         );
     }
     // memcached's counter range above i64::MAX is stored as its digits under the int flag,
-    // as the Python peers store it, so incr counts on; past 2**64-1 it is refused.
+    // as the Python peers store it, so incr counts on; past 2**64-1 its digits too, as
+    // pylibmc stores a Python int of any size (refused where ints are Java's 64-bit long).
     let pl = |rest: &[&str]| {
         let mut a = vec!["--value-format", "pylibmc"];
         a.extend_from_slice(rest);
@@ -187,10 +188,20 @@ fn value_formats_from_the_command_line() {
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(pl(&["incr", "pu", "1"]).stdout, b"9223372036854775809\n");
     assert_eq!(pl(&["get", "pu"]).stdout, b"9223372036854775809\n");
-    assert_eq!(
-        code(&pl(&["set", "pu", "18446744073709551616", "--kind", "int"])),
-        2
-    );
+    let o = pl(&["set", "pu", "-18446744073709551616", "--kind", "int"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(pl(&["get", "pu"]).stdout, b"-18446744073709551616\n");
+    let o = with(&[
+        "--value-format",
+        "whalin",
+        "set",
+        "pw",
+        "18446744073709551616",
+        "--kind",
+        "int",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("beyond 64 bits"));
     raw_set(&s, "pnot", 4, b"12x");
     let o = with(&["--value-format", "pylibmc", "get", "pnot"]);
     assert_eq!(code(&o), 2);

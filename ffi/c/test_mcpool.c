@@ -2306,15 +2306,30 @@ static void test_kinds(void) {
            MCPOOL_OK);
     EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kx"), MCPOOL_KIND_INT, K("4x"), 0, 0),
            MCPOOL_INVALID_ARGUMENT);
-    /* 2**63..2**64-1, memcached's counter range, is an INT (its digits); 2**64 is not */
+    /* 2**63..2**64-1, memcached's counter range, is an INT (its digits); so is one beyond 64
+     * bits in a decimal layout (here mcpool's), as pylibmc and python-memcached store a
+     * Python int; Whalin's 64-bit binary Long has no form for it */
     {
         uint64_t counted = 0;
         EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("ku"), MCPOOL_KIND_INT,
                                         K("9223372036854775808"), 0, 0), MCPOOL_OK);
         EXPECT(mcpool_client_incr(m, K("ku"), 1, &counted), MCPOOL_OK);
         CHECK(counted == 9223372036854775809ULL);
+        char d[64];
+        size_t dn;
+        uint32_t f;
         EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("kx"), MCPOOL_KIND_INT,
-                                        K("18446744073709551616"), 0, 0), MCPOOL_INVALID_ARGUMENT);
+                                        K("-1000000000000000000000000000000"), 0, 0), MCPOOL_OK);
+        EXPECT(read_raw(m, "kx", d, &dn, &f), MCPOOL_OK);
+        CHECK(dn == 32 && memcmp(d, "-1000000000000000000000000000000", 32) == 0);
+        mcpool_client *w = format_client("whalin", NULL);
+        CHECK(w != NULL);
+        if (w) {
+            EXPECT(mcpool_client_store_kind(w, MCPOOL_STORE_SET, K("kw"), MCPOOL_KIND_INT,
+                                            K("18446744073709551616"), 0, 0),
+                   MCPOOL_INVALID_ARGUMENT);
+            mcpool_client_free(w);
+        }
     }
     /* a negative expiry of a caller is sent as this: stored, already expired */
     EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("ke"), MCPOOL_KIND_INT, K("1"),

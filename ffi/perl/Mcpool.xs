@@ -1055,6 +1055,19 @@ mcp_config_set(pTHX_ mcpool_config *cfg, const char *who, const char *name, cons
         croak("%s: %s", who, mcpool_last_error_message());
 }
 
+/* mcp_config_set as the caller's argument `given` (mcpool_config_set_as): the core refuses
+ * one option set from two arguments (compress_threshold and compression), naming both. */
+static void
+mcp_config_set_as(pTHX_ mcpool_config *cfg, const char *who, const char *given, const char *name,
+                  const char *value, STRLEN vlen)
+{
+    mcpool_status st = mcpool_config_set_as(cfg, (const uint8_t *)given, strlen(given),
+                                            (const uint8_t *)name, strlen(name),
+                                            (const uint8_t *)value, vlen);
+    if (st != MCPOOL_OK)
+        croak("%s: %s", who, mcpool_last_error_message());
+}
+
 /* The namespace: the core's key prefix (hash_namespace is the core's hash_key_prefix), its
  * bytes as Perl holds them (SvPV), as Cache::Memcached::Fast sends it: a Latin-1 namespace
  * is its Latin-1 bytes, a character string its UTF-8. */
@@ -1144,7 +1157,7 @@ _new(class, addrs, weights, core, opts)
         n = av_len(core) + 1;
         for (i = 0; i < n; i++) {
             SV **t = av_fetch(core, i, 0);
-            SV **who, **name, **value;
+            SV **who, **name, **value, **dflt;
             SV *msg;
             if (!t || !SvROK(*t) || SvTYPE(SvRV(*t)) != SVt_PVAV)
                 croak("Mcpool->new: internal error: bad option list");
@@ -1155,7 +1168,13 @@ _new(class, addrs, weights, core, opts)
                 croak("Mcpool->new: internal error: bad option triple");
             s = SvPV(*value, len);
             msg = sv_2mortal(newSVpvf("Mcpool->new: %s", SvPV_nolen(*who)));
-            mcp_config_set(aTHX_ cfg, SvPV_nolen(msg), SvPV_nolen(*name), s, len);
+            /* a fourth element, true: the binding's default, not an argument (not counted) */
+            dflt = av_fetch((AV *)SvRV(*t), 3, 0);
+            if (dflt && SvTRUE(*dflt))
+                mcp_config_set(aTHX_ cfg, SvPV_nolen(msg), SvPV_nolen(*name), s, len);
+            else
+                mcp_config_set_as(aTHX_ cfg, SvPV_nolen(msg), SvPV_nolen(*who), SvPV_nolen(*name),
+                                  s, len);
         }
         {
             SV *ns = *hv_fetchs(opts, "namespace", 1);

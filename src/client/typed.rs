@@ -101,6 +101,53 @@ impl Client {
         self.store_as(cmd, key, digits.as_bytes(), flags, ttl, compress)
     }
 
+    /// Stores an integer of any size given as its decimal text (an optional `-`, then digits:
+    /// the ABI's form of an int, e.g. a Python `int`'s `str`): the one rule for an integer
+    /// whatever its size. One in `i64` is [`Client::store_value_as`]'s `Value::Int`; one in
+    /// `2**63..=2**64-1` is [`Client::store_unsigned_as`]'s; a larger one (beyond 64 bits) is
+    /// its digits under the format's integer flags where the format writes integers as
+    /// decimal text (`mcpool`, `pylibmc`, `python-memcached`, `pymemcache`: what pylibmc,
+    /// python-memcached and pymemcache store for a Python `int` of any size, and what every
+    /// mcpool byte-level read delivers exactly), and `Error::InvalidArgument` where integers
+    /// are 64-bit binary (`whalin`, `spymemcached`). Text that is not such an integer is
+    /// `Error::InvalidArgument`; a format without integers `Error::Unsupported`.
+    pub fn store_int_text_as(
+        &self,
+        cmd: StoreCommand,
+        key: impl AsRef<[u8]>,
+        digits: &[u8],
+        ttl: u32,
+        compress: Compress,
+    ) -> Result<StoreOutcome> {
+        if let Some(i) = crate::value::kind::parse_decimal(digits) {
+            return self.store_value_as(cmd, key, &Value::Int(i), ttl, compress);
+        }
+        if let Some(u) = crate::value::kind::parse_unsigned_above_i64(digits) {
+            return self.store_unsigned_as(cmd, key, u, ttl, compress);
+        }
+        if !crate::value::kind::is_integer_text(digits) {
+            return Err(Error::InvalidArgument {
+                what: "value",
+                reason: format!(
+                    "an integer is given as its decimal text (an optional '-', then digits, \
+                     e.g. \"-42\"), not {:?}",
+                    String::from_utf8_lossy(digits)
+                ),
+            });
+        }
+        if matches!(cmd, StoreCommand::Append | StoreCommand::Prepend) {
+            return Err(Error::Unsupported(
+                "append and prepend store bytes, not typed values".into(),
+            ));
+        }
+        self.check_kind(Kind::Int)?;
+        let flags = self
+            .values()
+            .decimal_int_flags()
+            .ok_or_else(|| self.values().beyond_64_bits(digits))?;
+        self.store_as(cmd, key, digits, flags, ttl, compress)
+    }
+
     /// Reads `key` as a typed value in the client's value format: `None` on a miss; an error
     /// naming the key and the flags when they mean nothing in the format, mark a serialized
     /// kind that is off, or say compressed over a stream that cannot be inflated.

@@ -780,6 +780,44 @@ pub fn set(b: ClientBuilder, name: &str, value: &str) -> Result<ClientBuilder> {
     OPTIONS[find(name)?].set(b, value)
 }
 
+/// Which of a caller's arguments set each option: the one rule for an option given twice.
+/// A binding whose language has its own names for some options (Python's `timeout`,
+/// `min_compress_len`; Perl's Cache::Memcached::Fast `compress_threshold`, `failure_timeout`)
+/// sets each option through [`GivenAs::set`] with the argument it came from; the same option
+/// set again from another argument (another name, or another spelling of the same name) is
+/// `Error::Config` naming both ("option compression given twice (as compression and
+/// min_compress_len)"), whatever the values: never one silently winning over the other. One
+/// argument may set several options (`min_compress_len` sets `compression` and
+/// `compression_threshold`), and the same argument may set an option again. A preset's
+/// settings are defaults, not arguments: not counted.
+#[derive(Clone, Debug, Default)]
+pub struct GivenAs(Vec<(&'static str, String)>);
+
+impl GivenAs {
+    /// Sets option `name` (any spelling) from its text form, as the caller's argument
+    /// `given`; `Error::Config` when another argument set it already.
+    pub fn set(
+        &mut self,
+        b: ClientBuilder,
+        given: &str,
+        name: &str,
+        value: &str,
+    ) -> Result<ClientBuilder> {
+        let spec = &OPTIONS[find(name)?];
+        if let Some((_, prev)) = self.0.iter().find(|(n, _)| *n == spec.name) {
+            if prev != given {
+                return Err(Error::Config(format!(
+                    "option {} given twice (as {prev} and {given})",
+                    spec.name
+                )));
+            }
+        }
+        let b = spec.set(b, value)?;
+        self.0.push((spec.name, given.to_owned()));
+        Ok(b)
+    }
+}
+
 /// A legacy client's defaults: `(option, value)` pairs in the option table's vocabulary,
 /// applied in order.
 #[derive(Clone, Copy, Debug)]

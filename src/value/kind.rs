@@ -210,6 +210,13 @@ pub fn parse_decimal(b: &[u8]) -> Option<i64> {
     std::str::from_utf8(b).ok()?.parse().ok()
 }
 
+/// Whether `b` is an integer of any size as the ABI writes one: an optional `-`, then digits,
+/// nothing else (no `+`, no spaces).
+pub fn is_integer_text(b: &[u8]) -> bool {
+    let digits = b.strip_prefix(b"-").unwrap_or(b);
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+}
+
 /// An unsigned integer above `i64::MAX` as its decimal text (digits only): the rest of the
 /// integer kind's range, `2**63..=2**64-1`, memcached's own counter range (`incr` counts up
 /// to `2**64-1`), which the Python peers store as digits under their int flag. `None` for

@@ -502,6 +502,9 @@ impl<'c> Transcoder<'c> {
                     if let Some(u) = super::kind::parse_unsigned_above_i64(data) {
                         return Err(self.above_i64(u));
                     }
+                    if parse_decimal(data).is_none() && super::kind::is_integer_text(data) {
+                        return Err(self.beyond_64_bits(data));
+                    }
                     let i = parse_decimal(data).ok_or_else(|| {
                         refuse(format!(
                             "the {format} value format says int ({}), and the byte API takes an \
@@ -590,6 +593,22 @@ impl<'c> Transcoder<'c> {
             reason: format!(
                 "the integer {value} is above 2**63-1, and the {} value format writes \
                  integers as 64-bit signed binary",
+                self.options.format
+            ),
+        }
+    }
+
+    /// The one refusal of an integer beyond 64 bits (given as its digits) under a format that
+    /// writes integers as 64-bit signed binary (Whalin, spymemcached): `Error::InvalidArgument`,
+    /// before anything is sent. The decimal layouts store its digits
+    /// (`Client::store_int_text_as`).
+    pub(crate) fn beyond_64_bits(&self, digits: &[u8]) -> Error {
+        Error::InvalidArgument {
+            what: "value",
+            reason: format!(
+                "the integer {} is beyond 64 bits, and the {} value format writes integers as \
+                 64-bit signed binary",
+                String::from_utf8_lossy(digits),
                 self.options.format
             ),
         }

@@ -73,13 +73,18 @@ sub _seconds {
 }
 
 # The (Perl name, core name, value) triples for the core, in order: the preset, then the
-# translated Cache::Memcached::Fast arguments, then the core's own options by name.
+# translated Cache::Memcached::Fast arguments, then the core's own options by name. The core
+# refuses one option set from two arguments (compress_threshold and compression), naming
+# both; a fourth element, true, marks this module's default (an argument not given), which
+# the core does not count.
 sub _core_options {
     my ($conf, $ketama) = @_;
-    my @o = ([ preset => preset => $conf->{preset} // 'cache-memcached-fast' ]);
+    my @o = ([ preset => preset => $conf->{preset} // 'cache-memcached-fast',
+               !defined $conf->{preset} ]);
     my $add = sub { push @o, [@_] if defined $_[2] };
     # References are Storable images unless serialize => 0 (the core reads them only then).
-    $add->(serialize => serialized_perl => ($conf->{serialize} // 1) ? 'true' : 'false');
+    push @o, [ serialize => serialized_perl => ($conf->{serialize} // 1) ? 'true' : 'false',
+               !defined $conf->{serialize} ];
     $add->(connect_timeout => connect_timeout => _seconds($conf, 'connect_timeout'));
     my $io = _seconds($conf, 'io_timeout');
     my $sel = _seconds($conf, 'select_timeout');
@@ -555,7 +560,12 @@ Options: Cache::Memcached::Fast's names and units, and every option of the mcpoo
 its own name (see L</The core's options>). The defaults are the core's C<cache-memcached-fast>
 preset (Cache::Memcached::Fast's own defaults, set once in the core, not here); this module
 only translates Cache::Memcached::Fast's names and units (seconds, C<max_failures 0>,
-C<compress_threshold -1>) into the core's.
+C<compress_threshold -1>) into the core's. One core option set by two arguments (a
+Cache::Memcached::Fast name and the core's own: C<compress_threshold> with C<compression> or
+C<compression_threshold>, C<failure_timeout> with C<retry_timeout>, C<max_size> with
+C<max_value_size>, C<serialize> with C<serialized_perl>) croaks naming both (C<option
+compression given twice (as compress_threshold and compression)>), whatever the values: the
+core's rule, the same in every binding.
 
 =over
 

@@ -449,26 +449,17 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
             out->kind = MCPOOL_KIND_INT;
             return 0;
         }
-        if (overflow > 0) {
-            /* 2**63..2**64-1, memcached's own counter range: its digits, an INT the core
-             * takes (and refuses, under a format whose integers are Java's 64-bit long) */
-            unsigned long long u = PyLong_AsUnsignedLongLong(v);
-            if (!(u == (unsigned long long)-1 && PyErr_Occurred())) {
-                out->n = snprintf(out->buf, sizeof out->buf, "%llu", u);
-                out->p = out->buf;
-                out->kind = MCPOOL_KIND_INT;
-                return 0;
-            }
-            PyErr_Clear();
-        }
-        if (!self->pickle) {
-            PyErr_Format(ClientError,
-                         "cannot store the int %R: integers are -2**63..2**64-1 "
-                         "(Client(pickle=True) pickles a larger one)",
-                         v);
+        /* Beyond 64 bits: its digits, an INT like any other. Whether the value format holds
+         * it is the core's rule (store_int_text_as): the decimal layouts store the digits,
+         * as pylibmc and python-memcached store an int of any size; a format whose integers
+         * are 64-bit binary (whalin, spymemcached) refuses it, naming it. */
+        PyObject *digits = PyNumber_ToBase(v, 10);
+        if (digits == NULL)
             return -1;
-        }
-        /* with pickle on, a larger int is an object like any other */
+        out->kind = MCPOOL_KIND_INT;
+        int rc = utf8(digits, &out->p, &out->n, &out->owner);
+        Py_DECREF(digits);
+        return rc;
     }
     if (self->pickle) {
     pickled:;
@@ -858,18 +849,24 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     if (seq == NULL)
         goto fail;
     for (Py_ssize_t i = 0; i < PyTuple_Size(seq); i++) {
-        PyObject *name, *value, *nown = NULL, *vown = NULL;
-        const char *n, *v;
-        Py_ssize_t nl, vl;
-        if (!PyArg_ParseTuple(PyTuple_GetItem(seq, i), "UU:an option (name, value)", &name,
-                              &value) ||
-            utf8(name, &n, &nl, &nown) < 0 || utf8(value, &v, &vl, &vown) < 0) {
+        /* (the user's argument, the core option it sets, the value's text): the core's
+         * mcpool_config_set_as refuses one option set from two arguments, naming both */
+        PyObject *given, *name, *value, *gown = NULL, *nown = NULL, *vown = NULL;
+        const char *g, *n, *v;
+        Py_ssize_t gl, nl, vl;
+        if (!PyArg_ParseTuple(PyTuple_GetItem(seq, i), "UUU:an option (argument, name, value)",
+                              &given, &name, &value) ||
+            utf8(given, &g, &gl, &gown) < 0 || utf8(name, &n, &nl, &nown) < 0 ||
+            utf8(value, &v, &vl, &vown) < 0) {
+            Py_XDECREF(gown);
             Py_XDECREF(nown);
             Py_DECREF(seq);
             goto fail;
         }
-        int r = check_cfg(mcpool_config_set(cfg, (const uint8_t *)n, (size_t)nl,
-                                            (const uint8_t *)v, (size_t)vl));
+        int r = check_cfg(mcpool_config_set_as(cfg, (const uint8_t *)g, (size_t)gl,
+                                               (const uint8_t *)n, (size_t)nl,
+                                               (const uint8_t *)v, (size_t)vl));
+        Py_DECREF(gown);
         Py_DECREF(nown);
         Py_DECREF(vown);
         if (r < 0) {

@@ -50,6 +50,32 @@ def test_one_option_under_two_spellings_is_given_twice():
         mcpool.Client(["127.0.0.1:1"], **{"io_timeout": 1, "IO-TIMEOUT": 2})
 
 
+@pytest.mark.parametrize("options, named", [
+    (dict(min_compress_len=10, compression=False), "compression"),
+    (dict(compression=False, min_compress_len=10), "compression"),
+    (dict(compression_threshold=100, min_compress_len=10), "compression_threshold"),
+    (dict(min_compress_len=0, compression=True), "compression"),
+    (dict(timeout=0.5, io_timeout="2s"), "io_timeout"),
+], ids=["mcl_compression", "compression_mcl", "threshold_mcl", "mcl0_compression",
+        "timeout_io_timeout"])
+def test_an_alias_and_the_core_name_are_one_option_given_twice(server, prefix, options, named):
+    """min_compress_len sets the core's compression and compression_threshold: given with
+    either, it is one option under two names, an error naming both (the core's rule,
+    mcpool_config_set_as, as for timeout and io_timeout); it used to override the explicit
+    option silently (compression=False compressed a 50-byte value)."""
+    given = [n for n in options if n != named] + [named]
+    with pytest.raises(mcpool.ConfigurationError,
+                       match=r"option %s given twice \(as (%s|%s) and (%s|%s)\)"
+                       % (named, given[0], given[1], given[0], given[1])):
+        mcpool.Client([server.addr], **options)
+    # each alone still means what it says
+    mc = mcpool.Client([server.addr], min_compress_len=10)
+    assert mc.set(prefix + "z", "x" * 50) and server.raw_get(prefix + "z")[1] != b"x" * 50
+    mc = mcpool.Client([server.addr], compression_threshold=100)
+    assert mc.set(prefix + "z", "x" * 50) and server.raw_get(prefix + "z")[1] == b"x" * 50
+    mcpool.Client([server.addr], min_compress_len=0, compression_threshold=100)  # not the same
+
+
 def test_a_number_for_another_option_is_not_a_duration(server, prefix):
     mc = mcpool.Client([server.addr], **{"Max-Size": 2, "COMPRESSION-THRESHOLD": 50})
     assert mc.set(prefix + "k", "v") and mc.get(prefix + "k") == "v"

@@ -178,7 +178,9 @@ class Client(_Client):
     binary, as pylibmc), ``prefix`` (``key_prefix``), ``pool_size`` (``max_size``),
     ``timeout`` (``io_timeout``), ``username``/``password`` (SASL PLAIN), and
     ``min_compress_len`` (compress values of at least this many bytes; 0 never compresses; it
-    sets ``compression`` and ``compression_threshold``).
+    sets ``compression`` and ``compression_threshold``). One option given under two names
+    (an alias and the core's name, ``min_compress_len`` and ``compression``, or two
+    spellings) raises ``ConfigurationError`` naming both (the core's rule).
 
     ``value_format`` (a core option): how values are laid out in memcached (flags, integer
     and text forms, compression): ``"mcpool"`` (the core's default; the cross-language layout
@@ -186,8 +188,10 @@ class Client(_Client):
     ``"pylibmc"``, ``"python-memcached"``, ``"pymemcache"``, ``"cache-memcached-fast"``,
     ``"cache-memcached"``, ``"whalin"``, ``"spymemcached"``, ``"libmemcached"`` (bytes
     only); ``preset=`` sets it with the rest of that client's defaults. ``bytes`` read back
-    as ``bytes``, ``str`` as ``str``, ``int`` (-2**63..2**64-1: the upper half is memcached's counter range, stored as
-    digits where the format writes integers as text) as ``int``, ``bool`` as each format's
+    as ``bytes``, ``str`` as ``str``, ``int`` (of any size: its digits under the format's integer flags where the format
+    writes integers as text, as pylibmc and python-memcached store one; ``"whalin"`` and
+    ``"spymemcached"``, whose integers are 64-bit, refuse one outside -2**63..2**63-1 with
+    ``ClientError``) as ``int``, ``bool`` as each format's
     peer writes and reads it (``bool`` under ``"mcpool"``; the int 1/0 under ``"pylibmc"``,
     as pylibmc; pickled under ``"python-memcached"`` and ``"pymemcache"``, as they pickle it,
     which needs ``pickle``: without it storing a bool raises ``ClientTypeError``); a value of
@@ -231,27 +235,28 @@ class Client(_Client):
                  pickle_protocol=None, on_event=None, min_compress_len=None,
                  pickle_bools=False, on_operation=None, pickle_subclasses=None, **options):
         norm = _servers(servers, weights)
-        opts, given = {}, {}
+        # (the argument as given, the core's option it sets, the value): the core sets them
+        # and refuses one option set from two arguments (two spellings, or an alias and the
+        # core's name: timeout and io_timeout, min_compress_len and compression), naming
+        # both (mcpool_config_set_as)
+        opts = []
         for name, value in options.items():
             # the core's name for it, in any spelling the core accepts ("IO-Timeout" is
             # io_timeout); an unknown name is ConfigurationError here, naming the close ones
             core = _option(_ALIASES.get(name, name))[0]
-            if core in given:
-                raise ClientError("option %s given twice (as %s and %s)"
-                                  % (core, given[core], name))
-            given[core] = name
-            if value is not None:
-                opts[core] = value
+            opts.append((name, core, value))
         if binary:
-            if opts.get("protocol", "binary") != "binary":
-                raise ClientError("binary=True conflicts with protocol=%r" % opts["protocol"])
-            opts["protocol"] = "binary"
+            protocol = [v for _, n, v in opts if n == "protocol" and v is not None]
+            if protocol and protocol[0] != "binary":
+                raise ClientError("binary=True conflicts with protocol=%r" % protocol[0])
+            if not protocol:
+                opts.append(("binary", "protocol", "binary"))
         if min_compress_len is not None:
             if isinstance(min_compress_len, bool) or not isinstance(min_compress_len, int):
                 raise ClientTypeError("min_compress_len must be an int")
-            opts["compression"] = min_compress_len != 0
+            opts.append(("min_compress_len", "compression", min_compress_len != 0))
             if min_compress_len != 0:  # a negative one: the core refuses it, naming it
-                opts["compression_threshold"] = min_compress_len
+                opts.append(("min_compress_len", "compression_threshold", min_compress_len))
         if pickle_protocol is not None:  # refused now rather than at the first store
             import pickle as _pickle
             if isinstance(pickle_protocol, bool) or not isinstance(pickle_protocol, int):
@@ -260,8 +265,10 @@ class Client(_Client):
             if not -1 <= pickle_protocol <= _pickle.HIGHEST_PROTOCOL:
                 raise ClientError("pickle_protocol must be in -1..%d (-1: the highest), got %d"
                                   % (_pickle.HIGHEST_PROTOCOL, pickle_protocol))
-        # the preset first: it sets defaults that the other options then override
-        pairs = sorted(((n, _text(n, v)) for n, v in opts.items()), key=lambda p: p[0] != "preset")
+        # the preset first: it sets defaults that the other options then override; an option
+        # given as None is not given (the core's default)
+        pairs = sorted(((g, n, _text(n, v)) for g, n, v in opts if v is not None),
+                       key=lambda p: p[1] != "preset")
         if on_operation is not None:
             if not callable(on_operation):
                 raise ClientTypeError("on_operation must be callable")

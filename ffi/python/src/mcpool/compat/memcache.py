@@ -35,6 +35,11 @@ What is python-memcached's and stays so:
   or int is pickled and reads back as itself. Pickling is on, as in python-memcached:
   unpickling runs code chosen by whoever wrote the value, so use this class only on a cache
   that no untrusted party can write.
+- ``append``/``prepend`` of an exact ``int`` append its digits, as python-memcached does
+  (``"ids:" + 12`` -> ``"ids:12"``); what it would append pickled (a bool, a float, None,
+  a subclass of str or int), corrupting the value, raises ``ClientTypeError`` (a
+  ``TypeError``), nothing sent. An int of any size is stored as python-memcached stores it
+  (its digits under flag 2, beyond 64 bits too).
 - ``gets`` + ``cas(key, value)`` with ``cache_cas=True`` (without a ``gets`` first, or
   without ``cache_cas``, ``cas`` is a plain ``set``, as in python-memcached);
   ``reset_cas()``; ``set_servers``; ``key_prefix`` on the multi calls; return values
@@ -411,7 +416,7 @@ class Client:
                     return self._mc.set(key, val, time, min_compress_len=mcl)
                 return self._mc.cas(key, val, cas, time) is True
             if cmd in ("append", "prepend"):
-                return getattr(self._mc, cmd)(key, val)
+                return getattr(self._mc, cmd)(key, _appended(val))
             return getattr(self._mc, cmd)(key, val, time, min_compress_len=mcl)
         except _mcpool.ClientTypeError:
             raise
@@ -562,5 +567,23 @@ class Client:
 
 
 _MISS = object()
+
+
+def _appended(val):
+    """What python-memcached appends (prepends) for val: the body it would store, without
+    the flags (memcached keeps the old value's). bytes and str as they are; an int (its type
+    test is exact, ``type(v) is int``) as its decimal digits ("ids:" + 12 -> "ids:12").
+    Anything else python-memcached pickles (a bool, an IntEnum, a float, None, a subclass
+    of str or bytes, ...), and appending a pickle's bytes corrupts the value for every
+    reader: ClientTypeError (a TypeError) here, raised as the drop-in raises a wrong value
+    type, nothing sent."""
+    if type(val) in (bytes, str):
+        return val
+    if type(val) is int:
+        return str(val)
+    raise _mcpool.ClientTypeError(
+        "append/prepend take bytes, str or int (appended as its digits, as python-memcached "
+        "does), not %s: python-memcached would append its pickle, which makes the value "
+        "unreadable" % type(val).__name__)
 
 __all__ = ["Client", "SERVER_MAX_KEY_LENGTH", "SERVER_MAX_VALUE_LENGTH"]

@@ -18,6 +18,10 @@ What is pylibmc's and stays so:
   to 9 is ValueError, as pylibmc). Pickling is on, as in pylibmc: unpickling runs
   code chosen by whoever wrote the value, so use this class only on a cache that no untrusted
   party can write.
+- ``append``/``prepend`` of an int (a bool, an IntEnum) append its digits, as pylibmc does
+  (``"ids:" + 12`` -> ``"ids:12"``); what pylibmc would append pickled (a float, None, a
+  list), corrupting the value, raises ``TypeError``, nothing sent. An int of any size is
+  stored as pylibmc stores it (its digits under flag 4, beyond 64 bits too).
 - Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted`` and ``distribution``
   are handed to the core as a ``pylibmc:`` placement setting (docs/placement.md), which
   places every key on the server pylibmc would; unknown or unsupported words raise.
@@ -513,10 +517,10 @@ class Client:
         return self._store(self._mc.replace, key, val, time, min_compress_len, compress_level)
 
     def append(self, key, val):
-        return _key_ok(key) and self._call(self._mc.append, key, val, _keys=[key])
+        return _key_ok(key) and self._call(self._mc.append, key, _appended(val), _keys=[key])
 
     def prepend(self, key, val):
-        return _key_ok(key) and self._call(self._mc.prepend, key, val, _keys=[key])
+        return _key_ok(key) and self._call(self._mc.prepend, key, _appended(val), _keys=[key])
 
     def cas(self, key, val, cas, time=0):
         r = self._call(self._mc.cas, key, val, cas, time=_exptime(time), _keys=[key])
@@ -634,6 +638,22 @@ class Client:
     def __str__(self):
         return "<%s for %s, binary=%r>" % (type(self).__name__,
                                            ", ".join(map(str, self.addresses)), self.binary)
+
+
+def _appended(val):
+    """What pylibmc appends (prepends) for val: the body it would store, without the flags
+    (memcached keeps the old value's). bytes and str (subclasses too) as they are; an int
+    (a bool, an IntEnum: pylibmc's PyLong_Check) as its decimal digits, as pylibmc stores
+    it ("ids:" + 12 -> "ids:12", True -> "1"). Anything else pylibmc would pickle, and
+    appending a pickle's bytes makes a value no reader can decode (pylibmc's own get raises
+    UnicodeDecodeError on it): TypeError here, nothing sent."""
+    if isinstance(val, (bytes, str)):
+        return val
+    if isinstance(val, int):
+        return int.__str__(int(val))
+    raise TypeError("append/prepend take bytes, str or int (appended as its digits, as "
+                    "pylibmc does), not %s: pylibmc would append its pickle, which makes "
+                    "the value unreadable" % type(val).__name__)
 
 
 def _compression(min_compress_len, compress_level):

@@ -1,0 +1,156 @@
+"""The drop-ins (mcpool.compat.pylibmc, mcpool.compat.memcache) and Django's McpoolCache
+with the pylibmc preset write values exactly as their real peers do, side by side with the
+peers themselves (pylibmc, python-memcached, Django's PyLibMCCache): ints beyond 64 bits
+(the peers store their decimal digits under the int flags; the drop-ins used to pickle them,
+which no Java, Perl, C or CLI reader can read), and append/prepend of an int (the peers
+append its digits; the drop-ins raised TypeError)."""
+import enum
+
+import pytest
+
+import mcpool
+
+from conftest import require
+
+pylibmc = require("pylibmc", "python3-pylibmc")
+memcache = require("memcache", "python3-memcache")
+
+import mcpool.compat.memcache as cmem  # noqa: E402
+import mcpool.compat.pylibmc as cpl  # noqa: E402
+
+BIG = [2 ** 64, 10 ** 30, -(10 ** 30), 2 ** 200]
+
+
+def _pairs(addr):
+    """(name, the real peer, the drop-in) of each Python client mcpool stands in for."""
+    return [("pylibmc", pylibmc.Client([addr]), cpl.Client([addr])),
+            ("pylibmc binary", pylibmc.Client([addr], binary=True),
+             cpl.Client([addr], binary=True)),
+            ("python-memcached", memcache.Client([addr]), cmem.Client([addr]))]
+
+
+@pytest.mark.parametrize("value", BIG, ids=["2**64", "10**30", "-10**30", "2**200"])
+def test_drop_ins_store_big_ints_as_their_peers_do(server, prefix, value):
+    """Each drop-in's write of an int beyond 64 bits is byte for byte the peer's own write
+    (flags and body), and the peer reads the same int back; so does mcpool's other readers
+    (a client of the format without pickles)."""
+    for name, peer, ours in _pairs(server.addr):
+        k = prefix + name.replace(" ", "_")
+        assert peer.set(k + ":peer", value), name
+        assert ours.set(k + ":ours", value), name
+        theirs = server.raw_get(k + ":peer")
+        assert server.raw_get(k + ":ours") == theirs, name
+        assert theirs == ({"python-memcached": 2}.get(name, 4), str(value).encode()), name
+        assert peer.get(k + ":ours") == value, name
+        assert ours.get(k + ":peer") == value, name
+        fmt = "python-memcached" if name == "python-memcached" else "pylibmc"
+        assert mcpool.Client([server.addr], value_format=fmt).get(k + ":ours") == value, name
+
+
+def test_drop_ins_set_multi_big_ints_as_their_peers_do(server, prefix):
+    for name, peer, ours in _pairs(server.addr):
+        k = prefix + name.replace(" ", "_")
+        values = {"b%d" % i: v for i, v in enumerate(BIG)}
+        assert not peer.set_multi(values, key_prefix=k + ":peer:")
+        assert not ours.set_multi(values, key_prefix=k + ":ours:")
+        for n, v in values.items():
+            assert server.raw_get(k + ":ours:" + n) == server.raw_get(k + ":peer:" + n), (name, n)
+        assert peer.get_multi(list(values), key_prefix=k + ":ours:") == values, name
+
+
+def test_mcpool_client_stores_big_ints_as_digits(server, prefix):
+    """mcpool.Client: an int of any size is the core's integer (its digits under the
+    format's int flags, pickle or not); Whalin's and spymemcached's 64-bit integers refuse
+    one beyond 64 bits, naming it, nothing stored."""
+    for fmt, flags in (("pylibmc", 4), ("python-memcached", 2), ("pymemcache", 2),
+                       ("mcpool", 0x01020000)):
+        for pickle in (False, True):
+            mc = mcpool.Client([server.addr], value_format=fmt, pickle=pickle)
+            for v in BIG:
+                assert mc.set(prefix + "n", v), (fmt, v)
+                assert server.raw_get(prefix + "n") == (flags, str(v).encode()), (fmt, v)
+                assert mc.get(prefix + "n") == v
+    for fmt in ("whalin", "spymemcached"):
+        mc = mcpool.Client([server.addr], value_format=fmt)
+        mc.delete(prefix + "w")
+        with pytest.raises(mcpool.ClientError, match=r"beyond 64 bits.*64-bit signed binary"):
+            mc.set(prefix + "w", 10 ** 30)
+        with pytest.raises(mcpool.ClientError, match="beyond 64 bits"):
+            mc.set_multi({prefix + "w": 10 ** 30})
+        assert mc.get(prefix + "w") is None
+
+
+def test_django_pylibmc_preset_stores_big_ints_as_pylibmccache_does(server, prefix):
+    django = require("django", "python3-django")
+    from django.conf import settings
+    if not settings.configured:
+        settings.configure(CACHES={"default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}, USE_TZ=True)
+    django.setup()
+    from django.test.utils import override_settings
+    import mcpool.django  # noqa: F401
+    setting = {
+        "ours": {"BACKEND": "mcpool.django.McpoolCache", "LOCATION": server.addr,
+                 "KEY_PREFIX": prefix, "OPTIONS": {"preset": "pylibmc"}},
+        "peer": {"BACKEND": "django.core.cache.backends.memcached.PyLibMCCache",
+                 "LOCATION": server.addr, "KEY_PREFIX": prefix},
+    }
+    with override_settings(CACHES=setting):
+        from django.core.cache import caches
+        ours, theirs = caches["ours"], caches["peer"]
+        key = ours.make_key("big")
+        for v in BIG:
+            theirs.set("big", v)
+            peer_wrote = server.raw_get(key)
+            assert peer_wrote == (4, str(v).encode()), v
+            assert ours.get("big") == v
+            server.raw_set(key, 0, b"")
+            ours.set("big", v)
+            assert server.raw_get(key) == peer_wrote, v
+            assert theirs.get("big") == v
+
+
+class _Color(enum.IntEnum):
+    RED = 3
+
+
+def test_drop_ins_append_and_prepend_ints_as_their_peers_do(server, prefix):
+    """append/prepend of an int appends its digits, as pylibmc and python-memcached do
+    ("ids:" + 12 -> "ids:12"; prepend 7); bytes and str as before. The drop-ins used to
+    raise TypeError for an int."""
+    accepted = {"pylibmc": [12, -5, 2 ** 70, True, False, _Color.RED, b"by", "st\u00e9"],
+                "python-memcached": [12, -5, 2 ** 70, b"by", "st\u00e9"]}
+    for name, peer, ours in _pairs(server.addr):
+        fmt = "python-memcached" if name == "python-memcached" else "pylibmc"
+        for v in accepted[fmt]:
+            for op in ("append", "prepend"):
+                got = []
+                for c, k in ((peer, prefix + "peer"), (ours, prefix + "ours")):
+                    assert c.set(k, "ids:")
+                    assert getattr(c, op)(k, v), (name, op, v)
+                    got.append(server.raw_get(k))
+                assert got[0] == got[1], (name, op, v)
+                assert peer.get(prefix + "ours") == ours.get(prefix + "peer"), (name, op, v)
+        ours.set(prefix + "log", "ids:")
+        assert ours.append(prefix + "log", 12) and ours.prepend(prefix + "log", 7)
+        assert peer.get(prefix + "log") == "7ids:12"
+
+
+@pytest.mark.parametrize("value", [1.5, None, [1], bytearray(b"x"), True, _Color.RED,
+                                   type("S", (str,), {})("s")],
+                         ids=["float", "None", "list", "bytearray", "bool", "IntEnum",
+                              "str_subclass"])
+def test_drop_ins_refuse_appending_what_their_peer_would_pickle(server, prefix, value):
+    """What the peer would store pickled (pylibmc: a float, None, a list, a bytearray;
+    python-memcached also a bool, an IntEnum, a subclass of str: its type test is exact)
+    the peer appends as a pickle's bytes, a value no reader decodes (pylibmc's own get
+    raises): TypeError, nothing sent, the value unchanged."""
+    for name, _peer, ours in _pairs(server.addr):
+        fmt = "python-memcached" if name == "python-memcached" else "pylibmc"
+        if fmt == "pylibmc" and isinstance(value, (int, str)):
+            continue  # pylibmc's PyLong_Check / PyUnicode_Check: its digits / text
+        ours.set(prefix + "log", "ids:")
+        for op in ("append", "prepend"):
+            with pytest.raises(TypeError, match="would append its pickle"):
+                getattr(ours, op)(prefix + "log", value)
+        assert ours.get(prefix + "log") == "ids:", name
