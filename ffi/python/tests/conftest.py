@@ -43,12 +43,31 @@ class Server:
             deadline = time.monotonic() + 5
             while time.monotonic() < deadline and self.proc.poll() is None:
                 try:
-                    socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                    return
+                    if self._answering_pid() == self.proc.pid:
+                        return
+                    break  # another process's server holds the port: ours failed to bind
                 except OSError:
                     time.sleep(0.02)
             self.stop()
         raise RuntimeError("could not start memcached")
+
+    def _answering_pid(self):
+        """The pid that memcached on our port reports (stats): ours, or another process's
+        that took the port between _free_port() and our bind (seen on a busy machine; the
+        test then ran against a server it could not stop)."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+            s.sendall(b"stats\r\n")
+            buf = b""
+            deadline = time.monotonic() + 2
+            while not buf.endswith(b"END\r\n") and time.monotonic() < deadline:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+        for line in buf.split(b"\r\n"):
+            if line.startswith(b"STAT pid "):
+                return int(line.split()[2])
+        return None
 
     @property
     def addr(self):
