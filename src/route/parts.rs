@@ -111,8 +111,11 @@ pub enum Points {
     /// libmemcached when the servers are added after the distribution is set to a consistent
     /// one (pylibmc's order): a server added with weight > 1 turns `KETAMA_WEIGHTED` on, so
     /// with any weight above 1 the points are [`Md5Count::Float`], else 100 per name hashed
-    /// with the key hash.
-    LibmemcachedWeightedIfAnyAboveOne,
+    /// with `hash` (the key hash in force when the continuum was last built).
+    LibmemcachedWeightedIfAnyAboveOne {
+        /// The hash of each point name when no weight is above 1.
+        hash: KeyHash,
+    },
     /// Cache::Memcached::Fast: `round(points × weight)` chained CRC-32 points of
     /// `host "\0" port` (a unix socket: `path "\0"`, no port).
     Cmf {
