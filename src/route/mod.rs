@@ -563,6 +563,11 @@ impl Table {
             order.sort_by(|&a, &b| {
                 (names[a].len(), names[a].as_bytes()).cmp(&(names[b].len(), names[b].as_bytes()))
             });
+        } else if parts.order == ServerOrder::LibmemcachedSorted {
+            order.sort_by(|&a, &b| {
+                let key = |s: &ServerSpec| (s.addr.host().into_bytes(), s.addr.port());
+                key(&servers[a]).cmp(&key(&servers[b]))
+            });
         }
         let table = match parts.layout {
             Layout::Modulo { weighted } => {

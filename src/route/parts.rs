@@ -175,6 +175,10 @@ pub enum ServerOrder {
     /// twemproxy sorts a pool's servers by name (shorter names first, then bytewise) when it
     /// checks them for duplicates; the name is the one its ketama uses ([`Naming::ServerName`]).
     TwemproxyName,
+    /// libmemcached with `MEMCACHED_BEHAVIOR_SORT_HOSTS` (pylibmc `_sort_hosts`):
+    /// `run_distribution` sorts its server list in place by host name (`strcmp`), then port
+    /// (`compare_servers` in `hosts.cc`; a unix socket is its path, port 0).
+    LibmemcachedSorted,
 }
 
 /// A placement: a key hash, a layout, and the order of the servers.

@@ -84,7 +84,13 @@ const LM_DISTRIBUTIONS: &[&str] = &[
     "consistent_ketama_spy",
     "consistent_weighted",
 ];
-const LM_WORDS: &[&str] = &["hash", "ketama", "ketama_weighted", "distribution"];
+const LM_WORDS: &[&str] = &[
+    "hash",
+    "ketama",
+    "ketama_weighted",
+    "distribution",
+    "sort_hosts",
+];
 const TW_HASHES: &[&str] = &[
     "one_at_a_time",
     "md5",
@@ -140,6 +146,9 @@ fn normalize(client: Client, word: &str, value: &str) -> (String, String) {
     if let Some(rest) = w.strip_prefix("memcached_behavior_") {
         w = rest.to_owned();
     }
+    if w == "_sort_hosts" {
+        w = "sort_hosts".to_owned(); // pylibmc's name for it
+    }
     for p in [
         "memcached_hash_",
         "memcached_distribution_",
@@ -185,6 +194,11 @@ struct Lm {
     /// rebuild it (`run_distribution`), every distribution change does. So `ketama=1` then
     /// `hash=md5` hashes the points with one-at-a-time and the keys with MD5.
     point_hash: KeyHash,
+    /// `SORT_HOSTS` was on when the servers were added or set after them: the server list
+    /// was sorted in place, and stays sorted when the flag goes off.
+    sort_hosts: bool,
+    sorted: bool,
+    servers_added: bool,
 }
 
 impl Lm {
@@ -194,6 +208,9 @@ impl Lm {
             weighted: Weighted::No,
             hash: KeyHash::OneAtATime,
             point_hash: KeyHash::OneAtATime,
+            sort_hosts: false,
+            sorted: false,
+            servers_added: false,
         }
     }
 
@@ -254,6 +271,12 @@ impl Lm {
                     self.weighted = Weighted::No;
                 }
             }
+            // MEMCACHED_BEHAVIOR_SORT_HOSTS: the flag, then run_distribution (which sorts
+            // the list when it is on, and rebuilds the continuum).
+            "sort_hosts" => {
+                self.sort_hosts = flag(client, word, value)?;
+                self.sorted |= self.sort_hosts && self.servers_added;
+            }
             "distribution" => match value {
                 "modula" => self.dist = LmDist::Modula,
                 "consistent" | "consistent_ketama" => {
@@ -289,15 +312,22 @@ impl Lm {
             self.weighted = Weighted::IfAnyAboveOne;
         }
         self.point_hash = self.hash;
+        self.servers_added = true;
+        self.sorted |= self.sort_hosts;
     }
 
     /// The placement the state amounts to.
     fn parts(&self) -> Parts {
+        let order = if self.sorted {
+            ServerOrder::LibmemcachedSorted
+        } else {
+            ServerOrder::AsGiven
+        };
         if self.dist == LmDist::Modula {
             return Parts {
                 hash: self.hash,
                 layout: Layout::Modulo { weighted: false },
-                order: ServerOrder::AsGiven,
+                order,
             };
         }
         let points = match self.weighted {
@@ -321,14 +351,20 @@ impl Lm {
                 },
                 collision: Collision::FirstWins,
             },
-            order: ServerOrder::AsGiven,
+            order,
         }
     }
 }
 
 /// pylibmc's order of behaviors (`PylibMC_behaviors` in `_pylibmcmodule.h`), whatever the
 /// order of the dict.
-const PYLIBMC_ORDER: &[&str] = &["hash", "ketama", "ketama_weighted", "distribution"];
+const PYLIBMC_ORDER: &[&str] = &[
+    "hash",
+    "ketama",
+    "ketama_weighted",
+    "distribution",
+    "sort_hosts",
+];
 
 /// The `WORD=VALUE,...` pairs of one group, normalized; a word given twice is refused
 /// except for libmemcached (its calls are a sequence).

@@ -422,3 +422,40 @@ fn unweighted_libmemcached_profiles_refuse_a_weight_above_one() {
         Router::new(&d.parse().unwrap(), &weighted(&[1, 2, 1])).unwrap();
     }
 }
+
+#[test]
+fn sort_hosts_orders_the_servers_by_host_then_port() {
+    // libmemcached's SORT_HOSTS sorts its list in place (`compare_servers`: strcmp of the
+    // host, then the port); modula's buckets follow. Once sorted it stays sorted.
+    let listed: Vec<ServerSpec> = ["10.0.0.2:11211", "10.0.0.1:11300", "10.0.0.1:11299"]
+        .iter()
+        .map(|s| ServerSpec::parse(s).unwrap())
+        .collect();
+    let sorted: Vec<ServerSpec> = [2, 1, 0].iter().map(|&i| listed[i].clone()).collect();
+    let addr = |servers: &[ServerSpec], d: &str| -> Vec<String> {
+        let r = Router::new(&d.parse().unwrap(), servers).unwrap();
+        keys()
+            .map(|k| servers[r.locate(&k)].addr.to_string())
+            .collect()
+    };
+    for d in [
+        "pylibmc:sort_hosts=1",
+        "pylibmc:;sort_hosts=1",
+        "pylibmc:sort_hosts=1;sort_hosts=0",
+        "libmemcached:sort_hosts=1,sort_hosts=0",
+        "pylibmc:_sort_hosts=1,hash=md5",
+    ] {
+        let base = if d.contains("md5") {
+            "libmemcached:hash=md5"
+        } else {
+            "libmemcached:"
+        };
+        assert_eq!(addr(&listed, d), addr(&sorted, base), "{d}");
+        assert_ne!(addr(&listed, d), addr(&listed, base), "{d}");
+    }
+    // set off before the servers are added: never sorted
+    assert_eq!(
+        addr(&listed, "pylibmc:sort_hosts=0"),
+        addr(&listed, "libmemcached:")
+    );
+}

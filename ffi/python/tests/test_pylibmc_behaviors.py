@@ -26,11 +26,12 @@ _WEIGHTS = [(1, 1, 1), (1, 2, 1), (3, 1, 1), (1, 1, 2), (2, 2, 2)]
 
 def _random_behaviors(rng):
     """One to three placement behaviors (and sometimes auto_eject/remove_failed/ketama_hash),
-    with random values."""
+    with random values; _sort_hosts reorders libmemcached's servers (host, then port)."""
     b = {}
     for _ in range(rng.randint(1, 3)):
         name = rng.choice(["hash", "ketama", "ketama_weighted", "distribution", "hash",
-                           "distribution", "auto_eject", "remove_failed", "ketama_hash"])
+                           "distribution", "auto_eject", "remove_failed", "ketama_hash",
+                           "_sort_hosts"])
         if name == "hash":
             b[name] = rng.choice(_HASHES)
         elif name == "distribution":
@@ -72,10 +73,11 @@ def _sequences(seed, n):
     rng = random.Random(seed)
     for i in range(n):
         weights = rng.choice(_WEIGHTS)
+        order = rng.sample(range(3), 3)
         ctor = _random_behaviors(rng) if rng.random() < 0.7 else None
         steps = [(rng.choice(["assign", "item", "set_behaviors", "update"]),
                   _random_behaviors(rng)) for _ in range(rng.randint(0, 3))]
-        yield i, weights, ctor, steps
+        yield i, weights, order, ctor, steps
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -84,14 +86,15 @@ def test_behavior_sequences_place_every_key_as_pylibmc(servers, prefix, seed):
     drop-in reads back what pylibmc reads back, and holds every key on the server pylibmc
     wrote it to (0 of 40 keys differ in each sequence)."""
     bad = []
-    for i, weights, ctor, steps in _sequences(seed, 25):
-        specs = ["%s:%d" % (s.addr, w) for s, w in zip(servers, weights)]
+    for i, weights, order, ctor, steps in _sequences(seed, 25):
+        listed = [servers[j] for j in order]  # _sort_hosts sorts them back
+        specs = ["%s:%d" % (s.addr, w) for s, w in zip(listed, weights)]
         real = real_pylibmc.Client(specs, behaviors=dict(ctor) if ctor else None)
         ours = compat_pylibmc.Client(specs, behaviors=dict(ctor) if ctor else None)
         for how, b in steps:
             _apply(real, how, dict(b))
             _apply(ours, how, dict(b))
-        what = "weights %s, behaviors=%r, then %r" % (weights, ctor, steps)
+        what = "%s, behaviors=%r, then %r" % (specs, ctor, steps)
         if _readback(real) != _readback(ours):
             r, o = _readback(real), _readback(ours)
             bad.append("%s: read back %r" % (what, {k: (r[k], o.get(k)) for k in r
@@ -181,6 +184,30 @@ def test_get_behaviors_reads_back_what_pylibmc_reads_back(servers, weighted):
                 elif (r == "Error") != (o == "Error"):
                     bad.append("%s=%r: pylibmc %s, drop-in %s" % (name, v, r, o))
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("when", ["constructor", "after"])
+def test_sort_hosts_orders_the_servers_as_pylibmc(servers, prefix, when):
+    """_sort_hosts: libmemcached sorts its server list by host, then port; under modula that
+    moves most keys (40 of 60 with three servers listed in descending port order). It was
+    reported and ignored."""
+    listed = sorted(servers, key=lambda s: -s.port)
+    addrs = [s.addr for s in listed]
+    b = {"_sort_hosts": 1}
+    real = real_pylibmc.Client(addrs, behaviors=b if when == "constructor" else None)
+    ours = compat_pylibmc.Client(addrs, behaviors=b if when == "constructor" else None)
+    if when == "after":
+        real.behaviors["_sort_hosts"] = 1
+        ours.behaviors["_sort_hosts"] = 1
+        # off again: the list stays sorted (libmemcached sorted it in place)
+        real.behaviors["_sort_hosts"] = 0
+        ours.behaviors["_sort_hosts"] = 0
+    assert _readback(ours) == _readback(real)
+    keys = [prefix + "k%d" % j for j in range(60)]
+    for k in keys:
+        assert real.set(k, "v")
+    held = _holders(servers, keys)
+    assert [k for k in keys if held.get(k) != ours._mc.server_for(k)] == []
 
 
 def test_refused_behaviors_are_the_documented_ones(server):

@@ -18,8 +18,8 @@ What is pylibmc's and stays so:
   to 9 is ValueError, as pylibmc). Pickling is on, as in pylibmc: unpickling runs
   code chosen by whoever wrote the value, so use this class only on a cache that no untrusted
   party can write.
-- Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted`` and ``distribution``
-  are handed to the core as a ``pylibmc:`` placement setting (docs/placement.md), which
+- Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted``, ``distribution`` and
+  ``_sort_hosts`` (libmemcached sorts its servers by host, then port) are handed to the core as a ``pylibmc:`` placement setting (docs/placement.md), which
   places every key on the server pylibmc would; unknown or unsupported words raise.
   Behaviors set later (``mc.behaviors = {...}``, ``mc.behaviors[k] = v``,
   ``set_behaviors``) are applied, as pylibmc applies them, to the client that has its
@@ -49,7 +49,7 @@ when it reconnects. ``_poll_timeout`` (ms, libmemcached's wait for a reply) is t
 ``io_timeout``; ``receive_timeout``/``send_timeout`` (us, socket options that shorten no wait
 in pylibmc) change nothing. Behaviors that only tune libmemcached's own I/O (``no_block``,
 ``buffer_requests``, ``_io_*``, socket buffer sizes, ``_noreply``,
-``_sort_hosts``, ``verify_keys``, ``cas``, ``tcp_keepalive``) are kept and reported but
+``verify_keys``, ``cas``, ``tcp_keepalive``) are kept and reported but
 change nothing: mcpool always waits for each reply, always checks keys, always has CAS.
 ``failure_limit`` (and ``remove_failed``'s count) are kept and reported: as in pylibmc, a
 server is disabled for ``retry_timeout`` at its first failure (``ServerDown`` meanwhile)
@@ -227,10 +227,13 @@ _DEFAULTS = {
 }
 all_behaviors = list(_DEFAULTS)
 all_callbacks = ["namespace"]
-_PLACEMENT = ("hash", "ketama", "ketama_weighted", "distribution")
+# placement behaviors -> the core's pylibmc: words (_sort_hosts: libmemcached sorts its
+# server list by host, then port, which reorders modula's buckets)
+_PLACEMENT = {"hash": "hash", "ketama": "ketama", "ketama_weighted": "ketama_weighted",
+              "distribution": "distribution", "_sort_hosts": "sort_hosts"}
 # accepted and reported, no effect (see the module's doc)
 _INERT = {"no_block", "buffer_requests", "_io_msg_watermark", "_io_bytes_watermark",
-          "_io_key_prefetch", "_noreply", "_sort_hosts", "_socket_send_size",
+          "_io_key_prefetch", "_noreply", "_socket_send_size",
           "_socket_recv_size", "verify_keys", "cas", "tcp_keepalive", "ketama_hash",
           "receive_timeout", "send_timeout"}
 
@@ -260,7 +263,7 @@ def _placement(calls):
     constructor's behaviors, then each later ``set_behaviors`` (``;`` between them, as the
     core reads them: before the servers, then on the client that has its servers); None
     when no call named one (the preset's modula)."""
-    groups = [",".join("%s=%s" % (w, _word(bool(c[w]) if w in _FLAGS else c[w]))
+    groups = [",".join("%s=%s" % (_PLACEMENT[w], _word(bool(c[w]) if w in _FLAGS else c[w]))
                        for w in _PLACEMENT if w in c and c[w] is not None) for c in calls]
     groups = [groups[0]] + [g for g in groups[1:] if g]
     return "pylibmc:" + ";".join(groups) if any(groups) else None
