@@ -210,6 +210,13 @@ def test_sort_hosts_orders_the_servers_as_pylibmc(servers, prefix, when):
     assert [k for k in keys if held.get(k) != ours._mc.server_for(k)] == []
 
 
+def test_hash_and_distribution_tables_are_pylibmcs():
+    """pylibmc.hashers/distributions are libmemcached's numbers (the drop-in's table
+    numbered "consistent ketama spy" 3, pylibmc's "random")."""
+    assert compat_pylibmc.hashers == real_pylibmc.hashers
+    assert compat_pylibmc.distributions == real_pylibmc.distributions
+
+
 def test_refused_behaviors_are_the_documented_ones(server):
     """The behaviors the drop-in refuses where pylibmc accepts them raise a pylibmc.Error
     naming why (never a silently different placement or value)."""

@@ -19,8 +19,9 @@ What is pylibmc's and stays so:
   code chosen by whoever wrote the value, so use this class only on a cache that no untrusted
   party can write.
 - Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted``, ``distribution`` and
-  ``_sort_hosts`` (libmemcached sorts its servers by host, then port) are handed to the core as a ``pylibmc:`` placement setting (docs/placement.md), which
-  places every key on the server pylibmc would; unknown or unsupported words raise.
+  ``_sort_hosts`` (libmemcached sorts its servers by host, then port) are handed to the
+  core as a ``pylibmc:`` placement setting (docs/placement.md), which places every key on
+  the server pylibmc would; unknown or unsupported words raise.
   Behaviors set later (``mc.behaviors = {...}``, ``mc.behaviors[k] = v``,
   ``set_behaviors``) are applied, as pylibmc applies them, to the client that has its
   servers, which libmemcached places differently (a ``ketama`` set then ignores weights; a
@@ -239,8 +240,11 @@ _INERT = {"no_block", "buffer_requests", "_io_msg_watermark", "_io_bytes_waterma
 
 hashers = {n: i for i, n in enumerate(["default", "md5", "crc", "fnv1_64", "fnv1a_64",
                                        "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"])}
-distributions = {n: i for i, n in enumerate(["modula", "consistent", "consistent ketama",
-                                             "consistent ketama spy", "consistent weighted"])}
+# libmemcached's numbers, as pylibmc's table (random, virtual bucket and consistent max are
+# refused by the core: not a placement it reproduces)
+distributions = {"modula": 0, "consistent": 1, "consistent ketama": 2, "random": 3,
+                 "consistent ketama spy": 4, "consistent weighted": 5, "virtual bucket": 6,
+                 "consistent max": 7}
 hashers_rvs = {v: k for k, v in hashers.items()}
 distributions_rvs = {v: k for k, v in distributions.items()}
 
@@ -280,8 +284,8 @@ def _options(behaviors, calls):
     kh = b.get("ketama_hash")
     if isinstance(kh, str) and kh not in hashers:
         raise TypeError("behavior ketama_hash must be int, not str")  # pylibmc's words
-    if kh is not None and hashers.get(kh, kh) not in hashers_rvs or hashers.get(kh, kh) == \
-            hashers["hsieh"]:
+    kh_number = hashers.get(kh, kh) if isinstance(kh, str) else kh
+    if kh is not None and (kh_number not in hashers_rvs or kh_number == hashers["hsieh"]):
         # memcached_behavior_set refuses it (libmemcached 1.1.4 is built without hsieh)
         raise Error("behavior ketama_hash %r: not a hash libmemcached has" % (kh,))
     if b.get("failure_limit") == 0:
