@@ -31,7 +31,7 @@ def _random_behaviors(rng):
     for _ in range(rng.randint(1, 3)):
         name = rng.choice(["hash", "ketama", "ketama_weighted", "distribution", "hash",
                            "distribution", "auto_eject", "remove_failed", "ketama_hash",
-                           "_sort_hosts"])
+                           "_sort_hosts", "tcp_nodelay"])
         if name == "hash":
             b[name] = rng.choice(_HASHES)
         elif name == "distribution":

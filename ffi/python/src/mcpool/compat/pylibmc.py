@@ -249,6 +249,10 @@ hashers_rvs = {v: k for k, v in hashers.items()}
 distributions_rvs = {v: k for k, v in distributions.items()}
 
 
+# the behaviors whose order among the calls counts (placement and what reads back from
+# libmemcached's state)
+_SEQUENCED = set(_PLACEMENT) | {"ketama_hash", "auto_eject", "remove_failed"}
+
 # libmemcached keeps these as flags: any number is on (memcached_behavior_set takes
 # bool(data)), and memcached_behavior_get answers 1
 _FLAGS = {"no_block", "tcp_nodelay", "tcp_keepalive", "cas", "buffer_requests", "verify_keys",
@@ -520,7 +524,9 @@ class Client:
         call = _numeric(behaviors)
         new = dict(self._behaviors)
         new.update(call)
-        calls = self._calls + [call]
+        # a call that sets none of the words whose order counts changes no state of the
+        # sequence: not kept (a program that sets tcp_nodelay in a loop grows nothing)
+        calls = self._calls + [call] if _SEQUENCED.intersection(call) else self._calls
         mc = self._build(new, calls)  # raises before anything changes
         self._behaviors, self._calls, self._mc = new, calls, mc
 
