@@ -36,9 +36,17 @@ fn item4_huge_weights_and_ketama_points_are_config_errors_not_aborts() {
                 | Distribution::WhalinOldCompat
                 | Distribution::WhalinNewCompat
         );
+        let refuses_weights = matches!(
+            d,
+            Distribution::LibmemcachedKetama | Distribution::LibmemcachedKetamaSpy
+        );
         if repeats_weights {
             let m = config_error(d.name(), r);
             assert!(m.contains("weights") && m.contains("4194304"), "{d}: {m}");
+        } else if refuses_weights {
+            // libmemcached's unweighted continuums: a weight above 1 is refused (route/mod.rs)
+            let m = config_error(d.name(), r);
+            assert!(m.contains("weight 4294967295"), "{d}: {m}");
         } else {
             // Weights ignored, or continuums of about 160 points per server whatever they are.
             r.unwrap_or_else(|e| panic!("{d}: {e}"));

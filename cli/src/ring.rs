@@ -376,7 +376,13 @@ fn bench(sizes: &[usize], out: &mut dyn Write) -> io::Result<()> {
                         11211 + (i % 3)
                     ))
                     .expect("generated address");
-                    s.weight = 1 + (i % 3) as u32;
+                    // weights where the profile counts them (the unweighted libmemcached
+                    // ones refuse a weight above 1)
+                    s.weight = if d.uses_weights() {
+                        1 + (i % 3) as u32
+                    } else {
+                        1
+                    };
                     s
                 })
                 .collect();

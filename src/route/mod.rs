@@ -563,6 +563,11 @@ impl Table {
             order.sort_by(|&a, &b| {
                 (names[a].len(), names[a].as_bytes()).cmp(&(names[b].len(), names[b].as_bytes()))
             });
+        } else if parts.order == ServerOrder::LibmemcachedSorted {
+            order.sort_by(|&a, &b| {
+                let key = |s: &ServerSpec| (s.addr.host().into_bytes(), s.addr.port());
+                key(&servers[a]).cmp(&key(&servers[b]))
+            });
         }
         let table = match parts.layout {
             Layout::Modulo { weighted } => {
@@ -582,14 +587,11 @@ impl Table {
                 points, collision, ..
             } => {
                 let points = match points {
-                    Points::LibmemcachedWeightedIfAnyAboveOne => {
+                    Points::LibmemcachedWeightedIfAnyAboveOne { hash } => {
                         if servers.iter().any(|s| s.weight > 1) {
                             Points::Md5(Md5Count::Float)
                         } else {
-                            Points::PerName {
-                                count: 100,
-                                hash: parts.hash,
-                            }
+                            Points::PerName { count: 100, hash }
                         }
                     }
                     p => p,
@@ -611,7 +613,7 @@ impl Table {
                         }
                         // `(int)(points × weight + 0.5)`, computed where it cannot overflow.
                         Points::Cmf { points } => (points as f64 * s.weight as f64 + 0.5) as u64,
-                        Points::LibmemcachedWeightedIfAnyAboveOne => 0,
+                        Points::LibmemcachedWeightedIfAnyAboveOne { .. } => 0,
                     })
                     .collect();
                 // Room for every point of the continuum, checked before any is made.
@@ -718,6 +720,33 @@ impl Clone for Router {
     }
 }
 
+/// `libmemcached-ketama` and `libmemcached-ketama-spy` are libmemcached's unweighted
+/// continuums: its servers added before `KETAMA` (or the distribution) is set. libmemcached
+/// counts a weight above 1 when the servers are added after it (as pylibmc does, and a C
+/// program that sets the behavior first), so under these profiles a weight above 1 would
+/// place keys elsewhere than one of the two clients the name stands for: refused, naming
+/// the settings that say which one is meant.
+fn unweighted_profile_check(d: &Distribution, servers: &[ServerSpec]) -> Result<()> {
+    let behavior = match d {
+        Distribution::LibmemcachedKetama => "ketama=1",
+        Distribution::LibmemcachedKetamaSpy => "distribution=consistent_ketama_spy",
+        _ => return Ok(()),
+    };
+    match servers.iter().find(|s| s.weight > 1) {
+        None => Ok(()),
+        Some(s) => Err(Error::Config(format!(
+            "server {}: weight {} with distribution {d}, libmemcached's unweighted continuum, \
+             which ignores weights; libmemcached and pylibmc count them when the servers are \
+             added after the behavior is set. Say which placement is meant: \
+             \"pylibmc:{behavior}\" (pylibmc's behaviors, or libmemcached with the behavior \
+             set before the servers: weights count) or \"libmemcached:{behavior}\" \
+             (libmemcached with the servers added first: weights ignored), or give every \
+             server weight 1",
+            s.addr, s.weight
+        ))),
+    }
+}
+
 impl Router {
     /// Builds the table for `servers` under `distribution`.
     pub fn new(distribution: &Distribution, servers: &[ServerSpec]) -> Result<Router> {
@@ -727,6 +756,7 @@ impl Router {
         if servers.len() > u32::MAX as usize / 2 {
             return Err(Error::Config("too many servers".into()));
         }
+        unweighted_profile_check(distribution, servers)?;
         let names = point_names(distribution, servers);
         Ok(Router {
             distribution: distribution.clone(),

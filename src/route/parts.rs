@@ -111,8 +111,11 @@ pub enum Points {
     /// libmemcached when the servers are added after the distribution is set to a consistent
     /// one (pylibmc's order): a server added with weight > 1 turns `KETAMA_WEIGHTED` on, so
     /// with any weight above 1 the points are [`Md5Count::Float`], else 100 per name hashed
-    /// with the key hash.
-    LibmemcachedWeightedIfAnyAboveOne,
+    /// with `hash` (the key hash in force when the continuum was last built).
+    LibmemcachedWeightedIfAnyAboveOne {
+        /// The hash of each point name when no weight is above 1.
+        hash: KeyHash,
+    },
     /// Cache::Memcached::Fast: `round(points × weight)` chained CRC-32 points of
     /// `host "\0" port` (a unix socket: `path "\0"`, no port).
     Cmf {
@@ -172,6 +175,10 @@ pub enum ServerOrder {
     /// twemproxy sorts a pool's servers by name (shorter names first, then bytewise) when it
     /// checks them for duplicates; the name is the one its ketama uses ([`Naming::ServerName`]).
     TwemproxyName,
+    /// libmemcached with `MEMCACHED_BEHAVIOR_SORT_HOSTS` (pylibmc `_sort_hosts`):
+    /// `run_distribution` sorts its server list in place by host name (`strcmp`), then port
+    /// (`compare_servers` in `hosts.cc`; a unix socket is its path, port 0).
+    LibmemcachedSorted,
 }
 
 /// A placement: a key hash, a layout, and the order of the servers.

@@ -1,7 +1,8 @@
 //! Client settings in the old client's own words, e.g. `pylibmc:ketama=1,hash=md5` or
 //! `twemproxy:hash=fnv1a_64,distribution=ketama`, resolved to [`Parts`] the way that client
 //! resolves them (libmemcached applies behaviors in the order written, after the servers are
-//! added; pylibmc applies its behaviors in its own fixed order, before the servers).
+//! added; pylibmc applies its constructor's behaviors in its own fixed order, before the
+//! servers, and each later `set_behaviors` call, a `;`-separated group, after them).
 //! The syntax and every accepted word are in `docs/placement.md`.
 
 use super::hash::Fnv;
@@ -83,7 +84,13 @@ const LM_DISTRIBUTIONS: &[&str] = &[
     "consistent_ketama_spy",
     "consistent_weighted",
 ];
-const LM_WORDS: &[&str] = &["hash", "ketama", "ketama_weighted", "distribution"];
+const LM_WORDS: &[&str] = &[
+    "hash",
+    "ketama",
+    "ketama_weighted",
+    "distribution",
+    "sort_hosts",
+];
 const TW_HASHES: &[&str] = &[
     "one_at_a_time",
     "md5",
@@ -139,6 +146,9 @@ fn normalize(client: Client, word: &str, value: &str) -> (String, String) {
     if let Some(rest) = w.strip_prefix("memcached_behavior_") {
         w = rest.to_owned();
     }
+    if w == "_sort_hosts" {
+        w = "sort_hosts".to_owned(); // pylibmc's name for it
+    }
     for p in [
         "memcached_hash_",
         "memcached_distribution_",
@@ -166,23 +176,41 @@ enum LmDist {
     Spy,
 }
 
+/// libmemcached's `weighted_ketama` flag. A server added with weight > 1 while the
+/// distribution is consistent turns it on (`server_add` in `hosts.cc`); with the servers'
+/// weights unknown here, that is [`Weighted::IfAnyAboveOne`] until a behavior sets it.
+#[derive(Clone, Copy, PartialEq)]
+enum Weighted {
+    No,
+    Yes,
+    IfAnyAboveOne,
+}
+
 struct Lm {
     dist: LmDist,
-    weighted: bool,
+    weighted: Weighted,
     hash: KeyHash,
     /// The key hash when the continuum was last built: `MEMCACHED_BEHAVIOR_HASH` does not
     /// rebuild it (`run_distribution`), every distribution change does. So `ketama=1` then
     /// `hash=md5` hashes the points with one-at-a-time and the keys with MD5.
     point_hash: KeyHash,
+    /// `SORT_HOSTS` was on when the servers were added or set after them: the server list
+    /// was sorted in place, and stays sorted when the flag goes off.
+    sort_hosts: bool,
+    sorted: bool,
+    servers_added: bool,
 }
 
 impl Lm {
     fn new() -> Lm {
         Lm {
             dist: LmDist::Modula,
-            weighted: false,
+            weighted: Weighted::No,
             hash: KeyHash::OneAtATime,
             point_hash: KeyHash::OneAtATime,
+            sort_hosts: false,
+            sorted: false,
+            servers_added: false,
         }
     }
 
@@ -226,7 +254,7 @@ impl Lm {
             "ketama" => {
                 if flag(client, word, value)? {
                     self.dist = LmDist::Consistent;
-                    self.weighted = false;
+                    self.weighted = Weighted::No;
                 } else {
                     self.dist = LmDist::Modula;
                 }
@@ -237,23 +265,29 @@ impl Lm {
                 if flag(client, word, value)? {
                     self.hash = KeyHash::Md5;
                     self.dist = LmDist::Consistent;
-                    self.weighted = true;
+                    self.weighted = Weighted::Yes;
                 } else {
                     self.dist = LmDist::Consistent;
-                    self.weighted = false;
+                    self.weighted = Weighted::No;
                 }
+            }
+            // MEMCACHED_BEHAVIOR_SORT_HOSTS: the flag, then run_distribution (which sorts
+            // the list when it is on, and rebuilds the continuum).
+            "sort_hosts" => {
+                self.sort_hosts = flag(client, word, value)?;
+                self.sorted |= self.sort_hosts && self.servers_added;
             }
             "distribution" => match value {
                 "modula" => self.dist = LmDist::Modula,
                 "consistent" | "consistent_ketama" => {
                     self.dist = LmDist::Consistent;
-                    self.weighted = false;
+                    self.weighted = Weighted::No;
                 }
                 // Leaves `weighted` as it was.
                 "consistent_ketama_spy" => self.dist = LmDist::Spy,
                 "consistent_weighted" => {
                     self.dist = LmDist::Consistent;
-                    self.weighted = true;
+                    self.weighted = Weighted::Yes;
                 }
                 "random" => {
                     return Err(Error::Config(format!(
@@ -270,26 +304,41 @@ impl Lm {
         Ok(())
     }
 
-    /// The placement once the servers are in: added before the behaviors (`servers_first`,
-    /// as a C program usually does) or after them (pylibmc), when a weight above 1 on a
-    /// consistent distribution turns weighting on.
-    fn parts(&self, servers_first: bool) -> Parts {
+    /// The servers are added (`memcached_server_add_with_weight`, one by one): on a
+    /// consistent distribution a weight above 1 turns weighting on, and each addition
+    /// rebuilds the continuum (`run_distribution`) with the key hash in force.
+    fn add_servers(&mut self) {
+        if self.dist != LmDist::Modula && self.weighted == Weighted::No {
+            self.weighted = Weighted::IfAnyAboveOne;
+        }
+        self.point_hash = self.hash;
+        self.servers_added = true;
+        self.sorted |= self.sort_hosts;
+    }
+
+    /// The placement the state amounts to.
+    fn parts(&self) -> Parts {
+        let order = if self.sorted {
+            ServerOrder::LibmemcachedSorted
+        } else {
+            ServerOrder::AsGiven
+        };
         if self.dist == LmDist::Modula {
             return Parts {
                 hash: self.hash,
                 layout: Layout::Modulo { weighted: false },
-                order: ServerOrder::AsGiven,
+                order,
             };
         }
-        let points = if self.weighted {
-            Points::Md5(Md5Count::Float)
-        } else if servers_first {
-            Points::PerName {
+        let points = match self.weighted {
+            Weighted::Yes => Points::Md5(Md5Count::Float),
+            Weighted::No => Points::PerName {
                 count: 100,
                 hash: self.point_hash,
-            }
-        } else {
-            Points::LibmemcachedWeightedIfAnyAboveOne
+            },
+            Weighted::IfAnyAboveOne => Points::LibmemcachedWeightedIfAnyAboveOne {
+                hash: self.point_hash,
+            },
         };
         Parts {
             hash: self.hash,
@@ -302,19 +351,26 @@ impl Lm {
                 },
                 collision: Collision::FirstWins,
             },
-            order: ServerOrder::AsGiven,
+            order,
         }
     }
 }
 
 /// pylibmc's order of behaviors (`PylibMC_behaviors` in `_pylibmcmodule.h`), whatever the
 /// order of the dict.
-const PYLIBMC_ORDER: &[&str] = &["hash", "ketama", "ketama_weighted", "distribution"];
+const PYLIBMC_ORDER: &[&str] = &[
+    "hash",
+    "ketama",
+    "ketama_weighted",
+    "distribution",
+    "sort_hosts",
+];
 
-/// Parses the part after `client:`.
-pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
+/// The `WORD=VALUE,...` pairs of one group, normalized; a word given twice is refused
+/// except for libmemcached (its calls are a sequence).
+fn pairs_of(client: Client, group: &str) -> Result<Vec<(String, String)>> {
     let mut pairs: Vec<(String, String)> = Vec::new();
-    for item in body.split(',').filter(|s| !s.trim().is_empty()) {
+    for item in group.split(',').filter(|s| !s.trim().is_empty()) {
         let (w, v) = item.split_once('=').ok_or_else(|| {
             Error::Config(format!(
                 "{}: {item:?} is not WORD=VALUE (settings are {}:WORD=VALUE,WORD=VALUE,...)",
@@ -331,40 +387,80 @@ pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
         }
         pairs.push((w, v));
     }
+    Ok(pairs)
+}
+
+fn pairs_text(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(w, v)| format!("{w}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Parses the part after `client:`. A `pylibmc:` setting may hold several groups separated
+/// by `;`: the first is the constructor's `behaviors=` (applied before the servers are
+/// added), each later one a `set_behaviors` call on the client that has its servers
+/// (`mc.behaviors = {...}`, `mc.behaviors[k] = v`), each group in pylibmc's own order.
+pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
+    let groups: Vec<&str> = body.split(';').collect();
+    if groups.len() > 1 && client != Client::Pylibmc {
+        return Err(Error::Config(format!(
+            "{}: `;` separates the behaviors of a pylibmc client's later set_behaviors \
+             calls; a {} setting is one list WORD=VALUE,WORD=VALUE,...",
+            client.name(),
+            client.name()
+        )));
+    }
+    let groups = groups
+        .iter()
+        .map(|g| pairs_of(client, g))
+        .collect::<Result<Vec<_>>>()?;
     let text = format!(
         "{}:{}",
         client.name(),
-        pairs
+        groups
             .iter()
-            .map(|(w, v)| format!("{w}={v}"))
+            .map(|g| pairs_text(g))
             .collect::<Vec<_>>()
-            .join(",")
+            .join(";")
     );
+    let pairs = &groups[0];
     let parts = match client {
         Client::Libmemcached => {
+            // A C program usually adds its servers first; then each call in order.
             let mut lm = Lm::new();
-            for (w, v) in &pairs {
+            lm.add_servers();
+            for (w, v) in pairs {
                 lm.apply(client, w, v)?;
             }
-            lm.parts(true)
+            lm.parts()
         }
         Client::Pylibmc => {
-            if let Some((w, _)) = pairs
-                .iter()
-                .find(|(w, _)| !PYLIBMC_ORDER.contains(&w.as_str()))
-            {
-                return Err(bad_word(client, w, PYLIBMC_ORDER));
-            }
             let mut lm = Lm::new();
-            for word in PYLIBMC_ORDER {
-                if let Some((w, v)) = pairs.iter().find(|(w, _)| w == word) {
-                    lm.apply(client, w, v)?;
+            for (i, group) in groups.iter().enumerate() {
+                if let Some((w, _)) = group
+                    .iter()
+                    .find(|(w, _)| !PYLIBMC_ORDER.contains(&w.as_str()))
+                {
+                    return Err(bad_word(client, w, PYLIBMC_ORDER));
+                }
+                if i == 1 {
+                    lm.add_servers();
+                }
+                for word in PYLIBMC_ORDER {
+                    if let Some((w, v)) = group.iter().find(|(w, _)| w == word) {
+                        lm.apply(client, w, v)?;
+                    }
                 }
             }
-            lm.parts(false)
+            if groups.len() == 1 {
+                lm.add_servers();
+            }
+            lm.parts()
         }
-        Client::Twemproxy => twemproxy(&pairs)?,
-        Client::Spymemcached => spymemcached(&pairs)?,
+        Client::Twemproxy => twemproxy(pairs)?,
+        Client::Spymemcached => spymemcached(pairs)?,
     };
     Ok(Setting {
         client,

@@ -314,3 +314,148 @@ fn libmemcached_modula_ejects_no_key() {
         assert!(moved > 0, "{d}");
     }
 }
+
+fn weighted(ws: &[u32]) -> Vec<ServerSpec> {
+    servers(ws.len())
+        .into_iter()
+        .zip(ws)
+        .map(|(mut s, &w)| {
+            s.weight = w;
+            s
+        })
+        .collect()
+}
+
+fn placements(d: &str, servers: &[ServerSpec]) -> Vec<usize> {
+    let d: Distribution = d.parse().unwrap();
+    let r = Router::new(&d, servers).unwrap();
+    keys().map(|k| r.locate(&k)).collect()
+}
+
+#[test]
+fn pylibmc_behaviors_set_after_the_servers_are_libmemcached_calls_in_order() {
+    // pylibmc's set_behaviors on a client that has its servers is libmemcached's
+    // memcached_behavior_set after memcached_server_add: weights count only when the
+    // distribution was consistent when the servers were added.
+    let w = weighted(&[1, 2, 1]);
+    let s = servers(3);
+    let same = |a: &str, b: &str, servers: &[ServerSpec]| {
+        assert_eq!(placements(a, servers), placements(b, servers), "{a} vs {b}");
+    };
+    let differ = |a: &str, b: &str, servers: &[ServerSpec]| {
+        assert_ne!(placements(a, servers), placements(b, servers), "{a} vs {b}");
+    };
+    // ketama set afterwards: the unweighted continuum, whatever the weights
+    same("pylibmc:;ketama=1", "libmemcached:ketama=1", &w);
+    differ("pylibmc:;ketama=1", "pylibmc:ketama=1", &w);
+    same("pylibmc:;ketama=1", "pylibmc:ketama=1", &s);
+    // ketama, then (a later call) hash=md5: points stay one-at-a-time
+    same(
+        "pylibmc:;ketama=1;hash=md5",
+        "libmemcached:ketama=1,hash=md5",
+        &s,
+    );
+    differ(
+        "pylibmc:;ketama=1;hash=md5",
+        "pylibmc:ketama=1,hash=md5",
+        &s,
+    );
+    // both in one call: pylibmc's order (hash first) whatever the text's
+    same(
+        "pylibmc:;ketama=1,hash=md5",
+        "libmemcached:hash=md5,ketama=1",
+        &s,
+    );
+    // the constructor's consistent distribution with a weight above 1 turned weighting
+    // on when the servers were added; a later hash change keeps it (and MD5 points)
+    same(
+        "pylibmc:ketama=1;hash=crc",
+        "libmemcached:ketama_weighted=1,hash=crc",
+        &w,
+    );
+    // ... and a later spy distribution keeps it too, while a later ketama turns it off
+    same(
+        "pylibmc:ketama=1;distribution=consistent_ketama_spy",
+        "libmemcached:ketama_weighted=1,hash=default,distribution=consistent_ketama_spy",
+        &w,
+    );
+    same("pylibmc:ketama=1;ketama=1", "libmemcached:ketama=1", &w);
+    // an empty later group changes nothing; the text keeps the groups
+    let d: Distribution = "pylibmc:Ketama=1;;HASH=MD5".parse().unwrap();
+    assert_eq!(d.to_string(), "pylibmc:ketama=1;;hash=md5");
+    assert_eq!(d.to_string().parse::<Distribution>().unwrap(), d);
+    // a word twice in one call is refused; in two calls it is a sequence
+    assert!("pylibmc:hash=md5,hash=crc".parse::<Distribution>().is_err());
+    assert!("pylibmc:hash=md5;hash=crc".parse::<Distribution>().is_ok());
+    // `;` is pylibmc's only
+    for bad in [
+        "libmemcached:ketama=1;hash=md5",
+        "twemproxy:hash=md5;distribution=ketama",
+    ] {
+        let e = bad.parse::<Distribution>().unwrap_err().to_string();
+        assert!(e.contains("set_behaviors"), "{e}");
+    }
+}
+
+#[test]
+fn unweighted_libmemcached_profiles_refuse_a_weight_above_one() {
+    // libmemcached-ketama(-spy) is libmemcached's unweighted continuum; pylibmc's
+    // {"ketama": True} (behaviors before servers) counts weights. A weight above 1 is
+    // refused, naming the settings that say which is meant, never silently ignored.
+    for d in [
+        Distribution::LibmemcachedKetama,
+        Distribution::LibmemcachedKetamaSpy,
+    ] {
+        let e = Router::new(&d, &weighted(&[1, 2, 1]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("pylibmc:") && e.contains("libmemcached:"), "{e}");
+        assert!(e.contains("weight 2"), "{e}");
+        Router::new(&d, &weighted(&[1, 1, 1])).unwrap();
+    }
+    // the profiles that say what they do with weights keep taking them
+    for d in [
+        "libmemcached-modula",
+        "libmemcached-ketama-weighted",
+        "pylibmc:ketama=1",
+    ] {
+        Router::new(&d.parse().unwrap(), &weighted(&[1, 2, 1])).unwrap();
+    }
+}
+
+#[test]
+fn sort_hosts_orders_the_servers_by_host_then_port() {
+    // libmemcached's SORT_HOSTS sorts its list in place (`compare_servers`: strcmp of the
+    // host, then the port); modula's buckets follow. Once sorted it stays sorted.
+    let listed: Vec<ServerSpec> = ["10.0.0.2:11211", "10.0.0.1:11300", "10.0.0.1:11299"]
+        .iter()
+        .map(|s| ServerSpec::parse(s).unwrap())
+        .collect();
+    let sorted: Vec<ServerSpec> = [2, 1, 0].iter().map(|&i| listed[i].clone()).collect();
+    let addr = |servers: &[ServerSpec], d: &str| -> Vec<String> {
+        let r = Router::new(&d.parse().unwrap(), servers).unwrap();
+        keys()
+            .map(|k| servers[r.locate(&k)].addr.to_string())
+            .collect()
+    };
+    for d in [
+        "pylibmc:sort_hosts=1",
+        "pylibmc:;sort_hosts=1",
+        "pylibmc:sort_hosts=1;sort_hosts=0",
+        "libmemcached:sort_hosts=1,sort_hosts=0",
+        "pylibmc:_sort_hosts=1,hash=md5",
+    ] {
+        let base = if d.contains("md5") {
+            "libmemcached:hash=md5"
+        } else {
+            "libmemcached:"
+        };
+        assert_eq!(addr(&listed, d), addr(&sorted, base), "{d}");
+        assert_ne!(addr(&listed, d), addr(&listed, base), "{d}");
+    }
+    // set off before the servers are added: never sorted
+    assert_eq!(
+        addr(&listed, "pylibmc:sort_hosts=0"),
+        addr(&listed, "libmemcached:")
+    );
+}

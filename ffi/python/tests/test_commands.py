@@ -213,7 +213,7 @@ def test_server_forms(server):
 
 
 def test_options_accepted(server, prefix):
-    c = mcpool.Client([server.addr], distribution="libmemcached-ketama", failover="rehash",
+    c = mcpool.Client([server.addr], distribution="pylibmc:ketama=1", failover="rehash",
                       pool_size=4, min_idle=0, connect_timeout=0.5, timeout=0.5,
                       pool_timeout=1, idle_timeout=30, max_lifetime=600, retry_timeout=1,
                       retry_timeout_max=5, failure_limit=3, nodelay=True,

@@ -128,7 +128,7 @@ def _servers(servers, weights):
         weights = list(weights)
         if len(weights) != len(servers):
             raise ClientError("weights must have one entry per server")
-    norm = [_server(s, weights[i] if weights is not None else 1)
+    norm = [_server(s, weights[i] if weights is not None else None)
             for i, s in enumerate(servers)]
     for a, w in norm:
         if isinstance(w, bool) or not isinstance(w, int):
@@ -139,7 +139,8 @@ def _servers(servers, weights):
 
 
 def _server(spec, weight):
-    """One server as (address, weight)."""
+    """One server as (address, weight); weight is the one given beside it (``weights=``)
+    or None."""
     if isinstance(spec, (tuple, list)):
         if len(spec) != 2:
             raise ClientTypeError("a server is 'host:port', ('host', port) or ('host:port', weight)")
@@ -147,14 +148,25 @@ def _server(spec, weight):
         if not isinstance(a, str) or isinstance(b, bool) or not isinstance(b, int):
             raise ClientTypeError("a server is 'host:port', ('host', port) or ('host:port', weight)")
         if a.startswith(("/", "[")) or a.count(":") == 1:
-            return (a, b)  # ("host:port", weight), as python-memcached
+            # ("host:port", weight), as python-memcached: a weight in the address, so one
+            # given beside it too goes to the core's rule for "host:port:weight" (refused
+            # when they differ, never one of them silently picked)
+            if weight is None or isinstance(b, bool) or not 1 <= b <= 2 ** 32 - 1:
+                return (a, b)
+            if a.startswith("/"):  # a socket path has no weight field to carry it
+                if b != weight:
+                    raise ConfigurationError(
+                        "server %s: weight %d in the tuple and %r given beside it; give it "
+                        "once" % (a, b, weight))
+                return (a, b)
+            return ("%s:%d" % (a, b), weight)
         host = "[%s]" % a if ":" in a and not a.startswith("[") else a
-        return ("%s:%d" % (host, b), weight)  # (host, port), as pymemcache
+        return ("%s:%d" % (host, b), 1 if weight is None else weight)  # (host, port), as pymemcache
     if isinstance(spec, bytes):
         spec = spec.decode()
     if not isinstance(spec, str):
         raise ClientTypeError("a server address must be a str, not %s" % type(spec).__name__)
-    return (spec, weight)
+    return (spec, 1 if weight is None else weight)
 
 
 class Client(_Client):

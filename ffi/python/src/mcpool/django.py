@@ -7,7 +7,7 @@
             "TIMEOUT": 300,            # None: forever; 0: do not cache
             "KEY_PREFIX": "site1",
             "VERSION": 1,
-            "OPTIONS": {"distribution": "libmemcached-ketama", "timeout": 0.5},
+            "OPTIONS": {"distribution": "pylibmc:ketama=1", "timeout": 0.5},
         }
     }
 

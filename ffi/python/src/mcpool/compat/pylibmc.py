@@ -22,9 +22,16 @@ What is pylibmc's and stays so:
   (``"ids:" + 12`` -> ``"ids:12"``); what pylibmc would append pickled (a float, None, a
   list), corrupting the value, raises ``TypeError``, nothing sent. An int of any size is
   stored as pylibmc stores it (its digits under flag 4, beyond 64 bits too).
-- Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted`` and ``distribution``
-  are handed to the core as a ``pylibmc:`` placement setting (docs/placement.md), which
-  places every key on the server pylibmc would; unknown or unsupported words raise.
+- Placement: the behaviors ``hash``, ``ketama``, ``ketama_weighted``, ``distribution`` and
+  ``_sort_hosts`` (libmemcached sorts its servers by host, then port) are handed to the
+  core as a ``pylibmc:`` placement setting (docs/placement.md), which places every key on
+  the server pylibmc would; unknown or unsupported words raise.
+  Behaviors set later (``mc.behaviors = {...}``, ``mc.behaviors[k] = v``,
+  ``set_behaviors``) are applied, as pylibmc applies them, to the client that has its
+  servers, which libmemcached places differently (a ``ketama`` set then ignores weights; a
+  later ``hash`` keeps the continuum's points): each call is one ``;``-separated group of
+  the setting, in order. ``behaviors`` reads back what pylibmc reads back for the same
+  calls.
   ``ketama_hash`` (libmemcached's distribution hash) is accepted and reported: it moves no
   key in pylibmc 1.6.3 over libmemcached 1.1.4 (measured with ketama, ketama_weighted and
   modula), so it is not handed on.
@@ -47,7 +54,7 @@ when it reconnects. ``_poll_timeout`` (ms, libmemcached's wait for a reply) is t
 ``io_timeout``; ``receive_timeout``/``send_timeout`` (us, socket options that shorten no wait
 in pylibmc) change nothing. Behaviors that only tune libmemcached's own I/O (``no_block``,
 ``buffer_requests``, ``_io_*``, socket buffer sizes, ``_noreply``,
-``_sort_hosts``, ``verify_keys``, ``cas``, ``tcp_keepalive``) are kept and reported but
+``verify_keys``, ``cas``, ``tcp_keepalive``) are kept and reported but
 change nothing: mcpool always waits for each reply, always checks keys, always has CAS.
 ``failure_limit`` (and ``remove_failed``'s count) are kept and reported: as in pylibmc, a
 server is disabled for ``retry_timeout`` at its first failure (``ServerDown`` meanwhile)
@@ -225,19 +232,36 @@ _DEFAULTS = {
 }
 all_behaviors = list(_DEFAULTS)
 all_callbacks = ["namespace"]
-_PLACEMENT = ("hash", "ketama", "ketama_weighted", "distribution")
+# placement behaviors -> the core's pylibmc: words (_sort_hosts: libmemcached sorts its
+# server list by host, then port, which reorders modula's buckets)
+_PLACEMENT = {"hash": "hash", "ketama": "ketama", "ketama_weighted": "ketama_weighted",
+              "distribution": "distribution", "_sort_hosts": "sort_hosts"}
 # accepted and reported, no effect (see the module's doc)
 _INERT = {"no_block", "buffer_requests", "_io_msg_watermark", "_io_bytes_watermark",
-          "_io_key_prefetch", "_noreply", "_sort_hosts", "_socket_send_size",
+          "_io_key_prefetch", "_noreply", "_socket_send_size",
           "_socket_recv_size", "verify_keys", "cas", "tcp_keepalive", "ketama_hash",
           "receive_timeout", "send_timeout"}
 
 hashers = {n: i for i, n in enumerate(["default", "md5", "crc", "fnv1_64", "fnv1a_64",
                                        "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins"])}
-distributions = {n: i for i, n in enumerate(["modula", "consistent", "consistent ketama",
-                                             "consistent ketama spy", "consistent weighted"])}
+# libmemcached's numbers, as pylibmc's table (random, virtual bucket and consistent max are
+# refused by the core: not a placement it reproduces)
+distributions = {"modula": 0, "consistent": 1, "consistent ketama": 2, "random": 3,
+                 "consistent ketama spy": 4, "consistent weighted": 5, "virtual bucket": 6,
+                 "consistent max": 7}
 hashers_rvs = {v: k for k, v in hashers.items()}
 distributions_rvs = {v: k for k, v in distributions.items()}
+
+
+# the behaviors whose order among the calls counts (placement and what reads back from
+# libmemcached's state)
+_SEQUENCED = set(_PLACEMENT) | {"ketama_hash", "auto_eject", "remove_failed"}
+
+# libmemcached keeps these as flags: any number is on (memcached_behavior_set takes
+# bool(data)), and memcached_behavior_get answers 1
+_FLAGS = {"no_block", "tcp_nodelay", "tcp_keepalive", "cas", "buffer_requests", "verify_keys",
+          "_hash_with_prefix_key", "_noreply", "_sort_hosts", "ketama", "ketama_weighted",
+          "auto_eject", "remove_failed"}
 
 
 def _word(v):
@@ -246,8 +270,21 @@ def _word(v):
     return str(v).replace(" ", "_")
 
 
-def _options(behaviors):
-    """pylibmc behaviors -> mcpool.Client options (the core decides what they mean)."""
+def _placement(calls):
+    """The core's ``pylibmc:`` setting for the placement words of each call: the
+    constructor's behaviors, then each later ``set_behaviors`` (``;`` between them, as the
+    core reads them: before the servers, then on the client that has its servers); None
+    when no call named one (the preset's modula)."""
+    groups = [",".join("%s=%s" % (_PLACEMENT[w], _word(bool(c[w]) if w in _FLAGS else c[w]))
+                       for w in _PLACEMENT if w in c and c[w] is not None) for c in calls]
+    groups = [groups[0]] + [g for g in groups[1:] if g]
+    return "pylibmc:" + ";".join(groups) if any(groups) else None
+
+
+def _options(behaviors, calls):
+    """pylibmc behaviors -> mcpool.Client options (the core decides what they mean).
+    behaviors: every behavior set so far (the last value of each); calls: the dicts of the
+    constructor and of each later set_behaviors, in order (placement depends on it)."""
     b = behaviors
     unknown = sorted(set(b) - set(_DEFAULTS) - set(all_callbacks))
     if unknown:
@@ -255,15 +292,22 @@ def _options(behaviors):
     kh = b.get("ketama_hash")
     if isinstance(kh, str) and kh not in hashers:
         raise TypeError("behavior ketama_hash must be int, not str")  # pylibmc's words
+    kh_number = hashers.get(kh, kh) if isinstance(kh, str) else kh
+    if kh is not None and (kh_number not in hashers_rvs or kh_number == hashers["hsieh"]):
+        # memcached_behavior_set refuses it (libmemcached 1.1.4 is built without hsieh)
+        raise Error("behavior ketama_hash %r: not a hash libmemcached has" % (kh,))
+    if b.get("failure_limit") == 0:
+        raise Error("failure_limit 0: MEMCACHED_BEHAVIOR_SERVER_FAILURE_LIMIT requires a "
+                    "value greater than zero")
     if b.get("num_replicas"):
         raise NotSupportedError("behavior num_replicas: mcpool does not replicate writes")
     # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout, and
     # the dead-server rule: libmemcached disables a server for retry_timeout at its first
     # failure, the next calls raise ServerDown, whatever failure_limit says)
     opts = {"preset": "pylibmc"}
-    words = ["%s=%s" % (w, _word(b[w])) for w in _PLACEMENT if w in b and b[w] is not None]
-    if words:
-        opts["distribution"] = "pylibmc:" + ",".join(words)
+    placement = _placement(calls)
+    if placement:
+        opts["distribution"] = placement
     if "tcp_nodelay" in b:
         opts["nodelay"] = bool(b["tcp_nodelay"])
     if b.get("connect_timeout"):
@@ -287,9 +331,9 @@ def _options(behaviors):
     if b.get("remove_failed") or b.get("auto_eject"):
         opts["failover"] = "eject"
     if b.get("retry_timeout") is not None:
-        opts["retry_timeout"] = b["retry_timeout"]
+        opts["retry_timeout"] = int(b["retry_timeout"])  # seconds (True is 1, as pylibmc)
     if b.get("dead_timeout"):
-        opts["retry_timeout_max"] = max(b["dead_timeout"], b.get("retry_timeout") or 0)
+        opts["retry_timeout_max"] = int(max(b["dead_timeout"], b.get("retry_timeout") or 0))
     if b.get("namespace"):
         opts["key_prefix"] = b["namespace"]
     if b.get("_hash_with_prefix_key"):  # MEMCACHED_BEHAVIOR_HASH_WITH_PREFIX_KEY
@@ -298,29 +342,60 @@ def _options(behaviors):
     return opts
 
 
-def _readback(b):
+def _readback(b, calls, weights):
     """What get_behaviors() reports: pylibmc's defaults, the ones set (bools as 0/1), and
-    what libmemcached derives from them."""
+    for the placement words what libmemcached 1.1.4's memcached_behavior_get answers after
+    pylibmc applied each call in its order (``all_behaviors``), the constructor's before
+    the servers were added (behavior.cc: ``KETAMA_WEIGHTED`` sets the key hash and
+    ``KETAMA_HASH`` to MD5; ``KETAMA`` reads 1 for every consistent distribution,
+    ``KETAMA_WEIGHTED`` 1 when weighting is on and the distribution consistent; a server
+    added with weight > 1 on a consistent distribution turns weighting on; ``auto_eject``
+    and ``remove_failed`` are one flag). The key placement itself is the core's, from the
+    same calls (``_placement``)."""
     out = dict(_DEFAULTS)
     for k, v in b.items():
         if k in all_callbacks:
             continue
-        out[k] = int(v) if isinstance(v, bool) else v
-    if isinstance(out["ketama_hash"], str):  # reported as libmemcached's number, as pylibmc
-        out["ketama_hash"] = hashers.get(out["ketama_hash"], out["ketama_hash"])
-    dist = str(out["distribution"]).replace("_", " ")
-    if b.get("ketama_weighted"):
-        out.update(ketama=1, ketama_hash=1, distribution="consistent weighted")
-        if "hash" not in b:
-            out["hash"] = "md5"
-    elif b.get("ketama"):
-        out["distribution"] = "consistent ketama"
-    elif dist.startswith("consistent"):
-        out["ketama"] = 1
-        out["distribution"] = dist
-    if b.get("remove_failed"):
-        out["auto_eject"] = 1
-        out["remove_failed"] = 1
+        out[k] = int(bool(v)) if k in _FLAGS else int(v) if isinstance(v, bool) else v
+    lm = {"hash": "default", "ketama_hash": 0, "distribution": "modula", "weighted": False,
+          "eject": 0}
+
+    def add_servers():
+        if lm["distribution"] != "modula" and any(w > 1 for w in weights):
+            lm["weighted"] = True
+
+    for i, call in enumerate(calls):
+        if i == 1:
+            add_servers()
+        for name in all_behaviors:
+            v = call.get(name)
+            if v is None:
+                continue
+            if name == "hash":
+                lm["hash"] = v
+            elif name == "ketama_hash":
+                lm["ketama_hash"] = hashers.get(v, v)
+            elif name in ("ketama", "ketama_weighted") and not v:
+                lm["distribution"] = "modula" if name == "ketama" else "consistent ketama"
+                lm["weighted"] = lm["weighted"] and name == "ketama"
+            elif name == "ketama":
+                lm.update(distribution="consistent ketama", weighted=False)
+            elif name == "ketama_weighted":
+                lm.update(hash="md5", ketama_hash=hashers["md5"],
+                          distribution="consistent weighted", weighted=True)
+            elif name == "distribution":
+                d = str(v).replace("_", " ")
+                lm["distribution"] = d
+                if d in ("consistent", "consistent ketama", "consistent weighted"):
+                    lm["weighted"] = d == "consistent weighted"
+            elif name in ("auto_eject", "remove_failed"):
+                lm["eject"] = int(bool(v))
+    if len(calls) == 1:
+        add_servers()
+    consistent = lm["distribution"] != "modula"
+    out.update(hash=lm["hash"], ketama_hash=lm["ketama_hash"], distribution=lm["distribution"],
+               ketama=int(consistent), ketama_weighted=int(consistent and lm["weighted"]),
+               auto_eject=lm["eject"], remove_failed=lm["eject"])
     return out
 
 
@@ -404,12 +479,16 @@ class Client:
         self._behaviors = {}
         if behaviors:
             self._behaviors.update(_numeric(behaviors))
-        self._mc = self._build(self._behaviors)
+        # the constructor's behaviors, then each set_behaviors call's: pylibmc applies the
+        # first before adding the servers, the others to the client that has them, which
+        # places keys differently (docs/placement.md)
+        self._calls = [dict(self._behaviors)]
+        self._mc = self._build(self._behaviors, self._calls)
 
-    def _build(self, behaviors):
+    def _build(self, behaviors, calls):
         addrs = [a for a, _ in self._servers]
         weights = [w for _, w in self._servers]
-        opts = _options(behaviors)
+        opts = _options(behaviors, calls)
         if self.binary:
             opts["protocol"] = "binary"
         if self._auth != (None, None):
@@ -438,13 +517,22 @@ class Client:
     # -- behaviors ---------------------------------------------------------------------------
 
     def get_behaviors(self):
-        return BehaviorDict(self, _readback(self._behaviors))
+        return BehaviorDict(self, _readback(self._behaviors, self._calls,
+                                            [w for _, w in self._servers]))
 
     def set_behaviors(self, behaviors):
+        """As pylibmc: the behaviors are applied to the client that has its servers (so
+        ``mc.behaviors = {"ketama": True}`` is not ``behaviors={"ketama": True}`` given to
+        the constructor when a weight is above 1); a behavior that changes the
+        configuration builds a new core client."""
+        call = _numeric(behaviors)
         new = dict(self._behaviors)
-        new.update(_numeric(behaviors))
-        mc = self._build(new)  # raises before anything changes
-        self._behaviors, self._mc = new, mc
+        new.update(call)
+        # a call that sets none of the words whose order counts changes no state of the
+        # sequence: not kept (a program that sets tcp_nodelay in a loop grows nothing)
+        calls = self._calls + [call] if _SEQUENCED.intersection(call) else self._calls
+        mc = self._build(new, calls)  # raises before anything changes
+        self._behaviors, self._calls, self._mc = new, calls, mc
 
     behaviors = property(get_behaviors, set_behaviors)
 
@@ -459,6 +547,7 @@ class Client:
         c.__dict__.update(self.__dict__)
         c.addresses = list(self.addresses)
         c._behaviors = dict(self._behaviors)
+        c._calls = list(self._calls)
         return c
 
     # -- reads -------------------------------------------------------------------------------

@@ -1,0 +1,81 @@
+"""Server weights and the placement they feed: a weight given twice is refused whatever the
+form (the core's rule for "host:port:weight" beside ``weights=``), and a profile that
+ignores weights refuses one above 1 rather than place keys elsewhere than the client it
+names; the spelling that equals pylibmc's ``{"ketama": True}`` with weights agrees with the
+real pylibmc key for key."""
+import collections
+
+import pytest
+
+from conftest import require
+
+import mcpool
+
+A, B = "127.0.0.1:1", "127.0.0.1:2"
+
+
+def _share(c):
+    n = collections.Counter(c.server_for("k%d" % i) for i in range(3000))
+    return [round(n[s] / 3000, 1) for s in (A, B)]
+
+
+@pytest.mark.parametrize("servers", [[(A, 2), (B, 1)], [A + ":2", B + ":1"]],
+                         ids=["tuples", "strings"])
+def test_a_weight_in_the_server_and_another_beside_it_is_refused(servers):
+    """("host:port", 2) with weights=[1, 5] was accepted with weights= ignored; it is
+    refused as "host:port:2" is, in the constructor and in set_servers; the same weight
+    twice (or weights= 1, meaning none given) is accepted."""
+    with pytest.raises(mcpool.ConfigurationError, match="given beside it; give it once"):
+        mcpool.Client(servers, weights=[1, 5])
+    c = mcpool.Client(servers)
+    assert _share(c) == [0.7, 0.3]
+    with pytest.raises(mcpool.ConfigurationError, match="given beside it; give it once"):
+        c.set_servers(servers, weights=[1, 5])
+    assert c.servers == [A, B] and _share(c) == [0.7, 0.3]  # the old list stays
+    c.set_servers(servers, weights=[2, 1])
+    assert _share(c) == [0.7, 0.3]
+    assert _share(mcpool.Client(servers, weights=[1, 1])) == [0.7, 0.3]
+    # without a weight in the server, weights= is the weight
+    assert _share(mcpool.Client([A, B], weights=[1, 5])) == [0.2, 0.8]
+    assert _share(mcpool.Client([("127.0.0.1", 1), ("127.0.0.1", 2)], weights=[1, 5])) == \
+        [0.2, 0.8]
+
+
+def test_a_socket_tuple_with_another_weight_beside_it_is_refused():
+    with pytest.raises(mcpool.ConfigurationError, match="give it once"):
+        mcpool.Client([("/tmp/mcpool-none.sock", 2)], weights=[3])
+    mcpool.Client([("/tmp/mcpool-none.sock", 2)], weights=[2])
+
+
+@pytest.mark.parametrize("profile", ["libmemcached-ketama", "libmemcached-ketama-spy"])
+def test_an_unweighted_libmemcached_profile_refuses_a_weight_above_one(profile):
+    """libmemcached-ketama is libmemcached's unweighted continuum; pylibmc's
+    {"ketama": True} counts a weight above 1. Refused, naming the two spellings."""
+    with pytest.raises(mcpool.ConfigurationError, match='"pylibmc:.*"libmemcached:'):
+        mcpool.Client([A + ":2", B], distribution=profile)
+    with pytest.raises(mcpool.ConfigurationError, match="weight 2"):
+        mcpool.Client([A, B], weights=[1, 2], distribution=profile)
+    c = mcpool.Client([A, B], distribution=profile)
+    with pytest.raises(mcpool.ConfigurationError, match="weight 3"):
+        c.set_servers([A, B], weights=[3, 1])
+    assert c.servers == [A, B]
+
+
+@pytest.mark.parametrize("weights", [(1, 1, 1), (1, 2, 1), (3, 1, 1)])
+def test_pylibmc_ketama_spelling_matches_pylibmc_with_weights(servers, prefix, weights):
+    """What ffi/python/README.md gives as pylibmc's {"ketama": True}: pylibmc:ketama=1
+    (and libmemcached-ketama without weights) puts every key where pylibmc does."""
+    pylibmc = require("pylibmc", "python3-pylibmc")
+    specs = ["%s:%d" % (s.addr, w) for s, w in zip(servers, weights)]
+    real = pylibmc.Client(specs, behaviors={"ketama": True})
+    keys = [prefix + "k%d" % i for i in range(100)]
+    for k in keys:
+        assert real.set(k, "v")
+    held = {}
+    for s in servers:
+        for k in mcpool.Client([s.addr], value_format="pylibmc").get_multi(keys):
+            held[k] = s.addr
+    dists = ["pylibmc:ketama=1"] + (["libmemcached-ketama"] if set(weights) == {1} else [])
+    for dist in dists:
+        ours = mcpool.Client(specs, distribution=dist, value_format="pylibmc")
+        assert [k for k in keys if ours.server_for(k) != held[k]] == [], dist
