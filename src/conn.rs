@@ -268,6 +268,31 @@ fn tag_block(next: u32, n: usize) -> (u32, u32) {
     (first, first + n)
 }
 
+/// A socket connected to a server, not yet a connection (see [`Conn::over`]).
+pub(crate) enum Socket {
+    /// TCP, to this address.
+    Tcp(TcpStream, SocketAddr),
+    /// A unix-domain socket.
+    Unix(UnixStream),
+}
+
+/// A connect's socket error: a timeout (or "would block") is [`Error::ConnectTimeout`].
+pub(crate) fn connect_error(label: &str, source: io::Error) -> Error {
+    if matches!(
+        source.kind(),
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+    ) {
+        Error::ConnectTimeout {
+            server: label.to_string(),
+        }
+    } else {
+        Error::Io {
+            server: label.to_string(),
+            source,
+        }
+    }
+}
+
 /// A connection. See the module documentation for the clean/dirty rule.
 pub struct Conn {
     stream: Stream,
@@ -331,26 +356,9 @@ impl Conn {
         timeout: Duration,
         background: bool,
     ) -> Result<Conn> {
-        let io_err = |source: io::Error| {
-            if matches!(
-                source.kind(),
-                io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
-            ) {
-                Error::ConnectTimeout {
-                    server: label.to_string(),
-                }
-            } else {
-                Error::Io {
-                    server: label.to_string(),
-                    source,
-                }
-            }
-        };
-        let mut peer = None;
-        let stream = match target.addr() {
-            ServerAddr::Tcp { host, .. } => {
-                #[cfg(not(feature = "tls"))]
-                let _ = host;
+        let io_err = |source: io::Error| connect_error(label, source);
+        let socket = match target.addr() {
+            ServerAddr::Tcp { .. } => {
                 let started = Instant::now();
                 let addrs = if background {
                     target.addrs_known()
@@ -369,19 +377,39 @@ impl Conn {
                     }
                     match TcpStream::connect_timeout(sa, left) {
                         Ok(s) => {
-                            found = Some(s);
-                            peer = Some(*sa);
+                            found = Some(Socket::Tcp(s, *sa));
                             break;
                         }
                         Err(e) => last = e,
                     }
                 }
-                let s = found.ok_or_else(|| io_err(last))?;
+                found.ok_or_else(|| io_err(last))?
+            }
+            ServerAddr::Unix(path) => Socket::Unix(UnixStream::connect(path).map_err(io_err)?),
+        };
+        Conn::over(socket, target, label, opts)
+    }
+
+    /// The connection over `socket`, connected (in blocking mode) to `target`: its socket
+    /// options set and, when configured, the TLS handshake done (bounded by the I/O
+    /// timeout). [`Conn::connect`]'s last step, and the one of a connect the pool started
+    /// without blocking (see `pool`).
+    pub(crate) fn over(
+        socket: Socket,
+        target: &Resolve,
+        label: &Arc<str>,
+        opts: &ConnOptions,
+    ) -> Result<Conn> {
+        let io_err = |source: io::Error| connect_error(label, source);
+        let (stream, peer) = match socket {
+            Socket::Tcp(s, sa) => {
                 s.set_nodelay(opts.nodelay).map_err(io_err)?;
                 s.set_read_timeout(Some(opts.io_timeout)).map_err(io_err)?;
                 s.set_write_timeout(Some(opts.io_timeout)).map_err(io_err)?;
                 #[cfg(feature = "tls")]
-                if let Some((config, options)) = &opts.tls {
+                if let (Some((config, options)), ServerAddr::Tcp { host, .. }) =
+                    (&opts.tls, target.addr())
+                {
                     let name = crate::tls::server_name(options, host)?;
                     let tls = rustls::ClientConnection::new(config.clone(), name)
                         .map_err(|e| Error::Config(format!("TLS: {e}")))?;
@@ -395,15 +423,21 @@ impl Conn {
                                 source: io::Error::new(e.kind(), format!("TLS handshake: {e}")),
                             })?;
                     }
-                    return Conn::finish_connect(Stream::Tls(Box::new(stream)), label, opts, peer);
+                    return Conn::finish_connect(
+                        Stream::Tls(Box::new(stream)),
+                        label,
+                        opts,
+                        Some(sa),
+                    );
                 }
-                Stream::Tcp(s)
+                #[cfg(not(feature = "tls"))]
+                let _ = target;
+                (Stream::Tcp(s), Some(sa))
             }
-            ServerAddr::Unix(path) => {
-                let s = UnixStream::connect(path).map_err(io_err)?;
+            Socket::Unix(s) => {
                 s.set_read_timeout(Some(opts.io_timeout)).map_err(io_err)?;
                 s.set_write_timeout(Some(opts.io_timeout)).map_err(io_err)?;
-                Stream::Unix(s)
+                (Stream::Unix(s), None)
             }
         };
         Conn::finish_connect(stream, label, opts, peer)

@@ -34,9 +34,10 @@ pub struct ServerMetrics {
     pub server_errors: u64,
     /// Replies that broke the protocol (the connection was dropped).
     pub protocol_errors: u64,
-    /// Checkouts that found no idle connection and had to wait.
+    /// Checkouts that found no idle connection and had to wait: in line for a busy
+    /// connection, or for the pool to make a slot for a new one (counted once per checkout).
     pub pool_waits: u64,
-    /// Total time spent in those waits.
+    /// Total time spent in those waits (not the connects that followed).
     pub pool_wait_time: Duration,
     /// Checkouts that gave up after the pool timeout.
     pub pool_timeouts: u64,

@@ -1,18 +1,27 @@
 //! The r2d2 side: a pool of connection *slots* per server.
 //!
-//! A slot may hold a connected socket or nothing. The manager tries to connect when r2d2
-//! asks for a slot (so `min_idle` connections open at start-up, in the background), but never
-//! fails: a slot without a socket is connected by the caller that checks it out, in its own
-//! thread and within its own connect timeout. So a down server costs each caller one fast
-//! connect error instead of r2d2's retry loop until the pool timeout, and a broken socket is
+//! A slot may hold a connected socket or nothing. The manager runs in the one background
+//! thread shared by every pool of the process (`server::thread_pool`), so it never waits for
+//! a server: when r2d2 asks for a slot (so `min_idle` connections open at start-up, in the
+//! background) it only *starts* a non-blocking connect and returns the slot at once; later
+//! jobs of the same thread look, without waiting, whether the connect is done and then make
+//! it a connection (plain TCP or a unix socket: one that exchanges nothing before its first
+//! request). A caller that checks out a slot still connecting completes that connect (a TLS
+//! handshake, SASL) in its own thread, within its own connect timeout; a slot without a
+//! socket is connected by that caller the same way. So a server whose connects hang (a
+//! dropped SYN) holds up only its own callers, never the slots of other servers and clients
+//! or a `fork()` (its hook waits for the thread); a down server costs each caller one fast
+//! connect error instead of r2d2's retry loop until the pool timeout; and a broken socket is
 //! dropped from its slot without r2d2 having to replace the slot.
 
-use crate::conn::{Conn, ConnOptions, Deadline};
+use crate::conn::{Conn, ConnOptions, Deadline, Socket};
 use crate::dialect::Dialect;
 use crate::health::Health;
 use crate::metrics::Counters;
+use scheduled_thread_pool::ScheduledThreadPool;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 /// A pooled connection's place in its server's `pool_open` and `pool_idle` gauges, held by
 /// the connection ([`Conn`]) from the moment it is connected until it is dropped: the gauges
@@ -85,7 +94,44 @@ pub struct Slot {
     /// The socket, when connected. Boxed so that r2d2 moves a pointer, not the buffers'
     /// bookkeeping, on every checkout and return.
     pub(crate) conn: Option<Box<Conn>>,
+    /// The connect the background thread started for this slot, until a caller takes it
+    /// (shared with the background job that completes it).
+    pub(crate) warm: Option<Arc<Mutex<Warm>>>,
 }
+
+impl Slot {
+    /// The background connect's state, taken out of the slot: the caller that checked the
+    /// slot out completes it.
+    pub(crate) fn take_warm(&mut self) -> Warm {
+        match self.warm.take() {
+            Some(w) => std::mem::replace(
+                &mut *w.lock().unwrap_or_else(|p| p.into_inner()),
+                Warm::Gone,
+            ),
+            None => Warm::Gone,
+        }
+    }
+}
+
+/// A connect the background thread started (see the module doc).
+pub(crate) enum Warm {
+    /// Under way since `since` (a non-blocking TCP connect).
+    Connecting {
+        stream: std::net::TcpStream,
+        peer: std::net::SocketAddr,
+        since: Instant,
+    },
+    /// Connected; the handshake (TLS, SASL) is the caller's.
+    Connected(Socket),
+    /// A connection, counted open and idle in the gauges.
+    Open(Box<Conn>),
+    /// Nothing: not started, failed, given up at the connect timeout, or taken.
+    Gone,
+}
+
+/// The first look at a connect still under way, and the longest pause between looks.
+const FIRST_LOOK: Duration = Duration::from_millis(1);
+const LONGEST_PAUSE: Duration = Duration::from_millis(100);
 
 /// r2d2 manager for one server.
 #[derive(Clone)]
@@ -96,6 +142,9 @@ pub(crate) struct Manager {
     pub dialect: Dialect,
     pub health: Arc<Health>,
     pub counters: Arc<Counters>,
+    /// The background thread of the pool this manager serves (set when the pool is made):
+    /// it looks again at connects still under way.
+    pub threads: Option<Weak<ScheduledThreadPool>>,
 }
 
 /// The manager never fails, so its error type is never built.
@@ -110,37 +159,99 @@ impl std::fmt::Display for Never {
 
 impl std::error::Error for Never {}
 
+impl Manager {
+    /// One step of a background connect, without waiting: a connect under way that is done
+    /// becomes a connection (or, with a handshake to do, a socket for the caller); one past
+    /// the connect timeout, or failed, nothing.
+    fn advance(&self, warm: Warm, epoch: u64) -> Warm {
+        let warm = match warm {
+            Warm::Connecting {
+                stream,
+                peer,
+                since,
+            } => match nonblocking::connected(&stream, Duration::ZERO) {
+                Ok(true) => Warm::Connected(Socket::Tcp(stream, peer)),
+                Ok(false) if since.elapsed() < self.opts.connect_timeout => Warm::Connecting {
+                    stream,
+                    peer,
+                    since,
+                },
+                _ => Warm::Gone,
+            },
+            other => other,
+        };
+        match warm {
+            Warm::Connected(socket) if !self.dialect.handshakes(&self.opts) => {
+                match self
+                    .dialect
+                    .establish(socket, &self.addr, &self.label, &self.opts)
+                {
+                    Ok(mut c) => {
+                        c.set_epoch(epoch);
+                        // Into the pool's idle list.
+                        c.gauge = Some(OpenGauge::new(&self.counters, true));
+                        Counters::bump(&self.counters.connects);
+                        Warm::Open(Box::new(c))
+                    }
+                    Err(_) => Warm::Gone,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Looks again, after `pause`, at the connect under way in `warm` (unless its slot is
+    /// gone or a caller took it), doubling the pause up to [`LONGEST_PAUSE`].
+    fn look_later(&self, warm: Weak<Mutex<Warm>>, epoch: u64, pause: Duration) {
+        let Some(threads) = self.threads.as_ref().and_then(Weak::upgrade) else {
+            return;
+        };
+        let manager = self.clone();
+        threads.execute_after(pause, move || {
+            let Some(w) = warm.upgrade() else {
+                return;
+            };
+            let mut state = w.lock().unwrap_or_else(|p| p.into_inner());
+            if !matches!(*state, Warm::Connecting { .. }) {
+                return;
+            }
+            let now = std::mem::replace(&mut *state, Warm::Gone);
+            *state = manager.advance(now, epoch);
+            if matches!(*state, Warm::Connecting { .. }) {
+                drop(state);
+                manager.look_later(warm, epoch, (pause * 2).min(LONGEST_PAUSE));
+            }
+        });
+    }
+}
+
 impl r2d2::ManageConnection for Manager {
     type Connection = Slot;
     type Error = Never;
 
     fn connect(&self) -> Result<Slot, Never> {
-        let epoch = self.health.epoch();
-        let conn = if self.health.is_healthy() {
-            self.dialect
-                .connect(
-                    &self.addr,
-                    &self.label,
-                    &self.opts,
-                    self.opts.connect_timeout,
-                    true,
-                )
-                .ok()
-        } else {
-            None
+        let mut slot = Slot {
+            conn: None,
+            warm: None,
         };
-        let conn = conn.map(|mut c| {
-            c.set_epoch(epoch);
-            // Into the pool's idle list.
-            c.gauge = Some(OpenGauge::new(&self.counters, true));
-            c
-        });
-        if conn.is_some() {
-            Counters::bump(&self.counters.connects);
+        if !self.health.is_healthy() {
+            return Ok(slot);
         }
-        Ok(Slot {
-            conn: conn.map(Box::new),
-        })
+        let epoch = self.health.epoch();
+        let started = nonblocking::start(&self.addr).unwrap_or(Warm::Gone);
+        match self.advance(started, epoch) {
+            Warm::Gone => {}
+            Warm::Open(conn) => slot.conn = Some(conn),
+            warm => {
+                let connecting = matches!(warm, Warm::Connecting { .. });
+                let shared = Arc::new(Mutex::new(warm));
+                if connecting {
+                    self.look_later(Arc::downgrade(&shared), epoch, FIRST_LOOK);
+                }
+                slot.warm = Some(shared);
+            }
+        }
+        Ok(slot)
     }
 
     fn is_valid(&self, slot: &mut Slot) -> Result<(), Never> {
@@ -160,5 +271,200 @@ impl r2d2::ManageConnection for Manager {
             slot.conn = None;
         }
         false
+    }
+}
+
+/// Connects that never wait: started by the background thread, completed by it (a look
+/// that does not wait) or by a caller (a wait bounded by its connect timeout).
+pub(crate) mod nonblocking {
+    use super::Warm;
+    use crate::address::ServerAddr;
+    use crate::conn::Socket;
+    use crate::resolve::Resolve;
+    use std::io;
+    use std::net::{SocketAddr, TcpStream};
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::net::UnixStream;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    /// Starts a connect to the server's first known address (a host name not resolved yet
+    /// is resolved in the background, see `resolve`: nothing now). A unix socket connects at
+    /// once or not at all (its listen queue full: "would block").
+    pub(crate) fn start(target: &Arc<Resolve>) -> io::Result<Warm> {
+        match target.addr() {
+            ServerAddr::Tcp { .. } => {
+                let addrs = target.addrs_known()?;
+                let peer = *addrs
+                    .first()
+                    .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address"))?;
+                let stream = tcp(&peer)?;
+                Ok(Warm::Connecting {
+                    stream,
+                    peer,
+                    since: Instant::now(),
+                })
+            }
+            ServerAddr::Unix(path) => unix(path).map(|s| Warm::Connected(Socket::Unix(s))),
+        }
+    }
+
+    /// A TCP socket (non-blocking) whose connect to `sa` is under way or done.
+    #[allow(unsafe_code)] // socket(2), connect(2)
+    fn tcp(sa: &SocketAddr) -> io::Result<TcpStream> {
+        let domain = match sa {
+            SocketAddr::V4(_) => libc::AF_INET,
+            SocketAddr::V6(_) => libc::AF_INET6,
+        };
+        let fd = {
+            // SAFETY: plain system call; the descriptor is ours, owned by the stream below.
+            unsafe {
+                libc::socket(
+                    domain,
+                    libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                    0,
+                )
+            }
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a socket just opened and owned by nobody else.
+        let stream = unsafe { TcpStream::from_raw_fd(fd) };
+        let rc = match sa {
+            SocketAddr::V4(a) => {
+                let sin = libc::sockaddr_in {
+                    sin_family: libc::AF_INET as libc::sa_family_t,
+                    sin_port: a.port().to_be(),
+                    sin_addr: libc::in_addr {
+                        s_addr: u32::from(*a.ip()).to_be(),
+                    },
+                    sin_zero: [0; 8],
+                };
+                // SAFETY: `sin` is a valid sockaddr_in of the given length during the call.
+                unsafe {
+                    libc::connect(
+                        fd,
+                        (&sin as *const libc::sockaddr_in).cast(),
+                        std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+                    )
+                }
+            }
+            SocketAddr::V6(a) => {
+                let sin6 = libc::sockaddr_in6 {
+                    sin6_family: libc::AF_INET6 as libc::sa_family_t,
+                    sin6_port: a.port().to_be(),
+                    sin6_flowinfo: a.flowinfo(),
+                    sin6_addr: libc::in6_addr {
+                        s6_addr: a.ip().octets(),
+                    },
+                    sin6_scope_id: a.scope_id(),
+                };
+                // SAFETY: `sin6` is a valid sockaddr_in6 of the given length during the call.
+                unsafe {
+                    libc::connect(
+                        fd,
+                        (&sin6 as *const libc::sockaddr_in6).cast(),
+                        std::mem::size_of::<libc::sockaddr_in6>() as libc::socklen_t,
+                    )
+                }
+            }
+        };
+        if rc != 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINPROGRESS) {
+                return Err(e);
+            }
+        }
+        Ok(stream)
+    }
+
+    /// A unix socket connected to `path` (in blocking mode), or the reason it is not: a
+    /// full listen queue is "would block", not a wait (a blocking connect would wait).
+    #[allow(unsafe_code)] // socket(2), connect(2)
+    fn unix(path: &std::path::Path) -> io::Result<UnixStream> {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = path.as_os_str().as_bytes();
+        // SAFETY: an all-zero sockaddr_un is a valid value.
+        let mut sun: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+        if bytes.len() >= sun.sun_path.len() || bytes.contains(&0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "unix socket path too long",
+            ));
+        }
+        sun.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        for (d, s) in sun.sun_path.iter_mut().zip(bytes) {
+            *d = *s as libc::c_char;
+        }
+        let fd = {
+            // SAFETY: plain system call; the descriptor is ours, owned by the stream below.
+            unsafe {
+                libc::socket(
+                    libc::AF_UNIX,
+                    libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                    0,
+                )
+            }
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a socket just opened and owned by nobody else.
+        let stream = unsafe { UnixStream::from_raw_fd(fd) };
+        // SAFETY: `sun` is a valid sockaddr_un of the given length during the call.
+        let rc = unsafe {
+            libc::connect(
+                fd,
+                (&sun as *const libc::sockaddr_un).cast(),
+                std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t,
+            )
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        stream.set_nonblocking(false)?;
+        Ok(stream)
+    }
+
+    /// Waits at most `timeout` (zero: only looks) for the connect under way on `stream`:
+    /// `true` once connected (the stream then in blocking mode), `false` while under way,
+    /// the connect's error if it failed. An interrupted wait goes on for the time left.
+    #[allow(unsafe_code)] // poll(2)
+    pub(crate) fn connected(stream: &TcpStream, timeout: Duration) -> io::Result<bool> {
+        let end = Instant::now() + timeout;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            // Rounded up: a wait never ends before its time.
+            let ms = i32::try_from(left.as_nanos().div_ceil(1_000_000)).unwrap_or(i32::MAX);
+            let mut pfd = libc::pollfd {
+                fd: stream.as_raw_fd(),
+                events: libc::POLLOUT,
+                revents: 0,
+            };
+            // SAFETY: `pfd` is one valid pollfd during the call.
+            let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if n == 0 {
+                return Ok(false);
+            }
+            if let Some(e) = stream.take_error()? {
+                return Err(e);
+            }
+            if pfd.revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::ConnectionRefused,
+                    "connect failed",
+                ));
+            }
+            stream.set_nonblocking(false)?;
+            return Ok(true);
+        }
     }
 }

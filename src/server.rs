@@ -369,6 +369,10 @@ mod threads {
 }
 
 fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPool>) -> Pool {
+    let manager = Manager {
+        threads: Some(Arc::downgrade(&threads)),
+        ..manager
+    };
     Pool::builder()
         .max_size(s.max_size)
         .min_idle(Some(s.min_idle))
@@ -413,6 +417,7 @@ impl Server {
             dialect: dialect.clone(),
             health: health.clone(),
             counters: counters.clone(),
+            threads: None,
         };
         let pool = OnceLock::new();
         if settings.min_idle > 0 {
@@ -520,7 +525,7 @@ impl Server {
         let admitted = gate
             .admit(wait, deadline.instant(), offer)
             .map_err(|w| self.pool_timeout(w))?;
-        let (permit, waited) = match admitted {
+        let (permit, mut waited) = match admitted {
             Admission::Permit(permit, waited) => (permit, waited),
             Admission::Served(found, waited) => {
                 self.count_wait(waited);
@@ -536,21 +541,41 @@ impl Server {
             }
         };
         if let Some(waited) = waited {
-            self.count_wait(waited);
             deadline.charge(waited);
         }
         let slot = match pool.try_get() {
             Some(s) => s,
-            // Only while r2d2 is still opening the slot this permit stands for.
-            None => pool
-                .get_timeout(deadline.limit(wait).max(Duration::from_millis(100)))
-                .map_err(|_| self.pool_timeout(Duration::ZERO))?,
+            // Only while r2d2 is still making the slot this permit stands for (its
+            // background thread never waits for a server, see `pool`): a wait like the one
+            // in line, counted with it.
+            None => {
+                let since = Instant::now();
+                let got = pool.get_timeout(deadline.limit(wait).max(Duration::from_millis(100)));
+                let slot_wait = since.elapsed();
+                deadline.charge(slot_wait);
+                let total = waited.unwrap_or_default() + slot_wait;
+                waited = Some(total);
+                got.map_err(|_| self.pool_timeout(total))?
+            }
         };
+        // One count per checkout that waited, in line and for its slot together.
+        if let Some(waited) = waited {
+            self.count_wait(waited);
+        }
         let mut pooled = Pooled {
             slot,
             _permit: permit,
             io_start: (0, 0),
         };
+        // A connection the background thread opened for this slot; a connect it started
+        // is completed below, by this caller.
+        let mut started = crate::pool::Warm::Gone;
+        if pooled.slot.conn.is_none() {
+            match pooled.slot.take_warm() {
+                crate::pool::Warm::Open(c) => pooled.slot.conn = Some(c),
+                other => started = other,
+            }
+        }
         if let Some(g) = pooled
             .slot
             .conn
@@ -579,9 +604,7 @@ impl Server {
                 self.counters.error(&e);
                 return Err(e);
             }
-            let connected =
-                self.dialect
-                    .connect(&self.addr, &self.label, &self.opts, timeout, false);
+            let connected = self.complete_connect(started, timeout);
             deadline.charge(timeout);
             match connected {
                 Ok(mut c) => {
@@ -619,6 +642,41 @@ impl Server {
             }
         }
         Ok(Checkout::Conn(pooled))
+    }
+
+    /// A new connection within `timeout`: the connect the background thread `started` for
+    /// the slot completed (waiting for it, the TLS handshake, SASL), or one of the caller's
+    /// own (also when the one started failed: the caller tries every address).
+    fn complete_connect(&self, started: crate::pool::Warm, timeout: Duration) -> Result<Conn> {
+        use crate::pool::{nonblocking, Warm};
+        let since = Instant::now();
+        let socket = match started {
+            Warm::Connecting { stream, peer, .. } => {
+                match nonblocking::connected(&stream, timeout) {
+                    Ok(true) => Some(crate::conn::Socket::Tcp(stream, peer)),
+                    Ok(false) => {
+                        return Err(Error::ConnectTimeout {
+                            server: self.label.to_string(),
+                        })
+                    }
+                    Err(_) => None,
+                }
+            }
+            Warm::Connected(socket) => Some(socket),
+            Warm::Open(_) | Warm::Gone => None,
+        };
+        match socket {
+            Some(socket) => self
+                .dialect
+                .establish(socket, &self.addr, &self.label, &self.opts),
+            None => self.dialect.connect(
+                &self.addr,
+                &self.label,
+                &self.opts,
+                timeout.saturating_sub(since.elapsed()),
+                false,
+            ),
+        }
     }
 
     /// Accounts for an exchange's result, serves waiting work (docs/handover.md), drops a

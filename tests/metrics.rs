@@ -75,6 +75,34 @@ fn pool_waits_are_counted() {
     assert_eq!(m.pool_timeouts, 0);
 }
 
+/// Tester finding (s4c 06): a checkout that waited for the pool to make its slot (for a new
+/// connection) was left out of `pool_waits` and `pool_wait_time` (and one that gave up
+/// counted no time): only waits in line for a busy connection were counted. A fresh client's
+/// first call waits for its pool's first slot; every wait of a checkout counts, once, with
+/// its time.
+#[test]
+fn a_wait_for_a_new_connections_slot_is_counted_with_its_time() {
+    let _serial = one_at_a_time();
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("n"))
+        .build()
+        .unwrap();
+    let t = std::time::Instant::now();
+    c.set("a", b"1", 0).unwrap();
+    let took = t.elapsed();
+    let m = &c.metrics()[0];
+    assert_eq!((m.pool_waits, m.pool_timeouts), (1, 0), "{m:?}");
+    assert!(
+        m.pool_wait_time > Duration::ZERO && m.pool_wait_time <= took,
+        "{m:?} (the call took {took:?})"
+    );
+    // The next call finds the connection idle: no wait.
+    c.set("b", b"2", 0).unwrap();
+    assert_eq!(c.metrics()[0].pool_waits, 1);
+}
+
 #[test]
 fn events_when_a_server_dies_and_returns() {
     let _serial = one_at_a_time();

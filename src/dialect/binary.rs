@@ -33,6 +33,11 @@ impl Binary {
             sasl: sasl.map(Arc::new),
         }
     }
+
+    /// Whether new connections authenticate (SASL) before their first request.
+    pub(crate) fn authenticates(&self) -> bool {
+        self.sasl.is_some()
+    }
 }
 
 fn protocol(server: &str, detail: String) -> Error {

@@ -552,6 +552,33 @@ impl Dialect {
         Ok(conn)
     }
 
+    /// The connection over a socket already connected (see `Conn::over`), with the
+    /// dialect's on-connect step: the end of a connect the pool started without blocking.
+    pub(crate) fn establish(
+        &self,
+        socket: crate::conn::Socket,
+        addr: &crate::resolve::Resolve,
+        label: &Arc<str>,
+        opts: &ConnOptions,
+    ) -> Result<Conn> {
+        let mut conn = Conn::over(socket, addr, label, opts)?;
+        self.on_connect(&mut conn)?;
+        Ok(conn)
+    }
+
+    /// Whether a new connection exchanges anything with the server before its first
+    /// request (a TLS handshake, binary SASL): the pool's background thread, which must
+    /// never wait for a server, leaves that to the caller (see `pool`).
+    pub(crate) fn handshakes(&self, opts: &ConnOptions) -> bool {
+        #[cfg(feature = "tls")]
+        if opts.tls.is_some() {
+            return true;
+        }
+        #[cfg(not(feature = "tls"))]
+        let _ = opts;
+        matches!(self, Dialect::Binary(b) if b.authenticates())
+    }
+
     /// One request and its reply on `conn`: tags taken, the request written and sent, the
     /// reply read (values to `hit`), the connection clean again only if it was read exactly.
     #[inline]

@@ -144,6 +144,51 @@ impl Drop for RefusingPort {
     }
 }
 
+/// A blackholed fake server, named as such: a loopback TCP port whose connects hang, as
+/// those to a host that is powered off or firewalled (a dropped SYN). A listening socket
+/// with the shortest listen queue (`listen(0)`), filled: the kernel drops every further
+/// SYN. Never accepts; closed on drop.
+pub struct BlackholedPort {
+    _listener: TcpListener,
+    _queued: Vec<TcpStream>,
+    /// The port.
+    pub port: u16,
+}
+
+impl BlackholedPort {
+    /// `127.0.0.1:port`.
+    pub fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+/// A fresh [`BlackholedPort`]: its queue is filled until a connect to it times out (at
+/// most 16 tries of 200 ms).
+#[allow(unsafe_code)] // listen(2) on a socket of our own
+pub fn blackholed_port() -> BlackholedPort {
+    use std::os::fd::AsRawFd;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    // SAFETY: listen(2) again on our own listening socket: only its queue length changes.
+    let rc = unsafe { libc::listen(listener.as_raw_fd(), 0) };
+    assert_eq!(rc, 0, "listen: {}", std::io::Error::last_os_error());
+    let addr = listener.local_addr().expect("local_addr");
+    let mut queued = Vec::new();
+    for _ in 0..16 {
+        match TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+            Ok(s) => queued.push(s),
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                return BlackholedPort {
+                    _listener: listener,
+                    _queued: queued,
+                    port: addr.port(),
+                }
+            }
+            Err(e) => panic!("filling the blackholed port's queue: {e}"),
+        }
+    }
+    panic!("the blackholed port's listen queue never filled");
+}
+
 /// How to start a memcached: the one spawner behind the tests' and the CLI's servers.
 #[derive(Clone, Debug)]
 pub struct Spawn<'a> {
