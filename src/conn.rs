@@ -322,7 +322,8 @@ pub struct Conn {
     cut: bool,
     /// In a multi-server call ([`SetWait`]): the instant since which none of the call's
     /// servers has made progress, once one of its waits has timed out; `None` otherwise, and
-    /// always on the common path (no clock is read for it until a wait times out).
+    /// always on the common path (no clock is read for it until a wait times out). While it
+    /// is set, so is `shortened`, which sends [`Conn::arm`] off its fast path.
     quiet_since: Option<Instant>,
     epoch: u64,
     /// The tag (meta `O`, binary opaque) of the next request: every request on a connection
@@ -544,6 +545,7 @@ impl Conn {
     /// Runs `f` (reads or writes of this connection) as part of a multi-server call whose
     /// waits share one I/O timeout ([`SetWait`]). After the call was interrupted
     /// ([`Error::Interrupted`]) `f` is not run: the connection fails with that error too.
+    #[inline]
     pub(crate) fn in_set<T>(
         &mut self,
         set: &mut SetWait,
@@ -552,7 +554,10 @@ impl Conn {
         if set.interrupted {
             return Err(Error::Interrupted);
         }
-        self.quiet_since = set.quiet_since;
+        if set.quiet_since.is_some() {
+            self.quiet_since = set.quiet_since;
+            self.shortened = true; // `arm` looks at `quiet_since` only when this is set
+        }
         let res = f(self);
         set.quiet_since = self.quiet_since.take();
         set.interrupted = matches!(res, Err(Error::Interrupted));
@@ -607,11 +612,12 @@ impl Conn {
                 t
             }
         };
-        if let Some(since) = self.quiet_since {
-            return self.arm_in_quiet_set(timeout, since);
-        }
         if timeout == self.io_timeout && !self.shortened {
             return Ok(());
+        }
+        // `shortened` is set whenever `quiet_since` is: one test on the common path.
+        if let Some(since) = self.quiet_since {
+            return self.arm_in_quiet_set(timeout, since);
         }
         self.stream
             .set_timeouts(timeout)
@@ -723,6 +729,7 @@ impl Conn {
                 None => (Instant::now(), self.armed()),
             };
             self.quiet_since = Some(end.checked_sub(waited).unwrap_or(end));
+            self.shortened = true; // see `arm`
         }
         self.io_error(e)
     }
