@@ -204,6 +204,19 @@ impl Stream {
         }
     }
 
+    /// How long ago the connection last sent or received data, when the kernel says (TCP on
+    /// Linux: `TCP_INFO`, millisecond resolution). A wait began no earlier: data received
+    /// during a wait ends it, and a request is sent before its reply is waited for.
+    /// One system call; only after a wait was interrupted.
+    fn quiet_for(&self) -> Option<Duration> {
+        match self {
+            Stream::Tcp(s) => tcp_quiet_for(s.as_raw_fd()),
+            Stream::Unix(_) => None,
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => tcp_quiet_for(s.sock.as_raw_fd()),
+        }
+    }
+
     /// One write system call (TLS: the whole buffer, encrypted and flushed).
     fn write_some(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
@@ -213,6 +226,37 @@ impl Stream {
             Stream::Tls(s) => s.write_all(buf).and_then(|_| s.flush()).map(|_| buf.len()),
         }
     }
+}
+
+/// [`Stream::quiet_for`] of TCP socket `fd`: the lesser of `TCP_INFO`'s times since the last
+/// data sent and received.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // getsockopt(2) of TCP_INFO
+fn tcp_quiet_for(fd: RawFd) -> Option<Duration> {
+    // SAFETY: tcp_info is plain integers; all zeroes is a valid value.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: `fd` is the open socket of a stream we own for the duration of the call;
+    // `info` and `len` are writable and `len` is `info`'s size.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        )
+    };
+    let complete = (len as usize) >= std::mem::size_of::<libc::tcp_info>();
+    (r == 0 && complete).then(|| {
+        let ms = info.tcpi_last_data_sent.min(info.tcpi_last_data_recv);
+        Duration::from_millis(u64::from(ms))
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn tcp_quiet_for(_fd: RawFd) -> Option<Duration> {
+    None
 }
 
 /// Whether no byte is waiting on socket `fd` and the peer has not closed it:
@@ -656,8 +700,10 @@ impl Conn {
     }
 
     /// A read or write interrupted by a signal (`EINTR`) is tried again, but only for what
-    /// is left of its timeout, counted from the first interruption (`end` is `None` until
-    /// then): signals arriving more often than the I/O timeout no longer restart it. Before
+    /// is left of its timeout (`end` is `None` until the first interruption fixes it): the
+    /// wait is counted from when the connection last sent or received data (TCP on Linux;
+    /// elsewhere from the first interruption), so signals arriving more often than the I/O
+    /// timeout no longer restart it. Before
     /// each retry the process's interrupt check ([`set_interrupt_check`]) may end the call
     /// ([`Error::Interrupted`]). With no time left, the wait timed out.
     #[cold]
@@ -667,8 +713,17 @@ impl Conn {
             return Err(Error::Interrupted);
         }
         let now = Instant::now();
-        let armed = self.armed();
-        let end = *end.get_or_insert_with(|| now.checked_add(armed).unwrap_or(now));
+        let end = match *end {
+            Some(end) => end,
+            None => {
+                // The first interruption: the wait began when the connection last moved
+                // data, if the kernel says (never earlier than its timeout allows), else now.
+                let armed = self.armed();
+                let waited = self.stream.quiet_for().unwrap_or(Duration::ZERO).min(armed);
+                let began = now.checked_sub(waited).unwrap_or(now);
+                *end.insert(began.checked_add(armed).unwrap_or(now))
+            }
+        };
         let left = end.saturating_duration_since(now);
         if left.is_zero() {
             let timed_out = io::Error::new(io::ErrorKind::TimedOut, "timed out");

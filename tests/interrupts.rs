@@ -133,9 +133,27 @@ fn signals_more_often_than_io_timeout_do_not_stop_it_from_expiring() {
     };
     let took = start.elapsed();
     assert!(matches!(res, Err(Error::IoTimeout { .. })), "{res:?}");
-    // Ten signals per I/O timeout used to restart it for ever; now it ends within one I/O
-    // timeout of the first signal.
+    // Ten signals per I/O timeout used to restart it for ever; now it ends one I/O timeout
+    // after the request (at the latest one after the first signal).
     assert!(took >= Duration::from_millis(400), "{took:?}");
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+}
+
+#[test]
+fn the_first_signal_does_not_extend_io_timeout_over_tcp() {
+    let _one = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
+    let silent = SilentServer::start();
+    let c = client(std::slice::from_ref(&silent.addr), "1s", "text");
+    let start = Instant::now();
+    let res = {
+        // One signal 700 ms into the wait: the wait still ends at 1 s (counted from the
+        // request, which the kernel dates), not 1 s after the signal.
+        let _signals = Pester::start(Duration::from_millis(700));
+        c.get("k")
+    };
+    let took = start.elapsed();
+    assert!(matches!(res, Err(Error::IoTimeout { .. })), "{res:?}");
+    assert!(took >= Duration::from_millis(900), "{took:?}");
     assert!(took < Duration::from_millis(1500), "{took:?}");
 }
 

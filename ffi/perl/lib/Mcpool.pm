@@ -585,9 +585,9 @@ C<set_multi>, C<delete_multi>, ...) C<io_timeout> applies per server set, not pe
 every server's request is written first, and once one server's wait has timed out the
 others get only what is left of C<io_timeout> since the call last made progress. Six
 silent servers cost a C<get_multi> about one C<io_timeout>, not six; the other servers'
-keys are still answered. A signal that interrupts a wait does not restart it: the wait
-ends C<io_timeout> after the first interruption at the latest. Perl's (deferred) signal
-handlers run when the call returns, so within that bound (docs/options.md).
+keys are still answered. A signal that interrupts a wait does not restart it (over TCP the
+wait still ends C<io_timeout> after the request). Perl's (deferred) signal handlers run when
+the call returns, so within that bound (docs/options.md).
 
 =item compress_threshold, compress_ratio
 

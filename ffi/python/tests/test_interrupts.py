@@ -112,7 +112,7 @@ def test_a_handler_that_returns_does_not_end_the_call(silent, prefix):
     finally:
         signal.signal(signal.SIGINT, old)
     assert calls, "the handler ran"
-    # the I/O timeout, counted at most from the signal: not cut short, not restarted
+    # the I/O timeout, not cut short, not restarted by the signal
     assert 0.9 <= took < 3.0, took
 
 
