@@ -18,6 +18,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
             "mcpool_last_error_",
             "mcpool_version",
             "mcpool_tls_supported",
+            "mcpool_interrupt_",
         ],
     ),
     ("Configuration", &["mcpool_config_", "mcpool_option_"]),

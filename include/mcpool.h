@@ -94,7 +94,8 @@
  *
  * - `0..=99`: the call reached an answer. `MCPOOL_OK` is success; the others are cache
  *   answers (a miss, a store that did not happen), not errors, and set no last error.
- * - `100..=199`: the caller's input was refused before any I/O.
+ * - `100..=199`: the caller's input was refused before any I/O, or the caller ended the
+ *   call (`MCPOOL_INTERRUPTED`).
  * - `200..=299`: the server or the network failed; the last error names the server.
  * - `900..`: a bug in mcpool (a caught panic) or an error this version cannot name.
  *
@@ -156,6 +157,12 @@ enum mcpool_status
      * form): the value was read and dropped, the connection is still usable.
      */
     MCPOOL_ALLOC_FAILED = 106,
+    /**
+     * A signal interrupted a socket read or write and the interrupt check
+     * (`mcpool_interrupt_check_set`) asked to end the call. The connection was closed (a
+     * late reply never reaches another call); the server is not blamed.
+     */
+    MCPOOL_INTERRUPTED = 107,
     /**
      * The key's server is marked dead and not yet due for a retry.
      */
@@ -782,6 +789,18 @@ extern "C" {
 /* -------------------------------------------------------------------------------------------- */
 /* Statuses, errors, version                                                                    */
 /* -------------------------------------------------------------------------------------------- */
+
+/**
+ * Sets (or, with NULL, removes) the process-wide interrupt check. When a signal interrupts
+ * a socket read or write (`EINTR`) of any call, in any thread, `check` is called from that
+ * thread before the read or write is tried again (for what is left of its I/O timeout);
+ * when it returns true the call ends with `MCPOOL_INTERRUPTED` (a multi-server call too,
+ * whole), its connection closed. It is never called unless a signal interrupted a wait.
+ * A binding uses it to run its language's signal handlers (Python: take the GIL, run
+ * `PyErr_CheckSignals`, return true when a handler raised). `check` must not call into
+ * this library.
+ */
+void mcpool_interrupt_check_set(bool (*check)(void));
 
 /**
  * The library's version, e.g. `"0.1.0"`: a static NUL-terminated string; never free it.

@@ -15,7 +15,7 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// A reply of a few hundred values fits in one read.
@@ -89,6 +89,41 @@ impl Deadline {
     pub(crate) fn limit(&mut self, d: Duration) -> Duration {
         self.left_at(Instant::now()).map_or(d, |left| d.min(left))
     }
+}
+
+/// The waits of one multi-server call (a multi-get, a batch of stores, deletes, ...),
+/// which share one I/O timeout: every server's request is written before any reply is read,
+/// so once one server's wait has timed out the others have been waiting as long. A later
+/// server's wait then gets only what is left of the I/O timeout since the call last made
+/// progress (bytes read or written on any of its connections; a reply already received
+/// counts); progress gives the next wait a whole I/O timeout again. So the call's servers
+/// time out together, about one I/O timeout after the last progress, as
+/// Cache::Memcached::Fast's "per server set" timeout does, not one I/O timeout per silent
+/// server in turn. Nothing of this costs anything until a wait times out.
+#[derive(Debug, Default)]
+pub(crate) struct SetWait {
+    quiet_since: Option<Instant>,
+    interrupted: bool,
+}
+
+/// The process's interrupt check, if any (read only after an interruption).
+static INTERRUPT_CHECK: RwLock<Option<fn() -> bool>> = RwLock::new(None);
+
+/// Sets (or, with `None`, removes) the process-wide interrupt check: a function called when
+/// a socket read or write is interrupted by a signal (`EINTR`), before it is tried again.
+/// When it returns true the operation ends with [`Error::Interrupted`] (its connection is
+/// closed, as after any error: a late reply can never reach the next call) and so does the
+/// rest of a multi-server call. A language binding uses it to let a signal handler that
+/// raised (Python's `KeyboardInterrupt`) end a call at once; it is never called on the
+/// common path, only after an interruption, from the thread whose call was interrupted.
+pub fn set_interrupt_check(check: Option<fn() -> bool>) {
+    *INTERRUPT_CHECK.write().unwrap_or_else(|e| e.into_inner()) = check;
+}
+
+/// Whether the interrupt check, if one is set, asks to end the call.
+fn interrupt_requested() -> bool {
+    let check = *INTERRUPT_CHECK.read().unwrap_or_else(|e| e.into_inner());
+    check.is_some_and(|f| f())
 }
 
 /// Socket settings for new connections.
@@ -169,6 +204,19 @@ impl Stream {
         }
     }
 
+    /// How long ago the connection last sent or received data, when the kernel says (TCP on
+    /// Linux: `TCP_INFO`, millisecond resolution). A wait began no earlier: data received
+    /// during a wait ends it, and a request is sent before its reply is waited for.
+    /// One system call; only after a wait was interrupted.
+    fn quiet_for(&self) -> Option<Duration> {
+        match self {
+            Stream::Tcp(s) => tcp_quiet_for(s.as_raw_fd()),
+            Stream::Unix(_) => None,
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => tcp_quiet_for(s.sock.as_raw_fd()),
+        }
+    }
+
     /// One write system call (TLS: the whole buffer, encrypted and flushed).
     fn write_some(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
@@ -178,6 +226,37 @@ impl Stream {
             Stream::Tls(s) => s.write_all(buf).and_then(|_| s.flush()).map(|_| buf.len()),
         }
     }
+}
+
+/// [`Stream::quiet_for`] of TCP socket `fd`: the lesser of `TCP_INFO`'s times since the last
+/// data sent and received.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // getsockopt(2) of TCP_INFO
+fn tcp_quiet_for(fd: RawFd) -> Option<Duration> {
+    // SAFETY: tcp_info is plain integers; all zeroes is a valid value.
+    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+    // SAFETY: `fd` is the open socket of a stream we own for the duration of the call;
+    // `info` and `len` are writable and `len` is `info`'s size.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        )
+    };
+    let complete = (len as usize) >= std::mem::size_of::<libc::tcp_info>();
+    (r == 0 && complete).then(|| {
+        let ms = info.tcpi_last_data_sent.min(info.tcpi_last_data_recv);
+        Duration::from_millis(u64::from(ms))
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn tcp_quiet_for(_fd: RawFd) -> Option<Duration> {
+    None
 }
 
 /// Whether no byte is waiting on socket `fd` and the peer has not closed it:
@@ -307,7 +386,14 @@ pub struct Conn {
     io_timeout: Duration,
     deadline: Deadline,
     shortened: bool,
+    /// The timeout the socket is set to while `shortened` (it has the I/O timeout otherwise).
+    armed: Duration,
     cut: bool,
+    /// In a multi-server call ([`SetWait`]): the instant since which none of the call's
+    /// servers has made progress, once one of its waits has timed out; `None` otherwise, and
+    /// always on the common path (no clock is read for it until a wait times out). While it
+    /// is set, so is `shortened`, which sends [`Conn::arm`] off its fast path.
+    quiet_since: Option<Instant>,
     epoch: u64,
     /// The tag (meta `O`, binary opaque) of the next request: every request on a connection
     /// carries its own, so a reply can only be taken for the request it answers.
@@ -467,7 +553,9 @@ impl Conn {
             io_timeout: opts.io_timeout,
             deadline: Deadline::None,
             shortened: false,
+            armed: opts.io_timeout,
             cut: false,
+            quiet_since: None,
             epoch: 0,
             next_tag: 1,
             peer,
@@ -529,6 +617,29 @@ impl Conn {
     pub(crate) fn set_deadline(&mut self, deadline: Deadline) {
         self.deadline = deadline;
         self.cut = false;
+        self.quiet_since = None;
+    }
+
+    /// Runs `f` (reads or writes of this connection) as part of a multi-server call whose
+    /// waits share one I/O timeout ([`SetWait`]). After the call was interrupted
+    /// ([`Error::Interrupted`]) `f` is not run: the connection fails with that error too.
+    #[inline]
+    pub(crate) fn in_set<T>(
+        &mut self,
+        set: &mut SetWait,
+        f: impl FnOnce(&mut Conn) -> Result<T>,
+    ) -> Result<T> {
+        if set.interrupted {
+            return Err(Error::Interrupted);
+        }
+        if set.quiet_since.is_some() {
+            self.quiet_since = set.quiet_since;
+            self.shortened = true; // `arm` looks at `quiet_since` only when this is set
+        }
+        let res = f(self);
+        set.quiet_since = self.quiet_since.take();
+        set.interrupted = matches!(res, Err(Error::Interrupted));
+        res
     }
 
     /// The deadline the connection works to, as far as it has been spent.
@@ -582,12 +693,134 @@ impl Conn {
         if timeout == self.io_timeout && !self.shortened {
             return Ok(());
         }
+        // `shortened` is set whenever `quiet_since` is: one test on the common path.
+        if let Some(since) = self.quiet_since {
+            return self.arm_in_quiet_set(timeout, since);
+        }
         self.stream
             .set_timeouts(timeout)
             .map_err(|e| self.io_error(e))?;
         self.shortened = timeout < self.io_timeout;
+        self.armed = timeout;
         self.cut = self.shortened;
         Ok(())
+    }
+
+    /// [`Conn::arm`] in a multi-server call that has made no progress since `since` (a wait
+    /// of it timed out): the wait gets only what is left of the I/O timeout since then (and
+    /// no more than `timeout`, the deadline's share). With nothing left it still gets a
+    /// moment (the socket's smallest timeout, a clock tick), so that a reply already
+    /// received is read: it counts as progress.
+    #[cold]
+    #[inline(never)]
+    fn arm_in_quiet_set(&mut self, timeout: Duration, since: Instant) -> Result<()> {
+        let cut = timeout < self.io_timeout;
+        let left = self.io_timeout.saturating_sub(since.elapsed());
+        let t = timeout.min(left).max(Duration::from_micros(1));
+        self.stream.set_timeouts(t).map_err(|e| self.io_error(e))?;
+        self.shortened = t < self.io_timeout;
+        self.armed = t;
+        self.cut = cut && timeout <= left;
+        Ok(())
+    }
+
+    /// The timeout the socket is set to now.
+    fn armed(&self) -> Duration {
+        if self.shortened {
+            self.armed
+        } else {
+            self.io_timeout
+        }
+    }
+
+    /// A read or write interrupted by a signal (`EINTR`) is tried again, but only for what
+    /// is left of its timeout (`end` is `None` until the first interruption fixes it): the
+    /// wait is counted from when the connection last sent or received data (TCP on Linux;
+    /// elsewhere from the first interruption), so signals arriving more often than the I/O
+    /// timeout no longer restart it. Before
+    /// each retry the process's interrupt check ([`set_interrupt_check`]) may end the call
+    /// ([`Error::Interrupted`]). With no time left, the wait timed out.
+    #[cold]
+    #[inline(never)]
+    fn resume(&mut self, end: &mut Option<Instant>) -> Result<()> {
+        if interrupt_requested() {
+            return Err(Error::Interrupted);
+        }
+        let now = Instant::now();
+        let end = match *end {
+            Some(end) => end,
+            None => {
+                // The first interruption: the wait began when the connection last moved
+                // data, if the kernel says (never earlier than its timeout allows), else now.
+                let armed = self.armed();
+                let waited = self.stream.quiet_for().unwrap_or(Duration::ZERO).min(armed);
+                let began = now.checked_sub(waited).unwrap_or(now);
+                *end.insert(began.checked_add(armed).unwrap_or(now))
+            }
+        };
+        let left = end.saturating_duration_since(now);
+        if left.is_zero() {
+            let timed_out = io::Error::new(io::ErrorKind::TimedOut, "timed out");
+            return Err(self.wait_failed(timed_out, Some(end)));
+        }
+        self.stream
+            .set_timeouts(left)
+            .map_err(|e| self.io_error(e))?;
+        self.shortened = true;
+        self.armed = left;
+        Ok(())
+    }
+
+    /// A read (into the read buffer) that failed with `e`: retried while `e` is an
+    /// interruption (see [`Conn::resume`]); otherwise the error, a timeout recorded.
+    #[cold]
+    #[inline(never)]
+    fn read_failed(&mut self, mut e: io::Error) -> Result<usize> {
+        let mut end = None;
+        while e.kind() == io::ErrorKind::Interrupted {
+            self.resume(&mut end)?;
+            match self.stream.read(&mut self.rbuf[self.rend..]) {
+                Ok(n) => return Ok(n),
+                Err(again) => e = again,
+            }
+        }
+        Err(self.wait_failed(e, end))
+    }
+
+    /// [`Conn::read_failed`] for a write of the bytes from `sent`.
+    #[cold]
+    #[inline(never)]
+    fn write_failed(&mut self, mut e: io::Error, sent: usize) -> Result<usize> {
+        let mut end = None;
+        while e.kind() == io::ErrorKind::Interrupted {
+            self.resume(&mut end)?;
+            match self.stream.write_some(&self.wbuf[sent..]) {
+                Ok(n) => return Ok(n),
+                Err(again) => e = again,
+            }
+        }
+        Err(self.wait_failed(e, end))
+    }
+
+    /// The error of a failed read or write. A timeout also records, for a multi-server
+    /// call, that its servers have made no progress since this wait began (an I/O timeout
+    /// before it ended, or before `end` when interruptions fixed its end).
+    #[cold]
+    fn wait_failed(&mut self, e: io::Error, end: Option<Instant>) -> Error {
+        if matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+        ) && self.quiet_since.is_none()
+        {
+            // Interrupted waits were given their whole timeout up to `end`.
+            let (end, waited) = match end {
+                Some(end) => (end, self.io_timeout),
+                None => (Instant::now(), self.armed()),
+            };
+            self.quiet_since = Some(end.checked_sub(waited).unwrap_or(end));
+            self.shortened = true; // see `arm`
+        }
+        self.io_error(e)
     }
 
     /// Sends the whole write buffer: one `write` unless the kernel takes less.
@@ -595,20 +828,19 @@ impl Conn {
         let mut sent = 0;
         while sent < self.wbuf.len() {
             self.arm()?;
-            match self.stream.write_some(&self.wbuf[sent..]) {
-                Ok(0) => {
-                    return Err(self.io_error(io::Error::new(
-                        io::ErrorKind::WriteZero,
-                        "the socket took no bytes",
-                    )))
-                }
-                Ok(n) => {
-                    sent += n;
-                    self.sent_bytes += n as u64;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.io_error(e)),
+            let n = match self.stream.write_some(&self.wbuf[sent..]) {
+                Ok(n) => n,
+                Err(e) => self.write_failed(e, sent)?,
+            };
+            if n == 0 {
+                return Err(self.io_error(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    "the socket took no bytes",
+                )));
             }
+            sent += n;
+            self.sent_bytes += n as u64;
+            self.quiet_since = None;
         }
         Ok(())
     }
@@ -724,23 +956,23 @@ impl Conn {
             self.rbuf.resize(grown, 0);
         }
         self.arm()?;
-        let res = self.stream.read(&mut self.rbuf[self.rend..]);
-        match res {
-            Ok(0) => Err(Error::Io {
+        let n = match self.stream.read(&mut self.rbuf[self.rend..]) {
+            Ok(n) => n,
+            Err(e) => self.read_failed(e)?,
+        };
+        if n == 0 {
+            return Err(Error::Io {
                 server: self.server.to_string(),
                 source: io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "server closed the connection mid-reply",
                 ),
-            }),
-            Ok(n) => {
-                self.rend += n;
-                self.recv_bytes += n as u64;
-                Ok(())
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
-            Err(e) => Err(self.io_error(e)),
+            });
         }
+        self.rend += n;
+        self.recv_bytes += n as u64;
+        self.quiet_since = None;
+        Ok(())
     }
 
     fn io_error(&self, e: io::Error) -> Error {

@@ -71,6 +71,10 @@ pub enum Error {
         /// `host:port` of the server.
         server: String,
     },
+    /// A signal interrupted a read or write and the process's interrupt check
+    /// ([`crate::set_interrupt_check`]) asked to end the call (a Python `KeyboardInterrupt`).
+    /// The connection was dropped; the server is not blamed.
+    Interrupted,
     /// Any other socket error (refused, reset, closed mid-reply). The connection was dropped.
     Io {
         /// `host:port` of the server.
@@ -202,7 +206,8 @@ impl Error {
             | Error::InvalidArgument { .. }
             | Error::ValueTooLarge { .. }
             | Error::TooLargeForServer { .. }
-            | Error::Client { .. } => Class::ClientError,
+            | Error::Client { .. }
+            | Error::Interrupted => Class::ClientError,
             Error::Config(_) | Error::Unsupported(_) => Class::Configuration,
             Error::ServerDead { .. } | Error::Io { .. } | Error::Auth { .. } => Class::Connection,
             Error::PoolTimeout { .. } | Error::ConnectTimeout { .. } | Error::IoTimeout { .. } => {
@@ -285,6 +290,7 @@ impl fmt::Display for Error {
             }
             Error::ConnectTimeout { server } => write!(f, "connect timeout to {server}"),
             Error::IoTimeout { server } => write!(f, "I/O timeout talking to {server}"),
+            Error::Interrupted => write!(f, "interrupted by a signal"),
             Error::Io { server, source } => write!(f, "I/O error talking to {server}: {source}"),
             Error::Server { server, message } => {
                 write!(f, "server error from {server}: {message}")
@@ -334,6 +340,7 @@ impl Clone for Error {
                 what,
                 reason: reason.clone(),
             },
+            Error::Interrupted => Error::Interrupted,
             Error::Config(m) => Error::Config(m.clone()),
             Error::ServerDead { server } => Error::ServerDead {
                 server: server.clone(),

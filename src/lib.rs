@@ -55,6 +55,7 @@ pub(crate) mod value_pool;
 pub use address::{ServerAddr, ServerSpec};
 pub use client::{Client, PerServer};
 pub use config::{ClientBuilder, Config, MAX_ITEM_SIZE, MAX_POOL_SIZE};
+pub use conn::set_interrupt_check;
 pub use error::{Error, Result};
 pub use health::ServerState;
 pub use item::{Item, ItemInfo, Lease, StoreOutcome};

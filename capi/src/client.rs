@@ -213,6 +213,30 @@ pub unsafe extern "C" fn mcpool_client_server_for(
     })
 }
 
+/// The C interrupt check, if set (see `mcpool_interrupt_check_set`).
+static INTERRUPT_CHECK: std::sync::RwLock<Option<extern "C" fn() -> bool>> =
+    std::sync::RwLock::new(None);
+
+/// Calls the C interrupt check (the core's check while one is set).
+fn interrupt_check() -> bool {
+    let check = *INTERRUPT_CHECK.read().unwrap_or_else(|e| e.into_inner());
+    check.is_some_and(|f| f())
+}
+
+/// Sets (or, with NULL, removes) the process-wide interrupt check. When a signal interrupts
+/// a socket read or write (`EINTR`) of any call, in any thread, `check` is called from that
+/// thread before the read or write is tried again (for what is left of its I/O timeout);
+/// when it returns true the call ends with `MCPOOL_INTERRUPTED` (a multi-server call too,
+/// whole), its connection closed. It is never called unless a signal interrupted a wait.
+/// A binding uses it to run its language's signal handlers (Python: take the GIL, run
+/// `PyErr_CheckSignals`, return true when a handler raised). `check` must not call into
+/// this library.
+#[no_mangle]
+pub extern "C" fn mcpool_interrupt_check_set(check: Option<extern "C" fn() -> bool>) {
+    *INTERRUPT_CHECK.write().unwrap_or_else(|e| e.into_inner()) = check;
+    mcpool::set_interrupt_check(check.map(|_| interrupt_check as fn() -> bool));
+}
+
 /// The library's version, e.g. `"0.1.0"`: a static NUL-terminated string; never free it.
 #[no_mangle]
 pub extern "C" fn mcpool_version() -> *const c_char {

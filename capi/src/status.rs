@@ -8,7 +8,8 @@ use std::ffi::c_char;
 ///
 /// - `0..=99`: the call reached an answer. `MCPOOL_OK` is success; the others are cache
 ///   answers (a miss, a store that did not happen), not errors, and set no last error.
-/// - `100..=199`: the caller's input was refused before any I/O.
+/// - `100..=199`: the caller's input was refused before any I/O, or the caller ended the
+///   call (`MCPOOL_INTERRUPTED`).
 /// - `200..=299`: the server or the network failed; the last error names the server.
 /// - `900..`: a bug in mcpool (a caught panic) or an error this version cannot name.
 ///
@@ -45,6 +46,10 @@ pub enum mcpool_status {
     /// The caller's allocation callback returned NULL (`mcpool_client_get_into` and its multi
     /// form): the value was read and dropped, the connection is still usable.
     MCPOOL_ALLOC_FAILED = 106,
+    /// A signal interrupted a socket read or write and the interrupt check
+    /// (`mcpool_interrupt_check_set`) asked to end the call. The connection was closed (a
+    /// late reply never reaches another call); the server is not blamed.
+    MCPOOL_INTERRUPTED = 107,
     /// The key's server is marked dead and not yet due for a retry.
     MCPOOL_SERVER_DEAD = 200,
     /// No pooled connection became free within the pool timeout.
@@ -123,7 +128,7 @@ impl mcpool_class {
 }
 
 /// Every status, in numeric order.
-const ALL: [mcpool_status; 24] = [
+const ALL: [mcpool_status; 25] = [
     mcpool_status::MCPOOL_OK,
     mcpool_status::MCPOOL_NOT_FOUND,
     mcpool_status::MCPOOL_NOT_STORED,
@@ -135,6 +140,7 @@ const ALL: [mcpool_status; 24] = [
     mcpool_status::MCPOOL_OUT_OF_RANGE,
     mcpool_status::MCPOOL_UNSUPPORTED,
     mcpool_status::MCPOOL_ALLOC_FAILED,
+    mcpool_status::MCPOOL_INTERRUPTED,
     mcpool_status::MCPOOL_SERVER_DEAD,
     mcpool_status::MCPOOL_POOL_TIMEOUT,
     mcpool_status::MCPOOL_CONNECT_TIMEOUT,
@@ -171,6 +177,7 @@ impl mcpool_status {
             Error::Auth { .. } => MCPOOL_AUTH,
             Error::Unsupported(_) => MCPOOL_UNSUPPORTED,
             Error::ValueFormat(_) => MCPOOL_VALUE_FORMAT,
+            Error::Interrupted => MCPOOL_INTERRUPTED,
             #[allow(unreachable_patterns)]
             _ => MCPOOL_UNKNOWN_ERROR,
         }
@@ -190,6 +197,7 @@ impl mcpool_status {
             | MCPOOL_VALUE_TOO_LARGE
             | MCPOOL_OUT_OF_RANGE
             | MCPOOL_ALLOC_FAILED
+            | MCPOOL_INTERRUPTED
             | MCPOOL_CLIENT_ERROR => Class::ClientError,
             MCPOOL_CONFIG | MCPOOL_UNSUPPORTED => Class::Configuration,
             MCPOOL_SERVER_DEAD | MCPOOL_IO | MCPOOL_AUTH => Class::Connection,
@@ -227,6 +235,7 @@ impl mcpool_status {
             MCPOOL_OUT_OF_RANGE => "MCPOOL_OUT_OF_RANGE\0",
             MCPOOL_UNSUPPORTED => "MCPOOL_UNSUPPORTED\0",
             MCPOOL_ALLOC_FAILED => "MCPOOL_ALLOC_FAILED\0",
+            MCPOOL_INTERRUPTED => "MCPOOL_INTERRUPTED\0",
             MCPOOL_SERVER_DEAD => "MCPOOL_SERVER_DEAD\0",
             MCPOOL_POOL_TIMEOUT => "MCPOOL_POOL_TIMEOUT\0",
             MCPOOL_CONNECT_TIMEOUT => "MCPOOL_CONNECT_TIMEOUT\0",
@@ -307,6 +316,7 @@ mod tests {
         assert_eq!(mcpool_status::MCPOOL_IO as u32, 204);
         assert_eq!(mcpool_status::MCPOOL_UNSUPPORTED as u32, 105);
         assert_eq!(mcpool_status::MCPOOL_ALLOC_FAILED as u32, 106);
+        assert_eq!(mcpool_status::MCPOOL_INTERRUPTED as u32, 107);
         // SAFETY: as above.
         let unknown = unsafe { CStr::from_ptr(mcpool_status_name(12345)) };
         assert_eq!(unknown.to_str().unwrap(), "MCPOOL_UNRECOGNIZED_STATUS");
@@ -357,6 +367,7 @@ mod tests {
             Error::Unsupported("u".into()),
             Error::Decompress("d".into()),
             Error::ValueFormat("v".into()),
+            Error::Interrupted,
         ];
         for e in &errors {
             assert_eq!(mcpool_status::from_error(e).class(), e.class(), "{e:?}");

@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1482,6 +1483,70 @@ static void fake_stop(struct fake *f) {
     close(f->listener);
 }
 
+/* mcpool_interrupt_check_set: a signal interrupting a wait on a deliberately silent fake
+ * server (mode 2: reads, never answers) ends the call with MCPOOL_INTERRUPTED at once when
+ * the check says so; a check that says go on leaves the I/O timeout to end it. */
+static volatile sig_atomic_t stop_on_interrupt, checks;
+static bool interrupt_check(void) {
+    checks++;
+    return stop_on_interrupt;
+}
+static void on_usr2(int sig) { (void)sig; }
+struct pester {
+    pthread_t target, tid;
+    volatile int stop;
+};
+static void *pester_run(void *arg) {
+    struct pester *p = arg;
+    for (int i = 0; !p->stop && i < 100; i++) { /* a signal every 100 ms, 10 s at most */
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+        if (!p->stop) pthread_kill(p->target, SIGUSR2);
+    }
+    return NULL;
+}
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+static void test_interrupt_check(void) {
+    struct fake f;
+    CHECK(fake_start(&f, 2) == 0);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", f.port);
+    mcpool_client *c = new_client(addr); /* io_timeout 2 s */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr2; /* no SA_RESTART */
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(SIGUSR2, &sa, NULL) == 0);
+    mcpool_interrupt_check_set(interrupt_check);
+    for (int round = 0; round < 2; round++) {
+        stop_on_interrupt = round == 0;
+        checks = 0;
+        struct pester p = {pthread_self(), 0, 0};
+        CHECK(pthread_create(&p.tid, NULL, pester_run, &p) == 0);
+        mcpool_item *item = NULL;
+        double t = now_s();
+        mcpool_status st = mcpool_client_get(c, K("silent"), &item);
+        double took = now_s() - t;
+        p.stop = 1;
+        pthread_join(p.tid, NULL);
+        if (round == 0) {
+            EXPECT(st, MCPOOL_INTERRUPTED);
+            CHECK(took < 1.5);
+        } else {
+            EXPECT(st, MCPOOL_IO_TIMEOUT);
+            CHECK(took >= 1.8 && took < 6.0);
+        }
+        CHECK(checks > 0 && item == NULL);
+    }
+    mcpool_interrupt_check_set(NULL);
+    mcpool_client_free(c);
+    fake_stop(&f);
+}
+
 struct events {
     int down, up, bad;
     uint32_t failures;
@@ -1838,6 +1903,8 @@ static void test_status_class(void) {
     CHECK(mcpool_status_class(MCPOOL_INVALID_KEY) == MCPOOL_CLASS_CLIENT_ERROR);
     CHECK(mcpool_status_class(MCPOOL_VALUE_TOO_LARGE) == MCPOOL_CLASS_CLIENT_ERROR);
     CHECK(mcpool_status_class(MCPOOL_CLIENT_ERROR) == MCPOOL_CLASS_CLIENT_ERROR);
+    CHECK(mcpool_status_class(MCPOOL_INTERRUPTED) == MCPOOL_CLASS_CLIENT_ERROR);
+    CHECK(strcmp(mcpool_status_name(MCPOOL_INTERRUPTED), "MCPOOL_INTERRUPTED") == 0);
     CHECK(mcpool_status_class(MCPOOL_CONFIG) == MCPOOL_CLASS_CONFIGURATION);
     CHECK(mcpool_status_class(MCPOOL_UNSUPPORTED) == MCPOOL_CLASS_CONFIGURATION);
     CHECK(mcpool_status_class(MCPOOL_SERVER_ERROR) == MCPOOL_CLASS_SERVER_ERROR);
@@ -2663,6 +2730,7 @@ int main(int argc, char **argv) {
     test_server_weight_in_address();
     test_resolver();
     test_dead_server();
+    test_interrupt_check();
     test_events();
     test_operations();
     test_threads(c);

@@ -5,6 +5,7 @@
 use super::observe::{self, Side};
 use super::place::FAILOVER_TRIES;
 use super::Client;
+use crate::conn::SetWait;
 use crate::dialect::{batch_tags, Outcome, Request};
 use crate::error::Error;
 use crate::error::Result;
@@ -371,6 +372,8 @@ impl Client {
         for round in 1..=FAILOVER_TRIES {
             let mut sent = Vec::with_capacity(groups.len());
             let mut moved = Vec::new();
+            // The writes, then the reads, of the servers share one I/O timeout (`SetWait`).
+            let mut writes = SetWait::default();
             for (idx, members) in groups {
                 let res = match self.acquire_group(t, idx, deadline) {
                     Err(e) => {
@@ -384,19 +387,21 @@ impl Client {
                     }
                     Ok((idx, mut pooled)) => {
                         let res = pooled.with_conn(|conn| {
-                            let n = members.len();
-                            let tag = conn.take_tags(batch_tags(n));
-                            let buf = conn.begin();
-                            for (k, &i) in members.iter().enumerate() {
-                                if let Ok(item) = &prepared[i] {
-                                    let req = request(item, dialect.quiet_in_batch(like, k, n));
-                                    dialect.encode(buf, &req, tag.wrapping_add(k as u32));
+                            conn.in_set(&mut writes, |conn| {
+                                let n = members.len();
+                                let tag = conn.take_tags(batch_tags(n));
+                                let buf = conn.begin();
+                                for (k, &i) in members.iter().enumerate() {
+                                    if let Ok(item) = &prepared[i] {
+                                        let req = request(item, dialect.quiet_in_batch(like, k, n));
+                                        dialect.encode(buf, &req, tag.wrapping_add(k as u32));
+                                    }
                                 }
-                            }
-                            if quiet {
-                                dialect.encode_barrier(buf, tag.wrapping_add(n as u32));
-                            }
-                            conn.send().map(|()| tag)
+                                if quiet {
+                                    dialect.encode_barrier(buf, tag.wrapping_add(n as u32));
+                                }
+                                conn.send().map(|()| tag)
+                            })
                         });
                         match res {
                             Ok(tag) => Ok((idx, pooled, tag)),
@@ -412,13 +417,16 @@ impl Client {
                     Err(e) => fail_part(&mut results, idx, &members, &e),
                 }
             }
+            let mut reads = SetWait::default();
             for (idx, mut pooled, members, tag) in sent {
                 let res = pooled.with_conn(|conn| {
-                    dialect
-                        .read_batch(conn, like, tag, members.len(), &mut |k, r| {
-                            results[members[k]] = Some(r);
-                        })
-                        .inspect(|_| conn.finish())
+                    conn.in_set(&mut reads, |conn| {
+                        dialect
+                            .read_batch(conn, like, tag, members.len(), &mut |k, r| {
+                                results[members[k]] = Some(r);
+                            })
+                            .inspect(|_| conn.finish())
+                    })
                 });
                 let mut opened = 0;
                 if let Err(e) = &res {

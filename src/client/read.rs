@@ -10,6 +10,7 @@
 use super::observe::{self, Side};
 use super::place::FAILOVER_TRIES;
 use super::{Client, Topology};
+use crate::conn::SetWait;
 use crate::dialect::{batch_tags, Request, WireKeys};
 use crate::error::Error;
 use crate::error::Result;
@@ -299,7 +300,9 @@ impl Client {
         for round in 1..=FAILOVER_TRIES {
             s.group_by_server(servers);
             let mut moved: Vec<(usize, Vec<u32>, Error)> = Vec::new();
-            // Phase 1: write every server's request.
+            // Phase 1: write every server's request. The writes, then the reads, of the
+            // servers share one I/O timeout (`SetWait`).
+            let mut writes = SetWait::default();
             let mut sent = Vec::new();
             for idx in 0..servers {
                 let range = s.starts[idx] as usize..s.starts[idx + 1] as usize;
@@ -320,9 +323,11 @@ impl Client {
                 let failed = match self.acquire_group(t, idx, deadline) {
                     Ok((idx, mut pooled)) => {
                         let res = pooled.with_conn(|conn| {
-                            let tag = conn.take_tags(batch_tags(range.len()));
-                            dialect.encode(conn.begin(), &req, tag);
-                            conn.send().map(|()| tag)
+                            conn.in_set(&mut writes, |conn| {
+                                let tag = conn.take_tags(batch_tags(range.len()));
+                                dialect.encode(conn.begin(), &req, tag);
+                                conn.send().map(|()| tag)
+                            })
                         });
                         match res {
                             Ok(tag) => {
@@ -351,6 +356,7 @@ impl Client {
                 }
             }
             // Phase 2: read each server's replies, handing each hit over as it is parsed.
+            let mut reads = SetWait::default();
             for (idx, mut pooled, range, tag) in sent {
                 let mut hits = 0usize;
                 let multi_get::Scratch {
@@ -374,17 +380,19 @@ impl Client {
                     touch,
                 };
                 let res = pooled.with_conn(|conn| {
-                    dialect
-                        .read(conn, &req, tag, &mut |i, data, flags, c| {
-                            hits += 1;
-                            let k = members[i] as usize;
-                            let key = keys.key(k).unwrap_or(&[]);
-                            match self.deliver(sink, key, k, data, flags, c) {
-                                Ok(()) => state[k] = HIT,
-                                Err(e) => multi_get::fail_into(state, errors, [k], e),
-                            }
-                        })
-                        .inspect(|_| conn.finish())
+                    conn.in_set(&mut reads, |conn| {
+                        dialect
+                            .read(conn, &req, tag, &mut |i, data, flags, c| {
+                                hits += 1;
+                                let k = members[i] as usize;
+                                let key = keys.key(k).unwrap_or(&[]);
+                                match self.deliver(sink, key, k, data, flags, c) {
+                                    Ok(()) => state[k] = HIT,
+                                    Err(e) => multi_get::fail_into(state, errors, [k], e),
+                                }
+                            })
+                            .inspect(|_| conn.finish())
+                    })
                 });
                 let mut opened = false;
                 match &res {

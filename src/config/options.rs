@@ -571,7 +571,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         "time allowed for a connect (SockIOPool socketConnectTO)",
         Apply::Duration(ClientBuilder::connect_timeout)),
     row!("io_timeout", Duration, "ms", "1s", "",
-        "time allowed for each socket read or write (SockIOPool socketTO)",
+        "time allowed for each socket read or write, signals included; a multi-server call's servers share one (SockIOPool socketTO; docs/options.md)",
         Apply::Duration(ClientBuilder::io_timeout)),
     row!("pool_timeout", Duration, "ms", "5s", "",
         "time a call waits for a free pooled connection",

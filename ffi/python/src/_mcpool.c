@@ -82,8 +82,14 @@ static int set_status_attrs(PyObject *exc, mcpool_status st) {
     return r;
 }
 
-/* Raises cls(msg) with the attributes of st (set_status_attrs); steals msg. Returns NULL. */
+/* Raises cls(msg) with the attributes of st (set_status_attrs); steals msg. Returns NULL.
+ * A call the interrupt check ended (MCPOOL_INTERRUPTED: a signal handler raised during it,
+ * see interrupt_check) raises the handler's exception (KeyboardInterrupt), pending since. */
 static PyObject *raise_with(PyObject *cls, mcpool_status st, PyObject *msg) {
+    if (st == MCPOOL_INTERRUPTED && PyErr_Occurred()) {
+        Py_XDECREF(msg);
+        return NULL;
+    }
     if (msg == NULL)
         return NULL;
     PyObject *exc = PyObject_CallFunctionObjArgs(cls, msg, NULL);
@@ -604,6 +610,23 @@ static int gate_enter(void) {
 }
 
 static void gate_leave(void) { atomic_fetch_sub(&gate_inside, 1); }
+
+/* The core's interrupt check (mcpool_interrupt_check_set), registered at import: called only
+ * after a signal interrupted a socket wait of a call, in that call's thread (which released
+ * the GIL). Runs the Python signal handlers as Python's own sockets do at an EINTR (PEP 475;
+ * in the main thread only, as Python runs them); true when one raised (Ctrl-C's
+ * KeyboardInterrupt): the core ends the call with MCPOOL_INTERRUPTED, closing its connection,
+ * and raise_with raises the handler's exception, left pending in this thread until then. A
+ * handler that returns lets the call go on, within its I/O timeout. */
+static bool interrupt_check(void) {
+    if (!gate_enter())
+        return false;
+    PyGILState_STATE g = PyGILState_Ensure();
+    bool raised = PyErr_Occurred() != NULL || PyErr_CheckSignals() < 0;
+    PyGILState_Release(g);
+    gate_leave();
+    return raised;
+}
 
 /* _mcpool._close_gate(): registered with atexit by the package. Waits at most 10 s for the
  * callbacks inside (an allocation takes microseconds; a hook is documented to be short). */
@@ -1500,10 +1523,11 @@ static PyObject *mapping_pairs(PyObject *mapping) {
 }
 
 /* set_multi's result: the keys (as given) whose item failed; a bad key raises (it is the
- * caller's bug, and the core refused it before any I/O). */
+ * caller's bug, and the core refused it before any I/O), and so does an interrupted call
+ * (the signal handler's exception). */
 static PyObject *failed_keys(PyObject *keys, const mcpool_status *sts, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++)
-        if (sts[i] == MCPOOL_INVALID_KEY)
+        if (sts[i] == MCPOOL_INVALID_KEY || sts[i] == MCPOOL_INTERRUPTED)
             return raise_status(sts[i]);
     PyObject *failed = PyList_New(0);
     for (Py_ssize_t i = 0; failed != NULL && i < n; i++)
@@ -2689,5 +2713,6 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
     if (r2 == NULL)
         return NULL;
     Py_DECREF(r2);
+    mcpool_interrupt_check_set(interrupt_check);
     return m;
 }
