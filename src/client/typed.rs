@@ -87,18 +87,10 @@ impl Client {
         if let Ok(i) = i64::try_from(value) {
             return self.store_value_as(cmd, key, &Value::Int(i), ttl, compress);
         }
-        if matches!(cmd, StoreCommand::Append | StoreCommand::Prepend) {
-            return Err(Error::Unsupported(
-                "append and prepend store bytes, not typed values".into(),
-            ));
-        }
-        self.check_kind(Kind::Int)?;
-        let flags = self
-            .values()
-            .decimal_int_flags()
-            .ok_or_else(|| self.values().above_i64(value))?;
         let digits = value.to_string();
-        self.store_as(cmd, key, digits.as_bytes(), flags, ttl, compress)
+        self.store_int_digits(cmd, key.as_ref(), digits.as_bytes(), ttl, compress, || {
+            self.values().above_i64(value)
+        })
     }
 
     /// Stores an integer of any size given as its decimal text (an optional `-`, then digits:
@@ -135,16 +127,30 @@ impl Client {
                 ),
             });
         }
+        self.store_int_digits(cmd, key.as_ref(), digits, ttl, compress, || {
+            self.values().beyond_64_bits(digits)
+        })
+    }
+
+    /// An integer beyond `i64` as its decimal `digits` under the format's integer flags
+    /// (the formats that write integers as decimal text); `no_form` is the error of a format
+    /// whose integers are 64-bit binary. Append and prepend store bytes, never an integer.
+    fn store_int_digits(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        digits: &[u8],
+        ttl: u32,
+        compress: Compress,
+        no_form: impl FnOnce() -> Error,
+    ) -> Result<StoreOutcome> {
         if matches!(cmd, StoreCommand::Append | StoreCommand::Prepend) {
             return Err(Error::Unsupported(
                 "append and prepend store bytes, not typed values".into(),
             ));
         }
         self.check_kind(Kind::Int)?;
-        let flags = self
-            .values()
-            .decimal_int_flags()
-            .ok_or_else(|| self.values().beyond_64_bits(digits))?;
+        let flags = self.values().decimal_int_flags().ok_or_else(no_form)?;
         self.store_as(cmd, key, digits, flags, ttl, compress)
     }
 

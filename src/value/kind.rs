@@ -183,7 +183,8 @@ pub(crate) fn typed_value(
     };
     if kind == Kind::Int && parse_decimal(&body).is_none() && decimal_text(&body).is_some() {
         return Err(crate::error::Error::ValueFormat(format!(
-            "{}: the integer {} is beyond 64 bits (-2**63..2**63-1), which a typed read              cannot hold; the byte API (get) delivers its exact digits",
+            "{}: the integer {} is beyond 64 bits (-2**63..2**63-1), which a typed read \
+                 cannot hold; the byte API (get) delivers its exact digits",
             who(),
             String::from_utf8_lossy(&body)
         )));
