@@ -32,7 +32,8 @@ typedef struct {
     int pickle_bools; /* bools pickled (python-memcached's convention), with pickle on */
     int pickle_subclasses; /* with pickle on: subclasses of bytes/str/int (not bool) pickled,
                             * as python-memcached and pymemcache (`type(v) is int`) */
-    PyObject *dumps, *loads, *protocol; /* pickle.dumps/loads and the protocol number */
+    PyObject *dumps, *protocol; /* pickle.dumps and the protocol number */
+    PyObject *unpickler, *bytesio; /* pickle.Unpickler and io.BytesIO (unpickle_exact) */
     PyObject *on_event; /* the event callback (kept alive as long as the client), or NULL */
     PyObject *on_operation; /* the per-operation callback (alive as long as the client), or NULL */
 } ClientObject;
@@ -522,6 +523,45 @@ static mcpool_status batch_flags(mcpool_client *c, const value_t *v, uint32_t *f
     return mcpool_client_kind_flags(c, v->kind, flags);
 }
 
+/* The object pickled in `b` (n bytes), as pickle.loads gives it, when the pickle ends
+ * exactly at the end of the value. memcached appends raw bytes and keeps the item's flags, and
+ * pickle.loads stops at the pickle's STOP: after an append (or a prepend of a whole pickle) it
+ * would return the value without the added bytes. Bytes after the pickled object are an error
+ * naming the key (MCPOOL_VALUE_FORMAT), as bytes after a compressed stream are the core's
+ * (docs/value-format.md, Reading 2). pickle.Unpickler over io.BytesIO (which has no peek, so
+ * the unpickler reads only what the pickle holds) leaves the position at the pickle's end; an
+ * error of the unpickling itself is raised as pickle.loads raises it. */
+static PyObject *unpickle_exact(ClientObject *self, PyObject *b, Py_ssize_t n, uint32_t flags,
+                                PyObject *key) {
+    PyObject *f = PyObject_CallFunctionObjArgs(self->bytesio, b, NULL);
+    if (f == NULL)
+        return NULL;
+    PyObject *u = PyObject_CallFunctionObjArgs(self->unpickler, f, NULL);
+    PyObject *r = u != NULL ? PyObject_CallMethod(u, "load", NULL) : NULL;
+    Py_XDECREF(u);
+    PyObject *pos = r != NULL ? PyObject_CallMethod(f, "tell", NULL) : NULL;
+    Py_DECREF(f);
+    if (r == NULL || pos == NULL) {
+        Py_XDECREF(r);
+        return NULL;
+    }
+    Py_ssize_t end = PyLong_AsSsize_t(pos);
+    Py_DECREF(pos);
+    if (end == -1 && PyErr_Occurred()) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (end != n) {
+        Py_DECREF(r);
+        return raise_with(ServerError, MCPOOL_VALUE_FORMAT,
+                          PyUnicode_FromFormat("the value of %R is a pickle (flags %u) with %zd "
+                                               "bytes after the pickled object (appended or "
+                                               "prepended to a serialized value?): not returned",
+                                               key, (unsigned)flags, n - end));
+    }
+    return r;
+}
+
 /* The read value `b` (a bytes object the core filled: inflated, an INT or BOOL already in
  * its ABI text) turned into the Python object its kind says; takes the reference to b. A
  * kind Python cannot represent, or a body that is not what its kind says, raises (naming
@@ -564,7 +604,7 @@ static PyObject *deserialize(ClientObject *self, PyObject *b, uint32_t flags, Py
         break;
     case MCPOOL_KIND_PYTHON_PICKLE:
         if (self->pickle)
-            r = PyObject_CallFunctionObjArgs(self->loads, b, NULL);
+            r = unpickle_exact(self, b, n, flags, key);
         else
             PyErr_Format(ServerError, "the value of %R is a pickle (flags %u) and pickle is "
                          "off: not returned (Client(pickle=True) unpickles; only for "
@@ -734,7 +774,8 @@ static void Client_dealloc(ClientObject *self) {
     Py_XDECREF(self->on_event); /* after the client: its callback may run until it is freed */
     Py_XDECREF(self->on_operation);
     Py_XDECREF(self->dumps);
-    Py_XDECREF(self->loads);
+    Py_XDECREF(self->unpickler);
+    Py_XDECREF(self->bytesio);
     Py_XDECREF(self->protocol);
     /* A heap type (PyType_FromSpec): its instances hold a reference to it. */
     PyTypeObject *tp = Py_TYPE(self);
@@ -929,12 +970,18 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         if (mod == NULL)
             goto fail;
         self->dumps = PyObject_GetAttrString(mod, "dumps");
-        self->loads = PyObject_GetAttrString(mod, "loads");
+        self->unpickler = PyObject_GetAttrString(mod, "Unpickler");
         self->protocol = pickle_protocol != Py_None
                              ? (Py_INCREF(pickle_protocol), pickle_protocol)
                              : PyObject_GetAttrString(mod, "DEFAULT_PROTOCOL");
         Py_DECREF(mod);
-        if (self->dumps == NULL || self->loads == NULL || self->protocol == NULL)
+        mod = PyImport_ImportModule("io");
+        if (mod == NULL)
+            goto fail;
+        self->bytesio = PyObject_GetAttrString(mod, "BytesIO");
+        Py_DECREF(mod);
+        if (self->dumps == NULL || self->unpickler == NULL || self->protocol == NULL ||
+            self->bytesio == NULL)
             goto fail;
     }
     mcpool_status st = mcpool_client_new(cfg, &self->client);

@@ -154,3 +154,55 @@ def test_drop_ins_refuse_appending_what_their_peer_would_pickle(server, prefix, 
             with pytest.raises(TypeError, match="would append its pickle"):
                 getattr(ours, op)(prefix + "log", value)
         assert ours.get(prefix + "log") == "ids:", name
+
+
+def test_bytes_appended_to_a_pickle_are_an_error_in_the_drop_ins_and_django(server, prefix):
+    """A pickled value with bytes appended (memcached keeps its flags): the peers return the
+    value without them (pickle.loads and python-memcached's Unpickler stop at the pickle's
+    STOP); the drop-ins and Django's McpoolCache raise, as for a compressed value
+    (docs/value-format.md, Reading 2), each with its peer's exception for a value it cannot
+    decode: the pylibmc drop-in its ServerError, the python-memcached one ValueError (its
+    exception for a value it cannot decode), Django mcpool.ServerError. A pickle left alone
+    reads as before. Before, all of them returned [1, 2]."""
+    raises = {"pylibmc": cpl.ServerError, "pylibmc binary": cpl.ServerError,
+              "python-memcached": ValueError}
+    for name, peer, ours in _pairs(server.addr):
+        k, other = prefix + "p", prefix + "untouched"
+        for key in (k, other):
+            assert peer.set(key, [1, 2])
+        assert ours.append(k, b"JUNK")
+        assert peer.get(k) == [1, 2], name  # the peer: the appended bytes silently dropped
+        with pytest.raises(raises[name], match="%s.*4 bytes after the pickled object" % k):
+            ours.get(k)
+        with pytest.raises(raises[name], match="after the pickled object"):
+            ours.get_multi([k, other])
+        assert ours.get(other) == [1, 2] and ours.get_multi([other]) == {other: [1, 2]}, name
+
+    django = require("django", "python3-django")
+    from django.conf import settings
+    if not settings.configured:
+        settings.configure(CACHES={"default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}, USE_TZ=True)
+    django.setup()
+    from django.test.utils import override_settings
+    import mcpool.django  # noqa: F401
+    setting = {
+        "ours": {"BACKEND": "mcpool.django.McpoolCache", "LOCATION": server.addr,
+                 "KEY_PREFIX": prefix, "OPTIONS": {"preset": "pylibmc"}},
+        "peer": {"BACKEND": "django.core.cache.backends.memcached.PyLibMCCache",
+                 "LOCATION": server.addr, "KEY_PREFIX": prefix},
+    }
+    with override_settings(CACHES=setting):
+        from django.core.cache import caches
+        ours, theirs = caches["ours"], caches["peer"]
+        theirs.set("dj", [1, 2])
+        theirs.set("dj_untouched", [1, 2])
+        assert ours.get("dj") == [1, 2]
+        raw = mcpool.Client([server.addr], value_format="pylibmc")
+        assert raw.append(ours.make_key("dj"), b"JUNK")
+        assert theirs.get("dj") == [1, 2]  # PyLibMCCache: the appended bytes dropped
+        with pytest.raises(mcpool.ServerError, match="after the pickled object"):
+            ours.get("dj")
+        with pytest.raises(mcpool.ServerError, match="after the pickled object"):
+            ours.get_many(["dj", "dj_untouched"])
+        assert ours.get_many(["dj_untouched"]) == {"dj_untouched": [1, 2]}

@@ -110,6 +110,35 @@ def test_pickle_enabled(server, prefix):
     assert c.get(prefix + "p0") == obj
 
 
+@pytest.mark.parametrize("fmt", ["mcpool", "pylibmc", "python-memcached", "pymemcache"])
+def test_bytes_appended_to_a_pickle_are_an_error(server, prefix, fmt):
+    """memcached appends raw bytes and keeps the flags: a pickle with bytes after its STOP
+    (an append; a prepend of a whole pickle) read as the pickle alone would be the value
+    without them. An error naming the key (MCPOOL_VALUE_FORMAT), as for a compressed value
+    (docs/value-format.md, Reading 2), on every read path; an untouched pickle still reads.
+    Before, every get returned [1, 2]."""
+    c = mcpool.Client([server.addr], value_format=fmt, pickle=True)
+    k, other = prefix + "p", prefix + "untouched"
+    for key in (k, other):
+        assert c.set(key, [1, 2])
+    assert c.append(k, b"JUNK")
+    assert server.raw_get(k)[1].endswith(b".JUNK")
+    for read in (lambda: c.get(k), lambda: c.gets(k), lambda: c.get_multi([k, other])):
+        with pytest.raises(mcpool.ServerError, match="%s.*4 bytes after the pickled object"
+                           % k) as e:
+            read()
+        assert e.value.status_name == "MCPOOL_VALUE_FORMAT"
+    assert c.get(other) == [1, 2] and c.get_multi([other]) == {other: [1, 2]}
+    # a whole pickle prepended would read as that pickle's value
+    assert c.set(k, [1, 2]) and c.prepend(k, pickle.dumps("other", 2))
+    with pytest.raises(mcpool.ServerError, match="after the pickled object"):
+        c.get(k)
+    # protocol 0 (python-memcached's default) and the highest: exact pickles still read
+    for proto in (0, pickle.HIGHEST_PROTOCOL):
+        server.raw_set(k, server.raw_get(other)[0], pickle.dumps({"a": [1.5]}, proto))
+        assert c.get(k) == {"a": [1.5]}
+
+
 def test_compression_threshold(server, prefix):
     c = mcpool.Client([server.addr], min_compress_len=1000)
     small, large = "x" * 999, "y" * 5000
