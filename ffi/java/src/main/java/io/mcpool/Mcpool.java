@@ -456,14 +456,24 @@ public final class Mcpool implements AutoCloseable {
     Object get(Transcoder t, String key) {
         long[] meta = new long[3];
         byte[] b = getRaw(key(key), false, meta);
-        return b == null ? null : t.forValueFormat(valueFormat).decode(b, Kind.of(meta[2]), (int) meta[0]);
+        return b == null ? null : decode(t.forValueFormat(valueFormat), key, b, Kind.of(meta[2]), (int) meta[0]);
+    }
+
+    /** t's decode, naming the key in the error for bytes after a serialized object (a
+     * transcoder does not know the key). */
+    static Object decode(Transcoder t, String key, byte[] b, Kind kind, int flags) {
+        try {
+            return t.decode(b, kind, flags);
+        } catch (Serialization.TrailingBytes e) {
+            throw e.forKey(key);
+        }
     }
 
     MemcachedItem gets(Transcoder t, String key) {
         long[] meta = new long[3];
         byte[] b = getRaw(key(key), true, meta);
         return b == null ? null
-            : new MemcachedItem(t.forValueFormat(valueFormat).decode(b, Kind.of(meta[2]), (int) meta[0]), meta[1]);
+            : new MemcachedItem(decode(t.forValueFormat(valueFormat), key, b, Kind.of(meta[2]), (int) meta[0]), meta[1]);
     }
 
     /** Counts an error a lenient caller turned into a failure value, on the key's server. */
@@ -554,7 +564,7 @@ public final class Mcpool implements AutoCloseable {
             } else if (at >= 0 || vals[i] != null) {
                 byte[] b = at >= 0 ? Arrays.copyOfRange(packed, at, at + spans[n + i]) : (byte[]) vals[i];
                 try {
-                    vals[i] = t.decode(b, Kind.of(kinds[i]), flags[i]);
+                    vals[i] = decode(t, keys[i], b, Kind.of(kinds[i]), flags[i]);
                 } catch (McpoolException e) { // a kind Java cannot or may not read
                     bad = e;
                     vals[i] = null;
@@ -1047,7 +1057,7 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
-        Object v = b == null || (b.length == 0 && meta[2] != 0) ? null : tc.decode(b, Kind.of(meta[0]), (int) meta[3]);
+        Object v = b == null || (b.length == 0 && meta[2] != 0) ? null : decode(tc, key, b, Kind.of(meta[0]), (int) meta[3]);
         return new Lease((int) meta[2], v, meta[1]);
     }
 

@@ -29,11 +29,45 @@ final class Serialization {
         }
     }
 
+    /** The object serialized in data, which must end where the object ends: memcached
+     * appends raw bytes and keeps the item's flags, and ObjectInputStream stops at the end of
+     * the first object, so an append (or a prepend of a whole serialized object) would read
+     * as the value without the added bytes. Bytes after the object are {@link TrailingBytes}
+     * (MCPOOL_VALUE_FORMAT), as bytes after a compressed stream are the core's error
+     * (docs/value-format.md, Reading 2). */
     static Object deserialize(byte[] data, ClassLoader loader) {
-        try (ObjectInputStream in = new LoaderObjectInputStream(new ByteArrayInputStream(data), loader)) {
-            return in.readObject();
+        ByteArrayInputStream bytes = new ByteArrayInputStream(data);
+        Object value;
+        int left;
+        try (ObjectInputStream in = new LoaderObjectInputStream(bytes, loader)) {
+            value = in.readObject();
+            // ObjectInputStream reads ahead of an object by nothing (a peeked type code is
+            // consumed by the read that peeked it): what the array has left follows the object
+            left = bytes.available();
         } catch (IOException | ClassNotFoundException e) {
             throw new ClientException("cannot deserialize a stored Java object: " + e, e);
+        }
+        if (left != 0) throw new TrailingBytes(null, left);
+        return value;
+    }
+
+    /** A serialized Java object followed by more bytes: MCPOOL_VALUE_FORMAT, never the object
+     * without them. A transcoder does not know the key; the client's reads name it
+     * ({@link #forKey}). */
+    static final class TrailingBytes extends ServerException {
+        private static final long serialVersionUID = 1L;
+        private static final int STATUS_VALUE_FORMAT = 210; // include/mcpool.h
+        private final int extra;
+
+        TrailingBytes(String key, int extra) {
+            super(STATUS_VALUE_FORMAT, "MCPOOL_VALUE_FORMAT", (key == null ? "a value" : "the value of " + key)
+                + " is a Java serialized object with " + extra + " bytes after the serialized object"
+                + " (appended or prepended to a serialized value?): not returned");
+            this.extra = extra;
+        }
+
+        TrailingBytes forKey(String key) {
+            return new TrailingBytes(key, extra);
         }
     }
 

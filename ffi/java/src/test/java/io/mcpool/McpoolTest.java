@@ -286,4 +286,59 @@ public class McpoolTest {
             }
         }
     }
+
+    /** memcached appends raw bytes and keeps the flags: a serialized object with bytes after
+     * it (an append; a whole serialized object prepended) read as the first object alone
+     * would be the value without them. MCPOOL_VALUE_FORMAT naming the key, as for a
+     * compressed value (docs/value-format.md, Reading 2), on get, gets, getMulti and
+     * getLease; an untouched object still reads. Before, every read returned [1, 2]. */
+    @Test
+    public void bytesAfterASerializedObjectAreAnError() throws Exception {
+        for (String fmt : new String[] {"mcpool", "whalin", "spymemcached"}) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).valueFormat(fmt)
+                    .option("serialized_java", "true").protocol("meta").build()) {
+                String k = "m:ser:" + fmt, other = "m:ser-untouched:" + fmt;
+                java.util.ArrayList<Integer> list = new java.util.ArrayList<>(java.util.List.of(1, 2));
+                assertTrue(mc.set(k, list, 0));
+                assertTrue(mc.set(other, list, 0));
+                byte[] exact = server.raw(k).data;
+                for (byte[] added : new byte[][] {"JUNK".getBytes(java.nio.charset.StandardCharsets.US_ASCII), {0x70}}) {
+                    assertTrue(mc.set(k, list, 0));
+                    assertTrue(mc.append(k, added));
+                    assertEquals(exact.length + added.length, server.raw(k).data.length);
+                    String why = added.length + " bytes after the serialized object";
+                    java.util.List<java.util.function.Supplier<Object>> reads = java.util.List.of(
+                        () -> mc.get(k), () -> mc.gets(k), () -> mc.getLease(k, 30, 0));
+                    for (java.util.function.Supplier<Object> read : reads) {
+                        try {
+                            read.get();
+                            fail(fmt + ": a serialized object with bytes appended was read");
+                        } catch (ServerException e) {
+                            assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+                            assertTrue(e.getMessage(), e.getMessage().contains(k) && e.getMessage().contains(why));
+                        }
+                    }
+                    try {
+                        mc.getMulti(k, other);
+                        fail(fmt + ": getMulti read a serialized object with bytes appended");
+                    } catch (UnreadableValuesException e) {
+                        assertEquals(java.util.Set.of(k), e.errors().keySet());
+                        assertTrue(e.errors().get(k).getMessage().contains(why));
+                        assertEquals(list, e.hits().get(other));
+                    }
+                }
+                // a whole serialized object prepended would read as that object
+                assertTrue(mc.set(k, list, 0));
+                assertTrue(mc.prepend(k, Serialization.serialize("other")));
+                try {
+                    mc.get(k);
+                    fail(fmt + ": a prepended serialized object was read as the value");
+                } catch (ServerException e) {
+                    assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+                }
+                assertEquals(list, mc.get(other));
+                assertEquals(list, mc.getMulti(other).get(other));
+            }
+        }
+    }
 }

@@ -464,6 +464,36 @@ public class MemCachedClientTest {
         assertEquals(2, one.nativeClients());
     }
 
+    /** Whalin's API answers a server failure with null, but a value that exists and cannot be
+     * read is thrown: a serialized object with bytes appended (memcached keeps the flags) is
+     * MCPOOL_VALUE_FORMAT naming the key, never the object without them nor a null that looks
+     * like a miss. Before, get returned [1, 2]. */
+    @Test
+    public void bytesAppendedToASerializedObjectAreAnError() {
+        MemCachedClient s = new MemCachedClient("mcct");
+        s.setSerializationEnabled(true);
+        java.util.ArrayList<Integer> list = new java.util.ArrayList<>(Arrays.asList(1, 2));
+        assertTrue(s.set("mcct:ser", list));
+        assertTrue(s.set("mcct:ser-untouched", list));
+        assertTrue(s.append("mcct:ser", "JUNK"));
+        try {
+            s.get("mcct:ser");
+            fail("a serialized object with bytes appended was read");
+        } catch (ServerException e) {
+            assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().contains("mcct:ser")
+                && e.getMessage().contains("4 bytes after the serialized object"));
+        }
+        try {
+            s.getMulti(new String[] {"mcct:ser", "mcct:ser-untouched"});
+            fail("getMulti read a serialized object with bytes appended");
+        } catch (UnreadableValuesException e) {
+            assertEquals(list, e.hits().get("mcct:ser-untouched"));
+            assertEquals("MCPOOL_VALUE_FORMAT", e.errors().get("mcct:ser").statusName());
+        }
+        assertEquals(list, s.get("mcct:ser-untouched"));
+    }
+
     @Test
     public void primitiveAsString() {
         MemCachedClient p = new MemCachedClient("mcct");

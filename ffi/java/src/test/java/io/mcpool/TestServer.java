@@ -57,6 +57,43 @@ final class TestServer implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
+    /** An item as memcached holds it (a text-protocol get on its own socket): its flags and
+     * bytes, or null on a miss. For checking the raw flags a client stored. */
+    RawItem raw(String key) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+            s.setSoTimeout(2000);
+            s.getOutputStream().write(("get " + key + "\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            java.io.DataInputStream in = new java.io.DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+            String head = line(in);
+            if (head.equals("END")) return null;
+            String[] f = head.split(" "); // VALUE key flags bytes
+            if (f.length != 4 || !f[0].equals("VALUE")) throw new IOException("unexpected reply: " + head);
+            byte[] data = new byte[Integer.parseInt(f[3])];
+            in.readFully(data);
+            return new RawItem(Integer.parseUnsignedInt(f[2]), data);
+        }
+    }
+
+    private static String line(java.io.DataInputStream in) throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (int c; (c = in.read()) != '\n'; ) {
+            if (c < 0) throw new IOException("connection closed");
+            if (c != '\r') b.append((char) c);
+        }
+        return b.toString();
+    }
+
+    static final class RawItem {
+        final int flags;
+        final byte[] data;
+
+        RawItem(int flags, byte[] data) {
+            this.flags = flags;
+            this.data = data;
+        }
+    }
+
     @Override
     public void close() throws InterruptedException {
         proc.destroy();
