@@ -54,10 +54,10 @@ final class Kinds {
             default:
                 break;
         }
-        String text = kind == Kind.BYTES ? null : new String(b, StandardCharsets.UTF_8);
-        if (primitiveAsString) return text != null ? text : new String(b, StandardCharsets.UTF_8);
+        if (kind == Kind.BYTES) return b; // also with primitiveAsString: its bytes, never a lossy String
+        String text = new String(b, StandardCharsets.UTF_8);
+        if (primitiveAsString) return text;
         switch (kind) {
-            case BYTES: return b;
             case TEXT: return text;
             case INT:
                 try {

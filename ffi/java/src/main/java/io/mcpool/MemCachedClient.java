@@ -80,8 +80,21 @@ public class MemCachedClient {
     public void setSanitizeKeys(boolean on) { sanitizeKeys = on; client = null; }
     public boolean getSanitizeKeys() { return sanitizeKeys; }
 
-    /** Store natively handled values as their toString() with flags 0, and read every value
-     * as a String (default false). */
+    /** Whalin's {@code setPrimitiveAsString} (default false): store natively handled values
+     * other than byte[] (String, StringBuilder, StringBuffer, Boolean, Character, Date and
+     * any Number: the integer types, Float, Double) as their {@code toString()}
+     * text, under the pool's {@code whalin} format with MARKER_STRING (flags 32), and read
+     * every value that is neither serialized nor byte[] as a String (an integer as its
+     * decimal text, a Boolean another client wrote as "1"/"0"). A byte[] is stored and read
+     * back as its bytes (MARKER_BYTEARR, 4096).
+     *
+     * <p>Whalin differs, and its own clients do not agree: 2.0 stored the text with flags 0,
+     * which its clients without primitiveAsString read as null and 2.6's try to deserialize;
+     * 2.6 stored it under each type's marker, which its clients without primitiveAsString
+     * decode as that type's binary form (the text "123" under MARKER_INTEGER is no Integer 123);
+     * both stored a byte[] as the text of {@code byte[].toString()} and read one back as a
+     * String decoded from its bytes. MARKER_STRING is the flags every Whalin client reads as
+     * that String; memcached's incr/decr work on the text whatever its flags. */
     public void setPrimitiveAsString(boolean on) { primitiveAsString = on; refreshTranscoder(); }
     public boolean getPrimitiveAsString() { return primitiveAsString; }
 

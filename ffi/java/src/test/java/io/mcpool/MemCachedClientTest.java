@@ -494,14 +494,50 @@ public class MemCachedClientTest {
         assertEquals(list, s.get("mcct:ser-untouched"));
     }
 
+    /** primitiveAsString: natively handled values other than byte[] are stored as their
+     * toString() under MARKER_STRING (32), which every Whalin client reads as that String (Whalin
+     * 2.0 wrote flags 0, which its clients without primitiveAsString read as null; 2.6 wrote
+     * each type's marker over the text, which they decode as that type's binary form); every
+     * value that is not serialized or byte[] reads back as a String; a byte[] is stored and read
+     * back as its bytes (MARKER_BYTEARR), never the String of a UTF-8 decoding (0xff 0xfe read
+     * back as U+FFFD U+FFFD). */
+    /** The item as memcached holds it under a key this API URL-encodes (sanitizeKeys). */
+    private static TestServer.RawItem raw(String key) throws Exception {
+        return server.raw(java.net.URLEncoder.encode(key, "UTF-8"));
+    }
+
     @Test
-    public void primitiveAsString() {
+    public void primitiveAsString() throws Exception {
         MemCachedClient p = new MemCachedClient("mcct");
         p.setPrimitiveAsString(true);
         assertTrue(p.set("mcct:pas", 123));
+        TestServer.RawItem raw = raw("mcct:pas");
+        assertEquals(32, raw.flags); // MARKER_STRING
+        assertArrayEquals("123".getBytes(StandardCharsets.US_ASCII), raw.data);
         assertEquals("123", p.get("mcct:pas"));
         assertEquals(124, p.incr("mcct:pas"));
-        assertEquals("124", mc.get("mcct:pas")); // flags 0: a String for the default client too
+        assertEquals("124", mc.get("mcct:pas")); // MARKER_STRING: a String for the default client too
+        Object[] natives = {7L, (short) 5, (byte) 1, true, new StringBuilder("sb"), "t\u00e9xt"};
+        for (Object v : natives) {
+            assertTrue(p.set("mcct:pas:n", v));
+            assertEquals(v.toString(), 32, raw("mcct:pas:n").flags);
+            assertEquals(v.toString(), p.get("mcct:pas:n"));
+            assertEquals(v.toString(), mc.get("mcct:pas:n"));
+        }
+        // byte[]: its bytes both ways, under MARKER_BYTEARR
+        byte[] bin = {(byte) 0xff, (byte) 0xfe, 0x41};
+        assertTrue(p.set("mcct:pas:b", bin));
+        raw = raw("mcct:pas:b");
+        assertEquals(4096, raw.flags);
+        assertArrayEquals(bin, raw.data);
+        assertArrayEquals(bin, (byte[]) p.get("mcct:pas:b"));
+        assertTrue(mc.set("mcct:pas:b2", bin)); // written by a client without primitiveAsString
+        assertArrayEquals(bin, (byte[]) p.get("mcct:pas:b2"));
+        assertArrayEquals(bin, (byte[]) p.getMulti(new String[] {"mcct:pas:b2"}).get("mcct:pas:b2"));
+        // a typed value another client wrote reads as its text
+        assertTrue(mc.set("mcct:pas:long", 42L));
+        assertEquals(16384, raw("mcct:pas:long").flags);
+        assertEquals("42", p.get("mcct:pas:long"));
     }
 
     @Test
