@@ -663,14 +663,24 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags)
         }
         return sv;
     case MCPOOL_KIND_INT: {
-        /* the core's decimal text of an integer: an IV when it fits, else the digits as
-         * they are (a Python writer's larger int stays exact, never saturated) */
+        /* the core's decimal text of an integer: an IV when it fits, a UV for 2**63..2**64-1
+         * (as Perl holds such a number, the form it was written from: stored back it stays
+         * the int kind), else the digits as they are (a Python writer's larger int stays
+         * exact, never saturated) */
         const char *p = SvPVX(sv);
         char *end = NULL;
         errno = 0;
         long long v = strtoll(p, &end, 10);
-        if (errno == 0 && end != NULL && *end == '\0' && v >= IV_MIN && v <= IV_MAX)
+        if (errno == 0 && end != NULL && *end == '\0' && v >= IV_MIN && v <= IV_MAX) {
             sv_setiv(sv, (IV)v);
+        } else if (p[0] >= '0' && p[0] <= '9') { /* strtoull would take a '-' and negate */
+            unsigned long long u;
+            end = NULL;
+            errno = 0;
+            u = strtoull(p, &end, 10);
+            if (errno == 0 && end != NULL && *end == '\0' && (unsigned long long)(UV)u == u)
+                sv_setuv(sv, (UV)u);
+        }
         return sv;
     }
     case MCPOOL_KIND_BOOL: {

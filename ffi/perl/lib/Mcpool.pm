@@ -630,8 +630,9 @@ format's kinds: a reference is a Storable image, an integer (a number that was n
 a string) an integer (under a format without integers, its decimal text, as
 Cache::Memcached::Fast stores it), a character string UTF-8 text with C<utf8 =E<gt> 1>
 (the default under C<mcpool>), anything else bytes. Reading gives back the same: an integer
-as a number, text as a character string (with C<utf8>), a reference thawed. An integer beyond
-64 bits (a Python writer's, under C<pylibmc> or C<python-memcached>) is returned as the exact
+as a number (2**63..2**64-1, such as a counter past 2**63, as an unsigned one, the form Perl
+holds it in, so storing it back keeps it an integer), text as a character string (with
+C<utf8>), a reference thawed. An integer beyond 64 bits (a Python writer's, under C<pylibmc> or C<python-memcached>) is returned as the exact
 string of its digits, never a rounded or saturated number. A value the core
 cannot deliver as a Perl value (flags that mean nothing in the format, a Python pickle or a
 Java object, a compressed value that does not inflate, a Storable image with C<serialize

@@ -151,7 +151,7 @@ for my $case ([4, "\xff\xff\xff\xfe", -2, 'Integer'], [256, "\0\0\x01\0", 256, '
 # wrapped or saturated IV); one that fits is an IV.
 my $pl = Mcpool->new({ servers => [$srv], value_format => 'pylibmc' });
 for my $d ('1208925819614629174706176', '-1180591620717411303424', '18446744073709551616',
-           '9223372036854775808') {
+           '-9223372036854775809') {
     raw_set("${p}pb", 4, $d);
     my $v = $pl->get("${p}pb");
     ok !(B::svref_2object(\$v)->FLAGS & B::SVf_IOK()), "pylibmc: $d is a string, not an IV";
@@ -160,6 +160,37 @@ for my $d ('1208925819614629174706176', '-1180591620717411303424', '184467440737
 raw_set("${p}pb", 4, '-9223372036854775808');
 my $min = $pl->get("${p}pb");
 ok B::svref_2object(\$min)->FLAGS & B::SVf_IOK(), 'pylibmc: -2**63 is an IV';
+
+# 2**63..2**64-1 (memcached's counters go that far) are numbers Perl holds as UVs: read back
+# as a number (IOK, IsUV), so storing what was read keeps the int kind (before, the digits
+# came back as a string and a set of it stored bytes, flags 0, which Python, Java and C then
+# read as bytes); beyond 64 bits the exact digits, a string
+sub is_number { my $f = B::svref_2object(\$_[0])->FLAGS; ($f & B::SVf_IOK()) && !($f & B::SVf_POK()) }
+for my $n (9223372036854775807, 9223372036854775808, 18446744073709551615) {
+    ok $mc->set("${p}uv", $n), "set $n";
+    is_deeply [raw_get("${p}uv")], [$INT, "$n"], "$n is the INT kind";
+    my $v = $mc->get("${p}uv");
+    ok is_number($v), "$n reads back as a number, not a string";
+    is $v, $n, "$n read exact";
+    ok $mc->set("${p}uv", $v), "$n: stored back";
+    is_deeply [raw_get("${p}uv")], [$INT, "$n"], "$n: stored back, still the INT kind";
+    raw_set("${p}uvp", 4, "$n");
+    my $pv = $pl->get("${p}uvp");
+    ok is_number($pv), "pylibmc: $n is a number";
+    is $pv, $n, "pylibmc: $n read exact";
+}
+ok B::svref_2object(\ $mc->get("${p}uv"))->FLAGS & B::SVf_IVisUV(), '2**64-1 is a UV';
+# a counter past 2**63
+ok $mc->set("${p}ctr", 9223372036854775807), 'a counter at 2**63-1';
+is $mc->incr("${p}ctr", 5), '9223372036854775812', 'incr past 2**63';
+my $ctr = $mc->get("${p}ctr");
+ok is_number($ctr) && $ctr == 9223372036854775812, 'the counter past 2**63 reads back as a number';
+for my $d ('18446744073709551616', '99999999999999999999999') {
+    raw_set("${p}uvb", $INT, $d);
+    my $v = $mc->get("${p}uvb");
+    ok !(B::svref_2object(\$v)->FLAGS & B::SVf_IOK()), "$d (beyond 64 bits) is a string";
+    is $v, $d, "$d read exact";
+}
 
 # serialize => 0: no Storable images either way
 my $noser = Mcpool->new({ servers => [$srv], value_format => 'mcpool', serialize => 0 });
