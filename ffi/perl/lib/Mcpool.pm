@@ -545,6 +545,22 @@ pair (e.g. JSON), or keep memcached on a trusted network.
 A value that does not thaw (the thaw dies) or thaws to C<undef> is reported as a miss, as
 Cache::Memcached::Fast does: C<get> returns nothing and C<get_multi> leaves the key out.
 
+A Storable image with bytes after it is an error, never the value without them: memcached
+appends raw bytes and keeps the item's flags, and C<Storable::thaw> stops at the end of the
+image, so after an C<append> (or a C<prepend> of a whole image) Cache::Memcached::Fast
+returns the value as it was before. Here C<get>, C<gets>, C<gat> and C<gats> return nothing
+and C<get_multi>/C<gets_multi> leave the key out, with a warning naming the key
+(C<Mcpool::get: MCPOOL_VALUE_FORMAT: key "K" with flags 1 (0x1): the value is a Storable
+image with 4 bytes after the serialized object ...: not returned>) and C<last_error> saying
+why (C<get_lease> returns nothing, C<last_error> says why). Storable has no way to ask where
+an image ends, so the binding reads Storable's format (version 2, what C<freeze> and
+C<nfreeze> write) to find its end, and Storable confirms it: the error is given only when
+C<thaw> reads the image without the bytes after it, so a value C<thaw> reads whole is never
+refused. Told only with the default thaw method (C<serialize_methods>' second entry
+C<\&Storable::thaw>): with a thaw of your own (even one that calls C<Storable::thaw>), and
+for an image this reading cannot measure (a type a Storable newer than 3.26 added, an
+object over 2 GB), the bytes after an image go unseen, as in Cache::Memcached::Fast.
+
 Objects of this class cannot be forged: the client is attached to the object where Perl code
 cannot reach it (ext magic, checked on every call), not kept as a number inside it. A scalar
 blessed into C<Mcpool> by other code, or thawed from the cache, is refused by every method
