@@ -671,8 +671,8 @@ pub unsafe extern "C" fn mcpool_op_hits(record: *const mcpool_op_record) -> usiz
 }
 
 /// The server's `host:port` label (NUL-terminated, valid during the callback; length to
-/// `*out_len` when not NULL); `""` when the keys reached no server (refused before any I/O)
-/// and for NULL.
+/// `*out_len` when not NULL; for keys of a server marked dead, that server); `""` for keys
+/// refused before placement (a bad key or value) and for NULL.
 ///
 /// # Safety
 /// `record` is NULL or the record passed to the running callback; `out_len` is NULL or valid
