@@ -547,10 +547,12 @@ typedef struct mcpool_event mcpool_event;
 typedef struct mcpool_item mcpool_item;
 
 /**
- * A snapshot of every server's metrics, taken by `mcpool_client_metrics`: counters since the
- * client was built, gauges at the moment of the snapshot. Read with `mcpool_metrics_len`,
- * `mcpool_metrics_label` and `mcpool_metrics_get`; freed with `mcpool_metrics_free`.
- * Immutable, so it may be read from any thread.
+ * A snapshot of every server's metrics and health, taken by `mcpool_client_metrics`:
+ * counters since the client was built, gauges and health at the moment of the snapshot.
+ * One entry per server address (an address listed more than once is one server: counters
+ * and pool gauges summed, health merged; docs/metrics.md). Read with `mcpool_metrics_len`,
+ * `mcpool_metrics_label`, `mcpool_metrics_get` and `mcpool_metrics_state`; freed with
+ * `mcpool_metrics_free`. Immutable, so it may be read from any thread.
  */
 typedef struct mcpool_metrics mcpool_metrics;
 
@@ -1483,7 +1485,8 @@ void mcpool_client_free(mcpool_client *client);
 
 /**
  * Writes the number of servers (the current list, see `mcpool_client_set_servers`) to
- * `*out_count`.
+ * `*out_count`: entries of the list, an address listed twice counted twice (the reports,
+ * `mcpool_client_metrics`, have one entry per address).
  *
  * # Safety
  * `client` is NULL or live; `out_count` is NULL or valid for one write.
@@ -1507,9 +1510,11 @@ mcpool_status mcpool_client_server_label(const mcpool_client *client,
                                          size_t *out_len);
 
 /**
- * Server number `index`'s health, without I/O: whether calls may go to it now, its
+ * Server number `index`'s health (an index into the configured list, as
+ * `mcpool_client_server_for` gives), without I/O: whether calls may go to it now, its
  * consecutive failures, and while it is marked dead the milliseconds until it is retried
- * (0 otherwise).
+ * (0 otherwise). An address listed more than once is one server: every entry of it answers
+ * with the merged state `mcpool_metrics_state` reports (docs/metrics.md).
  *
  * # Safety
  * `client` is NULL or live; each output is NULL or valid for one write.
@@ -1553,7 +1558,8 @@ size_t mcpool_metric_count(void);
 const char *mcpool_metric_name(uint32_t metric);
 
 /**
- * Takes a snapshot of every server's metrics (no I/O) and writes it to `*out_metrics`.
+ * Takes a snapshot of every server's metrics and health (no I/O), one entry per server
+ * address (see `mcpool_metrics`), and writes it to `*out_metrics`.
  *
  * Ownership: the caller owns `*out_metrics` and frees it with `mcpool_metrics_free`.
  *
@@ -1611,6 +1617,22 @@ mcpool_status mcpool_metrics_get(const mcpool_metrics *metrics,
                                  size_t server,
                                  uint32_t metric,
                                  uint64_t *out_value);
+
+/**
+ * Server number `server`'s health in the snapshot: whether calls may go to it, its
+ * consecutive failures, and while it is marked dead the milliseconds until it is retried (0
+ * otherwise); for an address listed more than once, its entries' states merged (alive only
+ * while every entry is, the most failures, the longest wait; docs/metrics.md).
+ * `MCPOOL_OUT_OF_RANGE` past the end.
+ *
+ * # Safety
+ * `metrics` is NULL or live; each output is NULL or valid for one write.
+ */
+mcpool_status mcpool_metrics_state(const mcpool_metrics *metrics,
+                                   size_t server,
+                                   bool *out_alive,
+                                   uint32_t *out_failures,
+                                   uint64_t *out_retry_in_ms);
 
 /**
  * Frees a metrics snapshot. NULL is ignored.
@@ -1740,8 +1762,8 @@ size_t mcpool_op_hits(const mcpool_op_record *record);
 
 /**
  * The server's `host:port` label (NUL-terminated, valid during the callback; length to
- * `*out_len` when not NULL); `""` when the keys reached no server (refused before any I/O)
- * and for NULL.
+ * `*out_len` when not NULL; for keys of a server marked dead, that server); `""` for keys
+ * refused before placement (a bad key or value) and for NULL.
  *
  * # Safety
  * `record` is NULL or the record passed to the running callback; `out_len` is NULL or valid

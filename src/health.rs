@@ -46,7 +46,11 @@ pub(crate) struct Marked {
     pub first: bool,
 }
 
-/// A snapshot of one server's health, for callers and the CLI.
+/// A snapshot of one server's health, for callers and the CLI. A server is an address: for
+/// an address listed more than once (each entry has its own pool and health), the entries'
+/// states merged (docs/metrics.md): alive only while every entry is, the most consecutive
+/// failures, and the longest wait until retried, so that `alive` comes back once
+/// `retry_in` has passed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerState {
     /// `host:port`.
@@ -57,6 +61,15 @@ pub struct ServerState {
     pub failures: u32,
     /// How long until the next retry, while dead.
     pub retry_in: Option<Duration>,
+}
+
+impl ServerState {
+    /// Merges the state of another entry of the same address into this one (see the type).
+    pub(crate) fn merge(&mut self, other: ServerState) {
+        self.alive &= other.alive;
+        self.failures = self.failures.max(other.failures);
+        self.retry_in = self.retry_in.max(other.retry_in);
+    }
 }
 
 impl Health {

@@ -60,7 +60,7 @@ pub use error::{Error, Result};
 pub use health::ServerState;
 pub use item::{Item, ItemInfo, Lease, StoreOutcome};
 pub use key::{Keys, Single};
-pub use metrics::{Event, ServerMetrics};
+pub use metrics::{Event, ServerMetrics, ServerReport};
 pub use proto::ascii::StoreCommand;
 pub use proto::Protocol;
 pub use resolve::Resolver;

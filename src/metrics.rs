@@ -69,6 +69,20 @@ pub struct ServerMetrics {
     pub failovers: u64,
 }
 
+/// One server's report: its counters, its pool's `(open, idle)` connections and its health,
+/// taken together from one server list ([`crate::Client::server_reports`]). A server is an
+/// address: the entries of a repeated address are one server here (docs/metrics.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerReport {
+    /// The counters (summed over a repeated address's entries).
+    pub metrics: ServerMetrics,
+    /// Pooled connections `(open, idle)` (summed likewise).
+    pub pool: (u32, u32),
+    /// Health (merged: see [`crate::ServerState`]).
+    pub state: crate::ServerState,
+}
+
 /// Whether a metric only grows (a counter) or is a level at the snapshot (a gauge).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MetricKind {
@@ -272,31 +286,36 @@ impl Counters {
         Self::bump(c);
     }
 
-    pub(crate) fn snapshot(&self, server: &str) -> ServerMetrics {
-        let g = |c: &AtomicU64| c.load(Relaxed);
+    /// The counters of one address: the sum over `all`, its entries in the server list (one,
+    /// or more for a repeated address: docs/metrics.md).
+    pub(crate) fn sum(all: &[&Counters], server: &str) -> ServerMetrics {
+        let g = |c: fn(&Counters) -> &AtomicU64| {
+            all.iter()
+                .fold(0u64, |n, x| n.saturating_add(c(x).load(Relaxed)))
+        };
         ServerMetrics {
             server: server.to_owned(),
-            operations: g(&self.operations),
-            hits: g(&self.hits),
-            misses: g(&self.misses),
-            connects: g(&self.connects),
-            connect_errors: g(&self.connect_errors),
-            timeouts: g(&self.timeouts),
-            io_errors: g(&self.io_errors),
-            server_errors: g(&self.server_errors),
-            protocol_errors: g(&self.protocol_errors),
-            pool_waits: g(&self.pool_waits),
-            pool_wait_time: Duration::from_nanos(g(&self.pool_wait_nanos)),
-            pool_timeouts: g(&self.pool_timeouts),
-            ejections: g(&self.ejections),
-            returns: g(&self.returns),
-            handed_over: g(&self.handed_over),
-            returns_flushed: g(&self.returns_flushed),
-            stale_deleted: g(&self.stale_deleted),
-            away_overflows: g(&self.away_overflows),
-            fail_open_misses: g(&self.fail_open_misses),
-            fail_open_not_stored: g(&self.fail_open_not_stored),
-            failovers: g(&self.failovers),
+            operations: g(|c| &c.operations),
+            hits: g(|c| &c.hits),
+            misses: g(|c| &c.misses),
+            connects: g(|c| &c.connects),
+            connect_errors: g(|c| &c.connect_errors),
+            timeouts: g(|c| &c.timeouts),
+            io_errors: g(|c| &c.io_errors),
+            server_errors: g(|c| &c.server_errors),
+            protocol_errors: g(|c| &c.protocol_errors),
+            pool_waits: g(|c| &c.pool_waits),
+            pool_wait_time: Duration::from_nanos(g(|c| &c.pool_wait_nanos)),
+            pool_timeouts: g(|c| &c.pool_timeouts),
+            ejections: g(|c| &c.ejections),
+            returns: g(|c| &c.returns),
+            handed_over: g(|c| &c.handed_over),
+            returns_flushed: g(|c| &c.returns_flushed),
+            stale_deleted: g(|c| &c.stale_deleted),
+            away_overflows: g(|c| &c.away_overflows),
+            fail_open_misses: g(|c| &c.fail_open_misses),
+            fail_open_not_stored: g(|c| &c.fail_open_not_stored),
+            failovers: g(|c| &c.failovers),
         }
     }
 }

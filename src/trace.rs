@@ -7,8 +7,10 @@
 //! whole-server commands `flush_all`, `version`, `noop`, `stats`) gives one record per
 //! server it talked to, each with that server's share of the keys, its bytes, and the time
 //! from the start of the call to the end of that server's reply. Keys that never reached a
-//! server (refused before any I/O, or whose server is dead) give one more record with the
-//! server they would have gone to (a dead server's label) or none (a refused key).
+//! server add records of their own: one per server that holds some of them but could not be
+//! asked (marked dead; under `proxy-pool`, no proxy alive: the first proxy), labelled with
+//! that server and with exactly its keys, and at most one without a server for the keys
+//! refused before placement (a bad key or value).
 //! `incr_or_init` on the text protocol is the exchanges it makes (`incr`, `add`, `incr`).
 //!
 //! **Cost.** With no handler installed a call pays one branch. With one, it reads the clock
@@ -222,8 +224,8 @@ pub struct OpRecord<'a> {
     pub keys: usize,
     /// Keys found (retrievals), stored (stores), or that existed (delete, touch, incr/decr).
     pub hits: usize,
-    /// The server's `host:port` label; `None` when the keys reached no server (refused
-    /// before any I/O).
+    /// The server's `host:port` label (for keys that reached no server because it is
+    /// marked dead: that server); `None` for keys refused before placement.
     pub server: Option<&'a str>,
     /// The client's wire protocol.
     pub protocol: Protocol,

@@ -84,7 +84,8 @@ pub unsafe extern "C" fn mcpool_client_free(client: *mut mcpool_client) {
 }
 
 /// Writes the number of servers (the current list, see `mcpool_client_set_servers`) to
-/// `*out_count`.
+/// `*out_count`: entries of the list, an address listed twice counted twice (the reports,
+/// `mcpool_client_metrics`, have one entry per address).
 ///
 /// # Safety
 /// `client` is NULL or live; `out_count` is NULL or valid for one write.
@@ -145,9 +146,11 @@ pub unsafe extern "C" fn mcpool_client_server_label(
     })
 }
 
-/// Server number `index`'s health, without I/O: whether calls may go to it now, its
+/// Server number `index`'s health (an index into the configured list, as
+/// `mcpool_client_server_for` gives), without I/O: whether calls may go to it now, its
 /// consecutive failures, and while it is marked dead the milliseconds until it is retried
-/// (0 otherwise).
+/// (0 otherwise). An address listed more than once is one server: every entry of it answers
+/// with the merged state `mcpool_metrics_state` reports (docs/metrics.md).
 ///
 /// # Safety
 /// `client` is NULL or live; each output is NULL or valid for one write.
@@ -165,10 +168,10 @@ pub unsafe extern "C" fn mcpool_client_server_state(
         ptr::out(out_alive, "alive")?;
         ptr::out(out_failures, "failures")?;
         ptr::out(out_retry_in_ms, "retry_in_ms")?;
-        let states = c.client.server_states();
-        let st = states
-            .get(index)
-            .ok_or_else(|| out_of_range("server", index, states.len()))?;
+        let st = c
+            .client
+            .server_state(index)
+            .ok_or_else(|| out_of_range("server", index, c.client.server_labels().len()))?;
         let retry = st
             .retry_in
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));

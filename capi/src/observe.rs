@@ -106,16 +106,20 @@ const METRICS: [(mcpool_metric, &str); 23] = {
     ]
 };
 
-/// One server's values, indexed by metric number.
+/// One server's values, indexed by metric number, and its health.
 struct ServerSnapshot {
     label: Text,
     values: [u64; METRICS.len()],
+    /// Alive, consecutive failures, milliseconds until retried (0 when not dead).
+    state: (bool, u32, u64),
 }
 
-/// A snapshot of every server's metrics, taken by `mcpool_client_metrics`: counters since the
-/// client was built, gauges at the moment of the snapshot. Read with `mcpool_metrics_len`,
-/// `mcpool_metrics_label` and `mcpool_metrics_get`; freed with `mcpool_metrics_free`.
-/// Immutable, so it may be read from any thread.
+/// A snapshot of every server's metrics and health, taken by `mcpool_client_metrics`:
+/// counters since the client was built, gauges and health at the moment of the snapshot.
+/// One entry per server address (an address listed more than once is one server: counters
+/// and pool gauges summed, health merged; docs/metrics.md). Read with `mcpool_metrics_len`,
+/// `mcpool_metrics_label`, `mcpool_metrics_get` and `mcpool_metrics_state`; freed with
+/// `mcpool_metrics_free`. Immutable, so it may be read from any thread.
 pub struct mcpool_metrics {
     servers: Vec<ServerSnapshot>,
     /// The Prometheus text of the snapshot, made on first ask.
@@ -139,7 +143,8 @@ pub extern "C" fn mcpool_metric_name(metric: u32) -> *const c_char {
         .map_or(std::ptr::null(), |(_, name)| name.as_ptr().cast())
 }
 
-/// Takes a snapshot of every server's metrics (no I/O) and writes it to `*out_metrics`.
+/// Takes a snapshot of every server's metrics and health (no I/O), one entry per server
+/// address (see `mcpool_metrics`), and writes it to `*out_metrics`.
 ///
 /// Ownership: the caller owns `*out_metrics` and frees it with `mcpool_metrics_free`.
 ///
@@ -154,14 +159,21 @@ pub unsafe extern "C" fn mcpool_client_metrics(
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_metrics, "metrics")?;
-        // One server list for both (set_servers may run at the same time).
-        let (metrics, pools) = c.client.metrics_and_pool_states();
-        let servers = metrics
+        // One server list for all (set_servers may run at the same time).
+        let servers = c
+            .client
+            .server_reports()
             .iter()
-            .zip(pools)
-            .map(|(m, pool)| ServerSnapshot {
-                label: Text::new(&m.server),
-                values: m.values(pool),
+            .map(|r| ServerSnapshot {
+                label: Text::new(&r.metrics.server),
+                values: r.metrics.values(r.pool),
+                state: (
+                    r.state.alive,
+                    r.state.failures,
+                    r.state
+                        .retry_in
+                        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                ),
             })
             .collect();
         let m = Box::into_raw(Box::new(mcpool_metrics {
@@ -274,6 +286,39 @@ pub unsafe extern "C" fn mcpool_metrics_get(
             .ok_or_else(|| out_of_range("metric", metric as usize, METRICS.len()))?;
         // SAFETY: checked non-NULL; the caller promises it is writable.
         unsafe { ptr::write(out_value, v) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// Server number `server`'s health in the snapshot: whether calls may go to it, its
+/// consecutive failures, and while it is marked dead the milliseconds until it is retried (0
+/// otherwise); for an address listed more than once, its entries' states merged (alive only
+/// while every entry is, the most failures, the longest wait; docs/metrics.md).
+/// `MCPOOL_OUT_OF_RANGE` past the end.
+///
+/// # Safety
+/// `metrics` is NULL or live; each output is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_metrics_state(
+    metrics: *const mcpool_metrics,
+    server: usize,
+    out_alive: *mut bool,
+    out_failures: *mut u32,
+    out_retry_in_ms: *mut u64,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let s = unsafe { snapshot(metrics, server) }?;
+        ptr::out(out_alive, "alive")?;
+        ptr::out(out_failures, "failures")?;
+        ptr::out(out_retry_in_ms, "retry_in_ms")?;
+        let (alive, failures, retry) = s.state;
+        // SAFETY: all outputs were checked non-NULL; the caller promises they are writable.
+        unsafe {
+            ptr::write(out_alive, alive);
+            ptr::write(out_failures, failures);
+            ptr::write(out_retry_in_ms, retry);
+        }
         Ok(MCPOOL_OK)
     })
 }
@@ -671,8 +716,8 @@ pub unsafe extern "C" fn mcpool_op_hits(record: *const mcpool_op_record) -> usiz
 }
 
 /// The server's `host:port` label (NUL-terminated, valid during the callback; length to
-/// `*out_len` when not NULL); `""` when the keys reached no server (refused before any I/O)
-/// and for NULL.
+/// `*out_len` when not NULL; for keys of a server marked dead, that server); `""` for keys
+/// refused before placement (a bad key or value) and for NULL.
 ///
 /// # Safety
 /// `record` is NULL or the record passed to the running callback; `out_len` is NULL or valid

@@ -1414,11 +1414,55 @@ static void test_metrics(mcpool_client *c) {
         EXPECT(mcpool_metrics_prometheus(m, &text, NULL), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_metrics_prometheus(NULL, &text, &len), MCPOOL_INVALID_ARGUMENT);
     }
+    /* Health in the snapshot. */
+    {
+        bool alive = false;
+        uint32_t failures = 99;
+        uint64_t retry = 99;
+        EXPECT(mcpool_metrics_state(m, 0, &alive, &failures, &retry), MCPOOL_OK);
+        CHECK(alive && failures == 0 && retry == 0);
+        EXPECT(mcpool_metrics_state(m, 1, &alive, &failures, &retry), MCPOOL_OUT_OF_RANGE);
+        EXPECT(mcpool_metrics_state(m, 0, NULL, &failures, &retry), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_metrics_state(NULL, 0, &alive, &failures, &retry),
+               MCPOOL_INVALID_ARGUMENT);
+    }
     mcpool_metrics_free(m);
     mcpool_metrics_free(NULL);
     CHECK(mcpool_metrics_len(NULL) == 0);
     EXPECT(mcpool_client_metrics(c, NULL), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_metrics(NULL, &m), MCPOOL_INVALID_ARGUMENT);
+
+    /* The same address listed twice (a double share) is one server in the snapshot, every
+     * operation counted there (docs/metrics.md); its Prometheus series appear once. */
+    {
+        mcpool_config *cfg = NULL;
+        mcpool_client *d = NULL;
+        EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+        EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+        EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+        EXPECT(mcpool_client_new(cfg, &d), MCPOOL_OK);
+        mcpool_config_free(cfg);
+        size_t entries = 0;
+        EXPECT(mcpool_client_server_count(d, &entries), MCPOOL_OK);
+        CHECK(entries == 2);
+        for (int i = 0; i < 20; i++) {
+            char k[32];
+            snprintf(k, sizeof k, "metric-dup-%d", i);
+            EXPECT(mcpool_client_set(d, K(k), K("v"), 0, 0), MCPOOL_OK);
+        }
+        EXPECT(mcpool_client_metrics(d, &m), MCPOOL_OK);
+        CHECK(mcpool_metrics_len(m) == 1);
+        CHECK(metric(m, 0, MCPOOL_METRIC_OPERATIONS) == 20);
+        const char *text = NULL;
+        size_t len = 0;
+        EXPECT(mcpool_metrics_prometheus(m, &text, &len), MCPOOL_OK);
+        char want[256];
+        snprintf(want, sizeof want, "mcpool_operations_total{server=\"%s\"} ", server);
+        const char *first = strstr(text, want);
+        CHECK(first != NULL && strstr(first + 1, want) == NULL);
+        mcpool_metrics_free(m);
+        mcpool_client_free(d);
+    }
 }
 
 /* A fake memcached on a free loopback port, in a thread: mode 0 closes every connection at

@@ -2331,15 +2331,18 @@ SV *
 server_states(m)
         McpoolQuiet m
     PREINIT:
+        mcpool_metrics *snap = NULL;
         size_t n = 0, i;
         AV *av;
         mcpool_status st;
     CODE:
-        /* [ { server, alive, failures, retry_in_ms }, ... ] in configuration order, no I/O */
+        /* [ { server, alive, failures, retry_in_ms }, ... ] one per address, in the order each
+         * first appears (the core's snapshot merges a repeated address), no I/O */
         av = newAV();
         RETVAL = newRV_noinc((SV *)av);
-        MCP_CORE(st = mcpool_client_server_count(m->client, &n));
+        MCP_CORE(st = mcpool_client_metrics(m->client, &snap));
         if (st == MCPOOL_OK) {
+            n = mcpool_metrics_len(snap);
             for (i = 0; i < n; i++) {
                 const char *l = NULL;
                 size_t len = 0;
@@ -2347,11 +2350,8 @@ server_states(m)
                 uint32_t failures = 0;
                 uint64_t retry = 0;
                 HV *one;
-                MCP_CORE(st = mcpool_client_server_label(m->client, i, &l, &len);
-                         if (st == MCPOOL_OK)
-                             st = mcpool_client_server_state(m->client, i, &alive, &failures,
-                                                             &retry));
-                if (st != MCPOOL_OK)
+                if (mcpool_metrics_label(snap, i, &l, &len) != MCPOOL_OK
+                    || mcpool_metrics_state(snap, i, &alive, &failures, &retry) != MCPOOL_OK)
                     continue;
                 one = newHV();
                 (void)hv_stores(one, "server", newSVpvn(l, len));
@@ -2360,6 +2360,7 @@ server_states(m)
                 (void)hv_stores(one, "retry_in_ms", newSVuv((UV)retry));
                 av_push(av, newRV_noinc((SV *)one));
             }
+            mcpool_metrics_free(snap);
         }
     OUTPUT:
         RETVAL

@@ -2,7 +2,7 @@
 //! go (quiet and closed by a barrier where the dialect allows), then every reply read. One
 //! outcome per item, in the caller's order.
 
-use super::observe::{self, Side};
+use super::observe::{self, Side, Unreached};
 use super::place::FAILOVER_TRIES;
 use super::Client;
 use crate::conn::SetWait;
@@ -108,12 +108,26 @@ impl Client {
         let mut first_err = None;
         let t = &*self.topology();
         let (groups, unplaced) = self.group(t, &prepared, |item| &item.0);
-        if let Some((_, e)) = unplaced.into_iter().next() {
-            if !self.opens(&e) {
-                return self.refused(Op::SetMultiNoreply, items.len(), e);
+        let mut unreached = Unreached::default();
+        if let Some((_, _, e)) = unplaced.first() {
+            if !self.opens(e) {
+                // Nothing is sent: a record per dead server with its keys, and one without a
+                // server for the keys of the live servers.
+                let e = e.clone();
+                for (_, home, e) in &unplaced {
+                    unreached.add(Some(*home), e);
+                }
+                unreached.add_many(None, items.len() - unplaced.len(), &e);
+                self.record_unreached(t, start, Op::SetMultiNoreply, unreached);
+                return Err(e);
             }
             // fail_open: the keys of a dead server are not stored.
-            self.count_open(t, None, &e, Side::Write, 1);
+            for (_, home, e) in &unplaced {
+                self.count_open(t, Some(*home), e, Side::Write, 1);
+                if start.is_some() {
+                    unreached.add(Some(*home), e);
+                }
+            }
         }
         // Each group with the servers its items have tried: the items of a server that could
         // not be reached go on to their next server as groups of their own
@@ -169,6 +183,7 @@ impl Client {
                 first_err.get_or_insert(e);
             }
         }
+        self.record_unreached(t, start, Op::SetMultiNoreply, unreached);
         first_err.map_or(Ok(()), Err)
     }
 
@@ -334,17 +349,21 @@ impl Client {
             });
         };
         let (groups, unplaced) = self.group(t, prepared, &key_of);
-        let mut first_unplaced: Option<Error> = None;
-        let n_unplaced = unplaced.len() + prepared.iter().filter(|p| p.is_err()).count();
-        for (i, e) in unplaced {
+        // The keys with no server, per server their placement named (for the records).
+        let mut unreached = Unreached::default();
+        for (i, home, e) in unplaced {
             if self.opens(&e) {
-                self.count_open(t, None, &e, Side::Write, 1);
+                self.count_open(t, Some(home), &e, Side::Write, 1);
+            }
+            if start.is_some() {
+                unreached.add(Some(home), &e);
             }
             open(&mut results, i, &e);
-            first_unplaced.get_or_insert(e);
         }
-        if first_unplaced.is_none() {
-            first_unplaced = prepared.iter().find_map(|p| p.as_ref().err().cloned());
+        if start.is_some() {
+            for e in prepared.iter().filter_map(|p| p.as_ref().err()) {
+                unreached.add(None, e);
+            }
         }
         // A server's part that failed: fail-open applied, recorded.
         let fail_part =
@@ -470,7 +489,7 @@ impl Client {
                     by_server[j].extend(m);
                 }
                 if !unplaced.is_empty() {
-                    let stay: Vec<usize> = unplaced.into_iter().map(|(i, _)| i).collect();
+                    let stay: Vec<usize> = unplaced.into_iter().map(|(i, _, _)| i).collect();
                     fail_part(&mut results, idx, &stay, &e);
                 }
             }
@@ -480,14 +499,7 @@ impl Client {
                 .filter(|(_, m)| !m.is_empty())
                 .collect();
         }
-        if let (Some(st), Some(e)) = (start, &first_unplaced) {
-            let o = if self.opens(e) {
-                OpOutcome::FailedOpen(e.class())
-            } else {
-                OpOutcome::Error(e.class())
-            };
-            self.record(t, st, kind.op, n_unplaced, 0, None, o, Some(e));
-        }
+        self.record_unreached(t, start, kind.op, unreached);
         results
             .into_iter()
             .zip(prepared)

@@ -24,7 +24,7 @@ use crate::dialect::Dialect;
 use crate::error::{Error, Result};
 use crate::health::ServerState;
 use crate::key::KeyRules;
-use crate::metrics::ServerMetrics;
+use crate::metrics::{Counters, ServerMetrics, ServerReport};
 use crate::route::{Distribution, Router};
 use crate::server::PoolSettings;
 use arc_swap::ArcSwap;
@@ -198,50 +198,90 @@ impl Client {
             .collect()
     }
 
-    /// Health of each server (alive, failures, time to the next retry).
+    /// Health of each server (alive, failures, time to the next retry), one per address in
+    /// the order each first appears in the list (a repeated address is one server, its
+    /// entries' states merged: see [`ServerState`] and docs/metrics.md).
     pub fn server_states(&self) -> Vec<ServerState> {
-        self.topology()
-            .servers
-            .iter()
-            .map(|s| s.health.snapshot(&s.label))
-            .collect()
+        self.server_reports().into_iter().map(|r| r.state).collect()
     }
 
-    /// Each server's counters (operations, hits, misses, errors by kind, pool waits, …).
+    /// The health of the server of entry `index` of the configured list (the index
+    /// [`Client::server_for`] gives): its address's, as [`Client::server_states`] reports
+    /// it (the same for every entry of a repeated address). `None` past the end.
+    pub fn server_state(&self, index: usize) -> Option<ServerState> {
+        let t = self.topology();
+        let label = &t.servers.get(index)?.label;
+        let mut states = t.servers.iter().filter(|s| s.label == *label);
+        let mut state = states.next()?.health.snapshot(label);
+        states.for_each(|s| state.merge(s.health.snapshot(label)));
+        Some(state)
+    }
+
+    /// Each server's counters (operations, hits, misses, errors by kind, pool waits, …),
+    /// one per address in the order each first appears in the list: a repeated address is
+    /// one server, its entries' counters summed (docs/metrics.md).
     pub fn metrics(&self) -> Vec<ServerMetrics> {
-        self.topology()
-            .servers
-            .iter()
-            .map(|s| s.counters.snapshot(&s.label))
+        self.server_reports()
+            .into_iter()
+            .map(|r| r.metrics)
             .collect()
     }
 
     /// [`Client::metrics`] and [`Client::pool_states`] of the same server list (two calls
     /// could see two lists when [`Client::set_servers`] runs in between).
     pub fn metrics_and_pool_states(&self) -> (Vec<ServerMetrics>, Vec<(u32, u32)>) {
-        let t = self.topology();
-        let metrics = t
-            .servers
-            .iter()
-            .map(|s| s.counters.snapshot(&s.label))
-            .collect();
-        let pools = t
-            .servers
-            .iter()
-            .map(|s| crate::pool::open_idle(&s.counters))
-            .collect();
-        (metrics, pools)
+        self.server_reports()
+            .into_iter()
+            .map(|r| (r.metrics, r.pool))
+            .unzip()
     }
 
-    /// Connections per server: `(open, idle)`, in configuration order. Open: connections
-    /// actually connected, checked out or idle in the pool (a pool slot without one, e.g. to
-    /// a server that refuses every connect, is not counted); `idle == open` means none is in
-    /// use.
+    /// Connections per server: `(open, idle)`, one per address as [`Client::metrics`]
+    /// (a repeated address's pools summed). Open: connections actually connected, checked
+    /// out or idle in the pool (a pool slot without one, e.g. to a server that refuses every
+    /// connect, is not counted); `idle == open` means none is in use.
     pub fn pool_states(&self) -> Vec<(u32, u32)> {
-        self.topology()
-            .servers
-            .iter()
-            .map(|s| crate::pool::open_idle(&s.counters))
+        self.server_reports().into_iter().map(|r| r.pool).collect()
+    }
+
+    /// Every server's counters, pool connections and health from one server list: the one
+    /// place that decides what a server is in a report. A server is an address: the entries
+    /// of an address listed more than once (the old way to give it a double share, as
+    /// Cache::Memcached users do; each entry has its own pool, health and counters) are
+    /// reported as one server, labelled with the address, in the order it first appears:
+    /// counters and pool connections summed, states merged ([`ServerState`]). So no count
+    /// is lost from a report keyed by label, and a Prometheus series is never repeated.
+    pub fn server_reports(&self) -> Vec<ServerReport> {
+        let t = self.topology();
+        // The entries of each address, in the order each address first appears.
+        let mut addresses: Vec<(&str, Vec<&crate::server::Server>)> = Vec::new();
+        let mut seen: std::collections::HashMap<&str, usize> = Default::default();
+        for s in &t.servers {
+            let at = *seen.entry(&s.label).or_insert_with(|| {
+                addresses.push((&s.label, Vec::with_capacity(1)));
+                addresses.len() - 1
+            });
+            addresses[at].1.push(s);
+        }
+        addresses
+            .into_iter()
+            .map(|(label, entries)| {
+                let counters: Vec<&Counters> = entries.iter().map(|s| &*s.counters).collect();
+                let mut state = entries[0].health.snapshot(label);
+                let mut pool = (0u32, 0u32);
+                for (i, s) in entries.iter().enumerate() {
+                    if i > 0 {
+                        state.merge(s.health.snapshot(label));
+                    }
+                    let (open, idle) = crate::pool::open_idle(&s.counters);
+                    pool = (pool.0.saturating_add(open), pool.1.saturating_add(idle));
+                }
+                ServerReport {
+                    metrics: Counters::sum(&counters, label),
+                    pool,
+                    state,
+                }
+            })
             .collect()
     }
 

@@ -146,15 +146,32 @@ impl Client {
         outcome: OpOutcome,
         error: Option<&Error>,
     ) {
+        let server = match idx.and_then(|i| t.servers.get(i)) {
+            Some(s) => Some(&*s.label),
+            None => error.and_then(Error::server).filter(|s| !s.is_empty()),
+        };
+        self.record_on(start, op, keys, hits, server, outcome, error);
+    }
+
+    /// Hands one record to the handler: the `server` given (none: the keys reached no
+    /// server), the bytes of the last exchange given back on this thread.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn record_on(
+        &self,
+        start: Instant,
+        op: Op,
+        keys: usize,
+        hits: usize,
+        server: Option<&str>,
+        outcome: OpOutcome,
+        error: Option<&Error>,
+    ) {
         let Some(handler) = &self.inner.config.operations else {
             return;
         };
         let duration = start.elapsed();
         let (bytes_sent, bytes_received) = LAST_IO.with(|c| c.replace((0, 0)));
-        let server = match idx.and_then(|i| t.servers.get(i)) {
-            Some(s) => Some(&*s.label),
-            None => error.and_then(Error::server).filter(|s| !s.is_empty()),
-        };
         let rec = OpRecord {
             op,
             keys,
@@ -168,6 +185,55 @@ impl Client {
             bytes_received,
         };
         (handler.0)(&rec);
+    }
+}
+
+/// The keys of a multi-key call that reached no server, kept for their records: one part
+/// per server their placement named (dead, or no proxy alive: [`Client::home`]) with that
+/// server's keys, and one part without a server for the keys refused before placement (a
+/// bad key or value) or, when a call refuses them all, sent nowhere. Every key is counted;
+/// the first error of each part is kept. Parts are few (at most one per server, plus one),
+/// so a lookup is a short scan.
+#[derive(Default)]
+pub(super) struct Unreached {
+    parts: Vec<(Option<usize>, usize, Error)>,
+}
+
+impl Unreached {
+    /// Adds one key of `server` (`None`: no server) that failed with `e`.
+    pub(super) fn add(&mut self, server: Option<usize>, e: &Error) {
+        self.add_many(server, 1, e);
+    }
+
+    /// Adds `keys` keys of `server` that failed with `e`.
+    pub(super) fn add_many(&mut self, server: Option<usize>, keys: usize, e: &Error) {
+        if keys == 0 {
+            return;
+        }
+        match self.parts.iter_mut().find(|p| p.0 == server) {
+            Some(p) => p.1 += keys,
+            None => self.parts.push((server, keys, e.clone())),
+        }
+    }
+}
+
+impl Client {
+    /// The records of the keys that reached no server (traced calls only): one per part of
+    /// `u`, a failed-open one when `fail_open` turned its error into the answer.
+    #[cold]
+    pub(super) fn record_unreached(&self, t: &Topology, start: Start, op: Op, u: Unreached) {
+        let Some(start) = start else {
+            return;
+        };
+        for (server, keys, e) in u.parts {
+            let o = if self.opens(&e) {
+                OpOutcome::FailedOpen(e.class())
+            } else {
+                OpOutcome::Error(e.class())
+            };
+            let label = server.and_then(|i| t.servers.get(i)).map(|s| &*s.label);
+            self.record_on(start, op, keys, 0, label, o, Some(&e));
+        }
     }
 }
 

@@ -9,8 +9,9 @@ use crate::route::proxy_pool::{self, Reached, Resend};
 use crate::route::FailoverPolicy;
 use std::time::{Duration, Instant};
 
-/// Entries grouped by server `(server, entry indices)`, and the entries with no server.
-pub(super) type Grouping = (Vec<(usize, Vec<usize>)>, Vec<(usize, Error)>);
+/// Entries grouped by server `(server, entry indices)`, and the entries with no server to go
+/// to `(entry, the server its placement named, error)` (see [`Client::home`]).
+pub(super) type Grouping = (Vec<(usize, Vec<usize>)>, Vec<(usize, usize, Error)>);
 
 /// The most servers one call tries for a key under `rehash` / `eject` failover when the
 /// servers before could not be reached (see [`Client::fails_over`]). python-memcached's
@@ -50,12 +51,7 @@ impl Client {
         if self.inner.proxy_pool {
             return self.proxy(t);
         }
-        // One server: every key lives there (no hashing), or nowhere while it is dead.
-        let i = if t.servers.len() == 1 {
-            0
-        } else {
-            t.router.locate(self.hash_input(wire))
-        };
+        let i = self.home(t, wire);
         // Under eject, while any server is marked dead every key is placed by the table
         // without the dead servers (`Router::ejects`), not only the dead servers' keys.
         let ejecting = || {
@@ -77,6 +73,18 @@ impl Client {
             }
         }
         Ok(j)
+    }
+
+    /// The server a wire key belongs to by placement alone (health ignored), which a failed
+    /// placement names ([`Error::ServerDead`]): its own server, or in `proxy-pool` mode the
+    /// first proxy. One server: every key lives there (no hashing), or nowhere while it is
+    /// dead.
+    pub(super) fn home(&self, t: &Topology, wire: &[u8]) -> usize {
+        if self.inner.proxy_pool || t.servers.len() == 1 {
+            0
+        } else {
+            t.router.locate(self.hash_input(wire))
+        }
     }
 
     /// [`Client::pick`] when the key's server `i` is dead, or any server is under `eject`:
@@ -233,7 +241,7 @@ impl Client {
                 };
                 match placed {
                     Ok(idx) => by_server[idx].push(i),
-                    Err(e) => unplaced.push((i, e)),
+                    Err(e) => unplaced.push((i, self.home(t, key_of(p)), e)),
                 }
             }
         }

@@ -7,7 +7,7 @@
 //! server's request written before any reply is read, in the thread's reused working memory
 //! (`multi_get`), so nothing is allocated per key.
 
-use super::observe::{self, Side};
+use super::observe::{self, Side, Unreached};
 use super::place::FAILOVER_TRIES;
 use super::{Client, Topology};
 use crate::conn::SetWait;
@@ -233,47 +233,47 @@ impl Client {
         let t = &*self.topology();
         let servers = t.servers.len();
         let n = keys.count();
-        // Keys with no server: how many, and the first error (for the record).
-        let mut unplaced = 0usize;
-        let mut unplaced_err: Option<(Error, bool)> = None;
+        // Keys with no server, per server their placement named (for the records).
+        let mut unreached = Unreached::default();
         // Wire keys and servers; a key that fails here has its error and no server.
         s.state.resize(n, multi_get::MISS);
         // proxy-pool: one proxy for the whole call, so every key goes in one request.
         let proxy = self.inner.proxy_pool.then(|| self.proxy(t));
         for i in 0..n {
+            // Err: refused before placement; Ok(Err): no server to go to (the one named).
             let placed = keys.key(i).and_then(|key| {
                 let w = self.inner.keys.wire_key_into(key, &mut s.arena)?;
                 let wire = match w {
                     None => key,
                     Some((start, len)) => &s.arena[start as usize..(start + len) as usize],
                 };
-                match &proxy {
+                let at = match &proxy {
                     Some(chosen) => chosen.clone(),
                     None => self.pick(t, wire),
-                }
-                .map(|idx| (w, idx))
+                };
+                Ok((w, at.map_err(|e| (self.home(t, wire), e))))
             });
-            match placed {
-                Ok((w, idx)) => {
+            let (home, e) = match placed {
+                Ok((w, Ok(idx))) => {
                     s.wire.push(w.unwrap_or((AS_GIVEN, 0)));
                     s.server.push(idx as u32);
+                    continue;
                 }
-                Err(e) => {
-                    s.wire.push((AS_GIVEN, 0));
-                    s.server.push(NOWHERE);
-                    unplaced += 1;
-                    let opened = self.opens(&e);
-                    if opened {
-                        // fail_open: the key stays a miss.
-                        self.count_open(t, None, &e, Side::Read, 1);
-                    }
-                    if start.is_some() && unplaced_err.is_none() {
-                        unplaced_err = Some((e.clone(), opened));
-                    }
-                    if !opened {
-                        s.fail([i], e);
-                    }
-                }
+                Ok((_, Err((home, e)))) => (Some(home), e),
+                Err(e) => (None, e),
+            };
+            s.wire.push((AS_GIVEN, 0));
+            s.server.push(NOWHERE);
+            let opened = self.opens(&e);
+            if opened {
+                // fail_open: the key stays a miss.
+                self.count_open(t, home, &e, Side::Read, 1);
+            }
+            if start.is_some() {
+                unreached.add(home, &e);
+            }
+            if !opened {
+                s.fail([i], e);
             }
         }
         // A server's part that failed: fail-open applied (its keys stay misses), recorded.
@@ -451,14 +451,7 @@ impl Client {
                 }
             }
         }
-        if let (Some(st), Some((e, opened))) = (start, &unplaced_err) {
-            let o = if *opened {
-                OpOutcome::FailedOpen(e.class())
-            } else {
-                OpOutcome::Error(e.class())
-            };
-            self.record(t, st, op, unplaced, 0, None, o, Some(e));
-        }
+        self.record_unreached(t, start, op, unreached);
     }
 
     /// Hands one value of key `index` (`key`, the caller's) to `sink`, decoded by the

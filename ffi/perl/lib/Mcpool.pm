@@ -875,14 +875,17 @@ mcpool extension: a snapshot of every server's counters and gauges, without I/O:
 C<{ 'host:port' =E<gt> { operations =E<gt> ..., hits, misses, connects, connect_errors,
 timeouts, io_errors, server_errors, protocol_errors, pool_waits, pool_wait_ns, pool_timeouts,
 ejections, returns, handed_over, pool_open, pool_idle } }> (the names are the core's; a newer
-core's appear by themselves).
+core's appear by themselves). An address listed twice (a double share) is one server, its
+entries' counters and connections summed by the core (docs/metrics.md).
 
 =item server_states
 
 mcpool extension: C<[ { server =E<gt> 'host:port', alive =E<gt> 1, failures =E<gt> 0,
 retry_in_ms =E<gt> 0 }, ... ]> in configuration order, without I/O: whether calls may go to
 each server now, its consecutive failures, and while it is marked dead the milliseconds until
-it is retried.
+it is retried. One entry per address, where it first appears in the list: the entries of an
+address listed twice are merged by the core (dead while either is, the most failures, the
+longest wait; docs/metrics.md).
 
 =item on_server_event (constructor argument)
 

@@ -37,4 +37,22 @@ is($m->get("${p}k"), 'v', 'the value is still there');
 $m->namespace('ns:');
 is_deeply([$m->server_labels], [$a], 'a rebuild keeps the list set_servers gave');
 
+# An address listed twice (a double share) is one server in the reports (docs/metrics.md):
+# the core sums its entries' counters and merges their states.
+{
+    my $d = Mcpool->new({ servers => [$a, $a, $b] });
+    my $q = unique('dup');
+    for my $i (1 .. 40) {
+        $d->set("$q$i", $i);
+        $d->get("$q$i");
+    }
+    my $mx = $d->metrics;
+    is_deeply([sort keys %$mx], [sort($a, $b)], 'metrics: one entry per address');
+    my $ops = 0;
+    $ops += $mx->{$_}{operations} for keys %$mx;
+    is($ops, 80, 'metrics: every operation counted');
+    my $st = $d->server_states;
+    is_deeply([map { $_->{server} } @$st], [$a, $b], 'server_states: one per address, in order');
+}
+
 done_testing();

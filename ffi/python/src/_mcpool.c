@@ -2383,24 +2383,29 @@ static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
     return out;
 }
 
-/* server_states() -> {server: {"alive": bool, "failures": int, "retry_in": seconds}}. */
+/* server_states() -> {server: {"alive": bool, "failures": int, "retry_in": seconds}}: one
+ * entry per address, from the core's snapshot (a repeated address's entries merged there). */
 static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
     (void)noargs;
-    size_t n = 0;
+    mcpool_metrics *m = NULL;
     CHECK_OPEN(self);
-    mcpool_client_server_count(self->client, &n);
+    mcpool_status st = mcpool_client_metrics(self->client, &m);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
     PyObject *out = PyDict_New();
+    size_t n = mcpool_metrics_len(m);
     for (size_t i = 0; out != NULL && i < n; i++) {
         const char *label;
         size_t ll;
         bool alive = false;
         uint32_t failures = 0;
         uint64_t retry = 0;
-        mcpool_status st = mcpool_client_server_label(self->client, i, &label, &ll);
+        st = mcpool_metrics_label(m, i, &label, &ll);
         if (st == MCPOOL_OK)
-            st = mcpool_client_server_state(self->client, i, &alive, &failures, &retry);
+            st = mcpool_metrics_state(m, i, &alive, &failures, &retry);
         if (st != MCPOOL_OK) {
             Py_DECREF(out);
+            mcpool_metrics_free(m);
             return raise_status(st);
         }
         PyObject *d = Py_BuildValue("{s:O,s:I,s:d}", "alive", alive ? Py_True : Py_False,
@@ -2412,6 +2417,7 @@ static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
         Py_XDECREF(d);
         Py_XDECREF(lab);
     }
+    mcpool_metrics_free(m);
     return out;
 }
 

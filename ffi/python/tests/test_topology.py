@@ -43,3 +43,22 @@ def test_compat_memcache_set_servers_uses_the_core_call(servers, prefix):
     assert [str(h) for h in mc.servers] and len(mc.servers) == 2
     mc.set_servers([a])
     assert mc.get(prefix + "k") == "v"
+
+
+def test_a_repeated_address_is_one_server_in_metrics_and_states(servers, prefix):
+    # docs/metrics.md: an address listed twice (a double share, as Cache::Memcached users
+    # give one) is one server in every report, its entries' counters summed by the core
+    a, b, _ = (s.addr for s in servers)
+    mc = mcpool.Client([a, a, b])
+    sent = {a: 0, b: 0}
+    for i in range(40):
+        k = prefix + str(i)
+        assert mc.set(k, i)
+        assert mc.get(k) == i
+        sent[mc.server_for(k)] += 2
+    m = mc.metrics()
+    assert sorted(m) == sorted([a, b])
+    assert {s: v["operations"] for s, v in m.items()} == sent
+    assert sum(v["operations"] for v in m.values()) == 80
+    states = mc.server_states()
+    assert sorted(states) == sorted([a, b]) and all(st["alive"] for st in states.values())

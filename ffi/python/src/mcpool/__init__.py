@@ -59,8 +59,8 @@ OpRecord.__doc__ = """One exchange with one server, as ``on_operation`` receives
 - ``op``: ``"get"``, ``"get_multi"``, ``"set"``, ``"delete"``, ``"incr"``, ...;
 - ``keys``: keys in this exchange; ``hits``: found (reads), stored (stores), existed
   (delete, touch, incr/decr);
-- ``server``: ``"host:port"``, or None when the keys reached no server (refused before any
-  I/O); ``protocol``: ``"text"``, ``"meta"`` or ``"binary"``;
+- ``server``: ``"host:port"`` (for keys of a server marked dead: that server), or None for
+  keys refused before placement (a bad key or value); ``protocol``: ``"text"``, ``"meta"`` or ``"binary"``;
 - ``duration``: seconds from the start of the call to the end of this exchange;
 - ``outcome``: ``"hit"``, ``"miss"``, ``"stored"``, ``"not_stored"``, ``"ok"``,
   ``"error"`` or ``"failed_open"`` (a timeout or unreachable server answered as a miss or

@@ -12,7 +12,7 @@ attributes (OpenTelemetry's database and network conventions, plus ``mcpool.*``)
 
 - ``db.system`` = ``"memcached"``, ``db.operation`` = ``"get"``, ``"set"``, ...;
 - ``net.peer.name``, ``net.peer.port`` (and ``server.address``, ``server.port``); a unix
-  socket's path as ``net.peer.name``; none when the keys reached no server;
+  socket's path as ``net.peer.name``; none for keys refused before placement;
 - ``net.transport`` = ``"ip_tcp"`` or ``"unix"``; ``mcpool.protocol`` (text, meta, binary);
 - ``mcpool.keys``, ``mcpool.hits``, ``mcpool.outcome``, ``mcpool.bytes_sent``,
   ``mcpool.bytes_received``; ``mcpool.error_class`` when it failed.

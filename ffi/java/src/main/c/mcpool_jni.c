@@ -459,26 +459,6 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_serverFor(JNIEnv *env, jclass cls, 
     return (jint)index;
 }
 
-/* Server number index's health: {alive 0/1, consecutive failures, ms until retried}. */
-JNIEXPORT jlongArray JNICALL Java_io_mcpool_Native_serverState(JNIEnv *env, jclass cls, jlong h,
-                                                               jint index) {
-    (void)cls;
-    bool alive = false;
-    uint32_t failures = 0;
-    uint64_t retry = 0;
-    mcpool_status st = mcpool_client_server_state(CLIENT(h), (size_t)index, &alive, &failures, &retry);
-    if (st != MCPOOL_OK) {
-        throw_status(env, st);
-        return NULL;
-    }
-    jlongArray out = (*env)->NewLongArray(env, 3);
-    if (out != NULL) {
-        jlong v[3] = {alive ? 1 : 0, (jlong)failures, (jlong)retry};
-        (*env)->SetLongArrayRegion(env, out, 0, 3, v);
-    }
-    return out;
-}
-
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_metricCount(JNIEnv *env, jclass cls) {
     (void)env;
     (void)cls;
@@ -492,9 +472,11 @@ JNIEXPORT jstring JNICALL Java_io_mcpool_Native_metricName(JNIEnv *env, jclass c
     return name == NULL ? NULL : (*env)->NewStringUTF(env, name);
 }
 
-/* A snapshot of every server's metrics: servers * metrics values, server-major, in the
- * configuration's order and mcpool_metric's numbering (metricCount of them per server). */
-JNIEXPORT jlongArray JNICALL Java_io_mcpool_Native_metrics(JNIEnv *env, jclass cls, jlong h) {
+/* A snapshot of every server's metrics and health, one entry per address (the core merges
+ * a repeated address): {byte[][] labels, long[] values (servers * metricCount, server-major,
+ * in mcpool_metric's numbering), long[] states (servers * 3: alive 0/1, consecutive
+ * failures, ms until retried)}. */
+JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_snapshot(JNIEnv *env, jclass cls, jlong h) {
     (void)cls;
     mcpool_metrics *snap = NULL;
     mcpool_status st = mcpool_client_metrics(CLIENT(h), &snap);
@@ -503,20 +485,44 @@ JNIEXPORT jlongArray JNICALL Java_io_mcpool_Native_metrics(JNIEnv *env, jclass c
         return NULL;
     }
     size_t servers = mcpool_metrics_len(snap), count = mcpool_metric_count();
-    jlongArray out = NULL;
-    if (servers > 0 && count > (size_t)INT32_MAX / servers) {
+    jobjectArray out = NULL, labels = NULL;
+    jlongArray values = NULL, states = NULL;
+    if (servers > (size_t)INT32_MAX / 3 || (servers > 0 && count > (size_t)INT32_MAX / servers)) {
         throw_oom(env, "mcpool: metrics snapshot");
-    } else {
-        out = (*env)->NewLongArray(env, (jsize)(servers * count));
-        for (size_t i = 0; out != NULL && i < servers; i++) {
-            for (size_t m = 0; m < count; m++) {
-                uint64_t v = 0;
-                mcpool_metrics_get(snap, i, (uint32_t)m, &v);
-                jlong jv = (jlong)v;
-                (*env)->SetLongArrayRegion(env, out, (jsize)(i * count + m), 1, &jv);
-            }
-        }
+        goto done;
     }
+    labels = (*env)->NewObjectArray(env, (jsize)servers, cls_byte_array, NULL);
+    values = labels ? (*env)->NewLongArray(env, (jsize)(servers * count)) : NULL;
+    states = values ? (*env)->NewLongArray(env, (jsize)(servers * 3)) : NULL;
+    if (states == NULL) goto done;
+    for (size_t i = 0; i < servers; i++) {
+        const char *label = NULL;
+        size_t len = 0;
+        if (mcpool_metrics_label(snap, i, &label, &len) != MCPOOL_OK) label = "", len = 0;
+        jbyteArray jl = new_bytes(env, label, len);
+        if (jl == NULL) goto done;
+        (*env)->SetObjectArrayElement(env, labels, (jsize)i, jl);
+        (*env)->DeleteLocalRef(env, jl);
+        for (size_t m = 0; m < count; m++) {
+            uint64_t v = 0;
+            mcpool_metrics_get(snap, i, (uint32_t)m, &v);
+            jlong jv = (jlong)v;
+            (*env)->SetLongArrayRegion(env, values, (jsize)(i * count + m), 1, &jv);
+        }
+        bool alive = false;
+        uint32_t failures = 0;
+        uint64_t retry = 0;
+        mcpool_metrics_state(snap, i, &alive, &failures, &retry);
+        jlong sv[3] = {alive ? 1 : 0, (jlong)failures, (jlong)retry};
+        (*env)->SetLongArrayRegion(env, states, (jsize)(i * 3), 3, sv);
+    }
+    out = (*env)->NewObjectArray(env, 3, (*env)->FindClass(env, "java/lang/Object"), NULL);
+    if (out != NULL) {
+        (*env)->SetObjectArrayElement(env, out, 0, labels);
+        (*env)->SetObjectArrayElement(env, out, 1, values);
+        (*env)->SetObjectArrayElement(env, out, 2, states);
+    }
+done:
     mcpool_metrics_free(snap);
     return out;
 }

@@ -7,7 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The modern entry point: one thread-safe client over the mcpool core, closed with
@@ -53,7 +54,7 @@ public final class Mcpool implements AutoCloseable {
     final String valueFormat;
     /** Per server: errors that a lenient caller ({@link MemCachedClient}) turned into
      * null/false/-1, reported as {@code suppressed_errors} by {@link #metrics()}. */
-    private volatile AtomicLongArray suppressed;
+    private volatile ConcurrentHashMap<String, LongAdder> suppressed = new ConcurrentHashMap<>();
     /** The operation listener and its exception count (null: none). */
     private final Native.OperationDispatch operations;
 
@@ -71,7 +72,6 @@ public final class Mcpool implements AutoCloseable {
             // the format in force, whichever of a preset, an option or the core's default
             // set it: the core's answer, never a copy of its rules
             this.valueFormat = Native.valueFormat(h);
-            this.suppressed = new AtomicLongArray(Native.serverCount(h));
         } finally {
             nc.release();
         }
@@ -476,20 +476,19 @@ public final class Mcpool implements AutoCloseable {
             : new MemcachedItem(decode(t.forValueFormat(valueFormat), key, b, Kind.of(meta[2]), (int) meta[0]), meta[1]);
     }
 
-    /** Counts an error a lenient caller turned into a failure value, on the key's server. */
+    /** Counts an error a lenient caller turned into a failure value, on the key's server (its
+     * address: the entries of a repeated address are one server, as in the core's metrics). */
     void suppressed(byte[] key) {
-        int i = 0;
-        if (suppressed.length() > 1) {
-            long h = nc.acquire();
-            try {
-                i = Native.serverFor(h, key);
-            } catch (McpoolException e) {
-                return; // a key no command accepts never reached a server
-            } finally {
-                nc.release();
-            }
+        String label;
+        long h = nc.acquire();
+        try {
+            label = Utf8.decode(Native.serverLabel(h, Native.serverFor(h, key)));
+        } catch (McpoolException e) {
+            return; // a key no command accepts never reached a server
+        } finally {
+            nc.release();
         }
-        if (i >= 0 && i < suppressed.length()) suppressed.incrementAndGet(i);
+        suppressed.computeIfAbsent(label, l -> new LongAdder()).increment();
     }
 
     /** The server's or the network's error (a timeout, a connection failure, an error reply,
@@ -954,7 +953,7 @@ public final class Mcpool implements AutoCloseable {
         long h = nc.acquire();
         try {
             Native.setServers(h, all.toByteArray(), lens, weights.clone());
-            this.suppressed = new AtomicLongArray(Native.serverCount(h));
+            this.suppressed = new ConcurrentHashMap<>();
         } finally {
             nc.release();
         }
@@ -991,19 +990,15 @@ public final class Mcpool implements AutoCloseable {
      * {@code io_errors}, {@code server_errors}, {@code protocol_errors}, {@code pool_waits},
      * {@code pool_wait_ns}, {@code pool_timeouts}, {@code ejections}, {@code returns},
      * {@code handed_over}, and whatever a newer core adds) count since the client was built;
-     * {@code pool_open} and {@code pool_idle} are gauges. The binding adds
-     * {@code suppressed_errors}: the server's errors that {@link MemCachedClient} answered
-     * with null/false/-1 instead of throwing.
+     * {@code pool_open} and {@code pool_idle} are gauges. An address listed twice (a double
+     * share) is one server, its entries' counters and connections summed by the core
+     * (docs/metrics.md). The binding adds {@code suppressed_errors}: the server's errors that
+     * {@link MemCachedClient} answered with null/false/-1 instead of throwing.
      */
     public Map<String, Map<String, Long>> metrics() {
-        long[] values;
-        List<String> labels = servers();
-        long h = nc.acquire();
-        try {
-            values = Native.metrics(h);
-        } finally {
-            nc.release();
-        }
+        Object[] snap = snapshot();
+        byte[][] labels = (byte[][]) snap[0];
+        long[] values = (long[]) snap[1];
         int count = Native.metricCount();
         String[] names = new String[count];
         for (int m = 0; m < count; m++) {
@@ -1011,26 +1006,36 @@ public final class Mcpool implements AutoCloseable {
             names[m] = name == null ? "metric_" + m : name;
         }
         Map<String, Map<String, Long>> out = new LinkedHashMap<>();
-        for (int i = 0; i < labels.size(); i++) {
+        for (int i = 0; i < labels.length; i++) {
+            String label = Utf8.decode(labels[i]);
             Map<String, Long> one = new LinkedHashMap<>();
             for (int m = 0; m < count && (long) i * count + m < values.length; m++) one.put(names[m], values[i * count + m]);
-            one.put("suppressed_errors", i < suppressed.length() ? suppressed.get(i) : 0L);
-            out.put(labels.get(i), one);
+            LongAdder s = suppressed.get(label);
+            one.put("suppressed_errors", s == null ? 0L : s.sum());
+            out.put(label, one);
         }
         return out;
     }
 
-    /** Every server's health (configuration order), without I/O. */
+    /** Every server's health, without I/O: one per address, in the order each first appears
+     * in the list (an address listed twice is one server, its entries' states merged by the
+     * core: dead while either is, the most failures, the longest wait; docs/metrics.md). */
     public List<ServerState> serverStates() {
+        Object[] snap = snapshot();
+        byte[][] labels = (byte[][]) snap[0];
+        long[] st = (long[]) snap[2];
+        List<ServerState> out = new ArrayList<>(labels.length);
+        for (int i = 0; i < labels.length; i++) {
+            out.add(new ServerState(Utf8.decode(labels[i]), st[3 * i] != 0, (int) st[3 * i + 1], st[3 * i + 2]));
+        }
+        return out;
+    }
+
+    /** The core's snapshot of every server's metrics and health (see Native.snapshot). */
+    private Object[] snapshot() {
         long h = nc.acquire();
         try {
-            int n = Native.serverCount(h);
-            List<ServerState> out = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                long[] st = Native.serverState(h, i);
-                out.add(new ServerState(Utf8.decode(Native.serverLabel(h, i)), st[0] != 0, (int) st[1], st[2]));
-            }
-            return out;
+            return Native.snapshot(h);
         } finally {
             nc.release();
         }

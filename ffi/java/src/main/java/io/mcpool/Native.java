@@ -210,13 +210,13 @@ final class Native {
      * exception (the core's message). Reported only when no other error failed the call. */
     static final int UNREADABLE = -4;
 
-    /** {alive 0/1, consecutive failures, milliseconds until retried}. */
-    static native long[] serverState(long client, int index);
     static native int metricCount();
     /** A metric's name, null past the end. */
     static native String metricName(int metric);
-    /** servers x metricCount() values, server-major. */
-    static native long[] metrics(long client);
+    /** Every server's metrics and health, one entry per address (the core merges a repeated
+     * address): {byte[][] labels, long[] values (servers x metricCount(), server-major),
+     * long[] states (servers x 3: alive 0/1, consecutive failures, ms until retried)}. */
+    static native Object[] snapshot(long client);
     /** The item's bytes or null; meta[0] = its kind (Kind.ordinal()), meta[1] = CAS, meta[2] =
      * lease answer (0 hit, 1 recompute, 2 wait), meta[3] (when meta has 4 slots) its flags. */
     static native byte[] getLease(long client, byte[] key, int vivifyTtl, int recacheBelow, long[] meta);

@@ -44,7 +44,8 @@ public final class OperationRecord {
     public int keys() { return keys; }
     /** Keys found (reads), stored (stores), or that existed (delete, touch, incr/decr). */
     public int hits() { return hits; }
-    /** {@code host:port}, or null when the keys reached no server (refused before any I/O). */
+    /** {@code host:port} (for keys of a server marked dead: that server), or null for keys
+     * refused before placement (a bad key or value). */
     public String server() { return server; }
     /** The server's host (without brackets for IPv6), or its socket path; null without one. */
     public String host() {

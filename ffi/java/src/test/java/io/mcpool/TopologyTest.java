@@ -60,4 +60,32 @@ public class TopologyTest {
             assertEquals("v", mc.get("topo:k"));
         }
     }
+
+    /** docs/metrics.md: an address listed twice (a double share) is one server in the
+     * reports, its entries' counters summed by the core (the metrics map kept one entry of
+     * two and reported 40 of 80 operations). */
+    @Test
+    public void aRepeatedAddressIsOneServerInMetricsAndStates() {
+        try (Mcpool mc = Mcpool.builder().servers(a.addr(), a.addr(), b.addr()).build()) {
+            java.util.Map<String, Long> sent = new java.util.HashMap<>();
+            for (int i = 0; i < 40; i++) {
+                String k = "topo:dup" + i;
+                assertTrue(mc.set(k, "v"));
+                assertEquals("v", mc.get(k));
+                sent.merge(mc.servers().get(mc.serverIndexFor(k)), 2L, Long::sum);
+            }
+            java.util.Map<String, java.util.Map<String, Long>> m = mc.metrics();
+            assertEquals(new java.util.HashSet<>(Arrays.asList(a.addr(), b.addr())), m.keySet());
+            long sum = 0;
+            for (String s : m.keySet()) {
+                assertEquals(s, sent.getOrDefault(s, 0L), m.get(s).get("operations"));
+                sum += m.get(s).get("operations");
+            }
+            assertEquals(80, sum);
+            java.util.List<ServerState> states = mc.serverStates();
+            assertEquals(2, states.size());
+            assertEquals(a.addr(), states.get(0).server());
+            assertEquals(b.addr(), states.get(1).server());
+        }
+    }
 }
