@@ -851,12 +851,28 @@ fn spymemcached_preset_sends_a_dead_servers_keys_where_spymemcached_redistribute
             Some("spymemcached:locator=consistent,hash=native"),
         ),
     ] {
+        let mut b = preset_builder("spymemcached", &addrs);
+        if let Some(d) = distribution {
+            b = b.set("distribution", d).unwrap();
+        }
+        let c = b.build().unwrap();
         // The varying part first: String.hashCode (NATIVE_HASH) of keys that differ only at
-        // the end falls on one stretch of a continuum.
+        // the end falls on one stretch of a continuum. 60 of the 300 keys are the second
+        // server's (the one that dies), whatever the ports drawn give it.
         let tag = unique("spy");
-        let keys: Vec<String> = (0..300u64)
-            .map(|i| format!("{:08x}-{tag}", (i + 1).wrapping_mul(0x9e37_79b9) as u32))
-            .collect();
+        let (mut keys, mut on_second) = (Vec::new(), 0);
+        for i in 0..100_000u64 {
+            let k = format!("{:08x}-{tag}", (i + 1).wrapping_mul(0x9e37_79b9) as u32);
+            let second = c.server_for(&k).unwrap() == 1;
+            if (second && on_second < 60) || (!second && keys.len() - on_second < 240) {
+                on_second += usize::from(second);
+                keys.push(k);
+            }
+            if keys.len() == 300 {
+                break;
+            }
+        }
+        assert_eq!((keys.len(), on_second), (300, 60), "{kind}: keys drawn");
         flush();
         let run = Command::new("java")
             .arg("-cp")
@@ -877,11 +893,6 @@ fn spymemcached_preset_sends_a_dead_servers_keys_where_spymemcached_redistribute
         );
         let theirs: Vec<Vec<usize>> = keys.iter().map(|k| holders(k)).collect();
         flush();
-        let mut b = preset_builder("spymemcached", &addrs);
-        if let Some(d) = distribution {
-            b = b.set("distribution", d).unwrap();
-        }
-        let c = b.build().unwrap();
         assert_eq!(c.config().failover, FailoverPolicy::Rehash);
         mark_dead(&c, 1);
         let mut on_dead = 0;
@@ -893,7 +904,7 @@ fn spymemcached_preset_sends_a_dead_servers_keys_where_spymemcached_redistribute
             assert_eq!(&holders(k), t, "{kind} {k}: mcpool vs spymemcached");
             on_dead += usize::from(c.server_for(k).unwrap() == 1);
         }
-        assert!(on_dead > 20, "{kind}: {on_dead} keys on the dead server");
+        assert_eq!(on_dead, 60, "{kind}: keys on the dead server");
         eprintln!("{kind}: {on_dead} keys of the dead server, all where spymemcached puts them");
     }
     let _ = std::fs::remove_dir_all(&dir);
