@@ -189,7 +189,7 @@ fn check(
             match got {
                 Err(Error::Protocol { detail, .. }) => {
                     assert!(
-                        detail.contains("flag") || detail.contains("extras"),
+                        detail.contains("asked for") || detail.contains("extras"),
                         "{detail}"
                     );
                     errors += 1;

@@ -166,12 +166,18 @@ fn bad(server: &str, flag: &str) -> Error {
 /// flag read.
 fn item_flags(server: &str, flags: Flags<'_>, cas: bool) -> Result<(u32, ValueFlags)> {
     let v = flags.value_flags().map_err(|_| bad(server, "f, c or O"))?;
+    let missing = |what: &str| {
+        protocol(
+            server,
+            format!("mg reply without {what}, which its request asked for"),
+        )
+    };
     let f = v
         .flags
         .and_then(|f| u32::try_from(f).ok())
-        .ok_or_else(|| bad(server, "f (the item's client flags, 32 bits)"))?;
+        .ok_or_else(|| missing("a 32-bit f (the item's client flags)"))?;
     if cas && v.cas.is_none() {
-        return Err(bad(server, "c (the item's CAS)"));
+        return Err(missing("c (the item's CAS)"));
     }
     Ok((f, v))
 }
