@@ -2392,11 +2392,8 @@ get_lease(m, key, vivify_ttl, recache_below)
                 XSRETURN_EMPTY;
             }
             cas = mcpool_item_cas(item);
-            /* a vivified miss (no value yet) has an empty item: no value */
-            if (lease != MCPOOL_LEASE_HIT && mcpool_item_len(item) == 0)
-                mcpool_item_free(item);
-            else
-                sv = mcp_item_sv(aTHX_ m, item, 0, &flags); /* m may be freed now (a thaw) */
+            /* an item is a value, empty or not: the core answers a placeholder with none */
+            sv = mcp_item_sv(aTHX_ m, item, 0, &flags); /* m may be freed now (a thaw) */
         }
         ST(0) = sv_2mortal(newSVpv(state, 0));
         ST(1) = sv ? sv_2mortal(sv) : &PL_sv_undef;

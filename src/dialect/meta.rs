@@ -165,7 +165,9 @@ fn bad(server: &str, flag: &str) -> Error {
 /// would be handed back as the value. Returns the flags, as the client flags, and every
 /// flag read.
 fn item_flags(server: &str, flags: Flags<'_>, cas: bool) -> Result<(u32, ValueFlags)> {
-    let v = flags.value_flags().map_err(|_| bad(server, "f, c or O"))?;
+    let v = flags
+        .value_flags()
+        .map_err(|_| bad(server, "f, c, h or O"))?;
     let missing = |what: &str| {
         protocol(
             server,
@@ -386,7 +388,8 @@ fn recv_lease(conn: &mut Conn, tag: u32) -> Result<LeaseReply> {
             let (f, v) = item_flags(server, flags, true)?;
             // `c` is there: `item_flags` checked it.
             let c = v.cas.unwrap_or_default();
-            // A vivified placeholder (miss) is an empty value flagged W or Z, never stale.
+            // A placeholder (a miss) is no value; any other item is, stale or current, and
+            // an empty one too (see `ValueFlags::is_placeholder`).
             let placeholder = v.is_placeholder(data.len());
             Ok(LeaseReply {
                 value: (!placeholder).then(|| (data.to_vec(), f, c)),
@@ -535,8 +538,9 @@ impl Speak for Meta {
             // sent alone).
             Request::Noop => meta::encode_noop(buf),
             Request::Stats { group } => ascii::encode_stats(buf, group),
-            // `mg <key> v f c N<vivify> [R<recache>] O<tag>`: a read that elects one
-            // recomputer.
+            // `mg <key> v f c h N<vivify> [R<recache>] O<tag>`: a read that elects one
+            // recomputer. `h` tells a stored empty item whose token this read takes from a
+            // placeholder it creates (see `ValueFlags::is_placeholder`).
             Request::Lease {
                 key,
                 vivify_ttl,
@@ -546,6 +550,7 @@ impl Speak for Meta {
                     Flag::Bare(b'v'),
                     Flag::Bare(b'f'),
                     Flag::Bare(b'c'),
+                    Flag::Bare(b'h'),
                     Flag::Num(b'N', vivify_ttl.into()),
                     Flag::Num(b'O', tag.into()),
                 ];
