@@ -139,6 +139,139 @@ fn invalidate_serves_stale_while_one_recomputes() {
     ));
 }
 
+/// A meta client and a text client on `mc` under value format `format`, sharing a key prefix.
+fn format_clients(mc: &Memcached, format: &str) -> (Client, Client) {
+    let prefix = unique("e");
+    let make = |p| {
+        Client::builder()
+            .server(&mc.addr())
+            .protocol(p)
+            .key_prefix(prefix.as_str())
+            .value_format(format.parse().unwrap())
+            .build()
+            .unwrap()
+    };
+    (make(Protocol::Meta), make(Protocol::Text))
+}
+
+/// Every plain meta read of `k` (get, gets, gat, get_multi, gets_multi, get_value,
+/// meta_info): the values found (`meta_info`: the stored size), `None` for each miss.
+fn plain_reads(c: &Client, k: &str) -> Vec<(&'static str, Option<Vec<u8>>)> {
+    let item = |r: mcpool::Result<Option<mcpool::Item>>| r.unwrap().map(|i| i.value.to_vec());
+    vec![
+        ("get", c.get(k).unwrap()),
+        ("gets", item(c.gets(k))),
+        ("gat", c.gat(k, 100).unwrap()),
+        ("get_multi", item(c.get_multi(&[k, "other"]).remove(0))),
+        ("gets_multi", item(c.gets_multi(&["other", k]).remove(1))),
+        (
+            "get_value",
+            c.get_value(k)
+                .unwrap()
+                .map(|v| format!("{v:?}").into_bytes()),
+        ),
+        (
+            "meta_info",
+            c.meta_info(k)
+                .unwrap()
+                .map(|i| i.size.to_string().into_bytes()),
+        ),
+    ]
+}
+
+/// The stale value a lease returned, if any (`Hit` fails).
+fn lease_stale(l: Lease) -> (bool, Option<Vec<u8>>) {
+    match l {
+        Lease::Recompute { stale } => (true, stale.map(|i| i.value.to_vec())),
+        Lease::Wait { stale } => (false, stale.map(|i| i.value.to_vec())),
+        Lease::Hit(i) => panic!("a hit, though a lease is out: {i:?}"),
+    }
+}
+
+#[test]
+fn a_stored_empty_value_stays_a_value_after_a_recache_lease_takes_its_token() {
+    // memcached flags any item whose recompute token a lease took `W`, then `Z`, as it flags
+    // a placeholder. A placeholder has client flags 0, so an empty value stored with other
+    // flags (every format's text kind, Whalin's and spymemcached's bytes) is told apart.
+    let mc = Memcached::start(&[]);
+    let text = |s: &str| mcpool::Value::Text(s.into());
+    let bytes = mcpool::Value::Bytes(Vec::new());
+    for (format, value, flags) in [
+        ("mcpool", text(""), 0x0101_0000),
+        ("pylibmc", text(""), 16),
+        ("python-memcached", text(""), 16),
+        ("cache-memcached-fast", text(""), 4),
+        ("whalin", bytes.clone(), 4096),
+        ("spymemcached", bytes.clone(), 0x800),
+    ] {
+        let (c, t) = format_clients(&mc, format);
+        let what = format!("{format} {value:?}");
+        assert_eq!(c.set_value("k", &value, 100).unwrap(), StoreOutcome::Stored);
+        assert_eq!(c.meta_info("k").unwrap().unwrap().flags, flags, "{what}");
+        // The item expires within 200 s: this lease wins the token, with the value.
+        let (won, stale) = lease_stale(c.get_lease("k", 30, Some(200)).unwrap());
+        assert!(won, "{what}");
+        assert_eq!(
+            stale.as_deref(),
+            Some(&b""[..]),
+            "{what}: the current value"
+        );
+        for (read, got) in plain_reads(&c, "k") {
+            let want = match read {
+                "get_value" => format!("{value:?}").into_bytes(),
+                "meta_info" => b"0".to_vec(),
+                _ => Vec::new(),
+            };
+            assert_eq!(got, Some(want), "{what}: {read} after the lease");
+        }
+        assert_eq!(t.get_value("k").unwrap(), Some(value.clone()), "{what}");
+        let (won, stale) = lease_stale(c.get_lease("k", 30, Some(200)).unwrap());
+        assert!(!won && stale.as_deref() == Some(&b""[..]), "{what}");
+        assert_eq!(c.add("k", b"x", 0).unwrap(), StoreOutcome::NotStored);
+    }
+
+    // Empty bytes under flags 0 (mcpool, pylibmc, ... bytes) answer exactly as a
+    // placeholder once their token is taken, and read as a miss then (the safe side,
+    // docs/protocols.md). Only the lease that takes the token can tell, when the item was
+    // read before it (`h1`): it did not create the item.
+    let (c, t) = format_clients(&mc, "mcpool");
+    c.set("read-before", b"", 100).unwrap();
+    assert_eq!(c.get("read-before").unwrap(), Some(Vec::new()));
+    let (won, stale) = lease_stale(c.get_lease("read-before", 30, Some(200)).unwrap());
+    assert!(won && stale.as_deref() == Some(&b""[..]), "{stale:?}");
+    c.set("never-read", b"", 100).unwrap();
+    assert_eq!(
+        lease_stale(c.get_lease("never-read", 30, Some(200)).unwrap()),
+        (true, None)
+    );
+    for k in ["read-before", "never-read"] {
+        for (read, got) in plain_reads(&c, k) {
+            assert_eq!(
+                got, None,
+                "{k}: {read}: flags 0 and empty, taken for a placeholder"
+            );
+        }
+        assert_eq!(t.get(k).unwrap(), Some(Vec::new()), "{k}: text sees b\"\"");
+    }
+
+    // A real placeholder (a lease on a miss) stays a miss on every read.
+    for recache in [None, Some(200)] {
+        let k = format!("missing-{recache:?}");
+        assert_eq!(
+            lease_stale(c.get_lease(&k, 30, recache).unwrap()),
+            (true, None)
+        );
+        for (read, got) in plain_reads(&c, &k) {
+            assert_eq!(got, None, "placeholder {k}: {read}");
+        }
+        assert_eq!(
+            lease_stale(c.get_lease(&k, 30, recache).unwrap()),
+            (false, None)
+        );
+        assert_eq!(c.add(&k, b"x", 0).unwrap(), StoreOutcome::NotStored);
+    }
+}
+
 /// A deliberately broken fake server: answers each request line with `reply(line)`.
 fn fake_server(reply: fn(&[u8]) -> Vec<u8>) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -8,12 +8,11 @@
 
 mod common;
 
-use common::fake::{fake, get_key, value_reply, Then};
+use common::fake::{binary_fake, binary_response, fake, get_key, value_reply, Then};
 use common::wait_until;
 use mcpool::{Client, Error, Protocol};
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::TcpListener;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -141,56 +140,12 @@ fn meta_stray_mn_does_not_end_a_multi_get_early() {
     );
 }
 
-/// A deliberately broken fake binary-protocol server: `answer(connection, opcode, opaque,
-/// key)` gives the bytes sent back for each request (read whole: header and body).
-fn binary_fake<F>(answer: F) -> String
-where
-    F: Fn(usize, u8, u32, &[u8]) -> Vec<u8> + Send + Sync + 'static,
-{
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let answer = Arc::new(answer);
-    std::thread::spawn(move || {
-        for (n, stream) in listener.incoming().take(16).enumerate() {
-            let Ok(mut s) = stream else { return };
-            let answer = answer.clone();
-            std::thread::spawn(move || {
-                for _ in 0..1000 {
-                    let mut h = [0u8; 24];
-                    if s.read_exact(&mut h).is_err() {
-                        return;
-                    }
-                    let key_len = u16::from_be_bytes([h[2], h[3]]) as usize;
-                    let extras_len = h[4] as usize;
-                    let body_len = u32::from_be_bytes([h[8], h[9], h[10], h[11]]) as usize;
-                    let opaque = u32::from_be_bytes([h[12], h[13], h[14], h[15]]);
-                    let mut body = vec![0u8; body_len];
-                    if s.read_exact(&mut body).is_err() {
-                        return;
-                    }
-                    let key = &body[extras_len..extras_len + key_len];
-                    if s.write_all(&answer(n, h[1], opaque, key)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    addr
-}
-
 const GET: u8 = 0x00;
 const INCREMENT: u8 = 0x05;
 
-/// A binary response packet.
+/// A binary response packet without a key.
 fn response(opcode: u8, opaque: u32, extras: &[u8], value: &[u8]) -> Vec<u8> {
-    let mut r = vec![0x81, opcode, 0, 0, extras.len() as u8, 0, 0, 0];
-    r.extend_from_slice(&((extras.len() + value.len()) as u32).to_be_bytes());
-    r.extend_from_slice(&opaque.to_be_bytes());
-    r.extend_from_slice(&[0; 8]);
-    r.extend_from_slice(extras);
-    r.extend_from_slice(value);
-    r
+    binary_response(opcode, opaque, extras, b"", value)
 }
 
 #[test]

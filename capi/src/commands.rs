@@ -851,7 +851,10 @@ pub enum mcpool_lease {
 /// least 1), so the election holds that long. That empty placeholder is a miss for this
 /// client's plain reads (`mcpool_client_get` and the other gets: the core reads memcached's
 /// flag on it); `add` is `MCPOOL_NOT_STORED` until the winner's set replaces it; text or
-/// binary protocol clients read it as an empty value.
+/// binary protocol clients read it as an empty value. A stale value may be empty (an
+/// item of 0 bytes, not NULL). An empty value stored under flags 0 whose token a lease with
+/// `recache_below_s` took answers as a placeholder does, and is taken for one (a miss);
+/// docs/protocols.md, "Leases".
 ///
 /// Returns `MCPOOL_OK` and writes the outcome to `*out_lease` and to `*out_item` the value
 /// (for a hit), the stale value (for recompute or wait, when there is one), or NULL (none).

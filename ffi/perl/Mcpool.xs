@@ -2500,11 +2500,8 @@ get_lease(m, key, vivify_ttl, recache_below)
                 XSRETURN_EMPTY;
             }
             cas = mcpool_item_cas(item);
-            /* a vivified miss (no value yet) has an empty item: no value */
-            if (lease != MCPOOL_LEASE_HIT && mcpool_item_len(item) == 0)
-                mcpool_item_free(item);
-            else
-                sv = mcp_item_sv(aTHX_ m, item, 0, &flags, &trailing); /* m may be freed now (a thaw) */
+            /* an item is a value, empty or not: the core answers a placeholder with none */
+            sv = mcp_item_sv(aTHX_ m, item, 0, &flags, &trailing); /* m may be freed now (a thaw) */
             if (trailing) { /* a Storable image with bytes after it: an error (last_error) */
                 sv_2mortal(mcp_trailing_msg(aTHX_ "get_lease", (const char *)k, klen, flags, trailing));
                 XSRETURN_EMPTY;

@@ -371,10 +371,16 @@ impl Client {
     /// `meta_info`, and every binding's `get`/`exists` built on them) take it for a miss.
     /// It is still an item to the server: `add` is `NotStored` until the winner's `set` (or
     /// `vivify_ttl`) replaces it, while `set` and `cas` (with the placeholder's CAS) store over
-    /// it. Readers that cannot see the flag take it for an empty value: text and binary
-    /// protocol clients, and this client for a value someone *stored* empty once a lease
-    /// read with `recache_below` has taken its token (memcached then flags that item `Z` too,
-    /// the same as a placeholder, so it reads as a miss until it is replaced).
+    /// it. Readers that cannot see the flag (text and binary protocol clients) take it for an
+    /// empty value.
+    ///
+    /// A lease that wins the recompute of an existing item (`recache_below`, or an
+    /// invalidated item) returns its current value as the stale one, empty or not. memcached
+    /// flags any item whose token a lease with `recache_below` took as it flags a placeholder,
+    /// so one that is also empty with flags 0 (bytes under most value formats) answers
+    /// exactly as one: it is then taken for a placeholder (a miss; no stale value), the safe
+    /// side, until it is replaced. An empty value with flags (an empty string) is told apart.
+    /// docs/protocols.md, "Leases", has the whole rule.
     pub fn get_lease(
         &self,
         key: impl AsRef<[u8]>,

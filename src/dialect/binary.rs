@@ -86,6 +86,24 @@ fn check(server: &str, r: &Response<'_>, opcode: u8, opaque: u32) -> Result<()> 
     Ok(())
 }
 
+/// The client flags of a GET/GAT(K)(Q) response that found its item: its 4-byte extras,
+/// which every such response carries. A response without them (or with extras of another
+/// length) is a protocol error (and the connection is dropped), as the text dialect refuses
+/// a `VALUE` line without its flags: never flags 0, under which a compressed body would be
+/// handed back as the value. (The CAS is in every response's header.)
+fn item_flags(server: &str, r: &Response<'_>) -> Result<u32> {
+    r.flags().ok_or_else(|| {
+        protocol(
+            server,
+            format!(
+                "get response (opcode 0x{:02x}) with {} bytes of extras, not the 4-byte flags",
+                r.opcode,
+                r.extras.len()
+            ),
+        )
+    })
+}
+
 /// GET/GAT for one key (tagged `tag`); GETKQ/GATKQ per key (tagged `tag + i`) closed by a
 /// NOOP tagged `tag + n` for several.
 fn encode_retrieval<K: WireKeys + ?Sized>(
@@ -165,7 +183,7 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
             }
             match r.status {
                 status::OK => {
-                    hit(idx, r.value, r.flags(), cas.then_some(r.cas));
+                    hit(idx, r.value, item_flags(server, &r)?, cas.then_some(r.cas));
                     next = idx + 1;
                     Ok(single)
                 }

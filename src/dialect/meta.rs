@@ -10,7 +10,7 @@ use crate::conn::{parse_version, Conn, ServerVersion};
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
 use crate::proto::ascii::{self, StoreCommand};
-use crate::proto::meta::{self, Command, Flag, Flags, Reply};
+use crate::proto::meta::{self, Command, Flag, Flags, Reply, ValueFlags};
 use crate::proto::MetaCodec;
 use std::cell::Cell;
 
@@ -156,6 +156,34 @@ fn bad(server: &str, flag: &str) -> Error {
     )
 }
 
+/// The flags of a reply that carries an item (`VA`, or `meta_info`'s `HD`), checked against
+/// what its request asked for: every such request asks for `f`, which must be there and fit
+/// in 32 bits, and `c`, when `cas` (the request asked for it), must be there. A reply
+/// without a flag its request asked for, or with one out of range, is a protocol error (and
+/// the connection is dropped), as the text dialect refuses a `VALUE` line without its flags
+/// or CAS: never flags 0, their low 32 bits or a made-up CAS, under which a compressed body
+/// would be handed back as the value. Returns the flags, as the client flags, and every
+/// flag read.
+fn item_flags(server: &str, flags: Flags<'_>, cas: bool) -> Result<(u32, ValueFlags)> {
+    let v = flags
+        .value_flags()
+        .map_err(|_| bad(server, "f, c, h or O"))?;
+    let missing = |what: &str| {
+        protocol(
+            server,
+            format!("mg reply without {what}, which its request asked for"),
+        )
+    };
+    let f = v
+        .flags
+        .and_then(|f| u32::try_from(f).ok())
+        .ok_or_else(|| missing("a 32-bit f (the item's client flags)"))?;
+    if cas && v.cas.is_none() {
+        return Err(missing("c (the item's CAS)"));
+    }
+    Ok((f, v))
+}
+
 /// One `mg` per key, tagged `tag + i`: all quiet but the last, whose reply (hit or miss,
 /// carrying the batch's last tag) closes the batch.
 fn encode_retrieval<K: WireKeys + ?Sized>(
@@ -181,12 +209,14 @@ fn recv_retrieval(conn: &mut Conn, cas: bool, n: usize, tag: u32, hit: &mut Hit<
     let mut next = 0usize;
     loop {
         let done = conn.read::<MetaCodec, _>(|r, server| {
-            let (f, data) = match r {
-                Reply::Value { flags, data } => (flags, Some(data)),
-                Reply::Miss(flags) => (flags, None),
+            let (f, item) = match r {
+                Reply::Value { flags, data } => {
+                    let (client_flags, f) = item_flags(server, flags, cas)?;
+                    (f, Some((data, client_flags)))
+                }
+                Reply::Miss(flags) => (flags.value_flags().map_err(|_| bad(server, "O"))?, None),
                 r => return Err(other(server, r, "mg")),
             };
-            let f = f.value_flags().map_err(|_| bad(server, "f, c or O"))?;
             let idx = match tag_index(f.opaque, tag, n) {
                 Some(i) if i >= next => i,
                 _ => {
@@ -203,13 +233,8 @@ fn recv_retrieval(conn: &mut Conn, cas: bool, n: usize, tag: u32, hit: &mut Hit<
             };
             // A lease placeholder (see `get_lease`) is a miss: nobody stored that empty
             // value.
-            if let Some(data) = data.filter(|d| !f.is_placeholder(d.len())) {
-                let c = if cas {
-                    Some(f.cas.ok_or_else(|| bad(server, "c"))?)
-                } else {
-                    None
-                };
-                hit(idx, data, f.flags.unwrap_or(0) as u32, c);
+            if let Some((data, client_flags)) = item.filter(|(d, _)| !f.is_placeholder(d.len())) {
+                hit(idx, data, client_flags, if cas { f.cas } else { None });
             }
             next = idx + 1;
             Ok(next == n)
@@ -317,9 +342,11 @@ fn delete_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
     Ok(Outcome::Existed(found))
 }
 
-/// The metadata flags of an `mg h l t c s f` reply; every one must be there.
-fn item_info(server: &str, f: Flags<'_>) -> Result<crate::item::ItemInfo> {
+/// The metadata flags of an `mg h l t c s f` reply, every one there, and whether the item
+/// is a lease placeholder (see `ValueFlags::is_placeholder`).
+fn item_info(server: &str, f: Flags<'_>) -> Result<(crate::item::ItemInfo, bool)> {
     use std::time::Duration;
+    let (flags, v) = item_flags(server, f, true)?;
     let num = |c: u8, name: &str| f.num(c).ok().flatten().ok_or_else(|| bad(server, name));
     let hit = num(b'h', "h")?;
     if hit > 1 {
@@ -330,14 +357,19 @@ fn item_info(server: &str, f: Flags<'_>) -> Result<crate::item::ItemInfo> {
         Some(t) if t >= 0 => Some(Duration::from_secs(t as u64)),
         _ => return Err(bad(server, "t")),
     };
-    Ok(crate::item::ItemInfo {
+    let size = num(b's', "s")?;
+    let info = crate::item::ItemInfo {
         hit_before: hit == 1,
         last_access: Duration::from_secs(num(b'l', "l")?),
         ttl,
-        cas: num(b'c', "c")?,
-        size: num(b's', "s")?,
-        flags: u32::try_from(num(b'f', "f")?).map_err(|_| bad(server, "f"))?,
-    })
+        cas: v.cas.unwrap_or_default(), // there: `item_flags` checked it
+        size,
+        flags,
+    };
+    Ok((
+        info,
+        usize::try_from(size).is_ok_and(|s| v.is_placeholder(s)),
+    ))
 }
 
 /// What a lease read found.
@@ -353,10 +385,11 @@ fn recv_lease(conn: &mut Conn, tag: u32) -> Result<LeaseReply> {
     conn.read::<MetaCodec, _>(|r, server| match r {
         Reply::Value { flags, data } => {
             check_opaque(server, flags, tag)?;
-            let v = flags.value_flags().map_err(|_| bad(server, "f or c"))?;
-            let f = v.flags.unwrap_or(0) as u32;
-            let c = v.cas.unwrap_or(0);
-            // A vivified placeholder (miss) is an empty value flagged W or Z, never stale.
+            let (f, v) = item_flags(server, flags, true)?;
+            // `c` is there: `item_flags` checked it.
+            let c = v.cas.unwrap_or_default();
+            // A placeholder (a miss) is no value; any other item is, stale or current, and
+            // an empty one too (see `ValueFlags::is_placeholder`).
             let placeholder = v.is_placeholder(data.len());
             Ok(LeaseReply {
                 value: (!placeholder).then(|| (data.to_vec(), f, c)),
@@ -505,8 +538,9 @@ impl Speak for Meta {
             // sent alone).
             Request::Noop => meta::encode_noop(buf),
             Request::Stats { group } => ascii::encode_stats(buf, group),
-            // `mg <key> v f c N<vivify> [R<recache>] O<tag>`: a read that elects one
-            // recomputer.
+            // `mg <key> v f c h N<vivify> [R<recache>] O<tag>`: a read that elects one
+            // recomputer. `h` tells a stored empty item whose token this read takes from a
+            // placeholder it creates (see `ValueFlags::is_placeholder`).
             Request::Lease {
                 key,
                 vivify_ttl,
@@ -516,6 +550,7 @@ impl Speak for Meta {
                     Flag::Bare(b'v'),
                     Flag::Bare(b'f'),
                     Flag::Bare(b'c'),
+                    Flag::Bare(b'h'),
                     Flag::Num(b'N', vivify_ttl.into()),
                     Flag::Num(b'O', tag.into()),
                 ];
@@ -580,13 +615,9 @@ impl Speak for Meta {
                     r => return Err(other(server, r, "mg (meta_info)")),
                 };
                 check_opaque(server, flags, tag)?;
-                let info = item_info(server, flags)?;
+                let (info, placeholder) = item_info(server, flags)?;
                 // A lease placeholder is no item anyone stored: a miss, as for `get`.
-                let v = flags.value_flags().map_err(|_| bad(server, "f, c or O"))?;
-                if v.is_placeholder(info.size as usize) {
-                    return Ok(Outcome::Info(None));
-                }
-                Ok(Outcome::Info(Some(info)))
+                Ok(Outcome::Info((!placeholder).then_some(info)))
             }),
             Request::Touch { .. } => read_hd(conn, |r, server| touch_outcome(server, r, tag)),
             Request::Arith { .. } => {

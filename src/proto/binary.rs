@@ -130,13 +130,11 @@ pub struct Response<'a> {
 }
 
 impl Response<'_> {
-    /// The flags word of a get response (0 if absent).
-    pub fn flags(&self) -> u32 {
-        if self.extras.len() >= 4 {
-            BigEndian::read_u32(&self.extras[..4])
-        } else {
-            0
-        }
+    /// The flags word of a get response that found its item: its extras, which are exactly
+    /// those 4 bytes (protocol_binary.xml: a Get response "MUST have extras"); `None` for
+    /// extras of any other length (a malformed response).
+    pub fn flags(&self) -> Option<u32> {
+        (self.extras.len() == 4).then(|| BigEndian::read_u32(self.extras))
     }
 }
 
@@ -240,7 +238,18 @@ mod tests {
         };
         assert_eq!(n, pkt.len());
         assert_eq!((r.opcode, r.status, r.opaque, r.cas), (op::GETKQ, 0, 42, 7));
-        assert_eq!((r.flags(), r.key, r.value), (9, &b"k"[..], &b"value"[..]));
+        assert_eq!(
+            (r.flags(), r.key, r.value),
+            (Some(9), &b"k"[..], &b"value"[..])
+        );
+        // A get response without its 4-byte flags, or with more: no flags.
+        for extras in [&[][..], &[0, 9], &[0, 0, 0, 9, 0]] {
+            let pkt = response(op::GET, 0, 42, extras, b"", b"value");
+            let Ok(Status::Complete(r, _)) = parse(&pkt, 1 << 20) else {
+                panic!()
+            };
+            assert_eq!(r.flags(), None, "{extras:?}");
+        }
         for n in 0..pkt.len() {
             assert!(
                 matches!(parse(&pkt[..n], 1 << 20), Ok(Status::Partial(_))),

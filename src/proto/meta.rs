@@ -196,7 +196,7 @@ impl<'a> Flags<'a> {
     }
 }
 
-/// The flags a value reply carries for a retrieval (`f`, `c`, `O`, and the lease flags
+/// The flags a value reply carries for a retrieval (`f`, `c`, `O`, `h`, and the lease flags
 /// `W`, `Z`, `X`), read in one pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ValueFlags {
@@ -206,6 +206,8 @@ pub struct ValueFlags {
     pub cas: Option<u64>,
     /// `O`: the opaque token.
     pub opaque: Option<u64>,
+    /// `h`: whether the item had been read before this request (`h1`) or not (`h0`).
+    pub hit_before: Option<bool>,
     /// `W`: this read won the right to recompute the item.
     pub win: bool,
     /// `Z`: another read already won it (a lease is outstanding).
@@ -215,26 +217,42 @@ pub struct ValueFlags {
 }
 
 impl ValueFlags {
-    /// True when a value of `len` bytes with these flags is a lease placeholder (the empty
-    /// item `mg <key> N<ttl>` creates on a miss), not a value anyone stored: empty, flagged
-    /// `W` or `Z`, and not stale. memcached 1.6 answers every `mg` of a placeholder with `Z`
-    /// (the token went to the read that created it); a stale item carries `X`, a value
-    /// stored with `ms` neither `W` nor `Z` until a lease read takes its token.
+    /// True when a value of `len` bytes with these flags is to be taken for a lease
+    /// placeholder (the item `mg <key> N<ttl>` creates on a miss), not a value anyone stored.
+    ///
+    /// memcached creates a placeholder with no data and client flags 0, and marks it
+    /// token-sent: the read that created it is answered `W`, every later one `Z`, until the
+    /// item is replaced (a stored item carries neither) or invalidated (`md I`: `X`). But it
+    /// marks *any* item token-sent once a read with `R<recache>` wins its recompute token,
+    /// and a stored item with no data and client flags 0 is then answered exactly as a
+    /// placeholder is. What tells a stored item apart: data, client flags other than 0 (a
+    /// placeholder has none), `X`, and `W` with `h1` (when the read asked for `h`): the
+    /// read that took the token found an item read before it, so not one it created.
+    /// What is left, an empty value with flags 0 whose token was taken, is taken for a
+    /// placeholder (a miss): the safe side, as a placeholder read as a stored empty value
+    /// would be a value nobody stored.
     pub fn is_placeholder(&self, len: usize) -> bool {
-        len == 0 && (self.win || self.won_elsewhere) && !self.stale
+        len == 0
+            && self.flags == Some(0)
+            && (self.win || self.won_elsewhere)
+            && !self.stale
+            && !(self.win && self.hit_before == Some(true))
     }
 }
 
 impl Flags<'_> {
-    /// Reads `f`, `c`, `O` (and `W`, `Z`, `X`) in one pass over the flags (other flags are
-    /// skipped); `Err` when one of `f`, `c`, `O` is present but not a number.
+    /// Reads `f`, `c`, `O`, `h` (and `W`, `Z`, `X`) in one pass over the flags (other flags
+    /// are skipped); `Err` when one of `f`, `c`, `O` is present but not a number, or `h` not
+    /// 0 or 1.
     pub fn value_flags(&self) -> Result<ValueFlags, ParseError> {
         let mut out = ValueFlags::default();
+        let mut hit = None;
         for t in self.tokens() {
             let slot = match t[0] {
                 b'f' => &mut out.flags,
                 b'c' => &mut out.cas,
                 b'O' => &mut out.opaque,
+                b'h' => &mut hit,
                 b'W' => {
                     out.win = true;
                     continue;
@@ -253,6 +271,12 @@ impl Flags<'_> {
                 *slot = Some(parse_u64(&t[1..]).ok_or(ParseError::BadLine)?);
             }
         }
+        out.hit_before = match hit {
+            None => None,
+            Some(0) => Some(false),
+            Some(1) => Some(true),
+            Some(_) => return Err(ParseError::BadLine),
+        };
         Ok(out)
     }
 }
@@ -443,20 +467,39 @@ mod tests {
                 ..ValueFlags::default()
             }
         );
-        // The lease flags, as memcached 1.6.18 answers a plain `mg`: a placeholder (`Z`),
-        // a stale item (`X W`, then `Z X`), a stored empty value (none).
+        // The lease flags, as memcached 1.6.18 answers: a placeholder (`W` to the read that
+        // created it, `h0`; `Z` to every later one), a stale item (`X W`, then `Z X`), a
+        // stored empty value (none until a read with `R` takes its token: then `W`, `Z`).
         let lease = |f: &[u8]| Flags(f).value_flags().unwrap();
         assert!(lease(b"f0 O2 Z").is_placeholder(0));
+        assert!(lease(b"f0 c2 h0 O4 W").is_placeholder(0));
+        assert!(lease(b"f0 c2 h1 O5 Z").is_placeholder(0));
         assert!(!lease(b"f0 O2 Z").is_placeholder(1));
         assert!(!lease(b"f0 c6 O13 X W").is_placeholder(0));
         assert!(!lease(b"f0 c6 O13 Z X").is_placeholder(0));
         assert!(!lease(b"f0 c2 O8").is_placeholder(0));
+        // A stored empty value: flags other than 0 (no placeholder has any), or `W` to a
+        // read that found it read before (`h1`: the read did not create it).
+        assert!(!lease(b"f16 O2 Z").is_placeholder(0));
+        assert!(!lease(b"f16842752 c3 h0 O7 W").is_placeholder(0));
+        assert!(!lease(b"f0 c3 h1 O7 W").is_placeholder(0));
+        // Without its flags a reply is no placeholder (the dialect refuses it first).
+        assert!(!lease(b"O2 Z").is_placeholder(0));
+        assert_eq!(lease(b"h1").hit_before, Some(true));
+        assert_eq!(lease(b"h0").hit_before, Some(false));
         let w = lease(b"W Z X");
         assert!(w.win && w.won_elsewhere && w.stale);
         assert_eq!(Flags(b"").value_flags().unwrap(), ValueFlags::default());
         // The first of a repeated flag wins, as with `Flags::num`.
         assert_eq!(Flags(b"O1 O2").value_flags().unwrap().opaque, Some(1));
-        for bad in [&b"fx"[..], b"c", b"O-1", b"f99999999999999999999999"] {
+        for bad in [
+            &b"fx"[..],
+            b"c",
+            b"O-1",
+            b"f99999999999999999999999",
+            b"h2",
+            b"h",
+        ] {
             assert!(Flags(bad).value_flags().is_err(), "{bad:?}");
         }
     }

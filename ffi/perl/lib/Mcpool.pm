@@ -916,7 +916,11 @@ value or undef). A miss creates the key empty for C<$vivify_ttl> seconds; with
 C<$recache_below> above 0 a hit with fewer seconds left also hands out C<'recompute'>, once.
 That placeholder is a miss for this client's plain reads (C<get>, C<gets>, C<get_multi>: the
 core reads memcached's flag on it); C<add> fails until the winner's C<set> replaces it, and a
-text or binary protocol client reads it as an empty value.
+text or binary protocol client reads it as an empty value. A stale value may be empty
+(C<''>, not undef). memcached flags a stored item as a placeholder once a lease with
+C<$recache_below> took its token: an empty value stored as bytes (flags 0) is then taken for
+one (a miss) until it is set again, while an empty character string stored with
+C<utf8 =E<gt> 1> (flags of its own) stays a value (docs/protocols.md, "Leases").
 
 =item invalidate ($key, $stale_ttl)
 

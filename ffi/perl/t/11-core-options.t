@@ -162,6 +162,19 @@ for my $proto (qw(text meta binary)) {
     ok($m->invalidate("${p}lease", 30), 'invalidate');
     ($state, $value) = $m->get_lease("${p}lease", 30, 0);
     is_deeply([$state, $value], ['recompute', 'fresh'], 'a stale value: recompute, with the stale value');
+    # An empty value is a value: stale after invalidate, and the current one when a lease
+    # with recache_below wins its recompute (an empty character string: flags of its own).
+    ok($m->set("${p}empty", ''), 'an empty value');
+    ok($m->invalidate("${p}empty", 30), '... invalidated');
+    ($state, $value) = $m->get_lease("${p}empty", 30, 0);
+    is_deeply([$state, $value], ['recompute', ''], '... its stale value is empty, not undef');
+    my $u = Mcpool->new({ servers => [$srv], protocol => 'meta', utf8 => 1 });
+    my $s = '';
+    utf8::upgrade($s);
+    ok($u->set("${p}empty-text", $s, 100), 'an empty character string, expiring in 100 s');
+    ($state, $value) = $u->get_lease("${p}empty-text", 30, 200);
+    is_deeply([$state, $value], ['recompute', ''], '... a lease with recache_below 200: its current value');
+    is($u->get("${p}empty-text"), '', '... still a value for get');
     ok(!$m->invalidate("${p}nokey", 30) && defined $m->invalidate("${p}nokey", 30),
         'invalidate of a missing key: false, not an error');
     my $text = Mcpool->new({ servers => [$srv] });

@@ -219,6 +219,29 @@ def test_lease_placeholder_is_a_miss_for_plain_reads(server, prefix):
     assert mc.get(e, "DEFAULT") == b"" and e in mc  # a value stored empty is a value
 
 
+def test_lease_that_takes_a_stored_empty_values_token_keeps_the_value(server, prefix):
+    """memcached flags an item whose token a get_lease with recache_below took as it flags a
+    placeholder. An empty str (flags of its own) stays a value: the lease gets it as the
+    stale value and the plain reads read it. Empty bytes (flags 0) answer exactly as a
+    placeholder and are taken for one (the documented safe side, docs/protocols.md)."""
+    mc = mcpool.Client([server.addr], protocol="meta")
+    text = mcpool.Client([server.addr])
+    k = prefix + "empty-str"
+    assert mc.set(k, "", time=100)
+    outcome, value, cas = mc.get_lease(k, 30, 200)  # expires within 200 s: recompute
+    assert (outcome, value) == ("recompute", "") and cas
+    assert mc.get(k, "DEFAULT") == "" and k in mc
+    assert mc.gets(k)[0] == ""
+    assert mc.get_multi([k]) == {k: ""}
+    assert mc.meta_info(k)["size"] == 0
+    assert mc.get_lease(k, 30, 200)[:2] == ("wait", "")
+    b = prefix + "empty-bytes"
+    assert mc.set(b, b"", time=100)
+    assert mc.get_lease(b, 30, 200) == ("recompute", None, None)
+    assert mc.get(b, "DEFAULT") == "DEFAULT" and mc.meta_info(b) is None
+    assert text.get(b) == b""
+
+
 # ----- issue 21 item 3: long_keys = "hash" (Dalli's truncated form) -----
 
 def _dalli_truncated(key, namespaced):

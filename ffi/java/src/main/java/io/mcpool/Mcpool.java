@@ -1050,7 +1050,11 @@ public final class Mcpool implements AutoCloseable {
      * below that many seconds also hands out RECOMPUTE (once), with the value. The empty
      * placeholder is a miss for this client's plain reads ({@code get}, {@code gets},
      * {@code getMulti}, {@code keyExists}: the core reads memcached's flag on it); {@code add}
-     * fails until the winner's set replaces it; text or binary clients read it as empty.
+     * fails until the winner's set replaces it; text or binary clients read it as empty. A
+     * stale value may be empty ({@code ""}, not null). memcached flags a stored item as a
+     * placeholder once a lease with {@code recacheBelow} took its token: an empty value
+     * stored as bytes (flags 0) is then taken for one (a miss) until it is set again, while
+     * an empty String (flags of its own) stays a value (docs/protocols.md, "Leases").
      */
     public Lease getLease(String key, int vivifyTtl, int recacheBelow) {
         byte[] k = key(key);
@@ -1062,7 +1066,8 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
-        Object v = b == null || (b.length == 0 && meta[2] != 0) ? null : decode(tc, key, b, Kind.of(meta[0]), (int) meta[3]);
+        // null: no value (the core took a placeholder for none); an empty array is a value.
+        Object v = b == null ? null : decode(tc, key, b, Kind.of(meta[0]), (int) meta[3]);
         return new Lease((int) meta[2], v, meta[1]);
     }
 

@@ -266,6 +266,18 @@ public class FailureSemanticsTest {
             Lease stale = mc.getLease("lease:k", 30, 0);
             assertEquals(Lease.State.RECOMPUTE, stale.state());
             assertEquals("fresh", stale.value());
+            // An empty value is a value: stale after invalidate, and the current one when a
+            // lease with recacheBelow wins its recompute (an empty String: flags of its own).
+            assertTrue(mc.set("lease:empty", "", 0));
+            assertTrue(mc.invalidate("lease:empty", 30));
+            Lease emptyStale = mc.getLease("lease:empty", 30, 0);
+            assertEquals(Lease.State.RECOMPUTE, emptyStale.state());
+            assertEquals("", emptyStale.value());
+            assertTrue(mc.set("lease:recache", "", 100));
+            Lease recache = mc.getLease("lease:recache", 30, 200);
+            assertEquals(Lease.State.RECOMPUTE, recache.state());
+            assertEquals("", recache.value());
+            assertEquals("", mc.get("lease:recache"));
             assertFalse(mc.invalidate("lease:missing", 30));
             try {
                 text.getLease("lease:k", 30, 0);
