@@ -1748,8 +1748,9 @@ static void test_operations(void) {
     EXPECT(mcpool_client_delete(c, K("fo")), MCPOOL_NOT_FOUND);
     uint64_t n = 7;
     EXPECT(mcpool_client_incr(c, K("fo"), 1, &n), MCPOOL_NOT_FOUND);
-    CHECK(o.n == 4);
-    for (int i = 0; i < o.n && i < 4; i++) {
+    EXPECT(mcpool_client_set_counter(c, K("fo"), 5, 0), MCPOOL_NOT_STORED);
+    CHECK(o.n == 5);
+    for (int i = 0; i < o.n && i < 5; i++) {
         CHECK(o.rec[i].outcome == MCPOOL_OP_FAILED_OPEN);
         CHECK(o.rec[i].cls == MCPOOL_CLASS_CONNECTION || o.rec[i].cls == MCPOOL_CLASS_TIMEOUT);
         CHECK(strcmp(o.rec[i].server, "127.0.0.1:1") == 0 && o.rec[i].has_error);
@@ -1758,7 +1759,7 @@ static void test_operations(void) {
         mcpool_metrics *m = NULL;
         EXPECT(mcpool_client_metrics(c, &m), MCPOOL_OK);
         CHECK(metric(m, 0, MCPOOL_METRIC_FAIL_OPEN_MISSES) == 1);
-        CHECK(metric(m, 0, MCPOOL_METRIC_FAIL_OPEN_NOT_STORED) == 3);
+        CHECK(metric(m, 0, MCPOOL_METRIC_FAIL_OPEN_NOT_STORED) == 4);
         CHECK(strcmp(mcpool_metric_name(MCPOOL_METRIC_FAIL_OPEN_MISSES), "fail_open_misses") == 0);
         mcpool_metrics_free(m);
     }
