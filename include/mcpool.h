@@ -912,8 +912,10 @@ void mcpool_config_free(mcpool_config *config);
  *
  * Returns `MCPOOL_CONFIG` for a malformed address (not UTF-8, a NUL, control byte or space
  * in it, port 0, a `:` field beyond `host:port:name`, a relative socket path, a weight field
- * of 0 or over 4294967295) or a weight in the address that differs from a `weight` other
- * than 1, `MCPOOL_INVALID_ARGUMENT` for weight 0 or a NULL `config` or `addr`. Weights so large that the placement table would hold more
+ * of 0 or over 4294967295), a `weight` of 0 (as a weight field of 0 or
+ * `mcpool_client_set_servers`'s weight of 0), or a weight in the address that differs from a
+ * `weight` other than 1, the last error naming the entry; `MCPOOL_INVALID_ARGUMENT` for a
+ * NULL `config` or `addr`. Weights so large that the placement table would hold more
  * than 4194304 entries (`cache-memcached` and the other modulo profiles repeat a server
  * `weight` times, `cmf-ketama` makes `points × weight` points) make `mcpool_client_new`
  * return `MCPOOL_CONFIG`.

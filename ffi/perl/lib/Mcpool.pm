@@ -156,7 +156,9 @@ sub _server_list {
             if ref $w;
         Carp::croak("$who: server $a: the weight must be a number (got '$w')")
             unless Scalar::Util::looks_like_number($w) && $w == $w;
-        Carp::croak('Server weight should be positive') unless $w > 0;
+        # Cache::Memcached::Fast's words, with the entry named (a weight field of 0 in the
+        # address is the core's configuration error, which names it too)
+        Carp::croak("$who: server $a: Server weight should be positive (got $w)") unless $w > 0;
         Carp::croak("$who: server $a: the weight must be at most $U32 (got $w)")
             unless $w <= $U32;
         push @addr,   "$a";
