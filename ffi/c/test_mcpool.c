@@ -2412,6 +2412,24 @@ static void test_kinds(void) {
     CHECK(mcpool_expiry_from_signed(0) == 0);
     CHECK(mcpool_expiry_from_signed(MCPOOL_MAX_TTL) == MCPOOL_MAX_TTL);
     CHECK(mcpool_expiry_from_signed(1LL << 40) == UINT32_MAX);
+    /* seconds from now (a duration): as they are up to 30 days, the unix time they end at
+     * above (memcached would read the seconds themselves as a moment in 1970), expired at
+     * once when none are left (never 0, "never expires") */
+    CHECK(mcpool_expiry_from_now(60) == 60);
+    CHECK(mcpool_expiry_from_now(MCPOOL_RELATIVE_MAX) == MCPOOL_RELATIVE_MAX);
+    {
+        uint64_t before = (uint64_t)time(NULL);
+        uint32_t at = mcpool_expiry_from_now(31 * 86400);
+        uint64_t after = (uint64_t)time(NULL);
+        CHECK(at >= before + 31 * 86400 && at <= after + 31 * 86400);
+    }
+    CHECK(mcpool_expiry_from_now(0) == MCPOOL_EXPIRED_AT_ONCE);
+    CHECK(mcpool_expiry_from_now(-1) == MCPOOL_EXPIRED_AT_ONCE);
+    CHECK(mcpool_expiry_from_now(INT64_MAX) == UINT32_MAX);
+    EXPECT(mcpool_client_set(m, K("k31"), K("v"), 0, mcpool_expiry_from_now(31 * 86400)),
+           MCPOOL_OK);
+    EXPECT(mcpool_client_get(m, K("k31"), &item), MCPOOL_OK); /* kept, not expired in 1970 */
+    mcpool_item_free(item);
     /* a flush delay in the past is now */
     CHECK(mcpool_delay_from_signed(-1) == 0);
     CHECK(mcpool_delay_from_signed(30) == 30);

@@ -2570,6 +2570,24 @@ static PyObject *mod_library_version(PyObject *m, PyObject *noargs) {
     return PyUnicode_FromString(mcpool_version());
 }
 
+/* expiry_from_now(seconds): a duration as memcached's exptime, by the core's one rule
+ * (mcpool_expiry_from_now: above 30 days the unix time it ends at). An int beyond 64 bits
+ * is the nearest one (past: expired at once; future: refused by the call). */
+static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
+    (void)m;
+    if (!PyLong_Check(arg) || PyBool_Check(arg)) {
+        PyErr_Format(ClientTypeError, "seconds must be an int, not %.100s", TPNAME(arg));
+        return NULL;
+    }
+    int overflow = 0;
+    long long s = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (s == -1 && !overflow && PyErr_Occurred())
+        return NULL;
+    if (overflow)
+        s = overflow > 0 ? LLONG_MAX : LLONG_MIN;
+    return PyLong_FromUnsignedLong((unsigned long)mcpool_expiry_from_now((int64_t)s));
+}
+
 /* [(name, doc)] of the core's option table, in its order. */
 static PyObject *mod_option_table(PyObject *m, PyObject *noargs) {
     (void)m;
@@ -2621,6 +2639,12 @@ static PyMethodDef module_methods[] = {
      "accepted spelling is; ConfigurationError for an unknown one."},
     {"library_version", mod_library_version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the linked libmcpool."},
+    {"expiry_from_now", mod_expiry_from_now, METH_O,
+     "expiry_from_now(seconds)\n--\n\nA duration (seconds from now) as the expiry to pass "
+     "to set and the other calls, by the core's rule: up to 30 days as it is; above, the unix "
+     "time it ends at (memcached reads an expiry above 30 days as a unix time, so the seconds "
+     "themselves would expire the item at once); 0 or less expires it at once (never 0, "
+     "'never expires'). A moment after 2038 is refused by the call."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -28,6 +28,7 @@ from ._mcpool import (  # noqa: F401
     TimeoutError,
     _Client,
     _option,
+    expiry_from_now,
     library_version,
     option_table,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "library_version",
     "MAX_TTL",
     "EXPIRED_AT_ONCE",
+    "expiry_from_now",
     "options",
     "OpRecord",
 ]
