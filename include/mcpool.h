@@ -63,6 +63,12 @@
 #define MCPOOL_EXPIRED_AT_ONCE 2592001
 
 /**
+ * The longest expiry memcached reads as seconds from now: 30 days (2592000); above it
+ * memcached reads a unix time (`mcpool_expiry_from_now` converts a longer duration).
+ */
+#define MCPOOL_RELATIVE_MAX 2592000
+
+/**
  * Most keys in one multi-get call.
  */
 #define MCPOOL_MAX_MULTI_KEYS (1 << 20)
@@ -914,8 +920,10 @@ void mcpool_config_free(mcpool_config *config);
  *
  * Returns `MCPOOL_CONFIG` for a malformed address (not UTF-8, a NUL, control byte or space
  * in it, port 0, a `:` field beyond `host:port:name`, a relative socket path, a weight field
- * of 0 or over 4294967295) or a weight in the address that differs from a `weight` other
- * than 1, `MCPOOL_INVALID_ARGUMENT` for weight 0 or a NULL `config` or `addr`. Weights so large that the placement table would hold more
+ * of 0 or over 4294967295), a `weight` of 0 (as a weight field of 0 or
+ * `mcpool_client_set_servers`'s weight of 0), or a weight in the address that differs from a
+ * `weight` other than 1, the last error naming the entry; `MCPOOL_INVALID_ARGUMENT` for a
+ * NULL `config` or `addr`. Weights so large that the placement table would hold more
  * than 4194304 entries (`cache-memcached` and the other modulo profiles repeat a server
  * `weight` times, `cmf-ketama` makes `points × weight` points) make `mcpool_client_new`
  * return `MCPOOL_CONFIG`.
@@ -2055,6 +2063,17 @@ mcpool_status mcpool_client_gat_multi_into(const mcpool_client *client,
  * `MCPOOL_MAX_TTL`; any other as it is. Never fails.
  */
 uint32_t mcpool_expiry_from_signed(int64_t seconds);
+
+/**
+ * An expiry given as seconds from now (a duration, as CHI's `expires_in` and Django's
+ * timeout are) as the `uint32_t` exptime the calls take, by the core's one rule: up to 30
+ * days (`MCPOOL_RELATIVE_MAX`) as it is; above, the unix time it ends at (memcached reads an
+ * exptime above 30 days as a unix time, so the seconds themselves would be a moment in 1970
+ * and expire the item at once); 0 or less is `MCPOOL_EXPIRED_AT_ONCE` (never 0, which means
+ * "never expires"). A moment after 2038 is above `MCPOOL_MAX_TTL`, which every call then
+ * refuses. Reads the system clock, as memcached compares with its own. Never fails.
+ */
+uint32_t mcpool_expiry_from_now(int64_t seconds);
 
 /**
  * A signed `flush_all` delay (seconds) as the `uint32_t` `mcpool_client_flush_all` and

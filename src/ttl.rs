@@ -54,6 +54,34 @@ pub fn from_signed(seconds: i64) -> u32 {
     }
 }
 
+/// The longest expiry memcached reads as seconds from now: 30 days (memcached's
+/// `REALTIME_MAXDELTA`); above it memcached reads a unix time.
+pub const RELATIVE_MAX: u32 = 30 * 24 * 60 * 60;
+
+/// An expiry given as seconds from now (CHI's `expires_in`, Django's timeout: a duration,
+/// not memcached's exptime), as the exptime memcached reads as that moment: up to
+/// [`RELATIVE_MAX`] the seconds as they are, above it the unix time they end at (`now` +
+/// `seconds`, as Django's memcached backends and pylibmc send it), since memcached reads an
+/// exptime above 30 days as a unix time and the seconds themselves as a moment in 1970,
+/// expiring the item at once. `seconds` of 0 or less is [`EXPIRED_AT_ONCE`] (the moment is
+/// now or past: never 0, which is "never expires"). A moment beyond `u32` is `u32::MAX`;
+/// one beyond [`MAX_TTL`] (2038) is then refused by [`check`], never moved.
+pub fn from_now(seconds: i64) -> u32 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    from_now_at(seconds, now)
+}
+
+/// [`from_now`] with the current unix time given (`now`), for tests.
+pub fn from_now_at(seconds: i64, now: u64) -> u32 {
+    match u64::try_from(seconds) {
+        Err(_) | Ok(0) => EXPIRED_AT_ONCE,
+        Ok(s) if s <= u64::from(RELATIVE_MAX) => s as u32,
+        Ok(s) => u32::try_from(now.saturating_add(s)).unwrap_or(u32::MAX),
+    }
+}
+
 /// A caller's signed `flush_all` delay as the `u32` the call takes: a negative one is 0,
 /// "now" (memcached flushes at once for a delay in the past, and Cache::Memcached::Fast and
 /// pylibmc send -1 for it), one beyond `u32` is `u32::MAX` (refused by [`check`]), any other
@@ -102,6 +130,22 @@ mod tests {
         assert_eq!(delay_from_signed(i64::MIN), 0);
         assert_eq!(delay_from_signed(30), 30);
         assert!(check("delay", delay_from_signed(1 << 40)).is_err());
+        // Seconds from now: as they are up to 30 days, a unix time above; none left is
+        // expired at once (never 0, "never expires"); past 2038 refused by `check`.
+        let now = 1_700_000_000;
+        assert_eq!(from_now_at(1, now), 1);
+        assert_eq!(from_now_at(RELATIVE_MAX as i64, now), RELATIVE_MAX);
+        assert_eq!(
+            from_now_at(RELATIVE_MAX as i64 + 1, now),
+            1_700_000_000 + RELATIVE_MAX + 1
+        );
+        assert_eq!(from_now_at(31 * 86_400, now), 1_700_000_000 + 31 * 86_400);
+        assert_eq!(from_now_at(0, now), EXPIRED_AT_ONCE);
+        assert_eq!(from_now_at(-5, now), EXPIRED_AT_ONCE);
+        assert!(check("ttl", from_now_at(MAX_TTL as i64, now)).is_err());
+        assert_eq!(from_now_at(i64::MAX, now), u32::MAX);
+        let live = from_now(31 * 86_400);
+        assert!(live > RELATIVE_MAX && check("ttl", live).is_ok(), "{live}");
         // A binding's -1 arrives as 2^32 - 1: the message says how memcached would read it.
         let e = check("ttl", u32::MAX).unwrap_err().to_string();
         assert!(e.contains("-1"), "{e}");

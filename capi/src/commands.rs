@@ -37,6 +37,11 @@ const _: () = assert!(MCPOOL_MAX_TTL == mcpool::ttl::MAX_TTL);
 pub const MCPOOL_EXPIRED_AT_ONCE: u32 = 2592001;
 const _: () = assert!(MCPOOL_EXPIRED_AT_ONCE == mcpool::ttl::EXPIRED_AT_ONCE);
 
+/// The longest expiry memcached reads as seconds from now: 30 days (2592000); above it
+/// memcached reads a unix time (`mcpool_expiry_from_now` converts a longer duration).
+pub const MCPOOL_RELATIVE_MAX: u32 = 2592000;
+const _: () = assert!(MCPOOL_RELATIVE_MAX == mcpool::ttl::RELATIVE_MAX);
+
 /// A signed expiry (seconds, as a binding's language has it) as the `uint32_t` the calls
 /// take, by the core's one rule: negative is `MCPOOL_EXPIRED_AT_ONCE` (memcached's
 /// "immediately expired", as Cache::Memcached::Fast, python-memcached and spymemcached send
@@ -45,6 +50,18 @@ const _: () = assert!(MCPOOL_EXPIRED_AT_ONCE == mcpool::ttl::EXPIRED_AT_ONCE);
 #[no_mangle]
 pub extern "C" fn mcpool_expiry_from_signed(seconds: i64) -> u32 {
     mcpool::ttl::from_signed(seconds)
+}
+
+/// An expiry given as seconds from now (a duration, as CHI's `expires_in` and Django's
+/// timeout are) as the `uint32_t` exptime the calls take, by the core's one rule: up to 30
+/// days (`MCPOOL_RELATIVE_MAX`) as it is; above, the unix time it ends at (memcached reads an
+/// exptime above 30 days as a unix time, so the seconds themselves would be a moment in 1970
+/// and expire the item at once); 0 or less is `MCPOOL_EXPIRED_AT_ONCE` (never 0, which means
+/// "never expires"). A moment after 2038 is above `MCPOOL_MAX_TTL`, which every call then
+/// refuses. Reads the system clock, as memcached compares with its own. Never fails.
+#[no_mangle]
+pub extern "C" fn mcpool_expiry_from_now(seconds: i64) -> u32 {
+    mcpool::ttl::from_now(seconds)
 }
 
 /// A signed `flush_all` delay (seconds) as the `uint32_t` `mcpool_client_flush_all` and

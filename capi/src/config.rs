@@ -160,8 +160,10 @@ pub unsafe extern "C" fn mcpool_config_free(config: *mut mcpool_config) {
 ///
 /// Returns `MCPOOL_CONFIG` for a malformed address (not UTF-8, a NUL, control byte or space
 /// in it, port 0, a `:` field beyond `host:port:name`, a relative socket path, a weight field
-/// of 0 or over 4294967295) or a weight in the address that differs from a `weight` other
-/// than 1, `MCPOOL_INVALID_ARGUMENT` for weight 0 or a NULL `config` or `addr`. Weights so large that the placement table would hold more
+/// of 0 or over 4294967295), a `weight` of 0 (as a weight field of 0 or
+/// `mcpool_client_set_servers`'s weight of 0), or a weight in the address that differs from a
+/// `weight` other than 1, the last error naming the entry; `MCPOOL_INVALID_ARGUMENT` for a
+/// NULL `config` or `addr`. Weights so large that the placement table would hold more
 /// than 4194304 entries (`cache-memcached` and the other modulo profiles repeat a server
 /// `weight` times, `cmf-ketama` makes `points × weight` points) make `mcpool_client_new`
 /// return `MCPOOL_CONFIG`.
@@ -179,11 +181,8 @@ pub unsafe extern "C" fn mcpool_config_add_server(
         require(config)?;
         // SAFETY: the caller promises `addr_len` readable bytes at a non-NULL `addr`.
         let addr = unsafe { ptr::address(addr, addr_len, MAX_NAME_LEN, "server address") }?;
-        if weight == 0 {
-            return Err(Failure::invalid(format!(
-                "server {addr}: weight must be at least 1"
-            )));
-        }
+        // A weight of 0 is the core's configuration error (ServerSpec::parse_entry), as in
+        // the address, `mcpool_client_set_servers` and every binding's server list.
         let spec = ServerSpec::parse_with_weight(addr, weight)
             .map_err(|e| Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string()))?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.

@@ -140,7 +140,7 @@ static void test_config(void) {
 
     /* Bad values: refused at once, configuration unchanged. */
     EXPECT(mcpool_config_add_server(cfg, S("host:notaport"), 1), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 0), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 0), MCPOOL_CONFIG);
     EXPECT(mcpool_config_add_server(cfg, NULL, 5, 1), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_add_server(cfg, "\xff\xfe", 2, 1), MCPOOL_CONFIG);
     EXPECT(mcpool_config_add_server(cfg, server, SIZE_MAX, 1), MCPOOL_INVALID_ARGUMENT);
@@ -747,7 +747,10 @@ static void test_server_weight_in_address(void) {
     EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:0"), 1), MCPOOL_CONFIG);
     EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:4294967296"), 1), MCPOOL_CONFIG);
     EXPECT(mcpool_config_add_server(cfg, S("\xff\xfe"), 1), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911"), 0), MCPOOL_INVALID_ARGUMENT);
+    /* a weight of 0 beside the address is the same configuration error as one in it */
+    EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911"), 0), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "127.0.0.1:21911") != NULL);
+    CHECK(strstr(mcpool_last_error_message(), "weight must be at least 1") != NULL);
     EXPECT(mcpool_config_set(cfg, K("servers"), K("127.0.0.1:21911:0")), MCPOOL_CONFIG);
     mcpool_config_free(cfg);
 
@@ -1792,8 +1795,9 @@ static void test_operations(void) {
     EXPECT(mcpool_client_delete(c, K("fo")), MCPOOL_NOT_FOUND);
     uint64_t n = 7;
     EXPECT(mcpool_client_incr(c, K("fo"), 1, &n), MCPOOL_NOT_FOUND);
-    CHECK(o.n == 4);
-    for (int i = 0; i < o.n && i < 4; i++) {
+    EXPECT(mcpool_client_set_counter(c, K("fo"), 5, 0), MCPOOL_NOT_STORED);
+    CHECK(o.n == 5);
+    for (int i = 0; i < o.n && i < 5; i++) {
         CHECK(o.rec[i].outcome == MCPOOL_OP_FAILED_OPEN);
         CHECK(o.rec[i].cls == MCPOOL_CLASS_CONNECTION || o.rec[i].cls == MCPOOL_CLASS_TIMEOUT);
         CHECK(strcmp(o.rec[i].server, "127.0.0.1:1") == 0 && o.rec[i].has_error);
@@ -1802,7 +1806,7 @@ static void test_operations(void) {
         mcpool_metrics *m = NULL;
         EXPECT(mcpool_client_metrics(c, &m), MCPOOL_OK);
         CHECK(metric(m, 0, MCPOOL_METRIC_FAIL_OPEN_MISSES) == 1);
-        CHECK(metric(m, 0, MCPOOL_METRIC_FAIL_OPEN_NOT_STORED) == 3);
+        CHECK(metric(m, 0, MCPOOL_METRIC_FAIL_OPEN_NOT_STORED) == 4);
         CHECK(strcmp(mcpool_metric_name(MCPOOL_METRIC_FAIL_OPEN_MISSES), "fail_open_misses") == 0);
         mcpool_metrics_free(m);
     }
@@ -2452,6 +2456,24 @@ static void test_kinds(void) {
     CHECK(mcpool_expiry_from_signed(0) == 0);
     CHECK(mcpool_expiry_from_signed(MCPOOL_MAX_TTL) == MCPOOL_MAX_TTL);
     CHECK(mcpool_expiry_from_signed(1LL << 40) == UINT32_MAX);
+    /* seconds from now (a duration): as they are up to 30 days, the unix time they end at
+     * above (memcached would read the seconds themselves as a moment in 1970), expired at
+     * once when none are left (never 0, "never expires") */
+    CHECK(mcpool_expiry_from_now(60) == 60);
+    CHECK(mcpool_expiry_from_now(MCPOOL_RELATIVE_MAX) == MCPOOL_RELATIVE_MAX);
+    {
+        uint64_t before = (uint64_t)time(NULL);
+        uint32_t at = mcpool_expiry_from_now(31 * 86400);
+        uint64_t after = (uint64_t)time(NULL);
+        CHECK(at >= before + 31 * 86400 && at <= after + 31 * 86400);
+    }
+    CHECK(mcpool_expiry_from_now(0) == MCPOOL_EXPIRED_AT_ONCE);
+    CHECK(mcpool_expiry_from_now(-1) == MCPOOL_EXPIRED_AT_ONCE);
+    CHECK(mcpool_expiry_from_now(INT64_MAX) == UINT32_MAX);
+    EXPECT(mcpool_client_set(m, K("k31"), K("v"), 0, mcpool_expiry_from_now(31 * 86400)),
+           MCPOOL_OK);
+    EXPECT(mcpool_client_get(m, K("k31"), &item), MCPOOL_OK); /* kept, not expired in 1970 */
+    mcpool_item_free(item);
     /* a flush delay in the past is now */
     CHECK(mcpool_delay_from_signed(-1) == 0);
     CHECK(mcpool_delay_from_signed(30) == 30);

@@ -1176,6 +1176,16 @@ library_version()
     OUTPUT:
         RETVAL
 
+UV
+expiry_from_now(seconds)
+        SV *seconds
+    CODE:
+        /* seconds from now (a duration) as memcached's exptime: the core's one rule,
+         * mcpool_expiry_from_now (above 30 days the unix time it ends at) */
+        RETVAL = (UV)mcpool_expiry_from_now(mcp_seconds(aTHX_ seconds));
+    OUTPUT:
+        RETVAL
+
 SV *
 _new(class, addrs, weights, core, opts)
         const char *class

@@ -156,7 +156,9 @@ sub _server_list {
             if ref $w;
         Carp::croak("$who: server $a: the weight must be a number (got '$w')")
             unless Scalar::Util::looks_like_number($w) && $w == $w;
-        Carp::croak('Server weight should be positive') unless $w > 0;
+        # Cache::Memcached::Fast's words, with the entry named (a weight field of 0 in the
+        # address is the core's configuration error, which names it too)
+        Carp::croak("$who: server $a: Server weight should be positive (got $w)") unless $w > 0;
         Carp::croak("$who: server $a: the weight must be at most $U32 (got $w)")
             unless $w <= $U32;
         push @addr,   "$a";
@@ -417,7 +419,7 @@ sub class_for {
 {
     no strict 'refs';
     my %skip = map { $_ => 1 } qw(new DESTROY CLONE_SKIP server_events library_version
-        option_names option_doc import can isa VERSION);
+        option_names option_doc expiry_from_now import can isa VERSION);
     for my $name (sort keys %Mcpool::) {
         next if $name =~ /^_/ || $name =~ /[^a-z_]/ || $skip{$name};
         my $code = defined &{"Mcpool::$name"} ? \&{"Mcpool::$name"} : next;
@@ -867,7 +869,7 @@ or C<on_server_event> callback makes (the method's message is put back after the
 methods that cannot fail leave it as it is, so they may be called between a call and the
 look at C<last_error>: C<last_error> itself, C<server_labels>, C<server_for>, C<metrics>,
 C<server_states>, C<server_events>, C<namespace> without an argument, C<option_names>,
-C<option_doc>, C<library_version>.
+C<option_doc>, C<library_version>, C<expiry_from_now>.
 
 =item metrics
 
@@ -945,6 +947,16 @@ not an access (memcached's C<u> flag): it changes neither C<hit_before> nor C<la
 =item Mcpool::option_names (), Mcpool::option_doc ($name)
 
 The core's options (see L</The core's options>).
+
+=item Mcpool::expiry_from_now ($seconds)
+
+mcpool extension: a duration (seconds from now, such as CHI's C<expires_in>) as the
+expiration time to pass to C<set> and the other commands, by the core's rule
+(C<mcpool_expiry_from_now>): up to 30 days the seconds as they are; above, the unix time they
+end at, since memcached reads an expiration time above 30 days as a unix time (the seconds
+themselves would be a moment in 1970: the item would expire at once while C<set> returns
+true); 0 or less expires the item at once (never 0, which is "never expires"). A moment after
+2038 makes the command fail (memcached cannot hold it), never a shorter expiry. No I/O.
 
 =item set_servers (\@servers)
 

@@ -31,6 +31,23 @@ eval { $m->set_servers([]) };
 like($@, qr/set_servers: servers must be/, 'an empty list is refused');
 is_deeply([$m->server_labels], [$a, $b], 'the old list stays');
 
+# A bad weight in any spelling croaks naming the entry ([addr, 0] and { weight => 0 } named
+# none: Cache::Memcached::Fast's bare 'Server weight should be positive'), from set_servers
+# and from new, and the old list stays.
+my $bad = '127.0.0.1:12';
+for my $spelling ([$bad, 0], [$bad, -1], { address => $bad, weight => 0 }, "$bad:0",
+                  [$bad, 2**33], [$bad, 'x']) {
+    my $what = ref $spelling eq 'ARRAY' ? "[$spelling->[0], $spelling->[1]]"
+             : ref $spelling ? "{ weight => $spelling->{weight} }" : "'$spelling'";
+    ok(!eval { $m->set_servers([$a, $spelling]); 1 }, "set_servers with $what croaks");
+    like($@, qr/Mcpool->set_servers: .*\Q$bad\E.*weight/i, '... naming the entry');
+    ok(!eval { Mcpool->new({ servers => [$a, $spelling] }); 1 }, "new with $what croaks");
+    like($@, qr/Mcpool->new: .*\Q$bad\E.*weight/i, '... naming the entry');
+}
+like(do { eval { $m->set_servers([[$bad, 0]]) }; $@ }, qr/weight should be positive/,
+     "... in Cache::Memcached::Fast's words for a weight beside the address");
+is_deeply([$m->server_labels], [$a, $b], 'the old list stays');
+
 ok($m->set_servers([$a]), 'back to one server');
 is($m->get("${p}k"), 'v', 'the value is still there');
 # namespace rebuilds the core client from the configuration: it keeps the new list

@@ -78,12 +78,16 @@ sub closed_port {
         my $n = $memd->incr("${p}k");
         ok(defined $n && !$n, 'fail_open: incr is false (a missing counter), not undef (an error)');
         is_deeply($memd->get_multi("${p}a", "${p}b"), {}, 'fail_open: get_multi has no keys');
+        my $c = $memd->set_counter("${p}c", 5);
+        ok(defined $c && !$c, 'fail_open: set_counter is not stored (false), not undef (an error)');
+        is($memd->last_error, '', '... and leaves no error message behind')
+            or diag $memd->last_error;
         1;
     };
     ok($ok, 'fail_open: no call died') or diag $@;
     my $m = $memd->metrics->{$down};
     is($m->{fail_open_misses}, 3, 'fail_open_misses counted (get, 2 of get_multi)');
-    is($m->{fail_open_not_stored}, 3, 'fail_open_not_stored counted (set, delete, incr)');
+    is($m->{fail_open_not_stored}, 4, 'fail_open_not_stored counted (set, delete, incr, set_counter)');
     ok(@recs >= 5 && !grep({ $_->{outcome} ne 'failed_open' } @recs), 'every record failed open')
         or diag explain \@recs;
     ok(!grep({ ($_->{error_class} // '') !~ /^(CONNECTION|TIMEOUT)$/ } @recs), '... as a connection or timeout error');

@@ -107,8 +107,19 @@ static PyObject *raise_with(PyObject *cls, mcpool_status st, PyObject *msg) {
 }
 
 /* Raises the exception for an error status, with the thread's last error message and the
- * attributes `status` (number) and `status_name`. Returns NULL. */
+ * attributes `status` (number) and `status_name`. Returns NULL.
+ *
+ * The core sets the last error for every status of the error classes and for no other
+ * (capi status.rs): an answer (MCPOOL_OK, a miss, a not-stored) that reaches here was not
+ * mapped by the caller, and the last error then holds an earlier call's message (or none),
+ * so the message names the status instead: never an empty or a stale message. */
 static PyObject *raise_status(mcpool_status st) {
+    if ((uint32_t)mcpool_status_class((uint32_t)st) <= MCPOOL_CLASS_NOT_STORED)
+        return raise_with(Error, st,
+                          PyUnicode_FromFormat("the core answered %s, an answer this call "
+                                               "does not map (a bug in mcpool's Python "
+                                               "binding; please report it)",
+                                               mcpool_status_name((uint32_t)st)));
     return raise_with(error_class(st), st,
                       PyUnicode_DecodeUTF8(mcpool_last_error_message(),
                                            (Py_ssize_t)mcpool_last_error_length(), "replace"));
@@ -1100,7 +1111,7 @@ static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_c
             return PyErr_NoMemory();
         if (st == MCPOOL_ALLOC_FAILED && one.closing)
             return raise_closing();
-        return raise_status(st != MCPOOL_OK ? st : MCPOOL_UNKNOWN_ERROR);
+        return raise_status(st);
     }
     if (cas != NULL)
         *cas = c;
@@ -1304,7 +1315,7 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
             else if (sts[i] == MCPOOL_ALLOC_FAILED && rm.closing)
                 raise_closing();
             else
-                raise_status(sts[i] != MCPOOL_OK ? sts[i] : MCPOOL_UNKNOWN_ERROR);
+                raise_status(sts[i]);
             goto fail;
         }
         PyObject *key = PyTuple_GetItem(ks.seq, i);
@@ -1962,7 +1973,8 @@ static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssiz
 
 /* set_counter(key, value, time=0): value as memcached's counter (decimal text, raw flags 0,
  * never compressed, whatever the value format), for incr/decr; the core's
- * mcpool_client_set_counter. True when stored. */
+ * mcpool_client_set_counter. True when stored, False when not (fail_open's answer for an
+ * unreachable server, as set's). */
 static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"value", 1}, {"time", 2}, {"expire", 2}};
@@ -1999,6 +2011,9 @@ static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, P
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
         Py_RETURN_TRUE;
+    /* NOT_STORED: fail_open's answer for a server that could not be reached, as for set */
+    if (st == MCPOOL_NOT_STORED)
+        Py_RETURN_FALSE;
     return raise_status(st);
 }
 
@@ -2535,7 +2550,8 @@ static PyMethodDef Client_methods[] = {
      "key is missing."},
     {"set_counter", (PyCFunction)(void (*)(void))Client_set_counter, FAST,
      "set_counter(key, value, time=0)\n--\n\nStores value as a counter for incr/decr (decimal "
-     "text, flags 0, whatever the value format); True when stored."},
+     "text, flags 0, whatever the value format); True when stored, False when not (with "
+     "fail_open, its server unreachable)."},
     {"touch", (PyCFunction)(void (*)(void))Client_touch, FAST,
      "touch(key, time=0)\n--\n\nSets a new expiry; True when key exists."},
     {"flush_all", (PyCFunction)(void (*)(void))Client_flush_all, FAST,
@@ -2607,6 +2623,24 @@ static PyObject *mod_library_version(PyObject *m, PyObject *noargs) {
     return PyUnicode_FromString(mcpool_version());
 }
 
+/* expiry_from_now(seconds): a duration as memcached's exptime, by the core's one rule
+ * (mcpool_expiry_from_now: above 30 days the unix time it ends at). An int beyond 64 bits
+ * is the nearest one (past: expired at once; future: refused by the call). */
+static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
+    (void)m;
+    if (!PyLong_Check(arg) || PyBool_Check(arg)) {
+        PyErr_Format(ClientTypeError, "seconds must be an int, not %.100s", TPNAME(arg));
+        return NULL;
+    }
+    int overflow = 0;
+    long long s = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    if (s == -1 && !overflow && PyErr_Occurred())
+        return NULL;
+    if (overflow)
+        s = overflow > 0 ? LLONG_MAX : LLONG_MIN;
+    return PyLong_FromUnsignedLong((unsigned long)mcpool_expiry_from_now((int64_t)s));
+}
+
 /* [(name, doc)] of the core's option table, in its order. */
 static PyObject *mod_option_table(PyObject *m, PyObject *noargs) {
     (void)m;
@@ -2658,6 +2692,12 @@ static PyMethodDef module_methods[] = {
      "accepted spelling is; ConfigurationError for an unknown one."},
     {"library_version", mod_library_version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the linked libmcpool."},
+    {"expiry_from_now", mod_expiry_from_now, METH_O,
+     "expiry_from_now(seconds)\n--\n\nA duration (seconds from now) as the expiry to pass "
+     "to set and the other calls, by the core's rule: up to 30 days as it is; above, the unix "
+     "time it ends at (memcached reads an expiry above 30 days as a unix time, so the seconds "
+     "themselves would expire the item at once); 0 or less expires it at once (never 0, "
+     "'never expires'). A moment after 2038 is refused by the call."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -296,6 +296,44 @@ def test_forever_timeout(cache):
     assert cache.get("key5") == "belgian fries"
 
 
+def test_backend_timeout_is_djangos_and_memcached_keeps_the_item_that_long(server, prefix):
+    """get_backend_timeout is the core's rule for a duration (mcpool.expiry_from_now): the
+    same moment as Django's own PyLibMCCache computes, side by side (its -1 for "expired" is
+    the core's EXPIRED_AT_ONCE, a moment in 1970 too); and memcached, asked for its TTL (mg's
+    t flag), keeps a 31-day item 31 days, not 0 (the seconds as an exptime: 1970)."""
+    from django.core.cache.backends.memcached import PyLibMCCache
+    ours = mcpool.django.McpoolCache(server.addr, {"KEY_PREFIX": prefix})
+    peer = PyLibMCCache(server.addr, {})
+    day = 86400
+    for t in (None, 0, -1, 0.5, 1, 60, 100.2, 30 * day, 30 * day + 1, 31 * day, 365 * day):
+        before = peer.get_backend_timeout(t)
+        got = ours.get_backend_timeout(t)
+        after = peer.get_backend_timeout(t)
+        if before == -1:
+            assert got == mcpool.EXPIRED_AT_ONCE, (t, got)
+        else:
+            assert before <= got <= after, (t, before, got, after)
+    ours.set("k31", "v", 31 * day)
+    assert ours.get("k31") == "v"
+    meta = mcpool.Client([server.addr], protocol="meta")
+    ttl = meta.meta_info(ours.make_key("k31"))["ttl"]
+    assert abs(ttl - 31 * day) <= 120, ttl  # memcached's clock: a second or so off
+
+
+def test_expiry_from_now_is_the_cores_rule():
+    day = 86400
+    assert mcpool.expiry_from_now(60) == 60
+    assert mcpool.expiry_from_now(30 * day) == 30 * day
+    before = int(time.time())
+    at = mcpool.expiry_from_now(31 * day)
+    assert before + 31 * day <= at <= int(time.time()) + 31 * day
+    assert mcpool.expiry_from_now(0) == mcpool.expiry_from_now(-1) == mcpool.EXPIRED_AT_ONCE
+    assert mcpool.expiry_from_now(2 ** 80) == 2 ** 32 - 1  # refused by every call
+    assert mcpool.expiry_from_now(-2 ** 80) == mcpool.EXPIRED_AT_ONCE
+    with pytest.raises(mcpool.ClientTypeError):
+        mcpool.expiry_from_now(1.5)
+
+
 def test_zero_timeout(cache):
     cache.set("key1", "eggs", 0)
     assert cache.get("key1") is None

@@ -24,11 +24,41 @@ def test_set_servers_replaces_the_list_and_keeps_the_kept_servers(servers, prefi
     # a bad list is refused, naming the entry, and the old one stays
     with pytest.raises(mcpool.ConfigurationError, match="notaport"):
         mc.set_servers([a, "host:notaport"])
-    with pytest.raises(mcpool.ClientError):
+    with pytest.raises(mcpool.ConfigurationError, match="weight must be at least 1"):
         mc.set_servers([a], weights=[0])
     assert mc.servers == [a, c]
     mc.set_servers(b)
     assert mc.servers == [b]
+
+
+BAD_WEIGHT = {0: "weight must be at least 1", -1: "weight must be at least 1",
+              2 ** 32: "weight 4294967296 is not a whole number up to 4294967295"}
+
+
+@pytest.mark.parametrize("w", sorted(BAD_WEIGHT))
+def test_a_bad_weight_is_a_configuration_error_naming_the_entry_in_every_spelling(w):
+    """weights=[1, w], a tuple (addr, w) and "addr:w" are one bad list: each is
+    ConfigurationError naming the entry (weights= and the tuple raised a ClientError that
+    named no entry, with the binding's own rule), from set_servers and from the constructor,
+    and the old list stays. No server is needed: nothing is connected."""
+    good, bad = "127.0.0.1:11", "127.0.0.1:12"
+    spellings = [([good, bad], {"weights": [1, w]}), ([good, (bad, w)], {})]
+    if w >= 0:  # "host:port:-1" is host:port:name (the core's rule), not a weight
+        spellings.append(([good, "%s:%d" % (bad, w)], {}))
+    mc = mcpool.Client([good], min_idle=0)
+    for servers, kw in spellings:
+        with pytest.raises(mcpool.ConfigurationError, match=BAD_WEIGHT[w]) as e:
+            mc.set_servers(servers, **kw)
+        assert bad in str(e.value), e.value
+        assert e.value.status_name == "MCPOOL_CONFIG"
+        assert mc.servers == [good]
+        with pytest.raises(mcpool.ConfigurationError, match=BAD_WEIGHT[w]) as e:
+            mcpool.Client(servers, min_idle=0, **kw)
+        assert bad in str(e.value), e.value
+    for v in ("2", 1.5, True):  # not an int: a type error, naming the entry
+        with pytest.raises(mcpool.ClientTypeError, match="server %s: a weight is an int" % bad):
+            mc.set_servers([good, bad], weights=[1, v])
+    assert mc.servers == [good]
 
 
 def test_compat_memcache_set_servers_uses_the_core_call(servers, prefix):

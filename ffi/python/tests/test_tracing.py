@@ -72,6 +72,19 @@ def test_fail_open_keeps_client_errors(server, prefix):
         mc.incr(prefix + "n")
 
 
+def test_fail_open_set_counter_answers_not_stored(prefix):
+    """set_counter to an unreachable server under fail_open is False (not stored), as set is:
+    it raised a bare mcpool.Error with an empty message (the core's MCPOOL_NOT_STORED
+    unmapped). A failed call before it must not lend it its message either."""
+    strict = mcpool.Client([DOWN], min_idle=0)
+    with pytest.raises(mcpool.ConnectionError):
+        strict.set_counter(prefix + "k", 5)  # leaves a last error behind on this thread
+    mc = mcpool.Client([DOWN], min_idle=0, fail_open=True)
+    assert mc.set_counter(prefix + "k", 5) is False
+    assert mc.set_counter(prefix + "k", -5, 60) is False
+    assert mc.metrics()[DOWN]["fail_open_not_stored"] == 2
+
+
 def test_on_operation_records_the_fields(server, prefix):
     recs = []
     mc = mcpool.Client([server.addr], on_operation=recs.append)

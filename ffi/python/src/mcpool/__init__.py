@@ -28,6 +28,7 @@ from ._mcpool import (  # noqa: F401
     TimeoutError,
     _Client,
     _option,
+    expiry_from_now,
     library_version,
     option_table,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "library_version",
     "MAX_TTL",
     "EXPIRED_AT_ONCE",
+    "expiry_from_now",
     "options",
     "OpRecord",
 ]
@@ -130,12 +132,20 @@ def _servers(servers, weights):
             raise ClientError("weights must have one entry per server")
     norm = [_server(s, weights[i] if weights is not None else None)
             for i, s in enumerate(servers)]
-    for a, w in norm:
-        if isinstance(w, bool) or not isinstance(w, int):
-            raise ClientTypeError("a server weight is an int, not %r" % (w,))
-        if not 1 <= w <= 2 ** 32 - 1:
-            raise ClientError("a server weight is an int in 1..2**32-1, not %r" % (w,))
-    return norm
+    return [(a, _weight(a, w)) for a, w in norm]
+
+
+def _weight(addr, w):
+    """A weight as the C ABI carries it (an unsigned 32-bit int). Which weights are bad is
+    the core's rule (a weight of 0: ``ConfigurationError`` naming the entry, as a weight
+    field of 0 in the address), so a negative weight goes to it as 0; only what 32 bits
+    cannot hold is refused here, in the core's words for a weight field that large."""
+    if isinstance(w, bool) or not isinstance(w, int):
+        raise ClientTypeError("server %s: a weight is an int, not %r" % (addr, w))
+    if w > 2 ** 32 - 1:
+        raise ConfigurationError("configuration error: server %s: weight %d is not a whole "
+                                 "number up to %d" % (addr, w, 2 ** 32 - 1))
+    return max(w, 0)
 
 
 def _server(spec, weight):
@@ -151,8 +161,8 @@ def _server(spec, weight):
             # ("host:port", weight), as python-memcached: a weight in the address, so one
             # given beside it too goes to the core's rule for "host:port:weight" (refused
             # when they differ, never one of them silently picked)
-            if weight is None or isinstance(b, bool) or not 1 <= b <= 2 ** 32 - 1:
-                return (a, b)
+            if weight is None or not 1 <= b <= 2 ** 32 - 1:
+                return (a, b)  # a bad weight in the tuple: _weight and the core name it
             if a.startswith("/"):  # a socket path has no weight field to carry it
                 if b != weight:
                     raise ConfigurationError(
@@ -175,7 +185,9 @@ class Client(_Client):
     ``servers``: a list of ``"host:port"`` (or ``"host"``, port 11211; ``"[v6]:port"``;
     ``"/unix/socket"``), ``("host", port)`` tuples (pymemcache) or ``("host:port", weight)``
     tuples (python-memcached); a single string is one server. Order matters: it decides
-    placement. ``weights``: one per server (default 1 each).
+    placement. ``weights``: one per server (default 1 each). A weight is an int of at least
+    1 (in ``weights``, a tuple or ``"host:port:weight"``); a bad one (0, negative, above
+    2**32-1) or an address that does not parse raises ``ConfigurationError`` naming the entry.
 
     Every other keyword is an option of the core, by its name (``mcpool.options()`` lists
     them with their types and defaults; docs/options.md), forwarded as it is: a str in the
@@ -238,7 +250,7 @@ class Client(_Client):
     Errors (by the core's status class, docs/errors.md): ``ClientError`` (also
     ``ValueError``) for bad input or a request the server refused, ``ClientTypeError`` (also
     ``TypeError``) for a key or value of a wrong type, ``ConfigurationError`` (a
-    ``ClientError``) for a bad option, ``ConnectionError``, ``TimeoutError`` (a
+    ``ClientError``) for a bad option or server list, ``ConnectionError``, ``TimeoutError`` (a
     ``ConnectionError``), ``ServerError``; all are ``mcpool.Error`` with ``status``,
     ``status_name`` and ``status_class``. Misses are not errors.
     """
@@ -296,8 +308,10 @@ class Client(_Client):
         (``"host:port"``, ``("host", port)``, ``("host:port", weight)``, ``weights=``).
         Atomic: calls already running finish on the old list; servers still present keep
         their connections, health and metrics; removed ones close theirs once no call uses
-        them. A bad list raises ``ConfigurationError`` naming the entry and the old list
-        stays. ``servers`` then shows the new list."""
+        them. A bad list (an address that does not parse, a weight of 0, negative or above
+        2**32-1, in any spelling) raises ``ConfigurationError`` naming the entry (a weight
+        that is not an int: ``ClientTypeError``) and the old list stays. ``servers`` then
+        shows the new list."""
         self._set_servers(_servers(servers, weights))
 
     def stats(self, group=None):

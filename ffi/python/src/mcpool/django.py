@@ -48,7 +48,6 @@ import functools
 import pickle
 import re
 import threading
-import time
 import warnings
 
 from django.core.cache.backends.base import (
@@ -60,11 +59,6 @@ from django.core.cache.backends.base import (
 
 import mcpool
 from mcpool.compat.pylibmc import _mget as _pylibmc_mget
-
-# memcached reads an expiry above 30 days as a unix time; one in 1970 means "already
-# expired", which is what Django's timeout 0 asks for (its memcached backends send -1).
-_THIRTY_DAYS = 60 * 60 * 24 * 30
-_EXPIRED = mcpool.EXPIRED_AT_ONCE  # the core's: 30 days + 1 s
 
 # The value formats of the clients behind Django's own memcached backends: each has a preset
 # with that client's placement too.
@@ -141,12 +135,11 @@ class McpoolCache(BaseCache):
             timeout = self.default_timeout
         if timeout is None:
             return 0
-        timeout = int(timeout)
-        if timeout <= 0:
-            return _EXPIRED
-        if timeout > _THIRTY_DAYS:
-            timeout += int(time.time())
-        return timeout
+        # the core's rule for a duration, as Django's memcached backends compute it: up to
+        # 30 days as it is, above it the unix time it ends at (memcached reads an expiry
+        # above 30 days as a unix time), 0 or less expired at once (EXPIRED_AT_ONCE, a unix
+        # time in 1970, where Django's backends send -1)
+        return mcpool.expiry_from_now(int(timeout))
 
     def validate_key(self, key):
         """memcached refuses the key: InvalidCacheKey (Django's memcached backends raise

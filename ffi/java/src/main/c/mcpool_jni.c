@@ -295,7 +295,9 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_configAddServer(JNIEnv *env, jclass
     uint8_t stack[KEY_STACK];
     bytes_t a;
     if (!bytes_get(env, addr, stack, sizeof stack, &a)) return;
-    mcpool_status st = mcpool_config_add_server(CONFIG(cfg), (const char *)a.ptr, a.len, (uint32_t)weight);
+    /* a negative weight becomes 0, which the core refuses, naming the server (as setServers) */
+    mcpool_status st = mcpool_config_add_server(CONFIG(cfg), (const char *)a.ptr, a.len,
+                                                weight < 0 ? 0 : (uint32_t)weight);
     bytes_release(&a);
     answer(env, st);
 }

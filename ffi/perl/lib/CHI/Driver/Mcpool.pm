@@ -98,13 +98,14 @@ sub store {
     return;
 }
 
-# Seconds from now (CHI's expires_on_backend) to memcached's: none (0) when not given, and
-# a time already past (-1: expired at once) when it is not in the future.
+# Seconds from now (CHI's expires_on_backend) to memcached's: none (0) when not given, else
+# the core's rule for a duration (Mcpool::expiry_from_now): as they are up to 30 days, the
+# unix time they end at above (memcached reads the seconds themselves as a moment in 1970
+# and drops the item at once), expired at once when not in the future.
 sub _ttl {
     my $s = shift;
     return 0 unless defined $s;
-    my $t = int($s + 0.999999);
-    return $t > 0 ? $t : -1;
+    return Mcpool::expiry_from_now(int($s + 0.999999));
 }
 
 sub remove {
@@ -238,7 +239,10 @@ keys out, as misses.
 memcached cannot list or drop the keys of a namespace: C<clear>, C<get_keys>,
 C<get_namespaces>, C<is_empty>, C<purge> and C<dump_as_hash> croak ("not supported").
 Expiration is CHI's (stored in the value); with C<expires_on_backend> memcached expires the
-item too.
+item too, at the same moment (times C<expires_on_backend>): a duration above 30 days goes to
+memcached as the unix time it ends at (C<Mcpool::expiry_from_now>), since memcached reads
+one above 30 days as a unix time (CHI's own Memcached drivers send the seconds, and such an
+item is gone at once). A moment after 2038 fails the set (C<on_set_error>).
 
 =back
 

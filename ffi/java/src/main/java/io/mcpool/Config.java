@@ -82,8 +82,9 @@ final class Config {
     }
 
     /**
-     * Refuses what the native side would misread, before any native call: a negative weight
-     * (it would become 2^32 - 1 as the C ABI's unsigned weight), a null or unencodable string.
+     * Refuses what the native side would misread, before any native call: a null or
+     * unencodable string. (A weight below 1 goes to the core, which refuses it as a
+     * configuration error naming the server: the JNI side passes a negative one as 0.)
      * Text is passed to the C side as strict UTF-8 bytes ({@link Utf8}), never as JNI's
      * modified UTF-8.
      *
@@ -101,10 +102,6 @@ final class Config {
         }
         for (Step st : steps) {
             if (st.option == null) {
-                if (st.weight < 0) {
-                    throw ClientException.invalidArgument("server " + st.value + ": weight " + st.weight
-                        + " is negative (weights start at 1)");
-                }
                 names.add(null);
                 values.add(Utf8.text(st.value, "server address"));
             } else {

@@ -129,9 +129,10 @@ public final class Mcpool implements AutoCloseable {
             return this;
         }
 
-        /** A server with a placement weight (at least 1; a negative weight is refused by
-         * {@link #build()} with a {@link ClientException}), added after the servers given so
-         * far, as {@link #servers}. */
+        /** A server with a placement weight (at least 1; 0 or a negative weight is refused by
+         * {@link #build()} with a {@link ConfigurationException} naming the server, as a weight
+         * field of 0 in the address is), added after the servers given so far, as
+         * {@link #servers}. */
         public Builder server(String addr, int weight) {
             notNull(addr, "server address");
             cfg.addServer(addr, weight);
@@ -932,7 +933,7 @@ public final class Mcpool implements AutoCloseable {
      * the old list, later calls use the new one; servers still present keep their
      * connections, health and metrics, removed ones close theirs once no call uses them. A
      * bad list (empty, a malformed address, a weight below 1, not one weight per server) is a
-     * {@link ClientException} ({@code MCPOOL_CONFIG}) naming the entry, and the old list stays. The
+     * {@link ConfigurationException} ({@code MCPOOL_CONFIG}) naming the entry, and the old list stays. The
      * {@code suppressed_errors} counts of {@link #metrics()} start again for the new list.
      */
     public void setServers(String[] servers, int[] weights) {

@@ -156,7 +156,7 @@ public class SockIOPool {
     }
 
     /** Builds the pool's native client (it opens initConn connections per server in the
-     * background). Throws {@link ClientException} for an unusable configuration: no servers,
+     * background). Throws {@link ConfigurationException} for an unusable configuration: no servers,
      * a null server, a count of weights that differs from the servers', a weight below 1
      * (a negative one would otherwise become 2^32 - 1 in the core). */
     public synchronized void initialize() {
@@ -173,7 +173,7 @@ public class SockIOPool {
                 throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": server " + i + " is null");
             }
             if (weights != null && weights[i] != null && weights[i] < 1) {
-                throw ClientException.invalidArgument("pool " + name + ": server "
+                throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": server "
                     + servers[i] + " has weight " + weights[i] + " (weights start at 1)");
             }
         }

@@ -381,7 +381,8 @@ public class HardeningTest {
             for (int alg : new int[] {SockIOPool.NATIVE_HASH, SockIOPool.CONSISTENT_HASH}) {
                 p.setHashingAlg(alg);
                 ClientException e = refused("weight " + w, p::initialize);
-                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                assertTrue(e.toString(), e instanceof ConfigurationException); // as a weight field of 0
+                assertEquals("MCPOOL_CONFIG", e.statusName());
                 assertTrue(e.getMessage(), e.getMessage().contains("weight " + w));
                 assertFalse(p.isInitialized());
                 refused("client of an uninitialized pool", () -> new MemCachedClient("hardening-weight" + w).get("k"));
@@ -391,9 +392,21 @@ public class HardeningTest {
 
     @Test
     public void item4NegativeBuilderWeightAndNumbersAreRefusedAtBuild() {
-        ClientException e = refused("server weight -1", () -> Mcpool.builder().server(server.addr(), -1).build());
-        assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
-        assertTrue(e.getMessage(), e.getMessage().contains("weight -1"));
+        // A weight below 1, beside the address or in it, is the core's configuration error
+        // naming the server (it was a ClientException MCPOOL_INVALID_ARGUMENT beside it, a
+        // ConfigurationException in it).
+        for (Call c : new Call[] {
+                () -> Mcpool.builder().server(server.addr(), -1).build(),
+                () -> Mcpool.builder().server(server.addr(), Integer.MIN_VALUE).build(),
+                () -> Mcpool.builder().server(server.addr(), 0).build(),
+                () -> Mcpool.builder().server(server.addr() + ":0", 1).build()}) {
+            ClientException e = refused("server weight below 1", c);
+            assertTrue(e.toString(), e instanceof ConfigurationException);
+            assertEquals("MCPOOL_CONFIG", e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().contains(server.addr())
+                && e.getMessage().contains("weight must be at least 1"));
+        }
+        ClientException e;
         // The core's option table refuses them, naming its option and the value.
         e = refused("maxValueSize -1", () -> Mcpool.builder().servers(server.addr()).maxValueSize(-1).build());
         assertEquals("MCPOOL_CONFIG", e.statusName());

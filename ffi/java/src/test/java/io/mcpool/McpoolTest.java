@@ -267,8 +267,8 @@ public class McpoolTest {
         try {
             Mcpool.builder().server(server.addr(), 0).build();
             fail();
-        } catch (ClientException e) {
-            assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+        } catch (ConfigurationException e) {
+            assertEquals("MCPOOL_CONFIG", e.statusName());
         }
     }
 

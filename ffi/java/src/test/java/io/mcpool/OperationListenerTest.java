@@ -105,10 +105,11 @@ public class OperationListenerTest {
             assertFalse(mc.delete("k"));
             assertFalse(mc.incr("k", 1).isPresent());
             assertTrue(mc.getMulti("a", "b").isEmpty());
+            assertFalse(mc.setCounter("k", 5, 0)); // not stored, as set: never an exception
             Map<String, Long> m = mc.metrics().get(addr);
             assertEquals(Long.valueOf(3), m.get("fail_open_misses"));
-            assertEquals(Long.valueOf(3), m.get("fail_open_not_stored"));
-            assertEquals(5, recs.size());
+            assertEquals(Long.valueOf(4), m.get("fail_open_not_stored"));
+            assertEquals(6, recs.size());
             for (OperationRecord r : recs) {
                 assertEquals("failed_open", r.outcome());
                 assertTrue(r.errorClass(), r.errorClass().equals("CONNECTION") || r.errorClass().equals("TIMEOUT"));

@@ -42,11 +42,14 @@ public class TopologyTest {
             } catch (ClientException e) {
                 assertTrue(e.getMessage(), e.getMessage().contains("notaport"));
             }
-            try {
-                mc.setServers(new String[] {a.addr()}, new int[] {0});
-                fail("weight 0 was accepted");
-            } catch (ClientException e) {
-                assertTrue(e.getMessage(), e.getMessage().contains("weight"));
+            for (int w : new int[] {0, -1}) {
+                try {
+                    mc.setServers(new String[] {a.addr()}, new int[] {w});
+                    fail("weight " + w + " was accepted");
+                } catch (ConfigurationException e) { // naming the entry, as for a.addr() + ":0"
+                    assertTrue(e.getMessage(), e.getMessage().contains(a.addr())
+                        && e.getMessage().contains("weight must be at least 1"));
+                }
             }
             try {
                 mc.setServers(new String[] {a.addr()}, new int[] {1, 2});
