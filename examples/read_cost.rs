@@ -3,7 +3,7 @@
 //! `valgrind --tool=callgrind --toggle-collect='*read_cost::calls*'`, instructions, for
 //! `N` calls of one read shape against one server:
 //!
-//! `[THREADS=t] [POOL=n] cargo run --release --example read_cost -- HOST:PORT MODE KEYS N [small|bulk|letters]`
+//! `[THREADS=t] [POOL=n] [PROTO=meta|binary] cargo run --release --example read_cost -- HOST:PORT MODE KEYS N [small|bulk|letters]`
 //!
 //! MODE: `plain` (`get_multi`, owned values), `each` (`get_multi_each`, borrowed values),
 //! `get` (`get`, one key per call, KEYS ignored). `small`: 40-byte values (the bench's
@@ -94,6 +94,10 @@ fn main() {
     let mut b = Client::builder().server(addr);
     if let Some(n) = std::env::var("POOL").ok().and_then(|s| s.parse().ok()) {
         b = b.max_size(n);
+    }
+    // PROTO=meta|binary: the protocol (text by default, as the bench).
+    if let Ok(p) = std::env::var("PROTO") {
+        b = b.set("protocol", &p).expect("protocol");
     }
     let c = b.build().expect("client");
     let value = match shape {

@@ -164,6 +164,7 @@ fn bad(server: &str, flag: &str) -> Error {
 /// or CAS: never flags 0, their low 32 bits or a made-up CAS, under which a compressed body
 /// would be handed back as the value. Returns the flags, as the client flags, and every
 /// flag read.
+#[inline(always)]
 fn item_flags(server: &str, flags: Flags<'_>, cas: bool) -> Result<(u32, ValueFlags)> {
     let v = flags
         .value_flags()
