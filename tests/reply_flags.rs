@@ -9,12 +9,12 @@
 mod common;
 
 use common::fake::{binary_fake, binary_response, fake, Then};
+use common::fake_client;
 use flate2::{write::ZlibEncoder, Compression};
 use mcpool::{Client, Error, Lease, Protocol, Value};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 /// The value as the application stored it.
 const ORIGINAL: &str = "hello world hello world hello world hello world hello world";
@@ -28,20 +28,6 @@ fn body() -> Vec<u8> {
     let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
     z.write_all(ORIGINAL.as_bytes()).unwrap();
     z.finish().unwrap()
-}
-
-/// One pooled connection at most, none opened in the background: a call after a dropped
-/// connection opens a new one.
-fn client(addr: &str, p: Protocol) -> Client {
-    Client::builder()
-        .server(addr)
-        .protocol(p)
-        .min_idle(0)
-        .max_size(1)
-        .failure_limit(1000)
-        .io_timeout(Duration::from_secs(3))
-        .build()
-        .unwrap()
 }
 
 /// Every read of one key's value, as (name, whether its request asks for the CAS, what it
@@ -182,7 +168,7 @@ fn check(
     conns: impl Fn() -> usize,
     bad: impl Fn(bool) -> bool,
 ) {
-    let c = client(addr, p);
+    let c = fake_client(addr, p);
     let mut errors = 0;
     for (name, asks_cas, got) in reads(&c, p) {
         if bad(asks_cas) {

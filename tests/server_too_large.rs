@@ -13,6 +13,7 @@
 mod common;
 
 use common::fake::{fake, Then};
+use common::fake_client;
 use common::{unique, Memcached};
 use mcpool::error::Class;
 use mcpool::{Client, Error, Protocol, SetItem, StoreCommand, StoreOutcome};
@@ -180,18 +181,6 @@ fn text_fake(replies: &'static [&'static str]) -> String {
         }
     });
     addr
-}
-
-fn fake_client(addr: &str, p: Protocol) -> Client {
-    Client::builder()
-        .server(addr)
-        .protocol(p)
-        .min_idle(0)
-        .max_size(1)
-        .failure_limit(1000)
-        .io_timeout(Duration::from_secs(3))
-        .build()
-        .unwrap()
 }
 
 fn items() -> Vec<(&'static str, &'static [u8])> {

@@ -9,27 +9,14 @@
 mod common;
 
 use common::fake::{binary_fake, binary_response, fake, get_key, value_reply, Then};
+use common::fake_client;
 use common::wait_until;
-use mcpool::{Client, Error, Protocol};
+use mcpool::{Error, Protocol};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// One pooled connection at most, none opened in the background: every call reuses the
-/// previous call's connection unless it was dropped.
-fn client(addr: &str, p: Protocol) -> Client {
-    Client::builder()
-        .server(addr)
-        .protocol(p)
-        .min_idle(0)
-        .max_size(1)
-        .failure_limit(1000)
-        .io_timeout(Duration::from_secs(3))
-        .build()
-        .unwrap()
-}
 
 /// `Ok(own)` or a protocol error: anything else (above all another call's value) fails.
 fn own_or_protocol_error<T: PartialEq + std::fmt::Debug>(
@@ -79,7 +66,7 @@ fn meta_late_duplicate_of_a_reply_is_never_the_next_calls_value() {
         previous.insert(conn, reply);
         Then::Continue
     });
-    let c = client(&addr, Protocol::Meta);
+    let c = fake_client(&addr, Protocol::Meta);
     let mut refused = 0;
     for key in ["a", "b", "c", "d", "e", "f"] {
         let own = Some(format!("value-of-{key}").into_bytes());
@@ -119,7 +106,7 @@ fn meta_stray_mn_does_not_end_a_multi_get_early() {
         }
         Then::Continue
     });
-    let c = client(&addr, Protocol::Meta);
+    let c = fake_client(&addr, Protocol::Meta);
     let keys = ["k0", "k1", "k2"];
     let got = c.get_multi(&keys);
     let mut refused = 0;
@@ -167,7 +154,7 @@ fn binary_late_duplicate_of_a_reply_is_never_the_next_calls_value() {
         previous.insert(conn, reply);
         out
     });
-    let c = client(&addr, Protocol::Binary);
+    let c = fake_client(&addr, Protocol::Binary);
     let mut refused = 0;
     for key in ["a", "b", "c", "d"] {
         let own = Some(format!("value-of-{key}").into_bytes());
@@ -190,7 +177,7 @@ fn binary_reply_with_the_wrong_opcode_is_refused() {
     // The opaque matches, but the response is an INCREMENT's: a counter is not a value.
     let addr =
         binary_fake(|_, _, opaque, _| response(INCREMENT, opaque, &[], &42u64.to_be_bytes()));
-    let c = client(&addr, Protocol::Binary);
+    let c = fake_client(&addr, Protocol::Binary);
     let e = c.get("k").expect_err("an INCREMENT response to a GET");
     assert!(matches!(e, Error::Protocol { .. }), "{e}");
     let e = c
@@ -288,7 +275,7 @@ impl IdleStray {
 fn text_incr_stray_copy_while_idle_is_not_the_next_incr() {
     // Text replies carry no tag: the peek at check-out is what finds the copy.
     let f = idle_stray_fake(|_, n| format!("{n}\r\n").into_bytes());
-    let c = client(&f.addr, Protocol::Text);
+    let c = fake_client(&f.addr, Protocol::Text);
     assert_eq!(c.incr("n", 1).unwrap(), Some(5));
     f.release_stray();
     assert_eq!(c.incr("n", 1).unwrap(), Some(6), "not the stray 5");
@@ -303,7 +290,7 @@ fn text_incr_stray_copy_while_idle_is_not_the_next_incr() {
 fn stray_bytes_while_idle_in_the_pool_discard_the_connection() {
     // A text get: the stray copy of the reply for key `a` would answer the next `get a`.
     let f = idle_stray_fake(|line, n| value_reply(&get_key(line), format!("v{n}").as_bytes()));
-    let c = client(&f.addr, Protocol::Text);
+    let c = fake_client(&f.addr, Protocol::Text);
     assert_eq!(c.get("a").unwrap().as_deref(), Some(&b"v5"[..]));
     f.release_stray();
     assert_eq!(
@@ -322,7 +309,7 @@ fn stray_bytes_while_idle_in_the_pool_discard_the_connection() {
         let o = meta_flag(&line, 'O').unwrap_or_default();
         format!("VA 2 f0 {o}\r\nv{n}\r\n").into_bytes()
     });
-    let c = client(&f.addr, Protocol::Meta);
+    let c = fake_client(&f.addr, Protocol::Meta);
     assert_eq!(c.get("a").unwrap().as_deref(), Some(&b"v5"[..]));
     f.release_stray();
     assert_eq!(c.get("a").unwrap().as_deref(), Some(&b"v6"[..]));
@@ -345,7 +332,7 @@ fn idle_connection_closed_by_the_server_is_replaced_without_an_error() {
         cl.fetch_add(1, Ordering::SeqCst);
         Then::Close
     });
-    let c = client(&addr, Protocol::Text);
+    let c = fake_client(&addr, Protocol::Text);
     let port = port_of(&addr);
     for i in 1..=3 {
         assert_eq!(c.get("a").unwrap().as_deref(), Some(&b"v"[..]), "call {i}");

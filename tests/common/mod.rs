@@ -2,3 +2,18 @@
 #![allow(dead_code, unused_imports)]
 
 pub use mcpool_testkit::*;
+
+/// A client of one fake server (testkit's `fake`): one pooled connection at most, none opened
+/// in the background, so every call reuses the previous call's connection unless it was
+/// dropped (then it opens a new one); never marked dead; a 3 s I/O timeout.
+pub fn fake_client(addr: &str, p: mcpool::Protocol) -> mcpool::Client {
+    mcpool::Client::builder()
+        .server(addr)
+        .protocol(p)
+        .min_idle(0)
+        .max_size(1)
+        .failure_limit(1000)
+        .io_timeout(std::time::Duration::from_secs(3))
+        .build()
+        .unwrap()
+}
