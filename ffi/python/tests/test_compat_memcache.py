@@ -337,3 +337,22 @@ def test_memcache_tuple_key_is_refused_where_its_hash_would_place_it(servers, se
     one = compat_memcache.Client([server.addr])
     real_memcache.Client([server.addr]).set(k, "v")
     assert one.get(k) == "v" and one.set(k, "w") and real_memcache.Client([server.addr]).get(k) == "w"
+
+
+def test_memcache_get_stats_types_match_python_memcached(servers):
+    """python-memcached's get_stats: [("host:port (weight)", {str: str})], every stat the
+    server sends: the drop-in's has the same labels, names and types."""
+    addrs = [servers[0].addr, (servers[1].addr, 3)]
+    real = real_memcache.Client(addrs).get_stats()
+    ours = compat_memcache.Client(addrs).get_stats()
+    assert [label for label, _ in ours] == [label for label, _ in real]
+    assert all(type(label) is str for label, _ in ours)
+    for (_, r), (_, o) in zip(real, ours):
+        assert set(o) == set(r)
+        assert all(type(k) is str and type(v) is str for k, v in o.items())
+        assert all(type(k) is str and type(v) is str for k, v in r.items())
+        assert o["pid"] == r["pid"] and o["version"] == r["version"]
+    slabs_real = real_memcache.Client(addrs[:1]).get_stats("slabs")
+    slabs_ours = compat_memcache.Client(addrs[:1]).get_stats("slabs")
+    assert [(label, sorted(d)) for label, d in slabs_ours] == \
+        [(label, sorted(d)) for label, d in slabs_real]

@@ -629,3 +629,24 @@ def test_get_multi_with_a_dead_server_keeps_other_errors(three_one_killed, prefi
     for mc in (real, drop):
         with pytest.raises(Exception):
             mc.get_multi(keys)
+
+
+# ---- get_stats --------------------------------------------------------------------------------
+
+
+def test_pylibmc_get_stats_types_match_pylibmc(servers):
+    """pylibmc's get_stats: [(b"host:port (i)", {str name: bytes value})]; the drop-in gave
+    bytes names, so stats["curr_items"] raised KeyError. The drop-in has every stat the server
+    sends, pylibmc libmemcached's 22: each of those is there, with the same types."""
+    addrs = [s.addr for s in servers[:2]]
+    real = real_pylibmc.Client(addrs).get_stats()
+    ours = compat_pylibmc.Client(addrs).get_stats()
+    assert [label for label, _ in ours] == [label for label, _ in real]
+    assert all(type(label) is bytes for label, _ in real)
+    for (_, r), (_, o) in zip(real, ours):
+        assert all(type(k) is str and type(v) is bytes for k, v in r.items())
+        assert all(type(k) is str and type(v) is bytes for k, v in o.items())
+        assert set(r) <= set(o)
+        for name in ("pid", "version", "limit_maxbytes", "pointer_size", "threads"):
+            assert o[name] == r[name]
+        assert int(o["curr_items"]) >= 0

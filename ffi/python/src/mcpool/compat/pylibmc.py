@@ -685,12 +685,15 @@ class Client:
     # -- cluster -----------------------------------------------------------------------------
 
     def get_stats(self, args=None):
+        """``[(b"host:port (i)", {name: value}), ...]`` as pylibmc: the label bytes, i the
+        server's index, each name a str and each value bytes. Every stat the server sends
+        (pylibmc has libmemcached's 22 of them, the same names)."""
         stats = self._call(self._mc._stats, args)
         out = []
         for i, (label, d) in enumerate(stats.items()):
             if isinstance(d, dict):
                 out.append((("%s (%d)" % (label, i)).encode(),
-                            {k.encode(): v.encode() for k, v in d.items()}))
+                            {k: v.encode() for k, v in d.items()}))
         return out
 
     def flush_all(self, time=0):
