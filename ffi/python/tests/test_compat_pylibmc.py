@@ -650,3 +650,23 @@ def test_pylibmc_get_stats_types_match_pylibmc(servers):
         for name in ("pid", "version", "limit_maxbytes", "pointer_size", "threads"):
             assert o[name] == r[name]
         assert int(o["curr_items"]) >= 0
+
+
+# ---- incr/decr delta ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delta", [-1, -2**31, -2**31 - 1, -2**63 - 1, 2**31 - 1, 2**31,
+                                   2**63 - 1, 2**63, 2**64 - 1, 2**64, True, 0, "2", 1.5,
+                                   None])
+@pytest.mark.parametrize("cmd", ["incr", "decr"])
+def test_pylibmc_counter_delta_raises_as_pylibmc(server, prefix, cmd, delta):
+    """pylibmc parses delta as a C int: below 0 ValueError, beyond a C int OverflowError,
+    a str or float TypeError, True is 1. The drop-in raised ClientError for -1 and 2**64 and
+    counted 2**31..2**64-1."""
+    got = {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        mc = mod.Client([server.addr])
+        key = prefix + mod.__name__
+        mc.set(key, 5)
+        got[mod] = (outcome(getattr(mc, cmd), key, delta), mc.get(key))
+    assert got[compat_pylibmc] == got[real_pylibmc]

@@ -37,7 +37,9 @@ What is pylibmc's and stays so:
   modula), so it is not handed on.
 - Exceptions: ``pylibmc.Error`` and its subclasses by pylibmc's names (``NotFound`` for an
   ``incr``/``decr``/``cas`` of a missing key, ``TooBig``, ``ConnectionError``,
-  ``ServerDown``, ...). A key over 250 bytes raises ``ValueError`` on every call; one with a
+  ``ServerDown``, ...); ``incr``/``decr`` parse delta as pylibmc (a C int: ``TypeError``
+  for a str or float, ``OverflowError`` from 2**31, ``ValueError`` below 0; True is 1).
+  A key over 250 bytes raises ``ValueError`` on every call; one with a
   space or a control byte (text protocol) ``ClientError`` on a write, delete, touch or
   counter, and is a miss on a read, as with pylibmc.
 - ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
@@ -67,11 +69,14 @@ module: those keys raise ``ServerDown`` (or ``ConnectionError`` when a retry fai
 never written to another server; the core tries the server again after ``retry_timeout``,
 where libmemcached without ``dead_timeout`` never does (the core's rule:
 ``Distribution::failover_moves_keys``, docs/placement.md).
+``incr_multi`` refuses a delta below 0 or from 2**64 (``ClientError``, nothing sent), where
+pylibmc 1.6.3 takes it modulo 2**64 (-1 decrements) and returns None.
 A negative ``time`` expires the key at once, as with pylibmc; a ``time`` above 2**31-1
 (``mcpool.MAX_TTL``), which pylibmc sends and memcached reads as negative (the item expires
 at once while ``set`` answers True), raises ``ClientError`` and nothing is sent.
 """
 import contextlib as _contextlib
+import operator as _operator
 import queue as _queue
 import threading as _threading
 
@@ -658,7 +663,7 @@ class Client:
         return r and len(good) == len(keys) and len(wire) == len(good)
 
     def _counter(self, fn, key, delta):
-        r = self._call(fn, key, delta, _keys=[key])
+        r = self._call(fn, key, _delta(delta), _keys=[key])
         if r is None:
             raise NotFound("1 keys not found")
         return r
@@ -730,6 +735,22 @@ class Client:
     def __str__(self):
         return "<%s for %s, binary=%r>" % (type(self).__name__,
                                            ", ".join(map(str, self.addresses)), self.binary)
+
+
+def _delta(delta):
+    """pylibmc's parsing of incr/decr's delta, a C int (PyArg_ParseTuple "i"): anything
+    without ``__index__`` (a str, a float, None) TypeError, outside a C int OverflowError,
+    below 0 ValueError, each with pylibmc's message; a bool is its int."""
+    d = _operator.index(delta)
+    if not -2**63 <= d < 2**63:
+        raise OverflowError("Python int too large to convert to C long")
+    if d >= 2**31:
+        raise OverflowError("signed integer is greater than maximum")
+    if d < -2**31:
+        raise OverflowError("signed integer is less than minimum")
+    if d < 0:
+        raise ValueError("delta must be positive")
+    return d
 
 
 def _appended(val):
