@@ -356,3 +356,30 @@ def test_memcache_get_stats_types_match_python_memcached(servers):
     slabs_ours = compat_memcache.Client(addrs[:1]).get_stats("slabs")
     assert [(label, sorted(d)) for label, d in slabs_ours] == \
         [(label, sorted(d)) for label, d in slabs_real]
+
+
+class _Seven(int):
+    pass
+
+
+@pytest.mark.parametrize("delta", ["2", " 3", "2 ", "+2", "\t2", "002", "-0", "-2", "x", "",
+                                   "2.5", "1e3", "0x2", "18446744073709551615",
+                                   "18446744073709551616", 2**64 - 1, 2**64, -1, 0, 2.5, 2.0,
+                                   None, True, b"2", _Seven(7)],
+                         ids=repr)
+@pytest.mark.parametrize("cmd", ["incr", "decr"])
+def test_memcache_counter_delta_as_python_memcached(server, prefix, cmd, delta):
+    """python-memcached sends str(delta): memcached counts "2" (7 from 5) and refuses what is
+    not a number it reads (ValueError from int() of its error reply). The drop-in raised
+    ClientTypeError for every str."""
+    got = {}
+    for mod in (real_memcache, compat_memcache):
+        mc = mod.Client([server.addr])
+        key = prefix + mod.__name__
+        mc.set(key, 5)
+        try:
+            r = ("ok", getattr(mc, cmd)(key, delta))
+        except Exception as e:  # noqa: BLE001 - the class and message are the result
+            r = ("raised", type(e).__name__, str(e))
+        got[mod] = (r, mc.get(key))
+    assert got[compat_memcache] == got[real_memcache]
