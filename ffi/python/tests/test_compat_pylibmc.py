@@ -670,3 +670,45 @@ def test_pylibmc_counter_delta_raises_as_pylibmc(server, prefix, cmd, delta):
         mc.set(key, 5)
         got[mod] = (outcome(getattr(mc, cmd), key, delta), mc.get(key))
     assert got[compat_pylibmc] == got[real_pylibmc]
+
+
+# ---- calls to a server that is down ----------------------------------------------------------
+
+
+def _down_steps(mod, live, dead, prefix):
+    """The exception class (or 'ok') of each call pylibmc answers for a down server."""
+    steps = []
+
+    def step(name, fn):
+        try:
+            fn()
+            steps.append((name, "ok"))
+        except Exception as e:  # noqa: BLE001 - the class is the result
+            steps.append((name, type(e).__name__))
+
+    mc = mod.Client([dead])
+    step("set_multi (connect fails)", lambda: mc.set_multi({prefix + "k": 1}))
+    step("set_multi (disabled)", lambda: mc.set_multi({prefix + "k": 1, prefix + "j": 2}))
+    step("add_multi (disabled)", lambda: mc.add_multi({prefix + "k": 1}))
+    step("get_stats (disabled)", mc.get_stats)
+    step("flush_all (disabled)", mc.flush_all)
+    step("get_stats (connect fails)", mod.Client([dead]).get_stats)
+    step("flush_all (connect fails)", mod.Client([dead]).flush_all)
+    both = mod.Client([live, dead])
+    keys = {prefix + "m%d" % i: i for i in range(12)}
+    step("two servers: set_multi", lambda: both.set_multi(keys))
+    step("two servers: add_multi", lambda: both.add_multi(keys))
+    step("two servers: get_stats", both.get_stats)
+    step("two servers: flush_all", both.flush_all)
+    return steps
+
+
+def test_pylibmc_a_down_server_raises_as_pylibmc(server, prefix, down_addr):
+    """pylibmc raises for a down server on set_multi/add_multi (ConnectionError, then
+    ServerDown while it is disabled) and on get_stats/flush_all (SomeErrors); the drop-in's
+    set_multi returned the key as not stored, get_stats [] and flush_all ConnectionError.
+    A port nothing listens on."""
+    real = _down_steps(real_pylibmc, server.addr, down_addr, prefix + "r_")
+    ours = _down_steps(compat_pylibmc, server.addr, down_addr, prefix + "c_")
+    assert ours == real
+    assert dict(real)["set_multi (disabled)"] == "ServerDown"
