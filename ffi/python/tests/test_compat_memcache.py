@@ -383,3 +383,22 @@ def test_memcache_counter_delta_as_python_memcached(server, prefix, cmd, delta):
             r = ("raised", type(e).__name__, str(e))
         got[mod] = (r, mc.get(key))
     assert got[compat_memcache] == got[real_memcache]
+
+
+def test_memcache_delete_multi_with_a_server_down_as_python_memcached(server, prefix,
+                                                                     down_addr):
+    """python-memcached's delete_multi leaves out the keys of a server it cannot connect to
+    and returns 1 (the drop-in returned 0); the other servers' keys are deleted. One server
+    down, then a live one and a down one (a port nothing listens on)."""
+    got = {}
+    for mod in (real_memcache, compat_memcache):
+        p = prefix + mod.__name__ + "_"
+        keys = [p + "k%d" % i for i in range(12)]
+        for k in keys:
+            server.raw_set(k, 0, b"v")
+        alone = mod.Client([down_addr])
+        both = mod.Client([server.addr, down_addr])
+        got[mod] = (alone.delete(p + "k0"), alone.delete_multi(keys), both.delete_multi(keys),
+                    [k[len(p):] for k in keys if server.raw_get(k) is not None])
+    assert got[compat_memcache] == got[real_memcache]
+    assert got[real_memcache][1] == 1

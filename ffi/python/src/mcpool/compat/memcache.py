@@ -58,6 +58,7 @@ so it would be another server than python-memcached's, a silent miss for both); 
 server it is the key. A custom
 ``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
 ``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
+``delete_multi`` returns 1 when a connection is reset under it (python-memcached: 0).
 A delta memcached refuses raises ``ValueError`` also when the key's server is down, where
 python-memcached returns None without sending it.
 A negative ``time`` expires the key at once, as with python-memcached (memcached's own
@@ -126,6 +127,11 @@ class _Host:
 
     __repr__ = __str__
 
+
+# the failures python-memcached's delete_multi does not count (returns 1): a server it cannot
+# connect to (its keys are left out) and a connection closed under its read (MCPOOL_IO also
+# covers a reset, which python-memcached counts: not told apart here)
+_SKIPPED = frozenset(["MCPOOL_SERVER_DEAD", "MCPOOL_CONNECT_TIMEOUT", "MCPOOL_IO"])
 
 # python-memcached sends str(delta) as the command's delta, and memcached reads that token
 # with strtoull (leading whitespace, a sign) after splitting the line at spaces; a "-" is
@@ -521,7 +527,11 @@ class Client:
             return 0
 
     def delete_multi(self, keys, time=None, key_prefix="", noreply=False):
-        """Deletes every key in one round trip per server; 1 unless a server failed."""
+        """Deletes every key in one round trip per server; 1 also when a key's server could
+        not be reached (dead, its connect refused or timed out, its connection closed), as
+        python-memcached, which leaves out the keys of a server it cannot connect to and
+        whose readline takes a closed connection for an empty line; 0 when a reply timed
+        out or any other failure."""
         self._statlog("delete_multi")
         pairs = self._prefixed(keys, key_prefix)
         if self._mc is None:
@@ -531,7 +541,7 @@ class Client:
             return 1
         except _mcpool.Error as e:
             self._failed("delete_multi", e)
-            return 0
+            return 1 if getattr(e, "status_name", None) in _SKIPPED else 0
 
     def touch(self, key, time=0, noreply=False):
         key = self._key(key)
