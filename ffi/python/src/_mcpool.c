@@ -1594,6 +1594,27 @@ static PyObject *failed_keys(PyObject *keys, const mcpool_status *sts, Py_ssize_
     return failed;
 }
 
+/* With failed (a dict, the private keyword _failed): each key whose store failed for
+ * another reason than the server's answer (not stored, exists, not found), with its
+ * exception, as _get_multi_each's; the key is also in the returned list. For the compat
+ * modules, whose library raises for such a key (pylibmc). 0, or -1 with an exception. */
+static int record_failures(PyObject *failed, PyObject *keys, const mcpool_status *sts,
+                           Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (sts[i] == MCPOOL_OK || sts[i] == MCPOOL_NOT_STORED || sts[i] == MCPOOL_EXISTS ||
+            sts[i] == MCPOOL_NOT_FOUND)
+            continue;
+        PyObject *exc = status_exception(sts[i]);
+        if (exc == NULL)
+            return -1;
+        int r = PyDict_SetItem(failed, PyTuple_GetItem(keys, i), exc);
+        Py_DECREF(exc);
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Every pair in one pipelined round trip per server (mcpool_client_store_multi, the store
  * command op), each with the call's expiry and, for a per-call min_compress_len, its own
  * compression choice. */
@@ -1601,13 +1622,17 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
                              PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
                                       {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
-                                      {"noreply", 4}, {"compress_level", 5}};
-    PyObject *a[6];
+                                      {"noreply", 4}, {"compress_level", 5},   {"_failed", 6}};
+    PyObject *a[7];
     uint32_t ttl;
     keys_t ks;
     CHECK_OPEN(self);
-    if (parse_args(name, args, nargs, kw, names, 8, 6, 4, 1, a) < 0)
+    if (parse_args(name, args, nargs, kw, names, 9, 7, 4, 1, a) < 0)
         return NULL;
+    if (a[6] != NULL && !PyDict_Check(a[6])) {
+        PyErr_SetString(PyExc_TypeError, "_failed must be a dict");
+        return NULL;
+    }
     if (expiry_arg(a[1], &ttl) < 0 || compress_choice(self->client, a[3], a[5], 0) == -2)
         return NULL;
     PyObject *items = mapping_pairs(a[0]);
@@ -1702,6 +1727,8 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         }
     }
     result = failed_keys(keys, sts, n);
+    if (result != NULL && a[6] != NULL && record_failures(a[6], keys, sts, n) < 0)
+        Py_CLEAR(result);
 done:
     for (Py_ssize_t i = 0; vals != NULL && i < done; i++)
         Py_XDECREF(vals[i].owner);

@@ -337,3 +337,68 @@ def test_memcache_tuple_key_is_refused_where_its_hash_would_place_it(servers, se
     one = compat_memcache.Client([server.addr])
     real_memcache.Client([server.addr]).set(k, "v")
     assert one.get(k) == "v" and one.set(k, "w") and real_memcache.Client([server.addr]).get(k) == "w"
+
+
+def test_memcache_get_stats_types_match_python_memcached(servers):
+    """python-memcached's get_stats: [("host:port (weight)", {str: str})], every stat the
+    server sends: the drop-in's has the same labels, names and types."""
+    addrs = [servers[0].addr, (servers[1].addr, 3)]
+    real = real_memcache.Client(addrs).get_stats()
+    ours = compat_memcache.Client(addrs).get_stats()
+    assert [label for label, _ in ours] == [label for label, _ in real]
+    assert all(type(label) is str for label, _ in ours)
+    for (_, r), (_, o) in zip(real, ours):
+        assert set(o) == set(r)
+        assert all(type(k) is str and type(v) is str for k, v in o.items())
+        assert all(type(k) is str and type(v) is str for k, v in r.items())
+        assert o["pid"] == r["pid"] and o["version"] == r["version"]
+    slabs_real = real_memcache.Client(addrs[:1]).get_stats("slabs")
+    slabs_ours = compat_memcache.Client(addrs[:1]).get_stats("slabs")
+    assert [(label, sorted(d)) for label, d in slabs_ours] == \
+        [(label, sorted(d)) for label, d in slabs_real]
+
+
+class _Seven(int):
+    pass
+
+
+@pytest.mark.parametrize("delta", ["2", " 3", "2 ", "+2", "\t2", "002", "-0", "-2", "x", "",
+                                   "2.5", "1e3", "0x2", "18446744073709551615",
+                                   "18446744073709551616", 2**64 - 1, 2**64, -1, 0, 2.5, 2.0,
+                                   None, True, b"2", _Seven(7)],
+                         ids=repr)
+@pytest.mark.parametrize("cmd", ["incr", "decr"])
+def test_memcache_counter_delta_as_python_memcached(server, prefix, cmd, delta):
+    """python-memcached sends str(delta): memcached counts "2" (7 from 5) and refuses what is
+    not a number it reads (ValueError from int() of its error reply). The drop-in raised
+    ClientTypeError for every str."""
+    got = {}
+    for mod in (real_memcache, compat_memcache):
+        mc = mod.Client([server.addr])
+        key = prefix + mod.__name__
+        mc.set(key, 5)
+        try:
+            r = ("ok", getattr(mc, cmd)(key, delta))
+        except Exception as e:  # noqa: BLE001 - the class and message are the result
+            r = ("raised", type(e).__name__, str(e))
+        got[mod] = (r, mc.get(key))
+    assert got[compat_memcache] == got[real_memcache]
+
+
+def test_memcache_delete_multi_with_a_server_down_as_python_memcached(server, prefix,
+                                                                     down_addr):
+    """python-memcached's delete_multi leaves out the keys of a server it cannot connect to
+    and returns 1 (the drop-in returned 0); the other servers' keys are deleted. One server
+    down, then a live one and a down one (a port nothing listens on)."""
+    got = {}
+    for mod in (real_memcache, compat_memcache):
+        p = prefix + mod.__name__ + "_"
+        keys = [p + "k%d" % i for i in range(12)]
+        for k in keys:
+            server.raw_set(k, 0, b"v")
+        alone = mod.Client([down_addr])
+        both = mod.Client([server.addr, down_addr])
+        got[mod] = (alone.delete(p + "k0"), alone.delete_multi(keys), both.delete_multi(keys),
+                    [k[len(p):] for k in keys if server.raw_get(k) is not None])
+    assert got[compat_memcache] == got[real_memcache]
+    assert got[real_memcache][1] == 1

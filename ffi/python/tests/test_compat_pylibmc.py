@@ -629,3 +629,86 @@ def test_get_multi_with_a_dead_server_keeps_other_errors(three_one_killed, prefi
     for mc in (real, drop):
         with pytest.raises(Exception):
             mc.get_multi(keys)
+
+
+# ---- get_stats --------------------------------------------------------------------------------
+
+
+def test_pylibmc_get_stats_types_match_pylibmc(servers):
+    """pylibmc's get_stats: [(b"host:port (i)", {str name: bytes value})]; the drop-in gave
+    bytes names, so stats["curr_items"] raised KeyError. The drop-in has every stat the server
+    sends, pylibmc libmemcached's 22: each of those is there, with the same types."""
+    addrs = [s.addr for s in servers[:2]]
+    real = real_pylibmc.Client(addrs).get_stats()
+    ours = compat_pylibmc.Client(addrs).get_stats()
+    assert [label for label, _ in ours] == [label for label, _ in real]
+    assert all(type(label) is bytes for label, _ in real)
+    for (_, r), (_, o) in zip(real, ours):
+        assert all(type(k) is str and type(v) is bytes for k, v in r.items())
+        assert all(type(k) is str and type(v) is bytes for k, v in o.items())
+        assert set(r) <= set(o)
+        for name in ("pid", "version", "limit_maxbytes", "pointer_size", "threads"):
+            assert o[name] == r[name]
+        assert int(o["curr_items"]) >= 0
+
+
+# ---- incr/decr delta ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delta", [-1, -2**31, -2**31 - 1, -2**63 - 1, 2**31 - 1, 2**31,
+                                   2**63 - 1, 2**63, 2**64 - 1, 2**64, True, 0, "2", 1.5,
+                                   None])
+@pytest.mark.parametrize("cmd", ["incr", "decr"])
+def test_pylibmc_counter_delta_raises_as_pylibmc(server, prefix, cmd, delta):
+    """pylibmc parses delta as a C int: below 0 ValueError, beyond a C int OverflowError,
+    a str or float TypeError, True is 1. The drop-in raised ClientError for -1 and 2**64 and
+    counted 2**31..2**64-1."""
+    got = {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        mc = mod.Client([server.addr])
+        key = prefix + mod.__name__
+        mc.set(key, 5)
+        got[mod] = (outcome(getattr(mc, cmd), key, delta), mc.get(key))
+    assert got[compat_pylibmc] == got[real_pylibmc]
+
+
+# ---- calls to a server that is down ----------------------------------------------------------
+
+
+def _down_steps(mod, live, dead, prefix):
+    """The exception class (or 'ok') of each call pylibmc answers for a down server."""
+    steps = []
+
+    def step(name, fn):
+        try:
+            fn()
+            steps.append((name, "ok"))
+        except Exception as e:  # noqa: BLE001 - the class is the result
+            steps.append((name, type(e).__name__))
+
+    mc = mod.Client([dead])
+    step("set_multi (connect fails)", lambda: mc.set_multi({prefix + "k": 1}))
+    step("set_multi (disabled)", lambda: mc.set_multi({prefix + "k": 1, prefix + "j": 2}))
+    step("add_multi (disabled)", lambda: mc.add_multi({prefix + "k": 1}))
+    step("get_stats (disabled)", mc.get_stats)
+    step("flush_all (disabled)", mc.flush_all)
+    step("get_stats (connect fails)", mod.Client([dead]).get_stats)
+    step("flush_all (connect fails)", mod.Client([dead]).flush_all)
+    both = mod.Client([live, dead])
+    keys = {prefix + "m%d" % i: i for i in range(12)}
+    step("two servers: set_multi", lambda: both.set_multi(keys))
+    step("two servers: add_multi", lambda: both.add_multi(keys))
+    step("two servers: get_stats", both.get_stats)
+    step("two servers: flush_all", both.flush_all)
+    return steps
+
+
+def test_pylibmc_a_down_server_raises_as_pylibmc(server, prefix, down_addr):
+    """pylibmc raises for a down server on set_multi/add_multi (ConnectionError, then
+    ServerDown while it is disabled) and on get_stats/flush_all (SomeErrors); the drop-in's
+    set_multi returned the key as not stored, get_stats [] and flush_all ConnectionError.
+    A port nothing listens on."""
+    real = _down_steps(real_pylibmc, server.addr, down_addr, prefix + "r_")
+    ours = _down_steps(compat_pylibmc, server.addr, down_addr, prefix + "c_")
+    assert ours == real
+    assert dict(real)["set_multi (disabled)"] == "ServerDown"

@@ -190,11 +190,9 @@ def test_compat_memcache_incr_with_a_bad_delta_raises_a_value_error(server, pref
     import mcpool.compat.memcache as cm
     c = cm.Client([server.addr])
     c.set(prefix + "n", 5)
-    for delta in (-1, 2**64):
-        with pytest.raises(ValueError):  # python-memcached: ValueError
+    for delta in (-1, 2**64, "x", 2.5):  # python-memcached: ValueError (memcached refuses
+        with pytest.raises(ValueError):  # str(delta)); test_compat_memcache compares them
             c.incr(prefix + "n", delta)
-    with pytest.raises(TypeError):
-        c.incr(prefix + "n", "x")
     assert c.get(prefix + "n") == 5
 
 

@@ -40,6 +40,10 @@ What is python-memcached's and stays so:
   a subclass of str or int), corrupting the value, raises ``ClientTypeError`` (a
   ``TypeError``), nothing sent. An int of any size is stored as python-memcached stores it
   (its digits under flag 2, beyond 64 bits too).
+- ``incr``/``decr``'s delta as python-memcached sends it, ``str(delta)``: what memcached
+  reads as a number from that text is counted (``"2"``, ``" 3"``, ``"+2"``, an int up to
+  2**64-1); anything else (``"x"``, ``"-2"``, 2.5, None, True, ``b"2"``, 2**64) raises its
+  ``ValueError`` ("invalid literal for int() ..."), nothing sent.
 - ``gets`` + ``cas(key, value)`` with ``cache_cas=True`` (without a ``gets`` first, or
   without ``cache_cas``, ``cas`` is a plain ``set``, as in python-memcached);
   ``reset_cas()``; ``set_servers``; ``key_prefix`` on the multi calls; return values
@@ -54,6 +58,9 @@ so it would be another server than python-memcached's, a silent miss for both); 
 server it is the key. A custom
 ``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
 ``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
+``delete_multi`` returns 1 when a connection is reset under it (python-memcached: 0).
+A delta memcached refuses raises ``ValueError`` also when the key's server is down, where
+python-memcached returns None without sending it.
 A negative ``time`` expires the key at once, as with python-memcached (memcached's own
 reading of it). A ``time`` above 2**31-1 (``mcpool.MAX_TTL``), which python-memcached sends
 and memcached reads as negative (or truncates to 32 bits) so that the item expires at once,
@@ -119,6 +126,32 @@ class _Host:
             if not self.address.startswith("/") else "unix:%s" % self.address
 
     __repr__ = __str__
+
+
+# the failures python-memcached's delete_multi does not count (returns 1): a server it cannot
+# connect to (its keys are left out) and a connection closed under its read (MCPOOL_IO also
+# covers a reset, which python-memcached counts: not told apart here)
+_SKIPPED = frozenset(["MCPOOL_SERVER_DEAD", "MCPOOL_CONNECT_TIMEOUT", "MCPOOL_IO"])
+
+# python-memcached sends str(delta) as the command's delta, and memcached reads that token
+# with strtoull (leading whitespace, a sign) after splitting the line at spaces; a "-" is
+# refused unless the value is 0 (safe_strtoull), so is anything beyond 2**64-1.
+_DELTA_TEXT = _re.compile(r"[ ]*[\t\v\f]*([+-]?)([0-9]+)[ ]*\Z")
+
+
+def _delta(delta):
+    """The counter delta python-memcached's incr/decr would send (``str(delta)``: "2",
+    " 3", "+2", an int, an IntEnum) as the int memcached reads from it; anything memcached
+    answers with an error (a float, None, a bool, bytes, "x", a negative number, 2**64)
+    raises python-memcached's ValueError, nothing sent."""
+    text = str(delta)
+    m = _DELTA_TEXT.match(text)
+    if m is not None:
+        n = int(m.group(2))
+        if n < 2**64 and (m.group(1) != "-" or n == 0):
+            return n
+    reply = "CLIENT_ERROR invalid numeric delta argument" if text.strip(" ") else "ERROR"
+    raise ValueError("invalid literal for int() with base 10: %r" % reply.encode())
 
 
 class Client:
@@ -494,7 +527,11 @@ class Client:
             return 0
 
     def delete_multi(self, keys, time=None, key_prefix="", noreply=False):
-        """Deletes every key in one round trip per server; 1 unless a server failed."""
+        """Deletes every key in one round trip per server; 1 also when a key's server could
+        not be reached (dead, its connect refused or timed out, its connection closed), as
+        python-memcached, which leaves out the keys of a server it cannot connect to and
+        whose readline takes a closed connection for an empty line; 0 when a reply timed
+        out or any other failure."""
         self._statlog("delete_multi")
         pairs = self._prefixed(keys, key_prefix)
         if self._mc is None:
@@ -504,7 +541,7 @@ class Client:
             return 1
         except _mcpool.Error as e:
             self._failed("delete_multi", e)
-            return 0
+            return 1 if getattr(e, "status_name", None) in _SKIPPED else 0
 
     def touch(self, key, time=0, noreply=False):
         key = self._key(key)
@@ -522,6 +559,7 @@ class Client:
         if self._mc is None:
             return None
         self._statlog(cmd)
+        delta = _delta(delta)
         try:
             return getattr(self._mc, cmd)(key, delta)
         except _mcpool.Error as e:

@@ -37,7 +37,9 @@ What is pylibmc's and stays so:
   modula), so it is not handed on.
 - Exceptions: ``pylibmc.Error`` and its subclasses by pylibmc's names (``NotFound`` for an
   ``incr``/``decr``/``cas`` of a missing key, ``TooBig``, ``ConnectionError``,
-  ``ServerDown``, ...). A key over 250 bytes raises ``ValueError`` on every call; one with a
+  ``ServerDown``, ...); ``incr``/``decr`` parse delta as pylibmc (a C int: ``TypeError``
+  for a str or float, ``OverflowError`` from 2**31, ``ValueError`` below 0; True is 1).
+  A key over 250 bytes raises ``ValueError`` on every call; one with a
   space or a control byte (text protocol) ``ClientError`` on a write, delete, touch or
   counter, and is a miss on a read, as with pylibmc.
 - ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
@@ -45,6 +47,9 @@ What is pylibmc's and stays so:
   ``ServerDown`` only when none of the keys' servers answered (libmemcached's mget, text
   protocol; with ``binary=True`` pylibmc 1.6.3 also raises when the last key it connects
   for is on the dead server, which this module does not copy); other errors still raise.
+- With a server down: ``set_multi``/``add_multi`` raise for the first of its keys in the
+  mapping's order (``ConnectionError`` when the connect failed, ``ServerDown`` while it is
+  disabled), ``get_stats`` and ``flush_all`` raise ``SomeErrors``, as pylibmc.
 - ``ClientPool`` and ``ThreadMappedPool`` with ``reserve()``; ``clone()``.
 
 What differs: one mcpool client is thread-safe and pooled, so ``clone()`` shares it (no new
@@ -67,11 +72,16 @@ module: those keys raise ``ServerDown`` (or ``ConnectionError`` when a retry fai
 never written to another server; the core tries the server again after ``retry_timeout``,
 where libmemcached without ``dead_timeout`` never does (the core's rule:
 ``Distribution::failover_moves_keys``, docs/placement.md).
+``set_multi``/``add_multi`` with a server down have stored the other servers' keys when they
+raise (one pipelined batch), where pylibmc stores key by key and stops at the failing one.
+``incr_multi`` refuses a delta below 0 or from 2**64 (``ClientError``, nothing sent), where
+pylibmc 1.6.3 takes it modulo 2**64 (-1 decrements) and returns None.
 A negative ``time`` expires the key at once, as with pylibmc; a ``time`` above 2**31-1
 (``mcpool.MAX_TTL``), which pylibmc sends and memcached reads as negative (the item expires
 at once while ``set`` answers True), raises ``ClientError`` and nothing is sent.
 """
 import contextlib as _contextlib
+import operator as _operator
 import queue as _queue
 import threading as _threading
 
@@ -618,14 +628,22 @@ class Client:
         return r
 
     def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len, compress_level):
-        """An empty key is not stored (pylibmc lists it as failed, asking no server)."""
+        """An empty key is not stored (pylibmc lists it as failed, asking no server). A key
+        whose server is down or does not answer raises, the first such key in the mapping's
+        order, as pylibmc, which stores key by key and stops there: ``ConnectionError``
+        when its connect failed, ``ServerDown`` while the server is disabled."""
         mcl, level = _compression(min_compress_len, compress_level)
         empty = [k for k in mapping if not _key_ok(k)]
         if empty:
             mapping = {k: v for k, v in mapping.items() if _key_ok(k)}
+        errors = {}
         failed = self._call(fn, mapping, time=_exptime(time), key_prefix=key_prefix or "",
-                            min_compress_len=mcl, compress_level=level, _keys=list(mapping),
-                            _prefix=key_prefix) if mapping else []
+                            min_compress_len=mcl, compress_level=level, _failed=errors,
+                            _keys=list(mapping), _prefix=key_prefix) if mapping else []
+        for k in mapping if errors else ():
+            e = errors.get(k)
+            if getattr(e, "status_name", None) in _UNREACHABLE:
+                raise _translate(e, [k], key_prefix) from None
         return empty + list(failed)
 
     def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
@@ -658,7 +676,7 @@ class Client:
         return r and len(good) == len(keys) and len(wire) == len(good)
 
     def _counter(self, fn, key, delta):
-        r = self._call(fn, key, delta, _keys=[key])
+        r = self._call(fn, key, _delta(delta), _keys=[key])
         if r is None:
             raise NotFound("1 keys not found")
         return r
@@ -685,19 +703,31 @@ class Client:
     # -- cluster -----------------------------------------------------------------------------
 
     def get_stats(self, args=None):
+        """``[(b"host:port (i)", {name: value}), ...]`` as pylibmc: the label bytes, i the
+        server's index, each name a str and each value bytes. Every stat the server sends
+        (pylibmc has libmemcached's 22 of them, the same names). A server that did not
+        answer raises ``SomeErrors``, as pylibmc (memcached_stat's MEMCACHED_SOME_ERRORS)."""
         stats = self._call(self._mc._stats, args)
         out = []
         for i, (label, d) in enumerate(stats.items()):
-            if isinstance(d, dict):
-                out.append((("%s (%d)" % (label, i)).encode(),
-                            {k.encode(): v.encode() for k, v in d.items()}))
+            if not isinstance(d, dict):
+                raise _some_errors("get_stats", d) from None
+            out.append((("%s (%d)" % (label, i)).encode(),
+                        {k: v.encode() for k, v in d.items()}))
         return out
 
     def flush_all(self, time=0):
-        """A negative time flushes now, as pylibmc (the core's rule for signed delays)."""
+        """A negative time flushes now, as pylibmc (the core's rule for signed delays). A
+        server that is down or does not answer raises ``SomeErrors``, as pylibmc (the
+        others are flushed)."""
         if isinstance(time, float):  # pylibmc's argument parsing
             raise TypeError("flush_all() argument 1 must be int, not float")
-        return self._call(self._mc.flush_all, time)
+        try:
+            return self._mc.flush_all(time)
+        except _mcpool.Error as e:
+            if getattr(e, "status_name", None) in _UNREACHABLE:
+                raise _some_errors("flush_all", e) from None
+            raise _translate(e) from None
 
     def disconnect_all(self):
         """Accepted; connections belong to mcpool's pools."""
@@ -727,6 +757,31 @@ class Client:
     def __str__(self):
         return "<%s for %s, binary=%r>" % (type(self).__name__,
                                            ", ".join(map(str, self.addresses)), self.binary)
+
+
+def _delta(delta):
+    """pylibmc's parsing of incr/decr's delta, a C int (PyArg_ParseTuple "i"): anything
+    without ``__index__`` (a str, a float, None) TypeError, outside a C int OverflowError,
+    below 0 ValueError, each with pylibmc's message; a bool is its int."""
+    d = _operator.index(delta)
+    if not -2**63 <= d < 2**63:
+        raise OverflowError("Python int too large to convert to C long")
+    if d >= 2**31:
+        raise OverflowError("signed integer is greater than maximum")
+    if d < -2**31:
+        raise OverflowError("signed integer is less than minimum")
+    if d < 0:
+        raise ValueError("delta must be positive")
+    return d
+
+
+def _some_errors(what, e):
+    """pylibmc's SomeErrors for a call to every server (get_stats, flush_all) that one
+    server failed: e that server's mcpool exception."""
+    exc = SomeErrors("error 19 from %s: %s" % (what, e))
+    exc.status = getattr(e, "status", None)
+    exc.status_name = getattr(e, "status_name", None)
+    return exc
 
 
 def _appended(val):
