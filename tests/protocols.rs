@@ -523,7 +523,13 @@ fn arith_multi_answers_each_key_after_a_non_numeric_one() {
         c.set("txt", b"abc", 0).unwrap();
         c.set("num", b"10", 0).unwrap();
         let before = total_connections(&c);
-        let keys = [("txt", 1u64), ("num", 1), ("gone", 1), ("num", 5), ("txt", 2)];
+        let keys = [
+            ("txt", 1u64),
+            ("num", 1),
+            ("gone", 1),
+            ("num", 5),
+            ("txt", 2),
+        ];
         let describe = |r: Vec<mcpool::Result<Option<u64>>>| -> Vec<String> {
             r.into_iter()
                 .map(|r| match r {
@@ -537,14 +543,28 @@ fn arith_multi_answers_each_key_after_a_non_numeric_one() {
         let down = describe(c.arith_multi(false, &[("txt", 1u64), ("num", 3), ("gone", 1)]));
         assert_eq!(
             up,
-            ["client error ClientError", "Some(11)", "None", "Some(16)", "client error ClientError"],
+            [
+                "client error ClientError",
+                "Some(11)",
+                "None",
+                "Some(16)",
+                "client error ClientError"
+            ],
             "{p}"
         );
-        assert_eq!(down, ["client error ClientError", "Some(13)", "None"], "{p}");
+        assert_eq!(
+            down,
+            ["client error ClientError", "Some(13)", "None"],
+            "{p}"
+        );
         assert_eq!(c.get("num").unwrap().as_deref(), Some(&b"13"[..]), "{p}");
         assert_eq!(c.get("txt").unwrap().as_deref(), Some(&b"abc"[..]), "{p}");
         assert_eq!(c.get("gone").unwrap(), None, "{p}");
-        assert_eq!(total_connections(&c), before, "{p}: the connection was not dropped");
+        assert_eq!(
+            total_connections(&c),
+            before,
+            "{p}: the connection was not dropped"
+        );
         seen.push((up, down));
     }
     assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
