@@ -297,6 +297,10 @@ static void test_null_and_bad_input(mcpool_client *c) {
     }
     EXPECT(mcpool_client_set(c, (const uint8_t *)key251, 251, K("v"), 0, 0), MCPOOL_INVALID_KEY);
     EXPECT(mcpool_client_get(c, (const uint8_t *)key251, 251, &item), MCPOOL_INVALID_KEY);
+    /* the last error names the operation and the key, as for any other bad key */
+    CHECK(strncmp(mcpool_last_error_message(), "get \"<251 bytes>\": invalid key", 30) == 0);
+    EXPECT(mcpool_client_delete(c, (const uint8_t *)key251, 251), MCPOOL_INVALID_KEY);
+    CHECK(strncmp(mcpool_last_error_message(), "delete \"<251 bytes>\": ", 22) == 0);
     EXPECT(mcpool_client_get(c, (const uint8_t *)"k", SIZE_MAX, &item), MCPOOL_INVALID_KEY);
     EXPECT(mcpool_client_set(c, K("has space"), K("v"), 0, 0), MCPOOL_INVALID_KEY);
     EXPECT(mcpool_client_set(c, (const uint8_t *)"nul\0key", 7, K("v"), 0, 0), MCPOOL_INVALID_KEY);
