@@ -560,6 +560,9 @@ fn arith_multi_answers_each_key_after_a_non_numeric_one() {
         assert_eq!(c.get("num").unwrap().as_deref(), Some(&b"13"[..]), "{p}");
         assert_eq!(c.get("txt").unwrap().as_deref(), Some(&b"abc"[..]), "{p}");
         assert_eq!(c.get("gone").unwrap(), None, "{p}");
+        // A single incr of a non-number is the same in-step answer.
+        assert!(matches!(c.incr("txt", 1), Err(Error::Client { .. })), "{p}");
+        assert_eq!(c.incr("num", 1).unwrap(), Some(14), "{p}");
         assert_eq!(
             total_connections(&c),
             before,
