@@ -1003,7 +1003,8 @@ mcpool_status mcpool_config_set_sasl_plain(mcpool_config *config,
                                            size_t password_len);
 
 /**
- * Sets the namespace prepended to every key (binary, at most 250 bytes). Default: none.
+ * Sets the namespace prepended to every key (binary, at most 250 bytes; one that begins or
+ * ends with white space is refused, `MCPOOL_INVALID_ARGUMENT`: never trimmed). Default: none.
  * `prefix` may be NULL when `prefix_len` is 0 (no prefix).
  *
  * # Safety

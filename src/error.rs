@@ -260,6 +260,19 @@ impl Error {
         matches!(self, Error::Server { .. } | Error::TooLargeForServer { .. })
     }
 
+    /// True for memcached's one-line `CLIENT_ERROR` answer to a well-formed `incr`/`decr`
+    /// (text) or `ma` (meta) it refuses (memcached's proto_text.c: a value that is not a
+    /// number, a delta that is not one): the request was read whole and answered once, so
+    /// the stream is in step. Only for an arithmetic request (see `dialect::answered_alone`):
+    /// the same words after another request would mean the stream is not.
+    pub(crate) fn is_arith_refusal(&self) -> bool {
+        const REFUSALS: [&str; 2] = [
+            "cannot increment or decrement non-numeric value",
+            "invalid numeric delta argument",
+        ];
+        matches!(self, Error::Client { message, .. } if REFUSALS.contains(&message.as_str()))
+    }
+
     /// True for errors that say the server may be unwell (counted towards marking it dead).
     pub fn is_server_failure(&self) -> bool {
         matches!(

@@ -212,6 +212,7 @@ fn pool_gauges_match_the_connections_memcached_sees() {
         .key_prefix(unique("g"))
         .max_size(3)
         .min_idle(3)
+        .io_timeout(Duration::from_millis(200))
         .build()
         .unwrap();
     wait_until("three idle connections", Duration::from_secs(10), || {
@@ -220,10 +221,24 @@ fn pool_gauges_match_the_connections_memcached_sees() {
     wait_until("memcached sees 3 more", Duration::from_secs(10), || {
         curr_connections(&probe) == base + 3
     });
-    // A non-numeric incr: the connection that saw the error is dropped, its slot returns
-    // empty; r2d2 still has its 3 slots (max_size 3: none added).
+    // A read that times out (the server frozen): the connection that saw the error is
+    // dropped, its slot returns empty; r2d2 still has its 3 slots (max_size 3: none added).
+    // (Not an incr of a non-number: memcached's one-line CLIENT_ERROR leaves the stream in
+    // step, so that connection is kept.)
     c.set("t", b"text", 0).unwrap();
-    assert!(c.incr("t", 1).is_err());
+    assert!(matches!(c.incr("t", 1), Err(mcpool::Error::Client { .. })));
+    assert_eq!(
+        c.pool_states()[0],
+        (3, 3),
+        "kept after an in-step CLIENT_ERROR"
+    );
+    mc.freeze();
+    let timed_out = c.get("t");
+    mc.thaw();
+    assert!(
+        matches!(timed_out, Err(mcpool::Error::IoTimeout { .. })),
+        "{timed_out:?}"
+    );
     let (open, idle) = c.pool_states()[0];
     assert_eq!(open, idle, "none checked out");
     wait_until(

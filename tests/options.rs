@@ -625,3 +625,57 @@ fn an_option_given_by_two_arguments_names_both() {
         "option io_timeout given twice (as io_timeout and IO-TIMEOUT)"
     );
 }
+
+/// A text option is never changed silently: a control character anywhere (a trailing tab or
+/// newline included) is refused, naming the option and the value; a key prefix with a
+/// leading or trailing space is refused (two namespaces "app" and "app " would collide if it
+/// were trimmed); a password or a file name is kept exactly as given. Numbers, booleans and
+/// names still ignore surrounding white space.
+#[test]
+fn text_options_are_refused_or_kept_never_trimmed() {
+    for (name, value) in [
+        ("key_prefix", "app\t"),
+        ("key_prefix", " app\n"),
+        ("key_prefix", "\tapp"),
+        ("sasl_username", "user\n"),
+        ("sasl_password", "secret\r\n"),
+        ("tls_ca_file", "/etc/ca.pem\n"),
+        ("tls_server_name", "\tcache.example"),
+    ] {
+        let e = ClientBuilder::new().set(name, value).unwrap_err();
+        let m = message(e);
+        assert!(
+            m.contains(&format!("option {name}")) && m.contains(&format!("{value:?}")),
+            "{name} = {value:?}: {m}"
+        );
+        assert!(m.contains("control character"), "{m}");
+    }
+    for value in ["app ", " app", " "] {
+        let m = message(ClientBuilder::new().set("key_prefix", value).unwrap_err());
+        assert!(
+            m.contains("option key_prefix") && m.contains(&format!("{value:?}")),
+            "{value:?}: {m}"
+        );
+        assert!(m.contains("white space"), "{m}");
+    }
+    let b = ClientBuilder::new().set("key_prefix", "app").unwrap();
+    assert_eq!(b.config().key_prefix, b"app");
+    let b = ClientBuilder::new()
+        .set("sasl_username", " user ")
+        .unwrap()
+        .set("sasl_password", " secret ")
+        .unwrap();
+    assert_eq!(
+        b.config().sasl,
+        Some((" user ".to_owned(), " secret ".to_owned()))
+    );
+    let b = ClientBuilder::new()
+        .set("max_size", " 7 ")
+        .unwrap()
+        .set("nodelay", " off\n")
+        .unwrap()
+        .set("protocol", " meta ")
+        .unwrap();
+    assert_eq!(b.config().max_size, 7);
+    assert!(!b.config().nodelay);
+}

@@ -495,3 +495,80 @@ fn cas_zero_is_refused_before_anything_is_sent_on_every_protocol() {
         );
     }
 }
+
+/// The `total_connections` memcached has accepted so far.
+fn total_connections(c: &Client) -> u64 {
+    let stats = c.stats(None);
+    let (_, s) = stats.into_iter().next().unwrap();
+    let s = s.unwrap();
+    s.iter()
+        .find(|(k, _)| k == "total_connections")
+        .unwrap()
+        .1
+        .parse()
+        .unwrap()
+}
+
+/// memcached answers an `incr`/`decr` of a non-number with one `CLIENT_ERROR` line and goes
+/// on: in a batch that is that key's answer, and the keys after it get theirs (text and meta
+/// used to fail every later key of the server, one that memcached had incremented included).
+/// Every protocol gives the same per-key statuses and new values, the server holds them, and
+/// the connection stays in use.
+#[test]
+fn arith_multi_answers_each_key_after_a_non_numeric_one() {
+    let mc = Memcached::start(&[]);
+    let mut seen = Vec::new();
+    for p in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let c = client(&mc, p);
+        c.set("txt", b"abc", 0).unwrap();
+        c.set("num", b"10", 0).unwrap();
+        let before = total_connections(&c);
+        let keys = [
+            ("txt", 1u64),
+            ("num", 1),
+            ("gone", 1),
+            ("num", 5),
+            ("txt", 2),
+        ];
+        let describe = |r: Vec<mcpool::Result<Option<u64>>>| -> Vec<String> {
+            r.into_iter()
+                .map(|r| match r {
+                    Ok(v) => format!("{v:?}"),
+                    Err(e @ Error::Client { .. }) => format!("client error {:?}", e.class()),
+                    Err(e) => format!("other error {e}"),
+                })
+                .collect()
+        };
+        let up = describe(c.arith_multi(true, &keys));
+        let down = describe(c.arith_multi(false, &[("txt", 1u64), ("num", 3), ("gone", 1)]));
+        assert_eq!(
+            up,
+            [
+                "client error ClientError",
+                "Some(11)",
+                "None",
+                "Some(16)",
+                "client error ClientError"
+            ],
+            "{p}"
+        );
+        assert_eq!(
+            down,
+            ["client error ClientError", "Some(13)", "None"],
+            "{p}"
+        );
+        assert_eq!(c.get("num").unwrap().as_deref(), Some(&b"13"[..]), "{p}");
+        assert_eq!(c.get("txt").unwrap().as_deref(), Some(&b"abc"[..]), "{p}");
+        assert_eq!(c.get("gone").unwrap(), None, "{p}");
+        // A single incr of a non-number is the same in-step answer.
+        assert!(matches!(c.incr("txt", 1), Err(Error::Client { .. })), "{p}");
+        assert_eq!(c.incr("num", 1).unwrap(), Some(14), "{p}");
+        assert_eq!(
+            total_connections(&c),
+            before,
+            "{p}: the connection was not dropped"
+        );
+        seen.push((up, down));
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
+}

@@ -669,7 +669,7 @@ pub unsafe extern "C" fn mcpool_client_get_into(
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
-        let key = unsafe { ptr::key(key, key_len, c.max_key) }?;
+        let key = unsafe { ptr::key("get_into", key, key_len, c.max_key) }?;
         let Some(alloc) = alloc else {
             return Err(Failure::invalid("alloc callback is NULL"));
         };

@@ -204,7 +204,7 @@ pub unsafe extern "C" fn mcpool_client_server_for(
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
-        let key = unsafe { ptr::key(key, key_len, c.max_key) }?;
+        let key = unsafe { ptr::key("server_for", key, key_len, c.max_key) }?;
         ptr::out(out_index, "index")?;
         let idx = c
             .client

@@ -79,11 +79,12 @@ pub const MCPOOL_MAX_MULTI_KEYS: usize = 1 << 20;
 /// Longest statistics group name, in bytes.
 const MAX_STATS_GROUP: usize = 64;
 
-/// The client and the key of a keyed command, checked.
+/// The client and the key of keyed command `op`, checked.
 ///
 /// # Safety
 /// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes, for `'a`.
 unsafe fn keyed<'a>(
+    op: &str,
     client: *const mcpool_client,
     key: *const u8,
     key_len: usize,
@@ -91,7 +92,7 @@ unsafe fn keyed<'a>(
     // SAFETY: the caller promises a non-NULL `client` is live.
     let c = unsafe { ptr::handle(client, "client") }?;
     // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
-    let k = unsafe { ptr::key(key, key_len, c.max_key) }?;
+    let k = unsafe { ptr::key(op, key, key_len, c.max_key) }?;
     Ok((c, k))
 }
 
@@ -150,7 +151,7 @@ unsafe fn retrieve(
 ) -> mcpool_status {
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed(op, client, key, key_len) }?;
         ptr::out(out_item, "item")?;
         let mut one = OneItem::new(keep_cas);
         c.client.read(&Single(key), cas, touch, &mut one);
@@ -472,7 +473,7 @@ unsafe fn store(
 ) -> mcpool_status {
     landingpad(|| -> Outcome {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed(op, client, key, key_len) }?;
         // SAFETY: forwarded from the caller's promise.
         let v = unsafe { value(c, val, value_len) }?;
         let outcome = core(op, key, c.client.store(cmd, key, v, flags, ttl))?;
@@ -543,7 +544,7 @@ pub unsafe extern "C" fn mcpool_client_set_counter(
 ) -> mcpool_status {
     landingpad(|| -> Outcome {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed("set_counter", client, key, key_len) }?;
         let outcome = core("set_counter", key, c.client.set_counter(key, value, ttl))?;
         Ok(store_status(outcome))
     })
@@ -709,7 +710,7 @@ pub unsafe extern "C" fn mcpool_client_delete(
 ) -> mcpool_status {
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed("delete", client, key, key_len) }?;
         let existed = core("delete", key, c.client.delete(key))?;
         Ok(if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
     })
@@ -728,7 +729,7 @@ pub unsafe extern "C" fn mcpool_client_touch(
 ) -> mcpool_status {
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed("touch", client, key, key_len) }?;
         let existed = core("touch", key, c.client.touch(key, ttl))?;
         Ok(if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
     })
@@ -748,7 +749,7 @@ unsafe fn arith(
 ) -> mcpool_status {
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed(op, client, key, key_len) }?;
         ptr::out(out_value, "value")?;
         match core(op, key, run(&c.client, key))? {
             None => Ok(MCPOOL_NOT_FOUND),
@@ -895,7 +896,7 @@ pub unsafe extern "C" fn mcpool_client_get_lease(
 ) -> mcpool_status {
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed("get_lease", client, key, key_len) }?;
         ptr::out(out_lease, "lease")?;
         ptr::out(out_item, "item")?;
         let recache = (recache_below_s > 0).then_some(recache_below_s);
@@ -936,7 +937,7 @@ pub unsafe extern "C" fn mcpool_client_invalidate(
 ) -> mcpool_status {
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed("invalidate", client, key, key_len) }?;
         let existed = core("invalidate", key, c.client.invalidate(key, stale_ttl_s))?;
         Ok(if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
     })
@@ -964,7 +965,7 @@ pub unsafe extern "C" fn mcpool_client_set_with_version(
 ) -> mcpool_status {
     landingpad(|| -> Outcome {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed("set_with_version", client, key, key_len) }?;
         // SAFETY: forwarded from the caller's promise.
         let v = unsafe { value(c, val, value_len) }?;
         let stored = c
@@ -1008,7 +1009,7 @@ pub unsafe extern "C" fn mcpool_client_meta_info(
 ) -> mcpool_status {
     landingpad(|| {
         // SAFETY: forwarded from the caller's promise.
-        let (c, key) = unsafe { keyed(client, key, key_len) }?;
+        let (c, key) = unsafe { keyed("meta_info", client, key, key_len) }?;
         ptr::out(out_info, "info")?;
         let Some(i) = core("meta_info", key, c.client.meta_info(key))? else {
             return Ok(MCPOOL_NOT_FOUND);

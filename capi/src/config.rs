@@ -312,7 +312,8 @@ pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
     })
 }
 
-/// Sets the namespace prepended to every key (binary, at most 250 bytes). Default: none.
+/// Sets the namespace prepended to every key (binary, at most 250 bytes; one that begins or
+/// ends with white space is refused, `MCPOOL_INVALID_ARGUMENT`: never trimmed). Default: none.
 /// `prefix` may be NULL when `prefix_len` is 0 (no prefix).
 ///
 /// # Safety
@@ -335,6 +336,12 @@ pub unsafe extern "C" fn mcpool_config_set_key_prefix(
                 mcpool_status::MCPOOL_INVALID_ARGUMENT,
             )
         }?;
+        if let Some(why) = mcpool::key::key_prefix_problem(p) {
+            return Err(Failure::invalid(format!(
+                "key prefix {:?}: {why}",
+                String::from_utf8_lossy(p)
+            )));
+        }
         // SAFETY: the caller promises `config` is NULL or live and unshared.
         unsafe { update(config, |b| Ok(b.key_prefix(p))) }
     })

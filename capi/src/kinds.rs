@@ -238,7 +238,7 @@ unsafe fn store_kind(
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
-        let key = unsafe { ptr::key(key, key_len, c.max_key) }?;
+        let key = unsafe { ptr::key(op_name, key, key_len, c.max_key) }?;
         // SAFETY: the caller promises `len` readable bytes at a non-NULL `data`.
         let body = unsafe { ptr::bytes(data, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) }?;
         let kind = kind_arg(op_name, kind)?;

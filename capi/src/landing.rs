@@ -36,6 +36,13 @@ impl Failure {
         };
         Failure::new(mcpool_status::from_error(e), message)
     }
+
+    /// As [`Failure::from_error`], for a key of `len` bytes that is not read (too long to
+    /// trust its length): named by its length, as the core's `key::too_long` names it.
+    pub fn unread_key(op: &str, len: usize, e: &Error) -> Failure {
+        let message = format!("{op} \"<{len} bytes>\": {e}");
+        Failure::new(mcpool_status::from_error(e), message)
+    }
 }
 
 /// What an entry point's body returns: a status that is an answer (`MCPOOL_OK`,

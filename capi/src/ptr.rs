@@ -44,23 +44,27 @@ pub(crate) unsafe fn write<T>(p: *mut T, v: T) {
     }
 }
 
-/// A key: NULL is `MCPOOL_INVALID_ARGUMENT`; longer than `max` (250 bytes, or the client's
-/// `long_keys = hash` limit, `Client::max_key_len`) is `MCPOOL_INVALID_KEY` without reading
-/// it (no prefix or escaping makes a key shorter). Zero length is passed on for the core to
-/// refuse as an invalid key.
+/// The key of operation `op`: NULL is `MCPOOL_INVALID_ARGUMENT`; longer than `max` (250
+/// bytes, or the client's `long_keys = hash` limit, `Client::max_key_len`) is
+/// `MCPOOL_INVALID_KEY` without reading it (no prefix or escaping makes a key shorter), its
+/// message naming the operation and the key as every keyed failure does
+/// (`Failure::from_error`): `get "<251 bytes>": invalid key "<251 bytes>": ...`. Zero length
+/// is passed on for the core to refuse as an invalid key.
 ///
 /// # Safety
 /// A non-NULL `p` must be valid for reads of `len` bytes for `'a`.
-pub(crate) unsafe fn key<'a>(p: *const u8, len: usize, max: usize) -> Result<&'a [u8], Failure> {
+pub(crate) unsafe fn key<'a>(
+    op: &str,
+    p: *const u8,
+    len: usize,
+    max: usize,
+) -> Result<&'a [u8], Failure> {
     if p.is_null() {
-        return Err(Failure::invalid("key is NULL"));
+        return Err(Failure::invalid(format!("{op}: key is NULL")));
     }
     let max = max.clamp(MAX_KEY_LEN, mcpool::key::MAX_HASHED_KEY_LEN);
     if len > max {
-        return Err(Failure::new(
-            mcpool_status::MCPOOL_INVALID_KEY,
-            format!("invalid key: {len} bytes is longer than {max}"),
-        ));
+        return Err(Failure::unread_key(op, len, &mcpool::key::too_long(len)));
     }
     // SAFETY: `p` is not NULL, `len` ≤ 64 KiB so the size fits in isize, and the caller
     // promises `len` readable bytes at `p` for `'a`.

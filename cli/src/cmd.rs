@@ -64,6 +64,12 @@ fn with_points(dist: Distribution, points: u32) -> Result<Distribution, String> 
         .map_err(|_| format!("--ketama-points does not apply to {dist}"))
 }
 
+/// What the CLI says about `key`: `KEY: what` (after `mcpool: `), for every keyed command's
+/// error or miss, so a failure always names its key.
+fn about(key: &[u8], what: impl std::fmt::Display) -> String {
+    format!("{}: {what}", String::from_utf8_lossy(key))
+}
+
 fn fail(e: impl std::fmt::Display) -> ExitCode {
     eprintln!("mcpool: {e}");
     ExitCode::from(FAIL)
@@ -236,13 +242,13 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                         let _ = out.write_all(b"\n");
                     }
                     Ok(None) => {
-                        eprintln!("mcpool: {}: not found", String::from_utf8_lossy(k));
+                        eprintln!("mcpool: {}", about(k, "not found"));
                         if code == ExitCode::SUCCESS {
                             code = ExitCode::from(MISS);
                         }
                     }
                     Err(e) => {
-                        eprintln!("mcpool: {}: {e}", String::from_utf8_lossy(k));
+                        eprintln!("mcpool: {}", about(k, e));
                         code = ExitCode::from(FAIL);
                     }
                 }
@@ -268,7 +274,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                 }
                 _ => client.store_value(cmd, key, &typed(kind, value)?, ttl),
             }
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| about(key, e))?;
             Ok(store_exit(o))
         }
         ("set-counter", _) => {
@@ -282,7 +288,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                     String::from_utf8_lossy(value)
                 )
             })?;
-            let o = client.set_counter(key, n, ttl).map_err(|e| e.to_string())?;
+            let o = client.set_counter(key, n, ttl).map_err(|e| about(key, e))?;
             Ok(store_exit(o))
         }
         ("append" | "prepend", [key, value]) => {
@@ -291,13 +297,13 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             } else {
                 client.prepend(key, value)
             }
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| about(key, e))?;
             Ok(store_exit(o))
         }
-        ("delete", [key]) => match client.delete(key).map_err(|e| e.to_string())? {
+        ("delete", [key]) => match client.delete(key).map_err(|e| about(key, e))? {
             true => Ok(ExitCode::SUCCESS),
             false => {
-                eprintln!("mcpool: {}: not found", String::from_utf8_lossy(key));
+                eprintln!("mcpool: {}", about(key, "not found"));
                 Ok(ExitCode::from(MISS))
             }
         },
@@ -308,24 +314,24 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             } else {
                 client.decr(key, n)
             }
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| about(key, e))?;
             match r {
                 Some(v) => {
                     let _ = writeln!(out, "{v}");
                     Ok(ExitCode::SUCCESS)
                 }
                 None => {
-                    eprintln!("mcpool: {}: not found", String::from_utf8_lossy(key));
+                    eprintln!("mcpool: {}", about(key, "not found"));
                     Ok(ExitCode::from(MISS))
                 }
             }
         }
         ("touch", [key, ttl]) => {
             let ttl = crate::seconds("touch TTL", text(ttl)?)?;
-            match client.touch(key, ttl).map_err(|e| e.to_string())? {
+            match client.touch(key, ttl).map_err(|e| about(key, e))? {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
-                    eprintln!("mcpool: {}: not found", String::from_utf8_lossy(key));
+                    eprintln!("mcpool: {}", about(key, "not found"));
                     Ok(ExitCode::from(MISS))
                 }
             }

@@ -765,3 +765,29 @@ fn serialized_objects_print_their_bytes_or_fail() {
         );
     }
 }
+
+/// Every keyed command names its key when it fails, as `get` does (`set`, `delete`, `incr`,
+/// `touch`, ... used to print the server's error alone).
+#[test]
+fn every_keyed_command_names_its_key_on_an_error() {
+    let port = common::refusing_port();
+    let s = port.addr();
+    for cmd in [
+        &["get", "user:1"][..],
+        &["set", "user:1", "v"],
+        &["add", "user:1", "v"],
+        &["replace", "user:1", "v"],
+        &["append", "user:1", "v"],
+        &["prepend", "user:1", "v"],
+        &["set-counter", "user:1", "5"],
+        &["delete", "user:1"],
+        &["incr", "user:1", "1"],
+        &["decr", "user:1", "1"],
+        &["touch", "user:1", "5"],
+    ] {
+        let o = on(&s, cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{cmd:?}: {err}");
+        assert!(err.starts_with("mcpool: user:1: "), "{cmd:?}: {err}");
+    }
+}

@@ -153,6 +153,14 @@ static void test_config(void) {
     EXPECT(mcpool_config_set_sasl_plain(NULL, S("u"), S("pw")), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_key_prefix(cfg, NULL, 3), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_key_prefix(cfg, (const uint8_t *)"x", 251), MCPOOL_INVALID_ARGUMENT);
+    /* a namespace is never trimmed: surrounding white space is refused, by either setter */
+    EXPECT(mcpool_config_set_key_prefix(cfg, K("app\t")), MCPOOL_INVALID_ARGUMENT);
+    CHECK(strstr(mcpool_last_error_message(), "white space") != NULL);
+    EXPECT(mcpool_config_set_key_prefix(cfg, K(" app")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K("app\t")), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "key_prefix") != NULL);
+    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(" app\n")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K("app ")), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_max_size(cfg, 0), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_connect_timeout_ms(cfg, 0), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_io_timeout_ms(cfg, 0), MCPOOL_INVALID_ARGUMENT);
@@ -289,6 +297,10 @@ static void test_null_and_bad_input(mcpool_client *c) {
     }
     EXPECT(mcpool_client_set(c, (const uint8_t *)key251, 251, K("v"), 0, 0), MCPOOL_INVALID_KEY);
     EXPECT(mcpool_client_get(c, (const uint8_t *)key251, 251, &item), MCPOOL_INVALID_KEY);
+    /* the last error names the operation and the key, as for any other bad key */
+    CHECK(strncmp(mcpool_last_error_message(), "get \"<251 bytes>\": invalid key", 30) == 0);
+    EXPECT(mcpool_client_delete(c, (const uint8_t *)key251, 251), MCPOOL_INVALID_KEY);
+    CHECK(strncmp(mcpool_last_error_message(), "delete \"<251 bytes>\": ", 22) == 0);
     EXPECT(mcpool_client_get(c, (const uint8_t *)"k", SIZE_MAX, &item), MCPOOL_INVALID_KEY);
     EXPECT(mcpool_client_set(c, K("has space"), K("v"), 0, 0), MCPOOL_INVALID_KEY);
     EXPECT(mcpool_client_set(c, (const uint8_t *)"nul\0key", 7, K("v"), 0, 0), MCPOOL_INVALID_KEY);

@@ -156,8 +156,17 @@ impl OptionSpec {
 
     /// Parses `value` and applies it to `b`; the error names the option, the value and the
     /// accepted form.
+    ///
+    /// Surrounding white space is ignored in every form but text: a text value (a key
+    /// prefix, a password, a file name) is taken exactly as given, and one the option cannot
+    /// take as given (a control character anywhere, a key prefix with surrounding space) is
+    /// refused, never changed.
     pub fn set(&self, b: ClientBuilder, value: &str) -> Result<ClientBuilder> {
-        let v = value.trim();
+        let v = if self.kind == OptionType::Text {
+            value
+        } else {
+            value.trim()
+        };
         let parsed = match self.apply {
             Apply::Duration(_) | Apply::OptDuration(_) => {
                 if self.kind == OptionType::DurationOrNone && v.eq_ignore_ascii_case("none") {
@@ -387,6 +396,9 @@ fn set_compression_level(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder>
 }
 
 fn set_key_prefix(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if let Some(why) = crate::key::key_prefix_problem(v.as_bytes()) {
+        return Err(Error::Config(why.into()));
+    }
     if v.len() > MAX_KEY_LEN {
         return Err(Error::Config(format!(
             "{} bytes is longer than a key ({MAX_KEY_LEN})",

@@ -5,7 +5,7 @@
 //! request instead of `mn`, whose reply `MN` carries no tag.
 
 use super::text::unexpected;
-use super::{collect_quiet, tag_index, Hit, Outcome, Request, Speak, WireKeys};
+use super::{answered_alone, collect_quiet, tag_index, Hit, Outcome, Request, Speak, WireKeys};
 use crate::conn::{parse_version, Conn, ServerVersion};
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -415,11 +415,14 @@ fn recv_lease(conn: &mut Conn, tag: u32) -> Result<LeaseReply> {
 /// Reads the replies of a pipeline of `n` requests tagged `tag..tag + n`, all quiet but the
 /// last (or, with `every_answered`, none quiet), up to the reply to the last. Only failures
 /// answer a quiet request; one without a reply succeeded (`ok`). With `every_answered`, a
-/// `SERVER_ERROR` line (no tag) answers the next unanswered request and the batch goes on
-/// (`Error::answered_in_step`); otherwise it could answer any quiet request before the next
-/// tagged reply, so it fails the batch.
+/// `SERVER_ERROR` line (no tag), or memcached's `CLIENT_ERROR` to an `ma` of a non-number,
+/// answers the next unanswered request and the batch goes on (`answered_alone` for `like`,
+/// the batch's kind of request); otherwise it could answer any quiet request before the
+/// next tagged reply, so it fails the batch.
+#[allow(clippy::too_many_arguments)]
 fn recv_quiet_batch(
     conn: &mut Conn,
+    like: &Request<'_>,
     tag: u32,
     n: usize,
     every_answered: bool,
@@ -449,7 +452,7 @@ fn recv_quiet_batch(
             let known = conn.server_version();
             conn.read::<MetaCodec, _>(|r, server| match as_hd(r, known, &unchecked, server)? {
                 Reply::Text(t) => match unexpected(server, t, "a pipelined request") {
-                    e if every_answered && e.answered_in_step() => Ok(Some((None, Err(e)))),
+                    e if every_answered && answered_alone(like, &e) => Ok(Some((None, Err(e)))),
                     e => Err(e),
                 },
                 Reply::NoOp => Err(protocol(
@@ -668,6 +671,7 @@ impl Speak for Meta {
         match like {
             Request::Store { .. } => recv_quiet_batch(
                 conn,
+                like,
                 tag,
                 n,
                 true,
@@ -676,14 +680,29 @@ impl Speak for Meta {
                 out,
             ),
             // Never quiet (every reply carries the answer): a missing reply is a mismatch.
-            Request::Touch { .. } => {
-                recv_quiet_batch(conn, tag, n, true, || Outcome::Done, touch_outcome, out)
-            }
-            Request::Arith { .. } => {
-                recv_quiet_batch(conn, tag, n, true, || Outcome::Done, arith_outcome, out)
-            }
+            Request::Touch { .. } => recv_quiet_batch(
+                conn,
+                like,
+                tag,
+                n,
+                true,
+                || Outcome::Done,
+                touch_outcome,
+                out,
+            ),
+            Request::Arith { .. } => recv_quiet_batch(
+                conn,
+                like,
+                tag,
+                n,
+                true,
+                || Outcome::Done,
+                arith_outcome,
+                out,
+            ),
             _ => recv_quiet_batch(
                 conn,
+                like,
                 tag,
                 n,
                 false,

@@ -676,10 +676,19 @@ pub(crate) trait Pipeline {
 }
 
 /// True when `e`, the error `req`'s reply was read as, answered `req` alone and left the
-/// stream in step (`Error::answered_in_step`): only for requests whose reply is one line,
-/// read whole (a store), so the next reply is the next request's.
+/// stream in step, so that in a batch or pipeline the next reply is the next request's:
+/// a `SERVER_ERROR` (`Error::answered_in_step`), or, to an `incr`/`decr`, memcached's
+/// refusal of a non-numeric value or delta (`Error::is_arith_refusal`, one line to a
+/// one-line request). Any other `CLIENT_ERROR` or `ERROR` may have desynchronised the
+/// stream. The one rule for every batch reader (text, meta) and the pipeline.
+pub(crate) fn answered_alone<K: WireKeys + ?Sized>(req: &Request<'_, K>, e: &Error) -> bool {
+    e.answered_in_step() || (matches!(req, Request::Arith { .. }) && e.is_arith_refusal())
+}
+
+/// [`answered_alone`], in a pipeline only for requests whose reply is one line, read whole
+/// (a store, an `incr`/`decr`).
 fn in_step<K: WireKeys + ?Sized>(req: &Request<'_, K>, e: &Error) -> bool {
-    matches!(req, Request::Store { .. }) && e.answered_in_step()
+    matches!(req, Request::Store { .. } | Request::Arith { .. }) && answered_alone(req, e)
 }
 
 /// The index, in a batch of `n` requests tagged `tag..tag + n`, of the request a reply

@@ -3,7 +3,7 @@
 //! reorders them), and a value for a key not asked for, or already answered, is a protocol
 //! error.
 
-use super::{unsupported, Hit, Outcome, Request, Speak, WireKeys};
+use super::{answered_alone, unsupported, Hit, Outcome, Request, Speak, WireKeys};
 use crate::conn::{protocol_error_at, Conn, Scan};
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -444,9 +444,11 @@ impl Speak for Text {
     }
 
     /// Every reply of the batch, in order. A `SERVER_ERROR` answers its own request (the
-    /// server swallowed that request's data and goes on: `Error::answered_in_step`) and the
-    /// next reply is the next request's. After any other error (`CLIENT_ERROR`, `ERROR`, a
-    /// broken connection, a protocol violation) the rest of the stream cannot be trusted:
+    /// server swallowed that request's data and goes on: `Error::answered_in_step`), as
+    /// does memcached's `CLIENT_ERROR` to an `incr`/`decr` of a non-number
+    /// (`answered_alone`), and the next reply is the next request's. After any other error
+    /// (`CLIENT_ERROR`, `ERROR`, a broken connection, a protocol violation) the rest of the
+    /// stream cannot be trusted:
     /// it is returned, with no outcome for that request and the ones after it (the caller
     /// gives them that error) and the connection is dropped.
     fn read_batch(
@@ -460,7 +462,7 @@ impl Speak for Text {
         for i in 0..n {
             match self.read(conn, like, tag, &mut |_, _, _, _| {}) {
                 Ok(v) => out(i, Ok(v)),
-                Err(e) if e.answered_in_step() => out(i, Err(e)),
+                Err(e) if answered_alone(like, &e) => out(i, Err(e)),
                 Err(e) => return Err(e),
             }
         }

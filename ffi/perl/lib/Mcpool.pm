@@ -815,6 +815,11 @@ intermediate copy); a single key takes the single-key read. A key asked twice ap
 
 =item incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)
 
+C<incr_multi>/C<decr_multi> answer each key as C<incr>/C<decr> would: the new value, C<"">
+for a missing key, C<undef> for a key whose value is not a number, on every protocol; the
+keys after a non-numeric one get their own answers (Cache::Memcached::Fast's
+C<close_on_error> gives C<undef> for those, though memcached applied them).
+
 =item set_counter ($key, $value, [$expiration_time])
 
 Stores C<$value> as a counter for C<incr>/C<decr>: memcached's decimal text with raw flags 0,

@@ -76,6 +76,21 @@ my $long = 'k' x 251;
     my @ic = $cmf->incr_multi(@nc);
     is_deeply(\@ia, \@ic, 'incr_multi: the results of Cache::Memcached::Fast');
     is_deeply([$m2->incr_multi("${a}txt")], [undef], '... undef for a non-numeric value');
+    # a non-numeric value answers its own key; the keys after it get theirs, as the server
+    # applied them (text and meta used to fail them all). Not C::M::F's results here: its
+    # close_on_error gives undef for every key after the non-numeric one on the server,
+    # though memcached incremented them.
+    for my $proto ('text', 'meta', 'binary') {
+        my $mp = Mcpool->new({ servers => [$srv], protocol => $proto });
+        my $q  = unique("nn$proto");
+        $mp->set("${q}num", 10);
+        $mp->set("${q}txt", 'abc');
+        my @got = $mp->incr_multi("${q}txt", "${q}num", "${q}gone", ["${q}num", 5]);
+        is_deeply(\@got, [undef, '11', '', '16'],
+            "$proto: incr_multi after a non-numeric key: undef, the new values, '' for a miss");
+        is($mp->get("${q}num"), '16', "$proto: ... the server's value");
+        is_deeply([$mp->decr_multi("${q}txt", ["${q}num", 6])], [undef, '10'], "$proto: ... decr_multi too");
+    }
     is_deeply([@ia[1 .. 4]], ['11', '21', '', '41'], '... the new values, "" for a missing key');
     is_deeply([$m2->decr_multi(map { ["${a}n$_", 100] } 1 .. 5)], ['0E0', '0E0', '', '0E0', '0E0'],
         'decr_multi: floors at 0 ("0E0", true), "" for a missing key');

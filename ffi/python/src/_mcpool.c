@@ -1905,7 +1905,8 @@ static PyObject *Client_decr(ClientObject *self, PyObject *const *args, Py_ssize
 
 /* incr_multi / decr_multi: every key by delta in one pipelined round trip per server
  * (mcpool_client_arith_multi); the list of new values, None for a missing key; an item's
- * error raises (as delete_multi). */
+ * error raises (as delete_multi), the first failed key's, with `results`: every key's
+ * answer, the new value, None or that key's exception (the other keys were applied). */
 static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"delta", 1}, {"key_prefix", 2}};
     PyObject *a[3], *result = NULL;
@@ -1936,25 +1937,54 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
                                        (size_t)ks.n, vals, sts);
         Py_END_ALLOW_THREADS
     }
-    for (Py_ssize_t i = 0; st == MCPOOL_OK && i < ks.n; i++)
-        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND)
-            st = sts[i];
     if (st != MCPOOL_OK) {
         raise_status(st);
         goto done;
     }
+    mcpool_status first = MCPOOL_OK; /* the first key's error, raised with every key's answer */
+    for (Py_ssize_t i = 0; first == MCPOOL_OK && i < ks.n; i++)
+        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND)
+            first = sts[i];
+    /* The first failure's message, taken before the per-key exceptions below are made. */
+    PyObject *msg = first == MCPOOL_OK
+                        ? NULL
+                        : PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                               (Py_ssize_t)mcpool_last_error_length(), "replace");
+    if (first != MCPOOL_OK && msg == NULL)
+        goto done;
     result = PyList_New(ks.n);
     for (Py_ssize_t i = 0; result != NULL && i < ks.n; i++) {
         PyObject *v;
         if (sts[i] == MCPOOL_OK) {
             v = PyLong_FromUnsignedLongLong(vals[i]);
-        } else {
+        } else if (sts[i] == MCPOOL_NOT_FOUND) {
             v = Py_None;
             Py_INCREF(v);
+        } else { /* this key's exception, naming it and its status */
+            raise_with(error_class(sts[i]), sts[i],
+                       PyUnicode_FromFormat("%s %R: %s", incr ? "incr_multi" : "decr_multi",
+                                            PyTuple_GetItem(ks.seq, i),
+                                            mcpool_status_name((uint32_t)sts[i])));
+            PyObject *t, *tb;
+            PyErr_Fetch(&t, &v, &tb);
+            PyErr_NormalizeException(&t, &v, &tb);
+            Py_XDECREF(t);
+            Py_XDECREF(tb);
         }
         if (v == NULL || PyList_SetItem(result, i, v) < 0) /* steals v */
             Py_CLEAR(result);
     }
+    if (result != NULL && first != MCPOOL_OK) {
+        /* A key failed: its error raises, and `results` carries every key's answer (the
+         * others' new values were applied by the server). */
+        PyObject *exc = PyObject_CallFunctionObjArgs(error_class(first), msg, NULL);
+        if (exc != NULL && set_status_attrs(exc, first) == 0 &&
+            PyObject_SetAttrString(exc, "results", result) == 0)
+            PyErr_SetObject(error_class(first), exc);
+        Py_XDECREF(exc);
+        Py_CLEAR(result);
+    }
+    Py_XDECREF(msg);
 done:
     PyMem_Free(sts);
     PyMem_Free(deltas);

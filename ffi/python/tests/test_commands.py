@@ -298,3 +298,21 @@ def test_set_counter_refuses_what_is_not_a_64_bit_int(mc, prefix):
     with pytest.raises(mcpool.ClientError):
         mc.set_counter(prefix + "c", 1, time=2**40)
     assert mc.get(prefix + "c") is None  # nothing was stored
+
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_incr_multi_reports_every_key_after_a_non_numeric_one(server, prefix, protocol):
+    """A non-numeric value raises ClientError for its key; the exception's `results` holds
+    every key's answer, the keys after it included (memcached applied them; text and meta
+    used to fail them all)."""
+    mc = mcpool.Client([server.addr], protocol=protocol)
+    mc.set(prefix + "txt", "abc")
+    mc.set(prefix + "num", "10")
+    with pytest.raises(mcpool.ClientError) as e:
+        mc.incr_multi(["txt", "num", "gone", "num"], delta=2, key_prefix=prefix)
+    r = e.value.results
+    assert isinstance(r[0], mcpool.ClientError) and "'txt'" in str(r[0]), r
+    assert r[1:] == [12, None, 14]
+    assert e.value.status_name == "MCPOOL_CLIENT_ERROR"
+    assert mc.get(prefix + "num") == "14"
+    assert mc.decr_multi(["num", "gone"], key_prefix=prefix) == [13, None]
