@@ -113,6 +113,9 @@ def interrupted(call, server, bound=2.0):
     """Runs call with a SIGINT once `server` (a Silent) got its request; asserts
     KeyboardInterrupt (the handler's exception, not an mcpool error) within `bound`
     seconds."""
+    # Python's own Ctrl-C handler, as in a terminal: a process started in the background by
+    # a non-interactive shell inherits SIGINT ignored, and Python then leaves it ignored.
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = sigint_once_sent(server)
     t = time.monotonic()
     try:
@@ -120,6 +123,7 @@ def interrupted(call, server, bound=2.0):
             call()
     finally:
         timer.join()
+        signal.signal(signal.SIGINT, old)
     took = time.monotonic() - t
     assert took < bound, took
     assert not isinstance(info.value.__context__, mcpool.Error), info.value.__context__
