@@ -4,6 +4,7 @@ peers themselves (pylibmc, python-memcached, Django's PyLibMCCache): ints beyond
 (the peers store their decimal digits under the int flags; the drop-ins used to pickle them,
 which no Java, Perl, C or CLI reader can read), and append/prepend of an int (the peers
 append its digits; the drop-ins raised TypeError)."""
+import contextlib
 import enum
 
 import pytest
@@ -27,6 +28,29 @@ def _pairs(addr):
             ("pylibmc binary", pylibmc.Client([addr], binary=True),
              cpl.Client([addr], binary=True)),
             ("python-memcached", memcache.Client([addr]), cmem.Client([addr]))]
+
+
+@contextlib.contextmanager
+def _django_pair(server, prefix):
+    """(McpoolCache under the pylibmc preset, Django's PyLibMCCache), both on `server` with
+    the key prefix `prefix`."""
+    django = require("django", "python3-django")
+    from django.conf import settings
+    if not settings.configured:
+        settings.configure(CACHES={"default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}, USE_TZ=True)
+    django.setup()
+    from django.test.utils import override_settings
+    import mcpool.django  # noqa: F401
+    setting = {
+        "ours": {"BACKEND": "mcpool.django.McpoolCache", "LOCATION": server.addr,
+                 "KEY_PREFIX": prefix, "OPTIONS": {"preset": "pylibmc"}},
+        "peer": {"BACKEND": "django.core.cache.backends.memcached.PyLibMCCache",
+                 "LOCATION": server.addr, "KEY_PREFIX": prefix},
+    }
+    with override_settings(CACHES=setting):
+        from django.core.cache import caches
+        yield caches["ours"], caches["peer"]
 
 
 @pytest.mark.parametrize("value", BIG, ids=["2**64", "10**30", "-10**30", "2**200"])
@@ -81,23 +105,7 @@ def test_mcpool_client_stores_big_ints_as_digits(server, prefix):
 
 
 def test_django_pylibmc_preset_stores_big_ints_as_pylibmccache_does(server, prefix):
-    django = require("django", "python3-django")
-    from django.conf import settings
-    if not settings.configured:
-        settings.configure(CACHES={"default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}, USE_TZ=True)
-    django.setup()
-    from django.test.utils import override_settings
-    import mcpool.django  # noqa: F401
-    setting = {
-        "ours": {"BACKEND": "mcpool.django.McpoolCache", "LOCATION": server.addr,
-                 "KEY_PREFIX": prefix, "OPTIONS": {"preset": "pylibmc"}},
-        "peer": {"BACKEND": "django.core.cache.backends.memcached.PyLibMCCache",
-                 "LOCATION": server.addr, "KEY_PREFIX": prefix},
-    }
-    with override_settings(CACHES=setting):
-        from django.core.cache import caches
-        ours, theirs = caches["ours"], caches["peer"]
+    with _django_pair(server, prefix) as (ours, theirs):
         key = ours.make_key("big")
         for v in BIG:
             theirs.set("big", v)
@@ -178,23 +186,7 @@ def test_bytes_appended_to_a_pickle_are_an_error_in_the_drop_ins_and_django(serv
             ours.get_multi([k, other])
         assert ours.get(other) == [1, 2] and ours.get_multi([other]) == {other: [1, 2]}, name
 
-    django = require("django", "python3-django")
-    from django.conf import settings
-    if not settings.configured:
-        settings.configure(CACHES={"default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}, USE_TZ=True)
-    django.setup()
-    from django.test.utils import override_settings
-    import mcpool.django  # noqa: F401
-    setting = {
-        "ours": {"BACKEND": "mcpool.django.McpoolCache", "LOCATION": server.addr,
-                 "KEY_PREFIX": prefix, "OPTIONS": {"preset": "pylibmc"}},
-        "peer": {"BACKEND": "django.core.cache.backends.memcached.PyLibMCCache",
-                 "LOCATION": server.addr, "KEY_PREFIX": prefix},
-    }
-    with override_settings(CACHES=setting):
-        from django.core.cache import caches
-        ours, theirs = caches["ours"], caches["peer"]
+    with _django_pair(server, prefix) as (ours, theirs):
         theirs.set("dj", [1, 2])
         theirs.set("dj_untouched", [1, 2])
         assert ours.get("dj") == [1, 2]
