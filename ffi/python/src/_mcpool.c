@@ -1261,6 +1261,18 @@ static PyObject *status_exception(mcpool_status st) {
     return v;
 }
 
+/* failed[key] = the exception of status st (a key's failure in a multi call, for the
+ * compat modules: _get_multi_each, set_multi/add_multi's _failed). 0, or -1 with an
+ * exception. */
+static int record_failure(PyObject *failed, PyObject *key, mcpool_status st) {
+    PyObject *exc = status_exception(st);
+    if (exc == NULL)
+        return -1;
+    int r = PyDict_SetItem(failed, key, exc);
+    Py_DECREF(exc);
+    return r;
+}
+
 /* get_multi; with failed (a dict), a key whose read failed (its server dead or unreachable,
  * a refused key, a server error) is put there with its exception instead of raising: the
  * other keys' hits are returned (what a compat module does with them is its library's
@@ -1300,12 +1312,7 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         if (sts[i] == MCPOOL_NOT_FOUND)
             continue;
         if (failed != NULL && sts[i] != MCPOOL_OK && sts[i] != MCPOOL_ALLOC_FAILED) {
-            PyObject *exc = status_exception(sts[i]);
-            if (exc == NULL)
-                goto fail;
-            int r = PyDict_SetItem(failed, PyTuple_GetItem(ks.seq, i), exc);
-            Py_DECREF(exc);
-            if (r < 0)
+            if (record_failure(failed, PyTuple_GetItem(ks.seq, i), sts[i]) < 0)
                 goto fail;
             continue;
         }
@@ -1604,12 +1611,7 @@ static int record_failures(PyObject *failed, PyObject *keys, const mcpool_status
         if (sts[i] == MCPOOL_OK || sts[i] == MCPOOL_NOT_STORED || sts[i] == MCPOOL_EXISTS ||
             sts[i] == MCPOOL_NOT_FOUND)
             continue;
-        PyObject *exc = status_exception(sts[i]);
-        if (exc == NULL)
-            return -1;
-        int r = PyDict_SetItem(failed, PyTuple_GetItem(keys, i), exc);
-        Py_DECREF(exc);
-        if (r < 0)
+        if (record_failure(failed, PyTuple_GetItem(keys, i), sts[i]) < 0)
             return -1;
     }
     return 0;
