@@ -424,9 +424,18 @@ impl ClientBuilder {
         self
     }
 
-    /// Prefix (namespace) prepended to every key. Default empty.
+    /// Prefix (namespace) prepended to every key. Default empty. At most 250 bytes, and
+    /// never beginning or ending with white space ([`crate::key::key_prefix_problem`]):
+    /// `build` refuses such a prefix rather than trim it.
     pub fn key_prefix(mut self, prefix: impl Into<Vec<u8>>) -> Self {
-        self.config.key_prefix = prefix.into();
+        let prefix = prefix.into();
+        if let Some(why) = crate::key::key_prefix_problem(&prefix) {
+            self.errors.push(format!(
+                "key prefix {:?}: {why}",
+                String::from_utf8_lossy(&prefix)
+            ));
+        }
+        self.config.key_prefix = prefix;
         self
     }
 

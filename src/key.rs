@@ -334,15 +334,24 @@ pub const MAX_KEY_LEN: usize = 250;
 /// Other keys, UTF-8 included, go as they are, up to [`MAX_KEY_LEN`].
 pub const MAX_META_BASE64_KEY_LEN: usize = 186;
 
-/// Why `prefix` cannot be a key prefix (namespace), or `None`: it may not begin or end with
-/// white space (space, tab, CR, LF, ...). Text never changes silently (docs/options.md), and
-/// a namespace `"app "` next to `"app"` is a mistake nobody means; so every way of setting
-/// one (the `key_prefix` option, `mcpool_config_set_key_prefix`) refuses it. Interior bytes
-/// are checked with each key, by its protocol's rule.
-pub fn key_prefix_problem(prefix: &[u8]) -> Option<&'static str> {
+/// Why `prefix` cannot be a key prefix (namespace), or `None`: it may not be longer than a
+/// key, nor begin or end with white space (space, tab, CR, LF, ...). Text never changes
+/// silently (docs/options.md), and a namespace `"app "` next to `"app"` is a mistake nobody
+/// means; so every way of setting one (`ClientBuilder::key_prefix`, the `key_prefix` option,
+/// `mcpool_config_set_key_prefix`) refuses it. Interior bytes are checked with each key, by
+/// its protocol's rule.
+pub fn key_prefix_problem(prefix: &[u8]) -> Option<String> {
     let space = |b: Option<&u8>| b.is_some_and(u8::is_ascii_whitespace);
-    (space(prefix.first()) || space(prefix.last()))
-        .then_some("begins or ends with white space (a namespace is never trimmed)")
+    if prefix.len() > MAX_KEY_LEN {
+        Some(format!(
+            "{} bytes is longer than a key ({MAX_KEY_LEN})",
+            prefix.len()
+        ))
+    } else if space(prefix.first()) || space(prefix.last()) {
+        Some("begins or ends with white space (a namespace is never trimmed)".into())
+    } else {
+        None
+    }
 }
 
 /// Checks a full wire key (prefix included) for the text protocols: 1..=250 bytes, no

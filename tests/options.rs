@@ -658,6 +658,28 @@ fn text_options_are_refused_or_kept_never_trimmed() {
         );
         assert!(m.contains("white space"), "{m}");
     }
+    // The typed method keeps the same rule: `build` refuses, naming the prefix.
+    for value in ["app ", "\tapp", " "] {
+        let e = ClientBuilder::new()
+            .server("127.0.0.1:1")
+            .key_prefix(value)
+            .build()
+            .expect_err("a prefix with white space at an end is refused");
+        let m = message(e);
+        assert!(
+            m.contains("key prefix") && m.contains(&format!("{value:?}")),
+            "{value:?}: {m}"
+        );
+    }
+    let long = "p".repeat(251);
+    let m = message(
+        ClientBuilder::new()
+            .server("127.0.0.1:1")
+            .key_prefix(long.as_str())
+            .build()
+            .expect_err("a prefix longer than a key is refused"),
+    );
+    assert!(m.contains("251 bytes is longer than a key"), "{m}");
     let b = ClientBuilder::new().set("key_prefix", "app").unwrap();
     assert_eq!(b.config().key_prefix, b"app");
     let b = ClientBuilder::new()

@@ -20,7 +20,6 @@
 use super::ClientBuilder;
 use crate::address::ServerSpec;
 use crate::error::{Error, Result};
-use crate::key::MAX_KEY_LEN;
 use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::value::{Codec, Lang, ValueFormat};
@@ -397,13 +396,7 @@ fn set_compression_level(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder>
 
 fn set_key_prefix(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
     if let Some(why) = crate::key::key_prefix_problem(v.as_bytes()) {
-        return Err(Error::Config(why.into()));
-    }
-    if v.len() > MAX_KEY_LEN {
-        return Err(Error::Config(format!(
-            "{} bytes is longer than a key ({MAX_KEY_LEN})",
-            v.len()
-        )));
+        return Err(Error::Config(why));
     }
     Ok(b.key_prefix(v.as_bytes()))
 }
