@@ -293,6 +293,31 @@ def test_pylibmc_negative_time_expires_the_key(server, prefix, module):
     assert mc.get(k) is None
 
 
+def test_pylibmc_gets_and_cas_need_the_cas_behavior(server, prefix):
+    """pylibmc's gets and cas raise ValueError without the ``cas`` behavior (an empty key to
+    gets is a miss first); with it they work, and turning it off again raises again. The
+    drop-in answered them whatever the behavior said."""
+
+    def steps(mod, q):
+        c = mod.Client([server.addr])
+        c.set(q + "k", "v")
+        calls = (lambda: c.gets(q + "k"), lambda: c.gets(""), lambda: c.gets("a b"),
+                 lambda: c.gets(q + "nope"), lambda: c.cas(q + "k", "w", 1),
+                 lambda: c.cas("", "w", 1))
+        out = [outcome(f) for f in calls]
+        c.behaviors = {"cas": True}
+        value, token = c.gets(q + "k")
+        out += [value, type(token).__name__, outcome(c.cas, q + "k", "w", token),
+                outcome(c.get, q + "k")]
+        c.behaviors = {"cas": False}
+        out += [outcome(f) for f in calls]
+        return out
+
+    expected = steps(real_pylibmc, prefix + "r_")
+    assert expected[0] == ("raised", "ValueError") and expected[1][0] == "ok"
+    assert steps(compat_pylibmc, prefix + "c_") == expected
+
+
 @pytest.mark.parametrize("big", [2**31, 2**32 - 1])
 def test_pylibmc_time_memcached_cannot_honour_raises(server, prefix, big):
     """pylibmc sends a time above 2**31-1, memcached reads it as negative and the item
@@ -447,7 +472,7 @@ def test_pylibmc_key_the_core_refuses_is_a_pylibmc_error_or_a_miss(server, prefi
     a key memcached stores under a name no other client can ask for): a pylibmc.Error on every
     write, delete, touch and counter, a miss on every read; the other keys of a get_multi are
     still answered."""
-    mc = compat_pylibmc.Client([server.addr])
+    mc = compat_pylibmc.Client([server.addr], behaviors={"cas": True})
     mc.set(prefix + "ok", "v")
     assert mc.get(key) is None and mc.get(key, 7) == 7 and mc.gets(key) == (None, None)
     assert (key in mc) is False

@@ -59,8 +59,9 @@ when it reconnects. ``_poll_timeout`` (ms, libmemcached's wait for a reply) is t
 ``io_timeout``; ``receive_timeout``/``send_timeout`` (us, socket options that shorten no wait
 in pylibmc) change nothing. Behaviors that only tune libmemcached's own I/O (``no_block``,
 ``buffer_requests``, ``_io_*``, socket buffer sizes, ``_noreply``,
-``verify_keys``, ``cas``, ``tcp_keepalive``) are kept and reported but
-change nothing: mcpool always waits for each reply, always checks keys, always has CAS.
+``verify_keys``, ``tcp_keepalive``) are kept and reported but change nothing: mcpool
+always waits for each reply and always checks keys. ``cas`` is needed by ``gets`` and
+``cas``, as in pylibmc (``ValueError`` "gets without cas behavior" without it).
 ``failure_limit`` (and ``remove_failed``'s count) are kept and reported: as in pylibmc, a
 server is disabled for ``retry_timeout`` at its first failure (``ServerDown`` meanwhile)
 whatever they say. ``auto_eject``/``remove_failed`` move a dead server's keys only where
@@ -567,9 +568,16 @@ class Client:
             return default
         return self._read(self._mc.get, key, default, default)
 
+    def _require_cas(self, call):
+        """pylibmc's gets and cas need the ``cas`` behavior (libmemcached asks memcached for
+        CAS values only then): without it they raise ValueError, whatever the key."""
+        if not self._behaviors.get("cas"):
+            raise ValueError("%s without cas behavior" % call)
+
     def gets(self, key):
         if not _key_ok(key):
             return (None, None)
+        self._require_cas("gets")
         return self._read(self._mc.gets, key, (None, None))
 
     def get_multi(self, keys, key_prefix=None):
@@ -622,6 +630,7 @@ class Client:
         return _key_ok(key) and self._call(self._mc.prepend, key, _appended(val), _keys=[key])
 
     def cas(self, key, val, cas, time=0):
+        self._require_cas("cas")
         r = self._call(self._mc.cas, key, val, cas, time=_exptime(time), _keys=[key])
         if r is None:
             raise NotFound("error 16 from memcached_cas(%s)" % (key,))
