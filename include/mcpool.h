@@ -822,6 +822,31 @@ const char *mcpool_version(void);
 bool mcpool_tls_supported(void);
 
 /**
+ * The message of item `index` of this thread's last batch call, as a NUL-terminated UTF-8
+ * string: what made that item fail (e.g. `set_multi "user:7": I/O error talking to
+ * 127.0.0.1:11211: ...`), or `""` when it did not fail, when `index` is past that call's
+ * items, or when no batch call has run on this thread. `*out_len` (when not NULL) gets its
+ * length in bytes, without the NUL.
+ *
+ * A batch call is one that writes a status per item: `mcpool_client_set_multi`,
+ * `_set_multi_ttl`, `_store_multi`, `_delete_multi`, `_touch_multi`, `_arith_multi`,
+ * `_get_multi_into` and `_gat_multi_into`. Each replaces the list, whether or not an item
+ * failed; other calls leave it. `mcpool_last_error_message` holds only the first failure's
+ * message; this one answers for every item, so a binding can raise each key's own error.
+ * (`mcpool_client_get_multi`'s result set keeps each key's message itself:
+ * `mcpool_multi_get` sets it as the last error.)
+ *
+ * Ownership: the string belongs to mcpool and stays valid until this thread's next batch
+ * call (the calls above; others, single-key calls included, leave it); copy it to keep it.
+ * Never free it. Never NULL.
+ *
+ * # Safety
+ * `out_len` is NULL or valid for one write.
+ */
+const char *mcpool_last_item_error_message(size_t index,
+                                           size_t *out_len);
+
+/**
  * This thread's last error message, as a NUL-terminated UTF-8 string; `""` when no call
  * on this thread has failed yet.
  *

@@ -123,27 +123,25 @@ pub(crate) fn too_long(op: &str, i: usize, len: usize) -> Failure {
     )
 }
 
-/// Writes each item's status to `out` and records the first failure as the last error.
+/// Writes each item's status to `out` and records every failure's message (the first as the
+/// last error; each by its item for `mcpool_last_item_error_message`).
 ///
 /// # Safety
 /// `out` is valid for writes of `statuses.len()` elements.
 unsafe fn write_statuses(out: *mut mcpool_status, statuses: Vec<Result<mcpool_status, Failure>>) {
-    let mut first = None;
+    let mut failed = Vec::new();
     for (i, s) in statuses.into_iter().enumerate() {
         let status = match s {
             Ok(s) => s,
             Err(f) => {
-                let status = f.status;
-                first.get_or_insert(f.message);
-                status
+                failed.push((i, f.message));
+                f.status
             }
         };
         // SAFETY: `i` < the number of statuses, for which the caller promises room.
         unsafe { out.add(i).write(status) };
     }
-    if let Some(message) = first {
-        last_error::set(message);
-    }
+    last_error::set_items(failed);
 }
 
 /// Per-item results of the core, turned into statuses (with the key in each message).
@@ -813,7 +811,12 @@ unsafe fn multi_into(
             return Err(Failure::invalid("alloc callback is NULL"));
         };
         ptr::out(out_statuses, "statuses")?;
-        check_count(n_keys, "get_multi_into")?;
+        let op = if touch.is_some() {
+            "gat_multi_into"
+        } else {
+            "get_multi_into"
+        };
+        check_count(n_keys, op)?;
         // SAFETY: forwarded from the caller's promise.
         let ptrs = unsafe { array(keys, n_keys, "keys") }?;
         // SAFETY: forwarded from the caller's promise.
@@ -828,7 +831,8 @@ unsafe fn multi_into(
         // `lens[i]` readable bytes at `ptrs[i]` for the whole call.
         let keys = unsafe { CKeys::new(ptrs, lens, c.max_key) };
         let out = out_statuses;
-        let mut first: Option<String> = None;
+        // Each failed key's message (mcpool_last_item_error_message); nothing when none fails.
+        let mut failed: Vec<(usize, String)> = Vec::new();
         // Statuses start as "not refused"; a refused buffer is marked as it happens.
         for i in 0..n_keys {
             // SAFETY: `out` is not NULL (checked) and the caller promises room for `n_keys`
@@ -839,9 +843,7 @@ unsafe fn multi_into(
         // them together: see mcpool::heap_guard).
         let mut handed = Handed::default();
         let mut fail = |i: usize, status: mcpool_status, message: &dyn Fn() -> String| {
-            if first.is_none() {
-                first = Some(message());
-            }
+            failed.push((i, message()));
             // SAFETY: as above.
             unsafe { out.add(i).write(status) };
         };
@@ -867,9 +869,7 @@ unsafe fn multi_into(
                         // SAFETY: `i` < `n_keys`; the status was written above.
                         if unsafe { out.add(i).read() } == MCPOOL_ALLOC_FAILED {
                             fail(i, MCPOOL_ALLOC_FAILED, &|| {
-                                format!(
-                                    "get_multi_into: the alloc callback returned NULL for key {i}"
-                                )
+                                format!("{op}: the alloc callback returned NULL for key {i}")
                             });
                         }
                     }
@@ -880,16 +880,14 @@ unsafe fn multi_into(
                     Err(e) => {
                         let status = mcpool_status::from_error(&e);
                         fail(i, status, &|| {
-                            Failure::from_error("get_multi_into", keys.shown(i), &e).message
+                            Failure::from_error(op, keys.shown(i), &e).message
                         });
                     }
                 },
             ),
         );
         handed.guard();
-        if let Some(message) = first {
-            last_error::set(message);
-        }
+        last_error::set_items(failed);
         Ok(MCPOOL_OK)
     })
 }

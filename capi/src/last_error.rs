@@ -6,16 +6,84 @@ use std::ffi::{c_char, CString};
 
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    /// The failed items of this thread's last batch call, by index, ascending.
+    static ITEM_ERRORS: RefCell<Vec<(usize, CString)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `message` as a C string; interior NUL bytes are shown as `\0`.
+fn c_string(message: String) -> CString {
+    CString::new(message).unwrap_or_else(|e| {
+        let text = String::from_utf8_lossy(&e.into_vec()).replace('\0', "\\0");
+        CString::new(text).unwrap_or_default()
+    })
 }
 
 /// Records `message` as this thread's last error. Interior NUL bytes are shown as `\0`.
 pub(crate) fn set(message: String) {
-    let c = CString::new(message).unwrap_or_else(|e| {
-        let text = String::from_utf8_lossy(&e.into_vec()).replace('\0', "\\0");
-        CString::new(text).unwrap_or_default()
-    });
+    let c = c_string(message);
     // A thread being torn down has no last error to keep; ignore that case.
     let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = c);
+}
+
+/// Records the messages of a batch call's failed items (`(index, message)`, in any order),
+/// replacing the last batch call's, and the first item's (the lowest index) as the last
+/// error. A batch call with no failed item calls it with none: the list is emptied and the
+/// last error left as it was.
+pub(crate) fn set_items(mut items: Vec<(usize, String)>) {
+    items.sort_unstable_by_key(|(i, _)| *i);
+    let items: Vec<(usize, CString)> = items.into_iter().map(|(i, m)| (i, c_string(m))).collect();
+    if let Some((_, first)) = items.first() {
+        let first = first.clone();
+        let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = first);
+    }
+    let _ = ITEM_ERRORS.try_with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if !(slot.is_empty() && items.is_empty()) {
+            *slot = items;
+        }
+    });
+}
+
+/// The message of item `index` of this thread's last batch call, as a NUL-terminated UTF-8
+/// string: what made that item fail (e.g. `set_multi "user:7": I/O error talking to
+/// 127.0.0.1:11211: ...`), or `""` when it did not fail, when `index` is past that call's
+/// items, or when no batch call has run on this thread. `*out_len` (when not NULL) gets its
+/// length in bytes, without the NUL.
+///
+/// A batch call is one that writes a status per item: `mcpool_client_set_multi`,
+/// `_set_multi_ttl`, `_store_multi`, `_delete_multi`, `_touch_multi`, `_arith_multi`,
+/// `_get_multi_into` and `_gat_multi_into`. Each replaces the list, whether or not an item
+/// failed; other calls leave it. `mcpool_last_error_message` holds only the first failure's
+/// message; this one answers for every item, so a binding can raise each key's own error.
+/// (`mcpool_client_get_multi`'s result set keeps each key's message itself:
+/// `mcpool_multi_get` sets it as the last error.)
+///
+/// Ownership: the string belongs to mcpool and stays valid until this thread's next batch
+/// call (the calls above; others, single-key calls included, leave it); copy it to keep it.
+/// Never free it. Never NULL.
+///
+/// # Safety
+/// `out_len` is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_last_item_error_message(
+    index: usize,
+    out_len: *mut usize,
+) -> *const c_char {
+    let (ptr, len) = ITEM_ERRORS
+        .try_with(|slot| {
+            let slot = slot.borrow();
+            slot.binary_search_by_key(&index, |(i, _)| *i)
+                .ok()
+                .map(|at| (slot[at].1.as_ptr(), slot[at].1.as_bytes().len()))
+        })
+        .ok()
+        .flatten()
+        .unwrap_or((c"".as_ptr(), 0));
+    if !out_len.is_null() {
+        // SAFETY: not NULL, and the caller promises it is valid for one write.
+        unsafe { out_len.write(len) };
+    }
+    ptr
 }
 
 /// This thread's last error message, for tests.

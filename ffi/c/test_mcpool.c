@@ -1079,6 +1079,54 @@ static void sink_free(struct sink *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* Each failed item of a batch call has its own message (mcpool_last_item_error_message),
+ * not only the first failure's in mcpool_last_error_message; items that did not fail, and
+ * indexes past the call's items, answer ""; the next batch call replaces the list. A text
+ * client: a key with a space is refused per item there. */
+static void test_item_errors(mcpool_client *c) {
+    size_t big_len = (1u << 20) + 1;
+    uint8_t *big = calloc(1, big_len);
+    const uint8_t *keys[3] = {(const uint8_t *)"ie-ok", (const uint8_t *)"ie bad",
+                              (const uint8_t *)"ie-big"};
+    size_t klens[3] = {5, 6, 6};
+    const uint8_t *values[3] = {(const uint8_t *)"v", (const uint8_t *)"v", big};
+    size_t vlens[3] = {1, 1, big_len};
+    mcpool_status st[3];
+    size_t len = 99;
+    CHECK(big != NULL);
+    uint32_t x = 12345; /* bytes that do not compress, so the value stays too large */
+    for (size_t i = 0; i < big_len; i++) x = x * 1103515245u + 12345u, big[i] = (uint8_t)(x >> 24);
+    EXPECT(mcpool_client_set_multi(c, keys, klens, values, vlens, NULL, 3, 0, st), MCPOOL_OK);
+    EXPECT(st[0], MCPOOL_OK);
+    EXPECT(st[1], MCPOOL_INVALID_KEY);
+    EXPECT(st[2], MCPOOL_VALUE_TOO_LARGE);
+    CHECK(strcmp(mcpool_last_item_error_message(0, &len), "") == 0 && len == 0);
+    const char *m1 = mcpool_last_item_error_message(1, &len);
+    CHECK(strstr(m1, "set_multi") && strstr(m1, "ie bad") && len == strlen(m1));
+    const char *m2 = mcpool_last_item_error_message(2, NULL);
+    CHECK(strstr(m2, "ie-big") && !strstr(m2, "ie bad"));
+    CHECK(strcmp(mcpool_last_error_message(), mcpool_last_item_error_message(1, NULL)) == 0);
+    CHECK(strcmp(mcpool_last_item_error_message(3, &len), "") == 0 && len == 0);
+
+    struct sink s = {0};
+    const uint8_t *rkeys[2] = {keys[1], keys[0]};
+    size_t rlens[2] = {klens[1], klens[0]};
+    EXPECT(mcpool_client_get_multi_into(c, rkeys, rlens, 2, false, sink_alloc_multi, &s, st),
+           MCPOOL_OK);
+    EXPECT(st[0], MCPOOL_INVALID_KEY);
+    EXPECT(st[1], MCPOOL_OK);
+    CHECK(strstr(mcpool_last_item_error_message(0, NULL), "get_multi_into") &&
+          strstr(mcpool_last_item_error_message(0, NULL), "ie bad"));
+    CHECK(strcmp(mcpool_last_item_error_message(1, NULL), "") == 0);
+    sink_free(&s);
+
+    /* A batch call with no failure empties the list. */
+    EXPECT(mcpool_client_delete_multi(c, keys, klens, 1, st), MCPOOL_OK);
+    EXPECT(st[0], MCPOOL_OK);
+    CHECK(strcmp(mcpool_last_item_error_message(0, NULL), "") == 0);
+    free(big);
+}
+
 static void test_get_into(mcpool_client *c) {
     struct sink s;
     memset(&s, 0, sizeof s);
@@ -2797,6 +2845,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     test_null_and_bad_input(c);
+    test_item_errors(c);
     test_options();
     test_kinds();
     test_compression_due_and_level();

@@ -136,6 +136,26 @@ static PyObject *raise_store_status(mcpool_status st) {
                                            (Py_ssize_t)mcpool_last_error_length(), "replace"));
 }
 
+/* The message of item j of this thread's last batch call (mcpool_last_item_error_message), as
+ * a new str; NULL with no exception when the core kept none for it, NULL with an exception
+ * when the str could not be made. */
+static PyObject *item_message(Py_ssize_t j) {
+    size_t len = 0;
+    const char *m = mcpool_last_item_error_message((size_t)j, &len);
+    return len == 0 ? NULL : PyUnicode_DecodeUTF8(m, (Py_ssize_t)len, "replace");
+}
+
+/* Raises an item's error status st with msg (a str, stolen: that item's own message), or as
+ * raise_status when msg is NULL. Returns NULL. */
+static PyObject *raise_status_msg(mcpool_status st, PyObject *msg) {
+    if (msg == NULL || PyErr_Occurred() ||
+        (uint32_t)mcpool_status_class((uint32_t)st) <= MCPOOL_CLASS_NOT_STORED) {
+        Py_XDECREF(msg);
+        return PyErr_Occurred() ? NULL : raise_status(st);
+    }
+    return raise_with(error_class(st), st, msg);
+}
+
 /* A read refused by the callback gate below (the interpreter is exiting). */
 static PyObject *raise_closing(void) {
     return raise_with(error_class(MCPOOL_ALLOC_FAILED), MCPOOL_ALLOC_FAILED,
@@ -1247,9 +1267,9 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
 
 /* The exception raise_status(st) would raise, returned instead (NULL with an exception when
  * it cannot be made). */
-static PyObject *status_exception(mcpool_status st) {
+static PyObject *status_exception(mcpool_status st, PyObject *msg) {
     PyObject *t, *v, *tb;
-    raise_status(st);
+    raise_status_msg(st, msg);
     PyErr_Fetch(&t, &v, &tb);
     PyErr_NormalizeException(&t, &v, &tb);
     if (v == NULL || !PyObject_IsInstance(v, Error)) { /* raise_status itself failed */
@@ -1261,11 +1281,11 @@ static PyObject *status_exception(mcpool_status st) {
     return v;
 }
 
-/* failed[key] = the exception of status st (a key's failure in a multi call, for the
- * compat modules: _get_multi_each, set_multi/add_multi's _failed). 0, or -1 with an
- * exception. */
-static int record_failure(PyObject *failed, PyObject *key, mcpool_status st) {
-    PyObject *exc = status_exception(st);
+/* failed[key] = the exception of status st with msg (a str, stolen: the key's own message;
+ * NULL: the last error's) (a key's failure in a multi call, for the compat modules:
+ * _get_multi_each, set_multi/add_multi's _failed). 0, or -1 with an exception. */
+static int record_failure(PyObject *failed, PyObject *key, mcpool_status st, PyObject *msg) {
+    PyObject *exc = status_exception(st, msg);
     if (exc == NULL)
         return -1;
     int r = PyDict_SetItem(failed, key, exc);
@@ -1312,7 +1332,7 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         if (sts[i] == MCPOOL_NOT_FOUND)
             continue;
         if (failed != NULL && sts[i] != MCPOOL_OK && sts[i] != MCPOOL_ALLOC_FAILED) {
-            if (record_failure(failed, PyTuple_GetItem(ks.seq, i), sts[i]) < 0)
+            if (record_failure(failed, PyTuple_GetItem(ks.seq, i), sts[i], item_message(i)) < 0)
                 goto fail;
             continue;
         }
@@ -1322,7 +1342,7 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
             else if (sts[i] == MCPOOL_ALLOC_FAILED && rm.closing)
                 raise_closing();
             else
-                raise_status(sts[i]);
+                raise_status_msg(sts[i], item_message(i));
             goto fail;
         }
         PyObject *key = PyTuple_GetItem(ks.seq, i);
@@ -1590,10 +1610,13 @@ static PyObject *mapping_pairs(PyObject *mapping) {
 /* set_multi's result: the keys (as given) whose item failed; a bad key raises (it is the
  * caller's bug, and the core refused it before any I/O), and so does an interrupted call
  * (the signal handler's exception). */
-static PyObject *failed_keys(PyObject *keys, const mcpool_status *sts, Py_ssize_t n) {
+static PyObject *failed_keys(PyObject *keys, const mcpool_status *sts, PyObject **msgs,
+                             Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++)
-        if (sts[i] == MCPOOL_INVALID_KEY || sts[i] == MCPOOL_INTERRUPTED)
-            return raise_status(sts[i]);
+        if (sts[i] == MCPOOL_INVALID_KEY || sts[i] == MCPOOL_INTERRUPTED) {
+            Py_XINCREF(msgs[i]);
+            return raise_status_msg(sts[i], msgs[i]);
+        }
     PyObject *failed = PyList_New(0);
     for (Py_ssize_t i = 0; failed != NULL && i < n; i++)
         if (sts[i] != MCPOOL_OK && PyList_Append(failed, PyTuple_GetItem(keys, i)) < 0)
@@ -1606,12 +1629,13 @@ static PyObject *failed_keys(PyObject *keys, const mcpool_status *sts, Py_ssize_
  * exception, as _get_multi_each's; the key is also in the returned list. For the compat
  * modules, whose library raises for such a key (pylibmc). 0, or -1 with an exception. */
 static int record_failures(PyObject *failed, PyObject *keys, const mcpool_status *sts,
-                           Py_ssize_t n) {
+                           PyObject **msgs, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) {
         if (sts[i] == MCPOOL_OK || sts[i] == MCPOOL_NOT_STORED || sts[i] == MCPOOL_EXISTS ||
             sts[i] == MCPOOL_NOT_FOUND)
             continue;
-        if (record_failure(failed, PyTuple_GetItem(keys, i), sts[i]) < 0)
+        Py_XINCREF(msgs[i]);
+        if (record_failure(failed, PyTuple_GetItem(keys, i), sts[i], msgs[i]) < 0)
             return -1;
     }
     return 0;
@@ -1653,11 +1677,13 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
     Py_ssize_t *idx = PyMem_Calloc((size_t)n + 1, sizeof(*idx));
     const uint8_t **bkeys = PyMem_Calloc((size_t)n + 1, sizeof(*bkeys));
     size_t *bklens = PyMem_Calloc((size_t)n + 1, sizeof(*bklens));
+    /* each failed item's own message (a str), by item; NULL where it has none */
+    PyObject **msgs = PyMem_Calloc((size_t)n + 1, sizeof(*msgs));
     Py_ssize_t done = 0;
     memset(&ks, 0, sizeof ks);
     if (keys == NULL || vals == NULL || vptrs == NULL || vlens == NULL || flags == NULL ||
         ttls == NULL || sts == NULL || bsts == NULL || idx == NULL || bkeys == NULL ||
-        bklens == NULL || (a[3] != NULL && a[3] != Py_None && compress == NULL)) {
+        bklens == NULL || msgs == NULL || (a[3] != NULL && a[3] != Py_None && compress == NULL)) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1712,6 +1738,8 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
             raise_status(bsts[j]);
             goto done;
         }
+        if ((msgs[idx[j]] = item_message(j)) == NULL && PyErr_Occurred())
+            goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with its own decision */
@@ -1727,9 +1755,14 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
             raise_store_status(sts[i]);
             goto done;
         }
+        if ((uint32_t)mcpool_status_class((uint32_t)sts[i]) > MCPOOL_CLASS_NOT_STORED &&
+            (msgs[i] = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                            (Py_ssize_t)mcpool_last_error_length(),
+                                            "replace")) == NULL)
+            goto done;
     }
-    result = failed_keys(keys, sts, n);
-    if (result != NULL && a[6] != NULL && record_failures(a[6], keys, sts, n) < 0)
+    result = failed_keys(keys, sts, msgs, n);
+    if (result != NULL && a[6] != NULL && record_failures(a[6], keys, sts, msgs, n) < 0)
         Py_CLEAR(result);
 done:
     for (Py_ssize_t i = 0; vals != NULL && i < done; i++)
@@ -1747,6 +1780,9 @@ done:
     PyMem_Free(idx);
     PyMem_Free(bkeys);
     PyMem_Free(bklens);
+    for (Py_ssize_t i = 0; msgs != NULL && i < n; i++)
+        Py_XDECREF(msgs[i]);
+    PyMem_Free(msgs);
     Py_XDECREF(keys);
     Py_DECREF(items);
     return result;
@@ -1850,11 +1886,12 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
         Py_END_ALLOW_THREADS
     }
     int deleted_any = 0;
+    PyObject *msg = NULL; /* the failed key's own message */
     for (Py_ssize_t i = 0; st == MCPOOL_OK && i < ks.n; i++) {
         if (sts[i] == MCPOOL_NOT_FOUND)
             all = 0;
         else if (sts[i] != MCPOOL_OK)
-            st = sts[i];
+            st = sts[i], msg = item_message(i);
         else
             deleted_any = 1;
     }
@@ -1863,7 +1900,7 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
     PyMem_Free(sts);
     keys_free(&ks);
     if (st != MCPOOL_OK)
-        return raise_status(st);
+        return raise_status_msg(st, msg);
     if (all < 0)
         return NULL;
     return PyBool_FromLong(all);
@@ -1962,11 +1999,14 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
         } else if (sts[i] == MCPOOL_NOT_FOUND) {
             v = Py_None;
             Py_INCREF(v);
-        } else { /* this key's exception, naming it and its status */
+        } else { /* this key's exception: its own message, naming it and what failed */
+            PyObject *own = item_message(i);
             raise_with(error_class(sts[i]), sts[i],
-                       PyUnicode_FromFormat("%s %R: %s", incr ? "incr_multi" : "decr_multi",
-                                            PyTuple_GetItem(ks.seq, i),
-                                            mcpool_status_name((uint32_t)sts[i])));
+                       own != NULL || PyErr_Occurred()
+                           ? own
+                           : PyUnicode_FromFormat("%s %R: %s", incr ? "incr_multi" : "decr_multi",
+                                                  PyTuple_GetItem(ks.seq, i),
+                                                  mcpool_status_name((uint32_t)sts[i])));
             PyObject *t, *tb;
             PyErr_Fetch(&t, &v, &tb);
             PyErr_NormalizeException(&t, &v, &tb);

@@ -311,7 +311,9 @@ def test_incr_multi_reports_every_key_after_a_non_numeric_one(server, prefix, pr
     with pytest.raises(mcpool.ClientError) as e:
         mc.incr_multi(["txt", "num", "gone", "num"], delta=2, key_prefix=prefix)
     r = e.value.results
-    assert isinstance(r[0], mcpool.ClientError) and "'txt'" in str(r[0]), r
+    # its own message, from the core: the operation, the key as sent, the server's answer
+    assert isinstance(r[0], mcpool.ClientError) and '"%stxt"' % prefix in str(r[0]), r
+    assert server.addr in str(r[0]), r
     assert r[1:] == [12, None, 14]
     assert e.value.status_name == "MCPOOL_CLIENT_ERROR"
     assert mc.get(prefix + "num") == "14"

@@ -314,3 +314,39 @@ def test_compat_memcache_set_multi_server_too_large_as_python_memcached(server, 
         failed = c.set_multi(items, key_prefix=p)
         got.append((sorted(failed), sorted(c.get_multi(list("ajzk"), key_prefix=p))))
     assert got[0] == got[1] == (["k"], ["a", "j", "z"])
+
+
+def _free_addr():
+    import socket
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        return "127.0.0.1:%d" % s.getsockname()[1]
+
+
+def test_multi_call_errors_carry_each_keys_own_message(server, prefix):
+    """A multi call's failed keys each get their own message (the core's per-item message),
+    not the first failure's: get_multi raises the first failed key in key order with that
+    key's message and class; set_multi's and _get_multi_each's per-key exceptions name their
+    own key. Before, every exception carried one message, often another key's under another
+    key's class (a ClientError saying "I/O error" for a refused key)."""
+    down = _free_addr()
+    mc = mcpool.Client([server.addr, down], failure_limit=100)
+    dead = [k for k in (prefix + "d%d" % i for i in range(200)) if mc.server_for(k) == down][:3]
+    assert len(dead) == 3
+    bad = prefix + "a b"
+    with pytest.raises(mcpool.ConnectionError) as e:
+        mc.get_multi([dead[0], bad, dead[1]])
+    assert repr(dead[0]).strip("'") in str(e.value) and "a b" not in str(e.value)
+    with pytest.raises(mcpool.ClientError) as e:
+        mc.get_multi([bad, dead[0]])
+    assert "a b" in str(e.value) and dead[0] not in str(e.value)
+    hits, failed = mc._get_multi_each([dead[0], bad, dead[1]])
+    assert hits == {} and set(failed) == {dead[0], bad, dead[1]}
+    for k, exc in failed.items():
+        assert ("a b" if k == bad else k) in str(exc), (k, exc)
+        assert isinstance(exc, mcpool.ClientError if k == bad else mcpool.ConnectionError)
+    errors = {}
+    assert sorted(mc.set_multi({k: 1 for k in dead}, _failed=errors)) == sorted(dead)
+    assert set(errors) == set(dead)
+    for k, exc in errors.items():
+        assert k in str(exc) and all(o not in str(exc) for o in dead if o != k), (k, exc)
