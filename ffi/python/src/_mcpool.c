@@ -2586,6 +2586,252 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Get-and-touch, batched touch and CAS reads, counters created when missing                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/* gat / gats: the value of key (decoded as get's), its expiry set to time (as touch's), with
+ * its CAS unique for gats; a miss gives None ((None, None) for gats). The core's
+ * mcpool_client_gat / mcpool_client_gats. */
+static PyObject *gat_impl(ClientObject *self, int with_cas, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}, {"time", 1}, {"expire", 1}};
+    const char *fname = with_cas ? "gats" : "gat";
+    PyObject *a[2], *own;
+    const uint8_t *k;
+    size_t kn;
+    uint32_t ttl;
+    mcpool_item *item = NULL;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args(fname, args, nargs, kw, names, 3, 2, 2, 2, a) < 0)
+        return NULL;
+    if (expiry_arg(a[1], &ttl) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = with_cas ? mcpool_client_gats(self->client, k, kn, ttl, &item)
+                  : mcpool_client_gat(self->client, k, kn, ttl, &item);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
+    if (st == MCPOOL_NOT_FOUND)
+        return with_cas ? Py_BuildValue("(OO)", Py_None, Py_None) : (Py_INCREF(Py_None), Py_None);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    PyObject *b = PyBytes_FromStringAndSize((const char *)mcpool_item_data(item),
+                                            (Py_ssize_t)mcpool_item_len(item));
+    uint32_t fl = mcpool_item_flags(item);
+    uint64_t cas = mcpool_item_cas(item);
+    mcpool_item_free(item);
+    PyObject *v = b != NULL ? deserialize(self, b, fl, a[0]) : NULL;
+    if (v == NULL || !with_cas)
+        return v;
+    return Py_BuildValue("(NK)", v, (unsigned long long)cas);
+}
+
+static PyObject *Client_gat(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kw) {
+    return gat_impl(self, 0, args, nargs, kw);
+}
+static PyObject *Client_gats(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kw) {
+    return gat_impl(self, 1, args, nargs, kw);
+}
+
+/* touch_multi(keys, time=0, key_prefix=''): every key's expiry set to time in one pipelined
+ * round trip per server (mcpool_client_touch_multi); {key: True when it existed, False when
+ * missing}, keyed as given (a key given twice: True when either occurrence found it). A key's
+ * error (not a miss) raises, with that key's own message (as delete_multi). */
+static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kw) {
+    static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"expire", 1},
+                                      {"key_prefix", 2}, {"noreply", 3}};
+    PyObject *a[4], *result = NULL, *msg = NULL;
+    keys_t ks;
+    uint32_t ttl;
+    CHECK_OPEN(self);
+    if (parse_args("touch_multi", args, nargs, kw, names, 5, 4, 3, 1, a) < 0 ||
+        expiry_arg(a[1], &ttl) < 0)
+        return NULL;
+    if (keys_init(&ks, a[0], a[2]) < 0) {
+        keys_free(&ks);
+        return NULL;
+    }
+    mcpool_status *sts = PyMem_Calloc((size_t)ks.n + 1, sizeof(*sts));
+    uint32_t *ttls = PyMem_Calloc((size_t)ks.n + 1, sizeof(*ttls));
+    mcpool_status st = MCPOOL_OK;
+    if (sts == NULL || ttls == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < ks.n; i++)
+        ttls[i] = ttl;
+    if (ks.n > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_touch_multi(self->client, ks.ptrs, ks.lens, ttls, (size_t)ks.n, sts);
+        Py_END_ALLOW_THREADS
+    }
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < ks.n; i++)
+        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND) {
+            if ((msg = item_message(i)) == NULL && PyErr_Occurred())
+                goto done;
+            raise_status_msg(sts[i], msg);
+            goto done;
+        }
+    result = PyDict_New();
+    for (Py_ssize_t i = 0; result != NULL && i < ks.n; i++) {
+        PyObject *key = PyTuple_GetItem(ks.seq, i);
+        if (sts[i] != MCPOOL_OK && PyDict_Contains(result, key) == 1)
+            continue; /* another occurrence found it */
+        if (PyDict_SetItem(result, key, sts[i] == MCPOOL_OK ? Py_True : Py_False) < 0)
+            Py_CLEAR(result);
+    }
+done:
+    PyMem_Free(sts);
+    PyMem_Free(ttls);
+    keys_free(&ks);
+    return result;
+}
+
+/* alloc_multi that also keeps each value's CAS unique (gets_multi). */
+typedef struct {
+    read_multi_t rm; /* first: alloc_multi's userdata */
+    uint64_t *cas;   /* rm.n slots */
+} read_multi_cas_t;
+
+static void *alloc_multi_cas(void *userdata, size_t index, size_t len, uint32_t flags,
+                             uint64_t cas) {
+    read_multi_cas_t *m = (read_multi_cas_t *)userdata;
+    if (index < (size_t)m->rm.n)
+        m->cas[index] = cas;
+    return alloc_multi(&m->rm, index, len, flags, cas);
+}
+
+/* gets_multi(keys, key_prefix=''): {key: (value, cas_unique)} of the keys found, in one round
+ * trip per server (mcpool_client_get_multi_into with the CAS uniques); values decoded as
+ * get_multi's, errors raised as get_multi's (the key's own message). */
+static PyObject *Client_gets_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kw) {
+    static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
+    PyObject *a[2];
+    keys_t ks;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args("gets_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
+        return NULL;
+    if (keys_init(&ks, a[0], a[1]) < 0) {
+        keys_free(&ks);
+        return NULL;
+    }
+    PyObject *d = PyDict_New();
+    if (d == NULL || ks.n == 0) {
+        keys_free(&ks);
+        return d;
+    }
+    read_multi_cas_t rc = {{NULL, ks.n, NULL, NULL, 0, 0}, NULL};
+    mcpool_status *sts = NULL;
+    rc.rm.vals = PyMem_Calloc((size_t)ks.n, sizeof(*rc.rm.vals));
+    rc.rm.flags = PyMem_Calloc((size_t)ks.n, sizeof(*rc.rm.flags));
+    rc.cas = PyMem_Calloc((size_t)ks.n, sizeof(*rc.cas));
+    sts = PyMem_Calloc((size_t)ks.n, sizeof(*sts));
+    if (rc.rm.vals == NULL || rc.rm.flags == NULL || rc.cas == NULL || sts == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    rc.rm.ts = PyEval_SaveThread();
+    st = mcpool_client_get_multi_into(self->client, ks.ptrs, ks.lens, (size_t)ks.n, true,
+                                      alloc_multi_cas, &rc, sts);
+    PyEval_RestoreThread(rc.rm.ts);
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < ks.n; i++) {
+        if (sts[i] == MCPOOL_NOT_FOUND)
+            continue;
+        if (sts[i] != MCPOOL_OK || rc.rm.vals[i] == NULL) {
+            if (sts[i] == MCPOOL_ALLOC_FAILED && rc.rm.nomem)
+                PyErr_NoMemory();
+            else if (sts[i] == MCPOOL_ALLOC_FAILED && rc.rm.closing)
+                raise_closing();
+            else
+                raise_status_msg(sts[i], item_message(i));
+            goto fail;
+        }
+        PyObject *key = PyTuple_GetItem(ks.seq, i);
+        PyObject *v = deserialize(self, rc.rm.vals[i], rc.rm.flags[i], key);
+        rc.rm.vals[i] = NULL; /* taken by deserialize */
+        PyObject *t = v != NULL ? Py_BuildValue("(NK)", v, (unsigned long long)rc.cas[i]) : NULL;
+        if (t == NULL)
+            goto fail;
+        int r = PyDict_SetItem(d, key, t);
+        Py_DECREF(t);
+        if (r < 0)
+            goto fail;
+    }
+    PyMem_Free(rc.rm.vals);
+    PyMem_Free(rc.rm.flags);
+    PyMem_Free(rc.cas);
+    PyMem_Free(sts);
+    keys_free(&ks);
+    return d;
+fail:
+    if (rc.rm.vals != NULL)
+        for (Py_ssize_t i = 0; i < ks.n; i++)
+            Py_XDECREF(rc.rm.vals[i]);
+    PyMem_Free(rc.rm.vals);
+    PyMem_Free(rc.rm.flags);
+    PyMem_Free(rc.cas);
+    PyMem_Free(sts);
+    keys_free(&ks);
+    Py_DECREF(d);
+    return NULL;
+}
+
+/* incr_or_init / decr_or_init(key, delta=1, initial=0, time=0): adds (subtracts, stopping at
+ * 0) delta, or creates the counter with initial (and time) when it is missing; the counter's
+ * new value (initial when it was created). The core's mcpool_client_incr_or_init (Rust
+ * incr_or_init, Java incrOrInit, SockIOPool's addOrIncr): one round trip where the protocol
+ * creates counters (binary, meta), incr, add, incr on text. Never a miss: any failure raises. */
+static PyObject *counter_or_init(ClientObject *self, int incr, PyObject *const *args,
+                                 Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"key", 0},  {"delta", 1}, {"initial", 2},
+                                      {"time", 3}, {"expire", 3}};
+    PyObject *a[4], *own;
+    const uint8_t *k;
+    size_t kn;
+    uint64_t delta, initial, out = 0;
+    uint32_t ttl;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args(incr ? "incr_or_init" : "decr_or_init", args, nargs, kw, names, 5, 4, 4, 1,
+                   a) < 0)
+        return NULL;
+    if (u64_arg(a[1], "delta", 1, &delta) < 0 || u64_arg(a[2], "initial", 0, &initial) < 0 ||
+        expiry_arg(a[3], &ttl) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = incr ? mcpool_client_incr_or_init(self->client, k, kn, delta, initial, ttl, &out)
+              : mcpool_client_decr_or_init(self->client, k, kn, delta, initial, ttl, &out);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    return PyLong_FromUnsignedLongLong(out);
+}
+
+static PyObject *Client_incr_or_init(ClientObject *self, PyObject *const *args,
+                                     Py_ssize_t nargs, PyObject *kw) {
+    return counter_or_init(self, 1, args, nargs, kw);
+}
+static PyObject *Client_decr_or_init(ClientObject *self, PyObject *const *args,
+                                     Py_ssize_t nargs, PyObject *kw) {
+    return counter_or_init(self, 0, args, nargs, kw);
+}
+
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
 static PyMethodDef Client_methods[] = {
     {"get", (PyCFunction)(void (*)(void))Client_get, FAST,
@@ -2681,6 +2927,26 @@ static PyMethodDef Client_methods[] = {
      "_set_servers(servers)\n--\n\nReplaces the servers: a list of (address, weight)."},
     {"server_for", (PyCFunction)Client_server_for, METH_O,
      "server_for(key)\n--\n\nThe host:port label of the server key lives on (no I/O)."},
+    {"gat", (PyCFunction)(void (*)(void))Client_gat, FAST,
+     "gat(key, time)\n--\n\nGet-and-touch: the value of key, its expiry set to time (as "
+     "touch's: 0 never expires); None on a miss."},
+    {"gats", (PyCFunction)(void (*)(void))Client_gats, FAST,
+     "gats(key, time)\n--\n\nAs gat, with the CAS unique: (value, cas_unique), or (None, "
+     "None) on a miss."},
+    {"touch_multi", (PyCFunction)(void (*)(void))Client_touch_multi, FAST,
+     "touch_multi(keys, time=0, key_prefix='')\n--\n\nSets every key's expiry in one "
+     "pipelined round trip per server: {key: True when it existed, False when missing}; a "
+     "key's error raises."},
+    {"gets_multi", (PyCFunction)(void (*)(void))Client_gets_multi, FAST,
+     "gets_multi(keys, key_prefix='')\n--\n\n{key: (value, cas_unique)} of the keys found, "
+     "in one round trip per server (as get_multi)."},
+    {"incr_or_init", (PyCFunction)(void (*)(void))Client_incr_or_init, FAST,
+     "incr_or_init(key, delta=1, initial=0, time=0)\n--\n\nAdds delta, or creates the counter "
+     "with initial (expiring after time) when key is missing: the new value (initial when "
+     "created)."},
+    {"decr_or_init", (PyCFunction)(void (*)(void))Client_decr_or_init, FAST,
+     "decr_or_init(key, delta=1, initial=0, time=0)\n--\n\nSubtracts delta (stopping at 0), "
+     "or creates the counter with initial when key is missing, as incr_or_init."},
     {NULL, NULL, 0, NULL},
 };
 
