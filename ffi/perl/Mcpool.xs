@@ -2207,6 +2207,63 @@ server_versions(m)
     OUTPUT:
         RETVAL
 
+SV *
+stats(m, group = &PL_sv_undef)
+        Mcpool m
+        SV *group
+    PREINIT:
+        mcpool_server_results *r = NULL;
+        const char *g = NULL;
+        STRLEN glen = 0;
+        size_t n, i, j, count;
+        HV *hv;
+        mcpool_status st;
+    CODE:
+        /* { label => { name => value } } for every server, undef for one that failed (as
+         * flush_all); last_error is the first failure's message. The group is fetched
+         * before the hold (get magic may run Perl code). */
+        if (SvGMAGICAL(group))
+            group = sv_2mortal(newSVsv(group));
+        if (SvOK(group)) {
+            if (SvROK(group) && !SvAMAGIC(group))
+                croak("Mcpool::stats: the group must be a string, not a reference (%s)",
+                      sv_reftype(SvRV(group), 0));
+            g = SvPV_nomg(group, glen);
+        }
+        hv = (HV *)sv_2mortal((SV *)newHV());
+        MCP_CORE(st = mcpool_client_stats(m->client, g, glen, &r));
+        if (st != MCPOOL_OK)
+            mcp_croak_status(aTHX_ "stats", st);
+        n = mcpool_server_results_len(r);
+        /* from the last server to the first: a failed server's status sets last_error, so the
+         * first failure's message is the one left */
+        for (i = n; i-- > 0;) {
+            const char *label = NULL;
+            size_t llen = 0;
+            HV *entry;
+            if (mcpool_server_results_label(r, i, &label, &llen) != MCPOOL_OK)
+                continue;
+            if (mcpool_server_results_status(r, i) != MCPOOL_OK) {
+                (void)hv_store(hv, label, (I32)llen, newSV(0), 0);
+                continue;
+            }
+            entry = newHV();
+            (void)hv_store(hv, label, (I32)llen, newRV_noinc((SV *)entry), 0);
+            count = 0;
+            mcpool_server_results_count(r, i, &count);
+            for (j = 0; j < count; j++) {
+                const char *name = NULL, *value = NULL;
+                size_t nlen = 0, vlen = 0;
+                if (mcpool_server_results_entry(r, i, j, &name, &nlen, &value, &vlen) != MCPOOL_OK)
+                    continue;
+                (void)hv_store(entry, name, (I32)nlen, newSVpvn(value, vlen), 0);
+            }
+        }
+        mcpool_server_results_free(r);
+        RETVAL = newRV_inc((SV *)hv);
+    OUTPUT:
+        RETVAL
+
 void
 disconnect_all(m)
         Mcpool m

@@ -844,6 +844,16 @@ first failure's message. The same delay is given to every server.
 
 C<{ 'host:port' =E<gt> '1.6.21', ... }> for the servers that answered.
 
+=item stats ([$group])
+
+mcpool extension (Cache::Memcached::Fast has no C<stats>; Cache::Memcached's C<stats> sums
+its own selection of groups): every server's statistics, as the other surfaces' C<stats(group)>
+(the core's): C<{ 'host:port' =E<gt> { pid =E<gt> '1234', curr_items =E<gt> '7', ... } }>.
+C<$group> undef (or left out) asks for the general ones, otherwise a group such as C<'items'>,
+C<'slabs'>, C<'settings'>. A server that failed maps to C<undef> (as in C<flush_all>), and
+C<last_error> is the first failure's message. A group memcached's protocol cannot carry (empty,
+a space or a control byte) croaks, nothing sent; so does a reference.
+
 =item disconnect_all
 
 Closes every connection (by building a fresh client from the same configuration).
@@ -862,7 +872,7 @@ mcpool extension (Cache::Memcached::Fast has none: it only warns or returns noth
 as C<Mcpool::last_error()> or C<< $memd->last_error >>; it is per thread, not per object.
 The rule: B<after a call, C<last_error> is that call's failure or the empty string>. Every
 method that can fail (the commands, C<new>, C<namespace($new)>, C<enable_compress>,
-C<set_servers>, C<flush_all>, C<server_versions>, C<disconnect_all>) empties it when it
+C<set_servers>, C<flush_all>, C<server_versions>, C<stats>, C<disconnect_all>) empties it when it
 starts; when it returns, it holds a message only if that call failed: it returned nothing
 (C<undef>), or a C<_multi> call returned C<undef> for some item (then the first failed
 item's message), or it croaked. The message names the command, the key, the server and the
