@@ -71,6 +71,8 @@ Global options:
   --io-timeout-ms N                   socket read/write timeout, milliseconds (default
                                       1000, 0 refused): the same option as --io-timeout
   -h, --help                          this text
+  -V, --version                       this program's version (the library's, as
+                                      mcpool_version() gives it)
 
 Every client option, by name (the core's option table; `--name=value` works too).
 Options apply in command-line order whatever their spelling, so a later one overrides
@@ -210,7 +212,29 @@ pub fn seconds(flag: &str, v: &str) -> Result<u32, String> {
     mcpool::ttl::check("ttl", n).map_err(|e| format!("{flag}: {e}"))
 }
 
-fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
+/// Why the global options stop the program before any command.
+enum Stop {
+    /// `-h`, `--help`: the usage text, exit 0.
+    Help,
+    /// `-V`, `--version`: the version, exit 0.
+    Version,
+    /// A usage error (exit 2).
+    Usage(String),
+}
+
+impl From<String> for Stop {
+    fn from(e: String) -> Self {
+        Stop::Usage(e)
+    }
+}
+
+/// What `mcpool --version` prints: the crate's version, the one the library's
+/// `mcpool_version()` returns (every crate of the workspace has the same version).
+fn version_line() -> String {
+    format!("mcpool {}", env!("CARGO_PKG_VERSION"))
+}
+
+fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
     let mut g = Globals::default();
     let mut i = 0;
     while i < args.len() {
@@ -259,7 +283,7 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
                     .map(String::from)
                     .collect();
                 if g.servers.is_empty() {
-                    return Err(format!("--servers: empty server list ({v:?})"));
+                    return Err(format!("--servers: empty server list ({v:?})").into());
                 }
             }
             ("--weights", Some(v)) => {
@@ -291,7 +315,10 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
             }
             (f, _) if f.starts_with('-') && f != "-" => {
                 if f == "-h" || f == "--help" {
-                    return Err(String::new());
+                    return Err(Stop::Help);
+                }
+                if f == "-V" || f == "--version" {
+                    return Err(Stop::Version);
                 }
                 let close = mcpool::config::options::close_names(f.trim_start_matches('-'));
                 if !close.is_empty() {
@@ -299,12 +326,11 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
                         .iter()
                         .map(|n| format!("--{}", flag_name(n)))
                         .collect();
-                    return Err(format!(
-                        "unknown option {f} (did you mean {}?)",
-                        flags.join(", ")
-                    ));
+                    return Err(
+                        format!("unknown option {f} (did you mean {}?)", flags.join(", ")).into(),
+                    );
                 }
-                return Err(format!("unknown option {f}"));
+                return Err(format!("unknown option {f}").into());
             }
             _ => return Ok((g, i)),
         }
@@ -338,11 +364,15 @@ fn main() -> ExitCode {
     };
     let (globals, at) = match parse_globals(&args) {
         Ok(x) => x,
-        Err(e) if e.is_empty() => {
+        Err(Stop::Help) => {
             print!("{}", usage());
             return ExitCode::SUCCESS;
         }
-        Err(e) => return not_text(0, raw.len()).unwrap_or_else(|| usage_error(&e)),
+        Err(Stop::Version) => {
+            println!("{}", version_line());
+            return ExitCode::SUCCESS;
+        }
+        Err(Stop::Usage(e)) => return not_text(0, raw.len()).unwrap_or_else(|| usage_error(&e)),
     };
     // The options before the command, and its name, are text.
     if let Some(e) = not_text(0, at + 1) {

@@ -791,3 +791,41 @@ fn every_keyed_command_names_its_key_on_an_error() {
         assert!(err.starts_with("mcpool: user:1: "), "{cmd:?}: {err}");
     }
 }
+
+/// `mcpool --version` and `-V` were unknown options (exit 2): they print the version, the
+/// crate's (the library's `mcpool_version()` is its crate's version, the same number).
+#[test]
+fn version_flag_prints_the_crates_version() {
+    let manifest = |path: &str| -> String {
+        let text =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+                .unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("version = "))
+            .expect("a version line");
+        line.trim_start_matches("version = ")
+            .trim_matches('"')
+            .to_owned()
+    };
+    let core = manifest("../Cargo.toml");
+    assert_eq!(
+        manifest("../capi/Cargo.toml"),
+        core,
+        "mcpool_version()'s crate"
+    );
+    for flag in ["--version", "-V"] {
+        let o = mcpool(&[flag]);
+        assert_eq!(
+            code(&o),
+            0,
+            "{flag}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            format!("mcpool {core}\n")
+        );
+    }
+    assert!(String::from_utf8_lossy(&mcpool(&["--help"]).stdout).contains("-V, --version"));
+}
