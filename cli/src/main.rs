@@ -11,20 +11,32 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage: mcpool [GLOBAL OPTIONS] COMMAND [ARGS]
 
-Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
-  get KEY...                 print each value (KEY<TAB>VALUE when several keys): bytes,
-                             text and integers as stored, a bool as true/false, another
-                             language's serialized object (a Python pickle, ...; an error
-                             unless --serialized-python/-perl/-java true) as its serialized
-                             bytes, unchanged
+Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors; an error or a
+miss is said on stderr after the command and key: `mcpool: add \"k\": not stored (the key
+exists)`):
+  get KEY...                 print each value (KEY<TAB>VALUE when several keys are given;
+                             a key given twice is printed once): bytes, text and integers
+                             as stored, a bool as true/false, another language's
+                             serialized object (a Python pickle, ...; an error unless
+                             --serialized-python/-perl/-java true) as its serialized
+                             bytes, unchanged. get takes no options: a key that begins
+                             with - goes after -- (`get -- -k`)
+  gets KEY...                print each CAS unique and value, CAS<TAB>VALUE
+                             (KEY<TAB>CAS<TAB>VALUE when several keys), for cas
+  gat TTL KEY...             get and touch: print each value as get does, setting its
+                             expiry to TTL
   set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]
-                             store unconditionally (also: add, replace)
+                             store unconditionally (also: add, replace, cas). --kind bool
+                             takes true/false, 1/0, yes/no or on/off, in any case
   add KEY VALUE [--ttl S]    store only if missing
   replace KEY VALUE [--ttl S] store only if present
+  cas KEY VALUE CAS [--ttl S] store only if the item's CAS unique is still CAS (from
+                             gets): exit 1 if it changed or the key is gone
   append KEY VALUE           append to an existing value
   prepend KEY VALUE          prepend to an existing value
   delete KEY                 delete
-  incr KEY N | decr KEY N    arithmetic on a decimal value
+  incr KEY N | decr KEY N    arithmetic on a decimal value; N is a delta 0-18446744073709551615
+                             (for a negative delta use the other command)
   set-counter KEY N [--ttl S] store N as a counter for incr/decr (decimal text, flags 0,
                              whatever --value-format)
   touch KEY TTL              set a new expiry
@@ -40,6 +52,7 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   options [--markdown|--presets]
                              every option of the table below (or the legacy presets)
   `--` ends a command's options: what follows is keys and values (`set -- k --ttl`).
+  An option is given once: `--ttl 5 --ttl 6` is an error.
   TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
   a larger one is refused (exit 2): memcached would read it as negative and expire at once.
 
