@@ -1,6 +1,7 @@
 //! The memcached commands of the CLI.
 
 use crate::{usage_error, Globals};
+use mcpool::config::options::parse_bool;
 use mcpool::{
     Client, ClientBuilder, Compress, Distribution, Kind, ServerSpec, StoreCommand, StoreOutcome,
     Value,
@@ -64,10 +65,20 @@ fn with_points(dist: Distribution, points: u32) -> Result<Distribution, String> 
         .map_err(|_| format!("--ketama-points does not apply to {dist}"))
 }
 
-/// What the CLI says about `key`: `KEY: what` (after `mcpool: `), for every keyed command's
-/// error or miss, so a failure always names its key.
-fn about(key: &[u8], what: impl std::fmt::Display) -> String {
-    format!("{}: {what}", String::from_utf8_lossy(key))
+/// What the CLI says about `key`: `COMMAND "KEY": what` (after `mcpool: `), for every keyed
+/// command's error, miss or refused store, so a failure always names its command and key.
+fn about(command: &str, key: &[u8], what: impl std::fmt::Display) -> String {
+    format!("{command} {}: {what}", shown_key(key))
+}
+
+/// A key as the CLI's messages show it: quoted, a UTF-8 key as text (control characters
+/// escaped), any other byte as `\xNN`, so two different keys never read the same (an empty
+/// key is `""`).
+pub fn shown_key(key: &[u8]) -> String {
+    match std::str::from_utf8(key) {
+        Ok(s) => format!("{s:?}"),
+        Err(_) => format!("\"{}\"", key.escape_ascii()),
+    }
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {
@@ -75,14 +86,152 @@ fn fail(e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(FAIL)
 }
 
-fn store_exit(o: StoreOutcome) -> ExitCode {
-    match o {
-        StoreOutcome::Stored => ExitCode::SUCCESS,
-        other => {
-            eprintln!("mcpool: not stored ({other:?})");
-            ExitCode::from(MISS)
+/// The exit status of a store, and for a refused one (exit 1) why, in words, after the
+/// command and key.
+fn store_exit(command: &str, key: &[u8], o: StoreOutcome) -> ExitCode {
+    let why = match (o, command) {
+        (StoreOutcome::Stored, _) => return ExitCode::SUCCESS,
+        (StoreOutcome::NotStored, "add") => "not stored (the key exists)",
+        (StoreOutcome::NotStored, "replace" | "append" | "prepend") => {
+            "not stored (the key does not exist)"
+        }
+        // A set refused by the server (or, with fail_open, a server not reached).
+        (StoreOutcome::NotStored, _) => {
+            "not stored (refused, or with fail_open no server answered)"
+        }
+        (StoreOutcome::Exists, _) => "not stored (the item changed since its CAS was read)",
+        (StoreOutcome::NotFound, _) => "not stored (the key does not exist)",
+    };
+    eprintln!("mcpool: {}", about(command, key, why));
+    ExitCode::from(MISS)
+}
+
+/// The keys of a command without options (get, gets, gat's keys): an argument that begins
+/// with `-` (other than `-` itself) is an option, and none is taken, so it is an error, not
+/// a key looked up; after `--` every argument is a key.
+fn keys_only<'a>(command: &str, args: &'a [Vec<u8>]) -> Result<Vec<&'a [u8]>, String> {
+    let mut keys = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == b"--" {
+            keys.extend(it.map(Vec::as_slice));
+            break;
+        }
+        if a.len() > 1 && a[0] == b'-' {
+            return Err(format!(
+                "{command} takes no option {}; a key that begins with - goes after -- \
+                 (mcpool {command} -- KEY)",
+                String::from_utf8_lossy(a)
+            ));
+        }
+        keys.push(a.as_slice());
+    }
+    Ok(keys)
+}
+
+/// A value read: its bytes (as stored, inflated), its flags and its CAS unique.
+type Read = (Vec<u8>, u32, Option<u64>);
+
+/// A read's results, one per key.
+struct Found(Vec<mcpool::Result<Option<Read>>>);
+
+impl mcpool::sink::Sink for Found {
+    fn value(
+        &mut self,
+        i: usize,
+        value: &[u8],
+        flags: u32,
+        cas: Option<u64>,
+    ) -> mcpool::Result<()> {
+        self.0[i] = Ok(Some((value.to_vec(), flags, cas)));
+        Ok(())
+    }
+
+    fn result(&mut self, i: usize, result: mcpool::Result<bool>) {
+        match result {
+            Ok(true) => {}
+            Ok(false) => self.0[i] = Ok(None),
+            Err(e) => self.0[i] = Err(e),
         }
     }
+}
+
+/// get, gets and gat: reads `args` (gat's TTL first) with the client's read engine and
+/// prints each value found, each distinct key once (as every binding's multi-get answers),
+/// `KEY<TAB>` first when several keys are given; gets prints the CAS unique before the
+/// value. A miss is said on stderr (exit 1), an error too (exit 2).
+fn read_command(
+    client: &Client,
+    out: &mut impl Write,
+    command: &str,
+    args: &[Vec<u8>],
+) -> Result<ExitCode, String> {
+    let (touch, args) = match (command, args) {
+        ("gat", [first, rest @ ..]) if first != b"--" => (Some(first), rest),
+        ("gat", [_, ttl, rest @ ..]) => (Some(ttl), rest),
+        ("gat", _) => return Err("usage: mcpool gat TTL KEY...".into()),
+        _ => (None, args),
+    };
+    let touch = touch
+        .map(|t| crate::seconds("gat TTL", text(t)?))
+        .transpose()?;
+    let keys = keys_only(command, args)?;
+    if keys.is_empty() {
+        return Err(format!(
+            "wrong arguments for {command}; run `mcpool --help` for usage"
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let distinct: Vec<&[u8]> = keys.iter().copied().filter(|k| seen.insert(*k)).collect();
+    let several = keys.len() > 1;
+    let with_cas = command == "gets";
+    let mut found = Found((0..distinct.len()).map(|_| Ok(None)).collect());
+    client.read(&distinct[..], with_cas, touch, &mut found);
+    let mut code = ExitCode::SUCCESS;
+    for (k, r) in distinct.iter().zip(found.0) {
+        // Decoded by the value format: never undecoded (or compressed) bytes. The read's
+        // body is the kind's ABI form: an integer's exact decimal digits, of any size (a
+        // Python writer's int beyond 64 bits prints as it is, never rounded).
+        let r = r.and_then(|item| {
+            item.map(|(value, flags, cas)| client.value_kind(flags).map(|kind| (kind, value, cas)))
+                .transpose()
+        });
+        match r {
+            Ok(Some((kind, body, cas))) => {
+                if several {
+                    let _ = out.write_all(k);
+                    let _ = out.write_all(b"\t");
+                }
+                if with_cas {
+                    let cas =
+                        cas.ok_or_else(|| about(command, k, "the server sent no CAS unique"))?;
+                    let _ = write!(out, "{cas}\t");
+                }
+                // A serialized object (delivered only with its --serialized-* option on;
+                // else the core's error, exit 2) is its serialized bytes as stored, for a
+                // program of that language to load: never a made-up stand-in printed as if
+                // it were the value.
+                let _ = match kind {
+                    Kind::Bytes | Kind::Text | Kind::Int | Kind::Serialized(_) => {
+                        out.write_all(&body)
+                    }
+                    Kind::Bool => out.write_all(if &body[..] == b"1" { b"true" } else { b"false" }),
+                };
+                let _ = out.write_all(b"\n");
+            }
+            Ok(None) => {
+                eprintln!("mcpool: {}", about(command, k, "not found"));
+                if code == ExitCode::SUCCESS {
+                    code = ExitCode::from(MISS);
+                }
+            }
+            Err(e) => {
+                eprintln!("mcpool: {}", about(command, k, e));
+                code = ExitCode::from(FAIL);
+            }
+        }
+    }
+    Ok(code)
 }
 
 /// An argument that must be text (a number, an option, a statistics group).
@@ -100,6 +249,7 @@ fn text(a: &[u8]) -> Result<&str, String> {
 fn take_ttl(args: &[Vec<u8>]) -> Result<(Vec<&[u8]>, u32, Kind), String> {
     let mut ttl = 0;
     let mut kind = Kind::Bytes;
+    let (mut ttl_seen, mut kind_seen) = (false, false);
     let mut rest = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -114,6 +264,9 @@ fn take_ttl(args: &[Vec<u8>]) -> Result<(Vec<&[u8]>, u32, Kind), String> {
             a.strip_prefix(b"--kind=").map(text).transpose()?
         };
         if let Some(k) = kind_name {
+            if std::mem::replace(&mut kind_seen, true) {
+                return Err("--kind given twice".into());
+            }
             kind = match k {
                 "bytes" => Kind::Bytes,
                 "text" => Kind::Text,
@@ -121,10 +274,14 @@ fn take_ttl(args: &[Vec<u8>]) -> Result<(Vec<&[u8]>, u32, Kind), String> {
                 "bool" => Kind::Bool,
                 _ => return Err(format!("--kind takes bytes, text, int or bool, not {k:?}")),
             };
-        } else if a == b"--ttl" {
-            let v = it.next().ok_or("--ttl needs a value")?;
-            ttl = crate::seconds("--ttl", text(v)?)?;
-        } else if let Some(v) = a.strip_prefix(b"--ttl=") {
+        } else if a == b"--ttl" || a.starts_with(b"--ttl=") {
+            if std::mem::replace(&mut ttl_seen, true) {
+                return Err("--ttl given twice".into());
+            }
+            let v = match a.strip_prefix(b"--ttl=") {
+                Some(v) => v,
+                None => it.next().ok_or("--ttl needs a value")?,
+            };
             ttl = crate::seconds("--ttl", text(v)?)?;
         } else {
             rest.push(a);
@@ -137,10 +294,15 @@ fn take_ttl(args: &[Vec<u8>]) -> Result<(Vec<&[u8]>, u32, Kind), String> {
 fn typed(kind: Kind, arg: &[u8]) -> Result<Value, String> {
     let shown = String::from_utf8_lossy(arg);
     let body = match kind {
-        Kind::Bool => match arg {
-            b"true" | b"1" | b"yes" | b"on" => b"1".to_vec(),
-            b"false" | b"0" | b"no" | b"off" => b"0".to_vec(),
-            _ => return Err(format!("--kind bool takes true or false, not {shown:?}")),
+        // The core's boolean rule (the options' own).
+        Kind::Bool => match std::str::from_utf8(arg).ok().and_then(parse_bool) {
+            Some(true) => b"1".to_vec(),
+            Some(false) => b"0".to_vec(),
+            None => {
+                return Err(format!(
+                    "--kind bool takes true/false, 1/0, yes/no or on/off (any case), not {shown:?}"
+                ))
+            }
         },
         _ => arg.to_vec(),
     };
@@ -152,6 +314,9 @@ fn typed(kind: Kind, arg: &[u8]) -> Result<Value, String> {
 pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
     const KNOWN: &[&str] = &[
         "get",
+        "gets",
+        "gat",
+        "cas",
         "set",
         "add",
         "replace",
@@ -195,78 +360,65 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let num = |s: &[u8]| -> Result<u64, String> {
-        text(s)?
-            .parse()
-            .map_err(|_| format!("expected a number, got {:?}", String::from_utf8_lossy(s)))
+    // incr/decr's delta: memcached's deltas are unsigned 64-bit.
+    let delta = |s: &[u8]| -> Result<u64, String> {
+        let t = text(s)?;
+        t.parse().map_err(|_| {
+            let other = if command == "incr" { "decr" } else { "incr" };
+            let hint = match t.strip_prefix('-') {
+                Some(n) if n.parse::<u64>().is_ok() => {
+                    format!(" (for a negative delta use {other} KEY {n})")
+                }
+                _ => String::new(),
+            };
+            format!("{command} takes a delta 0-{}, not {t:?}{hint}", u64::MAX)
+        })
     };
     // `--` before the arguments of a command without options of its own is the usual end of
     // options, not a key (`get -- --k`); set, add and replace read it among theirs.
     let args = match args {
-        [first, rest @ ..] if first == b"--" && !matches!(command, "set" | "add" | "replace") => {
+        [first, rest @ ..]
+            if first == b"--"
+                && !matches!(
+                    command,
+                    "set" | "add" | "replace" | "cas" | "set-counter" | "get" | "gets" | "gat"
+                ) =>
+        {
             rest
         }
         _ => args,
     };
     let mut out = std::io::stdout().lock();
     let result: Result<ExitCode, String> = (|| match (command, args) {
-        ("get", keys) if !keys.is_empty() => {
-            let mut code = ExitCode::SUCCESS;
-            // Decoded by the value format: never undecoded (or compressed) bytes. The byte
-            // API's body is the kind's ABI form: an integer's exact decimal digits, of any
-            // size (a Python writer's int beyond 64 bits prints as it is, never rounded).
-            let results = client.get_multi(keys);
-            for (k, r) in keys.iter().zip(results) {
-                let r = r.and_then(|item| {
-                    item.map(|i| client.value_kind(i.flags).map(|kind| (kind, i.value)))
-                        .transpose()
-                });
-                match r {
-                    Ok(Some((kind, body))) => {
-                        if keys.len() > 1 {
-                            let _ = out.write_all(k);
-                            let _ = out.write_all(b"\t");
-                        }
-                        // A serialized object (delivered only with its --serialized-* option
-                        // on; else the core's error, exit 2) is its serialized bytes as
-                        // stored, for a program of that language to load: never a made-up
-                        // stand-in printed as if it were the value.
-                        let _ = match kind {
-                            Kind::Bytes | Kind::Text | Kind::Int | Kind::Serialized(_) => {
-                                out.write_all(&body)
-                            }
-                            Kind::Bool => {
-                                out.write_all(if &body[..] == b"1" { b"true" } else { b"false" })
-                            }
-                        };
-                        let _ = out.write_all(b"\n");
-                    }
-                    Ok(None) => {
-                        eprintln!("mcpool: {}", about(k, "not found"));
-                        if code == ExitCode::SUCCESS {
-                            code = ExitCode::from(MISS);
-                        }
-                    }
-                    Err(e) => {
-                        eprintln!("mcpool: {}", about(k, e));
-                        code = ExitCode::from(FAIL);
-                    }
-                }
-            }
-            Ok(code)
-        }
-        ("set" | "add" | "replace", _) => {
+        ("get" | "gets" | "gat", _) => read_command(&client, &mut out, command, args),
+        ("set" | "add" | "replace" | "cas", _) => {
             let (rest, ttl, kind) = take_ttl(args)?;
-            let [key, value] = rest[..] else {
-                return Err(format!(
-                    "usage: mcpool {command} KEY VALUE [--ttl S] [--kind bytes|text|int|bool]"
-                ));
-            };
-            let cmd = match command {
-                "set" => StoreCommand::Set,
-                "add" => StoreCommand::Add,
-                _ => StoreCommand::Replace,
-            };
+            let (key, value, cmd) =
+                match (command, &rest[..]) {
+                    ("set", [key, value]) => (key, value, StoreCommand::Set),
+                    ("add", [key, value]) => (key, value, StoreCommand::Add),
+                    ("replace", [key, value]) => (key, value, StoreCommand::Replace),
+                    ("cas", [key, value, cas]) => {
+                        // 0 is the core's to refuse (no item has CAS 0), as on every surface.
+                        let cas = text(cas)?.parse::<u64>().map_err(|_| {
+                            format!(
+                                "cas takes a CAS unique 1-{} (as gets prints it), not {:?}",
+                                u64::MAX,
+                                String::from_utf8_lossy(cas)
+                            )
+                        })?;
+                        (key, value, StoreCommand::Cas(cas))
+                    }
+                    ("cas", _) => return Err(
+                        "usage: mcpool cas KEY VALUE CAS [--ttl S] [--kind bytes|text|int|bool]"
+                            .into(),
+                    ),
+                    _ => {
+                        return Err(format!(
+                        "usage: mcpool {command} KEY VALUE [--ttl S] [--kind bytes|text|int|bool]"
+                    ))
+                    }
+                };
             // An int of any size is the core's rule (store_int_text_as).
             let o = match kind {
                 Kind::Int if mcpool::value::kind::is_integer_text(value) => {
@@ -274,8 +426,8 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                 }
                 _ => client.store_value(cmd, key, &typed(kind, value)?, ttl),
             }
-            .map_err(|e| about(key, e))?;
-            Ok(store_exit(o))
+            .map_err(|e| about(command, key, e))?;
+            Ok(store_exit(command, key, o))
         }
         ("set-counter", _) => {
             let (rest, ttl, kind) = take_ttl(args)?;
@@ -288,8 +440,10 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                     String::from_utf8_lossy(value)
                 )
             })?;
-            let o = client.set_counter(key, n, ttl).map_err(|e| about(key, e))?;
-            Ok(store_exit(o))
+            let o = client
+                .set_counter(key, n, ttl)
+                .map_err(|e| about(command, key, e))?;
+            Ok(store_exit(command, key, o))
         }
         ("append" | "prepend", [key, value]) => {
             let o = if command == "append" {
@@ -297,41 +451,41 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             } else {
                 client.prepend(key, value)
             }
-            .map_err(|e| about(key, e))?;
-            Ok(store_exit(o))
+            .map_err(|e| about(command, key, e))?;
+            Ok(store_exit(command, key, o))
         }
-        ("delete", [key]) => match client.delete(key).map_err(|e| about(key, e))? {
+        ("delete", [key]) => match client.delete(key).map_err(|e| about(command, key, e))? {
             true => Ok(ExitCode::SUCCESS),
             false => {
-                eprintln!("mcpool: {}", about(key, "not found"));
+                eprintln!("mcpool: {}", about(command, key, "not found"));
                 Ok(ExitCode::from(MISS))
             }
         },
         ("incr" | "decr", [key, n]) => {
-            let n = num(n)?;
+            let n = delta(n)?;
             let r = if command == "incr" {
                 client.incr(key, n)
             } else {
                 client.decr(key, n)
             }
-            .map_err(|e| about(key, e))?;
+            .map_err(|e| about(command, key, e))?;
             match r {
                 Some(v) => {
                     let _ = writeln!(out, "{v}");
                     Ok(ExitCode::SUCCESS)
                 }
                 None => {
-                    eprintln!("mcpool: {}", about(key, "not found"));
+                    eprintln!("mcpool: {}", about(command, key, "not found"));
                     Ok(ExitCode::from(MISS))
                 }
             }
         }
         ("touch", [key, ttl]) => {
             let ttl = crate::seconds("touch TTL", text(ttl)?)?;
-            match client.touch(key, ttl).map_err(|e| about(key, e))? {
+            match client.touch(key, ttl).map_err(|e| about(command, key, e))? {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
-                    eprintln!("mcpool: {}", about(key, "not found"));
+                    eprintln!("mcpool: {}", about(command, key, "not found"));
                     Ok(ExitCode::from(MISS))
                 }
             }

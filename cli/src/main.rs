@@ -11,20 +11,32 @@ use std::process::ExitCode;
 const USAGE: &str = "\
 usage: mcpool [GLOBAL OPTIONS] COMMAND [ARGS]
 
-Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
-  get KEY...                 print each value (KEY<TAB>VALUE when several keys): bytes,
-                             text and integers as stored, a bool as true/false, another
-                             language's serialized object (a Python pickle, ...; an error
-                             unless --serialized-python/-perl/-java true) as its serialized
-                             bytes, unchanged
+Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors; an error or a
+miss is said on stderr after the command and key: `mcpool: add \"k\": not stored (the key
+exists)`):
+  get KEY...                 print each value (KEY<TAB>VALUE when several keys are given;
+                             a key given twice is printed once): bytes, text and integers
+                             as stored, a bool as true/false, another language's
+                             serialized object (a Python pickle, ...; an error unless
+                             --serialized-python/-perl/-java true) as its serialized
+                             bytes, unchanged. get takes no options: a key that begins
+                             with - goes after -- (`get -- -k`)
+  gets KEY...                print each CAS unique and value, CAS<TAB>VALUE
+                             (KEY<TAB>CAS<TAB>VALUE when several keys), for cas
+  gat TTL KEY...             get and touch: print each value as get does, setting its
+                             expiry to TTL
   set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]
-                             store unconditionally (also: add, replace)
+                             store unconditionally (also: add, replace, cas). --kind bool
+                             takes true/false, 1/0, yes/no or on/off, in any case
   add KEY VALUE [--ttl S]    store only if missing
   replace KEY VALUE [--ttl S] store only if present
+  cas KEY VALUE CAS [--ttl S] store only if the item's CAS unique is still CAS (from
+                             gets): exit 1 if it changed or the key is gone
   append KEY VALUE           append to an existing value
   prepend KEY VALUE          prepend to an existing value
   delete KEY                 delete
-  incr KEY N | decr KEY N    arithmetic on a decimal value
+  incr KEY N | decr KEY N    arithmetic on a decimal value; N is a delta 0-18446744073709551615
+                             (for a negative delta use the other command)
   set-counter KEY N [--ttl S] store N as a counter for incr/decr (decimal text, flags 0,
                              whatever --value-format)
   touch KEY TTL              set a new expiry
@@ -40,6 +52,7 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   options [--markdown|--presets]
                              every option of the table below (or the legacy presets)
   `--` ends a command's options: what follows is keys and values (`set -- k --ttl`).
+  An option is given once: `--ttl 5 --ttl 6` is an error.
   TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
   a larger one is refused (exit 2): memcached would read it as negative and expire at once.
 
@@ -71,6 +84,8 @@ Global options:
   --io-timeout-ms N                   socket read/write timeout, milliseconds (default
                                       1000, 0 refused): the same option as --io-timeout
   -h, --help                          this text
+  -V, --version                       this program's version (the library's, as
+                                      mcpool_version() gives it)
 
 Every client option, by name (the core's option table; `--name=value` works too).
 Options apply in command-line order whatever their spelling, so a later one overrides
@@ -210,7 +225,29 @@ pub fn seconds(flag: &str, v: &str) -> Result<u32, String> {
     mcpool::ttl::check("ttl", n).map_err(|e| format!("{flag}: {e}"))
 }
 
-fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
+/// Why the global options stop the program before any command.
+enum Stop {
+    /// `-h`, `--help`: the usage text, exit 0.
+    Help,
+    /// `-V`, `--version`: the version, exit 0.
+    Version,
+    /// A usage error (exit 2).
+    Usage(String),
+}
+
+impl From<String> for Stop {
+    fn from(e: String) -> Self {
+        Stop::Usage(e)
+    }
+}
+
+/// What `mcpool --version` prints: the crate's version, the one the library's
+/// `mcpool_version()` returns (every crate of the workspace has the same version).
+fn version_line() -> String {
+    format!("mcpool {}", env!("CARGO_PKG_VERSION"))
+}
+
+fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
     let mut g = Globals::default();
     let mut i = 0;
     while i < args.len() {
@@ -259,7 +296,7 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
                     .map(String::from)
                     .collect();
                 if g.servers.is_empty() {
-                    return Err(format!("--servers: empty server list ({v:?})"));
+                    return Err(format!("--servers: empty server list ({v:?})").into());
                 }
             }
             ("--weights", Some(v)) => {
@@ -291,7 +328,10 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
             }
             (f, _) if f.starts_with('-') && f != "-" => {
                 if f == "-h" || f == "--help" {
-                    return Err(String::new());
+                    return Err(Stop::Help);
+                }
+                if f == "-V" || f == "--version" {
+                    return Err(Stop::Version);
                 }
                 let close = mcpool::config::options::close_names(f.trim_start_matches('-'));
                 if !close.is_empty() {
@@ -299,12 +339,11 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), String> {
                         .iter()
                         .map(|n| format!("--{}", flag_name(n)))
                         .collect();
-                    return Err(format!(
-                        "unknown option {f} (did you mean {}?)",
-                        flags.join(", ")
-                    ));
+                    return Err(
+                        format!("unknown option {f} (did you mean {}?)", flags.join(", ")).into(),
+                    );
                 }
-                return Err(format!("unknown option {f}"));
+                return Err(format!("unknown option {f}").into());
             }
             _ => return Ok((g, i)),
         }
@@ -338,11 +377,15 @@ fn main() -> ExitCode {
     };
     let (globals, at) = match parse_globals(&args) {
         Ok(x) => x,
-        Err(e) if e.is_empty() => {
+        Err(Stop::Help) => {
             print!("{}", usage());
             return ExitCode::SUCCESS;
         }
-        Err(e) => return not_text(0, raw.len()).unwrap_or_else(|| usage_error(&e)),
+        Err(Stop::Version) => {
+            println!("{}", version_line());
+            return ExitCode::SUCCESS;
+        }
+        Err(Stop::Usage(e)) => return not_text(0, raw.len()).unwrap_or_else(|| usage_error(&e)),
     };
     // The options before the command, and its name, are text.
     if let Some(e) = not_text(0, at + 1) {

@@ -5,7 +5,8 @@
 //!        [--no-sanitize-keys] ring [--keys FILE]
 //! ```
 //! prints `KEY<TAB>HOST:PORT` for every key read (one key per line, raw bytes without the
-//! newline; stdin when no file), in input order. Other tools and tests rely on this format.
+//! newline; stdin when no file), in input order: one output line per input line, so the
+//! output pastes next to its input. Other tools and tests rely on this format.
 //! `--compare-servers` / `--compare-distribution` report how many keys move to another
 //! placement and how balanced both are; `--bench` measures lookup cost and build time.
 //!
@@ -13,8 +14,9 @@
 //! for a command (servers, weights, distribution, key prefix, `--hash-key-prefix`, key
 //! sanitizing, protocol: every option) and asks it where each key goes
 //! ([`mcpool::Client::server_for`]), so it can never disagree with where a command stores the
-//! key. A key that client refuses (as every command would) is reported on stderr and makes
-//! the exit status 2; the other keys are still printed.
+//! key. A key that client refuses (as every command would; an empty line is an empty key,
+//! refused too) prints `KEY<TAB>!refused` in its place, is reported on stderr with its line
+//! number, and makes the exit status 2; the other keys are still printed.
 
 use crate::Globals;
 use mcpool::{Client, Distribution, Router, ServerSpec};
@@ -28,7 +30,9 @@ usage: mcpool --servers A,B,C [--weights 1,2,1] --distribution PROFILE [--ketama
 Prints KEY<TAB>HOST:PORT for each key (one per line; stdin when no --keys), in input order:
 the server a command with the same global options stores the key on (key prefix, sanitizing
 and every other option applied). No network I/O. Servers are HOST:PORT, HOST:PORT:WEIGHT,
-or HOST:PORT:NAME for twemproxy. A key the client refuses is reported on stderr (exit 2).
+or HOST:PORT:NAME for twemproxy. One output line per input line: a key the client refuses
+(an empty line is an empty key, refused too) prints KEY<TAB>!refused in its place and is
+reported on stderr with its line number (exit 2); the other keys are still printed.
 PROFILE is a profile name or a client's own setting, CLIENT:WORD=VALUE,... e.g.
 pylibmc:ketama=1,hash=md5, libmemcached:hash=md5,distribution=modula,
 twemproxy:hash=fnv1a_64,distribution=ketama, spymemcached:locator=array_mod,hash=native
@@ -219,18 +223,22 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
     let out = io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 16, out);
     let mut refused = false;
-    let mut emit = |key: &[u8]| -> io::Result<()> {
-        let i = match here.locate(key) {
-            Ok(i) => i,
+    let mut emit = |line: usize, key: &[u8]| -> io::Result<()> {
+        // One output line per input line: a refused key's line says so in the server's place.
+        let server = match here.locate(key) {
+            Ok(i) => here.server(i),
             Err(e) => {
-                eprintln!("mcpool ring: {}: {e}", String::from_utf8_lossy(key));
+                eprintln!(
+                    "mcpool ring: line {line}: {}: {e}",
+                    crate::cmd::shown_key(key)
+                );
                 refused = true;
-                return Ok(());
+                REFUSED
             }
         };
         out.write_all(key)?;
         out.write_all(b"\t")?;
-        out.write_all(here.server(i).as_bytes())?;
+        out.write_all(server.as_bytes())?;
         out.write_all(b"\n")
     };
     let result = match &a.keys {
@@ -254,9 +262,19 @@ fn io_fail(e: io::Error) -> Fail {
     Fail(e.to_string(), 2)
 }
 
-/// Calls `f` with every non-empty line of `r`, without its `\n`.
-fn for_each_key(mut r: impl BufRead, f: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+/// What `ring` prints in the server's place for a key the client refuses (no server label
+/// begins with `!`).
+const REFUSED: &str = "!refused";
+
+/// Calls `f` with every line of `r` (its number from 1, and the line without its `\n`),
+/// an empty line included: one key per line, so every line gets its answer. A last line
+/// without a newline is a line; nothing after the last newline is none.
+fn for_each_key(
+    mut r: impl BufRead,
+    f: &mut dyn FnMut(usize, &[u8]) -> io::Result<()>,
+) -> io::Result<()> {
     let mut line = Vec::new();
+    let mut n = 0;
     loop {
         line.clear();
         if r.read_until(b'\n', &mut line)? == 0 {
@@ -265,12 +283,12 @@ fn for_each_key(mut r: impl BufRead, f: &mut dyn FnMut(&[u8]) -> io::Result<()>)
         if line.last() == Some(&b'\n') {
             line.pop();
         }
-        if !line.is_empty() {
-            f(&line)?;
-        }
+        n += 1;
+        f(n, &line)?;
     }
 }
 
+/// The keys of `path` (stdin when none), one per line as `for_each_key` reads them.
 fn read_keys(path: Option<&str>) -> Result<Vec<Vec<u8>>, Fail> {
     let mut raw = Vec::new();
     match path {
@@ -279,11 +297,13 @@ fn read_keys(path: Option<&str>) -> Result<Vec<Vec<u8>>, Fail> {
             io::stdin().lock().read_to_end(&mut raw).map_err(io_fail)?;
         }
     }
-    Ok(raw
-        .split(|&b| b == b'\n')
-        .filter(|k| !k.is_empty())
-        .map(<[u8]>::to_vec)
-        .collect())
+    let mut keys = Vec::new();
+    for_each_key(&raw[..], &mut |_, k| {
+        keys.push(k.to_vec());
+        Ok(())
+    })
+    .map_err(io_fail)?;
+    Ok(keys)
 }
 
 /// `n` deterministic, varied keys (`key:<hex>:<n>`), for comparisons and benchmarks.
@@ -308,8 +328,11 @@ fn compare(from: &Placement, to: &Placement, keys: &[Vec<u8>]) -> Result<String,
     let mut load_to = vec![0usize; nt];
     let mut flows = std::collections::BTreeMap::<(String, String), usize>::new();
     let mut moved = 0usize;
-    for k in keys {
-        let refused = |e: String| usage(format!("{}: {e}", String::from_utf8_lossy(k)));
+    for (line, k) in keys.iter().enumerate() {
+        let refused = |e: String| {
+            let line = line + 1;
+            usage(format!("line {line}: {}: {e}", crate::cmd::shown_key(k)))
+        };
         let (a, b) = (
             from.locate(k).map_err(refused)?,
             to.locate(k).map_err(refused)?,
@@ -452,12 +475,18 @@ mod tests {
     #[test]
     fn keys_split_on_newlines_only() {
         let mut got = Vec::new();
-        for_each_key(&b"a\nb c\r\n\n\xff\nlast"[..], &mut |k| {
-            got.push(k.to_vec());
+        for_each_key(&b"a\nb c\r\n\n\xff\nlast"[..], &mut |n, k| {
+            got.push((n, k.to_vec()));
             Ok(())
         })
         .unwrap();
-        assert_eq!(got, [&b"a"[..], b"b c\r", b"\xff", b"last"]);
+        // Every line, the empty one too, numbered from 1 (one output line per input line).
+        let want: Vec<(usize, Vec<u8>)> = [&b"a"[..], b"b c\r", b"", b"\xff", b"last"]
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (i + 1, k.to_vec()))
+            .collect();
+        assert_eq!(got, want);
     }
 
     #[test]

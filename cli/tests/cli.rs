@@ -43,7 +43,7 @@ fn commands_and_exit_statuses() {
     let o = with(&["get", "k", "missing"]);
     assert_eq!(code(&o), 1);
     assert_eq!(o.stdout, b"k\t<hi!\n");
-    assert!(String::from_utf8_lossy(&o.stderr).contains("missing: not found"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("get \"missing\": not found"));
     assert_eq!(code(&with(&["set", "n", "5"])), 0);
     assert_eq!(with(&["incr", "n", "3"]).stdout, b"8\n");
     assert_eq!(with(&["decr", "n", "10"]).stdout, b"0\n");
@@ -681,7 +681,7 @@ fn double_dash_ends_a_commands_options() {
     assert_eq!(code(&with(&["set", "--", "dash", "--"])), 0);
     assert_eq!(with(&["get", "dash"]).stdout, b"--\n");
     assert_eq!(code(&with(&["delete", "--", "--kind"])), 0);
-    assert_eq!(code(&with(&["get", "--kind"])), 1, "deleted");
+    assert_eq!(code(&with(&["get", "--", "--kind"])), 1, "deleted");
     // Without `--`: the option, so a missing value is a usage error (exit 2), not a store.
     assert_eq!(code(&with(&["set", "k", "--ttl"])), 2);
     assert_eq!(with(&["get", "k"]).stdout, b"--ttl\n", "unchanged");
@@ -784,10 +784,306 @@ fn every_keyed_command_names_its_key_on_an_error() {
         &["incr", "user:1", "1"],
         &["decr", "user:1", "1"],
         &["touch", "user:1", "5"],
+        &["gets", "user:1"],
+        &["gat", "5", "user:1"],
+        &["cas", "user:1", "v", "7"],
     ] {
         let o = on(&s, cmd);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(code(&o), 2, "{cmd:?}: {err}");
-        assert!(err.starts_with("mcpool: user:1: "), "{cmd:?}: {err}");
+        let want = format!("mcpool: {} \"user:1\": ", cmd[0]);
+        assert!(err.starts_with(&want), "{cmd:?}: {err}");
+    }
+}
+
+/// `get K K` printed the key twice; every binding's multi-get has one entry for a key asked
+/// twice, and so does the CLI now (gets and gat too). A miss asked twice is said once.
+#[test]
+fn a_key_given_twice_is_printed_once() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    assert_eq!(code(&with(&["set", "g1", "one"])), 0);
+    let o = with(&["get", "g1", "g1", "m", "m"]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(o.stdout, b"g1\tone\n");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "mcpool: get \"m\": not found\n"
+    );
+    // Several keys given: the KEY<TAB> form still, whatever the repeats.
+    let o = with(&["get", "g1", "g1"]);
+    assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"g1\tone\n"[..]));
+    assert_eq!(with(&["gat", "100", "g1", "g1"]).stdout, b"g1\tone\n");
+    let o = with(&["gets", "g1", "g1"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
+}
+
+/// A refused store said `mcpool: not stored (NotStored)`: no key, a Rust Debug name. It
+/// names the command and key and says why in words, as a miss does (exit 1 still).
+#[test]
+fn a_refused_store_names_its_command_and_key() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    assert_eq!(code(&with(&["set", "k", "v"])), 0);
+    for (cmd, want) in [
+        (
+            &["add", "k", "x"][..],
+            "mcpool: add \"k\": not stored (the key exists)\n",
+        ),
+        (
+            &["replace", "nope", "x"],
+            "mcpool: replace \"nope\": not stored (the key does not exist)\n",
+        ),
+        (
+            &["append", "nope", "x"],
+            "mcpool: append \"nope\": not stored (the key does not exist)\n",
+        ),
+        (
+            &["prepend", "nope", "x"],
+            "mcpool: prepend \"nope\": not stored (the key does not exist)\n",
+        ),
+    ] {
+        let o = with(cmd);
+        assert_eq!(
+            (code(&o), String::from_utf8_lossy(&o.stderr).into_owned()),
+            (1, want.to_owned()),
+            "{cmd:?}"
+        );
+    }
+    // A set refused because no server answered (fail_open): still named, no Debug name.
+    let port = common::refusing_port();
+    let o = on(&port.addr(), &["--fail-open", "true", "set", "x", "y"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 1, "{err}");
+    assert!(err.starts_with("mcpool: set \"x\": not stored ("), "{err}");
+    assert!(!err.contains("NotStored"), "{err}");
+}
+
+/// `incr KEY -1` said `expected a number, got "-1"`: it says what a delta is, and what to
+/// use for a negative one.
+#[test]
+fn an_incr_delta_out_of_range_says_what_is_expected() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    assert_eq!(code(&with(&["set", "n", "5"])), 0);
+    for (cmd, delta, hint) in [
+        ("incr", "-1", Some("for a negative delta use decr")),
+        ("decr", "-2", Some("for a negative delta use incr")),
+        ("incr", "18446744073709551616", None),
+        ("incr", "x", None),
+    ] {
+        let o = with(&[cmd, "n", delta]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{err}");
+        assert!(
+            err.contains(&format!(
+                "{cmd} takes a delta 0-18446744073709551615, not \"{delta}\""
+            )),
+            "{err}"
+        );
+        assert!(!err.contains("expected a number"), "{err}");
+        if let Some(hint) = hint {
+            assert!(err.contains(hint), "{err}");
+        }
+    }
+    assert_eq!(with(&["get", "n"]).stdout, b"5\n", "unchanged");
+    assert_eq!(with(&["incr", "n", "18446744073709551615"]).stdout, b"4\n");
+}
+
+/// `get` took options written after the keys as more keys (`get k --ttl 5` looked up
+/// "--ttl" and "5", exit 1); it refuses them as a usage error (exit 2), and a key that
+/// begins with `-` goes after `--`. A repeated --ttl or --kind is refused, not the last
+/// one silently taken; --kind bool reads booleans by the core's rule (any case), as its
+/// message says.
+#[test]
+fn options_are_refused_where_not_taken_or_repeated() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    assert_eq!(code(&with(&["set", "k", "v"])), 0);
+    for cmd in [
+        &["get", "k", "--ttl", "5"][..],
+        &["get", "--servers", "x", "k"],
+        &["get", "-k"],
+        &["gets", "k", "--ttl=5"],
+        &["gat", "5", "k", "--kind", "int"],
+    ] {
+        let o = with(cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{cmd:?}: {err}");
+        assert!(o.stdout.is_empty(), "{cmd:?}");
+        assert!(
+            err.contains("takes no option") && err.contains("--"),
+            "{err}"
+        );
+        assert!(!err.contains("not found"), "{err}");
+    }
+    assert_eq!(code(&with(&["set", "--", "-k", "dash"])), 0);
+    assert_eq!(with(&["get", "--", "-k"]).stdout, b"dash\n");
+    assert_eq!(with(&["get", "k", "--", "-k"]).stdout, b"k\tv\n-k\tdash\n");
+    // A repeated option: refused, nothing stored.
+    for cmd in [
+        &["set", "ap", "v", "--ttl", "5", "--ttl", "6"][..],
+        &["set", "ap", "v", "--ttl=5", "--ttl", "6"],
+        &["set", "ap", "1", "--kind", "int", "--kind=text"],
+        &["cas", "ap", "v", "1", "--ttl", "5", "--ttl", "6"],
+    ] {
+        let o = with(cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{cmd:?}: {err}");
+        assert!(err.contains("given twice"), "{err}");
+    }
+    assert_eq!(code(&with(&["get", "ap"])), 1, "nothing stored");
+    // --kind bool: the core's boolean rule, as the help and the message say.
+    for (arg, want) in [
+        ("TRUE", "true"),
+        ("Yes", "true"),
+        ("on", "true"),
+        ("1", "true"),
+        ("False", "false"),
+        ("0", "false"),
+        ("OFF", "false"),
+    ] {
+        let o = with(&["set", "b", arg, "--kind", "bool"]);
+        assert_eq!(code(&o), 0, "{arg}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(with(&["get", "b"]).stdout, format!("{want}\n").as_bytes());
+    }
+    let o = with(&["set", "b", "maybe", "--kind", "bool"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("true/false, 1/0, yes/no or on/off"));
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    assert!(help.contains("--kind bool") && help.contains("true/false, 1/0, yes/no or on/off"));
+}
+
+/// `mcpool --version` and `-V` were unknown options (exit 2): they print the version, the
+/// crate's (the library's `mcpool_version()` is its crate's version, the same number).
+#[test]
+fn version_flag_prints_the_crates_version() {
+    let manifest = |path: &str| -> String {
+        let text =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+                .unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("version = "))
+            .expect("a version line");
+        line.trim_start_matches("version = ")
+            .trim_matches('"')
+            .to_owned()
+    };
+    let core = manifest("../Cargo.toml");
+    assert_eq!(
+        manifest("../capi/Cargo.toml"),
+        core,
+        "mcpool_version()'s crate"
+    );
+    for flag in ["--version", "-V"] {
+        let o = mcpool(&[flag]);
+        assert_eq!(
+            code(&o),
+            0,
+            "{flag}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            format!("mcpool {core}\n")
+        );
+    }
+    assert!(String::from_utf8_lossy(&mcpool(&["--help"]).stdout).contains("-V, --version"));
+}
+
+/// gets, cas and gat from the command line: gets prints CAS<TAB>VALUE, cas stores only
+/// with the CAS still current (exit 1 otherwise, named), gat reads and sets the expiry.
+#[test]
+fn gets_cas_and_gat() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    assert_eq!(code(&with(&["set", "k", "one"])), 0);
+    let o = with(&["gets", "k"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let (cas, value) = out.trim_end().split_once('\t').expect("CAS<TAB>VALUE");
+    assert_eq!(value, "one");
+    let cas: u64 = cas.parse().expect("a CAS unique");
+    // Several keys: KEY<TAB>CAS<TAB>VALUE, a miss on stderr (exit 1).
+    let o = with(&["gets", "k", "nope"]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(o.stdout, format!("k\t{cas}\tone\n").as_bytes());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "mcpool: gets \"nope\": not found\n"
+    );
+    // A stale CAS: refused (exit 1), the value unchanged.
+    let o = with(&["cas", "k", "two", &(cas + 1).to_string()]);
+    assert_eq!(
+        (code(&o), String::from_utf8_lossy(&o.stderr).into_owned()),
+        (
+            1,
+            "mcpool: cas \"k\": not stored (the item changed since its CAS was read)\n".into()
+        )
+    );
+    assert_eq!(with(&["get", "k"]).stdout, b"one\n");
+    // The current CAS: stored, with --ttl and --kind as set takes them.
+    let o = with(&[
+        "cas",
+        "k",
+        "2",
+        &cas.to_string(),
+        "--ttl",
+        "100",
+        "--kind",
+        "int",
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(with(&["get", "k"]).stdout, b"2\n");
+    assert_eq!(
+        code(&with(&["cas", "k", "3", &cas.to_string()])),
+        1,
+        "used up"
+    );
+    let o = with(&["cas", "gone", "v", "5"]);
+    assert_eq!(
+        (code(&o), String::from_utf8_lossy(&o.stderr).into_owned()),
+        (
+            1,
+            "mcpool: cas \"gone\": not stored (the key does not exist)\n".into()
+        )
+    );
+    for bad in [
+        &["cas", "k", "v"][..],
+        &["cas", "k", "v", "x"],
+        &["cas", "k", "v", "-1"],
+    ] {
+        assert_eq!(code(&with(bad)), 2, "{bad:?}");
+    }
+    let o = with(&["cas", "k", "v", "0"]);
+    assert_eq!(code(&o), 2, "CAS 0 is the core's error");
+    assert_eq!(with(&["get", "k"]).stdout, b"2\n", "unchanged");
+    // gat: the value, and the new expiry (1 s after a past one: a unix time in the past
+    // expires the item at once, so the next get misses: no sleep needed).
+    let o = with(&["gat", "100", "k", "nope"]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(o.stdout, b"k\t2\n");
+    let o = with(&["gat", "--", "100", "k"]);
+    assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"2\n"[..]));
+    let o = with(&["gat", "2592001", "k"]);
+    assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"2\n"[..]));
+    assert_eq!(code(&with(&["get", "k"])), 1, "expired by gat's TTL");
+    for bad in [
+        &["gat", "k"][..],
+        &["gat"],
+        &["gat", "-5", "k"],
+        &["gat", "2147483648", "k"],
+    ] {
+        assert_eq!(code(&with(bad)), 2, "{bad:?}");
+    }
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    for usage in ["gets KEY...", "cas KEY VALUE CAS", "gat TTL KEY..."] {
+        assert!(help.contains(usage), "{usage}");
     }
 }

@@ -79,26 +79,28 @@ fn check_profile(profile: &str, want: &[&str], extra: &[&str]) {
     let path = keys_path.to_str().unwrap();
     let (code, out, err) = mcpool(&global, &["--keys", path], None);
     // `ring` answers as the client would: a fixture key that client refuses (over 250 bytes
-    // once URL-encoded by the Whalin profiles) is named on stderr, exit 2, and left out.
-    let refused = |k: &[u8]| {
+    // once URL-encoded by the Whalin profiles) is named on stderr with its line, exit 2, and
+    // its line says `!refused` in the server's place (one output line per input line).
+    let refused = |line: usize, k: &[u8]| {
         err.contains(&format!(
-            "mcpool ring: {}: invalid key",
+            "mcpool ring: line {line}: {:?}: invalid key",
             String::from_utf8_lossy(k)
         ))
     };
     assert!(code == 0 || (code == 2 && !err.is_empty()), "{err}");
     let mut want_out = Vec::new();
     let mut left_out = 0;
-    for (k, &i) in keys.iter().zip(&expect) {
-        if code == 2 && refused(k) {
+    for (n, (k, &i)) in keys.iter().zip(&expect).enumerate() {
+        want_out.extend_from_slice(k);
+        want_out.push(b'\t');
+        if code == 2 && refused(n + 1, k) {
             left_out += 1;
+            want_out.extend_from_slice(b"!refused\n");
             continue;
         }
         let idx = (i as char).to_digit(36).unwrap() as usize;
         let mut hp: Vec<&str> = servers[idx].split(':').collect();
         hp.truncate(2);
-        want_out.extend_from_slice(k);
-        want_out.push(b'\t');
         want_out.extend_from_slice(hp.join(":").as_bytes());
         want_out.push(b'\n');
     }
@@ -159,15 +161,63 @@ fn ring_reads_stdin_and_keeps_order_and_bytes() {
         let server = &line[key.len() + 1..];
         assert!(server == b"127.0.0.1:11211" || server == b"127.0.0.2:11212");
     }
-    // The text protocol cannot send it: named on stderr, exit 2, the other keys printed.
+    // The text protocol cannot send it: named on stderr with its line, exit 2, the other
+    // keys printed, and its own line marked (one output line per input line).
     let (code, text_out, err) = mcpool(&g, &[], Some(input));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("raw: invalid key"), "{err}");
-    let text_lines = text_out
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .count();
-    assert_eq!(text_lines, 3);
+    assert!(
+        err.contains("line 3: \"\\xff\\xfe raw\": invalid key"),
+        "{err}"
+    );
+    let text_lines: Vec<&[u8]> = text_out.split(|&b| b == b'\n').collect();
+    assert_eq!(text_lines.len(), 5, "4 lines and the end");
+    assert_eq!(text_lines[2], b"\xff\xfe raw\t!refused");
+}
+
+/// An empty input line was dropped without a word, so the output no longer lined up with
+/// its input: every input line gets its output line; an empty one (an empty key, which
+/// every command refuses) is marked `!refused` and named on stderr with its line (exit 2).
+#[test]
+fn ring_answers_every_input_line_an_empty_one_too() {
+    let g = ["--servers", "127.0.0.1:11211,127.0.0.2:11212"];
+    for input in [&b"a\n\nb\n"[..], b"a\n\nb"] {
+        let (code, out, err) = mcpool(&g, &[], Some(input));
+        assert_eq!(code, 2, "{err}");
+        let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
+        assert_eq!(lines.len(), 4, "{:?}", String::from_utf8_lossy(&out));
+        assert!(lines[0].starts_with(b"a\t127.0.0."));
+        assert_eq!(lines[1], b"\t!refused");
+        assert!(lines[2].starts_with(b"b\t127.0.0."));
+        assert_eq!(lines[3], b"");
+        assert!(
+            err.contains("mcpool ring: line 2: \"\": invalid key"),
+            "{err}"
+        );
+    }
+    // The same from a file; and no line at all is no output.
+    let dir = std::env::temp_dir().join(format!("mcpool-ring-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("keys");
+    std::fs::write(&path, b"\nx\n").unwrap();
+    let (code, out, err) = mcpool(&g, &["--keys", path.to_str().unwrap()], None);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.starts_with(b"\t!refused\nx\t127.0.0."), "{out:?}");
+    assert!(err.contains("line 1: \"\""), "{err}");
+    let (code, out, err) = mcpool(
+        &g,
+        &[
+            "--keys",
+            path.to_str().unwrap(),
+            "--compare-distribution",
+            "libmemcached-ketama",
+        ],
+        None,
+    );
+    assert_eq!(code, 2, "a comparison refuses it too: {err}");
+    assert!(out.is_empty() && err.contains("line 1: \"\""), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let (code, out, err) = mcpool(&g, &[], Some(b""));
+    assert_eq!((code, out.len()), (0, 0), "{err}");
 }
 
 #[test]
