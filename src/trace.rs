@@ -16,7 +16,8 @@
 //! **Cost.** With no handler installed a call pays one branch. With one, it reads the clock
 //! twice and calls the handler on the calling thread, after the exchange, once the connection
 //! is back in its pool (the handler may issue commands of its own; keep it short: the call
-//! returns when it does).
+//! returns when it does). A multi-key call, which holds every server's connection at once,
+//! hands its records over (unchanged, in order) once all of them are back in their pools.
 
 use crate::error::{Class, Error};
 use crate::proto::Protocol;

@@ -346,3 +346,77 @@ fn the_pymemcache_format_does_not_compress_unless_told() {
         big.len()
     );
 }
+
+/// A client never stores what it cannot read back: a value longer than its own
+/// `max_decompressed_size` is not compressed (stored as is, under `max_value_size` as any
+/// plain value), on every protocol and every store path (`set`, `store_as` with
+/// `Compress::Always`, `set_multi_items`, the typed store); shorter ones still are. Before,
+/// it was compressed, stored with success, and every read failed with `Error::Decompress`.
+#[test]
+fn values_above_max_decompressed_size_are_stored_plain_and_read_back() {
+    use mcpool::{Compress, Protocol, SetItem, Value};
+    let mc = Memcached::start(&[]);
+    let big = text(5000);
+    let small = text(900);
+    for protocol in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let prefix = unique("mdz");
+        let c = Client::builder()
+            .server(&mc.addr())
+            .protocol(protocol)
+            .key_prefix(prefix.clone())
+            .max_decompressed_size(1000)
+            .compression_threshold(10)
+            .build()
+            .unwrap();
+        c.set("big", &big, 0).unwrap();
+        c.store_as(StoreCommand::Set, "always", &big, 0, 0, Compress::Always)
+            .unwrap();
+        for r in c.set_multi_items(&[SetItem::new(b"multi", &big, 0)]) {
+            r.unwrap();
+        }
+        c.set_value("typed", &Value::Bytes(big.clone()), 0).unwrap();
+        c.set("small", &small, 0).unwrap();
+        for key in ["big", "always", "multi", "typed"] {
+            let (flags, raw) = raw_get(&mc.addr(), &format!("{prefix}{key}")).unwrap();
+            assert!(
+                flags & 0x00f0_0000 == 0 && raw == big,
+                "{protocol:?} {key}: stored as is, got flags {flags:#x}, {} bytes",
+                raw.len()
+            );
+            assert!(c.get(key).unwrap().unwrap() == big, "{protocol:?} {key}");
+        }
+        let multi = c.get_multi(&["big", "multi"]);
+        for r in multi {
+            assert!(
+                r.unwrap().unwrap().value.as_ref() == &big[..],
+                "{protocol:?}"
+            );
+        }
+        let (flags, raw) = raw_get(&mc.addr(), &format!("{prefix}small")).unwrap();
+        assert_eq!(
+            flags, 0x0110_0000,
+            "{protocol:?}: a shorter value is still compressed"
+        );
+        assert!(raw.len() < small.len(), "{protocol:?}");
+        assert!(c.get("small").unwrap().unwrap() == small, "{protocol:?}");
+        // Over both limits: refused before anything is sent, as before.
+        let tight = Client::builder()
+            .server(&mc.addr())
+            .protocol(protocol)
+            .key_prefix(prefix.clone())
+            .max_decompressed_size(1000)
+            .max_value_size(2000)
+            .compression_threshold(10)
+            .build()
+            .unwrap();
+        assert!(
+            matches!(tight.set("over", &big, 0), Err(Error::ValueTooLarge { .. })),
+            "{protocol:?}"
+        );
+        tight.set("between", &text(1500), 0).unwrap();
+        assert!(
+            raw_get(&mc.addr(), &format!("{prefix}between")).unwrap() == (0, text(1500)),
+            "{protocol:?}: between the limits, stored as is"
+        );
+    }
+}

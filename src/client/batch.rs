@@ -2,7 +2,7 @@
 //! go (quiet and closed by a barrier where the dialect allows), then every reply read. One
 //! outcome per item, in the caller's order.
 
-use super::observe::{self, Side, Unreached};
+use super::observe::{self, Held, Side, Unreached};
 use super::place::FAILOVER_TRIES;
 use super::Client;
 use crate::conn::SetWait;
@@ -351,6 +351,8 @@ impl Client {
         let (groups, unplaced) = self.group(t, prepared, &key_of);
         // The keys with no server, per server their placement named (for the records).
         let mut unreached = Unreached::default();
+        // The servers' records, handed over once every connection is back in its pool.
+        let mut held = Held::default();
         for (i, home, e) in unplaced {
             if self.opens(&e) {
                 self.count_open(t, Some(home), &e, Side::Write, 1);
@@ -366,24 +368,27 @@ impl Client {
             }
         }
         // A server's part that failed: fail-open applied, recorded.
-        let fail_part =
-            |results: &mut [Option<Result<Outcome>>], idx: usize, members: &[usize], e: &Error| {
-                let opened = self.opens(e);
-                if opened {
-                    self.count_open(t, Some(idx), e, Side::Write, members.len());
-                }
-                for &i in members {
-                    open(results, i, e);
-                }
-                if let Some(st) = start {
-                    let o = if opened {
-                        OpOutcome::FailedOpen(e.class())
-                    } else {
-                        OpOutcome::Error(e.class())
-                    };
-                    self.record(t, st, kind.op, members.len(), 0, Some(idx), o, Some(e));
-                }
-            };
+        let fail_part = |results: &mut [Option<Result<Outcome>>],
+                         held: &mut Held,
+                         idx: usize,
+                         members: &[usize],
+                         e: &Error| {
+            let opened = self.opens(e);
+            if opened {
+                self.count_open(t, Some(idx), e, Side::Write, members.len());
+            }
+            for &i in members {
+                open(results, i, e);
+            }
+            if let Some(st) = start {
+                let o = if opened {
+                    OpOutcome::FailedOpen(e.class())
+                } else {
+                    OpOutcome::Error(e.class())
+                };
+                self.hold(held, st, kind.op, members.len(), 0, Some(idx), o, Some(e));
+            }
+        };
         let deadline = self.shared_deadline();
         let mut groups = groups;
         // Each round tries one more server for the items whose server could not be reached
@@ -433,7 +438,7 @@ impl Client {
                 };
                 match res {
                     Ok((idx, pooled, tag)) => sent.push((idx, pooled, members, tag)),
-                    Err(e) => fail_part(&mut results, idx, &members, &e),
+                    Err(e) => fail_part(&mut results, &mut held, idx, &members, &e),
                 }
             }
             let mut reads = SetWait::default();
@@ -473,7 +478,7 @@ impl Client {
                         Err(e) if opened > 0 => (OpOutcome::FailedOpen(e.class()), Some(e)),
                         Err(e) => (OpOutcome::Error(e.class()), Some(e)),
                     };
-                    self.record(t, st, kind.op, n, hits, Some(idx), o, e);
+                    self.hold(&mut held, st, kind.op, n, hits, Some(idx), o, e);
                 }
             }
             if moved.is_empty() {
@@ -490,7 +495,7 @@ impl Client {
                 }
                 if !unplaced.is_empty() {
                     let stay: Vec<usize> = unplaced.into_iter().map(|(i, _, _)| i).collect();
-                    fail_part(&mut results, idx, &stay, &e);
+                    fail_part(&mut results, &mut held, idx, &stay, &e);
                 }
             }
             groups = by_server
@@ -499,6 +504,7 @@ impl Client {
                 .filter(|(_, m)| !m.is_empty())
                 .collect();
         }
+        self.report(t, held);
         self.record_unreached(t, start, kind.op, unreached);
         results
             .into_iter()

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
 use crate::trace::{Op, OpOutcome, OpRecord};
 use std::cell::Cell;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 thread_local! {
     /// The bytes of the last exchange this thread gave back, while a handler is installed.
@@ -167,11 +167,83 @@ impl Client {
         outcome: OpOutcome,
         error: Option<&Error>,
     ) {
+        if self.inner.config.operations.is_none() {
+            return;
+        }
+        let duration = start.elapsed();
+        let io = LAST_IO.with(|c| c.replace((0, 0)));
+        self.emit(op, keys, hits, server, outcome, error, duration, io);
+    }
+
+    /// Keeps one record of a call that holds other connections still (see [`Held`]): its
+    /// duration and the bytes of the last exchange given back on this thread are taken now,
+    /// as [`Client::record`] takes them; the handler gets it from [`Client::report`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    pub(super) fn hold(
+        &self,
+        held: &mut Held,
+        start: Instant,
+        op: Op,
+        keys: usize,
+        hits: usize,
+        idx: Option<usize>,
+        outcome: OpOutcome,
+        error: Option<&Error>,
+    ) {
+        held.0.push(HeldRecord {
+            op,
+            keys,
+            hits,
+            idx,
+            outcome,
+            error: error.cloned(),
+            duration: start.elapsed(),
+            io: LAST_IO.with(|c| c.replace((0, 0))),
+        });
+    }
+
+    /// Hands the held records to the handler, in the order they were kept: called once every
+    /// connection of the call is back in its pool.
+    #[inline]
+    pub(super) fn report(&self, t: &Topology, held: Held) {
+        if !held.0.is_empty() {
+            self.report_held(t, held);
+        }
+    }
+
+    #[inline(never)]
+    fn report_held(&self, t: &Topology, held: Held) {
+        for h in held.0 {
+            let server = match h.idx.and_then(|i| t.servers.get(i)) {
+                Some(s) => Some(&*s.label),
+                None => h
+                    .error
+                    .as_ref()
+                    .and_then(Error::server)
+                    .filter(|s| !s.is_empty()),
+            };
+            let e = h.error.as_ref();
+            self.emit(h.op, h.keys, h.hits, server, h.outcome, e, h.duration, h.io);
+        }
+    }
+
+    /// Calls the handler with one record.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &self,
+        op: Op,
+        keys: usize,
+        hits: usize,
+        server: Option<&str>,
+        outcome: OpOutcome,
+        error: Option<&Error>,
+        duration: Duration,
+        (bytes_sent, bytes_received): (u64, u64),
+    ) {
         let Some(handler) = &self.inner.config.operations else {
             return;
         };
-        let duration = start.elapsed();
-        let (bytes_sent, bytes_received) = LAST_IO.with(|c| c.replace((0, 0)));
         let rec = OpRecord {
             op,
             keys,
@@ -186,6 +258,29 @@ impl Client {
         };
         (handler.0)(&rec);
     }
+}
+
+/// The records of a call that holds several connections at once (a multi-key call writes to
+/// every server before it reads any reply), kept until every connection of the call is back
+/// in its pool and then handed over by [`Client::report`]: a handler that issues commands of
+/// its own (docs/tracing.md) then finds the pools as a single-key call leaves them, never one
+/// of its servers' connections still held by the call (with `max_size` 1 its command waited
+/// the whole `pool_timeout` and failed). Without a handler nothing is ever kept: the vector
+/// stays empty and never allocates.
+#[derive(Default)]
+pub(super) struct Held(Vec<HeldRecord>);
+
+/// One held record: what [`Client::record`] hands over, its duration and bytes taken when it
+/// was kept.
+struct HeldRecord {
+    op: Op,
+    keys: usize,
+    hits: usize,
+    idx: Option<usize>,
+    outcome: OpOutcome,
+    error: Option<Error>,
+    duration: Duration,
+    io: (u64, u64),
 }
 
 /// The keys of a multi-key call that reached no server, kept for their records: one part

@@ -7,7 +7,7 @@
 //! server's request written before any reply is read, in the thread's reused working memory
 //! (`multi_get`), so nothing is allocated per key.
 
-use super::observe::{self, Side, Unreached};
+use super::observe::{self, Held, Side, Unreached};
 use super::place::FAILOVER_TRIES;
 use super::{Client, Topology};
 use crate::conn::SetWait;
@@ -235,6 +235,8 @@ impl Client {
         let n = keys.count();
         // Keys with no server, per server their placement named (for the records).
         let mut unreached = Unreached::default();
+        // The servers' records, handed over once every connection is back in its pool.
+        let mut held = Held::default();
         // Wire keys and servers; a key that fails here has its error and no server.
         s.state.resize(n, multi_get::MISS);
         // proxy-pool: one proxy for the whole call, so every key goes in one request.
@@ -277,7 +279,11 @@ impl Client {
             }
         }
         // A server's part that failed: fail-open applied (its keys stay misses), recorded.
-        let fail_part = |s: &mut multi_get::Scratch, idx: usize, members: Vec<usize>, e: Error| {
+        let fail_part = |s: &mut multi_get::Scratch,
+                         held: &mut Held,
+                         idx: usize,
+                         members: Vec<usize>,
+                         e: Error| {
             let opened = self.opens(&e);
             if opened {
                 self.count_open(t, Some(idx), &e, Side::Read, members.len());
@@ -288,7 +294,7 @@ impl Client {
                 } else {
                     OpOutcome::Error(e.class())
                 };
-                self.record(t, st, op, members.len(), 0, Some(idx), o, Some(&e));
+                self.hold(held, st, op, members.len(), 0, Some(idx), o, Some(&e));
             }
             if !opened {
                 s.fail(members, e);
@@ -352,7 +358,7 @@ impl Client {
                 };
                 if let Some(e) = failed {
                     let members = s.order[range].iter().map(|&k| k as usize);
-                    fail_part(s, idx, members.collect(), e);
+                    fail_part(s, &mut held, idx, members.collect(), e);
                 }
             }
             // Phase 2: read each server's replies, handing each hit over as it is parsed.
@@ -419,7 +425,7 @@ impl Client {
                         Err(e) if opened => (OpOutcome::FailedOpen(e.class()), Some(e)),
                         Err(e) => (OpOutcome::Error(e.class()), Some(e)),
                     };
-                    self.record(t, st, op, asked, hits, Some(idx), o, e);
+                    self.hold(&mut held, st, op, asked, hits, Some(idx), o, e);
                 }
             }
             if moved.is_empty() {
@@ -447,10 +453,11 @@ impl Client {
                 }
                 self.count_failover(t, idx, members.len() - stay.len());
                 if !stay.is_empty() {
-                    fail_part(s, idx, stay, e);
+                    fail_part(s, &mut held, idx, stay, e);
                 }
             }
         }
+        self.report(t, held);
         self.record_unreached(t, start, op, unreached);
     }
 

@@ -138,7 +138,9 @@ pub struct Compression {
     /// Keep the compressed form only when `compressed / original <= ratio`
     /// (default 0.8, as Cache::Memcached's `compress_ratio`).
     pub ratio: f64,
-    /// Refuse to inflate a value beyond this many bytes (default 64 MiB).
+    /// Refuse to inflate a value beyond this many bytes (default 64 MiB). A value longer
+    /// than this is never compressed on the way in (stored as it is), so a client can read
+    /// back whatever it stored.
     pub max_decompressed: usize,
 }
 
@@ -167,10 +169,17 @@ impl Compression {
         }
     }
 
-    /// `data` compressed with `codec` when it is at least the threshold and compression saves
-    /// enough (`compressed <= ratio × original`); `None` to store it as it is.
+    /// `data` compressed with `codec` when it is at least the threshold, no longer than
+    /// `max_decompressed` (a longer value, once compressed, would be refused by this very
+    /// client's reads: it is stored as it is, under `max_value_size` as any plain value) and
+    /// compression saves enough (`compressed <= ratio × original`); `None` to store it as it
+    /// is. The one compression decision of every store path.
     pub fn compress(&self, codec: Codec, data: &[u8]) -> Option<Vec<u8>> {
-        if !self.enabled || !self.due(data.len()) || data.is_empty() {
+        if !self.enabled
+            || !self.due(data.len())
+            || data.is_empty()
+            || data.len() > self.max_decompressed
+        {
             return None;
         }
         let level = self.level.unwrap_or_else(|| codec.default_level());
@@ -461,6 +470,14 @@ mod tests {
             ..Compression::default()
         };
         assert!(off.compress(Codec::Zlib, &b"a".repeat(100_000)).is_none());
+        // Longer than this client could inflate on a read: stored as it is.
+        let capped = Compression {
+            threshold: 0,
+            max_decompressed: 1000,
+            ..Compression::default()
+        };
+        assert!(capped.compress(Codec::Zlib, &b"a".repeat(1001)).is_none());
+        assert!(capped.compress(Codec::Zlib, &b"a".repeat(1000)).is_some());
     }
 
     #[test]

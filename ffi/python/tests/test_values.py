@@ -163,6 +163,22 @@ def test_compression_per_call(mc, server, prefix):
     assert server.raw_get(prefix + "on0")[0] == 0
 
 
+def test_values_above_max_decompressed_size_are_stored_plain(server, prefix):
+    """A client never stores what it cannot read back: a value longer than its own
+    max_decompressed_size is stored uncompressed (it was compressed, then every get raised
+    MCPOOL_DECOMPRESS); a shorter one is still compressed, per-call threshold or not."""
+    c = mcpool.Client([server.addr], max_decompressed_size=1000, min_compress_len=10)
+    big, small = b"z" * 5000, b"z" * 900
+    for key, kwargs in (("auto", {}), ("per_call", {"min_compress_len": 1})):
+        assert c.set(prefix + key, big, **kwargs)
+        assert server.raw_get(prefix + key) == (0, big)
+        assert c.get(prefix + key) == big
+        assert c.get_multi([prefix + key]) == {prefix + key: big}
+    c.set(prefix + "small", small)
+    assert server.raw_get(prefix + "small")[0] == ZLIB
+    assert c.get(prefix + "small") == small
+
+
 @pytest.mark.parametrize("fmt,flags", [("mcpool", ZLIB), ("pylibmc", 8),
                                        ("cache-memcached-fast", 2)])
 def test_corrupt_compressed_value_raises(server, prefix, fmt, flags):

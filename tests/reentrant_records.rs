@@ -1,0 +1,140 @@
+//! The `on_operation` handler may issue commands of its own (docs/tracing.md): the records of
+//! a multi-server call are handed over once every connection of the call is back in its
+//! pool. With `max_size` 1 and two servers, a handler that gets a key of each server from
+//! the record of each server's part of a `get_multi`, `set_multi` or `delete_multi` gets its
+//! answers; before, the record of the first server came while the call still held the
+//! other server's only connection, and the handler's get waited the whole `pool_timeout`
+//! and failed with `Error::PoolTimeout`. The records themselves are what they were: one per
+//! server, that server's keys, hits, label and bytes. Against two real memcached, on every
+//! protocol.
+mod common;
+
+use common::{unique, Memcached};
+use mcpool::trace::{Op, OpOutcome};
+use mcpool::{Client, Protocol};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug, PartialEq)]
+struct Rec {
+    op: Op,
+    keys: usize,
+    hits: usize,
+    server: Option<String>,
+    outcome: OpOutcome,
+    sent: bool,
+    received: bool,
+}
+
+#[test]
+fn a_handler_issues_commands_during_a_multi_server_call_with_one_connection_per_server() {
+    let (a, b) = (Memcached::start(&[]), Memcached::start(&[]));
+    for protocol in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let shared: Arc<Mutex<Option<Client>>> = Arc::default();
+        // The keys the handler reads: one on each server.
+        let probes: Arc<Mutex<Vec<String>>> = Arc::default();
+        let log: Arc<Mutex<Vec<Rec>>> = Arc::default();
+        let inner: Arc<Mutex<Vec<String>>> = Arc::default();
+        let (s, p, l, i) = (shared.clone(), probes.clone(), log.clone(), inner.clone());
+        let c = Client::builder()
+            .server(&a.addr())
+            .server(&b.addr())
+            .protocol(protocol)
+            .key_prefix(unique("reent"))
+            .max_size(1)
+            .min_idle(0)
+            .pool_timeout(Duration::from_secs(1))
+            .on_operation(move |r| {
+                if !matches!(r.op, Op::GetMulti | Op::SetMulti | Op::DeleteMulti) {
+                    return;
+                }
+                l.lock().unwrap().push(Rec {
+                    op: r.op,
+                    keys: r.keys,
+                    hits: r.hits,
+                    server: r.server.map(str::to_owned),
+                    outcome: r.outcome,
+                    sent: r.bytes_sent > 0,
+                    received: r.bytes_received > 0,
+                });
+                let Some(c) = s.lock().unwrap().clone() else {
+                    return;
+                };
+                for k in p.lock().unwrap().iter() {
+                    let t = Instant::now();
+                    let got = c.get(k);
+                    i.lock().unwrap().push(format!(
+                        "{:?} from {:?}: get {k}: {:?} in {:?}",
+                        r.op,
+                        r.server,
+                        got.map(|v| v.map(|v| v.len())),
+                        t.elapsed()
+                    ));
+                }
+            })
+            .build()
+            .unwrap();
+        *shared.lock().unwrap() = Some(c.clone());
+        // Keys on both servers: two on the first, three on the second at least.
+        let labels = c.server_labels();
+        let mut keys: Vec<String> = Vec::new();
+        let mut per: BTreeMap<usize, usize> = BTreeMap::new();
+        for n in 0..200 {
+            let k = format!("k{n}");
+            let idx = c.server_for(&k).unwrap();
+            if per.get(&idx).copied().unwrap_or(0) < 2 + idx {
+                *per.entry(idx).or_default() += 1;
+                keys.push(k);
+            }
+        }
+        assert_eq!(per.len(), 2, "keys on both servers");
+        let mut first_of: BTreeMap<usize, String> = BTreeMap::new();
+        for k in &keys {
+            first_of
+                .entry(c.server_for(k).unwrap())
+                .or_insert_with(|| k.clone());
+        }
+        *probes.lock().unwrap() = first_of.values().cloned().collect();
+        let items: Vec<(&str, &[u8])> = keys.iter().map(|k| (k.as_str(), &b"v"[..])).collect();
+        for r in c.set_multi(&items, 0) {
+            r.unwrap();
+        }
+        for r in c.get_multi(&keys) {
+            assert!(r.unwrap().is_some(), "{protocol:?}");
+        }
+        for r in c.delete_multi(&keys) {
+            assert!(r.unwrap(), "{protocol:?}");
+        }
+        *shared.lock().unwrap() = None;
+        let inner = inner.lock().unwrap().clone();
+        assert_eq!(inner.len(), 3 * 2 * 2, "{protocol:?}: {inner:#?}");
+        // Set and got: the value; after the delete of its server's keys: a miss. Never an
+        // error (a pool timeout, before).
+        for line in &inner {
+            assert!(line.contains(": Ok("), "{protocol:?}: {line}");
+        }
+        let mut want = Vec::new();
+        for (op, hits_of, outcome) in [
+            (Op::SetMulti, 1, OpOutcome::Stored),
+            (Op::GetMulti, 1, OpOutcome::Hit),
+            (Op::DeleteMulti, 1, OpOutcome::Hit),
+        ] {
+            for (idx, &n) in &per {
+                want.push(Rec {
+                    op,
+                    keys: n,
+                    hits: n * hits_of,
+                    server: Some(labels[*idx].clone()),
+                    outcome,
+                    sent: true,
+                    received: true,
+                });
+            }
+        }
+        let mut got = log.lock().unwrap().clone();
+        got.sort_by_key(|r| (r.op.name(), r.server.clone()));
+        want.sort_by_key(|r| (r.op.name(), r.server.clone()));
+        assert_eq!(got, want, "{protocol:?}");
+    }
+}
