@@ -402,3 +402,32 @@ def test_memcache_delete_multi_with_a_server_down_as_python_memcached(server, pr
                     [k[len(p):] for k in keys if server.raw_get(k) is not None])
     assert got[compat_memcache] == got[real_memcache]
     assert got[real_memcache][1] == 1
+
+
+def test_an_empty_key_raises_what_python_memcached_raises(server, prefix):
+    """python-memcached encodes a str key before checking it, so "" is b"" there and fails
+    the character check: MemcachedKeyCharacterError, not MemcachedKeyNoneError (only
+    check_key("") itself says "Key is empty"). Side by side, every call, same class and
+    message."""
+    def steps(c):
+        out = []
+        for key in ("", b""):
+            for name, call in (("set", lambda: c.set(key, "v")), ("get", lambda: c.get(key)),
+                               ("add", lambda: c.add(key, "v")),
+                               ("delete", lambda: c.delete(key)), ("incr", lambda: c.incr(key)),
+                               ("touch", lambda: c.touch(key, 5)),
+                               ("get_multi", lambda: c.get_multi([key, "a"])),
+                               ("get_multi prefix", lambda: c.get_multi([key], key_prefix="p")),
+                               ("set_multi", lambda: c.set_multi({key: 1})),
+                               ("delete_multi", lambda: c.delete_multi([key])),
+                               ("check_key", lambda: c.check_key(key))):
+                try:
+                    out.append((name, key, "returned", call()))
+                except Exception as e:  # noqa: BLE001 - the class and message compared
+                    out.append((name, key, type(e).__name__, str(e)))
+        return out
+
+    got = steps(compat_memcache.Client([server.addr]))
+    assert got == steps(real_memcache.Client([server.addr]))
+    assert ("set", "", "MemcachedKeyCharacterError",
+            "Control/space characters not allowed (key=b'')") in got

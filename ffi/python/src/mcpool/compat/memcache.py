@@ -301,7 +301,7 @@ class Client:
             key = key[1]
         if key is None:
             raise Client.MemcachedKeyNoneError("Key is None")
-        if key == "" or key == b"":
+        if key == "":  # a str only, as python-memcached: b"" fails the character check
             if key_extra_len == 0:
                 raise Client.MemcachedKeyNoneError("Key is empty")
             return
