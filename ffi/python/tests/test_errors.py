@@ -350,3 +350,23 @@ def test_multi_call_errors_carry_each_keys_own_message(server, prefix):
     assert set(errors) == set(dead)
     for k, exc in errors.items():
         assert k in str(exc) and all(o not in str(exc) for o in dead if o != k), (k, exc)
+
+
+def test_constructor_conflicts_are_configuration_errors(server):
+    """binary=True with another protocol, and weights of another length than the servers,
+    are ConfigurationError (a ClientError), as every other configuration conflict (docs/errors.md:
+    CONFIGURATION is raised by the constructor); before, a plain ClientError. binary=False,
+    the default, asks for no protocol: protocol="binary" with it is binary."""
+    for kw in ({"binary": True, "protocol": "text"}, {"binary": True, "protocol": "meta"},
+               {"weights": [1, 2]}, {"weights": []}):
+        with pytest.raises(mcpool.ConfigurationError) as e:
+            mcpool.Client([server.addr], **kw)
+        assert e.value.status_name == "MCPOOL_CONFIG", (kw, e.value.status_name)
+        assert ("binary=True" in str(e.value) and "protocol" in str(e.value)) \
+            or "weights" in str(e.value), str(e.value)
+    with pytest.raises(mcpool.ConfigurationError):
+        mcpool.Client([server.addr]).set_servers([server.addr], weights=[1, 1])
+    for kw in ({"binary": False, "protocol": "binary"}, {"binary": True, "protocol": "binary"},
+               {"binary": True}):
+        c = mcpool.Client([server.addr], **kw)
+        assert c.set("cfg-k", b"v") is True and c.get("cfg-k") == b"v"
