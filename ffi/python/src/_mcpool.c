@@ -1293,10 +1293,42 @@ static int record_failure(PyObject *failed, PyObject *key, mcpool_status st, PyO
     return r;
 }
 
-/* get_multi; with failed (a dict), a key whose read failed (its server dead or unreachable,
- * a refused key, a server error) is put there with its exception instead of raising: the
- * other keys' hits are returned (what a compat module does with them is its library's
- * rule). A value that cannot be decoded raises either way. */
+/* The dict key of item i of a multi call: the key as given, or, with seen (a dict, when the
+ * keys mix str and bytes), the first key given for the same bytes sent ("k" and b"k" are one
+ * key: one entry, under the first spelling). A borrowed reference; NULL with an exception. */
+static PyObject *multi_key(keys_t *ks, Py_ssize_t i, PyObject *seen) {
+    PyObject *key = PyTuple_GetItem(ks->seq, i);
+    if (seen == NULL || key == NULL)
+        return key;
+    PyObject *wire = PyBytes_FromStringAndSize((const char *)ks->ptrs[i], (Py_ssize_t)ks->lens[i]);
+    if (wire == NULL)
+        return NULL;
+    PyObject *first = PyDict_GetItemWithError(seen, wire); /* borrowed */
+    if (first == NULL && !PyErr_Occurred() && PyDict_SetItem(seen, wire, key) == 0)
+        first = key;
+    Py_DECREF(wire);
+    return first;
+}
+
+/* Whether the keys mix str and bytes (then two of them may be one key sent). */
+static int keys_mixed(keys_t *ks) {
+    int str = 0, bytes = 0;
+    for (Py_ssize_t i = 0; i < ks->n && !(str && bytes); i++) {
+        PyObject *k = PyTuple_GetItem(ks->seq, i);
+        str |= PyUnicode_Check(k);
+        bytes |= !PyUnicode_Check(k);
+    }
+    return str && bytes;
+}
+
+/* get_multi. One entry per key sent: a key given twice (also as "k" and b"k", the same bytes
+ * sent) is one entry, under its first spelling. A key whose read failed (its server dead or
+ * unreachable, a refused key, a server error) does not cost the others their hits: with
+ * failed (a dict, for the compat modules) it is put there with its exception and the hits
+ * are returned (what a compat module does with them is its library's rule); without, the
+ * first failed key's exception is raised once every key is read, with `hits` (the dict of
+ * the keys read) and `errors` (each failed key's own exception) on it. A value that cannot
+ * be decoded raises either way. */
 static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *prefix,
                                 PyObject *failed) {
     keys_t ks;
@@ -1316,6 +1348,10 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
     rm.vals = PyMem_Calloc((size_t)ks.n, sizeof(*rm.vals));
     rm.flags = PyMem_Calloc((size_t)ks.n, sizeof(*rm.flags));
     sts = PyMem_Calloc((size_t)ks.n, sizeof(*sts));
+    PyObject *seen = NULL, *errors = NULL;
+    Py_ssize_t first_failed = -1;
+    if (keys_mixed(&ks) && (seen = PyDict_New()) == NULL)
+        goto fail;
     if (rm.vals == NULL || rm.flags == NULL || sts == NULL) {
         PyErr_NoMemory();
         goto fail;
@@ -1331,8 +1367,20 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
     for (Py_ssize_t i = 0; i < ks.n; i++) {
         if (sts[i] == MCPOOL_NOT_FOUND)
             continue;
-        if (failed != NULL && sts[i] != MCPOOL_OK && sts[i] != MCPOOL_ALLOC_FAILED) {
-            if (record_failure(failed, PyTuple_GetItem(ks.seq, i), sts[i], item_message(i)) < 0)
+        PyObject *key = multi_key(&ks, i, seen);
+        if (key == NULL)
+            goto fail;
+        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_ALLOC_FAILED) {
+            PyObject *into = failed;
+            if (into == NULL) {
+                if (errors == NULL && (errors = PyDict_New()) == NULL)
+                    goto fail;
+                into = errors;
+                if (first_failed < 0)
+                    first_failed = i;
+            }
+            int had = PyDict_Contains(into, key); /* a key given twice: its first failure */
+            if (had < 0 || (had == 0 && record_failure(into, key, sts[i], item_message(i)) < 0))
                 goto fail;
             continue;
         }
@@ -1345,7 +1393,13 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
                 raise_status_msg(sts[i], item_message(i));
             goto fail;
         }
-        PyObject *key = PyTuple_GetItem(ks.seq, i);
+        int dup = seen != NULL ? PyDict_Contains(d, key) : 0;
+        if (dup != 0) { /* the same key sent again: its first spelling has the value */
+            Py_CLEAR(rm.vals[i]);
+            if (dup < 0)
+                goto fail;
+            continue;
+        }
         PyObject *v = deserialize(self, rm.vals[i], rm.flags[i], key);
         rm.vals[i] = NULL; /* taken by deserialize */
         if (v == NULL)
@@ -1358,9 +1412,27 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
     PyMem_Free(rm.vals);
     PyMem_Free(rm.flags);
     PyMem_Free(sts);
+    if (errors != NULL) {
+        /* the first failed key's exception, carrying what is known: every hit and every
+         * failed key's own exception */
+        PyObject *key = multi_key(&ks, first_failed, seen);
+        PyObject *first = key != NULL ? PyDict_GetItemWithError(errors, key) : NULL;
+        PyObject *args = first != NULL ? PyObject_GetAttrString(first, "args") : NULL;
+        PyObject *exc = args != NULL ? PyObject_CallObject((PyObject *)Py_TYPE(first), args) : NULL;
+        Py_XDECREF(args);
+        if (exc != NULL && set_status_attrs(exc, sts[first_failed]) == 0 &&
+            PyObject_SetAttrString(exc, "hits", d) == 0 &&
+            PyObject_SetAttrString(exc, "errors", errors) == 0)
+            PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        else if (first == NULL && !PyErr_Occurred())
+            raise_status(sts[first_failed]);
+        Py_XDECREF(exc);
+        goto fail;
+    }
     keys_free(&ks);
     return d;
 fail:
+    Py_XDECREF(seen);
     if (rm.vals != NULL)
         for (Py_ssize_t i = 0; i < ks.n; i++)
             Py_XDECREF(rm.vals[i]);
@@ -1368,8 +1440,10 @@ fail:
     PyMem_Free(rm.flags);
     PyMem_Free(sts);
     keys_free(&ks);
-    Py_DECREF(d);
+    Py_XDECREF(d);
     return NULL;
+    Py_XDECREF(seen);
+    Py_XDECREF(errors);
 }
 
 static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {

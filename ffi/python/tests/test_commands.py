@@ -318,3 +318,17 @@ def test_incr_multi_reports_every_key_after_a_non_numeric_one(server, prefix, pr
     assert e.value.status_name == "MCPOOL_CLIENT_ERROR"
     assert mc.get(prefix + "num") == "14"
     assert mc.decr_multi(["num", "gone"], key_prefix=prefix) == [13, None]
+
+
+def test_get_multi_answers_a_key_sent_twice_once(mc, prefix):
+    """get_multi has one entry per key sent (the bytes sent compared): "k" and b"k" are one
+    key, answered under its first spelling (before: both, the same server key twice)."""
+    k, e = prefix + "sb", prefix + "\u00e9"
+    mc.set(k, b"v")
+    mc.set(e, b"x")
+    assert mc.get_multi([k, k.encode()]) == {k: b"v"}
+    got = mc.get_multi([k.encode(), k])
+    assert got == {k.encode(): b"v"} and type(next(iter(got))) is bytes
+    assert mc.get_multi([e, e.encode(), prefix + "miss", (prefix + "miss").encode()]) == {e: b"x"}
+    assert mc.get_multi(["sb", b"sb", "sb"], key_prefix=prefix) == {"sb": b"v"}
+    assert mc.get_multi([k, k]) == {k: b"v"}

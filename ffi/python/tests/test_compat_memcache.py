@@ -431,3 +431,20 @@ def test_an_empty_key_raises_what_python_memcached_raises(server, prefix):
     assert got == steps(real_memcache.Client([server.addr]))
     assert ("set", "", "MemcachedKeyCharacterError",
             "Control/space characters not allowed (key=b'')") in got
+
+
+def test_get_multi_answers_a_key_given_twice_once_as_python_memcached(server, prefix):
+    """A key given as str and as bytes is one key sent: python-memcached answers it once,
+    under its last spelling. Side by side (before: both spellings)."""
+    ours, peer = compat_memcache.Client([server.addr]), real_memcache.Client([server.addr])
+    k, e = prefix + "sb", prefix + "\u00e9"
+    ours.set(k, b"v")
+    ours.set(e, b"x")
+    ours.set(prefix + "p:b", b"w")
+    for keys, kw in (([k, k.encode()], {}), ([k.encode(), k], {}),
+                     ([k.encode(), k, k.encode()], {}), ([e, e.encode()], {}),
+                     ([e.encode(), e], {}), ([k, k], {}),
+                     ([prefix + "zz", (prefix + "zz").encode(), k], {}),
+                     (["b", b"b"], {"key_prefix": prefix + "p:"}),
+                     ([b"b", "b"], {"key_prefix": prefix + "p:"})):
+        assert typed(ours.get_multi(keys, **kw)) == typed(peer.get_multi(keys, **kw)), keys

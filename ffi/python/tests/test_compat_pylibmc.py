@@ -737,3 +737,20 @@ def test_pylibmc_a_down_server_raises_as_pylibmc(server, prefix, down_addr):
     ours = _down_steps(compat_pylibmc, server.addr, down_addr, prefix + "c_")
     assert ours == real
     assert dict(real)["set_multi (disabled)"] == "ServerDown"
+
+
+def test_get_multi_answers_a_key_given_as_str_and_bytes_once_as_pylibmc(server, prefix):
+    """A key given as str and as bytes is one key sent: pylibmc answers it once, under its
+    str spelling whatever the order. Side by side with pylibmc (before: both spellings)."""
+    ours, peer = compat_pylibmc.Client([server.addr]), real_pylibmc.Client([server.addr])
+    k, e = prefix + "sb", prefix + "\u00e9"
+    ours.set(k, b"v")
+    ours.set(e, b"x")
+    ours.set(prefix + "p:b", b"w")
+    for keys, kw in (([k, k.encode()], {}), ([k.encode(), k], {}),
+                     ([k.encode(), k, k.encode()], {}), ([e, e.encode()], {}),
+                     ([e.encode(), e], {}), ([k.encode(), k.encode()], {}),
+                     ([prefix + "zz", (prefix + "zz").encode(), k], {}),
+                     (["b", b"b"], {"key_prefix": prefix + "p:"}),
+                     ([b"b", "b"], {"key_prefix": (prefix + "p:").encode()})):
+        assert typed(ours.get_multi(keys, **kw)) == typed(peer.get_multi(keys, **kw)), keys

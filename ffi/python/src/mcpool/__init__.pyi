@@ -15,6 +15,10 @@ class Error(Exception):
     status: int
     status_name: str
     status_class: str
+    # get_multi's error for a key that failed (a server down): the keys read and each failed
+    # key's own exception (set on that exception only)
+    hits: Dict[Any, Any]
+    errors: Dict[Any, "Error"]
 
 class ClientError(Error, ValueError): ...
 class ClientTypeError(ClientError, TypeError): ...

@@ -425,7 +425,10 @@ class Client:
                     v = self._unpickle_failed(e)
                 if v is not _MISS:
                     found[w] = v
-        return {orig: found[w] for w, orig in pairs if w in found}
+        # one entry per key sent: a key given twice ("k" and b"k") is answered once, under
+        # its last spelling, as python-memcached's map from the key sent to the key given
+        last = dict(pairs)
+        return {orig: found[w] for w, orig in last.items() if w in found}
 
     # -- stores ------------------------------------------------------------------------------
 

@@ -601,6 +601,11 @@ class Client:
             e = refused[0]
             if _too_long(keys):
                 raise ValueError(str(e)) from None
+        if any(isinstance(k, str) for k in keys) and any(isinstance(k, bytes) for k in keys):
+            # one entry per key sent: a key given as str and as bytes ("k" and b"k") is
+            # answered once, under its str spelling, whatever the order, as pylibmc
+            text = {k.encode("utf-8", "surrogatepass"): k for k in keys if isinstance(k, str)}
+            keys = [text.get(k, k) if isinstance(k, bytes) else k for k in keys]
             if _too_long(keys, prefix):
                 raise BadKeyProvided(str(e)) from None
         return found
