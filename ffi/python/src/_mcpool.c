@@ -317,7 +317,9 @@ static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **own
 
 /* Seconds of expiry (None: 0), as the C ABI's uint32_t. What fits is passed on: the core
  * refuses one above MCPOOL_MAX_TTL (ClientError, nothing sent); a negative one or one beyond
- * 32 bits cannot be passed at all. */
+ * 32 bits cannot be passed at all. A float goes through the core's rule for fractions
+ * (mcpool_whole_seconds): a positive fraction rounds up, so 0.4 is 1 s, never 0 ("never
+ * expires"). */
 static int ttl_arg(PyObject *o, uint32_t *out) {
     if (o == NULL || o == Py_None) {
         *out = 0;
@@ -331,7 +333,7 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
                          (unsigned long)MCPOOL_MAX_TTL);
             return -1;
         }
-        *out = (uint32_t)d;
+        *out = mcpool_expiry_from_signed(mcpool_whole_seconds(d));
         return 0;
     }
     if (!PyLong_Check(o) || PyBool_Check(o)) {
@@ -357,8 +359,9 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
  * below 0: -0.3, a deadline just passed, as much as -1.5) goes through the core's rule for
  * signed expiries, mcpool_expiry_from_signed: the item is stored already expired, as
  * memcached's protocol reads a negative exptime and as python-memcached, pylibmc, pymemcache,
- * Django and cachelib send it. A float between -1 and 0 is passed as -1 (truncating it
- * toward zero would make it 0, "never expires"). */
+ * Django and cachelib send it. A negative float goes through the core's rule for fractions
+ * first (mcpool_whole_seconds: -0.3 is -1; truncating it toward zero would make it 0, "never
+ * expires"). */
 static int expiry_arg(PyObject *o, uint32_t *out) {
     if (o != NULL && o != Py_None && !PyBool_Check(o)) {
         int64_t negative = 0; /* the negative seconds, or 0 */
@@ -366,7 +369,7 @@ static int expiry_arg(PyObject *o, uint32_t *out) {
             double d = PyFloat_AsDouble(o);
             /* -inf and nan: ttl_arg refuses them */
             if (d < 0 && d > -HUGE_VAL)
-                negative = d < -9.0e18 ? INT64_MIN : d > -1.0 ? -1 : (int64_t)d;
+                negative = mcpool_whole_seconds(d);
         } else if (PyLong_Check(o)) {
             int overflow = 0;
             long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -1345,13 +1348,13 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
     /* per key: the value (a bytes object the core fills), its flags, its status */
     read_multi_t rm = {NULL, ks.n, NULL, NULL, 0, 0};
     mcpool_status *sts = NULL;
-    rm.vals = PyMem_Calloc((size_t)ks.n, sizeof(*rm.vals));
-    rm.flags = PyMem_Calloc((size_t)ks.n, sizeof(*rm.flags));
-    sts = PyMem_Calloc((size_t)ks.n, sizeof(*sts));
     PyObject *seen = NULL, *errors = NULL;
     Py_ssize_t first_failed = -1;
     if (keys_mixed(&ks) && (seen = PyDict_New()) == NULL)
         goto fail;
+    rm.vals = PyMem_Calloc((size_t)ks.n, sizeof(*rm.vals));
+    rm.flags = PyMem_Calloc((size_t)ks.n, sizeof(*rm.flags));
+    sts = PyMem_Calloc((size_t)ks.n, sizeof(*sts));
     if (rm.vals == NULL || rm.flags == NULL || sts == NULL) {
         PyErr_NoMemory();
         goto fail;
@@ -1409,9 +1412,6 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         if (r < 0)
             goto fail;
     }
-    PyMem_Free(rm.vals);
-    PyMem_Free(rm.flags);
-    PyMem_Free(sts);
     if (errors != NULL) {
         /* the first failed key's exception, carrying what is known: every hit and every
          * failed key's own exception */
@@ -1429,21 +1429,24 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         Py_XDECREF(exc);
         goto fail;
     }
+    PyMem_Free(rm.vals);
+    PyMem_Free(rm.flags);
+    PyMem_Free(sts);
+    Py_XDECREF(seen);
     keys_free(&ks);
     return d;
 fail:
-    Py_XDECREF(seen);
     if (rm.vals != NULL)
         for (Py_ssize_t i = 0; i < ks.n; i++)
             Py_XDECREF(rm.vals[i]);
     PyMem_Free(rm.vals);
     PyMem_Free(rm.flags);
     PyMem_Free(sts);
+    Py_XDECREF(seen);
+    Py_XDECREF(errors);
     keys_free(&ks);
     Py_XDECREF(d);
     return NULL;
-    Py_XDECREF(seen);
-    Py_XDECREF(errors);
 }
 
 static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
@@ -2798,11 +2801,23 @@ static PyObject *mod_library_version(PyObject *m, PyObject *noargs) {
 
 /* expiry_from_now(seconds): a duration as memcached's exptime, by the core's one rule
  * (mcpool_expiry_from_now: above 30 days the unix time it ends at). An int beyond 64 bits
- * is the nearest one (past: expired at once; future: refused by the call). */
+ * is the nearest one (past: expired at once; future: refused by the call). A float goes
+ * through the core's rule for fractions first (mcpool_whole_seconds: 0.4 is 1 s, -0.3 is
+ * past); NaN is refused. */
 static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
     (void)m;
+    if (PyFloat_Check(arg)) {
+        double d = PyFloat_AsDouble(arg);
+        if (d != d) {
+            PyErr_SetString(ClientError, "seconds must be a number, not nan");
+            return NULL;
+        }
+        return PyLong_FromUnsignedLong(
+            (unsigned long)mcpool_expiry_from_now(mcpool_whole_seconds(d)));
+    }
     if (!PyLong_Check(arg) || PyBool_Check(arg)) {
-        PyErr_Format(ClientTypeError, "seconds must be an int, not %.100s", TPNAME(arg));
+        PyErr_Format(ClientTypeError, "seconds must be an int or a float, not %.100s",
+                     TPNAME(arg));
         return NULL;
     }
     int overflow = 0;
@@ -2870,7 +2885,8 @@ static PyMethodDef module_methods[] = {
      "to set and the other calls, by the core's rule: up to 30 days as it is; above, the unix "
      "time it ends at (memcached reads an expiry above 30 days as a unix time, so the seconds "
      "themselves would expire the item at once); 0 or less expires it at once (never 0, "
-     "'never expires'). A moment after 2038 is refused by the call."},
+     "'never expires'); a float's positive fraction rounds up (0.4 is 1 s). A moment after "
+     "2038 is refused by the call."},
     {NULL, NULL, 0, NULL},
 };
 

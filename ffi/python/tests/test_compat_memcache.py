@@ -448,3 +448,36 @@ def test_get_multi_answers_a_key_given_twice_once_as_python_memcached(server, pr
                      (["b", b"b"], {"key_prefix": prefix + "p:"}),
                      ([b"b", "b"], {"key_prefix": prefix + "p:"})):
         assert typed(ours.get_multi(keys, **kw)) == typed(peer.get_multi(keys, **kw)), keys
+
+
+def test_a_fractional_time_is_what_python_memcached_sends(server, prefix):
+    """python-memcached sends a time with %d (truncated: 0.4 and -0.3 are 0, never expires;
+    1.7 is 1; -1.5 is -1, expired), and its touch with str() (memcached refuses "0.4": 0, the
+    key untouched); the compat module claims its behaviour: the same answers, and memcached
+    holds each key as long (mg's t flag), side by side, for set, add, replace, set_multi and
+    touch. (mcpool.Client rounds a positive fraction up instead.)"""
+    meta = mcpool.Client([server.addr], protocol="meta")
+
+    def held(key):
+        info = meta.meta_info(key)
+        return "miss" if info is None else info["ttl"]
+
+    for t in (0.4, -0.3, 1.7, 2.9, -1.5, 0.0):
+        for name in ("set", "add", "replace", "set_multi", "touch"):
+            got = []
+            for c, p in ((real_memcache.Client([server.addr]), prefix + "r_"),
+                         (compat_memcache.Client([server.addr]), prefix + "o_")):
+                k = "%s%s%r" % (p, name, t)
+                if name in ("replace", "touch"):
+                    c.set(k, "old")
+                if name == "set_multi":
+                    r = c.set_multi({k: "v"}, t)
+                elif name == "touch":  # python-memcached sends str(t): memcached refuses it
+                    r = c.touch(k, t)
+                else:
+                    r = getattr(c, name)(k, "v", t)
+                got.append((bool(r), held(k)))
+            (ra, a), (rb, b) = got
+            assert ra == rb, (name, t, got)
+            assert a == b or (isinstance(a, int) and isinstance(b, int) and abs(a - b) <= 1), \
+                (name, t, got)

@@ -551,6 +551,11 @@ class Client:
         if self._mc is None:
             return 0
         self._statlog("touch")
+        if isinstance(time, float):
+            # python-memcached sends touch's time with str(): "touch k 0.4", which memcached
+            # refuses (CLIENT_ERROR invalid exptime argument): 0, the key untouched
+            self.debuglog("touch expected TOUCHED, got: CLIENT_ERROR invalid exptime argument")
+            return 0
         try:
             return 1 if self._mc.touch(key, _exptime(time)) else 0
         except _mcpool.Error as e:
