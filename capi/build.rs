@@ -47,7 +47,12 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ("Per-operation records (docs/tracing.md)", &["mcpool_op_"]),
     (
         "Commands",
-        &["mcpool_client_", "mcpool_expiry_", "mcpool_delay_"],
+        &[
+            "mcpool_client_",
+            "mcpool_expiry_",
+            "mcpool_delay_",
+            "mcpool_whole_seconds",
+        ],
     ),
     ("Items", &["mcpool_item_"]),
     ("Multi-get result sets", &["mcpool_multi_"]),

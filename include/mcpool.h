@@ -2102,6 +2102,17 @@ uint32_t mcpool_expiry_from_signed(int64_t seconds);
 uint32_t mcpool_expiry_from_now(int64_t seconds);
 
 /**
+ * A fractional number of seconds (a binding's floating-point expiry, duration or delay) as
+ * the whole seconds `mcpool_expiry_from_signed`, `mcpool_expiry_from_now` and
+ * `mcpool_delay_from_signed` take, by the core's one rule for fractions: a positive
+ * fraction rounds up (0 < t < 1 is 1 second, never 0, which memcached reads as "never
+ * expires"), a negative one rounds down (it stays negative: expired at once), 0 and -0 are
+ * 0; NaN and anything beyond `INT64_MAX` are `INT64_MAX` (refused by every call once
+ * mapped), anything below `INT64_MIN` is `INT64_MIN`. Never fails.
+ */
+int64_t mcpool_whole_seconds(double seconds);
+
+/**
  * A signed `flush_all` delay (seconds) as the `uint32_t` `mcpool_client_flush_all` and
  * `mcpool_client_flush_all_each` take, by the core's rule: negative is 0, flush now (a
  * delay in the past, as Cache::Memcached::Fast and pylibmc send -1); above `UINT32_MAX` is

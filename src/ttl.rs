@@ -54,6 +54,26 @@ pub fn from_signed(seconds: i64) -> u32 {
     }
 }
 
+/// A fractional number of seconds (a binding's float expiry, duration or delay) as the whole
+/// seconds [`from_signed`], [`from_now`] and [`delay_from_signed`] take, by the one rule for
+/// fractions: a positive fraction rounds up (0 < t < 1 is 1 s: an item asked to live under a
+/// second must not become 0, memcached's "never expires"), a negative one rounds down (it
+/// stays negative: -0.3, a deadline just passed, expires at once), 0 and -0 are 0. A
+/// fraction beyond `i64`, and NaN (no time at all), is `i64::MAX` (beyond `u32`: refused by
+/// [`check`] once mapped); beyond `i64` on the negative side `i64::MIN` (expired at once).
+pub fn whole_seconds(seconds: f64) -> i64 {
+    if seconds.is_nan() {
+        return i64::MAX;
+    }
+    let whole = if seconds > 0.0 {
+        seconds.ceil()
+    } else {
+        seconds.floor()
+    };
+    // `as` saturates at the ends of i64 (and 2^63 as f64 is beyond i64::MAX)
+    whole as i64
+}
+
 /// The longest expiry memcached reads as seconds from now: 30 days (memcached's
 /// `REALTIME_MAXDELTA`); above it memcached reads a unix time.
 pub const RELATIVE_MAX: u32 = 30 * 24 * 60 * 60;
@@ -146,6 +166,29 @@ mod tests {
         assert_eq!(from_now_at(i64::MAX, now), u32::MAX);
         let live = from_now(31 * 86_400);
         assert!(live > RELATIVE_MAX && check("ttl", live).is_ok(), "{live}");
+        // Fractions: a positive one rounds up (never 0, "never expires"), a negative one
+        // down (still expired at once), NaN and beyond i64 are refused once mapped.
+        assert_eq!(whole_seconds(0.4), 1);
+        assert_eq!(whole_seconds(1e-300), 1);
+        assert_eq!(whole_seconds(0.999), 1);
+        assert_eq!(whole_seconds(1.0), 1);
+        assert_eq!(whole_seconds(1.7), 2);
+        assert_eq!(whole_seconds(60.0), 60);
+        assert_eq!(whole_seconds(0.0), 0);
+        assert_eq!(whole_seconds(-0.0), 0);
+        assert_eq!(whole_seconds(-0.3), -1);
+        assert_eq!(whole_seconds(-1.5), -2);
+        assert_eq!(whole_seconds(f64::INFINITY), i64::MAX);
+        assert_eq!(whole_seconds(1e30), i64::MAX);
+        assert_eq!(whole_seconds(f64::NAN), i64::MAX);
+        assert_eq!(whole_seconds(f64::NEG_INFINITY), i64::MIN);
+        assert_eq!(from_signed(whole_seconds(0.4)), 1);
+        assert_eq!(from_signed(whole_seconds(-0.3)), EXPIRED_AT_ONCE);
+        assert!(check("ttl", from_signed(whole_seconds(f64::NAN))).is_err());
+        assert_eq!(from_now_at(whole_seconds(0.4), now), 1);
+        assert_eq!(from_now_at(whole_seconds(-0.3), now), EXPIRED_AT_ONCE);
+        assert_eq!(delay_from_signed(whole_seconds(0.4)), 1);
+        assert_eq!(delay_from_signed(whole_seconds(-0.3)), 0);
         // A binding's -1 arrives as 2^32 - 1: the message says how memcached would read it.
         let e = check("ttl", u32::MAX).unwrap_err().to_string();
         assert!(e.contains("-1"), "{e}");

@@ -12,6 +12,7 @@
 #include "mcpool.h"
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -2534,6 +2535,16 @@ static void test_kinds(void) {
            MCPOOL_OK);
     EXPECT(mcpool_client_get(m, K("k31"), &item), MCPOOL_OK); /* kept, not expired in 1970 */
     mcpool_item_free(item);
+    /* the core's rule for fractions: a positive one rounds up (0.4 s is 1, never 0 = "never
+     * expires"), a negative one down (still expired at once), NaN refused once mapped */
+    CHECK(mcpool_whole_seconds(0.4) == 1);
+    CHECK(mcpool_whole_seconds(1.7) == 2);
+    CHECK(mcpool_whole_seconds(0.0) == 0);
+    CHECK(mcpool_whole_seconds(-0.3) == -1);
+    CHECK(mcpool_whole_seconds(NAN) == INT64_MAX);
+    CHECK(mcpool_expiry_from_signed(mcpool_whole_seconds(0.4)) == 1);
+    CHECK(mcpool_expiry_from_signed(mcpool_whole_seconds(-0.3)) == MCPOOL_EXPIRED_AT_ONCE);
+    CHECK(mcpool_expiry_from_now(mcpool_whole_seconds(0.4)) == 1);
     /* a flush delay in the past is now */
     CHECK(mcpool_delay_from_signed(-1) == 0);
     CHECK(mcpool_delay_from_signed(30) == 30);

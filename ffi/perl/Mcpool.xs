@@ -1050,20 +1050,21 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
     return (SSize_t)n;
 }
 
-/* A Perl number of seconds as a signed 64-bit one: undef 0; a number above IV_MAX (an
- * unsigned IV, or a float), which an IV would read as negative, is IV_MAX: too large, not
- * negative. The core's rules then map it (mcp_exptime, _flush_all). */
+/* A Perl number of seconds as a signed 64-bit one: undef 0; an integer as it is (an
+ * unsigned one above IV_MAX, which an IV would read as negative, is IV_MAX: too large, not
+ * negative); anything else (a float, a string: "0.4") as the core's rule for fractions has
+ * it (mcpool_whole_seconds: a positive fraction rounds up, so 0.4 is 1 s, never 0 = "never
+ * expires"; a negative one stays negative; beyond 64 bits or NaN, too large). The core's
+ * rules then map it (mcp_exptime, expiry_from_now, _flush_all). */
 static int64_t
 mcp_seconds(pTHX_ SV *sv)
 {
-    IV t;
     SvGETMAGIC(sv);
     if (!SvOK(sv))
         return 0;
-    t = SvIV_nomg(sv);
-    if ((SvIOK(sv) && SvIsUV(sv)) || (SvNOK(sv) && SvNVX(sv) > 0 && t < 0))
-        t = IV_MAX;
-    return (int64_t)t;
+    if (SvIOK(sv) && !SvNOK(sv))
+        return SvIsUV(sv) && SvUVX(sv) > (UV)IV_MAX ? (int64_t)IV_MAX : (int64_t)SvIVX(sv);
+    return mcpool_whole_seconds((double)SvNV_nomg(sv));
 }
 
 /* An expiration time as the C ABI's uint32_t, by the core's rule for signed expiries

@@ -970,7 +970,8 @@ expiration time to pass to C<set> and the other commands, by the core's rule
 (C<mcpool_expiry_from_now>): up to 30 days the seconds as they are; above, the unix time they
 end at, since memcached reads an expiration time above 30 days as a unix time (the seconds
 themselves would be a moment in 1970: the item would expire at once while C<set> returns
-true); 0 or less expires the item at once (never 0, which is "never expires"). A moment after
+true); 0 or less expires the item at once (never 0, which is "never expires"); a fraction
+rounds up (the core's rule for fractions: C<0.4> is 1 second). A moment after
 2038 makes the command fail (memcached cannot hold it), never a shorter expiry. No I/O.
 
 =item set_servers (\@servers)
@@ -1014,7 +1015,11 @@ negative, so the item would expire at once while the store answers true: the cor
 before anything is sent, and the command returns nothing (C<undef>; in a C<_multi> call, for
 that item) with C<last_error> saying why; the old value is intact. A negative time expires
 the key at once, as with Cache::Memcached::Fast (memcached's own reading of it), and a
-negative C<flush_all> delay flushes now, as there (the core's rules for signed times).
+negative C<flush_all> delay flushes now, as there (the core's rules for signed times). A
+fractional time (C<0.4>, C<"1.7">) goes through the core's rule for fractions
+(C<mcpool_whole_seconds>): a positive fraction rounds up to whole seconds, so C<0.4> keeps the
+item 1 second, never 0, which memcached reads as "never expires" (Cache::Memcached::Fast
+sends C<0.4> as 0 and keeps it forever); a negative one stays negative.
 
 =head1 FORK AND THREADS
 

@@ -54,4 +54,44 @@ for my $protocol (qw(text meta binary)) {
         or diag(explain($now), $m->last_error);
     ok(!defined $m->get('flushed'), '... now');
 }
+
+# A fractional time goes through the core's rule for fractions (mcpool_whole_seconds): a
+# positive fraction rounds up, so 0.4 keeps the item 1 s, never 0 (memcached's "never
+# expires": the item would live until evicted); a negative one stays negative (expired at
+# once). The TTL memcached holds is read back with meta_info (mg's t flag). Before the rule
+# set(k, v, 0.4) kept the item forever while expiry_from_now(0.4) expired it at once.
+{
+    my $m = Mcpool->new({ servers => [$srv], protocol => 'meta', namespace => 'ttl-frac:' });
+    my $ttl = sub { my $i = $m->meta_info($_[0]); $i && $i->{ttl} };
+    for my $t (0.4, '0.4', 1e-9, 0.999) {
+        ok($m->set("f$t", 'v', $t), "set with time $t");
+        my $left = $ttl->("f$t");
+        ok(defined $left && $left >= 0 && $left <= 1, "... expires within a second, not never")
+            or diag(defined $left ? $left : 'no expiry');
+        ok($m->set("g$t", 'v'), 'a key ...');
+        ok($m->touch("g$t", $t), "... touched with $t");
+        $left = $ttl->("g$t");
+        ok(defined $left && $left <= 1, '... expires within a second');
+        ok(($m->set_multi(["h$t", 'v', $t]))[0], "set_multi with $t");
+        $left = $ttl->("h$t");
+        ok(defined $left && $left <= 1, '... expires within a second');
+    }
+    ok($m->set('f1.7', 'v', 1.7), 'set with 1.7 ...');
+    my $left = $ttl->('f1.7');
+    ok(defined $left && $left >= 1 && $left <= 2, "... rounds up to 2 s ($left)");
+    ok($m->set('whole', 'v', 5.0), 'set with 5.0 ...');
+    $left = $ttl->('whole');
+    ok(defined $left && $left >= 4 && $left <= 5, "... 5 s ($left)");
+    for my $t (-0.3, '-0.3', -1.5) {
+        ok($m->set("n$t", 'old'), 'a key ...');
+        ok($m->set("n$t", 'v', $t), "... set with $t");
+        ok(!defined $m->get("n$t"), '... expired at once');
+    }
+    ok($m->set('zero', 'v', 0.0), 'set with 0.0 ...');
+    ok(!defined $ttl->('zero') && $m->get('zero') eq 'v', '... never expires, as 0');
+    is(Mcpool::expiry_from_now(0.4), 1, 'expiry_from_now(0.4): 1 s, not expired at once');
+    is(Mcpool::expiry_from_now(1.7), 2, 'expiry_from_now(1.7): 2 s');
+    is(Mcpool::expiry_from_now(-0.3), Mcpool::expiry_from_now(-1), 'expiry_from_now(-0.3): past');
+    is(Mcpool::expiry_from_now(0.0), Mcpool::expiry_from_now(0), 'expiry_from_now(0.0) as 0');
+}
 done_testing;

@@ -317,7 +317,9 @@ static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **own
 
 /* Seconds of expiry (None: 0), as the C ABI's uint32_t. What fits is passed on: the core
  * refuses one above MCPOOL_MAX_TTL (ClientError, nothing sent); a negative one or one beyond
- * 32 bits cannot be passed at all. */
+ * 32 bits cannot be passed at all. A float goes through the core's rule for fractions
+ * (mcpool_whole_seconds): a positive fraction rounds up, so 0.4 is 1 s, never 0 ("never
+ * expires"). */
 static int ttl_arg(PyObject *o, uint32_t *out) {
     if (o == NULL || o == Py_None) {
         *out = 0;
@@ -331,7 +333,7 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
                          (unsigned long)MCPOOL_MAX_TTL);
             return -1;
         }
-        *out = (uint32_t)d;
+        *out = mcpool_expiry_from_signed(mcpool_whole_seconds(d));
         return 0;
     }
     if (!PyLong_Check(o) || PyBool_Check(o)) {
@@ -357,8 +359,9 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
  * below 0: -0.3, a deadline just passed, as much as -1.5) goes through the core's rule for
  * signed expiries, mcpool_expiry_from_signed: the item is stored already expired, as
  * memcached's protocol reads a negative exptime and as python-memcached, pylibmc, pymemcache,
- * Django and cachelib send it. A float between -1 and 0 is passed as -1 (truncating it
- * toward zero would make it 0, "never expires"). */
+ * Django and cachelib send it. A negative float goes through the core's rule for fractions
+ * first (mcpool_whole_seconds: -0.3 is -1; truncating it toward zero would make it 0, "never
+ * expires"). */
 static int expiry_arg(PyObject *o, uint32_t *out) {
     if (o != NULL && o != Py_None && !PyBool_Check(o)) {
         int64_t negative = 0; /* the negative seconds, or 0 */
@@ -366,7 +369,7 @@ static int expiry_arg(PyObject *o, uint32_t *out) {
             double d = PyFloat_AsDouble(o);
             /* -inf and nan: ttl_arg refuses them */
             if (d < 0 && d > -HUGE_VAL)
-                negative = d < -9.0e18 ? INT64_MIN : d > -1.0 ? -1 : (int64_t)d;
+                negative = mcpool_whole_seconds(d);
         } else if (PyLong_Check(o)) {
             int overflow = 0;
             long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
@@ -1293,10 +1296,42 @@ static int record_failure(PyObject *failed, PyObject *key, mcpool_status st, PyO
     return r;
 }
 
-/* get_multi; with failed (a dict), a key whose read failed (its server dead or unreachable,
- * a refused key, a server error) is put there with its exception instead of raising: the
- * other keys' hits are returned (what a compat module does with them is its library's
- * rule). A value that cannot be decoded raises either way. */
+/* The dict key of item i of a multi call: the key as given, or, with seen (a dict, when the
+ * keys mix str and bytes), the first key given for the same bytes sent ("k" and b"k" are one
+ * key: one entry, under the first spelling). A borrowed reference; NULL with an exception. */
+static PyObject *multi_key(keys_t *ks, Py_ssize_t i, PyObject *seen) {
+    PyObject *key = PyTuple_GetItem(ks->seq, i);
+    if (seen == NULL || key == NULL)
+        return key;
+    PyObject *wire = PyBytes_FromStringAndSize((const char *)ks->ptrs[i], (Py_ssize_t)ks->lens[i]);
+    if (wire == NULL)
+        return NULL;
+    PyObject *first = PyDict_GetItemWithError(seen, wire); /* borrowed */
+    if (first == NULL && !PyErr_Occurred() && PyDict_SetItem(seen, wire, key) == 0)
+        first = key;
+    Py_DECREF(wire);
+    return first;
+}
+
+/* Whether the keys mix str and bytes (then two of them may be one key sent). */
+static int keys_mixed(keys_t *ks) {
+    int str = 0, bytes = 0;
+    for (Py_ssize_t i = 0; i < ks->n && !(str && bytes); i++) {
+        PyObject *k = PyTuple_GetItem(ks->seq, i);
+        str |= PyUnicode_Check(k);
+        bytes |= !PyUnicode_Check(k);
+    }
+    return str && bytes;
+}
+
+/* get_multi. One entry per key sent: a key given twice (also as "k" and b"k", the same bytes
+ * sent) is one entry, under its first spelling. A key whose read failed (its server dead or
+ * unreachable, a refused key, a server error) does not cost the others their hits: with
+ * failed (a dict, for the compat modules) it is put there with its exception and the hits
+ * are returned (what a compat module does with them is its library's rule); without, the
+ * first failed key's exception is raised once every key is read, with `hits` (the dict of
+ * the keys read) and `errors` (each failed key's own exception) on it. A value that cannot
+ * be decoded raises either way. */
 static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *prefix,
                                 PyObject *failed) {
     keys_t ks;
@@ -1313,6 +1348,10 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
     /* per key: the value (a bytes object the core fills), its flags, its status */
     read_multi_t rm = {NULL, ks.n, NULL, NULL, 0, 0};
     mcpool_status *sts = NULL;
+    PyObject *seen = NULL, *errors = NULL;
+    Py_ssize_t first_failed = -1;
+    if (keys_mixed(&ks) && (seen = PyDict_New()) == NULL)
+        goto fail;
     rm.vals = PyMem_Calloc((size_t)ks.n, sizeof(*rm.vals));
     rm.flags = PyMem_Calloc((size_t)ks.n, sizeof(*rm.flags));
     sts = PyMem_Calloc((size_t)ks.n, sizeof(*sts));
@@ -1331,8 +1370,20 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
     for (Py_ssize_t i = 0; i < ks.n; i++) {
         if (sts[i] == MCPOOL_NOT_FOUND)
             continue;
-        if (failed != NULL && sts[i] != MCPOOL_OK && sts[i] != MCPOOL_ALLOC_FAILED) {
-            if (record_failure(failed, PyTuple_GetItem(ks.seq, i), sts[i], item_message(i)) < 0)
+        PyObject *key = multi_key(&ks, i, seen);
+        if (key == NULL)
+            goto fail;
+        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_ALLOC_FAILED) {
+            PyObject *into = failed;
+            if (into == NULL) {
+                if (errors == NULL && (errors = PyDict_New()) == NULL)
+                    goto fail;
+                into = errors;
+                if (first_failed < 0)
+                    first_failed = i;
+            }
+            int had = PyDict_Contains(into, key); /* a key given twice: its first failure */
+            if (had < 0 || (had == 0 && record_failure(into, key, sts[i], item_message(i)) < 0))
                 goto fail;
             continue;
         }
@@ -1345,7 +1396,13 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
                 raise_status_msg(sts[i], item_message(i));
             goto fail;
         }
-        PyObject *key = PyTuple_GetItem(ks.seq, i);
+        int dup = seen != NULL ? PyDict_Contains(d, key) : 0;
+        if (dup != 0) { /* the same key sent again: its first spelling has the value */
+            Py_CLEAR(rm.vals[i]);
+            if (dup < 0)
+                goto fail;
+            continue;
+        }
         PyObject *v = deserialize(self, rm.vals[i], rm.flags[i], key);
         rm.vals[i] = NULL; /* taken by deserialize */
         if (v == NULL)
@@ -1355,9 +1412,27 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         if (r < 0)
             goto fail;
     }
+    if (errors != NULL) {
+        /* the first failed key's exception, carrying what is known: every hit and every
+         * failed key's own exception */
+        PyObject *key = multi_key(&ks, first_failed, seen);
+        PyObject *first = key != NULL ? PyDict_GetItemWithError(errors, key) : NULL;
+        PyObject *args = first != NULL ? PyObject_GetAttrString(first, "args") : NULL;
+        PyObject *exc = args != NULL ? PyObject_CallObject((PyObject *)Py_TYPE(first), args) : NULL;
+        Py_XDECREF(args);
+        if (exc != NULL && set_status_attrs(exc, sts[first_failed]) == 0 &&
+            PyObject_SetAttrString(exc, "hits", d) == 0 &&
+            PyObject_SetAttrString(exc, "errors", errors) == 0)
+            PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        else if (first == NULL && !PyErr_Occurred())
+            raise_status(sts[first_failed]);
+        Py_XDECREF(exc);
+        goto fail;
+    }
     PyMem_Free(rm.vals);
     PyMem_Free(rm.flags);
     PyMem_Free(sts);
+    Py_XDECREF(seen);
     keys_free(&ks);
     return d;
 fail:
@@ -1367,8 +1442,10 @@ fail:
     PyMem_Free(rm.vals);
     PyMem_Free(rm.flags);
     PyMem_Free(sts);
+    Py_XDECREF(seen);
+    Py_XDECREF(errors);
     keys_free(&ks);
-    Py_DECREF(d);
+    Py_XDECREF(d);
     return NULL;
 }
 
@@ -2990,11 +3067,23 @@ static PyObject *mod_library_version(PyObject *m, PyObject *noargs) {
 
 /* expiry_from_now(seconds): a duration as memcached's exptime, by the core's one rule
  * (mcpool_expiry_from_now: above 30 days the unix time it ends at). An int beyond 64 bits
- * is the nearest one (past: expired at once; future: refused by the call). */
+ * is the nearest one (past: expired at once; future: refused by the call). A float goes
+ * through the core's rule for fractions first (mcpool_whole_seconds: 0.4 is 1 s, -0.3 is
+ * past); NaN is refused. */
 static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
     (void)m;
+    if (PyFloat_Check(arg)) {
+        double d = PyFloat_AsDouble(arg);
+        if (d != d) {
+            PyErr_SetString(ClientError, "seconds must be a number, not nan");
+            return NULL;
+        }
+        return PyLong_FromUnsignedLong(
+            (unsigned long)mcpool_expiry_from_now(mcpool_whole_seconds(d)));
+    }
     if (!PyLong_Check(arg) || PyBool_Check(arg)) {
-        PyErr_Format(ClientTypeError, "seconds must be an int, not %.100s", TPNAME(arg));
+        PyErr_Format(ClientTypeError, "seconds must be an int or a float, not %.100s",
+                     TPNAME(arg));
         return NULL;
     }
     int overflow = 0;
@@ -3062,7 +3151,8 @@ static PyMethodDef module_methods[] = {
      "to set and the other calls, by the core's rule: up to 30 days as it is; above, the unix "
      "time it ends at (memcached reads an expiry above 30 days as a unix time, so the seconds "
      "themselves would expire the item at once); 0 or less expires it at once (never 0, "
-     "'never expires'). A moment after 2038 is refused by the call."},
+     "'never expires'); a float's positive fraction rounds up (0.4 is 1 s). A moment after "
+     "2038 is refused by the call."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -318,3 +318,50 @@ def test_incr_multi_reports_every_key_after_a_non_numeric_one(server, prefix, pr
     assert e.value.status_name == "MCPOOL_CLIENT_ERROR"
     assert mc.get(prefix + "num") == "14"
     assert mc.decr_multi(["num", "gone"], key_prefix=prefix) == [13, None]
+
+
+def _server_ttl(server, key):
+    """The seconds memcached holds key for (mg's t flag): None when it never expires,
+    "miss" when the key is not there."""
+    info = mcpool.Client([server.addr], protocol="meta").meta_info(key)
+    return "miss" if info is None else info["ttl"]
+
+
+def test_a_fractional_time_rounds_up_never_to_never_expires(server, prefix):
+    """A float time goes through the core's rule for fractions (mcpool_whole_seconds): a
+    positive fraction rounds up to whole seconds, so time=0.4 lives 1 s, not 0, memcached's
+    "never expires" (before, the item lived until evicted while -0.3 expired at once), and
+    1.7 lives 2 s; memcached's own TTL (mg's t flag) says so, for every call that takes a
+    time. 0.0 is 0 (never expires), as the int 0."""
+    mc = mcpool.Client([server.addr])
+    calls = {
+        "set": lambda k, t: mc.set(k, b"v", t),
+        "add": lambda k, t: mc.add(k, b"v", time=t),
+        "replace": lambda k, t: mc.set(k, b"o") and mc.replace(k, b"v", t),
+        "cas": lambda k, t: mc.set(k, b"o") and mc.cas(k, b"v", mc.gets(k)[1], t),
+        "set_multi": lambda k, t: mc.set_multi({k: b"v"}, time=t) == [],
+        "add_multi": lambda k, t: mc.add_multi({k: b"v"}, t) == [],
+        "touch": lambda k, t: mc.set(k, b"v") and mc.touch(k, t),
+    }
+    for t, most in ((0.4, 1), (1e-9, 1), (0.999, 1), (1.7, 2), (5.0, 5)):
+        for name, call in calls.items():
+            k = "%s%s-%r" % (prefix, name, t)
+            assert call(k, t) is True, (name, t)
+            left = _server_ttl(server, k)
+            assert left not in (None, "miss") and most - 1 <= left <= most, (name, t, left)
+    assert mc.set(prefix + "zero", b"v", 0.0) is True
+    assert _server_ttl(server, prefix + "zero") is None
+
+
+def test_get_multi_answers_a_key_sent_twice_once(mc, prefix):
+    """get_multi has one entry per key sent (the bytes sent compared): "k" and b"k" are one
+    key, answered under its first spelling (before: both, the same server key twice)."""
+    k, e = prefix + "sb", prefix + "\u00e9"
+    mc.set(k, b"v")
+    mc.set(e, b"x")
+    assert mc.get_multi([k, k.encode()]) == {k: b"v"}
+    got = mc.get_multi([k.encode(), k])
+    assert got == {k.encode(): b"v"} and type(next(iter(got))) is bytes
+    assert mc.get_multi([e, e.encode(), prefix + "miss", (prefix + "miss").encode()]) == {e: b"x"}
+    assert mc.get_multi(["sb", b"sb", "sb"], key_prefix=prefix) == {"sb": b"v"}
+    assert mc.get_multi([k, k]) == {k: b"v"}

@@ -402,3 +402,82 @@ def test_memcache_delete_multi_with_a_server_down_as_python_memcached(server, pr
                     [k[len(p):] for k in keys if server.raw_get(k) is not None])
     assert got[compat_memcache] == got[real_memcache]
     assert got[real_memcache][1] == 1
+
+
+def test_an_empty_key_raises_what_python_memcached_raises(server, prefix):
+    """python-memcached encodes a str key before checking it, so "" is b"" there and fails
+    the character check: MemcachedKeyCharacterError, not MemcachedKeyNoneError (only
+    check_key("") itself says "Key is empty"). Side by side, every call, same class and
+    message."""
+    def steps(c):
+        out = []
+        for key in ("", b""):
+            for name, call in (("set", lambda: c.set(key, "v")), ("get", lambda: c.get(key)),
+                               ("add", lambda: c.add(key, "v")),
+                               ("delete", lambda: c.delete(key)), ("incr", lambda: c.incr(key)),
+                               ("touch", lambda: c.touch(key, 5)),
+                               ("get_multi", lambda: c.get_multi([key, "a"])),
+                               ("get_multi prefix", lambda: c.get_multi([key], key_prefix="p")),
+                               ("set_multi", lambda: c.set_multi({key: 1})),
+                               ("delete_multi", lambda: c.delete_multi([key])),
+                               ("check_key", lambda: c.check_key(key))):
+                try:
+                    out.append((name, key, "returned", call()))
+                except Exception as e:  # noqa: BLE001 - the class and message compared
+                    out.append((name, key, type(e).__name__, str(e)))
+        return out
+
+    got = steps(compat_memcache.Client([server.addr]))
+    assert got == steps(real_memcache.Client([server.addr]))
+    assert ("set", "", "MemcachedKeyCharacterError",
+            "Control/space characters not allowed (key=b'')") in got
+
+
+def test_get_multi_answers_a_key_given_twice_once_as_python_memcached(server, prefix):
+    """A key given as str and as bytes is one key sent: python-memcached answers it once,
+    under its last spelling. Side by side (before: both spellings)."""
+    ours, peer = compat_memcache.Client([server.addr]), real_memcache.Client([server.addr])
+    k, e = prefix + "sb", prefix + "\u00e9"
+    ours.set(k, b"v")
+    ours.set(e, b"x")
+    ours.set(prefix + "p:b", b"w")
+    for keys, kw in (([k, k.encode()], {}), ([k.encode(), k], {}),
+                     ([k.encode(), k, k.encode()], {}), ([e, e.encode()], {}),
+                     ([e.encode(), e], {}), ([k, k], {}),
+                     ([prefix + "zz", (prefix + "zz").encode(), k], {}),
+                     (["b", b"b"], {"key_prefix": prefix + "p:"}),
+                     ([b"b", "b"], {"key_prefix": prefix + "p:"})):
+        assert typed(ours.get_multi(keys, **kw)) == typed(peer.get_multi(keys, **kw)), keys
+
+
+def test_a_fractional_time_is_what_python_memcached_sends(server, prefix):
+    """python-memcached sends a time with %d (truncated: 0.4 and -0.3 are 0, never expires;
+    1.7 is 1; -1.5 is -1, expired), and its touch with str() (memcached refuses "0.4": 0, the
+    key untouched); the compat module claims its behaviour: the same answers, and memcached
+    holds each key as long (mg's t flag), side by side, for set, add, replace, set_multi and
+    touch. (mcpool.Client rounds a positive fraction up instead.)"""
+    meta = mcpool.Client([server.addr], protocol="meta")
+
+    def held(key):
+        info = meta.meta_info(key)
+        return "miss" if info is None else info["ttl"]
+
+    for t in (0.4, -0.3, 1.7, 2.9, -1.5, 0.0):
+        for name in ("set", "add", "replace", "set_multi", "touch"):
+            got = []
+            for c, p in ((real_memcache.Client([server.addr]), prefix + "r_"),
+                         (compat_memcache.Client([server.addr]), prefix + "o_")):
+                k = "%s%s%r" % (p, name, t)
+                if name in ("replace", "touch"):
+                    c.set(k, "old")
+                if name == "set_multi":
+                    r = c.set_multi({k: "v"}, t)
+                elif name == "touch":  # python-memcached sends str(t): memcached refuses it
+                    r = c.touch(k, t)
+                else:
+                    r = getattr(c, name)(k, "v", t)
+                got.append((bool(r), held(k)))
+            (ra, a), (rb, b) = got
+            assert ra == rb, (name, t, got)
+            assert a == b or (isinstance(a, int) and isinstance(b, int) and abs(a - b) <= 1), \
+                (name, t, got)

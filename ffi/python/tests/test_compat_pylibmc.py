@@ -737,3 +737,53 @@ def test_pylibmc_a_down_server_raises_as_pylibmc(server, prefix, down_addr):
     ours = _down_steps(compat_pylibmc, server.addr, down_addr, prefix + "c_")
     assert ours == real
     assert dict(real)["set_multi (disabled)"] == "ServerDown"
+
+
+def test_a_float_time_is_refused_as_pylibmc_refuses_it(server, prefix):
+    """pylibmc parses a time as an int: a float (0.4, -0.3, 1.7, even 0.0) or None raises
+    TypeError, in its words, before the key is looked at, and nothing is stored. Side by
+    side with pylibmc. Before, the compat module truncated it (0.4 and -0.3 stored the item
+    for ever)."""
+    ours = compat_pylibmc.Client([server.addr], behaviors={"cas": True})
+    peer = real_pylibmc.Client([server.addr], behaviors={"cas": True})
+
+    def steps(c, p):
+        out = []
+        for t in (0.4, -0.3, 1.7, 0.0, None, "5"):
+            for key in (p + "f", ""):
+                for name, call in (
+                        ("set", lambda: c.set(key, "v", t)),
+                        ("add", lambda: c.add(key, "v", time=t)),
+                        ("replace", lambda: c.replace(key, "v", t)),
+                        ("cas", lambda: c.cas(key, "v", 1, t)),
+                        ("set_multi", lambda: c.set_multi({key: "v"}, t)),
+                        ("add_multi", lambda: c.add_multi({key: "v"}, time=t)),
+                        ("touch", lambda: c.touch(key, t))):
+                    try:
+                        call()
+                        out.append((name, t, key == "", "no error"))
+                    except Exception as e:  # noqa: BLE001 - the class and message compared
+                        out.append((name, t, key == "", type(e).__name__, str(e)))
+            out.append(("stored", t, c.get(p + "f")))
+        assert c.set(p + "b", "v", True) is True  # a bool is an int, to both
+        out.append(("bool", c.get(p + "b")))
+        return out
+
+    assert steps(ours, prefix + "o_") == steps(peer, prefix + "r_")
+
+
+def test_get_multi_answers_a_key_given_as_str_and_bytes_once_as_pylibmc(server, prefix):
+    """A key given as str and as bytes is one key sent: pylibmc answers it once, under its
+    str spelling whatever the order. Side by side with pylibmc (before: both spellings)."""
+    ours, peer = compat_pylibmc.Client([server.addr]), real_pylibmc.Client([server.addr])
+    k, e = prefix + "sb", prefix + "\u00e9"
+    ours.set(k, b"v")
+    ours.set(e, b"x")
+    ours.set(prefix + "p:b", b"w")
+    for keys, kw in (([k, k.encode()], {}), ([k.encode(), k], {}),
+                     ([k.encode(), k, k.encode()], {}), ([e, e.encode()], {}),
+                     ([e.encode(), e], {}), ([k.encode(), k.encode()], {}),
+                     ([prefix + "zz", (prefix + "zz").encode(), k], {}),
+                     (["b", b"b"], {"key_prefix": prefix + "p:"}),
+                     ([b"b", "b"], {"key_prefix": (prefix + "p:").encode()})):
+        assert typed(ours.get_multi(keys, **kw)) == typed(peer.get_multi(keys, **kw)), keys

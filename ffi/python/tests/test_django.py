@@ -330,8 +330,17 @@ def test_expiry_from_now_is_the_cores_rule():
     assert mcpool.expiry_from_now(0) == mcpool.expiry_from_now(-1) == mcpool.EXPIRED_AT_ONCE
     assert mcpool.expiry_from_now(2 ** 80) == 2 ** 32 - 1  # refused by every call
     assert mcpool.expiry_from_now(-2 ** 80) == mcpool.EXPIRED_AT_ONCE
+    # a float by the core's rule for fractions: a positive fraction rounds up (0.4 is 1 s,
+    # never expired at once nor 0 = "never expires"), a negative one is past
+    assert mcpool.expiry_from_now(0.4) == 1
+    assert mcpool.expiry_from_now(1.5) == 2
+    assert mcpool.expiry_from_now(60.0) == 60
+    assert mcpool.expiry_from_now(-0.3) == mcpool.expiry_from_now(0.0) == mcpool.EXPIRED_AT_ONCE
+    assert mcpool.expiry_from_now(1e300) == 2 ** 32 - 1  # refused by every call
+    with pytest.raises(mcpool.ClientError):
+        mcpool.expiry_from_now(float("nan"))
     with pytest.raises(mcpool.ClientTypeError):
-        mcpool.expiry_from_now(1.5)
+        mcpool.expiry_from_now("1.5")
 
 
 def test_zero_timeout(cache):

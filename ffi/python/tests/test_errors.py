@@ -350,3 +350,50 @@ def test_multi_call_errors_carry_each_keys_own_message(server, prefix):
     assert set(errors) == set(dead)
     for k, exc in errors.items():
         assert k in str(exc) and all(o not in str(exc) for o in dead if o != k), (k, exc)
+
+
+def test_constructor_conflicts_are_configuration_errors(server):
+    """binary=True with another protocol, and weights of another length than the servers,
+    are ConfigurationError (a ClientError), as every other configuration conflict (docs/errors.md:
+    CONFIGURATION is raised by the constructor); before, a plain ClientError. binary=False,
+    the default, asks for no protocol: protocol="binary" with it is binary."""
+    for kw in ({"binary": True, "protocol": "text"}, {"binary": True, "protocol": "meta"},
+               {"weights": [1, 2]}, {"weights": []}):
+        with pytest.raises(mcpool.ConfigurationError) as e:
+            mcpool.Client([server.addr], **kw)
+        assert e.value.status_name == "MCPOOL_CONFIG", (kw, e.value.status_name)
+        assert ("binary=True" in str(e.value) and "protocol" in str(e.value)) \
+            or "weights" in str(e.value), str(e.value)
+    with pytest.raises(mcpool.ConfigurationError):
+        mcpool.Client([server.addr]).set_servers([server.addr], weights=[1, 1])
+    for kw in ({"binary": False, "protocol": "binary"}, {"binary": True, "protocol": "binary"},
+               {"binary": True}):
+        c = mcpool.Client([server.addr], **kw)
+        assert c.set("cfg-k", b"v") is True and c.get("cfg-k") == b"v"
+
+
+def test_get_multi_with_a_server_down_carries_the_hits_and_each_keys_error(server, prefix):
+    """One server down: get_multi still raises (an error beats a silent miss), the first
+    failed key's exception in key order, but it carries what is known: `hits`, the dict of
+    the keys read from the other server, and `errors`, each failed key's own exception
+    (its own message). Before, every hit was dropped."""
+    down = _free_addr()
+    mc = mcpool.Client([server.addr, down], failure_limit=100)
+    keys = [prefix + "h%02d" % i for i in range(40)]
+    up = [k for k in keys if mc.server_for(k) == server.addr]
+    dead = [k for k in keys if mc.server_for(k) == down]
+    assert up and len(dead) >= 2
+    single = mcpool.Client([server.addr])
+    for k in up:
+        single.set(k, k.encode())
+    with pytest.raises(mcpool.ConnectionError) as e:
+        mc.get_multi(keys + [up[0].encode()])
+    exc = e.value
+    assert dead[0] in str(exc) and exc.status_name in ("MCPOOL_IO", "MCPOOL_SERVER_DEAD")
+    assert exc.hits == {k: k.encode() for k in up}  # b"k" and "k": one entry
+    assert set(exc.errors) == set(dead)
+    for k, err in exc.errors.items():
+        assert isinstance(err, mcpool.ConnectionError) and k in str(err), (k, err)
+        assert all(o not in str(err) for o in dead if o != k), (k, err)
+    # every key answered: no exception, as before
+    assert mc.get_multi(up) == {k: k.encode() for k in up}

@@ -129,7 +129,9 @@ def _servers(servers, weights):
     if weights is not None:
         weights = list(weights)
         if len(weights) != len(servers):
-            raise ClientError("weights must have one entry per server")
+            raise ConfigurationError("configuration error: weights must have one entry per "
+                                     "server: %d weights for %d servers"
+                                     % (len(weights), len(servers)))
     norm = [_server(s, weights[i] if weights is not None else None)
             for i, s in enumerate(servers)]
     return [(a, _weight(a, w)) for a, w in norm]
@@ -199,7 +201,8 @@ class Client(_Client):
     core works here without a change to this binding.
 
     Python names kept from the clients mcpool stands in for: ``binary=True`` (protocol
-    binary, as pylibmc), ``prefix`` (``key_prefix``), ``pool_size`` (``max_size``),
+    binary, as pylibmc; with another ``protocol=`` a ``ConfigurationError``; ``binary=False``,
+    the default, asks for nothing: ``protocol="binary"`` with it is binary), ``prefix`` (``key_prefix``), ``pool_size`` (``max_size``),
     ``timeout`` (``io_timeout``), ``username``/``password`` (SASL PLAIN), and
     ``min_compress_len`` (compress values of at least this many bytes; 0 never compresses; it
     sets ``compression`` and ``compression_threshold``). One option given under two names
@@ -269,10 +272,13 @@ class Client(_Client):
             # io_timeout); an unknown name is ConfigurationError here, naming the close ones
             core = _option(_ALIASES.get(name, name))[0]
             opts.append((name, core, value))
+        # binary=True asks for the binary protocol (pylibmc's argument); binary=False (the
+        # default) asks for nothing, so protocol= decides, "binary" included
         if binary:
             protocol = [v for _, n, v in opts if n == "protocol" and v is not None]
             if protocol and protocol[0] != "binary":
-                raise ClientError("binary=True conflicts with protocol=%r" % protocol[0])
+                raise ConfigurationError("configuration error: binary=True conflicts with "
+                                         "protocol=%r" % protocol[0])
             if not protocol:
                 opts.append(("binary", "protocol", "binary"))
         if min_compress_len is not None:

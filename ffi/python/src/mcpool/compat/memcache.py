@@ -301,7 +301,7 @@ class Client:
             key = key[1]
         if key is None:
             raise Client.MemcachedKeyNoneError("Key is None")
-        if key == "" or key == b"":
+        if key == "":  # a str only, as python-memcached: b"" fails the character check
             if key_extra_len == 0:
                 raise Client.MemcachedKeyNoneError("Key is empty")
             return
@@ -425,7 +425,10 @@ class Client:
                     v = self._unpickle_failed(e)
                 if v is not _MISS:
                     found[w] = v
-        return {orig: found[w] for w, orig in pairs if w in found}
+        # one entry per key sent: a key given twice ("k" and b"k") is answered once, under
+        # its last spelling, as python-memcached's map from the key sent to the key given
+        last = dict(pairs)
+        return {orig: found[w] for w, orig in last.items() if w in found}
 
     # -- stores ------------------------------------------------------------------------------
 
@@ -548,6 +551,11 @@ class Client:
         if self._mc is None:
             return 0
         self._statlog("touch")
+        if isinstance(time, float):
+            # python-memcached sends touch's time with str(): "touch k 0.4", which memcached
+            # refuses (CLIENT_ERROR invalid exptime argument): 0, the key untouched
+            self.debuglog("touch expected TOUCHED, got: CLIENT_ERROR invalid exptime argument")
+            return 0
         try:
             return 1 if self._mc.touch(key, _exptime(time)) else 0
         except _mcpool.Error as e:

@@ -77,7 +77,9 @@ where libmemcached without ``dead_timeout`` never does (the core's rule:
 raise (one pipelined batch), where pylibmc stores key by key and stops at the failing one.
 ``incr_multi`` refuses a delta below 0 or from 2**64 (``ClientError``, nothing sent), where
 pylibmc 1.6.3 takes it modulo 2**64 (-1 decrements) and returns None.
-A negative ``time`` expires the key at once, as with pylibmc; a ``time`` above 2**31-1
+A ``time`` is an int (or what has ``__index__``), as pylibmc's argument parsing takes it: a
+float (``0.4``) or ``None`` raises ``TypeError`` in pylibmc's words, before anything else is
+checked. A negative ``time`` expires the key at once, as with pylibmc; a ``time`` above 2**31-1
 (``mcpool.MAX_TTL``), which pylibmc sends and memcached reads as negative (the item expires
 at once while ``set`` answers True), raises ``ClientError`` and nothing is sent.
 """
@@ -88,6 +90,19 @@ import threading as _threading
 
 import mcpool as _mcpool
 from mcpool.compat import exptime as _exptime
+
+
+def _time(time, touch=False):
+    """A store's or touch's ``time`` as pylibmc's argument parsing takes it: an int (a bool,
+    or anything with ``__index__``), else ``TypeError`` in pylibmc's words (a float too:
+    pylibmc never rounds one); then the shared rule (a negative one expires at once)."""
+    try:
+        return _exptime(_operator.index(time))
+    except TypeError:
+        if touch:
+            raise TypeError("argument 2 must be int, not %s"
+                            % ("None" if time is None else type(time).__name__)) from None
+        raise
 
 __version__ = "1.6.3"
 libmemcached_version = "mcpool " + _mcpool.library_version()
@@ -586,6 +601,11 @@ class Client:
         one only the key_prefix makes too long BadKeyProvided, as pylibmc. The keys of a
         server that is down are left out while another server answers (mget)."""
         keys = [k for k in keys if _key_ok(k)]
+        if any(isinstance(k, str) for k in keys) and any(isinstance(k, bytes) for k in keys):
+            # one entry per key sent: a key given as str and as bytes ("k" and b"k") is
+            # answered once, under its str spelling, whatever the order, as pylibmc
+            text = {k.encode("utf-8", "surrogatepass"): k for k in keys if isinstance(k, str)}
+            keys = [text.get(k, k) if isinstance(k, bytes) else k for k in keys]
         prefix = key_prefix or ""
         try:
             found, refused = _mget(self._mc, keys, prefix)
@@ -608,10 +628,11 @@ class Client:
     # -- stores ------------------------------------------------------------------------------
 
     def _store(self, fn, key, val, time, min_compress_len, compress_level):
+        time = _time(time)
         mcl, level = _compression(min_compress_len, compress_level)
         if not _key_ok(key):
             return False
-        return self._call(fn, key, val, time=_exptime(time), min_compress_len=mcl,
+        return self._call(fn, key, val, time=time, min_compress_len=mcl,
                           compress_level=level, _keys=[key])
 
     def set(self, key, val, time=0, min_compress_len=0, compress_level=-1):
@@ -630,8 +651,9 @@ class Client:
         return _key_ok(key) and self._call(self._mc.prepend, key, _appended(val), _keys=[key])
 
     def cas(self, key, val, cas, time=0):
+        time = _time(time)
         self._require_cas("cas")
-        r = self._call(self._mc.cas, key, val, cas, time=_exptime(time), _keys=[key])
+        r = self._call(self._mc.cas, key, val, cas, time=time, _keys=[key])
         if r is None:
             raise NotFound("error 16 from memcached_cas(%s)" % (key,))
         return r
@@ -641,12 +663,13 @@ class Client:
         whose server is down or does not answer raises, the first such key in the mapping's
         order, as pylibmc, which stores key by key and stops there: ``ConnectionError``
         when its connect failed, ``ServerDown`` while the server is disabled."""
+        time = _time(time)
         mcl, level = _compression(min_compress_len, compress_level)
         empty = [k for k in mapping if not _key_ok(k)]
         if empty:
             mapping = {k: v for k, v in mapping.items() if _key_ok(k)}
         errors = {}
-        failed = self._call(fn, mapping, time=_exptime(time), key_prefix=key_prefix or "",
+        failed = self._call(fn, mapping, time=time, key_prefix=key_prefix or "",
                             min_compress_len=mcl, compress_level=level, _failed=errors,
                             _keys=list(mapping), _prefix=key_prefix) if mapping else []
         for k in mapping if errors else ():
@@ -707,7 +730,8 @@ class Client:
             raise NotFound("%d keys not found" % missing)
 
     def touch(self, key, time):
-        return _key_ok(key) and self._call(self._mc.touch, key, _exptime(time), _keys=[key])
+        time = _time(time, touch=True)
+        return _key_ok(key) and self._call(self._mc.touch, key, time, _keys=[key])
 
     # -- cluster -----------------------------------------------------------------------------
 
