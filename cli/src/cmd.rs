@@ -211,7 +211,9 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
     let mut out = std::io::stdout().lock();
     let result: Result<ExitCode, String> = (|| match (command, args) {
         ("get", keys) if !keys.is_empty() => {
-            let mut code = ExitCode::SUCCESS;
+            // The exit status: 0, MISS after a miss, FAIL after an error (which a miss
+            // does not lower).
+            let mut code = 0u8;
             // Decoded by the value format: never undecoded (or compressed) bytes. The byte
             // API's body is the kind's ABI form: an integer's exact decimal digits, of any
             // size (a Python writer's int beyond 64 bits prints as it is, never rounded).
@@ -243,17 +245,17 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                     }
                     Ok(None) => {
                         eprintln!("mcpool: {}", about(k, "not found"));
-                        if code == ExitCode::SUCCESS {
-                            code = ExitCode::from(MISS);
+                        if code == 0 {
+                            code = MISS;
                         }
                     }
                     Err(e) => {
                         eprintln!("mcpool: {}", about(k, e));
-                        code = ExitCode::from(FAIL);
+                        code = FAIL;
                     }
                 }
             }
-            Ok(code)
+            Ok(ExitCode::from(code))
         }
         ("set" | "add" | "replace", _) => {
             let (rest, ttl, kind) = take_ttl(args)?;
