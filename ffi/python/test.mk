@@ -2,7 +2,9 @@
 #
 #   make test-python    build libmcpool, build the extension into a private directory
 #                       (no system install), run its pytest suite with /usr/bin/python3;
-#                       then the packages as a user installs them (python-install-check)
+#                       then `pip install ./ffi/python` from the clone runs cargo (never an
+#                       old libmcpool.a: scripts/from-clone-check.sh), then the packages as a
+#                       user installs them (python-install-check)
 #   make python-dist    target/python-dist/: the abi3 wheel repaired by auditwheel
 #                       (mcpool-X.Y.Z-cp310-abi3-manylinux_2_NN_x86_64.whl) and the sdist
 #                       (mcpool-X.Y.Z.tar.gz, with the Rust sources and header inside)
@@ -45,6 +47,7 @@ $(PY_TESTDEPS)/.installed: $(PY_TEST_REQS)
 test-python: python-ext python-testdeps
 	cd ffi/python && PYTHONPATH=$(PY_SITE):$(PY_TESTDEPS) $(PYTHON) -m pytest -p no:cacheprovider -q tests; \
 	rc=$$?; if [ $$rc -eq 5 ]; then echo "test-python: pytest collected no tests" >&2; fi; exit $$rc
+	PYTHON=$(PYTHON) scripts/from-clone-check.sh python
 	$(MAKE) --no-print-directory python-install-check
 
 python-tools: $(PY_TOOLS)/.installed
