@@ -11,24 +11,37 @@ TEST_TARGETS :=
 # Each binding adds its own test target (ffi/*/test.mk: TEST_TARGETS += test-xyz).
 -include ffi/*/test.mk
 
-.PHONY: all deps lib cli test test-package test-dependent test-rust test-fuzz test-deny bench install
+.PHONY: all deps lib cli test test-versions test-package test-dependent test-rust test-fuzz test-deny bench install
 all: lib cli
 
 deps:
 	scripts/install-deps.sh
 
+# Cargo features of the core in what `make` builds: the C library (lib, install), the CLI,
+# and through them the Python wheel (python-ext, python-dist), the Perl module and dist and
+# the jar; exported, so that setup.py and Makefile.PL build a bundled core with them too.
+# `make ... MCPOOL_FEATURES=tls` adds TLS (README.md, "TLS in every package").
+MCPOOL_FEATURES ?=
+export MCPOOL_FEATURES
+CARGO_FEATURES = $(if $(strip $(MCPOOL_FEATURES)),--features "$(strip $(MCPOOL_FEATURES))")
+
 # The libraries; libmcpool.so.0 (its SONAME) beside libmcpool.so, so that programs linked
 # against target/release find it at run time (ffi/c's tests use an rpath there).
 lib:
-	$(CARGO) build --release -p mcpool-capi
+	$(CARGO) build --release -p mcpool-capi $(CARGO_FEATURES)
 	ln -sf libmcpool.so $(abspath $(or $(CARGO_TARGET_DIR),target))/release/libmcpool.so.0
 
 # The `mcpool` command-line tool: target/release/mcpool.
 cli:
-	$(CARGO) build --release -p mcpool-cli
+	$(CARGO) build --release -p mcpool-cli $(CARGO_FEATURES)
 
-test: deps test-rust test-package test-dependent test-fuzz test-deny $(TEST_TARGETS)
+test: deps test-versions test-rust test-package test-dependent test-fuzz test-deny $(TEST_TARGETS)
 	@echo "make test: all suites passed"
+
+# The declared minimum Rust holds for Cargo.lock (and, with that toolchain installed, for our
+# code); one version in Cargo.toml, the Python package, the Perl modules and the pom.
+test-versions:
+	scripts/version-check.sh
 
 # Every crate of the workspace: the library, the C ABI, the CLI, the benchmark, the test kit.
 test-rust:

@@ -3,6 +3,13 @@
 
 use std::path::PathBuf;
 
+/// What a TLS setting answers when the library was built without the `tls` feature: how to
+/// build it with TLS, for every surface (the C ABI's setters say the same).
+#[doc(hidden)]
+pub const NOT_BUILT: &str = "mcpool was built without the `tls` feature; build it with TLS: \
+    `--features tls` for the Rust crate, `MCPOOL_FEATURES=tls` for the C library, the CLI and \
+    the Python, Perl and Java packages (README.md, \"TLS in every package\")";
+
 /// How to speak TLS to the servers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TlsOptions {

@@ -418,10 +418,26 @@ fn tls_options_by_name_turn_tls_on_only_with_a_value() {
         let b = b.set("tls", "false").unwrap();
         assert!(b.config().tls.is_none());
     } else {
+        // The advice works for every surface: the bindings' packages take
+        // MCPOOL_FEATURES (never `make install` alone, which changes only the C library),
+        // and the README section it names exists.
         let e = on.unwrap_err();
+        let Error::Unsupported(ref m) = e else {
+            panic!("{e:?}")
+        };
+        for part in [
+            "--features tls",
+            "MCPOOL_FEATURES=tls",
+            "Python, Perl and Java",
+        ] {
+            assert!(m.contains(part), "{m}: no {part:?}");
+        }
+        assert!(!m.contains("make install"), "{m}");
+        let readme = include_str!("../README.md");
+        assert!(m.contains("README.md, \"TLS in every package\""), "{m}");
         assert!(
-            matches!(e, Error::Unsupported(ref m) if m.contains("--features tls")),
-            "{e:?}"
+            readme.contains("\n### TLS in every package\n"),
+            "README.md has no such section"
         );
     }
 }

@@ -642,10 +642,7 @@ unsafe fn update_tls(
         unsafe { ptr::handle_mut(config, "config") }?;
         return Err(Failure::new(
             mcpool_status::MCPOOL_UNSUPPORTED,
-            format!(
-                "{what}: libmcpool was built without TLS; rebuild it with \
-                 `cargo build --release --lib --features tls` (or `make install MCPOOL_FEATURES=tls`)"
-            ),
+            format!("{what}: {}", mcpool::tls::NOT_BUILT),
         ));
     }
     // SAFETY: forwarded from the caller's promise.

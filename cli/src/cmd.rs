@@ -187,7 +187,9 @@ fn read_command(
     let with_cas = command == "gets";
     let mut found = Found((0..distinct.len()).map(|_| Ok(None)).collect());
     client.read(&distinct[..], with_cas, touch, &mut found);
-    let mut code = ExitCode::SUCCESS;
+    // The exit status: 0, MISS after a miss, FAIL after an error (which a miss does not
+    // lower). A u8, not an ExitCode: comparing ExitCodes needs Rust 1.81 (our MSRV is 1.80).
+    let mut code = 0u8;
     for (k, r) in distinct.iter().zip(found.0) {
         // Decoded by the value format: never undecoded (or compressed) bytes. The read's
         // body is the kind's ABI form: an integer's exact decimal digits, of any size (a
@@ -221,17 +223,17 @@ fn read_command(
             }
             Ok(None) => {
                 eprintln!("mcpool: {}", about(command, k, "not found"));
-                if code == ExitCode::SUCCESS {
-                    code = ExitCode::from(MISS);
+                if code == 0 {
+                    code = MISS;
                 }
             }
             Err(e) => {
                 eprintln!("mcpool: {}", about(command, k, e));
-                code = ExitCode::from(FAIL);
+                code = FAIL;
             }
         }
     }
-    Ok(code)
+    Ok(ExitCode::from(code))
 }
 
 /// An argument that must be text (a number, an option, a statistics group).

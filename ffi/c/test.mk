@@ -10,7 +10,7 @@ MCPOOL_VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head 
 LIBDIR_INSTALL := $(DESTDIR)$(PREFIX)/lib
 INCDIR_INSTALL := $(DESTDIR)$(PREFIX)/include
 
-.PHONY: test-c header header-check c-install-check
+.PHONY: test-c header header-check c-install-check install-prefix-check
 
 # Regenerates the committed header.
 header:
@@ -27,9 +27,6 @@ test-c: header-check lib
 	$(MAKE) -C ffi/c CARGO_TARGET_DIR=$(MCPOOL_TARGET) test valgrind sanitize
 	$(MAKE) c-install-check
 
-# Cargo features of the installed library: `make install MCPOOL_FEATURES=tls` adds TLS
-# (off by default, see docs/c-abi.md).
-MCPOOL_FEATURES ?=
 STRIP ?= strip
 OBJCOPY ?= objcopy
 LDCONFIG ?= ldconfig
@@ -37,16 +34,16 @@ SO_FULL := libmcpool.so.$(MCPOOL_VERSION)
 
 # Installs the header, libmcpool.so.0.x.y with its symlinks (SONAME libmcpool.so.0), libmcpool.a,
 # pkg-config files (mcpool, mcpool-static), a CMake package (lib/cmake/mcpool) and the CLI, all
-# stripped of debug info, which goes to lib/debug/ (linked by .gnu_debuglink). Runs ldconfig
-# when installing into the system's /usr or /usr/local without DESTDIR.
-install: lib cli
-	$(if $(strip $(MCPOOL_FEATURES)),$(CARGO) build --release -p mcpool-capi --features $(MCPOOL_FEATURES))
-	install -d $(LIBDIR_INSTALL)/pkgconfig $(LIBDIR_INSTALL)/cmake/mcpool $(LIBDIR_INSTALL)/debug \
+# stripped of debug info, which goes to lib/.debug/ (linked by .gnu_debuglink: gdb, elfutils
+# and systemd-coredump look there). Runs ldconfig when installing into the system's /usr or
+# /usr/local without DESTDIR. `make install MCPOOL_FEATURES=tls`: with TLS (root Makefile).
+install: install-prefix-check lib cli
+	install -d $(LIBDIR_INSTALL)/pkgconfig $(LIBDIR_INSTALL)/cmake/mcpool $(LIBDIR_INSTALL)/.debug \
 		$(INCDIR_INSTALL) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/mcpool.h $(INCDIR_INSTALL)/mcpool.h
-	$(OBJCOPY) --only-keep-debug $(MCPOOL_TARGET)/release/libmcpool.so $(LIBDIR_INSTALL)/debug/$(SO_FULL).debug
+	$(OBJCOPY) --only-keep-debug $(MCPOOL_TARGET)/release/libmcpool.so $(LIBDIR_INSTALL)/.debug/$(SO_FULL).debug
 	$(STRIP) --strip-debug -o $(LIBDIR_INSTALL)/$(SO_FULL) $(MCPOOL_TARGET)/release/libmcpool.so
-	$(OBJCOPY) --add-gnu-debuglink=$(LIBDIR_INSTALL)/debug/$(SO_FULL).debug $(LIBDIR_INSTALL)/$(SO_FULL)
+	$(OBJCOPY) --add-gnu-debuglink=$(LIBDIR_INSTALL)/.debug/$(SO_FULL).debug $(LIBDIR_INSTALL)/$(SO_FULL)
 	chmod 755 $(LIBDIR_INSTALL)/$(SO_FULL)
 	ln -sf $(SO_FULL) $(LIBDIR_INSTALL)/libmcpool.so.0
 	ln -sf libmcpool.so.0 $(LIBDIR_INSTALL)/libmcpool.so
@@ -59,21 +56,39 @@ install: lib cli
 		sed -e 's|@VERSION@|$(MCPOOL_VERSION)|' ffi/c/$$f.in > $(LIBDIR_INSTALL)/cmake/mcpool/$$f; done
 	@case "$(DESTDIR):$(PREFIX)" in \
 		:/usr|:/usr/local) $(LDCONFIG) && echo "ldconfig: $(PREFIX)/lib registered";; \
+		?*:*) echo "staged in DESTDIR=$(DESTDIR) for $(PREFIX)";; \
 		*) echo "not a system prefix: run programs with LD_LIBRARY_PATH=$(PREFIX)/lib, or link with an rpath";; esac
 	@echo "installed mcpool $(MCPOOL_VERSION) into $(DESTDIR)$(PREFIX)"
 
-# Installs into a temporary prefix as a user would, then checks the result: the SONAME and
-# symlinks, no debug info in what was installed, the example built with pkg-config (shared),
+# Before anything is built: the recipes (and the .pc files' sed) take the paths as words.
+install-prefix-check:
+	$(if $(strip $(PREFIX)),,$(error make install: PREFIX is empty))
+	$(if $(or $(word 2,x$(PREFIX)x),$(word 2,x$(DESTDIR)x),$(findstring |,$(PREFIX)$(DESTDIR))),$(error \
+	make install: PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)": a path with white space or "|" is not \
+	supported; install into a path without them (and move or link it from there)))
+	@:
+
+# Refuses a PREFIX with a space before building anything; installs into a temporary prefix as
+# a user would, then checks the result: the SONAME and symlinks, no debug info in what was
+# installed but gdb finding it (lib/.debug/), the example built with pkg-config (shared),
 # with mcpool-static.pc (static libmcpool, and a fully static `cc -static` program) and with
 # CMake's find_package, each run against a private memcached; and the installed CLI.
 c-install-check:
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && set -e && \
+	if $(MAKE) --no-print-directory install PREFIX="$$tmp/with space" >$$tmp/space.log 2>&1; then \
+		echo "c-install-check: make install took a PREFIX with a space" >&2; exit 1; fi; \
+	grep -q 'white space or "|" is not supported' $$tmp/space.log && [ ! -e "$$tmp/with space" ] && [ ! -e space ] \
+		|| { cat $$tmp/space.log >&2; echo "c-install-check: a PREFIX with a space is not refused up front" >&2; exit 1; }; \
 	$(MAKE) --no-print-directory install PREFIX=$$tmp >/dev/null && \
 	lib=$$tmp/lib && export PKG_CONFIG_PATH=$$lib/pkgconfig && \
 	readelf -d $$lib/$(SO_FULL) | grep -q 'SONAME.*\[libmcpool.so.0\]' || { echo "c-install-check: SONAME is not libmcpool.so.0" >&2; exit 1; }; \
 	[ "$$(readlink $$lib/libmcpool.so)" = libmcpool.so.0 ] && [ "$$(readlink $$lib/libmcpool.so.0)" = $(SO_FULL) ] || { echo "c-install-check: symlinks wrong" >&2; exit 1; }; \
 	for f in $$lib/$(SO_FULL) $$lib/libmcpool.a $$tmp/bin/mcpool; do \
 		if readelf -S $$f | grep -q '\.debug_info'; then echo "c-install-check: $$f has debug info" >&2; exit 1; fi; done; \
+	if command -v gdb >/dev/null; then \
+		gdb -nx -batch -ex 'info line mcpool_client_get' $$lib/$(SO_FULL) 2>&1 | grep -q '^Line [0-9]* of "capi/src/' \
+		|| { echo "c-install-check: gdb finds no line information for the installed $(SO_FULL) (its .gnu_debuglink file)" >&2; exit 1; }; \
+	else echo "c-install-check: gdb not installed: the separate debug info is not checked"; fi; \
 	cc -Wall -Wextra -Werror ffi/c/example.c $$(pkg-config --cflags --libs mcpool) -o $$tmp/example && \
 	readelf -d $$tmp/example | grep -q 'NEEDED.*\[libmcpool.so.0\]' || { echo "c-install-check: example does not need libmcpool.so.0" >&2; exit 1; }; \
 	cc -Wall -Wextra -Werror ffi/c/example.c $$(pkg-config --cflags --libs mcpool-static) -o $$tmp/example-a && \

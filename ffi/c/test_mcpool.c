@@ -954,6 +954,7 @@ static void test_tls_config(void) {
         /* Built without the `tls` feature: a clear status and message, config unchanged. */
         EXPECT(mcpool_config_set_tls_ca_file(cfg, S("/nonexistent/ca.pem")), MCPOOL_UNSUPPORTED);
         CHECK(strstr(mcpool_last_error_message(), "--features tls") != NULL);
+        CHECK(strstr(mcpool_last_error_message(), "MCPOOL_FEATURES=tls") != NULL);
         EXPECT(mcpool_config_set_tls_client_cert(cfg, S("/c.pem"), S("/k.pem")),
                MCPOOL_UNSUPPORTED);
         EXPECT(mcpool_config_set_tls_server_name(cfg, S("cache.example")), MCPOOL_UNSUPPORTED);

@@ -2,7 +2,8 @@
 #
 #   make test-perl           build libmcpool, then perl Makefile.PL && make && make test in ffi/perl
 #                            (the tests start their own memcached processes on free loopback
-#                            ports), then perl-install-check
+#                            ports), then Makefile.PL from the clone runs cargo (never an old
+#                            libmcpool.a: scripts/from-clone-check.sh), then perl-install-check
 #   make perl-install-check  the CPAN-style dist as a user installs it (ffi/perl/install-check.sh):
 #                            the C library into a scratch prefix, make dist, the tarball built
 #                            outside the repository through pkg-config, make test (00-load.t,
@@ -16,6 +17,7 @@ TEST_TARGETS += test-perl
 test-perl: lib
 	cd ffi/perl && MCPOOL_LIB_DIR=$(abspath $(or $(CARGO_TARGET_DIR),target))/release perl Makefile.PL && \
 		$(MAKE) && $(MAKE) test
+	scripts/from-clone-check.sh perl
 	$(MAKE) --no-print-directory perl-install-check
 
 perl-install-check: lib

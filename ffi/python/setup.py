@@ -6,13 +6,17 @@ mcpool-<version>-cp310-abi3-<platform>.whl, serves every CPython from 3.10 on.
 Where libmcpool comes from, in order:
   1. $MCPOOL_LIB_DIR (a directory with libmcpool.a, or libmcpool.so) and $MCPOOL_INCLUDE_DIR
      (default: the header of the Rust sources below);
-  2. in the repository (ffi/python two levels under the crate): its target/release
-     ($CARGO_TARGET_DIR/release when set), when libmcpool is built there already;
-  3. `cargo build --release -p mcpool-capi --locked` of the Rust sources: the repository's, or
-     in an unpacked sdist the copy in mcpool-core/ (the workspace's crates and header, as
-     listed in the repository's scripts/core-files.txt, put there by `setup.py sdist`), into $CARGO_TARGET_DIR or
-     that directory's target/. Cargo's output goes to stderr (pip shows it with -v, or when
-     the build fails); without cargo, an error says how to get it (rustup).
+  2. `cargo build --release -p mcpool-capi --locked` of the Rust sources: the repository's
+     (ffi/python two levels under the crate; cargo rebuilds only what changed since the last
+     build, so a `git pull` is never linked against an older core), or in an unpacked sdist
+     the copy in mcpool-core/ (the workspace's crates and header, as listed in the
+     repository's scripts/core-files.txt, put there by `setup.py sdist`), into
+     $CARGO_TARGET_DIR or that directory's target/. Cargo's output goes to stderr (pip shows
+     it with -v, or when the build fails); without cargo, an error says how to get it
+     (rustup). In the repository without cargo, a libmcpool already built in target/release
+     is taken only when it is newer than every source of the core; else an error says so.
+$MCPOOL_FEATURES (e.g. `tls`): the cargo features of the core built in 2 (README.md, "TLS in
+every package").
 The static archive is preferred: the extension then needs no rpath and no libmcpool.so at
 run time, and links nothing beyond the C library (auditwheel finds no library to graft).
 """
@@ -33,6 +37,8 @@ BUNDLED = os.path.join(HERE, "mcpool-core")  # the Rust sources inside an sdist
 # scripts/core-files.txt (shared with the Perl dist), git-tracked files only.
 CORE_LIST = os.path.join(REPO, "scripts", "core-files.txt")
 CARGO_BUILD = ["build", "--release", "-p", "mcpool-capi", "--locked"]
+# What the repository's libmcpool is built from: a library older than any of these is stale.
+CORE_SOURCES = ["Cargo.toml", "Cargo.lock", "src", "capi", "include"]
 
 
 def core_paths(root):
@@ -61,11 +67,56 @@ def has_lib(d):
     return any(os.path.exists(os.path.join(d, n)) for n in ("libmcpool.a", "libmcpool.so"))
 
 
-def find_cargo():
-    cargo = os.environ.get("CARGO") or shutil.which("cargo")
+def cargo_path():
+    if os.environ.get("CARGO"):
+        return shutil.which(os.environ["CARGO"])
+    cargo = shutil.which("cargo")
     if not cargo:
         home = os.path.join(os.path.expanduser("~"), ".cargo", "bin", "cargo")
         cargo = home if os.access(home, os.X_OK) else None
+    return cargo
+
+
+def newest_source(core):
+    """The newest modification time among the core's sources, and that file."""
+    best = (0.0, None)
+    for top in CORE_SOURCES:
+        path = os.path.join(core, top)
+        walk = [(path, [], [""])] if os.path.isfile(path) else os.walk(path)
+        for d, dirs, files in walk:
+            dirs[:] = [x for x in dirs if x != "target"]
+            for f in files:
+                p = os.path.join(d, f) if f else d
+                best = max(best, (os.stat(p).st_mtime, p))
+    return best
+
+
+def fresh_repo_lib(libdir):
+    """Without cargo: the repository's built libmcpool if it is newer than its sources."""
+    lib = next((os.path.join(libdir, n) for n in ("libmcpool.a", "libmcpool.so")
+                if os.path.exists(os.path.join(libdir, n))), None)
+    if lib is None:
+        return None
+    mtime, newest = newest_source(REPO)
+    if os.stat(lib).st_mtime < mtime:
+        raise SystemExit(
+            "mcpool: %s is older than the sources it is built from (%s changed since): linking "
+            "it would install an old core. cargo was not found to rebuild it: install a Rust "
+            "toolchain (https://rustup.rs) or put cargo on PATH, or rebuild the library "
+            "(`cargo build --release -p mcpool-capi` in %s) and try again."
+            % (lib, os.path.relpath(newest, REPO), REPO))
+    sys.stderr.write("mcpool: cargo not found; %s is newer than its sources, linking it\n" % lib)
+    return libdir
+
+
+def cargo_features():
+    """--features for $MCPOOL_FEATURES (space- or comma-separated), e.g. `tls`."""
+    features = os.environ.get("MCPOOL_FEATURES", "").replace(",", " ").split()
+    return ["--features", " ".join(features)] if features else []
+
+
+def find_cargo():
+    cargo = cargo_path()
     if not cargo:
         raise SystemExit(
             "mcpool: building from source needs a Rust toolchain (cargo, Rust 1.80 or later) "
@@ -83,7 +134,7 @@ def build_core(core):
     # else core/target.
     target = os.path.abspath(os.environ.get("CARGO_TARGET_DIR") or os.path.join(core, "target"))
     env = dict(os.environ, CARGO_TARGET_DIR=target)
-    cmd = [cargo] + CARGO_BUILD
+    cmd = [cargo] + CARGO_BUILD + cargo_features()
     sys.stderr.write("mcpool: building the Rust core: %s (in %s); this takes a minute or two\n"
                      % (" ".join(cmd), core))
     sys.stderr.flush()
@@ -101,10 +152,10 @@ def find_lib():
     if env:
         return os.path.abspath(env)
     core = core_dir()
-    if core == REPO:
+    if core == REPO and not cargo_path():
         target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target")
-        libdir = os.path.join(os.path.abspath(target), "release")
-        if has_lib(libdir):
+        libdir = fresh_repo_lib(os.path.join(os.path.abspath(target), "release"))
+        if libdir:
             return libdir
     if core is not None:
         return build_core(core)

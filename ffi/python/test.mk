@@ -2,7 +2,9 @@
 #
 #   make test-python    build libmcpool, build the extension into a private directory
 #                       (no system install), run its pytest suite with /usr/bin/python3;
-#                       then the packages as a user installs them (python-install-check)
+#                       then `pip install ./ffi/python` from the clone runs cargo (never an
+#                       old libmcpool.a: scripts/from-clone-check.sh), then the packages as a
+#                       user installs them (python-install-check)
 #   make python-dist    target/python-dist/: the abi3 wheel repaired by auditwheel
 #                       (mcpool-X.Y.Z-cp310-abi3-manylinux_2_NN_x86_64.whl) and the sdist
 #                       (mcpool-X.Y.Z.tar.gz, with the Rust sources and header inside)
@@ -45,6 +47,7 @@ $(PY_TESTDEPS)/.installed: $(PY_TEST_REQS)
 test-python: python-ext python-testdeps
 	cd ffi/python && PYTHONPATH=$(PY_SITE):$(PY_TESTDEPS) $(PYTHON) -m pytest -p no:cacheprovider -q tests; \
 	rc=$$?; if [ $$rc -eq 5 ]; then echo "test-python: pytest collected no tests" >&2; fi; exit $$rc
+	PYTHON=$(PYTHON) scripts/from-clone-check.sh python
 	$(MAKE) --no-print-directory python-install-check
 
 python-tools: $(PY_TOOLS)/.installed
@@ -66,6 +69,11 @@ python-dist: lib python-tools
 	$(PYTHON) -c 'import sys, zipfile; n = [x for x in zipfile.ZipFile(sys.argv[1]).namelist() if ".libs/" in x]; sys.exit("python-dist: auditwheel grafted libraries into the wheel: %s" % n if n else 0)' $(PY_DIST)/mcpool-*.whl
 	$(PY_TOOLS)/bin/abi3audit --strict --verbose --assume-minimum-abi3 3.10 $(PY_DIST)/mcpool-*.whl
 	cd ffi/python && $(PYTHON) -c 'import sys; from setuptools import build_meta as b; b.build_sdist(sys.argv[1])' $(PY_DIST) >/dev/null
+	$(PYTHON) -c 'import sys, tarfile, zipfile; \
+	  w = zipfile.ZipFile(sys.argv[1]).namelist(); t = tarfile.open(sys.argv[2]); \
+	  miss = [("wheel", l) for l in ("LICENSE-MIT", "LICENSE-APACHE") if not any(n.endswith(".dist-info/" + l) or n.endswith(".dist-info/licenses/" + l) for n in w)]; \
+	  miss += [("sdist", l) for l in ("LICENSE-MIT", "LICENSE-APACHE") if not any(m.name.endswith("/" + l) and m.isfile() and m.name.count("/") == 1 for m in t.getmembers())]; \
+	  sys.exit("python-dist: no licence text: %s" % miss if miss else 0)' $(PY_DIST)/mcpool-*.whl $(PY_DIST)/mcpool-*.tar.gz
 	@ls -l $(PY_DIST)
 
 # The sdist's build reuses target/python-sdist for the crates (the mcpool crate itself is

@@ -447,11 +447,10 @@ fn update_tls(
     f: impl FnOnce(&mut crate::tls::TlsOptions),
 ) -> Result<ClientBuilder> {
     if on && !cfg!(feature = "tls") {
-        return Err(Error::Unsupported(
-            "TLS: mcpool was built without the `tls` feature; rebuild it with \
-             `--features tls` (or `make install MCPOOL_FEATURES=tls`)"
-                .into(),
-        ));
+        return Err(Error::Unsupported(format!(
+            "TLS: {}",
+            crate::tls::NOT_BUILT
+        )));
     }
     match (&mut b.config.tls, on) {
         (Some(t), _) => f(t),
