@@ -847,8 +847,9 @@ const char *mcpool_last_item_error_message(size_t index,
                                            size_t *out_len);
 
 /**
- * This thread's last error message, as a NUL-terminated UTF-8 string; `""` when no call
- * on this thread has failed yet.
+ * This thread's last error message, as a NUL-terminated UTF-8 string (or the bytes a
+ * binding put back with `mcpool_last_error_restore`, as given); `""` when no call on this
+ * thread has failed yet.
  *
  * It describes the most recent call on this thread that returned a status of 100 or more
  * (cache answers such as `MCPOOL_NOT_FOUND` leave it unchanged), e.g.
@@ -875,8 +876,8 @@ size_t mcpool_last_error_length(void);
 void mcpool_last_error_clear(void);
 
 /**
- * Sets this thread's last error to `message` (`len` bytes, UTF-8 or not; interior NUL bytes
- * are shown as `\0`). NULL, or a length of 0, empties it.
+ * Sets this thread's last error to `message` (`len` bytes, UTF-8 or not, kept as given;
+ * interior NUL bytes are shown as `\0`). NULL, or a length of 0, empties it.
  *
  * For a binding that runs user code between a call and the user's look at the last error
  * (Perl's `on_operation` callbacks, which may themselves use the client): it saves the

@@ -580,6 +580,23 @@ mcp_foreign_error(pTHX_ const char *key, STRLEN klen, int refusal, uint32_t flag
     return msg;
 }
 
+/* The core's message names the command it ran (`get "k": ...`); where the binding ran it for
+ * another one of its own (a one-key get_multi reads with the single-key get), the message
+ * names the one the caller made (`get_multi "k": ...`). */
+static void
+mcp_error_renamed(pTHX_ const char *ran, const char *called)
+{
+    const char *msg = mcpool_last_error_message();
+    size_t len = mcpool_last_error_length(), rl = strlen(ran);
+    SV *sv;
+    if (len <= rl || strncmp(msg, ran, rl) != 0 || msg[rl] != ' ')
+        return;
+    sv = newSVpv(called, 0);
+    sv_catpvn(sv, msg + rl, len - rl);
+    mcpool_last_error_restore((const uint8_t *)SvPVX(sv), SvCUR(sv));
+    SvREFCNT_dec(sv);
+}
+
 /* The warning for a value the core refused to deliver (flags that mean nothing in the value
  * format, a serialized object of another language or with serialize off, a compressed value
  * that does not inflate): an error, never bytes passed off as the value. It names the key
@@ -1497,6 +1514,8 @@ get_multi(m, ...)
             one.sv = NULL;
             MCP_CORE(rc = mcpool_client_get_into(m->client, k, klen, mcp_alloc_one, &one, &flags,
                                                  ix ? &cas : NULL));
+            if (rc != MCPOOL_OK && rc != MCPOOL_NOT_FOUND)
+                mcp_error_renamed(aTHX_ ix ? "gets" : "get", fn);
             sv = one.sv;
             hv = mcp_result_hv(aTHX_ SvIsCOW_shared_hash(ST(1)));
             if (MCP_VALUE_ERROR(rc)) {

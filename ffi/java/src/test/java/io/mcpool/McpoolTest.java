@@ -53,6 +53,33 @@ public class McpoolTest {
         }
     }
 
+    /** An error names the call made ({@code set "k": ...}), as the C ABI's own set and get
+     * do; before, Java said {@code store_kind_compress "k"}, {@code get_into "k"} and
+     * {@code get_multi_into "k"}: C functions a Java caller never called. */
+    @Test
+    public void errorsNameTheCallNotTheCFunction() {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
+            String bad = "m:a b";
+            java.util.Map<String, Runnable> calls = new java.util.LinkedHashMap<>();
+            calls.put("set", () -> mc.set(bad, "v", 0));
+            calls.put("add", () -> mc.add(bad, "v", 0));
+            calls.put("replace", () -> mc.replace(bad, "v", 0));
+            calls.put("get", () -> mc.get(bad));
+            calls.put("gets", () -> mc.gets(bad));
+            calls.put("get_multi", () -> mc.getMulti(bad, "m:ok"));
+            for (Map.Entry<String, Runnable> c : calls.entrySet()) {
+                try {
+                    c.getValue().run();
+                    fail(c.getKey() + " accepted a key with a space");
+                } catch (ClientException e) {
+                    String m = e.getMessage();
+                    assertTrue(c.getKey() + ": " + m, m.contains(c.getKey() + " \"" + bad + "\": "));
+                    assertFalse(c.getKey() + ": " + m, m.contains("store_kind") || m.contains("_into"));
+                }
+            }
+        }
+    }
+
     /** A negative TTL of a store, touch or counter stores the item already expired (the core's
      * rule for signed expiries, as memcached reads a negative expiry and spymemcached sends
      * it); the lease times, which have no such meaning, refuse one before anything is sent
