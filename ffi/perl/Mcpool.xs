@@ -2297,6 +2297,22 @@ _option_canonical(name)
     OUTPUT:
         RETVAL
 
+bool
+_option_is_duration(name)
+        SV *name
+    PREINIT:
+        STRLEN len;
+        const char *want;
+        size_t i = 0;
+    CODE:
+        /* whether the core's option of this name (any spelling the core reads) takes a
+           duration: the core's answer (mcpool_option_is_duration), as Python asks it */
+        want = SvPV(name, len);
+        RETVAL = mcpool_option_find((const uint8_t *)want, (size_t)len, &i) == MCPOOL_OK
+                 && mcpool_option_is_duration(i);
+    OUTPUT:
+        RETVAL
+
 SV *
 option_doc(name)
         SV *name
