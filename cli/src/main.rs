@@ -25,8 +25,8 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors):
   prepend KEY VALUE          prepend to an existing value
   delete KEY                 delete
   incr KEY N | decr KEY N    arithmetic on a decimal value
-  set-counter KEY N [--ttl S] store N as a counter for incr/decr (decimal text, flags 0,
-                             whatever --value-format)
+  set-counter KEY N [--ttl S] store N (0 to 2^64-1) as a counter for incr/decr (decimal
+                             text, flags 0, whatever --value-format)
   touch KEY TTL              set a new expiry
   version                    each server's version
   stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...)

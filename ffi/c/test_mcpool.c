@@ -2331,6 +2331,15 @@ static void test_flags_round_trip(void) {
                 EXPECT(read_raw(rawc, "ctr-wh", d, &dn, &rf), MCPOOL_OK);
                 CHECK(dn == 2 && memcmp(d, "42", 2) == 0 && rf == 0);
             }
+            /* unsigned 64-bit, as memcached's counters (it took an int64_t): 2^64-1 is stored
+             * as its digits, and incr wraps to 0 as memcached does */
+            EXPECT(mcpool_client_set_counter(wh, K("ctr-max"), UINT64_MAX, 0), MCPOOL_OK);
+            if (rawc) {
+                EXPECT(read_raw(rawc, "ctr-max", d, &dn, &rf), MCPOOL_OK);
+                CHECK(dn == 20 && memcmp(d, "18446744073709551615", 20) == 0 && rf == 0);
+            }
+            EXPECT(mcpool_client_incr(wh, K("ctr-max"), 1, &v), MCPOOL_OK);
+            CHECK(v == 0);
             EXPECT(mcpool_client_incr_or_init(sp, K("ctr-sp"), 1, 10, 0, &v), MCPOOL_OK);
             CHECK(v == 10);
             if (rawc) {

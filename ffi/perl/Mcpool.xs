@@ -2009,29 +2009,29 @@ set_counter(m, key, value, ...)
         const char *v;
         mcpool_status st;
         uint32_t t = 0;
-        int64_t n = 0;
-        int neg;
+        uint64_t n = 0;
     PPCODE:
         /* $value as memcached's counter (decimal text, raw flags 0, never compressed, whatever
-         * the value format; the core's mcpool_client_set_counter). It must read as a decimal
-         * integer of 64 bits, as written: "12", -3, 1.0 (which Perl writes "1"); 1.5, "1e3",
-         * " 7", undef and anything larger croak rather than store another number. */
+         * the value format; the core's mcpool_client_set_counter). memcached's counters are
+         * unsigned 64-bit: it must read as a decimal integer from 0 to 18446744073709551615
+         * as written: "12", 2**64-1 (a UV), 1.0 (which Perl writes "1"); a negative one (a
+         * counter no incr takes), 1.5, "1e3", " 7", undef and anything larger croak rather
+         * than store another number. */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_counter");
         SvGETMAGIC(value);
         if (!SvOK(value))
             croak("set_counter: the value is undef, not an integer");
         v = SvPV_nomg(value, vlen);
-        neg = vlen > 0 && v[0] == '-';
-        if (vlen == (STRLEN)neg || vlen > 20)
-            croak("set_counter: the value must be a 64-bit decimal integer, not '%s'", v);
-        for (i = (STRLEN)neg; i < vlen; i++) {
-            int d = v[i] - '0';
-            if (d < 0 || d > 9)
-                croak("set_counter: the value must be a 64-bit decimal integer, not '%s'", v);
-            /* accumulate toward the sign, so INT64_MIN fits */
-            if (neg ? n < (INT64_MIN + d) / 10 : n > (INT64_MAX - d) / 10)
-                croak("set_counter: the value must be a 64-bit decimal integer, not '%s'", v);
-            n = neg ? n * 10 - d : n * 10 + d;
+        if (vlen == 0 || vlen > 20)
+            croak("set_counter: the value must be a decimal integer from 0 to "
+                  "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%s'", v);
+        for (i = 0; i < vlen; i++) {
+            unsigned d = (unsigned)(v[i] - '0');
+            if (d > 9 || n > (UINT64_MAX - d) / 10)
+                croak("set_counter: the value must be a decimal integer from 0 to "
+                      "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%s'",
+                      v);
+            n = n * 10 + d;
         }
         if (items > 3)
             t = mcp_exptime(aTHX_ ST(3));

@@ -842,8 +842,10 @@ C<close_on_error> gives C<undef> for those, though memcached applied them).
 
 Stores C<$value> as a counter for C<incr>/C<decr>: memcached's decimal text with raw flags 0,
 never compressed, whatever the value format (the core's C<set_counter>, Whalin's
-C<storeCounter>). C<$value> must be a decimal integer of 64 bits as Perl writes it; anything
-else (C<1.5>, C<"1e3">, undef, 2**64) croaks. True when stored.
+C<storeCounter>). memcached's counters are unsigned 64-bit: C<$value> must be a decimal
+integer from 0 to 18446744073709551615 as Perl writes it (C<2**64-1> as a UV, or that decimal
+string; C<incr> then wraps to 0, as memcached does); anything else (a negative number, which
+no C<incr> could count on, C<1.5>, C<"1e3">, undef, 2**64) croaks. True when stored.
 
 =item delete ($key) (alias remove), delete_multi (@keys or [$key, $delay], ...)
 

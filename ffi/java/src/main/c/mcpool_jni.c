@@ -943,14 +943,15 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_touch(JNIEnv *env, jclass cls, jlon
     return answer(env, st);
 }
 
-/* A counter (decimal text, raw flags 0: the core's form). */
+/* A counter (decimal text, raw flags 0: the core's form). value >= 0: Mcpool.storeCounter
+ * refuses a negative one before this (cast, -1 would be 2^64-1). */
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_setCounter(JNIEnv *env, jclass cls, jlong h,
                                                         jbyteArray key, jlong value, jint ttl) {
     (void)cls;
     uint8_t kstack[KEY_STACK];
     bytes_t k;
     if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
-    mcpool_status st = mcpool_client_set_counter(CLIENT(h), k.ptr, k.len, (int64_t)value,
+    mcpool_status st = mcpool_client_set_counter(CLIENT(h), k.ptr, k.len, (uint64_t)value,
                                                  mcpool_expiry_from_signed(ttl));
     bytes_release(&k);
     return answer(env, st);

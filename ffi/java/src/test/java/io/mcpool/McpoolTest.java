@@ -195,6 +195,24 @@ public class McpoolTest {
             assertEquals(0, ctr.flags); // decimal text, raw flags 0, whatever the format
             assertArrayEquals("41".getBytes(java.nio.charset.StandardCharsets.US_ASCII), ctr.data);
             assertEquals(42, mc.incr("m:c", 1).getAsLong());
+            // memcached's counters are unsigned 64-bit: a negative long is refused, never
+            // stored (it was, as "-1", a counter no incr takes) nor read as 2^64-1
+            for (long bad : new long[] {-1, Long.MIN_VALUE}) {
+                try {
+                    mc.setCounter("m:c", bad, 0);
+                    fail("setCounter took " + bad);
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                    assertTrue(e.getMessage(), e.getMessage().contains("negative counter value " + bad));
+                }
+            }
+            assertEquals(42, mc.incr("m:c", 0).getAsLong());
+            assertTrue(mc.setCounter("m:c", Long.MAX_VALUE, 0));
+            assertArrayEquals(Long.toString(Long.MAX_VALUE).getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                mc.getBytes("m:c").data);
+            // 2^64-1, as the Javadoc says: its decimal text with flags 0; incr wraps to 0
+            assertTrue(mc.setBytes("m:c", Long.toUnsignedString(-1L).getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
+            assertEquals(0, mc.incr("m:c", 1).getAsLong());
             assertTrue(mc.stats(null).get(server.addr()).containsKey("curr_items"));
             assertTrue(mc.stats("settings").get(server.addr()).containsKey("maxbytes"));
             assertTrue(mc.versions().get(server.addr()).startsWith("1."));
