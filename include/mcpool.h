@@ -2550,6 +2550,28 @@ mcpool_status mcpool_client_stats(const mcpool_client *client,
                                   mcpool_server_results **out_results);
 
 /**
+ * Checks a caller's signed time `seconds` for the call `op` (e.g. `"set"`, `"get_lease"`;
+ * NULL: none) on `key` (`key_len` bytes; NULL: none) and writes the `uint32_t` the calls
+ * take to `*out`. `what` names the time: `"ttl"` (a store's, touch's or counter's expiry:
+ * negative is `MCPOOL_EXPIRED_AT_ONCE`, as `mcpool_expiry_from_signed`), or one with no
+ * "expired" meaning, which refuses a negative one: `"vivify_ttl"`, `"recache_below"`,
+ * `"stale_ttl"`. Above `MCPOOL_MAX_TTL`: `MCPOOL_INVALID_ARGUMENT`, the last error naming
+ * the call, the key and the number as given (`set "k": invalid ttl: 4294967296 is above
+ * 2147483647, ...`), where a saturated or cast number (`4294967295`) would name another.
+ * No I/O. `*out` is written only on `MCPOOL_OK`.
+ *
+ * # Safety
+ * `op` and `what` are NULL or NUL-terminated strings; `key` is NULL or valid for `key_len`
+ * bytes; `out` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_expiry_checked(const char *op,
+                                    const uint8_t *key,
+                                    size_t key_len,
+                                    const char *what,
+                                    int64_t seconds,
+                                    uint32_t *out);
+
+/**
  * Stores a value of `kind` under `key` with the client's value format: the core encodes
  * `data` (`len` bytes: for `MCPOOL_KIND_INT` its decimal ASCII text, for `MCPOOL_KIND_BOOL`
  * `"0"` or `"1"`, otherwise the bytes themselves) in the format's wire form, sets the flags,

@@ -1380,6 +1380,26 @@ static void test_ttl_range(mcpool_client *c) {
     mcpool_item_free(item);
     item = NULL;
 
+    /* mcpool_expiry_checked: a binding's signed time checked as given, so the message names
+     * the number the caller wrote (never the UINT32_MAX it would be saturated or cast to). */
+    {
+        uint32_t t = 9;
+        EXPECT(mcpool_expiry_checked("set", (const uint8_t *)"k", 1, "ttl", 4294967296LL, &t),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(t == 9 && strncmp(mcpool_last_error_message(),
+                                "set \"k\": invalid ttl: 4294967296 is above 2147483647", 51) == 0);
+        EXPECT(mcpool_expiry_checked("get_lease", (const uint8_t *)"k", 1, "recache_below", -1, &t),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(strstr(mcpool_last_error_message(), "invalid recache_below: -1 is negative"));
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "ttl", -1, &t), MCPOOL_OK);
+        CHECK(t == MCPOOL_EXPIRED_AT_ONCE);
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "stale_ttl", 30, &t), MCPOOL_OK);
+        CHECK(t == 30);
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "delay", 30, &t), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, NULL, 30, &t), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "ttl", 30, NULL), MCPOOL_INVALID_ARGUMENT);
+    }
+
     EXPECT(mcpool_client_set(c, K("ttl-k"), K("old"), 0, 0), MCPOOL_OK);
     const uint32_t bad[2] = {2147483648u, 4294967295u};
     for (int b = 0; b < 2; b++) {

@@ -1095,6 +1095,19 @@ mcp_exptime(pTHX_ SV *sv)
     return mcpool_expiry_from_signed(mcp_seconds(aTHX_ sv));
 }
 
+/* The time `sv` of the call `op` on the key (k, klen), checked as given by the core's rule
+ * (mcpool_expiry_checked; `what`: "ttl", or a lease's "vivify_ttl" / "recache_below" /
+ * "stale_ttl", which refuse a negative one): a refused one is named as the caller wrote it
+ * (2**32, not the 4294967295 mcp_exptime saturates it to), and the call returns nothing
+ * (undef) with last_error saying why, as a call the core refuses does. */
+#define MCP_TIME_OR(t, sv, what, op, k, klen, refused)                                    \
+    STMT_START {                                                                          \
+        if (mcpool_expiry_checked(op, (const uint8_t *)(k), (klen), what,                \
+                                  mcp_seconds(aTHX_(sv)), &(t)) != MCPOOL_OK)             \
+            refused;                                                                      \
+    } STMT_END
+#define MCP_TIME(t, sv, what, op, k, klen) MCP_TIME_OR(t, sv, what, op, k, klen, XSRETURN_UNDEF)
+
 /* What a command answers, Cache::Memcached::Fast's way: true, false ("") for a cache
  * answer that says no, nothing (undef) for an error. */
 #define RETURN_STATUS(st)                                                                 \
@@ -1440,8 +1453,8 @@ gat(m, exptime, key)
         size_t trailing = 0;
         SV *sv;
     PPCODE:
-        t = mcp_exptime(aTHX_ exptime);
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, ix ? "gats" : "gat");
+        MCP_TIME(t, exptime, "ttl", ix ? "gats" : "gat", k, klen);
         MCP_CORE(st = ix ? mcpool_client_gats(m->client, k, klen, t, &item)
                          : mcpool_client_gat(m->client, k, klen, t, &item));
         if (st != MCPOOL_OK) {
@@ -1493,8 +1506,11 @@ get_multi(m, ...)
         fn = names[ix];
         if (items < off)
             croak("Usage: $memd->%s($exptime, @keys)", fn);
-        if (touch)
-            exptime = mcp_exptime(aTHX_ ST(1));
+        if (touch) /* refused: no key is read, an empty hash as when every key fails */
+            MCP_TIME_OR(exptime, ST(1), "ttl", fn, NULL, 0, {
+                ST(0) = sv_2mortal(newRV_noinc((SV *)newHV()));
+                XSRETURN(1);
+            });
         n = (size_t)(items - off);
         hv = NULL;
         if (n == 1 && !touch) {
@@ -1871,7 +1887,7 @@ set(m, key, ...)
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, names[ix]);
         v = mcp_value(aTHX_ m, ST(arg), &vlen, &kind);
         if (items > arg + 1)
-            t = mcp_exptime(aTHX_ ST(arg + 1));
+            MCP_TIME(t, ST(arg + 1), "ttl", names[ix], k, klen);
         switch (ix) {
         case 3: MCP_CORE(st = mcpool_client_append(m->client, k, klen, (const uint8_t *)v, vlen)); break;
         case 4: MCP_CORE(st = mcpool_client_prepend(m->client, k, klen, (const uint8_t *)v, vlen)); break;
@@ -1994,7 +2010,7 @@ touch(m, key, ...)
     PPCODE:
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "touch");
         if (items > 2)
-            t = mcp_exptime(aTHX_ ST(2));
+            MCP_TIME(t, ST(2), "ttl", "touch", k, klen);
         MCP_CORE(st = mcpool_client_touch(m->client, k, klen, t));
         RETURN_STATUS(st);
 
@@ -2034,7 +2050,7 @@ set_counter(m, key, value, ...)
             n = n * 10 + d;
         }
         if (items > 3)
-            t = mcp_exptime(aTHX_ ST(3));
+            MCP_TIME(t, ST(3), "ttl", "set_counter", k, klen);
         MCP_CORE(st = mcpool_client_set_counter(m->client, k, klen, n, t));
         RETURN_STATUS(st);
 
@@ -2511,14 +2527,15 @@ void
 get_lease(m, key, vivify_ttl, recache_below)
         Mcpool m
         SV *key
-        UV vivify_ttl
-        UV recache_below
+        SV *vivify_ttl
+        SV *recache_below
     PREINIT:
         STRLEN klen;
         const uint8_t *k;
         mcpool_item *item = NULL;
         mcpool_lease lease = MCPOOL_LEASE_WAIT;
         mcpool_status st;
+        uint32_t vivify = 0, recache = 0;
         uint32_t flags = 0;
         uint64_t cas = 0;
         const char *state;
@@ -2528,10 +2545,10 @@ get_lease(m, key, vivify_ttl, recache_below)
         /* (state, value, cas): state 'hit', 'recompute' or 'wait'; value undef when there is
          * none; nothing on an error (last_error says why) */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_lease");
-        MCP_CORE(st = mcpool_client_get_lease(m->client, k, klen,
-                                              vivify_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)vivify_ttl,
-                                              recache_below > UINT32_MAX ? UINT32_MAX : (uint32_t)recache_below,
-                                              &lease, &item));
+        /* checked as given: -1 is refused as -1, never cast to 4294967295 first */
+        MCP_TIME_OR(vivify, vivify_ttl, "vivify_ttl", "get_lease", k, klen, XSRETURN_EMPTY);
+        MCP_TIME_OR(recache, recache_below, "recache_below", "get_lease", k, klen, XSRETURN_EMPTY);
+        MCP_CORE(st = mcpool_client_get_lease(m->client, k, klen, vivify, recache, &lease, &item));
         if (st != MCPOOL_OK)
             XSRETURN_EMPTY;
         state = lease == MCPOOL_LEASE_HIT ? "hit" : lease == MCPOOL_LEASE_RECOMPUTE ? "recompute" : "wait";
@@ -2561,15 +2578,16 @@ void
 invalidate(m, key, stale_ttl)
         Mcpool m
         SV *key
-        UV stale_ttl
+        SV *stale_ttl
     PREINIT:
         STRLEN klen;
         const uint8_t *k;
         mcpool_status st;
+        uint32_t stale = 0;
     PPCODE:
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "invalidate");
-        MCP_CORE(st = mcpool_client_invalidate(m->client, k, klen,
-                                               stale_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)stale_ttl));
+        MCP_TIME(stale, stale_ttl, "stale_ttl", "invalidate", k, klen);
+        MCP_CORE(st = mcpool_client_invalidate(m->client, k, klen, stale));
         RETURN_STATUS(st);
 
 void
@@ -2591,7 +2609,7 @@ set_with_version(m, key, value, version, ...)
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_with_version");
         v = mcp_value(aTHX_ m, value, &vlen, &kind);
         if (items > 4)
-            t = mcp_exptime(aTHX_ ST(4));
+            MCP_TIME(t, ST(4), "ttl", "set_with_version", k, klen);
         if (m->batch_flags[kind] < 0)
             croak("Mcpool::set_with_version: this value format stores such a value in another "
                   "form; store it with set");
