@@ -847,8 +847,9 @@ const char *mcpool_last_item_error_message(size_t index,
                                            size_t *out_len);
 
 /**
- * This thread's last error message, as a NUL-terminated UTF-8 string; `""` when no call
- * on this thread has failed yet.
+ * This thread's last error message, as a NUL-terminated UTF-8 string (or the bytes a
+ * binding put back with `mcpool_last_error_restore`, as given); `""` when no call on this
+ * thread has failed yet.
  *
  * It describes the most recent call on this thread that returned a status of 100 or more
  * (cache answers such as `MCPOOL_NOT_FOUND` leave it unchanged), e.g.
@@ -875,8 +876,8 @@ size_t mcpool_last_error_length(void);
 void mcpool_last_error_clear(void);
 
 /**
- * Sets this thread's last error to `message` (`len` bytes, UTF-8 or not; interior NUL bytes
- * are shown as `\0`). NULL, or a length of 0, empties it.
+ * Sets this thread's last error to `message` (`len` bytes, UTF-8 or not, kept as given;
+ * interior NUL bytes are shown as `\0`). NULL, or a length of 0, empties it.
  *
  * For a binding that runs user code between a call and the user's look at the last error
  * (Perl's `on_operation` callbacks, which may themselves use the client): it saves the
@@ -1202,11 +1203,13 @@ mcpool_status mcpool_config_set_sanitize_keys(mcpool_config *config,
                                               bool on);
 
 /**
- * Largest value sent or accepted, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
+ * Largest value sent, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
  * largest item; above it `MCPOOL_INVALID_ARGUMENT`). Default 1048576 (memcached's `-I`
  * default). A value to store is checked as sent, after compression: one that compresses
  * below this is stored, one that does not is refused (`MCPOOL_VALUE_TOO_LARGE`), and one
- * larger than `max_decompressed_size` too is refused before any compressing.
+ * larger than `max_decompressed_size` too is refused before any compressing. Reads are
+ * not held to it: a read takes a value up to the larger of this and
+ * `max_decompressed_size`, so one another client stored under a larger limit is read.
  *
  * # Safety
  * `config` is NULL (refused) or a live configuration no other thread is using.
@@ -2250,9 +2253,10 @@ mcpool_status mcpool_client_set(const mcpool_client *client,
 /**
  * Stores `value` under `key` as a counter for `incr`/`decr` (Whalin's `storeCounter`):
  * memcached's decimal text with raw flags 0 whatever the value format, never compressed,
- * the same form `mcpool_client_incr_or_init` creates (a negative value is stored as its
- * text too, as Whalin does; incr then answers `MCPOOL_CLIENT_ERROR`); `ttl` as for
- * `mcpool_client_set`. `MCPOOL_OK` when stored.
+ * the same form `mcpool_client_incr_or_init` creates. `value` is unsigned 64-bit, as
+ * memcached's counters (0 to 2^64 - 1; incr then wraps to 0): a binding whose integers are
+ * signed refuses a negative one before the call (a -1 cast to `uint64_t` would store
+ * 18446744073709551615). `ttl` as for `mcpool_client_set`. `MCPOOL_OK` when stored.
  *
  * # Safety
  * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
@@ -2260,7 +2264,7 @@ mcpool_status mcpool_client_set(const mcpool_client *client,
 mcpool_status mcpool_client_set_counter(const mcpool_client *client,
                                         const uint8_t *key,
                                         size_t key_len,
-                                        int64_t value,
+                                        uint64_t value,
                                         uint32_t ttl);
 
 /**
@@ -2555,6 +2559,28 @@ mcpool_status mcpool_client_stats(const mcpool_client *client,
                                   const char *group,
                                   size_t group_len,
                                   mcpool_server_results **out_results);
+
+/**
+ * Checks a caller's signed time `seconds` for the call `op` (e.g. `"set"`, `"get_lease"`;
+ * NULL: none) on `key` (`key_len` bytes; NULL: none) and writes the `uint32_t` the calls
+ * take to `*out`. `what` names the time: `"ttl"` (a store's, touch's or counter's expiry:
+ * negative is `MCPOOL_EXPIRED_AT_ONCE`, as `mcpool_expiry_from_signed`), or one with no
+ * "expired" meaning, which refuses a negative one: `"vivify_ttl"`, `"recache_below"`,
+ * `"stale_ttl"`. Above `MCPOOL_MAX_TTL`: `MCPOOL_INVALID_ARGUMENT`, the last error naming
+ * the call, the key and the number as given (`set "k": invalid ttl: 4294967296 is above
+ * 2147483647, ...`), where a saturated or cast number (`4294967295`) would name another.
+ * No I/O. `*out` is written only on `MCPOOL_OK`.
+ *
+ * # Safety
+ * `op` and `what` are NULL or NUL-terminated strings; `key` is NULL or valid for `key_len`
+ * bytes; `out` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_expiry_checked(const char *op,
+                                    const uint8_t *key,
+                                    size_t key_len,
+                                    const char *what,
+                                    int64_t seconds,
+                                    uint32_t *out);
 
 /**
  * Stores a value of `kind` under `key` with the client's value format: the core encodes

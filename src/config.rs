@@ -20,6 +20,9 @@ use std::time::Duration;
 /// error rather than a limit that could never be reached.
 pub const MAX_ITEM_SIZE: usize = 1 << 30;
 
+/// The most keys `written_while_away_max` takes.
+pub const WRITTEN_WHILE_AWAY_MAX: usize = 10_000_000;
+
 /// The largest `max_size` (connections per server). The pool reserves its bookkeeping for
 /// `max_size` connections up front, so an absurd number would be a multi-gigabyte
 /// allocation; 65,536 is far above what one memcached accepts (its `-c` default is 1,024).
@@ -186,6 +189,17 @@ pub struct ClientBuilder {
 }
 
 impl ClientBuilder {
+    /// The one range check of a typed setter: a number outside `lo..=hi` is kept as an error
+    /// for `build` (`"{name} {n}: out of range {lo} to {hi}"`). The option path
+    /// (`ClientBuilder::set`, the C ABI's setters) calls the same setter and reports the
+    /// error at once ([`options::OptionSpec::set_value`]).
+    fn check_range<T: PartialOrd + std::fmt::Display>(&mut self, name: &str, n: T, lo: T, hi: T) {
+        if n < lo || n > hi {
+            self.errors
+                .push(format!("{name} {n}: out of range {lo} to {hi}"));
+        }
+    }
+
     /// A builder with every default.
     pub fn new() -> Self {
         ClientBuilder::default()
@@ -332,8 +346,10 @@ impl ClientBuilder {
 
     /// Consecutive failures that mark a server dead. Default 2. The requests in flight when
     /// it is marked dead, and connections opened before, fail without counting again.
+    /// At least 1 (0 would never count a failure): 0 makes `build` fail.
     pub fn failure_limit(mut self, n: u32) -> Self {
-        self.config.failure_limit = n.max(1);
+        self.check_range("failure_limit", n, 1, u32::MAX);
+        self.config.failure_limit = n;
         self
     }
 
@@ -477,7 +493,9 @@ impl ClientBuilder {
     /// Most keys remembered per server while it is away, for `on_server_return =
     /// delete-written` (default 10000); past it the return falls back to `flush_all`
     /// (counted as `away_overflows`).
+    /// 1 to [`WRITTEN_WHILE_AWAY_MAX`]; another number makes `build` fail.
     pub fn written_while_away_max(mut self, keys: usize) -> Self {
+        self.check_range("written_while_away_max", keys, 1, WRITTEN_WHILE_AWAY_MAX);
         self.config.written_while_away_max = keys;
         self
     }
@@ -490,14 +508,17 @@ impl ClientBuilder {
         self
     }
 
-    /// Largest value sent or accepted. Default 1 MiB (memcached's `-I`); at most
-    /// [`MAX_ITEM_SIZE`] (1 GiB, memcached's own limit): a larger value makes `build` fail
-    /// with a configuration error. A value to store is checked as sent, after compression (as
+    /// Largest value sent (reads are not held to it: a read takes a value up to the larger
+    /// of this and `max_decompressed_size`, so one another client stored under a larger
+    /// limit is read). Default 1 MiB (memcached's `-I`); at most
+    /// [`MAX_ITEM_SIZE`] (1 GiB, memcached's own limit): 0 or a larger value makes `build`
+    /// fail with a configuration error. A value to store is checked as sent, after compression (as
     /// Cache::Memcached::Fast's `max_size`, python-memcached and libmemcached do): a larger
     /// value that compresses below it is stored. One larger than this and than
     /// `max_decompressed_size` too is refused before any compressing (it could not be read
     /// back).
     pub fn max_value_size(mut self, bytes: usize) -> Self {
+        self.check_range("max_value_size", bytes, 1, MAX_ITEM_SIZE);
         self.config.max_value_size = bytes;
         self
     }

@@ -12,7 +12,8 @@ use std::io;
 pub enum Error {
     /// The key was refused before any byte was sent (empty, too long, whitespace or control bytes).
     InvalidKey {
-        /// The offending key, as given (lossy UTF-8 for display).
+        /// The offending key as messages show it ([`crate::key::quoted`]): quoted and
+        /// escaped, a byte that is not UTF-8 written `\xNN`.
         key: String,
         /// What is wrong with it.
         reason: &'static str,
@@ -285,7 +286,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::InvalidKey { key, reason } => write!(f, "invalid key {key:?}: {reason}"),
+            Error::InvalidKey { key, reason } => write!(f, "invalid key {key}: {reason}"),
             Error::ValueTooLarge { len, limit } => write!(
                 f,
                 "value of {len} bytes exceeds the item size limit of {limit} bytes"

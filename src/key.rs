@@ -55,7 +55,7 @@ impl Keys for Single<'_> {
 /// [`Keys`] whose caller's lengths are not to be trusted that far (the C ABI's).
 pub fn too_long(len: usize) -> Error {
     Error::InvalidKey {
-        key: format!("<{len} bytes>"),
+        key: format!("\"<{len} bytes>\""),
         reason: "key is longer than 250 bytes (64 KiB with long_keys = hash)",
     }
 }
@@ -191,7 +191,7 @@ impl KeyRules {
             return None;
         }
         let refuse = |reason| Error::InvalidKey {
-            key: display(wire),
+            key: quoted(wire),
             reason,
         };
         // Dalli counts characters: a key of at most 250 characters it sends whole.
@@ -367,7 +367,7 @@ pub fn validate(key: &[u8]) -> Result<()> {
         return Ok(());
     };
     Err(Error::InvalidKey {
-        key: display(key),
+        key: quoted(key),
         reason,
     })
 }
@@ -383,7 +383,7 @@ pub fn validate_length(key: &[u8]) -> Result<()> {
         return Ok(());
     };
     Err(Error::InvalidKey {
-        key: display(key),
+        key: quoted(key),
         reason,
     })
 }
@@ -395,7 +395,7 @@ pub fn validate_meta(key: &[u8]) -> Result<()> {
     validate_length(key)?;
     if key.len() > MAX_META_BASE64_KEY_LEN && has_space_or_control(key) {
         return Err(Error::InvalidKey {
-            key: display(key),
+            key: quoted(key),
             reason: "key with a space or control byte longer than 186 bytes (meta sends \
                      such keys base64-encoded, and memcached takes at most 250 characters)",
         });
@@ -403,17 +403,39 @@ pub fn validate_meta(key: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// The key for error messages: lossy UTF-8, cut to 300 characters.
-pub(crate) fn display(key: &[u8]) -> String {
-    let mut s = String::from_utf8_lossy(key).into_owned();
-    if s.len() > 300 {
-        let mut cut = 300;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
+/// The key as error messages show it: in double quotes, escaped as Rust's `{:?}` escapes a
+/// string (`"b\nc"`), with each byte that is not UTF-8 written `\xNN` (`"\xff k"`), so two
+/// different keys never read the same; cut after 300 bytes of text (`…`). The one place a
+/// key is shown: the core's errors and the C ABI's messages use it.
+pub fn quoted(key: &[u8]) -> String {
+    const MAX: usize = 300;
+    let mut s = String::with_capacity(key.len().min(MAX) + 2);
+    s.push('"');
+    let mut cut = false;
+    'out: for chunk in key.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if s.len() > MAX {
+                cut = true;
+                break 'out;
+            }
+            match c {
+                // escaped in a string's `{:?}` only as a char literal
+                '\'' => s.push(c),
+                _ => s.extend(c.escape_debug()),
+            }
         }
-        s.truncate(cut);
+        for b in chunk.invalid() {
+            if s.len() > MAX {
+                cut = true;
+                break 'out;
+            }
+            s.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    if cut {
         s.push('…');
     }
+    s.push('"');
     s
 }
 
@@ -460,6 +482,26 @@ fn encode(key: &[u8], keep_slash: bool) -> Cow<'_, [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_keeps_every_byte_apart() {
+        assert_eq!(quoted(b"user:1"), r#""user:1""#);
+        assert_eq!(quoted(b"b\nc \"q\" \\ 'x'"), r#""b\nc \"q\" \\ 'x'""#);
+        // bytes that are not UTF-8 are escaped, not replaced by U+FFFD: two keys, two texts
+        assert_eq!(quoted(b"\xff\xe9 k"), r#""\xff\xe9 k""#);
+        assert_ne!(quoted(b"\xff k"), quoted(b"\xfe k"));
+        assert_eq!(quoted("é\u{7f}".as_bytes()), r#""é\u{7f}""#);
+        // the error a refused key gives names it so
+        let e = validate(b"\xff k").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            r#"invalid key "\xff k": key contains a space or control byte"#
+        );
+        // cut after 300 bytes of text
+        let long = quoted(&[b'a'; 400]);
+        assert!(long.ends_with("…\"") && long.len() < 310, "{long}");
+        assert_eq!(quoted(&[b'a'; 300]), format!("\"{}\"", "a".repeat(300)));
+    }
 
     #[test]
     fn validation() {

@@ -119,9 +119,59 @@ pub fn check_opt(what: &'static str, ttl: Option<u32>) -> Result<Option<u32>> {
     ttl.map(|t| check(what, t)).transpose()
 }
 
+/// A binding's signed time, checked as given, never saturated first (a Perl `2**32` or a
+/// Java `-1` is named in the error as the caller wrote it, not as `4294967295`). For `ttl`
+/// the rule of [`from_signed`] (negative: [`EXPIRED_AT_ONCE`]); for a lease's or a stale
+/// time (`vivify_ttl`, `recache_below`, `stale_ttl`: durations, with no "expired" meaning) a
+/// negative one is refused. Above [`MAX_TTL`]: refused, as [`check`] refuses it.
+pub fn checked_from_signed(what: &'static str, seconds: i64) -> Result<u32> {
+    if seconds < 0 {
+        if what == "ttl" {
+            return Ok(EXPIRED_AT_ONCE);
+        }
+        return Err(Error::InvalidArgument {
+            what,
+            reason: format!("{seconds} is negative; a {what} is 0 to {MAX_TTL} seconds"),
+        });
+    }
+    match u32::try_from(seconds) {
+        Ok(t) => check(what, t),
+        Err(_) => Err(Error::InvalidArgument {
+            what,
+            reason: format!(
+                "{seconds} is above {MAX_TTL}, the largest expiry memcached can honour"
+            ),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_from_signed_names_the_number_given() {
+        assert_eq!(checked_from_signed("ttl", 5).unwrap(), 5);
+        assert_eq!(checked_from_signed("ttl", -1).unwrap(), EXPIRED_AT_ONCE);
+        assert_eq!(checked_from_signed("recache_below", 0).unwrap(), 0);
+        let e = checked_from_signed("ttl", 1 << 32).unwrap_err().to_string();
+        assert!(e.contains("4294967296 is above 2147483647"), "{e}");
+        assert!(!e.contains("4294967295"), "{e}");
+        let e = checked_from_signed("recache_below", -1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("invalid recache_below: -1 is negative"), "{e}");
+        let e = checked_from_signed("stale_ttl", i64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("9223372036854775807 is above"), "{e}");
+        // within u32: check's own message, with memcached's reading
+        let e = checked_from_signed("ttl", 1 << 31).unwrap_err().to_string();
+        assert!(
+            e.contains("2147483648 is above 2147483647") && e.contains("-2147483648"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn the_boundary_is_two_to_the_31_minus_one() {

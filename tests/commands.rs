@@ -234,10 +234,16 @@ fn counters_are_decimal_text_with_flags_0_in_every_format() {
             let item = raw.get_item("s").unwrap().unwrap();
             assert_eq!((&item.value[..], item.flags), (&b"40"[..], 0), "{at}");
             assert_eq!(c.incr("s", 2).unwrap(), Some(42), "{at}");
-            // a negative one is its text too (Whalin's storeCounter), which incr refuses
-            c.set_counter("neg", -5, 0).unwrap();
-            let item = raw.get_item("neg").unwrap().unwrap();
-            assert_eq!((&item.value[..], item.flags), (&b"-5"[..], 0), "{at}");
+            // unsigned 64-bit, as memcached's counters: 2^64-1 is stored, and incr wraps
+            // to 0 as memcached does (set_counter took an i64 and refused it)
+            c.set_counter("max", u64::MAX, 0).unwrap();
+            let item = raw.get_item("max").unwrap().unwrap();
+            assert_eq!(
+                (&item.value[..], item.flags),
+                (&b"18446744073709551615"[..], 0),
+                "{at}"
+            );
+            assert_eq!(c.incr("max", 1).unwrap(), Some(0), "{at}");
         }
     }
 }

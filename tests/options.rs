@@ -717,3 +717,54 @@ fn text_options_are_refused_or_kept_never_trimmed() {
     assert_eq!(b.config().max_size, 7);
     assert!(!b.config().nodelay);
 }
+
+/// The typed setters check what the option path checks, in one place (the setter's
+/// `check_range`): `failure_limit(0)`, `max_value_size(0)` and `written_while_away_max(0)`
+/// built before (max_value_size 0 then refused every non-empty store, failure_limit 0 acted
+/// as 1), while `set(name, "0")` was refused.
+#[test]
+fn typed_setters_refuse_what_the_option_path_refuses() {
+    type Setter = fn(ClientBuilder) -> ClientBuilder;
+    let cases: [(&str, &str, Setter); 6] = [
+        ("failure_limit", "0", |b| b.failure_limit(0)),
+        ("max_value_size", "0", |b| b.max_value_size(0)),
+        ("max_value_size", "1073741825", |b| {
+            b.max_value_size(1 << 30 | 1)
+        }),
+        ("written_while_away_max", "0", |b| {
+            b.written_while_away_max(0)
+        }),
+        ("written_while_away_max", "10000001", |b| {
+            b.written_while_away_max(10_000_001)
+        }),
+        ("key_prefix", "app ", |b| b.key_prefix("app ")),
+    ];
+    for (name, v, typed) in cases {
+        let built = typed(ClientBuilder::new().server("127.0.0.1:1")).build();
+        let m = message(built.err().unwrap_or_else(|| panic!("{name}({v}) built")));
+        assert!(
+            m.contains(name) || m.contains(&name.replace('_', " ")),
+            "{name}({v}): {m}"
+        );
+        let by_name = ClientBuilder::new().set(name, v).err();
+        let m = message(by_name.unwrap_or_else(|| panic!("set({name}, {v}) accepted")));
+        assert!(m.starts_with(&format!("option {name}: bad value")), "{m}");
+        assert!(!m.contains(&format!("{name} {v}:")), "said twice: {m}");
+    }
+    // the bounds themselves are taken both ways
+    let ok = ClientBuilder::new()
+        .server("127.0.0.1:1")
+        .failure_limit(1)
+        .max_value_size(1)
+        .written_while_away_max(10_000_000);
+    assert!(ok.clone().build().is_ok());
+    for (name, v) in [
+        ("failure_limit", "1"),
+        ("max_value_size", "1073741824"),
+        ("written_while_away_max", "1"),
+    ] {
+        ClientBuilder::new()
+            .set(name, v)
+            .unwrap_or_else(|e| panic!("{name} {v}: {e}"));
+    }
+}

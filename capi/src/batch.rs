@@ -420,19 +420,10 @@ pub unsafe extern "C" fn mcpool_client_store_multi(
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
     // The op's batch name, by its number: checked first, as any number may arrive.
-    const NAMES: [&str; 6] = [
-        "set_multi",
-        "add_multi",
-        "replace_multi",
-        "cas_multi",
-        "append_multi",
-        "prepend_multi",
-    ];
-    let cmd = match super::kinds::store_op_arg("store_multi", op, 0) {
-        Ok((cmd, _)) => cmd,
+    let (cmd, name) = match super::kinds::store_op_arg("store_multi", op, 0, true) {
+        Ok(named) => named,
         Err(f) => return landingpad(|| Err(f)),
     };
-    let name = NAMES[op as usize];
     // SAFETY: forwarded from the caller's promise.
     unsafe {
         store_multi(
@@ -666,8 +657,10 @@ pub unsafe extern "C" fn mcpool_client_get_into(
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
+        // Messages name the command the caller ran: `get` (`gets` when the CAS is asked).
+        let op = if out_cas.is_null() { "get" } else { "gets" };
         // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
-        let key = unsafe { ptr::key("get_into", key, key_len, c.max_key) }?;
+        let key = unsafe { ptr::key(op, key, key_len, c.max_key) }?;
         let Some(alloc) = alloc else {
             return Err(Failure::invalid("alloc callback is NULL"));
         };
@@ -689,14 +682,14 @@ pub unsafe extern "C" fn mcpool_client_get_into(
                 |_, r| found = r,
             ),
         );
-        let hit = found.map_err(|e| Failure::from_error("get_into", Some(key), &e))?;
+        let hit = found.map_err(|e| Failure::from_error(op, Some(key), &e))?;
         match got.filter(|_| hit) {
             None => Ok(MCPOOL_NOT_FOUND),
             Some((false, _, _)) => Err(Failure::new(
                 MCPOOL_ALLOC_FAILED,
                 format!(
-                    "get_into {:?}: the alloc callback returned NULL",
-                    String::from_utf8_lossy(key)
+                    "{op} {}: the alloc callback returned NULL",
+                    mcpool::key::quoted(key)
                 ),
             )),
             Some((true, flags, cas)) => {
@@ -811,10 +804,12 @@ unsafe fn multi_into(
             return Err(Failure::invalid("alloc callback is NULL"));
         };
         ptr::out(out_statuses, "statuses")?;
-        let op = if touch.is_some() {
-            "gat_multi_into"
-        } else {
-            "get_multi_into"
+        // Messages name the command the caller ran, not this C function.
+        let op = match (touch.is_some(), with_cas) {
+            (false, false) => "get_multi",
+            (false, true) => "gets_multi",
+            (true, false) => "gat_multi",
+            (true, true) => "gats_multi",
         };
         check_count(n_keys, op)?;
         // SAFETY: forwarded from the caller's promise.

@@ -540,9 +540,10 @@ pub unsafe extern "C" fn mcpool_client_set(
 
 /// Stores `value` under `key` as a counter for `incr`/`decr` (Whalin's `storeCounter`):
 /// memcached's decimal text with raw flags 0 whatever the value format, never compressed,
-/// the same form `mcpool_client_incr_or_init` creates (a negative value is stored as its
-/// text too, as Whalin does; incr then answers `MCPOOL_CLIENT_ERROR`); `ttl` as for
-/// `mcpool_client_set`. `MCPOOL_OK` when stored.
+/// the same form `mcpool_client_incr_or_init` creates. `value` is unsigned 64-bit, as
+/// memcached's counters (0 to 2^64 - 1; incr then wraps to 0): a binding whose integers are
+/// signed refuses a negative one before the call (a -1 cast to `uint64_t` would store
+/// 18446744073709551615). `ttl` as for `mcpool_client_set`. `MCPOOL_OK` when stored.
 ///
 /// # Safety
 /// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes.
@@ -551,7 +552,7 @@ pub unsafe extern "C" fn mcpool_client_set_counter(
     client: *const mcpool_client,
     key: *const u8,
     key_len: usize,
-    value: i64,
+    value: u64,
     ttl: u32,
 ) -> mcpool_status {
     landingpad(|| -> Outcome {

@@ -584,11 +584,13 @@ pub unsafe extern "C" fn mcpool_config_set_sanitize_keys(
     unsafe { set_bool(config, "sanitize_keys", on) }
 }
 
-/// Largest value sent or accepted, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
+/// Largest value sent, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
 /// largest item; above it `MCPOOL_INVALID_ARGUMENT`). Default 1048576 (memcached's `-I`
 /// default). A value to store is checked as sent, after compression: one that compresses
 /// below this is stored, one that does not is refused (`MCPOOL_VALUE_TOO_LARGE`), and one
-/// larger than `max_decompressed_size` too is refused before any compressing.
+/// larger than `max_decompressed_size` too is refused before any compressing. Reads are
+/// not held to it: a read takes a value up to the larger of this and
+/// `max_decompressed_size`, so one another client stored under a larger limit is read.
 ///
 /// # Safety
 /// `config` is NULL (refused) or a live configuration no other thread is using.

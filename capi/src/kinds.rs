@@ -66,28 +66,43 @@ pub(crate) fn kind_arg(call: &str, kind: mcpool_kind) -> Result<Kind, Failure> {
     })
 }
 
+/// Each store op's names by its number, single and batch: what messages name (the command
+/// the caller ran: `set "k": ...`, `add_multi: ...`), never the C function that carried it
+/// (`mcpool_client_store_kind_compress` is a binding's `set`, `add`, …). The one table.
+const STORE_OP_NAMES: [(&str, &str); 6] = [
+    ("set", "set_multi"),
+    ("add", "add_multi"),
+    ("replace", "replace_multi"),
+    ("cas", "cas_multi"),
+    ("append", "append_multi"),
+    ("prepend", "prepend_multi"),
+];
+
 /// The core's store command a caller's `mcpool_store_op` names (`cas` for CAS), with the
-/// operation's name (`set`, `add`, …), or `MCPOOL_INVALID_ARGUMENT` (naming `call`) for a
-/// number that is not one.
+/// operation's name (`set`, `add`, …; with `batch`, `set_multi`, `add_multi`, …), or
+/// `MCPOOL_INVALID_ARGUMENT` (naming `call`, the C function) for a number that is not one.
 pub(crate) fn store_op_arg(
     call: &str,
     op: mcpool_store_op,
     cas: u64,
+    batch: bool,
 ) -> Result<(StoreCommand, &'static str), Failure> {
-    Ok(match op {
-        MCPOOL_STORE_SET => (StoreCommand::Set, "set"),
-        MCPOOL_STORE_ADD => (StoreCommand::Add, "add"),
-        MCPOOL_STORE_REPLACE => (StoreCommand::Replace, "replace"),
-        MCPOOL_STORE_CAS => (StoreCommand::Cas(cas), "cas"),
-        MCPOOL_STORE_APPEND => (StoreCommand::Append, "append"),
-        MCPOOL_STORE_PREPEND => (StoreCommand::Prepend, "prepend"),
+    let cmd = match op {
+        MCPOOL_STORE_SET => StoreCommand::Set,
+        MCPOOL_STORE_ADD => StoreCommand::Add,
+        MCPOOL_STORE_REPLACE => StoreCommand::Replace,
+        MCPOOL_STORE_CAS => StoreCommand::Cas(cas),
+        MCPOOL_STORE_APPEND => StoreCommand::Append,
+        MCPOOL_STORE_PREPEND => StoreCommand::Prepend,
         other => {
             return Err(Failure::invalid(format!(
                 "{call}: op {other} is not an mcpool_store_op (MCPOOL_STORE_SET \
                  {MCPOOL_STORE_SET} .. MCPOOL_STORE_PREPEND {MCPOOL_STORE_PREPEND})"
             )))
         }
-    })
+    };
+    let (single, multi) = STORE_OP_NAMES[op as usize];
+    Ok((cmd, if batch { multi } else { single }))
 }
 
 /// Stores a value of `kind` under `key` with the client's value format: the core encodes
@@ -222,7 +237,7 @@ const _: () = assert!(MCPOOL_COMPRESS_AT_LEVEL == Compress::AT_LEVEL);
 /// As for `mcpool_client_store_kind`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn store_kind(
-    op_name: &str,
+    call: &str,
     client: *const mcpool_client,
     op: mcpool_store_op,
     key: *const u8,
@@ -237,12 +252,13 @@ unsafe fn store_kind(
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
+        // Messages name the command (`add "k": ...`), not the C function (`call`).
+        let (cmd, op_name) = store_op_arg(call, op, cas, false)?;
         // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
         let key = unsafe { ptr::key(op_name, key, key_len, c.max_key) }?;
         // SAFETY: the caller promises `len` readable bytes at a non-NULL `data`.
         let body = unsafe { ptr::bytes(data, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) }?;
         let kind = kind_arg(op_name, kind)?;
-        let (cmd, _) = store_op_arg(op_name, op, cas)?;
         // A kind the format lacks is UNSUPPORTED whatever the data (a binding falls back to
         // bytes on it: Perl stores a number as its text, as Cache::Memcached::Fast does).
         c.client
@@ -259,8 +275,8 @@ unsafe fn store_kind(
         }
         let value = Value::from_abi(kind, body.to_vec()).ok_or_else(|| {
             Failure::invalid(format!(
-                "{op_name} {:?}: the data is not a valid {kind} ({})",
-                String::from_utf8_lossy(key),
+                "{op_name} {}: the data is not a valid {kind} ({})",
+                mcpool::key::quoted(key),
                 match kind {
                     Kind::Int => "decimal ASCII of an integer, e.g. \"-42\"",
                     Kind::Bool => "\"0\" or \"1\"",

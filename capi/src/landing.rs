@@ -31,7 +31,7 @@ impl Failure {
     /// A core error, described with the operation and (when given) the key.
     pub fn from_error(op: &str, key: Option<&[u8]>, e: &Error) -> Failure {
         let message = match key {
-            Some(k) => format!("{op} {:?}: {e}", String::from_utf8_lossy(k)),
+            Some(k) => format!("{op} {}: {e}", mcpool::key::quoted(k)),
             None => format!("{op}: {e}"),
         };
         Failure::new(mcpool_status::from_error(e), message)

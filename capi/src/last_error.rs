@@ -12,15 +12,32 @@ thread_local! {
 
 /// `message` as a C string; interior NUL bytes are shown as `\0`.
 fn c_string(message: String) -> CString {
-    CString::new(message).unwrap_or_else(|e| {
-        let text = String::from_utf8_lossy(&e.into_vec()).replace('\0', "\\0");
-        CString::new(text).unwrap_or_default()
+    c_bytes(message.into_bytes())
+}
+
+/// `bytes` as a C string, kept as given (UTF-8 or not) but for interior NUL bytes, shown as
+/// `\0`.
+fn c_bytes(bytes: Vec<u8>) -> CString {
+    CString::new(bytes).unwrap_or_else(|e| {
+        let bytes = e.into_vec();
+        let mut shown = Vec::with_capacity(bytes.len() + 8);
+        for b in bytes {
+            match b {
+                0 => shown.extend_from_slice(b"\\0"),
+                _ => shown.push(b),
+            }
+        }
+        CString::new(shown).unwrap_or_default()
     })
 }
 
 /// Records `message` as this thread's last error. Interior NUL bytes are shown as `\0`.
 pub(crate) fn set(message: String) {
-    let c = c_string(message);
+    set_c(c_string(message));
+}
+
+/// Records `c` as this thread's last error.
+fn set_c(c: CString) {
     // A thread being torn down has no last error to keep; ignore that case.
     let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = c);
 }
@@ -92,8 +109,9 @@ pub(crate) fn current() -> String {
     LAST_ERROR.with(|slot| slot.borrow().to_string_lossy().into_owned())
 }
 
-/// This thread's last error message, as a NUL-terminated UTF-8 string; `""` when no call
-/// on this thread has failed yet.
+/// This thread's last error message, as a NUL-terminated UTF-8 string (or the bytes a
+/// binding put back with `mcpool_last_error_restore`, as given); `""` when no call on this
+/// thread has failed yet.
 ///
 /// It describes the most recent call on this thread that returned a status of 100 or more
 /// (cache answers such as `MCPOOL_NOT_FOUND` leave it unchanged), e.g.
@@ -132,8 +150,8 @@ pub extern "C" fn mcpool_last_error_clear() {
     });
 }
 
-/// Sets this thread's last error to `message` (`len` bytes, UTF-8 or not; interior NUL bytes
-/// are shown as `\0`). NULL, or a length of 0, empties it.
+/// Sets this thread's last error to `message` (`len` bytes, UTF-8 or not, kept as given;
+/// interior NUL bytes are shown as `\0`). NULL, or a length of 0, empties it.
 ///
 /// For a binding that runs user code between a call and the user's look at the last error
 /// (Perl's `on_operation` callbacks, which may themselves use the client): it saves the
@@ -149,7 +167,7 @@ pub unsafe extern "C" fn mcpool_last_error_restore(message: *const u8, len: usiz
     }
     // SAFETY: `message` is not NULL and the caller promises `len` readable bytes.
     let bytes = unsafe { std::slice::from_raw_parts(message, len) };
-    set(String::from_utf8_lossy(bytes).into_owned());
+    set_c(c_bytes(bytes.to_vec()));
 }
 
 #[cfg(test)]
@@ -182,5 +200,13 @@ mod tests {
         // SAFETY: NULL is allowed and empties it.
         unsafe { mcpool_last_error_restore(std::ptr::null(), 5) };
         assert_eq!(current(), "");
+        // Bytes that are not UTF-8 come back as given (a NUL as `\0`), not as U+FFFD.
+        let raw = b"\xff\xfe\0k";
+        // SAFETY: `raw` is valid for reads of its length.
+        unsafe { mcpool_last_error_restore(raw.as_ptr(), raw.len()) };
+        // SAFETY: the pointer is a valid NUL-terminated string until the next set().
+        let back = unsafe { CStr::from_ptr(mcpool_last_error_message()) };
+        assert_eq!(back.to_bytes(), b"\xff\xfe\\0k");
+        assert_eq!(mcpool_last_error_length(), 5);
     }
 }

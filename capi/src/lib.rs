@@ -23,6 +23,7 @@ pub mod batch;
 pub mod client;
 pub mod commands;
 pub mod config;
+pub mod expiry;
 mod keys;
 pub mod kinds;
 pub mod landing;

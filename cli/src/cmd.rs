@@ -436,9 +436,11 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             let ([key, value], Kind::Bytes) = (&rest[..], kind) else {
                 return Err("usage: mcpool set-counter KEY N [--ttl S]".into());
             };
-            let n: i64 = text(value)?.parse().map_err(|_| {
+            // memcached's counters are unsigned 64-bit: -1 would be a counter no incr takes
+            let n: u64 = text(value)?.parse().map_err(|_| {
                 format!(
-                    "set-counter takes a 64-bit integer, not {:?}",
+                    "set-counter takes an unsigned 64-bit integer (0 to {}), not {:?}",
+                    u64::MAX,
                     String::from_utf8_lossy(value)
                 )
             })?;

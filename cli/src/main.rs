@@ -37,8 +37,8 @@ exists)`):
   delete KEY                 delete
   incr KEY N | decr KEY N    arithmetic on a decimal value; N is a delta 0-18446744073709551615
                              (for a negative delta use the other command)
-  set-counter KEY N [--ttl S] store N as a counter for incr/decr (decimal text, flags 0,
-                             whatever --value-format)
+  set-counter KEY N [--ttl S] store N (0 to 2^64-1) as a counter for incr/decr (decimal
+                             text, flags 0, whatever --value-format)
   touch KEY TTL              set a new expiry
   version                    each server's version
   stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...)

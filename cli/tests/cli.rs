@@ -718,12 +718,20 @@ fn set_counter_stores_a_counter_in_every_value_format() {
         assert_eq!(with(&["incr", &key, "1"]).stdout, b"42\n", "{fmt}");
     }
     let with = |rest: &[&str]| on(&s, rest);
-    assert_eq!(code(&with(&["set-counter", "--", "neg", "-7"])), 0);
-    assert_eq!(raw_header(&s, "neg"), "VALUE neg 0 2\r\n");
-    for bad in ["1.5", "x", "9223372036854775808", ""] {
-        let o = with(&["set-counter", "bad", bad]);
+    // unsigned 64-bit, as memcached's counters: 2^64-1 is stored and incr wraps to 0; a
+    // negative one (a counter no incr takes) is refused (it was stored, and 2^64-1 refused)
+    assert_eq!(
+        code(&with(&["set-counter", "max", "18446744073709551615"])),
+        0
+    );
+    assert_eq!(with(&["incr", "max", "1"]).stdout, b"0\n");
+    for bad in ["-1", "1.5", "x", "18446744073709551616", ""] {
+        let o = with(&["set-counter", "--", "bad", bad]);
         assert_eq!(code(&o), 2, "{bad:?}");
-        assert!(String::from_utf8_lossy(&o.stderr).contains("64-bit integer"));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("unsigned 64-bit integer"),
+            "{bad:?}"
+        );
     }
     assert_eq!(
         code(&with(&["set-counter", "bad", "1", "--kind", "int"])),

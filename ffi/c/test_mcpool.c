@@ -1117,7 +1117,7 @@ static void test_item_errors(mcpool_client *c) {
            MCPOOL_OK);
     EXPECT(st[0], MCPOOL_INVALID_KEY);
     EXPECT(st[1], MCPOOL_OK);
-    CHECK(strstr(mcpool_last_item_error_message(0, NULL), "get_multi_into") &&
+    CHECK(strstr(mcpool_last_item_error_message(0, NULL), "get_multi \"ie bad\"") &&
           strstr(mcpool_last_item_error_message(0, NULL), "ie bad"));
     CHECK(strcmp(mcpool_last_item_error_message(1, NULL), "") == 0);
     sink_free(&s);
@@ -1127,6 +1127,72 @@ static void test_item_errors(mcpool_client *c) {
     EXPECT(st[0], MCPOOL_OK);
     CHECK(strcmp(mcpool_last_item_error_message(0, NULL), "") == 0);
     free(big);
+}
+
+/* Messages name the command the caller ran (what a binding's user called), never the C
+ * entry point that carried it: store_kind(_compress) with ADD is "add", get_into "get"
+ * ("gets" with the CAS), the _multi_into reads "get_multi" / "gat_multi", store_multi with
+ * ADD "add_multi". A key's bytes that are not UTF-8 are shown escaped (\xff), so two keys
+ * never give the same message; mcpool_last_error_restore keeps such bytes as given. */
+static void test_error_names(mcpool_client *c) {
+    const uint8_t *bad = (const uint8_t *)"en bad";
+    size_t bl = 6;
+    const char *m;
+#define NAMED(call, want)                                                                  \
+    do {                                                                                   \
+        EXPECT(call, MCPOOL_INVALID_KEY);                                                  \
+        m = mcpool_last_error_message();                                                   \
+        CHECK(strncmp(m, want " \"en bad\": ", strlen(want) + 10) == 0);                   \
+        CHECK(!strstr(m, "store_kind") && !strstr(m, "_into"));                            \
+    } while (0)
+    NAMED(mcpool_client_store_kind(c, MCPOOL_STORE_SET, bad, bl, MCPOOL_KIND_BYTES,
+                                   (const uint8_t *)"v", 1, 0, 0),
+          "set");
+    NAMED(mcpool_client_store_kind_compress(c, MCPOOL_STORE_ADD, bad, bl, MCPOOL_KIND_BYTES,
+                                            (const uint8_t *)"v", 1, 0, 0, 1, 0),
+          "add");
+    NAMED(mcpool_client_store_kind_compress(c, MCPOOL_STORE_CAS, bad, bl, MCPOOL_KIND_TEXT,
+                                            (const uint8_t *)"v", 1, 0, 7, 1, 0),
+          "cas");
+    struct sink s = {0};
+    NAMED(mcpool_client_get_into(c, bad, bl, sink_alloc, &s, NULL, NULL), "get");
+    uint64_t cas = 0;
+    NAMED(mcpool_client_get_into(c, bad, bl, sink_alloc, &s, NULL, &cas), "gets");
+#undef NAMED
+
+    mcpool_status st[1];
+    EXPECT(mcpool_client_get_multi_into(c, &bad, &bl, 1, false, sink_alloc_multi, &s, st),
+           MCPOOL_OK);
+    EXPECT(st[0], MCPOOL_INVALID_KEY);
+    CHECK(strncmp(mcpool_last_item_error_message(0, NULL), "get_multi \"en bad\": ", 19) == 0);
+    EXPECT(mcpool_client_gat_multi_into(c, 60, &bad, &bl, 1, false, sink_alloc_multi, &s, st),
+           MCPOOL_OK);
+    CHECK(strncmp(mcpool_last_item_error_message(0, NULL), "gat_multi \"en bad\": ", 19) == 0);
+    const uint8_t *v = (const uint8_t *)"v";
+    size_t vl = 1;
+    EXPECT(mcpool_client_store_multi(c, MCPOOL_STORE_ADD, &bad, &bl, &v, &vl, NULL, NULL, NULL,
+                                     1, NULL, st),
+           MCPOOL_OK);
+    CHECK(strncmp(mcpool_last_item_error_message(0, NULL), "add_multi \"en bad\": ", 19) == 0);
+    CHECK(s.calls == 0);
+    sink_free(&s);
+
+    /* Bytes that are not UTF-8: escaped, so "\xff k" and "\xfe k" read differently. */
+    EXPECT(mcpool_client_set(c, (const uint8_t *)"\xff\xe9 k", 4, (const uint8_t *)"v", 1, 0, 0),
+           MCPOOL_INVALID_KEY);
+    m = mcpool_last_error_message();
+    CHECK(strncmp(m, "set \"\\xff\\xe9 k\": invalid key \"", 24) == 0 &&
+          strstr(m, ":\\xff\\xe9 k\": key contains a space or control byte"));
+    char first[256];
+    snprintf(first, sizeof first, "%s", mcpool_last_error_message());
+    EXPECT(mcpool_client_set(c, (const uint8_t *)"\xfe\xe9 k", 4, (const uint8_t *)"v", 1, 0, 0),
+           MCPOOL_INVALID_KEY);
+    CHECK(strcmp(first, mcpool_last_error_message()) != 0);
+
+    /* mcpool_last_error_restore keeps bytes that are not UTF-8 as given. */
+    mcpool_last_error_restore((const uint8_t *)"\xff\xfe", 2);
+    CHECK(mcpool_last_error_length() == 2 && memcmp(mcpool_last_error_message(), "\xff\xfe", 3) == 0);
+    mcpool_last_error_clear();
 }
 
 static void test_get_into(mcpool_client *c) {
@@ -1315,6 +1381,26 @@ static void test_ttl_range(mcpool_client *c) {
     EXPECT(mcpool_client_get(c, K("ttl-max"), &item), MCPOOL_OK);
     mcpool_item_free(item);
     item = NULL;
+
+    /* mcpool_expiry_checked: a binding's signed time checked as given, so the message names
+     * the number the caller wrote (never the UINT32_MAX it would be saturated or cast to). */
+    {
+        uint32_t t = 9;
+        EXPECT(mcpool_expiry_checked("set", (const uint8_t *)"k", 1, "ttl", 4294967296LL, &t),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(t == 9 && strncmp(mcpool_last_error_message(),
+                                "set \"k\": invalid ttl: 4294967296 is above 2147483647", 51) == 0);
+        EXPECT(mcpool_expiry_checked("get_lease", (const uint8_t *)"k", 1, "recache_below", -1, &t),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(strstr(mcpool_last_error_message(), "invalid recache_below: -1 is negative"));
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "ttl", -1, &t), MCPOOL_OK);
+        CHECK(t == MCPOOL_EXPIRED_AT_ONCE);
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "stale_ttl", 30, &t), MCPOOL_OK);
+        CHECK(t == 30);
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "delay", 30, &t), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, NULL, 30, &t), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "ttl", 30, NULL), MCPOOL_INVALID_ARGUMENT);
+    }
 
     EXPECT(mcpool_client_set(c, K("ttl-k"), K("old"), 0, 0), MCPOOL_OK);
     const uint32_t bad[2] = {2147483648u, 4294967295u};
@@ -2267,6 +2353,15 @@ static void test_flags_round_trip(void) {
                 EXPECT(read_raw(rawc, "ctr-wh", d, &dn, &rf), MCPOOL_OK);
                 CHECK(dn == 2 && memcmp(d, "42", 2) == 0 && rf == 0);
             }
+            /* unsigned 64-bit, as memcached's counters (it took an int64_t): 2^64-1 is stored
+             * as its digits, and incr wraps to 0 as memcached does */
+            EXPECT(mcpool_client_set_counter(wh, K("ctr-max"), UINT64_MAX, 0), MCPOOL_OK);
+            if (rawc) {
+                EXPECT(read_raw(rawc, "ctr-max", d, &dn, &rf), MCPOOL_OK);
+                CHECK(dn == 20 && memcmp(d, "18446744073709551615", 20) == 0 && rf == 0);
+            }
+            EXPECT(mcpool_client_incr(wh, K("ctr-max"), 1, &v), MCPOOL_OK);
+            CHECK(v == 0);
             EXPECT(mcpool_client_incr_or_init(sp, K("ctr-sp"), 1, 10, 0, &v), MCPOOL_OK);
             CHECK(v == 10);
             if (rawc) {
@@ -2858,6 +2953,7 @@ int main(int argc, char **argv) {
     }
     test_null_and_bad_input(c);
     test_item_errors(c);
+    test_error_names(c);
     test_options();
     test_kinds();
     test_compression_due_and_level();

@@ -580,6 +580,23 @@ mcp_foreign_error(pTHX_ const char *key, STRLEN klen, int refusal, uint32_t flag
     return msg;
 }
 
+/* The core's message names the command it ran (`get "k": ...`); where the binding ran it for
+ * another one of its own (a one-key get_multi reads with the single-key get), the message
+ * names the one the caller made (`get_multi "k": ...`). */
+static void
+mcp_error_renamed(pTHX_ const char *ran, const char *called)
+{
+    const char *msg = mcpool_last_error_message();
+    size_t len = mcpool_last_error_length(), rl = strlen(ran);
+    SV *sv;
+    if (len <= rl || strncmp(msg, ran, rl) != 0 || msg[rl] != ' ')
+        return;
+    sv = newSVpv(called, 0);
+    sv_catpvn(sv, msg + rl, len - rl);
+    mcpool_last_error_restore((const uint8_t *)SvPVX(sv), SvCUR(sv));
+    SvREFCNT_dec(sv);
+}
+
 /* The warning for a value the core refused to deliver (flags that mean nothing in the value
  * format, a serialized object of another language or with serialize off, a compressed value
  * that does not inflate): an error, never bytes passed off as the value. It names the key
@@ -1079,6 +1096,19 @@ mcp_exptime(pTHX_ SV *sv)
     return mcpool_expiry_from_signed(mcp_seconds(aTHX_ sv));
 }
 
+/* The time `sv` of the call `op` on the key (k, klen), checked as given by the core's rule
+ * (mcpool_expiry_checked; `what`: "ttl", or a lease's "vivify_ttl" / "recache_below" /
+ * "stale_ttl", which refuse a negative one): a refused one is named as the caller wrote it
+ * (2**32, not the 4294967295 mcp_exptime saturates it to), and the call returns nothing
+ * (undef) with last_error saying why, as a call the core refuses does. */
+#define MCP_TIME_OR(t, sv, what, op, k, klen, refused)                                    \
+    STMT_START {                                                                          \
+        if (mcpool_expiry_checked(op, (const uint8_t *)(k), (klen), what,                \
+                                  mcp_seconds(aTHX_(sv)), &(t)) != MCPOOL_OK)             \
+            refused;                                                                      \
+    } STMT_END
+#define MCP_TIME(t, sv, what, op, k, klen) MCP_TIME_OR(t, sv, what, op, k, klen, XSRETURN_UNDEF)
+
 /* What a command answers, Cache::Memcached::Fast's way: true, false ("") for a cache
  * answer that says no, nothing (undef) for an error. */
 #define RETURN_STATUS(st)                                                                 \
@@ -1424,8 +1454,8 @@ gat(m, exptime, key)
         size_t trailing = 0;
         SV *sv;
     PPCODE:
-        t = mcp_exptime(aTHX_ exptime);
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, ix ? "gats" : "gat");
+        MCP_TIME(t, exptime, "ttl", ix ? "gats" : "gat", k, klen);
         MCP_CORE(st = ix ? mcpool_client_gats(m->client, k, klen, t, &item)
                          : mcpool_client_gat(m->client, k, klen, t, &item));
         if (st != MCPOOL_OK) {
@@ -1477,8 +1507,11 @@ get_multi(m, ...)
         fn = names[ix];
         if (items < off)
             croak("Usage: $memd->%s($exptime, @keys)", fn);
-        if (touch)
-            exptime = mcp_exptime(aTHX_ ST(1));
+        if (touch) /* refused: no key is read, an empty hash as when every key fails */
+            MCP_TIME_OR(exptime, ST(1), "ttl", fn, NULL, 0, {
+                ST(0) = sv_2mortal(newRV_noinc((SV *)newHV()));
+                XSRETURN(1);
+            });
         n = (size_t)(items - off);
         hv = NULL;
         if (n == 1 && !touch) {
@@ -1498,6 +1531,8 @@ get_multi(m, ...)
             one.sv = NULL;
             MCP_CORE(rc = mcpool_client_get_into(m->client, k, klen, mcp_alloc_one, &one, &flags,
                                                  ix ? &cas : NULL));
+            if (rc != MCPOOL_OK && rc != MCPOOL_NOT_FOUND)
+                mcp_error_renamed(aTHX_ ix ? "gets" : "get", fn);
             sv = one.sv;
             hv = mcp_result_hv(aTHX_ SvIsCOW_shared_hash(ST(1)));
             if (MCP_VALUE_ERROR(rc)) {
@@ -1853,7 +1888,7 @@ set(m, key, ...)
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, names[ix]);
         v = mcp_value(aTHX_ m, ST(arg), &vlen, &kind);
         if (items > arg + 1)
-            t = mcp_exptime(aTHX_ ST(arg + 1));
+            MCP_TIME(t, ST(arg + 1), "ttl", names[ix], k, klen);
         switch (ix) {
         case 3: MCP_CORE(st = mcpool_client_append(m->client, k, klen, (const uint8_t *)v, vlen)); break;
         case 4: MCP_CORE(st = mcpool_client_prepend(m->client, k, klen, (const uint8_t *)v, vlen)); break;
@@ -1976,7 +2011,7 @@ touch(m, key, ...)
     PPCODE:
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "touch");
         if (items > 2)
-            t = mcp_exptime(aTHX_ ST(2));
+            MCP_TIME(t, ST(2), "ttl", "touch", k, klen);
         MCP_CORE(st = mcpool_client_touch(m->client, k, klen, t));
         RETURN_STATUS(st);
 
@@ -1991,32 +2026,32 @@ set_counter(m, key, value, ...)
         const char *v;
         mcpool_status st;
         uint32_t t = 0;
-        int64_t n = 0;
-        int neg;
+        uint64_t n = 0;
     PPCODE:
         /* $value as memcached's counter (decimal text, raw flags 0, never compressed, whatever
-         * the value format; the core's mcpool_client_set_counter). It must read as a decimal
-         * integer of 64 bits, as written: "12", -3, 1.0 (which Perl writes "1"); 1.5, "1e3",
-         * " 7", undef and anything larger croak rather than store another number. */
+         * the value format; the core's mcpool_client_set_counter). memcached's counters are
+         * unsigned 64-bit: it must read as a decimal integer from 0 to 18446744073709551615
+         * as written: "12", 2**64-1 (a UV), 1.0 (which Perl writes "1"); a negative one (a
+         * counter no incr takes), 1.5, "1e3", " 7", undef and anything larger croak rather
+         * than store another number. */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_counter");
         SvGETMAGIC(value);
         if (!SvOK(value))
             croak("set_counter: the value is undef, not an integer");
         v = SvPV_nomg(value, vlen);
-        neg = vlen > 0 && v[0] == '-';
-        if (vlen == (STRLEN)neg || vlen > 20)
-            croak("set_counter: the value must be a 64-bit decimal integer, not '%s'", v);
-        for (i = (STRLEN)neg; i < vlen; i++) {
-            int d = v[i] - '0';
-            if (d < 0 || d > 9)
-                croak("set_counter: the value must be a 64-bit decimal integer, not '%s'", v);
-            /* accumulate toward the sign, so INT64_MIN fits */
-            if (neg ? n < (INT64_MIN + d) / 10 : n > (INT64_MAX - d) / 10)
-                croak("set_counter: the value must be a 64-bit decimal integer, not '%s'", v);
-            n = neg ? n * 10 - d : n * 10 + d;
+        if (vlen == 0 || vlen > 20)
+            croak("set_counter: the value must be a decimal integer from 0 to "
+                  "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%s'", v);
+        for (i = 0; i < vlen; i++) {
+            unsigned d = (unsigned)(v[i] - '0');
+            if (d > 9 || n > (UINT64_MAX - d) / 10)
+                croak("set_counter: the value must be a decimal integer from 0 to "
+                      "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%s'",
+                      v);
+            n = n * 10 + d;
         }
         if (items > 3)
-            t = mcp_exptime(aTHX_ ST(3));
+            MCP_TIME(t, ST(3), "ttl", "set_counter", k, klen);
         MCP_CORE(st = mcpool_client_set_counter(m->client, k, klen, n, t));
         RETURN_STATUS(st);
 
@@ -2336,6 +2371,22 @@ _option_canonical(name)
     OUTPUT:
         RETVAL
 
+bool
+_option_is_duration(name)
+        SV *name
+    PREINIT:
+        STRLEN len;
+        const char *want;
+        size_t i = 0;
+    CODE:
+        /* whether the core's option of this name (any spelling the core reads) takes a
+           duration: the core's answer (mcpool_option_is_duration), as Python asks it */
+        want = SvPV(name, len);
+        RETVAL = mcpool_option_find((const uint8_t *)want, (size_t)len, &i) == MCPOOL_OK
+                 && mcpool_option_is_duration(i);
+    OUTPUT:
+        RETVAL
+
 SV *
 option_doc(name)
         SV *name
@@ -2534,14 +2585,15 @@ void
 get_lease(m, key, vivify_ttl, recache_below)
         Mcpool m
         SV *key
-        UV vivify_ttl
-        UV recache_below
+        SV *vivify_ttl
+        SV *recache_below
     PREINIT:
         STRLEN klen;
         const uint8_t *k;
         mcpool_item *item = NULL;
         mcpool_lease lease = MCPOOL_LEASE_WAIT;
         mcpool_status st;
+        uint32_t vivify = 0, recache = 0;
         uint32_t flags = 0;
         uint64_t cas = 0;
         const char *state;
@@ -2551,10 +2603,10 @@ get_lease(m, key, vivify_ttl, recache_below)
         /* (state, value, cas): state 'hit', 'recompute' or 'wait'; value undef when there is
          * none; nothing on an error (last_error says why) */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_lease");
-        MCP_CORE(st = mcpool_client_get_lease(m->client, k, klen,
-                                              vivify_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)vivify_ttl,
-                                              recache_below > UINT32_MAX ? UINT32_MAX : (uint32_t)recache_below,
-                                              &lease, &item));
+        /* checked as given: -1 is refused as -1, never cast to 4294967295 first */
+        MCP_TIME_OR(vivify, vivify_ttl, "vivify_ttl", "get_lease", k, klen, XSRETURN_EMPTY);
+        MCP_TIME_OR(recache, recache_below, "recache_below", "get_lease", k, klen, XSRETURN_EMPTY);
+        MCP_CORE(st = mcpool_client_get_lease(m->client, k, klen, vivify, recache, &lease, &item));
         if (st != MCPOOL_OK)
             XSRETURN_EMPTY;
         state = lease == MCPOOL_LEASE_HIT ? "hit" : lease == MCPOOL_LEASE_RECOMPUTE ? "recompute" : "wait";
@@ -2584,15 +2636,16 @@ void
 invalidate(m, key, stale_ttl)
         Mcpool m
         SV *key
-        UV stale_ttl
+        SV *stale_ttl
     PREINIT:
         STRLEN klen;
         const uint8_t *k;
         mcpool_status st;
+        uint32_t stale = 0;
     PPCODE:
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "invalidate");
-        MCP_CORE(st = mcpool_client_invalidate(m->client, k, klen,
-                                               stale_ttl > UINT32_MAX ? UINT32_MAX : (uint32_t)stale_ttl));
+        MCP_TIME(stale, stale_ttl, "stale_ttl", "invalidate", k, klen);
+        MCP_CORE(st = mcpool_client_invalidate(m->client, k, klen, stale));
         RETURN_STATUS(st);
 
 void
@@ -2614,7 +2667,7 @@ set_with_version(m, key, value, version, ...)
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_with_version");
         v = mcp_value(aTHX_ m, value, &vlen, &kind);
         if (items > 4)
-            t = mcp_exptime(aTHX_ ST(4));
+            MCP_TIME(t, ST(4), "ttl", "set_with_version", k, klen);
         if (m->batch_flags[kind] < 0)
             croak("Mcpool::set_with_version: this value format stores such a value in another "
                   "form; store it with set");

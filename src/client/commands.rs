@@ -309,10 +309,11 @@ impl Client {
 
     /// Stores `value` as a counter for `incr`/`decr`: memcached's decimal text with raw
     /// flags 0, whatever the value format, never compressed (Whalin's `storeCounter(key,
-    /// long)`; the same form `incr_or_init` creates). A negative value is stored as its text
-    /// too, as Whalin does, and `incr` refuses it (memcached counts unsigned). `Stored`, or
-    /// an error.
-    pub fn set_counter(&self, key: impl AsRef<[u8]>, value: i64, ttl: u32) -> Result<StoreOutcome> {
+    /// long)`; the same form `incr_or_init` creates). Unsigned 64-bit, as memcached's
+    /// counters: 0 to 2^64 − 1 (`incr` then wraps to 0, as memcached does); a negative
+    /// number, which no `incr` or `decr` could count on, cannot be given. `Stored`, or an
+    /// error.
+    pub fn set_counter(&self, key: impl AsRef<[u8]>, value: u64, ttl: u32) -> Result<StoreOutcome> {
         let open = self.inner.config.fail_open;
         self.store_counter(
             StoreCommand::Set,

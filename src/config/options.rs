@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::proto::Protocol;
 use crate::route::{Distribution, FailoverPolicy};
 use crate::value::{Codec, Lang, ValueFormat};
-use crate::{MAX_ITEM_SIZE, MAX_POOL_SIZE};
+use crate::MAX_POOL_SIZE;
 use std::time::Duration;
 
 /// How an option's value is written, and so which parser reads it.
@@ -196,8 +196,32 @@ impl OptionSpec {
     /// Applies an already typed value (the C ABI's typed setters): the same range checks and
     /// the same setter as [`OptionSpec::set`]. A value of the wrong type is refused.
     pub fn set_value(&self, b: ClientBuilder, value: Value<'_>) -> Result<ClientBuilder> {
+        let refused = b.errors.len();
+        let mut b = self.apply_value(b, value)?;
+        // A setter that checks its own value (ClientBuilder::check_range) kept an error for
+        // `build`: the option path reports it now, the setter's check being the one check.
+        if b.errors.len() > refused {
+            let why = b.errors.pop().unwrap_or_default();
+            let shown = value.to_string();
+            let why = why
+                .strip_prefix(&format!("{} {shown}: ", self.name))
+                .unwrap_or(&why);
+            return Err(self.bad(&shown, why));
+        }
+        Ok(b)
+    }
+
+    /// [`OptionSpec::set_value`] before the setter's own check is read.
+    fn apply_value(&self, b: ClientBuilder, value: Value<'_>) -> Result<ClientBuilder> {
+        // The row's `accepted` names the range when it has one (a row whose setter checks
+        // its own range passes the type's whole range here).
         let out_of = |lo: &dyn std::fmt::Display, hi: &dyn std::fmt::Display| {
-            self.bad(&value.to_string(), &format!("out of range {lo} to {hi}"))
+            let why = if self.accepted.is_empty() {
+                format!("out of range {lo} to {hi}")
+            } else {
+                "out of range".to_owned()
+            };
+            self.bad(&value.to_string(), &why)
         };
         Ok(match (self.apply, value) {
             (Apply::Duration(f), Value::Duration(d)) => {
@@ -591,7 +615,8 @@ pub static OPTIONS: &[OptionSpec] = &[
         Apply::Duration(ClientBuilder::retry_timeout_max)),
     row!("failure_limit", Integer, "", "2", "1 to 4294967295",
         "consecutive failures that mark a server dead",
-        Apply::U32(ClientBuilder::failure_limit, 1, u32::MAX)),
+        // the range: the setter checks it (ClientBuilder::check_range), one check
+        Apply::U32(ClientBuilder::failure_limit, 0, u32::MAX)),
     row!("nodelay", Bool, "", "true", "",
         "TCP_NODELAY, Nagle off (SockIOPool nagle, inverted)",
         Apply::Bool(ClientBuilder::nodelay)),
@@ -662,12 +687,15 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("written_while_away_max", Integer, "keys", "10000", "1 to 10000000",
         "most keys remembered per dead server for delete-written; past it the return \
          flushes instead (counted as away_overflows)",
-        Apply::Usize(ClientBuilder::written_while_away_max, 1, 10_000_000)),
+        // the range: the setter checks it (ClientBuilder::check_range), one check
+        Apply::Usize(ClientBuilder::written_while_away_max, 0, usize::MAX)),
     row!("max_value_size", Integer, "bytes", "1048576",
         "1 to 1073741824 (1 GiB, memcached's largest item)",
         "largest value sent (after compression: a larger value that compresses below it is \
-         stored) or accepted",
-        Apply::Usize(ClientBuilder::max_value_size, 1, MAX_ITEM_SIZE)),
+         stored); a read takes one up to the larger of this and max_decompressed_size, so a \
+         value another client stored under a larger limit is read",
+        // the range: the setter checks it (ClientBuilder::check_range), one check
+        Apply::Usize(ClientBuilder::max_value_size, 0, usize::MAX)),
     row!("sasl_username", Text, "", "", "",
         "SASL PLAIN user name (binary protocol)",
         Apply::Text(set_sasl_username)),

@@ -175,8 +175,8 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                 return Err(protocol(
                     server,
                     format!(
-                        "value for key {:?} under opaque {}: a crossed reply",
-                        String::from_utf8_lossy(r.key),
+                        "value for key {} under opaque {}: a crossed reply",
+                        crate::key::quoted(r.key),
                         r.opaque
                     ),
                 ));

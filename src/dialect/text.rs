@@ -144,8 +144,8 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                     let j = open.take(key).map_err(|why| Error::Protocol {
                         server: server.to_owned(),
                         detail: format!(
-                            "value for key {:?}, which was {why}",
-                            String::from_utf8_lossy(key)
+                            "value for key {}, which was {why}",
+                            crate::key::quoted(key)
                         ),
                     })?;
                     hit(j, data, flags, cas);
@@ -303,8 +303,8 @@ fn no_cas(server: &str, key: &[u8]) -> Error {
     Error::Protocol {
         server: server.to_owned(),
         detail: format!(
-            "value for key {:?} without the CAS field that gets asked for",
-            String::from_utf8_lossy(key)
+            "value for key {} without the CAS field that gets asked for",
+            crate::key::quoted(key)
         ),
     }
 }

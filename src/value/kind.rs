@@ -177,8 +177,8 @@ pub(crate) fn typed_value(
 ) -> crate::error::Result<Value> {
     let who = || {
         format!(
-            "key {:?} with flags {flags} (0x{flags:x})",
-            String::from_utf8_lossy(key)
+            "key {} with flags {flags} (0x{flags:x})",
+            crate::key::quoted(key)
         )
     };
     if kind == Kind::Int && parse_decimal(&body).is_none() && decimal_text(&body).is_some() {

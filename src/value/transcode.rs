@@ -73,8 +73,8 @@ pub struct Transcoder<'c> {
 /// "key \"k\" with flags 8 (0x8)".
 fn who(key: &[u8], flags: u32) -> String {
     format!(
-        "key {:?} with flags {flags} (0x{flags:x})",
-        String::from_utf8_lossy(key)
+        "key {} with flags {flags} (0x{flags:x})",
+        crate::key::quoted(key)
     )
 }
 

@@ -29,7 +29,7 @@ my %cmf_args = map { $_ => 1 } qw(
 );
 
 # The core's options, by name (mcpool_option_name), forwarded as they are: its text forms
-# (durations '250ms', '2s', or a bare number of milliseconds; booleans; names).
+# (durations '250ms', '2s', or a bare number of seconds, Perl's convention; booleans; names).
 my %core_option = map { $_ => 1 } option_names();
 
 # A string given as an option: a plain scalar, or an object that overloads "".
@@ -70,6 +70,15 @@ sub _seconds {
     return "$v" if !ref $v && $v =~ /^[0-9]+(?:\.[0-9]+)?(?:ms|us|s)$/;
     my $s = _num($conf, $name, 0, $MAX_SECONDS, 'seconds');
     return $s <= 0 ? '86400s' : int($s * 1e6 + 0.5) . 'us';
+}
+
+# A core duration option given as a bare number: seconds (0 to 10^9, as the timeouts above)
+# in the core's text form, whole microseconds. 0 stays 0 (the core's "none" where it has
+# one), not Cache::Memcached::Fast's "no limit" of _seconds.
+sub _core_seconds {
+    my ($conf, $name) = @_;
+    my $s = _num($conf, $name, 0, $MAX_SECONDS, 'seconds');
+    return int($s * 1e6 + 0.5) . 'us';
 }
 
 # The (Perl name, core name, value) triples for the core, in order: the preset, then the
@@ -124,6 +133,12 @@ sub _core_options {
         next unless defined $v;
         Carp::croak("Mcpool->new: $name must be a string or a number, not a reference")
             unless _is_string($v);
+        # A bare number for a duration is seconds, Perl's convention (connect_timeout's and
+        # io_timeout's, Cache::Memcached::Fast's, Python's): { io_timeout => 10,
+        # operation_timeout => 2 } is 10 s and 2 s. Which options are durations is the
+        # core's answer; its text forms with a unit ('250ms', '2s') go as they are.
+        $v = _core_seconds($conf, $name)
+            if Scalar::Util::looks_like_number($v) && _option_is_duration($name);
         $add->($name => $name => "$v");
     }
     return \@o;
@@ -723,7 +738,10 @@ Any option of the core's table (C<Mcpool::option_names()> lists them,
 C<Mcpool::option_doc($name)> gives each one's type, unit, default and meaning) is accepted by
 its name, in any spelling the core reads (case ignored, C<-> for C<_>: C<'IO-Timeout'> is
 C<io_timeout>, with C<io_timeout>'s meaning; two spellings of one option croak), and forwarded as it is, in the core's text forms: durations C<'250ms'>, C<'1.5s'>,
-C<'2s'>, C<'500us'> (a bare number is milliseconds), booleans C<1>/C<0>/C<'true'>/C<'false'>,
+C<'2s'>, C<'500us'>; a bare number (C<2>, C<0.25>, C<'2'>) for a duration is B<seconds>, Perl's
+convention, as for C<connect_timeout> and C<io_timeout> (which options are durations is the
+core's answer, as in Python: C<{ io_timeout =E<gt> 10, operation_timeout =E<gt> 2 }> is 10 s and
+2 s), booleans C<1>/C<0>/C<'true'>/C<'false'>,
 names. A new option added to the core reaches Perl with no change here. Those Cache::Memcached::Fast
 users lack include:
 
@@ -824,8 +842,10 @@ C<close_on_error> gives C<undef> for those, though memcached applied them).
 
 Stores C<$value> as a counter for C<incr>/C<decr>: memcached's decimal text with raw flags 0,
 never compressed, whatever the value format (the core's C<set_counter>, Whalin's
-C<storeCounter>). C<$value> must be a decimal integer of 64 bits as Perl writes it; anything
-else (C<1.5>, C<"1e3">, undef, 2**64) croaks. True when stored.
+C<storeCounter>). memcached's counters are unsigned 64-bit: C<$value> must be a decimal
+integer from 0 to 18446744073709551615 as Perl writes it (C<2**64-1> as a UV, or that decimal
+string; C<incr> then wraps to 0, as memcached does); anything else (a negative number, which
+no C<incr> could count on, C<1.5>, C<"1e3">, undef, 2**64) croaks. True when stored.
 
 =item delete ($key) (alias remove), delete_multi (@keys or [$key, $delay], ...)
 

@@ -106,4 +106,26 @@ is(lasterr(), '', '... clears it');
     is(lasterr(), '', 'disconnect_all: nothing');
 }
 
+{    # the message names the call made (`set "k": ...`), as the POD's own example
+    # (`get "user:1": ...`), never the C function under it (store_kind, get_into, ...)
+    my $bad = "${p}n m";
+    my @calls = (
+        [ set       => sub { $m->set($bad, 1) } ],
+        [ add       => sub { $m->add($bad, 1) } ],
+        [ replace   => sub { $m->replace($bad, 1) } ],
+        [ cas       => sub { $m->cas($bad, 7, 1) } ],
+        [ get       => sub { $m->get($bad) } ],
+        [ gets      => sub { $m->gets($bad) } ],
+        [ get_multi => sub { $m->get_multi($bad) } ],
+        [ get_multi => sub { $m->get_multi($bad, "${p}ok") } ],
+        [ gets_multi => sub { $m->gets_multi($bad) } ],
+    );
+    for my $c (@calls) {
+        my ($name, $call) = @$c;
+        $call->();
+        like(lasterr(), qr/^\Q$name "$bad": \E/, "$name: last_error names $name: " . lasterr());
+        unlike(lasterr(), qr/store_kind|_into/, "... not a C function");
+    }
+}
+
 done_testing;

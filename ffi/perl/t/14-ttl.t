@@ -38,6 +38,12 @@ for my $protocol (qw(text meta binary)) {
             ok(!defined $r, "$protocol: $name with $big returns nothing");
             like($m->last_error, qr/is above 2147483647/, '... last_error says why')
                 unless $name eq 'gat_multi';
+            # ... naming the number given, not the 4294967295 it was saturated to before
+            # (one a Perl IV holds; a UV above IV_MAX is named as IV_MAX)
+            like($m->last_error, qr/invalid ttl: \Q$big\E is above 2147483647/, "... naming $big")
+                if $big < 2**63 && $name !~ /multi/;
+            unlike($m->last_error, qr/4294967295/, '... not 4294967295')
+                if $big != 2**32 - 1 && $name !~ /multi/;
         }
         my $flushed = $m->flush_all($big);
         ok(!grep({ defined } values %$flushed), "$protocol: flush_all($big) fails on every server");
@@ -93,5 +99,21 @@ for my $protocol (qw(text meta binary)) {
     is(Mcpool::expiry_from_now(1.7), 2, 'expiry_from_now(1.7): 2 s');
     is(Mcpool::expiry_from_now(-0.3), Mcpool::expiry_from_now(-1), 'expiry_from_now(-0.3): past');
     is(Mcpool::expiry_from_now(0.0), Mcpool::expiry_from_now(0), 'expiry_from_now(0.0) as 0');
+}
+{   # a lease's times are durations: a negative one is refused as given (it was cast to
+    # 4294967295 and reported as that, "which memcached would read as -1")
+    my $m = Mcpool->new({ servers => [$srv], protocol => 'meta', namespace => 'ttl-lease:' });
+    my @r = $m->get_lease('l', 30, -1);
+    is(scalar @r, 0, 'get_lease with recache_below -1 returns nothing');
+    like($m->last_error, qr/^get_lease "l": invalid recache_below: -1 is negative/, '... naming -1')
+        or diag $m->last_error;
+    @r = $m->get_lease('l', -5, 0);
+    like($m->last_error, qr/^get_lease "l": invalid vivify_ttl: -5 is negative/, 'vivify_ttl -5 too');
+    @r = $m->get_lease('l', 2**32, 0);
+    like($m->last_error, qr/invalid vivify_ttl: 4294967296 is above 2147483647/, 'vivify_ttl 2**32 as given');
+    ok(!defined $m->invalidate('l', -1), 'invalidate with stale_ttl -1 returns nothing');
+    like($m->last_error, qr/^invalidate "l": invalid stale_ttl: -1 is negative/, '... naming -1');
+    @r = $m->get_lease('l', 30, 0);
+    is($r[0], 'recompute', 'a lease with good times still works');
 }
 done_testing;

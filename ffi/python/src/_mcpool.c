@@ -2166,12 +2166,26 @@ static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, P
         PyErr_Format(ClientTypeError, "value must be an int, not %.100s", TPNAME(a[1]));
         return NULL;
     }
+    /* memcached's counters are unsigned 64-bit: a negative one (which no incr takes) or one
+     * beyond 2**64-1 is refused, never stored as another number */
     int overflow = 0;
-    long long value = PyLong_AsLongLongAndOverflow(a[1], &overflow);
-    if (value == -1 && !overflow && PyErr_Occurred())
+    long long signed_value = PyLong_AsLongLongAndOverflow(a[1], &overflow);
+    if (signed_value == -1 && !overflow && PyErr_Occurred())
         return NULL;
-    if (overflow) {
-        PyErr_SetString(ClientError, "value must be between -2**63 and 2**63-1");
+    int refused = overflow < 0 || (!overflow && signed_value < 0);
+    unsigned long long value = (unsigned long long)signed_value;
+    if (overflow > 0) {
+        value = PyLong_AsUnsignedLongLong(a[1]);
+        if (value == (unsigned long long)-1 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+                return NULL;
+            PyErr_Clear();
+            refused = 1;
+        }
+    }
+    if (refused) {
+        PyErr_SetString(ClientError, "value must be between 0 and 2**64-1 (memcached's "
+                                     "counters are unsigned 64-bit)");
         return NULL;
     }
     PyObject *own;
@@ -2182,7 +2196,7 @@ static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, P
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_set_counter(self->client, k, kn, (int64_t)value, ttl);
+    st = mcpool_client_set_counter(self->client, k, kn, (uint64_t)value, ttl);
     Py_END_ALLOW_THREADS
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
@@ -2971,8 +2985,8 @@ static PyMethodDef Client_methods[] = {
      "decr(key, delta=1)\n--\n\nSubtracts delta (stopping at 0); the new value, or None when "
      "key is missing."},
     {"set_counter", (PyCFunction)(void (*)(void))Client_set_counter, FAST,
-     "set_counter(key, value, time=0)\n--\n\nStores value as a counter for incr/decr (decimal "
-     "text, flags 0, whatever the value format); True when stored, False when not (with "
+     "set_counter(key, value, time=0)\n--\n\nStores value (0 to 2**64-1) as a counter for "
+     "incr/decr (decimal text, flags 0, whatever the value format); True when stored, False when not (with "
      "fail_open, its server unreachable)."},
     {"touch", (PyCFunction)(void (*)(void))Client_touch, FAST,
      "touch(key, time=0)\n--\n\nSets a new expiry; True when key exists."},

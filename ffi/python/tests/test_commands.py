@@ -282,19 +282,22 @@ def test_set_counter_stores_memcached_counter_in_every_format(server, prefix, fm
     assert mc.set_counter(key, 41) is True
     assert _raw_get(server, key) == (0, b"41")  # decimal text, raw flags 0, whatever the format
     assert mc.incr(key) == 42
-    assert mc.set_counter(key, -5, time=100) is True
-    assert _raw_get(server, key) == (0, b"-5")  # stored as its text, as Whalin's storeCounter
-    with pytest.raises(mcpool.ClientError):
-        mc.incr(key)  # memcached: not a number
+    # unsigned 64-bit, as memcached's counters: 2**64-1 is stored (it was refused as above
+    # 2**63-1) and incr wraps to 0 as memcached does
+    assert mc.set_counter(key, 2**64 - 1, time=100) is True
+    assert _raw_get(server, key) == (0, b"18446744073709551615")
+    assert mc.incr(key) == 0
 
 
-def test_set_counter_refuses_what_is_not_a_64_bit_int(mc, prefix):
+def test_set_counter_refuses_what_is_not_an_unsigned_64_bit_int(mc, prefix):
     import mcpool
     for bad in ["1", 1.0, True, None, b"1"]:
         with pytest.raises(TypeError):
             mc.set_counter(prefix + "c", bad)
-    with pytest.raises(mcpool.ClientError):
-        mc.set_counter(prefix + "c", 2**63)
+    # a negative one (a counter no incr takes: it was stored) or one beyond 2**64-1
+    for bad in [-1, -2**63, -2**64, 2**64, 2**100]:
+        with pytest.raises(mcpool.ClientError, match="between 0 and 2\\*\\*64-1"):
+            mc.set_counter(prefix + "c", bad)
     with pytest.raises(mcpool.ClientError):
         mc.set_counter(prefix + "c", 1, time=2**40)
     assert mc.get(prefix + "c") is None  # nothing was stored

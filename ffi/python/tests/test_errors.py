@@ -397,3 +397,24 @@ def test_get_multi_with_a_server_down_carries_the_hits_and_each_keys_error(serve
         assert all(o not in str(err) for o in dead if o != k), (k, err)
     # every key answered: no exception, as before
     assert mc.get_multi(up) == {k: k.encode() for k in up}
+
+
+def test_messages_name_the_call_not_the_c_function(mc, prefix):
+    """An error names the command called (`set "k": ...`, `get_multi "k": ...`), as the C
+    ABI's own set and get do; before, Python said `store_kind_compress "k"`, `get_into "k"`,
+    `get_multi_into "k"`: C functions its user never called."""
+    bad = prefix + "a b"
+    calls = [
+        ("set", lambda: mc.set(bad, b"v")),
+        ("add", lambda: mc.add(bad, b"v")),
+        ("replace", lambda: mc.replace(bad, b"v")),
+        ("get", lambda: mc.get(bad)),
+        ("gets", lambda: mc.gets(bad)),
+        ("get_multi", lambda: mc.get_multi([bad])),
+    ]
+    for name, call in calls:
+        with pytest.raises(mcpool.ClientError) as e:
+            call()
+        message = str(e.value)
+        assert message.startswith('%s "%s": ' % (name, bad)), (name, message)
+        assert "store_kind" not in message and "_into" not in message, (name, message)

@@ -81,7 +81,7 @@ def test_fail_open_set_counter_answers_not_stored(prefix):
         strict.set_counter(prefix + "k", 5)  # leaves a last error behind on this thread
     mc = mcpool.Client([DOWN], min_idle=0, fail_open=True)
     assert mc.set_counter(prefix + "k", 5) is False
-    assert mc.set_counter(prefix + "k", -5, 60) is False
+    assert mc.set_counter(prefix + "k", 2**64 - 1, 60) is False
     assert mc.metrics()[DOWN]["fail_open_not_stored"] == 2
 
 

@@ -943,14 +943,15 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_touch(JNIEnv *env, jclass cls, jlon
     return answer(env, st);
 }
 
-/* A counter (decimal text, raw flags 0: the core's form). */
+/* A counter (decimal text, raw flags 0: the core's form). value >= 0: Mcpool.storeCounter
+ * refuses a negative one before this (cast, -1 would be 2^64-1). */
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_setCounter(JNIEnv *env, jclass cls, jlong h,
                                                         jbyteArray key, jlong value, jint ttl) {
     (void)cls;
     uint8_t kstack[KEY_STACK];
     bytes_t k;
     if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
-    mcpool_status st = mcpool_client_set_counter(CLIENT(h), k.ptr, k.len, (int64_t)value,
+    mcpool_status st = mcpool_client_set_counter(CLIENT(h), k.ptr, k.len, (uint64_t)value,
                                                  mcpool_expiry_from_signed(ttl));
     bytes_release(&k);
     return answer(env, st);
@@ -994,8 +995,13 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getLease(JNIEnv *env, jclass 
     if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return NULL;
     mcpool_lease lease = MCPOOL_LEASE_WAIT;
     mcpool_item *item = NULL;
-    mcpool_status st = mcpool_client_get_lease(CLIENT(h), k.ptr, k.len, (uint32_t)vivify_ttl,
-                                               (uint32_t)recache_below, &lease, &item);
+    uint32_t vivify = 0, recache = 0;
+    /* checked as given (the core's rule): -1 is refused naming -1, never cast to 4294967295 */
+    mcpool_status st = mcpool_expiry_checked("get_lease", k.ptr, k.len, "vivify_ttl", vivify_ttl, &vivify);
+    if (st == MCPOOL_OK)
+        st = mcpool_expiry_checked("get_lease", k.ptr, k.len, "recache_below", recache_below, &recache);
+    if (st == MCPOOL_OK)
+        st = mcpool_client_get_lease(CLIENT(h), k.ptr, k.len, vivify, recache, &lease, &item);
     bytes_release(&k);
     if (st != MCPOOL_OK) {
         answer(env, st);
@@ -1028,7 +1034,11 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_invalidate(JNIEnv *env, jclass cls,
     uint8_t kstack[KEY_STACK];
     bytes_t k;
     if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
-    mcpool_status st = mcpool_client_invalidate(CLIENT(h), k.ptr, k.len, (uint32_t)stale_ttl);
+    uint32_t stale = 0;
+    /* checked as given, as getLease's times */
+    mcpool_status st = mcpool_expiry_checked("invalidate", k.ptr, k.len, "stale_ttl", stale_ttl, &stale);
+    if (st == MCPOOL_OK)
+        st = mcpool_client_invalidate(CLIENT(h), k.ptr, k.len, stale);
     bytes_release(&k);
     return answer(env, st);
 }

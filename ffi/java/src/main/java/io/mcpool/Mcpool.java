@@ -426,6 +426,9 @@ public final class Mcpool implements AutoCloseable {
     /** Stores a counter in the core's one form (decimal text, raw flags 0, whatever the value
      * format). */
     int storeCounter(byte[] k, long value, int ttl) {
+        if (value < 0) throw ClientException.invalidArgument("negative counter value " + value
+            + " (memcached's counters are unsigned 64-bit: 0 to 2^64-1; a long is read as it is, never as"
+            + " the unsigned number with the same bits)");
         long h = nc.acquire();
         try {
             return Native.setCounter(h, k, value, ttl);
@@ -887,9 +890,15 @@ public final class Mcpool implements AutoCloseable {
 
     /** Stores {@code value} as a counter for {@link #incr}/{@link #decr}: memcached's decimal
      * text with raw flags 0, never compressed, whatever the value format (the core's
-     * set_counter; what {@link #incrOrInit} creates and Whalin's storeCounter stores). A negative
-     * value is stored as its text too (incr then answers the server's CLIENT_ERROR). True when
-     * stored. */
+     * set_counter; what {@link #incrOrInit} creates and Whalin's storeCounter stores). True when
+     * stored.
+     *
+     * <p>memcached's counters are unsigned 64-bit; a {@code long} here is 0 to
+     * {@code Long.MAX_VALUE}, read as it is: a negative one (a counter no incr takes, and
+     * never read as the unsigned number with the same bits: -1 is not 2^64-1) is a
+     * {@link ClientException} MCPOOL_INVALID_ARGUMENT, nothing sent. For a counter from
+     * 2^63 to 2^64-1 store its decimal text with flags 0, what this stores:
+     * {@code setBytes(key, Long.toUnsignedString(v).getBytes(US_ASCII), 0, ttl)}. */
     public boolean setCounter(String key, long value, int ttl) {
         return storeCounter(key(key), value, ttl) == Native.OK;
     }

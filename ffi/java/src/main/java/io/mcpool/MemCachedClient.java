@@ -359,7 +359,9 @@ public class MemCachedClient {
 
     /** Stores a counter as decimal text with flags 0, for incr/decr, in every value format
      * (the core's counter form; it used to go through the format's bytes flags, Whalin's
-     * 4096). A negative one is stored as its text, as Whalin does (incr then answers -1). */
+     * 4096). memcached's counters are unsigned 64-bit: a negative one is the caller's mistake,
+     * a {@link ClientException} MCPOOL_INVALID_ARGUMENT as for a bad key, nothing stored
+     * (Whalin stored its text, a counter no incr takes: incr then answered -1). */
     public boolean storeCounter(String key, long counter) {
         byte[] k = Mcpool.key(key);
         Mcpool c = mc();

@@ -53,10 +53,36 @@ public class McpoolTest {
         }
     }
 
+    /** An error names the call made ({@code set "k": ...}), as the C ABI's own set and get
+     * do; before, Java said {@code store_kind_compress "k"}, {@code get_into "k"} and
+     * {@code get_multi_into "k"}: C functions a Java caller never called. */
+    @Test
+    public void errorsNameTheCallNotTheCFunction() {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
+            String bad = "m:a b";
+            java.util.Map<String, Runnable> calls = new java.util.LinkedHashMap<>();
+            calls.put("set", () -> mc.set(bad, "v", 0));
+            calls.put("add", () -> mc.add(bad, "v", 0));
+            calls.put("replace", () -> mc.replace(bad, "v", 0));
+            calls.put("get", () -> mc.get(bad));
+            calls.put("gets", () -> mc.gets(bad));
+            calls.put("get_multi", () -> mc.getMulti(bad, "m:ok"));
+            for (Map.Entry<String, Runnable> c : calls.entrySet()) {
+                try {
+                    c.getValue().run();
+                    fail(c.getKey() + " accepted a key with a space");
+                } catch (ClientException e) {
+                    String m = e.getMessage();
+                    assertTrue(c.getKey() + ": " + m, m.contains(c.getKey() + " \"" + bad + "\": "));
+                    assertFalse(c.getKey() + ": " + m, m.contains("store_kind") || m.contains("_into"));
+                }
+            }
+        }
+    }
+
     /** A negative TTL of a store, touch or counter stores the item already expired (the core's
-     * rule for signed expiries, as memcached reads a negative expiry and spymemcached sends
      * it); the lease times, which have no such meaning, refuse one before anything is sent
-     * (MCPOOL_INVALID_ARGUMENT, the TTL as memcached would read it in the message). The meta
+     * (MCPOOL_INVALID_ARGUMENT, the TTL as given in the message). The meta
      * protocol, so that touch's TTL can be read back. */
     @Test
     public void negativeTtlsExpireAtOnceOrAreRefused() {
@@ -101,9 +127,9 @@ public class McpoolTest {
                         fail(c.getKey() + " accepted the TTL " + ttl);
                     } catch (ClientException e) {
                         assertEquals(c.getKey(), "MCPOOL_INVALID_ARGUMENT", e.statusName());
-                        assertTrue(c.getKey() + ": " + e.getMessage(), e.getMessage().contains(
-                            Integer.toUnsignedString(ttl) + " is above 2147483647"));
-                        assertTrue(c.getKey() + ": " + e.getMessage(), e.getMessage().contains("read it as " + ttl + " "));
+                        // the number given (it was cast first: "4294967295 is above 2147483647")
+                        assertTrue(c.getKey() + ": " + e.getMessage(), e.getMessage().contains(ttl + " is negative"));
+                        assertFalse(c.getKey() + ": " + e.getMessage(), e.getMessage().contains(Integer.toUnsignedString(ttl) + " is above"));
                     }
                 }
                 assertNull(mc.getBytes("m:ttl:new"));
@@ -168,6 +194,24 @@ public class McpoolTest {
             assertEquals(0, ctr.flags); // decimal text, raw flags 0, whatever the format
             assertArrayEquals("41".getBytes(java.nio.charset.StandardCharsets.US_ASCII), ctr.data);
             assertEquals(42, mc.incr("m:c", 1).getAsLong());
+            // memcached's counters are unsigned 64-bit: a negative long is refused, never
+            // stored (it was, as "-1", a counter no incr takes) nor read as 2^64-1
+            for (long bad : new long[] {-1, Long.MIN_VALUE}) {
+                try {
+                    mc.setCounter("m:c", bad, 0);
+                    fail("setCounter took " + bad);
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                    assertTrue(e.getMessage(), e.getMessage().contains("negative counter value " + bad));
+                }
+            }
+            assertEquals(42, mc.incr("m:c", 0).getAsLong());
+            assertTrue(mc.setCounter("m:c", Long.MAX_VALUE, 0));
+            assertArrayEquals(Long.toString(Long.MAX_VALUE).getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                mc.getBytes("m:c").data);
+            // 2^64-1, as the Javadoc says: its decimal text with flags 0; incr wraps to 0
+            assertTrue(mc.setBytes("m:c", Long.toUnsignedString(-1L).getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
+            assertEquals(0, mc.incr("m:c", 1).getAsLong());
             assertTrue(mc.stats(null).get(server.addr()).containsKey("curr_items"));
             assertTrue(mc.stats("settings").get(server.addr()).containsKey("maxbytes"));
             assertTrue(mc.versions().get(server.addr()).startsWith("1."));

@@ -239,7 +239,15 @@ public class MemCachedClientTest {
         long suppressed = mc.metrics().get(server.addr()).get("suppressed_errors");
         assertEquals(-1, mc.incr("mcct:notnum"));
         assertEquals(-1, mc.decr("mcct:notnum", 2));
-        assertTrue(mc.storeCounter("mcct:minus5", -5L));
+        // a negative counter is the caller's mistake (memcached's are unsigned), nothing stored
+        try {
+            mc.storeCounter("mcct:minus5", -5L);
+            fail("storeCounter took -5");
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+        }
+        assertNull(mc.get("mcct:minus5"));
+        assertTrue(mc.set("mcct:minus5", "-5"));
         assertEquals(-1, mc.incr("mcct:minus5"));
         assertEquals(-1, mc.addOrIncr("mcct:minus5", 1));
         assertEquals(suppressed + 4, (long) mc.metrics().get(server.addr()).get("suppressed_errors"));

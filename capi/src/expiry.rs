@@ -1,0 +1,134 @@
+//! A binding's signed times checked as given, before a call (the calls take `uint32_t`): so
+//! a refused time is named as the caller wrote it, never as the `UINT32_MAX` it would
+//! otherwise be saturated or cast to first.
+
+use super::landing::{landingpad, Failure};
+use super::ptr;
+use super::status::mcpool_status::{self, MCPOOL_OK};
+use std::ffi::{c_char, CStr};
+
+/// The time names `mcpool_expiry_checked` takes, as the core's errors name them.
+const WHAT: [&str; 4] = ["ttl", "vivify_ttl", "recache_below", "stale_ttl"];
+
+/// Checks a caller's signed time `seconds` for the call `op` (e.g. `"set"`, `"get_lease"`;
+/// NULL: none) on `key` (`key_len` bytes; NULL: none) and writes the `uint32_t` the calls
+/// take to `*out`. `what` names the time: `"ttl"` (a store's, touch's or counter's expiry:
+/// negative is `MCPOOL_EXPIRED_AT_ONCE`, as `mcpool_expiry_from_signed`), or one with no
+/// "expired" meaning, which refuses a negative one: `"vivify_ttl"`, `"recache_below"`,
+/// `"stale_ttl"`. Above `MCPOOL_MAX_TTL`: `MCPOOL_INVALID_ARGUMENT`, the last error naming
+/// the call, the key and the number as given (`set "k": invalid ttl: 4294967296 is above
+/// 2147483647, ...`), where a saturated or cast number (`4294967295`) would name another.
+/// No I/O. `*out` is written only on `MCPOOL_OK`.
+///
+/// # Safety
+/// `op` and `what` are NULL or NUL-terminated strings; `key` is NULL or valid for `key_len`
+/// bytes; `out` is NULL (refused) or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_expiry_checked(
+    op: *const c_char,
+    key: *const u8,
+    key_len: usize,
+    what: *const c_char,
+    seconds: i64,
+    out: *mut u32,
+) -> mcpool_status {
+    landingpad(|| {
+        ptr::out(out, "out")?;
+        if what.is_null() {
+            return Err(Failure::invalid("mcpool_expiry_checked: what is NULL"));
+        }
+        // SAFETY: `what` is not NULL and the caller promises a NUL-terminated string.
+        let given = unsafe { CStr::from_ptr(what) }.to_bytes();
+        let Some(what) = WHAT.iter().copied().find(|w| w.as_bytes() == given) else {
+            return Err(Failure::invalid(format!(
+                "mcpool_expiry_checked: what is {:?}, not one of {WHAT:?}",
+                String::from_utf8_lossy(given)
+            )));
+        };
+        let op = if op.is_null() {
+            "mcpool_expiry_checked".into()
+        } else {
+            // SAFETY: `op` is not NULL and the caller promises a NUL-terminated string.
+            unsafe { CStr::from_ptr(op) }.to_string_lossy()
+        };
+        let key = if key.is_null() {
+            None
+        } else {
+            // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
+            Some(unsafe { ptr::key(&op, key, key_len, mcpool::key::MAX_HASHED_KEY_LEN) }?)
+        };
+        let t = mcpool::ttl::checked_from_signed(what, seconds)
+            .map_err(|e| Failure::from_error(&op, key, &e))?;
+        // SAFETY: `out` is not NULL (checked) and the caller promises it is writable.
+        unsafe { ptr::write(out, t) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::last_error;
+
+    #[test]
+    fn names_the_number_given() {
+        let mut t = 7u32;
+        // SAFETY: valid strings, key and output.
+        let st = unsafe {
+            mcpool_expiry_checked(
+                c"set".as_ptr(),
+                b"k".as_ptr(),
+                1,
+                c"ttl".as_ptr(),
+                1 << 32,
+                &mut t,
+            )
+        };
+        assert_eq!(st, mcpool_status::MCPOOL_INVALID_ARGUMENT);
+        assert_eq!(t, 7, "not written on a failure");
+        let m = last_error::current();
+        assert!(
+            m.starts_with("set \"k\": invalid ttl: 4294967296 is above 2147483647"),
+            "{m}"
+        );
+        // SAFETY: as above, without a key.
+        let st = unsafe {
+            mcpool_expiry_checked(
+                c"get_lease".as_ptr(),
+                std::ptr::null(),
+                0,
+                c"recache_below".as_ptr(),
+                -1,
+                &mut t,
+            )
+        };
+        assert_eq!(st, mcpool_status::MCPOOL_INVALID_ARGUMENT);
+        assert!(
+            last_error::current().starts_with("get_lease: invalid recache_below: -1 is negative")
+        );
+        // SAFETY: as above.
+        let st = unsafe {
+            mcpool_expiry_checked(
+                std::ptr::null(),
+                std::ptr::null(),
+                0,
+                c"ttl".as_ptr(),
+                -1,
+                &mut t,
+            )
+        };
+        assert_eq!((st, t), (MCPOOL_OK, mcpool::ttl::EXPIRED_AT_ONCE));
+        // SAFETY: as above; an unknown name is refused.
+        let st = unsafe {
+            mcpool_expiry_checked(
+                std::ptr::null(),
+                std::ptr::null(),
+                0,
+                c"delay".as_ptr(),
+                1,
+                &mut t,
+            )
+        };
+        assert_eq!(st, mcpool_status::MCPOOL_INVALID_ARGUMENT);
+    }
+}
