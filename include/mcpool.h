@@ -2654,6 +2654,21 @@ mcpool_status mcpool_client_flags_kind(const mcpool_client *client,
                                        mcpool_kind *out_kind);
 
 /**
+ * Writes to `*out_verbatim` whether a value read through this client with these delivered
+ * flags came with the body memcached holds (bytes, text, a decimal integer or ASCII
+ * boolean: what memcached's incr/decr see, inflation aside), or false for a binary integer
+ * or boolean (Whalin's, spymemcached's) that the read turned into its ABI text: a counter
+ * reader (Whalin's `getCounter`) must not take those digits for a counter that `incr`
+ * refuses. `MCPOOL_VALUE_FORMAT` for flags that mean nothing in the format. No I/O.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_verbatim` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_flags_verbatim(const mcpool_client *client,
+                                           uint32_t flags,
+                                           bool *out_verbatim);
+
+/**
  * The client's value format, by the name `mcpool_config_set_value_format` takes (`mcpool`,
  * `spymemcached`, ...; `legacy-gzip-bit-2`/`legacy-zlib-bit-8` after
  * `mcpool_config_set_compression_format`): the one the options left in force, whichever set

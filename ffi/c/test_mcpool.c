@@ -2578,6 +2578,14 @@ static void test_kinds(void) {
         CHECK(b.len == 3 && memcmp(b.data, "300", 3) == 0);
         EXPECT(mcpool_client_flags_kind(wh, flags, &kind), MCPOOL_OK);
         CHECK(kind == MCPOOL_KIND_INT);
+        /* "300" is not what memcached holds (incr refuses the 8 bytes): not verbatim */
+        bool verbatim = true;
+        EXPECT(mcpool_client_flags_verbatim(wh, flags, &verbatim), MCPOOL_OK);
+        CHECK(!verbatim);
+        EXPECT(mcpool_client_flags_verbatim(wh, 32, &verbatim), MCPOOL_OK); /* MARKER_STRING */
+        CHECK(verbatim);
+        EXPECT(mcpool_client_flags_verbatim(wh, 32, NULL), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_flags_verbatim(NULL, 32, &verbatim), MCPOOL_INVALID_ARGUMENT);
         mcpool_client_free(wh);
     }
 

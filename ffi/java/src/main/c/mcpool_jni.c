@@ -884,7 +884,8 @@ static jlong kind_of(jlong h, uint32_t flags) {
 }
 
 /* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique, meta[2] (when
- * meta has 3 slots) = the value's kind. */
+ * meta has 3 slots) = the value's kind, meta[3] (when it has 4) = 1 when the body is the one
+ * memcached holds (mcpool_client_flags_verbatim: what incr sees), else 0. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, jlong h,
                                                        jbyteArray key, jint key_len,
                                                        jboolean with_cas, jlongArray meta) {
@@ -906,9 +907,14 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
         if (out != NULL) {
             if (sink.len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)sink.len, (const jbyte *)data);
             if (meta != NULL) {
-                jlong m[3] = {(jlong)flags, (jlong)cas, 0};
-                jsize mn = (*env)->GetArrayLength(env, meta) >= 3 ? 3 : 2;
-                if (mn == 3) m[2] = kind_of(h, flags);
+                jlong m[4] = {(jlong)flags, (jlong)cas, 0, 0};
+                jsize ml = (*env)->GetArrayLength(env, meta);
+                jsize mn = ml >= 4 ? 4 : ml >= 3 ? 3 : 2;
+                if (mn >= 3) m[2] = kind_of(h, flags);
+                if (mn == 4) {
+                    bool verbatim = false;
+                    m[3] = mcpool_client_flags_verbatim(CLIENT(h), flags, &verbatim) == MCPOOL_OK && verbatim;
+                }
                 (*env)->SetLongArrayRegion(env, meta, 0, mn, m);
             }
         }

@@ -375,7 +375,9 @@ public class MemCachedClient {
         return storeCounter(key, counter.longValue());
     }
 
-    /** The counter's value, or -1 when missing or not a number (as Whalin). A counter above
+    /** The counter's value, or -1 when missing or not a number (as Whalin): a number stored
+     * in binary (an Integer, Long, Short or Boolean under Whalin's markers, which
+     * {@link #incr} refuses too) is not one. A counter above
      * {@code Long.MAX_VALUE} (memcached's are unsigned 64-bit, up to 2^64-1) is a
      * {@link ClientException} MCPOOL_OUT_OF_RANGE with the exact value in its message, as
      * {@link #incr} answers for it, never a negative and never -1 (Whalin returns -1 there,
@@ -383,12 +385,16 @@ public class MemCachedClient {
     public long getCounter(String key) {
         Mcpool c = mc();
         byte[] b;
+        long[] meta = new long[4];
         try {
-            b = c.getRaw(Mcpool.key(key), false, null);
+            b = c.getRaw(Mcpool.key(key), false, meta);
         } catch (McpoolException e) {
             return suppress(c, key, e, -1L);
         }
-        if (b == null) return -1;
+        // A binary Integer, Long, Short or Boolean (Whalin's markers) arrives as its decimal
+        // text, but memcached holds 4 or 8 bytes that incr refuses and Whalin's getCounter
+        // could not parse: no counter (the core says which bodies are verbatim).
+        if (b == null || meta[3] != 1) return -1;
         String text = new String(b, StandardCharsets.US_ASCII).trim();
         try {
             return Long.parseLong(text);
