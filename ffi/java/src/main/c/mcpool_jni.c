@@ -107,7 +107,15 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
 
 /* The exception throw_status throws, made but not thrown (NULL with an exception pending if
  * it could not be made). */
+static jobject status_exception_msg(JNIEnv *env, mcpool_status st, const char *msg, size_t len);
+
 static jobject status_exception(JNIEnv *env, mcpool_status st) {
+    return status_exception_msg(env, st, mcpool_last_error_message(), mcpool_last_error_length());
+}
+
+/* As status_exception, with msg (len bytes of UTF-8) as the message: a batch item's own
+ * (mcpool_last_item_error_message). */
+static jobject status_exception_msg(JNIEnv *env, mcpool_status st, const char *msg, size_t len) {
     jclass cls;
     jmethodID ctor;
     switch (mcpool_status_class(st)) {
@@ -133,8 +141,6 @@ static jobject status_exception(JNIEnv *env, mcpool_status st) {
     if (name == NULL) return NULL;
     /* The message is UTF-8 from Rust; NewStringUTF wants modified UTF-8, which agrees for
      * everything but NUL and supplementary characters: build it from bytes instead. */
-    const char *msg = mcpool_last_error_message();
-    size_t len = mcpool_last_error_length();
     jstring jmsg = NULL;
     jbyteArray bytes = (*env)->NewByteArray(env, (jsize)len);
     if (bytes == NULL) return NULL;
@@ -1187,17 +1193,20 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
 /* A key a lenient multi-get (MemCachedClient's) left out because its server failed. */
 #define MULTI_LEFT_OUT (-3)
 /* A key whose value was read but cannot be delivered (MCPOOL_VALUE_FORMAT, MCPOOL_DECOMPRESS):
- * its status in kinds[i]; the first such key's exception (the core's message) in vals[i]. */
+ * its status in kinds[i], its exception (the core's message for that key) in vals[i]. */
 #define MULTI_UNREADABLE (-4)
+/* A key that failed otherwise (its server down, a timeout, an error reply): its status in
+ * kinds[i], its exception (the core's message for that key) in vals[i]. */
+#define MULTI_FAILED (-5)
 
 /* keys: every key's bytes one after another; lens: each key's length. Hits: vals[i] (values
  * above MULTI_SMALL bytes) or the returned packed array at spans[i] (length spans[n + i]);
  * kinds[i] (the value's mcpool_kind, from its flags), raw_flags[i] (the flags as delivered),
- * cas[i]. Throws for the first key that failed (after the others were read); lenient: a key
- * whose server failed (server_side) is left out instead, spans[i] = MULTI_LEFT_OUT, and only
- * the other failures throw. When the only failures are values that cannot be delivered,
- * nothing is thrown: those keys get spans[i] = MULTI_UNREADABLE (Java reports them with the
- * other hits). */
+ * cas[i]. A key that failed gets spans[i] = MULTI_UNREADABLE (a value that cannot be
+ * delivered) or MULTI_FAILED (anything else), its status in flags[i] and its own exception
+ * in vals[i]; nothing is thrown for them (Java reports them with the hits); lenient: a key
+ * whose server failed (server_side) is left out instead, spans[i] = MULTI_LEFT_OUT. Only a
+ * call that failed as a whole throws. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray keys, jintArray lens,
                                                             jboolean with_cas, jboolean lenient,
@@ -1268,10 +1277,9 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         if (!(*env)->ExceptionCheck(env)) throw_oom(env, "mcpool: multi-get value");
         goto out;
     }
-    mcpool_status failed = MCPOOL_OK;
-    size_t first_bad = SIZE_MAX;
     /* Hits in the arena may all be empty values: the packed array exists (if empty) whenever
-     * one span points into it. */
+     * one span points into it. Each failed key's exception is made here, before any other
+     * mcpool call (kind_of below) could replace the batch's item messages. */
     int in_arena = 0;
     for (size_t i = 0; i < un; i++) {
         if (statuses[i] == MCPOOL_OK) {
@@ -1283,25 +1291,17 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
             if (!is_answer(statuses[i]) && lenient && server_side(statuses[i])) {
                 m.off[i] = MULTI_LEFT_OUT; /* lenient: left out, Java counts it */
             } else if (!is_answer(statuses[i])) {
-                if (first_bad == SIZE_MAX) first_bad = i;
-                if (statuses[i] == MCPOOL_VALUE_FORMAT || statuses[i] == MCPOOL_DECOMPRESS)
-                    m.off[i] = MULTI_UNREADABLE;
-                else if (failed == MCPOOL_OK)
-                    failed = statuses[i];
+                m.off[i] = statuses[i] == MCPOOL_VALUE_FORMAT || statuses[i] == MCPOOL_DECOMPRESS
+                               ? MULTI_UNREADABLE : MULTI_FAILED;
+                size_t mlen = 0;
+                const char *msg = mcpool_last_item_error_message(i, &mlen);
+                jobject exc = status_exception_msg(env, statuses[i], msg, mlen);
+                if (exc == NULL) goto out;
+                (*env)->SetObjectArrayElement(env, vals, (jsize)i, exc);
+                (*env)->DeleteLocalRef(env, exc);
+                if ((*env)->ExceptionCheck(env)) goto out;
             }
         }
-    }
-    if (failed != MCPOOL_OK) {
-        /* the first failure's status: the message is its (the last error) */
-        throw_status(env, statuses[first_bad]);
-        goto out;
-    }
-    if (first_bad != SIZE_MAX) { /* values that cannot be delivered only */
-        jobject exc = status_exception(env, statuses[first_bad]);
-        if (exc == NULL) goto out;
-        (*env)->SetObjectArrayElement(env, vals, (jsize)first_bad, exc);
-        (*env)->DeleteLocalRef(env, exc);
-        if ((*env)->ExceptionCheck(env)) goto out;
     }
     if (in_arena) {
         packed = (*env)->NewByteArray(env, (jsize)m.arena_len);
@@ -1312,7 +1312,8 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
      * values not in the arena (misses, and large values already in vals[i]). */
     for (size_t i = 0; i < un; i++) {
         if (m.off[i] < 0) {
-            if (m.off[i] != MULTI_LEFT_OUT && m.off[i] != MULTI_UNREADABLE) m.off[i] = -1;
+            if (m.off[i] != MULTI_LEFT_OUT && m.off[i] != MULTI_UNREADABLE && m.off[i] != MULTI_FAILED)
+                m.off[i] = -1;
             m.len[i] = 0;
         }
     }
@@ -1320,7 +1321,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
     (*env)->SetIntArrayRegion(env, raw_flags, 0, n, (const jint *)m.flags); /* as delivered */
     for (size_t i = 0; i < un; i++)
         m.flags[i] = statuses[i] == MCPOOL_OK ? (int32_t)kind_of(h, (uint32_t)m.flags[i])
-                     : m.off[i] == MULTI_UNREADABLE ? (int32_t)statuses[i] : -1;
+                     : m.off[i] == MULTI_UNREADABLE || m.off[i] == MULTI_FAILED ? (int32_t)statuses[i] : -1;
     (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)m.flags);
     (*env)->SetLongArrayRegion(env, cas, 0, n, (const jlong *)m.cas);
 out:

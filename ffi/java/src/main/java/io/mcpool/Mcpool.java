@@ -550,16 +550,20 @@ public final class Mcpool implements AutoCloseable {
             nc.release();
         }
         Map<String, McpoolException> errors = null;
-        String firstBad = null;
+        boolean unreadableOnly = true;
+        McpoolException callerError = null; // the caller's own mistake (a key too long): as a get throws it
         for (int i = 0; i < n; i++) {
             int at = spans[i];
             McpoolException bad = null;
             if (at == Native.LEFT_OUT) {
                 suppressed(ks[i]);
-            } else if (at == Native.UNREADABLE) { // the core read it but cannot deliver it
+            } else if (at == Native.UNREADABLE || at == Native.FAILED) { // its own exception in vals[i]
                 bad = vals[i] instanceof McpoolException ? (McpoolException) vals[i]
-                    : new ServerException(kinds[i], Native.statusName(kinds[i]), "the value of " + keys[i]
-                        + " cannot be read in this value format (as for " + firstBad + ")");
+                    : new McpoolException(kinds[i], Native.statusName(kinds[i]), "multi-get of " + keys[i] + " failed");
+                if (at == Native.FAILED) {
+                    unreadableOnly = false;
+                    if (bad instanceof ClientException && callerError == null) callerError = bad;
+                }
                 vals[i] = null;
             } else if (at >= 0 || vals[i] != null) {
                 byte[] b = at >= 0 ? Arrays.copyOfRange(packed, at, at + spans[n + i]) : (byte[]) vals[i];
@@ -572,11 +576,14 @@ public final class Mcpool implements AutoCloseable {
             }
             if (bad != null) {
                 if (errors == null) errors = new LinkedHashMap<>();
-                if (firstBad == null) firstBad = keys[i];
                 errors.putIfAbsent(keys[i], bad);
             }
         }
-        if (errors != null) throw new UnreadableValuesException(hits(keys, vals), errors);
+        if (callerError != null) throw callerError;
+        if (errors != null) {
+            throw unreadableOnly ? new UnreadableValuesException(hits(keys, vals), errors)
+                : new PartialResultException(hits(keys, vals), errors);
+        }
         return vals;
     }
 
@@ -678,11 +685,17 @@ public final class Mcpool implements AutoCloseable {
         return gets(tc, key);
     }
 
-    /** The hits among keys (one round trip per server), in key order. Values that were read
-     * but cannot be delivered (see the class comment) do not cost the others: once every
-     * key was read an {@link UnreadableValuesException} is thrown whose
-     * {@link UnreadableValuesException#hits() hits()} are the readable values and whose
-     * {@link UnreadableValuesException#errors() errors()} name each unreadable key. */
+    /** The hits among keys (one round trip per server), in key order. A key that failed
+     * does not cost the others: once every key was tried a {@link PartialResultException}
+     * is thrown whose {@link PartialResultException#hits() hits()} are the values read and
+     * whose {@link PartialResultException#errors() errors()} map each failed key to its own
+     * exception ({@link ConnectionException} for a key of a down server,
+     * {@link TimeoutException}, {@link ServerException}, ...), its message the core's for
+     * that key; its status is the first failed key's. When the only failures are values that
+     * were read but cannot be delivered (see the class comment) it is the subclass
+     * {@link UnreadableValuesException}. The caller's own mistake (a key too long: a
+     * {@link ClientException}) and a call that fails as a whole (a closed client) throw that
+     * error, as before. */
     public Map<String, Object> getMulti(Collection<String> keys) {
         notNull(keys, "key collection");
         String[] ks = keys.toArray(new String[0]);

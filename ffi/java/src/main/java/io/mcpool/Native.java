@@ -206,9 +206,13 @@ final class Native {
     /** spans[i] of a key a lenient getMulti left out because its server failed. */
     static final int LEFT_OUT = -3;
     /** spans[i] of a key whose value was read but cannot be delivered (MCPOOL_VALUE_FORMAT,
-     * MCPOOL_DECOMPRESS): its status in kinds[i]; vals[i] holds the first such key's
-     * exception (the core's message). Reported only when no other error failed the call. */
+     * MCPOOL_DECOMPRESS): its status in kinds[i]; vals[i] holds its exception (the core's
+     * message for that key). */
     static final int UNREADABLE = -4;
+    /** spans[i] of a key that failed otherwise (its server down, a timeout, an error reply):
+     * its status in kinds[i]; vals[i] holds its exception (the core's message for that key).
+     * Only a call that failed as a whole throws. */
+    static final int FAILED = -5;
 
     static native int metricCount();
     /** A metric's name, null past the end. */

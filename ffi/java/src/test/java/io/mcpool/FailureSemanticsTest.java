@@ -4,6 +4,7 @@ import static org.junit.Assert.*;
 
 import java.net.ServerSocket;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -98,8 +99,13 @@ public class FailureSemanticsTest {
             try {
                 mc.getMulti("a", "b");
                 fail();
-            } catch (ConnectionException e) {
-                // the strict multi-get throws for the first failed key
+            } catch (PartialResultException e) {
+                // the strict multi-get throws once every key was tried, each key's own error
+                assertTrue(e.hits().isEmpty());
+                assertEquals(Arrays.asList("a", "b"), new ArrayList<>(e.errors().keySet()));
+                for (McpoolException each : e.errors().values()) assertTrue(each instanceof ConnectionException);
+                assertTrue(e.getCause() instanceof ConnectionException);
+                assertEquals(e.errors().get("a").status(), e.status());
             }
             assertEquals(0L, (long) mc.metrics().get(addr).get("suppressed_errors"));
         }
@@ -155,6 +161,44 @@ public class FailureSemanticsTest {
                 }
             } finally {
                 p.shutDown();
+            }
+        }
+    }
+
+    @Test
+    public void strictMultiGetCarriesTheLiveServersHits() throws Exception {
+        // One server down: Mcpool.getMulti used to throw a ConnectionException and drop every
+        // hit of the live server; now the hits and each failed key's own error come along.
+        try (TestServer live = new TestServer()) {
+            String dead = "127.0.0.1:" + closedPort();
+            try (Mcpool mc = Mcpool.builder().servers(live.addr(), dead).connectTimeoutMillis(500).minIdle(0).build()) {
+                List<String> onLive = new ArrayList<>(), onDead = new ArrayList<>();
+                for (int i = 0; i < 60 && (onLive.size() < 4 || onDead.size() < 4); i++) {
+                    String k = "fst-strict:" + i;
+                    (mc.serverIndexFor(k) == 0 ? onLive : onDead).add(k);
+                }
+                assertTrue(onLive.size() >= 4 && onDead.size() >= 4);
+                for (String k : onLive.subList(1, onLive.size())) assertTrue(mc.set(k, "v-" + k, 0));
+                List<String> all = new ArrayList<>(onDead);
+                all.addAll(onLive); // the first key is a dead server's: its status is the exception's
+                try {
+                    mc.getMulti(all);
+                    fail("a down server's keys failed");
+                } catch (PartialResultException e) {
+                    assertFalse(e instanceof UnreadableValuesException);
+                    assertEquals(onLive.size() - 1, e.hits().size()); // onLive.get(0) is a miss
+                    for (String k : onLive.subList(1, onLive.size())) assertEquals("v-" + k, e.hits().get(k));
+                    assertEquals(new ArrayList<>(onDead), new ArrayList<>(e.errors().keySet()));
+                    for (String k : onDead) {
+                        McpoolException each = e.errors().get(k);
+                        assertTrue(k + ": " + each, each instanceof ConnectionException);
+                        // each key's own message (the core's per-item message), naming it
+                        assertTrue(each.getMessage(), each.getMessage().contains("\"" + k + "\""));
+                        assertTrue(each.getMessage(), each.getMessage().contains(dead));
+                    }
+                    assertSame(e.errors().get(onDead.get(0)), e.getCause());
+                    assertEquals("MCPOOL_" , e.statusName().substring(0, 7));
+                }
             }
         }
     }
