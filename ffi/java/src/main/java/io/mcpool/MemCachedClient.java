@@ -37,6 +37,11 @@ import java.util.Set;
  *     {@link ClientException} MCPOOL_OUT_OF_RANGE with its exact value from the counters and
  *     {@link #getCounter} (Whalin threw NumberFormatException from incr and returned -1 from
  *     getCounter, the same as for a missing key).</li>
+ * <li>An empty value ({@code ""}, {@code new byte[0]}) reads back as that empty value, and a
+ *     value with flags 0 (a counter from {@link #storeCounter} or {@link #addOrIncr}, or
+ *     another client's bytes) as its bytes; Whalin's {@code get} answered null for both
+ *     (while its {@code keyExists} said true). A key that exists is never a null that looks
+ *     like a miss.</li>
  * <li>The {@code hashCode} overloads are absent: placement is always by key.</li>
  * </ul>
  * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so

@@ -282,6 +282,25 @@ public class MemCachedClientTest {
     }
 
     @Test
+    public void emptyAndFlagsZeroValuesAreValuesNotMisses() {
+        // A deliberate difference from Whalin (README, class Javadoc): its get answered null
+        // for an empty body and for flags 0; here a key that exists is never a null.
+        assertTrue(mc.set("mcct:empty:s", ""));
+        assertEquals("", mc.get("mcct:empty:s"));
+        assertTrue(mc.set("mcct:empty:b", new byte[0]));
+        assertArrayEquals(new byte[0], (byte[]) mc.get("mcct:empty:b"));
+        assertTrue(mc.keyExists("mcct:empty:s"));
+        Map<String, Object> both = mc.getMulti(new String[] {"mcct:empty:s", "mcct:empty:b"});
+        assertEquals(2, both.size());
+        assertTrue(mc.storeCounter("mcct:flags0", 10L));
+        assertArrayEquals("10".getBytes(StandardCharsets.US_ASCII), (byte[]) mc.get("mcct:flags0"));
+        assertEquals(10, mc.getCounter("mcct:flags0"));
+        mc.delete("mcct:flags0:aoi");
+        assertEquals(0, mc.addOrIncr("mcct:flags0:aoi"));
+        assertArrayEquals("0".getBytes(StandardCharsets.US_ASCII), (byte[]) mc.get("mcct:flags0:aoi"));
+    }
+
+    @Test
     public void negativeDeltasAnswerMinusOne() {
         // memcached's deltas are unsigned: Whalin sent a negative one and got -1 back (an
         // error reply). Never a counter changed the other way (incr -1 decremented, decr -1
