@@ -743,30 +743,50 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, 
     return answer(env, st);
 }
 
-/* A batch of sets: keys and values packed one after another (lengths in klens, vlens), each
- * item's kind (mcpool_kind; -1: raw bytes stored with flags[i]) and expiration time; one
- * pipelined round trip per server through mcpool_client_set_multi_ttl (each item its own TTL). An item whose kind the format stores
- * in another form than its ABI body (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED) is
- * stored alone with mcpool_client_store_kind. Writes every item's status to out (answers and
- * errors alike: Java decides), returns nothing; a call that failed as a whole throws. */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, jlong h,
-                                                      jbyteArray keys, jintArray klens,
-                                                      jbyteArray vals, jintArray vlens,
-                                                      jintArray kinds, jintArray jflags,
-                                                      jintArray ttls, jintArray out) {
+/* Java's store op (0 set, 1 add, 2 replace, 3 append, 4 prepend, 5 cas) as mcpool_store_op;
+ * an unknown one as a number the core refuses. */
+static mcpool_store_op store_op(jint op) {
+    switch (op) {
+    case 0: return MCPOOL_STORE_SET;
+    case 1: return MCPOOL_STORE_ADD;
+    case 2: return MCPOOL_STORE_REPLACE;
+    case 3: return MCPOOL_STORE_APPEND;
+    case 4: return MCPOOL_STORE_PREPEND;
+    case 5: return MCPOOL_STORE_CAS;
+    default: return (mcpool_store_op)UINT32_MAX;
+    }
+}
+
+/* A batch of stores (op as Java's: set, add, replace, append, prepend, cas): keys and values
+ * packed one after another (lengths in klens, vlens), each item's kind (mcpool_kind; -1: raw
+ * bytes stored with flags[i]), expiration time and (cas, may be NULL: all 0) CAS unique; one
+ * pipelined round trip per server through mcpool_client_store_multi (each item its own TTL).
+ * An item whose kind the format stores in another form than its ABI body
+ * (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED) is stored alone with
+ * mcpool_client_store_kind (set, add, replace and cas; Java sends append/prepend raw). Writes
+ * every item's status to out (answers and errors alike: Java decides), returns nothing; a
+ * call that failed as a whole throws. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jclass cls, jlong h, jint jop,
+                                                        jbyteArray keys, jintArray klens,
+                                                        jbyteArray vals, jintArray vlens,
+                                                        jintArray kinds, jintArray jflags,
+                                                        jintArray ttls, jlongArray jcas,
+                                                        jintArray out) {
     (void)cls;
+    mcpool_store_op op = store_op(jop);
     if (keys == NULL || klens == NULL || vals == NULL || vlens == NULL || kinds == NULL ||
         jflags == NULL || ttls == NULL || out == NULL) {
-        answer(env, mcpool_client_set_multi_ttl(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+        answer(env, mcpool_client_store_multi(NULL, op, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
         return;
     }
     jsize n = (*env)->GetArrayLength(env, klens);
     if (n == 0) return;
     size_t un = (size_t)n;
     jsize kb = (*env)->GetArrayLength(env, keys), vb = (*env)->GetArrayLength(env, vals);
-    /* per item: key/value pointers and lengths, flags, ttl, status, the Java ints, the index */
-    size_t per = 2 * sizeof(uint8_t *) + 2 * sizeof(size_t) + 2 * sizeof(uint32_t) +
-                 sizeof(mcpool_status) + 6 * sizeof(jint) + sizeof(size_t);
+    /* per item: key/value pointers and lengths, the index, CAS (Java's and the batch's),
+     * flags, ttl, status, the Java ints */
+    size_t per = 2 * sizeof(uint8_t *) + 3 * sizeof(size_t) + 2 * sizeof(uint64_t) + 2 * sizeof(uint32_t) +
+                 sizeof(mcpool_status) + 6 * sizeof(jint);
     uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1), *vblob = malloc(vb > 0 ? (size_t)vb : 1);
     uint8_t *block = malloc(un * per);
     if (kblob == NULL || vblob == NULL || block == NULL) {
@@ -776,7 +796,8 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
     const uint8_t **kp = (const uint8_t **)block;
     const uint8_t **vp = kp + un;
     size_t *kl = (size_t *)(vp + un), *vl = kl + un, *idx = vl + un;
-    uint32_t *fl = (uint32_t *)(idx + un), *tt = fl + un;
+    uint64_t *jc = (uint64_t *)(idx + un), *cs = jc + un;
+    uint32_t *fl = (uint32_t *)(cs + un), *tt = fl + un;
     mcpool_status *st = (mcpool_status *)(tt + un);
     jint *jkl = (jint *)(st + un), *jvl = jkl + un, *jkind = jvl + un, *jttl = jkind + un, *jout = jttl + un;
     jint *jfl = jout + un;
@@ -787,11 +808,13 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
     (*env)->GetIntArrayRegion(env, kinds, 0, n, jkind);
     (*env)->GetIntArrayRegion(env, jflags, 0, n, jfl);
     (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
+    if (jcas != NULL) (*env)->GetLongArrayRegion(env, jcas, 0, n, (jlong *)jc);
+    else memset(jc, 0, un * sizeof *jc);
     if ((*env)->ExceptionCheck(env)) goto out;
     size_t ko = 0, vo = 0, batch = 0;
     for (size_t i = 0; i < un; i++) {
         if (jkl[i] < 0 || jvl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb || vo + (size_t)jvl[i] > (size_t)vb) {
-            answer(env, mcpool_client_set_multi_ttl(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+            answer(env, mcpool_client_store_multi(NULL, op, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
             goto out;
         }
         const uint8_t *k = kblob + ko, *v = vblob + vo;
@@ -802,9 +825,9 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
                                         : mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)jkind[i], &flags);
         if (fs == MCPOOL_UNSUPPORTED) {
             /* stored alone, in the format's own form for its kind */
-            jout[i] = (jint)mcpool_client_store_kind(CLIENT(h), MCPOOL_STORE_SET, k, (size_t)jkl[i],
+            jout[i] = (jint)mcpool_client_store_kind(CLIENT(h), op, k, (size_t)jkl[i],
                                                      (mcpool_kind)jkind[i], v, (size_t)jvl[i],
-                                                     mcpool_expiry_from_signed(jttl[i]), 0);
+                                                     mcpool_expiry_from_signed(jttl[i]), jc[i]);
             continue;
         }
         if (fs != MCPOOL_OK) {
@@ -817,12 +840,13 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
         vl[batch] = (size_t)jvl[i];
         fl[batch] = flags;
         tt[batch] = mcpool_expiry_from_signed(jttl[i]);
+        cs[batch] = jc[i];
         st[batch] = MCPOOL_UNKNOWN_ERROR;
         idx[batch] = i;
         batch++;
     }
     if (batch > 0) {
-        mcpool_status rc = mcpool_client_set_multi_ttl(CLIENT(h), kp, kl, vp, vl, fl, tt, batch, NULL, st);
+        mcpool_status rc = mcpool_client_store_multi(CLIENT(h), op, kp, kl, vp, vl, fl, tt, cs, batch, NULL, st);
         for (size_t b = 0; b < batch; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
     }
     (*env)->SetIntArrayRegion(env, out, 0, n, jout);
@@ -872,6 +896,109 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_deleteMulti(JNIEnv *env, jclass cls
     mcpool_status rc = mcpool_client_delete_multi(CLIENT(h), kp, kl, un, st);
     for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
     (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+out:
+    free(kblob);
+    free(block);
+}
+
+/* Touches the packed keys (key i gets ttls[i] seconds) in one pipelined round trip per
+ * server; every key's status to out. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_touchMulti(JNIEnv *env, jclass cls, jlong h,
+                                                        jbyteArray keys, jintArray klens,
+                                                        jintArray ttls, jintArray out) {
+    (void)cls;
+    if (keys == NULL || klens == NULL || ttls == NULL || out == NULL) {
+        answer(env, mcpool_client_touch_multi(NULL, NULL, NULL, NULL, 0, NULL));
+        return;
+    }
+    jsize n = (*env)->GetArrayLength(env, klens);
+    if (n == 0) return;
+    size_t un = (size_t)n;
+    jsize kb = (*env)->GetArrayLength(env, keys);
+    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1);
+    uint8_t *block = malloc(un * (sizeof(uint8_t *) + sizeof(size_t) + sizeof(mcpool_status) + sizeof(uint32_t) +
+                                  3 * sizeof(jint)));
+    if (kblob == NULL || block == NULL) {
+        throw_oom(env, "mcpool: touch-multi buffers");
+        goto out;
+    }
+    const uint8_t **kp = (const uint8_t **)block;
+    size_t *kl = (size_t *)(kp + un);
+    mcpool_status *st = (mcpool_status *)(kl + un);
+    uint32_t *tt = (uint32_t *)(st + un);
+    jint *jkl = (jint *)(tt + un), *jttl = jkl + un, *jout = jttl + un;
+    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
+    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
+    (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
+    if ((*env)->ExceptionCheck(env)) goto out;
+    size_t ko = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
+            answer(env, mcpool_client_touch_multi(NULL, NULL, NULL, NULL, 0, NULL));
+            goto out;
+        }
+        kp[i] = kblob + ko;
+        kl[i] = (size_t)jkl[i];
+        ko += (size_t)jkl[i];
+        tt[i] = mcpool_expiry_from_signed(jttl[i]);
+        st[i] = MCPOOL_UNKNOWN_ERROR;
+    }
+    mcpool_status rc = mcpool_client_touch_multi(CLIENT(h), kp, kl, tt, un, st);
+    for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+out:
+    free(kblob);
+    free(block);
+}
+
+/* Adds (incr) or subtracts deltas[i] to the counter of each packed key in one pipelined round
+ * trip per server; every key's status to out, the new value to values[i] where it is OK
+ * (the unsigned 64-bit value's bits: Java checks the range). Java refuses negative deltas. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_arithMulti(JNIEnv *env, jclass cls, jlong h,
+                                                        jboolean incr, jbyteArray keys,
+                                                        jintArray klens, jlongArray deltas,
+                                                        jlongArray values, jintArray out) {
+    (void)cls;
+    if (keys == NULL || klens == NULL || deltas == NULL || values == NULL || out == NULL) {
+        answer(env, mcpool_client_arith_multi(NULL, true, NULL, NULL, NULL, 0, NULL, NULL));
+        return;
+    }
+    jsize n = (*env)->GetArrayLength(env, klens);
+    if (n == 0) return;
+    size_t un = (size_t)n;
+    jsize kb = (*env)->GetArrayLength(env, keys);
+    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1);
+    uint8_t *block = malloc(un * (sizeof(uint8_t *) + sizeof(size_t) + 2 * sizeof(uint64_t) +
+                                  sizeof(mcpool_status) + 2 * sizeof(jint)));
+    if (kblob == NULL || block == NULL) {
+        throw_oom(env, "mcpool: arith-multi buffers");
+        goto out;
+    }
+    const uint8_t **kp = (const uint8_t **)block;
+    size_t *kl = (size_t *)(kp + un);
+    uint64_t *dl = (uint64_t *)(kl + un), *vals = dl + un;
+    mcpool_status *st = (mcpool_status *)(vals + un);
+    jint *jkl = (jint *)(st + un), *jout = jkl + un;
+    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
+    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
+    (*env)->GetLongArrayRegion(env, deltas, 0, n, (jlong *)dl);
+    if ((*env)->ExceptionCheck(env)) goto out;
+    size_t ko = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
+            answer(env, mcpool_client_arith_multi(NULL, true, NULL, NULL, NULL, 0, NULL, NULL));
+            goto out;
+        }
+        kp[i] = kblob + ko;
+        kl[i] = (size_t)jkl[i];
+        ko += (size_t)jkl[i];
+        vals[i] = 0;
+        st[i] = MCPOOL_UNKNOWN_ERROR;
+    }
+    mcpool_status rc = mcpool_client_arith_multi(CLIENT(h), incr, kp, kl, dl, un, vals, st);
+    for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+    (*env)->SetLongArrayRegion(env, values, 0, n, (const jlong *)vals);
 out:
     free(kblob);
     free(block);
@@ -1093,7 +1220,7 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_metaInfo(JNIEnv *env, jclass cls, j
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushAll(JNIEnv *env, jclass cls, jlong h,
                                                       jint delay) {
     (void)cls;
-    return answer(env, mcpool_client_flush_all(CLIENT(h), (uint32_t)delay));
+    return answer(env, mcpool_client_flush_all(CLIENT(h), mcpool_delay_from_signed(delay)));
 }
 
 /* Multi-get through mcpool_client_get_multi_into. Values of at most MULTI_SMALL bytes are

@@ -185,13 +185,19 @@ final class Native {
     static native int setCounter(long client, byte[] key, long value, int ttl);
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
     static native int flushAll(long client, int delaySeconds);
-    /** One pipelined set per server: keys and values packed (lengths in klens, vlens), each
-     * item's kind (Kind.ordinal(), or -1: raw bytes with flags[i]) and TTL; every item's
-     * status written to out. */
-    static native void setMulti(long client, byte[] keys, int[] klens, byte[] vals, int[] vlens, int[] kinds,
-                                int[] flags, int[] ttls, int[] out);
+    /** One pipelined store (op OP_SET ... OP_CAS) per server: keys and values packed
+     * (lengths in klens, vlens), each item's kind (Kind.ordinal(), or -1: raw bytes with
+     * flags[i]), TTL and (cas null: all 0) CAS unique; every item's status written to out. */
+    static native void storeMulti(long client, int op, byte[] keys, int[] klens, byte[] vals, int[] vlens,
+                                  int[] kinds, int[] flags, int[] ttls, long[] cas, int[] out);
     /** One pipelined delete per server; every key's status written to out. */
     static native void deleteMulti(long client, byte[] keys, int[] klens, int[] out);
+    /** One pipelined touch per server (key i gets ttls[i]); every key's status written to out. */
+    static native void touchMulti(long client, byte[] keys, int[] klens, int[] ttls, int[] out);
+    /** One pipelined incr (or decr) per server by deltas[i] (not negative); every key's status
+     * to out, the new value (unsigned 64-bit bits) to values[i] where OK. */
+    static native void arithMulti(long client, boolean incr, byte[] keys, int[] klens, long[] deltas,
+                                  long[] values, int[] out);
     /** Throws the exception of an error status (nothing for an answer). */
     static native void throwStatus(int status);
     /**
