@@ -5,11 +5,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The JNI entry points (src/main/c/mcpool_jni.c), one per C ABI call or small group of calls.
@@ -34,6 +39,9 @@ final class Native {
     /** The system property naming the JNI library's path (overrides the copy in the jar). */
     static final String LIBRARY_PROPERTY = "mcpool.jni.library";
     static final String LIBRARY_NAME = "mcpool_jni";
+    /** The extracted copies' directories: {@code mcpool-jni-<pid>-<random>} (the JVM's pid);
+     * before the static block that loads (it sweeps). */
+    static final Pattern EXTRACTED = Pattern.compile("mcpool-jni-([0-9]+)-[0-9]+");
 
     static {
         load();
@@ -73,6 +81,8 @@ final class Native {
             } catch (UnsatisfiedLinkError e) {
                 throw chained("mcpool: cannot load " + resource + " from the jar (copied to " + file + ") on "
                     + platform + ": " + e.getMessage(), e);
+            } finally {
+                unlinkIfPosix(file);
             }
             return;
         }
@@ -116,18 +126,26 @@ final class Native {
         }
     }
 
-    /** Copies the library to a file in a fresh directory only this user can read (both deleted at exit). */
+    private static boolean posix() {
+        return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    }
+
+    /** Copies the library to a file in a fresh directory only this user can read (both deleted
+     * right after the load where the system allows it, else at exit), after removing the
+     * copies that JVMs which died without a normal exit left. */
     private static Path extract(URL url) throws IOException {
         Path dir;
         Path file;
-        boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+        boolean posix = posix();
+        String prefix = "mcpool-jni-" + ProcessHandle.current().pid() + "-";
         if (posix) {
-            dir = Files.createTempDirectory("mcpool-jni-",
+            dir = Files.createTempDirectory(prefix,
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } else {
-            dir = Files.createTempDirectory("mcpool-jni-");
+            dir = Files.createTempDirectory(prefix);
         }
         dir.toFile().deleteOnExit(); // registered first: deleted after the file
+        sweepStale(dir.getParent(), Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS));
         file = dir.resolve(System.mapLibraryName(LIBRARY_NAME));
         file.toFile().deleteOnExit();
         try (InputStream in = url.openStream()) {
@@ -135,6 +153,57 @@ final class Native {
         }
         if (posix) Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r-x------"));
         return file;
+    }
+
+    /** On a POSIX system a loaded library stays mapped when its file is removed: removing the
+     * copy and its directory right after the load leaves nothing behind however the JVM ends
+     * (a SIGKILL, the OOM killer, a crash). Elsewhere (Windows) deleteOnExit and the sweep of
+     * the next load remove it. */
+    private static void unlinkIfPosix(Path file) {
+        if (!posix()) return;
+        try {
+            Files.deleteIfExists(file);
+            Files.deleteIfExists(file.getParent());
+        } catch (IOException | SecurityException e) {
+            // left for deleteOnExit
+        }
+    }
+
+    /**
+     * Removes, in tmpdir, the extracted copies of JVMs that are gone: only directories named
+     * {@code mcpool-jni-<pid>-<random>} (this binding's pattern), owned by {@code me}, not
+     * symbolic links, whose pid is not a live process; only the library file in each, then the
+     * directory if that left it empty. Anything else stays; every error is ignored (a sweep
+     * never stops a load). Returns how many directories it removed.
+     */
+    static int sweepStale(Path tmpdir, UserPrincipal me) {
+        int removed = 0;
+        long self = ProcessHandle.current().pid();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(tmpdir, "mcpool-jni-*")) {
+            for (Path d : entries) {
+                Matcher m = EXTRACTED.matcher(d.getFileName().toString());
+                if (!m.matches()) continue;
+                long pid;
+                try {
+                    pid = Long.parseLong(m.group(1));
+                } catch (NumberFormatException tooLong) {
+                    continue;
+                }
+                if (pid == self || ProcessHandle.of(pid).isPresent()) continue; // its owner may be running
+                try {
+                    if (!Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) continue;
+                    if (!me.equals(Files.getOwner(d, LinkOption.NOFOLLOW_LINKS))) continue;
+                    Files.deleteIfExists(d.resolve(System.mapLibraryName(LIBRARY_NAME)));
+                    Files.delete(d); // fails unless that emptied it: nothing else is touched
+                    removed++;
+                } catch (IOException | SecurityException e) {
+                    // not ours to remove, or gone already
+                }
+            }
+        } catch (IOException | SecurityException | java.nio.file.DirectoryIteratorException e) {
+            // no sweep
+        }
+        return removed;
     }
 
     /** Called by the C side to decode mcpool's UTF-8 error messages. */
