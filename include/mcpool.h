@@ -2495,6 +2495,20 @@ mcpool_status mcpool_client_flush_all(const mcpool_client *client,
                                       uint32_t delay_s);
 
 /**
+ * Invalidates every item on one server, `index` in the configuration order (as
+ * `mcpool_client_server_for` and `mcpool_client_server_label` number them), now (`delay_s`
+ * 0) or after `delay_s` seconds: Whalin's `flushAll(String[] servers)`. Returns `MCPOOL_OK`
+ * once it answered, its error otherwise; `MCPOOL_INVALID_ARGUMENT` for an index past the
+ * list or a delay above `MCPOOL_MAX_TTL`, nothing sent.
+ *
+ * # Safety
+ * `client` is NULL or live.
+ */
+mcpool_status mcpool_client_flush_server(const mcpool_client *client,
+                                         size_t index,
+                                         uint32_t delay_s);
+
+/**
  * Invalidates every item on every server, now (`delay_s` 0) or after `delay_s` seconds,
  * and writes each server's outcome to `*out_results`: a server that was flushed has status
  * `MCPOOL_OK` and no pairs; one that failed has its status (`mcpool_server_results_status`,

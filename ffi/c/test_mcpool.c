@@ -831,6 +831,11 @@ static void test_dead_server(void) {
     mcpool_server_results_free(r);
     s = mcpool_client_flush_all(c, 0);
     CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
+    /* flush_server: that one server's error; an index past the list refused, unsent */
+    s = mcpool_client_flush_server(c, 0, 0);
+    CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
+    EXPECT(mcpool_client_flush_server(c, 1, 0), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_flush_server(NULL, 0, 0), MCPOOL_INVALID_ARGUMENT);
     /* flush_all_each: each server's outcome (here the one, down) */
     r = NULL;
     EXPECT(mcpool_client_flush_all_each(c, 0, &r), MCPOOL_OK);
@@ -1335,6 +1340,7 @@ static void test_ttl_range(mcpool_client *c) {
         EXPECT(mcpool_client_incr_or_init(c, K("ttl-n"), 1, 5, t, &n), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_client_decr_or_init(c, K("ttl-n"), 1, 5, t, &n), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_client_flush_all(c, t), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_flush_server(c, 0, t), MCPOOL_INVALID_ARGUMENT);
         {
             const uint8_t *keys[2] = {(const uint8_t *)"ttl-k", (const uint8_t *)"ttl-fresh"};
             const uint8_t *vals[2] = {(const uint8_t *)"new", (const uint8_t *)"new"};

@@ -1223,6 +1223,15 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushAll(JNIEnv *env, jclass cls, j
     return answer(env, mcpool_client_flush_all(CLIENT(h), mcpool_delay_from_signed(delay)));
 }
 
+/* Flushes one server (its index in the list), now or after delay seconds (the core's rule
+ * for a negative delay: now). */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushServer(JNIEnv *env, jclass cls, jlong h,
+                                                         jint index, jint delay) {
+    (void)cls;
+    if (index < 0) return answer(env, mcpool_client_flush_server(NULL, 0, 0));
+    return answer(env, mcpool_client_flush_server(CLIENT(h), (size_t)index, mcpool_delay_from_signed(delay)));
+}
+
 /* Multi-get through mcpool_client_get_multi_into. Values of at most MULTI_SMALL bytes are
  * copied into one arena (on the stack, growing on the heap) and handed to Java as one packed
  * byte[] with spans[i] = offset, spans[n + i] = length (offset -1: not in the arena); larger

@@ -42,7 +42,10 @@ import java.util.Set;
  *     another client's bytes) as its bytes; Whalin's {@code get} answered null for both
  *     (while its {@code keyExists} said true). A key that exists is never a null that looks
  *     like a miss.</li>
- * <li>The {@code hashCode} overloads are absent: placement is always by key.</li>
+ * <li>The {@code hashCode} overloads are absent: placement is always by key. So is
+ *     {@code statsCacheDump}: memcached's {@code stats cachedump} answers with ITEM lines,
+ *     not statistics, and is a debugging command (capped, deprecated for
+ *     {@code lru_crawler metadump}); the statistics calls take no such group.</li>
  * </ul>
  * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so
  * {@code new Date(60_000)} means one minute from now, a real date an absolute time). A Date
@@ -429,6 +432,33 @@ public class MemCachedClient {
         } finally {
             c.nc.release();
         }
+    }
+
+    /** Invalidates every item on the given servers only ({@code host:port} as the pool lists
+     * them; null: every server, as {@link #flushAll()}); true when each of them answered,
+     * false when one failed or is not in the pool (the others are still flushed), as Whalin. */
+    public boolean flushAll(String[] servers) {
+        if (servers == null) return flushAll();
+        Mcpool c = mc();
+        java.util.List<String> list = c.servers();
+        boolean all = true;
+        for (String s : servers) {
+            int index = s == null ? -1 : list.indexOf(s);
+            if (index < 0) {
+                all = false;
+                continue;
+            }
+            long h = c.nc.acquire();
+            try {
+                all &= Native.flushServer(h, index, 0) == Native.OK;
+            } catch (McpoolException e) {
+                if (!Mcpool.serverSide(e)) throw e;
+                all = false;
+            } finally {
+                c.nc.release();
+            }
+        }
+        return all;
     }
 
     /** General statistics per server ("host:port" → name → value). */

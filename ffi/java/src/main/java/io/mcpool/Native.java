@@ -254,6 +254,8 @@ final class Native {
     static native int setCounter(long client, byte[] key, long value, int ttl);
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
     static native int flushAll(long client, int delaySeconds);
+    /** Flushes server {@code index} of the list (serverLabel's numbering). */
+    static native int flushServer(long client, int index, int delaySeconds);
     /** One pipelined store (op OP_SET ... OP_CAS) per server: keys and values packed
      * (lengths in klens, vlens), each item's kind (Kind.ordinal(), or -1: raw bytes with
      * flags[i]), TTL and (cas null: all 0) CAS unique; every item's status written to out. */

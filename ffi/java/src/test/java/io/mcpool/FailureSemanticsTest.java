@@ -204,6 +204,34 @@ public class FailureSemanticsTest {
     }
 
     @Test
+    public void flushAllOfSomeServers() throws Exception {
+        // Whalin's flushAll(String[] servers): only those servers; false for one that failed
+        // or is not in the pool (the others flushed all the same).
+        String dead = "127.0.0.1:" + closedPort();
+        try (TestServer a = new TestServer(); TestServer b = new TestServer()) {
+            SockIOPool p = pool("fst-flush", a.addr(), b.addr(), dead);
+            try (Mcpool onA = Mcpool.builder().servers(a.addr()).build();
+                 Mcpool onB = Mcpool.builder().servers(b.addr()).build()) {
+                MemCachedClient mc = new MemCachedClient("fst-flush");
+                assertTrue(onA.set("k", "a", 0));
+                assertTrue(onB.set("k", "b", 0));
+                assertTrue(mc.flushAll(new String[] {b.addr()}));
+                assertEquals("a", onA.get("k"));
+                assertNull(onB.get("k"));
+                assertTrue(onB.set("k", "b", 0));
+                assertFalse(mc.flushAll(new String[] {"127.0.0.1:1", a.addr()})); // not in the pool
+                assertNull(onA.get("k"));
+                assertEquals("b", onB.get("k"));
+                assertFalse(mc.flushAll(new String[] {dead, b.addr()})); // down
+                assertNull(onB.get("k"));
+                assertTrue(mc.flushAll(new String[0]));
+            } finally {
+                p.shutDown();
+            }
+        }
+    }
+
+    @Test
     public void serverStatesAndEvents() throws Exception {
         String dead = "127.0.0.1:" + closedPort();
         List<ServerEvent> events = Collections.synchronizedList(new ArrayList<>());
