@@ -2510,6 +2510,20 @@ mcpool_status mcpool_client_flush_all(const mcpool_client *client,
                                       uint32_t delay_s);
 
 /**
+ * Invalidates every item on one server, `index` in the configuration order (as
+ * `mcpool_client_server_for` and `mcpool_client_server_label` number them), now (`delay_s`
+ * 0) or after `delay_s` seconds: Whalin's `flushAll(String[] servers)`. Returns `MCPOOL_OK`
+ * once it answered, its error otherwise; `MCPOOL_INVALID_ARGUMENT` for an index past the
+ * list or a delay above `MCPOOL_MAX_TTL`, nothing sent.
+ *
+ * # Safety
+ * `client` is NULL or live.
+ */
+mcpool_status mcpool_client_flush_server(const mcpool_client *client,
+                                         size_t index,
+                                         uint32_t delay_s);
+
+/**
  * Invalidates every item on every server, now (`delay_s` 0) or after `delay_s` seconds,
  * and writes each server's outcome to `*out_results`: a server that was flushed has status
  * `MCPOOL_OK` and no pairs; one that failed has its status (`mcpool_server_results_status`,
@@ -2689,6 +2703,21 @@ mcpool_status mcpool_client_kind_flags(const mcpool_client *client,
 mcpool_status mcpool_client_flags_kind(const mcpool_client *client,
                                        uint32_t flags,
                                        mcpool_kind *out_kind);
+
+/**
+ * Writes to `*out_verbatim` whether a value read through this client with these delivered
+ * flags came with the body memcached holds (bytes, text, a decimal integer or ASCII
+ * boolean: what memcached's incr/decr see, inflation aside), or false for a binary integer
+ * or boolean (Whalin's, spymemcached's) that the read turned into its ABI text: a counter
+ * reader (Whalin's `getCounter`) must not take those digits for a counter that `incr`
+ * refuses. `MCPOOL_VALUE_FORMAT` for flags that mean nothing in the format. No I/O.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_verbatim` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_flags_verbatim(const mcpool_client *client,
+                                           uint32_t flags,
+                                           bool *out_verbatim);
 
 /**
  * The client's value format, by the name `mcpool_config_set_value_format` takes (`mcpool`,

@@ -469,6 +469,38 @@ fn flush_all_each_reports_every_server() {
     assert!(c.flush_all(None).is_err(), "flush_all: the first failure");
 }
 
+/// `flush_server` flushes one server (Whalin's `flushAll(String[] servers)`): the other keeps
+/// its items; an index past the list is refused before anything is sent.
+#[test]
+fn flush_server_flushes_only_that_server() {
+    for protocol in PROTOCOLS {
+        let a = Memcached::start(&[]);
+        let b = Memcached::start(&[]);
+        let c = Client::builder()
+            .server(&a.addr())
+            .server(&b.addr())
+            .protocol(protocol)
+            .build()
+            .unwrap();
+        let on_a = Client::new([a.addr()]).unwrap();
+        let on_b = Client::new([b.addr()]).unwrap();
+        on_a.set("k", b"a", 0).unwrap();
+        on_b.set("k", b"b", 0).unwrap();
+        c.flush_server(1, None).unwrap();
+        assert_eq!(
+            on_a.get("k").unwrap().as_deref(),
+            Some(&b"a"[..]),
+            "{protocol:?}"
+        );
+        assert_eq!(on_b.get("k").unwrap(), None, "{protocol:?}");
+        let e = c.flush_server(2, None).unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{e:?}");
+        assert!(e.to_string().contains("past the 2 servers"), "{e}");
+        c.flush_server(0, None).unwrap();
+        assert_eq!(on_a.get("k").unwrap(), None, "{protocol:?}");
+    }
+}
+
 fn version_stats_flush_with(protocol: Protocol) {
     let mc = Memcached::start(&[]);
     let c = Client::builder()

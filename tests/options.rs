@@ -207,6 +207,50 @@ fn options_set_by_name_reach_a_real_server() {
     );
 }
 
+/// A key prefix the configured protocol cannot send (a space or control byte inside, on the
+/// text protocol) is refused at build, naming the option: it used to be accepted and then
+/// fail every key at its first call. Binary and meta send any byte: it builds and works.
+#[test]
+fn a_key_prefix_the_protocol_cannot_send_is_refused_at_build() {
+    let mc = Memcached::start(&[]);
+    for prefix in ["w p:", "a\x01b:", "a\x7fb"] {
+        // (the option refuses a control character when set, whatever the protocol)
+        let ways: &[&str] = if prefix == "w p:" {
+            &["option", "method"]
+        } else {
+            &["method"]
+        };
+        for &how in ways {
+            let b = ClientBuilder::new().set("servers", &mc.addr()).unwrap();
+            let b = if how == "option" {
+                b.set("key_prefix", prefix).unwrap()
+            } else {
+                b.key_prefix(prefix)
+            };
+            let m = message(b.build().expect_err("refused on the text protocol"));
+            assert!(
+                m.contains("key_prefix") && m.contains(&format!("{prefix:?}")),
+                "{prefix:?} ({how}): {m}"
+            );
+            assert!(m.contains("text protocol"), "{m}");
+        }
+    }
+    for protocol in ["binary", "meta"] {
+        let client = ClientBuilder::new()
+            .set("servers", &mc.addr())
+            .unwrap()
+            .set("protocol", protocol)
+            .unwrap()
+            .set("key_prefix", "w p:")
+            .unwrap()
+            .build()
+            .unwrap_or_else(|e| panic!("{protocol}: {e}"));
+        let key = unique("spaced-prefix");
+        assert_eq!(client.set(&key, b"v", 0).unwrap(), StoreOutcome::Stored);
+        assert_eq!(client.get(&key).unwrap().as_deref(), Some(&b"v"[..]));
+    }
+}
+
 /// The placement profile each preset's placement agrees with key for key: the profiles the
 /// placement tests check against the real clients (tests/placement.rs, fixtures).
 #[test]

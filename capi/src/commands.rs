@@ -1065,6 +1065,30 @@ pub unsafe extern "C" fn mcpool_client_flush_all(
     })
 }
 
+/// Invalidates every item on one server, `index` in the configuration order (as
+/// `mcpool_client_server_for` and `mcpool_client_server_label` number them), now (`delay_s`
+/// 0) or after `delay_s` seconds: Whalin's `flushAll(String[] servers)`. Returns `MCPOOL_OK`
+/// once it answered, its error otherwise; `MCPOOL_INVALID_ARGUMENT` for an index past the
+/// list or a delay above `MCPOOL_MAX_TTL`, nothing sent.
+///
+/// # Safety
+/// `client` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_flush_server(
+    client: *const mcpool_client,
+    index: usize,
+    delay_s: u32,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        c.client
+            .flush_server(index, (delay_s > 0).then_some(delay_s))
+            .map_err(|e| Failure::from_error("flush_server", None, &e))?;
+        Ok(MCPOOL_OK)
+    })
+}
+
 /// Invalidates every item on every server, now (`delay_s` 0) or after `delay_s` seconds,
 /// and writes each server's outcome to `*out_results`: a server that was flushed has status
 /// `MCPOOL_OK` and no pairs; one that failed has its status (`mcpool_server_results_status`,

@@ -381,6 +381,35 @@ pub unsafe extern "C" fn mcpool_client_flags_kind(
     })
 }
 
+/// Writes to `*out_verbatim` whether a value read through this client with these delivered
+/// flags came with the body memcached holds (bytes, text, a decimal integer or ASCII
+/// boolean: what memcached's incr/decr see, inflation aside), or false for a binary integer
+/// or boolean (Whalin's, spymemcached's) that the read turned into its ABI text: a counter
+/// reader (Whalin's `getCounter`) must not take those digits for a counter that `incr`
+/// refuses. `MCPOOL_VALUE_FORMAT` for flags that mean nothing in the format. No I/O.
+///
+/// # Safety
+/// `client` is NULL or live; `out_verbatim` is NULL (refused) or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_flags_verbatim(
+    client: *const mcpool_client,
+    flags: u32,
+    out_verbatim: *mut bool,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_verbatim, "verbatim")?;
+        let verbatim = c
+            .client
+            .value_body_verbatim(flags)
+            .map_err(|e| Failure::from_error("flags_verbatim", None, &e))?;
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_verbatim, verbatim) };
+        Ok(MCPOOL_OK)
+    })
+}
+
 /// The client's value format, by the name `mcpool_config_set_value_format` takes (`mcpool`,
 /// `spymemcached`, ...; `legacy-gzip-bit-2`/`legacy-zlib-bit-8` after
 /// `mcpool_config_set_compression_format`): the one the options left in force, whichever set

@@ -832,6 +832,11 @@ static void test_dead_server(void) {
     mcpool_server_results_free(r);
     s = mcpool_client_flush_all(c, 0);
     CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
+    /* flush_server: that one server's error; an index past the list refused, unsent */
+    s = mcpool_client_flush_server(c, 0, 0);
+    CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
+    EXPECT(mcpool_client_flush_server(c, 1, 0), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_flush_server(NULL, 0, 0), MCPOOL_INVALID_ARGUMENT);
     /* flush_all_each: each server's outcome (here the one, down) */
     r = NULL;
     EXPECT(mcpool_client_flush_all_each(c, 0, &r), MCPOOL_OK);
@@ -1423,6 +1428,7 @@ static void test_ttl_range(mcpool_client *c) {
         EXPECT(mcpool_client_incr_or_init(c, K("ttl-n"), 1, 5, t, &n), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_client_decr_or_init(c, K("ttl-n"), 1, 5, t, &n), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_client_flush_all(c, t), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_flush_server(c, 0, t), MCPOOL_INVALID_ARGUMENT);
         {
             const uint8_t *keys[2] = {(const uint8_t *)"ttl-k", (const uint8_t *)"ttl-fresh"};
             const uint8_t *vals[2] = {(const uint8_t *)"new", (const uint8_t *)"new"};
@@ -2685,6 +2691,14 @@ static void test_kinds(void) {
         CHECK(b.len == 3 && memcmp(b.data, "300", 3) == 0);
         EXPECT(mcpool_client_flags_kind(wh, flags, &kind), MCPOOL_OK);
         CHECK(kind == MCPOOL_KIND_INT);
+        /* "300" is not what memcached holds (incr refuses the 8 bytes): not verbatim */
+        bool verbatim = true;
+        EXPECT(mcpool_client_flags_verbatim(wh, flags, &verbatim), MCPOOL_OK);
+        CHECK(!verbatim);
+        EXPECT(mcpool_client_flags_verbatim(wh, 32, &verbatim), MCPOOL_OK); /* MARKER_STRING */
+        CHECK(verbatim);
+        EXPECT(mcpool_client_flags_verbatim(wh, 32, NULL), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_flags_verbatim(NULL, 32, &verbatim), MCPOOL_INVALID_ARGUMENT);
         mcpool_client_free(wh);
     }
 

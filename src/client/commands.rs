@@ -491,6 +491,29 @@ impl Client {
         })
     }
 
+    /// Invalidates every item on one server, its index in the configuration order (as
+    /// [`Client::server_for`] answers and the metrics list them), now or after `delay`
+    /// seconds: Whalin's `flushAll(String[] servers)`. An index past the list, or a `delay`
+    /// above [`crate::ttl::MAX_TTL`], is [`Error::InvalidArgument`] before anything is sent.
+    pub fn flush_server(&self, index: usize, delay: Option<u32>) -> Result<()> {
+        let flush = Request::Flush { delay };
+        if let Err(e) = flush.check_arguments() {
+            return self.refused(Op::FlushAll, 0, e);
+        }
+        let start = self.call_start();
+        let t = &*self.topology();
+        if index >= t.servers.len() {
+            let e = Error::InvalidArgument {
+                what: "server index",
+                reason: format!("{index} is past the {} servers", t.servers.len()),
+            };
+            return self.refused(Op::FlushAll, 0, e);
+        }
+        let r = self.exchange(t, index, &flush).and_then(|o| o.done());
+        self.whole_server(t, start, Op::FlushAll, index, &r);
+        r
+    }
+
     /// Each server's version string.
     pub fn version(&self) -> PerServer<String> {
         self.per_server(Op::Version, |t, idx| {

@@ -104,6 +104,19 @@ impl Client {
             return Err(Error::Config("no servers given".into()));
         }
         config.check_limits()?;
+        if config.protocol == crate::proto::Protocol::Text && !config.key_prefix.is_empty() {
+            // A prefix the text protocol cannot send would fail every key at its first call:
+            // refused here, by the rule every text key is checked by (binary and meta send any
+            // byte).
+            if let Err(Error::InvalidKey { reason, .. }) = crate::key::validate(&config.key_prefix)
+            {
+                return Err(Error::Config(format!(
+                    "key_prefix {:?}: {reason}, which the text protocol cannot send \
+                     (the binary and meta protocols can)",
+                    String::from_utf8_lossy(&config.key_prefix)
+                )));
+            }
+        }
         let router = Router::new(&config.distribution, &config.servers)?;
         let opts = ConnOptions {
             connect_timeout: config.connect_timeout,

@@ -213,6 +213,14 @@ impl Client {
         self.values().flags_kind(flags)
     }
 
+    /// Whether a value read through this client's byte API with these delivered flags came
+    /// with the body memcached holds (bytes, text, a decimal integer: what `incr` sees,
+    /// inflation aside), false for a binary integer or boolean the read turned into its
+    /// decimal text (Whalin, spymemcached): no counter, though `get` delivers digits.
+    pub fn value_body_verbatim(&self, flags: u32) -> Result<bool> {
+        self.values().flags_body_verbatim(flags)
+    }
+
     /// The flags under which the byte API (`store`, `set_multi` with flags) stores an
     /// uncompressed value of `kind` given as its ABI body (decimal text for integers, `0`/`1`
     /// for booleans: what `get` delivers) exactly as [`Client::store_value`] stores it, the

@@ -368,6 +368,30 @@ impl<'c> Transcoder<'c> {
         }
     }
 
+    /// Whether a value read with these delivered flags reached the reader with the body
+    /// memcached holds (inflation aside): bytes, text, a decimal integer, an ASCII boolean.
+    /// False for a binary integer or boolean (Whalin's, spymemcached's) that the read turned
+    /// into its ABI text: memcached's incr/decr see no number there, whatever that text
+    /// says. `Error::ValueFormat` for flags that mean nothing in the format.
+    pub fn flags_body_verbatim(&self, flags: u32) -> Result<bool> {
+        if self.options.format == ValueFormat::Mcpool
+            && flags & mcpool::MARK == 0
+            && flags <= mcpool::APP_MASK
+        {
+            return Ok(true); // bytes with application flags
+        }
+        self.options
+            .format
+            .classify(flags)
+            .map(|c| {
+                matches!(
+                    c.body,
+                    Body::Plain | Body::TextOrBytes | Body::Decimal | Body::AsciiBool
+                )
+            })
+            .map_err(|why| Error::ValueFormat(format!("flags {flags} (0x{flags:x}): {why}")))
+    }
+
     // ----- writing -----
 
     /// `Err(Unsupported)` when the format has no counterpart for `kind`, checked before
@@ -721,6 +745,25 @@ mod tests {
             );
             assert!(tc.decode_value(b"k", b"1 2", flags).is_err(), "{format}");
         }
+    }
+
+    #[test]
+    fn verbatim_bodies_are_the_ones_incr_sees() {
+        // Whalin's Integer (4), Long (16384), Boolean (8192) are binary on the wire: read as
+        // decimal text, but no counter; its String (32) and bytes (4096) are as stored.
+        let c = Compression::default();
+        let w = t(ValueFormat::Whalin, &c);
+        for flags in [4, 16384, 8192] {
+            assert!(!w.flags_body_verbatim(flags).unwrap(), "{flags}");
+        }
+        for flags in [32, 4096] {
+            assert!(w.flags_body_verbatim(flags).unwrap(), "{flags}");
+        }
+        let m = t(ValueFormat::Mcpool, &c);
+        let int_flags = m.kind_flags(Kind::Int).unwrap();
+        assert!(m.flags_body_verbatim(int_flags).unwrap());
+        assert!(m.flags_body_verbatim(0).unwrap());
+        assert!(w.flags_body_verbatim(0x0fff_0000).is_err());
     }
 
     #[test]

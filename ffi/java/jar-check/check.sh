@@ -46,4 +46,27 @@ fi
 grep -q "UnsatisfiedLinkError: mcpool: no JNI library for linux-.*mcpool.jni.library" err.txt \
   || { cat err.txt >&2; fail "no clear error without a JNI library"; }
 echo "jar-check: no JNI library -> $(grep -o 'UnsatisfiedLinkError: .*' err.txt | head -n 1)"
-echo "jar-check: all three checks passed"
+# 4. The manifest lets an executable jar load native code on Java 22+ (JEP 472), and the
+#    documented --enable-native-access=ALL-UNNAMED silences the "restricted method" warnings of
+#    a class path run (checked with a Java 22+ when one is installed: JAVA_NATIVE_ACCESS, or
+#    /usr/lib/jvm/*).
+mkdir manifest && (cd manifest && "${JAR:-jar}" xf "../$name" META-INF/MANIFEST.MF)
+tr -d '\r' < manifest/META-INF/MANIFEST.MF | grep -qx 'Enable-Native-Access: ALL-UNNAMED' \
+  || fail "the manifest has no Enable-Native-Access: ALL-UNNAMED"
+newer=${JAVA_NATIVE_ACCESS:-}
+if [ -z "$newer" ]; then
+  for j in /usr/lib/jvm/*/bin/java; do
+    [ -x "$j" ] || continue
+    v=$("$j" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    case "$v" in 2[2-9]|[3-9][0-9]) newer=$j; break;; esac
+  done
+fi
+if [ -n "$newer" ]; then
+  "$here/../../c/with_memcached.sh" sh -c "'$newer' --enable-native-access=ALL-UNNAMED -cp '$name:.' App > out.txt 2> err.txt" \
+    || { cat err.txt >&2; fail "$newer --enable-native-access=ALL-UNNAMED did not run App"; }
+  ! grep -q "restricted method" err.txt || { cat err.txt >&2; fail "restricted-method warning with --enable-native-access"; }
+  echo "jar-check: $newer --enable-native-access=ALL-UNNAMED -> $(cat out.txt), no warning"
+else
+  echo "jar-check: no Java 22+ installed: the --enable-native-access run skipped"
+fi
+echo "jar-check: all four checks passed"

@@ -107,7 +107,15 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
 
 /* The exception throw_status throws, made but not thrown (NULL with an exception pending if
  * it could not be made). */
+static jobject status_exception_msg(JNIEnv *env, mcpool_status st, const char *msg, size_t len);
+
 static jobject status_exception(JNIEnv *env, mcpool_status st) {
+    return status_exception_msg(env, st, mcpool_last_error_message(), mcpool_last_error_length());
+}
+
+/* As status_exception, with msg (len bytes of UTF-8) as the message: a batch item's own
+ * (mcpool_last_item_error_message). */
+static jobject status_exception_msg(JNIEnv *env, mcpool_status st, const char *msg, size_t len) {
     jclass cls;
     jmethodID ctor;
     switch (mcpool_status_class(st)) {
@@ -133,8 +141,6 @@ static jobject status_exception(JNIEnv *env, mcpool_status st) {
     if (name == NULL) return NULL;
     /* The message is UTF-8 from Rust; NewStringUTF wants modified UTF-8, which agrees for
      * everything but NUL and supplementary characters: build it from bytes instead. */
-    const char *msg = mcpool_last_error_message();
-    size_t len = mcpool_last_error_length();
     jstring jmsg = NULL;
     jbyteArray bytes = (*env)->NewByteArray(env, (jsize)len);
     if (bytes == NULL) return NULL;
@@ -737,30 +743,50 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeKind(JNIEnv *env, jclass cls, 
     return answer(env, st);
 }
 
-/* A batch of sets: keys and values packed one after another (lengths in klens, vlens), each
- * item's kind (mcpool_kind; -1: raw bytes stored with flags[i]) and expiration time; one
- * pipelined round trip per server through mcpool_client_set_multi_ttl (each item its own TTL). An item whose kind the format stores
- * in another form than its ABI body (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED) is
- * stored alone with mcpool_client_store_kind. Writes every item's status to out (answers and
- * errors alike: Java decides), returns nothing; a call that failed as a whole throws. */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, jlong h,
-                                                      jbyteArray keys, jintArray klens,
-                                                      jbyteArray vals, jintArray vlens,
-                                                      jintArray kinds, jintArray jflags,
-                                                      jintArray ttls, jintArray out) {
+/* Java's store op (0 set, 1 add, 2 replace, 3 append, 4 prepend, 5 cas) as mcpool_store_op;
+ * an unknown one as a number the core refuses. */
+static mcpool_store_op store_op(jint op) {
+    switch (op) {
+    case 0: return MCPOOL_STORE_SET;
+    case 1: return MCPOOL_STORE_ADD;
+    case 2: return MCPOOL_STORE_REPLACE;
+    case 3: return MCPOOL_STORE_APPEND;
+    case 4: return MCPOOL_STORE_PREPEND;
+    case 5: return MCPOOL_STORE_CAS;
+    default: return (mcpool_store_op)UINT32_MAX;
+    }
+}
+
+/* A batch of stores (op as Java's: set, add, replace, append, prepend, cas): keys and values
+ * packed one after another (lengths in klens, vlens), each item's kind (mcpool_kind; -1: raw
+ * bytes stored with flags[i]), expiration time and (cas, may be NULL: all 0) CAS unique; one
+ * pipelined round trip per server through mcpool_client_store_multi (each item its own TTL).
+ * An item whose kind the format stores in another form than its ABI body
+ * (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED) is stored alone with
+ * mcpool_client_store_kind (set, add, replace and cas; Java sends append/prepend raw). Writes
+ * every item's status to out (answers and errors alike: Java decides), returns nothing; a
+ * call that failed as a whole throws. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jclass cls, jlong h, jint jop,
+                                                        jbyteArray keys, jintArray klens,
+                                                        jbyteArray vals, jintArray vlens,
+                                                        jintArray kinds, jintArray jflags,
+                                                        jintArray ttls, jlongArray jcas,
+                                                        jintArray out) {
     (void)cls;
+    mcpool_store_op op = store_op(jop);
     if (keys == NULL || klens == NULL || vals == NULL || vlens == NULL || kinds == NULL ||
         jflags == NULL || ttls == NULL || out == NULL) {
-        answer(env, mcpool_client_set_multi_ttl(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+        answer(env, mcpool_client_store_multi(NULL, op, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
         return;
     }
     jsize n = (*env)->GetArrayLength(env, klens);
     if (n == 0) return;
     size_t un = (size_t)n;
     jsize kb = (*env)->GetArrayLength(env, keys), vb = (*env)->GetArrayLength(env, vals);
-    /* per item: key/value pointers and lengths, flags, ttl, status, the Java ints, the index */
-    size_t per = 2 * sizeof(uint8_t *) + 2 * sizeof(size_t) + 2 * sizeof(uint32_t) +
-                 sizeof(mcpool_status) + 6 * sizeof(jint) + sizeof(size_t);
+    /* per item: key/value pointers and lengths, the index, CAS (Java's and the batch's),
+     * flags, ttl, status, the Java ints */
+    size_t per = 2 * sizeof(uint8_t *) + 3 * sizeof(size_t) + 2 * sizeof(uint64_t) + 2 * sizeof(uint32_t) +
+                 sizeof(mcpool_status) + 6 * sizeof(jint);
     uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1), *vblob = malloc(vb > 0 ? (size_t)vb : 1);
     uint8_t *block = malloc(un * per);
     if (kblob == NULL || vblob == NULL || block == NULL) {
@@ -770,7 +796,8 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
     const uint8_t **kp = (const uint8_t **)block;
     const uint8_t **vp = kp + un;
     size_t *kl = (size_t *)(vp + un), *vl = kl + un, *idx = vl + un;
-    uint32_t *fl = (uint32_t *)(idx + un), *tt = fl + un;
+    uint64_t *jc = (uint64_t *)(idx + un), *cs = jc + un;
+    uint32_t *fl = (uint32_t *)(cs + un), *tt = fl + un;
     mcpool_status *st = (mcpool_status *)(tt + un);
     jint *jkl = (jint *)(st + un), *jvl = jkl + un, *jkind = jvl + un, *jttl = jkind + un, *jout = jttl + un;
     jint *jfl = jout + un;
@@ -781,11 +808,13 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
     (*env)->GetIntArrayRegion(env, kinds, 0, n, jkind);
     (*env)->GetIntArrayRegion(env, jflags, 0, n, jfl);
     (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
+    if (jcas != NULL) (*env)->GetLongArrayRegion(env, jcas, 0, n, (jlong *)jc);
+    else memset(jc, 0, un * sizeof *jc);
     if ((*env)->ExceptionCheck(env)) goto out;
     size_t ko = 0, vo = 0, batch = 0;
     for (size_t i = 0; i < un; i++) {
         if (jkl[i] < 0 || jvl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb || vo + (size_t)jvl[i] > (size_t)vb) {
-            answer(env, mcpool_client_set_multi_ttl(NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
+            answer(env, mcpool_client_store_multi(NULL, op, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
             goto out;
         }
         const uint8_t *k = kblob + ko, *v = vblob + vo;
@@ -796,9 +825,9 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
                                         : mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)jkind[i], &flags);
         if (fs == MCPOOL_UNSUPPORTED) {
             /* stored alone, in the format's own form for its kind */
-            jout[i] = (jint)mcpool_client_store_kind(CLIENT(h), MCPOOL_STORE_SET, k, (size_t)jkl[i],
+            jout[i] = (jint)mcpool_client_store_kind(CLIENT(h), op, k, (size_t)jkl[i],
                                                      (mcpool_kind)jkind[i], v, (size_t)jvl[i],
-                                                     mcpool_expiry_from_signed(jttl[i]), 0);
+                                                     mcpool_expiry_from_signed(jttl[i]), jc[i]);
             continue;
         }
         if (fs != MCPOOL_OK) {
@@ -811,12 +840,13 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_setMulti(JNIEnv *env, jclass cls, j
         vl[batch] = (size_t)jvl[i];
         fl[batch] = flags;
         tt[batch] = mcpool_expiry_from_signed(jttl[i]);
+        cs[batch] = jc[i];
         st[batch] = MCPOOL_UNKNOWN_ERROR;
         idx[batch] = i;
         batch++;
     }
     if (batch > 0) {
-        mcpool_status rc = mcpool_client_set_multi_ttl(CLIENT(h), kp, kl, vp, vl, fl, tt, batch, NULL, st);
+        mcpool_status rc = mcpool_client_store_multi(CLIENT(h), op, kp, kl, vp, vl, fl, tt, cs, batch, NULL, st);
         for (size_t b = 0; b < batch; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
     }
     (*env)->SetIntArrayRegion(env, out, 0, n, jout);
@@ -871,6 +901,109 @@ out:
     free(block);
 }
 
+/* Touches the packed keys (key i gets ttls[i] seconds) in one pipelined round trip per
+ * server; every key's status to out. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_touchMulti(JNIEnv *env, jclass cls, jlong h,
+                                                        jbyteArray keys, jintArray klens,
+                                                        jintArray ttls, jintArray out) {
+    (void)cls;
+    if (keys == NULL || klens == NULL || ttls == NULL || out == NULL) {
+        answer(env, mcpool_client_touch_multi(NULL, NULL, NULL, NULL, 0, NULL));
+        return;
+    }
+    jsize n = (*env)->GetArrayLength(env, klens);
+    if (n == 0) return;
+    size_t un = (size_t)n;
+    jsize kb = (*env)->GetArrayLength(env, keys);
+    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1);
+    uint8_t *block = malloc(un * (sizeof(uint8_t *) + sizeof(size_t) + sizeof(mcpool_status) + sizeof(uint32_t) +
+                                  3 * sizeof(jint)));
+    if (kblob == NULL || block == NULL) {
+        throw_oom(env, "mcpool: touch-multi buffers");
+        goto out;
+    }
+    const uint8_t **kp = (const uint8_t **)block;
+    size_t *kl = (size_t *)(kp + un);
+    mcpool_status *st = (mcpool_status *)(kl + un);
+    uint32_t *tt = (uint32_t *)(st + un);
+    jint *jkl = (jint *)(tt + un), *jttl = jkl + un, *jout = jttl + un;
+    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
+    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
+    (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
+    if ((*env)->ExceptionCheck(env)) goto out;
+    size_t ko = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
+            answer(env, mcpool_client_touch_multi(NULL, NULL, NULL, NULL, 0, NULL));
+            goto out;
+        }
+        kp[i] = kblob + ko;
+        kl[i] = (size_t)jkl[i];
+        ko += (size_t)jkl[i];
+        tt[i] = mcpool_expiry_from_signed(jttl[i]);
+        st[i] = MCPOOL_UNKNOWN_ERROR;
+    }
+    mcpool_status rc = mcpool_client_touch_multi(CLIENT(h), kp, kl, tt, un, st);
+    for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+out:
+    free(kblob);
+    free(block);
+}
+
+/* Adds (incr) or subtracts deltas[i] to the counter of each packed key in one pipelined round
+ * trip per server; every key's status to out, the new value to values[i] where it is OK
+ * (the unsigned 64-bit value's bits: Java checks the range). Java refuses negative deltas. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_arithMulti(JNIEnv *env, jclass cls, jlong h,
+                                                        jboolean incr, jbyteArray keys,
+                                                        jintArray klens, jlongArray deltas,
+                                                        jlongArray values, jintArray out) {
+    (void)cls;
+    if (keys == NULL || klens == NULL || deltas == NULL || values == NULL || out == NULL) {
+        answer(env, mcpool_client_arith_multi(NULL, true, NULL, NULL, NULL, 0, NULL, NULL));
+        return;
+    }
+    jsize n = (*env)->GetArrayLength(env, klens);
+    if (n == 0) return;
+    size_t un = (size_t)n;
+    jsize kb = (*env)->GetArrayLength(env, keys);
+    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1);
+    uint8_t *block = malloc(un * (sizeof(uint8_t *) + sizeof(size_t) + 2 * sizeof(uint64_t) +
+                                  sizeof(mcpool_status) + 2 * sizeof(jint)));
+    if (kblob == NULL || block == NULL) {
+        throw_oom(env, "mcpool: arith-multi buffers");
+        goto out;
+    }
+    const uint8_t **kp = (const uint8_t **)block;
+    size_t *kl = (size_t *)(kp + un);
+    uint64_t *dl = (uint64_t *)(kl + un), *vals = dl + un;
+    mcpool_status *st = (mcpool_status *)(vals + un);
+    jint *jkl = (jint *)(st + un), *jout = jkl + un;
+    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
+    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
+    (*env)->GetLongArrayRegion(env, deltas, 0, n, (jlong *)dl);
+    if ((*env)->ExceptionCheck(env)) goto out;
+    size_t ko = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
+            answer(env, mcpool_client_arith_multi(NULL, true, NULL, NULL, NULL, 0, NULL, NULL));
+            goto out;
+        }
+        kp[i] = kblob + ko;
+        kl[i] = (size_t)jkl[i];
+        ko += (size_t)jkl[i];
+        vals[i] = 0;
+        st[i] = MCPOOL_UNKNOWN_ERROR;
+    }
+    mcpool_status rc = mcpool_client_arith_multi(CLIENT(h), incr, kp, kl, dl, un, vals, st);
+    for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+    (*env)->SetLongArrayRegion(env, values, 0, n, (const jlong *)vals);
+out:
+    free(kblob);
+    free(block);
+}
+
 /* Throws the exception of an error status (for Java, after a batch: the first failure's). */
 JNIEXPORT void JNICALL Java_io_mcpool_Native_throwStatus(JNIEnv *env, jclass cls, jint st) {
     (void)cls;
@@ -884,7 +1017,8 @@ static jlong kind_of(jlong h, uint32_t flags) {
 }
 
 /* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique, meta[2] (when
- * meta has 3 slots) = the value's kind. */
+ * meta has 3 slots) = the value's kind, meta[3] (when it has 4) = 1 when the body is the one
+ * memcached holds (mcpool_client_flags_verbatim: what incr sees), else 0. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, jlong h,
                                                        jbyteArray key, jint key_len,
                                                        jboolean with_cas, jlongArray meta) {
@@ -906,9 +1040,14 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
         if (out != NULL) {
             if (sink.len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)sink.len, (const jbyte *)data);
             if (meta != NULL) {
-                jlong m[3] = {(jlong)flags, (jlong)cas, 0};
-                jsize mn = (*env)->GetArrayLength(env, meta) >= 3 ? 3 : 2;
-                if (mn == 3) m[2] = kind_of(h, flags);
+                jlong m[4] = {(jlong)flags, (jlong)cas, 0, 0};
+                jsize ml = (*env)->GetArrayLength(env, meta);
+                jsize mn = ml >= 4 ? 4 : ml >= 3 ? 3 : 2;
+                if (mn >= 3) m[2] = kind_of(h, flags);
+                if (mn == 4) {
+                    bool verbatim = false;
+                    m[3] = mcpool_client_flags_verbatim(CLIENT(h), flags, &verbatim) == MCPOOL_OK && verbatim;
+                }
                 (*env)->SetLongArrayRegion(env, meta, 0, mn, m);
             }
         }
@@ -1091,7 +1230,16 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_metaInfo(JNIEnv *env, jclass cls, j
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushAll(JNIEnv *env, jclass cls, jlong h,
                                                       jint delay) {
     (void)cls;
-    return answer(env, mcpool_client_flush_all(CLIENT(h), (uint32_t)delay));
+    return answer(env, mcpool_client_flush_all(CLIENT(h), mcpool_delay_from_signed(delay)));
+}
+
+/* Flushes one server (its index in the list), now or after delay seconds (the core's rule
+ * for a negative delay: now). */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushServer(JNIEnv *env, jclass cls, jlong h,
+                                                         jint index, jint delay) {
+    (void)cls;
+    if (index < 0) return answer(env, mcpool_client_flush_server(NULL, 0, 0));
+    return answer(env, mcpool_client_flush_server(CLIENT(h), (size_t)index, mcpool_delay_from_signed(delay)));
 }
 
 /* Multi-get through mcpool_client_get_multi_into. Values of at most MULTI_SMALL bytes are
@@ -1191,17 +1339,20 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
 /* A key a lenient multi-get (MemCachedClient's) left out because its server failed. */
 #define MULTI_LEFT_OUT (-3)
 /* A key whose value was read but cannot be delivered (MCPOOL_VALUE_FORMAT, MCPOOL_DECOMPRESS):
- * its status in kinds[i]; the first such key's exception (the core's message) in vals[i]. */
+ * its status in kinds[i], its exception (the core's message for that key) in vals[i]. */
 #define MULTI_UNREADABLE (-4)
+/* A key that failed otherwise (its server down, a timeout, an error reply): its status in
+ * kinds[i], its exception (the core's message for that key) in vals[i]. */
+#define MULTI_FAILED (-5)
 
 /* keys: every key's bytes one after another; lens: each key's length. Hits: vals[i] (values
  * above MULTI_SMALL bytes) or the returned packed array at spans[i] (length spans[n + i]);
  * kinds[i] (the value's mcpool_kind, from its flags), raw_flags[i] (the flags as delivered),
- * cas[i]. Throws for the first key that failed (after the others were read); lenient: a key
- * whose server failed (server_side) is left out instead, spans[i] = MULTI_LEFT_OUT, and only
- * the other failures throw. When the only failures are values that cannot be delivered,
- * nothing is thrown: those keys get spans[i] = MULTI_UNREADABLE (Java reports them with the
- * other hits). */
+ * cas[i]. A key that failed gets spans[i] = MULTI_UNREADABLE (a value that cannot be
+ * delivered) or MULTI_FAILED (anything else), its status in flags[i] and its own exception
+ * in vals[i]; nothing is thrown for them (Java reports them with the hits); lenient: a key
+ * whose server failed (server_side) is left out instead, spans[i] = MULTI_LEFT_OUT. Only a
+ * call that failed as a whole throws. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
                                                             jbyteArray keys, jintArray lens,
                                                             jboolean with_cas, jboolean lenient,
@@ -1272,10 +1423,9 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         if (!(*env)->ExceptionCheck(env)) throw_oom(env, "mcpool: multi-get value");
         goto out;
     }
-    mcpool_status failed = MCPOOL_OK;
-    size_t first_bad = SIZE_MAX;
     /* Hits in the arena may all be empty values: the packed array exists (if empty) whenever
-     * one span points into it. */
+     * one span points into it. Each failed key's exception is made here, before any other
+     * mcpool call (kind_of below) could replace the batch's item messages. */
     int in_arena = 0;
     for (size_t i = 0; i < un; i++) {
         if (statuses[i] == MCPOOL_OK) {
@@ -1287,25 +1437,17 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
             if (!is_answer(statuses[i]) && lenient && server_side(statuses[i])) {
                 m.off[i] = MULTI_LEFT_OUT; /* lenient: left out, Java counts it */
             } else if (!is_answer(statuses[i])) {
-                if (first_bad == SIZE_MAX) first_bad = i;
-                if (statuses[i] == MCPOOL_VALUE_FORMAT || statuses[i] == MCPOOL_DECOMPRESS)
-                    m.off[i] = MULTI_UNREADABLE;
-                else if (failed == MCPOOL_OK)
-                    failed = statuses[i];
+                m.off[i] = statuses[i] == MCPOOL_VALUE_FORMAT || statuses[i] == MCPOOL_DECOMPRESS
+                               ? MULTI_UNREADABLE : MULTI_FAILED;
+                size_t mlen = 0;
+                const char *msg = mcpool_last_item_error_message(i, &mlen);
+                jobject exc = status_exception_msg(env, statuses[i], msg, mlen);
+                if (exc == NULL) goto out;
+                (*env)->SetObjectArrayElement(env, vals, (jsize)i, exc);
+                (*env)->DeleteLocalRef(env, exc);
+                if ((*env)->ExceptionCheck(env)) goto out;
             }
         }
-    }
-    if (failed != MCPOOL_OK) {
-        /* the first failure's status: the message is its (the last error) */
-        throw_status(env, statuses[first_bad]);
-        goto out;
-    }
-    if (first_bad != SIZE_MAX) { /* values that cannot be delivered only */
-        jobject exc = status_exception(env, statuses[first_bad]);
-        if (exc == NULL) goto out;
-        (*env)->SetObjectArrayElement(env, vals, (jsize)first_bad, exc);
-        (*env)->DeleteLocalRef(env, exc);
-        if ((*env)->ExceptionCheck(env)) goto out;
     }
     if (in_arena) {
         packed = (*env)->NewByteArray(env, (jsize)m.arena_len);
@@ -1316,7 +1458,8 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
      * values not in the arena (misses, and large values already in vals[i]). */
     for (size_t i = 0; i < un; i++) {
         if (m.off[i] < 0) {
-            if (m.off[i] != MULTI_LEFT_OUT && m.off[i] != MULTI_UNREADABLE) m.off[i] = -1;
+            if (m.off[i] != MULTI_LEFT_OUT && m.off[i] != MULTI_UNREADABLE && m.off[i] != MULTI_FAILED)
+                m.off[i] = -1;
             m.len[i] = 0;
         }
     }
@@ -1324,7 +1467,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
     (*env)->SetIntArrayRegion(env, raw_flags, 0, n, (const jint *)m.flags); /* as delivered */
     for (size_t i = 0; i < un; i++)
         m.flags[i] = statuses[i] == MCPOOL_OK ? (int32_t)kind_of(h, (uint32_t)m.flags[i])
-                     : m.off[i] == MULTI_UNREADABLE ? (int32_t)statuses[i] : -1;
+                     : m.off[i] == MULTI_UNREADABLE || m.off[i] == MULTI_FAILED ? (int32_t)statuses[i] : -1;
     (*env)->SetIntArrayRegion(env, flags, 0, n, (const jint *)m.flags);
     (*env)->SetLongArrayRegion(env, cas, 0, n, (const jlong *)m.cas);
 out:

@@ -553,16 +553,20 @@ public final class Mcpool implements AutoCloseable {
             nc.release();
         }
         Map<String, McpoolException> errors = null;
-        String firstBad = null;
+        boolean unreadableOnly = true;
+        McpoolException callerError = null; // the caller's own mistake (a key too long): as a get throws it
         for (int i = 0; i < n; i++) {
             int at = spans[i];
             McpoolException bad = null;
             if (at == Native.LEFT_OUT) {
                 suppressed(ks[i]);
-            } else if (at == Native.UNREADABLE) { // the core read it but cannot deliver it
+            } else if (at == Native.UNREADABLE || at == Native.FAILED) { // its own exception in vals[i]
                 bad = vals[i] instanceof McpoolException ? (McpoolException) vals[i]
-                    : new ServerException(kinds[i], Native.statusName(kinds[i]), "the value of " + keys[i]
-                        + " cannot be read in this value format (as for " + firstBad + ")");
+                    : new McpoolException(kinds[i], Native.statusName(kinds[i]), "multi-get of " + keys[i] + " failed");
+                if (at == Native.FAILED) {
+                    unreadableOnly = false;
+                    if (bad instanceof ClientException && callerError == null) callerError = bad;
+                }
                 vals[i] = null;
             } else if (at >= 0 || vals[i] != null) {
                 byte[] b = at >= 0 ? Arrays.copyOfRange(packed, at, at + spans[n + i]) : (byte[]) vals[i];
@@ -575,11 +579,14 @@ public final class Mcpool implements AutoCloseable {
             }
             if (bad != null) {
                 if (errors == null) errors = new LinkedHashMap<>();
-                if (firstBad == null) firstBad = keys[i];
                 errors.putIfAbsent(keys[i], bad);
             }
         }
-        if (errors != null) throw new UnreadableValuesException(hits(keys, vals), errors);
+        if (callerError != null) throw callerError;
+        if (errors != null) {
+            throw unreadableOnly ? new UnreadableValuesException(hits(keys, vals), errors)
+                : new PartialResultException(hits(keys, vals), errors);
+        }
         return vals;
     }
 
@@ -681,11 +688,17 @@ public final class Mcpool implements AutoCloseable {
         return gets(tc, key);
     }
 
-    /** The hits among keys (one round trip per server), in key order. Values that were read
-     * but cannot be delivered (see the class comment) do not cost the others: once every
-     * key was read an {@link UnreadableValuesException} is thrown whose
-     * {@link UnreadableValuesException#hits() hits()} are the readable values and whose
-     * {@link UnreadableValuesException#errors() errors()} name each unreadable key. */
+    /** The hits among keys (one round trip per server), in key order. A key that failed
+     * does not cost the others: once every key was tried a {@link PartialResultException}
+     * is thrown whose {@link PartialResultException#hits() hits()} are the values read and
+     * whose {@link PartialResultException#errors() errors()} map each failed key to its own
+     * exception ({@link ConnectionException} for a key of a down server,
+     * {@link TimeoutException}, {@link ServerException}, ...), its message the core's for
+     * that key; its status is the first failed key's. When the only failures are values that
+     * were read but cannot be delivered (see the class comment) it is the subclass
+     * {@link UnreadableValuesException}. The caller's own mistake (a key too long: a
+     * {@link ClientException}) and a call that fails as a whole (a closed client) throw that
+     * error, as before. */
     public Map<String, Object> getMulti(Collection<String> keys) {
         notNull(keys, "key collection");
         String[] ks = keys.toArray(new String[0]);
@@ -774,10 +787,19 @@ public final class Mcpool implements AutoCloseable {
     public Map<String, Boolean> setMulti(Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf) {
         notNull(values, "value map");
         notNull(ttlOf, "ttl function");
+        return storeMulti(Native.OP_SET, values, ttlOf, null);
+    }
+
+    /** A batch of one store command: one pipelined round trip per server, every item tried;
+     * casOf (OP_CAS only) gives each key's CAS unique and the value to store. */
+    private Map<String, Boolean> storeMulti(int op, Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf,
+                                            java.util.function.ToLongFunction<String> casOf) {
         int n = values.size();
         String[] keys = new String[n];
         byte[][] ks = new byte[n][], vs = new byte[n][];
         int[] kinds = new int[n], flags = new int[n], ttls = new int[n];
+        long[] cas = casOf == null ? null : new long[n];
+        boolean bytesOnly = op == Native.OP_APPEND || op == Native.OP_PREPEND;
         int i = 0;
         for (Map.Entry<String, ?> e : values.entrySet()) {
             keys[i] = e.getKey();
@@ -787,10 +809,19 @@ public final class Mcpool implements AutoCloseable {
                 throw new ClientException("the transcoder " + tc.getClass().getName() + " encoded a "
                     + (e.getValue() == null ? "null" : e.getValue().getClass().getName()) + " as null", null);
             }
+            if (bytesOnly) { // as append/prepend: only bytes and text stay one value
+                Kind kind = d.kind != null ? d.kind : d.rawKind;
+                if (kind != null && kind != Kind.BYTES && kind != Kind.TEXT) {
+                    throw ClientException.invalidArgument((op == Native.OP_APPEND ? "append" : "prepend") + " of a "
+                        + e.getValue().getClass().getName() + " to " + e.getKey()
+                        + ": only byte[] and text can be added to a stored value");
+                }
+            }
             vs[i] = d.data;
-            kinds[i] = d.kind == null ? -1 : d.kind.ordinal(); // -1: raw, with its own flags
+            kinds[i] = d.kind == null || bytesOnly ? -1 : d.kind.ordinal(); // -1: raw, with its own flags
             flags[i] = d.flags;
             ttls[i] = ttlOf.applyAsInt(e.getKey());
+            if (cas != null) cas[i] = casOf.applyAsLong(e.getKey());
             i++;
         }
         int[] klens = new int[n], vlens = new int[n], st = new int[n];
@@ -798,12 +829,53 @@ public final class Mcpool implements AutoCloseable {
         if (n > 0) {
             long h = nc.acquire();
             try {
-                Native.setMulti(h, kb, klens, vb, vlens, kinds, flags, ttls, st);
+                Native.storeMulti(h, op, kb, klens, vb, vlens, kinds, flags, ttls, cas, st);
             } finally {
                 nc.release();
             }
         }
         return answers(keys, st);
+    }
+
+    /** Stores each entry only where its key is absent, one pipelined round trip per server:
+     * key to true when stored, false when it exists; the first error (after every item was
+     * tried) is thrown. */
+    public Map<String, Boolean> addMulti(Map<String, ?> values, int ttl) {
+        notNull(values, "value map");
+        return storeMulti(Native.OP_ADD, values, k -> ttl, null);
+    }
+
+    /** Stores each entry only where its key exists (false when missing), as {@link #addMulti}. */
+    public Map<String, Boolean> replaceMulti(Map<String, ?> values, int ttl) {
+        notNull(values, "value map");
+        return storeMulti(Native.OP_REPLACE, values, k -> ttl, null);
+    }
+
+    /** Appends each entry's encoded bytes (byte[] and text only, as {@link #append}); false
+     * where the key is missing. As {@link #addMulti}. */
+    public Map<String, Boolean> appendMulti(Map<String, ?> values) {
+        notNull(values, "value map");
+        return storeMulti(Native.OP_APPEND, values, k -> 0, null);
+    }
+
+    /** Prepends each entry's encoded bytes, as {@link #appendMulti}. */
+    public Map<String, Boolean> prependMulti(Map<String, ?> values) {
+        notNull(values, "value map");
+        return storeMulti(Native.OP_PREPEND, values, k -> 0, null);
+    }
+
+    /** Compare-and-swap of each entry: key to a {@link MemcachedItem} holding the new value
+     * and the CAS unique from {@link #gets}; true when stored, false when the item changed or
+     * is gone; a CAS unique of 0 is that key's {@link ClientException} MCPOOL_INVALID_ARGUMENT,
+     * unsent. As {@link #addMulti}. */
+    public Map<String, Boolean> casMulti(Map<String, MemcachedItem> items, int ttl) {
+        notNull(items, "item map");
+        Map<String, Object> values = new LinkedHashMap<>((int) (items.size() / 0.75f) + 1);
+        for (Map.Entry<String, MemcachedItem> e : items.entrySet()) {
+            notNull(e.getValue(), "item");
+            values.put(e.getKey(), e.getValue().value);
+        }
+        return storeMulti(Native.OP_CAS, values, k -> ttl, k -> items.get(k).casUnique);
     }
 
     /** {@link #setMulti(Map, java.util.function.ToIntFunction)} with one TTL for all. */
@@ -831,6 +903,83 @@ public final class Mcpool implements AutoCloseable {
             }
         }
         return answers(ka, st);
+    }
+
+    /** Sets the expiry (ttl seconds, 0 = never expires) of every key in one pipelined round
+     * trip per server: key to true when touched, false when it did not exist; the first error
+     * (after every key was tried) is thrown. */
+    public Map<String, Boolean> touchMulti(Collection<String> keys, int ttl) {
+        notNull(keys, "key collection");
+        String[] ka = keys.toArray(new String[0]);
+        byte[][] ks = new byte[ka.length][];
+        for (int i = 0; i < ka.length; i++) ks[i] = key(ka[i]);
+        int[] klens = new int[ka.length], st = new int[ka.length], ttls = new int[ka.length];
+        Arrays.fill(ttls, ttl);
+        byte[] kb = pack(ks, klens, "keys");
+        if (ka.length > 0) {
+            long h = nc.acquire();
+            try {
+                Native.touchMulti(h, kb, klens, ttls, st);
+            } finally {
+                nc.release();
+            }
+        }
+        return answers(ka, st);
+    }
+
+    /** Increments every key's counter by delta in one pipelined round trip per server: key to
+     * its new value, empty when the key is missing (a key listed twice is counted twice, its
+     * last value kept). A negative delta is a {@link ClientException} MCPOOL_INVALID_ARGUMENT,
+     * nothing sent; the first error of a key (a value that is not a number: the server's
+     * CLIENT_ERROR, a {@link ClientException}; a new value above {@code Long.MAX_VALUE}:
+     * MCPOOL_OUT_OF_RANGE with the exact value) is thrown after every key was tried, as
+     * {@link #incr}. */
+    public Map<String, OptionalLong> incrMulti(Collection<String> keys, long delta) {
+        return arithMulti(true, keys, delta);
+    }
+
+    /** As {@link #incrMulti}, subtracting (memcached stops at 0). */
+    public Map<String, OptionalLong> decrMulti(Collection<String> keys, long delta) {
+        return arithMulti(false, keys, delta);
+    }
+
+    private Map<String, OptionalLong> arithMulti(boolean incr, Collection<String> keys, long delta) {
+        notNull(keys, "key collection");
+        String[] ka = keys.toArray(new String[0]);
+        byte[][] ks = new byte[ka.length][];
+        for (int i = 0; i < ka.length; i++) ks[i] = key(ka[i]);
+        if (delta < 0) throw ClientException.invalidArgument("negative counter delta " + delta
+            + " (memcached's deltas are unsigned: incr by -n is decr by n)");
+        int n = ka.length;
+        int[] klens = new int[n], st = new int[n];
+        long[] deltas = new long[n], values = new long[n];
+        Arrays.fill(deltas, delta);
+        byte[] kb = pack(ks, klens, "keys");
+        if (n > 0) {
+            long h = nc.acquire();
+            try {
+                Native.arithMulti(h, incr, kb, klens, deltas, values, st);
+            } finally {
+                nc.release();
+            }
+        }
+        Map<String, OptionalLong> out = new LinkedHashMap<>((int) (n / 0.75f) + 1);
+        int failed = -1; // the first key that failed, or whose new value has no long form
+        for (int i = 0; i < n; i++) {
+            if (st[i] == Native.OK && values[i] >= 0) {
+                out.put(ka[i], OptionalLong.of(values[i]));
+            } else if (st[i] == Native.NOT_FOUND) {
+                out.putIfAbsent(ka[i], OptionalLong.empty());
+            } else if (failed < 0) {
+                failed = i;
+            }
+        }
+        if (failed >= 0 && st[failed] == Native.OK) {
+            throw ClientException.outOfRange("the counter " + ka[failed] + " is now " + Long.toUnsignedString(values[failed])
+                + ", above Long.MAX_VALUE (memcached's counters are unsigned 64-bit)");
+        }
+        if (failed >= 0) Native.throwStatus(st[failed]);
+        return out;
     }
 
     /** False when the key did not exist. */
@@ -905,9 +1054,17 @@ public final class Mcpool implements AutoCloseable {
 
     /** Invalidates every item on every server. */
     public void flushAll() {
+        flushAll(0);
+    }
+
+    /** Invalidates every item on every server after delaySeconds (memcached's
+     * {@code flush_all <delay>}; 0 now, and, by the core's rule, a negative delay too: a
+     * moment in the past, as Cache::Memcached::Fast and pylibmc send -1). Every server is
+     * tried; the first failure is thrown. */
+    public void flushAll(int delaySeconds) {
         long h = nc.acquire();
         try {
-            Native.flushAll(h, 0);
+            Native.flushAll(h, delaySeconds);
         } finally {
             nc.release();
         }

@@ -37,7 +37,15 @@ import java.util.Set;
  *     {@link ClientException} MCPOOL_OUT_OF_RANGE with its exact value from the counters and
  *     {@link #getCounter} (Whalin threw NumberFormatException from incr and returned -1 from
  *     getCounter, the same as for a missing key).</li>
- * <li>The {@code hashCode} overloads are absent: placement is always by key.</li>
+ * <li>An empty value ({@code ""}, {@code new byte[0]}) reads back as that empty value, and a
+ *     value with flags 0 (a counter from {@link #storeCounter} or {@link #addOrIncr}, or
+ *     another client's bytes) as its bytes; Whalin's {@code get} answered null for both
+ *     (while its {@code keyExists} said true). A key that exists is never a null that looks
+ *     like a miss.</li>
+ * <li>The {@code hashCode} overloads are absent: placement is always by key. So is
+ *     {@code statsCacheDump}: memcached's {@code stats cachedump} answers with ITEM lines,
+ *     not statistics, and is a debugging command (capped, deprecated for
+ *     {@code lru_crawler metadump}); the statistics calls take no such group.</li>
  * </ul>
  * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so
  * {@code new Date(60_000)} means one minute from now, a real date an absolute time). A Date
@@ -377,7 +385,9 @@ public class MemCachedClient {
         return storeCounter(key, counter.longValue());
     }
 
-    /** The counter's value, or -1 when missing or not a number (as Whalin). A counter above
+    /** The counter's value, or -1 when missing or not a number (as Whalin): a number stored
+     * in binary (an Integer, Long, Short or Boolean under Whalin's markers, which
+     * {@link #incr} refuses too) is not one. A counter above
      * {@code Long.MAX_VALUE} (memcached's are unsigned 64-bit, up to 2^64-1) is a
      * {@link ClientException} MCPOOL_OUT_OF_RANGE with the exact value in its message, as
      * {@link #incr} answers for it, never a negative and never -1 (Whalin returns -1 there,
@@ -385,12 +395,16 @@ public class MemCachedClient {
     public long getCounter(String key) {
         Mcpool c = mc();
         byte[] b;
+        long[] meta = new long[4];
         try {
-            b = c.getRaw(Mcpool.key(key), false, null);
+            b = c.getRaw(Mcpool.key(key), false, meta);
         } catch (McpoolException e) {
             return suppress(c, key, e, -1L);
         }
-        if (b == null) return -1;
+        // A binary Integer, Long, Short or Boolean (Whalin's markers) arrives as its decimal
+        // text, but memcached holds 4 or 8 bytes that incr refuses and Whalin's getCounter
+        // could not parse: no counter (the core says which bodies are verbatim).
+        if (b == null || meta[3] != 1) return -1;
         String text = new String(b, StandardCharsets.US_ASCII).trim();
         try {
             return Long.parseLong(text);
@@ -420,6 +434,33 @@ public class MemCachedClient {
         } finally {
             c.nc.release();
         }
+    }
+
+    /** Invalidates every item on the given servers only ({@code host:port} as the pool lists
+     * them; null: every server, as {@link #flushAll()}); true when each of them answered,
+     * false when one failed or is not in the pool (the others are still flushed), as Whalin. */
+    public boolean flushAll(String[] servers) {
+        if (servers == null) return flushAll();
+        Mcpool c = mc();
+        java.util.List<String> list = c.servers();
+        boolean all = true;
+        for (String s : servers) {
+            int index = s == null ? -1 : list.indexOf(s);
+            if (index < 0) {
+                all = false;
+                continue;
+            }
+            long h = c.nc.acquire();
+            try {
+                all &= Native.flushServer(h, index, 0) == Native.OK;
+            } catch (McpoolException e) {
+                if (!Mcpool.serverSide(e)) throw e;
+                all = false;
+            } finally {
+                c.nc.release();
+            }
+        }
+        return all;
     }
 
     /** General statistics per server ("host:port" → name → value). */

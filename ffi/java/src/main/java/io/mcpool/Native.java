@@ -5,11 +5,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The JNI entry points (src/main/c/mcpool_jni.c), one per C ABI call or small group of calls.
@@ -34,6 +39,9 @@ final class Native {
     /** The system property naming the JNI library's path (overrides the copy in the jar). */
     static final String LIBRARY_PROPERTY = "mcpool.jni.library";
     static final String LIBRARY_NAME = "mcpool_jni";
+    /** The extracted copies' directories: {@code mcpool-jni-<pid>-<random>} (the JVM's pid);
+     * before the static block that loads (it sweeps). */
+    static final Pattern EXTRACTED = Pattern.compile("mcpool-jni-([0-9]+)-[0-9]+");
 
     static {
         load();
@@ -73,6 +81,8 @@ final class Native {
             } catch (UnsatisfiedLinkError e) {
                 throw chained("mcpool: cannot load " + resource + " from the jar (copied to " + file + ") on "
                     + platform + ": " + e.getMessage(), e);
+            } finally {
+                unlinkIfPosix(file);
             }
             return;
         }
@@ -116,18 +126,26 @@ final class Native {
         }
     }
 
-    /** Copies the library to a file in a fresh directory only this user can read (both deleted at exit). */
+    private static boolean posix() {
+        return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    }
+
+    /** Copies the library to a file in a fresh directory only this user can read (both deleted
+     * right after the load where the system allows it, else at exit), after removing the
+     * copies that JVMs which died without a normal exit left. */
     private static Path extract(URL url) throws IOException {
         Path dir;
         Path file;
-        boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+        boolean posix = posix();
+        String prefix = "mcpool-jni-" + ProcessHandle.current().pid() + "-";
         if (posix) {
-            dir = Files.createTempDirectory("mcpool-jni-",
+            dir = Files.createTempDirectory(prefix,
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } else {
-            dir = Files.createTempDirectory("mcpool-jni-");
+            dir = Files.createTempDirectory(prefix);
         }
         dir.toFile().deleteOnExit(); // registered first: deleted after the file
+        sweepStale(dir.getParent(), Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS));
         file = dir.resolve(System.mapLibraryName(LIBRARY_NAME));
         file.toFile().deleteOnExit();
         try (InputStream in = url.openStream()) {
@@ -135,6 +153,57 @@ final class Native {
         }
         if (posix) Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r-x------"));
         return file;
+    }
+
+    /** On a POSIX system a loaded library stays mapped when its file is removed: removing the
+     * copy and its directory right after the load leaves nothing behind however the JVM ends
+     * (a SIGKILL, the OOM killer, a crash). Elsewhere (Windows) deleteOnExit and the sweep of
+     * the next load remove it. */
+    private static void unlinkIfPosix(Path file) {
+        if (!posix()) return;
+        try {
+            Files.deleteIfExists(file);
+            Files.deleteIfExists(file.getParent());
+        } catch (IOException | SecurityException e) {
+            // left for deleteOnExit
+        }
+    }
+
+    /**
+     * Removes, in tmpdir, the extracted copies of JVMs that are gone: only directories named
+     * {@code mcpool-jni-<pid>-<random>} (this binding's pattern), owned by {@code me}, not
+     * symbolic links, whose pid is not a live process; only the library file in each, then the
+     * directory if that left it empty. Anything else stays; every error is ignored (a sweep
+     * never stops a load). Returns how many directories it removed.
+     */
+    static int sweepStale(Path tmpdir, UserPrincipal me) {
+        int removed = 0;
+        long self = ProcessHandle.current().pid();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(tmpdir, "mcpool-jni-*")) {
+            for (Path d : entries) {
+                Matcher m = EXTRACTED.matcher(d.getFileName().toString());
+                if (!m.matches()) continue;
+                long pid;
+                try {
+                    pid = Long.parseLong(m.group(1));
+                } catch (NumberFormatException tooLong) {
+                    continue;
+                }
+                if (pid == self || ProcessHandle.of(pid).isPresent()) continue; // its owner may be running
+                try {
+                    if (!Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) continue;
+                    if (!me.equals(Files.getOwner(d, LinkOption.NOFOLLOW_LINKS))) continue;
+                    Files.deleteIfExists(d.resolve(System.mapLibraryName(LIBRARY_NAME)));
+                    Files.delete(d); // fails unless that emptied it: nothing else is touched
+                    removed++;
+                } catch (IOException | SecurityException e) {
+                    // not ours to remove, or gone already
+                }
+            }
+        } catch (IOException | SecurityException | java.nio.file.DirectoryIteratorException e) {
+            // no sweep
+        }
+        return removed;
     }
 
     /** Called by the C side to decode mcpool's UTF-8 error messages. */
@@ -185,13 +254,21 @@ final class Native {
     static native int setCounter(long client, byte[] key, long value, int ttl);
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
     static native int flushAll(long client, int delaySeconds);
-    /** One pipelined set per server: keys and values packed (lengths in klens, vlens), each
-     * item's kind (Kind.ordinal(), or -1: raw bytes with flags[i]) and TTL; every item's
-     * status written to out. */
-    static native void setMulti(long client, byte[] keys, int[] klens, byte[] vals, int[] vlens, int[] kinds,
-                                int[] flags, int[] ttls, int[] out);
+    /** Flushes server {@code index} of the list (serverLabel's numbering). */
+    static native int flushServer(long client, int index, int delaySeconds);
+    /** One pipelined store (op OP_SET ... OP_CAS) per server: keys and values packed
+     * (lengths in klens, vlens), each item's kind (Kind.ordinal(), or -1: raw bytes with
+     * flags[i]), TTL and (cas null: all 0) CAS unique; every item's status written to out. */
+    static native void storeMulti(long client, int op, byte[] keys, int[] klens, byte[] vals, int[] vlens,
+                                  int[] kinds, int[] flags, int[] ttls, long[] cas, int[] out);
     /** One pipelined delete per server; every key's status written to out. */
     static native void deleteMulti(long client, byte[] keys, int[] klens, int[] out);
+    /** One pipelined touch per server (key i gets ttls[i]); every key's status written to out. */
+    static native void touchMulti(long client, byte[] keys, int[] klens, int[] ttls, int[] out);
+    /** One pipelined incr (or decr) per server by deltas[i] (not negative); every key's status
+     * to out, the new value (unsigned 64-bit bits) to values[i] where OK. */
+    static native void arithMulti(long client, boolean incr, byte[] keys, int[] klens, long[] deltas,
+                                  long[] values, int[] out);
     /** Throws the exception of an error status (nothing for an answer). */
     static native void throwStatus(int status);
     /**
@@ -206,9 +283,13 @@ final class Native {
     /** spans[i] of a key a lenient getMulti left out because its server failed. */
     static final int LEFT_OUT = -3;
     /** spans[i] of a key whose value was read but cannot be delivered (MCPOOL_VALUE_FORMAT,
-     * MCPOOL_DECOMPRESS): its status in kinds[i]; vals[i] holds the first such key's
-     * exception (the core's message). Reported only when no other error failed the call. */
+     * MCPOOL_DECOMPRESS): its status in kinds[i]; vals[i] holds its exception (the core's
+     * message for that key). */
     static final int UNREADABLE = -4;
+    /** spans[i] of a key that failed otherwise (its server down, a timeout, an error reply):
+     * its status in kinds[i]; vals[i] holds its exception (the core's message for that key).
+     * Only a call that failed as a whole throws. */
+    static final int FAILED = -5;
 
     static native int metricCount();
     /** A metric's name, null past the end. */

@@ -4,6 +4,7 @@ import static org.junit.Assert.*;
 
 import java.net.ServerSocket;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -98,8 +99,13 @@ public class FailureSemanticsTest {
             try {
                 mc.getMulti("a", "b");
                 fail();
-            } catch (ConnectionException e) {
-                // the strict multi-get throws for the first failed key
+            } catch (PartialResultException e) {
+                // the strict multi-get throws once every key was tried, each key's own error
+                assertTrue(e.hits().isEmpty());
+                assertEquals(Arrays.asList("a", "b"), new ArrayList<>(e.errors().keySet()));
+                for (McpoolException each : e.errors().values()) assertTrue(each instanceof ConnectionException);
+                assertTrue(e.getCause() instanceof ConnectionException);
+                assertEquals(e.errors().get("a").status(), e.status());
             }
             assertEquals(0L, (long) mc.metrics().get(addr).get("suppressed_errors"));
         }
@@ -153,6 +159,72 @@ public class FailureSemanticsTest {
                     assertEquals(0L, suppressed(m, live.addr()));
                     assertEquals(onDead.size(), suppressed(m, dead));
                 }
+            } finally {
+                p.shutDown();
+            }
+        }
+    }
+
+    @Test
+    public void strictMultiGetCarriesTheLiveServersHits() throws Exception {
+        // One server down: Mcpool.getMulti used to throw a ConnectionException and drop every
+        // hit of the live server; now the hits and each failed key's own error come along.
+        try (TestServer live = new TestServer()) {
+            String dead = "127.0.0.1:" + closedPort();
+            try (Mcpool mc = Mcpool.builder().servers(live.addr(), dead).connectTimeoutMillis(500).minIdle(0).build()) {
+                List<String> onLive = new ArrayList<>(), onDead = new ArrayList<>();
+                for (int i = 0; i < 60 && (onLive.size() < 4 || onDead.size() < 4); i++) {
+                    String k = "fst-strict:" + i;
+                    (mc.serverIndexFor(k) == 0 ? onLive : onDead).add(k);
+                }
+                assertTrue(onLive.size() >= 4 && onDead.size() >= 4);
+                for (String k : onLive.subList(1, onLive.size())) assertTrue(mc.set(k, "v-" + k, 0));
+                List<String> all = new ArrayList<>(onDead);
+                all.addAll(onLive); // the first key is a dead server's: its status is the exception's
+                try {
+                    mc.getMulti(all);
+                    fail("a down server's keys failed");
+                } catch (PartialResultException e) {
+                    assertFalse(e instanceof UnreadableValuesException);
+                    assertEquals(onLive.size() - 1, e.hits().size()); // onLive.get(0) is a miss
+                    for (String k : onLive.subList(1, onLive.size())) assertEquals("v-" + k, e.hits().get(k));
+                    assertEquals(new ArrayList<>(onDead), new ArrayList<>(e.errors().keySet()));
+                    for (String k : onDead) {
+                        McpoolException each = e.errors().get(k);
+                        assertTrue(k + ": " + each, each instanceof ConnectionException);
+                        // each key's own message (the core's per-item message), naming it
+                        assertTrue(each.getMessage(), each.getMessage().contains("\"" + k + "\""));
+                        assertTrue(each.getMessage(), each.getMessage().contains(dead));
+                    }
+                    assertSame(e.errors().get(onDead.get(0)), e.getCause());
+                    assertEquals("MCPOOL_" , e.statusName().substring(0, 7));
+                }
+            }
+        }
+    }
+
+    @Test
+    public void flushAllOfSomeServers() throws Exception {
+        // Whalin's flushAll(String[] servers): only those servers; false for one that failed
+        // or is not in the pool (the others flushed all the same).
+        String dead = "127.0.0.1:" + closedPort();
+        try (TestServer a = new TestServer(); TestServer b = new TestServer()) {
+            SockIOPool p = pool("fst-flush", a.addr(), b.addr(), dead);
+            try (Mcpool onA = Mcpool.builder().servers(a.addr()).build();
+                 Mcpool onB = Mcpool.builder().servers(b.addr()).build()) {
+                MemCachedClient mc = new MemCachedClient("fst-flush");
+                assertTrue(onA.set("k", "a", 0));
+                assertTrue(onB.set("k", "b", 0));
+                assertTrue(mc.flushAll(new String[] {b.addr()}));
+                assertEquals("a", onA.get("k"));
+                assertNull(onB.get("k"));
+                assertTrue(onB.set("k", "b", 0));
+                assertFalse(mc.flushAll(new String[] {"127.0.0.1:1", a.addr()})); // not in the pool
+                assertNull(onA.get("k"));
+                assertEquals("b", onB.get("k"));
+                assertFalse(mc.flushAll(new String[] {dead, b.addr()})); // down
+                assertNull(onB.get("k"));
+                assertTrue(mc.flushAll(new String[0]));
             } finally {
                 p.shutDown();
             }

@@ -224,6 +224,119 @@ public class McpoolTest {
      * text value), and cas with CAS 0 was an unconditional set over binary. The core refuses
      * both before anything is sent, on every protocol. */
     @Test
+    public void batchedTouchArithAndStores() throws Exception {
+        // The batched commands of the C ABI (touch_multi, arith_multi, store_multi), each one
+        // pipelined round trip per server, a status per key; and flushAll with a delay.
+        String other = server.addr();
+        try (TestServer second = new TestServer();
+             Mcpool mc = Mcpool.builder().servers(other, second.addr()).build()) {
+            java.util.List<String> keys = new java.util.ArrayList<>();
+            for (int i = 0; i < 12; i++) keys.add("bm:" + i);
+            mc.deleteMulti(keys);
+            Map<String, Object> vals = new java.util.LinkedHashMap<>();
+            for (String k : keys) vals.put(k, "v-" + k);
+            // add: stored where absent, false where present
+            assertTrue(mc.set("bm:0", "old", 0));
+            Map<String, Boolean> added = mc.addMulti(vals, 0);
+            assertEquals(Boolean.FALSE, added.get("bm:0"));
+            for (String k : keys.subList(1, keys.size())) assertEquals(k, Boolean.TRUE, added.get(k));
+            assertEquals("old", mc.get("bm:0"));
+            assertEquals("v-bm:5", mc.get("bm:5"));
+            // replace: true where present, false where missing
+            Map<String, Object> rep = new java.util.LinkedHashMap<>();
+            rep.put("bm:1", "r1");
+            rep.put("bm:missing", "r");
+            mc.delete("bm:missing");
+            Map<String, Boolean> replaced = mc.replaceMulti(rep, 0);
+            assertEquals(Boolean.TRUE, replaced.get("bm:1"));
+            assertEquals(Boolean.FALSE, replaced.get("bm:missing"));
+            assertEquals("r1", mc.get("bm:1"));
+            // append / prepend: text and bytes only
+            Map<String, Object> app = new java.util.LinkedHashMap<>();
+            app.put("bm:1", "+a");
+            app.put("bm:missing", "+a");
+            Map<String, Boolean> appended = mc.appendMulti(app);
+            assertEquals(Boolean.TRUE, appended.get("bm:1"));
+            assertEquals(Boolean.FALSE, appended.get("bm:missing"));
+            Map<String, Object> pre = new java.util.LinkedHashMap<>();
+            pre.put("bm:1", "p-");
+            assertEquals(Boolean.TRUE, mc.prependMulti(pre).get("bm:1"));
+            assertEquals("p-r1+a", mc.get("bm:1"));
+            try {
+                mc.appendMulti(java.util.Collections.singletonMap("bm:1", 5L));
+                fail("an integer appended");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+            }
+            // cas: true where unchanged, false where another writer came first
+            MemcachedItem g2 = mc.gets("bm:2"), g3 = mc.gets("bm:3");
+            assertTrue(mc.set("bm:3", "changed", 0));
+            Map<String, MemcachedItem> casItems = new java.util.LinkedHashMap<>();
+            casItems.put("bm:2", new MemcachedItem("cas2", g2.casUnique));
+            casItems.put("bm:3", new MemcachedItem("cas3", g3.casUnique));
+            Map<String, Boolean> cased = mc.casMulti(casItems, 0);
+            assertEquals(Boolean.TRUE, cased.get("bm:2"));
+            assertEquals(Boolean.FALSE, cased.get("bm:3"));
+            assertEquals("cas2", mc.get("bm:2"));
+            assertEquals("changed", mc.get("bm:3"));
+            // an Integer under the default format goes through the kind path, read back as Long
+            Map<String, Object> ints = new java.util.LinkedHashMap<>();
+            ints.put("bm:int", 41);
+            mc.delete("bm:int");
+            assertEquals(Boolean.TRUE, mc.addMulti(ints, 0).get("bm:int"));
+            assertEquals(41L, mc.get("bm:int"));
+            // touch: true where present, false where missing; -1 expires at once
+            java.util.List<String> touch = java.util.Arrays.asList("bm:4", "bm:5", "bm:missing");
+            Map<String, Boolean> touched = mc.touchMulti(touch, 3600);
+            assertEquals(Boolean.TRUE, touched.get("bm:4"));
+            assertEquals(Boolean.TRUE, touched.get("bm:5"));
+            assertEquals(Boolean.FALSE, touched.get("bm:missing"));
+            assertEquals(Boolean.TRUE, mc.touchMulti(java.util.Arrays.asList("bm:4"), -1).get("bm:4"));
+            assertNull(mc.get("bm:4"));
+            // incr / decr: new values, empty for a missing key; a text value is the server's error
+            java.util.List<String> ctrs = java.util.Arrays.asList("bm:c1", "bm:c2", "bm:cmissing");
+            mc.delete("bm:cmissing");
+            assertTrue(mc.setCounter("bm:c1", 10, 0));
+            assertTrue(mc.setCounter("bm:c2", 20, 0));
+            Map<String, java.util.OptionalLong> inc = mc.incrMulti(ctrs, 5);
+            assertEquals(15, inc.get("bm:c1").getAsLong());
+            assertEquals(25, inc.get("bm:c2").getAsLong());
+            assertFalse(inc.get("bm:cmissing").isPresent());
+            Map<String, java.util.OptionalLong> dec = mc.decrMulti(ctrs, 30);
+            assertEquals(0, dec.get("bm:c1").getAsLong());
+            assertEquals(0, dec.get("bm:c2").getAsLong());
+            try {
+                mc.incrMulti(ctrs, -1);
+                fail("a negative delta was sent");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+            }
+            assertEquals(0, mc.incr("bm:c1", 0).getAsLong());
+            try {
+                mc.incrMulti(java.util.Arrays.asList("bm:c1", "bm:1"), 1); // bm:1 holds text
+                fail("incr of text");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_CLIENT_ERROR", e.statusName());
+            }
+            assertEquals(1, mc.incr("bm:c1", 0).getAsLong()); // the other key was still counted
+            assertTrue(mc.setBytes("bm:big", Long.toString(Long.MAX_VALUE).getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
+            try {
+                mc.incrMulti(java.util.Arrays.asList("bm:big"), 1);
+                fail("a counter above Long.MAX_VALUE as a long");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_OUT_OF_RANGE", e.statusName());
+                assertTrue(e.getMessage(), e.getMessage().contains("9223372036854775808"));
+            }
+            // flushAll with a delay: nothing goes at once; flushAll(0) empties both servers
+            mc.flushAll(3600);
+            assertEquals("cas2", mc.get("bm:2"));
+            mc.flushAll(0);
+            assertNull(mc.get("bm:2"));
+            assertNull(mc.get("bm:5"));
+        }
+    }
+
+    @Test
     public void wideFlagsAndCasZeroAreRefused() {
         for (String proto : new String[] {"text", "meta", "binary"}) {
             try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol(proto).build()) {

@@ -255,6 +255,60 @@ public class MemCachedClientTest {
     }
 
     @Test
+    public void getCounterOfBinaryNumbersIsMinusOne() {
+        // Whalin's markers store an Integer, Long, Short or Boolean in binary (4 bytes "00 00
+        // 00 2a"): memcached's incr refuses them and Whalin's getCounter cannot parse them,
+        // both -1. getCounter used to read the core's decimal text of them: 42, 5, 3, 1.
+        Object[] binary = {42, 5L, (short) 3, true, (byte) 7};
+        for (int i = 0; i < binary.length; i++) {
+            String k = "mcct:bin:" + i;
+            assertTrue(mc.set(k, binary[i]));
+            assertEquals(k, -1, mc.getCounter(k));
+            assertEquals(k, -1, mc.incr(k, 0));
+            assertEquals(k, binary[i], mc.get(k)); // the value itself is intact
+        }
+        // text holding digits (MARKER_STRING, or a String under primitiveAsString) and a
+        // counter (flags 0) are numbers for incr and for getCounter alike
+        assertTrue(mc.set("mcct:bin:text", "12"));
+        assertEquals(12, mc.getCounter("mcct:bin:text"));
+        assertEquals(13, mc.incr("mcct:bin:text", 1));
+        assertTrue(mc.storeCounter("mcct:bin:ctr", 9L));
+        assertEquals(9, mc.getCounter("mcct:bin:ctr"));
+        // under a value format whose integers are decimal text, a Long is a counter
+        SockIOPool dec = SockIOPool.getInstance("mcct-decimal");
+        dec.setServers(new String[] {server.addr()});
+        dec.setValueFormat("mcpool");
+        dec.initialize();
+        try {
+            MemCachedClient d = new MemCachedClient("mcct-decimal");
+            assertTrue(d.set("mcct:declong", 21L));
+            assertEquals(21, d.getCounter("mcct:declong"));
+            assertEquals(22, d.incr("mcct:declong", 1));
+        } finally {
+            dec.shutDown();
+        }
+    }
+
+    @Test
+    public void emptyAndFlagsZeroValuesAreValuesNotMisses() {
+        // A deliberate difference from Whalin (README, class Javadoc): its get answered null
+        // for an empty body and for flags 0; here a key that exists is never a null.
+        assertTrue(mc.set("mcct:empty:s", ""));
+        assertEquals("", mc.get("mcct:empty:s"));
+        assertTrue(mc.set("mcct:empty:b", new byte[0]));
+        assertArrayEquals(new byte[0], (byte[]) mc.get("mcct:empty:b"));
+        assertTrue(mc.keyExists("mcct:empty:s"));
+        Map<String, Object> both = mc.getMulti(new String[] {"mcct:empty:s", "mcct:empty:b"});
+        assertEquals(2, both.size());
+        assertTrue(mc.storeCounter("mcct:flags0", 10L));
+        assertArrayEquals("10".getBytes(StandardCharsets.US_ASCII), (byte[]) mc.get("mcct:flags0"));
+        assertEquals(10, mc.getCounter("mcct:flags0"));
+        mc.delete("mcct:flags0:aoi");
+        assertEquals(0, mc.addOrIncr("mcct:flags0:aoi"));
+        assertArrayEquals("0".getBytes(StandardCharsets.US_ASCII), (byte[]) mc.get("mcct:flags0:aoi"));
+    }
+
+    @Test
     public void negativeDeltasAnswerMinusOne() {
         // memcached's deltas are unsigned: Whalin sent a negative one and got -1 back (an
         // error reply). Never a counter changed the other way (incr -1 decremented, decr -1

@@ -71,6 +71,34 @@ public class OptionsTest {
     }
 
     @Test
+    public void aKeyPrefixTheTextProtocolCannotSendIsRefusedAtBuild() {
+        // It used to build, then every key failed (MCPOOL_INVALID_KEY "w p:k+k").
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).keyPrefix("w p:").build()) {
+            fail("built with a key prefix the text protocol cannot send");
+        } catch (ConfigurationException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("key_prefix \"w p:\""));
+            assertTrue(e.getMessage(), e.getMessage().contains("text protocol"));
+        }
+        SockIOPool pool = SockIOPool.getInstance("spaced-prefix");
+        pool.setServers(new String[] {server.addr()});
+        pool.setOption("key_prefix", "w p:");
+        try {
+            pool.initialize();
+            fail("initialized with a key prefix the text protocol cannot send");
+        } catch (ConfigurationException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("key_prefix"));
+        }
+        assertFalse(pool.isInitialized());
+        // binary and meta send any byte in a key: it builds and works
+        for (String proto : new String[] {"binary", "meta"}) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol(proto).keyPrefix("w p:").build()) {
+                assertTrue(proto, mc.set("k", "v"));
+                assertEquals(proto, "v", mc.get("k"));
+            }
+        }
+    }
+
+    @Test
     public void twoSpellingsAreOneOption() {
         // The last setting wins whatever the spelling (they were two entries, and the one
         // set first under another spelling was applied last).
