@@ -434,7 +434,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Refuse to inflate a value beyond this size. Default 64 MiB.
+    /// Refuse to inflate a value beyond this size. Default 64 MiB. A value longer than this is
+    /// stored uncompressed, so the client can always read back what it stores.
     pub fn max_decompressed_size(mut self, bytes: usize) -> Self {
         self.config.compression.max_decompressed = bytes;
         self

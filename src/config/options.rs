@@ -661,7 +661,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         Apply::F64(ClientBuilder::compression_ratio, 0.0, 1.0)),
     row!("max_decompressed_size", Integer, "bytes", "67108864",
         "0 or more (no value inflates past 1 GiB, memcached's largest item, whatever this says)",
-        "refuse to inflate a value beyond this size",
+        "refuse to inflate a value beyond this size (a longer value is stored uncompressed, so this client can read back what it stores)",
         Apply::Usize(ClientBuilder::max_decompressed_size, 0, usize::MAX)),
     // bindings17: whether placement hashes the key prefix.
     row!("hash_key_prefix", Name, "", "auto",
