@@ -6,6 +6,7 @@ use common::{unique, Memcached};
 use mcpool::{Client, Error, Protocol, TlsOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl")
@@ -218,4 +219,68 @@ fn idle_peek_keeps_healthy_tls_connections() {
         }
         assert_eq!(c.metrics()[0].connects, 1, "{p}: one connection, reused");
     }
+}
+
+/// A deliberately silent fake server (not memcached): accepts up to 8 connections, holds
+/// them open and never reads or answers. Its thread ends with the test process.
+fn silent_server() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let held: Vec<_> = l.incoming().take(8).collect();
+        drop(l);
+        std::thread::park();
+        drop(held);
+    });
+    addr
+}
+
+/// Tester findings: the TLS handshake ignored `operation_timeout` (a 1 s deadline and a
+/// 10 s I/O timeout against a server that never answers kept the call 10 s, where a plain
+/// connection ended at the deadline), and its timeout was an I/O error ("TLS handshake:
+/// Resource temporarily unavailable (os error 11)"), not a timeout. Now the deadline bounds
+/// the handshake, and its timeout is `IoTimeout`, with or without a deadline; with SASL too.
+#[test]
+fn the_tls_handshake_keeps_to_the_deadline_and_times_out_as_a_timeout() {
+    let dir = certificates("tls-silent");
+    let silent = silent_server();
+    let tls = TlsOptions {
+        ca_file: Some(dir.join("ca.crt")),
+        ..TlsOptions::default()
+    };
+    for (protocol, sasl) in [(Protocol::Text, false), (Protocol::Binary, true)] {
+        let mut b = Client::builder()
+            .server(&silent)
+            .protocol(protocol)
+            .min_idle(0)
+            .failure_limit(100)
+            .io_timeout(Duration::from_secs(10))
+            .operation_timeout(Some(Duration::from_secs(1)))
+            .tls(tls.clone());
+        if sasl {
+            b = b.sasl_plain("alice", "secret");
+        }
+        let c = b.build().unwrap();
+        let t = Instant::now();
+        let got = c.get("k");
+        let took = t.elapsed();
+        assert!(
+            matches!(got, Err(Error::IoTimeout { .. })),
+            "{protocol}: {got:?}"
+        );
+        assert!(
+            took < Duration::from_secs(5),
+            "{protocol}: took {took:?}, past the 1 s deadline"
+        );
+    }
+    // No deadline: the I/O timeout ends the handshake, also as a timeout.
+    let c = Client::builder()
+        .server(&silent)
+        .min_idle(0)
+        .io_timeout(Duration::from_millis(300))
+        .tls(tls)
+        .build()
+        .unwrap();
+    let got = c.get("k");
+    assert!(matches!(got, Err(Error::IoTimeout { .. })), "{got:?}");
 }
