@@ -751,8 +751,9 @@ users lack include:
         protocol          => 'meta',      # text (default), meta, binary
         failover          => 'rehash',    # fail-fast, rehash, eject: a dead server's keys
         failure_limit     => 3,           # (max_failures says the same in C::M::F's words)
-        tls               => 1,           # TLS with the system's roots; or tls_ca_file,
-        tls_ca_file       => '/etc/ssl/memcached-ca.pem',   # tls_client_cert, tls_client_key,
+        tls_ca_file       => '/etc/ssl/memcached-ca.pem',   # TLS, verified against this CA
+                                          # file (required: no system roots); also
+                                          # tls_client_cert, tls_client_key,
         tls_server_name   => 'cache.internal',              # tls_insecure_skip_verify
         sasl_username     => 'app',       # SASL PLAIN (binary protocol)
         sasl_password     => 'secret',
