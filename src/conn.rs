@@ -153,9 +153,15 @@ pub(crate) enum Scan<T> {
 /// A protocol error at `bytes` (the unparsed input), quoting the first 80 of them.
 pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error {
     let head = &bytes[..bytes.len().min(80)];
+    // A TLS record (an alert or a handshake: type 21 or 22, version 3.x) where a memcached
+    // reply belongs: the server speaks TLS and the client does not.
+    let hint = match head {
+        [0x15 | 0x16, 0x03, 0..=4, ..] => " (a TLS record: the server speaks TLS; turn TLS on)",
+        _ => "",
+    };
     Error::Protocol {
         server: server.to_string(),
-        detail: format!("{what}: {:?}", String::from_utf8_lossy(head)),
+        detail: format!("{what}: {:?}{hint}", String::from_utf8_lossy(head)),
     }
 }
 
@@ -1072,12 +1078,36 @@ impl Conn {
             Error::IoTimeout {
                 server: self.server.to_string(),
             }
+        } else if e.kind() == io::ErrorKind::ConnectionReset
+            && self.recv_bytes == 0
+            && !self.is_tls()
+        {
+            // Reset before any reply: what a TLS server (memcached -Z) does to a plain client.
+            Error::Io {
+                server: self.server.to_string(),
+                source: io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{e} (before any reply: if the server speaks TLS, memcached -Z, \
+                         turn TLS on)"
+                    ),
+                ),
+            }
         } else {
             Error::Io {
                 server: self.server.to_string(),
                 source: e,
             }
         }
+    }
+
+    /// Whether the connection speaks TLS.
+    fn is_tls(&self) -> bool {
+        #[cfg(feature = "tls")]
+        if let Stream::Tls(_) = self.stream {
+            return true;
+        }
+        false
     }
 }
 

@@ -817,6 +817,7 @@ impl Server {
             return None;
         }
         let marked = self.health.record_failure(epoch)?;
+        self.health.set_cause(e);
         if !marked.first {
             return None;
         }

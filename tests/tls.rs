@@ -135,7 +135,9 @@ fn verified_tls_in_every_protocol() {
         .io_timeout(std::time::Duration::from_millis(300))
         .build()
         .unwrap();
-    assert!(plain.get("k").is_err());
+    // Tester finding: it said only "Connection reset by peer"; now it hints at TLS.
+    let e = plain.get("k").unwrap_err().to_string();
+    assert!(e.contains("turn TLS on"), "{e}");
 }
 
 #[test]
@@ -418,4 +420,37 @@ fn a_tls_client_against_a_plain_server_is_told_so() {
     .unwrap();
     let e = c.get("k").unwrap_err().to_string();
     assert!(e.contains("does not speak TLS"), "{e}");
+}
+
+/// Tester finding: after `failure_limit` failed handshakes (a wrong CA file) later calls said
+/// only "server … is marked dead; retry later": the cause, which no retry will fix, was
+/// lost. The "marked dead" error now carries the failure that marked the server dead.
+#[test]
+fn a_server_marked_dead_keeps_the_cause_in_its_error() {
+    let dir = certificates("tls-dead-a");
+    let other = certificates("tls-dead-b");
+    let mc = tls_server(&dir, false);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .min_idle(0)
+        .failure_limit(2)
+        .tls(TlsOptions {
+            ca_file: Some(other.join("ca.crt")),
+            ..TlsOptions::default()
+        })
+        .build()
+        .unwrap();
+    for _ in 0..2 {
+        assert!(matches!(c.get("k"), Err(Error::Io { .. })));
+    }
+    match c.get("k") {
+        Err(e @ Error::ServerDead { .. }) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("marked dead") && m.contains("invalid peer certificate"),
+                "{m}"
+            );
+        }
+        other => panic!("expected the server marked dead, got {other:?}"),
+    }
 }
