@@ -760,6 +760,12 @@ users lack include:
         sanitize_keys     => 1,           # URL-encode keys (any bytes become a valid key)
     });
 
+Option values are text (UTF-8 to the core): a character string is sent as its UTF-8, a
+byte string that is valid UTF-8 as it is, and any other byte string as Latin-1 characters,
+so a C<use utf8> literal such as C<"p:ss w\x{f6}rd"> is the same password whether or not it
+was C<utf8::upgrade>d. (The C<namespace> is the exception: its bytes as Perl holds them, as
+Cache::Memcached::Fast sends it.)
+
 Where a name is both Cache::Memcached::Fast's and the core's, Cache::Memcached::Fast's meaning
 wins: C<connect_timeout> and C<io_timeout> are seconds (the core's text forms such as
 C<'250ms'> are accepted too), C<max_size> is the largest value (the core's C<max_value_size>);
