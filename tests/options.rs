@@ -872,3 +872,23 @@ fn sasl_credentials_are_checked_at_build_and_never_shown() {
     );
     assert!(b.build().is_ok());
 }
+
+/// Tester finding: without the `tls` feature the typed `.tls(...)` was `Error::Config("TLS
+/// requested but mcpool was built without the `tls` feature")`, with no rebuild hint, while
+/// every other path said `Unsupported` with one. One error now (`tls::NOT_BUILT`).
+#[cfg(not(feature = "tls"))]
+#[test]
+fn typed_tls_without_the_feature_is_the_one_unsupported_error() {
+    let typed = Client::builder()
+        .server("127.0.0.1:1")
+        .tls(mcpool::TlsOptions::default())
+        .build();
+    let by_name = ClientBuilder::new().set("tls", "true");
+    match (typed, by_name) {
+        (Err(Error::Unsupported(a)), Err(Error::Unsupported(b))) => {
+            assert_eq!(a, b);
+            assert!(a.contains("--features tls"), "{a}");
+        }
+        (a, b) => panic!("{:?} / {:?}", a.map(|_| ()), b.map(|_| ())),
+    }
+}
