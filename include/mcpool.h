@@ -1270,7 +1270,8 @@ mcpool_status mcpool_config_set_tls_server_name(mcpool_config *config,
 /**
  * Speaks TLS; with `skip` true, does not verify the servers' certificates at all (no CA
  * file needed). Only for tests against throwaway certificates: anyone on the path can then
- * read and alter the traffic. `MCPOOL_UNSUPPORTED` without `tls`.
+ * read and alter the traffic. With `skip` true, `MCPOOL_UNSUPPORTED` without `tls`; false,
+ * the default, changes nothing and is accepted in any build.
  *
  * # Safety
  * `config` is NULL (refused) or a live configuration no other thread is using.

@@ -28,9 +28,14 @@ pub const WRITTEN_WHILE_AWAY_MAX: usize = 10_000_000;
 /// allocation; 65,536 is far above what one memcached accepts (its `-c` default is 1,024).
 pub const MAX_POOL_SIZE: u32 = 1 << 16;
 
+/// The most bytes of a SASL user name, and of a SASL password (as the C ABI documents): a
+/// longer one is a configuration error, whichever surface set it.
+pub const MAX_SASL_CREDENTIAL: usize = 4096;
+
 /// Everything a [`Client`](crate::Client) is built from. Build it with
-/// [`Client::builder`](crate::Client::builder).
-#[derive(Clone, Debug)]
+/// [`Client::builder`](crate::Client::builder). Its `Debug` output never shows the SASL
+/// password.
+#[derive(Clone)]
 pub struct Config {
     /// The servers, in order (placement depends on the order).
     pub servers: Vec<ServerSpec>,
@@ -108,6 +113,83 @@ pub struct Config {
     pub operations: Option<OpHandler>,
 }
 
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Every field (a new one fails to compile here until it is shown), the password never.
+        let Config {
+            servers,
+            distribution,
+            failover,
+            min_idle,
+            max_size,
+            idle_timeout,
+            max_lifetime,
+            connect_timeout,
+            io_timeout,
+            pool_timeout,
+            operation_timeout,
+            nodelay,
+            test_on_check_out,
+            failure_limit,
+            retry_timeout,
+            retry_timeout_max,
+            compression,
+            values,
+            key_prefix,
+            sanitize_keys,
+            hash_key_prefix,
+            long_keys,
+            on_server_return,
+            written_while_away_max,
+            max_value_size,
+            protocol,
+            sasl,
+            tls,
+            events,
+            resolver,
+            resolve_interval,
+            fail_open,
+            operations,
+        } = self;
+        let sasl = sasl.as_ref().map(|(user, _)| (user, "<redacted>"));
+        f.debug_struct("Config")
+            .field("servers", &servers)
+            .field("distribution", &distribution)
+            .field("failover", &failover)
+            .field("min_idle", &min_idle)
+            .field("max_size", &max_size)
+            .field("idle_timeout", &idle_timeout)
+            .field("max_lifetime", &max_lifetime)
+            .field("connect_timeout", &connect_timeout)
+            .field("io_timeout", &io_timeout)
+            .field("pool_timeout", &pool_timeout)
+            .field("operation_timeout", &operation_timeout)
+            .field("nodelay", &nodelay)
+            .field("test_on_check_out", &test_on_check_out)
+            .field("failure_limit", &failure_limit)
+            .field("retry_timeout", &retry_timeout)
+            .field("retry_timeout_max", &retry_timeout_max)
+            .field("compression", &compression)
+            .field("values", &values)
+            .field("key_prefix", &key_prefix)
+            .field("sanitize_keys", &sanitize_keys)
+            .field("hash_key_prefix", &hash_key_prefix)
+            .field("long_keys", &long_keys)
+            .field("on_server_return", &on_server_return)
+            .field("written_while_away_max", &written_while_away_max)
+            .field("max_value_size", &max_value_size)
+            .field("protocol", &protocol)
+            .field("sasl", &sasl)
+            .field("tls", &tls)
+            .field("events", &events)
+            .field("resolver", &resolver)
+            .field("resolve_interval", &resolve_interval)
+            .field("fail_open", &fail_open)
+            .field("operations", &operations)
+            .finish()
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -178,11 +260,51 @@ impl Config {
     }
 }
 
+/// The one rule for SASL credentials, whichever surface set them: a user name and a
+/// password, both or neither (pylibmc refuses one alone too), each at most
+/// [`MAX_SASL_CREDENTIAL`] bytes.
+pub(crate) fn check_sasl(user: &str, password: &str) -> Result<()> {
+    match (user.is_empty(), password.is_empty()) {
+        (false, true) => {
+            return Err(Error::Config(
+                "sasl_username needs sasl_password (SASL takes both)".into(),
+            ))
+        }
+        (true, false) => {
+            return Err(Error::Config(
+                "sasl_password needs sasl_username (SASL takes both)".into(),
+            ))
+        }
+        _ => {}
+    }
+    for (what, v) in [("sasl_username", user), ("sasl_password", password)] {
+        if v.len() > MAX_SASL_CREDENTIAL {
+            return Err(Error::Config(format!(
+                "{what} of {} bytes is longer than the limit of {MAX_SASL_CREDENTIAL} bytes",
+                v.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The error of `tls=false` given together with a TLS option (`what`), in either order: the
+/// intent is unclear, and guessing "off" would send in plain text what was meant for TLS.
+pub(crate) fn tls_contradiction(what: &str) -> String {
+    format!(
+        "tls is false, but {what} ask for TLS: leave tls out (or true) to use TLS, \
+         or drop the other TLS options for plain text"
+    )
+}
+
 /// An owned builder for [`Client`](crate::Client); `build` is in `client.rs`.
 #[derive(Clone, Debug, Default)]
 pub struct ClientBuilder {
     config: Config,
     errors: Vec<String>,
+    /// `tls` was set to false by name: a TLS option besides it is an error (see
+    /// [`tls_contradiction`]).
+    tls_off: bool,
     /// `compression` was set: the value format's default ([`ValueFormat::compresses_by_default`])
     /// no longer applies.
     compression_chosen: bool,
@@ -633,10 +755,16 @@ impl ClientBuilder {
         if c.servers.is_empty() {
             return Err(Error::Config("no servers given".into()));
         }
-        if c.sasl.is_some() && c.protocol != Protocol::Binary {
-            return Err(Error::Config(
-                "SASL authentication needs the binary protocol".into(),
-            ));
+        if let Some((user, password)) = &c.sasl {
+            check_sasl(user, password)?;
+            if c.protocol != Protocol::Binary {
+                return Err(Error::Config(
+                    "SASL authentication needs the binary protocol".into(),
+                ));
+            }
+        }
+        if self.tls_off && c.tls.is_some() {
+            return Err(Error::Config(tls_contradiction("TLS options")));
         }
         c.check_limits()?;
         for (what, d) in [

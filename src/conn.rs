@@ -153,9 +153,15 @@ pub(crate) enum Scan<T> {
 /// A protocol error at `bytes` (the unparsed input), quoting the first 80 of them.
 pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error {
     let head = &bytes[..bytes.len().min(80)];
+    // A TLS record (an alert or a handshake: type 21 or 22, version 3.x) where a memcached
+    // reply belongs: the server speaks TLS and the client does not.
+    let hint = match head {
+        [0x15 | 0x16, 0x03, 0..=4, ..] => " (a TLS record: the server speaks TLS; turn TLS on)",
+        _ => "",
+    };
     Error::Protocol {
         server: server.to_string(),
-        detail: format!("{what}: {:?}", String::from_utf8_lossy(head)),
+        detail: format!("{what}: {:?}{hint}", String::from_utf8_lossy(head)),
     }
 }
 
@@ -347,6 +353,20 @@ fn tag_block(next: u32, n: usize) -> (u32, u32) {
     (first, first + n)
 }
 
+/// The hint added to a TLS handshake error when the server answered with something that is
+/// not TLS at all (a plain-text memcached: its error line read as a TLS record).
+#[cfg(feature = "tls")]
+fn plain_hint(e: &rustls::Error) -> &'static str {
+    match e {
+        rustls::Error::InvalidMessage(
+            rustls::InvalidMessage::InvalidContentType
+            | rustls::InvalidMessage::UnknownProtocolVersion
+            | rustls::InvalidMessage::MessageTooLarge,
+        ) => " (the server does not speak TLS: is it a plain-text memcached? then turn TLS off)",
+        _ => "",
+    }
+}
+
 /// A socket connected to a server, not yet a connection (see [`Conn::over`]).
 pub(crate) enum Socket {
     /// TCP, to this address.
@@ -440,6 +460,7 @@ impl Conn {
         label: &Arc<str>,
         opts: &ConnOptions,
         timeout: Duration,
+        deadline: Deadline,
         background: bool,
     ) -> Result<Conn> {
         let io_err = |source: io::Error| connect_error(label, source);
@@ -473,18 +494,21 @@ impl Conn {
             }
             ServerAddr::Unix(path) => Socket::Unix(UnixStream::connect(path).map_err(io_err)?),
         };
-        Conn::over(socket, target, label, opts)
+        Conn::over(socket, target, label, opts, deadline)
     }
 
     /// The connection over `socket`, connected (in blocking mode) to `target`: its socket
-    /// options set and, when configured, the TLS handshake done (bounded by the I/O
-    /// timeout). [`Conn::connect`]'s last step, and the one of a connect the pool started
-    /// without blocking (see `pool`).
+    /// options set and, when configured, the TLS handshake done, under the one deadline rule
+    /// of every exchange (each socket call gets at most the I/O timeout, and no more than
+    /// what is left of `deadline`, see [`Conn::arm`]); the connection keeps `deadline` for
+    /// the rest of its opening (SASL). [`Conn::connect`]'s last step, and the one of a
+    /// connect the pool started without blocking (see `pool`).
     pub(crate) fn over(
         socket: Socket,
         target: &Resolve,
         label: &Arc<str>,
         opts: &ConnOptions,
+        deadline: Deadline,
     ) -> Result<Conn> {
         let io_err = |source: io::Error| connect_error(label, source);
         let (stream, peer) = match socket {
@@ -499,22 +523,12 @@ impl Conn {
                     let name = crate::tls::server_name(options, host)?;
                     let tls = rustls::ClientConnection::new(config.clone(), name)
                         .map_err(|e| Error::Config(format!("TLS: {e}")))?;
-                    let mut stream = rustls::StreamOwned::new(tls, s);
-                    while stream.conn.is_handshaking() {
-                        stream
-                            .conn
-                            .complete_io(&mut stream.sock)
-                            .map_err(|e| Error::Io {
-                                server: label.to_string(),
-                                source: io::Error::new(e.kind(), format!("TLS handshake: {e}")),
-                            })?;
-                    }
-                    return Conn::finish_connect(
-                        Stream::Tls(Box::new(stream)),
-                        label,
-                        opts,
-                        Some(sa),
-                    );
+                    let stream = rustls::StreamOwned::new(tls, s);
+                    let mut conn =
+                        Conn::finish_connect(Stream::Tls(Box::new(stream)), label, opts, Some(sa));
+                    conn.opening(deadline);
+                    conn.handshake()?;
+                    return Ok(conn);
                 }
                 #[cfg(not(feature = "tls"))]
                 let _ = target;
@@ -526,7 +540,88 @@ impl Conn {
                 (Stream::Unix(s), None)
             }
         };
-        Conn::finish_connect(stream, label, opts, peer)
+        let mut conn = Conn::finish_connect(stream, label, opts, peer);
+        conn.opening(deadline);
+        Ok(conn)
+    }
+
+    /// Sets the deadline of the connection's opening (handshake, SASL): `deadline` with the
+    /// time left read afresh, since the connect before it took some.
+    fn opening(&mut self, mut deadline: Deadline) {
+        if let Deadline::At { .. } = deadline {
+            deadline.left_at(Instant::now());
+        }
+        self.set_deadline(deadline);
+    }
+
+    /// The TLS handshake of a new connection, one socket call at a time, each armed like any
+    /// other ([`Conn::arm`]): so the operation's deadline bounds the whole handshake, and a
+    /// handshake that times out is an [`Error::IoTimeout`], as a read of a reply would be.
+    #[cfg(feature = "tls")]
+    fn handshake(&mut self) -> Result<()> {
+        let mut end = None;
+        // A handshake is a few round trips; every step moves bytes, fails or times out.
+        for _ in 0..100_000 {
+            let Stream::Tls(s) = &mut self.stream else {
+                return Ok(());
+            };
+            if !s.conn.is_handshaking() && !s.conn.wants_write() {
+                return Ok(());
+            }
+            if end.is_none() {
+                self.arm()?;
+            }
+            let Stream::Tls(s) = &mut self.stream else {
+                return Ok(());
+            };
+            let step = if s.conn.wants_write() {
+                s.conn.write_tls(&mut s.sock).map(|_| None)
+            } else {
+                match s.conn.read_tls(&mut s.sock) {
+                    Ok(0) => Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the server closed the connection",
+                    )),
+                    Ok(n) => {
+                        self.recv_bytes += n as u64;
+                        Ok(s.conn.process_new_packets().err())
+                    }
+                    Err(e) => Err(e),
+                }
+            };
+            match step {
+                Ok(None) => end = None,
+                Ok(Some(tls_error)) => {
+                    // Tell the server why (the alert rustls queued), as far as it listens.
+                    if let Stream::Tls(s) = &mut self.stream {
+                        let _ = s.conn.write_tls(&mut s.sock);
+                    }
+                    return Err(Error::Io {
+                        server: self.server.to_string(),
+                        source: io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("TLS handshake: {tls_error}{}", plain_hint(&tls_error)),
+                        ),
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.resume(&mut end)?,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    return Err(self.wait_failed(e, end))
+                }
+                Err(e) => {
+                    return Err(Error::Io {
+                        server: self.server.to_string(),
+                        source: io::Error::new(e.kind(), format!("TLS handshake: {e}")),
+                    })
+                }
+            }
+        }
+        Err(self.protocol_error("TLS handshake did not finish"))
     }
 
     /// The address connected to (TCP only).
@@ -539,8 +634,8 @@ impl Conn {
         label: &Arc<str>,
         opts: &ConnOptions,
         peer: Option<SocketAddr>,
-    ) -> Result<Conn> {
-        Ok(Conn {
+    ) -> Conn {
+        Conn {
             stream,
             rbuf: vec![0; INITIAL_BUF],
             rstart: 0,
@@ -564,7 +659,7 @@ impl Conn {
             sent_bytes: 0,
             recv_bytes: 0,
             gauge: None,
-        })
+        }
     }
 
     /// True when the connection may carry another exchange: the last one completed, and it
@@ -983,12 +1078,36 @@ impl Conn {
             Error::IoTimeout {
                 server: self.server.to_string(),
             }
+        } else if e.kind() == io::ErrorKind::ConnectionReset
+            && self.recv_bytes == 0
+            && !self.is_tls()
+        {
+            // Reset before any reply: what a TLS server (memcached -Z) does to a plain client.
+            Error::Io {
+                server: self.server.to_string(),
+                source: io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{e} (before any reply: if the server speaks TLS, memcached -Z, \
+                         turn TLS on)"
+                    ),
+                ),
+            }
         } else {
             Error::Io {
                 server: self.server.to_string(),
                 source: e,
             }
         }
+    }
+
+    /// Whether the connection speaks TLS.
+    fn is_tls(&self) -> bool {
+        #[cfg(feature = "tls")]
+        if let Stream::Tls(_) = self.stream {
+            return true;
+        }
+        false
     }
 }
 

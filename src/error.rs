@@ -56,6 +56,9 @@ pub enum Error {
     ServerDead {
         /// `host:port` of the server.
         server: String,
+        /// The error that marked it dead (empty when not known), so that the calls it then
+        /// refuses still say why (a wrong CA file, a refused connection, ...).
+        cause: String,
     },
     /// No connection could be checked out of the server's pool within the pool timeout.
     PoolTimeout {
@@ -186,7 +189,7 @@ impl Error {
     /// The `host:port` of the server involved, when one was.
     pub fn server(&self) -> Option<&str> {
         match self {
-            Error::ServerDead { server }
+            Error::ServerDead { server, .. }
             | Error::PoolTimeout { server }
             | Error::ConnectTimeout { server }
             | Error::IoTimeout { server }
@@ -296,8 +299,14 @@ impl fmt::Display for Error {
             }
             Error::InvalidArgument { what, reason } => write!(f, "invalid {what}: {reason}"),
             Error::Config(msg) => write!(f, "configuration error: {msg}"),
-            Error::ServerDead { server } => {
+            Error::ServerDead { server, cause } if cause.is_empty() => {
                 write!(f, "server {server} is marked dead; retry later")
+            }
+            Error::ServerDead { server, cause } => {
+                write!(
+                    f,
+                    "server {server} is marked dead; retry later (marked after: {cause})"
+                )
             }
             Error::PoolTimeout { server } => {
                 write!(f, "pool timeout: no free connection to {server}")
@@ -356,8 +365,9 @@ impl Clone for Error {
             },
             Error::Interrupted => Error::Interrupted,
             Error::Config(m) => Error::Config(m.clone()),
-            Error::ServerDead { server } => Error::ServerDead {
+            Error::ServerDead { server, cause } => Error::ServerDead {
                 server: server.clone(),
+                cause: cause.clone(),
             },
             Error::PoolTimeout { server } => Error::PoolTimeout {
                 server: server.clone(),

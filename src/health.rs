@@ -33,6 +33,9 @@ pub struct Health {
     limit: u32,
     retry: Duration,
     retry_max: Duration,
+    /// The error of the failure that last marked the server dead, for the "marked dead"
+    /// error of the calls it then refuses (a lock taken only when marking and refusing).
+    cause: std::sync::Mutex<String>,
 }
 
 /// A failure that marked the server dead.
@@ -82,7 +85,18 @@ impl Health {
             limit: limit.max(1),
             retry,
             retry_max,
+            cause: std::sync::Mutex::new(String::new()),
         }
+    }
+
+    /// Records `e` as the cause of the server being marked dead.
+    pub(crate) fn set_cause(&self, e: &crate::Error) {
+        *self.cause.lock().unwrap_or_else(|p| p.into_inner()) = e.to_string();
+    }
+
+    /// The error that last marked the server dead ("" before any).
+    pub(crate) fn cause(&self) -> String {
+        self.cause.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The current epoch: stamp it on a connection when opening it.

@@ -182,10 +182,13 @@ impl Manager {
         };
         match warm {
             Warm::Connected(socket) if !self.dialect.handshakes(&self.opts) => {
-                match self
-                    .dialect
-                    .establish(socket, &self.addr, &self.label, &self.opts)
-                {
+                match self.dialect.establish(
+                    socket,
+                    &self.addr,
+                    &self.label,
+                    &self.opts,
+                    crate::conn::Deadline::None,
+                ) {
                     Ok(mut c) => {
                         c.set_epoch(epoch);
                         // Into the pool's idle list.

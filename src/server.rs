@@ -604,8 +604,13 @@ impl Server {
                 self.counters.error(&e);
                 return Err(e);
             }
-            let connected = self.complete_connect(started, timeout);
-            deadline.charge(timeout);
+            let connected = self.complete_connect(started, timeout, deadline);
+            if self.dialect.handshakes(&self.opts) {
+                // The handshake and SASL took what they took, within the deadline.
+                deadline.left_at(Instant::now());
+            } else {
+                deadline.charge(timeout);
+            }
             match connected {
                 Ok(mut c) => {
                     Counters::bump(&self.counters.connects);
@@ -646,8 +651,14 @@ impl Server {
 
     /// A new connection within `timeout`: the connect the background thread `started` for
     /// the slot completed (waiting for it, the TLS handshake, SASL), or one of the caller's
-    /// own (also when the one started failed: the caller tries every address).
-    fn complete_connect(&self, started: crate::pool::Warm, timeout: Duration) -> Result<Conn> {
+    /// own (also when the one started failed: the caller tries every address). The TLS
+    /// handshake and SASL keep to the operation's `deadline`, as its exchanges do.
+    fn complete_connect(
+        &self,
+        started: crate::pool::Warm,
+        timeout: Duration,
+        deadline: crate::conn::Deadline,
+    ) -> Result<Conn> {
         use crate::pool::{nonblocking, Warm};
         let since = Instant::now();
         let socket = match started {
@@ -666,14 +677,16 @@ impl Server {
             Warm::Open(_) | Warm::Gone => None,
         };
         match socket {
-            Some(socket) => self
-                .dialect
-                .establish(socket, &self.addr, &self.label, &self.opts),
+            Some(socket) => {
+                self.dialect
+                    .establish(socket, &self.addr, &self.label, &self.opts, deadline)
+            }
             None => self.dialect.connect(
                 &self.addr,
                 &self.label,
                 &self.opts,
                 timeout.saturating_sub(since.elapsed()),
+                deadline,
                 false,
             ),
         }
@@ -804,6 +817,7 @@ impl Server {
             return None;
         }
         let marked = self.health.record_failure(epoch)?;
+        self.health.set_cause(e);
         if !marked.first {
             return None;
         }

@@ -36,49 +36,118 @@ mod enabled {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
     use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+    use std::path::Path;
     use std::sync::Arc;
 
     /// A built rustls client configuration, shared by every connection.
     pub(crate) type TlsConfig = Arc<ClientConfig>;
 
-    fn bad(what: &str, path: &std::path::Path, e: impl std::fmt::Display) -> Error {
+    fn bad(what: &str, path: &Path, e: impl std::fmt::Display) -> Error {
         Error::Config(format!("TLS {what} {}: {e}", path.display()))
     }
 
-    /// Builds the rustls configuration from the options.
+    /// The certificates of the PEM file at `path` (`what` names it in errors): at least one.
+    fn certificates(what: &str, path: &Path) -> Result<Vec<CertificateDer<'static>>> {
+        let certs = CertificateDer::pem_file_iter(path)
+            .map_err(|e| bad(what, path, e))?
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| bad(what, path, e))?;
+        if certs.is_empty() {
+            return Err(bad(
+                what,
+                path,
+                "no PEM certificate (BEGIN CERTIFICATE) in it",
+            ));
+        }
+        Ok(certs)
+    }
+
+    /// The private key of the PEM file at `path`, with an error that says what is wrong
+    /// with the file (an encrypted key, a certificate, nothing usable).
+    fn private_key(path: &Path) -> Result<PrivateKeyDer<'static>> {
+        PrivateKeyDer::from_pem_file(path).map_err(|e| {
+            let text = std::fs::read(path).unwrap_or_default();
+            let has = |s: &str| text.windows(s.len()).any(|w| w == s.as_bytes());
+            if has("ENCRYPTED") {
+                bad(
+                    "client key",
+                    path,
+                    "the key is encrypted (passphrase-protected), which mcpool cannot read; \
+                     give it unencrypted (openssl pkey -in KEY -out PLAIN.key)",
+                )
+            } else if matches!(e, rustls::pki_types::pem::Error::NoItemsFound) {
+                let what = if has("BEGIN CERTIFICATE") {
+                    "no PEM private key in it (it holds a certificate: is it the \
+                     tls_client_cert file?)"
+                } else {
+                    "no PEM private key (BEGIN PRIVATE KEY) in it"
+                };
+                bad("client key", path, what)
+            } else {
+                bad("client key", path, e)
+            }
+        })
+    }
+
+    /// Builds the rustls configuration from the options, reading and checking every file
+    /// and name now, so that a mistake is a configuration error when the client is built,
+    /// never a handshake failure later (which would mark the server dead).
     pub(crate) fn build(opts: &TlsOptions) -> Result<TlsConfig> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
             .map_err(|e| Error::Config(format!("TLS: {e}")))?;
+        if let Some(name) = &opts.server_name {
+            ServerName::try_from(name.clone())
+                .map_err(|e| Error::Config(format!("tls_server_name {name:?}: {e}")))?;
+        }
         let builder = if opts.insecure_skip_verify {
             builder
                 .dangerous()
                 .with_custom_certificate_verifier(Arc::new(NoVerify(provider)))
         } else {
             let path = opts.ca_file.as_ref().ok_or_else(|| {
-                Error::Config("TLS needs a CA file (tls_ca_file) to verify servers".into())
+                Error::Config(
+                    "TLS needs a CA file (tls_ca_file) to verify servers; mcpool does not \
+                     use the system's trusted certificates"
+                        .into(),
+                )
             })?;
             let mut roots = RootCertStore::empty();
-            for cert in CertificateDer::pem_file_iter(path).map_err(|e| bad("CA file", path, e))? {
-                roots
-                    .add(cert.map_err(|e| bad("CA file", path, e))?)
-                    .map_err(|e| bad("CA file", path, e))?;
+            for cert in certificates("CA file", path)? {
+                roots.add(cert).map_err(|e| bad("CA file", path, e))?;
             }
             builder.with_root_certificates(roots)
         };
         let config = match &opts.client_cert {
             None => builder.with_no_client_auth(),
+            Some((chain, _)) if chain.as_os_str().is_empty() => {
+                return Err(Error::Config(
+                    "tls_client_key is given without tls_client_cert (the certificate chain \
+                     it belongs to)"
+                        .into(),
+                ))
+            }
+            Some((_, key)) if key.as_os_str().is_empty() => {
+                return Err(Error::Config(
+                    "tls_client_cert is given without tls_client_key (its private key)".into(),
+                ))
+            }
             Some((chain, key)) => {
-                let certs = CertificateDer::pem_file_iter(chain)
-                    .map_err(|e| bad("client certificate", chain, e))?
-                    .collect::<std::result::Result<Vec<_>, _>>()
-                    .map_err(|e| bad("client certificate", chain, e))?;
-                let key =
-                    PrivateKeyDer::from_pem_file(key).map_err(|e| bad("client key", key, e))?;
-                builder
-                    .with_client_auth_cert(certs, key)
-                    .map_err(|e| Error::Config(format!("TLS client certificate: {e}")))?
+                let certs = certificates("client certificate", chain).map_err(|e| match e {
+                    Error::Config(m) if private_key(chain).is_ok() => Error::Config(format!(
+                        "{m} (it holds a private key: is it the tls_client_key file?)"
+                    )),
+                    other => other,
+                })?;
+                let key_der = private_key(key)?;
+                builder.with_client_auth_cert(certs, key_der).map_err(|e| {
+                    Error::Config(format!(
+                        "TLS client certificate {} and key {}: {e}",
+                        chain.display(),
+                        key.display()
+                    ))
+                })?
             }
         };
         Ok(Arc::new(config))
@@ -139,8 +208,8 @@ mod enabled {
     }
 }
 
-/// Without the `tls` feature, asking for TLS is a configuration error.
-#[cfg(not(feature = "tls"))]
-pub(crate) fn unavailable() -> crate::Error {
-    crate::Error::Config("TLS requested but mcpool was built without the `tls` feature".into())
+/// The error of asking for TLS without the `tls` feature, on every surface and path (a TLS
+/// option by name, the typed setters, the C ABI): [`NOT_BUILT`].
+pub(crate) fn not_built() -> crate::Error {
+    crate::Error::Unsupported(format!("TLS: {NOT_BUILT}"))
 }

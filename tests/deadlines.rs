@@ -274,3 +274,43 @@ fn an_operation_timeout_of_zero_means_no_operation_deadline() {
         assert_eq!(c.incr("n", 1).ok(), Some(None));
     }
 }
+
+/// A deliberately silent fake server (not memcached): accepts up to 8 connections, holds
+/// them open and never reads or answers. Its thread ends with the test process.
+fn silent_server() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let held: Vec<_> = l.incoming().take(8).collect();
+        drop(l);
+        std::thread::park();
+        drop(held);
+    });
+    addr
+}
+
+/// Tester finding: the SASL exchange of a new connection ignored `operation_timeout`: with a
+/// 1 s deadline and a 10 s I/O timeout, a server that never answers the SASL request kept
+/// the call 10 s (a plain connect ended at the deadline). It is now bounded by the deadline,
+/// and is a timeout.
+#[test]
+fn the_sasl_exchange_keeps_to_the_operation_deadline() {
+    let addr = silent_server();
+    let c = Client::builder()
+        .server(&addr)
+        .protocol(mcpool::Protocol::Binary)
+        .sasl_plain("alice", "secret")
+        .min_idle(0)
+        .io_timeout(Duration::from_secs(10))
+        .operation_timeout(Some(Duration::from_secs(1)))
+        .build()
+        .unwrap();
+    let t = Instant::now();
+    let got = c.get("k");
+    let took = t.elapsed();
+    assert!(matches!(got, Err(Error::IoTimeout { .. })), "{got:?}");
+    assert!(
+        took < Duration::from_secs(5),
+        "took {took:?}, past the 1 s deadline"
+    );
+}

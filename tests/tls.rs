@@ -6,6 +6,7 @@ use common::{unique, Memcached};
 use mcpool::{Client, Error, Protocol, TlsOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl")
@@ -134,7 +135,9 @@ fn verified_tls_in_every_protocol() {
         .io_timeout(std::time::Duration::from_millis(300))
         .build()
         .unwrap();
-    assert!(plain.get("k").is_err());
+    // Tester finding: it said only "Connection reset by peer"; now it hints at TLS.
+    let e = plain.get("k").unwrap_err().to_string();
+    assert!(e.contains("turn TLS on"), "{e}");
 }
 
 #[test]
@@ -217,5 +220,237 @@ fn idle_peek_keeps_healthy_tls_connections() {
             );
         }
         assert_eq!(c.metrics()[0].connects, 1, "{p}: one connection, reused");
+    }
+}
+
+/// A deliberately silent fake server (not memcached): accepts up to 8 connections, holds
+/// them open and never reads or answers. Its thread ends with the test process.
+fn silent_server() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let held: Vec<_> = l.incoming().take(8).collect();
+        drop(l);
+        std::thread::park();
+        drop(held);
+    });
+    addr
+}
+
+/// Tester findings: the TLS handshake ignored `operation_timeout` (a 1 s deadline and a
+/// 10 s I/O timeout against a server that never answers kept the call 10 s, where a plain
+/// connection ended at the deadline), and its timeout was an I/O error ("TLS handshake:
+/// Resource temporarily unavailable (os error 11)"), not a timeout. Now the deadline bounds
+/// the handshake, and its timeout is `IoTimeout`, with or without a deadline; with SASL too.
+#[test]
+fn the_tls_handshake_keeps_to_the_deadline_and_times_out_as_a_timeout() {
+    let dir = certificates("tls-silent");
+    let silent = silent_server();
+    let tls = TlsOptions {
+        ca_file: Some(dir.join("ca.crt")),
+        ..TlsOptions::default()
+    };
+    for (protocol, sasl) in [(Protocol::Text, false), (Protocol::Binary, true)] {
+        let mut b = Client::builder()
+            .server(&silent)
+            .protocol(protocol)
+            .min_idle(0)
+            .failure_limit(100)
+            .io_timeout(Duration::from_secs(10))
+            .operation_timeout(Some(Duration::from_secs(1)))
+            .tls(tls.clone());
+        if sasl {
+            b = b.sasl_plain("alice", "secret");
+        }
+        let c = b.build().unwrap();
+        let t = Instant::now();
+        let got = c.get("k");
+        let took = t.elapsed();
+        assert!(
+            matches!(got, Err(Error::IoTimeout { .. })),
+            "{protocol}: {got:?}"
+        );
+        assert!(
+            took < Duration::from_secs(5),
+            "{protocol}: took {took:?}, past the 1 s deadline"
+        );
+    }
+    // No deadline: the I/O timeout ends the handshake, also as a timeout.
+    let c = Client::builder()
+        .server(&silent)
+        .min_idle(0)
+        .io_timeout(Duration::from_millis(300))
+        .tls(tls)
+        .build()
+        .unwrap();
+    let got = c.get("k");
+    assert!(matches!(got, Err(Error::IoTimeout { .. })), "{got:?}");
+}
+
+fn config_error(b: mcpool::ClientBuilder) -> String {
+    match b.build() {
+        Err(Error::Config(m)) => m,
+        other => panic!(
+            "expected a configuration error, got {:?}",
+            other.map(|_| ())
+        ),
+    }
+}
+
+/// Tester findings: certificate, key, CA and server-name mistakes were found late or said
+/// little: a client certificate without a key named an empty path ("TLS client key : No such
+/// file"), a passphrase-protected key said "no items found", a key given as the certificate
+/// "peer sent no certificates"; an empty CA file (or a key as the CA file) was accepted and
+/// every call failed UnknownIssuer, marking the server dead; a bad tls_server_name was
+/// refused only at the first call. Each is now a configuration error at build naming it.
+#[test]
+fn tls_file_and_name_mistakes_are_configuration_errors_at_build() {
+    let dir = certificates("tls-files");
+    openssl(
+        &dir,
+        &[
+            "pkey",
+            "-in",
+            "client.key",
+            "-aes256",
+            "-passout",
+            "pass:pw",
+            "-out",
+            "enc.key",
+        ],
+    );
+    std::fs::write(dir.join("empty.pem"), "").unwrap();
+    let ca = dir.join("ca.crt");
+    let base = || {
+        Client::builder()
+            .server("127.0.0.1:1")
+            .min_idle(0)
+            .set("tls_ca_file", ca.to_str().unwrap())
+            .unwrap()
+    };
+    let path = |f: &str| dir.join(f).to_str().unwrap().to_owned();
+    let m = config_error(base().set("tls_client_cert", &path("client.crt")).unwrap());
+    assert!(
+        m.contains("tls_client_cert") && m.contains("tls_client_key"),
+        "{m}"
+    );
+    let m = config_error(base().set("tls_client_key", &path("client.key")).unwrap());
+    assert!(
+        m.contains("tls_client_key") && m.contains("tls_client_cert"),
+        "{m}"
+    );
+    let with = |cert: &str, key: &str| {
+        base()
+            .set("tls_client_cert", &path(cert))
+            .unwrap()
+            .set("tls_client_key", &path(key))
+            .unwrap()
+    };
+    let m = config_error(with("client.crt", "enc.key"));
+    assert!(m.contains("enc.key") && m.contains("encrypted"), "{m}");
+    let m = config_error(with("client.key", "client.key"));
+    assert!(
+        m.contains("client.key") && m.contains("no PEM certificate"),
+        "{m}"
+    );
+    for bad_ca in ["empty.pem", "ca.key"] {
+        let b = Client::builder()
+            .server("127.0.0.1:1")
+            .set("tls_ca_file", &path(bad_ca))
+            .unwrap();
+        let m = config_error(b);
+        assert!(
+            m.contains(bad_ca) && m.contains("no PEM certificate"),
+            "{m}"
+        );
+    }
+    let m = config_error(base().set("tls_server_name", "bad name!").unwrap());
+    assert!(m.contains("tls_server_name"), "{m}");
+    // Still fine: a good pair.
+    assert!(with("client.crt", "client.key").build().is_ok());
+}
+
+/// Tester finding: `tls=false` after `tls_ca_file` silently turned TLS off (plain text,
+/// the CA file ignored), while in the other order TLS stayed on. Together they are a
+/// configuration error, in either order; `tls=false` alone, or with TLS options at their
+/// defaults, is fine.
+#[test]
+fn tls_false_with_a_tls_option_is_an_error_in_either_order() {
+    let b = || Client::builder().server("127.0.0.1:1");
+    assert!(b()
+        .set("tls_ca_file", "/nonexistent/ca.pem")
+        .unwrap()
+        .set("tls", "false")
+        .is_err());
+    assert!(b()
+        .set("tls", "false")
+        .unwrap()
+        .set("tls_ca_file", "/nonexistent/ca.pem")
+        .is_err());
+    assert!(b()
+        .set("tls", "false")
+        .unwrap()
+        .set("tls_insecure_skip_verify", "true")
+        .is_err());
+    let off = b()
+        .set("tls", "false")
+        .unwrap()
+        .set("tls_ca_file", "")
+        .unwrap()
+        .set("tls_insecure_skip_verify", "false")
+        .unwrap();
+    assert!(off.config().tls.is_none());
+    assert!(b().set("tls", "true").unwrap().set("tls", "false").is_ok());
+}
+
+/// Tester finding: a TLS client against a plain-text memcached said only "received corrupt
+/// message of type InvalidContentType": it now says the server does not speak TLS.
+#[test]
+fn a_tls_client_against_a_plain_server_is_told_so() {
+    let dir = certificates("tls-plain");
+    let mc = Memcached::start(&[]);
+    let c = client(
+        &mc,
+        TlsOptions {
+            ca_file: Some(dir.join("ca.crt")),
+            ..TlsOptions::default()
+        },
+        Protocol::Text,
+    )
+    .unwrap();
+    let e = c.get("k").unwrap_err().to_string();
+    assert!(e.contains("does not speak TLS"), "{e}");
+}
+
+/// Tester finding: after `failure_limit` failed handshakes (a wrong CA file) later calls said
+/// only "server … is marked dead; retry later": the cause, which no retry will fix, was
+/// lost. The "marked dead" error now carries the failure that marked the server dead.
+#[test]
+fn a_server_marked_dead_keeps_the_cause_in_its_error() {
+    let dir = certificates("tls-dead-a");
+    let other = certificates("tls-dead-b");
+    let mc = tls_server(&dir, false);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .min_idle(0)
+        .failure_limit(2)
+        .tls(TlsOptions {
+            ca_file: Some(other.join("ca.crt")),
+            ..TlsOptions::default()
+        })
+        .build()
+        .unwrap();
+    for _ in 0..2 {
+        assert!(matches!(c.get("k"), Err(Error::Io { .. })));
+    }
+    match c.get("k") {
+        Err(e @ Error::ServerDead { .. }) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("marked dead") && m.contains("invalid peer certificate"),
+                "{m}"
+            );
+        }
+        other => panic!("expected the server marked dead, got {other:?}"),
     }
 }

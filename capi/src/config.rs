@@ -56,23 +56,34 @@ unsafe fn set_typed(
     value: options::Value<'_>,
     bad: mcpool_status,
 ) -> mcpool_status {
-    landingpad(|| {
-        let row = options::option(name).ok_or_else(|| {
-            Failure::new(mcpool_status::MCPOOL_PANIC, format!("no option {name}"))
-        })?;
-        // SAFETY: forwarded from the caller's promise.
-        unsafe {
-            update(config, |b| {
-                row.set_value(b, value).map_err(|e| {
-                    let mut f = super::options::option_failure(&e);
-                    if f.status == mcpool_status::MCPOOL_CONFIG {
-                        f.status = bad;
-                    }
-                    f
-                })
+    // SAFETY: forwarded from the caller's promise.
+    landingpad(|| unsafe { set_option(config, name, value, bad) })
+}
+
+/// [`set_typed`] inside the caller's landing pad.
+///
+/// # Safety
+/// As [`set_typed`].
+unsafe fn set_option(
+    config: *mut mcpool_config,
+    name: &str,
+    value: options::Value<'_>,
+    bad: mcpool_status,
+) -> Outcome {
+    let row = options::option(name)
+        .ok_or_else(|| Failure::new(mcpool_status::MCPOOL_PANIC, format!("no option {name}")))?;
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        update(config, |b| {
+            row.set_value(b, value).map_err(|e| {
+                let mut f = super::options::option_failure(&e);
+                if f.status == mcpool_status::MCPOOL_CONFIG {
+                    f.status = bad;
+                }
+                f
             })
-        }
-    })
+        })
+    }
 }
 
 /// A typed setter of a millisecond duration.
@@ -628,33 +639,16 @@ pub extern "C" fn mcpool_tls_supported() -> bool {
     cfg!(feature = "tls")
 }
 
-/// Applies `f` to the configuration's TLS options (starting from the defaults the first
-/// time), turning TLS on. Without the `tls` feature: `MCPOOL_UNSUPPORTED`, unchanged.
+/// Sets the TLS option `name` through the option table, as `mcpool_config_set` does: the
+/// core decides (a non-default value turns TLS on; the default is accepted without the
+/// `tls` feature, anything else is `MCPOOL_UNSUPPORTED` there; `tls=false` with a TLS option
+/// is `MCPOOL_CONFIG`).
 ///
 /// # Safety
 /// `config` is NULL or a live configuration that no other thread is using.
-unsafe fn update_tls(
-    config: *mut mcpool_config,
-    what: &str,
-    f: impl FnOnce(&mut mcpool::tls::TlsOptions),
-) -> Outcome {
-    if !cfg!(feature = "tls") {
-        // Checked after the handle so a NULL config is still INVALID_ARGUMENT.
-        // SAFETY: forwarded from the caller's promise.
-        unsafe { ptr::handle_mut(config, "config") }?;
-        return Err(Failure::new(
-            mcpool_status::MCPOOL_UNSUPPORTED,
-            format!("{what}: {}", mcpool::tls::NOT_BUILT),
-        ));
-    }
+unsafe fn set_tls(config: *mut mcpool_config, name: &str, value: options::Value<'_>) -> Outcome {
     // SAFETY: forwarded from the caller's promise.
-    unsafe {
-        update(config, |b| {
-            let mut opts = b.config().tls.clone().unwrap_or_default();
-            f(&mut opts);
-            Ok(b.tls(opts))
-        })
-    }
+    unsafe { set_option(config, name, value, mcpool_status::MCPOOL_CONFIG) }
 }
 
 /// Speaks TLS to every server and verifies their certificates against the CA certificates
@@ -675,11 +669,7 @@ pub unsafe extern "C" fn mcpool_config_set_tls_ca_file(
         // SAFETY: the caller promises `path_len` readable bytes at a non-NULL `path`.
         let path = unsafe { ptr::text(path, path_len, MAX_NAME_LEN, "TLS CA file") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe {
-            update_tls(config, "tls_ca_file", |o| {
-                o.ca_file = Some(path.into());
-            })
-        }
+        unsafe { set_tls(config, "tls_ca_file", options::Value::Text(path)) }
     })
 }
 
@@ -704,11 +694,9 @@ pub unsafe extern "C" fn mcpool_config_set_tls_client_cert(
         // SAFETY: the caller promises `key_path_len` readable bytes at a non-NULL pointer.
         let key = unsafe { ptr::text(key_path, key_path_len, MAX_NAME_LEN, "TLS key") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe {
-            update_tls(config, "tls_client_cert", |o| {
-                o.client_cert = Some((chain.into(), key.into()));
-            })
-        }
+        unsafe { set_tls(config, "tls_client_cert", options::Value::Text(chain)) }?;
+        // SAFETY: as above.
+        unsafe { set_tls(config, "tls_client_key", options::Value::Text(key)) }
     })
 }
 
@@ -728,17 +716,14 @@ pub unsafe extern "C" fn mcpool_config_set_tls_server_name(
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
         let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, "TLS server name") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe {
-            update_tls(config, "tls_server_name", |o| {
-                o.server_name = Some(name.to_owned());
-            })
-        }
+        unsafe { set_tls(config, "tls_server_name", options::Value::Text(name)) }
     })
 }
 
 /// Speaks TLS; with `skip` true, does not verify the servers' certificates at all (no CA
 /// file needed). Only for tests against throwaway certificates: anyone on the path can then
-/// read and alter the traffic. `MCPOOL_UNSUPPORTED` without `tls`.
+/// read and alter the traffic. With `skip` true, `MCPOOL_UNSUPPORTED` without `tls`; false,
+/// the default, changes nothing and is accepted in any build.
 ///
 /// # Safety
 /// `config` is NULL (refused) or a live configuration no other thread is using.
@@ -747,14 +732,16 @@ pub unsafe extern "C" fn mcpool_config_set_tls_insecure_skip_verify(
     config: *mut mcpool_config,
     skip: bool,
 ) -> mcpool_status {
-    landingpad(|| {
-        // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe {
-            update_tls(config, "tls_insecure_skip_verify", |o| {
-                o.insecure_skip_verify = skip;
-            })
-        }
-    })
+    let v = options::Value::Bool(skip);
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        set_typed(
+            config,
+            "tls_insecure_skip_verify",
+            v,
+            mcpool_status::MCPOOL_CONFIG,
+        )
+    }
 }
 
 /// Sets the value format (the flag layout and wire encodings of every kind) by name:

@@ -340,7 +340,10 @@ mod tests {
                 message: "object too large for cache".into(),
             },
             Error::Config("c".into()),
-            Error::ServerDead { server: server() },
+            Error::ServerDead {
+                server: server(),
+                cause: String::new(),
+            },
             Error::PoolTimeout { server: server() },
             Error::ConnectTimeout { server: server() },
             Error::IoTimeout { server: server() },

@@ -14,6 +14,24 @@ const MISS: u8 = 1;
 const FAIL: u8 = 2;
 
 /// Builds a client from the global options (the servers must be set).
+/// What of the options (TLS, SASL) a private memcached cannot serve, if any: the options
+/// applied as the client would apply them (a bad one is reported later, as usual).
+fn needs_real_server(g: &Globals) -> Option<&'static str> {
+    let mut b = ClientBuilder::new();
+    for (name, value) in &g.options {
+        if let Ok(next) = b.clone().set(name, value) {
+            b = next;
+        }
+    }
+    if b.config().tls.is_some() {
+        Some("TLS options")
+    } else if b.config().sasl.is_some() {
+        Some("SASL options")
+    } else {
+        None
+    }
+}
+
 pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     let mut b = ClientBuilder::new().min_idle(0);
     // A preset first, whatever its place: every other option overrides it.
@@ -337,6 +355,14 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         return usage_error(&format!("unknown command {command:?}"));
     }
     let _private;
+    if g.servers.is_empty() {
+        if let Some(what) = needs_real_server(g) {
+            return usage_error(&format!(
+                "{what} given without --servers: the private memcached used without \
+                 --servers speaks neither TLS nor SASL; give --servers"
+            ));
+        }
+    }
     let servers = if g.servers.is_empty() {
         let spawn = Spawn {
             threads: 1,

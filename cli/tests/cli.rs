@@ -116,6 +116,24 @@ fn private_server_when_no_servers_given() {
     );
     let o = mcpool(&["set", "k", "v"]);
     assert_eq!(code(&o), 0);
+    // Tester finding: with SASL (or TLS) options it started a plain private memcached
+    // anyway, and the command failed "authentication refused ... Unknown command".
+    let o = mcpool(&[
+        "--protocol",
+        "binary",
+        "--sasl-username",
+        "alice",
+        "--sasl-password",
+        "secret",
+        "get",
+        "k",
+    ]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("SASL options given without --servers") && !err.contains("started"),
+        "{err}"
+    );
 }
 
 /// A plain-socket set with the writer's own flags, as a legacy client leaves it.

@@ -964,6 +964,9 @@ static void test_tls_config(void) {
                MCPOOL_UNSUPPORTED);
         EXPECT(mcpool_config_set_tls_server_name(cfg, S("cache.example")), MCPOOL_UNSUPPORTED);
         EXPECT(mcpool_config_set_tls_insecure_skip_verify(cfg, true), MCPOOL_UNSUPPORTED);
+        /* A TLS option at its default changes nothing and is accepted (docs/options.md). */
+        EXPECT(mcpool_config_set_tls_insecure_skip_verify(cfg, false), MCPOOL_OK);
+        EXPECT(mcpool_config_set_tls_ca_file(cfg, S("")), MCPOOL_OK);
         EXPECT(mcpool_client_new(cfg, &client), MCPOOL_OK); /* still plain TCP */
     } else {
         EXPECT(mcpool_config_set_tls_server_name(cfg, S("cache.example")), MCPOOL_OK);

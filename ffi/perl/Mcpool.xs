@@ -1136,6 +1136,24 @@ mcp_rebuild(pTHX_ mcp_t *m)
         mcp_croak_status(aTHX_ "building the client", st);
 }
 
+/* A core option's value as the UTF-8 text the core takes: a character string (UTF8 flag on)
+ * as its UTF-8; a byte string that is valid UTF-8 as it is (text read from a file or written
+ * without `use utf8`); any other byte string as Latin-1 characters, encoded (a `use utf8`
+ * literal such as "p:ss w\x{f6}rd" that Perl keeps in Latin-1): so a string means the same
+ * whether or not it was utf8::upgrade'd. The copy is mortal; the caller's scalar is left
+ * alone. */
+static const char *
+mcp_option_text(pTHX_ SV *sv, STRLEN *len)
+{
+    const char *p = SvPV(sv, *len);
+    SV *copy;
+    if (SvUTF8(sv) || is_utf8_string((const U8 *)p, *len))
+        return p;
+    copy = sv_2mortal(newSVpvn(p, *len));
+    sv_utf8_upgrade(copy);
+    return SvPV(copy, *len);
+}
+
 /* Sets one core option by name (mcpool_config_set); croaks with the core's message (which
  * names the option, the value and the accepted form), after `who` (the caller's name for it). */
 static void
@@ -1269,7 +1287,7 @@ _new(class, addrs, weights, core, opts)
             value = av_fetch((AV *)SvRV(*t), 2, 0);
             if (!who || !name || !value)
                 croak("Mcpool->new: internal error: bad option triple");
-            s = SvPV(*value, len);
+            s = mcp_option_text(aTHX_ *value, &len);
             msg = sv_2mortal(newSVpvf("Mcpool->new: %s", SvPV_nolen(*who)));
             /* a fourth element, true: the binding's default, not an argument (not counted) */
             dflt = av_fetch((AV *)SvRV(*t), 3, 0);

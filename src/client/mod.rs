@@ -137,7 +137,7 @@ impl Client {
         };
         #[cfg(not(feature = "tls"))]
         if config.tls.is_some() {
-            return Err(crate::tls::unavailable());
+            return Err(crate::tls::not_built());
         }
         let settings = PoolSettings {
             max_size: config.max_size,

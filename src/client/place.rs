@@ -97,6 +97,7 @@ impl Client {
             })
             .ok_or_else(|| Error::ServerDead {
                 server: t.servers[i].label.to_string(),
+                cause: t.servers[i].health.cause(),
             })
     }
 
@@ -106,6 +107,7 @@ impl Client {
         proxy_pool::first_alive(servers.len(), &|i| servers[i].health.may_try()).ok_or_else(|| {
             Error::ServerDead {
                 server: servers[0].label.to_string(),
+                cause: servers[0].health.cause(),
             }
         })
     }
@@ -259,6 +261,7 @@ impl Client {
             Err(e) => e,
             Ok(i) => Error::ServerDead {
                 server: t.servers[i].label.to_string(),
+                cause: t.servers[i].health.cause(),
             },
         }
     }

@@ -247,10 +247,10 @@ impl OptionSpec {
                 f(b, x)
             }
             (Apply::Text(_), Value::Text(t)) if t.chars().any(char::is_control) => {
-                return Err(self.bad(&format!("{t:?}"), "contains a control character"))
+                return Err(self.bad(&self.shown(t), "contains a control character"))
             }
             (Apply::Text(f), Value::Text(t)) => f(b, t).map_err(|e| match e {
-                Error::Config(m) => self.bad(&format!("{t:?}"), &m),
+                Error::Config(m) => self.bad(&self.shown(t), &m),
                 other => other,
             })?,
             (Apply::Text(f), Value::Bool(on)) => {
@@ -268,6 +268,16 @@ impl OptionSpec {
                 )))
             }
         })
+    }
+
+    /// A text value as an error shows it: quoted, or for a secret (the SASL password) only
+    /// its length, so that a typo in a password never lands in a log.
+    fn shown(&self, t: &str) -> String {
+        if self.name == "sasl_password" {
+            format!("<redacted, {} bytes>", t.len())
+        } else {
+            format!("{t:?}")
+        }
     }
 
     /// The error for a bad value: names the option, the value, why, and the accepted form.
@@ -451,13 +461,28 @@ fn set_sanitize_keys(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
     Ok(b.sanitize_keys(on))
 }
 
+/// A SASL user name or password longer than the limit (checked again, with the pairing, at
+/// build: `config::check_sasl`).
+fn check_sasl_len(v: &str) -> Result<()> {
+    if v.len() > crate::config::MAX_SASL_CREDENTIAL {
+        return Err(Error::Config(format!(
+            "{} bytes, longer than the limit of {} bytes",
+            v.len(),
+            crate::config::MAX_SASL_CREDENTIAL
+        )));
+    }
+    Ok(())
+}
+
 fn set_sasl_username(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    check_sasl_len(v)?;
     let pass = b.config.sasl.take().map(|(_, p)| p).unwrap_or_default();
     b.config.sasl = (!v.is_empty() || !pass.is_empty()).then(|| (v.to_owned(), pass));
     Ok(b)
 }
 
 fn set_sasl_password(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    check_sasl_len(v)?;
     let user = b.config.sasl.take().map(|(u, _)| u).unwrap_or_default();
     b.config.sasl = (!v.is_empty() || !user.is_empty()).then(|| (user, v.to_owned()));
     Ok(b)
@@ -471,9 +496,11 @@ fn update_tls(
     f: impl FnOnce(&mut crate::tls::TlsOptions),
 ) -> Result<ClientBuilder> {
     if on && !cfg!(feature = "tls") {
-        return Err(Error::Unsupported(format!(
-            "TLS: {}",
-            crate::tls::NOT_BUILT
+        return Err(crate::tls::not_built());
+    }
+    if on && b.tls_off {
+        return Err(Error::Config(crate::config::tls_contradiction(
+            "this option and others",
         )));
     }
     match (&mut b.config.tls, on) {
@@ -491,9 +518,21 @@ fn update_tls(
 fn set_tls(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
     let on = parse_bool(v).ok_or_else(|| Error::Config("not a boolean".into()))?;
     if on {
+        b.tls_off = false;
         update_tls(b, true, |_| {})
     } else {
+        // Off with a TLS option already given: an error, never a silent plain-text client.
+        if b.config
+            .tls
+            .as_ref()
+            .is_some_and(|t| *t != crate::tls::TlsOptions::default())
+        {
+            return Err(Error::Config(crate::config::tls_contradiction(
+                "TLS options given before",
+            )));
+        }
         b.config.tls = None;
+        b.tls_off = true;
         Ok(b)
     }
 }

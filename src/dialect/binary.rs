@@ -56,9 +56,18 @@ fn status_error(server: &str, r: &Response<'_>) -> Error {
             server,
             message: "cannot increment or decrement non-numeric value".into(),
         },
-        status::INVALID_ARGUMENTS | status::UNKNOWN_COMMAND | status::AUTH_ERROR => Error::Client {
+        status::INVALID_ARGUMENTS | status::UNKNOWN_COMMAND => Error::Client {
             server,
             message: format!("status 0x{:02x}: {text}", r.status),
+        },
+        // A command on a connection that has not authenticated, to a server that demands it
+        // (memcached -S): the server is unusable without credentials, not the request bad.
+        status::AUTH_ERROR => Error::Auth {
+            server,
+            message: format!(
+                "{text} (the server requires SASL authentication: set sasl_username and \
+                 sasl_password)"
+            ),
         },
         // Status 0x0003 says it without text to match: the variant directly, worded as the
         // text protocol's reply.
@@ -327,6 +336,13 @@ fn sasl_plain(conn: &mut Conn, user: &str, password: &str) -> Result<()> {
         check(server, &r, op::SASL_AUTH, tag)?;
         match r.status {
             status::OK => Ok(()),
+            status::UNKNOWN_COMMAND => Err(Error::Auth {
+                server: server.to_owned(),
+                message: format!(
+                    "the server does not support SASL (memcached without -S?): {}",
+                    String::from_utf8_lossy(r.value)
+                ),
+            }),
             _ => Err(Error::Auth {
                 server: server.to_owned(),
                 message: String::from_utf8_lossy(r.value).into_owned(),

@@ -545,23 +545,26 @@ impl Dialect {
         label: &Arc<str>,
         opts: &ConnOptions,
         timeout: Duration,
+        deadline: crate::conn::Deadline,
         background: bool,
     ) -> Result<Conn> {
-        let mut conn = Conn::connect(addr, label, opts, timeout, background)?;
+        let mut conn = Conn::connect(addr, label, opts, timeout, deadline, background)?;
         self.on_connect(&mut conn)?;
         Ok(conn)
     }
 
     /// The connection over a socket already connected (see `Conn::over`), with the
     /// dialect's on-connect step: the end of a connect the pool started without blocking.
+    /// The handshake and the on-connect step keep to the operation's `deadline`.
     pub(crate) fn establish(
         &self,
         socket: crate::conn::Socket,
         addr: &crate::resolve::Resolve,
         label: &Arc<str>,
         opts: &ConnOptions,
+        deadline: crate::conn::Deadline,
     ) -> Result<Conn> {
-        let mut conn = Conn::over(socket, addr, label, opts)?;
+        let mut conn = Conn::over(socket, addr, label, opts, deadline)?;
         self.on_connect(&mut conn)?;
         Ok(conn)
     }

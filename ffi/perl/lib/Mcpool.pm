@@ -751,13 +751,20 @@ users lack include:
         protocol          => 'meta',      # text (default), meta, binary
         failover          => 'rehash',    # fail-fast, rehash, eject: a dead server's keys
         failure_limit     => 3,           # (max_failures says the same in C::M::F's words)
-        tls               => 1,           # TLS with the system's roots; or tls_ca_file,
-        tls_ca_file       => '/etc/ssl/memcached-ca.pem',   # tls_client_cert, tls_client_key,
+        tls_ca_file       => '/etc/ssl/memcached-ca.pem',   # TLS, verified against this CA
+                                          # file (required: no system roots); also
+                                          # tls_client_cert, tls_client_key,
         tls_server_name   => 'cache.internal',              # tls_insecure_skip_verify
         sasl_username     => 'app',       # SASL PLAIN (binary protocol)
         sasl_password     => 'secret',
         sanitize_keys     => 1,           # URL-encode keys (any bytes become a valid key)
     });
+
+Option values are text (UTF-8 to the core): a character string is sent as its UTF-8, a
+byte string that is valid UTF-8 as it is, and any other byte string as Latin-1 characters,
+so a C<use utf8> literal such as C<"p:ss w\x{f6}rd"> is the same password whether or not it
+was C<utf8::upgrade>d. (The C<namespace> is the exception: its bytes as Perl holds them, as
+Cache::Memcached::Fast sends it.)
 
 Where a name is both Cache::Memcached::Fast's and the core's, Cache::Memcached::Fast's meaning
 wins: C<connect_timeout> and C<io_timeout> are seconds (the core's text forms such as
