@@ -1,5 +1,6 @@
 //! The memcached commands of the CLI.
 
+use crate::out::{check, errln};
 use crate::{usage_error, Globals};
 use mcpool::config::options::parse_bool;
 use mcpool::{
@@ -82,7 +83,7 @@ pub fn shown_key(key: &[u8]) -> String {
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("mcpool: {e}");
+    errln!("mcpool: {e}");
     ExitCode::from(FAIL)
 }
 
@@ -102,7 +103,7 @@ fn store_exit(command: &str, key: &[u8], o: StoreOutcome) -> ExitCode {
         (StoreOutcome::Exists, _) => "not stored (the item changed since its CAS was read)",
         (StoreOutcome::NotFound, _) => "not stored (the key does not exist)",
     };
-    eprintln!("mcpool: {}", about(command, key, why));
+    errln!("mcpool: {}", about(command, key, why));
     ExitCode::from(MISS)
 }
 
@@ -201,34 +202,34 @@ fn read_command(
         match r {
             Ok(Some((kind, body, cas))) => {
                 if several {
-                    let _ = out.write_all(k);
-                    let _ = out.write_all(b"\t");
+                    check(out.write_all(k));
+                    check(out.write_all(b"\t"));
                 }
                 if with_cas {
                     let cas =
                         cas.ok_or_else(|| about(command, k, "the server sent no CAS unique"))?;
-                    let _ = write!(out, "{cas}\t");
+                    check(write!(out, "{cas}\t"));
                 }
                 // A serialized object (delivered only with its --serialized-* option on;
                 // else the core's error, exit 2) is its serialized bytes as stored, for a
                 // program of that language to load: never a made-up stand-in printed as if
                 // it were the value.
-                let _ = match kind {
+                check(match kind {
                     Kind::Bytes | Kind::Text | Kind::Int | Kind::Serialized(_) => {
                         out.write_all(&body)
                     }
                     Kind::Bool => out.write_all(if &body[..] == b"1" { b"true" } else { b"false" }),
-                };
-                let _ = out.write_all(b"\n");
+                });
+                check(out.write_all(b"\n"));
             }
             Ok(None) => {
-                eprintln!("mcpool: {}", about(command, k, "not found"));
+                errln!("mcpool: {}", about(command, k, "not found"));
                 if code == 0 {
                     code = MISS;
                 }
             }
             Err(e) => {
-                eprintln!("mcpool: {}", about(command, k, e));
+                errln!("mcpool: {}", about(command, k, e));
                 code = FAIL;
             }
         }
@@ -345,7 +346,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         };
         match spawn.start() {
             Ok(p) => {
-                eprintln!(
+                errln!(
                     "mcpool: no --servers given; started a private memcached at {} for this command",
                     p.addr()
                 );
@@ -461,7 +462,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         ("delete", [key]) => match client.delete(key).map_err(|e| about(command, key, e))? {
             true => Ok(ExitCode::SUCCESS),
             false => {
-                eprintln!("mcpool: {}", about(command, key, "not found"));
+                errln!("mcpool: {}", about(command, key, "not found"));
                 Ok(ExitCode::from(MISS))
             }
         },
@@ -475,11 +476,11 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             .map_err(|e| about(command, key, e))?;
             match r {
                 Some(v) => {
-                    let _ = writeln!(out, "{v}");
+                    check(writeln!(out, "{v}"));
                     Ok(ExitCode::SUCCESS)
                 }
                 None => {
-                    eprintln!("mcpool: {}", about(command, key, "not found"));
+                    errln!("mcpool: {}", about(command, key, "not found"));
                     Ok(ExitCode::from(MISS))
                 }
             }
@@ -489,13 +490,13 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             match client.touch(key, ttl).map_err(|e| about(command, key, e))? {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
-                    eprintln!("mcpool: {}", about(command, key, "not found"));
+                    errln!("mcpool: {}", about(command, key, "not found"));
                     Ok(ExitCode::from(MISS))
                 }
             }
         }
         ("version", []) => per_server(&mut out, client.version(), |out, v| {
-            let _ = writeln!(out, "{v}");
+            check(writeln!(out, "{v}"));
         }),
         ("stats", [first, ..]) if first == b"--client" => {
             let args = args
@@ -508,7 +509,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             let group = args.first().map(|g| text(g)).transpose()?;
             per_server(&mut out, client.stats(group), |out, stats| {
                 for (k, v) in stats {
-                    let _ = writeln!(out, "  {k} {v}");
+                    check(writeln!(out, "  {k} {v}"));
                 }
             })
         }
@@ -539,11 +540,11 @@ fn per_server<T>(
     for (server, r) in results {
         match r {
             Ok(v) => {
-                let _ = write!(out, "{server}: ");
+                check(write!(out, "{server}: "));
                 show(out, &v);
             }
             Err(e) => {
-                eprintln!("mcpool: {server}: {e}");
+                errln!("mcpool: {server}: {e}");
                 code = ExitCode::from(FAIL);
             }
         }

@@ -4,8 +4,10 @@
 
 mod client_stats;
 mod cmd;
+mod out;
 mod ring;
 
+use out::{err, errln, out, outln};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -157,16 +159,16 @@ fn options_command(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         None => {
             for o in OPTIONS {
-                println!("{}\t{}", o.name, o.summary());
+                outln!("{}\t{}", o.name, o.summary());
             }
             ExitCode::SUCCESS
         }
         Some("--markdown") => {
-            print!("{}", markdown_table());
+            out!("{}", markdown_table());
             ExitCode::SUCCESS
         }
         Some("--presets") => {
-            print!("{}", mcpool::config::options::presets_markdown());
+            out!("{}", mcpool::config::options::presets_markdown());
             ExitCode::SUCCESS
         }
         Some(other) => usage_error(&format!("options: unknown argument {other}")),
@@ -199,7 +201,7 @@ pub struct Globals {
 
 /// A usage error: printed with a hint, exit status 2.
 pub fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("mcpool: {msg}\n(run `mcpool --help` for usage)");
+    errln!("mcpool: {msg}\n(run `mcpool --help` for usage)");
     ExitCode::from(2)
 }
 
@@ -353,6 +355,11 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
 }
 
 fn main() -> ExitCode {
+    // A closed output pipe ends the output quietly; a failed write is exit 2 (`out`).
+    out::status(run())
+}
+
+fn run() -> ExitCode {
     use std::os::unix::ffi::OsStringExt;
     // Keys and values are bytes (0x80 and above included, as memcached takes them): the
     // arguments are read as bytes, and only options and names must be UTF-8.
@@ -378,11 +385,11 @@ fn main() -> ExitCode {
     let (globals, at) = match parse_globals(&args) {
         Ok(x) => x,
         Err(Stop::Help) => {
-            print!("{}", usage());
+            out!("{}", usage());
             return ExitCode::SUCCESS;
         }
         Err(Stop::Version) => {
-            println!("{}", version_line());
+            outln!("{}", version_line());
             return ExitCode::SUCCESS;
         }
         Err(Stop::Usage(e)) => return not_text(0, raw.len()).unwrap_or_else(|| usage_error(&e)),
@@ -392,7 +399,7 @@ fn main() -> ExitCode {
         return e;
     }
     let Some(command) = args.get(at) else {
-        eprint!("{}", usage());
+        err!("{}", usage());
         return ExitCode::from(2);
     };
     let rest = &args[at + 1..];
@@ -408,7 +415,7 @@ fn main() -> ExitCode {
         "bench" => ExitCode::from(mcpool_bench::run(&globals.servers, rest).clamp(0, 255) as u8),
         "options" => options_command(rest),
         "help" => {
-            print!("{}", usage());
+            out!("{}", usage());
             ExitCode::SUCCESS
         }
         _ => unreachable!("the memcached commands returned above"),

@@ -1095,3 +1095,100 @@ fn gets_cas_and_gat() {
         assert!(help.contains(usage), "{usage}");
     }
 }
+
+/// A pipe whose reader has already gone: the write end of a FIFO opened while a read-write
+/// descriptor held it open, which is then closed. Every write to it fails with EPIPE, at
+/// once, whatever the timing (a `| head -1` that closes before or after the first write).
+fn pipe_without_reader() -> std::fs::File {
+    let dir = std::env::temp_dir().join(common::unique("mcpool-epipe"));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    // On Linux a FIFO opened for reading and writing does not wait for a peer.
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .expect("open the FIFO read-write");
+    let writer = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("open the FIFO's write end");
+    drop(reader);
+    let _ = std::fs::remove_dir_all(&dir);
+    writer
+}
+
+/// `mcpool ARGS` writing to a pipe whose reader has gone: (exit status, stderr).
+fn to_closed_pipe(args: &[&str]) -> (i32, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(args)
+        .stdout(pipe_without_reader())
+        .output()
+        .expect("run mcpool");
+    (code(&o), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn a_closed_output_pipe_is_never_a_panic() {
+    // `mcpool options | head -1`, `mcpool --help | true` used to panic (exit 101, "failed
+    // printing to stdout: Broken pipe"). Now the output stops quietly and the command's own
+    // status stands, on every output path.
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let big = "x".repeat(100_000);
+    assert_eq!(code(&on(&s, &["set", "big", &big])), 0);
+    assert_eq!(code(&on(&s, &["set", "small", "v"])), 0);
+    for (args, want) in [
+        (vec!["--help"], 0),
+        (vec!["help"], 0),
+        (vec!["--version"], 0),
+        (vec!["options"], 0),
+        (vec!["options", "--markdown"], 0),
+        (vec!["options", "--presets"], 0),
+        (vec!["ring", "--help"], 0),
+        (vec!["ring", "--bench", "--bench-sizes", "2"], 0),
+        (vec!["bench", "--help"], 0),
+        (vec!["--servers", &s, "get", "big"], 0),
+        (vec!["--servers", &s, "get", "small", "big"], 0),
+        (vec!["--servers", &s, "gets", "small"], 0),
+        // A miss is still a miss (exit 1), said on stderr.
+        (vec!["--servers", &s, "get", "small", "absent"], 1),
+        (vec!["--servers", &s, "incr", "absent", "1"], 1),
+        (vec!["--servers", &s, "version"], 0),
+        (vec!["--servers", &s, "stats"], 0),
+        (
+            vec![
+                "--servers",
+                &s,
+                "stats",
+                "--client",
+                "--ops",
+                "8",
+                "--threads",
+                "1",
+            ],
+            0,
+        ),
+        // The private server (no --servers) is still stopped at the end.
+        (vec!["version"], 0),
+    ] {
+        let (status, stderr) = to_closed_pipe(&args);
+        assert_eq!(status, want, "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // Another write error (a full disk) is said, exit 2, never a panic.
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    if let Ok(full) = full {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .arg("options")
+            .stdout(full)
+            .output()
+            .expect("run mcpool");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{stderr}");
+        assert!(stderr.contains("cannot write the output"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
