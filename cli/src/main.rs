@@ -21,8 +21,7 @@ exists)`):
                              as stored, a bool as true/false, another language's
                              serialized object (a Python pickle, ...; an error unless
                              --serialized-python/-perl/-java true) as its serialized
-                             bytes, unchanged. get takes no options: a key that begins
-                             with - goes after -- (`get -- -k`)
+                             bytes, unchanged
   gets KEY...                print each CAS unique and value, CAS<TAB>VALUE
                              (KEY<TAB>CAS<TAB>VALUE when several keys), for cas
   gat TTL KEY...             get and touch: print each value as get does, setting its
@@ -53,8 +52,13 @@ exists)`):
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`
   options [--markdown|--presets]
                              every option of the table below (or the legacy presets)
-  `--` ends a command's options: what follows is keys and values (`set -- k --ttl`).
-  An option is given once: `--ttl 5 --ttl 6` is an error.
+  Every command reads its arguments alike. `-h` or `--help` after it prints its usage
+  (exit 0). An argument that begins with - is one of the command's options (--ttl and
+  --kind where shown above); any other is an error (exit 2) where a key goes, so a key
+  that begins with - goes after -- (`delete -- -k`, `get -- -k`), and is taken as it is
+  where a VALUE goes (`set k -5 --kind int`, `append k -x`). `--` ends a command's
+  options: what follows is keys and values (`set -- k --ttl`). An option is given once:
+  `--ttl 5 --ttl 6` is an error.
   TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
   a larger one is refused (exit 2): memcached would read it as negative and expire at once.
 

@@ -1192,3 +1192,107 @@ fn a_closed_output_pipe_is_never_a_panic() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+#[test]
+fn every_command_reads_help_and_options_alike() {
+    // `delete --help` deleted the key `--help` and `delete -x` the key `-x`; touch and incr
+    // took `--help` as a key and `stats --help` was sent to memcached. Now every command
+    // reads its arguments by one rule: -h/--help is its usage; an option where a key goes
+    // is refused (a key that begins with - goes after --); a value is taken as it is.
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    for key in ["--help", "-h", "-x"] {
+        assert_eq!(code(&with(&["set", "--", key, "precious"])), 0);
+    }
+    assert_eq!(code(&with(&["set", "--", "n", "5"])), 0);
+    let commands: &[&[&str]] = &[
+        &["get"],
+        &["gets"],
+        &["gat", "5"],
+        &["set"],
+        &["add"],
+        &["replace"],
+        &["cas"],
+        &["append"],
+        &["prepend"],
+        &["delete"],
+        &["incr"],
+        &["decr"],
+        &["touch"],
+        &["set-counter"],
+        &["version"],
+        &["stats"],
+        &["stats", "--client"],
+        &["flush"],
+    ];
+    for cmd in commands {
+        for help in ["--help", "-h"] {
+            let mut args = cmd.to_vec();
+            args.push(help);
+            args.extend(["5", "6"]);
+            let o = with(&args);
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(
+                code(&o),
+                0,
+                "{args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(
+                out.starts_with(&format!("usage: mcpool [GLOBAL OPTIONS] {}", cmd[0])),
+                "{args:?}: {out}"
+            );
+        }
+    }
+    // An unknown option where a key goes: refused (exit 2), nothing done, whatever the command.
+    for cmd in [
+        &["delete", "-x"][..],
+        &["touch", "-x", "5"],
+        &["incr", "-x", "1"],
+        &["decr", "-x", "1"],
+        &["append", "-x", "v"],
+        &["prepend", "-x", "v"],
+        &["set", "-x", "v"],
+        &["add", "-x", "v"],
+        &["replace", "-x", "v"],
+        &["cas", "-x", "v", "1"],
+        &["set-counter", "-x", "1"],
+        &["get", "-x"],
+        &["gets", "n", "-x"],
+        &["gat", "5", "-x"],
+        &["stats", "-x"],
+        &["flush", "--now"],
+        &["version", "-x"],
+        &["delete", "n", "--ttl", "5"],
+        &["set-counter", "n", "7", "--kind", "int"],
+    ] {
+        let o = with(cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{cmd:?}: {err}");
+        assert!(err.contains("takes no option"), "{cmd:?}: {err}");
+        assert!(o.stdout.is_empty(), "{cmd:?}");
+    }
+    for key in ["--help", "-h", "-x"] {
+        assert_eq!(with(&["get", "--", key]).stdout, b"precious\n", "{key}");
+    }
+    assert_eq!(with(&["get", "n"]).stdout, b"5\n", "untouched");
+    // After --, a key that begins with -: acted on.
+    assert_eq!(code(&with(&["append", "--", "-x", "!"])), 0);
+    assert_eq!(with(&["get", "--", "-x"]).stdout, b"precious!\n");
+    assert_eq!(code(&with(&["delete", "--", "-x"])), 0);
+    assert_eq!(code(&with(&["get", "--", "-x"])), 1, "deleted");
+    assert_eq!(code(&with(&["touch", "--", "-h", "100"])), 0);
+    // A value that begins with - is the value (the help says so).
+    assert_eq!(code(&with(&["set", "neg", "-5", "--kind", "int"])), 0);
+    assert_eq!(with(&["get", "neg"]).stdout, b"-5\n");
+    assert_eq!(code(&with(&["set", "dash", "-x"])), 0);
+    assert_eq!(code(&with(&["append", "dash", "--y"])), 0);
+    assert_eq!(with(&["get", "dash"]).stdout, b"-x--y\n");
+    // A negative number where a number goes: the command's own range message.
+    let o = with(&["incr", "n", "-1"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("use decr"));
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    assert!(help.contains("`set k -5 --kind int`") && help.contains("`delete -- -k`"));
+}
