@@ -87,6 +87,10 @@ fn item11_bad_server_addresses_are_config_errors_at_build() {
         "127.0.0.1:0",
         "[::1]:0",
         "127.0.0.1:11211:name:extra",
+        // A fourth field: refused, never the last read as the weight (weight 3, name "2").
+        "127.0.0.1:11211:2:3",
+        "127.0.0.1:11211:alpha:3",
+        "[::1]:11211:2:3",
         "mc.sock/x",
         "./mc.sock",
         "var/run/mc.sock",
