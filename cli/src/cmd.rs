@@ -59,11 +59,11 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     b.build().map_err(|e| e.to_string())
 }
 
+/// `--ketama-points` on the named profile: the core's check (its range, the profiles that
+/// have a points count), so the message names the real cause.
 fn with_points(dist: Distribution, points: u32) -> Result<Distribution, String> {
-    // Profiles with a points parameter parse it from "name:points".
-    format!("{dist}:{points}")
-        .parse()
-        .map_err(|_| format!("--ketama-points does not apply to {dist}"))
+    dist.checked_ketama_points(points, "--ketama-points")
+        .map_err(|e| e.to_string())
 }
 
 /// What the CLI says about `key`: `COMMAND "KEY": what` (after `mcpool: `), for every keyed

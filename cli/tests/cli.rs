@@ -346,6 +346,53 @@ fn numbers_beyond_u32_are_refused_not_wrapped() {
             "{err}"
         );
     }
+    // Beyond the most points a continuum holds: that limit is the cause named (it said
+    // "--ketama-points does not apply to cmf-ketama", the very profile it applies to).
+    for points in ["4194305", "99999999", "4294967295"] {
+        let o = on(
+            &s,
+            &[
+                "--distribution",
+                "cmf-ketama",
+                "--ketama-points",
+                points,
+                "set",
+                "k4",
+                "v",
+            ],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{points}: {err}");
+        assert!(err.contains("at most 4194304"), "{points}: {err}");
+        assert!(err.contains("--ketama-points"), "{points}: {err}");
+        assert!(!err.contains("does not apply"), "{points}: {err}");
+    }
+    let o = on(
+        &s,
+        &[
+            "--distribution",
+            "cmf-ketama",
+            "--ketama-points",
+            "4194304",
+            "set",
+            "k4",
+            "v",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    // A profile without a points count: that is the cause named.
+    let o = on(
+        &s,
+        &[
+            "--distribution",
+            "libmemcached-ketama",
+            "--ketama-points",
+            "150",
+            "version",
+        ],
+    );
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("apply only to the cmf-ketama"));
 }
 
 #[test]
