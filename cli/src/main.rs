@@ -72,8 +72,8 @@ Global options:
                                       --servers must be the same)
   --distribution PROFILE              key placement profile (default cache-memcached), or
                                       proxy-pool: every key to the first healthy server
-  --ketama-points N                   points per server for --distribution cmf-ketama (an
-                                      error without --distribution)
+  --ketama-points N                   points per server for --distribution cmf-ketama,
+                                      1-4194304 (an error without --distribution)
   --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by
                                       default); the same as --sanitize-keys false
   --prefix P                          key prefix (namespace); the same as --key-prefix P
