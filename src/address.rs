@@ -154,7 +154,8 @@ impl ServerSpec {
                     }
                     if n.contains(':') {
                         return Err(bad(
-                            "a ':' field beyond host:port:name (weights are given separately)",
+                            "a ':' field beyond host:port:name or host:port:weight (a weight \
+                             and a name cannot both be in the address)",
                         ));
                     }
                 }
@@ -234,18 +235,22 @@ impl ServerSpec {
     }
 
     /// Splits `host:port:DIGITS` / `[v6]:port:DIGITS` into the address and the weight's
-    /// digits; `None` when the entry has no weight field.
+    /// digits; `None` when the entry has no weight field. Only the third field can be a
+    /// weight: with a fourth (`host:port:2:3`, `host:port:name:3`) this is `None`, and
+    /// [`ServerSpec::parse`] refuses the field beyond `host:port:name`, never reading the
+    /// last field as the weight and the third as a name.
     fn weight_field(t: &str) -> Option<(&str, &str)> {
         if t.starts_with('/') {
             return None;
         }
         let (addr, w) = t.rsplit_once(':')?;
-        let has_port = if addr.starts_with('[') {
-            addr.contains("]:")
-        } else {
-            addr.contains(':')
+        // `addr` must be exactly host:port (its port the last field).
+        let after_host = match addr.strip_prefix('[') {
+            Some(inner) => inner.split_once("]:")?.1,
+            None => addr.split_once(':')?.1,
         };
-        (has_port && !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit())).then_some((addr, w))
+        let just_port = !after_host.contains(':');
+        (just_port && !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit())).then_some((addr, w))
     }
 }
 
@@ -290,6 +295,22 @@ mod tests {
         assert_eq!(ServerSpec::parse_with_weight("h:1:3", 3).unwrap().weight, 3);
         assert!(ServerSpec::parse_with_weight("h:1:3", 2).is_err());
         assert!(ServerSpec::parse_with_weight("h:1", 0).is_err());
+        // A fourth field is refused, never the last read as the weight and the third as a
+        // name (`h:1:2:3` was weight 3, name "2").
+        for four in [
+            "h:1:2:3",
+            "h:1:alpha:3",
+            "h:1:alpha:beta",
+            "[::1]:1:2:3",
+            "[::1]:1:alpha:3",
+            "h:1:2:",
+        ] {
+            match w(four, None) {
+                Err(Error::Config(m)) => assert!(m.contains("beyond host:port:name"), "{m}"),
+                other => panic!("{four:?}: {other:?}"),
+            }
+            assert!(w(four, Some(3)).is_err(), "{four:?} with a weight beside");
+        }
         let list: Vec<&str> = ServerSpec::split_list(" a:1 ,, b:2:3 ,").collect();
         assert_eq!(list, ["a:1", "b:2:3"]);
         assert_eq!(ServerSpec::split_list(",").count(), 0);

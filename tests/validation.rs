@@ -76,6 +76,33 @@ fn item4_huge_weights_and_ketama_points_are_config_errors_not_aborts() {
     assert!(Router::new(&Distribution::CacheMemcached, &[spec]).is_err());
     let points = format!("cmf-ketama:{MAX_TABLE_ENTRIES}").parse::<Distribution>();
     assert!(points.is_ok());
+    // A points count set apart from the name (the CLI's --ketama-points): the same check,
+    // naming the limit as the cause; a profile without points says that instead.
+    let max_points = u32::try_from(MAX_TABLE_ENTRIES).unwrap();
+    let cmf: Distribution = "cmf-ketama".parse().unwrap();
+    assert_eq!(
+        cmf.clone()
+            .checked_ketama_points(max_points, "--ketama-points")
+            .unwrap(),
+        Distribution::CmfKetama { points: max_points }
+    );
+    for bad in [0, max_points + 1, u32::MAX] {
+        let e = cmf
+            .clone()
+            .checked_ketama_points(bad, "--ketama-points")
+            .unwrap_err();
+        assert!(matches!(e, Error::Config(_)), "{e}");
+        let m = e.to_string();
+        assert!(
+            m.contains(&format!("ketama points {bad} in --ketama-points")),
+            "{m}"
+        );
+    }
+    let m = Distribution::LibmemcachedKetama
+        .checked_ketama_points(150, "--ketama-points")
+        .unwrap_err()
+        .to_string();
+    assert!(m.contains("only to the cmf-ketama distribution"), "{m}");
 }
 
 #[test]
@@ -87,6 +114,10 @@ fn item11_bad_server_addresses_are_config_errors_at_build() {
         "127.0.0.1:0",
         "[::1]:0",
         "127.0.0.1:11211:name:extra",
+        // A fourth field: refused, never the last read as the weight (weight 3, name "2").
+        "127.0.0.1:11211:2:3",
+        "127.0.0.1:11211:alpha:3",
+        "[::1]:11211:2:3",
         "mc.sock/x",
         "./mc.sock",
         "var/run/mc.sock",

@@ -11,6 +11,25 @@
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+/// `print!`, `println!` and `eprintln!` without their panic on a failed write: a closed pipe
+/// (`mcpool bench --list-peers | head -1`) drops the rest of the output, never a panic.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = std::io::Write::write_fmt(&mut std::io::stdout().lock(), format_args!($($t)*));
+    }};
+}
+macro_rules! sayln {
+    ($($t:tt)*) => { say!("{}\n", format_args!($($t)*)) };
+}
+macro_rules! say_err {
+    ($($t:tt)*) => {{
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr().lock(),
+            format_args!("{}\n", format_args!($($t)*)),
+        );
+    }};
+}
+
 mod args;
 mod contestant;
 mod floor;
@@ -43,11 +62,11 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
     let opts = match args::parse(args) {
         Ok(Some(o)) => o,
         Ok(None) => {
-            print!("{}", args::HELP);
+            say!("{}", args::HELP);
             return 0;
         }
         Err(e) => {
-            eprintln!("mcpool bench: {e}\n(run `mcpool bench --help` for usage)");
+            say_err!("mcpool bench: {e}\n(run `mcpool bench --help` for usage)");
             return 2;
         }
     };
@@ -63,8 +82,8 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
     if opts.list_peers {
         for s in &specs {
             match s.check() {
-                Ok(()) => println!("{:<24} installed   {}", s.name, s.note),
-                Err(e) => println!("{:<24} missing     {e}", s.name),
+                Ok(()) => sayln!("{:<24} installed   {}", s.name, s.note),
+                Err(e) => sayln!("{:<24} missing     {e}", s.name),
             }
         }
         return 0;
@@ -77,7 +96,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                     want == "protocols" || want == "mcpool-meta" || want == "mcpool-binary";
                 if !builtin && !specs.iter().any(|s| &s.name == want || &s.family == want) {
                     let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
-                    eprintln!(
+                    say_err!(
                         "mcpool bench: unknown peer {want:?} (peers: {}, or all, none)",
                         names.join(", ")
                     );
@@ -148,7 +167,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                 (a, format!("private, {w}"))
             }
             Err(e) => {
-                eprintln!("mcpool bench: {e}");
+                say_err!("mcpool bench: {e}");
                 return 2;
             }
         }
@@ -437,12 +456,12 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
         Ok(())
     };
     if let Err(e) = write() {
-        eprintln!("mcpool bench: cannot write {}: {e}", out.display());
+        say_err!("mcpool bench: cannot write {}: {e}", out.display());
         return 2;
     }
-    print!("{machine}\n{}", report::text_table(&rows));
+    say!("{machine}\n{}", report::text_table(&rows));
     for n in &notes {
-        println!("note: {n}");
+        sayln!("note: {n}");
     }
     progress.say(&format!("report written to {}", out.display()));
     0

@@ -6,6 +6,7 @@
 //! error, not a miss), a value crossed over, or no value written could be read back (nothing
 //! was checked), after the metrics are printed; 0 otherwise.
 
+use crate::out::{errln, out, outln};
 use mcpool::{Client, ServerMetrics};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -96,11 +97,11 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
         crossed.load(Ordering::Relaxed)
     );
     if prometheus {
-        eprintln!("{summary}");
+        errln!("{summary}");
         let (metrics, pools) = client.metrics_and_pool_states();
-        print!("{}", mcpool::prometheus::render(&metrics, &pools));
+        out!("{}", mcpool::prometheus::render(&metrics, &pools));
     } else {
-        println!("{summary}");
+        outln!("{summary}");
         print_table(&client.metrics());
     }
     // The load checks the servers: an operation that failed (an error, not a miss) or a
@@ -112,14 +113,14 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
         checked.load(Ordering::Relaxed),
     );
     if errors > 0 || crossed > 0 {
-        eprintln!(
+        errln!(
             "mcpool: stats --client: {errors} of {ops} operations failed, {crossed} crossed values"
         );
         return Ok(ExitCode::from(2));
     }
     // A load with reads that read back nothing it wrote checked nothing: not healthy.
     if checked == 0 && ops > threads {
-        eprintln!(
+        errln!(
             "mcpool: stats --client: no value written was read back (every read missed), so none could be checked"
         );
         return Ok(ExitCode::from(2));
@@ -128,7 +129,7 @@ pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
 }
 
 fn print_table(metrics: &[ServerMetrics]) {
-    println!(
+    outln!(
         "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>6}",
         "server",
         "ops",
@@ -146,7 +147,7 @@ fn print_table(metrics: &[ServerMetrics]) {
         "return"
     );
     for m in metrics {
-        println!(
+        outln!(
             "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8.1} {:>8} {:>6} {:>6}",
             m.server,
             m.operations,

@@ -1,5 +1,6 @@
 //! The memcached commands of the CLI.
 
+use crate::out::{check, errln, outln};
 use crate::{usage_error, Globals};
 use mcpool::config::options::parse_bool;
 use mcpool::{
@@ -76,11 +77,11 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     b.build().map_err(|e| e.to_string())
 }
 
+/// `--ketama-points` on the named profile: the core's check (its range, the profiles that
+/// have a points count), so the message names the real cause.
 fn with_points(dist: Distribution, points: u32) -> Result<Distribution, String> {
-    // Profiles with a points parameter parse it from "name:points".
-    format!("{dist}:{points}")
-        .parse()
-        .map_err(|_| format!("--ketama-points does not apply to {dist}"))
+    dist.checked_ketama_points(points, "--ketama-points")
+        .map_err(|e| e.to_string())
 }
 
 /// What the CLI says about `key`: `COMMAND "KEY": what` (after `mcpool: `), for every keyed
@@ -100,7 +101,7 @@ pub fn shown_key(key: &[u8]) -> String {
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("mcpool: {e}");
+    errln!("mcpool: {e}");
     ExitCode::from(FAIL)
 }
 
@@ -120,31 +121,269 @@ fn store_exit(command: &str, key: &[u8], o: StoreOutcome) -> ExitCode {
         (StoreOutcome::Exists, _) => "not stored (the item changed since its CAS was read)",
         (StoreOutcome::NotFound, _) => "not stored (the key does not exist)",
     };
-    eprintln!("mcpool: {}", about(command, key, why));
+    errln!("mcpool: {}", about(command, key, why));
     ExitCode::from(MISS)
 }
 
-/// The keys of a command without options (get, gets, gat's keys): an argument that begins
-/// with `-` (other than `-` itself) is an option, and none is taken, so it is an error, not
-/// a key looked up; after `--` every argument is a key.
-fn keys_only<'a>(command: &str, args: &'a [Vec<u8>]) -> Result<Vec<&'a [u8]>, String> {
-    let mut keys = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == b"--" {
-            keys.extend(it.map(Vec::as_slice));
-            break;
+/// What one argument of a command is. Where an argument that begins with `-` may stand:
+/// a key never (an option there is refused, so `delete -x` or `delete --help` never acts on
+/// the key `-x`: such a key goes after `--`), a value always (`set k -5 --kind int`), a
+/// number when it reads as a negative number (for the command's own range message).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Slot {
+    /// One key.
+    Key,
+    /// One key or more (the last slot).
+    Keys,
+    /// A value to store: any bytes, a leading `-` included.
+    Value,
+    /// A number (TTL, delta, CAS unique, counter, delay).
+    Number,
+    /// An optional number (flush's delay), the last slot.
+    OptNumber,
+    /// An optional statistics group (stats), the last slot.
+    OptGroup,
+}
+
+/// A memcached command of the CLI: its arguments, the options it takes, its usage line.
+struct Spec {
+    name: &'static str,
+    slots: &'static [Slot],
+    /// Options taking a value: `--ttl`, `--kind` (each at most once).
+    options: &'static [&'static str],
+    usage: &'static str,
+}
+
+/// Every memcached command's arguments and options: the one place the CLI decides what is
+/// an option, a key or a value ([`parse_args`]).
+const COMMANDS: &[Spec] = {
+    use Slot::*;
+    const STORE: &[&str] = &["--ttl", "--kind"];
+    &[
+        Spec {
+            name: "get",
+            slots: &[Keys],
+            options: &[],
+            usage: "get KEY...",
+        },
+        Spec {
+            name: "gets",
+            slots: &[Keys],
+            options: &[],
+            usage: "gets KEY...",
+        },
+        Spec {
+            name: "gat",
+            slots: &[Number, Keys],
+            options: &[],
+            usage: "gat TTL KEY...",
+        },
+        Spec {
+            name: "set",
+            slots: &[Key, Value],
+            options: STORE,
+            usage: "set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]",
+        },
+        Spec {
+            name: "add",
+            slots: &[Key, Value],
+            options: STORE,
+            usage: "add KEY VALUE [--ttl S] [--kind bytes|text|int|bool]",
+        },
+        Spec {
+            name: "replace",
+            slots: &[Key, Value],
+            options: STORE,
+            usage: "replace KEY VALUE [--ttl S] [--kind bytes|text|int|bool]",
+        },
+        Spec {
+            name: "cas",
+            slots: &[Key, Value, Number],
+            options: STORE,
+            usage: "cas KEY VALUE CAS [--ttl S] [--kind bytes|text|int|bool]",
+        },
+        Spec {
+            name: "append",
+            slots: &[Key, Value],
+            options: &[],
+            usage: "append KEY VALUE",
+        },
+        Spec {
+            name: "prepend",
+            slots: &[Key, Value],
+            options: &[],
+            usage: "prepend KEY VALUE",
+        },
+        Spec {
+            name: "delete",
+            slots: &[Key],
+            options: &[],
+            usage: "delete KEY",
+        },
+        Spec {
+            name: "incr",
+            slots: &[Key, Number],
+            options: &[],
+            usage: "incr KEY N",
+        },
+        Spec {
+            name: "decr",
+            slots: &[Key, Number],
+            options: &[],
+            usage: "decr KEY N",
+        },
+        Spec {
+            name: "touch",
+            slots: &[Key, Number],
+            options: &[],
+            usage: "touch KEY TTL",
+        },
+        Spec {
+            name: "set-counter",
+            slots: &[Key, Number],
+            options: &["--ttl"],
+            usage: "set-counter KEY N [--ttl S]",
+        },
+        Spec {
+            name: "version",
+            slots: &[],
+            options: &[],
+            usage: "version",
+        },
+        Spec {
+            name: "stats",
+            slots: &[OptGroup],
+            options: &[],
+            usage:
+                "stats [GROUP] | stats --client [--ops N] [--threads T] [--format table|prometheus]",
+        },
+        Spec {
+            name: "flush",
+            slots: &[OptNumber],
+            options: &[],
+            usage: "flush [DELAY]",
+        },
+    ]
+};
+
+/// A command's arguments, its options taken out.
+struct Args<'a> {
+    /// The keys, values and numbers, in order.
+    pos: Vec<&'a [u8]>,
+    ttl: u32,
+    kind: Kind,
+}
+
+/// What the command line asks of a command.
+enum Parsed<'a> {
+    /// `-h` or `--help` (before `--`): the command's usage, exit 0.
+    Help,
+    /// `stats --client ...`: its own options (client_stats).
+    StatsClient,
+    Run(Args<'a>),
+}
+
+/// Whether `a` is written as an option: `-` and more (`-` alone is an argument).
+fn looks_like_option(a: &[u8]) -> bool {
+    a.len() > 1 && a[0] == b'-'
+}
+
+/// Reads a command's arguments by its [`Spec`], for every command alike: `-h`/`--help` is
+/// help; `--ttl S`/`--kind K` where the command takes them (anywhere, at most once each);
+/// `--` ends the options, after it every argument is a key or a value whatever it looks
+/// like (`set -- k --ttl` stores the value `--ttl`); any other argument that begins with `-`
+/// is refused where a key (or a number) goes, and taken as it is where a value goes.
+fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String> {
+    let command = spec.name;
+    let is_help = |a: &[u8]| a == b"-h" || a == b"--help";
+    if command == "stats" && args.first().is_some_and(|a| a == b"--client") {
+        if args.iter().take_while(|a| *a != b"--").any(|a| is_help(a)) {
+            return Ok(Parsed::Help);
         }
-        if a.len() > 1 && a[0] == b'-' {
-            return Err(format!(
-                "{command} takes no option {}; a key that begins with - goes after -- \
-                 (mcpool {command} -- KEY)",
-                String::from_utf8_lossy(a)
-            ));
-        }
-        keys.push(a.as_slice());
+        return Ok(Parsed::StatsClient);
     }
-    Ok(keys)
+    let mut out = Args {
+        pos: Vec::new(),
+        ttl: 0,
+        kind: Kind::Bytes,
+    };
+    let (mut ttl_seen, mut kind_seen) = (false, false);
+    let mut it = args.iter();
+    let mut ended = false;
+    while let Some(a) = it.next() {
+        let a = a.as_slice();
+        if !ended {
+            if a == b"--" {
+                ended = true;
+                continue;
+            }
+            if is_help(a) {
+                return Ok(Parsed::Help);
+            }
+            let takes = |o: &str| spec.options.contains(&o);
+            let kind_name = if a == b"--kind" && takes("--kind") {
+                Some(text(it.next().ok_or("--kind needs a value")?)?)
+            } else if takes("--kind") {
+                a.strip_prefix(b"--kind=").map(text).transpose()?
+            } else {
+                None
+            };
+            if let Some(k) = kind_name {
+                if std::mem::replace(&mut kind_seen, true) {
+                    return Err("--kind given twice".into());
+                }
+                out.kind = match k {
+                    "bytes" => Kind::Bytes,
+                    "text" => Kind::Text,
+                    "int" => Kind::Int,
+                    "bool" => Kind::Bool,
+                    _ => return Err(format!("--kind takes bytes, text, int or bool, not {k:?}")),
+                };
+                continue;
+            }
+            if takes("--ttl") && (a == b"--ttl" || a.starts_with(b"--ttl=")) {
+                if std::mem::replace(&mut ttl_seen, true) {
+                    return Err("--ttl given twice".into());
+                }
+                let v = match a.strip_prefix(b"--ttl=") {
+                    Some(v) => v,
+                    None => it.next().ok_or("--ttl needs a value")?,
+                };
+                out.ttl = crate::seconds("--ttl", text(v)?)?;
+                continue;
+            }
+            if looks_like_option(a) {
+                let slot = spec
+                    .slots
+                    .get(out.pos.len())
+                    .or(spec.slots.last().filter(|s| **s == Slot::Keys));
+                let negative = a[1..].iter().all(u8::is_ascii_digit);
+                let taken = match slot {
+                    Some(Slot::Value) => true,
+                    Some(Slot::Number | Slot::OptNumber) => negative,
+                    _ => false,
+                };
+                if !taken {
+                    let theirs = match spec.options {
+                        [] => String::new(),
+                        o => format!(" (its options: {})", o.join(", ")),
+                    };
+                    let hint = match slot {
+                        Some(Slot::Key | Slot::Keys) => format!(
+                            "; a key that begins with - goes after -- (mcpool {command} -- KEY)"
+                        ),
+                        _ => String::new(),
+                    };
+                    return Err(format!(
+                        "{command} takes no option {}{theirs}{hint}",
+                        String::from_utf8_lossy(a)
+                    ));
+                }
+            }
+        }
+        out.pos.push(a);
+    }
+    Ok(Parsed::Run(out))
 }
 
 /// A value read: its bytes (as stored, inflated), its flags and its CAS unique.
@@ -174,7 +413,7 @@ impl mcpool::sink::Sink for Found {
     }
 }
 
-/// get, gets and gat: reads `args` (gat's TTL first) with the client's read engine and
+/// get, gets and gat: reads `keys` (touching each with gat's TTL) with the client's read engine and
 /// prints each value found, each distinct key once (as every binding's multi-get answers),
 /// `KEY<TAB>` first when several keys are given; gets prints the CAS unique before the
 /// value. A miss is said on stderr (exit 1), an error too (exit 2).
@@ -182,23 +421,9 @@ fn read_command(
     client: &Client,
     out: &mut impl Write,
     command: &str,
-    args: &[Vec<u8>],
+    touch: Option<u32>,
+    keys: &[&[u8]],
 ) -> Result<ExitCode, String> {
-    let (touch, args) = match (command, args) {
-        ("gat", [first, rest @ ..]) if first != b"--" => (Some(first), rest),
-        ("gat", [_, ttl, rest @ ..]) => (Some(ttl), rest),
-        ("gat", _) => return Err("usage: mcpool gat TTL KEY...".into()),
-        _ => (None, args),
-    };
-    let touch = touch
-        .map(|t| crate::seconds("gat TTL", text(t)?))
-        .transpose()?;
-    let keys = keys_only(command, args)?;
-    if keys.is_empty() {
-        return Err(format!(
-            "wrong arguments for {command}; run `mcpool --help` for usage"
-        ));
-    }
     let mut seen = std::collections::HashSet::new();
     let distinct: Vec<&[u8]> = keys.iter().copied().filter(|k| seen.insert(*k)).collect();
     let several = keys.len() > 1;
@@ -219,34 +444,34 @@ fn read_command(
         match r {
             Ok(Some((kind, body, cas))) => {
                 if several {
-                    let _ = out.write_all(k);
-                    let _ = out.write_all(b"\t");
+                    check(out.write_all(k));
+                    check(out.write_all(b"\t"));
                 }
                 if with_cas {
                     let cas =
                         cas.ok_or_else(|| about(command, k, "the server sent no CAS unique"))?;
-                    let _ = write!(out, "{cas}\t");
+                    check(write!(out, "{cas}\t"));
                 }
                 // A serialized object (delivered only with its --serialized-* option on;
                 // else the core's error, exit 2) is its serialized bytes as stored, for a
                 // program of that language to load: never a made-up stand-in printed as if
                 // it were the value.
-                let _ = match kind {
+                check(match kind {
                     Kind::Bytes | Kind::Text | Kind::Int | Kind::Serialized(_) => {
                         out.write_all(&body)
                     }
                     Kind::Bool => out.write_all(if &body[..] == b"1" { b"true" } else { b"false" }),
-                };
-                let _ = out.write_all(b"\n");
+                });
+                check(out.write_all(b"\n"));
             }
             Ok(None) => {
-                eprintln!("mcpool: {}", about(command, k, "not found"));
+                errln!("mcpool: {}", about(command, k, "not found"));
                 if code == 0 {
                     code = MISS;
                 }
             }
             Err(e) => {
-                eprintln!("mcpool: {}", about(command, k, e));
+                errln!("mcpool: {}", about(command, k, e));
                 code = FAIL;
             }
         }
@@ -262,52 +487,6 @@ fn text(a: &[u8]) -> Result<&str, String> {
             String::from_utf8_lossy(a)
         )
     })
-}
-
-/// Splits `--ttl S` and `--kind K` out of `args`; after `--` every argument is a key or a
-/// value, whatever it looks like (`set -- k --ttl` stores the value `--ttl`).
-fn take_ttl(args: &[Vec<u8>]) -> Result<(Vec<&[u8]>, u32, Kind), String> {
-    let mut ttl = 0;
-    let mut kind = Kind::Bytes;
-    let (mut ttl_seen, mut kind_seen) = (false, false);
-    let mut rest = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let a = a.as_slice();
-        if a == b"--" {
-            rest.extend(it.map(Vec::as_slice));
-            break;
-        }
-        let kind_name = if a == b"--kind" {
-            Some(text(it.next().ok_or("--kind needs a value")?)?)
-        } else {
-            a.strip_prefix(b"--kind=").map(text).transpose()?
-        };
-        if let Some(k) = kind_name {
-            if std::mem::replace(&mut kind_seen, true) {
-                return Err("--kind given twice".into());
-            }
-            kind = match k {
-                "bytes" => Kind::Bytes,
-                "text" => Kind::Text,
-                "int" => Kind::Int,
-                "bool" => Kind::Bool,
-                _ => return Err(format!("--kind takes bytes, text, int or bool, not {k:?}")),
-            };
-        } else if a == b"--ttl" || a.starts_with(b"--ttl=") {
-            if std::mem::replace(&mut ttl_seen, true) {
-                return Err("--ttl given twice".into());
-            }
-            let v = match a.strip_prefix(b"--ttl=") {
-                Some(v) => v,
-                None => it.next().ok_or("--ttl needs a value")?,
-            };
-            ttl = crate::seconds("--ttl", text(v)?)?;
-        } else {
-            rest.push(a);
-        }
-    }
-    Ok((rest, ttl, kind))
 }
 
 /// A typed value from the command line's argument (bytes: a text or int kind checks them).
@@ -332,28 +511,24 @@ fn typed(kind: Kind, arg: &[u8]) -> Result<Value, String> {
 /// Runs one memcached command; starts a private server when `--servers` is absent.
 /// `args` are bytes: keys and values may be any (a key's 0x80 and above included).
 pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
-    const KNOWN: &[&str] = &[
-        "get",
-        "gets",
-        "gat",
-        "cas",
-        "set",
-        "add",
-        "replace",
-        "append",
-        "prepend",
-        "delete",
-        "incr",
-        "decr",
-        "touch",
-        "set-counter",
-        "version",
-        "stats",
-        "flush",
-    ];
-    if !KNOWN.contains(&command) {
+    let Some(spec) = COMMANDS.iter().find(|c| c.name == command) else {
         return usage_error(&format!("unknown command {command:?}"));
-    }
+    };
+    // The arguments are read before any server is started or asked: help, and a usage
+    // error, never reach memcached.
+    let parsed = match parse_args(spec, args) {
+        Ok(p) => p,
+        Err(e) => return usage_error(&e),
+    };
+    let a = match parsed {
+        Parsed::Help => {
+            outln!("usage: mcpool [GLOBAL OPTIONS] {}", spec.usage);
+            outln!("(every command and global option: mcpool --help)");
+            return ExitCode::SUCCESS;
+        }
+        Parsed::StatsClient => None,
+        Parsed::Run(a) => Some(a),
+    };
     let _private;
     if g.servers.is_empty() {
         if let Some(what) = needs_real_server(g) {
@@ -371,7 +546,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         };
         match spawn.start() {
             Ok(p) => {
-                eprintln!(
+                errln!(
                     "mcpool: no --servers given; started a private memcached at {} for this command",
                     p.addr()
                 );
@@ -402,51 +577,53 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             format!("{command} takes a delta 0-{}, not {t:?}{hint}", u64::MAX)
         })
     };
-    // `--` before the arguments of a command without options of its own is the usual end of
-    // options, not a key (`get -- --k`); set, add and replace read it among theirs.
-    let args = match args {
-        [first, rest @ ..]
-            if first == b"--"
-                && !matches!(
-                    command,
-                    "set" | "add" | "replace" | "cas" | "set-counter" | "get" | "gets" | "gat"
-                ) =>
-        {
-            rest
-        }
-        _ => args,
+    let Some(Args {
+        pos: args,
+        ttl,
+        kind,
+    }) = a
+    else {
+        // stats --client: its own options.
+        let args = args
+            .iter()
+            .map(|a| text(a).map(str::to_owned))
+            .collect::<Result<Vec<_>, _>>();
+        return match args.and_then(|args| crate::client_stats::run(&client, &args)) {
+            Ok(code) => code,
+            Err(e) => fail(e),
+        };
+    };
+    let wrong = || {
+        format!(
+            "wrong arguments for {command}; usage: mcpool {} (run `mcpool {command} --help`)",
+            spec.usage
+        )
     };
     let mut out = std::io::stdout().lock();
-    let result: Result<ExitCode, String> = (|| match (command, args) {
-        ("get" | "gets" | "gat", _) => read_command(&client, &mut out, command, args),
-        ("set" | "add" | "replace" | "cas", _) => {
-            let (rest, ttl, kind) = take_ttl(args)?;
-            let (key, value, cmd) =
-                match (command, &rest[..]) {
-                    ("set", [key, value]) => (key, value, StoreCommand::Set),
-                    ("add", [key, value]) => (key, value, StoreCommand::Add),
-                    ("replace", [key, value]) => (key, value, StoreCommand::Replace),
-                    ("cas", [key, value, cas]) => {
-                        // 0 is the core's to refuse (no item has CAS 0), as on every surface.
-                        let cas = text(cas)?.parse::<u64>().map_err(|_| {
-                            format!(
-                                "cas takes a CAS unique 1-{} (as gets prints it), not {:?}",
-                                u64::MAX,
-                                String::from_utf8_lossy(cas)
-                            )
-                        })?;
-                        (key, value, StoreCommand::Cas(cas))
-                    }
-                    ("cas", _) => return Err(
-                        "usage: mcpool cas KEY VALUE CAS [--ttl S] [--kind bytes|text|int|bool]"
-                            .into(),
-                    ),
-                    _ => {
-                        return Err(format!(
-                        "usage: mcpool {command} KEY VALUE [--ttl S] [--kind bytes|text|int|bool]"
-                    ))
-                    }
-                };
+    let result: Result<ExitCode, String> = (|| match (command, &args[..]) {
+        ("get" | "gets", [_, ..]) => read_command(&client, &mut out, command, None, &args),
+        ("gat", [ttl, keys @ ..]) if !keys.is_empty() => {
+            let ttl = crate::seconds("gat TTL", text(ttl)?)?;
+            read_command(&client, &mut out, command, Some(ttl), keys)
+        }
+        ("set" | "add" | "replace" | "cas", rest) => {
+            let (key, value, cmd) = match (command, rest) {
+                ("set", [key, value]) => (key, value, StoreCommand::Set),
+                ("add", [key, value]) => (key, value, StoreCommand::Add),
+                ("replace", [key, value]) => (key, value, StoreCommand::Replace),
+                ("cas", [key, value, cas]) => {
+                    // 0 is the core's to refuse (no item has CAS 0), as on every surface.
+                    let cas = text(cas)?.parse::<u64>().map_err(|_| {
+                        format!(
+                            "cas takes a CAS unique 1-{} (as gets prints it), not {:?}",
+                            u64::MAX,
+                            String::from_utf8_lossy(cas)
+                        )
+                    })?;
+                    (key, value, StoreCommand::Cas(cas))
+                }
+                _ => return Err(wrong()),
+            };
             // An int of any size is the core's rule (store_int_text_as).
             let o = match kind {
                 Kind::Int if mcpool::value::kind::is_integer_text(value) => {
@@ -457,11 +634,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             .map_err(|e| about(command, key, e))?;
             Ok(store_exit(command, key, o))
         }
-        ("set-counter", _) => {
-            let (rest, ttl, kind) = take_ttl(args)?;
-            let ([key, value], Kind::Bytes) = (&rest[..], kind) else {
-                return Err("usage: mcpool set-counter KEY N [--ttl S]".into());
-            };
+        ("set-counter", [key, value]) => {
             // memcached's counters are unsigned 64-bit: -1 would be a counter no incr takes
             let n: u64 = text(value)?.parse().map_err(|_| {
                 format!(
@@ -487,7 +660,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         ("delete", [key]) => match client.delete(key).map_err(|e| about(command, key, e))? {
             true => Ok(ExitCode::SUCCESS),
             false => {
-                eprintln!("mcpool: {}", about(command, key, "not found"));
+                errln!("mcpool: {}", about(command, key, "not found"));
                 Ok(ExitCode::from(MISS))
             }
         },
@@ -501,11 +674,11 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             .map_err(|e| about(command, key, e))?;
             match r {
                 Some(v) => {
-                    let _ = writeln!(out, "{v}");
+                    check(writeln!(out, "{v}"));
                     Ok(ExitCode::SUCCESS)
                 }
                 None => {
-                    eprintln!("mcpool: {}", about(command, key, "not found"));
+                    errln!("mcpool: {}", about(command, key, "not found"));
                     Ok(ExitCode::from(MISS))
                 }
             }
@@ -515,26 +688,19 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             match client.touch(key, ttl).map_err(|e| about(command, key, e))? {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
-                    eprintln!("mcpool: {}", about(command, key, "not found"));
+                    errln!("mcpool: {}", about(command, key, "not found"));
                     Ok(ExitCode::from(MISS))
                 }
             }
         }
         ("version", []) => per_server(&mut out, client.version(), |out, v| {
-            let _ = writeln!(out, "{v}");
+            check(writeln!(out, "{v}"));
         }),
-        ("stats", [first, ..]) if first == b"--client" => {
-            let args = args
-                .iter()
-                .map(|a| text(a).map(str::to_owned))
-                .collect::<Result<Vec<_>, _>>()?;
-            crate::client_stats::run(&client, &args)
-        }
         ("stats", [] | [_]) => {
             let group = args.first().map(|g| text(g)).transpose()?;
             per_server(&mut out, client.stats(group), |out, stats| {
                 for (k, v) in stats {
-                    let _ = writeln!(out, "  {k} {v}");
+                    check(writeln!(out, "  {k} {v}"));
                 }
             })
         }
@@ -546,9 +712,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             client.flush_all(delay).map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)
         }
-        _ => Err(format!(
-            "wrong arguments for {command}; run `mcpool --help` for usage"
-        )),
+        _ => Err(wrong()),
     })();
     match result {
         Ok(code) => code,
@@ -565,11 +729,11 @@ fn per_server<T>(
     for (server, r) in results {
         match r {
             Ok(v) => {
-                let _ = write!(out, "{server}: ");
+                check(write!(out, "{server}: "));
                 show(out, &v);
             }
             Err(e) => {
-                eprintln!("mcpool: {server}: {e}");
+                errln!("mcpool: {server}: {e}");
                 code = ExitCode::from(FAIL);
             }
         }

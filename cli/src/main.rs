@@ -4,8 +4,10 @@
 
 mod client_stats;
 mod cmd;
+mod out;
 mod ring;
 
+use out::{err, errln, out, outln};
 use std::process::ExitCode;
 
 const USAGE: &str = "\
@@ -19,8 +21,7 @@ exists)`):
                              as stored, a bool as true/false, another language's
                              serialized object (a Python pickle, ...; an error unless
                              --serialized-python/-perl/-java true) as its serialized
-                             bytes, unchanged. get takes no options: a key that begins
-                             with - goes after -- (`get -- -k`)
+                             bytes, unchanged
   gets KEY...                print each CAS unique and value, CAS<TAB>VALUE
                              (KEY<TAB>CAS<TAB>VALUE when several keys), for cas
   gat TTL KEY...             get and touch: print each value as get does, setting its
@@ -51,8 +52,13 @@ exists)`):
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`
   options [--markdown|--presets]
                              every option of the table below (or the legacy presets)
-  `--` ends a command's options: what follows is keys and values (`set -- k --ttl`).
-  An option is given once: `--ttl 5 --ttl 6` is an error.
+  Every command reads its arguments alike. `-h` or `--help` after it prints its usage
+  (exit 0). An argument that begins with - is one of the command's options (--ttl and
+  --kind where shown above); any other is an error (exit 2) where a key goes, so a key
+  that begins with - goes after -- (`delete -- -k`, `get -- -k`), and is taken as it is
+  where a VALUE goes (`set k -5 --kind int`, `append k -x`). `--` ends a command's
+  options: what follows is keys and values (`set -- k --ttl`). An option is given once:
+  `--ttl 5 --ttl 6` is an error.
   TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
   a larger one is refused (exit 2): memcached would read it as negative and expire at once.
 
@@ -67,8 +73,8 @@ Global options:
                                       --servers must be the same)
   --distribution PROFILE              key placement profile (default cache-memcached), or
                                       proxy-pool: every key to the first healthy server
-  --ketama-points N                   points per server for --distribution cmf-ketama (an
-                                      error without --distribution)
+  --ketama-points N                   points per server for --distribution cmf-ketama,
+                                      1-4194304 (an error without --distribution)
   --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by
                                       default); the same as --sanitize-keys false
   --prefix P                          key prefix (namespace); the same as --key-prefix P
@@ -158,16 +164,16 @@ fn options_command(args: &[String]) -> ExitCode {
     match args.first().map(String::as_str) {
         None => {
             for o in OPTIONS {
-                println!("{}\t{}", o.name, o.summary());
+                outln!("{}\t{}", o.name, o.summary());
             }
             ExitCode::SUCCESS
         }
         Some("--markdown") => {
-            print!("{}", markdown_table());
+            out!("{}", markdown_table());
             ExitCode::SUCCESS
         }
         Some("--presets") => {
-            print!("{}", mcpool::config::options::presets_markdown());
+            out!("{}", mcpool::config::options::presets_markdown());
             ExitCode::SUCCESS
         }
         Some(other) => usage_error(&format!("options: unknown argument {other}")),
@@ -200,7 +206,7 @@ pub struct Globals {
 
 /// A usage error: printed with a hint, exit status 2.
 pub fn usage_error(msg: &str) -> ExitCode {
-    eprintln!("mcpool: {msg}\n(run `mcpool --help` for usage)");
+    errln!("mcpool: {msg}\n(run `mcpool --help` for usage)");
     ExitCode::from(2)
 }
 
@@ -354,6 +360,11 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
 }
 
 fn main() -> ExitCode {
+    // A closed output pipe ends the output quietly; a failed write is exit 2 (`out`).
+    out::status(run())
+}
+
+fn run() -> ExitCode {
     use std::os::unix::ffi::OsStringExt;
     // Keys and values are bytes (0x80 and above included, as memcached takes them): the
     // arguments are read as bytes, and only options and names must be UTF-8.
@@ -379,11 +390,11 @@ fn main() -> ExitCode {
     let (globals, at) = match parse_globals(&args) {
         Ok(x) => x,
         Err(Stop::Help) => {
-            print!("{}", usage());
+            out!("{}", usage());
             return ExitCode::SUCCESS;
         }
         Err(Stop::Version) => {
-            println!("{}", version_line());
+            outln!("{}", version_line());
             return ExitCode::SUCCESS;
         }
         Err(Stop::Usage(e)) => return not_text(0, raw.len()).unwrap_or_else(|| usage_error(&e)),
@@ -393,7 +404,7 @@ fn main() -> ExitCode {
         return e;
     }
     let Some(command) = args.get(at) else {
-        eprint!("{}", usage());
+        err!("{}", usage());
         return ExitCode::from(2);
     };
     let rest = &args[at + 1..];
@@ -409,7 +420,7 @@ fn main() -> ExitCode {
         "bench" => ExitCode::from(mcpool_bench::run(&globals.servers, rest).clamp(0, 255) as u8),
         "options" => options_command(rest),
         "help" => {
-            print!("{}", usage());
+            out!("{}", usage());
             ExitCode::SUCCESS
         }
         _ => unreachable!("the memcached commands returned above"),

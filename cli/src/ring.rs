@@ -18,6 +18,7 @@
 //! refused too) prints `KEY<TAB>!refused` in its place, is reported on stderr with its line
 //! number, and makes the exit status 2; the other keys are still printed.
 
+use crate::out::{errln, out, outln};
 use crate::Globals;
 use mcpool::{Client, Distribution, Router, ServerSpec};
 use std::io::{self, BufRead, BufWriter, Read, Write};
@@ -174,9 +175,9 @@ pub fn run(opts: &Globals, args: &[String]) -> i32 {
         Ok(()) => 0,
         Err(Fail(msg, code)) => {
             if !msg.is_empty() {
-                eprintln!("mcpool ring: {msg}");
+                errln!("mcpool ring: {msg}");
                 if code == 2 {
-                    eprintln!("(run `mcpool ring --help` for usage)");
+                    errln!("(run `mcpool ring --help` for usage)");
                 }
             }
             code
@@ -187,7 +188,7 @@ pub fn run(opts: &Globals, args: &[String]) -> i32 {
 fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
     let a = parse_args(args)?;
     if a.help {
-        println!(
+        outln!(
             "{HELP}{}\n(and {}: every key on the first server, a pool of proxies)",
             Distribution::NAMES.join(", "),
             mcpool::route::proxy_pool::NAME
@@ -196,7 +197,9 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
     }
     if a.bench {
         let sizes = a.bench_sizes.unwrap_or_else(|| vec![10, 100, 1000]);
-        return bench(&sizes, &mut io::stdout().lock()).map_err(io_fail);
+        // It only writes its table: a closed pipe ends it quietly, as everywhere (`out`).
+        crate::out::check(bench(&sizes, &mut io::stdout().lock()));
+        return Ok(());
     }
     let here = Placement::new(opts)?;
 
@@ -216,7 +219,7 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
             None => random_keys(a.random.unwrap_or(100_000)),
         };
         let report = compare(&here, &there, &keys)?;
-        print!("{report}");
+        out!("{report}");
         return Ok(());
     }
 
@@ -228,7 +231,7 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
         let server = match here.locate(key) {
             Ok(i) => here.server(i),
             Err(e) => {
-                eprintln!(
+                errln!(
                     "mcpool ring: line {line}: {}: {e}",
                     crate::cmd::shown_key(key)
                 );

@@ -364,6 +364,53 @@ fn numbers_beyond_u32_are_refused_not_wrapped() {
             "{err}"
         );
     }
+    // Beyond the most points a continuum holds: that limit is the cause named (it said
+    // "--ketama-points does not apply to cmf-ketama", the very profile it applies to).
+    for points in ["4194305", "99999999", "4294967295"] {
+        let o = on(
+            &s,
+            &[
+                "--distribution",
+                "cmf-ketama",
+                "--ketama-points",
+                points,
+                "set",
+                "k4",
+                "v",
+            ],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{points}: {err}");
+        assert!(err.contains("at most 4194304"), "{points}: {err}");
+        assert!(err.contains("--ketama-points"), "{points}: {err}");
+        assert!(!err.contains("does not apply"), "{points}: {err}");
+    }
+    let o = on(
+        &s,
+        &[
+            "--distribution",
+            "cmf-ketama",
+            "--ketama-points",
+            "4194304",
+            "set",
+            "k4",
+            "v",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    // A profile without a points count: that is the cause named.
+    let o = on(
+        &s,
+        &[
+            "--distribution",
+            "libmemcached-ketama",
+            "--ketama-points",
+            "150",
+            "version",
+        ],
+    );
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("apply only to the cmf-ketama"));
 }
 
 #[test]
@@ -1112,4 +1159,205 @@ fn gets_cas_and_gat() {
     for usage in ["gets KEY...", "cas KEY VALUE CAS", "gat TTL KEY..."] {
         assert!(help.contains(usage), "{usage}");
     }
+}
+
+/// A pipe whose reader has already gone: the write end of a FIFO opened while a read-write
+/// descriptor held it open, which is then closed. Every write to it fails with EPIPE, at
+/// once, whatever the timing (a `| head -1` that closes before or after the first write).
+fn pipe_without_reader() -> std::fs::File {
+    let dir = std::env::temp_dir().join(common::unique("mcpool-epipe"));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    // On Linux a FIFO opened for reading and writing does not wait for a peer.
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .expect("open the FIFO read-write");
+    let writer = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&fifo)
+        .expect("open the FIFO's write end");
+    drop(reader);
+    let _ = std::fs::remove_dir_all(&dir);
+    writer
+}
+
+/// `mcpool ARGS` writing to a pipe whose reader has gone: (exit status, stderr).
+fn to_closed_pipe(args: &[&str]) -> (i32, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(args)
+        .stdout(pipe_without_reader())
+        .output()
+        .expect("run mcpool");
+    (code(&o), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn a_closed_output_pipe_is_never_a_panic() {
+    // `mcpool options | head -1`, `mcpool --help | true` used to panic (exit 101, "failed
+    // printing to stdout: Broken pipe"). Now the output stops quietly and the command's own
+    // status stands, on every output path.
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let big = "x".repeat(100_000);
+    assert_eq!(code(&on(&s, &["set", "big", &big])), 0);
+    assert_eq!(code(&on(&s, &["set", "small", "v"])), 0);
+    for (args, want) in [
+        (vec!["--help"], 0),
+        (vec!["help"], 0),
+        (vec!["--version"], 0),
+        (vec!["options"], 0),
+        (vec!["options", "--markdown"], 0),
+        (vec!["options", "--presets"], 0),
+        (vec!["ring", "--help"], 0),
+        (vec!["ring", "--bench", "--bench-sizes", "2"], 0),
+        (vec!["bench", "--help"], 0),
+        (vec!["--servers", &s, "get", "big"], 0),
+        (vec!["--servers", &s, "get", "small", "big"], 0),
+        (vec!["--servers", &s, "gets", "small"], 0),
+        // A miss is still a miss (exit 1), said on stderr.
+        (vec!["--servers", &s, "get", "small", "absent"], 1),
+        (vec!["--servers", &s, "incr", "absent", "1"], 1),
+        (vec!["--servers", &s, "version"], 0),
+        (vec!["--servers", &s, "stats"], 0),
+        (
+            vec![
+                "--servers",
+                &s,
+                "stats",
+                "--client",
+                "--ops",
+                "8",
+                "--threads",
+                "1",
+            ],
+            0,
+        ),
+        // The private server (no --servers) is still stopped at the end.
+        (vec!["version"], 0),
+    ] {
+        let (status, stderr) = to_closed_pipe(&args);
+        assert_eq!(status, want, "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // Another write error (a full disk) is said, exit 2, never a panic.
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    if let Ok(full) = full {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .arg("options")
+            .stdout(full)
+            .output()
+            .expect("run mcpool");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{stderr}");
+        assert!(stderr.contains("cannot write the output"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn every_command_reads_help_and_options_alike() {
+    // `delete --help` deleted the key `--help` and `delete -x` the key `-x`; touch and incr
+    // took `--help` as a key and `stats --help` was sent to memcached. Now every command
+    // reads its arguments by one rule: -h/--help is its usage; an option where a key goes
+    // is refused (a key that begins with - goes after --); a value is taken as it is.
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    for key in ["--help", "-h", "-x"] {
+        assert_eq!(code(&with(&["set", "--", key, "precious"])), 0);
+    }
+    assert_eq!(code(&with(&["set", "--", "n", "5"])), 0);
+    let commands: &[&[&str]] = &[
+        &["get"],
+        &["gets"],
+        &["gat", "5"],
+        &["set"],
+        &["add"],
+        &["replace"],
+        &["cas"],
+        &["append"],
+        &["prepend"],
+        &["delete"],
+        &["incr"],
+        &["decr"],
+        &["touch"],
+        &["set-counter"],
+        &["version"],
+        &["stats"],
+        &["stats", "--client"],
+        &["flush"],
+    ];
+    for cmd in commands {
+        for help in ["--help", "-h"] {
+            let mut args = cmd.to_vec();
+            args.push(help);
+            args.extend(["5", "6"]);
+            let o = with(&args);
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(
+                code(&o),
+                0,
+                "{args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(
+                out.starts_with(&format!("usage: mcpool [GLOBAL OPTIONS] {}", cmd[0])),
+                "{args:?}: {out}"
+            );
+        }
+    }
+    // An unknown option where a key goes: refused (exit 2), nothing done, whatever the command.
+    for cmd in [
+        &["delete", "-x"][..],
+        &["touch", "-x", "5"],
+        &["incr", "-x", "1"],
+        &["decr", "-x", "1"],
+        &["append", "-x", "v"],
+        &["prepend", "-x", "v"],
+        &["set", "-x", "v"],
+        &["add", "-x", "v"],
+        &["replace", "-x", "v"],
+        &["cas", "-x", "v", "1"],
+        &["set-counter", "-x", "1"],
+        &["get", "-x"],
+        &["gets", "n", "-x"],
+        &["gat", "5", "-x"],
+        &["stats", "-x"],
+        &["flush", "--now"],
+        &["version", "-x"],
+        &["delete", "n", "--ttl", "5"],
+        &["set-counter", "n", "7", "--kind", "int"],
+    ] {
+        let o = with(cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{cmd:?}: {err}");
+        assert!(err.contains("takes no option"), "{cmd:?}: {err}");
+        assert!(o.stdout.is_empty(), "{cmd:?}");
+    }
+    for key in ["--help", "-h", "-x"] {
+        assert_eq!(with(&["get", "--", key]).stdout, b"precious\n", "{key}");
+    }
+    assert_eq!(with(&["get", "n"]).stdout, b"5\n", "untouched");
+    // After --, a key that begins with -: acted on.
+    assert_eq!(code(&with(&["append", "--", "-x", "!"])), 0);
+    assert_eq!(with(&["get", "--", "-x"]).stdout, b"precious!\n");
+    assert_eq!(code(&with(&["delete", "--", "-x"])), 0);
+    assert_eq!(code(&with(&["get", "--", "-x"])), 1, "deleted");
+    assert_eq!(code(&with(&["touch", "--", "-h", "100"])), 0);
+    // A value that begins with - is the value (the help says so).
+    assert_eq!(code(&with(&["set", "neg", "-5", "--kind", "int"])), 0);
+    assert_eq!(with(&["get", "neg"]).stdout, b"-5\n");
+    assert_eq!(code(&with(&["set", "dash", "-x"])), 0);
+    assert_eq!(code(&with(&["append", "dash", "--y"])), 0);
+    assert_eq!(with(&["get", "dash"]).stdout, b"-x--y\n");
+    // A negative number where a number goes: the command's own range message.
+    let o = with(&["incr", "n", "-1"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("use decr"));
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    assert!(help.contains("`set k -5 --kind int`") && help.contains("`delete -- -k`"));
 }

@@ -1027,7 +1027,9 @@ mcp_answer(mcpool_status st)
     }
 }
 
-/* A _multi command's results, as Cache::Memcached::Fast returns them: in list context one
+/* A _multi command's results, as Cache::Memcached::Fast returns them (but for a key given
+ * twice in scalar context, where Cache::Memcached::Fast keeps the last answer: POD "A key
+ * given more than once"): in list context one
  * per argument, in order (1, "" for a cache answer that says no, undef for an error); in
  * scalar context a hash reference of key => result for the defined results; in void
  * context nothing. Written from ST(0) (the call has n + 1 slots); returns how many. A key

@@ -260,7 +260,23 @@ impl Distribution {
             .collect()
     }
 
-    /// Sets `ketama_points` on `cmf-ketama`; other profiles are returned unchanged.
+    /// `cmf-ketama` with `points` points per server, checked as `cmf-ketama:N` is (1 to
+    /// [`MAX_TABLE_ENTRIES`]); a configuration error naming the cause for a count out of
+    /// that range, or for a profile that has no points count (only `cmf-ketama` has one).
+    /// `whence` names where the count was written, for the message (`--ketama-points`).
+    pub fn checked_ketama_points(self, points: u32, whence: &str) -> Result<Distribution> {
+        match self {
+            Distribution::CmfKetama { .. } => Ok(Distribution::CmfKetama {
+                points: check_ketama_points(points, whence)?,
+            }),
+            other => Err(Error::Config(format!(
+                "{whence}: ketama points apply only to the cmf-ketama distribution, not {other}"
+            ))),
+        }
+    }
+
+    /// Sets `ketama_points` on `cmf-ketama`; other profiles are returned unchanged. Unchecked:
+    /// [`Distribution::checked_ketama_points`] refuses a count no continuum can hold.
     pub fn with_ketama_points(self, points: u32) -> Distribution {
         match self {
             Distribution::CmfKetama { .. } => Distribution::CmfKetama { points },
@@ -377,6 +393,25 @@ impl fmt::Display for Distribution {
     }
 }
 
+/// The range of `cmf-ketama`'s points per server, 1 to [`MAX_TABLE_ENTRIES`]: the one check
+/// of `cmf-ketama:N` and [`Distribution::checked_ketama_points`]; `whence` is where the count
+/// was written.
+fn check_ketama_points(points: u32, whence: &str) -> Result<u32> {
+    if points == 0 {
+        return Err(Error::Config(format!(
+            "ketama points 0 in {whence} place no server: Cache::Memcached::Fast's \
+             ketama_points 0 is its modulo placement, the cache-memcached distribution"
+        )));
+    }
+    if points as usize > MAX_TABLE_ENTRIES {
+        return Err(Error::Config(format!(
+            "ketama points {points} in {whence}: at most {MAX_TABLE_ENTRIES} \
+             (the most points a continuum may hold)"
+        )));
+    }
+    Ok(points)
+}
+
 impl FromStr for Distribution {
     type Err = Error;
     /// Parses a profile name; `cmf-ketama` gets [`DEFAULT_CMF_KETAMA_POINTS`] unless written
@@ -391,18 +426,7 @@ impl FromStr for Distribution {
             let points: u32 = n.parse().map_err(|_| {
                 Error::Config(format!("bad ketama points {n:?} in {s:?} (a whole number)"))
             })?;
-            if points == 0 {
-                return Err(Error::Config(format!(
-                    "ketama points 0 in {s:?} place no server: Cache::Memcached::Fast's \
-                     ketama_points 0 is its modulo placement, the cache-memcached distribution"
-                )));
-            }
-            if points as usize > MAX_TABLE_ENTRIES {
-                return Err(Error::Config(format!(
-                    "ketama points {points} in {s:?}: at most {MAX_TABLE_ENTRIES} \
-                     (the most points a continuum may hold)"
-                )));
-            }
+            let points = check_ketama_points(points, &format!("{s:?}"))?;
             return Ok(Distribution::CmfKetama { points });
         }
         Ok(match s {

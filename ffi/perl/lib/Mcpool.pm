@@ -361,7 +361,8 @@ sub flush_all {
 # delete_multi are XS (one pipelined call: per server every command is written before any
 # reply is read); so are get_multi, gets_multi, gat_multi and gats_multi (one read).
 # incr_multi, decr_multi and touch_multi: one pipelined call (XS); one result per argument in
-# list context, a hash of key => defined result in scalar context, as Cache::Memcached::Fast.
+# list context, a hash of key => defined result in scalar context, as Cache::Memcached::Fast
+# (but a key given twice keeps a done answer: POD "A key given more than once").
 for my $cmd (qw(incr decr touch)) {
     no strict 'refs';
     my $xs = \&{"Mcpool::_${cmd}_multi"};
@@ -497,7 +498,9 @@ Mcpool speaks to memcached through C<libmcpool>, the C ABI of the mcpool Rust co
 compression; this module only turns Perl values into bytes and flags and back.
 
 Its interface is Cache::Memcached::Fast's: replacing C<Cache::Memcached::Fast-E<gt>new> with
-C<Mcpool-E<gt>new> is the only change an application needs. Keys land on the same server
+C<Mcpool-E<gt>new> is the only change an application needs (one deliberate difference: the
+scalar-context hash of a C<_multi> call with a key given twice, see
+L</A key given more than once (differs from Cache::Memcached::Fast)>). Keys land on the same server
 as with Cache::Memcached::Fast (and Cache::Memcached), and values written by either are read
 by the other, so a fleet can switch client by client without losing its cache.
 
@@ -541,11 +544,25 @@ as C<"0E0">), false for a missing key, nothing on error. C<get> returns the valu
 reference of the keys found. The C<_multi> store forms and
 C<delete_multi> return a list of results, one per argument and in order (C<undef> for an item
 that failed), in list context, and a hash reference of key =E<gt> result for the defined
-results in scalar context; in void context they still run. A key given more than once is
-sent once per occurrence, in order; in the hash it is true when any occurrence was done (the
-last such one's result: a counter's latest value), false only when none was:
-C<< scalar $memd->delete_multi('k', 'k') >> deletes C<k> with the first and finds nothing
-with the second, and returns C<< { k =E<gt> 1 } >>.
+results in scalar context; in void context they still run.
+
+=item A key given more than once (differs from Cache::Memcached::Fast)
+
+A key given more than once to a C<_multi> command is sent once per occurrence, in order, and
+in list context each occurrence has its answer, as in Cache::Memcached::Fast. The scalar
+context's hash differs, on purpose. Cache::Memcached::Fast 0.28 keeps the last defined
+occurrence's answer; Mcpool keeps true when any occurrence was done (the last such one's
+result: a counter's latest value), and false only when none was. So
+C<< scalar $memd->delete_multi('k', 'k') >>, which deletes C<k> with the first occurrence
+and finds nothing with the second, returns C<< { k =E<gt> 1 } >> here and
+C<< { k =E<gt> '' } >> from Cache::Memcached::Fast; C<add_multi> of a missing key given
+twice (the first added, the second refused) and C<cas_multi> of one item twice with the same
+CAS likewise. Why: the hash answers per key whether the command was done, and
+Cache::Memcached::Fast's would say that a deleted (or added) key was not, a wrong answer
+given as if right; every mcpool binding folds repeated keys by this one rule
+(docs/errors.md, "A key given more than once"). With distinct keys, or when the last
+occurrence is the one done, the two hashes are the same. Code that needs each occurrence's
+answer calls in list context (t/22-multi-repeated-key.t compares both side by side).
 
 =back
 

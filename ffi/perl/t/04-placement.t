@@ -111,4 +111,13 @@ for my $case (['modulo', 0], ['ketama', 150]) {
     cmp_ok(scalar(@moved), '>', 50, "hash_namespace $name => 0: the bare key's placement differs");
     is_deeply([$mk->delete_multi(@keys)], [(1) x @keys], "hash_namespace $name: Mcpool deletes every key CMF wrote");
 }
+# A server entry with a fourth field is a configuration error (the core's rule, README
+# "Notes"): "host:port:2:3" was taken as name "2" with weight 3, silently changing placement.
+for my $entry ("$srv[0]:2:3", "$srv[0]:alpha:3", "$srv[0]:name:extra") {
+    my $ok = eval { local $SIG{__WARN__} = sub {}; Mcpool->new({ servers => [$entry, $srv[1]] }); 1 };
+    ok(!$ok, "servers => ['$entry']: refused");
+    like($@, qr/beyond host:port:name/, "$entry: the message names the extra field");
+}
+my $three = Mcpool->new({ servers => ["$srv[0]:3", $srv[1]] });
+ok($three, "host:port:3 (a weight) is still taken");
 done_testing;

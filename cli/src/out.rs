@@ -1,0 +1,84 @@
+//! Every write of the CLI to its standard output and error, without a panic.
+//!
+//! `print!` and `eprintln!` panic when a write fails, and a write fails with `EPIPE` as soon
+//! as the reader of a pipe has gone (`mcpool options | head -1`): Rust ignores `SIGPIPE`, so
+//! the process is not killed as a C tool is. Here a closed pipe is not an error: the rest of
+//! the output is dropped and the command ends as it would have, with its own exit status
+//! (its private server, if any, stopped as usual). Any other write error (a full disk) is
+//! said on standard error once and makes the exit status 2 ([`status`]). A write to a
+//! closed standard error is dropped.
+
+use std::fmt;
+use std::io::{self, ErrorKind, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Standard output's reader has gone (or it failed): later writes are dropped.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+/// A write to standard output failed other than by a closed pipe: exit status 2.
+static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// What a write to standard output returned: a closed pipe ends the output quietly; another
+/// error is said once and fails the command ([`status`]).
+pub fn check(r: io::Result<()>) {
+    if let Err(e) = r {
+        if !CLOSED.swap(true, Ordering::Relaxed) && e.kind() != ErrorKind::BrokenPipe {
+            FAILED.store(true, Ordering::Relaxed);
+            error(format_args!("mcpool: cannot write the output: {e}\n"));
+        }
+    }
+}
+
+/// Whether standard output still takes writes (its reader has not gone).
+pub fn open() -> bool {
+    !CLOSED.load(Ordering::Relaxed)
+}
+
+/// Writes to standard output (flushed at each line, as `print!`), never a panic.
+pub fn output(args: fmt::Arguments) {
+    if open() {
+        check(io::stdout().lock().write_fmt(args));
+    }
+}
+
+/// Writes to standard error; a failure is dropped (there is nowhere left to say it).
+pub fn error(args: fmt::Arguments) {
+    let _ = io::stderr().lock().write_fmt(args);
+}
+
+/// The exit status of a command that answered `code`: 2 if its output could not be
+/// written (other than to a closed pipe), else `code`.
+pub fn status(code: ExitCode) -> ExitCode {
+    // Whatever is still buffered goes now, so that its failure counts too.
+    if open() {
+        check(io::stdout().lock().flush());
+    }
+    if FAILED.load(Ordering::Relaxed) {
+        ExitCode::from(2)
+    } else {
+        code
+    }
+}
+
+/// `print!` without a panic.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::out::output(format_args!($($t)*)) };
+}
+
+/// `println!` without a panic.
+macro_rules! outln {
+    () => { $crate::out::output(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::out::output(format_args!("{}\n", format_args!($($t)*))) };
+}
+
+/// `eprint!` without a panic.
+macro_rules! err {
+    ($($t:tt)*) => { $crate::out::error(format_args!($($t)*)) };
+}
+
+/// `eprintln!` without a panic.
+macro_rules! errln {
+    ($($t:tt)*) => { $crate::out::error(format_args!("{}\n", format_args!($($t)*))) };
+}
+
+pub(crate) use {err, errln, out, outln};
