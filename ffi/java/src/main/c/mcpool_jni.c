@@ -856,6 +856,58 @@ out:
     free(block);
 }
 
+/* The keys of a batch call, packed one after another by Java (key i has klens[i] bytes):
+ * copied out of the JVM once and split into the pointer and length arrays the C ABI takes. */
+typedef struct {
+    uint8_t *blob;
+    const uint8_t **ptrs;
+    size_t *lens;
+} packed_keys;
+
+/* Reads n >= 1 packed keys: 1 when pk is filled, 0 with an exception pending, -1 when a
+ * length is negative or past the bytes (the caller answers with its C call's refusal). Free
+ * with packed_keys_free whatever it returned. */
+static int packed_keys_read(JNIEnv *env, jbyteArray keys, jintArray klens, jsize n,
+                            packed_keys *pk, const char *what) {
+    size_t un = (size_t)n;
+    jsize kb = (*env)->GetArrayLength(env, keys);
+    pk->blob = malloc(kb > 0 ? (size_t)kb : 1);
+    pk->ptrs = malloc(un * sizeof *pk->ptrs);
+    pk->lens = malloc(un * sizeof *pk->lens);
+    jint *jkl = malloc(un * sizeof *jkl);
+    int r = 1;
+    if (pk->blob == NULL || pk->ptrs == NULL || pk->lens == NULL || jkl == NULL) {
+        throw_oom(env, what);
+        r = 0;
+        goto out;
+    }
+    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)pk->blob);
+    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
+    if ((*env)->ExceptionCheck(env)) {
+        r = 0;
+        goto out;
+    }
+    size_t ko = 0;
+    for (size_t i = 0; i < un; i++) {
+        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
+            r = -1;
+            goto out;
+        }
+        pk->ptrs[i] = pk->blob + ko;
+        pk->lens[i] = (size_t)jkl[i];
+        ko += (size_t)jkl[i];
+    }
+out:
+    free(jkl);
+    return r;
+}
+
+static void packed_keys_free(packed_keys *pk) {
+    free(pk->blob);
+    free((void *)pk->ptrs);
+    free(pk->lens);
+}
+
 /* Deletes the packed keys in one pipelined round trip per server; every key's status to out. */
 JNIEXPORT void JNICALL Java_io_mcpool_Native_deleteMulti(JNIEnv *env, jclass cls, jlong h,
                                                          jbyteArray keys, jintArray klens,
@@ -868,37 +920,21 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_deleteMulti(JNIEnv *env, jclass cls
     jsize n = (*env)->GetArrayLength(env, klens);
     if (n == 0) return;
     size_t un = (size_t)n;
-    jsize kb = (*env)->GetArrayLength(env, keys);
-    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1);
-    uint8_t *block = malloc(un * (sizeof(uint8_t *) + sizeof(size_t) + sizeof(mcpool_status) + 2 * sizeof(jint)));
-    if (kblob == NULL || block == NULL) {
-        throw_oom(env, "mcpool: delete-multi buffers");
-        goto out;
+    packed_keys pk;
+    mcpool_status *st = malloc(un * sizeof *st);
+    jint *jout = malloc(un * sizeof *jout);
+    int r = packed_keys_read(env, keys, klens, n, &pk, "mcpool: delete-multi buffers");
+    if (r < 0) answer(env, mcpool_client_delete_multi(NULL, NULL, NULL, 0, NULL));
+    if (r > 0 && (st == NULL || jout == NULL)) throw_oom(env, "mcpool: delete-multi buffers");
+    if (r > 0 && st != NULL && jout != NULL) {
+        for (size_t i = 0; i < un; i++) st[i] = MCPOOL_UNKNOWN_ERROR;
+        mcpool_status rc = mcpool_client_delete_multi(CLIENT(h), pk.ptrs, pk.lens, un, st);
+        for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+        (*env)->SetIntArrayRegion(env, out, 0, n, jout);
     }
-    const uint8_t **kp = (const uint8_t **)block;
-    size_t *kl = (size_t *)(kp + un);
-    mcpool_status *st = (mcpool_status *)(kl + un);
-    jint *jkl = (jint *)(st + un), *jout = jkl + un;
-    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
-    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
-    if ((*env)->ExceptionCheck(env)) goto out;
-    size_t ko = 0;
-    for (size_t i = 0; i < un; i++) {
-        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
-            answer(env, mcpool_client_delete_multi(NULL, NULL, NULL, 0, NULL));
-            goto out;
-        }
-        kp[i] = kblob + ko;
-        kl[i] = (size_t)jkl[i];
-        ko += (size_t)jkl[i];
-        st[i] = MCPOOL_UNKNOWN_ERROR;
-    }
-    mcpool_status rc = mcpool_client_delete_multi(CLIENT(h), kp, kl, un, st);
-    for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
-    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
-out:
-    free(kblob);
-    free(block);
+    packed_keys_free(&pk);
+    free(st);
+    free(jout);
 }
 
 /* Touches the packed keys (key i gets ttls[i] seconds) in one pipelined round trip per
@@ -914,41 +950,34 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_touchMulti(JNIEnv *env, jclass cls,
     jsize n = (*env)->GetArrayLength(env, klens);
     if (n == 0) return;
     size_t un = (size_t)n;
-    jsize kb = (*env)->GetArrayLength(env, keys);
-    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1);
-    uint8_t *block = malloc(un * (sizeof(uint8_t *) + sizeof(size_t) + sizeof(mcpool_status) + sizeof(uint32_t) +
-                                  3 * sizeof(jint)));
-    if (kblob == NULL || block == NULL) {
+    packed_keys pk;
+    mcpool_status *st = malloc(un * sizeof *st);
+    uint32_t *tt = malloc(un * sizeof *tt);
+    jint *jttl = malloc(un * sizeof *jttl), *jout = malloc(un * sizeof *jout);
+    int r = packed_keys_read(env, keys, klens, n, &pk, "mcpool: touch-multi buffers");
+    if (r < 0) answer(env, mcpool_client_touch_multi(NULL, NULL, NULL, NULL, 0, NULL));
+    if (r > 0 && (st == NULL || tt == NULL || jttl == NULL || jout == NULL)) {
         throw_oom(env, "mcpool: touch-multi buffers");
-        goto out;
+        r = 0;
     }
-    const uint8_t **kp = (const uint8_t **)block;
-    size_t *kl = (size_t *)(kp + un);
-    mcpool_status *st = (mcpool_status *)(kl + un);
-    uint32_t *tt = (uint32_t *)(st + un);
-    jint *jkl = (jint *)(tt + un), *jttl = jkl + un, *jout = jttl + un;
-    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
-    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
-    (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
-    if ((*env)->ExceptionCheck(env)) goto out;
-    size_t ko = 0;
-    for (size_t i = 0; i < un; i++) {
-        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
-            answer(env, mcpool_client_touch_multi(NULL, NULL, NULL, NULL, 0, NULL));
-            goto out;
+    if (r > 0) {
+        (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
+        r = !(*env)->ExceptionCheck(env);
+    }
+    if (r > 0) {
+        for (size_t i = 0; i < un; i++) {
+            tt[i] = mcpool_expiry_from_signed(jttl[i]);
+            st[i] = MCPOOL_UNKNOWN_ERROR;
         }
-        kp[i] = kblob + ko;
-        kl[i] = (size_t)jkl[i];
-        ko += (size_t)jkl[i];
-        tt[i] = mcpool_expiry_from_signed(jttl[i]);
-        st[i] = MCPOOL_UNKNOWN_ERROR;
+        mcpool_status rc = mcpool_client_touch_multi(CLIENT(h), pk.ptrs, pk.lens, tt, un, st);
+        for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+        (*env)->SetIntArrayRegion(env, out, 0, n, jout);
     }
-    mcpool_status rc = mcpool_client_touch_multi(CLIENT(h), kp, kl, tt, un, st);
-    for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
-    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
-out:
-    free(kblob);
-    free(block);
+    packed_keys_free(&pk);
+    free(st);
+    free(tt);
+    free(jttl);
+    free(jout);
 }
 
 /* Adds (incr) or subtracts deltas[i] to the counter of each packed key in one pipelined round
@@ -966,42 +995,35 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_arithMulti(JNIEnv *env, jclass cls,
     jsize n = (*env)->GetArrayLength(env, klens);
     if (n == 0) return;
     size_t un = (size_t)n;
-    jsize kb = (*env)->GetArrayLength(env, keys);
-    uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1);
-    uint8_t *block = malloc(un * (sizeof(uint8_t *) + sizeof(size_t) + 2 * sizeof(uint64_t) +
-                                  sizeof(mcpool_status) + 2 * sizeof(jint)));
-    if (kblob == NULL || block == NULL) {
+    packed_keys pk;
+    uint64_t *dl = malloc(un * sizeof *dl), *vals = malloc(un * sizeof *vals);
+    mcpool_status *st = malloc(un * sizeof *st);
+    jint *jout = malloc(un * sizeof *jout);
+    int r = packed_keys_read(env, keys, klens, n, &pk, "mcpool: arith-multi buffers");
+    if (r < 0) answer(env, mcpool_client_arith_multi(NULL, true, NULL, NULL, NULL, 0, NULL, NULL));
+    if (r > 0 && (dl == NULL || vals == NULL || st == NULL || jout == NULL)) {
         throw_oom(env, "mcpool: arith-multi buffers");
-        goto out;
+        r = 0;
     }
-    const uint8_t **kp = (const uint8_t **)block;
-    size_t *kl = (size_t *)(kp + un);
-    uint64_t *dl = (uint64_t *)(kl + un), *vals = dl + un;
-    mcpool_status *st = (mcpool_status *)(vals + un);
-    jint *jkl = (jint *)(st + un), *jout = jkl + un;
-    if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
-    (*env)->GetIntArrayRegion(env, klens, 0, n, jkl);
-    (*env)->GetLongArrayRegion(env, deltas, 0, n, (jlong *)dl);
-    if ((*env)->ExceptionCheck(env)) goto out;
-    size_t ko = 0;
-    for (size_t i = 0; i < un; i++) {
-        if (jkl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb) {
-            answer(env, mcpool_client_arith_multi(NULL, true, NULL, NULL, NULL, 0, NULL, NULL));
-            goto out;
+    if (r > 0) {
+        (*env)->GetLongArrayRegion(env, deltas, 0, n, (jlong *)dl);
+        r = !(*env)->ExceptionCheck(env);
+    }
+    if (r > 0) {
+        for (size_t i = 0; i < un; i++) {
+            vals[i] = 0;
+            st[i] = MCPOOL_UNKNOWN_ERROR;
         }
-        kp[i] = kblob + ko;
-        kl[i] = (size_t)jkl[i];
-        ko += (size_t)jkl[i];
-        vals[i] = 0;
-        st[i] = MCPOOL_UNKNOWN_ERROR;
+        mcpool_status rc = mcpool_client_arith_multi(CLIENT(h), incr, pk.ptrs, pk.lens, dl, un, vals, st);
+        for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+        (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+        (*env)->SetLongArrayRegion(env, values, 0, n, (const jlong *)vals);
     }
-    mcpool_status rc = mcpool_client_arith_multi(CLIENT(h), incr, kp, kl, dl, un, vals, st);
-    for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
-    (*env)->SetIntArrayRegion(env, out, 0, n, jout);
-    (*env)->SetLongArrayRegion(env, values, 0, n, (const jlong *)vals);
-out:
-    free(kblob);
-    free(block);
+    packed_keys_free(&pk);
+    free(dl);
+    free(vals);
+    free(st);
+    free(jout);
 }
 
 /* Throws the exception of an error status (for Java, after a batch: the first failure's). */
