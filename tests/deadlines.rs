@@ -6,7 +6,7 @@
 mod common;
 
 use common::proxy::{self, Faults};
-use common::{unique, Memcached};
+use common::{silent_server, unique, Memcached};
 use mcpool::{Client, Error};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -273,20 +273,6 @@ fn an_operation_timeout_of_zero_means_no_operation_deadline() {
         );
         assert_eq!(c.incr("n", 1).ok(), Some(None));
     }
-}
-
-/// A deliberately silent fake server (not memcached): accepts up to 8 connections, holds
-/// them open and never reads or answers. Its thread ends with the test process.
-fn silent_server() -> String {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        let held: Vec<_> = l.incoming().take(8).collect();
-        drop(l);
-        std::thread::park();
-        drop(held);
-    });
-    addr
 }
 
 /// Tester finding: the SASL exchange of a new connection ignored `operation_timeout`: with a

@@ -2,7 +2,7 @@
 #![cfg(feature = "tls")]
 mod common;
 
-use common::{unique, Memcached};
+use common::{silent_server, unique, Memcached};
 use mcpool::{Client, Error, Protocol, TlsOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -221,20 +221,6 @@ fn idle_peek_keeps_healthy_tls_connections() {
         }
         assert_eq!(c.metrics()[0].connects, 1, "{p}: one connection, reused");
     }
-}
-
-/// A deliberately silent fake server (not memcached): accepts up to 8 connections, holds
-/// them open and never reads or answers. Its thread ends with the test process.
-fn silent_server() -> String {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    std::thread::spawn(move || {
-        let held: Vec<_> = l.incoming().take(8).collect();
-        drop(l);
-        std::thread::park();
-        drop(held);
-    });
-    addr
 }
 
 /// Tester findings: the TLS handshake ignored `operation_timeout` (a 1 s deadline and a

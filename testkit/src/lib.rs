@@ -189,6 +189,22 @@ pub fn blackholed_port() -> BlackholedPort {
     panic!("the blackholed port's listen queue never filled");
 }
 
+/// A deliberately silent fake server (not memcached), named as such: accepts up to 8
+/// connections, holds them open and never reads or answers (a server that hangs after the
+/// connect: a TLS handshake or SASL exchange then waits). Its thread ends with the test
+/// process. Returns `127.0.0.1:port`.
+pub fn silent_server() -> String {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = l.local_addr().expect("local_addr").to_string();
+    std::thread::spawn(move || {
+        let held: Vec<_> = l.incoming().take(8).collect();
+        drop(l);
+        std::thread::park();
+        drop(held);
+    });
+    addr
+}
+
 /// How to start a memcached: the one spawner behind the tests' and the CLI's servers.
 #[derive(Clone, Debug)]
 pub struct Spawn<'a> {
