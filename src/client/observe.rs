@@ -146,10 +146,7 @@ impl Client {
         outcome: OpOutcome,
         error: Option<&Error>,
     ) {
-        let server = match idx.and_then(|i| t.servers.get(i)) {
-            Some(s) => Some(&*s.label),
-            None => error.and_then(Error::server).filter(|s| !s.is_empty()),
-        };
+        let server = server_of(t, idx, error);
         self.record_on(start, op, keys, hits, server, outcome, error);
     }
 
@@ -215,15 +212,8 @@ impl Client {
     #[inline(never)]
     fn report_held(&self, t: &Topology, held: Held) {
         for h in held.0 {
-            let server = match h.idx.and_then(|i| t.servers.get(i)) {
-                Some(s) => Some(&*s.label),
-                None => h
-                    .error
-                    .as_ref()
-                    .and_then(Error::server)
-                    .filter(|s| !s.is_empty()),
-            };
             let e = h.error.as_ref();
+            let server = server_of(t, h.idx, e);
             self.emit(h.op, h.keys, h.hits, server, h.outcome, e, h.duration, h.io);
         }
     }
@@ -358,5 +348,14 @@ pub(super) fn multi(side: Side, keys: usize, hits: usize) -> OpOutcome {
         Side::Read => OpOutcome::Miss,
         Side::Write if hits == keys => OpOutcome::Stored,
         Side::Write => OpOutcome::NotStored,
+    }
+}
+
+/// A record's server: server `idx`'s label, or the error's server when the keys reached no
+/// server of the topology (none when neither names one).
+fn server_of<'a>(t: &'a Topology, idx: Option<usize>, error: Option<&'a Error>) -> Option<&'a str> {
+    match idx.and_then(|i| t.servers.get(i)) {
+        Some(s) => Some(&*s.label),
+        None => error.and_then(Error::server).filter(|s| !s.is_empty()),
     }
 }

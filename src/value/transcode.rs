@@ -355,17 +355,25 @@ impl<'c> Transcoder<'c> {
         super::kind::typed_value(key, flags, kind, body.into_owned())
     }
 
-    /// The kind of a value read through this client, from the flags the read delivered.
-    pub fn flags_kind(&self, flags: u32) -> Result<Kind> {
+    /// The kind and body form of a value read through this client, from the flags the read
+    /// delivered: under `mcpool` a bytes value delivers only its application flags (no
+    /// mark), so those are bytes as they are. `Error::ValueFormat` for flags that mean
+    /// nothing in the format.
+    fn delivered_class(&self, flags: u32) -> Result<(Kind, Body)> {
         match self.options.format {
             ValueFormat::Mcpool if flags & mcpool::MARK == 0 && flags <= mcpool::APP_MASK => {
-                Ok(Kind::Bytes)
+                Ok((Kind::Bytes, Body::Plain))
             }
             f => f
                 .classify(flags)
-                .map(|c| c.kind)
+                .map(|c| (c.kind, c.body))
                 .map_err(|why| Error::ValueFormat(format!("flags {flags} (0x{flags:x}): {why}"))),
         }
+    }
+
+    /// The kind of a value read through this client, from the flags the read delivered.
+    pub fn flags_kind(&self, flags: u32) -> Result<Kind> {
+        self.delivered_class(flags).map(|(kind, _)| kind)
     }
 
     /// Whether a value read with these delivered flags reached the reader with the body
@@ -374,22 +382,12 @@ impl<'c> Transcoder<'c> {
     /// into its ABI text: memcached's incr/decr see no number there, whatever that text
     /// says. `Error::ValueFormat` for flags that mean nothing in the format.
     pub fn flags_body_verbatim(&self, flags: u32) -> Result<bool> {
-        if self.options.format == ValueFormat::Mcpool
-            && flags & mcpool::MARK == 0
-            && flags <= mcpool::APP_MASK
-        {
-            return Ok(true); // bytes with application flags
-        }
-        self.options
-            .format
-            .classify(flags)
-            .map(|c| {
-                matches!(
-                    c.body,
-                    Body::Plain | Body::TextOrBytes | Body::Decimal | Body::AsciiBool
-                )
-            })
-            .map_err(|why| Error::ValueFormat(format!("flags {flags} (0x{flags:x}): {why}")))
+        self.delivered_class(flags).map(|(_, body)| {
+            matches!(
+                body,
+                Body::Plain | Body::TextOrBytes | Body::Decimal | Body::AsciiBool
+            )
+        })
     }
 
     // ----- writing -----
