@@ -1074,7 +1074,7 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
  * negative); anything else (a float, a string: "0.4") as the core's rule for fractions has
  * it (mcpool_whole_seconds: a positive fraction rounds up, so 0.4 is 1 s, never 0 = "never
  * expires"; a negative one stays negative; beyond 64 bits or NaN, too large). The core's
- * rules then map it (mcp_exptime, expiry_from_now, _flush_all). */
+ * rules then map it (mcp_item_exptime, MCP_TIME, expiry_from_now, _flush_all). */
 static int64_t
 mcp_seconds(pTHX_ SV *sv)
 {
@@ -1086,22 +1086,10 @@ mcp_seconds(pTHX_ SV *sv)
     return mcpool_whole_seconds((double)SvNV_nomg(sv));
 }
 
-/* An expiration time as the C ABI's uint32_t, by the core's rule for signed expiries
- * (mcpool_expiry_from_signed): a negative one expires the item at once (what it means to
- * memcached, and to Cache::Memcached::Fast, which sends it as it is), one beyond 32 bits
- * becomes UINT32_MAX: the core refuses one above MCPOOL_MAX_TTL (2^31 - 1, which memcached
- * would read as negative) before anything is sent, and the call returns nothing with
- * last_error saying why. */
-static uint32_t
-mcp_exptime(pTHX_ SV *sv)
-{
-    return mcpool_expiry_from_signed(mcp_seconds(aTHX_ sv));
-}
-
 /* The time `sv` of the call `op` on the key (k, klen), checked as given by the core's rule
  * (mcpool_expiry_checked; `what`: "ttl", or a lease's "vivify_ttl" / "recache_below" /
  * "stale_ttl", which refuse a negative one): a refused one is named as the caller wrote it
- * (2**32, not the 4294967295 mcp_exptime saturates it to), and the call returns nothing
+ * (2**32, not the 4294967295 the C ABI's uint32_t saturates it to), and the call returns nothing
  * (undef) with last_error saying why, as a call the core refuses does. */
 #define MCP_TIME_OR(t, sv, what, op, k, klen, refused)                                    \
     STMT_START {                                                                          \
@@ -1110,6 +1098,40 @@ mcp_exptime(pTHX_ SV *sv)
             refused;                                                                      \
     } STMT_END
 #define MCP_TIME(t, sv, what, op, k, klen) MCP_TIME_OR(t, sv, what, op, k, klen, XSRETURN_UNDEF)
+
+/* A batch item's expiration time `sv` (set_multi's, touch_multi's): the C ABI's uint32_t
+ * (mcpool_expiry_from_signed: a negative one expires the item at once, as
+ * Cache::Memcached::Fast sends it; one beyond 32 bits is UINT32_MAX, which the core refuses
+ * in the batch, that item alone). The first
+ * refused one's message, naming the time as the caller wrote it (mcpool_expiry_checked:
+ * 2**32, not the 4294967295 the batch saw), is kept in `*refused` with its index `i`, for
+ * mcp_batch_refusal after the call. */
+static uint32_t
+mcp_item_exptime(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen, size_t i,
+                 SV **refused, size_t *refused_at)
+{
+    int64_t s = mcp_seconds(aTHX_ sv);
+    uint32_t t;
+    if (!*refused && mcpool_expiry_checked(op, k, klen, "ttl", s, &t) != MCPOOL_OK) {
+        *refused = sv_2mortal(newSVpvn(mcpool_last_error_message(), mcpool_last_error_length()));
+        *refused_at = i;
+    }
+    return mcpool_expiry_from_signed(s);
+}
+
+/* After a batch call: when its first failed item is the one whose time was refused
+ * (mcp_item_exptime), last_error names that time as given. */
+static void
+mcp_batch_refusal(const mcpool_status *st, size_t n, SV *refused, size_t refused_at)
+{
+    size_t i;
+    if (!refused)
+        return;
+    for (i = 0; i < n && mcp_answer(st[i]) != MCP_ANSWER_ERROR; i++)
+        ;
+    if (i == refused_at)
+        mcpool_last_error_restore((const uint8_t *)SvPVX(refused), SvCUR(refused));
+}
 
 /* What a command answers, Cache::Memcached::Fast's way: true, false ("") for a cache
  * answer that says no, nothing (undef) for an error. */
@@ -1732,6 +1754,8 @@ set_multi(m, ...)
         SSize_t nret;
         int bytes_only = ix == 3 || ix == 4, v = ix == 5 ? 2 : 1;
         int ints_batched = 0; /* the integers left were turned into bytes (int_as_text) */
+        SV *refused = NULL; /* the first refused time's message (mcp_item_exptime) */
+        size_t refused_at = 0;
     PPCODE:
         gimme = GIMME_V;
         n = (size_t)(items - 1);
@@ -1779,7 +1803,8 @@ set_multi(m, ...)
                        : m->batch_flags[kind] >= 0 ? (uint32_t)m->batch_flags[kind] : MCP_SOLO(kind);
             ttls[i] = 0;
             if (!bytes_only && av_len(av) > v && (p = av_fetch(av, v + 1, 0)) != NULL)
-                ttls[i] = mcp_exptime(aTHX_ *p);
+                ttls[i] = mcp_item_exptime(aTHX_ *p, names[ix], keys[i], lens[i], i, &refused,
+                                           &refused_at);
         }
         /* One pipelined call, each item with its own expiration time; an item of a kind the
          * format stores in another form than its ABI body (MCP_IS_SOLO) is stored alone, so
@@ -1809,6 +1834,7 @@ set_multi(m, ...)
                 for (i = j; i < k; i++)
                     st[i] = rc;
         }
+        mcp_batch_refusal(st, n, refused, refused_at);
         nret = mcp_multi_results(aTHX_ ax, gimme, st, n);
         LEAVE; /* m may be freed here (a callback dropped the last reference): not used after */
         XSRETURN(nret);
@@ -1956,6 +1982,8 @@ _touch_multi(m, ...)
         mcpool_status rc;
         char *block;
         mcp_room_t room;
+        SV *refused = NULL; /* the first refused time's message (mcp_item_exptime) */
+        size_t refused_at = 0;
     PPCODE:
         /* Items: [$key, $expiration_time] (touch), $key or [$key, $delta] (incr, decr). One
          * pipelined call; one result per item, as the single command answers (lib/Mcpool.pm
@@ -1986,7 +2014,9 @@ _touch_multi(m, ...)
             keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ ksv, &l, names[ix]);
             lens[i] = l;
             if (ix == 0) {
-                ttls[i] = nsv ? mcp_exptime(aTHX_ nsv) : 0;
+                ttls[i] = nsv ? mcp_item_exptime(aTHX_ nsv, names[ix], keys[i], lens[i], i,
+                                                 &refused, &refused_at)
+                              : 0;
             } else {
                 nums[i] = 1;
                 if (nsv) {
@@ -2004,6 +2034,7 @@ _touch_multi(m, ...)
                 for (i = 0; i < n; i++)
                     st[i] = rc;
         }
+        mcp_batch_refusal(st, n, refused, refused_at);
         /* The results replace the arguments on the stack (n + 1 slots: room for n). */
         for (i = 0; i < n; i++) {
             int a = mcp_answer(st[i]);
