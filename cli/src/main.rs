@@ -17,8 +17,9 @@ Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors; an err
 miss is said on stderr after the command and key: `mcpool: add \"k\": not stored (the key
 exists)`):
   get KEY...                 print each value (KEY<TAB>VALUE when several keys are given;
-                             a key given twice is printed once): bytes, text and integers
-                             as stored, a bool as true/false, another language's
+                             a key given twice is printed once): bytes and text as
+                             stored, an integer as its decimal number (007 as 7), a bool
+                             as true/false, another language's
                              serialized object (a Python pickle, ...; an error unless
                              --serialized-python/-perl/-java true) as its serialized
                              bytes, unchanged

@@ -1,6 +1,7 @@
 //! What a value is: its kind (bytes, text, integer, boolean, a serialized object of one
 //! language) and the typed [`Value`] of the Rust API.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// The language whose serializer wrote an object: only that language's binding can read it.
@@ -24,6 +25,25 @@ impl Lang {
             Lang::Python => "a Python pickle",
             Lang::Perl => "a Perl Storable image",
             Lang::Java => "a Java serialized object",
+        }
+    }
+
+    /// The option that turns its objects on (`serialized_python`, …), by its name on every
+    /// surface (CLI `--serialized-python`), for messages.
+    pub fn option_name(self) -> &'static str {
+        match self {
+            Lang::Python => "serialized_python",
+            Lang::Perl => "serialized_perl",
+            Lang::Java => "serialized_java",
+        }
+    }
+
+    /// The language's name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Python => "Python",
+            Lang::Perl => "Perl",
+            Lang::Java => "Java",
         }
     }
 
@@ -194,11 +214,27 @@ pub(crate) fn typed_value(
 }
 
 /// A decimal integer of any size as the text layouts store it (`-`, digits), with the ASCII
-/// spaces memcached pads `decr` results with around it: the trimmed text, or `None`.
-pub fn decimal_text(b: &[u8]) -> Option<&[u8]> {
+/// spaces memcached pads `decr` results with around it: its canonical text (trimmed, no
+/// leading zeros, `-0` as `0`: `007` is `7`, as every typed reader reads it), or `None`.
+/// Borrowed from `b` unless a `-` has to go before digits that lost their leading zeros.
+pub fn decimal_text(b: &[u8]) -> Option<Cow<'_, [u8]>> {
     let t = b.trim_ascii();
-    let digits = t.strip_prefix(b"-").unwrap_or(t);
-    (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit)).then_some(t)
+    let (neg, digits) = match t.strip_prefix(b"-") {
+        Some(d) => (true, d),
+        None => (false, t),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let zeros = digits.iter().take_while(|&&d| d == b'0').count();
+    let d = &digits[zeros.min(digits.len() - 1)..];
+    Some(if !neg || d == b"0" {
+        Cow::Borrowed(d)
+    } else if zeros == 0 {
+        Cow::Borrowed(t)
+    } else {
+        Cow::Owned([&b"-"[..], d].concat())
+    })
 }
 
 /// A decimal `i64` as the ABI and the text layouts write it: an optional `-`, then digits,
@@ -263,10 +299,23 @@ mod tests {
         ] {
             assert_eq!(parse_decimal(bad), None, "{bad:?}");
         }
-        assert_eq!(decimal_text(b"0 "), Some(&b"0"[..]));
-        assert_eq!(decimal_text(b" -12  "), Some(&b"-12"[..]));
+        let canonical = |b: &[u8]| decimal_text(b).map(|c| c.into_owned());
+        for (body, want) in [
+            (&b"0 "[..], &b"0"[..]),
+            (b" -12  ", b"-12"),
+            (b"007", b"7"),
+            (b"-007", b"-7"),
+            (b"-0", b"0"),
+            (b"-000", b"0"),
+            (b"000", b"0"),
+            (b" 12", b"12"),
+            (b"0012345678901234567890123", b"12345678901234567890123"),
+        ] {
+            assert_eq!(canonical(body).as_deref(), Some(want), "{body:?}");
+        }
         let big = b"1208925819614629174706176";
-        assert_eq!(decimal_text(big), Some(&big[..]));
+        assert_eq!(canonical(big).as_deref(), Some(&big[..]));
+        assert!(matches!(decimal_text(b" 12"), Some(Cow::Borrowed(b"12"))));
         assert_eq!(
             Value::from_abi(Kind::Int, big.to_vec()),
             None,

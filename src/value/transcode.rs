@@ -101,10 +101,12 @@ impl<'c> Transcoder<'c> {
 
     fn off(&self, lang: Lang) -> String {
         format!(
-            "{} (the {} value format), and reading and writing them is off (enable it: \
-             serialized / pickle / storable / serialize)",
+            "{} (the {} value format), and reading and writing them is off (option {}; \
+             only a {} program can load one)",
             lang.describe(),
-            self.options.format
+            self.options.format,
+            lang.option_name(),
+            lang.name()
         )
     }
 
@@ -281,16 +283,17 @@ impl<'c> Transcoder<'c> {
             }
             Body::Decimal => {
                 // memcached pads a counter that decr shortened with spaces ("10" -> "0 "),
-                // and the Python clients' int() reads it: the trimmed text is delivered. The
+                // and the Python clients' int() reads it: the canonical text is delivered
+                // (trimmed, no leading zeros, "-0" as "0"), the number every typed reader
+                // reads, so the byte API's text and the typed value agree. The
                 // text layouts' Python writers store integers of any size: delivered as their
                 // digits; a reader whose integers are 64-bit refuses a larger one (Rust's
                 // Value::Int), or keeps it exact (a Perl string, a Java BigInteger).
-                let trimmed =
-                    decimal_text(body).ok_or_else(|| bad("the body is not a decimal integer"))?;
-                if trimmed.len() == body.len() {
-                    Cow::Borrowed(body)
-                } else {
-                    Cow::Owned(trimmed.to_vec())
+                // (a body borrowed here is the whole of `body`, as decode_owned and
+                // decode_append take it: a shorter canonical text is a new buffer)
+                match decimal_text(body).ok_or_else(|| bad("the body is not a decimal integer"))? {
+                    Cow::Borrowed(t) if t.len() == body.len() => Cow::Borrowed(body),
+                    c => Cow::Owned(c.into_owned()),
                 }
             }
             Body::BigEndian(n, bits) => {
@@ -431,7 +434,7 @@ impl<'c> Transcoder<'c> {
             return Err(Error::Unsupported(format!(
                 "cannot store a bool: the {} value format stores one as python-memcached and \
                  pymemcache do, as a Python pickle (flags {flags}), and reading and writing \
-                 Python pickles is off (enable it: serialized / pickle)",
+                 Python pickles is off (option serialized_python)",
                 self.options.format
             )));
         }
@@ -741,6 +744,10 @@ mod tests {
                 tc.decode_owned(b"k", b"7  ".to_vec(), flags).unwrap().0,
                 b"7"
             );
+            // the canonical text, the number every typed reader reads (not "007", "-0")
+            for (body, want) in [(&b"007"[..], &b"7"[..]), (b"-0", b"0"), (b"-007 ", b"-7")] {
+                assert_eq!(tc.decode_owned(b"k", body.to_vec(), flags).unwrap().0, want);
+            }
             assert!(tc.decode_value(b"k", b"1 2", flags).is_err(), "{format}");
         }
     }

@@ -463,13 +463,20 @@ public final class Mcpool implements AutoCloseable {
         return b == null ? null : decode(t.forValueFormat(valueFormat), key, b, Kind.of(meta[2]), (int) meta[0]);
     }
 
-    /** t's decode, naming the key in the error for bytes after a serialized object (a
-     * transcoder does not know the key). */
+    /** t's decode, naming the key in the error for bytes after a serialized object, and the
+     * key and flags for a serialized object Java cannot or may not read (a transcoder does
+     * not know either). */
     static Object decode(Transcoder t, String key, byte[] b, Kind kind, int flags) {
         try {
             return t.decode(b, kind, flags);
         } catch (Serialization.TrailingBytes e) {
             throw e.forKey(key);
+        } catch (ClientException e) {
+            if (kind != Kind.JAVA_SERIALIZED && kind != Kind.PYTHON_PICKLE && kind != Kind.PERL_STORABLE) throw e;
+            String why = e.getMessage().substring(e.statusName().length() + 2); // after "NAME: "
+            throw new ClientException(e.status(), e.statusName(), "the value of " + key + " with flags "
+                + Integer.toUnsignedString(flags) + " (0x" + Integer.toHexString(flags) + "): " + why,
+                e.getCause() != null ? e.getCause() : e);
         }
     }
 

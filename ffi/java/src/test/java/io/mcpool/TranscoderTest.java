@@ -288,6 +288,26 @@ public class TranscoderTest {
             }
             assertEquals("a", mc.getMulti("t:gm:a", "t:gm:none").get("t:gm:a"));
         }
+        // With Storable images on, Java still cannot read one: named with its key and flags,
+        // as Python and Perl name it, in get and in getMulti
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).valueFormat("mcpool")
+                .option("serialized_perl", "true").build()) {
+            try {
+                mc.getMulti("t:gm:pl", "t:gm:a");
+                fail("a Storable image was read");
+            } catch (UnreadableValuesException e) {
+                assertEquals("a", e.hits().get("t:gm:a"));
+                String m = e.errors().get("t:gm:pl").getMessage();
+                assertTrue(m, m.contains("the value of t:gm:pl with flags " + STORABLE + " (0x"));
+            }
+            try {
+                mc.get("t:gm:pl");
+                fail("a Storable image was read");
+            } catch (ClientException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("the value of t:gm:pl with flags " + STORABLE
+                    + " (0x" + Integer.toHexString(STORABLE) + "): the value is a Perl Storable image"));
+            }
+        }
     }
 
     @Test
