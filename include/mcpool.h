@@ -2487,6 +2487,40 @@ mcpool_status mcpool_client_set_with_version(const mcpool_client *client,
                                              uint64_t version);
 
 /**
+ * `mcpool_client_delete` with an explicit CAS version (meta `md` with `E`): `MCPOOL_OK`
+ * when `key` existed and was deleted, `MCPOOL_NOT_FOUND` when it did not. Meta protocol
+ * and memcached 1.6.27 or later only: `MCPOOL_UNSUPPORTED` on the text and binary
+ * protocols, and from an older server (the message names the version it reports; nothing
+ * was deleted).
+ *
+ * # Safety
+ * As for `mcpool_client_delete`.
+ */
+mcpool_status mcpool_client_delete_with_version(const mcpool_client *client,
+                                                const uint8_t *key,
+                                                size_t key_len,
+                                                uint64_t version);
+
+/**
+ * `mcpool_client_incr` (`incr` true) or `mcpool_client_decr` (`incr` false) that gives the
+ * counter the CAS version `version` (meta `ma` with `E`); writes the new value to
+ * `*out_value`. `MCPOOL_NOT_FOUND` when `key` is missing, `MCPOOL_CLIENT_ERROR` when the
+ * value is not a number. Meta protocol and memcached 1.6.27 or later only:
+ * `MCPOOL_UNSUPPORTED` on the text and binary protocols, and from an older server (the
+ * message names the version it reports; nothing was changed).
+ *
+ * # Safety
+ * As for `mcpool_client_incr`.
+ */
+mcpool_status mcpool_client_arith_with_version(const mcpool_client *client,
+                                               bool incr,
+                                               const uint8_t *key,
+                                               size_t key_len,
+                                               uint64_t delta,
+                                               uint64_t version,
+                                               uint64_t *out_value);
+
+/**
  * Reads `key`'s metadata without its value (meta `mg <key> h l t c s f u`; the read is not
  * an access). `MCPOOL_OK` and `*out_info` written; `MCPOOL_NOT_FOUND` for a miss (nothing
  * written); `MCPOOL_UNSUPPORTED` on the text and binary protocols.
@@ -2554,6 +2588,20 @@ mcpool_status mcpool_client_flush_all_each(const mcpool_client *client,
  */
 mcpool_status mcpool_client_version(const mcpool_client *client,
                                     mcpool_server_results **out_results);
+
+/**
+ * A no-op round trip to every server (meta `mn`, binary NOOP, text `version` with its
+ * answer dropped). Writes per-server results to `*out_results`: a server that answered has
+ * status `MCPOOL_OK` and no pairs; one that failed has its status
+ * (`mcpool_server_results_status`). Returns `MCPOOL_OK` whenever the results were made.
+ *
+ * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+ *
+ * # Safety
+ * `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
+ */
+mcpool_status mcpool_client_noop(const mcpool_client *client,
+                                 mcpool_server_results **out_results);
 
 /**
  * Asks every server for its statistics: the general ones when `group` is NULL with

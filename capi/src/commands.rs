@@ -988,6 +988,62 @@ pub unsafe extern "C" fn mcpool_client_set_with_version(
     })
 }
 
+/// `mcpool_client_delete` with an explicit CAS version (meta `md` with `E`): `MCPOOL_OK`
+/// when `key` existed and was deleted, `MCPOOL_NOT_FOUND` when it did not. Meta protocol
+/// and memcached 1.6.27 or later only: `MCPOOL_UNSUPPORTED` on the text and binary
+/// protocols, and from an older server (the message names the version it reports; nothing
+/// was deleted).
+///
+/// # Safety
+/// As for `mcpool_client_delete`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_delete_with_version(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    version: u64,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise.
+        let (c, key) = unsafe { keyed("delete_with_version", client, key, key_len) }?;
+        let existed = core(
+            "delete_with_version",
+            key,
+            c.client.delete_with_version(key, version),
+        )?;
+        Ok(if existed { MCPOOL_OK } else { MCPOOL_NOT_FOUND })
+    })
+}
+
+/// `mcpool_client_incr` (`incr` true) or `mcpool_client_decr` (`incr` false) that gives the
+/// counter the CAS version `version` (meta `ma` with `E`); writes the new value to
+/// `*out_value`. `MCPOOL_NOT_FOUND` when `key` is missing, `MCPOOL_CLIENT_ERROR` when the
+/// value is not a number. Meta protocol and memcached 1.6.27 or later only:
+/// `MCPOOL_UNSUPPORTED` on the text and binary protocols, and from an older server (the
+/// message names the version it reports; nothing was changed).
+///
+/// # Safety
+/// As for `mcpool_client_incr`.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_arith_with_version(
+    client: *const mcpool_client,
+    incr: bool,
+    key: *const u8,
+    key_len: usize,
+    delta: u64,
+    version: u64,
+    out_value: *mut u64,
+) -> mcpool_status {
+    let op = if incr {
+        "incr_with_version"
+    } else {
+        "decr_with_version"
+    };
+    let run = |c: &Client, k: &[u8]| c.arith_with_version(incr, k, delta, version);
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { arith(op, client, key, key_len, out_value, run) }
+}
+
 /// An item's metadata, read without its value by `mcpool_client_meta_info`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -1160,6 +1216,31 @@ pub unsafe extern "C" fn mcpool_client_version(
         let r = per_server("version", c.client.version(), |v| {
             vec![(Text::new("version"), Text::new(&v))]
         });
+        // SAFETY: checked non-NULL; the caller promises it is writable.
+        unsafe { ptr::write(out_results, r) };
+        Ok(MCPOOL_OK)
+    })
+}
+
+/// A no-op round trip to every server (meta `mn`, binary NOOP, text `version` with its
+/// answer dropped). Writes per-server results to `*out_results`: a server that answered has
+/// status `MCPOOL_OK` and no pairs; one that failed has its status
+/// (`mcpool_server_results_status`). Returns `MCPOOL_OK` whenever the results were made.
+///
+/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+///
+/// # Safety
+/// `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_noop(
+    client: *const mcpool_client,
+    out_results: *mut *mut mcpool_server_results,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        ptr::out(out_results, "results")?;
+        let r = per_server("noop", c.client.noop(), |()| Vec::new());
         // SAFETY: checked non-NULL; the caller promises it is writable.
         unsafe { ptr::write(out_results, r) };
         Ok(MCPOOL_OK)

@@ -251,6 +251,12 @@ const COMMANDS: &[Spec] = {
             usage: "version",
         },
         Spec {
+            name: "noop",
+            slots: &[],
+            options: &[],
+            usage: "noop",
+        },
+        Spec {
             name: "stats",
             slots: &[OptGroup],
             options: &[],
@@ -695,6 +701,9 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         }
         ("version", []) => per_server(&mut out, client.version(), |out, v| {
             check(writeln!(out, "{v}"));
+        }),
+        ("noop", []) => per_server(&mut out, client.noop(), |out, ()| {
+            check(writeln!(out, "ok"));
         }),
         ("stats", [] | [_]) => {
             let group = args.first().map(|g| text(g)).transpose()?;

@@ -43,6 +43,8 @@ exists)`):
                              text, flags 0, whatever --value-format)
   touch KEY TTL              set a new expiry
   version                    each server's version
+  noop                       a no-op round trip to each server (`HOST:PORT: ok`); exit 2
+                             when any server failed (named on stderr)
   stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...)
   stats --client [--ops N] [--threads T] [--format table|prometheus]
                              a short checked load, then this client's per-server metrics;

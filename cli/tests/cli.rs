@@ -1361,3 +1361,31 @@ fn every_command_reads_help_and_options_alike() {
     let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
     assert!(help.contains("`set k -5 --kind int`") && help.contains("`delete -- -k`"));
 }
+
+/// `mcpool noop`: the core's no-op round trip to each server, one `HOST:PORT: ok` line per
+/// server on every protocol; a server that is down is named on stderr and the exit is 2.
+#[test]
+fn noop_answers_per_server_and_fails_when_one_is_down() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    for p in ["text", "meta", "binary"] {
+        let o = mcpool(&["--servers", &s, "--protocol", p, "noop"]);
+        assert_eq!(code(&o), 0, "{p}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            format!("{s}: ok\n"),
+            "{p}"
+        );
+    }
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let both = format!("{s},{down}");
+    let o = mcpool(&["--servers", &both, "noop"]);
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), format!("{s}: ok\n"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("mcpool: {down}: ")));
+    assert_eq!(code(&on(&s, &["noop", "x"])), 2, "noop takes no arguments");
+    assert_eq!(code(&on(&s, &["noop", "--help"])), 0);
+}

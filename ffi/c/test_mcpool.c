@@ -837,6 +837,14 @@ static void test_dead_server(void) {
     CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
     EXPECT(mcpool_client_flush_server(c, 1, 0), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_flush_server(NULL, 0, 0), MCPOOL_INVALID_ARGUMENT);
+    /* noop: each server's outcome (here the one, down) */
+    r = NULL;
+    EXPECT(mcpool_client_noop(c, &r), MCPOOL_OK);
+    CHECK(mcpool_server_results_len(r) == 1);
+    s = mcpool_server_results_status(r, 0);
+    CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
+    CHECK(strstr(mcpool_last_error_message(), "127.0.0.1:1") != NULL);
+    mcpool_server_results_free(r);
     /* flush_all_each: each server's outcome (here the one, down) */
     r = NULL;
     EXPECT(mcpool_client_flush_all_each(c, 0, &r), MCPOOL_OK);
@@ -1485,6 +1493,15 @@ static void test_meta_info(mcpool_client *c) {
         EXPECT(mcpool_client_meta_info(c, K("info"), &info), MCPOOL_UNSUPPORTED);
         EXPECT(mcpool_client_set_with_version(c, K("info"), K("v"), 0, 0, 5), MCPOOL_UNSUPPORTED);
         CHECK(info.flags == 77);
+        /* delete and incr/decr with a version: refused before anything is sent. */
+        uint64_t n = 77;
+        EXPECT(mcpool_client_set(c, K("info-n"), K("5"), 0, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_delete_with_version(c, K("info-n"), 5), MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_client_arith_with_version(c, true, K("info-n"), 1, 5, &n), MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_client_arith_with_version(c, false, K("info-n"), 1, 5, &n), MCPOOL_UNSUPPORTED);
+        CHECK(n == 77);
+        EXPECT(mcpool_client_incr(c, K("info-n"), 1, &n), MCPOOL_OK);
+        CHECK(n == 6);
         return;
     }
     EXPECT(mcpool_client_set(c, K("info"), K("twelve bytes"), 0x42, 100), MCPOOL_OK);
@@ -1504,6 +1521,19 @@ static void test_meta_info(mcpool_client *c) {
     CHECK(strstr(mcpool_last_error_message(), "1.6.27") != NULL);
     mcpool_item *item = NULL;
     EXPECT(mcpool_client_get(c, K("info-e"), &item), MCPOOL_NOT_FOUND);
+    /* delete and incr/decr with a version: refused by this memcached, nothing changed. */
+    uint64_t n = 77;
+    EXPECT(mcpool_client_set(c, K("info-n"), K("5"), 0, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_delete_with_version(c, K("info-n"), 5), MCPOOL_UNSUPPORTED);
+    CHECK(strstr(mcpool_last_error_message(), "1.6.27") != NULL);
+    EXPECT(mcpool_client_arith_with_version(c, true, K("info-n"), 1, 5, &n), MCPOOL_UNSUPPORTED);
+    EXPECT(mcpool_client_arith_with_version(c, false, K("info-n"), 1, 5, &n), MCPOOL_UNSUPPORTED);
+    CHECK(n == 77);
+    EXPECT(mcpool_client_arith_with_version(c, true, K("info-n"), 1, 5, NULL),
+           MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_delete_with_version(NULL, K("info-n"), 5), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_incr(c, K("info-n"), 1, &n), MCPOOL_OK);
+    CHECK(n == 6);
 }
 
 static uint64_t metric(const mcpool_metrics *m, size_t server, mcpool_metric which) {
@@ -1627,7 +1657,8 @@ static void test_metrics(mcpool_client *c) {
 
 /* A fake memcached on a free loopback port, in a thread: mode 0 closes every connection at
  * once, mode 1 answers every request line with "END" (a miss), mode 2 never answers, mode 3
- * (deliberately broken) answers every line with garbage. */
+ * (deliberately broken) answers every line with garbage, mode 4 is a meta server reporting
+ * memcached 1.6.27 (fake_meta_reply). */
 struct fake {
     int listener;
     int port;
@@ -1635,6 +1666,38 @@ struct fake {
     volatile int stop;
     pthread_t tid;
 };
+
+/* Mode 4's answer to each request line in buf (whole lines: the requests are short): a
+ * meta server reporting 1.6.27; md/ma on a key holding "absent" answer NF, else HD and
+ * VA 1 with 7; mn answers MN. The request's opaque (O...) is echoed. */
+static void fake_meta_reply(int fd, const char *buf, size_t n) {
+    size_t start = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (buf[j] != '\n') continue;
+        char line[512], reply[600], opaque[64] = "";
+        size_t len = j - start < sizeof line - 1 ? j - start : sizeof line - 1;
+        memcpy(line, buf + start, len);
+        line[len] = 0;
+        start = j + 1;
+        const char *o = strstr(line, " O");
+        if (o) sscanf(o + 1, "%63[^ \r]", opaque);
+        int absent = strstr(line, "absent") != NULL;
+        if (strncmp(line, "version", 7) == 0)
+            snprintf(reply, sizeof reply, "VERSION 1.6.27\r\n");
+        else if (strncmp(line, "mn", 2) == 0)
+            snprintf(reply, sizeof reply, "MN\r\n");
+        else if (strncmp(line, "md ", 3) == 0)
+            snprintf(reply, sizeof reply, "%s %s\r\n", absent ? "NF" : "HD", opaque);
+        else if (strncmp(line, "ma ", 3) == 0 && absent)
+            snprintf(reply, sizeof reply, "NF %s\r\n", opaque);
+        else if (strncmp(line, "ma ", 3) == 0)
+            snprintf(reply, sizeof reply, "VA 1 %s\r\n7\r\n", opaque);
+        else
+            snprintf(reply, sizeof reply, "CLIENT_ERROR fake\r\n");
+        size_t rl = strlen(reply);
+        if (write(fd, reply, rl) != (ssize_t)rl) return;
+    }
+}
 
 static void *fake_run(void *arg) {
     struct fake *f = arg;
@@ -1653,6 +1716,10 @@ static void *fake_run(void *arg) {
             if (poll(&q, 1, 20) <= 0) continue;
             ssize_t n = read(fd, buf, sizeof buf);
             if (n <= 0) break;
+            if (f->mode == 4) {
+                fake_meta_reply(fd, buf, (size_t)n);
+                continue;
+            }
             if (f->mode == 1 || f->mode == 3) {
                 const char *reply = f->mode == 1 ? "END\r\n" : "GARBAGE\r\n";
                 size_t rl = strlen(reply);
@@ -1685,6 +1752,62 @@ static void fake_stop(struct fake *f) {
     f->stop = 1;
     pthread_join(f->tid, NULL);
     close(f->listener);
+}
+
+/* noop, one result per server without pairs (each protocol, against the real memcached). */
+static void test_noop(mcpool_client *c) {
+    mcpool_server_results *r = NULL;
+    size_t n = 99;
+    EXPECT(mcpool_client_noop(c, &r), MCPOOL_OK);
+    CHECK(mcpool_server_results_len(r) == 1);
+    EXPECT(mcpool_server_results_status(r, 0), MCPOOL_OK);
+    EXPECT(mcpool_server_results_count(r, 0, &n), MCPOOL_OK);
+    CHECK(n == 0);
+    mcpool_server_results_free(r);
+    EXPECT(mcpool_client_noop(c, NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_noop(NULL, &r), MCPOOL_INVALID_ARGUMENT);
+}
+
+/* delete and incr/decr with a version where they are sent: a deliberately fake meta server
+ * reporting memcached 1.6.27 (mode 4) for found and missing keys, a server that is down. */
+static void test_with_version_sent(void) {
+    struct fake f;
+    CHECK(fake_start(&f, 4) == 0);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", f.port);
+    const char *was = proto;
+    proto = "meta";
+    mcpool_client *c = new_client(addr);
+    uint64_t n = 0;
+    EXPECT(mcpool_client_delete_with_version(c, K("vk"), 777), MCPOOL_OK);
+    EXPECT(mcpool_client_delete_with_version(c, K("vk-absent"), 777), MCPOOL_NOT_FOUND);
+    EXPECT(mcpool_client_arith_with_version(c, true, K("vn"), 1, 99, &n), MCPOOL_OK);
+    CHECK(n == 7);
+    n = 0;
+    EXPECT(mcpool_client_arith_with_version(c, false, K("vn"), 1, 99, &n), MCPOOL_OK);
+    CHECK(n == 7);
+    n = 55;
+    EXPECT(mcpool_client_arith_with_version(c, true, K("vn-absent"), 1, 99, &n),
+           MCPOOL_NOT_FOUND);
+    CHECK(n == 55);
+    mcpool_server_results *r = NULL;
+    EXPECT(mcpool_client_noop(c, &r), MCPOOL_OK);
+    EXPECT(mcpool_server_results_status(r, 0), MCPOOL_OK);
+    mcpool_server_results_free(r);
+    mcpool_client_free(c);
+    fake_stop(&f);
+
+    /* Nothing listens on port 1: the connection's error, nothing written. */
+    c = new_client("127.0.0.1:1");
+    mcpool_status s = mcpool_client_delete_with_version(c, K("vk"), 5);
+    CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
+    CHECK(strstr(mcpool_last_error_message(), "127.0.0.1:1") != NULL);
+    n = 55;
+    s = mcpool_client_arith_with_version(c, true, K("vn"), 1, 5, &n);
+    CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
+    CHECK(n == 55);
+    mcpool_client_free(c);
+    proto = was;
 }
 
 /* mcpool_interrupt_check_set: a signal interrupting a wait on a deliberately silent fake
@@ -2956,6 +3079,7 @@ int main(int argc, char **argv) {
         test_get_into(pc);
         test_lease(pc);
         test_meta_info(pc);
+        test_noop(pc);
         test_ttl_range(pc);
         mcpool_client_free(pc);
         printf("%s protocol: %s\n", proto, failed == before ? "ok" : "FAILED");
@@ -2982,6 +3106,7 @@ int main(int argc, char **argv) {
     test_server_weight_in_address();
     test_resolver();
     test_dead_server();
+    test_with_version_sent();
     test_interrupt_check();
     test_events();
     test_operations();

@@ -1145,6 +1145,57 @@ mcp_batch_refusal(const mcpool_status *st, size_t n, SV *refused, size_t refused
         XSRETURN_EMPTY;                                                                   \
     } while (0)
 
+/* An unsigned 64-bit argument (a delta or a CAS version): a non-negative integer as Perl
+ * holds it; undef, a negative number, a fraction or a non-number croaks rather than send
+ * another number (SvUV would make -1 into 2**64-1). */
+static uint64_t
+mcp_u64_arg(pTHX_ SV *sv, const char *what, const char *fn)
+{
+    SvGETMAGIC(sv);
+    if (!SvOK(sv) || !looks_like_number(sv))
+        croak("%s: %s must be an integer from 0 to 2**64-1", fn, what);
+    if (SvIOK(sv) && SvIsUV(sv))
+        return (uint64_t)SvUV_nomg(sv);
+    if (SvIOK(sv) && !SvNOK(sv) && !SvPOK(sv)) {
+        IV iv = SvIV_nomg(sv);
+        if (iv < 0)
+            croak("%s: %s must be an integer from 0 to 2**64-1", fn, what);
+        return (uint64_t)iv;
+    }
+    {
+        NV nv = SvNV_nomg(sv);
+        if (!(nv >= 0) || nv >= 18446744073709551616.0 || nv != (NV)(UV)nv)
+            croak("%s: %s must be an integer from 0 to 2**64-1", fn, what);
+        return (uint64_t)(UV)nv;
+    }
+}
+
+/* { label => 1 (answered) or undef (failed) } for every server of per-server results
+ * without pairs (flush_all_each, noop); frees r. The statuses are read after the labels, last
+ * to first, so the first failed one's message stays in last_error. */
+static HV *
+mcp_ok_per_server(pTHX_ mcpool_server_results *r)
+{
+    HV *hv = (HV *)sv_2mortal((SV *)newHV());
+    size_t n = mcpool_server_results_len(r), i;
+    for (i = 0; i < n; i++) {
+        const char *label = NULL;
+        size_t llen = 0;
+        if (mcpool_server_results_label(r, i, &label, &llen) != MCPOOL_OK)
+            continue;
+        (void)hv_store(hv, label, (I32)llen, newSVsv(&PL_sv_undef), 0);
+    }
+    for (i = n; i-- > 0;) {
+        const char *label = NULL;
+        size_t llen = 0;
+        if (mcpool_server_results_status(r, i) == MCPOOL_OK
+            && mcpool_server_results_label(r, i, &label, &llen) == MCPOOL_OK)
+            (void)hv_store(hv, label, (I32)llen, newSViv(1), 0);
+    }
+    mcpool_server_results_free(r);
+    return hv;
+}
+
 static void
 mcp_rebuild(pTHX_ mcp_t *m)
 {
@@ -2147,36 +2198,34 @@ _flush_all(m, delay)
         mcpool_server_results *r = NULL;
         uint32_t d;
         mcpool_status st;
-        size_t n, i;
         HV *hv;
     CODE:
         /* { label => 1 (flushed) or undef (failed) } for every server: each server's own
          * outcome (the core's flush_all_each); last_error is the first failure's message */
-        hv = (HV *)sv_2mortal((SV *)newHV());
         /* a negative delay is now (the core's mcpool_delay_from_signed), as with
          * Cache::Memcached::Fast, which sends it as it is */
         d = mcpool_delay_from_signed(mcp_seconds(aTHX_ delay)); /* get magic: before the hold */
         MCP_CORE(st = mcpool_client_flush_all_each(m->client, d, &r));
         if (st != MCPOOL_OK)
             mcp_croak_status(aTHX_ "flush_all", st);
-        n = mcpool_server_results_len(r);
-        for (i = 0; i < n; i++) {
-            const char *label = NULL;
-            size_t llen = 0;
-            if (mcpool_server_results_label(r, i, &label, &llen) != MCPOOL_OK)
-                continue;
-            (void)hv_store(hv, label, (I32)llen, newSVsv(&PL_sv_undef), 0);
-        }
-        /* the statuses after the labels: the first failed one's message stays in last_error */
-        for (i = n; i-- > 0;) {
-            const char *label = NULL;
-            size_t llen = 0;
-            if (mcpool_server_results_status(r, i) == MCPOOL_OK
-                && mcpool_server_results_label(r, i, &label, &llen) == MCPOOL_OK)
-                (void)hv_store(hv, label, (I32)llen, newSViv(1), 0);
-        }
-        mcpool_server_results_free(r);
+        hv = mcp_ok_per_server(aTHX_ r);
         RETVAL = newRV_inc((SV *)hv);
+    OUTPUT:
+        RETVAL
+
+SV *
+noop(m)
+        Mcpool m
+    PREINIT:
+        mcpool_server_results *r = NULL;
+        mcpool_status st;
+    CODE:
+        /* { label => 1 (answered) or undef (failed) } for every server: a no-op round trip
+         * to each (the core's noop); last_error is the first failure's message */
+        MCP_CORE(st = mcpool_client_noop(m->client, &r));
+        if (st != MCPOOL_OK)
+            mcp_croak_status(aTHX_ "noop", st);
+        RETVAL = newRV_inc((SV *)mcp_ok_per_server(aTHX_ r));
     OUTPUT:
         RETVAL
 
@@ -2725,6 +2774,57 @@ set_with_version(m, key, value, version, ...)
         MCP_CORE(st = mcpool_client_set_with_version(m->client, k, klen, (const uint8_t *)v, vlen,
                                                      (uint32_t)m->batch_flags[kind], t, (uint64_t)version));
         RETURN_STATUS(st);
+
+void
+delete_with_version(m, key, version)
+        Mcpool m
+        SV *key
+        SV *version
+    PREINIT:
+        STRLEN klen;
+        const uint8_t *k;
+        mcpool_status st;
+        uint64_t v;
+    PPCODE:
+        /* delete with an explicit CAS version (meta E; memcached 1.6.27+): true when the key
+         * existed, false when not, nothing on an error (last_error names the server's version) */
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "delete_with_version");
+        v = mcp_u64_arg(aTHX_ version, "the version", "delete_with_version");
+        MCP_CORE(st = mcpool_client_delete_with_version(m->client, k, klen, v));
+        RETURN_STATUS(st);
+
+void
+incr_with_version(m, key, delta, version)
+        Mcpool m
+        SV *key
+        SV *delta
+        SV *version
+    ALIAS:
+        decr_with_version = 1
+    PREINIT:
+        STRLEN klen;
+        const uint8_t *k;
+        mcpool_status st;
+        uint64_t out = 0, d, v;
+        const char *fn;
+    PPCODE:
+        /* incr/decr with an explicit CAS version (meta E; memcached 1.6.27+): the new value
+         * ("0E0" for zero, as incr), false for a missing key, nothing on an error */
+        fn = ix ? "decr_with_version" : "incr_with_version";
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, fn);
+        d = mcp_u64_arg(aTHX_ delta, "the delta", fn);
+        v = mcp_u64_arg(aTHX_ version, "the version", fn);
+        MCP_CORE(st = mcpool_client_arith_with_version(m->client, !ix, k, klen, d, v, &out));
+        if (st == MCPOOL_OK) {
+            if (out == 0)
+                mXPUSHs(newSVpvs("0E0"));
+            else
+                mXPUSHs(newSVuv((UV)out));
+            XSRETURN(1);
+        }
+        if (mcp_answer(st) == MCP_ANSWER_NO)
+            XSRETURN_NO;
+        XSRETURN_EMPTY;
 
 void
 meta_info(m, key)

@@ -888,6 +888,13 @@ first failure's message. The same delay is given to every server.
 
 C<{ 'host:port' =E<gt> '1.6.21', ... }> for the servers that answered.
 
+=item noop
+
+mcpool extension (Cache::Memcached::Fast has none): a no-op round trip to every server (meta
+C<mn>, binary NOOP, text C<version> with its answer dropped; the core's C<noop>). Returns
+C<{ 'host:port' =E<gt> 1 }> for every server that answered and C<undef> for each that failed,
+as C<flush_all>; C<last_error> is the first failure's message.
+
 =item stats ([$group])
 
 mcpool extension (Cache::Memcached::Fast has no C<stats>; Cache::Memcached's C<stats> sums
@@ -916,7 +923,7 @@ mcpool extension (Cache::Memcached::Fast has none: it only warns or returns noth
 as C<Mcpool::last_error()> or C<< $memd->last_error >>; it is per thread, not per object.
 The rule: B<after a call, C<last_error> is that call's failure or the empty string>. Every
 method that can fail (the commands, C<new>, C<namespace($new)>, C<enable_compress>,
-C<set_servers>, C<flush_all>, C<server_versions>, C<stats>, C<disconnect_all>) empties it when it
+C<set_servers>, C<flush_all>, C<noop>, C<server_versions>, C<stats>, C<disconnect_all>) empties it when it
 starts; when it returns, it holds a message only if that call failed: it returned nothing
 (C<undef>), or a C<_multi> call returned C<undef> for some item (then the first failed
 item's message), or it croaked. The message names the command, the key, the server and the
@@ -995,6 +1002,20 @@ mcpool extension (meta protocol, memcached 1.6.27 or later): C<set> that gives t
 CAS version C<$version> (meta C<E> flag), for writers that keep several pools consistent.
 True when stored; nothing on an error, e.g. from an older server (C<last_error> names the
 version it reports; nothing was stored).
+
+=item delete_with_version ($key, $version)
+
+mcpool extension (meta protocol, memcached 1.6.27 or later): C<delete> with the explicit CAS
+version C<$version> (meta C<E> flag). True when the key existed, false when it did not,
+nothing on an error, e.g. from an older server (C<last_error> names the version it reports;
+nothing was deleted).
+
+=item incr_with_version ($key, $delta, $version), decr_with_version ($key, $delta, $version)
+
+mcpool extension (meta protocol, memcached 1.6.27 or later): C<incr> / C<decr> that give the
+counter the CAS version C<$version>. The new value (C<"0E0"> for zero, as C<incr>), false for
+a missing key, nothing on an error (as C<delete_with_version>). C<$delta> and C<$version> are
+integers from 0 to 2**64-1; anything else (a negative number, a fraction, undef) croaks.
 
 =item meta_info ($key)
 

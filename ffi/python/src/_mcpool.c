@@ -2316,6 +2316,21 @@ static PyObject *Client__version(ClientObject *self, PyObject *noargs) {
     return d;
 }
 
+static PyObject *Client__noop(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    mcpool_server_results *r = NULL;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_noop(self->client, &r);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    PyObject *d = results_dict(r);
+    mcpool_server_results_free(r);
+    return d;
+}
+
 static PyObject *Client_server_for(ClientObject *self, PyObject *key) {
     const uint8_t *k;
     size_t kn, idx;
@@ -2520,6 +2535,76 @@ static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *ar
     if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
         Py_RETURN_FALSE;
     return raise_status(st);
+}
+
+/* delete_with_version(key, version): delete with the explicit CAS version `version` (meta
+ * md E; memcached 1.6.27+, else ConfigurationError naming the server's version, nothing
+ * deleted). True when key existed, False when missing. Meta protocol only. */
+static PyObject *Client_delete_with_version(ClientObject *self, PyObject *const *args,
+                                            Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}, {"version", 1}};
+    PyObject *a[2];
+    const uint8_t *k;
+    size_t kn;
+    uint64_t version;
+    mcpool_status st;
+    PyObject *own;
+    CHECK_OPEN(self);
+    if (parse_args("delete_with_version", args, nargs, kw, names, 2, 2, 2, 2, a) < 0)
+        return NULL;
+    if (u64_arg(a[1], "version", 0, &version) < 0)
+        return NULL;
+    if (key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_delete_with_version(self->client, k, kn, version);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    if (st == MCPOOL_NOT_FOUND)
+        Py_RETURN_FALSE;
+    return raise_status(st);
+}
+
+/* incr_with_version / decr_with_version(key, delta, version): incr or decr giving the counter
+ * the explicit CAS version `version` (meta ma E; memcached 1.6.27+ as delete_with_version):
+ * the new value, None when key is missing. Meta protocol only. */
+static PyObject *counter_with_version(ClientObject *self, int incr, PyObject *const *args,
+                                      Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}, {"delta", 1}, {"version", 2}};
+    PyObject *a[3];
+    const uint8_t *k;
+    size_t kn;
+    uint64_t delta, version, out = 0;
+    mcpool_status st;
+    PyObject *own;
+    const char *fname = incr ? "incr_with_version" : "decr_with_version";
+    CHECK_OPEN(self);
+    if (parse_args(fname, args, nargs, kw, names, 3, 3, 3, 3, a) < 0)
+        return NULL;
+    if (u64_arg(a[1], "delta", 0, &delta) < 0 || u64_arg(a[2], "version", 0, &version) < 0)
+        return NULL;
+    if (key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_arith_with_version(self->client, incr != 0, k, kn, delta, version, &out);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(own);
+    if (st == MCPOOL_OK)
+        return PyLong_FromUnsignedLongLong(out);
+    if (st == MCPOOL_NOT_FOUND)
+        Py_RETURN_NONE;
+    return raise_status(st);
+}
+
+static PyObject *Client_incr_with_version(ClientObject *self, PyObject *const *args,
+                                          Py_ssize_t nargs, PyObject *kw) {
+    return counter_with_version(self, 1, args, nargs, kw);
+}
+static PyObject *Client_decr_with_version(ClientObject *self, PyObject *const *args,
+                                          Py_ssize_t nargs, PyObject *kw) {
+    return counter_with_version(self, 0, args, nargs, kw);
 }
 
 /* meta_info(key) -> dict or None: the item's metadata without its value (meta mg h l t c s f
@@ -2996,6 +3081,8 @@ static PyMethodDef Client_methods[] = {
      "_stats(group=None)\n--\n\n{server: {name: value} or exception}."},
     {"_version", (PyCFunction)Client__version, METH_NOARGS,
      "_version()\n--\n\n{server: {'version': text} or exception}."},
+    {"_noop", (PyCFunction)Client__noop, METH_NOARGS,
+     "_noop()\n--\n\n{server: {} or exception}."},
     {"get_lease", (PyCFunction)(void (*)(void))Client_get_lease, FAST,
      "get_lease(key, vivify_ttl=30, recache_below=0)\n--\n\n(outcome, value, cas): outcome "
      "'hit', 'recompute' (compute and set it) or 'wait' (another caller is); value is the "
@@ -3003,6 +3090,15 @@ static PyMethodDef Client_methods[] = {
     {"set_with_version", (PyCFunction)(void (*)(void))Client_set_with_version, FAST,
      "set_with_version(key, value, version, time=0)\n--\n\nStores value with the explicit CAS "
      "version `version` (meta protocol, memcached 1.6.27+); True when stored."},
+    {"delete_with_version", (PyCFunction)(void (*)(void))Client_delete_with_version, FAST,
+     "delete_with_version(key, version)\n--\n\nDeletes key with the explicit CAS version "
+     "`version` (meta protocol, memcached 1.6.27+); True when it existed."},
+    {"incr_with_version", (PyCFunction)(void (*)(void))Client_incr_with_version, FAST,
+     "incr_with_version(key, delta, version)\n--\n\nincr giving the counter the explicit CAS "
+     "version `version` (meta protocol, memcached 1.6.27+): the new value, None on a miss."},
+    {"decr_with_version", (PyCFunction)(void (*)(void))Client_decr_with_version, FAST,
+     "decr_with_version(key, delta, version)\n--\n\ndecr giving the counter the explicit CAS "
+     "version `version` (meta protocol, memcached 1.6.27+): the new value, None on a miss."},
     {"meta_info", (PyCFunction)Client_meta_info, METH_O,
      "meta_info(key)\n--\n\nThe item's metadata without its value (meta protocol): a dict "
      "with hit_before, last_access, ttl (None: never expires), cas, size, flags; None for a "

@@ -162,3 +162,124 @@ def test_the_new_operations_reach_a_dead_server_as_errors(prefix):
         with pytest.raises(mcpool.ConnectionError) as e:
             call()
         assert prefix + "k" in str(e.value)
+
+
+# ----- noop, delete/incr/decr with an explicit CAS version (tester-parity: every command) -----
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_noop_answers_per_server(servers, protocol):
+    addrs = [s.addr for s in servers]
+    c = mcpool.Client(addrs, protocol=protocol)
+    assert c.noop() == {a: True for a in addrs}
+
+
+def test_noop_names_a_server_that_is_down(server):
+    down = _free_addr()
+    c = mcpool.Client([server.addr, down], protocol="meta", min_idle=0)
+    r = c.noop()
+    assert r[server.addr] is True
+    assert isinstance(r[down], mcpool.ConnectionError) and down in str(r[down])
+    with pytest.raises(mcpool.ConnectionError):
+        mcpool.Client([down], min_idle=0).noop()  # every server failed: raised
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_with_version_is_refused_by_this_memcached_and_changes_nothing(server, prefix, protocol):
+    """The installed memcached is older than 1.6.27 (meta refuses E, naming its version);
+    text and binary have no E at all."""
+    c = mcpool.Client([server.addr], protocol=protocol)
+    k = prefix + "n"
+    assert c.set(k, b"5")
+    for call in (lambda: c.delete_with_version(k, 5),
+                 lambda: c.incr_with_version(k, 1, 5),
+                 lambda: c.decr_with_version(k, 1, 5)):
+        with pytest.raises(mcpool.ConfigurationError,
+                           match="1.6.27" if protocol == "meta" else "meta"):
+            call()
+    assert c.get(k) == b"5"
+    with pytest.raises(mcpool.ClientTypeError):
+        c.delete_with_version(k, "5")
+    with pytest.raises(mcpool.ClientError):
+        c.incr_with_version(k, -1, 5)
+    with pytest.raises(TypeError):
+        c.incr_with_version(k, 1)  # the version is required
+
+
+def _fake_meta_1_6_27():
+    """A deliberately fake meta server reporting memcached 1.6.27: md/ma on a key holding
+    "absent" answer NF, else HD and VA 1 with 7; the request's opaque is echoed."""
+    import socket
+    import threading
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(4)
+    lst.settimeout(10)
+
+    def serve():
+        try:
+            conn, _ = lst.accept()
+        except OSError:
+            return
+        buf = b""
+        with conn:
+            conn.settimeout(10)
+            for _ in range(100):  # bounded
+                try:
+                    data = conn.recv(4096)
+                except OSError:
+                    return
+                if not data:
+                    return
+                buf += data
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    words = line.split()
+                    opaque = b" ".join(w for w in words if w.startswith(b"O"))
+                    absent = b"absent" in line
+                    if words[:1] == [b"version"]:
+                        reply = b"VERSION 1.6.27\r\n"
+                    elif words[:1] == [b"md"]:
+                        reply = (b"NF " if absent else b"HD ") + opaque + b"\r\n"
+                    elif words[:1] == [b"ma"]:
+                        reply = (b"NF " + opaque + b"\r\n" if absent
+                                 else b"VA 1 " + opaque + b"\r\n7\r\n")
+                    else:
+                        reply = b"CLIENT_ERROR fake\r\n"
+                    conn.sendall(reply)
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return lst, t
+
+
+def test_with_version_answers_from_a_server_that_takes_it():
+    lst, t = _fake_meta_1_6_27()
+    try:
+        c = mcpool.Client(["127.0.0.1:%d" % lst.getsockname()[1]], protocol="meta",
+                          max_size=1)
+        assert c.delete_with_version("k", 777) is True
+        assert c.delete_with_version("absent", 777) is False
+        assert c.incr_with_version("n", 1, 99) == 7
+        assert c.decr_with_version("n", 1, 99) == 7
+        assert c.incr_with_version("absent", 1, 99) is None
+        assert c.decr_with_version("absent", 1, 99) is None
+    finally:
+        lst.close()
+        t.join(10)
+
+
+def test_with_version_against_a_server_that_is_down():
+    c = mcpool.Client([_free_addr()], protocol="meta", min_idle=0)
+    with pytest.raises(mcpool.ConnectionError):
+        c.delete_with_version("k", 5)
+    with pytest.raises(mcpool.ConnectionError):
+        c.incr_with_version("k", 1, 5)
+
+
+def _free_addr():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return "127.0.0.1:%d" % port

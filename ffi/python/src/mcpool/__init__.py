@@ -340,6 +340,13 @@ class Client(_Client):
         return {k: v.get("version") if isinstance(v, dict) else v
                 for k, v in self._per_server(self._version()).items()}
 
+    def noop(self):
+        """A no-op round trip to every server (meta ``mn``, binary NOOP, text ``version``):
+        ``{"host:port": True}`` for each that answered (a failed server maps to its
+        exception; when every server failed, the first error is raised)."""
+        return {k: True if isinstance(v, dict) else v
+                for k, v in self._per_server(self._noop()).items()}
+
     @staticmethod
     def _per_server(d):
         if d and all(isinstance(v, BaseException) for v in d.values()):

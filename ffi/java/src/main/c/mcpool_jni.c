@@ -1082,6 +1082,82 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
     return out;
 }
 
+/* Get-and-touch (the core's gat, or gats with_cas): the value (NULL on a miss), its expiry set
+ * to ttl seconds by the core's rule for a signed expiry (as touch); meta as for get. */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_gat(JNIEnv *env, jclass cls, jlong h,
+                                                       jbyteArray key, jint key_len, jint ttl,
+                                                       jboolean with_cas, jlongArray meta) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get_n(env, key, key_len, kstack, sizeof kstack, &k)) return NULL;
+    mcpool_item *item = NULL;
+    uint32_t exptime = mcpool_expiry_from_signed(ttl);
+    mcpool_status st = with_cas ? mcpool_client_gats(CLIENT(h), k.ptr, k.len, exptime, &item)
+                                : mcpool_client_gat(CLIENT(h), k.ptr, k.len, exptime, &item);
+    bytes_release(&k);
+    jbyteArray out = NULL;
+    if (st == MCPOOL_OK) {
+        size_t len = mcpool_item_len(item);
+        uint32_t flags = mcpool_item_flags(item);
+        uint64_t cas = mcpool_item_cas(item);
+        if (len > (size_t)INT32_MAX) {
+            throw_oom(env, "mcpool: value larger than a Java array");
+        } else if ((out = (*env)->NewByteArray(env, (jsize)len)) != NULL) {
+            if (len > 0)
+                (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)mcpool_item_data(item));
+            if (meta != NULL) {
+                jlong m[4] = {(jlong)flags, (jlong)cas, 0, 0};
+                jsize ml = (*env)->GetArrayLength(env, meta);
+                jsize mn = ml >= 4 ? 4 : ml >= 3 ? 3 : 2;
+                if (mn >= 3) m[2] = kind_of(h, flags);
+                if (mn == 4) {
+                    bool verbatim = false;
+                    m[3] = mcpool_client_flags_verbatim(CLIENT(h), flags, &verbatim) == MCPOOL_OK && verbatim;
+                }
+                (*env)->SetLongArrayRegion(env, meta, 0, mn, m);
+            }
+        }
+        mcpool_item_free(item);
+    } else {
+        answer(env, st);
+    }
+    return out;
+}
+
+/* A delete with an explicit CAS version (meta E, memcached 1.6.27+). */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_deleteWithVersion(JNIEnv *env, jclass cls, jlong h,
+                                                               jbyteArray key, jlong version) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    mcpool_status st = mcpool_client_delete_with_version(CLIENT(h), k.ptr, k.len, (uint64_t)version);
+    bytes_release(&k);
+    return answer(env, st);
+}
+
+/* incr (or decr) with an explicit CAS version (meta E, memcached 1.6.27+); delta >= 0 (Java
+ * refuses a negative one before this). out[0] = the new value on success. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_arithWithVersion(JNIEnv *env, jclass cls, jlong h,
+                                                              jboolean incr, jbyteArray key,
+                                                              jlong delta, jlong version,
+                                                              jlongArray out) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get(env, key, kstack, sizeof kstack, &k)) return -1;
+    uint64_t value = 0;
+    mcpool_status st = mcpool_client_arith_with_version(CLIENT(h), incr, k.ptr, k.len, (uint64_t)delta,
+                                                        (uint64_t)version, &value);
+    bytes_release(&k);
+    if (st == MCPOOL_OK && out != NULL) {
+        jlong v = (jlong)value;
+        (*env)->SetLongArrayRegion(env, out, 0, 1, &v);
+    }
+    return answer(env, st);
+}
+
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_delete(JNIEnv *env, jclass cls, jlong h,
                                                     jbyteArray key, jint key_len) {
     (void)cls;
@@ -1375,13 +1451,10 @@ static void *multi_alloc(void *userdata, size_t index, size_t len, uint32_t flag
  * in vals[i]; nothing is thrown for them (Java reports them with the hits); lenient: a key
  * whose server failed (server_side) is left out instead, spans[i] = MULTI_LEFT_OUT. Only a
  * call that failed as a whole throws. */
-JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
-                                                            jbyteArray keys, jintArray lens,
-                                                            jboolean with_cas, jboolean lenient,
-                                                            jobjectArray vals,
-                                                            jintArray flags, jintArray raw_flags,
-                                                            jlongArray cas, jintArray spans) {
-    (void)cls;
+static jbyteArray get_multi(JNIEnv *env, jlong h, jbyteArray keys, jintArray lens,
+                            jboolean with_cas, jboolean lenient, jobjectArray vals,
+                            jintArray flags, jintArray raw_flags, jlongArray cas, jintArray spans,
+                            int touch, uint32_t exptime) {
     if (keys == NULL || lens == NULL || vals == NULL || flags == NULL || raw_flags == NULL ||
         cas == NULL || spans == NULL) {
         answer(env, mcpool_client_get_multi_into(NULL, NULL, NULL, 0, false, NULL, NULL, NULL));
@@ -1434,8 +1507,11 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass 
         m.flags[i] = 0;
         m.cas[i] = 0;
     }
-    mcpool_status st = mcpool_client_get_multi_into(CLIENT(h), kptrs, klens, un, with_cas,
-                                                    multi_alloc, &m, statuses);
+    mcpool_status st =
+        touch ? mcpool_client_gat_multi_into(CLIENT(h), exptime, kptrs, klens, un, with_cas,
+                                             multi_alloc, &m, statuses)
+              : mcpool_client_get_multi_into(CLIENT(h), kptrs, klens, un, with_cas, multi_alloc,
+                                             &m, statuses);
     if (st != MCPOOL_OK) {
         answer(env, st);
         goto out;
@@ -1504,6 +1580,29 @@ out:
     return packed;
 }
 
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getMulti(JNIEnv *env, jclass cls, jlong h,
+                                                            jbyteArray keys, jintArray lens,
+                                                            jboolean with_cas, jboolean lenient,
+                                                            jobjectArray vals,
+                                                            jintArray flags, jintArray raw_flags,
+                                                            jlongArray cas, jintArray spans) {
+    (void)cls;
+    return get_multi(env, h, keys, lens, with_cas, lenient, vals, flags, raw_flags, cas, spans, 0, 0);
+}
+
+/* getMulti that also sets each found key's expiry to ttl seconds (get-and-touch, the core's
+ * gat per key; ttl by the core's rule for a signed expiry, as touch). */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_gatMulti(JNIEnv *env, jclass cls, jlong h,
+                                                            jint ttl, jbyteArray keys,
+                                                            jintArray lens, jboolean with_cas,
+                                                            jobjectArray vals, jintArray flags,
+                                                            jintArray raw_flags, jlongArray cas,
+                                                            jintArray spans) {
+    (void)cls;
+    return get_multi(env, h, keys, lens, with_cas, JNI_FALSE, vals, flags, raw_flags, cas, spans, 1,
+                     mcpool_expiry_from_signed(ttl));
+}
+
 /* Statistics (group NULL: general; "items", "slabs", ...) or, with version set, versions.
  * Flattened for Java as byte[]s of UTF-8: for each server, label, status name ("MCPOOL_OK"
  * when it answered), error message, pair count (decimal), then name, value, name, value, ... */
@@ -1556,13 +1655,16 @@ static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
     return out;
 }
 
+/* what: 0 statistics (of group), 1 versions, 2 a no-op round trip (no pairs). */
 JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_stats(JNIEnv *env, jclass cls, jlong h,
-                                                           jbyteArray group, jboolean version) {
+                                                           jbyteArray group, jint what) {
     (void)cls;
     mcpool_server_results *r = NULL;
     mcpool_status st;
-    if (version) {
+    if (what == 1) {
         st = mcpool_client_version(CLIENT(h), &r);
+    } else if (what == 2) {
+        st = mcpool_client_noop(CLIENT(h), &r);
     } else {
         uint8_t stack[KEY_STACK];
         bytes_t g;

@@ -32,8 +32,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>TTLs are seconds (0 = never expires; above 30 days memcached reads an absolute Unix
  * time, up to 2147483647). A negative TTL of a store, touch or counter (set, add, replace,
- * cas, setBytes, setMulti, setWithVersion, touch, incrOrInit, decrOrInit) stores the item
- * already expired, as memcached reads a negative expiry and spymemcached sends it: the core's
+ * cas, setBytes, setMulti, setWithVersion, touch, incrOrInit, decrOrInit; and of gat, gats,
+ * gatMulti) stores the item already expired, as memcached reads a negative expiry and spymemcached sends it: the core's
  * rule for signed expiries (MCPOOL_EXPIRED_AT_ONCE; Python and Perl do the same). The lease
  * times of {@link #getLease} and {@link #invalidate}, which have no such meaning, refuse a
  * negative one: a {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming it, nothing sent.
@@ -528,6 +528,11 @@ public final class Mcpool implements AutoCloseable {
 
     /** lenient: keys whose server failed are misses (counted), as Whalin's getMulti. */
     Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient) {
+        return getMultiArray(t, keys, lenient, false, 0);
+    }
+
+    /** touch: get-and-touch, each found key's expiry set to ttl (not lenient). */
+    Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient, boolean touch, int ttl) {
         t = t.forValueFormat(valueFormat);
         int n = keys.length;
         Object[] vals = new Object[n];
@@ -555,7 +560,8 @@ public final class Mcpool implements AutoCloseable {
         byte[] packed;
         long h = nc.acquire();
         try {
-            packed = Native.getMulti(h, blob, lens, false, lenient, vals, kinds, flags, cas, spans);
+            packed = touch ? Native.gatMulti(h, ttl, blob, lens, false, vals, kinds, flags, cas, spans)
+                : Native.getMulti(h, blob, lens, false, lenient, vals, kinds, flags, cas, spans);
         } finally {
             nc.release();
         }
@@ -622,12 +628,13 @@ public final class Mcpool implements AutoCloseable {
         return st;
     }
 
-    Map<String, Map<String, String>> serverResults(String group, boolean version) {
+    /** Per server that answered: its pairs; with failed, a server that failed maps to null. */
+    Map<String, Map<String, String>> serverResults(String group, int what, boolean failed) {
         byte[] g = group == null ? null : Utf8.text(group, "statistics group");
         byte[][] flat;
         long h = nc.acquire();
         try {
-            flat = Native.stats(h, g, version);
+            flat = Native.stats(h, g, what);
         } finally {
             nc.release();
         }
@@ -640,6 +647,7 @@ public final class Mcpool implements AutoCloseable {
             Map<String, String> pairs = new LinkedHashMap<>();
             for (int e = 0; e < count; e++, i += 2) pairs.put(Utf8.decode(flat[i]), Utf8.decode(flat[i + 1]));
             if ("MCPOOL_OK".equals(status)) out.put(label, pairs);
+            else if (failed) out.put(label, null);
         }
         return out;
     }
@@ -724,6 +732,47 @@ public final class Mcpool implements AutoCloseable {
     public Map<String, Object> getMulti(String... keys) {
         notNull(keys, "key array");
         return getMulti(Arrays.asList(keys));
+    }
+
+    /** Get-and-touch: the value, or null on a miss, and the item's expiry set to ttl seconds
+     * by the rule of {@link #touch} (the core's: 0 never expires, above 30 days a unix time, a
+     * negative ttl expires it at once). */
+    public Object gat(String key, int ttl) {
+        long[] meta = new long[3];
+        byte[] b = gatRaw(key(key), ttl, false, meta);
+        return b == null ? null : decode(tc.forValueFormat(valueFormat), key, b, Kind.of(meta[2]), (int) meta[0]);
+    }
+
+    /** As {@link #gat}, with the CAS unique (as {@link #gets}): the value and its CAS for
+     * {@link #cas}, or null on a miss. */
+    public MemcachedItem gats(String key, int ttl) {
+        long[] meta = new long[3];
+        byte[] b = gatRaw(key(key), ttl, true, meta);
+        return b == null ? null
+            : new MemcachedItem(decode(tc.forValueFormat(valueFormat), key, b, Kind.of(meta[2]), (int) meta[0]), meta[1]);
+    }
+
+    private byte[] gatRaw(byte[] k, int ttl, boolean withCas, long[] meta) {
+        long h = nc.acquire();
+        try {
+            return Native.gat(h, k, k.length, ttl, withCas, meta);
+        } finally {
+            nc.release();
+        }
+    }
+
+    /** Get-and-touch of many keys (one round trip per server, as {@link #getMulti}): the hits
+     * in key order, each found key's expiry set to ttl (the rule of {@link #touch}). Failed
+     * keys as in {@link #getMulti} (a {@link PartialResultException}). */
+    public Map<String, Object> gatMulti(int ttl, Collection<String> keys) {
+        notNull(keys, "key collection");
+        String[] ks = keys.toArray(new String[0]);
+        return hits(ks, getMultiArray(tc, ks, false, true, ttl));
+    }
+
+    public Map<String, Object> gatMulti(int ttl, String... keys) {
+        notNull(keys, "key array");
+        return gatMulti(ttl, Arrays.asList(keys));
     }
 
     /** Stores raw bytes with the caller's flags: flags the value format can read back (0:
@@ -1081,13 +1130,22 @@ public final class Mcpool implements AutoCloseable {
      * or "items", "slabs", "settings", ... Servers that failed are left out. Names and values
      * are decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD). */
     public Map<String, Map<String, String>> stats(String group) {
-        return serverResults(group, false);
+        return serverResults(group, Native.STATS, false);
     }
 
     /** Each answering server's version. */
     public Map<String, String> versions() {
         Map<String, String> out = new LinkedHashMap<>();
-        serverResults(null, true).forEach((k, v) -> out.put(k, v.get("version")));
+        serverResults(null, Native.VERSIONS, false).forEach((k, v) -> out.put(k, v.get("version")));
+        return out;
+    }
+
+    /** A no-op round trip to every server (meta {@code mn}, binary NOOP, text {@code version}
+     * with its answer dropped: the core's noop): "host:port" → true when it answered, false
+     * when it failed, every server in configuration order. */
+    public Map<String, Boolean> noop() {
+        Map<String, Boolean> out = new LinkedHashMap<>();
+        serverResults(null, Native.NOOP, true).forEach((k, v) -> out.put(k, v != null));
         return out;
     }
 
@@ -1279,6 +1337,57 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
+    }
+
+    /**
+     * {@link #delete} with the explicit CAS version {@code version} (meta protocol, memcached
+     * 1.6.27 or later: the meta E flag). True when the key existed, false when it did not. A
+     * {@link ClientException} (MCPOOL_UNSUPPORTED) on the text and binary protocols and from
+     * an older server (the message names the version it reports; nothing was deleted).
+     */
+    public boolean deleteWithVersion(String key, long version) {
+        byte[] k = key(key);
+        long h = nc.acquire();
+        try {
+            return Native.deleteWithVersion(h, k, version) == Native.OK;
+        } finally {
+            nc.release();
+        }
+    }
+
+    /**
+     * {@link #incr} that gives the counter the explicit CAS version {@code version} (meta
+     * protocol, memcached 1.6.27 or later): the new value, empty when the key is missing. A
+     * negative delta or a new value above Long.MAX_VALUE as {@link #incr}; MCPOOL_UNSUPPORTED
+     * as {@link #deleteWithVersion} (nothing changed).
+     */
+    public OptionalLong incrWithVersion(String key, long delta, long version) {
+        return arithWithVersion(true, key, delta, version);
+    }
+
+    /** As {@link #incrWithVersion}, subtracting (memcached stops at 0). */
+    public OptionalLong decrWithVersion(String key, long delta, long version) {
+        return arithWithVersion(false, key, delta, version);
+    }
+
+    private OptionalLong arithWithVersion(boolean incr, String key, long delta, long version) {
+        byte[] k = key(key);
+        if (delta < 0) throw ClientException.invalidArgument("negative counter delta " + delta + " for " + key
+            + " (memcached's deltas are unsigned: incr by -n is decr by n)");
+        long[] out = new long[1];
+        int st;
+        long h = nc.acquire();
+        try {
+            st = Native.arithWithVersion(h, incr, k, delta, version, out);
+        } finally {
+            nc.release();
+        }
+        if (st != Native.OK) return OptionalLong.empty();
+        if (out[0] < 0) {
+            throw ClientException.outOfRange("the counter " + key + " is now " + Long.toUnsignedString(out[0])
+                + ", above Long.MAX_VALUE (memcached's counters are unsigned 64-bit)");
+        }
+        return OptionalLong.of(out[0]);
     }
 
     /**

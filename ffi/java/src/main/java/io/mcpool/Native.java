@@ -248,7 +248,15 @@ final class Native {
     /** The value, or null on a miss (never an exception); meta[0] = flags, meta[1] = CAS,
      * meta[2] (when meta has 3 slots) the value's kind (Kind.ordinal()). */
     static native byte[] get(long client, byte[] key, int keyLen, boolean withCas, long[] meta);
+    /** Get-and-touch (gats with withCas): the value, or null on a miss; its expiry set to
+     * ttl (touch's rule); meta as for {@link #get}. */
+    static native byte[] gat(long client, byte[] key, int keyLen, int ttl, boolean withCas, long[] meta);
     static native int delete(long client, byte[] key, int keyLen);
+    /** A delete with an explicit CAS version (meta E). */
+    static native int deleteWithVersion(long client, byte[] key, long version);
+    /** incr (or decr) with an explicit CAS version (meta E); delta not negative; out[0] = the
+     * new value (unsigned 64-bit bits) on OK. */
+    static native int arithWithVersion(long client, boolean incr, byte[] key, long delta, long version, long[] out);
     static native int touch(long client, byte[] key, int ttl);
     /** A counter: decimal text with raw flags 0. */
     static native int setCounter(long client, byte[] key, long value, int ttl);
@@ -279,6 +287,9 @@ final class Native {
      * for every hit.
      */
     static native byte[] getMulti(long client, byte[] keys, int[] lens, boolean withCas, boolean lenient,
+                                  Object[] vals, int[] kinds, int[] flags, long[] cas, int[] spans);
+    /** getMulti (not lenient) that also sets each found key's expiry to ttl (get-and-touch). */
+    static native byte[] gatMulti(long client, int ttl, byte[] keys, int[] lens, boolean withCas,
                                   Object[] vals, int[] kinds, int[] flags, long[] cas, int[] spans);
     /** spans[i] of a key a lenient getMulti left out because its server failed. */
     static final int LEFT_OUT = -3;
@@ -350,6 +361,8 @@ final class Native {
         }
     }
     /** Per server: label, status name, error message, pair count (decimal), then the pairs;
-     * every entry UTF-8. group null: the general statistics. */
-    static native byte[][] stats(long client, byte[] group, boolean version);
+     * every entry UTF-8. what: STATS (group null: the general statistics), VERSIONS, or NOOP
+     * (a no-op round trip, no pairs). */
+    static native byte[][] stats(long client, byte[] group, int what);
+    static final int STATS = 0, VERSIONS = 1, NOOP = 2;
 }
