@@ -11,7 +11,7 @@ TEST_TARGETS :=
 # Each binding adds its own test target (ffi/*/test.mk: TEST_TARGETS += test-xyz).
 -include ffi/*/test.mk
 
-.PHONY: all deps lib cli test test-versions test-package test-dependent test-rust test-fuzz test-deny bench install
+.PHONY: all deps lib cli test test-versions test-notices test-package test-dependent test-rust test-fuzz test-deny bench install
 all: lib cli
 
 deps:
@@ -35,13 +35,18 @@ lib:
 cli:
 	$(CARGO) build --release -p mcpool-cli $(CARGO_FEATURES)
 
-test: deps test-versions test-rust test-package test-dependent test-fuzz test-deny $(TEST_TARGETS)
+test: deps test-versions test-notices test-rust test-package test-dependent test-fuzz test-deny $(TEST_TARGETS)
 	@echo "make test: all suites passed"
 
 # The declared minimum Rust holds for Cargo.lock (and, with that toolchain installed, for our
 # code); one version in Cargo.toml, the Python package, the Perl modules and the pom.
 test-versions:
 	scripts/version-check.sh
+
+# THIRD-PARTY-NOTICES (the licences of the crates compiled into libmcpool, the CLI and the
+# bindings' packages) is current with Cargo.lock.
+test-notices:
+	scripts/third-party-notices.py --check
 
 # Every crate of the workspace: the library, the C ABI, the CLI, the benchmark, the test kit.
 test-rust:

@@ -40,6 +40,9 @@ for my $f ('LICENSE-MIT', 'LICENSE-APACHE') {
     copy("$repo/$f", "$dist/$f") or die "dist-bundle: copy $f: $!\n";
     $add{$f} = 'licence (MIT OR Apache-2.0, as the crate)';
 }
+copy("$repo/THIRD-PARTY-NOTICES", "$dist/THIRD-PARTY-NOTICES")
+    or die "dist-bundle: copy THIRD-PARTY-NOTICES: $!\n";
+$add{'THIRD-PARTY-NOTICES'} = 'the licences of the crates compiled into the core';
 open my $m, '>>', "$dist/MANIFEST" or die "dist-bundle: $!\n";
 print $m map { sprintf "%-40s %s\n", $_, $add{$_} } sort keys %add;
 close $m;

@@ -28,7 +28,7 @@ dist=Mcpool-$version.tar.gz
 mv "ffi/perl/$dist" "$tmp/"
 mkdir "$tmp/build"
 tar xzf "$tmp/$dist" -C "$tmp/build"
-for f in Makefile.PL Mcpool.xs typemap lib/Mcpool.pm t/lib/McpoolTest.pm LICENSE-MIT LICENSE-APACHE README \
+for f in Makefile.PL Mcpool.xs typemap lib/Mcpool.pm t/lib/McpoolTest.pm LICENSE-MIT LICENSE-APACHE THIRD-PARTY-NOTICES README \
          MANIFEST META.json mcpool-core/Cargo.toml mcpool-core/include/mcpool.h; do
   [ -e "$tmp/build/Mcpool-$version/$f" ] || { echo "perl-install-check: $dist lacks $f" >&2; exit 1; }
 done

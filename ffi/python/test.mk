@@ -71,8 +71,8 @@ python-dist: lib python-tools
 	cd ffi/python && $(PYTHON) -c 'import sys; from setuptools import build_meta as b; b.build_sdist(sys.argv[1])' $(PY_DIST) >/dev/null
 	$(PYTHON) -c 'import sys, tarfile, zipfile; \
 	  w = zipfile.ZipFile(sys.argv[1]).namelist(); t = tarfile.open(sys.argv[2]); \
-	  miss = [("wheel", l) for l in ("LICENSE-MIT", "LICENSE-APACHE") if not any(n.endswith(".dist-info/" + l) or n.endswith(".dist-info/licenses/" + l) for n in w)]; \
-	  miss += [("sdist", l) for l in ("LICENSE-MIT", "LICENSE-APACHE") if not any(m.name.endswith("/" + l) and m.isfile() and m.name.count("/") == 1 for m in t.getmembers())]; \
+	  miss = [("wheel", l) for l in ("LICENSE-MIT", "LICENSE-APACHE", "THIRD-PARTY-NOTICES") if not any(n.endswith(".dist-info/" + l) or n.endswith(".dist-info/licenses/" + l) for n in w)]; \
+	  miss += [("sdist", l) for l in ("LICENSE-MIT", "LICENSE-APACHE", "THIRD-PARTY-NOTICES") if not any(m.name.endswith("/" + l) and m.isfile() and m.name.count("/") == 1 for m in t.getmembers())]; \
 	  sys.exit("python-dist: no licence text: %s" % miss if miss else 0)' $(PY_DIST)/mcpool-*.whl $(PY_DIST)/mcpool-*.tar.gz
 	@ls -l $(PY_DIST)
 
