@@ -2301,13 +2301,16 @@ static PyObject *Client__stats(ClientObject *self, PyObject *args) {
     return d;
 }
 
-static PyObject *Client__version(ClientObject *self, PyObject *noargs) {
-    (void)noargs;
+/* A whole-server command without arguments (version, noop), the GIL released: its
+ * per-server results as results_dict's {server: ...}. */
+static PyObject *server_results_call(ClientObject *self,
+                                     mcpool_status (*call)(const mcpool_client *,
+                                                           mcpool_server_results **)) {
     mcpool_server_results *r = NULL;
     mcpool_status st;
     CHECK_OPEN(self);
     Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_version(self->client, &r);
+    st = call(self->client, &r);
     Py_END_ALLOW_THREADS
     if (st != MCPOOL_OK)
         return raise_status(st);
@@ -2316,19 +2319,14 @@ static PyObject *Client__version(ClientObject *self, PyObject *noargs) {
     return d;
 }
 
+static PyObject *Client__version(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    return server_results_call(self, mcpool_client_version);
+}
+
 static PyObject *Client__noop(ClientObject *self, PyObject *noargs) {
     (void)noargs;
-    mcpool_server_results *r = NULL;
-    mcpool_status st;
-    CHECK_OPEN(self);
-    Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_noop(self->client, &r);
-    Py_END_ALLOW_THREADS
-    if (st != MCPOOL_OK)
-        return raise_status(st);
-    PyObject *d = results_dict(r);
-    mcpool_server_results_free(r);
-    return d;
+    return server_results_call(self, mcpool_client_noop);
 }
 
 static PyObject *Client_server_for(ClientObject *self, PyObject *key) {

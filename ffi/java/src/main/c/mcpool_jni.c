@@ -1038,6 +1038,20 @@ static jlong kind_of(jlong h, uint32_t flags) {
     return mcpool_client_flags_kind(CLIENT(h), flags, &kind) == MCPOOL_OK ? (jlong)kind : -1;
 }
 
+/* A read's meta array as the Java side asks for it by its length: [flags, cas], then the
+ * kind (3 or more), then whether the body is verbatim (4). */
+static void meta_fill(JNIEnv *env, jlong h, jlongArray meta, uint32_t flags, uint64_t cas) {
+    jlong m[4] = {(jlong)flags, (jlong)cas, 0, 0};
+    jsize ml = (*env)->GetArrayLength(env, meta);
+    jsize mn = ml >= 4 ? 4 : ml >= 3 ? 3 : 2;
+    if (mn >= 3) m[2] = kind_of(h, flags);
+    if (mn == 4) {
+        bool verbatim = false;
+        m[3] = mcpool_client_flags_verbatim(CLIENT(h), flags, &verbatim) == MCPOOL_OK && verbatim;
+    }
+    (*env)->SetLongArrayRegion(env, meta, 0, mn, m);
+}
+
 /* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique, meta[2] (when
  * meta has 3 slots) = the value's kind, meta[3] (when it has 4) = 1 when the body is the one
  * memcached holds (mcpool_client_flags_verbatim: what incr sees), else 0. */
@@ -1061,17 +1075,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
         out = (*env)->NewByteArray(env, (jsize)sink.len);
         if (out != NULL) {
             if (sink.len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)sink.len, (const jbyte *)data);
-            if (meta != NULL) {
-                jlong m[4] = {(jlong)flags, (jlong)cas, 0, 0};
-                jsize ml = (*env)->GetArrayLength(env, meta);
-                jsize mn = ml >= 4 ? 4 : ml >= 3 ? 3 : 2;
-                if (mn >= 3) m[2] = kind_of(h, flags);
-                if (mn == 4) {
-                    bool verbatim = false;
-                    m[3] = mcpool_client_flags_verbatim(CLIENT(h), flags, &verbatim) == MCPOOL_OK && verbatim;
-                }
-                (*env)->SetLongArrayRegion(env, meta, 0, mn, m);
-            }
+            if (meta != NULL) meta_fill(env, h, meta, flags, cas);
         }
     } else if (st == MCPOOL_ALLOC_FAILED) {
         throw_oom(env, sink.too_big ? "mcpool: value larger than a Java array" : "mcpool: reading a value");
@@ -1106,17 +1110,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_gat(JNIEnv *env, jclass cls, 
         } else if ((out = (*env)->NewByteArray(env, (jsize)len)) != NULL) {
             if (len > 0)
                 (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)mcpool_item_data(item));
-            if (meta != NULL) {
-                jlong m[4] = {(jlong)flags, (jlong)cas, 0, 0};
-                jsize ml = (*env)->GetArrayLength(env, meta);
-                jsize mn = ml >= 4 ? 4 : ml >= 3 ? 3 : 2;
-                if (mn >= 3) m[2] = kind_of(h, flags);
-                if (mn == 4) {
-                    bool verbatim = false;
-                    m[3] = mcpool_client_flags_verbatim(CLIENT(h), flags, &verbatim) == MCPOOL_OK && verbatim;
-                }
-                (*env)->SetLongArrayRegion(env, meta, 0, mn, m);
-            }
+            if (meta != NULL) meta_fill(env, h, meta, flags, cas);
         }
         mcpool_item_free(item);
     } else {
