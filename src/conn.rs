@@ -1016,6 +1016,11 @@ impl Conn {
         }
     }
 
+    /// Whether bytes read from the socket are still to be parsed (free: no system call).
+    pub(crate) fn has_unread(&self) -> bool {
+        self.rstart != self.rend
+    }
+
     /// A protocol error naming the offending bytes (the connection stays dirty).
     pub(crate) fn protocol_error(&self, what: &str) -> Error {
         protocol_error_at(&self.server, &self.rbuf[self.rstart..self.rend], what)

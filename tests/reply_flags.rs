@@ -240,9 +240,14 @@ fn binary_get_response_without_its_four_byte_flags_is_refused() {
         let ex = extras.clone();
         let addr = binary_fake(move |conn, opcode, opaque, key| {
             count.fetch_max(conn + 1, Ordering::SeqCst);
+            // An item's CAS (binary_response's is 0, which gets refuses as none).
+            let with_cas = |mut r: Vec<u8>| {
+                r[16..24].copy_from_slice(&7u64.to_be_bytes());
+                r
+            };
             match opcode {
-                GET | GAT => binary_response(opcode, opaque, &ex, b"", &body),
-                GETKQ | GATKQ => binary_response(opcode, opaque, &ex, key, &body),
+                GET | GAT => with_cas(binary_response(opcode, opaque, &ex, b"", &body)),
+                GETKQ | GATKQ => with_cas(binary_response(opcode, opaque, &ex, key, &body)),
                 NOOP => binary_response(NOOP, opaque, &[], b"", b""),
                 // version: an answer without a value
                 op => binary_response(op, opaque, &[], b"", b"1.6.18"),

@@ -397,7 +397,7 @@ impl Client {
                                     Err(e) => multi_get::fail_into(state, errors, [k], e),
                                 }
                             })
-                            .inspect(|_| conn.finish())
+                            .and_then(|_| dialect.finish(conn))
                     })
                 });
                 let mut opened = false;

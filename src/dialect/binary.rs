@@ -50,6 +50,12 @@ fn protocol(server: &str, detail: String) -> Error {
 /// The error for a non-OK status that is not a cache-level answer.
 fn status_error(server: &str, r: &Response<'_>) -> Error {
     let text = String::from_utf8_lossy(r.value).into_owned();
+    // The server's text after the status, when it sent one.
+    let said = if text.is_empty() {
+        String::new()
+    } else {
+        format!(": {text}")
+    };
     let server = server.to_owned();
     match r.status {
         status::NON_NUMERIC => Error::Client {
@@ -58,26 +64,31 @@ fn status_error(server: &str, r: &Response<'_>) -> Error {
         },
         status::INVALID_ARGUMENTS | status::UNKNOWN_COMMAND => Error::Client {
             server,
-            message: format!("status 0x{:02x}: {text}", r.status),
+            message: format!("status 0x{:02x}{said}", r.status),
         },
         // A command on a connection that has not authenticated, to a server that demands it
         // (memcached -S): the server is unusable without credentials, not the request bad.
         status::AUTH_ERROR => Error::Auth {
             server,
             message: format!(
-                "{text} (the server requires SASL authentication: set sasl_username and \
-                 sasl_password)"
+                "status 0x{:02x}{said} (the server requires SASL authentication: set \
+                 sasl_username and sasl_password)",
+                r.status
             ),
         },
         // Status 0x0003 says it without text to match: the variant directly, worded as the
         // text protocol's reply.
         status::VALUE_TOO_LARGE => Error::TooLargeForServer {
             server,
-            message: format!("{} ({text})", crate::error::SERVER_TOO_LARGE),
+            message: if text.is_empty() {
+                crate::error::SERVER_TOO_LARGE.to_owned()
+            } else {
+                format!("{} ({text})", crate::error::SERVER_TOO_LARGE)
+            },
         },
         _ => Error::Server {
             server,
-            message: format!("status 0x{:02x}: {text}", r.status),
+            message: format!("status 0x{:02x}{said}", r.status),
         },
     }
 }
@@ -180,19 +191,35 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                     ))
                 }
             };
-            if !single && r.key != keys.key(idx) {
-                return Err(protocol(
-                    server,
-                    format!(
-                        "value for key {} under opaque {}: a crossed reply",
-                        crate::key::quoted(r.key),
-                        r.opaque
-                    ),
-                ));
-            }
             match r.status {
                 status::OK => {
-                    hit(idx, r.value, item_flags(server, &r)?, cas.then_some(r.cas));
+                    // GETKQ echoes its key; GET does not, but a reply that carries one
+                    // names the item it holds: another key's is refused too.
+                    if (!single || !r.key.is_empty()) && r.key != keys.key(idx) {
+                        return Err(protocol(
+                            server,
+                            format!(
+                                "value for key {} under opaque {} (asked for {}): a crossed \
+                                 reply",
+                                crate::key::quoted(r.key),
+                                r.opaque,
+                                crate::key::quoted(keys.key(idx))
+                            ),
+                        ));
+                    }
+                    let flags = item_flags(server, &r)?;
+                    // Every item has a CAS other than 0 (memcached's first is 1): a gets
+                    // reply with CAS 0 carries none, and a made-up one is never returned.
+                    if cas && r.cas == 0 {
+                        return Err(protocol(
+                            server,
+                            format!(
+                                "value for key {} without the CAS (CAS 0) that gets asked for",
+                                crate::key::quoted(keys.key(idx))
+                            ),
+                        ));
+                    }
+                    hit(idx, r.value, flags, cas.then_some(r.cas));
                     next = idx + 1;
                     Ok(single)
                 }
@@ -342,6 +369,10 @@ fn sasl_plain(conn: &mut Conn, user: &str, password: &str) -> Result<()> {
                     "the server does not support SASL (memcached without -S?): {}",
                     String::from_utf8_lossy(r.value)
                 ),
+            }),
+            _ if r.value.is_empty() => Err(Error::Auth {
+                server: server.to_owned(),
+                message: format!("status 0x{:02x}", r.status),
             }),
             _ => Err(Error::Auth {
                 server: server.to_owned(),

@@ -29,10 +29,14 @@ fn protocol(server: &str, detail: String) -> Error {
 fn check_opaque(server: &str, flags: Flags<'_>, want: u32) -> Result<()> {
     match flags.num(b'O') {
         Ok(Some(o)) if o == u64::from(want) => Ok(()),
-        other => Err(protocol(
+        Ok(o) => Err(protocol(
             server,
-            format!("reply carries opaque {other:?}, expected O{want}: a crossed reply"),
+            format!(
+                "reply {}, expected O{want}: a crossed reply",
+                super::show_opaque(o)
+            ),
         )),
+        Err(_) => Err(bad(server, "O")),
     }
 }
 
@@ -40,7 +44,10 @@ fn check_opaque(server: &str, flags: Flags<'_>, want: u32) -> Result<()> {
 fn other(server: &str, r: Reply<'_>, asked: &str) -> Error {
     match r {
         Reply::Text(t) => unexpected(server, t, asked),
-        r => protocol(server, format!("unexpected reply to {asked}: {r:?}")),
+        r => protocol(
+            server,
+            format!("unexpected reply to {asked}: {:?}", r.to_string()),
+        ),
     }
 }
 
@@ -203,20 +210,35 @@ fn encode_retrieval<K: WireKeys + ?Sized>(
 
 /// Reads the replies to `encode_retrieval` (`n` keys): hits matched to their key by opaque,
 /// in order, up to the reply to the last key.
-fn recv_retrieval(conn: &mut Conn, cas: bool, n: usize, tag: u32, hit: &mut Hit<'_>) -> Result<()> {
+///
+/// A reply that names its key (`k`, which the request does not ask for) must name the key
+/// it answers: a value or a miss for another key is a protocol error, never a result.
+fn recv_retrieval<K: WireKeys + ?Sized>(
+    conn: &mut Conn,
+    cas: bool,
+    keys: &K,
+    tag: u32,
+    asked: &str,
+    hit: &mut Hit<'_>,
+) -> Result<()> {
+    let n = keys.count();
     if n == 0 {
         return Ok(()); // nothing was sent
     }
     let mut next = 0usize;
     loop {
         let done = conn.read::<MetaCodec, _>(|r, server| {
-            let (f, item) = match r {
+            let (f, item, flags) = match r {
                 Reply::Value { flags, data } => {
                     let (client_flags, f) = item_flags(server, flags, cas)?;
-                    (f, Some((data, client_flags)))
+                    (f, Some((data, client_flags)), flags)
                 }
-                Reply::Miss(flags) => (flags.value_flags().map_err(|_| bad(server, "O"))?, None),
-                r => return Err(other(server, r, "mg")),
+                Reply::Miss(flags) => (
+                    flags.value_flags().map_err(|_| bad(server, "O"))?,
+                    None,
+                    flags,
+                ),
+                r => return Err(other(server, r, &format!("mg ({asked})"))),
             };
             let idx = match tag_index(f.opaque, tag, n) {
                 Some(i) if i >= next => i,
@@ -224,14 +246,25 @@ fn recv_retrieval(conn: &mut Conn, cas: bool, n: usize, tag: u32, hit: &mut Hit<
                     return Err(protocol(
                         server,
                         format!(
-                            "reply with opaque {:?}, which no pending request carries \
-                             (O{tag} to O{}): a stray or crossed reply",
-                            f.opaque,
+                            "reply {}, which no pending request carries (O{tag} to O{}): a \
+                             stray or crossed reply",
+                            super::show_opaque(f.opaque),
                             u64::from(tag) + n as u64 - 1
                         ),
                     ))
                 }
             };
+            if f.names_key && !flags.names_key(keys.key(idx)) {
+                return Err(protocol(
+                    server,
+                    format!(
+                        "reply for key {} under O{} (asked for {}): a crossed reply",
+                        crate::key::quoted(flags.get(b'k').unwrap_or_default()),
+                        tag.wrapping_add(idx as u32),
+                        crate::key::quoted(keys.key(idx))
+                    ),
+                ));
+            }
             // A lease placeholder (see `get_lease`) is a miss: nobody stored that empty
             // value.
             if let Some((data, client_flags)) = item.filter(|(d, _)| !f.is_placeholder(d.len())) {
@@ -291,13 +324,13 @@ fn encode_store(
     meta::encode(buf, Command::Set, key, Some(data), &f[..n]);
 }
 
-fn store_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
+fn store_outcome(server: &str, r: Reply<'_>, opaque: u32, asked: &str) -> Result<Outcome> {
     let outcome = match r {
         Reply::Header(_) => StoreOutcome::Stored,
         Reply::NotStored(_) => StoreOutcome::NotStored,
         Reply::Exists(_) => StoreOutcome::Exists,
         Reply::NotFound(_) => StoreOutcome::NotFound,
-        r => return Err(other(server, r, "ms")),
+        r => return Err(other(server, r, &format!("ms ({asked})"))),
     };
     check_opaque(server, r.flags(), opaque)?;
     Ok(Outcome::Stored(outcome))
@@ -323,7 +356,15 @@ fn arith_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
                 .ok()
                 .and_then(|s| s.trim().parse().ok())
                 .map(|n| Outcome::Counter(Some(n)))
-                .ok_or_else(|| protocol(server, format!("ma returned {data:?}, not a number")))
+                .ok_or_else(|| {
+                    protocol(
+                        server,
+                        format!(
+                            "ma returned {:?}, not a number",
+                            String::from_utf8_lossy(data)
+                        ),
+                    )
+                })
         }
         Reply::NotFound(flags) => {
             check_opaque(server, flags, opaque)?;
@@ -599,13 +640,15 @@ impl Speak for Meta {
         hit: &mut Hit<'_>,
     ) -> Result<Outcome> {
         match *req {
-            Request::Get { cas, .. } => {
-                recv_retrieval(conn, cas, 1, tag, hit).map(|()| Outcome::Done)
+            Request::Get { key, cas, .. } => {
+                recv_retrieval(conn, cas, &[key][..], tag, req.name(), hit).map(|()| Outcome::Done)
             }
             Request::GetMulti { keys, cas, .. } => {
-                recv_retrieval(conn, cas, keys.count(), tag, hit).map(|()| Outcome::Done)
+                recv_retrieval(conn, cas, keys, tag, req.name(), hit).map(|()| Outcome::Done)
             }
-            Request::Store { .. } => read_hd(conn, |r, server| store_outcome(server, r, tag)),
+            Request::Store { cmd, .. } => {
+                read_hd(conn, |r, server| store_outcome(server, r, tag, cmd.name()))
+            }
             Request::Delete { .. } | Request::Invalidate { .. } => {
                 read_hd(conn, |r, server| delete_outcome(server, r, tag))
             }
@@ -669,14 +712,14 @@ impl Speak for Meta {
         out: &mut dyn FnMut(usize, Result<Outcome>),
     ) -> Result<()> {
         match like {
-            Request::Store { .. } => recv_quiet_batch(
+            Request::Store { cmd, .. } => recv_quiet_batch(
                 conn,
                 like,
                 tag,
                 n,
                 true,
                 || Outcome::Stored(StoreOutcome::Stored),
-                store_outcome,
+                |s, r, o| store_outcome(s, r, o, cmd.name()),
                 out,
             ),
             // Never quiet (every reply carries the answer): a missing reply is a mismatch.

@@ -194,11 +194,19 @@ impl<K: WireKeys + ?Sized> Request<'_, K> {
     /// The command's name, for messages.
     pub(crate) fn name(&self) -> &'static str {
         match self {
-            Request::Get { .. } | Request::GetMulti { .. } => "get",
-            Request::Store { .. } => "a store command",
+            Request::Get { cas, touch, .. } | Request::GetMulti { cas, touch, .. } => {
+                match (touch.is_some(), *cas) {
+                    (false, false) => "get",
+                    (false, true) => "gets",
+                    (true, false) => "gat",
+                    (true, true) => "gats",
+                }
+            }
+            Request::Store { cmd, .. } => cmd.name(),
             Request::Delete { .. } => "delete",
             Request::Touch { .. } => "touch",
-            Request::Arith { .. } => "incr/decr",
+            Request::Arith { incr: true, .. } => "incr",
+            Request::Arith { incr: false, .. } => "decr",
             Request::Flush { .. } => "flush_all",
             Request::Version => "version",
             Request::Stats { .. } => "stats",
@@ -605,11 +613,33 @@ impl Dialect {
             }
             r => r?,
         };
-        conn.finish();
+        self.finish(conn)?;
         if conn.legacy_ok_unchecked {
             meta::settle_legacy_ok(conn)?;
         }
         Ok(outcome)
+    }
+
+    /// The end of an exchange whose replies were all read: the connection clean again if
+    /// nothing more has arrived (`Conn::finish`). On the text protocol, whose replies carry
+    /// no tag, bytes already read past the last reply are a protocol error: the server
+    /// sent more than was asked (a duplicated or late reply), so the reply just read may
+    /// have been an earlier request's, and the exchange's result is not returned. A
+    /// best-effort guard, at no cost (no system call): a copy that arrives later than the
+    /// reply read cannot be seen (the check-out peek drops the connection then). Meta and
+    /// binary replies carry their request's tag, checked on every reply.
+    #[inline]
+    pub(crate) fn finish(&self, conn: &mut Conn) -> Result<()> {
+        if let Dialect::Text(_) = self {
+            if conn.has_unread() {
+                return Err(conn.protocol_error(
+                    "bytes after the last reply (a duplicated or late reply, so the reply \
+                     read may answer an earlier request)",
+                ));
+            }
+        }
+        conn.finish();
+        Ok(())
     }
 
     /// One `version` round trip (the alive check).
@@ -741,8 +771,9 @@ fn collect_quiet<T>(
             Some(i) if i == next || (i > next && !every_answered) => i,
             _ => {
                 return Err(conn.protocol_error(&format!(
-                    "reply with opaque {opaque:?}, which is not the next pending request's \
-                     (O{tag} to O{}): a stray or crossed reply",
+                    "reply {}, which is not the next pending request's (O{tag} to O{}): a \
+                     stray or crossed reply",
+                    show_opaque(opaque),
                     u64::from(tag) + n as u64 - 1
                 )))
             }
@@ -766,6 +797,14 @@ fn collect_quiet<T>(
 }
 
 /// The error of a dialect that has no form of `req` (leases and invalidation off meta).
+/// A reply's tag as an error names it: `with opaque 7`, or `without an opaque`.
+pub(crate) fn show_opaque(opaque: Option<u64>) -> String {
+    match opaque {
+        Some(o) => format!("with opaque {o}"),
+        None => "without an opaque".to_owned(),
+    }
+}
+
 fn unsupported<K: WireKeys + ?Sized>(req: &Request<'_, K>, dialect: &str) -> Error {
     Error::Unsupported(format!(
         "{} needs the meta protocol (this client speaks {dialect})",

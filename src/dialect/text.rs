@@ -65,7 +65,7 @@ pub(crate) fn unexpected(server: &str, reply: Reply<'_>, asked: &str) -> Error {
         },
         other => Error::Protocol {
             server,
-            detail: format!("unexpected reply to {asked}: {other:?}"),
+            detail: format!("unexpected reply to {asked}: {:?}", other.to_string()),
         },
     }
 }
@@ -93,6 +93,7 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
     conn: &mut Conn,
     keys: &K,
     want_cas: bool,
+    asked: &str,
     hit: &mut Hit<'_>,
 ) -> Result<()> {
     let n = keys.count();
@@ -150,7 +151,7 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                     })?;
                     hit(j, data, flags, cas);
                 }
-                other => return Err(unexpected(server, other, "get")),
+                other => return Err(unexpected(server, other, asked)),
             }
         }
     })
@@ -384,10 +385,10 @@ impl Speak for Text {
         let asked = req.name();
         match *req {
             Request::Get { key, cas, .. } => {
-                recv_retrieval(conn, &[key][..], cas, hit).map(|()| Outcome::Done)
+                recv_retrieval(conn, &[key][..], cas, asked, hit).map(|()| Outcome::Done)
             }
             Request::GetMulti { keys, cas, .. } => {
-                recv_retrieval(conn, keys, cas, hit).map(|()| Outcome::Done)
+                recv_retrieval(conn, keys, cas, asked, hit).map(|()| Outcome::Done)
             }
             Request::Store { .. } => read_one(conn, asked, |r| {
                 Some(Outcome::Stored(match r {

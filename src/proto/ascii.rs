@@ -24,6 +24,18 @@ pub enum StoreCommand {
 }
 
 impl StoreCommand {
+    /// The command's name (`set`, `cas`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            StoreCommand::Set => "set",
+            StoreCommand::Add => "add",
+            StoreCommand::Replace => "replace",
+            StoreCommand::Append => "append",
+            StoreCommand::Prepend => "prepend",
+            StoreCommand::Cas(_) => "cas",
+        }
+    }
+
     fn verb(self) -> &'static [u8] {
         match self {
             StoreCommand::Set => b"set ",
@@ -80,6 +92,43 @@ pub enum Reply<'a> {
     ClientError(&'a [u8]),
     /// `SERVER_ERROR <text>`.
     ServerError(&'a [u8]),
+}
+
+/// The reply line as the server sent it (for a value, its `VALUE` line without the data),
+/// for error messages.
+impl std::fmt::Display for Reply<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        match *self {
+            Reply::Value {
+                key,
+                flags,
+                cas,
+                data,
+            } => {
+                write!(f, "VALUE {} {flags} {}", text(key), data.len())?;
+                match cas {
+                    Some(c) => write!(f, " {c}"),
+                    None => Ok(()),
+                }
+            }
+            Reply::End => f.write_str("END"),
+            Reply::Stored => f.write_str("STORED"),
+            Reply::NotStored => f.write_str("NOT_STORED"),
+            Reply::Exists => f.write_str("EXISTS"),
+            Reply::NotFound => f.write_str("NOT_FOUND"),
+            Reply::Deleted => f.write_str("DELETED"),
+            Reply::Touched => f.write_str("TOUCHED"),
+            Reply::Ok => f.write_str("OK"),
+            Reply::Reset => f.write_str("RESET"),
+            Reply::Number(n) => write!(f, "{n}"),
+            Reply::Version(v) => write!(f, "VERSION {}", text(v)),
+            Reply::Stat(k, v) => write!(f, "STAT {} {}", text(k), text(v)),
+            Reply::Error => f.write_str("ERROR"),
+            Reply::ClientError(m) => write!(f, "CLIENT_ERROR {}", text(m)),
+            Reply::ServerError(m) => write!(f, "SERVER_ERROR {}", text(m)),
+        }
+    }
 }
 
 /// `get`/`gets <key>*`, or `gat`/`gats <exptime> <key>*` when `touch` is given. Inlined:

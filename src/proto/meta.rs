@@ -214,6 +214,8 @@ pub struct ValueFlags {
     pub won_elsewhere: bool,
     /// `X`: the item is stale (marked by `md <key> I`).
     pub stale: bool,
+    /// `k`: the reply names its item's key (read it with [`Flags::names_key`]).
+    pub names_key: bool,
 }
 
 impl ValueFlags {
@@ -241,6 +243,21 @@ impl ValueFlags {
 }
 
 impl Flags<'_> {
+    /// Whether the key these flags name (`k`; base64-encoded when `b` is there, as the
+    /// request sent a key that is not plain) is `key`. True when they name none.
+    pub fn names_key(&self, key: &[u8]) -> bool {
+        let Some(k) = self.get(b'k') else {
+            return true;
+        };
+        if self.has(b'b') {
+            let mut encoded = Vec::with_capacity(key.len().div_ceil(3) * 4);
+            push_base64(&mut encoded, key);
+            k == encoded
+        } else {
+            k == key
+        }
+    }
+
     /// Reads `f`, `c`, `O`, `h` (and `W`, `Z`, `X`) in one pass over the flags (other flags
     /// are skipped); `Err` when one of `f`, `c`, `O` is present but not a number, or `h` not
     /// 0 or 1.
@@ -263,6 +280,10 @@ impl Flags<'_> {
                 }
                 b'X' => {
                     out.stale = true;
+                    continue;
+                }
+                b'k' => {
+                    out.names_key = true;
                     continue;
                 }
                 _ => continue,
@@ -323,6 +344,32 @@ impl<'a> Reply<'a> {
             | Reply::LegacyOk(flags) => flags,
             Reply::NoOp | Reply::Text(_) => Flags::default(),
         }
+    }
+}
+
+/// The reply line as the server sent it (for a value, its `VA` line without the data), for
+/// error messages.
+impl std::fmt::Display for Reply<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (code, flags) = match *self {
+            Reply::Value { flags, data } => {
+                write!(f, "VA {}", data.len())?;
+                ("", flags)
+            }
+            Reply::Header(flags) => ("HD", flags),
+            Reply::Miss(flags) => ("EN", flags),
+            Reply::NotStored(flags) => ("NS", flags),
+            Reply::Exists(flags) => ("EX", flags),
+            Reply::NotFound(flags) => ("NF", flags),
+            Reply::LegacyOk(flags) => ("OK", flags),
+            Reply::NoOp => return f.write_str("MN"),
+            Reply::Text(t) => return t.fmt(f),
+        };
+        f.write_str(code)?;
+        if !flags.0.is_empty() {
+            write!(f, " {}", String::from_utf8_lossy(flags.0))?;
+        }
+        Ok(())
     }
 }
 
@@ -464,6 +511,7 @@ mod tests {
                 flags: Some(12),
                 cas: Some(99),
                 opaque: Some(3),
+                names_key: true,
                 ..ValueFlags::default()
             }
         );

@@ -1,0 +1,300 @@
+//! Replies that do not answer what was asked, from deliberately broken fake servers (not
+//! memcached): a value naming another key, a `gets` reply without a CAS, an unknown status, a
+//! text reply sent twice. Each is a protocol error naming the reply as the server sent it
+//! (wire text, never a Rust debug dump) and the command that was sent; never a value.
+
+mod common;
+
+use common::fake::{binary_fake, fake, Then};
+use common::fake_client;
+use mcpool::{Error, Protocol};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+const GET: u8 = 0x00;
+const GETKQ: u8 = 0x0d;
+const NOOP: u8 = 0x0a;
+
+/// A binary response packet with `status`, `cas`, `extras`, `key`, `value`.
+fn packet(
+    opcode: u8,
+    status: u16,
+    opaque: u32,
+    cas: u64,
+    extras: &[u8],
+    key: &[u8],
+    value: &[u8],
+) -> Vec<u8> {
+    let mut r = vec![0x81, opcode];
+    r.extend_from_slice(&(key.len() as u16).to_be_bytes());
+    r.extend_from_slice(&[extras.len() as u8, 0]);
+    r.extend_from_slice(&status.to_be_bytes());
+    r.extend_from_slice(&((extras.len() + key.len() + value.len()) as u32).to_be_bytes());
+    r.extend_from_slice(&opaque.to_be_bytes());
+    r.extend_from_slice(&cas.to_be_bytes());
+    r.extend_from_slice(extras);
+    r.extend_from_slice(key);
+    r.extend_from_slice(value);
+    r
+}
+
+/// The protocol error's text, or a panic naming what came instead.
+fn protocol_detail<T: std::fmt::Debug>(what: &str, got: mcpool::Result<T>) -> String {
+    match got {
+        Err(e @ Error::Protocol { .. }) => e.to_string(),
+        other => panic!("{what}: a protocol error expected, got {other:?}"),
+    }
+}
+
+/// Messages name replies as wire text: no Rust debug formatting.
+fn no_debug_dump(msg: &str) {
+    for leak in ["Some(", "None", "Ok(", "Flags(", "[1", "Miss(", "Value {"] {
+        assert!(!msg.contains(leak), "{leak:?} in {msg:?}");
+    }
+}
+
+#[test]
+fn binary_get_answered_with_another_keys_value_is_refused() {
+    // GET (which echoes no key) answered with a response carrying the key "otherkey".
+    let addr = binary_fake(|_, opcode, opaque, key| match (opcode, key) {
+        (GET, b"bada") => packet(GET, 0, opaque, 5, &[0; 4], b"otherkey", b"WRONGVAL"),
+        (GET, _) => packet(GET, 0, opaque, 5, &[0; 4], b"", b"GOOD"),
+        _ => Vec::new(),
+    });
+    let c = fake_client(&addr, Protocol::Binary);
+    let msg = protocol_detail("get", c.get("bada"));
+    assert!(
+        msg.contains("\"otherkey\"") && msg.contains("\"bada\""),
+        "{msg}"
+    );
+    let msg = protocol_detail("gets", c.gets("bada"));
+    assert!(msg.contains("\"otherkey\""), "{msg}");
+    // A reply without a key (memcached's) is the key's own.
+    assert_eq!(c.get("good").unwrap(), Some(b"GOOD".to_vec()));
+}
+
+#[test]
+fn binary_gets_reply_without_a_cas_is_refused() {
+    // CAS 0: no item has one (memcached's first CAS is 1).
+    let addr = binary_fake(|_, opcode, opaque, key| match (opcode, key) {
+        (GET, b"nocas") => packet(GET, 0, opaque, 0, &[0; 4], b"", b"V"),
+        (GET, _) => packet(GET, 0, opaque, 7, &[0; 4], b"", b"V"),
+        _ => Vec::new(),
+    });
+    let c = fake_client(&addr, Protocol::Binary);
+    let msg = protocol_detail("gets", c.gets("nocas"));
+    assert!(msg.contains("CAS"), "{msg}");
+    // get does not ask for the CAS; a reply with one is taken.
+    assert_eq!(c.get("nocas").unwrap(), Some(b"V".to_vec()));
+    let item = c.gets("hascas").unwrap().unwrap();
+    assert_eq!((item.value.to_vec(), item.cas), (b"V".to_vec(), Some(7)));
+}
+
+#[test]
+fn binary_multi_get_names_an_unknown_status() {
+    // GETKQ for "bada" answered with status 0x7777 and no key, under its own opaque.
+    let addr = binary_fake(|_, opcode, opaque, key| match (opcode, key) {
+        (GETKQ, b"bada") => packet(GETKQ, 0x7777, opaque, 0, &[], b"", b""),
+        (GETKQ, k) => packet(GETKQ, 0, opaque, 3, &[0; 4], k, b"G"),
+        (NOOP, _) => packet(NOOP, 0, opaque, 0, &[], b"", b""),
+        _ => Vec::new(),
+    });
+    let c = fake_client(&addr, Protocol::Binary);
+    let got = c.get_multi(&["good1", "bada"]);
+    let e = got[1].as_ref().unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Server { .. }), "{msg}");
+    assert!(msg.contains("status 0x7777"), "{msg}");
+    assert!(!msg.contains("crossed") && !msg.ends_with(": "), "{msg}");
+}
+
+#[test]
+fn binary_auth_status_without_text_names_the_status() {
+    let addr = binary_fake(|_, opcode, opaque, _| packet(opcode, 0x20, opaque, 0, &[], b"", b""));
+    let c = fake_client(&addr, Protocol::Binary);
+    let e = c.get("k").unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, Error::Auth { .. }), "{msg}");
+    assert!(msg.contains("status 0x20 (the server requires"), "{msg}");
+    assert!(!msg.contains(":  "), "{msg}");
+}
+
+/// A meta fake: `mg` answered by `answer(key, opaque token, line)`; `ms` by `store(O token)`.
+fn meta_fake(
+    answer: fn(&str, &str, &str) -> String,
+    store: fn(&str) -> String,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    fake(16, move |_, line, w| {
+        let line = String::from_utf8_lossy(line).into_owned();
+        let mut t = line.split_whitespace();
+        let cmd = t.next().unwrap_or("");
+        let key = t.next().unwrap_or("").to_owned();
+        let o = line
+            .split_whitespace()
+            .skip(2)
+            .find(|t| t.starts_with('O'))
+            .unwrap_or("")
+            .to_owned();
+        let out = match cmd {
+            "mg" => answer(&key, &o, &line),
+            "ms" => store(&o),
+            _ => return Then::Continue,
+        };
+        let _ = w.write_all(out.as_bytes());
+        Then::Continue
+    })
+}
+
+#[test]
+fn meta_reply_naming_another_key_is_refused() {
+    let (addr, _) = meta_fake(
+        |key, o, line| {
+            let quiet = line.split_whitespace().any(|t| t == "q");
+            match key {
+                "bada" => format!("VA 8 f0 kother {o}\r\nWRONGVAL\r\n"),
+                "missa" => format!("EN kother {o}\r\n"),
+                // The key named as it was sent (base64 with `b`, as memcached echoes it).
+                _ if line.contains(" b ") => format!("VA 1 f0 b k{key} {o}\r\nB\r\n"),
+                _ if quiet => format!("VA 1 f0 k{key} {o}\r\nG\r\n"),
+                _ => format!("VA 1 f0 k{key} {o}\r\nG\r\n"),
+            }
+        },
+        |o| format!("HD {o}\r\n"),
+    );
+    let c = fake_client(&addr, Protocol::Meta);
+    let msg = protocol_detail("get", c.get("bada"));
+    assert!(
+        msg.contains("\"other\"") && msg.contains("\"bada\""),
+        "{msg}"
+    );
+    let got = c.get_multi(&["good1", "bada", "good2"]);
+    protocol_detail("get_multi", got.into_iter().nth(1).unwrap());
+    protocol_detail("get (miss)", c.get("missa"));
+    // A reply naming the key asked for is taken (plain, and base64 for a key with a space).
+    assert_eq!(c.get("good").unwrap(), Some(b"G".to_vec()));
+    for r in c.get_multi(&["good1", "good2"]) {
+        assert_eq!(r.unwrap().unwrap().value, b"G");
+    }
+    assert_eq!(c.get(b"sp ace".as_slice()).unwrap(), Some(b"B".to_vec()));
+}
+
+#[test]
+fn meta_errors_show_the_reply_line_and_the_command() {
+    let (addr, _) = meta_fake(
+        |key, o, _| match key {
+            "wrongo" => "VA 1 f0 O77777\r\nX\r\n".to_string(),
+            "noo" => "EN\r\n".to_string(),
+            _ => format!("HD f0 c5 {o}\r\n"),
+        },
+        |o| format!("EN {o}\r\n"),
+    );
+    let c = fake_client(&addr, Protocol::Meta);
+    let msg = protocol_detail("set", c.set("k", b"v", 0));
+    assert!(
+        msg.contains("unexpected reply to ms (set): \"EN O"),
+        "{msg}"
+    );
+    no_debug_dump(&msg);
+    let msg = protocol_detail("get wrong O", c.get("wrongo"));
+    assert!(msg.contains("reply with opaque 77777"), "{msg}");
+    no_debug_dump(&msg);
+    let msg = protocol_detail("get no O", c.get("noo"));
+    assert!(msg.contains("reply without an opaque"), "{msg}");
+    no_debug_dump(&msg);
+    let msg = protocol_detail("get HD", c.gets("hd"));
+    assert!(
+        msg.contains("unexpected reply to mg (gets): \"HD f0 c5 O"),
+        "{msg}"
+    );
+    no_debug_dump(&msg);
+}
+
+#[test]
+fn text_errors_show_the_reply_line_and_the_command() {
+    let (addr, _) = fake(16, |_, line, w| {
+        let out: &[u8] = if line.starts_with(b"set ") {
+            b""
+        } else if line.starts_with(b"v\r\n") {
+            // The data line of the set: a stray value where STORED belongs.
+            b"VALUE otherkey 0 1\r\nx\r\nEND\r\n"
+        } else if line.starts_with(b"gat ") {
+            b"ERROR\r\n"
+        } else {
+            return Then::Continue;
+        };
+        let _ = w.write_all(out);
+        Then::Continue
+    });
+    let c = fake_client(&addr, Protocol::Text);
+    let msg = protocol_detail("set", c.set("k", b"v", 0));
+    assert!(
+        msg.contains("unexpected reply to set: \"VALUE otherkey 0 1\""),
+        "{msg}"
+    );
+    no_debug_dump(&msg);
+    let e = c.gat("a", 10).unwrap_err();
+    assert!(e.to_string().contains("did not understand gat"), "{e}");
+}
+
+#[test]
+fn text_reply_sent_twice_is_never_the_next_calls_value() {
+    // Each reply goes out again in the same write as the next one: the copy arrives with
+    // the next request's answer. The server's nth answer on a connection is "v<n>".
+    let previous: Mutex<HashMap<usize, Vec<u8>>> = Mutex::default();
+    let count = AtomicU64::new(0);
+    let (addr, _) = fake(16, move |conn, line, w| {
+        if !line.starts_with(b"get ") {
+            return Then::Continue;
+        }
+        let keys: Vec<String> = String::from_utf8_lossy(&line[4..])
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        let n = count.fetch_add(1, Ordering::SeqCst);
+        let mut reply = Vec::new();
+        for k in &keys {
+            let v = format!("v{n}");
+            reply.extend_from_slice(format!("VALUE {k} 0 {}\r\n{v}\r\n", v.len()).as_bytes());
+        }
+        reply.extend_from_slice(b"END\r\n");
+        let mut previous = previous.lock().unwrap();
+        let mut out = previous.remove(&conn).unwrap_or_default();
+        out.extend_from_slice(&reply);
+        previous.insert(conn, reply);
+        let _ = w.write_all(&out);
+        Then::Continue
+    });
+    let c = fake_client(&addr, Protocol::Text);
+    let own = |j: u64| Some(format!("v{j}").into_bytes());
+    let mut refused = 0;
+    // Every call sends one `get` line: call j's own answer is "v<j>".
+    for j in (0..12).step_by(2) {
+        match c.get("user") {
+            Ok(v) => assert_eq!(v, own(j), "call {j}: another call's value"),
+            Err(e) => {
+                assert!(matches!(e, Error::Protocol { .. }), "{e}");
+                refused += 1;
+            }
+        }
+        let got = c.get_multi(&["user", "other"]);
+        let mut failed = false;
+        for (k, r) in ["user", "other"].iter().zip(got) {
+            match r {
+                Ok(v) => assert_eq!(
+                    v.map(|i| i.value.to_vec()),
+                    own(j + 1),
+                    "call {}: {k} not its own answer",
+                    j + 1
+                ),
+                Err(e) => {
+                    assert!(matches!(e, Error::Protocol { .. }), "{e}");
+                    failed = true;
+                }
+            }
+        }
+        refused += usize::from(failed);
+    }
+    assert!(refused >= 3, "the copies were refused ({refused})");
+}
