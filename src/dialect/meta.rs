@@ -213,15 +213,17 @@ fn encode_retrieval<K: WireKeys + ?Sized>(
 ///
 /// A reply that names its key (`k`, which the request does not ask for) must name the key
 /// it answers: a value or a miss for another key is a protocol error, never a result.
-fn recv_retrieval<K: WireKeys + ?Sized>(
+/// `key_at(i)` is key `i` as sent, asked only then: not generic over the keys, so the reply
+/// loop stays one function with the read inlined (generic, it cost 70 instructions a key).
+fn recv_retrieval<'k>(
     conn: &mut Conn,
     cas: bool,
-    keys: &K,
+    n: usize,
+    key_at: &dyn Fn(usize) -> &'k [u8],
     tag: u32,
     asked: &str,
     hit: &mut Hit<'_>,
 ) -> Result<()> {
-    let n = keys.count();
     if n == 0 {
         return Ok(()); // nothing was sent
     }
@@ -238,32 +240,14 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                     None,
                     flags,
                 ),
-                r => return Err(other(server, r, &format!("mg ({asked})"))),
+                r => return Err(not_a_retrieval_reply(server, r, asked)),
             };
             let idx = match tag_index(f.opaque, tag, n) {
                 Some(i) if i >= next => i,
-                _ => {
-                    return Err(protocol(
-                        server,
-                        format!(
-                            "reply {}, which no pending request carries (O{tag} to O{}): a \
-                             stray or crossed reply",
-                            super::show_opaque(f.opaque),
-                            u64::from(tag) + n as u64 - 1
-                        ),
-                    ))
-                }
+                _ => return Err(stray_retrieval_reply(server, f.opaque, tag, n)),
             };
-            if f.names_key && !flags.names_key(keys.key(idx)) {
-                return Err(protocol(
-                    server,
-                    format!(
-                        "reply for key {} under O{} (asked for {}): a crossed reply",
-                        crate::key::quoted(flags.get(b'k').unwrap_or_default()),
-                        tag.wrapping_add(idx as u32),
-                        crate::key::quoted(keys.key(idx))
-                    ),
-                ));
+            if f.names_key && !flags.names_key(key_at(idx)) {
+                return Err(crossed_key(server, flags, tag, idx, key_at(idx)));
             }
             // A lease placeholder (see `get_lease`) is a miss: nobody stored that empty
             // value.
@@ -277,6 +261,42 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
             return Ok(());
         }
     }
+}
+
+// The errors of `recv_retrieval`, out of its reply loop (which runs once a key).
+
+#[cold]
+#[inline(never)]
+fn not_a_retrieval_reply(server: &str, r: Reply<'_>, asked: &str) -> Error {
+    other(server, r, &format!("mg ({asked})"))
+}
+
+#[cold]
+#[inline(never)]
+fn stray_retrieval_reply(server: &str, opaque: Option<u64>, tag: u32, n: usize) -> Error {
+    protocol(
+        server,
+        format!(
+            "reply {}, which no pending request carries (O{tag} to O{}): a stray or crossed \
+             reply",
+            super::show_opaque(opaque),
+            u64::from(tag) + n as u64 - 1
+        ),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn crossed_key(server: &str, flags: Flags<'_>, tag: u32, idx: usize, asked: &[u8]) -> Error {
+    protocol(
+        server,
+        format!(
+            "reply for key {} under O{} (asked for {}): a crossed reply",
+            crate::key::quoted(flags.get(b'k').unwrap_or_default()),
+            tag.wrapping_add(idx as u32),
+            crate::key::quoted(asked)
+        ),
+    )
 }
 
 /// `ms` with the mode for `cmd`.
@@ -641,11 +661,18 @@ impl Speak for Meta {
     ) -> Result<Outcome> {
         match *req {
             Request::Get { key, cas, .. } => {
-                recv_retrieval(conn, cas, &[key][..], tag, req.name(), hit).map(|()| Outcome::Done)
+                recv_retrieval(conn, cas, 1, &|_| key, tag, req.name(), hit).map(|()| Outcome::Done)
             }
-            Request::GetMulti { keys, cas, .. } => {
-                recv_retrieval(conn, cas, keys, tag, req.name(), hit).map(|()| Outcome::Done)
-            }
+            Request::GetMulti { keys, cas, .. } => recv_retrieval(
+                conn,
+                cas,
+                keys.count(),
+                &|i| keys.key(i),
+                tag,
+                req.name(),
+                hit,
+            )
+            .map(|()| Outcome::Done),
             Request::Store { cmd, .. } => {
                 read_hd(conn, |r, server| store_outcome(server, r, tag, cmd.name()))
             }
