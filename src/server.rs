@@ -763,15 +763,14 @@ impl Server {
             let n = batch.len();
             let mut work = Serving {
                 batch: &mut batch,
-                reads: 0,
-                hits: 0,
                 refused: Vec::new(),
             };
             let served = pooled.with_conn(|conn| {
                 conn.set_deadline(deadline);
                 self.dialect.pipeline(conn, &mut work)
             });
-            let (reads, hits) = (work.reads, work.hits);
+            // A handed-over read's hit or miss is counted by its caller, once it has the value
+            // decoded (`Server::lookups`): what the caller got, not what the server sent.
             // Stores the server refused (their callers got the error), counted as a store's
             // own exchange counts them.
             for e in &work.refused {
@@ -779,7 +778,6 @@ impl Server {
             }
             self.counters.operations.fetch_add(n as u64, Relaxed);
             self.counters.handed_over.fetch_add(n as u64, Relaxed);
-            self.lookups(reads, hits);
             if let Err(e) = served {
                 let (cut, epoch) = pooled
                     .conn
@@ -799,13 +797,21 @@ impl Server {
         None
     }
 
-    /// Counts the outcome of a retrieval: `asked` keys, `found` hits.
-    pub(crate) fn lookups(&self, asked: usize, found: usize) {
+    /// Counts the outcome of a retrieval as its caller got it: of `asked` keys, `found` came
+    /// with a value, of which `undecoded` did not decode (the caller got
+    /// `Error::Decompress` / `Error::ValueFormat`): those count in `protocol_errors`, as
+    /// neither hits nor misses; the others are hits, and the keys not found misses. The one
+    /// place a read's keys are counted (docs/metrics.md).
+    pub(crate) fn lookups(&self, asked: usize, found: usize, undecoded: usize) {
         use std::sync::atomic::Ordering::Relaxed;
-        self.counters.hits.fetch_add(found as u64, Relaxed);
-        self.counters
-            .misses
+        let c = &self.counters;
+        c.hits
+            .fetch_add(found.saturating_sub(undecoded) as u64, Relaxed);
+        c.misses
             .fetch_add(asked.saturating_sub(found) as u64, Relaxed);
+        if undecoded > 0 {
+            c.protocol_errors.fetch_add(undecoded as u64, Relaxed);
+        }
     }
 
     /// Counts an error of an exchange of health epoch `epoch` (its connection's; for a
@@ -843,8 +849,6 @@ impl Server {
 /// `Store`; each reply completes its job.
 struct Serving<'b> {
     batch: &'b mut Batch,
-    reads: usize,
-    hits: usize,
     /// The errors that answered single jobs (a store's `SERVER_ERROR`), for the counters.
     refused: Vec<Error>,
 }
@@ -887,11 +891,7 @@ impl Pipeline for Serving<'_> {
                 Err(e)
             }
             Ok(Outcome::Stored(s)) => Ok(Answer::Stored(s)),
-            Ok(Outcome::Done) => {
-                self.reads += 1;
-                self.hits += usize::from(found.is_some());
-                Ok(Answer::Found(found))
-            }
+            Ok(Outcome::Done) => Ok(Answer::Found(found)),
             Ok(other) => other.done().map(|()| Answer::Found(None)),
         };
         self.batch.complete(answer);
