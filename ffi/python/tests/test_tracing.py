@@ -301,3 +301,17 @@ def test_values_that_do_not_decode_are_errors_in_records_spans_and_metrics(prefi
     finally:
         s.stop()
 
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_gat_is_traced_as_gat(server, prefix, protocol):
+    # Tester finding obs #21: gat was read with CAS uniques and so recorded as op "gats".
+    recs = []
+    mc = mcpool.Client([server.addr], protocol=protocol, on_operation=recs.append)
+    k = prefix + "k"
+    assert mc.set(k, b"v") is True
+    recs.clear()
+    assert mc.gat(k, 10) == b"v"
+    assert mc.gats(k, 10)[0] == b"v"
+    assert mc.gat(k + "missing", 10) is None
+    assert [(r.op, r.outcome) for r in recs] == [("gat", "hit"), ("gats", "hit"),
+                                                 ("gat", "miss")]
