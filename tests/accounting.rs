@@ -196,3 +196,62 @@ fn a_lease_read_that_fails_open_is_a_miss() {
     assert_eq!(recs[0].0, Op::Lease);
     assert_eq!(recs[0].3, OpOutcome::FailedOpen(Class::Timeout), "{recs:?}");
 }
+
+/// Tester finding obs #13: `idle_timeout` and `max_lifetime` were enforced only by r2d2's
+/// reaper, every 30 s: a connection idle (or old) 6 to 12 times the limit was reused. Now a
+/// checkout does not take one past either limit. The waits are the limits themselves (the
+/// behaviour under test), not synchronisation.
+#[test]
+fn connections_past_idle_timeout_or_max_lifetime_are_not_reused() {
+    let mc = Memcached::start(&[]);
+    let connections = |c: &Client| c.metrics()[0].connects;
+    // idle_timeout 100 ms: used again at once, the connection is kept; after 300 ms idle, not.
+    let c = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("idle"))
+        .idle_timeout(Some(Duration::from_millis(100)))
+        .build()
+        .unwrap();
+    c.get("k").unwrap();
+    c.get("k").unwrap();
+    assert_eq!(connections(&c), 1);
+    std::thread::sleep(Duration::from_millis(300));
+    c.get("k").unwrap();
+    assert_eq!(
+        connections(&c),
+        2,
+        "a connection idle 3x idle_timeout was reused"
+    );
+    assert_eq!(c.pool_states()[0].0, 1, "the old one is closed");
+
+    // max_lifetime 250 ms, used every 100 ms: never idle long, but replaced once too old.
+    let c = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("life"))
+        .idle_timeout(None)
+        .max_lifetime(Some(Duration::from_millis(250)))
+        .build()
+        .unwrap();
+    c.get("k").unwrap();
+    for _ in 0..5 {
+        std::thread::sleep(Duration::from_millis(100));
+        c.get("k").unwrap();
+    }
+    assert!(
+        connections(&c) >= 2,
+        "a connection 500 ms old (max_lifetime 250 ms) was reused: {:?}",
+        c.metrics()[0]
+    );
+
+    // Without limits the one connection serves every call.
+    let c = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("keep"))
+        .idle_timeout(None)
+        .build()
+        .unwrap();
+    c.get("k").unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    c.get("k").unwrap();
+    assert_eq!(connections(&c), 1);
+}
