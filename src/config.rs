@@ -733,7 +733,9 @@ impl ClientBuilder {
     /// [`crate::trace`] for what one record covers. It runs on the calling thread, after
     /// the exchange, once the connection is back in its pool; it may issue commands of its
     /// own, but keep it short (the call returns when it does). Without a handler the cost
-    /// is one branch per call.
+    /// is one branch per call. A panic in the handler is caught, never unwinds into the
+    /// call (whose work is done): the panic hook reports it and
+    /// [`Client::operation_handler_panics`](crate::Client::operation_handler_panics) counts it.
     pub fn on_operation(mut self, handler: impl Fn(&OpRecord<'_>) + Send + Sync + 'static) -> Self {
         self.config.operations = Some(OpHandler(Arc::new(handler)));
         self

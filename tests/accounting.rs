@@ -255,3 +255,28 @@ fn connections_past_idle_timeout_or_max_lifetime_are_not_reused() {
     c.get("k").unwrap();
     assert_eq!(connections(&c), 1);
 }
+
+/// Tester finding obs #8: a panicking `on_operation` handler unwound out of the caller's
+/// `set` after the value was stored. Now the panic is caught and counted
+/// (`Client::operation_handler_panics`); the call returns its result.
+#[test]
+fn a_panicking_operation_handler_does_not_reach_the_caller() {
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("panic"))
+        .on_operation(|r| {
+            if r.op == Op::Set {
+                panic!("handler panics on set (test)");
+            }
+        })
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        assert_eq!(c.set("k", b"v", 0).unwrap(), StoreOutcome::Stored);
+    }
+    assert_eq!(c.get("k").unwrap().unwrap(), b"v");
+    assert_eq!(c.operation_handler_panics(), 3);
+    let m = &c.metrics()[0];
+    assert_eq!(m.connects, 1, "the connection is reused: {m:?}");
+}
