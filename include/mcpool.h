@@ -1072,7 +1072,7 @@ mcpool_status mcpool_config_set_idle_timeout_ms(mcpool_config *config,
                                                 uint64_t ms);
 
 /**
- * Close connections older than `ms` milliseconds when next idle; 0 means no limit
+ * Close connections older than `ms` milliseconds (none is checked out again); 0 means no limit
  * (the default).
  *
  * # Safety

@@ -47,9 +47,10 @@ pub struct Config {
     pub min_idle: u32,
     /// Most connections per server.
     pub max_size: u32,
-    /// Idle connections older than this are closed.
+    /// Connections idle for longer than this are not reused (see
+    /// [`ClientBuilder::idle_timeout`]).
     pub idle_timeout: Option<Duration>,
-    /// Connections older than this are closed when next idle.
+    /// Connections older than this are not reused (see [`ClientBuilder::max_lifetime`]).
     pub max_lifetime: Option<Duration>,
     /// Time allowed for a TCP/unix connect.
     pub connect_timeout: Duration,
@@ -405,14 +406,20 @@ impl ClientBuilder {
         self
     }
 
-    /// Close connections idle for longer than this. Default 300 s; `None` keeps them.
+    /// Close connections idle for longer than this. Default 300 s; `None` (or zero) keeps
+    /// them. A checkout never takes a connection idle for longer (one coarse clock reading,
+    /// good to a few milliseconds): it opens a new one; the pool's background sweep, every
+    /// 30 s, closes those no call came for. Set it below a firewall's or load balancer's idle
+    /// cut-off and no call uses a connection cut under it.
     #[doc(alias = "setMaxIdle")]
     pub fn idle_timeout(mut self, d: Option<Duration>) -> Self {
         self.config.idle_timeout = d;
         self
     }
 
-    /// Close connections older than this. Default `None` (no limit).
+    /// Close connections older than this. Default `None` (no limit). A checkout never takes
+    /// a connection older than this (it opens a new one); the pool's background sweep, every
+    /// 30 s, closes those no call came for.
     pub fn max_lifetime(mut self, d: Option<Duration>) -> Self {
         self.config.max_lifetime = d;
         self
@@ -726,7 +733,9 @@ impl ClientBuilder {
     /// [`crate::trace`] for what one record covers. It runs on the calling thread, after
     /// the exchange, once the connection is back in its pool; it may issue commands of its
     /// own, but keep it short (the call returns when it does). Without a handler the cost
-    /// is one branch per call.
+    /// is one branch per call. A panic in the handler is caught, never unwinds into the
+    /// call (whose work is done): the panic hook reports it and
+    /// [`Client::operation_handler_panics`](crate::Client::operation_handler_panics) counts it.
     pub fn on_operation(mut self, handler: impl Fn(&OpRecord<'_>) + Send + Sync + 'static) -> Self {
         self.config.operations = Some(OpHandler(Arc::new(handler)));
         self

@@ -237,6 +237,29 @@ impl Stream {
 /// [`Stream::quiet_for`] of TCP socket `fd`: the lesser of `TCP_INFO`'s times since the last
 /// data sent and received.
 #[cfg(target_os = "linux")]
+/// A coarse monotonic clock, in milliseconds: on Linux `CLOCK_MONOTONIC_COARSE`, read from
+/// the vDSO (no system call; it ticks every 1 to 4 ms), elsewhere the monotonic clock. For
+/// the pool's `idle_timeout` and `max_lifetime` checks, made at every checkout and give-back
+/// ([`Conn::expired`]), where a precise clock is not worth its cost.
+#[allow(unsafe_code)] // clock_gettime(2)
+pub(crate) fn coarse_ms() -> u64 {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    const CLOCK: libc::clockid_t = libc::CLOCK_MONOTONIC_COARSE;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    const CLOCK: libc::clockid_t = libc::CLOCK_MONOTONIC;
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec during the call.
+    if unsafe { libc::clock_gettime(CLOCK, &mut ts) } != 0 {
+        return 0;
+    }
+    (ts.tv_sec as u64)
+        .saturating_mul(1000)
+        .saturating_add(ts.tv_nsec as u64 / 1_000_000)
+}
+
 #[allow(unsafe_code)] // getsockopt(2) of TCP_INFO
 fn tcp_quiet_for(fd: RawFd) -> Option<Duration> {
     // SAFETY: tcp_info is plain integers; all zeroes is a valid value.
@@ -432,6 +455,10 @@ pub struct Conn {
     recv_bytes: u64,
     /// Its place in the pool gauges, for a pooled connection (see `pool::OpenGauge`).
     pub(crate) gauge: Option<crate::pool::OpenGauge>,
+    /// When it was connected, and when it last went back to its pool ([`coarse_ms`]), for
+    /// `max_lifetime` and `idle_timeout` (see [`Conn::expired`]).
+    born_ms: u64,
+    idle_since_ms: u64,
 }
 
 /// A server's version, from its `version` reply (`1.6.18` → `(1, 6, 18)`; parts that are
@@ -659,7 +686,25 @@ impl Conn {
             sent_bytes: 0,
             recv_bytes: 0,
             gauge: None,
+            born_ms: coarse_ms(),
+            idle_since_ms: coarse_ms(),
         }
+    }
+
+    /// Notes that the connection goes back to its pool now (`now`: [`coarse_ms`]).
+    #[inline]
+    pub(crate) fn went_idle(&mut self, now: u64) {
+        self.idle_since_ms = now;
+    }
+
+    /// True when, at `now` ([`coarse_ms`]), the connection has been idle longer than `idle`
+    /// or open longer than `lifetime` (milliseconds; `None`: no limit): it must not be
+    /// reused. Two comparisons; the coarse clock makes each limit good to a few
+    /// milliseconds.
+    #[inline]
+    pub(crate) fn expired(&self, now: u64, idle: Option<u64>, lifetime: Option<u64>) -> bool {
+        idle.is_some_and(|l| now.saturating_sub(self.idle_since_ms) > l)
+            || lifetime.is_some_and(|l| now.saturating_sub(self.born_ms) > l)
     }
 
     /// True when the connection may carry another exchange: the last one completed, and it

@@ -17,7 +17,8 @@ pub struct ServerMetrics {
     pub server: String,
     /// Request/reply exchanges (a multi-key call counts once per server it touches).
     pub operations: u64,
-    /// Keys found by retrievals.
+    /// Keys found by retrievals, their values delivered (a value that did not decode is a
+    /// protocol error instead: what its caller got).
     pub hits: u64,
     /// Keys not found by retrievals.
     pub misses: u64,
@@ -32,7 +33,9 @@ pub struct ServerMetrics {
     pub io_errors: u64,
     /// `SERVER_ERROR`, `CLIENT_ERROR`, `ERROR` replies and authentication failures.
     pub server_errors: u64,
-    /// Replies that broke the protocol (the connection was dropped).
+    /// Replies that broke the protocol (the connection was dropped), and values that did not
+    /// decode (not inflated, or flags the value format does not know: the key's result was
+    /// `Error::Decompress` / `Error::ValueFormat`).
     pub protocol_errors: u64,
     /// Checkouts that found no idle connection and had to wait: in line for a busy
     /// connection, or for the pool to make a slot for a new one (counted once per checkout).

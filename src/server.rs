@@ -28,6 +28,9 @@ pub(crate) struct Pooled<'g> {
     _permit: Permit<'g>,
     /// The connection's byte counts when it was checked out (for the operation records).
     io_start: (u64, u64),
+    /// Whether the pool closes idle connections (`idle_timeout`): the connection then notes
+    /// when it goes back (one coarse clock reading, see `conn::coarse_ms`).
+    times_idle: bool,
 }
 
 impl Pooled<'_> {
@@ -52,9 +55,14 @@ impl Pooled<'_> {
 
 impl Drop for Pooled<'_> {
     fn drop(&mut self) {
-        // Back to the pool (before the slot is): idle in the gauges.
-        if let Some(g) = self.slot.conn.as_deref_mut().and_then(|c| c.gauge.as_mut()) {
-            g.set_idle(true);
+        // Back to the pool (before the slot is): idle in the gauges, and idle since now.
+        if let Some(c) = self.slot.conn.as_deref_mut() {
+            if let Some(g) = c.gauge.as_mut() {
+                g.set_idle(true);
+            }
+            if self.times_idle {
+                c.went_idle(crate::conn::coarse_ms());
+            }
         }
     }
 }
@@ -495,6 +503,20 @@ impl Server {
         self.checkout_or_hand_over(wait, deadline, Some(offer))
     }
 
+    /// `idle_timeout` and `max_lifetime` in milliseconds (`None`: no limit; a limit under
+    /// 1 ms counts as 1 ms).
+    #[inline]
+    fn age_limits(&self) -> (Option<u64>, Option<u64>) {
+        let ms = |d: Option<Duration>| {
+            d.filter(|d| !d.is_zero())
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1))
+        };
+        (
+            ms(self.settings.idle_timeout),
+            ms(self.settings.max_lifetime),
+        )
+    }
+
     fn pool_timeout(&self, waited: Duration) -> Error {
         self.count_wait(waited);
         let e = Error::PoolTimeout {
@@ -562,10 +584,12 @@ impl Server {
         if let Some(waited) = waited {
             self.count_wait(waited);
         }
+        let (idle, lifetime) = self.age_limits();
         let mut pooled = Pooled {
             slot,
             _permit: permit,
             io_start: (0, 0),
+            times_idle: idle.is_some(),
         };
         // A connection the background thread opened for this slot; a connect it started
         // is completed below, by this caller.
@@ -587,11 +611,17 @@ impl Server {
         let slot: &mut Slot = &mut pooled;
         // A pooled connection with bytes waiting (a stray reply) or closed by the server is
         // dropped here, never reused: one non-blocking peek. So is one to an address the
-        // server's name no longer resolves to (`resolve_interval`).
+        // server's name no longer resolves to (`resolve_interval`), and one idle longer than
+        // `idle_timeout` or older than `max_lifetime` (one coarse clock reading: the pool's
+        // own reaper only runs every 30 s).
+        let fresh = |c: &Conn| {
+            (idle.is_none() && lifetime.is_none())
+                || !c.expired(crate::conn::coarse_ms(), idle, lifetime)
+        };
         if !slot
             .conn
             .as_mut()
-            .is_some_and(|c| c.is_reusable_idle() && self.addr.still_listed(c.peer()))
+            .is_some_and(|c| fresh(c) && c.is_reusable_idle() && self.addr.still_listed(c.peer()))
         {
             slot.conn = None;
             let epoch = self.health.epoch();
@@ -763,15 +793,14 @@ impl Server {
             let n = batch.len();
             let mut work = Serving {
                 batch: &mut batch,
-                reads: 0,
-                hits: 0,
                 refused: Vec::new(),
             };
             let served = pooled.with_conn(|conn| {
                 conn.set_deadline(deadline);
                 self.dialect.pipeline(conn, &mut work)
             });
-            let (reads, hits) = (work.reads, work.hits);
+            // A handed-over read's hit or miss is counted by its caller, once it has the value
+            // decoded (`Server::lookups`): what the caller got, not what the server sent.
             // Stores the server refused (their callers got the error), counted as a store's
             // own exchange counts them.
             for e in &work.refused {
@@ -779,7 +808,6 @@ impl Server {
             }
             self.counters.operations.fetch_add(n as u64, Relaxed);
             self.counters.handed_over.fetch_add(n as u64, Relaxed);
-            self.lookups(reads, hits);
             if let Err(e) = served {
                 let (cut, epoch) = pooled
                     .conn
@@ -799,13 +827,21 @@ impl Server {
         None
     }
 
-    /// Counts the outcome of a retrieval: `asked` keys, `found` hits.
-    pub(crate) fn lookups(&self, asked: usize, found: usize) {
+    /// Counts the outcome of a retrieval as its caller got it: of `asked` keys, `found` came
+    /// with a value, of which `undecoded` did not decode (the caller got
+    /// `Error::Decompress` / `Error::ValueFormat`): those count in `protocol_errors`, as
+    /// neither hits nor misses; the others are hits, and the keys not found misses. The one
+    /// place a read's keys are counted (docs/metrics.md).
+    pub(crate) fn lookups(&self, asked: usize, found: usize, undecoded: usize) {
         use std::sync::atomic::Ordering::Relaxed;
-        self.counters.hits.fetch_add(found as u64, Relaxed);
-        self.counters
-            .misses
+        let c = &self.counters;
+        c.hits
+            .fetch_add(found.saturating_sub(undecoded) as u64, Relaxed);
+        c.misses
             .fetch_add(asked.saturating_sub(found) as u64, Relaxed);
+        if undecoded > 0 {
+            c.protocol_errors.fetch_add(undecoded as u64, Relaxed);
+        }
     }
 
     /// Counts an error of an exchange of health epoch `epoch` (its connection's; for a
@@ -843,8 +879,6 @@ impl Server {
 /// `Store`; each reply completes its job.
 struct Serving<'b> {
     batch: &'b mut Batch,
-    reads: usize,
-    hits: usize,
     /// The errors that answered single jobs (a store's `SERVER_ERROR`), for the counters.
     refused: Vec<Error>,
 }
@@ -887,11 +921,7 @@ impl Pipeline for Serving<'_> {
                 Err(e)
             }
             Ok(Outcome::Stored(s)) => Ok(Answer::Stored(s)),
-            Ok(Outcome::Done) => {
-                self.reads += 1;
-                self.hits += usize::from(found.is_some());
-                Ok(Answer::Found(found))
-            }
+            Ok(Outcome::Done) => Ok(Answer::Found(found)),
             Ok(other) => other.done().map(|()| Answer::Found(None)),
         };
         self.batch.complete(answer);

@@ -234,7 +234,7 @@ pub unsafe extern "C" fn mcpool_client_gat(
             key,
             key_len,
             out_item,
-            true,
+            false,
             Some(ttl),
             false,
         )

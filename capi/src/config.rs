@@ -401,7 +401,7 @@ pub unsafe extern "C" fn mcpool_config_set_idle_timeout_ms(
     unsafe { set_ms(config, "idle_timeout", ms) }
 }
 
-/// Close connections older than `ms` milliseconds when next idle; 0 means no limit
+/// Close connections older than `ms` milliseconds (none is checked out again); 0 means no limit
 /// (the default).
 ///
 /// # Safety

@@ -152,7 +152,7 @@ pub unsafe extern "C" fn mcpool_item_free(item: *mut mcpool_item) {
 pub(crate) struct OneItem {
     pub(crate) item: *mut mcpool_item,
     pub(crate) result: mcpool::error::Result<bool>,
-    /// Whether the CAS unique is kept (`gat` asks for it and drops it).
+    /// Whether the CAS unique is kept (`gets`, `gats`; `get` and `gat` do not ask for it).
     pub(crate) keep_cas: bool,
 }
 

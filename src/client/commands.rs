@@ -390,41 +390,57 @@ impl Client {
     ) -> Result<Lease> {
         self.require_meta("get_lease")?;
         let key = key.as_ref();
-        // Failed open, a lease read is a miss: this caller recomputes (from the source).
-        let r = self.one_key(
-            Op::Lease,
-            key,
-            Resend::IfUnsent,
-            |key| Request::Lease {
-                key,
+        let start = self.call_start();
+        let t = &*self.topology();
+        let mut at = None;
+        let r = self.wire_key(key).and_then(|wire| {
+            let req = Request::Lease {
+                key: &wire,
                 vivify_ttl: vivify_ttl.max(1),
                 recache: recache_below,
-            },
-            |o| o.lease().map(Some),
-            Some(|| None),
-            |r| match r {
-                Some(r) if r.value.is_some() && !r.win => (OpOutcome::Hit, 1),
+            };
+            let r = self
+                .exchange_key(t, &wire, Resend::IfUnsent, &req, &mut at)?
+                .lease()?;
+            // A value for this caller (a hit; a winner's stale value is a miss: it
+            // recomputes), decoded; counted as the caller gets it (`Server::lookups`).
+            let hit = r.value.is_some() && !r.win;
+            let value = r
+                .value
+                .map(|(v, f, c)| self.decode(key, v, f, Some(c)))
+                .transpose();
+            if let Some(server) = at.and_then(|i| t.servers.get(i)) {
+                let undecoded = usize::from(value.is_err());
+                server.lookups(1, usize::from(hit) | undecoded, undecoded);
+            }
+            let value = value?;
+            Ok(if r.win {
+                Lease::Recompute { stale: value }
+            } else if r.other_winner {
+                Lease::Wait { stale: value }
+            } else {
+                match value {
+                    Some(item) if !r.stale => Lease::Hit(item),
+                    stale => Lease::Wait { stale },
+                }
+            })
+        });
+        // Failed open, a lease read is a miss (counted with the reads): this caller
+        // recomputes (from the source).
+        self.finish(
+            t,
+            start,
+            Op::Lease,
+            1,
+            at,
+            r,
+            Side::Read,
+            || Lease::Recompute { stale: None },
+            |l| match l {
+                Lease::Hit(_) | Lease::Wait { stale: Some(_) } => (OpOutcome::Hit, 1),
                 _ => (OpOutcome::Miss, 0),
             },
-        )?;
-        let Some(r) = r else {
-            return Ok(Lease::Recompute { stale: None });
-        };
-        let wire = self.wire_key(key)?;
-        let value = r
-            .value
-            .map(|(v, f, c)| self.decode(&wire, v, f, Some(c)))
-            .transpose()?;
-        Ok(if r.win {
-            Lease::Recompute { stale: value }
-        } else if r.other_winner {
-            Lease::Wait { stale: value }
-        } else {
-            match value {
-                Some(item) if !r.stale => Lease::Hit(item),
-                stale => Lease::Wait { stale },
-            }
-        })
+        )
     }
 
     /// Marks `key` stale instead of deleting it: readers through [`Client::get_lease`] keep

@@ -66,6 +66,9 @@ struct Inner {
     /// `proxy-pool`: every key to the first healthy proxy, failing over to the next
     /// (`route::proxy_pool`); sanitizing then keeps `/` (routing prefixes).
     proxy_pool: bool,
+    /// Calls of the `on_operation` handler that panicked (caught: see
+    /// [`Client::operation_handler_panics`]).
+    handler_panics: std::sync::atomic::AtomicU64,
 }
 
 /// One result per server, labelled `host:port`.
@@ -184,6 +187,7 @@ impl Client {
                     config.key_prefix.len()
                 },
                 proxy_pool,
+                handler_panics: Default::default(),
                 config,
                 topology: ArcSwap::from_pointee(Topology { servers, router }),
                 building: std::sync::Mutex::new(building),

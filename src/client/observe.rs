@@ -246,7 +246,27 @@ impl Client {
             bytes_sent,
             bytes_received,
         };
-        (handler.0)(&rec);
+        // A handler that panics does not unwind into the caller, whose call is done (a set
+        // stored, a value read): the panic is caught and counted, as the bindings count what
+        // theirs raise; the panic hook has already reported it (stderr by default).
+        let called = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (handler.0)(&rec)));
+        if called.is_err() {
+            self.inner
+                .handler_panics
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// How many calls of the [`on_operation`](crate::ClientBuilder::on_operation) handler
+    /// panicked since the client was built. Such a panic is caught: it never reaches the
+    /// caller of the operation (whose call has already done its work, a `set` stored), the
+    /// panic hook reports it (by default a message on stderr), and it is counted here
+    /// (docs/tracing.md). The Python, Perl and Java bindings report and count what their
+    /// handlers raise the same way.
+    pub fn operation_handler_panics(&self) -> u64 {
+        self.inner
+            .handler_panics
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 

@@ -176,11 +176,15 @@ impl Client {
                         Ok(Checkout::Served(answer)) => {
                             let found = answer.and_then(|a| a.into_found(&server.label));
                             return match found {
-                                Ok(Some((data, flags, c))) => (
-                                    self.deliver(sink, key, 0, &data, flags, c).map(|()| true),
-                                    Reached::Answered,
-                                ),
-                                Ok(None) => (Ok(false), Reached::Answered),
+                                Ok(Some((data, flags, c))) => {
+                                    let handled = self.deliver(sink, key, 0, &data, flags, c);
+                                    server.lookups(1, 1, usize::from(handled.is_err()));
+                                    (handled.map(|()| true), Reached::Answered)
+                                }
+                                Ok(None) => {
+                                    server.lookups(1, 0, 0);
+                                    (Ok(false), Reached::Answered)
+                                }
                                 Err(e) => (Err(e), Reached::Sent),
                             };
                         }
@@ -205,7 +209,7 @@ impl Client {
                 };
                 match read {
                     Ok(_) => {
-                        server.lookups(1, usize::from(hit));
+                        server.lookups(1, usize::from(hit), usize::from(handled.is_err()));
                         (handled.map(|()| hit), reached)
                     }
                     Err(e) => (Err(e), reached),
@@ -364,7 +368,11 @@ impl Client {
             // Phase 2: read each server's replies, handing each hit over as it is parsed.
             let mut reads = SetWait::default();
             for (idx, mut pooled, range, tag) in sent {
-                let mut hits = 0usize;
+                // Values the server sent, and those of them that did not decode (each such
+                // key's result is its error, so the part's record is too: the first one).
+                let mut found = 0usize;
+                let mut undecoded = 0usize;
+                let mut first_bad: Option<Error> = None;
                 let multi_get::Scratch {
                     arena,
                     wire,
@@ -389,12 +397,18 @@ impl Client {
                     conn.in_set(&mut reads, |conn| {
                         dialect
                             .read(conn, &req, tag, &mut |i, data, flags, c| {
-                                hits += 1;
+                                found += 1;
                                 let k = members[i] as usize;
                                 let key = keys.key(k).unwrap_or(&[]);
                                 match self.deliver(sink, key, k, data, flags, c) {
                                     Ok(()) => state[k] = HIT,
-                                    Err(e) => multi_get::fail_into(state, errors, [k], e),
+                                    Err(e) => {
+                                        undecoded += 1;
+                                        if start.is_some() && first_bad.is_none() {
+                                            first_bad = Some(e.clone());
+                                        }
+                                        multi_get::fail_into(state, errors, [k], e)
+                                    }
                                 }
                             })
                             .and_then(|_| dialect.finish(conn))
@@ -402,7 +416,7 @@ impl Client {
                 });
                 let mut opened = false;
                 match &res {
-                    Ok(_) => t.servers[idx].lookups(members.len(), hits),
+                    Ok(_) => t.servers[idx].lookups(members.len(), found, undecoded),
                     Err(e) if self.opens(e) => {
                         // fail_open: the keys not found yet stay misses.
                         opened = true;
@@ -420,10 +434,13 @@ impl Client {
                 let asked = members.len();
                 self.release(t, idx, pooled, &res);
                 if let Some(st) = start {
-                    let (o, e) = match &res {
-                        Ok(_) => (observe::multi(Side::Read, asked, hits), None),
-                        Err(e) if opened => (OpOutcome::FailedOpen(e.class()), Some(e)),
-                        Err(e) => (OpOutcome::Error(e.class()), Some(e)),
+                    // Hits: the values the caller got.
+                    let hits = found - undecoded;
+                    let (o, e) = match (&res, &first_bad) {
+                        (Ok(_), Some(bad)) => (OpOutcome::Error(bad.class()), Some(bad)),
+                        (Ok(_), None) => (observe::multi(Side::Read, asked, hits), None),
+                        (Err(e), _) if opened => (OpOutcome::FailedOpen(e.class()), Some(e)),
+                        (Err(e), _) => (OpOutcome::Error(e.class()), Some(e)),
                     };
                     self.hold(&mut held, st, op, asked, hits, Some(idx), o, e);
                 }

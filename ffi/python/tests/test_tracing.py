@@ -258,3 +258,60 @@ def test_fail_open_cas_answers_not_stored(prefix, protocol):
         assert mc.invalidate(k) is False and mc.meta_info(k) is None
         assert mc.get_lease(k) == ("recompute", None, None)
     assert mc.metrics()[DOWN]["fail_open_not_stored"] >= 1
+
+
+def test_values_that_do_not_decode_are_errors_in_records_spans_and_metrics(prefix):
+    # Tester finding obs #11/#12: a get_multi that raised MCPOOL_DECOMPRESS for every key was
+    # recorded as outcome "hit" (hits 2, no error), so its span had no ERROR status, and the
+    # metrics counted hits and no protocol_errors. Now the record, the span and the counters
+    # say what the caller got.
+    trace = _otel()
+    import mcpool.otel
+    s = Server()  # a server of its own: its metrics count only this test's calls
+    try:
+        # pylibmc's flag 8 is "zlib-compressed"; these bytes are not zlib.
+        s.raw_set(prefix + "dz", 8, b"this is not zlib")
+        s.raw_set(prefix + "dz2", 8, b"nor is this")
+        s.raw_set(prefix + "ok", 0, b"fine")
+        rec = _Recorder(trace)
+        recs = []
+        hook = mcpool.otel.span_hook(tracer_provider=rec.provider)
+
+        def both(r):
+            recs.append(r)
+            hook(r)
+        mc = mcpool.Client([s.addr], value_format="pylibmc", on_operation=both)
+        with pytest.raises(mcpool.Error) as e:
+            mc.get(prefix + "dz")
+        assert e.value.status_name == "MCPOOL_DECOMPRESS"
+        with pytest.raises(mcpool.Error) as e:
+            mc.get_multi([prefix + "dz", prefix + "dz2"])
+        assert e.value.status_name == "MCPOOL_DECOMPRESS"
+        assert mc.get(prefix + "ok") == b"fine"
+        assert [(r.op, r.keys, r.hits, r.outcome) for r in recs] == [
+            ("get", 1, 0, "error"), ("get_multi", 2, 0, "error"), ("get", 1, 1, "hit")]
+        assert recs[1].error_class == "SERVER_ERROR" and "dz" in recs[1].error
+        span = rec.spans[1]
+        assert span.name == "memcached get_multi"
+        assert span.status.status_code == trace.StatusCode.ERROR
+        assert span.attributes["mcpool.outcome"] == "error"
+        assert span.attributes["mcpool.error_class"] == "SERVER_ERROR"
+        m = mc.metrics()[s.addr]
+        assert (m["hits"], m["misses"], m["protocol_errors"]) == (1, 0, 3), m
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
+def test_gat_is_traced_as_gat(server, prefix, protocol):
+    # Tester finding obs #21: gat was read with CAS uniques and so recorded as op "gats".
+    recs = []
+    mc = mcpool.Client([server.addr], protocol=protocol, on_operation=recs.append)
+    k = prefix + "k"
+    assert mc.set(k, b"v") is True
+    recs.clear()
+    assert mc.gat(k, 10) == b"v"
+    assert mc.gats(k, 10)[0] == b"v"
+    assert mc.gat(k + "missing", 10) is None
+    assert [(r.op, r.outcome) for r in recs] == [("gat", "hit"), ("gats", "hit"),
+                                                 ("gat", "miss")]
