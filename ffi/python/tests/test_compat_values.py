@@ -198,3 +198,16 @@ def test_bytes_appended_to_a_pickle_are_an_error_in_the_drop_ins_and_django(serv
         with pytest.raises(mcpool.ServerError, match="after the pickled object"):
             ours.get_many(["dj", "dj_untouched"])
         assert ours.get_many(["dj_untouched"]) == {"dj_untouched": [1, 2]}
+
+
+def test_a_pickle_that_does_not_unpickle_in_the_python_memcached_drop_in(server, prefix):
+    """Bytes prepended to a pickle: python-memcached answers None (get) and the key with None
+    (get_multi), logging the pickle error; so does its drop-in, now that the core binding
+    raises ServerError MCPOOL_VALUE_FORMAT (with the unpickler's error as cause) for it."""
+    peer, ours = memcache.Client([server.addr]), cmem.Client([server.addr])
+    k, ok = prefix + "p", prefix + "ok"
+    got = []
+    for mc in (peer, ours):
+        assert mc.set(k, [1, 2]) and mc.set(ok, "fine") and mc.prepend(k, b"zz")
+        got.append((mc.get(k), mc.get_multi([k, ok])))
+    assert got[0] == got[1] == (None, {k: None, ok: "fine"})
