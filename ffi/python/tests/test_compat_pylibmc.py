@@ -787,3 +787,114 @@ def test_get_multi_answers_a_key_given_as_str_and_bytes_once_as_pylibmc(server, 
                      (["b", b"b"], {"key_prefix": prefix + "p:"}),
                      ([b"b", "b"], {"key_prefix": (prefix + "p:").encode()})):
         assert typed(ours.get_multi(keys, **kw)) == typed(peer.get_multi(keys, **kw)), keys
+
+
+# ---- error replies to a read ------------------------------------------------------------------
+
+
+class BrokenServer:
+    """A deliberately broken fake memcached: accepts connections and answers every request it
+    reads with one fixed reply (an error line, or garbage). Stopped by close()."""
+
+    def __init__(self, reply):
+        import socket
+        self.reply = reply
+        self.lsn = socket.socket()
+        self.lsn.bind(("127.0.0.1", 0))
+        self.lsn.listen(64)
+        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.lsn.accept()
+            except OSError:
+                return
+            self.conns.append(c)
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        try:
+            while c.recv(65536):
+                c.sendall(self.reply)
+        except OSError:
+            pass
+
+    def close(self):
+        import socket
+        try:
+            self.lsn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.lsn.close()
+        for c in self.conns:
+            c.close()
+
+
+REPLIES = {"server_error": b"SERVER_ERROR boom\r\n", "client_error": b"CLIENT_ERROR bad\r\n",
+           "too_large": b"SERVER_ERROR object too large for cache\r\n",
+           "garbage": b"HELLO WORLD\r\n"}
+
+
+@pytest.fixture(params=sorted(REPLIES))
+def broken(request):
+    s = BrokenServer(REPLIES[request.param])
+    yield s
+    s.close()
+
+
+def test_a_read_answered_with_an_error_reply_is_a_miss_as_pylibmc(broken, prefix):
+    """pylibmc's get, gets and get_multi answer a miss (None, (None, None), {}) for a read
+    answered SERVER_ERROR, CLIENT_ERROR, "object too large" or garbage, call after call (only
+    stores raise); the drop-in raised ServerError / ClientError / ProtocolError / TooBig. A
+    store still raises, its exception carrying status, status_name and status_class
+    (docs/errors.md; status_class was missing)."""
+    got = []
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([broken.addr], behaviors={"cas": True, "_poll_timeout": 2000})
+        got.append([outcome(c.get, prefix + "k"), outcome(c.gets, prefix + "k"),
+                    outcome(c.get_multi, [prefix + "k", prefix + "j"]),
+                    outcome(c.get, prefix + "k")])
+    assert got[0] == got[1]
+    assert got[1][0] == ("ok", ("NoneType", None))
+    c = compat_pylibmc.Client([broken.addr])
+    with pytest.raises(compat_pylibmc.Error) as e:
+        c.set(prefix + "k", "v")
+    assert (e.value.status_name, e.value.status_class) in (
+        ("MCPOOL_SERVER_ERROR", "SERVER_ERROR"), ("MCPOOL_CLIENT_ERROR", "CLIENT_ERROR"),
+        ("MCPOOL_VALUE_TOO_LARGE", "CLIENT_ERROR"), ("MCPOOL_PROTOCOL", "SERVER_ERROR"))
+    assert isinstance(e.value.status, int)
+
+
+def test_get_multi_keeps_the_healthy_servers_hits_beside_an_error_reply(server, prefix):
+    """Two servers, one answering SERVER_ERROR to everything: pylibmc's get_multi returns the
+    healthy server's hits; the drop-in raised ServerError and lost them."""
+    bad = BrokenServer(REPLIES["server_error"])
+    try:
+        keys = [prefix + "m%d" % i for i in range(12)]
+        for k in keys:
+            real_pylibmc.Client([server.addr]).set(k, k)
+        got = []
+        for mod in (real_pylibmc, compat_pylibmc):
+            c = mod.Client([server.addr, bad.addr])
+            got.append(sorted(c.get_multi(keys)))
+        assert got[0] == got[1]
+        assert 0 < len(got[1]) < len(keys)
+    finally:
+        bad.close()
+
+
+def test_a_value_that_does_not_decode_still_raises_beside_error_replies(server, prefix):
+    """Never a wrong value: a pickle that does not unpickle raises the drop-in's ServerError
+    naming the key (pylibmc: pickle's UnpicklingError), with status_class."""
+    c = compat_pylibmc.Client([server.addr])
+    k = prefix + "p"
+    assert c.set(k, [1, 2]) and c.prepend(k, b"zz")
+    for read in (lambda: c.get(k), lambda: c.get_multi([k])):
+        with pytest.raises(compat_pylibmc.ServerError, match="%s.*does not unpickle" % k) as e:
+            read()
+        assert e.value.status_class == "SERVER_ERROR"
+    with pytest.raises(Exception):
+        real_pylibmc.Client([server.addr]).get(k)

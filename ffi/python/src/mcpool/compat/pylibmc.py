@@ -42,6 +42,10 @@ What is pylibmc's and stays so:
   A key over 250 bytes raises ``ValueError`` on every call; one with a
   space or a control byte (text protocol) ``ClientError`` on a write, delete, touch or
   counter, and is a miss on a read, as with pylibmc.
+- A read (``get``, ``gets``, ``get_multi``) answered with ``SERVER_ERROR``,
+  ``CLIENT_ERROR``, "object too large for cache" or a reply that is not memcached's is a
+  miss, as pylibmc answers it (only stores raise); ``get_multi`` keeps the other servers'
+  hits. A value that came but cannot be decoded still raises ``ServerError``.
 - ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
 - ``get_multi`` with a server down returns the other servers' hits and raises
   ``ServerDown`` only when none of the keys' servers answered (libmemcached's mget, text
@@ -116,7 +120,18 @@ support_zlib = True
 
 
 class Error(Exception):
-    """Base of every pylibmc error."""
+    """Base of every pylibmc error. One translated from mcpool's carries its ``status``,
+    ``status_name`` and ``status_class`` (docs/errors.md); one this module raises itself (a
+    counter's ``NotFound``, a refused behavior) has None in them."""
+
+    status = status_name = status_class = None
+
+
+def _with_status(exc, e):
+    """exc with the status attributes of e (an mcpool exception); returns exc."""
+    for a in ("status", "status_name", "status_class"):
+        setattr(exc, a, getattr(e, a, None))
+    return exc
 
 
 _EXC_NAMES = ["CacheMiss", "Failure", "HostLookupError", "ConnectionError",
@@ -199,11 +214,7 @@ def _translate(e, keys=(), prefix=None):
             name = "ClientError"
         else:
             name = "Failure"
-    cls = globals()[name]
-    exc = cls(str(e))
-    exc.status = getattr(e, "status", None)
-    exc.status_name = getattr(e, "status_name", None)
-    return exc
+    return _with_status(globals()[name](str(e)), e)
 
 
 # libmemcached's mget sends to every server it can and reads what they answer: a server it
@@ -214,6 +225,20 @@ def _translate(e, keys=(), prefix=None):
 # every call.
 _UNREACHABLE = frozenset(["MCPOOL_SERVER_DEAD", "MCPOOL_IO", "MCPOOL_CONNECT_TIMEOUT",
                           "MCPOOL_IO_TIMEOUT"])
+
+
+# A read answered with an error reply (SERVER_ERROR, CLIENT_ERROR, "object too large for
+# cache") or with a reply that is not memcached's protocol: pylibmc's get, gets and get_multi
+# answer a miss (None, {}), measured with pylibmc 1.6.3 against deliberately broken servers
+# (only stores raise); with two servers its get_multi keeps the other server's hits. Never a
+# value: the key is left out. A value that came but cannot be decoded (MCPOOL_VALUE_FORMAT,
+# MCPOOL_DECOMPRESS) still raises.
+_READ_MISS = frozenset(["MCPOOL_SERVER_ERROR", "MCPOOL_CLIENT_ERROR", "MCPOOL_PROTOCOL",
+                        "MCPOOL_VALUE_TOO_LARGE"])
+
+
+def _read_miss(e):
+    return getattr(e, "status_name", None) in _READ_MISS
 
 
 def _mget(mc, keys, key_prefix=""):
@@ -234,9 +259,10 @@ def _mget(mc, keys, key_prefix=""):
             refused.append(e)
         elif getattr(e, "status_name", None) in _UNREACHABLE:
             down.append(e)
-        else:
+        elif not _read_miss(e):
             raise e
-    if down and all(k in failed and not _refused_key(failed[k]) for k in keys):
+    if down and all(k in failed and getattr(failed[k], "status_name", None) in _UNREACHABLE
+                    for k in keys):
         raise down[0]
     return found, refused
 
@@ -532,11 +558,11 @@ class Client:
 
     def _read(self, fn, key, miss, *args):
         """A one-key read: a key the core refuses is a miss unless pylibmc finds it too long
-        (_refused_key)."""
+        (_refused_key); an error reply or garbage is a miss, as pylibmc (_READ_MISS)."""
         try:
             return fn(key, *args)
         except _mcpool.Error as e:
-            if _refused_key(e) and not _too_long([key]):
+            if (_refused_key(e) and not _too_long([key])) or _read_miss(e):
                 return miss
             raise _translate(e, [key]) from None
 
@@ -614,8 +640,7 @@ class Client:
             if getattr(e, "status_name", None) in _UNREACHABLE:
                 # no server of the keys could be asked: memcached_mget's error is the
                 # server's state, ServerDown also when its connect failed just now
-                exc = ServerDown(str(e))
-                exc.status, exc.status_name = e.status, e.status_name
+                exc = _with_status(ServerDown(str(e)), e)
             raise exc from None
         if refused:
             e = refused[0]
@@ -811,10 +836,7 @@ def _delta(delta):
 def _some_errors(what, e):
     """pylibmc's SomeErrors for a call to every server (get_stats, flush_all) that one
     server failed: e that server's mcpool exception."""
-    exc = SomeErrors("error 19 from %s: %s" % (what, e))
-    exc.status = getattr(e, "status", None)
-    exc.status_name = getattr(e, "status_name", None)
-    return exc
+    return _with_status(SomeErrors("error 19 from %s: %s" % (what, e)), e)
 
 
 def _appended(val):
