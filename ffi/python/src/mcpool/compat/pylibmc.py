@@ -337,10 +337,7 @@ def _options(behaviors, calls):
     """pylibmc behaviors -> mcpool.Client options (the core decides what they mean).
     behaviors: every behavior set so far (the last value of each); calls: the dicts of the
     constructor and of each later set_behaviors, in order (placement depends on it)."""
-    b = behaviors
-    unknown = sorted(set(b) - set(_DEFAULTS) - set(all_callbacks))
-    if unknown:
-        raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
+    b = behaviors  # names and types checked by _numeric
     kh = b.get("ketama_hash")
     if isinstance(kh, str) and kh not in hashers:
         raise TypeError("behavior ketama_hash must be int, not str")  # pylibmc's words
@@ -362,8 +359,11 @@ def _options(behaviors, calls):
         opts["distribution"] = placement
     if "tcp_nodelay" in b:
         opts["nodelay"] = bool(b["tcp_nodelay"])
-    if b.get("connect_timeout"):
-        opts["connect_timeout"] = b["connect_timeout"] / 1000.0  # ms
+    ct = b.get("connect_timeout")
+    if ct is not None and ct > 0:
+        # a negative one (libmemcached's poll() without end) keeps the preset's 4 s, as a
+        # negative _poll_timeout: an error beats a hang; accepted, as pylibmc
+        opts["connect_timeout"] = ct / 1000.0  # ms
     # libmemcached waits for a reply with poll() for _poll_timeout ms (the preset's 5 s);
     # receive_timeout/send_timeout (us) are SO_RCVTIMEO/SO_SNDTIMEO on its non-blocking
     # sockets, which shorten no wait (measured with pylibmc 1.6.3): kept and reported only
@@ -383,8 +383,10 @@ def _options(behaviors, calls):
     if b.get("remove_failed") or b.get("auto_eject"):
         opts["failover"] = "eject"
     if b.get("retry_timeout") is not None:
-        opts["retry_timeout"] = int(b["retry_timeout"])  # seconds (True is 1, as pylibmc)
-    if b.get("dead_timeout"):
+        # seconds (True is 1, as pylibmc); a negative one puts libmemcached's next retry in
+        # the past: the server is tried again at once, as with 0
+        opts["retry_timeout"] = max(0, int(b["retry_timeout"]))
+    if b.get("dead_timeout", 0) > 0:
         opts["retry_timeout_max"] = int(max(b["dead_timeout"], b.get("retry_timeout") or 0))
     if b.get("namespace"):
         opts["key_prefix"] = b["namespace"]
@@ -870,12 +872,32 @@ def _compression(min_compress_len, compress_level):
 
 
 def _numeric(behaviors):
+    """One call's behaviors checked as pylibmc checks them, in its order: an unknown name
+    ValueError; a ``hash`` or ``distribution`` word not in its table KeyError (pylibmc's
+    lookup; a number of the table is taken too); then every behavior but those and
+    ``namespace`` must be an int (a bool is one), else TypeError "behavior NAME must be int,
+    not TYPE" (pylibmc's C check; ``ketama_hash`` may also be a hash's name). Values are
+    not range-checked, as pylibmc: a negative time is _options' matter."""
     b = dict(behaviors)
     if "_retry_timeout" in b:
         b.setdefault("retry_timeout", b.pop("_retry_timeout"))
-    for k, table in (("hash", hashers_rvs), ("distribution", distributions_rvs)):
-        if isinstance(b.get(k), int) and not isinstance(b.get(k), bool) and b[k] in table:
-            b[k] = table[b[k]]
+    unknown = sorted(set(b) - set(_DEFAULTS) - set(all_callbacks), key=str)
+    if unknown:
+        raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
+    for k, table, names in (("hash", hashers_rvs, hashers),
+                            ("distribution", distributions_rvs, distributions)):
+        v = b.get(k)
+        if isinstance(v, int) and not isinstance(v, bool) and v in table:
+            b[k] = table[v]
+        elif v is not None and (not isinstance(v, str) or v not in names):
+            raise KeyError(v)
+    for k, v in b.items():
+        if k in all_callbacks or (k in ("hash", "distribution") and v is not None):
+            continue
+        if k == "ketama_hash" and isinstance(v, str):
+            continue  # a name: _options checks it
+        if not isinstance(v, int):
+            raise TypeError("behavior %s must be int, not %s" % (k, type(v).__name__))
     return b
 
 
