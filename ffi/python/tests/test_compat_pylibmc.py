@@ -898,3 +898,16 @@ def test_a_value_that_does_not_decode_still_raises_beside_error_replies(server, 
         assert e.value.status_class == "SERVER_ERROR"
     with pytest.raises(Exception):
         real_pylibmc.Client([server.addr]).get(k)
+
+
+def test_flags_outside_pylibmcs_layout_raise_where_pylibmc_returns_the_bytes(server, prefix):
+    """The documented difference (ffi/python/README.md): flags with bits pylibmc's layout does
+    not use (0x7000, another client's mark) make pylibmc ignore them and return the stored
+    bytes; the drop-in raises ServerError MCPOOL_VALUE_FORMAT naming the key and the flags
+    (the core's rule: never bytes of unknown meaning handed over as the value)."""
+    k = prefix + "vf"
+    server.raw_set(k, 0x7000, b"abc")
+    assert real_pylibmc.Client([server.addr]).get(k) == b"abc"
+    with pytest.raises(compat_pylibmc.ServerError, match="%s.*28672" % k) as e:
+        compat_pylibmc.Client([server.addr]).get(k)
+    assert e.value.status_name == "MCPOOL_VALUE_FORMAT"

@@ -79,6 +79,11 @@ where libmemcached without ``dead_timeout`` never does (the core's rule:
 ``Distribution::failover_moves_keys``, docs/placement.md).
 ``set_multi``/``add_multi`` with a server down have stored the other servers' keys when they
 raise (one pipelined batch), where pylibmc stores key by key and stops at the failing one.
+A value whose flags have bits pylibmc's layout does not use (above bit 4: another client's
+marks, such as 0x7000, or mcpool's own layout) raises ``ServerError`` (MCPOOL_VALUE_FORMAT,
+naming the key and the flags), where pylibmc ignores those bits and returns the bytes as
+stored (compressed or serialized ones included): the core's rule (docs/value-format.md),
+never bytes whose meaning is unknown handed over as the value.
 ``incr_multi`` refuses a delta below 0 or from 2**64 (``ClientError``, nothing sent), where
 pylibmc 1.6.3 takes it modulo 2**64 (-1 decrements) and returns None.
 A ``time`` is an int (or what has ``__index__``), as pylibmc's argument parsing takes it: a
