@@ -66,6 +66,10 @@ pub struct Config {
     pub test_on_check_out: bool,
     /// Consecutive failures (connect errors, I/O errors, timeouts) that mark a server dead.
     pub failure_limit: u32,
+    /// Whether a reply that did not come within `io_timeout` counts toward `failure_limit`
+    /// (default true); false: only connect errors, connect timeouts and socket errors do
+    /// (libmemcached's rule: a read timeout never disables a server).
+    pub io_timeout_marks_dead: bool,
     /// First wait before a dead server is tried again; doubles per failed retry.
     pub retry_timeout: Duration,
     /// Cap on the doubling retry wait.
@@ -131,6 +135,7 @@ impl std::fmt::Debug for Config {
             nodelay,
             test_on_check_out,
             failure_limit,
+            io_timeout_marks_dead,
             retry_timeout,
             retry_timeout_max,
             compression,
@@ -167,6 +172,7 @@ impl std::fmt::Debug for Config {
             .field("nodelay", &nodelay)
             .field("test_on_check_out", &test_on_check_out)
             .field("failure_limit", &failure_limit)
+            .field("io_timeout_marks_dead", &io_timeout_marks_dead)
             .field("retry_timeout", &retry_timeout)
             .field("retry_timeout_max", &retry_timeout_max)
             .field("compression", &compression)
@@ -207,6 +213,7 @@ impl Default for Config {
             nodelay: true,
             test_on_check_out: false,
             failure_limit: 2,
+            io_timeout_marks_dead: true,
             retry_timeout: Duration::from_secs(1),
             retry_timeout_max: Duration::from_secs(30),
             compression: Compression::default(),
@@ -472,6 +479,16 @@ impl ClientBuilder {
     pub fn failure_limit(mut self, n: u32) -> Self {
         self.check_range("failure_limit", n, 1, u32::MAX);
         self.config.failure_limit = n;
+        self
+    }
+
+    /// Whether an I/O timeout (a server that took the request and did not answer within
+    /// `io_timeout`) counts toward [`failure_limit`](Self::failure_limit). Default true.
+    /// False is libmemcached's rule (the `pylibmc` and `libmemcached` presets): a read
+    /// timeout fails the call and the server is asked again by the next one; connect
+    /// errors, connect timeouts and socket errors still count.
+    pub fn io_timeout_marks_dead(mut self, on: bool) -> Self {
+        self.config.io_timeout_marks_dead = on;
         self
     }
 

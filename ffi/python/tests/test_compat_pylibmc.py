@@ -911,3 +911,100 @@ def test_flags_outside_pylibmcs_layout_raise_where_pylibmc_returns_the_bytes(ser
     with pytest.raises(compat_pylibmc.ServerError, match="%s.*28672" % k) as e:
         compat_pylibmc.Client([server.addr]).get(k)
     assert e.value.status_name == "MCPOOL_VALUE_FORMAT"
+
+
+# ---- a server that does not answer in time ----------------------------------------------------
+
+
+class SilentServer:
+    """A deliberately silent fake memcached: accepts connections, reads requests, never
+    answers; `requests` counts the reads that brought bytes."""
+
+    def __init__(self):
+        import socket
+        self.requests = 0
+        self.lsn = socket.socket()
+        self.lsn.bind(("127.0.0.1", 0))
+        self.lsn.listen(64)
+        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.lsn.accept()
+            except OSError:
+                return
+            self.conns.append(c)
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        try:
+            while c.recv(65536):
+                self.requests += 1
+        except OSError:
+            pass
+
+    def close(self):
+        import socket
+        try:
+            self.lsn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.lsn.close()
+        for c in self.conns:
+            c.close()
+
+
+def test_a_reply_timeout_disables_no_server_as_pylibmc(prefix):
+    """A server that accepts and never answers (_poll_timeout 300 ms): pylibmc's get_multi
+    answers {} and every later get/set raises the timeout, the server asked again on each
+    call (libmemcached disables no server for a read timeout). The drop-in raised ServerDown
+    from get_multi and skipped the server ("marked dead") for retry_timeout."""
+    seen = {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        silent = SilentServer()
+        try:
+            c = mod.Client([silent.addr], behaviors={"_poll_timeout": 300})
+            steps = []
+            for name, call in (("get_multi", lambda: c.get_multi([prefix + "a", prefix + "b"])),
+                               ("get", lambda: c.get(prefix + "a")),
+                               ("set", lambda: c.set(prefix + "a", "v")),
+                               ("get_multi", lambda: c.get_multi([prefix + "a"])),
+                               ("get", lambda: c.get(prefix + "a"))):
+                before = silent.requests
+                got = outcome(call)
+                assert silent.requests > before, (mod.__name__, name, "server not asked")
+                steps.append((name, got if got[0] == "ok" else "raised"))
+                if got[0] == "raised":
+                    with pytest.raises(mod.Error) as e:
+                        call()
+                    assert not isinstance(e.value, mod.ServerDown), (mod.__name__, name)
+            seen[mod.__name__] = steps
+        finally:
+            silent.close()
+    assert seen["pylibmc"] == seen["mcpool.compat.pylibmc"]
+    assert seen["pylibmc"][0] == ("get_multi", ("ok", ("dict", [])))
+
+
+def test_io_timeout_marks_dead_false_keeps_asking_the_server(prefix):
+    """The core option behind it: with io_timeout_marks_dead=false and failure_limit=1 a
+    silent server is asked by every call (TimeoutError each time, never SERVER_DEAD); the
+    default counts the timeout (marked dead at once)."""
+    import mcpool
+    silent = SilentServer()
+    try:
+        c = mcpool.Client([silent.addr], io_timeout=0.2, failure_limit=1,
+                          io_timeout_marks_dead=False)
+        for _ in range(3):
+            with pytest.raises(mcpool.TimeoutError):
+                c.get(prefix + "k")
+        d = mcpool.Client([silent.addr], io_timeout=0.2, failure_limit=1)
+        with pytest.raises(mcpool.TimeoutError):
+            d.get(prefix + "k")
+        with pytest.raises(mcpool.ConnectionError) as e:
+            d.get(prefix + "k")
+        assert e.value.status_name == "MCPOOL_SERVER_DEAD"
+    finally:
+        silent.close()

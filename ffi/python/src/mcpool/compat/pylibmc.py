@@ -49,7 +49,9 @@ What is pylibmc's and stays so:
 - ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
 - ``get_multi`` with a server down returns the other servers' hits and raises
   ``ServerDown`` only when none of the keys' servers answered (libmemcached's mget, text
-  protocol; with ``binary=True`` pylibmc 1.6.3 also raises when the last key it connects
+  protocol; a server that took the request and did not answer within ``_poll_timeout``
+  was asked: its keys are misses, ``{}`` when it is the only one, and, as libmemcached,
+  a reply timeout disables no server: the next call asks it again; with ``binary=True`` pylibmc 1.6.3 also raises when the last key it connects
   for is on the dead server, which this module does not copy); other errors still raise.
 - With a server down: ``set_multi``/``add_multi`` raise for the first of its keys in the
   mapping's order (``ConnectionError`` when the connect failed, ``ServerDown`` while it is
@@ -227,7 +229,9 @@ def _translate(e, keys=(), prefix=None):
 # out) is skipped, and its keys are absent from the answer like misses; only when no server
 # of the keys could be asked does memcached_mget fail (pylibmc raises, ServerDown). Measured
 # with pylibmc 1.6.3: one of three servers killed, get_multi returns the other two's hits on
-# every call.
+# every call. A server that took the request and did not answer in time was asked: its keys
+# are misses even when it is the only one (get_multi {} on every call, the server asked
+# again each time: the preset's io_timeout_marks_dead=false).
 _UNREACHABLE = frozenset(["MCPOOL_SERVER_DEAD", "MCPOOL_IO", "MCPOOL_CONNECT_TIMEOUT",
                           "MCPOOL_IO_TIMEOUT"])
 
@@ -262,12 +266,14 @@ def _mget(mc, keys, key_prefix=""):
     for e in failed.values():
         if _refused_key(e):
             refused.append(e)
+        elif _read_miss(e) or getattr(e, "status_name", None) == "MCPOOL_IO_TIMEOUT":
+            continue  # the server was asked: misses
         elif getattr(e, "status_name", None) in _UNREACHABLE:
             down.append(e)
-        elif not _read_miss(e):
+        else:
             raise e
     if down and all(k in failed and getattr(failed[k], "status_name", None) in _UNREACHABLE
-                    for k in keys):
+                    and failed[k].status_name != "MCPOOL_IO_TIMEOUT" for k in keys):
         raise down[0]
     return found, refused
 
