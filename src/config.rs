@@ -573,6 +573,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Compare [`compression_ratio`](Self::compression_ratio) strictly: keep a compressed
+    /// value only when `compressed < ratio × original` (pylibmc's, python-memcached's and
+    /// spymemcached's `compressed < original` at ratio 1), not when it is at most that.
+    /// Default false.
+    pub fn compression_ratio_below(mut self, below: bool) -> Self {
+        self.config.compression.ratio_below = below;
+        self
+    }
+
     /// Refuse to inflate a value beyond this size. Default 64 MiB. A value longer than this is
     /// stored uncompressed, so the client can always read back what it stores.
     pub fn max_decompressed_size(mut self, bytes: usize) -> Self {

@@ -452,6 +452,14 @@ fn set_compression_compare(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
     }
 }
 
+fn set_compression_ratio_compare(b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    match v.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+        "at-most" => Ok(b.compression_ratio_below(false)),
+        "below" => Ok(b.compression_ratio_below(true)),
+        _ => Err(Error::Config("not at-most or below".into())),
+    }
+}
+
 fn set_sanitize_keys(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
     if v.eq_ignore_ascii_case("auto") {
         b.config.sanitize_keys = None;
@@ -701,6 +709,9 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("compression_ratio", Fraction, "", "0.8", "above 0, at most 1",
         "keep a compressed value only when compressed/original is at most this",
         Apply::F64(ClientBuilder::compression_ratio, 0.0, 1.0)),
+    row!("compression_ratio_compare", Name, "", "at-most", "at-most, below",
+        "how compressed/original meets compression_ratio: at-most (<=) or below (<, pylibmc's and python-memcached's rule: a compressed form as long as the value is not kept)",
+        Apply::Text(set_compression_ratio_compare)),
     row!("max_decompressed_size", Integer, "bytes", "67108864",
         "0 or more (no value inflates past 1 GiB, memcached's largest item, whatever this says)",
         "refuse to inflate a value beyond this size (a longer value is stored uncompressed, so this client can read back what it stores)",
@@ -990,6 +1001,8 @@ pub static PRESETS: &[Preset] = &[
             ("retry_timeout_max", "2s"),
             ("compression", "false"),
             ("compression_ratio", "1"),
+            // len(compressed) < len(value): an equal length is stored as it is
+            ("compression_ratio_compare", "below"),
         ],
     },
     Preset {
@@ -1009,6 +1022,8 @@ pub static PRESETS: &[Preset] = &[
             // _val_to_store_info: `if min_compress_len and lv > min_compress_len`
             ("compression_compare", "above"),
             ("compression_ratio", "1"),
+            // len(compressed) < len(value): an equal length is stored as it is
+            ("compression_ratio_compare", "below"),
             ("max_value_size", "1048576"),
         ],
     },
