@@ -1008,3 +1008,38 @@ def test_io_timeout_marks_dead_false_keeps_asking_the_server(prefix):
         assert e.value.status_name == "MCPOOL_SERVER_DEAD"
     finally:
         silent.close()
+
+
+# ---- serialize/deserialize hooks ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hooks", ["serialize", "deserialize", "both"])
+def test_a_subclass_overriding_serialize_is_refused_not_silently_pickled(server, prefix, hooks):
+    """pylibmc 1.6 calls a subclass's serialize/deserialize for every store and read (its own
+    tests/test_serialization.py: a JSON subclass writes `[1, 2, 3, 4]` with flags 0). The
+    drop-in never called them and stored a pickle (flags 1), reading back the tuple: another
+    format than the subclass asked for. Now such a subclass raises NotImplementedError when
+    constructed; real pylibmc uses the hooks (the behaviour the drop-in does not copy)."""
+    import json
+
+    def ser(self, value):
+        return json.dumps(value).encode(), 0
+
+    def deser(self, b, flags):
+        return json.loads(b.decode())
+
+    body = {"serialize": ser, "deserialize": deser}
+    if hooks != "both":
+        body = {hooks: body[hooks]}
+    real_cls = type("MyClient", (real_pylibmc.Client,), dict(body))
+    ours_cls = type("MyClient", (compat_pylibmc.Client,), dict(body))
+    k = prefix + "foo"
+    if hooks == "both":
+        real = real_cls([server.addr])
+        real[k] = (1, 2, 3, 4)
+        assert server.raw_get(k) == (0, b"[1, 2, 3, 4]")
+        assert real[k] == [1, 2, 3, 4]
+    with pytest.raises(NotImplementedError, match="serialize"):
+        ours_cls([server.addr])
+    # the plain class is untouched
+    assert compat_pylibmc.Client([server.addr]).set(k, (1, 2))

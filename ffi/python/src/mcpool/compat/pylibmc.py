@@ -58,6 +58,11 @@ What is pylibmc's and stays so:
   disabled), ``get_stats`` and ``flush_all`` raise ``SomeErrors``, as pylibmc.
 - ``ClientPool`` and ``ThreadMappedPool`` with ``reserve()``; ``clone()``.
 
+Not supported: pylibmc 1.6's ``serialize(value) -> (bytes, flags)`` /
+``deserialize(bytes, flags)`` overridden in a subclass. The value layout is the core's
+(pylibmc's default one), which never calls them: constructing such a subclass raises
+``NotImplementedError`` rather than storing another format than the subclass asks for.
+
 What differs: one mcpool client is thread-safe and pooled, so ``clone()`` shares it (no new
 connections) and the pools hand out clones of one client; ``set_behaviors`` with a behavior
 that changes the configuration builds a new core client (new connections), as pylibmc does
@@ -537,6 +542,17 @@ class Client:
     """
 
     def __init__(self, servers, behaviors=None, binary=False, username=None, password=None):
+        overridden = [n for n in ("serialize", "deserialize") if hasattr(type(self), n)]
+        if overridden:
+            # pylibmc 1.6 calls a subclass's serialize(value) -> (bytes, flags) and
+            # deserialize(bytes, flags) for every store and read; here the value layout is
+            # the core's (pylibmc's default layout), which would never call them and would
+            # silently store another format (a pickle) than the subclass asks for
+            raise NotImplementedError(
+                "%s overrides %s: pylibmc's serialize/deserialize hooks are not supported by "
+                "mcpool.compat.pylibmc (values are written in pylibmc's default layout by "
+                "mcpool's core); keep pylibmc for this client, or serialize before set and "
+                "after get" % (type(self).__name__, " and ".join(overridden)))
         self.binary = binary
         self.addresses = list(servers)
         self._servers = [_server(s) for s in self.addresses]
