@@ -67,6 +67,10 @@ pub struct Config {
     pub test_on_check_out: bool,
     /// Consecutive failures (connect errors, I/O errors, timeouts) that mark a server dead.
     pub failure_limit: u32,
+    /// Whether a reply that did not come within `io_timeout` counts toward `failure_limit`
+    /// (default true); false: only connect errors, connect timeouts and socket errors do
+    /// (libmemcached's rule: a read timeout never disables a server).
+    pub io_timeout_marks_dead: bool,
     /// First wait before a dead server is tried again; doubles per failed retry.
     pub retry_timeout: Duration,
     /// Cap on the doubling retry wait.
@@ -132,6 +136,7 @@ impl std::fmt::Debug for Config {
             nodelay,
             test_on_check_out,
             failure_limit,
+            io_timeout_marks_dead,
             retry_timeout,
             retry_timeout_max,
             compression,
@@ -168,6 +173,7 @@ impl std::fmt::Debug for Config {
             .field("nodelay", &nodelay)
             .field("test_on_check_out", &test_on_check_out)
             .field("failure_limit", &failure_limit)
+            .field("io_timeout_marks_dead", &io_timeout_marks_dead)
             .field("retry_timeout", &retry_timeout)
             .field("retry_timeout_max", &retry_timeout_max)
             .field("compression", &compression)
@@ -208,6 +214,7 @@ impl Default for Config {
             nodelay: true,
             test_on_check_out: false,
             failure_limit: 2,
+            io_timeout_marks_dead: true,
             retry_timeout: Duration::from_secs(1),
             retry_timeout_max: Duration::from_secs(30),
             compression: Compression::default(),
@@ -482,6 +489,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether an I/O timeout (a server that took the request and did not answer within
+    /// `io_timeout`) counts toward [`failure_limit`](Self::failure_limit). Default true.
+    /// False is libmemcached's rule (the `pylibmc` and `libmemcached` presets): a read
+    /// timeout fails the call and the server is asked again by the next one; connect
+    /// errors, connect timeouts and socket errors still count.
+    pub fn io_timeout_marks_dead(mut self, on: bool) -> Self {
+        self.config.io_timeout_marks_dead = on;
+        self
+    }
+
     /// First back-off before a dead server is retried; it doubles per failed retry, up to
     /// `retry_timeout_max`, and starts again after a success. Default 1 s.
     pub fn retry_timeout(mut self, d: Duration) -> Self {
@@ -560,6 +577,15 @@ impl ClientBuilder {
                 .push(format!("compression ratio {ratio} not in (0, 1]"));
         }
         self.config.compression.ratio = ratio;
+        self
+    }
+
+    /// Compare [`compression_ratio`](Self::compression_ratio) strictly: keep a compressed
+    /// value only when `compressed < ratio × original` (pylibmc's, python-memcached's and
+    /// spymemcached's `compressed < original` at ratio 1), not when it is at most that.
+    /// Default false.
+    pub fn compression_ratio_below(mut self, below: bool) -> Self {
+        self.config.compression.ratio_below = below;
         self
     }
 

@@ -107,6 +107,8 @@ pub(crate) struct PoolSettings {
     pub test_on_check_out: bool,
     /// Consecutive failures that mark a server dead.
     pub failure_limit: u32,
+    /// Whether an I/O timeout counts as a failure (`io_timeout_marks_dead`).
+    pub io_timeout_marks_dead: bool,
     /// How long a dead server rests before it is tried again (first time).
     pub retry_timeout: Duration,
     /// The longest rest, as it backs off.
@@ -849,7 +851,9 @@ impl Server {
     /// the event to report once the caller has given back its slot and permit.
     fn failed(&self, e: &Error, epoch: u64) -> Option<Event> {
         self.counters.error(e);
-        if !e.is_server_failure() {
+        if !e.is_server_failure()
+            || (!self.settings.io_timeout_marks_dead && matches!(e, Error::IoTimeout { .. }))
+        {
             return None;
         }
         let marked = self.health.record_failure(epoch)?;

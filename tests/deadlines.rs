@@ -300,3 +300,39 @@ fn the_sasl_exchange_keeps_to_the_operation_deadline() {
         "took {took:?}, past the 1 s deadline"
     );
 }
+
+/// `io_timeout_marks_dead=false` (the pylibmc and libmemcached presets: libmemcached never
+/// disables a server for a read timeout): a deliberately silent fake server is asked again
+/// by every call, each an I/O timeout, never `ServerDead`; by default the timeout counts and,
+/// with `failure_limit` 1, the next call finds the server marked dead.
+#[test]
+fn an_io_timeout_marks_no_server_dead_when_told_not_to() {
+    let addr = silent_server();
+    let c = Client::builder()
+        .server(&addr)
+        .min_idle(0)
+        .io_timeout(Duration::from_millis(200))
+        .failure_limit(1)
+        .io_timeout_marks_dead(false)
+        .build()
+        .unwrap();
+    for i in 0..3 {
+        let got = c.get(unique("k"));
+        assert!(
+            matches!(got, Err(Error::IoTimeout { .. })),
+            "call {i}: {got:?}"
+        );
+    }
+    let addr = silent_server();
+    let d = Client::builder()
+        .server(&addr)
+        .min_idle(0)
+        .io_timeout(Duration::from_millis(200))
+        .failure_limit(1)
+        .build()
+        .unwrap();
+    let got = d.get(unique("k"));
+    assert!(matches!(got, Err(Error::IoTimeout { .. })), "{got:?}");
+    let got = d.get(unique("k"));
+    assert!(matches!(got, Err(Error::ServerDead { .. })), "{got:?}");
+}

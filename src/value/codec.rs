@@ -138,6 +138,11 @@ pub struct Compression {
     /// Keep the compressed form only when `compressed / original <= ratio`
     /// (default 0.8, as Cache::Memcached's `compress_ratio`).
     pub ratio: f64,
+    /// Compare `ratio` strictly: keep the compressed form only when
+    /// `compressed < ratio × original` (pylibmc's and python-memcached's
+    /// `len(compressed) < len(value)` at ratio 1: a value whose compressed form is as long
+    /// is stored as it is), not when it is at most that (default false).
+    pub ratio_below: bool,
     /// Refuse to inflate a value beyond this many bytes (default 64 MiB). A value longer
     /// than this is never compressed on the way in (stored as it is), so a client can read
     /// back whatever it stored.
@@ -153,6 +158,7 @@ impl Default for Compression {
             threshold: 30 * 1024,
             above: false,
             ratio: 0.8,
+            ratio_below: false,
             max_decompressed: 64 << 20,
         }
     }
@@ -169,10 +175,22 @@ impl Compression {
         }
     }
 
+    /// Whether `compressed` bytes for an `original` of that many save enough to be kept
+    /// (`ratio`, compared as `ratio_below` says).
+    fn saves(&self, compressed: usize, original: usize) -> bool {
+        let limit = original as f64 * self.ratio;
+        if self.ratio_below {
+            (compressed as f64) < limit
+        } else {
+            (compressed as f64) <= limit
+        }
+    }
+
     /// `data` compressed with `codec` when it is at least the threshold, no longer than
     /// `max_decompressed` (a longer value, once compressed, would be refused by this very
     /// client's reads: it is stored as it is, under `max_value_size` as any plain value) and
-    /// compression saves enough (`compressed <= ratio × original`); `None` to store it as it
+    /// compression saves enough (`compressed <= ratio × original`, or `<` with
+    /// `ratio_below`); `None` to store it as it
     /// is. The one compression decision of every store path.
     pub fn compress(&self, codec: Codec, data: &[u8]) -> Option<Vec<u8>> {
         if !self.enabled
@@ -184,7 +202,7 @@ impl Compression {
         }
         let level = self.level.unwrap_or_else(|| codec.default_level());
         match codec.compress(data, level) {
-            Ok(p) if (p.len() as f64) <= (data.len() as f64) * self.ratio => Some(p),
+            Ok(p) if self.saves(p.len(), data.len()) => Some(p),
             _ => None,
         }
     }
@@ -478,6 +496,24 @@ mod tests {
         };
         assert!(capped.compress(Codec::Zlib, &b"a".repeat(1001)).is_none());
         assert!(capped.compress(Codec::Zlib, &b"a".repeat(1000)).is_some());
+    }
+
+    #[test]
+    fn ratio_below_keeps_only_a_strictly_smaller_form() {
+        // pylibmc and python-memcached keep the compressed form only when it is shorter
+        // (`len(comp) < len(value)`): at ratio 1 an equal length is stored as it is
+        let at_most = Compression {
+            threshold: 0,
+            ratio: 1.0,
+            ..Compression::default()
+        };
+        let below = Compression {
+            ratio_below: true,
+            ..at_most.clone()
+        };
+        assert!(at_most.saves(100, 100) && !below.saves(100, 100));
+        assert!(at_most.saves(99, 100) && below.saves(99, 100));
+        assert!(!at_most.saves(101, 100) && !below.saves(101, 100));
     }
 
     #[test]

@@ -564,7 +564,56 @@ static mcpool_status batch_flags(mcpool_client *c, const value_t *v, uint32_t *f
  * naming the key (MCPOOL_VALUE_FORMAT), as bytes after a compressed stream are the core's
  * (docs/value-format.md, Reading 2). pickle.Unpickler over io.BytesIO (which has no peek, so
  * the unpickler reads only what the pickle holds) leaves the position at the pickle's end; an
- * error of the unpickling itself is raised as pickle.loads raises it. */
+ * error of the unpickling itself is unpickle_failed's ServerError naming the key. */
+/* The error of a pickle that does not unpickle (bytes prepended, a class the reader does not
+ * have, a truncated body): ServerError MCPOOL_VALUE_FORMAT naming the key and its flags, as
+ * every value that cannot be read (docs/value-format.md), with the unpickler's exception as
+ * its __cause__; so `except mcpool.Error` catches it and get_multi keeps the other keys'
+ * hits. What is not an Exception (KeyboardInterrupt, SystemExit) and MemoryError stay as
+ * they are: they are not about the value. Returns NULL. */
+static PyObject *unpickle_failed(uint32_t flags, PyObject *key) {
+    if (!PyErr_ExceptionMatches(PyExc_Exception) || PyErr_ExceptionMatches(PyExc_MemoryError) ||
+        PyErr_ExceptionMatches(Error))
+        return NULL;
+    PyObject *type, *cause, *tb;
+    PyErr_Fetch(&type, &cause, &tb);
+    PyErr_NormalizeException(&type, &cause, &tb);
+    if (tb != NULL && cause != NULL)
+        PyException_SetTraceback(cause, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    PyObject *name = cause != NULL ? PyObject_GetAttrString((PyObject *)Py_TYPE(cause), "__name__")
+                                   : NULL;
+    PyObject *text = cause != NULL ? PyObject_Str(cause) : NULL;
+    PyObject *why = name != NULL && text != NULL ? PyUnicode_FromFormat("%S: %S", name, text)
+                                                 : NULL;
+    Py_XDECREF(name);
+    Py_XDECREF(text);
+    if (why == NULL) {
+        PyErr_Clear();
+        why = PyUnicode_FromString("?");
+    }
+    raise_with(ServerError, MCPOOL_VALUE_FORMAT,
+               why == NULL ? NULL
+                           : PyUnicode_FromFormat("the value of %R is flagged a pickle (flags %u) "
+                                                  "but does not unpickle (%U; bytes "
+                                                  "prepended to a serialized value?): not "
+                                                  "returned",
+                                                  key, (unsigned)flags, why));
+    Py_XDECREF(why);
+    if (cause != NULL) {
+        PyObject *t, *exc, *tb2;
+        PyErr_Fetch(&t, &exc, &tb2);
+        PyErr_NormalizeException(&t, &exc, &tb2);
+        if (exc != NULL)
+            PyException_SetCause(exc, cause); /* steals cause */
+        else
+            Py_DECREF(cause);
+        PyErr_Restore(t, exc, tb2);
+    }
+    return NULL;
+}
+
 static PyObject *unpickle_exact(ClientObject *self, PyObject *b, Py_ssize_t n, uint32_t flags,
                                 PyObject *key) {
     PyObject *f = PyObject_CallFunctionObjArgs(self->bytesio, b, NULL);
@@ -577,7 +626,7 @@ static PyObject *unpickle_exact(ClientObject *self, PyObject *b, Py_ssize_t n, u
     Py_DECREF(f);
     if (r == NULL || pos == NULL) {
         Py_XDECREF(r);
-        return NULL;
+        return unpickle_failed(flags, key);
     }
     Py_ssize_t end = PyLong_AsSsize_t(pos);
     Py_DECREF(pos);
@@ -1331,7 +1380,7 @@ static int keys_mixed(keys_t *ks) {
  * are returned (what a compat module does with them is its library's rule); without, the
  * first failed key's exception is raised once every key is read, with `hits` (the dict of
  * the keys read) and `errors` (each failed key's own exception) on it. A value that cannot
- * be decoded raises either way. */
+ * be decoded (an mcpool error naming its key) is that key's failure the same way. */
 static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *prefix,
                                 PyObject *failed) {
     keys_t ks;
@@ -1405,8 +1454,41 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         }
         PyObject *v = deserialize(self, rm.vals[i], rm.flags[i], key);
         rm.vals[i] = NULL; /* taken by deserialize */
-        if (v == NULL)
-            goto fail;
+        if (v == NULL) {
+            /* a value that cannot be read (an mcpool error naming the key) is that key's
+             * failure, as a failed server's: the other keys keep their hits */
+            if (!PyErr_ExceptionMatches(Error))
+                goto fail;
+            PyObject *t, *exc, *tb;
+            PyErr_Fetch(&t, &exc, &tb);
+            PyErr_NormalizeException(&t, &exc, &tb);
+            if (exc != NULL && tb != NULL)
+                PyException_SetTraceback(exc, tb);
+            Py_XDECREF(t);
+            Py_XDECREF(tb);
+            if (exc == NULL)
+                goto fail;
+            PyObject *num = PyObject_GetAttrString(exc, "status");
+            long code = num != NULL ? PyLong_AsLong(num) : -1;
+            Py_XDECREF(num);
+            PyObject *into = failed;
+            if (into == NULL && errors == NULL && (errors = PyDict_New()) == NULL)
+                code = -1;
+            if (into == NULL) {
+                into = errors;
+                if (first_failed < 0 && code > 0)
+                    first_failed = i;
+            }
+            if (code <= 0 || into == NULL || PyDict_SetItem(into, key, exc) < 0) {
+                PyErr_Clear(); /* the value's own error, not a bookkeeping one */
+                PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+                Py_DECREF(exc);
+                goto fail;
+            }
+            sts[i] = (mcpool_status)code;
+            Py_DECREF(exc);
+            continue;
+        }
         int r = PyDict_SetItem(d, key, v);
         Py_DECREF(v);
         if (r < 0)

@@ -787,3 +787,259 @@ def test_get_multi_answers_a_key_given_as_str_and_bytes_once_as_pylibmc(server, 
                      (["b", b"b"], {"key_prefix": prefix + "p:"}),
                      ([b"b", "b"], {"key_prefix": (prefix + "p:").encode()})):
         assert typed(ours.get_multi(keys, **kw)) == typed(peer.get_multi(keys, **kw)), keys
+
+
+# ---- error replies to a read ------------------------------------------------------------------
+
+
+class BrokenServer:
+    """A deliberately broken fake memcached: accepts connections and answers every request it
+    reads with one fixed reply (an error line, or garbage). Stopped by close()."""
+
+    def __init__(self, reply):
+        import socket
+        self.reply = reply
+        self.lsn = socket.socket()
+        self.lsn.bind(("127.0.0.1", 0))
+        self.lsn.listen(64)
+        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.lsn.accept()
+            except OSError:
+                return
+            self.conns.append(c)
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        try:
+            while c.recv(65536):
+                c.sendall(self.reply)
+        except OSError:
+            pass
+
+    def close(self):
+        import socket
+        try:
+            self.lsn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.lsn.close()
+        for c in self.conns:
+            c.close()
+
+
+REPLIES = {"server_error": b"SERVER_ERROR boom\r\n", "client_error": b"CLIENT_ERROR bad\r\n",
+           "too_large": b"SERVER_ERROR object too large for cache\r\n",
+           "garbage": b"HELLO WORLD\r\n"}
+
+
+@pytest.fixture(params=sorted(REPLIES))
+def broken(request):
+    s = BrokenServer(REPLIES[request.param])
+    yield s
+    s.close()
+
+
+def test_a_read_answered_with_an_error_reply_is_a_miss_as_pylibmc(broken, prefix):
+    """pylibmc's get, gets and get_multi answer a miss (None, (None, None), {}) for a read
+    answered SERVER_ERROR, CLIENT_ERROR, "object too large" or garbage, call after call (only
+    stores raise); the drop-in raised ServerError / ClientError / ProtocolError / TooBig. A
+    store still raises, its exception carrying status, status_name and status_class
+    (docs/errors.md; status_class was missing)."""
+    got = []
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([broken.addr], behaviors={"cas": True, "_poll_timeout": 2000})
+        got.append([outcome(c.get, prefix + "k"), outcome(c.gets, prefix + "k"),
+                    outcome(c.get_multi, [prefix + "k", prefix + "j"]),
+                    outcome(c.get, prefix + "k")])
+    assert got[0] == got[1]
+    assert got[1][0] == ("ok", ("NoneType", None))
+    c = compat_pylibmc.Client([broken.addr])
+    with pytest.raises(compat_pylibmc.Error) as e:
+        c.set(prefix + "k", "v")
+    assert (e.value.status_name, e.value.status_class) in (
+        ("MCPOOL_SERVER_ERROR", "SERVER_ERROR"), ("MCPOOL_CLIENT_ERROR", "CLIENT_ERROR"),
+        ("MCPOOL_VALUE_TOO_LARGE", "CLIENT_ERROR"), ("MCPOOL_PROTOCOL", "SERVER_ERROR"))
+    assert isinstance(e.value.status, int)
+
+
+def test_get_multi_keeps_the_healthy_servers_hits_beside_an_error_reply(server, prefix):
+    """Two servers, one answering SERVER_ERROR to everything: pylibmc's get_multi returns the
+    healthy server's hits; the drop-in raised ServerError and lost them."""
+    bad = BrokenServer(REPLIES["server_error"])
+    try:
+        keys = [prefix + "m%d" % i for i in range(12)]
+        for k in keys:
+            real_pylibmc.Client([server.addr]).set(k, k)
+        got = []
+        for mod in (real_pylibmc, compat_pylibmc):
+            c = mod.Client([server.addr, bad.addr])
+            got.append(sorted(c.get_multi(keys)))
+        assert got[0] == got[1]
+        assert 0 < len(got[1]) < len(keys)
+    finally:
+        bad.close()
+
+
+def test_a_value_that_does_not_decode_still_raises_beside_error_replies(server, prefix):
+    """Never a wrong value: a pickle that does not unpickle raises the drop-in's ServerError
+    naming the key (pylibmc: pickle's UnpicklingError), with status_class."""
+    c = compat_pylibmc.Client([server.addr])
+    k = prefix + "p"
+    assert c.set(k, [1, 2]) and c.prepend(k, b"zz")
+    for read in (lambda: c.get(k), lambda: c.get_multi([k])):
+        with pytest.raises(compat_pylibmc.ServerError, match="%s.*does not unpickle" % k) as e:
+            read()
+        assert e.value.status_class == "SERVER_ERROR"
+    with pytest.raises(Exception):
+        real_pylibmc.Client([server.addr]).get(k)
+
+
+def test_flags_outside_pylibmcs_layout_raise_where_pylibmc_returns_the_bytes(server, prefix):
+    """The documented difference (ffi/python/README.md): flags with bits pylibmc's layout does
+    not use (0x7000, another client's mark) make pylibmc ignore them and return the stored
+    bytes; the drop-in raises ServerError MCPOOL_VALUE_FORMAT naming the key and the flags
+    (the core's rule: never bytes of unknown meaning handed over as the value)."""
+    k = prefix + "vf"
+    server.raw_set(k, 0x7000, b"abc")
+    assert real_pylibmc.Client([server.addr]).get(k) == b"abc"
+    with pytest.raises(compat_pylibmc.ServerError, match="%s.*28672" % k) as e:
+        compat_pylibmc.Client([server.addr]).get(k)
+    assert e.value.status_name == "MCPOOL_VALUE_FORMAT"
+
+
+# ---- a server that does not answer in time ----------------------------------------------------
+
+
+class SilentServer:
+    """A deliberately silent fake memcached: accepts connections, reads requests, never
+    answers; `requests` counts the reads that brought bytes."""
+
+    def __init__(self):
+        import socket
+        self.requests = 0
+        self.lsn = socket.socket()
+        self.lsn.bind(("127.0.0.1", 0))
+        self.lsn.listen(64)
+        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.lsn.accept()
+            except OSError:
+                return
+            self.conns.append(c)
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        try:
+            while c.recv(65536):
+                self.requests += 1
+        except OSError:
+            pass
+
+    def close(self):
+        import socket
+        try:
+            self.lsn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.lsn.close()
+        for c in self.conns:
+            c.close()
+
+
+def test_a_reply_timeout_disables_no_server_as_pylibmc(prefix):
+    """A server that accepts and never answers (_poll_timeout 300 ms): pylibmc's get_multi
+    answers {} and every later get/set raises the timeout, the server asked again on each
+    call (libmemcached disables no server for a read timeout). The drop-in raised ServerDown
+    from get_multi and skipped the server ("marked dead") for retry_timeout."""
+    seen = {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        silent = SilentServer()
+        try:
+            c = mod.Client([silent.addr], behaviors={"_poll_timeout": 300})
+            steps = []
+            for name, call in (("get_multi", lambda: c.get_multi([prefix + "a", prefix + "b"])),
+                               ("get", lambda: c.get(prefix + "a")),
+                               ("set", lambda: c.set(prefix + "a", "v")),
+                               ("get_multi", lambda: c.get_multi([prefix + "a"])),
+                               ("get", lambda: c.get(prefix + "a"))):
+                before = silent.requests
+                got = outcome(call)
+                assert silent.requests > before, (mod.__name__, name, "server not asked")
+                steps.append((name, got if got[0] == "ok" else "raised"))
+                if got[0] == "raised":
+                    with pytest.raises(mod.Error) as e:
+                        call()
+                    assert not isinstance(e.value, mod.ServerDown), (mod.__name__, name)
+            seen[mod.__name__] = steps
+        finally:
+            silent.close()
+    assert seen["pylibmc"] == seen["mcpool.compat.pylibmc"]
+    assert seen["pylibmc"][0] == ("get_multi", ("ok", ("dict", [])))
+
+
+def test_io_timeout_marks_dead_false_keeps_asking_the_server(prefix):
+    """The core option behind it: with io_timeout_marks_dead=false and failure_limit=1 a
+    silent server is asked by every call (TimeoutError each time, never SERVER_DEAD); the
+    default counts the timeout (marked dead at once)."""
+    import mcpool
+    silent = SilentServer()
+    try:
+        c = mcpool.Client([silent.addr], io_timeout=0.2, failure_limit=1,
+                          io_timeout_marks_dead=False)
+        for _ in range(3):
+            with pytest.raises(mcpool.TimeoutError):
+                c.get(prefix + "k")
+        d = mcpool.Client([silent.addr], io_timeout=0.2, failure_limit=1)
+        with pytest.raises(mcpool.TimeoutError):
+            d.get(prefix + "k")
+        with pytest.raises(mcpool.ConnectionError) as e:
+            d.get(prefix + "k")
+        assert e.value.status_name == "MCPOOL_SERVER_DEAD"
+    finally:
+        silent.close()
+
+
+# ---- serialize/deserialize hooks ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("hooks", ["serialize", "deserialize", "both"])
+def test_a_subclass_overriding_serialize_is_refused_not_silently_pickled(server, prefix, hooks):
+    """pylibmc 1.6 calls a subclass's serialize/deserialize for every store and read (its own
+    tests/test_serialization.py: a JSON subclass writes `[1, 2, 3, 4]` with flags 0). The
+    drop-in never called them and stored a pickle (flags 1), reading back the tuple: another
+    format than the subclass asked for. Now such a subclass raises NotImplementedError when
+    constructed; real pylibmc uses the hooks (the behaviour the drop-in does not copy)."""
+    import json
+
+    def ser(self, value):
+        return json.dumps(value).encode(), 0
+
+    def deser(self, b, flags):
+        return json.loads(b.decode())
+
+    body = {"serialize": ser, "deserialize": deser}
+    if hooks != "both":
+        body = {hooks: body[hooks]}
+    real_cls = type("MyClient", (real_pylibmc.Client,), dict(body))
+    ours_cls = type("MyClient", (compat_pylibmc.Client,), dict(body))
+    k = prefix + "foo"
+    if hooks == "both":
+        real = real_cls([server.addr])
+        real[k] = (1, 2, 3, 4)
+        assert server.raw_get(k) == (0, b"[1, 2, 3, 4]")
+        assert real[k] == [1, 2, 3, 4]
+    with pytest.raises(NotImplementedError, match="serialize"):
+        ours_cls([server.addr])
+    # the plain class is untouched
+    assert compat_pylibmc.Client([server.addr]).set(k, (1, 2))

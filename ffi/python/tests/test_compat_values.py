@@ -198,3 +198,46 @@ def test_bytes_appended_to_a_pickle_are_an_error_in_the_drop_ins_and_django(serv
         with pytest.raises(mcpool.ServerError, match="after the pickled object"):
             ours.get_many(["dj", "dj_untouched"])
         assert ours.get_many(["dj_untouched"]) == {"dj_untouched": [1, 2]}
+
+
+def test_a_pickle_that_does_not_unpickle_in_the_python_memcached_drop_in(server, prefix):
+    """Bytes prepended to a pickle: python-memcached answers None (get) and the key with None
+    (get_multi), logging the pickle error; so does its drop-in, now that the core binding
+    raises ServerError MCPOOL_VALUE_FORMAT (with the unpickler's error as cause) for it."""
+    peer, ours = memcache.Client([server.addr]), cmem.Client([server.addr])
+    k, ok = prefix + "p", prefix + "ok"
+    got = []
+    for mc in (peer, ours):
+        assert mc.set(k, [1, 2]) and mc.set(ok, "fine") and mc.prepend(k, b"zz")
+        got.append((mc.get(k), mc.get_multi([k, ok])))
+    assert got[0] == got[1] == (None, {k: None, ok: "fine"})
+
+
+def test_a_compressed_form_as_long_as_the_value_is_stored_raw_as_the_peers(server, prefix):
+    """A value whose zlib form is exactly as long as the value (213 bytes, zlib level 6 in
+    both C zlib and the core's): pylibmc and python-memcached keep the compressed form only
+    when it is shorter (`len(comp) < len(value)`), so they store it raw (flags 0); the
+    drop-ins stored it compressed (flags 8), an inflate on every read for nothing. Now the
+    presets compare the ratio strictly (compression_ratio_compare=below)."""
+    import hashlib
+    import zlib
+    v = b"x" * 21 + b"".join(hashlib.sha256(str(i).encode()).digest() for i in range(6))
+    assert len(zlib.compress(v)) == len(v) == 213
+    k = prefix + "w"
+    # the precondition on the core's side: compared "at most", it keeps the 213-byte form
+    at_most = mcpool.Client([server.addr], preset="pylibmc", compression_ratio_compare="at-most")
+    at_most.set(k, v, min_compress_len=10)
+    assert server.raw_get(k) == (8, server.raw_get(k)[1]) and len(server.raw_get(k)[1]) == 213
+    for peer, ours in ((memcache, cmem), (pylibmc, cpl)):
+        got = []
+        for mod in (peer, ours):
+            mod.Client([server.addr]).set(k, v, min_compress_len=10)
+            got.append(server.raw_get(k))
+        assert got[0] == got[1] == (0, v), peer.__name__
+    # a value that does shrink is still compressed by both
+    for peer, ours in ((memcache, cmem), (pylibmc, cpl)):
+        got = []
+        for mod in (peer, ours):
+            mod.Client([server.addr]).set(k, b"y" * 500, min_compress_len=10)
+            got.append(server.raw_get(k)[0])
+        assert got[0] == got[1] == 8, peer.__name__

@@ -670,7 +670,7 @@ def test_get_many_with_a_dead_server_as_pylibmccache(prefix):
             server.raw_set(ours.make_key(live), 1, b"not a pickle")  # pylibmc's pickle flag
             with pytest.raises(Exception):
                 theirs.get_many(keys)
-            with pytest.raises(Exception):  # pickle's UnpicklingError, as with pylibmc
+            with pytest.raises(mcpool.ServerError):  # PyLibMCCache: pickle's UnpicklingError
                 ours.get_many(keys)
     finally:
         for s in ss:

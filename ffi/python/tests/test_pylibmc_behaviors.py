@@ -224,3 +224,42 @@ def test_refused_behaviors_are_the_documented_ones(server):
         real_pylibmc.Client([server.addr], behaviors={name: v})
         with pytest.raises(compat_pylibmc.Error):
             compat_pylibmc.Client([server.addr], behaviors={name: v})
+
+
+_CHECKED = [{"connect_timeout": "abc"}, {"retry_timeout": "abc"}, {"_poll_timeout": "x"},
+            {"dead_timeout": "x"}, {"connect_timeout": 1.5}, {"connect_timeout": None},
+            {"tcp_nodelay": 2.0}, {"receive_timeout": "x"}, {"pickle_protocol": "x"},
+            {"ketama": "yes"}, {"ketama": None}, {"ketama_hash": 3.0}, {"hash": None},
+            {"hash": "nope"}, {"hash": 3.5}, {"distribution": "nope"}, {"bogus": 1},
+            {"retry_timeout": -5}, {"connect_timeout": -1}, {"_poll_timeout": -1},
+            {"dead_timeout": -3}, {"connect_timeout": True}, {"retry_timeout": 0}]
+
+
+@pytest.mark.parametrize("behaviors", _CHECKED, ids=repr)
+@pytest.mark.parametrize("how", ["constructor", "set_behaviors"])
+def test_behavior_values_are_checked_as_pylibmc_checks_them(server, behaviors, how):
+    """A behavior of the wrong type raises pylibmc's TypeError naming it ("behavior ketama
+    must be int, not str"), an unknown hash or distribution word its KeyError, and the
+    negative times pylibmc takes are taken. Before: "abc" for a timeout gave an internal
+    TypeError ("unsupported operand type(s) for /") naming no behavior, ketama "yes" was
+    accepted, retry_timeout -5 / connect_timeout -1 were refused."""
+    got = []
+    for mod in (real_pylibmc, compat_pylibmc):
+        try:
+            if how == "constructor":
+                mod.Client([server.addr], behaviors=behaviors)
+            else:
+                mod.Client([server.addr]).set_behaviors(behaviors)
+            got.append("ok")
+        except Exception as e:  # noqa: BLE001 - the class and text are the result
+            got.append((type(e).__name__, str(e)))
+    assert got[0] == got[1]
+
+
+def test_negative_times_pylibmc_takes_leave_a_working_client(server):
+    """retry_timeout -5 (libmemcached: the next retry is already due), connect_timeout -1
+    (the preset's wait, never one without end) and dead_timeout -3: a client that works."""
+    c = compat_pylibmc.Client([server.addr], behaviors={"retry_timeout": -5,
+                                                        "connect_timeout": -1,
+                                                        "dead_timeout": -3})
+    assert c.set("neg_times", "v") and c.get("neg_times") == "v"

@@ -139,6 +139,42 @@ def test_bytes_appended_to_a_pickle_are_an_error(server, prefix, fmt):
         assert c.get(k) == {"a": [1.5]}
 
 
+@pytest.mark.parametrize("fmt", ["mcpool", "pylibmc", "python-memcached", "pymemcache"])
+def test_a_pickle_that_does_not_unpickle_is_an_error_naming_the_key(server, prefix, fmt):
+    """Bytes prepended to a pickle (or a body that is no pickle at all under the pickle
+    flag): ServerError MCPOOL_VALUE_FORMAT naming the key and its flags, the unpickler's
+    exception as __cause__, on every read path; get_multi keeps the other keys' hits on the
+    exception (`hits`, `errors`), as for a failed server. Before, a bare
+    pickle.UnpicklingError ("invalid load key, 'z'") escaped, no key, not an mcpool.Error,
+    and get_multi lost every other key's hit."""
+    c = mcpool.Client([server.addr], value_format=fmt, pickle=True)
+    k, ok = prefix + "bad", prefix + "ok"
+    assert c.set(k, [1]) and c.set(ok, "fine")
+    assert c.prepend(k, b"zz")
+    for read in (lambda: c.get(k), lambda: c.gets(k)):
+        with pytest.raises(mcpool.ServerError, match="%s.*does not unpickle" % k) as e:
+            read()
+        assert e.value.status_name == "MCPOOL_VALUE_FORMAT"
+        assert e.value.status_class == "SERVER_ERROR"
+        assert isinstance(e.value.__cause__, pickle.UnpicklingError)
+    with pytest.raises(mcpool.Error, match="does not unpickle") as e:
+        c.get_multi([ok, k])
+    assert e.value.status_name == "MCPOOL_VALUE_FORMAT"
+    assert e.value.hits == {ok: "fine"}
+    assert list(e.value.errors) == [k]
+    assert isinstance(e.value.errors[k].__cause__, pickle.UnpicklingError)
+    # garbage under the pickle flag, and a class the reader does not have
+    flags = server.raw_get(k)[0]
+    server.raw_set(k, flags, b"not a pickle")
+    with pytest.raises(mcpool.ServerError, match="does not unpickle"):
+        c.get(k)
+    server.raw_set(k, flags, b"\x80\x04\x95\x1a\x00\x00\x00\x00\x00\x00\x00\x8c\x08"
+                   b"no_such_\x94\x8c\x05Thing\x94\x93\x94)\x81\x94.")
+    with pytest.raises(mcpool.ServerError, match="does not unpickle"):
+        c.get(k)
+    assert c.get(ok) == "fine"
+
+
 def test_compression_threshold(server, prefix):
     c = mcpool.Client([server.addr], min_compress_len=1000)
     small, large = "x" * 999, "y" * 5000

@@ -154,6 +154,14 @@ def _delta(delta):
     raise ValueError("invalid literal for int() with base 10: %r" % reply.encode())
 
 
+def _not_unpickled(e):
+    """Whether e is the core binding's error for a pickle that does not unpickle
+    (MCPOOL_VALUE_FORMAT with the unpickler's exception as its cause): python-memcached
+    answers None for it (``_unpickle_failed``)."""
+    return (getattr(e, "status_name", None) == "MCPOOL_VALUE_FORMAT"
+            and isinstance(e.__cause__, Exception))
+
+
 class Client:
     """python-memcached's Client(servers, debug=0, pickleProtocol=0, ..., cache_cas=False,
     check_keys=True)."""
@@ -363,6 +371,8 @@ class Client:
                 return value
             return self._mc.get(key)
         except _mcpool.Error as e:
+            if _not_unpickled(e):
+                return self._unpickle_failed(e.__cause__)
             bad = self._undecodable(e)
             if bad is not None:  # a present key is not a miss
                 raise bad from None
@@ -417,10 +427,13 @@ class Client:
                 try:
                     v = self._mc.get(w, _MISS)
                 except _mcpool.Error as e:
-                    bad = self._undecodable(e)
-                    if bad is not None:  # python-memcached's get_multi raises it too
-                        raise bad from None
-                    continue
+                    if _not_unpickled(e):  # python-memcached: the key, with None
+                        v = self._unpickle_failed(e.__cause__)
+                    else:
+                        bad = self._undecodable(e)
+                        if bad is not None:  # python-memcached's get_multi raises it too
+                            raise bad from None
+                        continue
                 except Exception as e:  # python-memcached: the key, with None
                     v = self._unpickle_failed(e)
                 if v is not _MISS:

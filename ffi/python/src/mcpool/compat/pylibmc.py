@@ -42,15 +42,26 @@ What is pylibmc's and stays so:
   A key over 250 bytes raises ``ValueError`` on every call; one with a
   space or a control byte (text protocol) ``ClientError`` on a write, delete, touch or
   counter, and is a miss on a read, as with pylibmc.
+- A read (``get``, ``gets``, ``get_multi``) answered with ``SERVER_ERROR``,
+  ``CLIENT_ERROR``, "object too large for cache" or a reply that is not memcached's is a
+  miss, as pylibmc answers it (only stores raise); ``get_multi`` keeps the other servers'
+  hits. A value that came but cannot be decoded still raises ``ServerError``.
 - ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
 - ``get_multi`` with a server down returns the other servers' hits and raises
   ``ServerDown`` only when none of the keys' servers answered (libmemcached's mget, text
-  protocol; with ``binary=True`` pylibmc 1.6.3 also raises when the last key it connects
+  protocol; a server that took the request and did not answer within ``_poll_timeout``
+  was asked: its keys are misses, ``{}`` when it is the only one, and, as libmemcached,
+  a reply timeout disables no server: the next call asks it again; with ``binary=True`` pylibmc 1.6.3 also raises when the last key it connects
   for is on the dead server, which this module does not copy); other errors still raise.
 - With a server down: ``set_multi``/``add_multi`` raise for the first of its keys in the
   mapping's order (``ConnectionError`` when the connect failed, ``ServerDown`` while it is
   disabled), ``get_stats`` and ``flush_all`` raise ``SomeErrors``, as pylibmc.
 - ``ClientPool`` and ``ThreadMappedPool`` with ``reserve()``; ``clone()``.
+
+Not supported: pylibmc 1.6's ``serialize(value) -> (bytes, flags)`` /
+``deserialize(bytes, flags)`` overridden in a subclass. The value layout is the core's
+(pylibmc's default one), which never calls them: constructing such a subclass raises
+``NotImplementedError`` rather than storing another format than the subclass asks for.
 
 What differs: one mcpool client is thread-safe and pooled, so ``clone()`` shares it (no new
 connections) and the pools hand out clones of one client; ``set_behaviors`` with a behavior
@@ -75,6 +86,11 @@ where libmemcached without ``dead_timeout`` never does (the core's rule:
 ``Distribution::failover_moves_keys``, docs/placement.md).
 ``set_multi``/``add_multi`` with a server down have stored the other servers' keys when they
 raise (one pipelined batch), where pylibmc stores key by key and stops at the failing one.
+A value whose flags have bits pylibmc's layout does not use (above bit 4: another client's
+marks, such as 0x7000, or mcpool's own layout) raises ``ServerError`` (MCPOOL_VALUE_FORMAT,
+naming the key and the flags), where pylibmc ignores those bits and returns the bytes as
+stored (compressed or serialized ones included): the core's rule (docs/value-format.md),
+never bytes whose meaning is unknown handed over as the value.
 ``incr_multi`` refuses a delta below 0 or from 2**64 (``ClientError``, nothing sent), where
 pylibmc 1.6.3 takes it modulo 2**64 (-1 decrements) and returns None.
 A ``time`` is an int (or what has ``__index__``), as pylibmc's argument parsing takes it: a
@@ -116,7 +132,18 @@ support_zlib = True
 
 
 class Error(Exception):
-    """Base of every pylibmc error."""
+    """Base of every pylibmc error. One translated from mcpool's carries its ``status``,
+    ``status_name`` and ``status_class`` (docs/errors.md); one this module raises itself (a
+    counter's ``NotFound``, a refused behavior) has None in them."""
+
+    status = status_name = status_class = None
+
+
+def _with_status(exc, e):
+    """exc with the status attributes of e (an mcpool exception); returns exc."""
+    for a in ("status", "status_name", "status_class"):
+        setattr(exc, a, getattr(e, a, None))
+    return exc
 
 
 _EXC_NAMES = ["CacheMiss", "Failure", "HostLookupError", "ConnectionError",
@@ -199,11 +226,7 @@ def _translate(e, keys=(), prefix=None):
             name = "ClientError"
         else:
             name = "Failure"
-    cls = globals()[name]
-    exc = cls(str(e))
-    exc.status = getattr(e, "status", None)
-    exc.status_name = getattr(e, "status_name", None)
-    return exc
+    return _with_status(globals()[name](str(e)), e)
 
 
 # libmemcached's mget sends to every server it can and reads what they answer: a server it
@@ -211,9 +234,25 @@ def _translate(e, keys=(), prefix=None):
 # out) is skipped, and its keys are absent from the answer like misses; only when no server
 # of the keys could be asked does memcached_mget fail (pylibmc raises, ServerDown). Measured
 # with pylibmc 1.6.3: one of three servers killed, get_multi returns the other two's hits on
-# every call.
+# every call. A server that took the request and did not answer in time was asked: its keys
+# are misses even when it is the only one (get_multi {} on every call, the server asked
+# again each time: the preset's io_timeout_marks_dead=false).
 _UNREACHABLE = frozenset(["MCPOOL_SERVER_DEAD", "MCPOOL_IO", "MCPOOL_CONNECT_TIMEOUT",
                           "MCPOOL_IO_TIMEOUT"])
+
+
+# A read answered with an error reply (SERVER_ERROR, CLIENT_ERROR, "object too large for
+# cache") or with a reply that is not memcached's protocol: pylibmc's get, gets and get_multi
+# answer a miss (None, {}), measured with pylibmc 1.6.3 against deliberately broken servers
+# (only stores raise); with two servers its get_multi keeps the other server's hits. Never a
+# value: the key is left out. A value that came but cannot be decoded (MCPOOL_VALUE_FORMAT,
+# MCPOOL_DECOMPRESS) still raises.
+_READ_MISS = frozenset(["MCPOOL_SERVER_ERROR", "MCPOOL_CLIENT_ERROR", "MCPOOL_PROTOCOL",
+                        "MCPOOL_VALUE_TOO_LARGE"])
+
+
+def _read_miss(e):
+    return getattr(e, "status_name", None) in _READ_MISS
 
 
 def _mget(mc, keys, key_prefix=""):
@@ -232,11 +271,14 @@ def _mget(mc, keys, key_prefix=""):
     for e in failed.values():
         if _refused_key(e):
             refused.append(e)
+        elif _read_miss(e) or getattr(e, "status_name", None) == "MCPOOL_IO_TIMEOUT":
+            continue  # the server was asked: misses
         elif getattr(e, "status_name", None) in _UNREACHABLE:
             down.append(e)
         else:
             raise e
-    if down and all(k in failed and not _refused_key(failed[k]) for k in keys):
+    if down and all(k in failed and getattr(failed[k], "status_name", None) in _UNREACHABLE
+                    and failed[k].status_name != "MCPOOL_IO_TIMEOUT" for k in keys):
         raise down[0]
     return found, refused
 
@@ -311,10 +353,7 @@ def _options(behaviors, calls):
     """pylibmc behaviors -> mcpool.Client options (the core decides what they mean).
     behaviors: every behavior set so far (the last value of each); calls: the dicts of the
     constructor and of each later set_behaviors, in order (placement depends on it)."""
-    b = behaviors
-    unknown = sorted(set(b) - set(_DEFAULTS) - set(all_callbacks))
-    if unknown:
-        raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
+    b = behaviors  # names and types checked by _numeric
     kh = b.get("ketama_hash")
     if isinstance(kh, str) and kh not in hashers:
         raise TypeError("behavior ketama_hash must be int, not str")  # pylibmc's words
@@ -336,8 +375,11 @@ def _options(behaviors, calls):
         opts["distribution"] = placement
     if "tcp_nodelay" in b:
         opts["nodelay"] = bool(b["tcp_nodelay"])
-    if b.get("connect_timeout"):
-        opts["connect_timeout"] = b["connect_timeout"] / 1000.0  # ms
+    ct = b.get("connect_timeout")
+    if ct is not None and ct > 0:
+        # a negative one (libmemcached's poll() without end) keeps the preset's 4 s, as a
+        # negative _poll_timeout: an error beats a hang; accepted, as pylibmc
+        opts["connect_timeout"] = ct / 1000.0  # ms
     # libmemcached waits for a reply with poll() for _poll_timeout ms (the preset's 5 s);
     # receive_timeout/send_timeout (us) are SO_RCVTIMEO/SO_SNDTIMEO on its non-blocking
     # sockets, which shorten no wait (measured with pylibmc 1.6.3): kept and reported only
@@ -357,8 +399,10 @@ def _options(behaviors, calls):
     if b.get("remove_failed") or b.get("auto_eject"):
         opts["failover"] = "eject"
     if b.get("retry_timeout") is not None:
-        opts["retry_timeout"] = int(b["retry_timeout"])  # seconds (True is 1, as pylibmc)
-    if b.get("dead_timeout"):
+        # seconds (True is 1, as pylibmc); a negative one puts libmemcached's next retry in
+        # the past: the server is tried again at once, as with 0
+        opts["retry_timeout"] = max(0, int(b["retry_timeout"]))
+    if b.get("dead_timeout", 0) > 0:
         opts["retry_timeout_max"] = int(max(b["dead_timeout"], b.get("retry_timeout") or 0))
     if b.get("namespace"):
         opts["key_prefix"] = b["namespace"]
@@ -498,6 +542,17 @@ class Client:
     """
 
     def __init__(self, servers, behaviors=None, binary=False, username=None, password=None):
+        overridden = [n for n in ("serialize", "deserialize") if hasattr(type(self), n)]
+        if overridden:
+            # pylibmc 1.6 calls a subclass's serialize(value) -> (bytes, flags) and
+            # deserialize(bytes, flags) for every store and read; here the value layout is
+            # the core's (pylibmc's default layout), which would never call them and would
+            # silently store another format (a pickle) than the subclass asks for
+            raise NotImplementedError(
+                "%s overrides %s: pylibmc's serialize/deserialize hooks are not supported by "
+                "mcpool.compat.pylibmc (values are written in pylibmc's default layout by "
+                "mcpool's core); keep pylibmc for this client, or serialize before set and "
+                "after get" % (type(self).__name__, " and ".join(overridden)))
         self.binary = binary
         self.addresses = list(servers)
         self._servers = [_server(s) for s in self.addresses]
@@ -532,11 +587,11 @@ class Client:
 
     def _read(self, fn, key, miss, *args):
         """A one-key read: a key the core refuses is a miss unless pylibmc finds it too long
-        (_refused_key)."""
+        (_refused_key); an error reply or garbage is a miss, as pylibmc (_READ_MISS)."""
         try:
             return fn(key, *args)
         except _mcpool.Error as e:
-            if _refused_key(e) and not _too_long([key]):
+            if (_refused_key(e) and not _too_long([key])) or _read_miss(e):
                 return miss
             raise _translate(e, [key]) from None
 
@@ -614,8 +669,7 @@ class Client:
             if getattr(e, "status_name", None) in _UNREACHABLE:
                 # no server of the keys could be asked: memcached_mget's error is the
                 # server's state, ServerDown also when its connect failed just now
-                exc = ServerDown(str(e))
-                exc.status, exc.status_name = e.status, e.status_name
+                exc = _with_status(ServerDown(str(e)), e)
             raise exc from None
         if refused:
             e = refused[0]
@@ -811,10 +865,7 @@ def _delta(delta):
 def _some_errors(what, e):
     """pylibmc's SomeErrors for a call to every server (get_stats, flush_all) that one
     server failed: e that server's mcpool exception."""
-    exc = SomeErrors("error 19 from %s: %s" % (what, e))
-    exc.status = getattr(e, "status", None)
-    exc.status_name = getattr(e, "status_name", None)
-    return exc
+    return _with_status(SomeErrors("error 19 from %s: %s" % (what, e)), e)
 
 
 def _appended(val):
@@ -848,12 +899,32 @@ def _compression(min_compress_len, compress_level):
 
 
 def _numeric(behaviors):
+    """One call's behaviors checked as pylibmc checks them, in its order: an unknown name
+    ValueError; a ``hash`` or ``distribution`` word not in its table KeyError (pylibmc's
+    lookup; a number of the table is taken too); then every behavior but those and
+    ``namespace`` must be an int (a bool is one), else TypeError "behavior NAME must be int,
+    not TYPE" (pylibmc's C check; ``ketama_hash`` may also be a hash's name). Values are
+    not range-checked, as pylibmc: a negative time is _options' matter."""
     b = dict(behaviors)
     if "_retry_timeout" in b:
         b.setdefault("retry_timeout", b.pop("_retry_timeout"))
-    for k, table in (("hash", hashers_rvs), ("distribution", distributions_rvs)):
-        if isinstance(b.get(k), int) and not isinstance(b.get(k), bool) and b[k] in table:
-            b[k] = table[b[k]]
+    unknown = sorted(set(b) - set(_DEFAULTS) - set(all_callbacks), key=str)
+    if unknown:
+        raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
+    for k, table, names in (("hash", hashers_rvs, hashers),
+                            ("distribution", distributions_rvs, distributions)):
+        v = b.get(k)
+        if isinstance(v, int) and not isinstance(v, bool) and v in table:
+            b[k] = table[v]
+        elif v is not None and (not isinstance(v, str) or v not in names):
+            raise KeyError(v)
+    for k, v in b.items():
+        if k in all_callbacks or (k in ("hash", "distribution") and v is not None):
+            continue
+        if k == "ketama_hash" and isinstance(v, str):
+            continue  # a name: _options checks it
+        if not isinstance(v, int):
+            raise TypeError("behavior %s must be int, not %s" % (k, type(v).__name__))
     return b
 
 
