@@ -801,6 +801,7 @@ static void test_dead_server(void) {
     EXPECT(mcpool_config_set_min_idle(cfg, 0), MCPOOL_OK);
     EXPECT(mcpool_config_set_failure_limit(cfg, 2), MCPOOL_OK);
     EXPECT(mcpool_config_set_retry_timeout_ms(cfg, 60000), MCPOOL_OK);
+    EXPECT(mcpool_config_set_retry_timeout_max_ms(cfg, 60000), MCPOOL_OK);
     EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
     mcpool_config_free(cfg);
 

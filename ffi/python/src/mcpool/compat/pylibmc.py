@@ -356,10 +356,14 @@ def _options(behaviors, calls):
     # "eject" fails a dead server's keys as pylibmc does
     if b.get("remove_failed") or b.get("auto_eject"):
         opts["failover"] = "eject"
-    if b.get("retry_timeout") is not None:
-        opts["retry_timeout"] = int(b["retry_timeout"])  # seconds (True is 1, as pylibmc)
-    if b.get("dead_timeout"):
-        opts["retry_timeout_max"] = int(max(b["dead_timeout"], b.get("retry_timeout") or 0))
+    # libmemcached waits retry_timeout each time (no doubling), dead_timeout once ejected:
+    # the core's cap is the larger, never below the first wait (the core refuses that)
+    retry = b.get("retry_timeout")
+    if retry is not None:
+        opts["retry_timeout"] = int(retry)  # seconds (True is 1, as pylibmc)
+    if b.get("dead_timeout") or retry is not None:
+        first = int(retry) if retry is not None else _DEFAULTS["retry_timeout"]
+        opts["retry_timeout_max"] = int(max(b.get("dead_timeout") or 0, first))
     if b.get("namespace"):
         opts["key_prefix"] = b["namespace"]
     if b.get("_hash_with_prefix_key"):  # MEMCACHED_BEHAVIOR_HASH_WITH_PREFIX_KEY
