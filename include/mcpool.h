@@ -132,7 +132,7 @@ enum mcpool_status
      */
     MCPOOL_EXISTS = 3,
     /**
-     * A NULL pointer where one is required, a length out of range, a bad option value, or
+     * A NULL pointer where one is required, a length out of range, or
      * an expiry (TTL, stale time, flush delay) above 2^31 - 1, which memcached would read as
      * negative and expire at once: refused before anything is sent.
      */
@@ -1030,7 +1030,8 @@ mcpool_status mcpool_config_set_sasl_plain(mcpool_config *config,
 
 /**
  * Sets the namespace prepended to every key (binary, at most 250 bytes; one that begins or
- * ends with white space is refused, `MCPOOL_INVALID_ARGUMENT`: never trimmed). Default: none.
+ * ends with white space is refused, `MCPOOL_CONFIG` as for any bad option value: never
+ * trimmed). Default: none.
  * `prefix` may be NULL when `prefix_len` is 0 (no prefix).
  *
  * # Safety
@@ -1175,7 +1176,7 @@ mcpool_status mcpool_config_set_compression_threshold(mcpool_config *config,
 
 /**
  * Keep a compressed value only when `compressed / original <= ratio`, with `ratio` in
- * (0, 1]; anything else is `MCPOOL_INVALID_ARGUMENT`. Default 0.8.
+ * (0, 1]; anything else is `MCPOOL_CONFIG`. Default 0.8.
  *
  * # Safety
  * `config` is NULL (refused) or a live configuration no other thread is using.
@@ -1204,7 +1205,7 @@ mcpool_status mcpool_config_set_sanitize_keys(mcpool_config *config,
 
 /**
  * Largest value sent, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
- * largest item; above it `MCPOOL_INVALID_ARGUMENT`). Default 1048576 (memcached's `-I`
+ * largest item; above it `MCPOOL_CONFIG`). Default 1048576 (memcached's `-I`
  * default). A value to store is checked as sent, after compression: one that compresses
  * below this is stored, one that does not is refused (`MCPOOL_VALUE_TOO_LARGE`), and one
  * larger than `max_decompressed_size` too is refused before any compressing. Reads are

@@ -69,6 +69,28 @@ impl fmt::Display for ServerAddr {
     }
 }
 
+/// An IPv6 literal written without brackets (`::1`, `fe80::1`, `2001:db8::1:11211`): not a
+/// socket path nor bracketed, and either hex digits, `:` and `.` with a `::` (which no
+/// `host:port[:field]` has) or a leading part up to a `:` that reads as an IPv6 address (the
+/// eight-group form).
+fn unbracketed_ipv6(t: &str) -> bool {
+    if t.starts_with(['/', '[']) || t.matches(':').count() < 2 {
+        return false;
+    }
+    let head = t.split(' ').next().unwrap_or(t);
+    // A zone (`fe80::1%eth0`) is not looked at.
+    let hexy = head.split('%').next().is_some_and(|a| {
+        a.bytes()
+            .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.')
+    });
+    (hexy && head.contains("::"))
+        || head
+            .match_indices(':')
+            .map(|(i, _)| &head[..i])
+            .chain([head])
+            .any(|p| p.parse::<std::net::Ipv6Addr>().is_ok())
+}
+
 impl ServerSpec {
     /// A server of weight 1 and no name.
     pub fn new(addr: ServerAddr) -> ServerSpec {
@@ -107,8 +129,15 @@ impl ServerSpec {
                 "a unix socket path must be absolute (start with '/'); a host has no '/'",
             ));
         }
+        if unbracketed_ipv6(t) {
+            return Err(bad(
+                "an IPv6 address must be in brackets: write [address]:port (e.g. [::1]:11211)",
+            ));
+        }
         if t.bytes().any(|b| b == b' ') {
-            return Err(bad("contains a space"));
+            return Err(bad(
+                "contains a space (a twemproxy name goes after the weight: host:port:weight name)",
+            ));
         }
         let (host, rest) = if let Some(inner) = t.strip_prefix('[') {
             let end = inner.find(']').ok_or_else(|| bad("missing ']'"))?;
@@ -154,8 +183,8 @@ impl ServerSpec {
                     }
                     if n.contains(':') {
                         return Err(bad(
-                            "a ':' field beyond host:port:name or host:port:weight (a weight \
-                             and a name cannot both be in the address)",
+                            "a ':' field beyond host:port:name or host:port:weight (for both \
+                             a weight and a name write host:port:weight name, as nutcracker does)",
                         ));
                     }
                 }
@@ -187,7 +216,10 @@ impl ServerSpec {
     /// `mcpool_config_add_server` and `mcpool_client_set_servers`, the CLI's `--servers`):
     /// `host:port:weight` or `[v6]:port:weight`, where a third field of digits is a weight of
     /// at least 1 and any other third field a name (`host:port:name`, see
-    /// [`ServerSpec::parse`]). A unix socket path has no weight field.
+    /// [`ServerSpec::parse`]). A unix socket path has no weight field, except in
+    /// nutcracker's own line, `host:port:weight name` or `/path:weight name` (the name after
+    /// the last space), which gives a weight and a name (also a name of digits only). An
+    /// IPv6 address without brackets (`::1`) is refused naming the entry as written.
     ///
     /// `beside` is a weight given beside the address (a separate argument, `--weights`), or
     /// `None`. A weight in the address and a different one beside it is a configuration
@@ -195,7 +227,21 @@ impl ServerSpec {
     /// or beside it), else 1; a weight of 0 is a configuration error.
     pub fn parse_entry(s: &str, beside: Option<u32>) -> Result<ServerSpec> {
         let t = s.trim();
-        let (mut spec, in_addr) = match Self::weight_field(t) {
+        if unbracketed_ipv6(t) {
+            // Read as host:port:weight it would be refused quoting a fragment (":").
+            return ServerSpec::parse(t);
+        }
+        // nutcracker's own spelling: `host:port:weight name` / `/path:weight name`.
+        let (t_addr, name) = match Self::nutcracker_name(t) {
+            Some((addr, name)) => (addr, Some(name)),
+            None => (t, None),
+        };
+        let weight_field = match name {
+            // `/path:weight name`: nutcracker_name checked the digits.
+            Some(_) if t_addr.starts_with('/') => t_addr.rsplit_once(':'),
+            _ => Self::weight_field(t_addr),
+        };
+        let (mut spec, in_addr) = match weight_field {
             Some((addr, w)) => {
                 let weight: u32 = w.parse().map_err(|_| {
                     Error::Config(format!(
@@ -205,8 +251,11 @@ impl ServerSpec {
                 })?;
                 (ServerSpec::parse(addr)?, Some(weight))
             }
-            None => (ServerSpec::parse(t)?, None),
+            None => (ServerSpec::parse(t_addr)?, None),
         };
+        if let Some(name) = name {
+            spec.name = Some(name.to_owned());
+        }
         spec.weight = match (in_addr, beside) {
             (Some(a), Some(b)) if a != b => {
                 return Err(Error::Config(format!(
@@ -232,6 +281,26 @@ impl ServerSpec {
     /// with a weight in the address.
     pub fn parse_with_weight(s: &str, weight: u32) -> Result<ServerSpec> {
         Self::parse_entry(s, (weight != 1).then_some(weight))
+    }
+
+    /// nutcracker's server line, `host:port:weight name` (`[v6]:port:weight name`,
+    /// `/path:weight name`): the name is what follows the last space, as nutcracker reads
+    /// it, and the weight must be there. Splits it into `host:port:weight` (for a socket,
+    /// `/path:weight`) and the name; `None` for any other entry (a socket path with a space
+    /// and no `:weight` before it stays a path).
+    fn nutcracker_name(t: &str) -> Option<(&str, &str)> {
+        let (addr, name) = t.rsplit_once(' ')?;
+        let addr = addr.trim_end();
+        if name.is_empty() || addr.is_empty() {
+            return None;
+        }
+        let weighted = if addr.starts_with('/') {
+            addr.rsplit_once(':')
+                .is_some_and(|(_, w)| !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit()))
+        } else {
+            Self::weight_field(addr).is_some()
+        };
+        weighted.then_some((addr, name))
     }
 
     /// Splits `host:port:DIGITS` / `[v6]:port:DIGITS` into the address and the weight's
@@ -314,6 +383,102 @@ mod tests {
         let list: Vec<&str> = ServerSpec::split_list(" a:1 ,, b:2:3 ,").collect();
         assert_eq!(list, ["a:1", "b:2:3"]);
         assert_eq!(ServerSpec::split_list(",").count(), 0);
+    }
+
+    /// Fleet F1: `::1` was refused as `bad server address ":": empty host`, and
+    /// `2001:db8::1:11211` as "port is not a number".
+    #[test]
+    fn an_unbracketed_ipv6_address_is_named_and_the_brackets_asked_for() {
+        for v6 in [
+            "::1",
+            "fe80::1",
+            "::1:22100",
+            "2001:db8::1:11211",
+            "2001:db8::1:11211:3",
+            "1:2:3:4:5:6:7:8",
+            "1:2:3:4:5:6:7:8:11211",
+            "fe80::1%eth0",
+            "::ffff:127.0.0.1",
+            "::1:11211:1 node",
+        ] {
+            for r in [ServerSpec::parse(v6), ServerSpec::parse_entry(v6, None)] {
+                match r {
+                    Err(Error::Config(m)) => {
+                        assert!(m.contains(&format!("{v6:?}")), "{v6}: {m}");
+                        assert!(m.contains("[address]:port"), "{v6}: {m}");
+                    }
+                    other => panic!("{v6:?}: {other:?}"),
+                }
+            }
+        }
+        // Not IPv6: the usual errors and forms.
+        for (t, why) in [
+            ("localhost::11211", "port is not a number"),
+            ("h:1:a:b", "beyond host:port:name"),
+            ("h:1:2:3", "beyond host:port:name"),
+        ] {
+            match ServerSpec::parse_entry(t, None) {
+                Err(Error::Config(m)) => assert!(m.contains(why), "{t}: {m}"),
+                other => panic!("{t:?}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            ServerSpec::parse_entry("[2001:db8::1]:11211:3", None)
+                .unwrap()
+                .weight,
+            3
+        );
+        assert_eq!(
+            ServerSpec::parse_entry("beef:11211:3", None)
+                .unwrap()
+                .weight,
+            3
+        );
+    }
+
+    /// Fleet F3: nutcracker's `host:port:weight name`, the only spelling of a name that is
+    /// all digits (`host:port:10` is weight 10).
+    #[test]
+    fn nutcracker_server_lines_carry_a_weight_and_a_name() {
+        let e = |t: &str| ServerSpec::parse_entry(t, None).unwrap();
+        let s = e("127.0.0.1:22001:1 10");
+        assert_eq!(
+            (s.addr.to_string(), s.weight, s.name.as_deref()),
+            ("127.0.0.1:22001".into(), 1, Some("10"))
+        );
+        let s = e("  h:11211:3   node-a ");
+        assert_eq!((s.weight, s.name.as_deref()), (3, Some("node-a")));
+        let s = e("[::1]:11211:2 20");
+        assert_eq!(
+            (s.addr.to_string(), s.weight, s.name.as_deref()),
+            ("[::1]:11211".into(), 2, Some("20"))
+        );
+        let s = e("/tmp/mc.sock:2 30");
+        assert_eq!(
+            (s.addr, s.weight, s.name.as_deref()),
+            (ServerAddr::Unix("/tmp/mc.sock".into()), 2, Some("30"))
+        );
+        // A socket path with a space and no weight before it stays a path.
+        let s = e("/tmp/my mc.sock");
+        assert_eq!(
+            (s.addr, s.name),
+            (ServerAddr::Unix("/tmp/my mc.sock".into()), None)
+        );
+        assert_eq!(
+            ServerSpec::parse_entry("h:11211:2 x", Some(2))
+                .unwrap()
+                .weight,
+            2
+        );
+        assert!(ServerSpec::parse_entry("h:11211:2 x", Some(3)).is_err());
+        assert!(ServerSpec::parse_entry("h:11211:0 x", None).is_err());
+        // Without the weight it is not nutcracker's line: a space in a host.
+        for bad in ["h:11211 x", "h:11211:alpha x", "h x"] {
+            match ServerSpec::parse_entry(bad, None) {
+                Err(Error::Config(m)) => assert!(m.contains("space"), "{bad}: {m}"),
+                other => panic!("{bad:?}: {other:?}"),
+            }
+        }
     }
 
     #[test]

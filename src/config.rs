@@ -256,6 +256,13 @@ impl Config {
                 self.min_idle, self.max_size
             )));
         }
+        if self.retry_timeout > self.retry_timeout_max {
+            return Err(Error::Config(format!(
+                "retry_timeout ({:?}) is larger than retry_timeout_max ({:?}), which caps it: \
+                 raise retry_timeout_max or lower retry_timeout",
+                self.retry_timeout, self.retry_timeout_max
+            )));
+        }
         self.values.check(&self.compression)?;
         if self.max_value_size > MAX_ITEM_SIZE {
             return Err(Error::Config(format!(
@@ -500,13 +507,15 @@ impl ClientBuilder {
     }
 
     /// First back-off before a dead server is retried; it doubles per failed retry, up to
-    /// `retry_timeout_max`, and starts again after a success. Default 1 s.
+    /// `retry_timeout_max`, and starts again after a success. Default 1 s. Larger than
+    /// `retry_timeout_max` makes `build` fail (naming both), never silently capped.
     pub fn retry_timeout(mut self, d: Duration) -> Self {
         self.config.retry_timeout = d;
         self
     }
 
-    /// Cap on the retry back-off. Default 30 s.
+    /// Cap on the retry back-off. Default 30 s; at least `retry_timeout` (else `build`
+    /// fails).
     pub fn retry_timeout_max(mut self, d: Duration) -> Self {
         self.config.retry_timeout_max = d;
         self

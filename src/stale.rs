@@ -4,7 +4,10 @@
 //! written elsewhere, and reads go back to it. Before a returning server serves any call it
 //! is cleaned: `flush` sends it `flush_all`; `delete-written` deletes the keys written
 //! elsewhere while it was away (remembered per server, at most `written_while_away_max`;
-//! past that the return falls back to `flush_all`, counted as `away_overflows`). Until the
+//! past that the return falls back to `flush_all`, counted as `away_overflows`). A server
+//! dropped from the list (`set_servers`) while away and not yet cleaned is remembered by its
+//! address; added back, it is returning and is flushed (with `delete-written` too: the keys
+//! written while it was out of the list are not known). Until the
 //! clean-up succeeds the server serves nothing, and a failed clean-up counts as a failure of
 //! the server (it stays dead). With `fail-fast` nothing is written elsewhere, so there is
 //! nothing to clean.
@@ -74,6 +77,9 @@ struct Away {
     /// Keys of this server written elsewhere by an ejection while it was alive.
     moved: HashSet<Box<[u8]>>,
     moved_overflowed: bool,
+    /// The server was dropped from the list while away and added back
+    /// ([`AwayGuard::left_while_away`]): its return flushes.
+    left_list: bool,
 }
 
 impl AwayGuard {
@@ -97,6 +103,21 @@ impl AwayGuard {
         let mut s = self.lock();
         s.keys.clear();
         s.overflowed = false;
+        self.pending.store(true, Ordering::Release);
+    }
+
+    /// True while the server was marked dead and its return's clean-up has not run: what
+    /// `set_servers` remembers of a server it drops.
+    pub(crate) fn is_away(&self) -> bool {
+        self.pending.load(Ordering::Acquire)
+    }
+
+    /// This (new) server's address was dropped from the list while away and not cleaned,
+    /// and is now added back: it is returning, and is flushed before it serves (the keys
+    /// written while it was out of the list were never recorded).
+    pub(crate) fn left_while_away(&self) {
+        let mut s = self.lock();
+        s.left_list = true;
         self.pending.store(true, Ordering::Release);
     }
 
@@ -158,7 +179,7 @@ impl AwayGuard {
             return Ok(()); // another caller cleaned it meanwhile
         }
         let flush = s.moved_overflowed
-            || (returning && (self.policy == OnServerReturn::Flush || s.overflowed));
+            || (returning && (self.policy == OnServerReturn::Flush || s.overflowed || s.left_list));
         if flush {
             dialect
                 .exchange(conn, &Request::Flush { delay: None }, &mut |_, _, _, _| {})?
@@ -182,6 +203,7 @@ impl AwayGuard {
         if returning {
             s.keys = HashSet::new();
             s.overflowed = false;
+            s.left_list = false;
             self.pending.store(false, Ordering::Release);
         }
         s.moved = HashSet::new();

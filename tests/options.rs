@@ -892,3 +892,56 @@ fn typed_tls_without_the_feature_is_the_one_unsupported_error() {
         (a, b) => panic!("{:?} / {:?}", a.map(|_| ()), b.map(|_| ())),
     }
 }
+
+/// obs #15: `retry_timeout` larger than `retry_timeout_max` was accepted and silently capped
+/// (retry_timeout 2 s, retry_timeout_max 0.5 s: a dead server was retried after 0.5 s). It is
+/// a configuration error at build naming both, on every path (builder, by name, a preset
+/// overridden); equal values and the defaults build, and the wait asked for is the one used.
+#[test]
+fn a_retry_timeout_above_its_cap_is_refused_naming_both() {
+    let by_builder = Client::builder()
+        .server("127.0.0.1:1")
+        .retry_timeout(Duration::from_secs(2))
+        .retry_timeout_max(Duration::from_millis(500))
+        .build()
+        .unwrap_err();
+    let by_name = Client::builder()
+        .server("127.0.0.1:1")
+        .set("retry_timeout", "2s")
+        .unwrap()
+        .set("retry_timeout_max", "500ms")
+        .unwrap()
+        .build()
+        .unwrap_err();
+    // The default cap is 30 s: 60 s alone is above it.
+    let over_default = Client::builder()
+        .server("127.0.0.1:1")
+        .set("retry_timeout", "60s")
+        .unwrap()
+        .build()
+        .unwrap_err();
+    for e in [by_builder, by_name, over_default] {
+        let m = message(e);
+        assert!(
+            m.contains("retry_timeout (") && m.contains("retry_timeout_max ("),
+            "{m}"
+        );
+    }
+    // Equal is fine, and the first wait is the one given.
+    let mc = Memcached::start(&[]);
+    let dead = common::refusing_port();
+    let c = Client::builder()
+        .servers([dead.addr(), mc.addr()])
+        .failure_limit(1)
+        .retry_timeout(Duration::from_secs(20))
+        .retry_timeout_max(Duration::from_secs(20))
+        .build()
+        .unwrap();
+    let k = (0..1000)
+        .map(|i| unique(&format!("rt{i}-")))
+        .find(|k| c.server_for(k).unwrap() == 0)
+        .unwrap();
+    assert!(c.get(&k).is_err());
+    let wait = c.server_states()[0].retry_in.expect("marked dead");
+    assert!(wait > Duration::from_secs(15), "{wait:?}");
+}

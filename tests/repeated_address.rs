@@ -88,6 +88,7 @@ fn a_repeated_address_is_dead_while_any_entry_is() {
         .min_idle(0)
         .failure_limit(1)
         .retry_timeout(Duration::from_secs(60))
+        .retry_timeout_max(Duration::from_secs(60))
         .build()
         .unwrap();
     // A key of the dead address's first entry only: that entry is marked dead, the other

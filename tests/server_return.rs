@@ -236,3 +236,66 @@ fn a_live_servers_key_moved_by_eject_is_not_stale_after_the_return() {
         );
     }
 }
+
+/// Fleet finding F2: a dead server dropped from the list with `set_servers` and added back
+/// once it answers again is the same memcached with the same old copies. It was a fresh
+/// server to the client, nothing cleaned: the values overwritten during the outage (while
+/// it was marked dead, and after it left the list) were read back. Now the client remembers,
+/// by address, that a removed server was away and not cleaned, and the re-added server is
+/// flushed before it serves (with `delete-written` too: the keys written while it was out of
+/// the list are not known).
+#[test]
+fn a_dead_server_dropped_and_added_back_is_cleaned_before_it_serves() {
+    for policy in [OnServerReturn::Flush, OnServerReturn::DeleteWritten] {
+        let s = setup(FailoverPolicy::Eject, policy, 100);
+        let ks = keys_on(&s.c, s.ia, 4);
+        let (during, after, untouched, probe) = (&ks[0], &ks[1], &ks[2], &ks[3]);
+        for k in [during, after, untouched] {
+            s.c.set(k, b"v1", 0).unwrap();
+        }
+        s.a.freeze();
+        assert!(s.c.get(probe).is_err(), "a stopped server cannot answer");
+        assert!(!s.c.server_states()[s.ia].alive, "marked dead");
+        // Overwritten while A is marked dead (lands on B) ...
+        s.c.set(during, b"v2", 0).unwrap();
+        // ... the operator drops A, and writes go on without it.
+        s.c.set_servers([s.b.addr()]).unwrap();
+        s.c.set(after, b"v2", 0).unwrap();
+        assert_eq!(raw_get(&s.b.addr(), after).as_deref(), Some(&b"v2"[..]));
+        s.a.thaw();
+        assert_eq!(
+            raw_get(&s.a.addr(), during).as_deref(),
+            Some(&b"v1"[..]),
+            "A answers again, with its old copies"
+        );
+        // A is added back at its place.
+        s.c.set_servers([s.a.addr(), s.b.addr()]).unwrap();
+        for k in [during, after] {
+            assert_eq!(
+                s.c.get(k).unwrap(),
+                None,
+                "{policy:?}: never the stale v1 of {k}"
+            );
+        }
+        assert_eq!(s.c.get(untouched).unwrap(), None, "{policy:?}: flushed");
+        let m = &s.c.metrics()[s.ia];
+        assert_eq!(m.returns_flushed, 1, "{policy:?}: {m:?}");
+        // Cleaned once: what it gets from now on stays.
+        s.c.set(untouched, b"v3", 0).unwrap();
+        s.c.set_servers([s.a.addr(), s.b.addr()]).unwrap();
+        assert_eq!(s.c.get(untouched).unwrap().as_deref(), Some(&b"v3"[..]));
+    }
+}
+
+/// A server dropped while healthy is not flushed when it is added back: only an unresolved
+/// outage is remembered.
+#[test]
+fn a_healthy_server_dropped_and_added_back_is_not_flushed() {
+    let s = setup(FailoverPolicy::Eject, OnServerReturn::Flush, 100);
+    let k = keys_on(&s.c, s.ia, 1).remove(0);
+    s.c.set(&k, b"v1", 0).unwrap();
+    s.c.set_servers([s.b.addr()]).unwrap();
+    s.c.set_servers([s.a.addr(), s.b.addr()]).unwrap();
+    assert_eq!(s.c.get(&k).unwrap().as_deref(), Some(&b"v1"[..]));
+    assert_eq!(s.c.metrics()[s.ia].returns_flushed, 0);
+}

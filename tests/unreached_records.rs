@@ -32,6 +32,7 @@ fn client(addrs: &[String], protocol: Protocol, fail_open: bool) -> (Client, Log
         .min_idle(0)
         .failure_limit(1)
         .retry_timeout(Duration::from_secs(60))
+        .retry_timeout_max(Duration::from_secs(60))
         .connect_timeout(Duration::from_millis(500))
         .fail_open(fail_open)
         .on_operation(move |r| {

@@ -45,7 +45,8 @@ use update_builder as update;
 
 /// Applies a typed value to the option `name` of the core's option table: the typed setters
 /// below are thin wrappers over this, so each range check lives in the table once. A bad
-/// value gives `bad` (the status each setter has always documented), TLS without the feature
+/// value is `MCPOOL_CONFIG`, as the same value given by name (`mcpool_config_set`): one rule
+/// on every path (a NULL pointer stays `MCPOOL_INVALID_ARGUMENT`); TLS without the feature
 /// `MCPOOL_UNSUPPORTED`.
 ///
 /// # Safety
@@ -54,34 +55,23 @@ unsafe fn set_typed(
     config: *mut mcpool_config,
     name: &str,
     value: options::Value<'_>,
-    bad: mcpool_status,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { set_option(config, name, value, bad) })
+    landingpad(|| unsafe { set_option(config, name, value) })
 }
 
 /// [`set_typed`] inside the caller's landing pad.
 ///
 /// # Safety
 /// As [`set_typed`].
-unsafe fn set_option(
-    config: *mut mcpool_config,
-    name: &str,
-    value: options::Value<'_>,
-    bad: mcpool_status,
-) -> Outcome {
+unsafe fn set_option(config: *mut mcpool_config, name: &str, value: options::Value<'_>) -> Outcome {
     let row = options::option(name)
         .ok_or_else(|| Failure::new(mcpool_status::MCPOOL_PANIC, format!("no option {name}")))?;
     // SAFETY: forwarded from the caller's promise.
     unsafe {
         update(config, |b| {
-            row.set_value(b, value).map_err(|e| {
-                let mut f = super::options::option_failure(&e);
-                if f.status == mcpool_status::MCPOOL_CONFIG {
-                    f.status = bad;
-                }
-                f
-            })
+            row.set_value(b, value)
+                .map_err(|e| super::options::option_failure(&e))
         })
     }
 }
@@ -93,7 +83,7 @@ unsafe fn set_option(
 unsafe fn set_ms(config: *mut mcpool_config, name: &str, ms: u64) -> mcpool_status {
     let d = options::Value::Duration(Duration::from_millis(ms));
     // SAFETY: forwarded from the caller's promise.
-    unsafe { set_typed(config, name, d, mcpool_status::MCPOOL_INVALID_ARGUMENT) }
+    unsafe { set_typed(config, name, d) }
 }
 
 /// A typed setter of a count or size.
@@ -103,7 +93,7 @@ unsafe fn set_ms(config: *mut mcpool_config, name: &str, ms: u64) -> mcpool_stat
 unsafe fn set_int(config: *mut mcpool_config, name: &str, n: u64) -> mcpool_status {
     let v = options::Value::Integer(n);
     // SAFETY: forwarded from the caller's promise.
-    unsafe { set_typed(config, name, v, mcpool_status::MCPOOL_INVALID_ARGUMENT) }
+    unsafe { set_typed(config, name, v) }
 }
 
 /// A typed setter of a boolean.
@@ -113,7 +103,7 @@ unsafe fn set_int(config: *mut mcpool_config, name: &str, n: u64) -> mcpool_stat
 unsafe fn set_bool(config: *mut mcpool_config, name: &str, on: bool) -> mcpool_status {
     let v = options::Value::Bool(on);
     // SAFETY: forwarded from the caller's promise.
-    unsafe { set_typed(config, name, v, mcpool_status::MCPOOL_INVALID_ARGUMENT) }
+    unsafe { set_typed(config, name, v) }
 }
 
 /// Refuses a NULL configuration before any other argument is looked at, so that a NULL
@@ -218,7 +208,7 @@ unsafe fn set_named(
         let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, option) }?;
         let value = options::Value::Text(name);
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        Ok(unsafe { set_typed(config, option, value, mcpool_status::MCPOOL_CONFIG) })
+        Ok(unsafe { set_typed(config, option, value) })
     })
 }
 
@@ -324,7 +314,8 @@ pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
 }
 
 /// Sets the namespace prepended to every key (binary, at most 250 bytes; one that begins or
-/// ends with white space is refused, `MCPOOL_INVALID_ARGUMENT`: never trimmed). Default: none.
+/// ends with white space is refused, `MCPOOL_CONFIG` as for any bad option value: never
+/// trimmed). Default: none.
 /// `prefix` may be NULL when `prefix_len` is 0 (no prefix).
 ///
 /// # Safety
@@ -344,14 +335,14 @@ pub unsafe extern "C" fn mcpool_config_set_key_prefix(
                 prefix_len,
                 MAX_KEY_LEN,
                 "key prefix",
-                mcpool_status::MCPOOL_INVALID_ARGUMENT,
+                mcpool_status::MCPOOL_CONFIG,
             )
         }?;
         if let Some(why) = mcpool::key::key_prefix_problem(p) {
-            return Err(Failure::invalid(format!(
-                "key prefix {:?}: {why}",
-                String::from_utf8_lossy(p)
-            )));
+            return Err(Failure::new(
+                mcpool_status::MCPOOL_CONFIG,
+                format!("key prefix {:?}: {why}", String::from_utf8_lossy(p)),
+            ));
         }
         // SAFETY: the caller promises `config` is NULL or live and unshared.
         unsafe { update(config, |b| Ok(b.key_prefix(p))) }
@@ -548,7 +539,7 @@ pub unsafe extern "C" fn mcpool_config_set_compression_threshold(
 }
 
 /// Keep a compressed value only when `compressed / original <= ratio`, with `ratio` in
-/// (0, 1]; anything else is `MCPOOL_INVALID_ARGUMENT`. Default 0.8.
+/// (0, 1]; anything else is `MCPOOL_CONFIG`. Default 0.8.
 ///
 /// # Safety
 /// `config` is NULL (refused) or a live configuration no other thread is using.
@@ -558,14 +549,7 @@ pub unsafe extern "C" fn mcpool_config_set_compression_ratio(
     ratio: f64,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    unsafe {
-        set_typed(
-            config,
-            "compression_ratio",
-            options::Value::Fraction(ratio),
-            mcpool_status::MCPOOL_INVALID_ARGUMENT,
-        )
-    }
+    unsafe { set_typed(config, "compression_ratio", options::Value::Fraction(ratio)) }
 }
 
 /// Refuse to inflate a value beyond `bytes` bytes. Default 67108864 (64 MiB).
@@ -596,7 +580,7 @@ pub unsafe extern "C" fn mcpool_config_set_sanitize_keys(
 }
 
 /// Largest value sent, in bytes, from 1 to 1073741824 (1 GiB, memcached's own
-/// largest item; above it `MCPOOL_INVALID_ARGUMENT`). Default 1048576 (memcached's `-I`
+/// largest item; above it `MCPOOL_CONFIG`). Default 1048576 (memcached's `-I`
 /// default). A value to store is checked as sent, after compression: one that compresses
 /// below this is stored, one that does not is refused (`MCPOOL_VALUE_TOO_LARGE`), and one
 /// larger than `max_decompressed_size` too is refused before any compressing. Reads are
@@ -648,7 +632,7 @@ pub extern "C" fn mcpool_tls_supported() -> bool {
 /// `config` is NULL or a live configuration that no other thread is using.
 unsafe fn set_tls(config: *mut mcpool_config, name: &str, value: options::Value<'_>) -> Outcome {
     // SAFETY: forwarded from the caller's promise.
-    unsafe { set_option(config, name, value, mcpool_status::MCPOOL_CONFIG) }
+    unsafe { set_option(config, name, value) }
 }
 
 /// Speaks TLS to every server and verifies their certificates against the CA certificates
@@ -734,14 +718,7 @@ pub unsafe extern "C" fn mcpool_config_set_tls_insecure_skip_verify(
 ) -> mcpool_status {
     let v = options::Value::Bool(skip);
     // SAFETY: forwarded from the caller's promise.
-    unsafe {
-        set_typed(
-            config,
-            "tls_insecure_skip_verify",
-            v,
-            mcpool_status::MCPOOL_CONFIG,
-        )
-    }
+    unsafe { set_typed(config, "tls_insecure_skip_verify", v) }
 }
 
 /// Sets the value format (the flag layout and wire encodings of every kind) by name:
@@ -776,7 +753,7 @@ pub unsafe extern "C" fn mcpool_config_set_compression_level(
     let text = level.to_string();
     let v = options::Value::Text(&text);
     // SAFETY: forwarded from the caller's promise.
-    unsafe { set_typed(config, "compression_level", v, mcpool_status::MCPOOL_CONFIG) }
+    unsafe { set_typed(config, "compression_level", v) }
 }
 
 /// Sets the compression codec by name: `"zlib"`, `"gzip"` or `"zstd"` (zstd only in the

@@ -28,7 +28,7 @@ pub enum mcpool_status {
     MCPOOL_NOT_STORED = 2,
     /// `cas`: the item changed since it was read.
     MCPOOL_EXISTS = 3,
-    /// A NULL pointer where one is required, a length out of range, a bad option value, or
+    /// A NULL pointer where one is required, a length out of range, or
     /// an expiry (TTL, stale time, flush delay) above 2^31 - 1, which memcached would read as
     /// negative and expire at once: refused before anything is sent.
     MCPOOL_INVALID_ARGUMENT = 100,

@@ -77,7 +77,8 @@ Global options:
   --distribution PROFILE              key placement profile (default cache-memcached), or
                                       proxy-pool: every key to the first healthy server
   --ketama-points N                   points per server for --distribution cmf-ketama,
-                                      1-4194304 (an error without --distribution)
+                                      1-4194304, points x the sum of the weights at most
+                                      4194304 (an error without --distribution)
   --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by
                                       default); the same as --sanitize-keys false
   --prefix P                          key prefix (namespace); the same as --key-prefix P
@@ -317,7 +318,17 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 )
             }
             ("--distribution", Some(v)) => g.distribution = Some(v),
-            ("--ketama-points", Some(v)) => g.ketama_points = Some(count(flag, &v, 1)?),
+            // Any count goes to the core's check (cmd.rs), which states the real bounds
+            // (0 and too many points included); here only what is not a number at all.
+            ("--ketama-points", Some(v)) => {
+                g.ketama_points = Some(v.parse::<u32>().map_err(|_| {
+                    format!(
+                        "{flag} takes a whole number 1-{} (points x the sum of the weights at \
+                         most that), not {v:?}",
+                        mcpool::route::MAX_TABLE_ENTRIES
+                    )
+                })?)
+            }
             // The older flags: each is one option of the table, applied in its place.
             ("--prefix", Some(v)) => g.options.push(("key_prefix".into(), v)),
             ("--no-sanitize-keys", None) => {

@@ -351,6 +351,23 @@ fn numbers_beyond_u32_are_refused_not_wrapped() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(global[0]), "{global:?}: {err}");
     }
+    // Fleet F5: 0 said "takes a whole number 1-4294967295"; the real bound is stated.
+    for bad in ["0", "x", "4294967296"] {
+        let o = on(
+            &s,
+            &[
+                "--distribution",
+                "cmf-ketama",
+                "--ketama-points",
+                bad,
+                "version",
+            ],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{bad}: {err}");
+        assert!(err.contains("1-4194304"), "{bad}: {err}");
+        assert!(!err.contains("4294967295"), "{bad}: {err}");
+    }
     // A points count with no --distribution to apply to is refused, not ignored.
     for preset in [&[][..], &["--preset", "cache-memcached-fast"]] {
         let mut a = vec!["--servers", s.as_str()];

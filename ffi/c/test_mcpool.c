@@ -153,23 +153,29 @@ static void test_config(void) {
     EXPECT(mcpool_config_set_sasl_plain(cfg, NULL, 1, S("pw")), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_sasl_plain(NULL, S("u"), S("pw")), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_key_prefix(cfg, NULL, 3), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set_key_prefix(cfg, (const uint8_t *)"x", 251), MCPOOL_INVALID_ARGUMENT);
+    /* a bad option value is MCPOOL_CONFIG through a typed setter as by name (obs #14: the
+       typed setters answered MCPOOL_INVALID_ARGUMENT, class CLIENT_ERROR) */
+    EXPECT(mcpool_config_set_key_prefix(cfg, (const uint8_t *)"x", 251), MCPOOL_CONFIG);
     /* a namespace is never trimmed: surrounding white space is refused, by either setter */
-    EXPECT(mcpool_config_set_key_prefix(cfg, K("app\t")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_key_prefix(cfg, K("app\t")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "white space") != NULL);
-    EXPECT(mcpool_config_set_key_prefix(cfg, K(" app")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_key_prefix(cfg, K(" app")), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set(cfg, K("key_prefix"), K("app\t")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "key_prefix") != NULL);
     EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(" app\n")), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set(cfg, K("key_prefix"), K("app ")), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_set_max_size(cfg, 0), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set_connect_timeout_ms(cfg, 0), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set_io_timeout_ms(cfg, 0), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set_pool_timeout_ms(cfg, 0), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set_failure_limit(cfg, 0), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set_compression_ratio(cfg, 0.0), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set_compression_ratio(cfg, 1.5), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set_max_value_size(cfg, 0), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_max_size(cfg, 0), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_connect_timeout_ms(cfg, 0), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_io_timeout_ms(cfg, 0), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_pool_timeout_ms(cfg, 0), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_failure_limit(cfg, 0), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_compression_ratio(cfg, 0.0), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_compression_ratio(cfg, 1.5), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_max_value_size(cfg, 0), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_compression_ratio(cfg, NAN), MCPOOL_CONFIG);
+    EXPECT(mcpool_status_class(MCPOOL_CONFIG), MCPOOL_CLASS_CONFIGURATION);
+    EXPECT(mcpool_config_set(cfg, K("max_size"), K("0")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, K("failure_limit"), K("0")), MCPOOL_CONFIG);
 
     /* NULL configuration everywhere. */
     EXPECT(mcpool_config_add_server(NULL, server, strlen(server), 1), MCPOOL_INVALID_ARGUMENT);
@@ -230,9 +236,9 @@ static void test_config_validation(void) {
     EXPECT(mcpool_config_add_server(cfg, "127.0.0.1\0:11211", 16, 1), MCPOOL_CONFIG);
 
     /* Item 5: max_value_size at most memcached's 1 GiB. */
-    EXPECT(mcpool_config_set_max_value_size(cfg, SIZE_MAX), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_max_value_size(cfg, SIZE_MAX), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "1 GiB") != NULL);
-    EXPECT(mcpool_config_set_max_value_size(cfg, ((size_t)1 << 30) + 1), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set_max_value_size(cfg, ((size_t)1 << 30) + 1), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_max_value_size(cfg, (size_t)1 << 30), MCPOOL_OK);
 
     /* Item 4: weights and ketama points that would need gigabytes are MCPOOL_CONFIG. */
@@ -801,6 +807,7 @@ static void test_dead_server(void) {
     EXPECT(mcpool_config_set_min_idle(cfg, 0), MCPOOL_OK);
     EXPECT(mcpool_config_set_failure_limit(cfg, 2), MCPOOL_OK);
     EXPECT(mcpool_config_set_retry_timeout_ms(cfg, 60000), MCPOOL_OK);
+    EXPECT(mcpool_config_set_retry_timeout_max_ms(cfg, 60000), MCPOOL_OK);
     EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
     mcpool_config_free(cfg);
 

@@ -159,7 +159,11 @@ impl Client {
                 .then_some((config.on_server_return, config.written_while_away_max)),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
-        let building = topology::Building { settings, opts };
+        let building = topology::Building {
+            settings,
+            opts,
+            departed_away: Default::default(),
+        };
         let servers = config
             .servers
             .iter()

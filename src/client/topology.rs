@@ -8,7 +8,7 @@ use crate::address::{ServerAddr, ServerSpec};
 use crate::error::{Error, Result};
 use crate::route::Router;
 use crate::server::Server;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// The servers (in configuration order) and the ring that places keys on them.
@@ -24,6 +24,9 @@ pub(crate) struct Topology {
 pub(crate) struct Building {
     pub settings: crate::server::PoolSettings,
     pub opts: crate::conn::ConnOptions,
+    /// The addresses of servers dropped by `set_servers` while away (marked dead, their
+    /// `on_server_return` clean-up not yet run): one added back is returning (see `stale`).
+    pub departed_away: HashSet<ServerAddr>,
 }
 
 impl Building {
@@ -73,6 +76,13 @@ impl Client {
     /// 0, or one the distribution refuses) is an [`Error::Config`] naming the entry, and the
     /// current list stays. [`Client::config`] keeps the list the client was built with;
     /// [`Client::server_labels`] shows the current one. Changes are applied one at a time.
+    ///
+    /// With `on_server_return` other than `keep` (and failover other than `fail-fast`), a
+    /// server dropped while marked dead and not yet cleaned is remembered by its address:
+    /// added back later, it is a returning server and is flushed before it serves (its copies
+    /// of the keys written meanwhile are old; which keys were written while it was out of
+    /// the list is not known, so `delete-written` flushes too). A server dropped while
+    /// healthy comes back as it is.
     pub fn set_server_specs(&self, specs: Vec<ServerSpec>) -> Result<()> {
         if specs.is_empty() {
             return Err(Error::Config("set_servers: no servers given".into()));
@@ -87,7 +97,7 @@ impl Client {
             Error::Config(m) => Error::Config(format!("set_servers: {m}")),
             e => e,
         })?;
-        let building = self
+        let mut building = self
             .inner
             .building
             .lock()
@@ -98,14 +108,34 @@ impl Client {
         for (spec, server) in old.router.servers().iter().zip(&old.servers).rev() {
             kept.entry(&spec.addr).or_default().push(server);
         }
-        let servers = specs
+        let servers: Vec<Arc<Server>> = specs
             .iter()
             .map(|spec| match kept.get_mut(&spec.addr).and_then(Vec::pop) {
                 Some(server) => server.clone(),
-                None => Arc::new(building.server(spec, &self.inner.dialect)),
+                None => {
+                    let server = building.server(spec, &self.inner.dialect);
+                    if building.departed_away.contains(&spec.addr) {
+                        if let Some(away) = &server.away {
+                            away.left_while_away();
+                        }
+                    }
+                    Arc::new(server)
+                }
             })
             .collect();
+        // The servers dropped now while away are remembered; the ones back are forgotten.
+        for (spec, list) in &kept {
+            if list
+                .iter()
+                .any(|s| s.away.as_ref().is_some_and(|a| a.is_away()))
+            {
+                building.departed_away.insert((*spec).clone());
+            }
+        }
         drop(kept);
+        for spec in &specs {
+            building.departed_away.remove(&spec.addr);
+        }
         self.inner
             .topology
             .store(Arc::new(Topology { servers, router }));

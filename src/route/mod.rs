@@ -399,14 +399,17 @@ impl fmt::Display for Distribution {
 fn check_ketama_points(points: u32, whence: &str) -> Result<u32> {
     if points == 0 {
         return Err(Error::Config(format!(
-            "ketama points 0 in {whence} place no server: Cache::Memcached::Fast's \
-             ketama_points 0 is its modulo placement, the cache-memcached distribution"
+            "ketama points 0 in {whence} place no server (points per server are 1-\
+             {MAX_TABLE_ENTRIES}, and points x the sum of the weights at most \
+             {MAX_TABLE_ENTRIES}): Cache::Memcached::Fast's ketama_points 0 is its modulo \
+             placement, the cache-memcached distribution"
         )));
     }
     if points as usize > MAX_TABLE_ENTRIES {
         return Err(Error::Config(format!(
             "ketama points {points} in {whence}: at most {MAX_TABLE_ENTRIES} \
-             (the most points a continuum may hold)"
+             (the most points a continuum may hold; points x the sum of the weights must \
+             fit in it too)"
         )));
     }
     Ok(points)
@@ -567,7 +570,7 @@ fn point_name(naming: Naming, s: &ServerSpec) -> String {
 fn too_large(d: &Distribution, total: u64, what: &str) -> Error {
     Error::Config(format!(
         "{d}: the server weights{what} make a placement table of {total} entries; at most \
-         {MAX_TABLE_ENTRIES} are allowed (lower the weights)"
+         {MAX_TABLE_ENTRIES} are allowed (lower the weights{what})"
     ))
 }
 

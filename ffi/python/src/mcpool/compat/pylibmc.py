@@ -398,12 +398,18 @@ def _options(behaviors, calls):
     # "eject" fails a dead server's keys as pylibmc does
     if b.get("remove_failed") or b.get("auto_eject"):
         opts["failover"] = "eject"
-    if b.get("retry_timeout") is not None:
+    # libmemcached waits retry_timeout each time (no doubling), dead_timeout once ejected:
+    # the core's cap is the larger, never below the first wait (the core refuses that)
+    retry = b.get("retry_timeout")
+    if retry is not None:
         # seconds (True is 1, as pylibmc); a negative one puts libmemcached's next retry in
         # the past: the server is tried again at once, as with 0
-        opts["retry_timeout"] = max(0, int(b["retry_timeout"]))
-    if b.get("dead_timeout", 0) > 0:
-        opts["retry_timeout_max"] = int(max(b["dead_timeout"], b.get("retry_timeout") or 0))
+        opts["retry_timeout"] = max(0, int(retry))
+    if (b.get("dead_timeout") or 0) > 0 or retry is not None:
+        first = opts["retry_timeout"] if retry is not None else _DEFAULTS["retry_timeout"]
+        cap = int(max(b.get("dead_timeout") or 0, first))
+        if cap > 0:
+            opts["retry_timeout_max"] = cap
     if b.get("namespace"):
         opts["key_prefix"] = b["namespace"]
     if b.get("_hash_with_prefix_key"):  # MEMCACHED_BEHAVIOR_HASH_WITH_PREFIX_KEY

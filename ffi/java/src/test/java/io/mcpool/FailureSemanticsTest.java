@@ -237,7 +237,7 @@ public class FailureSemanticsTest {
         List<ServerEvent> events = Collections.synchronizedList(new ArrayList<>());
         try (TestServer live = new TestServer();
              Mcpool mc = Mcpool.builder().servers(live.addr(), dead).connectTimeoutMillis(500).minIdle(0)
-                 .retryTimeoutMillis(60_000).onServerEvent(events::add).build()) {
+                 .retryTimeoutMillis(60_000).retryTimeoutMaxMillis(60_000).onServerEvent(events::add).build()) {
             List<ServerState> before = mc.serverStates();
             assertEquals(2, before.size());
             assertEquals(dead, before.get(1).server());
@@ -271,7 +271,7 @@ public class FailureSemanticsTest {
     public void aThrowingListenerDoesNotReachTheCore() throws Exception {
         String dead = "127.0.0.1:" + closedPort();
         int[] calls = {0};
-        try (Mcpool mc = Mcpool.builder().servers(dead).connectTimeoutMillis(500).minIdle(0).retryTimeoutMillis(60_000)
+        try (Mcpool mc = Mcpool.builder().servers(dead).connectTimeoutMillis(500).minIdle(0).retryTimeoutMillis(60_000).retryTimeoutMaxMillis(60_000)
                  .onServerEvent(ev -> {
                      calls[0]++;
                      throw new IllegalStateException("listener bug");
