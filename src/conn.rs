@@ -234,9 +234,6 @@ impl Stream {
     }
 }
 
-/// [`Stream::quiet_for`] of TCP socket `fd`: the lesser of `TCP_INFO`'s times since the last
-/// data sent and received.
-#[cfg(target_os = "linux")]
 /// A coarse monotonic clock, in milliseconds: on Linux `CLOCK_MONOTONIC_COARSE`, read from
 /// the vDSO (no system call; it ticks every 1 to 4 ms), elsewhere the monotonic clock. For
 /// the pool's `idle_timeout` and `max_lifetime` checks, made at every checkout and give-back
@@ -260,6 +257,9 @@ pub(crate) fn coarse_ms() -> u64 {
         .saturating_add(ts.tv_nsec as u64 / 1_000_000)
 }
 
+/// [`Stream::quiet_for`] of TCP socket `fd`: the lesser of `TCP_INFO`'s times since the last
+/// data sent and received.
+#[cfg(target_os = "linux")]
 #[allow(unsafe_code)] // getsockopt(2) of TCP_INFO
 fn tcp_quiet_for(fd: RawFd) -> Option<Duration> {
     // SAFETY: tcp_info is plain integers; all zeroes is a valid value.

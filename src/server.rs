@@ -28,9 +28,13 @@ pub(crate) struct Pooled<'g> {
     _permit: Permit<'g>,
     /// The connection's byte counts when it was checked out (for the operation records).
     io_start: (u64, u64),
-    /// Whether the pool closes idle connections (`idle_timeout`): the connection then notes
-    /// when it goes back (one coarse clock reading, see `conn::coarse_ms`).
-    times_idle: bool,
+    /// When it was checked out ([`crate::conn::coarse_ms`], read once for the age check),
+    /// when the pool closes idle or old connections (`idle_timeout`, `max_lifetime`): the
+    /// connection goes back idle since then. Idle time counts from the checkout, not the
+    /// give-back: longer by the operation's duration (within the coarse clock's tick for
+    /// most), so a connection is dropped at worst that much early, and no second clock
+    /// reading is paid per operation.
+    checked_out_ms: Option<u64>,
 }
 
 impl Pooled<'_> {
@@ -60,8 +64,8 @@ impl Drop for Pooled<'_> {
             if let Some(g) = c.gauge.as_mut() {
                 g.set_idle(true);
             }
-            if self.times_idle {
-                c.went_idle(crate::conn::coarse_ms());
+            if let Some(at) = self.checked_out_ms {
+                c.went_idle(at);
             }
         }
     }
@@ -587,11 +591,12 @@ impl Server {
             self.count_wait(waited);
         }
         let (idle, lifetime) = self.age_limits();
+        let checked_out_ms = (idle.is_some() || lifetime.is_some()).then(crate::conn::coarse_ms);
         let mut pooled = Pooled {
             slot,
             _permit: permit,
             io_start: (0, 0),
-            times_idle: idle.is_some(),
+            checked_out_ms,
         };
         // A connection the background thread opened for this slot; a connect it started
         // is completed below, by this caller.
@@ -616,10 +621,7 @@ impl Server {
         // server's name no longer resolves to (`resolve_interval`), and one idle longer than
         // `idle_timeout` or older than `max_lifetime` (one coarse clock reading: the pool's
         // own reaper only runs every 30 s).
-        let fresh = |c: &Conn| {
-            (idle.is_none() && lifetime.is_none())
-                || !c.expired(crate::conn::coarse_ms(), idle, lifetime)
-        };
+        let fresh = |c: &Conn| !checked_out_ms.is_some_and(|now| c.expired(now, idle, lifetime));
         if !slot
             .conn
             .as_mut()
