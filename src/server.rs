@@ -57,6 +57,16 @@ impl Pooled<'_> {
     }
 }
 
+/// `idle_timeout` and `max_lifetime` in milliseconds, `None` for no limit (unset or zero; a
+/// limit under a millisecond is one).
+fn age_limits_ms(settings: &PoolSettings) -> (Option<u64>, Option<u64>) {
+    let ms = |d: Option<Duration>| {
+        d.filter(|d| !d.is_zero())
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1))
+    };
+    (ms(settings.idle_timeout), ms(settings.max_lifetime))
+}
+
 impl Drop for Pooled<'_> {
     fn drop(&mut self) {
         // Back to the pool (before the slot is): idle in the gauges, and idle since now.
@@ -136,6 +146,9 @@ pub(crate) struct Server {
     opts: ConnOptions,
     dialect: Dialect,
     settings: PoolSettings,
+    /// `idle_timeout` and `max_lifetime` in milliseconds (`None`: no limit), for the check
+    /// at each checkout: converted once here, not per checkout.
+    age_limits: (Option<u64>, Option<u64>),
     manager: Manager,
     generation: u64,
     /// Made at first use in the process that built the client (see [`Server::pool`]).
@@ -446,6 +459,7 @@ impl Server {
             opts: opts.clone(),
             dialect: dialect.clone(),
             settings: settings.clone(),
+            age_limits: age_limits_ms(settings),
             manager,
             generation: fork::generation(),
             gate: Gate::new(settings.max_size),
@@ -512,17 +526,6 @@ impl Server {
     /// `idle_timeout` and `max_lifetime` in milliseconds (`None`: no limit; a limit under
     /// 1 ms counts as 1 ms).
     #[inline]
-    fn age_limits(&self) -> (Option<u64>, Option<u64>) {
-        let ms = |d: Option<Duration>| {
-            d.filter(|d| !d.is_zero())
-                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1))
-        };
-        (
-            ms(self.settings.idle_timeout),
-            ms(self.settings.max_lifetime),
-        )
-    }
-
     fn pool_timeout(&self, waited: Duration) -> Error {
         self.count_wait(waited);
         let e = Error::PoolTimeout {
@@ -590,7 +593,7 @@ impl Server {
         if let Some(waited) = waited {
             self.count_wait(waited);
         }
-        let (idle, lifetime) = self.age_limits();
+        let (idle, lifetime) = self.age_limits;
         let checked_out_ms = (idle.is_some() || lifetime.is_some()).then(crate::conn::coarse_ms);
         let mut pooled = Pooled {
             slot,
