@@ -96,7 +96,8 @@ fn python_peer_with(
          c.set(p+'b', b'\\x00\\x01bytes\\xff'); c.set(p+'e', b''); c.set(p+'t', {TEXT:?})\n\
          c.set(p+'i', -42); c.set(p+'l', 1 << 40)\n\
          big = 'the quick brown fox jumps over the lazy dog, ' * 2300\n{set_big}\n\
-         c.set(p+'o', [1, 2, 'three'])\n"
+         c.set(p+'o', [1, 2, 'three'])\n\
+         c.get(p+'o')  # a round trip: sets sent noreply (pymemcache's default) are done\n"
     );
     run(Command::new(PYTHON)
         .arg("-c")
