@@ -566,3 +566,32 @@ def test_memcache_edge_constructor_values_as_python_memcached(server, prefix):
         assert run(compat_memcache, **kw) == real, kw
     assert real[:5] == [0, 0, 0, 0, 0] and real[-1] == [k + "n"]
     assert real[5] == "old" and real[9] == (16, b"old")
+
+
+def test_memcache_a_value_memcached_refuses_is_false_as_python_memcached(server, prefix):
+    """python-memcached sends a value of server_max_value_length bytes (1 MiB) and memcached
+    refuses it ("object too large for cache"): False; one above the limit is never sent: 0.
+    The drop-in answered 0 for both. Every store path, side by side."""
+    big, over = "x" * (1024 * 1024), "x" * (1024 * 1024 + 1)
+    got = {}
+    for mod in (real_memcache, compat_memcache):
+        p = prefix + ("r_" if mod is real_memcache else "c_")
+        mc = mod.Client([server.addr], cache_cas=True)
+        mc.set(p + "old", "small")
+        mc.gets(p + "old")
+        got[mod] = [(name, value is big, call(value)) for value in (big, over)
+                    for name, call in (
+                        ("set", lambda v: mc.set(p + "k", v)),
+                        ("add", lambda v: mc.add(p + "new", v)),
+                        ("replace", lambda v: mc.replace(p + "old", v)),
+                        ("append", lambda v: mc.append(p + "old", v)),
+                        ("prepend", lambda v: mc.prepend(p + "old", v)),
+                        ("cas", lambda v: mc.cas(p + "old", v)),  # with its gets id
+                        ("cas as set", lambda v: mc.cas(p + "k", v)))]
+        got[mod].append(mc.get(p + "old"))
+        # (not with the value it does not send: python-memcached's set_multi then waits for
+        # a reply to it and marks the server dead)
+        got[mod].append(mc.set_multi({p + "m": big}) == [p + "m"])
+    assert typed(got[compat_memcache]) == typed(got[real_memcache])
+    assert ("set", True, False) in got[real_memcache]
+    assert ("set", False, 0) in got[real_memcache]

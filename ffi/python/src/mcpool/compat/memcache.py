@@ -9,7 +9,8 @@
 What is python-memcached's and stays so:
 
 - Its failure behaviour: a server that cannot be reached is never an exception. ``get``
-  returns None, ``set``/``add``/``replace``/``delete``/``touch`` 0, ``incr``/``decr`` None,
+  returns None, ``set``/``add``/``replace``/``delete``/``touch`` 0 (a store memcached
+  refuses as too large False, as there: it was sent), ``incr``/``decr`` None,
   ``get_multi`` leaves the key out; with ``debug=1`` the reason goes to stderr. A value it
   cannot decode raises from ``get``/``gets``/``get_multi``, as python-memcached's
   ``_recv_value`` does: ``zlib.error`` for its zlib flag on a body that does not inflate,
@@ -529,6 +530,11 @@ class Client:
         except _mcpool.Error as e:
             self._unencodable(e)
             self._failed(cmd, e)
+            if e.status_name == "MCPOOL_VALUE_TOO_LARGE" and getattr(e, "server", None):
+                # sent, and memcached answered "object too large for cache": python-memcached
+                # compares the reply with STORED (False); one above server_max_value_length
+                # it does not send (0, the core's refusal before sending: no server)
+                return False
             return 0
 
     def set(self, key, val, time=0, min_compress_len=0, noreply=False):
