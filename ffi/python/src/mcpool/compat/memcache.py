@@ -23,7 +23,11 @@ What is python-memcached's and stays so:
   server is retried after ``dead_retry`` seconds (default 30), and meanwhile its keys go to
   the next server by python-memcached's rehash (the core's ``python-memcached`` placement
   with the ``rehash`` failover), starting with the call whose connect failed, as
-  ``_get_server`` does.
+  ``_get_server`` does. Not yet python-memcached's: a server that dies while it holds an
+  open socket to it fails that call's keys (``set_multi`` returns them, ``set`` 0) and
+  only the next call rehashes; mcpool finds its pooled connection closed before use,
+  reconnects, and when that connect fails the keys go to their rehashed server within the
+  same call (``set_multi`` reports them stored).
 - Key checks and their exceptions: ``MemcachedKeyNoneError``, ``MemcachedKeyTypeError``,
   ``MemcachedKeyLengthError``, ``MemcachedKeyCharacterError`` (all
   ``MemcachedKeyError``), raised before any I/O unless ``check_keys=False``.
