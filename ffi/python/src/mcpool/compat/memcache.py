@@ -295,7 +295,7 @@ class Client:
         # python-memcached refuses a value longer than server_max_value_length, and 0 means
         # no limit of its own (then only the server's): the core's largest, memcached's
         # largest item (1 GiB)
-        # (a negative one refuses every value: _refuses_values, here no limit of the core's)
+        # (a negative one refuses every value before the core sees it: _too_large)
         opts = {"max_value_size": (self.server_max_value_length
                                    if self.server_max_value_length > 0 else _NO_VALUE_LIMIT)}
         # the core's python-memcached preset holds its defaults (placement with its rehash,
