@@ -866,6 +866,26 @@ const char *mcpool_last_error_message(void);
 size_t mcpool_last_error_length(void);
 
 /**
+ * The `host:port` of the server this thread's last error came from (a refused connect, a
+ * timeout, a server's error reply such as memcached's "object too large for cache"), as a
+ * NUL-terminated string; `""` when the last error is of no server's (a bad argument, a
+ * value above `max_value_size` refused before anything was sent, a batch call's error:
+ * each item's message names its server) or when there is none. `*out_len` (when not NULL)
+ * gets its length in bytes, without the NUL.
+ *
+ * It tells apart two errors of one status: `MCPOOL_VALUE_TOO_LARGE` refused by the client
+ * (nothing sent: `""`) and by the server (the request was sent and answered: its address),
+ * as python-memcached answers 0 for the first and False for the second.
+ *
+ * Ownership: as `mcpool_last_error_message`'s (valid until the next call into mcpool from
+ * the same thread; never free it). Never NULL.
+ *
+ * # Safety
+ * `out_len` is NULL or valid for one write.
+ */
+const char *mcpool_last_error_server(size_t *out_len);
+
+/**
  * Empties this thread's last error, so that what it holds afterwards can only come from the
  * calls made since.
  *

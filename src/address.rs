@@ -91,6 +91,12 @@ fn unbracketed_ipv6(t: &str) -> bool {
             .any(|p| p.parse::<std::net::Ipv6Addr>().is_ok())
 }
 
+/// The path of `unix:/path` (python-memcached's, pymemcache's and Django's spelling of a
+/// socket), or `None` (`unix:11211` is host `unix`, port 11211).
+fn unix_path(t: &str) -> Option<&str> {
+    t.strip_prefix("unix:").filter(|p| p.starts_with('/'))
+}
+
 impl ServerSpec {
     /// A server of weight 1 and no name.
     pub fn new(addr: ServerAddr) -> ServerSpec {
@@ -102,7 +108,8 @@ impl ServerSpec {
     }
 
     /// Parses `host:port`, `[v6]:port`, `host:port:name`, `[v6]:port:name`, a bare host
-    /// (port 11211) or a unix socket path (starts with `/`). Leading and trailing whitespace
+    /// (port 11211) or a unix socket path (starts with `/`, or `unix:/path`, the form of
+    /// python-memcached, pymemcache and Django's `LOCATION`). Leading and trailing whitespace
     /// is ignored; anything else that cannot be a server is a configuration error here, not
     /// a failure at the first call: a NUL, control byte or space inside the address, port 0
     /// or a port that is not a number, a `:` field beyond `host:port:name`, a relative socket
@@ -117,6 +124,7 @@ impl ServerSpec {
         if t.bytes().any(|b| b < b' ' || b == 0x7f) {
             return Err(bad("contains a NUL or control byte"));
         }
+        let t = unix_path(t).unwrap_or(t);
         if t.starts_with('/') {
             // sun_path holds 108 bytes, the last one the terminating NUL.
             if t.len() > MAX_SOCKET_PATH {
@@ -309,7 +317,7 @@ impl ServerSpec {
     /// [`ServerSpec::parse`] refuses the field beyond `host:port:name`, never reading the
     /// last field as the weight and the third as a name.
     fn weight_field(t: &str) -> Option<(&str, &str)> {
-        if t.starts_with('/') {
+        if t.starts_with('/') || unix_path(t).is_some() {
             return None;
         }
         let (addr, w) = t.rsplit_once(':')?;
@@ -541,5 +549,28 @@ mod tests {
             ServerSpec::parse(&long_path[..107]).is_ok(),
             "107 bytes fit"
         );
+    }
+
+    /// compat F13: Django's `LOCATION "unix:/path"` (also python-memcached's and pymemcache's
+    /// form) was refused as "a unix socket path must be absolute".
+    #[test]
+    fn unix_prefix_names_a_socket_path() {
+        for entry in ["unix:/tmp/mc.sock", " unix:/tmp/mc.sock "] {
+            let s = ServerSpec::parse_entry(entry, None).unwrap();
+            assert_eq!(s.addr, ServerAddr::Unix(PathBuf::from("/tmp/mc.sock")));
+            assert_eq!(s.weight, 1);
+        }
+        // As a bare path: a ":3" is part of the path, never a weight.
+        let s = ServerSpec::parse_entry("unix:/tmp/mc:3", None).unwrap();
+        assert_eq!(s.addr, ServerAddr::Unix(PathBuf::from("/tmp/mc:3")));
+        assert_eq!(s.weight, 1);
+        // `unix` is still a host name.
+        let s = ServerSpec::parse("unix:11211").unwrap();
+        assert_eq!(s.addr.to_string(), "unix:11211");
+        // A relative path is refused as one.
+        match ServerSpec::parse("unix:run/mc.sock") {
+            Err(Error::Config(m)) => assert!(m.contains("must be absolute"), "{m}"),
+            other => panic!("{other:?}"),
+        }
     }
 }

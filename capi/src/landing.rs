@@ -12,6 +12,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub(crate) struct Failure {
     pub status: mcpool_status,
     pub message: String,
+    /// The `host:port` of the server the error came from (`Error::server`), for
+    /// `mcpool_last_error_server`; `None` for an error of no server's.
+    pub server: Option<String>,
 }
 
 impl Failure {
@@ -20,6 +23,7 @@ impl Failure {
         Failure {
             status,
             message: message.into(),
+            server: None,
         }
     }
 
@@ -34,14 +38,20 @@ impl Failure {
             Some(k) => format!("{op} {}: {e}", mcpool::key::quoted(k)),
             None => format!("{op}: {e}"),
         };
-        Failure::new(mcpool_status::from_error(e), message)
+        Failure::new(mcpool_status::from_error(e), message).on(e)
+    }
+
+    /// This failure with the server of `e` (when it has one).
+    fn on(mut self, e: &Error) -> Failure {
+        self.server = e.server().map(str::to_owned);
+        self
     }
 
     /// As [`Failure::from_error`], for a key of `len` bytes that is not read (too long to
     /// trust its length): named by its length, as the core's `key::too_long` names it.
     pub fn unread_key(op: &str, len: usize, e: &Error) -> Failure {
         let message = format!("{op} \"<{len} bytes>\": {e}");
-        Failure::new(mcpool_status::from_error(e), message)
+        Failure::new(mcpool_status::from_error(e), message).on(e)
     }
 }
 
@@ -60,7 +70,7 @@ pub(crate) fn landingpad(body: impl FnOnce() -> Outcome) -> mcpool_status {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(status)) => status,
         Ok(Err(f)) => {
-            last_error::set(f.message);
+            last_error::set_from(f.message, f.server);
             f.status
         }
         Err(payload) => {

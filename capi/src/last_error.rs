@@ -6,6 +6,8 @@ use std::ffi::{c_char, CString};
 
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    /// The server the last error came from (`host:port`), empty when none.
+    static LAST_SERVER: RefCell<CString> = RefCell::new(CString::default());
     /// The failed items of this thread's last batch call, by index, ascending.
     static ITEM_ERRORS: RefCell<Vec<(usize, CString)>> = const { RefCell::new(Vec::new()) };
 }
@@ -31,15 +33,35 @@ fn c_bytes(bytes: Vec<u8>) -> CString {
     })
 }
 
-/// Records `message` as this thread's last error. Interior NUL bytes are shown as `\0`.
+/// Records `message` as this thread's last error, of no server. Interior NUL bytes are
+/// shown as `\0`.
 pub(crate) fn set(message: String) {
     set_c(c_string(message));
 }
 
-/// Records `c` as this thread's last error.
+/// Records `message` as this thread's last error, and `server` (`host:port`) as the server
+/// it came from.
+pub(crate) fn set_from(message: String, server: Option<String>) {
+    set_c(c_string(message));
+    if let Some(server) = server {
+        let _ = LAST_SERVER.try_with(|slot| *slot.borrow_mut() = c_string(server));
+    }
+}
+
+/// Records `c` as this thread's last error, of no server.
 fn set_c(c: CString) {
     // A thread being torn down has no last error to keep; ignore that case.
     let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = c);
+    clear_server();
+}
+
+/// Forgets the server of the last error (none: no allocation).
+fn clear_server() {
+    let _ = LAST_SERVER.try_with(|slot| {
+        if !slot.borrow().is_empty() {
+            *slot.borrow_mut() = CString::default();
+        }
+    });
 }
 
 /// Records the messages of a batch call's failed items (`(index, message)`, in any order),
@@ -50,8 +72,7 @@ pub(crate) fn set_items(mut items: Vec<(usize, String)>) {
     items.sort_unstable_by_key(|(i, _)| *i);
     let items: Vec<(usize, CString)> = items.into_iter().map(|(i, m)| (i, c_string(m))).collect();
     if let Some((_, first)) = items.first() {
-        let first = first.clone();
-        let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = first);
+        set_c(first.clone());
     }
     let _ = ITEM_ERRORS.try_with(|slot| {
         let mut slot = slot.borrow_mut();
@@ -134,6 +155,37 @@ pub extern "C" fn mcpool_last_error_length() -> usize {
         .unwrap_or(0)
 }
 
+/// The `host:port` of the server this thread's last error came from (a refused connect, a
+/// timeout, a server's error reply such as memcached's "object too large for cache"), as a
+/// NUL-terminated string; `""` when the last error is of no server's (a bad argument, a
+/// value above `max_value_size` refused before anything was sent, a batch call's error:
+/// each item's message names its server) or when there is none. `*out_len` (when not NULL)
+/// gets its length in bytes, without the NUL.
+///
+/// It tells apart two errors of one status: `MCPOOL_VALUE_TOO_LARGE` refused by the client
+/// (nothing sent: `""`) and by the server (the request was sent and answered: its address),
+/// as python-memcached answers 0 for the first and False for the second.
+///
+/// Ownership: as `mcpool_last_error_message`'s (valid until the next call into mcpool from
+/// the same thread; never free it). Never NULL.
+///
+/// # Safety
+/// `out_len` is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_last_error_server(out_len: *mut usize) -> *const c_char {
+    let (ptr, len) = LAST_SERVER
+        .try_with(|slot| {
+            let s = slot.borrow();
+            (s.as_ptr(), s.as_bytes().len())
+        })
+        .unwrap_or((c"".as_ptr(), 0));
+    if !out_len.is_null() {
+        // SAFETY: not NULL, and the caller promises it is valid for one write.
+        unsafe { out_len.write(len) };
+    }
+    ptr
+}
+
 /// Empties this thread's last error, so that what it holds afterwards can only come from the
 /// calls made since.
 ///
@@ -148,6 +200,7 @@ pub extern "C" fn mcpool_last_error_clear() {
             *slot.borrow_mut() = CString::default();
         }
     });
+    clear_server();
 }
 
 /// Sets this thread's last error to `message` (`len` bytes, UTF-8 or not, kept as given;
@@ -208,5 +261,42 @@ mod tests {
         let back = unsafe { CStr::from_ptr(mcpool_last_error_message()) };
         assert_eq!(back.to_bytes(), b"\xff\xfe\\0k");
         assert_eq!(mcpool_last_error_length(), 5);
+    }
+
+    /// compat F5: a value refused by the server and one refused before sending share
+    /// `MCPOOL_VALUE_TOO_LARGE`; the server of the last error tells them apart.
+    #[test]
+    fn server_of_the_last_error() {
+        use crate::landing::{landingpad, Failure};
+        use mcpool::error::Error;
+        let server = || {
+            let mut len = usize::MAX;
+            // SAFETY: `len` is valid for one write; the string is read before the next call.
+            let s = unsafe { CStr::from_ptr(mcpool_last_error_server(&mut len)) };
+            assert_eq!(len, s.to_bytes().len());
+            s.to_str().unwrap().to_owned()
+        };
+        let by_server = Error::TooLargeForServer {
+            server: "127.0.0.1:11211".into(),
+            message: "SERVER_ERROR object too large for cache".into(),
+        };
+        let by_client = Error::ValueTooLarge { len: 9, limit: 8 };
+        let a = landingpad(|| Err(Failure::from_error("set", Some(b"k"), &by_server)));
+        assert_eq!(server(), "127.0.0.1:11211");
+        let b = landingpad(|| Err(Failure::from_error("set", Some(b"k"), &by_client)));
+        assert_eq!(a, b, "one status for both");
+        assert_eq!(server(), "");
+        landingpad(|| Err(Failure::from_error("set", Some(b"k"), &by_server)));
+        set_items(vec![(0, "set_multi \"k\": too large".into())]);
+        assert_eq!(
+            server(),
+            "",
+            "a batch's last error names no server of its own"
+        );
+        landingpad(|| Err(Failure::from_error("set", Some(b"k"), &by_server)));
+        mcpool_last_error_clear();
+        assert_eq!(server(), "");
+        // SAFETY: NULL is allowed.
+        assert!(!unsafe { mcpool_last_error_server(std::ptr::null_mut()) }.is_null());
     }
 }

@@ -83,10 +83,11 @@ static int set_status_attrs(PyObject *exc, mcpool_status st) {
     return r;
 }
 
-/* Raises cls(msg) with the attributes of st (set_status_attrs); steals msg. Returns NULL.
- * A call the interrupt check ended (MCPOOL_INTERRUPTED: a signal handler raised during it,
- * see interrupt_check) raises the handler's exception (KeyboardInterrupt), pending since. */
-static PyObject *raise_with(PyObject *cls, mcpool_status st, PyObject *msg) {
+/* Raises cls(msg) with the attributes of st (set_status_attrs) and, when server is not
+ * NULL, `server` (borrowed); steals msg. Returns NULL. A call the interrupt check ended
+ * (MCPOOL_INTERRUPTED: a signal handler raised during it, see interrupt_check) raises the
+ * handler's exception (KeyboardInterrupt), pending since. */
+static PyObject *raise_at(PyObject *cls, mcpool_status st, PyObject *msg, PyObject *server) {
     if (st == MCPOOL_INTERRUPTED && PyErr_Occurred()) {
         Py_XDECREF(msg);
         return NULL;
@@ -97,13 +98,38 @@ static PyObject *raise_with(PyObject *cls, mcpool_status st, PyObject *msg) {
     Py_DECREF(msg);
     if (exc == NULL)
         return NULL;
-    if (set_status_attrs(exc, st) < 0) {
+    if (set_status_attrs(exc, st) < 0 ||
+        (server != NULL && PyObject_SetAttrString(exc, "server", server) < 0)) {
         Py_DECREF(exc);
         return NULL;
     }
     PyErr_SetObject(cls, exc);
     Py_DECREF(exc);
     return NULL;
+}
+
+/* raise_at without a server. */
+static PyObject *raise_with(PyObject *cls, mcpool_status st, PyObject *msg) {
+    return raise_at(cls, st, msg, NULL);
+}
+
+/* Raises cls with the thread's last error message, the attributes of st and `server`: the
+ * host:port the error came from (mcpool_last_error_server), None for an error of no
+ * server's (a value above max_value_size refused before sending, where memcached's own
+ * "object too large for cache" has its server). Returns NULL. */
+static PyObject *raise_last(PyObject *cls, mcpool_status st) {
+    size_t slen = 0;
+    const char *srv = mcpool_last_error_server(&slen);
+    PyObject *server = slen == 0 ? Py_NewRef(Py_None)
+                                 : PyUnicode_DecodeUTF8(srv, (Py_ssize_t)slen, "replace");
+    if (server == NULL)
+        return NULL;
+    PyObject *r = raise_at(cls, st,
+                           PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                                (Py_ssize_t)mcpool_last_error_length(), "replace"),
+                           server);
+    Py_DECREF(server);
+    return r;
 }
 
 /* Raises the exception for an error status, with the thread's last error message and the
@@ -120,9 +146,7 @@ static PyObject *raise_status(mcpool_status st) {
                                                "does not map (a bug in mcpool's Python "
                                                "binding; please report it)",
                                                mcpool_status_name((uint32_t)st)));
-    return raise_with(error_class(st), st,
-                      PyUnicode_DecodeUTF8(mcpool_last_error_message(),
-                                           (Py_ssize_t)mcpool_last_error_length(), "replace"));
+    return raise_last(error_class(st), st);
 }
 
 /* A store's error status raised: MCPOOL_UNSUPPORTED from a store means the value format has
@@ -131,9 +155,7 @@ static PyObject *raise_status(mcpool_status st) {
 static PyObject *raise_store_status(mcpool_status st) {
     if (st != MCPOOL_UNSUPPORTED)
         return raise_status(st);
-    return raise_with(ClientTypeError, st,
-                      PyUnicode_DecodeUTF8(mcpool_last_error_message(),
-                                           (Py_ssize_t)mcpool_last_error_length(), "replace"));
+    return raise_last(ClientTypeError, st);
 }
 
 /* The message of item j of this thread's last batch call (mcpool_last_item_error_message), as

@@ -481,3 +481,117 @@ def test_a_fractional_time_is_what_python_memcached_sends(server, prefix):
             assert ra == rb, (name, t, got)
             assert a == b or (isinstance(a, int) and isinstance(b, int) and abs(a - b) <= 1), \
                 (name, t, got)
+
+
+def test_memcache_servers_are_python_memcacheds_hosts(server, servers, prefix, down_addr):
+    """Client.servers entries as python-memcached's _Host: ip, port, weight, address (a
+    tuple, or a socket's path), family, deaduntil (0 while alive, the retry time while dead)
+    and str(), side by side; the usual dead-server listing runs unchanged (the drop-in had no
+    deaduntil, ip, port or family, a str address and "inet:h:p (w)")."""
+    import time
+    specs = [server.addr, (servers[1].addr, 3), "inet:" + servers[2].addr,
+             "inet6:[::1]:%d" % server.port, "unix:/tmp/mcpool-no-such.sock", down_addr]
+    attrs = ("ip", "port", "weight", "address", "family", "dead_retry", "socket_timeout")
+
+    def seen(mod):
+        mc = mod.Client(specs, dead_retry=40)
+        before = [(str(s), {a: getattr(s, a, "absent") for a in attrs}, s.deaduntil)
+                  for s in mc.servers]
+        for i in range(40):  # keys on every server, the down ones among them
+            mc.get(prefix + "k%d" % i)
+        now = time.time()
+        dead = [str(s).split(" (dead until ")[0] for s in mc.servers if s.deaduntil]
+        until = [s.deaduntil - now for s in mc.servers if s.deaduntil]
+        assert all(35 < u <= 41 for u in until), until
+        assert all(str(s).endswith(" (dead until %d)" % s.deaduntil)
+                   for s in mc.servers if s.deaduntil)
+        return before, dead
+
+    real, ours = seen(real_memcache), seen(compat_memcache)
+    assert ours == real
+    assert "inet:" + down_addr in real[1], real[1]
+    assert real[0][0][0] == "inet:" + server.addr and real[0][0][2] == 0
+
+
+@pytest.mark.parametrize("mcl", [-1, -100])
+def test_memcache_negative_min_compress_len_stores_as_python_memcached(server, prefix, mcl):
+    """python-memcached compresses when ``min_compress_len and len > min_compress_len``: a
+    negative one compresses every value that shrinks. The drop-in refused it and returned 0,
+    storing nothing; now every store path stores the bytes and flags python-memcached
+    stores, side by side."""
+    import zlib
+    values = {"long": "y" * 500, "short": "ab", "empty": "", "bytes": b"z" * 300,
+              "pickled": {"k": ["v"] * 50}}
+
+    def body(raw):  # zlib-rs's stream is not C zlib's byte for byte: compared inflated
+        return raw and (raw[0], zlib.decompress(raw[1]) if raw[0] & 8 else raw[1])
+
+    got = {}
+    for mod in (real_memcache, compat_memcache):
+        mc = mod.Client([server.addr])
+        p = prefix + ("r_" if mod is real_memcache else "c_")
+        res = []
+        for name, v in values.items():
+            res.append(mc.set(p + name, v, min_compress_len=mcl))
+            res.append(mc.add(p + "a" + name, v, min_compress_len=mcl))
+            res.append(mc.set_multi({p + "m" + name: v}, min_compress_len=mcl))
+        raw = {k + n: body(server.raw_get(p + k + n)) for n in values for k in ("", "a", "m")}
+        got[mod] = (res, raw)
+    assert got[compat_memcache] == got[real_memcache]
+    assert got[real_memcache][1]["long"][0] & 8  # stored compressed (zlib flag)
+
+
+def test_memcache_edge_constructor_values_as_python_memcached(server, prefix):
+    """Constructor values python-memcached accepts were refused at construction
+    (ConfigurationError). socket_timeout=0 is its non-blocking socket, whose connect never
+    completes: every call fails as with the servers dead. server_max_value_length=-1
+    refuses every value (0, not sent) while reads and deletes work. Side by side."""
+    k = prefix + "k"
+    server.raw_set(k, 16, b"old")
+
+    def run(mod, **kw):
+        mc = mod.Client([server.addr], **kw)
+        return [mc.set(k + "n", "x"), mc.add(k + "n", "x"), mc.replace(k, "x"),
+                mc.append(k, "x"), mc.cas(k, "x"), mc.get(k), mc.get_multi([k]),
+                mc.incr(k + "c"), mc.touch(k, 100), server.raw_get(k),
+                server.raw_get(k + "n"), [bool(s.deaduntil) for s in mc.servers],
+                # last: python-memcached's set_multi of a value it refuses then waits for
+                # the reply of a command it did not send (socket_timeout) and marks the
+                # server dead; the drop-in answers the same keys without that wait
+                mc.set_multi({k + "n": "x"})]
+
+    for kw in ({"socket_timeout": 0}, {"server_max_value_length": -1}):
+        real = run(real_memcache, socket_timeout=0.5, **kw) if "socket_timeout" not in kw \
+            else run(real_memcache, **kw)
+        assert run(compat_memcache, **kw) == real, kw
+    assert real[:5] == [0, 0, 0, 0, 0] and real[-1] == [k + "n"]
+    assert real[5] == "old" and real[9] == (16, b"old")
+
+
+def test_memcache_a_value_memcached_refuses_is_false_as_python_memcached(server, prefix):
+    """python-memcached sends a value of server_max_value_length bytes (1 MiB) and memcached
+    refuses it ("object too large for cache"): False; one above the limit is never sent: 0.
+    The drop-in answered 0 for both. Every store path, side by side."""
+    big, over = "x" * (1024 * 1024), "x" * (1024 * 1024 + 1)
+    got = {}
+    for mod in (real_memcache, compat_memcache):
+        p = prefix + ("r_" if mod is real_memcache else "c_")
+        mc = mod.Client([server.addr], cache_cas=True)
+        mc.set(p + "old", "small")
+        mc.gets(p + "old")
+        got[mod] = [(name, value is big, call(value)) for value in (big, over)
+                    for name, call in (
+                        ("set", lambda v: mc.set(p + "k", v)),
+                        ("add", lambda v: mc.add(p + "new", v)),
+                        ("replace", lambda v: mc.replace(p + "old", v)),
+                        ("append", lambda v: mc.append(p + "old", v)),
+                        ("prepend", lambda v: mc.prepend(p + "old", v)),
+                        ("cas", lambda v: mc.cas(p + "old", v)),  # with its gets id
+                        ("cas as set", lambda v: mc.cas(p + "k", v)))]
+        got[mod].append(mc.get(p + "old"))
+        # (not with the value it does not send: python-memcached's set_multi then waits for
+        # a reply to it and marks the server dead)
+        got[mod].append(mc.set_multi({p + "m": big}) == [p + "m"])
+    assert typed(got[compat_memcache]) == typed(got[real_memcache])
+    assert ("set", True, False) in got[real_memcache]
+    assert ("set", False, 0) in got[real_memcache]

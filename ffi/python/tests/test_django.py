@@ -675,3 +675,54 @@ def test_get_many_with_a_dead_server_as_pylibmccache(prefix):
     finally:
         for s in ss:
             s.stop()
+
+
+@pytest.fixture
+def unix_socket():
+    """A memcached listening only on a unix socket (a short path: sun_path holds 107 bytes)."""
+    import shutil
+    import socket
+    import subprocess
+    import tempfile
+    from conftest import MEMCACHED
+    d = tempfile.mkdtemp(prefix="mcpool-dj-")
+    path = os.path.join(d, "mc.sock")
+    args = [MEMCACHED, "-s", path, "-a", "0600", "-m", "16"]
+    if os.geteuid() == 0:
+        args += ["-u", "root"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def up():
+        with socket.socket(socket.AF_UNIX) as s:
+            try:
+                s.connect(path)
+                return True
+            except OSError:
+                return False
+    try:
+        assert wait_until(lambda: proc.poll() is None and up(), timeout=5), "memcached -s"
+        yield path
+    finally:
+        proc.terminate()
+        proc.wait(5)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.parametrize("peer,preset", [("PyLibMCCache", "pylibmc"),
+                                         ("PyMemcacheCache", "pymemcache")])
+def test_location_unix_socket_as_djangos_backends(unix_socket, prefix, peer, preset):
+    """LOCATION "unix:/path", Django's documented form for a socket, which its PyLibMCCache
+    and PyMemcacheCache take: McpoolCache refused it ("a unix socket path must be absolute").
+    Side by side on one socket, each reads what the other wrote."""
+    from django.core.cache.backends import memcached
+    location = "unix:" + unix_socket
+    theirs = getattr(memcached, peer)(location, {"KEY_PREFIX": prefix})
+    for name in (location, [location]):
+        ours = mcpool.django.McpoolCache(name, {"KEY_PREFIX": prefix,
+                                                "OPTIONS": {"preset": preset}})
+        ours.set("ours", "written by mcpool")
+        assert theirs.get("ours") == "written by mcpool"
+        theirs.set("theirs", 17)
+        assert ours.get("theirs") == 17
+        ours.delete("ours")
+        theirs.delete("theirs")

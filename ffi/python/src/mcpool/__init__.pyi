@@ -15,6 +15,9 @@ class Error(Exception):
     status: int
     status_name: str
     status_class: str
+    # the "host:port" an error of a core status came from, None for one of no server's
+    # (set by single-key calls)
+    server: Optional[str]
     # get_multi's error for a key that failed (a server down): the keys read and each failed
     # key's own exception (set on that exception only)
     hits: Dict[Any, Any]

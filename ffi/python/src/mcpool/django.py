@@ -3,7 +3,7 @@
     CACHES = {
         "default": {
             "BACKEND": "mcpool.django.McpoolCache",
-            "LOCATION": ["10.0.0.1:11211", "10.0.0.2:11211"],  # or "a:11211;b:11211"
+            "LOCATION": ["10.0.0.1:11211", "10.0.0.2:11211"],  # or "a:11211;b:11211", "unix:/path"
             "TIMEOUT": 300,            # None: forever; 0: do not cache
             "KEY_PREFIX": "site1",
             "VERSION": 1,

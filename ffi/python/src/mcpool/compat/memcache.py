@@ -9,7 +9,8 @@
 What is python-memcached's and stays so:
 
 - Its failure behaviour: a server that cannot be reached is never an exception. ``get``
-  returns None, ``set``/``add``/``replace``/``delete``/``touch`` 0, ``incr``/``decr`` None,
+  returns None, ``set``/``add``/``replace``/``delete``/``touch`` 0 (a store memcached
+  refuses as too large False, as there: it was sent), ``incr``/``decr`` None,
   ``get_multi`` leaves the key out; with ``debug=1`` the reason goes to stderr. A value it
   cannot decode raises from ``get``/``gets``/``get_multi``, as python-memcached's
   ``_recv_value`` does: ``zlib.error`` for its zlib flag on a body that does not inflate,
@@ -22,7 +23,11 @@ What is python-memcached's and stays so:
   server is retried after ``dead_retry`` seconds (default 30), and meanwhile its keys go to
   the next server by python-memcached's rehash (the core's ``python-memcached`` placement
   with the ``rehash`` failover), starting with the call whose connect failed, as
-  ``_get_server`` does.
+  ``_get_server`` does. Not yet python-memcached's: a server that dies while it holds an
+  open socket to it fails that call's keys (``set_multi`` returns them, ``set`` 0) and
+  only the next call rehashes; mcpool finds its pooled connection closed before use,
+  reconnects, and when that connect fails the keys go to their rehashed server within the
+  same call (``set_multi`` reports them stored).
 - Key checks and their exceptions: ``MemcachedKeyNoneError``, ``MemcachedKeyTypeError``,
   ``MemcachedKeyLengthError``, ``MemcachedKeyCharacterError`` (all
   ``MemcachedKeyError``), raised before any I/O unless ``check_keys=False``.
@@ -46,7 +51,13 @@ What is python-memcached's and stays so:
   ``ValueError`` ("invalid literal for int() ..."), nothing sent.
 - ``gets`` + ``cas(key, value)`` with ``cache_cas=True`` (without a ``gets`` first, or
   without ``cache_cas``, ``cas`` is a plain ``set``, as in python-memcached);
-  ``reset_cas()``; ``set_servers``; ``key_prefix`` on the multi calls; return values
+  ``reset_cas()``; ``set_servers``; ``key_prefix`` on the multi calls; ``Client.servers``
+  as its ``_Host`` (``ip``, ``port``, ``weight``, ``address``, ``family``, ``str()``, and
+  ``deaduntil`` from the core's server state: ``[s for s in mc.servers if s.deaduntil]``
+  lists the dead servers); a negative ``min_compress_len`` compresses every value (its
+  ``len > min_compress_len``), a negative ``server_max_value_length`` refuses every value
+  (0), ``socket_timeout=0`` (its non-blocking socket, whose connect never completes) fails
+  every call as with every server dead; return values
   (``delete`` 1 also for a missing key, ``set`` True/False, ``set_multi`` the keys not
   stored).
 
@@ -70,8 +81,10 @@ one; ``add`` and ``touch`` return 0 and change nothing.
 """
 import pickle as _pickle
 import re as _re
+import socket as _socket
 import sys as _sys
 import threading as _threading
+import time as _time
 import zlib as _zlib
 
 import mcpool as _mcpool
@@ -96,34 +109,60 @@ class _ConnectionDeadError(Exception):
     pass
 
 
-def _server(spec):
-    """A python-memcached server spec -> (mcpool address, weight)."""
+def _parse(spec):
+    """A python-memcached server spec (its ``_Host`` parse) -> (weight, family, address,
+    ip, port, mcpool address): ``unix:/path``, ``inet6:[v6]:port``, ``inet:host:port``,
+    ``host:port`` or ``host`` (port 11211)."""
     weight = 1
     if isinstance(spec, tuple):
         spec, weight = spec
     m = _re.match(r"^unix:(?P<path>.*)$", spec)
     if m:
-        return (m.group("path"), weight)
-    m = (_re.match(r"^inet6:\[(?P<host>[^\[\]]+)\](:(?P<port>[0-9]+))?$", spec)
-         or _re.match(r"^inet:(?P<host>[^:]+)(:(?P<port>[0-9]+))?$", spec)
-         or _re.match(r"^(?P<host>[^:]+)(:(?P<port>[0-9]+))?$", spec))
+        path = m.group("path")
+        return weight, _socket.AF_UNIX, path, None, None, path
+    family = _socket.AF_INET6
+    m = _re.match(r"^inet6:\[(?P<host>[^\[\]]+)\](:(?P<port>[0-9]+))?$", spec)
+    if not m:
+        family = _socket.AF_INET
+        m = (_re.match(r"^inet:(?P<host>[^:]+)(:(?P<port>[0-9]+))?$", spec)
+             or _re.match(r"^(?P<host>[^:]+)(:(?P<port>[0-9]+))?$", spec))
     if not m:
         raise ValueError('Unable to parse connection string: "%s"' % spec)
-    host = m.group("host")
-    if ":" in host:
-        host = "[%s]" % host
-    return ("%s:%d" % (host, int(m.group("port") or 11211)), weight)
+    ip, port = m.group("host"), int(m.group("port") or 11211)
+    host = "[%s]" % ip if ":" in ip else ip
+    return weight, family, (ip, port), ip, port, "%s:%d" % (host, port)
 
 
 class _Host:
-    """What ``Client.servers`` lists (python-memcached's ``_Host``, without the socket)."""
+    """What ``Client.servers`` lists: python-memcached's ``_Host`` without its socket. The
+    same attributes (``weight``, ``family``, ``address`` (``(ip, port)``, or the path of a
+    unix socket), ``ip`` and ``port`` (not for a unix socket), ``dead_retry``,
+    ``socket_timeout``) and ``str()`` (``inet:127.0.0.1:11211``, ``inet6:[::1]:11211``,
+    ``unix:/path``, with `` (dead until N)`` while dead). ``deaduntil`` is read from the
+    client's server state: the unix time the server is retried at while it is marked dead,
+    0 while it is alive (``[s for s in mc.servers if s.deaduntil]`` lists the dead ones); it
+    cannot be assigned (mcpool retries a dead server after ``dead_retry`` seconds)."""
 
-    def __init__(self, address, weight):
-        self.address, self.weight = address, weight
+    def __init__(self, spec, client):
+        (self.weight, self.family, self.address, ip, port, self._label) = _parse(spec)
+        if ip is not None:
+            self.ip, self.port = ip, port
+        self.dead_retry = client.dead_retry
+        self.socket_timeout = client.socket_timeout
+        self._client = client
+
+    @property
+    def deaduntil(self):
+        return self._client._dead_until(self._label)
 
     def __str__(self):
-        return "inet:%s (%s)" % (self.address, self.weight) \
-            if not self.address.startswith("/") else "unix:%s" % self.address
+        d = self.deaduntil
+        d = " (dead until %d)" % d if d else ""
+        if self.family == _socket.AF_INET:
+            return "inet:%s:%d%s" % (self.address[0], self.address[1], d)
+        if self.family == _socket.AF_INET6:
+            return "inet6:[%s]:%d%s" % (self.address[0], self.address[1], d)
+        return "unix:%s%s" % (self.address, d)
 
     __repr__ = __str__
 
@@ -234,19 +273,31 @@ class Client:
         leaves a client with no servers (every call a miss or a failure, as python-memcached)."""
         if isinstance(servers, str):
             servers = [servers]
-        specs = [_server(s) for s in servers]
+        hosts = [_Host(s, self) for s in servers]
+        specs = [(h._label, h.weight) for h in hosts]
+        if self.socket_timeout == 0:
+            # python-memcached's socket.settimeout(0) is a non-blocking socket: its connect
+            # never completes (EINPROGRESS), so every server is marked dead and every call
+            # fails as with the servers down (0, None, the keys not stored)
+            self.debuglog("socket_timeout=0: a non-blocking socket, whose connect never "
+                          "completes: every call fails as with every server dead")
+            self.servers = hosts
+            self._mc = None
+            return
         if specs and getattr(self, "_mc", None) is not None:
             self._mc.set_servers([a for a, _ in specs], weights=[w for _, w in specs])
-            self.servers = [_Host(a, w) for a, w in specs]
+            self.servers = hosts
             return
-        self.servers = [_Host(a, w) for a, w in specs]
+        self.servers = hosts
         self._mc = None
         if not specs:
             return
         # python-memcached refuses a value longer than server_max_value_length, and 0 means
         # no limit of its own (then only the server's): the core's largest, memcached's
         # largest item (1 GiB)
-        opts = {"max_value_size": self.server_max_value_length or _NO_VALUE_LIMIT}
+        # (a negative one refuses every value before the core sees it: _too_large)
+        opts = {"max_value_size": (self.server_max_value_length
+                                   if self.server_max_value_length > 0 else _NO_VALUE_LIMIT)}
         # the core's python-memcached preset holds its defaults (placement with its rehash,
         # one failure marks a server dead, layout); the rest are this Client's arguments
         self._mc = _mcpool.Client(
@@ -273,6 +324,15 @@ class Client:
 
     def _statlog(self, func):
         self.stats[func] = self.stats.get(func, 0) + 1
+
+    def _dead_until(self, label):
+        """The unix time server ``label`` is retried at while marked dead, else 0."""
+        if self.socket_timeout == 0:  # python-memcached marks it dead at every call
+            return _time.time() + self.dead_retry
+        state = self._mc.server_states().get(label) if self._mc is not None else None
+        if state is None or state["alive"]:
+            return 0
+        return _time.time() + state["retry_in"]
 
     def forget_dead_hosts(self):
         """Accepted; mcpool retries a dead server after ``dead_retry`` seconds."""
@@ -450,7 +510,9 @@ class Client:
         if self._mc is None:
             return 0
         self._statlog(cmd)
-        mcl = min_compress_len or 0
+        if self.server_max_value_length < 0:
+            return self._too_large(cmd)
+        mcl = _min_compress_len(min_compress_len)
         time = _exptime(time)
         if isinstance(time, int) and time > _MAX_TTL and cmd in ("set", "replace", "cas"):
             # python-memcached sends it and memcached reads it as negative (or truncates it to
@@ -472,6 +534,11 @@ class Client:
         except _mcpool.Error as e:
             self._unencodable(e)
             self._failed(cmd, e)
+            if e.status_name == "MCPOOL_VALUE_TOO_LARGE" and getattr(e, "server", None):
+                # sent, and memcached answered "object too large for cache": python-memcached
+                # compares the reply with STORED (False); one above server_max_value_length
+                # it does not send (0, the core's refusal before sending: no server)
+                return False
             return 0
 
     def set(self, key, val, time=0, min_compress_len=0, noreply=False):
@@ -494,6 +561,13 @@ class Client:
         without a CAS id kept is a plain ``set``."""
         return self._set("cas", key, val, time, min_compress_len)
 
+    def _too_large(self, what):
+        """python-memcached refuses a value longer than server_max_value_length without
+        sending it; a negative limit refuses every value (0)."""
+        self.debuglog("%s: server_max_value_length %d refuses every value: not stored"
+                      % (what, self.server_max_value_length))
+        return 0
+
     def _refused(self, what, keys, time):
         """A store the core refuses (a TTL above MAX_TTL): its keys deleted, 0."""
         self.debuglog("%s: expiry time %d is above %d: not stored, key deleted"
@@ -511,13 +585,17 @@ class Client:
         pairs = self._prefixed(list(mapping), key_prefix)
         if self._mc is None:
             return list(mapping)
+        if self.server_max_value_length < 0:
+            self._too_large("set_multi")
+            return list(mapping)
         time = _exptime(time)
         if isinstance(time, int) and time > _MAX_TTL:
             self._refused("set_multi", [w for w, _ in pairs], time)
             return list(mapping)
         wire = {w: mapping[orig] for w, orig in pairs}
+        mcl = _min_compress_len(min_compress_len)
         try:
-            failed = set(self._mc.set_multi(wire, time, min_compress_len=min_compress_len or 0))
+            failed = set(self._mc.set_multi(wire, time, min_compress_len=mcl))
         except _mcpool.ClientTypeError:
             raise
         except _mcpool.Error as e:
@@ -608,9 +686,16 @@ class Client:
         except _mcpool.Error as e:
             self._failed("stats", e)
             return []
-        weights = {h.address: h.weight for h in self.servers}
-        return [("%s (%s)" % (label, weights.get(label, 1)), d)
-                for label, d in stats.items() if isinstance(d, dict)]
+        hosts = {h._label: h for h in self.servers}
+        out = []
+        for label, d in stats.items():
+            if isinstance(d, dict):
+                h = hosts.get(label)
+                name = label  # python-memcached's: "ip:port", "[v6]:port", "unix:path"
+                if h is not None and h.family == _socket.AF_UNIX:
+                    name = "unix:%s" % h.address
+                out.append(("%s (%s)" % (name, h.weight if h is not None else 1), d))
+        return out
 
     def get_slab_stats(self):
         return self.get_stats("slabs")
@@ -626,6 +711,17 @@ class Client:
 
 
 _MISS = object()
+
+
+def _min_compress_len(mcl):
+    """python-memcached's per-call ``min_compress_len`` as the core's: it compresses when
+    ``min_compress_len and len(value) > min_compress_len`` (keeping the result only when it
+    is smaller), so a negative one compresses every value. Every length is above 1 but 0
+    and 1, and zlib never shrinks 0 or 1 byte: 1 stores what python-memcached stores."""
+    mcl = mcl or 0
+    if isinstance(mcl, int) and not isinstance(mcl, bool) and mcl < 0:
+        return 1
+    return mcl
 
 
 def _appended(val):

@@ -893,14 +893,15 @@ def _appended(val):
 def _compression(min_compress_len, compress_level):
     """pylibmc's per-call min_compress_len and compress_level as mcpool's: zlib from
     min_compress_len bytes (0: none) at compress_level (-1: zlib's default, 0: not
-    compressed, 1 to 9); another level is pylibmc's ValueError."""
+    compressed, 1 to 9); another level is pylibmc's ValueError. A negative min_compress_len
+    compresses nothing, as pylibmc (``min_compress > 0 && len >= min_compress``)."""
     if (isinstance(compress_level, bool) or not isinstance(compress_level, int)
             or not -1 <= compress_level <= 9):
         raise ValueError("compress_level must be between 0 and 9 inclusive")
     if compress_level == 0:
         return 0, None  # never compressed
-    if not min_compress_len:  # never compressed by this call: the level has no value to apply to
-        return None, None
+    if not min_compress_len or (isinstance(min_compress_len, int) and min_compress_len < 0):
+        return None, None  # never compressed by this call: the level has no value to apply to
     return min_compress_len, (None if compress_level < 0 else compress_level)
 
 
