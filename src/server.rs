@@ -446,6 +446,35 @@ impl Server {
         make_pool(&self.settings, self.manager.clone(), threads)
     }
 
+    /// `disconnect_all` for this server: the idle connections are closed now, those in use
+    /// when their call gives them back, so the next call opens a new one. The server's
+    /// health (marked dead or not, its failures) and metrics stay as they are. A pool not
+    /// made yet (no call used the server) is left unmade.
+    pub(crate) fn disconnect(&self) {
+        self.health.disconnect();
+        let pool = if fork::generation() == self.generation {
+            match self.pool.get() {
+                Some(p) => Cow::Borrowed(p),
+                None => return,
+            }
+        } else {
+            self.pool().0
+        };
+        // The idle slots, taken without waiting (at most the pool's size) and given back
+        // empty: their sockets close now. A caller that finds none free meanwhile waits for
+        // its slot as while r2d2 makes one (`checkout_or_hand_over`), not longer.
+        let mut emptied = Vec::new();
+        while emptied.len() < self.settings.max_size as usize {
+            match pool.try_get() {
+                Some(mut slot) => {
+                    slot.conn = None;
+                    emptied.push(slot);
+                }
+                None => break,
+            }
+        }
+    }
+
     /// This process's pool and gate: the original ones, or fresh ones after a fork.
     pub(crate) fn pool(&self) -> (Cow<'_, Pool>, GateRef<'_>) {
         let generation = fork::generation();
@@ -587,12 +616,12 @@ impl Server {
         let slot: &mut Slot = &mut pooled;
         // A pooled connection with bytes waiting (a stray reply) or closed by the server is
         // dropped here, never reused: one non-blocking peek. So is one to an address the
-        // server's name no longer resolves to (`resolve_interval`).
-        if !slot
-            .conn
-            .as_mut()
-            .is_some_and(|c| c.is_reusable_idle() && self.addr.still_listed(c.peer()))
-        {
+        // server's name no longer resolves to (`resolve_interval`), and one opened before a
+        // `disconnect_all`.
+        let mark = self.health.disconnects();
+        if !slot.conn.as_mut().is_some_and(|c| {
+            c.mark() == mark && c.is_reusable_idle() && self.addr.still_listed(c.peer())
+        }) {
             slot.conn = None;
             let epoch = self.health.epoch();
             let timeout = deadline.limit(self.opts.connect_timeout);
@@ -615,6 +644,7 @@ impl Server {
                 Ok(mut c) => {
                     Counters::bump(&self.counters.connects);
                     c.set_epoch(epoch);
+                    c.set_mark(self.health.disconnects());
                     c.gauge = Some(crate::pool::OpenGauge::new(&self.counters, false));
                     slot.conn = Some(Box::new(c));
                 }
@@ -722,12 +752,12 @@ impl Server {
         {
             later = self.serve_waiting(&mut pooled);
         }
-        // Not clean, or to an address the server's name no longer resolves to: closed.
-        if !pooled
-            .conn
-            .as_ref()
-            .is_some_and(|c| c.is_reusable() && self.addr.still_listed(c.peer()))
-        {
+        // Not clean, to an address the server's name no longer resolves to, or opened before
+        // a `disconnect_all`: closed.
+        let mark = self.health.disconnects();
+        if !pooled.conn.as_ref().is_some_and(|c| {
+            c.mark() == mark && c.is_reusable() && self.addr.still_listed(c.peer())
+        }) {
             pooled.conn = None;
         }
         drop(pooled);
