@@ -2741,7 +2741,9 @@ mcpool_status mcpool_client_value_format(const mcpool_client *client,
  * Closes the client's connections (Cache::Memcached::Fast's `disconnect_all`): idle ones
  * now, those in use when their call gives them back; the next call to a server opens a new
  * one. The servers' health (a server marked dead stays so), metrics and list are kept. No
- * I/O; may be called from any thread while other threads use the client.
+ * I/O (with `test_on_check_out` on, one `version` round trip per idle connection, the pool's
+ * check as it hands each over); may be called from any thread while other threads use the
+ * client.
  *
  * Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `client`.
  *
