@@ -1214,8 +1214,10 @@ mcpool_status mcpool_config_set_max_decompressed_size(mcpool_config *config,
                                                       size_t bytes);
 
 /**
- * URL-encode keys with spaces or control bytes instead of refusing them. Default: the
- * distribution's (on for the Whalin profiles, off otherwise).
+ * URL-encode every key as Whalin's `sanitizeKeys` does (all bytes but `A-Z a-z 0-9 . - * _`
+ * as `%XX`, space as `+`: `user:1` is sent as `user%3A1`), so that keys with spaces or
+ * control bytes can be stored. Default: the distribution's (on for the Whalin profiles, off
+ * otherwise).
  *
  * # Safety
  * `config` is NULL (refused) or a live configuration no other thread is using.
@@ -2803,6 +2805,21 @@ mcpool_status mcpool_client_flags_verbatim(const mcpool_client *client,
 mcpool_status mcpool_client_value_format(const mcpool_client *client,
                                          const char **out_name,
                                          size_t *out_len);
+
+/**
+ * Closes the client's connections (Cache::Memcached::Fast's `disconnect_all`): idle ones
+ * now, those in use when their call gives them back; the next call to a server opens a new
+ * one. The servers' health (a server marked dead stays so), metrics and list are kept. No
+ * I/O (with `test_on_check_out` on, one `version` round trip per idle connection, the pool's
+ * check as it hands each over); may be called from any thread while other threads use the
+ * client.
+ *
+ * Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `client`.
+ *
+ * # Safety
+ * `client` is NULL or live.
+ */
+mcpool_status mcpool_client_disconnect_all(const mcpool_client *client);
 
 /* -------------------------------------------------------------------------------------------- */
 /* Items                                                                                        */

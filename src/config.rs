@@ -665,8 +665,10 @@ impl ClientBuilder {
         self
     }
 
-    /// URL-encode keys instead of refusing those with spaces or control bytes. Default: the
-    /// distribution's (on for the Whalin profiles, off otherwise).
+    /// URL-encode every key as Whalin's `sanitizeKeys` does (all bytes but `A-Z a-z 0-9 . - * _`
+    /// as `%XX`, space as `+`: `user:1` is sent as `user%3A1`), so that keys with spaces or
+    /// control bytes can be stored. Default: the distribution's (on for the Whalin profiles,
+    /// off otherwise).
     #[doc(alias = "setSanitizeKeys")]
     pub fn sanitize_keys(mut self, on: bool) -> Self {
         self.config.sanitize_keys = Some(on);

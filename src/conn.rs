@@ -438,6 +438,8 @@ pub struct Conn {
     /// is set, so is `shortened`, which sends [`Conn::arm`] off its fast path.
     quiet_since: Option<Instant>,
     epoch: u64,
+    /// The server's `disconnect_all` count when the connection was opened (`Health::disconnects`).
+    mark: u64,
     /// The tag (meta `O`, binary opaque) of the next request: every request on a connection
     /// carries its own, so a reply can only be taken for the request it answers.
     next_tag: u32,
@@ -679,6 +681,7 @@ impl Conn {
             cut: false,
             quiet_since: None,
             epoch: 0,
+            mark: 0,
             next_tag: 1,
             peer,
             server_version: None,
@@ -803,6 +806,16 @@ impl Conn {
     /// Records the health epoch the connection was opened in.
     pub(crate) fn set_epoch(&mut self, epoch: u64) {
         self.epoch = epoch;
+    }
+
+    /// The server's `disconnect_all` count when the connection was opened.
+    pub(crate) fn mark(&self) -> u64 {
+        self.mark
+    }
+
+    /// Records the server's `disconnect_all` count (`Health::disconnects`) at opening.
+    pub(crate) fn set_mark(&mut self, mark: u64) {
+        self.mark = mark;
     }
 
     /// Before each socket read or write: fails when the deadline has passed, and gives the

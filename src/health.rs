@@ -30,6 +30,9 @@ pub struct Health {
     dead_until: AtomicU64,
     /// Moves on each time the server is marked dead (see the module documentation).
     epoch: AtomicU64,
+    /// Moves on at each `disconnect_all`: a connection stamped with an earlier count is
+    /// closed instead of reused (`Conn::mark`). Not the server's health: nothing else changes.
+    disconnects: AtomicU64,
     limit: u32,
     retry: Duration,
     retry_max: Duration,
@@ -82,6 +85,7 @@ impl Health {
             marks: AtomicU32::new(0),
             dead_until: AtomicU64::new(0),
             epoch: AtomicU64::new(0),
+            disconnects: AtomicU64::new(0),
             limit: limit.max(1),
             retry,
             retry_max,
@@ -97,6 +101,17 @@ impl Health {
     /// The error that last marked the server dead ("" before any).
     pub(crate) fn cause(&self) -> String {
         self.cause.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The `disconnect_all` count: stamp it on a connection when opening it (`Conn::set_mark`);
+    /// a connection with another one is not reused.
+    pub(crate) fn disconnects(&self) -> u64 {
+        self.disconnects.load(Ordering::Acquire)
+    }
+
+    /// `disconnect_all`: every connection opened before now is closed instead of reused.
+    pub(crate) fn disconnect(&self) {
+        self.disconnects.fetch_add(1, Ordering::AcqRel);
     }
 
     /// The current epoch: stamp it on a connection when opening it.

@@ -191,6 +191,7 @@ impl Manager {
                 ) {
                     Ok(mut c) => {
                         c.set_epoch(epoch);
+                        c.set_mark(self.health.disconnects());
                         // Into the pool's idle list.
                         c.gauge = Some(OpenGauge::new(&self.counters, true));
                         Counters::bump(&self.counters.connects);

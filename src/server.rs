@@ -474,6 +474,35 @@ impl Server {
         make_pool(&self.settings, self.manager.clone(), threads)
     }
 
+    /// `disconnect_all` for this server: the idle connections are closed now, those in use
+    /// when their call gives them back, so the next call opens a new one. The server's
+    /// health (marked dead or not, its failures) and metrics stay as they are. A pool not
+    /// made yet (no call used the server) is left unmade.
+    pub(crate) fn disconnect(&self) {
+        self.health.disconnect();
+        let pool = if fork::generation() == self.generation {
+            match self.pool.get() {
+                Some(p) => Cow::Borrowed(p),
+                None => return,
+            }
+        } else {
+            self.pool().0
+        };
+        // The idle slots, taken without waiting (at most the pool's size) and given back
+        // empty: their sockets close now. A caller that finds none free meanwhile waits for
+        // its slot as while r2d2 makes one (`checkout_or_hand_over`), not longer.
+        let mut emptied = Vec::new();
+        while emptied.len() < self.settings.max_size as usize {
+            match pool.try_get() {
+                Some(mut slot) => {
+                    slot.conn = None;
+                    emptied.push(slot);
+                }
+                None => break,
+            }
+        }
+    }
+
     /// This process's pool and gate: the original ones, or fresh ones after a fork.
     pub(crate) fn pool(&self) -> (Cow<'_, Pool>, GateRef<'_>) {
         let generation = fork::generation();
@@ -621,10 +650,14 @@ impl Server {
         let slot: &mut Slot = &mut pooled;
         // A pooled connection with bytes waiting (a stray reply) or closed by the server is
         // dropped here, never reused: one non-blocking peek. So is one to an address the
-        // server's name no longer resolves to (`resolve_interval`), and one idle longer than
-        // `idle_timeout` or older than `max_lifetime` (one coarse clock reading: the pool's
-        // own reaper only runs every 30 s).
-        let fresh = |c: &Conn| !checked_out_ms.is_some_and(|now| c.expired(now, idle, lifetime));
+        // server's name no longer resolves to (`resolve_interval`), one opened before a
+        // `disconnect_all`, and one idle longer than `idle_timeout` or older than
+        // `max_lifetime` (one coarse clock reading: the pool's own reaper only runs every
+        // 30 s).
+        let mark = self.health.disconnects();
+        let fresh = |c: &Conn| {
+            c.mark() == mark && !checked_out_ms.is_some_and(|now| c.expired(now, idle, lifetime))
+        };
         if !slot
             .conn
             .as_mut()
@@ -652,6 +685,7 @@ impl Server {
                 Ok(mut c) => {
                     Counters::bump(&self.counters.connects);
                     c.set_epoch(epoch);
+                    c.set_mark(self.health.disconnects());
                     c.gauge = Some(crate::pool::OpenGauge::new(&self.counters, false));
                     slot.conn = Some(Box::new(c));
                 }
@@ -759,12 +793,12 @@ impl Server {
         {
             later = self.serve_waiting(&mut pooled);
         }
-        // Not clean, or to an address the server's name no longer resolves to: closed.
-        if !pooled
-            .conn
-            .as_ref()
-            .is_some_and(|c| c.is_reusable() && self.addr.still_listed(c.peer()))
-        {
+        // Not clean, to an address the server's name no longer resolves to, or opened before
+        // a `disconnect_all`: closed.
+        let mark = self.health.disconnects();
+        if !pooled.conn.as_ref().is_some_and(|c| {
+            c.mark() == mark && c.is_reusable() && self.addr.still_listed(c.peer())
+        }) {
             pooled.conn = None;
         }
         drop(pooled);

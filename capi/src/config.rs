@@ -565,8 +565,10 @@ pub unsafe extern "C" fn mcpool_config_set_max_decompressed_size(
     unsafe { set_int(config, "max_decompressed_size", bytes as u64) }
 }
 
-/// URL-encode keys with spaces or control bytes instead of refusing them. Default: the
-/// distribution's (on for the Whalin profiles, off otherwise).
+/// URL-encode every key as Whalin's `sanitizeKeys` does (all bytes but `A-Z a-z 0-9 . - * _`
+/// as `%XX`, space as `+`: `user:1` is sent as `user%3A1`), so that keys with spaces or
+/// control bytes can be stored. Default: the distribution's (on for the Whalin profiles, off
+/// otherwise).
 ///
 /// # Safety
 /// `config` is NULL (refused) or a live configuration no other thread is using.

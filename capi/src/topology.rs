@@ -18,6 +18,29 @@ const MAX_SERVERS: usize = 1 << 16;
 /// Most addresses one resolver answer may hold.
 pub const MCPOOL_RESOLVED_MAX: usize = 64;
 
+/// Closes the client's connections (Cache::Memcached::Fast's `disconnect_all`): idle ones
+/// now, those in use when their call gives them back; the next call to a server opens a new
+/// one. The servers' health (a server marked dead stays so), metrics and list are kept. No
+/// I/O (with `test_on_check_out` on, one `version` round trip per idle connection, the pool's
+/// check as it hands each over); may be called from any thread while other threads use the
+/// client.
+///
+/// Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `client`.
+///
+/// # Safety
+/// `client` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_disconnect_all(
+    client: *const mcpool_client,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        c.client.disconnect_all();
+        Ok(MCPOOL_OK)
+    })
+}
+
 /// Replaces the client's server list at run time: `n` servers, server `i` given as
 /// `lens[i]` bytes of UTF-8 at `specs[i]` (`host:port`, `[v6]:port`, `host`,
 /// `host:port:weight`, `host:port:name` or a unix socket path, as `mcpool_config_add_server`

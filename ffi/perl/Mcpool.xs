@@ -647,11 +647,31 @@ mcp_refused_msg(pTHX_ const char *fn, const char *key, STRLEN klen, int refusal,
 /* The error for a Storable image with bytes after it (mcp_decode's *trailing): the message,
  * which also becomes last_error (unless the call already failed otherwise), and the warning
  * (a new SV), as for a value the core refuses (MCPOOL_VALUE_FORMAT). */
+/* mcp_decode's *trailing when the thaw died (a value flagged Storable that is not a
+ * Storable image, or not one the thaw reads: bytes prepended to it, say): an error as bytes
+ * after an image are, never a miss. */
+#define MCP_THAW_DIED ((size_t)-1)
+
 static SV *
 mcp_trailing_msg(pTHX_ const char *fn, const char *key, STRLEN klen, uint32_t flags,
                  size_t extra)
 {
-    SV *msg = sv_2mortal(newSVpvf("key \"%.*s\" with flags %u (0x%x): the value is a Storable "
+    SV *msg;
+    if (extra == MCP_THAW_DIED) {
+        /* the thaw's error, its first line (the " at FILE line N." of a die stays) */
+        STRLEN elen;
+        const char *e = SvPV(ERRSV, elen);
+        const char *nl = (const char *)memchr(e, '\n', elen);
+        msg = sv_2mortal(newSVpvf("key \"%.*s\" with flags %u (0x%x): the value is flagged "
+                                  "Storable (serialized) and does not thaw: %.*s", (int)klen, key,
+                                  (unsigned)flags, (unsigned)flags,
+                                  (int)(nl ? (STRLEN)(nl - e) : elen), e));
+        if (mcpool_last_error_length() == 0)
+            mcpool_last_error_restore((const uint8_t *)SvPVX(msg), SvCUR(msg));
+        return newSVpvf("Mcpool::%s: %s: %" SVf ": not returned", fn,
+                        mcpool_status_name(MCPOOL_VALUE_FORMAT), SVfARG(msg));
+    }
+    msg = sv_2mortal(newSVpvf("key \"%.*s\" with flags %u (0x%x): the value is a Storable "
                                   "image with %lu bytes after the serialized object (appended "
                                   "or prepended to it?)", (int)klen, key, (unsigned)flags,
                                   (unsigned)flags, (unsigned long)extra));
@@ -670,10 +690,10 @@ mcp_warn(pTHX_ SV *msg)
 #include "storable_len.h"
 
 /* thaw (a code ref, which the caller keeps alive) of image (a new SV, which this takes
- * over): the value (a new reference), or NULL when the thaw dies or gives undef. Under
- * G_EVAL: nothing here croaks. */
+ * over): the value (a new reference), or NULL when the thaw dies (then *died is set, and
+ * $@ says why) or gives undef. Under G_EVAL: nothing here croaks. */
 static SV *
-mcp_thaw(pTHX_ SV *thaw, SV *image)
+mcp_thaw(pTHX_ SV *thaw, SV *image, int *died)
 {
     dSP;
     int n;
@@ -686,7 +706,11 @@ mcp_thaw(pTHX_ SV *thaw, SV *image)
     if (n == 1)
         res = POPs;
     PUTBACK;
-    if (!res || SvTRUE(ERRSV) || !SvOK(res))
+    if (SvTRUE(ERRSV)) {
+        *died = 1;
+        return NULL;
+    }
+    if (!res || !SvOK(res))
         return NULL;
     return SvREFCNT_inc_simple_NN(res);
 }
@@ -763,20 +787,27 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags, size_t *trailing)
     }
     {
         size_t n = SvCUR(sv), len = n;
+        int died = 0;
+        SV *res;
         if (m->thaw_storable && mcp_storable_len((const unsigned char *)SvPVX(sv), n, &len) &&
             len < n) {
             /* a thaw may free m (dropping the object's last reference): thaw kept alive */
             SV *thaw = sv_2mortal(SvREFCNT_inc_simple_NN(m->thaw));
-            SV *whole = mcp_thaw(aTHX_ thaw, newSVpvn(SvPVX(sv), len));
+            SV *whole = mcp_thaw(aTHX_ thaw, newSVpvn(SvPVX(sv), len), &died);
             if (whole) {
                 SvREFCNT_dec(whole);
                 SvREFCNT_dec(sv);
                 *trailing = n - len;
                 return NULL;
             }
-            return mcp_thaw(aTHX_ thaw, sv);
+            died = 0;
+            res = mcp_thaw(aTHX_ thaw, sv, &died);
+        } else {
+            res = mcp_thaw(aTHX_ m->thaw, sv, &died);
         }
-        return mcp_thaw(aTHX_ m->thaw, sv);
+        if (died) /* an error, not a miss: the caller warns, last_error says why */
+            *trailing = MCP_THAW_DIED;
+        return res;
     }
 }
 
@@ -1117,6 +1148,43 @@ mcp_item_exptime(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen, si
         *refused_at = i;
     }
     return mcpool_expiry_from_signed(s);
+}
+
+/* An incr/decr delta as given: undef is 1 (Cache::Memcached::Fast's default); otherwise a
+ * decimal integer from 0 to 2**64-1 as Perl writes it ("5", 2**64-1 as a UV, 1e3 as "1000"),
+ * as set_counter reads its value. Anything else (-1, 1.5, "abc", 2**64, " 7") is refused,
+ * where a conversion would wrap (-1: 2**64-1, an incr that decrements), saturate or truncate
+ * it into another delta: 0 with the message (last_error's, naming the command, the key and
+ * the delta as given) in *why, a new mortal SV. */
+static int
+mcp_delta(pTHX_ SV *d, const char *op, const uint8_t *k, size_t klen, uint64_t *out, SV **why)
+{
+    STRLEN vlen, i;
+    const char *v;
+    uint64_t n = 0;
+    *out = 1;
+    SvGETMAGIC(d);
+    if (!SvOK(d))
+        return 1;
+    if (!SvROK(d)) {
+        v = SvPV_nomg(d, vlen);
+        for (i = 0; i < vlen && vlen <= 20; i++) {
+            unsigned dg = (unsigned)(v[i] - '0');
+            if (dg > 9 || n > (UINT64_MAX - dg) / 10)
+                break;
+            n = n * 10 + dg;
+        }
+        if (vlen > 0 && vlen <= 20 && i == vlen) {
+            *out = n;
+            return 1;
+        }
+    }
+    *why = sv_2mortal(newSVpvf("%s \"%.*s\": the delta must be a decimal integer from 0 to "
+                               "18446744073709551615 (memcached's counters are unsigned 64-bit; "
+                               "for a negative one use %s), not '%" SVf "'",
+                               op, (int)klen, (const char *)k, strcmp(op, "decr") == 0 ||
+                               strcmp(op, "decr_multi") == 0 ? "incr" : "decr", SVfARG(d)));
+    return 0;
 }
 
 /* After a batch call: when its first failed item is the one whose time was refused
@@ -2033,8 +2101,9 @@ _touch_multi(m, ...)
         mcpool_status rc;
         char *block;
         mcp_room_t room;
-        SV *refused = NULL; /* the first refused time's message (mcp_item_exptime) */
-        size_t refused_at = 0;
+        SV *refused = NULL; /* the first refused time's or delta's message */
+        size_t refused_at = 0, sent;
+        char *bad = NULL; /* incr/decr: 1 for an item whose delta was refused (mcp_delta) */
     PPCODE:
         /* Items: [$key, $expiration_time] (touch), $key or [$key, $delta] (incr, decr). One
          * pipelined call; one result per item, as the single command answers (lib/Mcpool.pm
@@ -2050,6 +2119,7 @@ _touch_multi(m, ...)
         vals = (uint64_t *)(block + 3 * n * sizeof(uint64_t));
         st = (mcpool_status *)(block + 4 * n * sizeof(uint64_t));
         ttls = (uint32_t *)nums; /* touch: the ttls packed in the same area */
+        sent = n;
         for (i = 0; i < n; i++) {
             SV *arg = ST(i + 1), *ksv = arg, *nsv = NULL;
             STRLEN l;
@@ -2069,21 +2139,52 @@ _touch_multi(m, ...)
                                                  &refused, &refused_at)
                               : 0;
             } else {
+                SV *why = NULL;
                 nums[i] = 1;
-                if (nsv) {
-                    SvGETMAGIC(nsv);
-                    if (SvOK(nsv))
-                        nums[i] = (uint64_t)SvUV_nomg(nsv);
+                if (nsv && !mcp_delta(aTHX_ nsv, names[ix], keys[i], lens[i], &nums[i], &why)) {
+                    /* that item is not sent: marked here, left out below */
+                    if (!bad) {
+                        bad = (char *)SvPVX(sv_2mortal(newSV(n)));
+                        Zero(bad, n, char);
+                    }
+                    bad[i] = 1;
+                    if (!refused) {
+                        refused = why;
+                        refused_at = i;
+                    }
                 }
             }
         }
-        if (n) {
-            MCP_CORE(rc = ix == 0 ? mcpool_client_touch_multi(m->client, keys, lens, ttls, n, st)
-                                  : mcpool_client_arith_multi(m->client, ix == 1, keys, lens, nums, n,
+        if (bad) { /* the items with a refused delta left out of the call (order kept) */
+            size_t j = 0;
+            for (i = 0; i < n; i++)
+                if (!bad[i]) {
+                    keys[j] = keys[i];
+                    lens[j] = lens[i];
+                    nums[j] = nums[i];
+                    j++;
+                }
+            sent = j;
+        }
+        if (sent) {
+            MCP_CORE(rc = ix == 0 ? mcpool_client_touch_multi(m->client, keys, lens, ttls, sent, st)
+                                  : mcpool_client_arith_multi(m->client, ix == 1, keys, lens, nums, sent,
                                                               vals, st));
             if (rc != MCPOOL_OK) /* the whole call failed before any I/O */
-                for (i = 0; i < n; i++)
+                for (i = 0; i < sent; i++)
                     st[i] = rc;
+        }
+        if (bad) { /* back to one status per item, the refused ones MCPOOL_INVALID_ARGUMENT */
+            size_t j = sent;
+            for (i = n; i-- > 0;) {
+                if (bad[i]) {
+                    st[i] = MCPOOL_INVALID_ARGUMENT;
+                } else {
+                    j--;
+                    st[i] = st[j];
+                    vals[i] = vals[j];
+                }
+            }
         }
         mcp_batch_refusal(st, n, refused, refused_at);
         /* The results replace the arguments on the stack (n + 1 slots: room for n). */
@@ -2168,13 +2269,13 @@ incr(m, key, ...)
         const uint8_t *k;
         mcpool_status st;
         uint64_t delta = 1, out = 0;
+        SV *why = NULL;
     PPCODE:
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, ix ? "decr" : "incr");
-        if (items > 2) {
-            SV *d = ST(2);
-            SvGETMAGIC(d);
-            if (SvOK(d))
-                delta = (uint64_t)SvUV_nomg(d);
+        if (items > 2 && !mcp_delta(aTHX_ ST(2), ix ? "decr" : "incr", k, klen, &delta, &why)) {
+            /* refused before anything is sent, as the core refuses a bad argument */
+            mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
+            XSRETURN_EMPTY;
         }
         MCP_CORE(st = ix ? mcpool_client_decr(m->client, k, klen, delta, &out)
                          : mcpool_client_incr(m->client, k, klen, delta, &out));
@@ -2403,8 +2504,14 @@ stats(m, group = &PL_sv_undef)
 void
 disconnect_all(m)
         Mcpool m
+    PREINIT:
+        mcpool_status st;
     CODE:
-        mcp_rebuild(aTHX_ m);
+        /* closes the connections only (idle ones now, busy ones when given back): the
+         * servers' health and metrics stay, as Cache::Memcached::Fast's keeps its state */
+        MCP_CORE(st = mcpool_client_disconnect_all(m->client));
+        if (st != MCPOOL_OK)
+            mcp_croak_status(aTHX_ "disconnect_all", st);
 
 void
 _set_namespace(m, ns)

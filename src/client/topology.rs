@@ -36,6 +36,19 @@ impl Building {
 }
 
 impl Client {
+    /// Closes the client's connections, as Cache::Memcached::Fast's and python-memcached's
+    /// `disconnect_all`: idle ones now, those in use when their call gives them back; the
+    /// next call to a server opens a new one. Nothing else changes: the servers' health (a
+    /// server marked dead stays so until its retry), their metrics and the server list. No
+    /// I/O (with `test_on_check_out` on, the pool checks each idle connection it hands over:
+    /// one `version` round trip each); may be called from any thread while other threads use
+    /// the client.
+    pub fn disconnect_all(&self) {
+        for server in self.topology().servers.iter() {
+            server.disconnect();
+        }
+    }
+
     /// Replaces the server list (weight 1 each), as [`ClientBuilder::servers`] takes it:
     /// `host:port`, `[v6]:port` or a unix socket path. See [`Client::set_server_specs`].
     ///

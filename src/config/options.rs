@@ -724,7 +724,9 @@ pub static OPTIONS: &[OptionSpec] = &[
          hash_namespace, libmemcached HASH_WITH_NAMESPACE)",
         Apply::Text(set_hash_key_prefix)),
     row!("sanitize_keys", Name, "", "auto", "true, false, or auto (on for the Whalin profiles)",
-        "URL-encode keys with spaces or control bytes instead of refusing them",
+        "URL-encode every key as Whalin's sanitizeKeys does (all bytes but A-Z a-z 0-9 . - * _ \
+         as %XX, space as +: user:1 is sent as user%3A1), so that keys with spaces or control \
+         bytes can be stored",
         Apply::Text(set_sanitize_keys)),
     // keys-meta: long keys (issue 21 item 3).
     row!("long_keys", Name, "", "refuse", "refuse, hash",

@@ -173,7 +173,8 @@ sub _server_list {
             unless Scalar::Util::looks_like_number($w) && $w == $w;
         # Cache::Memcached::Fast's words, with the entry named (a weight field of 0 in the
         # address is the core's configuration error, which names it too)
-        Carp::croak("$who: server $a: Server weight should be positive (got $w)") unless $w > 0;
+        Carp::croak("Server weight should be positive ($who: server $a, weight $w)")
+            unless $w > 0;
         Carp::croak("$who: server $a: the weight must be at most $U32 (got $w)")
             unless $w <= $U32;
         push @addr,   "$a";
@@ -215,8 +216,20 @@ sub set_servers {
     _clear_last_error();
     my ($addr, $raw) = _server_list($servers, 'Mcpool->set_servers');
     my $weight = _core_weights($addr, $raw, $self->_state->{ketama}, 'Mcpool->set_servers');
-    $self->_set_servers($addr, $weight);
+    _at_caller(sub { $self->_set_servers($addr, $weight) });
     return 1;
+}
+
+# Runs an XS call whose croak (an option or address the core refused) would name this
+# module's line; re-croaks its message at the caller's (Carp's), as the croaks made here do.
+sub _at_caller {
+    my $code = shift;
+    my @r;
+    local $@;
+    return $r[0] if eval { @r = ($code->()); 1 };
+    my $err = $@;
+    $err =~ s/ at \S+ line \d+\.\n\z// if !ref $err;
+    Carp::croak($err);
 }
 
 # The options with each name the core reads in another spelling ('io-timeout', 'IO_TIMEOUT')
@@ -255,6 +268,14 @@ sub new {
     Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (with the value format\'s codec)')
         if defined $conf->{compress_methods};
 
+    # No servers (none given, or an empty list): as Cache::Memcached::Fast, a client whose
+    # commands all fail (nothing, last_error "no servers"): a configuration that switches
+    # caching off. The options are checked as they would be (Perl's checks; the core's need
+    # a server to build a client with).
+    if (!defined $conf->{servers} || (ref $conf->{servers} eq 'ARRAY' && !@{ $conf->{servers} })) {
+        _core_options($conf, 0);
+        return Mcpool::NoServers::class_for($class)->_empty($conf);
+    }
     my ($addr, $raw) = _server_list($conf->{servers}, 'Mcpool->new');
     # Cache::Memcached::Fast's Ketama (ketama_points above 0, no distribution by name)
     my $points = int(_num($conf, 'ketama_points', 0, $U32) // 0);
@@ -288,8 +309,10 @@ sub new {
     # With on_operation or on_server_event, the methods hand what the core queued (operation
     # records, server events) to the callbacks once they return, on this thread
     # (Mcpool::Hooked, a subclass); the object is otherwise the same.
-    my $self = (($on_op || $cb) ? Mcpool::Hooked::class_for($class) : $class)
-        ->_new($addr, $weight, $core, \%o);
+    my $self = _at_caller(sub {
+        (($on_op || $cb) ? Mcpool::Hooked::class_for($class) : $class)
+            ->_new($addr, $weight, $core, \%o);
+    });
     my $st = $self->_state;
     $st->{on_operation} = $on_op if $on_op;
     $st->{namespace}          = $conf->{namespace} // '';
@@ -462,6 +485,96 @@ sub class_for {
     }
 }
 
+
+# An Mcpool made without servers (Mcpool->new, "servers"): Cache::Memcached::Fast's client
+# whose commands fail softly. Every command returns what a command whose server failed
+# returns (nothing; a _multi command one undef per argument in list context, an empty hash
+# in scalar context; get_multi and the like an empty hash), with last_error "no servers".
+# A hash, without the core's client.
+package Mcpool::NoServers;
+our @ISA = ('Mcpool');
+
+sub class_for {
+    my ($class) = @_;
+    return 'Mcpool::NoServers' if $class eq 'Mcpool' || $class->isa('Mcpool::NoServers');
+    my $name = "Mcpool::NoServers::For::$class";
+    no strict 'refs';
+    unless (@{"${name}::ISA"}) {
+        require mro;
+        @{"${name}::ISA"} = ($class, 'Mcpool::NoServers');
+        mro::set_mro($name, 'c3');
+    }
+    return $name;
+}
+
+sub _empty {
+    my ($class, $conf) = @_;
+    return bless { namespace => $conf->{namespace} // '' }, $class;
+}
+
+sub _fail {
+    my ($name) = @_;
+    Mcpool::_restore_last_error("$name: no servers (this client was made without any)");
+    return;
+}
+{
+    no strict 'refs';
+    my %hash  = map { $_ => 1 } qw(get_multi gets_multi gat_multi gats_multi flush_all
+        server_versions stats);
+    my %multi = map { $_ => 1 } qw(set_multi add_multi replace_multi append_multi
+        prepend_multi cas_multi delete_multi incr_multi decr_multi touch_multi);
+    # what cannot fail: nothing to say, last_error left as it is
+    my %quiet = (
+        server_labels => sub { return },
+        server_events => sub { return },
+        server_for    => sub { return undef },
+        metrics       => sub { return {} },
+        server_states => sub { return [] },
+        _dispatch_events => sub { return },
+        _deliver_ops  => sub { return },
+        nowait_push   => sub { return },
+        DESTROY       => sub { return },
+    );
+    my %skip = map { $_ => 1 } qw(new import can isa VERSION last_error option_names
+        option_doc library_version expiry_from_now class_for CLONE_SKIP namespace
+        enable_compress disconnect_all set_servers);
+    for my $name (sort keys %Mcpool::) {
+        next if $name =~ /[^A-Za-z_]/ || $skip{$name} || !defined &{"Mcpool::$name"};
+        next if $name =~ /^_/ && !$quiet{$name};
+        *{"Mcpool::NoServers::$name"} = $quiet{$name} // ($hash{$name}
+            ? sub { Mcpool::_clear_last_error(); _fail($name); return {} }
+            : $multi{$name}
+            ? sub {
+                my $self = shift;
+                Mcpool::_clear_last_error();
+                _fail($name);
+                return wantarray ? ((undef) x @_) : {};
+            }
+            : sub { Mcpool::_clear_last_error(); _fail($name) });
+    }
+}
+
+# A namespace is kept (Cache::Memcached::Fast's namespace method works there too).
+sub namespace {
+    my $self = shift;
+    my $old  = $self->{namespace};
+    if (@_) {
+        my $ns = $_[0] // '';
+        Carp::croak('Mcpool::namespace: the namespace must be a string, not a reference')
+            unless Mcpool::_is_string($ns);
+        $self->{namespace} = $ns;
+    }
+    return $old;
+}
+
+sub enable_compress { Mcpool::_clear_last_error(); return }
+sub disconnect_all  { Mcpool::_clear_last_error(); return }
+
+sub set_servers {
+    Carp::croak('Mcpool->set_servers: this client was made without servers; '
+            . 'make one with them (Mcpool->new)');
+}
+
 1;
 
 __END__
@@ -498,11 +611,58 @@ Mcpool speaks to memcached through C<libmcpool>, the C ABI of the mcpool Rust co
 compression; this module only turns Perl values into bytes and flags and back.
 
 Its interface is Cache::Memcached::Fast's: replacing C<Cache::Memcached::Fast-E<gt>new> with
-C<Mcpool-E<gt>new> is the only change an application needs (one deliberate difference: the
-scalar-context hash of a C<_multi> call with a key given twice, see
-L</A key given more than once (differs from Cache::Memcached::Fast)>). Keys land on the same server
-as with Cache::Memcached::Fast (and Cache::Memcached), and values written by either are read
-by the other, so a fleet can switch client by client without losing its cache.
+C<Mcpool-E<gt>new> is the change an application needs, unless it relies on one of the
+differences listed in L</Differences from Cache::Memcached::Fast> (ithreads, bad input, times
+and deltas Cache::Memcached::Fast would turn into others, values it would return wrong). Keys
+land on the same server as with Cache::Memcached::Fast (and Cache::Memcached), and values
+written by either are read by the other, so a fleet can switch client by client without
+losing its cache.
+
+=head2 Differences from Cache::Memcached::Fast
+
+Every one of them on purpose; each is described where its method is.
+
+=over
+
+=item * B<ithreads>: an object is not cloned into a new thread (there it is an unblessed
+reference; see L</FORK AND THREADS>): create a client in each thread. Cache::Memcached::Fast
+clones it (a new client from the same constructor arguments).
+
+=item * B<A key given more than once> to a C<_multi> call: the scalar-context hash says done
+when any occurrence was done (L</A key given more than once (differs from
+Cache::Memcached::Fast)>).
+
+=item * B<An undef or reference key croaks> (L</BAD INPUT>); Cache::Memcached::Fast returns
+undef, or stores under C<"ARRAY(0x...)">.
+
+=item * B<Times>: a fractional expiration time rounds up (C<0.4> is 1 second, never 0,
+"never expires"), and one of 2**31 seconds or more is refused (memcached would expire the
+item at once) (L</BAD INPUT>).
+
+=item * B<incr/decr deltas>: one that is not a decimal integer from 0 to 2**64-1 (C<-1>,
+C<1.5>, C<'abc'>, 2**64) is refused, nothing sent; Cache::Memcached::Fast converts it into
+another delta (C<incr> by -1 decrements) (L</incr, decr ($key, [$delta]), incr_multi,
+decr_multi (@keys or [$key, $delta], ...)>).
+
+=item * B<Values that cannot be read> are errors, with a warning and C<last_error>, never a
+miss nor the value without its bytes: a Storable image with bytes after it, a value flagged
+Storable whose thaw dies (L</SECURITY: Storable>).
+
+=item * B<A _multi list with an invalid last item> gives one result per argument, its
+C<undef> included (Cache::Memcached::Fast drops that trailing C<undef>).
+
+=item * C<compress_methods> is ignored (with a warning): the core compresses; C<nowait> and a
+server's C<noreply> are accepted and not offered: every command waits for its reply.
+
+=item * B<Error messages> name the method, key and server (and C<last_error> has them);
+Cache::Memcached::Fast's constructor messages come first where it has one
+(C<Server weight should be positive (...)>).
+
+=item * B<No servers> (none given, or an empty list): the commands answer as
+Cache::Memcached::Fast's do (nothing), with C<last_error> C<"... no servers ...">; the object
+is an C<Mcpool::NoServers> (an C<Mcpool>), whose C<set_servers> croaks.
+
+=back
 
 =head2 Compatibility with Cache::Memcached::Fast and Cache::Memcached
 
@@ -540,7 +700,7 @@ false (C<"">) for a negative server answer (C<add> of an existing key, C<cas> of
 item, a missing key), and nothing (C<undef> in scalar context) on an error (server down,
 timeout, an invalid key, a value over C<max_size>). C<incr>/C<decr> return the new value (0
 as C<"0E0">), false for a missing key, nothing on error. C<get> returns the value or nothing
-(a miss, an error, or a value that does not thaw or thaws to C<undef>); C<get_multi> a hash
+(a miss, an error, a value that does not thaw (with a warning), or one that thaws to C<undef>); C<get_multi> a hash
 reference of the keys found. The C<_multi> store forms and
 C<delete_multi> return a list of results, one per argument and in order (C<undef> for an item
 that failed), in list context, and a hash reference of key =E<gt> result for the defined
@@ -576,8 +736,14 @@ C<STORABLE_thaw> hooks and use memory without bound. Against untrusted writers, 
 off with C<deserialize =E<gt> 0> (see L</deserialize>), or give C<serialize_methods> a safer
 pair (e.g. JSON), or keep memcached on a trusted network.
 
-A value that does not thaw (the thaw dies) or thaws to C<undef> is reported as a miss, as
-Cache::Memcached::Fast does: C<get> returns nothing and C<get_multi> leaves the key out.
+A value flagged Storable whose thaw dies (bytes prepended to an image, a value another
+writer flagged 1, a C<serialize_methods> thaw that dies) is an error, never a miss:
+C<get>, C<gets>, C<gat> and C<gats> return nothing and C<get_multi>/C<gets_multi> leave the
+key out, with a warning naming the key and the flags (C<Mcpool::get: MCPOOL_VALUE_FORMAT:
+key "K" with flags 1 (0x1): the value is flagged Storable (serialized) and does not thaw:
+Storable binary image v62.101 more recent than I am ...: not returned>) and C<last_error>
+saying why (Cache::Memcached::Fast returns nothing, silently, as for a miss). A thaw that
+returns C<undef> without dying is a miss, as there.
 
 A Storable image with bytes after it is an error, never the value without them: memcached
 appends raw bytes and keeps the item's flags, and C<Storable::thaw> stops at the end of the
@@ -623,7 +789,13 @@ core's rule, the same in every binding.
 
 An array reference; each element is C<'host:port'>, C<'/path/to/socket'>, a hash reference
 C<{ address =E<gt> 'host:port', weight =E<gt> 2 }> or an array reference C<['host:port', 2]>.
-The order matters: it decides placement. A hash's C<noreply> flag (Cache::Memcached::Fast's:
+The order matters: it decides placement. No servers (the option left out, or an empty list)
+is Cache::Memcached::Fast's client that fails every command: each returns what a failed
+command returns (nothing; a C<_multi> store or delete one C<undef> per argument in list
+context and an empty hash in scalar context; C<get_multi>, C<flush_all> and the like an empty
+hash) with C<last_error> C<"set: no servers (this client was made without any)">, nothing
+sent (a configuration that switches caching off). The other options are checked as usual,
+as far as Perl checks them. A hash's C<noreply> flag (Cache::Memcached::Fast's:
 void-context commands ask for no reply) is accepted and has no effect: every command waits
 for its reply, so a command in void context still completes before the next one.
 
@@ -857,6 +1029,17 @@ intermediate copy); a single key takes the single-key read. A key asked twice ap
 
 =item incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)
 
+C<$delta> (default 1; undef is 1) is a decimal integer from 0 to 18446744073709551615 as Perl
+writes it (C<5>, C<"5">, C<1e3>, which Perl writes C<1000>, C<2**64-1> as a UV), as
+C<set_counter> takes its value. Anything else (a negative number, C<1.5>, C<"abc">, C<"1e3">,
+C<" 7">, 2**64, a reference) is refused before anything is sent: C<undef>, C<last_error>
+C<incr "k": the delta must be a decimal integer from 0 to 18446744073709551615 ...>, the
+counter untouched; in C<incr_multi>/C<decr_multi> that item alone (C<undef>, not sent).
+Cache::Memcached::Fast converts such a delta into another one (-1 into 2**64-1, so C<incr>
+by -1 decrements; 2**64 into 2**64-1; C<"abc"> into 0; 1.5 into 1), a different change
+given as if right; every other mcpool surface refuses them. For a negative delta use the
+other command.
+
 C<incr_multi>/C<decr_multi> answer each key as C<incr>/C<decr> would: the new value, C<"">
 for a missing key, C<undef> for a key whose value is not a number, on every protocol; the
 keys after a non-numeric one get their own answers (Cache::Memcached::Fast's
@@ -907,7 +1090,11 @@ a space or a control byte) croaks, nothing sent; so does a reference.
 
 =item disconnect_all
 
-Closes every connection (by building a fresh client from the same configuration).
+Closes every connection, as Cache::Memcached::Fast's does: idle ones now, one in use (by
+another thread of the pool's) when its call gives it back; the next command opens a new one
+(the core's C<mcpool_client_disconnect_all>). Nothing else changes: the metrics keep
+counting from where they were, and a server marked dead stays dead until its
+C<failure_timeout> ends.
 
 =item namespace ([$new]), enable_compress ($bool)
 
@@ -1093,6 +1280,9 @@ fork and the child opens its own connections on first use; the parent's sockets 
 used by the child. Perl ithreads: an Mcpool object is not cloned into a new thread (there it
 is an unblessed reference to C<undef>; a subclass that asks to be cloned gets a copy without
 a client, which croaks C<this client has been destroyed>): create a client in each thread.
+This differs from Cache::Memcached::Fast, which gives each new thread a copy of the object
+(a new client from the same constructor arguments): its own F<t/threads.t>, which uses the
+parent's client in each thread, does not pass here.
 
 =head1 SIGNALS
 

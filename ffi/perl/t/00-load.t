@@ -4,8 +4,9 @@ use Test::More;
 
 use_ok('Mcpool');
 like(Mcpool::library_version(), qr/^\d+\.\d+\.\d+/, 'library_version: ' . Mcpool::library_version());
-ok(!eval { Mcpool->new({ servers => [] }); 1 }, 'no servers croaks');
+ok(!eval { Mcpool->new({ servers => 'x' }); 1 }, 'servers not an array reference croaks');
 like($@, qr/servers must be an array reference/, '... with a message');
+isa_ok(Mcpool->new({ servers => [] }), 'Mcpool', 'no servers: a client whose commands fail');
 ok(!eval { Mcpool->new('x'); 1 }, 'non-hash options croak');
 like($@, qr/hash reference/, '... with a message');
 ok(!eval { Mcpool->new({ servers => [{}] }); 1 }, 'server hash without address croaks');

@@ -24,39 +24,48 @@ sub BUILD {
     my ($self, $params) = @_;
     my %p = %{ $self->{memd_params} // $self->non_common_constructor_params($params) };
     delete @p{qw(memd_params driver)};
-    # Any CHI key is a valid memcached key: the core URL-encodes what the text protocol
-    # cannot carry (spaces, control bytes), as Whalin's clients do.
-    $p{sanitize_keys} //= 1;
+    # sanitize_keys is this driver's (default on), not the core's (Whalin's URL-encoding of
+    # every key, which would put ordinary keys such as "user:1" under other names than
+    # CHI::Driver::Memcached's): the bytes memcached's text protocol cannot carry in a key
+    # (space, control bytes, DEL) and "%" are written %XX, in the namespace and in keys
+    # (transform_key); every other key goes as it is, as CHI::Driver::Memcached sends it.
+    my $escape = exists $p{sanitize_keys} ? _true(delete $p{sanitize_keys}) : 1;
+    $self->{escape_keys} = $escape;
     # The CHI namespace is the core's key prefix ("Default:" unless given), which the core
-    # sends as it is: with sanitize_keys on, the bytes memcached cannot carry in a key
-    # (space, control bytes, DEL) and "%" (so that no two namespaces meet) are %XX-encoded
-    # here, so that any CHI namespace works too.
-    $p{namespace} //= _namespace_prefix($self->namespace, _true($p{sanitize_keys}));
+    # sends as it is.
+    $p{namespace} //= _namespace_prefix($self->namespace, $escape);
     $self->{memd} = Mcpool->new(\%p);
     # What memcached's 250 bytes leave after the namespace (the core's key prefix, sent as
-    # Perl holds it: its bytes, not its characters), for a key each of whose bytes may be
-    # URL-encoded into 3 (sanitize_keys); CHI digests longer keys (MD5, 32 hex digits, never
-    # encoded). A key CHI leaves whole therefore always fits.
+    # Perl holds it: its bytes, not its characters); a key that does not fit once escaped is
+    # digested (transform_key).
     my $room = 250 - bytes::length("$p{namespace}");
-    my $per_byte = _true($p{sanitize_keys}) ? 3 : 1;
-    $self->{max_key_length} = $room > 0 ? int($room / $per_byte) : 0
-        if !defined $params->{max_key_length};
+    $self->{key_room} = $room;
+    # max_key_length is CHI's (by default no limit, as with CHI::Driver::Memcached, whose
+    # own 248-less-the-namespace default never applies: CHI's attribute default comes
+    # first), so both drivers send every key that fits as it is.
     # With a key prefix over 218 bytes not even a digest fits: the keys CHI digests fail, each
     # through on_set_error / on_get_error with the core's "key is longer than 250 bytes".
     Carp::carp("CHI::Driver::Mcpool: the namespace '$p{namespace}' leaves $room bytes of "
-            . "memcached's 250 for keys, too few for a digested key (32 bytes): keys longer "
-            . "than $self->{max_key_length} bytes will fail")
+            . "memcached's 250 for keys, too few for a digested key (32 bytes): longer keys "
+            . "will fail")
         if $room < 32;
     return;
 }
 
 # "$namespace:" as the key prefix (Mcpool->new takes its bytes as it takes a namespace's),
-# with the characters memcached's text protocol cannot carry and "%" as %XX when sanitizing.
+# escaped as keys are (_escape) when escaping.
 sub _namespace_prefix {
-    my ($ns, $sanitize) = @_;
+    my ($ns, $escape) = @_;
     my $prefix = "$ns:";
-    $prefix =~ s/([\x00-\x20\x7f%])/sprintf('%%%02X', ord $1)/ge if $sanitize;
-    return $prefix;
+    return $escape ? _escape($prefix) : $prefix;
+}
+
+# The bytes memcached's text protocol cannot carry in a key (space, control bytes, DEL), and
+# "%" so that no two keys meet ("a b" is a%20b, "a%20b" is a%2520b), as %XX.
+sub _escape {
+    my $s = shift;
+    $s =~ s/([\x00-\x20\x7f%])/sprintf('%%%02X', ord $1)/ge;
+    return $s;
 }
 
 sub _true {
@@ -64,16 +73,30 @@ sub _true {
     return defined $v && $v ne '' && $v ne '0' && lc $v ne 'false';
 }
 
-# CHI digests a key of more than max_key_length characters; memcached counts bytes. A key
-# CHI leaves whole that is longer in bytes (a character string: Latin-1 characters take two)
-# is digested as well, rather than refused for its length.
+# CHI's key (a reference serialized, wide characters as UTF-8, digested past max_key_length);
+# one whose bytes do not fit memcached's 250 after the namespace once escaped (an escaped
+# byte takes three, a Latin-1 character of a character string two) is digested, rather than
+# refused for its length. Idempotent, as CHI requires: the escaping is escape_key's, applied
+# where the key goes to memcached (fetch, store, remove and their _multi forms), as CHI's
+# File driver escapes for file names.
 around 'transform_key' => sub {
     my ($orig, $self, $key) = @_;
     $key = $self->$orig($key);
-    my $max = $self->{max_key_length};
-    $key = $self->digest_key($key) if length($key) <= $max && bytes::length($key) > $max;
+    $key = $self->digest_key($key) if bytes::length($self->escape_key($key)) > $self->{key_room};
     return $key;
 };
+
+# The key memcached is given (sanitize_keys, see POD "Namespaces and keys"), and back.
+sub escape_key {
+    my ($self, $key) = @_;
+    return $self->{escape_keys} ? _escape($key) : $key;
+}
+
+sub unescape_key {
+    my ($self, $key) = @_;
+    $key =~ s/%([0-9A-F]{2})/chr hex $1/ge if $self->{escape_keys};
+    return $key;
+}
 
 # A miss is undef; a failed read (a key refused, a server down or timing out, a value that
 # does not decode) dies with the core's message, which CHI hands to on_get_error (by default
@@ -81,7 +104,7 @@ around 'transform_key' => sub {
 # call's failure or nothing.
 sub fetch {
     my ($self, $key) = @_;
-    my $v = $self->{memd}->get($key);
+    my $v = $self->{memd}->get($self->escape_key($key));
     return $v if defined $v;
     my $err = Mcpool::last_error();
     Carp::croak("Mcpool: get $key failed: $err") if length $err;
@@ -93,7 +116,7 @@ sub fetch {
 sub store {
     my ($self, $key, $data, $expires_in) = @_;
     my $ttl = _ttl($expires_in);
-    defined $self->{memd}->set($key, $data, $ttl)
+    defined $self->{memd}->set($self->escape_key($key), $data, $ttl)
         or Carp::croak('Mcpool: set ' . $key . ' failed: ' . Mcpool::last_error());
     return;
 }
@@ -110,7 +133,7 @@ sub _ttl {
 
 sub remove {
     my ($self, $key) = @_;
-    $self->{memd}->delete($key);
+    $self->{memd}->delete($self->escape_key($key));
     return;
 }
 
@@ -118,7 +141,11 @@ sub remove {
 sub fetch_multi_hashref {
     my ($self, $keys) = @_;
     Carp::croak('must specify keys') unless defined $keys;
-    return $self->{memd}->get_multi(@$keys);
+    return {} unless @$keys;
+    my @wire = map { $self->escape_key($_) } @$keys;
+    my $found = $self->{memd}->get_multi(@wire);
+    return { map { defined $found->{ $wire[$_] } ? ($keys->[$_] => $found->{ $wire[$_] }) : () }
+            0 .. $#$keys };
 }
 
 # CHI's set_multi calls set for each key (each building its cache object, stats and logs);
@@ -132,7 +159,7 @@ sub store_multi {
         $self->SUPER::store_multi($key_values, $set_options);
     }
     return unless @queue;
-    my @r = $self->{memd}->set_multi(map { [ $_->[0], $_->[1], $_->[2] ] } @queue);
+    my @r = $self->{memd}->set_multi(map { [ $self->escape_key($_->[0]), $_->[1], $_->[2] ] } @queue);
     for my $i (0 .. $#queue) {
         next if $r[$i];
         $self->{ns_stats}->{set_errors}++ if defined $self->{ns_stats};
@@ -156,7 +183,7 @@ around 'set_object' => sub {
 sub remove_multi {
     my ($self, $keys) = @_;
     Carp::croak('must specify keys') unless defined $keys;
-    my @k = map { $self->transform_key($_) } @$keys;
+    my @k = map { $self->escape_key($self->transform_key($_)) } @$keys;
     $self->{memd}->delete_multi(@k) if @k;
     return;
 }
@@ -196,30 +223,32 @@ C<< $cache->memd >> is the L<Mcpool> client.
 
 =over
 
-=item Namespaces
+=item Namespaces and keys
 
-CHI's namespace becomes the core's key prefix, C<< "$namespace:" >>.
-Any namespace works: with C<sanitize_keys> (the default here) the bytes memcached cannot
-carry in a key (space, control bytes, DEL) and C<%> are written C<%XX>, so C<"user
-sessions"> is the prefix C<user%20sessions:>; other namespaces go as they are, as
-CHI::Driver::Memcached sends them.
+Keys and namespaces go to memcached as CHI::Driver::Memcached and
+CHI::Driver::Memcached::Fast send them, so those drivers and this one share a cache: CHI's
+namespace becomes the key prefix C<< "$namespace:" >>, and a key (C<user:1>, C<a/b>,
+C<x=y&z>, a UTF-8 one) is sent as it is. Only the bytes memcached's text protocol cannot
+carry in a key (space, control bytes, DEL) are written C<%XX>, and with them C<%> (so that
+no two keys or namespaces meet: C<"a b"> is C<a%20b>, C<"a%20b"> is C<a%2520b>). So a key
+or namespace with a space, a control byte or DEL works here (those drivers cannot store it),
+and one with C<%> is the only kind the two drivers send differently. This is the driver's
+option C<sanitize_keys> (on by default; not the core's C<sanitize_keys>, Whalin's
+URL-encoding of every key, which this driver does not use); C<< sanitize_keys => 0 >> sends
+every key and namespace as it is, so a key with a space fails (C<on_set_error>,
+C<on_get_error>), as with CHI::Driver::Memcached.
 
-=item Keys
-
-Any CHI key works: the core URL-encodes the bytes memcached's text protocol cannot carry
-(C<sanitize_keys>, on by default here; pass C<< sanitize_keys => 0 >> to send keys as
-they are). Keys longer than C<max_key_length> are digested by CHI (MD5, 32 hex digits); its
-default here is a third of what memcached's 250 bytes leave after the key prefix
-C<"$namespace:">, counted in bytes (each byte of a key may take three once encoded; all of it
-with C<< sanitize_keys => 0 >>): 80 with the default namespace. So a key CHI leaves whole
-always fits, and a key of characters that take more bytes than C<max_key_length> (CHI counts
-characters) is digested too.
+A key too long for memcached's 250 bytes once prefixed and escaped (counted in bytes: an
+escaped byte takes three, a Latin-1 character of a character string two) is digested (MD5, 32
+hex digits, CHI's C<digest_key>), rather than refused: CHI::Driver::Memcached fails such a key
+(C<max_key_length> is CHI's, by default no limit, as there; a smaller one makes CHI digest
+keys longer than it, in characters, as usual).
 
 A namespace of more than 217 bytes leaves under 32 bytes, too few for a digest: the driver
 warns when the cache is made (C<... leaves 19 bytes of memcached's 250 for keys, too few for
-a digested key>), short keys still work, and every C<set> or C<get> of a key CHI digests fails
-through C<on_set_error> / C<on_get_error> with the core's C<key is longer than 250 bytes>; it
-is never stored under another key.
+a digested key>), short keys still work, and every C<set> or C<get> of a key that has to be
+digested fails through C<on_set_error> / C<on_get_error> with the core's C<key is longer than
+250 bytes>; it is never stored under another key.
 
 =item Multiple keys
 

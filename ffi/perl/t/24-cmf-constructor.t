@@ -1,0 +1,88 @@
+# Mcpool->new side by side with Cache::Memcached::Fast's: no servers (none, or an empty list)
+# gives a client whose commands fail softly (CMF's; here with last_error "no servers"),
+# CMF's validation messages come first in ours (its t/validation.t matches them with ^), and
+# an option the core refuses croaks at the caller's line, not inside Mcpool.pm.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+
+BEGIN {
+    unless (eval { require Cache::Memcached::Fast; 1 }) {
+        print "1..1\nnot ok 1 - missing Cache::Memcached::Fast (ffi/perl/packages.txt)\n";
+        exit 1;
+    }
+}
+use Mcpool;
+
+# What each call returns, in list and scalar context, as text.
+sub answers {
+    my $m = shift;
+    my @out;
+    for my $c ([ set => 'k', 1 ], [ get => 'k' ], [ get_multi => 'a', 'b' ], [ gets => 'k' ],
+        [ add => 'k', 1 ], [ incr => 'k' ], [ delete => 'k' ], [ touch => 'k', 1 ],
+        [ flush_all => ], [ server_versions => ], [ cas => 'k', 1, 1 ], [ gat => 1, 'k' ],
+        [ append => 'k', 'x' ], [ namespace => ])
+    {
+        my ($n, @a) = @$c;
+        my @l = $m->$n(@a);
+        my $s = $m->$n(@a);
+        my $t = sub { !defined $_[0] ? 'undef' : ref $_[0] eq 'HASH' ? '{' . join(',', %{ $_[0] }) . '}' : "'$_[0]'" };
+        push @out, "$n: (" . join(',', map { $t->($_) } @l) . ') ' . $t->($s);
+    }
+    return \@out;
+}
+
+for my $args ({}, { servers => [] }) {
+    my $what = %$args ? 'servers => []' : 'no servers';
+    my $cmf = Cache::Memcached::Fast->new({%$args});
+    my $m = eval { Mcpool->new({%$args}) };
+    ok($m, "$what: a client, as Cache::Memcached::Fast's") or diag $@;
+    next unless $m;
+    is_deeply(answers($m), answers($cmf), "$what: every command answers as CMF's (nothing)");
+    $m->set('k', 1);
+    like(Mcpool::last_error(), qr/^set: no servers/, "$what: last_error says why");
+    is_deeply([ $m->set_multi([ 'a', 1 ], [ 'b', 2 ]) ], [ undef, undef ],
+        "$what: set_multi in list context: one undef per item");
+    is_deeply(scalar $m->set_multi([ 'a', 1 ]), {}, "$what: ... an empty hash in scalar context");
+    ok(eval { $m->disconnect_all; 1 }, "$what: disconnect_all is fine");
+    isa_ok($m, 'Mcpool');
+}
+{
+    my $m = Mcpool->new({ servers => [], namespace => 'ns:' });
+    is($m->namespace, 'ns:', 'no servers: the namespace is kept');
+    eval { Mcpool->new({ servers => [], io_timeout => 'abc' }) };
+    like($@, qr/io_timeout/, 'no servers: options are still checked');
+}
+
+# CMF's message first, as its t/validation.t matches it
+for my $c ([ [[ 'localhost:11211', -1 ]] => qr/^Server weight should be positive/ ],
+    [ [ [] ] => qr/^server should be \[\$addr, \$weight\]/ ],
+    [ [ {} ] => qr/^server should have \{ address => \$addr \}/ ],
+    [ [ qr// ] => qr/^Not a hash or array reference/ ])
+{
+    my ($servers, $re) = @$c;
+    eval { Cache::Memcached::Fast->new({ servers => $servers }) };
+    like($@, $re, "CMF: $re");
+    eval { Mcpool->new({ servers => $servers }) };
+    like($@, $re, "Mcpool: the same message first");
+}
+eval { Mcpool->new({ servers => [[ 'localhost:11211', -1 ]] }) };
+like($@, qr/localhost:11211, weight -1/, '... which names the server and the weight after it');
+
+# An option the core refuses croaks at the caller's line (Carp), as those checked in Perl
+for my $o ([ fail_open => 'maybe' ], [ protocol => 'smoke' ], [ io_timeout => 'abc' ]) {
+    my $line = __LINE__ + 1;
+    eval { Mcpool->new({ servers => ['127.0.0.1:1'], @$o }) };
+    like($@, qr/\Q$o->[0]\E.* at \Q$0\E line $line\.$/, "$o->[0] => '$o->[1]': croaks at the caller's line");
+    unlike($@, qr/Mcpool\.pm/, '... not inside Mcpool.pm');
+}
+{
+    my $m = Mcpool->new({ servers => ['127.0.0.1:1'] });
+    my $line = __LINE__ + 1;
+    eval { $m->set_servers(['127.0.0.1:0']) };
+    like($@, qr/ at \Q$0\E line $line\.$/, "set_servers with an address the core refuses: the caller's line");
+}
+
+done_testing;
