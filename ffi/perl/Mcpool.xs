@@ -1182,8 +1182,7 @@ mcp_delta(pTHX_ SV *d, const char *op, const uint8_t *k, size_t klen, uint64_t *
     *why = sv_2mortal(newSVpvf("%s \"%.*s\": the delta must be a decimal integer from 0 to "
                                "18446744073709551615 (memcached's counters are unsigned 64-bit; "
                                "for a negative one use %s), not '%" SVf "'",
-                               op, (int)klen, (const char *)k, strcmp(op, "decr") == 0 ||
-                               strcmp(op, "decr_multi") == 0 ? "incr" : "decr", SVfARG(d)));
+                               op, (int)klen, (const char *)k, strncmp(op, "decr", 4) == 0 ? "incr" : "decr", SVfARG(d)));
     return 0;
 }
 
@@ -1213,7 +1212,7 @@ mcp_batch_refusal(const mcpool_status *st, size_t n, SV *refused, size_t refused
         XSRETURN_EMPTY;                                                                   \
     } while (0)
 
-/* An unsigned 64-bit argument (a delta or a CAS version): a non-negative integer as Perl
+/* An unsigned 64-bit argument (a CAS version): a non-negative integer as Perl
  * holds it; undef, a negative number, a fraction or a non-number croaks rather than send
  * another number (SvUV would make -1 into 2**64-1). */
 static uint64_t
@@ -2914,13 +2913,18 @@ incr_with_version(m, key, delta, version)
         mcpool_status st;
         uint64_t out = 0, d, v;
         const char *fn;
+        SV *why = NULL;
     PPCODE:
         /* incr/decr with an explicit CAS version (meta E; memcached 1.6.27+): the new value
-         * ("0E0" for zero, as incr), false for a missing key, nothing on an error */
+         * ("0E0" for zero, as incr), false for a missing key, nothing on an error; the delta
+         * read as incr's (mcp_delta: a bad one is refused, nothing sent) */
         fn = ix ? "decr_with_version" : "incr_with_version";
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, fn);
-        d = mcp_u64_arg(aTHX_ delta, "the delta", fn);
         v = mcp_u64_arg(aTHX_ version, "the version", fn);
+        if (!mcp_delta(aTHX_ delta, fn, k, klen, &d, &why)) {
+            mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
+            XSRETURN_EMPTY;
+        }
         MCP_CORE(st = mcpool_client_arith_with_version(m->client, !ix, k, klen, d, v, &out));
         if (st == MCPOOL_OK) {
             if (out == 0)

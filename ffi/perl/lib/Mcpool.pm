@@ -1201,8 +1201,10 @@ nothing was deleted).
 
 mcpool extension (meta protocol, memcached 1.6.27 or later): C<incr> / C<decr> that give the
 counter the CAS version C<$version>. The new value (C<"0E0"> for zero, as C<incr>), false for
-a missing key, nothing on an error (as C<delete_with_version>). C<$delta> and C<$version> are
-integers from 0 to 2**64-1; anything else (a negative number, a fraction, undef) croaks.
+a missing key, nothing on an error (as C<delete_with_version>). C<$delta> is read as
+C<incr>'s: a decimal integer from 0 to 2**64-1 (undef is 1), anything else returns nothing
+with C<last_error> naming it, nothing sent. C<$version> is an integer from 0 to 2**64-1;
+anything else (a negative number, a fraction, undef) croaks.
 
 =item meta_info ($key)
 

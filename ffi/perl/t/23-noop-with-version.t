@@ -29,8 +29,10 @@ for my $protocol (qw(text meta binary)) {
     @r = $m->decr_with_version($k, 1, 5);
     is_deeply(\@r, [], "$protocol: decr_with_version refused: nothing");
     is($m->get($k), 5, "$protocol: ... the counter unchanged");
-    ok(!eval { $m->incr_with_version($k, -1, 5); 1 }, "$protocol: a negative delta croaks");
-    like($@, qr/incr_with_version: the delta/, '... naming the argument');
+    # a bad delta is refused as incr refuses it (undef, last_error naming it, nothing sent)
+    ok(!defined $m->incr_with_version($k, -1, 5), "$protocol: a negative delta is refused");
+    like($m->last_error, qr/incr_with_version "\Q$k\E": the delta must be a decimal integer/,
+         '... last_error naming the call, the key and the delta');
     ok(!eval { $m->delete_with_version($k, 1.5); 1 }, "$protocol: a fractional version croaks");
     ok(!eval { $m->delete_with_version($k, undef); 1 }, "$protocol: an undef version croaks");
 }
