@@ -258,3 +258,18 @@ def test_fail_open_cas_answers_not_stored(prefix, protocol):
         assert mc.invalidate(k) is False and mc.meta_info(k) is None
         assert mc.get_lease(k) == ("recompute", None, None)
     assert mc.metrics()[DOWN]["fail_open_not_stored"] >= 1
+
+
+def test_otel_without_opentelemetry_gives_an_install_line_that_works(monkeypatch):
+    # mcpool is not on PyPI: "pip install 'mcpool[otel]'" would fetch another project (or
+    # fail); the advice is one that works (tester-obs #19).
+    import importlib
+    import sys
+    monkeypatch.setitem(sys.modules, "opentelemetry", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "mcpool.otel", raising=False)
+    with pytest.raises(ImportError) as info:
+        importlib.import_module("mcpool.otel")
+    msg = str(info.value)
+    assert "pip install opentelemetry-api" in msg, msg
+    assert "'./ffi/python[otel]'" in msg, msg
+    assert "mcpool[otel]" not in msg.replace("./ffi/python[otel]", ""), msg
