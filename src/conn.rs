@@ -110,20 +110,41 @@ pub(crate) struct SetWait {
 static INTERRUPT_CHECK: RwLock<Option<fn() -> bool>> = RwLock::new(None);
 
 /// Sets (or, with `None`, removes) the process-wide interrupt check: a function called when
-/// a socket read or write is interrupted by a signal (`EINTR`), before it is tried again.
-/// When it returns true the operation ends with [`Error::Interrupted`] (its connection is
+/// a socket read, write or connect is interrupted by a signal (`EINTR`), before it is tried
+/// again, and every [`INTERRUPT_POLL`] (50 ms) while a call waits where a signal does not
+/// interrupt it: in line for a pooled connection, or for the read another caller serves for
+/// it. When it returns true the operation ends with [`Error::Interrupted`] (its connection is
 /// closed, as after any error: a late reply can never reach the next call) and so does the
 /// rest of a multi-server call. A language binding uses it to let a signal handler that
 /// raised (Python's `KeyboardInterrupt`) end a call at once; it is never called on the
-/// common path, only after an interruption, from the thread whose call was interrupted.
+/// common path (a free connection, a reply in time), only from the thread of a call that
+/// was interrupted or is waiting, so it must be cheap when nothing is pending.
 pub fn set_interrupt_check(check: Option<fn() -> bool>) {
     *INTERRUPT_CHECK.write().unwrap_or_else(|e| e.into_inner()) = check;
 }
 
 /// Whether the interrupt check, if one is set, asks to end the call.
-fn interrupt_requested() -> bool {
+pub(crate) fn interrupt_requested() -> bool {
     let check = *INTERRUPT_CHECK.read().unwrap_or_else(|e| e.into_inner());
     check.is_some_and(|f| f())
+}
+
+/// How long a wait that no signal interrupts (a thread parked on a futex: a caller in line
+/// for a pooled connection, or waiting for the read another caller serves for it) sleeps at
+/// a time while an interrupt check is set, before it calls the check. A signal lands in such
+/// a wait unseen (the futex wait is resumed), so the wait looks for one this often: a
+/// Ctrl-C ends it within this time, as it ends a socket wait at once.
+pub(crate) const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
+/// The longest a futex wait of `d` may sleep before it asks the interrupt check
+/// ([`INTERRUPT_POLL`]); `None` (sleep the whole wait) when no check is set, as in Rust, C,
+/// Perl and Java.
+pub(crate) fn interrupt_poll() -> Option<Duration> {
+    INTERRUPT_CHECK
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .is_some()
+        .then_some(INTERRUPT_POLL)
 }
 
 /// Socket settings for new connections.
@@ -398,14 +419,37 @@ pub(crate) enum Socket {
     Unix(UnixStream),
 }
 
-/// A connect's socket error: a timeout (or "would block") is [`Error::ConnectTimeout`].
+/// The interrupt check asked to end a connect (see `pool::nonblocking::connected`).
+#[derive(Debug)]
+struct EndedByCheck;
+
+impl std::fmt::Display for EndedByCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted by a signal")
+    }
+}
+
+impl std::error::Error for EndedByCheck {}
+
+/// The socket error of a connect the interrupt check ended: [`connect_error`] makes it
+/// [`Error::Interrupted`] (and only it: any other `EINTR` is an I/O error).
+pub(crate) fn interrupted_io() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, EndedByCheck)
+}
+
+/// A connect's socket error: a timeout (or "would block") is [`Error::ConnectTimeout`]; one
+/// the interrupt check ended ([`interrupted_io`]) is [`Error::Interrupted`].
 pub(crate) fn connect_error(label: &str, source: io::Error) -> Error {
+    if source.get_ref().is_some_and(|e| e.is::<EndedByCheck>()) {
+        return Error::Interrupted;
+    }
     if matches!(
         source.kind(),
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
     ) {
         Error::ConnectTimeout {
             server: label.to_string(),
+            operation_timeout: false,
         }
     } else {
         Error::Io {
@@ -511,7 +555,7 @@ impl Conn {
                         last = io::Error::new(io::ErrorKind::TimedOut, "connect timed out");
                         break;
                     }
-                    match TcpStream::connect_timeout(sa, left) {
+                    match crate::pool::nonblocking::connect_tcp(sa, left) {
                         Ok(s) => {
                             found = Some(Socket::Tcp(s, *sa));
                             break;

@@ -65,10 +65,14 @@ pub enum Error {
         /// `host:port` of the server.
         server: String,
     },
-    /// Connecting to the server did not finish within the connect timeout.
+    /// Connecting to the server did not finish within the connect timeout, or within what
+    /// was left of the operation's deadline when that came first.
     ConnectTimeout {
         /// `host:port` of the server.
         server: String,
+        /// True when the operation's deadline (`operation_timeout`), nearer than the
+        /// connect timeout, is what ended the connect (or left no time to start it).
+        operation_timeout: bool,
     },
     /// A read or write did not finish within the I/O timeout. The connection was dropped.
     IoTimeout {
@@ -191,7 +195,7 @@ impl Error {
         match self {
             Error::ServerDead { server, .. }
             | Error::PoolTimeout { server }
-            | Error::ConnectTimeout { server }
+            | Error::ConnectTimeout { server, .. }
             | Error::IoTimeout { server }
             | Error::Io { server, .. }
             | Error::Server { server, .. }
@@ -311,7 +315,18 @@ impl fmt::Display for Error {
             Error::PoolTimeout { server } => {
                 write!(f, "pool timeout: no free connection to {server}")
             }
-            Error::ConnectTimeout { server } => write!(f, "connect timeout to {server}"),
+            Error::ConnectTimeout {
+                server,
+                operation_timeout: false,
+            } => write!(f, "connect timeout to {server}"),
+            Error::ConnectTimeout {
+                server,
+                operation_timeout: true,
+            } => write!(
+                f,
+                "operation timeout while connecting to {server} (operation_timeout ended the \
+                 connect before connect_timeout)"
+            ),
             Error::IoTimeout { server } => write!(f, "I/O timeout talking to {server}"),
             Error::Interrupted => write!(f, "interrupted by a signal"),
             Error::Io { server, source } => write!(f, "I/O error talking to {server}: {source}"),
@@ -372,8 +387,12 @@ impl Clone for Error {
             Error::PoolTimeout { server } => Error::PoolTimeout {
                 server: server.clone(),
             },
-            Error::ConnectTimeout { server } => Error::ConnectTimeout {
+            Error::ConnectTimeout {
+                server,
+                operation_timeout,
+            } => Error::ConnectTimeout {
                 server: server.clone(),
+                operation_timeout: *operation_timeout,
             },
             Error::IoTimeout { server } => Error::IoTimeout {
                 server: server.clone(),

@@ -132,6 +132,10 @@ const RETRY: u8 = 4;
 /// The caller's deadline passed while its job was being served: it has left with a timeout,
 /// and the answer, if one comes, is dropped.
 const ABANDONED: u8 = 5;
+/// Not a waiter's state: what [`GateRef::wait_for`] returns when the interrupt check asked
+/// to end the call (the caller has left the line, given up its job, or passed on the permit
+/// it was granted meanwhile).
+const INTERRUPTED: u8 = 6;
 
 struct Waiter {
     thread: Thread,
@@ -222,6 +226,10 @@ pub(crate) enum Admission<'g> {
     /// on the answer after waiting this long (a timeout; a set may or may not have been
     /// stored).
     Abandoned(Duration),
+    /// The interrupt check (`crate::set_interrupt_check`) asked to end the call while it
+    /// waited, after this long: it holds no permit and waits for no answer (a set it handed
+    /// over may or may not be stored).
+    Interrupted(Duration),
 }
 
 /// Jobs taken from the head of the line, for a permit holder to serve. Every job gets its
@@ -406,7 +414,9 @@ impl<'g> GateRef<'g> {
         match self.admit(wait, None, None)? {
             Admission::Permit(p, waited) => Ok((p, waited)),
             // Without a read offered there is nothing to serve.
-            Admission::Served(_, waited) | Admission::Abandoned(waited) => Err(waited),
+            Admission::Served(_, waited)
+            | Admission::Abandoned(waited)
+            | Admission::Interrupted(waited) => Err(waited),
         }
     }
 
@@ -462,6 +472,7 @@ impl<'g> GateRef<'g> {
                     return Ok(Admission::Served(r, start.elapsed()));
                 }
                 Some(ABANDONED) => return Ok(Admission::Abandoned(start.elapsed())),
+                Some(INTERRUPTED) => return Ok(Admission::Interrupted(start.elapsed())),
                 Some(_) => {
                     // RETRY: back in line, at the end.
                     match self.try_now(|| offer.map(Offer::to_job)) {
@@ -481,37 +492,46 @@ impl<'g> GateRef<'g> {
 
     /// Waits until `w` leaves `WAITING` (and, once taken, until it is answered): its new
     /// state; `None` when `in_line_until` passed while it was still in line (it left the
-    /// line); `ABANDONED` when `deadline` passed while its job was being served.
+    /// line); `ABANDONED` when `deadline` passed while its job was being served;
+    /// `INTERRUPTED` when the interrupt check asked to end the call. A signal does not
+    /// interrupt a parked thread, so while an interrupt check is set the wait wakes every
+    /// `conn::INTERRUPT_POLL` to call it (without one, it sleeps until woken or out of time).
     fn wait_for(
         &self,
         w: &Arc<Waiter>,
         in_line_until: Option<Instant>,
         deadline: Option<Instant>,
     ) -> Option<u8> {
+        let poll = crate::conn::interrupt_poll();
+        let mut parked = false;
         loop {
-            match w.state.load(Ordering::Acquire) {
-                WAITING => {}
-                TAKEN => {
-                    let Some(deadline) = deadline else {
-                        std::thread::park();
-                        continue;
-                    };
-                    let now = Instant::now();
-                    if now < deadline {
-                        std::thread::park_timeout(deadline - now);
-                    } else if w
-                        .state
-                        .compare_exchange(TAKEN, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
-                        .is_ok()
-                    {
-                        return Some(ABANDONED);
-                    }
+            let state = w.state.load(Ordering::Acquire);
+            if !matches!(state, WAITING | TAKEN) {
+                return Some(state);
+            }
+            if parked && poll.is_some() && crate::conn::interrupt_requested() {
+                return Some(self.leave_interrupted(w));
+            }
+            parked = true;
+            if state == TAKEN {
+                let Some(deadline) = deadline else {
+                    park_at_most(None, poll);
                     continue;
+                };
+                let now = Instant::now();
+                if now < deadline {
+                    park_at_most(Some(deadline - now), poll);
+                } else if w
+                    .state
+                    .compare_exchange(TAKEN, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    return Some(ABANDONED);
                 }
-                s => return Some(s),
+                continue;
             }
             let Some(until) = in_line_until else {
-                std::thread::park();
+                park_at_most(None, poll);
                 continue;
             };
             let now = Instant::now();
@@ -525,8 +545,45 @@ impl<'g> GateRef<'g> {
                 self.left_line(w);
                 return None;
             }
-            std::thread::park_timeout(until - now);
+            park_at_most(Some(until - now), poll);
         }
+    }
+
+    /// The interrupt check asked to end the call waiting as `w`: out of the line, or its
+    /// job given up (its answer, if one comes, dropped), or the permit granted meanwhile
+    /// passed on to the next in line. The check has already told the binding (Python: the
+    /// handler's exception is pending), so the call ends whatever happened meanwhile.
+    #[cold]
+    fn leave_interrupted(&self, w: &Arc<Waiter>) -> u8 {
+        let mut st = self.lock();
+        match w.state.load(Ordering::Acquire) {
+            WAITING => {
+                st.queue.retain(|q| !Arc::ptr_eq(q, w));
+                self.left_line(w);
+            }
+            GRANTED => {
+                drop(st);
+                self.release();
+            }
+            _ => {
+                drop(st);
+                // Taken: given up (a holder answering at this moment finds it abandoned).
+                // Already answered (done, retry): the answer is dropped.
+                let _ =
+                    w.state
+                        .compare_exchange(TAKEN, ABANDONED, Ordering::AcqRel, Ordering::Acquire);
+            }
+        }
+        INTERRUPTED
+    }
+}
+
+/// Parks the thread for at most `d` (`None`: until unparked), and no longer than `poll`.
+fn park_at_most(d: Option<Duration>, poll: Option<Duration>) {
+    match (d, poll) {
+        (None, None) => std::thread::park(),
+        (Some(d), None) | (None, Some(d)) => std::thread::park_timeout(d),
+        (Some(d), Some(p)) => std::thread::park_timeout(d.min(p)),
     }
 }
 
@@ -608,6 +665,7 @@ mod tests {
                         "permit".to_string()
                     }
                     Ok(Admission::Abandoned(_)) | Err(_) => "timeout".to_string(),
+                    Ok(Admission::Interrupted(_)) => "interrupted".to_string(),
                 }
             });
             // Each joins the line before the next starts.
@@ -661,6 +719,9 @@ mod tests {
                     Ok(Admission::Permit(..)) => panic!("expected to be served, got a permit"),
                     Ok(Admission::Abandoned(w)) => {
                         panic!("expected to be served, gave up after {w:?}")
+                    }
+                    Ok(Admission::Interrupted(w)) => {
+                        panic!("expected to be served, interrupted after {w:?}")
                     }
                     Err(w) => panic!("expected to be served, timed out after {w:?}"),
                 }
@@ -755,6 +816,7 @@ mod tests {
                 Ok(Admission::Abandoned(_)) => "abandoned",
                 Ok(Admission::Served(..)) => "served",
                 Ok(Admission::Permit(..)) => "permit",
+                Ok(Admission::Interrupted(_)) => "interrupted",
                 Err(_) => "timed out in line",
             };
             (outcome, start.elapsed())

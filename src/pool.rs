@@ -431,9 +431,23 @@ pub(crate) mod nonblocking {
         Ok(stream)
     }
 
+    /// A TCP connect to `sa` within `timeout` (the stream in blocking mode), as
+    /// `TcpStream::connect_timeout`, but a signal that interrupts the wait is seen (see
+    /// [`connected`]). A connect not done in time is `TimedOut`.
+    pub(crate) fn connect_tcp(sa: &SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
+        let stream = tcp(sa)?;
+        if connected(&stream, timeout)? {
+            Ok(stream)
+        } else {
+            Err(io::Error::new(io::ErrorKind::TimedOut, "connect timed out"))
+        }
+    }
+
     /// Waits at most `timeout` (zero: only looks) for the connect under way on `stream`:
     /// `true` once connected (the stream then in blocking mode), `false` while under way,
-    /// the connect's error if it failed. An interrupted wait goes on for the time left.
+    /// the connect's error if it failed. A wait interrupted by a signal asks the process's
+    /// interrupt check (`crate::set_interrupt_check`): `conn::interrupted_io()` when it says
+    /// to end the call (see `conn::connect_error`), else the wait goes on for the time left.
     #[allow(unsafe_code)] // poll(2)
     pub(crate) fn connected(stream: &TcpStream, timeout: Duration) -> io::Result<bool> {
         let end = Instant::now() + timeout;
@@ -451,6 +465,9 @@ pub(crate) mod nonblocking {
             if n < 0 {
                 let e = io::Error::last_os_error();
                 if e.kind() == io::ErrorKind::Interrupted {
+                    if crate::conn::interrupt_requested() {
+                        return Err(crate::conn::interrupted_io());
+                    }
                     continue;
                 }
                 return Err(e);

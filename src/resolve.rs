@@ -100,7 +100,8 @@ impl Resolve {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The addresses to connect to, waiting at most `timeout` for a resolution.
+    /// The addresses to connect to, waiting at most `timeout` for a resolution (or until the
+    /// interrupt check asks to end the call: `conn::interrupted_io`).
     pub(crate) fn addrs(self: &Arc<Self>, timeout: Duration) -> io::Result<Arc<Vec<SocketAddr>>> {
         if let Some(sa) = self.literal {
             return Ok(Arc::new(vec![sa]));
@@ -119,7 +120,15 @@ impl Resolve {
         // A fresh answer: the one in flight, or a new one.
         let before = st.done;
         self.start(&mut st);
+        let poll = crate::conn::interrupt_poll();
+        let mut waited = false;
         while st.done == before {
+            // A signal does not interrupt the wait: the interrupt check is asked between
+            // slices of it (see `conn::INTERRUPT_POLL`).
+            if waited && poll.is_some() && crate::conn::interrupt_requested() {
+                return Err(crate::conn::interrupted_io());
+            }
+            waited = true;
             let left = timeout.saturating_sub(started.elapsed());
             if left.is_zero() {
                 return Err(io::Error::new(
@@ -132,7 +141,7 @@ impl Resolve {
             }
             st = self
                 .answered
-                .wait_timeout(st, left)
+                .wait_timeout(st, poll.map_or(left, |p| left.min(p)))
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }

@@ -599,6 +599,10 @@ impl Server {
                 self.counters.error(&e);
                 return Err(e);
             }
+            Admission::Interrupted(waited) => {
+                self.count_wait(waited);
+                return Err(Error::Interrupted);
+            }
         };
         if let Some(waited) = waited {
             deadline.charge(waited);
@@ -670,11 +674,21 @@ impl Server {
                 // Out of time before trying: not the server's fault.
                 let e = Error::ConnectTimeout {
                     server: self.label.to_string(),
+                    operation_timeout: true,
                 };
                 self.counters.error(&e);
                 return Err(e);
             }
-            let connected = self.complete_connect(started, timeout, deadline);
+            let mut connected = self.complete_connect(started, timeout, deadline);
+            if timeout < self.opts.connect_timeout {
+                // The operation's deadline set the connect's time: the error names it.
+                if let Err(Error::ConnectTimeout {
+                    operation_timeout, ..
+                }) = &mut connected
+                {
+                    *operation_timeout = true;
+                }
+            }
             if self.dialect.handshakes(&self.opts) {
                 // The handshake and SASL took what they took, within the deadline.
                 deadline.left_at(Instant::now());
@@ -739,9 +753,14 @@ impl Server {
                     Ok(false) => {
                         return Err(Error::ConnectTimeout {
                             server: self.label.to_string(),
+                            operation_timeout: false,
                         })
                     }
-                    Err(_) => None,
+                    // The interrupt check ended the wait: so the call.
+                    Err(e) => match crate::conn::connect_error(&self.label, e) {
+                        Error::Interrupted => return Err(Error::Interrupted),
+                        _ => None,
+                    },
                 }
             }
             Warm::Connected(socket) => Some(socket),

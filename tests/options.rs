@@ -945,3 +945,28 @@ fn a_retry_timeout_above_its_cap_is_refused_naming_both() {
     let wait = c.server_states()[0].retry_in.expect("marked dead");
     assert!(wait > Duration::from_secs(15), "{wait:?}");
 }
+
+/// A refused duration is shown as given ("0", "0s"), not as the core parsed it (`0ns`), by
+/// name and by the typed setters (tester-obs #7).
+#[test]
+fn a_refused_duration_is_shown_as_given() {
+    for (given, shown) in [("0", "\"0\""), ("0s", "\"0s\""), (" 0ms ", "\" 0ms \"")] {
+        let e = ClientBuilder::new().set("io_timeout", given).unwrap_err();
+        let m = message(e);
+        assert!(
+            m.starts_with(&format!(
+                "option io_timeout: bad value {shown}: must be above zero"
+            )),
+            "{m}"
+        );
+    }
+    let spec = OPTIONS.iter().find(|o| o.name == "io_timeout").unwrap();
+    let e = spec
+        .set_value(
+            ClientBuilder::new(),
+            options::Value::Duration(Duration::ZERO),
+        )
+        .unwrap_err();
+    let m = message(e);
+    assert!(m.starts_with("option io_timeout: bad value 0: "), "{m}");
+}

@@ -313,7 +313,7 @@ fn the_stalled_resolution_is_a_connect_timeout() {
         .build()
         .unwrap();
     match client.get("k") {
-        Err(Error::ConnectTimeout { server }) => assert_eq!(server, "stalls.invalid:11211"),
+        Err(Error::ConnectTimeout { server, .. }) => assert_eq!(server, "stalls.invalid:11211"),
         other => panic!("expected a connect timeout, got {other:?}"),
     }
 }

@@ -227,11 +227,14 @@ fn interrupt_check() -> bool {
 }
 
 /// Sets (or, with NULL, removes) the process-wide interrupt check. When a signal interrupts
-/// a socket read or write (`EINTR`) of any call, in any thread, `check` is called from that
-/// thread before the read or write is tried again (for what is left of its I/O timeout);
-/// when it returns true the call ends with `MCPOOL_INTERRUPTED` (a multi-server call too,
-/// whole), its connection closed. It is never called unless a signal interrupted a wait.
-/// A binding uses it to run its language's signal handlers (Python: take the GIL, run
+/// a socket read, write or connect (`EINTR`) of any call, in any thread, `check` is called
+/// from that thread before the wait goes on (for what is left of its timeout); and while a
+/// call waits where a signal does not interrupt it (in line for a pooled connection, for a
+/// read another caller serves for it, for a host name's resolution), every 50 ms. When it
+/// returns true the call ends with `MCPOOL_INTERRUPTED` (a multi-server call too, whole),
+/// its connection closed. It is never called on the common path (a free connection, a
+/// reply in time), so it must be cheap when nothing is pending. A binding uses it to run
+/// its language's signal handlers (Python: in the main thread, take the GIL, run
 /// `PyErr_CheckSignals`, return true when a handler raised). `check` must not call into
 /// this library.
 #[no_mangle]

@@ -345,7 +345,10 @@ mod tests {
                 cause: String::new(),
             },
             Error::PoolTimeout { server: server() },
-            Error::ConnectTimeout { server: server() },
+            Error::ConnectTimeout {
+                server: server(),
+                operation_timeout: false,
+            },
             Error::IoTimeout { server: server() },
             Error::Io {
                 server: server(),

@@ -187,32 +187,44 @@ impl OptionSpec {
                 .map_err(|_| "not a number".to_owned()),
             Apply::Text(_) => Ok(Value::Text(v)),
         };
+        // A refused duration is shown as given ("0", "0s"), not as parsed (0ns).
+        let given = format!("{value:?}");
         match parsed {
+            Ok(x @ Value::Duration(_)) => self.set_shown(b, x, &given),
             Ok(x) => self.set_value(b, x),
-            Err(why) => Err(self.bad(&format!("{value:?}"), &why)),
+            Err(why) => Err(self.bad(&given, &why)),
         }
     }
 
     /// Applies an already typed value (the C ABI's typed setters): the same range checks and
     /// the same setter as [`OptionSpec::set`]. A value of the wrong type is refused.
     pub fn set_value(&self, b: ClientBuilder, value: Value<'_>) -> Result<ClientBuilder> {
+        self.set_shown(b, value, &value.to_string())
+    }
+
+    /// [`OptionSpec::set_value`], an error showing the value as `shown`.
+    fn set_shown(&self, b: ClientBuilder, value: Value<'_>, shown: &str) -> Result<ClientBuilder> {
         let refused = b.errors.len();
-        let mut b = self.apply_value(b, value)?;
+        let mut b = self.apply_value(b, value, shown)?;
         // A setter that checks its own value (ClientBuilder::check_range) kept an error for
         // `build`: the option path reports it now, the setter's check being the one check.
         if b.errors.len() > refused {
             let why = b.errors.pop().unwrap_or_default();
-            let shown = value.to_string();
             let why = why
-                .strip_prefix(&format!("{} {shown}: ", self.name))
+                .strip_prefix(&format!("{} {value}: ", self.name))
                 .unwrap_or(&why);
-            return Err(self.bad(&shown, why));
+            return Err(self.bad(shown, why));
         }
         Ok(b)
     }
 
-    /// [`OptionSpec::set_value`] before the setter's own check is read.
-    fn apply_value(&self, b: ClientBuilder, value: Value<'_>) -> Result<ClientBuilder> {
+    /// [`OptionSpec::set_shown`] before the setter's own check is read.
+    fn apply_value(
+        &self,
+        b: ClientBuilder,
+        value: Value<'_>,
+        shown: &str,
+    ) -> Result<ClientBuilder> {
         // The row's `accepted` names the range when it has one (a row whose setter checks
         // its own range passes the type's whole range here).
         let out_of = |lo: &dyn std::fmt::Display, hi: &dyn std::fmt::Display| {
@@ -221,12 +233,12 @@ impl OptionSpec {
             } else {
                 "out of range".to_owned()
             };
-            self.bad(&value.to_string(), &why)
+            self.bad(shown, &why)
         };
         Ok(match (self.apply, value) {
             (Apply::Duration(f), Value::Duration(d)) => {
                 if d.is_zero() && self.kind != OptionType::DurationOrZero {
-                    return Err(self.bad(&value.to_string(), "must be above zero"));
+                    return Err(self.bad(shown, "must be above zero"));
                 }
                 f(b, d)
             }
@@ -242,7 +254,7 @@ impl OptionSpec {
             },
             (Apply::F64(f, lo, hi), Value::Fraction(x)) => {
                 if !(x > lo && x <= hi) {
-                    return Err(self.bad(&value.to_string(), &format!("not in ({lo}, {hi}]")));
+                    return Err(self.bad(shown, &format!("not in ({lo}, {hi}]")));
                 }
                 f(b, x)
             }
@@ -325,6 +337,7 @@ impl Value<'_> {
 impl std::fmt::Display for Value<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Value::Duration(d) if d.is_zero() => write!(f, "0"),
             Value::Duration(d) => write!(f, "{d:?}"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Integer(n) => write!(f, "{n}"),

@@ -756,14 +756,22 @@ static int gate_enter(void) {
 
 static void gate_leave(void) { atomic_fetch_sub(&gate_inside, 1); }
 
-/* The core's interrupt check (mcpool_interrupt_check_set), registered at import: called only
- * after a signal interrupted a socket wait of a call, in that call's thread (which released
- * the GIL). Runs the Python signal handlers as Python's own sockets do at an EINTR (PEP 475;
- * in the main thread only, as Python runs them); true when one raised (Ctrl-C's
+/* The thread Python runs signal handlers in (threading.main_thread(); in a forked child, the
+ * thread that forked): set at import and by _after_fork_child. */
+static atomic_ulong main_ident;
+
+/* The core's interrupt check (mcpool_interrupt_check_set), registered at import: called in a
+ * call's thread (which released the GIL) after a signal interrupted its socket wait or
+ * connect, and every 50 ms while it waits where a signal does not interrupt it (in line for
+ * a pooled connection, a served read). Runs the Python signal handlers as Python's own
+ * sockets do at an EINTR (PEP 475); Python runs them in the main thread only, so in any
+ * other thread it returns false at once, without the GIL. True when one raised (Ctrl-C's
  * KeyboardInterrupt): the core ends the call with MCPOOL_INTERRUPTED, closing its connection,
  * and raise_with raises the handler's exception, left pending in this thread until then. A
  * handler that returns lets the call go on, within its I/O timeout. */
 static bool interrupt_check(void) {
+    if (PyThread_get_thread_ident() != atomic_load(&main_ident))
+        return false;
     if (!gate_enter())
         return false;
     PyGILState_STATE g = PyGILState_Ensure();
@@ -795,6 +803,7 @@ static PyObject *mod_after_fork_child(PyObject *m, PyObject *noargs) {
     (void)m;
     (void)noargs;
     atomic_store(&gate_inside, 0);
+    atomic_store(&main_ident, PyThread_get_thread_ident());
     Py_RETURN_NONE;
 }
 
@@ -3350,7 +3359,8 @@ static PyMethodDef module_methods[] = {
      "_close_gate()\n--\n\nAt interpreter exit (atexit): no more callbacks into Python from "
      "other threads."},
     {"_after_fork_child", mod_after_fork_child, METH_NOARGS,
-     "_after_fork_child()\n--\n\nIn a forked child: forgets the parent's other threads."},
+     "_after_fork_child()\n--\n\nIn a forked child: forgets the parent's other threads; "
+     "the forking thread is the one that runs signal handlers."},
     {"option_table", mod_option_table, METH_NOARGS,
      "option_table()\n--\n\n[(name, doc)]: every option of the core, in its table's order."},
     {"_option", mod_option, METH_O,
@@ -3473,6 +3483,16 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
     if (r2 == NULL)
         return NULL;
     Py_DECREF(r2);
+    PyObject *threading = PyImport_ImportModule("threading");
+    PyObject *main = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+    PyObject *ident = main ? PyObject_GetAttrString(main, "ident") : NULL;
+    unsigned long id = ident ? PyLong_AsUnsignedLong(ident) : 0;
+    Py_XDECREF(threading);
+    Py_XDECREF(main);
+    Py_XDECREF(ident);
+    if (PyErr_Occurred())
+        return NULL;
+    atomic_store(&main_ident, id);
     mcpool_interrupt_check_set(interrupt_check);
     return m;
 }

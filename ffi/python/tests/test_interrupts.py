@@ -75,31 +75,40 @@ def sigint_in(delay):
     return t
 
 
-def sigint_once_sent(server):
-    """SIGINT to the main thread once `server` (a Silent) has read a new request: the call
-    is then waiting for its answer, in the system call a signal interrupts (a signal that
-    came earlier, while the call still waited for a connection, would be seen only at its
-    I/O timeout, as by Python's own sockets), once the main thread waits for a socket."""
-    main = threading.main_thread()
-    start = server.received
-    syscall = "/proc/self/task/%d/syscall" % main.native_id
+# x86-64 system call numbers, as /proc/<pid>/task/<tid>/syscall gives them.
+SOCKET_WAITS = ("0", "7", "45", "47", "271")  # read, poll, recvfrom, recvmsg, ppoll
+CONNECT_WAITS = ("7", "271")  # poll, ppoll
+FUTEX_WAITS = ("202",)  # futex: a parked thread (in line for a pooled connection)
+
+
+def main_thread_in(syscalls):
+    """A function: true when the main thread is blocked in one of `syscalls` (x86-64
+    numbers; on another machine, in any system call; without /proc, always)."""
+    syscall = "/proc/self/task/%d/syscall" % threading.main_thread().native_id
 
     def waiting():
-        """The main thread waits for a socket (x86-64: read 0, poll 7, recvfrom 45,
-        recvmsg 47, ppoll 271; the syscall number /proc gives). Not a futex: a signal that lands while the call waits for
-        a pooled connection is seen only at the next interrupted socket wait (README)."""
         try:
             with open(syscall) as f:
                 nr = f.read().split()[0]
         except OSError:
-            return True  # no /proc: the request's arrival alone
+            return True
         if platform.machine() != "x86_64":
             return nr not in ("running", "-1")
-        return nr in ("0", "7", "45", "47", "271")
+        return nr in syscalls
+
+    return waiting
+
+
+def sigint_when(ready, settled=1):
+    """SIGINT to the main thread once `ready()` has held `settled` times in a row (polled
+    every ms, 5 s at most)."""
+    main = threading.main_thread()
 
     def send():
-        for _ in range(5000):  # polled every ms: 5 s at most
-            if server.received > start and waiting():
+        held = 0
+        for _ in range(5000):
+            held = held + 1 if ready() else 0
+            if held >= settled:
                 break
             time.sleep(0.001)
         signal.pthread_kill(main.ident, signal.SIGINT)
@@ -109,25 +118,51 @@ def sigint_once_sent(server):
     return t
 
 
-def interrupted(call, server, bound=2.0):
-    """Runs call with a SIGINT once `server` (a Silent) got its request; asserts
-    KeyboardInterrupt (the handler's exception, not an mcpool error) within `bound`
-    seconds."""
+def sigint_once_sent(server):
+    """SIGINT to the main thread once `server` (a Silent) has read a new request: the call
+    is then waiting for its answer, in the system call a signal interrupts, once the main
+    thread waits for a socket."""
+    start = server.received
+    in_socket_wait = main_thread_in(SOCKET_WAITS)
+    return sigint_when(lambda: server.received > start and in_socket_wait())
+
+
+def interrupted(call, server, bound=2.0, sender=None):
+    """Runs call with a SIGINT once `server` (a Silent) got its request (or when `sender`,
+    a function that starts the thread sending it, says); asserts KeyboardInterrupt (the
+    handler's exception, not an mcpool error) within `bound` seconds."""
     # Python's own Ctrl-C handler, as in a terminal: a process started in the background by
     # a non-interactive shell inherits SIGINT ignored, and Python then leaves it ignored.
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
-    timer = sigint_once_sent(server)
+    timer = sender() if sender else sigint_once_sent(server)
     t = time.monotonic()
     try:
-        with pytest.raises(KeyboardInterrupt) as info:
-            call()
+        outcome = outcome_of(call)
     finally:
         timer.join()
         signal.signal(signal.SIGINT, old)
     took = time.monotonic() - t
+    assert isinstance(outcome, KeyboardInterrupt), (outcome, took)
     assert took < bound, took
-    assert not isinstance(info.value.__context__, mcpool.Error), info.value.__context__
+    assert not isinstance(outcome.__context__, mcpool.Error), outcome.__context__
     return took
+
+
+def outcome_of(call):
+    """What call raised (or returned); a KeyboardInterrupt that comes only after another
+    exception (the handler ran late) is caught too, chained on it, not left to stop the
+    test session."""
+    try:
+        try:
+            return call()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:  # noqa: B902
+            for _ in range(1000):  # a handler still pending runs here
+                pass
+            return e
+    except KeyboardInterrupt as e:
+        return e
 
 
 def key_on(client, addr, prefix):
@@ -194,3 +229,109 @@ def test_a_periodic_signal_does_not_stop_the_io_timeout(silent, prefix):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert took < 1.5, took
+
+
+def test_ctrl_c_while_waiting_for_a_busy_pooled_connection(silent, prefix):
+    # The one connection is held by a call the silent server never answers; Ctrl-C while
+    # the main thread waits in line for it (a parked thread: no system call a signal ends)
+    # is seen within the wait's 50 ms polls, not after the holder's I/O timeout and then
+    # the waiter's own, as a TimeoutError (tester-conc F1).
+    c = mcpool.Client([silent], io_timeout=4.0, pool_size=1, pool_timeout=10.0,
+                      operation_timeout=0)
+    holder = threading.Thread(target=lambda: pytest.raises(mcpool.TimeoutError, c.get,
+                                                           prefix + "held"))
+    holder.start()
+    try:
+        for _ in range(5000):  # the holder's request has arrived: it holds the connection
+            if silent.received > 0:
+                break
+            time.sleep(0.001)
+        waits = c.metrics()[silent]["pool_waits"]
+        # The main thread parked for a while (not a moment's wait for the GIL): in line.
+        took = interrupted(lambda: c.get(prefix + "k"), silent,
+                           sender=lambda: sigint_when(main_thread_in(FUTEX_WAITS), 20))
+        assert took < 2.0, took
+        # The call did wait in line (the signal did not land before it began).
+        assert c.metrics()[silent]["pool_waits"] == waits + 1, c.metrics()[silent]
+    finally:
+        holder.join(10)
+    assert not holder.is_alive()
+
+
+@pytest.fixture
+def blackholed():
+    """A blackholed fake server: listen(0) with its queue filled, so that the kernel drops
+    every further SYN and connects to it hang (a host powered off or firewalled)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    held = [listener]
+    try:
+        for _ in range(16):
+            s = socket.socket()
+            s.settimeout(0.2)
+            try:
+                s.connect(listener.getsockname())
+            except socket.timeout:
+                s.close()
+                yield "127.0.0.1:%d" % listener.getsockname()[1]
+                return
+            held.append(s)
+        raise RuntimeError("the blackholed port's listen queue never filled")
+    finally:
+        for s in held:
+            s.close()
+
+
+def connecting_sender():
+    """SIGINT once the main thread has waited a while in poll(2) (the connect's wait)."""
+    return sigint_when(main_thread_in(CONNECT_WAITS), settled=20)
+
+
+@pytest.mark.parametrize("opts", [
+    dict(connect_timeout=5.0),
+    dict(connect_timeout=8.0, io_timeout=1.0, operation_timeout=5.0),
+    dict(preset="pylibmc"),
+], ids=["connect_timeout", "operation_timeout", "pylibmc_preset"])
+def test_ctrl_c_during_a_connect_that_hangs(blackholed, prefix, opts):
+    # A connect a server never answers (a dropped SYN) is a socket wait too: Ctrl-C ends it
+    # at once, as python-memcached's and pymemcache's (tester-conc F2), not at the connect
+    # or operation timeout. Twice: the connect the pool started for the slot, then the
+    # caller's own for the empty slot.
+    c = mcpool.Client([blackholed], retry_timeout=0, **opts)
+    for _ in range(2):
+        interrupted(lambda: c.get(prefix + "k"), None, sender=connecting_sender)
+
+
+def test_ctrl_c_during_a_connect_that_hangs_through_compat_memcache(blackholed, prefix):
+    mc = memcache.Client([blackholed], socket_timeout=6)
+    interrupted(lambda: mc.get(prefix + "k"), None, sender=connecting_sender)
+
+
+@pytest.mark.parametrize("peer", ["memcache", "pymemcache"])
+def test_peers_end_a_hanging_connect_at_ctrl_c_as_mcpool_does(blackholed, prefix, peer):
+    # The behaviour the test above holds mcpool to, shown on the real peers side by side.
+    if peer == "memcache":
+        import memcache as real
+        client = real.Client([blackholed], socket_timeout=6)
+    else:
+        from pymemcache.client.base import Client as PyMemcacheClient
+        host, port = blackholed.rsplit(":", 1)
+        client = PyMemcacheClient((host, int(port)), connect_timeout=6, timeout=6)
+    interrupted(lambda: client.get(prefix + "k"), None, sender=connecting_sender)
+    mine = mcpool.Client([blackholed], connect_timeout=6.0, retry_timeout=0)
+    interrupted(lambda: mine.get(prefix + "k"), None, sender=connecting_sender)
+
+
+def test_a_connect_ended_by_operation_timeout_says_so(blackholed, prefix):
+    # The deadline that ended the connect is the one the message names (tester-conc F2).
+    c = mcpool.Client([blackholed], connect_timeout=8.0, operation_timeout=0.3,
+                      retry_timeout=0)
+    with pytest.raises(mcpool.TimeoutError) as info:
+        c.get(prefix + "k")
+    assert "operation_timeout ended the connect" in str(info.value), info.value
+    c = mcpool.Client([blackholed], connect_timeout=0.3, operation_timeout=8.0,
+                      retry_timeout=0)
+    with pytest.raises(mcpool.TimeoutError) as info:
+        c.get(prefix + "k")
+    assert "connect timeout to %s" % blackholed in str(info.value), info.value

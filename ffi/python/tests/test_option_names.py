@@ -86,3 +86,30 @@ def test_a_number_for_another_option_is_not_a_duration(server, prefix):
 def test_an_unknown_name_names_the_close_ones():
     with pytest.raises(mcpool.ConfigurationError, match=r'unknown option "IO-Timout".*io_timeout'):
         mcpool.Client(["127.0.0.1:1"], **{"IO-Timout": 1})
+
+
+@pytest.mark.parametrize("options, shown", [
+    ({"timeout": float("nan")}, "option io_timeout (given as timeout): bad value nan: "),
+    ({"io_timeout": float("inf")}, "option io_timeout: bad value inf: "),
+    ({"io_timeout": -1}, "option io_timeout: bad value -1: "),
+    ({"Connect-Timeout": -0.5}, "option connect_timeout (given as Connect-Timeout): bad value -0.5: "),
+    ({"retry_timeout": datetime.timedelta(seconds=-1)},
+     "option retry_timeout: bad value datetime.timedelta("),
+    ({"io_timeout": 0}, 'option io_timeout: bad value "0": must be above zero'),
+    ({"io_timeout": 0.0}, 'option io_timeout: bad value "0": must be above zero'),
+])
+def test_a_bad_duration_is_named_as_given(options, shown):
+    # NaN, infinite and negative seconds are refused by the binding naming the option and
+    # the value as the caller wrote them; zero by the core, shown as "0"; never "nans",
+    # "infs", "-1s" or 0ns, the binding's or the core's re-spelling (tester-obs #7).
+    with pytest.raises(mcpool.ConfigurationError) as info:
+        mcpool.Client(["127.0.0.1:1"], **options)
+    msg = str(info.value)
+    assert msg.startswith(shown), msg
+    for never in ("nans", "infs", "-1s", "0ns", "-0.5s", "500000us"):
+        assert never not in msg.split(": accepted")[0].split("; accepted")[0], msg
+
+
+def test_zero_and_a_none_duration_still_mean_none():
+    c = mcpool.Client(["127.0.0.1:1"], operation_timeout=0, io_timeout=0.25)
+    assert c is not None

@@ -315,3 +315,18 @@ def test_gat_is_traced_as_gat(server, prefix, protocol):
     assert mc.gat(k + "missing", 10) is None
     assert [(r.op, r.outcome) for r in recs] == [("gat", "hit"), ("gats", "hit"),
                                                  ("gat", "miss")]
+
+
+def test_otel_without_opentelemetry_gives_an_install_line_that_works(monkeypatch):
+    # mcpool is not on PyPI: "pip install 'mcpool[otel]'" would fetch another project (or
+    # fail); the advice is one that works (tester-obs #19).
+    import importlib
+    import sys
+    monkeypatch.setitem(sys.modules, "opentelemetry", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "mcpool.otel", raising=False)
+    with pytest.raises(ImportError) as info:
+        importlib.import_module("mcpool.otel")
+    msg = str(info.value)
+    assert "pip install opentelemetry-api" in msg, msg
+    assert "'./ffi/python[otel]'" in msg, msg
+    assert "mcpool[otel]" not in msg.replace("./ffi/python[otel]", ""), msg

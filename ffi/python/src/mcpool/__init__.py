@@ -90,14 +90,17 @@ _ALIASES = {"prefix": "key_prefix", "pool_size": "max_size", "timeout": "io_time
             "username": "sasl_username", "password": "sasl_password"}
 
 
-def _text(name, value):
+def _text(name, value, given=None):
     """An option's value in the core's text form: str as it is (e.g. "250ms"), bool as
     true/false, a number of seconds (or a timedelta) for a duration, other numbers as
     decimal text, bytes as UTF-8. Whether the option takes a duration is the core's answer
-    (``_option``), for the name in any spelling the core accepts."""
+    (``_option``), for the name in any spelling the core accepts. A number of seconds that
+    is no duration (NaN, infinite, negative) is refused here, naming the option as
+    ``given`` and the value as the caller wrote it: the core would see only its text form."""
     if isinstance(value, bool):
         return "true" if value else "false"
     duration = isinstance(value, (int, float, _datetime.timedelta)) and _option(name)[1]
+    as_given = value
     if isinstance(value, _datetime.timedelta):
         value = value.total_seconds()
         if not duration:
@@ -105,9 +108,16 @@ def _text(name, value):
     if isinstance(value, (int, float)):
         if not duration:
             return repr(value)
-        if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        if not 0 <= value < float("inf"):  # NaN compares false
+            shown = name if given in (None, name) else "%s (given as %s)" % (name, given)
+            raise ConfigurationError(
+                "option %s: bad value %r: a duration is a finite number "
+                "of seconds, 0 or more (or a str such as \"250ms\")" % (shown, as_given))
+        if value == 0:
+            return "0"  # zero in any unit; a refusal shows "0", as given
+        if isinstance(value, float):
             return "%dus" % round(value * 1e6)  # no exponent form: whole microseconds
-        return "%rs" % value  # an int, or inf/nan (which the core refuses, naming it)
+        return "%ds" % value
     if isinstance(value, bytes):
         return value.decode()
     if isinstance(value, str):
@@ -297,7 +307,7 @@ class Client(_Client):
                                   % (_pickle.HIGHEST_PROTOCOL, pickle_protocol))
         # the preset first: it sets defaults that the other options then override; an option
         # given as None is not given (the core's default)
-        pairs = sorted(((g, n, _text(n, v)) for g, n, v in opts if v is not None),
+        pairs = sorted(((g, n, _text(n, v, g)) for g, n, v in opts if v is not None),
                        key=lambda p: p[1] != "preset")
         if on_operation is not None:
             if not callable(on_operation):

@@ -1,5 +1,6 @@
-"""OpenTelemetry spans for mcpool operations (the optional extra ``mcpool[otel]``, which
-installs ``opentelemetry-api``).
+"""OpenTelemetry spans for mcpool operations (needs ``opentelemetry-api``: ``pip install
+opentelemetry-api``, or mcpool's optional extra ``otel``, installed as ``pip install
+'./ffi/python[otel]'``; mcpool is not on PyPI).
 
     >>> import mcpool, mcpool.otel
     >>> mc = mcpool.Client(["127.0.0.1:11211"], on_operation=mcpool.otel.span_hook())
@@ -26,8 +27,11 @@ import time as _time
 try:
     from opentelemetry import trace as _trace
 except ImportError as _e:  # pragma: no cover - exercised only without the extra
-    raise ImportError("mcpool.otel needs opentelemetry-api: pip install 'mcpool[otel]' "
-                      "(or pip install opentelemetry-api)") from _e
+    # mcpool is not on PyPI: "pip install 'mcpool[otel]'" would fetch another project
+    raise ImportError("mcpool.otel needs opentelemetry-api: pip install opentelemetry-api "
+                      "(or install mcpool with its otel extra: pip install "
+                      "'./ffi/python[otel]' in mcpool's source tree, or the wheel's file "
+                      "name followed by [otel])") from _e
 
 __all__ = ["span_hook", "attributes"]
 

@@ -46,6 +46,11 @@ import java.util.concurrent.atomic.LongAdder;
  * cannot read (a Python pickle, a Perl Storable image, flags that mean nothing in the format,
  * a compressed value that does not inflate, a serialized object with serialization off) is
  * an {@link McpoolException} naming the key, never its bytes.
+ *
+ * <p>A call is not interruptible: {@link Thread#interrupt()} does not cut it short (as in
+ * Whalin's client, unlike spymemcached's futures). The I/O, connect and operation timeouts
+ * bound it; it ends with its answer or a {@link TimeoutException}, and the thread's interrupt
+ * status is kept for the caller's next blocking call.
  */
 public final class Mcpool implements AutoCloseable {
     final NativeClient nc;

@@ -444,6 +444,29 @@ public class McpoolTest {
         }
     }
 
+    /** Thread.interrupt() does not cut a call short (README, Errors: Whalin's behaviour): the
+     * call runs to its I/O timeout and the interrupt status is kept for the caller. The
+     * server is a deliberately silent fake server (a listener that never answers). */
+    @Test
+    public void anInterruptDoesNotEndACallAndIsKept() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"));
+             Mcpool mc = Mcpool.builder().servers("127.0.0.1:" + silent.getLocalPort()).minIdle(0)
+                 .ioTimeoutMillis(1000).build()) {
+            Thread.currentThread().interrupt(); // before the call: the same rule, no race
+            long t = System.nanoTime();
+            try {
+                mc.get("k");
+                fail();
+            } catch (TimeoutException e) {
+                assertEquals("MCPOOL_IO_TIMEOUT", e.statusName());
+            } finally {
+                long ms = (System.nanoTime() - t) / 1_000_000;
+                assertTrue("the interrupt status is kept", Thread.interrupted());
+                assertTrue("ran to the I/O timeout: " + ms + " ms", ms >= 900);
+            }
+        }
+    }
+
     /** memcached appends raw bytes and keeps the flags: a serialized object with bytes after
      * it (an append; a whole serialized object prepended) read as the first object alone
      * would be the value without them. MCPOOL_VALUE_FORMAT naming the key, as for a
