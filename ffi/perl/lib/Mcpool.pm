@@ -177,6 +177,10 @@ sub _server_list {
             unless $w > 0;
         Carp::croak("$who: server $a: the weight must be at most $U32 (got $w)")
             unless $w <= $U32;
+        # Cache::Memcached::Fast's IPv6 spelling, host and port split at the last ':'
+        # ("::1:11211", "fe80::1:11211"), as the core writes it ("[::1]:11211"): a host part
+        # with two colons or more is an IPv6 literal ("host:port:name" has one).
+        $a = "[$1]:$2" if $a =~ /\A([0-9A-Fa-f.]*:[0-9A-Fa-f.:]*:[0-9A-Fa-f.:]*):([0-9]+)\z/;
         push @addr,   "$a";
         push @weight, $w + 0;
     }
@@ -787,7 +791,9 @@ core's rule, the same in every binding.
 
 =item servers
 
-An array reference; each element is C<'host:port'>, C<'/path/to/socket'>, a hash reference
+An array reference; each element is C<'host:port'> (an IPv6 address as C<'[::1]:11211'>, or
+as Cache::Memcached::Fast writes it, C<'::1:11211'>: split at the last colon),
+C<'/path/to/socket'>, a hash reference
 C<{ address =E<gt> 'host:port', weight =E<gt> 2 }> or an array reference C<['host:port', 2]>.
 The order matters: it decides placement. No servers (the option left out, or an empty list)
 is Cache::Memcached::Fast's client that fails every command: each returns what a failed

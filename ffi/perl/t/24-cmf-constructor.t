@@ -85,4 +85,12 @@ for my $o ([ fail_open => 'maybe' ], [ protocol => 'smoke' ], [ io_timeout => 'a
     like($@, qr/ at \Q$0\E line $line\.$/, "set_servers with an address the core refuses: the caller's line");
 }
 
+# Cache::Memcached::Fast's IPv6 spelling (split at the last colon) is the core's bracketed one
+{
+    my $m = Mcpool->new({ servers => ['::1:11311', 'fe80::1:11312', ['::1:11313', 2],
+        { address => '::ffff:127.0.0.1:11314' }, '127.0.0.1:11315:10'] });
+    is_deeply([ $m->server_labels ], ['[::1]:11311', '[fe80::1]:11312', '[::1]:11313',
+        '[::ffff:127.0.0.1]:11314', '127.0.0.1:11315'], "CMF's '::1:PORT' is [::1]:PORT; host:port:name unchanged");
+}
+
 done_testing;
