@@ -992,6 +992,8 @@ pub static PRESETS: &[Preset] = &[
             ("retry_timeout_max", "30s"),
             ("compression", "false"),
             ("compression_ratio", "0.8"),
+            // `$c_len < $len*(1 - COMPRESS_SAVINGS)`: strictly below
+            ("compression_ratio_compare", "below"),
             ("max_value_size", "1048576"),
         ],
     },
@@ -1093,6 +1095,8 @@ pub static PRESETS: &[Preset] = &[
             ("compression_threshold", "16384"),
             ("compression_compare", "above"),
             ("compression_ratio", "1"),
+            // BaseSerializingTranscoder: `if (compressed.length < data.length)`
+            ("compression_ratio_compare", "below"),
             ("max_value_size", "20971520"),
         ],
     },
