@@ -713,7 +713,8 @@ impl ClientBuilder {
     /// A callback for server state changes (marked dead, back alive). It runs on the thread
     /// whose call changed the state, after that call has given its connection (and its
     /// place in the pool) back, so it may issue commands of its own; keep it short, that
-    /// call returns only when it does.
+    /// call returns only when it does. A handler that panics does not unwind into that call
+    /// (whose result stands): the panic hook reports it and the panic is caught.
     pub fn on_event(mut self, handler: impl Fn(&Event) + Send + Sync + 'static) -> Self {
         self.config.events = Some(EventHandler(Arc::new(handler)));
         self

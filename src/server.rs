@@ -930,9 +930,12 @@ impl Server {
         })
     }
 
+    /// Hands `event` to the `on_event` handler. A handler that panics does not unwind into
+    /// the call that changed the server's state (its result stands): the panic is caught,
+    /// after the panic hook reported it, as the `on_operation` handler's is.
     fn emit(&self, event: Option<Event>) {
         if let (Some(handler), Some(event)) = (&self.settings.events, event) {
-            (handler.0)(&event);
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (handler.0)(&event)));
         }
     }
 }

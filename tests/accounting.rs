@@ -280,3 +280,30 @@ fn a_panicking_operation_handler_does_not_reach_the_caller() {
     let m = &c.metrics()[0];
     assert_eq!(m.connects, 1, "the connection is reused: {m:?}");
 }
+
+/// An `on_event` handler that panics (a server marked dead) does not reach the caller either:
+/// the call returns its own error, and the next one its own.
+#[test]
+fn a_panicking_event_handler_does_not_reach_the_caller() {
+    let dead = common::refusing_port();
+    let events = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = events.clone();
+    let c = Client::builder()
+        .server(&dead.addr())
+        .failure_limit(1)
+        .on_event(move |_| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            panic!("event handler panics (test)");
+        })
+        .build()
+        .unwrap();
+    assert!(
+        c.get("k").is_err(),
+        "the connect fails: an error, not a panic"
+    );
+    assert!(c.get("k").is_err(), "dead now: an error again");
+    assert!(
+        events.load(std::sync::atomic::Ordering::SeqCst) >= 1,
+        "the handler ran"
+    );
+}
