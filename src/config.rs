@@ -323,6 +323,10 @@ pub struct ClientBuilder {
     /// `compression` was set: the value format's default ([`ValueFormat::compresses_by_default`])
     /// no longer applies.
     compression_chosen: bool,
+    /// `retry_timeout_max` was set (by a setter, by name or by a preset): a `retry_timeout`
+    /// above it is then a configuration error; left at its default, the cap rises to
+    /// `retry_timeout` (a first wait of 60 s alone is not refused for the default 30 s cap).
+    retry_cap_chosen: bool,
 }
 
 impl ClientBuilder {
@@ -507,17 +511,19 @@ impl ClientBuilder {
     }
 
     /// First back-off before a dead server is retried; it doubles per failed retry, up to
-    /// `retry_timeout_max`, and starts again after a success. Default 1 s. Larger than
-    /// `retry_timeout_max` makes `build` fail (naming both), never silently capped.
+    /// `retry_timeout_max`, and starts again after a success. Default 1 s. Larger than a
+    /// `retry_timeout_max` that was set makes `build` fail (naming both), never silently
+    /// capped; with the cap left at its default, the cap rises to it.
     pub fn retry_timeout(mut self, d: Duration) -> Self {
         self.config.retry_timeout = d;
         self
     }
 
-    /// Cap on the retry back-off. Default 30 s; at least `retry_timeout` (else `build`
-    /// fails).
+    /// Cap on the retry back-off. Default 30 s (or `retry_timeout`, when that is larger and
+    /// this is not set); when set, at least `retry_timeout` (else `build` fails).
     pub fn retry_timeout_max(mut self, d: Duration) -> Self {
         self.config.retry_timeout_max = d;
+        self.retry_cap_chosen = true;
         self
     }
 
@@ -798,6 +804,9 @@ impl ClientBuilder {
         let mut c = self.config;
         if !self.compression_chosen && !c.values.format.compresses_by_default() {
             c.compression.enabled = false;
+        }
+        if !self.retry_cap_chosen {
+            c.retry_timeout_max = c.retry_timeout_max.max(c.retry_timeout);
         }
         if c.servers.is_empty() {
             return Err(Error::Config("no servers given".into()));

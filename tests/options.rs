@@ -913,14 +913,24 @@ fn a_retry_timeout_above_its_cap_is_refused_naming_both() {
         .unwrap()
         .build()
         .unwrap_err();
-    // The default cap is 30 s: 60 s alone is above it.
-    let over_default = Client::builder()
+    // A preset's cap is a cap that was set: pylibmc's is 2 s.
+    let over_preset = Client::builder()
         .server("127.0.0.1:1")
-        .set("retry_timeout", "60s")
+        .set("preset", "pylibmc")
+        .unwrap()
+        .set("retry_timeout", "5s")
         .unwrap()
         .build()
         .unwrap_err();
-    for e in [by_builder, by_name, over_default] {
+    // The default cap (30 s) left alone rises to a longer first wait: 60 s alone builds.
+    let alone = Client::builder()
+        .server("127.0.0.1:1")
+        .set("retry_timeout", "60s")
+        .unwrap()
+        .into_config()
+        .unwrap();
+    assert_eq!(alone.retry_timeout_max, Duration::from_secs(60));
+    for e in [by_builder, by_name, over_preset] {
         let m = message(e);
         assert!(
             m.contains("retry_timeout (") && m.contains("retry_timeout_max ("),

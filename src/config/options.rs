@@ -668,7 +668,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         "one deadline for a whole operation (pool wait, connect, every read and write); 0: none",
         Apply::OptDuration(ClientBuilder::operation_timeout)),
     row!("retry_timeout", DurationOrZero, "ms", "1s", "",
-        "first wait before a dead server is tried again; doubles per failed retry; above retry_timeout_max it is a configuration error",
+        "first wait before a dead server is tried again; doubles per failed retry; above a retry_timeout_max that was set (by name, setter or preset) it is a configuration error; with the cap left at its default (30s) the cap rises to it",
         Apply::Duration(ClientBuilder::retry_timeout)),
     row!("retry_timeout_max", DurationOrZero, "ms", "30s", "",
         "cap on the doubling retry wait; at least retry_timeout",
