@@ -333,6 +333,13 @@ impl ValueFormat {
         !matches!(self, ValueFormat::Pymemcache)
     }
 
+    /// Whether a value of `kind` may be compressed in this format: not python-memcached's
+    /// integers, which it never compresses (`_val_to_store_info` sets `min_compress_len = 0`
+    /// for an int), so its readers and ours store the same bytes.
+    pub fn compresses_kind(self, kind: Kind) -> bool {
+        !(self == ValueFormat::PythonMemcached && kind == Kind::Int)
+    }
+
     /// Whether the format has a counterpart for `kind`.
     pub fn has_kind(self, kind: Kind) -> bool {
         match self {

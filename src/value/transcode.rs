@@ -452,7 +452,7 @@ impl<'c> Transcoder<'c> {
             },
             _ => unreachable!("a kind's row has a body for it"),
         };
-        Ok(self.compress(wire, flags))
+        Ok(self.compress(wire, flags, kind))
     }
 
     /// The byte API's store: `flags` 0 stores bytes under the format's bytes kind; other
@@ -566,9 +566,9 @@ impl<'c> Transcoder<'c> {
                     Cow::Borrowed(data)
                 }
             };
-            return Ok(self.compress(wire, wire_flags));
+            return Ok(self.compress(wire, wire_flags, class.kind));
         }
-        Ok(self.compress(Cow::Borrowed(data), wire_flags))
+        Ok(self.compress(Cow::Borrowed(data), wire_flags, Kind::Bytes))
     }
 
     /// The flags under which the byte API's stores (`store`, the batch calls) write an
@@ -649,8 +649,12 @@ impl<'c> Transcoder<'c> {
         }
     }
 
-    /// Compresses `wire` when due and sets the format's compression bits.
-    fn compress<'v>(&self, wire: Cow<'v, [u8]>, flags: u32) -> (Cow<'v, [u8]>, u32) {
+    /// Compresses `wire` (a value of `kind`) when due and the format compresses that kind
+    /// ([`ValueFormat::compresses_kind`]), and sets the format's compression bits.
+    fn compress<'v>(&self, wire: Cow<'v, [u8]>, flags: u32, kind: Kind) -> (Cow<'v, [u8]>, u32) {
+        if !self.options.format.compresses_kind(kind) {
+            return (wire, flags);
+        }
         let Some(codec) = self.codec() else {
             return (wire, flags);
         };
@@ -944,6 +948,30 @@ mod tests {
             enc(ValueFormat::Mcpool, Value::Int(5)),
             (b"5".to_vec(), 0x0102_0000)
         );
+    }
+
+    #[test]
+    fn python_memcached_never_compresses_its_integers() {
+        // python-memcached's _val_to_store_info sets min_compress_len = 0 for an int, so a
+        // long one (10**400) is its digits under flags 2 whatever the threshold; pylibmc
+        // compresses it (flags 4 | 8), and both compress text.
+        let c = Compression {
+            threshold: 10,
+            ..Compression::default()
+        };
+        let digits = "1".repeat(401);
+        let (body, flags) = t(ValueFormat::PythonMemcached, &c)
+            .encode_flagged(b"k", digits.as_bytes(), 2)
+            .unwrap();
+        assert_eq!((&*body, flags), (digits.as_bytes(), 2));
+        let (body, flags) = t(ValueFormat::Pylibmc, &c)
+            .encode_flagged(b"k", digits.as_bytes(), 4)
+            .unwrap();
+        assert!(flags == 4 | 8 && body.len() < digits.len(), "{flags}");
+        let (_, flags) = t(ValueFormat::PythonMemcached, &c)
+            .encode_value(&Value::Text("x".repeat(1000)))
+            .unwrap();
+        assert_eq!(flags & 8, 8, "text is compressed");
     }
 
     #[test]

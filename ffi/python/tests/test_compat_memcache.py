@@ -520,8 +520,9 @@ def test_memcache_negative_min_compress_len_stores_as_python_memcached(server, p
     storing nothing; now every store path stores the bytes and flags python-memcached
     stores, side by side."""
     import zlib
+    # an int is never compressed by python-memcached (min_compress_len = 0 for it)
     values = {"long": "y" * 500, "short": "ab", "empty": "", "bytes": b"z" * 300,
-              "pickled": {"k": ["v"] * 50}}
+              "pickled": {"k": ["v"] * 50}, "int": 10 ** 400, "small_int": 7}
 
     def body(raw):  # zlib-rs's stream is not C zlib's byte for byte: compared inflated
         return raw and (raw[0], zlib.decompress(raw[1]) if raw[0] & 8 else raw[1])
@@ -539,6 +540,7 @@ def test_memcache_negative_min_compress_len_stores_as_python_memcached(server, p
         got[mod] = (res, raw)
     assert got[compat_memcache] == got[real_memcache]
     assert got[real_memcache][1]["long"][0] & 8  # stored compressed (zlib flag)
+    assert got[real_memcache][1]["int"] == (2, str(10 ** 400).encode())  # its digits, raw
 
 
 def test_memcache_edge_constructor_values_as_python_memcached(server, prefix):
