@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use Carp ();
+use Socket ();
 use Scalar::Util ();
 use Storable ();
 use overload ();
@@ -178,9 +179,11 @@ sub _server_list {
         Carp::croak("$who: server $a: the weight must be at most $U32 (got $w)")
             unless $w <= $U32;
         # Cache::Memcached::Fast's IPv6 spelling, host and port split at the last ':'
-        # ("::1:11211", "fe80::1:11211"), as the core writes it ("[::1]:11211"): a host part
-        # with two colons or more is an IPv6 literal ("host:port:name" has one).
-        $a = "[$1]:$2" if $a =~ /\A([0-9A-Fa-f.]*:[0-9A-Fa-f.:]*:[0-9A-Fa-f.:]*):([0-9]+)\z/;
+        # ("::1:11211", "fe80::1:11211"), as the core writes it ("[::1]:11211"): only when
+        # the host part is an IPv6 address ("host:port:name" and "host:port:2:3" stay as
+        # they are, for the core to read or refuse).
+        $a = "[$1]:$2"
+            if $a =~ /\A([0-9A-Fa-f.:]+):([0-9]+)\z/ && defined Socket::inet_pton(Socket::AF_INET6(), $1);
         push @addr,   "$a";
         push @weight, $w + 0;
     }
