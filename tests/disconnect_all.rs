@@ -3,25 +3,9 @@
 //! against a real memcached and a port that refuses every connect.
 mod common;
 
-use common::{refusing_port, unique, wait_until, Memcached};
+use common::{curr_connections, refusing_port, unique, wait_until, Memcached};
 use mcpool::Client;
 use std::time::Duration;
-
-/// `curr_connections` of one memcached, read with a connection of its own (counted in it).
-fn curr_connections(mc: &Memcached) -> u64 {
-    let probe = Client::builder()
-        .server(&mc.addr())
-        .min_idle(0)
-        .max_size(1)
-        .build()
-        .unwrap();
-    let stats = probe.stats(None).remove(0).1.unwrap();
-    stats
-        .iter()
-        .find(|(k, _)| k == "curr_connections")
-        .map(|(_, v)| v.parse().unwrap())
-        .unwrap()
-}
 
 #[test]
 fn disconnect_all_closes_connections_and_keeps_metrics_and_dead_servers() {

@@ -2,28 +2,12 @@
 //! (the resolver hook, `resolve_interval`), against real memcached processes.
 mod common;
 
-use common::{belongs_to, unique, value_for, wait_until, Memcached};
+use common::{belongs_to, curr_connections, unique, value_for, wait_until, Memcached};
 use mcpool::{Client, Error};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// `curr_connections` of one memcached, read with a connection of its own (counted in it).
-fn curr_connections(mc: &Memcached) -> u64 {
-    let probe = Client::builder()
-        .server(&mc.addr())
-        .min_idle(0)
-        .max_size(1)
-        .build()
-        .unwrap();
-    let stats = probe.stats(None).remove(0).1.unwrap();
-    stats
-        .iter()
-        .find(|(k, _)| k == "curr_connections")
-        .map(|(_, v)| v.parse().unwrap())
-        .unwrap()
-}
 
 fn metrics_of(client: &Client, label: &str) -> Option<mcpool::ServerMetrics> {
     client.metrics().into_iter().find(|m| m.server == label)

@@ -17,3 +17,19 @@ pub fn fake_client(addr: &str, p: mcpool::Protocol) -> mcpool::Client {
         .build()
         .unwrap()
 }
+
+/// `curr_connections` of one memcached, read with a connection of its own (counted in it).
+pub fn curr_connections(mc: &Memcached) -> u64 {
+    let probe = mcpool::Client::builder()
+        .server(&mc.addr())
+        .min_idle(0)
+        .max_size(1)
+        .build()
+        .unwrap();
+    let stats = probe.stats(None).remove(0).1.unwrap();
+    stats
+        .iter()
+        .find(|(k, _)| k == "curr_connections")
+        .map(|(_, v)| v.parse().unwrap())
+        .unwrap()
+}

@@ -60,6 +60,17 @@ static PyObject *error_class(mcpool_status st) {
     }
 }
 
+/* A command whose answer is whether the key was there (touch, delete, their variants):
+ * True for MCPOOL_OK, False for MCPOOL_NOT_FOUND, the exception of any other status. */
+static PyObject *raise_status(mcpool_status st);
+static PyObject *found_answer(mcpool_status st) {
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    if (st == MCPOOL_NOT_FOUND)
+        Py_RETURN_FALSE;
+    return raise_status(st);
+}
+
 static const char *const class_names[] = {"OK",           "MISS",    "NOT_STORED",
                                           "CLIENT_ERROR", "SERVER_ERROR", "TIMEOUT",
                                           "CONNECTION",   "CONFIGURATION", "INTERNAL"};
@@ -2253,11 +2264,7 @@ static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssiz
     st = mcpool_client_touch(self->client, k, kn, ttl);
     Py_END_ALLOW_THREADS
     Py_XDECREF(own);
-    if (st == MCPOOL_OK)
-        Py_RETURN_TRUE;
-    if (st == MCPOOL_NOT_FOUND)
-        Py_RETURN_FALSE;
-    return raise_status(st);
+    return found_answer(st);
 }
 
 /* set_counter(key, value, time=0): value as memcached's counter (decimal text, raw flags 0,
@@ -2600,11 +2607,7 @@ static PyObject *Client_invalidate(ClientObject *self, PyObject *const *args, Py
     st = mcpool_client_invalidate(self->client, k, kn, stale);
     Py_END_ALLOW_THREADS
     Py_XDECREF(own);
-    if (st == MCPOOL_OK)
-        Py_RETURN_TRUE;
-    if (st == MCPOOL_NOT_FOUND)
-        Py_RETURN_FALSE;
-    return raise_status(st);
+    return found_answer(st);
 }
 
 /* set_with_version(key, value, version, time=0): stores value (serialized and compressed as
@@ -2671,11 +2674,7 @@ static PyObject *Client_delete_with_version(ClientObject *self, PyObject *const 
     st = mcpool_client_delete_with_version(self->client, k, kn, version);
     Py_END_ALLOW_THREADS
     Py_XDECREF(own);
-    if (st == MCPOOL_OK)
-        Py_RETURN_TRUE;
-    if (st == MCPOOL_NOT_FOUND)
-        Py_RETURN_FALSE;
-    return raise_status(st);
+    return found_answer(st);
 }
 
 /* incr_with_version / decr_with_version(key, delta, version): incr or decr giving the counter
