@@ -103,7 +103,7 @@ pub struct Config {
     pub protocol: Protocol,
     /// SASL PLAIN credentials (username, password), sent on every new connection (binary only).
     pub sasl: Option<(String, String)>,
-    /// TLS to every server (cargo feature `tls`).
+    /// TLS to every TCP server (cargo feature `tls`); unix-socket servers stay plain text.
     pub tls: Option<TlsOptions>,
     /// Called when a server is marked dead or comes back.
     pub events: Option<EventHandler>,
@@ -709,8 +709,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Speak TLS to every server (needs the cargo feature `tls`; memcached `-Z`). The
+    /// Speak TLS to every TCP server (needs the cargo feature `tls`; memcached `-Z`). The
     /// server certificate is verified against `options.ca_file` unless explicitly disabled.
+    /// A unix-socket server in the same list is spoken to in plain text (memcached has no
+    /// TLS on unix sockets), with no error.
     pub fn tls(mut self, options: TlsOptions) -> Self {
         self.config.tls = Some(options);
         self

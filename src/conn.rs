@@ -459,6 +459,25 @@ pub(crate) fn connect_error(label: &str, source: io::Error) -> Error {
     }
 }
 
+/// A failed connect to the unix socket `path`, saying what the path is when connect(2)'s
+/// own answer misleads: "Connection refused" for a regular file or a directory (looked up
+/// only then, so a connect that works costs nothing more).
+fn unix_connect_error(path: &std::path::Path, e: io::Error) -> io::Error {
+    use std::os::unix::fs::FileTypeExt;
+    if e.kind() != io::ErrorKind::ConnectionRefused {
+        return e;
+    }
+    let what = match std::fs::metadata(path) {
+        Ok(m) if m.file_type().is_socket() => return e,
+        Ok(m) if m.is_dir() => "the path is a directory, not a unix socket",
+        Ok(m) if m.is_file() => "the path is a regular file, not a unix socket",
+        Ok(_) => "the path is not a unix socket",
+        Err(m) if m.kind() == io::ErrorKind::NotFound => "no such file",
+        Err(_) => return e,
+    };
+    io::Error::new(e.kind(), format!("{e} ({what})"))
+}
+
 /// A connection. See the module documentation for the clean/dirty rule.
 pub struct Conn {
     stream: Stream,
@@ -565,7 +584,9 @@ impl Conn {
                 }
                 found.ok_or_else(|| io_err(last))?
             }
-            ServerAddr::Unix(path) => Socket::Unix(UnixStream::connect(path).map_err(io_err)?),
+            ServerAddr::Unix(path) => Socket::Unix(
+                UnixStream::connect(path).map_err(|e| io_err(unix_connect_error(path, e)))?,
+            ),
         };
         Conn::over(socket, target, label, opts, deadline)
     }

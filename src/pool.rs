@@ -3,7 +3,8 @@
 //! A slot may hold a connected socket or nothing. The manager runs in the one background
 //! thread shared by every pool of the process (`server::thread_pool`), so it never waits for
 //! a server: when r2d2 asks for a slot (so `min_idle` connections open at start-up, in the
-//! background) it only *starts* a non-blocking connect and returns the slot at once; later
+//! background) it only *starts* a non-blocking connect (for a host name not resolved yet,
+//! the resolution: the connect starts once it has answered) and returns the slot at once; later
 //! jobs of the same thread look, without waiting, whether the connect is done and then make
 //! it a connection (plain TCP or a unix socket: one that exchanges nothing before its first
 //! request). A caller that checks out a slot still connecting completes that connect (a TLS
@@ -115,6 +116,9 @@ impl Slot {
 
 /// A connect the background thread started (see the module doc).
 pub(crate) enum Warm {
+    /// Waiting since `since` for the first answer of the server's name (resolved on a
+    /// thread of its own, see `resolve`), to start a connect then.
+    Resolving { since: Instant },
     /// Under way since `since` (a non-blocking TCP connect).
     Connecting {
         stream: std::net::TcpStream,
@@ -127,6 +131,13 @@ pub(crate) enum Warm {
     Open(Box<Conn>),
     /// Nothing: not started, failed, given up at the connect timeout, or taken.
     Gone,
+}
+
+impl Warm {
+    /// Resolving or connecting: the background thread looks again later.
+    fn under_way(&self) -> bool {
+        matches!(self, Warm::Resolving { .. } | Warm::Connecting { .. })
+    }
 }
 
 /// The first look at a connect still under way, and the longest pause between looks.
@@ -160,10 +171,24 @@ impl std::fmt::Display for Never {
 impl std::error::Error for Never {}
 
 impl Manager {
-    /// One step of a background connect, without waiting: a connect under way that is done
-    /// becomes a connection (or, with a handshake to do, a socket for the caller); one past
+    /// One step of a background connect, without waiting: a name that has resolved gets its
+    /// connect started (one still resolving past the connect timeout: nothing); a connect
+    /// under way that is done becomes a connection (or, with a handshake to do, a socket for the caller); one past
     /// the connect timeout, or failed, nothing.
     fn advance(&self, warm: Warm, epoch: u64) -> Warm {
+        let warm = match warm {
+            Warm::Resolving { since } => match self.addr.addrs_answered() {
+                Ok(addrs) => nonblocking::start_tcp(&addrs).unwrap_or(Warm::Gone),
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::WouldBlock
+                        && since.elapsed() < self.opts.connect_timeout =>
+                {
+                    Warm::Resolving { since }
+                }
+                Err(_) => Warm::Gone,
+            },
+            other => other,
+        };
         let warm = match warm {
             Warm::Connecting {
                 stream,
@@ -216,12 +241,12 @@ impl Manager {
                 return;
             };
             let mut state = w.lock().unwrap_or_else(|p| p.into_inner());
-            if !matches!(*state, Warm::Connecting { .. }) {
+            if !state.under_way() {
                 return;
             }
             let now = std::mem::replace(&mut *state, Warm::Gone);
             *state = manager.advance(now, epoch);
-            if matches!(*state, Warm::Connecting { .. }) {
+            if state.under_way() {
                 drop(state);
                 manager.look_later(warm, epoch, (pause * 2).min(LONGEST_PAUSE));
             }
@@ -247,7 +272,7 @@ impl r2d2::ManageConnection for Manager {
             Warm::Gone => {}
             Warm::Open(conn) => slot.conn = Some(conn),
             warm => {
-                let connecting = matches!(warm, Warm::Connecting { .. });
+                let connecting = warm.under_way();
                 let shared = Arc::new(Mutex::new(warm));
                 if connecting {
                     self.look_later(Arc::downgrade(&shared), epoch, FIRST_LOOK);
@@ -293,24 +318,33 @@ pub(crate) mod nonblocking {
     use std::time::{Duration, Instant};
 
     /// Starts a connect to the server's first known address (a host name not resolved yet
-    /// is resolved in the background, see `resolve`: nothing now). A unix socket connects at
-    /// once or not at all (its listen queue full: "would block").
+    /// starts resolving in the background, see `resolve`, and its connect starts once it
+    /// has: `Resolving`). A unix socket connects at once or not at all (its listen queue
+    /// full: "would block").
     pub(crate) fn start(target: &Arc<Resolve>) -> io::Result<Warm> {
         match target.addr() {
-            ServerAddr::Tcp { .. } => {
-                let addrs = target.addrs_known()?;
-                let peer = *addrs
-                    .first()
-                    .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address"))?;
-                let stream = tcp(&peer)?;
-                Ok(Warm::Connecting {
-                    stream,
-                    peer,
+            ServerAddr::Tcp { .. } => match target.addrs_known() {
+                Ok(addrs) => start_tcp(&addrs),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(Warm::Resolving {
                     since: Instant::now(),
-                })
-            }
+                }),
+                Err(e) => Err(e),
+            },
             ServerAddr::Unix(path) => unix(path).map(|s| Warm::Connected(Socket::Unix(s))),
         }
+    }
+
+    /// Starts a TCP connect to the first of `addrs`.
+    pub(crate) fn start_tcp(addrs: &[SocketAddr]) -> io::Result<Warm> {
+        let peer = *addrs
+            .first()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no address"))?;
+        let stream = tcp(&peer)?;
+        Ok(Warm::Connecting {
+            stream,
+            peer,
+            since: Instant::now(),
+        })
     }
 
     /// A TCP socket (non-blocking) whose connect to `sa` is under way or done.

@@ -9,7 +9,9 @@
 //!
 //! Connections the pool opens in the background (`min_idle`, on r2d2's one thread that
 //! serves every server of the client) never wait for a resolver: they use the last answer,
-//! or none yet (the slot stays empty and the caller that takes it connects, waiting as above).
+//! or, when there is none yet (at build), start a resolution and look again later, without
+//! waiting, for at most the connect timeout; the slot of a name that has not answered by
+//! then stays empty (the caller that takes it connects, waiting as above).
 //!
 //! IP literals and unix socket paths never go through a resolver. A host name goes through
 //! the user's resolver ([`ClientBuilder::resolver`](crate::ClientBuilder::resolver)) when one
@@ -179,6 +181,29 @@ impl Resolve {
                 ))
             }
         }
+    }
+
+    /// As [`Resolve::addrs_known`] for a slot waiting for the first answer, never starting a
+    /// resolution: the last answer; "would block" while the one in flight runs; its error
+    /// when it failed (the slot then stays empty: the caller that takes it resolves again).
+    pub(crate) fn addrs_answered(&self) -> io::Result<Arc<Vec<SocketAddr>>> {
+        if let Some(sa) = self.literal {
+            return Ok(Arc::new(vec![sa]));
+        }
+        let st = self.lock();
+        if let Some((addrs, _)) = &st.addrs {
+            return Ok(addrs.clone());
+        }
+        if st.in_flight == Some(fork::generation()) {
+            return Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                format!("{} is not resolved yet", self.addr.host()),
+            ));
+        }
+        Err(match &st.error {
+            Some((kind, msg)) => io::Error::new(*kind, msg.clone()),
+            None => io::Error::new(io::ErrorKind::NotFound, "host name did not resolve"),
+        })
     }
 
     /// False when `peer` (a connection's address) is no longer among the addresses the name

@@ -764,7 +764,7 @@ impl Server {
                 }
             }
             Warm::Connected(socket) => Some(socket),
-            Warm::Open(_) | Warm::Gone => None,
+            Warm::Resolving { .. } | Warm::Open(_) | Warm::Gone => None,
         };
         match socket {
             Some(socket) => {

@@ -561,6 +561,47 @@ fn unix_socket_server() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A socket path that is not a socket says what it is: connect(2) answers "Connection
+/// refused" for a regular file or a directory, which sent users looking for a stopped
+/// memcached (measured before: "I/O error talking to /tmp/x/regular: Connection refused
+/// (os error 111)", the same for a directory). A missing path already says so.
+#[test]
+fn a_unix_socket_path_that_is_no_socket_says_what_it_is() {
+    let dir = std::env::temp_dir().join(unique("mcpool-notsock"));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A real memcached on a socket in the same directory: the list's working server.
+    let sock = dir.join("mc.sock");
+    let _mc = Memcached::start_unix(sock.to_str().unwrap());
+    let regular = dir.join("regular");
+    std::fs::write(&regular, b"").unwrap();
+    let adir = dir.join("adir");
+    std::fs::create_dir_all(&adir).unwrap();
+    let missing = dir.join("missing");
+    let message = |path: &std::path::Path| {
+        let c = Client::builder()
+            .server(path.to_str().unwrap())
+            .min_idle(0)
+            .build()
+            .unwrap();
+        let e = c.set("k", b"v", 0).unwrap_err();
+        assert!(matches!(e, Error::Io { .. }), "{e:?}");
+        e.to_string()
+    };
+    let m = message(&regular);
+    assert!(
+        m.contains("not a unix socket") && m.contains("regular file"),
+        "{m}"
+    );
+    let m = message(&adir);
+    assert!(m.contains("is a directory, not a unix socket"), "{m}");
+    let m = message(&missing);
+    assert!(m.contains("No such file or directory"), "{m}");
+    let c = Client::new([sock.to_str().unwrap()]).unwrap();
+    c.set("k", b"v", 0).unwrap();
+    assert_eq!(c.get("k").unwrap().unwrap(), b"v");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn ipv6_loopback_when_available() {
     if std::net::TcpListener::bind("[::1]:0").is_err() {

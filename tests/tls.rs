@@ -440,3 +440,32 @@ fn a_server_marked_dead_keeps_the_cause_in_its_error() {
         other => panic!("expected the server marked dead, got {other:?}"),
     }
 }
+
+/// Tester finding (names F9): `tls` reads "every server", but a unix-socket server in the
+/// same list is spoken to in plain text (memcached has no TLS on unix sockets); the option
+/// row and the README say so now, and this pins it: one TLS client, a `-Z` memcached over
+/// TCP and a plain one on a socket, both served.
+#[test]
+fn tls_applies_to_tcp_servers_and_a_unix_socket_stays_plain() {
+    let dir = certificates("tls-unix");
+    let tcp = tls_server(&dir, false);
+    let sock = dir.join("mc.sock");
+    let _plain = Memcached::start_unix(sock.to_str().unwrap());
+    let c = Client::builder()
+        .servers([tcp.addr(), sock.to_str().unwrap().to_owned()])
+        .min_idle(0)
+        .tls(TlsOptions {
+            ca_file: Some(dir.join("ca.crt")),
+            ..TlsOptions::default()
+        })
+        .build()
+        .unwrap();
+    let mut on = [0; 2];
+    for i in 0..40 {
+        let k = format!("{}{i}", unique("tls-unix"));
+        c.set(&k, b"v", 0).unwrap();
+        assert_eq!(c.get(&k).unwrap().as_deref(), Some(&b"v"[..]));
+        on[c.server_for(&k).unwrap()] += 1;
+    }
+    assert!(on[0] > 0 && on[1] > 0, "{on:?}");
+}

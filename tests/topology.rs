@@ -4,7 +4,7 @@ mod common;
 
 use common::{belongs_to, curr_connections, unique, value_for, wait_until, Memcached};
 use mcpool::{Client, Error};
-use std::net::SocketAddr;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -423,4 +423,77 @@ fn a_stalled_resolver_does_not_hold_up_the_other_servers() {
         served += 1;
     }
     assert!(served > 20, "{served}");
+}
+
+#[test]
+fn min_idle_opens_its_connections_for_a_server_given_by_name() {
+    // Measured before the fix: 0 connections after build for a name (5 for an IP literal),
+    // as the slots r2d2 asked for at build found the name not yet resolved and stayed empty.
+    let a = Memcached::start(&[]);
+    let port = a.addr().rsplit(':').next().unwrap().parse::<u16>().unwrap();
+    let base = curr_connections(&a);
+    let resolved = Arc::new(AtomicUsize::new(0));
+    let count = resolved.clone();
+    let client = Client::builder()
+        .server(&format!("cache.test:{port}"))
+        .resolver(move |host: &str, port: u16| {
+            assert_eq!(host, "cache.test");
+            count.fetch_add(1, Ordering::SeqCst);
+            Ok(vec![SocketAddr::from(([127, 0, 0, 1], port))])
+        })
+        .min_idle(5)
+        .max_size(8)
+        .build()
+        .unwrap();
+    // No call at all: the pool warms up on its own once the name has resolved.
+    wait_until(
+        "5 connections seen by memcached",
+        Duration::from_secs(10),
+        || curr_connections(&a) >= base + 5,
+    );
+    wait_until(
+        "5 open in the pool's gauge",
+        Duration::from_secs(10),
+        || client.pool_states()[0].0 == 5,
+    );
+    let connects = metrics_of(&client, &client.server_labels()[0])
+        .unwrap()
+        .connects;
+    assert_eq!(connects, 5);
+    for i in 0..20 {
+        let k = format!("{}{i}", unique("named"));
+        client.set(&k, b"v", 0).unwrap();
+        assert_eq!(client.get(&k).unwrap().as_deref(), Some(&b"v"[..]));
+    }
+    // r2d2 adds slots in the background while a caller holds one (idle below min_idle),
+    // as for an IP literal, never past max_size.
+    let after = metrics_of(&client, &client.server_labels()[0]).unwrap();
+    assert!(after.connects <= 8, "{} connects", after.connects);
+    assert!(resolved.load(Ordering::SeqCst) >= 1);
+}
+
+#[test]
+fn min_idle_opens_its_connections_for_localhost() {
+    // The system resolver: `localhost` (memcached listens on 127.0.0.1 only).
+    let localhost_v4 = ("localhost", 0u16)
+        .to_socket_addrs()
+        .is_ok_and(|mut it| it.next().is_some_and(|sa| sa.is_ipv4()));
+    if !localhost_v4 {
+        eprintln!("skipped: localhost does not resolve to 127.0.0.1 first here");
+        return;
+    }
+    let a = Memcached::start(&[]);
+    let port = a.addr().rsplit(':').next().unwrap().to_string();
+    let base = curr_connections(&a);
+    let client = Client::builder()
+        .server(&format!("localhost:{port}"))
+        .min_idle(5)
+        .build()
+        .unwrap();
+    wait_until(
+        "5 connections seen by memcached",
+        Duration::from_secs(10),
+        || curr_connections(&a) >= base + 5,
+    );
+    drop(client);
 }

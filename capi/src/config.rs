@@ -637,7 +637,8 @@ unsafe fn set_tls(config: *mut mcpool_config, name: &str, value: options::Value<
     unsafe { set_option(config, name, value) }
 }
 
-/// Speaks TLS to every server and verifies their certificates against the CA certificates
+/// Speaks TLS to every TCP server (unix-socket servers stay plain text: memcached has no TLS
+/// on sockets) and verifies their certificates against the CA certificates
 /// in the PEM file at `path` (`path_len` bytes of UTF-8, no NUL needed). The file is read
 /// when the client is built: a missing or bad file makes `mcpool_client_new` return
 /// `MCPOOL_CONFIG`. `MCPOOL_UNSUPPORTED` without the `tls` feature (`mcpool_tls_supported`).

@@ -771,7 +771,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         "SASL PLAIN password",
         Apply::Text(set_sasl_password)),
     row!("tls", Bool, "", "false", "",
-        "speak TLS to every server (on when any tls_ option is set; cargo feature tls)",
+        "speak TLS to every TCP server; unix-socket servers stay plain text (memcached has no TLS on sockets) (on when any tls_ option is set; cargo feature tls)",
         Apply::Text(set_tls)),
     row!("tls_ca_file", Text, "", "", "",
         "PEM file of the CA certificates that sign the servers' certificates",

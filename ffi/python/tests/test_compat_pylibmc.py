@@ -1043,3 +1043,55 @@ def test_a_subclass_overriding_serialize_is_refused_not_silently_pickled(server,
         ours_cls([server.addr])
     # the plain class is untouched
     assert compat_pylibmc.Client([server.addr]).set(k, (1, 2))
+
+
+@pytest.fixture(scope="module")
+def unix_server(tmp_path_factory):
+    """A memcached listening only on a unix socket; its path."""
+    import os
+    import socket
+    import subprocess
+    import time
+
+    from conftest import MEMCACHED
+    path = str(tmp_path_factory.mktemp("sock") / "mc.sock")
+    args = [MEMCACHED, "-s", path, "-t", "2", "-m", "64"]
+    if os.geteuid() == 0:
+        args += ["-u", "root"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(path)
+            break
+        except OSError:
+            assert time.monotonic() < deadline and proc.poll() is None, "memcached -s"
+            time.sleep(0.02)
+    yield path
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.mark.parametrize("order", ["unix_first", "tcp_first", "weighted"])
+def test_unix_and_tcp_servers_in_one_list_are_refused_as_pylibmc(unix_server, server, order):
+    # measured before: pylibmc raised ValueError("can't mix transport types"), the
+    # compat client took the list
+    servers = {"unix_first": [unix_server, server.addr],
+               "tcp_first": [server.addr, unix_server],
+               "weighted": ["localhost:%d:2" % server.port, unix_server + ":2"]}[order]
+    answers = []
+    for module in (real_pylibmc, compat_pylibmc):
+        with pytest.raises(ValueError) as e:
+            module.Client(servers)
+        answers.append(str(e.value))
+    assert answers == ["can't mix transport types"] * 2
+
+
+def test_a_unix_socket_alone_works_as_in_pylibmc(unix_server, prefix):
+    peer = real_pylibmc.Client([unix_server])
+    ours = compat_pylibmc.Client([unix_server])
+    assert ours.set(prefix + "u", "ours")
+    assert peer.get(prefix + "u") == "ours"
+    assert peer.set(prefix + "p", {"a": 1})
+    assert ours.get(prefix + "p") == {"a": 1}

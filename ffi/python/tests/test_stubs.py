@@ -55,3 +55,28 @@ def test_stub_parameters_match_the_c_signatures():
         args = fn.args
         stub = [a.arg for a in args.posonlyargs + args.args][1:]  # without self
         assert stub[:len(real)] == real, (name, stub, real)
+
+
+def test_the_docs_spell_set_servers_as_the_binding_takes_it(servers, prefix):
+    # the READMEs and docs/topology.md wrote set_servers(servers, weights=None), but weights
+    # is keyword-only (as in Client()): c.set_servers([...], [1, 2]) raised TypeError
+    import re
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+    docs = [os.path.join(root, p) for p in ("README.md", "docs/topology.md",
+                                             "ffi/python/README.md")]
+    docs = [p for p in docs if os.path.exists(p)]
+    spelled = []
+    for p in docs:
+        with open(p) as f:
+            spelled += re.findall(r"set_servers\(servers[^)]*\)", f.read())
+    if docs:
+        assert spelled and set(spelled) == {"set_servers(servers, *, weights=None)"}, spelled
+    a, b = (s.addr for s in servers[:2])
+    c = mcpool.Client([a])
+    try:
+        c.set_servers([a, b], [1, 2])
+        raise AssertionError("weights taken positionally")
+    except TypeError:
+        pass
+    c.set_servers([a, b], weights=[1, 2])
+    assert c.set(prefix + "k", "v") and c.get(prefix + "k") == "v"

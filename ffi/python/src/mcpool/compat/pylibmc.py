@@ -35,6 +35,8 @@ What is pylibmc's and stays so:
   ``ketama_hash`` (libmemcached's distribution hash) is accepted and reported: it moves no
   key in pylibmc 1.6.3 over libmemcached 1.1.4 (measured with ketama, ketama_weighted and
   modula), so it is not handed on.
+- Servers: unix sockets (a path) or TCP servers, not both in one list: ``ValueError``
+  "can't mix transport types", as pylibmc.
 - Exceptions: ``pylibmc.Error`` and its subclasses by pylibmc's names (``NotFound`` for an
   ``incr``/``decr``/``cas`` of a missing key, ``TooBig``, ``ConnectionError``,
   ``ServerDown``, ...); ``incr``/``decr`` parse delta as pylibmc (a C int: ``TypeError``
@@ -562,6 +564,9 @@ class Client:
         self.binary = binary
         self.addresses = list(servers)
         self._servers = [_server(s) for s in self.addresses]
+        if len({a.startswith("/") for a, _ in self._servers}) > 1:
+            # pylibmc refuses a list of unix sockets and TCP servers together
+            raise ValueError("can't mix transport types")
         self._auth = (username, password)
         self._behaviors = {}
         if behaviors:
