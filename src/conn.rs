@@ -111,7 +111,7 @@ static INTERRUPT_CHECK: RwLock<Option<fn() -> bool>> = RwLock::new(None);
 
 /// Sets (or, with `None`, removes) the process-wide interrupt check: a function called when
 /// a socket read, write or connect is interrupted by a signal (`EINTR`), before it is tried
-/// again, and every [`INTERRUPT_POLL`] (50 ms) while a call waits where a signal does not
+/// again, and every 50 ms while a call waits where a signal does not
 /// interrupt it: in line for a pooled connection, or for the read another caller serves for
 /// it. When it returns true the operation ends with [`Error::Interrupted`] (its connection is
 /// closed, as after any error: a late reply can never reach the next call) and so does the
