@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(out.len() <= body.len().max(1 << 16), "{format}: inflated past the cap");
             assert_eq!(t.flags_kind(delivered).ok(), Some(kind), "{format}: delivered flags");
             let valid = if kind == Kind::Int {
-                decimal_text(&out) == Some(&out[..])
+                decimal_text(&out).as_deref() == Some(&out[..])
             } else {
                 Value::from_abi(kind, out.into_owned()).is_some()
             };
