@@ -794,11 +794,14 @@ def test_get_multi_answers_a_key_given_as_str_and_bytes_once_as_pylibmc(server, 
 
 class BrokenServer:
     """A deliberately broken fake memcached: accepts connections and answers every request it
-    reads with one fixed reply (an error line, or garbage). Stopped by close()."""
+    reads with one fixed reply (an error line, or garbage), or, with ``reply=None``, never
+    answers (SilentServer); ``requests`` counts the reads that brought bytes. Stopped by
+    close()."""
 
-    def __init__(self, reply):
+    def __init__(self, reply=None):
         import socket
         self.reply = reply
+        self.requests = 0
         self.lsn = socket.socket()
         self.lsn.bind(("127.0.0.1", 0))
         self.lsn.listen(64)
@@ -818,7 +821,9 @@ class BrokenServer:
     def _serve(self, c):
         try:
             while c.recv(65536):
-                c.sendall(self.reply)
+                self.requests += 1
+                if self.reply is not None:
+                    c.sendall(self.reply)
         except OSError:
             pass
 
@@ -916,45 +921,10 @@ def test_flags_outside_pylibmcs_layout_raise_where_pylibmc_returns_the_bytes(ser
 # ---- a server that does not answer in time ----------------------------------------------------
 
 
-class SilentServer:
+def SilentServer():
     """A deliberately silent fake memcached: accepts connections, reads requests, never
-    answers; `requests` counts the reads that brought bytes."""
-
-    def __init__(self):
-        import socket
-        self.requests = 0
-        self.lsn = socket.socket()
-        self.lsn.bind(("127.0.0.1", 0))
-        self.lsn.listen(64)
-        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
-        self.conns = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.lsn.accept()
-            except OSError:
-                return
-            self.conns.append(c)
-            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
-
-    def _serve(self, c):
-        try:
-            while c.recv(65536):
-                self.requests += 1
-        except OSError:
-            pass
-
-    def close(self):
-        import socket
-        try:
-            self.lsn.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.lsn.close()
-        for c in self.conns:
-            c.close()
+    answers; ``requests`` counts the reads that brought bytes."""
+    return BrokenServer(None)
 
 
 def test_a_reply_timeout_disables_no_server_as_pylibmc(prefix):
