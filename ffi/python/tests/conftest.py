@@ -139,3 +139,29 @@ def prefix(request):
 def mc(server):
     import mcpool
     return mcpool.Client([server.addr])
+
+
+@pytest.fixture
+def blackholed():
+    """A blackholed fake server: listen(0) with its queue filled, so that the kernel drops
+    every further SYN and connects to it hang (a host powered off or firewalled). Yields its
+    address; the sockets are closed at the end of the test."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    held = [listener]
+    try:
+        for _ in range(16):
+            s = socket.socket()
+            s.settimeout(0.2)
+            try:
+                s.connect(listener.getsockname())
+            except socket.timeout:
+                s.close()
+                yield "127.0.0.1:%d" % listener.getsockname()[1]
+                return
+            held.append(s)
+        raise RuntimeError("the blackholed port's listen queue never filled")
+    finally:
+        for s in held:
+            s.close()

@@ -258,31 +258,6 @@ def test_ctrl_c_while_waiting_for_a_busy_pooled_connection(silent, prefix):
     assert not holder.is_alive()
 
 
-@pytest.fixture
-def blackholed():
-    """A blackholed fake server: listen(0) with its queue filled, so that the kernel drops
-    every further SYN and connects to it hang (a host powered off or firewalled)."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(0)
-    held = [listener]
-    try:
-        for _ in range(16):
-            s = socket.socket()
-            s.settimeout(0.2)
-            try:
-                s.connect(listener.getsockname())
-            except socket.timeout:
-                s.close()
-                yield "127.0.0.1:%d" % listener.getsockname()[1]
-                return
-            held.append(s)
-        raise RuntimeError("the blackholed port's listen queue never filled")
-    finally:
-        for s in held:
-            s.close()
-
-
 def connecting_sender():
     """SIGINT once the main thread has waited a while in poll(2) (the connect's wait)."""
     return sigint_when(main_thread_in(CONNECT_WAITS), settled=20)

@@ -186,61 +186,36 @@ def test_a_fresh_client_opens_nothing_until_its_first_call():
         listener.close()
 
 
-def _blackholed_port():
-    """A blackholed fake server: listen(0) with its queue filled, so that the kernel drops
-    every further SYN and connects to it hang (a host powered off or firewalled). Returns
-    (address, sockets to keep open)."""
-    import socket
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(0)
-    held = [listener]
-    for _ in range(16):
-        s = socket.socket()
-        s.settimeout(0.2)
-        try:
-            s.connect(listener.getsockname())
-        except socket.timeout:
-            s.close()
-            return "127.0.0.1:%d" % listener.getsockname()[1], held
-        held.append(s)
-    raise RuntimeError("the blackholed port's listen queue never filled")
-
-
-def test_a_blackholed_server_holds_up_no_other_servers_calls(server, prefix):
+def test_a_blackholed_server_holds_up_no_other_servers_calls(server, prefix, blackholed):
     """Tester finding (s4c 04): while a connect to a server whose connects hang was under way
     anywhere in the process (min_idle on another client, a call to it), calls to every other
     server failed with PoolTimeout after pool_timeout, and os.fork() waited 2 s."""
-    dead, held = _blackholed_port()
-    try:
-        other = mcpool.Client([dead], min_idle=2, connect_timeout=10)
-        both = mcpool.Client([dead, server.addr], preset="whalin", pool_timeout=2,
-                             key_prefix=prefix)
-        dead_key = next(k for k in ("d%d" % i for i in range(200))
-                        if both.server_for(k) == dead)
-        live_keys = [k for k in ("k%d" % i for i in range(200))
-                     if both.server_for(k) == server.addr][:3]
-        caller = threading.Thread(target=lambda: _ignore(lambda: both.get(dead_key)))
-        caller.start()
-        healthy = mcpool.Client([server.addr], pool_timeout=2, key_prefix=prefix)
-        for c in (healthy, both):
-            for k in live_keys:
-                t = time.monotonic()
-                assert c.set(k, "v") is True
-                assert time.monotonic() - t < 0.7, (k, time.monotonic() - t)
-        t = time.monotonic()
-        pid = os.fork()
-        if pid == 0:
-            os._exit(0)
-        took = time.monotonic() - t
-        os.waitpid(pid, 0)
-        assert took < 1, "fork took %.2f s" % took
-        caller.join(10)
-        assert not caller.is_alive()
-        del other
-    finally:
-        for s in held:
-            s.close()
+    dead = blackholed
+    other = mcpool.Client([dead], min_idle=2, connect_timeout=10)
+    both = mcpool.Client([dead, server.addr], preset="whalin", pool_timeout=2,
+                         key_prefix=prefix)
+    dead_key = next(k for k in ("d%d" % i for i in range(200))
+                    if both.server_for(k) == dead)
+    live_keys = [k for k in ("k%d" % i for i in range(200))
+                 if both.server_for(k) == server.addr][:3]
+    caller = threading.Thread(target=lambda: _ignore(lambda: both.get(dead_key)))
+    caller.start()
+    healthy = mcpool.Client([server.addr], pool_timeout=2, key_prefix=prefix)
+    for c in (healthy, both):
+        for k in live_keys:
+            t = time.monotonic()
+            assert c.set(k, "v") is True
+            assert time.monotonic() - t < 0.7, (k, time.monotonic() - t)
+    t = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    took = time.monotonic() - t
+    os.waitpid(pid, 0)
+    assert took < 1, "fork took %.2f s" % took
+    caller.join(10)
+    assert not caller.is_alive()
+    del other
 
 
 def _ignore(f):
