@@ -597,3 +597,20 @@ def test_memcache_a_value_memcached_refuses_is_false_as_python_memcached(server,
     assert typed(got[compat_memcache]) == typed(got[real_memcache])
     assert ("set", True, False) in got[real_memcache]
     assert ("set", False, 0) in got[real_memcache]
+
+
+@pytest.mark.parametrize("module", [real_memcache, compat_memcache], ids=["real", "compat"])
+def test_memcache_a_time_of_none_leaves_the_expiry_as_python_memcached(server, prefix, module):
+    """Tester finding (misuse F2): touch(k, None) answered 1 and made a 100 s item never
+    expire, and set(k, v, None) stored it forever (the core reads None as 0). python-memcached
+    answers touch 0 (memcached refuses "touch k None") and raises TypeError from set's %d,
+    and the item keeps its value and its 100 s."""
+    k = prefix + "k"
+    mc = module.Client([server.addr])
+    assert mc.set(k, "v", 100)
+    assert mc.touch(k, None) == 0
+    with pytest.raises(TypeError):
+        mc.set(k, "v2", None)
+    assert mc.get(k) == "v"
+    info = mcpool.Client([server.addr], protocol="meta").meta_info(k)
+    assert info is not None and info["ttl"] is not None and 90 <= info["ttl"] <= 100, info

@@ -77,7 +77,9 @@ reading of it). A ``time`` above 2**31-1 (``mcpool.MAX_TTL``), which python-memc
 and memcached reads as negative (or truncates to 32 bits) so that the item expires at once,
 is not sent: ``set``/``replace``/``cas``/``set_multi`` return 0 (the keys not stored) and
 delete the key, as the expired store would have, so its old value is never read as the new
-one; ``add`` and ``touch`` return 0 and change nothing.
+one; ``add`` and ``touch`` return 0 and change nothing. A ``time`` of None raises
+``TypeError`` from ``set``/``add``/``replace``/``append``/``prepend``/``cas`` and makes ``touch``
+return 0, the item unchanged, as with python-memcached (never "never expires").
 """
 import pickle as _pickle
 import re as _re
@@ -513,6 +515,10 @@ class Client:
         if self.server_max_value_length < 0:
             return self._too_large(cmd)
         mcl = _min_compress_len(min_compress_len)
+        if time is None:
+            # python-memcached formats the time with %d: TypeError, nothing sent (the core
+            # would read None as its default, 0, "never expires")
+            raise TypeError("%d format: a real number is required, not NoneType")
         time = _exptime(time)
         if isinstance(time, int) and time > _MAX_TTL and cmd in ("set", "replace", "cas"):
             # python-memcached sends it and memcached reads it as negative (or truncates it to
@@ -642,6 +648,11 @@ class Client:
         if self._mc is None:
             return 0
         self._statlog("touch")
+        if time is None:
+            # python-memcached sends "touch k None", which memcached refuses: 0, the key
+            # untouched (the core would read None as 0, "never expires")
+            self.debuglog("touch expected TOUCHED, got: CLIENT_ERROR invalid exptime argument")
+            return 0
         if isinstance(time, float):
             # python-memcached sends touch's time with str(): "touch k 0.4", which memcached
             # refuses (CLIENT_ERROR invalid exptime argument): 0, the key untouched
