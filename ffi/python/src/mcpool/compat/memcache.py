@@ -648,14 +648,10 @@ class Client:
         if self._mc is None:
             return 0
         self._statlog("touch")
-        if time is None:
-            # python-memcached sends "touch k None", which memcached refuses: 0, the key
+        if time is None or isinstance(time, float):
+            # python-memcached sends touch's time with str(): "touch k 0.4" or "touch k None",
+            # which memcached refuses (CLIENT_ERROR invalid exptime argument): 0, the key
             # untouched (the core would read None as 0, "never expires")
-            self.debuglog("touch expected TOUCHED, got: CLIENT_ERROR invalid exptime argument")
-            return 0
-        if isinstance(time, float):
-            # python-memcached sends touch's time with str(): "touch k 0.4", which memcached
-            # refuses (CLIENT_ERROR invalid exptime argument): 0, the key untouched
             self.debuglog("touch expected TOUCHED, got: CLIENT_ERROR invalid exptime argument")
             return 0
         try:
