@@ -35,7 +35,7 @@ public final class MatrixDriver {
     static Store client(String name, String fmt, String server) throws Exception {
         if (name.equals("mcpool")) {
             io.mcpool.Mcpool mc = io.mcpool.Mcpool.builder().servers(server).valueFormat(fmt)
-                .compressionThreshold(1024).minIdle(0).maxValueSize(2 * 1024 * 1024).build();
+                .compression(true).compressionThreshold(1024).minIdle(0).maxValueSize(2 * 1024 * 1024).build();
             return new Store() {
                 public boolean set(String k, Object v) { return mc.set(k, v, 0); }
                 public Object get(String k) { return mc.get(k); }

@@ -3,7 +3,7 @@
 // Configuration: io.mcpool.Mcpool, text protocol, TCP_NODELAY (default), the binding's default
 // value format (mcpool's own: flags in bits 16-24); one client shared by every thread with at
 // most POOL connections per server (kept while the pool size and compression repeat, as the C
-// ABI driver keeps its client); bulk: compressionThreshold 30 KiB, the core's zlib at its
+// ABI driver keeps its client); bulk: compression(true), threshold 30 KiB, the core's zlib at its
 // default level.
 import io.mcpool.Mcpool;
 import java.io.BufferedReader;
@@ -35,7 +35,7 @@ public class Driver {
 
     static Mcpool client(int pool, boolean compress) {
         return Mcpool.builder().servers(server).maxConnections(pool)
-            .compressionThreshold(compress ? 30 * 1024 : 0).build();
+            .compression(compress).compressionThreshold(30 * 1024).build();
     }
 
     /** The client for a shape of work (pool size, compression), kept while the shape repeats

@@ -197,10 +197,21 @@ public final class Mcpool implements AutoCloseable {
         /** {@code gzip} (default, flag 2: Whalin, spymemcached) or {@code zlib} (flag 8). */
         public Builder compressionFormat(String name) { return option("compression_codec", name); }
 
-        /** Compress values of at least this many bytes (default 30720); 0 or less: never. */
+        /** Whether values are compressed at all (the core's {@code compression}; default on,
+         * off under the {@code pylibmc}, {@code python-memcached}, {@code pymemcache},
+         * {@code cache-memcached(-fast)} and {@code libmemcached} presets): {@code false}
+         * never compresses (reads still inflate). */
+        public Builder compression(boolean on) { return option("compression", Boolean.toString(on)); }
+
+        /** Values of at least this many bytes are compressed (the core's
+         * {@code compression_threshold}, default 30720), each kept compressed only when it
+         * shrinks to {@link #compressionRatio}: 0 compresses every value, as the core's 0
+         * does on every surface. A negative count is refused by {@link #build()}
+         * ({@link ConfigurationException}, MCPOOL_CONFIG, naming the option). It does not turn
+         * compression on or off: that is {@link #compression(boolean)}. (Before 2026-12-04 a
+         * count of 0 or less here turned compression off, the opposite of the core's 0.) */
         public Builder compressionThreshold(long bytes) {
-            if (bytes <= 0) return option("compression", "false");
-            return option("compression", "true").option("compression_threshold", Long.toString(bytes));
+            return option("compression_threshold", Long.toString(bytes));
         }
 
         /** Keep a compressed value only if compressed/original is at most this (default 0.8). */

@@ -21,7 +21,7 @@ public class JniPathTest {
     public static void start() throws Exception {
         server = new TestServer();
         mc = Mcpool.builder().servers(server.addr()).valueFormat("whalin").build();
-        plain = Mcpool.builder().servers(server.addr()).valueFormat("whalin").compressionThreshold(0).build();
+        plain = Mcpool.builder().servers(server.addr()).valueFormat("whalin").compression(false).build();
     }
 
     @AfterClass

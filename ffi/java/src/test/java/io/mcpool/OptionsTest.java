@@ -323,4 +323,33 @@ public class OptionsTest {
             }
         }
     }
+    /** compressionThreshold(n) is the core's compression_threshold: 0 compresses every value
+     * (as Python's compression_threshold=0 and the CLI's --compression-threshold 0), and a
+     * negative count is refused naming the option, as on every other surface. Before, Java's
+     * 0 (or -1) meant "never compress": the same number, the opposite meaning. Turning
+     * compression off is compression(false). */
+    @Test
+    public void compressionThresholdIsTheCoresNumber() throws Exception {
+        String text = "abcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcabcab"; // 56 bytes, compressible
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).compressionThreshold(0).build()) {
+            mc.set("opt:thr0", text);
+            TestServer.RawItem raw = server.raw("opt:thr0");
+            assertEquals("zlib codec field", 0x00100000, raw.flags & 0x00300000);
+            assertTrue("compressed: " + raw.data.length + " bytes", raw.data.length < text.length());
+            assertEquals(text, mc.get("opt:thr0"));
+        }
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).compression(false).compressionThreshold(0).build()) {
+            mc.set("opt:off", text);
+            TestServer.RawItem raw = server.raw("opt:off");
+            assertEquals(0, raw.flags & 0x00300000);
+            assertEquals(text.length(), raw.data.length);
+        }
+        try {
+            Mcpool.builder().servers(server.addr()).compressionThreshold(-1).build().close();
+            fail("compressionThreshold(-1) was accepted");
+        } catch (ConfigurationException e) {
+            assertEquals("MCPOOL_CONFIG", e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().contains("compression_threshold"));
+        }
+    }
 }
