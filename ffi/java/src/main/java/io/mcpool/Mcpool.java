@@ -194,7 +194,17 @@ public final class Mcpool implements AutoCloseable {
         /** {@code text} (default), {@code meta} or {@code binary}. */
         public Builder protocol(String name) { return option("protocol", name); }
 
-        /** {@code gzip} (default, flag 2: Whalin, spymemcached) or {@code zlib} (flag 8). */
+        /** The codec of compressed values (the core's {@code compression_codec}):
+         * {@code auto} (default: the value format's: zlib under {@code mcpool}, the default
+         * format, and under {@code pylibmc}, {@code python-memcached}, {@code pymemcache};
+         * gzip under {@code whalin}, {@code spymemcached} and {@code cache-memcached(-fast)}),
+         * {@code zlib}, {@code gzip}, or {@code zstd} ({@code mcpool} format only). The value
+         * format marks it in the flags: under {@code mcpool} the codec field, bits 20-21
+         * ({@code 0x00100000} zlib, {@code 0x00200000} gzip, {@code 0x00300000} zstd); flag
+         * {@code 8} (zlib) under the Python formats; flag {@code 2} (gzip) under the Java and
+         * Perl ones (docs/value-format.md). A codec the format cannot mark (zlib under
+         * {@code whalin}, zstd outside {@code mcpool}) is refused by {@link #build()}
+         * (MCPOOL_CONFIG). */
         public Builder compressionFormat(String name) { return option("compression_codec", name); }
 
         /** Whether values are compressed at all (the core's {@code compression}; default on,

@@ -352,4 +352,35 @@ public class OptionsTest {
             assertTrue(e.getMessage(), e.getMessage().contains("compression_threshold"));
         }
     }
+    /** compressionFormat's Javadoc against the stored flags: auto is the value format's codec
+     * (zlib under the default mcpool format, gzip flag 2 under whalin), a codec set by name is
+     * marked in mcpool's codec field, and a codec the format cannot mark is refused. (The
+     * Javadoc said gzip, flag 2, was the default everywhere.) */
+    @Test
+    public void compressionFormatDefaultsAndFlagsAreTheJavadocs() throws Exception {
+        StringBuilder b = new StringBuilder();
+        while (b.length() < 40000) b.append("compressible text ");
+        String text = b.toString();
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build();
+             Mcpool gz = Mcpool.builder().servers(server.addr()).compressionFormat("gzip").build();
+             Mcpool wh = Mcpool.builder().servers(server.addr()).valueFormat("whalin").build()) {
+            mc.set("opt:codec:auto", text);
+            gz.set("opt:codec:gzip", text);
+            wh.set("opt:codec:whalin", text);
+            TestServer.RawItem auto = server.raw("opt:codec:auto"), gzip = server.raw("opt:codec:gzip"),
+                whalin = server.raw("opt:codec:whalin");
+            assertEquals(0x00100000, auto.flags & 0x00300000);
+            assertEquals(0x78, auto.data[0] & 0xff); // a zlib stream
+            assertEquals(0x00200000, gzip.flags & 0x00300000);
+            assertEquals(0x1f, gzip.data[0] & 0xff); // a gzip stream
+            assertEquals(32 | 2, whalin.flags); // MARKER_STRING, compressed (gzip)
+            assertEquals(0x1f, whalin.data[0] & 0xff);
+        }
+        try {
+            Mcpool.builder().servers(server.addr()).valueFormat("whalin").compressionFormat("zlib").build().close();
+            fail("zlib under whalin was accepted");
+        } catch (ConfigurationException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("compression_codec"));
+        }
+    }
 }
