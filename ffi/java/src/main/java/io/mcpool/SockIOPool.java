@@ -22,12 +22,23 @@ import java.util.Map;
  * <tr><th>setter</th><th>core setting</th><th>default here (Whalin's)</th></tr>
  * <tr><td>setServers / setWeights</td><td>servers in order, placement weights (at least 1; a null
  *     weight is 1; {@link #initialize()} refuses a weight below 1)</td><td>weight 1</td></tr>
- * <tr><td>setInitConn / setMinConn</td><td>min idle per server (the larger, at most maxConn)</td><td>1 / 1</td></tr>
- * <tr><td>setMaxConn</td><td>max connections per server</td><td>10</td></tr>
- * <tr><td>setMaxIdle (ms)</td><td>idle timeout</td><td>300000</td></tr>
- * <tr><td>setMaxBusyTime (ms)</td><td>caps the I/O timeout: a stuck call ends, its socket is dropped</td><td>30000</td></tr>
- * <tr><td>setSocketTO (ms)</td><td>I/O timeout of each read and write</td><td>30000</td></tr>
- * <tr><td>setSocketConnectTO (ms)</td><td>connect timeout (0: the core's default)</td><td>3000</td></tr>
+ * <tr><td>setInitConn / setMinConn</td><td>{@code min_idle}, connections per server kept open: the larger
+ *     of the two (0 to maxConn; a negative count, or one above maxConn, is refused)</td><td>1 / 1</td></tr>
+ * <tr><td>setMaxConn</td><td>{@code max_size}, most connections per server (1 to 65536; 0 or a negative
+ *     count is refused)</td><td>10</td></tr>
+ * <tr><td>setMaxIdle (ms)</td><td>{@code idle_timeout}: a connection idle longer is closed (1 ms or more;
+ *     Whalin's 0, "close every idle connection above minConn at each maintenance pass", has no
+ *     counterpart and is refused, as is a negative time; {@code setOption("idle_timeout", "0")} keeps
+ *     idle connections)</td><td>300000</td></tr>
+ * <tr><td>setMaxBusyTime (ms)</td><td>caps {@code io_timeout}: a stuck call ends, its socket is dropped
+ *     (1 ms or more; 0, Whalin's "close every busy socket at each maintenance pass", and a negative
+ *     time are refused)</td><td>30000</td></tr>
+ * <tr><td>setSocketTO (ms)</td><td>{@code io_timeout} of each read and write, at most maxBusyTime; 0 is
+ *     Whalin's "no read timeout", where its maintenance thread still closes a socket busy for longer
+ *     than maxBusyTime: {@code io_timeout} = maxBusyTime; a negative time is refused</td><td>30000</td></tr>
+ * <tr><td>setSocketConnectTO (ms)</td><td>{@code connect_timeout} (1 ms or more; Whalin's 0, a connect
+ *     bounded only by the system's TCP timeout, has no counterpart and is refused, as is a negative
+ *     time)</td><td>3000</td></tr>
  * <tr><td>setNagle</td><td>TCP_NODELAY = !nagle</td><td>false</td></tr>
  * <tr><td>setAliveCheck</td><td>a version round trip on each checkout</td><td>false</td></tr>
  * <tr><td>setFailover</td><td>{@code rehash} (true) or {@code fail-fast} (false) for a dead server's keys</td><td>true</td></tr>
@@ -36,6 +47,9 @@ import java.util.Map;
  *     NEW_COMPAT_HASH {@code whalin-new-compat}, CONSISTENT_HASH {@code whalin-consistent}</td><td>NATIVE_HASH</td></tr>
  * </table>
  * setMaintSleep is accepted and ignored (the core's pool reaps idle connections itself).
+ * Every refusal is a {@link ConfigurationException} (MCPOOL_CONFIG) from {@link #initialize()}
+ * naming the setter or the core's option, and the pool stays uninitialized: a value is never
+ * clamped or dropped in silence.
  *
  * <p>Compression is a {@link MemCachedClient} setting in Whalin's API: each store carries its
  * client's decision (on with its threshold, or off) to the core, which compares the size
@@ -158,7 +172,9 @@ public class SockIOPool {
     /** Builds the pool's native client (it opens initConn connections per server in the
      * background). Throws {@link ConfigurationException} for an unusable configuration: no servers,
      * a null server, a count of weights that differs from the servers', a weight below 1
-     * (a negative one would otherwise become 2^32 - 1 in the core). */
+     * (a negative one would otherwise become 2^32 - 1 in the core), and each value the table
+     * above refuses (maxConn below 1, initConn or minConn above maxConn, maxIdle or
+     * maxBusyTime below 1, socketConnectTO below 1, a negative socketTO). */
     public synchronized void initialize() {
         if (initialized) return;
         if (servers == null || servers.length == 0) {
@@ -207,14 +223,33 @@ public class SockIOPool {
         c.set("value_format", valueFormat);
         c.set("serialized_java", "true");
         if (protocol != null) c.set("protocol", protocol);
-        int max = Math.max(1, maxConn);
-        c.set("max_size", Integer.toString(max));
-        c.set("min_idle", Integer.toString(Math.min(max, Math.max(0, Math.max(initConn, minConn)))));
-        if (maxIdle > 0) c.set("idle_timeout", maxIdle + "ms");
-        long io = socketTO > 0 ? socketTO : 0;
-        if (maxBusyTime > 0 && (io == 0 || maxBusyTime < io)) io = maxBusyTime;
-        if (io > 0) c.set("io_timeout", io + "ms");
-        if (socketConnectTO > 0) c.set("connect_timeout", socketConnectTO + "ms");
+        // Counts as given: the core refuses a max_size outside 1..65536 and a min_idle below 0
+        // or above max_size, naming the option (no clamping here).
+        c.set("max_size", Integer.toString(maxConn));
+        if (initConn < 0) throw refused("setInitConn(" + initConn + ")", "a negative count");
+        if (minConn < 0) throw refused("setMinConn(" + minConn + ")", "a negative count");
+        c.set("min_idle", Integer.toString(Math.max(initConn, minConn)));
+        if (maxIdle <= 0) {
+            throw refused("setMaxIdle(" + maxIdle + ")", "Whalin's 0 closes every idle connection above minConn at "
+                + "each maintenance pass, which the core cannot do (it closes connections idle longer than a time): "
+                + "give a time in ms, or setOption(\"idle_timeout\", \"0\") to keep idle connections");
+        }
+        c.set("idle_timeout", maxIdle + "ms");
+        if (maxBusyTime <= 0) {
+            throw refused("setMaxBusyTime(" + maxBusyTime + ")", "Whalin's 0 closes every busy connection at each "
+                + "maintenance pass, which the core cannot do: give a time in ms (it caps each read and write)");
+        }
+        if (socketTO < 0) throw refused("setSocketTO(" + socketTO + ")", "a negative timeout (Whalin's socket refuses it)");
+        // socketTO 0 is Whalin's "no read timeout": its maintenance thread still closes a
+        // socket busy for longer than maxBusyTime, so maxBusyTime bounds each read and write.
+        long io = socketTO == 0 ? maxBusyTime : Math.min(socketTO, maxBusyTime);
+        c.set("io_timeout", io + "ms");
+        if (socketConnectTO <= 0) {
+            throw refused("setSocketConnectTO(" + socketConnectTO + ")", socketConnectTO == 0
+                ? "Whalin's 0 waits for the system's TCP connect timeout, which the core has no form for: give a time in ms"
+                : "a negative timeout (Whalin's socket refuses it)");
+        }
+        c.set("connect_timeout", socketConnectTO + "ms");
         c.set("nodelay", Boolean.toString(!nagle));
         c.set("test_on_check_out", Boolean.toString(aliveCheck));
         if (!failback) {
@@ -224,6 +259,10 @@ public class SockIOPool {
         c.set("sanitize_keys", Boolean.toString(sanitize));
         for (Map.Entry<String, String> e : options.entrySet()) c.set(e.getKey(), e.getValue());
         return c;
+    }
+
+    private ConfigurationException refused(String setter, String why) {
+        return new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": " + setter + ": " + why);
     }
 
     /** The native client with this key-sanitizing rule, built on first use (compression is
