@@ -33,6 +33,10 @@ import java.util.Set;
  *     {@link ClientException}. A value is never deserialized unless its flags say so.</li>
  * <li>A value whose flags mean nothing in the value format, or of a kind Java cannot read,
  *     is an {@link McpoolException} naming the key and the flags, never its bytes.</li>
+ * <li>Strings are UTF-8 only: {@link #setDefaultEncoding} refuses any other encoding, and a
+ *     String value whose bytes are not UTF-8 reads as an {@link McpoolException}
+ *     (MCPOOL_VALUE_FORMAT) naming the key, where Whalin decoded it with its default
+ *     encoding.</li>
  * <li>A counter above {@code Long.MAX_VALUE} (memcached's go to 2^64-1) is a
  *     {@link ClientException} MCPOOL_OUT_OF_RANGE with its exact value from the counters and
  *     {@link #getCounter} (Whalin threw NumberFormatException from incr and returned -1 from
@@ -125,8 +129,28 @@ public class MemCachedClient {
      * The value format is the pool's ({@link SockIOPool#setValueFormat}). */
     public void setTranscoder(Transcoder tc) { transcoder = tc; refreshTranscoder(); }
 
-    /** Accepted for source compatibility; values are always UTF-8. */
-    public void setDefaultEncoding(String encoding) {}
+    /** Whalin's charset of String values (its default, UTF-8, is the only one taken: any of
+     * its names, {@code "UTF-8"}, {@code "utf8"}). mcpool's core writes and reads text as
+     * UTF-8 in every value format, so another encoding, or a name Java does not know, is a
+     * {@link ConfigurationException} (MCPOOL_UNSUPPORTED) here: a String that a Whalin client
+     * wrote in another encoding and that is not valid UTF-8 reads as an error naming the key
+     * (MCPOOL_VALUE_FORMAT, the value is kept), never as different text; its bytes are
+     * {@link Mcpool#getBytes} of a client with {@code valueFormat("libmemcached")} (flags
+     * uninterpreted), for {@code new String(data, charset)}. (Before
+     * 2026-12-04 every name was accepted and ignored.) */
+    public void setDefaultEncoding(String encoding) {
+        Mcpool.notNull(encoding, "encoding");
+        boolean utf8;
+        try {
+            utf8 = java.nio.charset.Charset.forName(encoding).equals(StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException unknownOrIllegalName) {
+            utf8 = false;
+        }
+        if (!utf8) {
+            throw new ConfigurationException(105, "MCPOOL_UNSUPPORTED", "setDefaultEncoding(\"" + encoding
+                + "\"): mcpool writes and reads String values as UTF-8 only (Whalin's default encoding)");
+        }
+    }
 
     private void refreshTranscoder() {
         Transcoder t = transcoder;

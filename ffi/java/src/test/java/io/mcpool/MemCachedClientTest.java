@@ -731,4 +731,41 @@ public class MemCachedClientTest {
             }
         }
     }
+
+    /** setDefaultEncoding: Whalin's charset of String values. mcpool's core reads and writes
+     * text as UTF-8 in every value format, so only UTF-8 is taken; any other name is refused
+     * at the call (before, every name was accepted and ignored: Latin-1 strings Whalin wrote
+     * then failed on read, and ours reached Whalin as UTF-8 mojibake). A Whalin string that
+     * is not UTF-8 is an unreadable value (MCPOOL_VALUE_FORMAT naming the key), not text
+     * with U+FFFD; its bytes are readable through the libmemcached format's getBytes. */
+    @Test
+    public void defaultEncodingIsUtf8OrRefused() throws Exception {
+        MemCachedClient c = new MemCachedClient("mcct");
+        c.setDefaultEncoding("UTF-8");
+        c.setDefaultEncoding("utf8");
+        for (String enc : new String[] {"ISO-8859-1", "UTF-16", "no-such-charset", "bad name!"}) {
+            try {
+                c.setDefaultEncoding(enc);
+                fail("setDefaultEncoding(" + enc + ") was accepted and ignored");
+            } catch (ConfigurationException e) {
+                assertEquals("MCPOOL_UNSUPPORTED", e.statusName());
+                assertTrue(e.getMessage(), e.getMessage().contains(enc) && e.getMessage().contains("UTF-8"));
+            }
+        }
+        // What Whalin with setDefaultEncoding("ISO-8859-1") stores for "caf\u00e9".
+        rawSet("mcct_latin1", 32, new byte[] {'c', 'a', 'f', (byte) 0xe9});
+        try {
+            c.get("mcct_latin1");
+            fail("a non-UTF-8 string was read as text");
+        } catch (ServerException e) {
+            assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().contains("mcct_latin1"));
+        }
+        // The bytes and flags as stored: a client of the libmemcached format (flags uninterpreted).
+        try (Mcpool raw = Mcpool.builder().servers(server.addr()).valueFormat("libmemcached").build()) {
+            CachedData d = raw.getBytes("mcct_latin1");
+            assertEquals(32, d.flags);
+            assertEquals("caf\u00e9", new String(d.data, java.nio.charset.StandardCharsets.ISO_8859_1));
+        }
+    }
 }
