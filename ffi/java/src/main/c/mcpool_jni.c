@@ -1649,9 +1649,12 @@ static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
     return out;
 }
 
-/* what: 0 statistics (of group), 1 versions, 2 a no-op round trip (no pairs). */
+/* what: 0 statistics (of group), 1 versions, 2 a no-op round trip (no pairs). strict: when
+ * every server failed (all down, an unknown group), the first server's error is thrown
+ * instead of a list of failures. */
 JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_stats(JNIEnv *env, jclass cls, jlong h,
-                                                           jbyteArray group, jint what) {
+                                                           jbyteArray group, jint what,
+                                                           jboolean strict) {
     (void)cls;
     mcpool_server_results *r = NULL;
     mcpool_status st;
@@ -1669,6 +1672,18 @@ JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_stats(JNIEnv *env, jclass c
     if (st != MCPOOL_OK) {
         throw_status(env, st);
         return NULL;
+    }
+    if (strict) {
+        size_t servers = mcpool_server_results_len(r), answered = 0;
+        for (size_t i = 0; i < servers; i++) {
+            if (mcpool_server_results_status(r, i) == MCPOOL_OK) answered++;
+        }
+        if (servers > 0 && answered == 0) {
+            /* The status call sets the thread's last error to server 0's message. */
+            throw_status(env, mcpool_server_results_status(r, 0));
+            mcpool_server_results_free(r);
+            return NULL;
+        }
     }
     jobjectArray out = server_results(env, r);
     mcpool_server_results_free(r);

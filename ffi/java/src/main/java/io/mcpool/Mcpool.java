@@ -654,13 +654,15 @@ public final class Mcpool implements AutoCloseable {
         return st;
     }
 
-    /** Per server that answered: its pairs; with failed, a server that failed maps to null. */
-    Map<String, Map<String, String>> serverResults(String group, int what, boolean failed) {
+    /** Per server that answered: its pairs; with failed, a server that failed maps to null.
+     * strict: when every server failed, the first one's error is thrown (as Python's stats and
+     * version raise, and the CLI), so an unknown group is an error, not "no servers". */
+    Map<String, Map<String, String>> serverResults(String group, int what, boolean failed, boolean strict) {
         byte[] g = group == null ? null : Utf8.text(group, "statistics group");
         byte[][] flat;
         long h = nc.acquire();
         try {
-            flat = Native.stats(h, g, what);
+            flat = Native.stats(h, g, what, strict);
         } finally {
             nc.release();
         }
@@ -1153,16 +1155,20 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** Statistics per server ("host:port" → name → value); group null for the general ones,
-     * or "items", "slabs", "settings", ... Servers that failed are left out. Names and values
-     * are decoded as UTF-8 (bytes that are not UTF-8 become U+FFFD). */
+     * or "items", "slabs", "settings", ... Servers that failed are left out; when every
+     * server failed (all down, or a group memcached does not know, such as a typo), the first
+     * server's error is thrown (a {@link McpoolException} of its class, as Python's and the
+     * CLI's stats raise), never an empty map. Names and values are decoded as UTF-8 (bytes that
+     * are not UTF-8 become U+FFFD). */
     public Map<String, Map<String, String>> stats(String group) {
-        return serverResults(group, Native.STATS, false);
+        return serverResults(group, Native.STATS, false, true);
     }
 
-    /** Each answering server's version. */
+    /** Each answering server's version; when every server failed, the first server's error
+     * is thrown, as {@link #stats}. */
     public Map<String, String> versions() {
         Map<String, String> out = new LinkedHashMap<>();
-        serverResults(null, Native.VERSIONS, false).forEach((k, v) -> out.put(k, v.get("version")));
+        serverResults(null, Native.VERSIONS, false, true).forEach((k, v) -> out.put(k, v.get("version")));
         return out;
     }
 
@@ -1171,7 +1177,7 @@ public final class Mcpool implements AutoCloseable {
      * when it failed, every server in configuration order. */
     public Map<String, Boolean> noop() {
         Map<String, Boolean> out = new LinkedHashMap<>();
-        serverResults(null, Native.NOOP, true).forEach((k, v) -> out.put(k, v != null));
+        serverResults(null, Native.NOOP, true, false).forEach((k, v) -> out.put(k, v != null));
         return out;
     }
 

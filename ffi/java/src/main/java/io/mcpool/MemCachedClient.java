@@ -496,7 +496,7 @@ public class MemCachedClient {
     public Map<String, Map<String, String>> statsSlabs(String[] servers) { return statsGroup("slabs", servers); }
 
     private Map<String, Map<String, String>> statsGroup(String group, String[] servers) {
-        Map<String, Map<String, String>> all = mc().serverResults(group, Native.STATS, false);
+        Map<String, Map<String, String>> all = mc().serverResults(group, Native.STATS, false, false);
         if (servers == null) return all;
         Set<String> want = new HashSet<>();
         for (String s : servers) want.add(s);

@@ -362,7 +362,8 @@ final class Native {
     }
     /** Per server: label, status name, error message, pair count (decimal), then the pairs;
      * every entry UTF-8. what: STATS (group null: the general statistics), VERSIONS, or NOOP
-     * (a no-op round trip, no pairs). */
-    static native byte[][] stats(long client, byte[] group, int what);
+     * (a no-op round trip, no pairs). strict: when every server failed, throws the first
+     * one's error instead. */
+    static native byte[][] stats(long client, byte[] group, int what, boolean strict);
     static final int STATS = 0, VERSIONS = 1, NOOP = 2;
 }

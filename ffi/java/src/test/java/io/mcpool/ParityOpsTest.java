@@ -231,4 +231,44 @@ public class ParityOpsTest {
             t.join(10000);
         }
     }
+
+    /** stats of a group memcached does not know fails on every server: an error on every
+     * protocol, as Python's, Perl's and the CLI's stats raise, not an empty map read as "no
+     * servers" (before). A server that answers still gives its map beside one that failed;
+     * versions() with every server down throws too. */
+    @Test
+    public void statsOfAnUnknownGroupThrows() throws Exception {
+        for (String proto : PROTOCOLS) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol(proto).build()) {
+                try {
+                    Map<String, Map<String, String>> r = mc.stats("bogus");
+                    fail(proto + ": stats(\"bogus\") answered " + r);
+                } catch (ClientException | ServerException e) {
+                    // text and meta: memcached's ERROR (CLIENT_ERROR class); binary: status 0x01
+                    assertTrue(proto + ": " + e.getMessage(), e.getMessage().contains(server.addr()) || e.getMessage().contains("stats"));
+                }
+                assertTrue(mc.stats("settings").get(server.addr()).containsKey("maxbytes"));
+            }
+        }
+        String down = free();
+        try (Mcpool mc = Mcpool.builder().servers(server.addr(), down).minIdle(0).connectTimeoutMillis(500).build()) {
+            Map<String, Map<String, String>> r = mc.stats(null);
+            assertTrue(r.containsKey(server.addr()));
+            assertFalse(r.containsKey(down));
+        }
+        try (Mcpool mc = Mcpool.builder().servers(down).minIdle(0).connectTimeoutMillis(500).build()) {
+            try {
+                mc.versions();
+                fail("versions() of a down server answered");
+            } catch (ConnectionException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains(down));
+            }
+            try {
+                mc.stats(null);
+                fail("stats() of a down server answered");
+            } catch (ConnectionException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains(down));
+            }
+        }
+    }
 }
