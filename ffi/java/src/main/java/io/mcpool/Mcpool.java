@@ -12,7 +12,10 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The modern entry point: one thread-safe client over the mcpool core, closed with
- * {@link #close()} (or try-with-resources). Share one instance between all threads.
+ * {@link #close()} (or try-with-resources). Share one instance between all threads. An
+ * instance dropped unclosed is freed by a {@link java.lang.ref.Cleaner}, but only after a
+ * garbage collection finds it unreachable: until then it keeps its connections and file
+ * descriptors, so a client per request is a leak in all but name.
  *
  * <pre>{@code
  * try (Mcpool mc = Mcpool.builder().servers("10.0.0.1:11211", "10.0.0.2:11211")

@@ -2,6 +2,7 @@ package io.mcpool;
 
 import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -47,6 +48,8 @@ final class NativeClient implements AutoCloseable {
         final AtomicLongArray users = new AtomicLongArray(STRIPES * PAD);
         volatile boolean closed;
         final AtomicBoolean freed = new AtomicBoolean();
+        /** How many times the handle was given to clientFree (for tests: at most 1). */
+        final AtomicInteger frees = new AtomicInteger();
 
         State(long[] built) {
             handle = new AtomicLong(built[0]);
@@ -64,6 +67,7 @@ final class NativeClient implements AutoCloseable {
             if (closed && inFlight() == 0) {
                 long h = handle.getAndSet(0);
                 if (h != 0 && freed.compareAndSet(false, true)) {
+                    frees.incrementAndGet();
                     Native.clientFree(h);
                     Native.releaseRef(listenerRef);
                     Native.releaseRef(operationRef);

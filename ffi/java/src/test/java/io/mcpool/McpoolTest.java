@@ -401,6 +401,37 @@ public class McpoolTest {
         fail("the cleaner did not free unreachable clients");
     }
 
+    /** Closed, then dropped: the Cleaner registered for each client must not free it a
+     * second time when the GC finds it (Cleanable.clean ran at close, and runs once). Each
+     * handle goes to clientFree exactly once, closed ones at close(), dropped ones by the
+     * Cleaner; a second close() does nothing. */
+    @Test
+    public void closedThenDroppedClientsAreFreedExactlyOnce() throws Exception {
+        java.util.List<NativeClient.State> closed = new java.util.ArrayList<>(), dropped = new java.util.ArrayList<>();
+        java.util.List<java.lang.ref.WeakReference<Mcpool>> gone = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            Mcpool mc = Mcpool.builder().servers(server.addr()).minIdle(1).build();
+            mc.set("m:drop" + i, "v");
+            closed.add(stateOf(mc.nc));
+            mc.close();
+            mc.close();
+            assertEquals(1, closed.get(i).frees.get());
+            gone.add(new java.lang.ref.WeakReference<>(mc));
+            Mcpool unclosed = Mcpool.builder().servers(server.addr()).minIdle(0).build();
+            dropped.add(stateOf(unclosed.nc));
+            gone.add(new java.lang.ref.WeakReference<>(unclosed));
+        }
+        boolean done = false;
+        for (int round = 0; round < 100 && !done; round++) {
+            System.gc();
+            Thread.sleep(20); // the Cleaner's thread runs after the GC has queued the references
+            done = gone.stream().allMatch(r -> r.get() == null) && dropped.stream().allMatch(st -> st.freed.get());
+        }
+        assertTrue("the clients were not collected and cleaned", done);
+        for (NativeClient.State st : closed) assertEquals(1, st.frees.get());
+        for (NativeClient.State st : dropped) assertEquals(1, st.frees.get());
+    }
+
     static NativeClient.State stateOf(NativeClient nc) throws Exception {
         java.lang.reflect.Field f = NativeClient.class.getDeclaredField("state");
         f.setAccessible(true);
