@@ -2785,6 +2785,21 @@ static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
 
 /* server_states() -> {server: {"alive": bool, "failures": int, "retry_in": seconds}}: one
  * entry per address, from the core's snapshot (a repeated address's entries merged there). */
+/* disconnect_all(): closes the client's connections (mcpool_client_disconnect_all: the idle
+ * ones now, those in use when their call gives them back; the next call opens new ones). The
+ * servers' health, metrics and list are kept. */
+static PyObject *Client_disconnect_all(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_disconnect_all(self->client);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
     (void)noargs;
     mcpool_metrics *m = NULL;
@@ -3218,6 +3233,9 @@ static PyMethodDef Client_methods[] = {
      "it existed. Meta protocol only."},
     {"metrics", (PyCFunction)Client_metrics, METH_NOARGS,
      "metrics()\n--\n\n{server: {metric: int}}: the core's counters and gauges, no I/O."},
+    {"disconnect_all", (PyCFunction)Client_disconnect_all, METH_NOARGS,
+     "disconnect_all()\n--\n\nCloses the client's connections: the idle ones now, those in "
+     "use when their call ends; the next call opens new ones (the servers' health is kept)."},
     {"server_states", (PyCFunction)Client_server_states, METH_NOARGS,
      "server_states()\n--\n\n{server: {'alive': bool, 'failures': int, 'retry_in': seconds}}."},
     {"_set_servers", (PyCFunction)Client__set_servers, METH_O,

@@ -828,7 +828,9 @@ class Client:
             raise _translate(e) from None
 
     def disconnect_all(self):
-        """Accepted; connections belong to mcpool's pools."""
+        """Closes the connections, as pylibmc (memcached_quit): the idle ones now, those in
+        use when their call ends; the next call opens new ones (mcpool.Client.disconnect_all)."""
+        self._mc.disconnect_all()
 
     # -- mapping interface -------------------------------------------------------------------
 
