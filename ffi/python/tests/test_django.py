@@ -776,3 +776,26 @@ def test_backends_alive_at_once_share_one_client_until_the_last_goes(server, pre
     del b
     gc.collect()
     assert ref() is None
+
+
+@pytest.mark.parametrize("timeout", [12 * 365 * 86400, 10 ** 9, 2 ** 31, 2 ** 40, 2 ** 70])
+def test_a_timeout_past_what_memcached_holds_is_its_last_moment_never_an_error(server, prefix,
+                                                                               timeout):
+    """A timeout ending after 2038-01-19 (MAX_TTL, the last unix time memcached holds) raised
+    ClientError from set/add/touch/set_many (for 2**40 quoting a saturated 4294967295). Django's
+    PyLibMCCache, side by side, does not raise; it sends the number as it is and memcached
+    keeps nothing (or, for 2**40, keeps it). Ours keeps the item until that last moment."""
+    from django.core.cache.backends.memcached import PyLibMCCache
+    peer = PyLibMCCache(server.addr, {"KEY_PREFIX": prefix + "peer"})
+    ours = mcpool.django.McpoolCache(server.addr, {"KEY_PREFIX": prefix})
+    for c in (peer, ours):  # neither raises
+        c.set("k", "v", timeout)
+        c.add("a", "v", timeout)
+        c.set_many({"m": "v"}, timeout)
+        c.touch("k", timeout)
+    assert ours.get_backend_timeout(timeout) == mcpool.MAX_TTL
+    assert ours.get_many(["k", "a", "m"]) == {"k": "v", "a": "v", "m": "v"}
+    meta = mcpool.Client([server.addr], protocol="meta")
+    for k in ("k", "a", "m"):
+        ttl = meta.meta_info(ours.make_key(k))["ttl"]
+        assert abs(ttl - (mcpool.MAX_TTL - time.time())) <= 120, (k, ttl)
