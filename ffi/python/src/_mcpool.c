@@ -1442,6 +1442,54 @@ static int record_failure(PyObject *failed, PyObject *key, mcpool_status st, PyO
     return r;
 }
 
+/* Raises for a batch call (set_multi, add_multi, delete_multi, touch_multi) whose item
+ * `first` failed with an error the call raises (a refused key; for delete/touch any error
+ * that is not a miss). The core gives each item its own status and applies the others
+ * (mcpool.h, the batch calls), so the exception says what became of them: it is item
+ * first's (its own message), with `key` (that key as given) and `results`, {key: True
+ * (stored, deleted, touched), False (not stored, exists, missing; for a key given twice, True
+ * when one occurrence was applied) or that key's exception}, as incr_multi's `results`.
+ * keys: the keys as given (a tuple of n); msgs: each item's own message (borrowed, NULL
+ * where none), or NULL to take the core's (mcpool_last_item_error_message, item i).
+ * An interrupted call raises the handler's exception instead. Returns NULL. */
+static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status *sts,
+                             PyObject **msgs, Py_ssize_t n, Py_ssize_t first) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (sts[i] == MCPOOL_INTERRUPTED)
+            return raise_status_msg(sts[i], NULL);
+    PyObject *results = PyDict_New(), *raised = NULL;
+    for (Py_ssize_t i = 0; results != NULL && i < n; i++) {
+        PyObject *key = PyTuple_GetItem(keys, i), *v;
+        mcpool_status st = sts[i];
+        if (st == MCPOOL_OK) {
+            v = Py_NewRef(Py_True);
+        } else if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND) {
+            int seen = PyDict_Contains(results, key);
+            if (seen == 1)
+                continue; /* another occurrence's answer stands */
+            v = seen < 0 ? NULL : Py_NewRef(Py_False);
+        } else {
+            PyObject *msg = msgs != NULL ? Py_XNewRef(msgs[i]) : item_message(i);
+            if (msg == NULL && !PyErr_Occurred())
+                msg = PyUnicode_FromFormat("%s %R: %s", op, key,
+                                           mcpool_status_name((uint32_t)st));
+            v = msg == NULL ? NULL : status_exception(st, msg);
+        }
+        if (v == NULL || PyDict_SetItem(results, key, v) < 0)
+            Py_CLEAR(results);
+        else if (i == first)
+            raised = Py_NewRef(v);
+        Py_XDECREF(v);
+    }
+    if (results != NULL && raised != NULL &&
+        PyObject_SetAttrString(raised, "key", PyTuple_GetItem(keys, first)) == 0 &&
+        PyObject_SetAttrString(raised, "results", results) == 0)
+        PyErr_SetObject((PyObject *)Py_TYPE(raised), raised);
+    Py_XDECREF(raised);
+    Py_XDECREF(results);
+    return NULL;
+}
+
 /* The dict key of item i of a multi call: the key as given, or, with seen (a dict, when the
  * keys mix str and bytes), the first key given for the same bytes sent ("k" and b"k" are one
  * key: one entry, under the first spelling). A borrowed reference; NULL with an exception. */
@@ -1863,16 +1911,20 @@ static PyObject *mapping_pairs(PyObject *mapping) {
     return pairs;
 }
 
-/* set_multi's result: the keys (as given) whose item failed; a bad key raises (it is the
- * caller's bug, and the core refused it before any I/O), and so does an interrupted call
- * (the signal handler's exception). */
-static PyObject *failed_keys(PyObject *keys, const mcpool_status *sts, PyObject **msgs,
-                             Py_ssize_t n) {
+/* set_multi's result: the keys (as given) whose item failed. A refused key raises (the
+ * caller's bug), as raise_batch: the core refused that item alone and applied the others,
+ * whose outcomes the exception's `results` holds; an interrupted call raises the signal
+ * handler's exception. */
+static PyObject *failed_keys(const char *op, PyObject *keys, const mcpool_status *sts,
+                             PyObject **msgs, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++)
-        if (sts[i] == MCPOOL_INVALID_KEY || sts[i] == MCPOOL_INTERRUPTED) {
+        if (sts[i] == MCPOOL_INTERRUPTED) {
             Py_XINCREF(msgs[i]);
             return raise_status_msg(sts[i], msgs[i]);
         }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (sts[i] == MCPOOL_INVALID_KEY)
+            return raise_batch(op, keys, sts, msgs, n, i);
     PyObject *failed = PyList_New(0);
     for (Py_ssize_t i = 0; failed != NULL && i < n; i++)
         if (sts[i] != MCPOOL_OK && PyList_Append(failed, PyTuple_GetItem(keys, i)) < 0)
@@ -2017,7 +2069,7 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
                                             "replace")) == NULL)
             goto done;
     }
-    result = failed_keys(keys, sts, msgs, n);
+    result = failed_keys(name, keys, sts, msgs, n);
     if (result != NULL && a[6] != NULL && record_failures(a[6], keys, sts, msgs, n) < 0)
         Py_CLEAR(result);
 done:
@@ -2142,21 +2194,26 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
         Py_END_ALLOW_THREADS
     }
     int deleted_any = 0;
-    PyObject *msg = NULL; /* the failed key's own message */
-    for (Py_ssize_t i = 0; st == MCPOOL_OK && i < ks.n; i++) {
+    if (st != MCPOOL_OK) {
+        PyMem_Free(sts);
+        keys_free(&ks);
+        return raise_status(st);
+    }
+    for (Py_ssize_t i = 0; i < ks.n; i++) {
         if (sts[i] == MCPOOL_NOT_FOUND)
             all = 0;
-        else if (sts[i] != MCPOOL_OK)
-            st = sts[i], msg = item_message(i);
-        else
+        else if (sts[i] != MCPOOL_OK) { /* a key's error: the others were applied */
+            raise_batch("delete_multi", ks.seq, sts, NULL, ks.n, i);
+            PyMem_Free(sts);
+            keys_free(&ks);
+            return NULL;
+        } else
             deleted_any = 1;
     }
-    if (st == MCPOOL_OK && !all && deleted_any)
+    if (!all && deleted_any)
         all = misses_deleted_by_another(&ks, sts);
     PyMem_Free(sts);
     keys_free(&ks);
-    if (st != MCPOOL_OK)
-        return raise_status_msg(st, msg);
     if (all < 0)
         return NULL;
     return PyBool_FromLong(all);
@@ -3001,7 +3058,7 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
                                     PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"expire", 1},
                                       {"key_prefix", 2}, {"noreply", 3}};
-    PyObject *a[4], *result = NULL, *msg = NULL;
+    PyObject *a[4], *result = NULL;
     keys_t ks;
     uint32_t ttl;
     CHECK_OPEN(self);
@@ -3031,10 +3088,8 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
         goto done;
     }
     for (Py_ssize_t i = 0; i < ks.n; i++)
-        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND) {
-            if ((msg = item_message(i)) == NULL && PyErr_Occurred())
-                goto done;
-            raise_status_msg(sts[i], msg);
+        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND) { /* the others were applied */
+            raise_batch("touch_multi", ks.seq, sts, NULL, ks.n, i);
             goto done;
         }
     result = PyDict_New();
@@ -3281,7 +3336,9 @@ static PyMethodDef Client_methods[] = {
     {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi_hooked, FAST,
      "set_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
      "compress_level=None)\n--\n\nStores every "
-     "pair; returns the list of keys that were not stored."},
+     "pair; returns the list of keys that were not stored. A refused key raises its "
+     "ClientError once the others are stored, with `key` and `results` ({key: True, False "
+     "or its exception})."},
     {"add_multi", (PyCFunction)(void (*)(void))Client_add_multi_hooked, FAST,
      "add_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
      "compress_level=None)\n--\n\nAdds every "
@@ -3291,7 +3348,9 @@ static PyMethodDef Client_methods[] = {
      "delete(key)\n--\n\nDeletes key; True when it existed."},
     {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi_hooked, FAST,
      "delete_multi(keys, time=None, key_prefix='')\n--\n\nDeletes every key; True when all "
-     "existed (a key listed twice counts once: deleted by its first occurrence)."},
+     "existed (a key listed twice counts once: deleted by its first occurrence). A key's "
+     "error raises once the others are deleted, with `key` and `results` ({key: True, "
+     "False or its exception})."},
     {"incr_multi", (PyCFunction)(void (*)(void))Client_incr_multi_hooked, FAST,
      "incr_multi(keys, delta=1, key_prefix='')\n--\n\nAdds delta to every key in one "
      "pipelined round trip per server: the list of new values, None for a missing key."},
@@ -3361,7 +3420,8 @@ static PyMethodDef Client_methods[] = {
     {"touch_multi", (PyCFunction)(void (*)(void))Client_touch_multi_hooked, FAST,
      "touch_multi(keys, time=0, key_prefix='')\n--\n\nSets every key's expiry in one "
      "pipelined round trip per server: {key: True when it existed, False when missing}; a "
-     "key's error raises."},
+     "key's error raises once the others are touched, with `key` and `results` (that dict, "
+     "the key's exception in its place)."},
     {"gets_multi", (PyCFunction)(void (*)(void))Client_gets_multi_hooked, FAST,
      "gets_multi(keys, key_prefix='')\n--\n\n{key: (value, cas_unique)} of the keys found, "
      "in one round trip per server (as get_multi)."},
