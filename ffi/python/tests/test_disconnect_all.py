@@ -69,7 +69,7 @@ def test_disconnect_all_closes_the_connections(own_server, make):
     c = make(own_server.addr)
     assert c.set("k", "v")
     assert c.get("k") == "v"
-    assert settles_at(own_server, base + 1) >= base + 1  # at least the one the calls used
+    assert connections(own_server) >= base + 1  # the one the calls used (answered: accepted)
     c.disconnect_all()
     assert settles_at(own_server, base) == base, make.__name__
     # the next call opens a connection again
