@@ -917,6 +917,61 @@ static int check_cfg(mcpool_status st) {
     return 0;
 }
 
+/* A hook's KeyboardInterrupt or SystemExit (any exception that is not an Exception: Ctrl-C
+ * landing while the hook runs, or the hook raising it) belongs to the call the hook runs
+ * inside: it is kept for this thread and raised when that call returns (hooked_result),
+ * instead of being reported to sys.unraisablehook and lost. in_call counts this thread's
+ * calls into a Client method, so a hook on a thread outside any (none today) still reports. */
+static _Thread_local PyObject *hook_exc; /* the kept exception (a normalized instance) */
+static _Thread_local int in_call;
+
+/* The hook cb failed (an exception is set, the GIL held): an Exception is reported
+ * (PyErr_WriteUnraisable), another is kept for the call (the first one; a second is
+ * dropped). */
+static void hook_failed(PyObject *cb) {
+    if (in_call == 0 || PyErr_ExceptionMatches(PyExc_Exception)) {
+        PyErr_WriteUnraisable(cb);
+        return;
+    }
+    if (hook_exc != NULL) {
+        PyErr_Clear();
+        return;
+    }
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (v != NULL && tb != NULL)
+        PyException_SetTraceback(v, tb);
+    Py_XDECREF(t);
+    Py_XDECREF(tb);
+    hook_exc = v;
+}
+
+/* A Client method's result r, unless a hook kept an exception during the call: then that
+ * exception is raised (the call's own exception, if any, becomes its __context__). */
+static PyObject *hooked_result(PyObject *r) {
+    in_call--;
+    PyObject *v = hook_exc;
+    if (v == NULL || in_call > 0)
+        return r;
+    hook_exc = NULL;
+    Py_XDECREF(r);
+    if (PyErr_Occurred()) {
+        PyObject *t, *cv, *tb;
+        PyErr_Fetch(&t, &cv, &tb);
+        PyErr_NormalizeException(&t, &cv, &tb);
+        if (cv != NULL && tb != NULL)
+            PyException_SetTraceback(cv, tb);
+        Py_XDECREF(t);
+        Py_XDECREF(tb);
+        if (cv != NULL)
+            PyException_SetContext(v, cv); /* steals cv */
+    }
+    PyErr_SetObject((PyObject *)Py_TYPE(v), v);
+    Py_DECREF(v);
+    return NULL;
+}
+
 /* The event callback: runs on the thread whose mcpool call changed a server's state, inside
  * that call, which released the GIL: take it back, call on_event(kind, server, failures,
  * retry_in_seconds), report (never propagate) what it raises. */
@@ -937,7 +992,7 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
                                         (unsigned int)mcpool_event_failures(ev),
                                         (double)mcpool_event_retry_in_ms(ev) / 1000.0);
     if (r == NULL)
-        PyErr_WriteUnraisable(cb);
+        hook_failed(cb);
     Py_XDECREF(r);
     PyGILState_Release(g);
     gate_leave();
@@ -979,7 +1034,7 @@ static void op_trampoline(void *userdata, const mcpool_op_record *r) {
         el ? err : NULL, (Py_ssize_t)el, (unsigned long long)mcpool_op_bytes_sent(r),
         (unsigned long long)mcpool_op_bytes_received(r));
     if (res == NULL)
-        PyErr_WriteUnraisable(cb);
+        hook_failed(cb);
     Py_XDECREF(res);
     PyGILState_Release(g);
     gate_leave();
@@ -1385,6 +1440,54 @@ static int record_failure(PyObject *failed, PyObject *key, mcpool_status st, PyO
     int r = PyDict_SetItem(failed, key, exc);
     Py_DECREF(exc);
     return r;
+}
+
+/* Raises for a batch call (set_multi, add_multi, delete_multi, touch_multi) whose item
+ * `first` failed with an error the call raises (a refused key; for delete/touch any error
+ * that is not a miss). The core gives each item its own status and applies the others
+ * (mcpool.h, the batch calls), so the exception says what became of them: it is item
+ * first's (its own message), with `key` (that key as given) and `results`, {key: True
+ * (stored, deleted, touched), False (not stored, exists, missing; for a key given twice, True
+ * when one occurrence was applied) or that key's exception}, as incr_multi's `results`.
+ * keys: the keys as given (a tuple of n); msgs: each item's own message (borrowed, NULL
+ * where none), or NULL to take the core's (mcpool_last_item_error_message, item i).
+ * An interrupted call raises the handler's exception instead. Returns NULL. */
+static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status *sts,
+                             PyObject **msgs, Py_ssize_t n, Py_ssize_t first) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (sts[i] == MCPOOL_INTERRUPTED)
+            return raise_status_msg(sts[i], NULL);
+    PyObject *results = PyDict_New(), *raised = NULL;
+    for (Py_ssize_t i = 0; results != NULL && i < n; i++) {
+        PyObject *key = PyTuple_GetItem(keys, i), *v;
+        mcpool_status st = sts[i];
+        if (st == MCPOOL_OK) {
+            v = Py_NewRef(Py_True);
+        } else if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND) {
+            int seen = PyDict_Contains(results, key);
+            if (seen == 1)
+                continue; /* another occurrence's answer stands */
+            v = seen < 0 ? NULL : Py_NewRef(Py_False);
+        } else {
+            PyObject *msg = msgs != NULL ? Py_XNewRef(msgs[i]) : item_message(i);
+            if (msg == NULL && !PyErr_Occurred())
+                msg = PyUnicode_FromFormat("%s %R: %s", op, key,
+                                           mcpool_status_name((uint32_t)st));
+            v = msg == NULL ? NULL : status_exception(st, msg);
+        }
+        if (v == NULL || PyDict_SetItem(results, key, v) < 0)
+            Py_CLEAR(results);
+        else if (i == first)
+            raised = Py_NewRef(v);
+        Py_XDECREF(v);
+    }
+    if (results != NULL && raised != NULL &&
+        PyObject_SetAttrString(raised, "key", PyTuple_GetItem(keys, first)) == 0 &&
+        PyObject_SetAttrString(raised, "results", results) == 0)
+        PyErr_SetObject((PyObject *)Py_TYPE(raised), raised);
+    Py_XDECREF(raised);
+    Py_XDECREF(results);
+    return NULL;
 }
 
 /* The dict key of item i of a multi call: the key as given, or, with seen (a dict, when the
@@ -1808,16 +1911,20 @@ static PyObject *mapping_pairs(PyObject *mapping) {
     return pairs;
 }
 
-/* set_multi's result: the keys (as given) whose item failed; a bad key raises (it is the
- * caller's bug, and the core refused it before any I/O), and so does an interrupted call
- * (the signal handler's exception). */
-static PyObject *failed_keys(PyObject *keys, const mcpool_status *sts, PyObject **msgs,
-                             Py_ssize_t n) {
+/* set_multi's result: the keys (as given) whose item failed. A refused key raises (the
+ * caller's bug), as raise_batch: the core refused that item alone and applied the others,
+ * whose outcomes the exception's `results` holds; an interrupted call raises the signal
+ * handler's exception. */
+static PyObject *failed_keys(const char *op, PyObject *keys, const mcpool_status *sts,
+                             PyObject **msgs, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++)
-        if (sts[i] == MCPOOL_INVALID_KEY || sts[i] == MCPOOL_INTERRUPTED) {
+        if (sts[i] == MCPOOL_INTERRUPTED) {
             Py_XINCREF(msgs[i]);
             return raise_status_msg(sts[i], msgs[i]);
         }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (sts[i] == MCPOOL_INVALID_KEY)
+            return raise_batch(op, keys, sts, msgs, n, i);
     PyObject *failed = PyList_New(0);
     for (Py_ssize_t i = 0; failed != NULL && i < n; i++)
         if (sts[i] != MCPOOL_OK && PyList_Append(failed, PyTuple_GetItem(keys, i)) < 0)
@@ -1962,7 +2069,7 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
                                             "replace")) == NULL)
             goto done;
     }
-    result = failed_keys(keys, sts, msgs, n);
+    result = failed_keys(name, keys, sts, msgs, n);
     if (result != NULL && a[6] != NULL && record_failures(a[6], keys, sts, msgs, n) < 0)
         Py_CLEAR(result);
 done:
@@ -2087,21 +2194,26 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
         Py_END_ALLOW_THREADS
     }
     int deleted_any = 0;
-    PyObject *msg = NULL; /* the failed key's own message */
-    for (Py_ssize_t i = 0; st == MCPOOL_OK && i < ks.n; i++) {
+    if (st != MCPOOL_OK) {
+        PyMem_Free(sts);
+        keys_free(&ks);
+        return raise_status(st);
+    }
+    for (Py_ssize_t i = 0; i < ks.n; i++) {
         if (sts[i] == MCPOOL_NOT_FOUND)
             all = 0;
-        else if (sts[i] != MCPOOL_OK)
-            st = sts[i], msg = item_message(i);
-        else
+        else if (sts[i] != MCPOOL_OK) { /* a key's error: the others were applied */
+            raise_batch("delete_multi", ks.seq, sts, NULL, ks.n, i);
+            PyMem_Free(sts);
+            keys_free(&ks);
+            return NULL;
+        } else
             deleted_any = 1;
     }
-    if (st == MCPOOL_OK && !all && deleted_any)
+    if (!all && deleted_any)
         all = misses_deleted_by_another(&ks, sts);
     PyMem_Free(sts);
     keys_free(&ks);
-    if (st != MCPOOL_OK)
-        return raise_status_msg(st, msg);
     if (all < 0)
         return NULL;
     return PyBool_FromLong(all);
@@ -2785,6 +2897,21 @@ static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
 
 /* server_states() -> {server: {"alive": bool, "failures": int, "retry_in": seconds}}: one
  * entry per address, from the core's snapshot (a repeated address's entries merged there). */
+/* disconnect_all(): closes the client's connections (mcpool_client_disconnect_all: the idle
+ * ones now, those in use when their call gives them back; the next call opens new ones). The
+ * servers' health, metrics and list are kept. */
+static PyObject *Client_disconnect_all(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_disconnect_all(self->client);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
     (void)noargs;
     mcpool_metrics *m = NULL;
@@ -2931,7 +3058,7 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
                                     PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"expire", 1},
                                       {"key_prefix", 2}, {"noreply", 3}};
-    PyObject *a[4], *result = NULL, *msg = NULL;
+    PyObject *a[4], *result = NULL;
     keys_t ks;
     uint32_t ttl;
     CHECK_OPEN(self);
@@ -2961,10 +3088,8 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
         goto done;
     }
     for (Py_ssize_t i = 0; i < ks.n; i++)
-        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND) {
-            if ((msg = item_message(i)) == NULL && PyErr_Occurred())
-                goto done;
-            raise_status_msg(sts[i], msg);
+        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND) { /* the others were applied */
+            raise_batch("touch_multi", ks.seq, sts, NULL, ks.n, i);
             goto done;
         }
     result = PyDict_New();
@@ -3119,129 +3244,192 @@ static PyObject *Client_decr_or_init(ClientObject *self, PyObject *const *args,
 }
 
 #define FAST (METH_FASTCALL | METH_KEYWORDS)
+/* Every Client method through hooked_result: a hook's KeyboardInterrupt raises from the call. */
+#define HOOKED_FAST(fn)                                                                       \
+    static PyObject *fn##_hooked(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, \
+                                 PyObject *kw) {                                              \
+        in_call++;                                                                            \
+        return hooked_result(fn(self, args, nargs, kw));                                      \
+    }
+#define HOOKED_ONE(fn)                                                                        \
+    static PyObject *fn##_hooked(ClientObject *self, PyObject *arg) {                         \
+        in_call++;                                                                            \
+        return hooked_result(fn(self, arg));                                                  \
+    }
+HOOKED_FAST(Client_get)
+HOOKED_FAST(Client_gets)
+HOOKED_FAST(Client_get_multi)
+HOOKED_FAST(Client_get_multi_each)
+HOOKED_FAST(Client_set)
+HOOKED_FAST(Client_add)
+HOOKED_FAST(Client_replace)
+HOOKED_FAST(Client_append)
+HOOKED_FAST(Client_prepend)
+HOOKED_FAST(Client_cas)
+HOOKED_FAST(Client_set_multi)
+HOOKED_FAST(Client_add_multi)
+HOOKED_FAST(Client_delete)
+HOOKED_FAST(Client_delete_multi)
+HOOKED_FAST(Client_incr_multi)
+HOOKED_FAST(Client_decr_multi)
+HOOKED_FAST(Client_incr)
+HOOKED_FAST(Client_decr)
+HOOKED_FAST(Client_set_counter)
+HOOKED_FAST(Client_touch)
+HOOKED_FAST(Client_flush_all)
+HOOKED_FAST(Client_get_lease)
+HOOKED_FAST(Client_set_with_version)
+HOOKED_FAST(Client_delete_with_version)
+HOOKED_FAST(Client_incr_with_version)
+HOOKED_FAST(Client_decr_with_version)
+HOOKED_FAST(Client_invalidate)
+HOOKED_FAST(Client_gat)
+HOOKED_FAST(Client_gats)
+HOOKED_FAST(Client_touch_multi)
+HOOKED_FAST(Client_gets_multi)
+HOOKED_FAST(Client_incr_or_init)
+HOOKED_FAST(Client_decr_or_init)
+HOOKED_ONE(Client__stats)
+HOOKED_ONE(Client__version)
+HOOKED_ONE(Client__noop)
+HOOKED_ONE(Client_meta_info)
+HOOKED_ONE(Client_metrics)
+HOOKED_ONE(Client_disconnect_all)
+HOOKED_ONE(Client_server_states)
+HOOKED_ONE(Client__set_servers)
+HOOKED_ONE(Client_server_for)
+
 static PyMethodDef Client_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))Client_get, FAST,
+    {"get", (PyCFunction)(void (*)(void))Client_get_hooked, FAST,
      "get(key, default=None)\n--\n\nThe value of key, or default on a miss."},
-    {"gets", (PyCFunction)(void (*)(void))Client_gets, FAST,
+    {"gets", (PyCFunction)(void (*)(void))Client_gets_hooked, FAST,
      "gets(key)\n--\n\n(value, cas_unique) of key, or (None, None) on a miss."},
-    {"get_multi", (PyCFunction)(void (*)(void))Client_get_multi, FAST,
+    {"get_multi", (PyCFunction)(void (*)(void))Client_get_multi_hooked, FAST,
      "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
      "server); key_prefix is prepended on the wire and not in the dict's keys."},
-    {"_get_multi_each", (PyCFunction)(void (*)(void))Client_get_multi_each, FAST,
+    {"_get_multi_each", (PyCFunction)(void (*)(void))Client_get_multi_each_hooked, FAST,
      "_get_multi_each(keys, key_prefix='')\n--\n\n(hits, failed): get_multi's dict, and a "
      "dict of each key whose read failed with its exception (a value that cannot be decoded "
      "raises). For the compat modules."},
-    {"set", (PyCFunction)(void (*)(void))Client_set, FAST,
+    {"set", (PyCFunction)(void (*)(void))Client_set_hooked, FAST,
      "set(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)\n--\n\n"
      "Stores value; True when stored. time (alias expire) is the expiry in seconds, 0 for "
      "never. min_compress_len: compress this value when it reaches that many bytes (compared "
      "as the client's compression_compare; 0: never); compress_level: at that level (the "
      "codec's scale, zlib 0 to 9) instead of the client's."},
-    {"add", (PyCFunction)(void (*)(void))Client_add, FAST,
+    {"add", (PyCFunction)(void (*)(void))Client_add_hooked, FAST,
      "add(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)\n--\n\n"
      "Stores only if key does not exist; False when it did."},
-    {"replace", (PyCFunction)(void (*)(void))Client_replace, FAST,
+    {"replace", (PyCFunction)(void (*)(void))Client_replace_hooked, FAST,
      "replace(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)"
      "\n--\n\nStores only if key exists; False when it did not."},
-    {"append", (PyCFunction)(void (*)(void))Client_append, FAST,
+    {"append", (PyCFunction)(void (*)(void))Client_append_hooked, FAST,
      "append(key, value)\n--\n\nAppends str or bytes to an existing value; False when key is "
      "missing."},
-    {"prepend", (PyCFunction)(void (*)(void))Client_prepend, FAST,
+    {"prepend", (PyCFunction)(void (*)(void))Client_prepend_hooked, FAST,
      "prepend(key, value)\n--\n\nPrepends str or bytes to an existing value; False when key is "
      "missing."},
-    {"cas", (PyCFunction)(void (*)(void))Client_cas, FAST,
+    {"cas", (PyCFunction)(void (*)(void))Client_cas_hooked, FAST,
      "cas(key, value, cas, time=0)\n--\n\nStores only if key's CAS unique is still cas: True "
      "stored, False changed since gets(), None gone. cas 0 raises ClientError, nothing sent "
      "(no item has CAS 0; binary would store unconditionally)."},
-    {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi, FAST,
+    {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi_hooked, FAST,
      "set_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
      "compress_level=None)\n--\n\nStores every "
-     "pair; returns the list of keys that were not stored."},
-    {"add_multi", (PyCFunction)(void (*)(void))Client_add_multi, FAST,
+     "pair; returns the list of keys that were not stored. A refused key raises its "
+     "ClientError once the others are stored, with `key` and `results` ({key: True, False "
+     "or its exception})."},
+    {"add_multi", (PyCFunction)(void (*)(void))Client_add_multi_hooked, FAST,
      "add_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
      "compress_level=None)\n--\n\nAdds every "
      "pair whose key does not exist, in one pipelined round trip per server; returns the "
      "list of keys that were not stored (they existed, or failed)."},
-    {"delete", (PyCFunction)(void (*)(void))Client_delete, FAST,
+    {"delete", (PyCFunction)(void (*)(void))Client_delete_hooked, FAST,
      "delete(key)\n--\n\nDeletes key; True when it existed."},
-    {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi, FAST,
+    {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi_hooked, FAST,
      "delete_multi(keys, time=None, key_prefix='')\n--\n\nDeletes every key; True when all "
-     "existed (a key listed twice counts once: deleted by its first occurrence)."},
-    {"incr_multi", (PyCFunction)(void (*)(void))Client_incr_multi, FAST,
+     "existed (a key listed twice counts once: deleted by its first occurrence). A key's "
+     "error raises once the others are deleted, with `key` and `results` ({key: True, "
+     "False or its exception})."},
+    {"incr_multi", (PyCFunction)(void (*)(void))Client_incr_multi_hooked, FAST,
      "incr_multi(keys, delta=1, key_prefix='')\n--\n\nAdds delta to every key in one "
      "pipelined round trip per server: the list of new values, None for a missing key."},
-    {"decr_multi", (PyCFunction)(void (*)(void))Client_decr_multi, FAST,
+    {"decr_multi", (PyCFunction)(void (*)(void))Client_decr_multi_hooked, FAST,
      "decr_multi(keys, delta=1, key_prefix='')\n--\n\nSubtracts delta from every key (at "
      "least 0), as incr_multi."},
-    {"incr", (PyCFunction)(void (*)(void))Client_incr, FAST,
+    {"incr", (PyCFunction)(void (*)(void))Client_incr_hooked, FAST,
      "incr(key, delta=1)\n--\n\nAdds delta to a decimal counter; its new value, or None when "
      "key is missing."},
-    {"decr", (PyCFunction)(void (*)(void))Client_decr, FAST,
+    {"decr", (PyCFunction)(void (*)(void))Client_decr_hooked, FAST,
      "decr(key, delta=1)\n--\n\nSubtracts delta (stopping at 0); the new value, or None when "
      "key is missing."},
-    {"set_counter", (PyCFunction)(void (*)(void))Client_set_counter, FAST,
+    {"set_counter", (PyCFunction)(void (*)(void))Client_set_counter_hooked, FAST,
      "set_counter(key, value, time=0)\n--\n\nStores value (0 to 2**64-1) as a counter for "
      "incr/decr (decimal text, flags 0, whatever the value format); True when stored, False when not (with "
      "fail_open, its server unreachable)."},
-    {"touch", (PyCFunction)(void (*)(void))Client_touch, FAST,
+    {"touch", (PyCFunction)(void (*)(void))Client_touch_hooked, FAST,
      "touch(key, time=0)\n--\n\nSets a new expiry; True when key exists."},
-    {"flush_all", (PyCFunction)(void (*)(void))Client_flush_all, FAST,
+    {"flush_all", (PyCFunction)(void (*)(void))Client_flush_all_hooked, FAST,
      "flush_all(delay=0)\n--\n\nInvalidates every item on every server."},
-    {"_stats", (PyCFunction)Client__stats, METH_VARARGS,
+    {"_stats", (PyCFunction)Client__stats_hooked, METH_VARARGS,
      "_stats(group=None)\n--\n\n{server: {name: value} or exception}."},
-    {"_version", (PyCFunction)Client__version, METH_NOARGS,
+    {"_version", (PyCFunction)Client__version_hooked, METH_NOARGS,
      "_version()\n--\n\n{server: {'version': text} or exception}."},
-    {"_noop", (PyCFunction)Client__noop, METH_NOARGS,
+    {"_noop", (PyCFunction)Client__noop_hooked, METH_NOARGS,
      "_noop()\n--\n\n{server: {} or exception}."},
-    {"get_lease", (PyCFunction)(void (*)(void))Client_get_lease, FAST,
+    {"get_lease", (PyCFunction)(void (*)(void))Client_get_lease_hooked, FAST,
      "get_lease(key, vivify_ttl=30, recache_below=0)\n--\n\n(outcome, value, cas): outcome "
      "'hit', 'recompute' (compute and set it) or 'wait' (another caller is); value is the "
      "value or the stale one, None when there is none. Meta protocol only."},
-    {"set_with_version", (PyCFunction)(void (*)(void))Client_set_with_version, FAST,
+    {"set_with_version", (PyCFunction)(void (*)(void))Client_set_with_version_hooked, FAST,
      "set_with_version(key, value, version, time=0)\n--\n\nStores value with the explicit CAS "
      "version `version` (meta protocol, memcached 1.6.27+); True when stored."},
-    {"delete_with_version", (PyCFunction)(void (*)(void))Client_delete_with_version, FAST,
+    {"delete_with_version", (PyCFunction)(void (*)(void))Client_delete_with_version_hooked, FAST,
      "delete_with_version(key, version)\n--\n\nDeletes key with the explicit CAS version "
      "`version` (meta protocol, memcached 1.6.27+); True when it existed."},
-    {"incr_with_version", (PyCFunction)(void (*)(void))Client_incr_with_version, FAST,
+    {"incr_with_version", (PyCFunction)(void (*)(void))Client_incr_with_version_hooked, FAST,
      "incr_with_version(key, delta, version)\n--\n\nincr giving the counter the explicit CAS "
      "version `version` (meta protocol, memcached 1.6.27+): the new value, None on a miss."},
-    {"decr_with_version", (PyCFunction)(void (*)(void))Client_decr_with_version, FAST,
+    {"decr_with_version", (PyCFunction)(void (*)(void))Client_decr_with_version_hooked, FAST,
      "decr_with_version(key, delta, version)\n--\n\ndecr giving the counter the explicit CAS "
      "version `version` (meta protocol, memcached 1.6.27+): the new value, None on a miss."},
-    {"meta_info", (PyCFunction)Client_meta_info, METH_O,
+    {"meta_info", (PyCFunction)Client_meta_info_hooked, METH_O,
      "meta_info(key)\n--\n\nThe item's metadata without its value (meta protocol): a dict "
      "with hit_before, last_access, ttl (None: never expires), cas, size, flags; None for a "
      "miss."},
-    {"invalidate", (PyCFunction)(void (*)(void))Client_invalidate, FAST,
+    {"invalidate", (PyCFunction)(void (*)(void))Client_invalidate_hooked, FAST,
      "invalidate(key, stale_ttl=30)\n--\n\nMarks key stale instead of deleting it; True when "
      "it existed. Meta protocol only."},
-    {"metrics", (PyCFunction)Client_metrics, METH_NOARGS,
+    {"metrics", (PyCFunction)Client_metrics_hooked, METH_NOARGS,
      "metrics()\n--\n\n{server: {metric: int}}: the core's counters and gauges, no I/O."},
-    {"server_states", (PyCFunction)Client_server_states, METH_NOARGS,
+    {"disconnect_all", (PyCFunction)Client_disconnect_all_hooked, METH_NOARGS,
+     "disconnect_all()\n--\n\nCloses the client's connections: the idle ones now, those in "
+     "use when their call ends; the next call opens new ones (the servers' health is kept)."},
+    {"server_states", (PyCFunction)Client_server_states_hooked, METH_NOARGS,
      "server_states()\n--\n\n{server: {'alive': bool, 'failures': int, 'retry_in': seconds}}."},
-    {"_set_servers", (PyCFunction)Client__set_servers, METH_O,
+    {"_set_servers", (PyCFunction)Client__set_servers_hooked, METH_O,
      "_set_servers(servers)\n--\n\nReplaces the servers: a list of (address, weight)."},
-    {"server_for", (PyCFunction)Client_server_for, METH_O,
+    {"server_for", (PyCFunction)Client_server_for_hooked, METH_O,
      "server_for(key)\n--\n\nThe host:port label of the server key lives on (no I/O)."},
-    {"gat", (PyCFunction)(void (*)(void))Client_gat, FAST,
+    {"gat", (PyCFunction)(void (*)(void))Client_gat_hooked, FAST,
      "gat(key, time)\n--\n\nGet-and-touch: the value of key, its expiry set to time (as "
      "touch's: 0 never expires); None on a miss."},
-    {"gats", (PyCFunction)(void (*)(void))Client_gats, FAST,
+    {"gats", (PyCFunction)(void (*)(void))Client_gats_hooked, FAST,
      "gats(key, time)\n--\n\nAs gat, with the CAS unique: (value, cas_unique), or (None, "
      "None) on a miss."},
-    {"touch_multi", (PyCFunction)(void (*)(void))Client_touch_multi, FAST,
+    {"touch_multi", (PyCFunction)(void (*)(void))Client_touch_multi_hooked, FAST,
      "touch_multi(keys, time=0, key_prefix='')\n--\n\nSets every key's expiry in one "
      "pipelined round trip per server: {key: True when it existed, False when missing}; a "
-     "key's error raises."},
-    {"gets_multi", (PyCFunction)(void (*)(void))Client_gets_multi, FAST,
+     "key's error raises once the others are touched, with `key` and `results` (that dict, "
+     "the key's exception in its place)."},
+    {"gets_multi", (PyCFunction)(void (*)(void))Client_gets_multi_hooked, FAST,
      "gets_multi(keys, key_prefix='')\n--\n\n{key: (value, cas_unique)} of the keys found, "
      "in one round trip per server (as get_multi)."},
-    {"incr_or_init", (PyCFunction)(void (*)(void))Client_incr_or_init, FAST,
+    {"incr_or_init", (PyCFunction)(void (*)(void))Client_incr_or_init_hooked, FAST,
      "incr_or_init(key, delta=1, initial=0, time=0)\n--\n\nAdds delta, or creates the counter "
      "with initial (expiring after time) when key is missing: the new value (initial when "
      "created)."},
-    {"decr_or_init", (PyCFunction)(void (*)(void))Client_decr_or_init, FAST,
+    {"decr_or_init", (PyCFunction)(void (*)(void))Client_decr_or_init_hooked, FAST,
      "decr_or_init(key, delta=1, initial=0, time=0)\n--\n\nSubtracts delta (stopping at 0), "
      "or creates the counter with initial when key is missing, as incr_or_init."},
     {NULL, NULL, 0, NULL},

@@ -726,3 +726,76 @@ def test_location_unix_socket_as_djangos_backends(unix_socket, prefix, peer, pre
         assert ours.get("theirs") == 17
         ours.delete("ours")
         theirs.delete("theirs")
+
+
+@pytest.mark.parametrize("backend", ["mcpool.django.McpoolCache",
+                                     "django.core.cache.backends.memcached.PyMemcacheCache",
+                                     "django.core.cache.backends.memcached.PyLibMCCache"])
+def test_dropped_backends_free_their_clients_and_connections(backend):
+    """Backends made per configuration (here 40 that differ only in OPTIONS), each used,
+    closed and dropped, hold no client and no connection afterwards: ours pinned one client
+    and its connections per configuration for the life of the process. Side by side with
+    Django's own memcached backends, counted by memcached's curr_connections."""
+    import gc
+    from django.utils.module_loading import import_string
+    from conftest import Server
+    from test_disconnect_all import connections, settles_at
+    s = Server()
+    try:
+        base = connections(s)
+        cls = import_string(backend)
+        for i in range(40):
+            opts = ({"io_timeout": 1.0 + i / 100} if "Mcpool" in backend
+                    else {"connect_timeout": 1.0 + i / 100} if "PyMemcache" in backend
+                    else {"behaviors": {"connect_timeout": 1000 + i}})
+            b = cls(s.addr, {"OPTIONS": opts, "KEY_PREFIX": "drop"})
+            b.set("k%d" % i, i)
+            assert b.get("k%d" % i) == i
+            b.close()
+            del b
+        gc.collect()
+        assert settles_at(s, base) == base
+        if "Mcpool" in backend:
+            assert len(mcpool.django._clients) == 0
+    finally:
+        s.stop()
+
+
+def test_backends_alive_at_once_share_one_client_until_the_last_goes(server, prefix):
+    import gc
+    import weakref
+    params = {"KEY_PREFIX": prefix, "OPTIONS": {"io_timeout": 1.234}}
+    a = mcpool.django.McpoolCache(server.addr, params)
+    b = mcpool.django.McpoolCache(server.addr, params)
+    a.set("k", 1)
+    assert a._cache is b._cache
+    ref = weakref.ref(a._cache)
+    del a
+    gc.collect()
+    assert ref() is b._cache and b.get("k") == 1
+    del b
+    gc.collect()
+    assert ref() is None
+
+
+@pytest.mark.parametrize("timeout", [12 * 365 * 86400, 10 ** 9, 2 ** 31, 2 ** 40, 2 ** 70])
+def test_a_timeout_past_what_memcached_holds_is_its_last_moment_never_an_error(server, prefix,
+                                                                               timeout):
+    """A timeout ending after 2038-01-19 (MAX_TTL, the last unix time memcached holds) raised
+    ClientError from set/add/touch/set_many (for 2**40 quoting a saturated 4294967295). Django's
+    PyLibMCCache, side by side, does not raise; it sends the number as it is and memcached
+    keeps nothing (or, for 2**40, keeps it). Ours keeps the item until that last moment."""
+    from django.core.cache.backends.memcached import PyLibMCCache
+    peer = PyLibMCCache(server.addr, {"KEY_PREFIX": prefix + "peer"})
+    ours = mcpool.django.McpoolCache(server.addr, {"KEY_PREFIX": prefix})
+    for c in (peer, ours):  # neither raises
+        c.set("k", "v", timeout)
+        c.add("a", "v", timeout)
+        c.set_many({"m": "v"}, timeout)
+        c.touch("k", timeout)
+    assert ours.get_backend_timeout(timeout) == mcpool.MAX_TTL
+    assert ours.get_many(["k", "a", "m"]) == {"k": "v", "a": "v", "m": "v"}
+    meta = mcpool.Client([server.addr], protocol="meta")
+    for k in ("k", "a", "m"):
+        ttl = meta.meta_info(ours.make_key(k))["ttl"]
+        assert abs(ttl - (mcpool.MAX_TTL - time.time())) <= 120, (k, ttl)

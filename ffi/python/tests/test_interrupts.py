@@ -310,3 +310,64 @@ def test_a_connect_ended_by_operation_timeout_says_so(blackholed, prefix):
     with pytest.raises(mcpool.TimeoutError) as info:
         c.get(prefix + "k")
     assert "connect timeout to %s" % blackholed in str(info.value), info.value
+
+
+def _ctrl_c(*_args):
+    """A hook during which Ctrl-C lands: SIGINT to this process, whose handler raises
+    KeyboardInterrupt inside the hook (as with a hook that was sleeping or writing a log)."""
+    signal.raise_signal(signal.SIGINT)
+    raise AssertionError("SIGINT's handler did not raise")
+
+
+def _raises(exc):
+    def hook(*_args):
+        raise exc
+    return hook
+
+
+@pytest.mark.parametrize("hook, exc", [(_ctrl_c, KeyboardInterrupt),
+                                       (_raises(KeyboardInterrupt), KeyboardInterrupt),
+                                       (_raises(SystemExit(3)), SystemExit)])
+def test_ctrl_c_inside_an_on_operation_hook_raises_from_the_call(server, prefix, monkeypatch,
+                                                                 hook, exc):
+    """KeyboardInterrupt (or SystemExit) in a hook is not an error of the hook: it raises from
+    the call the hook ran inside, as Ctrl-C does during the call's socket wait (it was sent to
+    sys.unraisablehook and the call returned normally). The call's own work is done."""
+    import sys
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    plain = mcpool.Client([server.addr])
+    c = mcpool.Client([server.addr], on_operation=hook)
+    with pytest.raises(exc):
+        c.set(prefix + "k", b"v")
+    assert plain.get(prefix + "k") == b"v"
+    with pytest.raises(exc):
+        c.get(prefix + "k")
+    with pytest.raises(exc):  # a multi-key call: one record per server, one raise
+        c.get_multi([prefix + "k", prefix + "j"])
+    assert reported == []
+    # nothing is left over: a call without a hook is unaffected
+    assert plain.get(prefix + "k") == b"v"
+
+
+def test_ctrl_c_inside_an_on_event_hook_raises_from_the_call(prefix, monkeypatch):
+    import sys
+    from conftest import _free_port
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    c = mcpool.Client(["127.0.0.1:%d" % _free_port()], on_event=_ctrl_c, failure_limit=1,
+                      connect_timeout=1.0, retry_timeout=30)
+    with pytest.raises(KeyboardInterrupt) as ei:
+        c.get(prefix + "k")
+    # the call's own error (the refused connect) is kept as the interrupt's context
+    assert isinstance(ei.value.__context__, mcpool.Error)
+    assert reported == []
+
+
+def test_an_ordinary_exception_in_a_hook_is_still_only_reported(server, prefix, monkeypatch):
+    import sys
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    c = mcpool.Client([server.addr], on_operation=_raises(ValueError("x")))
+    assert c.set(prefix + "k", b"v") is True
+    assert [type(r.exc_value) for r in reported] == [ValueError]

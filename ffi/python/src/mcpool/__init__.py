@@ -363,9 +363,6 @@ class Client(_Client):
             raise next(iter(d.values()))
         return d
 
-    def disconnect_all(self):
-        """Accepted for python-memcached compatibility; connections are the pool's."""
-
     def __repr__(self):
         try:
             return "<mcpool.Client %s>" % ", ".join(self.servers)

@@ -33,10 +33,17 @@ Semantics are those of Django's memcached backends: keys are made by ``KEY_FUNCT
 250 bytes (UTF-8 bytes, with the prefix and version), spaces, control characters) raises
 ``InvalidCacheKey``; ``incr``/``decr`` of a
 missing key raise ``ValueError``; a ``set`` that cannot be stored (too large) deletes the key
-so no stale value survives; a timeout above 30 days becomes a unix time. One ``mcpool.Client``
+so no stale value survives; a timeout above 30 days becomes a unix time, and one ending
+after the last moment memcached can hold (``mcpool.MAX_TTL``, 2038-01-19) ends at that
+moment (never an error from ``set``; Django's own backends send it and memcached expires
+the item at once). One ``mcpool.Client``
 (one pool per server) serves every thread of the process: Django makes a backend object per
-thread, and they share the client built for the same LOCATION and OPTIONS. ``close()`` keeps
-the connections (they are pooled).
+thread, and those alive at once share the client built for the same LOCATION and OPTIONS.
+The client, its pools and connections, is freed with the last backend that uses it (as
+Django's own backends free theirs with the backend object), so backends made per
+configuration (``override_settings``, per-tenant OPTIONS) hold nothing once dropped.
+``close()`` (Django calls it at the end of every request) keeps the connections, which
+are pooled and shared by the other threads, as ``PyLibMCCache`` does.
 
 With ``OPTIONS {"preset": "pylibmc"}``, ``get_many`` with a server down returns the other
 servers' hits, as Django's ``PyLibMCCache`` (pylibmc's ``get_multi``: libmemcached's mget
@@ -49,6 +56,7 @@ import pickle
 import re
 import threading
 import warnings
+import weakref
 
 from django.core.cache.backends.base import (
     DEFAULT_TIMEOUT,
@@ -64,12 +72,15 @@ from mcpool.compat.pylibmc import _mget as _pylibmc_mget
 # with that client's placement too.
 _PEERS = ("pylibmc", "pymemcache", "python-memcached")
 
-_clients = {}
+# The clients in use, by configuration: weak references, so a client (its pools and sockets)
+# is freed with the last backend that uses it, as Django's own backends free theirs with the
+# backend object; backends of one configuration alive at once share one.
+_clients = weakref.WeakValueDictionary()
 _clients_lock = threading.Lock()
 
 
 def _shared_client(servers, options):
-    """One mcpool.Client per (servers, options) in the process."""
+    """The mcpool.Client of (servers, options) that a live backend uses, or a new one."""
     key = (tuple(servers), repr(sorted(options.items())))
     with _clients_lock:
         c = _clients.get(key)
@@ -138,8 +149,12 @@ class McpoolCache(BaseCache):
         # the core's rule for a duration, as Django's memcached backends compute it: up to
         # 30 days as it is, above it the unix time it ends at (memcached reads an expiry
         # above 30 days as a unix time), 0 or less expired at once (EXPIRED_AT_ONCE, a unix
-        # time in 1970, where Django's backends send -1)
-        return mcpool.expiry_from_now(int(timeout))
+        # time in 1970, where Django's backends send -1). A moment past the last one memcached
+        # can hold (MAX_TTL, 2038-01-19: about 11 years from 2026 on) is that last one: the
+        # item is kept as long as memcached can keep one, and set() does not raise (Django's
+        # backends send the number as it is: memcached reads it as negative, and the item
+        # they report stored is expired at once).
+        return min(mcpool.expiry_from_now(int(timeout)), mcpool.MAX_TTL)
 
     def validate_key(self, key):
         """memcached refuses the key: InvalidCacheKey (Django's memcached backends raise
@@ -250,4 +265,5 @@ class McpoolCache(BaseCache):
         self._cache.flush_all()
 
     def close(self, **kwargs):
-        """Keeps the pooled connections (as PyLibMCCache)."""
+        """Keeps the pooled connections (as PyLibMCCache): the other threads' backends share
+        them. The client and its connections go with the last backend that uses it."""

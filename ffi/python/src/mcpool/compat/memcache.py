@@ -340,7 +340,10 @@ class Client:
         """Accepted; mcpool retries a dead server after ``dead_retry`` seconds."""
 
     def disconnect_all(self):
-        """Accepted; connections belong to mcpool's pools."""
+        """Closes the connections, as python-memcached: the idle ones now, those in use when
+        their call ends; the next call opens new ones (mcpool.Client.disconnect_all)."""
+        if self._mc is not None:
+            self._mc.disconnect_all()
 
     # -- keys --------------------------------------------------------------------------------
 

@@ -199,6 +199,21 @@ def _too_long(keys, prefix=None):
     return any(_key_len(k) + extra > _PYLIBMC_MAX_KEY for k in keys)
 
 
+def _first_too_long(keys, prefix=None):
+    """The index of the first of keys pylibmc's own length check refuses (_too_long), or
+    None; pylibmc checks each key before it sends it."""
+    for i, k in enumerate(keys):
+        if _too_long([k], prefix):
+            return i
+    return None
+
+
+def _length_error(key, prefix=None):
+    """pylibmc's ValueError for a key too long (with the multi calls' key_prefix)."""
+    n = _key_len(key) + (_key_len(prefix) if prefix else 0)
+    return ValueError("key length %d too long, max is %d" % (n, _PYLIBMC_MAX_KEY))
+
+
 def _refused_key(e):
     """Whether the core refused a key of the call (MCPOOL_INVALID_KEY), nothing sent. Which
     key is the core's rule; what pylibmc does with it is this module's: a key pylibmc's
@@ -745,13 +760,18 @@ class Client:
 
     def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
+        """Stores each pair (one pipelined round trip per server); the list of keys not
+        stored. A key pylibmc finds too long raises ValueError before anything is sent, as
+        pylibmc (nothing stored)."""
+        self._check_lengths(mapping, key_prefix)
         return self._store_multi(self._mc.set_multi, mapping, time, key_prefix,
                                  min_compress_len, compress_level)
 
     def add_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
                   compress_level=-1):
         """Adds each pair (one pipelined round trip per server); the list of keys not stored
-        (they existed)."""
+        (they existed). A key too long raises ValueError first, as set_multi."""
+        self._check_lengths(mapping, key_prefix)
         return self._store_multi(self._mc.add_multi, mapping, time, key_prefix,
                                  min_compress_len, compress_level)
 
@@ -760,11 +780,23 @@ class Client:
     def delete(self, key):
         return _key_ok(key) and self._call(self._mc.delete, key, _keys=[key])
 
+    @staticmethod
+    def _check_lengths(mapping, key_prefix):
+        i = _first_too_long(list(mapping), key_prefix)
+        if i is not None:
+            raise _length_error(list(mapping)[i], key_prefix)
+
     def delete_multi(self, keys, time=None, key_prefix=None):
         """True when every key was deleted; an empty key is not (False, as pylibmc). pylibmc
         deletes the keys one after the other, so a key listed twice is not deleted the
-        second time: False (mcpool.Client counts it once)."""
+        second time: False (mcpool.Client counts it once). A key pylibmc finds too long
+        raises ValueError once the keys before it are deleted, as pylibmc."""
         keys = list(keys)
+        bad = _first_too_long(keys, key_prefix)
+        if bad is not None:
+            if bad:
+                self.delete_multi(keys[:bad], time, key_prefix)
+            raise _length_error(keys[bad], key_prefix)
         good = [k for k in keys if _key_ok(k)]
         r = self._call(self._mc.delete_multi, good, key_prefix=key_prefix or "", _keys=good,
                        _prefix=key_prefix) if good else True
@@ -828,7 +860,9 @@ class Client:
             raise _translate(e) from None
 
     def disconnect_all(self):
-        """Accepted; connections belong to mcpool's pools."""
+        """Closes the connections, as pylibmc (memcached_quit): the idle ones now, those in
+        use when their call ends; the next call opens new ones (mcpool.Client.disconnect_all)."""
+        self._mc.disconnect_all()
 
     # -- mapping interface -------------------------------------------------------------------
 
