@@ -238,10 +238,12 @@ class Client(_Client):
 
     Binding options: ``pickle`` (store other objects with pickle and unpickle flag-1 values;
     off by default: unpickling what another process wrote executes its code),
-    ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``), ``pickle_bools`` (with
+    ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``; under the ``"python-memcached"``
+    value format 0 and under ``"pymemcache"`` ``pickle.HIGHEST_PROTOCOL``, their writers'
+    defaults), ``pickle_bools`` (with
     ``pickle``: store ``True``/``False`` pickled by this client, at ``pickle_protocol``, under
     any value format; the ``"python-memcached"`` and ``"pymemcache"`` formats pickle a bool
-    anyway),
+    anyway, at ``pickle_protocol`` too, as their writers do),
     ``pickle_subclasses`` (with ``pickle``: store an instance of a subclass of ``bytes``,
     ``str`` or ``int`` other than ``bool``, e.g. an ``IntEnum`` or a ``(str, Enum)`` member,
     pickled, so it reads back as itself; default: the value format's writer's rule, on for

@@ -34,8 +34,8 @@ What is python-memcached's and stays so:
 - Values in python-memcached's layout (the core's ``python-memcached`` preset and value
   format): bytes flag 0,
   str flag 16, int flag 2, everything else **pickled** (flag 1, ``pickleProtocol``, default
-  0), zlib (flag 8) above ``min_compress_len``. A ``bool`` is pickled by the core's format
-  rule (protocol 0, python-memcached's default). Its type test is exact
+  0), zlib (flag 8) above ``min_compress_len``. A ``bool`` is pickled too (the core's format
+  rule), at ``pickleProtocol``, byte for byte as python-memcached. Its type test is exact
   (``type(v) == int``): an ``IntEnum``, a ``(str, Enum)`` member or any other subclass of bytes, str
   or int is pickled and reads back as itself. Pickling is on, as in python-memcached:
   unpickling runs code chosen by whoever wrote the value, so use this class only on a cache
