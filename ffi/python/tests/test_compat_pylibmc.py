@@ -1065,3 +1065,20 @@ def test_a_unix_socket_alone_works_as_in_pylibmc(unix_server, prefix):
     assert peer.get(prefix + "u") == "ours"
     assert peer.set(prefix + "p", {"a": 1})
     assert ours.get(prefix + "p") == {"a": 1}
+
+
+@pytest.mark.parametrize("size", [1048586, 1048540], ids=["refused-here", "refused-by-memcached"])
+@pytest.mark.parametrize("call", ["set_multi", "add_multi"])
+def test_multi_store_of_a_value_too_large_raises_toobig_as_pylibmc(server, prefix, size, call):
+    """pylibmc's set_multi/add_multi raise TooBig for a value over the item size (over 1 MiB,
+    refused by libmemcached; or one memcached answers "object too large for cache"); the
+    drop-in returned the key in the list of keys not stored, raising nothing."""
+    import os
+    big = os.urandom(size)
+    got = []
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([server.addr])
+        key = prefix + mod.__name__.replace(".", "_")
+        c.delete(key)
+        got.append((outcome(getattr(c, call), {key: big}), outcome(c.get, key)))
+    assert got[0] == got[1] == (("raised", "TooBig"), ("ok", ("NoneType", None)))

@@ -253,6 +253,12 @@ _READ_MISS = frozenset(["MCPOOL_SERVER_ERROR", "MCPOOL_CLIENT_ERROR", "MCPOOL_PR
                         "MCPOOL_VALUE_TOO_LARGE"])
 
 
+# What raises from set_multi/add_multi, the first such key in the mapping's order, rather
+# than listing the key as not stored: pylibmc 1.6.3 raises for a server it cannot reach and
+# TooBig for a value over the item size (refused by libmemcached or by memcached)
+_RAISED_BY_MULTI_STORES = _UNREACHABLE | {"MCPOOL_VALUE_TOO_LARGE"}
+
+
 def _read_miss(e):
     return getattr(e, "status_name", None) in _READ_MISS
 
@@ -725,9 +731,11 @@ class Client:
 
     def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len, compress_level):
         """An empty key is not stored (pylibmc lists it as failed, asking no server). A key
-        whose server is down or does not answer raises, the first such key in the mapping's
-        order, as pylibmc, which stores key by key and stops there: ``ConnectionError``
-        when its connect failed, ``ServerDown`` while the server is disabled."""
+        whose server is down or does not answer, or whose value is too large (refused here
+        or by memcached), raises, the first such key in the mapping's order, as pylibmc,
+        which stores key by key and stops there: ``ConnectionError`` when its connect
+        failed, ``ServerDown`` while the server is disabled, ``TooBig``. The other keys of
+        the mapping were stored (pylibmc stops at that key)."""
         time = _time(time)
         mcl, level = _compression(min_compress_len, compress_level)
         empty = [k for k in mapping if not _key_ok(k)]
@@ -739,7 +747,7 @@ class Client:
                             _keys=list(mapping), _prefix=key_prefix) if mapping else []
         for k in mapping if errors else ():
             e = errors.get(k)
-            if getattr(e, "status_name", None) in _UNREACHABLE:
+            if getattr(e, "status_name", None) in _RAISED_BY_MULTI_STORES:
                 raise _translate(e, [k], key_prefix) from None
         return empty + list(failed)
 
