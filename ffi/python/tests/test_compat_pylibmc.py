@@ -1082,3 +1082,23 @@ def test_multi_store_of_a_value_too_large_raises_toobig_as_pylibmc(server, prefi
         c.delete(key)
         got.append((outcome(getattr(c, call), {key: big}), outcome(c.get, key)))
     assert got[0] == got[1] == (("raised", "TooBig"), ("ok", ("NoneType", None)))
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_replace_missing_and_counter_of_text_raise_as_pylibmc(server, prefix, binary):
+    """pylibmc with binary=True raises NotFound for a replace of a missing key and
+    UnknownReadFailure for incr/decr/incr_multi of a value that is not a number (text:
+    False and ClientError); the drop-in answered False and ClientError on both protocols."""
+    got = []
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([server.addr], binary=binary)
+        p = prefix + mod.__name__.replace(".", "_")
+        c.delete(p + "miss")
+        c.set(p + "txt", "abc")
+        c.set(p + "ex", "v")
+        got.append([outcome(c.replace, p + "miss", "x"), outcome(c.replace, p + "ex", "w"),
+                    outcome(c.incr, p + "txt"), outcome(c.decr, p + "txt", 2),
+                    outcome(c.incr_multi, [p + "txt"]), outcome(c.get, p + "miss"),
+                    outcome(c.get, p + "ex"), outcome(c.incr, p + "miss")])
+    assert got[0] == got[1]
+    assert got[0][0] == (("raised", "NotFound") if binary else ("ok", ("bool", False)))

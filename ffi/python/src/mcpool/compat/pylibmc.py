@@ -38,7 +38,9 @@ What is pylibmc's and stays so:
 - Servers: unix sockets (a path) or TCP servers, not both in one list: ``ValueError``
   "can't mix transport types", as pylibmc.
 - Exceptions: ``pylibmc.Error`` and its subclasses by pylibmc's names (``NotFound`` for an
-  ``incr``/``decr``/``cas`` of a missing key, ``TooBig``, ``ConnectionError``,
+  ``incr``/``decr``/``cas`` of a missing key and, with ``binary=True``, a ``replace`` of
+  one; ``UnknownReadFailure`` for a binary ``incr``/``decr`` of a value that is not a
+  number, text ``ClientError``; ``TooBig``, ``ConnectionError``,
   ``ServerDown``, ...); ``incr``/``decr`` parse delta as pylibmc (a C int: ``TypeError``
   for a str or float, ``OverflowError`` from 2**31, ``ValueError`` below 0; True is 1).
   A key over 250 bytes raises ``ValueError`` on every call; one with a
@@ -713,7 +715,12 @@ class Client:
         return self._store(self._mc.add, key, val, time, min_compress_len, compress_level)
 
     def replace(self, key, val, time=0, min_compress_len=0, compress_level=-1):
-        return self._store(self._mc.replace, key, val, time, min_compress_len, compress_level)
+        """False when the key is missing; on the binary protocol NotFound, as pylibmc
+        (libmemcached's binary replace fails with MEMCACHED_NOTFOUND, error 16)."""
+        r = self._store(self._mc.replace, key, val, time, min_compress_len, compress_level)
+        if r is False and self.binary and _key_ok(key):
+            raise NotFound("error 16 from memcached_replace")
+        return r
 
     def append(self, key, val):
         return _key_ok(key) and self._call(self._mc.append, key, _appended(val), _keys=[key])
@@ -780,8 +787,20 @@ class Client:
                 for k in good if isinstance(k, (str, bytes))}
         return r and len(good) == len(keys) and len(wire) == len(good)
 
+    def _counter_call(self, fn, *args, _keys=(), _prefix=None, **kw):
+        """A counter call; on the binary protocol memcached's refusal of a value that is not
+        a number (its status 6, the core's MCPOOL_CLIENT_ERROR) is UnknownReadFailure, as
+        pylibmc (libmemcached reads that status as MEMCACHED_UNKNOWN_READ_FAILURE); on
+        text it is ClientError, as there."""
+        try:
+            return fn(*args, **kw)
+        except _mcpool.Error as e:
+            if self.binary and getattr(e, "status_name", None) == "MCPOOL_CLIENT_ERROR":
+                raise _with_status(UnknownReadFailure(str(e)), e) from None
+            raise _translate(e, _keys, _prefix) from None
+
     def _counter(self, fn, key, delta):
-        r = self._call(fn, key, _delta(delta), _keys=[key])
+        r = self._counter_call(fn, key, _delta(delta), _keys=[key])
         if r is None:
             raise NotFound("1 keys not found")
         return r
@@ -796,8 +815,8 @@ class Client:
         """Increments every key by delta (one pipelined round trip per server); NotFound
         (counting them) when some were missing."""
         keys = list(keys)
-        got = self._call(self._mc.incr_multi, keys, delta=delta, key_prefix=key_prefix or "",
-                         _keys=keys, _prefix=key_prefix)
+        got = self._counter_call(self._mc.incr_multi, keys, delta=delta,
+                                 key_prefix=key_prefix or "", _keys=keys, _prefix=key_prefix)
         missing = sum(1 for v in got or () if v is None)
         if missing:
             raise NotFound("%d keys not found" % missing)
