@@ -611,6 +611,11 @@ def test_memcache_a_time_of_none_leaves_the_expiry_as_python_memcached(server, p
     assert mc.touch(k, None) == 0
     with pytest.raises(TypeError):
         mc.set(k, "v2", None)
+    # set_multi too (it stored the values forever): TypeError, nothing stored, as there
+    with pytest.raises(TypeError):
+        mc.set_multi({k: "v3", prefix + "other": "w"}, None)
+    assert mc.get(prefix + "other") is None
+    assert mc.set_multi({}, None) == []
     assert mc.get(k) == "v"
     info = mcpool.Client([server.addr], protocol="meta").meta_info(k)
     assert info is not None and info["ttl"] is not None and 90 <= info["ttl"] <= 100, info

@@ -78,7 +78,8 @@ and memcached reads as negative (or truncates to 32 bits) so that the item expir
 is not sent: ``set``/``replace``/``cas``/``set_multi`` return 0 (the keys not stored) and
 delete the key, as the expired store would have, so its old value is never read as the new
 one; ``add`` and ``touch`` return 0 and change nothing. A ``time`` of None raises
-``TypeError`` from ``set``/``add``/``replace``/``append``/``prepend``/``cas`` and makes ``touch``
+``TypeError`` from ``set``/``add``/``replace``/``append``/``prepend``/``cas``/``set_multi``
+(nothing stored) and makes ``touch``
 return 0, the item unchanged, as with python-memcached (never "never expires").
 """
 import pickle as _pickle
@@ -594,6 +595,10 @@ class Client:
         if self.server_max_value_length < 0:
             self._too_large("set_multi")
             return list(mapping)
+        if time is None and pairs:
+            # as the single stores (_set): python-memcached formats each key's time with %d,
+            # TypeError before anything is sent (the core would read None as 0, "forever")
+            raise TypeError("%d format: a real number is required, not NoneType")
         time = _exptime(time)
         if isinstance(time, int) and time > _MAX_TTL:
             self._refused("set_multi", [w for w, _ in pairs], time)
