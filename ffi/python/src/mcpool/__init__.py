@@ -90,6 +90,11 @@ _ALIASES = {"prefix": "key_prefix", "pool_size": "max_size", "timeout": "io_time
             "username": "sasl_username", "password": "sasl_password"}
 
 
+def _shown(name, given):
+    """An option's name in a message: the core's, and the caller's word when another."""
+    return name if given in (None, name) else "%s (given as %s)" % (name, given)
+
+
 def _text(name, value, given=None):
     """An option's value in the core's text form: str as it is (e.g. "250ms"), bool as
     true/false, a number of seconds (or a timedelta) for a duration, other numbers as
@@ -109,7 +114,7 @@ def _text(name, value, given=None):
         if not duration:
             return repr(value)
         if not 0 <= value < float("inf"):  # NaN compares false
-            shown = name if given in (None, name) else "%s (given as %s)" % (name, given)
+            shown = _shown(name, given)
             raise ConfigurationError(
                 "option %s: bad value %r: a duration is a finite number "
                 "of seconds, 0 or more (or a str such as \"250ms\")" % (shown, as_given))
@@ -207,8 +212,9 @@ class Client(_Client):
     ``failover="rehash"``, ``protocol="meta"``, ``preset="pylibmc"``, ``tls_ca_file=...``),
     a bool, a number (for a duration: **seconds**, as Python's own timeouts; ``timeout=0.5``),
     or a ``datetime.timedelta``. A name the core does not know, or a value it cannot read,
-    raises ``ConfigurationError`` naming the option and what it accepts. A new option of the
-    core works here without a change to this binding.
+    raises ``ConfigurationError`` naming the option and what it accepts; None is no value
+    (``ClientTypeError`` naming the option: leave an option out for its default). A new
+    option of the core works here without a change to this binding.
 
     Python names kept from the clients mcpool stands in for: ``binary=True`` (protocol
     binary, as pylibmc; with another ``protocol=`` a ``ConfigurationError``; ``binary=False``,
@@ -283,11 +289,16 @@ class Client(_Client):
             # the core's name for it, in any spelling the core accepts ("IO-Timeout" is
             # io_timeout); an unknown name is ConfigurationError here, naming the close ones
             core = _option(_ALIASES.get(name, name))[0]
+            if value is None:
+                # not "the default": to a pymemcache or python-memcached user timeout=None
+                # means no timeout; an option left out has the core's default
+                raise ClientTypeError("option %s: None is not a value (leave the option out "
+                                      "for its default)" % _shown(core, name))
             opts.append((name, core, value))
         # binary=True asks for the binary protocol (pylibmc's argument); binary=False (the
         # default) asks for nothing, so protocol= decides, "binary" included
         if binary:
-            protocol = [v for _, n, v in opts if n == "protocol" and v is not None]
+            protocol = [v for _, n, v in opts if n == "protocol"]
             if protocol and protocol[0] != "binary":
                 raise ConfigurationError("configuration error: binary=True conflicts with "
                                          "protocol=%r" % protocol[0])
@@ -307,9 +318,8 @@ class Client(_Client):
             if not -1 <= pickle_protocol <= _pickle.HIGHEST_PROTOCOL:
                 raise ClientError("pickle_protocol must be in -1..%d (-1: the highest), got %d"
                                   % (_pickle.HIGHEST_PROTOCOL, pickle_protocol))
-        # the preset first: it sets defaults that the other options then override; an option
-        # given as None is not given (the core's default)
-        pairs = sorted(((g, n, _text(n, v, g)) for g, n, v in opts if v is not None),
+        # the preset first: it sets defaults that the other options then override
+        pairs = sorted(((g, n, _text(n, v, g)) for g, n, v in opts),
                        key=lambda p: p[1] != "preset")
         if on_operation is not None:
             if not callable(on_operation):

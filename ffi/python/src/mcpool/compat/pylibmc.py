@@ -592,7 +592,8 @@ class Client:
         if self.binary:
             opts["protocol"] = "binary"
         if self._auth != (None, None):
-            opts["username"], opts["password"] = self._auth
+            opts.update((n, v) for n, v in zip(("username", "password"), self._auth)
+                        if v is not None)
         try:
             return _mcpool.Client(addrs, weights=weights, pickle=True, **opts)
         except _mcpool.Error as e:
