@@ -148,7 +148,8 @@ def _values(name):
 # pylibmc accepts them; the drop-in refuses them with an error rather than place keys or
 # keep a setting it cannot honour (see the module's doc)
 _REFUSED = {("num_replicas", 1), ("num_replicas", 3), ("num_replicas", True),
-            ("_poll_timeout", 0), ("pickle_protocol", 3), ("pickle_protocol", True)}
+            ("_poll_timeout", 0), ("pickle_protocol", 3), ("pickle_protocol", True),
+            ("connect_timeout", 0)}
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])

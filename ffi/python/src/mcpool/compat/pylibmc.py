@@ -385,6 +385,14 @@ def _options(behaviors, calls):
         opts["distribution"] = placement
     if "tcp_nodelay" in b:
         opts["nodelay"] = bool(b["tcp_nodelay"])
+    for name in ("connect_timeout", "_poll_timeout"):
+        if b.get(name) is not None and b[name] == 0:
+            # libmemcached times every call out at once ("A TIMEOUT OCCURRED, timeout was
+            # set to zero", then ServerDown for connect_timeout, as measured with pylibmc
+            # 1.6.3): refused here, naming the behavior, rather than a client that can
+            # never answer, or one that silently waits the default
+            raise Error("behavior %s 0: libmemcached times every call out at once (pylibmc "
+                        "raises on every call); give a timeout in ms above 0" % name)
     ct = b.get("connect_timeout")
     if ct is not None and ct > 0:
         # a negative one (libmemcached's poll() without end) keeps the preset's 4 s, as a
@@ -395,8 +403,8 @@ def _options(behaviors, calls):
     # sockets, which shorten no wait (measured with pylibmc 1.6.3): kept and reported only
     pt = b.get("_poll_timeout")
     if pt is not None and not isinstance(pt, bool) and pt >= 0:
-        # 0 (libmemcached: every call times out at once) is refused by the core, naming it;
-        # a negative one (poll without end) keeps the preset's 5 s: an error beats a hang
+        # (0 is refused above); a negative one (poll without end) keeps the preset's 5 s: an
+        # error beats a hang
         opts["timeout"] = pt / 1000.0  # ms
     # failure_limit (and remove_failed's number) count libmemcached's failures, each after
     # the server's retry_timeout, before auto_eject removes it: never a connect retried on
