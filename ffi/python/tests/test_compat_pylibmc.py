@@ -1102,3 +1102,26 @@ def test_replace_missing_and_counter_of_text_raise_as_pylibmc(server, prefix, bi
                     outcome(c.get, p + "ex"), outcome(c.incr, p + "miss")])
     assert got[0] == got[1]
     assert got[0][0] == (("raised", "NotFound") if binary else ("ok", ("bool", False)))
+
+
+def test_a_timeout_raises_pylibmcs_base_error_not_connection_error(prefix, blackholed):
+    """Tester finding (words F4): a reply timeout (and a connect timeout) raised the drop-in's
+    ConnectionError; pylibmc 1.6.3 has no class for libmemcached's MEMCACHED_TIMEOUT (error
+    31) and raises the base pylibmc.Error, so `except pylibmc.ConnectionError` before
+    `except pylibmc.Error` took another branch. Side by side, class by class."""
+    seen = {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        silent = SilentServer()
+        try:
+            c = mod.Client([silent.addr], behaviors={"_poll_timeout": 300})
+            k = prefix + "k"
+            steps = [outcome(c.get, k), outcome(c.set, k, "v"), outcome(c.delete, k),
+                     outcome(c.incr, k), outcome(c.set_multi, {k: "v"})]
+        finally:
+            silent.close()
+        # a connect that times out: the first call (later ones find the server disabled)
+        d = mod.Client([blackholed], behaviors={"connect_timeout": 300})
+        steps.append(outcome(d.set, prefix + "k", "v"))
+        seen[mod.__name__] = steps
+    assert seen["pylibmc"] == seen["mcpool.compat.pylibmc"]
+    assert seen["pylibmc"][0] == ("raised", "Error")

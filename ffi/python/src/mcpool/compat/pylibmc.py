@@ -222,7 +222,11 @@ def _translate(e, keys=(), prefix=None):
         return e.__cause__
     name = _BY_STATUS.get(str(getattr(e, "status_name", "")).replace("MCPOOL_", "", 1))
     if name is None:
-        if isinstance(e, _mcpool.ConnectionError):  # also TimeoutError
+        if isinstance(e, _mcpool.TimeoutError):
+            # pylibmc 1.6.3 has no class of its own for MEMCACHED_TIMEOUT (error 31, a reply
+            # or a connect that timed out): the base Error, not ConnectionError
+            name = "Error"
+        elif isinstance(e, _mcpool.ConnectionError):
             name = "ConnectionError"
         elif isinstance(e, _mcpool.ServerError):
             name = "ServerError"
