@@ -2,6 +2,7 @@
 mcpool.compat.memcache, only the module changed; every step's observable result must be the
 same (issue 17)."""
 import socket
+import time
 
 import pytest
 
@@ -619,3 +620,34 @@ def test_memcache_a_time_of_none_leaves_the_expiry_as_python_memcached(server, p
     assert mc.get(k) == "v"
     info = mcpool.Client([server.addr], protocol="meta").meta_info(k)
     assert info is not None and info["ttl"] is not None and 90 <= info["ttl"] <= 100, info
+
+
+def test_memcache_a_bad_socket_timeout_or_dead_retry_is_named_as_given(server, prefix,
+                                                                        down_addr):
+    """Tester finding (words F6): a bad dead_retry / socket_timeout was reported under the
+    drop-in's own keywords (retry_timeout, timeout), and dead_retry=-1, which
+    python-memcached takes (a dead server is retried at once), was refused."""
+    for kw, shown in (({"socket_timeout": -1}, "option io_timeout (given as socket_timeout): "
+                       "bad value -1"),
+                      ({"socket_timeout": float("nan")}, "option io_timeout (given as "
+                       "socket_timeout): bad value nan"),
+                      ({"dead_retry": float("nan")}, "option retry_timeout (given as "
+                       "dead_retry): bad value nan"),
+                      ({"dead_retry": "x"}, 'option retry_timeout (given as dead_retry): '
+                       'bad value "x"')):
+        with pytest.raises(mcpool.ConfigurationError) as info:
+            compat_memcache.Client([server.addr], **kw)
+        assert str(info.value).startswith(shown), str(info.value)
+    with pytest.raises(TypeError, match="given as socket_timeout"):
+        compat_memcache.Client([server.addr], socket_timeout=None)
+    # dead_retry=-1: accepted, and a dead server is asked again by the next call, as there
+    got = []
+    for mod in (real_memcache, compat_memcache):
+        mc = mod.Client([down_addr], dead_retry=-1)
+        k = prefix + mod.__name__.replace(".", "_")
+        got.append((outcome(mc.set, k, "v"), outcome(mc.get, k),
+                    [s.deaduntil > time.time() for s in mc.servers]))
+        mc = mod.Client([server.addr], dead_retry=-1)
+        got.append((outcome(mc.set, k, "v"), outcome(mc.get, k)))
+    assert got[0] == got[2] and got[1] == got[3], got
+    assert got[1] == (("ok", ("bool", True)), ("ok", ("str", "v")))

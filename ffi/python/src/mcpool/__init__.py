@@ -278,8 +278,12 @@ class Client(_Client):
 
     def __init__(self, servers, *, weights=None, binary=False, pickle=False,
                  pickle_protocol=None, on_event=None, min_compress_len=None,
-                 pickle_bools=False, on_operation=None, pickle_subclasses=None, **options):
+                 pickle_bools=False, on_operation=None, pickle_subclasses=None, _given=None,
+                 **options):
         norm = _servers(servers, weights)
+        # _given (the drop-ins'): {keyword: the word their caller wrote}, so that a message
+        # names socket_timeout or dead_retry, not this Client's keyword
+        given = _given or {}
         # (the argument as given, the core's option it sets, the value): the core sets them
         # and refuses one option set from two arguments (two spellings, or an alias and the
         # core's name: timeout and io_timeout, min_compress_len and compression), naming
@@ -289,6 +293,7 @@ class Client(_Client):
             # the core's name for it, in any spelling the core accepts ("IO-Timeout" is
             # io_timeout); an unknown name is ConfigurationError here, naming the close ones
             core = _option(_ALIASES.get(name, name))[0]
+            name = given.get(name, name)
             if value is None:
                 # not "the default": to a pymemcache or python-memcached user timeout=None
                 # means no timeout; an option left out has the core's default
@@ -325,11 +330,21 @@ class Client(_Client):
             if not callable(on_operation):
                 raise ClientTypeError("on_operation must be callable")
             on_operation = _op_adapter(on_operation)
-        super().__init__(norm, pairs, pickle=bool(pickle), pickle_protocol=pickle_protocol,
-                         on_event=on_event, pickle_bools=bool(pickle_bools),
-                         on_operation=on_operation,
-                         pickle_subclasses=None if pickle_subclasses is None
-                         else bool(pickle_subclasses))
+        try:
+            super().__init__(norm, pairs, pickle=bool(pickle),
+                             pickle_protocol=pickle_protocol, on_event=on_event,
+                             pickle_bools=bool(pickle_bools), on_operation=on_operation,
+                             pickle_subclasses=None if pickle_subclasses is None
+                             else bool(pickle_subclasses))
+        except ConfigurationError as e:
+            # the core names the option it refused a value of; the caller's word for it too
+            # when another (timeout, socket_timeout: "option io_timeout (given as timeout)")
+            msg = str(e)
+            for g, n, _ in pairs:
+                if g != n and msg.startswith("option %s: " % n):
+                    e.args = ("option %s%s" % (_shown(n, g), msg[len("option " + n):]),)
+                    break
+            raise
 
     def set_servers(self, servers, *, weights=None):
         """Replaces the server list at run time, in any form the constructor takes

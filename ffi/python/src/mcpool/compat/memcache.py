@@ -20,7 +20,8 @@ What is python-memcached's and stays so:
   ``UnicodeEncodeError`` from the stores, as there. A pickle
   that does not load (a class this program cannot import) reads as None, in ``get_multi``
   too (the key with None), as python-memcached reads it. A dead
-  server is retried after ``dead_retry`` seconds (default 30), and meanwhile its keys go to
+  server is retried after ``dead_retry`` seconds (default 30; a negative one retries it at
+  once, as there), and meanwhile its keys go to
   the next server by python-memcached's rehash (the core's ``python-memcached`` placement
   with the ``rehash`` failover), starting with the call whose connect failed, as
   ``_get_server`` does. Not yet python-memcached's: a server that dies while it holds an
@@ -57,7 +58,10 @@ What is python-memcached's and stays so:
   lists the dead servers); a negative ``min_compress_len`` compresses every value (its
   ``len > min_compress_len``), a negative ``server_max_value_length`` refuses every value
   (0), ``socket_timeout=0`` (its non-blocking socket, whose connect never completes) fails
-  every call as with every server dead; return values
+  every call as with every server dead; a ``socket_timeout`` or ``dead_retry`` that is
+  NaN, infinite or not a number (a negative ``socket_timeout``, None) is a
+  ``ConfigurationError`` or ``ClientTypeError`` naming it (``option io_timeout (given as
+  socket_timeout): bad value -1``); return values
   (``delete`` 1 also for a missing key, ``set`` True/False, ``set_multi`` the keys not
   stored).
 
@@ -196,6 +200,14 @@ def _delta(delta):
     raise ValueError("invalid literal for int() with base 10: %r" % reply.encode())
 
 
+_INF = float("inf")
+# this Client's arguments under the words of the mcpool.Client keywords they set, for the
+# messages of a value refused (ConfigurationError "option io_timeout (given as
+# socket_timeout): bad value -1")
+_GIVEN = {"timeout": "socket_timeout", "connect_timeout": "socket_timeout",
+          "retry_timeout": "dead_retry", "retry_timeout_max": "dead_retry"}
+
+
 def _not_unpickled(e):
     """Whether e is the core binding's error for a pickle that does not unpickle
     (MCPOOL_VALUE_FORMAT with the unpickler's exception as its cause): python-memcached
@@ -303,12 +315,17 @@ class Client:
                                    if self.server_max_value_length > 0 else _NO_VALUE_LIMIT)}
         # the core's python-memcached preset holds its defaults (placement with its rehash,
         # one failure marks a server dead, layout); the rest are this Client's arguments
+        # python-memcached's dead_retry below 0 puts a dead server's deaduntil in the past:
+        # it is retried at once, as with 0 (NaN, infinite or not a number: the core's
+        # refusal, naming dead_retry)
+        retry = self.dead_retry
+        if isinstance(retry, (int, float)) and not isinstance(retry, bool) and -_INF < retry < 0:
+            retry = 0
         self._mc = _mcpool.Client(
             [a for a, _ in specs], weights=[w for _, w in specs], preset="python-memcached",
-            retry_timeout=self.dead_retry,
-            retry_timeout_max=self.dead_retry, timeout=self.socket_timeout,
+            retry_timeout=retry, retry_timeout_max=retry, timeout=self.socket_timeout,
             connect_timeout=self.socket_timeout, pickle=True,
-            pickle_protocol=self.pickleProtocol, **opts)
+            pickle_protocol=self.pickleProtocol, _given=_GIVEN, **opts)
 
     @property
     def cas_ids(self):
