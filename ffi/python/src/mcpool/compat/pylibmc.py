@@ -117,6 +117,8 @@ def _time(time, touch=False):
     or anything with ``__index__``), else ``TypeError`` in pylibmc's words (a float too:
     pylibmc never rounds one); then the shared rule (a negative one expires at once)."""
     try:
+        if touch and not isinstance(time, int):
+            raise TypeError  # pylibmc's touch takes an int, not any __index__
         return _exptime(_operator.index(time))
     except TypeError:
         if touch:
@@ -558,6 +560,13 @@ def _server(spec):
 _MISS = object()
 
 
+def _prefix_arg(key_prefix):
+    """The multi calls' key_prefix as pylibmc parses it (``s#``): str or bytes; None and
+    anything else raise its TypeError (leaving it out is no prefix)."""
+    if not isinstance(key_prefix, (str, bytes)):
+        raise TypeError("a bytes-like object is required, not '%s'" % type(key_prefix).__name__)
+
+
 def _key_ok(key):
     """pylibmc answers a miss / not stored for an empty key, without asking a server."""
     return not (isinstance(key, (str, bytes)) and len(key) == 0)
@@ -581,7 +590,14 @@ class Client:
                 "mcpool.compat.pylibmc (values are written in pylibmc's default layout by "
                 "mcpool's core); keep pylibmc for this client, or serialize before set and "
                 "after get" % (type(self).__name__, " and ".join(overridden)))
+        # pylibmc parses binary as a C int ("i"): an int or a bool, else its TypeError
+        _operator.index(binary)
         self.binary = binary
+        if isinstance(servers, (str, bytes)):
+            # pylibmc iterates its characters as servers ("127.0.0.1:11211" is ValueError from
+            # the ":" alone; "host" becomes four one-letter hosts): refused, as a list is meant
+            raise ValueError("servers is a list of 'host:port' strings, not one %s: %r"
+                             % (type(servers).__name__, servers))
         self.addresses = list(servers)
         self._servers = [_server(s) for s in self.addresses]
         if len({a.startswith("/") for a, _ in self._servers}) > 1:
@@ -682,11 +698,12 @@ class Client:
         self._require_cas("gets")
         return self._read(self._mc.gets, key, (None, None))
 
-    def get_multi(self, keys, key_prefix=None):
+    def get_multi(self, keys, key_prefix=""):
         """The keys found; a key the core refuses (a space, a control byte) is left out, as
         pylibmc's answer has nothing for it; one pylibmc finds too long raises ValueError, and
         one only the key_prefix makes too long BadKeyProvided, as pylibmc. The keys of a
         server that is down are left out while another server answers (mget)."""
+        _prefix_arg(key_prefix)
         keys = [k for k in keys if _key_ok(k)]
         if any(isinstance(k, str) for k in keys) and any(isinstance(k, bytes) for k in keys):
             # one entry per key sent: a key given as str and as bytes ("k" and b"k") is
@@ -757,6 +774,7 @@ class Client:
         failed, ``ServerDown`` while the server is disabled, ``TooBig``. The other keys of
         the mapping were stored (pylibmc stops at that key)."""
         time = _time(time)
+        _prefix_arg(key_prefix)
         mcl, level = _compression(min_compress_len, compress_level)
         empty = [k for k in mapping if not _key_ok(k)]
         if empty:
@@ -771,12 +789,12 @@ class Client:
                 raise _translate(e, [k], key_prefix) from None
         return empty + list(failed)
 
-    def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
+    def set_multi(self, mapping, time=0, key_prefix="", min_compress_len=0,
                   compress_level=-1):
         return self._store_multi(self._mc.set_multi, mapping, time, key_prefix,
                                  min_compress_len, compress_level)
 
-    def add_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
+    def add_multi(self, mapping, time=0, key_prefix="", min_compress_len=0,
                   compress_level=-1):
         """Adds each pair (one pipelined round trip per server); the list of keys not stored
         (they existed)."""
@@ -788,10 +806,11 @@ class Client:
     def delete(self, key):
         return _key_ok(key) and self._call(self._mc.delete, key, _keys=[key])
 
-    def delete_multi(self, keys, time=None, key_prefix=None):
+    def delete_multi(self, keys, time=None, key_prefix=""):
         """True when every key was deleted; an empty key is not (False, as pylibmc). pylibmc
         deletes the keys one after the other, so a key listed twice is not deleted the
         second time: False (mcpool.Client counts it once)."""
+        _prefix_arg(key_prefix)
         keys = list(keys)
         good = [k for k in keys if _key_ok(k)]
         r = self._call(self._mc.delete_multi, good, key_prefix=key_prefix or "", _keys=good,
@@ -824,9 +843,10 @@ class Client:
     def decr(self, key, delta=1):
         return self._counter(self._mc.decr, key, delta)
 
-    def incr_multi(self, keys, key_prefix=None, delta=1):
+    def incr_multi(self, keys, key_prefix="", delta=1):
         """Increments every key by delta (one pipelined round trip per server); NotFound
         (counting them) when some were missing."""
+        _prefix_arg(key_prefix)
         keys = list(keys)
         got = self._counter_call(self._mc.incr_multi, keys, delta=delta,
                                  key_prefix=key_prefix or "", _keys=keys, _prefix=key_prefix)
@@ -940,8 +960,10 @@ def _compression(min_compress_len, compress_level):
     min_compress_len bytes (0: none) at compress_level (-1: zlib's default, 0: not
     compressed, 1 to 9); another level is pylibmc's ValueError. A negative min_compress_len
     compresses nothing, as pylibmc (``min_compress > 0 && len >= min_compress``)."""
-    if (isinstance(compress_level, bool) or not isinstance(compress_level, int)
-            or not -1 <= compress_level <= 9):
+    # pylibmc parses both as C ints: anything else (None, a float) is its TypeError
+    min_compress_len = _operator.index(min_compress_len)
+    compress_level = _operator.index(compress_level)
+    if isinstance(compress_level, bool) or not -1 <= compress_level <= 9:
         raise ValueError("compress_level must be between 0 and 9 inclusive")
     if compress_level == 0:
         return 0, None  # never compressed
@@ -953,23 +975,29 @@ def _compression(min_compress_len, compress_level):
 def _numeric(behaviors):
     """One call's behaviors checked as pylibmc checks them, in its order: an unknown name
     ValueError; a ``hash`` or ``distribution`` word not in its table KeyError (pylibmc's
-    lookup; a number of the table is taken too); then every behavior but those and
+    lookup by name: a number too); then every behavior but those and
     ``namespace`` must be an int (a bool is one), else TypeError "behavior NAME must be int,
     not TYPE" (pylibmc's C check; ``ketama_hash`` may also be a hash's name). Values are
     not range-checked, as pylibmc: a negative time is _options' matter."""
+    if not behaviors:
+        return {}  # pylibmc: None, {} or [] sets nothing
+    if not isinstance(behaviors, dict):
+        # pylibmc copies the object and looks its names up: pairs are unknown names, known
+        # names without values have no get (its AttributeError)
+        unknown = sorted(set(behaviors) - set(_DEFAULTS) - set(all_callbacks), key=str)
+        if unknown:
+            raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
+        raise AttributeError("'%s' object has no attribute 'get'" % type(behaviors).__name__)
     b = dict(behaviors)
     if "_retry_timeout" in b:
         b.setdefault("retry_timeout", b.pop("_retry_timeout"))
     unknown = sorted(set(b) - set(_DEFAULTS) - set(all_callbacks), key=str)
     if unknown:
         raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
-    for k, table, names in (("hash", hashers_rvs, hashers),
-                            ("distribution", distributions_rvs, distributions)):
+    for k, names in (("hash", hashers), ("distribution", distributions)):
         v = b.get(k)
-        if isinstance(v, int) and not isinstance(v, bool) and v in table:
-            b[k] = table[v]
-        elif v is not None and (not isinstance(v, str) or v not in names):
-            raise KeyError(v)
+        if v is not None and (not isinstance(v, str) or v not in names):
+            raise KeyError(v)  # a number of the table too, as pylibmc's lookup by name
     for k, v in b.items():
         if k in all_callbacks or (k in ("hash", "distribution") and v is not None):
             continue
@@ -977,7 +1005,16 @@ def _numeric(behaviors):
             continue  # a name: _options checks it
         if not isinstance(v, int):
             raise TypeError("behavior %s must be int, not %s" % (k, type(v).__name__))
+        if k in _INT32_BEHAVIORS and not isinstance(v, bool):
+            # libmemcached keeps these in a 32-bit int: pylibmc reads back, and libmemcached
+            # uses, the value wrapped to it (2**40 is 0, 2**31 is -2**31)
+            b[k] = (v + 2 ** 31) % 2 ** 32 - 2 ** 31
     return b
+
+
+# the behaviors libmemcached keeps in a signed 32-bit int (measured with pylibmc 1.6.3)
+_INT32_BEHAVIORS = frozenset(["connect_timeout", "_poll_timeout", "retry_timeout",
+                              "dead_timeout", "receive_timeout", "send_timeout"])
 
 
 # --------------------------------------------------------------------------------------------
