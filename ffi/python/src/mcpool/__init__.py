@@ -136,6 +136,15 @@ def _text(name, value, given=None):
 def _servers(servers, weights):
     """The server list as [(address, weight)], from any of the accepted forms."""
     if isinstance(servers, (str, bytes)):
+        text = servers.decode() if isinstance(servers, bytes) else servers
+        if not text.startswith("/") and ("," in text or ";" in text):
+            # one str is one server; a list in one str (the core's servers option, the CLI's
+            # --servers, Django's LOCATION take one) would otherwise be read as one address
+            # and blamed on its port
+            parts = [p.strip() for p in text.replace(";", ",").split(",")]
+            raise ConfigurationError(
+                "configuration error: servers %r is one str holding several addresses: "
+                "give a list, one address per element (%r)" % (text, parts))
         servers = [servers]
     try:
         servers = list(servers)
@@ -201,7 +210,8 @@ class Client(_Client):
 
     ``servers``: a list of ``"host:port"`` (or ``"host"``, port 11211; ``"[v6]:port"``;
     ``"/unix/socket"``), ``("host", port)`` tuples (pymemcache) or ``("host:port", weight)``
-    tuples (python-memcached); a single string is one server. Order matters: it decides
+    tuples (python-memcached); a single string is one server (one holding ``,`` or ``;``, a
+    list in one str, is a ``ConfigurationError`` asking for a list). Order matters: it decides
     placement. ``weights``: one per server (default 1 each). A weight is an int of at least
     1 (in ``weights``, a tuple or ``"host:port:weight"``); a bad one (0, negative, above
     2**32-1) or an address that does not parse raises ``ConfigurationError`` naming the entry.
