@@ -164,14 +164,18 @@ def _servers(servers, weights):
 def _weight(addr, w):
     """A weight as the C ABI carries it (an unsigned 32-bit int). Which weights are bad is
     the core's rule (a weight of 0: ``ConfigurationError`` naming the entry, as a weight
-    field of 0 in the address), so a negative weight goes to it as 0; only what 32 bits
-    cannot hold is refused here, in the core's words for a weight field that large."""
+    field of 0 in the address); only what 32 bits cannot hold (a negative weight, one above
+    2**32-1) is refused here, with the value given, in the core's words (a negative one
+    passed on as 0 was reported as 0 beside a weight in the address)."""
     if isinstance(w, bool) or not isinstance(w, int):
         raise ClientTypeError("server %s: a weight is an int, not %r" % (addr, w))
     if w > 2 ** 32 - 1:
         raise ConfigurationError("configuration error: server %s: weight %d is not a whole "
                                  "number up to %d" % (addr, w, 2 ** 32 - 1))
-    return max(w, 0)
+    if w < 0:
+        raise ConfigurationError("configuration error: server %s: weight must be at least 1 "
+                                 "(given %d)" % (addr, w))
+    return w
 
 
 def _server(spec, weight):
