@@ -651,3 +651,26 @@ def test_memcache_a_bad_socket_timeout_or_dead_retry_is_named_as_given(server, p
         got.append((outcome(mc.set, k, "v"), outcome(mc.get, k)))
     assert got[0] == got[2] and got[1] == got[3], got
     assert got[1] == (("ok", ("bool", True)), ("ok", ("str", "v")))
+
+
+def test_memcache_noreply_answers_the_real_outcome_with_the_same_data(server, prefix):
+    """Tester finding (commands F5), decided and documented: with noreply=True
+    python-memcached reads no reply and answers success (add of an existing key True, incr
+    None); the drop-in ignores noreply, waits, and answers what happened, as without it.
+    The data left in memcached is the same."""
+    data, answers = [], []
+    for mod in (real_memcache, compat_memcache):
+        mc = mod.Client([server.addr])
+        p = prefix + mod.__name__.replace(".", "_")
+        mc.set(p + "ex", "v")
+        mc.set(p + "n", "5")
+        mc.delete(p + "miss")
+        got = [mc.add(p + "ex", "w", noreply=True), mc.replace(p + "miss", "w", noreply=True),
+               mc.append(p + "miss", "w", noreply=True), mc.incr(p + "n", 2, noreply=True),
+               mc.set(p + "s", "v", noreply=True)]
+        mc.get(p + "ex")  # a round trip: python-memcached's noreply commands are done
+        data.append([mc.get(p + k) for k in ("ex", "miss", "n", "s")])
+        answers.append(got)
+    assert data[0] == data[1] == [["v", None, "7", "v"]][0]
+    assert answers[0] == [True, True, True, None, True]
+    assert answers[1] == [False, False, False, 7, True]

@@ -74,6 +74,12 @@ server it is the key. A custom
 ``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
 ``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
 ``delete_multi`` returns 1 when a connection is reset under it (python-memcached: 0).
+``noreply=True`` is accepted and ignored: the call waits for memcached's reply and answers
+the real outcome, where python-memcached reads no reply and answers as if it succeeded
+(``add`` of an existing key, ``replace``/``append``/``prepend`` of a missing one: False
+here, True there; ``incr``/``decr`` the new value, None there; ``touch`` of a missing key
+0, 1 there). The data is the same either way; an answer that claims a store that did not
+happen would be a wrong value.
 A delta memcached refuses raises ``ValueError`` also when the key's server is down, where
 python-memcached returns None without sending it.
 A negative ``time`` expires the key at once, as with python-memcached (memcached's own
