@@ -1040,6 +1040,43 @@ static void op_trampoline(void *userdata, const mcpool_op_record *r) {
     gate_leave();
 }
 
+/* With pickle on, once the core has the client's value format: a format that writes a bool
+ * as a Python pickle (python-memcached, pymemcache: mcpool_client_kind_flags refuses the bool,
+ * not the pickle) gets the bool pickled here, at the client's protocol, as its writer pickles
+ * it, rather than the core's fixed protocol-0 form; and without pickle_protocol the protocol
+ * is the writer's default: python-memcached's pickleProtocol=0, pymemcache's
+ * DEFAULT_PICKLE_VERSION (pickle.HIGHEST_PROTOCOL). */
+static int pickle_format_defaults(ClientObject *self, int default_protocol) {
+    uint32_t f = 0;
+    if (mcpool_client_kind_flags(self->client, MCPOOL_KIND_BOOL, &f) == MCPOOL_UNSUPPORTED &&
+        mcpool_client_kind_flags(self->client, MCPOOL_KIND_PYTHON_PICKLE, &f) == MCPOOL_OK)
+        self->pickle_bools = 1;
+    if (!default_protocol)
+        return 0;
+    const char *name = NULL;
+    size_t n = 0;
+    if (mcpool_client_value_format(self->client, &name, &n) != MCPOOL_OK || name == NULL)
+        return 0;
+    PyObject *protocol = NULL;
+    if (n == 16 && memcmp(name, "python-memcached", 16) == 0) {
+        protocol = PyLong_FromLong(0);
+    } else if (n == 10 && memcmp(name, "pymemcache", 10) == 0) {
+        PyObject *mod = PyImport_ImportModule("pickle");
+        if (mod == NULL)
+            return -1;
+        protocol = PyObject_GetAttrString(mod, "HIGHEST_PROTOCOL");
+        Py_DECREF(mod);
+    } else {
+        return 0;
+    }
+    if (protocol == NULL)
+        return -1;
+    PyObject *old = self->protocol;
+    self->protocol = protocol;
+    Py_XDECREF(old);
+    return 0;
+}
+
 /* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None,
  * pickle_bools=False, on_operation=None): servers is a
  * list of (address, weight); options a list of (name, value) str pairs, each handed to the
@@ -1177,6 +1214,8 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         self->pickle_subclasses =
             mcpool_client_kind_flags(self->client, MCPOOL_KIND_INT, &f) == MCPOOL_OK && f == 2;
     }
+    if (self->pickle && pickle_format_defaults(self, pickle_protocol == Py_None) < 0)
+        return -1;
     return 0;
 fail:
     mcpool_config_free(cfg);

@@ -84,6 +84,30 @@ def test_receive_and_send_timeouts_shorten_no_wait(silent, mod, name):
     assert 1.3 <= dt < 4, dt
 
 
+@pytest.mark.parametrize("name", ["connect_timeout", "_poll_timeout"])
+def test_a_timeout_of_0_fails_every_call_of_pylibmc_and_is_refused_by_the_drop_in(
+        server, prefix, name):
+    """Tester finding (words F2): connect_timeout 0 was silently dropped (the drop-in kept
+    4 s and worked) and _poll_timeout 0 was refused under the core's name (io_timeout).
+    pylibmc takes both and then fails every call; the drop-in refuses them, naming the
+    behavior, in the constructor and in set_behaviors."""
+    c = pylibmc.Client([server.addr], behaviors={name: 0})
+    failed = 0
+    for i in range(3):
+        try:
+            c.set(prefix + "k%d" % i, "v")
+        except pylibmc.Error:
+            failed += 1
+    if name == "connect_timeout":  # a connect is never already done: every call fails
+        assert failed == 3
+    with pytest.raises(drop_pylibmc.Error, match="behavior %s 0" % name):
+        drop_pylibmc.Client([server.addr], behaviors={name: 0})
+    d = drop_pylibmc.Client([server.addr])
+    with pytest.raises(drop_pylibmc.Error, match="behavior %s 0" % name):
+        d.behaviors = {name: 0}
+    assert d.set(prefix + "k", "v") and d.behaviors[name] != 0
+
+
 def test_poll_timeout_0_fails_every_call(server, prefix):
     """pylibmc times a call out at once unless its reply is already there (on loopback it
     sometimes is, so its outcome is not asserted); the drop-in refuses the setting: an

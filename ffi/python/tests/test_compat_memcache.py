@@ -2,6 +2,7 @@
 mcpool.compat.memcache, only the module changed; every step's observable result must be the
 same (issue 17)."""
 import socket
+import time
 
 import pytest
 
@@ -611,6 +612,65 @@ def test_memcache_a_time_of_none_leaves_the_expiry_as_python_memcached(server, p
     assert mc.touch(k, None) == 0
     with pytest.raises(TypeError):
         mc.set(k, "v2", None)
+    # set_multi too (it stored the values forever): TypeError, nothing stored, as there
+    with pytest.raises(TypeError):
+        mc.set_multi({k: "v3", prefix + "other": "w"}, None)
+    assert mc.get(prefix + "other") is None
+    assert mc.set_multi({}, None) == []
     assert mc.get(k) == "v"
     info = mcpool.Client([server.addr], protocol="meta").meta_info(k)
     assert info is not None and info["ttl"] is not None and 90 <= info["ttl"] <= 100, info
+
+
+def test_memcache_a_bad_socket_timeout_or_dead_retry_is_named_as_given(server, prefix,
+                                                                        down_addr):
+    """Tester finding (words F6): a bad dead_retry / socket_timeout was reported under the
+    drop-in's own keywords (retry_timeout, timeout), and dead_retry=-1, which
+    python-memcached takes (a dead server is retried at once), was refused."""
+    for kw, shown in (({"socket_timeout": -1}, "option io_timeout (given as socket_timeout): "
+                       "bad value -1"),
+                      ({"socket_timeout": float("nan")}, "option io_timeout (given as "
+                       "socket_timeout): bad value nan"),
+                      ({"dead_retry": float("nan")}, "option retry_timeout (given as "
+                       "dead_retry): bad value nan"),
+                      ({"dead_retry": "x"}, 'option retry_timeout (given as dead_retry): '
+                       'bad value "x"')):
+        with pytest.raises(mcpool.ConfigurationError) as info:
+            compat_memcache.Client([server.addr], **kw)
+        assert str(info.value).startswith(shown), str(info.value)
+    with pytest.raises(TypeError, match="given as socket_timeout"):
+        compat_memcache.Client([server.addr], socket_timeout=None)
+    # dead_retry=-1: accepted, and a dead server is asked again by the next call, as there
+    got = []
+    for mod in (real_memcache, compat_memcache):
+        mc = mod.Client([down_addr], dead_retry=-1)
+        k = prefix + mod.__name__.replace(".", "_")
+        got.append((outcome(mc.set, k, "v"), outcome(mc.get, k),
+                    [s.deaduntil > time.time() for s in mc.servers]))
+        mc = mod.Client([server.addr], dead_retry=-1)
+        got.append((outcome(mc.set, k, "v"), outcome(mc.get, k)))
+    assert got[0] == got[2] and got[1] == got[3], got
+    assert got[1] == (("ok", ("bool", True)), ("ok", ("str", "v")))
+
+
+def test_memcache_noreply_answers_the_real_outcome_with_the_same_data(server, prefix):
+    """Tester finding (commands F5), decided and documented: with noreply=True
+    python-memcached reads no reply and answers success (add of an existing key True, incr
+    None); the drop-in ignores noreply, waits, and answers what happened, as without it.
+    The data left in memcached is the same."""
+    data, answers = [], []
+    for mod in (real_memcache, compat_memcache):
+        mc = mod.Client([server.addr])
+        p = prefix + mod.__name__.replace(".", "_")
+        mc.set(p + "ex", "v")
+        mc.set(p + "n", "5")
+        mc.delete(p + "miss")
+        got = [mc.add(p + "ex", "w", noreply=True), mc.replace(p + "miss", "w", noreply=True),
+               mc.append(p + "miss", "w", noreply=True), mc.incr(p + "n", 2, noreply=True),
+               mc.set(p + "s", "v", noreply=True)]
+        mc.get(p + "ex")  # a round trip: python-memcached's noreply commands are done
+        data.append([mc.get(p + k) for k in ("ex", "miss", "n", "s")])
+        answers.append(got)
+    assert data[0] == data[1] == [["v", None, "7", "v"]][0]
+    assert answers[0] == [True, True, True, None, True]
+    assert answers[1] == [False, False, False, 7, True]

@@ -1065,3 +1065,63 @@ def test_a_unix_socket_alone_works_as_in_pylibmc(unix_server, prefix):
     assert peer.get(prefix + "u") == "ours"
     assert peer.set(prefix + "p", {"a": 1})
     assert ours.get(prefix + "p") == {"a": 1}
+
+
+@pytest.mark.parametrize("size", [1048586, 1048540], ids=["refused-here", "refused-by-memcached"])
+@pytest.mark.parametrize("call", ["set_multi", "add_multi"])
+def test_multi_store_of_a_value_too_large_raises_toobig_as_pylibmc(server, prefix, size, call):
+    """pylibmc's set_multi/add_multi raise TooBig for a value over the item size (over 1 MiB,
+    refused by libmemcached; or one memcached answers "object too large for cache"); the
+    drop-in returned the key in the list of keys not stored, raising nothing."""
+    import os
+    big = os.urandom(size)
+    got = []
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([server.addr])
+        key = prefix + mod.__name__.replace(".", "_")
+        c.delete(key)
+        got.append((outcome(getattr(c, call), {key: big}), outcome(c.get, key)))
+    assert got[0] == got[1] == (("raised", "TooBig"), ("ok", ("NoneType", None)))
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_replace_missing_and_counter_of_text_raise_as_pylibmc(server, prefix, binary):
+    """pylibmc with binary=True raises NotFound for a replace of a missing key and
+    UnknownReadFailure for incr/decr/incr_multi of a value that is not a number (text:
+    False and ClientError); the drop-in answered False and ClientError on both protocols."""
+    got = []
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([server.addr], binary=binary)
+        p = prefix + mod.__name__.replace(".", "_")
+        c.delete(p + "miss")
+        c.set(p + "txt", "abc")
+        c.set(p + "ex", "v")
+        got.append([outcome(c.replace, p + "miss", "x"), outcome(c.replace, p + "ex", "w"),
+                    outcome(c.incr, p + "txt"), outcome(c.decr, p + "txt", 2),
+                    outcome(c.incr_multi, [p + "txt"]), outcome(c.get, p + "miss"),
+                    outcome(c.get, p + "ex"), outcome(c.incr, p + "miss")])
+    assert got[0] == got[1]
+    assert got[0][0] == (("raised", "NotFound") if binary else ("ok", ("bool", False)))
+
+
+def test_a_timeout_raises_pylibmcs_base_error_not_connection_error(prefix, blackholed):
+    """Tester finding (words F4): a reply timeout (and a connect timeout) raised the drop-in's
+    ConnectionError; pylibmc 1.6.3 has no class for libmemcached's MEMCACHED_TIMEOUT (error
+    31) and raises the base pylibmc.Error, so `except pylibmc.ConnectionError` before
+    `except pylibmc.Error` took another branch. Side by side, class by class."""
+    seen = {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        silent = SilentServer()
+        try:
+            c = mod.Client([silent.addr], behaviors={"_poll_timeout": 300})
+            k = prefix + "k"
+            steps = [outcome(c.get, k), outcome(c.set, k, "v"), outcome(c.delete, k),
+                     outcome(c.incr, k), outcome(c.set_multi, {k: "v"})]
+        finally:
+            silent.close()
+        # a connect that times out: the first call (later ones find the server disabled)
+        d = mod.Client([blackholed], behaviors={"connect_timeout": 300})
+        steps.append(outcome(d.set, prefix + "k", "v"))
+        seen[mod.__name__] = steps
+    assert seen["pylibmc"] == seen["mcpool.compat.pylibmc"]
+    assert seen["pylibmc"][0] == ("raised", "Error")

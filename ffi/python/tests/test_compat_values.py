@@ -241,3 +241,45 @@ def test_a_compressed_form_as_long_as_the_value_is_stored_raw_as_the_peers(serve
             mod.Client([server.addr]).set(k, b"y" * 500, min_compress_len=10)
             got.append(server.raw_get(k)[0])
         assert got[0] == got[1] == 8, peer.__name__
+
+
+def test_a_bool_is_pickled_at_the_peers_protocol_byte_for_byte(server, prefix):
+    """python-memcached pickles a bool at its pickleProtocol (default 0), pymemcache's
+    pickle_serde at its pickle_version (default pickle.HIGHEST_PROTOCOL): every bool used to
+    be written at protocol 0 (``I01\\n.``) whatever the protocol asked, which pymemcache never
+    writes. Side by side with the peers, flags and bytes, single and multi stores."""
+    pymemcache = require("pymemcache", "python3-pymemcache")
+    from pymemcache import serde
+    from pymemcache.client.base import Client as PymemcacheClient
+    host, port = server.addr.split(":")
+    a = [server.addr]
+    pairs = [
+        ("python-memcached default", memcache.Client(a), cmem.Client(a)),
+        ("python-memcached pickleProtocol=2", memcache.Client(a, pickleProtocol=2),
+         cmem.Client(a, pickleProtocol=2)),
+        ("python-memcached, the core's format", memcache.Client(a),
+         mcpool.Client(a, value_format="python-memcached", pickle=True)),
+        ("python-memcached preset, protocol 3", memcache.Client(a, pickleProtocol=3),
+         mcpool.Client(a, preset="python-memcached", pickle=True, pickle_protocol=3)),
+        # default_noreply=False: pymemcache's set reads no reply by default, so the raw read
+        # below could overtake it
+        ("pymemcache default", PymemcacheClient((host, int(port)), serde=serde.pickle_serde,
+                                                default_noreply=False),
+         mcpool.Client(a, preset="pymemcache", pickle=True)),
+        ("pymemcache pickle_version=2",
+         PymemcacheClient((host, int(port)), serde=serde.PickleSerde(pickle_version=2),
+                          default_noreply=False),
+         mcpool.Client(a, preset="pymemcache", pickle=True, pickle_protocol=2)),
+    ]
+    assert pymemcache
+    key = prefix + "b"
+    for name, peer, ours in pairs:
+        for v in (True, False, 1.5, {"x": [1]}):
+            peer.set(key, v)
+            theirs = server.raw_get(key)
+            ours.set(key, v)
+            assert server.raw_get(key) == theirs, (name, v)
+            ours.set_multi({key: v})
+            assert server.raw_get(key) == theirs, (name, v, "multi")
+            got = ours.get(key)
+            assert type(got) is type(v) and got == v, (name, v, got)

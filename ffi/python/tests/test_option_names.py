@@ -113,3 +113,23 @@ def test_a_bad_duration_is_named_as_given(options, shown):
 def test_zero_and_a_none_duration_still_mean_none():
     c = mcpool.Client(["127.0.0.1:1"], operation_timeout=0, io_timeout=0.25)
     assert c is not None
+
+
+@pytest.mark.parametrize("options, named", [
+    ({"io_timeout": None}, "option io_timeout:"),
+    ({"timeout": None}, "option io_timeout (given as timeout):"),
+    ({"timeout": None, "io_timeout": 0.3}, "option io_timeout (given as timeout):"),
+    ({"Operation-Timeout": None}, "option operation_timeout (given as Operation-Timeout):"),
+    ({"idle_timeout": None}, "option idle_timeout:"),
+    ({"value_format": None}, "option value_format:"),
+    ({"preset": None}, "option preset:"),
+])
+def test_none_for_an_option_is_refused_naming_it(options, named):
+    """Tester finding (options F9): None was taken as "not given" (io_timeout=None waited
+    the default 1 s; timeout=None beside io_timeout was not "given twice"); to a pymemcache
+    or python-memcached user timeout=None means no timeout. Now a ClientTypeError naming
+    the option, before any server is asked."""
+    with pytest.raises(mcpool.ClientTypeError) as info:
+        mcpool.Client(["127.0.0.1:1"], **options)
+    assert isinstance(info.value, TypeError)
+    assert str(info.value).startswith(named), str(info.value)

@@ -148,7 +148,8 @@ def _values(name):
 # pylibmc accepts them; the drop-in refuses them with an error rather than place keys or
 # keep a setting it cannot honour (see the module's doc)
 _REFUSED = {("num_replicas", 1), ("num_replicas", 3), ("num_replicas", True),
-            ("_poll_timeout", 0), ("pickle_protocol", 3), ("pickle_protocol", True)}
+            ("_poll_timeout", 0), ("pickle_protocol", 3), ("pickle_protocol", True),
+            ("connect_timeout", 0)}
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
@@ -263,3 +264,69 @@ def test_negative_times_pylibmc_takes_leave_a_working_client(server):
                                                         "connect_timeout": -1,
                                                         "dead_timeout": -3})
     assert c.set("neg_times", "v") and c.get("neg_times") == "v"
+
+
+class _Index:
+    def __index__(self):
+        return 5
+
+
+def _arg_cases(addr):
+    S = [addr]
+    return [
+        ("hash 5", lambda m, c: m.Client(S, behaviors={"hash": 5})),
+        ("distribution 1", lambda m, c: m.Client(S, behaviors={"distribution": 1})),
+        ("behaviors as pairs", lambda m, c: m.Client(S, behaviors=[("ketama", 1)])),
+        ("behaviors as names", lambda m, c: m.Client(S, behaviors=["ketama"])),
+        ("behaviors []", lambda m, c: m.Client(S, behaviors=[])),
+        ("binary 'x'", lambda m, c: m.Client(S, binary="x")),
+        ("binary None", lambda m, c: m.Client(S, binary=None)),
+        ("binary 1.0", lambda m, c: m.Client(S, binary=1.0)),
+        ("binary 1", lambda m, c: m.Client(S, binary=1)),
+        ("servers as a str", lambda m, c: m.Client(addr)),
+        ("set min_compress_len None", lambda m, c: c.set("k", "v", min_compress_len=None)),
+        ("set compress_level None", lambda m, c: c.set("k", "v", compress_level=None)),
+        ("set_multi min_compress_len 1.5",
+         lambda m, c: c.set_multi({"k": "v"}, min_compress_len=1.5)),
+        ("set_behaviors None", lambda m, c: c.set_behaviors(None)),
+        ("get_multi key_prefix None", lambda m, c: c.get_multi(["k"], key_prefix=None)),
+        ("set_multi key_prefix None", lambda m, c: c.set_multi({"k": 1}, key_prefix=None)),
+        ("add_multi key_prefix None", lambda m, c: c.add_multi({"k": 1}, key_prefix=None)),
+        ("delete_multi key_prefix None", lambda m, c: c.delete_multi(["k"], key_prefix=None)),
+        ("incr_multi key_prefix None", lambda m, c: c.incr_multi(["k"], key_prefix=None)),
+        ("touch with an __index__", lambda m, c: c.touch("k", _Index())),
+        ("set with an __index__", lambda m, c: c.set("k", "v", _Index())),
+        ("connect_timeout 2**31 read back",
+         lambda m, c: m.Client(S, behaviors={"connect_timeout": 2 ** 31})
+         .behaviors["connect_timeout"]),
+        ("retry_timeout 2**32+5 read back",
+         lambda m, c: m.Client(S, behaviors={"retry_timeout": 2 ** 32 + 5})
+         .behaviors["retry_timeout"]),
+    ]
+
+
+def test_arguments_pylibmc_refuses_are_refused_with_its_class(server):
+    """Tester finding (misuse F6): the drop-in took several arguments pylibmc refuses (a
+    numbered hash or distribution, behaviors that are no dict, binary='x', a None
+    min_compress_len or key_prefix, an __index__ object as touch's time, a str as the
+    server list) and refused set_behaviors(None), which pylibmc takes; a 32-bit timeout
+    behavior read back unwrapped. Side by side: the same outcome (value, or exception
+    class) for each."""
+    got = {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([server.addr])
+        row = []
+        for name, case in _arg_cases(server.addr):
+            try:
+                r = case(mod, c)
+                row.append((name, "ok", r if isinstance(r, (int, bool, type(None), list, dict))
+                            else "client"))
+            except Exception as e:  # noqa: BLE001 - the class is the observable result
+                row.append((name, "raised", type(e).__name__))
+        got[mod] = row
+    compat = dict((n, r) for n, *r in got[compat_pylibmc])
+    for name, *theirs in got[real_pylibmc]:
+        if name == "servers as a str":  # pylibmc's ValueError is int('') of the ":" alone
+            assert theirs[:2] == ["raised", "ValueError"] == compat[name][:2]
+            continue
+        assert compat[name] == theirs, (name, compat[name], theirs)

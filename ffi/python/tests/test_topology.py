@@ -92,3 +92,32 @@ def test_a_repeated_address_is_one_server_in_metrics_and_states(servers, prefix)
     assert sum(v["operations"] for v in m.values()) == 80
     states = mc.server_states()
     assert sorted(states) == sorted([a, b]) and all(st["alive"] for st in states.values())
+
+
+@pytest.mark.parametrize("spec", ["127.0.0.1:21911,127.0.0.1:21912",
+                                  "127.0.0.1:21911;127.0.0.1:21912",
+                                  b"127.0.0.1:21911, 127.0.0.1:21912"])
+def test_a_list_in_one_str_asks_for_a_list(spec):
+    """Tester finding (misuse F3): Client("a:1,b:2") said 'bad server address
+    "127.0.0.1:21911,127.0.0.1": port is not a number', blaming a port that is not wrong.
+    Now a ConfigurationError saying to give a list, from the constructor and set_servers."""
+    with pytest.raises(mcpool.ConfigurationError, match="give a list") as info:
+        mcpool.Client(spec)
+    assert "port" not in str(info.value)
+    c = mcpool.Client(["127.0.0.1:21911"])
+    with pytest.raises(mcpool.ConfigurationError, match="give a list"):
+        c.set_servers(spec)
+    assert c.servers == ["127.0.0.1:21911"]
+
+
+@pytest.mark.parametrize("w", [-1, -7])
+def test_a_negative_weight_beside_a_weighted_address_is_shown_as_given(w):
+    """Tester finding (options F10): weights=[-1, 1] beside "host:port:2" said "weight 2 in
+    the address and 0 given beside it" (the binding passed a negative weight on as 0)."""
+    for servers in (["127.0.0.1:21311:2", "127.0.0.1:21312"],
+                    ["127.0.0.1:21311", "127.0.0.1:21312"]):
+        with pytest.raises(mcpool.ConfigurationError) as e:
+            mcpool.Client(servers, weights=[w, 1], min_idle=0)
+        msg = str(e.value)
+        assert "weight must be at least 1 (given %d)" % w in msg, msg
+        assert servers[0] in msg and " 0 given" not in msg, msg

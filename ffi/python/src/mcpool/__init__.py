@@ -90,6 +90,11 @@ _ALIASES = {"prefix": "key_prefix", "pool_size": "max_size", "timeout": "io_time
             "username": "sasl_username", "password": "sasl_password"}
 
 
+def _shown(name, given):
+    """An option's name in a message: the core's, and the caller's word when another."""
+    return name if given in (None, name) else "%s (given as %s)" % (name, given)
+
+
 def _text(name, value, given=None):
     """An option's value in the core's text form: str as it is (e.g. "250ms"), bool as
     true/false, a number of seconds (or a timedelta) for a duration, other numbers as
@@ -109,7 +114,7 @@ def _text(name, value, given=None):
         if not duration:
             return repr(value)
         if not 0 <= value < float("inf"):  # NaN compares false
-            shown = name if given in (None, name) else "%s (given as %s)" % (name, given)
+            shown = _shown(name, given)
             raise ConfigurationError(
                 "option %s: bad value %r: a duration is a finite number "
                 "of seconds, 0 or more (or a str such as \"250ms\")" % (shown, as_given))
@@ -131,6 +136,15 @@ def _text(name, value, given=None):
 def _servers(servers, weights):
     """The server list as [(address, weight)], from any of the accepted forms."""
     if isinstance(servers, (str, bytes)):
+        text = servers.decode() if isinstance(servers, bytes) else servers
+        if not text.startswith("/") and ("," in text or ";" in text):
+            # one str is one server; a list in one str (the core's servers option, the CLI's
+            # --servers, Django's LOCATION take one) would otherwise be read as one address
+            # and blamed on its port
+            parts = [p.strip() for p in text.replace(";", ",").split(",")]
+            raise ConfigurationError(
+                "configuration error: servers %r is one str holding several addresses: "
+                "give a list, one address per element (%r)" % (text, parts))
         servers = [servers]
     try:
         servers = list(servers)
@@ -150,14 +164,18 @@ def _servers(servers, weights):
 def _weight(addr, w):
     """A weight as the C ABI carries it (an unsigned 32-bit int). Which weights are bad is
     the core's rule (a weight of 0: ``ConfigurationError`` naming the entry, as a weight
-    field of 0 in the address), so a negative weight goes to it as 0; only what 32 bits
-    cannot hold is refused here, in the core's words for a weight field that large."""
+    field of 0 in the address); only what 32 bits cannot hold (a negative weight, one above
+    2**32-1) is refused here, with the value given, in the core's words (a negative one
+    passed on as 0 was reported as 0 beside a weight in the address)."""
     if isinstance(w, bool) or not isinstance(w, int):
         raise ClientTypeError("server %s: a weight is an int, not %r" % (addr, w))
     if w > 2 ** 32 - 1:
         raise ConfigurationError("configuration error: server %s: weight %d is not a whole "
                                  "number up to %d" % (addr, w, 2 ** 32 - 1))
-    return max(w, 0)
+    if w < 0:
+        raise ConfigurationError("configuration error: server %s: weight must be at least 1 "
+                                 "(given %d)" % (addr, w))
+    return w
 
 
 def _server(spec, weight):
@@ -196,7 +214,8 @@ class Client(_Client):
 
     ``servers``: a list of ``"host:port"`` (or ``"host"``, port 11211; ``"[v6]:port"``;
     ``"/unix/socket"``), ``("host", port)`` tuples (pymemcache) or ``("host:port", weight)``
-    tuples (python-memcached); a single string is one server. Order matters: it decides
+    tuples (python-memcached); a single string is one server (one holding ``,`` or ``;``, a
+    list in one str, is a ``ConfigurationError`` asking for a list). Order matters: it decides
     placement. ``weights``: one per server (default 1 each). A weight is an int of at least
     1 (in ``weights``, a tuple or ``"host:port:weight"``); a bad one (0, negative, above
     2**32-1) or an address that does not parse raises ``ConfigurationError`` naming the entry.
@@ -207,8 +226,9 @@ class Client(_Client):
     ``failover="rehash"``, ``protocol="meta"``, ``preset="pylibmc"``, ``tls_ca_file=...``),
     a bool, a number (for a duration: **seconds**, as Python's own timeouts; ``timeout=0.5``),
     or a ``datetime.timedelta``. A name the core does not know, or a value it cannot read,
-    raises ``ConfigurationError`` naming the option and what it accepts. A new option of the
-    core works here without a change to this binding.
+    raises ``ConfigurationError`` naming the option and what it accepts; None is no value
+    (``ClientTypeError`` naming the option: leave an option out for its default). A new
+    option of the core works here without a change to this binding.
 
     Python names kept from the clients mcpool stands in for: ``binary=True`` (protocol
     binary, as pylibmc; with another ``protocol=`` a ``ConfigurationError``; ``binary=False``,
@@ -238,10 +258,12 @@ class Client(_Client):
 
     Binding options: ``pickle`` (store other objects with pickle and unpickle flag-1 values;
     off by default: unpickling what another process wrote executes its code),
-    ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``), ``pickle_bools`` (with
+    ``pickle_protocol`` (default ``pickle.DEFAULT_PROTOCOL``; under the ``"python-memcached"``
+    value format 0 and under ``"pymemcache"`` ``pickle.HIGHEST_PROTOCOL``, their writers'
+    defaults), ``pickle_bools`` (with
     ``pickle``: store ``True``/``False`` pickled by this client, at ``pickle_protocol``, under
     any value format; the ``"python-memcached"`` and ``"pymemcache"`` formats pickle a bool
-    anyway),
+    anyway, at ``pickle_protocol`` too, as their writers do),
     ``pickle_subclasses`` (with ``pickle``: store an instance of a subclass of ``bytes``,
     ``str`` or ``int`` other than ``bool``, e.g. an ``IntEnum`` or a ``(str, Enum)`` member,
     pickled, so it reads back as itself; default: the value format's writer's rule, on for
@@ -270,8 +292,12 @@ class Client(_Client):
 
     def __init__(self, servers, *, weights=None, binary=False, pickle=False,
                  pickle_protocol=None, on_event=None, min_compress_len=None,
-                 pickle_bools=False, on_operation=None, pickle_subclasses=None, **options):
+                 pickle_bools=False, on_operation=None, pickle_subclasses=None, _given=None,
+                 **options):
         norm = _servers(servers, weights)
+        # _given (the drop-ins'): {keyword: the word their caller wrote}, so that a message
+        # names socket_timeout or dead_retry, not this Client's keyword
+        given = _given or {}
         # (the argument as given, the core's option it sets, the value): the core sets them
         # and refuses one option set from two arguments (two spellings, or an alias and the
         # core's name: timeout and io_timeout, min_compress_len and compression), naming
@@ -281,11 +307,17 @@ class Client(_Client):
             # the core's name for it, in any spelling the core accepts ("IO-Timeout" is
             # io_timeout); an unknown name is ConfigurationError here, naming the close ones
             core = _option(_ALIASES.get(name, name))[0]
+            name = given.get(name, name)
+            if value is None:
+                # not "the default": to a pymemcache or python-memcached user timeout=None
+                # means no timeout; an option left out has the core's default
+                raise ClientTypeError("option %s: None is not a value (leave the option out "
+                                      "for its default)" % _shown(core, name))
             opts.append((name, core, value))
         # binary=True asks for the binary protocol (pylibmc's argument); binary=False (the
         # default) asks for nothing, so protocol= decides, "binary" included
         if binary:
-            protocol = [v for _, n, v in opts if n == "protocol" and v is not None]
+            protocol = [v for _, n, v in opts if n == "protocol"]
             if protocol and protocol[0] != "binary":
                 raise ConfigurationError("configuration error: binary=True conflicts with "
                                          "protocol=%r" % protocol[0])
@@ -305,19 +337,28 @@ class Client(_Client):
             if not -1 <= pickle_protocol <= _pickle.HIGHEST_PROTOCOL:
                 raise ClientError("pickle_protocol must be in -1..%d (-1: the highest), got %d"
                                   % (_pickle.HIGHEST_PROTOCOL, pickle_protocol))
-        # the preset first: it sets defaults that the other options then override; an option
-        # given as None is not given (the core's default)
-        pairs = sorted(((g, n, _text(n, v, g)) for g, n, v in opts if v is not None),
+        # the preset first: it sets defaults that the other options then override
+        pairs = sorted(((g, n, _text(n, v, g)) for g, n, v in opts),
                        key=lambda p: p[1] != "preset")
         if on_operation is not None:
             if not callable(on_operation):
                 raise ClientTypeError("on_operation must be callable")
             on_operation = _op_adapter(on_operation)
-        super().__init__(norm, pairs, pickle=bool(pickle), pickle_protocol=pickle_protocol,
-                         on_event=on_event, pickle_bools=bool(pickle_bools),
-                         on_operation=on_operation,
-                         pickle_subclasses=None if pickle_subclasses is None
-                         else bool(pickle_subclasses))
+        try:
+            super().__init__(norm, pairs, pickle=bool(pickle),
+                             pickle_protocol=pickle_protocol, on_event=on_event,
+                             pickle_bools=bool(pickle_bools), on_operation=on_operation,
+                             pickle_subclasses=None if pickle_subclasses is None
+                             else bool(pickle_subclasses))
+        except ConfigurationError as e:
+            # the core names the option it refused a value of; the caller's word for it too
+            # when another (timeout, socket_timeout: "option io_timeout (given as timeout)")
+            msg = str(e)
+            for g, n, _ in pairs:
+                if g != n and msg.startswith("option %s: " % n):
+                    e.args = ("option %s%s" % (_shown(n, g), msg[len("option " + n):]),)
+                    break
+            raise
 
     def set_servers(self, servers, *, weights=None):
         """Replaces the server list at run time, in any form the constructor takes

@@ -20,7 +20,8 @@ What is python-memcached's and stays so:
   ``UnicodeEncodeError`` from the stores, as there. A pickle
   that does not load (a class this program cannot import) reads as None, in ``get_multi``
   too (the key with None), as python-memcached reads it. A dead
-  server is retried after ``dead_retry`` seconds (default 30), and meanwhile its keys go to
+  server is retried after ``dead_retry`` seconds (default 30; a negative one retries it at
+  once, as there), and meanwhile its keys go to
   the next server by python-memcached's rehash (the core's ``python-memcached`` placement
   with the ``rehash`` failover), starting with the call whose connect failed, as
   ``_get_server`` does. Not yet python-memcached's: a server that dies while it holds an
@@ -34,8 +35,8 @@ What is python-memcached's and stays so:
 - Values in python-memcached's layout (the core's ``python-memcached`` preset and value
   format): bytes flag 0,
   str flag 16, int flag 2, everything else **pickled** (flag 1, ``pickleProtocol``, default
-  0), zlib (flag 8) above ``min_compress_len``. A ``bool`` is pickled by the core's format
-  rule (protocol 0, python-memcached's default). Its type test is exact
+  0), zlib (flag 8) above ``min_compress_len``. A ``bool`` is pickled too (the core's format
+  rule), at ``pickleProtocol``, byte for byte as python-memcached. Its type test is exact
   (``type(v) == int``): an ``IntEnum``, a ``(str, Enum)`` member or any other subclass of bytes, str
   or int is pickled and reads back as itself. Pickling is on, as in python-memcached:
   unpickling runs code chosen by whoever wrote the value, so use this class only on a cache
@@ -57,7 +58,10 @@ What is python-memcached's and stays so:
   lists the dead servers); a negative ``min_compress_len`` compresses every value (its
   ``len > min_compress_len``), a negative ``server_max_value_length`` refuses every value
   (0), ``socket_timeout=0`` (its non-blocking socket, whose connect never completes) fails
-  every call as with every server dead; return values
+  every call as with every server dead; a ``socket_timeout`` or ``dead_retry`` that is
+  NaN, infinite or not a number (a negative ``socket_timeout``, None) is a
+  ``ConfigurationError`` or ``ClientTypeError`` naming it (``option io_timeout (given as
+  socket_timeout): bad value -1``); return values
   (``delete`` 1 also for a missing key, ``set`` True/False, ``set_multi`` the keys not
   stored).
 
@@ -70,6 +74,12 @@ server it is the key. A custom
 ``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
 ``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
 ``delete_multi`` returns 1 when a connection is reset under it (python-memcached: 0).
+``noreply=True`` is accepted and ignored: the call waits for memcached's reply and answers
+the real outcome, where python-memcached reads no reply and answers as if it succeeded
+(``add`` of an existing key, ``replace``/``append``/``prepend`` of a missing one: False
+here, True there; ``incr``/``decr`` the new value, None there; ``touch`` of a missing key
+0, 1 there). The data is the same either way; an answer that claims a store that did not
+happen would be a wrong value.
 A delta memcached refuses raises ``ValueError`` also when the key's server is down, where
 python-memcached returns None without sending it.
 A negative ``time`` expires the key at once, as with python-memcached (memcached's own
@@ -78,7 +88,8 @@ and memcached reads as negative (or truncates to 32 bits) so that the item expir
 is not sent: ``set``/``replace``/``cas``/``set_multi`` return 0 (the keys not stored) and
 delete the key, as the expired store would have, so its old value is never read as the new
 one; ``add`` and ``touch`` return 0 and change nothing. A ``time`` of None raises
-``TypeError`` from ``set``/``add``/``replace``/``append``/``prepend``/``cas`` and makes ``touch``
+``TypeError`` from ``set``/``add``/``replace``/``append``/``prepend``/``cas``/``set_multi``
+(nothing stored) and makes ``touch``
 return 0, the item unchanged, as with python-memcached (never "never expires").
 """
 import pickle as _pickle
@@ -195,6 +206,14 @@ def _delta(delta):
     raise ValueError("invalid literal for int() with base 10: %r" % reply.encode())
 
 
+_INF = float("inf")
+# this Client's arguments under the words of the mcpool.Client keywords they set, for the
+# messages of a value refused (ConfigurationError "option io_timeout (given as
+# socket_timeout): bad value -1")
+_GIVEN = {"timeout": "socket_timeout", "connect_timeout": "socket_timeout",
+          "retry_timeout": "dead_retry", "retry_timeout_max": "dead_retry"}
+
+
 def _not_unpickled(e):
     """Whether e is the core binding's error for a pickle that does not unpickle
     (MCPOOL_VALUE_FORMAT with the unpickler's exception as its cause): python-memcached
@@ -302,12 +321,17 @@ class Client:
                                    if self.server_max_value_length > 0 else _NO_VALUE_LIMIT)}
         # the core's python-memcached preset holds its defaults (placement with its rehash,
         # one failure marks a server dead, layout); the rest are this Client's arguments
+        # python-memcached's dead_retry below 0 puts a dead server's deaduntil in the past:
+        # it is retried at once, as with 0 (NaN, infinite or not a number: the core's
+        # refusal, naming dead_retry)
+        retry = self.dead_retry
+        if isinstance(retry, (int, float)) and not isinstance(retry, bool) and -_INF < retry < 0:
+            retry = 0
         self._mc = _mcpool.Client(
             [a for a, _ in specs], weights=[w for _, w in specs], preset="python-memcached",
-            retry_timeout=self.dead_retry,
-            retry_timeout_max=self.dead_retry, timeout=self.socket_timeout,
+            retry_timeout=retry, retry_timeout_max=retry, timeout=self.socket_timeout,
             connect_timeout=self.socket_timeout, pickle=True,
-            pickle_protocol=self.pickleProtocol, **opts)
+            pickle_protocol=self.pickleProtocol, _given=_GIVEN, **opts)
 
     @property
     def cas_ids(self):
@@ -597,6 +621,10 @@ class Client:
         if self.server_max_value_length < 0:
             self._too_large("set_multi")
             return list(mapping)
+        if time is None and pairs:
+            # as the single stores (_set): python-memcached formats each key's time with %d,
+            # TypeError before anything is sent (the core would read None as 0, "forever")
+            raise TypeError("%d format: a real number is required, not NoneType")
         time = _exptime(time)
         if isinstance(time, int) and time > _MAX_TTL:
             self._refused("set_multi", [w for w, _ in pairs], time)

@@ -38,7 +38,9 @@ What is pylibmc's and stays so:
 - Servers: unix sockets (a path) or TCP servers, not both in one list: ``ValueError``
   "can't mix transport types", as pylibmc.
 - Exceptions: ``pylibmc.Error`` and its subclasses by pylibmc's names (``NotFound`` for an
-  ``incr``/``decr``/``cas`` of a missing key, ``TooBig``, ``ConnectionError``,
+  ``incr``/``decr``/``cas`` of a missing key and, with ``binary=True``, a ``replace`` of
+  one; ``UnknownReadFailure`` for a binary ``incr``/``decr`` of a value that is not a
+  number, text ``ClientError``; ``TooBig``, ``ConnectionError``,
   ``ServerDown``, ...); ``incr``/``decr`` parse delta as pylibmc (a C int: ``TypeError``
   for a str or float, ``OverflowError`` from 2**31, ``ValueError`` below 0; True is 1).
   A key over 250 bytes raises ``ValueError`` on every call; one with a
@@ -115,6 +117,8 @@ def _time(time, touch=False):
     or anything with ``__index__``), else ``TypeError`` in pylibmc's words (a float too:
     pylibmc never rounds one); then the shared rule (a negative one expires at once)."""
     try:
+        if touch and not isinstance(time, int):
+            raise TypeError  # pylibmc's touch takes an int, not any __index__
         return _exptime(_operator.index(time))
     except TypeError:
         if touch:
@@ -235,7 +239,11 @@ def _translate(e, keys=(), prefix=None):
         return e.__cause__
     name = _BY_STATUS.get(str(getattr(e, "status_name", "")).replace("MCPOOL_", "", 1))
     if name is None:
-        if isinstance(e, _mcpool.ConnectionError):  # also TimeoutError
+        if isinstance(e, _mcpool.TimeoutError):
+            # pylibmc 1.6.3 has no class of its own for MEMCACHED_TIMEOUT (error 31, a reply
+            # or a connect that timed out): the base Error, not ConnectionError
+            name = "Error"
+        elif isinstance(e, _mcpool.ConnectionError):
             name = "ConnectionError"
         elif isinstance(e, _mcpool.ServerError):
             name = "ServerError"
@@ -266,6 +274,12 @@ _UNREACHABLE = frozenset(["MCPOOL_SERVER_DEAD", "MCPOOL_IO", "MCPOOL_CONNECT_TIM
 # MCPOOL_DECOMPRESS) still raises.
 _READ_MISS = frozenset(["MCPOOL_SERVER_ERROR", "MCPOOL_CLIENT_ERROR", "MCPOOL_PROTOCOL",
                         "MCPOOL_VALUE_TOO_LARGE"])
+
+
+# What raises from set_multi/add_multi, the first such key in the mapping's order, rather
+# than listing the key as not stored: pylibmc 1.6.3 raises for a server it cannot reach and
+# TooBig for a value over the item size (refused by libmemcached or by memcached)
+_RAISED_BY_MULTI_STORES = _UNREACHABLE | {"MCPOOL_VALUE_TOO_LARGE"}
 
 
 def _read_miss(e):
@@ -392,6 +406,14 @@ def _options(behaviors, calls):
         opts["distribution"] = placement
     if "tcp_nodelay" in b:
         opts["nodelay"] = bool(b["tcp_nodelay"])
+    for name in ("connect_timeout", "_poll_timeout"):
+        if b.get(name) is not None and b[name] == 0:
+            # libmemcached times every call out at once ("A TIMEOUT OCCURRED, timeout was
+            # set to zero", then ServerDown for connect_timeout, as measured with pylibmc
+            # 1.6.3): refused here, naming the behavior, rather than a client that can
+            # never answer, or one that silently waits the default
+            raise Error("behavior %s 0: libmemcached times every call out at once (pylibmc "
+                        "raises on every call); give a timeout in ms above 0" % name)
     ct = b.get("connect_timeout")
     if ct is not None and ct > 0:
         # a negative one (libmemcached's poll() without end) keeps the preset's 4 s, as a
@@ -402,8 +424,8 @@ def _options(behaviors, calls):
     # sockets, which shorten no wait (measured with pylibmc 1.6.3): kept and reported only
     pt = b.get("_poll_timeout")
     if pt is not None and not isinstance(pt, bool) and pt >= 0:
-        # 0 (libmemcached: every call times out at once) is refused by the core, naming it;
-        # a negative one (poll without end) keeps the preset's 5 s: an error beats a hang
+        # (0 is refused above); a negative one (poll without end) keeps the preset's 5 s: an
+        # error beats a hang
         opts["timeout"] = pt / 1000.0  # ms
     # failure_limit (and remove_failed's number) count libmemcached's failures, each after
     # the server's retry_timeout, before auto_eject removes it: never a connect retried on
@@ -553,6 +575,13 @@ def _server(spec):
 _MISS = object()
 
 
+def _prefix_arg(key_prefix):
+    """The multi calls' key_prefix as pylibmc parses it (``s#``): str or bytes; None and
+    anything else raise its TypeError (leaving it out is no prefix)."""
+    if not isinstance(key_prefix, (str, bytes)):
+        raise TypeError("a bytes-like object is required, not '%s'" % type(key_prefix).__name__)
+
+
 def _key_ok(key):
     """pylibmc answers a miss / not stored for an empty key, without asking a server."""
     return not (isinstance(key, (str, bytes)) and len(key) == 0)
@@ -576,7 +605,14 @@ class Client:
                 "mcpool.compat.pylibmc (values are written in pylibmc's default layout by "
                 "mcpool's core); keep pylibmc for this client, or serialize before set and "
                 "after get" % (type(self).__name__, " and ".join(overridden)))
+        # pylibmc parses binary as a C int ("i"): an int or a bool, else its TypeError
+        _operator.index(binary)
         self.binary = binary
+        if isinstance(servers, (str, bytes)):
+            # pylibmc iterates its characters as servers ("127.0.0.1:11211" is ValueError from
+            # the ":" alone; "host" becomes four one-letter hosts): refused, as a list is meant
+            raise ValueError("servers is a list of 'host:port' strings, not one %s: %r"
+                             % (type(servers).__name__, servers))
         self.addresses = list(servers)
         self._servers = [_server(s) for s in self.addresses]
         if len({a.startswith("/") for a, _ in self._servers}) > 1:
@@ -599,7 +635,8 @@ class Client:
         if self.binary:
             opts["protocol"] = "binary"
         if self._auth != (None, None):
-            opts["username"], opts["password"] = self._auth
+            opts.update((n, v) for n, v in zip(("username", "password"), self._auth)
+                        if v is not None)
         try:
             return _mcpool.Client(addrs, weights=weights, pickle=True, **opts)
         except _mcpool.Error as e:
@@ -676,11 +713,12 @@ class Client:
         self._require_cas("gets")
         return self._read(self._mc.gets, key, (None, None))
 
-    def get_multi(self, keys, key_prefix=None):
+    def get_multi(self, keys, key_prefix=""):
         """The keys found; a key the core refuses (a space, a control byte) is left out, as
         pylibmc's answer has nothing for it; one pylibmc finds too long raises ValueError, and
         one only the key_prefix makes too long BadKeyProvided, as pylibmc. The keys of a
         server that is down are left out while another server answers (mget)."""
+        _prefix_arg(key_prefix)
         keys = [k for k in keys if _key_ok(k)]
         if any(isinstance(k, str) for k in keys) and any(isinstance(k, bytes) for k in keys):
             # one entry per key sent: a key given as str and as bytes ("k" and b"k") is
@@ -722,7 +760,12 @@ class Client:
         return self._store(self._mc.add, key, val, time, min_compress_len, compress_level)
 
     def replace(self, key, val, time=0, min_compress_len=0, compress_level=-1):
-        return self._store(self._mc.replace, key, val, time, min_compress_len, compress_level)
+        """False when the key is missing; on the binary protocol NotFound, as pylibmc
+        (libmemcached's binary replace fails with MEMCACHED_NOTFOUND, error 16)."""
+        r = self._store(self._mc.replace, key, val, time, min_compress_len, compress_level)
+        if r is False and self.binary and _key_ok(key):
+            raise NotFound("error 16 from memcached_replace")
+        return r
 
     def append(self, key, val):
         return _key_ok(key) and self._call(self._mc.append, key, _appended(val), _keys=[key])
@@ -740,10 +783,13 @@ class Client:
 
     def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len, compress_level):
         """An empty key is not stored (pylibmc lists it as failed, asking no server). A key
-        whose server is down or does not answer raises, the first such key in the mapping's
-        order, as pylibmc, which stores key by key and stops there: ``ConnectionError``
-        when its connect failed, ``ServerDown`` while the server is disabled."""
+        whose server is down or does not answer, or whose value is too large (refused here
+        or by memcached), raises, the first such key in the mapping's order, as pylibmc,
+        which stores key by key and stops there: ``ConnectionError`` when its connect
+        failed, ``ServerDown`` while the server is disabled, ``TooBig``. The other keys of
+        the mapping were stored (pylibmc stops at that key)."""
         time = _time(time)
+        _prefix_arg(key_prefix)
         mcl, level = _compression(min_compress_len, compress_level)
         empty = [k for k in mapping if not _key_ok(k)]
         if empty:
@@ -754,11 +800,11 @@ class Client:
                             _keys=list(mapping), _prefix=key_prefix) if mapping else []
         for k in mapping if errors else ():
             e = errors.get(k)
-            if getattr(e, "status_name", None) in _UNREACHABLE:
+            if getattr(e, "status_name", None) in _RAISED_BY_MULTI_STORES:
                 raise _translate(e, [k], key_prefix) from None
         return empty + list(failed)
 
-    def set_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
+    def set_multi(self, mapping, time=0, key_prefix="", min_compress_len=0,
                   compress_level=-1):
         """Stores each pair (one pipelined round trip per server); the list of keys not
         stored. A key pylibmc finds too long raises ValueError before anything is sent, as
@@ -767,7 +813,7 @@ class Client:
         return self._store_multi(self._mc.set_multi, mapping, time, key_prefix,
                                  min_compress_len, compress_level)
 
-    def add_multi(self, mapping, time=0, key_prefix=None, min_compress_len=0,
+    def add_multi(self, mapping, time=0, key_prefix="", min_compress_len=0,
                   compress_level=-1):
         """Adds each pair (one pipelined round trip per server); the list of keys not stored
         (they existed). A key too long raises ValueError first, as set_multi."""
@@ -782,15 +828,17 @@ class Client:
 
     @staticmethod
     def _check_lengths(mapping, key_prefix):
+        _prefix_arg(key_prefix)
         i = _first_too_long(list(mapping), key_prefix)
         if i is not None:
             raise _length_error(list(mapping)[i], key_prefix)
 
-    def delete_multi(self, keys, time=None, key_prefix=None):
+    def delete_multi(self, keys, time=None, key_prefix=""):
         """True when every key was deleted; an empty key is not (False, as pylibmc). pylibmc
         deletes the keys one after the other, so a key listed twice is not deleted the
         second time: False (mcpool.Client counts it once). A key pylibmc finds too long
         raises ValueError once the keys before it are deleted, as pylibmc."""
+        _prefix_arg(key_prefix)
         keys = list(keys)
         bad = _first_too_long(keys, key_prefix)
         if bad is not None:
@@ -804,8 +852,20 @@ class Client:
                 for k in good if isinstance(k, (str, bytes))}
         return r and len(good) == len(keys) and len(wire) == len(good)
 
+    def _counter_call(self, fn, *args, _keys=(), _prefix=None, **kw):
+        """A counter call; on the binary protocol memcached's refusal of a value that is not
+        a number (its status 6, the core's MCPOOL_CLIENT_ERROR) is UnknownReadFailure, as
+        pylibmc (libmemcached reads that status as MEMCACHED_UNKNOWN_READ_FAILURE); on
+        text it is ClientError, as there."""
+        try:
+            return fn(*args, **kw)
+        except _mcpool.Error as e:
+            if self.binary and getattr(e, "status_name", None) == "MCPOOL_CLIENT_ERROR":
+                raise _with_status(UnknownReadFailure(str(e)), e) from None
+            raise _translate(e, _keys, _prefix) from None
+
     def _counter(self, fn, key, delta):
-        r = self._call(fn, key, _delta(delta), _keys=[key])
+        r = self._counter_call(fn, key, _delta(delta), _keys=[key])
         if r is None:
             raise NotFound("1 keys not found")
         return r
@@ -816,12 +876,13 @@ class Client:
     def decr(self, key, delta=1):
         return self._counter(self._mc.decr, key, delta)
 
-    def incr_multi(self, keys, key_prefix=None, delta=1):
+    def incr_multi(self, keys, key_prefix="", delta=1):
         """Increments every key by delta (one pipelined round trip per server); NotFound
         (counting them) when some were missing."""
+        _prefix_arg(key_prefix)
         keys = list(keys)
-        got = self._call(self._mc.incr_multi, keys, delta=delta, key_prefix=key_prefix or "",
-                         _keys=keys, _prefix=key_prefix)
+        got = self._counter_call(self._mc.incr_multi, keys, delta=delta,
+                                 key_prefix=key_prefix or "", _keys=keys, _prefix=key_prefix)
         missing = sum(1 for v in got or () if v is None)
         if missing:
             raise NotFound("%d keys not found" % missing)
@@ -934,8 +995,10 @@ def _compression(min_compress_len, compress_level):
     min_compress_len bytes (0: none) at compress_level (-1: zlib's default, 0: not
     compressed, 1 to 9); another level is pylibmc's ValueError. A negative min_compress_len
     compresses nothing, as pylibmc (``min_compress > 0 && len >= min_compress``)."""
-    if (isinstance(compress_level, bool) or not isinstance(compress_level, int)
-            or not -1 <= compress_level <= 9):
+    # pylibmc parses both as C ints: anything else (None, a float) is its TypeError
+    min_compress_len = _operator.index(min_compress_len)
+    compress_level = _operator.index(compress_level)
+    if isinstance(compress_level, bool) or not -1 <= compress_level <= 9:
         raise ValueError("compress_level must be between 0 and 9 inclusive")
     if compress_level == 0:
         return 0, None  # never compressed
@@ -947,23 +1010,29 @@ def _compression(min_compress_len, compress_level):
 def _numeric(behaviors):
     """One call's behaviors checked as pylibmc checks them, in its order: an unknown name
     ValueError; a ``hash`` or ``distribution`` word not in its table KeyError (pylibmc's
-    lookup; a number of the table is taken too); then every behavior but those and
+    lookup by name: a number too); then every behavior but those and
     ``namespace`` must be an int (a bool is one), else TypeError "behavior NAME must be int,
     not TYPE" (pylibmc's C check; ``ketama_hash`` may also be a hash's name). Values are
     not range-checked, as pylibmc: a negative time is _options' matter."""
+    if not behaviors:
+        return {}  # pylibmc: None, {} or [] sets nothing
+    if not isinstance(behaviors, dict):
+        # pylibmc copies the object and looks its names up: pairs are unknown names, known
+        # names without values have no get (its AttributeError)
+        unknown = sorted(set(behaviors) - set(_DEFAULTS) - set(all_callbacks), key=str)
+        if unknown:
+            raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
+        raise AttributeError("'%s' object has no attribute 'get'" % type(behaviors).__name__)
     b = dict(behaviors)
     if "_retry_timeout" in b:
         b.setdefault("retry_timeout", b.pop("_retry_timeout"))
     unknown = sorted(set(b) - set(_DEFAULTS) - set(all_callbacks), key=str)
     if unknown:
         raise ValueError("unknown behavior names: %s" % ", ".join(map(str, unknown)))
-    for k, table, names in (("hash", hashers_rvs, hashers),
-                            ("distribution", distributions_rvs, distributions)):
+    for k, names in (("hash", hashers), ("distribution", distributions)):
         v = b.get(k)
-        if isinstance(v, int) and not isinstance(v, bool) and v in table:
-            b[k] = table[v]
-        elif v is not None and (not isinstance(v, str) or v not in names):
-            raise KeyError(v)
+        if v is not None and (not isinstance(v, str) or v not in names):
+            raise KeyError(v)  # a number of the table too, as pylibmc's lookup by name
     for k, v in b.items():
         if k in all_callbacks or (k in ("hash", "distribution") and v is not None):
             continue
@@ -971,7 +1040,16 @@ def _numeric(behaviors):
             continue  # a name: _options checks it
         if not isinstance(v, int):
             raise TypeError("behavior %s must be int, not %s" % (k, type(v).__name__))
+        if k in _INT32_BEHAVIORS and not isinstance(v, bool):
+            # libmemcached keeps these in a 32-bit int: pylibmc reads back, and libmemcached
+            # uses, the value wrapped to it (2**40 is 0, 2**31 is -2**31)
+            b[k] = (v + 2 ** 31) % 2 ** 32 - 2 ** 31
     return b
+
+
+# the behaviors libmemcached keeps in a signed 32-bit int (measured with pylibmc 1.6.3)
+_INT32_BEHAVIORS = frozenset(["connect_timeout", "_poll_timeout", "retry_timeout",
+                              "dead_timeout", "receive_timeout", "send_timeout"])
 
 
 # --------------------------------------------------------------------------------------------
