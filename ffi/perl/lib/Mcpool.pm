@@ -123,8 +123,12 @@ sub _core_options {
     # count already (_core_weights), so one point per unit of weight
     $add->(ketama_points => distribution => 'cmf-ketama:1') if $ketama;
     # The namespace is the core's key prefix, set by the XS as bytes (Perl's, as
-    # Cache::Memcached::Fast sends it: a Latin-1 namespace is fine); hash_namespace is the
-    # core's hash_key_prefix (placement hashes the prefix too, as Cache::Memcached::Fast's).
+    # Cache::Memcached::Fast sends it: a Latin-1 namespace is fine, which the core's text
+    # option would not take). It is counted here as the argument that sets key_prefix (the
+    # XS sets its bytes after these), so that the core refuses a key_prefix given too, naming
+    # both, as any option set by two arguments. hash_namespace is the core's
+    # hash_key_prefix (placement hashes the prefix too, as Cache::Memcached::Fast's).
+    $add->(namespace => key_prefix => '') if defined $conf->{namespace};
     $add->(hash_namespace => hash_key_prefix => $conf->{hash_namespace} ? 'true' : 'false')
         if defined $conf->{hash_namespace};
     for my $name (sort grep { $core_option{$_} && !$cmf_args{$_} && !$perl_args{$_} && $_ ne 'preset' }
@@ -786,7 +790,7 @@ only translates Cache::Memcached::Fast's names and units (seconds, C<max_failure
 C<compress_threshold -1>) into the core's. One core option set by two arguments (a
 Cache::Memcached::Fast name and the core's own: C<compress_threshold> with C<compression> or
 C<compression_threshold>, C<failure_timeout> with C<retry_timeout>, C<max_size> with
-C<max_value_size>, C<serialize> with C<serialized_perl>) croaks naming both (C<option
+C<max_value_size>, C<serialize> with C<serialized_perl>, C<namespace> with C<key_prefix>) croaks naming both (C<option
 compression given twice (as compress_threshold and compression)>), whatever the values: the
 core's rule, the same in every binding.
 
@@ -815,7 +819,9 @@ The prefix is the namespace's bytes as Perl holds them, as Cache::Memcached::Fas
 string of Latin-1 bytes is those bytes, a character string (UTF8 flag on) its UTF-8.
 Both are the core's: C<namespace> is its C<key_prefix>, C<hash_namespace> its
 C<hash_key_prefix> (true or false; not given: the distribution's rule, which for
-Cache::Memcached::Fast's placement is not to hash it).
+Cache::Memcached::Fast's placement is not to hash it). C<namespace> and C<key_prefix> both
+given croak (C<option key_prefix given twice (as namespace and key_prefix)>), whatever the
+values: one prefix, never one silently dropped.
 
 =item connect_timeout, io_timeout (or select_timeout)
 
