@@ -59,18 +59,20 @@ sub _num {
 }
 
 # Cache::Memcached::Fast's timeouts are seconds, rational, at most 10^9 (31 years, so the
-# microseconds stay exact); the core's text for them. 0 means no limit there: a day here.
+# microseconds stay exact); the core's text for them. 0 is $zero, the word's own meaning
+# there: for connect_timeout and io_timeout no limit (a day here), for failure_timeout no
+# rest at all (0, Cache::Memcached::Fast's server is tried again at once).
 my $MAX_SECONDS = 1e9;
 my $U32 = 4_294_967_295;
 
 sub _seconds {
-    my ($conf, $name) = @_;
+    my ($conf, $name, $zero) = @_;
     my $v = $conf->{$name};
     return undef unless defined $v;
     # The core's own text form ('250ms', '2s') is taken as it is.
     return "$v" if !ref $v && $v =~ /^[0-9]+(?:\.[0-9]+)?(?:ms|us|s)$/;
     my $s = _num($conf, $name, 0, $MAX_SECONDS, 'seconds');
-    return $s <= 0 ? '86400s' : int($s * 1e6 + 0.5) . 'us';
+    return $s <= 0 ? $zero : int($s * 1e6 + 0.5) . 'us';
 }
 
 # A core duration option given as a bare number: seconds (0 to 10^9, as the timeouts above)
@@ -95,11 +97,11 @@ sub _core_options {
     # References are Storable images unless serialize => 0 (the core reads them only then).
     push @o, [ serialize => serialized_perl => ($conf->{serialize} // 1) ? 'true' : 'false',
                !defined $conf->{serialize} ];
-    $add->(connect_timeout => connect_timeout => _seconds($conf, 'connect_timeout'));
-    my $io = _seconds($conf, 'io_timeout');
-    my $sel = _seconds($conf, 'select_timeout');
+    $add->(connect_timeout => connect_timeout => _seconds($conf, 'connect_timeout', '86400s'));
+    my $io = _seconds($conf, 'io_timeout', '86400s');
+    my $sel = _seconds($conf, 'select_timeout', '86400s');
     $add->(defined $io ? 'io_timeout' : 'select_timeout', io_timeout => $io // $sel);
-    if (defined(my $ft = _seconds($conf, 'failure_timeout'))) {
+    if (defined(my $ft = _seconds($conf, 'failure_timeout', '0'))) {
         $add->(failure_timeout => retry_timeout     => $ft);
         $add->(failure_timeout => retry_timeout_max => $ft);
     }
@@ -845,8 +847,11 @@ are always inflated on reading, whatever this setting.
 =item max_failures, failure_timeout
 
 After C<max_failures> consecutive failures a server is not tried for C<failure_timeout>
-seconds (default 10); its keys fail at once meanwhile. 0 (the default) never marks a server
-dead. C<max_failures> is at most 4294967295, C<failure_timeout> at most 10^9 seconds.
+seconds (default 10); its keys fail at once meanwhile. C<max_failures> 0 (the default) never
+marks a server dead. C<failure_timeout> 0 is no rest: the server is tried again by the next
+call (not "no limit" as for the timeouts above; Cache::Memcached::Fast, whose clock is whole
+seconds, rests it for the rest of the current second). C<max_failures> is at most
+4294967295, C<failure_timeout> at most 10^9 seconds.
 
 =item ketama_points
 
