@@ -585,11 +585,13 @@ impl ClientBuilder {
         self
     }
 
-    /// Keep a compressed value only when `compressed / original <= ratio`. Default 0.8.
+    /// Keep a compressed value only when `compressed / original <= ratio`, `ratio` from 0
+    /// to 1; 0: never (no value is compressed: Cache::Memcached::Fast's `compress_ratio 0`).
+    /// Default 0.8.
     pub fn compression_ratio(mut self, ratio: f64) -> Self {
-        if !(ratio > 0.0 && ratio <= 1.0) {
+        if !(0.0..=1.0).contains(&ratio) {
             self.errors
-                .push(format!("compression ratio {ratio} not in (0, 1]"));
+                .push(format!("compression ratio {ratio} not in [0, 1]"));
         }
         self.config.compression.ratio = ratio;
         self

@@ -253,8 +253,8 @@ impl OptionSpec {
                 _ => return Err(out_of(&lo, &hi)),
             },
             (Apply::F64(f, lo, hi), Value::Fraction(x)) => {
-                if !(x > lo && x <= hi) {
-                    return Err(self.bad(shown, &format!("not in ({lo}, {hi}]")));
+                if !(x >= lo && x <= hi) {
+                    return Err(self.bad(shown, &format!("not in [{lo}, {hi}]")));
                 }
                 f(b, x)
             }
@@ -719,8 +719,8 @@ pub static OPTIONS: &[OptionSpec] = &[
         "how a value's size meets compression_threshold: at-least (>=) or above (>, Whalin's \
          and spymemcached's rule)",
         Apply::Text(set_compression_compare)),
-    row!("compression_ratio", Fraction, "", "0.8", "above 0, at most 1",
-        "keep a compressed value only when compressed/original is at most this",
+    row!("compression_ratio", Fraction, "", "0.8", "0 to 1",
+        "keep a compressed value only when compressed/original is at most this; 0: never (Cache::Memcached::Fast's compress_ratio 0: compression off in effect)",
         Apply::F64(ClientBuilder::compression_ratio, 0.0, 1.0)),
     row!("compression_ratio_compare", Name, "", "at-most", "at-most, below",
         "how compressed/original meets compression_ratio: at-most (<=) or below (<, pylibmc's and python-memcached's rule: a compressed form as long as the value is not kept)",
