@@ -67,6 +67,11 @@ pub struct Config {
     pub test_on_check_out: bool,
     /// Consecutive failures (connect errors, I/O errors, timeouts) that mark a server dead.
     pub failure_limit: u32,
+    /// `None`: `failure_limit` counts consecutive failures (a success resets the count);
+    /// `Some(window)`: the failures within `window` of the first of them, a success in
+    /// between not resetting it (Cache::Memcached::Fast's `max_failures` in
+    /// `failure_timeout`).
+    pub failure_window: Option<Duration>,
     /// Whether a reply that did not come within `io_timeout` counts toward `failure_limit`
     /// (default true); false: only connect errors, connect timeouts and socket errors do
     /// (libmemcached's rule: a read timeout never disables a server).
@@ -136,6 +141,7 @@ impl std::fmt::Debug for Config {
             nodelay,
             test_on_check_out,
             failure_limit,
+            failure_window,
             io_timeout_marks_dead,
             retry_timeout,
             retry_timeout_max,
@@ -173,6 +179,7 @@ impl std::fmt::Debug for Config {
             .field("nodelay", &nodelay)
             .field("test_on_check_out", &test_on_check_out)
             .field("failure_limit", &failure_limit)
+            .field("failure_window", &failure_window)
             .field("io_timeout_marks_dead", &io_timeout_marks_dead)
             .field("retry_timeout", &retry_timeout)
             .field("retry_timeout_max", &retry_timeout_max)
@@ -214,6 +221,7 @@ impl Default for Config {
             nodelay: true,
             test_on_check_out: false,
             failure_limit: 2,
+            failure_window: None,
             io_timeout_marks_dead: true,
             retry_timeout: Duration::from_secs(1),
             retry_timeout_max: Duration::from_secs(30),
@@ -497,6 +505,16 @@ impl ClientBuilder {
     pub fn failure_limit(mut self, n: u32) -> Self {
         self.check_range("failure_limit", n, 1, u32::MAX);
         self.config.failure_limit = n;
+        self
+    }
+
+    /// Count [`failure_limit`](Self::failure_limit)'s failures within `window` of the first
+    /// of them, a success in between not resetting the count (Cache::Memcached::Fast's
+    /// `max_failures` in `failure_timeout`); the count starts again after a window with
+    /// fewer and after a rest. `None` or zero (the default): consecutive failures, reset by
+    /// a success.
+    pub fn failure_window(mut self, window: Option<Duration>) -> Self {
+        self.config.failure_window = window.filter(|w| !w.is_zero());
         self
     }
 

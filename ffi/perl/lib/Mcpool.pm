@@ -101,7 +101,10 @@ sub _core_options {
     my $io = _seconds($conf, 'io_timeout', '86400s');
     my $sel = _seconds($conf, 'select_timeout', '86400s');
     $add->(defined $io ? 'io_timeout' : 'select_timeout', io_timeout => $io // $sel);
+    # failure_timeout is both the window max_failures are counted in (a success in between
+    # does not reset the count) and the rest that follows (the preset's 10 s otherwise).
     if (defined(my $ft = _seconds($conf, 'failure_timeout', '0'))) {
+        $add->(failure_timeout => failure_window    => $ft);
         $add->(failure_timeout => retry_timeout     => $ft);
         $add->(failure_timeout => retry_timeout_max => $ft);
     }
@@ -848,8 +851,12 @@ and 1>). Compressed values are always inflated on reading, whatever this setting
 
 =item max_failures, failure_timeout
 
-After C<max_failures> consecutive failures a server is not tried for C<failure_timeout>
-seconds (default 10); its keys fail at once meanwhile. C<max_failures> 0 (the default) never
+As in Cache::Memcached::Fast, after C<max_failures> failures within C<failure_timeout>
+seconds (default 10) of the first of them a server is not tried for another
+C<failure_timeout> seconds; its keys fail at once meanwhile. A success in between does not
+reset the count; failures further apart than C<failure_timeout> do not add up, and after the
+rest the count starts again (the core's C<failure_window>, C<retry_timeout> and
+C<retry_timeout_max>, all set by C<failure_timeout>). C<max_failures> 0 (the default) never
 marks a server dead. C<failure_timeout> 0 is no rest: the server is tried again by the next
 call (not "no limit" as for the timeouts above; Cache::Memcached::Fast, whose clock is whole
 seconds, rests it for the rest of the current second). C<max_failures> is at most
