@@ -67,6 +67,11 @@ pub struct Config {
     pub test_on_check_out: bool,
     /// Consecutive failures (connect errors, I/O errors, timeouts) that mark a server dead.
     pub failure_limit: u32,
+    /// `None`: `failure_limit` counts consecutive failures (a success resets the count);
+    /// `Some(window)`: the failures within `window` of the first of them, a success in
+    /// between not resetting it (Cache::Memcached::Fast's `max_failures` in
+    /// `failure_timeout`).
+    pub failure_window: Option<Duration>,
     /// Whether a reply that did not come within `io_timeout` counts toward `failure_limit`
     /// (default true); false: only connect errors, connect timeouts and socket errors do
     /// (libmemcached's rule: a read timeout never disables a server).
@@ -136,6 +141,7 @@ impl std::fmt::Debug for Config {
             nodelay,
             test_on_check_out,
             failure_limit,
+            failure_window,
             io_timeout_marks_dead,
             retry_timeout,
             retry_timeout_max,
@@ -173,6 +179,7 @@ impl std::fmt::Debug for Config {
             .field("nodelay", &nodelay)
             .field("test_on_check_out", &test_on_check_out)
             .field("failure_limit", &failure_limit)
+            .field("failure_window", &failure_window)
             .field("io_timeout_marks_dead", &io_timeout_marks_dead)
             .field("retry_timeout", &retry_timeout)
             .field("retry_timeout_max", &retry_timeout_max)
@@ -214,6 +221,7 @@ impl Default for Config {
             nodelay: true,
             test_on_check_out: false,
             failure_limit: 2,
+            failure_window: None,
             io_timeout_marks_dead: true,
             retry_timeout: Duration::from_secs(1),
             retry_timeout_max: Duration::from_secs(30),
@@ -500,6 +508,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Count [`failure_limit`](Self::failure_limit)'s failures within `window` of the first
+    /// of them, a success in between not resetting the count (Cache::Memcached::Fast's
+    /// `max_failures` in `failure_timeout`); the count starts again after a window with
+    /// fewer and after a rest. `None` or zero (the default): consecutive failures, reset by
+    /// a success.
+    pub fn failure_window(mut self, window: Option<Duration>) -> Self {
+        self.config.failure_window = window.filter(|w| !w.is_zero());
+        self
+    }
+
     /// Whether an I/O timeout (a server that took the request and did not answer within
     /// `io_timeout`) counts toward [`failure_limit`](Self::failure_limit). Default true.
     /// False is libmemcached's rule (the `pylibmc` and `libmemcached` presets): a read
@@ -585,11 +603,13 @@ impl ClientBuilder {
         self
     }
 
-    /// Keep a compressed value only when `compressed / original <= ratio`. Default 0.8.
+    /// Keep a compressed value only when `compressed / original <= ratio`, `ratio` from 0
+    /// to 1; 0: never (no value is compressed: Cache::Memcached::Fast's `compress_ratio 0`).
+    /// Default 0.8.
     pub fn compression_ratio(mut self, ratio: f64) -> Self {
-        if !(ratio > 0.0 && ratio <= 1.0) {
+        if !(0.0..=1.0).contains(&ratio) {
             self.errors
-                .push(format!("compression ratio {ratio} not in (0, 1]"));
+                .push(format!("compression ratio {ratio} not in [0, 1]"));
         }
         self.config.compression.ratio = ratio;
         self

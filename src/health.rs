@@ -10,6 +10,13 @@
 //! (before a restart, say) that fails on reuse is not a failed retry of the restarted server.
 //! After the back-off, the first failure of the new epoch (a failed retry) marks the server
 //! dead again with twice the back-off; the retries that fail with it count once.
+//!
+//! With a failure window (`failure_window`, Cache::Memcached::Fast's `max_failures` in
+//! `failure_timeout`), the limit counts the failures within the window instead, from the
+//! first of them: a success in between does not reset that count. The count starts again
+//! after a window with fewer, and after a rest (a failed retry is then the first failure of
+//! a new window, as Cache::Memcached::Fast counts). The consecutive count is still kept, for
+//! the server's state.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -24,6 +31,10 @@ fn now_ms() -> u64 {
 #[derive(Debug)]
 pub struct Health {
     failures: AtomicU32,
+    /// With a failure window: the failures counted in the current one, and when it ends
+    /// (`now_ms` time; 0 before the first failure).
+    window_failures: AtomicU32,
+    window_end: AtomicU64,
     /// Times marked dead since the last success: 1 after the first marking, one more per
     /// failed retry. The back-off is `retry * 2^(marks - 1)`, capped.
     marks: AtomicU32,
@@ -34,6 +45,8 @@ pub struct Health {
     /// closed instead of reused (`Conn::mark`). Not the server's health: nothing else changes.
     disconnects: AtomicU64,
     limit: u32,
+    /// The failure window in ms (0: the limit counts consecutive failures).
+    window: u64,
     retry: Duration,
     retry_max: Duration,
     /// The error of the failure that last marked the server dead, for the "marked dead"
@@ -79,14 +92,30 @@ impl ServerState {
 }
 
 impl Health {
+    /// A health whose limit counts consecutive failures (the tests' shorthand).
+    #[cfg(test)]
     pub(crate) fn new(limit: u32, retry: Duration, retry_max: Duration) -> Health {
+        Health::with_window(limit, None, retry, retry_max)
+    }
+
+    /// A health whose limit counts the failures within `window` of the first of them (a
+    /// success in between not resetting the count), or consecutive ones (`None` or zero).
+    pub(crate) fn with_window(
+        limit: u32,
+        window: Option<Duration>,
+        retry: Duration,
+        retry_max: Duration,
+    ) -> Health {
         Health {
             failures: AtomicU32::new(0),
+            window_failures: AtomicU32::new(0),
+            window_end: AtomicU64::new(0),
             marks: AtomicU32::new(0),
             dead_until: AtomicU64::new(0),
             epoch: AtomicU64::new(0),
             disconnects: AtomicU64::new(0),
             limit: limit.max(1),
+            window: window.map_or(0, |w| u64::try_from(w.as_millis()).unwrap_or(u64::MAX)),
             retry,
             retry_max,
             cause: std::sync::Mutex::new(String::new()),
@@ -148,7 +177,12 @@ impl Health {
             .failures
             .fetch_add(1, Ordering::Relaxed)
             .saturating_add(1);
-        if n < self.limit {
+        let counted = if self.window == 0 {
+            n
+        } else {
+            self.count_in_window()
+        };
+        if counted < self.limit {
             return None;
         }
         // Once per epoch: the failures that come with this one belong to the same incident.
@@ -165,13 +199,40 @@ impl Health {
             .retry
             .saturating_mul(1 << doublings)
             .min(self.retry_max);
-        self.dead_until
-            .store(now_ms() + wait.as_millis() as u64, Ordering::Relaxed);
+        let until = now_ms() + wait.as_millis() as u64;
+        self.dead_until.store(until, Ordering::Relaxed);
+        if self.window != 0 {
+            // counted again from the first failure after the rest
+            self.window_end.store(until, Ordering::Release);
+        }
         Some(Marked {
             failures: n,
             retry_in: wait,
             first: marks == 1,
         })
+    }
+
+    /// One more failure in the failure window, which starts at this failure when the last
+    /// one has ended (or a rest has): the failures counted in it.
+    fn count_in_window(&self) -> u32 {
+        let now = now_ms();
+        let end = self.window_end.load(Ordering::Acquire);
+        if now >= end
+            && self
+                .window_end
+                .compare_exchange(
+                    end,
+                    now.saturating_add(self.window),
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_ok()
+        {
+            self.window_failures.store(0, Ordering::Relaxed);
+        }
+        self.window_failures
+            .fetch_add(1, Ordering::Relaxed)
+            .saturating_add(1)
     }
 
     /// Records a successful exchange (cheap when already healthy: one load). Returns true
@@ -277,6 +338,69 @@ mod tests {
             (100 * MS, true),
             "reset by the success"
         );
+    }
+
+    /// Cache::Memcached::Fast's max_failures in failure_timeout: a success between two
+    /// failures does not reset the count; failures a window apart do not add up.
+    #[test]
+    fn a_window_counts_failures_a_success_does_not_reset() {
+        let h = Health::with_window(2, Some(60_000 * MS), 60_000 * MS, 60_000 * MS);
+        assert_eq!(h.record_failure(h.epoch()), None, "one failure of two");
+        h.record_success();
+        assert!(
+            h.may_try() && h.is_healthy(),
+            "the consecutive count is reset"
+        );
+        let m = h
+            .record_failure(h.epoch())
+            .expect("the second in the window marks it dead");
+        assert_eq!((m.failures, m.first), (1, true), "{m:?}");
+        assert!(!h.may_try());
+
+        // consecutive counting (no window): the success in between resets it
+        let c = Health::with_window(2, None, 60_000 * MS, 60_000 * MS);
+        assert_eq!(c.record_failure(c.epoch()), None);
+        c.record_success();
+        assert_eq!(
+            c.record_failure(c.epoch()),
+            None,
+            "one consecutive failure of two"
+        );
+
+        // a window that has ended: the count starts again
+        let w = Health::with_window(2, Some(MS), 60_000 * MS, 60_000 * MS);
+        assert_eq!(w.record_failure(w.epoch()), None);
+        let start = Instant::now();
+        while now_ms() < w.window_end.load(Ordering::Acquire) {
+            assert!(start.elapsed() < Duration::from_secs(5));
+            std::thread::yield_now();
+        }
+        assert_eq!(
+            w.record_failure(w.epoch()),
+            None,
+            "the first of a new window"
+        );
+        assert!(w.may_try());
+    }
+
+    /// After the rest, a failed retry is the first failure of a new window (not a mark at
+    /// once, as with consecutive counting).
+    #[test]
+    fn a_window_counts_again_after_the_rest() {
+        let h = Health::with_window(2, Some(60_000 * MS), MS, MS);
+        h.record_failure(h.epoch());
+        assert!(h.record_failure(h.epoch()).is_some());
+        let start = Instant::now();
+        while !h.may_try() {
+            assert!(start.elapsed() < Duration::from_secs(5));
+            std::thread::yield_now();
+        }
+        assert_eq!(
+            h.record_failure(h.epoch()),
+            None,
+            "one failure of two in a new window"
+        );
+        assert!(h.record_failure(h.epoch()).is_some(), "two: dead again");
     }
 
     #[test]

@@ -121,6 +121,8 @@ pub(crate) struct PoolSettings {
     pub test_on_check_out: bool,
     /// Consecutive failures that mark a server dead.
     pub failure_limit: u32,
+    /// `failure_limit` counts the failures within this window (`None`: consecutive ones).
+    pub failure_window: Option<Duration>,
     /// Whether an I/O timeout counts as a failure (`io_timeout_marks_dead`).
     pub io_timeout_marks_dead: bool,
     /// How long a dead server rests before it is tried again (first time).
@@ -423,8 +425,9 @@ impl Server {
         dialect: &Dialect,
     ) -> Server {
         let label: Arc<str> = spec.addr.to_string().into();
-        let health = Arc::new(Health::new(
+        let health = Arc::new(Health::with_window(
             settings.failure_limit,
+            settings.failure_window,
             settings.retry_timeout,
             settings.retry_timeout_max,
         ));

@@ -43,7 +43,9 @@ fn every_option_refuses_a_bad_value_naming_it() {
             OptionType::Integer => {
                 bad.extend(["1e3", "-1", "ten", "99999999999999999999"].map(String::from))
             }
-            OptionType::Fraction => bad.extend(["1.5", "0", "-0.1", "NaN", "x"].map(String::from)),
+            OptionType::Fraction => {
+                bad.extend(["1.5", "1.01", "-0.1", "NaN", "x"].map(String::from))
+            }
             _ => {}
         }
         if o.name == "key_prefix" {

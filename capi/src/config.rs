@@ -538,8 +538,8 @@ pub unsafe extern "C" fn mcpool_config_set_compression_threshold(
     unsafe { set_int(config, "compression_threshold", bytes as u64) }
 }
 
-/// Keep a compressed value only when `compressed / original <= ratio`, with `ratio` in
-/// (0, 1]; anything else is `MCPOOL_CONFIG`. Default 0.8.
+/// Keep a compressed value only when `compressed / original <= ratio`, with `ratio` from 0
+/// to 1 (0: never, no value is compressed); anything else is `MCPOOL_CONFIG`. Default 0.8.
 ///
 /// # Safety
 /// `config` is NULL (refused) or a live configuration no other thread is using.

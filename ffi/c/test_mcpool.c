@@ -169,7 +169,7 @@ static void test_config(void) {
     EXPECT(mcpool_config_set_io_timeout_ms(cfg, 0), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_pool_timeout_ms(cfg, 0), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_failure_limit(cfg, 0), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_set_compression_ratio(cfg, 0.0), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set_compression_ratio(cfg, -0.5), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_compression_ratio(cfg, 1.5), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_max_value_size(cfg, 0), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_compression_ratio(cfg, NAN), MCPOOL_CONFIG);

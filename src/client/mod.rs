@@ -150,6 +150,7 @@ impl Client {
             max_lifetime: config.max_lifetime,
             test_on_check_out: config.test_on_check_out,
             failure_limit: config.failure_limit,
+            failure_window: config.failure_window,
             io_timeout_marks_dead: config.io_timeout_marks_dead,
             retry_timeout: config.retry_timeout,
             retry_timeout_max: config.retry_timeout_max,

@@ -253,8 +253,8 @@ impl OptionSpec {
                 _ => return Err(out_of(&lo, &hi)),
             },
             (Apply::F64(f, lo, hi), Value::Fraction(x)) => {
-                if !(x > lo && x <= hi) {
-                    return Err(self.bad(shown, &format!("not in ({lo}, {hi}]")));
+                if !(x >= lo && x <= hi) {
+                    return Err(self.bad(shown, &format!("not in [{lo}, {hi}]")));
                 }
                 f(b, x)
             }
@@ -674,9 +674,12 @@ pub static OPTIONS: &[OptionSpec] = &[
         "cap on the doubling retry wait; at least retry_timeout",
         Apply::Duration(ClientBuilder::retry_timeout_max)),
     row!("failure_limit", Integer, "", "2", "1 to 4294967295",
-        "consecutive failures that mark a server dead",
+        "failures that mark a server dead: consecutive ones, or those within failure_window",
         // the range: the setter checks it (ClientBuilder::check_range), one check
         Apply::U32(ClientBuilder::failure_limit, 0, u32::MAX)),
+    row!("failure_window", DurationOrNone, "ms", "0", "",
+        "count failure_limit's failures within this window of the first of them, a success in between not resetting the count (Cache::Memcached::Fast's max_failures in failure_timeout); 0: consecutive failures, reset by a success",
+        Apply::OptDuration(ClientBuilder::failure_window)),
     row!("io_timeout_marks_dead", Bool, "", "true", "",
         "whether a reply that did not come within io_timeout counts toward failure_limit; false: only connect errors, connect timeouts and socket errors do (libmemcached's rule)",
         Apply::Bool(ClientBuilder::io_timeout_marks_dead)),
@@ -719,8 +722,8 @@ pub static OPTIONS: &[OptionSpec] = &[
         "how a value's size meets compression_threshold: at-least (>=) or above (>, Whalin's \
          and spymemcached's rule)",
         Apply::Text(set_compression_compare)),
-    row!("compression_ratio", Fraction, "", "0.8", "above 0, at most 1",
-        "keep a compressed value only when compressed/original is at most this",
+    row!("compression_ratio", Fraction, "", "0.8", "0 to 1",
+        "keep a compressed value only when compressed/original is at most this; 0: never (Cache::Memcached::Fast's compress_ratio 0: compression off in effect)",
         Apply::F64(ClientBuilder::compression_ratio, 0.0, 1.0)),
     row!("compression_ratio_compare", Name, "", "at-most", "at-most, below",
         "how compressed/original meets compression_ratio: at-most (<=) or below (<, pylibmc's and python-memcached's rule: a compressed form as long as the value is not kept)",
@@ -970,6 +973,8 @@ pub static PRESETS: &[Preset] = &[
             ("operation_timeout", "0"),
             // max_failures "default: 0": a server is never marked dead (the largest limit).
             ("failure_limit", "4294967295"),
+            // max_failures "in failure_timeout seconds" (default 10), which is also the rest
+            ("failure_window", "10s"),
             ("retry_timeout", "10s"),
             ("retry_timeout_max", "10s"),
             ("compression", "false"),

@@ -136,7 +136,8 @@ pub struct Compression {
     /// as long (default false).
     pub above: bool,
     /// Keep the compressed form only when `compressed / original <= ratio`
-    /// (default 0.8, as Cache::Memcached's `compress_ratio`).
+    /// (default 0.8, as Cache::Memcached's `compress_ratio`); 0: never, so nothing is
+    /// compressed at all.
     pub ratio: f64,
     /// Compare `ratio` strictly: keep the compressed form only when
     /// `compressed < ratio × original` (pylibmc's and python-memcached's
@@ -194,6 +195,7 @@ impl Compression {
     /// is. The one compression decision of every store path.
     pub fn compress(&self, codec: Codec, data: &[u8]) -> Option<Vec<u8>> {
         if !self.enabled
+            || self.ratio <= 0.0
             || !self.due(data.len())
             || data.is_empty()
             || data.len() > self.max_decompressed
@@ -496,6 +498,18 @@ mod tests {
         };
         assert!(capped.compress(Codec::Zlib, &b"a".repeat(1001)).is_none());
         assert!(capped.compress(Codec::Zlib, &b"a".repeat(1000)).is_some());
+    }
+
+    #[test]
+    fn ratio_zero_compresses_nothing() {
+        // Cache::Memcached::Fast's compress_ratio 0: no compressed form is short enough
+        let never = Compression {
+            threshold: 0,
+            ratio: 0.0,
+            ..Compression::default()
+        };
+        assert!(never.compress(Codec::Zlib, &b"a".repeat(100_000)).is_none());
+        assert!(never.compress(Codec::Gzip, &b"a".repeat(100)).is_none());
     }
 
     #[test]

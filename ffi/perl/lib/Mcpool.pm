@@ -59,18 +59,20 @@ sub _num {
 }
 
 # Cache::Memcached::Fast's timeouts are seconds, rational, at most 10^9 (31 years, so the
-# microseconds stay exact); the core's text for them. 0 means no limit there: a day here.
+# microseconds stay exact); the core's text for them. 0 is $zero, the word's own meaning
+# there: for connect_timeout and io_timeout no limit (a day here), for failure_timeout no
+# rest at all (0, Cache::Memcached::Fast's server is tried again at once).
 my $MAX_SECONDS = 1e9;
 my $U32 = 4_294_967_295;
 
 sub _seconds {
-    my ($conf, $name) = @_;
+    my ($conf, $name, $zero) = @_;
     my $v = $conf->{$name};
     return undef unless defined $v;
     # The core's own text form ('250ms', '2s') is taken as it is.
     return "$v" if !ref $v && $v =~ /^[0-9]+(?:\.[0-9]+)?(?:ms|us|s)$/;
     my $s = _num($conf, $name, 0, $MAX_SECONDS, 'seconds');
-    return $s <= 0 ? '86400s' : int($s * 1e6 + 0.5) . 'us';
+    return $s <= 0 ? $zero : int($s * 1e6 + 0.5) . 'us';
 }
 
 # A core duration option given as a bare number: seconds (0 to 10^9, as the timeouts above)
@@ -95,11 +97,14 @@ sub _core_options {
     # References are Storable images unless serialize => 0 (the core reads them only then).
     push @o, [ serialize => serialized_perl => ($conf->{serialize} // 1) ? 'true' : 'false',
                !defined $conf->{serialize} ];
-    $add->(connect_timeout => connect_timeout => _seconds($conf, 'connect_timeout'));
-    my $io = _seconds($conf, 'io_timeout');
-    my $sel = _seconds($conf, 'select_timeout');
+    $add->(connect_timeout => connect_timeout => _seconds($conf, 'connect_timeout', '86400s'));
+    my $io = _seconds($conf, 'io_timeout', '86400s');
+    my $sel = _seconds($conf, 'select_timeout', '86400s');
     $add->(defined $io ? 'io_timeout' : 'select_timeout', io_timeout => $io // $sel);
-    if (defined(my $ft = _seconds($conf, 'failure_timeout'))) {
+    # failure_timeout is both the window max_failures are counted in (a success in between
+    # does not reset the count) and the rest that follows (the preset's 10 s otherwise).
+    if (defined(my $ft = _seconds($conf, 'failure_timeout', '0'))) {
+        $add->(failure_timeout => failure_window    => $ft);
         $add->(failure_timeout => retry_timeout     => $ft);
         $add->(failure_timeout => retry_timeout_max => $ft);
     }
@@ -123,8 +128,12 @@ sub _core_options {
     # count already (_core_weights), so one point per unit of weight
     $add->(ketama_points => distribution => 'cmf-ketama:1') if $ketama;
     # The namespace is the core's key prefix, set by the XS as bytes (Perl's, as
-    # Cache::Memcached::Fast sends it: a Latin-1 namespace is fine); hash_namespace is the
-    # core's hash_key_prefix (placement hashes the prefix too, as Cache::Memcached::Fast's).
+    # Cache::Memcached::Fast sends it: a Latin-1 namespace is fine, which the core's text
+    # option would not take). It is counted here as the argument that sets key_prefix (the
+    # XS sets its bytes after these), so that the core refuses a key_prefix given too, naming
+    # both, as any option set by two arguments. hash_namespace is the core's
+    # hash_key_prefix (placement hashes the prefix too, as Cache::Memcached::Fast's).
+    $add->(namespace => key_prefix => '') if defined $conf->{namespace};
     $add->(hash_namespace => hash_key_prefix => $conf->{hash_namespace} ? 'true' : 'false')
         if defined $conf->{hash_namespace};
     for my $name (sort grep { $core_option{$_} && !$cmf_args{$_} && !$perl_args{$_} && $_ ne 'preset' }
@@ -786,7 +795,7 @@ only translates Cache::Memcached::Fast's names and units (seconds, C<max_failure
 C<compress_threshold -1>) into the core's. One core option set by two arguments (a
 Cache::Memcached::Fast name and the core's own: C<compress_threshold> with C<compression> or
 C<compression_threshold>, C<failure_timeout> with C<retry_timeout>, C<max_size> with
-C<max_value_size>, C<serialize> with C<serialized_perl>) croaks naming both (C<option
+C<max_value_size>, C<serialize> with C<serialized_perl>, C<namespace> with C<key_prefix>) croaks naming both (C<option
 compression given twice (as compress_threshold and compression)>), whatever the values: the
 core's rule, the same in every binding.
 
@@ -815,7 +824,9 @@ The prefix is the namespace's bytes as Perl holds them, as Cache::Memcached::Fas
 string of Latin-1 bytes is those bytes, a character string (UTF8 flag on) its UTF-8.
 Both are the core's: C<namespace> is its C<key_prefix>, C<hash_namespace> its
 C<hash_key_prefix> (true or false; not given: the distribution's rule, which for
-Cache::Memcached::Fast's placement is not to hash it).
+Cache::Memcached::Fast's placement is not to hash it). C<namespace> and C<key_prefix> both
+given croak (C<option key_prefix given twice (as namespace and key_prefix)>), whatever the
+values: one prefix, never one silently dropped.
 
 =item connect_timeout, io_timeout (or select_timeout)
 
@@ -833,14 +844,23 @@ the call returns, so within that bound (docs/options.md).
 =item compress_threshold, compress_ratio
 
 Values of at least C<compress_threshold> bytes are gzip-compressed when the result is at most
-C<compress_ratio> of the original (default 0.8). Default -1: no compression. Compressed values
-are always inflated on reading, whatever this setting.
+C<compress_ratio> of the original (default 0.8). Default -1: no compression. C<compress_ratio>
+is from 0 to 1, as Cache::Memcached::Fast's; 0: no compressed form is ever kept (every value
+stored plain); outside that range C<new> croaks (C<compress_ratio must be a number between 0
+and 1>). Compressed values are always inflated on reading, whatever this setting.
 
 =item max_failures, failure_timeout
 
-After C<max_failures> consecutive failures a server is not tried for C<failure_timeout>
-seconds (default 10); its keys fail at once meanwhile. 0 (the default) never marks a server
-dead. C<max_failures> is at most 4294967295, C<failure_timeout> at most 10^9 seconds.
+As in Cache::Memcached::Fast, after C<max_failures> failures within C<failure_timeout>
+seconds (default 10) of the first of them a server is not tried for another
+C<failure_timeout> seconds; its keys fail at once meanwhile. A success in between does not
+reset the count; failures further apart than C<failure_timeout> do not add up, and after the
+rest the count starts again (the core's C<failure_window>, C<retry_timeout> and
+C<retry_timeout_max>, all set by C<failure_timeout>). C<max_failures> 0 (the default) never
+marks a server dead. C<failure_timeout> 0 is no rest: the server is tried again by the next
+call (not "no limit" as for the timeouts above; Cache::Memcached::Fast, whose clock is whole
+seconds, rests it for the rest of the current second). C<max_failures> is at most
+4294967295, C<failure_timeout> at most 10^9 seconds.
 
 =item ketama_points
 
