@@ -1,0 +1,121 @@
+//! Failure classification and the one I/O timeout a multi-server call's servers share:
+//! this process out of file descriptors is not a server failure; memcached refusing a
+//! connection beyond its limit (`-c`) is one (as a refused connect is); silent servers
+//! interleaved with live ones cost a multi-key call one I/O timeout, not one each.
+
+mod common;
+
+use common::{unique, Memcached};
+use mcpool::{Client, ClientBuilder, Error, FailoverPolicy, StoreOutcome};
+use std::time::{Duration, Instant};
+
+/// Set (to `a,b,c` server addresses) only in the child process of
+/// `fd_exhaustion_fails_the_call_and_blames_no_server`.
+const EMFILE_CHILD: &str = "MCPOOL_TEST_EMFILE_CHILD";
+
+/// This process out of file descriptors (`EMFILE` from `socket(2)`) fails the call with an
+/// error that says so, but the server was never asked: it is not counted towards
+/// `failure_limit`, not marked dead, and its keys do not move (with `failover=rehash` a write
+/// moved to another server while every other client read the old value at home). The
+/// descriptor limit is lowered only in a child process (this test binary run again for
+/// `emfile_child`), never in the test binary itself.
+#[test]
+fn fd_exhaustion_fails_the_call_and_blames_no_server() {
+    let servers: Vec<Memcached> = (0..3).map(|_| Memcached::start(&[])).collect();
+    let addrs: Vec<String> = servers.iter().map(|m| m.addr()).collect();
+    let key = unique("emfile");
+    let plain = Client::new(&addrs).unwrap();
+    assert_eq!(plain.set(&key, b"old", 0).unwrap(), StoreOutcome::Stored);
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "emfile_child", "--nocapture", "--test-threads=1"])
+        .env(EMFILE_CHILD, addrs.join(","))
+        .env("MCPOOL_TEST_EMFILE_KEY", &key)
+        .spawn()
+        .unwrap();
+    // Bounded: a child that hangs is killed and the test fails.
+    let end = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the child did not finish in 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(
+        status.success(),
+        "the child's assertions failed (its output is above)"
+    );
+    // The child's last write, after its descriptors were freed, went to the key's own server.
+    let fresh = Client::new(&addrs).unwrap();
+    assert_eq!(fresh.get(&key).unwrap().as_deref(), Some(&b"new"[..]));
+}
+
+/// The child of `fd_exhaustion_fails_the_call_and_blames_no_server` (does nothing in any
+/// other process).
+#[test]
+#[allow(unsafe_code)] // setrlimit(2), dup(2) in the child process only
+fn emfile_child() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let Ok(servers) = std::env::var(EMFILE_CHILD) else {
+        return;
+    };
+    let key = std::env::var("MCPOOL_TEST_EMFILE_KEY").unwrap();
+    let addrs: Vec<&str> = servers.split(',').collect();
+    let c = ClientBuilder::new()
+        .servers(&addrs)
+        .failover(FailoverPolicy::Rehash)
+        .failure_limit(1)
+        .retry_timeout(Duration::from_secs(60))
+        .min_idle(0)
+        .build()
+        .unwrap();
+    // This process only: a low limit, then every descriptor under it taken.
+    let limit = libc::rlimit {
+        rlim_cur: 256,
+        rlim_max: 256,
+    };
+    // SAFETY: `limit` is a valid rlimit during the call.
+    assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
+    let mut held = Vec::new();
+    for _ in 0..256 {
+        // SAFETY: dup(2) of standard input; a new descriptor is owned by `held` alone.
+        let fd = unsafe { libc::dup(0) };
+        if fd < 0 {
+            break;
+        }
+        // SAFETY: `fd` was just opened and is owned by nobody else.
+        held.push(unsafe { OwnedFd::from_raw_fd(fd) });
+    }
+    // SAFETY: as above; fails now.
+    assert_eq!(unsafe { libc::dup(0) }, -1, "descriptors left");
+    for _ in 0..3 {
+        let e = c.set(&key, b"lost", 0).unwrap_err();
+        assert!(emfile(&e), "{e:?}");
+        assert!(!e.is_server_failure(), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains("EMFILE") && text.contains("too many open files"),
+            "{text}"
+        );
+        let e = c.get(&key).unwrap_err();
+        assert!(emfile(&e) && !e.is_server_failure(), "{e:?}");
+    }
+    for s in c.server_states() {
+        assert!(s.alive && s.failures == 0, "{s:?}");
+    }
+    for m in c.metrics() {
+        assert_eq!((m.ejections, m.failovers), (0, 0), "{m:?}");
+    }
+    drop(held);
+    assert_eq!(c.set(&key, b"new", 0).unwrap(), StoreOutcome::Stored);
+    assert_eq!(c.get(&key).unwrap().as_deref(), Some(&b"new"[..]));
+}
+
+/// Whether `e` is the I/O error `EMFILE` (no descriptor left in this process).
+fn emfile(e: &Error) -> bool {
+    matches!(e, Error::Io { source, .. } if source.raw_os_error() == Some(libc::EMFILE))
+}
