@@ -171,8 +171,27 @@ pub(crate) enum Scan<T> {
     Done(usize, T),
 }
 
-/// A protocol error at `bytes` (the unparsed input), quoting the first 80 of them.
+/// What memcached writes, in place of any reply and whatever the protocol, on a connection
+/// it accepted beyond its connection limit (`-c`), before it closes it.
+const CONNECTION_LIMIT_REPLY: &[u8] = b"ERROR Too many open connections\r\n";
+
+/// A protocol error at `bytes` (the unparsed input), quoting the first 80 of them; but
+/// memcached's refusal of a connection beyond its limit ([`CONNECTION_LIMIT_REPLY`]) is a
+/// connection failure, as a refused connect is ([`Error::Io`]: class `Connection`, counted
+/// towards `failure_limit`, failed over, a miss under `fail_open`). The one place that reads
+/// it, for every dialect: text and meta would take it for an unknown reply, binary for a
+/// packet without its magic byte.
 pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error {
+    if bytes.starts_with(CONNECTION_LIMIT_REPLY) {
+        return Error::Io {
+            server: server.to_string(),
+            source: io::Error::new(
+                io::ErrorKind::ConnectionRefused,
+                "connection refused: the server is at its connection limit (memcached -c) and \
+                 answered \"ERROR Too many open connections\"",
+            ),
+        };
+    }
     let head = &bytes[..bytes.len().min(80)];
     // A TLS record (an alert or a handshake: type 21 or 22, version 3.x) where a memcached
     // reply belongs: the server speaks TLS and the client does not.

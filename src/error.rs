@@ -83,8 +83,9 @@ pub enum Error {
     /// ([`crate::set_interrupt_check`]) asked to end the call (a Python `KeyboardInterrupt`).
     /// The connection was dropped; the server is not blamed.
     Interrupted,
-    /// Any other socket error (refused, reset, closed mid-reply). The connection was dropped.
-    /// Also no socket for lack of file descriptors in this process
+    /// Any other socket error (refused, reset, closed mid-reply; memcached's `ERROR Too many
+    /// open connections` beyond its connection limit is a refused connection). The
+    /// connection was dropped. Also no socket for lack of file descriptors in this process
     /// ([`Error::is_local_fd_exhaustion`]), which is not the server's failure.
     Io {
         /// `host:port` of the server.

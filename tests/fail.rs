@@ -6,8 +6,12 @@
 mod common;
 
 use common::{unique, Memcached};
-use mcpool::{Client, ClientBuilder, Error, FailoverPolicy, StoreOutcome};
+use mcpool::{Client, ClientBuilder, Error, FailoverPolicy, Protocol, StoreOutcome};
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
+
+const PROTOCOLS: [Protocol; 3] = [Protocol::Text, Protocol::Meta, Protocol::Binary];
 
 /// Set (to `a,b,c` server addresses) only in the child process of
 /// `fd_exhaustion_fails_the_call_and_blames_no_server`.
@@ -118,4 +122,86 @@ fn emfile_child() {
 /// Whether `e` is the I/O error `EMFILE` (no descriptor left in this process).
 fn emfile(e: &Error) -> bool {
     matches!(e, Error::Io { source, .. } if source.raw_os_error() == Some(libc::EMFILE))
+}
+
+/// Takes every connection memcached `mc` (started with a small `-c`) will accept: holds
+/// connections (each answered a `version`) until one is refused with memcached's
+/// "ERROR Too many open connections". At most 64 tries.
+fn fill_connections(mc: &Memcached) -> Vec<TcpStream> {
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        let mut s = TcpStream::connect(mc.addr()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let _ = s.write_all(b"version\r\n");
+        let mut buf = [0u8; 64];
+        let n = s.read(&mut buf).unwrap_or(0);
+        if buf[..n].starts_with(b"VERSION ") {
+            held.push(s);
+        } else {
+            assert!(
+                buf[..n].starts_with(b"ERROR Too many open connections"),
+                "{:?}",
+                String::from_utf8_lossy(&buf[..n])
+            );
+            return held;
+        }
+    }
+    panic!("memcached accepted 64 connections despite -c");
+}
+
+/// memcached at its connection limit answers a new connection "ERROR Too many open
+/// connections" and closes it: for a caller the server cannot be reached, as when it refuses
+/// the connect. In every protocol that is a connection error (class `Connection`, not a
+/// protocol error), counted towards `failure_limit` (the server is marked dead and, under
+/// `failover=rehash`, its keys move to a live server), and a miss under `fail_open`.
+#[test]
+fn a_server_at_its_connection_limit_is_a_connection_failure() {
+    let full = Memcached::start(&["-c", "16", "-t", "1"]);
+    let live = Memcached::start(&[]);
+    let _held = fill_connections(&full);
+    for p in PROTOCOLS {
+        let build = |fail_open: bool| {
+            ClientBuilder::new()
+                .servers([full.addr(), live.addr()])
+                .protocol(p)
+                .failover(FailoverPolicy::Rehash)
+                .failure_limit(1)
+                .retry_timeout(Duration::from_secs(60))
+                .min_idle(0)
+                .fail_open(fail_open)
+                .build()
+                .unwrap()
+        };
+        let c = build(false);
+        let key = (0..1000)
+            .map(|i| unique(&format!("full{i}-")))
+            .find(|k| c.server_for(k).unwrap() == 0)
+            .unwrap();
+        let e = c.get(&key).unwrap_err();
+        assert!(matches!(e, Error::Io { .. }), "{p:?}: {e:?}");
+        assert_eq!(e.class(), mcpool::error::Class::Connection, "{p:?}: {e}");
+        assert!(e.is_server_failure() && e.fails_open(), "{p:?}: {e}");
+        if p != Protocol::Binary {
+            assert!(e.to_string().contains("connection limit"), "{p:?}: {e}");
+        }
+        let states = c.server_states();
+        assert!(!states[0].alive, "{p:?}: {states:?}");
+        assert_eq!(c.metrics()[0].ejections, 1, "{p:?}");
+        // Marked dead: the key now lives on the live server.
+        assert_eq!(
+            c.set(&key, b"moved", 0).unwrap(),
+            StoreOutcome::Stored,
+            "{p:?}"
+        );
+        assert_eq!(
+            c.get(&key).unwrap().as_deref(),
+            Some(&b"moved"[..]),
+            "{p:?}"
+        );
+        let direct = Client::new([live.addr()]).unwrap();
+        assert_eq!(direct.get(&key).unwrap().as_deref(), Some(&b"moved"[..]));
+        // fail_open: an unreachable server's read is a miss.
+        let open = build(true);
+        assert_eq!(open.get(&key).unwrap(), None, "{p:?}");
+    }
 }
