@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{unique, Memcached};
+use common::{silent_server, unique, Memcached};
 use mcpool::{Client, ClientBuilder, Error, FailoverPolicy, Protocol, StoreOutcome};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -203,5 +203,65 @@ fn a_server_at_its_connection_limit_is_a_connection_failure() {
         // fail_open: an unreachable server's read is a miss.
         let open = build(true);
         assert_eq!(open.get(&key).unwrap(), None, "{p:?}");
+    }
+}
+
+/// Six deliberately silent fake servers (accept, never answer) alternating with six real
+/// memcached: a get_multi and a set_multi at io_timeout 0.5 s each take about one
+/// io_timeout (as Cache::Memcached::Fast's one poll over the server set), not one per silent
+/// server (3 s: each live reply read between two silent servers gave the next wait a whole
+/// io_timeout again, although it had arrived at once). Every live server's key succeeds.
+#[test]
+fn silent_servers_between_live_ones_share_one_io_timeout() {
+    let live: Vec<Memcached> = (0..6).map(|_| Memcached::start(&[])).collect();
+    let io = Duration::from_millis(500);
+    for p in PROTOCOLS {
+        let mut servers = Vec::new();
+        for mc in &live {
+            servers.push(silent_server());
+            servers.push(mc.addr());
+        }
+        let c = ClientBuilder::new()
+            .servers(&servers)
+            .protocol(p)
+            .io_timeout(io)
+            .operation_timeout(None)
+            .failure_limit(1000)
+            .min_idle(0)
+            .build()
+            .unwrap();
+        let keys: Vec<String> = (0..120).map(|i| unique(&format!("shared{i}-"))).collect();
+        let on_live: Vec<bool> = keys
+            .iter()
+            .map(|k| c.server_for(k).unwrap() % 2 == 1)
+            .collect();
+        assert!(on_live.iter().any(|&l| l) && on_live.iter().any(|&l| !l));
+        let items: Vec<(&str, Vec<u8>)> = keys
+            .iter()
+            .map(|k| (k.as_str(), format!("v-{k}").into_bytes()))
+            .collect();
+        let t = Instant::now();
+        let stored = c.set_multi(&items, 0);
+        let took = t.elapsed();
+        assert!(took < io * 2, "{p:?}: set_multi took {took:?}");
+        for (r, &l) in stored.iter().zip(&on_live) {
+            if l {
+                assert_eq!(r.as_ref().ok(), Some(&StoreOutcome::Stored), "{p:?}: {r:?}");
+            } else {
+                assert!(matches!(r, Err(Error::IoTimeout { .. })), "{p:?}: {r:?}");
+            }
+        }
+        let t = Instant::now();
+        let got = c.get_multi(&keys);
+        let took = t.elapsed();
+        assert!(took < io * 2, "{p:?}: get_multi took {took:?}");
+        for ((g, &l), (_, v)) in got.iter().zip(&on_live).zip(&items) {
+            if l {
+                let item = g.as_ref().unwrap().as_ref().expect("a hit");
+                assert_eq!(&item.value[..], &v[..], "{p:?}");
+            } else {
+                assert!(matches!(g, Err(Error::IoTimeout { .. })), "{p:?}: {g:?}");
+            }
+        }
     }
 }
