@@ -95,9 +95,10 @@ impl Deadline {
 /// which share one I/O timeout: every server's request is written before any reply is read,
 /// so once one server's wait has timed out the others have been waiting as long. A later
 /// server's wait then gets only what is left of the I/O timeout since the call last made
-/// progress (bytes read or written on any of its connections; a reply already received
-/// counts); progress gives the next wait a whole I/O timeout again. So the call's servers
-/// time out together, about one I/O timeout after the last progress, as
+/// progress (bytes written on any of its connections, or bytes read, as of when they
+/// arrived: a reply received while another server's wait was timing out is read, and
+/// leaves the next wait no more time, see [`Conn::progress_in_quiet_set`]). So the call's
+/// servers time out together, one I/O timeout after the last progress, as
 /// Cache::Memcached::Fast's "per server set" timeout does, not one I/O timeout per silent
 /// server in turn. Nothing of this costs anything until a wait times out.
 #[derive(Debug, Default)]
@@ -171,8 +172,27 @@ pub(crate) enum Scan<T> {
     Done(usize, T),
 }
 
-/// A protocol error at `bytes` (the unparsed input), quoting the first 80 of them.
+/// What memcached writes, in place of any reply and whatever the protocol, on a connection
+/// it accepted beyond its connection limit (`-c`), before it closes it.
+const CONNECTION_LIMIT_REPLY: &[u8] = b"ERROR Too many open connections\r\n";
+
+/// A protocol error at `bytes` (the unparsed input), quoting the first 80 of them; but
+/// memcached's refusal of a connection beyond its limit ([`CONNECTION_LIMIT_REPLY`]) is a
+/// connection failure, as a refused connect is ([`Error::Io`]: class `Connection`, counted
+/// towards `failure_limit`, failed over, a miss under `fail_open`). The one place that reads
+/// it, for every dialect: text and meta would take it for an unknown reply, binary for a
+/// packet without its magic byte.
 pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error {
+    if bytes.starts_with(CONNECTION_LIMIT_REPLY) {
+        return Error::Io {
+            server: server.to_string(),
+            source: io::Error::new(
+                io::ErrorKind::ConnectionRefused,
+                "connection refused: the server is at its connection limit (memcached -c) and \
+                 answered \"ERROR Too many open connections\"",
+            ),
+        };
+    }
     let head = &bytes[..bytes.len().min(80)];
     // A TLS record (an alert or a handshake: type 21 or 22, version 3.x) where a memcached
     // reply belongs: the server speaks TLS and the client does not.
@@ -236,11 +256,22 @@ impl Stream {
     /// during a wait ends it, and a request is sent before its reply is waited for.
     /// One system call; only after a wait was interrupted.
     fn quiet_for(&self) -> Option<Duration> {
+        self.last_data().map(|(sent, received)| sent.min(received))
+    }
+
+    /// How long ago the connection last received data, when the kernel says (as
+    /// [`Stream::quiet_for`]): bytes read now may have arrived long before.
+    fn received_ago(&self) -> Option<Duration> {
+        self.last_data().map(|(_, received)| received)
+    }
+
+    /// How long ago data was last sent and received, when the kernel says.
+    fn last_data(&self) -> Option<(Duration, Duration)> {
         match self {
-            Stream::Tcp(s) => tcp_quiet_for(s.as_raw_fd()),
+            Stream::Tcp(s) => tcp_last_data(s.as_raw_fd()),
             Stream::Unix(_) => None,
             #[cfg(feature = "tls")]
-            Stream::Tls(s) => tcp_quiet_for(s.sock.as_raw_fd()),
+            Stream::Tls(s) => tcp_last_data(s.sock.as_raw_fd()),
         }
     }
 
@@ -278,11 +309,11 @@ pub(crate) fn coarse_ms() -> u64 {
         .saturating_add(ts.tv_nsec as u64 / 1_000_000)
 }
 
-/// [`Stream::quiet_for`] of TCP socket `fd`: the lesser of `TCP_INFO`'s times since the last
-/// data sent and received.
+/// [`Stream::last_data`] of TCP socket `fd`: `TCP_INFO`'s times since the last data sent
+/// and received.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)] // getsockopt(2) of TCP_INFO
-fn tcp_quiet_for(fd: RawFd) -> Option<Duration> {
+fn tcp_last_data(fd: RawFd) -> Option<(Duration, Duration)> {
     // SAFETY: tcp_info is plain integers; all zeroes is a valid value.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
@@ -299,13 +330,15 @@ fn tcp_quiet_for(fd: RawFd) -> Option<Duration> {
     };
     let complete = (len as usize) >= std::mem::size_of::<libc::tcp_info>();
     (r == 0 && complete).then(|| {
-        let ms = info.tcpi_last_data_sent.min(info.tcpi_last_data_recv);
-        Duration::from_millis(u64::from(ms))
+        (
+            Duration::from_millis(u64::from(info.tcpi_last_data_sent)),
+            Duration::from_millis(u64::from(info.tcpi_last_data_recv)),
+        )
     })
 }
 
 #[cfg(not(target_os = "linux"))]
-fn tcp_quiet_for(_fd: RawFd) -> Option<Duration> {
+fn tcp_last_data(_fd: RawFd) -> Option<(Duration, Duration)> {
     None
 }
 
@@ -1200,8 +1233,30 @@ impl Conn {
         }
         self.rend += n;
         self.recv_bytes += n as u64;
-        self.quiet_since = None;
+        if self.quiet_since.is_some() {
+            self.progress_in_quiet_set();
+        }
         Ok(())
+    }
+
+    /// Bytes were read in a multi-server call that had made no progress since `quiet_since`
+    /// (a wait of it timed out, see [`SetWait`]): they are progress as of when they arrived,
+    /// not when they are read. A reply that came in while another server's wait was timing
+    /// out gives the next wait no new I/O timeout: the call's waits end one I/O timeout
+    /// after its last progress, as one `poll(2)` over all its servers would (Cache::
+    /// Memcached::Fast's), however its silent and live servers alternate. The arrival time
+    /// is the kernel's (`TCP_INFO`, TCP on Linux); where it is not known, now.
+    #[cold]
+    #[inline(never)]
+    fn progress_in_quiet_set(&mut self) {
+        let Some(since) = self.quiet_since else {
+            return;
+        };
+        self.quiet_since = self.stream.received_ago().map(|ago| {
+            let now = Instant::now();
+            now.checked_sub(ago)
+                .map_or(now, |arrived| arrived.max(since))
+        });
     }
 
     fn io_error(&self, e: io::Error) -> Error {

@@ -83,7 +83,10 @@ pub enum Error {
     /// ([`crate::set_interrupt_check`]) asked to end the call (a Python `KeyboardInterrupt`).
     /// The connection was dropped; the server is not blamed.
     Interrupted,
-    /// Any other socket error (refused, reset, closed mid-reply). The connection was dropped.
+    /// Any other socket error (refused, reset, closed mid-reply; memcached's `ERROR Too many
+    /// open connections` beyond its connection limit is a refused connection). The
+    /// connection was dropped. Also no socket for lack of file descriptors in this process
+    /// ([`Error::is_local_fd_exhaustion`]), which is not the server's failure.
     Io {
         /// `host:port` of the server.
         server: String,
@@ -186,6 +189,17 @@ impl Class {
 /// cache`; the binary dialect words its status 0x0003 the same way).
 pub(crate) const SERVER_TOO_LARGE: &str = "object too large for cache";
 
+/// What an I/O error says when it is a lack of file descriptors on this side (`EMFILE`: this
+/// process is at its limit, `RLIMIT_NOFILE`; `ENFILE`: the whole system is), not anything the
+/// server did; `None` for every other error.
+fn fd_exhaustion(e: &io::Error) -> Option<&'static str> {
+    match e.raw_os_error() {
+        Some(libc::EMFILE) => Some("this process has too many open files (EMFILE)"),
+        Some(libc::ENFILE) => Some("the system has too many open files (ENFILE)"),
+        _ => None,
+    }
+}
+
 /// Shorthand for `Result<T, mcpool::Error>`.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -281,12 +295,24 @@ impl Error {
         matches!(self, Error::Client { message, .. } if REFUSALS.contains(&message.as_str()))
     }
 
-    /// True for errors that say the server may be unwell (counted towards marking it dead).
+    /// True for errors that say the server may be unwell (counted towards marking it dead,
+    /// and what moves a key to another server under failover `rehash`/`eject`). Not this
+    /// process running out of file descriptors ([`Error::is_local_fd_exhaustion`]): the
+    /// server was never asked.
     pub fn is_server_failure(&self) -> bool {
-        matches!(
-            self,
-            Error::ConnectTimeout { .. } | Error::IoTimeout { .. } | Error::Io { .. }
-        )
+        match self {
+            Error::ConnectTimeout { .. } | Error::IoTimeout { .. } => true,
+            Error::Io { source, .. } => fd_exhaustion(source).is_none(),
+            _ => false,
+        }
+    }
+
+    /// True when no socket could be opened because this process (`EMFILE`) or the whole
+    /// system (`ENFILE`) has no file descriptor left: the client's own resource error, an
+    /// [`Error::Io`] (class `Connection`) that fails the call but never counts towards the
+    /// server's `failure_limit`, marks it dead or moves its keys (failover).
+    pub fn is_local_fd_exhaustion(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if fd_exhaustion(source).is_some())
     }
 }
 
@@ -329,7 +355,14 @@ impl fmt::Display for Error {
             ),
             Error::IoTimeout { server } => write!(f, "I/O timeout talking to {server}"),
             Error::Interrupted => write!(f, "interrupted by a signal"),
-            Error::Io { server, source } => write!(f, "I/O error talking to {server}: {source}"),
+            Error::Io { server, source } => match fd_exhaustion(source) {
+                Some(which) => write!(
+                    f,
+                    "cannot open a socket to {server}: {which} ({source}); the server was not \
+                     asked and is not blamed"
+                ),
+                None => write!(f, "I/O error talking to {server}: {source}"),
+            },
             Error::Server { server, message } => {
                 write!(f, "server error from {server}: {message}")
             }
@@ -399,7 +432,11 @@ impl Clone for Error {
             },
             Error::Io { server, source } => Error::Io {
                 server: server.clone(),
-                source: io::Error::new(source.kind(), source.to_string()),
+                // The operating system's code is kept (it says, e.g., `EMFILE`).
+                source: match source.raw_os_error() {
+                    Some(code) if source.get_ref().is_none() => io::Error::from_raw_os_error(code),
+                    _ => io::Error::new(source.kind(), source.to_string()),
+                },
             },
             Error::Server { server, message } => Error::Server {
                 server: server.clone(),

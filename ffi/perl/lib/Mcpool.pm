@@ -835,9 +835,10 @@ Seconds, rational; defaults 0.25 and 1.0; 0 means no limit (a day). At most 10^9
 As in Cache::Memcached::Fast, for commands that talk to more than one server (C<get_multi>,
 C<set_multi>, C<delete_multi>, ...) C<io_timeout> applies per server set, not per server:
 every server's request is written first, and once one server's wait has timed out the
-others get only what is left of C<io_timeout> since the call last made progress. Six
-silent servers cost a C<get_multi> about one C<io_timeout>, not six; the other servers'
-keys are still answered. A signal that interrupts a wait does not restart it (over TCP the
+others get only what is left of C<io_timeout> since the call last made progress (a reply
+counts as of when it arrived, not when it is read: over TCP on Linux). Six silent servers
+cost a C<get_multi> about one C<io_timeout>, not six, however they alternate with live
+servers in the list; the other servers' keys are still answered. A signal that interrupts a wait does not restart it (over TCP the
 wait still ends C<io_timeout> after the request). Perl's (deferred) signal handlers run when
 the call returns, so within that bound (docs/options.md).
 
