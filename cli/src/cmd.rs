@@ -60,11 +60,11 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     }
     // --distribution has one spelling and no other option writes placement (a preset's
     // comes before it): its place on the command line changes nothing.
+    // The core's rule for a count in the profile's name and in --ketama-points: one count,
+    // or the same in both; its range; the profiles that have one.
     if let Some(d) = &g.distribution {
-        let mut dist: Distribution = d.parse().map_err(|e: mcpool::Error| e.to_string())?;
-        if let Some(points) = g.ketama_points {
-            dist = with_points(dist, points)?;
-        }
+        let dist = Distribution::with_points_beside(d, g.ketama_points, "--ketama-points")
+            .map_err(|e| e.to_string())?;
         b = b.distribution(dist);
     } else if g.ketama_points.is_some() {
         // A points count for no named profile would be silently ignored: say so instead.
@@ -75,13 +75,6 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
         b = b.set(name, value).map_err(|e| e.to_string())?;
     }
     b.build().map_err(|e| e.to_string())
-}
-
-/// `--ketama-points` on the named profile: the core's check (its range, the profiles that
-/// have a points count), so the message names the real cause.
-fn with_points(dist: Distribution, points: u32) -> Result<Distribution, String> {
-    dist.checked_ketama_points(points, "--ketama-points")
-        .map_err(|e| e.to_string())
 }
 
 /// What the CLI says about `key`: `COMMAND "KEY": what` (after `mcpool: `), for every keyed

@@ -78,7 +78,8 @@ Global options:
                                       proxy-pool: every key to the first healthy server
   --ketama-points N                   points per server for --distribution cmf-ketama,
                                       1-4194304, points x the sum of the weights at most
-                                      4194304 (an error without --distribution)
+                                      4194304 (an error without --distribution; a count
+                                      also in the profile, cmf-ketama:N, must be the same)
   --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by
                                       default); the same as --sanitize-keys false
   --prefix P                          key prefix (namespace); the same as --key-prefix P

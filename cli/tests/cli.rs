@@ -1406,3 +1406,45 @@ fn noop_answers_per_server_and_fails_when_one_is_down() {
     assert_eq!(code(&on(&s, &["noop", "x"])), 2, "noop takes no arguments");
     assert_eq!(code(&on(&s, &["noop", "--help"])), 0);
 }
+
+/// words F7: a points count in the profile's name and a different one in --ketama-points
+/// silently used the flag's (`cmf-ketama:40 --ketama-points 150` placed keys as 150, in
+/// either order): now a configuration error naming both; the same count twice is fine.
+#[test]
+fn two_ketama_points_counts_must_agree() {
+    let servers = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
+    let keys: Vec<String> = (0..50).map(|i| format!("key{i}")).collect();
+    for global in [
+        &["--distribution", "cmf-ketama:40", "--ketama-points", "150"][..],
+        &["--ketama-points", "150", "--distribution", "cmf-ketama:40"],
+    ] {
+        let mut a = vec!["--servers", servers];
+        a.extend_from_slice(global);
+        let (code, _, err) = ring(&a, &keys);
+        assert_eq!(code, 2, "{global:?}: {err}");
+        assert!(
+            err.contains("two ketama points counts")
+                && err.contains("40")
+                && err.contains("150")
+                && err.contains("--ketama-points"),
+            "{global:?}: {err}"
+        );
+    }
+    let (code, same, err) = ring(
+        &[
+            "--servers",
+            servers,
+            "--distribution",
+            "cmf-ketama:40",
+            "--ketama-points",
+            "40",
+        ],
+        &keys,
+    );
+    assert_eq!(code, 0, "{err}");
+    let (_, forty, _) = ring(
+        &["--servers", servers, "--distribution", "cmf-ketama:40"],
+        &keys,
+    );
+    assert_eq!(same, forty);
+}
