@@ -442,8 +442,18 @@ fn read_command(
         });
         match r {
             Ok(Some((kind, body, cas))) => {
+                // With several keys each item is one line, its fields separated by tabs: a
+                // backslash, tab, newline or carriage return in a key or value is written
+                // escaped (\\ \t \n \r), so a value never reads as another item.
+                let write_field = |out: &mut dyn Write, bytes: &[u8]| {
+                    check(if several {
+                        out.write_all(&escaped(bytes))
+                    } else {
+                        out.write_all(bytes)
+                    })
+                };
                 if several {
-                    check(out.write_all(k));
+                    write_field(out, k);
                     check(out.write_all(b"\t"));
                 }
                 if with_cas {
@@ -455,12 +465,14 @@ fn read_command(
                 // else the core's error, exit 2) is its serialized bytes as stored, for a
                 // program of that language to load: never a made-up stand-in printed as if
                 // it were the value.
-                check(match kind {
+                match kind {
                     Kind::Bytes | Kind::Text | Kind::Int | Kind::Serialized(_) => {
-                        out.write_all(&body)
+                        write_field(out, &body)
                     }
-                    Kind::Bool => out.write_all(if &body[..] == b"1" { b"true" } else { b"false" }),
-                });
+                    Kind::Bool => {
+                        write_field(out, if &body[..] == b"1" { b"true" } else { b"false" })
+                    }
+                }
                 check(out.write_all(b"\n"));
             }
             Ok(None) => {
@@ -476,6 +488,29 @@ fn read_command(
         }
     }
     Ok(ExitCode::from(code))
+}
+
+/// A key or value as a field of the several-keys output: a backslash, tab, newline and
+/// carriage return escaped (`\\`, `\t`, `\n`, `\r`, as PostgreSQL's COPY text format and
+/// `mysql --batch` write them); every other byte as it is.
+fn escaped(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !bytes
+        .iter()
+        .any(|b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r'))
+    {
+        return bytes.into();
+    }
+    let mut e = Vec::with_capacity(bytes.len() + 8);
+    for &b in bytes {
+        match b {
+            b'\\' => e.extend_from_slice(b"\\\\"),
+            b'\t' => e.extend_from_slice(b"\\t"),
+            b'\n' => e.extend_from_slice(b"\\n"),
+            b'\r' => e.extend_from_slice(b"\\r"),
+            _ => e.push(b),
+        }
+    }
+    e.into()
 }
 
 /// An argument that must be text (a number, an option, a statistics group).

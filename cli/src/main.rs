@@ -16,15 +16,17 @@ usage: mcpool [GLOBAL OPTIONS] COMMAND [ARGS]
 Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors; an error or a
 miss is said on stderr after the command and key: `mcpool: add \"k\": not stored (the key
 exists)`):
-  get KEY...                 print each value (KEY<TAB>VALUE when several keys are given;
-                             a key given twice is printed once): bytes and text as
-                             stored, an integer as its decimal number (007 as 7), a bool
+  get KEY...                 print each value (KEY<TAB>VALUE when several keys are given,
+                             one line per item: a backslash, tab, newline or carriage
+                             return in a key or value is written \\, \t, \n, \r; a key
+                             given twice is printed once): bytes and text as stored, an integer as its decimal number (007 as 7), a bool
                              as true/false, another language's
                              serialized object (a Python pickle, ...; an error unless
                              --serialized-python/-perl/-java true) as its serialized
                              bytes, unchanged
   gets KEY...                print each CAS unique and value, CAS<TAB>VALUE
-                             (KEY<TAB>CAS<TAB>VALUE when several keys), for cas
+                             (KEY<TAB>CAS<TAB>VALUE when several keys, escaped as get
+                             escapes), for cas
   gat TTL KEY...             get and touch: print each value as get does, setting its
                              expiry to TTL
   set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]

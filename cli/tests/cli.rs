@@ -1448,3 +1448,41 @@ fn two_ketama_points_counts_must_agree() {
     );
     assert_eq!(same, forty);
 }
+
+/// misuse F10: `get K1 K2` wrote values raw after `KEY<TAB>`, so a value holding a newline
+/// and a tab read as another key's line to a line-based reader. With several keys each item
+/// is one line now, a backslash, tab, newline or carriage return escaped; one key's value is
+/// printed as stored.
+#[test]
+fn several_keys_print_one_line_per_item() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    assert_eq!(code(&with(&["set", "k1", "v1\nk2\tFAKE"])), 0);
+    assert_eq!(code(&with(&["set", "k2", "real"])), 0);
+    assert_eq!(code(&with(&["set", "k3", "a\\b\r\\n"])), 0);
+    let o = with(&["get", "k1", "k2", "k3"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "k1\tv1\\nk2\\tFAKE\nk2\treal\nk3\ta\\\\b\\r\\\\n\n"
+    );
+    let lines: Vec<Vec<&str>> = std::str::from_utf8(&o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|fields| fields.len() == 2));
+    // gets: KEY<TAB>CAS<TAB>VALUE, the value escaped alike.
+    let o = with(&["gets", "k1", "k2"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(
+        out.starts_with("k1\t") && out.contains("\tv1\\nk2\\tFAKE\n"),
+        "{out}"
+    );
+    // One key: the value as stored.
+    assert_eq!(with(&["get", "k1"]).stdout, b"v1\nk2\tFAKE\n");
+    assert_eq!(with(&["get", "k3"]).stdout, b"a\\b\r\\n\n");
+}
