@@ -265,6 +265,11 @@ const COMMANDS: &[Spec] = {
     ]
 };
 
+/// Whether `name` is one of the memcached commands.
+pub fn is_command(name: &str) -> bool {
+    COMMANDS.iter().any(|c| c.name == name)
+}
+
 /// A command's arguments, its options taken out.
 struct Args<'a> {
     /// The keys, values and numbers, in order.

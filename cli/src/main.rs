@@ -106,6 +106,8 @@ Options apply in command-line order whatever their spelling, so a later one over
 an earlier one: `--key-prefix b: --prefix a:` stores under a:, `--sanitize-keys true
 --no-sanitize-keys` does not encode, `--io-timeout-ms 500 --io-timeout 2s` waits 2 s.
 --preset applies first whatever its place: every other option overrides it.
+A BOOL option alone means true (`--fail-open get k`, `--nodelay --fail-open version`);
+followed by a value, it takes it (`--fail-open false`).
 ";
 
 /// The usage text: the fixed part, then one entry per option of the core's table (those
@@ -261,9 +263,35 @@ fn version_line() -> String {
     format!("mcpool {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// Whether `word` is one of the CLI's commands.
+fn is_command(word: &str) -> bool {
+    cmd::is_command(word) || matches!(word, "ring" | "bench" | "options" | "help")
+}
+
+/// When the command word is missing or unknown after an option took the next argument as
+/// its value and that argument is a command (`--io-timeout version`, `--io-timeout get k`):
+/// the error that names the option, not a usage dump or "unknown command k".
+fn swallowed(taken: &Option<(String, String)>, next: Option<&str>) -> Option<String> {
+    let (flag, value) = taken.as_ref().filter(|(_, v)| is_command(v))?;
+    if next.is_some_and(is_command) {
+        return None;
+    }
+    Some(format!(
+        "{flag} took {value:?} as its value, so {}: give {flag} its value before the command \
+         ({flag} VALUE {value} ...)",
+        match next {
+            Some(n) => format!("{n:?} was read as the command"),
+            None => "no command is left".to_owned(),
+        }
+    ))
+}
+
 fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
+    use mcpool::config::options::OptionType;
     let mut g = Globals::default();
     let mut i = 0;
+    // The last option that took the next argument as its value, and that value.
+    let mut taken: Option<(String, String)> = None;
     while i < args.len() {
         let a = args[i].as_str();
         let (flag, inline) = match a.split_once('=') {
@@ -283,16 +311,27 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                     | "--connect-timeout-ms"
                     | "--io-timeout-ms"
             );
-        let value = if takes_value {
+        // A boolean option alone is a switch (`--fail-open get k`: true) when what follows
+        // is no value of its own: nothing, a command or another option. Otherwise the next
+        // argument is its value, checked by the core (`--fail-open ture` is refused).
+        let switch = table.is_some_and(|o| matches!(o.kind, OptionType::Bool))
+            && inline.is_none()
+            && args
+                .get(i + 1)
+                .map_or(true, |n| is_command(n) || (n.starts_with('-') && n != "-"));
+        let value = if switch {
+            Some("true".to_owned())
+        } else if takes_value {
             match inline {
                 Some(v) => Some(v),
                 None => {
                     i += 1;
-                    Some(
-                        args.get(i)
-                            .cloned()
-                            .ok_or_else(|| format!("{flag} needs a value"))?,
-                    )
+                    let v = args
+                        .get(i)
+                        .cloned()
+                        .ok_or_else(|| format!("{flag} needs a value"))?;
+                    taken = Some((flag.to_owned(), v.clone()));
+                    Some(v)
                 }
             }
         } else {
@@ -369,9 +408,17 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 }
                 return Err(format!("unknown option {f}").into());
             }
-            _ => return Ok((g, i)),
+            _ => {
+                if let Some(e) = swallowed(&taken, Some(a)) {
+                    return Err(e.into());
+                }
+                return Ok((g, i));
+            }
         }
         i += 1;
+    }
+    if let Some(e) = swallowed(&taken, None) {
+        return Err(e.into());
     }
     Ok((g, i))
 }

@@ -1449,6 +1449,63 @@ fn two_ketama_points_counts_must_agree() {
     assert_eq!(same, forty);
 }
 
+/// options F8: a boolean option written as a switch took the command word as its value
+/// (`--fail-open version` printed the whole --help, `--nodelay get k` said "unknown command
+/// k"). Now a boolean option alone means true; a non-boolean option that swallows the
+/// command is named.
+#[test]
+fn a_boolean_option_alone_is_a_switch() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    assert_eq!(code(&on(&s, &["set", "k", "v"])), 0);
+    let o = on(&s, &["--fail-open", "version"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("{s}: 1.")));
+    let o = on(&s, &["--nodelay", "get", "k"]);
+    assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"v\n"[..]));
+    let o = on(&s, &["--nodelay", "--fail-open", "get", "k"]);
+    assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"v\n"[..]));
+    for word in ["true", "false", "on", "0"] {
+        let o = on(&s, &["--fail-open", word, "get", "k"]);
+        assert_eq!(
+            code(&o),
+            0,
+            "{word}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // A value that is no boolean is still refused, naming the option.
+    let o = on(&s, &["--fail-open", "ture", "get", "k"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains("fail_open") && err.contains("ture"), "{err}");
+    // The switch means true: a refused connection is a miss (exit 1), not an error (2).
+    let down = mcpool_testkit::refusing_port();
+    let addr = format!("127.0.0.1:{}", down.port);
+    assert_eq!(code(&on(&addr, &["get", "k"])), 2);
+    let o = on(&addr, &["--fail-open", "get", "k"]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    // An option that takes a value and took the command: named, not a usage dump.
+    for (args, next) in [
+        (&["--io-timeout", "version"][..], "no command is left"),
+        (
+            &["--io-timeout", "get", "k"],
+            "\"k\" was read as the command",
+        ),
+    ] {
+        let o = on(&s, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("--io-timeout took {:?} as its value", args[1]))
+                && err.contains(next)
+                && !err.contains("unknown command")
+                && !err.contains("Global options"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 /// misuse F10: `get K1 K2` wrote values raw after `KEY<TAB>`, so a value holding a newline
 /// and a tab read as another key's line to a line-based reader. With several keys each item
 /// is one line now, a backslash, tab, newline or carriage return escaped; one key's value is
