@@ -578,9 +578,11 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         }
     }
     let servers = if g.servers.is_empty() {
+        // "For its duration": it ends with this process, whatever ends it (a signal too).
         let spawn = Spawn {
             threads: 1,
             memory_mb: Some(64),
+            stop_with_process: true,
             ..Spawn::default()
         };
         match spawn.start() {

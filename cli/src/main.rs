@@ -70,8 +70,9 @@ exists)`):
 Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,
                                       a private memcached is started on a free loopback port
-                                      for the duration of the command (said on stderr);
-                                      with TLS or SASL options it is an error (exit 2).
+                                      for the duration of the command (said on stderr; it
+                                      ends with mcpool, a signal too); with TLS or SASL
+                                      options it is an error (exit 2).
                                       HOST:PORT:WEIGHT gives a weight (as the
                                       `servers` option reads it). An empty list is an error.
   --weights W,W...                    per-server weights, in server order (a weight also in

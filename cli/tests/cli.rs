@@ -1543,3 +1543,67 @@ fn several_keys_print_one_line_per_item() {
     assert_eq!(with(&["get", "k1"]).stdout, b"v1\nk2\tFAKE\n");
     assert_eq!(with(&["get", "k3"]).stdout, b"a\\b\r\\n\n");
 }
+
+/// leaks F6: the private memcached started "for the duration of the command" outlived the
+/// CLI stopped by SIGTERM or SIGKILL (reparented to init, 64 MB and a port each). A real
+/// CLI run is stopped by each signal; its memcached must end with it.
+#[test]
+fn the_private_server_ends_with_the_cli_whatever_signal_ends_it() {
+    use std::io::BufRead;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    /// Kills a memcached that outlived its CLI, so a failing run leaves nothing behind.
+    struct Reap(u32);
+    impl Drop for Reap {
+        fn drop(&mut self) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &self.0.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+    let alive = |pid: u32| {
+        // Gone, or a zombie waiting for init to reap it, is ended.
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+            !matches!(state.and_then(|s| s.chars().next()), Some('Z' | 'X'))
+        })
+    };
+    for (name, sig) in [("KILL", 9), ("TERM", 15), ("INT", 2), ("HUP", 1)] {
+        // A load long enough to be running when the signal comes.
+        let mut cli = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(["stats", "--client", "--ops", "10000000", "--threads", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run mcpool");
+        let cli_pid = cli.id();
+        // The CLI says it started the server once the server answers: then it is running.
+        let mut err = std::io::BufReader::new(cli.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).expect("the CLI's stderr");
+        assert!(line.contains("started a private memcached"), "{line}");
+        let children = std::fs::read_to_string(format!("/proc/{cli_pid}/task/{cli_pid}/children"))
+            .expect("the CLI's children");
+        let pids: Vec<u32> = children
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect();
+        assert_eq!(pids.len(), 1, "one private memcached: {children:?}");
+        let server = Reap(pids[0]);
+        assert!(alive(server.0));
+        let status = Command::new("kill")
+            .args([format!("-{name}"), cli_pid.to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let exit = cli.wait().expect("wait for the CLI");
+        // It still dies of the signal (the handler stops the server, then re-raises it).
+        assert_eq!(exit.signal(), Some(sig), "SIG{name}: {exit:?}");
+        common::wait_until(
+            &format!("the private memcached to end after SIG{name}"),
+            std::time::Duration::from_secs(10),
+            || !alive(server.0),
+        );
+    }
+}

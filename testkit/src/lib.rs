@@ -12,7 +12,7 @@ pub mod proxy;
 
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// A memcached process of the test's own (or the CLI's private server), on 127.0.0.1 and a
@@ -224,6 +224,12 @@ pub struct Spawn<'a> {
     pub env: &'a [(&'a str, &'a str)],
     /// Run under a shell that stops memcached when this process exits (for statics).
     pub shared: bool,
+    /// Stop memcached with this process however it ends (the CLI's private server): on
+    /// Linux the kernel kills it when the thread that starts it ends (`PR_SET_PDEATHSIG`,
+    /// so SIGKILL of this process too: start it from the main thread); and SIGTERM, SIGINT
+    /// and SIGHUP, when this process does not ignore them, kill it before this process dies
+    /// of the signal (every Unix). One such server per process.
+    pub stop_with_process: bool,
 }
 
 impl Default for Spawn<'_> {
@@ -237,6 +243,7 @@ impl Default for Spawn<'_> {
             extra: &[],
             env: &[],
             shared: false,
+            stop_with_process: false,
         }
     }
 }
@@ -278,6 +285,9 @@ impl Spawn<'_> {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null());
             cmd.envs(self.env.iter().copied());
+            if self.stop_with_process {
+                die_with_parent(&mut cmd);
+            }
             let mut child = cmd.spawn().map_err(|e| {
                 if e.kind() == std::io::ErrorKind::NotFound {
                     INSTALL_HINT.to_string()
@@ -296,6 +306,9 @@ impl Spawn<'_> {
                         break;
                     }
                     let lifeline = child.stdin.take();
+                    if self.stop_with_process {
+                        stop_on_signals(child.id());
+                    }
                     return Ok(Memcached {
                         child,
                         port,
@@ -441,7 +454,82 @@ impl Memcached {
 
 impl Drop for Memcached {
     fn drop(&mut self) {
+        // No signal handler may kill its process id once it is reaped (and maybe reused).
+        let _ = STOP_ON_SIGNAL.compare_exchange(
+            self.child.id() as i32,
+            0,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
         self.kill();
+    }
+}
+
+/// The server [`Spawn::stop_with_process`] started, for the signal handler (0: none).
+static STOP_ON_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// In the child, before exec: the kernel sends it SIGKILL when the thread that started it
+/// ends, whether this process exits, returns, or is killed by any signal (SIGKILL included).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // prctl(2) and getppid(2) between fork and exec
+fn die_with_parent(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs in the forked child before exec; it only calls prctl and
+    // getppid, both async-signal-safe, and allocates nothing (an OS error is a number).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent ended before prctl took effect: do not outlive it.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Elsewhere only the signal handlers of [`stop_on_signals`] stop it.
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_cmd: &mut Command) {}
+
+/// SIGTERM, SIGINT and SIGHUP (each unless this process ignores it, as `nohup` or a
+/// background job's shell arranges) kill server `pid` first, then end this process by the
+/// same signal, so its exit status still says which.
+#[allow(unsafe_code)] // sigaction(2), kill(2), raise(3)
+fn stop_on_signals(pid: u32) {
+    extern "C" fn on_signal(sig: libc::c_int) {
+        // Only async-signal-safe calls: an atomic load, kill, signal, raise.
+        let pid = STOP_ON_SIGNAL.swap(0, Ordering::SeqCst);
+        // SAFETY: kill, signal and raise are async-signal-safe; `pid` is our own child,
+        // not yet reaped (Drop clears it before reaping).
+        unsafe {
+            if pid > 0 {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+    STOP_ON_SIGNAL.store(pid as i32, Ordering::SeqCst);
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: `old` and `new` are valid sigaction structures of our own; the handler
+        // only makes async-signal-safe calls.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                || old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
+            let mut new: libc::sigaction = std::mem::zeroed();
+            new.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            libc::sigemptyset(&mut new.sa_mask);
+            new.sa_flags = libc::SA_RESTART;
+            libc::sigaction(sig, &new, std::ptr::null_mut());
+        }
     }
 }
 
