@@ -34,6 +34,12 @@ fn needs_real_server(g: &Globals) -> Option<&'static str> {
 }
 
 pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
+    builder_from(g, servers)?.build().map_err(|e| e.to_string())
+}
+
+/// The client's builder from the global options, every option applied and checked (a bad
+/// one is an error), for `servers`.
+fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String> {
     let mut b = ClientBuilder::new().min_idle(0);
     // A preset first, whatever its place: every other option overrides it.
     for (name, value) in g.options.iter().filter(|(n, _)| n == "preset") {
@@ -74,7 +80,18 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     for (name, value) in g.options.iter().filter(|(n, _)| n != "preset") {
         b = b.set(name, value).map_err(|e| e.to_string())?;
     }
-    b.build().map_err(|e| e.to_string())
+    Ok(b)
+}
+
+/// Whether `n` arguments (keys, values, numbers) fit the command's slots.
+fn arity_fits(spec: &Spec, n: usize) -> bool {
+    let required = spec
+        .slots
+        .iter()
+        .filter(|s| !matches!(s, Slot::OptNumber | Slot::OptGroup))
+        .count();
+    let unbounded = spec.slots.last() == Some(&Slot::Keys);
+    n >= required && (unbounded || n <= spec.slots.len())
 }
 
 /// What the CLI says about `key`: `COMMAND "KEY": what` (after `mcpool: `), for every keyed
@@ -568,6 +585,19 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         Parsed::StatsClient => None,
         Parsed::Run(a) => Some(a),
     };
+    let wrong = || {
+        format!(
+            "wrong arguments for {command}; usage: mcpool {} (run `mcpool {command} --help`)",
+            spec.usage
+        )
+    };
+    // Too few or too many arguments, and a bad option, are said before any memcached is
+    // started for the command.
+    if let Some(a) = &a {
+        if !arity_fits(spec, a.pos.len()) {
+            return fail(wrong());
+        }
+    }
     let _private;
     if g.servers.is_empty() {
         if let Some(what) = needs_real_server(g) {
@@ -575,6 +605,12 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                 "{what} given without --servers: the private memcached used without \
                  --servers speaks neither TLS nor SASL; give --servers"
             ));
+        }
+        // The options as they will apply to the private server (one, on loopback).
+        if let Err(e) = builder_from(g, &["127.0.0.1:11211".to_owned()])
+            .and_then(|b| b.into_config().map_err(|e| e.to_string()))
+        {
+            return fail(e);
         }
     }
     let servers = if g.servers.is_empty() {
@@ -633,12 +669,6 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             Ok(code) => code,
             Err(e) => fail(e),
         };
-    };
-    let wrong = || {
-        format!(
-            "wrong arguments for {command}; usage: mcpool {} (run `mcpool {command} --help`)",
-            spec.usage
-        )
     };
     let mut out = std::io::stdout().lock();
     let result: Result<ExitCode, String> = (|| match (command, &args[..]) {

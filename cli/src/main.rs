@@ -71,8 +71,10 @@ Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,
                                       a private memcached is started on a free loopback port
                                       for the duration of the command (said on stderr; it
-                                      ends with mcpool, a signal too); with TLS or SASL
-                                      options it is an error (exit 2).
+                                      ends with mcpool, a signal too): the program named by
+                                      the MEMCACHED environment variable, else memcached on
+                                      PATH; with TLS or SASL options it is an error (exit 2).
+                                      The command's arguments and options are checked first.
                                       HOST:PORT:WEIGHT gives a weight (as the
                                       `servers` option reads it). An empty list is an error.
   --weights W,W...                    per-server weights, in server order (a weight also in

@@ -1544,6 +1544,59 @@ fn several_keys_print_one_line_per_item() {
     assert_eq!(with(&["get", "k3"]).stdout, b"a\\b\r\\n\n");
 }
 
+/// misuse F4: without --servers, MEMCACHED=/nonexistent was reported as "memcached is not
+/// installed" (and an empty MEMCACHED too, with memcached on PATH), and a usage error (a
+/// missing key, a bad option) came only after a private memcached had been started.
+#[test]
+fn the_private_server_is_started_only_for_a_valid_command() {
+    let run = |env: Option<&str>, args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpool"));
+        c.args(args);
+        if let Some(v) = env {
+            c.env("MEMCACHED", v);
+        }
+        let o = c.output().expect("run mcpool");
+        (code(&o), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (c, err) = run(Some("/nonexistent/memcached"), &["get", "k"]);
+    assert_eq!(c, 2, "{err}");
+    assert!(
+        err.contains("MEMCACHED=/nonexistent/memcached: no such program")
+            && !err.contains("not installed"),
+        "{err}"
+    );
+    let (c, err) = run(Some(""), &["version"]);
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("MEMCACHED is set but empty"), "{err}");
+    for args in [
+        &["get"][..],
+        &["set", "k"],
+        &["delete"],
+        &["delete", "a", "b"],
+        &["gat", "5"],
+        &["flush", "1", "2"],
+        &["--io-timeout", "0", "get", "k"],
+        &["--weights", "1,2", "get", "k"],
+    ] {
+        // A MEMCACHED that cannot start shows that nothing was started: the usage error
+        // comes first.
+        let (c, err) = run(Some("/nonexistent/memcached"), args);
+        assert_eq!(c, 2, "{args:?}: {err}");
+        assert!(
+            !err.contains("MEMCACHED") && !err.contains("started a private memcached"),
+            "{args:?}: {err}"
+        );
+    }
+    let (c, err) = run(None, &["get"]);
+    assert_eq!(c, 2);
+    assert!(
+        err.contains("wrong arguments for get") && !err.contains("started"),
+        "{err}"
+    );
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    assert!(help.contains("MEMCACHED"), "{help}");
+}
+
 /// leaks F6: the private memcached started "for the duration of the command" outlived the
 /// CLI stopped by SIGTERM or SIGKILL (reparented to init, 64 MB and a port each). A real
 /// CLI run is stopped by each signal; its memcached must end with it.

@@ -38,6 +38,36 @@ pub fn memcached_bin() -> String {
     std::env::var("MEMCACHED").unwrap_or_else(|_| "memcached".into())
 }
 
+/// The memcached binary to start, or why the `MEMCACHED` variable names none: set but empty
+/// (never read as a program called ""), or not valid UTF-8.
+fn checked_bin() -> Result<String, String> {
+    match std::env::var("MEMCACHED") {
+        Ok(v) if v.is_empty() => Err("MEMCACHED is set but empty: set it to the path of the \
+             memcached binary, or unset it to use memcached from PATH"
+            .into()),
+        Ok(v) => Ok(v),
+        Err(std::env::VarError::NotPresent) => Ok("memcached".into()),
+        Err(std::env::VarError::NotUnicode(v)) => Err(format!("MEMCACHED={v:?} is not UTF-8 text")),
+    }
+}
+
+/// Why `bin` did not start (`e`, or exit status 127 from a wrapper): memcached missing from
+/// PATH is the install hint; a path given in `MEMCACHED` is named as such.
+fn not_started(bin: &str, e: Option<&std::io::Error>) -> String {
+    let from_env = std::env::var_os("MEMCACHED").is_some();
+    let missing = e.map_or(true, |e| e.kind() == std::io::ErrorKind::NotFound);
+    match (from_env, missing, e) {
+        (true, true, _) => format!(
+            "MEMCACHED={bin}: no such program (MEMCACHED names the memcached binary to start; \
+             unset it to use memcached from PATH)"
+        ),
+        (true, false, Some(e)) => format!("cannot start MEMCACHED={bin}: {e}"),
+        (false, true, _) => INSTALL_HINT.to_string(),
+        (_, _, Some(e)) => format!("cannot start {bin}: {e}"),
+        (_, _, None) => format!("cannot start {bin}"),
+    }
+}
+
 fn running_as_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -251,7 +281,7 @@ impl Default for Spawn<'_> {
 impl Spawn<'_> {
     /// Starts the server and waits (at most 10 s) until it accepts connections.
     pub fn start(&self) -> Result<Memcached, String> {
-        let bin = memcached_bin();
+        let bin = checked_bin()?;
         for _attempt in 0..5 {
             let port = if self.port == 0 {
                 free_port()
@@ -288,13 +318,7 @@ impl Spawn<'_> {
             if self.stop_with_process {
                 die_with_parent(&mut cmd);
             }
-            let mut child = cmd.spawn().map_err(|e| {
-                if e.kind() == std::io::ErrorKind::NotFound {
-                    INSTALL_HINT.to_string()
-                } else {
-                    format!("cannot start {bin}: {e}")
-                }
-            })?;
+            let mut child = cmd.spawn().map_err(|e| not_started(&bin, Some(&e)))?;
             let deadline = Instant::now() + Duration::from_secs(10);
             loop {
                 if TcpStream::connect(("127.0.0.1", port)).is_ok() {
@@ -318,7 +342,7 @@ impl Spawn<'_> {
                 }
                 if let Ok(Some(status)) = child.try_wait() {
                     if status.code() == Some(127) {
-                        return Err(INSTALL_HINT.to_string());
+                        return Err(not_started(&bin, None));
                     }
                     break; // exited: port taken? try another
                 }
