@@ -293,9 +293,11 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
     use mcpool::config::options::OptionType;
     let mut g = Globals::default();
     let mut i = 0;
-    // The last option that took the next argument as its value, and that value.
+    // The option just read, when it took the next argument as its value, and that value.
     let mut taken: Option<(String, String)> = None;
     while i < args.len() {
+        // The option just before this argument, if it took its value from the next one.
+        let previous = taken.take();
         let a = args[i].as_str();
         let (flag, inline) = match a.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
@@ -412,7 +414,7 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 return Err(format!("unknown option {f}").into());
             }
             _ => {
-                if let Some(e) = swallowed(&taken, Some(a)) {
+                if let Some(e) = swallowed(&previous, Some(a)) {
                     return Err(e.into());
                 }
                 return Ok((g, i));

@@ -1504,6 +1504,14 @@ fn a_boolean_option_alone_is_a_switch() {
             "{args:?}: {err}"
         );
     }
+    // Only the option just before the command word is named: an earlier one is not.
+    let o = on(&s, &["--prefix", "get", "--no-sanitize-keys", "frobnicate"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        err.contains("unknown command \"frobnicate\"") && !err.contains("--prefix took"),
+        "{err}"
+    );
 }
 
 /// misuse F10: `get K1 K2` wrote values raw after `KEY<TAB>`, so a value holding a newline
