@@ -90,6 +90,13 @@
 #define MCPOOL_COMPRESS_AT_LEVEL 16
 
 /**
+ * The longest message `mcpool_last_error_restore` takes back (1 MiB): far above any
+ * message mcpool writes (a key is at most 250 bytes, a server's reply line is bounded),
+ * and low enough that a wrong length is refused before anything is read or allocated.
+ */
+#define MCPOOL_MAX_ERROR_MESSAGE (1 << 20)
+
+/**
  * Most addresses one resolver answer may hold.
  */
 #define MCPOOL_RESOLVED_MAX 64
@@ -900,7 +907,12 @@ void mcpool_last_error_clear(void);
 
 /**
  * Sets this thread's last error to `message` (`len` bytes, UTF-8 or not, kept as given;
- * interior NUL bytes are shown as `\0`). NULL, or a length of 0, empties it.
+ * interior NUL bytes are shown as `\0`) and returns `MCPOOL_OK`. A length of 0 empties it
+ * (`message` may then be NULL).
+ *
+ * `MCPOOL_INVALID_ARGUMENT`, before anything is read, when `message` is NULL with a length
+ * above 0 or `len` is above `MCPOOL_MAX_ERROR_MESSAGE` (`SIZE_MAX` is refused, never a
+ * crash); the last error then says why.
  *
  * For a binding that runs user code between a call and the user's look at the last error
  * (Perl's `on_operation` callbacks, which may themselves use the client): it saves the
@@ -909,8 +921,8 @@ void mcpool_last_error_clear(void);
  * # Safety
  * A non-NULL `message` must be valid for reads of `len` bytes.
  */
-void mcpool_last_error_restore(const uint8_t *message,
-                               size_t len);
+mcpool_status mcpool_last_error_restore(const uint8_t *message,
+                                        size_t len);
 
 /**
  * The name of a status as a static NUL-terminated string, e.g. `"MCPOOL_NOT_FOUND"`;

@@ -1,6 +1,8 @@
 //! The thread-local detail of the last error: what failed, on which server, for which key,
 //! with the operating system's text when there is one.
 
+use crate::landing::landingpad;
+use crate::status::mcpool_status;
 use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 
@@ -194,7 +196,14 @@ pub unsafe extern "C" fn mcpool_last_error_server(out_len: *mut usize) -> *const
 /// their own that are allowed to fail (probing what the value format supports).
 #[no_mangle]
 pub extern "C" fn mcpool_last_error_clear() {
-    // Called at the start of every call by such a binding: no allocation when already empty.
+    // Inside the panic boundary, as every entry point: nothing here should panic, but an
+    // allocation failure or a bug must never unwind into C.
+    crate::landing::landingpad_void(clear);
+}
+
+/// [`mcpool_last_error_clear`]'s body. Called at the start of every call by such a binding:
+/// no allocation when already empty.
+fn clear() {
     let _ = LAST_ERROR.try_with(|slot| {
         if !slot.borrow().is_empty() {
             *slot.borrow_mut() = CString::default();
@@ -203,8 +212,18 @@ pub extern "C" fn mcpool_last_error_clear() {
     clear_server();
 }
 
+/// The longest message `mcpool_last_error_restore` takes back (1 MiB): far above any
+/// message mcpool writes (a key is at most 250 bytes, a server's reply line is bounded),
+/// and low enough that a wrong length is refused before anything is read or allocated.
+pub const MCPOOL_MAX_ERROR_MESSAGE: usize = 1 << 20;
+
 /// Sets this thread's last error to `message` (`len` bytes, UTF-8 or not, kept as given;
-/// interior NUL bytes are shown as `\0`). NULL, or a length of 0, empties it.
+/// interior NUL bytes are shown as `\0`) and returns `MCPOOL_OK`. A length of 0 empties it
+/// (`message` may then be NULL).
+///
+/// `MCPOOL_INVALID_ARGUMENT`, before anything is read, when `message` is NULL with a length
+/// above 0 or `len` is above `MCPOOL_MAX_ERROR_MESSAGE` (`SIZE_MAX` is refused, never a
+/// crash); the last error then says why.
 ///
 /// For a binding that runs user code between a call and the user's look at the last error
 /// (Perl's `on_operation` callbacks, which may themselves use the client): it saves the
@@ -213,14 +232,29 @@ pub extern "C" fn mcpool_last_error_clear() {
 /// # Safety
 /// A non-NULL `message` must be valid for reads of `len` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn mcpool_last_error_restore(message: *const u8, len: usize) {
-    if message.is_null() || len == 0 {
-        mcpool_last_error_clear();
-        return;
-    }
-    // SAFETY: `message` is not NULL and the caller promises `len` readable bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(message, len) };
-    set_c(c_bytes(bytes.to_vec()));
+pub unsafe extern "C" fn mcpool_last_error_restore(
+    message: *const u8,
+    len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: forwarded from the caller's promise; `ptr::bytes` checks NULL and the
+        // length before it reads anything.
+        let bytes = unsafe {
+            crate::ptr::bytes(
+                message,
+                len,
+                MCPOOL_MAX_ERROR_MESSAGE,
+                "message",
+                mcpool_status::MCPOOL_INVALID_ARGUMENT,
+            )
+        }?;
+        if bytes.is_empty() {
+            clear();
+        } else {
+            set_c(c_bytes(bytes.to_vec()));
+        }
+        Ok(mcpool_status::MCPOOL_OK)
+    })
 }
 
 #[cfg(test)]
@@ -250,9 +284,24 @@ mod tests {
         // SAFETY: `saved` is valid for reads of its length.
         unsafe { mcpool_last_error_restore(saved.as_ptr(), saved.len()) };
         assert_eq!(current(), "get \"k\": timed out");
-        // SAFETY: NULL is allowed and empties it.
-        unsafe { mcpool_last_error_restore(std::ptr::null(), 5) };
+        // SAFETY: NULL is allowed with a length of 0, and empties it.
+        let s = unsafe { mcpool_last_error_restore(std::ptr::null(), 0) };
+        assert_eq!(s, mcpool_status::MCPOOL_OK);
         assert_eq!(current(), "");
+        // misuse F1: NULL with a length, or a length no message has (SIZE_MAX aborted the
+        // process: capacity overflow in a function that cannot unwind), is refused before
+        // anything is read.
+        // SAFETY: NULL and an oversized length are refused before any read.
+        let s = unsafe { mcpool_last_error_restore(std::ptr::null(), 5) };
+        assert_eq!(s, mcpool_status::MCPOOL_INVALID_ARGUMENT);
+        assert!(current().contains("message is NULL"), "{}", current());
+        // SAFETY: as above: the length is checked before `saved` is read.
+        let s = unsafe { mcpool_last_error_restore(saved.as_ptr(), usize::MAX) };
+        assert_eq!(s, mcpool_status::MCPOOL_INVALID_ARGUMENT);
+        assert!(current().contains("longer than the limit"), "{}", current());
+        // SAFETY: as above.
+        let s = unsafe { mcpool_last_error_restore(saved.as_ptr(), MCPOOL_MAX_ERROR_MESSAGE + 1) };
+        assert_eq!(s, mcpool_status::MCPOOL_INVALID_ARGUMENT);
         // Bytes that are not UTF-8 come back as given (a NUL as `\0`), not as U+FFFD.
         let raw = b"\xff\xfe\0k";
         // SAFETY: `raw` is valid for reads of its length.

@@ -34,6 +34,12 @@ fn needs_real_server(g: &Globals) -> Option<&'static str> {
 }
 
 pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
+    builder_from(g, servers)?.build().map_err(|e| e.to_string())
+}
+
+/// The client's builder from the global options, every option applied and checked (a bad
+/// one is an error), for `servers`.
+fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String> {
     let mut b = ClientBuilder::new().min_idle(0);
     // A preset first, whatever its place: every other option overrides it.
     for (name, value) in g.options.iter().filter(|(n, _)| n == "preset") {
@@ -60,11 +66,11 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     }
     // --distribution has one spelling and no other option writes placement (a preset's
     // comes before it): its place on the command line changes nothing.
+    // The core's rule for a count in the profile's name and in --ketama-points: one count,
+    // or the same in both; its range; the profiles that have one.
     if let Some(d) = &g.distribution {
-        let mut dist: Distribution = d.parse().map_err(|e: mcpool::Error| e.to_string())?;
-        if let Some(points) = g.ketama_points {
-            dist = with_points(dist, points)?;
-        }
+        let dist = Distribution::with_points_beside(d, g.ketama_points, "--ketama-points")
+            .map_err(|e| e.to_string())?;
         b = b.distribution(dist);
     } else if g.ketama_points.is_some() {
         // A points count for no named profile would be silently ignored: say so instead.
@@ -74,14 +80,18 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     for (name, value) in g.options.iter().filter(|(n, _)| n != "preset") {
         b = b.set(name, value).map_err(|e| e.to_string())?;
     }
-    b.build().map_err(|e| e.to_string())
+    Ok(b)
 }
 
-/// `--ketama-points` on the named profile: the core's check (its range, the profiles that
-/// have a points count), so the message names the real cause.
-fn with_points(dist: Distribution, points: u32) -> Result<Distribution, String> {
-    dist.checked_ketama_points(points, "--ketama-points")
-        .map_err(|e| e.to_string())
+/// Whether `n` arguments (keys, values, numbers) fit the command's slots.
+fn arity_fits(spec: &Spec, n: usize) -> bool {
+    let required = spec
+        .slots
+        .iter()
+        .filter(|s| !matches!(s, Slot::OptNumber | Slot::OptGroup))
+        .count();
+    let unbounded = spec.slots.last() == Some(&Slot::Keys);
+    n >= required && (unbounded || n <= spec.slots.len())
 }
 
 /// What the CLI says about `key`: `COMMAND "KEY": what` (after `mcpool: `), for every keyed
@@ -272,6 +282,11 @@ const COMMANDS: &[Spec] = {
     ]
 };
 
+/// Whether `name` is one of the memcached commands.
+pub fn is_command(name: &str) -> bool {
+    COMMANDS.iter().any(|c| c.name == name)
+}
+
 /// A command's arguments, its options taken out.
 struct Args<'a> {
     /// The keys, values and numbers, in order.
@@ -449,8 +464,18 @@ fn read_command(
         });
         match r {
             Ok(Some((kind, body, cas))) => {
+                // With several keys each item is one line, its fields separated by tabs: a
+                // backslash, tab, newline or carriage return in a key or value is written
+                // escaped (\\ \t \n \r), so a value never reads as another item.
+                let write_field = |out: &mut dyn Write, bytes: &[u8]| {
+                    check(if several {
+                        out.write_all(&escaped(bytes))
+                    } else {
+                        out.write_all(bytes)
+                    })
+                };
                 if several {
-                    check(out.write_all(k));
+                    write_field(out, k);
                     check(out.write_all(b"\t"));
                 }
                 if with_cas {
@@ -462,12 +487,14 @@ fn read_command(
                 // else the core's error, exit 2) is its serialized bytes as stored, for a
                 // program of that language to load: never a made-up stand-in printed as if
                 // it were the value.
-                check(match kind {
+                match kind {
                     Kind::Bytes | Kind::Text | Kind::Int | Kind::Serialized(_) => {
-                        out.write_all(&body)
+                        write_field(out, &body)
                     }
-                    Kind::Bool => out.write_all(if &body[..] == b"1" { b"true" } else { b"false" }),
-                });
+                    Kind::Bool => {
+                        write_field(out, if &body[..] == b"1" { b"true" } else { b"false" })
+                    }
+                }
                 check(out.write_all(b"\n"));
             }
             Ok(None) => {
@@ -483,6 +510,29 @@ fn read_command(
         }
     }
     Ok(ExitCode::from(code))
+}
+
+/// A key or value as a field of the several-keys output: a backslash, tab, newline and
+/// carriage return escaped (`\\`, `\t`, `\n`, `\r`, as PostgreSQL's COPY text format and
+/// `mysql --batch` write them); every other byte as it is.
+fn escaped(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !bytes
+        .iter()
+        .any(|b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r'))
+    {
+        return bytes.into();
+    }
+    let mut e = Vec::with_capacity(bytes.len() + 8);
+    for &b in bytes {
+        match b {
+            b'\\' => e.extend_from_slice(b"\\\\"),
+            b'\t' => e.extend_from_slice(b"\\t"),
+            b'\n' => e.extend_from_slice(b"\\n"),
+            b'\r' => e.extend_from_slice(b"\\r"),
+            _ => e.push(b),
+        }
+    }
+    e.into()
 }
 
 /// An argument that must be text (a number, an option, a statistics group).
@@ -535,6 +585,19 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         Parsed::StatsClient => None,
         Parsed::Run(a) => Some(a),
     };
+    let wrong = || {
+        format!(
+            "wrong arguments for {command}; usage: mcpool {} (run `mcpool {command} --help`)",
+            spec.usage
+        )
+    };
+    // Too few or too many arguments, and a bad option, are said before any memcached is
+    // started for the command.
+    if let Some(a) = &a {
+        if !arity_fits(spec, a.pos.len()) {
+            return fail(wrong());
+        }
+    }
     let _private;
     if g.servers.is_empty() {
         if let Some(what) = needs_real_server(g) {
@@ -543,11 +606,19 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                  --servers speaks neither TLS nor SASL; give --servers"
             ));
         }
+        // The options as they will apply to the private server (one, on loopback).
+        if let Err(e) = builder_from(g, &["127.0.0.1:11211".to_owned()])
+            .and_then(|b| b.into_config().map_err(|e| e.to_string()))
+        {
+            return fail(e);
+        }
     }
     let servers = if g.servers.is_empty() {
+        // "For its duration": it ends with this process, whatever ends it (a signal too).
         let spawn = Spawn {
             threads: 1,
             memory_mb: Some(64),
+            stop_with_process: true,
             ..Spawn::default()
         };
         match spawn.start() {
@@ -598,12 +669,6 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             Ok(code) => code,
             Err(e) => fail(e),
         };
-    };
-    let wrong = || {
-        format!(
-            "wrong arguments for {command}; usage: mcpool {} (run `mcpool {command} --help`)",
-            spec.usage
-        )
     };
     let mut out = std::io::stdout().lock();
     let result: Result<ExitCode, String> = (|| match (command, &args[..]) {

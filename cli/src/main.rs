@@ -16,15 +16,17 @@ usage: mcpool [GLOBAL OPTIONS] COMMAND [ARGS]
 Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors; an error or a
 miss is said on stderr after the command and key: `mcpool: add \"k\": not stored (the key
 exists)`):
-  get KEY...                 print each value (KEY<TAB>VALUE when several keys are given;
-                             a key given twice is printed once): bytes and text as
-                             stored, an integer as its decimal number (007 as 7), a bool
+  get KEY...                 print each value (KEY<TAB>VALUE when several keys are given,
+                             one line per item: a backslash, tab, newline or carriage
+                             return in a key or value is written \\, \t, \n, \r; a key
+                             given twice is printed once): bytes and text as stored, an integer as its decimal number (007 as 7), a bool
                              as true/false, another language's
                              serialized object (a Python pickle, ...; an error unless
                              --serialized-python/-perl/-java true) as its serialized
                              bytes, unchanged
   gets KEY...                print each CAS unique and value, CAS<TAB>VALUE
-                             (KEY<TAB>CAS<TAB>VALUE when several keys), for cas
+                             (KEY<TAB>CAS<TAB>VALUE when several keys, escaped as get
+                             escapes), for cas
   gat TTL KEY...             get and touch: print each value as get does, setting its
                              expiry to TTL
   set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]
@@ -68,8 +70,11 @@ exists)`):
 Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,
                                       a private memcached is started on a free loopback port
-                                      for the duration of the command (said on stderr);
-                                      with TLS or SASL options it is an error (exit 2).
+                                      for the duration of the command (said on stderr; it
+                                      ends with mcpool, a signal too): the program named by
+                                      the MEMCACHED environment variable, else memcached on
+                                      PATH; with TLS or SASL options it is an error (exit 2).
+                                      The command's arguments and options are checked first.
                                       HOST:PORT:WEIGHT gives a weight (as the
                                       `servers` option reads it). An empty list is an error.
   --weights W,W...                    per-server weights, in server order (a weight also in
@@ -78,7 +83,8 @@ Global options:
                                       proxy-pool: every key to the first healthy server
   --ketama-points N                   points per server for --distribution cmf-ketama,
                                       1-4194304, points x the sum of the weights at most
-                                      4194304 (an error without --distribution)
+                                      4194304 (an error without --distribution; a count
+                                      also in the profile, cmf-ketama:N, must be the same)
   --no-sanitize-keys                  never URL-encode keys (Whalin profiles encode by
                                       default); the same as --sanitize-keys false
   --prefix P                          key prefix (namespace); the same as --key-prefix P
@@ -103,6 +109,8 @@ Options apply in command-line order whatever their spelling, so a later one over
 an earlier one: `--key-prefix b: --prefix a:` stores under a:, `--sanitize-keys true
 --no-sanitize-keys` does not encode, `--io-timeout-ms 500 --io-timeout 2s` waits 2 s.
 --preset applies first whatever its place: every other option overrides it.
+A BOOL option alone means true (`--fail-open get k`, `--nodelay --fail-open version`);
+followed by a value, it takes it (`--fail-open false`).
 ";
 
 /// The usage text: the fixed part, then one entry per option of the core's table (those
@@ -258,10 +266,38 @@ fn version_line() -> String {
     format!("mcpool {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// Whether `word` is one of the CLI's commands.
+fn is_command(word: &str) -> bool {
+    cmd::is_command(word) || matches!(word, "ring" | "bench" | "options" | "help")
+}
+
+/// When the command word is missing or unknown after an option took the next argument as
+/// its value and that argument is a command (`--io-timeout version`, `--io-timeout get k`):
+/// the error that names the option, not a usage dump or "unknown command k".
+fn swallowed(taken: &Option<(String, String)>, next: Option<&str>) -> Option<String> {
+    let (flag, value) = taken.as_ref().filter(|(_, v)| is_command(v))?;
+    if next.is_some_and(is_command) {
+        return None;
+    }
+    Some(format!(
+        "{flag} took {value:?} as its value, so {}: give {flag} its value before the command \
+         ({flag} VALUE {value} ...)",
+        match next {
+            Some(n) => format!("{n:?} was read as the command"),
+            None => "no command is left".to_owned(),
+        }
+    ))
+}
+
 fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
+    use mcpool::config::options::OptionType;
     let mut g = Globals::default();
     let mut i = 0;
+    // The option just read, when it took the next argument as its value, and that value.
+    let mut taken: Option<(String, String)> = None;
     while i < args.len() {
+        // The option just before this argument, if it took its value from the next one.
+        let previous = taken.take();
         let a = args[i].as_str();
         let (flag, inline) = match a.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
@@ -280,16 +316,27 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                     | "--connect-timeout-ms"
                     | "--io-timeout-ms"
             );
-        let value = if takes_value {
+        // A boolean option alone is a switch (`--fail-open get k`: true) when what follows
+        // is no value of its own: nothing, a command or another option. Otherwise the next
+        // argument is its value, checked by the core (`--fail-open ture` is refused).
+        let switch = table.is_some_and(|o| matches!(o.kind, OptionType::Bool))
+            && inline.is_none()
+            && args
+                .get(i + 1)
+                .map_or(true, |n| is_command(n) || (n.starts_with('-') && n != "-"));
+        let value = if switch {
+            Some("true".to_owned())
+        } else if takes_value {
             match inline {
                 Some(v) => Some(v),
                 None => {
                     i += 1;
-                    Some(
-                        args.get(i)
-                            .cloned()
-                            .ok_or_else(|| format!("{flag} needs a value"))?,
-                    )
+                    let v = args
+                        .get(i)
+                        .cloned()
+                        .ok_or_else(|| format!("{flag} needs a value"))?;
+                    taken = Some((flag.to_owned(), v.clone()));
+                    Some(v)
                 }
             }
         } else {
@@ -366,9 +413,17 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 }
                 return Err(format!("unknown option {f}").into());
             }
-            _ => return Ok((g, i)),
+            _ => {
+                if let Some(e) = swallowed(&previous, Some(a)) {
+                    return Err(e.into());
+                }
+                return Ok((g, i));
+            }
         }
         i += 1;
+    }
+    if let Some(e) = swallowed(&taken, None) {
+        return Err(e.into());
     }
     Ok((g, i))
 }

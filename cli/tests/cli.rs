@@ -1406,3 +1406,265 @@ fn noop_answers_per_server_and_fails_when_one_is_down() {
     assert_eq!(code(&on(&s, &["noop", "x"])), 2, "noop takes no arguments");
     assert_eq!(code(&on(&s, &["noop", "--help"])), 0);
 }
+
+/// words F7: a points count in the profile's name and a different one in --ketama-points
+/// silently used the flag's (`cmf-ketama:40 --ketama-points 150` placed keys as 150, in
+/// either order): now a configuration error naming both; the same count twice is fine.
+#[test]
+fn two_ketama_points_counts_must_agree() {
+    let servers = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
+    let keys: Vec<String> = (0..50).map(|i| format!("key{i}")).collect();
+    for global in [
+        &["--distribution", "cmf-ketama:40", "--ketama-points", "150"][..],
+        &["--ketama-points", "150", "--distribution", "cmf-ketama:40"],
+    ] {
+        let mut a = vec!["--servers", servers];
+        a.extend_from_slice(global);
+        let (code, _, err) = ring(&a, &keys);
+        assert_eq!(code, 2, "{global:?}: {err}");
+        assert!(
+            err.contains("two ketama points counts")
+                && err.contains("40")
+                && err.contains("150")
+                && err.contains("--ketama-points"),
+            "{global:?}: {err}"
+        );
+    }
+    let (code, same, err) = ring(
+        &[
+            "--servers",
+            servers,
+            "--distribution",
+            "cmf-ketama:40",
+            "--ketama-points",
+            "40",
+        ],
+        &keys,
+    );
+    assert_eq!(code, 0, "{err}");
+    let (_, forty, _) = ring(
+        &["--servers", servers, "--distribution", "cmf-ketama:40"],
+        &keys,
+    );
+    assert_eq!(same, forty);
+}
+
+/// options F8: a boolean option written as a switch took the command word as its value
+/// (`--fail-open version` printed the whole --help, `--nodelay get k` said "unknown command
+/// k"). Now a boolean option alone means true; a non-boolean option that swallows the
+/// command is named.
+#[test]
+fn a_boolean_option_alone_is_a_switch() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    assert_eq!(code(&on(&s, &["set", "k", "v"])), 0);
+    let o = on(&s, &["--fail-open", "version"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("{s}: 1.")));
+    let o = on(&s, &["--nodelay", "get", "k"]);
+    assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"v\n"[..]));
+    let o = on(&s, &["--nodelay", "--fail-open", "get", "k"]);
+    assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"v\n"[..]));
+    for word in ["true", "false", "on", "0"] {
+        let o = on(&s, &["--fail-open", word, "get", "k"]);
+        assert_eq!(
+            code(&o),
+            0,
+            "{word}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // A value that is no boolean is still refused, naming the option.
+    let o = on(&s, &["--fail-open", "ture", "get", "k"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains("fail_open") && err.contains("ture"), "{err}");
+    // The switch means true: a refused connection is a miss (exit 1), not an error (2).
+    let down = mcpool_testkit::refusing_port();
+    let addr = format!("127.0.0.1:{}", down.port);
+    assert_eq!(code(&on(&addr, &["get", "k"])), 2);
+    let o = on(&addr, &["--fail-open", "get", "k"]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    // An option that takes a value and took the command: named, not a usage dump.
+    for (args, next) in [
+        (&["--io-timeout", "version"][..], "no command is left"),
+        (
+            &["--io-timeout", "get", "k"],
+            "\"k\" was read as the command",
+        ),
+    ] {
+        let o = on(&s, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("--io-timeout took {:?} as its value", args[1]))
+                && err.contains(next)
+                && !err.contains("unknown command")
+                && !err.contains("Global options"),
+            "{args:?}: {err}"
+        );
+    }
+    // Only the option just before the command word is named: an earlier one is not.
+    let o = on(&s, &["--prefix", "get", "--no-sanitize-keys", "frobnicate"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        err.contains("unknown command \"frobnicate\"") && !err.contains("--prefix took"),
+        "{err}"
+    );
+}
+
+/// misuse F10: `get K1 K2` wrote values raw after `KEY<TAB>`, so a value holding a newline
+/// and a tab read as another key's line to a line-based reader. With several keys each item
+/// is one line now, a backslash, tab, newline or carriage return escaped; one key's value is
+/// printed as stored.
+#[test]
+fn several_keys_print_one_line_per_item() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    assert_eq!(code(&with(&["set", "k1", "v1\nk2\tFAKE"])), 0);
+    assert_eq!(code(&with(&["set", "k2", "real"])), 0);
+    assert_eq!(code(&with(&["set", "k3", "a\\b\r\\n"])), 0);
+    let o = with(&["get", "k1", "k2", "k3"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "k1\tv1\\nk2\\tFAKE\nk2\treal\nk3\ta\\\\b\\r\\\\n\n"
+    );
+    let lines: Vec<Vec<&str>> = std::str::from_utf8(&o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|fields| fields.len() == 2));
+    // gets: KEY<TAB>CAS<TAB>VALUE, the value escaped alike.
+    let o = with(&["gets", "k1", "k2"]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(
+        out.starts_with("k1\t") && out.contains("\tv1\\nk2\\tFAKE\n"),
+        "{out}"
+    );
+    // One key: the value as stored.
+    assert_eq!(with(&["get", "k1"]).stdout, b"v1\nk2\tFAKE\n");
+    assert_eq!(with(&["get", "k3"]).stdout, b"a\\b\r\\n\n");
+}
+
+/// misuse F4: without --servers, MEMCACHED=/nonexistent was reported as "memcached is not
+/// installed" (and an empty MEMCACHED too, with memcached on PATH), and a usage error (a
+/// missing key, a bad option) came only after a private memcached had been started.
+#[test]
+fn the_private_server_is_started_only_for_a_valid_command() {
+    let run = |env: Option<&str>, args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpool"));
+        c.args(args);
+        if let Some(v) = env {
+            c.env("MEMCACHED", v);
+        }
+        let o = c.output().expect("run mcpool");
+        (code(&o), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (c, err) = run(Some("/nonexistent/memcached"), &["get", "k"]);
+    assert_eq!(c, 2, "{err}");
+    assert!(
+        err.contains("MEMCACHED=/nonexistent/memcached: no such program")
+            && !err.contains("not installed"),
+        "{err}"
+    );
+    let (c, err) = run(Some(""), &["version"]);
+    assert_eq!(c, 2, "{err}");
+    assert!(err.contains("MEMCACHED is set but empty"), "{err}");
+    for args in [
+        &["get"][..],
+        &["set", "k"],
+        &["delete"],
+        &["delete", "a", "b"],
+        &["gat", "5"],
+        &["flush", "1", "2"],
+        &["--io-timeout", "0", "get", "k"],
+        &["--weights", "1,2", "get", "k"],
+    ] {
+        // A MEMCACHED that cannot start shows that nothing was started: the usage error
+        // comes first.
+        let (c, err) = run(Some("/nonexistent/memcached"), args);
+        assert_eq!(c, 2, "{args:?}: {err}");
+        assert!(
+            !err.contains("MEMCACHED") && !err.contains("started a private memcached"),
+            "{args:?}: {err}"
+        );
+    }
+    let (c, err) = run(None, &["get"]);
+    assert_eq!(c, 2);
+    assert!(
+        err.contains("wrong arguments for get") && !err.contains("started"),
+        "{err}"
+    );
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    assert!(help.contains("MEMCACHED"), "{help}");
+}
+
+/// leaks F6: the private memcached started "for the duration of the command" outlived the
+/// CLI stopped by SIGTERM or SIGKILL (reparented to init, 64 MB and a port each). A real
+/// CLI run is stopped by each signal; its memcached must end with it.
+#[test]
+fn the_private_server_ends_with_the_cli_whatever_signal_ends_it() {
+    use std::io::BufRead;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    /// Kills a memcached that outlived its CLI, so a failing run leaves nothing behind.
+    struct Reap(u32);
+    impl Drop for Reap {
+        fn drop(&mut self) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &self.0.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+    let alive = |pid: u32| {
+        // Gone, or a zombie waiting for init to reap it, is ended.
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+            !matches!(state.and_then(|s| s.chars().next()), Some('Z' | 'X'))
+        })
+    };
+    for (name, sig) in [("KILL", 9), ("TERM", 15), ("INT", 2), ("HUP", 1)] {
+        // A load long enough to be running when the signal comes.
+        let mut cli = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(["stats", "--client", "--ops", "10000000", "--threads", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run mcpool");
+        let cli_pid = cli.id();
+        // The CLI says it started the server once the server answers: then it is running.
+        let mut err = std::io::BufReader::new(cli.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).expect("the CLI's stderr");
+        assert!(line.contains("started a private memcached"), "{line}");
+        let children = std::fs::read_to_string(format!("/proc/{cli_pid}/task/{cli_pid}/children"))
+            .expect("the CLI's children");
+        let pids: Vec<u32> = children
+            .split_whitespace()
+            .map(|p| p.parse().unwrap())
+            .collect();
+        assert_eq!(pids.len(), 1, "one private memcached: {children:?}");
+        let server = Reap(pids[0]);
+        assert!(alive(server.0));
+        let status = Command::new("kill")
+            .args([format!("-{name}"), cli_pid.to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let exit = cli.wait().expect("wait for the CLI");
+        // It still dies of the signal (the handler stops the server, then re-raises it).
+        assert_eq!(exit.signal(), Some(sig), "SIG{name}: {exit:?}");
+        common::wait_until(
+            &format!("the private memcached to end after SIG{name}"),
+            std::time::Duration::from_secs(10),
+            || !alive(server.0),
+        );
+    }
+}

@@ -1213,8 +1213,18 @@ static void test_error_names(mcpool_client *c) {
     CHECK(strcmp(first, mcpool_last_error_message()) != 0);
 
     /* mcpool_last_error_restore keeps bytes that are not UTF-8 as given. */
-    mcpool_last_error_restore((const uint8_t *)"\xff\xfe", 2);
+    EXPECT(mcpool_last_error_restore((const uint8_t *)"\xff\xfe", 2), MCPOOL_OK);
     CHECK(mcpool_last_error_length() == 2 && memcmp(mcpool_last_error_message(), "\xff\xfe", 3) == 0);
+    /* misuse F1: a length no message has (SIZE_MAX aborted the process) and NULL with a
+     * length are refused before anything is read; a length of 0 empties it. */
+    EXPECT(mcpool_last_error_restore((const uint8_t *)"x", SIZE_MAX), MCPOOL_INVALID_ARGUMENT);
+    CHECK(strstr(mcpool_last_error_message(), "longer than the limit") != NULL);
+    EXPECT(mcpool_last_error_restore((const uint8_t *)"x", MCPOOL_MAX_ERROR_MESSAGE + 1),
+           MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_last_error_restore(NULL, 5), MCPOOL_INVALID_ARGUMENT);
+    CHECK(strstr(mcpool_last_error_message(), "message is NULL") != NULL);
+    EXPECT(mcpool_last_error_restore(NULL, 0), MCPOOL_OK);
+    CHECK(mcpool_last_error_length() == 0);
     mcpool_last_error_clear();
 }
 

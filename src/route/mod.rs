@@ -275,6 +275,29 @@ impl Distribution {
         }
     }
 
+    /// Parses a profile name (as [`FromStr`]) with a points count given beside it (a CLI's
+    /// `--ketama-points`, named by `whence`), checked by [`Distribution::checked_ketama_points`].
+    /// A count written in the name as well (`cmf-ketama:40`) must be the same one: a different
+    /// one is a configuration error naming both, never one of them silently picked (the rule
+    /// of a weight given in an address and in a weights list).
+    pub fn with_points_beside(s: &str, points: Option<u32>, whence: &str) -> Result<Distribution> {
+        let dist: Distribution = s.parse()?;
+        let Some(points) = points else {
+            return Ok(dist);
+        };
+        if let (Some(_), Distribution::CmfKetama { points: named }) =
+            (s.strip_prefix("cmf-ketama:"), &dist)
+        {
+            if *named != points {
+                return Err(Error::Config(format!(
+                    "two ketama points counts: {named} in {s:?} and {points} in {whence}; \
+                     give one (or the same in both)"
+                )));
+            }
+        }
+        dist.checked_ketama_points(points, whence)
+    }
+
     /// Sets `ketama_points` on `cmf-ketama`; other profiles are returned unchanged. Unchecked:
     /// [`Distribution::checked_ketama_points`] refuses a count no continuum can hold.
     pub fn with_ketama_points(self, points: u32) -> Distribution {

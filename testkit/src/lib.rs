@@ -12,7 +12,7 @@ pub mod proxy;
 
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// A memcached process of the test's own (or the CLI's private server), on 127.0.0.1 and a
@@ -36,6 +36,36 @@ or `brew install memcached` (macOS), or pass --servers HOST:PORT, or set MEMCACH
 /// The memcached binary: `$MEMCACHED`, else `memcached` on PATH.
 pub fn memcached_bin() -> String {
     std::env::var("MEMCACHED").unwrap_or_else(|_| "memcached".into())
+}
+
+/// The memcached binary to start, or why the `MEMCACHED` variable names none: set but empty
+/// (never read as a program called ""), or not valid UTF-8.
+fn checked_bin() -> Result<String, String> {
+    match std::env::var("MEMCACHED") {
+        Ok(v) if v.is_empty() => Err("MEMCACHED is set but empty: set it to the path of the \
+             memcached binary, or unset it to use memcached from PATH"
+            .into()),
+        Ok(v) => Ok(v),
+        Err(std::env::VarError::NotPresent) => Ok("memcached".into()),
+        Err(std::env::VarError::NotUnicode(v)) => Err(format!("MEMCACHED={v:?} is not UTF-8 text")),
+    }
+}
+
+/// Why `bin` did not start (`e`, or exit status 127 from a wrapper): memcached missing from
+/// PATH is the install hint; a path given in `MEMCACHED` is named as such.
+fn not_started(bin: &str, e: Option<&std::io::Error>) -> String {
+    let from_env = std::env::var_os("MEMCACHED").is_some();
+    let missing = e.map_or(true, |e| e.kind() == std::io::ErrorKind::NotFound);
+    match (from_env, missing, e) {
+        (true, true, _) => format!(
+            "MEMCACHED={bin}: no such program (MEMCACHED names the memcached binary to start; \
+             unset it to use memcached from PATH)"
+        ),
+        (true, false, Some(e)) => format!("cannot start MEMCACHED={bin}: {e}"),
+        (false, true, _) => INSTALL_HINT.to_string(),
+        (_, _, Some(e)) => format!("cannot start {bin}: {e}"),
+        (_, _, None) => format!("cannot start {bin}"),
+    }
 }
 
 fn running_as_root() -> bool {
@@ -224,6 +254,12 @@ pub struct Spawn<'a> {
     pub env: &'a [(&'a str, &'a str)],
     /// Run under a shell that stops memcached when this process exits (for statics).
     pub shared: bool,
+    /// Stop memcached with this process however it ends (the CLI's private server): on
+    /// Linux the kernel kills it when the thread that starts it ends (`PR_SET_PDEATHSIG`,
+    /// so SIGKILL of this process too: start it from the main thread); and SIGTERM, SIGINT
+    /// and SIGHUP, when this process does not ignore them, kill it before this process dies
+    /// of the signal (every Unix). One such server per process.
+    pub stop_with_process: bool,
 }
 
 impl Default for Spawn<'_> {
@@ -237,6 +273,7 @@ impl Default for Spawn<'_> {
             extra: &[],
             env: &[],
             shared: false,
+            stop_with_process: false,
         }
     }
 }
@@ -244,7 +281,7 @@ impl Default for Spawn<'_> {
 impl Spawn<'_> {
     /// Starts the server and waits (at most 10 s) until it accepts connections.
     pub fn start(&self) -> Result<Memcached, String> {
-        let bin = memcached_bin();
+        let bin = checked_bin()?;
         for _attempt in 0..5 {
             let port = if self.port == 0 {
                 free_port()
@@ -278,13 +315,10 @@ impl Spawn<'_> {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null());
             cmd.envs(self.env.iter().copied());
-            let mut child = cmd.spawn().map_err(|e| {
-                if e.kind() == std::io::ErrorKind::NotFound {
-                    INSTALL_HINT.to_string()
-                } else {
-                    format!("cannot start {bin}: {e}")
-                }
-            })?;
+            if self.stop_with_process {
+                die_with_parent(&mut cmd);
+            }
+            let mut child = cmd.spawn().map_err(|e| not_started(&bin, Some(&e)))?;
             let deadline = Instant::now() + Duration::from_secs(10);
             loop {
                 if TcpStream::connect(("127.0.0.1", port)).is_ok() {
@@ -296,6 +330,9 @@ impl Spawn<'_> {
                         break;
                     }
                     let lifeline = child.stdin.take();
+                    if self.stop_with_process {
+                        stop_on_signals(child.id());
+                    }
                     return Ok(Memcached {
                         child,
                         port,
@@ -305,7 +342,7 @@ impl Spawn<'_> {
                 }
                 if let Ok(Some(status)) = child.try_wait() {
                     if status.code() == Some(127) {
-                        return Err(INSTALL_HINT.to_string());
+                        return Err(not_started(&bin, None));
                     }
                     break; // exited: port taken? try another
                 }
@@ -441,7 +478,82 @@ impl Memcached {
 
 impl Drop for Memcached {
     fn drop(&mut self) {
+        // No signal handler may kill its process id once it is reaped (and maybe reused).
+        let _ = STOP_ON_SIGNAL.compare_exchange(
+            self.child.id() as i32,
+            0,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
         self.kill();
+    }
+}
+
+/// The server [`Spawn::stop_with_process`] started, for the signal handler (0: none).
+static STOP_ON_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// In the child, before exec: the kernel sends it SIGKILL when the thread that started it
+/// ends, whether this process exits, returns, or is killed by any signal (SIGKILL included).
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // prctl(2) and getppid(2) between fork and exec
+fn die_with_parent(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs in the forked child before exec; it only calls prctl and
+    // getppid, both async-signal-safe, and allocates nothing (an OS error is a number).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent ended before prctl took effect: do not outlive it.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Elsewhere only the signal handlers of [`stop_on_signals`] stop it.
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_cmd: &mut Command) {}
+
+/// SIGTERM, SIGINT and SIGHUP (each unless this process ignores it, as `nohup` or a
+/// background job's shell arranges) kill server `pid` first, then end this process by the
+/// same signal, so its exit status still says which.
+#[allow(unsafe_code)] // sigaction(2), kill(2), raise(3)
+fn stop_on_signals(pid: u32) {
+    extern "C" fn on_signal(sig: libc::c_int) {
+        // Only async-signal-safe calls: an atomic load, kill, signal, raise.
+        let pid = STOP_ON_SIGNAL.swap(0, Ordering::SeqCst);
+        // SAFETY: kill, signal and raise are async-signal-safe; `pid` is our own child,
+        // not yet reaped (Drop clears it before reaping).
+        unsafe {
+            if pid > 0 {
+                libc::kill(pid, libc::SIGKILL);
+            }
+            libc::signal(sig, libc::SIG_DFL);
+            libc::raise(sig);
+        }
+    }
+    STOP_ON_SIGNAL.store(pid as i32, Ordering::SeqCst);
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: `old` and `new` are valid sigaction structures of our own; the handler
+        // only makes async-signal-safe calls.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                || old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
+            let mut new: libc::sigaction = std::mem::zeroed();
+            new.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            libc::sigemptyset(&mut new.sa_mask);
+            new.sa_flags = libc::SA_RESTART;
+            libc::sigaction(sig, &new, std::ptr::null_mut());
+        }
     }
 }
 
