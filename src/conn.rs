@@ -515,6 +515,10 @@ pub struct Conn {
     /// A meta `OK` was taken as `HD` before the version was known: the dialect checks the
     /// version before the outcome is handed out.
     pub(crate) legacy_ok_unchecked: bool,
+    /// Keys (as sent) and CAS uniques of invalidated items whose recompute token a plain
+    /// meta read took (`X W`): the dialect hands each back after the exchange (see
+    /// `meta::return_tokens`).
+    pub(crate) won_tokens: Vec<(Box<[u8]>, u64)>,
     /// Bytes written and read on this connection so far (for the per-operation records).
     sent_bytes: u64,
     recv_bytes: u64,
@@ -751,6 +755,7 @@ impl Conn {
             peer,
             server_version: None,
             legacy_ok_unchecked: false,
+            won_tokens: Vec::new(),
             sent_bytes: 0,
             recv_bytes: 0,
             gauge: None,

@@ -630,6 +630,9 @@ impl Dialect {
     /// binary replies carry their request's tag, checked on every reply.
     #[inline]
     pub(crate) fn finish(&self, conn: &mut Conn) -> Result<()> {
+        if !conn.won_tokens.is_empty() {
+            meta::return_tokens(conn)?;
+        }
         if let Dialect::Text(_) = self {
             if conn.has_unread() {
                 return Err(conn.protocol_error(
@@ -682,6 +685,9 @@ impl Dialect {
             } else {
                 work.answer(i, outcome.0, outcome.1);
             }
+        }
+        if !conn.won_tokens.is_empty() {
+            meta::return_tokens(conn)?;
         }
         conn.finish();
         if conn.legacy_ok_unchecked {
