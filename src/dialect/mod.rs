@@ -802,6 +802,20 @@ fn collect_quiet<T>(
     Ok(())
 }
 
+/// The error for a `stats` group the server does not have (memcached's text and meta
+/// `ERROR`, binary status 0x01): one kind and one message on every protocol, the caller's
+/// mistake ([`Error::Client`]). `answer` is what the server said.
+pub(crate) fn unknown_stats_group(server: &str, group: Option<&str>, answer: &str) -> Error {
+    let what = match group {
+        Some(g) => format!("stats group {g:?}"),
+        None => "stats".to_owned(),
+    };
+    Error::Client {
+        server: server.to_owned(),
+        message: format!("{what}: the server has no such statistics (it answered {answer})"),
+    }
+}
+
 /// The error of a dialect that has no form of `req` (leases and invalidation off meta).
 /// A reply's tag as an error names it: `with opaque 7`, or `without an opaque`.
 pub(crate) fn show_opaque(opaque: Option<u64>) -> String {
