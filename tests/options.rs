@@ -980,3 +980,62 @@ fn a_refused_duration_is_shown_as_given() {
     let m = message(e);
     assert!(m.starts_with("option io_timeout: bad value 0: "), "{m}");
 }
+
+/// Tester finding (options F3): `retry_timeout` and `retry_timeout_max` took 0 while the
+/// table typed them "duration", as it types `io_timeout`, whose 0 is refused. 0 means
+/// something for them (a dead server is tried again by the next call, libmemcached's
+/// `retry_timeout` 0), so it stays accepted and the table says so: the type is "duration
+/// or 0" and the description says what 0 does. A cap of 0 under the default first wait is
+/// refused at build with the values shown as "0", not "0ns".
+#[test]
+fn retry_timeout_zero_is_typed_and_described() {
+    for name in ["retry_timeout", "retry_timeout_max", "resolve_interval"] {
+        let o = OPTIONS.iter().find(|o| o.name == name).unwrap();
+        assert_eq!(o.kind.name(), "duration or 0", "{name}");
+        assert!(o.doc.contains("0"), "{name}: {}", o.doc);
+    }
+    let o = OPTIONS.iter().find(|o| o.name == "retry_timeout").unwrap();
+    assert!(o
+        .doc
+        .contains("0: a dead server is tried again by the next call"));
+    for name in ["io_timeout", "connect_timeout", "pool_timeout"] {
+        let o = OPTIONS.iter().find(|o| o.name == name).unwrap();
+        assert_eq!(o.kind.name(), "duration", "{name}");
+    }
+    let c = ClientBuilder::new()
+        .server("127.0.0.1:1")
+        .set("retry_timeout", "0")
+        .unwrap()
+        .set("retry_timeout_max", "0")
+        .unwrap()
+        .into_config()
+        .unwrap();
+    assert_eq!(
+        (c.retry_timeout, c.retry_timeout_max),
+        (Duration::ZERO, Duration::ZERO)
+    );
+    let m = message(
+        ClientBuilder::new()
+            .server("127.0.0.1:1")
+            .set("retry_timeout_max", "0")
+            .unwrap()
+            .into_config()
+            .unwrap_err(),
+    );
+    assert!(
+        m.contains("retry_timeout (1s)") && m.contains("retry_timeout_max (0)"),
+        "{m}"
+    );
+    // At once: a dead server is tried again by the very next call.
+    let dead = common::refusing_port();
+    let c = Client::builder()
+        .server(&dead.addr())
+        .failure_limit(1)
+        .retry_timeout(Duration::ZERO)
+        .retry_timeout_max(Duration::ZERO)
+        .connect_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    assert!(c.get("k").is_err());
+    assert!(c.server_states()[0].retry_in.unwrap_or_default().is_zero());
+}

@@ -34,7 +34,7 @@ pub enum OptionType {
     Duration,
     /// A duration; `0` (or `none`) means none.
     DurationOrNone,
-    /// A duration; `0` is allowed and means "at once".
+    /// A duration, or `0`, whose meaning the row's doc gives ("at once", "each time").
     DurationOrZero,
     /// A boolean.
     Bool,
@@ -65,7 +65,7 @@ impl OptionType {
         match self {
             OptionType::Duration => "duration",
             OptionType::DurationOrNone => "duration or 0 (none)",
-            OptionType::DurationOrZero => "duration",
+            OptionType::DurationOrZero => "duration or 0",
             OptionType::Bool => "boolean",
             OptionType::Integer => "integer",
             OptionType::Fraction => "fraction",
@@ -668,10 +668,10 @@ pub static OPTIONS: &[OptionSpec] = &[
         "one deadline for a whole operation (pool wait, connect, every read and write); 0: none",
         Apply::OptDuration(ClientBuilder::operation_timeout)),
     row!("retry_timeout", DurationOrZero, "ms", "1s", "",
-        "first wait before a dead server is tried again; doubles per failed retry; above a retry_timeout_max that was set (by name, setter or preset) it is a configuration error; with the cap left at its default (30s) the cap rises to it",
+        "first wait before a dead server is tried again; doubles per failed retry; above a retry_timeout_max that was set (by name, setter or preset) it is a configuration error; with the cap left at its default (30s) the cap rises to it; 0: a dead server is tried again by the next call (libmemcached's retry_timeout 0)",
         Apply::Duration(ClientBuilder::retry_timeout)),
     row!("retry_timeout_max", DurationOrZero, "ms", "30s", "",
-        "cap on the doubling retry wait; at least retry_timeout",
+        "cap on the doubling retry wait; at least retry_timeout; 0 (with retry_timeout 0): every retry at once",
         Apply::Duration(ClientBuilder::retry_timeout_max)),
     row!("failure_limit", Integer, "", "2", "1 to 4294967295",
         "consecutive failures that mark a server dead",
