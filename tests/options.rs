@@ -1039,3 +1039,83 @@ fn retry_timeout_zero_is_typed_and_described() {
     assert!(c.get("k").is_err());
     assert!(c.server_states()[0].retry_in.unwrap_or_default().is_zero());
 }
+
+/// Tester finding (options F4): word-valued options were case-insensitive for some words
+/// (`compression_level=AUTO`, `idle_timeout=NONE`, booleans) and not others
+/// (`protocol=BINARY`, `failover=Rehash`, `long_keys=HASH`, `io_timeout=1.5S`). One rule
+/// now: every word in any case, by name and through the types' own parsers.
+#[test]
+fn words_are_read_in_any_case_in_every_option() {
+    let b = ClientBuilder::new()
+        .server("127.0.0.1:1")
+        .set("protocol", "BINARY")
+        .unwrap()
+        .set("failover", "Rehash")
+        .unwrap()
+        .set("long_keys", "HASH")
+        .unwrap()
+        .set("on_server_return", "Flush")
+        .unwrap()
+        .set("distribution", "Libmemcached-Ketama")
+        .unwrap()
+        .set("value_format", "PyLibMC")
+        .unwrap()
+        .set("compression_codec", "ZSTD")
+        .unwrap()
+        .set("compression_compare", "ABOVE")
+        .unwrap()
+        .set("io_timeout", "1.5S")
+        .unwrap()
+        .set("connect_timeout", "250MS")
+        .unwrap()
+        .set("compression_level", "AUTO")
+        .unwrap()
+        .set("idle_timeout", "NONE")
+        .unwrap();
+    let c = b.config();
+    assert_eq!(c.protocol, mcpool::Protocol::Binary);
+    assert_eq!(c.io_timeout, Duration::from_millis(1500));
+    assert_eq!(c.connect_timeout, Duration::from_millis(250));
+    let lower = ClientBuilder::new()
+        .server("127.0.0.1:1")
+        .set("protocol", "binary")
+        .unwrap()
+        .set("failover", "rehash")
+        .unwrap()
+        .set("long_keys", "hash")
+        .unwrap()
+        .set("on_server_return", "flush")
+        .unwrap()
+        .set("distribution", "libmemcached-ketama")
+        .unwrap()
+        .set("value_format", "pylibmc")
+        .unwrap()
+        .set("compression_codec", "zstd")
+        .unwrap()
+        .set("compression_compare", "above")
+        .unwrap()
+        .set("io_timeout", "1.5s")
+        .unwrap()
+        .set("connect_timeout", "250ms")
+        .unwrap()
+        .set("compression_level", "auto")
+        .unwrap()
+        .set("idle_timeout", "none")
+        .unwrap();
+    assert_eq!(config_text(&b), config_text(&lower));
+    assert_eq!(
+        "META".parse::<mcpool::Protocol>().unwrap(),
+        mcpool::Protocol::Meta
+    );
+    assert!("Eject".parse::<mcpool::FailoverPolicy>().is_ok());
+    assert!("CMF-Ketama:100".parse::<Distribution>().is_ok());
+    // Text stays as given: a key prefix keeps its case.
+    let p = ClientBuilder::new().set("key_prefix", "App:").unwrap();
+    assert_eq!(p.config().key_prefix, b"App:");
+    // An unknown word is still refused, shown as given.
+    let m = message(ClientBuilder::new().set("protocol", "BINARI").unwrap_err());
+    assert!(
+        m.starts_with("option protocol: bad value \"BINARI\""),
+        "{m}"
+    );
+}

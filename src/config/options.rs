@@ -166,6 +166,15 @@ impl OptionSpec {
         } else {
             value.trim()
         };
+        // Words are read without regard to case, in every option that takes one (a name,
+        // `auto`, `none`, a boolean, a duration's unit): one rule, here.
+        let lowered;
+        let v = if self.kind == OptionType::Text || self.kind == OptionType::Servers {
+            v
+        } else {
+            lowered = v.to_ascii_lowercase();
+            lowered.as_str()
+        };
         let parsed = match self.apply {
             Apply::Duration(_) | Apply::OptDuration(_) => {
                 if self.kind == OptionType::DurationOrNone && v.eq_ignore_ascii_case("none") {
@@ -191,6 +200,10 @@ impl OptionSpec {
         let given = format!("{value:?}");
         match parsed {
             Ok(x @ Value::Duration(_)) => self.set_shown(b, x, &given),
+            // A word is shown in the case it was given.
+            Ok(x @ Value::Text(_)) if self.kind != OptionType::Text => {
+                self.set_shown(b, x, &format!("{:?}", value.trim()))
+            }
             Ok(x) => self.set_value(b, x),
             Err(why) => Err(self.bad(&given, &why)),
         }
@@ -262,7 +275,9 @@ impl OptionSpec {
                 return Err(self.bad(&self.shown(t), "contains a control character"))
             }
             (Apply::Text(f), Value::Text(t)) => f(b, t).map_err(|e| match e {
-                Error::Config(m) => self.bad(&self.shown(t), &m),
+                // Text as the row shows it (a password redacted); a word as given.
+                Error::Config(m) if self.kind == OptionType::Text => self.bad(&self.shown(t), &m),
+                Error::Config(m) => self.bad(shown, &m),
                 other => other,
             })?,
             (Apply::Text(f), Value::Bool(on)) => {
@@ -360,7 +375,8 @@ fn shown(default: &str) -> &str {
 /// (decimal, with an optional fraction); exact to the nanosecond, any length a [`Duration`]
 /// holds.
 pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
-    let s = s.trim();
+    let lowered = s.trim().to_ascii_lowercase();
+    let s = lowered.as_str();
     let (num, nanos_per_unit): (&str, u128) = if let Some(n) = s.strip_suffix("us") {
         (n, 1_000)
     } else if let Some(n) = s.strip_suffix("µs") {

@@ -835,7 +835,7 @@ fn unsupported<K: WireKeys + ?Sized>(req: &Request<'_, K>, dialect: &str) -> Err
 impl std::str::FromStr for Protocol {
     type Err = Error;
     fn from_str(s: &str) -> Result<Protocol> {
-        match s {
+        match s.trim().to_ascii_lowercase().as_str() {
             "text" | "ascii" => Ok(Protocol::Text),
             "meta" => Ok(Protocol::Meta),
             "binary" => Ok(Protocol::Binary),
