@@ -194,6 +194,16 @@ enum Stream {
 }
 
 impl Stream {
+    /// The socket's descriptor.
+    fn fd(&self) -> RawFd {
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.sock.as_raw_fd(),
+        }
+    }
+
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.read(buf),
@@ -480,7 +490,8 @@ fn unix_connect_error(path: &std::path::Path, e: io::Error) -> io::Error {
 
 /// A connection. See the module documentation for the clean/dirty rule.
 pub struct Conn {
-    stream: Stream,
+    /// Dropped by `Conn`'s `Drop` unless a forked child already closed its socket.
+    stream: std::mem::ManuallyDrop<Stream>,
     rbuf: Vec<u8>,
     rstart: usize,
     rend: usize,
@@ -660,7 +671,7 @@ impl Conn {
         let mut end = None;
         // A handshake is a few round trips; every step moves bytes, fails or times out.
         for _ in 0..100_000 {
-            let Stream::Tls(s) = &mut self.stream else {
+            let Stream::Tls(s) = &mut *self.stream else {
                 return Ok(());
             };
             if !s.conn.is_handshaking() && !s.conn.wants_write() {
@@ -669,7 +680,7 @@ impl Conn {
             if end.is_none() {
                 self.arm()?;
             }
-            let Stream::Tls(s) = &mut self.stream else {
+            let Stream::Tls(s) = &mut *self.stream else {
                 return Ok(());
             };
             let step = if s.conn.wants_write() {
@@ -691,7 +702,7 @@ impl Conn {
                 Ok(None) => end = None,
                 Ok(Some(tls_error)) => {
                     // Tell the server why (the alert rustls queued), as far as it listens.
-                    if let Stream::Tls(s) = &mut self.stream {
+                    if let Stream::Tls(s) = &mut *self.stream {
                         let _ = s.conn.write_tls(&mut s.sock);
                     }
                     return Err(Error::Io {
@@ -733,8 +744,9 @@ impl Conn {
         opts: &ConnOptions,
         peer: Option<SocketAddr>,
     ) -> Conn {
+        fork::opened(stream.fd());
         Conn {
-            stream,
+            stream: std::mem::ManuallyDrop::new(stream),
             rbuf: vec![0; INITIAL_BUF],
             rstart: 0,
             rend: 0,
@@ -1243,10 +1255,23 @@ impl Conn {
     /// Whether the connection speaks TLS.
     fn is_tls(&self) -> bool {
         #[cfg(feature = "tls")]
-        if let Stream::Tls(_) = self.stream {
+        if let Stream::Tls(_) = *self.stream {
             return true;
         }
         false
+    }
+}
+
+impl Drop for Conn {
+    /// Closes the socket, unless this is a forked child that already closed it (see
+    /// `fork::close_inherited`): its number may be another socket's by now.
+    #[allow(unsafe_code)] // ManuallyDrop::drop
+    fn drop(&mut self) {
+        if fork::closing(self.stream.fd(), self.generation) {
+            // SAFETY: the stream is dropped once, here, and the connection is never used
+            // again.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.stream) }
+        }
     }
 }
 
