@@ -266,9 +266,10 @@ impl Config {
         }
         if self.retry_timeout > self.retry_timeout_max {
             return Err(Error::Config(format!(
-                "retry_timeout ({:?}) is larger than retry_timeout_max ({:?}), which caps it: \
+                "retry_timeout ({}) is larger than retry_timeout_max ({}), which caps it: \
                  raise retry_timeout_max or lower retry_timeout",
-                self.retry_timeout, self.retry_timeout_max
+                shown(self.retry_timeout),
+                shown(self.retry_timeout_max)
             )));
         }
         self.values.check(&self.compression)?;
@@ -864,5 +865,15 @@ impl ClientBuilder {
     /// accepted (or the close names); the builder is consumed either way.
     pub fn set(self, name: &str, value: &str) -> Result<Self> {
         options::set(self, name, value)
+    }
+}
+
+/// A duration as a message shows it: `0` for zero (not `0ns`), else as `Debug` writes it
+/// (`250ms`, `1.5s`).
+fn shown(d: Duration) -> String {
+    if d.is_zero() {
+        "0".to_owned()
+    } else {
+        format!("{d:?}")
     }
 }

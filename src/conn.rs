@@ -214,6 +214,16 @@ enum Stream {
 }
 
 impl Stream {
+    /// The socket's descriptor.
+    fn fd(&self) -> RawFd {
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.sock.as_raw_fd(),
+        }
+    }
+
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.read(buf),
@@ -513,7 +523,8 @@ fn unix_connect_error(path: &std::path::Path, e: io::Error) -> io::Error {
 
 /// A connection. See the module documentation for the clean/dirty rule.
 pub struct Conn {
-    stream: Stream,
+    /// Dropped by `Conn`'s `Drop` unless a forked child already closed its socket.
+    stream: std::mem::ManuallyDrop<Stream>,
     rbuf: Vec<u8>,
     rstart: usize,
     rend: usize,
@@ -548,6 +559,10 @@ pub struct Conn {
     /// A meta `OK` was taken as `HD` before the version was known: the dialect checks the
     /// version before the outcome is handed out.
     pub(crate) legacy_ok_unchecked: bool,
+    /// Keys (as sent) and CAS uniques of invalidated items whose recompute token a plain
+    /// meta read took (`X W`): the dialect hands each back after the exchange (see
+    /// `meta::return_tokens`).
+    pub(crate) won_tokens: Vec<(Box<[u8]>, u64)>,
     /// Bytes written and read on this connection so far (for the per-operation records).
     sent_bytes: u64,
     recv_bytes: u64,
@@ -689,7 +704,7 @@ impl Conn {
         let mut end = None;
         // A handshake is a few round trips; every step moves bytes, fails or times out.
         for _ in 0..100_000 {
-            let Stream::Tls(s) = &mut self.stream else {
+            let Stream::Tls(s) = &mut *self.stream else {
                 return Ok(());
             };
             if !s.conn.is_handshaking() && !s.conn.wants_write() {
@@ -698,7 +713,7 @@ impl Conn {
             if end.is_none() {
                 self.arm()?;
             }
-            let Stream::Tls(s) = &mut self.stream else {
+            let Stream::Tls(s) = &mut *self.stream else {
                 return Ok(());
             };
             let step = if s.conn.wants_write() {
@@ -720,7 +735,7 @@ impl Conn {
                 Ok(None) => end = None,
                 Ok(Some(tls_error)) => {
                     // Tell the server why (the alert rustls queued), as far as it listens.
-                    if let Stream::Tls(s) = &mut self.stream {
+                    if let Stream::Tls(s) = &mut *self.stream {
                         let _ = s.conn.write_tls(&mut s.sock);
                     }
                     return Err(Error::Io {
@@ -762,8 +777,9 @@ impl Conn {
         opts: &ConnOptions,
         peer: Option<SocketAddr>,
     ) -> Conn {
+        fork::opened(stream.fd());
         Conn {
-            stream,
+            stream: std::mem::ManuallyDrop::new(stream),
             rbuf: vec![0; INITIAL_BUF],
             rstart: 0,
             rend: 0,
@@ -784,6 +800,7 @@ impl Conn {
             peer,
             server_version: None,
             legacy_ok_unchecked: false,
+            won_tokens: Vec::new(),
             sent_bytes: 0,
             recv_bytes: 0,
             gauge: None,
@@ -1293,10 +1310,23 @@ impl Conn {
     /// Whether the connection speaks TLS.
     fn is_tls(&self) -> bool {
         #[cfg(feature = "tls")]
-        if let Stream::Tls(_) = self.stream {
+        if let Stream::Tls(_) = *self.stream {
             return true;
         }
         false
+    }
+}
+
+impl Drop for Conn {
+    /// Closes the socket, unless this is a forked child that already closed it (see
+    /// `fork::close_inherited`): its number may be another socket's by now.
+    #[allow(unsafe_code)] // ManuallyDrop::drop
+    fn drop(&mut self) {
+        if fork::closing(self.stream.fd(), self.generation) {
+            // SAFETY: the stream is dropped once, here, and the connection is never used
+            // again.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.stream) }
+        }
     }
 }
 

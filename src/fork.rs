@@ -1,8 +1,9 @@
 //! Fork detection: a counter that the child side of every `fork()` increments, so a
 //! connection opened before a fork is recognised (one atomic load) and never used by the child.
 
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Once;
+use std::sync::{Mutex, Once, TryLockError};
 
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 static REGISTER: Once = Once::new();
@@ -22,4 +23,69 @@ pub fn generation() -> u64 {
         }
     });
     GENERATION.load(Ordering::Relaxed)
+}
+
+/// Every connection's socket, with the generation that opened it: a forked child closes
+/// those it inherited ([`close_inherited`]), which it never uses.
+static OPEN: Mutex<Vec<(RawFd, u64)>> = Mutex::new(Vec::new());
+
+/// Records a connection's socket, opened in this generation.
+pub(crate) fn opened(fd: RawFd) {
+    let generation = generation();
+    OPEN.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push((fd, generation));
+}
+
+/// Whether the connection of generation `generation` whose socket is `fd` may close it as
+/// it is dropped: yes, unless a forked child already closed it ([`close_inherited`]; the
+/// number may be another socket's by now). Forgets the socket.
+pub(crate) fn closing(fd: RawFd, generation: u64) -> bool {
+    let current = self::generation();
+    let mut open = if generation == current {
+        OPEN.lock().unwrap_or_else(|p| p.into_inner())
+    } else {
+        // In a child, the lock may have been held by a thread of the parent at the fork,
+        // which is not here to release it: then nothing was swept, the socket is still
+        // this connection's.
+        match OPEN.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return true,
+        }
+    };
+    match open.iter().position(|&e| e == (fd, generation)) {
+        Some(i) => {
+            open.swap_remove(i);
+            true
+        }
+        None => generation == current,
+    }
+}
+
+/// In a forked child: closes the sockets of every connection opened before the fork (never
+/// used here: a connection of an older generation is never reused, see `Conn`), without
+/// sending anything on them, so they do not outlive the parent's use of them at the server.
+/// close(2) of an inherited descriptor leaves the parent's socket open. Their connections,
+/// in the parent's pools, no longer close them ([`closing`]). Skipped when the registry's
+/// lock was held at the fork by a thread that is not in the child.
+#[allow(unsafe_code)] // close(2)
+pub(crate) fn close_inherited() {
+    let current = generation();
+    let mut open = match OPEN.try_lock() {
+        Ok(g) => g,
+        Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(TryLockError::WouldBlock) => return,
+    };
+    open.retain(|&(fd, generation)| {
+        if generation == current {
+            return true;
+        }
+        // SAFETY: `fd` is a socket this process inherited open and no object uses or closes
+        // any longer (`closing` answers false for it from now on).
+        unsafe {
+            libc::close(fd);
+        }
+        false
+    });
 }

@@ -95,7 +95,7 @@ pub enum LongKeys {
 impl std::str::FromStr for LongKeys {
     type Err = Error;
     fn from_str(s: &str) -> Result<LongKeys> {
-        match s {
+        match s.trim().to_ascii_lowercase().as_str() {
             "refuse" => Ok(LongKeys::Refuse),
             "hash" => Ok(LongKeys::Hash),
             _ => Err(Error::Config(format!(

@@ -519,6 +519,8 @@ impl Server {
                 (Cow::Owned(pool.clone()), GateRef::Shared(gate.clone()))
             }
             _ => {
+                // The parent's sockets, never used here, are closed (without a byte sent).
+                fork::close_inherited();
                 // The child's gauges count its own connections, from 0 (see `OpenGauge`).
                 use std::sync::atomic::Ordering::Relaxed;
                 self.counters.pool_open.store(0, Relaxed);

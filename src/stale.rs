@@ -37,7 +37,7 @@ pub enum OnServerReturn {
 impl FromStr for OnServerReturn {
     type Err = Error;
     fn from_str(s: &str) -> Result<OnServerReturn> {
-        match s {
+        match s.trim().to_ascii_lowercase().as_str() {
             "keep" => Ok(OnServerReturn::Keep),
             "flush" => Ok(OnServerReturn::Flush),
             "delete-written" | "delete_written" => Ok(OnServerReturn::DeleteWritten),

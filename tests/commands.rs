@@ -501,6 +501,41 @@ fn flush_server_flushes_only_that_server() {
     }
 }
 
+/// Tester finding (commands F3): an unknown stats group was a client error (`ERROR`) on text
+/// and meta but a server error (status 0x01) on binary, and so was `conns`, a group memcached
+/// has on text only. One kind now on every protocol: `Error::Client`, CLIENT_ERROR class,
+/// with one message naming the group; the connection stays usable.
+#[test]
+fn unknown_stats_group_is_one_error_kind_on_every_protocol() {
+    let mc = Memcached::start(&[]);
+    for protocol in PROTOCOLS {
+        let c = Client::builder()
+            .server(&mc.addr())
+            .protocol(protocol)
+            .build()
+            .unwrap();
+        let mut groups = vec!["bogus"];
+        if protocol == Protocol::Binary {
+            groups.push("conns");
+        }
+        for g in groups {
+            let e = c.stats(Some(g)).remove(0).1.unwrap_err();
+            assert!(matches!(e, Error::Client { .. }), "{protocol:?} {g}: {e:?}");
+            assert_eq!(
+                e.class(),
+                mcpool::error::Class::ClientError,
+                "{protocol:?} {g}"
+            );
+            let want = format!("stats group \"{g}\": the server has no such statistics");
+            assert!(e.to_string().contains(&want), "{protocol:?}: {e}");
+        }
+        assert!(
+            c.stats(Some("settings")).remove(0).1.is_ok(),
+            "{protocol:?}"
+        );
+    }
+}
+
 fn version_stats_flush_with(protocol: Protocol) {
     let mc = Memcached::start(&[]);
     let c = Client::builder()

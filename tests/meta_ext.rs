@@ -235,3 +235,69 @@ fn lease_placeholder_is_a_miss_for_plain_reads() {
     assert_eq!(c.get(&e).unwrap().as_deref(), Some(&b""[..]), "stale (X W)");
     assert_eq!(c.get(&e).unwrap().as_deref(), Some(&b""[..]), "stale (Z X)");
 }
+
+/// Tester finding (commands F2): after `invalidate`, a plain read took the recompute token
+/// (memcached gives it to the first `mg` of a stale item, whatever its flags), so every
+/// `get_lease` answered `Wait` until `stale_ttl` ran out and nobody recomputed. A read that
+/// returns no CAS (`get`, `get_multi`, `gat`) hands the token back: the first lease after
+/// it is still told to recompute, and the plain reads still see the old value. A CAS read
+/// keeps the token (its CAS must stay usable); that stays as documented.
+#[test]
+fn plain_reads_leave_the_recompute_token_to_get_lease() {
+    let mc = Memcached::start(&[]);
+    let c = meta(&mc.addr());
+    type Read = fn(&Client, &str);
+    let reads: [(&str, Read); 4] = [
+        ("get", |c, k| {
+            assert_eq!(c.get(k).unwrap().as_deref(), Some(&b"old"[..]))
+        }),
+        ("get_multi", |c, k| {
+            let r = c.get_multi(&[k, "absent-key"]);
+            assert_eq!(
+                r[0].as_ref().unwrap().as_ref().unwrap().value.as_ref(),
+                b"old"
+            );
+        }),
+        ("gat", |c, k| assert!(c.gat(k, 100).unwrap().is_some())),
+        ("get twice", |c, k| {
+            assert!(c.get(k).unwrap().is_some());
+            assert!(c.get(k).unwrap().is_some());
+        }),
+    ];
+    for (name, read) in reads {
+        let k = format!("{}tok", unique("lt"));
+        c.set(&k, b"old", 0).unwrap();
+        assert!(c.invalidate(&k, 30).unwrap());
+        read(&c, &k);
+        match c.get_lease(&k, 30, None).unwrap() {
+            mcpool::Lease::Recompute { stale: Some(s) } => {
+                assert_eq!(s.value.as_ref(), b"old", "{name}")
+            }
+            other => panic!("{name}: the lease after it: {other:?}"),
+        }
+        // The election held: the next lease waits, and a plain read still sees the value.
+        assert!(
+            matches!(
+                c.get_lease(&k, 30, None).unwrap(),
+                mcpool::Lease::Wait { stale: Some(_) }
+            ),
+            "{name}"
+        );
+        read(&c, &k);
+        assert!(matches!(
+            c.get_lease(&k, 30, None).unwrap(),
+            mcpool::Lease::Wait { .. }
+        ));
+    }
+    // A value stored between the read and the hand-back is not marked stale again: the
+    // hand-back is conditional on the CAS the read saw (checked here by storing first).
+    let k = format!("{}fresh", unique("lt"));
+    c.set(&k, b"old", 0).unwrap();
+    c.invalidate(&k, 30).unwrap();
+    c.get(&k).unwrap();
+    c.set(&k, b"new", 0).unwrap();
+    assert!(matches!(
+        c.get_lease(&k, 30, None).unwrap(),
+        mcpool::Lease::Hit(i) if i.value.as_ref() == b"new"
+    ));
+}

@@ -982,3 +982,142 @@ fn a_refused_duration_is_shown_as_given() {
     let m = message(e);
     assert!(m.starts_with("option io_timeout: bad value 0: "), "{m}");
 }
+
+/// Tester finding (options F3): `retry_timeout` and `retry_timeout_max` took 0 while the
+/// table typed them "duration", as it types `io_timeout`, whose 0 is refused. 0 means
+/// something for them (a dead server is tried again by the next call, libmemcached's
+/// `retry_timeout` 0), so it stays accepted and the table says so: the type is "duration
+/// or 0" and the description says what 0 does. A cap of 0 under the default first wait is
+/// refused at build with the values shown as "0", not "0ns".
+#[test]
+fn retry_timeout_zero_is_typed_and_described() {
+    for name in ["retry_timeout", "retry_timeout_max", "resolve_interval"] {
+        let o = OPTIONS.iter().find(|o| o.name == name).unwrap();
+        assert_eq!(o.kind.name(), "duration or 0", "{name}");
+        assert!(o.doc.contains("0"), "{name}: {}", o.doc);
+    }
+    let o = OPTIONS.iter().find(|o| o.name == "retry_timeout").unwrap();
+    assert!(o
+        .doc
+        .contains("0: a dead server is tried again by the next call"));
+    for name in ["io_timeout", "connect_timeout", "pool_timeout"] {
+        let o = OPTIONS.iter().find(|o| o.name == name).unwrap();
+        assert_eq!(o.kind.name(), "duration", "{name}");
+    }
+    let c = ClientBuilder::new()
+        .server("127.0.0.1:1")
+        .set("retry_timeout", "0")
+        .unwrap()
+        .set("retry_timeout_max", "0")
+        .unwrap()
+        .into_config()
+        .unwrap();
+    assert_eq!(
+        (c.retry_timeout, c.retry_timeout_max),
+        (Duration::ZERO, Duration::ZERO)
+    );
+    let m = message(
+        ClientBuilder::new()
+            .server("127.0.0.1:1")
+            .set("retry_timeout_max", "0")
+            .unwrap()
+            .into_config()
+            .unwrap_err(),
+    );
+    assert!(
+        m.contains("retry_timeout (1s)") && m.contains("retry_timeout_max (0)"),
+        "{m}"
+    );
+    // At once: a dead server is tried again by the very next call.
+    let dead = common::refusing_port();
+    let c = Client::builder()
+        .server(&dead.addr())
+        .failure_limit(1)
+        .retry_timeout(Duration::ZERO)
+        .retry_timeout_max(Duration::ZERO)
+        .connect_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    assert!(c.get("k").is_err());
+    assert!(c.server_states()[0].retry_in.unwrap_or_default().is_zero());
+}
+
+/// Tester finding (options F4): word-valued options were case-insensitive for some words
+/// (`compression_level=AUTO`, `idle_timeout=NONE`, booleans) and not others
+/// (`protocol=BINARY`, `failover=Rehash`, `long_keys=HASH`, `io_timeout=1.5S`). One rule
+/// now: every word in any case, by name and through the types' own parsers.
+#[test]
+fn words_are_read_in_any_case_in_every_option() {
+    let b = ClientBuilder::new()
+        .server("127.0.0.1:1")
+        .set("protocol", "BINARY")
+        .unwrap()
+        .set("failover", "Rehash")
+        .unwrap()
+        .set("long_keys", "HASH")
+        .unwrap()
+        .set("on_server_return", "Flush")
+        .unwrap()
+        .set("distribution", "Libmemcached-Ketama")
+        .unwrap()
+        .set("value_format", "PyLibMC")
+        .unwrap()
+        .set("compression_codec", "ZSTD")
+        .unwrap()
+        .set("compression_compare", "ABOVE")
+        .unwrap()
+        .set("io_timeout", "1.5S")
+        .unwrap()
+        .set("connect_timeout", "250MS")
+        .unwrap()
+        .set("compression_level", "AUTO")
+        .unwrap()
+        .set("idle_timeout", "NONE")
+        .unwrap();
+    let c = b.config();
+    assert_eq!(c.protocol, mcpool::Protocol::Binary);
+    assert_eq!(c.io_timeout, Duration::from_millis(1500));
+    assert_eq!(c.connect_timeout, Duration::from_millis(250));
+    let lower = ClientBuilder::new()
+        .server("127.0.0.1:1")
+        .set("protocol", "binary")
+        .unwrap()
+        .set("failover", "rehash")
+        .unwrap()
+        .set("long_keys", "hash")
+        .unwrap()
+        .set("on_server_return", "flush")
+        .unwrap()
+        .set("distribution", "libmemcached-ketama")
+        .unwrap()
+        .set("value_format", "pylibmc")
+        .unwrap()
+        .set("compression_codec", "zstd")
+        .unwrap()
+        .set("compression_compare", "above")
+        .unwrap()
+        .set("io_timeout", "1.5s")
+        .unwrap()
+        .set("connect_timeout", "250ms")
+        .unwrap()
+        .set("compression_level", "auto")
+        .unwrap()
+        .set("idle_timeout", "none")
+        .unwrap();
+    assert_eq!(config_text(&b), config_text(&lower));
+    assert_eq!(
+        "META".parse::<mcpool::Protocol>().unwrap(),
+        mcpool::Protocol::Meta
+    );
+    assert!("Eject".parse::<mcpool::FailoverPolicy>().is_ok());
+    assert!("CMF-Ketama:100".parse::<Distribution>().is_ok());
+    // Text stays as given: a key prefix keeps its case.
+    let p = ClientBuilder::new().set("key_prefix", "App:").unwrap();
+    assert_eq!(p.config().key_prefix, b"App:");
+    // An unknown word is still refused, shown as given.
+    let m = message(ClientBuilder::new().set("protocol", "BINARI").unwrap_err());
+    assert!(
+        m.starts_with("option protocol: bad value \"BINARI\""),
+        "{m}"
+    );
+}

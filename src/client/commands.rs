@@ -445,10 +445,16 @@ impl Client {
 
     /// Marks `key` stale instead of deleting it: readers through [`Client::get_lease`] keep
     /// getting the old value (flagged stale) for `stale_ttl` seconds while exactly one of them
-    /// recomputes it. True if the key existed. Meta protocol only. A plain read of the key
-    /// over meta (`get`) returns the stale value and, memcached being what it is, takes the
-    /// recompute token itself if no lease read has yet (the lease readers are then told
-    /// `Wait`): read invalidated keys through `get_lease`.
+    /// recomputes it. True if the key existed. Meta protocol only.
+    ///
+    /// Plain reads still return the stale value, unmarked. memcached gives the recompute
+    /// token to the first read of the stale item, whatever it asks: a read that returns no
+    /// CAS (`get`, `get_multi`, `gat`) hands it back (`md <key> I C<cas>`, one more round
+    /// trip, only then), so the next `get_lease` still wins. A read that returns a CAS
+    /// (`gets`, `gats`, `gets_multi`, [`Client::meta_info`]) keeps it, since handing it back
+    /// changes the CAS it returned: `get_lease` callers are then told `Wait` until the item
+    /// is stored again or `stale_ttl` runs out. docs/protocols.md, "Plain reads of an
+    /// invalidated item".
     pub fn invalidate(&self, key: impl AsRef<[u8]>, stale_ttl: u32) -> Result<bool> {
         self.require_meta("invalidate")?;
         self.one_key(

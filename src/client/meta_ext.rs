@@ -118,6 +118,10 @@ impl Client {
     /// stored size and flags; `None` for a miss. The request does not count as an access
     /// (`u`: no LRU bump), so it changes neither `hit_before` nor `last_access`. Meta
     /// protocol only (memcached 1.6+).
+    ///
+    /// Of an invalidated item it does take the recompute token, when no read has yet
+    /// (memcached gives it to the first read, whatever it asks), and keeps it, as every
+    /// read that returns a CAS does: see [`Client::invalidate`].
     pub fn meta_info(&self, key: impl AsRef<[u8]>) -> Result<Option<ItemInfo>> {
         self.require_meta("meta_info")?;
         self.one_key_as(

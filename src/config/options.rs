@@ -34,7 +34,7 @@ pub enum OptionType {
     Duration,
     /// A duration; `0` (or `none`) means none.
     DurationOrNone,
-    /// A duration; `0` is allowed and means "at once".
+    /// A duration, or `0`, whose meaning the row's doc gives ("at once", "each time").
     DurationOrZero,
     /// A boolean.
     Bool,
@@ -65,7 +65,7 @@ impl OptionType {
         match self {
             OptionType::Duration => "duration",
             OptionType::DurationOrNone => "duration or 0 (none)",
-            OptionType::DurationOrZero => "duration",
+            OptionType::DurationOrZero => "duration or 0",
             OptionType::Bool => "boolean",
             OptionType::Integer => "integer",
             OptionType::Fraction => "fraction",
@@ -166,6 +166,15 @@ impl OptionSpec {
         } else {
             value.trim()
         };
+        // Words are read without regard to case, in every option that takes one (a name,
+        // `auto`, `none`, a boolean, a duration's unit): one rule, here.
+        let lowered;
+        let v = if self.kind == OptionType::Text || self.kind == OptionType::Servers {
+            v
+        } else {
+            lowered = v.to_ascii_lowercase();
+            lowered.as_str()
+        };
         let parsed = match self.apply {
             Apply::Duration(_) | Apply::OptDuration(_) => {
                 if self.kind == OptionType::DurationOrNone && v.eq_ignore_ascii_case("none") {
@@ -191,6 +200,10 @@ impl OptionSpec {
         let given = format!("{value:?}");
         match parsed {
             Ok(x @ Value::Duration(_)) => self.set_shown(b, x, &given),
+            // A word is shown in the case it was given.
+            Ok(x @ Value::Text(_)) if self.kind != OptionType::Text => {
+                self.set_shown(b, x, &format!("{:?}", value.trim()))
+            }
             Ok(x) => self.set_value(b, x),
             Err(why) => Err(self.bad(&given, &why)),
         }
@@ -262,7 +275,9 @@ impl OptionSpec {
                 return Err(self.bad(&self.shown(t), "contains a control character"))
             }
             (Apply::Text(f), Value::Text(t)) => f(b, t).map_err(|e| match e {
-                Error::Config(m) => self.bad(&self.shown(t), &m),
+                // Text as the row shows it (a password redacted); a word as given.
+                Error::Config(m) if self.kind == OptionType::Text => self.bad(&self.shown(t), &m),
+                Error::Config(m) => self.bad(shown, &m),
                 other => other,
             })?,
             (Apply::Text(f), Value::Bool(on)) => {
@@ -360,7 +375,8 @@ fn shown(default: &str) -> &str {
 /// (decimal, with an optional fraction); exact to the nanosecond, any length a [`Duration`]
 /// holds.
 pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
-    let s = s.trim();
+    let lowered = s.trim().to_ascii_lowercase();
+    let s = lowered.as_str();
     let (num, nanos_per_unit): (&str, u128) = if let Some(n) = s.strip_suffix("us") {
         (n, 1_000)
     } else if let Some(n) = s.strip_suffix("µs") {
@@ -668,10 +684,10 @@ pub static OPTIONS: &[OptionSpec] = &[
         "one deadline for a whole operation (pool wait, connect, every read and write); 0: none",
         Apply::OptDuration(ClientBuilder::operation_timeout)),
     row!("retry_timeout", DurationOrZero, "ms", "1s", "",
-        "first wait before a dead server is tried again; doubles per failed retry; above a retry_timeout_max that was set (by name, setter or preset) it is a configuration error; with the cap left at its default (30s) the cap rises to it",
+        "first wait before a dead server is tried again; doubles per failed retry; above a retry_timeout_max that was set (by name, setter or preset) it is a configuration error; with the cap left at its default (30s) the cap rises to it; 0: a dead server is tried again by the next call (libmemcached's retry_timeout 0)",
         Apply::Duration(ClientBuilder::retry_timeout)),
     row!("retry_timeout_max", DurationOrZero, "ms", "30s", "",
-        "cap on the doubling retry wait; at least retry_timeout",
+        "cap on the doubling retry wait; at least retry_timeout; 0 (with retry_timeout 0): every retry at once",
         Apply::Duration(ClientBuilder::retry_timeout_max)),
     row!("failure_limit", Integer, "", "2", "1 to 4294967295",
         "failures that mark a server dead: consecutive ones, or those within failure_window",

@@ -286,11 +286,14 @@ fn encode_noop(buf: &mut Vec<u8>, tag: u32) {
 }
 
 /// Reads STAT responses up to the empty one that ends them.
-fn recv_stats(conn: &mut Conn, tag: u32) -> Result<Vec<(String, String)>> {
+fn recv_stats(conn: &mut Conn, tag: u32, group: Option<&str>) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     loop {
         let stat = conn.read::<BinaryCodec, _>(|r, server| {
             check(server, &r, op::STAT, tag)?;
+            if r.status == status::KEY_NOT_FOUND && out.is_empty() {
+                return Err(super::unknown_stats_group(server, group, "status 0x01"));
+            }
             if r.status != status::OK {
                 return Err(status_error(server, &r));
             }
@@ -494,7 +497,7 @@ impl Speak for Binary {
                     _ => Err(status_error(server, &r)),
                 }
             }),
-            Request::Stats { .. } => recv_stats(conn, tag).map(Outcome::Stats),
+            Request::Stats { group } => recv_stats(conn, tag, group).map(Outcome::Stats),
             Request::Noop => conn.read::<BinaryCodec, _>(|r, server| {
                 check(server, &r, op::NOOP, tag)?;
                 match r.status {

@@ -196,7 +196,6 @@ fn item_flags(server: &str, flags: Flags<'_>, cas: bool) -> Result<(u32, ValueFl
 /// carrying the batch's last tag) closes the batch.
 fn encode_retrieval<K: WireKeys + ?Sized>(
     buf: &mut Vec<u8>,
-    cas: bool,
     touch: Option<u32>,
     keys: &K,
     tag: u32,
@@ -204,7 +203,9 @@ fn encode_retrieval<K: WireKeys + ?Sized>(
     let n = keys.count();
     for i in 0..n {
         let opaque = tag.wrapping_add(i as u32);
-        meta::encode_get(buf, keys.key(i), opaque.into(), cas, touch, i + 1 < n);
+        // `c` always: a read that takes an invalidated item's token hands it back only
+        // if the item is still the one it read (see `return_tokens`).
+        meta::encode_get(buf, keys.key(i), opaque.into(), true, touch, i + 1 < n);
     }
 }
 
@@ -228,6 +229,7 @@ fn recv_retrieval<'k>(
         return Ok(()); // nothing was sent
     }
     let mut next = 0usize;
+    let mut won: Vec<(Box<[u8]>, u64)> = Vec::new();
     loop {
         let done = conn.read::<MetaCodec, _>(|r, server| {
             let (f, item, flags) = match r {
@@ -252,12 +254,21 @@ fn recv_retrieval<'k>(
             // A lease placeholder (see `get_lease`) is a miss: nobody stored that empty
             // value.
             if let Some((data, client_flags)) = item.filter(|(d, _)| !f.is_placeholder(d.len())) {
+                // A plain read of an invalidated item takes its recompute token (memcached
+                // gives it to the first `mg`, whatever its flags): one without a CAS hands
+                // it back after the exchange. A read with one keeps it, or the CAS it
+                // returns would be out of date at once (see `Client::invalidate`).
+                if f.win && f.stale && !cas {
+                    let c = f.cas.ok_or_else(|| bad(server, "c"))?;
+                    won.push((key_at(idx).into(), c));
+                }
                 hit(idx, data, client_flags, if cas { f.cas } else { None });
             }
             next = idx + 1;
             Ok(next == n)
         })?;
         if done {
+            conn.won_tokens.append(&mut won);
             return Ok(());
         }
     }
@@ -434,6 +445,37 @@ fn item_info(server: &str, f: Flags<'_>) -> Result<(crate::item::ItemInfo, bool)
     ))
 }
 
+/// Hands back the recompute tokens that plain reads of invalidated items took during the
+/// exchange just read (`Conn::won_tokens`): `md <key> I C<cas>` per key, which marks the
+/// item stale again with its token free, so the next `get_lease` is told to recompute.
+/// `C` makes it a no-op (`EX`, `NF`) when the item changed since the read (stored anew,
+/// deleted). Called after an exchange whose replies were all read (the connection clean).
+pub(crate) fn return_tokens(conn: &mut Conn) -> Result<()> {
+    let won = std::mem::take(&mut conn.won_tokens);
+    let tag = conn.take_tags(won.len());
+    let buf = conn.begin();
+    for (i, (key, cas)) in won.iter().enumerate() {
+        let f = [
+            Flag::Bare(b'I'),
+            Flag::Num(b'C', *cas),
+            Flag::Num(b'O', tag.wrapping_add(i as u32).into()),
+        ];
+        meta::encode(buf, Command::Delete, key, None, &f);
+    }
+    conn.send()?;
+    for i in 0..won.len() {
+        let want = tag.wrapping_add(i as u32);
+        read_hd(conn, |r, server| match r {
+            Reply::Header(f) | Reply::Exists(f) | Reply::NotFound(f) => {
+                check_opaque(server, f, want)
+            }
+            r => Err(other(server, r, "md (a recompute token handed back)")),
+        })?;
+    }
+    conn.finish();
+    Ok(())
+}
+
 /// What a lease read found.
 #[derive(Debug)]
 pub(crate) struct LeaseReply {
@@ -541,10 +583,11 @@ fn recv_quiet_batch(
 impl Speak for Meta {
     fn encode<K: WireKeys + ?Sized>(&self, buf: &mut Vec<u8>, req: &Request<'_, K>, tag: u32) {
         match *req {
-            Request::Get { key, cas, touch } => {
-                meta::encode_get(buf, key, tag.into(), cas, touch, false)
+            // `c` always (see `encode_retrieval`).
+            Request::Get { key, touch, .. } => {
+                meta::encode_get(buf, key, tag.into(), true, touch, false)
             }
-            Request::GetMulti { keys, cas, touch } => encode_retrieval(buf, cas, touch, keys, tag),
+            Request::GetMulti { keys, touch, .. } => encode_retrieval(buf, touch, keys, tag),
             Request::Store {
                 cmd,
                 key,

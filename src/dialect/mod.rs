@@ -630,6 +630,9 @@ impl Dialect {
     /// binary replies carry their request's tag, checked on every reply.
     #[inline]
     pub(crate) fn finish(&self, conn: &mut Conn) -> Result<()> {
+        if !conn.won_tokens.is_empty() {
+            meta::return_tokens(conn)?;
+        }
         if let Dialect::Text(_) = self {
             if conn.has_unread() {
                 return Err(conn.protocol_error(
@@ -682,6 +685,9 @@ impl Dialect {
             } else {
                 work.answer(i, outcome.0, outcome.1);
             }
+        }
+        if !conn.won_tokens.is_empty() {
+            meta::return_tokens(conn)?;
         }
         conn.finish();
         if conn.legacy_ok_unchecked {
@@ -796,6 +802,20 @@ fn collect_quiet<T>(
     Ok(())
 }
 
+/// The error for a `stats` group the server does not have (memcached's text and meta
+/// `ERROR`, binary status 0x01): one kind and one message on every protocol, the caller's
+/// mistake ([`Error::Client`]). `answer` is what the server said.
+pub(crate) fn unknown_stats_group(server: &str, group: Option<&str>, answer: &str) -> Error {
+    let what = match group {
+        Some(g) => format!("stats group {g:?}"),
+        None => "stats".to_owned(),
+    };
+    Error::Client {
+        server: server.to_owned(),
+        message: format!("{what}: the server has no such statistics (it answered {answer})"),
+    }
+}
+
 /// The error of a dialect that has no form of `req` (leases and invalidation off meta).
 /// A reply's tag as an error names it: `with opaque 7`, or `without an opaque`.
 pub(crate) fn show_opaque(opaque: Option<u64>) -> String {
@@ -815,7 +835,7 @@ fn unsupported<K: WireKeys + ?Sized>(req: &Request<'_, K>, dialect: &str) -> Err
 impl std::str::FromStr for Protocol {
     type Err = Error;
     fn from_str(s: &str) -> Result<Protocol> {
-        match s {
+        match s.trim().to_ascii_lowercase().as_str() {
             "text" | "ascii" => Ok(Protocol::Text),
             "meta" => Ok(Protocol::Meta),
             "binary" => Ok(Protocol::Binary),

@@ -320,7 +320,7 @@ fn read_one(
 }
 
 /// Reads `STAT name value` lines up to `END`.
-fn recv_stats(conn: &mut Conn) -> Result<Vec<(String, String)>> {
+fn recv_stats(conn: &mut Conn, group: Option<&str>) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     loop {
         let stat = conn.read::<TextCodec, _>(|r, server| match r {
@@ -330,6 +330,7 @@ fn recv_stats(conn: &mut Conn) -> Result<Vec<(String, String)>> {
             ))),
             // `stats reset` answers RESET, `stats detail on|off` OK: the end, no statistics.
             Reply::End | Reply::Reset | Reply::Ok => Ok(None),
+            Reply::Error => Err(super::unknown_stats_group(server, group, "ERROR")),
             other => Err(unexpected(server, other, "stats")),
         })?;
         match stat {
@@ -420,7 +421,7 @@ impl Speak for Text {
             }),
             Request::Version => recv_version(conn).map(Outcome::Version),
             Request::Noop => recv_version(conn).map(|_| Outcome::Done),
-            Request::Stats { .. } => recv_stats(conn).map(Outcome::Stats),
+            Request::Stats { group } => recv_stats(conn, group).map(Outcome::Stats),
             Request::Lease { .. } | Request::Invalidate { .. } | Request::Info { .. } => {
                 Err(unsupported(req, "text"))
             }

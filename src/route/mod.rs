@@ -448,14 +448,15 @@ impl FromStr for Distribution {
                 return Ok(Distribution::Setting(Box::new(setting::parse(c, body)?)));
             }
         }
-        if let Some(n) = s.strip_prefix("cmf-ketama:") {
+        let lowered = s.trim().to_ascii_lowercase();
+        if let Some(n) = lowered.strip_prefix("cmf-ketama:") {
             let points: u32 = n.parse().map_err(|_| {
                 Error::Config(format!("bad ketama points {n:?} in {s:?} (a whole number)"))
             })?;
             let points = check_ketama_points(points, &format!("{s:?}"))?;
             return Ok(Distribution::CmfKetama { points });
         }
-        Ok(match s {
+        Ok(match lowered.as_str() {
             "cache-memcached" => Distribution::CacheMemcached,
             "python-memcached" => Distribution::PythonMemcached,
             "cmf-ketama" => Distribution::CmfKetama {
@@ -490,7 +491,7 @@ impl FromStr for Distribution {
 impl FromStr for FailoverPolicy {
     type Err = Error;
     fn from_str(s: &str) -> Result<FailoverPolicy> {
-        match s {
+        match s.trim().to_ascii_lowercase().as_str() {
             "fail-fast" => Ok(FailoverPolicy::FailFast),
             "rehash" => Ok(FailoverPolicy::Rehash),
             "eject" => Ok(FailoverPolicy::Eject),

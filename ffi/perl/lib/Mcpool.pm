@@ -1211,7 +1211,13 @@ C<utf8 =E<gt> 1> (flags of its own) stays a value (docs/protocols.md, "Leases").
 
 mcpool extension (meta protocol only): marks the key stale for C<$stale_ttl> seconds instead
 of deleting it, so C<get_lease> readers keep the old value while one recomputes. True, false
-when the key did not exist, nothing on an error.
+when the key did not exist, nothing on an error. Plain reads still return the old value.
+memcached gives the recompute token to the first read of the stale item, whatever it asks:
+C<get>, C<get_multi> and C<gat> hand it back (one more round trip), so the next C<get_lease>
+still answers C<'recompute'>; C<gets>, C<gets_multi>, C<gats> and C<meta_info>, which return
+a CAS, keep it (handing it back would change that CAS), and C<get_lease> then answers
+C<'wait'> until the key is set again or C<$stale_ttl> runs out (docs/protocols.md, "Plain
+reads of an invalidated item").
 
 =item set_with_version ($key, $value, $version[, $expiration_time])
 
@@ -1242,6 +1248,8 @@ mcpool extension (meta protocol only): the item's metadata without its value, as
 reference C<{ hit_before =E<gt> 0|1, last_access =E<gt> seconds, ttl =E<gt> seconds or undef
 (never expires), cas, size, flags }>; undef for a miss; nothing on an error. The request is
 not an access (memcached's C<u> flag): it changes neither C<hit_before> nor C<last_access>.
+Of an invalidated key it does take the recompute token, as every read that returns a CAS
+does (see C<invalidate>).
 
 =item Mcpool::option_names (), Mcpool::option_doc ($name)
 

@@ -3,6 +3,8 @@ package io.mcpool;
 /**
  * An item's metadata, read without its value ({@link Mcpool#metaInfo}, meta protocol): the
  * request is not an access, so it changes neither {@link #hitBefore} nor {@link #lastAccessSeconds}.
+ * Of an invalidated key it does take the recompute token, as every read that returns a CAS
+ * does (see {@link Mcpool#invalidate}).
  */
 public final class ItemInfo {
     private final boolean hitBefore;

@@ -1340,7 +1340,14 @@ public final class Mcpool implements AutoCloseable {
 
     /** Marks the key stale for {@code staleTtl} seconds instead of deleting it (meta protocol
      * only): lease readers keep getting the old value while one of them recomputes. False
-     * when the key did not exist. */
+     * when the key did not exist. Plain reads still return the old value. memcached gives
+     * the recompute token to the first read of the stale item, whatever it asks: reads
+     * without a CAS ({@code get}, {@code getMulti}, get-and-touch) hand it back (one more
+     * round trip), so the next {@link #getLease} still answers {@code RECOMPUTE}; reads that
+     * return a CAS ({@code gets}, {@link #metaInfo}) keep it (handing it back would change
+     * that CAS), and {@link #getLease} then answers {@code WAIT} until the key is set again
+     * or {@code staleTtl} runs out (docs/protocols.md, "Plain reads of an invalidated
+     * item"). */
     public boolean invalidate(String key, int staleTtl) {
         byte[] k = key(key);
         long h = nc.acquire();
