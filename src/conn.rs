@@ -199,7 +199,7 @@ impl Stream {
             Stream::Tcp(s) => s.read(buf),
             Stream::Unix(s) => s.read(buf),
             #[cfg(feature = "tls")]
-            Stream::Tls(s) => s.read(buf),
+            Stream::Tls(s) => tls_read(s, buf),
         }
     }
 
@@ -246,8 +246,10 @@ impl Stream {
 
     /// One write system call that never waits: what the socket's send buffer takes now
     /// (`WouldBlock` when it takes nothing), so that a request larger than the buffers can
-    /// be written while its replies are read (see [`Conn::send`]). TLS: the whole buffer,
-    /// encrypted and flushed, waiting as long as the socket's timeout allows.
+    /// be written while its replies are read (see [`Conn::send`]). TLS: the plaintext rustls
+    /// takes (up to its buffer limit, once the records of earlier writes are out), its
+    /// records written as far as the socket takes them without waiting (the rest by
+    /// [`Stream::flush_now`]).
     fn write_some(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => send_now(s.as_raw_fd(), buf),
@@ -255,20 +257,127 @@ impl Stream {
             #[cfg(feature = "tls")]
             Stream::Tls(s) => {
                 use std::io::Write;
-                s.write_all(buf).and_then(|_| s.flush()).map(|_| buf.len())
+                let fd = s.sock.as_raw_fd();
+                if !tls_flush(&mut s.conn, fd)? {
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
+                let n = s.conn.writer().write(buf)?;
+                tls_flush(&mut s.conn, fd)?;
+                if n == 0 && !buf.is_empty() {
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
+                Ok(n)
             }
         }
     }
 
-    /// The socket to wait on while a request is only partly written, when its writes never
-    /// wait ([`Stream::write_some`]); `None` for TLS, whose writes wait.
-    fn pollable(&self) -> Option<RawFd> {
+    /// TLS: whether records of written plaintext are still to go out (see
+    /// [`Stream::write_some`]); never for plain sockets.
+    #[inline]
+    fn unflushed(&self) -> bool {
         match self {
-            Stream::Tcp(s) => Some(s.as_raw_fd()),
-            Stream::Unix(s) => Some(s.as_raw_fd()),
             #[cfg(feature = "tls")]
-            Stream::Tls(_) => None,
+            Stream::Tls(s) => s.conn.wants_write(),
+            _ => false,
         }
+    }
+
+    /// TLS: writes queued records as far as the socket takes them without waiting.
+    fn flush_now(&mut self) -> io::Result<()> {
+        match self {
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => tls_flush(&mut s.conn, s.sock.as_raw_fd()).map(drop),
+            _ => Ok(()),
+        }
+    }
+
+    /// Once the socket is readable while a request is only partly written: true when a read
+    /// will not wait (always, for a plain socket). TLS: takes in the records that arrived,
+    /// without waiting, and says whether they hold plaintext (or the stream ended); rustls'
+    /// own read would wait for a whole record, and write its queued records first.
+    fn pull_now(&mut self) -> io::Result<bool> {
+        match self {
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => {
+                match s.conn.read_tls(&mut DontWait(s.sock.as_raw_fd())) {
+                    Ok(0) => return Ok(true),
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                    Err(e) => return Err(e),
+                }
+                let st = s
+                    .conn
+                    .process_new_packets()
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                Ok(st.plaintext_bytes_to_read() > 0 || st.peer_has_closed())
+            }
+            _ => Ok(true),
+        }
+    }
+
+    /// The socket, to wait on while a request is only partly written.
+    fn fd(&self) -> RawFd {
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.sock.as_raw_fd(),
+        }
+    }
+}
+
+/// Writes rustls' queued records to socket `fd` as far as it takes them without waiting:
+/// true when none are left.
+#[cfg(feature = "tls")]
+fn tls_flush(conn: &mut rustls::ClientConnection, fd: RawFd) -> io::Result<bool> {
+    /// The socket as a writer that never waits.
+    struct SendNow(RawFd);
+    impl io::Write for SendNow {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            send_now(self.0, buf)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    // Bounded: every turn writes bytes (the queue is finite) or returns.
+    while conn.wants_write() {
+        match conn.write_tls(&mut SendNow(fd)) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+/// A read of plaintext over TLS: what rustls has decrypted, else records read from the
+/// socket (waiting as long as its read timeout allows) until some plaintext comes. Unlike
+/// rustls' `Stream::read`, it never waits to write queued records first (they go out
+/// without waiting, see [`tls_flush`]): a large request's records wait while its replies
+/// are read.
+#[cfg(feature = "tls")]
+fn tls_read(
+    s: &mut rustls::StreamOwned<rustls::ClientConnection, TcpStream>,
+    buf: &mut [u8],
+) -> io::Result<usize> {
+    let fd = s.sock.as_raw_fd();
+    // Bounded by the peer: each turn reads bytes from the socket (or returns, on end of
+    // stream, an error or the read timeout).
+    loop {
+        match s.conn.reader().read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            r => return r,
+        }
+        tls_flush(&mut s.conn, fd)?;
+        if s.conn.read_tls(&mut s.sock)? == 0 {
+            // End of stream: the reader says whether the server closed cleanly.
+            return s.conn.reader().read(buf);
+        }
+        s.conn
+            .process_new_packets()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     }
 }
 
@@ -1111,20 +1220,15 @@ impl Conn {
     /// requests while its replies are not read, so a client that wrote a whole large batch
     /// before reading would wait on it until the I/O timeout. Every exchange reads a reply
     /// after its request, and its last reply comes only after its last request was read, so
-    /// a request is always written whole by then; [`Conn::finish`] makes sure of it. (TLS
-    /// writes wait: there the whole buffer is written here.)
+    /// a request is always written whole by then; [`Conn::finish`] makes sure of it. TLS
+    /// does the same with rustls' records ([`tls_flush`], [`tls_read`]).
     pub(crate) fn send(&mut self) -> Result<()> {
         let mut sent = 0;
         while sent < self.wbuf.len() {
             self.arm()?;
             let n = match self.stream.write_some(&self.wbuf[sent..]) {
                 Ok(n) => n,
-                Err(e)
-                    if e.kind() == io::ErrorKind::WouldBlock
-                        && self.stream.pollable().is_some() =>
-                {
-                    break
-                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) => self.write_failed(e, sent)?,
             };
             if n == 0 {
@@ -1149,13 +1253,11 @@ impl Conn {
     #[cold]
     #[inline(never)]
     fn send_rest(&mut self) -> Result<()> {
-        let Some(fd) = self.stream.pollable() else {
-            return Ok(());
-        };
+        let fd = self.stream.fd();
         let mut end = None;
         // Bounded: every turn writes at least a byte, or returns, or is an interrupted wait
         // (retried only while `resume` finds time left).
-        while self.wsent < self.wbuf.len() {
+        while self.wsent < self.wbuf.len() || self.stream.unflushed() {
             let (readable, writable) = match wait_io(fd, self.armed()) {
                 Ok(r) => r,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {
@@ -1165,11 +1267,32 @@ impl Conn {
                 Err(e) => return Err(self.io_error(e)),
             };
             if readable {
-                return Ok(());
-            }
-            if !writable {
+                // TLS: bytes in may be only part of a record, or no reply at all (a session
+                // ticket): the read waits only once a reply's bytes are there.
+                match self.stream.pull_now() {
+                    Ok(true) => return Ok(()),
+                    Ok(false) => {
+                        self.quiet_since = None;
+                        end = None;
+                        self.arm()?;
+                    }
+                    Err(e) => return Err(self.io_error(e)),
+                }
+            } else if !writable {
                 let timed_out = io::Error::new(io::ErrorKind::TimedOut, "timed out");
                 return Err(self.wait_failed(timed_out, end));
+            }
+            if !writable {
+                continue;
+            }
+            if self.wsent == self.wbuf.len() {
+                // TLS: only records are left.
+                self.stream.flush_now().map_err(|e| self.io_error(e))?;
+                if !self.stream.unflushed() {
+                    end = None;
+                    self.arm()?;
+                }
+                continue;
             }
             match self.stream.write_some(&self.wbuf[self.wsent..]) {
                 Ok(0) => {
@@ -1320,7 +1443,7 @@ impl Conn {
             self.rbuf.resize(grown, 0);
         }
         self.arm()?;
-        if self.wsent < self.wbuf.len() {
+        if self.wsent < self.wbuf.len() || self.stream.unflushed() {
             // The rest of a large request goes out while its replies come in (see `send`).
             self.send_rest()?;
         }
