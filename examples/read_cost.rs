@@ -6,7 +6,8 @@
 //! `[THREADS=t] [POOL=n] [PROTO=meta|binary] cargo run --release --example read_cost -- HOST:PORT MODE KEYS N [small|bulk|letters]`
 //!
 //! MODE: `plain` (`get_multi`, owned values), `each` (`get_multi_each`, borrowed values),
-//! `get` (`get`, one key per call, KEYS ignored). `small`: 40-byte values (the bench's
+//! `get` (`get`, one key per call, KEYS ignored), `set` (`set_multi` of the KEYS keys with
+//! the value, each call). `small`: 40-byte values (the bench's
 //! multiget scenario); `bulk`: seed 001's value (30,800 bytes of "0 1 2 3 ..." text, about
 //! 2.15:1 under zlib's default level), stored compressed; `letters`: the bench's other bulk
 //! value (30,800 letters, about 160:1), stored compressed.
@@ -63,7 +64,7 @@ fn seed001() -> Vec<u8> {
 }
 
 #[inline(never)]
-fn calls(c: &Client, mode: &str, keys: &[String], n: usize) -> usize {
+fn calls(c: &Client, mode: &str, keys: &[String], items: &[(String, Vec<u8>)], n: usize) -> usize {
     let mut found = 0usize;
     for i in 0..n {
         match mode {
@@ -77,6 +78,7 @@ fn calls(c: &Client, mode: &str, keys: &[String], n: usize) -> usize {
             "each" => {
                 c.get_multi_each(keys, |_, v, _| found += usize::from(!v.is_empty()));
             }
+            "set" => found += c.set_multi(items, 0).iter().filter(|r| r.is_ok()).count(),
             _ => found += usize::from(c.get(&keys[i % keys.len()]).expect("get").is_some()),
         }
     }
@@ -114,6 +116,8 @@ fn main() {
     for key in &keys {
         c.set(key, &value, 0).expect("set");
     }
+    // `set`: these items, stored with one `set_multi` a call.
+    let items: Vec<(String, Vec<u8>)> = keys.iter().map(|k| (k.clone(), value.clone())).collect();
     // THREADS=t: t threads share the client, each making N calls (glibc gives each its own
     // arena, which returns freed memory to the system differently from the main one).
     let threads: usize = std::env::var("THREADS")
@@ -127,10 +131,10 @@ fn main() {
         let hs: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
-                    calls(&c, mode, &keys, 20);
+                    calls(&c, mode, &keys, &items, 20);
                     warm.wait();
                     go.wait();
-                    calls(&c, mode, &keys, n)
+                    calls(&c, mode, &keys, &items, n)
                 })
             })
             .collect();

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::fork;
 use crate::proto::{Codec, Status};
 use crate::resolve::Resolve;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
@@ -229,7 +229,7 @@ impl Stream {
             Stream::Tcp(s) => s.read(buf),
             Stream::Unix(s) => s.read(buf),
             #[cfg(feature = "tls")]
-            Stream::Tls(s) => s.read(buf),
+            Stream::Tls(s) => tls_read(s, buf),
         }
     }
 
@@ -285,15 +285,181 @@ impl Stream {
         }
     }
 
-    /// One write system call (TLS: the whole buffer, encrypted and flushed).
+    /// One write system call that never waits: what the socket's send buffer takes now
+    /// (`WouldBlock` when it takes nothing), so that a request larger than the buffers can
+    /// be written while its replies are read (see [`Conn::send`]). TLS: the plaintext rustls
+    /// takes (up to its buffer limit, once the records of earlier writes are out), its
+    /// records written as far as the socket takes them without waiting (the rest by
+    /// [`Stream::flush_now`]).
     fn write_some(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
+            Stream::Tcp(s) => send_now(s.as_raw_fd(), buf),
+            Stream::Unix(s) => send_now(s.as_raw_fd(), buf),
             #[cfg(feature = "tls")]
-            Stream::Tls(s) => s.write_all(buf).and_then(|_| s.flush()).map(|_| buf.len()),
+            Stream::Tls(s) => {
+                use std::io::Write;
+                let fd = s.sock.as_raw_fd();
+                if !tls_flush(&mut s.conn, fd)? {
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
+                let n = s.conn.writer().write(buf)?;
+                tls_flush(&mut s.conn, fd)?;
+                if n == 0 && !buf.is_empty() {
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
+                Ok(n)
+            }
         }
     }
+
+    /// TLS: whether records of written plaintext are still to go out (see
+    /// [`Stream::write_some`]); never for plain sockets.
+    #[inline]
+    fn unflushed(&self) -> bool {
+        match self {
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.conn.wants_write(),
+            _ => false,
+        }
+    }
+
+    /// TLS: writes queued records as far as the socket takes them without waiting.
+    fn flush_now(&mut self) -> io::Result<()> {
+        match self {
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => tls_flush(&mut s.conn, s.sock.as_raw_fd()).map(drop),
+            _ => Ok(()),
+        }
+    }
+
+    /// Once the socket is readable while a request is only partly written: true when a read
+    /// will not wait (always, for a plain socket). TLS: takes in the records that arrived,
+    /// without waiting, and says whether they hold plaintext (or the stream ended); rustls'
+    /// own read would wait for a whole record, and write its queued records first.
+    fn pull_now(&mut self) -> io::Result<bool> {
+        match self {
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => {
+                match s.conn.read_tls(&mut DontWait(s.sock.as_raw_fd())) {
+                    Ok(0) => return Ok(true),
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                    Err(e) => return Err(e),
+                }
+                let st = s
+                    .conn
+                    .process_new_packets()
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                Ok(st.plaintext_bytes_to_read() > 0 || st.peer_has_closed())
+            }
+            _ => Ok(true),
+        }
+    }
+
+    /// The socket, to wait on while a request is only partly written.
+    fn fd(&self) -> RawFd {
+        match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s.sock.as_raw_fd(),
+        }
+    }
+}
+
+/// Writes rustls' queued records to socket `fd` as far as it takes them without waiting:
+/// true when none are left.
+#[cfg(feature = "tls")]
+fn tls_flush(conn: &mut rustls::ClientConnection, fd: RawFd) -> io::Result<bool> {
+    /// The socket as a writer that never waits.
+    struct SendNow(RawFd);
+    impl io::Write for SendNow {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            send_now(self.0, buf)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    // Bounded: every turn writes bytes (the queue is finite) or returns.
+    while conn.wants_write() {
+        match conn.write_tls(&mut SendNow(fd)) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+/// A read of plaintext over TLS: what rustls has decrypted, else records read from the
+/// socket (waiting as long as its read timeout allows) until some plaintext comes. Unlike
+/// rustls' `Stream::read`, it never waits to write queued records first (they go out
+/// without waiting, see [`tls_flush`]): a large request's records wait while its replies
+/// are read.
+#[cfg(feature = "tls")]
+fn tls_read(
+    s: &mut rustls::StreamOwned<rustls::ClientConnection, TcpStream>,
+    buf: &mut [u8],
+) -> io::Result<usize> {
+    let fd = s.sock.as_raw_fd();
+    // Bounded by the peer: each turn reads bytes from the socket (or returns, on end of
+    // stream, an error or the read timeout).
+    loop {
+        match s.conn.reader().read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            r => return r,
+        }
+        tls_flush(&mut s.conn, fd)?;
+        if s.conn.read_tls(&mut s.sock)? == 0 {
+            // End of stream: the reader says whether the server closed cleanly.
+            return s.conn.reader().read(buf);
+        }
+        s.conn
+            .process_new_packets()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    }
+}
+
+/// Flags of a write that never waits and never raises `SIGPIPE` (a closed peer is an error).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const SEND_NOW: libc::c_int = libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL;
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+const SEND_NOW: libc::c_int = libc::MSG_DONTWAIT;
+
+/// `send(2)` of `buf` on socket `fd` without waiting: the bytes the send buffer took.
+#[allow(unsafe_code)] // send(2)
+#[inline]
+fn send_now(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: `fd` is the open socket of a stream we own for the duration of the call, and
+    // `buf` is readable for its length.
+    let n = unsafe { libc::send(fd, buf.as_ptr().cast(), buf.len(), SEND_NOW) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// Waits up to `timeout` (rounded up to a millisecond) until socket `fd` can be read or
+/// written: `(readable, writable)`, both false when the time ran out. An error or a hang-up
+/// counts as readable (the read that follows reports it).
+#[allow(unsafe_code)] // poll(2)
+fn wait_io(fd: RawFd, timeout: Duration) -> io::Result<(bool, bool)> {
+    let ms = i32::try_from(timeout.as_nanos().div_ceil(1_000_000)).unwrap_or(i32::MAX);
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN | libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: `pfd` is one valid pollfd during the call.
+    if unsafe { libc::poll(&mut pfd, 1, ms) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let r = pfd.revents;
+    let readable = r & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) != 0;
+    Ok((readable, r & libc::POLLOUT != 0))
 }
 
 /// A coarse monotonic clock, in milliseconds: on Linux `CLOCK_MONOTONIC_COARSE`, read from
@@ -529,6 +695,10 @@ pub struct Conn {
     rstart: usize,
     rend: usize,
     wbuf: Vec<u8>,
+    /// How much of `wbuf` the socket has taken: less than all of it while a request larger
+    /// than the send buffer is being written (the rest goes out as its replies are read,
+    /// see [`Conn::send`]).
+    wsent: usize,
     clean: bool,
     generation: u64,
     server: Arc<str>,
@@ -784,6 +954,7 @@ impl Conn {
             rstart: 0,
             rend: 0,
             wbuf: Vec::with_capacity(INITIAL_BUF),
+            wsent: 0,
             clean: true,
             generation: fork::generation(),
             server: label.clone(),
@@ -868,6 +1039,7 @@ impl Conn {
     pub(crate) fn begin(&mut self) -> &mut Vec<u8> {
         self.clean = false;
         self.wbuf.clear();
+        self.wsent = 0;
         &mut self.wbuf
     }
 
@@ -1091,13 +1263,22 @@ impl Conn {
         self.io_error(e)
     }
 
-    /// Sends the whole write buffer: one `write` unless the kernel takes less.
+    /// Sends the write buffer, as far as the socket takes it without waiting: one `write`
+    /// for a request that fits in the socket's send buffer (every small one). The rest of
+    /// a larger one is written while its replies are read ([`Conn::fill`] waits for the
+    /// socket to be readable *or* writable and writes when it can): memcached stops reading
+    /// requests while its replies are not read, so a client that wrote a whole large batch
+    /// before reading would wait on it until the I/O timeout. Every exchange reads a reply
+    /// after its request, and its last reply comes only after its last request was read, so
+    /// a request is always written whole by then; [`Conn::finish`] makes sure of it. TLS
+    /// does the same with rustls' records ([`tls_flush`], [`tls_read`]).
     pub(crate) fn send(&mut self) -> Result<()> {
         let mut sent = 0;
         while sent < self.wbuf.len() {
             self.arm()?;
             let n = match self.stream.write_some(&self.wbuf[sent..]) {
                 Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) => self.write_failed(e, sent)?,
             };
             if n == 0 {
@@ -1110,6 +1291,81 @@ impl Conn {
             self.sent_bytes += n as u64;
             self.quiet_since = None;
         }
+        self.wsent = sent;
+        Ok(())
+    }
+
+    /// Writes more of a request the socket did not take whole ([`Conn::send`]) while
+    /// waiting for its reply: returns once bytes can be read or the request is written
+    /// whole. Each wait is armed as a read's ([`Conn::arm`]: the I/O timeout, or less as the
+    /// deadline nears); bytes written count as progress, so a large batch that keeps moving
+    /// never times out, and one that does not times out after one I/O timeout.
+    #[cold]
+    #[inline(never)]
+    fn send_rest(&mut self) -> Result<()> {
+        let fd = self.stream.fd();
+        let mut end = None;
+        // Bounded: every turn writes at least a byte, or returns, or is an interrupted wait
+        // (retried only while `resume` finds time left).
+        while self.wsent < self.wbuf.len() || self.stream.unflushed() {
+            let (readable, writable) = match wait_io(fd, self.armed()) {
+                Ok(r) => r,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                    self.resume(&mut end)?;
+                    continue;
+                }
+                Err(e) => return Err(self.io_error(e)),
+            };
+            if readable {
+                // TLS: bytes in may be only part of a record, or no reply at all (a session
+                // ticket): the read waits only once a reply's bytes are there.
+                match self.stream.pull_now() {
+                    Ok(true) => return Ok(()),
+                    Ok(false) => {
+                        self.quiet_since = None;
+                        end = None;
+                        self.arm()?;
+                    }
+                    Err(e) => return Err(self.io_error(e)),
+                }
+            } else if !writable {
+                let timed_out = io::Error::new(io::ErrorKind::TimedOut, "timed out");
+                return Err(self.wait_failed(timed_out, end));
+            }
+            if !writable {
+                continue;
+            }
+            if self.wsent == self.wbuf.len() {
+                // TLS: only records are left.
+                self.stream.flush_now().map_err(|e| self.io_error(e))?;
+                if !self.stream.unflushed() {
+                    end = None;
+                    self.arm()?;
+                }
+                continue;
+            }
+            match self.stream.write_some(&self.wbuf[self.wsent..]) {
+                Ok(0) => {
+                    return Err(self.io_error(io::Error::new(
+                        io::ErrorKind::WriteZero,
+                        "the socket took no bytes",
+                    )))
+                }
+                Ok(n) => {
+                    self.wsent += n;
+                    self.sent_bytes += n as u64;
+                    self.quiet_since = None;
+                    end = None;
+                    self.arm()?;
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) => return Err(self.io_error(e)),
+            }
+        }
         Ok(())
     }
 
@@ -1121,7 +1377,9 @@ impl Conn {
 
     /// Ends an exchange. The connection becomes clean only if the reply was consumed exactly.
     pub(crate) fn finish(&mut self) {
-        if self.rstart == self.rend {
+        // A request not written whole (an exchange that ended before its last reply) leaves
+        // the connection dirty too.
+        if self.rstart == self.rend && self.wsent == self.wbuf.len() {
             self.rstart = 0;
             self.rend = 0;
             self.clean = true;
@@ -1235,6 +1493,10 @@ impl Conn {
             self.rbuf.resize(grown, 0);
         }
         self.arm()?;
+        if self.wsent < self.wbuf.len() || self.stream.unflushed() {
+            // The rest of a large request goes out while its replies come in (see `send`).
+            self.send_rest()?;
+        }
         let n = match self.stream.read(&mut self.rbuf[self.rend..]) {
             Ok(n) => n,
             Err(e) => self.read_failed(e)?,

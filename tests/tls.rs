@@ -140,6 +140,56 @@ fn verified_tls_in_every_protocol() {
     assert!(e.contains("turn TLS on"), "{e}");
 }
 
+/// A batch larger than both sockets' buffers (and rustls' 64 KiB of queued records) is
+/// written while its replies are read over TLS too, on every protocol: before, the whole
+/// request was written first and a healthy memcached stopped reading it (its replies
+/// unread) until the I/O timeout.
+#[test]
+fn large_batches_over_tls_do_not_wait_on_the_socket_buffers() {
+    let dir = certificates("tls-batch");
+    let mc = tls_server(&dir, false);
+    let io_timeout = Duration::from_secs(4);
+    for p in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let c = Client::builder()
+            .server(&mc.addr())
+            .protocol(p)
+            .key_prefix(unique("tb"))
+            .io_timeout(io_timeout)
+            .operation_timeout(Some(Duration::from_secs(60)))
+            .tls(TlsOptions {
+                ca_file: Some(dir.join("ca.crt")),
+                ..TlsOptions::default()
+            })
+            .build()
+            .unwrap();
+        let n = 200_000;
+        let items: Vec<(String, String)> =
+            (0..n).map(|i| (format!("k{i}"), format!("v{i}"))).collect();
+        let started = Instant::now();
+        let stored = c.set_multi(&items, 0);
+        let took = started.elapsed();
+        let bad = stored.iter().filter(|r| r.is_err()).count();
+        let first = stored.iter().find(|r| r.is_err());
+        assert!(
+            took < io_timeout,
+            "{p} set_multi took {took:?}: {bad} failed, first {first:?}"
+        );
+        assert!(stored.iter().all(|r| r.is_ok()), "{p}");
+        let keys: Vec<&str> = items.iter().map(|(k, _)| k.as_str()).collect();
+        let started = Instant::now();
+        let got = c.get_multi(&keys);
+        let took = started.elapsed();
+        assert!(took < io_timeout, "{p} get_multi took {took:?}");
+        for (i, r) in got.iter().enumerate() {
+            let v = r.as_ref().unwrap();
+            let v = v.as_ref().map(|it| &it.value[..]);
+            assert_eq!(v, Some(items[i].1.as_bytes()), "{p} key {i}");
+        }
+        let st = &c.server_states()[0];
+        assert!(st.alive && st.failures == 0, "{p}: {st:?}");
+    }
+}
+
 #[test]
 fn a_certificate_from_another_ca_is_refused() {
     let dir = certificates("tls-a");
