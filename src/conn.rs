@@ -214,7 +214,8 @@ enum Stream {
 }
 
 impl Stream {
-    /// The socket's descriptor.
+    /// The socket's descriptor (also the one to wait on while a request is only partly
+    /// written).
     fn fd(&self) -> RawFd {
         match self {
             Stream::Tcp(s) => s.as_raw_fd(),
@@ -353,16 +354,6 @@ impl Stream {
                 Ok(st.plaintext_bytes_to_read() > 0 || st.peer_has_closed())
             }
             _ => Ok(true),
-        }
-    }
-
-    /// The socket, to wait on while a request is only partly written.
-    fn fd(&self) -> RawFd {
-        match self {
-            Stream::Tcp(s) => s.as_raw_fd(),
-            Stream::Unix(s) => s.as_raw_fd(),
-            #[cfg(feature = "tls")]
-            Stream::Tls(s) => s.sock.as_raw_fd(),
         }
     }
 }
