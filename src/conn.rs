@@ -720,10 +720,9 @@ pub struct Conn {
     /// A meta `OK` was taken as `HD` before the version was known: the dialect checks the
     /// version before the outcome is handed out.
     pub(crate) legacy_ok_unchecked: bool,
-    /// Keys (as sent) and CAS uniques of invalidated items whose recompute token a plain
-    /// meta read took (`X W`): the dialect hands each back after the exchange (see
-    /// `meta::return_tokens`).
-    pub(crate) won_tokens: Vec<(Box<[u8]>, u64)>,
+    /// Keys (as sent) of invalidated items whose recompute token a plain meta read took
+    /// (`X W`): the dialect hands each back after the exchange (see `meta::return_tokens`).
+    pub(crate) won_tokens: Vec<Box<[u8]>>,
     /// Bytes written and read on this connection so far (for the per-operation records).
     sent_bytes: u64,
     recv_bytes: u64,

@@ -449,8 +449,8 @@ impl Client {
     ///
     /// Plain reads still return the stale value, unmarked. memcached gives the recompute
     /// token to the first read of the stale item, whatever it asks: a read that returns no
-    /// CAS (`get`, `get_multi`, `gat`) hands it back (`md <key> I C<cas>`, one more round
-    /// trip, only then), so the next `get_lease` still wins. A read that returns a CAS
+    /// CAS (`get`, `get_multi`, `gat`) hands it back (`mg <key> c`, then `md <key> I C<cas>`:
+    /// two more round trips, only then), so the next `get_lease` still wins. A read that returns a CAS
     /// (`gets`, `gats`, `gets_multi`, [`Client::meta_info`]) keeps it, since handing it back
     /// changes the CAS it returned: `get_lease` callers are then told `Wait` until the item
     /// is stored again or `stale_ttl` runs out. docs/protocols.md, "Plain reads of an

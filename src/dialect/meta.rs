@@ -196,6 +196,7 @@ fn item_flags(server: &str, flags: Flags<'_>, cas: bool) -> Result<(u32, ValueFl
 /// carrying the batch's last tag) closes the batch.
 fn encode_retrieval<K: WireKeys + ?Sized>(
     buf: &mut Vec<u8>,
+    cas: bool,
     touch: Option<u32>,
     keys: &K,
     tag: u32,
@@ -203,9 +204,7 @@ fn encode_retrieval<K: WireKeys + ?Sized>(
     let n = keys.count();
     for i in 0..n {
         let opaque = tag.wrapping_add(i as u32);
-        // `c` always: a read that takes an invalidated item's token hands it back only
-        // if the item is still the one it read (see `return_tokens`).
-        meta::encode_get(buf, keys.key(i), opaque.into(), true, touch, i + 1 < n);
+        meta::encode_get(buf, keys.key(i), opaque.into(), cas, touch, i + 1 < n);
     }
 }
 
@@ -229,7 +228,7 @@ fn recv_retrieval<'k>(
         return Ok(()); // nothing was sent
     }
     let mut next = 0usize;
-    let mut won: Vec<(Box<[u8]>, u64)> = Vec::new();
+    let mut won: Vec<Box<[u8]>> = Vec::new();
     loop {
         let done = conn.read::<MetaCodec, _>(|r, server| {
             let (f, item, flags) = match r {
@@ -259,8 +258,7 @@ fn recv_retrieval<'k>(
                 // it back after the exchange. A read with one keeps it, or the CAS it
                 // returns would be out of date at once (see `Client::invalidate`).
                 if f.win && f.stale && !cas {
-                    let c = f.cas.ok_or_else(|| bad(server, "c"))?;
-                    won.push((key_at(idx).into(), c));
+                    won.push(key_at(idx).into());
                 }
                 hit(idx, data, client_flags, if cas { f.cas } else { None });
             }
@@ -446,15 +444,58 @@ fn item_info(server: &str, f: Flags<'_>) -> Result<(crate::item::ItemInfo, bool)
 }
 
 /// Hands back the recompute tokens that plain reads of invalidated items took during the
-/// exchange just read (`Conn::won_tokens`): `md <key> I C<cas>` per key, which marks the
-/// item stale again with its token free, so the next `get_lease` is told to recompute.
-/// `C` makes it a no-op (`EX`, `NF`) when the item changed since the read (stored anew,
-/// deleted). Called after an exchange whose replies were all read (the connection clean).
+/// exchange just read (`Conn::won_tokens`; those reads asked for no CAS, so that the common
+/// read pays nothing for this rare case). First `mg <key> c` per key learns the CAS of the
+/// item now there; each still stale (`X`) is then handed back with `md <key> I C<cas>`,
+/// which marks it stale again with its token free, so the next `get_lease` is told to
+/// recompute. An item stored or deleted since the read is left alone (no `X`, or `EN`), and
+/// `C` makes the `md` a no-op (`EX`, `NF`) when the item changes between the two. Called
+/// after an exchange whose replies were all read (the connection clean).
+#[cold]
+#[inline(never)]
 pub(crate) fn return_tokens(conn: &mut Conn) -> Result<()> {
     let won = std::mem::take(&mut conn.won_tokens);
     let tag = conn.take_tags(won.len());
     let buf = conn.begin();
-    for (i, (key, cas)) in won.iter().enumerate() {
+    for (i, key) in won.iter().enumerate() {
+        let f = [
+            Flag::Bare(b'c'),
+            Flag::Num(b'O', tag.wrapping_add(i as u32).into()),
+        ];
+        meta::encode(buf, Command::Get, key, None, &f);
+    }
+    conn.send()?;
+    let mut stale: Vec<(&[u8], u64)> = Vec::with_capacity(won.len());
+    for (i, key) in won.iter().enumerate() {
+        let want = tag.wrapping_add(i as u32);
+        let cas = read_hd(conn, |r, server| match r {
+            Reply::Header(f) => {
+                check_opaque(server, f, want)?;
+                let v = f.value_flags().map_err(|_| bad(server, "c"))?;
+                match (v.stale, v.cas) {
+                    (true, Some(c)) => Ok(Some(c)),
+                    (true, None) => Err(bad(server, "c")),
+                    (false, _) => Ok(None),
+                }
+            }
+            Reply::Miss(f) => check_opaque(server, f, want).map(|()| None),
+            r => Err(other(
+                server,
+                r,
+                "mg c (the CAS of an item whose token a read took)",
+            )),
+        })?;
+        if let Some(c) = cas {
+            stale.push((key, c));
+        }
+    }
+    conn.finish();
+    if stale.is_empty() {
+        return Ok(());
+    }
+    let tag = conn.take_tags(stale.len());
+    let buf = conn.begin();
+    for (i, (key, cas)) in stale.iter().enumerate() {
         let f = [
             Flag::Bare(b'I'),
             Flag::Num(b'C', *cas),
@@ -463,7 +504,7 @@ pub(crate) fn return_tokens(conn: &mut Conn) -> Result<()> {
         meta::encode(buf, Command::Delete, key, None, &f);
     }
     conn.send()?;
-    for i in 0..won.len() {
+    for i in 0..stale.len() {
         let want = tag.wrapping_add(i as u32);
         read_hd(conn, |r, server| match r {
             Reply::Header(f) | Reply::Exists(f) | Reply::NotFound(f) => {
@@ -583,11 +624,10 @@ fn recv_quiet_batch(
 impl Speak for Meta {
     fn encode<K: WireKeys + ?Sized>(&self, buf: &mut Vec<u8>, req: &Request<'_, K>, tag: u32) {
         match *req {
-            // `c` always (see `encode_retrieval`).
-            Request::Get { key, touch, .. } => {
-                meta::encode_get(buf, key, tag.into(), true, touch, false)
+            Request::Get { key, cas, touch } => {
+                meta::encode_get(buf, key, tag.into(), cas, touch, false)
             }
-            Request::GetMulti { keys, touch, .. } => encode_retrieval(buf, touch, keys, tag),
+            Request::GetMulti { keys, cas, touch } => encode_retrieval(buf, cas, touch, keys, tag),
             Request::Store {
                 cmd,
                 key,
