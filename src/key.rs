@@ -357,10 +357,12 @@ pub fn key_prefix_problem(prefix: &[u8]) -> Option<String> {
 /// Checks a full wire key (prefix included) for the text protocols: 1..=250 bytes, no
 /// space, no control byte (which covers `\r`, `\n`, `\0`), no DEL.
 pub fn validate(key: &[u8]) -> Result<()> {
+    if key.len() > MAX_KEY_LEN {
+        // One message for this limit on every path (not the key, which may be long).
+        return Err(too_long(key.len()));
+    }
     let reason = if key.is_empty() {
         "key is empty"
-    } else if key.len() > MAX_KEY_LEN {
-        "key is longer than 250 bytes"
     } else if has_space_or_control(key) {
         "key contains a space or control byte"
     } else {
@@ -375,10 +377,12 @@ pub fn validate(key: &[u8]) -> Result<()> {
 /// Checks only the length (1..=250 bytes): for the meta (base64 keys) and binary protocols,
 /// where any byte may appear in a key.
 pub fn validate_length(key: &[u8]) -> Result<()> {
+    if key.len() > MAX_KEY_LEN {
+        // One message for this limit on every path (not the key, which may be long).
+        return Err(too_long(key.len()));
+    }
     let reason = if key.is_empty() {
         "key is empty"
-    } else if key.len() > MAX_KEY_LEN {
-        "key is longer than 250 bytes"
     } else {
         return Ok(());
     };

@@ -197,3 +197,47 @@ fn an_empty_key_under_a_prefix_is_the_prefix_itself() {
         assert!(c.delete("").unwrap());
     }
 }
+
+/// One message for an over-long key whatever the path: the key's length (not the key, which
+/// may be long) and the long_keys hint, whether the caller's key or the prefixed wire key is
+/// over the limit, on every protocol.
+#[test]
+fn an_over_long_key_has_one_message_on_every_path() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    for protocol in ["text", "meta", "binary"] {
+        let plain = Client::builder()
+            .server(&addr)
+            .min_idle(0)
+            .set("protocol", protocol)
+            .unwrap()
+            .build()
+            .unwrap();
+        let prefixed = Client::builder()
+            .server(&addr)
+            .min_idle(0)
+            .set("protocol", protocol)
+            .unwrap()
+            .key_prefix(b"p:")
+            .build()
+            .unwrap();
+        let long = "k".repeat(251);
+        let almost = "k".repeat(249);
+        for (c, key) in [(&plain, &long), (&prefixed, &almost)] {
+            let err = c.set(key.as_str(), b"v", 0).unwrap_err();
+            let text = err.to_string();
+            assert!(
+                matches!(err, Error::InvalidKey { .. }),
+                "{protocol}: {text}"
+            );
+            assert!(
+                text.contains("\"<251 bytes>\"") && text.contains("long_keys"),
+                "{protocol}: {text}"
+            );
+            assert!(
+                !text.contains(&almost),
+                "{protocol}: the key echoed: {text}"
+            );
+        }
+    }
+}

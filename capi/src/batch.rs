@@ -116,10 +116,7 @@ pub(crate) unsafe fn c_keys<'a>(
 pub(crate) fn too_long(op: &str, i: usize, len: usize) -> Failure {
     Failure::new(
         MCPOOL_INVALID_KEY,
-        format!(
-            "{op}: invalid key number {i}: {len} bytes is longer than {MAX_KEY_LEN} \
-             (64 KiB with long_keys = hash)"
-        ),
+        format!("{op}: {} (key number {i})", mcpool::key::too_long(len)),
     )
 }
 
