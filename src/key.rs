@@ -354,42 +354,46 @@ pub fn key_prefix_problem(prefix: &[u8]) -> Option<String> {
     }
 }
 
+/// The error of a refused wire key: an over-long one as [`too_long`] (its length, never the
+/// key, and the long_keys hint: one message for this limit on every path), any other named.
+#[cold]
+#[inline(never)]
+fn refused(key: &[u8], reason: &'static str) -> Error {
+    if key.len() > MAX_KEY_LEN {
+        return too_long(key.len());
+    }
+    Error::InvalidKey {
+        key: quoted(key),
+        reason,
+    }
+}
+
 /// Checks a full wire key (prefix included) for the text protocols: 1..=250 bytes, no
 /// space, no control byte (which covers `\r`, `\n`, `\0`), no DEL.
 pub fn validate(key: &[u8]) -> Result<()> {
-    if key.len() > MAX_KEY_LEN {
-        // One message for this limit on every path (not the key, which may be long).
-        return Err(too_long(key.len()));
-    }
     let reason = if key.is_empty() {
         "key is empty"
+    } else if key.len() > MAX_KEY_LEN {
+        "key is longer than 250 bytes"
     } else if has_space_or_control(key) {
         "key contains a space or control byte"
     } else {
         return Ok(());
     };
-    Err(Error::InvalidKey {
-        key: quoted(key),
-        reason,
-    })
+    Err(refused(key, reason))
 }
 
 /// Checks only the length (1..=250 bytes): for the meta (base64 keys) and binary protocols,
 /// where any byte may appear in a key.
 pub fn validate_length(key: &[u8]) -> Result<()> {
-    if key.len() > MAX_KEY_LEN {
-        // One message for this limit on every path (not the key, which may be long).
-        return Err(too_long(key.len()));
-    }
     let reason = if key.is_empty() {
         "key is empty"
+    } else if key.len() > MAX_KEY_LEN {
+        "key is longer than 250 bytes"
     } else {
         return Ok(());
     };
-    Err(Error::InvalidKey {
-        key: quoted(key),
-        reason,
-    })
+    Err(refused(key, reason))
 }
 
 /// Checks a key for the meta protocol: up to 250 bytes sent as they are (any byte but a
@@ -398,11 +402,11 @@ pub fn validate_length(key: &[u8]) -> Result<()> {
 pub fn validate_meta(key: &[u8]) -> Result<()> {
     validate_length(key)?;
     if key.len() > MAX_META_BASE64_KEY_LEN && has_space_or_control(key) {
-        return Err(Error::InvalidKey {
-            key: quoted(key),
-            reason: "key with a space or control byte longer than 186 bytes (meta sends \
-                     such keys base64-encoded, and memcached takes at most 250 characters)",
-        });
+        return Err(refused(
+            key,
+            "key with a space or control byte longer than 186 bytes (meta sends such keys \
+             base64-encoded, and memcached takes at most 250 characters)",
+        ));
     }
     Ok(())
 }
