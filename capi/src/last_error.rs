@@ -1,8 +1,8 @@
 //! The thread-local detail of the last error: what failed, on which server, for which key,
 //! with the operating system's text when there is one.
 
-use crate::landing::landingpad;
-use crate::status::mcpool_status;
+use super::landing::landingpad;
+use super::status::mcpool_status;
 use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 
@@ -198,7 +198,7 @@ pub unsafe extern "C" fn mcpool_last_error_server(out_len: *mut usize) -> *const
 pub extern "C" fn mcpool_last_error_clear() {
     // Inside the panic boundary, as every entry point: nothing here should panic, but an
     // allocation failure or a bug must never unwind into C.
-    crate::landing::landingpad_void(clear);
+    super::landing::landingpad_void(clear);
 }
 
 /// [`mcpool_last_error_clear`]'s body. Called at the start of every call by such a binding:
@@ -240,7 +240,7 @@ pub unsafe extern "C" fn mcpool_last_error_restore(
         // SAFETY: forwarded from the caller's promise; `ptr::bytes` checks NULL and the
         // length before it reads anything.
         let bytes = unsafe {
-            crate::ptr::bytes(
+            super::ptr::bytes(
                 message,
                 len,
                 MCPOOL_MAX_ERROR_MESSAGE,
@@ -316,7 +316,7 @@ mod tests {
     /// `MCPOOL_VALUE_TOO_LARGE`; the server of the last error tells them apart.
     #[test]
     fn server_of_the_last_error() {
-        use crate::landing::{landingpad, Failure};
+        use super::landing::{landingpad, Failure};
         use mcpool::error::Error;
         let server = || {
             let mut len = usize::MAX;
