@@ -3,23 +3,10 @@ package io.mcpool;
 import static org.junit.Assert.*;
 
 import java.util.Map;
-import org.junit.AfterClass;
-import org.junit.BeforeClass;
 import org.junit.Test;
 
 /** The AutoCloseable entry point: every method, close semantics. */
-public class McpoolTest {
-    static TestServer server;
-
-    @BeforeClass
-    public static void start() throws Exception {
-        server = new TestServer();
-    }
-
-    @AfterClass
-    public static void stop() throws Exception {
-        server.close();
-    }
+public class McpoolTest extends ServerTestBase {
 
     @Test
     public void countersAreUnsigned() {

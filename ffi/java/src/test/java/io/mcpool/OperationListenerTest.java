@@ -6,8 +6,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import org.junit.AfterClass;
-import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
@@ -15,18 +13,7 @@ import org.junit.Test;
  * closed loopback port and a killed server: the records' fields, a listener that throws
  * (swallowed and counted, the JVM unharmed), and an outage answered as misses.
  */
-public class OperationListenerTest {
-    static TestServer server;
-
-    @BeforeClass
-    public static void start() throws Exception {
-        server = new TestServer();
-    }
-
-    @AfterClass
-    public static void stop() throws Exception {
-        server.close();
-    }
+public class OperationListenerTest extends ServerTestBase {
 
     static String key(String k) {
         return "olt-" + ProcessHandle.current().pid() + "-" + System.nanoTime() + "-" + k;

@@ -10,24 +10,11 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import org.junit.AfterClass;
-import org.junit.BeforeClass;
 import org.junit.Test;
 
 /** Options by name through the core's table (mcpool_config_set), and the exception classes
  * from the core's status classifier (mcpool_status_class). */
-public class OptionsTest {
-    static TestServer server;
-
-    @BeforeClass
-    public static void start() throws Exception {
-        server = new TestServer();
-    }
-
-    @AfterClass
-    public static void stop() throws Exception {
-        server.close();
-    }
+public class OptionsTest extends ServerTestBase {
 
     @Test
     public void theCoreTableIsListed() {

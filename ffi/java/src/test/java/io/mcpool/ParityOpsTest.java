@@ -12,27 +12,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.OptionalLong;
-import org.junit.AfterClass;
-import org.junit.BeforeClass;
 import org.junit.Test;
 
 /** Commands the core and the C ABI had that Java lacked: gat, gats, gatMulti, noop,
  * deleteWithVersion, incrWithVersion, decrWithVersion. Against a real memcached on every
  * protocol; the explicit-version answers from a deliberately fake meta server reporting
  * memcached 1.6.27 (the installed one is older and refuses them). */
-public class ParityOpsTest {
-    static TestServer server;
+public class ParityOpsTest extends ServerTestBase {
     static final String[] PROTOCOLS = {"text", "meta", "binary"};
-
-    @BeforeClass
-    public static void start() throws Exception {
-        server = new TestServer();
-    }
-
-    @AfterClass
-    public static void stop() throws Exception {
-        server.close();
-    }
 
     private static String free() throws Exception {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {

@@ -5,26 +5,13 @@ import static org.junit.Assert.*;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.function.Consumer;
-import org.junit.AfterClass;
-import org.junit.BeforeClass;
 import org.junit.Test;
 
 /** SockIOPool's setters against the core: each value takes Whalin's meaning where the core
  * has one, and is refused by initialize() (naming the setter or the core's option) where it
  * has none; nothing is clamped or dropped in silence. */
-public class SockIOPoolTest {
-    static TestServer server;
+public class SockIOPoolTest extends ServerTestBase {
     static int pools;
-
-    @BeforeClass
-    public static void start() throws Exception {
-        server = new TestServer();
-    }
-
-    @AfterClass
-    public static void stop() throws Exception {
-        server.close();
-    }
 
     static SockIOPool pool(String addr, Consumer<SockIOPool> setup) {
         SockIOPool p = SockIOPool.getInstance("sockiopool-test-" + pools++);
