@@ -316,7 +316,7 @@ mod tests {
     /// `MCPOOL_VALUE_TOO_LARGE`; the server of the last error tells them apart.
     #[test]
     fn server_of_the_last_error() {
-        use super::landing::{landingpad, Failure};
+        use crate::landing::{landingpad, Failure};
         use mcpool::error::Error;
         let server = || {
             let mut len = usize::MAX;
