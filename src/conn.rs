@@ -214,6 +214,21 @@ enum Stream {
 }
 
 impl Stream {
+    /// TLS: whether rustls holds decrypted bytes not read yet, so that a read takes them
+    /// without waiting on the socket (which may stay quiet: they arrived already); never for
+    /// plain sockets.
+    fn holds_plaintext(&mut self) -> io::Result<bool> {
+        match self {
+            #[cfg(feature = "tls")]
+            Stream::Tls(s) => s
+                .conn
+                .process_new_packets()
+                .map(|st| st.plaintext_bytes_to_read() > 0)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)),
+            _ => Ok(false),
+        }
+    }
+
     /// The socket's descriptor (also the one to wait on while a request is only partly
     /// written).
     fn fd(&self) -> RawFd {
@@ -690,6 +705,10 @@ pub struct Conn {
     /// than the send buffer is being written (the rest goes out as its replies are read,
     /// see [`Conn::send`]).
     wsent: usize,
+    /// TLS: where the last request of a batch begins in `wbuf` (0 for a lone request); it
+    /// is written in records of its own (see [`Conn::send_batch`]).
+    #[cfg(feature = "tls")]
+    wlast: usize,
     clean: bool,
     generation: u64,
     server: Arc<str>,
@@ -945,6 +964,8 @@ impl Conn {
             rend: 0,
             wbuf: Vec::with_capacity(INITIAL_BUF),
             wsent: 0,
+            #[cfg(feature = "tls")]
+            wlast: 0,
             clean: true,
             generation: fork::generation(),
             server: label.clone(),
@@ -1030,7 +1051,43 @@ impl Conn {
         self.clean = false;
         self.wbuf.clear();
         self.wsent = 0;
+        #[cfg(feature = "tls")]
+        {
+            self.wlast = 0;
+        }
         &mut self.wbuf
+    }
+
+    /// [`Conn::send`] for a batch of requests whose last one begins at `last` in the write
+    /// buffer. Over TLS the last request goes out in records of its own: memcached before
+    /// 1.6.39 reads a value straight out of OpenSSL, which can leave the requests after it
+    /// in OpenSSL's buffer while memcached waits on the quiet socket, so a batch of stores
+    /// whose last record began inside a value stalled until the I/O timeout (README, "TLS
+    /// in every package"). A record that begins at a request leaves nothing behind: what
+    /// comes before it ends at a request, and the last request is read whole or, for a
+    /// large value, to its end. Plain sockets ignore `last`.
+    pub(crate) fn send_batch(&mut self, last: usize) -> Result<()> {
+        #[cfg(feature = "tls")]
+        {
+            self.wlast = last;
+        }
+        #[cfg(not(feature = "tls"))]
+        let _ = last;
+        self.send()
+    }
+
+    /// Where the next write of the request from byte `from` ends: the buffer's end, or over
+    /// TLS the start of a batch's last request while bytes before it are left (see
+    /// [`Conn::send_batch`]).
+    #[inline(always)]
+    fn write_end(&self, from: usize) -> usize {
+        #[cfg(feature = "tls")]
+        if from < self.wlast && matches!(*self.stream, Stream::Tls(_)) {
+            return self.wlast;
+        }
+        #[cfg(not(feature = "tls"))]
+        let _ = from;
+        self.wbuf.len()
     }
 
     /// Sets the deadline of the operation this connection now serves.
@@ -1224,7 +1281,8 @@ impl Conn {
         let mut end = None;
         while e.kind() == io::ErrorKind::Interrupted {
             self.resume(&mut end)?;
-            match self.stream.write_some(&self.wbuf[sent..]) {
+            let upto = self.write_end(sent);
+            match self.stream.write_some(&self.wbuf[sent..upto]) {
                 Ok(n) => return Ok(n),
                 Err(again) => e = again,
             }
@@ -1266,7 +1324,8 @@ impl Conn {
         let mut sent = 0;
         while sent < self.wbuf.len() {
             self.arm()?;
-            let n = match self.stream.write_some(&self.wbuf[sent..]) {
+            let upto = self.write_end(sent);
+            let n = match self.stream.write_some(&self.wbuf[sent..upto]) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) => self.write_failed(e, sent)?,
@@ -1294,6 +1353,16 @@ impl Conn {
     #[inline(never)]
     fn send_rest(&mut self) -> Result<()> {
         let fd = self.stream.fd();
+        // TLS: replies decrypted by an earlier wait and not all read yet are read first (the
+        // socket may stay quiet meanwhile, and rustls takes no more records while it holds
+        // 16 KiB of them).
+        if self
+            .stream
+            .holds_plaintext()
+            .map_err(|e| self.io_error(e))?
+        {
+            return Ok(());
+        }
         let mut end = None;
         // Bounded: every turn writes at least a byte, or returns, or is an interrupted wait
         // (retried only while `resume` finds time left).
@@ -1334,7 +1403,8 @@ impl Conn {
                 }
                 continue;
             }
-            match self.stream.write_some(&self.wbuf[self.wsent..]) {
+            let upto = self.write_end(self.wsent);
+            match self.stream.write_some(&self.wbuf[self.wsent..upto]) {
                 Ok(0) => {
                     return Err(self.io_error(io::Error::new(
                         io::ErrorKind::WriteZero,

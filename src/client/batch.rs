@@ -158,8 +158,9 @@ impl Client {
                             let req = set_request(k, d, *f, ttl, true);
                             dialect.encode(buf, &req, tag);
                         }
+                        let last = buf.len();
                         dialect.encode_barrier(buf, tag);
-                        conn.send()?;
+                        conn.send_batch(last)?;
                         dialect.read_barrier(conn, tag)?;
                         conn.finish();
                         Ok(())
@@ -415,16 +416,23 @@ impl Client {
                                 let n = members.len();
                                 let tag = conn.take_tags(batch_tags(n));
                                 let buf = conn.begin();
+                                let mut last = 0;
                                 for (k, &i) in members.iter().enumerate() {
                                     if let Ok(item) = &prepared[i] {
                                         let req = request(item, dialect.quiet_in_batch(like, k, n));
+                                        last = buf.len();
                                         dialect.encode(buf, &req, tag.wrapping_add(k as u32));
                                     }
                                 }
                                 if quiet {
+                                    let end = buf.len();
                                     dialect.encode_barrier(buf, tag.wrapping_add(n as u32));
+                                    // Meta's barrier is the last request itself (empty here).
+                                    if buf.len() > end {
+                                        last = end;
+                                    }
                                 }
-                                conn.send().map(|()| tag)
+                                conn.send_batch(last).map(|()| tag)
                             })
                         });
                         match res {

@@ -659,10 +659,12 @@ impl Dialect {
         let n = work.len();
         let tag = conn.take_tags(n);
         let buf = conn.begin();
+        let mut last = 0;
         for i in 0..n {
+            last = buf.len();
             self.encode(buf, &work.request(i), tag.wrapping_add(i as u32));
         }
-        conn.send()?;
+        conn.send_batch(last)?;
         // Answers read after a meta `OK` whose server's version is not known yet wait until
         // the version says whether `OK` may stand for `HD` (memcached 1.6.6 and older).
         let mut held: Vec<(usize, Result<Outcome>, Found)> = Vec::new();
