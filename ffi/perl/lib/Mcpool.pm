@@ -844,8 +844,10 @@ the call returns, so within that bound (docs/options.md).
 
 =item compress_threshold, compress_ratio
 
-Values of at least C<compress_threshold> bytes are gzip-compressed when the result is at most
-C<compress_ratio> of the original (default 0.8). Default -1: no compression. C<compress_ratio>
+Values of at least C<compress_threshold> bytes are compressed, in the value format's codec
+(gzip, as Cache::Memcached::Fast writes it, under the default C<cache-memcached-fast>; zlib
+under C<mcpool>; see L</value_format>), when the result is at most C<compress_ratio> of the
+original (default 0.8). Default -1: no compression. C<compress_ratio>
 is from 0 to 1, as Cache::Memcached::Fast's; 0: no compressed form is ever kept (every value
 stored plain); outside that range C<new> croaks (C<compress_ratio must be a number between 0
 and 1>). Compressed values are always inflated on reading, whatever this setting.
