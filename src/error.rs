@@ -20,7 +20,8 @@ pub enum Error {
     },
     /// The value is larger than the configured item size limit: checked on the value as
     /// given, before compression (and again after, which cannot fail when compression only
-    /// shrinks).
+    /// shrinks). The value is not sent; a `set` refused so deletes the key, as memcached's
+    /// own refusal does ([`Error::TooLargeForServer`]).
     ValueTooLarge {
         /// The value's size.
         len: usize,

@@ -285,12 +285,16 @@ fn bad_keys_and_values_stay_errors_with_fail_open() {
         Err(Error::ValueTooLarge { .. })
     ));
     let recs = take(&log);
-    assert_eq!(recs.len(), 2, "{recs:?}");
+    assert_eq!(recs.len(), 3, "{recs:?}");
     assert_eq!(recs[0].op, Op::Get);
     assert_eq!(recs[0].outcome, OpOutcome::Error(Class::ClientError));
     assert_eq!(recs[0].server, None);
-    assert_eq!(recs[1].op, Op::Set);
-    assert_eq!(recs[1].outcome, OpOutcome::Error(Class::ClientError));
+    // The refused set deletes the key (no older value survives it), reported as its own
+    // delete, before the set's own error.
+    assert_eq!(recs[1].op, Op::Delete);
+    assert_eq!(recs[2].op, Op::Set);
+    assert_eq!(recs[2].outcome, OpOutcome::Error(Class::ClientError));
+    assert_eq!(recs[2].server, None);
 }
 
 #[test]

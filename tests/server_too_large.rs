@@ -145,6 +145,55 @@ fn a_single_set_of_a_near_mib_value_is_value_too_large_and_the_connection_goes_o
     }
 }
 
+/// A value over the client's own limit is refused before it is sent (`Error::ValueTooLarge`),
+/// and a `set` refused so deletes the key as memcached's own refusal does: whichever side
+/// refuses, no older value is left to read. Single `set`, typed `store_value`, `set_multi`
+/// (with a stored neighbour) and `set_multi_noreply`; `add` leaves the key alone, as
+/// memcached does. Before, the old value survived a refusal by the client.
+#[test]
+fn a_set_the_client_refuses_as_too_large_leaves_no_old_value() {
+    let huge = vec![0x5au8; 2 << 20];
+    for p in PROTOCOLS {
+        let c = Client::builder()
+            .server(&server().addr())
+            .key_prefix(unique(&format!("refused-{p}")))
+            .protocol(p)
+            .compression(false)
+            .build()
+            .unwrap();
+        let too_large = |e: &Error| matches!(e, Error::ValueTooLarge { .. });
+        c.set("k", b"old", 0).unwrap();
+        assert!(too_large(&c.set("k", &huge, 0).unwrap_err()), "{p}");
+        assert_eq!(c.get("k").unwrap(), None, "{p}: set");
+        c.set("k", b"old", 0).unwrap();
+        let typed = c.store_value_as(
+            StoreCommand::Set,
+            "k",
+            &mcpool::Value::Bytes(huge.clone()),
+            0,
+            mcpool::Compress::Never,
+        );
+        assert!(too_large(&typed.unwrap_err()), "{p}");
+        assert_eq!(c.get("k").unwrap(), None, "{p}: store_value_as");
+        c.set("k", b"old", 0).unwrap();
+        let r = c.set_multi(&[("k", &huge[..]), ("n", &b"new"[..])], 0);
+        assert!(too_large(r[0].as_ref().unwrap_err()), "{p}");
+        assert_eq!(r[1].as_ref().unwrap(), &StoreOutcome::Stored, "{p}");
+        assert_eq!(c.get("k").unwrap(), None, "{p}: set_multi");
+        assert_eq!(c.get("n").unwrap().as_deref(), Some(&b"new"[..]), "{p}");
+        c.set("k", b"old", 0).unwrap();
+        assert!(c.set_multi_noreply(&[("k", &huge[..])], 0).is_err(), "{p}");
+        assert_eq!(c.get("k").unwrap(), None, "{p}: set_multi_noreply");
+        c.set("k", b"old", 0).unwrap();
+        assert!(too_large(&c.add("k", &huge, 0).unwrap_err()), "{p}");
+        assert_eq!(
+            c.get("k").unwrap().as_deref(),
+            Some(&b"old"[..]),
+            "{p}: add"
+        );
+    }
+}
+
 /// Ends the fake's side of a connection: no more replies (FIN), the client's remaining
 /// requests still read (a close with unread bytes would reset the connection and could
 /// discard replies already sent).

@@ -208,7 +208,6 @@ fn max_value_size_applies_to_the_bytes_sent_after_compression() {
         .unwrap();
     let compressible = vec![b'x'; 5000];
     for r in [
-        c.set("k", &compressible, 0),
         c.add("k", &compressible, 0),
         c.cas("k", &compressible, 0, 1),
     ] {
@@ -217,15 +216,43 @@ fn max_value_size_applies_to_the_bytes_sent_after_compression() {
             other => panic!("{other:?}"),
         }
     }
-    match &c.set_multi(&[("k", &compressible[..])], 0)[0] {
-        Err(Error::ValueTooLarge { len: 5000, .. }) => {}
-        other => panic!("{other:?}"),
-    }
     assert_eq!(
         listener.accept().map(|_| ()).map_err(|e| e.kind()),
         Err(ErrorKind::WouldBlock),
         "nothing was sent"
     );
+    // A set refused so sends only a delete of its key (no older value may survive it, as
+    // none survives memcached's own refusal): never the value. The listener never answers,
+    // so each delete ends at the I/O timeout, its outcome ignored.
+    let c = Client::builder()
+        .server(&addr)
+        .min_idle(0)
+        .max_size(1)
+        .io_timeout(std::time::Duration::from_millis(200))
+        .compression_threshold(100)
+        .max_value_size(1000)
+        .max_decompressed_size(2000)
+        .build()
+        .unwrap();
+    match c.set("k", &compressible, 0) {
+        Err(Error::ValueTooLarge { len: 5000, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    match &c.set_multi(&[("k", &compressible[..])], 0)[0] {
+        Err(Error::ValueTooLarge { len: 5000, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    listener.set_nonblocking(false).unwrap();
+    let mut sent = Vec::new();
+    for _ in 0..2 {
+        let (mut s, _) = listener.accept().unwrap();
+        s.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 64];
+        while let Ok(n @ 1..) = std::io::Read::read(&mut s, &mut buf) {
+            sent.extend_from_slice(&buf[..n]);
+        }
+    }
+    assert_eq!(sent, b"delete k\r\ndelete k\r\n", "{}", sent.escape_ascii());
     // Within max_decompressed_size: 5000 bytes that compress to a few dozen are stored (as
     // Cache::Memcached::Fast's max_size, python-memcached and libmemcached count the bytes
     // sent); 5000 that do not compress are refused on their own size; so is an append.

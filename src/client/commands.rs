@@ -655,12 +655,39 @@ impl Client {
     /// after compression). A value of `given` bytes larger than it and than
     /// `max_decompressed_size` is refused here, before any work is spent compressing it: it
     /// could not be read back even if it compressed below the limit.
-    pub(super) fn check_given_size(&self, given: usize) -> Result<usize> {
+    pub(super) fn check_given_size(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        given: usize,
+    ) -> Result<usize> {
         let limit = self.inner.config.max_value_size;
         if given > self.max_value_input_len() {
-            return Err(Error::ValueTooLarge { len: given, limit });
+            return Err(self.too_large(cmd, key, given, limit));
         }
         Ok(limit)
+    }
+
+    /// The error of a value of `len` bytes (once encoded) to store by `cmd` under `key`,
+    /// above `limit`: [`Error::ValueTooLarge`], the value not sent. A `set` refused so also
+    /// deletes `key` (its own round trip, its outcome ignored): memcached deletes the key
+    /// when it refuses a set as too large itself, so whichever side refuses, no older value
+    /// survives to be read as if the set had not been asked (pylibmc's and Django's own
+    /// backends leave none; Django's cache_db sessions rely on it). Other stores leave the
+    /// key alone, as memcached does.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn too_large(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        len: usize,
+        limit: usize,
+    ) -> Error {
+        if matches!(cmd, StoreCommand::Set) {
+            let _ = self.delete(key);
+        }
+        Error::ValueTooLarge { len, limit }
     }
 
     /// [`Client::encode_value`] with a per-call compression decision.
@@ -672,7 +699,7 @@ impl Client {
         flags: u32,
         compress: Compress,
     ) -> Result<(Cow<'v, [u8]>, u32)> {
-        let limit = self.check_given_size(value.len())?;
+        let limit = self.check_given_size(cmd, key, value.len())?;
         let (data, flags) = match (cmd, compress) {
             (StoreCommand::Append | StoreCommand::Prepend, _) => (Cow::Borrowed(value), flags),
             (_, Compress::Auto) => self.values().encode_flagged(key, value, flags)?,
@@ -683,10 +710,7 @@ impl Client {
             }
         };
         if data.len() > limit {
-            return Err(Error::ValueTooLarge {
-                len: data.len(),
-                limit,
-            });
+            return Err(self.too_large(cmd, key, data.len(), limit));
         }
         Ok((data, flags))
     }

@@ -52,7 +52,8 @@ impl Client {
                 "append and prepend store bytes, not typed values".into(),
             ));
         }
-        let limit = self.check_given_size(value.abi_body().len())?;
+        let key = key.as_ref();
+        let limit = self.check_given_size(cmd, key, value.abi_body().len())?;
         let (data, flags) = match compress {
             Compress::Auto => self.values().encode_value(value)?,
             decided => {
@@ -61,12 +62,9 @@ impl Client {
             }
         };
         if data.len() > limit {
-            return Err(Error::ValueTooLarge {
-                len: data.len(),
-                limit,
-            });
+            return Err(self.too_large(cmd, key, data.len(), limit));
         }
-        self.store_encoded(cmd, key.as_ref(), &data, flags, ttl)
+        self.store_encoded(cmd, key, &data, flags, ttl)
     }
 
     /// Stores an integer of the rest of the integer kind's range, `2**63..=2**64-1`

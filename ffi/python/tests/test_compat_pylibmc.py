@@ -520,11 +520,14 @@ def test_client_flush_all_negative_delay_flushes_now(server, prefix, delay):
     assert mc.get(prefix + "f") is None
 
 
-def test_server_too_large_raises_toobig_as_pylibmc(server, prefix):
+@pytest.mark.parametrize("size", [2 << 20, 1048540], ids=["refused-here", "refused-by-memcached"])
+def test_server_too_large_raises_toobig_as_pylibmc(server, prefix, size):
     """A value under 1 MiB that memcached refuses ("SERVER_ERROR object too large for cache":
-    key and item header count too): pylibmc raises TooBig, and so does the compat module."""
+    key and item header count too), or one over it: pylibmc raises TooBig, and so does the
+    compat module, and the older value is gone either way (the drop-in kept it when the core
+    refused the value before sending it)."""
     import os
-    big = os.urandom(1048540)
+    big = os.urandom(size)
     got = []
     for mod in (real_pylibmc, compat_pylibmc):
         c = mod.Client([server.addr])
@@ -1079,7 +1082,10 @@ def test_multi_store_of_a_value_too_large_raises_toobig_as_pylibmc(server, prefi
     for mod in (real_pylibmc, compat_pylibmc):
         c = mod.Client([server.addr])
         key = prefix + mod.__name__.replace(".", "_")
-        c.delete(key)
+        if call == "set_multi":
+            c.set(key, "old")  # gone after the refused set, as memcached's refusal leaves it
+        else:
+            c.delete(key)
         got.append((outcome(getattr(c, call), {key: big}), outcome(c.get, key)))
     assert got[0] == got[1] == (("raised", "TooBig"), ("ok", ("NoneType", None)))
 

@@ -10,7 +10,10 @@ What is python-memcached's and stays so:
 
 - Its failure behaviour: a server that cannot be reached is never an exception. ``get``
   returns None, ``set``/``add``/``replace``/``delete``/``touch`` 0 (a store memcached
-  refuses as too large False, as there: it was sent), ``incr``/``decr`` None,
+  refuses as too large False, as there: it was sent; a ``set`` above
+  ``server_max_value_length`` 0, as there, but the key is deleted, where python-memcached
+  leaves its older value: mcpool's one rule, as memcached's own refusal deletes it),
+  ``incr``/``decr`` None,
   ``get_multi`` leaves the key out; with ``debug=1`` the reason goes to stderr. A value it
   cannot decode raises from ``get``/``gets``/``get_multi``, as python-memcached's
   ``_recv_value`` does: ``zlib.error`` for its zlib flag on a body that does not inflate,
