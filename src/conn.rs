@@ -612,18 +612,58 @@ fn tag_block(next: u32, n: usize) -> (u32, u32) {
     (first, first + n)
 }
 
-/// The hint added to a TLS handshake error when the server answered with something that is
-/// not TLS at all (a plain-text memcached: its error line read as a TLS record).
+/// The hint added to a TLS error: what the option to look at is, where rustls' words alone
+/// leave it open (a plain-text memcached's error line read as a TLS record; which side
+/// refused whose certificate).
 #[cfg(feature = "tls")]
-fn plain_hint(e: &rustls::Error) -> &'static str {
+fn tls_hint(e: &rustls::Error) -> &'static str {
+    use rustls::{AlertDescription as A, CertificateError as C, Error as E};
     match e {
-        rustls::Error::InvalidMessage(
+        E::InvalidMessage(
             rustls::InvalidMessage::InvalidContentType
             | rustls::InvalidMessage::UnknownProtocolVersion
             | rustls::InvalidMessage::MessageTooLarge,
         ) => " (the server does not speak TLS: is it a plain-text memcached? then turn TLS off)",
+        E::InvalidCertificate(C::UnknownIssuer | C::BadSignature) => {
+            " (the server's certificate is not signed by a CA of tls_ca_file)"
+        }
+        E::InvalidCertificate(C::NotValidForName | C::NotValidForNameContext { .. }) => {
+            " (the server's certificate does not name the address connected to: \
+             tls_server_name sets the name to check)"
+        }
+        E::InvalidCertificate(C::Other(_)) => {
+            " (the server's certificate must be X.509 v3 with a subjectAltName; `openssl x509 \
+             -req` makes v1 unless given -extfile)"
+        }
+        E::AlertReceived(A::CertificateRequired) => {
+            " (the server asks for a client certificate: tls_client_cert and tls_client_key)"
+        }
+        E::AlertReceived(
+            A::UnknownCA | A::BadCertificate | A::CertificateUnknown | A::AccessDenied,
+        ) => " (the server refused this client's certificate, tls_client_cert: is it signed by a CA the server trusts, ssl_ca_cert?)",
+        E::AlertReceived(A::CertificateExpired) => {
+            " (the server finds this client's certificate, tls_client_cert, expired)"
+        }
         _ => "",
     }
+}
+
+/// A TLS failure of `server` that is a misconfiguration, not an outage: a certificate
+/// refused by either side, a server that does not speak TLS, any alert or protocol error
+/// rustls reports ([`Error::Auth`]: never failed open, as a refused SASL login). `None`
+/// for every other I/O error (a reset, a timeout, the peer gone).
+#[cfg(feature = "tls")]
+fn tls_refusal(server: &str, e: &io::Error) -> Option<Error> {
+    let tls = e.get_ref()?.downcast_ref::<rustls::Error>()?;
+    Some(Error::Auth {
+        server: server.to_string(),
+        message: format!("TLS: {tls}{}", tls_hint(tls)),
+    })
+}
+
+#[cfg(not(feature = "tls"))]
+fn tls_refusal(_server: &str, _e: &io::Error) -> Option<Error> {
+    None
 }
 
 /// A socket connected to a server, not yet a connection (see [`Conn::over`]).
@@ -917,12 +957,9 @@ impl Conn {
                     if let Stream::Tls(s) = &mut *self.stream {
                         let _ = s.conn.write_tls(&mut s.sock);
                     }
-                    return Err(Error::Io {
+                    return Err(Error::Auth {
                         server: self.server.to_string(),
-                        source: io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!("TLS handshake: {tls_error}{}", plain_hint(&tls_error)),
-                        ),
+                        message: format!("TLS handshake: {tls_error}{}", tls_hint(&tls_error)),
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => self.resume(&mut end)?,
@@ -1599,6 +1636,9 @@ impl Conn {
     }
 
     fn io_error(&self, e: io::Error) -> Error {
+        if let Some(refused) = tls_refusal(&self.server, &e) {
+            return refused;
+        }
         if matches!(
             e.kind(),
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut

@@ -116,7 +116,9 @@ pub enum Error {
         /// What was wrong.
         detail: String,
     },
-    /// SASL authentication was refused.
+    /// SASL authentication was refused, or TLS failed on a misconfiguration (a certificate
+    /// either side refused, a server that does not speak TLS: the message begins `TLS`).
+    /// Never failed open, and no server is marked dead for it.
     Auth {
         /// `host:port` of the server.
         server: String,

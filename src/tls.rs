@@ -101,6 +101,15 @@ mod enabled {
             ServerName::try_from(name.clone())
                 .map_err(|e| Error::Config(format!("tls_server_name {name:?}: {e}")))?;
         }
+        if opts.insecure_skip_verify {
+            if let Some(path) = &opts.ca_file {
+                return Err(Error::Config(format!(
+                    "tls_insecure_skip_verify turns the server's verification off, so \
+                     tls_ca_file ({}) would not be used: give one or the other",
+                    path.display()
+                )));
+            }
+        }
         let builder = if opts.insecure_skip_verify {
             builder
                 .dangerous()
@@ -119,7 +128,7 @@ mod enabled {
             }
             builder.with_root_certificates(roots)
         };
-        let config = match &opts.client_cert {
+        let mut config = match &opts.client_cert {
             None => builder.with_no_client_auth(),
             Some((chain, _)) if chain.as_os_str().is_empty() => {
                 return Err(Error::Config(
@@ -150,6 +159,12 @@ mod enabled {
                 })?
             }
         };
+        // No session resumption: memcached 1.6.18 (Debian 12's) answers a resumed session
+        // with a fatal "internal error" alert whenever it verifies client certificates
+        // (`ssl_verify_mode` 1 or 2), so connections after a client's first failed their
+        // handshakes and the server was marked dead. A pooled connection
+        // lives long; a full handshake for each costs nothing worth the risk.
+        config.resumption = rustls::client::Resumption::disabled();
         Ok(Arc::new(config))
     }
 

@@ -805,7 +805,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         "name to verify the servers' certificates against (default: each server's host)",
         Apply::Text(set_tls_server_name)),
     row!("tls_insecure_skip_verify", Bool, "", "false", "",
-        "do not verify the servers' certificates (tests only)",
+        "do not verify the servers' certificates (tests only; with tls_ca_file a configuration error)",
         Apply::Text(set_tls_insecure)),
     // ----- topology (servers that change at run time) -----
     row!("resolve_interval", DurationOrZero, "ms", "0", "",
