@@ -655,10 +655,17 @@ fn tls_hint(e: &rustls::Error) -> &'static str {
 #[cfg(feature = "tls")]
 fn tls_refusal(server: &str, e: &io::Error) -> Option<Error> {
     let tls = e.get_ref()?.downcast_ref::<rustls::Error>()?;
-    Some(Error::Auth {
+    Some(tls_refused(server, "TLS", tls))
+}
+
+/// [`Error::Auth`] for rustls' error `e` on `server`, in `stage` (`"TLS"`, `"TLS handshake"`),
+/// with its hint ([`tls_hint`]).
+#[cfg(feature = "tls")]
+fn tls_refused(server: &str, stage: &str, e: &rustls::Error) -> Error {
+    Error::Auth {
         server: server.to_string(),
-        message: format!("TLS: {tls}{}", tls_hint(tls)),
-    })
+        message: format!("{stage}: {e}{}", tls_hint(e)),
+    }
 }
 
 #[cfg(not(feature = "tls"))]
@@ -745,8 +752,9 @@ pub struct Conn {
     /// than the send buffer is being written (the rest goes out as its replies are read,
     /// see [`Conn::send`]).
     wsent: usize,
-    /// TLS: where the last request of a batch begins in `wbuf` (0 for a lone request); it
-    /// is written in records of its own (see [`Conn::send_batch`]).
+    /// TLS: where the last request of a batch begins in `wbuf` (0 for a lone request, and
+    /// always on a plain socket); it is written in records of its own (see
+    /// [`Conn::send_batch`]).
     #[cfg(feature = "tls")]
     wlast: usize,
     clean: bool,
@@ -957,10 +965,7 @@ impl Conn {
                     if let Stream::Tls(s) = &mut *self.stream {
                         let _ = s.conn.write_tls(&mut s.sock);
                     }
-                    return Err(Error::Auth {
-                        server: self.server.to_string(),
-                        message: format!("TLS handshake: {tls_error}{}", tls_hint(&tls_error)),
-                    });
+                    return Err(tls_refused(&self.server, "TLS handshake", &tls_error));
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => self.resume(&mut end)?,
                 Err(e)
@@ -1105,7 +1110,7 @@ impl Conn {
     /// large value, to its end. Plain sockets ignore `last`.
     pub(crate) fn send_batch(&mut self, last: usize) -> Result<()> {
         #[cfg(feature = "tls")]
-        {
+        if matches!(*self.stream, Stream::Tls(_)) {
             self.wlast = last;
         }
         #[cfg(not(feature = "tls"))]
@@ -1119,7 +1124,7 @@ impl Conn {
     #[inline(always)]
     fn write_end(&self, from: usize) -> usize {
         #[cfg(feature = "tls")]
-        if from < self.wlast && matches!(*self.stream, Stream::Tls(_)) {
+        if from < self.wlast {
             return self.wlast;
         }
         #[cfg(not(feature = "tls"))]
