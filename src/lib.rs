@@ -16,7 +16,7 @@
 //! ```
 #![deny(missing_docs)]
 // `unsafe` only where a system call or C library needs it (fork detection, the idle-socket
-// peek, libdeflate's inflater), each allowed where it stands and each block with its
+// peek, libdeflate's inflater, the multi-get's shared buffer), each allowed where it stands and each block with its
 // `// SAFETY:` line.
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -43,6 +43,7 @@ pub mod resolve;
 pub mod route;
 mod server;
 pub mod set_item;
+mod shared_buffer;
 pub mod sink;
 pub mod stale;
 pub mod tls;

@@ -6,10 +6,10 @@
 use crate::error::Result;
 use crate::heap_guard::Handed;
 use crate::item::Item;
+use crate::shared_buffer::SharedFill;
 use crate::value::Transcoder;
 use crate::value_bytes::{ValueBytes, SHARED_MAX};
 use crate::value_pool;
-use std::sync::Arc;
 
 /// Receives a read's results: each value found, while it is still in the connection's read
 /// buffer, then each key's result.
@@ -89,123 +89,76 @@ where
 ///
 /// Values of at most [`SHARED_MAX`] bytes that come as they were stored are copied one
 /// after another into one buffer, which each such item's [`ValueBytes`] then shares: one
-/// allocation per call instead of one per value (`crate::value_bytes`). Larger values, and
-/// values decoded into a vector of their own, keep that vector. The entries are written in
-/// place in the returned vector. The values it made and that vector are kept below the
-/// thread's heap guard ([`crate::heap_guard`]): freed beside the top of the heap, they
-/// would join it, and glibc would hand the pages back and consolidate its small free blocks.
+/// buffer per call instead of one allocation per value (`crate::value_bytes`,
+/// `crate::shared_buffer`). Larger values, and values decoded into a vector of their own,
+/// keep that vector. The entries are written in place in the returned vector as the values
+/// come. The values it made and that vector are kept below the thread's heap guard
+/// ([`crate::heap_guard`]): freed beside the top of the heap, they would join it, and glibc
+/// would hand the pages back and consolidate its small free blocks.
 pub(crate) struct Items {
     out: Vec<Result<Option<Item>>>,
     /// The small values, one after another.
-    shared: Vec<u8>,
-    /// The small values' items, made when `shared` is complete.
-    spans: Vec<Span>,
+    shared: SharedFill,
     handed: Handed,
 }
 
-/// A small value's item before its buffer is complete: its key's index, where its bytes
-/// are in the shared buffer, its flags and CAS.
-#[derive(Clone, Copy)]
-struct Span {
-    i: usize,
-    start: u32,
-    len: u32,
-    flags: u32,
-    cas: Option<u64>,
-}
-
-/// What a thread's [`Items`] reuse from one call to the next: the span list, and how many
-/// bytes of small values the last call shared (the next call's buffer starts at that size
-/// rather than growing to it).
-#[derive(Default)]
-struct Reused {
-    spans: Vec<Span>,
-    shared_len: usize,
-}
-
 thread_local! {
-    /// The reused parts of [`Items`], for each `get_multi` on the thread.
-    static REUSED: std::cell::Cell<Reused> = const {
-        std::cell::Cell::new(Reused { spans: Vec::new(), shared_len: 0 })
-    };
+    /// How many bytes of small values the thread's last `get_multi` shared: the next call's
+    /// buffer starts at that size rather than growing to it.
+    static SHARED_LEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
-
-/// The most entries a thread's span list keeps between calls (40 bytes each).
-const SPANS_KEEP: usize = 4096;
 
 impl Items {
     /// For `n` keys.
     pub(crate) fn new(n: usize) -> Items {
-        let Reused {
-            mut spans,
-            shared_len,
-        } = REUSED.take();
-        spans.clear();
+        let shared_len = SHARED_LEN.get();
         let mut out = Vec::with_capacity(n);
         out.resize_with(n, || Ok(None));
         Items {
             out,
-            shared: Vec::with_capacity(shared_len.min(n.saturating_mul(SHARED_MAX))),
-            spans,
+            shared: SharedFill::with_capacity(shared_len.min(n.saturating_mul(SHARED_MAX))),
             handed: Handed::default(),
         }
     }
 
     /// The results, one per key in key order.
-    pub(crate) fn finish(mut self) -> Vec<Result<Option<Item>>> {
-        let shared_len = self.shared.len();
-        if !self.spans.is_empty() {
-            if self.shared.capacity() > 2 * shared_len {
-                self.shared.shrink_to_fit();
-            }
-            self.handed.note(self.shared.as_ptr(), shared_len);
-            let buffer = Arc::new(std::mem::take(&mut self.shared));
-            for s in &self.spans {
-                // A key whose value came and then failed (its connection broke before the
-                // end) keeps its error.
-                if let Some(entry @ Ok(None)) = self.out.get_mut(s.i) {
-                    *entry = Ok(Some(Item {
-                        value: ValueBytes::shared(&buffer, s.start, s.len),
-                        flags: s.flags,
-                        cas: s.cas,
-                    }));
-                }
-            }
-        }
-        let out = std::mem::take(&mut self.out);
+    pub(crate) fn finish(self) -> Vec<Result<Option<Item>>> {
+        let Items {
+            out,
+            shared,
+            mut handed,
+        } = self;
+        let (bytes, shared_len) = shared.finish();
+        SHARED_LEN.set(shared_len);
+        handed.note(bytes, shared_len);
         // The returned vector is handed out too: the guard goes above it as well.
-        let mut handed = self.handed;
         handed.note(out.as_ptr().cast(), std::mem::size_of_val(out.as_slice()));
         handed.guard();
-        if self.spans.capacity() <= SPANS_KEEP {
-            REUSED.set(Reused {
-                spans: std::mem::take(&mut self.spans),
-                shared_len,
-            });
-        }
         out
     }
 }
 
 impl Sink for Items {
     #[inline]
+    #[allow(unsafe_code)] // `SharedFill::push`
     fn value(&mut self, i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> Result<()> {
-        let start = self.shared.len();
-        let fits = u32::try_from(start + value.len()).is_ok();
-        if value.len() > SHARED_MAX || !fits {
+        let slice = if value.len() <= SHARED_MAX {
+            // SAFETY: the slice goes into `out`, which no one reads, clones or sends before
+            // `finish` has finished the buffer; `result` may drop it (an error replacing it).
+            unsafe { self.shared.push(value) }
+        } else {
+            None
+        };
+        let Some(slice) = slice else {
             let mut own = value_pool::take();
             own.extend_from_slice(value);
             return self.value_owned(i, own, flags, cas);
-        }
-        self.shared.extend_from_slice(value);
-        // Both fit in u32: checked above.
-        self.spans.push(Span {
-            i,
-            start: start as u32,
-            len: value.len() as u32,
+        };
+        self.out[i] = Ok(Some(Item {
+            value: ValueBytes::shared(slice),
             flags,
             cas,
-        });
+        }));
         Ok(())
     }
     #[inline]

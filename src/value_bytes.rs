@@ -6,8 +6,8 @@
 //! Why: a `get_multi` of 100 small values that gives each its own vector spends about 200
 //! instructions of `malloc` and `free` per value, a fifth of the call (docs/performance.md,
 //! "Small values share one buffer"). Values of at most [`SHARED_MAX`] bytes read by one
-//! call are copied into one buffer instead, and each is a counted reference to it: one
-//! allocation per call. The buffer is freed when the last of its values is dropped, so
+//! call are copied into one buffer instead, and each is a counted reference to it
+//! (`crate::shared_buffer`): one buffer per call. The buffer is freed when the last of its values is dropped, so
 //! keeping one small value keeps the call's small values (at most [`SHARED_MAX`] bytes per
 //! key) alive with it.
 
@@ -15,7 +15,8 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
-use std::sync::Arc;
+
+use crate::shared_buffer::SharedSlice;
 
 /// The largest value a multi-key read places in its shared buffer; larger ones, and values
 /// decoded (inflated) into a vector, keep a vector of their own.
@@ -31,11 +32,7 @@ enum Repr {
     Owned(Vec<u8>),
     /// A vector given to `value_pool` when the value is dropped.
     Pooled(Vec<u8>),
-    Shared {
-        buffer: Arc<Vec<u8>>,
-        start: u32,
-        len: u32,
-    },
+    Shared(SharedSlice),
 }
 
 impl Default for Repr {
@@ -58,21 +55,10 @@ impl ValueBytes {
         ValueBytes(Repr::Pooled(v))
     }
 
-    /// `len` bytes of `buffer` from `start` (a multi-key read's shared buffer). The range
-    /// must lie in the buffer; it is checked once here, so a wrong one panics at once rather
-    /// than at the first use.
-    pub(crate) fn shared(buffer: &Arc<Vec<u8>>, start: u32, len: u32) -> ValueBytes {
-        assert!(
-            (start as usize)
-                .checked_add(len as usize)
-                .is_some_and(|end| end <= buffer.len()),
-            "a shared value lies in its buffer"
-        );
-        ValueBytes(Repr::Shared {
-            buffer: Arc::clone(buffer),
-            start,
-            len,
-        })
+    /// A slice of a multi-key read's shared buffer.
+    #[inline]
+    pub(crate) fn shared(slice: SharedSlice) -> ValueBytes {
+        ValueBytes(Repr::Shared(slice))
     }
 
     /// The bytes as a slice.
@@ -80,10 +66,7 @@ impl ValueBytes {
     pub fn as_slice(&self) -> &[u8] {
         match &self.0 {
             Repr::Owned(v) | Repr::Pooled(v) => v,
-            Repr::Shared { buffer, start, len } => {
-                let start = *start as usize;
-                &buffer[start..start + *len as usize]
-            }
+            Repr::Shared(slice) => slice.as_slice(),
         }
     }
 
@@ -92,14 +75,14 @@ impl ValueBytes {
     pub fn into_vec(mut self) -> Vec<u8> {
         match &mut self.0 {
             Repr::Owned(v) | Repr::Pooled(v) => std::mem::take(v),
-            Repr::Shared { .. } => self.as_slice().to_vec(),
+            Repr::Shared(_) => self.as_slice().to_vec(),
         }
     }
 
     /// True when these bytes are a slice of a buffer shared with other values of the same
     /// read (which stays allocated while any of them is kept).
     pub fn is_shared(&self) -> bool {
-        matches!(self.0, Repr::Shared { .. })
+        matches!(self.0, Repr::Shared(_))
     }
 }
 
@@ -215,24 +198,20 @@ impl PartialEq<ValueBytes> for &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shared_buffer::SharedFill;
 
     #[test]
-    fn shared_slices_read_their_own_bytes_and_free_the_buffer_with_the_last() {
-        let buffer = Arc::new(b"onetwothree".to_vec());
-        let one = ValueBytes::shared(&buffer, 0, 3);
-        let two = ValueBytes::shared(&buffer, 3, 3);
-        let three = ValueBytes::shared(&buffer, 6, 5);
-        let weak = Arc::downgrade(&buffer);
-        drop(buffer);
+    #[allow(unsafe_code)] // `SharedFill::push`
+    fn shared_slices_read_their_own_bytes() {
+        let mut fill = SharedFill::with_capacity(0);
+        // SAFETY: the slices are not read before `finish`.
+        let (one, two) = unsafe { (fill.push(b"one").unwrap(), fill.push(b"two").unwrap()) };
+        fill.finish();
+        let (one, two) = (ValueBytes::shared(one), ValueBytes::shared(two));
         assert_eq!(one, b"one");
-        assert_eq!(two.as_slice(), b"two");
-        assert_eq!(three.clone().into_vec(), b"three".to_vec());
         assert!(one.is_shared());
         assert_eq!(format!("{two:?}"), "b\"two\"");
-        drop((one, two));
-        assert!(weak.upgrade().is_some(), "kept while a value is");
-        drop(three);
-        assert!(weak.upgrade().is_none(), "freed with the last value");
+        assert_eq!(two.clone().into_vec(), b"two".to_vec());
     }
 
     #[test]
@@ -262,12 +241,5 @@ mod tests {
         // Dropped, its vector goes to the pool (or is freed when the pool is busy or full:
         // other tests share it, so only the bytes above are asserted).
         drop(pooled);
-    }
-
-    #[test]
-    #[should_panic(expected = "lies in its buffer")]
-    fn a_range_past_the_buffer_is_refused() {
-        let buffer = Arc::new(vec![0u8; 4]);
-        let _ = ValueBytes::shared(&buffer, 2, 3);
     }
 }
