@@ -224,10 +224,12 @@ impl ServerSpec {
     /// `mcpool_config_add_server` and `mcpool_client_set_servers`, the CLI's `--servers`):
     /// `host:port:weight` or `[v6]:port:weight`, where a third field of digits is a weight of
     /// at least 1 and any other third field a name (`host:port:name`, see
-    /// [`ServerSpec::parse`]). A unix socket path has no weight field, except in
-    /// nutcracker's own line, `host:port:weight name` or `/path:weight name` (the name after
-    /// the last space), which gives a weight and a name (also a name of digits only). An
-    /// IPv6 address without brackets (`::1`) is refused naming the entry as written.
+    /// [`ServerSpec::parse`]). A unix socket path takes a weight as nutcracker writes it,
+    /// `/path:weight` (a socket whose own name ends in `:` and digits is written
+    /// `unix:/path:3`, taken whole). nutcracker's own line, `host:port:weight name` or
+    /// `/path:weight name` (the name after the last space), gives a weight and a name (also
+    /// a name of digits only). An IPv6 address without brackets (`::1`) is refused naming
+    /// the entry as written.
     ///
     /// `beside` is a weight given beside the address (a separate argument, `--weights`), or
     /// `None`. A weight in the address and a different one beside it is a configuration
@@ -244,11 +246,7 @@ impl ServerSpec {
             Some((addr, name)) => (addr, Some(name)),
             None => (t, None),
         };
-        let weight_field = match name {
-            // `/path:weight name`: nutcracker_name checked the digits.
-            Some(_) if t_addr.starts_with('/') => t_addr.rsplit_once(':'),
-            _ => Self::weight_field(t_addr),
-        };
+        let weight_field = Self::weight_field(t_addr);
         let (mut spec, in_addr) = match weight_field {
             Some((addr, w)) => {
                 let weight: u32 = w.parse().map_err(|_| {
@@ -302,23 +300,25 @@ impl ServerSpec {
         if name.is_empty() || addr.is_empty() {
             return None;
         }
-        let weighted = if addr.starts_with('/') {
-            addr.rsplit_once(':')
-                .is_some_and(|(_, w)| !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit()))
-        } else {
-            Self::weight_field(addr).is_some()
-        };
-        weighted.then_some((addr, name))
+        Self::weight_field(addr).is_some().then_some((addr, name))
     }
 
-    /// Splits `host:port:DIGITS` / `[v6]:port:DIGITS` into the address and the weight's
-    /// digits; `None` when the entry has no weight field. Only the third field can be a
-    /// weight: with a fourth (`host:port:2:3`, `host:port:name:3`) this is `None`, and
-    /// [`ServerSpec::parse`] refuses the field beyond `host:port:name`, never reading the
-    /// last field as the weight and the third as a name.
+    /// Splits `host:port:DIGITS` / `[v6]:port:DIGITS` / `/path:DIGITS` (nutcracker's socket
+    /// line) into the address and the weight's digits; `None` when the entry has no weight
+    /// field. Only the third field can be a weight: with a fourth (`host:port:2:3`,
+    /// `host:port:name:3`) this is `None`, and [`ServerSpec::parse`] refuses the field
+    /// beyond `host:port:name`, never reading the last field as the weight and the third as
+    /// a name. A path written `unix:/path` is taken whole (a socket whose own name ends in
+    /// `:` and digits).
     fn weight_field(t: &str) -> Option<(&str, &str)> {
-        if t.starts_with('/') || unix_path(t).is_some() {
+        let digits = |w: &str| !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit());
+        if unix_path(t).is_some() {
             return None;
+        }
+        if t.starts_with('/') {
+            return t
+                .rsplit_once(':')
+                .filter(|(path, w)| !path.is_empty() && digits(w));
         }
         let (addr, w) = t.rsplit_once(':')?;
         // `addr` must be exactly host:port (its port the last field).
@@ -327,7 +327,7 @@ impl ServerSpec {
             None => addr.split_once(':')?.1,
         };
         let just_port = !after_host.contains(':');
-        (just_port && !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit())).then_some((addr, w))
+        (just_port && digits(w)).then_some((addr, w))
     }
 }
 
@@ -363,10 +363,23 @@ mod tests {
         assert_eq!((s.weight, s.name.as_deref()), (1, Some("alpha")));
         assert_eq!(w("h:11211", None).unwrap().addr.port(), 11211);
         assert_eq!(w("[::1]:11211", None).unwrap().addr.port(), 11211);
-        assert!(matches!(
-            w("/tmp/mc:3", None).unwrap().addr,
-            ServerAddr::Unix(_)
-        ));
+        // nutcracker's socket line without a name: `/path:weight` (tester finding
+        // placement 1: the weight was read as part of the path, so the server could not be
+        // reached and its ring points were not nutcracker's).
+        let s = w("/tmp/mc:3", None).unwrap();
+        assert_eq!((s.addr.to_string(), s.weight), ("/tmp/mc".into(), 3));
+        let s = w("/tmp/mc:2 sock", None).unwrap();
+        assert_eq!(
+            (s.addr.to_string(), s.weight, s.name.as_deref()),
+            ("/tmp/mc".into(), 2, Some("sock"))
+        );
+        // Written `unix:`, a path ending in `:digits` is taken whole.
+        let s = w("unix:/tmp/mc:3", None).unwrap();
+        assert_eq!((s.addr.to_string(), s.weight), ("/tmp/mc:3".into(), 1));
+        assert!(w("/tmp/mc:0", None).is_err());
+        assert!(w("/tmp/mc:3", Some(2)).is_err());
+        let s = w("/tmp/a:b", None).unwrap();
+        assert_eq!((s.addr.to_string(), s.weight), ("/tmp/a:b".into(), 1));
         // A weight argument of 1 is the usual value: the address's weight applies.
         assert_eq!(ServerSpec::parse_with_weight("h:1:3", 1).unwrap().weight, 3);
         assert_eq!(ServerSpec::parse_with_weight("h:1:3", 3).unwrap().weight, 3);

@@ -333,14 +333,42 @@ fn nutcracker_server_lines_with_digit_names_place_keys_as_nutcracker_does() {
         .zip([(1, "10"), (2, "20"), (1, "30")])
         .map(|(mc, (w, name))| format!("127.0.0.1:{}:{w} {name}", mc.port))
         .collect();
-    let Some(proxy) = twemproxy_with(&lines) else {
+    assert_places_as_nutcracker(&addrs(&mcs), &lines, "nd");
+}
+
+/// nutcracker's socket line without a name, `/path:weight` (tester finding placement 1: the
+/// weight was read as part of the path, so the server could not be reached and its ring
+/// points were not nutcracker's).
+#[test]
+fn nutcracker_socket_lines_without_a_name_place_keys_as_nutcracker_does() {
+    let dir = std::env::temp_dir().join(unique("twsock"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sock = dir.join("mc.sock").to_str().unwrap().to_owned();
+    let tcp = servers(2);
+    let unix = Memcached::start_unix(&sock);
+    let lines = vec![
+        format!("127.0.0.1:{}:1", tcp[0].port),
+        format!("{sock}:2"),
+        format!("127.0.0.1:{}:1", tcp[1].port),
+    ];
+    let backends = vec![tcp[0].addr(), sock.clone(), tcp[1].addr()];
+    assert_places_as_nutcracker(&backends, &lines, "ns");
+    drop(unix);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Keys set through nutcracker over its server `lines` land, server by server (`backends`,
+/// the same servers as plain addresses), where mcpool's `twemproxy-ketama` over the same
+/// lines, as every string surface takes them, places them; and mcpool reads them there.
+fn assert_places_as_nutcracker(backends: &[String], lines: &[String], tag: &str) {
+    let Some(proxy) = twemproxy_with(lines) else {
         return;
     };
     let through = Client::builder()
         .server(&format!("127.0.0.1:{}", proxy.port))
         .build()
         .unwrap();
-    let tag = unique("nd");
+    let tag = unique(tag);
     let keys: Vec<String> = (0..300).map(|i| format!("{tag}{i}")).collect();
     for k in &keys {
         assert!(through.set(k, b"v", 0).unwrap().is_stored());
@@ -356,10 +384,10 @@ fn nutcracker_server_lines_with_digit_names_place_keys_as_nutcracker_does() {
         .build()
         .unwrap();
     let router = Router::new(&"twemproxy-ketama".parse().unwrap(), &specs).unwrap();
-    let held: Vec<Vec<bool>> = mcs
+    let held: Vec<Vec<bool>> = backends
         .iter()
-        .map(|mc| {
-            let probe = Client::new([mc.addr()]).unwrap();
+        .map(|addr| {
+            let probe = Client::new([addr]).unwrap();
             probe
                 .get_multi(&keys)
                 .into_iter()
@@ -369,7 +397,7 @@ fn nutcracker_server_lines_with_digit_names_place_keys_as_nutcracker_does() {
         .collect();
     let mut differ = 0;
     for (i, k) in keys.iter().enumerate() {
-        let on: Vec<usize> = (0..mcs.len()).filter(|&s| held[s][i]).collect();
+        let on: Vec<usize> = (0..backends.len()).filter(|&s| held[s][i]).collect();
         assert_eq!(on.len(), 1, "{k} on {on:?}");
         assert_eq!(direct.server_for(k).unwrap(), router.locate(k.as_bytes()));
         if on[0] != router.locate(k.as_bytes()) {
