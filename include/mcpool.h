@@ -146,7 +146,7 @@ enum mcpool_status
     MCPOOL_INVALID_ARGUMENT = 100,
     /**
      * The key was refused before any byte was sent: empty, longer than 250 bytes (with the
-     * prefix), or containing a space or control byte.
+     * prefix), or, on the text protocol, containing a space or control byte (docs/keys.md).
      */
     MCPOOL_INVALID_KEY = 101,
     /**
@@ -700,8 +700,9 @@ typedef void (*mcpool_event_callback)(void *userdata,
                                       const mcpool_event *event);
 
 /**
- * Called after every exchange with a server, on the thread that made the call, inside that
- * mcpool call, once its connection is back in the pool (so it may issue commands of its
+ * Called after every exchange with a server, and once for the keys of a call refused before
+ * any server was asked (a bad key or value: `mcpool_op_server` is ""), on the thread that
+ * made the call, inside that mcpool call, once its connection is back in the pool (so it may issue commands of its
  * own). Keep it short and non-blocking: the call returns when it does. It must not free the
  * client and must not unwind (C++ exceptions, longjmp). `record` is valid only during the
  * call.
@@ -1388,7 +1389,7 @@ mcpool_status mcpool_config_set_event_callback(mcpool_config *config,
 
 /**
  * Sets (or, with `callback` NULL, removes) the function called after every exchange with a
- * server (docs/tracing.md): operation, key count, server, protocol, duration, outcome,
+ * server, and for keys refused before any server was asked (docs/tracing.md): operation, key count, server, protocol, duration, outcome,
  * bytes. It runs on the thread that made the call, after the exchange; `userdata` is passed
  * back untouched and must be safe to use from every thread that uses a client built from
  * this configuration (possibly several at once), and stay valid until every such client is

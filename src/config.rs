@@ -119,7 +119,8 @@ pub struct Config {
     /// Timeouts and unreachable servers answer as misses (reads) and "not stored" (writes)
     /// instead of errors, counted in the metrics (docs/tracing.md#fail-open).
     pub fail_open: bool,
-    /// Called after every exchange with a server ([`crate::trace`]).
+    /// Called after every exchange with a server, and for keys refused before any server was
+    /// asked ([`crate::trace`]).
     pub operations: Option<OpHandler>,
 }
 
@@ -796,7 +797,8 @@ impl ClientBuilder {
     }
 
     /// A handler called after every exchange with a server, with its [`OpRecord`]
-    /// (operation, key count, server, protocol, duration, outcome, bytes): see
+    /// (operation, key count, server, protocol, duration, outcome, bytes), and once for the
+    /// keys of a call refused before any server was asked (a bad key or value: no server): see
     /// [`crate::trace`] for what one record covers. It runs on the calling thread, after
     /// the exchange, once the connection is back in its pool; it may issue commands of its
     /// own, but keep it short (the call returns when it does). Without a handler the cost

@@ -593,8 +593,9 @@ impl mcpool_op_record {
     }
 }
 
-/// Called after every exchange with a server, on the thread that made the call, inside that
-/// mcpool call, once its connection is back in the pool (so it may issue commands of its
+/// Called after every exchange with a server, and once for the keys of a call refused before
+/// any server was asked (a bad key or value: `mcpool_op_server` is ""), on the thread that
+/// made the call, inside that mcpool call, once its connection is back in the pool (so it may issue commands of its
 /// own). Keep it short and non-blocking: the call returns when it does. It must not free the
 /// client and must not unwind (C++ exceptions, longjmp). `record` is valid only during the
 /// call.
@@ -627,7 +628,7 @@ impl COpCallback {
 }
 
 /// Sets (or, with `callback` NULL, removes) the function called after every exchange with a
-/// server (docs/tracing.md): operation, key count, server, protocol, duration, outcome,
+/// server, and for keys refused before any server was asked (docs/tracing.md): operation, key count, server, protocol, duration, outcome,
 /// bytes. It runs on the thread that made the call, after the exchange; `userdata` is passed
 /// back untouched and must be safe to use from every thread that uses a client built from
 /// this configuration (possibly several at once), and stay valid until every such client is

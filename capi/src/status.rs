@@ -33,7 +33,7 @@ pub enum mcpool_status {
     /// negative and expire at once: refused before anything is sent.
     MCPOOL_INVALID_ARGUMENT = 100,
     /// The key was refused before any byte was sent: empty, longer than 250 bytes (with the
-    /// prefix), or containing a space or control byte.
+    /// prefix), or, on the text protocol, containing a space or control byte (docs/keys.md).
     MCPOOL_INVALID_KEY = 101,
     /// The value (after compression) is larger than the configured item size limit.
     MCPOOL_VALUE_TOO_LARGE = 102,

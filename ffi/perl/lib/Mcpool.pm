@@ -1013,7 +1013,8 @@ in C<metrics> as C<fail_open_misses> and C<fail_open_not_stored>. Protocol viola
 that do not decode and refused keys stay errors.
 
 C<< on_operation => sub { my ($op) = @_; ... } >>: called once per exchange with a server (a
-multi-key call: once per server) with a hash reference C<{ op, keys, hits, server (undef:
+multi-key call: once per server; and once for keys refused before any server was asked, a
+bad key or value, with server undef) with a hash reference C<{ op, keys, hits, server (undef:
 none), protocol, duration (seconds), duration_ns, outcome (hit, miss, stored, not_stored, ok,
 error, failed_open), error_class, error (undef unless it failed), bytes_sent, bytes_received
 }>. The core queues the records during the call; the sub gets them when the method returns,

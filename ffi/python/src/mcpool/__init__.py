@@ -273,7 +273,8 @@ class Client(_Client):
     ``"server_up"``, on the thread whose call changed the server's state; keep it short; what
     it raises is reported, never propagated), ``on_operation`` (called as
     ``on_operation(record)`` with an ``mcpool.OpRecord`` after every exchange with a server,
-    on the calling thread; ``mcpool.otel.span_hook()`` makes OpenTelemetry spans of them;
+    and once for keys refused before any server was asked (a bad key or value: ``server``
+    None), on the calling thread; ``mcpool.otel.span_hook()`` makes OpenTelemetry spans of them;
     what it raises is reported, never propagated; docs/tracing.md).
 
     ``fail_open=True`` (a core option): a timeout or an unreachable server answers as a miss

@@ -304,7 +304,8 @@ public final class Mcpool implements AutoCloseable {
         }
 
         /** Called after every exchange with a server with its {@link OperationRecord}
-         * (operation, keys, server, protocol, duration, outcome, bytes): see
+         * (operation, keys, server, protocol, duration, outcome, bytes), and once for the keys
+         * of a call refused before any server was asked (a bad key or value: server null): see
          * {@link OperationListener} for the thread it runs on and an OpenTelemetry example. */
         public Builder onOperation(OperationListener listener) {
             notNull(listener, "operation listener");
