@@ -18,7 +18,7 @@ miss is said on stderr after the command and key: `mcpool: add \"k\": not stored
 exists)`):
   get KEY...                 print each value (KEY<TAB>VALUE when several keys are given,
                              one line per item: a backslash, tab, newline or carriage
-                             return in a key or value is written \\, \t, \n, \r; a key
+                             return in a key or value is written \\\\, \\t, \\n, \\r; a key
                              given twice is printed once): bytes and text as stored, an integer as its decimal number (007 as 7), a bool
                              as true/false, another language's
                              serialized object (a Python pickle, ...; an error unless

@@ -1695,3 +1695,24 @@ fn the_private_server_ends_with_the_cli_whatever_signal_ends_it() {
         );
     }
 }
+
+/// `mcpool --help` printed a real tab, newline and carriage return where it meant to show
+/// the escapes `get` writes (`\\`, `\t`, `\n`, `\r`): no control character but the newline
+/// that ends a line is in the help, and the escapes read as README.md shows them.
+#[test]
+fn help_shows_escapes_not_control_characters() {
+    for args in [&["--help"][..], &["help"]] {
+        let o = mcpool(args);
+        assert_eq!(code(&o), 0, "{args:?}");
+        let help = String::from_utf8(o.stdout).expect("UTF-8 help");
+        for (n, line) in help.lines().enumerate() {
+            assert!(
+                !line.chars().any(char::is_control),
+                "{args:?} line {}: {line:?}",
+                n + 1
+            );
+        }
+        assert!(!help.contains('\r'), "{args:?}");
+        assert!(help.contains(r"is written \\, \t, \n, \r;"), "{args:?}");
+    }
+}
