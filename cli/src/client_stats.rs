@@ -13,37 +13,62 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Parses `--ops N --threads T`, runs the load, prints the metrics table.
-pub fn run(client: &Client, args: &[String]) -> Result<ExitCode, String> {
-    let mut ops = 10_000usize;
-    let mut threads = 4usize;
-    let mut prometheus = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        // Out of range is an error, never silently capped.
-        let mut num = |what: &str, max: usize| -> Result<usize, String> {
-            it.next()
-                .and_then(|v| v.parse().ok())
-                .filter(|&n| (1..=max).contains(&n))
-                .ok_or_else(|| format!("{what} takes a whole number 1-{max}"))
+/// What `stats --client` was asked: its load and its output format.
+pub struct Load {
+    /// `--ops`: operations in all.
+    ops: usize,
+    /// `--threads`.
+    threads: usize,
+    /// `--format prometheus` (else the table).
+    prometheus: bool,
+}
+
+impl Load {
+    /// Reads `[--client] [--ops N] [--threads T] [--format table|prometheus]`, before any
+    /// server is started or asked.
+    pub fn parse(args: &[String]) -> Result<Load, String> {
+        let mut load = Load {
+            ops: 10_000,
+            threads: 4,
+            prometheus: false,
         };
-        match a.as_str() {
-            "--client" => {}
-            "--ops" => ops = num("--ops", 10_000_000)?,
-            "--threads" => threads = num("--threads", 1024)?,
-            "--format" => match it.next().map(String::as_str) {
-                Some("table") => prometheus = false,
-                Some("prometheus") => prometheus = true,
-                other => {
-                    return Err(format!(
-                        "--format takes table or prometheus, not {}",
-                        other.unwrap_or("nothing")
-                    ))
-                }
-            },
-            other => return Err(format!("unknown option for stats --client: {other}")),
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            // Out of range is an error, never silently capped.
+            let mut num = |what: &str, max: usize| -> Result<usize, String> {
+                it.next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|&n| (1..=max).contains(&n))
+                    .ok_or_else(|| format!("{what} takes a whole number 1-{max}"))
+            };
+            match a.as_str() {
+                "--client" => {}
+                "--ops" => load.ops = num("--ops", 10_000_000)?,
+                "--threads" => load.threads = num("--threads", 1024)?,
+                "--format" => match it.next().map(String::as_str) {
+                    Some("table") => load.prometheus = false,
+                    Some("prometheus") => load.prometheus = true,
+                    other => {
+                        return Err(format!(
+                            "--format takes table or prometheus, not {}",
+                            other.unwrap_or("nothing")
+                        ))
+                    }
+                },
+                other => return Err(format!("unknown option for stats --client: {other}")),
+            }
         }
+        Ok(load)
     }
+}
+
+/// Runs the load, prints the metrics table.
+pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
+    let &Load {
+        ops,
+        threads,
+        prometheus,
+    } = load;
     let crossed = Arc::new(AtomicUsize::new(0));
     let errors = Arc::new(AtomicUsize::new(0));
     let checked = Arc::new(AtomicUsize::new(0));

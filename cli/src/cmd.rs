@@ -291,7 +291,8 @@ pub fn is_command(name: &str) -> bool {
 struct Args<'a> {
     /// The keys, values and numbers, in order.
     pos: Vec<&'a [u8]>,
-    ttl: u32,
+    /// `--ttl`'s argument as given: read into seconds with the key known ([`typed_command`]).
+    ttl: Option<&'a [u8]>,
     kind: Kind,
 }
 
@@ -325,7 +326,7 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
     }
     let mut out = Args {
         pos: Vec::new(),
-        ttl: 0,
+        ttl: None,
         kind: Kind::Bytes,
     };
     let (mut ttl_seen, mut kind_seen) = (false, false);
@@ -370,7 +371,7 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                     Some(v) => v,
                     None => it.next().ok_or("--ttl needs a value")?,
                 };
-                out.ttl = crate::seconds("--ttl", text(v)?)?;
+                out.ttl = Some(v);
                 continue;
             }
             if looks_like_option(a) {
@@ -564,6 +565,188 @@ fn typed(kind: Kind, arg: &[u8]) -> Result<Value, String> {
     Value::from_abi(kind, body).ok_or_else(|| format!("not a valid {kind}: {shown:?}"))
 }
 
+/// A value to store, read from the command line by its `--kind`.
+enum Stored<'a> {
+    /// `--kind int` with integer text: any size, the core's rule (`store_int_text_as`).
+    IntText(&'a [u8]),
+    Value(Value),
+}
+
+/// A memcached command with every argument read and checked: what [`run`] does once a
+/// server is there. Built before any memcached is started, so a bad argument never starts
+/// one (nothing here is read after the start).
+enum Op<'a> {
+    /// get, gets, gat (with gat's TTL).
+    Read {
+        touch: Option<u32>,
+        keys: Vec<&'a [u8]>,
+    },
+    Store {
+        cmd: StoreCommand,
+        key: &'a [u8],
+        value: Stored<'a>,
+        ttl: u32,
+    },
+    SetCounter {
+        key: &'a [u8],
+        n: u64,
+        ttl: u32,
+    },
+    /// append (true) or prepend.
+    Concat {
+        append: bool,
+        key: &'a [u8],
+        value: &'a [u8],
+    },
+    Delete {
+        key: &'a [u8],
+    },
+    /// incr (true) or decr.
+    Arith {
+        incr: bool,
+        key: &'a [u8],
+        delta: u64,
+    },
+    Touch {
+        key: &'a [u8],
+        ttl: u32,
+    },
+    Version,
+    Noop,
+    Stats(Option<&'a str>),
+    Flush(Option<u32>),
+    StatsClient(crate::client_stats::Load),
+}
+
+/// Reads a command's arguments (taken apart by [`parse_args`], their count checked) into
+/// an [`Op`]: every number, TTL and typed value. An error about an argument of a keyed
+/// command comes after the command and key (`set "k": not a valid int: "x"`), as its
+/// server's errors do.
+fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
+    let command = spec.name;
+    let wrong = || wrong_arguments(spec);
+    let Args { pos, ttl, kind } = a;
+    // --ttl's seconds, for the key's command.
+    let ttl_of = |key: &[u8]| -> Result<u32, String> {
+        ttl.map_or(Ok(0), |v| {
+            text(v)
+                .and_then(|v| crate::seconds("--ttl", v))
+                .map_err(|e| about(command, key, e))
+        })
+    };
+    let op = match (command, &pos[..]) {
+        ("get" | "gets", [_, ..]) => Op::Read {
+            touch: None,
+            keys: pos.clone(),
+        },
+        ("gat", [ttl, keys @ ..]) if !keys.is_empty() => Op::Read {
+            touch: Some(crate::seconds("gat TTL", text(ttl)?)?),
+            keys: keys.to_vec(),
+        },
+        ("set" | "add" | "replace" | "cas", &[key, value, ..]) => {
+            let cmd = match (command, &pos[2..]) {
+                ("set", []) => StoreCommand::Set,
+                ("add", []) => StoreCommand::Add,
+                ("replace", []) => StoreCommand::Replace,
+                ("cas", [cas]) => {
+                    // 0 is the core's to refuse (no item has CAS 0), as on every surface.
+                    let cas = text(cas)
+                        .and_then(|c| {
+                            c.parse::<u64>().map_err(|_| {
+                                format!(
+                                    "CAS takes a CAS unique 1-{} (as gets prints it), not {c:?}",
+                                    u64::MAX
+                                )
+                            })
+                        })
+                        .map_err(|e| about(command, key, e))?;
+                    StoreCommand::Cas(cas)
+                }
+                _ => return Err(wrong()),
+            };
+            let value = match kind {
+                Kind::Int if mcpool::value::kind::is_integer_text(value) => Stored::IntText(value),
+                _ => Stored::Value(typed(kind, value).map_err(|e| about(command, key, e))?),
+            };
+            Op::Store {
+                cmd,
+                key,
+                value,
+                ttl: ttl_of(key)?,
+            }
+        }
+        ("set-counter", &[key, value]) => {
+            // memcached's counters are unsigned 64-bit: -1 would be a counter no incr takes
+            let n = text(value)
+                .and_then(|v| {
+                    v.parse::<u64>().map_err(|_| {
+                        format!(
+                            "N takes an unsigned 64-bit integer (0 to {}), not {v:?}",
+                            u64::MAX
+                        )
+                    })
+                })
+                .map_err(|e| about(command, key, e))?;
+            Op::SetCounter {
+                key,
+                n,
+                ttl: ttl_of(key)?,
+            }
+        }
+        ("append" | "prepend", &[key, value]) => Op::Concat {
+            append: command == "append",
+            key,
+            value,
+        },
+        ("delete", &[key]) => Op::Delete { key },
+        ("incr" | "decr", &[key, n]) => Op::Arith {
+            incr: command == "incr",
+            key,
+            delta: delta(command, n).map_err(|e| about(command, key, e))?,
+        },
+        ("touch", &[key, ttl]) => Op::Touch {
+            key,
+            ttl: text(ttl)
+                .and_then(|t| crate::seconds("touch TTL", t))
+                .map_err(|e| about(command, key, e))?,
+        },
+        ("version", []) => Op::Version,
+        ("noop", []) => Op::Noop,
+        ("stats", [] | [_]) => Op::Stats(pos.first().map(|g| text(g)).transpose()?),
+        ("flush", [] | [_]) => Op::Flush(
+            pos.first()
+                .map(|d| crate::seconds("flush DELAY", text(d)?))
+                .transpose()?,
+        ),
+        _ => return Err(wrong()),
+    };
+    Ok(op)
+}
+
+/// incr/decr's delta N: memcached's deltas are unsigned 64-bit (the error follows the
+/// command and key).
+fn delta(command: &str, s: &[u8]) -> Result<u64, String> {
+    let t = text(s)?;
+    t.parse().map_err(|_| {
+        let other = if command == "incr" { "decr" } else { "incr" };
+        let hint = match t.strip_prefix('-') {
+            Some(n) if n.parse::<u64>().is_ok() => {
+                format!(" (for a negative delta use {other} KEY {n})")
+            }
+            _ => String::new(),
+        };
+        format!("N takes a delta 0-{}, not {t:?}{hint}", u64::MAX)
+    })
+}
+
+/// Too few or too many arguments for a command.
+fn wrong_arguments(spec: &Spec) -> String {
+    format!(
+        "wrong arguments for {0}; usage: mcpool {1} (run `mcpool {0} --help`)",
+        spec.name, spec.usage
+    )
+}
+
 /// Runs one memcached command; starts a private server when `--servers` is absent.
 /// `args` are bytes: keys and values may be any (a key's 0x80 and above included).
 pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
@@ -576,28 +759,27 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(&e),
     };
-    let a = match parsed {
+    // Every argument read into the command (its count, numbers, TTLs, typed values, stats
+    // --client's options) before any memcached is started for it.
+    let op = match parsed {
         Parsed::Help => {
             outln!("usage: mcpool [GLOBAL OPTIONS] {}", spec.usage);
             outln!("(every command and global option: mcpool --help)");
             return ExitCode::SUCCESS;
         }
-        Parsed::StatsClient => None,
-        Parsed::Run(a) => Some(a),
+        Parsed::StatsClient => args
+            .iter()
+            .map(|a| text(a).map(str::to_owned))
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|args| crate::client_stats::Load::parse(&args))
+            .map(Op::StatsClient),
+        Parsed::Run(a) if !arity_fits(spec, a.pos.len()) => Err(wrong_arguments(spec)),
+        Parsed::Run(a) => typed_command(spec, a),
     };
-    let wrong = || {
-        format!(
-            "wrong arguments for {command}; usage: mcpool {} (run `mcpool {command} --help`)",
-            spec.usage
-        )
+    let op = match op {
+        Ok(op) => op,
+        Err(e) => return fail(e),
     };
-    // Too few or too many arguments, and a bad option, are said before any memcached is
-    // started for the command.
-    if let Some(a) = &a {
-        if !arity_fits(spec, a.pos.len()) {
-            return fail(wrong());
-        }
-    }
     let _private;
     if g.servers.is_empty() {
         if let Some(what) = needs_real_server(g) {
@@ -640,87 +822,39 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    // incr/decr's delta: memcached's deltas are unsigned 64-bit.
-    let delta = |s: &[u8]| -> Result<u64, String> {
-        let t = text(s)?;
-        t.parse().map_err(|_| {
-            let other = if command == "incr" { "decr" } else { "incr" };
-            let hint = match t.strip_prefix('-') {
-                Some(n) if n.parse::<u64>().is_ok() => {
-                    format!(" (for a negative delta use {other} KEY {n})")
-                }
-                _ => String::new(),
-            };
-            format!("{command} takes a delta 0-{}, not {t:?}{hint}", u64::MAX)
-        })
-    };
-    let Some(Args {
-        pos: args,
-        ttl,
-        kind,
-    }) = a
-    else {
-        // stats --client: its own options.
-        let args = args
-            .iter()
-            .map(|a| text(a).map(str::to_owned))
-            .collect::<Result<Vec<_>, _>>();
-        return match args.and_then(|args| crate::client_stats::run(&client, &args)) {
-            Ok(code) => code,
-            Err(e) => fail(e),
-        };
-    };
+    match execute(&client, command, op) {
+        Ok(code) => code,
+        Err(e) => fail(e),
+    }
+}
+
+/// Does a checked command on the servers: its output on stdout, a miss or refused store
+/// said on stderr (exit 1); an error is returned (exit 2).
+fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
     let mut out = std::io::stdout().lock();
-    let result: Result<ExitCode, String> = (|| match (command, &args[..]) {
-        ("get" | "gets", [_, ..]) => read_command(&client, &mut out, command, None, &args),
-        ("gat", [ttl, keys @ ..]) if !keys.is_empty() => {
-            let ttl = crate::seconds("gat TTL", text(ttl)?)?;
-            read_command(&client, &mut out, command, Some(ttl), keys)
-        }
-        ("set" | "add" | "replace" | "cas", rest) => {
-            let (key, value, cmd) = match (command, rest) {
-                ("set", [key, value]) => (key, value, StoreCommand::Set),
-                ("add", [key, value]) => (key, value, StoreCommand::Add),
-                ("replace", [key, value]) => (key, value, StoreCommand::Replace),
-                ("cas", [key, value, cas]) => {
-                    // 0 is the core's to refuse (no item has CAS 0), as on every surface.
-                    let cas = text(cas)?.parse::<u64>().map_err(|_| {
-                        format!(
-                            "cas takes a CAS unique 1-{} (as gets prints it), not {:?}",
-                            u64::MAX,
-                            String::from_utf8_lossy(cas)
-                        )
-                    })?;
-                    (key, value, StoreCommand::Cas(cas))
-                }
-                _ => return Err(wrong()),
-            };
-            // An int of any size is the core's rule (store_int_text_as).
-            let o = match kind {
-                Kind::Int if mcpool::value::kind::is_integer_text(value) => {
-                    client.store_int_text_as(cmd, key, value, ttl, Compress::Auto)
-                }
-                _ => client.store_value(cmd, key, &typed(kind, value)?, ttl),
+    match op {
+        Op::Read { touch, keys } => read_command(client, &mut out, command, touch, &keys),
+        Op::Store {
+            cmd,
+            key,
+            value,
+            ttl,
+        } => {
+            let o = match value {
+                Stored::IntText(v) => client.store_int_text_as(cmd, key, v, ttl, Compress::Auto),
+                Stored::Value(v) => client.store_value(cmd, key, &v, ttl),
             }
             .map_err(|e| about(command, key, e))?;
             Ok(store_exit(command, key, o))
         }
-        ("set-counter", [key, value]) => {
-            // memcached's counters are unsigned 64-bit: -1 would be a counter no incr takes
-            let n: u64 = text(value)?.parse().map_err(|_| {
-                format!(
-                    "set-counter takes an unsigned 64-bit integer (0 to {}), not {:?}",
-                    u64::MAX,
-                    String::from_utf8_lossy(value)
-                )
-            })?;
+        Op::SetCounter { key, n, ttl } => {
             let o = client
                 .set_counter(key, n, ttl)
                 .map_err(|e| about(command, key, e))?;
             Ok(store_exit(command, key, o))
         }
-        ("append" | "prepend", [key, value]) => {
-            let o = if command == "append" {
+        Op::Concat { append, key, value } => {
+            let o = if append {
                 client.append(key, value)
             } else {
                 client.prepend(key, value)
@@ -728,19 +862,18 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             .map_err(|e| about(command, key, e))?;
             Ok(store_exit(command, key, o))
         }
-        ("delete", [key]) => match client.delete(key).map_err(|e| about(command, key, e))? {
+        Op::Delete { key } => match client.delete(key).map_err(|e| about(command, key, e))? {
             true => Ok(ExitCode::SUCCESS),
             false => {
                 errln!("mcpool: {}", about(command, key, "not found"));
                 Ok(ExitCode::from(MISS))
             }
         },
-        ("incr" | "decr", [key, n]) => {
-            let n = delta(n)?;
-            let r = if command == "incr" {
-                client.incr(key, n)
+        Op::Arith { incr, key, delta } => {
+            let r = if incr {
+                client.incr(key, delta)
             } else {
-                client.decr(key, n)
+                client.decr(key, delta)
             }
             .map_err(|e| about(command, key, e))?;
             match r {
@@ -754,8 +887,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                 }
             }
         }
-        ("touch", [key, ttl]) => {
-            let ttl = crate::seconds("touch TTL", text(ttl)?)?;
+        Op::Touch { key, ttl } => {
             match client.touch(key, ttl).map_err(|e| about(command, key, e))? {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
@@ -764,33 +896,25 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                 }
             }
         }
-        ("version", []) => per_server(&mut out, client.version(), |out, v| {
+        Op::Version => per_server(&mut out, client.version(), |out, v| {
             check(writeln!(out, "{v}"));
         }),
-        ("noop", []) => per_server(&mut out, client.noop(), |out, ()| {
+        Op::Noop => per_server(&mut out, client.noop(), |out, ()| {
             check(writeln!(out, "ok"));
         }),
-        ("stats", [] | [_]) => {
-            let group = args.first().map(|g| text(g)).transpose()?;
-            per_server(&mut out, client.stats(group), |out, stats| {
-                for (k, v) in stats {
-                    check(writeln!(out, "  {k} {v}"));
-                }
-            })
-        }
-        ("flush", [] | [_]) => {
-            let delay = args
-                .first()
-                .map(|d| crate::seconds("flush DELAY", text(d)?))
-                .transpose()?;
+        Op::Stats(group) => per_server(&mut out, client.stats(group), |out, stats| {
+            for (k, v) in stats {
+                check(writeln!(out, "  {k} {v}"));
+            }
+        }),
+        Op::Flush(delay) => {
             client.flush_all(delay).map_err(|e| e.to_string())?;
             Ok(ExitCode::SUCCESS)
         }
-        _ => Err(wrong()),
-    })();
-    match result {
-        Ok(code) => code,
-        Err(e) => fail(e),
+        Op::StatsClient(load) => {
+            drop(out);
+            crate::client_stats::run(client, &load)
+        }
     }
 }
 

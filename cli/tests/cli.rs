@@ -970,7 +970,7 @@ fn an_incr_delta_out_of_range_says_what_is_expected() {
         assert_eq!(code(&o), 2, "{err}");
         assert!(
             err.contains(&format!(
-                "{cmd} takes a delta 0-18446744073709551615, not \"{delta}\""
+                "mcpool: {cmd} \"n\": N takes a delta 0-18446744073709551615, not \"{delta}\""
             )),
             "{err}"
         );
@@ -1714,5 +1714,91 @@ fn help_shows_escapes_not_control_characters() {
         }
         assert!(!help.contains('\r'), "{args:?}");
         assert!(help.contains(r"is written \\, \t, \n, \r;"), "{args:?}");
+    }
+}
+
+/// Tester finding: `set k x --kind int`, `set k maybe --kind bool`, `incr k x`, `gat x k`,
+/// `cas k v x`, `touch k x`, `flush x` (no --servers) first started a private memcached and
+/// then failed: every argument is read before one is started, as `set k 1 --ttl x` was.
+#[test]
+fn every_argument_is_checked_before_the_private_server_starts() {
+    for args in [
+        &["set", "k", "x", "--kind", "int"][..],
+        &["set", "k", "maybe", "--kind", "bool"],
+        &["add", "k", "1.5", "--kind", "int"],
+        &["incr", "k", "x"],
+        &["decr", "k", "-1"],
+        &["gat", "x", "k"],
+        &["cas", "k", "v", "x"],
+        &["cas", "k", "x", "1", "--kind", "int"],
+        &["touch", "k", "x"],
+        &["touch", "k", "2147483648"],
+        &["set-counter", "k", "-1"],
+        &["set", "k", "1", "--ttl", "x"],
+        &["flush", "x"],
+        &["stats", "--client", "--ops", "0"],
+        &["stats", "--client", "--format", "csv"],
+    ] {
+        for env in [None, Some("/nonexistent/memcached")] {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_mcpool"));
+            c.args(args);
+            if let Some(v) = env {
+                c.env("MEMCACHED", v);
+            }
+            let o = c.output().expect("run mcpool");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(code(&o), 2, "{args:?} {env:?}: {err}");
+            assert!(
+                !err.contains("started a private memcached") && !err.contains("MEMCACHED"),
+                "{args:?} {env:?}: {err}"
+            );
+        }
+    }
+}
+
+/// Tester finding: `set k x --kind int` said `mcpool: not a valid int: "x"`, naming neither
+/// command nor key: an argument error of a keyed command comes after its command and key,
+/// as its server's errors do (every kind, and every number or TTL after the key).
+#[test]
+fn a_keyed_commands_argument_errors_name_command_and_key() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    // Refused before any server is asked: a refusing port is never reached.
+    let port = common::refusing_port();
+    let s = port.addr();
+    for (args, what) in [
+        (&[&b"set"[..], b"k", b"x", b"--kind", b"int"][..], "int"),
+        (&[b"set", b"k", b"maybe", b"--kind", b"bool"], "true/false"),
+        (&[b"add", b"k", b"\xff", b"--kind", b"text"], "text"),
+        (&[b"replace", b"k", b"1e3", b"--kind=int"], "int"),
+        (&[b"cas", b"k", b"x", b"7", b"--kind", b"int"], "int"),
+        (&[b"cas", b"k", b"v", b"x"], "CAS unique"),
+        (&[b"incr", b"k", b"x"], "delta"),
+        (&[b"decr", b"k", b"-2"], "delta"),
+        (&[b"touch", b"k", b"x"], "seconds"),
+        (&[b"touch", b"k", b"\xff"], "UTF-8"),
+        (&[b"set-counter", b"k", b"x"], "64-bit"),
+        (&[b"set", b"k", b"v", b"--ttl", b"x"], "seconds"),
+        (
+            &[b"set-counter", b"k", b"1", b"--ttl", b"2147483648"],
+            "expiry",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(["--servers", &s])
+            .args(args.iter().map(|a| OsStr::from_bytes(a)))
+            .output()
+            .expect("run mcpool");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let cmd = String::from_utf8_lossy(args[0]);
+        assert_eq!(code(&o), 2, "{cmd}: {err}");
+        assert!(
+            err.starts_with(&format!("mcpool: {cmd} \"k\": ")) && err.contains(what),
+            "{:?}: {err}",
+            args.iter()
+                .map(|a| String::from_utf8_lossy(a))
+                .collect::<Vec<_>>()
+        );
+        assert!(!err.contains("I/O") && !err.contains("connect"), "{err}");
     }
 }
