@@ -2,7 +2,8 @@
 //! load against the servers, then the client's own per-server metrics (what an application
 //! would see), as a table or in the Prometheus text format (the load's summary then goes to
 //! standard error). Each thread writes a key and reads it back three times, comparing every
-//! value read with what it wrote. Exit status 2 when an operation of the load failed (an
+//! value read with what it wrote. The first keys are one placed on each server by the
+//! client's placement, so every server is checked whatever --ops (raised when too small). Exit status 2 when an operation of the load failed (an
 //! error, not a miss), a value crossed over, or no value written could be read back (nothing
 //! was checked), after the metrics are printed; 0 otherwise.
 
@@ -62,31 +63,120 @@ impl Load {
     }
 }
 
+/// How many keys of the load are searched for one placed on each server.
+const REACH_SEARCH: usize = 100_000;
+
+/// One key of the load for each server it can reach, `(server, key)`, found by the
+/// client's own placement ([`Client::server_for`]): a load whose keys all hash to one
+/// server would pass while another is down. A server no key is placed on (proxy-pool sends
+/// every key to the first proxy) is left out.
+fn reach_keys(client: &Client, servers: usize) -> Vec<(usize, String)> {
+    let mut found: Vec<Option<String>> = vec![None; servers];
+    let mut left = servers;
+    for n in 0..REACH_SEARCH {
+        if left == 0 {
+            break;
+        }
+        let key = format!("mcpool-stats:reach:{n}");
+        match client.server_for(&key) {
+            Ok(i) if found.get(i).is_some_and(Option::is_none) => {
+                found[i] = Some(key);
+                left -= 1;
+            }
+            Ok(_) => {}
+            // A key the client refuses (a key prefix too long, ...): the load says so.
+            Err(_) => break,
+        }
+    }
+    found
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, k)| k.map(|k| (i, k)))
+        .collect()
+}
+
+/// The operations of thread `t` when `ops` are shared by `threads`.
+fn share(ops: usize, threads: usize, t: usize) -> usize {
+    ops / threads + usize::from(t < ops % threads)
+}
+
+/// The keys the load writes: each thread's `i`-th operation is on its key `i / 4`.
+fn key_groups(ops: usize, threads: usize) -> usize {
+    (0..threads)
+        .map(|t| share(ops, threads, t).div_ceil(4))
+        .sum()
+}
+
 /// Runs the load, prints the metrics table.
 pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
     let &Load {
-        ops,
+        mut ops,
         threads,
         prometheus,
     } = load;
+    // Every server gets operations of the load, whatever --ops: the first key of the load
+    // on each thread is one placed on a server not yet reached, until every server has one.
+    let labels = client.server_labels();
+    let reach = reach_keys(client, labels.len());
+    for (i, label) in labels.iter().enumerate() {
+        if !reach.iter().any(|(s, _)| *s == i) {
+            errln!(
+                "mcpool: stats --client: the client's placement (--distribution) puts no key \
+                 of the load on {label}, so the load does not check it"
+            );
+        }
+    }
+    if key_groups(ops, threads) < reach.len() {
+        let asked = ops;
+        while key_groups(ops, threads) < reach.len() {
+            ops += 1;
+        }
+        errln!(
+            "mcpool: stats --client: --ops {asked} raised to {ops}, so that each of the {} \
+             servers gets operations of the load",
+            reach.len()
+        );
+    }
+    // Each thread's keys: the servers' keys dealt out in the order the threads write
+    // their keys (each thread's first key, then each one's second, ...).
+    let mut mine: Vec<Vec<Option<String>>> = vec![Vec::new(); threads];
+    let mut dealt = reach.into_iter().map(|(_, k)| k);
+    // (A thread writes a key for each 4 operations: thread 0, which has the most, has a
+    // k-th key when any thread has.)
+    'deal: for k in (0..).take_while(|k| 4 * k < share(ops, threads, 0)) {
+        for (t, keys) in mine.iter_mut().enumerate() {
+            if 4 * k >= share(ops, threads, t) {
+                break;
+            }
+            match dealt.next() {
+                Some(key) => keys.push(Some(key)),
+                None => break 'deal,
+            }
+        }
+    }
     let crossed = Arc::new(AtomicUsize::new(0));
     let errors = Arc::new(AtomicUsize::new(0));
     let checked = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
-    let workers: Vec<_> = (0..threads)
-        .map(|t| {
+    let workers: Vec<_> = mine
+        .into_iter()
+        .enumerate()
+        .map(|(t, servers_keys)| {
             let (c, crossed, errors, checked) = (
                 client.clone(),
                 crossed.clone(),
                 errors.clone(),
                 checked.clone(),
             );
-            let n = ops / threads + usize::from(t < ops % threads);
+            let n = share(ops, threads, t);
             std::thread::spawn(move || {
                 for i in 0..n {
                     // Each key is written once and then read three times: every read of a
                     // value is compared with what this thread wrote (its key's own text).
-                    let key = format!("mcpool-stats:{t}:{}", (i / 4) % 64);
+                    let key = match servers_keys.get(i / 4) {
+                        Some(Some(key)) => key.clone(),
+                        _ => format!("mcpool-stats:{t}:{}", (i / 4) % 64),
+                    };
                     if i % 4 == 0 {
                         if c.set(&key, key.as_bytes(), 60).is_err() {
                             errors.fetch_add(1, Ordering::Relaxed);

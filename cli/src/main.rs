@@ -51,7 +51,9 @@ exists)`):
   stats --client [--ops N] [--threads T] [--format table|prometheus]
                              a short checked load, then this client's per-server metrics;
                              exit 2 when any operation of the load failed (not a miss)
-                             or a value crossed over
+                             or a value crossed over. Its first keys are one on each
+                             server (the client's placement), whatever N: an N too
+                             small for that is raised (said on stderr)
   flush [DELAY]              invalidate every item on every server
   ring [--keys FILE] [...]   which server each key lives on (no network I/O); see `mcpool ring --help`
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`

@@ -1802,3 +1802,72 @@ fn a_keyed_commands_argument_errors_name_command_and_key() {
         assert!(!err.contains("I/O") && !err.contains("connect"), "{err}");
     }
 }
+
+/// Tester finding: with a small --ops every key of `stats --client`'s load hashed to one
+/// server, so `--servers DOWN,LIVE stats --client --ops 10` exited 0 (the down server had
+/// no operation). The load's first keys are placed one on each server by the client's own
+/// placement, whatever --ops, --threads or the order of the servers; too few operations
+/// for that are raised, and said.
+#[test]
+fn stats_client_reaches_every_server_whatever_ops() {
+    let refused = common::refusing_port();
+    let down = refused.addr();
+    let (a, b) = (Memcached::start(&[]), Memcached::start(&[]));
+    let (a, b) = (a.addr(), b.addr());
+    // The operations of `server`'s row of the table.
+    let ops_of = |out: &str, server: &str| -> u64 {
+        let row = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(server))
+            .unwrap_or_else(|| panic!("no row for {server}: {out}"));
+        row.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    for servers in [
+        format!("{down},{a}"),
+        format!("{a},{down}"),
+        format!("{a},{b},{down}"),
+        format!("{down},{b},{a}"),
+    ] {
+        for load in [
+            &["--ops", "10"][..],
+            &["--ops", "1"],
+            &["--ops", "3", "--threads", "1"],
+        ] {
+            let mut args = vec!["stats", "--client"];
+            args.extend_from_slice(load);
+            let o = on(&servers, &args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(code(&o), 2, "{servers} {load:?}: {err}");
+            assert!(
+                err.contains("operations failed"),
+                "{servers} {load:?}: {err}"
+            );
+        }
+    }
+    // Live servers only: each one gets operations (and a raised --ops is said), exit 0.
+    for servers in [format!("{a},{b}"), format!("{b},{a}")] {
+        for (load, raised) in [
+            (&["--ops", "1"][..], true),
+            (&["--ops", "1", "--threads", "1"], true),
+            (&["--ops", "10"], false),
+            (&["--ops", "8", "--threads", "2"], false),
+        ] {
+            let mut args = vec!["stats", "--client"];
+            args.extend_from_slice(load);
+            let o = on(&servers, &args);
+            let (out, err) = (
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr),
+            );
+            assert_eq!(code(&o), 0, "{servers} {load:?}: {out}{err}");
+            for s in [&a, &b] {
+                assert!(ops_of(&out, s) > 0, "{servers} {load:?}: {s}: {out}");
+            }
+            assert_eq!(
+                err.contains("--ops 1 raised to "),
+                raised,
+                "{servers} {load:?}: {err}"
+            );
+        }
+    }
+}
