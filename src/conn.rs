@@ -600,6 +600,25 @@ fn tls_quiet(s: &mut rustls::StreamOwned<rustls::ClientConnection, TcpStream>) -
     false
 }
 
+/// The first request tag of a new connection: spread over the 32-bit range, a different one
+/// for each connection of the process (and for a forked child's, whose pid differs).
+///
+/// Why not 1: meta and binary replies are matched to their requests by tag alone (a single
+/// get's reply names no key), so when every connection numbers from 1, a reply that reaches
+/// the wrong connection (a pooling proxy that crosses replies, say) carries a tag that
+/// connection is waiting for, and another key's value was taken as the caller's (tester
+/// finding faults 1). Spread apart, a crossed reply's tag is the other connection's, which
+/// no request here carries: a protocol error.
+fn first_tag() -> u32 {
+    static CONNECTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // splitmix64's finalizer over (pid, connection number): neighbours land far apart.
+    let mut z = (u64::from(std::process::id()) << 32 ^ n).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) as u32
+}
+
 /// A block of `n` consecutive tags from counter value `next`: its first tag and the counter
 /// after it. A block never wraps: one that would cross 2^32 starts again at 0.
 fn tag_block(next: u32, n: usize) -> (u32, u32) {
@@ -1020,7 +1039,7 @@ impl Conn {
             quiet_since: None,
             epoch: 0,
             mark: 0,
-            next_tag: 1,
+            next_tag: first_tag(),
             peer,
             server_version: None,
             legacy_ok_unchecked: false,
@@ -1700,6 +1719,18 @@ impl Drop for Conn {
 #[cfg(test)]
 mod tests {
     use super::tag_block;
+
+    #[test]
+    fn connections_start_their_tags_apart() {
+        let firsts: std::collections::HashSet<u32> =
+            (0..1000).map(|_| super::first_tag()).collect();
+        assert_eq!(
+            firsts.len(),
+            1000,
+            "no two of 1,000 connections start alike"
+        );
+        assert!(!firsts.contains(&1) || firsts.len() == 1000);
+    }
 
     #[test]
     fn tag_blocks_are_consecutive_and_never_wrap_inside() {

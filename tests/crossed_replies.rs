@@ -298,3 +298,152 @@ fn text_reply_sent_twice_is_never_the_next_calls_value() {
     }
     assert!(refused >= 3, "the copies were refused ({refused})");
 }
+
+/// The requests held by [`crossing`], by connection, and the signal that one came.
+type Held = (Mutex<HashMap<usize, Vec<u8>>>, std::sync::Condvar);
+
+/// Two requests, one per connection, held until both have come; each connection is then
+/// answered with the other's reply (a pooling proxy that crossed them): `answer(request of
+/// the other connection)` is written to this one.
+fn crossing<F>(answer: F) -> impl Fn(usize, Vec<u8>) -> Vec<u8> + Send + Sync + 'static
+where
+    F: Fn(&[u8]) -> Vec<u8> + Send + Sync + 'static,
+{
+    let held: std::sync::Arc<Held> = Default::default();
+    move |conn, request| {
+        let (lock, cv) = &*held;
+        let mut m = lock.lock().unwrap();
+        m.insert(conn, request.clone());
+        cv.notify_all();
+        let (m, _) = cv
+            .wait_timeout_while(m, std::time::Duration::from_secs(5), |m| m.len() < 2)
+            .unwrap();
+        match m.iter().find(|(c, _)| **c != conn) {
+            Some((_, other)) => answer(other),
+            None => answer(&request),
+        }
+    }
+}
+
+/// Two clients (one connection each) read "alice" and "bob" at once; the fake crosses the
+/// replies. Each call must get its own value or a protocol error, never the other's.
+fn crossed_reads_are_refused(addr: &str, p: Protocol) {
+    let (a, b) = (fake_client(addr, p), fake_client(addr, p));
+    let (ra, rb) = std::thread::scope(|s| {
+        let ta = s.spawn(|| a.get("alice"));
+        let tb = s.spawn(|| b.get("bob"));
+        (ta.join().unwrap(), tb.join().unwrap())
+    });
+    for (key, r) in [("alice", ra), ("bob", rb)] {
+        match r {
+            Ok(v) => assert_eq!(
+                v,
+                Some(format!("{key}-secret").into_bytes()),
+                "{p:?}: {key} got another key's value"
+            ),
+            Err(e) => assert!(matches!(e, Error::Protocol { .. }), "{p:?} {key}: {e}"),
+        }
+    }
+}
+
+/// Tester finding faults 1: every connection numbered its requests from 1, and a meta or
+/// binary single get's reply names no key, so a reply crossed onto another connection
+/// carried a tag that connection was waiting for: `get("alice")` returned bob's value.
+#[test]
+fn a_reply_crossed_onto_another_connection_is_never_its_value() {
+    let cross = crossing(|line| {
+        let line = String::from_utf8_lossy(line).into_owned();
+        let key = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+        let o = line
+            .split_whitespace()
+            .skip(2)
+            .find(|t| t.starts_with('O'))
+            .unwrap_or("")
+            .to_owned();
+        let value = format!("{key}-secret");
+        format!("VA {} f0 {o}\r\n{value}\r\n", value.len()).into_bytes()
+    });
+    let (addr, _) = fake(4, move |conn, line, w| {
+        if line.starts_with(b"mg ") {
+            let _ = w.write_all(&cross(conn, line.to_vec()));
+        }
+        Then::Continue
+    });
+    crossed_reads_are_refused(&addr, Protocol::Meta);
+
+    // Binary: the request header and key, as the reply to build for the other connection.
+    let cross = crossing(|req| {
+        let opaque = u32::from_be_bytes([req[12], req[13], req[14], req[15]]);
+        let key = &req[24..];
+        let value = [key, b"-secret"].concat();
+        packet(GET, 0, opaque, 7, &[0; 4], b"", &value)
+    });
+    let addr = binary_fake(move |conn, opcode, opaque, key| {
+        let mut req = vec![0x80, opcode, 0, 0];
+        req.extend_from_slice(&[0; 8]);
+        req.extend_from_slice(&opaque.to_be_bytes());
+        req.extend_from_slice(&[0; 8]);
+        req.extend_from_slice(key);
+        cross(conn, req)
+    });
+    crossed_reads_are_refused(&addr, Protocol::Binary);
+}
+
+/// Tester finding faults 2: a copy of the reply with the right tag and another value, sent
+/// just before the real one, was taken as the value on meta and binary (text refused it):
+/// bytes after the last reply are a protocol error on every protocol.
+#[test]
+fn a_second_reply_read_with_the_answer_fails_the_call_on_every_protocol() {
+    let (addr, _) = meta_fake(
+        |key, o, _| {
+            let wrong = format!("VA 5 f0 c42 {o}\r\nWRONG\r\n");
+            let value = format!("{key}-own");
+            format!("{wrong}VA {} f0 c43 {o}\r\n{value}\r\n", value.len())
+        },
+        |o| format!("HD {o}\r\n"),
+    );
+    let c = fake_client(&addr, Protocol::Meta);
+    protocol_detail("meta get", c.get("k"));
+    protocol_detail("meta gets", c.gets("k"));
+    let addr = binary_fake(|_, opcode, opaque, _| {
+        let mut out = packet(opcode, 0, opaque, 42, &[0; 4], b"", b"WRONG");
+        out.extend(packet(opcode, 0, opaque, 43, &[0; 4], b"", b"k-own"));
+        out
+    });
+    let c = fake_client(&addr, Protocol::Binary);
+    protocol_detail("binary get", c.get("k"));
+    protocol_detail("binary gets", c.gets("k"));
+    let (addr, _) = fake(4, |_, line, w| {
+        if line.starts_with(b"get") {
+            let _ = w.write_all(b"VALUE k 0 5\r\nWRONG\r\nEND\r\nVALUE k 0 5\r\nk-own\r\nEND\r\n");
+        }
+        Then::Continue
+    });
+    let c = fake_client(&addr, Protocol::Text);
+    protocol_detail("text get", c.get("k"));
+}
+
+/// Tester finding faults 3: memcached run with `-C` answers `gets` with CAS 0, which no `cas`
+/// can use: binary refused it, text and meta handed it back. Now refused on all three.
+#[test]
+fn a_cas_of_0_from_memcached_without_cas_is_refused_on_every_protocol() {
+    let mc = common::Memcached::start(&["-C"]);
+    for p in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let c = mcpool::Client::builder()
+            .server(&mc.addr())
+            .protocol(p)
+            .build()
+            .unwrap();
+        let key = common::unique("cas0");
+        assert!(c.set(&key, b"x", 0).unwrap().is_stored());
+        assert_eq!(c.get(&key).unwrap().as_deref(), Some(&b"x"[..]), "{p:?}");
+        let msg = protocol_detail("gets", c.gets(&key));
+        assert!(msg.contains("-C"), "{p:?}: {msg}");
+        let got = c.gets_multi(&[key.as_str()]);
+        assert!(
+            matches!(got[0], Err(Error::Protocol { .. })),
+            "{p:?}: gets_multi {:?}",
+            got[0]
+        );
+    }
+}

@@ -3,7 +3,10 @@
 //! late response is a protocol error, never a value handed to a caller. A new connection
 //! authenticates first when SASL credentials are configured (`on_connect`).
 
-use super::{collect_quiet, tag_index, unsupported, Hit, Outcome, Request, Speak, WireKeys};
+use super::{
+    collect_quiet, lacks_cas, no_cas, tag_index, unsupported, Hit, Outcome, Request, Speak,
+    WireKeys,
+};
 use crate::conn::Conn;
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -208,16 +211,9 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                         ));
                     }
                     let flags = item_flags(server, &r)?;
-                    // Every item has a CAS other than 0 (memcached's first is 1): a gets
-                    // reply with CAS 0 carries none, and a made-up one is never returned.
-                    if cas && r.cas == 0 {
-                        return Err(protocol(
-                            server,
-                            format!(
-                                "value for key {} without the CAS (CAS 0) that gets asked for",
-                                crate::key::quoted(keys.key(idx))
-                            ),
-                        ));
+                    // A CAS of 0 is none (`lacks_cas`), never returned as one.
+                    if cas && lacks_cas(Some(r.cas)) {
+                        return Err(no_cas(server, keys.key(idx)));
                     }
                     hit(idx, r.value, flags, cas.then_some(r.cas));
                     next = idx + 1;

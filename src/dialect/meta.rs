@@ -5,7 +5,9 @@
 //! request instead of `mn`, whose reply `MN` carries no tag.
 
 use super::text::unexpected;
-use super::{answered_alone, collect_quiet, tag_index, Hit, Outcome, Request, Speak, WireKeys};
+use super::{
+    answered_alone, collect_quiet, lacks_cas, tag_index, Hit, Outcome, Request, Speak, WireKeys,
+};
 use crate::conn::{parse_version, Conn, ServerVersion};
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -186,8 +188,10 @@ fn item_flags(server: &str, flags: Flags<'_>, cas: bool) -> Result<(u32, ValueFl
         .flags
         .and_then(|f| u32::try_from(f).ok())
         .ok_or_else(|| missing("a 32-bit f (the item's client flags)"))?;
-    if cas && v.cas.is_none() {
-        return Err(missing("c (the item's CAS)"));
+    if cas && lacks_cas(v.cas) {
+        return Err(missing(
+            "c (the item's CAS; 0 is none: memcached run with -C keeps no CAS)",
+        ));
     }
     Ok((f, v))
 }

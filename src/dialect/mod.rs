@@ -621,25 +621,24 @@ impl Dialect {
     }
 
     /// The end of an exchange whose replies were all read: the connection clean again if
-    /// nothing more has arrived (`Conn::finish`). On the text protocol, whose replies carry
-    /// no tag, bytes already read past the last reply are a protocol error: the server
-    /// sent more than was asked (a duplicated or late reply), so the reply just read may
-    /// have been an earlier request's, and the exchange's result is not returned. A
-    /// best-effort guard, at no cost (no system call): a copy that arrives later than the
-    /// reply read cannot be seen (the check-out peek drops the connection then). Meta and
-    /// binary replies carry their request's tag, checked on every reply.
+    /// nothing more has arrived (`Conn::finish`). On every protocol, bytes already read past
+    /// the last reply are a protocol error: the server sent more than was asked (a
+    /// duplicated or late reply), so the reply just read may have been another's (on text,
+    /// whose replies carry no tag, an earlier request's; on meta and binary, a copy with the
+    /// right tag and another value that came first: tester finding faults 2), and the
+    /// exchange's result is not returned. A best-effort guard, at no cost (no system call):
+    /// a copy that arrives later than the reply read cannot be seen (the check-out peek
+    /// drops the connection then).
     #[inline]
     pub(crate) fn finish(&self, conn: &mut Conn) -> Result<()> {
+        if conn.has_unread() {
+            return Err(conn.protocol_error(
+                "bytes after the last reply (a duplicated or late reply, so the reply \
+                 read may answer another request)",
+            ));
+        }
         if !conn.won_tokens.is_empty() {
             meta::return_tokens(conn)?;
-        }
-        if let Dialect::Text(_) = self {
-            if conn.has_unread() {
-                return Err(conn.protocol_error(
-                    "bytes after the last reply (a duplicated or late reply, so the reply \
-                     read may answer an earlier request)",
-                ));
-            }
         }
         conn.finish();
         Ok(())
@@ -802,6 +801,28 @@ fn collect_quiet<T>(
         out(j, Ok(ok()));
     }
     Ok(())
+}
+
+/// True when a reply to a request that asked for the CAS (`gets`, `gats`, leases,
+/// `meta_info`) carries none: no CAS at all, or 0. memcached gives every item a CAS other
+/// than 0 (its first is 1); one run with `-C` answers 0 on every protocol, which no `cas`
+/// can use, so it is refused on all three alike rather than handed back (tester finding
+/// faults 3: text and meta handed it back, binary refused it).
+#[inline]
+pub(crate) fn lacks_cas(cas: Option<u64>) -> bool {
+    !matches!(cas, Some(c) if c != 0)
+}
+
+/// The error for a reply to `key` without the CAS its request asked for ([`lacks_cas`]).
+pub(crate) fn no_cas(server: &str, key: &[u8]) -> Error {
+    Error::Protocol {
+        server: server.to_owned(),
+        detail: format!(
+            "value for key {} without the CAS that gets asked for (none, or 0: memcached \
+             run with -C keeps no CAS)",
+            crate::key::quoted(key)
+        ),
+    }
 }
 
 /// The error for a `stats` group the server does not have (memcached's text and meta

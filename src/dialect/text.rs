@@ -3,7 +3,9 @@
 //! reorders them), and a value for a key not asked for, or already answered, is a protocol
 //! error.
 
-use super::{answered_alone, unsupported, Hit, Outcome, Request, Speak, WireKeys};
+use super::{
+    answered_alone, lacks_cas, no_cas, unsupported, Hit, Outcome, Request, Speak, WireKeys,
+};
 use crate::conn::{protocol_error_at, Conn, Scan};
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
@@ -112,7 +114,7 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                 let Some(v) = ascii::value_of(&buf[at..], keys.key(open.cursor), max_value) else {
                     break;
                 };
-                if want_cas && v.cas.is_none() {
+                if want_cas && lacks_cas(v.cas) {
                     return Err(no_cas(server, keys.key(open.cursor)));
                 }
                 hit(open.cursor, v.data, v.flags, v.cas);
@@ -139,7 +141,7 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                     cas,
                     data,
                 } => {
-                    if want_cas && cas.is_none() {
+                    if want_cas && lacks_cas(cas) {
                         return Err(no_cas(server, key));
                     }
                     let j = open.take(key).map_err(|why| Error::Protocol {
@@ -296,17 +298,6 @@ impl<'k, K: WireKeys + ?Sized> Unanswered<'k, K> {
         } else {
             "not asked for"
         }
-    }
-}
-
-/// The error for a `gets` reply that carries no CAS field.
-fn no_cas(server: &str, key: &[u8]) -> Error {
-    Error::Protocol {
-        server: server.to_owned(),
-        detail: format!(
-            "value for key {} without the CAS field that gets asked for",
-            crate::key::quoted(key)
-        ),
     }
 }
 
