@@ -36,6 +36,16 @@ done
 cd "$tmp/build/Mcpool-$version"
 # INSTALL_BASE is MakeMaker's configure-time option (on make's command line it would not move
 # the install paths: make install would write into the system's site directories).
+# MCPOOL_FEATURES=tls against an installed library built without TLS stops at configure time,
+# naming it (it would otherwise build, and refuse the first TLS option at run time).
+if ! grep -q rustls "$tmp/prefix/lib/libmcpool.a"; then
+  if MCPOOL_FEATURES=tls PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" perl Makefile.PL > "$tmp/tls.log" 2>&1; then
+    cat "$tmp/tls.log" >&2; echo "perl-install-check: MCPOOL_FEATURES=tls took a library without TLS" >&2; exit 1
+  fi
+  grep -q "asks for TLS, but pkg-config mcpool-static" "$tmp/tls.log" \
+    || { cat "$tmp/tls.log" >&2; echo "perl-install-check: no clear stop for MCPOOL_FEATURES=tls" >&2; exit 1; }
+  echo "perl-install-check: MCPOOL_FEATURES=tls with a library without TLS stops, naming it"
+fi
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" perl Makefile.PL INSTALL_BASE="$tmp/perl5" > "$tmp/configure.log"
 grep -q "linking pkg-config mcpool-static" "$tmp/configure.log" \
   || { cat "$tmp/configure.log" >&2; echo "perl-install-check: Makefile.PL did not take pkg-config mcpool-static" >&2; exit 1; }

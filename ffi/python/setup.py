@@ -16,7 +16,8 @@ Where libmcpool comes from, in order:
      (rustup). In the repository without cargo, a libmcpool already built in target/release
      is taken only when it is newer than every source of the core; else an error says so.
 $MCPOOL_FEATURES (e.g. `tls`): the cargo features of the core built in 2 (README.md, "TLS in
-every package").
+every package"); a library taken from 1 (or an earlier build in the repository) keeps its
+own, and asked for `tls`, one without TLS stops the build, naming it.
 The static archive is preferred: the extension then needs no rpath and no libmcpool.so at
 run time, and links nothing beyond the C library (auditwheel finds no library to graft).
 """
@@ -150,19 +151,39 @@ def build_core(core):
 def find_lib():
     env = os.environ.get("MCPOOL_LIB_DIR")
     if env:
-        return os.path.abspath(env)
+        return check_features(os.path.abspath(env), "MCPOOL_LIB_DIR=" + env)
     core = core_dir()
     if core == REPO and not cargo_path():
         target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target")
         libdir = fresh_repo_lib(os.path.join(os.path.abspath(target), "release"))
         if libdir:
-            return libdir
+            return check_features(libdir, "the repository's " + libdir)
     if core is not None:
         return build_core(core)
     raise SystemExit(
         "mcpool: libmcpool not found: no Rust sources here (neither an sdist's mcpool-core/ "
         "nor the mcpool repository two levels up). Set MCPOOL_LIB_DIR to the directory "
         "holding libmcpool.a (and MCPOOL_INCLUDE_DIR to the one holding mcpool.h).")
+
+
+def check_features(libdir, how):
+    """A library built elsewhere keeps the features it was built with: asked for TLS
+    ($MCPOOL_FEATURES), one built without it stops the build now, naming it, rather than
+    refusing the first TLS option at run time (its rustls code leaves that name in it)."""
+    if "tls" not in os.environ.get("MCPOOL_FEATURES", "").replace(",", " ").split():
+        return libdir
+    for name in ("libmcpool.a", "libmcpool.so"):
+        path = os.path.join(libdir, name)
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                if b"rustls" in f.read():
+                    return libdir
+            raise SystemExit(
+                "mcpool: MCPOOL_FEATURES=tls asks for TLS, but %s (%s) was built without it. "
+                "Rebuild it with TLS (make lib MCPOOL_FEATURES=tls in the mcpool sources), or "
+                "unset MCPOOL_LIB_DIR to have this build make its own core with TLS (needs cargo)."
+                % (path, how))
+    return libdir
 
 
 class sdist(_sdist):

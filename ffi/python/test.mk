@@ -28,7 +28,7 @@ PY_TESTDEPS := $(PY_TARGET)/python-testdeps
 PY_TEST_REQS := ffi/python/requirements-test.txt
 PIP_BUILD := $(PYTHON) -m pip install --quiet --no-build-isolation --no-deps --no-index
 
-.PHONY: test-python python-ext python-install python-dist python-install-check python-tools python-testdeps
+.PHONY: python-features-check test-python python-ext python-install python-dist python-install-check python-tools python-testdeps
 
 # The extension, statically linked with libmcpool.a, into target/python-site.
 python-ext: lib
@@ -48,7 +48,19 @@ test-python: python-ext python-testdeps
 	cd ffi/python && PYTHONPATH=$(PY_SITE):$(PY_TESTDEPS) $(PYTHON) -m pytest -p no:cacheprovider -q tests; \
 	rc=$$?; if [ $$rc -eq 5 ]; then echo "test-python: pytest collected no tests" >&2; fi; exit $$rc
 	PYTHON=$(PYTHON) scripts/from-clone-check.sh python
+	$(MAKE) --no-print-directory python-features-check
 	$(MAKE) --no-print-directory python-install-check
+
+# MCPOOL_FEATURES=tls with MCPOOL_LIB_DIR naming a library built without TLS stops the build,
+# naming it (skipped when target/release was built with TLS).
+python-features-check: lib
+	@if grep -q rustls $(PY_LIBDIR)/libmcpool.a; then echo "python-features-check: skipped (the library has TLS)"; \
+	else d=$$(mktemp -d); \
+	  if MCPOOL_FEATURES=tls MCPOOL_LIB_DIR=$(PY_LIBDIR) $(PIP_BUILD) --target $$d/site ./ffi/python > $$d/out.txt 2>&1; then \
+	    rm -rf $$d; echo "python-features-check: FAIL: MCPOOL_FEATURES=tls built against a library without TLS" >&2; exit 1; \
+	  elif grep -q "MCPOOL_FEATURES=tls asks for TLS, but" $$d/out.txt; then \
+	    rm -rf $$d ffi/python/build; echo "python-features-check: MCPOOL_FEATURES=tls with a library without TLS stops, naming it"; \
+	  else cat $$d/out.txt >&2; rm -rf $$d; echo "python-features-check: FAIL: no clear stop" >&2; exit 1; fi; fi
 
 python-tools: $(PY_TOOLS)/.installed
 $(PY_TOOLS)/.installed:
@@ -61,7 +73,7 @@ $(PY_TOOLS)/.installed:
 # glibc symbols allow; auditwheel must graft no library (mcpool.libs/ would hold them) and
 # abi3audit must find only limited-API symbols of CPython 3.10. Then the sdist.
 python-dist: lib python-tools
-	rm -rf $(PY_DIST) ffi/python/build
+	rm -rf $(PY_DIST) ffi/python/build ffi/python/src/*.egg-info
 	MCPOOL_LIB_DIR=$(PY_LIBDIR) $(PYTHON) -m pip wheel --quiet --no-build-isolation --no-deps \
 	  --no-index -w $(PY_DIST)/raw ./ffi/python
 	PATH=$(PY_TOOLS)/bin:$$PATH auditwheel repair --strip -w $(PY_DIST) $(PY_DIST)/raw/mcpool-*-cp310-abi3-linux_x86_64.whl
@@ -74,6 +86,8 @@ python-dist: lib python-tools
 	  miss = [("wheel", l) for l in ("LICENSE-MIT", "LICENSE-APACHE", "THIRD-PARTY-NOTICES") if not any(n.endswith(".dist-info/" + l) or n.endswith(".dist-info/licenses/" + l) for n in w)]; \
 	  miss += [("sdist", l) for l in ("LICENSE-MIT", "LICENSE-APACHE", "THIRD-PARTY-NOTICES") if not any(m.name.endswith("/" + l) and m.isfile() and m.name.count("/") == 1 for m in t.getmembers())]; \
 	  sys.exit("python-dist: no licence text: %s" % miss if miss else 0)' $(PY_DIST)/mcpool-*.whl $(PY_DIST)/mcpool-*.tar.gz
+	$(PYTHON) -c 'import sys, tarfile; t = [m.name for m in tarfile.open(sys.argv[1]).getmembers() if m.name.split("/")[1:2] == ["tests"]]; \
+	  sys.exit("python-dist: the sdist carries tests/ (MANIFEST.in keeps them in the repository): %s" % t[:3] if t else 0)' $(PY_DIST)/mcpool-*.tar.gz
 	@ls -l $(PY_DIST)
 
 # The sdist's build reuses target/python-sdist for the crates (the mcpool crate itself is
