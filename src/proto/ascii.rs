@@ -1,6 +1,6 @@
 //! memcached's text protocol (`doc/protocol.txt`): request encoders and a reply parser.
 
-use super::{push_u64, ParseError, Status};
+use super::{parse_u64, push_u64, ParseError, Status};
 
 /// The longest reply line accepted before `\r\n` (a `VALUE` line is at most ~330 bytes;
 /// `stats` lines and error texts are short). Beyond this the reply is garbage.
@@ -240,20 +240,6 @@ pub fn encode_stats(buf: &mut Vec<u8>, group: Option<&str>) {
         buf.extend_from_slice(g.as_bytes());
     }
     buf.extend_from_slice(b"\r\n");
-}
-
-fn parse_u64(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 20 {
-        return None;
-    }
-    let mut n: u64 = 0;
-    for &b in s {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
-    }
-    Some(n)
 }
 
 /// The fast path for `VALUE <key> <flags> <bytes> [<cas>]\r\n<data>\r\n`: one pass over the

@@ -3,7 +3,7 @@
 //! codec and passed through as [`Reply::Text`].
 
 use super::ascii::{self, MAX_LINE};
-use super::{push_u64, ParseError, Status};
+use super::{parse_u64, push_u64, ParseError, Status};
 
 /// One flag of a meta request: a letter, optionally followed by a token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -371,16 +371,6 @@ impl std::fmt::Display for Reply<'_> {
         }
         Ok(())
     }
-}
-
-fn parse_u64(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 20 {
-        return None;
-    }
-    s.iter().try_fold(0u64, |n, &b| {
-        b.is_ascii_digit()
-            .then(|| n.checked_mul(10)?.checked_add(u64::from(b - b'0')))?
-    })
 }
 
 /// Parses one meta reply from the start of `buf`; `max_value` bounds a `VA` size.

@@ -11,6 +11,32 @@ pub(crate) fn push_u64(buf: &mut Vec<u8>, n: u64) {
     buf.extend_from_slice(write_u64(&mut tmp, n));
 }
 
+/// The number written in decimal digits `s` (1 to 20 of them, no sign, no space), or `None`
+/// when `s` is anything else or the number does not fit in 64 bits. Up to 19 digits cannot
+/// overflow, so they take no checked arithmetic (a meta reply's flags are 3 or 4 numbers:
+/// `f`, `c`, `O`, the size); only a 20-digit number is checked.
+#[inline]
+pub(crate) fn parse_u64(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 20 {
+        return None;
+    }
+    if s.len() < 20 {
+        let mut n = 0u64;
+        for &b in s {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            n = n * 10 + u64::from(d);
+        }
+        return Some(n);
+    }
+    s.iter().try_fold(0u64, |n, &b| {
+        b.is_ascii_digit()
+            .then(|| n.checked_mul(10)?.checked_add(u64::from(b - b'0')))?
+    })
+}
+
 /// Writes the decimal digits of `n` at the end of `tmp` and returns them. Small numbers
 /// (opaques, sizes, flags) take one or two table lookups instead of a division per digit.
 pub(crate) fn write_u64(tmp: &mut [u8; 20], mut n: u64) -> &[u8] {
@@ -171,7 +197,45 @@ impl std::fmt::Display for ParseError {
 
 #[cfg(test)]
 mod tests {
-    use super::push_u64;
+    use super::{parse_u64, push_u64, write_u64};
+
+    #[test]
+    fn parse_u64_takes_digits_only_and_refuses_overflow() {
+        assert_eq!(parse_u64(b"0"), Some(0));
+        assert_eq!(
+            parse_u64(b"1234567890123456789"),
+            Some(1_234_567_890_123_456_789)
+        );
+        assert_eq!(parse_u64(b"18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_u64(b"18446744073709551616"), None);
+        assert_eq!(parse_u64(b"99999999999999999999"), None);
+        assert_eq!(parse_u64(b"000000000000000000001"), None, "21 digits");
+        for bad in [
+            &b""[..],
+            b"-1",
+            b"+1",
+            b"1 ",
+            b"1a",
+            b"/",
+            b":",
+            b"12345678901234567x9",
+        ] {
+            assert_eq!(parse_u64(bad), None, "{bad:?}");
+        }
+        let mut tmp = [0u8; 20];
+        for n in [
+            0,
+            9,
+            10,
+            99,
+            100,
+            4_294_967_295,
+            u64::MAX / 10,
+            u64::MAX - 1,
+        ] {
+            assert_eq!(parse_u64(write_u64(&mut tmp, n)), Some(n));
+        }
+    }
 
     #[test]
     fn push_u64_every_width() {
