@@ -121,6 +121,15 @@ fn binary_auth_status_without_text_names_the_status() {
     assert!(!msg.contains(":  "), "{msg}");
 }
 
+/// The opaque token (`O…`) of a meta request line, or "" without one.
+fn opaque_token(line: &str) -> String {
+    line.split_whitespace()
+        .skip(2)
+        .find(|t| t.starts_with('O'))
+        .unwrap_or("")
+        .to_owned()
+}
+
 /// A meta fake: `mg` answered by `answer(key, opaque token, line)`; `ms` by `store(O token)`.
 fn meta_fake(
     answer: fn(&str, &str, &str) -> String,
@@ -131,12 +140,7 @@ fn meta_fake(
         let mut t = line.split_whitespace();
         let cmd = t.next().unwrap_or("");
         let key = t.next().unwrap_or("").to_owned();
-        let o = line
-            .split_whitespace()
-            .skip(2)
-            .find(|t| t.starts_with('O'))
-            .unwrap_or("")
-            .to_owned();
+        let o = opaque_token(&line);
         let out = match cmd {
             "mg" => answer(&key, &o, &line),
             "ms" => store(&o),
@@ -354,12 +358,7 @@ fn a_reply_crossed_onto_another_connection_is_never_its_value() {
     let cross = crossing(|line| {
         let line = String::from_utf8_lossy(line).into_owned();
         let key = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-        let o = line
-            .split_whitespace()
-            .skip(2)
-            .find(|t| t.starts_with('O'))
-            .unwrap_or("")
-            .to_owned();
+        let o = opaque_token(&line);
         let value = format!("{key}-secret");
         format!("VA {} f0 {o}\r\n{value}\r\n", value.len()).into_bytes()
     });
