@@ -72,6 +72,13 @@ pub struct Config {
     /// between not resetting it (Cache::Memcached::Fast's `max_failures` in
     /// `failure_timeout`).
     pub failure_window: Option<Duration>,
+    /// Under a failover that moves a dead server's keys by leaving it out of the ring
+    /// (`eject`, and `rehash` where it ejects): how many times in a row the server must have
+    /// been marked dead (its marking, then each failed retry) before its keys move; until
+    /// then they fail with `ServerDead`. Default 1 (at once). libmemcached's `failure_limit`
+    /// under `auto_eject`/`REMOVE_FAILED_SERVERS` (the `pylibmc` and `libmemcached` presets:
+    /// 5).
+    pub eject_after: u32,
     /// Whether a reply that did not come within `io_timeout` counts toward `failure_limit`
     /// (default true); false: only connect errors, connect timeouts and socket errors do
     /// (libmemcached's rule: a read timeout never disables a server).
@@ -142,6 +149,7 @@ impl std::fmt::Debug for Config {
             nodelay,
             test_on_check_out,
             failure_limit,
+            eject_after,
             failure_window,
             io_timeout_marks_dead,
             retry_timeout,
@@ -180,6 +188,7 @@ impl std::fmt::Debug for Config {
             .field("nodelay", &nodelay)
             .field("test_on_check_out", &test_on_check_out)
             .field("failure_limit", &failure_limit)
+            .field("eject_after", &eject_after)
             .field("failure_window", &failure_window)
             .field("io_timeout_marks_dead", &io_timeout_marks_dead)
             .field("retry_timeout", &retry_timeout)
@@ -222,6 +231,7 @@ impl Default for Config {
             nodelay: true,
             test_on_check_out: false,
             failure_limit: 2,
+            eject_after: 1,
             failure_window: None,
             io_timeout_marks_dead: true,
             retry_timeout: Duration::from_secs(1),
@@ -507,6 +517,19 @@ impl ClientBuilder {
     pub fn failure_limit(mut self, n: u32) -> Self {
         self.check_range("failure_limit", n, 1, u32::MAX);
         self.config.failure_limit = n;
+        self
+    }
+
+    /// Under `eject` (and `rehash` where it ejects), the times in a row a dead server must
+    /// have been marked dead (the marking, then each failed retry after `retry_timeout`)
+    /// before its keys move to the others; until then they fail with
+    /// [`Error::ServerDead`](crate::Error::ServerDead), as libmemcached's server "in
+    /// timeout" does. Default 1: at once. libmemcached counts its `failure_limit` (5 by
+    /// default) this way before `auto_eject` removes a server, at most one failure per
+    /// `retry_timeout` (the `pylibmc` and `libmemcached` presets set 5). At least 1.
+    pub fn eject_after(mut self, n: u32) -> Self {
+        self.check_range("eject_after", n, 1, u32::MAX);
+        self.config.eject_after = n;
         self
     }
 

@@ -159,6 +159,14 @@ impl Health {
         self.dead_until.load(Ordering::Relaxed) != 0
     }
 
+    /// Out of the ring under an ejecting failover ([`crate::ClientBuilder::eject_after`]):
+    /// not to be tried now ([`Health::may_try`]), and marked dead at least `after` times in
+    /// a row (its marking, then each failed retry). With `after` 1, exactly `!may_try()`.
+    #[inline]
+    pub(crate) fn is_ejected(&self, after: u32) -> bool {
+        !self.may_try() && (after <= 1 || self.marks.load(Ordering::Relaxed) >= after)
+    }
+
     /// May a request go to this server now? True when alive, or dead but due for a retry.
     pub fn may_try(&self) -> bool {
         let until = self.dead_until.load(Ordering::Relaxed);

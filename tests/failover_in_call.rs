@@ -909,3 +909,94 @@ fn spymemcached_preset_sends_a_dead_servers_keys_where_spymemcached_redistribute
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `eject_after`: a dead server's keys move only once it has been marked dead that many times
+/// in a row (its marking, then each failed retry after `retry_timeout`); until then they fail
+/// with `ServerDead` and every other key stays where it lives. libmemcached counts its
+/// `failure_limit` this way before `auto_eject` removes a server (measured with pylibmc 1.6.3:
+/// `failure_limit` 2 and `retry_timeout` 1 s ejected a refused server after 1.6 s of traffic,
+/// 3 after 3.6 s; docs/failover.md), where mcpool ejected at once.
+#[test]
+fn eject_after_moves_keys_only_after_that_many_failed_periods() {
+    let f = fleet();
+    // Long enough for the checks after the ejection to finish before the next retry is due
+    // (a due server is back in the ring, and keys go home to retry it).
+    let retry = Duration::from_millis(1000);
+    let mut b = Client::builder()
+        .set("distribution", "libmemcached-ketama-weighted")
+        .unwrap()
+        .set("failover", "eject")
+        .unwrap()
+        .failure_limit(1)
+        .eject_after(3)
+        .connect_timeout(Duration::from_millis(500))
+        .io_timeout(Duration::from_millis(500))
+        .retry_timeout(retry)
+        .retry_timeout_max(retry);
+    for (a, w) in f.addrs.iter().zip([1u32, 2, 1, 3]) {
+        b = b.server_weighted(a, w);
+    }
+    let c = b.build().unwrap();
+    let tag = unique("ea");
+    let keys: Vec<String> = (0..300).map(|i| format!("{i}-{tag}")).collect();
+    let dead_key = keys
+        .iter()
+        .find(|k| c.server_for(k).unwrap() == f.dead)
+        .expect("a key of the dead server")
+        .clone();
+    // Keys of live servers that the ring without the dead server puts elsewhere.
+    let movers: Vec<&String> = keys
+        .iter()
+        .filter(|k| {
+            let home = c.server_for(k).unwrap();
+            home != f.dead && without_dead(&c, f.dead, k) != home
+        })
+        .collect();
+    assert!(!movers.is_empty(), "the weighted ring moves some live keys");
+    for marking in 1..=3u32 {
+        // Each failed period: the dead server's key fails (connect refused: the marking),
+        // then, while it is in timeout, fails at once as ServerDead.
+        if marking > 1 {
+            wait_until("the retry to come due", Duration::from_secs(5), || {
+                c.server_states()[f.dead].alive
+            });
+        }
+        let first = c.get(&dead_key);
+        if marking == 3 {
+            // The failed retry that ejects it: the same call goes on to the key's new server.
+            assert_eq!(first.unwrap(), None, "moved within the call that ejected");
+        } else {
+            assert!(first.is_err(), "marking {marking}: {first:?}");
+        }
+        if marking < 3 {
+            let again = c.get(&dead_key);
+            assert!(
+                matches!(again, Err(Error::ServerDead { .. })),
+                "marking {marking}: the dead server's key fails, not moved: {again:?}"
+            );
+            f.flush();
+            for k in &movers {
+                assert!(c.set(k, b"v", 0).unwrap().is_stored());
+                let home = c.server_for(k).unwrap();
+                assert_eq!(
+                    f.holders(k.as_bytes()),
+                    vec![home],
+                    "marking {marking}: {k} moved early"
+                );
+            }
+        }
+    }
+    // Marked three times: ejected, keys placed by the ring without it.
+    f.flush();
+    for k in movers.iter().take(10) {
+        assert!(c.set(k, b"v", 0).unwrap().is_stored());
+        let want = without_dead(&c, f.dead, k);
+        assert_eq!(
+            f.holders(k.as_bytes()),
+            vec![want],
+            "{k}: ejected, placed without it"
+        );
+    }
+    assert!(c.set(&dead_key, b"v", 0).unwrap().is_stored());
+    f.flush();
+}

@@ -91,14 +91,29 @@ impl Client {
     /// the failover policy decides.
     #[cold]
     fn pick_alive(&self, t: &Topology, wire: &[u8], i: usize) -> Result<usize> {
-        t.router
-            .locate_alive(self.hash_input(wire), self.inner.config.failover, &|j| {
-                t.servers[j].health.may_try()
-            })
-            .ok_or_else(|| Error::ServerDead {
-                server: t.servers[i].label.to_string(),
-                cause: t.servers[i].health.cause(),
-            })
+        let policy = self.inner.config.failover;
+        let dead = |j: usize| Error::ServerDead {
+            server: t.servers[j].label.to_string(),
+            cause: t.servers[j].health.cause(),
+        };
+        if !t.router.ejects(policy) || self.inner.config.eject_after <= 1 {
+            return t
+                .router
+                .locate_alive(self.hash_input(wire), policy, &|j| {
+                    t.servers[j].health.may_try()
+                })
+                .ok_or_else(|| dead(i));
+        }
+        // Ejecting only after `eject_after` markings: a dead server marked fewer times stays
+        // in the ring, and a key placed on it fails (libmemcached's server in timeout).
+        let after = self.inner.config.eject_after;
+        match t.router.locate_alive(self.hash_input(wire), policy, &|j| {
+            !t.servers[j].health.is_ejected(after)
+        }) {
+            Some(j) if t.servers[j].health.may_try() => Ok(j),
+            Some(j) => Err(dead(j)),
+            None => Err(dead(i)),
+        }
     }
 
     /// `proxy-pool`: the first proxy whose health allows a request (every key goes there).
@@ -137,7 +152,8 @@ impl Client {
     /// server the failover policy now picks for the key: only under `rehash` or `eject`
     /// (not `proxy-pool`, which has its own next-proxy rule), only for a server failure
     /// that left the server dead (this failure reached `failure_limit`, or it was marked
-    /// dead meanwhile), and only while the deadline (brought up to date) has time left.
+    /// dead meanwhile) and, under an ejecting failover, ejected (`eject_after`), and only
+    /// while the deadline (brought up to date) has time left.
     /// python-memcached, Cache::Memcached and Whalin's SockIOPool do the same when a
     /// connect fails. A request that may have been sent is never sent again.
     #[cold]
@@ -148,10 +164,15 @@ impl Client {
         e: &Error,
         deadline: &mut Deadline,
     ) -> bool {
+        let policy = self.inner.config.failover;
+        let health = &t.servers[idx].health;
+        // Under an ejecting failover, only a server ejected (`eject_after`) sends keys on.
+        let moves = !t.router.ejects(policy) || health.is_ejected(self.inner.config.eject_after);
         !self.inner.proxy_pool
-            && self.inner.config.failover != FailoverPolicy::FailFast
+            && policy != FailoverPolicy::FailFast
             && e.is_server_failure()
-            && !t.servers[idx].health.may_try()
+            && !health.may_try()
+            && moves
             && deadline.left_at(Instant::now()) != Some(Duration::ZERO)
     }
 

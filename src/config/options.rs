@@ -693,6 +693,9 @@ pub static OPTIONS: &[OptionSpec] = &[
         "failures that mark a server dead: consecutive ones, or those within failure_window",
         // the range: the setter checks it (ClientBuilder::check_range), one check
         Apply::U32(ClientBuilder::failure_limit, 0, u32::MAX)),
+    row!("eject_after", Integer, "", "1", "1 to 4294967295",
+        "under failover=eject (and rehash where it ejects), the times in a row a dead server must have been marked dead (its marking, then each failed retry) before its keys move; until then they fail (ServerDead); libmemcached's failure_limit under auto_eject (the pylibmc and libmemcached presets: 5)",
+        Apply::U32(ClientBuilder::eject_after, 0, u32::MAX)),
     row!("failure_window", DurationOrNone, "ms", "0", "",
         "count failure_limit's failures within this window of the first of them, a success in between not resetting the count (Cache::Memcached::Fast's max_failures in failure_timeout); 0: consecutive failures, reset by a success",
         Apply::OptDuration(ClientBuilder::failure_window)),
@@ -1030,8 +1033,10 @@ pub static PRESETS: &[Preset] = &[
             ("operation_timeout", "0"),
             // libmemcached disables a server for retry_timeout at its first failure (the
             // next calls fail at once, pylibmc's ServerDown); its failure_limit 5 only counts
-            // failures toward auto_eject
+            // failures toward auto_eject, one per retry_timeout: the fifth failed period
+            // ejects (measured with pylibmc 1.6.3, docs/failover.md)
             ("failure_limit", "1"),
+            ("eject_after", "5"),
             // a reply that timed out (poll) is no failure of the server to libmemcached: the
             // next call asks it again (measured with pylibmc 1.6.3, a silent server)
             ("io_timeout_marks_dead", "false"),
@@ -1136,8 +1141,10 @@ pub static PRESETS: &[Preset] = &[
             ("operation_timeout", "0"),
             // libmemcached disables a server for retry_timeout at its first failure (the
             // next calls fail at once, pylibmc's ServerDown); its failure_limit 5 only counts
-            // failures toward auto_eject
+            // failures toward auto_eject, one per retry_timeout: the fifth failed period
+            // ejects (measured with pylibmc 1.6.3, docs/failover.md)
             ("failure_limit", "1"),
+            ("eject_after", "5"),
             // a reply that timed out (poll) is no failure of the server to libmemcached: the
             // next call asks it again (measured with pylibmc 1.6.3, a silent server)
             ("io_timeout_marks_dead", "false"),

@@ -579,6 +579,48 @@ def test_remove_failed_moves_keys_only_where_pylibmc_does(servers, prefix, place
         assert not failing[real_pylibmc] and len(where[real_pylibmc]) == len(keys)
 
 
+def test_auto_eject_waits_for_failure_limit_failed_periods_as_pylibmc(servers, prefix):
+    """libmemcached counts at most one failure per retry_timeout toward failure_limit before
+    auto_eject removes a server (measured: failure_limit 2, retry_timeout 1 s, about 1.6 s of
+    traffic). The drop-in ejected at the first failure: from then on it placed every key on
+    the smaller ring, where pylibmc was still failing the dead server's keys and keeping every
+    other key home. Now both fail the dead server's keys first, then eject, then agree."""
+    import time
+    addrs = [servers[0].addr, _free_addr() + ":2", servers[1].addr + ":3"]
+    behaviors = {"ketama_weighted": True, "auto_eject": True, "failure_limit": 2,
+                 "retry_timeout": 1}
+    keys = [prefix + "k%d" % i for i in range(120)]
+    clients = {mod: mod.Client(addrs, behaviors=dict(behaviors))
+               for mod in (real_pylibmc, compat_pylibmc)}
+
+    def round_of(mod):
+        value = mod.__name__ + "-%f" % time.monotonic()
+        failing = set()
+        for k in keys:
+            try:
+                clients[mod].set(k, value)
+            except mod.Error:
+                failing.add(k)
+        where = {k: i for k in keys for i, s in enumerate(servers[:2])
+                 if (s.raw_get(k) or (0, b""))[1] == value.encode()}
+        return failing, where
+
+    first = {mod: round_of(mod) for mod in clients}
+    assert first[real_pylibmc][0], "pylibmc fails the dead server's keys at first"
+    assert first[compat_pylibmc] == first[real_pylibmc]
+    deadline = time.monotonic() + 10
+    while True:  # until pylibmc has ejected the server (bounded)
+        time.sleep(0.2)
+        last = {mod: round_of(mod) for mod in clients}
+        if not last[real_pylibmc][0] or time.monotonic() > deadline:
+            break
+    assert not last[real_pylibmc][0], "pylibmc ejected the dead server within 10 s"
+    # One more round each: both past the ejection.
+    last = {mod: round_of(mod) for mod in clients}
+    assert last[compat_pylibmc] == last[real_pylibmc]
+    assert set(last[real_pylibmc][1]) == set(keys), "ejected: every key on a live server"
+
+
 @pytest.fixture
 def three_one_killed():
     """Three memcached servers of this test's own; the third is killed after the keys are

@@ -77,11 +77,12 @@ in pylibmc) change nothing. Behaviors that only tune libmemcached's own I/O (``n
 ``verify_keys``, ``tcp_keepalive``) are kept and reported but change nothing: mcpool
 always waits for each reply and always checks keys. ``cas`` is needed by ``gets`` and
 ``cas``, as in pylibmc (``ValueError`` "gets without cas behavior" without it).
-``failure_limit`` (and ``remove_failed``'s count) are kept and reported: as in pylibmc, a
-server is disabled for ``retry_timeout`` at its first failure (``ServerDown`` meanwhile)
-whatever they say. ``auto_eject``/``remove_failed`` move a dead server's keys only where
-libmemcached does, on a continuum (``ketama``, ``consistent ...``): there the server is
-ejected at its first failure (libmemcached: after ``failure_limit`` failures). Under
+As in pylibmc, a server is disabled for ``retry_timeout`` at its first failure
+(``ServerDown`` meanwhile) whatever ``failure_limit`` says. ``auto_eject``/``remove_failed``
+move a dead server's keys only where libmemcached does, on a continuum (``ketama``,
+``consistent ...``): there the server is ejected once it has failed ``failure_limit`` times
+(default 5), one failure per ``retry_timeout`` at most, as libmemcached counts them (the
+core's ``eject_after``); until then its keys raise ``ServerDown``. Under
 pylibmc's default ``modula`` libmemcached never moves them (each such key fails,
 ``ServerDead`` "SERVER IS MARKED DEAD", measured with pylibmc 1.6.3), and neither does this
 module: those keys raise ``ServerDown`` (or ``ConnectionError`` when a retry fails) and are
@@ -427,16 +428,17 @@ def _options(behaviors, calls):
         # (0 is refused above); a negative one (poll without end) keeps the preset's 5 s: an
         # error beats a hang
         opts["timeout"] = pt / 1000.0  # ms
-    # failure_limit (and remove_failed's number) count libmemcached's failures, each after
-    # the server's retry_timeout, before auto_eject removes it: never a connect retried on
-    # every call, so it is not the core's failure_limit (which would try to connect on each
-    # of the next calls, ConnectionError each time, instead of ServerDown). Here a dead
-    # server with auto_eject is ejected at its first failure (pylibmc's raise ServerDown
-    # until the failure_limit-th retry), without it disabled as in pylibmc. The core knows
-    # that libmemcached's ejection moves no key under modula (pylibmc's default): there
-    # "eject" fails a dead server's keys as pylibmc does
+    # failure_limit counts libmemcached's failures, at most one per retry_timeout (the
+    # server is disabled meanwhile: ServerDown), before auto_eject removes it: the core's
+    # eject_after (the preset's 5 is libmemcached's default; remove_failed's number leaves
+    # failure_limit as it is, measured with pylibmc 1.6.3), not its failure_limit (which
+    # would try to connect on each of the next calls, ConnectionError each time, instead
+    # of ServerDown). The core knows that libmemcached's ejection moves no key under modula
+    # (pylibmc's default): there "eject" fails a dead server's keys as pylibmc does
     if b.get("remove_failed") or b.get("auto_eject"):
         opts["failover"] = "eject"
+        if b.get("failure_limit"):
+            opts["eject_after"] = int(b["failure_limit"])
     # libmemcached waits retry_timeout each time (no doubling), dead_timeout once ejected:
     # the core's cap is the larger, never below the first wait (the core refuses that)
     retry = b.get("retry_timeout")
