@@ -1117,6 +1117,29 @@ mcp_seconds(pTHX_ SV *sv)
     return mcpool_whole_seconds((double)SvNV_nomg(sv));
 }
 
+/* A time given as a string that is not a number ("5m", "1 hour", "", "0x3c"): Perl reads
+ * "5m" as 5 seconds and "" as 0 (never expires), with at most a warning, a silently different
+ * time; refused instead, last_error naming it as given (the call then returns nothing, as for
+ * a time the core refuses). 1 when refused. */
+static int
+mcp_time_not_number(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen)
+{
+    SV *msg;
+    SvGETMAGIC(sv);
+    if (!SvOK(sv) || looks_like_number(sv))
+        return 0;
+    msg = newSVpv(op, 0);
+    if (k) {
+        sv_catpvs(msg, " \"");
+        sv_catpvn(msg, (const char *)k, klen);
+        sv_catpvs(msg, "\"");
+    }
+    sv_catpvf(msg, ": invalid expiration time: \"%" SVf "\" is not a number of seconds", SVfARG(sv));
+    mcpool_last_error_restore((const uint8_t *)SvPVX(msg), SvCUR(msg));
+    SvREFCNT_dec(msg);
+    return 1;
+}
+
 /* The time `sv` of the call `op` on the key (k, klen), checked as given by the core's rule
  * (mcpool_expiry_checked; `what`: "ttl", or a lease's "vivify_ttl" / "recache_below" /
  * "stale_ttl", which refuse a negative one): a refused one is named as the caller wrote it
@@ -1124,8 +1147,9 @@ mcp_seconds(pTHX_ SV *sv)
  * (undef) with last_error saying why, as a call the core refuses does. */
 #define MCP_TIME_OR(t, sv, what, op, k, klen, refused)                                    \
     STMT_START {                                                                          \
-        if (mcpool_expiry_checked(op, (const uint8_t *)(k), (klen), what,                \
-                                  mcp_seconds(aTHX_(sv)), &(t)) != MCPOOL_OK)             \
+        if (mcp_time_not_number(aTHX_(sv), op, (const uint8_t *)(k), (klen))             \
+            || mcpool_expiry_checked(op, (const uint8_t *)(k), (klen), what,             \
+                                     mcp_seconds(aTHX_(sv)), &(t)) != MCPOOL_OK)          \
             refused;                                                                      \
     } STMT_END
 #define MCP_TIME(t, sv, what, op, k, klen) MCP_TIME_OR(t, sv, what, op, k, klen, XSRETURN_UNDEF)
@@ -1141,8 +1165,17 @@ static uint32_t
 mcp_item_exptime(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen, size_t i,
                  SV **refused, size_t *refused_at)
 {
-    int64_t s = mcp_seconds(aTHX_ sv);
+    int64_t s;
     uint32_t t;
+    if (mcp_time_not_number(aTHX_ sv, op, k, klen)) {
+        /* UINT32_MAX: the core refuses the item (above MCPOOL_MAX_TTL) */
+        if (!*refused) {
+            *refused = sv_2mortal(newSVpvn(mcpool_last_error_message(), mcpool_last_error_length()));
+            *refused_at = i;
+        }
+        return UINT32_MAX;
+    }
+    s = mcp_seconds(aTHX_ sv);
     if (!*refused && mcpool_expiry_checked(op, k, klen, "ttl", s, &t) != MCPOOL_OK) {
         *refused = sv_2mortal(newSVpvn(mcpool_last_error_message(), mcpool_last_error_length()));
         *refused_at = i;
@@ -1373,6 +1406,8 @@ expiry_from_now(seconds)
     CODE:
         /* seconds from now (a duration) as memcached's exptime: the core's one rule,
          * mcpool_expiry_from_now (above 30 days the unix time it ends at) */
+        if (mcp_time_not_number(aTHX_ seconds, "expiry_from_now", NULL, 0))
+            croak("%s", mcpool_last_error_message());
         RETVAL = (UV)mcpool_expiry_from_now(mcp_seconds(aTHX_ seconds));
     OUTPUT:
         RETVAL
@@ -2304,6 +2339,8 @@ _flush_all(m, delay)
          * outcome (the core's flush_all_each); last_error is the first failure's message */
         /* a negative delay is now (the core's mcpool_delay_from_signed), as with
          * Cache::Memcached::Fast, which sends it as it is */
+        if (mcp_time_not_number(aTHX_ delay, "flush_all", NULL, 0))
+            croak("%s", mcpool_last_error_message());
         d = mcpool_delay_from_signed(mcp_seconds(aTHX_ delay)); /* get magic: before the hold */
         MCP_CORE(st = mcpool_client_flush_all_each(m->client, d, &r));
         if (st != MCPOOL_OK)

@@ -652,8 +652,29 @@ Cache::Memcached::Fast)>).
 undef, or stores under C<"ARRAY(0x...)">.
 
 =item * B<Times>: a fractional expiration time rounds up (C<0.4> is 1 second, never 0,
-"never expires"), and one of 2**31 seconds or more is refused (memcached would expire the
-item at once) (L</BAD INPUT>).
+"never expires"), one of 2**31 seconds or more is refused (memcached would expire the
+item at once), and so is a string that is not a number (C<'5m'>, C<'1 hour'>, C<''>,
+C<'0x3c'>: Cache::Memcached::Fast sends 5, 1, 0 and 0, with at most a warning; Mcpool
+returns nothing, C<last_error> naming the time as given; C<flush_all> croaks)
+(L</BAD INPUT>).
+
+=item * B<Keys with a tab, another control byte or DEL> (C<"k\tx">, C<"k\x01">,
+C<"k\x7f">) are refused as keys with a space are (nothing returned, C<last_error>), on the
+text protocol; Cache::Memcached::Fast sends them, and memcached stores them. Values it wrote
+under such keys read as misses through Mcpool.
+
+=item * B<flush_all($delay)> gives every server the same delay; Cache::Memcached::Fast
+staggers it over the servers (three servers and C<flush_all(30)>: 30, 15 and 0 seconds).
+
+=item * B<IPv6 servers written Cache::Memcached::Fast's way> (C<'::1:11211'>) are named
+C<'[::1]:11211'> in results keyed by server (C<server_versions>, C<flush_all>) and by
+C<server_labels> and C<server_for>.
+
+=item * B<A server whose Ketama point count rounds to 0> (C<ketama_points> times its weight
+below 0.5) gets 1 point, with a warning; Cache::Memcached::Fast gives it none, so no key is
+placed there. The keys that point takes go to that server instead of where
+Cache::Memcached::Fast puts them: give such a server a weight of at least
+C<0.5 / ketama_points>, or leave it out of the list.
 
 =item * B<incr/decr deltas>: one that is not a decimal integer from 0 to 2**64-1 (C<-1>,
 C<1.5>, C<'abc'>, 2**64) is refused, nothing sent; Cache::Memcached::Fast converts it into
@@ -1299,13 +1320,15 @@ stores under C<"ARRAY(0x...)"> instead, which is never what was meant. A key lon
 bytes (with the namespace), empty without a namespace (under one, the empty key is the
 namespace itself, as in Cache::Memcached::Fast), or, on the text protocol (the default), with
 spaces or control characters is refused by the core before anything is sent, and the command
-returns what Cache::Memcached::Fast returns for it: nothing (C<undef>); C<last_error> says
-why. The meta protocol carries such a key base64-encoded and the binary protocol as it is
+returns nothing (C<undef>), as Cache::Memcached::Fast does for a key with a space or a
+newline (a key with a tab, another control byte or DEL it sends, and memcached stores:
+L</Differences from Cache::Memcached::Fast>); C<last_error> says why. The meta protocol carries such a key base64-encoded and the binary protocol as it is
 (docs/keys.md), so those store it. A C<_multi> argument that is not an array
 reference croaks (C<Not an array reference>), as in Cache::Memcached::Fast.
 
 An expiration time (of every method that takes one, C<flush_all>'s delay, C<get_lease>'s and
-C<invalidate>'s times included) is 0 to 2**31-1 seconds. memcached reads a larger one as
+C<invalidate>'s times included) is 0 to 2**31-1 seconds, a number (a string that is not one,
+such as C<'5m'>, is refused, never read as 5 seconds). memcached reads a larger one as
 negative, so the item would expire at once while the store answers true: the core refuses it
 before anything is sent, and the command returns nothing (C<undef>; in a C<_multi> call, for
 that item) with C<last_error> saying why; the old value is intact. A negative time expires

@@ -1,0 +1,44 @@
+# An expiration time given as a string that is not a number ("5m", "1 hour", "", "0x3c"):
+# Perl would read "5m" as 5 seconds and "" as 0 (never expires), Cache::Memcached::Fast with
+# only a warning, a silently different expiry. Mcpool refuses it: the call returns nothing
+# (undef), last_error names the time as given, and the old value is intact. Numbers written
+# as strings ("60", " 7", "1e3", "0.4") are numbers. (Tester finding perl 3.)
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use Mcpool;
+
+my $srv = start_memcached();
+my $m = Mcpool->new({ servers => [$srv], namespace => "tnan:" });
+for my $bad ('5m', '1 hour', '', '0x3c', 'never') {
+    ok($m->set('k', 'old'), "the old value ($bad)");
+    my %calls = (
+        set         => sub { $m->set('k', 'new', $bad) },
+        add         => sub { $m->add('fresh', 'new', $bad) },
+        replace     => sub { $m->replace('k', 'new', $bad) },
+        touch       => sub { $m->touch('k', $bad) },
+        gat         => sub { $m->gat($bad, 'k') },
+        set_multi   => sub { ($m->set_multi(['k', 'new', $bad]))[0] },
+        touch_multi => sub { ($m->touch_multi(['k', $bad]))[0] },
+    );
+    for my $name (sort keys %calls) {
+        my $r = do { no warnings 'numeric'; $calls{$name}->() };
+        ok(!defined $r, "$name with '$bad' returns nothing");
+        like($m->last_error, qr/invalid expiration time: "\Q$bad\E" is not a number of seconds/,
+             '... last_error names it')
+            unless $name eq 'touch_multi' || $name eq 'set_multi';
+        is($m->get('k'), 'old', '... the old value is intact');
+        ok(!defined $m->get('fresh'), '... nothing added');
+    }
+    eval { $m->flush_all($bad) };
+    like($@, qr/flush_all: invalid expiration time: "\Q$bad\E"/, "flush_all('$bad') croaks");
+    is($m->get('k'), 'old', '... nothing flushed');
+}
+for my $good ('60', ' 7', '1e3', '0.4', 60) {
+    ok($m->set('g', 'v', $good), "'$good' is a number of seconds");
+    is($m->get('g'), 'v', '... stored');
+}
+done_testing();
