@@ -523,7 +523,7 @@ impl ClientBuilder {
     /// Under `eject` (and `rehash` where it ejects), the times in a row a dead server must
     /// have been marked dead (the marking, then each failed retry after `retry_timeout`)
     /// before its keys move to the others; until then they fail with
-    /// [`Error::ServerDead`](crate::Error::ServerDead), as libmemcached's server "in
+    /// [`Error::ServerDead`], as libmemcached's server "in
     /// timeout" does. Default 1: at once. libmemcached counts its `failure_limit` (5 by
     /// default) this way before `auto_eject` removes a server, at most one failure per
     /// `retry_timeout` (the `pylibmc` and `libmemcached` presets set 5). At least 1.
