@@ -709,10 +709,14 @@ impl Server {
                     slot.conn = Some(Box::new(c));
                 }
                 Err(e) => {
-                    if matches!(e, Error::Io { .. }) {
+                    // A refused or unreachable connect counts once, as a connect error (not
+                    // also as an `io_errors` socket error); a connect timeout counts in
+                    // `connect_errors` and `timeouts` (`Counters::error`).
+                    let refused = matches!(e, Error::Io { .. });
+                    if refused {
                         Counters::bump(&self.counters.connect_errors);
                     }
-                    let event = self.failed(&e, epoch);
+                    let event = self.failed_counted(&e, epoch, !refused);
                     // The callback may issue commands: slot and permit go back first.
                     drop(pooled);
                     self.emit(event);
@@ -913,7 +917,15 @@ impl Server {
     /// connect, the one it started in); a server failure may mark the server dead. Returns
     /// the event to report once the caller has given back its slot and permit.
     fn failed(&self, e: &Error, epoch: u64) -> Option<Event> {
-        self.counters.error(e);
+        self.failed_counted(e, epoch, true)
+    }
+
+    /// [`Server::failed`], counting `e` by kind only when `count` (a refused connect is
+    /// counted by its caller, as a connect error).
+    fn failed_counted(&self, e: &Error, epoch: u64, count: bool) -> Option<Event> {
+        if count {
+            self.counters.error(e);
+        }
         if !e.is_server_failure()
             || (!self.settings.io_timeout_marks_dead && matches!(e, Error::IoTimeout { .. }))
         {

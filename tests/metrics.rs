@@ -142,6 +142,23 @@ fn events_when_a_server_dies_and_returns() {
     assert!(m.connect_errors >= 1 || m.io_errors >= 1, "{m:?}");
 }
 
+/// A refused connect is one connect error, not also an I/O error (tester finding topology 4:
+/// 3 refused gets counted connect_errors 3 and io_errors 3, doubling a sum of the errors).
+#[test]
+fn a_refused_connect_counts_once_as_a_connect_error() {
+    let down = common::refusing_port();
+    let c = Client::builder()
+        .server(&down.addr())
+        .failure_limit(100)
+        .build()
+        .unwrap();
+    for _ in 0..3 {
+        assert!(c.get("k").is_err());
+    }
+    let m = &c.metrics()[0];
+    assert_eq!((m.connect_errors, m.io_errors), (3, 0), "{m:?}");
+}
+
 /// `curr_connections` of a memcached, read through `probe` (one connection of its own, kept
 /// open, so that the count moves only with the client under test).
 fn curr_connections(probe: &Client) -> u64 {
