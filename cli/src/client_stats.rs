@@ -233,6 +233,19 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
         );
         return Ok(ExitCode::from(2));
     }
+    // Under --fail-open a down server's operations answer as misses and "not stored", not
+    // as errors: still a server that did not answer, so the check fails the same way.
+    let failed_open: u64 = client
+        .metrics()
+        .iter()
+        .map(|m| m.fail_open_misses + m.fail_open_not_stored)
+        .sum();
+    if failed_open > 0 {
+        errln!(
+            "mcpool: stats --client: {failed_open} of {ops} operations failed open (fail_open: no server answered them; they read as misses or \"not stored\")"
+        );
+        return Ok(ExitCode::from(2));
+    }
     // A load with reads that read back nothing it wrote checked nothing: not healthy.
     if checked == 0 && ops > threads {
         errln!(
@@ -245,7 +258,7 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
 
 fn print_table(metrics: &[ServerMetrics]) {
     outln!(
-        "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>6}",
+        "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8} {:>8} {:>6} {:>6} {:>8} {:>9}",
         "server",
         "ops",
         "hits",
@@ -259,11 +272,13 @@ fn print_table(metrics: &[ServerMetrics]) {
         "wait_ms",
         "handover",
         "eject",
-        "return"
+        "return",
+        "failover",
+        "fail_open"
     );
     for m in metrics {
         outln!(
-            "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8.1} {:>8} {:>6} {:>6}",
+            "{:<22} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>8.1} {:>8} {:>6} {:>6} {:>8} {:>9}",
             m.server,
             m.operations,
             m.hits,
@@ -277,7 +292,9 @@ fn print_table(metrics: &[ServerMetrics]) {
             m.pool_wait_time.as_secs_f64() * 1000.0,
             m.handed_over,
             m.ejections,
-            m.returns
+            m.returns,
+            m.failovers,
+            m.fail_open_misses + m.fail_open_not_stored
         );
     }
 }

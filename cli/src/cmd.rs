@@ -117,6 +117,16 @@ fn fail(e: impl std::fmt::Display) -> ExitCode {
 
 /// The exit status of a store, and for a refused one (exit 1) why, in words, after the
 /// command and key.
+/// The words for a miss: under `fail_open` a miss may be a server that did not answer, as
+/// "not stored" says for a store (tester finding topology 6).
+fn not_found(client: &Client) -> &'static str {
+    if client.config().fail_open {
+        "not found (or, with fail_open, no server answered)"
+    } else {
+        "not found"
+    }
+}
+
 fn store_exit(command: &str, key: &[u8], o: StoreOutcome) -> ExitCode {
     let why = match (o, command) {
         (StoreOutcome::Stored, _) => return ExitCode::SUCCESS,
@@ -499,7 +509,7 @@ fn read_command(
                 check(out.write_all(b"\n"));
             }
             Ok(None) => {
-                errln!("mcpool: {}", about(command, k, "not found"));
+                errln!("mcpool: {}", about(command, k, not_found(client)));
                 if code == 0 {
                     code = MISS;
                 }
@@ -865,7 +875,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
         Op::Delete { key } => match client.delete(key).map_err(|e| about(command, key, e))? {
             true => Ok(ExitCode::SUCCESS),
             false => {
-                errln!("mcpool: {}", about(command, key, "not found"));
+                errln!("mcpool: {}", about(command, key, not_found(client)));
                 Ok(ExitCode::from(MISS))
             }
         },
@@ -882,7 +892,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                     Ok(ExitCode::SUCCESS)
                 }
                 None => {
-                    errln!("mcpool: {}", about(command, key, "not found"));
+                    errln!("mcpool: {}", about(command, key, not_found(client)));
                     Ok(ExitCode::from(MISS))
                 }
             }
@@ -891,7 +901,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             match client.touch(key, ttl).map_err(|e| about(command, key, e))? {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
-                    errln!("mcpool: {}", about(command, key, "not found"));
+                    errln!("mcpool: {}", about(command, key, not_found(client)));
                     Ok(ExitCode::from(MISS))
                 }
             }

@@ -1809,6 +1809,52 @@ fn a_keyed_commands_argument_errors_name_command_and_key() {
 /// placement, whatever --ops, --threads or the order of the servers; too few operations
 /// for that are raised, and said.
 #[test]
+fn stats_client_fails_a_down_server_under_fail_open_too() {
+    // Tester finding topology 5: under --fail-open a down server's operations read as misses,
+    // and the health check printed "0 errors" and exited 0.
+    let refused = common::refusing_port();
+    let a = Memcached::start(&[]);
+    let servers = format!("{},{}", a.addr(), refused.addr());
+    let o = on(
+        &servers,
+        &["--fail-open", "stats", "--client", "--ops", "100"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains("operations failed open"), "{err}");
+    assert!(out.contains("fail_open"), "the table has the column: {out}");
+    // Healthy servers under --fail-open: nothing failed open, exit 0.
+    let o = on(
+        &a.addr(),
+        &["--fail-open", "stats", "--client", "--ops", "100"],
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn a_miss_under_fail_open_says_a_server_may_not_have_answered() {
+    // Tester finding topology 6: `--fail-open get a` with the server down said "not found".
+    let refused = common::refusing_port();
+    for cmd in [
+        &["get", "a"][..],
+        &["delete", "a"],
+        &["incr", "a", "1"],
+        &["touch", "a", "10"],
+    ] {
+        let mut args = vec!["--fail-open"];
+        args.extend_from_slice(cmd);
+        let o = on(&refused.addr(), &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 1, "{cmd:?}: {err}");
+        assert!(
+            err.contains("with fail_open, no server answered"),
+            "{cmd:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn stats_client_reaches_every_server_whatever_ops() {
     let refused = common::refusing_port();
     let down = refused.addr();
