@@ -4,7 +4,10 @@ package io.mcpool;
  * The Java side of spymemcached's {@code SerializingTranscoder}: with the
  * {@code spymemcached} value format (what this transcoder stands for when the builder sets
  * none), values spymemcached wrote read back and the other way round, each as the Java type
- * it was written as. Java types map to the core's kinds ({@link Transcoder}); the core writes
+ * it was written as, except a {@code StringBuilder} or {@code StringBuffer}, which is stored as
+ * its text (flags 0) and reads back as a {@code String} (spymemcached serializes them; a
+ * serialized one it wrote reads back as the builder). Java types map to the core's kinds
+ * ({@link Transcoder}); the core writes
  * spymemcached's flags (String 0, Boolean 256, Integer 512, Long 768, Byte 1280, byte[] 2048,
  * serialized 1, gzip 2) and packed integers.
  *
