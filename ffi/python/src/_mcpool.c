@@ -951,6 +951,13 @@ static void hook_failed(PyObject *cb) {
  * exception is raised (the call's own exception, if any, becomes its __context__). */
 static PyObject *hooked_result(PyObject *r) {
     in_call--;
+    /* A signal handler that raised inside the call (interrupt_check) while the core still
+     * finished it successfully: the handler's exception is raised, never a result with an
+     * exception set (CPython's SystemError, at this call or a later one). */
+    if (r != NULL && PyErr_Occurred()) {
+        Py_DECREF(r);
+        r = NULL;
+    }
     PyObject *v = hook_exc;
     if (v == NULL || in_call > 0)
         return r;

@@ -371,3 +371,75 @@ def test_an_ordinary_exception_in_a_hook_is_still_only_reported(server, prefix, 
     c = mcpool.Client([server.addr], on_operation=_raises(ValueError("x")))
     assert c.set(prefix + "k", b"v") is True
     assert [type(r.exc_value) for r in reported] == [ValueError]
+
+
+def test_a_handler_exception_during_a_call_that_succeeds_is_raised_not_a_system_error(server, prefix):
+    """Signals every 2 ms to the main thread, whose handler raises, while six other threads
+    share the client (a pool of 2 connections, so calls wait in line and serve each other's
+    reads): the interrupt check can say stop while the core still finishes the call. The
+    binding returned the call's result with the handler's exception pending, which CPython
+    turns into SystemError ("returned a result with an exception set"), at that call or at a
+    later one such as time.time() (tester finding lifecycle 2: in every 8 s run). Now the
+    handler's exception is raised, and nothing else."""
+    import signal
+    import time
+
+    class Alarm(Exception):
+        pass
+
+    armed = [False]  # raise only around the main thread's calls (inside their try)
+
+    def on_alarm(signum, frame):
+        if armed[0]:
+            raise Alarm()
+
+    c = mcpool.Client([server.addr], pool_size=2, io_timeout="2s")
+    stop = threading.Event()
+    seen = {}
+    lock = threading.Lock()
+
+    def note(e):
+        with lock:
+            seen[type(e).__name__] = seen.get(type(e).__name__, 0) + 1
+
+    def worker(n):
+        i = 0
+        while not stop.is_set():
+            k = "%ssys%d_%d" % (prefix, n, i % 50)
+            try:
+                c.set(k, b"v%d" % i)
+                c.get(k)
+            except Exception as e:  # noqa: BLE001 (any class is what the test counts)
+                note(e)
+            i += 1
+
+    threads = [threading.Thread(target=worker, args=(n,), daemon=True) for n in range(6)]
+    for t in threads:
+        t.start()
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
+    deadline = time.monotonic() + 3
+    i = 0
+    try:
+        while time.monotonic() < deadline:
+            try:
+                armed[0] = True
+                c.set(prefix + "sysmain", b"m%d" % i)
+                c.get(prefix + "sysmain")
+                armed[0] = False
+            except Alarm:
+                armed[0] = False
+                note(Alarm())
+            except Exception as e:  # noqa: BLE001
+                armed[0] = False
+                note(e)
+            i += 1
+    finally:
+        armed[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0, 0)
+        signal.signal(signal.SIGALRM, old)
+        stop.set()
+        for t in threads:
+            t.join(10)
+    assert "SystemError" not in seen, seen
+    assert seen.get("Alarm", 0) > 0, "the handler's exception was raised: %r" % seen
