@@ -211,14 +211,17 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
         checked.load(Ordering::Relaxed),
         crossed.load(Ordering::Relaxed)
     );
-    if prometheus {
+    let metrics = if prometheus {
         errln!("{summary}");
         let (metrics, pools) = client.metrics_and_pool_states();
         out!("{}", mcpool::prometheus::render(&metrics, &pools));
+        metrics
     } else {
         outln!("{summary}");
-        print_table(&client.metrics());
-    }
+        let metrics = client.metrics();
+        print_table(&metrics);
+        metrics
+    };
     // The load checks the servers: an operation that failed (an error, not a miss) or a
     // value that crossed over is exit 2, as every command's errors are; the metrics above
     // are printed either way.
@@ -235,8 +238,7 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
     }
     // Under --fail-open a down server's operations answer as misses and "not stored", not
     // as errors: still a server that did not answer, so the check fails the same way.
-    let failed_open: u64 = client
-        .metrics()
+    let failed_open: u64 = metrics
         .iter()
         .map(|m| m.fail_open_misses + m.fail_open_not_stored)
         .sum();

@@ -91,28 +91,31 @@ impl Client {
     /// the failover policy decides.
     #[cold]
     fn pick_alive(&self, t: &Topology, wire: &[u8], i: usize) -> Result<usize> {
-        let policy = self.inner.config.failover;
         let dead = |j: usize| Error::ServerDead {
             server: t.servers[j].label.to_string(),
             cause: t.servers[j].health.cause(),
         };
-        if !t.router.ejects(policy) || self.inner.config.eject_after <= 1 {
-            return t
-                .router
-                .locate_alive(self.hash_input(wire), policy, &|j| {
-                    t.servers[j].health.may_try()
-                })
-                .ok_or_else(|| dead(i));
-        }
-        // Ejecting only after `eject_after` markings: a dead server marked fewer times stays
-        // in the ring, and a key placed on it fails (libmemcached's server in timeout).
-        let after = self.inner.config.eject_after;
-        match t.router.locate_alive(self.hash_input(wire), policy, &|j| {
-            !t.servers[j].health.is_ejected(after)
-        }) {
+        // A dead server not yet ejected stays in the ring, and a key placed on it fails
+        // (libmemcached's server in timeout, `eject_after`).
+        let after = self.eject_after(t);
+        match t
+            .router
+            .locate_alive(self.hash_input(wire), self.inner.config.failover, &|j| {
+                !t.servers[j].health.is_ejected(after)
+            }) {
             Some(j) if t.servers[j].health.may_try() => Ok(j),
             Some(j) => Err(dead(j)),
             None => Err(dead(i)),
+        }
+    }
+
+    /// The times in a row a dead server must have been marked dead before it leaves the
+    /// ring: `eject_after` under a failover that ejects, else 1 (a dead server is out).
+    fn eject_after(&self, t: &Topology) -> u32 {
+        if t.router.ejects(self.inner.config.failover) {
+            self.inner.config.eject_after
+        } else {
+            1
         }
     }
 
@@ -164,15 +167,10 @@ impl Client {
         e: &Error,
         deadline: &mut Deadline,
     ) -> bool {
-        let policy = self.inner.config.failover;
-        let health = &t.servers[idx].health;
-        // Under an ejecting failover, only a server ejected (`eject_after`) sends keys on.
-        let moves = !t.router.ejects(policy) || health.is_ejected(self.inner.config.eject_after);
         !self.inner.proxy_pool
-            && policy != FailoverPolicy::FailFast
+            && self.inner.config.failover != FailoverPolicy::FailFast
             && e.is_server_failure()
-            && !health.may_try()
-            && moves
+            && t.servers[idx].health.is_ejected(self.eject_after(t))
             && deadline.left_at(Instant::now()) != Some(Duration::ZERO)
     }
 
