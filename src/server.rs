@@ -133,7 +133,7 @@ pub(crate) struct PoolSettings {
     pub events: Option<EventHandler>,
     /// The clean-up of a returning server (`on_server_return`, `written_while_away_max`);
     /// `None` with `keep` or with `fail-fast` failover.
-    pub on_return: Option<(crate::stale::OnServerReturn, usize)>,
+    pub on_return: Option<crate::stale::ReturnPolicy>,
 }
 
 /// One server: pool, health, counters.
@@ -469,7 +469,8 @@ impl Server {
             child: Mutex::new(None),
             away: settings
                 .on_return
-                .map(|(policy, max)| crate::stale::AwayGuard::new(policy, max)),
+                .as_ref()
+                .map(crate::stale::ReturnPolicy::guard),
         }
     }
 

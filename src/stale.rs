@@ -11,6 +11,12 @@
 //! clean-up succeeds the server serves nothing, and a failed clean-up counts as a failure of
 //! the server (it stays dead). With `fail-fast` nothing is written elsewhere, so there is
 //! nothing to clean.
+//!
+//! The copies written elsewhere are cleaned too: each server remembers the keys of other
+//! servers written to it (`hosted`), and deletes them before it next serves once any server
+//! of the client has returned since (a shared count of returns), or when it returns itself.
+//! Without this a second outage read them back: a key rewritten on its own server between
+//! two outages read its first outage's value during the second.
 
 use crate::conn::Conn;
 use crate::dialect::{batch_tags, Dialect, Outcome, Request};
@@ -18,8 +24,8 @@ use crate::error::{Error, Result};
 use crate::metrics::Counters;
 use std::collections::HashSet;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// What happens to a server that was marked dead when it answers again (option
 /// `on_server_return`).
@@ -51,6 +57,41 @@ impl FromStr for OnServerReturn {
 /// The default bound of the keys remembered per server while it is away.
 pub const DEFAULT_WRITTEN_WHILE_AWAY_MAX: usize = 10_000;
 
+/// The clean-up settings every server of a client shares: the policy, the bound, and the
+/// count of returns cleaned so far (a change of it tells each server to delete the copies it
+/// holds for others).
+#[derive(Clone, Debug)]
+pub(crate) struct ReturnPolicy {
+    policy: OnServerReturn,
+    max: usize,
+    returns: Arc<AtomicU64>,
+}
+
+impl ReturnPolicy {
+    /// The settings of one client (`on_server_return`, `written_while_away_max`).
+    pub(crate) fn new(policy: OnServerReturn, max: usize) -> ReturnPolicy {
+        ReturnPolicy {
+            policy,
+            max,
+            returns: Arc::default(),
+        }
+    }
+
+    /// One server's guard under these settings.
+    pub(crate) fn guard(&self) -> AwayGuard {
+        AwayGuard {
+            policy: self.policy,
+            max: self.max,
+            returns: self.returns.clone(),
+            pending: AtomicBool::new(false),
+            moved_pending: AtomicBool::new(false),
+            hosted_pending: AtomicBool::new(false),
+            hosted_since: AtomicU64::new(0),
+            state: Mutex::new(Away::default()),
+        }
+    }
+}
+
 /// Deletes per pipelined round trip of a clean-up.
 const DELETE_BATCH: usize = 256;
 
@@ -60,6 +101,8 @@ const DELETE_BATCH: usize = 256;
 pub(crate) struct AwayGuard {
     policy: OnServerReturn,
     max: usize,
+    /// Returns cleaned by any server of the client ([`ReturnPolicy`]).
+    returns: Arc<AtomicU64>,
     /// Set when the server is marked dead; cleared by a successful clean-up. Read on every
     /// checkout (one relaxed load when nothing is pending).
     pending: AtomicBool,
@@ -67,6 +110,12 @@ pub(crate) struct AwayGuard {
     /// placed it there while another server was dead (see [`AwayGuard::moved_off`]);
     /// cleared by the clean-up.
     moved_pending: AtomicBool,
+    /// Set when a key of another server was written here ([`AwayGuard::hosted`]); cleared
+    /// by the clean-up that deletes it.
+    hosted_pending: AtomicBool,
+    /// `returns` when the first of the hosted keys was recorded: once it changes, they are
+    /// deleted.
+    hosted_since: AtomicU64,
     state: Mutex<Away>,
 }
 
@@ -77,22 +126,15 @@ struct Away {
     /// Keys of this server written elsewhere by an ejection while it was alive.
     moved: HashSet<Box<[u8]>>,
     moved_overflowed: bool,
+    /// Keys of other servers written here (their server dead, or moved by an ejection).
+    hosted: HashSet<Box<[u8]>>,
+    hosted_overflowed: bool,
     /// The server was dropped from the list while away and added back
     /// ([`AwayGuard::left_while_away`]): its return flushes.
     left_list: bool,
 }
 
 impl AwayGuard {
-    pub(crate) fn new(policy: OnServerReturn, max: usize) -> AwayGuard {
-        AwayGuard {
-            policy,
-            max,
-            pending: AtomicBool::new(false),
-            moved_pending: AtomicBool::new(false),
-            state: Mutex::new(Away::default()),
-        }
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, Away> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -159,10 +201,42 @@ impl AwayGuard {
         self.moved_pending.store(true, Ordering::Release);
     }
 
+    /// A write of `wire`, whose own server is another one (dead, or alive and moved off by
+    /// an ejection), was placed on this server. Once the outage ends the key reads from its
+    /// own server again, and this copy would come back at the next outage: it is deleted
+    /// before this server next serves after a return (or after its own return).
+    pub(crate) fn hosted(&self, wire: &[u8]) {
+        let mut s = self.lock();
+        if s.hosted_overflowed || s.hosted.contains(wire) {
+            return;
+        }
+        if !self.hosted_pending.load(Ordering::Acquire) {
+            self.hosted_since
+                .store(self.returns.load(Ordering::Acquire), Ordering::Release);
+        }
+        if s.hosted.len() >= self.max {
+            s.hosted_overflowed = true;
+            s.hosted = HashSet::new();
+        } else {
+            s.hosted.insert(wire.into());
+        }
+        self.hosted_pending.store(true, Ordering::Release);
+    }
+
+    /// True when the copies this server holds for others are due for deletion: a server
+    /// returned since the first was written.
+    #[inline]
+    fn hosted_due(&self) -> bool {
+        self.hosted_pending.load(Ordering::Acquire)
+            && self.returns.load(Ordering::Acquire) != self.hosted_since.load(Ordering::Acquire)
+    }
+
     /// True while the server must be cleaned before it serves.
     #[inline]
     pub(crate) fn is_pending(&self) -> bool {
-        self.pending.load(Ordering::Acquire) || self.moved_pending.load(Ordering::Acquire)
+        self.pending.load(Ordering::Acquire)
+            || self.moved_pending.load(Ordering::Acquire)
+            || self.hosted_due()
     }
 
     /// Cleans the returning server on `conn` (another caller cleaning at the same time is
@@ -175,10 +249,15 @@ impl AwayGuard {
     ) -> Result<()> {
         let mut s = self.lock();
         let returning = self.pending.load(Ordering::Acquire);
-        if !returning && !self.moved_pending.load(Ordering::Acquire) {
+        // Its own return also deletes the copies it holds for others: their servers may
+        // still be dead, and the later values went elsewhere meanwhile.
+        let hosted =
+            self.hosted_pending.load(Ordering::Acquire) && (returning || self.hosted_due());
+        if !returning && !hosted && !self.moved_pending.load(Ordering::Acquire) {
             return Ok(()); // another caller cleaned it meanwhile
         }
         let flush = s.moved_overflowed
+            || (hosted && s.hosted_overflowed)
             || (returning && (self.policy == OnServerReturn::Flush || s.overflowed || s.left_list));
         if flush {
             dialect
@@ -187,12 +266,17 @@ impl AwayGuard {
             if returning {
                 Counters::bump(&counters.returns_flushed);
             }
-            if s.overflowed || s.moved_overflowed {
+            if s.overflowed || s.moved_overflowed || (hosted && s.hosted_overflowed) {
                 Counters::bump(&counters.away_overflows);
             }
         } else {
             let written = s.keys.iter().filter(|_| returning);
-            let keys: Vec<&[u8]> = written.chain(s.moved.iter()).map(|k| &k[..]).collect();
+            let held = s.hosted.iter().filter(|_| hosted);
+            let keys: Vec<&[u8]> = written
+                .chain(s.moved.iter())
+                .chain(held)
+                .map(|k| &k[..])
+                .collect();
             for chunk in keys.chunks(DELETE_BATCH) {
                 delete_all(conn, dialect, chunk)?;
             }
@@ -205,6 +289,13 @@ impl AwayGuard {
             s.overflowed = false;
             s.left_list = false;
             self.pending.store(false, Ordering::Release);
+            // Every server holding copies for others deletes them before it next serves.
+            self.returns.fetch_add(1, Ordering::AcqRel);
+        }
+        if hosted {
+            s.hosted = HashSet::new();
+            s.hosted_overflowed = false;
+            self.hosted_pending.store(false, Ordering::Release);
         }
         s.moved = HashSet::new();
         s.moved_overflowed = false;

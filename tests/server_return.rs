@@ -299,3 +299,85 @@ fn a_healthy_server_dropped_and_added_back_is_not_flushed() {
     assert_eq!(s.c.get(&k).unwrap().as_deref(), Some(&b"v1"[..]));
     assert_eq!(s.c.metrics()[s.ia].returns_flushed, 0);
 }
+
+/// Tester finding topology 1: a second outage. The copy written to B during the first outage
+/// stayed there; the key was rewritten on A after its return, and during the second outage
+/// reads went to B again and returned the first outage's value. B now deletes the copies it
+/// holds for other servers before it serves after a return.
+#[test]
+fn a_second_outage_never_reads_the_first_outages_copy() {
+    for failover in [FailoverPolicy::Eject, FailoverPolicy::Rehash] {
+        for policy in [OnServerReturn::DeleteWritten, OnServerReturn::Flush] {
+            let s = setup(failover, policy, 100);
+            let ks = keys_on(&s.c, s.ia, 2);
+            let (k, probe) = (&ks[0], &ks[1]);
+            s.c.set(k, b"v1", 0).unwrap();
+            outage(&s, probe, || {
+                s.c.set(k, b"v2", 0).unwrap();
+                assert_eq!(raw_get(&s.b.addr(), k).as_deref(), Some(&b"v2"[..]), "on B");
+            });
+            s.c.set(k, b"v3", 0).unwrap();
+            assert_eq!(raw_get(&s.a.addr(), k).as_deref(), Some(&b"v3"[..]), "on A");
+            s.a.freeze();
+            assert!(s.c.get(probe).is_err(), "a stopped server cannot answer");
+            assert!(!s.c.server_states()[s.ia].alive, "marked dead again");
+            assert_eq!(
+                s.c.get(k).unwrap(),
+                None,
+                "{failover:?} {policy:?}: never the first outage's v2"
+            );
+            assert_eq!(
+                raw_get(&s.b.addr(), k),
+                None,
+                "{failover:?} {policy:?}: B deleted its copy"
+            );
+            assert!(s.c.metrics()[1].stale_deleted >= 1, "counted on B");
+            s.a.thaw();
+        }
+    }
+}
+
+/// Two servers down at once: A's key goes to X during A's outage, then X fails too and the
+/// key's next value goes to the third server. When X returns, A still dead, the key may be
+/// read from X again: X's return deletes the copies it held for others, so never the older
+/// value there.
+#[test]
+fn a_failover_server_that_returns_first_deletes_the_copies_it_holds() {
+    let servers = [
+        Memcached::start(&[]),
+        Memcached::start(&[]),
+        Memcached::start(&[]),
+    ];
+    let c = Client::builder()
+        .servers(servers.iter().map(|m| m.addr()))
+        .failover(FailoverPolicy::Rehash)
+        .on_server_return(OnServerReturn::DeleteWritten)
+        .failure_limit(1)
+        .io_timeout(Duration::from_millis(300))
+        .retry_timeout(Duration::from_millis(1500))
+        .retry_timeout_max(Duration::from_millis(1500))
+        .build()
+        .unwrap();
+    let ks = keys_on(&c, 0, 2);
+    let (k, probe_a) = (&ks[0], &ks[1]);
+    c.set(k, b"v1", 0).unwrap();
+    servers[0].freeze();
+    assert!(c.get(probe_a).is_err(), "a stopped server cannot answer");
+    c.set(k, b"v2", 0).unwrap();
+    let x = (1..3)
+        .find(|&x| raw_get(&servers[x].addr(), k).as_deref() == Some(&b"v2"[..]))
+        .expect("v2 on one of the others");
+    let probe_x = keys_on(&c, x, 1).remove(0);
+    servers[x].freeze();
+    assert!(c.get(&probe_x).is_err(), "a stopped server cannot answer");
+    assert!(!c.server_states()[x].alive, "X marked dead");
+    c.set(k, b"v3", 0).unwrap();
+    servers[x].thaw();
+    wait_until("X due for a retry", Duration::from_secs(10), || {
+        c.server_states()[x].alive
+    });
+    let read = c.get(k).unwrap();
+    assert_ne!(read.as_deref(), Some(&b"v2"[..]), "never X's older copy");
+    assert_eq!(raw_get(&servers[x].addr(), k), None, "X deleted it");
+    servers[0].thaw();
+}

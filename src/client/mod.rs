@@ -157,7 +157,12 @@ impl Client {
             events: config.events.clone(),
             on_return: (config.on_server_return != crate::stale::OnServerReturn::Keep
                 && config.failover != crate::route::FailoverPolicy::FailFast)
-                .then_some((config.on_server_return, config.written_while_away_max)),
+                .then(|| {
+                    crate::stale::ReturnPolicy::new(
+                        config.on_server_return,
+                        config.written_while_away_max,
+                    )
+                }),
         };
         let dialect = Dialect::new(config.protocol, config.sasl.clone());
         let building = topology::Building {

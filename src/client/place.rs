@@ -71,6 +71,9 @@ impl Client {
                     away.written_elsewhere(wire);
                 }
             }
+            if let Some(away) = &t.servers[j].away {
+                away.hosted(wire);
+            }
         }
         Ok(j)
     }
