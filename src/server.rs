@@ -883,6 +883,22 @@ impl Server {
                     .conn
                     .as_ref()
                     .map_or((false, self.health.epoch()), |c| (c.cut_short(), c.epoch()));
+                if matches!(e, Error::Interrupted) {
+                    // The holder's caller was interrupted, not the callers it serves: their
+                    // reads go back in line; their sets were written, and whether they were
+                    // stored is unknown, as when a connection closes under them (tester
+                    // finding lifecycle 3: they ended with `Interrupted`).
+                    batch.retry(Error::Io {
+                        server: self.label.to_string(),
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::ConnectionAborted,
+                            "the connection carrying this set was closed before its reply \
+                             (the call serving it was interrupted): whether it was stored \
+                             is unknown",
+                        ),
+                    });
+                    return None;
+                }
                 if cut && matches!(e, Error::IoTimeout { .. }) {
                     // The holder's deadline, not the server: reads try again.
                     self.counters.error(&e);
