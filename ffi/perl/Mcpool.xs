@@ -1105,11 +1105,13 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
  * negative); anything else (a float, a string: "0.4") as the core's rule for fractions has
  * it (mcpool_whole_seconds: a positive fraction rounds up, so 0.4 is 1 s, never 0 = "never
  * expires"; a negative one stays negative; beyond 64 bits or NaN, too large). The core's
- * rules then map it (mcp_item_exptime, MCP_TIME, expiry_from_now, _flush_all). */
+ * rules then map it (mcp_item_exptime, MCP_TIME, expiry_from_now, _flush_all). Call it after
+ * mcp_time_not_number, which runs the get magic. */
 static int64_t
 mcp_seconds(pTHX_ SV *sv)
 {
-    SvGETMAGIC(sv);
+    /* no get magic here: every caller ran mcp_time_not_number first, which did it once (a
+     * tied time is fetched once, as any other argument) */
     if (!SvOK(sv))
         return 0;
     if (SvIOK(sv) && !SvNOK(sv))

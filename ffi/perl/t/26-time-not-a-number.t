@@ -41,4 +41,27 @@ for my $good ('60', ' 7', '1e3', '0.4', 60) {
     ok($m->set('g', 'v', $good), "'$good' is a number of seconds");
     is($m->get('g'), 'v', '... stored');
 }
+
+# A tied time is fetched once per call, as any other argument (the check that it is a number
+# and its reading were two fetches: a tie returning a different value each time could be
+# checked as one time and read as another).
+{
+    package CountingTime;
+    sub TIESCALAR { my ($c, $v) = @_; my $n = 0; bless { v => $v, n => \$n }, $c }
+    sub FETCH { my $s = shift; ${ $s->{n} }++; $s->{v} }
+}
+for my $t (60, '60', 0.4, undef) {
+    my $obj = tie my $tied, 'CountingTime', $t;
+    my %calls = (
+        set       => sub { $m->set('t', 'v', $tied) },
+        touch     => sub { $m->touch('t', $tied) },
+        set_multi => sub { $m->set_multi(['t', 'v', $tied]) },
+        expiry    => sub { Mcpool::expiry_from_now($tied) },
+    );
+    for my $name (sort keys %calls) {
+        ${ $obj->{n} } = 0;
+        $calls{$name}->();
+        is(${ $obj->{n} }, 1, "$name fetches a tied time once (" . ($t // 'undef') . ")");
+    }
+}
 done_testing();
