@@ -13,7 +13,8 @@ BEGIN {
     for my $m (qw(CHI Cache::Memcached::Fast CHI::Driver::Memcached::Fast)) {
         next if eval "require $m; 1";
         print "1..1\nnot ok 1 - missing $m: apt-get install libchi-perl "
-            . "libcache-memcached-fast-perl (ffi/perl/packages.txt)\n";
+            . "libchi-driver-memcached-perl libcache-memcached-fast-perl "
+            . "(ffi/perl/packages.txt)\n";
         exit 1;
     }
 }
