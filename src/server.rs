@@ -478,6 +478,25 @@ impl Server {
         make_pool(&self.settings, self.manager.clone(), threads)
     }
 
+    /// The addresses this server's name resolved to last (none when it never resolved; a
+    /// unix socket's path made absolute): what `set_servers` compares a server added back
+    /// under another spelling with. Never waits.
+    pub(crate) fn known_addrs(&self) -> Vec<std::net::SocketAddr> {
+        self.addr
+            .addrs_answered()
+            .map(|a| a.to_vec())
+            .unwrap_or_default()
+    }
+
+    /// [`Server::known_addrs`], resolving the name first when it never was (up to
+    /// `timeout`).
+    pub(crate) fn resolved_addrs(&self, timeout: Duration) -> Vec<std::net::SocketAddr> {
+        self.addr
+            .addrs(timeout)
+            .map(|a| a.to_vec())
+            .unwrap_or_default()
+    }
+
     /// `disconnect_all` for this server: the idle connections are closed now, those in use
     /// when their call gives them back, so the next call opens a new one. The server's
     /// health (marked dead or not, its failures) and metrics stay as they are. A pool not

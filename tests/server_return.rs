@@ -381,3 +381,38 @@ fn a_failover_server_that_returns_first_deletes_the_copies_it_holds() {
     assert_eq!(raw_get(&servers[x].addr(), k), None, "X deleted it");
     servers[0].thaw();
 }
+
+/// Tester finding topology 2: a dead server dropped from the list and added back under
+/// another spelling of the same address (`localhost` for `127.0.0.1`) was a fresh server
+/// and served its values overwritten during the outage. Now it is recognised by where it
+/// is, also when one `set_servers` call swaps the spellings.
+#[test]
+fn a_dead_server_added_back_under_another_spelling_is_cleaned() {
+    for swap_at_once in [false, true] {
+        let s = setup(FailoverPolicy::Eject, OnServerReturn::DeleteWritten, 100);
+        let ks = keys_on(&s.c, s.ia, 2);
+        let (k, probe) = (&ks[0], &ks[1]);
+        s.c.set(k, b"v1", 0).unwrap();
+        s.a.freeze();
+        assert!(s.c.get(probe).is_err(), "a stopped server cannot answer");
+        assert!(!s.c.server_states()[s.ia].alive, "marked dead");
+        s.c.set(k, b"v2", 0).unwrap();
+        let other = s.a.addr().replace("127.0.0.1", "localhost");
+        if !swap_at_once {
+            s.c.set_servers([s.b.addr()]).unwrap();
+        }
+        s.a.thaw();
+        assert_eq!(
+            raw_get(&s.a.addr(), k).as_deref(),
+            Some(&b"v1"[..]),
+            "old copy"
+        );
+        s.c.set_servers([other.clone(), s.b.addr()]).unwrap();
+        assert_ne!(
+            s.c.get(k).unwrap().as_deref(),
+            Some(&b"v1"[..]),
+            "swap at once {swap_at_once}: never the stale v1 through {other}"
+        );
+        assert_eq!(s.c.metrics()[s.ia].returns_flushed, 1, "flushed once");
+    }
+}

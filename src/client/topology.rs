@@ -8,7 +8,7 @@ use crate::address::{ServerAddr, ServerSpec};
 use crate::error::{Error, Result};
 use crate::route::Router;
 use crate::server::Server;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The servers (in configuration order) and the ring that places keys on them.
@@ -25,13 +25,73 @@ pub(crate) struct Building {
     pub settings: crate::server::PoolSettings,
     pub opts: crate::conn::ConnOptions,
     /// The addresses of servers dropped by `set_servers` while away (marked dead, their
-    /// `on_server_return` clean-up not yet run): one added back is returning (see `stale`).
-    pub departed_away: HashSet<ServerAddr>,
+    /// `on_server_return` clean-up not yet run), with where they were: one added back,
+    /// under the same spelling or another one for the same place, is returning (see
+    /// `stale`).
+    pub departed_away: HashMap<ServerAddr, Place>,
+}
+
+/// Where a server is, beyond its spelling: the socket addresses its name resolved to, or its
+/// unix socket's path made canonical. Two spellings of one memcached (`localhost:11211`,
+/// `127.0.0.1:11211`) share a place.
+#[derive(Debug, Default)]
+pub(crate) struct Place {
+    net: Vec<std::net::SocketAddr>,
+    path: Option<std::path::PathBuf>,
+}
+
+impl Place {
+    /// Where `server` (at `addr`) is, as known now or after a resolution of up to `timeout`
+    /// when `resolve` (never waiting otherwise).
+    fn of(server: &Server, addr: &ServerAddr, resolve: Option<std::time::Duration>) -> Place {
+        match addr {
+            ServerAddr::Unix(path) => Place {
+                net: Vec::new(),
+                path: std::fs::canonicalize(path).ok(),
+            },
+            ServerAddr::Tcp { .. } => Place {
+                net: match resolve {
+                    Some(timeout) => server.resolved_addrs(timeout),
+                    None => server.known_addrs(),
+                },
+                path: None,
+            },
+        }
+    }
+
+    /// True when both are known and share an address.
+    fn meets(&self, other: &Place) -> bool {
+        self.net.iter().any(|a| other.net.contains(a))
+            || self
+                .path
+                .as_ref()
+                .is_some_and(|p| other.path.as_ref() == Some(p))
+    }
 }
 
 impl Building {
     pub(crate) fn server(&self, spec: &ServerSpec, dialect: &crate::dialect::Dialect) -> Server {
         Server::new(spec, &self.settings, &self.opts, dialect)
+    }
+
+    /// Whether the new `server` at `addr` is one dropped while away coming back: the same
+    /// spelling, or (only when some server was dropped so) another one for the same place,
+    /// its name resolved now for the comparison (up to `connect_timeout`). The match is
+    /// forgotten: it is returning once.
+    fn returning(&mut self, server: &Server, addr: &ServerAddr) -> bool {
+        if self.departed_away.remove(addr).is_some() {
+            return true;
+        }
+        if self.departed_away.is_empty() {
+            return false;
+        }
+        let here = Place::of(server, addr, Some(self.opts.connect_timeout));
+        let same = self
+            .departed_away
+            .iter()
+            .find(|(_, there)| there.meets(&here))
+            .map(|(a, _)| a.clone());
+        same.is_some_and(|a| self.departed_away.remove(&a).is_some())
     }
 }
 
@@ -92,7 +152,9 @@ impl Client {
     ///
     /// With `on_server_return` other than `keep` (and failover other than `fail-fast`), a
     /// server dropped while marked dead and not yet cleaned is remembered by its address:
-    /// added back later, it is a returning server and is flushed before it serves (its copies
+    /// added back later, under that spelling or another one for the same place (a name that
+    /// resolves to one of its addresses, resolved then; the same unix socket path), it is a
+    /// returning server and is flushed before it serves (its copies
     /// of the keys written meanwhile are old; which keys were written while it was out of
     /// the list is not known, so `delete-written` flushes too). A server dropped while
     /// healthy comes back as it is.
@@ -121,13 +183,29 @@ impl Client {
         for (spec, server) in old.router.servers().iter().zip(&old.servers).rev() {
             kept.entry(&spec.addr).or_default().push(server);
         }
+        let found: Vec<Option<Arc<Server>>> = specs
+            .iter()
+            .map(|spec| kept.get_mut(&spec.addr).and_then(Vec::pop).cloned())
+            .collect();
+        // The servers dropped now while away are remembered (before the new ones are made:
+        // one may be the same place under another spelling); the ones back are forgotten.
+        for (spec, list) in &kept {
+            if let Some(server) = list
+                .iter()
+                .find(|s| s.away.as_ref().is_some_and(|a| a.is_away()))
+            {
+                let place = Place::of(server, spec, None);
+                building.departed_away.insert((*spec).clone(), place);
+            }
+        }
         let servers: Vec<Arc<Server>> = specs
             .iter()
-            .map(|spec| match kept.get_mut(&spec.addr).and_then(Vec::pop) {
-                Some(server) => server.clone(),
+            .zip(found)
+            .map(|(spec, found)| match found {
+                Some(server) => server,
                 None => {
                     let server = building.server(spec, &self.inner.dialect);
-                    if building.departed_away.contains(&spec.addr) {
+                    if building.returning(&server, &spec.addr) {
                         if let Some(away) = &server.away {
                             away.left_while_away();
                         }
@@ -136,15 +214,6 @@ impl Client {
                 }
             })
             .collect();
-        // The servers dropped now while away are remembered; the ones back are forgotten.
-        for (spec, list) in &kept {
-            if list
-                .iter()
-                .any(|s| s.away.as_ref().is_some_and(|a| a.is_away()))
-            {
-                building.departed_away.insert((*spec).clone());
-            }
-        }
         drop(kept);
         for spec in &specs {
             building.departed_away.remove(&spec.addr);
