@@ -336,3 +336,44 @@ fn an_io_timeout_marks_no_server_dead_when_told_not_to() {
     let got = d.get(unique("k"));
     assert!(matches!(got, Err(Error::ServerDead { .. })), "{got:?}");
 }
+
+/// Tester finding options 1: spymemcached bounds an operation by its 2.5 s operation timeout
+/// alone, and reads a reply 1.5 s late (measured with spymemcached 2.12.3); the preset left
+/// mcpool's 1 s I/O timeout in place, which ended the wait first. Now the preset reads it too,
+/// and still ends at 2.5 s.
+#[test]
+fn the_spymemcached_preset_waits_for_a_late_reply_as_spymemcached_does() {
+    let mc = Memcached::start(&[]);
+    let k = unique("spy-late");
+    Client::new([mc.addr()])
+        .unwrap()
+        .set(&k, b"hello", 0)
+        .unwrap();
+    let preset = |addr: &str| {
+        Client::builder()
+            .set("preset", "spymemcached")
+            .unwrap()
+            .server(addr)
+            .build()
+            .unwrap()
+    };
+    // The value format of the preset reads a plain value stored with flags 0 as bytes.
+    let late = slow_link(&mc, 1 << 20, Duration::from_millis(1500));
+    let c = preset(&late.addr);
+    assert_eq!(
+        c.get(&k).unwrap().as_deref(),
+        Some(&b"hello"[..]),
+        "1.5 s late"
+    );
+    let later = slow_link(&mc, 1 << 20, Duration::from_millis(4000));
+    let c = preset(&later.addr);
+    let started = Instant::now();
+    let e = c.get(&k).unwrap_err();
+    assert!(matches!(e, Error::IoTimeout { .. }), "{e}");
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(2000) && took < Duration::from_millis(3900),
+        "ends at the 2.5 s operation timeout: {took:?}"
+    );
+    assert!(c.server_states()[0].alive, "a timeout takes no node out");
+}

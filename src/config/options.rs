@@ -1114,7 +1114,13 @@ pub static PRESETS: &[Preset] = &[
             ("value_format", "spymemcached"),
             ("distribution", "spymemcached:locator=array_mod,hash=native"),
             ("failover", "rehash"),
+            // DEFAULT_OPERATION_TIMEOUT bounds the whole operation, and nothing shorter
+            // bounds a read of it: a reply 1.5 s late is read (measured with spymemcached
+            // 2.12.3); a timed-out operation does not take the node out (only a lost
+            // connection does, FailureMode.Redistribute)
             ("operation_timeout", "2500ms"),
+            ("io_timeout", "2500ms"),
+            ("io_timeout_marks_dead", "false"),
             ("retry_timeout_max", "30s"),
             ("compression", "true"),
             ("min_idle", "1"),
