@@ -69,8 +69,9 @@ sub _seconds {
     my ($conf, $name, $zero) = @_;
     my $v = $conf->{$name};
     return undef unless defined $v;
-    # The core's own text form ('250ms', '2s') is taken as it is.
-    return "$v" if !ref $v && $v =~ /^[0-9]+(?:\.[0-9]+)?(?:ms|us|s)$/;
+    # The core's own text form (a number and a unit: '250ms', '1.5S', ' 2 s', '.5s') is the
+    # core's to read, in any case and with white space, as for every core option.
+    return "$v" if !ref $v && $v =~ /^\s*(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*[^\W\d_]+\s*\z/;
     my $s = _num($conf, $name, 0, $MAX_SECONDS, 'seconds');
     return $s <= 0 ? $zero : int($s * 1e6 + 0.5) . 'us';
 }
@@ -293,9 +294,10 @@ sub new {
         return Mcpool::NoServers::class_for($class)->_empty($conf);
     }
     my ($addr, $raw) = _server_list($conf->{servers}, 'Mcpool->new');
-    # Cache::Memcached::Fast's Ketama (ketama_points above 0, no distribution by name)
+    # Cache::Memcached::Fast's Ketama (ketama_points above 0; with a distribution by name
+    # too, the core refuses the two placements, naming both)
     my $points = int(_num($conf, 'ketama_points', 0, $U32) // 0);
-    my $ketama = $points > 0 && !defined $conf->{distribution} ? $points : 0;
+    my $ketama = $points > 0 ? $points : 0;
     my $weight = _core_weights($addr, $raw, $ketama, 'Mcpool->new');
 
     my $core = _core_options($conf, $ketama);
@@ -965,7 +967,9 @@ a store's C<SERVER_ERROR> reply, which answers that store and leaves the connect
 
 mcpool extensions: connections per server the client may open (the core's C<max_size>; the
 preset's default), and any placement profile of the core by name (e.g.
-C<libmemcached-ketama>), which overrides C<ketama_points>.
+C<libmemcached-ketama>). Given with C<ketama_points> above 0 it is refused (C<option
+distribution given twice (as ketama_points and distribution)>): two placements, never one
+silently overriding the other.
 
 =item preset
 
@@ -1009,8 +1013,9 @@ was C<utf8::upgrade>d. (The C<namespace> is the exception: its bytes as Perl hol
 Cache::Memcached::Fast sends it.)
 
 Where a name is both Cache::Memcached::Fast's and the core's, Cache::Memcached::Fast's meaning
-wins: C<connect_timeout> and C<io_timeout> are seconds (the core's text forms such as
-C<'250ms'> are accepted too), C<max_size> is the largest value (the core's C<max_value_size>);
+wins: C<connect_timeout>, C<io_timeout>, C<select_timeout> and C<failure_timeout> are
+seconds (a number and a unit is the core's text form, read as the core reads it, in any case
+and with white space: C<'250ms'>, C<'1.5S'>, C<' 2 s'>), C<max_size> is the largest value (the core's C<max_value_size>);
 the pool's size is C<pool_size>. A bad value croaks naming the option, the value and the
 accepted form (C<Mcpool-E<gt>new: protocol: option protocol: bad value "smoke": ...>); an
 unknown name warns (C<Unknown arguments: ...>), as in Cache::Memcached::Fast.

@@ -212,7 +212,9 @@ for my $opt (sort keys %numeric) {
         my $shown = ref $bad ? 'a reference' : "'$bad'";
         my $ok = eval { local $SIG{__WARN__} = sub {}; Mcpool->new({ servers => [$srv], $opt => $bad }); 1 };
         ok(!$ok, "item 11: $opt => $shown croaks at construction");
-        like($@, qr/^Mcpool->new: $opt must be /, '... naming the option: ' . ($@ =~ s/ at .*//sr));
+        # a number and a word ('1abc') is the core's to read, as a duration with a unit
+        like($@, qr/^Mcpool->new: $opt(?: must be |: option \w+: bad value "1abc": not a duration)/,
+             '... naming the option: ' . ($@ =~ s/ at .*//sr));
     }
     next unless $numeric{$opt};    # a negative number has a meaning (off) for the other two
     ok(!eval { Mcpool->new({ servers => [$srv], $opt => -1 }); 1 }, "item 11: $opt => -1 croaks");
@@ -239,6 +241,25 @@ for my $w ('abc', 2**32, 9**9**9, 'nan', [1]) {
     });
     ok($ok->set("${p}edge", 'v'), 'the edges of every range are accepted (and the client works)');
     ok(Mcpool->new({ servers => [$srv], io_timeout => ' 1.5 ' }), 'a number in a string with spaces is fine');
+}
+# The core's duration forms under the Cache::Memcached::Fast names, in any case and with white
+# space, as every core option reads them (tester finding options 3: '1.5S' and ' 2s' were
+# refused there, accepted under operation_timeout). '300MS' against a silent listener ends the
+# read after about 0.3 s (a bare 300 would be seconds).
+for my $name (qw(io_timeout connect_timeout select_timeout failure_timeout)) {
+    for my $v ('250MS', '1.5S', ' 2s', '.5s', '2 s', '500 us') {
+        ok(Mcpool->new({ servers => [$srv], $name => $v }), "$name '$v' is a duration");
+    }
+    ok(!eval { Mcpool->new({ servers => [$srv], $name => '5 parsecs' }); 1 }, "$name '5 parsecs' croaks");
+    like($@, qr/\Q$name\E/, '... naming it');
+}
+{
+    my $silent = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0, Listen => 5)
+        or die "listen: $!";
+    my $m = Mcpool->new({ servers => ['127.0.0.1:' . $silent->sockport], io_timeout => '300MS' });
+    my $t0 = time;
+    ok(!defined $m->get('k'), 'a silent server: no value');
+    cmp_ok(time - $t0, '<', 20, "io_timeout '300MS' is 0.3 s, not 300 s");
 }
 
 for my $ns ([], {}, \'x', sub { 1 }) {

@@ -93,4 +93,16 @@ for my $o ([ fail_open => 'maybe' ], [ protocol => 'smoke' ], [ io_timeout => 'a
         '[::ffff:127.0.0.1]:11314', '127.0.0.1:11315'], "CMF's '::1:PORT' is [::1]:PORT; host:port:name unchanged");
 }
 
+# Two placements given (tester finding options 2): ketama_points above 0 and a distribution by
+# name are refused, naming both, as the core refuses any option set twice; either alone works.
+for my $d ('cmf-ketama:150', 'libmemcached-ketama') {
+    my $m = eval { Mcpool->new({ servers => ['127.0.0.1:11311'], ketama_points => 100,
+                                 distribution => $d }) };
+    ok(!$m, "ketama_points 100 with distribution $d is refused");
+    like($@, qr/distribution given twice \(as ketama_points and distribution\)/, '... naming both');
+    ok(Mcpool->new({ servers => ['127.0.0.1:11311'], distribution => $d }), "$d alone builds");
+    ok(Mcpool->new({ servers => ['127.0.0.1:11311'], ketama_points => 0, distribution => $d }),
+       "$d with ketama_points 0 builds");
+}
+
 done_testing;
