@@ -1429,6 +1429,7 @@ _new(class, addrs, weights, core, opts)
         MAGIC *mg;
         STRLEN len;
         const char *s;
+        SV *utf8_opt;
     CODE:
         /* core: [perl name, core name, value] triples from lib/Mcpool.pm, set in order by
          * name (the preset first); the core checks every value. */
@@ -1499,7 +1500,8 @@ _new(class, addrs, weights, core, opts)
             if (mcpool_config_set_operation_callback(cfg, mcp_op_callback, m->ops) != MCPOOL_OK)
                 croak("Mcpool->new: %s", mcpool_last_error_message());
         }
-        m->utf8 = SvTRUE(*hv_fetchs(opts, "utf8", 1));
+        utf8_opt = *hv_fetchs(opts, "utf8", 1);
+        m->utf8 = SvTRUE(utf8_opt);
         m->deserialize = SvTRUE(*hv_fetchs(opts, "deserialize", 1));
         m->serialize = SvTRUE(*hv_fetchs(opts, "serialize", 1));
         m->freeze = newSVsv(*hv_fetchs(opts, "freeze", 1));
@@ -1515,6 +1517,14 @@ _new(class, addrs, weights, core, opts)
             MCP_CORE(st = mcpool_client_new(cfg, &m->client));
             if (st != MCPOOL_OK)
                 mcp_croak_status(aTHX_ "building the client", st);
+            if (!SvOK(utf8_opt)) {
+                /* utf8 not given: on under mcpool's own format, however its name was
+                 * written ('MCPOOL', a preset's), as the core has it in force */
+                const char *fmt = NULL;
+                size_t fmt_len = 0;
+                m->utf8 = mcpool_client_value_format(m->client, &fmt, &fmt_len) == MCPOOL_OK &&
+                          fmt_len == 6 && memcmp(fmt, "mcpool", 6) == 0;
+            }
             /* What the value format says, asked once: whether flags 0 are plain bytes (the
              * reads' fast path), and each kind's flags for set_multi (-1: none) */
             m->zero_plain = mcpool_client_flags_kind(m->client, 0, &zk) == MCPOOL_OK &&

@@ -306,12 +306,11 @@ sub new {
     Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
         unless ref $ser eq 'ARRAY' && ref $ser->[0] eq 'CODE' && ref $ser->[1] eq 'CODE';
 
-    # The value format (flags and wire forms): Cache::Memcached::Fast's unless told otherwise.
-    my $format = $conf->{value_format} // 'cache-memcached-fast';
     my %o = (
         serialize   => ($conf->{serialize} // 1) ? 1 : 0,
         # character strings are text in mcpool's own format; as Cache::Memcached::Fast elsewhere
-        utf8        => ($conf->{utf8} // ($format eq 'mcpool')) ? 1 : 0,
+        # (not given: the XS asks the core which format is in force, whatever spelled it)
+        utf8        => defined $conf->{utf8} ? ($conf->{utf8} ? 1 : 0) : undef,
         deserialize => ($conf->{deserialize} // 1) ? 1 : 0,
         freeze      => $ser->[0],
         thaw        => $ser->[1],
@@ -944,8 +943,9 @@ still serializes it (flag 1), for readers that thaw.
 
 Store character strings (the UTF8 flag on: decoded, or C<utf8::upgrade>d even when ASCII) as
 UTF-8 text (flag 4 in Cache::Memcached's layout), and decode text on reading (as a character
-string, the UTF8 flag on). Off by default, except under C<value_format =E<gt> 'mcpool'>:
-then a string with wide characters croaks ("Wide character"), as with Cache::Memcached::Fast.
+string, the UTF8 flag on). Off by default, except when the value format in force is mcpool's
+(C<value_format =E<gt> 'mcpool'>, in any spelling the core takes: C<'MCPOOL'> too); off,
+a string with wide characters croaks ("Wide character"), as with Cache::Memcached::Fast.
 
 =item max_size
 

@@ -200,6 +200,23 @@ my ($w, $v) = warned { $noser->get("${p}r") };
 ok !defined $v, 'serialize => 0: a Storable image is not returned';
 like "@$w", qr/\Q${p}r\E/, 'with a warning naming the key';
 
+# utf8 defaults on under mcpool's format however its name is written (tester finding values 1:
+# 'MCPOOL' stored an upgraded "caf\x{e9}" as Latin-1 bytes under flags 0, and croaked on a
+# wide character, where 'mcpool' stored UTF-8 text); utf8 => 0 given stays off.
+for my $name ('mcpool', 'MCPOOL', 'Mcpool', ' mcpool ') {
+    my $m = Mcpool->new({ servers => [$srv], value_format => $name });
+    my $s = "caf\x{e9}";
+    utf8::upgrade($s);
+    ok $m->set("${p}case", $s), "value_format '$name': an upgraded string";
+    is_deeply [raw_get("${p}case")], [$TEXT, "caf\xc3\xa9"], '... is UTF-8 text';
+    ok $m->set("${p}wide", "\x{2603}"), '... a wide character is stored';
+    ok utf8::is_utf8($m->get("${p}case")), '... read back as a character string';
+}
+{
+    my $m = Mcpool->new({ servers => [$srv], value_format => 'MCPOOL', utf8 => 0 });
+    ok !eval { $m->set("${p}wide", "\x{2603}"); 1 }, 'utf8 => 0 given: a wide character croaks';
+}
+
 eval { Mcpool->new({ servers => [$srv], value_format => 'nope' }) };
 like $@, qr/value_format/, 'an unknown value_format croaks naming the option';
 
