@@ -1121,3 +1121,34 @@ fn words_are_read_in_any_case_in_every_option() {
         "{m}"
     );
 }
+
+/// Tester finding values 2: `value_format` took a client's other names (`cmf`, `memcache`,
+/// any case, `_` for `-`) where `preset` refused them. One rule for both now.
+#[test]
+fn value_format_and_preset_take_the_same_client_names() {
+    for (given, canonical) in [
+        ("cmf", "cache-memcached-fast"),
+        ("Cache::Memcached::Fast", "cache-memcached-fast"),
+        ("cache::memcached", "cache-memcached"),
+        ("memcache", "python-memcached"),
+        (" Python_Memcache ", "python-memcached"),
+        ("PYLIBMC", "pylibmc"),
+    ] {
+        let by_preset = ClientBuilder::new()
+            .set("preset", given)
+            .unwrap_or_else(|e| panic!("preset {given:?}: {e}"))
+            .server("127.0.0.1:1")
+            .build()
+            .unwrap();
+        let by_format = ClientBuilder::new()
+            .set("value_format", given)
+            .unwrap_or_else(|e| panic!("value_format {given:?}: {e}"))
+            .server("127.0.0.1:1")
+            .build()
+            .unwrap();
+        for c in [&by_preset, &by_format] {
+            assert_eq!(c.config().values.format.to_string(), canonical, "{given:?}");
+        }
+    }
+    assert!(ClientBuilder::new().set("preset", "mcpool").is_err());
+}

@@ -973,7 +973,7 @@ fn config_text(e: &Error) -> String {
 
 /// The preset named `name`.
 pub fn preset(name: &str) -> Option<&'static Preset> {
-    let norm = name.trim().to_ascii_lowercase().replace('_', "-");
+    let norm = crate::value::format::client_name(name);
     PRESETS.iter().find(|p| p.name == norm)
 }
 

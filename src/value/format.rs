@@ -518,20 +518,27 @@ impl fmt::Display for ValueFormat {
     }
 }
 
+/// A client's name as the options take it, for `value_format` and `preset` alike: in any
+/// case, `_` for `-`, white space around ignored, and the other names of a client
+/// (`cmf`, `Cache::Memcached::Fast`; `memcache`, `python-memcache` for python-memcached)
+/// mapped to the one used here.
+pub(crate) fn client_name(s: &str) -> String {
+    let s = s.trim().to_ascii_lowercase().replace('_', "-");
+    match s.as_str() {
+        "cmf" | "cache::memcached::fast" => "cache-memcached-fast".into(),
+        "cache::memcached" => "cache-memcached".into(),
+        "memcache" | "python-memcache" => "python-memcached".into(),
+        _ => s,
+    }
+}
+
 impl std::str::FromStr for ValueFormat {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        let s = s.trim().to_ascii_lowercase().replace('_', "-");
-        let alias = match s.as_str() {
-            "cache-memcached-fast" | "cmf" | "cache::memcached::fast" => {
-                Some(ValueFormat::CacheMemcachedFast)
-            }
-            "cache::memcached" => Some(ValueFormat::CacheMemcached),
-            "memcache" | "python-memcache" => Some(ValueFormat::PythonMemcached),
-            _ => None,
-        };
-        alias
-            .or_else(|| ValueFormat::ALL.into_iter().find(|f| f.name() == s))
+        let s = client_name(s);
+        ValueFormat::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
             .ok_or_else(|| {
                 let names: Vec<&str> = ValueFormat::ALL.iter().map(|f| f.name()).collect();
                 Error::Config(format!(

@@ -203,8 +203,8 @@ pub(crate) fn typed_value(
     };
     if kind == Kind::Int && parse_decimal(&body).is_none() && decimal_text(&body).is_some() {
         return Err(crate::error::Error::ValueFormat(format!(
-            "{}: the integer {} is beyond 64 bits (-2**63..2**63-1), which a typed read \
-                 cannot hold; the byte API (get) delivers its exact digits",
+            "{}: the integer {} is outside the signed 64-bit range (-2**63..2**63-1), which \
+                 a typed read cannot hold; the byte API (get) delivers its exact digits",
             who(),
             String::from_utf8_lossy(&body)
         )));
@@ -327,7 +327,8 @@ mod tests {
         // A typed read of an integer beyond 64 bits: an error saying so, with the digits.
         let e = typed_value(b"k", 4, Kind::Int, big.to_vec()).unwrap_err();
         assert!(
-            e.to_string().contains("beyond 64 bits") && e.to_string().contains("\"k\""),
+            e.to_string().contains("outside the signed 64-bit range")
+                && e.to_string().contains("\"k\""),
             "{e}"
         );
         let e = typed_value(b"k", 4, Kind::Int, b"12x".to_vec()).unwrap_err();
