@@ -1152,3 +1152,18 @@ fn value_format_and_preset_take_the_same_client_names() {
     }
     assert!(ClientBuilder::new().set("preset", "mcpool").is_err());
 }
+
+/// Tester finding python 7: `max_size = -1` said "not a whole number"; it is one, out of
+/// range, and the message says so (as for 0), as it does for one beyond 64 bits.
+#[test]
+fn a_whole_number_out_of_range_is_said_to_be_out_of_range() {
+    for v in ["-1", "0", "18446744073709551616", "99999999999999999999999"] {
+        let e = message(ClientBuilder::new().set("max_size", v).unwrap_err());
+        assert!(e.contains("out of range"), "{v}: {e}");
+        assert!(!e.contains("not a whole number"), "{v}: {e}");
+    }
+    for v in ["abc", "1.5", "-", ""] {
+        let e = message(ClientBuilder::new().set("max_size", v).unwrap_err());
+        assert!(!e.contains("out of range"), "{v}: {e}");
+    }
+}

@@ -186,10 +186,19 @@ impl OptionSpec {
             Apply::Bool(_) => parse_bool(v)
                 .map(Value::Bool)
                 .ok_or_else(|| "not a boolean".to_owned()),
-            Apply::U32(..) | Apply::Usize(..) => v
-                .parse()
-                .map(Value::Integer)
-                .map_err(|_| "not a whole number".to_owned()),
+            Apply::U32(..) | Apply::Usize(..) => v.parse().map(Value::Integer).map_err(|_| {
+                // A whole number below 0 or beyond 64 bits is one, out of range.
+                let digits = v.strip_prefix('-').unwrap_or(v);
+                if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+                    match self.apply {
+                        Apply::U32(_, lo, hi) => self.range_text(&lo, &hi),
+                        Apply::Usize(_, lo, hi) => self.range_text(&lo, &hi),
+                        _ => "out of range".to_owned(),
+                    }
+                } else {
+                    "not a whole number".to_owned()
+                }
+            }),
             Apply::F64(..) => v
                 .parse()
                 .map(Value::Fraction)
@@ -241,12 +250,7 @@ impl OptionSpec {
         // The row's `accepted` names the range when it has one (a row whose setter checks
         // its own range passes the type's whole range here).
         let out_of = |lo: &dyn std::fmt::Display, hi: &dyn std::fmt::Display| {
-            let why = if self.accepted.is_empty() {
-                format!("out of range {lo} to {hi}")
-            } else {
-                "out of range".to_owned()
-            };
-            self.bad(shown, &why)
+            self.bad(shown, &self.range_text(lo, hi))
         };
         Ok(match (self.apply, value) {
             (Apply::Duration(f), Value::Duration(d)) => {
@@ -304,6 +308,16 @@ impl OptionSpec {
             format!("<redacted, {} bytes>", t.len())
         } else {
             format!("{t:?}")
+        }
+    }
+
+    /// Why a number outside `lo..=hi` is refused (the range itself when the accepted form
+    /// does not say it).
+    fn range_text(&self, lo: &dyn std::fmt::Display, hi: &dyn std::fmt::Display) -> String {
+        if self.accepted.is_empty() {
+            format!("out of range {lo} to {hi}")
+        } else {
+            "out of range".to_owned()
         }
     }
 

@@ -1173,3 +1173,38 @@ def test_a_timeout_raises_pylibmcs_base_error_not_connection_error(prefix, black
         seen[mod.__name__] = steps
     assert seen["pylibmc"] == seen["mcpool.compat.pylibmc"]
     assert seen["pylibmc"][0] == ("raised", "Error")
+
+
+def test_incr_multi_refuses_a_delta_pylibmc_would_apply_modulo_2_32(server, prefix):
+    """pylibmc parses incr_multi's delta as a C unsigned int: 2**32+1 adds 1, 2**40 adds 0
+    (tester finding python 1). Such a delta is refused (OverflowError, nothing sent), never
+    applied as another amount; up to 2**32-1 both apply it exactly."""
+    r = real_pylibmc.Client([server.addr])
+    c = compat_pylibmc.Client([server.addr])
+    k = prefix + "ctr"
+    for big in (2 ** 32 + 1, 2 ** 40, 2 ** 63):
+        r.set(k, "5")
+        r.incr_multi([k], delta=big)
+        assert int(r.get(k)) != 5 + big, "pylibmc applies another amount"
+        c.set(k, "5")
+        with pytest.raises(OverflowError):
+            c.incr_multi([k], delta=big)
+        assert int(c.get(k)) == 5, "nothing sent"
+    for exact in (1, 2 ** 31, 2 ** 32 - 1):
+        for client in (r, c):
+            client.set(k, "5")
+            client.incr_multi([k], delta=exact)
+            assert int(client.get(k)) == 5 + exact, (client, exact)
+
+
+def test_the_exception_classes_are_written_out_for_type_checkers():
+    """mypy reads the module's source (the package ships py.typed): classes made at run time
+    with globals()[name] = type(...) were invisible to it ("Module has no attribute
+    NotFound", tester finding python 5). Each is a class statement of the module."""
+    import ast
+    with open(compat_pylibmc.__file__) as f:
+        tree = ast.parse(f.read())
+    defined = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    names = [n for n, _ in compat_pylibmc.exceptions]
+    assert set(names) - {"Error"} <= defined, set(names) - defined
+    assert all(issubclass(e, compat_pylibmc.Error) for _, e in compat_pylibmc.exceptions)

@@ -648,7 +648,9 @@ class Client:
 
     def delete(self, key, time=None, noreply=False):
         """1 when the server answered (the key is gone, whether it existed or not), 0 when
-        it could not be reached."""
+        it could not be reached. ``time`` is accepted and not sent: the key is deleted now.
+        python-memcached sends ``delete key time``, which memcached 1.4 and later refuse
+        (``CLIENT_ERROR bad command line format``): there it returns 0 and the key stays."""
         key = self._key(key)
         if self._mc is None:
             return 0
@@ -665,7 +667,8 @@ class Client:
         not be reached (dead, its connect refused or timed out, its connection closed), as
         python-memcached, which leaves out the keys of a server it cannot connect to and
         whose readline takes a closed connection for an empty line; 0 when a reply timed
-        out or any other failure."""
+        out or any other failure. ``time`` is accepted and not sent, as for ``delete``
+        (python-memcached sends it, memcached refuses each such delete, and the keys stay)."""
         self._statlog("delete_multi")
         pairs = self._prefixed(keys, key_prefix)
         if self._mc is None:
