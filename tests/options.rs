@@ -1167,3 +1167,34 @@ fn a_whole_number_out_of_range_is_said_to_be_out_of_range() {
         assert!(!e.contains("out of range"), "{v}: {e}");
     }
 }
+
+/// Tester finding options 4: libmemcached reads an on/off behavior as a number, any non-zero
+/// one on (`KETAMA=2` places keys as ketama there, and pylibmc takes `{"ketama": 2}`); the
+/// placement settings refused `ketama=2`.
+#[test]
+fn a_placement_flag_is_on_for_any_non_zero_number() {
+    use mcpool::route::Distribution;
+    for (client, word) in [
+        ("libmemcached", "ketama"),
+        ("pylibmc", "ketama"),
+        ("libmemcached", "ketama_weighted"),
+        ("libmemcached", "sort_hosts"),
+    ] {
+        let on: Distribution = format!("{client}:{word}=1").parse().unwrap();
+        let off: Distribution = format!("{client}:{word}=0").parse().unwrap();
+        for n in ["2", "5", "0001"] {
+            let d: Distribution = format!("{client}:{word}={n}")
+                .parse()
+                .unwrap_or_else(|e| panic!("{client}:{word}={n}: {e}"));
+            let parts =
+                |d: &Distribution| format!("{d:?}").split_once("parts:").unwrap().1.to_owned();
+            assert_eq!(parts(&d), parts(&on), "{client}:{word}={n}");
+        }
+        let zero: Distribution = format!("{client}:{word}=000").parse().unwrap();
+        let parts = |d: &Distribution| format!("{d:?}").split_once("parts:").unwrap().1.to_owned();
+        assert_eq!(parts(&zero), parts(&off));
+        assert!(format!("{client}:{word}=maybe")
+            .parse::<Distribution>()
+            .is_err());
+    }
+}

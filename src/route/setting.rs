@@ -128,11 +128,24 @@ fn bad_value(client: Client, word: &str, value: &str, valid: &[&str]) -> Error {
     ))
 }
 
+/// An on/off setting: a word, or any whole number, non-zero on, as libmemcached reads a
+/// behavior's `uint64_t` (`ketama=2` is on there, and in pylibmc's `behaviors`).
 fn flag(client: Client, word: &str, value: &str) -> Result<bool> {
     match value {
-        "1" | "true" | "on" | "yes" => Ok(true),
-        "0" | "false" | "off" | "no" => Ok(false),
-        _ => Err(bad_value(client, word, value, &["1", "0", "true", "false"])),
+        "true" | "on" | "yes" => Ok(true),
+        "false" | "off" | "no" => Ok(false),
+        _ => {
+            if !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit()) {
+                Ok(value.bytes().any(|c| c != b'0'))
+            } else {
+                Err(bad_value(
+                    client,
+                    word,
+                    value,
+                    &["a whole number (0 off, any other on)", "true", "false"],
+                ))
+            }
+        }
     }
 }
 
