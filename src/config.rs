@@ -1,6 +1,7 @@
 //! Client configuration and its builder. Every setter documents its default and, where
 //! one exists, the Whalin `SockIOPool` name (`#[doc(alias)]`).
 
+pub(crate) mod libmemcached_config;
 pub mod options;
 
 use crate::address::ServerSpec;

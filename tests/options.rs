@@ -1198,3 +1198,52 @@ fn a_placement_flag_is_on_for_any_non_zero_number() {
             .is_err());
     }
 }
+
+/// Tester finding options 5: a libmemcached user's configuration string had no equivalent.
+/// Option `libmemcached_config` reads it, on every surface (by name): its servers and
+/// weights, placement (the words before the last server set before the servers were added,
+/// as libmemcached applies them; checked against libmemcached itself in tests/placement.rs),
+/// and options over the libmemcached preset.
+#[test]
+fn a_libmemcached_configuration_string_configures_the_client() {
+    let c = ClientBuilder::new()
+        .set(
+            "libmemcached_config",
+            "--DISTRIBUTION=consistent --SERVER=127.0.0.1:11311/?2 --SERVER=127.0.0.2:11312 \
+             --SERVER=127.0.0.3 --HASH=MD5 --BINARY-PROTOCOL --POLL-TIMEOUT=750 \
+             --CONNECT-TIMEOUT=300 --RETRY-TIMEOUT=4 --NAMESPACE=app:",
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+    let cfg = c.config();
+    let servers: Vec<String> = cfg.servers.iter().map(|s| s.addr.to_string()).collect();
+    assert_eq!(
+        servers,
+        ["127.0.0.1:11311", "127.0.0.2:11312", "127.0.0.3:11211"]
+    );
+    assert_eq!(cfg.servers[0].weight, 2);
+    assert_eq!(
+        cfg.distribution.to_string(),
+        "libmemcached:distribution=consistent;hash=md5"
+    );
+    assert_eq!(cfg.io_timeout, Duration::from_millis(750));
+    assert_eq!(cfg.connect_timeout, Duration::from_millis(300));
+    assert_eq!(cfg.retry_timeout, Duration::from_secs(4));
+    assert_eq!(cfg.key_prefix, b"app:");
+    assert_eq!(cfg.protocol, mcpool::Protocol::Binary);
+    assert_eq!(
+        cfg.values.format.to_string(),
+        "libmemcached",
+        "the preset under it"
+    );
+    let e = message(
+        ClientBuilder::new()
+            .set("libmemcached_config", "--SERVER=a:1 --USE-UDP")
+            .unwrap_err(),
+    );
+    assert!(
+        e.contains("libmemcached_config") && e.contains("USE-UDP"),
+        "{e}"
+    );
+}

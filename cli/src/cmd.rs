@@ -39,11 +39,30 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
 
 /// The client's builder from the global options, every option applied and checked (a bad
 /// one is an error), for `servers`.
+/// The options applied before every other, whatever their place on the command line.
+const PRESET_LIKE: [&str; 2] = ["preset", "libmemcached_config"];
+
+/// True when a libmemcached configuration string among the options names servers (then no
+/// private memcached is started for want of --servers).
+pub(crate) fn config_names_servers(g: &Globals) -> bool {
+    g.options.iter().any(|(n, v)| {
+        n == "libmemcached_config"
+            && ClientBuilder::new()
+                .set(n, v)
+                .ok()
+                .and_then(|b| b.into_config().ok())
+                .is_some_and(|c| !c.servers.is_empty())
+    })
+}
+
 fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String> {
     let mut b = ClientBuilder::new().min_idle(0);
-    // A preset first, whatever its place: every other option overrides it.
-    for (name, value) in g.options.iter().filter(|(n, _)| n == "preset") {
-        b = b.set(name, value).map_err(|e| e.to_string())?;
+    // A preset first, whatever its place, then a libmemcached configuration string (a
+    // preset and its client's words): every other option overrides them.
+    for first in PRESET_LIKE {
+        for (name, value) in g.options.iter().filter(|(n, _)| n == first) {
+            b = b.set(name, value).map_err(|e| e.to_string())?;
+        }
     }
     if let Some(w) = &g.weights {
         if w.len() != servers.len() {
@@ -77,7 +96,11 @@ fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String
         return Err("--ketama-points needs --distribution (e.g. --distribution cmf-ketama)".into());
     }
     // Every other option in command-line order, whatever its spelling: the later wins.
-    for (name, value) in g.options.iter().filter(|(n, _)| n != "preset") {
+    for (name, value) in g
+        .options
+        .iter()
+        .filter(|(n, _)| !PRESET_LIKE.contains(&n.as_str()))
+    {
         b = b.set(name, value).map_err(|e| e.to_string())?;
     }
     Ok(b)
@@ -791,7 +814,8 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         Err(e) => return fail(e),
     };
     let _private;
-    if g.servers.is_empty() {
+    let private = g.servers.is_empty() && !config_names_servers(g);
+    if private {
         if let Some(what) = needs_real_server(g) {
             return usage_error(&format!(
                 "{what} given without --servers: the private memcached used without \
@@ -805,7 +829,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             return fail(e);
         }
     }
-    let servers = if g.servers.is_empty() {
+    let servers = if private {
         // "For its duration": it ends with this process, whatever ends it (a signal too).
         let spawn = Spawn {
             threads: 1,

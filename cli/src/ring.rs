@@ -145,8 +145,10 @@ struct Placement {
 impl Placement {
     /// The client of these options (as a command builds it; no connection is opened).
     fn new(g: &Globals) -> Result<Self, Fail> {
-        if g.servers.is_empty() {
-            return Err(usage("ring needs --servers"));
+        if g.servers.is_empty() && !crate::cmd::config_names_servers(g) {
+            return Err(usage(
+                "ring needs --servers (or --libmemcached-config with --SERVER words)",
+            ));
         }
         let client = crate::cmd::client_from(g, &g.servers).map_err(usage)?;
         Ok(Placement {

@@ -1917,3 +1917,28 @@ fn stats_client_reaches_every_server_whatever_ops() {
         }
     }
 }
+
+/// A libmemcached configuration string names the servers: no private memcached is started
+/// for want of --servers, the string's server is used, and `ring` reports its placement.
+#[test]
+fn a_libmemcached_config_with_servers_is_used_without_a_private_server() {
+    let mc = Memcached::start(&[]);
+    let conf = format!("--SERVER={} --DISTRIBUTION=consistent", mc.addr());
+    let o = mcpool(&["--libmemcached-config", &conf, "set", "lmk", "lmv"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("private memcached"));
+    let o = mcpool(&["--servers", &mc.addr(), "get", "lmk"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "lmv", "stored on its server");
+    let keys = std::env::temp_dir().join(format!("lmcfg-keys-{}", std::process::id()));
+    std::fs::write(&keys, "a\nb\n").unwrap();
+    let o = mcpool(&[
+        "--libmemcached-config",
+        "--SERVER=127.0.0.1:1/?2 --SERVER=127.0.0.2:2 --DISTRIBUTION=consistent",
+        "ring",
+        "--keys",
+        keys.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_file(&keys);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
+}

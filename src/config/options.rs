@@ -656,6 +656,12 @@ pub static OPTIONS: &[OptionSpec] = &[
         "apply a legacy client's value format, placement, timeouts and compression (set it \
          first: later options override it)",
         Apply::Text(set_preset)),
+    row!("libmemcached_config", Text, "", "", "a libmemcached configuration string",
+        "libmemcached's memcached(\"--SERVER=a:11211/?2 --DISTRIBUTION=consistent ...\") \
+         words: the libmemcached preset, then each word in order (servers, placement, \
+         timeouts, failover, namespace; set it first: later options override it; \
+         docs/options.md)",
+        Apply::Text(super::libmemcached_config::apply)),
     row!("servers", Servers, "", "", "",
         "the servers, in order (placement depends on the order); replaces the list",
         Apply::Text(set_servers)),

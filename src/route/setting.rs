@@ -1,7 +1,7 @@
 //! Client settings in the old client's own words, e.g. `pylibmc:ketama=1,hash=md5` or
 //! `twemproxy:hash=fnv1a_64,distribution=ketama`, resolved to [`Parts`] the way that client
 //! resolves them (libmemcached applies behaviors in the order written, after the servers are
-//! added; pylibmc applies its constructor's behaviors in its own fixed order, before the
+//! added, or `BEFORE;AFTER` them; pylibmc applies its constructor's behaviors in its own fixed order, before the
 //! servers, and each later `set_behaviors` call, a `;`-separated group, after them).
 //! The syntax and every accepted word are in `docs/placement.md`.
 
@@ -417,10 +417,17 @@ fn pairs_text(pairs: &[(String, String)]) -> String {
 /// (`mc.behaviors = {...}`, `mc.behaviors[k] = v`), each group in pylibmc's own order.
 pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
     let groups: Vec<&str> = body.split(';').collect();
-    if groups.len() > 1 && client != Client::Pylibmc {
+    let most = match client {
+        Client::Pylibmc => usize::MAX,
+        Client::Libmemcached => 2,
+        _ => 1,
+    };
+    if groups.len() > most {
         return Err(Error::Config(format!(
             "{}: `;` separates the behaviors of a pylibmc client's later set_behaviors \
-             calls; a {} setting is one list WORD=VALUE,WORD=VALUE,...",
+             calls, or a libmemcached client's behaviors set before its servers were added \
+             from those set after (BEFORE;AFTER, one `;`); a {} setting is one list \
+             WORD=VALUE,WORD=VALUE,...",
             client.name(),
             client.name()
         )));
@@ -441,10 +448,19 @@ pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
     let pairs = &groups[0];
     let parts = match client {
         Client::Libmemcached => {
-            // A C program usually adds its servers first; then each call in order.
+            // A C program usually adds its servers first; then each call in order. With
+            // BEFORE;AFTER (a configuration string's words before its first --SERVER, say),
+            // the first group's calls come before the servers are added.
             let mut lm = Lm::new();
+            let (before, after) = match groups.as_slice() {
+                [before, after] => (before.as_slice(), after.as_slice()),
+                _ => (&[][..], pairs.as_slice()),
+            };
+            for (w, v) in before {
+                lm.apply(client, w, v)?;
+            }
             lm.add_servers();
-            for (w, v) in pairs {
+            for (w, v) in after {
                 lm.apply(client, w, v)?;
             }
             lm.parts()

@@ -13,6 +13,8 @@
  *         added: hash=md5|crc|fnv1_64|fnv1a_64|fnv1_32|fnv1a_32|hsieh|murmur|jenkins|default,
  *         ketama=0|1, ketama_weighted=0|1, distribution=modula|consistent|consistent_ketama|
  *         consistent_ketama_spy|consistent_weighted)
+ *       | config:WORDS (a configuration string given to memcached(): WORDS with the first
+ *         "{S}" replaced by the servers as --SERVER=H:P/?W or --SOCKET="PATH/?W" words)
  *
  * Build: cc -O2 -o place-libmemcached place-libmemcached.c -lmemcached
  */
@@ -58,6 +60,67 @@ static void check(memcached_return_t rc, const char *what)
   }
 }
 
+static void print_places(memcached_st *memc)
+{
+  char line[4096];
+  while (fgets(line, sizeof line, stdin)) {
+    size_t n = strlen(line);
+    if (n && line[n - 1] == '\n')
+      line[--n] = 0;
+    if (!n)
+      continue;
+    uint32_t idx = memcached_generate_hash(memc, line, n);
+    const memcached_instance_st *inst = memcached_server_instance_by_position(memc, idx);
+    if (memcached_server_name(inst)[0] == '/')
+      printf("%s\t%s\n", line, memcached_server_name(inst));
+    else
+      printf("%s\t%s:%u\n", line, memcached_server_name(inst),
+             (unsigned)memcached_server_port(inst));
+  }
+}
+
+/* config: mode: the servers written into the configuration string at "{S}". */
+static int by_config(const char *words, const char *servers_arg, const char *weights_arg)
+{
+  char conf[65536];
+  size_t at = 0;
+  const char *mark = strstr(words, "{S}");
+  if (!mark) {
+    fprintf(stderr, "config: no {S} in %s\n", words);
+    return 2;
+  }
+  at += (size_t)snprintf(conf + at, sizeof conf - at, "%.*s", (int)(mark - words), words);
+  char *servers = strdup(servers_arg), *save = NULL, *wsave = NULL;
+  char *weights = strcmp(weights_arg, "-") != 0 ? strdup(weights_arg) : NULL;
+  char *ws = weights ? strtok_r(weights, ",", &wsave) : NULL;
+  int first = 1;
+  for (char *s = strtok_r(servers, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+    unsigned w = ws ? (unsigned)atoi(ws) : 1;
+    if (weights)
+      ws = strtok_r(NULL, ",", &wsave);
+    at += (size_t)snprintf(conf + at, sizeof conf - at, s[0] == '/' ? "%s--SOCKET=\"%s/?%u\""
+                                                                   : "%s--SERVER=%s/?%u",
+                           first ? "" : " ", s, w);
+    first = 0;
+  }
+  snprintf(conf + at, sizeof conf - at, "%s", mark + 3);
+  char err[1024];
+  if (libmemcached_check_configuration(conf, strlen(conf), err, sizeof err) != MEMCACHED_SUCCESS) {
+    fprintf(stderr, "config %s: %s\n", conf, err);
+    return 1;
+  }
+  memcached_st *memc = memcached(conf, strlen(conf));
+  if (!memc) {
+    fprintf(stderr, "config %s: memcached() failed\n", conf);
+    return 1;
+  }
+  print_places(memc);
+  memcached_free(memc);
+  free(servers);
+  free(weights);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 3) {
@@ -65,6 +128,8 @@ int main(int argc, char **argv)
     return 2;
   }
   const char *mode = argv[1];
+  if (strncmp(mode, "config:", 7) == 0)
+    return by_config(mode + 7, argv[2], argc > 3 ? argv[3] : "-");
   memcached_st *memc = memcached_create(NULL);
   char *servers = strdup(argv[2]);
   char *weights = argc > 3 && strcmp(argv[3], "-") != 0 ? strdup(argv[3]) : NULL;
@@ -137,21 +202,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
   }
-  char line[4096];
-  while (fgets(line, sizeof line, stdin)) {
-    size_t n = strlen(line);
-    if (n && line[n - 1] == '\n')
-      line[--n] = 0;
-    if (!n)
-      continue;
-    uint32_t idx = memcached_generate_hash(memc, line, n);
-    const memcached_instance_st *inst = memcached_server_instance_by_position(memc, idx);
-    if (memcached_server_name(inst)[0] == '/')
-      printf("%s\t%s\n", line, memcached_server_name(inst));
-    else
-      printf("%s\t%s:%u\n", line, memcached_server_name(inst),
-             (unsigned)memcached_server_port(inst));
-  }
+  print_places(memc);
   memcached_free(memc);
   free(servers);
   free(weights);

@@ -154,6 +154,22 @@ def settings(add, all_n):
                         ("ketama_weighted=1,distribution=consistent_ketama_spy", (3, 10)),
                         ("hash=fnv1a_32,distribution=consistent_weighted", (3, 10))):
         add("libmemcached:" + b, "libmemcached", ["set:" + b], all_n, weighted)
+    # libmemcached configuration strings (memcached("...")): each word a behavior set in
+    # order, the servers added where {S} stands; the words before it are the BEFORE group of
+    # a libmemcached:BEFORE;AFTER setting (the words the option libmemcached_config writes).
+    for b, words, weighted in (
+            ("distribution=consistent;", "--DISTRIBUTION=consistent {S}", (3, 5, 10)),
+            (";distribution=consistent", "{S} --DISTRIBUTION=consistent", (3, 5, 10)),
+            ("distribution=consistent;hash=md5", "--DISTRIBUTION=consistent {S} --HASH=MD5",
+             (3, 10)),
+            ("hash=md5,distribution=consistent;",
+             "--HASH=MD5 --DISTRIBUTION=consistent {S}", (3, 10)),
+            ("hash=crc;", "--HASH=CRC {S}", (5,)),
+            ("sort_hosts=1,distribution=consistent;", "--SORT-HOSTS --DISTRIBUTION=consistent {S}",
+             (5,)),
+            ("hash=fnv1a_32;distribution=modula", "--HASH=FNV1A_32 {S} --DISTRIBUTION=modula",
+             (5,))):
+        add("libmemcached:" + b, "libmemcached", ["config:" + words], all_n, weighted)
     # pylibmc: behaviors dict, applied before the servers are added.
     for b, js in (("distribution=consistent", '{"distribution": "consistent"}'),
                   ("ketama=1,hash=md5", '{"ketama": true, "hash": "md5"}'),
