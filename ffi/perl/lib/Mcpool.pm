@@ -289,11 +289,14 @@ sub new {
     # commands all fail (nothing, last_error "no servers"): a configuration that switches
     # caching off. The options are checked as they would be (Perl's checks; the core's need
     # a server to build a client with).
-    if (!defined $conf->{servers} || (ref $conf->{servers} eq 'ARRAY' && !@{ $conf->{servers} })) {
+    my $no_list = !defined $conf->{servers}
+        || (ref $conf->{servers} eq 'ARRAY' && !@{ $conf->{servers} });
+    # A libmemcached configuration string names its servers itself (--SERVER=...).
+    if ($no_list && !defined $conf->{libmemcached_config}) {
         _core_options($conf, 0);
         return Mcpool::NoServers::class_for($class)->_empty($conf);
     }
-    my ($addr, $raw) = _server_list($conf->{servers}, 'Mcpool->new');
+    my ($addr, $raw) = $no_list ? ([], []) : _server_list($conf->{servers}, 'Mcpool->new');
     # Cache::Memcached::Fast's Ketama (ketama_points above 0; with a distribution by name
     # too, the core refuses the two placements, naming both)
     my $points = int(_num($conf, 'ketama_points', 0, $U32) // 0);
@@ -988,8 +991,10 @@ C<'2s'>, C<'500us'>; a bare number (C<2>, C<0.25>, C<'2'>) for a duration is B<s
 convention, as for C<connect_timeout> and C<io_timeout> (which options are durations is the
 core's answer, as in Python: C<{ io_timeout =E<gt> 10, operation_timeout =E<gt> 2 }> is 10 s and
 2 s), booleans C<1>/C<0>/C<'true'>/C<'false'>,
-names. A new option added to the core reaches Perl with no change here. Those Cache::Memcached::Fast
-users lack include:
+names. A new option added to the core reaches Perl with no change here. C<libmemcached_config>
+(a libmemcached configuration string, C<"--SERVER=10.0.0.1:11211/?2 --DISTRIBUTION=consistent">,
+docs/options.md) names the servers itself: C<servers> may then be left out. Those
+Cache::Memcached::Fast users lack include:
 
     Mcpool->new({
         servers           => ['10.0.0.1:11211'],

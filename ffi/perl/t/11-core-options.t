@@ -248,4 +248,17 @@ for my $proto (qw(text meta binary)) {
     }
 }
 
+# libmemcached_config (a libmemcached memcached("...") string) by name: it names the servers,
+# so servers may be left out (no server-less client then).
+{
+    my $s2 = start_memcached();
+    my $ns = unique('lmcfg');
+    my $m = Mcpool->new({ libmemcached_config => "--SERVER=$s2 --NAMESPACE=$ns" });
+    ok($m->set('x', 'v'), 'libmemcached_config alone: a client of its servers');
+    is(Mcpool->new({ servers => [$s2] })->get("${ns}x"), 'v', '... its namespace the key prefix');
+    ok(!eval { Mcpool->new({ libmemcached_config => "--SERVER=$s2 --USE-UDP" }); 1 },
+       'a refused word croaks');
+    like($@, qr/USE-UDP/, '... naming it');
+}
+
 done_testing;

@@ -133,3 +133,16 @@ def test_none_for_an_option_is_refused_naming_it(options, named):
         mcpool.Client(["127.0.0.1:1"], **options)
     assert isinstance(info.value, TypeError)
     assert str(info.value).startswith(named), str(info.value)
+
+
+def test_a_libmemcached_configuration_string_names_the_servers(server, prefix):
+    """libmemcached_config (a libmemcached memcached("...") string) by name: its servers
+    are the client's, so servers may be left out; none at all is a ConfigurationError."""
+    c = mcpool.Client(libmemcached_config="--SERVER=%s --DISTRIBUTION=consistent "
+                                          "--NAMESPACE=%slm:" % (server.addr, prefix))
+    assert c.set("x", b"1")
+    assert mcpool.Client([server.addr]).get(prefix + "lm:x") == b"1", "the namespace"
+    with pytest.raises(mcpool.ConfigurationError):
+        mcpool.Client()
+    with pytest.raises(mcpool.ConfigurationError, match="USE-UDP"):
+        mcpool.Client(libmemcached_config="--SERVER=%s --USE-UDP" % server.addr)

@@ -134,7 +134,10 @@ def _text(name, value, given=None):
 
 
 def _servers(servers, weights):
-    """The server list as [(address, weight)], from any of the accepted forms."""
+    """The server list as [(address, weight)], from any of the accepted forms (None: none,
+    for a client whose servers an option names, libmemcached_config)."""
+    if servers is None and weights is None:
+        return []
     if isinstance(servers, (str, bytes)):
         text = servers.decode() if isinstance(servers, bytes) else servers
         if not text.startswith("/") and ("," in text or ";" in text):
@@ -291,7 +294,7 @@ class Client(_Client):
     ``status_name`` and ``status_class``. Misses are not errors.
     """
 
-    def __init__(self, servers, *, weights=None, binary=False, pickle=False,
+    def __init__(self, servers=None, *, weights=None, binary=False, pickle=False,
                  pickle_protocol=None, on_event=None, min_compress_len=None,
                  pickle_bools=False, on_operation=None, pickle_subclasses=None, _given=None,
                  **options):

@@ -131,7 +131,7 @@ class _Client:
 class Client(_Client):
     def __init__(
         self,
-        servers: Union[str, Sequence[ServerSpec]],
+        servers: Optional[Union[str, Sequence[ServerSpec]]] = None,
         *,
         weights: Optional[Sequence[int]] = None,
         binary: bool = False,
