@@ -23,8 +23,20 @@ struct Setup {
 fn setup(failover: FailoverPolicy, policy: OnServerReturn, away_max: usize) -> Setup {
     let a = Memcached::start(&[]);
     let b = Memcached::start(&[]);
-    let c = Client::builder()
-        .servers([a.addr(), b.addr()])
+    let c = client([a.addr(), b.addr()], failover, policy, away_max);
+    Setup { a, b, c, ia: 0 }
+}
+
+/// A client of `servers` marking a server dead at its first failure (a 300 ms I/O timeout),
+/// due for a retry 1.5 s later.
+fn client(
+    servers: impl IntoIterator<Item = String>,
+    failover: FailoverPolicy,
+    policy: OnServerReturn,
+    away_max: usize,
+) -> Client {
+    Client::builder()
+        .servers(servers)
         .failover(failover)
         .on_server_return(policy)
         .written_while_away_max(away_max)
@@ -33,8 +45,7 @@ fn setup(failover: FailoverPolicy, policy: OnServerReturn, away_max: usize) -> S
         .retry_timeout(Duration::from_millis(1500))
         .retry_timeout_max(Duration::from_millis(1500))
         .build()
-        .unwrap();
-    Setup { a, b, c, ia: 0 }
+        .unwrap()
 }
 
 /// `n` fresh keys that live on server `idx`.
@@ -348,16 +359,12 @@ fn a_failover_server_that_returns_first_deletes_the_copies_it_holds() {
         Memcached::start(&[]),
         Memcached::start(&[]),
     ];
-    let c = Client::builder()
-        .servers(servers.iter().map(|m| m.addr()))
-        .failover(FailoverPolicy::Rehash)
-        .on_server_return(OnServerReturn::DeleteWritten)
-        .failure_limit(1)
-        .io_timeout(Duration::from_millis(300))
-        .retry_timeout(Duration::from_millis(1500))
-        .retry_timeout_max(Duration::from_millis(1500))
-        .build()
-        .unwrap();
+    let c = client(
+        servers.iter().map(|m| m.addr()),
+        FailoverPolicy::Rehash,
+        OnServerReturn::DeleteWritten,
+        100,
+    );
     let ks = keys_on(&c, 0, 2);
     let (k, probe_a) = (&ks[0], &ks[1]);
     c.set(k, b"v1", 0).unwrap();

@@ -1928,7 +1928,11 @@ fn a_libmemcached_config_with_servers_is_used_without_a_private_server() {
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!String::from_utf8_lossy(&o.stderr).contains("private memcached"));
     let o = mcpool(&["--servers", &mc.addr(), "get", "lmk"]);
-    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "lmv", "stored on its server");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "lmv",
+        "stored on its server"
+    );
     let keys = std::env::temp_dir().join(format!("lmcfg-keys-{}", std::process::id()));
     std::fs::write(&keys, "a\nb\n").unwrap();
     let o = mcpool(&[
