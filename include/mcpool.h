@@ -2263,11 +2263,13 @@ mcpool_status mcpool_client_get_multi_cb(const mcpool_client *client,
                                          void *userdata);
 
 /**
- * Stores `value` under `key` unconditionally, with the caller's `flags` (stored as given, or
- * refused with `MCPOOL_VALUE_FORMAT`, never rewritten: under the `mcpool` value format
- * application flags are 16 bits, 0..=65535, and a wider word must be a kind's flags from
- * `mcpool_client_kind_flags`; under `libmemcached` any 32 bits; mcpool only owns the
- * compression bit of the configured format; docs/value-format.md) and `ttl` seconds (0 =
+ * Stores `value` under `key` unconditionally, with the caller's `flags` (read back as given,
+ * or refused with `MCPOOL_VALUE_FORMAT`: under the `mcpool` value format application flags
+ * are 16 bits, 0..=65535, and a wider word must be a kind's flags from
+ * `mcpool_client_kind_flags`; on the wire the format marks its values, `0x01000000` + the
+ * application flags, so another client (libmemcached) sees flags 7 as 0x01000007: for the
+ * word on the wire exactly as given, any 32 bits, use the `libmemcached` value format or
+ * preset; docs/value-format.md) and `ttl` seconds (0 =
  * never expires; above 30 days a unix time; above `MCPOOL_MAX_TTL`, which memcached would
  * read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
  * compression threshold are compressed. `MCPOOL_OK` when stored.
@@ -2588,8 +2590,9 @@ mcpool_status mcpool_client_flush_all(const mcpool_client *client,
  * Invalidates every item on one server, `index` in the configuration order (as
  * `mcpool_client_server_for` and `mcpool_client_server_label` number them), now (`delay_s`
  * 0) or after `delay_s` seconds: Whalin's `flushAll(String[] servers)`. Returns `MCPOOL_OK`
- * once it answered, its error otherwise; `MCPOOL_INVALID_ARGUMENT` for an index past the
- * list or a delay above `MCPOOL_MAX_TTL`, nothing sent.
+ * once it answered, its error otherwise; `MCPOOL_OUT_OF_RANGE` for an index past the list
+ * (as `mcpool_client_server_label`), `MCPOOL_INVALID_ARGUMENT` for a delay above
+ * `MCPOOL_MAX_TTL`, nothing sent.
  *
  * # Safety
  * `client` is NULL or live.

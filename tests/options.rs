@@ -1247,3 +1247,26 @@ fn a_libmemcached_configuration_string_configures_the_client() {
         "{e}"
     );
 }
+
+/// Tester finding cuser 4: the libmemcached format has no compression flag, yet
+/// `compression_codec zstd` was accepted there (and did nothing). A codec named under it is
+/// refused at build, as zstd is under the other legacy formats.
+#[test]
+fn a_compression_codec_under_the_libmemcached_format_is_refused() {
+    for codec in ["zstd", "zlib", "gzip"] {
+        let e = ClientBuilder::new()
+            .set("preset", "libmemcached")
+            .unwrap()
+            .server("127.0.0.1:1")
+            .set("compression_codec", codec)
+            .and_then(|b| b.build().map(|_| ()))
+            .unwrap_err();
+        assert!(message(e).contains("no compression flag"), "{codec}");
+    }
+    ClientBuilder::new()
+        .set("preset", "libmemcached")
+        .unwrap()
+        .server("127.0.0.1:1")
+        .build()
+        .unwrap();
+}

@@ -108,12 +108,15 @@ unsafe fn keyed<'a>(
     Ok((c, k))
 }
 
-/// A value, refused before it is read when even compression could not make it storable.
+/// A value of the call `op` on `key`, refused before it is read when even compression could
+/// not make it storable.
 ///
 /// # Safety
 /// `value` is NULL or valid for `value_len` bytes, for `'a`.
 unsafe fn value<'a>(
     c: &mcpool_client,
+    op: &str,
+    key: &[u8],
     value: *const u8,
     value_len: usize,
 ) -> Result<&'a [u8], Failure> {
@@ -127,6 +130,24 @@ unsafe fn value<'a>(
             MCPOOL_VALUE_TOO_LARGE,
         )
     }
+    .map_err(|f| input_limit(op, key, f))
+}
+
+/// A value refused for its length before it was read ([`ptr::bytes`]'s message), named as
+/// every error of a call is: the call, the key, and the option whose limit it passed.
+pub(crate) fn input_limit(op: &str, key: &[u8], f: Failure) -> Failure {
+    if f.status != MCPOOL_VALUE_TOO_LARGE {
+        return f;
+    }
+    Failure::new(
+        f.status,
+        format!(
+            "{op} {}: {} (the larger of max_value_size and max_decompressed_size: a longer \
+             value could not be stored or read back, compressed or not)",
+            mcpool::key::quoted(key),
+            f.message
+        ),
+    )
 }
 
 fn core<T>(op: &str, key: &[u8], r: CoreResult<T>) -> Result<T, Failure> {
@@ -487,17 +508,19 @@ unsafe fn store(
         // SAFETY: forwarded from the caller's promise.
         let (c, key) = unsafe { keyed(op, client, key, key_len) }?;
         // SAFETY: forwarded from the caller's promise.
-        let v = unsafe { value(c, val, value_len) }?;
+        let v = unsafe { value(c, op, key, val, value_len) }?;
         let outcome = core(op, key, c.client.store(cmd, key, v, flags, ttl))?;
         Ok(store_status(outcome))
     })
 }
 
-/// Stores `value` under `key` unconditionally, with the caller's `flags` (stored as given, or
-/// refused with `MCPOOL_VALUE_FORMAT`, never rewritten: under the `mcpool` value format
-/// application flags are 16 bits, 0..=65535, and a wider word must be a kind's flags from
-/// `mcpool_client_kind_flags`; under `libmemcached` any 32 bits; mcpool only owns the
-/// compression bit of the configured format; docs/value-format.md) and `ttl` seconds (0 =
+/// Stores `value` under `key` unconditionally, with the caller's `flags` (read back as given,
+/// or refused with `MCPOOL_VALUE_FORMAT`: under the `mcpool` value format application flags
+/// are 16 bits, 0..=65535, and a wider word must be a kind's flags from
+/// `mcpool_client_kind_flags`; on the wire the format marks its values, `0x01000000` + the
+/// application flags, so another client (libmemcached) sees flags 7 as 0x01000007: for the
+/// word on the wire exactly as given, any 32 bits, use the `libmemcached` value format or
+/// preset; docs/value-format.md) and `ttl` seconds (0 =
 /// never expires; above 30 days a unix time; above `MCPOOL_MAX_TTL`, which memcached would
 /// read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
 /// compression threshold are compressed. `MCPOOL_OK` when stored.
@@ -980,7 +1003,7 @@ pub unsafe extern "C" fn mcpool_client_set_with_version(
         // SAFETY: forwarded from the caller's promise.
         let (c, key) = unsafe { keyed("set_with_version", client, key, key_len) }?;
         // SAFETY: forwarded from the caller's promise.
-        let v = unsafe { value(c, val, value_len) }?;
+        let v = unsafe { value(c, "set_with_version", key, val, value_len) }?;
         let stored = c
             .client
             .store_with_version(StoreCommand::Set, key, v, flags, ttl, version);
@@ -1124,8 +1147,9 @@ pub unsafe extern "C" fn mcpool_client_flush_all(
 /// Invalidates every item on one server, `index` in the configuration order (as
 /// `mcpool_client_server_for` and `mcpool_client_server_label` number them), now (`delay_s`
 /// 0) or after `delay_s` seconds: Whalin's `flushAll(String[] servers)`. Returns `MCPOOL_OK`
-/// once it answered, its error otherwise; `MCPOOL_INVALID_ARGUMENT` for an index past the
-/// list or a delay above `MCPOOL_MAX_TTL`, nothing sent.
+/// once it answered, its error otherwise; `MCPOOL_OUT_OF_RANGE` for an index past the list
+/// (as `mcpool_client_server_label`), `MCPOOL_INVALID_ARGUMENT` for a delay above
+/// `MCPOOL_MAX_TTL`, nothing sent.
 ///
 /// # Safety
 /// `client` is NULL or live.
@@ -1138,6 +1162,10 @@ pub unsafe extern "C" fn mcpool_client_flush_server(
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
+        let servers = c.client.server_labels().len();
+        if index >= servers {
+            return Err(crate::values::out_of_range("server", index, servers));
+        }
         c.client
             .flush_server(index, (delay_s > 0).then_some(delay_s))
             .map_err(|e| Failure::from_error("flush_server", None, &e))?;

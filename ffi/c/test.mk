@@ -33,7 +33,8 @@ LDCONFIG ?= ldconfig
 SO_FULL := libmcpool.so.$(MCPOOL_VERSION)
 
 # Installs the header, libmcpool.so.0.x.y with its symlinks (SONAME libmcpool.so.0), libmcpool.a,
-# pkg-config files (mcpool, mcpool-static), a CMake package (lib/cmake/mcpool) and the CLI, all
+# pkg-config files (mcpool, mcpool-static), a CMake package (lib/cmake/mcpool), valgrind's
+# suppressions for the library's own threads (share/mcpool/valgrind.supp) and the CLI, all
 # stripped of debug info, which goes to lib/.debug/ (linked by .gnu_debuglink: gdb, elfutils
 # and systemd-coredump look there). Runs ldconfig when installing into the system's /usr or
 # /usr/local without DESTDIR. `make install MCPOOL_FEATURES=tls`: with TLS (root Makefile).
@@ -41,6 +42,8 @@ install: install-prefix-check lib cli
 	install -d $(LIBDIR_INSTALL)/pkgconfig $(LIBDIR_INSTALL)/cmake/mcpool $(LIBDIR_INSTALL)/.debug \
 		$(INCDIR_INSTALL) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/mcpool.h $(INCDIR_INSTALL)/mcpool.h
+	install -d $(DESTDIR)$(PREFIX)/share/mcpool
+	install -m 644 ffi/c/valgrind.supp $(DESTDIR)$(PREFIX)/share/mcpool/valgrind.supp
 	$(OBJCOPY) --only-keep-debug $(MCPOOL_TARGET)/release/libmcpool.so $(LIBDIR_INSTALL)/.debug/$(SO_FULL).debug
 	$(STRIP) --strip-debug -o $(LIBDIR_INSTALL)/$(SO_FULL) $(MCPOOL_TARGET)/release/libmcpool.so
 	$(OBJCOPY) --add-gnu-debuglink=$(LIBDIR_INSTALL)/.debug/$(SO_FULL).debug $(LIBDIR_INSTALL)/$(SO_FULL)
@@ -83,6 +86,7 @@ c-install-check:
 	lib=$$tmp/lib && export PKG_CONFIG_PATH=$$lib/pkgconfig && \
 	readelf -d $$lib/$(SO_FULL) | grep -q 'SONAME.*\[libmcpool.so.0\]' || { echo "c-install-check: SONAME is not libmcpool.so.0" >&2; exit 1; }; \
 	[ "$$(readlink $$lib/libmcpool.so)" = libmcpool.so.0 ] && [ "$$(readlink $$lib/libmcpool.so.0)" = $(SO_FULL) ] || { echo "c-install-check: symlinks wrong" >&2; exit 1; }; \
+	cmp -s ffi/c/valgrind.supp $$tmp/share/mcpool/valgrind.supp || { echo "c-install-check: share/mcpool/valgrind.supp missing" >&2; exit 1; }; \
 	for f in $$lib/$(SO_FULL) $$lib/libmcpool.a $$tmp/bin/mcpool; do \
 		if readelf -S $$f | grep -q '\.debug_info'; then echo "c-install-check: $$f has debug info" >&2; exit 1; fi; done; \
 	if command -v gdb >/dev/null; then \

@@ -322,6 +322,11 @@ static void test_null_and_bad_input(mcpool_client *c) {
     /* Huge and NULL values. */
     EXPECT(mcpool_client_set(c, K("big"), (const uint8_t *)"v", SIZE_MAX, 0, 0),
            MCPOOL_VALUE_TOO_LARGE);
+    /* named as every error of a call: the call, the key, the limit's options (tester
+     * finding cuser 2: "value of N bytes is longer than the limit of M bytes" alone) */
+    CHECK(strstr(mcpool_last_error_message(), "set \"") != NULL);
+    CHECK(strstr(mcpool_last_error_message(), "big\"") != NULL);
+    CHECK(strstr(mcpool_last_error_message(), "max_decompressed_size") != NULL);
     EXPECT(mcpool_client_set(c, K("big"), NULL, 5, 0, 0), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_append(c, K("big"), (const uint8_t *)"v", (size_t)1 << 40),
            MCPOOL_VALUE_TOO_LARGE);
@@ -842,7 +847,8 @@ static void test_dead_server(void) {
     /* flush_server: that one server's error; an index past the list refused, unsent */
     s = mcpool_client_flush_server(c, 0, 0);
     CHECK(s == MCPOOL_IO || s == MCPOOL_CONNECT_TIMEOUT || s == MCPOOL_SERVER_DEAD);
-    EXPECT(mcpool_client_flush_server(c, 1, 0), MCPOOL_INVALID_ARGUMENT);
+    /* past the list: OUT_OF_RANGE, as every server index (tester finding cuser 3) */
+    EXPECT(mcpool_client_flush_server(c, 1, 0), MCPOOL_OUT_OF_RANGE);
     EXPECT(mcpool_client_flush_server(NULL, 0, 0), MCPOOL_INVALID_ARGUMENT);
     /* noop: each server's outcome (here the one, down) */
     r = NULL;

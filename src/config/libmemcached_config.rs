@@ -239,8 +239,11 @@ fn ms(w: &Word, n: u64) -> Result<String> {
 }
 
 /// Applies `text` to `b`: the libmemcached preset, then the string's servers (when it
-/// names any), placement and options.
+/// names any), placement and options. An empty string changes nothing.
 pub(crate) fn apply(b: ClientBuilder, text: &str) -> Result<ClientBuilder> {
+    if text.trim().is_empty() {
+        return Ok(b); // the default: none (as `preset` ""), nothing changes
+    }
     let t = translate(text)?;
     let mut b = b.set("preset", "libmemcached")?;
     if !t.servers.is_empty() {

@@ -39,7 +39,16 @@ impl ValueOptions {
     pub fn check(&self, c: &Compression) -> Result<()> {
         let codecs = self.format.codecs();
         if let Some(codec) = c.codec {
-            if !codecs.is_empty() && !codecs.contains(&codec) {
+            if codecs.is_empty() {
+                // libmemcached's layout has no compression flag: its values go uncompressed
+                return Err(Error::Config(format!(
+                    "compression_codec {codec}: the {} value format has no compression flag \
+                     (its values are stored as they are, whatever compression says); zstd \
+                     needs value_format mcpool",
+                    self.format
+                )));
+            }
+            if !codecs.contains(&codec) {
                 let names: Vec<&str> = codecs.iter().map(|c| c.name()).collect();
                 return Err(Error::Config(format!(
                     "compression_codec {codec}: the {} value format cannot mark it (its readers \
