@@ -969,11 +969,13 @@ impl Server {
         }
         let marked = self.health.record_failure(epoch)?;
         self.health.set_cause(e);
-        if !marked.first {
-            return None;
-        }
+        // Every marking, a failed retry's too (see `stale`): what is written elsewhere from
+        // now on is remembered, and copies held for others are deleted.
         if let Some(away) = &self.away {
             away.server_down();
+        }
+        if !marked.first {
+            return None;
         }
         Counters::bump(&self.counters.ejections);
         Some(Event::ServerDown {

@@ -14,7 +14,8 @@
 //!
 //! The copies written elsewhere are cleaned too: each server remembers the keys of other
 //! servers written to it (`hosted`), and deletes them before it next serves once any server
-//! of the client has returned since (a shared count of returns), or when it returns itself.
+//! of the client has returned or been marked dead since (a shared count of those placement
+//! changes), or when it returns itself.
 //! Without this a second outage read them back: a key rewritten on its own server between
 //! two outages read its first outage's value during the second.
 
@@ -58,8 +59,8 @@ impl FromStr for OnServerReturn {
 pub const DEFAULT_WRITTEN_WHILE_AWAY_MAX: usize = 10_000;
 
 /// The clean-up settings every server of a client shares: the policy, the bound, and the
-/// count of returns cleaned so far (a change of it tells each server to delete the copies it
-/// holds for others).
+/// count of returns cleaned and markings dead so far (a change of it tells each server to
+/// delete the copies it holds for others).
 #[derive(Clone, Debug)]
 pub(crate) struct ReturnPolicy {
     policy: OnServerReturn,
@@ -101,7 +102,8 @@ const DELETE_BATCH: usize = 256;
 pub(crate) struct AwayGuard {
     policy: OnServerReturn,
     max: usize,
-    /// Returns cleaned by any server of the client ([`ReturnPolicy`]).
+    /// Returns cleaned and markings dead by any server of the client ([`ReturnPolicy`]):
+    /// each changes placement.
     returns: Arc<AtomicU64>,
     /// Set when the server is marked dead; cleared by a successful clean-up. Read on every
     /// checkout (one relaxed load when nothing is pending).
@@ -139,13 +141,25 @@ impl AwayGuard {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The server was marked dead (the first time since it was last healthy): from now on
-    /// it must be cleaned before it serves again.
+    /// The server was marked dead (the first time since it was last healthy, or again after
+    /// a retry failed): from now on it must be cleaned before it serves again. The keys
+    /// written elsewhere are forgotten only when its last clean-up ran: a clean-up that
+    /// found nothing to delete and cleared the flag before the retry's own request failed,
+    /// or a marking that comes before the clean-up (a late answer on an old connection
+    /// counted as a return), must not lose what the outage wrote elsewhere (tester findings
+    /// failover2 1 and 3). Every marking changes placement under `eject` and `rehash`: the
+    /// servers holding copies for others delete them before they next serve (a copy
+    /// written in an earlier period would otherwise be read back, finding 2).
     pub(crate) fn server_down(&self) {
         let mut s = self.lock();
-        s.keys.clear();
-        s.overflowed = false;
+        if !self.pending.load(Ordering::Acquire) {
+            // the last outage was cleaned (or there was none): a new list
+            s.keys.clear();
+            s.overflowed = false;
+        }
         self.pending.store(true, Ordering::Release);
+        drop(s);
+        self.returns.fetch_add(1, Ordering::AcqRel);
     }
 
     /// True while the server was marked dead and its return's clean-up has not run: what
@@ -337,4 +351,33 @@ fn delete_all(conn: &mut Conn, dialect: &Dialect, keys: &[&[u8]]) -> Result<()> 
     })?;
     conn.finish();
     first.map_or(Ok(()), Err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tester finding failover2 3: a marking that comes before the last outage's clean-up
+    /// (a late answer on an old connection counted as a return, then a new failure) cleared
+    /// the keys written elsewhere, and the return served their older values.
+    #[test]
+    fn a_marking_before_the_clean_up_keeps_the_keys_written_elsewhere() {
+        let g = ReturnPolicy::new(OnServerReturn::DeleteWritten, 10).guard();
+        g.server_down();
+        g.written_elsewhere(b"k");
+        g.server_down();
+        assert!(g.lock().keys.contains(&b"k"[..]), "kept for the clean-up");
+        assert!(g.is_pending());
+    }
+
+    /// Every marking changes placement: copies held for others are due for deletion.
+    #[test]
+    fn a_marking_makes_the_copies_held_for_others_due() {
+        let p = ReturnPolicy::new(OnServerReturn::DeleteWritten, 10);
+        let (dead, holder) = (p.guard(), p.guard());
+        holder.hosted(b"k");
+        assert!(!holder.is_pending());
+        dead.server_down();
+        assert!(holder.is_pending(), "deleted before the holder next serves");
+    }
 }

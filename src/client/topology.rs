@@ -59,9 +59,13 @@ impl Place {
         }
     }
 
-    /// True when both are known and share an address.
+    /// True when both are known and share an address (an IPv4-mapped IPv6 address is its
+    /// IPv4 one: `[::ffff:127.0.0.1]` is `127.0.0.1`).
     fn meets(&self, other: &Place) -> bool {
-        self.net.iter().any(|a| other.net.contains(a))
+        let plain = |a: &std::net::SocketAddr| (a.ip().to_canonical(), a.port());
+        self.net
+            .iter()
+            .any(|a| other.net.iter().any(|b| plain(a) == plain(b)))
             || self
                 .path
                 .as_ref()
@@ -78,14 +82,19 @@ impl Building {
     /// spelling, or (only when some server was dropped so) another one for the same place,
     /// its name resolved now for the comparison (up to `connect_timeout`). The match is
     /// forgotten: it is returning once.
-    fn returning(&mut self, server: &Server, addr: &ServerAddr) -> bool {
+    fn returning(&mut self, server: &Server, addr: &ServerAddr, kept_away: &[Place]) -> bool {
         if self.departed_away.remove(addr).is_some() {
             return true;
         }
-        if self.departed_away.is_empty() {
+        if self.departed_away.is_empty() && kept_away.is_empty() {
             return false;
         }
         let here = Place::of(server, addr, Some(self.opts.connect_timeout));
+        // Another entry for a server of the list that is away (`[A, B, A]` while A is
+        // dead): the same memcached, with the same old copies.
+        if kept_away.iter().any(|p| p.meets(&here)) {
+            return true;
+        }
         let same = self
             .departed_away
             .iter()
@@ -198,6 +207,14 @@ impl Client {
                 building.departed_away.insert((*spec).clone(), place);
             }
         }
+        // Where the servers kept and away are: a new entry for one of them is returning.
+        let kept_away: Vec<Place> = specs
+            .iter()
+            .zip(&found)
+            .filter_map(|(spec, f)| f.as_ref().map(|s| (spec, s)))
+            .filter(|(_, s)| s.away.as_ref().is_some_and(|a| a.is_away()))
+            .map(|(spec, s)| Place::of(s, &spec.addr, None))
+            .collect();
         let servers: Vec<Arc<Server>> = specs
             .iter()
             .zip(found)
@@ -205,7 +222,7 @@ impl Client {
                 Some(server) => server,
                 None => {
                     let server = building.server(spec, &self.inner.dialect);
-                    if building.returning(&server, &spec.addr) {
+                    if building.returning(&server, &spec.addr, &kept_away) {
                         if let Some(away) = &server.away {
                             away.left_while_away();
                         }

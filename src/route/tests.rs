@@ -387,14 +387,18 @@ fn pylibmc_behaviors_set_after_the_servers_are_libmemcached_calls_in_order() {
     // a word twice in one call is refused; in two calls it is a sequence
     assert!("pylibmc:hash=md5,hash=crc".parse::<Distribution>().is_err());
     assert!("pylibmc:hash=md5;hash=crc".parse::<Distribution>().is_ok());
-    // `;` is pylibmc's only
+    // `;` is pylibmc's groups, or libmemcached's one BEFORE;AFTER the servers are added
     for bad in [
-        "libmemcached:ketama=1;hash=md5",
+        "libmemcached:ketama=1;hash=md5;hash=crc",
         "twemproxy:hash=md5;distribution=ketama",
     ] {
         let e = bad.parse::<Distribution>().unwrap_err().to_string();
         assert!(e.contains("set_behaviors"), "{e}");
     }
+    // libmemcached BEFORE;AFTER: ketama before the servers counts weights (the servers were
+    // added to a continuum), as pylibmc's constructor behaviors do; after them it does not
+    same("libmemcached:ketama=1;", "pylibmc:ketama=1", &w);
+    same("libmemcached:;ketama=1", "libmemcached:ketama=1", &w);
 }
 
 #[test]
