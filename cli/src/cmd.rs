@@ -57,12 +57,9 @@ pub(crate) fn config_names_servers(g: &Globals) -> bool {
 
 fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String> {
     let mut b = ClientBuilder::new().min_idle(0);
-    // A preset first, whatever its place, then a libmemcached configuration string (a
-    // preset and its client's words): every other option overrides them.
-    for first in PRESET_LIKE {
-        for (name, value) in g.options.iter().filter(|(n, _)| n == first) {
-            b = b.set(name, value).map_err(|e| e.to_string())?;
-        }
+    // A preset first, whatever its place: every other option overrides it.
+    for (name, value) in g.options.iter().filter(|(n, _)| n == "preset") {
+        b = b.set(name, value).map_err(|e| e.to_string())?;
     }
     if let Some(w) = &g.weights {
         if w.len() != servers.len() {
@@ -82,6 +79,11 @@ fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String
             None => e.to_string(),
         })?;
         b = b.server_spec(spec);
+    }
+    // A libmemcached configuration string next, whatever its place (a preset and its
+    // client's words, over --servers: the core refuses servers given both ways).
+    for (name, value) in g.options.iter().filter(|(n, _)| n == "libmemcached_config") {
+        b = b.set(name, value).map_err(|e| e.to_string())?;
     }
     // --distribution has one spelling and no other option writes placement (a preset's
     // comes before it): its place on the command line changes nothing.

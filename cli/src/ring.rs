@@ -145,7 +145,8 @@ struct Placement {
 impl Placement {
     /// The client of these options (as a command builds it; no connection is opened).
     fn new(g: &Globals) -> Result<Self, Fail> {
-        if g.servers.is_empty() && !crate::cmd::config_names_servers(g) {
+        // (a libmemcached configuration string names them, or the client says why not)
+        if g.servers.is_empty() && !g.options.iter().any(|(n, _)| n == "libmemcached_config") {
             return Err(usage(
                 "ring needs --servers (or --libmemcached-config with --SERVER words)",
             ));

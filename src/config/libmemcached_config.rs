@@ -13,11 +13,10 @@ use crate::address::ServerSpec;
 use crate::config::ClientBuilder;
 use crate::error::{Error, Result};
 
-/// The words (libmemcached 1.1.4's parser.yy) that change nothing here: socket buffer and
-/// watermark tuning, keepalive, SO_RCVTIMEO/SO_SNDTIMEO (which shorten no wait of
-/// libmemcached's, whose waits are its poll timeout), key checks (always done), CAS (always
-/// supported), fetching versions, user data.
-const NO_EFFECT: &[&str] = &[
+/// The words (libmemcached 1.1.4's parser.yy) that change nothing here and take a number:
+/// socket buffer and watermark tuning, SO_RCVTIMEO/SO_SNDTIMEO (which shorten no wait of
+/// libmemcached's, whose waits are its poll timeout).
+const NO_EFFECT_NUMBERS: &[&str] = &[
     "RCV-TIMEOUT",
     "SND-TIMEOUT",
     "SOCKET-RECV-SIZE",
@@ -25,6 +24,11 @@ const NO_EFFECT: &[&str] = &[
     "IO-MSG-WATERMARK",
     "IO-BYTES-WATERMARK",
     "IO-KEY-PREFETCH",
+];
+
+/// The flags (no value) that change nothing here: keepalive, key checks (always done), CAS
+/// (always supported), fetching versions, user data.
+const NO_EFFECT_FLAGS: &[&str] = &[
     "TCP-KEEPALIVE",
     "TCP-KEEPIDLE",
     "VERIFY-KEY",
@@ -87,7 +91,7 @@ fn words(text: &str) -> Result<Vec<Word>> {
             return Err(bad(&given, "each word starts with -- (--SERVER=host:port)"));
         };
         let (name, value) = match body.split_once('=') {
-            Some((n, v)) => (n, Some(v.trim_matches('"').to_owned())),
+            Some((n, v)) => (n, Some(v.to_owned())),
             None => (body, None),
         };
         out.push(Word {
@@ -114,20 +118,49 @@ pub(crate) struct Translated {
     pub options: Vec<(&'static str, String)>,
 }
 
-/// Reads `text` (see the module's documentation).
+/// The words that make placement: each is a behavior libmemcached sets where it stands.
+const PLACEMENT: &[&str] = &["DISTRIBUTION", "HASH", "SORT-HOSTS"];
+
+/// Reads `text` (see the module's documentation). Placement words stand all before the
+/// servers or all after them (`libmemcached:BEFORE;AFTER`); a string naming no server has
+/// them all before (a C program adds its servers to the client `memcached()` made). Between
+/// two servers they are refused: libmemcached weighs a server by the distribution in force
+/// when it is added, which no setting here says.
 pub(crate) fn translate(text: &str) -> Result<Translated> {
     let words = words(text)?;
-    let last_server = words
-        .iter()
-        .rposition(|w| w.name == "SERVER" || w.name == "SOCKET");
+    let is_server = |w: &Word| w.name == "SERVER" || w.name == "SOCKET";
+    let first_server = words.iter().position(is_server);
+    let last_server = words.iter().rposition(is_server);
+    if let (Some(first), Some(last)) = (first_server, last_server) {
+        if let Some(w) = words[first..last]
+            .iter()
+            .find(|w| PLACEMENT.contains(&w.name.as_str()))
+        {
+            return Err(bad(
+                &w.given,
+                "between two --SERVER words: libmemcached weighs each server by the \
+                 distribution in force when it is added; give the placement words before \
+                 the first server or after the last",
+            ));
+        }
+    }
     let mut t = Translated::default();
     let (mut before, mut after) = (Vec::new(), Vec::new());
-    let (mut eject, mut failure_limit) = (false, None);
+    let (mut hash_seen, mut namespace_seen) = (false, false);
     for (i, w) in words.iter().enumerate() {
         let number = || -> Result<u64> {
             let v = w.value.as_deref().unwrap_or("");
             v.parse()
                 .map_err(|_| bad(&w.given, "needs a whole number (--NAME=N)"))
+        };
+        let flag = || -> Result<()> {
+            match w.value {
+                None => Ok(()),
+                Some(_) => Err(bad(
+                    &w.given,
+                    "takes no value (as libmemcached: --NAME alone)",
+                )),
+            }
         };
         let text_value = || -> Result<&str> {
             w.value
@@ -135,7 +168,7 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
                 .filter(|v| !v.is_empty())
                 .ok_or_else(|| bad(&w.given, "needs a value (--NAME=VALUE)"))
         };
-        let placement = if last_server.is_some_and(|l| i < l) {
+        let placement = if last_server.map_or(true, |l| i < l) {
             &mut before
         } else {
             &mut after
@@ -144,27 +177,59 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
             "SERVER" | "SOCKET" => t.servers.push(server(w, text_value()?)?),
             "DISTRIBUTION" => {
                 let v = text_value()?.to_ascii_lowercase();
-                if v.contains(',') {
-                    return Err(bad(
-                        &w.given,
-                        "a hash for the distribution's points is not reproduced (give \
-                         --DISTRIBUTION=consistent and --HASH=... for the keys)",
-                    ));
+                match v.as_str() {
+                    "consistent" | "modula" => placement.push(format!("distribution={v}")),
+                    "random" => {
+                        return Err(bad(
+                            &w.given,
+                            "a random distribution places no key twice alike",
+                        ))
+                    }
+                    _ if v.contains(',') => {
+                        return Err(bad(
+                            &w.given,
+                            "a hash for the distribution's points is not reproduced (give \
+                             --DISTRIBUTION=consistent and --HASH=... for the keys)",
+                        ))
+                    }
+                    _ => return Err(bad(&w.given, "one of consistent, modula (libmemcached's)")),
                 }
-                if v == "random" {
-                    return Err(bad(
-                        &w.given,
-                        "a random distribution places no key twice alike",
-                    ));
-                }
-                placement.push(format!("distribution={v}"));
             }
-            "HASH" => placement.push(format!("hash={}", text_value()?.to_ascii_lowercase())),
-            "SORT-HOSTS" => placement.push("sort_hosts=1".into()),
-            "BINARY-PROTOCOL" => t.options.push(("protocol", "binary".into())),
-            "TCP-NODELAY" => t.options.push(("nodelay", "true".into())),
-            "HASH-WITH-NAMESPACE" => t.options.push(("hash_key_prefix", "true".into())),
-            "NAMESPACE" => t.options.push(("key_prefix", text_value()?.into())),
+            "HASH" => {
+                if std::mem::replace(&mut hash_seen, true) {
+                    return Err(bad(
+                        &w.given,
+                        "--HASH can only be set once (as libmemcached)",
+                    ));
+                }
+                placement.push(format!("hash={}", text_value()?.to_ascii_lowercase()));
+            }
+            "SORT-HOSTS" => {
+                flag()?;
+                placement.push("sort_hosts=1".into());
+            }
+            "BINARY-PROTOCOL" => {
+                flag()?;
+                t.options.push(("protocol", "binary".into()));
+            }
+            "TCP-NODELAY" => {
+                flag()?;
+                t.options.push(("nodelay", "true".into()));
+            }
+            "HASH-WITH-NAMESPACE" => {
+                flag()?;
+                t.options.push(("hash_key_prefix", "true".into()));
+            }
+            "NAMESPACE" => {
+                if std::mem::replace(&mut namespace_seen, true) {
+                    return Err(bad(
+                        &w.given,
+                        "--NAMESPACE can only be called once (as libmemcached)",
+                    ));
+                }
+                t.options
+                    .push(("key_prefix", unquoted(w, text_value()?)?.0));
+            }
             "CONNECT-TIMEOUT" => t.options.push(("connect_timeout", ms(w, number()?)?)),
             // libmemcached waits for each reply with poll() for this long
             "POLL-TIMEOUT" => t.options.push(("io_timeout", ms(w, number()?)?)),
@@ -174,10 +239,12 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
                 t.options.push(("retry_timeout_max", s.clone()));
                 t.options.push(("retry_timeout", s));
             }
-            // failures counted toward ejection, one per retry_timeout (docs/failover.md)
-            "SERVER-FAILURE-LIMIT" => failure_limit = Some(number()?.max(1)),
-            "REMOVE-FAILED-SERVERS" | "AUTO-EJECT-HOSTS" => {
-                eject = w.value.is_none() || number()? > 0;
+            // libmemcached's auto-eject (docs/failover.md: its failure limit is the preset's
+            // eject_after)
+            "REMOVE-FAILED-SERVERS" => {
+                if number()? > 0 {
+                    t.options.push(("failover", "eject".into()));
+                }
             }
             "POOL-MAX" => t.options.push(("max_size", number()?.to_string())),
             "POOL-MIN" => t.options.push(("min_idle", number()?.to_string())),
@@ -186,7 +253,10 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
                     return Err(bad(&w.given, "mcpool does not replicate writes"));
                 }
             }
-            name if NO_EFFECT.contains(&name) => {}
+            name if NO_EFFECT_NUMBERS.contains(&name) => {
+                number()?;
+            }
+            name if NO_EFFECT_FLAGS.contains(&name) => flag()?,
             name => {
                 let why = REFUSED
                     .iter()
@@ -199,29 +269,55 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
             }
         }
     }
-    if eject {
-        t.options.push(("failover", "eject".into()));
-    }
-    if let Some(n) = failure_limit {
-        t.options.push(("eject_after", n.to_string()));
-    }
     t.distribution = format!("libmemcached:{};{}", before.join(","), after.join(","));
     Ok(t)
 }
 
-/// A `--SERVER=host[:port][/?weight]` or `--SOCKET="path[/?weight]"` word.
+/// A value that may be double-quoted (`"a b"`), and what follows the closing quote.
+fn unquoted(w: &Word, value: &str) -> Result<(String, String)> {
+    match value.strip_prefix('"') {
+        Some(rest) => {
+            let end = rest
+                .find('"')
+                .ok_or_else(|| bad(&w.given, "a quote is not closed"))?;
+            Ok((rest[..end].to_owned(), rest[end + 1..].to_owned()))
+        }
+        None => Ok((value.to_owned(), String::new())),
+    }
+}
+
+/// A `--SERVER=host[:port][/?weight]` or `--SOCKET="path"[/?weight]` word (libmemcached's
+/// forms: the weight after the closing quote; port 0 or none is 11211).
 fn server(w: &Word, value: &str) -> Result<ServerSpec> {
-    let (addr, weight) = match value.split_once("/?") {
-        Some((a, wt)) => (
-            a,
-            wt.parse::<u32>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| bad(&w.given, "a weight is a whole number above 0 (/?2)"))?,
-        ),
-        None => (value, 1),
+    let (addr, rest) = unquoted(w, value)?;
+    // A quoted name is the name, as libmemcached reads it ("/p/?3" is that path)
+    let (addr, weight_text) = if rest.is_empty() && !value.starts_with('"') {
+        match addr.split_once("/?") {
+            Some((a, wt)) => (a.to_owned(), Some(wt.to_owned())),
+            None => (addr, None),
+        }
+    } else if rest.is_empty() {
+        (addr, None)
+    } else {
+        match rest.strip_prefix("/?") {
+            Some(wt) => (addr, Some(wt.to_owned())),
+            None => return Err(bad(&w.given, "after the quoted path only /?WEIGHT")),
+        }
     };
-    let mut spec = ServerSpec::parse(addr).map_err(|e| bad(&w.given, &e.to_string()))?;
+    let weight = match weight_text {
+        Some(wt) => wt
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| bad(&w.given, "a weight is a whole number above 0 (/?2)"))?,
+        None => 1,
+    };
+    // libmemcached takes port 0 as its default, 11211
+    let addr = match addr.strip_suffix(":0") {
+        Some(host) if w.name == "SERVER" => format!("{host}:11211"),
+        _ => addr,
+    };
+    let mut spec = ServerSpec::parse(&addr).map_err(|e| bad(&w.given, &e.to_string()))?;
     spec.weight = weight;
     Ok(spec)
 }
@@ -245,6 +341,13 @@ pub(crate) fn apply(b: ClientBuilder, text: &str) -> Result<ClientBuilder> {
         return Ok(b); // the default: none (as `preset` ""), nothing changes
     }
     let t = translate(text)?;
+    if !t.servers.is_empty() && !b.config.servers.is_empty() {
+        return Err(Error::Config(
+            "libmemcached_config: servers given twice, as a list and as --SERVER words: give \
+             them in one place"
+                .into(),
+        ));
+    }
     let mut b = b.set("preset", "libmemcached")?;
     if !t.servers.is_empty() {
         b = t
@@ -314,18 +417,69 @@ mod tests {
     #[test]
     fn comments_sockets_and_ejection() {
         let t = translate(
-            "# the fleet\n--SOCKET=\"/tmp/mc.sock/?3\" --REMOVE-FAILED-SERVERS=1 \
-             --SERVER-FAILURE-LIMIT=3 --VERIFY-KEY",
+            "# the fleet\n--SOCKET=\"/tmp/mc.sock\"/?3 --REMOVE-FAILED-SERVERS=1 --VERIFY-KEY\n\
+             --SERVER=127.0.0.1:0",
         )
         .unwrap();
         assert_eq!(t.servers[0].weight, 3);
-        assert_eq!(t.distribution, "libmemcached:;");
+        assert_eq!(t.servers[0].addr.to_string(), "/tmp/mc.sock");
         assert_eq!(
-            t.options,
-            vec![
-                ("failover", "eject".to_owned()),
-                ("eject_after", "3".to_owned())
-            ]
+            t.servers[1].addr.to_string(),
+            "127.0.0.1:11211",
+            "port 0 is 11211"
+        );
+        assert_eq!(t.distribution, "libmemcached:;");
+        assert_eq!(t.options, vec![("failover", "eject".to_owned())]);
+    }
+
+    /// Tester findings lmconfig 1-4, 9: libmemcached's own rules.
+    #[test]
+    fn placement_words_stand_before_or_after_the_servers() {
+        // no server named: the words come before the servers a program adds
+        let t = translate("--DISTRIBUTION=consistent --HASH=MD5").unwrap();
+        assert_eq!(
+            t.distribution,
+            "libmemcached:distribution=consistent,hash=md5;"
+        );
+        for s in [
+            "--SERVER=a:1/?3 --DISTRIBUTION=consistent --SERVER=b:2",
+            "--SERVER=a:1 --HASH=MD5 --SERVER=b:2",
+            "--SERVER=a:1 --SORT-HOSTS --SERVER=b:2",
+        ] {
+            let e = translate(s).unwrap_err().to_string();
+            assert!(e.contains("between two --SERVER words"), "{s}: {e}");
+        }
+        for s in [
+            "--SORT-HOSTS=0",
+            "--HASH-WITH-NAMESPACE=false",
+            "--BINARY-PROTOCOL=0",
+            "--TCP-NODELAY=1",
+            "--VERIFY-KEY=1",
+        ] {
+            assert!(
+                translate(s)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("takes no value"),
+                "{s}"
+            );
+        }
+        for s in [
+            "--RCV-TIMEOUT",
+            "--RCV-TIMEOUT=abc",
+            "--REMOVE-FAILED-SERVERS",
+            "--HASH=md5 --HASH=crc",
+            "--NAMESPACE=a --NAMESPACE=b",
+            "--SERVER-FAILURE-LIMIT=3",
+            "--DISTRIBUTION=consistent_ketama",
+            "--SOCKET=\"/p\"x",
+        ] {
+            assert!(translate(s).is_err(), "{s}");
+        }
+        let t = translate("--SOCKET=\"/p/?3\"").unwrap();
+        assert_eq!(
+            (t.servers[0].addr.to_string().as_str(), t.servers[0].weight),
+            ("/p/?3", 1)
         );
     }
 }

@@ -275,7 +275,12 @@ impl OptionSpec {
                 }
                 f(b, x)
             }
-            (Apply::Text(_), Value::Text(t)) if t.chars().any(char::is_control) => {
+            // (a libmemcached configuration string has lines and tabs, as libmemcached's)
+            (Apply::Text(_), Value::Text(t))
+                if t.chars().any(|c| {
+                    c.is_control() && !(self.name == "libmemcached_config" && "\n\r\t".contains(c))
+                }) =>
+            {
                 return Err(self.bad(&self.shown(t), "contains a control character"))
             }
             (Apply::Text(f), Value::Text(t)) => f(b, t).map_err(|e| match e {

@@ -14,7 +14,7 @@
  *         ketama=0|1, ketama_weighted=0|1, distribution=modula|consistent|consistent_ketama|
  *         consistent_ketama_spy|consistent_weighted)
  *       | config:WORDS (a configuration string given to memcached(): WORDS with the first
- *         "{S}" replaced by the servers as --SERVER=H:P/?W or --SOCKET="PATH/?W" words)
+ *         "{S}" replaced by the servers as --SERVER=H:P/?W or --SOCKET="PATH"/?W words)
  *
  * Build: cc -O2 -o place-libmemcached place-libmemcached.c -lmemcached
  */
@@ -98,7 +98,7 @@ static int by_config(const char *words, const char *servers_arg, const char *wei
     unsigned w = ws ? (unsigned)atoi(ws) : 1;
     if (weights)
       ws = strtok_r(NULL, ",", &wsave);
-    at += (size_t)snprintf(conf + at, sizeof conf - at, s[0] == '/' ? "%s--SOCKET=\"%s/?%u\""
+    at += (size_t)snprintf(conf + at, sizeof conf - at, s[0] == '/' ? "%s--SOCKET=\"%s\"/?%u"
                                                                    : "%s--SERVER=%s/?%u",
                            first ? "" : " ", s, w);
     first = 0;
