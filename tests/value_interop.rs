@@ -487,7 +487,10 @@ fn pylibmc_int_beyond_64_bits() {
     ] {
         match c.get_value(k) {
             Err(Error::ValueFormat(m)) => {
-                assert!(m.contains("beyond 64 bits") && m.contains(digits), "{m}")
+                assert!(
+                    m.contains("outside the signed 64-bit range") && m.contains(digits),
+                    "{m}"
+                )
             }
             r => panic!("{k}: {r:?}"),
         }
