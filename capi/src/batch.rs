@@ -281,7 +281,7 @@ unsafe fn store_multi(
             } {
                 Ok(v) => v,
                 Err(f) if f.status == MCPOOL_VALUE_TOO_LARGE => {
-                    refused[i] = Some(crate::commands::input_limit(op, keys[i], f));
+                    refused[i] = Some(super::commands::input_limit(op, keys[i], f));
                     continue;
                 }
                 Err(f) => return Err(Failure::invalid(format!("value {i}: {}", f.message))),

@@ -1164,7 +1164,7 @@ pub unsafe extern "C" fn mcpool_client_flush_server(
         let c = unsafe { ptr::handle(client, "client") }?;
         let servers = c.client.server_labels().len();
         if index >= servers {
-            return Err(crate::values::out_of_range("server", index, servers));
+            return Err(super::values::out_of_range("server", index, servers));
         }
         c.client
             .flush_server(index, (delay_s > 0).then_some(delay_s))
