@@ -121,16 +121,40 @@ pub(crate) struct AwayGuard {
     state: Mutex<Away>,
 }
 
+/// Keys remembered for a clean-up, at most `written_while_away_max`: past it the list is
+/// dropped and the clean-up flushes instead (`overflowed`, metric `away_overflows`).
 #[derive(Debug, Default)]
-struct Away {
+struct KeyList {
     keys: HashSet<Box<[u8]>>,
     overflowed: bool,
+}
+
+impl KeyList {
+    /// Remembers `wire` (or overflows past `max`); false when it was there already or the
+    /// list had overflowed before.
+    fn add(&mut self, wire: &[u8], max: usize) -> bool {
+        if self.overflowed || self.keys.contains(wire) {
+            return false;
+        }
+        if self.keys.len() >= max {
+            // past the bound: the clean-up flushes (the keys are no longer needed)
+            self.overflowed = true;
+            self.keys = HashSet::new();
+        } else {
+            self.keys.insert(wire.into());
+        }
+        true
+    }
+}
+
+#[derive(Debug, Default)]
+struct Away {
+    /// Keys of this server written elsewhere while it was away.
+    keys: KeyList,
     /// Keys of this server written elsewhere by an ejection while it was alive.
-    moved: HashSet<Box<[u8]>>,
-    moved_overflowed: bool,
+    moved: KeyList,
     /// Keys of other servers written here (their server dead, or moved by an ejection).
-    hosted: HashSet<Box<[u8]>>,
-    hosted_overflowed: bool,
+    hosted: KeyList,
     /// The hosted keys of the last clean-up, deleted once more at the next: a key is
     /// recorded when its server is picked, before its write is sent, so a clean-up between
     /// the two (this server's own checkout, in the same call) deleted nothing of it; the
@@ -159,8 +183,7 @@ impl AwayGuard {
         let mut s = self.lock();
         if !self.pending.load(Ordering::Acquire) {
             // the last outage was cleaned (or there was none): a new list
-            s.keys.clear();
-            s.overflowed = false;
+            s.keys = KeyList::default();
         }
         self.pending.store(true, Ordering::Release);
         drop(s);
@@ -188,17 +211,7 @@ impl AwayGuard {
         if self.policy != OnServerReturn::DeleteWritten || !self.pending.load(Ordering::Acquire) {
             return;
         }
-        let mut s = self.lock();
-        if s.overflowed || s.keys.contains(wire) {
-            return;
-        }
-        if s.keys.len() >= self.max {
-            // Past the bound: the return flushes instead (the keys are no longer needed).
-            s.overflowed = true;
-            s.keys = HashSet::new();
-            return;
-        }
-        s.keys.insert(wire.into());
+        self.lock().keys.add(wire, self.max);
     }
 
     /// A write of `wire`, whose server this is and which is alive, went to another server:
@@ -207,17 +220,9 @@ impl AwayGuard {
     /// older: it is deleted before this server next serves (with either policy: this server
     /// is alive, so it is never flushed for it, except past `written_while_away_max`).
     pub(crate) fn moved_off(&self, wire: &[u8]) {
-        let mut s = self.lock();
-        if s.moved_overflowed || s.moved.contains(wire) {
-            return;
+        if self.lock().moved.add(wire, self.max) {
+            self.moved_pending.store(true, Ordering::Release);
         }
-        if s.moved.len() >= self.max {
-            s.moved_overflowed = true;
-            s.moved = HashSet::new();
-        } else {
-            s.moved.insert(wire.into());
-        }
-        self.moved_pending.store(true, Ordering::Release);
     }
 
     /// A write of `wire`, whose own server is another one (dead, or alive and moved off by
@@ -226,20 +231,14 @@ impl AwayGuard {
     /// before this server next serves after a return (or after its own return).
     pub(crate) fn hosted(&self, wire: &[u8]) {
         let mut s = self.lock();
-        if s.hosted_overflowed || s.hosted.contains(wire) {
-            return;
-        }
         if !self.hosted_pending.load(Ordering::Acquire) {
+            // (nothing recorded: the key is new to the list)
             self.hosted_since
                 .store(self.returns.load(Ordering::Acquire), Ordering::Release);
         }
-        if s.hosted.len() >= self.max {
-            s.hosted_overflowed = true;
-            s.hosted = HashSet::new();
-        } else {
-            s.hosted.insert(wire.into());
+        if s.hosted.add(wire, self.max) {
+            self.hosted_pending.store(true, Ordering::Release);
         }
-        self.hosted_pending.store(true, Ordering::Release);
     }
 
     /// True when the copies this server holds for others are due for deletion: a server
@@ -275,9 +274,10 @@ impl AwayGuard {
         if !returning && !hosted && !self.moved_pending.load(Ordering::Acquire) {
             return Ok(()); // another caller cleaned it meanwhile
         }
-        let flush = s.moved_overflowed
-            || (hosted && s.hosted_overflowed)
-            || (returning && (self.policy == OnServerReturn::Flush || s.overflowed || s.left_list));
+        let flush = s.moved.overflowed
+            || (hosted && s.hosted.overflowed)
+            || (returning
+                && (self.policy == OnServerReturn::Flush || s.keys.overflowed || s.left_list));
         if flush {
             dialect
                 .exchange(conn, &Request::Flush { delay: None }, &mut |_, _, _, _| {})?
@@ -285,14 +285,19 @@ impl AwayGuard {
             if returning {
                 Counters::bump(&counters.returns_flushed);
             }
-            if s.overflowed || s.moved_overflowed || (hosted && s.hosted_overflowed) {
+            if s.keys.overflowed || s.moved.overflowed || (hosted && s.hosted.overflowed) {
                 Counters::bump(&counters.away_overflows);
             }
         } else {
-            let written = s.keys.iter().filter(|_| returning);
-            let held = s.hosted.iter().chain(&s.hosted_prev).filter(|_| hosted);
+            let written = s.keys.keys.iter().filter(|_| returning);
+            let held = s
+                .hosted
+                .keys
+                .iter()
+                .chain(&s.hosted_prev)
+                .filter(|_| hosted);
             let keys: Vec<&[u8]> = written
-                .chain(s.moved.iter())
+                .chain(s.moved.keys.iter())
                 .chain(held)
                 .map(|k| &k[..])
                 .collect();
@@ -304,16 +309,14 @@ impl AwayGuard {
                 .fetch_add(keys.len() as u64, Ordering::Relaxed);
         }
         if returning {
-            s.keys = HashSet::new();
-            s.overflowed = false;
+            s.keys = KeyList::default();
             s.left_list = false;
             self.pending.store(false, Ordering::Release);
             // Every server holding copies for others deletes them before it next serves.
             self.returns.fetch_add(1, Ordering::AcqRel);
         }
         if hosted {
-            s.hosted_prev = std::mem::take(&mut s.hosted);
-            s.hosted_overflowed = false;
+            s.hosted_prev = std::mem::take(&mut s.hosted).keys;
             // The keys just deleted are deleted once more at the next change (see
             // `hosted_prev`); then forgotten.
             let again = !s.hosted_prev.is_empty();
@@ -321,8 +324,7 @@ impl AwayGuard {
                 .store(self.returns.load(Ordering::Acquire), Ordering::Release);
             self.hosted_pending.store(again, Ordering::Release);
         }
-        s.moved = HashSet::new();
-        s.moved_overflowed = false;
+        s.moved = KeyList::default();
         self.moved_pending.store(false, Ordering::Release);
         Ok(())
     }
@@ -376,7 +378,10 @@ mod tests {
         g.server_down();
         g.written_elsewhere(b"k");
         g.server_down();
-        assert!(g.lock().keys.contains(&b"k"[..]), "kept for the clean-up");
+        assert!(
+            g.lock().keys.keys.contains(&b"k"[..]),
+            "kept for the clean-up"
+        );
         assert!(g.is_pending());
     }
 

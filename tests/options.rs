@@ -1134,19 +1134,13 @@ fn value_format_and_preset_take_the_same_client_names() {
         (" Python_Memcache ", "python-memcached"),
         ("PYLIBMC", "pylibmc"),
     ] {
-        let by_preset = ClientBuilder::new()
-            .set("preset", given)
-            .unwrap_or_else(|e| panic!("preset {given:?}: {e}"))
-            .server("127.0.0.1:1")
-            .build()
-            .unwrap();
-        let by_format = ClientBuilder::new()
-            .set("value_format", given)
-            .unwrap_or_else(|e| panic!("value_format {given:?}: {e}"))
-            .server("127.0.0.1:1")
-            .build()
-            .unwrap();
-        for c in [&by_preset, &by_format] {
+        for option in ["preset", "value_format"] {
+            let c = ClientBuilder::new()
+                .set(option, given)
+                .unwrap_or_else(|e| panic!("{option} {given:?}: {e}"))
+                .server("127.0.0.1:1")
+                .build()
+                .unwrap();
             assert_eq!(c.config().values.format.to_string(), canonical, "{given:?}");
         }
     }
