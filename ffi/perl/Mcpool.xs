@@ -478,7 +478,19 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         out = POPs;
         PUTBACK;
         *kind = MCPOOL_KIND_PERL_STORABLE;
-        return SvPV(out, *len);
+        p = SvPV(out, *len);
+        if (SvUTF8(out)) {
+            /* The image is stored as bytes and thawed from bytes: a character string is
+             * its characters as bytes when each is one (Latin-1), else refused. Its UTF-8
+             * encoding stored as bytes would thaw into another value (mojibake). */
+            SV *tmp = sv_2mortal(newSVpvn_flags(p, *len, SVf_UTF8));
+            if (!sv_utf8_downgrade(tmp, TRUE))
+                croak("Mcpool: the serialize method returned a character string with wide "
+                      "characters; it must return bytes (JSON::PP->new->utf8, "
+                      "Encode::encode_utf8): not stored");
+            p = SvPV(tmp, *len);
+        }
+        return p;
     }
     if (!SvOK(sv)) {
         *len = 0;

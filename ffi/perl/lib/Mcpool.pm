@@ -200,6 +200,20 @@ sub _server_list {
     return (\@addr, \@weight);
 }
 
+# Whether compress_methods name gzip's own functions (IO::Compress::Gzip::gzip and a gunzip),
+# what the core writes under the cache-memcached-fast format: honoured as they are, no warning.
+sub _gzip_methods {
+    my $m = shift;
+    return 0 unless ref $m eq 'ARRAY' && @$m == 2;
+    require B;
+    my @name = map {
+        my $cv = ref $_ eq 'CODE' ? B::svref_2object($_) : undef;
+        $cv && $cv->GV->isa('B::GV') ? $cv->GV->STASH->NAME . '::' . $cv->GV->NAME : '';
+    } @$m;
+    return $name[0] eq 'IO::Compress::Gzip::gzip'
+        && $name[1] =~ /\AIO::Uncompress::(?:Gunzip::gunzip|AnyUncompress::anyuncompress|AnyInflate::anyinflate)\z/;
+}
+
 # The core's whole weights for the servers' weights as given. Without Ketama, each rounded
 # (with a warning when that changes it; at least 1). With Cache::Memcached::Fast's Ketama
 # ($ketama: its ketama_points), each server's point count, which Cache::Memcached::Fast
@@ -220,7 +234,9 @@ sub _core_weights {
         } else {
             $iw = int($w + 0.5);
             Carp::carp("Mcpool: server $addr->[$i]: weight $w is not an integer; using "
-                    . ($iw < 1 ? 1 : $iw)) if $iw != $w;
+                    . ($iw < 1 ? 1 : $iw) . " (without ketama_points, Cache::Memcached::Fast "
+                    . "places keys by the weight as given: some keys are on other servers there)")
+                if $iw != $w;
         }
         push @int, $iw < 1 ? 1 : $iw;
     }
@@ -282,8 +298,10 @@ sub new {
             Carp::carp("Unknown arguments: @unknown");
         }
     }
-    Carp::carp('Mcpool: compress_methods is ignored: the mcpool core compresses (with the value format\'s codec)')
-        if defined $conf->{compress_methods};
+    Carp::carp('Mcpool: compress_methods is not honoured: the core compresses with gzip (what '
+            . 'Cache::Memcached::Fast\'s default methods read) and reads gzip and zlib; a reader '
+            . 'whose compress_methods do not read gzip misses the values compressed here')
+        if defined $conf->{compress_methods} && !_gzip_methods($conf->{compress_methods});
 
     # No servers (none given, or an empty list): as Cache::Memcached::Fast, a client whose
     # commands all fail (nothing, last_error "no servers"): a configuration that switches
@@ -692,7 +710,10 @@ Storable whose thaw dies (L</SECURITY: Storable>).
 =item * B<A _multi list with an invalid last item> gives one result per argument, its
 C<undef> included (Cache::Memcached::Fast drops that trailing C<undef>).
 
-=item * C<compress_methods> is ignored (with a warning): the core compresses; C<nowait> and a
+=item * C<compress_methods> is not honoured: the core compresses with gzip and reads gzip and
+zlib. Gzip's own functions (C<IO::Compress::Gzip::gzip> with a gunzip) are what it does
+already; any other methods get a warning, since a Cache::Memcached::Fast reader using them
+(zlib's C<compress>, say) misses the values mcpool compresses. C<nowait> and a
 server's C<noreply> are accepted and not offered: every command waits for its reply.
 
 =item * B<Error messages> name the method, key and server (and C<last_error> has them);
@@ -731,8 +752,8 @@ By default Cache::Memcached's flag layout (the core's C<cache-memcached-fast> va
 1 = Storable (the value was a reference, serialized with C<serialize_methods>, by default
 C<Storable::nfreeze>), 2 = compressed (gzip, as C<Compress::Zlib::memGzip> writes it), 4 =
 UTF-8 (a character string stored with C<utf8 =E<gt> 1>). The flags, the wire forms and
-compression belong to the core (see L</value_format>), so C<compress_methods> is ignored
-(with a warning).
+compression belong to the core (see L</value_format>), so C<compress_methods> is not
+honoured (a warning unless they are gzip's own functions).
 
 =item Return values
 
@@ -896,7 +917,11 @@ See L</Placement>.
 
 =item serialize_methods
 
-C<[\&freeze, \&thaw]>, default C<[\&Storable::nfreeze, \&Storable::thaw]>.
+C<[\&freeze, \&thaw]>, default C<[\&Storable::nfreeze, \&Storable::thaw]>. Freeze returns
+bytes: a character string it returns is stored as its characters when each is below 256
+(Latin-1), and a string with wider characters is refused (C<set> croaks, nothing stored), where
+Cache::Memcached::Fast stores its UTF-8 encoding and thaw then gets other characters back (give
+JSON::PP C<-E<gt>utf8>, or encode with C<Encode::encode_utf8>).
 
 =item value_format
 
