@@ -122,6 +122,15 @@ impl Health {
         }
     }
 
+    /// The tests' clock jump: the rest ends now, the retry is due (as `may_try` would see
+    /// once the back-off has passed).
+    #[cfg(test)]
+    pub(crate) fn come_due(&self) {
+        if self.dead_until.load(Ordering::Relaxed) != 0 {
+            self.dead_until.store(1, Ordering::Relaxed);
+        }
+    }
+
     /// Records `e` as the cause of the server being marked dead.
     pub(crate) fn set_cause(&self, e: &crate::Error) {
         *self.cause.lock().unwrap_or_else(|p| p.into_inner()) = e.to_string();
@@ -185,6 +194,13 @@ impl Health {
             .failures
             .fetch_add(1, Ordering::Relaxed)
             .saturating_add(1);
+        // While the server rests (marked dead, its retry not yet due), a failure in the new
+        // epoch is a call that raced with the marking (it passed `may_try` just before it,
+        // and took the epoch just after): the same incident, not a failed retry.
+        let until = self.dead_until.load(Ordering::Relaxed);
+        if until != 0 && now_ms() < until {
+            return None;
+        }
         let counted = if self.window == 0 {
             n
         } else {
@@ -207,7 +223,8 @@ impl Health {
             .retry
             .saturating_mul(1 << doublings)
             .min(self.retry_max);
-        let until = now_ms() + wait.as_millis() as u64;
+        // (a wait past u64 milliseconds, `Duration::MAX`, is as long as the clock goes)
+        let until = now_ms().saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
         self.dead_until.store(until, Ordering::Relaxed);
         if self.window != 0 {
             // counted again from the first failure after the rest
@@ -243,10 +260,13 @@ impl Health {
             .saturating_add(1)
     }
 
-    /// Records a successful exchange (cheap when already healthy: one load). Returns true
-    /// when the server had been marked dead and is now back.
-    pub(crate) fn record_success(&self) -> bool {
-        if self.failures.load(Ordering::Relaxed) == 0 {
+    /// Records a successful exchange that began in `epoch` (cheap when already healthy: one
+    /// load). Returns true when the server had been marked dead and is now back. An exchange
+    /// that began before the last marking (answered just before the server failed, read
+    /// after) says nothing of the server now: not counted.
+    pub(crate) fn record_success(&self, epoch: u64) -> bool {
+        if self.failures.load(Ordering::Relaxed) == 0 || epoch != self.epoch.load(Ordering::Acquire)
+        {
             return false;
         }
         self.failures.store(0, Ordering::Relaxed);
@@ -281,7 +301,7 @@ mod tests {
         assert!(!h.may_try());
         let s = h.snapshot("x");
         assert!(!s.alive && s.failures == 2 && s.retry_in.is_some());
-        h.record_success();
+        h.record_success(h.epoch());
         assert!(h.may_try() && h.is_healthy());
     }
 
@@ -297,6 +317,32 @@ mod tests {
     }
 
     const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn a_success_of_an_exchange_begun_before_the_marking_is_not_a_return() {
+        let h = Health::new(1, Duration::from_secs(60), Duration::from_secs(600));
+        let began = h.epoch();
+        assert!(h.record_failure(h.epoch()).is_some());
+        assert!(!h.record_success(began), "begun before the marking");
+        assert!(!h.may_try(), "still resting");
+        h.come_due();
+        assert!(h.record_success(h.epoch()), "the retry's exchange: back");
+        assert!(h.is_healthy());
+    }
+
+    #[test]
+    fn a_failure_that_raced_with_the_marking_does_not_double_the_back_off() {
+        let h = Health::new(1, Duration::from_secs(60), Duration::from_secs(600));
+        let e0 = h.epoch();
+        let m = h.record_failure(e0).expect("marked");
+        assert_eq!(m.retry_in, Duration::from_secs(60));
+        // a call that passed may_try before the marking and took the epoch after it
+        assert_eq!(h.record_failure(h.epoch()), None);
+        assert_eq!(h.record_failure(h.epoch()), None);
+        let s = h.snapshot("x");
+        assert!(s.retry_in.unwrap() <= Duration::from_secs(60), "{s:?}");
+        assert_eq!(s.failures, 3, "still counted as consecutive failures");
+    }
 
     /// Issue 15 item 9: the back-off grew with the callers in flight (29.5 s with 16).
     #[test]
@@ -331,12 +377,13 @@ mod tests {
         assert_eq!((m.failures, m.retry_in, m.first), (2, 100 * MS, true));
         for want in [200, 400, 800, 1000, 1000] {
             // Each retry's requests fail together: the first marks it dead again.
+            h.come_due();
             let retry = h.epoch();
             let m = h.record_failure(retry).unwrap();
             assert_eq!((m.retry_in, m.first), (want * MS, false));
             assert_eq!(h.record_failure(retry), None);
         }
-        assert!(h.record_success(), "back");
+        assert!(h.record_success(h.epoch()), "back");
         assert!(h.may_try() && h.is_healthy());
         let again = h.epoch();
         h.record_failure(again);
@@ -354,7 +401,7 @@ mod tests {
     fn a_window_counts_failures_a_success_does_not_reset() {
         let h = Health::with_window(2, Some(60_000 * MS), 60_000 * MS, 60_000 * MS);
         assert_eq!(h.record_failure(h.epoch()), None, "one failure of two");
-        h.record_success();
+        h.record_success(h.epoch());
         assert!(
             h.may_try() && h.is_healthy(),
             "the consecutive count is reset"
@@ -368,7 +415,7 @@ mod tests {
         // consecutive counting (no window): the success in between resets it
         let c = Health::with_window(2, None, 60_000 * MS, 60_000 * MS);
         assert_eq!(c.record_failure(c.epoch()), None);
-        c.record_success();
+        c.record_success(c.epoch());
         assert_eq!(
             c.record_failure(c.epoch()),
             None,
@@ -422,6 +469,7 @@ mod tests {
         assert_eq!(h.snapshot("x").failures, 1);
         assert!(h.snapshot("x").retry_in.unwrap() <= 100 * MS);
         // A connection of the retry itself fails: that is a failed retry.
+        h.come_due();
         let m = h.record_failure(h.epoch()).unwrap();
         assert_eq!((m.failures, m.retry_in), (2, 200 * MS));
     }

@@ -484,7 +484,7 @@ pub(crate) mod nonblocking {
     /// to end the call (see `conn::connect_error`), else the wait goes on for the time left.
     #[allow(unsafe_code)] // poll(2)
     pub(crate) fn connected(stream: &TcpStream, timeout: Duration) -> io::Result<bool> {
-        let end = Instant::now() + timeout;
+        let end = Instant::now() + crate::server::addable(timeout);
         loop {
             let left = end.saturating_duration_since(Instant::now());
             // Rounded up: a wait never ends before its time.

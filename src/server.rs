@@ -35,6 +35,9 @@ pub(crate) struct Pooled<'g> {
     /// most), so a connection is dropped at worst that much early, and no second clock
     /// reading is paid per operation.
     checked_out_ms: Option<u64>,
+    /// The server's health epoch when it was checked out: a success of an exchange that
+    /// began before the server was marked dead is not its return (`Health::record_success`).
+    epoch: u64,
 }
 
 impl Pooled<'_> {
@@ -397,6 +400,13 @@ mod threads {
     }
 }
 
+/// The longest wait handed to r2d2 or added to the clock: a century. `Duration::MAX`, Rust's
+/// "no limit", is a valid setting; `Instant + Duration` panics past the clock's range, and
+/// r2d2 adds its waits to `Instant::now()`.
+pub(crate) fn addable(d: Duration) -> Duration {
+    d.min(Duration::from_secs(100 * 365 * 86_400))
+}
+
 fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPool>) -> Pool {
     let manager = Manager {
         threads: Some(Arc::downgrade(&threads)),
@@ -405,9 +415,9 @@ fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPoo
     Pool::builder()
         .max_size(s.max_size)
         .min_idle(Some(s.min_idle))
-        .connection_timeout(s.pool_timeout)
-        .idle_timeout(s.idle_timeout.filter(|d| !d.is_zero()))
-        .max_lifetime(s.max_lifetime.filter(|d| !d.is_zero()))
+        .connection_timeout(addable(s.pool_timeout))
+        .idle_timeout(s.idle_timeout.filter(|d| !d.is_zero()).map(addable))
+        .max_lifetime(s.max_lifetime.filter(|d| !d.is_zero()).map(addable))
         .test_on_check_out(s.test_on_check_out)
         .thread_pool(threads)
         .build_unchecked(manager)
@@ -639,7 +649,8 @@ impl Server {
             // in line, counted with it.
             None => {
                 let since = Instant::now();
-                let got = pool.get_timeout(deadline.limit(wait).max(Duration::from_millis(100)));
+                let got =
+                    pool.get_timeout(addable(deadline.limit(wait)).max(Duration::from_millis(100)));
                 let slot_wait = since.elapsed();
                 deadline.charge(slot_wait);
                 let total = waited.unwrap_or_default() + slot_wait;
@@ -658,6 +669,7 @@ impl Server {
             _permit: permit,
             io_start: (0, 0),
             checked_out_ms,
+            epoch: self.health.epoch(),
         };
         // A connection the background thread opened for this slot; a connect it started
         // is completed below, by this caller.
@@ -819,7 +831,7 @@ impl Server {
         Counters::bump(&self.counters.operations);
         let event = match result {
             Ok(_) => {
-                if self.health.record_success() {
+                if self.health.record_success(pooled.epoch) {
                     Counters::bump(&self.counters.returns);
                     Some(Event::ServerUp {
                         server: self.label.to_string(),

@@ -377,3 +377,53 @@ fn the_spymemcached_preset_waits_for_a_late_reply_as_spymemcached_does() {
     );
     assert!(c.server_states()[0].alive, "a timeout takes no node out");
 }
+
+/// Rust's "no limit", `Duration::MAX`, for every duration setter at once (and through the
+/// option names): the client works and never panics on a deadline past the clock's range
+/// (`pool_timeout` with `operation_timeout` panicked adding them to an `Instant`).
+#[test]
+fn duration_max_for_every_timeout_works_and_never_panics() {
+    let mc = Memcached::start(&[]);
+    let k = unique("durmax");
+    let c = Client::builder()
+        .server(&mc.addr())
+        .pool_timeout(Duration::MAX)
+        .operation_timeout(Some(Duration::MAX))
+        .io_timeout(Duration::MAX)
+        .connect_timeout(Duration::MAX)
+        .idle_timeout(Some(Duration::MAX))
+        .max_lifetime(Some(Duration::MAX))
+        .build()
+        .unwrap();
+    c.set(&k, b"v", 0).unwrap();
+    assert_eq!(c.get(&k).unwrap().as_deref(), Some(&b"v"[..]));
+    let m = c.get_multi(&[k.as_str(), "nothing"]);
+    assert!(m[0].as_ref().unwrap().is_some() && m[1].as_ref().unwrap().is_none());
+}
+
+/// A retry wait past the clock's range (`retry_timeout(Duration::MAX)`): a refused server is
+/// still marked dead (and not retried within the test), where the wait's end wrapped around
+/// (release: never marked dead; debug: an overflow panic).
+#[test]
+fn a_retry_timeout_past_the_clock_still_marks_a_refused_server_dead() {
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    for retry in [Duration::MAX, Duration::from_millis(u64::MAX)] {
+        let c = Client::builder()
+            .server(&addr)
+            .failure_limit(2)
+            .retry_timeout_max(retry)
+            .retry_timeout(retry)
+            .build()
+            .unwrap();
+        for _ in 0..4 {
+            assert!(c.get("k").is_err());
+        }
+        let s = &c.server_states()[0];
+        assert!(!s.alive && s.retry_in.is_some(), "{s:?}");
+        assert!(
+            matches!(c.get("k"), Err(Error::ServerDead { .. })),
+            "{:?}",
+            c.get("k")
+        );
+    }
+}

@@ -235,3 +235,45 @@ fn an_event_callback_may_issue_commands() {
         "a call took {slowest:?}"
     );
 }
+
+/// 32 threads calling a server that refuses connections: it is marked dead once, with the
+/// first back-off (tester finding rust 2: calls that passed the health check just before the
+/// marking and took the new epoch just after it each counted as a failed retry, so that
+/// 32 threads took the back-off to 30 s within a quarter of a second).
+#[test]
+fn callers_racing_with_the_marking_do_not_double_the_back_off() {
+    let _one = one_at_a_time();
+    let addr = format!("127.0.0.1:{}", common::free_port());
+    let retry = Duration::from_secs(2);
+    let c = Client::builder()
+        .server(&addr)
+        .retry_timeout(retry)
+        .retry_timeout_max(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let workers: Vec<_> = (0..32)
+        .map(|_| {
+            let (c, stop) = (c.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut n = 0u32;
+                while !stop.load(Ordering::Relaxed) && n < 1_000_000 {
+                    let _ = c.get("k");
+                    n += 1;
+                }
+            })
+        })
+        .collect();
+    // well within the first back-off: no retry is due yet
+    std::thread::sleep(Duration::from_millis(500));
+    stop.store(true, Ordering::Relaxed);
+    for w in workers {
+        w.join().unwrap();
+    }
+    let s = &c.server_states()[0];
+    assert!(!s.alive, "{s:?}");
+    assert!(
+        s.retry_in.is_some_and(|r| r <= retry),
+        "one marking, the first back-off: {s:?}"
+    );
+}
