@@ -682,7 +682,10 @@ pub static OPTIONS: &[OptionSpec] = &[
         "wire protocol (meta: memcached >= 1.6; binary: needed for SASL)",
         Apply::Text(|b, v| Ok(b.protocol(named::<Protocol>(v)?)))),
     row!("key_prefix", Text, "", "", "at most 250 bytes",
-        "namespace prepended to every key",
+        "namespace prepended to every key; placement hashes it only where the imitated \
+         client hashes its namespace (hash_key_prefix): a prefix the other clients write into \
+         their keys themselves (Django's KEY_PREFIX, \"app:\" + key) needs \
+         hash_key_prefix=true to place keys where they do",
         Apply::Text(set_key_prefix)),
     row!("min_idle", Integer, "connections", "0", "0 to 65536",
         "connections per server opened when the client is built and kept idle (SockIOPool initConn); 0: lazy, each opened by the first call that needs it",
