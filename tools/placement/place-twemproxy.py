@@ -40,9 +40,7 @@ for s, w in zip(servers, weights):
     parts = s.split(":")
     name = (" " + parts[2]) if len(parts) > 2 else ""
     lines.append("   - %s:%s:%d%s" % (parts[0], parts[1], w, name))
-listen = ("127.0.0.1", free_port("127.0.0.1"))
-stats = free_port("127.0.0.1")
-conf = """pool:
+CONF = """pool:
   listen: %s:%d
   hash: %s
   distribution: %s
@@ -51,26 +49,50 @@ conf = """pool:
   timeout: 5000
   servers:
 %s
-""" % (listen[0], listen[1], args.hash, args.distribution, "\n".join(lines))
+"""
 
-with tempfile.TemporaryDirectory() as d:
+
+def start(d):
+    """nutcracker on two free ports, and a connection to it; None when it could not bind
+    (a port taken between free_port and its bind: the caller tries new ports)."""
+    listen = ("127.0.0.1", free_port("127.0.0.1"))
+    stats = free_port("127.0.0.1")
     path = os.path.join(d, "nutcracker.yml")
     with open(path, "w") as f:
-        f.write(conf)
+        f.write(CONF % (listen[0], listen[1], args.hash, args.distribution, "\n".join(lines)))
+    log = os.path.join(d, "log")
     proc = subprocess.Popen([args.nutcracker, "-c", path, "-s", str(stats), "-a", "127.0.0.1",
-                             "-o", os.path.join(d, "log"), "-v", "1"])
+                             "-o", log, "-v", "1"])
+    for _ in range(100):  # up to ~5 s for nutcracker to listen
+        try:
+            sock = socket.create_connection(listen, timeout=10)
+        except OSError:
+            if proc.poll() is not None:
+                text = open(log).read()
+                if "Address already in use" in text:
+                    return None
+                sys.exit("nutcracker exited: " + text)
+            time.sleep(0.05)
+            continue
+        if proc.poll() is not None:  # connected to another listener on that port
+            sock.close()
+            return None
+        return proc, sock
+    proc.terminate()
+    proc.wait(timeout=10)
+    sys.exit("nutcracker did not start listening")
+
+
+with tempfile.TemporaryDirectory() as d:
+    started = None
+    for _ in range(5):
+        started = start(d)
+        if started:
+            break
+    if started is None:
+        sys.exit("nutcracker could not bind a free port in 5 tries")
+    proc, sock = started
     try:
-        sock = None
-        for _ in range(100):  # up to ~5 s for nutcracker to listen
-            try:
-                sock = socket.create_connection(listen, timeout=10)
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    sys.exit("nutcracker exited: " + open(os.path.join(d, "log")).read())
-                time.sleep(0.05)
-        if sock is None:
-            sys.exit("nutcracker did not start listening")
         f = sock.makefile("rb")
         for i in range(0, len(keys), 200):  # pipelined in batches
             batch = keys[i:i + 200]
