@@ -501,6 +501,8 @@ public final class Mcpool implements AutoCloseable {
             return t.decode(b, kind, flags);
         } catch (Serialization.TrailingBytes e) {
             throw e.forKey(key);
+        } catch (Serialization.Undeserializable e) {
+            throw e.forKey(key, flags);
         } catch (ClientException e) {
             if (kind != Kind.JAVA_SERIALIZED && kind != Kind.PYTHON_PICKLE && kind != Kind.PERL_STORABLE) throw e;
             String why = e.getMessage().substring(e.statusName().length() + 2); // after "NAME: "
@@ -1240,7 +1242,9 @@ public final class Mcpool implements AutoCloseable {
         }
     }
 
-    /** Which server (its index in {@link #servers()}) key lives on; no I/O. */
+    /** Which server (its index in {@link #servers()}) key lives on by placement alone; no
+     * I/O. Server health is ignored: while that server is marked dead, a failover policy
+     * ({@code rehash}, {@code eject}) sends the key's commands to another one. */
     public int serverIndexFor(String key) {
         byte[] k = key(key);
         long h = nc.acquire();

@@ -45,7 +45,7 @@ final class Serialization {
             // consumed by the read that peeked it): what the array has left follows the object
             left = bytes.available();
         } catch (IOException | ClassNotFoundException e) {
-            throw new ClientException("cannot deserialize a stored Java object: " + e, e);
+            throw new Undeserializable(null, 0, e);
         }
         if (left != 0) throw new TrailingBytes(null, left);
         return value;
@@ -68,6 +68,27 @@ final class Serialization {
 
         TrailingBytes forKey(String key) {
             return new TrailingBytes(key, extra);
+        }
+    }
+
+    /** Stored bytes flagged as a serialized Java object that do not deserialize (a corrupt
+     * stream, a class this JVM does not have): MCPOOL_VALUE_FORMAT, as for bytes after the
+     * object: the stored value is at fault, not the caller's input. The client's reads name
+     * the key and flags ({@link #forKey}). */
+    static final class Undeserializable extends ServerException {
+        private static final long serialVersionUID = 1L;
+        private static final int STATUS_VALUE_FORMAT = 210; // include/mcpool.h
+
+        Undeserializable(String key, int flags, Throwable cause) {
+            super(STATUS_VALUE_FORMAT, "MCPOOL_VALUE_FORMAT", (key == null ? "a value"
+                : "the value of " + key + " with flags " + Integer.toUnsignedString(flags)
+                    + " (0x" + Integer.toHexString(flags) + ")")
+                + ": cannot deserialize a stored Java object: " + cause);
+            initCause(cause);
+        }
+
+        Undeserializable forKey(String key, int flags) {
+            return new Undeserializable(key, flags, getCause());
         }
     }
 

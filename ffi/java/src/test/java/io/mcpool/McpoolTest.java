@@ -485,6 +485,38 @@ public class McpoolTest extends ServerTestBase {
         }
     }
 
+    /** Stored bytes flagged as a serialized object that do not deserialize (bytes prepended
+     * to the stream header): MCPOOL_VALUE_FORMAT naming the key and flags, a ServerException
+     * as for bytes after the object (it was a ClientException, status 0, the caller's input
+     * class); getMulti keeps the other hits. */
+    @Test
+    public void aStoredObjectThatDoesNotDeserializeIsAValueFormatError() throws Exception {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).preset("spymemcached")
+                .option("serialized_java", "true").build()) {
+            String k = "m:undeser", other = "m:undeser-other";
+            java.util.ArrayList<Integer> list = new java.util.ArrayList<>(java.util.List.of(1, 2));
+            assertTrue(mc.set(k, list, 0));
+            assertTrue(mc.set(other, list, 0));
+            assertTrue(mc.prepend(k, "XX".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            try {
+                mc.get(k);
+                fail("a corrupt serialized object was read");
+            } catch (ServerException e) {
+                assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+                assertEquals(210, e.status());
+                assertTrue(e.getMessage(), e.getMessage().contains("the value of " + k + " with flags ")
+                    && e.getMessage().contains("cannot deserialize a stored Java object"));
+            }
+            try {
+                mc.getMulti(k, other);
+                fail("getMulti read a corrupt serialized object");
+            } catch (UnreadableValuesException e) {
+                assertEquals(java.util.Set.of(k), e.errors().keySet());
+                assertEquals(list, e.hits().get(other));
+            }
+        }
+    }
+
     /** memcached appends raw bytes and keeps the flags: a serialized object with bytes after
      * it (an append; a whole serialized object prepended) read as the first object alone
      * would be the value without them. MCPOOL_VALUE_FORMAT naming the key, as for a
