@@ -37,8 +37,6 @@ pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
     builder_from(g, servers)?.build().map_err(|e| e.to_string())
 }
 
-/// The client's builder from the global options, every option applied and checked (a bad
-/// one is an error), for `servers`.
 /// The options applied before every other, whatever their place on the command line.
 const PRESET_LIKE: [&str; 2] = ["preset", "libmemcached_config"];
 
@@ -55,7 +53,25 @@ pub(crate) fn config_names_servers(g: &Globals) -> bool {
     })
 }
 
+/// The client's builder from the global options, every option applied and checked (a bad
+/// one is an error), for `servers`.
 fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String> {
+    // Each sets every setting of one client (a libmemcached string the libmemcached preset):
+    // a second would mix two clients' settings (whalin's key encoding under pylibmc's
+    // placement), a client neither of them is.
+    let presets: Vec<String> = g
+        .options
+        .iter()
+        .filter(|(n, _)| PRESET_LIKE.contains(&n.as_str()))
+        .map(|(n, v)| format!("--{} {v}", n.replace('_', "-")))
+        .collect();
+    if presets.len() > 1 {
+        return Err(format!(
+            "{}: give one (--preset and --libmemcached-config each set a whole client's \
+             settings; other options override them one by one)",
+            presets.join(", ")
+        ));
+    }
     let mut b = ClientBuilder::new().min_idle(0);
     // A preset first, whatever its place: every other option overrides it.
     for (name, value) in g.options.iter().filter(|(n, _)| n == "preset") {

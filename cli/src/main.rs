@@ -190,6 +190,14 @@ fn options_command(args: &[String]) -> ExitCode {
             out!("{}", mcpool::config::options::presets_markdown());
             ExitCode::SUCCESS
         }
+        Some("-h" | "--help") => {
+            outln!(
+                "usage: mcpool options [--markdown | --presets]\n\
+                 Lists every client option (name, type, default, what it does); --markdown\n\
+                 prints the README's table, --presets what each preset sets."
+            );
+            ExitCode::SUCCESS
+        }
         Some(other) => usage_error(&format!("options: unknown argument {other}")),
     }
 }

@@ -204,9 +204,29 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
         crate::out::check(bench(&sizes, &mut io::stdout().lock()));
         return Ok(());
     }
+    let comparing = a.compare_servers.is_some() || a.compare_distribution.is_some();
+    // An option that would change nothing is refused rather than ignored.
+    if a.compare_weights.is_some() && a.compare_servers.is_none() {
+        return Err(usage("--compare-weights needs --compare-servers"));
+    }
+    if a.random.is_some() && !(comparing && a.keys.is_none()) {
+        return Err(usage(
+            "--random makes keys for a comparison (--compare-servers or \
+             --compare-distribution) without --keys",
+        ));
+    }
+    if let (Some(w), Some(list)) = (&a.compare_weights, &a.compare_servers) {
+        if w.len() != list.len() {
+            return Err(usage(format!(
+                "--compare-weights has {} entries for {} --compare-servers",
+                w.len(),
+                list.len()
+            )));
+        }
+    }
     let here = Placement::new(opts)?;
 
-    if a.compare_servers.is_some() || a.compare_distribution.is_some() {
+    if comparing {
         let mut other = opts.clone();
         if let Some(name) = &a.compare_distribution {
             other.distribution = Some(name.clone());

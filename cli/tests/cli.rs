@@ -457,6 +457,62 @@ fn ring_errors_exit_2() {
     assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// Options that would change nothing or mix two clients are refused, each naming the option
+/// at fault (tester findings cli 1, 5, 6): two presets (or a preset and a libmemcached
+/// string) merged whalin's key encoding into pylibmc's placement; `ring --random` without a
+/// comparison and `--compare-weights` without `--compare-servers` were ignored; the weights'
+/// count error named `--weights`; `options --help` was an unknown argument.
+#[test]
+fn options_that_change_nothing_or_mix_clients_are_refused() {
+    let refused: &[(&[&str], &str)] = &[
+        (
+            &["--preset", "whalin", "--preset", "pylibmc", "get", "k"],
+            "--preset whalin, --preset pylibmc: give one",
+        ),
+        (
+            &[
+                "--preset",
+                "pylibmc",
+                "--libmemcached-config",
+                "--HASH=md5",
+                "ring",
+            ],
+            "give one",
+        ),
+        (
+            &["ring", "--random", "10"],
+            "--random makes keys for a comparison",
+        ),
+        (
+            &["ring", "--compare-weights", "1,2"],
+            "--compare-weights needs --compare-servers",
+        ),
+        (
+            &[
+                "ring",
+                "--compare-servers",
+                "a:1,b:1,c:1",
+                "--compare-weights",
+                "1,2",
+            ],
+            "--compare-weights has 2 entries for 3 --compare-servers",
+        ),
+    ];
+    for (args, want) in refused {
+        let mut all = vec!["--servers", "127.0.0.1:1,127.0.0.1:2"];
+        all.extend_from_slice(args);
+        let o = mcpool(&all);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    for help in ["--help", "-h"] {
+        let o = mcpool(&["options", help]);
+        assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stdout).starts_with("usage: mcpool options"));
+    }
+}
+
 /// `ring` over stdin `keys`, with `global` options: the server of each key.
 fn ring(global: &[&str], keys: &[String]) -> (i32, Vec<String>, String) {
     use std::io::Write;
