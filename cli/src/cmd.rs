@@ -219,7 +219,8 @@ struct Spec {
 /// an option, a key or a value ([`parse_args`]).
 const COMMANDS: &[Spec] = {
     use Slot::*;
-    const STORE: &[&str] = &["--ttl", "--kind"];
+    const STORE: &[&str] = &["--ttl", "--kind", "--value-file"];
+    const CONCAT: &[&str] = &["--value-file"];
     &[
         Spec {
             name: "get",
@@ -243,37 +244,37 @@ const COMMANDS: &[Spec] = {
             name: "set",
             slots: &[Key, Value],
             options: STORE,
-            usage: "set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]",
+            usage: "set KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
         },
         Spec {
             name: "add",
             slots: &[Key, Value],
             options: STORE,
-            usage: "add KEY VALUE [--ttl S] [--kind bytes|text|int|bool]",
+            usage: "add KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
         },
         Spec {
             name: "replace",
             slots: &[Key, Value],
             options: STORE,
-            usage: "replace KEY VALUE [--ttl S] [--kind bytes|text|int|bool]",
+            usage: "replace KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
         },
         Spec {
             name: "cas",
             slots: &[Key, Value, Number],
             options: STORE,
-            usage: "cas KEY VALUE CAS [--ttl S] [--kind bytes|text|int|bool]",
+            usage: "cas KEY (VALUE | --value-file FILE) CAS [--ttl S] [--kind bytes|text|int|bool]",
         },
         Spec {
             name: "append",
             slots: &[Key, Value],
-            options: &[],
-            usage: "append KEY VALUE",
+            options: CONCAT,
+            usage: "append KEY (VALUE | --value-file FILE)",
         },
         Spec {
             name: "prepend",
             slots: &[Key, Value],
-            options: &[],
-            usage: "prepend KEY VALUE",
+            options: CONCAT,
+            usage: "prepend KEY (VALUE | --value-file FILE)",
         },
         Spec {
             name: "delete",
@@ -345,6 +346,8 @@ struct Args<'a> {
     /// `--ttl`'s argument as given: read into seconds with the key known ([`typed_command`]).
     ttl: Option<&'a [u8]>,
     kind: Kind,
+    /// `--value-file`'s path (`-`: standard input): the value read from it ([`value_file`]).
+    value_file: Option<&'a [u8]>,
 }
 
 /// What the command line asks of a command.
@@ -379,6 +382,7 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
         pos: Vec::new(),
         ttl: None,
         kind: Kind::Bytes,
+        value_file: None,
     };
     let (mut ttl_seen, mut kind_seen) = (false, false);
     let mut it = args.iter();
@@ -412,6 +416,18 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                     "bool" => Kind::Bool,
                     _ => return Err(format!("--kind takes bytes, text, int or bool, not {k:?}")),
                 };
+                continue;
+            }
+            if takes("--value-file") && (a == b"--value-file" || a.starts_with(b"--value-file=")) {
+                if out.value_file.is_some() {
+                    return Err("--value-file given twice".into());
+                }
+                out.value_file = Some(match a.strip_prefix(b"--value-file=") {
+                    Some(v) => v,
+                    None => it
+                        .next()
+                        .ok_or("--value-file needs a file (- for standard input)")?,
+                });
                 continue;
             }
             if takes("--ttl") && (a == b"--ttl" || a.starts_with(b"--ttl=")) {
@@ -567,7 +583,7 @@ fn read_command(
 /// A key or value as a field of the several-keys output: a backslash, tab, newline and
 /// carriage return escaped (`\\`, `\t`, `\n`, `\r`, as PostgreSQL's COPY text format and
 /// `mysql --batch` write them); every other byte as it is.
-fn escaped(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+pub(crate) fn escaped(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     if !bytes
         .iter()
         .any(|b| matches!(b, b'\\' | b'\t' | b'\n' | b'\r'))
@@ -585,6 +601,47 @@ fn escaped(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
         }
     }
     e.into()
+}
+
+/// memcached's largest item (`-I 1024m`): a value file is read up to this and no further.
+const VALUE_FILE_MAX: u64 = 1 << 30;
+
+/// `--value-file PATH`'s value (`-`: standard input, to its end) and the place among the
+/// command's arguments where it goes (the VALUE slot's), for a command given every other
+/// argument and no VALUE. Read up to [`VALUE_FILE_MAX`], growing as the bytes arrive.
+fn value_file(spec: &Spec, a: &Args, path: &[u8]) -> Result<(usize, Vec<u8>), String> {
+    use std::io::Read;
+    let at = spec
+        .slots
+        .iter()
+        .position(|s| *s == Slot::Value)
+        .unwrap_or(0);
+    if a.pos.len() + 1 != spec.slots.len() {
+        return Err(if a.pos.len() == spec.slots.len() {
+            format!("{}: a VALUE and --value-file: give one", spec.name)
+        } else {
+            wrong_arguments(spec)
+        });
+    }
+    let shown = String::from_utf8_lossy(path);
+    let mut bytes = Vec::new();
+    let read = if path == b"-" {
+        std::io::stdin()
+            .lock()
+            .take(VALUE_FILE_MAX + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        use std::os::unix::ffi::OsStrExt;
+        std::fs::File::open(std::ffi::OsStr::from_bytes(path))
+            .and_then(|f| f.take(VALUE_FILE_MAX + 1).read_to_end(&mut bytes))
+    };
+    read.map_err(|e| format!("--value-file {shown}: {e}"))?;
+    if bytes.len() as u64 > VALUE_FILE_MAX {
+        return Err(format!(
+            "--value-file {shown}: more than {VALUE_FILE_MAX} bytes, memcached's largest item"
+        ));
+    }
+    Ok((at, bytes))
 }
 
 /// An argument that must be text (a number, an option, a statistics group).
@@ -676,7 +733,7 @@ enum Op<'a> {
 fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
     let command = spec.name;
     let wrong = || wrong_arguments(spec);
-    let Args { pos, ttl, kind } = a;
+    let Args { pos, ttl, kind, .. } = a;
     // --ttl's seconds, for the key's command.
     let ttl_of = |key: &[u8]| -> Result<u32, String> {
         ttl.map_or(Ok(0), |v| {
@@ -806,6 +863,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
     };
     // The arguments are read before any server is started or asked: help, and a usage
     // error, never reach memcached.
+    let file_value: Vec<u8>;
     let parsed = match parse_args(spec, args) {
         Ok(p) => p,
         Err(e) => return usage_error(&e),
@@ -824,8 +882,18 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             .collect::<Result<Vec<_>, _>>()
             .and_then(|args| crate::client_stats::Load::parse(&args))
             .map(Op::StatsClient),
-        Parsed::Run(a) if !arity_fits(spec, a.pos.len()) => Err(wrong_arguments(spec)),
-        Parsed::Run(a) => typed_command(spec, a),
+        Parsed::Run(mut a) => match a.value_file {
+            Some(path) => match value_file(spec, &a, path) {
+                Ok((at, bytes)) => {
+                    file_value = bytes;
+                    a.pos.insert(at, &file_value);
+                    typed_command(spec, a)
+                }
+                Err(e) => Err(e),
+            },
+            None if !arity_fits(spec, a.pos.len()) => Err(wrong_arguments(spec)),
+            None => typed_command(spec, a),
+        },
     };
     let op = match op {
         Ok(op) => op,
@@ -949,12 +1017,15 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             }
         }
         Op::Version => per_server(&mut out, client.version(), |out, v| {
-            check(writeln!(out, "{v}"));
+            check(writeln!(out, " {v}"));
         }),
         Op::Noop => per_server(&mut out, client.noop(), |out, ()| {
-            check(writeln!(out, "ok"));
+            check(writeln!(out, " ok"));
         }),
+        // `SERVER:` on a line of its own, then one `  NAME VALUE` line per statistic (the
+        // first one used to follow the server on its line, out of reach of `awk '$1=="pid"'`).
         Op::Stats(group) => per_server(&mut out, client.stats(group), |out, stats| {
+            check(writeln!(out));
             for (k, v) in stats {
                 check(writeln!(out, "  {k} {v}"));
             }
@@ -979,7 +1050,7 @@ fn per_server<T>(
     for (server, r) in results {
         match r {
             Ok(v) => {
-                check(write!(out, "{server}: "));
+                check(write!(out, "{server}:"));
                 show(out, &v);
             }
             Err(e) => {

@@ -38,6 +38,8 @@ exists)`):
                              gets): exit 1 if it changed or the key is gone
   append KEY VALUE           append to an existing value
   prepend KEY VALUE          prepend to an existing value
+                             (every store: --value-file FILE in place of VALUE reads the
+                             value from FILE, - for standard input, any bytes, up to 1 GiB)
   delete KEY                 delete
   incr KEY N | decr KEY N    arithmetic on a decimal value; N is a delta 0-18446744073709551615
                              (for a negative delta use the other command)
@@ -352,9 +354,14 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
         } else {
             None
         };
+        // (the -ms timeouts, the only numbers read here, are above zero: the core refuses 0)
         let num = |v: &str| -> Result<u64, String> {
-            v.parse()
-                .map_err(|_| format!("{flag} takes a number 0-{}, not {v:?}", u64::MAX))
+            v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                format!(
+                    "{flag} takes a number of milliseconds 1-{}, not {v:?}",
+                    u64::MAX
+                )
+            })
         };
         match (flag, value) {
             ("--servers", Some(v)) => {

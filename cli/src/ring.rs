@@ -6,7 +6,9 @@
 //! ```
 //! prints `KEY<TAB>HOST:PORT` for every key read (one key per line, raw bytes without the
 //! newline; stdin when no file), in input order: one output line per input line, so the
-//! output pastes next to its input. Other tools and tests rely on this format.
+//! output pastes next to its input. The key is escaped as `get` escapes its several-keys
+//! output (a backslash, tab or CR as `\\`, `\t`, `\r`), so the line always has two fields.
+//! Other tools and tests rely on this format.
 //! `--compare-servers` / `--compare-distribution` report how many keys move to another
 //! placement and how balanced both are; `--bench` measures lookup cost and build time.
 //!
@@ -28,7 +30,8 @@ const HELP: &str = "\
 usage: mcpool --servers A,B,C [--weights 1,2,1] --distribution PROFILE [--ketama-points N]
               [--no-sanitize-keys] [--prefix P] [OTHER GLOBAL OPTIONS] ring [OPTIONS]
 
-Prints KEY<TAB>HOST:PORT for each key (one per line; stdin when no --keys), in input order:
+Prints KEY<TAB>HOST:PORT for each key (one per line; stdin when no --keys; a backslash, tab
+or CR in the key printed as \\\\, \\t, \\r, as get prints several keys), in input order:
 the server a command with the same global options stores the key on (key prefix, sanitizing
 and every other option applied). No network I/O. Servers are HOST:PORT, HOST:PORT:WEIGHT,
 or HOST:PORT:NAME for twemproxy. One output line per input line: a key the client refuses
@@ -262,7 +265,8 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
                 REFUSED
             }
         };
-        out.write_all(key)?;
+        // escaped as get's several-keys output is: a tab or CR in a key never reads as a field
+        out.write_all(&crate::cmd::escaped(key))?;
         out.write_all(b"\t")?;
         out.write_all(server.as_bytes())?;
         out.write_all(b"\n")

@@ -58,6 +58,20 @@ fn case(profile: &str, want: &[&str]) -> (Vec<String>, Option<String>, Option<St
     panic!("no fixture case {profile} {want:?}");
 }
 
+/// A key as `ring` prints it: a backslash, tab and CR escaped (`\\`, `\t`, `\r`).
+fn escaped(k: &[u8]) -> Vec<u8> {
+    let mut e = Vec::new();
+    for &b in k {
+        match b {
+            b'\\' => e.extend_from_slice(b"\\\\"),
+            b'\t' => e.extend_from_slice(b"\\t"),
+            b'\r' => e.extend_from_slice(b"\\r"),
+            _ => e.push(b),
+        }
+    }
+    e
+}
+
 fn check_profile(profile: &str, want: &[&str], extra: &[&str]) {
     let (servers, weights, points, expect) = case(profile, want);
     let keys_path = fixtures().join("keys.txt");
@@ -91,7 +105,7 @@ fn check_profile(profile: &str, want: &[&str], extra: &[&str]) {
     let mut want_out = Vec::new();
     let mut left_out = 0;
     for (n, (k, &i)) in keys.iter().zip(&expect).enumerate() {
-        want_out.extend_from_slice(k);
+        want_out.extend_from_slice(&escaped(k));
         want_out.push(b'\t');
         if code == 2 && refused(n + 1, k) {
             left_out += 1;
@@ -135,6 +149,21 @@ fn ring_matches_fixtures() {
 #[test]
 fn ring_reads_stdin_and_keeps_order_and_bytes() {
     let input = b"b\na\n\xff\xfe raw\nlast-no-newline";
+    // A tab or CR in a key is printed escaped, so that every line has two fields.
+    let tabbed = b"t\tab\r\n";
+    let meta_g = [
+        "--servers",
+        "127.0.0.1:11211,127.0.0.2:11212",
+        "--protocol",
+        "meta",
+    ];
+    let (code, out, err) = mcpool(&meta_g, &[], Some(tabbed));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(b"t\\tab\\r\t127.0.0."),
+        "{:?}",
+        String::from_utf8_lossy(&out)
+    );
     let g = [
         "--servers",
         "127.0.0.1:11211,127.0.0.2:11212",
