@@ -327,7 +327,14 @@ impl ServerSpec {
             None => addr.split_once(':')?.1,
         };
         let just_port = !after_host.contains(':');
-        (just_port && digits(w)).then_some((addr, w))
+        // A signed or fractional number is a mistyped weight (refused by the weight's parse),
+        // never a server name: `host:port:-1` is not a name "-1" with weight 1.
+        let numberish = |w: &str| {
+            let b = w.strip_prefix(['-', '+']).unwrap_or(w);
+            b.bytes().any(|c| c.is_ascii_digit())
+                && b.bytes().all(|c| c.is_ascii_digit() || c == b'.')
+        };
+        (just_port && (digits(w) || numberish(w))).then_some((addr, w))
     }
 }
 
@@ -500,6 +507,20 @@ mod tests {
                 other => panic!("{bad:?}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_signed_or_fractional_third_field_is_a_mistyped_weight_not_a_name() {
+        for w in ["-1", "1.5", "-0.5"] {
+            let e = ServerSpec::parse_entry(&format!("127.0.0.1:11211:{w}"), None).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains(&format!("weight {w} is not a whole number")),
+                "{e}"
+            );
+        }
+        let named = ServerSpec::parse_entry("127.0.0.1:11211:alpha-1", None).unwrap();
+        assert_eq!(named.name.as_deref(), Some("alpha-1"));
     }
 
     #[test]

@@ -1264,3 +1264,32 @@ fn a_compression_codec_under_the_libmemcached_format_is_refused() {
         .build()
         .unwrap();
 }
+
+/// One spelling rule for every word an option takes by name: any case, `_` for `-`
+/// (`failover=FAIL_FAST` was refused where `compression_compare=AT_LEAST` and
+/// `on_server_return=delete_written` were taken; tester finding rust 6). Each Name option's
+/// accepted words, upper-cased with `_` for `-`, set as they are written.
+#[test]
+fn every_named_word_takes_any_case_and_underscores() {
+    for o in OPTIONS.iter().filter(|o| o.kind == OptionType::Name) {
+        // its words: the accepted list's entries, each its first word (`text (ascii)`)
+        let words: Vec<&str> = o
+            .accepted
+            .split(',')
+            .filter_map(|w| w.split_whitespace().next())
+            .filter(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+            .collect();
+        for w in words {
+            let plain = ClientBuilder::new().set(o.name, w);
+            if plain.is_err() {
+                continue; // not a word on its own (a name pattern, a list's example)
+            }
+            let shouted = w.to_ascii_uppercase().replace('-', "_");
+            let want = config_text(&plain.unwrap());
+            let got = ClientBuilder::new()
+                .set(o.name, &shouted)
+                .unwrap_or_else(|e| panic!("{}={shouted}: {}", o.name, message(e)));
+            assert_eq!(config_text(&got), want, "{}={shouted}", o.name);
+        }
+    }
+}

@@ -448,7 +448,8 @@ impl FromStr for Distribution {
                 return Ok(Distribution::Setting(Box::new(setting::parse(c, body)?)));
             }
         }
-        let lowered = s.trim().to_ascii_lowercase();
+        // A profile's name in any case, `_` for `-` (every named word's rule).
+        let lowered = s.trim().to_ascii_lowercase().replace('_', "-");
         if let Some(n) = lowered.strip_prefix("cmf-ketama:") {
             let points: u32 = n.parse().map_err(|_| {
                 Error::Config(format!("bad ketama points {n:?} in {s:?} (a whole number)"))
@@ -491,7 +492,7 @@ impl FromStr for Distribution {
 impl FromStr for FailoverPolicy {
     type Err = Error;
     fn from_str(s: &str) -> Result<FailoverPolicy> {
-        match s.trim().to_ascii_lowercase().as_str() {
+        match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
             "fail-fast" => Ok(FailoverPolicy::FailFast),
             "rehash" => Ok(FailoverPolicy::Rehash),
             "eject" => Ok(FailoverPolicy::Eject),
