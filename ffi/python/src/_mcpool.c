@@ -2646,6 +2646,19 @@ static PyObject *Client_get_servers(ClientObject *self, void *closure) {
     return l;
 }
 
+/* The client's value format by the core's name for it (`mcpool`, `pylibmc`, ...), whatever
+ * spelling or preset chose it. */
+static PyObject *Client_get_value_format(ClientObject *self, void *closure) {
+    (void)closure;
+    const char *name = NULL;
+    size_t n = 0;
+    CHECK_OPEN(self);
+    mcpool_status st = mcpool_client_value_format(self->client, &name, &n);
+    if (st != MCPOOL_OK || name == NULL)
+        return raise_status(st != MCPOOL_OK ? st : MCPOOL_INVALID_ARGUMENT);
+    return PyUnicode_DecodeUTF8(name, (Py_ssize_t)n, "strict");
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Mapping protocol: client[key], client[key] = v, del client[key], key in client             */
 /* ------------------------------------------------------------------------------------------ */
@@ -3484,6 +3497,8 @@ static PyMethodDef Client_methods[] = {
 static PyGetSetDef Client_getset[] = {
     {"servers", (getter)Client_get_servers, NULL, "The configured servers' labels, in order.",
      NULL},
+    {"value_format", (getter)Client_get_value_format, NULL,
+     "The value format by the core's name for it (mcpool, pylibmc, ...), however chosen.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

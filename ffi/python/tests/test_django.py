@@ -16,6 +16,7 @@ settings are configured here (django.test.utils.override_settings); the waits fo
 poll with a bound instead of sleeping a fixed time."""
 import os
 import time
+import warnings
 from unittest import mock
 
 import pytest
@@ -624,12 +625,31 @@ def test_preset_shares_the_cache_with_djangos_backend(servers, prefix, peer, bac
             ours.set_many({"b": v})
             got = theirs.get("b")
             assert type(got) is type(own) and got == own, (v, got)
-    with pytest.warns(RuntimeWarning, match='"preset": %r' % peer):
-        mcpool.django.McpoolCache(location, {"OPTIONS": {"value_format": peer}})
+    # names and words in any spelling the core takes (only the exact ones used to count)
+    for opts in ({"value_format": peer}, {"Value-Format": peer.upper().replace("-", "_")}):
+        with pytest.warns(RuntimeWarning, match='"preset": %r' % peer):
+            mcpool.django.McpoolCache(location, {"OPTIONS": opts})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mcpool.django.McpoolCache(location, {"OPTIONS": {"preset": peer}})
+        mcpool.django.McpoolCache(location, {"OPTIONS": {"PRESET": peer.title()}})
         mcpool.django.McpoolCache(location[:1], {"OPTIONS": {"value_format": peer}})
+
+
+def test_compression_under_pymemcaches_format_warns(server):
+    """Django's PyMemcacheCache (pickle_serde) cannot read a compressed value: it returns
+    the compressed bytes, or nothing, as the value. Asking for compression under pymemcache's
+    value format warns; under pylibmc's (which reads it) it does not."""
+    location = [server.addr, server.addr.replace("127.0.0.1", "localhost")]
+    for opts in ({"preset": "pymemcache", "min_compress_len": 100},
+                 {"Preset": "PyMemcache", "compression": True}):
+        with pytest.warns(RuntimeWarning, match="PyMemcacheCache .*cannot read a compressed"):
+            mcpool.django.McpoolCache(location, {"OPTIONS": opts})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mcpool.django.McpoolCache(location, {"OPTIONS": {"preset": "pymemcache"}})
+        mcpool.django.McpoolCache(location, {"OPTIONS": {"preset": "pylibmc",
+                                                          "min_compress_len": 100}})
 
 
 def test_get_many_with_a_dead_server_as_pylibmccache(prefix):
@@ -649,10 +669,13 @@ def test_get_many_with_a_dead_server_as_pylibmccache(prefix):
             "peer": {"BACKEND": "django.core.cache.backends.memcached.PyLibMCCache",
                      "LOCATION": location, "KEY_PREFIX": prefix},
             "plain": {"BACKEND": BACKEND, "LOCATION": location, "KEY_PREFIX": prefix + "p"},
+            # the preset in another spelling (only the exact one used to count)
+            "spelled": {"BACKEND": BACKEND, "LOCATION": location, "KEY_PREFIX": prefix,
+                        "OPTIONS": {"PRESET": "PyLibMC"}},
         }
         with override_settings(CACHES=setting):
             from django.core.cache import caches as c
-            ours, theirs, plain = c["ours"], c["peer"], c["plain"]
+            ours, theirs, plain, spelled = c["ours"], c["peer"], c["plain"], c["spelled"]
             keys = ["k%d" % i for i in range(30)]
             theirs.set_many({k: [k] for k in keys})
             plain.set_many({k: [k] for k in keys})
@@ -663,6 +686,7 @@ def test_get_many_with_a_dead_server_as_pylibmccache(prefix):
                 want = theirs.get_many(keys)
                 assert 0 < len(want) < len(keys)
                 assert ours.get_many(keys) == want
+                assert spelled.get_many(keys) == want
                 with pytest.raises(mcpool.ConnectionError):
                     plain.get_many(keys)
             live = sorted(want)[0]
@@ -801,3 +825,44 @@ def test_a_timeout_past_what_memcached_holds_is_its_last_moment_never_an_error(s
     for k in ("k", "a", "m"):
         ttl = meta.meta_info(ours.make_key(k))["ttl"]
         assert abs(ttl - (mcpool.MAX_TTL - time.time())) <= 120, (k, ttl)
+
+
+def test_the_options_of_djangos_own_backends_are_read(prefix):
+    """OPTIONS written for Django's PyLibMCCache ({"binary": True, "behaviors": {"ketama":
+    True}}) and PyMemcacheCache (no_delay, ignore_exc, max_pool_size, use_pooling) were
+    refused as unknown options: now read as mcpool's (tester finding frameworks 4).
+    PyLibMCCache's place every key where PyLibMCCache does, and both read each other's
+    values."""
+    require("pylibmc", "python3-pylibmc")
+    from conftest import Server
+    ss = [Server() for _ in range(3)]
+    try:
+        location = [s.addr for s in ss]
+        libmc = {"binary": True, "behaviors": {"ketama": True}}
+        setting = {
+            "ours": {"BACKEND": BACKEND, "LOCATION": location, "KEY_PREFIX": prefix,
+                     "OPTIONS": dict(libmc)},
+            "peer": {"BACKEND": "django.core.cache.backends.memcached.PyLibMCCache",
+                     "LOCATION": location, "KEY_PREFIX": prefix, "OPTIONS": dict(libmc)},
+            "pymc": {"BACKEND": BACKEND, "LOCATION": location, "KEY_PREFIX": prefix + "m",
+                     "OPTIONS": {"no_delay": True, "ignore_exc": True, "max_pool_size": 4,
+                                 "use_pooling": True}},
+        }
+        with override_settings(CACHES=setting):
+            from django.core.cache import caches as c
+            ours, theirs, pymc = c["ours"], c["peer"], c["pymc"]
+            keys = ["k%d" % i for i in range(40)]
+            theirs.set_many({k: {"v": k} for k in keys})
+            assert ours.get_many(keys) == {k: {"v": k} for k in keys}
+            for k in keys:
+                ours.set(k, [k])
+                holders = [s for s in ss if s.raw_get(ours.make_key(k)) is not None]
+                assert len(holders) == 1, k
+                assert theirs.get(k) == [k], k
+            pymc.set("x", 1)
+            assert pymc.get("x") == 1
+        with pytest.raises(mcpool.ConfigurationError, match="use_pooling=False"):
+            mcpool.django.McpoolCache(location, {"OPTIONS": {"use_pooling": False}})
+    finally:
+        for s in ss:
+            s.stop()

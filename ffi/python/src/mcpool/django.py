@@ -12,7 +12,11 @@
     }
 
 ``OPTIONS`` are ``mcpool.Client``'s keyword arguments, forwarded as they are (so every core
-option by its name, e.g. ``"operation_timeout": "250ms"``, ``"failover": "rehash"``). To
+option by its name, e.g. ``"operation_timeout": "250ms"``, ``"failover": "rehash"``). The
+OPTIONS of Django's own backends are read too: ``PyLibMCCache``'s ``{"binary": True,
+"behaviors": {"ketama": True, ...}}`` as ``mcpool.compat.pylibmc`` reads pylibmc's behaviors
+(the pylibmc preset, its placement and timeouts), ``PyMemcacheCache``'s ``no_delay``,
+``ignore_exc`` (``fail_open``), ``max_pool_size`` (``max_size``) and ``use_pooling``. To
 share the cache with one of Django's own memcached backends, give its client's **preset**:
 ``{"preset": "pylibmc"}`` for ``PyLibMCCache``, ``{"preset": "pymemcache"}`` for
 ``PyMemcacheCache``, ``{"preset": "python-memcached"}`` for ``MemcachedCache``: a preset sets
@@ -20,7 +24,11 @@ the value format *and* the placement (which server holds a key). ``"value_format
 sets only the layout of the values: with more than one server most keys then live on
 another server than the peer puts them (a miss for every shared read), so the backend warns
 (``RuntimeWarning``) when ``value_format`` names one of those clients without a ``preset``
-or a ``distribution``. Values are pickled
+or a ``distribution`` (names and words in any spelling the core takes: ``"Preset"``,
+``"PyLibMC"``, ``"python_memcached"``). It warns too when the value format is pymemcache's
+and compression is asked for (``min_compress_len``, ``compression``): ``PyMemcacheCache``
+(pymemcache's ``pickle_serde``) cannot read a compressed value and returns its compressed
+bytes, or nothing, as the value. Values are pickled
 (``pickle=True``, ``pickle_protocol=pickle.HIGHEST_PROTOCOL`` unless OPTIONS say otherwise),
 as Django's own memcached backends do, and so are instances of subclasses of int, str and
 bytes (``pickle_subclasses=True``: an ``IntEnum`` or ``TextChoices`` member reads back as
@@ -45,7 +53,8 @@ configuration (``override_settings``, per-tenant OPTIONS) hold nothing once drop
 ``close()`` (Django calls it at the end of every request) keeps the connections, which
 are pooled and shared by the other threads, as ``PyLibMCCache`` does.
 
-With ``OPTIONS {"preset": "pylibmc"}``, ``get_many`` with a server down returns the other
+With pylibmc's value format (``OPTIONS {"preset": "pylibmc"}``, in any spelling, or
+``value_format``), ``get_many`` with a server down returns the other
 servers' hits, as Django's ``PyLibMCCache`` (pylibmc's ``get_multi``: libmemcached's mget
 skips a server it cannot reach); otherwise, and for every other failure (a server or
 protocol error, a value that cannot be decoded), it raises.
@@ -77,6 +86,47 @@ _PEERS = ("pylibmc", "pymemcache", "python-memcached")
 # backend object; backends of one configuration alive at once share one.
 _clients = weakref.WeakValueDictionary()
 _clients_lock = threading.Lock()
+
+
+# Django's PyMemcacheCache OPTIONS are pymemcache's HashClient arguments: the ones with an
+# mcpool equivalent, by mcpool's name (use_pooling: mcpool always pools).
+_PYMEMCACHE_WORDS = {"no_delay": "nodelay", "ignore_exc": "fail_open",
+                     "max_pool_size": "max_size"}
+
+
+def _peer_options(options):
+    """OPTIONS written for Django's own backends, read as mcpool's: PyLibMCCache's
+    ``behaviors`` as mcpool.compat.pylibmc reads pylibmc's (its preset, placement, timeouts),
+    PyMemcacheCache's ``no_delay``, ``ignore_exc``, ``max_pool_size`` and ``use_pooling``.
+    Options given by mcpool's own names win."""
+    options = dict(options)
+    behaviors = options.pop("behaviors", None)
+    if behaviors is not None:
+        from mcpool.compat.pylibmc import _numeric, _options as _pylibmc_options
+        b = _numeric(behaviors)
+        for k, v in _pylibmc_options(b, [dict(b)]).items():
+            options.setdefault(k, v)
+    for theirs, ours in _PYMEMCACHE_WORDS.items():
+        if theirs in options:
+            options.setdefault(ours, options.pop(theirs))
+    if options.pop("use_pooling", True) is False:
+        raise mcpool.ConfigurationError(
+            "OPTIONS use_pooling=False: mcpool always pools connections (max_size=1 for one "
+            "connection per server)")
+    return options
+
+
+def _core_names(options):
+    """OPTIONS with each core option under the core's name, whatever its spelling
+    (``"Preset"``, ``"value-format"``); the Python names (``pickle``, ``min_compress_len``)
+    as given."""
+    out = {}
+    for k, v in options.items():
+        try:
+            out[mcpool._option(k)[0]] = v
+        except Exception:
+            out[k] = v
+    return out
 
 
 def _shared_client(servers, options):
@@ -117,21 +167,33 @@ class McpoolCache(BaseCache):
         if isinstance(server, str):
             server = re.split("[;,]", server)
         self._servers = [s.strip() for s in server if s and s.strip()]
-        options = dict(params.get("OPTIONS") or {})
+        options = _peer_options(params.get("OPTIONS") or {})
         options.setdefault("pickle", True)
         options.setdefault("pickle_protocol", pickle.HIGHEST_PROTOCOL)
         options.setdefault("pickle_subclasses", True)
-        fmt = options.get("value_format")
-        if (fmt in _PEERS and len(self._servers) > 1 and options.get("preset") is None
-                and options.get("distribution") is None):
+        self._options = options
+        self._client = None
+        named = _core_names(options)
+        # the value format the core resolved (any spelling, from a preset or the option)
+        fmt = self._cache.value_format if self._servers else None
+        if (fmt in _PEERS and len(self._servers) > 1 and named.get("preset") is None
+                and named.get("distribution") is None):
             warnings.warn(
                 "mcpool.django.McpoolCache: OPTIONS value_format=%r sets the layout of the "
                 "values but not the placement: with %d servers most keys are on another "
                 "server than %s puts them. Give OPTIONS {\"preset\": %r} (its value format "
                 "and placement) to share the cache with it." % (fmt, len(self._servers), fmt, fmt),
                 RuntimeWarning, stacklevel=2)
-        self._options = options
-        self._client = None
+        compressing = named.get("min_compress_len") or str(
+            named.get("compression", "")).strip().lower() in ("true", "1", "yes", "on")
+        if fmt == "pymemcache" and compressing:
+            warnings.warn(
+                "mcpool.django.McpoolCache: compression under pymemcache's value format: "
+                "Django's PyMemcacheCache (pymemcache's pickle_serde) cannot read a "
+                "compressed value and returns its compressed bytes, or nothing, as the "
+                "value. Leave compression off to share the cache with it.",
+                RuntimeWarning, stacklevel=2)
+        self._pylibmc_mget = fmt == "pylibmc"
 
     @property
     def _cache(self):
@@ -212,7 +274,7 @@ class McpoolCache(BaseCache):
         key_map = {self._key(k, version): k for k in keys}
         if not key_map:
             return {}
-        if self._options.get("preset") == "pylibmc":
+        if self._pylibmc_mget:
             # as Django's PyLibMCCache: pylibmc's get_multi leaves out the keys of a server
             # that is down while another answers (libmemcached's mget)
             found, refused = _pylibmc_mget(self._cache, list(key_map))
