@@ -29,12 +29,33 @@ pub fn generation() -> u64 {
 /// those it inherited ([`close_inherited`]), which it never uses.
 static OPEN: Mutex<Vec<(RawFd, u64)>> = Mutex::new(Vec::new());
 
-/// Records a connection's socket, opened in this generation.
+/// The registry, locked. In a process made by `fork()` (generation above 0) its lock may
+/// have been held at the fork by a thread of the parent, which is not here to release it:
+/// there the lock is tried for a while (a thread of this process holds it only briefly),
+/// then given up (`None`): a child's background thread stuck here never made the
+/// connection its callers waited for, and every call of the child timed out in line.
+fn registry(current: u64) -> Option<std::sync::MutexGuard<'static, Vec<(RawFd, u64)>>> {
+    if current == 0 {
+        return Some(OPEN.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+    for _ in 0..1000 {
+        match OPEN.try_lock() {
+            Ok(g) => return Some(g),
+            Err(TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) => std::thread::yield_now(),
+        }
+    }
+    None
+}
+
+/// Records a connection's socket, opened in this generation (unless the registry is out of
+/// reach in a forked child, [`registry`]: then a later child of this process does not close
+/// it early, and this process closes it as usual).
 pub(crate) fn opened(fd: RawFd) {
     let generation = generation();
-    OPEN.lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push((fd, generation));
+    if let Some(mut open) = registry(generation) {
+        open.push((fd, generation));
+    }
 }
 
 /// Whether the connection of generation `generation` whose socket is `fd` may close it as
@@ -43,7 +64,10 @@ pub(crate) fn opened(fd: RawFd) {
 pub(crate) fn closing(fd: RawFd, generation: u64) -> bool {
     let current = self::generation();
     let mut open = if generation == current {
-        OPEN.lock().unwrap_or_else(|p| p.into_inner())
+        match registry(current) {
+            Some(g) => g,
+            None => return true, // out of reach (see `registry`): its own socket
+        }
     } else {
         // In a child, the lock may have been held by a thread of the parent at the fork,
         // which is not here to release it: then nothing was swept, the socket is still

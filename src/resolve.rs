@@ -28,7 +28,7 @@ use crate::fork;
 use std::fmt;
 use std::io;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 /// The function of a [`Resolver`].
@@ -66,6 +66,10 @@ pub(crate) struct Resolve {
     interval: Duration,
     state: Mutex<State>,
     answered: Condvar,
+    /// The fork generation it was made in: in a forked child the state's lock may have
+    /// been held at the fork by a thread of the parent, which is not here to release it
+    /// ([`Resolve::lock`]).
+    made_in: u64,
 }
 
 impl fmt::Debug for Resolve {
@@ -90,6 +94,7 @@ impl Resolve {
             interval,
             state: Mutex::new(State::default()),
             answered: Condvar::new(),
+            made_in: fork::generation(),
         }
     }
 
@@ -98,8 +103,53 @@ impl Resolve {
         &self.addr
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    /// The state, or in a forked child `None` when its lock is held: by a thread of the
+    /// parent at the fork (never released here: waiting would hang the child for good, as
+    /// a child whose every call timed out in line for a connection the background thread,
+    /// stuck on this lock, never made), or by another thread of the child. The callers
+    /// then resolve on their own thread without the shared answer (or, in the background,
+    /// leave the connect to the caller).
+    fn lock(&self) -> Option<MutexGuard<'_, State>> {
+        if fork::generation() == self.made_in {
+            return Some(self.state.lock().unwrap_or_else(|p| p.into_inner()));
+        }
+        match self.state.try_lock() {
+            Ok(g) => Some(g),
+            Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) => None,
+        }
+    }
+
+    /// A resolution on the calling thread, for a forked child that cannot use the shared
+    /// state ([`Resolve::lock`]).
+    fn resolve_here(&self) -> io::Result<Arc<Vec<SocketAddr>>> {
+        let ServerAddr::Tcp { host, port } = &self.addr else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a TCP address",
+            ));
+        };
+        let addrs = match &self.resolver {
+            Some(r) => (r.0)(host, *port)?,
+            None => (host.as_str(), *port).to_socket_addrs()?.collect(),
+        };
+        if addrs.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "host name did not resolve",
+            ));
+        }
+        Ok(Arc::new(addrs))
+    }
+
+    /// [`Resolve::addrs_known`]'s and [`Resolve::addrs_answered`]'s answer when the state is
+    /// out of reach in a forked child: the background does not wait, the caller that takes
+    /// the slot resolves.
+    fn unknown_here(&self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::WouldBlock,
+            format!("{} is not resolved yet", self.addr.host()),
+        )
     }
 
     /// The addresses to connect to, waiting at most `timeout` for a resolution (or until the
@@ -109,7 +159,9 @@ impl Resolve {
             return Ok(Arc::new(vec![sa]));
         }
         let started = Instant::now();
-        let mut st = self.lock();
+        let Some(mut st) = self.lock() else {
+            return self.resolve_here();
+        };
         if !self.interval.is_zero() {
             if let Some((addrs, at)) = &st.addrs {
                 let addrs = addrs.clone();
@@ -164,7 +216,9 @@ impl Resolve {
         if let Some(sa) = self.literal {
             return Ok(Arc::new(vec![sa]));
         }
-        let mut st = self.lock();
+        let Some(mut st) = self.lock() else {
+            return Err(self.unknown_here());
+        };
         let known = st.addrs.as_ref().map(|(addrs, at)| (addrs.clone(), *at));
         match known {
             Some((addrs, at)) => {
@@ -190,7 +244,10 @@ impl Resolve {
         if let Some(sa) = self.literal {
             return Ok(Arc::new(vec![sa]));
         }
-        let st = self.lock();
+        let Some(st) = self.lock() else {
+            // (not "would block": the slot's connect is given up, and its caller resolves)
+            return Err(io::Error::other(self.unknown_here().to_string()));
+        };
         if let Some((addrs, _)) = &st.addrs {
             return Ok(addrs.clone());
         }
@@ -213,7 +270,9 @@ impl Resolve {
         if self.literal.is_some() || self.interval.is_zero() {
             return true;
         }
-        let mut st = self.lock();
+        let Some(mut st) = self.lock() else {
+            return true;
+        };
         let Some((addrs, at)) = &st.addrs else {
             return true;
         };
@@ -256,7 +315,9 @@ impl Resolve {
     }
 
     fn answer(&self, answer: io::Result<Vec<SocketAddr>>) {
-        let mut st = self.lock();
+        let Some(mut st) = self.lock() else {
+            return; // out of reach in a forked child: its callers resolve on their own
+        };
         st.in_flight = None;
         st.done += 1;
         match answer {
