@@ -880,8 +880,9 @@ size_t mcpool_last_error_length(void);
  * The `host:port` of the server this thread's last error came from (a refused connect, a
  * timeout, a server's error reply such as memcached's "object too large for cache"), as a
  * NUL-terminated string; `""` when the last error is of no server's (a bad argument, a
- * value above `max_value_size` refused before anything was sent, a batch call's error:
- * each item's message names its server) or when there is none. `*out_len` (when not NULL)
+ * value above `max_value_size` refused before anything was sent) or when there is none.
+ * After a call with many keys, the server of the first failed key's error (each key's
+ * message names its own). `*out_len` (when not NULL)
  * gets its length in bytes, without the NUL.
  *
  * It tells apart two errors of one status: `MCPOOL_VALUE_TOO_LARGE` refused by the client

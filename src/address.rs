@@ -171,6 +171,12 @@ impl ServerSpec {
         if host.contains(['[', ']']) {
             return Err(bad("stray '[' or ']'"));
         }
+        if host.len() > 253 {
+            // (a DNS name is at most 253 bytes, an IP literal far shorter: no such server)
+            return Err(bad(
+                "host name longer than 253 bytes, the most a DNS name has",
+            ));
+        }
         let (port, name) = match rest {
             None => (11211, None),
             Some(r) => {
@@ -507,6 +513,14 @@ mod tests {
                 other => panic!("{bad:?}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_host_name_longer_than_dns_allows_is_refused() {
+        let long = format!("{}:11211", "a".repeat(254));
+        let e = ServerSpec::parse_entry(&long, None).unwrap_err();
+        assert!(e.to_string().contains("longer than 253 bytes"), "{e}");
+        assert!(ServerSpec::parse_entry(&format!("{}:11211", "a".repeat(253)), None).is_ok());
     }
 
     #[test]

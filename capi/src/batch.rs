@@ -131,7 +131,7 @@ unsafe fn write_statuses(out: *mut mcpool_status, statuses: Vec<Result<mcpool_st
         let status = match s {
             Ok(s) => s,
             Err(f) => {
-                failed.push((i, f.message));
+                failed.push((i, f.message, f.server));
                 f.status
             }
         };
@@ -824,7 +824,7 @@ unsafe fn multi_into(
         let keys = unsafe { CKeys::new(ptrs, lens, c.max_key) };
         let out = out_statuses;
         // Each failed key's message (mcpool_last_item_error_message); nothing when none fails.
-        let mut failed: Vec<(usize, String)> = Vec::new();
+        let mut failed: Vec<(usize, String, Option<String>)> = Vec::new();
         // Statuses start as "not refused"; a refused buffer is marked as it happens.
         for i in 0..n_keys {
             // SAFETY: `out` is not NULL (checked) and the caller promises room for `n_keys`
@@ -834,8 +834,8 @@ unsafe fn multi_into(
         // The values the callback made, kept below the thread's heap guard (the caller frees
         // them together: see mcpool::heap_guard).
         let mut handed = Handed::default();
-        let mut fail = |i: usize, status: mcpool_status, message: &dyn Fn() -> String| {
-            failed.push((i, message()));
+        let mut fail = |i: usize, status: mcpool_status, message: &dyn Fn() -> String, server| {
+            failed.push((i, message(), server));
             // SAFETY: as above.
             unsafe { out.add(i).write(status) };
         };
@@ -860,9 +860,12 @@ unsafe fn multi_into(
                     Ok(true) => {
                         // SAFETY: `i` < `n_keys`; the status was written above.
                         if unsafe { out.add(i).read() } == MCPOOL_ALLOC_FAILED {
-                            fail(i, MCPOOL_ALLOC_FAILED, &|| {
-                                format!("{op}: the alloc callback returned NULL for key {i}")
-                            });
+                            fail(
+                                i,
+                                MCPOOL_ALLOC_FAILED,
+                                &|| format!("{op}: the alloc callback returned NULL for key {i}"),
+                                None,
+                            );
                         }
                     }
                     Ok(false) => {
@@ -871,9 +874,12 @@ unsafe fn multi_into(
                     }
                     Err(e) => {
                         let status = mcpool_status::from_error(&e);
-                        fail(i, status, &|| {
-                            Failure::from_error(op, keys.shown(i), &e).message
-                        });
+                        fail(
+                            i,
+                            status,
+                            &|| Failure::from_error(op, keys.shown(i), &e).message,
+                            e.server().map(str::to_owned),
+                        );
                     }
                 },
             ),

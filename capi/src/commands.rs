@@ -375,7 +375,7 @@ impl Sink for Failing<'_, '_> {
         match r {
             Err(e) => {
                 let f = Failure::from_error(self.op, self.keys.shown(i), &e);
-                self.multi.fail(i, f.status, f.message);
+                self.multi.fail(i, f);
             }
             ok => self.multi.result(i, ok),
         }

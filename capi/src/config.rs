@@ -180,8 +180,13 @@ pub unsafe extern "C" fn mcpool_config_add_server(
 ) -> mcpool_status {
     landingpad(|| {
         require(config)?;
-        // SAFETY: the caller promises `addr_len` readable bytes at a non-NULL `addr`.
-        let addr = unsafe { ptr::address(addr, addr_len, MAX_NAME_LEN, "server address") }?;
+        if addr.is_null() {
+            return Err(Failure::invalid("server address is NULL".to_owned()));
+        }
+        // SAFETY: the caller promises `addr_len` readable bytes at a non-NULL `addr`. Too
+        // long (no server has such an address) is a bad address, MCPOOL_CONFIG as every other.
+        let addr = unsafe { ptr::address(addr, addr_len, MAX_NAME_LEN, "server address") }
+            .map_err(|f| bad_value(f, addr_len))?;
         // A weight of 0 is the core's configuration error (ServerSpec::parse_entry), as in
         // the address, `mcpool_client_set_servers` and every binding's server list.
         let spec = ServerSpec::parse_with_weight(addr, weight)
@@ -189,6 +194,17 @@ pub unsafe extern "C" fn mcpool_config_add_server(
         // SAFETY: the caller promises `config` is NULL or live and unshared.
         unsafe { update(config, |b| Ok(b.server_spec(spec))) }
     })
+}
+
+/// A name or address refused as read (too long, not UTF-8): a bad value of its option,
+/// MCPOOL_CONFIG as `mcpool_config_set` gives; a length no buffer has (above `isize::MAX`)
+/// stays the caller's bad argument.
+fn bad_value(f: Failure, len: usize) -> Failure {
+    if len > isize::MAX as usize {
+        f
+    } else {
+        Failure::new(mcpool_status::MCPOOL_CONFIG, f.message)
+    }
 }
 
 /// Sets a named option (a distribution, a policy, a format) from its name, through the
@@ -204,8 +220,14 @@ unsafe fn set_named(
 ) -> mcpool_status {
     landingpad(|| {
         require(config)?;
-        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
-        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, option) }?;
+        if name.is_null() {
+            return Err(Failure::invalid(format!("{option} is NULL")));
+        }
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`. A name
+        // too long or not UTF-8 is a bad value of the option, as `mcpool_config_set` says
+        // (MCPOOL_CONFIG); only NULL is the caller's bad argument.
+        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, option) }
+            .map_err(|f| bad_value(f, name_len))?;
         let value = options::Value::Text(name);
         // SAFETY: the caller promises `config` is NULL or live and unshared.
         Ok(unsafe { set_typed(config, option, value) })

@@ -8,7 +8,7 @@ use mcpool::error::Error;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A failed call: the status to return and the message for the thread's last error.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Failure {
     pub status: mcpool_status,
     pub message: String,

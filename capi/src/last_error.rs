@@ -66,15 +66,28 @@ fn clear_server() {
     });
 }
 
-/// Records the messages of a batch call's failed items (`(index, message)`, in any order),
-/// replacing the last batch call's, and the first item's (the lowest index) as the last
-/// error. A batch call with no failed item calls it with none: the list is emptied and the
-/// last error left as it was.
-pub(crate) fn set_items(mut items: Vec<(usize, String)>) {
-    items.sort_unstable_by_key(|(i, _)| *i);
-    let items: Vec<(usize, CString)> = items.into_iter().map(|(i, m)| (i, c_string(m))).collect();
+/// Records the messages of a batch call's failed items (`(index, message, server)`, in any
+/// order), replacing the last batch call's, and the first item's (the lowest index) as the
+/// last error, with its server. A batch call with no failed item calls it with none: the
+/// list is emptied and the last error left as it was.
+pub(crate) fn set_items(mut items: Vec<(usize, String, Option<String>)>) {
+    items.sort_unstable_by_key(|(i, _, _)| *i);
+    let mut first_server = None;
+    let items: Vec<(usize, CString)> = items
+        .into_iter()
+        .enumerate()
+        .map(|(n, (i, m, server))| {
+            if n == 0 {
+                first_server = Some(server);
+            }
+            (i, c_string(m))
+        })
+        .collect();
     if let Some((_, first)) = items.first() {
         set_c(first.clone());
+        if let Some(Some(server)) = first_server {
+            let _ = LAST_SERVER.try_with(|slot| *slot.borrow_mut() = c_string(server));
+        }
     }
     let _ = ITEM_ERRORS.try_with(|slot| {
         let mut slot = slot.borrow_mut();
@@ -160,8 +173,9 @@ pub extern "C" fn mcpool_last_error_length() -> usize {
 /// The `host:port` of the server this thread's last error came from (a refused connect, a
 /// timeout, a server's error reply such as memcached's "object too large for cache"), as a
 /// NUL-terminated string; `""` when the last error is of no server's (a bad argument, a
-/// value above `max_value_size` refused before anything was sent, a batch call's error:
-/// each item's message names its server) or when there is none. `*out_len` (when not NULL)
+/// value above `max_value_size` refused before anything was sent) or when there is none.
+/// After a call with many keys, the server of the first failed key's error (each key's
+/// message names its own). `*out_len` (when not NULL)
 /// gets its length in bytes, without the NUL.
 ///
 /// It tells apart two errors of one status: `MCPOOL_VALUE_TOO_LARGE` refused by the client
@@ -336,7 +350,7 @@ mod tests {
         assert_eq!(a, b, "one status for both");
         assert_eq!(server(), "");
         landingpad(|| Err(Failure::from_error("set", Some(b"k"), &by_server)));
-        set_items(vec![(0, "set_multi \"k\": too large".into())]);
+        set_items(vec![(0, "set_multi \"k\": too large".into(), None)]);
         assert_eq!(
             server(),
             "",

@@ -257,7 +257,7 @@ pub(crate) type Hit<'m> = (&'m [u8], u32, u64);
 pub struct mcpool_multi {
     slots: Vec<Slot>,
     data: Vec<u8>,
-    failures: Vec<(mcpool_status, String)>,
+    failures: Vec<Failure>,
 }
 
 /// Bytes of value per key asked in the process's last multi-get (rounded up): the first
@@ -323,14 +323,14 @@ impl mcpool_multi {
         }
     }
 
-    /// Key `i` failed with this status and message.
-    pub(crate) fn fail(&mut self, i: usize, status: mcpool_status, message: String) {
+    /// Key `i` failed (its status, message and server).
+    pub(crate) fn fail(&mut self, i: usize, f: Failure) {
         self.slots[i] = Slot {
             at: self.failures.len(),
             state: State::Failed,
             ..MISS
         };
-        self.failures.push((status, message));
+        self.failures.push(f);
     }
 
     /// Each entry in key order: `Ok(Some((value, flags, cas)))` a hit, `Ok(None)` a miss,
@@ -340,10 +340,7 @@ impl mcpool_multi {
         match s.state {
             State::Miss => Ok(None),
             State::Hit => Ok(Some((&self.data[s.at..s.at + s.len], s.flags, s.cas))),
-            State::Failed => {
-                let (status, message) = &self.failures[s.at];
-                Err(Failure::new(*status, message.clone()))
-            }
+            State::Failed => Err(self.failures[s.at].clone()),
         }
     }
 

@@ -220,6 +220,23 @@ static void test_config_validation(void) {
     EXPECT(mcpool_config_add_server(NULL, S("127.0.0.1:1"), 0), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_key_prefix(NULL, (const uint8_t *)"x", 251), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_sasl_plain(NULL, NULL, 1, S("pw")), MCPOOL_INVALID_ARGUMENT);
+    /* A name or address too long for any server is a bad value (MCPOOL_CONFIG), as through
+     * mcpool_config_set, the typed setters' rows (tester finding cabi 3: INVALID_ARGUMENT
+     * there, and "servers" took a 5000-byte host). */
+    {
+        static char longname[5000];
+        mcpool_config *lc = NULL;
+        memset(longname, 'a', sizeof longname);
+        EXPECT(mcpool_config_new(&lc), MCPOOL_OK);
+        EXPECT(mcpool_config_set_distribution(lc, longname, sizeof longname), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set_failover(lc, longname, sizeof longname), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_add_server(lc, longname, sizeof longname, 1), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set(lc, (const uint8_t *)"servers", 7, (const uint8_t *)longname,
+                                 sizeof longname),
+               MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set_distribution(lc, NULL, 3), MCPOOL_INVALID_ARGUMENT);
+        mcpool_config_free(lc);
+    }
     EXPECT(mcpool_config_set_tls_server_name(NULL, NULL, 1), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_max_value_size(NULL, SIZE_MAX), MCPOOL_INVALID_ARGUMENT);
     CHECK(strstr(mcpool_last_error_message(), "config is NULL") != NULL);
@@ -833,6 +850,28 @@ static void test_dead_server(void) {
     EXPECT(mcpool_client_server_state(c, 0, &alive, &failures, &retry), MCPOOL_OK);
     CHECK(!alive && failures >= 2 && retry > 0);
     EXPECT(mcpool_client_get(c, K("somekey"), &item), MCPOOL_SERVER_DEAD);
+    CHECK(strcmp(mcpool_last_error_server(NULL), "127.0.0.1:1") == 0);
+    /* A call with many keys names the server of its first failed key too (it was "":
+     * tester finding cabi 2): a result set's entry, and a batch call's. */
+    {
+        const uint8_t *keys[2] = {(const uint8_t *)"k1", (const uint8_t *)"k2"};
+        size_t lens[2] = {2, 2};
+        mcpool_multi *m = NULL;
+        mcpool_status st[2];
+        const uint8_t *v;
+        size_t vl;
+        uint32_t fl;
+        uint64_t cas;
+        mcpool_last_error_clear();
+        EXPECT(mcpool_client_get_multi(c, keys, lens, 2, false, &m), MCPOOL_OK);
+        EXPECT(mcpool_multi_get(m, 1, &v, &vl, &fl, &cas), MCPOOL_SERVER_DEAD);
+        CHECK(strcmp(mcpool_last_error_server(NULL), "127.0.0.1:1") == 0);
+        mcpool_multi_free(m);
+        mcpool_last_error_clear();
+        EXPECT(mcpool_client_delete_multi(c, keys, lens, 2, st), MCPOOL_OK);
+        CHECK(st[0] == MCPOOL_SERVER_DEAD && st[1] == MCPOOL_SERVER_DEAD);
+        CHECK(strcmp(mcpool_last_error_server(NULL), "127.0.0.1:1") == 0);
+    }
 
     /* Per-server results carry each server's failure. */
     mcpool_server_results *r = NULL;
