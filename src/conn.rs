@@ -706,7 +706,7 @@ struct EndedByCheck;
 
 impl std::fmt::Display for EndedByCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("interrupted by a signal")
+        f.write_str("interrupted: the interrupt check asked to end the call")
     }
 }
 

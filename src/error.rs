@@ -357,7 +357,9 @@ impl fmt::Display for Error {
                  connect before connect_timeout)"
             ),
             Error::IoTimeout { server } => write!(f, "I/O timeout talking to {server}"),
-            Error::Interrupted => write!(f, "interrupted by a signal"),
+            Error::Interrupted => {
+                write!(f, "interrupted: the interrupt check asked to end the call")
+            }
             Error::Io { server, source } => match fd_exhaustion(source) {
                 Some(which) => write!(
                     f,
