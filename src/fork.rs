@@ -63,20 +63,10 @@ pub(crate) fn opened(fd: RawFd) {
 /// number may be another socket's by now). Forgets the socket.
 pub(crate) fn closing(fd: RawFd, generation: u64) -> bool {
     let current = self::generation();
-    let mut open = if generation == current {
-        match registry(current) {
-            Some(g) => g,
-            None => return true, // out of reach (see `registry`): its own socket
-        }
-    } else {
-        // In a child, the lock may have been held by a thread of the parent at the fork,
-        // which is not here to release it: then nothing was swept, the socket is still
-        // this connection's.
-        match OPEN.try_lock() {
-            Ok(g) => g,
-            Err(TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(TryLockError::WouldBlock) => return true,
-        }
+    // Out of reach in a forked child (see `registry`: held at the fork by a thread of the
+    // parent): then nothing was swept, the socket is still this connection's.
+    let Some(mut open) = registry(current) else {
+        return true;
     };
     match open.iter().position(|&e| e == (fd, generation)) {
         Some(i) => {

@@ -120,6 +120,14 @@ impl Resolve {
         }
     }
 
+    /// One lookup of `host` and `port`: the configured resolver's, else the system's.
+    fn lookup(&self, host: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
+        match &self.resolver {
+            Some(r) => (r.0)(host, port),
+            None => (host, port).to_socket_addrs().map(|it| it.collect()),
+        }
+    }
+
     /// A resolution on the calling thread, for a forked child that cannot use the shared
     /// state ([`Resolve::lock`]).
     fn resolve_here(&self) -> io::Result<Arc<Vec<SocketAddr>>> {
@@ -129,10 +137,7 @@ impl Resolve {
                 "not a TCP address",
             ));
         };
-        let addrs = match &self.resolver {
-            Some(r) => (r.0)(host, *port)?,
-            None => (host.as_str(), *port).to_socket_addrs()?.collect(),
-        };
+        let addrs = self.lookup(host, *port)?;
         if addrs.is_empty() {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
@@ -142,10 +147,9 @@ impl Resolve {
         Ok(Arc::new(addrs))
     }
 
-    /// [`Resolve::addrs_known`]'s and [`Resolve::addrs_answered`]'s answer when the state is
-    /// out of reach in a forked child: the background does not wait, the caller that takes
-    /// the slot resolves.
-    fn unknown_here(&self) -> io::Error {
+    /// "Would block": no answer yet (one in flight, or the state out of reach in a forked
+    /// child): the background does not wait, the caller that takes the slot resolves.
+    fn not_yet(&self) -> io::Error {
         io::Error::new(
             io::ErrorKind::WouldBlock,
             format!("{} is not resolved yet", self.addr.host()),
@@ -217,7 +221,7 @@ impl Resolve {
             return Ok(Arc::new(vec![sa]));
         }
         let Some(mut st) = self.lock() else {
-            return Err(self.unknown_here());
+            return Err(self.not_yet());
         };
         let known = st.addrs.as_ref().map(|(addrs, at)| (addrs.clone(), *at));
         match known {
@@ -229,10 +233,7 @@ impl Resolve {
             }
             None => {
                 self.start(&mut st);
-                Err(io::Error::new(
-                    io::ErrorKind::WouldBlock,
-                    format!("{} is not resolved yet", self.addr.host()),
-                ))
+                Err(self.not_yet())
             }
         }
     }
@@ -246,16 +247,13 @@ impl Resolve {
         }
         let Some(st) = self.lock() else {
             // (not "would block": the slot's connect is given up, and its caller resolves)
-            return Err(io::Error::other(self.unknown_here().to_string()));
+            return Err(io::Error::other(self.not_yet().to_string()));
         };
         if let Some((addrs, _)) = &st.addrs {
             return Ok(addrs.clone());
         }
         if st.in_flight == Some(fork::generation()) {
-            return Err(io::Error::new(
-                io::ErrorKind::WouldBlock,
-                format!("{} is not resolved yet", self.addr.host()),
-            ));
+            return Err(self.not_yet());
         }
         Err(match &st.error {
             Some((kind, msg)) => io::Error::new(*kind, msg.clone()),
@@ -299,12 +297,7 @@ impl Resolve {
         let spawned = std::thread::Builder::new()
             .name("mcpool-resolve".into())
             .spawn(move || {
-                let answer = match &this.resolver {
-                    Some(r) => (r.0)(&host, port),
-                    None => (host.as_str(), port)
-                        .to_socket_addrs()
-                        .map(|it| it.collect::<Vec<_>>()),
-                };
+                let answer = this.lookup(&host, port);
                 this.answer(answer);
             });
         if let Err(e) = spawned {

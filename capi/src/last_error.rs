@@ -72,20 +72,14 @@ fn clear_server() {
 /// list is emptied and the last error left as it was.
 pub(crate) fn set_items(mut items: Vec<(usize, String, Option<String>)>) {
     items.sort_unstable_by_key(|(i, _, _)| *i);
-    let mut first_server = None;
+    let first_server = items.first().and_then(|(_, _, server)| server.clone());
     let items: Vec<(usize, CString)> = items
         .into_iter()
-        .enumerate()
-        .map(|(n, (i, m, server))| {
-            if n == 0 {
-                first_server = Some(server);
-            }
-            (i, c_string(m))
-        })
+        .map(|(i, m, _)| (i, c_string(m)))
         .collect();
     if let Some((_, first)) = items.first() {
         set_c(first.clone());
-        if let Some(Some(server)) = first_server {
+        if let Some(server) = first_server {
             let _ = LAST_SERVER.try_with(|slot| *slot.borrow_mut() = c_string(server));
         }
     }
