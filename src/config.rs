@@ -122,7 +122,7 @@ pub struct Config {
     pub events: Option<EventHandler>,
     /// Resolves server host names in place of the system's resolver (`ClientBuilder::resolver`).
     pub resolver: Option<Resolver>,
-    /// How often server host names are re-resolved; zero: at each new connection.
+    /// How often server host names are re-resolved; zero: at each connect a call makes.
     pub resolve_interval: Duration,
     /// Timeouts and unreachable servers answer as misses (reads) and "not stored" (writes)
     /// instead of errors, counted in the metrics (docs/tracing.md#fail-open).
@@ -298,7 +298,8 @@ impl Config {
 
 /// The one rule for SASL credentials, whichever surface set them: a user name and a
 /// password, both or neither (pylibmc refuses one alone too), each at most
-/// [`MAX_SASL_CREDENTIAL`] bytes.
+/// [`MAX_SASL_CREDENTIAL`] bytes, without a NUL byte (SASL PLAIN's separator; any other byte,
+/// a tab too, is the credential's own).
 pub(crate) fn check_sasl(user: &str, password: &str) -> Result<()> {
     match (user.is_empty(), password.is_empty()) {
         (false, true) => {
@@ -308,18 +309,30 @@ pub(crate) fn check_sasl(user: &str, password: &str) -> Result<()> {
         }
         (true, false) => {
             return Err(Error::Config(
-                "sasl_password needs sasl_username (SASL takes both)".into(),
+                "sasl_password needs sasl_username, which is empty or not set (SASL takes both)"
+                    .into(),
             ))
         }
         _ => {}
     }
     for (what, v) in [("sasl_username", user), ("sasl_password", password)] {
-        if v.len() > MAX_SASL_CREDENTIAL {
-            return Err(Error::Config(format!(
-                "{what} of {} bytes is longer than the limit of {MAX_SASL_CREDENTIAL} bytes",
-                v.len()
-            )));
+        if let Err(why) = sasl_credential_problem(v) {
+            return Err(Error::Config(format!("{what} has {why}")));
         }
+    }
+    Ok(())
+}
+
+/// What is wrong with one SASL credential, if anything (see [`check_sasl`]).
+pub(crate) fn sasl_credential_problem(v: &str) -> std::result::Result<(), String> {
+    if v.len() > MAX_SASL_CREDENTIAL {
+        return Err(format!(
+            "{} bytes, longer than the limit of {MAX_SASL_CREDENTIAL} bytes",
+            v.len()
+        ));
+    }
+    if v.contains('\0') {
+        return Err("a NUL byte, which SASL PLAIN takes for a separator".into());
     }
     Ok(())
 }
@@ -778,8 +791,11 @@ impl ClientBuilder {
     /// (DNS, /etc/hosts), e.g. from a service registry. It runs on a helper thread, at most one
     /// at a time per server; a caller waits for it at most its connect timeout (bounded by
     /// the operation deadline), so a resolver that stalls costs a timeout, not a hung call.
-    /// IP literals and unix socket paths never go through it. Called at each new connection,
-    /// or every `resolve_interval` when that is set. An empty list counts as "did not resolve".
+    /// IP literals and unix socket paths never go through it. Called at each connect a call
+    /// makes (connections opened in the background use its last answer), or every
+    /// `resolve_interval` when that is set. An empty list counts as "did not resolve". The
+    /// addresses are one server's: its connections go to one of them at a time (the one the
+    /// last connect reached, tried first while listed; see docs/topology.md).
     pub fn resolver(
         mut self,
         resolve: impl Fn(&str, u16) -> std::io::Result<Vec<std::net::SocketAddr>>
@@ -799,7 +815,7 @@ impl ClientBuilder {
 
     /// Re-resolve server host names this often (in the background; calls keep the addresses
     /// they have meanwhile), and close connections to addresses no longer listed when they are
-    /// next given back. Default zero: a name is resolved at each new connection.
+    /// next given back. Default zero: a name is resolved at each connect a call makes.
     pub fn resolve_interval(mut self, d: Duration) -> Self {
         self.config.resolve_interval = d;
         self

@@ -794,6 +794,8 @@ pub struct Conn {
     epoch: u64,
     /// The server's `disconnect_all` count when the connection was opened (`Health::disconnects`).
     mark: u64,
+    /// The pin count of its server's name when it was opened (`Resolve::connected_to`).
+    pins: u64,
     /// The tag (meta `O`, binary opaque) of the next request: every request on a connection
     /// carries its own, so a reply can only be taken for the request it answers.
     next_tag: u32,
@@ -899,6 +901,10 @@ impl Conn {
         deadline: Deadline,
     ) -> Result<Conn> {
         let io_err = |source: io::Error| connect_error(label, source);
+        let pins = match &socket {
+            Socket::Tcp(_, sa) => target.connected_to(*sa),
+            Socket::Unix(_) => 0,
+        };
         let (stream, peer) = match socket {
             Socket::Tcp(s, sa) => {
                 s.set_nodelay(opts.nodelay).map_err(io_err)?;
@@ -914,6 +920,7 @@ impl Conn {
                     let stream = rustls::StreamOwned::new(tls, s);
                     let mut conn =
                         Conn::finish_connect(Stream::Tls(Box::new(stream)), label, opts, Some(sa));
+                    conn.pins = pins;
                     conn.opening(deadline);
                     conn.handshake()?;
                     return Ok(conn);
@@ -929,6 +936,7 @@ impl Conn {
             }
         };
         let mut conn = Conn::finish_connect(stream, label, opts, peer);
+        conn.pins = pins;
         conn.opening(deadline);
         Ok(conn)
     }
@@ -1011,6 +1019,11 @@ impl Conn {
         self.peer
     }
 
+    /// The pin count of its server's name when it was opened (`Resolve::still_current`).
+    pub(crate) fn pins(&self) -> u64 {
+        self.pins
+    }
+
     fn finish_connect(
         stream: Stream,
         label: &Arc<str>,
@@ -1039,6 +1052,7 @@ impl Conn {
             quiet_since: None,
             epoch: 0,
             mark: 0,
+            pins: 0,
             next_tag: first_tag(),
             peer,
             server_version: None,
@@ -1496,6 +1510,26 @@ impl Conn {
         (self.sent_bytes, self.recv_bytes)
     }
 
+    /// Whether all bytes read were parsed, at the end of an exchange whose replies were all
+    /// read: bytes past the last reply (a duplicated or late reply) are a protocol error, for
+    /// then a reply taken may answer another request.
+    pub(crate) fn check_read_whole(&self) -> Result<()> {
+        if self.has_unread() {
+            return Err(self.protocol_error(
+                "bytes after the last reply (a duplicated or late reply, so the reply \
+                 read may answer another request)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`Conn::check_read_whole`], then [`Conn::finish`].
+    pub(crate) fn finish_read_whole(&mut self) -> Result<()> {
+        self.check_read_whole()?;
+        self.finish();
+        Ok(())
+    }
+
     /// Ends an exchange. The connection becomes clean only if the reply was consumed exactly.
     pub(crate) fn finish(&mut self) {
         // A request not written whole (an exchange that ended before its last reply) leaves
@@ -1536,8 +1570,22 @@ impl Conn {
             };
             match step {
                 Ok(hint) => self.fill(hint)?,
-                Err(e) => return Err(self.protocol_error(&e.to_string())),
+                Err(e) => return Err(self.parse_error::<C>(e)),
             }
+        }
+    }
+
+    /// The protocol error for a reply `C` could not parse, in `C`'s words.
+    #[cold]
+    #[inline(never)]
+    fn parse_error<C: Codec>(&self, e: crate::proto::ParseError) -> Error {
+        let bytes = &self.rbuf[self.rstart..self.rend];
+        match C::describe(e, bytes) {
+            (what, true) => self.protocol_error(&what),
+            (detail, false) => Error::Protocol {
+                server: self.server.to_string(),
+                detail,
+            },
         }
     }
 

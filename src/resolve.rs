@@ -22,12 +22,22 @@
 //! interval (triggered by the next connect or the next connection given back, which keep
 //! using the addresses they have meanwhile); a connection to an address the last answer no
 //! longer lists is closed when it is next given back, so the pool follows the name.
+//!
+//! A name is one server, whatever number of addresses it resolves to: the connections of its
+//! pool all go to one address at a time (the pinned one, the address the last connect
+//! reached), tried first while the answer lists it. When a connect reaches another address
+//! (the pinned one left the answer or refused), that one is pinned and every connection to
+//! the others is closed when next checked out or given back. Otherwise a name with several
+//! addresses (round-robin DNS, a name that moved while its old address still runs) would
+//! split one server's keys over two memcached, and a read could miss a write made a moment
+//! before, or read an older value (tester finding fleet 1).
 
 use crate::address::ServerAddr;
 use crate::fork;
 use std::fmt;
 use std::io;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
@@ -55,6 +65,8 @@ struct State {
     done: u64,
     /// A resolution in flight, started in this fork generation.
     in_flight: Option<u64>,
+    /// The address the connections go to (the last one a connect reached).
+    pinned: Option<SocketAddr>,
 }
 
 /// One server's address and its resolution.
@@ -66,6 +78,9 @@ pub(crate) struct Resolve {
     interval: Duration,
     state: Mutex<State>,
     answered: Condvar,
+    /// How many times the pinned address changed: a connection opened under another count
+    /// goes to an address no longer pinned.
+    pins: AtomicU64,
     /// The fork generation it was made in: in a forked child the state's lock may have
     /// been held at the fork by a thread of the parent, which is not here to release it
     /// ([`Resolve::lock`]).
@@ -94,6 +109,7 @@ impl Resolve {
             interval,
             state: Mutex::new(State::default()),
             answered: Condvar::new(),
+            pins: AtomicU64::new(0),
             made_in: fork::generation(),
         }
     }
@@ -261,11 +277,38 @@ impl Resolve {
         })
     }
 
-    /// False when `peer` (a connection's address) is no longer among the addresses the name
-    /// resolves to (only with a `resolve_interval`; starts a due re-resolution).
-    pub(crate) fn still_listed(self: &Arc<Self>, peer: Option<SocketAddr>) -> bool {
+    /// Records that a connect reached `peer`: pins it (first in the addresses tried from now
+    /// on) when it was not. Returns the pin count the connection is opened under (see
+    /// [`Resolve::still_current`]).
+    pub(crate) fn connected_to(&self, peer: SocketAddr) -> u64 {
+        if self.literal.is_some() {
+            return 0;
+        }
+        let Some(mut st) = self.lock() else {
+            return self.pins.load(Ordering::Acquire);
+        };
+        if st.pinned == Some(peer) {
+            return self.pins.load(Ordering::Acquire);
+        }
+        st.pinned = Some(peer);
+        if let Some((addrs, _)) = &mut st.addrs {
+            *addrs = pinned_first(addrs, Some(peer));
+        }
+        self.pins.fetch_add(1, Ordering::AcqRel) + 1
+    }
+
+    /// False when a connection to `peer` opened under pin count `pins` should close: another
+    /// address was pinned since, or (with a `resolve_interval`) the name no longer resolves
+    /// to `peer` (starts a due re-resolution).
+    pub(crate) fn still_current(self: &Arc<Self>, peer: Option<SocketAddr>, pins: u64) -> bool {
         let Some(peer) = peer else { return true };
-        if self.literal.is_some() || self.interval.is_zero() {
+        if self.literal.is_some() {
+            return true;
+        }
+        if pins != self.pins.load(Ordering::Acquire) {
+            return false;
+        }
+        if self.interval.is_zero() {
             return true;
         }
         let Some(mut st) = self.lock() else {
@@ -315,7 +358,8 @@ impl Resolve {
         st.done += 1;
         match answer {
             Ok(addrs) if !addrs.is_empty() => {
-                st.addrs = Some((Arc::new(addrs), Instant::now()));
+                let addrs = pinned_first(&addrs, st.pinned);
+                st.addrs = Some((addrs, Instant::now()));
                 st.error = None;
             }
             Ok(_) => {
@@ -335,4 +379,13 @@ impl Resolve {
         drop(st);
         self.answered.notify_all();
     }
+}
+
+/// `addrs` with `pinned` first when it is among them, the others in the order given.
+fn pinned_first(addrs: &[SocketAddr], pinned: Option<SocketAddr>) -> Arc<Vec<SocketAddr>> {
+    let mut v = addrs.to_vec();
+    if let Some(i) = pinned.and_then(|p| v.iter().position(|a| *a == p)) {
+        v[..=i].rotate_right(1);
+    }
+    Arc::new(v)
 }

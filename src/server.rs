@@ -699,11 +699,9 @@ impl Server {
         let fresh = |c: &Conn| {
             c.mark() == mark && !checked_out_ms.is_some_and(|now| c.expired(now, idle, lifetime))
         };
-        if !slot
-            .conn
-            .as_mut()
-            .is_some_and(|c| fresh(c) && c.is_reusable_idle() && self.addr.still_listed(c.peer()))
-        {
+        if !slot.conn.as_mut().is_some_and(|c| {
+            fresh(c) && c.is_reusable_idle() && self.addr.still_current(c.peer(), c.pins())
+        }) {
             slot.conn = None;
             let epoch = self.health.epoch();
             let timeout = deadline.limit(self.opts.connect_timeout);
@@ -857,7 +855,7 @@ impl Server {
         // a `disconnect_all`: closed.
         let mark = self.health.disconnects();
         if !pooled.conn.as_ref().is_some_and(|c| {
-            c.mark() == mark && c.is_reusable() && self.addr.still_listed(c.peer())
+            c.mark() == mark && c.is_reusable() && self.addr.still_current(c.peer(), c.pins())
         }) {
             pooled.conn = None;
         }

@@ -361,7 +361,7 @@ fn delete_all(conn: &mut Conn, dialect: &Dialect, keys: &[&[u8]]) -> Result<()> 
             first.get_or_insert(e);
         }
     })?;
-    conn.finish();
+    conn.finish_read_whole()?;
     first.map_or(Ok(()), Err)
 }
 

@@ -446,3 +446,170 @@ fn a_cas_of_0_from_memcached_without_cas_is_refused_on_every_protocol() {
         );
     }
 }
+
+/// Tester finding protocols 1: a quiet `mg`'s reply carrying a later request's tag was taken
+/// for that later key (a miss, whose quiet request sends nothing) and the key asked read as a
+/// miss. A multi-get's requests now ask each reply to name its key, and a reply naming
+/// another key, or none, is a protocol error.
+#[test]
+fn a_meta_reply_under_a_later_keys_tag_is_never_that_keys_value() {
+    /// The number of an `O<n>` token.
+    fn tag(o: &str) -> u64 {
+        o.trim_start_matches('O').parse().unwrap()
+    }
+    // `bad` is answered under the tag of the next request (`nothere`, a quiet miss).
+    let (addr, _) = meta_fake(
+        |key, o, line| {
+            let quiet = line.split_whitespace().any(|t| t == "q");
+            let k = if line.split_whitespace().any(|t| t == "k") {
+                format!(" k{key}")
+            } else {
+                String::new()
+            };
+            match key {
+                "bad" => format!("VA 3 f0{k} O{}\r\nabc\r\n", tag(o) + 1),
+                "nothere" if quiet => String::new(),
+                "nothere" => format!("EN{k} {o}\r\n"),
+                _ => format!("VA 4 f0{k} {o}\r\n{}\r\n", &key[..4]),
+            }
+        },
+        |o| format!("HD {o}\r\n"),
+    );
+    let c = fake_client(&addr, Protocol::Meta);
+    for _ in 0..3 {
+        let got = c.get_multi(&["good1", "bad", "nothere", "good2"]);
+        assert!(
+            !got.iter()
+                .any(|r| matches!(r, Ok(Some(i)) if i.value == b"abc")),
+            "{got:?}"
+        );
+        protocol_detail("the crossed reply", got.into_iter().nth(2).unwrap());
+    }
+    // Real keys still read, one and many.
+    assert_eq!(c.get("good1").unwrap(), Some(b"good".to_vec()));
+    let got = c.get_multi(&["good1", "nothere", "good2"]);
+    assert_eq!(got[0].as_ref().unwrap().as_ref().unwrap().value, b"good");
+    assert!(matches!(got[1], Ok(None)), "{:?}", got[1]);
+    assert_eq!(got[2].as_ref().unwrap().as_ref().unwrap().value, b"good");
+
+    // A server that does not name the key a multi-get's reply answers fails the call.
+    let (addr, _) = meta_fake(
+        |key, o, _| format!("VA 4 f0 {o}\r\n{}\r\n", &key[..4]),
+        |o| format!("HD {o}\r\n"),
+    );
+    let c = fake_client(&addr, Protocol::Meta);
+    let msg = protocol_detail(
+        "a reply without its key",
+        c.get_multi(&["good1", "good2"]).remove(0),
+    );
+    assert!(msg.contains("without its key"), "{msg}");
+    assert_eq!(c.get("good1").unwrap(), Some(b"good".to_vec()));
+}
+
+/// Tester finding protocols 2: a text store batch answered with one reply twice took every
+/// later reply for the item before it (an `add` refused reported `Stored`). Bytes read past
+/// a batch's last reply now fail every item of the batch; nothing is reported stored.
+#[test]
+fn a_store_batch_answered_with_a_reply_twice_reports_no_outcome() {
+    // Replies are held until the last item's data line, then written in one go, so the client
+    // reads the duplicate with the replies it waits for.
+    let pending = Mutex::new((Vec::<u8>::new(), String::new(), 0usize));
+    let (addr, _) = fake(4, move |_, line, w| {
+        let text = String::from_utf8_lossy(line).into_owned();
+        let mut p = pending.lock().unwrap();
+        let mut t = text.split_whitespace();
+        match (t.next(), t.next()) {
+            (Some("add" | "set"), Some(key)) => p.1 = key.to_owned(),
+            (Some("get"), _) => {
+                let _ = w.write_all(b"END\r\n");
+            }
+            _ => {
+                let reply: &[u8] = match p.1.as_str() {
+                    "bad" => b"STORED\r\nSTORED\r\n",
+                    "old" => b"NOT_STORED\r\n",
+                    _ => b"STORED\r\n",
+                };
+                p.0.extend_from_slice(reply);
+                p.2 += 1;
+                if p.2 == 3 {
+                    let _ = w.write_all(&std::mem::take(&mut p.0));
+                    p.2 = 0;
+                }
+            }
+        }
+        Then::Continue
+    });
+    let c = fake_client(&addr, Protocol::Text);
+    let items = [
+        mcpool::SetItem::new(b"new", b"1", 0),
+        mcpool::SetItem::new(b"bad", b"2", 0),
+        mcpool::SetItem::new(b"old", b"3", 0),
+    ];
+    let got = c.store_multi_items(mcpool::StoreCommand::Add, &items);
+    assert_eq!(got.len(), 3);
+    for r in got {
+        protocol_detail("an outcome of the batch", r);
+    }
+    // The connection was not kept: the next call reads a reply of its own.
+    assert_eq!(c.get("any").unwrap(), None);
+}
+
+/// Tester finding protocols 4: a text `set` answered `EXISTS`, or an `add` answered
+/// `NOT_FOUND` (answers only a `cas` gets), were outcomes; they are protocol errors. A meta
+/// reply with a flag twice (`f0 f8`) is refused too: which one is meant?
+#[test]
+fn outcomes_memcached_never_gives_are_protocol_errors() {
+    let (addr, _) = fake(4, |_, line, w| {
+        let reply: &[u8] = match line.split(|&b| b == b' ').next().unwrap_or_default() {
+            b"set" => b"EXISTS\r\n",
+            b"add" => b"NOT_FOUND\r\n",
+            b"cas" => b"NOT_FOUND\r\n",
+            _ => return Then::Continue,
+        };
+        let _ = w.write_all(reply);
+        Then::Continue
+    });
+    let c = fake_client(&addr, Protocol::Text);
+    protocol_detail("set answered EXISTS", c.set("k", b"v", 0));
+    protocol_detail("add answered NOT_FOUND", c.add("k", b"v", 0));
+    assert_eq!(
+        c.cas("k", b"v", 0, 7).unwrap(),
+        mcpool::StoreOutcome::NotFound
+    );
+    let (addr, _) = meta_fake(
+        |_, o, _| format!("VA 1 f0 f8 {o}\r\nx\r\n"),
+        |o| format!("HD {o}\r\n"),
+    );
+    protocol_detail("a flag twice", fake_client(&addr, Protocol::Meta).get("k"));
+}
+
+/// Tester finding protocols 3: binary framing errors were worded as text ones ("malformed
+/// reply line", the header shown as text), and a reply repeating an answered opaque said it
+/// answered "no pending request" while quoting a range that held it.
+#[test]
+fn binary_errors_are_worded_for_packets() {
+    let addr = binary_fake(|_, opcode, opaque, _| {
+        // Key length 9 in a body of 4.
+        let mut p = packet(opcode, 0, opaque, 1, &[0; 4], b"", b"");
+        p[3] = 9;
+        p
+    });
+    let msg = protocol_detail("a header whose lengths do not add up", {
+        fake_client(&addr, Protocol::Binary).get("k")
+    });
+    assert!(
+        msg.contains("malformed response header") && msg.contains("81 00 00 09"),
+        "{msg}"
+    );
+    // Each GETKQ answered twice: the copy repeats an answered opaque.
+    let addr = binary_fake(|_, opcode, opaque, key| {
+        if opcode == NOOP {
+            return packet(NOOP, 0, opaque, 0, &[], b"", b"");
+        }
+        let one = packet(opcode, 0, opaque, 1, &[0; 4], key, b"v");
+        [one.clone(), one].concat()
+    });
+    let got = fake_client(&addr, Protocol::Binary).get_multi(&["a", "b", "c"]);
+    let msg = protocol_detail("a reply twice", got.into_iter().nth(1).unwrap());
+    assert!(msg.contains("already answered"), "{msg}");
+}

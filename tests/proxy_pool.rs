@@ -361,3 +361,46 @@ fn a_multi_get_with_a_miss_through_nutcracker_reordering_it_finds_every_hit() {
         assert_eq!(v, own(k), "get_multi_each {k}");
     }
 }
+
+/// Tester finding fleet 2: a `set` that timed out on a stalled proxy was sent again to the next
+/// one and reported stored, and the stalled proxy's copy landed later, over newer writes.
+/// Once sent, a command with an effect is never sent again; a plain read still is.
+#[test]
+fn a_write_sent_to_a_stalled_proxy_is_not_sent_again() {
+    let mc = Memcached::start(&[]);
+    // A deliberately broken fake proxy (not memcached): reads every request, answers none.
+    let (stalled, _) = common::fake::fake(64, |_, _, _| common::fake::Then::Continue);
+    let c = Client::builder()
+        .servers([stalled.clone(), mc.addr()])
+        .distribution("proxy-pool".parse().unwrap())
+        .key_prefix(unique("stall"))
+        .min_idle(0)
+        .io_timeout(Duration::from_millis(200))
+        .operation_timeout(Some(Duration::from_secs(5)))
+        .failure_limit(100)
+        .build()
+        .unwrap();
+    let direct = Client::new([mc.addr()]).unwrap();
+    let writes = [
+        ("set", format!("{:?}", c.set("k", b"v", 0))),
+        ("touch", format!("{:?}", c.touch("k", 60))),
+        ("gat", format!("{:?}", c.gat("k", 60))),
+        ("add", format!("{:?}", c.add("k2", b"v", 0))),
+        ("delete", format!("{:?}", c.delete("k"))),
+    ];
+    for (what, got) in &writes {
+        assert!(got.starts_with("Err(IoTimeout"), "{what}: {got}");
+    }
+    // Nothing reached the backend through the second proxy.
+    let m = c.metrics();
+    assert_eq!(m[1].operations, 0, "{m:?}");
+    let stats = direct.stats(None).remove(0).1.unwrap();
+    let stat = |name: &str| stats.iter().find(|(k, _)| k == name).unwrap().1.clone();
+    assert_eq!(
+        (stat("cmd_set"), stat("cmd_touch")),
+        ("0".into(), "0".into())
+    );
+    // A read is sent again: it changes nothing.
+    assert_eq!(c.get("k").unwrap(), None);
+    assert_eq!(c.metrics()[1].operations, 1);
+}

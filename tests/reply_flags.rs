@@ -132,8 +132,15 @@ fn meta_fake(mode: Meta) -> (String, Arc<AtomicUsize>) {
             }
             _ => return Then::Continue,
         }
-        let flags: Vec<&str> = t.skip(1).collect();
-        let o = flags.iter().find(|f| f.starts_with('O')).unwrap();
+        let key = t.next().unwrap_or("");
+        let flags: Vec<&str> = t.collect();
+        // The key named back when asked (`k`: a multi-get's requests ask).
+        let opaque = flags.iter().find(|f| f.starts_with('O')).unwrap();
+        let o = match (flags.contains(&"k"), flags.contains(&"b")) {
+            (true, true) => format!("b k{key} {opaque}"),
+            (true, false) => format!("k{key} {opaque}"),
+            _ => opaque.to_string(),
+        };
         let f = match mode {
             Meta::NoFlags => String::new(),
             Meta::WideFlags => format!(" f{}", 1u64 << 32),

@@ -497,3 +497,134 @@ fn min_idle_opens_its_connections_for_localhost() {
     );
     drop(client);
 }
+
+/// `count` set-then-get pairs on each of 4 threads; returns the reads that did not see the
+/// value their own thread had just written.
+fn stale_pairs(client: &Client, prefix: &str, count: usize) -> Vec<String> {
+    let stale = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let stale = &stale;
+            s.spawn(move || {
+                for i in 0..count {
+                    let key = format!("{prefix}:{t}:{}", i % 10);
+                    let value = format!("{key}={i}");
+                    client.set(&key, value.as_bytes(), 0).unwrap();
+                    let got = client.get(&key).unwrap();
+                    if got.as_deref() != Some(value.as_bytes()) {
+                        stale.lock().unwrap().push(format!("{value}: read {got:?}"));
+                    }
+                }
+            });
+        }
+    });
+    stale.into_inner().unwrap()
+}
+
+/// Tester finding fleet 1: a name resolving to two memcached spread one server's connections
+/// over both (round-robin DNS), or kept connections to the old address of a name that moved
+/// while the new ones went to the new: a read missed the write just made, or read an older
+/// value. A name's connections now go to one address at a time.
+#[test]
+fn a_name_with_several_addresses_uses_one_at_a_time() {
+    let a = Memcached::start(&[]);
+    let b = Memcached::start(&[]);
+    let sa = |mc: &Memcached| mc.addr().parse::<SocketAddr>().unwrap();
+    let (sa_a, sa_b) = (sa(&a), sa(&b));
+    // Round-robin: each answer lists both, in turn first.
+    let turn = Arc::new(AtomicUsize::new(0));
+    let t = turn.clone();
+    let client = Client::builder()
+        .server("rr.service.test:11211")
+        .resolver(move |_: &str, _: u16| {
+            Ok(if t.fetch_add(1, Ordering::SeqCst) % 2 == 0 {
+                vec![sa_a, sa_b]
+            } else {
+                vec![sa_b, sa_a]
+            })
+        })
+        .resolve_interval(Duration::from_millis(5))
+        .max_lifetime(Some(Duration::from_millis(20)))
+        .max_size(8)
+        .build()
+        .unwrap();
+    let prefix = unique("rr");
+    let stale = stale_pairs(&client, &prefix, 400);
+    assert!(
+        stale.is_empty(),
+        "{} stale: {:?}",
+        stale.len(),
+        &stale[..stale.len().min(5)]
+    );
+    assert!(
+        turn.load(Ordering::SeqCst) > 2,
+        "the name was resolved again"
+    );
+    // Every key lives on one of the two servers, never on both.
+    let (da, db) = (
+        Client::new([a.addr()]).unwrap(),
+        Client::new([b.addr()]).unwrap(),
+    );
+    for t in 0..4 {
+        for i in 0..10 {
+            let key = format!("{prefix}:{t}:{i}");
+            let on = (
+                da.get(&key).unwrap().is_some(),
+                db.get(&key).unwrap().is_some(),
+            );
+            assert!(on == (true, false) || on == (false, true), "{key}: {on:?}");
+        }
+    }
+
+    // A name that moves while its old address still runs (no resolve_interval: each connect
+    // a call makes resolves): once a connect reaches the new address, the connections to
+    // the old one are not used again (each closes at its next check-out or check-in), and
+    // no key is split between them.
+    // (Two servers of its own: the first client's idle connections stay open.)
+    drop(client);
+    let (a, b) = (Memcached::start(&[]), Memcached::start(&[]));
+    let (sa_a, sa_b) = (sa(&a), sa(&b));
+    let db = Client::new([b.addr()]).unwrap();
+    let port = Arc::new(AtomicU16::new(sa_a.port()));
+    let p = port.clone();
+    let client = Client::builder()
+        .server("moving.service.test:11211")
+        .resolver(move |_: &str, _: u16| {
+            Ok(vec![SocketAddr::from((
+                [127, 0, 0, 1],
+                p.load(Ordering::SeqCst),
+            ))])
+        })
+        .idle_timeout(Some(Duration::from_millis(30)))
+        .max_lifetime(Some(Duration::from_millis(20)))
+        .max_size(8)
+        .build()
+        .unwrap();
+    assert!(stale_pairs(&client, &unique("before"), 50).is_empty());
+    port.store(sa_b.port(), Ordering::SeqCst);
+    let key = unique("moved");
+    wait_until("a connect to reach b", Duration::from_secs(10), || {
+        std::thread::sleep(Duration::from_millis(40)); // past idle_timeout: a new connect
+        client.set(&key, b"x", 0).unwrap();
+        db.get(&key).unwrap().is_some()
+    });
+    let prefix = unique("after");
+    let stale = stale_pairs(&client, &prefix, 300);
+    assert!(
+        stale.is_empty(),
+        "{} stale: {:?}",
+        stale.len(),
+        &stale[..stale.len().min(5)]
+    );
+    let da = Client::new([a.addr()]).unwrap();
+    for t in 0..4 {
+        for i in 0..10 {
+            let key = format!("{prefix}:{t}:{i}");
+            assert_eq!(
+                da.get(&key).unwrap(),
+                None,
+                "{key} written to the old address"
+            );
+        }
+    }
+}

@@ -238,8 +238,9 @@ impl CResolver {
 
 /// Sets (or, with `callback` NULL, removes) the resolver of server host names: called instead
 /// of the system's resolver for every server given by name (IP literals and unix socket paths
-/// never go through it), at each new connection, or every `resolve_interval` when that option
-/// is set (`mcpool_config_set(cfg, "resolve_interval", ...)`). See `mcpool_resolver_callback`
+/// never go through it), at each connect a call makes, or every `resolve_interval` when that
+/// option is set (`mcpool_config_set(cfg, "resolve_interval", ...)`); the addresses are one
+/// server's, whose connections go to one of them at a time. See `mcpool_resolver_callback`
 /// for threading. `userdata` is passed back untouched; it must stay valid as long as a
 /// callback may run: until every client built from this configuration is freed and every
 /// callback already started has returned (a stalled callback may return after

@@ -162,8 +162,7 @@ impl Client {
                         dialect.encode_barrier(buf, tag);
                         conn.send_batch(last)?;
                         dialect.read_barrier(conn, tag)?;
-                        conn.finish();
-                        Ok(())
+                        conn.finish_read_whole()
                     });
                     self.release(t, idx, pooled, &res);
                     res
@@ -451,15 +450,32 @@ impl Client {
             }
             let mut reads = SetWait::default();
             for (idx, mut pooled, members, tag) in sent {
+                // The outcomes read stand, unless the error that ended the reading puts them
+                // in doubt (`Dialect::error_voids_earlier_replies`: bytes past the last reply
+                // of a text batch, a reply sent twice, shift every later one onto the wrong
+                // item).
+                let mut got: Vec<Option<Result<Outcome>>> = std::iter::repeat_with(|| None)
+                    .take(members.len())
+                    .collect();
                 let res = pooled.with_conn(|conn| {
                     conn.in_set(&mut reads, |conn| {
                         dialect
                             .read_batch(conn, like, tag, members.len(), &mut |k, r| {
-                                results[members[k]] = Some(r);
+                                got[k] = Some(r);
                             })
-                            .inspect(|_| conn.finish())
+                            .and_then(|()| conn.finish_read_whole())
                     })
                 });
+                if !res
+                    .as_ref()
+                    .is_err_and(|e| dialect.error_voids_earlier_replies(e))
+                {
+                    for (k, r) in got.into_iter().enumerate() {
+                        if r.is_some() {
+                            results[members[k]] = r;
+                        }
+                    }
+                }
                 let mut opened = 0;
                 if let Err(e) = &res {
                     // The items whose own reply was not read get the error; an item

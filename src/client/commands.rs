@@ -151,15 +151,13 @@ impl Client {
             };
             // Nothing is sent (nor handed over) for a TTL memcached could not honour.
             req.check_arguments()?;
-            // A plain set done twice stores the same value and answers the same (proxy-pool).
-            let resend = match cmd {
-                StoreCommand::Set => Resend::Always,
-                _ => Resend::IfUnsent,
-            };
+            // No store is sent again once sent (proxy-pool): a copy held up in a stalled
+            // proxy may land after the resent one and after later writes (tester finding
+            // fleet 2).
             self.on_key_server(
                 t,
                 &wire,
-                resend,
+                Resend::IfUnsent,
                 true,
                 self.deadline(),
                 |t, idx, deadline| {
@@ -351,7 +349,7 @@ impl Client {
         self.one_key(
             Op::Touch,
             key.as_ref(),
-            Resend::Always,
+            Resend::IfUnsent,
             |key| Request::Touch { key, ttl },
             |o| o.existed(),
             Some(|| false),

@@ -159,11 +159,17 @@ impl Client {
             cas,
             touch,
         };
-        // Reads are resent to the next proxy (proxy-pool) while no value reached the sink.
+        // Reads are resent to the next proxy (proxy-pool) while no value reached the sink; a
+        // read that touches, only when it was not sent (a touch held up in a stalled proxy
+        // may land after later ones).
         self.on_key_server(
             t,
             &wire,
-            Resend::Always,
+            if touch.is_some() {
+                Resend::IfUnsent
+            } else {
+                Resend::Always
+            },
             false,
             self.deadline(),
             |t, idx, deadline| {

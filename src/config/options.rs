@@ -275,11 +275,14 @@ impl OptionSpec {
                 }
                 f(b, x)
             }
-            // (a libmemcached configuration string has lines and tabs, as libmemcached's)
+            // (a libmemcached configuration string has lines and tabs, as libmemcached's; a
+            // SASL credential any byte but NUL, which its own check refuses)
             (Apply::Text(_), Value::Text(t))
-                if t.chars().any(|c| {
-                    c.is_control() && !(self.name == "libmemcached_config" && "\n\r\t".contains(c))
-                }) =>
+                if !self.name.starts_with("sasl_")
+                    && t.chars().any(|c| {
+                        c.is_control()
+                            && !(self.name == "libmemcached_config" && "\n\r\t".contains(c))
+                    }) =>
             {
                 return Err(self.bad(&self.shown(t), "contains a control character"))
             }
@@ -517,17 +520,10 @@ fn set_sanitize_keys(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
     Ok(b.sanitize_keys(on))
 }
 
-/// A SASL user name or password longer than the limit (checked again, with the pairing, at
-/// build: `config::check_sasl`).
+/// A SASL user name or password longer than the limit or with a NUL byte (checked again, with
+/// the pairing, at build: `config::check_sasl`).
 fn check_sasl_len(v: &str) -> Result<()> {
-    if v.len() > crate::config::MAX_SASL_CREDENTIAL {
-        return Err(Error::Config(format!(
-            "{} bytes, longer than the limit of {} bytes",
-            v.len(),
-            crate::config::MAX_SASL_CREDENTIAL
-        )));
-    }
-    Ok(())
+    crate::config::sasl_credential_problem(v).map_err(Error::Config)
 }
 
 fn set_sasl_username(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
@@ -841,7 +837,8 @@ pub static OPTIONS: &[OptionSpec] = &[
     // ----- topology (servers that change at run time) -----
     row!("resolve_interval", DurationOrZero, "ms", "0", "",
         "re-resolve server host names this often, in the background, closing connections to \
-         addresses no longer listed; 0: resolve at each new connection",
+         addresses no longer listed; 0: resolve at each connect a call makes (a name is one \
+         server: its connections go to one of its addresses at a time)",
         Apply::Duration(ClientBuilder::resolve_interval)),
     // failopen-hook
     row!("fail_open", Bool, "", "false", "",

@@ -181,17 +181,22 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
             }
             let idx = match tag_index(Some(r.opaque.into()), tag, n) {
                 Some(i) if i >= next && r.opcode == opcode => i,
-                _ => {
+                found => {
+                    let why = match found {
+                        Some(i) if i < next => "repeats the opaque of a request already answered",
+                        Some(_) => "carries another opcode than its request",
+                        None => "answers no pending request",
+                    };
                     return Err(protocol(
                         server,
                         format!(
-                            "response opcode 0x{:02x} opaque {} answers no pending request \
-                             (0x{opcode:02x}, opaques {tag} to {}): a stray or crossed reply",
+                            "response opcode 0x{:02x} opaque {} {why} (0x{opcode:02x}, \
+                             opaques {tag} to {}): a stray or crossed reply",
                             r.opcode,
                             r.opaque,
                             u64::from(tag) + n as u64 - 1
                         ),
-                    ))
+                    ));
                 }
             };
             match r.status {
@@ -379,8 +384,7 @@ fn sasl_plain(conn: &mut Conn, user: &str, password: &str) -> Result<()> {
             }),
         }
     })?;
-    conn.finish();
-    Ok(())
+    conn.finish_read_whole()
 }
 
 impl Speak for Binary {

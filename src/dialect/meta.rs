@@ -77,7 +77,7 @@ fn version_of(conn: &mut Conn) -> Result<ServerVersion> {
     let v = super::Text
         .read(conn, &req, tag, &mut |_, _, _, _| {})?
         .version()?;
-    conn.finish();
+    conn.finish_read_whole()?;
     let v = parse_version(&v);
     conn.set_server_version(v);
     Ok(v)
@@ -197,7 +197,10 @@ fn item_flags(server: &str, flags: Flags<'_>, cas: bool) -> Result<(u32, ValueFl
 }
 
 /// One `mg` per key, tagged `tag + i`: all quiet but the last, whose reply (hit or miss,
-/// carrying the batch's last tag) closes the batch.
+/// carrying the batch's last tag) closes the batch. With more than one key, each asks its
+/// reply to name its key (`k`): a quiet miss sends nothing, so a reply whose tag skips ahead
+/// is taken for a later key, and only the key it names shows a reply of an earlier request
+/// carrying a later tag (tester finding protocols 1).
 fn encode_retrieval<K: WireKeys + ?Sized>(
     buf: &mut Vec<u8>,
     cas: bool,
@@ -208,15 +211,24 @@ fn encode_retrieval<K: WireKeys + ?Sized>(
     let n = keys.count();
     for i in 0..n {
         let opaque = tag.wrapping_add(i as u32);
-        meta::encode_get(buf, keys.key(i), opaque.into(), cas, touch, i + 1 < n);
+        meta::encode_get(
+            buf,
+            keys.key(i),
+            opaque.into(),
+            cas,
+            touch,
+            n > 1,
+            i + 1 < n,
+        );
     }
 }
 
 /// Reads the replies to `encode_retrieval` (`n` keys): hits matched to their key by opaque,
 /// in order, up to the reply to the last key.
 ///
-/// A reply that names its key (`k`, which the request does not ask for) must name the key
-/// it answers: a value or a miss for another key is a protocol error, never a result.
+/// A reply must name the key it answers when it names one, and, with more than one key (whose
+/// requests ask for it), always: a value or a miss for another key, or a reply of a batch
+/// that does not say its key, is a protocol error, never a result.
 /// `key_at(i)` is key `i` as sent, asked only then: not generic over the keys, so the reply
 /// loop stays one function with the read inlined (generic, it cost 70 instructions a key).
 fn recv_retrieval<'k>(
@@ -251,7 +263,7 @@ fn recv_retrieval<'k>(
                 Some(i) if i >= next => i,
                 _ => return Err(stray_retrieval_reply(server, f.opaque, tag, n)),
             };
-            if f.names_key && !flags.names_key(key_at(idx)) {
+            if (f.names_key || n > 1) && !(f.names_key && flags.names_key(key_at(idx))) {
                 return Err(crossed_key(server, flags, tag, idx, key_at(idx)));
             }
             // A lease placeholder (see `get_lease`) is a miss: nobody stored that empty
@@ -301,11 +313,14 @@ fn stray_retrieval_reply(server: &str, opaque: Option<u64>, tag: u32, n: usize) 
 #[cold]
 #[inline(never)]
 fn crossed_key(server: &str, flags: Flags<'_>, tag: u32, idx: usize, asked: &[u8]) -> Error {
+    let what = match flags.get(b'k') {
+        Some(k) => format!("reply for key {}", crate::key::quoted(k)),
+        None => "reply without its key (k, which the request asked for)".to_owned(),
+    };
     protocol(
         server,
         format!(
-            "reply for key {} under O{} (asked for {}): a crossed reply",
-            crate::key::quoted(flags.get(b'k').unwrap_or_default()),
+            "{what} under O{} (asked for {}): a crossed reply",
             tag.wrapping_add(idx as u32),
             crate::key::quoted(asked)
         ),
@@ -493,7 +508,7 @@ pub(crate) fn return_tokens(conn: &mut Conn) -> Result<()> {
             stale.push((key, c));
         }
     }
-    conn.finish();
+    conn.finish_read_whole()?;
     if stale.is_empty() {
         return Ok(());
     }
@@ -517,8 +532,7 @@ pub(crate) fn return_tokens(conn: &mut Conn) -> Result<()> {
             r => Err(other(server, r, "md (a recompute token handed back)")),
         })?;
     }
-    conn.finish();
-    Ok(())
+    conn.finish_read_whole()
 }
 
 /// What a lease read found.
@@ -607,11 +621,22 @@ fn recv_quiet_batch(
                     server,
                     "MN, which no request asked for: a stray reply".into(),
                 )),
-                r => {
-                    let o = r.flags().num(b'O').ok().flatten();
-                    let opaque = o.and_then(|o| u32::try_from(o).ok()).unwrap_or(u32::MAX);
-                    Ok(Some((o, outcome(server, r, opaque))))
-                }
+                r => match r.flags().num(b'O') {
+                    Ok(Some(o)) => {
+                        let opaque = u32::try_from(o).unwrap_or(u32::MAX);
+                        Ok(Some((Some(o), outcome(server, r, opaque))))
+                    }
+                    // Every request of the batch carries one: this reply answers none.
+                    Ok(None) => Err(protocol(
+                        server,
+                        format!(
+                            "reply {:?} without an opaque (O), which every request of the \
+                             batch carries: a stray reply",
+                            r.to_string()
+                        ),
+                    )),
+                    Err(_) => Err(bad(server, "O")),
+                },
             })
         },
         &mut forward,
@@ -629,7 +654,7 @@ impl Speak for Meta {
     fn encode<K: WireKeys + ?Sized>(&self, buf: &mut Vec<u8>, req: &Request<'_, K>, tag: u32) {
         match *req {
             Request::Get { key, cas, touch } => {
-                meta::encode_get(buf, key, tag.into(), cas, touch, false)
+                meta::encode_get(buf, key, tag.into(), cas, touch, false, false)
             }
             Request::GetMulti { keys, cas, touch } => encode_retrieval(buf, cas, touch, keys, tag),
             Request::Store {

@@ -504,6 +504,15 @@ impl Dialect {
         speak!(self, d => d.read(conn, req, tag, hit))
     }
 
+    /// Whether a protocol error in a batch or pipeline leaves the replies read before it in
+    /// doubt: on text, whose replies carry no tag, a reply sent twice shifts every later one
+    /// onto the wrong request, unseen until the stream ends out of step (tester finding
+    /// protocols 2); on meta and binary each reply read was matched to its request by its
+    /// tag, so those stand.
+    pub(crate) fn error_voids_earlier_replies(&self, e: &Error) -> bool {
+        matches!(self, Dialect::Text(_)) && matches!(e, Error::Protocol { .. })
+    }
+
     /// See [`Speak::batches_quietly`].
     pub(crate) fn batches_quietly(&self) -> bool {
         speak!(self, d => d.batches_quietly())
@@ -631,12 +640,7 @@ impl Dialect {
     /// drops the connection then).
     #[inline]
     pub(crate) fn finish(&self, conn: &mut Conn) -> Result<()> {
-        if conn.has_unread() {
-            return Err(conn.protocol_error(
-                "bytes after the last reply (a duplicated or late reply, so the reply \
-                 read may answer another request)",
-            ));
-        }
+        conn.check_read_whole()?;
         if !conn.won_tokens.is_empty() {
             meta::return_tokens(conn)?;
         }
@@ -654,6 +658,9 @@ impl Dialect {
     /// request `i` tagged `tag + i`, all written in one go, then each reply read in order
     /// and handed to the pipeline. A store's `SERVER_ERROR` answers that store alone (see
     /// `Error::answered_in_step`); any other error stops it (the connection is then dirty).
+    /// The answers are handed out once every reply is read and nothing more was (as
+    /// `Dialect::finish` checks for one exchange), or the error that stopped the reading
+    /// leaves them standing (`Dialect::error_voids_earlier_replies`).
     pub(crate) fn pipeline(&self, conn: &mut Conn, work: &mut dyn Pipeline) -> Result<()> {
         let n = work.len();
         let tag = conn.take_tags(n);
@@ -664,11 +671,11 @@ impl Dialect {
             self.encode(buf, &work.request(i), tag.wrapping_add(i as u32));
         }
         conn.send_batch(last)?;
-        // Answers read after a meta `OK` whose server's version is not known yet wait until
-        // the version says whether `OK` may stand for `HD` (memcached 1.6.6 and older).
-        let mut held: Vec<(usize, Result<Outcome>, Found)> = Vec::new();
-        for i in 0..n {
-            let outcome = {
+        let mut answers: Vec<(Result<Outcome>, Found)> = Vec::with_capacity(n);
+        // False while answers read after an unchecked `OK` wait for the version.
+        let mut settled = true;
+        let read = (|| {
+            for i in 0..n {
                 let req = work.request(i);
                 let mut found = None;
                 let outcome =
@@ -679,25 +686,34 @@ impl Dialect {
                     Err(e) if in_step(&req, &e) => Err(e),
                     r => Ok(r?),
                 };
-                (outcome, found)
-            };
-            if conn.legacy_ok_unchecked {
-                held.push((i, outcome.0, outcome.1));
-            } else {
-                work.answer(i, outcome.0, outcome.1);
+                answers.push((outcome, found));
             }
+            conn.check_read_whole()?;
+            if !conn.won_tokens.is_empty() {
+                meta::return_tokens(conn)?;
+            }
+            conn.finish();
+            // Answers read after a meta `OK` whose server's version was not known wait
+            // until the version says whether `OK` may stand for `HD` (memcached 1.6.6 and
+            // older).
+            if conn.legacy_ok_unchecked {
+                settled = false;
+                meta::settle_legacy_ok(conn)?;
+                settled = true;
+            }
+            Ok(())
+        })();
+        if !settled
+            || read
+                .as_ref()
+                .is_err_and(|e| self.error_voids_earlier_replies(e))
+        {
+            return read;
         }
-        if !conn.won_tokens.is_empty() {
-            meta::return_tokens(conn)?;
-        }
-        conn.finish();
-        if conn.legacy_ok_unchecked {
-            meta::settle_legacy_ok(conn)?;
-        }
-        for (i, outcome, found) in held {
+        for (i, (outcome, found)) in answers.into_iter().enumerate() {
             work.answer(i, outcome, found);
         }
-        Ok(())
+        read
     }
 }
 

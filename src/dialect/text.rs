@@ -9,7 +9,7 @@ use super::{
 use crate::conn::{protocol_error_at, Conn, Scan};
 use crate::error::{Error, Result};
 use crate::item::StoreOutcome;
-use crate::proto::ascii::{self, Reply};
+use crate::proto::ascii::{self, Reply, StoreCommand};
 use crate::proto::{Status, TextCodec};
 use std::ops::Range;
 
@@ -382,12 +382,15 @@ impl Speak for Text {
             Request::GetMulti { keys, cas, .. } => {
                 recv_retrieval(conn, keys, cas, asked, hit).map(|()| Outcome::Done)
             }
-            Request::Store { .. } => read_one(conn, asked, |r| {
+            // `EXISTS` and `NOT_FOUND` answer only a `cas`: to another store they are not an
+            // outcome memcached gives, and are refused as any unexpected reply.
+            Request::Store { cmd, .. } => read_one(conn, asked, |r| {
+                let cas = matches!(cmd, StoreCommand::Cas(_));
                 Some(Outcome::Stored(match r {
                     Reply::Stored => StoreOutcome::Stored,
                     Reply::NotStored => StoreOutcome::NotStored,
-                    Reply::Exists => StoreOutcome::Exists,
-                    Reply::NotFound => StoreOutcome::NotFound,
+                    Reply::Exists if cas => StoreOutcome::Exists,
+                    Reply::NotFound if cas => StoreOutcome::NotFound,
                     _ => return None,
                 }))
             }),

@@ -113,15 +113,17 @@ pub fn encode(
     }
 }
 
-/// Appends `mg <key> v f O<opaque>[ c][ T<ttl>][ q]\r\n`: the retrieval request of every get,
-/// written without the generic flag list of [`encode`] because a multi-get writes one per key.
-/// Produces the same bytes as `encode(buf, Command::Get, key, None, &[v, f, O, c, T, q])`.
+/// Appends `mg <key> v f O<opaque>[ c][ T<ttl>][ k][ q]\r\n`: the retrieval request of every
+/// get, written without the generic flag list of [`encode`] because a multi-get writes one per
+/// key. `key_back` asks the reply to name its key (`k`). Produces the same bytes as
+/// `encode(buf, Command::Get, key, None, &[v, f, O, c, T, k, q])`.
 pub fn encode_get(
     buf: &mut Vec<u8>,
     key: &[u8],
     opaque: u64,
     cas: bool,
     touch: Option<u32>,
+    key_back: bool,
     quiet: bool,
 ) {
     let plain = key_is_plain(key);
@@ -141,6 +143,9 @@ pub fn encode_get(
     if let Some(ttl) = touch {
         buf.extend_from_slice(b" T");
         push_u64(buf, ttl.into());
+    }
+    if key_back {
+        buf.extend_from_slice(b" k");
     }
     buf.extend_from_slice(if quiet { b" q\r\n" } else { b"\r\n" });
 }
@@ -259,8 +264,8 @@ impl Flags<'_> {
     }
 
     /// Reads `f`, `c`, `O`, `h` (and `W`, `Z`, `X`) in one pass over the flags (other flags
-    /// are skipped); `Err` when one of `f`, `c`, `O` is present but not a number, or `h` not
-    /// 0 or 1.
+    /// are skipped); `Err` when one of `f`, `c`, `O` is present but not a number, or twice,
+    /// or `h` not 0 or 1.
     pub fn value_flags(&self) -> Result<ValueFlags, ParseError> {
         let mut out = ValueFlags::default();
         let mut hit = None;
@@ -288,9 +293,11 @@ impl Flags<'_> {
                 }
                 _ => continue,
             };
-            if slot.is_none() {
-                *slot = Some(parse_u64(&t[1..]).ok_or(ParseError::BadLine)?);
+            // A flag given twice (`f0 f8`) is no reply memcached sends: which one is meant?
+            if slot.is_some() {
+                return Err(ParseError::BadLine);
             }
+            *slot = Some(parse_u64(&t[1..]).ok_or(ParseError::BadLine)?);
         }
         out.hit_before = match hit {
             None => None,
@@ -461,11 +468,11 @@ mod tests {
         use Flag::*;
         let keys: [&[u8]; 4] = [b"foo", b"a b", "\u{e9}t\u{e9}".as_bytes(), b"\x01\xff"];
         for key in keys {
-            for (opaque, cas, touch, quiet) in [
-                (0u64, false, None, false),
-                (7, true, None, true),
-                (499, false, Some(30u32), true),
-                (u64::MAX, true, Some(0), false),
+            for (opaque, cas, touch, key_back, quiet) in [
+                (0u64, false, None, false, false),
+                (7, true, None, true, true),
+                (499, false, Some(30u32), false, true),
+                (u64::MAX, true, Some(0), true, false),
             ] {
                 let mut flags = vec![Bare(b'v'), Bare(b'f'), Num(b'O', opaque)];
                 if cas {
@@ -474,11 +481,14 @@ mod tests {
                 if let Some(t) = touch {
                     flags.push(Num(b'T', t.into()));
                 }
+                if key_back {
+                    flags.push(Bare(b'k'));
+                }
                 if quiet {
                     flags.push(Bare(b'q'));
                 }
                 let mut fast = b"prefix".to_vec();
-                encode_get(&mut fast, key, opaque, cas, touch, quiet);
+                encode_get(&mut fast, key, opaque, cas, touch, key_back, quiet);
                 let mut generic = b"prefix".to_vec();
                 encode(&mut generic, Command::Get, key, None, &flags);
                 assert_eq!(
@@ -488,8 +498,11 @@ mod tests {
             }
         }
         let mut b = Vec::new();
-        encode_get(&mut b, b"foo", 7, false, None, true);
+        encode_get(&mut b, b"foo", 7, false, None, false, true);
         assert_eq!(b, b"mg foo v f O7 q\r\n");
+        b.clear();
+        encode_get(&mut b, b"foo", 8, false, None, true, true);
+        assert_eq!(b, b"mg foo v f O8 k q\r\n");
     }
 
     #[test]
@@ -528,10 +541,11 @@ mod tests {
         let w = lease(b"W Z X");
         assert!(w.win && w.won_elsewhere && w.stale);
         assert_eq!(Flags(b"").value_flags().unwrap(), ValueFlags::default());
-        // The first of a repeated flag wins, as with `Flags::num`.
-        assert_eq!(Flags(b"O1 O2").value_flags().unwrap().opaque, Some(1));
         for bad in [
-            &b"fx"[..],
+            &b"O1 O2"[..],
+            b"f0 f8",
+            b"c1 s3 c2",
+            b"fx",
             b"c",
             b"O-1",
             b"f99999999999999999999999",

@@ -128,6 +128,11 @@ pub trait Codec {
     type Reply<'a>;
     /// Parses one reply from the start of `buf`; `max_value` bounds announced lengths.
     fn parse(buf: &[u8], max_value: usize) -> Result<Status<Self::Reply<'_>>, ParseError>;
+    /// What a parse error says about the bytes (`bytes`, from the reply's start) in this
+    /// protocol's words, and whether the bytes are better shown as text (else as hex).
+    fn describe(e: ParseError, _bytes: &[u8]) -> (String, bool) {
+        (e.to_string(), true)
+    }
 }
 
 /// The text protocol's parser.
@@ -155,6 +160,29 @@ impl Codec for BinaryCodec {
     type Reply<'a> = binary::Response<'a>;
     fn parse(buf: &[u8], max_value: usize) -> Result<Status<Self::Reply<'_>>, ParseError> {
         binary::parse(buf, max_value)
+    }
+    /// Binary responses are packets, not lines: a first byte other than the response magic
+    /// (0x81) is likely text, shown as such; a header whose lengths do not add up is shown
+    /// in hex.
+    fn describe(e: ParseError, bytes: &[u8]) -> (String, bool) {
+        match e {
+            ParseError::UnknownReply => (
+                "not a binary response (its first byte is not the magic 0x81)".into(),
+                true,
+            ),
+            ParseError::BadLine => {
+                let head = &bytes[..bytes.len().min(binary::HEADER)];
+                let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
+                (
+                    format!(
+                        "malformed response header (key and extras longer than the body): {}",
+                        hex.join(" ")
+                    ),
+                    false,
+                )
+            }
+            e => (e.to_string(), true),
+        }
     }
 }
 

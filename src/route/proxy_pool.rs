@@ -14,13 +14,14 @@
 //!
 //! - any command, when none of it was sent: the connection was refused or timed out, or
 //!   every pooled connection to the proxy turned out closed and a new one could not be made;
-//! - after it was (or may have been) sent, only commands whose effect and answer are the same
-//!   when done twice (`Resend::Always`): `get`, `gets`, `gat`, `gats` (while no value was
-//!   handed to the caller yet), plain `set` and `touch`. A retried `set` may reach the
-//!   backend twice with the same value, which a reader cannot tell from once.
-//! - never after sending: `add`, `replace`, `append`, `prepend`, `cas`, `incr`, `decr`
-//!   (done twice they store twice, or answer `NOT_STORED` / `EXISTS` / a doubled count),
-//!   `delete` (the second answer says the key did not exist), leases and `invalidate`.
+//! - after it was (or may have been) sent, only reads with no effect (`Resend::Always`):
+//!   `get` and `gets`, while no value was handed to the caller yet;
+//! - never after sending: every command with an effect. A store (`set` too), `touch`, `gat`
+//!   or `gats` held up in a stalled proxy may reach the backend after the copy sent again
+//!   and after later writes: an older value, or an older expiry, would win (tester finding
+//!   fleet 2). `add`, `replace`, `append`, `prepend`, `cas`, `incr`, `decr` done twice also
+//!   store twice, or answer `NOT_STORED` / `EXISTS` / a doubled count; `delete` would answer
+//!   that the key did not exist; leases and `invalidate` likewise.
 //!
 //! Multi-key calls (`get_multi`, `gets_multi`, `set_multi`, `delete_multi`) are resent only
 //! when nothing was sent; `set_multi_noreply` is not resent; `flush_all`, `version` and
@@ -41,7 +42,7 @@ pub(crate) fn first_alive(n: usize, alive: &dyn Fn(usize) -> bool) -> Option<usi
 pub(crate) enum Resend {
     /// Only when none of it was sent.
     IfUnsent,
-    /// Also after it was sent: done twice, its effect and its answer are those of once.
+    /// Also after it was sent: a read with no effect, whose answer done twice is that of once.
     Always,
 }
 
