@@ -25,14 +25,21 @@ MCPOOL_FEATURES ?=
 export MCPOOL_FEATURES
 CARGO_FEATURES = $(if $(strip $(MCPOOL_FEATURES)),--features "$(strip $(MCPOOL_FEATURES))")
 
+# Every build needs cargo: without it, say where to get it (tester finding packaging 8: a bare
+# "cargo: No such file or directory").
+.PHONY: have-cargo
+have-cargo:
+	@command -v $(CARGO) >/dev/null 2>&1 || { echo "make: '$(CARGO)' is not on PATH: install a Rust \
+	toolchain (https://rustup.rs: curl https://sh.rustup.rs -sSf | sh, or make deps), or set CARGO=/path/to/cargo" >&2; exit 1; }
+
 # The libraries; libmcpool.so.0 (its SONAME) beside libmcpool.so, so that programs linked
 # against target/release find it at run time (ffi/c's tests use an rpath there).
-lib:
+lib: have-cargo
 	$(CARGO) build --release -p mcpool-capi $(CARGO_FEATURES)
 	ln -sf libmcpool.so $(abspath $(or $(CARGO_TARGET_DIR),target))/release/libmcpool.so.0
 
 # The `mcpool` command-line tool: target/release/mcpool.
-cli:
+cli: have-cargo
 	$(CARGO) build --release -p mcpool-cli $(CARGO_FEATURES)
 
 test: deps test-versions test-notices test-rust test-package test-dependent test-fuzz test-deny $(TEST_TARGETS)

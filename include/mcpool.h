@@ -47,6 +47,23 @@
 #define MCPOOL_COMPRESS_ALWAYS 2
 
 /**
+ * The major version of this header (`MCPOOL_VERSION_MAJOR.MINOR.PATCH`, the crate's): a
+ * program built against it can check it at compile time, and `mcpool_version()` at run time
+ * gives the library's.
+ */
+#define MCPOOL_VERSION_MAJOR 0
+
+/**
+ * The minor version of this header.
+ */
+#define MCPOOL_VERSION_MINOR 1
+
+/**
+ * The patch version of this header.
+ */
+#define MCPOOL_VERSION_PATCH 0
+
+/**
  * The largest expiry, in seconds, of every call that takes one (`ttl`, `ttls[i]`,
  * `vivify_ttl_s`, `recache_below_s`, `stale_ttl_s`, `delay_s`): 2^31 - 1. memcached reads
  * a larger one as negative (the item expires at once while the store answers success), so
@@ -1052,7 +1069,9 @@ mcpool_status mcpool_config_set_protocol(mcpool_config *config,
 
 /**
  * Authenticates every connection with SASL PLAIN (`username_len` and `password_len` bytes
- * of UTF-8, no NUL needed; at most 4096 each). Needs a server started with SASL (`-S`).
+ * of UTF-8, no NUL needed; at most 4096 each, any character but NUL; both or neither
+ * empty). The values go through the `sasl_username` and `sasl_password` rows of
+ * `mcpool_config_set`: a bad one is `MCPOOL_CONFIG`. Needs a server started with SASL (`-S`).
  * The configuration keeps a copy; the caller's buffers may be reused at once.
  *
  * # Safety
@@ -1517,8 +1536,9 @@ mcpool_status mcpool_config_clear_servers(mcpool_config *config);
 /**
  * Sets (or, with `callback` NULL, removes) the resolver of server host names: called instead
  * of the system's resolver for every server given by name (IP literals and unix socket paths
- * never go through it), at each new connection, or every `resolve_interval` when that option
- * is set (`mcpool_config_set(cfg, "resolve_interval", ...)`). See `mcpool_resolver_callback`
+ * never go through it), at each connect a call makes, or every `resolve_interval` when that
+ * option is set (`mcpool_config_set(cfg, "resolve_interval", ...)`); the addresses are one
+ * server's, whose connections go to one of them at a time. See `mcpool_resolver_callback`
  * for threading. `userdata` is passed back untouched; it must stay valid as long as a
  * callback may run: until every client built from this configuration is freed and every
  * callback already started has returned (a stalled callback may return after
@@ -1866,6 +1886,16 @@ const char *mcpool_op_protocol(const mcpool_op_record *record);
  * `record` is NULL or the record passed to the running callback.
  */
 uint64_t mcpool_op_duration_ns(const mcpool_op_record *record);
+
+/**
+ * Nanoseconds between the end of this exchange and this call of the callback (0 for NULL):
+ * 0, unless the call kept the record until its other servers had answered (a call over
+ * several servers). The exchange ran from `now - ended_ago - duration` to `now - ended_ago`.
+ *
+ * # Safety
+ * `record` is NULL or the record passed to the running callback.
+ */
+uint64_t mcpool_op_ended_ago_ns(const mcpool_op_record *record);
 
 /**
  * How the exchange ended; `MCPOOL_OP_OTHER` for NULL.

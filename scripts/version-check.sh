@@ -35,6 +35,8 @@ check "ffi/python/src/mcpool/__init__.py __version__" \
 for pm in ffi/perl/lib/Mcpool.pm ffi/perl/lib/CHI/Driver/Mcpool.pm; do
 	check "$pm \$VERSION" "$(sed -n "s/^our \$VERSION = '\(.*\)';/\1/p" "$pm" | head -n 1)"
 done
+check "include/mcpool.h MCPOOL_VERSION_*" "$(for p in MAJOR MINOR PATCH; do
+	sed -n "s/^#define MCPOOL_VERSION_$p \([0-9]*\)$/\1/p" include/mcpool.h; done | paste -sd.)"
 # The project's own <version>: the first one after <artifactId>mcpool</artifactId>.
 check ffi/java/pom.xml "$(sed -n '/<artifactId>mcpool<\/artifactId>/,/<version>/s/.*<version>\(.*\)<\/version>.*/\1/p' ffi/java/pom.xml | head -n 1)"
 

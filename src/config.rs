@@ -298,8 +298,10 @@ impl Config {
 
 /// The one rule for SASL credentials, whichever surface set them: a user name and a
 /// password, both or neither (pylibmc refuses one alone too), each at most
-/// [`MAX_SASL_CREDENTIAL`] bytes, without a NUL byte (SASL PLAIN's separator; any other byte,
-/// a tab too, is the credential's own).
+/// [`MAX_SASL_CREDENTIAL`] bytes, without a NUL byte (SASL PLAIN's separator) or a line break
+/// (the end of the line of a file the value was read from, far likelier than a password
+/// that holds one); any other byte, a tab too, is the credential's own (tester finding
+/// secure 1: a tab was refused by name and taken by the C setter).
 pub(crate) fn check_sasl(user: &str, password: &str) -> Result<()> {
     match (user.is_empty(), password.is_empty()) {
         (false, true) => {
@@ -333,6 +335,12 @@ pub(crate) fn sasl_credential_problem(v: &str) -> std::result::Result<(), String
     }
     if v.contains('\0') {
         return Err("a NUL byte, which SASL PLAIN takes for a separator".into());
+    }
+    if v.contains(['\r', '\n']) {
+        return Err(
+            "a line break (CR or LF), likely the end of the line it was read from: remove it"
+                .into(),
+        );
     }
     Ok(())
 }
@@ -841,7 +849,8 @@ impl ClientBuilder {
     /// keys of a call refused before any server was asked (a bad key or value: no server): see
     /// [`crate::trace`] for what one record covers. It runs on the calling thread, after
     /// the exchange, once the connection is back in its pool; it may issue commands of its
-    /// own, but keep it short (the call returns when it does). Without a handler the cost
+    /// own (their records reach no handler: this thread is inside one), but keep it short
+    /// (the call returns when it does). Without a handler the cost
     /// is one branch per call. A panic in the handler is caught, never unwinds into the
     /// call (whose work is done): the panic hook reports it and
     /// [`Client::operation_handler_panics`](crate::Client::operation_handler_panics) counts it.

@@ -155,7 +155,8 @@ pub enum Class {
     ServerError,
     /// A timeout: pool wait, connect, or a read or write.
     Timeout,
-    /// The server cannot be reached: refused, reset, marked dead, authentication refused.
+    /// The server cannot be reached: refused, reset, marked dead, authentication (SASL) or TLS
+    /// refused.
     Connection,
     /// The configuration is unusable, or asks for something this build or protocol lacks.
     Configuration,
@@ -376,6 +377,11 @@ impl fmt::Display for Error {
             }
             Error::Protocol { server, detail } => {
                 write!(f, "protocol error from {server}: {detail}")
+            }
+            // A TLS failure (`conn::tls_refused`: its message starts with the stage, "TLS
+            // ...") is a refused connection, not a refused login.
+            Error::Auth { server, message } if message.starts_with("TLS") => {
+                write!(f, "TLS refused with {server}: {message}")
             }
             Error::Auth { server, message } => {
                 write!(f, "authentication refused by {server}: {message}")

@@ -68,7 +68,7 @@ pub use resolve::Resolver;
 pub use route::{Distribution, FailoverPolicy, Router};
 pub use set_item::{Compress, SetItem};
 pub use sink::Sink;
-pub use tls::TlsOptions;
+pub use tls::{TlsOptions, TLS_SUPPORTED};
 pub use trace::{Op, OpOutcome, OpRecord};
 pub use value::{Codec, Compression, CompressionFormat, Kind, Lang, Value, ValueFormat};
 pub use value_bytes::ValueBytes;

@@ -3,6 +3,11 @@
 
 use std::path::PathBuf;
 
+/// Whether this build speaks TLS (the cargo feature `tls`): every surface asks this one
+/// place (C `mcpool_tls_supported`, Python `mcpool.tls_supported()`, Perl
+/// `Mcpool::tls_supported`, Java `Mcpool.tlsSupported()`, the CLI's `--version`).
+pub const TLS_SUPPORTED: bool = cfg!(feature = "tls");
+
 /// What a TLS setting answers when the library was built without the `tls` feature: how to
 /// build it with TLS, for every surface (the C ABI's setters say the same).
 #[doc(hidden)]
@@ -93,6 +98,11 @@ mod enabled {
     /// and name now, so that a mistake is a configuration error when the client is built,
     /// never a handshake failure later (which would mark the server dead).
     pub(crate) fn build(opts: &TlsOptions) -> Result<TlsConfig> {
+        // rustls 0.23.48 and later deprecate ring's provider (no post-quantum key exchange,
+        // which memcached's OpenSSL does not offer either); a crate that depends on mcpool
+        // resolves its own rustls 0.23 and must build warning-free with `-D warnings`
+        // (tester finding secure 7).
+        #[allow(deprecated)]
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()

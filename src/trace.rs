@@ -232,6 +232,10 @@ pub struct OpRecord<'a> {
     pub protocol: Protocol,
     /// From the start of the call to the end of this exchange.
     pub duration: Duration,
+    /// How long before this call of the handler the exchange ended: zero, unless the call
+    /// kept the record until its other servers had answered (a call over several servers).
+    /// The exchange's span runs from `now - ended_ago - duration` to `now - ended_ago`.
+    pub ended_ago: Duration,
     /// How it ended.
     pub outcome: OpOutcome,
     /// The error, for [`OpOutcome::Error`] and [`OpOutcome::FailedOpen`].
@@ -281,6 +285,7 @@ mod tests {
             server,
             protocol: Protocol::Text,
             duration: Duration::ZERO,
+            ended_ago: Duration::ZERO,
             outcome: OpOutcome::Miss,
             error: None,
             bytes_sent: 0,

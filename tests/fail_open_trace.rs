@@ -484,3 +484,42 @@ fn a_multi_read_of_one_key_answers_and_records_as_a_multi_read() {
     gone.kill();
     assert!(c.get_multi(&["k"])[0].is_err());
 }
+
+/// Tester finding observe 1: a multi-get whose server sent one value, then stalled: under
+/// fail_open the value is the caller's and a hit, the other keys fail-open misses (the hit
+/// was counted nowhere); without it every key gets the error, and the record says no hit
+/// (it said one, a value the caller never got).
+#[test]
+fn a_value_read_before_a_multi_get_failed_is_counted_as_the_caller_got_it() {
+    // A deliberately broken fake server: one value, then silence.
+    let (addr, _) = fake(16, |_, line, w| {
+        if line.starts_with(b"get ") {
+            let _ = w.write_all(b"VALUE k 0 5\r\nhello\r\n");
+        }
+        Then::Continue
+    });
+    let b = || {
+        quick(std::slice::from_ref(&addr))
+            .io_timeout(Duration::from_millis(150))
+            .failure_limit(1000)
+    };
+    let (c, log) = traced(b().fail_open(true));
+    let got = c.get_multi(&["k", "k2", "k3"]);
+    assert_eq!(got[0].as_ref().unwrap().as_ref().unwrap().value, b"hello");
+    assert!(
+        matches!(got[1], Ok(None)) && matches!(got[2], Ok(None)),
+        "{got:?}"
+    );
+    let m = &c.metrics()[0];
+    assert_eq!((m.hits, m.misses, m.fail_open_misses), (1, 0, 2), "{m:?}");
+    let rec = take(&log);
+    assert_eq!((rec.len(), rec[0].keys, rec[0].hits), (1, 3, 1), "{rec:?}");
+
+    let (c, log) = traced(b());
+    let got = c.get_multi(&["k", "k2", "k3"]);
+    assert!(got.iter().all(|r| r.is_err()), "{got:?}");
+    let m = &c.metrics()[0];
+    assert_eq!((m.hits, m.misses), (0, 0), "{m:?}");
+    let rec = take(&log);
+    assert_eq!((rec.len(), rec[0].hits), (1, 0), "{rec:?}");
+}

@@ -138,3 +138,38 @@ fn a_handler_issues_commands_during_a_multi_server_call_with_one_connection_per_
         assert_eq!(got, want, "{protocol:?}");
     }
 }
+
+/// Tester finding observe 4: a handler that issued a command for every record it got was
+/// called again for that command's record, without end: the process aborted on a stack
+/// overflow. The records of the calls a handler makes reach no handler now.
+#[test]
+fn a_handler_that_calls_the_client_for_every_record_gets_only_the_callers_records() {
+    let mc = Memcached::start(&[]);
+    let shared: Arc<Mutex<Option<Client>>> = Arc::default();
+    let seen: Arc<Mutex<Vec<Op>>> = Arc::default();
+    let (s, l) = (shared.clone(), seen.clone());
+    let c = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("reenter"))
+        .max_size(1)
+        .on_operation(move |r| {
+            l.lock().unwrap().push(r.op);
+            let c = s.lock().unwrap().clone();
+            if let Some(c) = c {
+                // Unguarded: every record makes a call of its own.
+                c.get("inner").unwrap();
+                c.set("inner", b"v", 0).unwrap();
+            }
+        })
+        .build()
+        .unwrap();
+    *shared.lock().unwrap() = Some(c.clone());
+    c.set("k", b"v", 0).unwrap();
+    assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"v"[..]));
+    assert_eq!(c.get_multi(&["k", "x"]).len(), 2);
+    *shared.lock().unwrap() = None;
+    assert_eq!(*seen.lock().unwrap(), [Op::Set, Op::Get, Op::GetMulti]);
+    assert_eq!(c.operation_handler_panics(), 0);
+    // The handler's own calls were made: each of the three records set "inner".
+    assert_eq!(c.get("inner").unwrap().as_deref(), Some(&b"v"[..]));
+}

@@ -243,8 +243,33 @@ pub extern "C" fn mcpool_interrupt_check_set(check: Option<extern "C" fn() -> bo
     mcpool::set_interrupt_check(check.map(|_| interrupt_check as fn() -> bool));
 }
 
+/// The major version of this header (`MCPOOL_VERSION_MAJOR.MINOR.PATCH`, the crate's): a
+/// program built against it can check it at compile time, and `mcpool_version()` at run time
+/// gives the library's.
+pub const MCPOOL_VERSION_MAJOR: u32 = 0;
+/// The minor version of this header.
+pub const MCPOOL_VERSION_MINOR: u32 = 1;
+/// The patch version of this header.
+pub const MCPOOL_VERSION_PATCH: u32 = 0;
+
 /// The library's version, e.g. `"0.1.0"`: a static NUL-terminated string; never free it.
 #[no_mangle]
 pub extern "C" fn mcpool_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The header's version macros are the crate's version (tester finding packaging 8: the
+    /// header had none), which a version bump must change with it.
+    #[test]
+    fn the_header_version_is_the_crates() {
+        let v = format!("{MCPOOL_VERSION_MAJOR}.{MCPOOL_VERSION_MINOR}.{MCPOOL_VERSION_PATCH}");
+        assert_eq!(v, env!("CARGO_PKG_VERSION"));
+        // SAFETY: mcpool_version returns a static NUL-terminated string.
+        let lib = unsafe { std::ffi::CStr::from_ptr(mcpool_version()) };
+        assert_eq!(lib.to_str().unwrap(), v);
+    }
 }

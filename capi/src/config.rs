@@ -207,6 +207,19 @@ fn bad_value(f: Failure, len: usize) -> Failure {
     }
 }
 
+/// The text of an option value given by pointer and length: NULL is the caller's bad
+/// argument (`MCPOOL_INVALID_ARGUMENT`); too long or not UTF-8 a bad value (`bad_value`).
+///
+/// # Safety
+/// A non-NULL `p` must be valid for reads of `len` bytes for `'a`.
+unsafe fn value_text<'a>(p: *const c_char, len: usize, what: &str) -> Result<&'a str, Failure> {
+    if p.is_null() {
+        return Err(Failure::invalid(format!("{what} is NULL")));
+    }
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { ptr::text(p, len, MAX_NAME_LEN, what) }.map_err(|f| bad_value(f, len))
+}
+
 /// Sets a named option (a distribution, a policy, a format) from its name, through the
 /// option table: `MCPOOL_CONFIG` for an unknown name.
 ///
@@ -220,14 +233,10 @@ unsafe fn set_named(
 ) -> mcpool_status {
     landingpad(|| {
         require(config)?;
-        if name.is_null() {
-            return Err(Failure::invalid(format!("{option} is NULL")));
-        }
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`. A name
         // too long or not UTF-8 is a bad value of the option, as `mcpool_config_set` says
         // (MCPOOL_CONFIG); only NULL is the caller's bad argument.
-        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, option) }
-            .map_err(|f| bad_value(f, name_len))?;
+        let name = unsafe { value_text(name, name_len, option) }?;
         let value = options::Value::Text(name);
         // SAFETY: the caller promises `config` is NULL or live and unshared.
         Ok(unsafe { set_typed(config, option, value) })
@@ -285,7 +294,7 @@ pub unsafe extern "C" fn mcpool_config_set_compression_format(
     landingpad(|| {
         require(config)?;
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
-        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, "compression format") }?;
+        let name = unsafe { value_text(name, name_len, "compression format") }?;
         let f: CompressionFormat = name.parse().map_err(|e: mcpool::Error| {
             Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string())
         })?;
@@ -310,7 +319,9 @@ pub unsafe extern "C" fn mcpool_config_set_protocol(
 }
 
 /// Authenticates every connection with SASL PLAIN (`username_len` and `password_len` bytes
-/// of UTF-8, no NUL needed; at most 4096 each). Needs a server started with SASL (`-S`).
+/// of UTF-8, no NUL needed; at most 4096 each, any character but NUL; both or neither
+/// empty). The values go through the `sasl_username` and `sasl_password` rows of
+/// `mcpool_config_set`: a bad one is `MCPOOL_CONFIG`. Needs a server started with SASL (`-S`).
 /// The configuration keeps a copy; the caller's buffers may be reused at once.
 ///
 /// # Safety
@@ -327,11 +338,15 @@ pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
     landingpad(|| {
         require(config)?;
         // SAFETY: the caller promises `username_len` readable bytes at a non-NULL `username`.
-        let user = unsafe { ptr::text(username, username_len, MAX_NAME_LEN, "username") }?;
+        // Too long or not UTF-8 is a bad value (MCPOOL_CONFIG), as by name.
+        let user = unsafe { value_text(username, username_len, "username") }?;
         // SAFETY: the caller promises `password_len` readable bytes at a non-NULL `password`.
-        let pass = unsafe { ptr::text(password, password_len, MAX_NAME_LEN, "password") }?;
+        let pass = unsafe { value_text(password, password_len, "password") }?;
+        // The option table's rows, so that the same values are refused as by name.
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe { update(config, |b| Ok(b.sasl_plain(user, pass))) }
+        unsafe { set_option(config, "sasl_username", options::Value::Text(user)) }?;
+        // SAFETY: as above.
+        unsafe { set_option(config, "sasl_password", options::Value::Text(pass)) }
     })
 }
 
@@ -644,7 +659,7 @@ pub unsafe extern "C" fn mcpool_config_set_operation_timeout_ms(
 /// `mcpool_config_set_tls_*` setter returns `MCPOOL_UNSUPPORTED`.
 #[no_mangle]
 pub extern "C" fn mcpool_tls_supported() -> bool {
-    cfg!(feature = "tls")
+    mcpool::TLS_SUPPORTED
 }
 
 /// Sets the TLS option `name` through the option table, as `mcpool_config_set` does: the
@@ -676,7 +691,7 @@ pub unsafe extern "C" fn mcpool_config_set_tls_ca_file(
     landingpad(|| {
         require(config)?;
         // SAFETY: the caller promises `path_len` readable bytes at a non-NULL `path`.
-        let path = unsafe { ptr::text(path, path_len, MAX_NAME_LEN, "TLS CA file") }?;
+        let path = unsafe { value_text(path, path_len, "TLS CA file") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
         unsafe { set_tls(config, "tls_ca_file", options::Value::Text(path)) }
     })
@@ -699,9 +714,9 @@ pub unsafe extern "C" fn mcpool_config_set_tls_client_cert(
     landingpad(|| {
         require(config)?;
         // SAFETY: the caller promises `chain_path_len` readable bytes at a non-NULL pointer.
-        let chain = unsafe { ptr::text(chain_path, chain_path_len, MAX_NAME_LEN, "TLS chain") }?;
+        let chain = unsafe { value_text(chain_path, chain_path_len, "TLS chain") }?;
         // SAFETY: the caller promises `key_path_len` readable bytes at a non-NULL pointer.
-        let key = unsafe { ptr::text(key_path, key_path_len, MAX_NAME_LEN, "TLS key") }?;
+        let key = unsafe { value_text(key_path, key_path_len, "TLS key") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
         unsafe { set_tls(config, "tls_client_cert", options::Value::Text(chain)) }?;
         // SAFETY: as above.
@@ -723,7 +738,7 @@ pub unsafe extern "C" fn mcpool_config_set_tls_server_name(
     landingpad(|| {
         require(config)?;
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
-        let name = unsafe { ptr::text(name, name_len, MAX_NAME_LEN, "TLS server name") }?;
+        let name = unsafe { value_text(name, name_len, "TLS server name") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
         unsafe { set_tls(config, "tls_server_name", options::Value::Text(name)) }
     })

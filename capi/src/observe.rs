@@ -549,6 +549,7 @@ pub struct mcpool_op_record {
     server: Option<Text>,
     protocol: &'static str,
     duration_ns: u64,
+    ended_ago_ns: u64,
     outcome: mcpool_op_outcome,
     class: mcpool_class,
     error: Option<Text>,
@@ -581,6 +582,7 @@ impl mcpool_op_record {
                 Protocol::Binary => "binary\0",
             },
             duration_ns: u64::try_from(r.duration.as_nanos()).unwrap_or(u64::MAX),
+            ended_ago_ns: u64::try_from(r.ended_ago.as_nanos()).unwrap_or(u64::MAX),
             outcome,
             class: r
                 .outcome
@@ -755,6 +757,18 @@ pub unsafe extern "C" fn mcpool_op_protocol(record: *const mcpool_op_record) -> 
 pub unsafe extern "C" fn mcpool_op_duration_ns(record: *const mcpool_op_record) -> u64 {
     // SAFETY: forwarded from the caller's promise.
     unsafe { op(record) }.map_or(0, |r| r.duration_ns)
+}
+
+/// Nanoseconds between the end of this exchange and this call of the callback (0 for NULL):
+/// 0, unless the call kept the record until its other servers had answered (a call over
+/// several servers). The exchange ran from `now - ended_ago - duration` to `now - ended_ago`.
+///
+/// # Safety
+/// `record` is NULL or the record passed to the running callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_op_ended_ago_ns(record: *const mcpool_op_record) -> u64 {
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { op(record) }.map_or(0, |r| r.ended_ago_ns)
 }
 
 /// How the exchange ended; `MCPOOL_OP_OTHER` for NULL.

@@ -106,7 +106,7 @@ Global options:
                                       1000, 0 refused): the same option as --io-timeout
   -h, --help                          this text
   -V, --version                       this program's version (the library's, as
-                                      mcpool_version() gives it)
+                                      mcpool_version() gives it), and whether it speaks TLS
 
 Every client option, by name (the core's option table; `--name=value` works too).
 Options apply in command-line order whatever their spelling, so a later one overrides
@@ -273,9 +273,15 @@ impl From<String> for Stop {
 }
 
 /// What `mcpool --version` prints: the crate's version, the one the library's
-/// `mcpool_version()` returns (every crate of the workspace has the same version).
+/// `mcpool_version()` returns (every crate of the workspace has the same version), then
+/// whether this build speaks TLS.
 fn version_line() -> String {
-    format!("mcpool {}", env!("CARGO_PKG_VERSION"))
+    let tls = if mcpool::TLS_SUPPORTED {
+        "tls: built in"
+    } else {
+        "tls: not built in (make MCPOOL_FEATURES=tls)"
+    };
+    format!("mcpool {}\n{tls}", env!("CARGO_PKG_VERSION"))
 }
 
 /// Whether `word` is one of the CLI's commands.

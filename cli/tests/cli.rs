@@ -1143,9 +1143,15 @@ fn version_flag_prints_the_crates_version() {
             "{flag}: {}",
             String::from_utf8_lossy(&o.stderr)
         );
+        // The version, then whether this build speaks TLS.
+        let tls = if mcpool::TLS_SUPPORTED {
+            "tls: built in"
+        } else {
+            "tls: not built in (make MCPOOL_FEATURES=tls)"
+        };
         assert_eq!(
             String::from_utf8_lossy(&o.stdout),
-            format!("mcpool {core}\n")
+            format!("mcpool {core}\n{tls}\n")
         );
     }
     assert!(String::from_utf8_lossy(&mcpool(&["--help"]).stdout).contains("-V, --version"));

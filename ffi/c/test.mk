@@ -34,16 +34,20 @@ SO_FULL := libmcpool.so.$(MCPOOL_VERSION)
 
 # Installs the header, libmcpool.so.0.x.y with its symlinks (SONAME libmcpool.so.0), libmcpool.a,
 # pkg-config files (mcpool, mcpool-static), a CMake package (lib/cmake/mcpool), valgrind's
-# suppressions for the library's own threads (share/mcpool/valgrind.supp) and the CLI, all
-# stripped of debug info, which goes to lib/.debug/ (linked by .gnu_debuglink: gdb, elfutils
-# and systemd-coredump look there). Runs ldconfig when installing into the system's /usr or
-# /usr/local without DESTDIR. `make install MCPOOL_FEATURES=tls`: with TLS (root Makefile).
+# suppressions for the library's own threads (share/mcpool/valgrind.supp), the licences and
+# the notices of the crates compiled in (share/doc/mcpool/) and the CLI, all stripped of debug
+# info; the library's goes to lib/.debug/ (linked by .gnu_debuglink: gdb, elfutils and
+# systemd-coredump look there), the CLI's is not installed. Runs ldconfig when installing into
+# the system's /usr or /usr/local without DESTDIR. `make install MCPOOL_FEATURES=tls`: with TLS
+# (root Makefile).
 install: install-prefix-check lib cli
 	install -d $(LIBDIR_INSTALL)/pkgconfig $(LIBDIR_INSTALL)/cmake/mcpool $(LIBDIR_INSTALL)/.debug \
 		$(INCDIR_INSTALL) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/mcpool.h $(INCDIR_INSTALL)/mcpool.h
 	install -d $(DESTDIR)$(PREFIX)/share/mcpool
 	install -m 644 ffi/c/valgrind.supp $(DESTDIR)$(PREFIX)/share/mcpool/valgrind.supp
+	install -d $(DESTDIR)$(PREFIX)/share/doc/mcpool
+	install -m 644 LICENSE-MIT LICENSE-APACHE THIRD-PARTY-NOTICES $(DESTDIR)$(PREFIX)/share/doc/mcpool/
 	$(OBJCOPY) --only-keep-debug $(MCPOOL_TARGET)/release/libmcpool.so $(LIBDIR_INSTALL)/.debug/$(SO_FULL).debug
 	$(STRIP) --strip-debug -o $(LIBDIR_INSTALL)/$(SO_FULL) $(MCPOOL_TARGET)/release/libmcpool.so
 	$(OBJCOPY) --add-gnu-debuglink=$(LIBDIR_INSTALL)/.debug/$(SO_FULL).debug $(LIBDIR_INSTALL)/$(SO_FULL)
@@ -63,15 +67,19 @@ install: install-prefix-check lib cli
 		*) echo "not a system prefix: run programs with LD_LIBRARY_PATH=$(PREFIX)/lib, or link with an rpath";; esac
 	@echo "installed mcpool $(MCPOOL_VERSION) into $(DESTDIR)$(PREFIX)"
 
-# Before anything is built: the recipes (and the .pc files' sed) take the paths as words.
+# Before anything is built: the recipes (and the .pc files' sed) take the paths as words, and
+# the .pc files and the CMake package record PREFIX, which must not depend on the directory a
+# program is built in.
 install-prefix-check:
 	$(if $(strip $(PREFIX)),,$(error make install: PREFIX is empty))
+	$(if $(filter /%,$(PREFIX)),,$(error make install: PREFIX="$(PREFIX)" is not an absolute \
+	path; the pkg-config files record it: give an absolute one (e.g. PREFIX=$(abspath $(PREFIX)))))
 	$(if $(or $(word 2,x$(PREFIX)x),$(word 2,x$(DESTDIR)x),$(findstring |,$(PREFIX)$(DESTDIR))),$(error \
 	make install: PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)": a path with white space or "|" is not \
 	supported; install into a path without them (and move or link it from there)))
 	@:
 
-# Refuses a PREFIX with a space before building anything; installs into a temporary prefix as
+# Refuses a PREFIX with a space, or relative, before building anything; installs into a temporary prefix as
 # a user would, then checks the result: the SONAME and symlinks, no debug info in what was
 # installed but gdb finding it (lib/.debug/), the example built with pkg-config (shared),
 # with mcpool-static.pc (static libmcpool, and a fully static `cc -static` program) and with
@@ -82,8 +90,14 @@ c-install-check:
 		echo "c-install-check: make install took a PREFIX with a space" >&2; exit 1; fi; \
 	grep -q 'white space or "|" is not supported' $$tmp/space.log && [ ! -e "$$tmp/with space" ] && [ ! -e space ] \
 		|| { cat $$tmp/space.log >&2; echo "c-install-check: a PREFIX with a space is not refused up front" >&2; exit 1; }; \
+	if $(MAKE) --no-print-directory install PREFIX=relative/prefix >$$tmp/relative.log 2>&1; then \
+		echo "c-install-check: make install took a relative PREFIX" >&2; exit 1; fi; \
+	grep -q 'is not an absolute path' $$tmp/relative.log && [ ! -e relative ] \
+		|| { cat $$tmp/relative.log >&2; echo "c-install-check: a relative PREFIX is not refused up front" >&2; exit 1; }; \
 	$(MAKE) --no-print-directory install PREFIX=$$tmp >/dev/null && \
 	lib=$$tmp/lib && export PKG_CONFIG_PATH=$$lib/pkgconfig && \
+	for f in LICENSE-MIT LICENSE-APACHE THIRD-PARTY-NOTICES; do cmp -s $$f $$tmp/share/doc/mcpool/$$f \
+		|| { echo "c-install-check: share/doc/mcpool/$$f missing" >&2; exit 1; }; done; \
 	readelf -d $$lib/$(SO_FULL) | grep -q 'SONAME.*\[libmcpool.so.0\]' || { echo "c-install-check: SONAME is not libmcpool.so.0" >&2; exit 1; }; \
 	[ "$$(readlink $$lib/libmcpool.so)" = libmcpool.so.0 ] && [ "$$(readlink $$lib/libmcpool.so.0)" = $(SO_FULL) ] || { echo "c-install-check: symlinks wrong" >&2; exit 1; }; \
 	cmp -s ffi/c/valgrind.supp $$tmp/share/mcpool/valgrind.supp || { echo "c-install-check: share/mcpool/valgrind.supp missing" >&2; exit 1; }; \

@@ -235,6 +235,18 @@ static void test_config_validation(void) {
                                  sizeof longname),
                MCPOOL_CONFIG);
         EXPECT(mcpool_config_set_distribution(lc, NULL, 3), MCPOOL_INVALID_ARGUMENT);
+        /* The SASL and TLS setters too (tester finding secure 2), and a SASL credential takes
+         * any byte but NUL, as by name (secure 1: a tab was refused by name). */
+        EXPECT(mcpool_config_set_sasl_plain(lc, S("u"), longname, sizeof longname), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set_sasl_plain(lc, S("u"), "\xff", 1), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set_sasl_plain(lc, S("u"), "p\0w", 3), MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "NUL") != NULL);
+        EXPECT(mcpool_config_set_tls_ca_file(lc, "\xff", 1), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set_tls_server_name(lc, longname, sizeof longname), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set_tls_client_cert(lc, "\xff", 1, S("k")), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set_sasl_plain(lc, S("tabby"), S("p\tw")), MCPOOL_OK);
+        EXPECT(mcpool_config_set(lc, (const uint8_t *)"sasl_password", 13, (const uint8_t *)"p\tw", 3),
+               MCPOOL_OK);
         mcpool_config_free(lc);
     }
     EXPECT(mcpool_config_set_tls_server_name(NULL, NULL, 1), MCPOOL_INVALID_ARGUMENT);
@@ -2215,8 +2227,9 @@ static void test_options(void) {
         mcpool_status st = mcpool_config_set(cfg, K(name), K(def));
         if (st != MCPOOL_OK) fprintf(stderr, "option %s = \"%s\"\n", name, def);
         EXPECT(st, MCPOOL_OK);
-        st = mcpool_config_set(cfg, K(name), K("\001bad"));
-        if (st != MCPOOL_CONFIG) fprintf(stderr, "option %s = \"\\001bad\"\n", name);
+        /* a NUL byte: no option takes it (a SASL credential takes any other byte) */
+        st = mcpool_config_set(cfg, K(name), (const uint8_t *)"\000bad", 4);
+        if (st != MCPOOL_CONFIG) fprintf(stderr, "option %s = \"\\000bad\"\n", name);
         EXPECT(st, MCPOOL_CONFIG);
         char want[128];
         snprintf(want, sizeof want, "option %s", name);

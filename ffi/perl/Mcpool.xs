@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
     mcpool_client *client;
@@ -111,8 +112,19 @@ typedef struct {
     char server[MCP_EVENT_LABEL];
     char error[MCP_OP_TEXT];
     uint64_t duration_ns, sent, received;
+    uint64_t ended_ns; /* CLOCK_MONOTONIC when the exchange ended (ended_ago: at delivery) */
     int outcome, cls;
 } mcp_op_t;
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static uint64_t
+mcp_mono_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 struct mcp_ops {
     pthread_mutex_t lock;
@@ -154,6 +166,7 @@ mcp_op_callback(void *userdata, const mcpool_op_record *r)
     error = mcpool_op_error_message(r, &el);
     mcp_copy_text(o->error, sizeof o->error, error, el);
     o->duration_ns = mcpool_op_duration_ns(r);
+    o->ended_ns = mcp_mono_ns() - mcpool_op_ended_ago_ns(r);
     o->sent = mcpool_op_bytes_sent(r);
     o->received = mcpool_op_bytes_received(r);
     o->outcome = (int)mcpool_op_outcome_of(r);
@@ -1411,6 +1424,13 @@ const char *
 library_version()
     CODE:
         RETVAL = mcpool_version();
+    OUTPUT:
+        RETVAL
+
+bool
+tls_supported()
+    CODE:
+        RETVAL = mcpool_tls_supported();
     OUTPUT:
         RETVAL
 
@@ -2714,6 +2734,28 @@ metrics(m)
         RETVAL
 
 SV *
+metrics_prometheus(m)
+        McpoolQuiet m
+    PREINIT:
+        mcpool_metrics *snap = NULL;
+        const char *text = NULL;
+        size_t len = 0;
+        mcpool_status st;
+    CODE:
+        /* the core's snapshot in the Prometheus text exposition format, without I/O */
+        RETVAL = &PL_sv_undef;
+        MCP_CORE(st = mcpool_client_metrics(m->client, &snap));
+        if (st == MCPOOL_OK) {
+            if (mcpool_metrics_prometheus(snap, &text, &len) == MCPOOL_OK)
+                RETVAL = newSVpvn(text, len);
+            mcpool_metrics_free(snap);
+        }
+        if (RETVAL == &PL_sv_undef)
+            croak("metrics_prometheus: %s", mcpool_last_error_message());
+    OUTPUT:
+        RETVAL
+
+SV *
 server_states(m)
         McpoolQuiet m
     PREINIT:
@@ -2807,7 +2849,8 @@ _op_records(m)
     PPCODE:
         /* the queued records, oldest first, and the queue emptied: hashes { op, keys, hits,
          * server (undef: none), protocol, duration (seconds), duration_ns, outcome,
-         * error_class and error (undef unless it failed), bytes_sent, bytes_received };
+         * error_class and error (undef unless it failed), bytes_sent, bytes_received,
+         * ended_ago (seconds since the exchange ended) };
          * a last { op => 'dropped', count } when some did not fit */
         q = m->ops;
         if (q && pthread_mutex_lock(&q->lock) == 0) {
@@ -2838,6 +2881,11 @@ _op_records(m)
             (void)hv_stores(e, "error", o->error[0] ? newSVpv(o->error, 0) : newSV(0));
             (void)hv_stores(e, "bytes_sent", newSVuv((UV)o->sent));
             (void)hv_stores(e, "bytes_received", newSVuv((UV)o->received));
+            {
+                uint64_t now = mcp_mono_ns();
+                (void)hv_stores(e, "ended_ago",
+                                newSVnv(now > o->ended_ns ? (NV)(now - o->ended_ns) / 1e9 : 0.0));
+            }
             mXPUSHs(newRV_noinc((SV *)e));
         }
         Safefree(got);

@@ -16,6 +16,10 @@ use std::time::{Duration, Instant};
 thread_local! {
     /// The bytes of the last exchange this thread gave back, while a handler is installed.
     static LAST_IO: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+    /// Whether this thread is inside an `on_operation` handler: the records of the calls the
+    /// handler makes are not handed to a handler again (each would call it once more,
+    /// without end: tester finding observe 4 overflowed the stack).
+    static IN_HANDLER: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Whether a failed exchange was a read (it fails open as a miss) or a write (as "not
@@ -169,7 +173,7 @@ impl Client {
         }
         let duration = start.elapsed();
         let io = LAST_IO.with(|c| c.replace((0, 0)));
-        self.emit(op, keys, hits, server, outcome, error, duration, io);
+        self.emit(op, keys, hits, server, outcome, error, duration, None, io);
     }
 
     /// Keeps one record of a call that holds other connections still (see [`Held`]): its
@@ -196,6 +200,7 @@ impl Client {
             outcome,
             error: error.cloned(),
             duration: start.elapsed(),
+            ended: Instant::now(),
             io: LAST_IO.with(|c| c.replace((0, 0))),
         });
     }
@@ -214,7 +219,10 @@ impl Client {
         for h in held.0 {
             let e = h.error.as_ref();
             let server = server_of(t, h.idx, e);
-            self.emit(h.op, h.keys, h.hits, server, h.outcome, e, h.duration, h.io);
+            let ended = Some(h.ended);
+            self.emit(
+                h.op, h.keys, h.hits, server, h.outcome, e, h.duration, ended, h.io,
+            );
         }
     }
 
@@ -229,11 +237,15 @@ impl Client {
         outcome: OpOutcome,
         error: Option<&Error>,
         duration: Duration,
+        ended: Option<Instant>,
         (bytes_sent, bytes_received): (u64, u64),
     ) {
         let Some(handler) = &self.inner.config.operations else {
             return;
         };
+        if IN_HANDLER.with(Cell::get) {
+            return;
+        }
         let rec = OpRecord {
             op,
             keys,
@@ -241,6 +253,7 @@ impl Client {
             server,
             protocol: self.protocol(),
             duration,
+            ended_ago: ended.map_or(Duration::ZERO, |t| t.elapsed()),
             outcome,
             error,
             bytes_sent,
@@ -249,7 +262,9 @@ impl Client {
         // A handler that panics does not unwind into the caller, whose call is done (a set
         // stored, a value read): the panic is caught and counted, as the bindings count what
         // theirs raise; the panic hook has already reported it (stderr by default).
+        IN_HANDLER.with(|c| c.set(true));
         let called = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (handler.0)(&rec)));
+        IN_HANDLER.with(|c| c.set(false));
         if called.is_err() {
             self.inner
                 .handler_panics
@@ -290,6 +305,8 @@ struct HeldRecord {
     outcome: OpOutcome,
     error: Option<Error>,
     duration: Duration,
+    /// When the exchange ended (the record reaches the handler later: `ended_ago`).
+    ended: Instant,
     io: (u64, u64),
 }
 

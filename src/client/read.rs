@@ -17,7 +17,7 @@ use crate::error::Result;
 use crate::gate::Offer;
 use crate::item::Item;
 use crate::key::{Keys, Single};
-use crate::multi_get::{self, Selection, AS_GIVEN, HIT, NOWHERE};
+use crate::multi_get::{self, Selection, AS_GIVEN, HIT, MISS, NOWHERE};
 use crate::route::proxy_pool::{Reached, Resend};
 use crate::server::Checkout;
 use crate::sink::{self, Each, Items, OneItem, Sink};
@@ -424,11 +424,14 @@ impl Client {
                 match &res {
                     Ok(_) => t.servers[idx].lookups(members.len(), found, undecoded),
                     Err(e) if self.opens(e) => {
-                        // fail_open: the keys not found yet stay misses.
+                        // fail_open: the values delivered before the failure stay the
+                        // caller's, counted as hits (tester finding observe 1: they were
+                        // counted nowhere); the keys not found yet answer as misses.
                         opened = true;
+                        t.servers[idx].lookups(found, found, undecoded);
                         let missed = members
                             .iter()
-                            .filter(|&&k| state[k as usize] != HIT)
+                            .filter(|&&k| state[k as usize] == MISS)
                             .count();
                         self.count_open(t, Some(idx), e, Side::Read, missed);
                     }
@@ -440,8 +443,12 @@ impl Client {
                 let asked = members.len();
                 self.release(t, idx, pooled, &res);
                 if let Some(st) = start {
-                    // Hits: the values the caller got.
-                    let hits = found - undecoded;
+                    // Hits: the values the caller got (none when the error fails every key).
+                    let hits = if res.is_err() && !opened {
+                        0
+                    } else {
+                        found - undecoded
+                    };
                     let (o, e) = match (&res, &first_bad) {
                         (Ok(_), Some(bad)) => (OpOutcome::Error(bad.class()), Some(bad)),
                         (Ok(_), None) => (observe::multi(Side::Read, asked, hits), None),

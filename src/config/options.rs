@@ -810,10 +810,10 @@ pub static OPTIONS: &[OptionSpec] = &[
          value another client stored under a larger limit is read",
         // the range: the setter checks it (ClientBuilder::check_range), one check
         Apply::Usize(ClientBuilder::max_value_size, 0, usize::MAX)),
-    row!("sasl_username", Text, "", "", "",
+    row!("sasl_username", Text, "", "", "UTF-8 text without NUL or line breaks, at most 4096 bytes",
         "SASL PLAIN user name (binary protocol)",
         Apply::Text(set_sasl_username)),
-    row!("sasl_password", Text, "", "", "",
+    row!("sasl_password", Text, "", "", "UTF-8 text without NUL or line breaks, at most 4096 bytes",
         "SASL PLAIN password",
         Apply::Text(set_sasl_password)),
     row!("tls", Bool, "", "false", "",
@@ -1071,6 +1071,9 @@ pub static PRESETS: &[Preset] = &[
             ("compression_ratio", "1"),
             // len(compressed) < len(value): an equal length is stored as it is
             ("compression_ratio_compare", "below"),
+            // no client-side limit (libmemcached sends any value): the server's item size
+            // decides (tester finding pycompat 3: 1 MiB + 1 byte was refused)
+            ("max_value_size", "1073741824"),
         ],
     },
     Preset {
@@ -1102,10 +1105,20 @@ pub static PRESETS: &[Preset] = &[
             ("value_format", "pymemcache"),
             ("distribution", "pymemcache-rendezvous"),
             ("failover", "eject"),
-            ("failure_limit", "2"),
-            ("retry_timeout", "60s"),
-            ("retry_timeout_max", "60s"),
+            // HashClient(retry_attempts=2, retry_timeout=1): a node that fails is left alone
+            // for 1 s (its calls answer the default), tried again after it, and removed from
+            // the hash at the call after its third failed try (_safely_run_func): marked dead
+            // at the first failure, tried every second, ejected on the third failed period
+            // (tester finding pycompat 1: failure_limit 2 moved a key at the second failed
+            // call, 0.4 s into an outage pymemcache rode out). Its dead_timeout (60 s out of
+            // the hash once removed) is not modelled: an ejected server is tried every second.
+            ("failure_limit", "1"),
+            ("eject_after", "3"),
+            ("retry_timeout", "1s"),
+            ("retry_timeout_max", "1s"),
             ("compression", "false"),
+            // no client-side limit: the server's item size decides (tester finding pycompat 3)
+            ("max_value_size", "1073741824"),
         ],
     },
     Preset {
@@ -1182,6 +1195,8 @@ pub static PRESETS: &[Preset] = &[
             ("retry_timeout", "2s"),
             ("retry_timeout_max", "2s"),
             ("compression", "false"),
+            // no client-side limit: the server's item size decides
+            ("max_value_size", "1073741824"),
         ],
     },
 ];

@@ -37,6 +37,21 @@ if "$JAVA" -Dmcpool.jni.library="$scratch/nonexistent/libmcpool_jni.so" -cp "$na
 grep -q "UnsatisfiedLinkError: mcpool: mcpool.jni.library=$scratch/nonexistent/libmcpool_jni.so: no such file" err.txt \
   || { cat err.txt >&2; fail "no clear error for a missing mcpool.jni.library"; }
 echo "jar-check: missing mcpool.jni.library -> $(grep -o 'UnsatisfiedLinkError: .*' err.txt | head -n 1)"
+# ... naming a directory, or a shared library that is not the JNI one (the C library is the
+# likely mix-up; a JDK library the JVM has not loaded stands in for it): said so at load, not at
+# the first call.
+if "$JAVA" -Dmcpool.jni.library="$scratch" -cp "$name:." App 127.0.0.1:1 > out.txt 2> err.txt; then
+  fail "ran with mcpool.jni.library naming a directory"; fi
+grep -q "mcpool.jni.library=$scratch: a directory, not a file" err.txt \
+  || { cat err.txt >&2; fail "no clear error for a directory as mcpool.jni.library"; }
+other=$(dirname "$(readlink -f "$(command -v "$JAVA")")")/../lib/libattach.so
+if [ -f "$other" ]; then
+  if "$JAVA" -Dmcpool.jni.library="$other" -cp "$name:." App 127.0.0.1:1 > out.txt 2> err.txt; then
+    fail "ran with mcpool.jni.library naming $other"; fi
+  grep -q "loaded, but it is not mcpool's JNI library" err.txt \
+    || { cat err.txt >&2; fail "no clear error for another library as mcpool.jni.library"; }
+  echo "jar-check: another library as mcpool.jni.library -> $(grep -o 'UnsatisfiedLinkError: .*' err.txt | head -n 1)"
+fi
 
 # 3. A jar without the native library and nothing on java.library.path: the platform and the property named.
 cp "$bare" classes-only.jar

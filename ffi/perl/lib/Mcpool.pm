@@ -496,7 +496,7 @@ sub class_for {
 {
     no strict 'refs';
     my %skip = map { $_ => 1 } qw(new DESTROY CLONE_SKIP server_events library_version
-        option_names option_doc expiry_from_now import can isa VERSION);
+        tls_supported option_names option_doc expiry_from_now import can isa VERSION);
     for my $name (sort keys %Mcpool::) {
         next if $name =~ /^_/ || $name =~ /[^a-z_]/ || $skip{$name};
         my $code = defined &{"Mcpool::$name"} ? \&{"Mcpool::$name"} : next;
@@ -574,7 +574,7 @@ sub _fail {
         DESTROY       => sub { return },
     );
     my %skip = map { $_ => 1 } qw(new import can isa VERSION last_error option_names
-        option_doc library_version expiry_from_now class_for CLONE_SKIP namespace
+        option_doc library_version tls_supported expiry_from_now class_for CLONE_SKIP namespace
         enable_compress disconnect_all set_servers);
     for my $name (sort keys %Mcpool::) {
         next if $name =~ /[^A-Za-z_]/ || $skip{$name} || !defined &{"Mcpool::$name"};
@@ -1016,7 +1016,9 @@ C<'2s'>, C<'500us'>; a bare number (C<2>, C<0.25>, C<'2'>) for a duration is B<s
 convention, as for C<connect_timeout> and C<io_timeout> (which options are durations is the
 core's answer, as in Python: C<{ io_timeout =E<gt> 10, operation_timeout =E<gt> 2 }> is 10 s and
 2 s), booleans C<1>/C<0>/C<'true'>/C<'false'>,
-names. A new option added to the core reaches Perl with no change here. C<libmemcached_config>
+names. A new option added to the core reaches Perl with no change here. The TLS options need a
+core built with TLS: C<Mcpool::tls_supported()> says whether this one was (README, "TLS in every
+package"); C<Mcpool::library_version()> gives the core's version. C<libmemcached_config>
 (a libmemcached configuration string, C<"--SERVER=10.0.0.1:11211/?2 --DISTRIBUTION=consistent">,
 docs/options.md) names the servers itself: C<servers> may then be left out. Those
 Cache::Memcached::Fast users lack include:
@@ -1072,8 +1074,9 @@ C<< on_operation => sub { my ($op) = @_; ... } >>: called once per exchange with
 multi-key call: once per server; and once for keys refused before any server was asked, a
 bad key or value, with server undef) with a hash reference C<{ op, keys, hits, server (undef:
 none), protocol, duration (seconds), duration_ns, outcome (hit, miss, stored, not_stored, ok,
-error, failed_open), error_class, error (undef unless it failed), bytes_sent, bytes_received
-}>. The core queues the records during the call; the sub gets them when the method returns,
+error, failed_open), error_class, error (undef unless it failed), bytes_sent, bytes_received,
+ended_ago (seconds since the exchange ended: it ran from C<now - ended_ago - duration> to
+C<now - ended_ago>) }>. The core queues the records during the call; the sub gets them when the method returns,
 in order (the object is then an C<Mcpool::Hooked>, a subclass of C<Mcpool>). A sub that dies
 is warned about and counted in C<< $memd->_state->{on_operation_errors} >>, never
 propagated; more than 256 records in one method are dropped and reported as one
@@ -1211,16 +1214,24 @@ or C<on_server_event> callback makes (the method's message is put back after the
 methods that cannot fail leave it as it is, so they may be called between a call and the
 look at C<last_error>: C<last_error> itself, C<server_labels>, C<server_for>, C<metrics>,
 C<server_states>, C<server_events>, C<namespace> without an argument, C<option_names>,
-C<option_doc>, C<library_version>, C<expiry_from_now>.
+C<option_doc>, C<library_version>, C<tls_supported>, C<expiry_from_now>.
 
 =item metrics
 
 mcpool extension: a snapshot of every server's counters and gauges, without I/O:
 C<{ 'host:port' =E<gt> { operations =E<gt> ..., hits, misses, connects, connect_errors,
 timeouts, io_errors, server_errors, protocol_errors, pool_waits, pool_wait_ns, pool_timeouts,
-ejections, returns, handed_over, pool_open, pool_idle } }> (the names are the core's; a newer
-core's appear by themselves). An address listed twice (a double share) is one server, its
-entries' counters and connections summed by the core (docs/metrics.md).
+ejections, returns, handed_over, pool_open, pool_idle, returns_flushed, stale_deleted,
+away_overflows, fail_open_misses, fail_open_not_stored, failovers, ... } }> (the names are the
+core's, docs/metrics.md has each one's meaning; a newer core's appear by themselves). An
+address listed twice (a double share) is one server, its entries' counters and connections
+summed by the core (docs/metrics.md).
+
+=item metrics_prometheus
+
+mcpool extension: the same snapshot as a string in the Prometheus text exposition format
+(version 0.0.4: C<mcpool_E<lt>metricE<gt>_total{server="host:port"}> for counters,
+docs/metrics.md), without I/O: what an exporter's C</metrics> page serves.
 
 =item server_states
 

@@ -26,6 +26,14 @@ my @names = Mcpool::option_names();
 ok(scalar(grep { $_ eq 'operation_timeout' } @names), 'option_names lists operation_timeout');
 ok(scalar(grep { $_ eq 'tls_ca_file' } @names), '... and the TLS options');
 like(Mcpool::option_doc('operation_timeout'), qr/\S/, 'option_doc describes it');
+# Whether the core speaks TLS, asked without trying an option (tester finding secure 3).
+{
+    my $tls = Mcpool::tls_supported();
+    ok(defined $tls && ($tls eq '1' || $tls eq ''), 'tls_supported is a boolean');
+    my $m = eval { Mcpool->new({ servers => ['127.0.0.1:1'], tls_insecure_skip_verify => 1 }) };
+    if ($tls) { ok($m, '... and a TLS option is taken') or diag $@ }
+    else      { like($@, qr/unsupported: TLS/, '... and without TLS, a TLS option is refused') }
+}
 ok(!defined Mcpool::option_doc('no_such_option'), 'option_doc of an unknown name: undef');
 {
     # Every name of the core's table is an accepted argument (no "Unknown arguments"): a new
@@ -133,6 +141,10 @@ for my $proto (qw(text meta binary)) {
     $mx = $m->metrics;
     cmp_ok($mx->{$srv}{operations}, '>=', 2, '... its operations counted');
     cmp_ok($mx->{$srv}{hits}, '>=', 1, '... and its hits');
+    # The same in the Prometheus text format (tester finding observe 5: C and the CLI only).
+    my $text = $m->metrics_prometheus;
+    like($text, qr/^# TYPE mcpool_hits_total counter$/m, 'metrics_prometheus: typed series');
+    like($text, qr/^mcpool_hits_total\{server="\Q$srv\E"\} \d+$/m, '... one per server');
 }
 
 # ----- a killed memcached: errors, then the event -----

@@ -38,6 +38,9 @@ sub closed_port {
     is($set->{keys}, 1, 'set: keys');
     cmp_ok($set->{bytes_sent}, '>', length("${p}k"), 'set: bytes sent');
     cmp_ok($set->{bytes_received}, '>=', 8, 'set: bytes received (STORED)');
+    # When the exchange ended, as seconds before the record's delivery (tester finding observe 2).
+    ok(defined $set->{ended_ago} && $set->{ended_ago} >= 0 && $set->{ended_ago} < 5,
+       'set: ended_ago') or diag explain $set;
     cmp_ok($set->{duration}, '>', 0, 'set: duration');
     ok(!defined $set->{error} && !defined $set->{error_class}, 'set: no error');
     is($hit->{outcome}, 'hit', 'get: hit');

@@ -23,7 +23,7 @@
 #define STACK_KEYS 64
 
 static PyObject *Error, *ClientError, *ClientTypeError, *ConfigurationErr, *ConnectionErr,
-    *TimeoutErr, *ServerError;
+    *TimeoutErr, *ServerError, *ValueFormatErr;
 
 typedef struct {
     PyObject_HEAD
@@ -44,6 +44,10 @@ typedef struct {
 
 /* The one map from the core's status classes to exceptions (docs/errors.md, Python). */
 static PyObject *error_class(mcpool_status st) {
+    /* a value that does not decode: a ServerError that is also a ValueError, as the peers'
+     * int() or unpickling raise for it */
+    if (st == MCPOOL_VALUE_FORMAT || st == MCPOOL_DECOMPRESS)
+        return ValueFormatErr;
     switch ((uint32_t)mcpool_status_class((uint32_t)st)) {
     case MCPOOL_CLASS_CLIENT_ERROR:
         return ClientError;
@@ -626,7 +630,7 @@ static PyObject *unpickle_failed(uint32_t flags, PyObject *key) {
         PyErr_Clear();
         why = PyUnicode_FromString("?");
     }
-    raise_with(ServerError, MCPOOL_VALUE_FORMAT,
+    raise_with(ValueFormatErr, MCPOOL_VALUE_FORMAT,
                why == NULL ? NULL
                            : PyUnicode_FromFormat("the value of %R is flagged a pickle (flags %u) "
                                                   "but does not unpickle (%U; bytes "
@@ -669,7 +673,7 @@ static PyObject *unpickle_exact(ClientObject *self, PyObject *b, Py_ssize_t n, u
     }
     if (end != n) {
         Py_DECREF(r);
-        return raise_with(ServerError, MCPOOL_VALUE_FORMAT,
+        return raise_with(ValueFormatErr, MCPOOL_VALUE_FORMAT,
                           PyUnicode_FromFormat("the value of %R is a pickle (flags %u) with %zd "
                                                "bytes after the pickled object (appended or "
                                                "prepended to a serialized value?): not returned",
@@ -703,7 +707,7 @@ static PyObject *deserialize(ClientObject *self, PyObject *b, uint32_t flags, Py
         r = PyUnicode_DecodeUTF8(p, n, NULL);
         if (r == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
             PyErr_Clear();
-            PyErr_Format(ServerError, "the value of %R is flagged UTF-8 text (flags %u) but is "
+            PyErr_Format(ValueFormatErr, "the value of %R is flagged UTF-8 text (flags %u) but is "
                          "not UTF-8", key, (unsigned)flags);
         }
         break;
@@ -711,7 +715,7 @@ static PyObject *deserialize(ClientObject *self, PyObject *b, uint32_t flags, Py
         r = PyLong_FromString(p, NULL, 10); /* NUL-terminated: a bytes object always is */
         if (r == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
             PyErr_Clear();
-            PyErr_Format(ServerError, "the value of %R is flagged an integer (flags %u) but "
+            PyErr_Format(ValueFormatErr, "the value of %R is flagged an integer (flags %u) but "
                          "is not one", key, (unsigned)flags);
         }
         break;
@@ -722,12 +726,12 @@ static PyObject *deserialize(ClientObject *self, PyObject *b, uint32_t flags, Py
         if (self->pickle)
             r = unpickle_exact(self, b, n, flags, key);
         else
-            PyErr_Format(ServerError, "the value of %R is a pickle (flags %u) and pickle is "
+            PyErr_Format(ValueFormatErr, "the value of %R is a pickle (flags %u) and pickle is "
                          "off: not returned (Client(pickle=True) unpickles; only for "
                          "trusted writers)", key, (unsigned)flags);
         break;
     default:
-        PyErr_Format(ServerError, "the value of %R is a %s object (flags %u): Python cannot "
+        PyErr_Format(ValueFormatErr, "the value of %R is a %s object (flags %u): Python cannot "
                      "read it", key,
                      kind == MCPOOL_KIND_PERL_STORABLE ? "Perl Storable" : "Java serialized",
                      (unsigned)flags);
@@ -1008,8 +1012,8 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
 /* The per-operation callback (docs/tracing.md): runs on the thread that made the mcpool
  * call, after the exchange, inside that call (which released the GIL): take it back and call
  * on_operation(op, keys, hits, server, protocol, duration_seconds, outcome, error_class,
- * error, bytes_sent, bytes_received) (server, error_class and error None when there is
- * none); what it raises is reported, never propagated. */
+ * error, bytes_sent, bytes_received, ended_ago_seconds) (server, error_class and error None
+ * when there is none); what it raises is reported, never propagated. */
 static void op_trampoline(void *userdata, const mcpool_op_record *r) {
     if (!Py_IsInitialized())
         return;
@@ -1035,11 +1039,12 @@ static void op_trampoline(void *userdata, const mcpool_op_record *r) {
     uint32_t cl = (uint32_t)mcpool_op_error_class(r);
     const char *cls = cl == MCPOOL_CLASS_OK ? NULL : cl < 9 ? class_names[cl] : "INTERNAL";
     PyObject *res = PyObject_CallFunction(
-        cb, "s#nnz#sdszz#KK", name, (Py_ssize_t)nl, (Py_ssize_t)mcpool_op_keys(r),
+        cb, "s#nnz#sdszz#KKd", name, (Py_ssize_t)nl, (Py_ssize_t)mcpool_op_keys(r),
         (Py_ssize_t)mcpool_op_hits(r), sl ? server : NULL, (Py_ssize_t)sl,
         mcpool_op_protocol(r), (double)mcpool_op_duration_ns(r) / 1e9, outcome, cls,
         el ? err : NULL, (Py_ssize_t)el, (unsigned long long)mcpool_op_bytes_sent(r),
-        (unsigned long long)mcpool_op_bytes_received(r));
+        (unsigned long long)mcpool_op_bytes_received(r),
+        (double)mcpool_op_ended_ago_ns(r) / 1e9);
     if (res == NULL)
         hook_failed(cb);
     Py_XDECREF(res);
@@ -2954,6 +2959,24 @@ static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
     return out;
 }
 
+/* metrics_prometheus() -> str: the core's snapshot in the Prometheus text exposition format
+ * (mcpool_metrics_prometheus: docs/metrics.md), no I/O. */
+static PyObject *Client_metrics_prometheus(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    mcpool_metrics *m = NULL;
+    CHECK_OPEN(self);
+    mcpool_status st = mcpool_client_metrics(self->client, &m);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    const char *text = NULL;
+    size_t len = 0;
+    st = mcpool_metrics_prometheus(m, &text, &len);
+    PyObject *out = st == MCPOOL_OK ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
+                                    : raise_status(st);
+    mcpool_metrics_free(m);
+    return out;
+}
+
 /* server_states() -> {server: {"alive": bool, "failures": int, "retry_in": seconds}}: one
  * entry per address, from the core's snapshot (a repeated address's entries merged there). */
 /* disconnect_all(): closes the client's connections (mcpool_client_disconnect_all: the idle
@@ -3353,6 +3376,7 @@ HOOKED_ONE(Client__version)
 HOOKED_ONE(Client__noop)
 HOOKED_ONE(Client_meta_info)
 HOOKED_ONE(Client_metrics)
+HOOKED_ONE(Client_metrics_prometheus)
 HOOKED_ONE(Client_disconnect_all)
 HOOKED_ONE(Client_server_states)
 HOOKED_ONE(Client__set_servers)
@@ -3389,7 +3413,7 @@ static PyMethodDef Client_methods[] = {
      "prepend(key, value)\n--\n\nPrepends str or bytes to an existing value; False when key is "
      "missing."},
     {"cas", (PyCFunction)(void (*)(void))Client_cas_hooked, FAST,
-     "cas(key, value, cas, time=0)\n--\n\nStores only if key's CAS unique is still cas: True "
+     "cas(key, value, cas, time=0, *, expire=0, noreply=None, min_compress_len=None)\n--\n\nStores only if key's CAS unique is still cas: True "
      "stored, False changed since gets(), None gone. cas 0 raises ClientError, nothing sent "
      "(no item has CAS 0; binary would store unconditionally)."},
     {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi_hooked, FAST,
@@ -3404,9 +3428,9 @@ static PyMethodDef Client_methods[] = {
      "pair whose key does not exist, in one pipelined round trip per server; returns the "
      "list of keys that were not stored (they existed, or failed)."},
     {"delete", (PyCFunction)(void (*)(void))Client_delete_hooked, FAST,
-     "delete(key)\n--\n\nDeletes key; True when it existed."},
+     "delete(key, time=None, noreply=None)\n--\n\nDeletes key; True when it existed."},
     {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi_hooked, FAST,
-     "delete_multi(keys, time=None, key_prefix='')\n--\n\nDeletes every key; True when all "
+     "delete_multi(keys, time=None, key_prefix='', noreply=None)\n--\n\nDeletes every key; True when all "
      "existed (a key listed twice counts once: deleted by its first occurrence). A key's "
      "error raises once the others are deleted, with `key` and `results` ({key: True, "
      "False or its exception})."},
@@ -3417,19 +3441,19 @@ static PyMethodDef Client_methods[] = {
      "decr_multi(keys, delta=1, key_prefix='')\n--\n\nSubtracts delta from every key (at "
      "least 0), as incr_multi."},
     {"incr", (PyCFunction)(void (*)(void))Client_incr_hooked, FAST,
-     "incr(key, delta=1)\n--\n\nAdds delta to a decimal counter; its new value, or None when "
+     "incr(key, delta=1, noreply=None)\n--\n\nAdds delta to a decimal counter; its new value, or None when "
      "key is missing."},
     {"decr", (PyCFunction)(void (*)(void))Client_decr_hooked, FAST,
-     "decr(key, delta=1)\n--\n\nSubtracts delta (stopping at 0); the new value, or None when "
+     "decr(key, delta=1, noreply=None)\n--\n\nSubtracts delta (stopping at 0); the new value, or None when "
      "key is missing."},
     {"set_counter", (PyCFunction)(void (*)(void))Client_set_counter_hooked, FAST,
      "set_counter(key, value, time=0)\n--\n\nStores value (0 to 2**64-1) as a counter for "
      "incr/decr (decimal text, flags 0, whatever the value format); True when stored, False when not (with "
      "fail_open, its server unreachable)."},
     {"touch", (PyCFunction)(void (*)(void))Client_touch_hooked, FAST,
-     "touch(key, time=0)\n--\n\nSets a new expiry; True when key exists."},
+     "touch(key, time=0, noreply=None, *, expire=0)\n--\n\nSets a new expiry; True when key exists."},
     {"flush_all", (PyCFunction)(void (*)(void))Client_flush_all_hooked, FAST,
-     "flush_all(delay=0)\n--\n\nInvalidates every item on every server."},
+     "flush_all(delay=0, noreply=None)\n--\n\nInvalidates every item on every server."},
     {"_stats", (PyCFunction)Client__stats_hooked, METH_VARARGS,
      "_stats(group=None)\n--\n\n{server: {name: value} or exception}."},
     {"_version", (PyCFunction)Client__version_hooked, METH_NOARGS,
@@ -3461,6 +3485,9 @@ static PyMethodDef Client_methods[] = {
      "it existed. Meta protocol only."},
     {"metrics", (PyCFunction)Client_metrics_hooked, METH_NOARGS,
      "metrics()\n--\n\n{server: {metric: int}}: the core's counters and gauges, no I/O."},
+    {"metrics_prometheus", (PyCFunction)Client_metrics_prometheus_hooked, METH_NOARGS,
+     "metrics_prometheus()\n--\n\nThe same snapshot in the Prometheus text exposition format "
+     "(docs/metrics.md), no I/O."},
     {"disconnect_all", (PyCFunction)Client_disconnect_all_hooked, METH_NOARGS,
      "disconnect_all()\n--\n\nCloses the client's connections: the idle ones now, those in "
      "use when their call ends; the next call opens new ones (the servers' health is kept)."},
@@ -3477,7 +3504,7 @@ static PyMethodDef Client_methods[] = {
      "gats(key, time)\n--\n\nAs gat, with the CAS unique: (value, cas_unique), or (None, "
      "None) on a miss."},
     {"touch_multi", (PyCFunction)(void (*)(void))Client_touch_multi_hooked, FAST,
-     "touch_multi(keys, time=0, key_prefix='')\n--\n\nSets every key's expiry in one "
+     "touch_multi(keys, time=0, key_prefix='', *, expire=0, noreply=None)\n--\n\nSets every key's expiry in one "
      "pipelined round trip per server: {key: True when it existed, False when missing}; a "
      "key's error raises once the others are touched, with `key` and `results` (that dict, "
      "the key's exception in its place)."},
@@ -3532,6 +3559,12 @@ static PyObject *mod_library_version(PyObject *m, PyObject *noargs) {
     (void)m;
     (void)noargs;
     return PyUnicode_FromString(mcpool_version());
+}
+
+static PyObject *mod_tls_supported(PyObject *m, PyObject *noargs) {
+    (void)m;
+    (void)noargs;
+    return PyBool_FromLong(mcpool_tls_supported());
 }
 
 /* expiry_from_now(seconds): a duration as memcached's exptime, by the core's one rule
@@ -3616,6 +3649,8 @@ static PyMethodDef module_methods[] = {
      "accepted spelling is; ConfigurationError for an unknown one."},
     {"library_version", mod_library_version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the linked libmcpool."},
+    {"tls_supported", mod_tls_supported, METH_NOARGS,
+     "tls_supported()\n--\n\nWhether the linked libmcpool speaks TLS (built with MCPOOL_FEATURES=tls)."},
     {"expiry_from_now", mod_expiry_from_now, METH_O,
      "expiry_from_now(seconds)\n--\n\nA duration (seconds from now) as the expiry to pass "
      "to set and the other calls, by the core's rule: up to 30 days as it is; above, the unix "
@@ -3709,7 +3744,12 @@ PyMODINIT_FUNC PyInit__mcpool(void) {
     ServerError = new_exc(m, "mcpool.ServerError", PyTuple_Pack(1, Error),
                           "The server failed or sent something unusable (SERVER_ERROR, a "
                           "malformed reply, a value that does not decompress).", MCPOOL_SERVER_ERROR);
-    if (ClientTypeError == NULL || TimeoutErr == NULL || ServerError == NULL)
+    ValueFormatErr = ServerError == NULL ? NULL
+        : new_exc(m, "mcpool.ValueFormatError", PyTuple_Pack(2, ServerError, PyExc_ValueError),
+                  "A value that came but does not decode (its flags name a type its bytes are not, "
+                  "a compressed value that does not inflate, a pickle that does not load). Also "
+                  "a ServerError and a ValueError.", MCPOOL_VALUE_FORMAT);
+    if (ClientTypeError == NULL || TimeoutErr == NULL || ServerError == NULL || ValueFormatErr == NULL)
         return NULL;
     /* the callback gate: closed at exit, reset in a forked child */
     PyObject *atexit = PyImport_ImportModule("atexit"), *os = PyImport_ImportModule("os");

@@ -59,6 +59,12 @@ def program(memcache, addr, down_addr, p):
     step("get_multi", mc.get_multi, ["m1", "m2", 3, "m4"], key_prefix=p)
     step("delete_multi", mc.delete_multi, ["m1", "m2"], key_prefix=p)
     step("get_multi after delete", mc.get_multi, ["m1", "m2", 3], key_prefix=p)
+    # python-memcached takes len() of the prefix: None is a TypeError, nothing stored
+    # (tester finding pycompat 4: the drop-in stored the keys unprefixed).
+    step("set_multi key_prefix None", mc.set_multi, {p + "np": 1}, key_prefix=None)
+    step("get_multi key_prefix None", mc.get_multi, [p + "np"], key_prefix=None)
+    step("delete_multi key_prefix None", mc.delete_multi, [p + "np"], key_prefix=None)
+    step("get after key_prefix None", mc.get, p + "np")
     step("key with space", mc.set, "a b", 1)
     step("key too long", mc.get, "k" * 251)
     step("key None", mc.get, None)

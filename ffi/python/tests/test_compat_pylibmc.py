@@ -7,6 +7,7 @@ import pytest
 from conftest import require
 
 real_pylibmc = require("pylibmc", "python3-pylibmc")
+import mcpool  # noqa: E402
 import mcpool.compat.pylibmc as compat_pylibmc  # noqa: E402
 
 
@@ -1208,3 +1209,18 @@ def test_the_exception_classes_are_written_out_for_type_checkers():
     names = [n for n, _ in compat_pylibmc.exceptions]
     assert set(names) - {"Error"} <= defined, set(names) - defined
     assert all(issubclass(e, compat_pylibmc.Error) for _, e in compat_pylibmc.exceptions)
+
+
+def test_a_value_that_does_not_decode_is_a_value_error(server, prefix):
+    """Tester finding pycompat 5: pylibmc's int() raises ValueError for an integer's body that
+    is not one; mcpool raised ServerError, which ``except ValueError`` did not catch. Now
+    ``mcpool.ValueFormatError`` is a ServerError and a ValueError, and the drop-in's class is
+    its ServerError and a ValueError."""
+    k = prefix + "int"
+    server.raw_set(k, 2, b"9 5")  # pylibmc's integer flag, a body int() refuses
+    with pytest.raises(ValueError) as e:
+        mcpool.Client([server.addr], preset="pylibmc").get(k)
+    assert isinstance(e.value, mcpool.ValueFormatError) and isinstance(e.value, mcpool.ServerError)
+    with pytest.raises(ValueError) as e:
+        compat_pylibmc.Client([server.addr]).get(k)
+    assert isinstance(e.value, compat_pylibmc.ServerError)

@@ -40,6 +40,16 @@ def test_every_core_option_reaches_the_binding():
                 (name, str(e))
 
 
+def test_tls_supported_says_whether_tls_options_are_taken():
+    """Tester finding secure 3: whether the core speaks TLS, asked without trying an option."""
+    assert isinstance(mcpool.tls_supported(), bool)
+    if mcpool.tls_supported():
+        mcpool.Client([ADDR], min_idle=0, tls_insecure_skip_verify=True)
+    else:
+        with pytest.raises(mcpool.ClientError, match="unsupported: TLS"):
+            mcpool.Client([ADDR], min_idle=0, tls_insecure_skip_verify=True)
+
+
 def test_core_options_by_name_work(server, prefix):
     c = mcpool.Client([server.addr], operation_timeout="750ms", io_timeout=0.5,
                       failover="rehash", protocol="meta", preset="pylibmc", max_size=2,
@@ -108,6 +118,10 @@ def test_metrics_and_server_states(server, prefix):
     mc.get(prefix + "missing")
     m = mc.metrics()[server.addr]
     assert m["hits"] >= 1 and m["misses"] >= 1 and m["operations"] >= 3
+    # The same in the Prometheus text format (tester finding observe 5: C and the CLI only).
+    text = mc.metrics_prometheus()
+    assert "# TYPE mcpool_hits_total counter\n" in text
+    assert 'mcpool_hits_total{server="%s"} ' % server.addr in text
     assert mc.server_states() == {server.addr: {"alive": True, "failures": 0, "retry_in": 0.0}}
     dead = mcpool.Client([ADDR], min_idle=0, failure_limit=1, retry_timeout=30)
     with pytest.raises(mcpool.ConnectionError):

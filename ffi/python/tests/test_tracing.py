@@ -330,3 +330,58 @@ def test_otel_without_opentelemetry_gives_an_install_line_that_works(monkeypatch
     assert "pip install opentelemetry-api" in msg, msg
     assert "'./ffi/python[otel]'" in msg, msg
     assert "mcpool[otel]" not in msg.replace("./ffi/python[otel]", ""), msg
+
+
+def test_otel_spans_of_a_call_over_several_servers_end_when_their_exchange_ended(server, prefix):
+    """Tester finding observe 2: the records of a call over several servers reach the hook once
+    the slowest has answered; each span ended at the hook's call, so a fast server's span sat
+    at the end of the call. It now ends when its exchange ended (``ended_ago``)."""
+    import socket
+    import time
+    trace = _otel()
+    import mcpool.otel
+    # A deliberately broken fake server (not memcached): answers every get after 300 ms.
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(4)
+    slow = "127.0.0.1:%d" % ls.getsockname()[1]
+
+    def serve():
+        for _ in range(4):
+            try:
+                c, _ = ls.accept()
+            except OSError:
+                return
+            with c:
+                buf = b""
+                while b"\r\n" not in buf:
+                    got = c.recv(65536)
+                    if not got:
+                        break
+                    buf += got
+                time.sleep(0.3)
+                c.sendall(b"END\r\n")
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    rec = _Recorder(trace)
+    seen = []
+
+    def hook(r):
+        seen.append(r)
+        span(r)
+    span = mcpool.otel.span_hook(tracer_provider=rec.provider)
+    mc = mcpool.Client([server.addr, slow], min_idle=0, on_operation=hook,
+                       io_timeout=2.0)
+    keys = [prefix + "k%d" % i for i in range(40)]
+    began = time.time_ns()
+    assert mc.get_multi(keys) == {}
+    ls.close()
+    assert len(rec.spans) == 2, [s.attributes for s in rec.spans]
+    by = {s.attributes["net.peer.port"]: s for s in rec.spans}
+    fast = by[int(server.addr.rsplit(":", 1)[1])]
+    late = by[int(slow.rsplit(":", 1)[1])]
+    # The fast server's exchange ended long before the slow one's, and its span says so.
+    assert fast.end_time - began < 200e6, (fast.end_time - began) / 1e6
+    assert late.end_time - began >= 290e6, (late.end_time - began) / 1e6
+    assert abs(fast.start_time - began) < 100e6 and abs(late.start_time - began) < 100e6
+    assert max(r.ended_ago for r in seen) >= 0.2

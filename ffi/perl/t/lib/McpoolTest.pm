@@ -3,11 +3,37 @@ package McpoolTest;
 # process that started them, never by a forked child), and unique key prefixes.
 use strict;
 use warnings;
-use Exporter 'import';
+use Exporter ();
 use IO::Socket::INET;
 use POSIX ();
 
 our @EXPORT = qw(start_memcached stop_memcached restart_memcached unique);
+our @ISA = ('Exporter');
+
+# The memcached the tests start: $MEMCACHED, else `memcached` on PATH.
+sub memcached_bin { return $ENV{MEMCACHED} // 'memcached' }
+
+sub _found {
+    my $bin = shift;
+    return -f $bin && -x _ if $bin =~ m{/};
+    return grep { -f "$_/$bin" && -x _ } split /:/, $ENV{PATH} // '';
+}
+
+# A test file that uses these helpers needs memcached: without one it is skipped, saying what
+# to install (a CPAN install with no memcached at hand), or, with MCPOOL_REQUIRE_MEMCACHED set
+# (this repository's make test), it fails.
+sub import {
+    my $bin = memcached_bin();
+    if (!_found($bin)) {
+        my $why = "no memcached to test against ($bin is not an executable"
+            . ($bin =~ m{/} ? '' : ' on PATH')
+            . "): install memcached (Debian: apt-get install memcached) or set MEMCACHED=/path/to/memcached";
+        die "$why\n" if $ENV{MCPOOL_REQUIRE_MEMCACHED};
+        require Test::More;
+        Test::More::plan(skip_all => $why);
+    }
+    __PACKAGE__->export_to_level(1, @_);
+}
 
 my %pid_of;    # "127.0.0.1:port" => pid
 my $owner = $$;
@@ -37,7 +63,7 @@ sub start_memcached { return _start([@_]) }
 sub _start {
     my ($extra, $fixed) = @_;
     my @extra = @$extra;
-    my $bin = $ENV{MEMCACHED} // 'memcached';
+    my $bin = memcached_bin();
     for my $try (1 .. 5) {
         my $port = $fixed // _free_port();
         my @cmd = ($bin, '-l', '127.0.0.1', '-p', $port, '-U', '0', '-t', '1', '-m', '64',

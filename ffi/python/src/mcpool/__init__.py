@@ -15,6 +15,7 @@ clients read too, or a legacy client's (``"pylibmc"``, ``"python-memcached"``,
 """
 import collections as _collections
 import datetime as _datetime
+import typing as _typing
 
 from ._mcpool import (  # noqa: F401
     ClientError,
@@ -26,10 +27,12 @@ from ._mcpool import (  # noqa: F401
     MAX_TTL,
     ServerError,
     TimeoutError,
+    ValueFormatError,
     _Client,
     _option,
     expiry_from_now,
     library_version,
+    tls_supported,
     option_table,
 )
 
@@ -42,7 +45,9 @@ __all__ = [
     "ConnectionError",
     "TimeoutError",
     "ServerError",
+    "ValueFormatError",
     "library_version",
+    "tls_supported",
     "MAX_TTL",
     "EXPIRED_AT_ONCE",
     "expiry_from_now",
@@ -52,9 +57,18 @@ __all__ = [
 __version__ = "0.1.0"
 
 
+# The type aliases the stubs (__init__.pyi) use in signatures, also here so that what type
+# checks imports (tester finding packaging 6: `from mcpool import Value` passed mypy and
+# failed at run time).
+Key = _typing.Union[str, bytes]
+Value = _typing.Any  # bytes, str, int, bool; any picklable object with pickle=True
+ServerSpec = _typing.Union[str, _typing.Tuple[str, int]]
+Time = _typing.Optional[float]  # an expiry in seconds; None is 0 (never expires)
+OptionValue = _typing.Union[str, bytes, bool, int, float, _datetime.timedelta]
+
 OpRecord = _collections.namedtuple("OpRecord", [
     "op", "keys", "hits", "server", "protocol", "duration", "outcome", "error_class",
-    "error", "bytes_sent", "bytes_received"])
+    "error", "bytes_sent", "bytes_received", "ended_ago"])
 OpRecord.__doc__ = """One exchange with one server, as ``on_operation`` receives it
 (docs/tracing.md; a multi-key call gives one record per server):
 
@@ -69,7 +83,10 @@ OpRecord.__doc__ = """One exchange with one server, as ``on_operation`` receives
   not stored, with ``fail_open=True``);
 - ``error_class`` (``"TIMEOUT"``, ``"CONNECTION"``, ``"SERVER_ERROR"``, ... as
   ``Error.status_class``) and ``error`` (the message): None unless it failed;
-- ``bytes_sent``, ``bytes_received``: on the wire for this exchange."""
+- ``bytes_sent``, ``bytes_received``: on the wire for this exchange;
+- ``ended_ago``: seconds between the end of this exchange and the hook's call: 0, unless the
+  call kept the record until its other servers had answered (a call over several servers);
+  the exchange ran from ``now - ended_ago - duration`` to ``now - ended_ago``."""
 
 
 def _op_adapter(on_operation):
@@ -256,7 +273,8 @@ class Client(_Client):
     as pylibmc; pickled under ``"python-memcached"`` and ``"pymemcache"``, as they pickle it,
     which needs ``pickle``: without it storing a bool raises ``ClientTypeError``); a value of
     a kind Python cannot read (a Perl or Java object, a pickle with ``pickle`` off, flags that mean nothing in the
-    format, a compressed value that does not inflate) raises ``ServerError`` naming the key,
+    format, a compressed value that does not inflate) raises ``ValueFormatError`` (a
+    ``ServerError`` and a ``ValueError``) naming the key,
     never returns bytes.
 
     Binding options: ``pickle`` (store other objects with pickle and unpickle flag-1 values;

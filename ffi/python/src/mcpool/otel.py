@@ -73,7 +73,9 @@ def span_hook(tracer=None, tracer_provider=None):
     status = _trace.Status
 
     def hook(record):
-        end = _time.time_ns()
+        # The exchange ended `ended_ago` before this call (a call over several servers
+        # hands every record over once the slowest has answered), and began with the call.
+        end = _time.time_ns() - int(record.ended_ago * 1e9)
         start = end - int(record.duration * 1e9)
         span = tracer.start_span("memcached " + record.op, kind=client,
                                  attributes=attributes(record), start_time=start)

@@ -85,7 +85,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     mid_dispatch_event = (*env)->GetStaticMethodID(env, cls_native, "dispatchEvent", "(Ljava/lang/Object;I[BIJ)V");
     if (mid_dispatch_event == NULL) return JNI_ERR;
     mid_dispatch_operation = (*env)->GetStaticMethodID(env, cls_native, "dispatchOperation",
-                                                       "(Ljava/lang/Object;[BII[B[BJII[BJJ)V");
+                                                       "(Ljava/lang/Object;[BII[B[BJII[BJJJ)V");
     if (mid_dispatch_operation == NULL) return JNI_ERR;
     return JNI_VERSION_1_8;
 }
@@ -270,6 +270,12 @@ static jbyteArray new_bytes(JNIEnv *env, const char *p, size_t len) {
 JNIEXPORT jstring JNICALL Java_io_mcpool_Native_version(JNIEnv *env, jclass cls) {
     (void)cls;
     return (*env)->NewStringUTF(env, mcpool_version());
+}
+
+JNIEXPORT jboolean JNICALL Java_io_mcpool_Native_tlsSupported(JNIEnv *env, jclass cls) {
+    (void)env;
+    (void)cls;
+    return mcpool_tls_supported() ? JNI_TRUE : JNI_FALSE;
 }
 
 JNIEXPORT jstring JNICALL Java_io_mcpool_Native_statusName(JNIEnv *env, jclass cls, jint st) {
@@ -480,6 +486,27 @@ JNIEXPORT jstring JNICALL Java_io_mcpool_Native_metricName(JNIEnv *env, jclass c
     return name == NULL ? NULL : (*env)->NewStringUTF(env, name);
 }
 
+/* The core's snapshot in the Prometheus text exposition format (mcpool_metrics_prometheus). */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_metricsPrometheus(JNIEnv *env, jclass cls, jlong h) {
+    (void)cls;
+    mcpool_metrics *snap = NULL;
+    mcpool_status st = mcpool_client_metrics(CLIENT(h), &snap);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    const char *text = NULL;
+    size_t len = 0;
+    jbyteArray out = NULL;
+    st = mcpool_metrics_prometheus(snap, &text, &len);
+    if (st != MCPOOL_OK)
+        throw_status(env, st);
+    else
+        out = new_bytes(env, text, len); /* UTF-8 (a label may hold any server name) */
+    mcpool_metrics_free(snap);
+    return out;
+}
+
 /* A snapshot of every server's metrics and health, one entry per address (the core merges
  * a repeated address): {byte[][] labels, long[] values (servers * metricCount, server-major,
  * in mcpool_metric's numbering), long[] states (servers * 3: alive 0/1, consecutive
@@ -622,7 +649,8 @@ static void op_callback(void *userdata, const mcpool_op_record *r) {
                                          (jint)mcpool_op_keys(r), (jint)mcpool_op_hits(r), jserver, jproto,
                                          (jlong)mcpool_op_duration_ns(r), (jint)mcpool_op_outcome_of(r),
                                          (jint)mcpool_op_error_class(r), jerr,
-                                         (jlong)mcpool_op_bytes_sent(r), (jlong)mcpool_op_bytes_received(r));
+                                         (jlong)mcpool_op_bytes_sent(r), (jlong)mcpool_op_bytes_received(r),
+                                         (jlong)mcpool_op_ended_ago_ns(r));
         if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
         (*env)->PopLocalFrame(env, NULL);
     }

@@ -486,7 +486,11 @@ class Client:
         return self._get("gets", key)
 
     def _prefixed(self, keys, key_prefix):
-        """[(wire key, original key)] with python-memcached's checks (int keys allowed)."""
+        """[(wire key, original key)] with python-memcached's checks (int keys allowed). A
+        key_prefix that is not text is python-memcached's TypeError (it takes len() of it),
+        never read as no prefix (tester finding pycompat 4: None stored the keys unprefixed)."""
+        if not isinstance(key_prefix, (str, bytes)):
+            raise TypeError("key_prefix must be str or bytes, not %s" % type(key_prefix).__name__)
         prefix = self._encode_key(key_prefix) or b""
         if prefix and self.do_check_key:
             self.check_key(prefix)

@@ -209,6 +209,12 @@ class ServerError(Error):
     """pylibmc.ServerError."""
 
 
+class _UnreadableValue(ServerError, ValueError):
+    """A value that came but does not decode (an integer's digits, a pickle, a compressed
+    stream): pylibmc's decoding raises ValueError (``int()``) or the unpickler's error, so
+    ``except ValueError`` code keeps working; a ServerError too (tester finding pycompat 5)."""
+
+
 class SocketCreateError(Error):
     """pylibmc.SocketCreateError."""
 
@@ -342,6 +348,8 @@ def _translate(e, keys=(), prefix=None):
         return ValueError(str(e))
     if isinstance(e, _mcpool.ClientTypeError):
         return TypeError(str(e))
+    if isinstance(e, _mcpool.ValueFormatError):
+        return _with_status(_UnreadableValue(str(e)), e)
     if isinstance(e.__cause__, UnicodeEncodeError):  # a lone surrogate: pylibmc's encode raises
         return e.__cause__
     name = _BY_STATUS.get(str(getattr(e, "status_name", "")).replace("MCPOOL_", "", 1))

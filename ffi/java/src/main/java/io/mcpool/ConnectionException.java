@@ -1,6 +1,6 @@
 package io.mcpool;
 
-/** The server could not be used: marked dead (MCPOOL_SERVER_DEAD), a socket error (MCPOOL_IO), SASL refused (MCPOOL_AUTH); {@link TimeoutException} for timeouts. */
+/** The server could not be used: marked dead (MCPOOL_SERVER_DEAD), a socket error (MCPOOL_IO), SASL or TLS refused (MCPOOL_AUTH: a refused login or certificate, a server that does not speak TLS); {@link TimeoutException} for timeouts. */
 public class ConnectionException extends McpoolException {
     private static final long serialVersionUID = 1L;
 

@@ -117,6 +117,11 @@ public final class Mcpool implements AutoCloseable {
         return Native.version();
     }
 
+    /** Whether the JNI library's core speaks TLS (built with {@code make lib MCPOOL_FEATURES=tls}). */
+    public static boolean tlsSupported() {
+        return Native.tlsSupported();
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -278,7 +283,9 @@ public final class Mcpool implements AutoCloseable {
             return option("sasl_username", username).option("sasl_password", password);
         }
 
-        /** TLS with the system's root certificates (when libmcpool is built with TLS). */
+        /** TLS on or off ({@link Mcpool#tlsSupported()}: when the core is built with TLS). mcpool does not
+         * use the system's trusted certificates: TLS needs {@link #tlsCaFile} too, or
+         * {@link #tlsInsecureSkipVerify} (tests only); {@code build()} says so otherwise. */
         public Builder tls(boolean on) { return option("tls", Boolean.toString(on)); }
 
         /** TLS, trusting the CA certificates in this PEM file. */
@@ -1261,7 +1268,9 @@ public final class Mcpool implements AutoCloseable {
      * {@code hits}, {@code misses}, {@code connects}, {@code connect_errors}, {@code timeouts},
      * {@code io_errors}, {@code server_errors}, {@code protocol_errors}, {@code pool_waits},
      * {@code pool_wait_ns}, {@code pool_timeouts}, {@code ejections}, {@code returns},
-     * {@code handed_over}, and whatever a newer core adds) count since the client was built;
+     * {@code handed_over}, {@code returns_flushed}, {@code stale_deleted}, {@code away_overflows},
+     * {@code fail_open_misses}, {@code fail_open_not_stored}, {@code failovers}, and whatever a
+     * newer core adds; docs/metrics.md has each one's meaning) count since the client was built;
      * {@code pool_open} and {@code pool_idle} are gauges. An address listed twice (a double
      * share) is one server, its entries' counters and connections summed by the core
      * (docs/metrics.md). The binding adds {@code suppressed_errors}: the server's errors that
@@ -1304,6 +1313,18 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** The core's snapshot of every server's metrics and health (see Native.snapshot). */
+    /** The same snapshot as {@link #metrics()} in the Prometheus text exposition format
+     * (version 0.0.4: {@code mcpool_<metric>_total{server="host:port"}} for counters,
+     * docs/metrics.md), without I/O: what an exporter's {@code /metrics} page serves. */
+    public String metricsPrometheus() {
+        long h = nc.acquire();
+        try {
+            return Utf8.decode(Native.metricsPrometheus(h));
+        } finally {
+            nc.release();
+        }
+    }
+
     private Object[] snapshot() {
         long h = nc.acquire();
         try {

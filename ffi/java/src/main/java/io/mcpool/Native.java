@@ -50,15 +50,26 @@ final class Native {
     private static void load() {
         String path = System.getProperty(LIBRARY_PROPERTY);
         if (path != null && !path.isEmpty()) {
-            if (!new File(path).isFile()) {
+            File f = new File(path);
+            if (!f.isFile()) {
                 throw new UnsatisfiedLinkError("mcpool: " + LIBRARY_PROPERTY + "=" + path
-                    + ": no such file (the property names the JNI library " + System.mapLibraryName(LIBRARY_NAME)
-                    + "; leave it unset to use the copy in the mcpool jar)");
+                    + (f.isDirectory() ? ": a directory, not a file" : ": no such file")
+                    + " (the property names the JNI library " + System.mapLibraryName(LIBRARY_NAME)
+                    + " itself; leave it unset to use the copy in the mcpool jar)");
             }
             try {
                 System.load(path);
             } catch (UnsatisfiedLinkError e) {
                 throw chained("mcpool: cannot load " + LIBRARY_PROPERTY + "=" + path + ": " + e.getMessage(), e);
+            }
+            // Any shared library loads: the C library (libmcpool.so) is the likely mix-up,
+            // which would fail only at the first call, naming a JNI function.
+            try {
+                version();
+            } catch (UnsatisfiedLinkError e) {
+                throw chained("mcpool: " + LIBRARY_PROPERTY + "=" + path + " loaded, but it is not mcpool's JNI library "
+                    + System.mapLibraryName(LIBRARY_NAME) + " (it lacks its functions; the C library libmcpool.so is "
+                    + "not it); leave the property unset to use the copy in the mcpool jar", e);
             }
             return;
         }
@@ -216,6 +227,7 @@ final class Native {
     // three-byte surrogates), which is not the UTF-8 the core reads and writes.
 
     static native String version();
+    static native boolean tlsSupported();
     static native String statusName(int status);
 
     static native long configNew();
@@ -309,6 +321,7 @@ final class Native {
      * address): {byte[][] labels, long[] values (servers x metricCount(), server-major),
      * long[] states (servers x 3: alive 0/1, consecutive failures, ms until retried)}. */
     static native Object[] snapshot(long client);
+    static native byte[] metricsPrometheus(long client);
     /** The item's bytes or null; meta[0] = its kind (Kind.ordinal()), meta[1] = CAS, meta[2] =
      * lease answer (0 hit, 1 recompute, 2 wait), meta[3] (when meta has 4 slots) its flags. */
     static native byte[] getLease(long client, byte[] key, int vivifyTtl, int recacheBelow, long[] meta);
@@ -341,11 +354,12 @@ final class Native {
     /** Called by the C side's operation callback, on the thread that made the call. A listener
      * that throws is counted and ignored (nothing may unwind into the core). */
     static void dispatchOperation(Object dispatch, byte[] op, int keys, int hits, byte[] server, byte[] protocol,
-                                  long nanos, int outcome, int errorClass, byte[] error, long sent, long received) {
+                                  long nanos, int outcome, int errorClass, byte[] error, long sent, long received,
+                                  long endedAgo) {
         OperationDispatch d = (OperationDispatch) dispatch;
         try {
             d.listener.onOperation(new OperationRecord(Utf8.decode(op), keys, hits, Utf8.decode(server),
-                Utf8.decode(protocol), nanos, outcome, errorClass, Utf8.decode(error), sent, received));
+                Utf8.decode(protocol), nanos, outcome, errorClass, Utf8.decode(error), sent, received, endedAgo));
         } catch (Throwable t) {
             d.errors.incrementAndGet();
         }

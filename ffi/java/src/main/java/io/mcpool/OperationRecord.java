@@ -22,9 +22,11 @@ public final class OperationRecord {
     private final String error;
     private final long bytesSent;
     private final long bytesReceived;
+    private final long endedAgoNanos;
 
     OperationRecord(String op, int keys, int hits, String server, String protocol, long durationNanos,
-                    int outcome, int errorClass, String error, long bytesSent, long bytesReceived) {
+                    int outcome, int errorClass, String error, long bytesSent, long bytesReceived,
+                    long endedAgoNanos) {
         this.op = op;
         this.keys = keys;
         this.hits = hits;
@@ -36,6 +38,7 @@ public final class OperationRecord {
         this.error = error == null || error.isEmpty() ? null : error;
         this.bytesSent = bytesSent;
         this.bytesReceived = bytesReceived;
+        this.endedAgoNanos = endedAgoNanos;
     }
 
     /** {@code "get"}, {@code "get_multi"}, {@code "set"}, {@code "delete"}, {@code "incr"}, ... */
@@ -82,6 +85,10 @@ public final class OperationRecord {
     public long bytesSent() { return bytesSent; }
     /** Bytes read from the server for this exchange. */
     public long bytesReceived() { return bytesReceived; }
+    /** Nanoseconds between the end of this exchange and the listener's call: 0, unless the call
+     * kept the record until its other servers had answered (a call over several servers). The
+     * exchange ran from {@code now - endedAgoNanos - durationNanos} to {@code now - endedAgoNanos}. */
+    public long endedAgoNanos() { return endedAgoNanos; }
 
     @Override
     public String toString() {

@@ -95,6 +95,9 @@ public class OperationListenerTest extends ServerTestBase {
             assertFalse(mc.setCounter("k", 5, 0)); // not stored, as set: never an exception
             Map<String, Long> m = mc.metrics().get(addr);
             assertEquals(Long.valueOf(3), m.get("fail_open_misses"));
+            // The same in the Prometheus text format (tester finding observe 5).
+            String text = mc.metricsPrometheus();
+            assertTrue(text, text.contains("mcpool_fail_open_misses_total{server=\"" + addr + "\"} 3\n"));
             assertEquals(Long.valueOf(4), m.get("fail_open_not_stored"));
             assertEquals(6, recs.size());
             for (OperationRecord r : recs) {

@@ -16,6 +16,22 @@ import org.junit.Test;
  * from the core's status classifier (mcpool_status_class). */
 public class OptionsTest extends ServerTestBase {
 
+    /** Whether the core speaks TLS, asked without trying an option (tester finding secure 3). */
+    @Test
+    public void tlsSupportedSaysWhetherATlsOptionIsTaken() {
+        Mcpool.Builder b = Mcpool.builder().servers("127.0.0.1:1").tlsInsecureSkipVerify(true);
+        if (Mcpool.tlsSupported()) {
+            b.build().close();
+        } else {
+            try {
+                b.build().close();
+                fail("a TLS option taken by a core without TLS");
+            } catch (McpoolException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("unsupported: TLS"));
+            }
+        }
+    }
+
     @Test
     public void theCoreTableIsListed() {
         List<String> names = Mcpool.optionNames();
