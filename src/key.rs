@@ -56,7 +56,13 @@ impl Keys for Single<'_> {
 pub fn too_long(len: usize) -> Error {
     Error::InvalidKey {
         key: format!("\"<{len} bytes>\""),
-        reason: "key is longer than 250 bytes (64 KiB with long_keys = hash)",
+        // Above 64 KiB no configuration takes it: naming 250 bytes then misled a client with
+        // long_keys = hash (tester finding claims 3).
+        reason: if len > MAX_HASHED_KEY_LEN {
+            "key is longer than 64 KiB, the most any client takes (with long_keys = hash)"
+        } else {
+            "key is longer than 250 bytes (64 KiB with long_keys = hash)"
+        },
     }
 }
 
@@ -490,6 +496,18 @@ fn encode(key: &[u8], keep_slash: bool) -> Cow<'_, [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_too_long_for_any_client_names_the_64_kib_limit() {
+        let msg = |len| too_long(len).to_string();
+        assert!(msg(251).contains("longer than 250 bytes (64 KiB with long_keys = hash)"));
+        assert!(msg(MAX_HASHED_KEY_LEN).contains("250 bytes"));
+        let over = msg(MAX_HASHED_KEY_LEN + 1);
+        assert!(
+            over.contains("longer than 64 KiB") && !over.contains("250"),
+            "{over}"
+        );
+    }
 
     #[test]
     fn quoted_keeps_every_byte_apart() {

@@ -450,30 +450,25 @@ impl Client {
             }
             let mut reads = SetWait::default();
             for (idx, mut pooled, members, tag) in sent {
-                // The outcomes read stand, unless the error that ended the reading puts them
-                // in doubt (`Dialect::error_voids_earlier_replies`: bytes past the last reply
-                // of a text batch, a reply sent twice, shift every later one onto the wrong
-                // item).
-                let mut got: Vec<Option<Result<Outcome>>> = std::iter::repeat_with(|| None)
-                    .take(members.len())
-                    .collect();
                 let res = pooled.with_conn(|conn| {
                     conn.in_set(&mut reads, |conn| {
                         dialect
                             .read_batch(conn, like, tag, members.len(), &mut |k, r| {
-                                got[k] = Some(r);
+                                results[members[k]] = Some(r);
                             })
                             .and_then(|()| conn.finish_read_whole())
                     })
                 });
-                if !res
+                // The outcomes read stand, unless the error that ended the reading puts them
+                // in doubt (`Dialect::error_voids_earlier_replies`: bytes past the last reply
+                // of a text batch, a reply sent twice, shift every later one onto the wrong
+                // item): then every item gets the error.
+                if res
                     .as_ref()
                     .is_err_and(|e| dialect.error_voids_earlier_replies(e))
                 {
-                    for (k, r) in got.into_iter().enumerate() {
-                        if r.is_some() {
-                            results[members[k]] = r;
-                        }
+                    for &i in &members {
+                        results[i] = None;
                     }
                 }
                 let mut opened = 0;

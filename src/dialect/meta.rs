@@ -263,7 +263,7 @@ fn recv_retrieval<'k>(
                 Some(i) if i >= next => i,
                 _ => return Err(stray_retrieval_reply(server, f.opaque, tag, n)),
             };
-            if (f.names_key || n > 1) && !(f.names_key && flags.names_key(key_at(idx))) {
+            if (f.key.is_some() || n > 1) && !flags.key_is(&f, key_at(idx)) {
                 return Err(crossed_key(server, flags, tag, idx, key_at(idx)));
             }
             // A lease placeholder (see `get_lease`) is a miss: nobody stored that empty

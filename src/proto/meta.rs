@@ -219,8 +219,11 @@ pub struct ValueFlags {
     pub won_elsewhere: bool,
     /// `X`: the item is stale (marked by `md <key> I`).
     pub stale: bool,
-    /// `k`: the reply names its item's key (read it with [`Flags::names_key`]).
-    pub names_key: bool,
+    /// `k`: where the key the reply names sits in its flags (start and end of the token's
+    /// value), when it names one: compare it with [`Flags::key_is`].
+    pub key: Option<(u32, u32)>,
+    /// `b`: the key named is base64-encoded (the request sent a key that is not plain).
+    pub base64_key: bool,
 }
 
 impl ValueFlags {
@@ -248,13 +251,15 @@ impl ValueFlags {
 }
 
 impl Flags<'_> {
-    /// Whether the key these flags name (`k`; base64-encoded when `b` is there, as the
-    /// request sent a key that is not plain) is `key`. True when they name none.
-    pub fn names_key(&self, key: &[u8]) -> bool {
-        let Some(k) = self.get(b'k') else {
-            return true;
+    /// Whether the key these flags name, as [`Flags::value_flags`] found it in `v`, is `key`
+    /// (base64-encoded when `b` is there, as the request sent a key that is not plain).
+    /// False when they name none.
+    #[inline]
+    pub fn key_is(&self, v: &ValueFlags, key: &[u8]) -> bool {
+        let Some(k) = v.key.and_then(|(s, e)| self.0.get(s as usize..e as usize)) else {
+            return false;
         };
-        if self.has(b'b') {
+        if v.base64_key {
             let mut encoded = Vec::with_capacity(key.len().div_ceil(3) * 4);
             push_base64(&mut encoded, key);
             k == encoded
@@ -263,8 +268,8 @@ impl Flags<'_> {
         }
     }
 
-    /// Reads `f`, `c`, `O`, `h` (and `W`, `Z`, `X`) in one pass over the flags (other flags
-    /// are skipped); `Err` when one of `f`, `c`, `O` is present but not a number, or twice,
+    /// Reads `f`, `c`, `O`, `h` (and `W`, `Z`, `X`, where `k` and `b` are) in one pass over
+    /// the flags (other flags are skipped); `Err` when one of `f`, `c`, `O` is present but not a number, or twice,
     /// or `h` not 0 or 1.
     pub fn value_flags(&self) -> Result<ValueFlags, ParseError> {
         let mut out = ValueFlags::default();
@@ -288,7 +293,13 @@ impl Flags<'_> {
                     continue;
                 }
                 b'k' => {
-                    out.names_key = true;
+                    // The token's value, as offsets into the flags (a reply line is short).
+                    let start = t.as_ptr() as usize - self.0.as_ptr() as usize + 1;
+                    out.key = Some((start as u32, (start + t.len() - 1) as u32));
+                    continue;
+                }
+                b'b' => {
+                    out.base64_key = true;
                     continue;
                 }
                 _ => continue,
@@ -514,10 +525,15 @@ mod tests {
                 flags: Some(12),
                 cas: Some(99),
                 opaque: Some(3),
-                names_key: true,
+                key: Some((19, 19)),
                 ..ValueFlags::default()
             }
         );
+        let (line, key) = (Flags(b"f1 kfoo O2"), Flags(b"b kZm9v f1"));
+        assert!(line.key_is(&line.value_flags().unwrap(), b"foo"));
+        assert!(!line.key_is(&line.value_flags().unwrap(), b"fo"));
+        assert!(key.key_is(&key.value_flags().unwrap(), b"foo"));
+        assert!(!Flags(b"f1").key_is(&Flags(b"f1").value_flags().unwrap(), b"foo"));
         // The lease flags, as memcached 1.6.18 answers: a placeholder (`W` to the read that
         // created it, `h0`; `Z` to every later one), a stale item (`X W`, then `Z X`), a
         // stored empty value (none until a read with `R` takes its token: then `W`, `Z`).
