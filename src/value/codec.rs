@@ -166,6 +166,13 @@ impl Default for Compression {
 }
 
 impl Compression {
+    /// The most a value may inflate to: `max_decompressed`, and never past memcached's largest
+    /// item whatever it says (tester finding limits 2: a 1,100 MiB zlib bomb inflated under a
+    /// 2 GB setting).
+    pub(crate) fn inflate_cap(&self) -> usize {
+        self.max_decompressed.min(crate::config::MAX_ITEM_SIZE)
+    }
+
     /// Whether a value of `len` bytes is long enough to be compressed (`threshold`, compared
     /// as `above` says).
     pub fn due(&self, len: usize) -> bool {
@@ -301,6 +308,14 @@ fn inflate_onto(
                 .map_err(|e| Error::Decompress(format!("zstd frame: {e}")))?;
             out.reserve(room_for(data.len()).min(cap.saturating_add(1)));
             match (&mut d).take(limit).read_to_end(out) {
+                // A frame whose window is larger than the cap allows (tester finding limits
+                // 3: the message did not say which limit).
+                Err(e) if e.to_string().contains("too much memory") => {
+                    Err(Error::Decompress(format!(
+                        "zstd frame: its window (the memory its decoding needs) is larger \
+                         than the cap of {cap} bytes (max_decompressed_size): {e}"
+                    )))
+                }
                 Err(e) => Err(Error::Decompress(format!("zstd frame: {e}"))),
                 Ok(_) if out.len() - start > cap => Err(too_big()),
                 Ok(_) => {
@@ -396,6 +411,34 @@ fn inflate_whole(data: &[u8], cap: usize, out: &mut Vec<u8>, wrapper: Wrapper) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_zstd_frame_whose_window_exceeds_the_cap_names_the_cap() {
+        use std::io::Write;
+        // Streamed: no content size in the frame, so its window decides the memory.
+        let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+        enc.write_all(&[b'x'; 900]).unwrap();
+        let frame = enc.finish().unwrap();
+        let mut out = Vec::new();
+        let e = inflate_append(&frame, 1000, &mut out, true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("max_decompressed_size"), "{e}");
+        out.clear();
+        inflate_append(&frame, 64 << 20, &mut out, true).unwrap();
+        assert_eq!(out, [b'x'; 900]);
+    }
+
+    #[test]
+    fn no_value_inflates_past_memcacheds_largest_item() {
+        let c = |max| Compression {
+            max_decompressed: max,
+            ..Compression::default()
+        };
+        assert_eq!(c(2_000_000_000).inflate_cap(), crate::config::MAX_ITEM_SIZE);
+        assert_eq!(c(usize::MAX).inflate_cap(), crate::config::MAX_ITEM_SIZE);
+        assert_eq!(c(1000).inflate_cap(), 1000);
+    }
 
     fn noise(n: usize) -> Vec<u8> {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;

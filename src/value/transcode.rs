@@ -232,7 +232,7 @@ impl<'c> Transcoder<'c> {
     ) -> Result<()> {
         let format = self.options.format;
         let zstd = format == ValueFormat::Mcpool;
-        inflate_append(data, self.compression.max_decompressed, out, zstd).map_err(|e| {
+        inflate_append(data, self.compression.inflate_cap(), out, zstd).map_err(|e| {
             let detail = match e {
                 Error::Decompress(m) => m,
                 other => other.to_string(),
