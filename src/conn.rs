@@ -839,6 +839,10 @@ pub fn parse_version(s: &str) -> ServerVersion {
     )
 }
 
+/// How long past its operation's deadline a call still reads what has already arrived (see
+/// [`Conn::arm_for_read`]): a bound on the overshoot, for a reply that keeps arriving.
+const READ_GRACE: Duration = Duration::from_millis(20);
+
 impl Conn {
     /// Connects to `target`'s address within `timeout` (the connect timeout, or less if the
     /// operation's deadline is nearer): name resolution included (`crate::resolve`). In the
@@ -1268,6 +1272,39 @@ impl Conn {
         Ok(())
     }
 
+    /// [`Conn::arm`] before a read: past the operation's deadline, for a short grace
+    /// ([`READ_GRACE`]), the read still gets a moment (the socket's smallest timeout), so that a
+    /// reply already received is read rather than dropped. A multi-server call whose deadline
+    /// ran out on a server that kept sending a little at a time failed the keys of the servers
+    /// read after it, whose replies had come (tester finding limits 1). Only reads: nothing is
+    /// written past the deadline. The wait that times out then is still the deadline's (`cut`).
+    #[inline]
+    fn arm_for_read(&mut self) -> Result<()> {
+        match self.arm() {
+            Ok(()) => Ok(()),
+            Err(e) => self.read_past_deadline(e),
+        }
+    }
+
+    /// [`Conn::arm_for_read`] when [`Conn::arm`] refused: a moment for what has arrived, when
+    /// the deadline has just passed and something waits (one non-blocking peek: nothing
+    /// waiting is the timeout at once, without the moment's clock tick); `e` otherwise.
+    #[cold]
+    #[inline(never)]
+    fn read_past_deadline(&mut self, e: Error) -> Result<()> {
+        let just_passed = matches!(self.deadline, Deadline::At { at, .. }
+            if Instant::now().saturating_duration_since(at) < READ_GRACE);
+        if !matches!(e, Error::IoTimeout { .. }) || !just_passed || self.stream.is_quiet() {
+            return Err(e);
+        }
+        let t = Duration::from_micros(1);
+        self.stream.set_timeouts(t).map_err(|e| self.io_error(e))?;
+        self.shortened = true;
+        self.armed = t;
+        self.cut = true;
+        Ok(())
+    }
+
     /// [`Conn::arm`] in a multi-server call that has made no progress since `since` (a wait
     /// of it timed out): the wait gets only what is left of the I/O timeout since then (and
     /// no more than `timeout`, the deadline's share). With nothing left it still gets a
@@ -1661,7 +1698,7 @@ impl Conn {
             }
             self.rbuf.resize(grown, 0);
         }
-        self.arm()?;
+        self.arm_for_read()?;
         if self.wsent < self.wbuf.len() || self.stream.unflushed() {
             // The rest of a large request goes out while its replies come in (see `send`).
             self.send_rest()?;

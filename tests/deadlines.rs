@@ -427,3 +427,56 @@ fn a_retry_timeout_past_the_clock_still_marks_a_refused_server_dead() {
         );
     }
 }
+
+/// Tester finding limits 1: a multi-get whose `operation_timeout` ran out on a server that
+/// kept sending a little at a time (so its `io_timeout` never fired) failed the keys of the
+/// server read after it too, whose reply had come. A reply already received is read now, for
+/// a moment past the deadline.
+#[test]
+fn a_deadline_spent_on_a_trickling_server_still_reads_the_replies_that_came() {
+    let (a, b) = (Memcached::start(&[]), Memcached::start(&[]));
+    let slow = slow_link(&a, 1, Duration::from_millis(100));
+    let c = Client::builder()
+        .server(&slow.addr)
+        .server(&b.addr())
+        .min_idle(0)
+        .io_timeout(Duration::from_secs(1))
+        .operation_timeout(Some(Duration::from_millis(600)))
+        .failure_limit(100)
+        .build()
+        .unwrap();
+    let (da, db) = (
+        Client::new([a.addr()]).unwrap(),
+        Client::new([b.addr()]).unwrap(),
+    );
+    let prefix = unique("trickle");
+    let keys: Vec<String> = (0..40).map(|i| format!("{prefix}{i}")).collect();
+    let mut on_b = 0;
+    for k in &keys {
+        let direct = if c.server_for(k).unwrap() == 0 {
+            &da
+        } else {
+            &db
+        };
+        on_b += usize::from(c.server_for(k).unwrap() == 1);
+        direct.set(k, k.as_bytes(), 0).unwrap();
+    }
+    assert!(on_b > 0 && on_b < keys.len(), "keys on both servers");
+    let started = Instant::now();
+    let got = c.get_multi(&keys);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    for (k, r) in keys.iter().zip(&got) {
+        if c.server_for(k).unwrap() == 1 {
+            let v = r
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{k} on the live server: {e}"));
+            assert_eq!(v.as_ref().unwrap().value, k.as_bytes());
+        } else {
+            assert!(matches!(r, Err(Error::IoTimeout { .. })), "{k}: {r:?}");
+        }
+    }
+}
