@@ -1249,6 +1249,7 @@ impl Conn {
                     self.cut = true;
                     return Err(Error::IoTimeout {
                         server: self.server.to_string(),
+                        operation_timeout: true,
                     });
                 }
                 let t = now_left.min(self.io_timeout);
@@ -1754,6 +1755,8 @@ impl Conn {
         ) {
             Error::IoTimeout {
                 server: self.server.to_string(),
+                // The wait was cut to what was left of the operation's deadline.
+                operation_timeout: self.cut,
             }
         } else if e.kind() == io::ErrorKind::ConnectionReset
             && self.recv_bytes == 0

@@ -75,10 +75,15 @@ pub enum Error {
         /// connect timeout, is what ended the connect (or left no time to start it).
         operation_timeout: bool,
     },
-    /// A read or write did not finish within the I/O timeout. The connection was dropped.
+    /// A read or write did not finish within the I/O timeout, or within what was left of the
+    /// operation's deadline. The connection was dropped.
     IoTimeout {
         /// `host:port` of the server.
         server: String,
+        /// True when the operation's deadline (`operation_timeout`) ended the wait, not the
+        /// I/O timeout: the message says so, since a longer `io_timeout` would not help
+        /// (tester finding limits 1).
+        operation_timeout: bool,
     },
     /// A signal interrupted a read or write and the process's interrupt check
     /// ([`crate::set_interrupt_check`]) asked to end the call (a Python `KeyboardInterrupt`).
@@ -214,7 +219,7 @@ impl Error {
             Error::ServerDead { server, .. }
             | Error::PoolTimeout { server }
             | Error::ConnectTimeout { server, .. }
-            | Error::IoTimeout { server }
+            | Error::IoTimeout { server, .. }
             | Error::Io { server, .. }
             | Error::Server { server, .. }
             | Error::TooLargeForServer { server, .. }
@@ -357,7 +362,18 @@ impl fmt::Display for Error {
                 "operation timeout while connecting to {server} (operation_timeout ended the \
                  connect before connect_timeout)"
             ),
-            Error::IoTimeout { server } => write!(f, "I/O timeout talking to {server}"),
+            Error::IoTimeout {
+                server,
+                operation_timeout: false,
+            } => write!(f, "I/O timeout talking to {server}"),
+            Error::IoTimeout {
+                server,
+                operation_timeout: true,
+            } => write!(
+                f,
+                "I/O timeout talking to {server} (the call's operation_timeout ran out: a \
+                 longer io_timeout would not help)"
+            ),
             Error::Interrupted => {
                 write!(f, "interrupted: the interrupt check asked to end the call")
             }
@@ -438,8 +454,12 @@ impl Clone for Error {
                 server: server.clone(),
                 operation_timeout: *operation_timeout,
             },
-            Error::IoTimeout { server } => Error::IoTimeout {
+            Error::IoTimeout {
+                server,
+                operation_timeout,
+            } => Error::IoTimeout {
                 server: server.clone(),
+                operation_timeout: *operation_timeout,
             },
             Error::Io { server, source } => Error::Io {
                 server: server.clone(),

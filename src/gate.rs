@@ -743,7 +743,10 @@ mod tests {
         assert_eq!(second.len(), 3);
         // The connection fails while k2's reply is read: k2 gets the error; k3 was written,
         // so it fails too; k4 goes back in line.
-        second.fail(Error::IoTimeout { server: "s".into() });
+        second.fail(Error::IoTimeout {
+            server: "s".into(),
+            operation_timeout: false,
+        });
         let timed_out = |r: Result<String>| matches!(r, Err(Error::IoTimeout { .. }));
         assert!(timed_out(k2.join().unwrap()));
         assert!(timed_out(k3.join().unwrap()));

@@ -628,8 +628,10 @@ impl Server {
             }
             Admission::Abandoned(waited) => {
                 self.count_wait(waited);
+                // The caller's deadline passed while its work was served.
                 let e = Error::IoTimeout {
                     server: self.label.to_string(),
+                    operation_timeout: true,
                 };
                 self.counters.error(&e);
                 return Err(e);

@@ -55,7 +55,7 @@ fn a_late_reply_never_reaches_the_next_caller() {
         .build()
         .unwrap();
     match c.get("first") {
-        Err(Error::IoTimeout { server }) => assert_eq!(server, addr),
+        Err(Error::IoTimeout { server, .. }) => assert_eq!(server, addr),
         other => panic!("expected an I/O timeout, got {other:?}"),
     }
     // Pool of one: the next call must not reuse the stalled connection.

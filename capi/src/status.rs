@@ -349,7 +349,10 @@ mod tests {
                 server: server(),
                 operation_timeout: false,
             },
-            Error::IoTimeout { server: server() },
+            Error::IoTimeout {
+                server: server(),
+                operation_timeout: false,
+            },
             Error::Io {
                 server: server(),
                 source: std::io::Error::other("x"),

@@ -119,7 +119,10 @@ mod tests {
         assert!(may_resend(Always, Sent, &e));
         assert!(!may_resend(IfUnsent, Sent, &e));
         assert!(!may_resend(Always, Answered, &e));
-        let timeout = Error::IoTimeout { server: "p".into() };
+        let timeout = Error::IoTimeout {
+            server: "p".into(),
+            operation_timeout: false,
+        };
         assert!(may_resend(Always, Sent, &timeout));
         // Not a connection failure: the proxy answered.
         let answered = Error::Server {
