@@ -155,6 +155,37 @@ fn encode_retrieval<K: WireKeys + ?Sized>(
     encode_noop(buf, tag.wrapping_add(n as u32));
 }
 
+/// The error of a retrieval response that answers no pending request of the batch (`found`:
+/// the index its opaque names, if any; `next`: the first request not answered yet), out of
+/// the reply loop.
+#[cold]
+#[inline(never)]
+fn unanswered(
+    server: &str,
+    r: &Response<'_>,
+    found: Option<usize>,
+    next: usize,
+    opcode: u8,
+    tag: u32,
+    n: usize,
+) -> Error {
+    let why = match found {
+        Some(i) if i < next => "repeats the opaque of a request already answered",
+        Some(_) => "carries another opcode than its request",
+        None => "answers no pending request",
+    };
+    protocol(
+        server,
+        format!(
+            "response opcode 0x{:02x} opaque {} {why} (0x{opcode:02x}, opaques {tag} to {}): \
+             a stray or crossed reply",
+            r.opcode,
+            r.opaque,
+            u64::from(tag) + n as u64 - 1
+        ),
+    )
+}
+
 /// Reads the responses to `encode_retrieval` (same `touch`, `keys` and `tag`).
 fn recv_retrieval<K: WireKeys + ?Sized>(
     conn: &mut Conn,
@@ -181,23 +212,7 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
             }
             let idx = match tag_index(Some(r.opaque.into()), tag, n) {
                 Some(i) if i >= next && r.opcode == opcode => i,
-                found => {
-                    let why = match found {
-                        Some(i) if i < next => "repeats the opaque of a request already answered",
-                        Some(_) => "carries another opcode than its request",
-                        None => "answers no pending request",
-                    };
-                    return Err(protocol(
-                        server,
-                        format!(
-                            "response opcode 0x{:02x} opaque {} {why} (0x{opcode:02x}, \
-                             opaques {tag} to {}): a stray or crossed reply",
-                            r.opcode,
-                            r.opaque,
-                            u64::from(tag) + n as u64 - 1
-                        ),
-                    ));
-                }
+                found => return Err(unanswered(server, &r, found, next, opcode, tag, n)),
             };
             match r.status {
                 status::OK => {
