@@ -922,9 +922,8 @@ impl Conn {
                     let tls = rustls::ClientConnection::new(config.clone(), name)
                         .map_err(|e| Error::Config(format!("TLS: {e}")))?;
                     let stream = rustls::StreamOwned::new(tls, s);
-                    let mut conn =
-                        Conn::finish_connect(Stream::Tls(Box::new(stream)), label, opts, Some(sa));
-                    conn.pins = pins;
+                    let stream = Stream::Tls(Box::new(stream));
+                    let mut conn = Conn::finish_connect(stream, label, opts, Some(sa), pins);
                     conn.opening(deadline);
                     conn.handshake()?;
                     return Ok(conn);
@@ -939,8 +938,7 @@ impl Conn {
                 (Stream::Unix(s), None)
             }
         };
-        let mut conn = Conn::finish_connect(stream, label, opts, peer);
-        conn.pins = pins;
+        let mut conn = Conn::finish_connect(stream, label, opts, peer, pins);
         conn.opening(deadline);
         Ok(conn)
     }
@@ -1028,11 +1026,13 @@ impl Conn {
         self.pins
     }
 
+    /// The connection over `stream` to `peer`, opened under its name's pin count `pins`.
     fn finish_connect(
         stream: Stream,
         label: &Arc<str>,
         opts: &ConnOptions,
         peer: Option<SocketAddr>,
+        pins: u64,
     ) -> Conn {
         fork::opened(stream.fd());
         Conn {
@@ -1056,7 +1056,7 @@ impl Conn {
             quiet_since: None,
             epoch: 0,
             mark: 0,
-            pins: 0,
+            pins,
             next_tag: first_tag(),
             peer,
             server_version: None,

@@ -292,7 +292,7 @@ impl Resolve {
         }
         st.pinned = Some(peer);
         if let Some((addrs, _)) = &mut st.addrs {
-            *addrs = pinned_first(addrs, Some(peer));
+            *addrs = pinned_first(addrs.to_vec(), Some(peer));
         }
         self.pins.fetch_add(1, Ordering::AcqRel) + 1
     }
@@ -358,7 +358,7 @@ impl Resolve {
         st.done += 1;
         match answer {
             Ok(addrs) if !addrs.is_empty() => {
-                let addrs = pinned_first(&addrs, st.pinned);
+                let addrs = pinned_first(addrs, st.pinned);
                 st.addrs = Some((addrs, Instant::now()));
                 st.error = None;
             }
@@ -382,8 +382,7 @@ impl Resolve {
 }
 
 /// `addrs` with `pinned` first when it is among them, the others in the order given.
-fn pinned_first(addrs: &[SocketAddr], pinned: Option<SocketAddr>) -> Arc<Vec<SocketAddr>> {
-    let mut v = addrs.to_vec();
+fn pinned_first(mut v: Vec<SocketAddr>, pinned: Option<SocketAddr>) -> Arc<Vec<SocketAddr>> {
     if let Some(i) = pinned.and_then(|p| v.iter().position(|a| *a == p)) {
         v[..=i].rotate_right(1);
     }

@@ -196,6 +196,12 @@ fn item_flags(server: &str, flags: Flags<'_>, cas: bool) -> Result<(u32, ValueFl
     Ok((f, v))
 }
 
+/// Whether the requests of a retrieval of `n` keys ask each reply to name its key (`k`), and
+/// so each reply must (see [`encode_retrieval`]).
+fn names_keys(n: usize) -> bool {
+    n > 1
+}
+
 /// One `mg` per key, tagged `tag + i`: all quiet but the last, whose reply (hit or miss,
 /// carrying the batch's last tag) closes the batch. With more than one key, each asks its
 /// reply to name its key (`k`): a quiet miss sends nothing, so a reply whose tag skips ahead
@@ -217,7 +223,7 @@ fn encode_retrieval<K: WireKeys + ?Sized>(
             opaque.into(),
             cas,
             touch,
-            n > 1,
+            names_keys(n),
             i + 1 < n,
         );
     }
@@ -263,7 +269,7 @@ fn recv_retrieval<'k>(
                 Some(i) if i >= next => i,
                 _ => return Err(stray_retrieval_reply(server, f.opaque, tag, n)),
             };
-            if (f.key.is_some() || n > 1) && !flags.key_is(&f, key_at(idx)) {
+            if (f.key.is_some() || names_keys(n)) && !flags.key_is(&f, key_at(idx)) {
                 return Err(crossed_key(server, flags, tag, idx, key_at(idx)));
             }
             // A lease placeholder (see `get_lease`) is a miss: nobody stored that empty

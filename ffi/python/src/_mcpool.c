@@ -2923,14 +2923,25 @@ static PyObject *Client_meta_info(ClientObject *self, PyObject *key) {
                          "flags", (unsigned long)info.flags);
 }
 
-/* metrics() -> {server: {metric name: int}}: a snapshot, no I/O (names from the core). */
-static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
-    (void)noargs;
+/* The core's snapshot of the client's servers (mcpool_client_metrics: no I/O), freed by the
+ * caller with mcpool_metrics_free; NULL with the exception set. */
+static mcpool_metrics *snapshot(ClientObject *self) {
     mcpool_metrics *m = NULL;
     CHECK_OPEN(self);
     mcpool_status st = mcpool_client_metrics(self->client, &m);
-    if (st != MCPOOL_OK)
-        return raise_status(st);
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+        return NULL;
+    }
+    return m;
+}
+
+/* metrics() -> {server: {metric name: int}}: a snapshot, no I/O (names from the core). */
+static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    mcpool_metrics *m = snapshot(self);
+    if (m == NULL)
+        return NULL;
     PyObject *out = PyDict_New();
     size_t n = mcpool_metrics_len(m), count = mcpool_metric_count();
     for (size_t i = 0; out != NULL && i < n; i++) {
@@ -2963,14 +2974,12 @@ static PyObject *Client_metrics(ClientObject *self, PyObject *noargs) {
  * (mcpool_metrics_prometheus: docs/metrics.md), no I/O. */
 static PyObject *Client_metrics_prometheus(ClientObject *self, PyObject *noargs) {
     (void)noargs;
-    mcpool_metrics *m = NULL;
-    CHECK_OPEN(self);
-    mcpool_status st = mcpool_client_metrics(self->client, &m);
-    if (st != MCPOOL_OK)
-        return raise_status(st);
+    mcpool_metrics *m = snapshot(self);
+    if (m == NULL)
+        return NULL;
     const char *text = NULL;
     size_t len = 0;
-    st = mcpool_metrics_prometheus(m, &text, &len);
+    mcpool_status st = mcpool_metrics_prometheus(m, &text, &len);
     PyObject *out = st == MCPOOL_OK ? PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "replace")
                                     : raise_status(st);
     mcpool_metrics_free(m);
@@ -2996,11 +3005,9 @@ static PyObject *Client_disconnect_all(ClientObject *self, PyObject *noargs) {
 
 static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
     (void)noargs;
-    mcpool_metrics *m = NULL;
-    CHECK_OPEN(self);
-    mcpool_status st = mcpool_client_metrics(self->client, &m);
-    if (st != MCPOOL_OK)
-        return raise_status(st);
+    mcpool_metrics *m = snapshot(self);
+    if (m == NULL)
+        return NULL;
     PyObject *out = PyDict_New();
     size_t n = mcpool_metrics_len(m);
     for (size_t i = 0; out != NULL && i < n; i++) {
@@ -3009,7 +3016,7 @@ static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
         bool alive = false;
         uint32_t failures = 0;
         uint64_t retry = 0;
-        st = mcpool_metrics_label(m, i, &label, &ll);
+        mcpool_status st = mcpool_metrics_label(m, i, &label, &ll);
         if (st == MCPOOL_OK)
             st = mcpool_metrics_state(m, i, &alive, &failures, &retry);
         if (st != MCPOOL_OK) {

@@ -486,19 +486,28 @@ JNIEXPORT jstring JNICALL Java_io_mcpool_Native_metricName(JNIEnv *env, jclass c
     return name == NULL ? NULL : (*env)->NewStringUTF(env, name);
 }
 
-/* The core's snapshot in the Prometheus text exposition format (mcpool_metrics_prometheus). */
-JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_metricsPrometheus(JNIEnv *env, jclass cls, jlong h) {
-    (void)cls;
+/* The core's snapshot of the client's servers (mcpool_client_metrics: no I/O), freed by the
+ * caller with mcpool_metrics_free; NULL with the exception thrown. */
+static mcpool_metrics *take_snapshot(JNIEnv *env, jlong h) {
     mcpool_metrics *snap = NULL;
     mcpool_status st = mcpool_client_metrics(CLIENT(h), &snap);
     if (st != MCPOOL_OK) {
         throw_status(env, st);
         return NULL;
     }
+    return snap;
+}
+
+/* The core's snapshot in the Prometheus text exposition format (mcpool_metrics_prometheus). */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_metricsPrometheus(JNIEnv *env, jclass cls, jlong h) {
+    (void)cls;
+    mcpool_metrics *snap = take_snapshot(env, h);
+    if (snap == NULL)
+        return NULL;
     const char *text = NULL;
     size_t len = 0;
     jbyteArray out = NULL;
-    st = mcpool_metrics_prometheus(snap, &text, &len);
+    mcpool_status st = mcpool_metrics_prometheus(snap, &text, &len);
     if (st != MCPOOL_OK)
         throw_status(env, st);
     else
@@ -513,12 +522,9 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_metricsPrometheus(JNIEnv *env
  * failures, ms until retried)}. */
 JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_snapshot(JNIEnv *env, jclass cls, jlong h) {
     (void)cls;
-    mcpool_metrics *snap = NULL;
-    mcpool_status st = mcpool_client_metrics(CLIENT(h), &snap);
-    if (st != MCPOOL_OK) {
-        throw_status(env, st);
+    mcpool_metrics *snap = take_snapshot(env, h);
+    if (snap == NULL)
         return NULL;
-    }
     size_t servers = mcpool_metrics_len(snap), count = mcpool_metric_count();
     jobjectArray out = NULL, labels = NULL;
     jlongArray values = NULL, states = NULL;
