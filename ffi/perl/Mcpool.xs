@@ -509,6 +509,29 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         *len = 0;
         return "";
     }
+#ifdef SvIsBOOL
+    if (SvIsBOOL(sv) && m->batch_flags[MCPOOL_KIND_BOOL] >= 0) {
+        /* a Perl 5.36+ boolean (builtin::true/false, a comparison, a boolean read back) as
+         * the format's boolean, read back as one by every language (tester finding interop
+         * 1: it was the bytes "1" or "", so a read-then-write turned Python's True into
+         * b"1"); under a format without booleans the bytes "1" or "", as Perl prints it */
+        *kind = MCPOOL_KIND_BOOL;
+        *len = 1;
+        return SvTRUE_nomg(sv) ? "1" : "0";
+    }
+#endif
+    if (SvNOK(sv) && !SvIOK(sv) && !SvUTF8(sv)) {
+        /* a floating-point number as the text that reads back as the same number: Perl's
+         * own (15 significant digits, "0.3" for 0.1 + 0.2, which reads back as another
+         * number: tester finding interop 2) when it does, else NV_DIG + 2 digits */
+        NV nv = SvNVX(sv);
+        p = SvPV_nomg(sv, *len);
+        if (!Perl_isnan(nv) && !Perl_isinf(nv) && Atof(p) != nv) {
+            SV *exact = sv_2mortal(newSVpvf("%.*" NVgf, NV_DIG + 2, nv));
+            p = SvPV(exact, *len);
+        }
+        return p;
+    }
     if (SvIOK(sv) && !SvPOK(sv) && !SvNOK(sv)) {
         if (!m->int_as_text)
             *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV: under a format without

@@ -933,7 +933,12 @@ C<libmemcached>). Every program sharing a cache uses the same one. Perl values m
 format's kinds: a reference is a Storable image, an integer (a number that was never used as
 a string) an integer (under a format without integers, its decimal text, as
 Cache::Memcached::Fast stores it), a character string UTF-8 text with C<utf8 =E<gt> 1>
-(the default under C<mcpool>), anything else bytes. Reading gives back the same: an integer
+(the default under C<mcpool>), a boolean of Perl 5.36 and later (C<builtin::true>, a
+comparison's result, a boolean read back) a boolean where the format has one (C<mcpool>,
+C<pylibmc>, C<whalin>, C<spymemcached>; elsewhere the bytes C<1> or the empty string, as Perl
+prints it), a floating-point number the text that reads back as the same number (Perl's own
+15 digits when they do, else 17: C<0.1 + 0.2> is C<0.30000000000000004>, never C<0.3>; infinity
+and NaN as Perl prints them), anything else bytes. Reading gives back the same: an integer
 as a number (2**63..2**64-1, such as a counter past 2**63, as an unsigned one, the form Perl
 holds it in, so storing it back keeps it an integer), text as a character string (with
 C<utf8>), a reference thawed. An integer beyond 64 bits (a Python writer's, under C<pylibmc> or C<python-memcached>) is returned as the exact
