@@ -778,6 +778,9 @@ pub struct Conn {
     wlast: usize,
     clean: bool,
     generation: u64,
+    /// The socket's identity as opened (`fork::closing`: a forked child closes the number
+    /// only while it still names this socket).
+    socket_id: Option<fork::SocketId>,
     server: Arc<str>,
     max_value: usize,
     io_timeout: Duration,
@@ -1034,7 +1037,7 @@ impl Conn {
         peer: Option<SocketAddr>,
         pins: u64,
     ) -> Conn {
-        fork::opened(stream.fd());
+        let socket_id = fork::opened(stream.fd());
         Conn {
             stream: std::mem::ManuallyDrop::new(stream),
             rbuf: vec![0; INITIAL_BUF],
@@ -1046,6 +1049,7 @@ impl Conn {
             wlast: 0,
             clean: true,
             generation: fork::generation(),
+            socket_id,
             server: label.clone(),
             max_value: opts.max_value,
             io_timeout: opts.io_timeout,
@@ -1792,11 +1796,11 @@ impl Conn {
 }
 
 impl Drop for Conn {
-    /// Closes the socket, unless this is a forked child that already closed it (see
-    /// `fork::close_inherited`): its number may be another socket's by now.
+    /// Closes the socket, unless this is a forked child in which its number no longer names
+    /// it (see `fork::closing`): the number may be another socket's or file's by now.
     #[allow(unsafe_code)] // ManuallyDrop::drop
     fn drop(&mut self) {
-        if fork::closing(self.stream.fd(), self.generation) {
+        if fork::closing(self.stream.fd(), self.generation, self.socket_id) {
             // SAFETY: the stream is dropped once, here, and the connection is never used
             // again.
             unsafe { std::mem::ManuallyDrop::drop(&mut self.stream) }

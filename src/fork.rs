@@ -25,16 +25,46 @@ pub fn generation() -> u64 {
     GENERATION.load(Ordering::Relaxed)
 }
 
-/// Every connection's socket, with the generation that opened it: a forked child closes
-/// those it inherited ([`close_inherited`]), which it never uses.
-static OPEN: Mutex<Vec<(RawFd, u64)>> = Mutex::new(Vec::new());
+/// What a socket is beyond its number: its device and inode (fstat(2)). A forked child may
+/// close an inherited number and reuse it for a socket or file of its own (a daemon's
+/// `closerange(3, ...)`): the number then names something else, which only the identity tells
+/// (tester finding fork 1: a child's own client was switched onto an inherited server's socket).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SocketId {
+    dev: u64,
+    ino: u64,
+}
+
+/// The identity of what `fd` names now, `None` when it names nothing.
+#[allow(unsafe_code)] // fstat(2)
+fn identity(fd: RawFd) -> Option<SocketId> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat writes a whole `stat` to the pointer on success; any number is a valid
+    // argument (a closed one is EBADF).
+    if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: fstat succeeded, so it filled the struct.
+    let st = unsafe { st.assume_init() };
+    #[allow(clippy::unnecessary_cast)] // dev_t and ino_t are not u64 on every target
+    Some(SocketId {
+        dev: st.st_dev as u64,
+        ino: st.st_ino as u64,
+    })
+}
+
+/// Every connection's socket, with the generation that opened it and its identity: a forked
+/// child closes those it inherited ([`close_inherited`]), which it never uses.
+static OPEN: Mutex<Vec<(RawFd, u64, Option<SocketId>)>> = Mutex::new(Vec::new());
+
+type Open = std::sync::MutexGuard<'static, Vec<(RawFd, u64, Option<SocketId>)>>;
 
 /// The registry, locked. In a process made by `fork()` (generation above 0) its lock may
 /// have been held at the fork by a thread of the parent, which is not here to release it:
 /// there the lock is tried for a while (a thread of this process holds it only briefly),
 /// then given up (`None`): a child's background thread stuck here never made the
 /// connection its callers waited for, and every call of the child timed out in line.
-fn registry(current: u64) -> Option<std::sync::MutexGuard<'static, Vec<(RawFd, u64)>>> {
+fn registry(current: u64) -> Option<Open> {
     if current == 0 {
         return Some(OPEN.lock().unwrap_or_else(|p| p.into_inner()));
     }
@@ -50,39 +80,42 @@ fn registry(current: u64) -> Option<std::sync::MutexGuard<'static, Vec<(RawFd, u
 
 /// Records a connection's socket, opened in this generation (unless the registry is out of
 /// reach in a forked child, [`registry`]: then a later child of this process does not close
-/// it early, and this process closes it as usual).
-pub(crate) fn opened(fd: RawFd) {
+/// it early, and this process closes it as usual). Returns its identity, which the
+/// connection keeps for [`closing`].
+pub(crate) fn opened(fd: RawFd) -> Option<SocketId> {
     let generation = generation();
+    let id = identity(fd);
     if let Some(mut open) = registry(generation) {
-        open.push((fd, generation));
+        open.push((fd, generation, id));
     }
+    id
 }
 
-/// Whether the connection of generation `generation` whose socket is `fd` may close it as
-/// it is dropped: yes, unless a forked child already closed it ([`close_inherited`]; the
-/// number may be another socket's by now). Forgets the socket.
-pub(crate) fn closing(fd: RawFd, generation: u64) -> bool {
+/// Whether the connection of generation `generation` whose socket is `fd` (identity `id`)
+/// may close it as it is dropped: in the process that opened it, yes; in a forked child only
+/// while the number still names that socket, never a number the child closed (or
+/// [`close_inherited`] did) and reused. Forgets the socket.
+pub(crate) fn closing(fd: RawFd, generation: u64, id: Option<SocketId>) -> bool {
     let current = self::generation();
-    // Out of reach in a forked child (see `registry`: held at the fork by a thread of the
-    // parent): then nothing was swept, the socket is still this connection's.
-    let Some(mut open) = registry(current) else {
-        return true;
-    };
-    match open.iter().position(|&e| e == (fd, generation)) {
-        Some(i) => {
+    // Out of reach in a forked child (see `registry`): the identity alone decides.
+    if let Some(mut open) = registry(current) {
+        if let Some(i) = open
+            .iter()
+            .position(|&(f, g, _)| (f, g) == (fd, generation))
+        {
             open.swap_remove(i);
-            true
         }
-        None => generation == current,
     }
+    generation == current || (id.is_some() && identity(fd) == id)
 }
 
 /// In a forked child: closes the sockets of every connection opened before the fork (never
 /// used here: a connection of an older generation is never reused, see `Conn`), without
 /// sending anything on them, so they do not outlive the parent's use of them at the server.
-/// close(2) of an inherited descriptor leaves the parent's socket open. Their connections,
-/// in the parent's pools, no longer close them ([`closing`]). Skipped when the registry's
-/// lock was held at the fork by a thread that is not in the child.
+/// close(2) of an inherited descriptor leaves the parent's socket open. A number that no
+/// longer names its socket (the child closed it, and maybe reused it) is left alone. Their
+/// connections, in the parent's pools, no longer close them ([`closing`]). Skipped when the
+/// registry's lock was held at the fork by a thread that is not in the child.
 #[allow(unsafe_code)] // close(2)
 pub(crate) fn close_inherited() {
     let current = generation();
@@ -91,14 +124,16 @@ pub(crate) fn close_inherited() {
         Err(TryLockError::Poisoned(p)) => p.into_inner(),
         Err(TryLockError::WouldBlock) => return,
     };
-    open.retain(|&(fd, generation)| {
+    open.retain(|&(fd, generation, id)| {
         if generation == current {
             return true;
         }
-        // SAFETY: `fd` is a socket this process inherited open and no object uses or closes
-        // any longer (`closing` answers false for it from now on).
-        unsafe {
-            libc::close(fd);
+        if id.is_some() && identity(fd) == id {
+            // SAFETY: `fd` still names the socket this process inherited open, which no
+            // object uses or closes any longer (`closing` answers false for it from now on).
+            unsafe {
+                libc::close(fd);
+            }
         }
         false
     });
