@@ -39,6 +39,7 @@ mod multi_get;
 mod pool;
 pub mod prometheus;
 pub mod proto;
+mod quiet_threads;
 pub mod resolve;
 pub mod route;
 mod server;

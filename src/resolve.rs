@@ -337,12 +337,14 @@ impl Resolve {
         let (host, port) = (host.clone(), *port);
         st.in_flight = Some(generation);
         let this = self.clone();
-        let spawned = std::thread::Builder::new()
-            .name("mcpool-resolve".into())
-            .spawn(move || {
-                let answer = this.lookup(&host, port);
-                this.answer(answer);
-            });
+        let spawned = crate::quiet_threads::spawn_quiet(|| {
+            std::thread::Builder::new()
+                .name("mcpool-resolve".into())
+                .spawn(move || {
+                    let answer = this.lookup(&host, port);
+                    this.answer(answer);
+                })
+        });
         if let Err(e) = spawned {
             st.in_flight = None;
             st.done += 1;

@@ -185,13 +185,13 @@ pub(crate) fn thread_pool() -> Arc<ScheduledThreadPool> {
             return threads;
         }
     }
-    let threads = Arc::new(
+    let threads = Arc::new(crate::quiet_threads::spawn_quiet(|| {
         ScheduledThreadPool::builder()
             .num_threads(1)
             .thread_name_pattern("mcpool-{}")
             .on_drop_behavior(OnPoolDropBehavior::DiscardPendingScheduled)
-            .build(),
-    );
+            .build()
+    }));
     state.current = Arc::downgrade(&threads);
     state.given = 1;
     state.all.retain(|w| w.strong_count() > 0);

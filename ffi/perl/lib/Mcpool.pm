@@ -1403,6 +1403,10 @@ parent's client in each thread, does not pass here.
 
 =head1 SIGNALS
 
+The core's own threads (a pool's background thread, a resolver's) block every signal, so a
+signal sent to the process is always handled by a Perl thread, whenever its handler was
+installed.
+
 Signal handlers that C<die> are safe around every method, including the perlipc timeout
 idiom with an "unsafe" handler, which runs inside the C signal handler
 (C<POSIX::sigaction>'s default, C<PERL_SIGNALS=unsafe>, L<Sys::SigAction>'s

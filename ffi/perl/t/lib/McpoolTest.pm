@@ -70,7 +70,10 @@ sub _start {
             ($> == 0 ? ('-u', 'nobody') : ()), @extra);
         my $pid = fork() // die "fork: $!";
         if (!$pid) {
+            # neither stream is the test's: a test that dies by a signal (no END block to
+            # stop this server) would leave prove waiting for the pipe's end for good
             open STDOUT, '>', '/dev/null';
+            open STDERR, '>', '/dev/null';
             exec @cmd or POSIX::_exit(127);
         }
         for (1 .. 200) {    # up to 5 s
