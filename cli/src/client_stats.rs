@@ -3,9 +3,11 @@
 //! would see), as a table or in the Prometheus text format (the load's summary then goes to
 //! standard error). Each thread writes a key and reads it back three times, comparing every
 //! value read with what it wrote. The first keys are one placed on each server by the
-//! client's placement, so every server is checked whatever --ops (raised when too small). Exit status 2 when an operation of the load failed (an
-//! error, not a miss), a value crossed over, or no value written could be read back (nothing
-//! was checked), after the metrics are printed; 0 otherwise.
+//! client's placement, each written and then read back, so every server is checked whatever
+//! --ops and --threads (--ops is raised when too small for that). Exit status 2 when an
+//! operation of the load failed (an error, not a miss), a value crossed over, or no value
+//! written could be read back (nothing was checked), after the metrics are printed; 0
+//! otherwise.
 
 use crate::out::{errln, out, outln};
 use mcpool::{Client, ServerMetrics};
@@ -33,8 +35,17 @@ impl Load {
             threads: 4,
             prometheus: false,
         };
+        let mut seen: Vec<&str> = Vec::new();
         let mut it = args.iter();
         while let Some(a) = it.next() {
+            // An option is given once, as for every command (`--ttl 5 --ttl 6` is an error):
+            // a later one never silently wins.
+            if a.starts_with("--") {
+                if seen.contains(&a.as_str()) {
+                    return Err(format!("{a} given twice"));
+                }
+                seen.push(a);
+            }
             // Out of range is an error, never silently capped.
             let mut num = |what: &str, max: usize| -> Result<usize, String> {
                 it.next()
@@ -100,10 +111,17 @@ fn share(ops: usize, threads: usize, t: usize) -> usize {
     ops / threads + usize::from(t < ops % threads)
 }
 
-/// The keys the load writes: each thread's `i`-th operation is on its key `i / 4`.
-fn key_groups(ops: usize, threads: usize) -> usize {
+/// The keys of a thread with `share` operations that are written and then read back (each
+/// thread's `i`-th operation is on its key `i / 4`: a set, then up to three gets): key `k`
+/// is read back when the thread has operation `4k + 1`.
+fn read_back_keys(share: usize) -> usize {
+    (share + 2) / 4
+}
+
+/// The keys of the whole load that are written and then read back.
+fn checked_keys(ops: usize, threads: usize) -> usize {
     (0..threads)
-        .map(|t| share(ops, threads, t).div_ceil(4))
+        .map(|t| read_back_keys(share(ops, threads, t)))
         .sum()
 }
 
@@ -126,14 +144,19 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
             );
         }
     }
-    if key_groups(ops, threads) < reach.len() {
+    // At least one key written and read back on each server (one in all when no server
+    // has a key of its own), whatever --threads: a load of sets alone (--ops 1 on 4
+    // threads) checks nothing, and would pass against a server that never returns a value.
+    let want = reach.len().max(1);
+    if checked_keys(ops, threads) < want {
         let asked = ops;
-        while key_groups(ops, threads) < reach.len() {
+        // (it ends: every 4 operations more give each thread one more key read back)
+        while checked_keys(ops, threads) < want {
             ops += 1;
         }
         errln!(
             "mcpool: stats --client: --ops {asked} raised to {ops}, so that each of the {} \
-             servers gets operations of the load",
+             servers gets a value written and read back",
             reach.len()
         );
     }
@@ -141,11 +164,12 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
     // their keys (each thread's first key, then each one's second, ...).
     let mut mine: Vec<Vec<Option<String>>> = vec![Vec::new(); threads];
     let mut dealt = reach.into_iter().map(|(_, k)| k);
-    // (A thread writes a key for each 4 operations: thread 0, which has the most, has a
-    // k-th key when any thread has.)
-    'deal: for k in (0..).take_while(|k| 4 * k < share(ops, threads, 0)) {
+    // Only keys that are read back after their set get a server's key. (A thread reads
+    // back a key for each 4 operations: thread 0, which has the most, has a k-th such key
+    // when any thread has.)
+    'deal: for k in (0..).take_while(|&k| k < read_back_keys(share(ops, threads, 0))) {
         for (t, keys) in mine.iter_mut().enumerate() {
-            if 4 * k >= share(ops, threads, t) {
+            if k >= read_back_keys(share(ops, threads, t)) {
                 break;
             }
             match dealt.next() {
@@ -248,8 +272,9 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
         );
         return Ok(ExitCode::from(2));
     }
-    // A load with reads that read back nothing it wrote checked nothing: not healthy.
-    if checked == 0 && ops > threads {
+    // A load that read back nothing it wrote checked nothing: not healthy (its --ops was
+    // raised above so that it always reads back: tester finding cli2 1).
+    if checked == 0 {
         errln!(
             "mcpool: stats --client: no value written was read back (every read missed), so none could be checked"
         );

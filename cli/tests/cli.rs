@@ -2093,3 +2093,96 @@ fn values_come_from_a_file_or_standard_input() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A fake server that stores nothing it is given: every store answers `STORED`, every get
+/// misses (`END`), anything else `ERROR`. A health check against it must fail: no value
+/// written is ever read back.
+fn stores_nothing_server() -> String {
+    use std::io::Write;
+    let (addr, _) = common::fake::fake(64, |_, line, w| {
+        let reply: &[u8] = if line.starts_with(b"set ") {
+            b"STORED\r\n"
+        } else if line.starts_with(b"get ") {
+            b"END\r\n"
+        } else if line.starts_with(b"mcpool-stats:") {
+            // (a set's data line: its value is the key's own text)
+            b""
+        } else {
+            b"ERROR\r\n"
+        };
+        let _ = w.write_all(reply);
+        common::fake::Then::Continue
+    });
+    addr
+}
+
+/// Tester finding cli2 1: `stats --client --ops N` with N at most --threads did only sets
+/// (each thread's first operation), so it checked nothing and exited 0 against a server
+/// that never returns a value. --ops is now raised until every server has a key written and
+/// read back, whatever --threads, and a load that checked nothing exits 2.
+#[test]
+fn stats_client_fails_when_nothing_is_read_back_whatever_ops() {
+    let fake = stores_nothing_server();
+    for load in [
+        &["--ops", "1"][..],
+        &["--ops", "2"],
+        &["--ops", "4"],
+        &["--ops", "5"],
+        &["--ops", "1", "--threads", "16"],
+        &["--ops", "3", "--threads", "1"],
+    ] {
+        let mut args = vec!["stats", "--client"];
+        args.extend_from_slice(load);
+        let o = on(&fake, &args);
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        assert_eq!(code(&o), 2, "{load:?}: {out}{err}");
+        assert!(
+            out.contains(" 0 values read back and checked")
+                && err.contains("none could be checked"),
+            "{load:?}: {out}{err}"
+        );
+    }
+    // A real server with the smallest loads: a value read back and checked, exit 0.
+    let mc = Memcached::start(&[]);
+    for load in [&["--ops", "1"][..], &["--ops", "1", "--threads", "16"]] {
+        let mut args = vec!["stats", "--client"];
+        args.extend_from_slice(load);
+        let o = on(&mc.addr(), &args);
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        assert_eq!(code(&o), 0, "{load:?}: {out}{err}");
+        assert!(
+            !out.contains(" 0 values read back") && err.contains("--ops 1 raised to "),
+            "{load:?}: {out}{err}"
+        );
+    }
+}
+
+/// Tester finding cli2 4: `stats --client --ops 10 --ops 20` took the later one; an option
+/// given twice is an error, as for the key commands (`set k v --ttl 5 --ttl 6`).
+#[test]
+fn stats_client_refuses_an_option_given_twice() {
+    for args in [
+        &["stats", "--client", "--ops", "10", "--ops", "20"][..],
+        &["stats", "--client", "--threads", "1", "--threads", "2"],
+        &[
+            "stats",
+            "--client",
+            "--format",
+            "table",
+            "--format",
+            "prometheus",
+        ],
+    ] {
+        // (no server is asked: the arguments are refused first)
+        let o = on("127.0.0.1:1", args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains("given twice"), "{args:?}: {err}");
+    }
+}
