@@ -734,6 +734,15 @@ public final class Mcpool implements AutoCloseable {
         return store(tc, Native.OP_CAS, key, value, ttl, casUnique) == Native.OK;
     }
 
+    /** As {@link #cas}, telling apart why nothing was stored, as spymemcached's
+     * {@code CASResponse} does: {@link CasResult#OK} stored, {@link CasResult#EXISTS} someone
+     * changed the item since {@link #gets} (read it again and retry), {@link CasResult#NOT_FOUND}
+     * it is gone (add it instead). The same one command as {@link #cas}; errors and a
+     * {@code casUnique} of 0 are thrown as there. */
+    public CasResult casResult(String key, Object value, int ttl, long casUnique) {
+        return CasResult.of(store(tc, Native.OP_CAS, key, value, ttl, casUnique));
+    }
+
     /** The value, or null on a miss. */
     public Object get(String key) {
         return get(tc, key);

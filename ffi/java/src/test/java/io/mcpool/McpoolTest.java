@@ -357,6 +357,88 @@ public class McpoolTest extends ServerTestBase {
         }
     }
 
+    /** casResult tells a key someone changed (EXISTS) from a key that is gone (NOT_FOUND),
+     * as spymemcached's CASResponse does, on every protocol; cas answers false for both
+     * (tester finding javacompat 3). */
+    @Test
+    public void casResultTellsChangedFromGone() {
+        for (String proto : new String[] {"text", "meta", "binary"}) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol(proto).build()) {
+                String k = "m:casr:" + proto, gone = k + ":gone";
+                assertTrue(mc.set(k, "v0", 0));
+                MemcachedItem it = mc.gets(k);
+                assertEquals(proto, CasResult.OK, mc.casResult(k, "v1", 0, it.casUnique));
+                assertEquals("v1", mc.get(k));
+                // the CAS read before the store above is stale now
+                assertEquals(proto, CasResult.EXISTS, mc.casResult(k, "v2", 0, it.casUnique));
+                assertFalse(mc.cas(k, "v2", 0, it.casUnique));
+                assertEquals("v1", mc.get(k));
+                // a key that never was, and one deleted after its gets
+                assertEquals(proto, CasResult.NOT_FOUND, mc.casResult(k + ":never", "v", 0, it.casUnique));
+                assertTrue(mc.set(gone, "g", 0));
+                MemcachedItem g = mc.gets(gone);
+                assertTrue(mc.delete(gone));
+                assertEquals(proto, CasResult.NOT_FOUND, mc.casResult(gone, "g2", 0, g.casUnique));
+                assertFalse(mc.cas(gone, "g2", 0, g.casUnique));
+                assertNull(mc.get(gone));
+                assertNull(mc.get(k + ":never"));
+                // the CAS unique read now is current: stored, with its TTL
+                MemcachedItem now = mc.gets(k);
+                assertEquals(proto, CasResult.OK, mc.casResult(k, 7L, 3600, now.casUnique));
+                assertEquals(7L, mc.get(k));
+                try {
+                    mc.casResult(k, "zero", 0, 0L);
+                    fail(proto + ": cas 0 accepted");
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                }
+                assertEquals(7L, mc.get(k));
+            }
+        }
+    }
+
+    /** MemcachedItem prints its value and CAS (a byte[] as its length and a hex prefix, long
+     * text cut), and compares by them, arrays by content (tester finding javacompat 5). */
+    @Test
+    public void memcachedItemPrintsAndComparesByValue() {
+        byte[] big = new byte[36000];
+        for (int i = 0; i < big.length; i++) big[i] = (byte) (i * 7);
+        MemcachedItem b1 = new MemcachedItem(big, 42), b2 = new MemcachedItem(big.clone(), 42);
+        assertEquals(b1, b2);
+        assertEquals(b1.hashCode(), b2.hashCode());
+        assertNotEquals(b1, new MemcachedItem(big.clone(), 43));
+        byte[] other = big.clone();
+        other[35999] ^= 1;
+        assertNotEquals(b1, new MemcachedItem(other, 42));
+        String s = b1.toString();
+        assertEquals("MemcachedItem{value=byte[36000] 00070e151c232a31383f464d545b6269..., cas=42}", s);
+        assertEquals("MemcachedItem{value=byte[2] 0aff, cas=1}", new MemcachedItem(new byte[] {10, -1}, 1).toString());
+
+        assertEquals("MemcachedItem{value=\"hello\", cas=7}", new MemcachedItem("hello", 7).toString());
+        String longText = "lorem ipsum ".repeat(3000);
+        String t = new MemcachedItem(longText, 7).toString();
+        assertTrue(t, t.length() < 120);
+        assertTrue(t, t.contains("...(36000 chars)"));
+        assertEquals("MemcachedItem{value=42 (Long), cas=9}", new MemcachedItem(42L, 9).toString());
+        assertEquals("MemcachedItem{value=null, cas=0}", new MemcachedItem(null, 0).toString());
+        // memcached's CAS is unsigned 64-bit
+        assertEquals("MemcachedItem{value=null, cas=18446744073709551615}", new MemcachedItem(null, -1L).toString());
+        assertEquals(new MemcachedItem("a", 1), new MemcachedItem("a", 1));
+        assertEquals(new MemcachedItem("a", 1).hashCode(), new MemcachedItem("a", 1).hashCode());
+        assertNotEquals(new MemcachedItem("a", 1), new MemcachedItem("b", 1));
+        assertNotEquals(new MemcachedItem(1L, 1), new MemcachedItem(1, 1)); // a Long is not an Integer
+        assertEquals(new MemcachedItem(null, 3), new MemcachedItem(null, 3));
+        assertNotEquals(new MemcachedItem("a", 1), null);
+
+        // an item read back equals an item of the value written and the CAS read
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
+            assertTrue(mc.set("m:item", new byte[] {1, 2, 3}, 0));
+            MemcachedItem it = mc.gets("m:item");
+            assertEquals(new MemcachedItem(new byte[] {1, 2, 3}, it.casUnique), it);
+            assertTrue(it.toString(), it.toString().startsWith("MemcachedItem{value=byte[3] 010203, cas="));
+        }
+    }
+
     @Test
     public void closeIsIdempotentAndFreesOnce() {
         Mcpool mc = Mcpool.builder().servers(server.addr()).build();
