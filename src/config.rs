@@ -365,10 +365,19 @@ pub struct ClientBuilder {
     /// `compression` was set: the value format's default ([`ValueFormat::compresses_by_default`])
     /// no longer applies.
     compression_chosen: bool,
-    /// `retry_timeout_max` was set (by a setter, by name or by a preset): a `retry_timeout`
-    /// above it is then a configuration error; left at its default, the cap rises to
-    /// `retry_timeout` (a first wait of 60 s alone is not refused for the default 30 s cap).
+    /// `retry_timeout_max` was set by the caller (a setter or by name; a preset's is a
+    /// default): a `retry_timeout` above it is then a configuration error; otherwise the cap
+    /// rises to `retry_timeout` (a first wait of 60 s alone is not refused for the default
+    /// 30 s cap, nor `retry_timeout=3s` under the pymemcache preset's 1 s).
     retry_cap_chosen: bool,
+    /// The options the caller set by name (row name, value as text), in order: applied again
+    /// over a `preset` or `libmemcached_config` set after them, so that those two set
+    /// defaults and never override an option given beside them, whatever the order
+    /// (`options::OptionSpec::set`; tester finding migrate 1).
+    named: Vec<(&'static str, String)>,
+    /// A `preset` or `libmemcached_config` is being applied: its settings are defaults, not
+    /// the caller's options.
+    applying_base: bool,
 }
 
 impl ClientBuilder {
@@ -577,8 +586,8 @@ impl ClientBuilder {
 
     /// First back-off before a dead server is retried; it doubles per failed retry, up to
     /// `retry_timeout_max`, and starts again after a success. Default 1 s. Larger than a
-    /// `retry_timeout_max` that was set makes `build` fail (naming both), never silently
-    /// capped; with the cap left at its default, the cap rises to it.
+    /// `retry_timeout_max` the caller set makes `build` fail (naming both), never silently
+    /// capped; with the cap left at its default or a preset's, the cap rises to it.
     pub fn retry_timeout(mut self, d: Duration) -> Self {
         self.config.retry_timeout = d;
         self
@@ -588,7 +597,7 @@ impl ClientBuilder {
     /// this is not set); when set, at least `retry_timeout` (else `build` fails).
     pub fn retry_timeout_max(mut self, d: Duration) -> Self {
         self.config.retry_timeout_max = d;
-        self.retry_cap_chosen = true;
+        self.retry_cap_chosen = !self.applying_base;
         self
     }
 

@@ -332,6 +332,59 @@ fn presets_set_their_rows_and_later_options_override_them() {
     assert!(!c.config().compression.enabled);
 }
 
+/// Tester finding migrate 1: `libmemcached_config` (the libmemcached preset, then its words)
+/// and `preset` overrode options set by name before them: `io_timeout=300ms` then a
+/// libmemcached string waited the preset's 5 s, a `distribution` put 1,333 of 2,000 keys on
+/// other servers; a Perl hash has no order to follow "set it first" by. They set defaults
+/// now: an option set by name keeps its value, before or after them.
+#[test]
+fn preset_and_libmemcached_config_never_override_options_given_beside_them() {
+    let lm = "--SERVER=127.0.0.1:11311 --SERVER=127.0.0.1:11312 --SERVER=127.0.0.1:11313 \
+              --POLL-TIMEOUT=2000";
+    let pairs: [(&str, &str); 3] = [
+        ("io_timeout", "300ms"),
+        ("distribution", "libmemcached-ketama-weighted"),
+        ("failover", "fail-fast"),
+    ];
+    let by = |first: bool, base: (&str, &str)| {
+        let mut b = ClientBuilder::new();
+        if first {
+            b = b.set(base.0, base.1).unwrap();
+        }
+        for (n, v) in pairs {
+            b = b.set(n, v).unwrap();
+        }
+        if !first {
+            b = b.set(base.0, base.1).unwrap();
+        }
+        b
+    };
+    for base in [("libmemcached_config", lm), ("preset", "libmemcached")] {
+        let (before, after) = (by(true, base), by(false, base));
+        assert_eq!(config_text(&before), config_text(&after), "{base:?}");
+        let c = after.config();
+        assert_eq!(c.io_timeout, Duration::from_millis(300), "{base:?}");
+        assert_eq!(
+            c.distribution,
+            "libmemcached-ketama-weighted"
+                .parse::<Distribution>()
+                .unwrap(),
+            "{base:?}"
+        );
+    }
+    // the preset's other settings still apply (its value format), and a later preset's
+    // defaults replace an earlier one's but not the options
+    let b = ClientBuilder::new()
+        .set("io_timeout", "300ms")
+        .unwrap()
+        .set("preset", "whalin")
+        .unwrap()
+        .set("preset", "pylibmc")
+        .unwrap();
+    assert_eq!(b.config().values.format.to_string(), "pylibmc");
+    assert_eq!(b.config().io_timeout, Duration::from_millis(300));
+}
+
 #[test]
 fn readme_and_docs_hold_the_generated_tables() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -938,10 +991,37 @@ fn a_retry_timeout_above_its_cap_is_refused_naming_both() {
         .unwrap()
         .build()
         .unwrap_err();
-    // A preset's cap is a cap that was set: pylibmc's is 2 s.
+    // A preset's cap is a default (tester finding migrate 4): pylibmc's 2 s and pymemcache's
+    // 1 s rise to the retry_timeout given, as the wait of those clients' own retry_timeout,
+    // in either order.
+    for preset in ["pylibmc", "pymemcache"] {
+        let before = Client::builder()
+            .server("127.0.0.1:1")
+            .set("retry_timeout", "5s")
+            .unwrap()
+            .set("preset", preset)
+            .unwrap()
+            .into_config()
+            .unwrap();
+        let after = Client::builder()
+            .server("127.0.0.1:1")
+            .set("preset", preset)
+            .unwrap()
+            .set("retry_timeout", "5s")
+            .unwrap()
+            .into_config()
+            .unwrap();
+        for c in [before, after] {
+            assert_eq!(c.retry_timeout, Duration::from_secs(5), "{preset}");
+            assert_eq!(c.retry_timeout_max, Duration::from_secs(5), "{preset}");
+        }
+    }
+    // A cap the caller set beside a preset is the caller's.
     let over_preset = Client::builder()
         .server("127.0.0.1:1")
         .set("preset", "pylibmc")
+        .unwrap()
+        .set("retry_timeout_max", "2s")
         .unwrap()
         .set("retry_timeout", "5s")
         .unwrap()

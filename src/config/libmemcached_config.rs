@@ -304,12 +304,14 @@ fn server(w: &Word, value: &str) -> Result<ServerSpec> {
             None => return Err(bad(&w.given, "after the quoted path only /?WEIGHT")),
         }
     };
+    // libmemcached gives a server of weight 0 its default weight, 1 (`weight ? weight : 1`
+    // in its server_create): `/?0` places keys as `/?1` there, so here too (tester finding
+    // migrate 4: it was refused)
     let weight = match weight_text {
         Some(wt) => wt
             .parse::<u32>()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| bad(&w.given, "a weight is a whole number above 0 (/?2)"))?,
+            .map(|n| n.max(1))
+            .map_err(|_| bad(&w.given, "a weight is a whole number (/?2; /?0 is 1)"))?,
         None => 1,
     };
     // libmemcached takes port 0 as its default, 11211
@@ -369,6 +371,13 @@ pub(crate) fn apply(b: ClientBuilder, text: &str) -> Result<ClientBuilder> {
 mod tests {
     use super::*;
 
+    /// Tester finding migrate 4: libmemcached gives weight 0 its default, 1.
+    #[test]
+    fn a_weight_of_0_is_1_as_in_libmemcached() {
+        let t = translate("--SERVER=127.0.0.1:11211/?0 --SERVER=127.0.0.2/?3").unwrap();
+        assert_eq!((t.servers[0].weight, t.servers[1].weight), (1, 3));
+    }
+
     #[test]
     fn words_before_the_last_server_are_the_before_group() {
         let t = translate(
@@ -402,7 +411,8 @@ mod tests {
             ("--NUMBER-OF-REPLICAS=2", "replicate"),
             ("--FOO=1", "not a word"),
             ("SERVER=a", "starts with --"),
-            ("--SERVER=a:1/?0", "weight"),
+            ("--SERVER=a:1/?x", "weight"),
+            ("--SERVER=a:1/?-1", "weight"),
             ("--CONNECT-TIMEOUT=0", "at once"),
             ("--NAMESPACE=\"open", "quote"),
         ] {

@@ -160,7 +160,51 @@ impl OptionSpec {
     /// prefix, a password, a file name) is taken exactly as given, and one the option cannot
     /// take as given (a control character anywhere, a key prefix with surrounding space) is
     /// refused, never changed.
+    ///
+    /// `preset` and `libmemcached_config` set defaults: an option set by name before them
+    /// keeps its value (it is applied again over theirs), so the order of the caller's
+    /// options never matters (a Perl hash has none; tester finding migrate 1).
     pub fn set(&self, b: ClientBuilder, value: &str) -> Result<ClientBuilder> {
+        self.given(b, value.to_owned(), |b| self.parse_and_apply(b, value))
+    }
+
+    /// Whether this option sets defaults for the others (`preset`, `libmemcached_config`):
+    /// it never overrides an option set by name, before or after it.
+    fn sets_defaults(&self) -> bool {
+        matches!(self.name, "preset" | "libmemcached_config")
+    }
+
+    /// Applies the option with `apply` as the caller's (`text`, its value as text, kept for
+    /// a later `preset` or `libmemcached_config`), or as defaults: those two, and the
+    /// settings they apply, are not kept, and a builder's options set by name are applied
+    /// again over them.
+    fn given(
+        &self,
+        mut b: ClientBuilder,
+        text: String,
+        apply: impl FnOnce(ClientBuilder) -> Result<ClientBuilder>,
+    ) -> Result<ClientBuilder> {
+        if b.applying_base {
+            return apply(b); // a preset's own setting: a default
+        }
+        if !self.sets_defaults() {
+            let mut b = apply(b)?;
+            b.named.push((self.name, text));
+            return Ok(b);
+        }
+        let named = std::mem::take(&mut b.named);
+        b.applying_base = true;
+        let mut b = apply(b)?;
+        b.applying_base = false;
+        for (name, value) in &named {
+            b = OPTIONS[find(name)?].parse_and_apply(b, value)?;
+        }
+        b.named = named;
+        Ok(b)
+    }
+
+    /// [`OptionSpec::set`] without keeping the option for a later preset.
+    fn parse_and_apply(&self, b: ClientBuilder, value: &str) -> Result<ClientBuilder> {
         let v = if self.kind == OptionType::Text {
             value
         } else {
@@ -221,7 +265,9 @@ impl OptionSpec {
     /// Applies an already typed value (the C ABI's typed setters): the same range checks and
     /// the same setter as [`OptionSpec::set`]. A value of the wrong type is refused.
     pub fn set_value(&self, b: ClientBuilder, value: Value<'_>) -> Result<ClientBuilder> {
-        self.set_shown(b, value, &value.to_string())
+        self.given(b, value.as_text(), |b| {
+            self.set_shown(b, value, &value.to_string())
+        })
     }
 
     /// [`OptionSpec::set_value`], an error showing the value as `shown`.
@@ -360,6 +406,18 @@ pub enum Value<'a> {
 }
 
 impl Value<'_> {
+    /// The text [`OptionSpec::set`] reads as this value (a duration in seconds to the
+    /// nanosecond).
+    fn as_text(&self) -> String {
+        match *self {
+            Value::Duration(d) => format!("{}.{:09}s", d.as_secs(), d.subsec_nanos()),
+            Value::Bool(b) => b.to_string(),
+            Value::Integer(n) => n.to_string(),
+            Value::Fraction(f) => f.to_string(),
+            Value::Text(t) => t.to_owned(),
+        }
+    }
+
     fn type_name(&self) -> &'static str {
         match self {
             Value::Duration(_) => "duration",
@@ -654,14 +712,14 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("preset", Name, "", "none",
         "cache-memcached-fast, cache-memcached, pylibmc, python-memcached, pymemcache, whalin, \
          spymemcached, libmemcached",
-        "apply a legacy client's value format, placement, timeouts and compression (set it \
-         first: later options override it)",
+        "apply a legacy client's value format, placement, timeouts and compression, as \
+         defaults: an option set by name, before or after it, keeps its value",
         Apply::Text(set_preset)),
     row!("libmemcached_config", Text, "", "", "a libmemcached configuration string",
         "libmemcached's memcached(\"--SERVER=a:11211/?2 --DISTRIBUTION=consistent ...\") \
          words: the libmemcached preset, then each word in order (servers, placement, \
-         timeouts, failover, namespace; set it first: later options override it; \
-         docs/options.md)",
+         timeouts, failover, namespace), as defaults: an option set by name, before or after \
+         it, keeps its value (docs/options.md)",
         Apply::Text(super::libmemcached_config::apply)),
     row!("servers", Servers, "", "", "",
         "the servers, in order (placement depends on the order); replaces the list",
@@ -708,7 +766,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         "one deadline for a whole operation (pool wait, connect, every read and write); 0: none",
         Apply::OptDuration(ClientBuilder::operation_timeout)),
     row!("retry_timeout", DurationOrZero, "ms", "1s", "",
-        "first wait before a dead server is tried again; doubles per failed retry; above a retry_timeout_max that was set (by name, setter or preset) it is a configuration error; with the cap left at its default (30s) the cap rises to it; 0: a dead server is tried again by the next call (libmemcached's retry_timeout 0)",
+        "first wait before a dead server is tried again; doubles per failed retry; above a retry_timeout_max the caller set (by name or setter) it is a configuration error; with the cap left at its default (30s) or a preset's the cap rises to it; 0: a dead server is tried again by the next call (libmemcached's retry_timeout 0)",
         Apply::Duration(ClientBuilder::retry_timeout)),
     row!("retry_timeout_max", DurationOrZero, "ms", "30s", "",
         "cap on the doubling retry wait; at least retry_timeout; 0 (with retry_timeout 0): every retry at once",
