@@ -720,7 +720,8 @@ typedef void (*mcpool_event_callback)(void *userdata,
  * Called after every exchange with a server, and once for the keys of a call refused before
  * any server was asked (a bad key or value: `mcpool_op_server` is ""), on the thread that
  * made the call, inside that mcpool call, once its connection is back in the pool (so it may issue commands of its
- * own). Keep it short and non-blocking: the call returns when it does. It must not free the
+ * own; those give no records: a call made inside a callback reaches no callback, so a
+ * callback that calls the client never recurses). Keep it short and non-blocking: the call returns when it does. It must not free the
  * client and must not unwind (C++ exceptions, longjmp). `record` is valid only during the
  * call.
  */
@@ -1069,10 +1070,12 @@ mcpool_status mcpool_config_set_protocol(mcpool_config *config,
 
 /**
  * Authenticates every connection with SASL PLAIN (`username_len` and `password_len` bytes
- * of UTF-8, no NUL needed; at most 4096 each, any character but NUL; both or neither
- * empty). The values go through the `sasl_username` and `sasl_password` rows of
- * `mcpool_config_set`: a bad one is `MCPOOL_CONFIG`. Needs a server started with SASL (`-S`).
- * The configuration keeps a copy; the caller's buffers may be reused at once.
+ * of UTF-8, no NUL needed; at most 4096 each, any character but NUL and a line break; both
+ * or neither empty). The values go through the `sasl_username` and `sasl_password` rows of
+ * `mcpool_config_set`: a bad one, or only one of them empty, is `MCPOOL_CONFIG` and the
+ * configuration is unchanged (neither is kept). SASL needs the binary protocol
+ * (`mcpool_client_new` refuses it on another, `MCPOOL_CONFIG`) and a server started with
+ * SASL (`-S`). The configuration keeps a copy; the caller's buffers may be reused at once.
  *
  * # Safety
  * `config` is NULL or a live configuration; `username` and `password` are NULL or valid

@@ -18,9 +18,9 @@ pub enum Error {
         /// What is wrong with it.
         reason: &'static str,
     },
-    /// The value is larger than the configured item size limit: checked on the value as
-    /// given, before compression (and again after, which cannot fail when compression only
-    /// shrinks). The value is not sent; a `set` refused so deletes the key, as memcached's
+    /// The value is larger than the configured item size limit (`max_value_size`): checked
+    /// on the value as sent, after compression (a compressible value larger than the limit
+    /// is stored when it compresses below it). The value is not sent; a `set` refused so deletes the key, as memcached's
     /// own refusal does ([`Error::TooLargeForServer`]).
     ValueTooLarge {
         /// The value's size.
@@ -331,7 +331,9 @@ impl fmt::Display for Error {
             Error::InvalidKey { key, reason } => write!(f, "invalid key {key}: {reason}"),
             Error::ValueTooLarge { len, limit } => write!(
                 f,
-                "value of {len} bytes exceeds the item size limit of {limit} bytes"
+                "value of {len} bytes exceeds the item size limit of {limit} bytes \
+                 (the client's max_value_size; a server started with a larger -I takes \
+                 more when max_value_size is raised)"
             ),
             Error::TooLargeForServer { server, message } => {
                 write!(f, "value too large for {server}: {message}")
@@ -409,14 +411,11 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
+/// No error has a `source()`: each message already says what its cause said (an
+/// [`Error::Io`] the operating system's text, which its `source` field holds), so a
+/// reporter that walks the chain (anyhow's `{:#}`, tracing, eyre) would print it twice
+/// (tester finding rust2 2).
+impl std::error::Error for Error {}
 
 impl Clone for Error {
     /// Clones the error; an I/O source is rebuilt from its kind and message.
@@ -489,5 +488,27 @@ impl Clone for Error {
             Error::Decompress(m) => Error::Decompress(m.clone()),
             Error::ValueFormat(m) => Error::ValueFormat(m.clone()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+    use std::error::Error as _;
+
+    /// Tester finding rust2 2: anyhow's `{:#}` printed "Connection refused (os error 111)"
+    /// twice, once from the message and once from `source()`.
+    #[test]
+    fn an_io_error_says_its_cause_once() {
+        let e = Error::Io {
+            server: "127.0.0.1:1".into(),
+            source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+        };
+        assert!(e.source().is_none());
+        let text = e.to_string();
+        assert!(
+            text.contains("127.0.0.1:1") && text.contains("refused"),
+            "{text}"
+        );
     }
 }

@@ -38,7 +38,9 @@ pub struct ItemInfo {
 pub enum StoreOutcome {
     /// The value was stored.
     Stored,
-    /// `add` of an existing key, `replace`/`append`/`prepend` of a missing one.
+    /// `add` of an existing key, `replace`/`append`/`prepend` of a missing one; also an
+    /// `append`/`prepend` that memcached refuses because the item would grow past its item
+    /// size limit (`-I`): then the key exists and keeps its value.
     NotStored,
     /// `cas`: the item changed since it was read.
     Exists,

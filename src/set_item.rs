@@ -66,11 +66,17 @@ pub struct SetItem<'a> {
 }
 
 impl<'a> SetItem<'a> {
-    /// An item with flags 0, the given TTL and the client's compression rule.
-    pub fn new(key: &'a [u8], value: &'a [u8], ttl: u32) -> SetItem<'a> {
+    /// An item with flags 0, the given TTL and the client's compression rule. The key and
+    /// the value are anything that is bytes, as in [`Client::set`](crate::Client::set)
+    /// (`SetItem::new("k", b"v", 0)`, a `String`, a `Vec<u8>`).
+    pub fn new<K, V>(key: &'a K, value: &'a V, ttl: u32) -> SetItem<'a>
+    where
+        K: AsRef<[u8]> + ?Sized,
+        V: AsRef<[u8]> + ?Sized,
+    {
         SetItem {
-            key,
-            value,
+            key: key.as_ref(),
+            value: value.as_ref(),
             flags: 0,
             ttl,
             compress: Compress::Auto,

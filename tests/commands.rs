@@ -536,6 +536,24 @@ fn unknown_stats_group_is_one_error_kind_on_every_protocol() {
     }
 }
 
+/// Tester findings cuser2 3, cli2 7: a group the client does not send (empty, several words,
+/// a control byte) read "configuration error: bad stats group", though the status was an
+/// invalid argument: it is `Error::InvalidArgument` (CLIENT_ERROR class), saying why.
+#[test]
+fn a_stats_group_not_sent_is_an_invalid_argument() {
+    let c = Client::builder().server("127.0.0.1:1").build().unwrap();
+    for g in ["", "detail dump", "cachedump 1 1", "items\r\nflush_all"] {
+        let e = c.stats(Some(g)).remove(0).1.unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{g:?}: {e:?}");
+        assert_eq!(e.class(), mcpool::error::Class::ClientError, "{g:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains("one word") && !text.contains("configuration"),
+            "{text}"
+        );
+    }
+}
+
 fn version_stats_flush_with(protocol: Protocol) {
     let mc = Memcached::start(&[]);
     let c = Client::builder()

@@ -8,6 +8,7 @@ mod common;
 use common::{unique, Memcached};
 use mcpool::Client;
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 /// The socket inodes this process holds open (`socket:[N]` in /proc/self/fd).
 fn sockets() -> BTreeSet<String> {
@@ -31,8 +32,14 @@ fn a_forked_child_closes_the_sockets_it_inherited() {
         .build()
         .unwrap();
     c.set("k", b"parent", 0).unwrap();
-    let parents: BTreeSet<String> = sockets().difference(&before).cloned().collect();
-    assert!(parents.len() >= 3, "the parent's pool: {parents:?}");
+    // min_idle's connections are opened by the pool's background thread: awaited
+    let opened = || -> BTreeSet<String> { sockets().difference(&before).cloned().collect() };
+    common::wait_until(
+        "the parent's 3 idle connections",
+        Duration::from_secs(10),
+        || opened().len() >= 3,
+    );
+    let parents = opened();
     // SAFETY: the child only uses the client and /proc, then leaves with _exit, never
     // returning into the test harness.
     let pid = unsafe { libc::fork() };

@@ -1307,12 +1307,12 @@ pub unsafe extern "C" fn mcpool_client_stats(
         ptr::out(out_results, "results")?;
         let results = c.client.stats(group);
         // The core refuses a group it will not send (empty, a space or control byte: a CR LF
-        // would start another command) with one configuration error per server, before any
-        // I/O: a bad argument of this call, not the servers' answers.
+        // would start another command) with one invalid-argument error per server, before
+        // any I/O: a bad argument of this call, not the servers' answers.
         if group.is_some()
             && results
                 .iter()
-                .all(|(_, r)| matches!(r, Err(Error::Config(_))))
+                .all(|(_, r)| matches!(r, Err(Error::InvalidArgument { .. })))
         {
             if let Some((_, Err(e))) = results.first() {
                 return Err(Failure::invalid(format!("stats: {e}")));

@@ -319,10 +319,12 @@ pub unsafe extern "C" fn mcpool_config_set_protocol(
 }
 
 /// Authenticates every connection with SASL PLAIN (`username_len` and `password_len` bytes
-/// of UTF-8, no NUL needed; at most 4096 each, any character but NUL; both or neither
-/// empty). The values go through the `sasl_username` and `sasl_password` rows of
-/// `mcpool_config_set`: a bad one is `MCPOOL_CONFIG`. Needs a server started with SASL (`-S`).
-/// The configuration keeps a copy; the caller's buffers may be reused at once.
+/// of UTF-8, no NUL needed; at most 4096 each, any character but NUL and a line break; both
+/// or neither empty). The values go through the `sasl_username` and `sasl_password` rows of
+/// `mcpool_config_set`: a bad one, or only one of them empty, is `MCPOOL_CONFIG` and the
+/// configuration is unchanged (neither is kept). SASL needs the binary protocol
+/// (`mcpool_client_new` refuses it on another, `MCPOOL_CONFIG`) and a server started with
+/// SASL (`-S`). The configuration keeps a copy; the caller's buffers may be reused at once.
 ///
 /// # Safety
 /// `config` is NULL or a live configuration; `username` and `password` are NULL or valid
@@ -342,11 +344,32 @@ pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
         let user = unsafe { value_text(username, username_len, "username") }?;
         // SAFETY: the caller promises `password_len` readable bytes at a non-NULL `password`.
         let pass = unsafe { value_text(password, password_len, "password") }?;
-        // The option table's rows, so that the same values are refused as by name.
+        if user.is_empty() != pass.is_empty() {
+            return Err(Failure::new(
+                mcpool_status::MCPOOL_CONFIG,
+                "sasl_plain: a user name and a password, both or neither empty".to_owned(),
+            ));
+        }
+        // The option table's rows, so that the same values are refused as by name; both
+        // in one update, so that a refused password leaves the user name unset too (tester
+        // finding cuser2 1: the user was kept, and the build then said it lacked a password).
+        let row = |name| {
+            options::option(name).ok_or_else(|| {
+                Failure::new(mcpool_status::MCPOOL_PANIC, format!("no option {name}"))
+            })
+        };
+        let (user_row, pass_row) = (row("sasl_username")?, row("sasl_password")?);
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe { set_option(config, "sasl_username", options::Value::Text(user)) }?;
-        // SAFETY: as above.
-        unsafe { set_option(config, "sasl_password", options::Value::Text(pass)) }
+        unsafe {
+            update(config, |b| {
+                let b = user_row
+                    .set_value(b, options::Value::Text(user))
+                    .map_err(|e| super::options::option_failure(&e))?;
+                pass_row
+                    .set_value(b, options::Value::Text(pass))
+                    .map_err(|e| super::options::option_failure(&e))
+            })
+        }
     })
 }
 

@@ -598,7 +598,8 @@ impl mcpool_op_record {
 /// Called after every exchange with a server, and once for the keys of a call refused before
 /// any server was asked (a bad key or value: `mcpool_op_server` is ""), on the thread that
 /// made the call, inside that mcpool call, once its connection is back in the pool (so it may issue commands of its
-/// own). Keep it short and non-blocking: the call returns when it does. It must not free the
+/// own; those give no records: a call made inside a callback reaches no callback, so a
+/// callback that calls the client never recurses). Keep it short and non-blocking: the call returns when it does. It must not free the
 /// client and must not unwind (C++ exceptions, longjmp). `record` is valid only during the
 /// call.
 pub type mcpool_op_callback =

@@ -249,6 +249,21 @@ static void test_config_validation(void) {
                MCPOOL_OK);
         mcpool_config_free(lc);
     }
+    {
+        /* Tester finding cuser2 1: a refused password kept the user name, and the build then
+         * said it lacked a password; one side empty is refused at once (cuser2 2). */
+        mcpool_config *sc = NULL;
+        mcpool_client *cl = NULL;
+        EXPECT(mcpool_config_new(&sc), MCPOOL_OK);
+        EXPECT(mcpool_config_add_server(sc, S("127.0.0.1:1"), 1), MCPOOL_OK);
+        EXPECT(mcpool_config_set_sasl_plain(sc, S("u"), "p\0x", 3), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set_sasl_plain(sc, S("u"), "", 0), MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "both or neither") != NULL);
+        EXPECT(mcpool_config_set_sasl_plain(sc, "", 0, S("p")), MCPOOL_CONFIG);
+        EXPECT(mcpool_client_new(sc, &cl), MCPOOL_OK);
+        mcpool_client_free(cl);
+        mcpool_config_free(sc);
+    }
     EXPECT(mcpool_config_set_tls_server_name(NULL, NULL, 1), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_max_value_size(NULL, SIZE_MAX), MCPOOL_INVALID_ARGUMENT);
     CHECK(strstr(mcpool_last_error_message(), "config is NULL") != NULL);

@@ -41,12 +41,14 @@ impl Client {
         self.store(StoreCommand::Replace, key, value, 0, ttl)
     }
 
-    /// Appends to an existing value (`NotStored` if missing). Never compressed.
+    /// Appends to an existing value (`NotStored` if missing, or if the item would grow past
+    /// the server's item size limit). Never compressed.
     pub fn append(&self, key: impl AsRef<[u8]>, value: &[u8]) -> Result<StoreOutcome> {
         self.store(StoreCommand::Append, key, value, 0, 0)
     }
 
-    /// Prepends to an existing value (`NotStored` if missing). Never compressed.
+    /// Prepends to an existing value (`NotStored` if missing, or if the item would grow past
+    /// the server's item size limit). Never compressed.
     pub fn prepend(&self, key: impl AsRef<[u8]>, value: &[u8]) -> Result<StoreOutcome> {
         self.store(StoreCommand::Prepend, key, value, 0, 0)
     }
@@ -550,11 +552,20 @@ impl Client {
     }
 
     /// Each server's statistics: general (`None`) or a group such as `items`, `slabs`,
-    /// `sizes`, `settings`.
+    /// `sizes`, `settings`: one word. An empty group, or one with white space or a control
+    /// byte, is [`Error::InvalidArgument`] for every server, nothing sent (memcached's
+    /// multi-word stats commands, `detail dump` and `cachedump`, answer in other forms).
     pub fn stats(&self, group: Option<&str>) -> PerServer<Vec<(String, String)>> {
         if let Some(g) = group {
             if g.is_empty() || g.bytes().any(|b| b <= b' ' || b == 0x7f) {
-                let e = || Error::Config(format!("bad stats group {g:?}"));
+                let e = || Error::InvalidArgument {
+                    what: "stats group",
+                    reason: format!(
+                        "{g:?}: one word, no white space or control byte (memcached's \
+                         multi-word stats commands, detail and cachedump, answer in forms \
+                         not read here)"
+                    ),
+                };
                 return self.per_server(Op::Stats, |_, _| Err(e()));
             }
         }
