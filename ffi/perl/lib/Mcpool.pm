@@ -18,6 +18,7 @@ XSLoader::load('Mcpool', $VERSION);
 my %perl_args = map { $_ => 1 } qw(
     check_args close_on_error compress_algo compress_methods hash_namespace nowait
     serialize_methods servers utf8 deserialize serialize on_operation on_server_event
+    readonly
 );
 
 # Cache::Memcached::Fast's arguments (and the two mcpool extensions of old) that name a core
@@ -26,7 +27,7 @@ my %perl_args = map { $_ => 1 } qw(
 # `cache-memcached-fast` preset, never Perl's.
 my %cmf_args = map { $_ => 1 } qw(
     connect_timeout io_timeout select_timeout failure_timeout max_failures compress_threshold
-    compress_ratio max_size namespace ketama_points pool_size
+    compress_ratio max_size namespace ketama_points pool_size no_rehash
 );
 
 # The core's options, by name (mcpool_option_name), forwarded as they are: its text forms
@@ -85,6 +86,38 @@ sub _core_seconds {
     return int($s * 1e6 + 0.5) . 'us';
 }
 
+# Cache::Memcached::Fast's compress_threshold as its Fast.xs holds it: a whole number (SvIV),
+# compression on while it is positive; enable_compress flips its sign, so its default -1
+# compresses every value (of 1 byte or more) once enabled, and 0 never. Not given: -1 under
+# Cache::Memcached::Fast's defaults, 0 under the cache-memcached preset (Cache::Memcached's
+# undef threshold: enable_compress changes nothing), undef where the core's own options
+# decide (compression or compression_threshold by name, another preset or
+# libmemcached_config): enable_compress then switches the core's compression at the
+# threshold they set.
+sub _cmf_threshold {
+    my $conf = shift;
+    my $t = _num($conf, 'compress_threshold', -$INF, $INF);
+    return int $t if defined $t;
+    return undef if defined $conf->{compression} || defined $conf->{compression_threshold};
+    my $p = $conf->{preset};
+    # a libmemcached configuration string applies the libmemcached preset
+    return defined $conf->{libmemcached_config} ? undef : -1 unless defined $p;
+    return undef unless _is_string($p);
+    $p = lc "$p";
+    $p =~ s/\A\s+|\s+\z//g;
+    $p =~ tr/_/-/;
+    return -1 if $p eq 'cache-memcached-fast' || $p eq 'cmf' || $p eq 'cache::memcached::fast';
+    return 0 if $p eq 'cache-memcached' || $p eq 'cache::memcached';
+    return undef;
+}
+
+# A compress_threshold's size as the core's compression_threshold: its magnitude, whole bytes
+# (at most 2**53: no value is that large).
+sub _threshold_text {
+    my $n = abs shift;
+    return sprintf '%.0f', $n > 2**53 ? 2**53 : $n;
+}
+
 # The (Perl name, core name, value) triples for the core, in order: the preset, then the
 # translated Cache::Memcached::Fast arguments, then the core's own options by name. The core
 # refuses one option set from two arguments (compress_threshold and compression), naming
@@ -99,9 +132,11 @@ sub _core_options {
     push @o, [ serialize => serialized_perl => ($conf->{serialize} // 1) ? 'true' : 'false',
                !defined $conf->{serialize} ];
     $add->(connect_timeout => connect_timeout => _seconds($conf, 'connect_timeout', '86400s'));
+    # Both given: select_timeout wins, as in Cache::Memcached::Fast, which sets io_timeout and
+    # then select_timeout over it (its Fast.xs): the drop-in runs its programs unchanged.
     my $io = _seconds($conf, 'io_timeout', '86400s');
     my $sel = _seconds($conf, 'select_timeout', '86400s');
-    $add->(defined $io ? 'io_timeout' : 'select_timeout', io_timeout => $io // $sel);
+    $add->(defined $sel ? 'select_timeout' : 'io_timeout', io_timeout => $sel // $io);
     # failure_timeout is both the window max_failures are counted in (a success in between
     # does not reset the count) and the rest that follows (the preset's 10 s otherwise).
     if (defined(my $ft = _seconds($conf, 'failure_timeout', '0'))) {
@@ -113,14 +148,23 @@ sub _core_options {
     if (defined(my $mf = _num($conf, 'max_failures', 0, $U32))) {
         $add->(max_failures => failure_limit => $mf > 0 ? int($mf) : $U32);
     }
-    # compress_threshold 0 or less: no compression (Cache::Memcached::Fast's -1 default).
-    if (defined(my $t = _num($conf, 'compress_threshold', -$INF, $INF))) {
-        $add->(compress_threshold => compression => $t > 0 ? 'true' : 'false');
-        $add->(compress_threshold => compression_threshold => int($t)) if $t > 0;
+    # compress_threshold 0 or less: no compression (Cache::Memcached::Fast's -1 default). A
+    # negative one still gives the core its size, which enable_compress(1) turns on
+    # (_cmf_threshold); without compress_threshold, Cache::Memcached::Fast's -1 is 1 byte.
+    my $ct = _cmf_threshold($conf);
+    if (defined $conf->{compress_threshold}) {
+        $add->(compress_threshold => compression => $ct > 0 ? 'true' : 'false');
+        $add->(compress_threshold => compression_threshold => _threshold_text($ct)) if $ct;
+    } elsif ($ct) {
+        $add->(compress_threshold => compression_threshold => _threshold_text($ct), 1);
     }
     $add->(compress_ratio => compression_ratio => _num($conf, 'compress_ratio', 0, 1));
     $add->(max_size => max_value_size => _num($conf, 'max_size', 1, 1 << 30, 'bytes (1 GiB)'));
     $add->(pool_size => max_size => _num($conf, 'pool_size', 1, $U32));
+    # Cache::Memcached's no_rehash: true, a dead server's keys fail (the core's fail-fast);
+    # false (its default), they go to another server (rehash), whatever the preset.
+    $add->(no_rehash => failover => $conf->{no_rehash} ? 'fail-fast' : 'rehash')
+        if defined $conf->{no_rehash};
     for my $s (qw(namespace distribution)) {
         Carp::croak("Mcpool->new: $s must be a string, not a reference")
             if defined $conf->{$s} && !_is_string($conf->{$s});
@@ -322,7 +366,6 @@ sub new {
     my $weight = _core_weights($addr, $raw, $ketama, 'Mcpool->new');
 
     my $core = _core_options($conf, $ketama);
-    my $threshold = _num($conf, 'compress_threshold', -$INF, $INF) // -1;
     my $ser = $conf->{serialize_methods} // [\&Storable::nfreeze, \&Storable::thaw];
     Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
         unless ref $ser eq 'ARRAY' && ref $ser->[0] eq 'CODE' && ref $ser->[1] eq 'CODE';
@@ -348,15 +391,16 @@ sub new {
     # records, server events) to the callbacks once they return, on this thread
     # (Mcpool::Hooked, a subclass); the object is otherwise the same.
     my $self = _at_caller(sub {
-        (($on_op || $cb) ? Mcpool::Hooked::class_for($class) : $class)
+        # readonly: Cache::Memcached's read-only client (Mcpool::ReadOnly, a subclass)
+        my $base = $conf->{readonly} ? Mcpool::ReadOnly::class_for($class) : $class;
+        (($on_op || $cb) ? Mcpool::Hooked::class_for($base) : $base)
             ->_new($addr, $weight, $core, \%o);
     });
     my $st = $self->_state;
     $st->{on_operation} = $on_op if $on_op;
     $st->{namespace}          = $conf->{namespace} // '';
     $st->{ketama}             = $ketama;
-    $st->{compress_threshold} = $threshold;
-    $st->{compress_enabled}   = 1;
+    $st->{compress_threshold} = _cmf_threshold($conf);
     # The core queues each event in C (from whichever thread saw it, the pool's own
     # included); the object's methods hand them to the callback on this thread, after the
     # call that saw them (Mcpool::Hooked below).
@@ -401,14 +445,19 @@ sub enable_compress {
     my ($self, $enable) = @_;
     _clear_last_error();
     my $st = $self->_state;
-    if ($enable && $st->{compress_threshold} <= 0) {
-        Carp::carp("Mcpool: compression needs a positive compress_threshold");
+    my $on = $enable ? 1 : 0;
+    # Cache::Memcached::Fast's rule (_cmf_threshold): the threshold's sign flips; the core
+    # has its size already
+    if (defined(my $t = $st->{compress_threshold})) {
+        return if $t == 0 || ($t > 0 ? 1 : 0) == $on;
+        $self->_set_compression($on);
+        $st->{compress_threshold} = -$t;
         return;
     }
-    $enable = $enable ? 1 : 0;
-    return if $enable == $st->{compress_enabled};
-    $self->_set_compression($enable);
-    $st->{compress_enabled} = $enable;
+    # the core's options decide: its compression switched, at the threshold they set
+    return if defined $st->{compress_enabled} && $st->{compress_enabled} == $on;
+    $self->_set_compression($on);
+    $st->{compress_enabled} = $on;
     return;
 }
 
@@ -613,6 +662,76 @@ sub set_servers {
             . 'make one with them (Mcpool->new)');
 }
 
+
+# An Mcpool made with readonly => 1: Cache::Memcached's read-only client. Every command that
+# writes sends nothing and answers as Cache::Memcached's refused commands do: false (0) for
+# the stores and delete (its _set and delete return 0), nothing for incr and decr (undef);
+# the commands Cache::Memcached has not follow their kind: 0 for those that answer true or
+# false (cas, touch, set_counter, the _with_version stores and delete, invalidate), nothing
+# for those that return a value (gat, gats, get_lease, the _with_version counters), one
+# such answer per item for the _multi forms, an empty hash for gat_multi, gats_multi and
+# flush_all. last_error says why. Reads (get, gets, get_multi, gets_multi, meta_info) and the
+# rest go to the core as usual.
+package Mcpool::ReadOnly;
+our @ISA = ('Mcpool');
+
+sub class_for {
+    my ($class) = @_;
+    return 'Mcpool::ReadOnly' if $class eq 'Mcpool' || $class->isa('Mcpool::ReadOnly');
+    my $name = "Mcpool::ReadOnly::For::$class";
+    no strict 'refs';
+    unless (@{"${name}::ISA"}) {
+        require mro;
+        @{"${name}::ISA"} = ($class, 'Mcpool::ReadOnly');
+        mro::set_mro($name, 'c3');
+    }
+    return $name;
+}
+
+sub _refuse {
+    my ($name, $key) = @_;
+    Mcpool::_clear_last_error();
+    my $what = defined $key && !ref $key ? qq{$name "$key"} : $name;
+    Mcpool::_restore_last_error(
+        "$what: this client is read-only (readonly => 1): nothing sent");
+    return;
+}
+{
+    no strict 'refs';
+    my %false = map { $_ => 1 } qw(set add replace append prepend cas set_counter delete
+        remove touch set_with_version delete_with_version invalidate);
+    my %undef = map { $_ => 1 } qw(incr decr incr_with_version decr_with_version gat gats
+        get_lease);
+    my %multi = (
+        (map { $_ => 0 } qw(set_multi add_multi replace_multi append_multi prepend_multi
+            cas_multi delete_multi touch_multi)),
+        (map { $_ => undef } qw(incr_multi decr_multi)),
+    );
+    for my $name (keys %false) {
+        *{"Mcpool::ReadOnly::$name"} = sub { _refuse($name, $_[1]); return 0 };
+    }
+    for my $name (keys %undef) {
+        *{"Mcpool::ReadOnly::$name"} = sub {
+            _refuse($name, ($name eq 'gat' || $name eq 'gats') ? $_[2] : $_[1]);
+            return;
+        };
+    }
+    for my $name (keys %multi) {
+        my $answer = $multi{$name};
+        *{"Mcpool::ReadOnly::$name"} = sub {
+            my $self = shift;
+            _refuse($name);
+            return unless defined wantarray;
+            return (($answer) x @_) if wantarray;
+            return {} unless defined $answer;
+            return { map { ((ref $_ eq 'ARRAY' ? $_->[0] : $_) => $answer) } @_ };
+        };
+    }
+    for my $name (qw(gat_multi gats_multi flush_all)) {
+        *{"Mcpool::ReadOnly::$name"} = sub { _refuse($name); return {} };
+    }
+}
+
 1;
 
 __END__
@@ -723,6 +842,18 @@ Cache::Memcached::Fast's constructor messages come first where it has one
 =item * B<No servers> (none given, or an empty list): the commands answer as
 Cache::Memcached::Fast's do (nothing), with C<last_error> C<"... no servers ...">; the object
 is an C<Mcpool::NoServers> (an C<Mcpool>), whose C<set_servers> croaks.
+
+=item * B<Strings that are not Unicode text under C<utf8 =E<gt> 1>>: a character string
+holding a surrogate (C<"\x{d800}">) or a code point above U+10FFFF (C<"\x{110000}">), which
+Perl strings can, is refused: the store returns nothing (C<undef>), C<last_error>
+C<... the data is not a valid text (UTF-8)>, nothing sent. Cache::Memcached::Fast stores
+Perl's extended encoding of them with the UTF-8 flag, which no other client reads as text;
+reading such a value here (one Cache::Memcached::Fast wrote) is an error with a warning that
+the body C<is not UTF-8>, never a wrong string. Store such data as bytes (C<utf8> off, or
+C<Encode::encode('utf-8', ...)> with a replacement) instead.
+
+=item * B<C<readonly =E<gt> 1>> (Cache::Memcached's) refuses C<flush_all> too, which
+Cache::Memcached still sends (L</readonly, no_rehash>).
 
 =back
 
@@ -841,7 +972,8 @@ only translates Cache::Memcached::Fast's names and units (seconds, C<max_failure
 C<compress_threshold -1>) into the core's. One core option set by two arguments (a
 Cache::Memcached::Fast name and the core's own: C<compress_threshold> with C<compression> or
 C<compression_threshold>, C<failure_timeout> with C<retry_timeout>, C<max_size> with
-C<max_value_size>, C<serialize> with C<serialized_perl>, C<namespace> with C<key_prefix>) croaks naming both (C<option
+C<max_value_size>, C<serialize> with C<serialized_perl>, C<namespace> with C<key_prefix>,
+C<no_rehash> with C<failover>) croaks naming both (C<option
 compression given twice (as compress_threshold and compression)>), whatever the values: the
 core's rule, the same in every binding.
 
@@ -877,6 +1009,10 @@ values: one prefix, never one silently dropped.
 =item connect_timeout, io_timeout (or select_timeout)
 
 Seconds, rational; defaults 0.25 and 1.0; 0 means no limit (a day). At most 10^9.
+C<select_timeout> is Cache::Memcached's name for C<io_timeout>; given both, B<C<select_timeout>
+wins>, whatever the values, as in Cache::Memcached::Fast (whose constructor sets
+C<io_timeout>, then C<select_timeout> over it): C<{ io_timeout =E<gt> 0.2, select_timeout
+=E<gt> 0.6 }> waits 0.6 s for a silent server.
 
 As in Cache::Memcached::Fast, for commands that talk to more than one server (C<get_multi>,
 C<set_multi>, C<delete_multi>, ...) C<io_timeout> applies per server set, not per server:
@@ -893,7 +1029,8 @@ the call returns, so within that bound (docs/options.md).
 Values of at least C<compress_threshold> bytes are compressed, in the value format's codec
 (gzip, as Cache::Memcached::Fast writes it, under the default C<cache-memcached-fast>; zlib
 under C<mcpool>; see L</value_format>), when the result is at most C<compress_ratio> of the
-original (default 0.8). Default -1: no compression. C<compress_ratio>
+original (default 0.8). Default -1: no compression. A fraction counts as its whole part, as
+in Cache::Memcached::Fast (C<0.5> is 0: no compression). C<compress_ratio>
 is from 0 to 1, as Cache::Memcached::Fast's; 0: no compressed form is ever kept (every value
 stored plain); outside that range C<new> croaks (C<compress_ratio must be a number between 0
 and 1>). Compressed values are always inflated on reading, whatever this setting.
@@ -995,6 +1132,31 @@ C<undef>.
 Accepted for compatibility. C<nowait> is not offered (every command waits for its reply);
 connections that saw an error are closed by the core (C<close_on_error> is on), except after
 a store's C<SERVER_ERROR> reply, which answers that store and leaves the connection in step.
+
+=item readonly, no_rehash
+
+Cache::Memcached's. C<readonly =E<gt> 1>: the object (an C<Mcpool::ReadOnly>, a subclass of
+C<Mcpool>, or of your subclass) sends no command that writes. Those answer as
+Cache::Memcached's refused commands do: C<set>, C<add>, C<replace>, C<append>, C<prepend>,
+C<delete> (C<remove>) return 0, C<incr> and C<decr> nothing (C<undef>); the commands
+Cache::Memcached has not answer by their kind: C<cas>, C<touch>, C<set_counter>,
+C<set_with_version>, C<delete_with_version> and C<invalidate> 0, C<gat>, C<gats>,
+C<get_lease>, C<incr_with_version> and C<decr_with_version> nothing, the C<_multi> forms one
+such answer per item (in scalar context a hash of the defined ones), C<gat_multi>,
+C<gats_multi> and C<flush_all> an empty hash. C<last_error> says why (C<set "k": this client
+is read-only (readonly =E<gt> 1): nothing sent>). C<get>, C<gets>, C<get_multi>,
+C<gets_multi>, C<meta_info> and the other methods work as usual. C<flush_all> is refused
+too, where Cache::Memcached still sends it (its documentation: "Only get and get_multi will
+work").
+
+C<no_rehash> is the core's C<failover>: C<no_rehash =E<gt> 1> is C<fail-fast> (a dead
+server's keys fail, Cache::Memcached's C<get_sock> returns no socket), C<no_rehash =E<gt> 0>
+C<rehash> (they go to another server, Cache::Memcached's default loop), whatever the
+preset. The C<cache-memcached> preset rehashes already and marks a server dead at its first
+failure, as Cache::Memcached; under the default C<cache-memcached-fast> preset a server is
+marked dead only with C<max_failures>, so C<no_rehash =E<gt> 0> moves its keys once it is.
+Given with C<failover> it croaks (C<option failover given twice (as no_rehash and
+failover)>), whatever the values.
 
 =item pool_size, distribution
 
@@ -1196,6 +1358,18 @@ C<failure_timeout> ends.
 =item namespace ([$new]), enable_compress ($bool)
 
 A reference (other than an object that overloads C<"">) as the new namespace croaks.
+
+C<enable_compress> is Cache::Memcached::Fast's: compression is on while C<compress_threshold>
+is positive, and C<enable_compress> flips its sign. So with the default -1,
+C<enable_compress(1)> compresses every value of 1 byte or more; with C<-N>, those of N bytes
+or more; C<enable_compress(0)> after a positive N stops compressing until
+C<enable_compress(1)> turns N on again; a C<compress_threshold> of 0 never compresses. Under
+the C<cache-memcached> preset without C<compress_threshold> it changes nothing (as
+Cache::Memcached's, whose threshold is then undef). Where the core's own options decide
+(C<compression> or C<compression_threshold> given by name, another preset, or
+C<libmemcached_config>), it switches
+the core's C<compression> on or off, at the threshold they set. Either way the client is
+rebuilt with the new setting (its connections reopened). Returns nothing.
 
 =item server_for ($key)
 
