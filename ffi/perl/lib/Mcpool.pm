@@ -1187,7 +1187,9 @@ names. A new option added to the core reaches Perl with no change here. The TLS 
 core built with TLS: C<Mcpool::tls_supported()> says whether this one was (README, "TLS in every
 package"); C<Mcpool::library_version()> gives the core's version. C<libmemcached_config>
 (a libmemcached configuration string, C<"--SERVER=10.0.0.1:11211/?2 --DISTRIBUTION=consistent">,
-docs/options.md) names the servers itself: C<servers> may then be left out. Those
+docs/options.md) names the servers itself: C<servers> may then be left out. Its words are
+defaults, as a preset's: an option given beside it (C<io_timeout>, C<distribution>) keeps its
+value (t/31-libmemcached-config-with-options.t). Those
 Cache::Memcached::Fast users lack include:
 
     Mcpool->new({
