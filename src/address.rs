@@ -247,6 +247,9 @@ impl ServerSpec {
             // Read as host:port:weight it would be refused quoting a fragment (":").
             return ServerSpec::parse(t);
         }
+        if Self::nutcracker_name(t).is_none() {
+            Self::not_a_list(t)?;
+        }
         // nutcracker's own spelling: `host:port:weight name` / `/path:weight name`.
         let (t_addr, name) = match Self::nutcracker_name(t) {
             Some((addr, name)) => (addr, Some(name)),
@@ -293,6 +296,33 @@ impl ServerSpec {
     /// with a weight in the address.
     pub fn parse_with_weight(s: &str, weight: u32) -> Result<ServerSpec> {
         Self::parse_entry(s, (weight != 1).then_some(weight))
+    }
+
+    /// Refuses an entry that is several `host:port` addresses (separated by white space or
+    /// commas: a list written as one string, as spymemcached's `AddrUtil.getAddresses` and
+    /// Django's `LOCATION` take it) as that, never read as one address with a weight (tester
+    /// finding javacompat 6: "127.0.0.1:1 127.0.0.1:2" was refused as the address
+    /// "127.0.0.1:1 127.0.0.1" with a space in it).
+    fn not_a_list(t: &str) -> Result<()> {
+        let parts: Vec<&str> = t
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|p| !p.is_empty())
+            .collect();
+        let address = |p: &&str| {
+            p.contains(':')
+                && !p.starts_with('/')
+                && unix_path(p).is_none()
+                && Self::parse(p).is_ok()
+        };
+        if parts.len() > 1 && parts.iter().all(address) {
+            return Err(Error::Config(format!(
+                "server {t:?}: {} addresses in one entry: give one address per entry (a list \
+                 written as one string, as spymemcached's AddrUtil.getAddresses takes it, is \
+                 split before it is given)",
+                parts.len()
+            )));
+        }
+        Ok(())
     }
 
     /// nutcracker's server line, `host:port:weight name` (`[v6]:port:weight name`,
@@ -353,6 +383,21 @@ impl fmt::Display for ServerSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_in_one_entry_is_refused_as_a_list() {
+        for list in [
+            "127.0.0.1:23450 127.0.0.1:23451",
+            "127.0.0.1:23450,127.0.0.1:23451",
+            "a:1, b:2, [::1]:3",
+        ] {
+            let e = ServerSpec::parse_entry(list, None).unwrap_err().to_string();
+            assert!(e.contains("addresses in one entry"), "{list}: {e}");
+        }
+        // nutcracker's `host:port:weight name` stays one server with a name
+        let s = ServerSpec::parse_entry("127.0.0.1:11211:2 cache-1", None).unwrap();
+        assert_eq!((s.weight, s.name.as_deref()), (2, Some("cache-1")));
+    }
 
     #[test]
     fn entry_weights_mean_the_same_everywhere() {
