@@ -33,22 +33,29 @@ Options:
                        timed repeat capped at ~0.1 s (the `count` column shows the operations
                        actually timed)
   --peers LIST         comma-separated peers to run (names or families from bench/peers/peers.conf),
-                       `all` (default) or `none` (only the floor and mcpool); `protocols`
-                       adds mcpool over the meta and binary protocols (mcpool-meta, mcpool-binary)
+                       `all` (default) or `none` (only the floor and mcpool; an empty LIST is
+                       an error); `protocols` adds mcpool over the meta and binary protocols
+                       (mcpool-meta, mcpool-binary)
   --out DIR            report directory (default bench-results/<timestamp>/)
   --repeats N          timed repeats per point (default 3, at least 3)
-  --server-threads N   memcached -t for the private server (default 2)
+  --server-threads N   memcached -t for the private server, 1 or more (default 2; an error
+                       with --servers, whose server the bench does not start)
   --server-reqs-per-event N
-                       memcached -R for the private server (default: memcached's own, 20);
-                       pipelined meta/binary multi-gets yield to the event loop every N requests
+                       memcached -R for the private server, 1 or more (default: memcached's
+                       own, 20; an error with --servers); pipelined meta/binary multi-gets
+                       yield to the event loop every N requests
   --op-hook noop       install a no-op per-operation handler on mcpool's Rust client
                        (measures the hook's cost: compare with a run without it)
   --unpinned           no CPU pinning at all (client or private server); figures are noisier
   --list-peers         print every peer, whether it is installed, and how to install it
   -h, --help           this text
+Each option is given once (`--repeats 3 --repeats 4` is an error).
 
 Without --servers a private memcached is started on a free loopback port (pinned to CPU 1)
-and stopped at the end. With --servers only the first server is used, and it is not pinned.
+and stopped at the end. With --servers only the first server is used, and it is not pinned;
+a server that does not answer `version` stops the bench before any scenario (exit 2). A
+contestant whose every operation of a run failed gets no figure for it (a note says so) and
+the bench exits 2 after writing its report.
 ";
 
 /// Parsed options.
@@ -64,8 +71,8 @@ pub struct Options {
     pub out: Option<PathBuf>,
     /// Timed repeats.
     pub repeats: u32,
-    /// memcached -t.
-    pub server_threads: u32,
+    /// memcached -t (None: not given, 2).
+    pub server_threads: Option<u32>,
     /// memcached -R (None: the server's default).
     pub server_reqs_per_event: Option<u32>,
     /// No pinning.
@@ -84,18 +91,26 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
         peers: None,
         out: None,
         repeats: 3,
-        server_threads: 2,
+        server_threads: None,
         server_reqs_per_event: None,
         unpinned: false,
         list_peers: false,
         op_hook_noop: false,
     };
+    // The options given so far: each is given once, as everywhere in the CLI.
+    let mut seen: Vec<&str> = vec![];
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let (flag, inline) = match a.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
             _ => (a.as_str(), None),
         };
+        if flag.starts_with('-') && flag != "-h" && flag != "--help" {
+            if seen.contains(&flag) {
+                return Err(format!("{flag} given twice"));
+            }
+            seen.push(flag);
+        }
         let mut value = || -> Result<String, String> {
             match &inline {
                 Some(v) => Ok(v.clone()),
@@ -105,9 +120,12 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     .ok_or_else(|| format!("{flag} needs a value")),
             }
         };
-        let number = |v: String| -> Result<u32, String> {
+        // A whole number `min` or more: anything else is refused, never silently raised.
+        let number = |v: String, min: u32| -> Result<u32, String> {
             v.parse()
-                .map_err(|_| format!("{flag} takes a number, not {v:?}"))
+                .ok()
+                .filter(|&n| n >= min)
+                .ok_or_else(|| format!("{flag} takes a whole number {min}-{}, not {v:?}", u32::MAX))
         };
         match flag {
             "-h" | "--help" => return Ok(None),
@@ -119,13 +137,21 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 let v = value()?;
                 o.peers = match v.as_str() {
                     "all" => None,
-                    "none" | "" => Some(vec![]),
-                    _ => Some(
-                        v.split(',')
+                    "none" => Some(vec![]),
+                    "" => return Err("--peers: empty list (for no peers: --peers none)".into()),
+                    _ => {
+                        let list: Vec<String> = v
+                            .split(',')
                             .filter(|s| !s.is_empty())
                             .map(String::from)
-                            .collect(),
-                    ),
+                            .collect();
+                        if list.is_empty() {
+                            return Err(format!(
+                                "--peers {v:?} names no peer (for no peers: --peers none)"
+                            ));
+                        }
+                        Some(list)
+                    }
                 }
             }
             "--op-hook" => match value()?.as_str() {
@@ -134,9 +160,9 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 v => return Err(format!("--op-hook takes noop or none, not {v:?}")),
             },
             "--out" => o.out = Some(PathBuf::from(value()?)),
-            "--repeats" => o.repeats = number(value()?)?,
-            "--server-threads" => o.server_threads = number(value()?)?.max(1),
-            "--server-reqs-per-event" => o.server_reqs_per_event = Some(number(value()?)?.max(1)),
+            "--repeats" => o.repeats = number(value()?, 0)?,
+            "--server-threads" => o.server_threads = Some(number(value()?, 1)?),
+            "--server-reqs-per-event" => o.server_reqs_per_event = Some(number(value()?, 1)?),
             f if f.starts_with('-') => return Err(format!("unknown bench option {f}")),
             name => {
                 let Some(&n) = NAMES.iter().find(|&&n| n == name) else {
@@ -194,5 +220,43 @@ mod tests {
         assert!(p(&["nope"]).is_err());
         assert!(p(&["--repeats", "2"]).is_err());
         assert!(p(&["--bogus"]).is_err());
+    }
+
+    /// Tester finding cli2 3: 0 for a server setting was silently raised to 1, an option
+    /// given twice took the later value, and `--peers ''` meant none unsaid.
+    #[test]
+    fn zero_server_settings_repeated_options_and_empty_peers_are_refused() {
+        for args in [
+            &["--server-threads", "0"][..],
+            &["--server-threads=0"],
+            &["--server-reqs-per-event", "0"],
+            &["--server-threads", "-1"],
+            &["--server-reqs-per-event", "x"],
+        ] {
+            let e = p(args).unwrap_err();
+            assert!(e.contains("takes a whole number 1-"), "{args:?}: {e}");
+        }
+        for args in [
+            &["--repeats", "3", "--repeats", "4"][..],
+            &["--repeats=3", "--repeats", "4"],
+            &["--peers", "none", "--peers=all"],
+            &["--quick", "--quick"],
+            &["--server-threads", "2", "--server-threads", "2"],
+        ] {
+            let e = p(args).unwrap_err();
+            assert!(e.contains("given twice"), "{args:?}: {e}");
+        }
+        for args in [&["--peers", ""][..], &["--peers="], &["--peers", ","]] {
+            let e = p(args).unwrap_err();
+            assert!(e.contains("--peers none"), "{args:?}: {e}");
+        }
+        let o = p(&["--server-threads", "1", "--server-reqs-per-event", "1"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (o.server_threads, o.server_reqs_per_event),
+            (Some(1), Some(1))
+        );
+        assert_eq!(p(&[]).unwrap().unwrap().server_threads, None);
     }
 }

@@ -70,6 +70,35 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
             return 2;
         }
     };
+    // Settings of the private server mean nothing for a server the bench does not start.
+    if !servers.is_empty() {
+        let given: Vec<&str> = [
+            opts.server_threads.map(|_| "--server-threads"),
+            opts.server_reqs_per_event
+                .map(|_| "--server-reqs-per-event"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !given.is_empty() {
+            say_err!(
+                "mcpool bench: {} set the private memcached the bench starts without --servers; \
+                 with --servers ({}) it starts none: set them on that server, or leave out \
+                 --servers\n(run `mcpool bench --help` for usage)",
+                given.join(" and "),
+                servers.join(",")
+            );
+            return 2;
+        }
+    }
+    // A server given that does not answer fails the bench before any peer is built or any
+    // scenario runs: every operation would fail, and no figure would mean anything.
+    if let (Some(first), false) = (servers.first(), opts.list_peers) {
+        if let Err(e) = server::version(first) {
+            say_err!("mcpool bench: the server {first} (--servers) does not answer: {e}; nothing was run");
+            return 2;
+        }
+    }
     rust_api::OP_HOOK_NOOP.store(opts.op_hook_noop, std::sync::atomic::Ordering::Relaxed);
     let mut progress = Progress::new();
     let specs = match peers::load() {
@@ -152,7 +181,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
             None => vec![],
         };
         let spawn = Spawn {
-            threads: opts.server_threads,
+            threads: opts.server_threads.unwrap_or(2),
             memory_mb: Some(1024),
             max_connections: Some(4096),
             pin,
@@ -172,7 +201,13 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
             }
         }
     };
-    let version = server::version(&addr).unwrap_or_else(|e| format!("unknown ({e})"));
+    let version = match server::version(&addr) {
+        Ok(v) => v,
+        Err(e) => {
+            say_err!("mcpool bench: the server {addr} does not answer: {e}; nothing was run");
+            return 2;
+        }
+    };
     let server_threads = server::stat(&addr, "threads")
         .map(|t| t.to_string())
         .unwrap_or_else(|_| "?".into());
@@ -216,6 +251,8 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
     // Wall time per (contestant, scenario), driver start-up included: where a run's time goes.
     let mut spent: Vec<(String, &'static str, f64)> = vec![];
     let mut waits: Vec<(String, std::time::Duration)> = vec![];
+    // The steps in which every operation failed (their figures are left out).
+    let mut all_failed: Vec<String> = vec![];
     let run_start = std::time::Instant::now();
     // Scenarios run in groups of one placement (they are ordered so); each contestant is
     // started once per group, so a JVM warms up once. Within a point the contestants take
@@ -342,7 +379,13 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                         }
                         Err(_) => {}
                     }
-                    let log = (&mut progress, &mut notes, &mut spent, &mut waits);
+                    let log = (
+                        &mut progress,
+                        &mut notes,
+                        &mut spent,
+                        &mut waits,
+                        &mut all_failed,
+                    );
                     end_step(r, name, &w, began, warmed.map(drop), log);
                 }
                 let repeats = turns
@@ -389,7 +432,13 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                                 &mut samples,
                             )
                         };
-                        let log = (&mut progress, &mut notes, &mut spent, &mut waits);
+                        let log = (
+                            &mut progress,
+                            &mut notes,
+                            &mut spent,
+                            &mut waits,
+                            &mut all_failed,
+                        );
                         end_step(r, name, &w, began, timed, log);
                     }
                 }
@@ -464,6 +513,14 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
         sayln!("note: {n}");
     }
     progress.say(&format!("report written to {}", out.display()));
+    if !all_failed.is_empty() {
+        say_err!(
+            "mcpool bench: every operation failed in {} run(s), left out of the figures: {}",
+            all_failed.len(),
+            all_failed.join("; ")
+        );
+        return 2;
+    }
     0
 }
 
@@ -525,21 +582,26 @@ type Log<'a> = (
     &'a mut Vec<String>,
     &'a mut Vec<(String, &'static str, f64)>,
     &'a mut Vec<(String, std::time::Duration)>,
+    &'a mut Vec<String>,
 );
 
 /// Ends one step of `r`'s turn in `scenario` (begun at `began`, shown as `what`): its time
 /// is added to the time spent; an error is reported and noted, and stops the contestant (it
-/// is started again for the next scenario); otherwise the next step waits until the
-/// contestant's driver has stopped using the CPU (`settle`).
+/// is started again for the next scenario; a run whose every operation failed is counted
+/// too, for the exit status); otherwise the next step waits until the contestant's driver
+/// has stopped using the CPU (`settle`).
 fn end_step(
     r: &mut Runner,
     scenario: &'static str,
     what: &str,
     began: std::time::Instant,
     result: Result<(), String>,
-    (progress, notes, spent, waits): Log,
+    (progress, notes, spent, waits, all_failed): Log,
 ) {
     if let Err(e) = result {
+        if e.starts_with(ALL_FAILED) {
+            all_failed.push(format!("{scenario} / {}", r.entry.name));
+        }
         progress.say(&format!("{what}: {e}"));
         notes.push(format!("{scenario} / {}: {e}", r.entry.name));
         r.running = None;
@@ -553,9 +615,19 @@ fn end_step(
     ));
 }
 
-/// The answer, or `None` when the contestant cannot do the work.
+/// The start of the error of a run whose every operation failed.
+const ALL_FAILED: &str = "every operation failed";
+
+/// The answer, or `None` when the contestant cannot do the work. A run whose every
+/// operation failed is an error (beginning [`ALL_FAILED`]): its time measures failures, never
+/// a throughput to report (tester finding cli2 2).
 fn ask(c: &mut dyn Contestant, w: &Work) -> Result<Option<Reply>, String> {
     match c.run(w)? {
+        Answer::Ok(r) if w.ops() > 0 && r.errors >= w.ops() => Err(format!(
+            "{ALL_FAILED} ({} errors in {} operations; is the server up?)",
+            r.errors,
+            w.ops()
+        )),
         Answer::Ok(r) => Ok(Some(r)),
         Answer::NotApplicable(_) => Ok(None),
     }

@@ -4,8 +4,22 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
+/// Connects to `addr` (each of its addresses, 2 s at most each), sends `cmd` and reads the
+/// reply up to `end`.
 fn ask(addr: &str, cmd: &[u8], end: &[u8]) -> Result<String, String> {
-    let mut s = TcpStream::connect(addr).map_err(|e| format!("{addr}: {e}"))?;
+    use std::net::ToSocketAddrs;
+    let mut last = format!("{addr}: no address");
+    let mut conn = None;
+    for a in addr.to_socket_addrs().map_err(|e| format!("{addr}: {e}"))? {
+        match TcpStream::connect_timeout(&a, Duration::from_secs(2)) {
+            Ok(s) => {
+                conn = Some(s);
+                break;
+            }
+            Err(e) => last = format!("{addr}: {e}"),
+        }
+    }
+    let mut s = conn.ok_or(last)?;
     s.set_read_timeout(Some(Duration::from_secs(2)))
         .map_err(|e| e.to_string())?;
     s.write_all(cmd).map_err(|e| e.to_string())?;
@@ -24,10 +38,18 @@ fn ask(addr: &str, cmd: &[u8], end: &[u8]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
-/// `version` of the server.
+/// `version` of the server: an error when it does not answer, or answers anything but
+/// `VERSION ...`.
 pub fn version(addr: &str) -> Result<String, String> {
     let r = ask(addr, b"version\r\n", b"\r\n")?;
-    Ok(r.trim().trim_start_matches("VERSION ").to_string())
+    match r.trim().strip_prefix("VERSION ") {
+        Some(v) => Ok(v.to_string()),
+        None if r.is_empty() => Err(format!("{addr}: closed the connection unanswered")),
+        None => Err(format!(
+            "{addr}: not a memcached answer to version: {:?}",
+            r.trim()
+        )),
+    }
 }
 
 /// A `stats` value.

@@ -219,3 +219,145 @@ fn bench_warm_up_row_times_a_fresh_driver() {
     assert!(!md.contains("| warm-up set | mcpool |"), "{md}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `mcpool ARGS`, its exit status, stdout and stderr.
+fn bench_run(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(args)
+        .output()
+        .expect("run mcpool");
+    (
+        o.status.code().expect("exit status"),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Tester finding cli2 2: against a closed port the bench ran every scenario in 0.2 s,
+/// reported a throughput for runs whose every operation failed ("errors 10000") and exited 0.
+/// Now a server that does not answer stops it before anything runs (exit 2, the server
+/// named, no report written).
+#[test]
+fn bench_fails_fast_when_the_server_does_not_answer() {
+    let refused = mcpool_testkit::refusing_port().addr();
+    let out = std::env::temp_dir().join(format!("mcpool-bench-refused-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let started = std::time::Instant::now();
+    let (code, stdout, stderr) = bench_run(&[
+        "--servers",
+        &refused,
+        "bench",
+        "sequential",
+        "--smoke",
+        "--peers",
+        "none",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(&format!("the server {refused} (--servers) does not answer"))
+            && stderr.contains("nothing was run"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("ops/s"), "{stdout}");
+    assert!(!out.exists(), "no report for a run that did not happen");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+/// A fake memcached that answers `version` and `stats`, and refuses every store with a
+/// SERVER_ERROR (a get misses): every operation of the bench fails, the server is up.
+fn refusing_stores_server() -> String {
+    use std::io::Write;
+    let (addr, _) = mcpool_testkit::fake::fake(256, |_, line, w| {
+        let reply: &[u8] = if line.starts_with(b"version") {
+            b"VERSION 1.6.0-fake\r\n"
+        } else if line.starts_with(b"stats") {
+            b"END\r\n"
+        } else if [&b"set "[..], b"add ", b"replace "]
+            .iter()
+            .any(|c| line.starts_with(c))
+        {
+            b"SERVER_ERROR out of memory storing object\r\n"
+        } else if line.starts_with(b"get") {
+            b"END\r\n"
+        } else if line.starts_with(b"delete ") {
+            b"NOT_FOUND\r\n"
+        } else {
+            // a store's data line: its answer was sent
+            b""
+        };
+        let _ = w.write_all(reply);
+        mcpool_testkit::fake::Then::Continue
+    });
+    addr
+}
+
+/// Tester finding cli2 2, the other half: a run whose every operation failed is never a
+/// throughput figure. The contestant's step fails (noted), no row is reported for it, and
+/// the bench exits 2 after writing its report.
+#[test]
+fn bench_reports_no_figure_for_a_run_whose_every_operation_failed() {
+    let server = refusing_stores_server();
+    let out = std::env::temp_dir().join(format!("mcpool-bench-allfail-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let (code, stdout, stderr) = bench_run(&[
+        "--servers",
+        &server,
+        "bench",
+        "sequential",
+        "--smoke",
+        "--unpinned",
+        "--peers",
+        "none",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("every operation failed in") && stderr.contains("sequential / mcpool"),
+        "{stderr}"
+    );
+    let md = std::fs::read_to_string(out.join("results.md")).expect("the report is written");
+    assert!(md.contains("every operation failed"), "{md}");
+    // No row of figures: the table has its header and separator only.
+    let results = md.split("## Time spent").next().unwrap();
+    let rows = results.lines().filter(|l| l.starts_with("| ")).count();
+    assert_eq!(rows, 1, "{md}");
+    assert!(!stdout.contains("ops/s"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Tester finding cli2 3: settings of the private server with --servers (which the bench
+/// does not start) were silently ignored, and 0 was silently raised to 1.
+#[test]
+fn bench_refuses_private_server_settings_with_servers_and_zero() {
+    // (refused before any server is asked or peer built; a refusing port, one scenario,
+    // --smoke and no peers keep a run that got past them short)
+    let refused = mcpool_testkit::refusing_port().addr();
+    let bench = |opts: &[&str]| {
+        let mut args = vec!["--servers", &refused, "bench", "sequential", "--smoke"];
+        args.extend_from_slice(&["--peers", "none"]);
+        args.extend_from_slice(opts);
+        bench_run(&args)
+    };
+    let (code, _, stderr) = bench(&["--server-threads", "4"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--server-threads set the private memcached"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = bench(&["--server-reqs-per-event=8"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--server-reqs-per-event set"), "{stderr}");
+    for opts in [
+        &["--server-threads", "0"][..],
+        &["--server-reqs-per-event", "0"],
+        &["--repeats", "3", "--repeats", "4"],
+        &["--peers", ""],
+    ] {
+        let (code, stdout, stderr) = bench(opts);
+        assert_eq!(code, 2, "{opts:?}: {stdout}{stderr}");
+        assert!(stderr.contains("mcpool bench --help"), "{opts:?}: {stderr}");
+    }
+}
