@@ -8,6 +8,7 @@ mod common;
 
 use common::{unique, Memcached};
 use mcpool::Client;
+use std::time::Duration;
 
 /// The numbers of the sockets this process holds open.
 fn socket_fds() -> Vec<i32> {
@@ -102,13 +103,8 @@ fn a_child_that_reuses_an_inherited_number_keeps_its_own_socket() {
         // SAFETY: ends the child without running the parent's destructors or the harness.
         unsafe { libc::_exit(code) };
     }
-    let mut status = 0;
-    // SAFETY: waits for the child forked above.
-    let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
-    assert_eq!(waited, pid);
-    assert!(libc::WIFEXITED(status), "child: {status}");
     assert_eq!(
-        libc::WEXITSTATUS(status),
+        common::wait_for_child(pid, Duration::from_secs(60)),
         0,
         "3: the child's own client read the other server's value, 4: it failed; 1x: setup"
     );
