@@ -475,3 +475,22 @@ fn kind_flags_are_the_flags_a_byte_store_of_the_abi_body_takes() {
         Err(Error::InvalidArgument { .. })
     ));
 }
+
+/// Tester finding rust2 1: a store whose body is not what its kind's flags say was refused
+/// with the read side's words ("key ... the mcpool value format says int (int), but the body
+/// is not a decimal integer"), as if a read had failed; it says it was a store.
+#[test]
+fn a_store_refused_for_its_body_says_it_was_a_store() {
+    let c = Client::builder()
+        .server("127.0.0.1:1")
+        .value_format(ValueFormat::Mcpool)
+        .build()
+        .unwrap();
+    for kind in [Kind::Int, Kind::Text] {
+        let flags = c.kind_flags(kind).unwrap();
+        let body: &[u8] = if kind == Kind::Int { b"abc" } else { b"\xff" };
+        let e = c.store(StoreCommand::Set, "k", body, flags, 0).unwrap_err();
+        assert!(matches!(e, Error::ValueFormat(_)), "{kind:?}: {e:?}");
+        assert!(e.to_string().contains("storing key"), "{kind:?}: {e}");
+    }
+}

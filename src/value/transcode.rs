@@ -571,7 +571,12 @@ impl<'c> Transcoder<'c> {
                     Cow::Borrowed(bool_wire(class.body, b).expect("a boolean body"))
                 }
                 _ => {
-                    self.body(key, wire_flags, class, data)?;
+                    // the read side's check of a body, said of a store (tester finding rust2 1)
+                    self.body(key, wire_flags, class, data)
+                        .map_err(|e| match e {
+                            Error::ValueFormat(m) => Error::ValueFormat(format!("storing {m}")),
+                            e => e,
+                        })?;
                     Cow::Borrowed(data)
                 }
             };
