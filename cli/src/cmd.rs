@@ -446,7 +446,47 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                     .slots
                     .get(out.pos.len())
                     .or(spec.slots.last().filter(|s| **s == Slot::Keys));
+                // (once --value-file has given the value, no argument is the VALUE)
+                let slot = slot.filter(|s| !(**s == Slot::Value && out.value_file.is_some()));
                 let negative = a[1..].iter().all(u8::is_ascii_digit);
+                let flag = std::str::from_utf8(a)
+                    .ok()
+                    .map(|f| f.split_once('=').map_or(f, |(f, _)| f));
+                // A global option after the command (`set k v --compression false`): say
+                // where it goes (tester finding cli2 6). Where a VALUE goes, it could be the
+                // value: that one goes after `--`.
+                if let Some(f) = flag.filter(|f| crate::is_global_option(f)) {
+                    let as_value = match slot {
+                        Some(Slot::Value) => format!(
+                            "; to store {:?} as the value, put it after --: mcpool {command} \
+                             KEY -- {0}",
+                            String::from_utf8_lossy(a)
+                        ),
+                        _ => String::new(),
+                    };
+                    return Err(format!(
+                        "{command} takes no option {f}: {f} is a global option, and global \
+                         options go before the command: mcpool {f} ... {command} ...{as_value}"
+                    ));
+                }
+                // Where a VALUE goes, an argument written as an option of the store
+                // commands, or close to one of this command's (`--value-flie=f`, `--kidn`),
+                // is a mistake far more often than a value: refused, with the way to store
+                // it (after `--`).
+                if let (Some(Slot::Value), Some(f)) = (slot, flag) {
+                    if let Some(meant) = misspelt_option(spec, f) {
+                        return Err(format!(
+                            "{} looks like the option {meant}{}; to store it as the value, put \
+                             it after --: mcpool {command} KEY -- {0}",
+                            String::from_utf8_lossy(a),
+                            if spec.options.contains(&meant) {
+                                String::new()
+                            } else {
+                                format!(", which {command} does not take")
+                            }
+                        ));
+                    }
+                }
                 let taken = match slot {
                     Some(Slot::Value) => true,
                     Some(Slot::Number | Slot::OptNumber) => negative,
@@ -473,6 +513,52 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
         out.pos.push(a);
     }
     Ok(Parsed::Run(out))
+}
+
+/// The option `flag` (`--name`, no `=value`) looks like where a VALUE goes: one of the store
+/// commands' options itself (`append k --ttl=5`: append takes no --ttl), or one of this
+/// command's misspelt (at most 1 edit from a name of 4 letters or fewer, 2 from a longer one,
+/// a swap of two neighbours one edit: `--value-flie`, `--kidn`, `--tll`).
+fn misspelt_option(spec: &Spec, flag: &str) -> Option<&'static str> {
+    let name = flag.strip_prefix("--")?;
+    if name.is_empty() {
+        return None;
+    }
+    const STORE_OPTIONS: [&str; 3] = ["--ttl", "--kind", "--value-file"];
+    if let Some(o) = STORE_OPTIONS.iter().find(|o| **o == flag) {
+        return Some(o);
+    }
+    spec.options.iter().copied().find(|o| {
+        let want = &o[2..];
+        let most = if want.len() <= 4 { 1 } else { 2 };
+        edits(name, want) <= most
+    })
+}
+
+/// The edit distance between `a` and `b` (insertions, deletions, substitutions, and a swap of
+/// two neighbouring characters, each one edit).
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 /// A value read: its bytes (as stored, inflated), its flags and its CAS unique.
@@ -820,7 +906,7 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
         },
         ("version", []) => Op::Version,
         ("noop", []) => Op::Noop,
-        ("stats", [] | [_]) => Op::Stats(pos.first().map(|g| text(g)).transpose()?),
+        ("stats", _) => Op::Stats(stats_group(&pos)?),
         ("flush", [] | [_]) => Op::Flush(
             pos.first()
                 .map(|d| crate::seconds("flush DELAY", text(d)?))
@@ -829,6 +915,38 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
         _ => return Err(wrong()),
     };
     Ok(op)
+}
+
+/// stats's GROUP: one word, or none. memcached takes some commands of several words after
+/// `stats` (`stats detail on`, `stats cachedump 1 1`), but the library's stats call sends one
+/// word and reads `STAT` lines (it refuses a group with a space or control character), so
+/// such a group is refused here, saying why, before any server is asked (tester finding
+/// cli2 5).
+fn stats_group<'a>(pos: &[&'a [u8]]) -> Result<Option<&'a str>, String> {
+    let words = pos.iter().map(|w| text(w)).collect::<Result<Vec<_>, _>>()?;
+    let Some(&first) = words.first() else {
+        return Ok(None);
+    };
+    let several = words.len() > 1 || first.split_whitespace().count() > 1;
+    if several {
+        let group: Vec<&str> = words.iter().flat_map(|w| w.split_whitespace()).collect();
+        return Err(format!(
+            "stats {0:?}: a statistics group of several words is not supported: the \
+             library's stats call sends one word after `stats` and reads STAT lines (it \
+             refuses a group with a space), and `stats detail on|off|dump` or `stats \
+             cachedump` are not such reads (they switch the server's detail recording, or \
+             answer ITEM lines); send them over a plain connection (printf 'stats {0}\\r\\n' \
+             | nc HOST PORT)",
+            group.join(" ")
+        ));
+    }
+    if first.is_empty() || first.bytes().any(|b| b <= b' ' || b == 0x7f) {
+        return Err(format!(
+            "stats {first:?}: not a statistics group (one word: items, slabs, sizes, \
+             settings, conns, ...)"
+        ));
+    }
+    Ok(Some(first))
 }
 
 /// incr/decr's delta N: memcached's deltas are unsigned 64-bit (the error follows the
@@ -891,7 +1009,10 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                 }
                 Err(e) => Err(e),
             },
-            None if !arity_fits(spec, a.pos.len()) => Err(wrong_arguments(spec)),
+            // (stats's words are read by `stats_group`, which says why several are refused)
+            None if spec.name != "stats" && !arity_fits(spec, a.pos.len()) => {
+                Err(wrong_arguments(spec))
+            }
             None => typed_command(spec, a),
         },
     };

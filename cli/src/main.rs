@@ -19,11 +19,11 @@ exists)`):
   get KEY...                 print each value (KEY<TAB>VALUE when several keys are given,
                              one line per item: a backslash, tab, newline or carriage
                              return in a key or value is written \\\\, \\t, \\n, \\r; a key
-                             given twice is printed once): bytes and text as stored, an integer as its decimal number (007 as 7), a bool
-                             as true/false, another language's
-                             serialized object (a Python pickle, ...; an error unless
-                             --serialized-python/-perl/-java true) as its serialized
-                             bytes, unchanged
+                             given twice is printed once): bytes and text as stored, an
+                             integer as its decimal number (007 as 7), a bool as
+                             true/false, another language's serialized object (a Python
+                             pickle, ...; an error unless --serialized-python/-perl/-java
+                             true) as its serialized bytes, unchanged
   gets KEY...                print each CAS unique and value, CAS<TAB>VALUE
                              (KEY<TAB>CAS<TAB>VALUE when several keys, escaped as get
                              escapes), for cas
@@ -49,15 +49,20 @@ exists)`):
   version                    each server's version
   noop                       a no-op round trip to each server (`HOST:PORT: ok`); exit 2
                              when any server failed (named on stderr)
-  stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...)
+  stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...;
+                             one word: `stats detail on`, `stats cachedump 1 1` are not
+                             statistics reads and are refused)
   stats --client [--ops N] [--threads T] [--format table|prometheus]
                              a short checked load, then this client's per-server metrics;
                              exit 2 when any operation of the load failed (not a miss)
-                             or a value crossed over. Its first keys are one on each
-                             server (the client's placement), whatever N: an N too
-                             small for that is raised (said on stderr)
+                             or a value crossed over, or when no value written was
+                             read back (nothing checked). Its first keys are one on
+                             each server (the client's placement), each written and
+                             read back, whatever N and T: an N too small for that is
+                             raised (said on stderr)
   flush [DELAY]              invalidate every item on every server
-  ring [--keys FILE] [...]   which server each key lives on (no network I/O); see `mcpool ring --help`
+  ring [--keys FILE] [...]   which server each key lives on (no network I/O); see
+                             `mcpool ring --help`
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`
   options [--markdown|--presets]
                              every option of the table below (or the legacy presets)
@@ -65,9 +70,11 @@ exists)`):
   (exit 0). An argument that begins with - is one of the command's options (--ttl and
   --kind where shown above); any other is an error (exit 2) where a key goes, so a key
   that begins with - goes after -- (`delete -- -k`, `get -- -k`), and is taken as it is
-  where a VALUE goes (`set k -5 --kind int`, `append k -x`). `--` ends a command's
-  options: what follows is keys and values (`set -- k --ttl`). An option is given once:
-  `--ttl 5 --ttl 6` is an error.
+  where a VALUE goes (`set k -5 --kind int`, `append k -x`), except a global option
+  (they go before the command: `mcpool --compression false set k v`), a store option
+  (--ttl, --kind, --value-file) or one misspelt (`--value-flie=f`, `--kidn`): those are
+  errors. `--` ends a command's options: what follows is keys and values (`set -- k
+  --ttl`, `set k -- --kidn`). An option is given once: `--ttl 5 --ttl 6` is an error.
   TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
   a larger one is refused (exit 2): memcached would read it as negative and expire at once.
 
@@ -207,6 +214,26 @@ fn options_command(args: &[String]) -> ExitCode {
 /// The flag of an option: its name with `-` for `_`.
 fn flag_name(option: &str) -> String {
     option.replace('_', "-")
+}
+
+/// Whether `flag` (`--name`, without any `=value`) is one of the global options, which go
+/// before the command: an option of the core's table or one of the CLI's own flags.
+pub fn is_global_option(flag: &str) -> bool {
+    matches!(
+        flag,
+        "--servers"
+            | "--weights"
+            | "--distribution"
+            | "--ketama-points"
+            | "--prefix"
+            | "--no-sanitize-keys"
+            | "--connect-timeout-ms"
+            | "--io-timeout-ms"
+    ) || flag
+        .strip_prefix("--")
+        .filter(|n| !n.is_empty() && !n.starts_with('-'))
+        .and_then(mcpool::config::options::option)
+        .is_some()
 }
 
 /// Options that come before the command.

@@ -47,7 +47,10 @@ options:
   --compare-servers A,B,...   report the keys that move to this server list, and the balance
   --compare-weights W,W,...   weights for --compare-servers (default: all 1)
   --compare-distribution P    report the keys that move to profile or setting P (same servers)
-  --random N                  for a comparison without --keys: N generated keys (100000)
+                              (a comparison reads the keys of --keys FILE or of stdin; when
+                              stdin is a terminal or empty, 100000 generated keys, said on
+                              stderr)
+  --random N                  for a comparison without --keys: N generated keys (stdin unread)
   --bench                     ns per lookup and build time, 10/100/1000 servers, every profile
   --bench-sizes N,N,...       server counts for --bench (default 10,100,1000)
   -h, --help                  this text
@@ -240,10 +243,7 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
             other.weights = a.compare_weights.clone();
         }
         let there = Placement::new(&other)?;
-        let keys = match &a.keys {
-            Some(_) => read_keys(a.keys.as_deref())?,
-            None => random_keys(a.random.unwrap_or(100_000)),
-        };
+        let keys = comparison_keys(&a)?;
         let report = compare(&here, &there, &keys)?;
         out!("{report}");
         return Ok(());
@@ -334,6 +334,34 @@ fn read_keys(path: Option<&str>) -> Result<Vec<Vec<u8>>, Fail> {
     })
     .map_err(io_fail)?;
     Ok(keys)
+}
+
+/// How many keys a comparison generates when none are given.
+const DEFAULT_RANDOM: usize = 100_000;
+
+/// The keys of a comparison: `--keys FILE`'s; `--random N` generated keys; else, as plain
+/// `ring` reads them, standard input's when it is not a terminal (`printf 'k1\nk2\n' | mcpool
+/// ring --compare-servers ...`), generated keys only when it is a terminal or gives no line
+/// at all, said on stderr (tester finding cli2 8: piped keys were silently ignored).
+fn comparison_keys(a: &RingArgs) -> Result<Vec<Vec<u8>>, Fail> {
+    use std::io::IsTerminal;
+    if let Some(path) = &a.keys {
+        return read_keys(Some(path));
+    }
+    if let Some(n) = a.random {
+        return Ok(random_keys(n));
+    }
+    if !io::stdin().is_terminal() {
+        let keys = read_keys(None)?;
+        if !keys.is_empty() {
+            return Ok(keys);
+        }
+    }
+    errln!(
+        "mcpool ring: no keys on standard input and no --keys FILE: comparing {DEFAULT_RANDOM} \
+         generated keys (--random N for another count)"
+    );
+    Ok(random_keys(DEFAULT_RANDOM))
 }
 
 /// `n` deterministic, varied keys (`key:<hex>:<n>`), for comparisons and benchmarks.

@@ -2186,3 +2186,149 @@ fn stats_client_refuses_an_option_given_twice() {
         assert!(err.contains("given twice"), "{args:?}: {err}");
     }
 }
+
+/// Tester finding cli2 5: `stats detail on` and `stats cachedump 1 1` were refused as
+/// "wrong arguments for stats", or with the library's "bad stats group" after a server's
+/// address. The library's stats call takes one word, so a group of several is refused
+/// before any server is asked, saying so and why, with no server in front.
+#[test]
+fn a_stats_group_of_several_words_is_refused_saying_why() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    for args in [
+        &["stats", "detail", "on"][..],
+        &["stats", "detail dump"],
+        &["stats", "cachedump", "1", "1"],
+        &["stats", "cachedump 1 1"],
+    ] {
+        let o = on(&s, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains("a statistics group of several words is not supported")
+                && err.contains("sends one word"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains(&s) && !err.contains("wrong arguments"),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    let o = on(&s, &["stats", "detail", "on"]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("stats \"detail on\""),
+        "the words joined by single spaces"
+    );
+    // One word is a group, as before.
+    let o = on(&s, &["stats", "settings"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("  maxconns "));
+}
+
+/// Tester finding cli2 6: a global option after the command (`set k --value-file f
+/// --compression false`) said "wrong arguments for set"; it says where global options go,
+/// naming the option, before any server is asked.
+#[test]
+fn a_global_option_after_the_command_says_it_goes_before() {
+    let dir = std::env::temp_dir().join(format!("mcpool-cli-global-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("v");
+    std::fs::write(&file, b"value").unwrap();
+    let f = file.to_str().unwrap();
+    for (args, option) in [
+        (
+            &["set", "k", "--value-file", f, "--compression", "false"][..],
+            "--compression",
+        ),
+        (
+            &["set", "k", "v", "--compression", "false"],
+            "--compression",
+        ),
+        (&["set", "k", "--io-timeout=2s", "v"], "--io-timeout"),
+        (&["get", "k", "--protocol", "meta"], "--protocol"),
+        (&["delete", "k", "--servers", "127.0.0.1:1"], "--servers"),
+        (&["append", "k", "--prefix", "p:"], "--prefix"),
+    ] {
+        // (a refusing server: nothing must be sent, the arguments are refused first)
+        let o = on("127.0.0.1:1", args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{option} is a global option, and global options go before the command"
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("I/O error"), "{args:?}: {err}");
+    }
+    // After `--` it is a value like any other.
+    let mc = Memcached::start(&[]);
+    let o = on(&mc.addr(), &["set", "k", "--", "--compression"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let o = on(&mc.addr(), &["get", "k"]);
+    assert_eq!(o.stdout, b"--compression\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Tester finding cli2 (also considered): where a VALUE goes, `--value-flie=f` or `--kidn=int`
+/// (a misspelt option of the command) was stored as the value, exit 0. It is refused with
+/// the option it looks like and the way to store it anyway (after `--`); an argument far
+/// from every option is still the value (`set k -5 --kind int`, `set k --x`).
+#[test]
+fn a_value_that_looks_like_a_misspelt_option_is_refused() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    for (args, meant) in [
+        (
+            &["set", "k", "--value-flie=/etc/hostname"][..],
+            "--value-file",
+        ),
+        (&["set", "k", "--ttl=60", "--kidn=int", "5"], "--kind"),
+        (&["add", "k", "--tll", "v"], "--ttl"),
+        (&["append", "k", "--value-fil", "f"], "--value-file"),
+        (&["append", "k", "--ttl=5"], "--ttl"),
+    ] {
+        let o = on(&s, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("looks like the option {meant}"))
+                && err.contains("put it after --"),
+            "{args:?}: {err}"
+        );
+        let o = on(&s, &["get", "k"]);
+        assert_eq!(code(&o), 1, "{args:?}: nothing stored");
+    }
+    for (args, stored) in [
+        (&["set", "k", "--", "--kidn"][..], &b"--kidn\n"[..]),
+        (&["set", "k", "--x"], b"--x\n"),
+        (&["set", "k", "-5", "--kind", "int"], b"-5\n"),
+        (&["set", "k", "--identity"], b"--identity\n"),
+    ] {
+        let o = on(&s, args);
+        assert_eq!(
+            code(&o),
+            0,
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(on(&s, &["get", "k"]).stdout, stored, "{args:?}");
+    }
+}
+
+/// Tester finding cli2 7: the `get` entry of `mcpool --help` had a line of about 130
+/// columns; every line of the help fits in 100.
+#[test]
+fn help_lines_fit_in_100_columns() {
+    let o = mcpool(&["--help"]);
+    let help = String::from_utf8(o.stdout).unwrap();
+    for line in help.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.len()
+        );
+    }
+    assert!(help.contains("integer as its decimal number (007 as 7)"));
+}

@@ -384,3 +384,51 @@ fn ring_compare_distribution_between_two_client_settings() {
     assert_eq!(code, 0, "{err}");
     assert!(String::from_utf8(out).unwrap().contains("moved\t0\t"));
 }
+
+/// Tester finding cli2 8: `ring --compare-servers` ignored keys piped on stdin and compared
+/// 100,000 generated keys. A comparison reads stdin as plain `ring` does; it generates keys
+/// only with --random, or when stdin gives no key (then it says so on stderr).
+#[test]
+fn ring_compare_reads_keys_from_stdin() {
+    let g = [
+        "--servers",
+        "127.0.0.1:11211,127.0.0.2:11211,127.0.0.3:11211",
+    ];
+    let compare = ["--compare-servers", "127.0.0.1:11211,127.0.0.2:11211"];
+    let (code, out, err) = mcpool(&g, &compare, Some(b"k1\nk2\nk3\n"));
+    assert_eq!(code, 0, "{err}");
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("keys\t3\n"), "{text}");
+    assert!(!err.contains("generated"), "{err}");
+    let (code, out, err) = mcpool(
+        &g,
+        &["--compare-distribution", "libmemcached-ketama"],
+        Some(b"a\nb\n"),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(String::from_utf8(out).unwrap().starts_with("keys\t2\n"));
+    // No key on stdin: generated keys, said.
+    let (code, out, err) = mcpool(&g, &compare, Some(b""));
+    assert_eq!(code, 0, "{err}");
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .starts_with("keys\t100000\n"));
+    assert!(err.contains("100000 generated keys"), "{err}");
+    // --random: generated keys, stdin unread (so the write may find the pipe closed).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(g)
+        .arg("ring")
+        .args(compare)
+        .args(["--random", "50"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcpool");
+    let _ = child.stdin.take().unwrap().write_all(b"k1\n");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8(o.stdout)
+        .unwrap()
+        .starts_with("keys\t50\n"));
+}
