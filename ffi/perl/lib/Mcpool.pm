@@ -118,6 +118,23 @@ sub _threshold_text {
     return sprintf '%.0f', $n > 2**53 ? 2**53 : $n;
 }
 
+# The class of an object that is both a `$class` (Mcpool or a user's subclass of it) and the
+# subclass `$mixin` (Mcpool::Hooked, Mcpool::NoServers, Mcpool::ReadOnly): the mixin itself
+# for Mcpool, else a class made once that inherits from both (C3 order: the mixin's methods
+# over Mcpool's, the user's over both).
+sub _mixed_in {
+    my ($mixin, $class) = @_;
+    return $mixin if $class eq 'Mcpool' || $class->isa($mixin);
+    my $name = "${mixin}::For::$class";
+    no strict 'refs';
+    unless (@{"${name}::ISA"}) {
+        require mro;
+        @{"${name}::ISA"} = ($class, $mixin);
+        mro::set_mro($name, 'c3');
+    }
+    return $name;
+}
+
 # The (Perl name, core name, value) triples for the core, in order: the preset, then the
 # translated Cache::Memcached::Fast arguments, then the core's own options by name. The core
 # refuses one option set from two arguments (compress_threshold and compression), naming
@@ -530,18 +547,7 @@ our @ISA = ('Mcpool');
 # The class an object of `$class` with callbacks is blessed into: Mcpool::Hooked for Mcpool,
 # and for a subclass a class of its own that puts the subclass's methods first, then these
 # wrappers (C3 order), so a subclass keeps its methods and its callbacks are called.
-sub class_for {
-    my ($class) = @_;
-    return 'Mcpool::Hooked' if $class eq 'Mcpool' || $class->isa('Mcpool::Hooked');
-    my $name = "Mcpool::Hooked::For::$class";
-    no strict 'refs';
-    unless (@{"${name}::ISA"}) {
-        require mro;
-        @{"${name}::ISA"} = ($class, 'Mcpool::Hooked');
-        mro::set_mro($name, 'c3');
-    }
-    return $name;
-}
+sub class_for { Mcpool::_mixed_in(__PACKAGE__, $_[0]) }
 {
     no strict 'refs';
     my %skip = map { $_ => 1 } qw(new DESTROY CLONE_SKIP server_events library_version
@@ -581,18 +587,7 @@ sub class_for {
 package Mcpool::NoServers;
 our @ISA = ('Mcpool');
 
-sub class_for {
-    my ($class) = @_;
-    return 'Mcpool::NoServers' if $class eq 'Mcpool' || $class->isa('Mcpool::NoServers');
-    my $name = "Mcpool::NoServers::For::$class";
-    no strict 'refs';
-    unless (@{"${name}::ISA"}) {
-        require mro;
-        @{"${name}::ISA"} = ($class, 'Mcpool::NoServers');
-        mro::set_mro($name, 'c3');
-    }
-    return $name;
-}
+sub class_for { Mcpool::_mixed_in(__PACKAGE__, $_[0]) }
 
 sub _empty {
     my ($class, $conf) = @_;
@@ -675,18 +670,7 @@ sub set_servers {
 package Mcpool::ReadOnly;
 our @ISA = ('Mcpool');
 
-sub class_for {
-    my ($class) = @_;
-    return 'Mcpool::ReadOnly' if $class eq 'Mcpool' || $class->isa('Mcpool::ReadOnly');
-    my $name = "Mcpool::ReadOnly::For::$class";
-    no strict 'refs';
-    unless (@{"${name}::ISA"}) {
-        require mro;
-        @{"${name}::ISA"} = ($class, 'Mcpool::ReadOnly');
-        mro::set_mro($name, 'c3');
-    }
-    return $name;
-}
+sub class_for { Mcpool::_mixed_in(__PACKAGE__, $_[0]) }
 
 sub _refuse {
     my ($name, $key) = @_;
