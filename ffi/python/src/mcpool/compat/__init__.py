@@ -3,11 +3,14 @@
 - ``mcpool.compat.pylibmc``: the pylibmc 1.6 API (``import mcpool.compat.pylibmc as pylibmc``).
 - ``mcpool.compat.memcache``: the python-memcached 1.5x API
   (``import mcpool.compat.memcache as memcache``).
+- ``mcpool.compat.pymemcache``: the pymemcache 3.5 API, ``Client``, ``PooledClient``,
+  ``HashClient`` (``import mcpool.compat.pymemcache as pymemcache``).
 
-Both store values in their client's own layout (flags, pickling, compression), so a program
-can switch one process at a time while sharing the cache with processes still running the
-original library. Both pickle by default, as those libraries do: unpickling runs code chosen
-by whoever wrote the value, so use them only on a cache that no untrusted party can write.
+Each stores values in its client's own layout (flags, pickling, compression) and places keys
+as it does, so a program can switch one process at a time while sharing the cache with
+processes still running the original library. The first two pickle by default, as those
+libraries do, and the pymemcache one with ``serde=pickle_serde``: unpickling runs code chosen
+by whoever wrote the value, so pickle only on a cache that no untrusted party can write.
 """
 
 from mcpool import MAX_TTL  # noqa: F401  (the core's: 2**31-1)

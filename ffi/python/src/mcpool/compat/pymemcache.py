@@ -1,0 +1,1058 @@
+"""The pymemcache 3.5 API over mcpool: change ``import pymemcache`` to
+``import mcpool.compat.pymemcache as pymemcache`` and the program runs as before.
+
+    >>> import mcpool.compat.pymemcache as pymemcache
+    >>> from mcpool.compat.pymemcache import serde
+    >>> mc = pymemcache.HashClient([("10.0.0.1", 11211), ("10.0.0.2", 11211)],
+    ...                            serde=serde.pickle_serde)
+    >>> mc.set("some_key", {"a": 1.5})
+    True
+
+``Client`` (one server), ``PooledClient`` (one server, thread-safe) and ``HashClient``
+(several), the exceptions (``MemcacheError`` and its subclasses, pymemcache's hierarchy) and
+``serde`` (``pickle_serde``, ``PickleSerde``, ``python_memcache_serializer``,
+``python_memcache_deserializer``, ``get_python_memcache_serializer``, the ``FLAG_*``
+constants; also importable as ``mcpool.compat.pymemcache.serde``).
+
+What is pymemcache's and stays so:
+
+- Placement: ``HashClient``'s rendezvous hashing of ``"%s-%s" % (node, key)`` (murmur3,
+  node ``"host:port"``), the key hashed without ``key_prefix`` (the core's ``pymemcache``
+  preset): a ``str`` key is on the server pymemcache puts it on, in a fleet shared with
+  processes running the real pymemcache.
+- Values. Without a serde (pymemcache's default) a value is stored as bytes under flags 0:
+  ``bytes`` as they are, anything else as ``str(value)`` encoded with ``encoding``
+  (default ``ascii``; a value it cannot encode raises ``MemcacheIllegalInputError`` "Data
+  values must be binary-safe", nothing sent), and every read returns the bytes stored,
+  whatever their flags (the core's ``libmemcached`` value format, which hands every value
+  over as its bytes). With ``serde=serde.pickle_serde`` (or pymemcache's own
+  ``pymemcache.serde.pickle_serde``/``PickleSerde(pickle_version)``, or the legacy
+  ``serializer=python_memcache_serializer, deserializer=python_memcache_deserializer``)
+  values are in ``pickle_serde``'s layout (the core's ``pymemcache`` value format): bytes
+  flag 0, str flag 16 (UTF-8), int flag 2 (decimal), everything else pickled at
+  ``pickle_version`` (default ``pickle.HIGHEST_PROTOCOL``) under flag 1, a bool and a
+  subclass of bytes/str/int included (its type test is exact); a pickle that does not load
+  reads as None, as there. Unpickling runs code chosen by whoever wrote the value: use a
+  pickling serde only on a cache that no untrusted party can write.
+- Key checks before any I/O, raising ``MemcacheIllegalInputError`` with pymemcache's
+  messages: ``key_prefix`` + key over 250 bytes, white space (also leading or trailing),
+  a NUL byte, a non-ASCII key without ``allow_unicode_keys=True``.
+- Return values: ``set``/``add``/``replace``/``append``/``prepend``/``delete``/``touch``
+  True or False, ``set_many`` (= ``set_multi``) the list of the keys not stored,
+  ``delete_many`` (= ``delete_multi``) True, ``cas`` True (stored), False (changed since
+  ``gets``) or None (no such key), ``incr``/``decr`` the new value or None for a missing
+  key, ``get(key, default=None)``, ``gets(key, default=None, cas_default=None)`` as
+  ``(value, cas)`` with the CAS as bytes (``b"123"``), as pymemcache reads it,
+  ``get_many``/``gets_many`` dicts of the keys found, ``stats()`` a dict with bytes names
+  and pymemcache's value conversions, ``version()`` bytes, ``flush_all()`` True (None on a
+  ``HashClient``, as there). ``expire``, ``delay`` and an ``incr``/``decr`` value that is
+  not an int raise ``MemcacheIllegalInputError``; a negative ``expire`` expires the item at
+  once (memcached's reading of it).
+- ``ignore_exc``: on ``Client``/``PooledClient`` a failed read answers as a miss
+  (``get`` its default, ``gets`` ``(default, cas_default)``, ``get_many`` ``{}``), other
+  calls raise; on ``HashClient`` every call answers its default (``get`` the default,
+  ``set`` False, ``incr`` False, ``gets`` None, ...). Without it errors raise.
+- ``HashClient``'s failure rule (the core's ``pymemcache`` preset): a server whose
+  connection fails raises that error (an ``OSError``: a refused connect is a
+  ``ConnectionRefusedError``, a timeout ``socket.timeout``, as pymemcache's socket raises),
+  then for ``retry_timeout`` seconds its keys answer the call's default without trying it
+  (``get`` None, ``set`` False, ``set_many`` the keys, ``get_many`` without them), as
+  pymemcache's ``_safely_run_func``; after ``retry_attempts`` + 1 failed tries, one per
+  ``retry_timeout``, the server is removed from the hash and its keys are placed on the
+  others, as pymemcache removes a node. ``retry_attempts``, ``retry_timeout``,
+  ``connect_timeout``, ``timeout`` (seconds) go to the core's ``eject_after``,
+  ``retry_timeout``/``retry_timeout_max``, ``connect_timeout``, ``io_timeout``.
+  ``Client``/``PooledClient`` try their server again at every call, as pymemcache. (With
+  ``retry_attempts`` 0 or less pymemcache raises the first failure's error and removes the
+  server; here that first call already goes on to the server the hash picks without it.)
+- Errors: memcached's ``CLIENT_ERROR`` (``incr`` of a value that is not a number, a delta
+  memcached refuses) is ``MemcacheClientError``, ``SERVER_ERROR`` (a value too large for
+  the server) ``MemcacheServerError``, a reply that is not memcached's
+  ``MemcacheUnknownError``; a connection failure stays an ``OSError`` (``socket.error``),
+  which is what a pymemcache caller catches. A value the serde cannot decode (text that is
+  not UTF-8, an integer flag on a body that is not a number) raises a ``ValueError``
+  (``mcpool.ValueFormatError``), as pymemcache's deserializer does.
+- ``__getitem__`` (``KeyError`` for a miss or a stored None), ``__setitem__``,
+  ``__delitem__``; ``close``/``disconnect_all``/``quit`` close the connections (the next
+  call opens new ones); ``HashClient.add_server``/``remove_server``.
+
+What differs:
+
+- ``noreply``: pymemcache's ``default_noreply=True`` makes ``set``/``add``/``replace``/
+  ``append``/``prepend``/``delete``/``touch``/``flush_all`` send without reading the reply
+  and return True (``set_many`` ``[]``). Here, as in the other drop-ins, every call waits
+  for memcached's reply and returns the real outcome, whatever ``noreply`` and
+  ``default_noreply`` say: ``add`` of an existing key, ``replace``/``append``/``prepend``/
+  ``touch``/``delete`` of a missing one are False here, True there. The data is the same; an
+  answer that claims a store that did not happen would be a wrong value.
+- ``bytes`` keys on a ``HashClient`` with more than one server raise
+  ``NotImplementedError``: pymemcache places ``b"k"`` by the text ``"b'k'"`` (``str()`` of
+  the bytes), mcpool by the key itself, so it would read and write another server than
+  pymemcache (a silent miss for both). Pass ``str`` keys (the same wire key, placed as
+  pymemcache places them). With one server, and on ``Client``/``PooledClient``, bytes keys
+  are accepted.
+- Keys with a control byte other than white space and NUL (``\\x01``..``\\x1f``,
+  ``\\x7f``), which pymemcache sends, raise ``MemcacheIllegalInputError`` (the core's key
+  rule for the text protocol). An empty key raises ``MemcacheIllegalInputError`` where
+  pymemcache sends it and raises memcached's ``MemcacheUnknownCommandError``.
+- Values: without a serde a pickled value (flag 1) that another process stored reads as its
+  bytes, as with pymemcache. With ``pickle_serde``, a value under flags that layout does
+  not know (a compressed value, mcpool's own layout, flags combined oddly) raises
+  ``mcpool.ValueFormatError`` (a ``ValueError``) where pymemcache returns its bytes as
+  stored: the core's rule, never bytes of unknown meaning handed over as the value.
+- Not supported, refused with ``NotImplementedError`` naming the argument: a custom
+  ``serde``/``serializer``/``deserializer`` (the value layout is the core's: ``pickle_serde``
+  or none), ``flags=`` on a store (other than 0 without a serde), ``socket_module``,
+  ``socket_keepalive``, ``tls_context`` (use ``mcpool.Client``'s ``tls_*`` options),
+  ``lock_generator``, a ``hasher`` other than ``RendezvousHash``, a ``retry_timeout`` of 0
+  or less (pymemcache then retries a failing server at every call and still removes it after
+  ``retry_attempts`` + 1 failures; the core never removes a server that is always due for
+  its retry), and a ``dead_timeout``
+  other than its default 60: pymemcache keeps a removed node out of the hash for
+  ``dead_timeout`` seconds, while the core tries an ejected server every ``retry_timeout``
+  and puts it back at its first success (with the default, that is the one difference).
+- ``connect_timeout=None``/``timeout=None`` (pymemcache: wait forever) keep mcpool's own
+  timeouts (connect 1 s, each read or write 1 s, the whole call 5 s): an error beats a hang.
+  A timeout given lifts the whole-call limit (``operation_timeout`` 0), as pymemcache has
+  none. ``no_delay=False`` leaves TCP_NODELAY on (only latency differs). ``max_pool_size``
+  (with ``use_pooling`` or ``PooledClient``) is the core's per-server ``max_size``: a call
+  beyond it waits for a connection (``pool_timeout``) where pymemcache raises; without it
+  the core's 16. ``pool_idle_timeout`` is the core's ``idle_timeout``.
+- ``set_many`` with a server down returns that server's keys (not stored) instead of
+  raising the connection error; a value too large for memcached is in the list instead of
+  raising ``MemcacheServerError``. ``get_many`` on a ``HashClient`` whose server failed
+  raises that error after reading the other servers (pymemcache raises at the first
+  failing server). Once every server of a ``HashClient`` is out, calls answer their
+  defaults where pymemcache raises ``MemcacheError("All servers seem to be down right
+  now")`` (with no servers at all it raises it, as there).
+- ``HashClient`` has pymemcache's methods; ``stats``/``version``/``__getitem__`` are
+  ``Client``'s and ``PooledClient``'s, as there. The clients are thread-safe and pooled
+  (pymemcache's ``Client`` is neither).
+- An ``expire``, ``delay`` or CAS beyond what memcached reads (above 2**31-1, 2**64-1)
+  raises ``MemcacheClientError``, nothing sent. ``cas`` with the CAS 0 (no item has it) is
+  not sent: it answers None for a missing key, False for an existing one, as memcached
+  would.
+"""
+import functools as _functools
+import io as _io
+import logging as _logging
+import pickle as _pickle
+import socket as _socket
+import sys as _sys
+import types as _types
+
+import mcpool as _mcpool
+from mcpool.compat import exptime as _exptime
+
+__version__ = "3.5.2"
+
+# --------------------------------------------------------------------------------------------
+# Exceptions: pymemcache's classes and hierarchy (pymemcache/exceptions.py).
+# --------------------------------------------------------------------------------------------
+
+
+class MemcacheError(Exception):
+    "Base exception class"
+
+
+class MemcacheClientError(MemcacheError):
+    """Raised when memcached fails to parse the arguments to a request, likely due to a
+    malformed key and/or value."""
+
+
+class MemcacheUnknownCommandError(MemcacheClientError):
+    """Raised when memcached fails to parse a request."""
+
+
+class MemcacheIllegalInputError(MemcacheClientError):
+    """Raised when a key or value is not legal for Memcache."""
+
+
+class MemcacheServerError(MemcacheError):
+    """Raised when memcached reports a failure while processing a request."""
+
+
+class MemcacheUnknownError(MemcacheError):
+    """Raised when this library receives a response from memcached that it cannot parse."""
+
+
+class MemcacheUnexpectedCloseError(MemcacheServerError):
+    "Raised when the connection with memcached closes unexpectedly."
+
+
+class _ConnectionRefused(_mcpool.ConnectionError, ConnectionRefusedError):
+    """A refused connect: mcpool's ConnectionError and the ConnectionRefusedError
+    pymemcache's socket raises (both an OSError, pymemcache's ``socket.error``)."""
+
+
+# --------------------------------------------------------------------------------------------
+# serde: pymemcache.serde's names (the module is also importable as ...pymemcache.serde).
+# --------------------------------------------------------------------------------------------
+
+FLAG_BYTES = 0
+FLAG_PICKLE = 1 << 0
+FLAG_INTEGER = 1 << 1
+FLAG_LONG = 1 << 2
+FLAG_COMPRESSED = 1 << 3
+FLAG_TEXT = 1 << 4
+DEFAULT_PICKLE_VERSION = _pickle.HIGHEST_PROTOCOL
+
+
+def _python_memcache_serializer(key, value, pickle_version=None):
+    """pymemcache's: (bytes, flags) of value in pickle_serde's layout."""
+    value_type = type(value)
+    if value_type is bytes:
+        return value, 0
+    if value_type is str:
+        return value.encode("utf8"), FLAG_TEXT
+    if value_type is int:
+        return "%d" % value, FLAG_INTEGER
+    output = _io.BytesIO()
+    _pickle.Pickler(output, pickle_version).dump(value)
+    return output.getvalue(), FLAG_PICKLE
+
+
+def get_python_memcache_serializer(pickle_version=DEFAULT_PICKLE_VERSION):
+    """Return a serializer using a specific pickle version"""
+    return _functools.partial(_python_memcache_serializer, pickle_version=pickle_version)
+
+
+python_memcache_serializer = get_python_memcache_serializer()
+
+
+def python_memcache_deserializer(key, value, flags):
+    """pymemcache's: the value of (bytes, flags) in pickle_serde's layout."""
+    if flags == 0:
+        return value
+    if flags & FLAG_TEXT:
+        return value.decode("utf8")
+    if flags & FLAG_INTEGER or flags & FLAG_LONG:
+        return int(value)
+    if flags & FLAG_PICKLE:
+        try:
+            return _pickle.Unpickler(_io.BytesIO(value)).load()
+        except Exception:
+            _logging.info("Pickle error", exc_info=True)
+            return None
+    return value
+
+
+class PickleSerde:
+    """pymemcache's ``PickleSerde(pickle_version)``: given as ``serde=``, values are stored
+    in its layout by the core (the ``pymemcache`` value format) at its pickle version."""
+
+    def __init__(self, pickle_version=DEFAULT_PICKLE_VERSION):
+        self.pickle_version = pickle_version
+        self._serialize_func = get_python_memcache_serializer(pickle_version)
+
+    def serialize(self, key, value):
+        return self._serialize_func(key, value)
+
+    def deserialize(self, key, value, flags):
+        return python_memcache_deserializer(key, value, flags)
+
+
+class LegacyWrappingSerde:
+    """pymemcache's wrapper of ``serializer``/``deserializer`` functions (only the
+    ``python_memcache_*`` pair is accepted by the clients)."""
+
+    def __init__(self, serializer_func, deserializer_func):
+        self.serialize = serializer_func or self._default_serialize
+        self.deserialize = deserializer_func or self._default_deserialize
+
+    def _default_serialize(self, key, value):
+        return value, 0
+
+    def _default_deserialize(self, key, value, flags):
+        return value
+
+
+pickle_serde = PickleSerde()
+
+serde = _types.ModuleType(__name__ + ".serde", "pymemcache.serde's names, over mcpool.")
+for _n in ("FLAG_BYTES", "FLAG_PICKLE", "FLAG_INTEGER", "FLAG_LONG", "FLAG_COMPRESSED",
+           "FLAG_TEXT", "DEFAULT_PICKLE_VERSION", "get_python_memcache_serializer",
+           "python_memcache_serializer", "python_memcache_deserializer", "PickleSerde",
+           "LegacyWrappingSerde", "pickle_serde"):
+    setattr(serde, _n, globals()[_n])
+_sys.modules[serde.__name__] = serde
+
+
+def _pickle_version(given, serializer, deserializer):
+    """None (no serde: bytes under flags 0) or the pickle version of pickle_serde's layout,
+    from the arguments; anything else is refused."""
+    if given is not None:
+        cls = type(given)
+        if isinstance(given, PickleSerde):
+            version = given.pickle_version
+        elif cls.__name__ == "PickleSerde" and cls.__module__ == "pymemcache.serde":
+            version = getattr(given._serialize_func, "keywords", {}).get(
+                "pickle_version", DEFAULT_PICKLE_VERSION)
+        else:
+            raise NotImplementedError(
+                "serde=%s: only pickle_serde (or PickleSerde(pickle_version)) is supported by "
+                "mcpool, whose core writes that layout; a custom serde is not"
+                % cls.__name__)
+        return _checked_version(version)
+    if serializer is None and deserializer is None:
+        return None
+    ser = getattr(serializer, "func", None)
+    if (getattr(ser, "__name__", None) != "_python_memcache_serializer"
+            or getattr(deserializer, "__name__", None) != "python_memcache_deserializer"):
+        raise NotImplementedError(
+            "serializer=/deserializer=: only the pair python_memcache_serializer, "
+            "python_memcache_deserializer is supported by mcpool (the value layout is its "
+            "core's); a custom one is not")
+    return _checked_version(serializer.keywords.get("pickle_version", DEFAULT_PICKLE_VERSION))
+
+
+def _checked_version(version):
+    if version is None:  # pickle.Pickler(f, None): the default protocol
+        return _pickle.DEFAULT_PROTOCOL
+    return version
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------
+
+
+def check_key_helper(key, allow_unicode_keys, key_prefix=b""):
+    """pymemcache's key check: the key with key_prefix, as bytes, or
+    MemcacheIllegalInputError."""
+    if allow_unicode_keys:
+        if isinstance(key, str):
+            key = key.encode("utf8")
+    elif isinstance(key, (str, bytes)):
+        try:
+            if isinstance(key, bytes):
+                key = key.decode().encode("ascii")
+            else:
+                key = key.encode("ascii")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            raise MemcacheIllegalInputError("Non-ASCII key: %r" % key)
+    key = key_prefix + key
+    parts = key.split()
+    if len(key) > 250:
+        raise MemcacheIllegalInputError("Key is too long: %r" % key)
+    elif len(parts) > 1 or (parts and parts[0] != key):
+        raise MemcacheIllegalInputError("Key contains whitespace: %r" % key)
+    elif b"\00" in key:
+        raise MemcacheIllegalInputError("Key contains null: %r" % key)
+    return key
+
+
+def normalize_server_spec(server):
+    """pymemcache's: (host, port), or a unix socket's path."""
+    if isinstance(server, tuple) or server is None:
+        return server
+    if isinstance(server, list):
+        return tuple(server)
+    if not isinstance(server, str):
+        raise ValueError("Unknown server provided: %r" % server)
+    if server.startswith("unix:"):
+        return server[5:]
+    if server.startswith("/"):
+        return server
+    if ":" not in server or server.endswith("]"):
+        host, port = server, 11211
+    else:
+        host, port = server.rsplit(":", 1)
+        port = int(port)
+    if host.startswith("["):
+        host = host.strip("[]")
+    return (host, port)
+
+
+def _address(server):
+    """mcpool's address of a normalized server spec."""
+    if isinstance(server, tuple):
+        host, port = server
+        return "[%s]:%s" % (host, port) if ":" in host else "%s:%s" % (host, port)
+    return server
+
+
+def _node(server):
+    """pymemcache HashClient's name of a server (its client key)."""
+    if isinstance(server, (list, tuple)) and len(server) == 2:
+        return "%s:%s" % tuple(server)
+    return server
+
+
+def _integer(value, name):
+    """pymemcache's _check_integer, and the int memcached reads: a bool, which pymemcache
+    sends as "True", is memcached's CLIENT_ERROR."""
+    if not isinstance(value, int):
+        raise MemcacheIllegalInputError("%s must be integer, got bad value: %r" % (name, value))
+    if isinstance(value, bool):
+        raise MemcacheClientError(b"bad command line format")
+    return value
+
+
+def _cas(cas):
+    """pymemcache's _check_cas, as an int."""
+    if isinstance(cas, (int, str)):
+        try:
+            cas = str(cas).encode("ascii")
+        except UnicodeEncodeError:
+            raise MemcacheIllegalInputError("non-ASCII cas value: %r" % cas)
+    elif not isinstance(cas, bytes):
+        raise MemcacheIllegalInputError(
+            "cas must be integer, string, or bytes, got bad value: %r" % cas)
+    if not cas.isdigit():
+        raise MemcacheIllegalInputError(
+            "cas must only contain values in 0-9, got bad value: %r" % cas)
+    return int(cas)
+
+
+def _mapped(e):
+    """The exception a pymemcache caller catches for the core's error e."""
+    name = getattr(e, "status_name", None)
+    cls = getattr(e, "status_class", None)
+    if isinstance(e, _mcpool.ConnectionError):
+        if name == "MCPOOL_IO" and "Connection refused" in str(e):
+            new = _ConnectionRefused(str(e))
+        else:
+            return e  # an OSError (socket.error); a timeout is socket.timeout
+    elif isinstance(e, (_mcpool.ValueFormatError, _mcpool.ClientTypeError)):
+        return e  # a ValueError / TypeError, as pymemcache's serde and checks raise
+    elif name == "MCPOOL_INVALID_KEY":
+        new = MemcacheIllegalInputError(str(e))
+    elif name == "MCPOOL_VALUE_TOO_LARGE":
+        new = MemcacheServerError(str(e))  # memcached: SERVER_ERROR object too large
+    elif cls == "CLIENT_ERROR":
+        new = MemcacheClientError(str(e))
+    elif name == "MCPOOL_PROTOCOL":
+        new = MemcacheUnknownError(str(e))
+    elif cls == "SERVER_ERROR":
+        new = MemcacheServerError(str(e))
+    else:
+        return e  # configuration, a bug in the core: mcpool's own
+    for a in ("status", "status_name", "status_class", "server"):
+        try:
+            setattr(new, a, getattr(e, a, None))
+        except AttributeError:
+            pass
+    new.__cause__ = e
+    return new
+
+
+def _not_unpickled(e):
+    """The core's error for a pickle that does not load: pymemcache reads it as None."""
+    return (getattr(e, "status_name", None) == "MCPOOL_VALUE_FORMAT"
+            and isinstance(e.__cause__, Exception))
+
+
+def _dead(e):
+    """The core's "server marked dead, not tried": pymemcache's retry window."""
+    return getattr(e, "status_name", None) == "MCPOOL_SERVER_DEAD"
+
+
+def _seconds(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("%s must be a number of seconds, not %r" % (name, value))
+    return value
+
+
+_STAT_TYPES = {
+    b"version": bytes,
+    b"rusage_user": lambda v: float(v.replace(b":", b".")),
+    b"rusage_system": lambda v: float(v.replace(b":", b".")),
+    b"hash_is_expanding": lambda v: int(v) != 0,
+    b"slab_reassign_running": lambda v: int(v) != 0,
+    b"inter": bytes,
+    b"growth_factor": float,
+    b"stat_key_prefix": bytes,
+    b"umask": lambda v: int(v, 8),
+    b"detail_enabled": lambda v: int(v) != 0,
+    b"cas_enabled": lambda v: int(v) != 0,
+    b"auth_enabled_sasl": lambda v: v == b"yes",
+    b"maxconns_fast": lambda v: int(v) != 0,
+    b"slab_reassign": lambda v: int(v) != 0,
+    b"slab_automove": lambda v: int(v) != 0,
+}
+
+_MISS = object()
+
+
+# --------------------------------------------------------------------------------------------
+# The clients
+# --------------------------------------------------------------------------------------------
+
+
+class _Base:
+    """What Client, PooledClient and HashClient share: arguments, keys, values, calls."""
+
+    _hash = False  # HashClient's failure rule and placement checks
+
+    def _setup(self, servers, serde_, serializer, deserializer, connect_timeout, timeout,
+               no_delay, ignore_exc, socket_module, socket_keepalive, key_prefix,
+               default_noreply, allow_unicode_keys, encoding, tls_context, extra):
+        for name, given, default in (("socket_module", socket_module, _socket),
+                                     ("socket_keepalive", socket_keepalive, None),
+                                     ("tls_context", tls_context, None)):
+            if given is not default:
+                raise NotImplementedError(
+                    "%s=...: not supported by mcpool's pymemcache drop-in (mcpool has its own "
+                    "sockets; TLS through mcpool.Client's tls_* options)" % name)
+        self._pickle_version = _pickle_version(serde_, serializer, deserializer)
+        self.serde = serde_ or LegacyWrappingSerde(serializer, deserializer)
+        if isinstance(key_prefix, str):
+            key_prefix = key_prefix.encode("ascii")
+        if not isinstance(key_prefix, bytes):
+            raise TypeError("key_prefix should be bytes.")
+        self.key_prefix = key_prefix
+        self.connect_timeout = connect_timeout
+        self.timeout = timeout
+        self.no_delay = no_delay
+        self.ignore_exc = ignore_exc
+        self.default_noreply = default_noreply
+        self.allow_unicode_keys = allow_unicode_keys
+        self.encoding = encoding
+        opts = {"preset": "pymemcache"}
+        if self._pickle_version is None:
+            # bytes in, bytes out, whatever the flags: pymemcache without a serde
+            opts["value_format"] = "libmemcached"
+        else:
+            opts.update(pickle=True, pickle_protocol=self._pickle_version)
+        if connect_timeout is not None:
+            opts["connect_timeout"] = _seconds(connect_timeout, "connect_timeout")
+        if timeout is not None:
+            opts["timeout"] = _seconds(timeout, "timeout")
+        if connect_timeout is not None or timeout is not None:
+            opts["operation_timeout"] = 0  # pymemcache has no whole-call deadline
+        if key_prefix:
+            try:
+                opts["key_prefix"] = key_prefix.decode("utf8")
+            except UnicodeDecodeError:
+                raise NotImplementedError("key_prefix=%r: mcpool takes a UTF-8 key_prefix"
+                                          % key_prefix) from None
+        opts.update(extra)
+        self._opts = opts
+        self._servers = list(servers)
+        self._build()
+
+    def _build(self):
+        self._mc = (_mcpool.Client([_address(s) for s in self._servers], **self._opts)
+                    if self._servers else None)
+
+    # -- keys and values ---------------------------------------------------------------------
+
+    def check_key(self, key):
+        """Checks key and add key_prefix."""
+        return check_key_helper(key, allow_unicode_keys=self.allow_unicode_keys,
+                                key_prefix=self.key_prefix)
+
+    def _key(self, key):
+        """key checked as pymemcache checks it; the key to give the core (which adds
+        key_prefix itself, after placing the key without it, as pymemcache does)."""
+        self.check_key(key)
+        if self._hash and isinstance(key, bytes) and len(self._servers) > 1:
+            raise NotImplementedError(
+                "HashClient: the bytes key %r is placed by pymemcache by the text %r (str() "
+                "of the bytes); mcpool places a key by the key itself, so with %d servers it "
+                "would read and write another server than pymemcache. Pass it as str (%r): "
+                "the same key, placed as pymemcache places it."
+                % (key, "%s" % (key,), len(self._servers), key.decode("utf8", "replace")))
+        return key
+
+    def _value(self, value, flags):
+        """The value to give the core: without a serde, the bytes pymemcache sends (flags 0);
+        with pickle_serde, the value itself (the core writes its layout)."""
+        if self._pickle_version is None:
+            if flags not in (None, 0):
+                raise NotImplementedError("flags=%r: mcpool stores bytes under flags 0 "
+                                          "without a serde; other flags are not supported"
+                                          % (flags,))
+            if isinstance(value, bytes):
+                return bytes(value)
+            try:
+                return str(value).encode(self.encoding)
+            except UnicodeEncodeError as e:
+                raise MemcacheIllegalInputError("Data values must be binary-safe: %s" % e)
+        if flags is not None:
+            raise NotImplementedError("flags=%r: with a serde the flags are pickle_serde's, "
+                                      "written by mcpool's core; other flags are not supported"
+                                      % (flags,))
+        return value
+
+    @staticmethod
+    def _expire(expire):
+        return _exptime(_integer(expire, "expire"))
+
+    def _noservers(self, default):
+        if self.ignore_exc:
+            return default
+        raise MemcacheError("All servers seem to be down right now")
+
+    def _failed(self, e, default, read=False):
+        """A failed call: its default (HashClient's retry window or ignore_exc, a read's
+        ignore_exc on Client), or the exception pymemcache's caller catches."""
+        if self._hash and (_dead(e) or self.ignore_exc):
+            return default
+        if read and self.ignore_exc:
+            return default
+        raise _mapped(e) from None
+
+    def _call(self, default, fn, *args, read=False):
+        if self._mc is None:
+            return self._noservers(default)
+        try:
+            return fn(*args)
+        except _mcpool.Error as e:
+            return self._failed(e, default, read)
+
+    # -- stores ------------------------------------------------------------------------------
+
+    def _store(self, cmd, key, value, expire, flags, default=False):
+        key = self._key(key)
+        expire = self._expire(expire)
+        value = self._value(value, flags)
+        fn = getattr(self._mc, cmd, None)
+        return self._call(default, lambda: bool(fn(key, value, expire)))
+
+    def set(self, key, value, expire=0, noreply=None, flags=None):
+        """Stores value; True (the reply is read whatever ``noreply`` says)."""
+        return self._store("set", key, value, expire, flags)
+
+    def add(self, key, value, expire=0, noreply=None, flags=None):
+        """True if stored, False if the key exists."""
+        return self._store("add", key, value, expire, flags)
+
+    def replace(self, key, value, expire=0, noreply=None, flags=None):
+        """True if stored, False if the key does not exist."""
+        return self._store("replace", key, value, expire, flags)
+
+    def _concat(self, cmd, key, value, expire, flags):
+        key = self._key(key)
+        self._expire(expire)  # checked as pymemcache does; memcached ignores it here
+        value = self._value(value, flags) if self._pickle_version is None else \
+            self._appended(value, flags)
+        fn = getattr(self._mc, cmd, None)
+        return self._call(False, lambda: bool(fn(key, value)))
+
+    def _appended(self, value, flags):
+        """What pickle_serde appends: the body it would store (memcached keeps the old
+        flags): bytes, str as UTF-8, an exact int as its digits; a pickle (anything else)
+        would make the value unreadable: TypeError, nothing sent."""
+        if flags is not None:
+            self._value(value, flags)
+        if type(value) is bytes:
+            return value
+        if type(value) is str:
+            return value.encode("utf8")
+        if type(value) is int:
+            return str(value)
+        raise _mcpool.ClientTypeError(
+            "append/prepend with pickle_serde take bytes, str or int, not %s: pymemcache would "
+            "append its pickle, which makes the value unreadable" % type(value).__name__)
+
+    def append(self, key, value, expire=0, noreply=None, flags=None):
+        """True if appended, False if the key does not exist."""
+        return self._concat("append", key, value, expire, flags)
+
+    def prepend(self, key, value, expire=0, noreply=None, flags=None):
+        """True if prepended, False if the key does not exist."""
+        return self._concat("prepend", key, value, expire, flags)
+
+    def cas(self, key, value, cas, expire=0, noreply=False, flags=None):
+        """True if stored, False if the item changed since ``gets``, None if missing."""
+        cas = _cas(cas)
+        key = self._key(key)
+        expire = self._expire(expire)
+        value = self._value(value, flags)
+        if cas == 0:
+            # no item has CAS 0: memcached answers EXISTS or NOT_FOUND; the core does not
+            # send it (the binary protocol would read 0 as "no CAS")
+            return self._call(False, lambda: None if self._mc.gets(key)[1] is None else False)
+        if cas > 2**64 - 1:
+            raise MemcacheClientError(b"bad command line format")
+        return self._call(False, lambda: self._mc.cas(key, value, cas, expire))
+
+    def set_many(self, values, expire=0, noreply=None, flags=None):
+        """Stores every pair; the list of the keys not stored."""
+        if not values:
+            return []
+        expire = self._expire(expire)
+        wire = {}
+        for key, value in values.items():
+            wire[self._key(key)] = self._value(value, flags)
+        if self._mc is None:
+            return self._noservers(list(values))
+        try:
+            return list(self._mc.set_multi(wire, expire))
+        except _mcpool.Error as e:
+            return self._failed(e, list(values))
+
+    set_multi = set_many
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def _read(self, key, default, fn, unpickled=None):
+        if self._mc is None:
+            return self._noservers(default)
+        try:
+            return fn(key)
+        except _mcpool.Error as e:
+            if _not_unpickled(e):  # pymemcache's deserializer: None
+                return unpickled
+            return self._failed(e, default, read=True)
+
+    def get(self, key, default=None):
+        """The value, or ``default`` for a miss."""
+        key = self._key(key)
+        return self._read(key, default, lambda k: self._mc.get(k, default))
+
+    def gets(self, key, default=None, cas_default=None):
+        """``(value, cas)`` (the CAS as bytes), or ``(default, cas_default)`` for a miss."""
+        key = self._key(key)
+        defaults = (default, cas_default)
+
+        def gets(k):
+            value, cas = self._mc.gets(k)
+            if cas is None:
+                return defaults
+            return value, str(cas).encode("ascii")
+        return self._read(key, self._gets_failed(defaults), gets, (None, None))
+
+    def _gets_failed(self, defaults):
+        return defaults
+
+    def _many(self, keys, gets):
+        keys = [self._key(k) for k in keys]
+        if not keys:
+            return {}
+        if self._mc is None:
+            return self._noservers({})
+        try:
+            if gets:
+                found = {k: (v, str(c).encode("ascii"))
+                         for k, (v, c) in self._mc.gets_multi(keys).items()}
+            else:
+                found = self._mc.get_multi(keys)
+            return found
+        except _mcpool.Error as e:
+            hits, errors = getattr(e, "hits", None), getattr(e, "errors", None)
+            if hits is None:  # ask each key alone
+                hits, errors = {}, {}
+                for k in keys:
+                    try:
+                        if gets:
+                            v, c = self._mc.gets(k)
+                            if c is not None:
+                                hits[k] = (v, str(c).encode("ascii"))
+                        else:
+                            v = self._mc.get(k, _MISS)
+                            if v is not _MISS:
+                                hits[k] = v
+                    except _mcpool.Error as ke:
+                        errors[k] = ke
+        first = None
+        for k, ke in errors.items():
+            if _not_unpickled(ke):
+                hits[k] = (None, None) if gets else None
+            elif first is None:
+                first = ke
+        if first is not None:
+            if self.ignore_exc and not self._hash:
+                return {}
+            if not (self._hash and (self.ignore_exc or all(
+                    _dead(ke) for ke in errors.values() if not _not_unpickled(ke)))):
+                raise _mapped(first) from None
+        return hits
+
+    def get_many(self, keys):
+        """A dict of the keys found and their values."""
+        return self._many(keys, False)
+
+    get_multi = get_many
+
+    def gets_many(self, keys):
+        """A dict of the keys found and their ``(value, cas)``."""
+        return self._many(keys, True)
+
+    # -- deletes, counters, touch ------------------------------------------------------------
+
+    def delete(self, key, noreply=None):
+        """True if deleted, False if the key was not found."""
+        key = self._key(key)
+        return self._call(False, lambda: bool(self._mc.delete(key)))
+
+    def delete_many(self, keys, noreply=None):
+        """Deletes every key; True."""
+        keys = [self._key(k) for k in keys]
+        if not keys:
+            return True
+        if self._mc is None:
+            return self._noservers(True)
+        try:
+            self._mc.delete_multi(keys)
+        except _mcpool.Error as e:
+            results = getattr(e, "results", None) or {}
+            errs = [r for r in results.values() if isinstance(r, BaseException)] or [e]
+            for err in errs:
+                if not (self._hash and (_dead(err) or self.ignore_exc)):
+                    raise _mapped(err) from None
+        return True
+
+    delete_multi = delete_many
+
+    def _arith(self, cmd, key, value):
+        key = self._key(key)
+        value = _integer(value, "value")
+        if value < 0 or value > 2**64 - 1:
+            raise MemcacheClientError(b"invalid numeric delta argument")
+        fn = getattr(self._mc, cmd, None)
+        return self._call(False, lambda: fn(key, value))
+
+    def incr(self, key, value, noreply=False):
+        """The new value, or None if the key was not found."""
+        return self._arith("incr", key, value)
+
+    def decr(self, key, value, noreply=False):
+        """The new value, or None if the key was not found."""
+        return self._arith("decr", key, value)
+
+    def touch(self, key, expire=0, noreply=None):
+        """True if the expiry was updated, False if the key was not found."""
+        key = self._key(key)
+        expire = self._expire(expire)
+        return self._call(False, lambda: bool(self._mc.touch(key, expire)))
+
+    # -- server-wide -------------------------------------------------------------------------
+
+    def flush_all(self, delay=0, noreply=None):
+        """Invalidates every item; True."""
+        delay = _integer(delay, "delay")
+        return self._call(False, lambda: bool(self._mc.flush_all(delay)))
+
+    def close(self):
+        """Closes the connections; the next call opens new ones."""
+        if self._mc is not None:
+            self._mc.disconnect_all()
+
+    disconnect_all = close
+
+    def quit(self):
+        """Closes the connections (memcached's quit); the client stays usable."""
+        self.close()
+
+
+class Client(_Base):
+    """pymemcache's ``Client(server, serde=None, ..., key_prefix=b'', default_noreply=True,
+    allow_unicode_keys=False, encoding='ascii')``: one server, ``(host, port)``,
+    ``"host:port"`` or a unix socket's path."""
+
+    def __init__(self, server, serde=None, serializer=None, deserializer=None,
+                 connect_timeout=None, timeout=None, no_delay=False, ignore_exc=False,
+                 socket_module=_socket, socket_keepalive=None, key_prefix=b"",
+                 default_noreply=True, allow_unicode_keys=False, encoding="ascii",
+                 tls_context=None, _extra=None):
+        self.server = normalize_server_spec(server)
+        extra = {"failure_limit": 4294967295}  # pymemcache connects again at every call
+        extra.update(_extra or {})
+        self._setup([self.server], serde, serializer, deserializer, connect_timeout, timeout,
+                    no_delay, ignore_exc, socket_module, socket_keepalive, key_prefix,
+                    default_noreply, allow_unicode_keys, encoding, tls_context, extra)
+
+    def stats(self, *args):
+        """The server's statistics: ``{b"name": value}``, converted as pymemcache does."""
+        group = " ".join(a.decode() if isinstance(a, bytes) else str(a) for a in args) or None
+        try:
+            per = self._mc.stats(group)
+        except _mcpool.Error as e:
+            return self._failed(e, {}, read=True)
+        result = {}
+        for v in per.values():
+            if isinstance(v, BaseException):
+                return self._failed(v, {}, read=True)
+            for name, text in v.items():
+                name, text = name.encode(), text.encode()
+                try:
+                    result[name] = _STAT_TYPES.get(name, int)(text)
+                except Exception:
+                    result[name] = text
+        return result
+
+    def __setitem__(self, key, value):
+        self.set(key, value, noreply=True)
+
+    def __getitem__(self, key):
+        value = self.get(key)
+        if value is None:
+            raise KeyError
+        return value
+
+    def __delitem__(self, key):
+        self.delete(key, noreply=True)
+
+    def version(self):
+        """The server's version, as bytes."""
+        try:
+            per = self._mc.version()
+        except _mcpool.Error as e:
+            raise _mapped(e) from None
+        v = next(iter(per.values()))
+        if isinstance(v, BaseException):
+            raise _mapped(v) from None
+        return v.encode()
+
+
+class PooledClient(Client):
+    """pymemcache's ``PooledClient``: a thread-safe ``Client`` (every mcpool client is
+    pooled); ``max_pool_size`` is the core's ``max_size``, ``pool_idle_timeout`` its
+    ``idle_timeout``."""
+
+    def __init__(self, server, serde=None, serializer=None, deserializer=None,
+                 connect_timeout=None, timeout=None, no_delay=False, ignore_exc=False,
+                 socket_module=_socket, socket_keepalive=None, key_prefix=b"",
+                 max_pool_size=None, pool_idle_timeout=0, lock_generator=None,
+                 default_noreply=True, allow_unicode_keys=False, encoding="ascii",
+                 tls_context=None):
+        self.max_pool_size = max_pool_size
+        self.pool_idle_timeout = pool_idle_timeout
+        super().__init__(server, serde, serializer, deserializer, connect_timeout, timeout,
+                         no_delay, ignore_exc, socket_module, socket_keepalive, key_prefix,
+                         default_noreply, allow_unicode_keys, encoding, tls_context,
+                         _extra=_pool_options(max_pool_size, pool_idle_timeout,
+                                              lock_generator))
+
+    def _gets_failed(self, defaults):
+        return (None, None)  # PooledClient.gets with ignore_exc
+
+
+def _pool_options(max_pool_size, pool_idle_timeout, lock_generator):
+    if lock_generator is not None:
+        raise NotImplementedError("lock_generator=...: mcpool's pool has its own locking; "
+                                  "not supported")
+    opts = {"idle_timeout": _seconds(pool_idle_timeout, "pool_idle_timeout")}
+    if max_pool_size is not None:
+        opts["max_size"] = max_pool_size
+    return opts
+
+
+class RendezvousHash:
+    """pymemcache's default ``hasher`` (its rendezvous hashing is the core's: only this one
+    is accepted by ``HashClient``)."""
+
+
+class HashClient(_Base):
+    """pymemcache's ``HashClient(servers, hasher=RendezvousHash, serde=None, ...,
+    retry_attempts=2, retry_timeout=1, dead_timeout=60, use_pooling=False,
+    ignore_exc=False, allow_unicode_keys=False, default_noreply=True, encoding='ascii')``."""
+
+    _hash = True
+
+    def __init__(self, servers, hasher=RendezvousHash, serde=None, serializer=None,
+                 deserializer=None, connect_timeout=None, timeout=None, no_delay=False,
+                 socket_module=_socket, socket_keepalive=None, key_prefix=b"",
+                 max_pool_size=None, pool_idle_timeout=0, lock_generator=None,
+                 retry_attempts=2, retry_timeout=1, dead_timeout=60, use_pooling=False,
+                 ignore_exc=False, allow_unicode_keys=False, default_noreply=True,
+                 encoding="ascii", tls_context=None):
+        if hasher is not RendezvousHash and not (
+                getattr(hasher, "__name__", None) == "RendezvousHash"
+                and getattr(hasher, "__module__", None) == "pymemcache.client.rendezvous"):
+            raise NotImplementedError("hasher=%r: mcpool places keys by pymemcache's "
+                                      "RendezvousHash only" % (hasher,))
+        if dead_timeout != 60:
+            raise NotImplementedError(
+                "dead_timeout=%r: not modelled by mcpool, which tries a removed server "
+                "again every retry_timeout and puts it back at its first success (pymemcache: "
+                "after dead_timeout seconds); only the default 60 is accepted" % (dead_timeout,))
+        if isinstance(retry_attempts, bool) or not isinstance(retry_attempts, int):
+            raise TypeError("retry_attempts must be an int, not %r" % (retry_attempts,))
+        retry = _seconds(retry_timeout, "retry_timeout")
+        if not retry > 0:
+            # pymemcache retries such a server at every call and removes it after
+            # retry_attempts + 1 failures; the core never ejects a server always due for
+            # its retry
+            raise NotImplementedError(
+                "retry_timeout=%r: mcpool removes a failing server from the hash only with a "
+                "retry_timeout above 0" % (retry_timeout,))
+        self.retry_attempts = retry_attempts
+        self.retry_timeout = retry_timeout
+        self.dead_timeout = dead_timeout
+        self.use_pooling = use_pooling
+        extra = {
+            # removed from the hash at the call after retry_attempts + 1 failed tries, one
+            # per retry_timeout (pymemcache's _safely_run_func / _mark_failed_server)
+            "eject_after": max(retry_attempts, 0) + 1,
+            "retry_timeout": retry, "retry_timeout_max": retry,
+        }
+        if use_pooling:
+            extra.update(_pool_options(max_pool_size, pool_idle_timeout, lock_generator))
+        self._setup([normalize_server_spec(s) for s in servers], serde, serializer,
+                    deserializer, connect_timeout, timeout, no_delay, ignore_exc,
+                    socket_module, socket_keepalive, key_prefix, default_noreply,
+                    allow_unicode_keys, encoding, tls_context, extra)
+
+    @property
+    def clients(self):
+        """pymemcache's map of the servers' names (``"host:port"``)."""
+        return {_node(s): s for s in self._servers}
+
+    def add_server(self, server, port=None):
+        """Adds a server (``(host, port)``, or ``host`` with ``port``)."""
+        if port is not None:
+            if not isinstance(server, str):
+                raise TypeError("Server must be a string when passing port.")
+            server = (server, port)
+        server = normalize_server_spec(server)
+        if _node(server) in self.clients:
+            return
+        self._servers.append(server)
+        self._reset()
+
+    def remove_server(self, server, port=None):
+        """Removes a server from the hash (its keys go to the others)."""
+        if port is not None:
+            if not isinstance(server, str):
+                raise TypeError("Server must be a string when passing port.")
+            server = (server, port)
+        node = _node(normalize_server_spec(server))
+        if node not in self.clients:
+            raise ValueError("No such node %s to remove" % node)
+        self._servers = [s for s in self._servers if _node(s) != node]
+        self._reset()
+
+    def _reset(self):
+        if self._mc is None or not self._servers:
+            self._build()
+        else:
+            self._mc.set_servers([_address(s) for s in self._servers])
+
+    def gets(self, key, *args, **kwargs):
+        """``(value, cas)``; None while the key's server is failing (pymemcache's default)."""
+        return super().gets(key, *args, **kwargs)
+
+    def _gets_failed(self, defaults):
+        return None  # HashClient.gets' default_val
+
+    def get_many(self, keys, gets=False, *args, **kwargs):
+        """A dict of the keys found (without the keys of a server that is failing)."""
+        return self._many(keys, gets)
+
+    get_multi = get_many
+
+    def gets_many(self, keys, *args, **kwargs):
+        return self._many(keys, True)
+
+    gets_multi = gets_many
+
+    def flush_all(self, *args, **kwargs):
+        """Invalidates every item of every server (None, as pymemcache's HashClient)."""
+        super().flush_all(*args, **kwargs)
+
+    def close(self):
+        super().close()
+
+    disconnect_all = close
+
+    def quit(self):
+        super().close()
+
+
+__all__ = ["Client", "PooledClient", "HashClient", "MemcacheError", "MemcacheClientError",
+           "MemcacheUnknownCommandError", "MemcacheIllegalInputError", "MemcacheServerError",
+           "MemcacheUnknownError", "MemcacheUnexpectedCloseError", "serde", "RendezvousHash"]
