@@ -298,14 +298,14 @@ impl ServerSpec {
         Self::parse_entry(s, (weight != 1).then_some(weight))
     }
 
-    /// Refuses an entry that is several `host:port` addresses (separated by white space or
-    /// commas: a list written as one string, as spymemcached's `AddrUtil.getAddresses` and
+    /// Refuses an entry that is several `host:port` addresses (separated by white space,
+    /// commas or semicolons: a list written as one string, as spymemcached's `AddrUtil.getAddresses` and
     /// Django's `LOCATION` take it) as that, never read as one address with a weight (tester
     /// finding javacompat 6: "127.0.0.1:1 127.0.0.1:2" was refused as the address
     /// "127.0.0.1:1 127.0.0.1" with a space in it).
     fn not_a_list(t: &str) -> Result<()> {
         let parts: Vec<&str> = t
-            .split(|c: char| c.is_whitespace() || c == ',')
+            .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
             .filter(|p| !p.is_empty())
             .collect();
         let address = |p: &&str| {
@@ -390,6 +390,7 @@ mod tests {
             "127.0.0.1:23450 127.0.0.1:23451",
             "127.0.0.1:23450,127.0.0.1:23451",
             "a:1, b:2, [::1]:3",
+            "127.0.0.1:31811;127.0.0.1:31812",
         ] {
             let e = ServerSpec::parse_entry(list, None).unwrap_err().to_string();
             assert!(e.contains("addresses in one entry"), "{list}: {e}");
