@@ -1558,7 +1558,9 @@ used by the child. A child that closes its inherited descriptors (C<POSIX::close
 L<Proc::Daemon>) and reuses the numbers keeps its own files and clients: an inherited socket
 is closed only while its number still names it. Close them before the child's first call,
 or call C<disconnect_all> first: sockets the child opened are its client's, and closing them
-behind its back breaks it as it breaks any library that holds sockets. Perl ithreads: an Mcpool object is not cloned into a new thread (there it
+behind its back breaks it as it breaks any library that holds sockets (the client never
+closes a number that no longer names its own socket, but a call made meanwhile may write its
+request into whatever took the number). Perl ithreads: an Mcpool object is not cloned into a new thread (there it
 is an unblessed reference to C<undef>; a subclass that asks to be cloned gets a copy without
 a client, which croaks C<this client has been destroyed>): create a client in each thread.
 This differs from Cache::Memcached::Fast, which gives each new thread a copy of the object
