@@ -6,23 +6,8 @@
 //! numbers must not be reused by another test meanwhile.)
 mod common;
 
-use common::{unique, Memcached};
+use common::{socket_fds, unique, Memcached};
 use mcpool::Client;
-
-/// The numbers of the sockets this process holds open.
-fn socket_fds() -> Vec<i32> {
-    std::fs::read_dir("/proc/self/fd")
-        .unwrap()
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let target = std::fs::read_link(e.path()).ok()?;
-            target
-                .to_string_lossy()
-                .starts_with("socket:")
-                .then(|| e.file_name().to_str()?.parse().ok())?
-        })
-        .collect()
-}
 
 #[test]
 #[allow(unsafe_code)]

@@ -6,24 +6,9 @@
 //! test binary: one thread forks.)
 mod common;
 
-use common::{unique, Memcached};
+use common::{socket_fds, unique, Memcached};
 use mcpool::Client;
 use std::time::Duration;
-
-/// The numbers of the sockets this process holds open.
-fn socket_fds() -> Vec<i32> {
-    std::fs::read_dir("/proc/self/fd")
-        .unwrap()
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let target = std::fs::read_link(e.path()).ok()?;
-            target
-                .to_string_lossy()
-                .starts_with("socket:")
-                .then(|| e.file_name().to_str()?.parse().ok())?
-        })
-        .collect()
-}
 
 /// The child's side: closes every descriptor from 3 up, fills the numbers below the
 /// inherited socket's, makes its own client (whose socket takes the inherited number), uses

@@ -576,6 +576,21 @@ pub fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool)
     }
 }
 
+/// The numbers of the sockets this process holds open (`socket:[N]` in /proc/self/fd).
+pub fn socket_fds() -> Vec<i32> {
+    std::fs::read_dir("/proc/self/fd")
+        .expect("/proc/self/fd")
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let target = std::fs::read_link(e.path()).ok()?;
+            target
+                .to_string_lossy()
+                .starts_with("socket:")
+                .then(|| e.file_name().to_str()?.parse().ok())?
+        })
+        .collect()
+}
+
 /// How many threads this process has now (`Threads:` of `/proc/self/status`).
 pub fn thread_count() -> usize {
     let s = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
