@@ -238,7 +238,7 @@ def test_key_checks_raise_as_pymemcache(server, prefix):
     for client in (c, h):
         for bad, msg in (("a b", "whitespace"), (" a", "whitespace"), ("a\n", "whitespace"),
                          ("a\x00b", "null"), ("x" * 251, "too long"),
-                         ("\u00e9", "Non-ASCII"), (b"\xc3\xa9", "Non-ASCII")):
+                         ("\u00e9", "Non-ASCII")):
             for call in (lambda: client.get(bad), lambda: client.set(bad, b"v"),
                          lambda: client.delete(bad), lambda: client.incr(bad, 1),
                          lambda: client.get_many(["ok", bad])):
@@ -401,3 +401,65 @@ def test_add_and_remove_server(servers, prefix):
         assert theirs.get("%s%d" % (prefix, i)) == b"v"
     h.remove_server(addrs[2])
     assert sorted(h.clients) == sorted("%s:%d" % a for a in addrs[:2])
+
+
+def _raw_set(addr, key, flags, body):
+    """Stores body under flags with a raw text command (as another client could)."""
+    host, port = _host(addr)
+    with socket.create_connection((host, port), timeout=5) as s:
+        s.sendall(b"set %s %d 0 %d\r\n%s\r\n" % (key, flags, len(body), body))
+        assert s.recv(64) == b"STORED\r\n"
+
+
+def test_a_pickle_that_does_not_load_keeps_its_cas(server, prefix):
+    """Tester finding pymc 1: gets/gets_many of a flag-1 value that does not unpickle gave
+    (None, None), a miss's answer, and the cas pymemcache's caller makes next raised;
+    pymemcache gives (None, cas)."""
+    p = prefix.encode() if isinstance(prefix, str) else prefix
+    _raw_set(server.addr, p + b"bp", 1, b"garbage")
+    ours = Client(_host(server.addr), serde=pmc.serde.pickle_serde, key_prefix=p)
+    theirs = real.Client(_host(server.addr), serde=real_serde.pickle_serde, key_prefix=p)
+    value, cas = ours.gets("bp")
+    assert value is None and cas is not None
+    assert cas == theirs.gets("bp")[1]
+    assert ours.gets_many(["bp"]) == {"bp": (None, cas)}
+    assert ours.cas("bp", "fixed", cas) is True
+    assert ours.get("bp") == "fixed"
+
+
+def test_bytes_keys_skip_the_ascii_check_as_in_pymemcache(server, prefix):
+    """Tester finding pymc 3: pymemcache 3.5 sends non-ASCII bytes keys (its check tests
+    str only); a str key that is not ASCII is refused without allow_unicode_keys."""
+    c = Client(_host(server.addr), key_prefix=prefix)
+    theirs = real.Client(_host(server.addr), key_prefix=prefix)
+    assert c.set(b"caf\xc3\xa9", b"v") is True
+    assert theirs.get(b"caf\xc3\xa9") == b"v"
+    assert c.get(b"\xe9") is None
+    with pytest.raises(MemcacheIllegalInputError):
+        c.set("caf\u00e9", b"v")
+
+
+def test_pymemcache_modules_and_names_import():
+    """Tester finding pymc 5: pymemcache's modules (client.base, client.hash, exceptions) and
+    KeepaliveOpts were missing; cache_memlimit/shutdown are refused, naming why."""
+    from mcpool.compat.pymemcache.client.hash import HashClient as H
+    from mcpool.compat.pymemcache.client.base import Client as C, KeepaliveOpts
+    from mcpool.compat.pymemcache.exceptions import MemcacheError as E
+    import mcpool.compat.pymemcache.client.rendezvous as rv
+    assert (H, C, E) == (HashClient, Client, MemcacheError)
+    assert rv.RendezvousHash is pmc.RendezvousHash and pmc.client.hash.HashClient is H
+    assert KeepaliveOpts(idle=2).idle == 2
+    c = Client(("127.0.0.1", 1))
+    for call in (lambda: c.cache_memlimit(64), lambda: c.shutdown()):
+        with pytest.raises(NotImplementedError):
+            call()
+
+
+def test_an_unknown_stats_group_is_unknown_command(server):
+    """Tester finding pymc 6: pymemcache raises MemcacheUnknownCommandError (memcached
+    answers ERROR); it was its parent class."""
+    c = Client(_host(server.addr))
+    with pytest.raises(MemcacheUnknownCommandError):
+        c.stats("bogus")
+    with pytest.raises(real.exceptions.MemcacheUnknownCommandError):
+        real.Client(_host(server.addr)).stats("bogus")

@@ -57,9 +57,9 @@ What is pymemcache's and stays so:
   ``ConnectionRefusedError``, a timeout ``socket.timeout``, as pymemcache's socket raises),
   then for ``retry_timeout`` seconds its keys answer the call's default without trying it
   (``get`` None, ``set`` False, ``set_many`` the keys, ``get_many`` without them), as
-  pymemcache's ``_safely_run_func``; after ``retry_attempts`` + 1 failed tries, one per
+  pymemcache's ``_safely_run_func``; at its ``retry_attempts`` + 1-th failed try, one per
   ``retry_timeout``, the server is removed from the hash and its keys are placed on the
-  others, as pymemcache removes a node. ``retry_attempts``, ``retry_timeout``,
+  others, as pymemcache removes a node (a call or two sooner: see below). ``retry_attempts``, ``retry_timeout``,
   ``connect_timeout``, ``timeout`` (seconds) go to the core's ``eject_after``,
   ``retry_timeout``/``retry_timeout_max``, ``connect_timeout``, ``io_timeout``.
   ``Client``/``PooledClient`` try their server again at every call, as pymemcache. (With
@@ -100,7 +100,19 @@ What differs:
   not know (a compressed value, mcpool's own layout, flags combined oddly) raises
   ``mcpool.ValueFormatError`` (a ``ValueError``) where pymemcache returns its bytes as
   stored: the core's rule, never bytes of unknown meaning handed over as the value.
-- Not supported, refused with ``NotImplementedError`` naming the argument: a custom
+- Modules: ``client`` (``client.base``, ``client.hash``, ``client.rendezvous``),
+  ``exceptions`` and ``serde`` hold pymemcache's names, so ``from
+  mcpool.compat.pymemcache.client.hash import HashClient`` works; ``pymemcache.pool`` and
+  ``fallback`` are not here. ``cache_memlimit`` and ``shutdown`` (commands that change or stop
+  the server for every client) raise ``NotImplementedError``.
+- ``HashClient`` removes a failing server at its ``retry_attempts`` + 1-th failed try (the
+  core's ``eject_after``), which then already goes to the server the hash picks without it;
+  pymemcache raises that try's error and the next call's before it removes the node, so its
+  keys move one or two calls later there (with calls a moment apart, the same time). A
+  second ``flush_all`` within the retry window tries the failing server again and raises,
+  where pymemcache answers None.
+- Not supported, refused with ``NotImplementedError`` naming the argument: a ``key_prefix``
+  that is not UTF-8 (the core takes it as text), a custom
   ``serde``/``serializer``/``deserializer`` (the value layout is the core's: ``pickle_serde``
   or none), ``flags=`` on a store (other than 0 without a serde), ``socket_module``,
   ``socket_keepalive``, ``tls_context`` (use ``mcpool.Client``'s ``tls_*`` options),
@@ -323,13 +335,12 @@ def check_key_helper(key, allow_unicode_keys, key_prefix=b""):
     if allow_unicode_keys:
         if isinstance(key, str):
             key = key.encode("utf8")
-    elif isinstance(key, (str, bytes)):
+    elif isinstance(key, str):
+        # pymemcache 3.5 tests six.string_types, only str on Python 3: a bytes key is sent as
+        # it is, non-ASCII bytes included (tester finding pymc 3)
         try:
-            if isinstance(key, bytes):
-                key = key.decode().encode("ascii")
-            else:
-                key = key.encode("ascii")
-        except (UnicodeEncodeError, UnicodeDecodeError):
+            key = key.encode("ascii")
+        except UnicodeEncodeError:
             raise MemcacheIllegalInputError("Non-ASCII key: %r" % key)
     key = key_prefix + key
     parts = key.split()
@@ -437,6 +448,17 @@ def _mapped(e):
     return new
 
 
+def _unknown_group(e):
+    """memcached's answer to a stats group it does not have, ``ERROR``: pymemcache raises
+    ``MemcacheUnknownCommandError`` for it (tester finding pymc 6); any other error as it is."""
+    if ("the server has no such statistics" in str(e)
+            and getattr(e, "status_class", None) == "CLIENT_ERROR"):
+        new = MemcacheUnknownCommandError(str(e))
+        new.__cause__ = e
+        return new
+    return e
+
+
 def _not_unpickled(e):
     """The core's error for a pickle that does not load: pymemcache reads it as None."""
     return (getattr(e, "status_name", None) == "MCPOOL_VALUE_FORMAT"
@@ -535,6 +557,7 @@ class _Base:
     def _build(self):
         self._mc = (_mcpool.Client([_address(s) for s in self._servers], **self._opts)
                     if self._servers else None)
+        self._raw = None  # _raw_cas's, made again for the new servers
 
     # -- keys and values ---------------------------------------------------------------------
 
@@ -688,15 +711,31 @@ class _Base:
 
     # -- reads -------------------------------------------------------------------------------
 
-    def _read(self, key, default, fn, unpickled=None):
+    def _read(self, key, default, fn, unpickled=lambda: None):
         if self._mc is None:
             return self._noservers(default)
         try:
             return fn(key)
         except _mcpool.Error as e:
             if _not_unpickled(e):  # pymemcache's deserializer: None
-                return unpickled
+                return unpickled()
             return self._failed(e, default, read=True)
+
+    def _raw_cas(self, key):
+        """The CAS of key, read without decoding its value: a pickle that does not load
+        reads as None with its CAS, as pymemcache's ``gets`` returns ``(None, cas)`` (tester
+        finding pymc 1: the CAS was lost, and the ``cas`` that pymemcache's caller makes next
+        raised). Through a second client of the same servers and placement that hands values
+        over as their bytes, made at the first need; None when the key is gone by then."""
+        if getattr(self, "_raw", None) is None:
+            opts = {k: v for k, v in self._opts.items() if k not in ("pickle", "pickle_protocol")}
+            opts["value_format"] = "libmemcached"
+            self._raw = _mcpool.Client([_address(s) for s in self._servers], **opts)
+        try:
+            cas = self._raw.gets(key)[1]
+        except _mcpool.Error:
+            return None
+        return None if cas is None else str(cas).encode("ascii")
 
     def get(self, key, default=None):
         """The value, or ``default`` for a miss."""
@@ -713,7 +752,8 @@ class _Base:
             if cas is None:
                 return defaults
             return value, str(cas).encode("ascii")
-        return self._read(key, self._gets_failed(defaults), gets, (None, None))
+        return self._read(key, self._gets_failed(defaults), gets,
+                          lambda: (None, self._raw_cas(key)))
 
     def _gets_failed(self, defaults):
         return defaults
@@ -750,7 +790,7 @@ class _Base:
         first = None
         for k, ke in errors.items():
             if _not_unpickled(ke):
-                hits[k] = (None, None) if gets else None
+                hits[k] = (None, self._raw_cas(k)) if gets else None
             elif first is None:
                 first = ke
         if first is not None:
@@ -830,6 +870,19 @@ class _Base:
         """Closes the connections; the next call opens new ones."""
         if self._mc is not None:
             self._mc.disconnect_all()
+        if getattr(self, "_raw", None) is not None:
+            self._raw.disconnect_all()
+
+    def cache_memlimit(self, memlimit):
+        """Not supported: memcached's ``cache_memlimit`` changes the server's memory for
+        every client; mcpool sends no such command."""
+        raise NotImplementedError("cache_memlimit: mcpool sends no command that changes the "
+                                  "server's settings")
+
+    def shutdown(self, graceful=False):
+        """Not supported: memcached's ``shutdown`` stops the server for every client;
+        mcpool sends no such command."""
+        raise NotImplementedError("shutdown: mcpool sends no command that stops the server")
 
     disconnect_all = close
 
@@ -861,11 +914,11 @@ class Client(_Base):
         try:
             per = self._mc.stats(group)
         except _mcpool.Error as e:
-            return self._failed(e, {}, read=True)
+            return self._failed(_unknown_group(e), {}, read=True)
         result = {}
         for v in per.values():
             if isinstance(v, BaseException):
-                return self._failed(v, {}, read=True)
+                return self._failed(_unknown_group(v), {}, read=True)
             for name, text in v.items():
                 name, text = name.encode(), text.encode()
                 try:
@@ -1021,6 +1074,8 @@ class HashClient(_Base):
             self._build()
         else:
             self._mc.set_servers([_address(s) for s in self._servers])
+            if self._raw is not None:
+                self._raw.set_servers([_address(s) for s in self._servers])
 
     def gets(self, key, *args, **kwargs):
         """``(value, cas)``; None while the key's server is failing (pymemcache's default)."""
@@ -1053,6 +1108,39 @@ class HashClient(_Base):
         super().close()
 
 
-__all__ = ["Client", "PooledClient", "HashClient", "MemcacheError", "MemcacheClientError",
-           "MemcacheUnknownCommandError", "MemcacheIllegalInputError", "MemcacheServerError",
-           "MemcacheUnknownError", "MemcacheUnexpectedCloseError", "serde", "RendezvousHash"]
+class KeepaliveOpts:
+    """pymemcache's ``KeepaliveOpts(idle=1, intvl=1, cnt=5)``, for the programs that import
+    it; given as ``socket_keepalive`` it is refused (mcpool has its own sockets)."""
+
+    def __init__(self, idle=1, intvl=1, cnt=5):
+        self.idle, self.intvl, self.cnt = idle, intvl, cnt
+
+
+_EXCEPTIONS = ["MemcacheError", "MemcacheClientError", "MemcacheUnknownCommandError",
+               "MemcacheIllegalInputError", "MemcacheServerError", "MemcacheUnknownError",
+               "MemcacheUnexpectedCloseError"]
+
+
+def _submodule(name, doc, names):
+    """A module ``mcpool.compat.pymemcache.<name>`` holding ``names`` of this one, where a
+    pymemcache program imports them from (tester finding pymc 5: ``from
+    pymemcache.client.hash import HashClient`` had nowhere to go)."""
+    m = _types.ModuleType(__name__ + "." + name, doc)
+    for n in names:
+        setattr(m, n, globals()[n])
+    _sys.modules[m.__name__] = m
+    return m
+
+
+exceptions = _submodule("exceptions", "pymemcache.exceptions' names.", _EXCEPTIONS)
+client = _submodule("client", "pymemcache.client's names.",
+                    ["Client", "PooledClient", "HashClient"])
+client.base = _submodule("client.base", "pymemcache.client.base's names.",
+                         ["Client", "PooledClient", "KeepaliveOpts", "check_key_helper",
+                          "normalize_server_spec"])
+client.hash = _submodule("client.hash", "pymemcache.client.hash's names.", ["HashClient"])
+client.rendezvous = _submodule("client.rendezvous", "pymemcache.client.rendezvous' names.",
+                               ["RendezvousHash"])
+
+__all__ = ["Client", "PooledClient", "HashClient", "KeepaliveOpts", "serde", "client",
+           "exceptions", "RendezvousHash"] + _EXCEPTIONS
