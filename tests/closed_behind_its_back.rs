@@ -6,7 +6,7 @@
 //! numbers must not be reused by another test meanwhile.)
 mod common;
 
-use common::{socket_fds, unique, Memcached};
+use common::{socket_fds, socket_fds_since, unique, Memcached};
 use mcpool::Client;
 
 #[test]
@@ -21,10 +21,7 @@ fn a_number_reused_for_a_file_is_never_closed_by_the_client() {
         .build()
         .unwrap();
     c.set("k", b"v", 0).unwrap();
-    let ours: Vec<i32> = socket_fds()
-        .into_iter()
-        .filter(|fd| !before.contains(fd))
-        .collect();
+    let ours = socket_fds_since(&before);
     assert_eq!(ours.len(), 1, "{ours:?}");
     let fd = ours[0];
     let path = std::env::temp_dir().join(unique("behind-file"));

@@ -6,7 +6,7 @@
 //! test binary: one thread forks.)
 mod common;
 
-use common::{socket_fds, unique, Memcached};
+use common::{socket_fds, socket_fds_since, unique, Memcached};
 use mcpool::Client;
 use std::time::Duration;
 
@@ -73,10 +73,7 @@ fn a_child_that_reuses_an_inherited_number_keeps_its_own_socket() {
         .build()
         .unwrap();
     old.set("k", b"on-A", 0).unwrap();
-    let opened: Vec<i32> = socket_fds()
-        .into_iter()
-        .filter(|fd| !before.contains(fd))
-        .collect();
+    let opened = socket_fds_since(&before);
     assert_eq!(opened.len(), 1, "the old client's one socket: {opened:?}");
     let b_addr = b.addr();
     // SAFETY: the child uses clients, /proc and /dev/null, then leaves with _exit, never

@@ -247,12 +247,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
 
     let run_id = format!("{:x}", std::process::id() & 0xfff);
     let mut samples: Vec<Sample> = vec![];
-    let mut notes: Vec<String> = vec![];
-    // Wall time per (contestant, scenario), driver start-up included: where a run's time goes.
-    let mut spent: Vec<(String, &'static str, f64)> = vec![];
-    let mut waits: Vec<(String, std::time::Duration)> = vec![];
-    // The steps in which every operation failed (their figures are left out).
-    let mut all_failed: Vec<String> = vec![];
+    let mut acc = Accounts::default();
     let run_start = std::time::Instant::now();
     // Scenarios run in groups of one placement (they are ordered so); each contestant is
     // started once per group, so a JVM warms up once. Within a point the contestants take
@@ -323,12 +318,14 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                         Ok(c) => r.running = Some(c),
                         Err(e) => {
                             progress.say(&format!("{}: failed to start: {e}", what(r)));
-                            notes.push(format!("{name} / {}: failed to start: {e}", r.entry.name));
+                            acc.notes
+                                .push(format!("{name} / {}: failed to start: {e}", r.entry.name));
                             continue;
                         }
                     }
                 }
-                spent.push((r.entry.name.clone(), name, began.elapsed().as_secs_f64()));
+                acc.spent
+                    .push((r.entry.name.clone(), name, began.elapsed().as_secs_f64()));
                 turns.push(Turn {
                     runner: ri,
                     sc: scenarios::build(name, opts.size, &r.tag).expect("known"),
@@ -379,14 +376,15 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                         }
                         Err(_) => {}
                     }
-                    let log = (
+                    end_step(
+                        r,
+                        name,
+                        &w,
+                        began,
+                        warmed.map(drop),
                         &mut progress,
-                        &mut notes,
-                        &mut spent,
-                        &mut waits,
-                        &mut all_failed,
+                        &mut acc,
                     );
-                    end_step(r, name, &w, began, warmed.map(drop), log);
                 }
                 let repeats = turns
                     .first()
@@ -432,14 +430,7 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
                                 &mut samples,
                             )
                         };
-                        let log = (
-                            &mut progress,
-                            &mut notes,
-                            &mut spent,
-                            &mut waits,
-                            &mut all_failed,
-                        );
-                        end_step(r, name, &w, began, timed, log);
+                        end_step(r, name, &w, began, timed, &mut progress, &mut acc);
                     }
                 }
                 // A contestant that failed sits out the rest of the scenario.
@@ -476,15 +467,15 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
         report::markdown_table(&rows)
     );
     md.push_str(&time_spent(
-        &spent,
+        &acc.spent,
         &order,
         &opts.scenarios,
         run_start.elapsed(),
     ));
-    md.push_str(&settle::report(&waits, &order));
-    if !notes.is_empty() {
+    md.push_str(&settle::report(&acc.waits, &order));
+    if !acc.notes.is_empty() {
         md.push_str("\n## Notes\n\n");
-        for n in &notes {
+        for n in &acc.notes {
             let _ = writeln!(md, "- {n}");
         }
     }
@@ -509,15 +500,15 @@ pub fn run(servers: &[String], args: &[String]) -> i32 {
         return 2;
     }
     say!("{machine}\n{}", report::text_table(&rows));
-    for n in &notes {
+    for n in &acc.notes {
         sayln!("note: {n}");
     }
     progress.say(&format!("report written to {}", out.display()));
-    if !all_failed.is_empty() {
+    if !acc.all_failed.is_empty() {
         say_err!(
             "mcpool bench: every operation failed in {} run(s), left out of the figures: {}",
-            all_failed.len(),
-            all_failed.join("; ")
+            acc.all_failed.len(),
+            acc.all_failed.join("; ")
         );
         return 2;
     }
@@ -575,15 +566,19 @@ impl Setting<'_> {
     }
 }
 
-/// Where a step is accounted for: the progress display, the run's notes, the time spent
-/// per contestant and scenario, and the waits for drivers to settle.
-type Log<'a> = (
-    &'a mut Progress,
-    &'a mut Vec<String>,
-    &'a mut Vec<(String, &'static str, f64)>,
-    &'a mut Vec<(String, std::time::Duration)>,
-    &'a mut Vec<String>,
-);
+/// Where the run's steps are accounted for (besides the progress display).
+#[derive(Default)]
+struct Accounts {
+    /// The run's notes (the report's "Notes").
+    notes: Vec<String>,
+    /// Wall time per (contestant, scenario), driver start-up included: where a run's time
+    /// goes.
+    spent: Vec<(String, &'static str, f64)>,
+    /// The waits for drivers to settle.
+    waits: Vec<(String, std::time::Duration)>,
+    /// The steps in which every operation failed (their figures are left out).
+    all_failed: Vec<String>,
+}
 
 /// Ends one step of `r`'s turn in `scenario` (begun at `began`, shown as `what`): its time
 /// is added to the time spent; an error is reported and noted, and stops the contestant (it
@@ -596,19 +591,22 @@ fn end_step(
     what: &str,
     began: std::time::Instant,
     result: Result<(), String>,
-    (progress, notes, spent, waits, all_failed): Log,
+    progress: &mut Progress,
+    acc: &mut Accounts,
 ) {
     if let Err(e) = result {
         if e.starts_with(ALL_FAILED) {
-            all_failed.push(format!("{scenario} / {}", r.entry.name));
+            acc.all_failed
+                .push(format!("{scenario} / {}", r.entry.name));
         }
         progress.say(&format!("{what}: {e}"));
-        notes.push(format!("{scenario} / {}: {e}", r.entry.name));
+        acc.notes
+            .push(format!("{scenario} / {}: {e}", r.entry.name));
         r.running = None;
     } else if let Some(c) = r.running.as_mut() {
-        waits.push((r.entry.name.clone(), c.settle()));
+        acc.waits.push((r.entry.name.clone(), c.settle()));
     }
-    spent.push((
+    acc.spent.push((
         r.entry.name.clone(),
         scenario,
         began.elapsed().as_secs_f64(),

@@ -591,6 +591,15 @@ pub fn socket_fds() -> Vec<i32> {
         .collect()
 }
 
+/// The sockets this process holds open now that were not open in `before` (a
+/// [`socket_fds`] taken earlier): the ones a client opened meanwhile.
+pub fn socket_fds_since(before: &[i32]) -> Vec<i32> {
+    socket_fds()
+        .into_iter()
+        .filter(|fd| !before.contains(fd))
+        .collect()
+}
+
 /// How many threads this process has now (`Threads:` of `/proc/self/status`).
 pub fn thread_count() -> usize {
     let s = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
