@@ -900,8 +900,15 @@ public final class Mcpool implements AutoCloseable {
      * casOf (OP_CAS only) gives each key's CAS unique and the value to store. */
     private Map<String, Boolean> storeMulti(int op, Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf,
                                             java.util.function.ToLongFunction<String> casOf) {
+        String[] keys = new String[values.size()];
+        return answers(keys, storeStatuses(op, values, keys, ttlOf, casOf));
+    }
+
+    /** Sends the batch of {@link #storeMulti} and answers each item's status, with its key
+     * written to keys (as long as values) in the same order. */
+    private int[] storeStatuses(int op, Map<String, ?> values, String[] keys, java.util.function.ToIntFunction<String> ttlOf,
+                                java.util.function.ToLongFunction<String> casOf) {
         int n = values.size();
-        String[] keys = new String[n];
         byte[][] ks = new byte[n][], vs = new byte[n][];
         int[] kinds = new int[n], flags = new int[n], ttls = new int[n];
         long[] cas = casOf == null ? null : new long[n];
@@ -940,7 +947,7 @@ public final class Mcpool implements AutoCloseable {
                 nc.release();
             }
         }
-        return answers(keys, st);
+        return st;
     }
 
     /** Stores each entry only where its key is absent, one pipelined round trip per server:
@@ -982,6 +989,32 @@ public final class Mcpool implements AutoCloseable {
             values.put(e.getKey(), e.getValue().value);
         }
         return storeMulti(Native.OP_CAS, values, k -> ttl, k -> items.get(k).casUnique);
+    }
+
+    /** {@link #casMulti} with each key's answer told apart, as {@link #casResult}: key to
+     * {@link CasResult#OK} stored, {@link CasResult#EXISTS} changed since {@link #gets},
+     * {@link CasResult#NOT_FOUND} gone; the first error (after every item was tried) is
+     * thrown. */
+    public Map<String, CasResult> casMultiResults(Map<String, MemcachedItem> items, int ttl) {
+        notNull(items, "item map");
+        Map<String, Object> values = new LinkedHashMap<>((int) (items.size() / 0.75f) + 1);
+        for (Map.Entry<String, MemcachedItem> e : items.entrySet()) {
+            notNull(e.getValue(), "item");
+            values.put(e.getKey(), e.getValue().value);
+        }
+        String[] keys = new String[values.size()];
+        int[] st = storeStatuses(Native.OP_CAS, values, keys, k -> ttl, k -> items.get(k).casUnique);
+        Map<String, CasResult> out = new LinkedHashMap<>((int) (keys.length / 0.75f) + 1);
+        int failed = -1;
+        for (int i = 0; i < keys.length; i++) {
+            if (st[i] == Native.OK || st[i] == Native.NOT_FOUND || st[i] == Native.NOT_STORED || st[i] == Native.EXISTS) {
+                out.put(keys[i], CasResult.of(st[i]));
+            } else if (failed < 0) {
+                failed = i;
+            }
+        }
+        if (failed >= 0) Native.throwStatus(st[failed]);
+        return out;
     }
 
     /** {@link #setMulti(Map, java.util.function.ToIntFunction)} with one TTL for all. */

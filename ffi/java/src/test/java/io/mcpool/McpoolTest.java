@@ -266,6 +266,25 @@ public class McpoolTest extends ServerTestBase {
             assertEquals(Boolean.FALSE, cased.get("bm:3"));
             assertEquals("cas2", mc.get("bm:2"));
             assertEquals("changed", mc.get("bm:3"));
+            // casMultiResults tells a changed key from a gone one
+            assertTrue(mc.set("bm:cas2b", "before", 0));
+            MemcachedItem g2b = mc.gets("bm:cas2b"), g3b = mc.gets("bm:3");
+            assertTrue(mc.set("bm:3", "changed again", 0));
+            mc.delete("bm:casgone");
+            assertTrue(mc.set("bm:casgone", "x", 0));
+            MemcachedItem gone = mc.gets("bm:casgone");
+            assertTrue(mc.delete("bm:casgone"));
+            Map<String, MemcachedItem> casItems2 = new java.util.LinkedHashMap<>();
+            casItems2.put("bm:cas2b", new MemcachedItem("cas2b", g2b.casUnique));
+            casItems2.put("bm:3", new MemcachedItem("cas3b", g3b.casUnique));
+            casItems2.put("bm:casgone", new MemcachedItem("back", gone.casUnique));
+            Map<String, CasResult> casRes = mc.casMultiResults(casItems2, 0);
+            assertEquals(CasResult.OK, casRes.get("bm:cas2b"));
+            assertEquals(CasResult.EXISTS, casRes.get("bm:3"));
+            assertEquals(CasResult.NOT_FOUND, casRes.get("bm:casgone"));
+            assertEquals("cas2b", mc.get("bm:cas2b"));
+            assertEquals("changed again", mc.get("bm:3"));
+            assertNull(mc.get("bm:casgone"));
             // an Integer under the default format goes through the kind path, read back as Long
             Map<String, Object> ints = new java.util.LinkedHashMap<>();
             ints.put("bm:int", 41);
