@@ -425,6 +425,24 @@ public final class Mcpool implements AutoCloseable {
         return ttl >= 0 && ttl <= MAX_TTL;
     }
 
+    /** value encoded by t for key: a value the Java side refuses (null, a type the transcoder
+     * does not encode, text with no UTF-8 form) is MCPOOL_INVALID_ARGUMENT naming the key, as
+     * a refused setting is; a transcoder that answers null is refused the same way. */
+    static CachedData encoded(Transcoder t, String key, Object value) {
+        CachedData d;
+        try {
+            d = t.encode(value);
+        } catch (ClientException e) {
+            if (e.status() != 0) throw e;
+            throw ClientException.invalidArgument(e.detail() + " (key \"" + key + "\")", e.getCause());
+        }
+        if (d == null || d.data == null) {
+            throw ClientException.invalidArgument("the transcoder " + t.getClass().getName() + " encoded a "
+                + (value == null ? "null" : value.getClass().getName()) + " as null (key \"" + key + "\")");
+        }
+        return d;
+    }
+
     int store(Transcoder t, int op, String key, Object value, int ttl, long cas) {
         return store(t, op, key, value, ttl, cas, Native.COMPRESS_AUTO, 0);
     }
@@ -434,11 +452,7 @@ public final class Mcpool implements AutoCloseable {
     int store(Transcoder t, int op, String key, Object value, int ttl, long cas, int compress, long threshold) {
         byte[] k = key(key);
         t = t.forValueFormat(valueFormat);
-        CachedData d = t.encode(value);
-        if (d == null || d.data == null) {
-            throw new ClientException("the transcoder " + t.getClass().getName() + " encoded a "
-                + (value == null ? "null" : value.getClass().getName()) + " as null", null);
-        }
+        CachedData d = encoded(t, key, value);
         if (op == Native.OP_APPEND || op == Native.OP_PREPEND) {
             // The server adds the bytes and keeps the stored flags: only bytes and text stay
             // one value (an integer's, a boolean's or a serialized object's bytes next to
@@ -888,7 +902,9 @@ public final class Mcpool implements AutoCloseable {
     /**
      * Stores every entry in one pipelined round trip per server, each with the TTL that
      * {@code ttlOf} gives its key (seconds, 0 = never expires). Key to true when stored; the
-     * first error (after every item was tried) is thrown.
+     * first error (after every item was tried) is thrown. {@code ttlOf} runs for every key
+     * before anything is sent: an exception it throws (a NullPointerException of its own
+     * unboxing included) reaches the caller as itself, and nothing is stored.
      */
     public Map<String, Boolean> setMulti(Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf) {
         notNull(values, "value map");
@@ -917,11 +933,7 @@ public final class Mcpool implements AutoCloseable {
         for (Map.Entry<String, ?> e : values.entrySet()) {
             keys[i] = e.getKey();
             ks[i] = key(e.getKey());
-            CachedData d = tc.encode(e.getValue());
-            if (d == null || d.data == null) {
-                throw new ClientException("the transcoder " + tc.getClass().getName() + " encoded a "
-                    + (e.getValue() == null ? "null" : e.getValue().getClass().getName()) + " as null", null);
-            }
+            CachedData d = encoded(tc, e.getKey(), e.getValue());
             if (bytesOnly) { // as append/prepend: only bytes and text stay one value
                 Kind kind = d.kind != null ? d.kind : d.rawKind;
                 if (kind != null && kind != Kind.BYTES && kind != Kind.TEXT) {
@@ -1435,11 +1447,7 @@ public final class Mcpool implements AutoCloseable {
      */
     public boolean setWithVersion(String key, Object value, int ttl, long version) {
         byte[] k = key(key);
-        CachedData d = tc.encode(value);
-        if (d == null || d.data == null) {
-            throw new ClientException("the transcoder " + tc.getClass().getName() + " encoded a "
-                + (value == null ? "null" : value.getClass().getName()) + " as null", null);
-        }
+        CachedData d = encoded(tc, key, value);
         long h = nc.acquire();
         try {
             int kind = d.kind == null ? -1 : d.kind.ordinal();

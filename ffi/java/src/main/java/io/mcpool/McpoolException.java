@@ -16,11 +16,13 @@ public class McpoolException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final int status;
     private final String statusName;
+    private final String detail;
 
     public McpoolException(int status, String statusName, String message) {
         super(statusName + ": " + message);
         this.status = status;
         this.statusName = statusName;
+        this.detail = message;
     }
 
     McpoolException(int status, String statusName, String message, Throwable cause) {
@@ -36,5 +38,10 @@ public class McpoolException extends RuntimeException {
     /** The status name, e.g. {@code MCPOOL_INVALID_KEY}. */
     public String statusName() {
         return statusName;
+    }
+
+    /** The message without the status name before it. */
+    String detail() {
+        return detail;
     }
 }

@@ -9,6 +9,36 @@ import org.junit.Test;
 public class McpoolTest extends ServerTestBase {
 
     @Test
+    public void aValueJavaCannotStoreIsInvalidArgumentNamingItsKey() {
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
+            java.util.List<Runnable> single = java.util.Arrays.asList(
+                () -> mc.set("nv:one", null, 0), () -> mc.add("nv:one", null, 0),
+                () -> mc.cas("nv:one", null, 0, 1), () -> mc.append("nv:one", null),
+                () -> mc.set("nv:one", new Object(), 0));
+            for (Runnable call : single) {
+                try {
+                    call.run();
+                    fail("stored a value Java cannot encode");
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                    assertEquals(100, e.status());
+                    assertTrue(e.getMessage(), e.getMessage().contains("(key \"nv:one\")"));
+                }
+            }
+            Map<String, Object> many = new java.util.LinkedHashMap<>();
+            for (int i = 0; i < 100; i++) many.put("nv:m" + i, i == 57 ? null : "v" + i);
+            try {
+                mc.setMulti(many, 0);
+                fail("setMulti stored a null");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                assertTrue(e.getMessage(), e.getMessage().contains("cannot store null (key \"nv:m57\")"));
+            }
+            assertNull(mc.get("nv:m0")); // refused before anything was sent
+        }
+    }
+
+    @Test
     public void countersAreUnsigned() {
         try (Mcpool mc = Mcpool.builder().servers(server.addr()).build()) {
             assertTrue(mc.setBytes("m:u", "5".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
