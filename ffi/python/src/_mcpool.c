@@ -340,8 +340,8 @@ static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **own
         return 0;
     }
     if (PyUnicode_Check(key)) {
-        Py_ssize_t len;
-        const char *s;
+        Py_ssize_t len = 0;
+        const char *s = NULL;
         if (utf8(key, &s, &len, owner) < 0)
             return -1;
         *p = (const uint8_t *)s;
@@ -1120,8 +1120,8 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     for (Py_ssize_t i = 0; i < PyTuple_Size(seq); i++) {
         PyObject *item = PyTuple_GetItem(seq, i), *addr, *aown = NULL;
         unsigned long weight;
-        Py_ssize_t alen;
-        const char *a;
+        Py_ssize_t alen = 0;
+        const char *a = NULL;
         if (!PyArg_ParseTuple(item, "Uk:a server (address, weight)", &addr, &weight) ||
             utf8(addr, &a, &alen, &aown) < 0) {
             Py_DECREF(seq);
@@ -1145,8 +1145,8 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         /* (the user's argument, the core option it sets, the value's text): the core's
          * mcpool_config_set_as refuses one option set from two arguments, naming both */
         PyObject *given, *name, *value, *gown = NULL, *nown = NULL, *vown = NULL;
-        const char *g, *n, *v;
-        Py_ssize_t gl, nl, vl;
+        const char *g = NULL, *n = NULL, *v = NULL;
+        Py_ssize_t gl = 0, nl = 0, vl = 0;
         if (!PyArg_ParseTuple(PyTuple_GetItem(seq, i), "UUU:an option (argument, name, value)",
                               &given, &name, &value) ||
             utf8(given, &g, &gl, &gown) < 0 || utf8(name, &n, &nl, &nown) < 0 ||
@@ -1493,7 +1493,17 @@ static int record_failure(PyObject *failed, PyObject *key, mcpool_status st, PyO
     return r;
 }
 
-/* Raises for a batch call (set_multi, add_multi, delete_multi, touch_multi) whose item
+/* A batch item's answer in raise_batch's `results` (a new reference): True applied, False
+ * not (not stored, exists, missing); NULL, with no exception, for an error status. */
+static PyObject *batch_answer(mcpool_status st) {
+    if (st == MCPOOL_OK)
+        return Py_NewRef(Py_True);
+    if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
+        return Py_NewRef(Py_False);
+    return NULL;
+}
+
+/* Raises for a batch call (set_multi and its kin, delete_multi, touch_multi) whose item
  * `first` failed with an error the call raises (a refused key; for delete/touch any error
  * that is not a miss). The core gives each item its own status and applies the others
  * (mcpool.h, the batch calls), so the exception says what became of them: it is item
@@ -1502,24 +1512,28 @@ static int record_failure(PyObject *failed, PyObject *key, mcpool_status st, PyO
  * when one occurrence was applied) or that key's exception}, as incr_multi's `results`.
  * keys: the keys as given (a tuple of n); msgs: each item's own message (borrowed, NULL
  * where none), or NULL to take the core's (mcpool_last_item_error_message, item i).
- * An interrupted call raises the handler's exception instead. Returns NULL. */
-static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status *sts,
-                             PyObject **msgs, Py_ssize_t n, Py_ssize_t first) {
+ * answer gives an answered item's value in `results` (batch_answer; cas_multi's is
+ * cas_answer: True, False or None, as cas answers). An interrupted call raises the handler's
+ * exception instead. Returns NULL. */
+static PyObject *raise_batch_as(const char *op, PyObject *keys, const mcpool_status *sts,
+                                PyObject **msgs, Py_ssize_t n, Py_ssize_t first,
+                                PyObject *(*answer)(mcpool_status)) {
     for (Py_ssize_t i = 0; i < n; i++)
         if (sts[i] == MCPOOL_INTERRUPTED)
             return raise_status_msg(sts[i], NULL);
     PyObject *results = PyDict_New(), *raised = NULL;
     for (Py_ssize_t i = 0; results != NULL && i < n; i++) {
-        PyObject *key = PyTuple_GetItem(keys, i), *v;
+        PyObject *key = PyTuple_GetItem(keys, i), *v = answer(sts[i]);
         mcpool_status st = sts[i];
-        if (st == MCPOOL_OK) {
-            v = Py_NewRef(Py_True);
-        } else if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND) {
+        if (v != NULL && st != MCPOOL_OK) {
             int seen = PyDict_Contains(results, key);
-            if (seen == 1)
+            if (seen == 1) {
+                Py_DECREF(v);
                 continue; /* another occurrence's answer stands */
-            v = seen < 0 ? NULL : Py_NewRef(Py_False);
-        } else {
+            }
+            if (seen < 0)
+                Py_CLEAR(v);
+        } else if (v == NULL) {
             PyObject *msg = msgs != NULL ? Py_XNewRef(msgs[i]) : item_message(i);
             if (msg == NULL && !PyErr_Occurred())
                 msg = PyUnicode_FromFormat("%s %R: %s", op, key,
@@ -1539,6 +1553,12 @@ static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status
     Py_XDECREF(raised);
     Py_XDECREF(results);
     return NULL;
+}
+
+/* raise_batch_as with batch_answer's True and False. */
+static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status *sts,
+                             PyObject **msgs, Py_ssize_t n, Py_ssize_t first) {
+    return raise_batch_as(op, keys, sts, msgs, n, first, batch_answer);
 }
 
 /* The dict key of item i of a multi call: the key as given, or, with seen (a dict, when the
@@ -1576,9 +1596,11 @@ static int keys_mixed(keys_t *ks) {
  * are returned (what a compat module does with them is its library's rule); without, the
  * first failed key's exception is raised once every key is read, with `hits` (the dict of
  * the keys read) and `errors` (each failed key's own exception) on it. A value that cannot
- * be decoded (an mcpool error naming its key) is that key's failure the same way. */
+ * be decoded (an mcpool error naming its key) is that key's failure the same way. With touch
+ * (gat_multi) each key found also gets the expiry *touch (mcpool_client_gat_multi_into, one
+ * round trip per server too). */
 static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *prefix,
-                                PyObject *failed) {
+                                PyObject *failed, const uint32_t *touch) {
     keys_t ks;
     mcpool_status st;
     if (keys_init(&ks, keys, prefix) < 0) {
@@ -1605,8 +1627,10 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         goto fail;
     }
     rm.ts = PyEval_SaveThread();
-    st = mcpool_client_get_multi_into(self->client, ks.ptrs, ks.lens, (size_t)ks.n, false,
-                                      alloc_multi, &rm, sts);
+    st = touch != NULL ? mcpool_client_gat_multi_into(self->client, *touch, ks.ptrs, ks.lens,
+                                                      (size_t)ks.n, false, alloc_multi, &rm, sts)
+                       : mcpool_client_get_multi_into(self->client, ks.ptrs, ks.lens,
+                                                      (size_t)ks.n, false, alloc_multi, &rm, sts);
     PyEval_RestoreThread(rm.ts);
     if (st != MCPOOL_OK) {
         raise_status(st);
@@ -1735,7 +1759,7 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
         a[0] = args[0], a[1] = NULL;
     else if (parse_args("get_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
         return NULL;
-    return get_multi_impl(self, a[0], a[1], NULL);
+    return get_multi_impl(self, a[0], a[1], NULL, NULL);
 }
 
 /* _get_multi_each(keys, key_prefix=''): (hits, failed), failed a dict of each key whose read
@@ -1749,7 +1773,7 @@ static PyObject *Client_get_multi_each(ClientObject *self, PyObject *const *args
     PyObject *failed = PyDict_New();
     if (failed == NULL)
         return NULL;
-    PyObject *d = get_multi_impl(self, a[0], a[1], failed);
+    PyObject *d = get_multi_impl(self, a[0], a[1], failed, NULL);
     if (d == NULL) {
         Py_DECREF(failed);
         return NULL;
@@ -1838,6 +1862,26 @@ static PyObject *Client_replace(ClientObject *self, PyObject *const *args, Py_ss
     return store(self, OP_REPLACE, "replace", args, nargs, kw);
 }
 
+/* The bytes an append or prepend sends for value (fname's, key the item's in a batch, NULL
+ * for one key): memcached adds raw bytes to the stored ones and keeps the item's flags, so
+ * only bytes (as they are) and str (as UTF-8) are taken, never a serialized form; anything
+ * else is a ClientTypeError naming the type (and the key). *owner as key_bytes'. -1 with an
+ * exception. */
+static int concat_value(const char *fname, PyObject *key, PyObject *value, const uint8_t **p,
+                        size_t *n, PyObject **owner) {
+    *owner = NULL;
+    if (!PyBytes_Check(value) && !PyUnicode_Check(value)) {
+        if (key != NULL)
+            PyErr_Format(ClientTypeError, "%s() takes str or bytes, not %.100s (key %R)", fname,
+                         TPNAME(value), key);
+        else
+            PyErr_Format(ClientTypeError, "%s() takes str or bytes, not %.100s", fname,
+                         TPNAME(value));
+        return -1;
+    }
+    return key_bytes(value, p, n, owner);
+}
+
 static PyObject *concat(ClientObject *self, int append, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     PyObject *a[5];
     const uint8_t *k;
@@ -1852,13 +1896,7 @@ static PyObject *concat(ClientObject *self, int append, PyObject *const *args, P
         return NULL;
     if (key_bytes(a[0], &k, &kn, &kown) < 0)
         return NULL;
-    if (!PyBytes_Check(a[1]) && !PyUnicode_Check(a[1])) {
-        PyErr_Format(ClientTypeError, "%s() takes str or bytes, not %.100s", fname,
-                     TPNAME(a[1]));
-        Py_XDECREF(kown);
-        return NULL;
-    }
-    if (key_bytes(a[1], &vp, &vn, &vown) < 0) { /* the value: bytes as is, str as UTF-8 */
+    if (concat_value(fname, NULL, a[1], &vp, &vn, &vown) < 0) {
         Py_XDECREF(kown);
         return NULL;
     }
@@ -1880,6 +1918,20 @@ static PyObject *Client_append(ClientObject *self, PyObject *const *args, Py_ssi
 }
 static PyObject *Client_prepend(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     return concat(self, 0, args, nargs, kw);
+}
+
+/* The answer of a CAS store (cas, cas_multi) for status st, a new reference: True stored,
+ * False changed since it was read (EXISTS; NOT_STORED: fail_open's answer for a server that
+ * could not be reached, the core's, as for set/add/replace), None gone (NOT_FOUND); NULL,
+ * with no exception, for an error status. */
+static PyObject *cas_answer(mcpool_status st) {
+    if (st == MCPOOL_OK)
+        return Py_NewRef(Py_True);
+    if (st == MCPOOL_EXISTS || st == MCPOOL_NOT_STORED)
+        return Py_NewRef(Py_False);
+    if (st == MCPOOL_NOT_FOUND)
+        return Py_NewRef(Py_None);
+    return NULL;
 }
 
 static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
@@ -1909,22 +1961,16 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     st = store_value(c, MCPOOL_STORE_CAS, k, kn, &v, ttl, cas);
     Py_XDECREF(v.owner);
     Py_XDECREF(own);
-    if (st == MCPOOL_OK)
-        Py_RETURN_TRUE;
-    /* EXISTS: changed since gets(); NOT_STORED: fail_open's answer for a server that could
-     * not be reached (the core's, as for set/add/replace) */
-    if (st == MCPOOL_EXISTS || st == MCPOOL_NOT_STORED)
-        Py_RETURN_FALSE;
-    if (st == MCPOOL_NOT_FOUND)
-        Py_RETURN_NONE;
-    return raise_store_status(st);
+    PyObject *answer = cas_answer(st);
+    return answer != NULL ? answer : raise_store_status(st);
 }
 
-/* set_multi's (key, value) pairs as a tuple of 2-tuples that holds them for the whole call:
- * items() of a mapping may return a list that another thread changes while the GIL is
- * released (issue 15, item 3). NULL with an exception: ClientTypeError when the argument has
- * no items() or items() gives no pairs; items()' own exception when it raises. */
-static PyObject *mapping_pairs(PyObject *mapping) {
+/* A batch store's (key, value) pairs as a tuple of 2-tuples that holds them for the whole
+ * call: items() of a mapping may return a list that another thread changes while the GIL is
+ * released (issue 15, item 3). NULL with an exception: ClientTypeError (naming fname) when
+ * the argument has no items() or items() gives no pairs; items()' own exception when it
+ * raises. */
+static PyObject *mapping_pairs(const char *fname, PyObject *mapping) {
     PyObject *items;
     if (PyDict_CheckExact(mapping)) {
         items = PyDict_Items(mapping);
@@ -1933,9 +1979,8 @@ static PyObject *mapping_pairs(PyObject *mapping) {
         if (meth == NULL) {
             if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
                 PyErr_Clear();
-                PyErr_Format(ClientTypeError,
-                             "set_multi() takes a mapping of key to value, not %.100s",
-                             TPNAME(mapping));
+                PyErr_Format(ClientTypeError, "%s() takes a mapping of key to value, not %.100s",
+                             fname, TPNAME(mapping));
             }
             return NULL;
         }
@@ -1952,9 +1997,8 @@ static PyObject *mapping_pairs(PyObject *mapping) {
         PyObject *kv = PyTuple_GetItem(pairs, i);
         if (!PyTuple_Check(kv) || PyTuple_Size(kv) != 2) {
             PyErr_Format(ClientTypeError,
-                         "set_multi(): the mapping's items() must give (key, value) pairs, "
-                         "not %.100s",
-                         TPNAME(kv));
+                         "%s(): the mapping's items() must give (key, value) pairs, not %.100s",
+                         fname, TPNAME(kv));
             Py_DECREF(pairs);
             return NULL;
         }
@@ -2000,69 +2044,99 @@ static int record_failures(PyObject *failed, PyObject *keys, const mcpool_status
     return 0;
 }
 
-/* Every pair in one pipelined round trip per server (mcpool_client_store_multi, the store
- * command op), each with the call's expiry and, for a per-call min_compress_len, its own
- * compression choice. */
-static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char *name,
-                             PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
-    static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
-                                      {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
-                                      {"noreply", 4}, {"compress_level", 5},   {"_failed", 6}};
-    PyObject *a[7];
-    uint32_t ttl;
-    keys_t ks;
-    CHECK_OPEN(self);
-    if (parse_args(name, args, nargs, kw, names, 9, 7, 4, 1, a) < 0)
-        return NULL;
-    if (a[6] != NULL && !PyDict_Check(a[6])) {
-        PyErr_SetString(PyExc_TypeError, "_failed must be a dict");
-        return NULL;
+/* What a batch store did with its n items: the keys as given, each item's status (MCPOOL_OK
+ * until stored) and its own message (a str, NULL where it has none). */
+typedef struct {
+    Py_ssize_t n;
+    PyObject *keys; /* a tuple of the n keys as given */
+    mcpool_status *sts;
+    PyObject **msgs;
+} batch_t;
+
+/* b for pairs (mapping_pairs'), holding their keys. -1 with an exception; batch_free in any
+ * case (b zeroed first by the caller). */
+static int batch_init(batch_t *b, PyObject *pairs) {
+    b->n = PyTuple_Size(pairs);
+    b->keys = PyTuple_New(b->n);
+    b->sts = PyMem_Calloc((size_t)b->n + 1, sizeof(*b->sts));
+    b->msgs = PyMem_Calloc((size_t)b->n + 1, sizeof(*b->msgs));
+    if (b->keys == NULL || b->sts == NULL || b->msgs == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        return -1;
     }
-    if (expiry_arg(a[1], &ttl) < 0 || compress_choice(self->client, a[3], a[5], 0) == -2)
-        return NULL;
-    PyObject *items = mapping_pairs(a[0]);
-    if (items == NULL)
-        return NULL;
-    Py_ssize_t n = PyTuple_Size(items);
-    PyObject *keys = PyTuple_New(n), *result = NULL;
+    for (Py_ssize_t i = 0; i < b->n; i++)
+        PyTuple_SetItem(b->keys, i, Py_NewRef(PyTuple_GetItem(PyTuple_GetItem(pairs, i), 0)));
+    return 0;
+}
+
+static void batch_free(batch_t *b) {
+    for (Py_ssize_t i = 0; b->msgs != NULL && i < b->n; i++)
+        Py_XDECREF(b->msgs[i]);
+    PyMem_Free(b->msgs);
+    PyMem_Free(b->sts);
+    Py_XDECREF(b->keys);
+}
+
+/* Stores pairs (mapping_pairs'; b their batch) with the store command op, in one pipelined
+ * round trip per server (mcpool_client_store_multi), and fills b's statuses and messages.
+ * Every item has expiry ttl, CAS unique cas[i] (cas NULL: none; read for
+ * MCPOOL_STORE_CAS only) and, for a per-call min_compress_len mcl (level: its
+ * compress_level), its own compression choice. With bytes_only (append, prepend) a value is
+ * sent as its bytes, str or bytes only, as the single append takes it (concat_value); else it
+ * is serialized, and an item of a kind the value format stores in another form than its ABI
+ * body is stored alone after the batch, with its own decision. Every value is checked before
+ * anything is sent. 0, or -1 with an exception (a refused value, the call's TTL refused by
+ * the core, a value format without a form for a value). */
+static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
+                       PyObject *pairs, batch_t *b, uint32_t ttl, const uint64_t *cas,
+                       PyObject *prefix, PyObject *mcl, PyObject *level, int bytes_only) {
+    Py_ssize_t n = b->n, done = 0;
+    int rc = -1;
+    keys_t ks;
     value_t *vals = PyMem_Calloc((size_t)n + 1, sizeof(value_t));
     const uint8_t **vptrs = PyMem_Calloc((size_t)n + 1, sizeof(*vptrs));
     size_t *vlens = PyMem_Calloc((size_t)n + 1, sizeof(*vlens));
     uint32_t *flags = PyMem_Calloc((size_t)n + 1, sizeof(*flags));
     uint32_t *ttls = PyMem_Calloc((size_t)n + 1, sizeof(*ttls));
-    uint8_t *compress = a[3] != NULL && a[3] != Py_None ? PyMem_Calloc((size_t)n + 1, 1) : NULL;
-    mcpool_status *sts = PyMem_Calloc((size_t)n + 1, sizeof(*sts));
+    uint64_t *bcas = cas != NULL ? PyMem_Calloc((size_t)n + 1, sizeof(*bcas)) : NULL;
+    uint8_t *compress = mcl != NULL && mcl != Py_None ? PyMem_Calloc((size_t)n + 1, 1) : NULL;
     mcpool_status *bsts = PyMem_Calloc((size_t)n + 1, sizeof(*bsts));
     Py_ssize_t *idx = PyMem_Calloc((size_t)n + 1, sizeof(*idx));
     const uint8_t **bkeys = PyMem_Calloc((size_t)n + 1, sizeof(*bkeys));
     size_t *bklens = PyMem_Calloc((size_t)n + 1, sizeof(*bklens));
-    /* each failed item's own message (a str), by item; NULL where it has none */
-    PyObject **msgs = PyMem_Calloc((size_t)n + 1, sizeof(*msgs));
-    Py_ssize_t done = 0;
     memset(&ks, 0, sizeof ks);
-    if (keys == NULL || vals == NULL || vptrs == NULL || vlens == NULL || flags == NULL ||
-        ttls == NULL || sts == NULL || bsts == NULL || idx == NULL || bkeys == NULL ||
-        bklens == NULL || msgs == NULL || (a[3] != NULL && a[3] != Py_None && compress == NULL)) {
+    if (vals == NULL || vptrs == NULL || vlens == NULL || flags == NULL || ttls == NULL ||
+        bsts == NULL || idx == NULL || bkeys == NULL || bklens == NULL ||
+        (cas != NULL && bcas == NULL) || (mcl != NULL && mcl != Py_None && compress == NULL)) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *k = PyTuple_GetItem(PyTuple_GetItem(items, i), 0);
-        Py_INCREF(k);
-        PyTuple_SetItem(keys, i, k);
-    }
-    if (keys_init(&ks, keys, a[2]) < 0)
+    if (keys_init(&ks, b->keys, prefix) < 0)
         goto done;
     /* the batch holds the items whose kind has batch flags, compacted (m of them, at
      * idx[j]); any other item (a kind the format stores in another form) is stored alone */
     Py_ssize_t m = 0;
     for (; done < n; done++) {
         value_t *v = &vals[done];
-        if (serialize(self, PyTuple_GetItem(PyTuple_GetItem(items, done), 1), v) < 0)
-            goto done;
-        sts[done] = batch_flags(self->client, v, &flags[m]);
-        if (sts[done] != MCPOOL_OK)
-            continue;
+        PyObject *value = PyTuple_GetItem(PyTuple_GetItem(pairs, done), 1);
+        if (bytes_only) {
+            const uint8_t *p;
+            size_t len;
+            if (concat_value(name, PyTuple_GetItem(b->keys, done), value, &p, &len,
+                             &v->owner) < 0)
+                goto done;
+            v->p = (const char *)p;
+            v->n = (Py_ssize_t)len;
+            v->kind = MCPOOL_KIND_BYTES;
+            flags[m] = 0; /* not sent: memcached keeps the item's */
+        } else {
+            if (serialize(self, value, v) < 0)
+                goto done;
+            b->sts[done] = batch_flags(self->client, v, &flags[m]);
+            if (b->sts[done] != MCPOOL_OK)
+                continue;
+        }
         /* an int's text lives in v->buf: point at it only now that v is in place */
         idx[m] = done;
         bkeys[m] = ks.ptrs[done];
@@ -2070,8 +2144,10 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         vptrs[m] = (const uint8_t *)v->p;
         vlens[m] = (size_t)v->n;
         ttls[m] = ttl;
+        if (bcas != NULL)
+            bcas[m] = cas[done];
         if (compress != NULL) {
-            int choice = compress_choice(self->client, a[3], a[5], v->n);
+            int choice = compress_choice(self->client, mcl, level, v->n);
             if (choice < 0) {
                 done++; /* vals[done] is serialized: freed at done */
                 goto done;
@@ -2084,7 +2160,7 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         mcpool_status st;
         Py_BEGIN_ALLOW_THREADS
         st = mcpool_client_store_multi(self->client, op, bkeys, bklens, vptrs, vlens, flags,
-                                       ttls, NULL, (size_t)m, compress, bsts);
+                                       ttls, bcas, (size_t)m, compress, bsts);
         Py_END_ALLOW_THREADS
         if (st != MCPOOL_OK) {
             raise_status(st);
@@ -2092,37 +2168,38 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         }
     }
     for (Py_ssize_t j = 0; j < m; j++) {
-        sts[idx[j]] = bsts[j];
         if (bsts[j] == MCPOOL_INVALID_ARGUMENT) { /* the call's TTL, refused by the core */
             raise_status(bsts[j]);
             goto done;
         }
-        if ((msgs[idx[j]] = item_message(j)) == NULL && PyErr_Occurred())
+        if ((b->msgs[idx[j]] = item_message(j)) == NULL && PyErr_Occurred())
             goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with its own decision */
+        if (b->sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with its own decision */
             continue;
-        int choice = compress != NULL ? compress_choice(self->client, a[3], a[5], vals[i].n) : -1;
+        int choice = compress != NULL ? compress_choice(self->client, mcl, level, vals[i].n) : -1;
         if (choice == -2)
             goto done;
-        sts[i] = store_value_as(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl, 0,
-                                choice >= 0 ? (uint8_t)choice : MCPOOL_COMPRESS_AUTO);
+        b->sts[i] = store_value_as(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl,
+                                   cas != NULL ? cas[i] : 0,
+                                   choice >= 0 ? (uint8_t)choice : MCPOOL_COMPRESS_AUTO);
         /* a kind the format lacks, or a value it has no form for (an int above 2**63-1
          * under a binary-integer format): raised, as for set */
-        if (sts[i] == MCPOOL_UNSUPPORTED || sts[i] == MCPOOL_INVALID_ARGUMENT) {
-            raise_store_status(sts[i]);
+        if (b->sts[i] == MCPOOL_UNSUPPORTED || b->sts[i] == MCPOOL_INVALID_ARGUMENT) {
+            raise_store_status(b->sts[i]);
             goto done;
         }
-        if ((uint32_t)mcpool_status_class((uint32_t)sts[i]) > MCPOOL_CLASS_NOT_STORED &&
-            (msgs[i] = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
-                                            (Py_ssize_t)mcpool_last_error_length(),
-                                            "replace")) == NULL)
+        if ((uint32_t)mcpool_status_class((uint32_t)b->sts[i]) > MCPOOL_CLASS_NOT_STORED &&
+            (b->msgs[i] = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                               (Py_ssize_t)mcpool_last_error_length(),
+                                               "replace")) == NULL)
             goto done;
     }
-    result = failed_keys(name, keys, sts, msgs, n);
-    if (result != NULL && a[6] != NULL && record_failures(a[6], keys, sts, msgs, n) < 0)
-        Py_CLEAR(result);
+    /* the batch's statuses last: the loop above picks the items not batched by theirs */
+    for (Py_ssize_t j = 0; j < m; j++)
+        b->sts[idx[j]] = bsts[j];
+    rc = 0;
 done:
     for (Py_ssize_t i = 0; vals != NULL && i < done; i++)
         Py_XDECREF(vals[i].owner);
@@ -2133,18 +2210,59 @@ done:
     PyMem_Free(vlens);
     PyMem_Free(flags);
     PyMem_Free(ttls);
+    PyMem_Free(bcas);
     PyMem_Free(compress);
-    PyMem_Free(sts);
     PyMem_Free(bsts);
     PyMem_Free(idx);
     PyMem_Free(bkeys);
     PyMem_Free(bklens);
-    for (Py_ssize_t i = 0; msgs != NULL && i < n; i++)
-        Py_XDECREF(msgs[i]);
-    PyMem_Free(msgs);
-    Py_XDECREF(keys);
-    Py_DECREF(items);
+    return rc;
+}
+
+/* The batch stores answered by the list of keys not stored (set_multi, add_multi,
+ * replace_multi, append_multi, prepend_multi): mapping's pairs through store_pairs, then
+ * failed_keys' list; with failed (the private keyword _failed: a dict, or NULL) also
+ * record_failures'. */
+static PyObject *stored_or_failed(ClientObject *self, mcpool_store_op op, const char *name,
+                                  PyObject *mapping, uint32_t ttl, PyObject *prefix,
+                                  PyObject *mcl, PyObject *level, int bytes_only,
+                                  PyObject *failed) {
+    PyObject *pairs = mapping_pairs(name, mapping), *result = NULL;
+    if (pairs == NULL)
+        return NULL;
+    batch_t b = {0, NULL, NULL, NULL};
+    if (batch_init(&b, pairs) == 0 &&
+        store_pairs(self, op, name, pairs, &b, ttl, NULL, prefix, mcl, level, bytes_only) == 0) {
+        result = failed_keys(name, b.keys, b.sts, b.msgs, b.n);
+        if (result != NULL && failed != NULL &&
+            record_failures(failed, b.keys, b.sts, b.msgs, b.n) < 0)
+            Py_CLEAR(result);
+    }
+    batch_free(&b);
+    Py_DECREF(pairs);
     return result;
+}
+
+/* set_multi, add_multi, replace_multi: every pair in one pipelined round trip per server
+ * (store_pairs, the store command op), each with the call's expiry and, for a per-call
+ * min_compress_len, its own compression choice. */
+static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char *name,
+                             PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
+                                      {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
+                                      {"noreply", 4}, {"compress_level", 5},   {"_failed", 6}};
+    PyObject *a[7];
+    uint32_t ttl;
+    CHECK_OPEN(self);
+    if (parse_args(name, args, nargs, kw, names, 9, 7, 4, 1, a) < 0)
+        return NULL;
+    if (a[6] != NULL && !PyDict_Check(a[6])) {
+        PyErr_SetString(PyExc_TypeError, "_failed must be a dict");
+        return NULL;
+    }
+    if (expiry_arg(a[1], &ttl) < 0 || compress_choice(self->client, a[3], a[5], 0) == -2)
+        return NULL;
+    return stored_or_failed(self, op, name, a[0], ttl, a[2], a[3], a[5], 0, a[6]);
 }
 
 static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
@@ -2153,6 +2271,176 @@ static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_
 
 static PyObject *Client_add_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     return store_multi(self, MCPOOL_STORE_ADD, "add_multi", args, nargs, kw);
+}
+
+static PyObject *Client_replace_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kw) {
+    return store_multi(self, MCPOOL_STORE_REPLACE, "replace_multi", args, nargs, kw);
+}
+
+/* append_multi / prepend_multi(mapping, key_prefix=''): each value's bytes added to its
+ * key's stored value (str or bytes only, all checked before anything is sent, as append
+ * takes them; no expiry, flags or compression: memcached keeps the item's), in one pipelined
+ * round trip per server; the list of keys not stored (missing, or failed), as add_multi. */
+static PyObject *concat_multi(ClientObject *self, int append, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"mapping", 0}, {"values", 0}, {"key_prefix", 1},
+                                      {"_failed", 2}};
+    const char *name = append ? "append_multi" : "prepend_multi";
+    PyObject *a[3];
+    CHECK_OPEN(self);
+    if (parse_args(name, args, nargs, kw, names, 4, 3, 2, 1, a) < 0)
+        return NULL;
+    if (a[2] != NULL && !PyDict_Check(a[2])) {
+        PyErr_SetString(PyExc_TypeError, "_failed must be a dict");
+        return NULL;
+    }
+    return stored_or_failed(self, append ? MCPOOL_STORE_APPEND : MCPOOL_STORE_PREPEND, name,
+                            a[0], 0, a[1], NULL, NULL, 1, a[2]);
+}
+
+static PyObject *Client_append_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kw) {
+    return concat_multi(self, 1, args, nargs, kw);
+}
+
+static PyObject *Client_prepend_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kw) {
+    return concat_multi(self, 0, args, nargs, kw);
+}
+
+/* The value (a new reference) and CAS unique of cas_multi's item for key, from vc: a
+ * (value, cas_unique) pair as gets() and gets_multi() give it (a 2-list also), the CAS
+ * unique an int from 1 to 2**64-1: 0 is refused as cas refuses it (no item has CAS 0; binary
+ * would store unconditionally), and None (a miss's (None, None)) is named. -1 with an
+ * exception. */
+static int cas_item(PyObject *key, PyObject *vc, PyObject **value, uint64_t *cas) {
+    *value = NULL;
+    if (!PyTuple_Check(vc) && !PyList_Check(vc)) {
+        PyErr_Format(ClientTypeError,
+                     "cas_multi() takes a mapping of key to (value, cas_unique), as gets() "
+                     "returns, not %.100s (key %R); nothing was sent",
+                     TPNAME(vc), key);
+        return -1;
+    }
+    Py_ssize_t len = PySequence_Size(vc);
+    if (len != 2) {
+        if (len >= 0)
+            PyErr_Format(ClientTypeError,
+                         "cas_multi() takes a mapping of key to (value, cas_unique), as gets() "
+                         "returns: key %R maps to a %.100s of %zd items; nothing was sent",
+                         key, TPNAME(vc), len);
+        return -1;
+    }
+    PyObject *c = PySequence_GetItem(vc, 1);
+    if (c == NULL)
+        return -1;
+    int r = 0;
+    if (c == Py_None) {
+        PyErr_Format(ClientTypeError,
+                     "cas_multi(): key %R has no CAS unique (None: gets() found no item, and a "
+                     "missing item cannot be compared); nothing was sent",
+                     key);
+        r = -1;
+    } else if (PyBool_Check(c) || !PyLong_Check(c)) {
+        PyErr_Format(ClientTypeError, "cas_multi(): the CAS unique of key %R must be an int, "
+                     "not %.100s; nothing was sent", key, TPNAME(c));
+        r = -1;
+    } else {
+        unsigned long long v = PyLong_AsUnsignedLongLong(c);
+        if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_Format(ClientError, "cas_multi(): the CAS unique of key %R must be between 1 "
+                         "and 2**64-1; nothing was sent", key);
+            r = -1;
+        } else if (v == 0) {
+            raise_with(ClientError, MCPOOL_INVALID_ARGUMENT,
+                       PyUnicode_FromFormat("cas_multi %R: invalid cas: 0 is no CAS unique "
+                                            "(memcached never gives an item CAS 0; the binary "
+                                            "protocol would read it as \"no CAS\" and store "
+                                            "unconditionally): pass the CAS from gets or "
+                                            "gets_multi; nothing was sent",
+                                            key));
+            r = -1;
+        } else {
+            *cas = (uint64_t)v;
+        }
+    }
+    Py_DECREF(c);
+    if (r == 0 && (*value = PySequence_GetItem(vc, 0)) == NULL)
+        r = -1;
+    return r;
+}
+
+/* cas_multi(mapping, time=0, key_prefix='', *, expire=0): the compare-and-swap of every item,
+ * key -> (value, cas_unique) as gets()/gets_multi() give it, in one pipelined round trip per
+ * server (mcpool_client_store_multi with MCPOOL_STORE_CAS and the CAS uniques); {key: cas's
+ * answer} (cas_answer: True stored, False changed since read, None gone). Every item is
+ * checked before anything is sent (a bad pair, a CAS unique of 0). A key's error (a refused
+ * key, a server down) raises once every item was tried, as touch_multi's: the first such
+ * key's exception, with `key` and `results` (the dict, each failed key's exception in its
+ * place). */
+static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kw) {
+    static const argname_t names[] = {{"mapping", 0}, {"values", 0}, {"time", 1},
+                                      {"expire", 1}, {"key_prefix", 2}};
+    PyObject *a[3];
+    uint32_t ttl;
+    CHECK_OPEN(self);
+    if (parse_args("cas_multi", args, nargs, kw, names, 5, 3, 3, 1, a) < 0 ||
+        expiry_arg(a[1], &ttl) < 0)
+        return NULL;
+    PyObject *given = mapping_pairs("cas_multi", a[0]);
+    if (given == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_Size(given);
+    PyObject *pairs = PyTuple_New(n), *result = NULL;
+    uint64_t *cas = PyMem_Calloc((size_t)n + 1, sizeof(*cas));
+    batch_t b = {0, NULL, NULL, NULL};
+    if (pairs == NULL || cas == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *kv = PyTuple_GetItem(given, i), *key = PyTuple_GetItem(kv, 0), *value;
+        if (cas_item(key, PyTuple_GetItem(kv, 1), &value, &cas[i]) < 0)
+            goto done;
+        PyObject *pair = PyTuple_Pack(2, key, value);
+        Py_DECREF(value);
+        if (pair == NULL)
+            goto done;
+        PyTuple_SetItem(pairs, i, pair); /* steals pair */
+    }
+    if (batch_init(&b, pairs) < 0 ||
+        store_pairs(self, MCPOOL_STORE_CAS, "cas_multi", pairs, &b, ttl, cas, a[2], NULL, NULL,
+                    0) < 0)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *answer = cas_answer(b.sts[i]);
+        if (answer == NULL) { /* the others were tried */
+            raise_batch_as("cas_multi", b.keys, b.sts, b.msgs, n, i, cas_answer);
+            goto done;
+        }
+        Py_DECREF(answer);
+    }
+    result = PyDict_New();
+    for (Py_ssize_t i = 0; result != NULL && i < n; i++) {
+        PyObject *key = PyTuple_GetItem(b.keys, i);
+        int seen = b.sts[i] != MCPOOL_OK ? PyDict_Contains(result, key) : 0;
+        if (seen == 1)
+            continue; /* a key given twice: another occurrence's answer stands */
+        PyObject *answer = seen == 0 ? cas_answer(b.sts[i]) : NULL;
+        if (answer == NULL || PyDict_SetItem(result, key, answer) < 0)
+            Py_CLEAR(result);
+        Py_XDECREF(answer);
+    }
+done:
+    batch_free(&b);
+    PyMem_Free(cas);
+    Py_XDECREF(pairs);
+    Py_DECREF(given);
+    return result;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -3212,17 +3500,13 @@ static void *alloc_multi_cas(void *userdata, size_t index, size_t len, uint32_t 
 
 /* gets_multi(keys, key_prefix=''): {key: (value, cas_unique)} of the keys found, in one round
  * trip per server (mcpool_client_get_multi_into with the CAS uniques); values decoded as
- * get_multi's, errors raised as get_multi's (the key's own message). */
-static PyObject *Client_gets_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kw) {
-    static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
-    PyObject *a[2];
+ * get_multi's, errors raised as get_multi's (the key's own message). With touch (gats_multi)
+ * each key found also gets the expiry *touch (mcpool_client_gat_multi_into). */
+static PyObject *gets_multi_impl(ClientObject *self, PyObject *keys, PyObject *prefix,
+                                 const uint32_t *touch) {
     keys_t ks;
     mcpool_status st;
-    CHECK_OPEN(self);
-    if (parse_args("gets_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
-        return NULL;
-    if (keys_init(&ks, a[0], a[1]) < 0) {
+    if (keys_init(&ks, keys, prefix) < 0) {
         keys_free(&ks);
         return NULL;
     }
@@ -3242,8 +3526,11 @@ static PyObject *Client_gets_multi(ClientObject *self, PyObject *const *args, Py
         goto fail;
     }
     rc.rm.ts = PyEval_SaveThread();
-    st = mcpool_client_get_multi_into(self->client, ks.ptrs, ks.lens, (size_t)ks.n, true,
-                                      alloc_multi_cas, &rc, sts);
+    st = touch != NULL
+             ? mcpool_client_gat_multi_into(self->client, *touch, ks.ptrs, ks.lens, (size_t)ks.n,
+                                            true, alloc_multi_cas, &rc, sts)
+             : mcpool_client_get_multi_into(self->client, ks.ptrs, ks.lens, (size_t)ks.n, true,
+                                            alloc_multi_cas, &rc, sts);
     PyEval_RestoreThread(rc.rm.ts);
     if (st != MCPOOL_OK) {
         raise_status(st);
@@ -3289,6 +3576,44 @@ fail:
     keys_free(&ks);
     Py_DECREF(d);
     return NULL;
+}
+
+static PyObject *Client_gets_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kw) {
+    static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
+    PyObject *a[2];
+    CHECK_OPEN(self);
+    if (parse_args("gets_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
+        return NULL;
+    return gets_multi_impl(self, a[0], a[1], NULL);
+}
+
+/* gat_multi / gats_multi(keys, time, key_prefix=''): get_multi / gets_multi that also set
+ * every key found to expire after time (as gat's, gats': the same argument order, time
+ * required, alias expire; 0 never expires), in one round trip per server
+ * (mcpool_client_gat_multi_into). The time is checked before anything is sent. */
+static PyObject *gat_multi_impl(ClientObject *self, int with_cas, PyObject *const *args,
+                                Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"expire", 1},
+                                      {"key_prefix", 2}};
+    const char *fname = with_cas ? "gats_multi" : "gat_multi";
+    PyObject *a[3];
+    uint32_t ttl;
+    CHECK_OPEN(self);
+    if (parse_args(fname, args, nargs, kw, names, 4, 3, 3, 2, a) < 0 ||
+        expiry_arg(a[1], &ttl) < 0)
+        return NULL;
+    return with_cas ? gets_multi_impl(self, a[0], a[2], &ttl)
+                    : get_multi_impl(self, a[0], a[2], NULL, &ttl);
+}
+
+static PyObject *Client_gat_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kw) {
+    return gat_multi_impl(self, 0, args, nargs, kw);
+}
+static PyObject *Client_gats_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kw) {
+    return gat_multi_impl(self, 1, args, nargs, kw);
 }
 
 /* incr_or_init / decr_or_init(key, delta=1, initial=0, time=0): adds (subtracts, stopping at
@@ -3357,6 +3682,10 @@ HOOKED_FAST(Client_prepend)
 HOOKED_FAST(Client_cas)
 HOOKED_FAST(Client_set_multi)
 HOOKED_FAST(Client_add_multi)
+HOOKED_FAST(Client_replace_multi)
+HOOKED_FAST(Client_append_multi)
+HOOKED_FAST(Client_prepend_multi)
+HOOKED_FAST(Client_cas_multi)
 HOOKED_FAST(Client_delete)
 HOOKED_FAST(Client_delete_multi)
 HOOKED_FAST(Client_incr_multi)
@@ -3376,6 +3705,8 @@ HOOKED_FAST(Client_gat)
 HOOKED_FAST(Client_gats)
 HOOKED_FAST(Client_touch_multi)
 HOOKED_FAST(Client_gets_multi)
+HOOKED_FAST(Client_gat_multi)
+HOOKED_FAST(Client_gats_multi)
 HOOKED_FAST(Client_incr_or_init)
 HOOKED_FAST(Client_decr_or_init)
 HOOKED_ONE(Client__stats)
@@ -3434,6 +3765,26 @@ static PyMethodDef Client_methods[] = {
      "compress_level=None)\n--\n\nAdds every "
      "pair whose key does not exist, in one pipelined round trip per server; returns the "
      "list of keys that were not stored (they existed, or failed)."},
+    {"replace_multi", (PyCFunction)(void (*)(void))Client_replace_multi_hooked, FAST,
+     "replace_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
+     "compress_level=None)\n--\n\nReplaces every pair whose key exists, in one pipelined "
+     "round trip per server; returns the list of keys that were not stored (missing, or "
+     "failed), as add_multi."},
+    {"append_multi", (PyCFunction)(void (*)(void))Client_append_multi_hooked, FAST,
+     "append_multi(mapping, key_prefix='')\n--\n\nAppends each value (str or bytes, as "
+     "append; any other type raises ClientTypeError, nothing sent) to its key's value, in one "
+     "pipelined round trip per server; returns the list of keys that were not stored "
+     "(missing, or failed), as add_multi."},
+    {"prepend_multi", (PyCFunction)(void (*)(void))Client_prepend_multi_hooked, FAST,
+     "prepend_multi(mapping, key_prefix='')\n--\n\nPrepends each value (str or bytes) to its "
+     "key's value, as append_multi."},
+    {"cas_multi", (PyCFunction)(void (*)(void))Client_cas_multi_hooked, FAST,
+     "cas_multi(mapping, time=0, key_prefix='', *, expire=0)\n--\n\nCompare-and-swap of "
+     "every item, key -> (value, cas_unique) as gets/gets_multi give it, in one pipelined "
+     "round trip per server: {key: True stored, False changed since read, None gone}, as "
+     "cas answers. A CAS unique of 0 or None, or a value that is no (value, cas_unique) "
+     "pair, raises before anything is sent; a key's error raises once every item was tried, "
+     "with `key` and `results`."},
     {"delete", (PyCFunction)(void (*)(void))Client_delete_hooked, FAST,
      "delete(key, time=None, noreply=None)\n--\n\nDeletes key; True when it existed."},
     {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi_hooked, FAST,
@@ -3518,6 +3869,13 @@ static PyMethodDef Client_methods[] = {
     {"gets_multi", (PyCFunction)(void (*)(void))Client_gets_multi_hooked, FAST,
      "gets_multi(keys, key_prefix='')\n--\n\n{key: (value, cas_unique)} of the keys found, "
      "in one round trip per server (as get_multi)."},
+    {"gat_multi", (PyCFunction)(void (*)(void))Client_gat_multi_hooked, FAST,
+     "gat_multi(keys, time, key_prefix='')\n--\n\nGet-and-touch of many keys: get_multi's "
+     "dict of the keys found, each found key's expiry set to time (as gat's: 0 never "
+     "expires), in one round trip per server."},
+    {"gats_multi", (PyCFunction)(void (*)(void))Client_gats_multi_hooked, FAST,
+     "gats_multi(keys, time, key_prefix='')\n--\n\nAs gat_multi, with the CAS uniques: "
+     "{key: (value, cas_unique)} of the keys found, as gets_multi."},
     {"incr_or_init", (PyCFunction)(void (*)(void))Client_incr_or_init_hooked, FAST,
      "incr_or_init(key, delta=1, initial=0, time=0)\n--\n\nAdds delta, or creates the counter "
      "with initial (expiring after time) when key is missing: the new value (initial when "
