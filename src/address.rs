@@ -32,6 +32,11 @@ pub struct ServerSpec {
     pub weight: u32,
     /// A name for the server (twemproxy's `host:port:weight name`); `None` for most profiles.
     pub name: Option<String>,
+    /// The port as written when that is not its number's decimal text (`027431`), else
+    /// `None`: Cache::Memcached::Fast's ketama and twemproxy's unnamed servers hash the
+    /// text, so `127.0.0.1:027431` and `127.0.0.1:27431` place keys differently there
+    /// (docs/placement.md).
+    pub port_text: Option<String>,
 }
 
 impl ServerAddr {
@@ -104,6 +109,18 @@ impl ServerSpec {
             addr,
             weight: 1,
             name: None,
+            port_text: None,
+        }
+    }
+
+    /// The port's text as the placement profiles that hash it read it: as written (see
+    /// [`ServerSpec::port_text`]), the number's decimal text otherwise (empty for a unix
+    /// socket).
+    pub fn port_as_written(&self) -> String {
+        match (&self.port_text, &self.addr) {
+            (Some(t), _) => t.clone(),
+            (None, ServerAddr::Tcp { port, .. }) => port.to_string(),
+            (None, ServerAddr::Unix(_)) => String::new(),
         }
     }
 
@@ -177,8 +194,8 @@ impl ServerSpec {
                 "host name longer than 253 bytes, the most a DNS name has",
             ));
         }
-        let (port, name) = match rest {
-            None => (11211, None),
+        let (port, name, port_text) = match rest {
+            None => (11211, None, None),
             Some(r) => {
                 let (p, n) = match r.split_once(':') {
                     Some((p, n)) => (p, Some(n)),
@@ -202,7 +219,8 @@ impl ServerSpec {
                         ));
                     }
                 }
-                (port, n.map(str::to_owned))
+                let as_written = (p != port.to_string()).then(|| p.to_owned());
+                (port, n.map(str::to_owned), as_written)
             }
         };
         Ok(ServerSpec {
@@ -212,6 +230,7 @@ impl ServerSpec {
             },
             weight: 1,
             name,
+            port_text,
         })
     }
 }
@@ -383,6 +402,24 @@ impl fmt::Display for ServerSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_port_written_with_a_leading_zero_keeps_its_text() {
+        let s = ServerSpec::parse("127.0.0.1:027431").unwrap();
+        assert_eq!(s.addr.port(), 27431);
+        assert_eq!(s.port_text.as_deref(), Some("027431"));
+        assert_eq!(s.port_as_written(), "027431");
+        let plain = ServerSpec::parse("127.0.0.1:27431").unwrap();
+        assert_eq!(
+            (plain.port_text.clone(), plain.port_as_written()),
+            (None, "27431".into())
+        );
+        assert_eq!(ServerSpec::parse("h").unwrap().port_as_written(), "11211");
+        assert_eq!(
+            ServerSpec::parse("/run/mc.sock").unwrap().port_as_written(),
+            ""
+        );
+    }
 
     #[test]
     fn a_list_in_one_entry_is_refused_as_a_list() {

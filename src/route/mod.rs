@@ -534,25 +534,24 @@ fn libmemcached_name(addr: &ServerAddr) -> String {
     }
 }
 
-/// twemproxy's name for a server without a configured name: as libmemcached's for TCP, and
-/// `path:` for a unix socket. `conf_add_server` (`nc_conf.c`) names it `addr + ":" + port`
-/// unless the port is 11211, and a socket (`/path:weight`) has no port text, so the name is
-/// the path and the colon.
-fn twemproxy_name(addr: &ServerAddr) -> String {
-    match addr {
+/// twemproxy's name for a server without a configured name: `conf_add_server` (`nc_conf.c`)
+/// names it by its address text, `host:port` with the port as written (`027611` stays
+/// `027611`), or `host` alone when the port is 11211 (compared as a number, as libmemcached
+/// leaves it out); a socket (`/path:weight`) has no port text, so the name is the path and
+/// the colon.
+fn twemproxy_name(s: &ServerSpec) -> String {
+    match &s.addr {
         ServerAddr::Unix(p) => format!("{}:", p.display()),
-        tcp => libmemcached_name(tcp),
+        ServerAddr::Tcp { host, port: 11211 } => host.clone(),
+        ServerAddr::Tcp { host, .. } => format!("{host}:{}", s.port_as_written()),
     }
 }
 
 /// The host and port texts Cache::Memcached::Fast hashes (`host "\0" port`): it splits the
-/// address at its last `:` (`Fast.xs`), so a unix socket (`/path`, no colon) is the path
-/// and an empty port.
-fn cmf_host_port(addr: &ServerAddr) -> (String, String) {
-    match addr {
-        ServerAddr::Tcp { host, port } => (host.clone(), port.to_string()),
-        ServerAddr::Unix(p) => (p.display().to_string(), String::new()),
-    }
+/// address as written at its last `:` (`Fast.xs`), so the port is its text (`027431`), and
+/// a unix socket (`/path`, no colon) is the path and an empty port.
+fn cmf_host_port(s: &ServerSpec) -> (String, String) {
+    (s.addr.host(), s.port_as_written())
 }
 
 /// `host:port`, the port always written (IPv6 literals without brackets, as the Java and
@@ -586,7 +585,7 @@ fn point_name(naming: Naming, s: &ServerSpec) -> String {
         },
         Naming::ServerName => match &s.name {
             Some(name) => name.clone(),
-            None => twemproxy_name(&s.addr),
+            None => twemproxy_name(s),
         },
     }
 }
@@ -684,7 +683,7 @@ impl Table {
                     let i = i as u32;
                     match points {
                         Points::Cmf { .. } => {
-                            let (host, port) = cmf_host_port(&s.addr);
+                            let (host, port) = cmf_host_port(s);
                             ketama::add_cmf_points(
                                 &mut pts,
                                 i,

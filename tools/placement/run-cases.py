@@ -44,14 +44,15 @@ SOCKET_DIR = "/tmp/mcpool-placement"
 def server_set(n, named=False, dead=None, unix=None):
     """n servers on 127.77.n.(i+1); even positions on port 11211, odd ones on 11300+i.
     Server `dead` gets port 11999, where nothing listens. unix="mixed": the even positions
-    are unix sockets SOCKET_DIR/uN-I.sock instead; unix="all": every server is one."""
+    are unix sockets SOCKET_DIR/uN-I.sock instead; unix="all": every server is one;
+    unix="zeros": TCP servers whose ports are written with a leading zero (011211)."""
     out = []
     for i in range(n):
         if unix == "all" or (unix == "mixed" and i % 2 == 0):
             out.append("%s/u%d-%d.sock" % (SOCKET_DIR, n, i + 1))
             continue
         port = 11999 if i == dead else (11211 if i % 2 == 0 else 11300 + i)
-        s = "127.77.%d.%d:%d" % (n, i + 1, port)
+        s = "127.77.%d.%d:%s%d" % (n, i + 1, "0" if unix == "zeros" else "", port)
         if named:
             s += ":" + ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta",
                         "iota", "kappa"][i]
@@ -113,7 +114,28 @@ def cases():
         add("python-memcached", "python-memcached", ["--dead", str(dead)], (n,), (n,),
             extra={"dead": str(dead)})
     unix_sockets(add)
+    leading_zeros(add)
     return c
+
+
+def leading_zeros(add):
+    """Ports written with a leading zero (127.77.3.2:011301): Cache::Memcached::Fast and
+    twemproxy (unnamed servers) name a server by its text as written, the others by the
+    port's number. Kept last, as the unix-socket cases."""
+    z = "zeros"
+    add("cmf-ketama", "perl-cmf", ["--ketama-points", "150"], (3, 5), (5,),
+        extra={"ketama-points": "150"}, unix=z)
+    add("cache-memcached", "perl-cmf", ["--ketama-points", "0"], (3,), unix=z)
+    add("cache-memcached", "perl-cm", [], (3,), unix=z)
+    add("twemproxy-ketama", "twemproxy", [], (3, 5), unix=z)
+    add("twemproxy-ketama", "twemproxy", [], (3,), named=True, unix=z)
+    add("twemproxy:hash=md5,distribution=ketama", "twemproxy",
+        ["--hash", "md5", "--distribution", "ketama"], (3,), (5,), unix=z)
+    add("twemproxy:hash=fnv1a_64,distribution=modula", "twemproxy",
+        ["--hash", "fnv1a_64", "--distribution", "modula"], (3,), unix=z)
+    add("libmemcached-ketama", "pylibmc", ["--behaviors", '{"ketama": true}'], (3,), unix=z)
+    add("python-memcached", "python-memcached", [], (3,), unix=z)
+    add("pymemcache-rendezvous", "pymemcache", [], (3,), unix=z)
 
 
 def unix_sockets(add):
@@ -303,6 +325,15 @@ def connect(addr, timeout):
     return socket.create_connection((host, int(port)), timeout=timeout)
 
 
+def started(addr):
+    """The address a memcached is started on: a port written with a leading zero is the
+    same server as the port without it."""
+    if addr.startswith("/"):
+        return addr
+    host, port = addr.split(":")[:2]
+    return "%s:%d" % (host, int(port))
+
+
 def start_memcached(addrs):
     procs = []
     if any(a.startswith("/") for a in addrs):
@@ -373,7 +404,7 @@ def main():
                   file=sys.stderr, flush=True)
             libs.missing.update({lib: "memcached" for lib in NEEDS_SERVERS})
         todo = [c for c in todo if c[1] not in libs.missing]
-        addrs = sorted({a for c in todo if c[1] in NEEDS_SERVERS for a in
+        addrs = sorted({started(a) for c in todo if c[1] in NEEDS_SERVERS for a in
                         (":".join(s.split(":")[:2]) for s in server_set(c[3], unix=c[7]))})
         procs = start_memcached(addrs)
         # spymemcached settings: every case in one JVM (a JVM per case would take a minute).
@@ -411,7 +442,7 @@ def main():
                     sys.exit("driver failed: %s\n%s" % (" ".join(cmd),
                                                          r.stderr.decode(errors="replace")))
                 lines = r.stdout.split(b"\n")[:-1]
-            index = {":".join(s.split(":")[:2]): i for i, s in enumerate(servers)}
+            index = {started(":".join(s.split(":")[:2])): i for i, s in enumerate(servers)}
             if len(lines) != len(keys):
                 sys.exit("driver printed %d lines for %d keys: %s" % (len(lines), len(keys), " ".join(cmd)))
             expect = []
@@ -419,7 +450,7 @@ def main():
                 got_key, _, where = line.rpartition(b"\t")
                 if got_key != k:
                     sys.exit("driver output out of order at %r: %s" % (k, " ".join(cmd)))
-                expect.append(INDEX[index[where.decode()]])
+                expect.append(INDEX[index[started(where.decode())]])
             block = ["case " + profile, "library " + libs.label[lib], "servers " + " ".join(servers)]
             if weights:
                 block.append("weights " + " ".join(map(str, weights)))
