@@ -204,6 +204,19 @@ def test_expiration(cache):
     assert cache.has_key("expire3") is False
 
 
+def test_a_timeout_that_is_not_a_number_is_refused_as_djangos_backends_refuse_it(cache):
+    """Django's memcached backends raise TypeError comparing "60" with 30 days; the value was
+    stored with a 60 s TTL here."""
+    for bad in ("1", b"1", [1], 1j):
+        for call in (lambda: cache.set("tmo", "v", bad), lambda: cache.add("tmo", "v", bad),
+                     lambda: cache.touch("tmo", bad), lambda: cache.set_many({"tmo": 1}, bad)):
+            with pytest.raises(TypeError):
+                call()
+    assert cache.get("tmo") is None
+    cache.set("tmo", "v", 1.5)  # numbers of any kind are Django's
+    assert cache.get("tmo") == "v"
+
+
 def test_touch(cache):
     cache.set("expire1", "very quickly", timeout=1)
     assert cache.touch("expire1", timeout=30) is True

@@ -61,6 +61,7 @@ protocol error, a value that cannot be decoded), it raises.
 """
 import contextlib
 import functools
+import numbers
 import pickle
 import re
 import threading
@@ -208,6 +209,9 @@ class McpoolCache(BaseCache):
             timeout = self.default_timeout
         if timeout is None:
             return 0
+        if not isinstance(timeout, numbers.Number) or isinstance(timeout, complex):
+            # Django's own backends raise TypeError comparing it with 30 days
+            raise TypeError("timeout must be a number of seconds or None, not %r" % (timeout,))
         # the core's rule for a duration, as Django's memcached backends compute it: up to
         # 30 days as it is, above it the unix time it ends at (memcached reads an expiry
         # above 30 days as a unix time), 0 or less expired at once (EXPIRED_AT_ONCE, a unix
