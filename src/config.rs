@@ -355,7 +355,7 @@ pub(crate) fn tls_contradiction(what: &str) -> String {
 }
 
 /// An owned builder for [`Client`](crate::Client); `build` is in `client.rs`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct ClientBuilder {
     config: Config,
     errors: Vec<String>,
@@ -378,6 +378,42 @@ pub struct ClientBuilder {
     /// A `preset` or `libmemcached_config` is being applied: its settings are defaults, not
     /// the caller's options.
     applying_base: bool,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Every field (a new one fails to compile here until it is shown), a secret set by
+        // name as its length only, as `Config`'s Debug leaves the password out.
+        let ClientBuilder {
+            config,
+            errors,
+            tls_off,
+            compression_chosen,
+            retry_cap_chosen,
+            named,
+            applying_base,
+        } = self;
+        let named: Vec<(&str, String)> = named
+            .iter()
+            .map(|(name, value)| {
+                let shown = if options::is_secret(name) {
+                    options::redacted(value)
+                } else {
+                    value.clone()
+                };
+                (*name, shown)
+            })
+            .collect();
+        f.debug_struct("ClientBuilder")
+            .field("config", config)
+            .field("errors", errors)
+            .field("tls_off", tls_off)
+            .field("compression_chosen", compression_chosen)
+            .field("retry_cap_chosen", retry_cap_chosen)
+            .field("named", &named)
+            .field("applying_base", applying_base)
+            .finish()
+    }
 }
 
 impl ClientBuilder {

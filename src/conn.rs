@@ -650,9 +650,20 @@ fn tls_hint(e: &rustls::Error) -> &'static str {
             " (the server's certificate does not name the address connected to: \
              tls_server_name sets the name to check)"
         }
-        E::InvalidCertificate(C::Other(_)) => {
-            " (the server's certificate must be X.509 v3 with a subjectAltName; `openssl x509 \
-             -req` makes v1 unless given -extfile)"
+        // webpki's reason, known by its name only (rustls keeps it as an opaque error)
+        E::InvalidCertificate(C::Other(other)) => {
+            let reason = format!("{other:?}");
+            if reason.contains("CaUsedAsEndEntity") {
+                " (the server presents a CA certificate, basicConstraints CA:TRUE, as its own: \
+                 give it a certificate that CA signed, and the CA to tls_ca_file)"
+            } else if reason.contains("UnsupportedCertVersion")
+                || reason.contains("MissingOrMalformedExtensions")
+            {
+                " (the server's certificate must be X.509 v3 with a subjectAltName; `openssl \
+                 x509 -req` makes v1 unless given -extfile)"
+            } else {
+                ""
+            }
         }
         E::AlertReceived(A::CertificateRequired) => {
             " (the server asks for a client certificate: tls_client_cert and tls_client_key)"

@@ -949,6 +949,20 @@ fn sasl_credentials_are_checked_at_build_and_never_shown() {
         "{shown}"
     );
     assert!(b.build().is_ok());
+    // set by name (kept to be applied again over a preset): the builder's Debug showed it
+    // (tester finding secure2 1)
+    let b = binary()
+        .set("sasl_username", "alice")
+        .unwrap()
+        .set("sasl_password", "hunter2-SeCrEt")
+        .unwrap();
+    let shown = format!("{b:?} {:#?}", b.config());
+    assert!(
+        !shown.contains("hunter2")
+            && shown.contains("alice")
+            && shown.contains("<redacted, 14 bytes>"),
+        "{shown}"
+    );
 }
 
 /// Tester finding: without the `tls` feature the typed `.tls(...)` was `Error::Config("TLS

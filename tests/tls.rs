@@ -190,6 +190,40 @@ fn large_batches_over_tls_do_not_wait_on_the_socket_buffers() {
     }
 }
 
+/// A server that presents its CA's own certificate (CA:TRUE, made by `openssl req -x509`
+/// with a subjectAltName) is told so; the hint said "must be X.509 v3 with a
+/// subjectAltName", which it was (tester finding secure2 6).
+#[test]
+fn a_ca_certificate_as_the_servers_own_is_named_as_such() {
+    let dir = certificates("tls-ca-as-server");
+    let opts = format!(
+        "ssl_chain_cert={},ssl_key={}",
+        dir.join("ca.crt").display(),
+        dir.join("ca.key").display()
+    );
+    let mc = Memcached::start(&["-Z", "-o", &opts]);
+    let c = client(
+        &mc,
+        TlsOptions {
+            ca_file: Some(dir.join("ca.crt")),
+            server_name: Some("localhost".into()),
+            ..TlsOptions::default()
+        },
+        Protocol::Text,
+    )
+    .unwrap();
+    match c.get("k") {
+        Err(e @ Error::Auth { .. }) => {
+            let m = e.to_string();
+            assert!(
+                m.contains("presents a CA certificate") && !m.contains("X.509 v3"),
+                "{m}"
+            )
+        }
+        other => panic!("expected a handshake failure, got {other:?}"),
+    }
+}
+
 #[test]
 fn a_certificate_from_another_ca_is_refused() {
     let dir = certificates("tls-a");

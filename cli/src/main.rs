@@ -111,6 +111,12 @@ Global options:
                                       refused): the same option as --connect-timeout
   --io-timeout-ms N                   socket read/write timeout, milliseconds (default
                                       1000, 0 refused): the same option as --io-timeout
+  --sasl-password-file FILE           the SASL password, read from FILE (its first line;
+                                      one trailing newline dropped), so that it is not on
+                                      the command line, where `ps` shows it to every user;
+                                      the environment variable MCPOOL_SASL_PASSWORD is read
+                                      when --sasl-username is given and neither this nor
+                                      --sasl-password
   -h, --help                          this text
   -V, --version                       this program's version (the library's, as
                                       mcpool_version() gives it), and whether it speaks TLS
@@ -319,11 +325,36 @@ fn is_command(word: &str) -> bool {
 /// When the command word is missing or unknown after an option took the next argument as
 /// its value and that argument is a command (`--io-timeout version`, `--io-timeout get k`):
 /// the error that names the option, not a usage dump or "unknown command k".
+/// Whether `flag` (`--sasl-password`) sets an option whose value is a secret, never shown.
+fn secret_flag(flag: &str) -> bool {
+    flag.strip_prefix("--")
+        .and_then(mcpool::config::options::option)
+        .is_some_and(|o| mcpool::config::options::is_secret(o.name))
+}
+
+/// Argument `i` as a message quotes it: a secret option's value (`--sasl-password X`,
+/// `--sasl-password=X`) as its length only.
+fn shown_argument(args: &[String], i: usize) -> String {
+    let a = &args[i];
+    match a.split_once('=') {
+        Some((flag, v)) if secret_flag(flag) => {
+            format!("{flag}={}", mcpool::config::options::redacted(v))
+        }
+        _ if i > 0 && secret_flag(&args[i - 1]) => mcpool::config::options::redacted(a),
+        _ => format!("{a:?}"),
+    }
+}
+
 fn swallowed(taken: &Option<(String, String)>, next: Option<&str>) -> Option<String> {
     let (flag, value) = taken.as_ref().filter(|(_, v)| is_command(v))?;
     if next.is_some_and(is_command) {
         return None;
     }
+    let value = if secret_flag(flag) {
+        mcpool::config::options::redacted(value)
+    } else {
+        value.clone()
+    };
     Some(format!(
         "{flag} took {value:?} as its value, so {}: give {flag} its value before the command \
          ({flag} VALUE {value} ...)",
@@ -360,6 +391,7 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                     | "--prefix"
                     | "--connect-timeout-ms"
                     | "--io-timeout-ms"
+                    | "--sasl-password-file"
             );
         // A boolean option alone is a switch (`--fail-open get k`: true) when what follows
         // is no value of its own: nothing, a command or another option. Otherwise the next
@@ -440,6 +472,10 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 let ms = num(&v)?;
                 g.options.push(("io_timeout".into(), ms.to_string()));
             }
+            ("--sasl-password-file", Some(v)) => {
+                g.options
+                    .push(("sasl_password".into(), password_from_file(&v)?));
+            }
             (_, Some(v)) if table.is_some() => {
                 let name = table.map_or("", |o| o.name);
                 g.options.push((name.to_owned(), v));
@@ -467,6 +503,7 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 if let Some(e) = swallowed(&previous, Some(a)) {
                     return Err(e.into());
                 }
+                password_from_environment(&mut g)?;
                 return Ok((g, i));
             }
         }
@@ -475,7 +512,42 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
     if let Some(e) = swallowed(&taken, None) {
         return Err(e.into());
     }
+    password_from_environment(&mut g)?;
     Ok((g, i))
+}
+
+/// The SASL password in `path`: its first line (a trailing `\n` or `\r\n` dropped), never
+/// shown in an error.
+fn password_from_file(path: &str) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("--sasl-password-file {path:?}: {e}"))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("--sasl-password-file {path:?}: the password is not UTF-8"))?;
+    let line = text.strip_suffix('\n').unwrap_or(&text);
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.contains(['\n', '\r']) {
+        return Err(format!(
+            "--sasl-password-file {path:?}: more than one line (the password is the file's \
+             only line)"
+        ));
+    }
+    Ok(line.to_owned())
+}
+
+/// `MCPOOL_SASL_PASSWORD`, when the command line gives a SASL user name and no password.
+fn password_from_environment(g: &mut Globals) -> Result<(), String> {
+    const VAR: &str = "MCPOOL_SASL_PASSWORD";
+    let given = |option: &str| g.options.iter().any(|(name, _)| name == option);
+    if given("sasl_password") || !given("sasl_username") {
+        return Ok(());
+    }
+    match std::env::var(VAR) {
+        Ok(pw) => g.options.push(("sasl_password".into(), pw)),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            return Err(format!("{VAR}: the password is not UTF-8"))
+        }
+        Err(std::env::VarError::NotPresent) => {}
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -501,8 +573,8 @@ fn run() -> ExitCode {
             .find(|&i| std::str::from_utf8(&raw[i]).is_err())
             .map(|i| {
                 usage_error(&format!(
-                    "argument {:?} is not UTF-8 (only a command's keys and values may be any bytes)",
-                    args[i]
+                    "argument {} is not UTF-8 (only a command's keys and values may be any bytes)",
+                    shown_argument(&args, i)
                 ))
             })
     };

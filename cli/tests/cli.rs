@@ -2332,3 +2332,84 @@ fn help_lines_fit_in_100_columns() {
     }
     assert!(help.contains("integer as its decimal number (007 as 7)"));
 }
+
+/// The SASL password from a file or the environment, never from the command line where `ps`
+/// shows it; a refused one is never echoed (tester findings secure2 2, 5).
+#[test]
+fn sasl_password_from_a_file_or_the_environment_and_never_echoed() {
+    let Some(mc) = Memcached::start_sasl("alice", "s3cret-pw") else {
+        return;
+    };
+    let s = mc.addr();
+    let base = [
+        "--servers",
+        s.as_str(),
+        "--protocol",
+        "binary",
+        "--sasl-username",
+        "alice",
+    ];
+    let run = |extra: &[&str], env: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpool"));
+        c.args(base).args(extra).env_remove("MCPOOL_SASL_PASSWORD");
+        if let Some(pw) = env {
+            c.env("MCPOOL_SASL_PASSWORD", pw);
+        }
+        c.output().expect("run mcpool")
+    };
+    let dir = std::env::temp_dir().join(common::unique("mcpool-cli-pw"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pw");
+    std::fs::write(&file, "s3cret-pw\n").unwrap();
+    let f = file.to_str().unwrap();
+    let o = run(&["--sasl-password-file", f, "set", "k", "v"], None);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["get", "k"], Some("s3cret-pw"));
+    assert_eq!((code(&o), o.stdout.as_slice()), (0, &b"v\n"[..]));
+    // the command line wins over the environment; a wrong password is refused, not shown
+    let o = run(
+        &["--sasl-password", "wrong-pw", "get", "k"],
+        Some("s3cret-pw"),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        !err.contains("wrong-pw") && !err.contains("s3cret"),
+        "{err}"
+    );
+    // without a user name the variable is not read (a plain server stays plain)
+    let plain = Memcached::start(&[]);
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(["--servers", &plain.addr(), "version"])
+        .env("MCPOOL_SASL_PASSWORD", "s3cret-pw")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    // a file of two lines is refused, its content not shown
+    std::fs::write(&file, "s3cret-pw\nsecond line\n").unwrap();
+    let o = run(&["--sasl-password-file", f, "get", "k"], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        err.contains("more than one line") && !err.contains("s3cret"),
+        "{err}"
+    );
+    // a password that is not UTF-8, after the flag or inline, is shown as its length only
+    use std::os::unix::ffi::OsStrExt;
+    for args in [
+        vec![&b"--sasl-password"[..], &b"hunter2-\xff"[..]],
+        vec![&b"--sasl-password=hunter2-\xff"[..]],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(args.iter().map(|a| std::ffi::OsStr::from_bytes(a)))
+            .args(["get", "k"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{err}");
+        assert!(
+            err.contains("<redacted, ") && !err.contains("hunter2"),
+            "{err}"
+        );
+    }
+}

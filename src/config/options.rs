@@ -358,8 +358,8 @@ impl OptionSpec {
     /// A text value as an error shows it: quoted, or for a secret (the SASL password) only
     /// its length, so that a typo in a password never lands in a log.
     fn shown(&self, t: &str) -> String {
-        if self.name == "sasl_password" {
-            format!("<redacted, {} bytes>", t.len())
+        if is_secret(self.name) {
+            redacted(t)
         } else {
             format!("{t:?}")
         }
@@ -440,6 +440,17 @@ impl std::fmt::Display for Value<'_> {
             Value::Text(t) => write!(f, "{t:?}"),
         }
     }
+}
+
+/// Whether the option named `name` holds a secret (the SASL password): its value is never
+/// shown, in an error, a builder's `Debug` output or the CLI's messages.
+pub fn is_secret(name: &str) -> bool {
+    name == "sasl_password"
+}
+
+/// A secret as messages show it: its length only (`<redacted, 14 bytes>`).
+pub fn redacted(secret: &str) -> String {
+    format!("<redacted, {} bytes>", secret.len())
 }
 
 /// `""` shows as `""` in help text, everything else as written.

@@ -382,6 +382,49 @@ impl Memcached {
         })
     }
 
+    /// memcached with SASL (`-S`) that knows one PLAIN user, from a sasldb made with
+    /// `saslpasswd2` in a fresh temporary directory; `None` (said on stderr) when
+    /// `saslpasswd2` is not installed, which fails under `CI=true` (Debian: sasl2-bin).
+    pub fn start_sasl(user: &str, password: &str) -> Option<Memcached> {
+        use std::io::Write;
+        if Command::new("saslpasswd2").arg("-h").output().is_err() {
+            assert!(
+                std::env::var("CI").is_err(),
+                "saslpasswd2 missing in CI (Debian: apt-get install sasl2-bin)"
+            );
+            eprintln!("SKIP: saslpasswd2 not installed (Debian: sasl2-bin)");
+            return None;
+        }
+        let dir = std::env::temp_dir().join(unique("mcpool-sasl"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("sasldb");
+        let mut child = Command::new("saslpasswd2")
+            .args(["-p", "-a", "memcached", "-c", "-f"])
+            .arg(&db)
+            .arg(user)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(password.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+        std::fs::write(
+            dir.join("memcached.conf"),
+            format!("mech_list: plain\nsasldb_path: {}\n", db.display()),
+        )
+        .unwrap();
+        let conf = dir.to_str().unwrap().to_owned();
+        Some(Self::start_with_env(
+            0,
+            &["-S"],
+            &[("SASL_CONF_PATH", &conf)],
+        ))
+    }
+
     /// A server for a `static` shared by every test of a binary: statics are never dropped,
     /// so memcached runs under a shell that stops it when the test process exits (its stdin
     /// pipe closes). `pid` and `signal` then address the shell: use `start` for those.
