@@ -95,6 +95,14 @@ class Server:
         _, _, flags, n = head.split()
         return int(flags), rest[: int(n)]
 
+    def ttl(self, key):
+        """The remaining TTL memcached reports for key (-1: never expires), None on a miss."""
+        r = self.raw(b"mg " + key.encode() + b" t\r\n", until=b"\r\n")
+        if r.startswith(b"EN"):
+            return None
+        assert r.startswith(b"HD"), r
+        return int(r.split()[1][1:])
+
     def raw_set(self, key, flags, data):
         r = self.raw(b"set %s %d 0 %d\r\n%s\r\n" % (key.encode(), flags, len(data), data),
                      until=b"\r\n")

@@ -10,15 +10,6 @@ import mcpool
 PROTOCOLS = ["text", "meta", "binary"]
 
 
-def _ttl(server, key):
-    """The remaining TTL memcached reports for key (-1: never expires), None on a miss."""
-    r = server.raw(b"mg " + key.encode() + b" t\r\n", until=b"\r\n")
-    if r.startswith(b"EN"):
-        return None
-    assert r.startswith(b"HD"), r
-    return int(r.split()[1][1:])
-
-
 def _ops(c):
     return {a: m["operations"] for a, m in c.metrics().items()}
 
@@ -48,9 +39,9 @@ def test_replace_multi_replaces_existing_keys_and_lists_the_missing(server, pref
     assert c.get_multi([prefix + "a", prefix + "b", prefix + "missing"]) == {
         prefix + "a": "new", prefix + "b": 2}
     assert c.replace_multi({prefix + "a": b"ttl"}, 900) == []
-    assert 890 <= _ttl(server, prefix + "a") <= 900
+    assert 890 <= server.ttl(prefix + "a") <= 900
     assert c.replace_multi({prefix + "b": 3}, expire=800) == []
-    assert 790 <= _ttl(server, prefix + "b") <= 800
+    assert 790 <= server.ttl(prefix + "b") <= 800
     assert c.replace_multi({}) == []
 
 
@@ -188,10 +179,10 @@ def test_cas_multi_takes_what_gets_returns_an_expiry_and_a_key_prefix(server, pr
     r = c.cas_multi({"a": (10, read["a"][1]), "b": [b"20", read["b"][1]]}, 700, prefix)
     assert r == {"a": True, "b": True}
     assert c.get_multi(["a", "b"], key_prefix=prefix) == {"a": 10, "b": b"20"}
-    assert 690 <= _ttl(server, prefix + "a") <= 700
+    assert 690 <= server.ttl(prefix + "a") <= 700
     cas = c.gets(prefix + "a")[1]
     assert c.cas_multi({prefix + "a": (11, cas)}, expire=600) == {prefix + "a": True}
-    assert 590 <= _ttl(server, prefix + "a") <= 600
+    assert 590 <= server.ttl(prefix + "a") <= 600
     # a gets() pair as it comes back, new value and all
     v, cas = c.gets(prefix + "b")
     assert c.cas_multi({prefix + "b": (v + b"!", cas)}) == {prefix + "b": True}
@@ -282,15 +273,15 @@ def test_gat_multi_reads_and_sets_every_found_keys_expiry(server, prefix, protoc
     c = mcpool.Client([server.addr], protocol=protocol)
     a, b, missing = prefix + "a", prefix + "b", prefix + "missing"
     assert c.set_multi({a: "text", b: 7}) == []
-    assert _ttl(server, a) == -1 and _ttl(server, b) == -1
+    assert server.ttl(a) == -1 and server.ttl(b) == -1
     assert c.gat_multi([a, b, missing], 1000) == {a: "text", b: 7}  # decoded as get_multi
     for k in (a, b):
-        assert 990 <= _ttl(server, k) <= 1000
-    assert _ttl(server, missing) is None  # a miss is not created
+        assert 990 <= server.ttl(k) <= 1000
+    assert server.ttl(missing) is None  # a miss is not created
     assert c.gat_multi([a], time=0) == {a: "text"}  # 0: never expires, as gat
-    assert _ttl(server, a) == -1 and 990 <= _ttl(server, b) <= 1000
+    assert server.ttl(a) == -1 and 990 <= server.ttl(b) <= 1000
     assert c.gat_multi([b], expire=500) == {b: 7}
-    assert 490 <= _ttl(server, b) <= 500
+    assert 490 <= server.ttl(b) <= 500
     assert c.gat_multi([], 10) == {}
 
 
@@ -302,7 +293,7 @@ def test_gat_multi_expiry_takes_effect(server, prefix, protocol):
     c = mcpool.Client([server.addr], protocol=protocol)
     assert c.set(prefix + "a", "v")
     assert c.gat_multi([prefix + "a"], 1) == {prefix + "a": "v"}
-    assert 0 <= _ttl(server, prefix + "a") <= 1
+    assert 0 <= server.ttl(prefix + "a") <= 1
     deadline = time.monotonic() + 5
     while c.get(prefix + "a") is not None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -318,7 +309,7 @@ def test_gats_multi_returns_the_cas_that_cas_multi_accepts(server, prefix, proto
     assert r["a"][0] == b"one" and r["b"][0] == "two"
     assert r == c.gets_multi(["a", "b"], key_prefix=prefix)  # the CAS is the item's
     for k in ("a", "b"):
-        assert 1990 <= _ttl(server, prefix + k) <= 2000
+        assert 1990 <= server.ttl(prefix + k) <= 2000
     assert c.cas_multi(r, key_prefix=prefix) == {"a": True, "b": True}
     assert c.gats_multi([prefix + "missing"], 10) == {}
 
@@ -329,7 +320,7 @@ def test_gat_multi_with_a_key_prefix(server, prefix, protocol):
     assert c.set(prefix + "a", "v")
     assert c.gat_multi(["a", "missing"], 300, key_prefix=prefix) == {"a": "v"}
     assert c.gat_multi(["a"], 300, prefix) == {"a": "v"}  # the third positional, as get_multi's second
-    assert 290 <= _ttl(server, prefix + "a") <= 300
+    assert 290 <= server.ttl(prefix + "a") <= 300
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -341,14 +332,14 @@ def test_gat_and_gats_multi_on_two_servers_are_one_round_trip_each(servers, pref
     _one_round_trip_each(c, before)
     by_addr = {s.addr: s for s in servers[:2]}
     for k in keys[:10]:
-        assert 1190 <= _ttl(by_addr[c.server_for(k)], k) <= 1200
+        assert 1190 <= by_addr[c.server_for(k)].ttl(k) <= 1200
     before = _ops(c)
     r = c.gats_multi(keys, 1100)
     _one_round_trip_each(c, before)
     assert {k: v for k, (v, _) in r.items()} == {k: k for k in keys[:10]}
     assert all(cas > 0 for _, cas in r.values())
     for k in keys[:10]:
-        assert 1090 <= _ttl(by_addr[c.server_for(k)], k) <= 1100
+        assert 1090 <= by_addr[c.server_for(k)].ttl(k) <= 1100
 
 
 def test_gat_multi_takes_its_arguments_as_gat(server, prefix):

@@ -9,25 +9,16 @@ import mcpool
 PROTOCOLS = ["text", "meta", "binary"]
 
 
-def _ttl(server, key):
-    """The remaining TTL memcached reports for key (-1: never expires), None on a miss."""
-    r = server.raw(b"mg " + key.encode() + b" t\r\n", until=b"\r\n")
-    if r.startswith(b"EN"):
-        return None
-    assert r.startswith(b"HD"), r
-    return int(r.split()[1][1:])
-
-
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_gat_reads_and_sets_the_expiry(server, prefix, protocol):
     c = mcpool.Client([server.addr], protocol=protocol)
     k = prefix + "k"
     assert c.set(k, "value", 0)
-    assert _ttl(server, k) == -1
+    assert server.ttl(k) == -1
     assert c.gat(k, 1000) == "value"
-    assert 990 <= _ttl(server, k) <= 1000
+    assert 990 <= server.ttl(k) <= 1000
     assert c.gat(k, time=0) == "value"  # 0: never expires
-    assert _ttl(server, k) == -1
+    assert server.ttl(k) == -1
     assert c.gat(prefix + "missing", 100) is None
     assert c.set(k, 42)
     assert c.gat(k, expire=500) == 42  # decoded as get decodes it
@@ -41,7 +32,7 @@ def test_gats_returns_the_cas_that_cas_accepts(server, prefix, protocol):
     value, cas = c.gats(k, 2000)
     assert value == b"one" and isinstance(cas, int) and cas > 0
     assert cas == c.gets(k)[1]
-    assert 1990 <= _ttl(server, k) <= 2000
+    assert 1990 <= server.ttl(k) <= 2000
     assert c.cas(k, b"two", cas)
     assert c.cas(k, b"three", cas) is False  # changed since
     assert c.gats(prefix + "missing", 10) == (None, None)
@@ -67,11 +58,11 @@ def test_touch_multi_answers_each_key(server, prefix, protocol):
     r = c.touch_multi(["a", "b", "missing"], 1500, key_prefix=prefix)
     assert r == {"a": True, "b": True, "missing": False}
     for k in ("a", "b"):
-        assert 1490 <= _ttl(server, prefix + k) <= 1500
-    assert _ttl(server, prefix + "missing") is None
+        assert 1490 <= server.ttl(prefix + k) <= 1500
+    assert server.ttl(prefix + "missing") is None
     assert c.touch_multi([prefix + "a", prefix.encode() + b"b"], time=0) == {
         prefix + "a": True, prefix.encode() + b"b": True}
-    assert _ttl(server, prefix + "a") == -1
+    assert server.ttl(prefix + "a") == -1
     assert c.touch_multi([], 10) == {}
 
 
@@ -132,7 +123,7 @@ def test_incr_or_init_creates_then_counts(server, prefix, protocol):
     assert c.decr_or_init(k, delta=200, initial=7) == 0  # memcached stops at 0
     d = prefix + "d"
     assert c.decr_or_init(d, 2, initial=10, time=900) == 10
-    assert 890 <= _ttl(server, d) <= 900
+    assert 890 <= server.ttl(d) <= 900
     assert c.decr_or_init(d, 2, 10) == 8
     assert c.incr_or_init(prefix + "z") == 0  # initial 0
 

@@ -994,13 +994,19 @@ public final class Mcpool implements AutoCloseable {
      * is gone; a CAS unique of 0 is that key's {@link ClientException} MCPOOL_INVALID_ARGUMENT,
      * unsent. As {@link #addMulti}. */
     public Map<String, Boolean> casMulti(Map<String, MemcachedItem> items, int ttl) {
+        Map<String, Object> values = casValues(items);
+        return storeMulti(Native.OP_CAS, values, k -> ttl, k -> items.get(k).casUnique);
+    }
+
+    /** The new values of casMulti's items, key to value, in the map's order. */
+    private static Map<String, Object> casValues(Map<String, MemcachedItem> items) {
         notNull(items, "item map");
         Map<String, Object> values = new LinkedHashMap<>((int) (items.size() / 0.75f) + 1);
         for (Map.Entry<String, MemcachedItem> e : items.entrySet()) {
             notNull(e.getValue(), "item");
             values.put(e.getKey(), e.getValue().value);
         }
-        return storeMulti(Native.OP_CAS, values, k -> ttl, k -> items.get(k).casUnique);
+        return values;
     }
 
     /** {@link #casMulti} with each key's answer told apart, as {@link #casResult}: key to
@@ -1008,12 +1014,7 @@ public final class Mcpool implements AutoCloseable {
      * {@link CasResult#NOT_FOUND} gone; the first error (after every item was tried) is
      * thrown. */
     public Map<String, CasResult> casMultiResults(Map<String, MemcachedItem> items, int ttl) {
-        notNull(items, "item map");
-        Map<String, Object> values = new LinkedHashMap<>((int) (items.size() / 0.75f) + 1);
-        for (Map.Entry<String, MemcachedItem> e : items.entrySet()) {
-            notNull(e.getValue(), "item");
-            values.put(e.getKey(), e.getValue().value);
-        }
+        Map<String, Object> values = casValues(items);
         String[] keys = new String[values.size()];
         int[] st = storeStatuses(Native.OP_CAS, values, keys, k -> ttl, k -> items.get(k).casUnique);
         Map<String, CasResult> out = new LinkedHashMap<>((int) (keys.length / 0.75f) + 1);
