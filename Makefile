@@ -11,7 +11,7 @@ TEST_TARGETS :=
 # Each binding adds its own test target (ffi/*/test.mk: TEST_TARGETS += test-xyz).
 -include ffi/*/test.mk
 
-.PHONY: all deps lib cli test test-versions test-notices test-package test-dependent test-rust test-fuzz test-deny bench install
+.PHONY: all deps lib cli test test-versions test-notices test-package test-dependent test-rust test-fuzz test-deny bench install uninstall
 all: lib cli
 
 deps:
