@@ -56,11 +56,23 @@ final class Config {
         Mcpool.notNull(name, "option name");
         Mcpool.notNull(value, "option " + name);
         Utf8.text(name, "option name"); // text with no UTF-8 form is refused here, not at build
-        Utf8.text(value, "option " + name);
         String n = canonicalName(name); // "io-timeout" and "io_timeout" are one option
+        value(n, value, "option " + name);
         steps.add(new Step(n, value, 0));
         options.put(n, value);
         return this;
+    }
+
+    /** The options whose value no message shows (only its length), by canonical name: the
+     * SASL password, as the core shows it ({@code <redacted, N bytes>}). */
+    static boolean secret(String canonicalName) {
+        return "sasl_password".equals(canonicalName);
+    }
+
+    /** An option's value as UTF-8 ({@code what} names it in a refusal); a secret's text is
+     * never quoted ({@link Utf8#secret}). */
+    private static byte[] value(String canonicalName, String value, String what) {
+        return secret(canonicalName) ? Utf8.secret(value, what) : Utf8.text(value, what);
     }
 
     /** Adds a server (after the servers and the {@code servers} option given so far). */
@@ -106,7 +118,7 @@ final class Config {
                 values.add(Utf8.text(st.value, "server address"));
             } else {
                 names.add(Utf8.text(st.option, "option name"));
-                values.add(Utf8.text(st.value, "option " + st.option));
+                values.add(value(st.option, st.value, "option " + st.option));
             }
             weights.add(st.weight);
         }

@@ -278,7 +278,11 @@ public final class Mcpool implements AutoCloseable {
 
         public Builder maxDecompressedSize(long bytes) { return option("max_decompressed_size", Long.toString(bytes)); }
 
-        /** SASL PLAIN credentials (binary protocol). */
+        /** SASL PLAIN credentials (binary protocol). A password that is refused (an unpaired
+         * surrogate: {@link ClientException} here; a NUL, a line break, over 4096 bytes:
+         * {@link #build()}) is never shown in the exception, by this setter, by
+         * {@code option("sasl_password", ...)} or by {@link SockIOPool#setOption}: its
+         * length and what is wrong are. */
         public Builder sasl(String username, String password) {
             return option("sasl_username", username).option("sasl_password", password);
         }

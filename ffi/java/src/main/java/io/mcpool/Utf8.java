@@ -35,6 +35,18 @@ final class Utf8 {
         return strict(s, e -> ClientException.invalidArgument(what + " \"" + printable(s) + "\" " + problem(s), e));
     }
 
+    /** A secret's bytes (the SASL password): as {@link #text}, but a refusal never shows the
+     * text, nor any char of it: it says what (the option's name), the length and the index
+     * of the unpaired surrogate, and chains no exception (tester finding secure2 3: the
+     * password was quoted in the message). */
+    static byte[] secret(String s, String what) {
+        if (s == null) throw ClientException.invalidArgument(what + " is null");
+        if (!hasSurrogate(s)) return s.getBytes(StandardCharsets.UTF_8);
+        return strict(s, e -> ClientException.invalidArgument(what + " (not shown, " + s.length()
+            + " chars) has an unpaired surrogate at index " + unpairedSurrogate(s)
+            + ", which has no UTF-8 encoding"));
+    }
+
     /** A String value's bytes (the transcoders); the value itself is not quoted in the error. */
     static byte[] value(String s) {
         if (!hasSurrogate(s)) return s.getBytes(StandardCharsets.UTF_8);
