@@ -118,7 +118,11 @@ def _text(name, value, given=None):
     decimal text, bytes as UTF-8. Whether the option takes a duration is the core's answer
     (``_option``), for the name in any spelling the core accepts. A number of seconds that
     is no duration (NaN, infinite, negative) is refused here, naming the option as
-    ``given`` and the value as the caller wrote it: the core would see only its text form."""
+    ``given`` and the value as the caller wrote it: the core would see only its text form.
+    So is text with no UTF-8 form (bytes that are not UTF-8, a str with a lone surrogate):
+    ConfigurationError, with a password shown only by its length (tester finding secure2 4:
+    it was a UnicodeDecodeError, or a ClientError chained to a UnicodeEncodeError, holding
+    the password)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     duration = isinstance(value, (int, float, _datetime.timedelta)) and _option(name)[1]
@@ -141,13 +145,43 @@ def _text(name, value, given=None):
             return "%dus" % round(value * 1e6)  # no exponent form: whole microseconds
         return "%ds" % value
     if isinstance(value, bytes):
-        return value.decode()
+        try:
+            return value.decode()
+        except UnicodeDecodeError as e:
+            why = "not UTF-8 (byte %d of %d does not decode)" % (e.start + 1, len(value))
+        # raised out of the handler: the UnicodeDecodeError holds the value (a password),
+        # so it is neither the __cause__ nor the __context__
+        raise _not_text(name, given, value, why) from None
     if isinstance(value, str):
-        return value
+        try:
+            value.encode()
+            return value
+        except UnicodeEncodeError as e:
+            why = ("a lone surrogate at index %d of %d characters, which UTF-8 cannot encode"
+                   % (e.start, len(value)))
+        raise _not_text(name, given, value, why) from None
     if isinstance(value, (list, tuple)) and name == "servers":
         return ",".join(map(str, value))
     raise ClientTypeError("option %s: a str, number or bool, not %s"
                           % (name, type(value).__name__))
+
+
+# The options whose value an error never shows, only its length: the core's rule for the
+# SASL password (its messages say "<redacted, N bytes>").
+_SECRET = frozenset(["sasl_password"])
+
+
+def _not_text(name, given, value, why):
+    """ConfigurationError for an option value with no UTF-8 text form (bytes that are not
+    UTF-8, a str with a lone surrogate), as the core refuses a value: the option's name, the
+    value quoted (a password: only its length), why. Built from no exception, so the
+    caller raises it with nothing chained."""
+    if name in _SECRET:
+        shown = "<redacted, %d %s>" % (len(value), "bytes" if isinstance(value, bytes)
+                                       else "characters")
+    else:
+        shown = repr(value)
+    return ConfigurationError("option %s: bad value %s: %s" % (_shown(name, given), shown, why))
 
 
 def _servers(servers, weights):

@@ -37,6 +37,11 @@ What is pylibmc's and stays so:
   modula), so it is not handed on.
 - Servers: unix sockets (a path) or TCP servers, not both in one list: ``ValueError``
   "can't mix transport types", as pylibmc.
+- SASL: ``username`` and ``password`` are each a str or None (else ``TypeError``), both or
+  neither (``TypeError`` "SASL requires both username and password"), and need
+  ``binary=True`` (``TypeError`` "SASL requires the memcached binary protocol"), as
+  pylibmc. A password is never shown in an error: one with a lone surrogate raises
+  ``pylibmc.Error`` giving its length (pylibmc raises a ``UnicodeEncodeError`` holding it).
 - Exceptions: ``pylibmc.Error`` and its subclasses by pylibmc's names (``NotFound`` for an
   ``incr``/``decr``/``cas`` of a missing key and, with ``binary=True``, a ``replace`` of
   one; ``UnknownReadFailure`` for a binary ``incr``/``decr`` of a value that is not a
@@ -731,6 +736,17 @@ class Client:
                              % (type(servers).__name__, servers))
         self.addresses = list(servers)
         self._servers = [_server(s) for s in self.addresses]
+        # pylibmc's checks of the SASL arguments, in its order and words (tester finding
+        # secure2 10: they were pylibmc.Error): a str or None each (a bytes password is
+        # refused, so it is never decoded into a message), both or neither, then binary
+        for i, v in ((3, username), (4, password)):
+            if v is not None and not isinstance(v, str):
+                raise TypeError("argument %d must be str or None, not %s" % (i, type(v).__name__))
+        if username is not None or password is not None:
+            if username is None or password is None:
+                raise TypeError("SASL requires both username and password")
+            if not binary:
+                raise TypeError("SASL requires the memcached binary protocol")
         if len({a.startswith("/") for a, _ in self._servers}) > 1:
             # pylibmc refuses a list of unix sockets and TCP servers together
             raise ValueError("can't mix transport types")
