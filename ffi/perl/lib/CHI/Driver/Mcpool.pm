@@ -232,11 +232,20 @@ C<x=y&z>, a UTF-8 one) is sent as it is. Only the bytes memcached's text protoco
 carry in a key (space, control bytes, DEL) are written C<%XX>, and with them C<%> (so that
 no two keys or namespaces meet: C<"a b"> is C<a%20b>, C<"a%20b"> is C<a%2520b>). So a key
 or namespace with a space, a control byte or DEL works here (those drivers cannot store it),
-and one with C<%> is the only kind the two drivers send differently. This is the driver's
-option C<sanitize_keys> (on by default; not the core's C<sanitize_keys>, Whalin's
-URL-encoding of every key, which this driver does not use); C<< sanitize_keys => 0 >> sends
-every key and namespace as it is, so a key with a space fails (C<on_set_error>,
-C<on_get_error>), as with CHI::Driver::Memcached.
+and of the keys both can store, one with C<%> is the only kind the two drivers send
+differently. This is the driver's option C<sanitize_keys> (on by default; not the core's
+C<sanitize_keys>, Whalin's URL-encoding of every key, which this driver does not use);
+C<< sanitize_keys => 0 >> sends every key and namespace as it is, so a key with a space
+fails (C<on_set_error>, C<on_get_error>), as with CHI::Driver::Memcached.
+
+B<Warning, while both drivers run (a rollout):> two kinds of keys are sent differently, so
+one site reads a stale value after the other updates or removes it: a key or namespace with
+C<%> (URL-encoded keys such as C<page?q=a%20b> are common), which this driver sends as
+C<%25>, and a key longer than 250 bytes once prefixed, which this driver stores under its
+digest and CHI::Driver::Memcached::Fast fails to store or remove. Until every site runs
+this driver, give it C<< sanitize_keys => 0 >>, and give both drivers
+C<< max_key_length => 250 - length("$namespace:") >> (in bytes), so that CHI digests those
+keys alike on both sides.
 
 A key too long for memcached's 250 bytes once prefixed and escaped (counted in bytes: an
 escaped byte takes three, a Latin-1 character of a character string two) is digested (MD5, 32
