@@ -1527,6 +1527,13 @@ mcpool_status mcpool_option_find(const uint8_t *name,
 bool mcpool_option_is_duration(size_t i);
 
 /**
+ * True when option `i` holds a secret (`sasl_password`): a binding never shows its value,
+ * in an error or a printed configuration, only its length (`<redacted, N bytes>`, as the
+ * core's messages do); false for every other option and past the end.
+ */
+bool mcpool_option_is_secret(size_t i);
+
+/**
  * Removes every server added to `config` so far (`mcpool_config_add_server` then gives the
  * list again): for a binding that keeps its configuration in step with
  * `mcpool_client_set_servers`. Clients built before are unaffected.

@@ -233,6 +233,14 @@ pub extern "C" fn mcpool_option_is_duration(i: usize) -> bool {
     OPTIONS.get(i).is_some_and(|o| o.kind.is_duration())
 }
 
+/// True when option `i` holds a secret (`sasl_password`): a binding never shows its value,
+/// in an error or a printed configuration, only its length (`<redacted, N bytes>`, as the
+/// core's messages do); false for every other option and past the end.
+#[no_mangle]
+pub extern "C" fn mcpool_option_is_secret(i: usize) -> bool {
+    OPTIONS.get(i).is_some_and(|o| options::is_secret(o.name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +267,14 @@ mod tests {
         assert_eq!(OPTIONS[max_size].name, "max_size");
         assert!(!mcpool_option_is_duration(max_size));
         assert!(!mcpool_option_is_duration(OPTIONS.len()));
+        // the secret: the password only
+        let (_, password) = find("SASL-Password");
+        assert!(mcpool_option_is_secret(password));
+        let secrets = (0..OPTIONS.len())
+            .filter(|&i| mcpool_option_is_secret(i))
+            .count();
+        assert_eq!(secrets, 1);
+        assert!(!mcpool_option_is_secret(OPTIONS.len()));
         assert_eq!(find("io_timout").0, mcpool_status::MCPOOL_CONFIG);
         assert!(crate::last_error::current().contains("io_timeout"));
         // SAFETY: a NULL out pointer is refused before anything is written.

@@ -3996,8 +3996,9 @@ static PyObject *mod_option(PyObject *m, PyObject *name) {
     mcpool_status st = mcpool_option_find((const uint8_t *)c, (size_t)n, &i);
     if (st != MCPOOL_OK)
         return raise_status(st);
-    return Py_BuildValue("(sO)", mcpool_option_name(i),
-                         mcpool_option_is_duration(i) ? Py_True : Py_False);
+    return Py_BuildValue("(sOO)", mcpool_option_name(i),
+                         mcpool_option_is_duration(i) ? Py_True : Py_False,
+                         mcpool_option_is_secret(i) ? Py_True : Py_False);
 }
 
 static PyMethodDef module_methods[] = {
@@ -4010,8 +4011,8 @@ static PyMethodDef module_methods[] = {
     {"option_table", mod_option_table, METH_NOARGS,
      "option_table()\n--\n\n[(name, doc)]: every option of the core, in its table's order."},
     {"_option", mod_option, METH_O,
-     "_option(name)\n--\n\n(the core's name, takes a duration) of the option a name in any "
-     "accepted spelling is; ConfigurationError for an unknown one."},
+     "_option(name)\n--\n\n(the core's name, takes a duration, holds a secret) of the option a "
+     "name in any accepted spelling is; ConfigurationError for an unknown one."},
     {"library_version", mod_library_version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the linked libmcpool."},
     {"tls_supported", mod_tls_supported, METH_NOARGS,

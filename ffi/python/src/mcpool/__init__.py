@@ -166,17 +166,16 @@ def _text(name, value, given=None):
                           % (name, type(value).__name__))
 
 
-# The options whose value an error never shows, only its length: the core's rule for the
-# SASL password (its messages say "<redacted, N bytes>").
-_SECRET = frozenset(["sasl_password"])
-
-
 def _not_text(name, given, value, why):
     """ConfigurationError for an option value with no UTF-8 text form (bytes that are not
     UTF-8, a str with a lone surrogate), as the core refuses a value: the option's name, the
     value quoted (a password: only its length), why. Built from no exception, so the
     caller raises it with nothing chained."""
-    if name in _SECRET:
+    try:
+        secret = _option(name)[2]  # the core's rule (the SASL password)
+    except ConfigurationError:
+        secret = False  # no such option: the core refuses the name, never showing the value
+    if secret:
         shown = "<redacted, %d %s>" % (len(value), "bytes" if isinstance(value, bytes)
                                        else "characters")
     else:

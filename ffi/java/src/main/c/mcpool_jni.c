@@ -345,6 +345,12 @@ JNIEXPORT jstring JNICALL Java_io_mcpool_Native_optionName(JNIEnv *env, jclass c
     return t == NULL ? NULL : (*env)->NewStringUTF(env, t);
 }
 
+JNIEXPORT jboolean JNICALL Java_io_mcpool_Native_optionIsSecret(JNIEnv *env, jclass cls, jint i) {
+    (void)env;
+    (void)cls;
+    return i >= 0 && mcpool_option_is_secret((size_t)i) ? JNI_TRUE : JNI_FALSE;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Client                                                                                    */
 /* ---------------------------------------------------------------------------------------- */

@@ -64,9 +64,23 @@ final class Config {
     }
 
     /** The options whose value no message shows (only its length), by canonical name: the
-     * SASL password, as the core shows it ({@code <redacted, N bytes>}). */
+     * core's rule ({@code mcpool_option_is_secret}: the SASL password), as the core shows it
+     * ({@code <redacted, N bytes>}). */
     static boolean secret(String canonicalName) {
-        return "sasl_password".equals(canonicalName);
+        return Secrets.NAMES.contains(canonicalName);
+    }
+
+    /** The secret options' names, read from the core's table once. */
+    private static final class Secrets {
+        static final java.util.Set<String> NAMES = names();
+
+        private static java.util.Set<String> names() {
+            java.util.Set<String> out = new java.util.HashSet<>();
+            for (int i = 0, n = Native.optionCount(); i < n; i++) {
+                if (Native.optionIsSecret(i)) out.add(Native.optionName(i, false));
+            }
+            return java.util.Collections.unmodifiableSet(out);
+        }
     }
 
     /** An option's value as UTF-8 ({@code what} names it in a refusal); a secret's text is

@@ -238,6 +238,8 @@ final class Native {
     static native int optionCount();
     /** Option number i's name, or (doc) its line: type, unit, default, meaning; null past the end. */
     static native String optionName(int i, boolean doc);
+    /** Whether option number i holds a secret (the SASL password), the core's rule. */
+    static native boolean optionIsSecret(int i);
 
     static native long clientNew(long cfg);
     static native void clientFree(long client);
