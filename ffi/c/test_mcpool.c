@@ -2280,6 +2280,9 @@ static void test_options(void) {
     EXPECT(mcpool_option_find(K("Max-Size"), &found), MCPOOL_OK);
     CHECK(strcmp(mcpool_option_name(found), "max_size") == 0 && !mcpool_option_is_duration(found));
     CHECK(!mcpool_option_is_duration(n));
+    /* A secret (its value never shown): the SASL password, and no other option. */
+    EXPECT(mcpool_option_find(K("SASL-Password"), &found), MCPOOL_OK);
+    CHECK(mcpool_option_is_secret(found) && !mcpool_option_is_secret(io) && !mcpool_option_is_secret(n));
     found = 7;
     EXPECT(mcpool_option_find(K("io_timout"), &found), MCPOOL_CONFIG);
     CHECK(found == 7 && strstr(mcpool_last_error_message(), "io_timeout") != NULL);
