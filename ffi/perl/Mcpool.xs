@@ -234,7 +234,9 @@ mcp_from_sv(pTHX_ SV *sv)
     MAGIC *mg = mcp_magic(aTHX_ sv);
     mcp_t *m;
     if (!mg)
-        croak("Mcpool: not an Mcpool object (call it as $memd->method(...))");
+        croak("Mcpool: not an Mcpool object: one made by Mcpool->new in this thread is (a copy "
+              "made by threads::shared::shared_clone, Storable or another thread is not; "
+              "call methods as $memd->method(...))");
     m = (mcp_t *)mg->mg_ptr;
     if (!m || !m->client)
         croak("Mcpool: this client has been destroyed");
@@ -322,11 +324,16 @@ mcp_sigs_hold(pTHX_ mcp_sigs_t *s)
 }
 
 static void
-mcp_sigs_release(mcp_sigs_t *s)
+mcp_sigs_release(pTHX_ mcp_sigs_t *s)
 {
     if (s->held) {
         s->held = 0;
-        pthread_sigmask(SIG_SETMASK, &s->old, NULL); /* a pending signal's handler runs here */
+        pthread_sigmask(SIG_SETMASK, &s->old, NULL);
+        /* A signal that came meanwhile is only noted now (Perl's safe signals): its handler
+         * runs here, before anything else of the method, not at the next Perl op, which can
+         * be inside the guarded thaw of the reply, where its die was caught as the value not
+         * thawing (tester finding perlweb 1). */
+        PERL_ASYNC_CHECK();
     }
 }
 
@@ -336,7 +343,7 @@ mcp_sigs_release(mcp_sigs_t *s)
         mcp_sigs_t mcp_sigs_;                                                             \
         mcp_sigs_hold(aTHX_ &mcp_sigs_);                                                  \
         __VA_ARGS__;                                                                      \
-        mcp_sigs_release(&mcp_sigs_);                                                     \
+        mcp_sigs_release(aTHX_ &mcp_sigs_);                                               \
     } STMT_END
 
 static void

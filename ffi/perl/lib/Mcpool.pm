@@ -435,8 +435,17 @@ sub _dispatch_events {
     local $st->{in_event_callback} = 1;
     my $cb = $st->{on_server_event} or return;
     for my $ev ($self->server_events) {
-        Carp::carp("Mcpool: on_server_event died: $@") unless eval { $cb->($ev); 1 };
+        local $@;
+        _callback_died('on_server_event') unless eval { $cb->($ev); 1 };
     }
+    return;
+}
+
+# The warning for a callback that died ($@ says why, with its own "at ... line" or "\n"):
+# one line, as the die's message has it, for on_server_event and on_operation alike.
+sub _callback_died {
+    my $what = shift;
+    warn "Mcpool: $what died: $@";
     return;
 }
 
@@ -531,7 +540,7 @@ sub _deliver_ops {
         local $@;
         next if eval { $cb->($rec); 1 };
         $st->{on_operation_errors}++;
-        warn "Mcpool: on_operation died: $@";
+        _callback_died('on_operation');
     }
     $self->_op_records if @recs;    # what the callback's own calls queued
     return;
@@ -1561,11 +1570,22 @@ or call C<disconnect_all> first: sockets the child opened are its client's, and 
 behind its back breaks it as it breaks any library that holds sockets (the client never
 closes a number that no longer names its own socket, but a call made meanwhile may write its
 request into whatever took the number). Perl ithreads: an Mcpool object is not cloned into a new thread (there it
-is an unblessed reference to C<undef>; a subclass that asks to be cloned gets a copy without
-a client, which croaks C<this client has been destroyed>): create a client in each thread.
+is an unblessed reference to C<undef>, so a method call dies C<Can't call method "get" on
+unblessed reference>; a subclass that asks to be cloned gets a copy without a client, which
+croaks C<this client has been destroyed>; a copy made by C<threads::shared::shared_clone>
+croaks C<not an Mcpool object>): create a client in each thread. L<CHI::Driver::Mcpool>
+does that for its drivers: each gets a client of its own in a new thread.
 This differs from Cache::Memcached::Fast, which gives each new thread a copy of the object
 (a new client from the same constructor arguments): its own F<t/threads.t>, which uses the
 parent's client in each thread, does not pass here.
+
+=head1 TAINT MODE
+
+Under C<perl -T>, values read from memcached come back untainted, as Cache::Memcached::Fast
+returns them; Cache::Memcached taints them. A program moving from Cache::Memcached that
+relies on taint checks for cached data must untaint-check it itself (or treat the cache as
+trusted). Server addresses, namespaces and keys taken from tainted data (C<%ENV>) are
+accepted, as by Cache::Memcached::Fast.
 
 =head1 SIGNALS
 
@@ -1588,7 +1608,10 @@ connections for good) and leave locks held. So while a method is inside the core
 network, the pool, the server list), the signals that have a Perl handler (a code
 reference, a glob or a sub's name in C<%SIG>: what C<%SIG>, C<POSIX::sigaction>, safe or
 not, and Sys::SigAction install) are held for that thread, and delivered as soon as the
-core returns: the handler runs then, and its C<die> comes out of the method as usual
+core returns: the handler runs then, before anything else of the method (a Storable
+value's thaw included: until 2026-12-05 a safe handler ran inside that guarded thaw, its
+C<die> was taken for the value not thawing, and C<get> returned C<undef> with a warning),
+and its C<die> comes out of the method as usual
 (a value the interrupted call had already fetched is dropped, its memory not reclaimed;
 nothing else is lost). Each call into the
 core is bounded by C<io_timeout> (and C<operation_timeout>, C<pool_timeout>), so a handled

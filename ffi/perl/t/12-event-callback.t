@@ -70,6 +70,8 @@ like($@, qr/on_server_event/, '... the error names it');
     is_deeply(\@r, [], 'the call answers as without a callback');
     ok((grep { /on_server_event died: boom/ } @warn), '... and the death is a warning')
         or diag explain \@warn;
+    # one line, as on_operation's: no " at FILE line N." after the die's own newline
+    ok(!(grep { /boom\n./s } @warn), '... of one line') or diag explain \@warn;
 }
 
 {

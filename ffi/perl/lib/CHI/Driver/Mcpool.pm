@@ -4,6 +4,7 @@ use strict;
 use warnings;
 
 use Carp ();
+use Scalar::Util ();
 use bytes ();
 use Moo;
 use Mcpool;
@@ -20,6 +21,31 @@ has 'memd_params' => (is => 'ro');
 __PACKAGE__->declare_unsupported_methods(
     qw(dump_as_hash get_keys get_namespaces is_empty clear purge));
 
+# Every driver of this thread, weakly: ithreads clone this hash into a new thread with
+# references to the new thread's copies, which CLONE gives clients of their own.
+my %LIVE;
+
+sub DEMOLISH {
+    my $self = shift;
+    delete $LIVE{ Scalar::Util::refaddr($self) };
+    return;
+}
+
+# Perl ithreads: an Mcpool object is not cloned into a new thread (it arrives there as an
+# unblessed reference), so each driver of the new thread gets a client of its own, made from
+# its constructor's arguments, as CHI::Driver::Memcached::Fast's Cache::Memcached::Fast
+# does. A driver made before the threads started used to miss every read and drop every
+# write in them, silently under CHI's default on_get_error (tester finding perlweb 2).
+sub CLONE {
+    my @live = grep { defined } values %LIVE;
+    %LIVE = ();
+    for my $d (@live) {
+        $d->{memd} = Mcpool->new({ %{ $d->{memd_args} } });
+        Scalar::Util::weaken($LIVE{ Scalar::Util::refaddr($d) } = $d);
+    }
+    return;
+}
+
 sub BUILD {
     my ($self, $params) = @_;
     my %p = %{ $self->{memd_params} // $self->non_common_constructor_params($params) };
@@ -34,7 +60,9 @@ sub BUILD {
     # The CHI namespace is the core's key prefix ("Default:" unless given), which the core
     # sends as it is.
     $p{namespace} //= _namespace_prefix($self->namespace, $escape);
+    $self->{memd_args} = { %p };    # for a new thread's client (CLONE)
     $self->{memd} = Mcpool->new(\%p);
+    Scalar::Util::weaken($LIVE{ Scalar::Util::refaddr($self) } = $self);
     # What memcached's 250 bytes leave after the namespace (the core's key prefix, sent as
     # Perl holds it: its bytes, not its characters); a key that does not fit once escaped is
     # digested (transform_key).
