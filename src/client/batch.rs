@@ -398,6 +398,8 @@ impl Client {
             let mut moved = Vec::new();
             // The writes, then the reads, of the servers share one I/O timeout (`SetWait`).
             let mut writes = SetWait::default();
+            // Connections are taken in the one order of every call (`Topology::acquire_order`).
+            groups.sort_unstable_by_key(|(idx, _)| t.acquire_key(*idx));
             for (idx, members) in groups {
                 let res = match self.acquire_group(t, idx, deadline) {
                     Err(e) => {

@@ -200,7 +200,7 @@ impl Client {
                 proxy_pool,
                 handler_panics: Default::default(),
                 config,
-                topology: ArcSwap::from_pointee(Topology { servers, router }),
+                topology: ArcSwap::from_pointee(Topology::new(servers, router)),
                 building: std::sync::Mutex::new(building),
             }),
         })

@@ -320,7 +320,8 @@ impl Client {
             // servers share one I/O timeout (`SetWait`).
             let mut writes = SetWait::default();
             let mut sent = Vec::new();
-            for idx in 0..servers {
+            // Connections are taken in the one order of every call (`Topology::acquire_order`).
+            for &idx in &t.acquire_order {
                 let range = s.starts[idx] as usize..s.starts[idx + 1] as usize;
                 if range.is_empty() {
                     continue;

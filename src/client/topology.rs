@@ -18,6 +18,31 @@ pub(crate) struct Topology {
     pub servers: Vec<Arc<Server>>,
     /// Key → index into `servers`.
     pub router: Router,
+    /// The indices of `servers` in the one order every call that holds connections to
+    /// several servers at once takes them in (a multi-key read or batch): by the servers'
+    /// objects, which a server keeps across `set_servers`, not by their place in the list.
+    /// Calls on the list before a reordering and calls on the list after it would otherwise
+    /// each hold one server's connection while waiting for the other's (with the pool full,
+    /// every such call waited `pool_timeout` and failed; tester finding csafe 1).
+    pub acquire_order: Vec<usize>,
+}
+
+impl Topology {
+    /// The servers and their router, with [`Topology::acquire_order`] made.
+    pub(crate) fn new(servers: Vec<Arc<Server>>, router: Router) -> Topology {
+        let mut acquire_order: Vec<usize> = (0..servers.len()).collect();
+        acquire_order.sort_unstable_by_key(|&i| Arc::as_ptr(&servers[i]) as usize);
+        Topology {
+            servers,
+            router,
+            acquire_order,
+        }
+    }
+
+    /// Server `idx`'s place in [`Topology::acquire_order`], as a key to sort by.
+    pub(crate) fn acquire_key(&self, idx: usize) -> usize {
+        Arc::as_ptr(&self.servers[idx]) as usize
+    }
 }
 
 /// What the client builds a new server with.
@@ -237,7 +262,7 @@ impl Client {
         }
         self.inner
             .topology
-            .store(Arc::new(Topology { servers, router }));
+            .store(Arc::new(Topology::new(servers, router)));
         drop(old);
         Ok(())
     }
