@@ -862,14 +862,16 @@ typedef struct {
     uint32_t *flags; /* n slots */
     int nomem;
     int closing;
+    uint64_t *cas; /* n slots, each value's CAS unique (gets_multi), or NULL */
 } read_multi_t;
 
 static void *alloc_multi(void *userdata, size_t index, size_t len, uint32_t flags, uint64_t cas) {
     read_multi_t *m = (read_multi_t *)userdata;
     char *buf = NULL;
-    (void)cas;
     if (index >= (size_t)m->n)
         return NULL;
+    if (m->cas != NULL)
+        m->cas[index] = cas;
     if (!gate_enter()) {
         m->closing = 1;
         return NULL;
@@ -1598,9 +1600,10 @@ static int keys_mixed(keys_t *ks) {
  * the keys read) and `errors` (each failed key's own exception) on it. A value that cannot
  * be decoded (an mcpool error naming its key) is that key's failure the same way. With touch
  * (gat_multi) each key found also gets the expiry *touch (mcpool_client_gat_multi_into, one
- * round trip per server too). */
+ * round trip per server too). With with_cas (gets_multi, gats_multi) each hit is the pair
+ * (value, cas_unique), in the dict returned and in `hits` alike. */
 static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *prefix,
-                                PyObject *failed, const uint32_t *touch) {
+                                PyObject *failed, const uint32_t *touch, int with_cas) {
     keys_t ks;
     mcpool_status st;
     if (keys_init(&ks, keys, prefix) < 0) {
@@ -1621,16 +1624,18 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         goto fail;
     rm.vals = PyMem_Calloc((size_t)ks.n, sizeof(*rm.vals));
     rm.flags = PyMem_Calloc((size_t)ks.n, sizeof(*rm.flags));
+    if (with_cas)
+        rm.cas = PyMem_Calloc((size_t)ks.n, sizeof(*rm.cas));
     sts = PyMem_Calloc((size_t)ks.n, sizeof(*sts));
-    if (rm.vals == NULL || rm.flags == NULL || sts == NULL) {
+    if (rm.vals == NULL || rm.flags == NULL || (with_cas && rm.cas == NULL) || sts == NULL) {
         PyErr_NoMemory();
         goto fail;
     }
     rm.ts = PyEval_SaveThread();
     st = touch != NULL ? mcpool_client_gat_multi_into(self->client, *touch, ks.ptrs, ks.lens,
-                                                      (size_t)ks.n, false, alloc_multi, &rm, sts)
+                                                      (size_t)ks.n, with_cas, alloc_multi, &rm, sts)
                        : mcpool_client_get_multi_into(self->client, ks.ptrs, ks.lens,
-                                                      (size_t)ks.n, false, alloc_multi, &rm, sts);
+                                                      (size_t)ks.n, with_cas, alloc_multi, &rm, sts);
     PyEval_RestoreThread(rm.ts);
     if (st != MCPOOL_OK) {
         raise_status(st);
@@ -1709,6 +1714,8 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
             Py_DECREF(exc);
             continue;
         }
+        if (with_cas && (v = Py_BuildValue("(NK)", v, (unsigned long long)rm.cas[i])) == NULL)
+            goto fail;
         int r = PyDict_SetItem(d, key, v);
         Py_DECREF(v);
         if (r < 0)
@@ -1733,6 +1740,7 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
     }
     PyMem_Free(rm.vals);
     PyMem_Free(rm.flags);
+    PyMem_Free(rm.cas);
     PyMem_Free(sts);
     Py_XDECREF(seen);
     keys_free(&ks);
@@ -1743,6 +1751,7 @@ fail:
             Py_XDECREF(rm.vals[i]);
     PyMem_Free(rm.vals);
     PyMem_Free(rm.flags);
+    PyMem_Free(rm.cas);
     PyMem_Free(sts);
     Py_XDECREF(seen);
     Py_XDECREF(errors);
@@ -1759,7 +1768,7 @@ static PyObject *Client_get_multi(ClientObject *self, PyObject *const *args, Py_
         a[0] = args[0], a[1] = NULL;
     else if (parse_args("get_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
         return NULL;
-    return get_multi_impl(self, a[0], a[1], NULL, NULL);
+    return get_multi_impl(self, a[0], a[1], NULL, NULL, 0);
 }
 
 /* _get_multi_each(keys, key_prefix=''): (hits, failed), failed a dict of each key whose read
@@ -1773,7 +1782,7 @@ static PyObject *Client_get_multi_each(ClientObject *self, PyObject *const *args
     PyObject *failed = PyDict_New();
     if (failed == NULL)
         return NULL;
-    PyObject *d = get_multi_impl(self, a[0], a[1], failed, NULL);
+    PyObject *d = get_multi_impl(self, a[0], a[1], failed, NULL, 0);
     if (d == NULL) {
         Py_DECREF(failed);
         return NULL;
@@ -3484,100 +3493,9 @@ done:
     return result;
 }
 
-/* alloc_multi that also keeps each value's CAS unique (gets_multi). */
-typedef struct {
-    read_multi_t rm; /* first: alloc_multi's userdata */
-    uint64_t *cas;   /* rm.n slots */
-} read_multi_cas_t;
-
-static void *alloc_multi_cas(void *userdata, size_t index, size_t len, uint32_t flags,
-                             uint64_t cas) {
-    read_multi_cas_t *m = (read_multi_cas_t *)userdata;
-    if (index < (size_t)m->rm.n)
-        m->cas[index] = cas;
-    return alloc_multi(&m->rm, index, len, flags, cas);
-}
-
 /* gets_multi(keys, key_prefix=''): {key: (value, cas_unique)} of the keys found, in one round
- * trip per server (mcpool_client_get_multi_into with the CAS uniques); values decoded as
- * get_multi's, errors raised as get_multi's (the key's own message). With touch (gats_multi)
- * each key found also gets the expiry *touch (mcpool_client_gat_multi_into). */
-static PyObject *gets_multi_impl(ClientObject *self, PyObject *keys, PyObject *prefix,
-                                 const uint32_t *touch) {
-    keys_t ks;
-    mcpool_status st;
-    if (keys_init(&ks, keys, prefix) < 0) {
-        keys_free(&ks);
-        return NULL;
-    }
-    PyObject *d = PyDict_New();
-    if (d == NULL || ks.n == 0) {
-        keys_free(&ks);
-        return d;
-    }
-    read_multi_cas_t rc = {{NULL, ks.n, NULL, NULL, 0, 0}, NULL};
-    mcpool_status *sts = NULL;
-    rc.rm.vals = PyMem_Calloc((size_t)ks.n, sizeof(*rc.rm.vals));
-    rc.rm.flags = PyMem_Calloc((size_t)ks.n, sizeof(*rc.rm.flags));
-    rc.cas = PyMem_Calloc((size_t)ks.n, sizeof(*rc.cas));
-    sts = PyMem_Calloc((size_t)ks.n, sizeof(*sts));
-    if (rc.rm.vals == NULL || rc.rm.flags == NULL || rc.cas == NULL || sts == NULL) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    rc.rm.ts = PyEval_SaveThread();
-    st = touch != NULL
-             ? mcpool_client_gat_multi_into(self->client, *touch, ks.ptrs, ks.lens, (size_t)ks.n,
-                                            true, alloc_multi_cas, &rc, sts)
-             : mcpool_client_get_multi_into(self->client, ks.ptrs, ks.lens, (size_t)ks.n, true,
-                                            alloc_multi_cas, &rc, sts);
-    PyEval_RestoreThread(rc.rm.ts);
-    if (st != MCPOOL_OK) {
-        raise_status(st);
-        goto fail;
-    }
-    for (Py_ssize_t i = 0; i < ks.n; i++) {
-        if (sts[i] == MCPOOL_NOT_FOUND)
-            continue;
-        if (sts[i] != MCPOOL_OK || rc.rm.vals[i] == NULL) {
-            if (sts[i] == MCPOOL_ALLOC_FAILED && rc.rm.nomem)
-                PyErr_NoMemory();
-            else if (sts[i] == MCPOOL_ALLOC_FAILED && rc.rm.closing)
-                raise_closing();
-            else
-                raise_status_msg(sts[i], item_message(i));
-            goto fail;
-        }
-        PyObject *key = PyTuple_GetItem(ks.seq, i);
-        PyObject *v = deserialize(self, rc.rm.vals[i], rc.rm.flags[i], key);
-        rc.rm.vals[i] = NULL; /* taken by deserialize */
-        PyObject *t = v != NULL ? Py_BuildValue("(NK)", v, (unsigned long long)rc.cas[i]) : NULL;
-        if (t == NULL)
-            goto fail;
-        int r = PyDict_SetItem(d, key, t);
-        Py_DECREF(t);
-        if (r < 0)
-            goto fail;
-    }
-    PyMem_Free(rc.rm.vals);
-    PyMem_Free(rc.rm.flags);
-    PyMem_Free(rc.cas);
-    PyMem_Free(sts);
-    keys_free(&ks);
-    return d;
-fail:
-    if (rc.rm.vals != NULL)
-        for (Py_ssize_t i = 0; i < ks.n; i++)
-            Py_XDECREF(rc.rm.vals[i]);
-    PyMem_Free(rc.rm.vals);
-    PyMem_Free(rc.rm.flags);
-    PyMem_Free(rc.cas);
-    PyMem_Free(sts);
-    keys_free(&ks);
-    Py_DECREF(d);
-    return NULL;
-}
-
+ * trip per server: get_multi_impl with the CAS uniques, so a key that failed costs the others
+ * nothing, as get_multi's (`hits` and `errors` on the exception). */
 static PyObject *Client_gets_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}};
@@ -3585,7 +3503,7 @@ static PyObject *Client_gets_multi(ClientObject *self, PyObject *const *args, Py
     CHECK_OPEN(self);
     if (parse_args("gets_multi", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
         return NULL;
-    return gets_multi_impl(self, a[0], a[1], NULL);
+    return get_multi_impl(self, a[0], a[1], NULL, NULL, 1);
 }
 
 /* gat_multi / gats_multi(keys, time, key_prefix=''): get_multi / gets_multi that also set
@@ -3603,8 +3521,7 @@ static PyObject *gat_multi_impl(ClientObject *self, int with_cas, PyObject *cons
     if (parse_args(fname, args, nargs, kw, names, 4, 3, 3, 2, a) < 0 ||
         expiry_arg(a[1], &ttl) < 0)
         return NULL;
-    return with_cas ? gets_multi_impl(self, a[0], a[2], &ttl)
-                    : get_multi_impl(self, a[0], a[2], NULL, &ttl);
+    return get_multi_impl(self, a[0], a[2], NULL, &ttl, with_cas);
 }
 
 static PyObject *Client_gat_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -3868,7 +3785,8 @@ static PyMethodDef Client_methods[] = {
      "the key's exception in its place)."},
     {"gets_multi", (PyCFunction)(void (*)(void))Client_gets_multi_hooked, FAST,
      "gets_multi(keys, key_prefix='')\n--\n\n{key: (value, cas_unique)} of the keys found, "
-     "in one round trip per server (as get_multi)."},
+     "in one round trip per server (as get_multi: a failed key raises once every key is read, "
+     "with `hits`, these pairs, and `errors`, each failed key's exception)."},
     {"gat_multi", (PyCFunction)(void (*)(void))Client_gat_multi_hooked, FAST,
      "gat_multi(keys, time, key_prefix='')\n--\n\nGet-and-touch of many keys: get_multi's "
      "dict of the keys found, each found key's expiry set to time (as gat's: 0 never "
