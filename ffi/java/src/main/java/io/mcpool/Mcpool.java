@@ -882,31 +882,77 @@ public final class Mcpool implements AutoCloseable {
         return blob;
     }
 
-    /** Per key: true for OK, false for an answer that says no; the first error is thrown
-     * once every item was tried. A key given more than once (each occurrence is sent, in
-     * order) is true when any of its occurrences was done: deleteMulti([k, k]) deletes k
-     * with the first and finds nothing with the second, and k was deleted (docs/errors.md,
-     * "A key given more than once"). */
-    private static Map<String, Boolean> answers(String[] keys, int[] st) {
+    /** Per key: true for OK, false for an answer that says no; once every item was tried,
+     * failed keys throw a {@link PartialBatchException} (failedItems). A key given more than
+     * once (each occurrence is sent, in order) is true when any of its occurrences was done:
+     * deleteMulti([k, k]) deletes k with the first and finds nothing with the second, and k
+     * was deleted (docs/errors.md, "A key given more than once"). */
+    private static Map<String, Boolean> answers(String op, String[] keys, int[] st) {
         Map<String, Boolean> out = new LinkedHashMap<>((int) (keys.length / 0.75f) + 1);
-        int failed = -1;
         for (int i = 0; i < keys.length; i++) {
             if (st[i] == Native.OK) {
                 out.put(keys[i], true);
-            } else if (st[i] == Native.NOT_FOUND || st[i] == Native.NOT_STORED || st[i] == Native.EXISTS) {
+            } else if (isAnswer(st[i])) {
                 out.putIfAbsent(keys[i], false); // never over an earlier occurrence's true
-            } else if (failed < 0) {
-                failed = i;
             }
         }
-        if (failed >= 0) Native.throwStatus(st[failed]);
+        failedItems(op, keys, st, out);
         return out;
+    }
+
+    /** A store's, delete's or touch's answer (stored or not, found or not), not an error. */
+    private static boolean isAnswer(int st) {
+        return st == Native.OK || st == Native.NOT_FOUND || st == Native.NOT_STORED || st == Native.EXISTS;
+    }
+
+    /** After a batch of writes: when an item failed, throws a {@link PartialBatchException}
+     * carrying answers (every answered key's) and each failed key's exception. The first
+     * failed key's is the core's (its class by the core's classifier, its message the
+     * core's, naming the key); another key's has the same class for its status and a
+     * message naming it. */
+    private static void failedItems(String op, String[] keys, int[] st, Map<String, ?> answers) {
+        Map<String, McpoolException> errors = null;
+        for (int i = 0; i < keys.length; i++) {
+            if (isAnswer(st[i])) continue;
+            McpoolException core = statusException(st[i]);
+            if (errors == null) {
+                errors = new LinkedHashMap<>();
+            } else {
+                core = sameClass(core, op + " of \"" + keys[i] + "\" failed: " + core.statusName());
+            }
+            errors.putIfAbsent(keys[i], core);
+        }
+        if (errors != null) throw new PartialBatchException(op, answers, errors);
+    }
+
+    /** The exception the core gives an error status (Native.throwStatus's), not thrown. */
+    private static McpoolException statusException(int status) {
+        try {
+            Native.throwStatus(status);
+        } catch (McpoolException e) {
+            return e;
+        }
+        return new McpoolException(status, Native.statusName(status), "status " + status);
+    }
+
+    /** An exception of e's class and status with another message. */
+    private static McpoolException sameClass(McpoolException e, String message) {
+        int s = e.status();
+        String n = e.statusName();
+        if (e instanceof TimeoutException) return new TimeoutException(s, n, message);
+        if (e instanceof ConnectionException) return new ConnectionException(s, n, message);
+        if (e instanceof ConfigurationException) return new ConfigurationException(s, n, message);
+        if (e instanceof ClientException) return new ClientException(s, n, message);
+        if (e instanceof ServerException) return new ServerException(s, n, message);
+        return new McpoolException(s, n, message);
     }
 
     /**
      * Stores every entry in one pipelined round trip per server, each with the TTL that
      * {@code ttlOf} gives its key (seconds, 0 = never expires). Key to true when stored; the
-     * first error (after every item was tried) is thrown. {@code ttlOf} runs for every key
+     * keys that failed (after every item was tried) throw a {@link PartialBatchException}
+     * carrying every answered key's answer and each failed key's exception, as for every
+     * *Multi write (addMulti ... touchMulti, casMultiResults). {@code ttlOf} runs for every key
      * before anything is sent: an exception it throws (a NullPointerException of its own
      * unboxing included) reaches the caller as itself, and nothing is stored.
      */
@@ -921,7 +967,19 @@ public final class Mcpool implements AutoCloseable {
     private Map<String, Boolean> storeMulti(int op, Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf,
                                             java.util.function.ToLongFunction<String> casOf) {
         String[] keys = new String[values.size()];
-        return answers(keys, storeStatuses(op, values, keys, ttlOf, casOf));
+        return answers(batchName(op), keys, storeStatuses(op, values, keys, ttlOf, casOf));
+    }
+
+    /** The method's name, for a PartialBatchException's message. */
+    private static String batchName(int op) {
+        switch (op) {
+            case Native.OP_SET: return "setMulti";
+            case Native.OP_ADD: return "addMulti";
+            case Native.OP_REPLACE: return "replaceMulti";
+            case Native.OP_APPEND: return "appendMulti";
+            case Native.OP_PREPEND: return "prependMulti";
+            default: return "casMulti";
+        }
     }
 
     /** Sends the batch of {@link #storeMulti} and answers each item's status, with its key
@@ -967,8 +1025,8 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** Stores each entry only where its key is absent, one pipelined round trip per server:
-     * key to true when stored, false when it exists; the first error (after every item was
-     * tried) is thrown. */
+     * key to true when stored, false when it exists; failed keys (after every item was
+     * tried) throw a {@link PartialBatchException}, as {@link #setMulti}. */
     public Map<String, Boolean> addMulti(Map<String, ?> values, int ttl) {
         notNull(values, "value map");
         return storeMulti(Native.OP_ADD, values, k -> ttl, null);
@@ -1015,22 +1073,20 @@ public final class Mcpool implements AutoCloseable {
 
     /** {@link #casMulti} with each key's answer told apart, as {@link #casResult}: key to
      * {@link CasResult#OK} stored, {@link CasResult#EXISTS} changed since {@link #gets},
-     * {@link CasResult#NOT_FOUND} gone; the first error (after every item was tried) is
-     * thrown. */
+     * {@link CasResult#NOT_FOUND} gone. Failed keys (a server down, a CAS unique of 0),
+     * after every item was tried, throw a {@link PartialBatchException} whose
+     * {@link PartialBatchException#answers() answers()} hold each answered key's CasResult
+     * and {@link PartialBatchException#errors() errors()} each failed key's exception, so a
+     * caller knows which writes happened. */
     public Map<String, CasResult> casMultiResults(Map<String, MemcachedItem> items, int ttl) {
         Map<String, Object> values = casValues(items);
         String[] keys = new String[values.size()];
         int[] st = storeStatuses(Native.OP_CAS, values, keys, k -> ttl, k -> items.get(k).casUnique);
         Map<String, CasResult> out = new LinkedHashMap<>((int) (keys.length / 0.75f) + 1);
-        int failed = -1;
         for (int i = 0; i < keys.length; i++) {
-            if (st[i] == Native.OK || st[i] == Native.NOT_FOUND || st[i] == Native.NOT_STORED || st[i] == Native.EXISTS) {
-                out.put(keys[i], CasResult.of(st[i]));
-            } else if (failed < 0) {
-                failed = i;
-            }
+            if (isAnswer(st[i])) out.put(keys[i], CasResult.of(st[i]));
         }
-        if (failed >= 0) Native.throwStatus(st[failed]);
+        failedItems("casMultiResults", keys, st, out);
         return out;
     }
 
@@ -1040,7 +1096,8 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** Deletes the keys in one pipelined round trip per server: key to true when deleted,
-     * false when it did not exist; the first error is thrown. A key listed more than once
+     * false when it did not exist; failed keys throw a {@link PartialBatchException}, as
+     * {@link #setMulti}. A key listed more than once
      * is deleted by its first occurrence and maps to true (false only when no occurrence
      * deleted it). */
     public Map<String, Boolean> deleteMulti(Collection<String> keys) {
@@ -1058,12 +1115,12 @@ public final class Mcpool implements AutoCloseable {
                 nc.release();
             }
         }
-        return answers(ka, st);
+        return answers("deleteMulti", ka, st);
     }
 
     /** Sets the expiry (ttl seconds, 0 = never expires) of every key in one pipelined round
-     * trip per server: key to true when touched, false when it did not exist; the first error
-     * (after every key was tried) is thrown. */
+     * trip per server: key to true when touched, false when it did not exist; failed keys
+     * (after every key was tried) throw a {@link PartialBatchException}, as {@link #setMulti}. */
     public Map<String, Boolean> touchMulti(Collection<String> keys, int ttl) {
         notNull(keys, "key collection");
         String[] ka = keys.toArray(new String[0]);
@@ -1080,7 +1137,7 @@ public final class Mcpool implements AutoCloseable {
                 nc.release();
             }
         }
-        return answers(ka, st);
+        return answers("touchMulti", ka, st);
     }
 
     /** Increments every key's counter by delta in one pipelined round trip per server: key to

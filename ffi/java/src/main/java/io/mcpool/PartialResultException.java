@@ -30,12 +30,12 @@ public class PartialResultException extends McpoolException {
         this.errors = Collections.unmodifiableMap(errors);
     }
 
-    private static McpoolException first(Map<String, McpoolException> errors) {
+    static McpoolException first(Map<String, McpoolException> errors) {
         return errors.values().iterator().next();
     }
 
     /** The first ten keys, for the message (a down server may fail thousands). */
-    private static String someKeys(Map<String, McpoolException> errors) {
+    static String someKeys(Map<String, McpoolException> errors) {
         StringBuilder sb = new StringBuilder();
         Iterator<String> it = errors.keySet().iterator();
         for (int i = 0; it.hasNext(); i++) {

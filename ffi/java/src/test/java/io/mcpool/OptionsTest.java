@@ -210,8 +210,10 @@ public class OptionsTest extends ServerTestBase {
             try {
                 mc.setMulti(java.util.Collections.singletonMap("bad key", "v"), 0);
                 fail();
-            } catch (ClientException e) {
+            } catch (PartialBatchException e) { // that key's own ClientException, in errors()
                 assertEquals("MCPOOL_INVALID_KEY", e.statusName());
+                assertTrue(e.errors().get("bad key") instanceof ClientException);
+                assertTrue(e.answers().isEmpty());
             }
         }
         int port;
@@ -222,14 +224,15 @@ public class OptionsTest extends ServerTestBase {
             try {
                 dead.setMulti(java.util.Collections.singletonMap("k", "v"), 0);
                 fail();
-            } catch (ConnectionException e) {
-                // strict: the first error is thrown
+            } catch (PartialBatchException e) { // strict: every failed key's error, once all were tried
+                assertTrue(e.getCause() instanceof ConnectionException);
+                assertTrue(e.errors().get("k") instanceof ConnectionException);
             }
             try {
                 dead.deleteMulti(java.util.Collections.singletonList("k"));
                 fail();
-            } catch (ConnectionException e) {
-                // idem
+            } catch (PartialBatchException e) {
+                assertTrue(e.errors().get("k") instanceof ConnectionException);
             }
         }
     }
