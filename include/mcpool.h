@@ -109,7 +109,8 @@
 /**
  * The longest message `mcpool_last_error_restore` takes back (1 MiB): far above any
  * message mcpool writes (a key is at most 250 bytes, a server's reply line is bounded),
- * and low enough that a wrong length is refused before anything is read or allocated.
+ * and low enough that a length above it is refused before anything is read or allocated.
+ * A length within it is read whole: the ABI cannot tell how large the caller's buffer is.
  */
 #define MCPOOL_MAX_ERROR_MESSAGE (1 << 20)
 
@@ -571,6 +572,8 @@ typedef struct mcpool_event mcpool_event;
  * One value read from the cache: its bytes, flags and CAS unique. Made by `mcpool_client_get`
  * and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
  * `mcpool_item_free`. Immutable, so it may be read from any thread.
+ * It owns its memory and refers to no client: it stays valid after `mcpool_client_free` of
+ * the client that made it, until its own `_free`.
  *
  * One allocation: the item's fields, then the value's bytes (copied once, exactly sized).
  */
@@ -583,13 +586,18 @@ typedef struct mcpool_item mcpool_item;
  * and pool gauges summed, health merged; docs/metrics.md). Read with `mcpool_metrics_len`,
  * `mcpool_metrics_label`, `mcpool_metrics_get` and `mcpool_metrics_state`; freed with
  * `mcpool_metrics_free`. Immutable, so it may be read from any thread.
+ * It owns its memory and refers to no client: it stays valid after `mcpool_client_free` of
+ * the client that made it, until its own `_free`.
  */
 typedef struct mcpool_metrics mcpool_metrics;
 
 /**
  * The result of a multi-get: one entry per key asked, in the caller's order. Made by
  * `mcpool_client_get_multi`; walked with `mcpool_multi_len` and `mcpool_multi_get`; freed
- * with `mcpool_multi_free`. Immutable, so it may be read from any thread.
+ * with `mcpool_multi_free`. Immutable, so it may be read from any thread. It owns its
+ * memory and refers to no client: it stays valid after `mcpool_client_free` of the client
+ * that made it, until its own `_free` (which gives its buffer to the process's pool below,
+ * not to a client).
  *
  * An index of one entry per key and one buffer holding every value, back to back, in the
  * order they arrived (a compressed value is inflated straight into it): at most three
@@ -624,6 +632,8 @@ typedef struct mcpool_resolved mcpool_resolved;
  * (in configuration order) its `host:port` label, its status, and a list of
  * `(name, value)` text pairs (for version, the single pair `("version", "1.6.21")`).
  * Freed with `mcpool_server_results_free`. Immutable, so it may be read from any thread.
+ * It owns its memory and refers to no client: it stays valid after `mcpool_client_free` of
+ * the client that made it, until its own `_free`.
  */
 typedef struct mcpool_server_results mcpool_server_results;
 
@@ -639,14 +649,21 @@ typedef uint32_t mcpool_store_op;
  * buffer of at least `len` writable bytes (a binding allocates its string or bytes object
  * there), or NULL to refuse (`MCPOOL_ALLOC_FAILED`). With `len` 0 nothing is written to the
  * result. It runs inside the mcpool call while a connection is checked out: keep it to an
- * allocation, do not call mcpool from it, do not unwind.
+ * allocation, do not call mcpool from it (a call on the same server may wait for the very
+ * connection this call holds, and fail with `MCPOOL_POOL_TIMEOUT`).
+ * It must return normally: a C++ exception or a `longjmp` out of it is undefined behaviour,
+ * which may abort the process or leak memory and leave a connection checked out; catch
+ * everything inside it.
  */
 typedef void *(*mcpool_alloc_callback)(void *userdata,
                                        size_t len);
 
 /**
  * As `mcpool_alloc_callback`, for the multi form: `index` is the key's position in the
- * caller's list, and the value's `flags` and `cas` (0 unless asked for) come along.
+ * caller's list, and the value's `flags` and `cas` (0 unless asked for) come along. The
+ * same rules: no mcpool call from it, and it must return normally (a C++ exception or a
+ * `longjmp` out of it is undefined behaviour, which may abort the process or leak memory
+ * and leave connections checked out; catch everything inside it).
  */
 typedef void *(*mcpool_alloc_multi_callback)(void *userdata,
                                              size_t index,
@@ -658,8 +675,9 @@ typedef void *(*mcpool_alloc_multi_callback)(void *userdata,
  * Called once per hit by `mcpool_client_get_multi_cb`, in the order the keys were given:
  * `index` is the key's position, `key`/`key_len` the caller's own key, and the value bytes
  * (binary, `value_len` of them) are valid only during the call: copy what you keep.
- * `cas` is 0 unless asked for. The callback must not unwind (C++ exceptions, longjmp) and
- * must not free the client.
+ * `cas` is 0 unless asked for. The callback must not free the client. It must return
+ * normally: a C++ exception or a `longjmp` out of it is undefined behaviour, which may abort
+ * the process or leak memory and leave a connection checked out; catch everything inside it.
  */
 typedef void (*mcpool_hit_callback)(void *userdata,
                                     size_t index,
@@ -710,8 +728,11 @@ typedef uint32_t mcpool_kind;
 /**
  * Called on every server state change, on the thread whose call changed it (inside that
  * mcpool call). Keep it short and non-blocking; it may read the client's state
- * (`mcpool_client_server_state`, `mcpool_client_metrics`) but must not free the client, and
- * must not unwind (C++ exceptions, longjmp). `event` is valid only during the call.
+ * (`mcpool_client_server_state`, `mcpool_client_metrics`) but must not free the client.
+ * `event` is valid only during the call.
+ * It must return normally: a C++ exception or a `longjmp` out of it is undefined behaviour,
+ * which may abort the process or leak memory and leave a connection checked out; catch
+ * everything inside it.
  */
 typedef void (*mcpool_event_callback)(void *userdata,
                                       const mcpool_event *event);
@@ -722,8 +743,10 @@ typedef void (*mcpool_event_callback)(void *userdata,
  * made the call, inside that mcpool call, once its connection is back in the pool (so it may issue commands of its
  * own; those give no records: a call made inside a callback reaches no callback, so a
  * callback that calls the client never recurses). Keep it short and non-blocking: the call returns when it does. It must not free the
- * client and must not unwind (C++ exceptions, longjmp). `record` is valid only during the
- * call.
+ * client. `record` is valid only during the call.
+ * It must return normally: a C++ exception or a `longjmp` out of it is undefined behaviour,
+ * which may abort the process or leak memory and leave a connection checked out; catch
+ * everything inside it.
  */
 typedef void (*mcpool_op_callback)(void *userdata,
                                    const mcpool_op_record *record);
@@ -739,7 +762,15 @@ typedef void (*mcpool_op_callback)(void *userdata,
  * The caller that needs the answer waits for it at most its connect timeout (bounded by the
  * operation timeout); a callback that blocks longer costs that caller a timeout, and the
  * next callers of that server wait for the same running callback, so a stalled callback
- * holds one thread per server. It must not unwind (C++ exceptions, longjmp).
+ * holds one thread per server.
+ *
+ * It must not call into mcpool, except `mcpool_resolved_add` on `out`: a call on the client
+ * whose server it resolves needs that server's answer, which is this very callback's, so
+ * that call and the call that is waiting for the answer both fail with
+ * `MCPOOL_CONNECT_TIMEOUT` once the connect timeout has passed.
+ * It must return normally: a C++ exception or a `longjmp` out of it is undefined behaviour,
+ * which may abort the process or leak memory and leave a connection checked out; catch
+ * everything inside it.
  */
 typedef int (*mcpool_resolver_callback)(void *userdata,
                                         const char *host,
@@ -835,7 +866,9 @@ extern "C" {
  * reply in time), so it must be cheap when nothing is pending. A binding uses it to run
  * its language's signal handlers (Python: in the main thread, take the GIL, run
  * `PyErr_CheckSignals`, return true when a handler raised). `check` must not call into
- * this library.
+ * this library. It must return normally: a C++ exception or a `longjmp` out of it is
+ * undefined behaviour, which may abort the process or leak memory and leave a connection
+ * checked out; catch everything inside it.
  */
 void mcpool_interrupt_check_set(bool (*check)(void));
 
@@ -939,7 +972,8 @@ void mcpool_last_error_clear(void);
  * message first and puts it back afterwards, as a signal handler saves and restores `errno`.
  *
  * # Safety
- * A non-NULL `message` must be valid for reads of `len` bytes.
+ * A non-NULL `message` must be valid for reads of `len` bytes (a length up to
+ * `MCPOOL_MAX_ERROR_MESSAGE` is read whole).
  */
 mcpool_status mcpool_last_error_restore(const uint8_t *message,
                                         size_t len);
@@ -1435,7 +1469,9 @@ mcpool_status mcpool_config_set_operation_callback(mcpool_config *config,
  * and sizes as decimal integers; `servers` as `host:port[:weight]`, comma-separated (replaces
  * the servers added so far); `preset` the name of a legacy client's defaults
  * (`pylibmc`, `whalin`, ...: set it first, later options override it). `-` in a name is read
- * as `_`.
+ * as `_`. A name or value is at most 65536 bytes: a longer one is `MCPOOL_CONFIG` before it
+ * is read; one within the limit is read whole (checked as UTF-8) before the name is looked
+ * up, so each buffer must hold its length.
  *
  * Returns `MCPOOL_OK`, or `MCPOOL_CONFIG` (the configuration unchanged) for an unknown name
  * (the last error lists close names) or a bad value (the last error names the option, the
@@ -1506,7 +1542,10 @@ const char *mcpool_option_default(size_t i);
  * names with (surrounding space ignored, case ignored, `-` read as `_`: `"IO-Timeout"` is
  * `io_timeout`): writes its number (for `mcpool_option_name`, `mcpool_option_is_duration`,
  * ...) to `*out_index`. A binding that converts values by option (a number of seconds for a
- * duration) asks here rather than keep its own list of names or spelling rule.
+ * duration) asks here rather than keep its own list of names or spelling rule. `name_len`
+ * is at most 65536: a longer name is `MCPOOL_CONFIG` before it is read; one within the limit
+ * is read whole (checked as UTF-8) before it is looked up, so `name` must hold `name_len`
+ * bytes.
  *
  * Returns `MCPOOL_OK`; `MCPOOL_CONFIG` for an unknown name (the last error lists the close
  * names, as `mcpool_config_set` does; `*out_index` untouched) or a name that is not UTF-8;
@@ -1586,6 +1625,11 @@ mcpool_status mcpool_client_new(const mcpool_config *config,
 
 /**
  * Frees a client: closes its connections and stops its background threads. NULL is ignored.
+ *
+ * Ownership: what the client handed out owns its memory and stays valid: items, multi-get
+ * result sets, per-server results and metrics snapshots may be read, and are freed with
+ * their own `_free`, after this as before. Only the labels of `mcpool_client_server_label`
+ * are freed with the client.
  *
  * # Safety
  * `client` is NULL or a client not yet freed, which no other thread is using or will use.
@@ -1670,7 +1714,8 @@ const char *mcpool_metric_name(uint32_t metric);
  * Takes a snapshot of every server's metrics and health (no I/O), one entry per server
  * address (see `mcpool_metrics`), and writes it to `*out_metrics`.
  *
- * Ownership: the caller owns `*out_metrics` and frees it with `mcpool_metrics_free`.
+ * Ownership: the caller owns `*out_metrics` and frees it with `mcpool_metrics_free`; the
+ * snapshot stays valid after `mcpool_client_free` (it owns its memory).
  *
  * # Safety
  * `client` is NULL or live; `out_metrics` is NULL or valid for a write of one pointer.
@@ -2209,7 +2254,8 @@ uint32_t mcpool_delay_from_signed(int64_t seconds);
  * Reads `key`. On a hit returns `MCPOOL_OK` and writes a new item (value and flags; CAS 0)
  * to `*out_item`; on a miss returns `MCPOOL_NOT_FOUND` and writes nothing.
  *
- * Ownership: the caller owns `*out_item` and frees it with `mcpool_item_free`.
+ * Ownership: the caller owns `*out_item` and frees it with `mcpool_item_free`; the item
+ * stays valid after `mcpool_client_free` (it owns its memory).
  *
  * # Safety
  * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_item` is NULL
@@ -2268,7 +2314,8 @@ mcpool_status mcpool_client_gats(const mcpool_client *client,
  * Returns `MCPOOL_OK` whenever the set was made, even if some keys missed or failed: each
  * entry has its own status. A NULL key pointer fails the whole call.
  *
- * Ownership: the caller owns `*out_multi` and frees it with `mcpool_multi_free`.
+ * Ownership: the caller owns `*out_multi` and frees it with `mcpool_multi_free`; the set
+ * stays valid after `mcpool_client_free` (it owns its memory).
  *
  * # Safety
  * `client` is NULL or live; `keys` and `key_lens` are NULL or arrays of `n_keys` elements;
@@ -2520,8 +2567,8 @@ mcpool_status mcpool_client_decr_or_init(const mcpool_client *client,
  * (for a hit), the stale value (for recompute or wait, when there is one), or NULL (none).
  * `MCPOOL_UNSUPPORTED` on the text and binary protocols.
  *
- * Ownership: the caller owns a non-NULL `*out_item` and frees it with `mcpool_item_free`.
- * The item carries its CAS unique.
+ * Ownership: the caller owns a non-NULL `*out_item` and frees it with `mcpool_item_free`;
+ * the item stays valid after `mcpool_client_free` (it owns its memory). The item carries its CAS unique.
  *
  * # Safety
  * `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_lease` and
@@ -2650,7 +2697,8 @@ mcpool_status mcpool_client_flush_server(const mcpool_client *client,
  * whenever the results were made. `mcpool_client_flush_all` is the same, reduced to the
  * first failure.
  *
- * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+ * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
+ * the results stay valid after `mcpool_client_free` (they own their memory).
  *
  * # Safety
  * `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
@@ -2665,7 +2713,8 @@ mcpool_status mcpool_client_flush_all_each(const mcpool_client *client,
  * its status (`mcpool_server_results_status`). Returns `MCPOOL_OK` whenever the results
  * were made.
  *
- * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+ * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
+ * the results stay valid after `mcpool_client_free` (they own their memory).
  *
  * # Safety
  * `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
@@ -2679,7 +2728,8 @@ mcpool_status mcpool_client_version(const mcpool_client *client,
  * status `MCPOOL_OK` and no pairs; one that failed has its status
  * (`mcpool_server_results_status`). Returns `MCPOOL_OK` whenever the results were made.
  *
- * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+ * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
+ * the results stay valid after `mcpool_client_free` (they own their memory).
  *
  * # Safety
  * `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
@@ -2696,7 +2746,8 @@ mcpool_status mcpool_client_noop(const mcpool_client *client,
  * sent (empty, or with a space or control byte such as CR LF), before any I/O and with
  * nothing written.
  *
- * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+ * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
+ * the results stay valid after `mcpool_client_free` (they own their memory).
  *
  * # Safety
  * `client` is NULL or live; `group` is NULL or valid for `group_len` bytes; `out_results`

@@ -596,12 +596,19 @@ pub unsafe extern "C" fn mcpool_client_arith_multi(
 /// buffer of at least `len` writable bytes (a binding allocates its string or bytes object
 /// there), or NULL to refuse (`MCPOOL_ALLOC_FAILED`). With `len` 0 nothing is written to the
 /// result. It runs inside the mcpool call while a connection is checked out: keep it to an
-/// allocation, do not call mcpool from it, do not unwind.
+/// allocation, do not call mcpool from it (a call on the same server may wait for the very
+/// connection this call holds, and fail with `MCPOOL_POOL_TIMEOUT`).
+/// It must return normally: a C++ exception or a `longjmp` out of it is undefined behaviour,
+/// which may abort the process or leak memory and leave a connection checked out; catch
+/// everything inside it.
 pub type mcpool_alloc_callback =
     Option<unsafe extern "C" fn(userdata: *mut c_void, len: usize) -> *mut c_void>;
 
 /// As `mcpool_alloc_callback`, for the multi form: `index` is the key's position in the
-/// caller's list, and the value's `flags` and `cas` (0 unless asked for) come along.
+/// caller's list, and the value's `flags` and `cas` (0 unless asked for) come along. The
+/// same rules: no mcpool call from it, and it must return normally (a C++ exception or a
+/// `longjmp` out of it is undefined behaviour, which may abort the process or leak memory
+/// and leave connections checked out; catch everything inside it).
 pub type mcpool_alloc_multi_callback = Option<
     unsafe extern "C" fn(
         userdata: *mut c_void,

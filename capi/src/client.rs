@@ -71,6 +71,11 @@ pub unsafe extern "C" fn mcpool_client_new(
 
 /// Frees a client: closes its connections and stops its background threads. NULL is ignored.
 ///
+/// Ownership: what the client handed out owns its memory and stays valid: items, multi-get
+/// result sets, per-server results and metrics snapshots may be read, and are freed with
+/// their own `_free`, after this as before. Only the labels of `mcpool_client_server_label`
+/// are freed with the client.
+///
 /// # Safety
 /// `client` is NULL or a client not yet freed, which no other thread is using or will use.
 #[no_mangle]
@@ -236,7 +241,9 @@ fn interrupt_check() -> bool {
 /// reply in time), so it must be cheap when nothing is pending. A binding uses it to run
 /// its language's signal handlers (Python: in the main thread, take the GIL, run
 /// `PyErr_CheckSignals`, return true when a handler raised). `check` must not call into
-/// this library.
+/// this library. It must return normally: a C++ exception or a `longjmp` out of it is
+/// undefined behaviour, which may abort the process or leak memory and leave a connection
+/// checked out; catch everything inside it.
 #[no_mangle]
 pub extern "C" fn mcpool_interrupt_check_set(check: Option<extern "C" fn() -> bool>) {
     *INTERRUPT_CHECK.write().unwrap_or_else(|e| e.into_inner()) = check;

@@ -202,7 +202,8 @@ unsafe fn retrieve(
 /// Reads `key`. On a hit returns `MCPOOL_OK` and writes a new item (value and flags; CAS 0)
 /// to `*out_item`; on a miss returns `MCPOOL_NOT_FOUND` and writes nothing.
 ///
-/// Ownership: the caller owns `*out_item` and frees it with `mcpool_item_free`.
+/// Ownership: the caller owns `*out_item` and frees it with `mcpool_item_free`; the item
+/// stays valid after `mcpool_client_free` (it owns its memory).
 ///
 /// # Safety
 /// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_item` is NULL
@@ -293,8 +294,9 @@ pub unsafe extern "C" fn mcpool_client_gats(
 /// Called once per hit by `mcpool_client_get_multi_cb`, in the order the keys were given:
 /// `index` is the key's position, `key`/`key_len` the caller's own key, and the value bytes
 /// (binary, `value_len` of them) are valid only during the call: copy what you keep.
-/// `cas` is 0 unless asked for. The callback must not unwind (C++ exceptions, longjmp) and
-/// must not free the client.
+/// `cas` is 0 unless asked for. The callback must not free the client. It must return
+/// normally: a C++ exception or a `longjmp` out of it is undefined behaviour, which may abort
+/// the process or leak memory and leave a connection checked out; catch everything inside it.
 pub type mcpool_hit_callback = Option<
     unsafe extern "C" fn(
         userdata: *mut c_void,
@@ -399,7 +401,8 @@ impl Sink for Failing<'_, '_> {
 /// Returns `MCPOOL_OK` whenever the set was made, even if some keys missed or failed: each
 /// entry has its own status. A NULL key pointer fails the whole call.
 ///
-/// Ownership: the caller owns `*out_multi` and frees it with `mcpool_multi_free`.
+/// Ownership: the caller owns `*out_multi` and frees it with `mcpool_multi_free`; the set
+/// stays valid after `mcpool_client_free` (it owns its memory).
 ///
 /// # Safety
 /// `client` is NULL or live; `keys` and `key_lens` are NULL or arrays of `n_keys` elements;
@@ -914,8 +917,8 @@ pub enum mcpool_lease {
 /// (for a hit), the stale value (for recompute or wait, when there is one), or NULL (none).
 /// `MCPOOL_UNSUPPORTED` on the text and binary protocols.
 ///
-/// Ownership: the caller owns a non-NULL `*out_item` and frees it with `mcpool_item_free`.
-/// The item carries its CAS unique.
+/// Ownership: the caller owns a non-NULL `*out_item` and frees it with `mcpool_item_free`;
+/// the item stays valid after `mcpool_client_free` (it owns its memory). The item carries its CAS unique.
 ///
 /// # Safety
 /// `client` is NULL or live; `key` is NULL or valid for `key_len` bytes; `out_lease` and
@@ -1180,7 +1183,8 @@ pub unsafe extern "C" fn mcpool_client_flush_server(
 /// whenever the results were made. `mcpool_client_flush_all` is the same, reduced to the
 /// first failure.
 ///
-/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
+/// the results stay valid after `mcpool_client_free` (they own their memory).
 ///
 /// # Safety
 /// `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
@@ -1228,7 +1232,8 @@ fn per_server<T>(
 /// its status (`mcpool_server_results_status`). Returns `MCPOOL_OK` whenever the results
 /// were made.
 ///
-/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
+/// the results stay valid after `mcpool_client_free` (they own their memory).
 ///
 /// # Safety
 /// `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
@@ -1255,7 +1260,8 @@ pub unsafe extern "C" fn mcpool_client_version(
 /// status `MCPOOL_OK` and no pairs; one that failed has its status
 /// (`mcpool_server_results_status`). Returns `MCPOOL_OK` whenever the results were made.
 ///
-/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
+/// the results stay valid after `mcpool_client_free` (they own their memory).
 ///
 /// # Safety
 /// `client` is NULL or live; `out_results` is NULL or valid for a write of one pointer.
@@ -1283,7 +1289,8 @@ pub unsafe extern "C" fn mcpool_client_noop(
 /// sent (empty, or with a space or control byte such as CR LF), before any I/O and with
 /// nothing written.
 ///
-/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`.
+/// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
+/// the results stay valid after `mcpool_client_free` (they own their memory).
 ///
 /// # Safety
 /// `client` is NULL or live; `group` is NULL or valid for `group_len` bytes; `out_results`

@@ -222,7 +222,8 @@ fn clear() {
 
 /// The longest message `mcpool_last_error_restore` takes back (1 MiB): far above any
 /// message mcpool writes (a key is at most 250 bytes, a server's reply line is bounded),
-/// and low enough that a wrong length is refused before anything is read or allocated.
+/// and low enough that a length above it is refused before anything is read or allocated.
+/// A length within it is read whole: the ABI cannot tell how large the caller's buffer is.
 pub const MCPOOL_MAX_ERROR_MESSAGE: usize = 1 << 20;
 
 /// Sets this thread's last error to `message` (`len` bytes, UTF-8 or not, kept as given;
@@ -238,7 +239,8 @@ pub const MCPOOL_MAX_ERROR_MESSAGE: usize = 1 << 20;
 /// message first and puts it back afterwards, as a signal handler saves and restores `errno`.
 ///
 /// # Safety
-/// A non-NULL `message` must be valid for reads of `len` bytes.
+/// A non-NULL `message` must be valid for reads of `len` bytes (a length up to
+/// `MCPOOL_MAX_ERROR_MESSAGE` is read whole).
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_last_error_restore(
     message: *const u8,

@@ -8,8 +8,10 @@
 //! - every entry point that can fail returns an `mcpool_status`; outputs are written only
 //!   when it is `MCPOOL_OK` (or, for results that carry data, the documented success status);
 //! - keys and values are `(const uint8_t *, size_t)` pairs: binary-safe, never NUL-terminated;
-//! - every pointer is checked (NULL gives `MCPOOL_INVALID_ARGUMENT`), every length is checked
-//!   against its limit before anything is read or allocated;
+//! - every pointer is checked for NULL (`MCPOOL_INVALID_ARGUMENT`), and every length against
+//!   its limit before its bytes are read or anything sized by it is allocated; that a pointer
+//!   is valid for a length within the limit is the caller's promise (no ABI can check it), and
+//!   such a length may be read whole;
 //! - no panic crosses the boundary (`landing::landingpad`); the detail of the last error
 //!   is kept per thread (`last_error`).
 //!

@@ -120,6 +120,8 @@ struct ServerSnapshot {
 /// and pool gauges summed, health merged; docs/metrics.md). Read with `mcpool_metrics_len`,
 /// `mcpool_metrics_label`, `mcpool_metrics_get` and `mcpool_metrics_state`; freed with
 /// `mcpool_metrics_free`. Immutable, so it may be read from any thread.
+/// It owns its memory and refers to no client: it stays valid after `mcpool_client_free` of
+/// the client that made it, until its own `_free`.
 pub struct mcpool_metrics {
     servers: Vec<ServerSnapshot>,
     /// The Prometheus text of the snapshot, made on first ask.
@@ -146,7 +148,8 @@ pub extern "C" fn mcpool_metric_name(metric: u32) -> *const c_char {
 /// Takes a snapshot of every server's metrics and health (no I/O), one entry per server
 /// address (see `mcpool_metrics`), and writes it to `*out_metrics`.
 ///
-/// Ownership: the caller owns `*out_metrics` and frees it with `mcpool_metrics_free`.
+/// Ownership: the caller owns `*out_metrics` and frees it with `mcpool_metrics_free`; the
+/// snapshot stays valid after `mcpool_client_free` (it owns its memory).
 ///
 /// # Safety
 /// `client` is NULL or live; `out_metrics` is NULL or valid for a write of one pointer.
@@ -397,8 +400,11 @@ impl mcpool_event {
 
 /// Called on every server state change, on the thread whose call changed it (inside that
 /// mcpool call). Keep it short and non-blocking; it may read the client's state
-/// (`mcpool_client_server_state`, `mcpool_client_metrics`) but must not free the client, and
-/// must not unwind (C++ exceptions, longjmp). `event` is valid only during the call.
+/// (`mcpool_client_server_state`, `mcpool_client_metrics`) but must not free the client.
+/// `event` is valid only during the call.
+/// It must return normally: a C++ exception or a `longjmp` out of it is undefined behaviour,
+/// which may abort the process or leak memory and leave a connection checked out; catch
+/// everything inside it.
 pub type mcpool_event_callback =
     Option<unsafe extern "C" fn(userdata: *mut c_void, event: *const mcpool_event)>;
 
@@ -600,8 +606,10 @@ impl mcpool_op_record {
 /// made the call, inside that mcpool call, once its connection is back in the pool (so it may issue commands of its
 /// own; those give no records: a call made inside a callback reaches no callback, so a
 /// callback that calls the client never recurses). Keep it short and non-blocking: the call returns when it does. It must not free the
-/// client and must not unwind (C++ exceptions, longjmp). `record` is valid only during the
-/// call.
+/// client. `record` is valid only during the call.
+/// It must return normally: a C++ exception or a `longjmp` out of it is undefined behaviour,
+/// which may abort the process or leak memory and leave a connection checked out; catch
+/// everything inside it.
 pub type mcpool_op_callback =
     Option<unsafe extern "C" fn(userdata: *mut c_void, record: *const mcpool_op_record)>;
 

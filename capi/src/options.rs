@@ -36,7 +36,9 @@ pub(crate) fn option_failure(e: &Error) -> Failure {
 /// and sizes as decimal integers; `servers` as `host:port[:weight]`, comma-separated (replaces
 /// the servers added so far); `preset` the name of a legacy client's defaults
 /// (`pylibmc`, `whalin`, ...: set it first, later options override it). `-` in a name is read
-/// as `_`.
+/// as `_`. A name or value is at most 65536 bytes: a longer one is `MCPOOL_CONFIG` before it
+/// is read; one within the limit is read whole (checked as UTF-8) before the name is looked
+/// up, so each buffer must hold its length.
 ///
 /// Returns `MCPOOL_OK`, or `MCPOOL_CONFIG` (the configuration unchanged) for an unknown name
 /// (the last error lists close names) or a bad value (the last error names the option, the
@@ -200,7 +202,10 @@ pub extern "C" fn mcpool_option_default(i: usize) -> *const c_char {
 /// names with (surrounding space ignored, case ignored, `-` read as `_`: `"IO-Timeout"` is
 /// `io_timeout`): writes its number (for `mcpool_option_name`, `mcpool_option_is_duration`,
 /// ...) to `*out_index`. A binding that converts values by option (a number of seconds for a
-/// duration) asks here rather than keep its own list of names or spelling rule.
+/// duration) asks here rather than keep its own list of names or spelling rule. `name_len`
+/// is at most 65536: a longer name is `MCPOOL_CONFIG` before it is read; one within the limit
+/// is read whole (checked as UTF-8) before it is looked up, so `name` must hold `name_len`
+/// bytes.
 ///
 /// Returns `MCPOOL_OK`; `MCPOOL_CONFIG` for an unknown name (the last error lists the close
 /// names, as `mcpool_config_set` does; `*out_index` untouched) or a name that is not UTF-8;

@@ -183,7 +183,15 @@ pub unsafe extern "C" fn mcpool_resolved_add(
 /// The caller that needs the answer waits for it at most its connect timeout (bounded by the
 /// operation timeout); a callback that blocks longer costs that caller a timeout, and the
 /// next callers of that server wait for the same running callback, so a stalled callback
-/// holds one thread per server. It must not unwind (C++ exceptions, longjmp).
+/// holds one thread per server.
+///
+/// It must not call into mcpool, except `mcpool_resolved_add` on `out`: a call on the client
+/// whose server it resolves needs that server's answer, which is this very callback's, so
+/// that call and the call that is waiting for the answer both fail with
+/// `MCPOOL_CONNECT_TIMEOUT` once the connect timeout has passed.
+/// It must return normally: a C++ exception or a `longjmp` out of it is undefined behaviour,
+/// which may abort the process or leak memory and leave a connection checked out; catch
+/// everything inside it.
 pub type mcpool_resolver_callback = Option<
     unsafe extern "C" fn(
         userdata: *mut c_void,

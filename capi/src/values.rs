@@ -16,6 +16,8 @@ use std::thread::LocalKey;
 /// One value read from the cache: its bytes, flags and CAS unique. Made by `mcpool_client_get`
 /// and its kin; read with `mcpool_item_data`, `_len`, `_flags`, `_cas`; freed with
 /// `mcpool_item_free`. Immutable, so it may be read from any thread.
+/// It owns its memory and refers to no client: it stays valid after `mcpool_client_free` of
+/// the client that made it, until its own `_free`.
 ///
 /// One allocation: the item's fields, then the value's bytes (copied once, exactly sized).
 pub struct mcpool_item {
@@ -243,7 +245,10 @@ pub(crate) type Hit<'m> = (&'m [u8], u32, u64);
 
 /// The result of a multi-get: one entry per key asked, in the caller's order. Made by
 /// `mcpool_client_get_multi`; walked with `mcpool_multi_len` and `mcpool_multi_get`; freed
-/// with `mcpool_multi_free`. Immutable, so it may be read from any thread.
+/// with `mcpool_multi_free`. Immutable, so it may be read from any thread. It owns its
+/// memory and refers to no client: it stays valid after `mcpool_client_free` of the client
+/// that made it, until its own `_free` (which gives its buffer to the process's pool below,
+/// not to a client).
 ///
 /// An index of one entry per key and one buffer holding every value, back to back, in the
 /// order they arrived (a compressed value is inflated straight into it): at most three
@@ -563,6 +568,8 @@ pub(crate) struct ServerEntry {
 /// (in configuration order) its `host:port` label, its status, and a list of
 /// `(name, value)` text pairs (for version, the single pair `("version", "1.6.21")`).
 /// Freed with `mcpool_server_results_free`. Immutable, so it may be read from any thread.
+/// It owns its memory and refers to no client: it stays valid after `mcpool_client_free` of
+/// the client that made it, until its own `_free`.
 pub struct mcpool_server_results {
     pub(crate) servers: Vec<ServerEntry>,
 }
