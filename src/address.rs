@@ -277,7 +277,9 @@ impl ServerSpec {
         let weight_field = Self::weight_field(t_addr);
         let (mut spec, in_addr) = match weight_field {
             Some((addr, w)) => {
-                let weight: u32 = w.parse().map_err(|_| {
+                // digits only: u32's parse would take `+2` (nutcracker's nc_atoi refuses it)
+                let digits = !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit());
+                let weight: u32 = digits.then(|| w.parse().ok()).flatten().ok_or_else(|| {
                     Error::Config(format!(
                         "server {t}: weight {w} is not a whole number up to {}",
                         u32::MAX
@@ -394,8 +396,16 @@ impl ServerSpec {
 }
 
 impl fmt::Display for ServerSpec {
+    /// The address as [`ServerAddr`] shows it, but with the port as written
+    /// ([`ServerSpec::port_text`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.addr)
+        match (&self.addr, &self.port_text) {
+            (ServerAddr::Tcp { host, .. }, Some(port)) if host.contains(':') => {
+                write!(f, "[{host}]:{port}")
+            }
+            (ServerAddr::Tcp { host, .. }, Some(port)) => write!(f, "{host}:{port}"),
+            (addr, _) => write!(f, "{addr}"),
+        }
     }
 }
 
@@ -414,7 +424,15 @@ mod tests {
             (plain.port_text.clone(), plain.port_as_written()),
             (None, "27431".into())
         );
+        assert_eq!(s.to_string(), "127.0.0.1:027431");
+        assert_eq!(
+            ServerSpec::parse("[::1]:011211").unwrap().to_string(),
+            "[::1]:011211"
+        );
         assert_eq!(ServerSpec::parse("h").unwrap().port_as_written(), "11211");
+        // a signed weight is a typo, as nutcracker reads it (retest9 8)
+        let e = ServerSpec::parse_entry("127.0.0.1:11211:+2", None).unwrap_err();
+        assert!(e.to_string().contains("weight +2"), "{e}");
         assert_eq!(
             ServerSpec::parse("/run/mc.sock").unwrap().port_as_written(),
             ""

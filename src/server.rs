@@ -434,7 +434,9 @@ impl Server {
         opts: &ConnOptions,
         dialect: &Dialect,
     ) -> Server {
-        let label: Arc<str> = spec.addr.to_string().into();
+        // `host:port` as written (a port's leading zero kept: fed back to `set_servers`, a
+        // label places keys where its server's did)
+        let label: Arc<str> = spec.to_string().into();
         let health = Arc::new(Health::with_window(
             settings.failure_limit,
             settings.failure_window,

@@ -265,7 +265,13 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
                     .unwrap_or_else(|| {
                         "not a word of libmemcached's configuration strings".to_owned()
                     });
-                return Err(bad(&w.given, &why));
+                // a word unknown here is shown by its name only: its value may be a secret
+                // (`--SASL-PASSWORD=...`, which libmemcached refuses too)
+                let shown = match w.given.split_once('=') {
+                    Some((word, _)) => format!("{word}=..."),
+                    None => w.given.clone(),
+                };
+                return Err(bad(&shown, &why));
             }
         }
     }

@@ -360,6 +360,10 @@ impl OptionSpec {
     fn shown(&self, t: &str) -> String {
         if is_secret(self.name) {
             redacted(t)
+        } else if self.name == "libmemcached_config" {
+            // its own error names the word at fault, and an unknown word's value is not
+            // shown (it may be `--SASL-PASSWORD=...`)
+            format!("of {} bytes", t.len())
         } else {
             format!("{t:?}")
         }

@@ -578,7 +578,11 @@ fn point_name(naming: Naming, s: &ServerSpec) -> String {
     match naming {
         Naming::Libmemcached => libmemcached_name(&s.addr),
         Naming::LibmemcachedSpy => format!("/{}:{}", s.addr.host(), s.addr.port()),
-        Naming::HostPort => host_port(&s.addr),
+        // Whalin's `servers[i] + "-" + j`: the address as written, a port's leading zero too
+        Naming::HostPort => match &s.addr {
+            ServerAddr::Tcp { host, .. } => format!("{host}:{}", s.port_as_written()),
+            unix => host_port(unix),
+        },
         Naming::JavaSocketAddress => match &s.addr {
             ServerAddr::Tcp { host, port } => java_name::java_socket_address(host, *port),
             ServerAddr::Unix(p) => p.display().to_string(),

@@ -119,9 +119,9 @@ def cases():
 
 
 def leading_zeros(add):
-    """Ports written with a leading zero (127.77.3.2:011301): Cache::Memcached::Fast and
-    twemproxy (unnamed servers) name a server by its text as written, the others by the
-    port's number. Kept last, as the unix-socket cases."""
+    """Ports written with a leading zero (127.77.3.2:011301): Cache::Memcached::Fast,
+    twemproxy (unnamed servers) and Whalin's consistent hashing name a server by its text as
+    written, the others by the port's number. Kept last, as the unix-socket cases."""
     z = "zeros"
     add("cmf-ketama", "perl-cmf", ["--ketama-points", "150"], (3, 5), (5,),
         extra={"ketama-points": "150"}, unix=z)
@@ -136,6 +136,9 @@ def leading_zeros(add):
     add("libmemcached-ketama", "pylibmc", ["--behaviors", '{"ketama": true}'], (3,), unix=z)
     add("python-memcached", "python-memcached", [], (3,), unix=z)
     add("pymemcache-rendezvous", "pymemcache", [], (3,), unix=z)
+    add("whalin-consistent", "whalin", ["--alg", "consistent"], (3,), (5,),
+        extra={"sanitize": "on"}, unix=z)
+    add("whalin-native", "whalin", ["--alg", "native"], (3,), extra={"sanitize": "on"}, unix=z)
 
 
 def unix_sockets(add):
