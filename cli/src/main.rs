@@ -530,6 +530,9 @@ fn password_from_file(path: &str) -> Result<String, String> {
              only line)"
         ));
     }
+    if line.is_empty() {
+        return Err(format!("--sasl-password-file {path:?}: the file is empty"));
+    }
     Ok(line.to_owned())
 }
 

@@ -2385,6 +2385,17 @@ fn sasl_password_from_a_file_or_the_environment_and_never_echoed() {
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    // an empty file (or a newline alone) is refused naming the file
+    for empty in ["", "\n"] {
+        std::fs::write(&file, empty).unwrap();
+        let o = run(&["--sasl-password-file", f, "get", "k"], None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{err}");
+        assert!(
+            err.contains("--sasl-password-file") && err.contains("empty"),
+            "{err}"
+        );
+    }
     // a file of two lines is refused, its content not shown
     std::fs::write(&file, "s3cret-pw\nsecond line\n").unwrap();
     let o = run(&["--sasl-password-file", f, "get", "k"], None);
