@@ -10,13 +10,10 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 BEGIN {
-    my @missing = grep { !eval "require $_; 1" }
-        qw(CHI CHI::Test CHI::t::Driver Test::Class Test::Deep Test::Exception Test::Warn);
-    if (@missing) {
-        print "1..1\nnot ok 1 - missing @missing: apt-get install libchi-perl libtest-class-perl "
-            . "libtest-deep-perl libtest-exception-perl libtest-warn-perl (ffi/perl/packages.txt)\n";
-        exit 1;
-    }
+    require McpoolTest;
+    McpoolTest::needs('libchi-perl libtest-class-perl libtest-deep-perl libtest-exception-perl '
+            . 'libtest-warn-perl',
+        qw(CHI CHI::Test CHI::t::Driver Test::Class Test::Deep Test::Exception Test::Warn));
 }
 
 use McpoolTest;

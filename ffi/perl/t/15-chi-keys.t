@@ -10,12 +10,7 @@ use Test::More;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 
-BEGIN {
-    unless (eval { require CHI; 1 }) {
-        print "1..1\nnot ok 1 - missing CHI: apt-get install libchi-perl (ffi/perl/packages.txt)\n";
-        exit 1;
-    }
-}
+BEGIN { require McpoolTest; McpoolTest::needs('libchi-perl', qw(CHI)) }
 
 use McpoolTest;
 use IO::Socket::INET;

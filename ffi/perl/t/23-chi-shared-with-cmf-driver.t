@@ -10,13 +10,9 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 BEGIN {
-    for my $m (qw(CHI Cache::Memcached::Fast CHI::Driver::Memcached::Fast)) {
-        next if eval "require $m; 1";
-        print "1..1\nnot ok 1 - missing $m: apt-get install libchi-perl "
-            . "libchi-driver-memcached-perl libcache-memcached-fast-perl "
-            . "(ffi/perl/packages.txt)\n";
-        exit 1;
-    }
+    require McpoolTest;
+    McpoolTest::needs('libchi-perl libchi-driver-memcached-perl libcache-memcached-fast-perl',
+        qw(CHI Cache::Memcached::Fast CHI::Driver::Memcached::Fast));
 }
 
 use McpoolTest;

@@ -9,10 +9,8 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 
 BEGIN {
-    unless (eval { require Cache::Memcached::Fast; 1 }) {
-        print "1..1\nnot ok 1 - missing Cache::Memcached::Fast (ffi/perl/packages.txt)\n";
-        exit 1;
-    }
+    require McpoolTest;
+    McpoolTest::needs('libcache-memcached-fast-perl', qw(Cache::Memcached::Fast));
 }
 use Mcpool;
 

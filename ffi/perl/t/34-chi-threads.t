@@ -15,11 +15,8 @@ BEGIN {
         print "1..0 # SKIP this perl has no ithreads\n";
         exit 0;
     }
-    my @missing = grep { !eval "require $_; 1" } qw(CHI);
-    if (@missing) {
-        print "1..1\nnot ok 1 - missing @missing: apt-get install libchi-perl (ffi/perl/packages.txt)\n";
-        exit 1;
-    }
+    require McpoolTest;
+    McpoolTest::needs('libchi-perl', qw(CHI));
 }
 use threads;
 use Test::More;

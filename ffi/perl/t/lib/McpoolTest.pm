@@ -41,6 +41,17 @@ my $n = 0;
 
 sub unique { return sprintf 't%d-%d-%s-', $$, $n++, shift // 'k' }
 
+# A test that needs other modules, in a BEGIN block: fails (one test, not ok) naming the
+# missing ones and the Debian packages that bring them, rather than skipping quietly.
+#   BEGIN { require McpoolTest; McpoolTest::needs('libchi-perl', qw(CHI)) }
+sub needs {
+    my ($packages, @modules) = @_;
+    my @missing = grep { !eval "require $_; 1" } @modules;
+    return unless @missing;
+    print "1..1\nnot ok 1 - missing @missing: apt-get install $packages (ffi/perl/packages.txt)\n";
+    exit 1;
+}
+
 sub _free_port {
     my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0,
         Proto => 'tcp', ReuseAddr => 1) or die "no free port: $!";
