@@ -1143,10 +1143,11 @@ public final class Mcpool implements AutoCloseable {
     /** Increments every key's counter by delta in one pipelined round trip per server: key to
      * its new value, empty when the key is missing (a key listed twice is counted twice, its
      * last value kept). A negative delta is a {@link ClientException} MCPOOL_INVALID_ARGUMENT,
-     * nothing sent; the first error of a key (a value that is not a number: the server's
-     * CLIENT_ERROR, a {@link ClientException}; a new value above {@code Long.MAX_VALUE}:
-     * MCPOOL_OUT_OF_RANGE with the exact value) is thrown after every key was tried, as
-     * {@link #incr}. */
+     * nothing sent. Keys that fail (a value that is not a number: the server's CLIENT_ERROR, a
+     * {@link ClientException}; a new value above {@code Long.MAX_VALUE}: MCPOOL_OUT_OF_RANGE
+     * with the exact value; a server down) throw a {@link PartialBatchException} once every
+     * key was tried: its {@code answers()} hold the other keys' values (OptionalLong), its
+     * {@code errors()} each failed key's exception, its status the first's. */
     public Map<String, OptionalLong> incrMulti(Collection<String> keys, long delta) {
         return arithMulti(true, keys, delta);
     }
@@ -1177,21 +1178,29 @@ public final class Mcpool implements AutoCloseable {
             }
         }
         Map<String, OptionalLong> out = new LinkedHashMap<>((int) (n / 0.75f) + 1);
-        int failed = -1; // the first key that failed, or whose new value has no long form
+        // the keys that failed, or whose new value has no long form: thrown once all are read,
+        // with every other key's answer (PartialBatchException), as the other batches do
+        Map<String, McpoolException> errors = null;
+        String op = incr ? "incrMulti" : "decrMulti";
         for (int i = 0; i < n; i++) {
+            McpoolException e = null;
             if (st[i] == Native.OK && values[i] >= 0) {
                 out.put(ka[i], OptionalLong.of(values[i]));
             } else if (st[i] == Native.NOT_FOUND) {
                 out.putIfAbsent(ka[i], OptionalLong.empty());
-            } else if (failed < 0) {
-                failed = i;
+            } else if (st[i] == Native.OK) {
+                e = ClientException.outOfRange("the counter " + ka[i] + " is now " + Long.toUnsignedString(values[i])
+                    + ", above Long.MAX_VALUE (memcached's counters are unsigned 64-bit)");
+            } else {
+                e = statusException(st[i]);
+                if (errors != null) e = sameClass(e, op + " of \"" + ka[i] + "\" failed: " + e.statusName());
+            }
+            if (e != null) {
+                if (errors == null) errors = new LinkedHashMap<>();
+                errors.putIfAbsent(ka[i], e);
             }
         }
-        if (failed >= 0 && st[failed] == Native.OK) {
-            throw ClientException.outOfRange("the counter " + ka[failed] + " is now " + Long.toUnsignedString(values[failed])
-                + ", above Long.MAX_VALUE (memcached's counters are unsigned 64-bit)");
-        }
-        if (failed >= 0) Native.throwStatus(st[failed]);
+        if (errors != null) throw new PartialBatchException(op, out, errors);
         return out;
     }
 

@@ -6,11 +6,13 @@ import java.util.Map;
 /**
  * A batch of writes ({@link Mcpool#setMulti}, {@code addMulti}, {@code replaceMulti},
  * {@code appendMulti}, {@code prependMulti}, {@code casMulti}, {@link Mcpool#casMultiResults},
- * {@code deleteMulti}, {@code touchMulti}) in which some keys failed (a server down or timing
+ * {@code deleteMulti}, {@code touchMulti}, {@code incrMulti}, {@code decrMulti}) in which some
+ * keys failed (a server down or timing
  * out, an error reply, a key or value refused before sending), thrown once every item was
  * tried. The other items were applied, so the exception says what became of each:
  * {@link #answers()} has every answered key's answer as the call would have returned it
- * ({@code Boolean} true/false, or a {@link CasResult} from casMultiResults), {@link #errors()}
+ * ({@code Boolean} true/false, a {@link CasResult} from casMultiResults, an
+ * {@code OptionalLong} from incrMulti/decrMulti), {@link #errors()}
  * each failed key's own exception (its class the core's for its status: a
  * {@link ConnectionException} for a key of a down server, a {@link TimeoutException}, a
  * {@link ServerException}, a {@link ClientException} for a refused key or value). A key in

@@ -351,15 +351,18 @@ public class McpoolTest extends ServerTestBase {
             try {
                 mc.incrMulti(java.util.Arrays.asList("bm:c1", "bm:1"), 1); // bm:1 holds text
                 fail("incr of text");
-            } catch (ClientException e) {
+            } catch (PartialBatchException e) {
                 assertEquals("MCPOOL_CLIENT_ERROR", e.statusName());
+                assertTrue(e.errors().get("bm:1") instanceof ClientException);
+                // the other key's answer is kept: it was counted
+                assertEquals(java.util.OptionalLong.of(1), e.answers().get("bm:c1"));
             }
             assertEquals(1, mc.incr("bm:c1", 0).getAsLong()); // the other key was still counted
             assertTrue(mc.setBytes("bm:big", Long.toString(Long.MAX_VALUE).getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
             try {
                 mc.incrMulti(java.util.Arrays.asList("bm:big"), 1);
                 fail("a counter above Long.MAX_VALUE as a long");
-            } catch (ClientException e) {
+            } catch (PartialBatchException e) {
                 assertEquals("MCPOOL_OUT_OF_RANGE", e.statusName());
                 assertTrue(e.getMessage(), e.getMessage().contains("9223372036854775808"));
             }
