@@ -463,3 +463,20 @@ def test_an_unknown_stats_group_is_unknown_command(server):
         c.stats("bogus")
     with pytest.raises(real.exceptions.MemcacheUnknownCommandError):
         real.Client(_host(server.addr)).stats("bogus")
+
+
+def test_a_tuple_port_written_as_other_text_is_refused_by_hashclient(servers):
+    """pymemcache names a (host, "027431") server by the port's text, mcpool places by its
+    number: 161 of 300 keys went elsewhere (tester finding retest9 2); refused instead. A port
+    whose text is its number, or an int, is placed as pymemcache places it."""
+    from mcpool.compat import pymemcache as drop_in
+    host, port = servers[0].addr.rsplit(":", 1)
+    for odd in ("0" + port, "+" + port, " " + port):
+        with pytest.raises(NotImplementedError, match="as written"):
+            drop_in.HashClient([(host, odd), servers[1].addr])
+        c = drop_in.HashClient([servers[1].addr])
+        with pytest.raises(NotImplementedError):
+            c.add_server(host, odd)
+    for fine in (port, int(port)):
+        c = drop_in.HashClient([(host, fine), servers[1].addr])
+        assert c.set("tuple-port", b"v") and c.get("tuple-port") == b"v"

@@ -383,6 +383,20 @@ def _address(server):
     return server
 
 
+def _hashed(server):
+    """server (normalized), refused when HashClient would name it otherwise than mcpool
+    places it: a (host, port) tuple whose port is text other than its number's ("027431"),
+    which pymemcache hashes as written where mcpool's rendezvous placement reads the
+    number (as pymemcache does for a "host:port" string)."""
+    if isinstance(server, tuple) and len(server) == 2 and isinstance(server[1], str):
+        port = server[1]
+        if not (port.isdigit() and port == str(int(port))):
+            raise NotImplementedError(
+                "HashClient server %r: pymemcache hashes the port as written (%r), mcpool "
+                "by its number; write the port as an int" % (server, port))
+    return server
+
+
 def _node(server):
     """pymemcache HashClient's name of a server (its client key)."""
     if isinstance(server, (list, tuple)) and len(server) == 2:
@@ -1035,7 +1049,7 @@ class HashClient(_Base):
         }
         if use_pooling:
             extra.update(_pool_options(max_pool_size, pool_idle_timeout, lock_generator))
-        self._setup([normalize_server_spec(s) for s in servers], serde, serializer,
+        self._setup([_hashed(normalize_server_spec(s)) for s in servers], serde, serializer,
                     deserializer, connect_timeout, timeout, no_delay, ignore_exc,
                     socket_module, socket_keepalive, key_prefix, default_noreply,
                     allow_unicode_keys, encoding, tls_context, extra)
@@ -1051,7 +1065,7 @@ class HashClient(_Base):
             if not isinstance(server, str):
                 raise TypeError("Server must be a string when passing port.")
             server = (server, port)
-        server = normalize_server_spec(server)
+        server = _hashed(normalize_server_spec(server))
         if _node(server) in self.clients:
             return
         self._servers.append(server)
