@@ -656,5 +656,16 @@ fn labels_keep_a_ports_leading_zero_so_set_servers_of_them_moves_no_key() {
         assert_eq!(before, after, "{distribution}");
         client.set("label-k", b"v", 0).unwrap();
         assert_eq!(client.get("label-k").unwrap().unwrap(), b"v");
+        // respelt at run time, both ways: the labels follow the list that places the keys
+        // (they kept the old spelling: retest10 1)
+        let plain = [a.addr(), b.addr()];
+        for list in [&plain, &written] {
+            client.set_servers(list.iter()).unwrap();
+            assert_eq!(&client.server_labels()[..], &list[..], "{distribution}");
+            let placed: Vec<usize> = keys.iter().map(|k| client.server_for(k).unwrap()).collect();
+            client.set_servers(client.server_labels()).unwrap();
+            let again: Vec<usize> = keys.iter().map(|k| client.server_for(k).unwrap()).collect();
+            assert_eq!(placed, again, "{distribution}");
+        }
     }
 }

@@ -111,8 +111,8 @@ Global options:
                                       refused): the same option as --connect-timeout
   --io-timeout-ms N                   socket read/write timeout, milliseconds (default
                                       1000, 0 refused): the same option as --io-timeout
-  --sasl-password-file FILE           the SASL password, read from FILE (its first line;
-                                      one trailing newline dropped), so that it is not on
+  --sasl-password-file FILE           the SASL password, read from FILE (its only line; a
+                                      trailing newline dropped), so that it is not on
                                       the command line, where `ps` shows it to every user;
                                       the environment variable MCPOOL_SASL_PASSWORD is read
                                       when --sasl-username is given and neither this nor
@@ -544,6 +544,7 @@ fn password_from_environment(g: &mut Globals) -> Result<(), String> {
         return Ok(());
     }
     match std::env::var(VAR) {
+        Ok(pw) if pw.is_empty() => return Err(format!("{VAR}: the variable is empty")),
         Ok(pw) => g.options.push(("sasl_password".into(), pw)),
         Err(std::env::VarError::NotUnicode(_)) => {
             return Err(format!("{VAR}: the password is not UTF-8"))

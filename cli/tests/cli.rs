@@ -2396,6 +2396,14 @@ fn sasl_password_from_a_file_or_the_environment_and_never_echoed() {
             "{err}"
         );
     }
+    // an empty variable is refused naming it
+    let o = run(&["get", "k"], Some(""));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        err.contains("MCPOOL_SASL_PASSWORD") && err.contains("empty"),
+        "{err}"
+    );
     // a file of two lines is refused, its content not shown
     std::fs::write(&file, "s3cret-pw\nsecond line\n").unwrap();
     let o = run(&["--sasl-password-file", f, "get", "k"], None);

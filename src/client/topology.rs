@@ -177,7 +177,8 @@ impl Client {
     /// Replaces the server list at run time, atomically: the placement ring is rebuilt for
     /// the new list by the client's distribution (and failover policy), and swapped in whole.
     /// A call already running finishes on the list it started with; calls that start after
-    /// this returns use the new one. A server still present (same address) keeps its pool,
+    /// this returns use the new one. A server still present (same address, its port written
+    /// the same way: `027431` and `27431` are two names, see [`ServerSpec::port_text`]) keeps its pool,
     /// its open connections, its health and its counters; a removed server's connections
     /// close once the last call using it has given them back. A bad list (empty, a weight of
     /// 0, or one the distribution refuses) is an [`Error::Config`] naming the entry, and the
@@ -212,24 +213,32 @@ impl Client {
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         let old = self.topology();
-        // Servers kept: by address, each old object used once.
-        let mut kept: HashMap<&ServerAddr, Vec<&Arc<Server>>> = HashMap::new();
+        // Servers kept: by address and the port as written (a port respelt, `027431` for
+        // `27431`, is another name on some rings and another label: a new object, whose label
+        // says what places its keys), each old object used once.
+        let mut kept: HashMap<(&ServerAddr, &Option<String>), Vec<&Arc<Server>>> = HashMap::new();
         for (spec, server) in old.router.servers().iter().zip(&old.servers).rev() {
-            kept.entry(&spec.addr).or_default().push(server);
+            kept.entry((&spec.addr, &spec.port_text))
+                .or_default()
+                .push(server);
         }
         let found: Vec<Option<Arc<Server>>> = specs
             .iter()
-            .map(|spec| kept.get_mut(&spec.addr).and_then(Vec::pop).cloned())
+            .map(|spec| {
+                kept.get_mut(&(&spec.addr, &spec.port_text))
+                    .and_then(Vec::pop)
+                    .cloned()
+            })
             .collect();
         // The servers dropped now while away are remembered (before the new ones are made:
         // one may be the same place under another spelling); the ones back are forgotten.
-        for (spec, list) in &kept {
+        for ((addr, _), list) in &kept {
             if let Some(server) = list
                 .iter()
                 .find(|s| s.away.as_ref().is_some_and(|a| a.is_away()))
             {
-                let place = Place::of(server, spec, None);
-                building.departed_away.insert((*spec).clone(), place);
+                let place = Place::of(server, addr, None);
+                building.departed_away.insert((*addr).clone(), place);
             }
         }
         // Where the servers kept and away are: a new entry for one of them is returning.
