@@ -503,8 +503,7 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 if let Some(e) = swallowed(&previous, Some(a)) {
                     return Err(e.into());
                 }
-                password_from_environment(&mut g)?;
-                return Ok((g, i));
+                break; // the command (`taken` is empty here: the end below checks nothing)
             }
         }
         i += 1;

@@ -397,6 +397,16 @@ def _hashed(server):
     return server
 
 
+def _given(server, port):
+    """add_server's and remove_server's server, normalized: ``(host, port)``, or ``host``
+    with ``port`` (then a string, as pymemcache requires)."""
+    if port is not None:
+        if not isinstance(server, str):
+            raise TypeError("Server must be a string when passing port.")
+        server = (server, port)
+    return normalize_server_spec(server)
+
+
 def _node(server):
     """pymemcache HashClient's name of a server (its client key)."""
     if isinstance(server, (list, tuple)) and len(server) == 2:
@@ -1061,11 +1071,7 @@ class HashClient(_Base):
 
     def add_server(self, server, port=None):
         """Adds a server (``(host, port)``, or ``host`` with ``port``)."""
-        if port is not None:
-            if not isinstance(server, str):
-                raise TypeError("Server must be a string when passing port.")
-            server = (server, port)
-        server = _hashed(normalize_server_spec(server))
+        server = _hashed(_given(server, port))
         if _node(server) in self.clients:
             return
         self._servers.append(server)
@@ -1073,11 +1079,7 @@ class HashClient(_Base):
 
     def remove_server(self, server, port=None):
         """Removes a server from the hash (its keys go to the others)."""
-        if port is not None:
-            if not isinstance(server, str):
-                raise TypeError("Server must be a string when passing port.")
-            server = (server, port)
-        node = _node(normalize_server_spec(server))
+        node = _node(_given(server, port))
         if node not in self.clients:
             raise ValueError("No such node %s to remove" % node)
         self._servers = [s for s in self._servers if _node(s) != node]
