@@ -451,6 +451,9 @@ impl Client {
                 }
             }
             let mut reads = SetWait::default();
+            // Read in the list's order (every connection is held by now): the order they
+            // were taken in is only there to keep calls from waiting on each other.
+            sent.sort_unstable_by_key(|(idx, ..)| *idx);
             for (idx, mut pooled, members, tag) in sent {
                 let res = pooled.with_conn(|conn| {
                     conn.in_set(&mut reads, |conn| {

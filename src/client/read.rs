@@ -374,6 +374,9 @@ impl Client {
             }
             // Phase 2: read each server's replies, handing each hit over as it is parsed.
             let mut reads = SetWait::default();
+            // Read in the list's order (every connection is held by now): the order they
+            // were taken in is only there to keep calls from waiting on each other.
+            sent.sort_unstable_by_key(|(idx, ..)| *idx);
             for (idx, mut pooled, range, tag) in sent {
                 // Values the server sent, and those of them that did not decode (each such
                 // key's result is its error, so the part's record is too: the first one).
