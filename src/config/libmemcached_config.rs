@@ -320,14 +320,43 @@ fn server(w: &Word, value: &str) -> Result<ServerSpec> {
             .map_err(|_| bad(&w.given, "a weight is a whole number (/?2; /?0 is 1)"))?,
         None => 1,
     };
-    // libmemcached takes port 0 as its default, 11211
-    let addr = match addr.strip_suffix(":0") {
-        Some(host) if w.name == "SERVER" => format!("{host}:11211"),
-        _ => addr,
+    let addr = if w.name == "SERVER" {
+        libmemcached_port(w, addr)?
+    } else {
+        addr
     };
     let mut spec = ServerSpec::parse(&addr).map_err(|e| bad(&w.given, &e.to_string()))?;
     spec.weight = weight;
     Ok(spec)
+}
+
+/// A `--SERVER` address with its port read as libmemcached's parser reads it: one to five
+/// digits (a sixth is its syntax error), and a port of only zeros (`:0`, `:00000`) its
+/// default, 11211. A port over 65535, which libmemcached cuts to 16 bits, is refused by the
+/// address parser after this.
+fn libmemcached_port(w: &Word, addr: String) -> Result<String> {
+    let port = match addr.rsplit_once(':') {
+        // `host:port`, `[v6]:port`; a bare IPv6 address has no port to read here
+        Some((host, port))
+            if !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && (host.ends_with(']') || !host.contains(':')) =>
+        {
+            (host.to_owned(), port)
+        }
+        _ => return Ok(addr),
+    };
+    let (host, digits) = port;
+    if digits.len() > 5 {
+        return Err(bad(
+            &w.given,
+            "a port has at most 5 digits in libmemcached's configuration (it refuses more)",
+        ));
+    }
+    if digits.bytes().all(|b| b == b'0') {
+        return Ok(format!("{host}:11211"));
+    }
+    Ok(addr)
 }
 
 /// Milliseconds as the core's duration text; 0 is refused (libmemcached times every call
@@ -446,6 +475,26 @@ mod tests {
         );
         assert_eq!(t.distribution, "libmemcached:;");
         assert_eq!(t.options, vec![("failover", "eject".to_owned())]);
+    }
+
+    /// Tester finding retest9 (lmconfig): libmemcached reads a port of one to five digits
+    /// (`:011211` is its syntax error) and one of only zeros as 11211.
+    #[test]
+    fn ports_are_read_as_libmemcached_reads_them() {
+        for (given, addr) in [
+            ("--SERVER=127.0.0.1:0", "127.0.0.1:11211"),
+            ("--SERVER=127.0.0.1:00000", "127.0.0.1:11211"),
+            ("--SERVER=127.0.0.1:01121", "127.0.0.1:1121"),
+            ("--SERVER=[::1]:00", "[::1]:11211"),
+            ("--SERVER=127.0.0.1:11211/?2", "127.0.0.1:11211"),
+        ] {
+            let t = translate(given).unwrap();
+            assert_eq!(t.servers[0].addr.to_string(), addr, "{given}");
+        }
+        for given in ["--SERVER=127.0.0.1:011211", "--SERVER=[::1]:000011211"] {
+            let e = translate(given).unwrap_err().to_string();
+            assert!(e.contains("at most 5 digits"), "{given}: {e}");
+        }
     }
 
     /// Tester findings lmconfig 1-4, 9: libmemcached's own rules.
