@@ -1244,6 +1244,23 @@ is warned about and counted in C<< $memd->_state->{on_operation_errors} >>, neve
 propagated; more than 256 records in one method are dropped and reported as one
 C<< { op => 'dropped', count => N } >>.
 
+A callback that refers to the object itself (a closure over C<$memd>, or a method of an
+object that holds C<$memd>) makes a reference cycle, and Perl frees neither: the object, its
+connections and the core's thread stay until the process exits (about 80 kB and a connection
+per server for each one dropped). Capture a weakened copy instead, as for any Perl callback
+kept by the object it refers to:
+
+    use Scalar::Util qw(weaken);
+    my $weak;
+    my $memd = Mcpool->new({ servers => [...], on_operation => sub {
+        my ($op) = @_;
+        return unless $weak;    # the object while it lives, undef once it is freed
+        ...
+    } });
+    weaken($weak = $memd);
+
+The same holds for C<on_server_event>.
+
 =head1 METHODS
 
 =over
