@@ -436,7 +436,7 @@ sub _dispatch_events {
     my $cb = $st->{on_server_event} or return;
     for my $ev ($self->server_events) {
         local $@;
-        _callback_died('on_server_event') unless eval { $cb->($ev); 1 };
+        _callback_died('on_server_event') unless eval { $cb->($ev, $self); 1 };
     }
     return;
 }
@@ -538,7 +538,7 @@ sub _deliver_ops {
     my @recs = $self->_op_records;
     for my $rec (@recs) {
         local $@;
-        next if eval { $cb->($rec); 1 };
+        next if eval { $cb->($rec, $self); 1 };
         $st->{on_operation_errors}++;
         _callback_died('on_operation');
     }
@@ -1232,7 +1232,7 @@ false; C<incr>/C<decr> false, as for a missing counter) instead of the error's u
 in C<metrics> as C<fail_open_misses> and C<fail_open_not_stored>. Protocol violations, values
 that do not decode and refused keys stay errors.
 
-C<< on_operation => sub { my ($op) = @_; ... } >>: called once per exchange with a server (a
+C<< on_operation => sub { my ($op, $memd) = @_; ... } >>: called once per exchange with a server (a
 multi-key call: once per server; and once for keys refused before any server was asked, a
 bad key or value, with server undef) with a hash reference C<{ op, keys, hits, server (undef:
 none), protocol, duration (seconds), duration_ns, outcome (hit, miss, stored, not_stored, ok,
@@ -1244,11 +1244,13 @@ is warned about and counted in C<< $memd->_state->{on_operation_errors} >>, neve
 propagated; more than 256 records in one method are dropped and reported as one
 C<< { op => 'dropped', count => N } >>.
 
-A callback that refers to the object itself (a closure over C<$memd>, or a method of an
-object that holds C<$memd>) makes a reference cycle, and Perl frees neither: the object, its
-connections and the core's thread stay until the process exits (about 80 kB and a connection
-per server for each one dropped). Capture a weakened copy instead, as for any Perl callback
-kept by the object it refers to:
+Both callbacks get the object itself as their second argument (C<< my ($op, $memd) = @_ >>),
+so a callback that uses it need not refer to it. A callback that does refer to the object (a
+closure over C<$memd>, or a method of an object that holds C<$memd>) makes a reference cycle,
+and Perl frees neither: the object, its connections and the core's thread stay until the
+process exits (about 80 kB and a connection per server for each one dropped). Use the
+argument, or capture a weakened copy, as for any Perl callback kept by the object it refers
+to:
 
     use Scalar::Util qw(weaken);
     my $weak;
@@ -1435,7 +1437,7 @@ longest wait; docs/metrics.md).
 
 =item on_server_event (constructor argument)
 
-mcpool extension: C<on_server_event =E<gt> sub { my ($ev) = @_; ... }> is called with each
+mcpool extension: C<on_server_event =E<gt> sub { my ($ev, $memd) = @_; ... }> is called with each
 server event (the hashes C<server_events> returns) on the thread that uses the object, right
 after the method call during which the event was queued, never inside the core's call or on
 one of its threads (the core queues each event in C; the call's wrapper hands them over).
