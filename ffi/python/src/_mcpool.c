@@ -34,8 +34,12 @@ typedef struct {
                             * as python-memcached and pymemcache (`type(v) is int`) */
     PyObject *dumps, *protocol; /* pickle.dumps and the protocol number */
     PyObject *unpickler, *bytesio; /* pickle.Unpickler and io.BytesIO (unpickle_exact) */
-    PyObject *on_event; /* the event callback (kept alive as long as the client), or NULL */
-    PyObject *on_operation; /* the per-operation callback (alive as long as the client), or NULL */
+    /* The hooks, or NULL. The core's userdata for both is the ClientObject itself (which
+     * outlives the core's client: Client_dealloc frees that first), never a hook: the GC may
+     * drop a hook (Client_clear, a hook that refers back to its client) while the client
+     * still runs, and a trampoline then finds NULL, read under the GIL, and skips it. */
+    PyObject *on_event;
+    PyObject *on_operation;
 } ClientObject;
 
 /* ------------------------------------------------------------------------------------------ */
@@ -485,6 +489,13 @@ typedef struct {
     char buf[24];
 } value_t;
 
+/* A pickling client whose pickle objects the GC dropped (Client_clear: the client is in
+ * garbage being collected) and that something still calls. NULL. */
+static PyObject *raise_cleared(void) {
+    PyErr_SetString(Error, "this client is being freed by the garbage collector");
+    return NULL;
+}
+
 static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     out->owner = NULL;
     /* python-memcached's and pymemcache's type test is exact (`type(v) is int`): an IntEnum,
@@ -541,6 +552,8 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     }
     if (self->pickle) {
     pickled:;
+        if (self->dumps == NULL || self->protocol == NULL)
+            return raise_cleared(), -1;
         PyObject *b = PyObject_CallFunctionObjArgs(self->dumps, v, self->protocol, NULL);
         if (b == NULL)
             return -1;
@@ -653,6 +666,8 @@ static PyObject *unpickle_failed(uint32_t flags, PyObject *key) {
 
 static PyObject *unpickle_exact(ClientObject *self, PyObject *b, Py_ssize_t n, uint32_t flags,
                                 PyObject *key) {
+    if (self->bytesio == NULL || self->unpickler == NULL)
+        return raise_cleared();
     PyObject *f = PyObject_CallFunctionObjArgs(self->bytesio, b, NULL);
     if (f == NULL)
         return NULL;
@@ -896,19 +911,47 @@ static void *alloc_multi(void *userdata, size_t index, size_t len, uint32_t flag
 /* Client: construction                                                                       */
 /* ------------------------------------------------------------------------------------------ */
 
+/* The cyclic GC's view of a client: every Python object it holds. A hook that refers back
+ * to its client (a bound method of the object that owns the client, a closure over it)
+ * makes a cycle only the GC can free. Visits the type too: a heap type's instances hold a
+ * reference to it (Python 3.9+). */
+static int Client_traverse(ClientObject *self, visitproc visit, void *arg) {
+    Py_VISIT(self->on_event);
+    Py_VISIT(self->on_operation);
+    Py_VISIT(self->dumps);
+    Py_VISIT(self->protocol);
+    Py_VISIT(self->unpickler);
+    Py_VISIT(self->bytesio);
+    Py_VISIT((PyObject *)Py_TYPE(self));
+    return 0;
+}
+
+/* Drops the held objects (the GC breaking a cycle; the client is freed right after). The
+ * core's client stays until Client_dealloc: a hook it calls meanwhile, on any thread, finds
+ * NULL here (the trampolines read it under the GIL) and is skipped; a store or read that
+ * would pickle raises (raise_cleared). */
+static int Client_clear(ClientObject *self) {
+    Py_CLEAR(self->on_event);
+    Py_CLEAR(self->on_operation);
+    Py_CLEAR(self->dumps);
+    Py_CLEAR(self->protocol);
+    Py_CLEAR(self->unpickler);
+    Py_CLEAR(self->bytesio);
+    return 0;
+}
+
 static void Client_dealloc(ClientObject *self) {
+    /* untracked first: the GC must not see a half-freed client (the GIL is released below) */
+    PyObject_GC_UnTrack((PyObject *)self);
     mcpool_client *c = self->client;
     self->client = NULL;
     Py_BEGIN_ALLOW_THREADS
-    mcpool_client_free(c);
+    mcpool_client_free(c); /* stops the threads that could still call a hook */
     Py_END_ALLOW_THREADS
-    Py_XDECREF(self->on_event); /* after the client: its callback may run until it is freed */
-    Py_XDECREF(self->on_operation);
-    Py_XDECREF(self->dumps);
-    Py_XDECREF(self->unpickler);
-    Py_XDECREF(self->bytesio);
-    Py_XDECREF(self->protocol);
-    /* A heap type (PyType_FromSpec): its instances hold a reference to it. */
+    Client_clear(self); /* after the client: its callbacks may run until it is freed */
+    /* A heap type (PyType_FromSpec): its instances hold a reference to it. tp_free is the
+     * GC's (PyObject_GC_Del, inherited with Py_TPFLAGS_HAVE_GC), matching PyType_GenericNew's
+     * allocation (PyType_GenericAlloc, GC-aware for a GC type). */
     PyTypeObject *tp = Py_TYPE(self);
     freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     tp_free(self);
@@ -994,7 +1037,15 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
     if (!gate_enter())
         return; /* the interpreter is exiting: the hook is skipped */
     PyGILState_STATE g = PyGILState_Ensure();
-    PyObject *cb = (PyObject *)userdata;
+    /* read under the GIL: NULL once the GC dropped it (Client_clear); a new reference, as
+     * the hook may make the client drop it while it runs */
+    PyObject *cb = ((ClientObject *)userdata)->on_event;
+    if (cb == NULL) {
+        PyGILState_Release(g);
+        gate_leave();
+        return;
+    }
+    Py_INCREF(cb);
     mcpool_event_type k = mcpool_event_kind(ev);
     const char *kind = k == MCPOOL_EVENT_SERVER_DOWN ? "server_down"
                        : k == MCPOOL_EVENT_SERVER_UP ? "server_up"
@@ -1007,6 +1058,7 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
     if (r == NULL)
         hook_failed(cb);
     Py_XDECREF(r);
+    Py_DECREF(cb);
     PyGILState_Release(g);
     gate_leave();
 }
@@ -1022,7 +1074,13 @@ static void op_trampoline(void *userdata, const mcpool_op_record *r) {
     if (!gate_enter())
         return; /* the interpreter is exiting: the hook is skipped */
     PyGILState_STATE g = PyGILState_Ensure();
-    PyObject *cb = (PyObject *)userdata;
+    PyObject *cb = ((ClientObject *)userdata)->on_operation; /* as in event_trampoline */
+    if (cb == NULL) {
+        PyGILState_Release(g);
+        gate_leave();
+        return;
+    }
+    Py_INCREF(cb);
     size_t nl = 0, sl = 0, el = 0;
     const char *name = mcpool_op_name(r, &nl);
     const char *server = mcpool_op_server(r, &sl);
@@ -1050,6 +1108,7 @@ static void op_trampoline(void *userdata, const mcpool_op_record *r) {
     if (res == NULL)
         hook_failed(cb);
     Py_XDECREF(res);
+    Py_DECREF(cb);
     PyGILState_Release(g);
     gate_leave();
 }
@@ -1175,21 +1234,24 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
             PyErr_SetString(ClientTypeError, "on_event must be callable");
             goto fail;
         }
-        if (check_cfg(mcpool_config_set_event_callback(cfg, event_trampoline, on_event)) < 0)
+        if (check_cfg(mcpool_config_set_event_callback(cfg, event_trampoline, self)) < 0)
             goto fail;
+        PyObject *old = self->on_event; /* (a failed __init__ may have set one) */
         Py_INCREF(on_event);
         self->on_event = on_event;
+        Py_XDECREF(old);
     }
     if (on_operation != Py_None) {
         if (!PyCallable_Check(on_operation)) {
             PyErr_SetString(ClientTypeError, "on_operation must be callable");
             goto fail;
         }
-        if (check_cfg(mcpool_config_set_operation_callback(cfg, op_trampoline, on_operation)) <
-            0)
+        if (check_cfg(mcpool_config_set_operation_callback(cfg, op_trampoline, self)) < 0)
             goto fail;
+        PyObject *old = self->on_operation;
         Py_INCREF(on_operation);
         self->on_operation = on_operation;
+        Py_XDECREF(old);
     }
     self->pickle = PyObject_IsTrue(pickle) == 1;
     self->pickle_bools = PyObject_IsTrue(pickle_bools) == 1;
@@ -3815,6 +3877,8 @@ static PyGetSetDef Client_getset[] = {
 /* A heap type made from a spec: the limited API has no static PyTypeObject. */
 static PyType_Slot Client_slots[] = {
     {Py_tp_dealloc, (void *)Client_dealloc},
+    {Py_tp_traverse, (void *)Client_traverse},
+    {Py_tp_clear, (void *)Client_clear},
     {Py_tp_doc, (void *)"The C client under mcpool.Client; use mcpool.Client."},
     {Py_tp_methods, Client_methods},
     {Py_tp_getset, Client_getset},
@@ -3830,7 +3894,8 @@ static PyType_Spec Client_spec = {
     .name = "mcpool._mcpool._Client",
     .basicsize = sizeof(ClientObject),
     .itemsize = 0,
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    /* GC: a client holds Python objects (its hooks) that may refer back to it */
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
     .slots = Client_slots,
 };
 
