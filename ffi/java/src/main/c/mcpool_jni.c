@@ -11,7 +11,10 @@
  *  - text crosses as UTF-8 byte[] both ways (Java encodes and decodes it: io.mcpool.Utf8),
  *    never as a jstring: GetStringUTFChars/NewStringUTF speak modified UTF-8 (NUL as C0 80,
  *    characters outside the BMP as two three-byte surrogates), not the UTF-8 the core reads
- *    and writes. Only mcpool_version and mcpool_status_name, static ASCII, become jstrings.
+ *    and writes. Only mcpool_version and mcpool_status_name, static ASCII, become jstrings;
+ *  - user objects (the listeners) are held by weak global references only: the Java client
+ *    holds them strongly, so a listener that refers back to its client does not make the
+ *    client a GC root (a strong global reference would: the Cleaner would never free it).
  *
  * The hot calls (store, get, delete, getMulti) keep JNI round trips to a minimum: lengths come
  * from Java (no GetArrayLength), keys and small values are copied to the stack (one
@@ -22,6 +25,7 @@
  * Java exception.
  */
 #include <jni.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +49,17 @@ static JavaVM *the_vm;
 static jmethodID ctor_client_exc, ctor_config_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
     ctor_mcpool_exc;
 
+/* Threads this library attached to the JVM (a core thread running a callback) are detached
+ * when they end: the key's destructor runs at the thread's exit, while the JVM still knows
+ * it (HotSpot supports DetachCurrentThread from a TLS destructor). */
+static pthread_key_t detach_key;
+static int detach_key_ok;
+
+static void detach_at_exit(void *unused) {
+    (void)unused;
+    if (the_vm != NULL) (*the_vm)->DetachCurrentThread(the_vm);
+}
+
 static jclass global_class(JNIEnv *env, const char *name) {
     jclass local = (*env)->FindClass(env, name);
     if (local == NULL) return NULL;
@@ -58,6 +73,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     JNIEnv *env;
     if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
     the_vm = vm;
+    detach_key_ok = pthread_key_create(&detach_key, detach_at_exit) == 0;
     struct {
         jclass *cls;
         jmethodID *ctor;
@@ -574,32 +590,51 @@ done:
     return out;
 }
 
-/* The event callback: hands the event to Native.dispatchEvent(listener, ...) on whatever
- * thread the core runs it (attached as a daemon thread when it is not a Java thread). A Java
- * exception never unwinds into the core: dispatchEvent catches everything, and anything left
- * pending is cleared here. */
-static void event_callback(void *userdata, const mcpool_event *event) {
+/* The JNIEnv of the thread a callback runs on (the calling thread, or a core thread the
+ * work was handed to): a thread that is not a Java thread is attached as a daemon thread and
+ * detached when it ends (detach_key). NULL when the JVM cannot give one: the callback is
+ * then skipped. */
+static JNIEnv *callback_env(void) {
     JNIEnv *env = NULL;
-    if (the_vm == NULL || userdata == NULL) return;
+    if (the_vm == NULL) return NULL;
     jint got = (*the_vm)->GetEnv(the_vm, (void **)&env, JNI_VERSION_1_8);
-    if (got == JNI_EDETACHED) {
-        if ((*the_vm)->AttachCurrentThreadAsDaemon(the_vm, (void **)&env, NULL) != JNI_OK) return;
-    } else if (got != JNI_OK) {
-        return;
-    }
+    if (got == JNI_OK) return env;
+    if (got != JNI_EDETACHED) return NULL;
+    if ((*the_vm)->AttachCurrentThreadAsDaemon(the_vm, (void **)&env, NULL) != JNI_OK) return NULL;
+    if (detach_key_ok) pthread_setspecific(detach_key, &detach_key); /* any non-NULL value */
+    return env;
+}
+
+/* The listeners cross as weak global references (userdata): the Java client (NativeClient)
+ * holds each listener strongly, so a listener that refers back to its client keeps nothing
+ * alive, and the Cleaner can free a client dropped unclosed. Each callback takes a local
+ * reference first and is skipped when the listener is gone: its client was unreachable
+ * (being cleaned), so nobody is left to tell. The weak reference itself is deleted
+ * (releaseRef) only after mcpool_client_free, when the core no longer calls back. */
+
+/* The event callback: hands the event to Native.dispatchEvent(listener, ...) on whatever
+ * thread the core runs it (callback_env). A Java exception never unwinds into the core:
+ * dispatchEvent catches everything, and anything left pending is cleared here. */
+static void event_callback(void *userdata, const mcpool_event *event) {
+    if (userdata == NULL) return;
+    JNIEnv *env = callback_env();
+    if (env == NULL) return;
     /* An exception already pending (the event fired inside a call that failed on the Java
      * side) must survive the callback: JNI forbids most calls while one is pending. */
     jthrowable pending = (*env)->ExceptionOccurred(env);
     if (pending != NULL) (*env)->ExceptionClear(env);
     if ((*env)->PushLocalFrame(env, 8) == 0) {
-        size_t len = 0;
-        const char *server = mcpool_event_server(event, &len);
-        jbyteArray label = new_bytes(env, server, len);
-        if (label != NULL)
-            (*env)->CallStaticVoidMethod(env, cls_native, mid_dispatch_event, (jobject)userdata,
-                                         (jint)mcpool_event_kind(event), label,
-                                         (jint)mcpool_event_failures(event),
-                                         (jlong)mcpool_event_retry_in_ms(event));
+        jobject listener = (*env)->NewLocalRef(env, (jweak)userdata); /* NULL: collected */
+        if (listener != NULL) {
+            size_t len = 0;
+            const char *server = mcpool_event_server(event, &len);
+            jbyteArray label = new_bytes(env, server, len);
+            if (label != NULL)
+                (*env)->CallStaticVoidMethod(env, cls_native, mid_dispatch_event, listener,
+                                             (jint)mcpool_event_kind(event), label,
+                                             (jint)mcpool_event_failures(event),
+                                             (jlong)mcpool_event_retry_in_ms(event));
+        }
         if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
         (*env)->PopLocalFrame(env, NULL);
     }
@@ -609,21 +644,27 @@ static void event_callback(void *userdata, const mcpool_event *event) {
     }
 }
 
+/* A weak global reference to obj for a configuration's callback (0 with an exception pending
+ * when the JVM cannot make one). */
+static jweak callback_ref(JNIEnv *env, jobject obj, const char *what) {
+    jweak ref = (*env)->NewWeakGlobalRef(env, obj);
+    if (ref == NULL) throw_oom(env, what);
+    return ref;
+}
+
 /* Makes listener (a ServerEventListener) the configuration's event callback: returns the
- * global reference the callback uses, which the caller releases (releaseRef) once every
- * client built from the configuration is freed. */
+ * weak global reference the callback uses, which the caller keeps until every client built
+ * from the configuration is freed, then releases (releaseRef); the caller also keeps the
+ * listener itself reachable for as long (NativeClient). */
 JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configSetEventListener(JNIEnv *env, jclass cls,
                                                                       jlong cfg, jobject listener) {
     (void)cls;
     if (listener == NULL) return 0;
-    jobject ref = (*env)->NewGlobalRef(env, listener);
-    if (ref == NULL) {
-        throw_oom(env, "mcpool: event listener");
-        return 0;
-    }
+    jweak ref = callback_ref(env, listener, "mcpool: event listener");
+    if (ref == NULL) return 0;
     mcpool_status st = mcpool_config_set_event_callback(CONFIG(cfg), event_callback, ref);
     if (st != MCPOOL_OK) {
-        (*env)->DeleteGlobalRef(env, ref);
+        (*env)->DeleteWeakGlobalRef(env, ref);
         throw_status(env, st);
         return 0;
     }
@@ -631,38 +672,35 @@ JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configSetEventListener(JNIEnv *env
 }
 
 /* The per-operation callback (docs/tracing.md): hands the record to
- * Native.dispatchOperation(dispatch, ...) on the thread that made the call (attached as a
- * daemon thread if it is not a Java thread). As for events, no Java exception unwinds into
- * the core: dispatchOperation catches and counts, anything left pending is cleared, and an
- * exception pending before the callback is kept. */
+ * Native.dispatchOperation(dispatch, ...) on the thread that made the call (callback_env). As
+ * for events, no Java exception unwinds into the core: dispatchOperation catches and counts,
+ * anything left pending is cleared, and an exception pending before the callback is kept. */
 static void op_callback(void *userdata, const mcpool_op_record *r) {
-    JNIEnv *env = NULL;
-    if (the_vm == NULL || userdata == NULL) return;
-    jint got = (*the_vm)->GetEnv(the_vm, (void **)&env, JNI_VERSION_1_8);
-    if (got == JNI_EDETACHED) {
-        if ((*the_vm)->AttachCurrentThreadAsDaemon(the_vm, (void **)&env, NULL) != JNI_OK) return;
-    } else if (got != JNI_OK) {
-        return;
-    }
+    if (userdata == NULL) return;
+    JNIEnv *env = callback_env();
+    if (env == NULL) return;
     jthrowable pending = (*env)->ExceptionOccurred(env);
     if (pending != NULL) (*env)->ExceptionClear(env);
     if ((*env)->PushLocalFrame(env, 8) == 0) {
-        size_t nl = 0, sl = 0, el = 0;
-        const char *name = mcpool_op_name(r, &nl);
-        const char *server = mcpool_op_server(r, &sl);
-        const char *err = mcpool_op_error_message(r, &el);
-        const char *proto = mcpool_op_protocol(r);
-        jbyteArray jop = new_bytes(env, name, nl);
-        jbyteArray jserver = jop ? new_bytes(env, server, sl) : NULL;
-        jbyteArray jproto = jserver ? new_bytes(env, proto, strlen(proto)) : NULL;
-        jbyteArray jerr = jproto ? new_bytes(env, err, el) : NULL;
-        if (jerr != NULL)
-            (*env)->CallStaticVoidMethod(env, cls_native, mid_dispatch_operation, (jobject)userdata, jop,
-                                         (jint)mcpool_op_keys(r), (jint)mcpool_op_hits(r), jserver, jproto,
-                                         (jlong)mcpool_op_duration_ns(r), (jint)mcpool_op_outcome_of(r),
-                                         (jint)mcpool_op_error_class(r), jerr,
-                                         (jlong)mcpool_op_bytes_sent(r), (jlong)mcpool_op_bytes_received(r),
-                                         (jlong)mcpool_op_ended_ago_ns(r));
+        jobject dispatch = (*env)->NewLocalRef(env, (jweak)userdata); /* NULL: collected */
+        if (dispatch != NULL) {
+            size_t nl = 0, sl = 0, el = 0;
+            const char *name = mcpool_op_name(r, &nl);
+            const char *server = mcpool_op_server(r, &sl);
+            const char *err = mcpool_op_error_message(r, &el);
+            const char *proto = mcpool_op_protocol(r);
+            jbyteArray jop = new_bytes(env, name, nl);
+            jbyteArray jserver = jop ? new_bytes(env, server, sl) : NULL;
+            jbyteArray jproto = jserver ? new_bytes(env, proto, strlen(proto)) : NULL;
+            jbyteArray jerr = jproto ? new_bytes(env, err, el) : NULL;
+            if (jerr != NULL)
+                (*env)->CallStaticVoidMethod(env, cls_native, mid_dispatch_operation, dispatch, jop,
+                                             (jint)mcpool_op_keys(r), (jint)mcpool_op_hits(r), jserver, jproto,
+                                             (jlong)mcpool_op_duration_ns(r), (jint)mcpool_op_outcome_of(r),
+                                             (jint)mcpool_op_error_class(r), jerr,
+                                             (jlong)mcpool_op_bytes_sent(r), (jlong)mcpool_op_bytes_received(r),
+                                             (jlong)mcpool_op_ended_ago_ns(r));
+        }
         if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
         (*env)->PopLocalFrame(env, NULL);
     }
@@ -673,29 +711,28 @@ static void op_callback(void *userdata, const mcpool_op_record *r) {
 }
 
 /* Makes dispatch (a Native.OperationDispatch) the configuration's per-operation callback:
- * returns the global reference the callback uses, released (releaseRef) by the caller once
- * every client built from the configuration is freed. */
+ * returns the weak global reference the callback uses, kept and released (releaseRef) as the
+ * event listener's, the dispatch itself kept reachable by the caller (NativeClient). */
 JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configSetOperationListener(JNIEnv *env, jclass cls,
                                                                           jlong cfg, jobject dispatch) {
     (void)cls;
     if (dispatch == NULL) return 0;
-    jobject ref = (*env)->NewGlobalRef(env, dispatch);
-    if (ref == NULL) {
-        throw_oom(env, "mcpool: operation listener");
-        return 0;
-    }
+    jweak ref = callback_ref(env, dispatch, "mcpool: operation listener");
+    if (ref == NULL) return 0;
     mcpool_status st = mcpool_config_set_operation_callback(CONFIG(cfg), op_callback, ref);
     if (st != MCPOOL_OK) {
-        (*env)->DeleteGlobalRef(env, ref);
+        (*env)->DeleteWeakGlobalRef(env, ref);
         throw_status(env, st);
         return 0;
     }
     return (jlong)(intptr_t)ref;
 }
 
+/* Deletes a weak global reference of configSetEventListener or configSetOperationListener (0:
+ * nothing), once every client using it is freed. */
 JNIEXPORT void JNICALL Java_io_mcpool_Native_releaseRef(JNIEnv *env, jclass cls, jlong ref) {
     (void)cls;
-    if (ref != 0) (*env)->DeleteGlobalRef(env, (jobject)(intptr_t)ref);
+    if (ref != 0) (*env)->DeleteWeakGlobalRef(env, (jweak)(intptr_t)ref);
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -114,9 +114,9 @@ final class Config {
      * Text is passed to the C side as strict UTF-8 bytes ({@link Utf8}), never as JNI's
      * modified UTF-8.
      *
-     * @return the client handle, the global reference to the event listener and the one to the
-     *     operation listener (0 without one), which must outlive the client ({@link NativeClient}
-     *     releases them)
+     * @return the client handle, the weak global reference to the event listener and the one
+     *     to the operation listener (0 without one), which must outlive the client
+     *     ({@link NativeClient} releases them, and keeps the listeners themselves reachable)
      */
     long[] buildClient() {
         List<byte[]> names = new ArrayList<>(), values = new ArrayList<>();

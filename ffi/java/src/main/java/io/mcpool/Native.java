@@ -335,12 +335,17 @@ final class Native {
     /** An item's metadata: OK with out = {hit_before, last_access_s, ttl_s (-1: none), cas,
      * size, flags}, or NOT_FOUND. */
     static native int metaInfo(long client, byte[] key, long[] out);
-    /** Sets the configuration's event callback to the listener; returns the global reference
-     * to release ({@link #releaseRef}) once every client built from it is freed. */
+    /** Sets the configuration's event callback to the listener; returns the weak global
+     * reference the callback reaches it by, to release ({@link #releaseRef}) once every client
+     * built from it is freed. The native side does not keep the listener alive: the caller
+     * must ({@link NativeClient}); a callback after it was collected is skipped. */
     static native long configSetEventListener(long cfg, Object listener);
+    /** Deletes a weak global reference of {@link #configSetEventListener} or
+     * {@link #configSetOperationListener} (0: nothing). */
     static native void releaseRef(long ref);
-    /** Sets the configuration's per-operation callback to the dispatcher; returns the global
-     * reference to release ({@link #releaseRef}) once every client built from it is freed. */
+    /** Sets the configuration's per-operation callback to the dispatcher; returns the weak
+     * global reference to release ({@link #releaseRef}) once every client built from it is
+     * freed; the caller keeps the dispatcher alive, as for {@link #configSetEventListener}. */
     static native long configSetOperationListener(long cfg, Object dispatcher);
 
     /** An {@link OperationListener} and the count of the exceptions it threw. */

@@ -1,6 +1,7 @@
 package io.mcpool;
 
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,6 +23,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * closer writes {@code closed}, then sums the stripes. Either the caller sees the client
  * closed (and backs out), or the closer sees the caller's count (and leaves the free to the
  * last caller to leave, who sums again).
+ *
+ * <p>The listeners ({@code onServerEvent}, {@code onOperation}) are held strongly here and only
+ * weakly by the native side (JNI weak global references): a listener that refers back to its
+ * client (a lambda using the client) then keeps nothing alive, and the Cleaner frees a client
+ * dropped unclosed. A strong global reference would be a GC root reaching the client through
+ * the listener: never freed. The Cleaner's {@link State} holds neither the listeners nor this
+ * object, only the handles.
  */
 final class NativeClient implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
@@ -37,12 +45,13 @@ final class NativeClient implements AutoCloseable {
         return n;
     }
 
-    /** The state the cleaner holds: it must not refer to the NativeClient itself. */
+    /** The state the cleaner holds: it must not refer to the NativeClient itself, nor to
+     * anything that may (a listener): the Cleaner holds it strongly until it runs. */
     static final class State implements Runnable {
         final AtomicLong handle;
-        /** The event listener's global reference (0: none), released after the client. */
+        /** The event listener's weak global reference (0: none), released after the client. */
         final long listenerRef;
-        /** The operation listener's global reference (0: none), released after the client. */
+        /** The operation listener's weak global reference (0: none), released after the client. */
         final long operationRef;
         /** Calls in flight, striped; stripe i at index i * PAD. */
         final AtomicLongArray users = new AtomicLongArray(STRIPES * PAD);
@@ -84,8 +93,13 @@ final class NativeClient implements AutoCloseable {
 
     private final State state;
     private final Cleaner.Cleanable cleanable;
+    /** The listeners the native side holds weakly: reachable exactly as long as this client
+     * (never read: they are here for the GC). */
+    private final Object listener, operations;
 
     NativeClient(Config cfg) {
+        listener = cfg.listener;
+        operations = cfg.operations;
         state = new State(cfg.buildClient());
         cleanable = CLEANER.register(this, state);
     }
@@ -111,6 +125,9 @@ final class NativeClient implements AutoCloseable {
 
     void release() {
         leave(state, stripe());
+        // This client (and so its listeners, which the native callbacks reach weakly) stays
+        // reachable until the call that acquired it returned, even when its caller dropped it.
+        Reference.reachabilityFence(this);
     }
 
     private static void leave(State s, int i) {
