@@ -753,10 +753,20 @@ mcp_thaw(pTHX_ SV *thaw, SV *image, int *died)
     dSP;
     int n;
     SV *res = NULL;
+    mcp_sigs_t sigs;
+    sv_2mortal(image);
+    /* A signal's handler never runs inside the guarded thaw, where its die would be caught as
+     * the value not thawing (and an "unsafe" handler's die could leave malloc's lock held,
+     * hanging the process): one noted before it runs now, one that comes during it is held
+     * until it has returned and runs then. Either way its die leaves the method (tester
+     * findings retest11 1, 2). */
+    PERL_ASYNC_CHECK();
+    mcp_sigs_hold(aTHX_ &sigs);
     PUSHMARK(SP);
-    XPUSHs(sv_2mortal(image));
+    XPUSHs(image);
     PUTBACK;
     n = call_sv(thaw, G_SCALAR | G_EVAL);
+    mcp_sigs_release(aTHX_ &sigs);
     SPAGAIN;
     if (n == 1)
         res = POPs;
@@ -995,6 +1005,20 @@ mcp_alloc_multi(void *userdata, size_t index, size_t len, uint32_t flags, uint64
     if (mm->cas)
         mm->cas[index] = cas;
     return SvPVX(sv);
+}
+
+/* The values of a get_multi not yet stored in its hash, freed as its scope unwinds (a
+ * signal handler's die between two thaws); none are left on the normal path. */
+static void
+mcp_drop_vals(pTHX_ void *p)
+{
+    mcp_multi_t *mm = (mcp_multi_t *)p;
+    size_t i;
+    for (i = 0; i < mm->n; i++)
+        if (mm->vals[i]) {
+            SvREFCNT_dec(mm->vals[i]);
+            mm->vals[i] = NULL;
+        }
 }
 
 /* The key a _multi result is filed under in scalar context: the argument itself, or the
@@ -1851,6 +1875,9 @@ get_multi(m, ...)
             mm.perl = aTHX;
 #endif
             Zero(mm.vals, n, SV *);
+            /* values not yet in the hash are freed if a signal's handler dies between two
+             * thaws (mcp_thaw) */
+            SAVEDESTRUCTOR_X(mcp_drop_vals, &mm);
             mm.made = 0;
             mm.any_flags = 0;
             for (i = 0; i < n; i++) {
@@ -1929,6 +1956,7 @@ get_multi(m, ...)
                 SV *sv = mm.vals[i];
                 if (!sv)
                     continue;
+                mm.vals[i] = NULL; /* the hash's now, or freed here */
                 if (st[i] != MCPOOL_OK) {
                     SvREFCNT_dec(sv); /* allocated, then the key failed */
                     continue;

@@ -1627,10 +1627,13 @@ connections for good) and leave locks held. So while a method is inside the core
 network, the pool, the server list), the signals that have a Perl handler (a code
 reference, a glob or a sub's name in C<%SIG>: what C<%SIG>, C<POSIX::sigaction>, safe or
 not, and Sys::SigAction install) are held for that thread, and delivered as soon as the
-core returns: the handler runs then, before anything else of the method (a Storable
-value's thaw included: until 2026-12-05 a safe handler ran inside that guarded thaw, its
-C<die> was taken for the value not thawing, and C<get> returned C<undef> with a warning),
-and its C<die> comes out of the method as usual
+core returns: the handler runs then, before anything else of the method, and its C<die>
+comes out of the method as usual. The same signals are held while a value is thawed
+(Storable, or your C<deserialize>), and a signal that came during a thaw is delivered as it
+returns: until 2026-12-05 a handler ran inside that guarded thaw, its C<die> was taken for
+the value not thawing (C<get> returned C<undef> with a warning), and an "unsafe" handler's
+C<die> there could leave C<malloc>'s lock held and hang the process. So C<alarm> cannot cut
+a thaw short either: a C<deserialize> that runs long runs to its end first
 (a value the interrupted call had already fetched is dropped, its memory not reclaimed;
 nothing else is lost). Each call into the
 core is bounded by C<io_timeout> (and C<operation_timeout>, C<pool_timeout>), so a handled
