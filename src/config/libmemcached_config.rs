@@ -10,6 +10,7 @@
 //! and has no effect. docs/options.md lists every word.
 
 use crate::address::ServerSpec;
+use crate::config::options::{is_secret, redacted};
 use crate::config::ClientBuilder;
 use crate::error::{Error, Result};
 
@@ -84,23 +85,60 @@ fn words(text: &str) -> Result<Vec<Word>> {
             given.push(c);
             chars.next();
         }
+        // A word after a secret's name may be the secret, written after a space
+        // (`--SASL-PASSWORD s3cret`): its error shows its length, never its text
+        let after_secret = out.last().is_some_and(|w: &Word| secret_word(&w.name));
         if quoted {
-            return Err(bad(&given, "a quote is not closed"));
+            let shown = match given.split_once('=') {
+                Some((name, v)) if after_secret || secret_word(&word_name(name)) => {
+                    format!("{name}={}", redacted(v))
+                }
+                _ if after_secret || secret_word(&word_name(&given)) => redacted(&given),
+                _ => given.clone(),
+            };
+            return Err(bad(&shown, "a quote is not closed"));
         }
         let Some(body) = given.strip_prefix("--") else {
-            return Err(bad(&given, "each word starts with -- (--SERVER=host:port)"));
+            let shown = if after_secret {
+                format!(
+                    "the word after --{}, {}",
+                    out[out.len() - 1].name,
+                    redacted(&given)
+                )
+            } else {
+                given.clone()
+            };
+            return Err(bad(
+                &shown,
+                "each word starts with -- (--SERVER=host:port); a value with spaces is \
+                 double-quoted",
+            ));
         };
         let (name, value) = match body.split_once('=') {
             Some((n, v)) => (n, Some(v.to_owned())),
             None => (body, None),
         };
         out.push(Word {
-            name: name.to_ascii_uppercase().replace('_', "-"),
+            name: word_name(name),
             value,
             given: given.clone(),
         });
     }
     Ok(out)
+}
+
+/// A word's name as the table below spells it: upper case, `-` for `_`.
+fn word_name(name: &str) -> String {
+    name.trim_start_matches("--")
+        .to_ascii_uppercase()
+        .replace('_', "-")
+}
+
+/// Whether a word names a secret (`--SASL-PASSWORD`, and any other password word, which
+/// libmemcached's strings do not have and mcpool refuses): its value, and the word after
+/// it, are never shown in an error.
+fn secret_word(name: &str) -> bool {
+    is_secret(&name.to_ascii_lowercase().replace('-', "_")) || name.contains("PASSWORD")
 }
 
 fn bad(given: &str, why: &str) -> Error {
@@ -475,6 +513,31 @@ mod tests {
         );
         assert_eq!(t.distribution, "libmemcached:;");
         assert_eq!(t.options, vec![("failover", "eject".to_owned())]);
+    }
+
+    /// Tester finding retest11 3: a password written after a space, or in a quote left open,
+    /// was quoted in the error.
+    #[test]
+    fn a_secret_is_never_shown_in_an_error() {
+        for given in [
+            "--SERVER=127.0.0.1:11211 --SASL-PASSWORD S3cr3tPW",
+            "--SASL-PASSWORD=abc S3cr3tPW",
+            "--PASSWORD S3cr3tPW",
+            "--SASL-PASSWORD=\"S3cr3tPW",
+            "--SASL-PASSWORD=\"abc S3cr3tPW",
+            "--sasl_password S3cr3tPW --SERVER=a",
+            "--SASL-PASSWORD=S3cr3tPW",
+            "--SASL-PASSWORD S3cr3tPW\"",
+        ] {
+            let e = translate(given).unwrap_err().to_string();
+            assert!(!e.contains("S3cr3tPW"), "{given}: {e}");
+            assert!(e.contains("libmemcached_config"), "{given}: {e}");
+        }
+        // other words are still shown as written
+        let e = translate("SERVER=a").unwrap_err().to_string();
+        assert!(e.contains("SERVER=a"), "{e}");
+        let e = translate("--NAMESPACE=\"open").unwrap_err().to_string();
+        assert!(e.contains("--NAMESPACE=\"open"), "{e}");
     }
 
     /// Tester finding retest9 (lmconfig): libmemcached reads a port of one to five digits
