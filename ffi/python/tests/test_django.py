@@ -215,6 +215,14 @@ def test_a_timeout_that_is_not_a_number_is_refused_as_djangos_backends_refuse_it
     assert cache.get("tmo") is None
     cache.set("tmo", "v", 1.5)  # numbers of any kind are Django's
     assert cache.get("tmo") == "v"
+    # Django's backends read int(timeout) first (tester finding retest11 5): "0" is not
+    # cached, as 0 is; a text that is not a number is int()'s ValueError
+    for zero in ("0", b"0", 0.5):
+        cache.set("tmo", "v")
+        cache.set("tmo", "zero", zero)
+        assert cache.get("tmo") is None, zero
+    with pytest.raises(ValueError):
+        cache.set("tmo", "v", "abc")
 
 
 def test_touch(cache):

@@ -209,6 +209,10 @@ class McpoolCache(BaseCache):
             timeout = self.default_timeout
         if timeout is None:
             return 0
+        # Django's backends read int(timeout) first: 0 (also "0", b"0", 0.5) is not cached,
+        # a text that is not a number raises ValueError, what int() refuses TypeError
+        if int(timeout) == 0:
+            return mcpool.expiry_from_now(0)
         if not isinstance(timeout, numbers.Number) or isinstance(timeout, complex):
             # Django's own backends raise TypeError comparing it with 30 days
             raise TypeError("timeout must be a number of seconds or None, not %r" % (timeout,))
