@@ -834,7 +834,9 @@ impl ClientBuilder {
     /// whose call changed the state, after that call has given its connection (and its
     /// place in the pool) back, so it may issue commands of its own; keep it short, that
     /// call returns only when it does. A handler that panics does not unwind into that call
-    /// (whose result stands): the panic hook reports it and the panic is caught.
+    /// (whose result stands): the panic hook reports it and the panic is caught. A handler
+    /// that owns the client (an `Arc<Client>` moved into it) makes a cycle that is never
+    /// freed, connections included: give it a `Weak<Client>` and `upgrade` it per call.
     pub fn on_event(mut self, handler: impl Fn(&Event) + Send + Sync + 'static) -> Self {
         self.config.events = Some(EventHandler(Arc::new(handler)));
         self
@@ -899,6 +901,8 @@ impl ClientBuilder {
     /// is one branch per call. A panic in the handler is caught, never unwinds into the
     /// call (whose work is done): the panic hook reports it and
     /// [`Client::operation_handler_panics`](crate::Client::operation_handler_panics) counts it.
+    /// A handler that owns the client (an `Arc<Client>`) is a cycle never freed: give it a
+    /// `Weak<Client>`, as for [`on_event`](ClientBuilder::on_event).
     pub fn on_operation(mut self, handler: impl Fn(&OpRecord<'_>) + Send + Sync + 'static) -> Self {
         self.config.operations = Some(OpHandler(Arc::new(handler)));
         self
