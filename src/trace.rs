@@ -69,8 +69,18 @@ pub enum Op {
     Lease,
     /// `invalidate` (meta).
     Invalidate,
-    /// `set_multi` / `set_multi_items`.
+    /// `set_multi` / `set_multi_items` (and `store_multi_items` of `set`).
     SetMulti,
+    /// `store_multi_items` of `add` (the bindings' `add_multi`).
+    AddMulti,
+    /// `store_multi_items` of `replace`.
+    ReplaceMulti,
+    /// `store_multi_items` of `append`.
+    AppendMulti,
+    /// `store_multi_items` of `prepend`.
+    PrependMulti,
+    /// `store_multi_items` of `cas`.
+    CasMulti,
     /// `set_multi_noreply`.
     SetMultiNoreply,
     /// `delete_multi`.
@@ -125,6 +135,11 @@ impl Op {
             Op::Lease => "get_lease\0",
             Op::Invalidate => "invalidate\0",
             Op::SetMulti => "set_multi\0",
+            Op::AddMulti => "add_multi\0",
+            Op::ReplaceMulti => "replace_multi\0",
+            Op::AppendMulti => "append_multi\0",
+            Op::PrependMulti => "prepend_multi\0",
+            Op::CasMulti => "cas_multi\0",
             Op::SetMultiNoreply => "set_multi_noreply\0",
             Op::DeleteMulti => "delete_multi\0",
             Op::TouchMulti => "touch_multi\0",
@@ -135,6 +150,19 @@ impl Op {
             Op::Noop => "noop\0",
             Op::Stats => "stats\0",
             Op::MetaInfo => "meta_info\0",
+        }
+    }
+
+    /// The batch of store commands `cmd` (`add` → [`Op::AddMulti`], ...).
+    pub(crate) fn store_multi(cmd: crate::proto::ascii::StoreCommand) -> Op {
+        use crate::proto::ascii::StoreCommand as C;
+        match cmd {
+            C::Set => Op::SetMulti,
+            C::Add => Op::AddMulti,
+            C::Replace => Op::ReplaceMulti,
+            C::Append => Op::AppendMulti,
+            C::Prepend => Op::PrependMulti,
+            C::Cas(_) => Op::CasMulti,
         }
     }
 

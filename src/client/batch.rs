@@ -69,7 +69,10 @@ impl Client {
             .collect();
         let like = store_request(cmd, b"", b"", 0, 0, false);
         self.batch(
-            &STORES,
+            &BatchKind {
+                op: Op::store_multi(cmd),
+                ..STORES
+            },
             &prepared,
             |item| &item.0 .0,
             &like,
@@ -559,7 +562,7 @@ struct BatchKind {
     summary: fn(usize, usize) -> OpOutcome,
 }
 
-static STORES: BatchKind = BatchKind {
+const STORES: BatchKind = BatchKind {
     op: Op::SetMulti,
     opened: || Outcome::Stored(StoreOutcome::NotStored),
     positive: |o| matches!(o, Outcome::Stored(StoreOutcome::Stored)),
