@@ -134,11 +134,16 @@ fn word_name(name: &str) -> String {
         .replace('_', "-")
 }
 
-/// Whether a word names a secret (`--SASL-PASSWORD`, and any other password word, which
-/// libmemcached's strings do not have and mcpool refuses): its value, and the word after
-/// it, are never shown in an error.
-fn secret_word(name: &str) -> bool {
-    is_secret(&name.to_ascii_lowercase().replace('-', "_")) || name.contains("PASSWORD")
+/// Whether a word may carry a credential: it names a secret (`--SASL-PASSWORD`) or has a
+/// credential's word anywhere in it (`--SASL-PASSWORD:s3cret`, `--PASSWORDs3cret`, a
+/// misspelt `--SASL-PASWORD=...`), none of which libmemcached's strings have: such a word,
+/// and the word after it, are never shown in an error, only their length.
+fn secret_word(word: &str) -> bool {
+    let upper = word.to_ascii_uppercase();
+    is_secret(&upper.to_ascii_lowercase().replace('-', "_"))
+        || ["PASS", "PWD", "SECRET", "SASL", "AUTH", "CRED", "TOKEN"]
+            .iter()
+            .any(|w| upper.contains(w))
 }
 
 fn bad(given: &str, why: &str) -> Error {
@@ -304,8 +309,14 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
                         "not a word of libmemcached's configuration strings".to_owned()
                     });
                 // a word unknown here is shown by its name only: its value may be a secret
-                // (`--SASL-PASSWORD=...`, which libmemcached refuses too)
+                // (`--SASL-PASSWORD=...`, which libmemcached refuses too); one that may hold a
+                // credential anywhere (`--SASL-PASSWORD:s3cret`) by its length only
                 let shown = match w.given.split_once('=') {
+                    _ if secret_word(&w.given) => format!(
+                        "{} (a word naming a credential; SASL is set with the sasl_username and \
+                         sasl_password options)",
+                        redacted(&w.given)
+                    ),
                     Some((word, _)) => format!("{word}=..."),
                     None => w.given.clone(),
                 };
@@ -528,6 +539,13 @@ mod tests {
             "--sasl_password S3cr3tPW --SERVER=a",
             "--SASL-PASSWORD=S3cr3tPW",
             "--SASL-PASSWORD S3cr3tPW\"",
+            "--SASL-PASSWORD:S3cr3tPW",
+            "--SASL_PASSWORD:S3cr3tPW",
+            "--PASSWORD:S3cr3tPW",
+            "--SASL-PASSWORD-S3cr3tPW",
+            "--SASL-PASSWORDS3cr3tPW",
+            "--SASL-PASWORD=S3cr3tPW",
+            "--SASL-PASWORD:S3cr3tPW",
         ] {
             let e = translate(given).unwrap_err().to_string();
             assert!(!e.contains("S3cr3tPW"), "{given}: {e}");
