@@ -224,6 +224,16 @@ def test_a_timeout_that_is_not_a_number_is_refused_as_djangos_backends_refuse_it
     with pytest.raises(ValueError):
         cache.set("tmo", "v", "abc")
 
+    class IntLike:  # not a numbers.Number: int() and a comparison are what Django's use
+        def __int__(self):
+            return 60
+
+        def __gt__(self, other):
+            return 60 > other
+
+    cache.set("tmo", "int-like", IntLike())  # tester finding retest12 2: was TypeError
+    assert cache.get("tmo") == "int-like"
+
 
 def test_touch(cache):
     cache.set("expire1", "very quickly", timeout=1)

@@ -61,7 +61,6 @@ protocol error, a value that cannot be decoded), it raises.
 """
 import contextlib
 import functools
-import numbers
 import pickle
 import re
 import threading
@@ -213,9 +212,12 @@ class McpoolCache(BaseCache):
         # a text that is not a number raises ValueError, what int() refuses TypeError
         if int(timeout) == 0:
             return mcpool.expiry_from_now(0)
-        if not isinstance(timeout, numbers.Number) or isinstance(timeout, complex):
-            # Django's own backends raise TypeError comparing it with 30 days
-            raise TypeError("timeout must be a number of seconds or None, not %r" % (timeout,))
+        try:
+            timeout > 2592000  # Django's own backends compare it with 30 days
+        except TypeError:
+            # "1", b"1": what they raise there
+            raise TypeError(
+                "timeout must be a number of seconds or None, not %r" % (timeout,)) from None
         # the core's rule for a duration, as Django's memcached backends compute it: up to
         # 30 days as it is, above it the unix time it ends at (memcached reads an expiry
         # above 30 days as a unix time), 0 or less expired at once (EXPIRED_AT_ONCE, a unix
