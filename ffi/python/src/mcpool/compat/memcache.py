@@ -95,6 +95,7 @@ one; ``add`` and ``touch`` return 0 and change nothing. A ``time`` of None raise
 (nothing stored) and makes ``touch``
 return 0, the item unchanged, as with python-memcached (never "never expires").
 """
+import os as _os
 import pickle as _pickle
 import re as _re
 import socket as _socket
@@ -134,8 +135,13 @@ def _parse(spec):
         spec, weight = spec
     m = _re.match(r"^unix:(?P<path>.*)$", spec)
     if m:
+        # the label is the core's name of the socket, its absolute path (python-memcached
+        # opens a relative one from the working directory: this one from where the client
+        # was made); the core is given it as unix:PATH, so that a path with ":2" or ":1 x"
+        # in it stays the path (tester finding addresses 1, 2: it was read as a weight and
+        # a name, or a relative one as a host name)
         path = m.group("path")
-        return weight, _socket.AF_UNIX, path, None, None, path
+        return weight, _socket.AF_UNIX, path, None, None, _os.path.abspath(path)
     family = _socket.AF_INET6
     m = _re.match(r"^inet6:\[(?P<host>[^\[\]]+)\](:(?P<port>[0-9]+))?$", spec)
     if not m:
@@ -298,7 +304,8 @@ class Client:
         if isinstance(servers, str):
             servers = [servers]
         hosts = [_Host(s, self) for s in servers]
-        specs = [(h._label, h.weight) for h in hosts]
+        specs = [("unix:" + h._label if h.family == _socket.AF_UNIX else h._label, h.weight)
+                 for h in hosts]
         if self.socket_timeout == 0:
             # python-memcached's socket.settimeout(0) is a non-blocking socket: its connect
             # never completes (EINPROGRESS), so every server is marked dead and every call

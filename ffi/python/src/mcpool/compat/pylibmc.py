@@ -663,7 +663,7 @@ def _server(spec):
     if isinstance(spec, tuple) and len(spec) == 4:
         _kind, addr, port, weight = spec
         if str(addr).startswith("/"):
-            return (addr, int(weight))
+            return ("unix:" + addr, int(weight))
         host = "[%s]" % addr if ":" in str(addr) else addr
         return ("%s:%d" % (host, int(port)), int(weight))
     if not isinstance(spec, str):
@@ -672,7 +672,10 @@ def _server(spec):
         raise NotSupportedError("server %r: mcpool speaks TCP and unix sockets, not UDP"
                                 % spec)
     if spec.startswith("/"):
-        return (spec, 1)
+        # the whole string is the socket's path, as pylibmc takes it: given to the core as
+        # unix:PATH, so that ":2" in the path is not read as a weight (tester finding
+        # addresses 1)
+        return ("unix:" + spec, 1)
     port, weight = "11211", 1
     if spec.startswith("["):
         if "]" not in spec:
@@ -747,7 +750,7 @@ class Client:
                 raise TypeError("SASL requires both username and password")
             if not binary:
                 raise TypeError("SASL requires the memcached binary protocol")
-        if len({a.startswith("/") for a, _ in self._servers}) > 1:
+        if len({a.startswith("unix:") for a, _ in self._servers}) > 1:
             # pylibmc refuses a list of unix sockets and TCP servers together
             raise ValueError("can't mix transport types")
         self._auth = (username, password)

@@ -148,6 +148,7 @@ What differs:
 import functools as _functools
 import io as _io
 import logging as _logging
+import os as _os
 import pickle as _pickle
 import socket as _socket
 import sys as _sys
@@ -375,11 +376,19 @@ def normalize_server_spec(server):
     return (host, port)
 
 
-def _address(server):
-    """mcpool's address of a normalized server spec."""
+def _address(server, relative_socket=False):
+    """mcpool's address of a normalized server spec. A str is a unix socket's path, given
+    to the core as unix:PATH so that ":2" in it stays the path (tester finding addresses 1);
+    a relative one (``unix:NAME``) is a socket in the working directory for ``Client``
+    (``relative_socket``), as pymemcache's Client opens it, and a host name for
+    ``HashClient``, as pymemcache's HashClient reads it (finding addresses 2)."""
     if isinstance(server, tuple):
         host, port = server
         return "[%s]:%s" % (host, port) if ":" in host else "%s:%s" % (host, port)
+    if server.startswith("/"):
+        return "unix:" + server
+    if relative_socket:
+        return "unix:" + _os.path.abspath(server)
     return server
 
 
@@ -530,6 +539,7 @@ class _Base:
     """What Client, PooledClient and HashClient share: arguments, keys, values, calls."""
 
     _hash = False  # HashClient's failure rule and placement checks
+    _relative_socket = False  # a relative socket path (unix:NAME) is a socket: Client's
 
     def _setup(self, servers, serde_, serializer, deserializer, connect_timeout, timeout,
                no_delay, ignore_exc, socket_module, socket_keepalive, key_prefix,
@@ -579,7 +589,8 @@ class _Base:
         self._build()
 
     def _build(self):
-        self._mc = (_mcpool.Client([_address(s) for s in self._servers], **self._opts)
+        addrs = [_address(s, self._relative_socket) for s in self._servers]
+        self._mc = (_mcpool.Client(addrs, **self._opts)
                     if self._servers else None)
         self._raw = None  # _raw_cas's, made again for the new servers
 
@@ -754,7 +765,8 @@ class _Base:
         if getattr(self, "_raw", None) is None:
             opts = {k: v for k, v in self._opts.items() if k not in ("pickle", "pickle_protocol")}
             opts["value_format"] = "libmemcached"
-            self._raw = _mcpool.Client([_address(s) for s in self._servers], **opts)
+            addrs = [_address(s, self._relative_socket) for s in self._servers]
+            self._raw = _mcpool.Client(addrs, **opts)
         try:
             cas = self._raw.gets(key)[1]
         except _mcpool.Error:
@@ -919,6 +931,8 @@ class Client(_Base):
     """pymemcache's ``Client(server, serde=None, ..., key_prefix=b'', default_noreply=True,
     allow_unicode_keys=False, encoding='ascii')``: one server, ``(host, port)``,
     ``"host:port"`` or a unix socket's path."""
+
+    _relative_socket = True  # "unix:NAME": the socket NAME in the working directory
 
     def __init__(self, server, serde=None, serializer=None, deserializer=None,
                  connect_timeout=None, timeout=None, no_delay=False, ignore_exc=False,
@@ -1089,9 +1103,9 @@ class HashClient(_Base):
         if self._mc is None or not self._servers:
             self._build()
         else:
-            self._mc.set_servers([_address(s) for s in self._servers])
+            self._mc.set_servers([_address(s, self._relative_socket) for s in self._servers])
             if self._raw is not None:
-                self._raw.set_servers([_address(s) for s in self._servers])
+                self._raw.set_servers([_address(s, self._relative_socket) for s in self._servers])
 
     def gets(self, key, *args, **kwargs):
         """``(value, cas)``; None while the key's server is failing (pymemcache's default)."""
