@@ -113,7 +113,7 @@ pub(crate) unsafe fn text<'a>(
 ) -> Result<&'a str, Failure> {
     // SAFETY: forwarded from the caller's promise.
     unsafe {
-        utf8(p, len, max, what, || {
+        utf8(p, len, max, what, |_| {
             Failure::invalid(format!("{what} is not UTF-8"))
         })
     }
@@ -130,10 +130,14 @@ pub(crate) unsafe fn address<'a>(
     max: usize,
     what: &str,
 ) -> Result<&'a str, Failure> {
-    let not_utf8 = || {
+    // the entry named as every other refused address is, its bytes escaped (`\xe9`)
+    let not_utf8 = |b: &[u8]| {
         Failure::new(
             mcpool_status::MCPOOL_CONFIG,
-            format!("bad server address ({what}): not UTF-8"),
+            format!(
+                "bad server address \"{}\" ({what}): not UTF-8 (addresses are UTF-8 text)",
+                b.escape_ascii()
+            ),
         )
     };
     // SAFETY: forwarded from the caller's promise.
@@ -150,7 +154,7 @@ unsafe fn utf8<'a>(
     len: usize,
     max: usize,
     what: &str,
-    not_utf8: impl FnOnce() -> Failure,
+    not_utf8: impl FnOnce(&[u8]) -> Failure,
 ) -> Result<&'a str, Failure> {
     if p.is_null() {
         return Err(Failure::invalid(format!("{what} is NULL")));
@@ -165,5 +169,5 @@ unsafe fn utf8<'a>(
             mcpool_status::MCPOOL_INVALID_ARGUMENT,
         )
     }?;
-    std::str::from_utf8(b).map_err(|_| not_utf8())
+    std::str::from_utf8(b).map_err(|_| not_utf8(b))
 }

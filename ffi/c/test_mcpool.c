@@ -814,7 +814,11 @@ static void test_server_weight_in_address(void) {
     EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:3"), 2), MCPOOL_CONFIG);
     EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:0"), 1), MCPOOL_CONFIG);
     EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911:4294967296"), 1), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_add_server(cfg, S("\xff\xfe"), 1), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_add_server(cfg, S("/tmp/caf\xe9.sock"), 1), MCPOOL_CONFIG);
+    /* the entry named, its bytes escaped, as every other refused address (tester finding
+     * addresses 3: it said only "not UTF-8") */
+    CHECK(strstr(mcpool_last_error_message(), "\"/tmp/caf\\xe9.sock\"") != NULL);
+    CHECK(strstr(mcpool_last_error_message(), "not UTF-8") != NULL);
     /* a weight of 0 beside the address is the same configuration error as one in it */
     EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911"), 0), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "127.0.0.1:21911") != NULL);
