@@ -101,3 +101,38 @@ def test_a_relative_unix_path_is_a_socket_in_the_working_directory(sockets, drop
     if dropin == "memcache":
         # its own name for the server is still python-memcached's
         assert [str(s).split(" ")[0] for s in c.servers] == ["unix:rel.sock"]
+
+
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory):
+    """x.sock in a directory and in real/, and link -> real/sub: the kernel reads
+    link/../x.sock as real/x.sock."""
+    d = str(tmp_path_factory.mktemp("linked"))
+    os.makedirs(os.path.join(d, "real", "sub"))
+    os.symlink(os.path.join(d, "real", "sub"), os.path.join(d, "link"))
+    names = ["x.sock", "real/x.sock"]
+    procs = [_start(os.path.join(d, n)) for n in names]
+    yield d, names
+    for p in procs:
+        p.terminate()
+        p.wait(10)
+
+
+@pytest.mark.parametrize("given", ["absolute", "relative"])
+@pytest.mark.parametrize("dropin", ["memcache", "pymemcache"])
+def test_dot_dot_after_a_symlink_is_resolved_as_the_kernel_resolves_it(linked, dropin, given,
+                                                                       monkeypatch):
+    """Tester finding retest13 2: the path was normalized as text (link/.. dropped), which
+    reached x.sock where the library reaches real/x.sock."""
+    d, names = linked
+    _flush(d, names)
+    monkeypatch.chdir(d)
+    path = os.path.join(d, "link/../x.sock") if given == "absolute" else "link/../x.sock"
+    if dropin == "pymemcache" and given == "absolute":
+        c = compat_pymemcache.Client(path)
+    elif dropin == "pymemcache":
+        c = compat_pymemcache.Client("unix:" + path)
+    else:
+        c = compat_memcache.Client(["unix:" + path])
+    assert c.set("probe", "v")
+    assert _holders(d, names, b"probe") == ["real/x.sock"]

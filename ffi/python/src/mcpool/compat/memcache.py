@@ -141,7 +141,9 @@ def _parse(spec):
         # in it stays the path (tester finding addresses 1, 2: it was read as a weight and
         # a name, or a relative one as a host name)
         path = m.group("path")
-        return weight, _socket.AF_UNIX, path, None, None, _os.path.abspath(path)
+        # joined, not normalized: the kernel resolves "link/.." through the link
+        full = path if path.startswith("/") else _os.path.join(_os.getcwd(), path)
+        return weight, _socket.AF_UNIX, path, None, None, full
     family = _socket.AF_INET6
     m = _re.match(r"^inet6:\[(?P<host>[^\[\]]+)\](:(?P<port>[0-9]+))?$", spec)
     if not m:

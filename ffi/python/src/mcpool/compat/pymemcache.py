@@ -388,7 +388,8 @@ def _address(server, relative_socket=False):
     if server.startswith("/"):
         return "unix:" + server
     if relative_socket:
-        return "unix:" + _os.path.abspath(server)
+        # joined, not normalized: the kernel resolves "link/.." through the link
+        return "unix:" + _os.path.join(_os.getcwd(), server)
     return server
 
 
