@@ -10,7 +10,7 @@
 //! and has no effect. docs/options.md lists every word.
 
 use crate::address::ServerSpec;
-use crate::config::options::{is_secret, redacted};
+use crate::config::options::is_secret;
 use crate::config::ClientBuilder;
 use crate::error::{Error, Result};
 
@@ -52,6 +52,80 @@ const REFUSED: &[(&str, &str)] = &[
     ("PARSER-DEBUG", "not a setting"),
 ];
 
+/// The words translated here, by name (the match in [`translate`]).
+const TRANSLATED: &[&str] = &[
+    "SERVER",
+    "SOCKET",
+    "DISTRIBUTION",
+    "HASH",
+    "SORT-HOSTS",
+    "BINARY-PROTOCOL",
+    "TCP-NODELAY",
+    "HASH-WITH-NAMESPACE",
+    "NAMESPACE",
+    "CONNECT-TIMEOUT",
+    "POLL-TIMEOUT",
+    "RETRY-TIMEOUT",
+    "REMOVE-FAILED-SERVERS",
+    "POOL-MAX",
+    "POOL-MIN",
+    "NUMBER-OF-REPLICAS",
+];
+
+/// How an error shows a word mcpool does not know (`given`, as written): its name (the text
+/// before `=` or `:`) when that is close to a word of libmemcached's strings, a typo of one
+/// (`--SEVRER=...`, with the word meant); otherwise only its length and place, since such a
+/// word may be anything, a password included (`SASL-PASSWORD=s3cret`, `--PASWORD:s3cret`,
+/// `--PW s3cret`: libmemcached's strings have no credential word, tester findings retest11
+/// 3, retest12 1, retest13 4).
+fn shown_unknown(given: &str, place: usize) -> String {
+    let name: String = given
+        .trim_start_matches('-')
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '_')
+        .collect();
+    let upper = name.to_ascii_uppercase().replace('_', "-");
+    let known = TRANSLATED
+        .iter()
+        .chain(NO_EFFECT_NUMBERS)
+        .chain(NO_EFFECT_FLAGS)
+        .chain(REFUSED.iter().map(|(n, _)| n))
+        .copied();
+    let close = known
+        .map(|k| (edit_distance(&upper, k), k))
+        .filter(|&(d, k)| !secret_word(&upper) && d <= 1 + k.len() / 5)
+        .min();
+    let more = if given.trim_start_matches('-').len() > name.len() {
+        "=..."
+    } else {
+        ""
+    };
+    match close {
+        Some((0, _)) => format!("--{upper}{more}"),
+        Some((_, k)) => format!("--{upper}{more} (did you mean --{k}?)"),
+        None => format!(
+            "word {place} (not shown, {} bytes: it may hold a secret)",
+            given.len()
+        ),
+    }
+}
+
+/// Levenshtein distance of two ASCII words.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.bytes().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 /// One word of the string: `--NAME` or `--NAME=VALUE` (quotes around the value removed).
 struct Word {
     name: String,
@@ -85,31 +159,15 @@ fn words(text: &str) -> Result<Vec<Word>> {
             given.push(c);
             chars.next();
         }
-        // A word after a secret's name may be the secret, written after a space
-        // (`--SASL-PASSWORD s3cret`): its error shows its length, never its text
-        let after_secret = out.last().is_some_and(|w: &Word| secret_word(&w.name));
+        // A malformed word is shown only as shown_unknown shows it: it may be a secret
+        // written after a space (`--SASL-PASSWORD s3cret`) or in a quote left open
+        let place = out.len() + 1;
         if quoted {
-            let shown = match given.split_once('=') {
-                Some((name, v)) if after_secret || secret_word(&word_name(name)) => {
-                    format!("{name}={}", redacted(v))
-                }
-                _ if after_secret || secret_word(&word_name(&given)) => redacted(&given),
-                _ => given.clone(),
-            };
-            return Err(bad(&shown, "a quote is not closed"));
+            return Err(bad(&shown_unknown(&given, place), "a quote is not closed"));
         }
         let Some(body) = given.strip_prefix("--") else {
-            let shown = if after_secret {
-                format!(
-                    "the word after --{}, {}",
-                    out[out.len() - 1].name,
-                    redacted(&given)
-                )
-            } else {
-                given.clone()
-            };
             return Err(bad(
-                &shown,
+                &shown_unknown(&given, place),
                 "each word starts with -- (--SERVER=host:port); a value with spaces is \
                  double-quoted",
             ));
@@ -136,8 +194,8 @@ fn word_name(name: &str) -> String {
 
 /// Whether a word may carry a credential: it names a secret (`--SASL-PASSWORD`) or has a
 /// credential's word anywhere in it (`--SASL-PASSWORD:s3cret`, `--PASSWORDs3cret`, a
-/// misspelt `--SASL-PASWORD=...`), none of which libmemcached's strings have: such a word,
-/// and the word after it, are never shown in an error, only their length.
+/// misspelt `--SASL-PASWORD=...`), none of which libmemcached's strings have: never shown
+/// as a typo of a known word ([`shown_unknown`]), and its error says where SASL is set.
 fn secret_word(word: &str) -> bool {
     let upper = word.to_ascii_uppercase();
     is_secret(&upper.to_ascii_lowercase().replace('-', "_"))
@@ -308,19 +366,13 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
                     .unwrap_or_else(|| {
                         "not a word of libmemcached's configuration strings".to_owned()
                     });
-                // a word unknown here is shown by its name only: its value may be a secret
-                // (`--SASL-PASSWORD=...`, which libmemcached refuses too); one that may hold a
-                // credential anywhere (`--SASL-PASSWORD:s3cret`) by its length only
-                let shown = match w.given.split_once('=') {
-                    _ if secret_word(&w.given) => format!(
-                        "{} (a word naming a credential; SASL is set with the sasl_username and \
-                         sasl_password options)",
-                        redacted(&w.given)
-                    ),
-                    Some((word, _)) => format!("{word}=..."),
-                    None => w.given.clone(),
-                };
-                return Err(bad(&shown, &why));
+                // a word unknown here may hold a secret (`--SASL-PASSWORD:s3cret`, which
+                // libmemcached refuses too): shown_unknown shows it
+                let mut why = why;
+                if secret_word(&w.given) {
+                    why.push_str("; SASL is set with the sasl_username and sasl_password options");
+                }
+                return Err(bad(&shown_unknown(&w.given, i + 1), &why));
             }
         }
     }
@@ -546,6 +598,17 @@ mod tests {
             "--SASL-PASSWORDS3cr3tPW",
             "--SASL-PASWORD=S3cr3tPW",
             "--SASL-PASWORD:S3cr3tPW",
+            "SASL-PASSWORD=S3cr3tPW",
+            "--PASWORD:S3cr3tPW",
+            "--PASWD:S3cr3tPW",
+            "--PW:S3cr3tPW",
+            "--SALS-PASWORD:S3cr3tPW",
+            "--PASWORD S3cr3tPW",
+            "--PW S3cr3tPW",
+            "--KEY S3cr3tPW",
+            "--PASWRD=\"S3cr3tPW",
+            "--PW=\"S3cr3tPW x",
+            "--S3cr3tPW",
         ] {
             let e = translate(given).unwrap_err().to_string();
             assert!(!e.contains("S3cr3tPW"), "{given}: {e}");
@@ -553,9 +616,18 @@ mod tests {
         }
         // other words are still shown as written
         let e = translate("SERVER=a").unwrap_err().to_string();
-        assert!(e.contains("SERVER=a"), "{e}");
+        assert!(e.contains("--SERVER=...: each word starts with --"), "{e}");
         let e = translate("--NAMESPACE=\"open").unwrap_err().to_string();
-        assert!(e.contains("--NAMESPACE=\"open"), "{e}");
+        assert!(
+            e.contains("--NAMESPACE=...") && e.contains("not closed"),
+            "{e}"
+        );
+        // a typo of a word is named with the word meant, never its value
+        let e = translate("--SEVRER=127.0.0.1:11211")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--SEVRER=... (did you mean --SERVER?)"), "{e}");
+        assert!(!e.contains("127.0.0.1"), "{e}");
     }
 
     /// Tester finding retest9 (lmconfig): libmemcached reads a port of one to five digits
