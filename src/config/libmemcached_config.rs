@@ -10,7 +10,7 @@
 //! and has no effect. docs/options.md lists every word.
 
 use crate::address::ServerSpec;
-use crate::config::options::is_secret;
+use crate::config::options::{distance, is_secret};
 use crate::config::ClientBuilder;
 use crate::error::{Error, Result};
 
@@ -92,7 +92,7 @@ fn shown_unknown(given: &str, place: usize) -> String {
         .chain(REFUSED.iter().map(|(n, _)| n))
         .copied();
     let close = known
-        .map(|k| (edit_distance(&upper, k), k))
+        .map(|k| (distance(&upper, k), k))
         .filter(|&(d, k)| !secret_word(&upper) && d <= 1 + k.len() / 5)
         .min();
     let more = if given.trim_start_matches('-').len() > name.len() {
@@ -108,22 +108,6 @@ fn shown_unknown(given: &str, place: usize) -> String {
             given.len()
         ),
     }
-}
-
-/// Levenshtein distance of two ASCII words.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b = b.as_bytes();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.bytes().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 /// One word of the string: `--NAME` or `--NAME=VALUE` (quotes around the value removed).

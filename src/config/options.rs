@@ -979,8 +979,8 @@ fn suggestion<'a>(given: &str, names: impl Iterator<Item = &'a str> + Clone) -> 
     }
 }
 
-/// Levenshtein distance.
-fn distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance (also libmemcached_config's "did you mean").
+pub(crate) fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

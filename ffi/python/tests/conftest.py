@@ -28,6 +28,23 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def start_unix_memcached(path, threads=2, megabytes=64):
+    """A memcached listening only on the unix socket `path`, once it accepts; its process."""
+    args = [MEMCACHED, "-s", path, "-t", str(threads), "-m", str(megabytes)]
+    if os.geteuid() == 0:
+        args += ["-u", "root"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(path)
+            return proc
+        except OSError:
+            assert time.monotonic() < deadline and proc.poll() is None, "memcached -s " + path
+            time.sleep(0.02)
+
+
 class Server:
     """One memcached process on 127.0.0.1:<free port>."""
 

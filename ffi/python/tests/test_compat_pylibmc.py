@@ -1064,26 +1064,9 @@ def test_a_subclass_overriding_serialize_is_refused_not_silently_pickled(server,
 @pytest.fixture(scope="module")
 def unix_server(tmp_path_factory):
     """A memcached listening only on a unix socket; its path."""
-    import os
-    import socket
-    import subprocess
-    import time
-
-    from conftest import MEMCACHED
+    from conftest import start_unix_memcached
     path = str(tmp_path_factory.mktemp("sock") / "mc.sock")
-    args = [MEMCACHED, "-s", path, "-t", "2", "-m", "64"]
-    if os.geteuid() == 0:
-        args += ["-u", "root"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            with socket.socket(socket.AF_UNIX) as s:
-                s.connect(path)
-            break
-        except OSError:
-            assert time.monotonic() < deadline and proc.poll() is None, "memcached -s"
-            time.sleep(0.02)
+    proc = start_unix_memcached(path)
     yield path
     proc.terminate()
     proc.wait(10)

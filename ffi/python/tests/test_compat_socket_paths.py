@@ -7,31 +7,12 @@ plain path as a weight and a name, so the drop-ins give it as unix:PATH), and a 
 directory."""
 import os
 import socket
-import subprocess
-import time
-
 import pytest
 
-from conftest import MEMCACHED
+from conftest import start_unix_memcached as _start
 import mcpool.compat.memcache as compat_memcache
 import mcpool.compat.pylibmc as compat_pylibmc
 import mcpool.compat.pymemcache as compat_pymemcache
-
-
-def _start(path):
-    args = [MEMCACHED, "-s", path, "-t", "1", "-m", "16"]
-    if os.geteuid() == 0:
-        args += ["-u", "root"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            with socket.socket(socket.AF_UNIX) as s:
-                s.connect(path)
-            return proc
-        except OSError:
-            assert time.monotonic() < deadline and proc.poll() is None, "memcached -s " + path
-            time.sleep(0.02)
 
 
 def _raw(path, line):
