@@ -117,3 +117,16 @@ def test_dot_dot_after_a_symlink_is_resolved_as_the_kernel_resolves_it(linked, d
         c = compat_memcache.Client(["unix:" + path])
     assert c.set("probe", "v")
     assert _holders(d, names, b"probe") == ["real/x.sock"]
+
+
+def test_hashclient_add_server_of_a_unix_prefixed_path_is_refused(sockets):
+    """pymemcache's HashClient.add_server hashes "unix:/path" as written (its constructor
+    hashes "/path"), so its keys would be placed where pymemcache does not place them:
+    refused, naming the path to give (tester finding retest13 3: 21 of 40 keys differed)."""
+    d, _names = sockets
+    path = os.path.join(d, "w.sock")
+    c = compat_pymemcache.HashClient([])
+    with pytest.raises(ValueError, match="give add_server the path alone"):
+        c.add_server("unix:" + path)
+    c.add_server(path)  # the path alone: placed as the constructor places it
+    assert c.set("probe", "v")

@@ -1086,6 +1086,15 @@ class HashClient(_Base):
 
     def add_server(self, server, port=None):
         """Adds a server (``(host, port)``, or ``host`` with ``port``)."""
+        if port is None and isinstance(server, str) and server.startswith("unix:"):
+            # pymemcache's add_server hashes "unix:/path" as written where its constructor
+            # hashes "/path"; mcpool places a socket by its path: refused rather than put
+            # keys where pymemcache would not (tester finding retest13 3)
+            raise ValueError(
+                "add_server(%r): pymemcache's HashClient places a socket added as 'unix:PATH' "
+                "by that text, and one given to its constructor by PATH; mcpool places it by "
+                "PATH: give add_server the path alone (%r), as the constructor takes it"
+                % (server, server[5:]))
         server = _hashed(_given(server, port))
         if _node(server) in self.clients:
             return
