@@ -131,6 +131,20 @@ unsafe fn text<'a>(p: *const u8, len: usize, what: &str, option: &str) -> Result
     unsafe { ptr::text(p.cast(), len, MAX_OPTION_LEN, what) }.map_err(|f| {
         let message = if option.is_empty() {
             f.message
+        } else if len <= MAX_OPTION_LEN
+            && options::option(option).is_some_and(|o| o.name == "servers")
+        {
+            // a server list that is not UTF-8 is named, its bytes escaped, as an address
+            // given alone is (tester finding retest13 5); no other option's value is shown
+            // here (one may be a secret)
+            // SAFETY: non-NULL (checked above), `len` readable bytes as the caller promises,
+            // and within the limit `ptr::text` read it under.
+            let given = unsafe { std::slice::from_raw_parts(p, len) };
+            format!(
+                "option {option}: {} (\"{}\")",
+                f.message,
+                given.escape_ascii()
+            )
         } else {
             format!("option {option}: {}", f.message)
         };
