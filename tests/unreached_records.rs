@@ -202,7 +202,7 @@ fn run(protocol: Protocol, fail_open: bool) {
     check(
         &what("add multi"),
         &take(),
-        Op::SetMulti,
+        Op::AddMulti,
         &held,
         &dead,
         fail_open,
