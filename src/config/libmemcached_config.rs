@@ -84,7 +84,7 @@ fn shown_unknown(given: &str, place: usize) -> String {
         .chars()
         .take_while(|c| c.is_ascii_alphabetic() || *c == '-' || *c == '_')
         .collect();
-    let upper = name.to_ascii_uppercase().replace('_', "-");
+    let upper = word_name(&name);
     let known = TRANSLATED
         .iter()
         .chain(NO_EFFECT_NUMBERS)
@@ -171,9 +171,7 @@ fn words(text: &str) -> Result<Vec<Word>> {
 
 /// A word's name as the table below spells it: upper case, `-` for `_`.
 fn word_name(name: &str) -> String {
-    name.trim_start_matches("--")
-        .to_ascii_uppercase()
-        .replace('_', "-")
+    name.to_ascii_uppercase().replace('_', "-")
 }
 
 /// Whether a word may carry a credential: it names a secret (`--SASL-PASSWORD`) or has a
@@ -182,7 +180,7 @@ fn word_name(name: &str) -> String {
 /// as a typo of a known word ([`shown_unknown`]), and its error says where SASL is set.
 fn secret_word(word: &str) -> bool {
     let upper = word.to_ascii_uppercase();
-    is_secret(&upper.to_ascii_lowercase().replace('-', "_"))
+    is_secret(&word.to_ascii_lowercase().replace('-', "_"))
         || ["PASS", "PWD", "SECRET", "SASL", "AUTH", "CRED", "TOKEN"]
             .iter()
             .any(|w| upper.contains(w))
@@ -420,18 +418,14 @@ fn server(w: &Word, value: &str) -> Result<ServerSpec> {
 /// default, 11211. A port over 65535, which libmemcached cuts to 16 bits, is refused by the
 /// address parser after this.
 fn libmemcached_port(w: &Word, addr: String) -> Result<String> {
-    let port = match addr.rsplit_once(':') {
-        // `host:port`, `[v6]:port`; a bare IPv6 address has no port to read here
-        Some((host, port))
-            if !port.is_empty()
-                && port.bytes().all(|b| b.is_ascii_digit())
-                && (host.ends_with(']') || !host.contains(':')) =>
-        {
-            (host.to_owned(), port)
-        }
-        _ => return Ok(addr),
+    // `host:port`, `[v6]:port`; a bare IPv6 address has no port to read here
+    let Some((host, digits)) = addr.rsplit_once(':').filter(|(host, port)| {
+        !port.is_empty()
+            && port.bytes().all(|b| b.is_ascii_digit())
+            && (host.ends_with(']') || !host.contains(':'))
+    }) else {
+        return Ok(addr);
     };
-    let (host, digits) = port;
     if digits.len() > 5 {
         return Err(bad(
             &w.given,

@@ -589,9 +589,12 @@ class _Base:
         self._servers = list(servers)
         self._build()
 
+    def _addresses(self):
+        """The core's addresses of the servers (``_address``)."""
+        return [_address(s, self._relative_socket) for s in self._servers]
+
     def _build(self):
-        addrs = [_address(s, self._relative_socket) for s in self._servers]
-        self._mc = (_mcpool.Client(addrs, **self._opts)
+        self._mc = (_mcpool.Client(self._addresses(), **self._opts)
                     if self._servers else None)
         self._raw = None  # _raw_cas's, made again for the new servers
 
@@ -766,8 +769,7 @@ class _Base:
         if getattr(self, "_raw", None) is None:
             opts = {k: v for k, v in self._opts.items() if k not in ("pickle", "pickle_protocol")}
             opts["value_format"] = "libmemcached"
-            addrs = [_address(s, self._relative_socket) for s in self._servers]
-            self._raw = _mcpool.Client(addrs, **opts)
+            self._raw = _mcpool.Client(self._addresses(), **opts)
         try:
             cas = self._raw.gets(key)[1]
         except _mcpool.Error:
@@ -1113,9 +1115,9 @@ class HashClient(_Base):
         if self._mc is None or not self._servers:
             self._build()
         else:
-            self._mc.set_servers([_address(s, self._relative_socket) for s in self._servers])
+            self._mc.set_servers(self._addresses())
             if self._raw is not None:
-                self._raw.set_servers([_address(s, self._relative_socket) for s in self._servers])
+                self._raw.set_servers(self._addresses())
 
     def gets(self, key, *args, **kwargs):
         """``(value, cas)``; None while the key's server is failing (pymemcache's default)."""
