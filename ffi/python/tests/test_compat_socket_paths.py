@@ -130,3 +130,25 @@ def test_hashclient_add_server_of_a_unix_prefixed_path_is_refused(sockets):
         c.add_server("unix:" + path)
     c.add_server(path)  # the path alone: placed as the constructor places it
     assert c.set("probe", "v")
+
+
+@pytest.mark.parametrize("where", ["space", "tab"])
+@pytest.mark.parametrize("dropin", ["pylibmc", "memcache", "pymemcache", "pymemcache-hash"])
+def test_a_path_with_whitespace_at_an_end_is_refused_never_another_socket(sockets, dropin,
+                                                                          where):
+    """The libraries open "/dir/w.sock " as written; the core trims an address's ends, so
+    it would reach "/dir/w.sock" (tester finding retest13 1): refused, naming the path."""
+    d, names = sockets
+    _flush(d, names)
+    path = os.path.join(d, "w.sock") + (" " if where == "space" else "\t")
+    with pytest.raises(ValueError, match="whitespace"):
+        if dropin == "pylibmc":
+            c = compat_pylibmc.Client([path])
+        elif dropin == "memcache":
+            c = compat_memcache.Client(["unix:" + path])
+        elif dropin == "pymemcache":
+            c = compat_pymemcache.Client(path)
+        else:
+            c = compat_pymemcache.HashClient([path])
+        c.set("probe", "v")
+    assert _holders(d, names, b"probe") == []

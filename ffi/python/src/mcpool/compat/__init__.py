@@ -30,3 +30,14 @@ def exptime(time):
         t = int(time)
         return EXPIRED_AT_ONCE if t < 0 else t
     return time
+
+
+def socket_address(path):
+    """The core's address of the unix socket at ``path`` as the replaced library opens it:
+    ``unix:PATH``, taken whole (a ``:2`` in the name stays the path). A path with
+    whitespace at either end is refused with ``ValueError`` naming it: the core trims every
+    address's ends, so it would reach another socket (tester finding retest13 1)."""
+    if path != path.strip():
+        raise ValueError("unix socket %r: a path beginning or ending with whitespace cannot be "
+                         "reached through mcpool (it would reach %r)" % (path, path.strip()))
+    return "unix:" + path

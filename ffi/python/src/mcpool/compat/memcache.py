@@ -106,6 +106,7 @@ import zlib as _zlib
 
 import mcpool as _mcpool
 from mcpool.compat import MAX_TTL as _MAX_TTL, exptime as _exptime
+from mcpool.compat import socket_address as _socket_address
 
 __author__ = "mcpool (python-memcached API)"
 __version__ = "1.58"
@@ -306,7 +307,7 @@ class Client:
         if isinstance(servers, str):
             servers = [servers]
         hosts = [_Host(s, self) for s in servers]
-        specs = [("unix:" + h._label if h.family == _socket.AF_UNIX else h._label, h.weight)
+        specs = [(_socket_address(h._label) if h.family == _socket.AF_UNIX else h._label, h.weight)
                  for h in hosts]
         if self.socket_timeout == 0:
             # python-memcached's socket.settimeout(0) is a non-blocking socket: its connect

@@ -116,7 +116,7 @@ import queue as _queue
 import threading as _threading
 
 import mcpool as _mcpool
-from mcpool.compat import exptime as _exptime
+from mcpool.compat import exptime as _exptime, socket_address as _socket_address
 
 
 def _time(time, touch=False):
@@ -663,7 +663,7 @@ def _server(spec):
     if isinstance(spec, tuple) and len(spec) == 4:
         _kind, addr, port, weight = spec
         if str(addr).startswith("/"):
-            return ("unix:" + addr, int(weight))
+            return (_socket_address(addr), int(weight))
         host = "[%s]" % addr if ":" in str(addr) else addr
         return ("%s:%d" % (host, int(port)), int(weight))
     if not isinstance(spec, str):
@@ -675,7 +675,7 @@ def _server(spec):
         # the whole string is the socket's path, as pylibmc takes it: given to the core as
         # unix:PATH, so that ":2" in the path is not read as a weight (tester finding
         # addresses 1)
-        return ("unix:" + spec, 1)
+        return (_socket_address(spec), 1)
     port, weight = "11211", 1
     if spec.startswith("["):
         if "]" not in spec:

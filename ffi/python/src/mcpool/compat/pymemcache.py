@@ -155,7 +155,7 @@ import sys as _sys
 import types as _types
 
 import mcpool as _mcpool
-from mcpool.compat import exptime as _exptime
+from mcpool.compat import exptime as _exptime, socket_address as _socket_address
 
 __version__ = "3.5.2"
 
@@ -386,10 +386,10 @@ def _address(server, relative_socket=False):
         host, port = server
         return "[%s]:%s" % (host, port) if ":" in host else "%s:%s" % (host, port)
     if server.startswith("/"):
-        return "unix:" + server
+        return _socket_address(server)
     if relative_socket:
         # joined, not normalized: the kernel resolves "link/.." through the link
-        return "unix:" + _os.path.join(_os.getcwd(), server)
+        return _socket_address(_os.path.join(_os.getcwd(), server))
     return server
 
 
