@@ -234,6 +234,17 @@ def test_a_timeout_that_is_not_a_number_is_refused_as_djangos_backends_refuse_it
     cache.set("tmo", "int-like", IntLike())  # tester finding retest12 2: was TypeError
     assert cache.get("tmo") == "int-like"
 
+    class LongIntLike:  # above 30 days Django's backends add the unix time to it
+        def __int__(self):
+            return 2592001
+
+        def __gt__(self, other):
+            return 2592001 > other
+
+    with pytest.raises(TypeError):  # tester finding retest13 8: it was taken
+        cache.set("tmo", "long", LongIntLike())
+    assert cache.get("tmo") == "int-like"
+
 
 def test_touch(cache):
     cache.set("expire1", "very quickly", timeout=1)

@@ -213,7 +213,10 @@ class McpoolCache(BaseCache):
         if int(timeout) == 0:
             return mcpool.expiry_from_now(0)
         try:
-            timeout > 2592000  # Django's own backends compare it with 30 days
+            if timeout > 2592000:  # Django's own backends compare it with 30 days
+                # and add the unix time to it there: an object that has no __add__ is
+                # their TypeError (tester finding retest13 8); the core adds the time
+                timeout + 0
         except TypeError:
             # "1", b"1": what they raise there
             raise TypeError(
