@@ -2239,7 +2239,8 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
         }
     }
     for (Py_ssize_t j = 0; j < m; j++) {
-        if (bsts[j] == MCPOOL_INVALID_ARGUMENT) { /* the call's TTL, refused by the core */
+        /* the call's TTL, refused by the core (a CAS unique of 0 is that item's alone) */
+        if (bsts[j] == MCPOOL_INVALID_ARGUMENT && !(bcas != NULL && bcas[j] == 0)) {
             raise_status(bsts[j]);
             goto done;
         }
@@ -2382,9 +2383,9 @@ static PyObject *Client_prepend_multi(ClientObject *self, PyObject *const *args,
 
 /* The value (a new reference) and CAS unique of cas_multi's item for key, from vc: a
  * (value, cas_unique) pair as gets() and gets_multi() give it (a 2-list also), the CAS
- * unique an int from 1 to 2**64-1: 0 is refused as cas refuses it (no item has CAS 0; binary
- * would store unconditionally), and None (a miss's (None, None)) is named. -1 with an
- * exception. */
+ * unique an int that fits 64 bits, and None (a miss's (None, None)) is named. A CAS of 0 is
+ * the core's to refuse, for that item alone, as an invalid key is (and as Perl's and the C
+ * ABI's batches refuse it). -1 with an exception. */
 static int cas_item(PyObject *key, PyObject *vc, PyObject **value, uint64_t *cas) {
     *value = NULL;
     if (!PyTuple_Check(vc) && !PyList_Check(vc)) {
@@ -2424,15 +2425,6 @@ static int cas_item(PyObject *key, PyObject *vc, PyObject **value, uint64_t *cas
             PyErr_Format(ClientError, "cas_multi(): the CAS unique of key %R must be between 1 "
                          "and 2**64-1; nothing was sent", key);
             r = -1;
-        } else if (v == 0) {
-            raise_with(ClientError, MCPOOL_INVALID_ARGUMENT,
-                       PyUnicode_FromFormat("cas_multi %R: invalid cas: 0 is no CAS unique "
-                                            "(memcached never gives an item CAS 0; the binary "
-                                            "protocol would read it as \"no CAS\" and store "
-                                            "unconditionally): pass the CAS from gets or "
-                                            "gets_multi; nothing was sent",
-                                            key));
-            r = -1;
         } else {
             *cas = (uint64_t)v;
         }
@@ -2446,9 +2438,10 @@ static int cas_item(PyObject *key, PyObject *vc, PyObject **value, uint64_t *cas
 /* cas_multi(mapping, time=0, key_prefix='', *, expire=0): the compare-and-swap of every item,
  * key -> (value, cas_unique) as gets()/gets_multi() give it, in one pipelined round trip per
  * server (mcpool_client_store_multi with MCPOOL_STORE_CAS and the CAS uniques); {key: cas's
- * answer} (cas_answer: True stored, False changed since read, None gone). Every item is
- * checked before anything is sent (a bad pair, a CAS unique of 0). A key's error (a refused
- * key, a server down) raises once every item was tried, as touch_multi's: the first such
+ * answer} (cas_answer: True stored, False changed since read, None gone). Every item's
+ * shape is checked before anything is sent (a bad pair, a CAS unique that is not a 64-bit
+ * int). A key's error (a refused key or CAS unique of 0, a server down) raises once every
+ * item was tried, as touch_multi's: the first such
  * key's exception, with `key` and `results` (the dict, each failed key's exception in its
  * place). */
 static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
