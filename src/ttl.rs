@@ -57,7 +57,10 @@ pub fn from_signed(seconds: i64) -> u32 {
 /// A fractional number of seconds (a binding's float expiry, duration or delay) as the whole
 /// seconds [`from_signed`], [`from_now`] and [`delay_from_signed`] take, by the one rule for
 /// fractions: a positive fraction rounds up (0 < t < 1 is 1 s: an item asked to live under a
-/// second must not become 0, memcached's "never expires"), a negative one rounds down (it
+/// second must not become 0, memcached's "never expires"), but never across the 30-day line
+/// (2592000 < t < 2592001 is [`RELATIVE_MAX`], 30 days, as the peers truncate it: 2592001 is
+/// a unix time in 1970 to memcached, and the item would expire at once while the store
+/// answers stored), a negative one rounds down (it
 /// stays negative: -0.3, a deadline just passed, expires at once), 0 and -0 are 0. A
 /// fraction beyond `i64`, and NaN (no time at all), is `i64::MAX` (beyond `u32`: refused by
 /// [`check`] once mapped); beyond `i64` on the negative side `i64::MIN` (expired at once).
@@ -65,7 +68,10 @@ pub fn whole_seconds(seconds: f64) -> i64 {
     if seconds.is_nan() {
         return i64::MAX;
     }
-    let whole = if seconds > 0.0 {
+    let relative_max = f64::from(RELATIVE_MAX);
+    let whole = if seconds > relative_max && seconds < relative_max + 1.0 {
+        relative_max
+    } else if seconds > 0.0 {
         seconds.ceil()
     } else {
         seconds.floor()
@@ -233,6 +239,16 @@ mod tests {
         assert_eq!(whole_seconds(f64::NAN), i64::MAX);
         assert_eq!(whole_seconds(f64::NEG_INFINITY), i64::MIN);
         assert_eq!(from_signed(whole_seconds(0.4)), 1);
+        // never rounded up across the 30-day line (tester finding arith 1: 2592000.2 was
+        // 2592001, a unix time in 1970, and the item stored expired at once)
+        for t in [2_592_000.2, 2_592_000.5, 2_592_000.999] {
+            assert_eq!(from_signed(whole_seconds(t)), RELATIVE_MAX, "{t}");
+            assert_eq!(from_now_at(whole_seconds(t), now), RELATIVE_MAX, "{t}");
+        }
+        assert_eq!(whole_seconds(2_592_000.0), 2_592_000);
+        assert_eq!(whole_seconds(2_591_999.5), 2_592_000);
+        assert_eq!(whole_seconds(2_592_001.0), 2_592_001);
+        assert_eq!(whole_seconds(2_592_001.5), 2_592_002);
         assert_eq!(from_signed(whole_seconds(-0.3)), EXPIRED_AT_ONCE);
         assert!(check("ttl", from_signed(whole_seconds(f64::NAN))).is_err());
         assert_eq!(from_now_at(whole_seconds(0.4), now), 1);

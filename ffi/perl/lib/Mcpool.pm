@@ -786,7 +786,8 @@ Cache::Memcached::Fast)>).
 undef, or stores under C<"ARRAY(0x...)">.
 
 =item * B<Times>: a fractional expiration time rounds up (C<0.4> is 1 second, never 0,
-"never expires"), one of 2**31 seconds or more is refused (memcached would expire the
+"never expires"; but C<2592000.5> is 30 days, not rounded across the 30-day line to a unix
+time in 1970), one of 2**31 seconds or more is refused (memcached would expire the
 item at once), and so is a string that is not a number (C<'5m'>, C<'1 hour'>, C<''>,
 C<'0x3c'>: Cache::Memcached::Fast sends 5, 1, 0 and 0, with at most a warning; Mcpool
 returns nothing, C<last_error> naming the time as given; C<flush_all> croaks)

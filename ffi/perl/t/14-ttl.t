@@ -100,6 +100,17 @@ for my $protocol (qw(text meta binary)) {
     is(Mcpool::expiry_from_now(-0.3), Mcpool::expiry_from_now(-1), 'expiry_from_now(-0.3): past');
     is(Mcpool::expiry_from_now(0.0), Mcpool::expiry_from_now(0), 'expiry_from_now(0.0) as 0');
 }
+# A fraction just above 30 days is 30 days, never rounded up across the line to 2592001,
+# a unix time in 1970 (tester finding arith 1: stored, answered 1, and gone at once).
+for my $protocol (qw(text meta binary)) {
+    my $m = Mcpool->new({ servers => [$srv], protocol => $protocol, namespace => "ttl30-$protocol:" });
+    for my $t (2592000.2, '2592000.5', 2592000.999) {
+        ok($m->set('k', 'v', $t), "$protocol: set with $t stores");
+        is($m->get('k'), 'v', '... and the item is there');
+        ok($m->touch('k', $t), "$protocol: touch with $t");
+        is($m->get('k'), 'v', '... still there');
+    }
+}
 {   # a lease's times are durations: a negative one is refused as given (it was cast to
     # 4294967295 and reported as that, "which memcached would read as -1")
     my $m = Mcpool->new({ servers => [$srv], protocol => 'meta', namespace => 'ttl-lease:' });
