@@ -387,6 +387,21 @@ def test_pylibmc_empty_key_in_multi_calls(server, prefix, module):
 
 
 @pytest.mark.parametrize("module", [real_pylibmc, compat_pylibmc], ids=["real", "compat"])
+def test_pylibmc_empty_key_under_a_key_prefix_is_the_prefix(server, prefix, module):
+    """Under a multi call's key_prefix an empty key is the prefix itself: pylibmc stores,
+    reads and deletes it (tester finding batches 1: the drop-in missed it silently)."""
+    mc = module.Client([server.addr])
+    pre = prefix + "pre"
+    assert mc.set_multi({"": "2"}, key_prefix=pre) == []
+    assert mc.get(pre) == "2"
+    assert mc.set(pre, "v")
+    assert mc.get_multi([""], key_prefix=pre) == {"": "v"}
+    assert mc.add_multi({"": "x"}, key_prefix=pre) == [""]  # there already
+    assert mc.delete_multi([""], key_prefix=pre) is True
+    assert mc.get(pre) is None
+
+
+@pytest.mark.parametrize("module", [real_pylibmc, compat_pylibmc], ids=["real", "compat"])
 def test_pylibmc_a_str_utf8_cannot_encode_raises_unicode_encode_error(server, prefix, module):
     """A lone surrogate: pylibmc's UTF-8 encoding raises UnicodeEncodeError, so does the
     drop-in (not its ClientError)."""

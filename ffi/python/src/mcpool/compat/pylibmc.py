@@ -706,9 +706,11 @@ def _prefix_arg(key_prefix):
         raise TypeError("a bytes-like object is required, not '%s'" % type(key_prefix).__name__)
 
 
-def _key_ok(key):
-    """pylibmc answers a miss / not stored for an empty key, without asking a server."""
-    return not (isinstance(key, (str, bytes)) and len(key) == 0)
+def _key_ok(key, key_prefix=""):
+    """pylibmc answers a miss / not stored for an empty key, without asking a server; under
+    a multi call's non-empty key_prefix an empty key is the prefix itself, which pylibmc
+    reads, stores and deletes (tester finding batches 1: it was a silent miss here)."""
+    return bool(key_prefix) or not (isinstance(key, (str, bytes)) and len(key) == 0)
 
 
 class Client:
@@ -854,7 +856,7 @@ class Client:
         one only the key_prefix makes too long BadKeyProvided, as pylibmc. The keys of a
         server that is down are left out while another server answers (mget)."""
         _prefix_arg(key_prefix)
-        keys = [k for k in keys if _key_ok(k)]
+        keys = [k for k in keys if _key_ok(k, key_prefix)]
         if any(isinstance(k, str) for k in keys) and any(isinstance(k, bytes) for k in keys):
             # one entry per key sent: a key given as str and as bytes ("k" and b"k") is
             # answered once, under its str spelling, whatever the order, as pylibmc
@@ -926,9 +928,9 @@ class Client:
         time = _time(time)
         _prefix_arg(key_prefix)
         mcl, level = _compression(min_compress_len, compress_level)
-        empty = [k for k in mapping if not _key_ok(k)]
+        empty = [k for k in mapping if not _key_ok(k, key_prefix)]
         if empty:
-            mapping = {k: v for k, v in mapping.items() if _key_ok(k)}
+            mapping = {k: v for k, v in mapping.items() if _key_ok(k, key_prefix)}
         errors = {}
         failed = self._call(fn, mapping, time=time, key_prefix=key_prefix or "",
                             min_compress_len=mcl, compress_level=level, _failed=errors,
@@ -980,7 +982,7 @@ class Client:
             if bad:
                 self.delete_multi(keys[:bad], time, key_prefix)
             raise _length_error(keys[bad], key_prefix)
-        good = [k for k in keys if _key_ok(k)]
+        good = [k for k in keys if _key_ok(k, key_prefix)]
         r = self._call(self._mc.delete_multi, good, key_prefix=key_prefix or "", _keys=good,
                        _prefix=key_prefix) if good else True
         wire = {k.encode("utf-8", "surrogatepass") if isinstance(k, str) else bytes(k)
