@@ -1428,10 +1428,26 @@ static PyObject *Client_gets(ClientObject *self, PyObject *const *args, Py_ssize
     if (parse_args("gets", args, nargs, kw, names, 1, 1, 1, 1, a) < 0)
         return NULL;
     PyObject *v = do_get(self, a[0], &miss, 1, &cas);
-    if (v == NULL)
-        return miss ? Py_BuildValue("(OO)", Py_None, Py_None) : NULL;
-    PyObject *r = Py_BuildValue("(NK)", v, (unsigned long long)cas);
-    return r;
+    if (v == NULL && miss)
+        return Py_BuildValue("(OO)", Py_None, Py_None);
+    if (v == NULL) {
+        /* a value read but not decoded (a pickle that does not unpickle): the exception
+         * carries the item's CAS unique as `cas`, so that a caller that answers None for
+         * it (the python-memcached drop-in) can still compare-and-swap, never store
+         * unconditionally (tester finding cas 1) */
+        PyObject *t, *e, *tb;
+        PyErr_Fetch(&t, &e, &tb);
+        PyErr_NormalizeException(&t, &e, &tb);
+        if (cas != 0 && e != NULL && PyObject_IsInstance(e, Error) == 1) {
+            PyObject *c = PyLong_FromUnsignedLongLong((unsigned long long)cas);
+            if (c == NULL || PyObject_SetAttrString(e, "cas", c) < 0)
+                PyErr_Clear(); /* the original exception stands */
+            Py_XDECREF(c);
+        }
+        PyErr_Restore(t, e, tb);
+        return NULL;
+    }
+    return Py_BuildValue("(NK)", v, (unsigned long long)cas);
 }
 
 /* The keys of a multi-key call, owned for the whole call: the pointers point into objects

@@ -680,3 +680,47 @@ def test_memcache_noreply_answers_the_real_outcome_with_the_same_data(server, pr
     assert data[0] == data[1] == [["v", None, "7", "v"]][0]
     assert answers[0] == [True, True, True, None, True]
     assert answers[1] == [False, False, False, 7, True]
+
+
+@pytest.mark.parametrize("module", [real_memcache, compat_memcache], ids=["real", "compat"])
+@pytest.mark.parametrize("stored", ["none", "unpicklable"])
+def test_memcache_cas_after_gets_of_a_none_or_unpicklable_value_compares(server, prefix, module,
+                                                                          stored):
+    """python-memcached keeps the CAS id of every item gets found, before decoding it: a
+    stored None, or a pickle that does not load, answers None and the cas after it still
+    compares (tester finding cas 1: the drop-in made that cas a plain set, and another
+    client's newer value was lost)."""
+    k = prefix + "cas-" + stored
+    a = module.Client([server.addr], cache_cas=True)
+    if stored == "none":
+        assert a.set(k, None)
+    else:  # a pickle naming a module that does not exist (flags 1: pickled)
+        raw = b"\x80\x02cno_such_module_xyz\nThing\nq\x00)\x81q\x01."
+        host, port = server.addr.rsplit(":", 1)
+        with socket.create_connection((host, int(port)), 5) as s:
+            s.sendall(b"set %s 1 0 %d\r\n%s\r\n" % (k.encode(), len(raw), raw))
+            assert s.recv(100) == b"STORED\r\n"
+    assert a.gets(k) is None
+    b = module.Client([server.addr])
+    assert b.set(k, "writer-B")
+    assert not a.cas(k, "writer-A")
+    assert b.get(k) == "writer-B"
+    assert a.gets(k) == "writer-B" and a.cas(k, "writer-A")  # unchanged since: stored
+    assert b.get(k) == "writer-A"
+
+
+def test_memcache_cas_with_a_time_too_large_and_a_stale_id_keeps_the_newer_value(server, prefix):
+    """A cas whose time is above 2**31-1 (not sent: the key is expired instead) only while
+    the item is unchanged since gets: with a stale CAS id python-memcached's cas stores
+    nothing, and another client's value stays (tester finding cas 2: it was deleted)."""
+    k = prefix + "cas-big"
+    a = compat_memcache.Client([server.addr], cache_cas=True)
+    b = compat_memcache.Client([server.addr])
+    assert a.set(k, "v0")
+    assert a.gets(k) == "v0"
+    assert b.set(k, "writer-B")
+    assert a.cas(k, "writer-A", time=2**31) == 0
+    assert b.get(k) == "writer-B"
+    assert a.gets(k) == "writer-B"
+    assert a.cas(k, "writer-A", time=2**31) == 0  # unchanged: expired, as memcached would
+    assert b.get(k) is None

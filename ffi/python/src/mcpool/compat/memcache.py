@@ -90,7 +90,9 @@ reading of it). A ``time`` above 2**31-1 (``mcpool.MAX_TTL``), which python-memc
 and memcached reads as negative (or truncates to 32 bits) so that the item expires at once,
 is not sent: ``set``/``replace``/``cas``/``set_multi`` return 0 (the keys not stored) and
 delete the key, as the expired store would have, so its old value is never read as the new
-one; ``add`` and ``touch`` return 0 and change nothing. A ``time`` of None raises
+one (a ``cas`` only while the item is unchanged since ``gets``: with a stale CAS id nothing
+would have been stored, and another client's newer value stays); ``add`` and ``touch``
+return 0 and change nothing. A ``time`` of None raises
 ``TypeError`` from ``set``/``add``/``replace``/``append``/``prepend``/``cas``/``set_multi``
 (nothing stored) and makes ``touch``
 return 0, the item unchanged, as with python-memcached (never "never expires").
@@ -106,7 +108,7 @@ import zlib as _zlib
 
 import mcpool as _mcpool
 from mcpool.compat import MAX_TTL as _MAX_TTL, exptime as _exptime
-from mcpool.compat import socket_address as _socket_address
+from mcpool.compat import socket_address as _socket_address, EXPIRED_AT_ONCE as _EXPIRED_AT_ONCE
 
 __author__ = "mcpool (python-memcached API)"
 __version__ = "1.58"
@@ -468,12 +470,16 @@ class Client:
         try:
             if cmd == "gets":
                 value, cas = self._mc.gets(key)
-                if value is not None and self.cache_cas:
+                # kept for every item found, a stored None too, as python-memcached keeps
+                # it before decoding (tester finding cas 1: cas was then a plain set)
+                if cas is not None and self.cache_cas:
                     self.cas_ids[key] = cas
                 return value
             return self._mc.get(key)
         except _mcpool.Error as e:
             if _not_unpickled(e):
+                if cmd == "gets" and self.cache_cas and getattr(e, "cas", None):
+                    self.cas_ids[key] = e.cas  # read, not decoded: the item's CAS unique
                 return self._unpickle_failed(e.__cause__)
             bad = self._undecodable(e)
             if bad is not None:  # a present key is not a miss
@@ -568,8 +574,19 @@ class Client:
             # python-memcached sends it and memcached reads it as negative (or truncates it to
             # 32 bits): the item expires at once. The core refuses it: not stored, and the
             # old value is deleted (as the expired store would have), so no reader takes it
-            # for the new one
-            return self._refused(cmd, [key], time)
+            # for the new one. A cas replaces it only while unchanged: with a stale CAS id
+            # nothing would have been stored, and another client's newer value stays
+            # (tester finding cas 2: it was deleted)
+            cas = self.cas_ids.get(key) if cmd == "cas" else None
+            if cas is None:
+                return self._refused(cmd, [key], time)
+            self.debuglog("cas: expiry time %d is above %d: not stored, the key expired if "
+                          "unchanged" % (time, _MAX_TTL))
+            try:
+                self._mc.cas(key, val, cas, _EXPIRED_AT_ONCE)
+            except _mcpool.Error as e:
+                self._failed(cmd, e)
+            return 0
         try:
             if cmd == "cas":
                 cas = self.cas_ids.get(key)
