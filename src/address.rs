@@ -96,6 +96,28 @@ fn unbracketed_ipv6(t: &str) -> bool {
             .any(|p| p.parse::<std::net::Ipv6Addr>().is_ok())
 }
 
+/// An address (or a word holding one) as an error shows it: a URL's userinfo, the
+/// `user:password@` before a host (`memcache://bob:pw@host:11211`, `--SERVER=bob:pw@host`),
+/// is replaced by `<userinfo hidden>`, since no address form takes one and it may be a
+/// password (tester finding retest14 4: the refusal quoted it). A socket path, which may
+/// hold `@` in a name, is shown as written.
+pub(crate) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+    let Some(at) = s.rfind('@') else {
+        return s.into();
+    };
+    // the userinfo starts after a scheme's `://`, a word's `=`, a quote or a space
+    let start = ["://", "=", "\"", " ", "\t"]
+        .iter()
+        .filter_map(|m| s[..at].rfind(m).map(|i| i + m.len()))
+        .max()
+        .unwrap_or(0);
+    let rest = &s[start..];
+    if rest.starts_with('/') || unix_path(rest).is_some() || start == at {
+        return s.into();
+    }
+    format!("{}<userinfo hidden>{}", &s[..start], &s[at..]).into()
+}
+
 /// The path of `unix:/path` (python-memcached's, pymemcache's and Django's spelling of a
 /// socket), or `None` (`unix:11211` is host `unix`, port 11211).
 fn unix_path(t: &str) -> Option<&str> {
@@ -133,7 +155,10 @@ impl ServerSpec {
     /// path (one with `/` that does not start with it), or a socket path too long for the
     /// system (over 107 bytes).
     pub fn parse(s: &str) -> Result<ServerSpec> {
-        let bad = |why: &str| Error::Config(format!("bad server address {s:?}: {why}"));
+        let bad = |why: &str| {
+            let s = shown(s);
+            Error::Config(format!("bad server address {s:?}: {why}"))
+        };
         let t = s.trim();
         if t.is_empty() {
             return Err(bad("empty"));
@@ -187,6 +212,13 @@ impl ServerSpec {
         }
         if host.contains(['[', ']']) {
             return Err(bad("stray '[' or ']'"));
+        }
+        if host.contains('@') {
+            // no host name has one: a URL's userinfo, never sent anywhere
+            return Err(bad(
+                "a server address takes no user:password@ (SASL credentials are the \
+                 sasl_username and sasl_password options)",
+            ));
         }
         if host.len() > 253 {
             // (a DNS name is at most 253 bytes, an IP literal far shorter: no such server)
@@ -262,6 +294,8 @@ impl ServerSpec {
     /// or beside it), else 1; a weight of 0 is a configuration error.
     pub fn parse_entry(s: &str, beside: Option<u32>) -> Result<ServerSpec> {
         let t = s.trim();
+        // `t` in this function's own errors: as shown (a userinfo hidden)
+        let t_shown = shown(t);
         if unbracketed_ipv6(t) {
             // Read as host:port:weight it would be refused quoting a fragment (":").
             return ServerSpec::parse(t);
@@ -281,7 +315,7 @@ impl ServerSpec {
                 let digits = !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit());
                 let weight: u32 = digits.then(|| w.parse().ok()).flatten().ok_or_else(|| {
                     Error::Config(format!(
-                        "server {t}: weight {w} is not a whole number up to {}",
+                        "server {t_shown}: weight {w} is not a whole number up to {}",
                         u32::MAX
                     ))
                 })?;
@@ -293,17 +327,15 @@ impl ServerSpec {
             spec.name = Some(name.to_owned());
         }
         spec.weight = match (in_addr, beside) {
-            (Some(a), Some(b)) if a != b => {
-                return Err(Error::Config(format!(
-                    "server {t}: weight {a} in the address and {b} given beside it; give it once"
-                )))
-            }
+            (Some(a), Some(b)) if a != b => return Err(Error::Config(format!(
+                "server {t_shown}: weight {a} in the address and {b} given beside it; give it once"
+            ))),
             (Some(w), _) | (None, Some(w)) => w,
             (None, None) => 1,
         };
         if spec.weight == 0 {
             return Err(Error::Config(format!(
-                "server {t}: weight must be at least 1"
+                "server {t_shown}: weight must be at least 1"
             )));
         }
         Ok(spec)
@@ -336,6 +368,7 @@ impl ServerSpec {
                 && Self::parse(p).is_ok()
         };
         if parts.len() > 1 && parts.iter().all(address) {
+            let t = shown(t);
             return Err(Error::Config(format!(
                 "server {t:?}: {} addresses in one entry: give one address per entry (a list \
                  written as one string, as spymemcached's AddrUtil.getAddresses takes it, is \
@@ -412,6 +445,40 @@ impl fmt::Display for ServerSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tester finding retest14 4: a refused `user:password@host` quoted the password.
+    #[test]
+    fn a_userinfo_is_never_shown_in_an_error() {
+        for given in [
+            "memcache://bob:Hunter2pw@127.0.0.1:42141",
+            "bob:Hunter2pw@127.0.0.1:42141",
+            "Hunter2pw@127.0.0.1",
+            "bob:Hunter2pw@[::1]:11211",
+        ] {
+            for e in [
+                ServerSpec::parse(given).unwrap_err(),
+                ServerSpec::parse_entry(given, None).unwrap_err(),
+                ServerSpec::parse_entry(&format!("{given}:0"), None).unwrap_err(),
+            ] {
+                let e = e.to_string();
+                assert!(!e.contains("Hunter2pw"), "{given}: {e}");
+                assert!(e.contains("<userinfo hidden>@"), "{given}: {e}");
+            }
+        }
+        let e =
+            crate::config::libmemcached_config::translate("--SERVER=bob:Hunter2pw@127.0.0.1:42141")
+                .unwrap_err()
+                .to_string();
+        assert!(
+            !e.contains("Hunter2pw") && e.contains("--SERVER=<userinfo hidden>@"),
+            "{e}"
+        );
+        // a socket path may hold @: shown as written
+        assert_eq!(shown("/tmp/a@b.sock"), "/tmp/a@b.sock");
+        assert_eq!(shown("unix:/tmp/a@b.sock"), "unix:/tmp/a@b.sock");
+        assert_eq!(shown("--SOCKET=\"/tmp/a@b\""), "--SOCKET=\"/tmp/a@b\"");
+        assert_eq!(shown("127.0.0.1:1"), "127.0.0.1:1");
+    }
 
     #[test]
     fn a_port_written_with_a_leading_zero_keeps_its_text() {

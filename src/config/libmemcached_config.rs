@@ -77,8 +77,13 @@ const TRANSLATED: &[&str] = &[
 /// (`--SEVRER=...`, with the word meant); otherwise only its length and place, since such a
 /// word may be anything, a password included (`SASL-PASSWORD=s3cret`, `--PASWORD:s3cret`,
 /// `--PW s3cret`: libmemcached's strings have no credential word, tester findings retest11
-/// 3, retest12 1, retest13 4).
-fn shown_unknown(given: &str, place: usize) -> String {
+/// 3, retest12 1, retest13 4). A word after a credential's word (`after_secret`) is only its
+/// length and place, even when it reads like a known word's typo: it is the password written
+/// after a space (`--SASL-PASSWORD Servers` showed `--SERVERS`, tester finding retest14 2).
+fn shown_unknown(given: &str, place: usize, after_secret: bool) -> String {
+    if after_secret {
+        return hidden(given, place);
+    }
     let name: String = given
         .trim_start_matches('-')
         .chars()
@@ -103,11 +108,16 @@ fn shown_unknown(given: &str, place: usize) -> String {
     match close {
         Some((0, _)) => format!("--{upper}{more}"),
         Some((_, k)) => format!("--{upper}{more} (did you mean --{k}?)"),
-        None => format!(
-            "word {place} (not shown, {} bytes: it may hold a secret)",
-            given.len()
-        ),
+        None => hidden(given, place),
     }
+}
+
+/// A word shown by its place and length only.
+fn hidden(given: &str, place: usize) -> String {
+    format!(
+        "word {place} (not shown, {} bytes: it may hold a secret)",
+        given.len()
+    )
 }
 
 /// One word of the string: `--NAME` or `--NAME=VALUE` (quotes around the value removed).
@@ -146,12 +156,16 @@ fn words(text: &str) -> Result<Vec<Word>> {
         // A malformed word is shown only as shown_unknown shows it: it may be a secret
         // written after a space (`--SASL-PASSWORD s3cret`) or in a quote left open
         let place = out.len() + 1;
+        let after_secret = out.last().is_some_and(|w: &Word| secret_word(&w.given));
         if quoted {
-            return Err(bad(&shown_unknown(&given, place), "a quote is not closed"));
+            return Err(bad(
+                &shown_unknown(&given, place, after_secret),
+                "a quote is not closed",
+            ));
         }
         let Some(body) = given.strip_prefix("--") else {
             return Err(bad(
-                &shown_unknown(&given, place),
+                &shown_unknown(&given, place, after_secret),
                 "each word starts with -- (--SERVER=host:port); a value with spaces is \
                  double-quoted",
             ));
@@ -187,6 +201,8 @@ fn secret_word(word: &str) -> bool {
 }
 
 fn bad(given: &str, why: &str) -> Error {
+    // a `--SERVER=user:password@host` word: its userinfo hidden
+    let given = crate::address::shown(given);
     Error::Config(format!("libmemcached_config: {given}: {why}"))
 }
 
@@ -354,7 +370,8 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
                 if secret_word(&w.given) {
                     why.push_str("; SASL is set with the sasl_username and sasl_password options");
                 }
-                return Err(bad(&shown_unknown(&w.given, i + 1), &why));
+                let after_secret = i > 0 && secret_word(&words[i - 1].given);
+                return Err(bad(&shown_unknown(&w.given, i + 1, after_secret), &why));
             }
         }
     }
@@ -587,9 +604,15 @@ mod tests {
             "--PASWRD=\"S3cr3tPW",
             "--PW=\"S3cr3tPW x",
             "--S3cr3tPW",
+            // after a credential's word, a password that reads like a known word's typo
+            // (tester finding retest14 2: shown as --SERVERS (did you mean --SERVER?))
+            "--SASL-PASSWORD Servers3cr3tPW",
+            "--SASL-PASSWORD\tHash-S3cr3tPW",
+            "--SERVER=127.0.0.1:1 --PASSWORD Pool_Max_S3cr3tPW",
+            "--SASL-PASSWORD --Servers-S3cr3tPW",
         ] {
             let e = translate(given).unwrap_err().to_string();
-            assert!(!e.contains("S3cr3tPW"), "{given}: {e}");
+            assert!(!e.to_ascii_uppercase().contains("S3CR3TPW"), "{given}: {e}");
             assert!(e.contains("libmemcached_config"), "{given}: {e}");
         }
         // other words are still shown as written
@@ -606,6 +629,22 @@ mod tests {
             .to_string();
         assert!(e.contains("--SEVRER=... (did you mean --SERVER?)"), "{e}");
         assert!(!e.contains("127.0.0.1"), "{e}");
+        for pw in ["Servers", "Sockets4Me", "End", "ErRoR", "Hash1", "Pool_Max"] {
+            for given in [
+                format!("--SASL-PASSWORD {pw}"),
+                format!("--SERVER=127.0.0.1:1 --PASSWORD {pw}"),
+                format!("--SASL-PASSWORD\t{pw}"),
+            ] {
+                let e = translate(&given).unwrap_err().to_string();
+                // the word as shown: between "libmemcached_config: " and the reason
+                let shown = e.split("libmemcached_config: ").nth(1).unwrap_or("");
+                let shown = shown.split("):").next().unwrap_or("");
+                assert!(
+                    shown.starts_with("word ") && shown.contains("not shown"),
+                    "{given}: {e}"
+                );
+            }
+        }
     }
 
     /// Tester finding retest9 (lmconfig): libmemcached reads a port of one to five digits
