@@ -241,6 +241,12 @@ const COMMANDS: &[Spec] = {
             usage: "gat TTL KEY...",
         },
         Spec {
+            name: "gats",
+            slots: &[Number, Keys],
+            options: &[],
+            usage: "gats TTL KEY...",
+        },
+        Spec {
             name: "set",
             slots: &[Key, Value],
             options: STORE,
@@ -588,10 +594,11 @@ impl mcpool::sink::Sink for Found {
     }
 }
 
-/// get, gets and gat: reads `keys` (touching each with gat's TTL) with the client's read engine and
-/// prints each value found, each distinct key once (as every binding's multi-get answers),
-/// `KEY<TAB>` first when several keys are given; gets prints the CAS unique before the
-/// value. A miss is said on stderr (exit 1), an error too (exit 2).
+/// get, gets, gat and gats: reads `keys` (touching each with gat's or gats' TTL) with the
+/// client's read engine and prints each value found, each distinct key once (as every
+/// binding's multi-get answers), `KEY<TAB>` first when several keys are given; gets and gats
+/// print the CAS unique before the value. A miss is said on stderr (exit 1), an error too
+/// (exit 2).
 fn read_command(
     client: &Client,
     out: &mut impl Write,
@@ -602,7 +609,7 @@ fn read_command(
     let mut seen = std::collections::HashSet::new();
     let distinct: Vec<&[u8]> = keys.iter().copied().filter(|k| seen.insert(*k)).collect();
     let several = keys.len() > 1;
-    let with_cas = command == "gets";
+    let with_cas = matches!(command, "gets" | "gats");
     let mut found = Found((0..distinct.len()).map(|_| Ok(None)).collect());
     client.read(&distinct[..], with_cas, touch, &mut found);
     // The exit status: 0, MISS after a miss, FAIL after an error (which a miss does not
@@ -770,7 +777,7 @@ enum Stored<'a> {
 /// server is there. Built before any memcached is started, so a bad argument never starts
 /// one (nothing here is read after the start).
 enum Op<'a> {
-    /// get, gets, gat (with gat's TTL).
+    /// get, gets, gat, gats (with gat's or gats' TTL).
     Read {
         touch: Option<u32>,
         keys: Vec<&'a [u8]>,
@@ -833,8 +840,8 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
             touch: None,
             keys: pos.clone(),
         },
-        ("gat", [ttl, keys @ ..]) if !keys.is_empty() => Op::Read {
-            touch: Some(crate::seconds("gat TTL", text(ttl)?)?),
+        ("gat" | "gats", [ttl, keys @ ..]) if !keys.is_empty() => Op::Read {
+            touch: Some(crate::seconds(&format!("{command} TTL"), text(ttl)?)?),
             keys: keys.to_vec(),
         },
         ("set" | "add" | "replace" | "cas", &[key, value, ..]) => {

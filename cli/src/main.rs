@@ -29,6 +29,8 @@ exists)`):
                              escapes), for cas
   gat TTL KEY...             get and touch: print each value as get does, setting its
                              expiry to TTL
+  gats TTL KEY...            gets and touch: print each CAS unique and value as gets
+                             does, setting its expiry to TTL
   set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]
                              store unconditionally (also: add, replace, cas). --kind bool
                              takes true/false, 1/0, yes/no or on/off, in any case

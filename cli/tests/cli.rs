@@ -941,6 +941,7 @@ fn every_keyed_command_names_its_key_on_an_error() {
         &["touch", "user:1", "5"],
         &["gets", "user:1"],
         &["gat", "5", "user:1"],
+        &["gats", "5", "user:1"],
         &["cas", "user:1", "v", "7"],
     ] {
         let o = on(&s, cmd);
@@ -1363,6 +1364,7 @@ fn every_command_reads_help_and_options_alike() {
         &["get"],
         &["gets"],
         &["gat", "5"],
+        &["gats", "5"],
         &["set"],
         &["add"],
         &["replace"],
@@ -1414,6 +1416,7 @@ fn every_command_reads_help_and_options_alike() {
         &["get", "-x"],
         &["gets", "n", "-x"],
         &["gat", "5", "-x"],
+        &["gats", "5", "-x"],
         &["stats", "-x"],
         &["flush", "--now"],
         &["version", "-x"],
@@ -2431,4 +2434,68 @@ fn sasl_password_from_a_file_or_the_environment_and_never_echoed() {
             "{err}"
         );
     }
+}
+
+/// Tester finding cas 4: the CLI had `gets` and `gat` but no `gats` (`mcpool gats 100 ck`
+/// said `unknown command "gats"`). `gats TTL KEY...` prints what `gets` prints and sets each
+/// key's expiry as `gat` does.
+#[test]
+fn gats_prints_as_gets_and_touches_as_gat() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    assert_eq!(code(&with(&["set", "ck", "one"])), 0);
+    // One key: CAS<TAB>VALUE, the CAS the one cas takes.
+    let o = with(&["gats", "100", "ck"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    let (cas, value) = out.trim_end().split_once('\t').expect("CAS<TAB>VALUE");
+    assert_eq!(value, "one");
+    let gets = String::from_utf8(with(&["gets", "ck"]).stdout).unwrap();
+    assert_eq!(gets, out, "gats prints what gets prints");
+    // Several keys: KEY<TAB>CAS<TAB>VALUE, escaped as gets escapes, a miss on stderr (exit
+    // 1), a bad key an error (exit 2) with the others still printed.
+    assert_eq!(code(&with(&["set", "tab", "a\tb"])), 0);
+    let o = with(&["gats", "100", "ck", "nope", "tab", "ck"]);
+    assert_eq!(code(&o), 1);
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0], format!("ck\t{cas}\tone"));
+    assert!(
+        lines[1].starts_with("tab\t") && lines[1].ends_with("\ta\\tb"),
+        "{out}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "mcpool: gats \"nope\": not found\n"
+    );
+    let o = with(&["gats", "100", "ck", "bad key"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(o.stdout, format!("ck\t{cas}\tone\n").as_bytes());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("gats \"bad key\": "));
+    // Its CAS is the one `cas` takes.
+    assert_eq!(code(&with(&["cas", "ck", "two", cas])), 0);
+    // The expiry is set: a unix time in the past (30 days and 1 s) expires it at once.
+    let o = with(&["gats", "2592001", "ck"]);
+    assert_eq!(code(&o), 0);
+    assert!(o.stdout.ends_with(b"\ttwo\n"));
+    assert_eq!(code(&with(&["get", "ck"])), 1, "expired by gats' TTL");
+    // Its arguments are read as gat's.
+    for bad in [
+        &["gats", "ck"][..],
+        &["gats"],
+        &["gats", "-5", "ck"],
+        &["gats", "2147483648", "ck"],
+        &["gats", "x", "ck"],
+        &["gats", "5", "-x"],
+    ] {
+        assert_eq!(code(&with(bad)), 2, "{bad:?}");
+    }
+    let o = with(&["gats", "--help"]);
+    assert_eq!(code(&o), 0);
+    assert!(String::from_utf8_lossy(&o.stdout)
+        .starts_with("usage: mcpool [GLOBAL OPTIONS] gats TTL KEY..."));
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    assert!(help.contains("\n  gats TTL KEY..."), "{help}");
 }
