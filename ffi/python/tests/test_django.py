@@ -908,3 +908,60 @@ def test_the_options_of_djangos_own_backends_are_read(prefix):
     finally:
         for s in ss:
             s.stop()
+
+
+def _socket_holders(d, names, key):
+    import socket as _s
+    held = []
+    for n in names:
+        with _s.socket(_s.AF_UNIX) as s:
+            s.settimeout(5)
+            s.connect(os.path.join(d, n))
+            s.sendall(b"get " + key + b"\r\n")
+            buf = b""
+            while not buf.endswith(b"END\r\n"):
+                chunk = s.recv(65536)
+                assert chunk, "closed"
+                buf += chunk
+        if b"VALUE" in buf:
+            held.append(n)
+    return held
+
+
+@pytest.fixture(scope="module")
+def colon_sockets(tmp_path_factory):
+    from conftest import start_unix_memcached
+    d = str(tmp_path_factory.mktemp("djsocks"))
+    names = ["col", "col:2", "rel.sock"]
+    procs = [start_unix_memcached(os.path.join(d, n)) for n in names]
+    yield d, names
+    for p in procs:
+        p.terminate()
+        p.wait(10)
+
+
+@pytest.mark.parametrize("preset", ["pylibmc", "pymemcache"])
+@pytest.mark.parametrize("spelling", ["", "unix:"])
+def test_location_socket_with_a_colon_is_that_socket_as_djangos_backends(colon_sockets, preset,
+                                                                         spelling):
+    """Django's PyLibMCCache and PyMemcacheCache take a LOCATION path whole: "/d/col:2" is
+    the socket col:2 (tester finding retest14 1: the core read ":2" as a weight and every
+    key went to the socket col)."""
+    d, names = colon_sockets
+    key = "dj-colon-%s-%s" % (preset, spelling.strip(":"))
+    c = mcpool.django.McpoolCache(spelling + os.path.join(d, "col:2"),
+                                  {"OPTIONS": {"preset": preset}, "KEY_PREFIX": ""})
+    c.set(key, "v")
+    assert _socket_holders(d, names, c.make_key(key).encode()) == ["col:2"]
+    assert c.get(key) == "v"
+
+
+def test_location_relative_unix_name_is_in_the_working_directory(colon_sockets, monkeypatch):
+    """Django's MemcachedCache (python-memcached) opens LOCATION "unix:NAME" in the working
+    directory (tester finding retest14 3: ConfigurationError)."""
+    d, names = colon_sockets
+    monkeypatch.chdir(d)
+    c = mcpool.django.McpoolCache("unix:rel.sock", {"OPTIONS": {"preset": "python-memcached"}})
+    c.set("dj-rel", "v")
+    assert _socket_holders(d, names, c.make_key("dj-rel").encode()) == ["rel.sock"]
+    assert c.get("dj-rel") == "v"

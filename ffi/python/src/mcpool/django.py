@@ -61,6 +61,7 @@ protocol error, a value that cannot be decoded), it raises.
 """
 import contextlib
 import functools
+import os
 import pickle
 import re
 import threading
@@ -75,6 +76,7 @@ from django.core.cache.backends.base import (
 )
 
 import mcpool
+from mcpool.compat import socket_address as _socket_address
 from mcpool.compat.pylibmc import _mget as _pylibmc_mget
 
 # The value formats of the clients behind Django's own memcached backends: each has a preset
@@ -159,6 +161,25 @@ def _keys_checked(method):
     return call
 
 
+def _location_address(entry, fmt):
+    """A LOCATION entry that names a unix socket as the core's address, read as Django's
+    backend of that value format reads it, so that the same LOCATION reaches the same socket:
+    ``PyLibMCCache`` (pylibmc) and ``PyMemcacheCache`` (pymemcache's HashClient) take
+    ``/path`` whole (a ``:2`` in the name is the path, not a weight: tester finding
+    retest14 1) and ``unix:/path`` as that path, ``MemcachedCache`` (python-memcached) takes
+    ``unix:NAME`` relative to the working directory (finding retest14 3). A TCP entry, and
+    any entry under another value format, is the core's to read, as given."""
+    path = None
+    if fmt in ("pylibmc", "pymemcache"):
+        path = entry[5:] if entry.startswith("unix:") else entry
+        if not path.startswith("/"):
+            return entry  # pymemcache's HashClient reads a relative unix:NAME as a host
+    elif fmt == "python-memcached" and entry.startswith("unix:"):
+        # joined, not normalized: the kernel resolves "link/.." through the link
+        path = os.path.join(os.getcwd(), entry[5:])
+    return entry if path is None else _socket_address(path)
+
+
 class McpoolCache(BaseCache):
     """``BACKEND: "mcpool.django.McpoolCache"``."""
 
@@ -174,6 +195,13 @@ class McpoolCache(BaseCache):
         self._options = options
         self._client = None
         named = _core_names(options)
+        if any(s.startswith(("/", "unix:")) for s in self._servers):
+            # a socket is read as the Django backend of the value format the core resolves
+            # from OPTIONS reads it: asked of a client of a placeholder socket, never used
+            # (a client connects at its first call), since LOCATION may be what the core
+            # would refuse (a relative unix:NAME)
+            fmt = mcpool.Client(["unix:/nonexistent"], **options).value_format
+            self._servers = [_location_address(s, fmt) for s in self._servers]
         # the value format the core resolved (any spelling, from a preset or the option)
         fmt = self._cache.value_format if self._servers else None
         if (fmt in _PEERS and len(self._servers) > 1 and named.get("preset") is None
