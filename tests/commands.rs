@@ -418,6 +418,35 @@ fn noreply_bulk_set() {
     });
 }
 
+/// Tester finding batches 4: one item refused before sending (a value over
+/// `max_value_size`, a key with a space) kept a text `set_multi_noreply` from sending any
+/// item, where meta and binary stored the others; now it fails alone on every protocol, and
+/// the call returns its error.
+#[test]
+fn noreply_bulk_set_with_a_refused_item_stores_the_others() {
+    each_protocol("noreply-bad", |c| {
+        // incompressible (a compressible value is stored when it compresses below the limit)
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let big: Vec<u8> = (0..(2 << 20) + 1)
+            .map(|_| {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                (seed >> 56) as u8
+            })
+            .collect();
+        let mut items: Vec<(Vec<u8>, Vec<u8>)> = (0..50)
+            .map(|i| (format!("n{i}").into_bytes(), format!("v{i}").into_bytes()))
+            .collect();
+        items.insert(10, (b"big".to_vec(), big));
+        items.insert(30, (b"bad key".to_vec(), b"v".to_vec()));
+        let e = c.set_multi_noreply(&items, 0).unwrap_err();
+        assert!(matches!(e, Error::ValueTooLarge { .. }), "{e}");
+        for (k, v) in items.iter().filter(|(k, _)| k != b"big" && k != b"bad key") {
+            assert_eq!(c.get(k).unwrap().as_deref(), Some(&v[..]), "{k:?}");
+        }
+        assert_eq!(c.get(b"big").unwrap(), None);
+    });
+}
+
 #[test]
 fn unicode_keys_and_prefix_on_every_command() {
     each_protocol("uni", |c| {

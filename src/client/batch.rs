@@ -87,7 +87,8 @@ impl Client {
     /// binary it is [`Client::set_multi`]), then one barrier round trip per server to learn
     /// that every command was read. Fastest for bulk loads; returns the first failure, if
     /// any (on text, memcached does not report a `noreply` store it refuses, e.g. a value
-    /// too large for an item).
+    /// too large for an item). An item refused before sending (a bad key, a value over
+    /// `max_value_size`) fails alone on every protocol: the others are stored.
     pub fn set_multi_noreply<K: AsRef<[u8]>, V: AsRef<[u8]>>(
         &self,
         items: &[(K, V)],
@@ -105,11 +106,29 @@ impl Client {
         }
         let start = self.call_start();
         let prepared = self.prepare_items(items, ttl);
-        if let Some(e) = prepared.iter().find_map(|r| r.as_ref().err()) {
-            return self.refused(Op::SetMultiNoreply, items.len(), e.clone());
-        }
         let mut first_err = None;
         let t = &*self.topology();
+        // An item refused before sending (a bad key, a value too large) fails alone, as in
+        // `set_multi` on every protocol: the others are sent (tester finding batches 4: on
+        // text one refused item kept the whole batch from being sent, on meta and binary
+        // not), and the first refusal is the call's error unless an earlier item failed.
+        let refused = prepared.iter().filter(|r| r.is_err()).count();
+        if let Some(e) = prepared.iter().find_map(|r| r.as_ref().err()) {
+            if let Some(start) = start {
+                let outcome = OpOutcome::Error(e.class());
+                self.record(
+                    t,
+                    start,
+                    Op::SetMultiNoreply,
+                    refused,
+                    0,
+                    None,
+                    outcome,
+                    Some(e),
+                );
+            }
+            first_err = Some(e.clone());
+        }
         let (groups, unplaced) = self.group(t, &prepared, |item| &item.0);
         let mut unreached = Unreached::default();
         if let Some((_, _, e)) = unplaced.first() {
@@ -120,7 +139,7 @@ impl Client {
                 for (_, home, e) in &unplaced {
                     unreached.add(Some(*home), e);
                 }
-                unreached.add_many(None, items.len() - unplaced.len(), &e);
+                unreached.add_many(None, items.len() - unplaced.len() - refused, &e);
                 self.record_unreached(t, start, Op::SetMultiNoreply, unreached);
                 return Err(e);
             }
