@@ -199,6 +199,68 @@ static jint answer(JNIEnv *env, mcpool_status st) {
     return (jint)st;
 }
 
+/* The failed items' exceptions of a batch write, made as each item's message is known (never
+ * later: a message read once the batch is over could be another item's or another call's,
+ * tester finding batches 2). `arr` is NULL until an item fails, then an McpoolException[n]
+ * that the native method returns (NULL: no item failed). */
+typedef struct {
+    jobjectArray arr;
+    jsize n;
+} item_errors;
+
+/* Records item i's exception: status st (an error, not an answer) with msg (len bytes of
+ * UTF-8), the core's message for that item; an empty message leaves the slot null (Java names
+ * the key and status). 0 with a Java exception pending. */
+static int item_error(JNIEnv *env, item_errors *e, size_t i, mcpool_status st, const char *msg, size_t len) {
+    if (len == 0) return 1;
+    if (e->arr == NULL) {
+        e->arr = (*env)->NewObjectArray(env, e->n, cls_mcpool_exc, NULL);
+        if (e->arr == NULL) return 0;
+    }
+    jobject exc = status_exception_msg(env, st, msg, len);
+    if (exc == NULL) return 0;
+    (*env)->SetObjectArrayElement(env, e->arr, (jsize)i, exc);
+    (*env)->DeleteLocalRef(env, exc);
+    return !(*env)->ExceptionCheck(env);
+}
+
+/* item_error with this thread's last error: the message of the call just made. */
+static int item_last_error(JNIEnv *env, item_errors *e, size_t i, mcpool_status st) {
+    return item_error(env, e, i, st, mcpool_last_error_message(), mcpool_last_error_length());
+}
+
+/* After a batch call that wrote a status per item (st, n of them; rc the call's own status):
+ * each failed item's exception with its own message (mcpool_last_item_error_message), or,
+ * when the call failed as a whole, that call's message for each. idx (NULL: the identity)
+ * maps the batch's items to the Java call's. 0 with a Java exception pending. */
+static int batch_errors(JNIEnv *env, item_errors *e, mcpool_status rc, const mcpool_status *st,
+                        const size_t *idx, size_t n) {
+    jobject whole = NULL; /* the call's own failure: one exception for every item */
+    int ok = 1;
+    for (size_t b = 0; b < n && ok; b++) {
+        size_t i = idx != NULL ? idx[b] : b;
+        if (rc == MCPOOL_OK) {
+            if (is_answer(st[b])) continue;
+            size_t mlen = 0;
+            const char *msg = mcpool_last_item_error_message(b, &mlen);
+            ok = item_error(env, e, i, st[b], msg, mlen);
+            continue;
+        }
+        if (whole == NULL) {
+            if (e->arr == NULL) {
+                e->arr = (*env)->NewObjectArray(env, e->n, cls_mcpool_exc, NULL);
+                if (e->arr == NULL) return 0;
+            }
+            whole = status_exception(env, rc);
+            if (whole == NULL) return 0;
+        }
+        (*env)->SetObjectArrayElement(env, e->arr, (jsize)i, whole);
+        ok = !(*env)->ExceptionCheck(env);
+    }
+    if (whole != NULL) (*env)->DeleteLocalRef(env, whole);
+    return ok;
+}
+
 static void throw_oom(JNIEnv *env, const char *what) {
     if (!(*env)->ExceptionCheck(env)) (*env)->ThrowNew(env, cls_oom, what);
 }
@@ -839,26 +901,29 @@ static mcpool_store_op store_op(jint op) {
  * bytes stored with flags[i]), expiration time and (cas, may be NULL: all 0) CAS unique; one
  * pipelined round trip per server through mcpool_client_store_multi (each item its own TTL).
  * An item whose kind the format stores in another form than its ABI body
- * (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED) is stored alone with
- * mcpool_client_store_kind (set, add, replace and cas; Java sends append/prepend raw). Writes
- * every item's status to out (answers and errors alike: Java decides), returns nothing; a
- * call that failed as a whole throws. */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jclass cls, jlong h, jint jop,
-                                                        jbyteArray keys, jintArray klens,
-                                                        jbyteArray vals, jintArray vlens,
-                                                        jintArray kinds, jintArray jflags,
-                                                        jintArray ttls, jlongArray jcas,
-                                                        jintArray out) {
+ * (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED: a String under spymemcached, flags 0,
+ * which the batch calls take as byte[]) is stored alone with mcpool_client_store_kind (set,
+ * add, replace and cas; Java sends append/prepend raw): one round trip each. Writes every
+ * item's status to out (answers and errors alike: Java decides) and returns each failed
+ * item's exception, its message the core's for that item, taken right after its own call
+ * (NULL when none failed). */
+JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jclass cls, jlong h, jint jop,
+                                                                jbyteArray keys, jintArray klens,
+                                                                jbyteArray vals, jintArray vlens,
+                                                                jintArray kinds, jintArray jflags,
+                                                                jintArray ttls, jlongArray jcas,
+                                                                jintArray out) {
     (void)cls;
     mcpool_store_op op = store_op(jop);
     if (keys == NULL || klens == NULL || vals == NULL || vlens == NULL || kinds == NULL ||
         jflags == NULL || ttls == NULL || out == NULL) {
         answer(env, mcpool_client_store_multi(NULL, op, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
-        return;
+        return NULL;
     }
     jsize n = (*env)->GetArrayLength(env, klens);
-    if (n == 0) return;
+    if (n == 0) return NULL;
     size_t un = (size_t)n;
+    item_errors errs = {NULL, n};
     jsize kb = (*env)->GetArrayLength(env, keys), vb = (*env)->GetArrayLength(env, vals);
     /* per item: key/value pointers and lengths, the index, CAS (Java's and the batch's),
      * flags, ttl, status, the Java ints */
@@ -901,14 +966,17 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jclass cls,
         mcpool_status fs = jkind[i] < 0 ? MCPOOL_OK /* raw: the caller's flags */
                                         : mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)jkind[i], &flags);
         if (fs == MCPOOL_UNSUPPORTED) {
-            /* stored alone, in the format's own form for its kind */
-            jout[i] = (jint)mcpool_client_store_kind(CLIENT(h), op, k, (size_t)jkl[i],
-                                                     (mcpool_kind)jkind[i], v, (size_t)jvl[i],
-                                                     mcpool_expiry_from_signed(jttl[i]), jc[i]);
+            /* stored alone, in the format's own form for its kind; its error is this call's */
+            mcpool_status one = mcpool_client_store_kind(CLIENT(h), op, k, (size_t)jkl[i],
+                                                         (mcpool_kind)jkind[i], v, (size_t)jvl[i],
+                                                         mcpool_expiry_from_signed(jttl[i]), jc[i]);
+            jout[i] = (jint)one;
+            if (!is_answer(one) && !item_last_error(env, &errs, i, one)) goto out;
             continue;
         }
         if (fs != MCPOOL_OK) {
             jout[i] = (jint)fs;
+            if (!item_last_error(env, &errs, i, fs)) goto out;
             continue;
         }
         kp[batch] = k;
@@ -925,12 +993,14 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jclass cls,
     if (batch > 0) {
         mcpool_status rc = mcpool_client_store_multi(CLIENT(h), op, kp, kl, vp, vl, fl, tt, cs, batch, NULL, st);
         for (size_t b = 0; b < batch; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
+        if (!batch_errors(env, &errs, rc, st, idx, batch)) goto out;
     }
     (*env)->SetIntArrayRegion(env, out, 0, n, jout);
 out:
     free(kblob);
     free(vblob);
     free(block);
+    return (*env)->ExceptionCheck(env) ? NULL : errs.arr;
 }
 
 /* The keys of a batch call, packed one after another by Java (key i has klens[i] bytes):
@@ -985,18 +1055,21 @@ static void packed_keys_free(packed_keys *pk) {
     free(pk->lens);
 }
 
-/* Deletes the packed keys in one pipelined round trip per server; every key's status to out. */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_deleteMulti(JNIEnv *env, jclass cls, jlong h,
-                                                         jbyteArray keys, jintArray klens,
-                                                         jintArray out) {
+/* Deletes the packed keys in one pipelined round trip per server; every key's status to out.
+ * Returns each failed key's exception with the core's message for that key (NULL when none
+ * failed), as storeMulti. */
+JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_deleteMulti(JNIEnv *env, jclass cls, jlong h,
+                                                                 jbyteArray keys, jintArray klens,
+                                                                 jintArray out) {
     (void)cls;
     if (keys == NULL || klens == NULL || out == NULL) {
         answer(env, mcpool_client_delete_multi(NULL, NULL, NULL, 0, NULL));
-        return;
+        return NULL;
     }
     jsize n = (*env)->GetArrayLength(env, klens);
-    if (n == 0) return;
+    if (n == 0) return NULL;
     size_t un = (size_t)n;
+    item_errors errs = {NULL, n};
     packed_keys pk;
     mcpool_status *st = malloc(un * sizeof *st);
     jint *jout = malloc(un * sizeof *jout);
@@ -1007,26 +1080,28 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_deleteMulti(JNIEnv *env, jclass cls
         for (size_t i = 0; i < un; i++) st[i] = MCPOOL_UNKNOWN_ERROR;
         mcpool_status rc = mcpool_client_delete_multi(CLIENT(h), pk.ptrs, pk.lens, un, st);
         for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
-        (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+        if (batch_errors(env, &errs, rc, st, NULL, un)) (*env)->SetIntArrayRegion(env, out, 0, n, jout);
     }
     packed_keys_free(&pk);
     free(st);
     free(jout);
+    return (*env)->ExceptionCheck(env) ? NULL : errs.arr;
 }
 
 /* Touches the packed keys (key i gets ttls[i] seconds) in one pipelined round trip per
- * server; every key's status to out. */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_touchMulti(JNIEnv *env, jclass cls, jlong h,
-                                                        jbyteArray keys, jintArray klens,
-                                                        jintArray ttls, jintArray out) {
+ * server; every key's status to out, each failed key's exception returned as deleteMulti. */
+JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_touchMulti(JNIEnv *env, jclass cls, jlong h,
+                                                                jbyteArray keys, jintArray klens,
+                                                                jintArray ttls, jintArray out) {
     (void)cls;
     if (keys == NULL || klens == NULL || ttls == NULL || out == NULL) {
         answer(env, mcpool_client_touch_multi(NULL, NULL, NULL, NULL, 0, NULL));
-        return;
+        return NULL;
     }
     jsize n = (*env)->GetArrayLength(env, klens);
-    if (n == 0) return;
+    if (n == 0) return NULL;
     size_t un = (size_t)n;
+    item_errors errs = {NULL, n};
     packed_keys pk;
     mcpool_status *st = malloc(un * sizeof *st);
     uint32_t *tt = malloc(un * sizeof *tt);
@@ -1048,30 +1123,33 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_touchMulti(JNIEnv *env, jclass cls,
         }
         mcpool_status rc = mcpool_client_touch_multi(CLIENT(h), pk.ptrs, pk.lens, tt, un, st);
         for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
-        (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+        if (batch_errors(env, &errs, rc, st, NULL, un)) (*env)->SetIntArrayRegion(env, out, 0, n, jout);
     }
     packed_keys_free(&pk);
     free(st);
     free(tt);
     free(jttl);
     free(jout);
+    return (*env)->ExceptionCheck(env) ? NULL : errs.arr;
 }
 
 /* Adds (incr) or subtracts deltas[i] to the counter of each packed key in one pipelined round
  * trip per server; every key's status to out, the new value to values[i] where it is OK
- * (the unsigned 64-bit value's bits: Java checks the range). Java refuses negative deltas. */
-JNIEXPORT void JNICALL Java_io_mcpool_Native_arithMulti(JNIEnv *env, jclass cls, jlong h,
-                                                        jboolean incr, jbyteArray keys,
-                                                        jintArray klens, jlongArray deltas,
-                                                        jlongArray values, jintArray out) {
+ * (the unsigned 64-bit value's bits: Java checks the range), each failed key's exception
+ * returned as deleteMulti. Java refuses negative deltas. */
+JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_arithMulti(JNIEnv *env, jclass cls, jlong h,
+                                                                jboolean incr, jbyteArray keys,
+                                                                jintArray klens, jlongArray deltas,
+                                                                jlongArray values, jintArray out) {
     (void)cls;
     if (keys == NULL || klens == NULL || deltas == NULL || values == NULL || out == NULL) {
         answer(env, mcpool_client_arith_multi(NULL, true, NULL, NULL, NULL, 0, NULL, NULL));
-        return;
+        return NULL;
     }
     jsize n = (*env)->GetArrayLength(env, klens);
-    if (n == 0) return;
+    if (n == 0) return NULL;
     size_t un = (size_t)n;
+    item_errors errs = {NULL, n};
     packed_keys pk;
     uint64_t *dl = malloc(un * sizeof *dl), *vals = malloc(un * sizeof *vals);
     mcpool_status *st = malloc(un * sizeof *st);
@@ -1093,17 +1171,20 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_arithMulti(JNIEnv *env, jclass cls,
         }
         mcpool_status rc = mcpool_client_arith_multi(CLIENT(h), incr, pk.ptrs, pk.lens, dl, un, vals, st);
         for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
-        (*env)->SetIntArrayRegion(env, out, 0, n, jout);
-        (*env)->SetLongArrayRegion(env, values, 0, n, (const jlong *)vals);
+        if (batch_errors(env, &errs, rc, st, NULL, un)) {
+            (*env)->SetIntArrayRegion(env, out, 0, n, jout);
+            (*env)->SetLongArrayRegion(env, values, 0, n, (const jlong *)vals);
+        }
     }
     packed_keys_free(&pk);
     free(dl);
     free(vals);
     free(st);
     free(jout);
+    return (*env)->ExceptionCheck(env) ? NULL : errs.arr;
 }
 
-/* Throws the exception of an error status (for Java, after a batch: the first failure's). */
+/* Throws the exception of an error status, with this thread's last error message. */
 JNIEXPORT void JNICALL Java_io_mcpool_Native_throwStatus(JNIEnv *env, jclass cls, jint st) {
     (void)cls;
     if (!is_answer((mcpool_status)st)) throw_status(env, (mcpool_status)st);

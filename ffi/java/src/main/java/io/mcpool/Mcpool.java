@@ -887,7 +887,7 @@ public final class Mcpool implements AutoCloseable {
      * once (each occurrence is sent, in order) is true when any of its occurrences was done:
      * deleteMulti([k, k]) deletes k with the first and finds nothing with the second, and k
      * was deleted (docs/errors.md, "A key given more than once"). */
-    private static Map<String, Boolean> answers(String op, String[] keys, int[] st) {
+    private static Map<String, Boolean> answers(String op, String[] keys, int[] st, McpoolException[] errs) {
         Map<String, Boolean> out = new LinkedHashMap<>((int) (keys.length / 0.75f) + 1);
         for (int i = 0; i < keys.length; i++) {
             if (st[i] == Native.OK) {
@@ -896,7 +896,7 @@ public final class Mcpool implements AutoCloseable {
                 out.putIfAbsent(keys[i], false); // never over an earlier occurrence's true
             }
         }
-        failedItems(op, keys, st, out);
+        failedItems(op, keys, st, errs, out);
         return out;
     }
 
@@ -906,23 +906,26 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** After a batch of writes: when an item failed, throws a {@link PartialBatchException}
-     * carrying answers (every answered key's) and each failed key's exception. The first
-     * failed key's is the core's (its class by the core's classifier, its message the
-     * core's, naming the key); another key's has the same class for its status and a
-     * message naming it. */
-    private static void failedItems(String op, String[] keys, int[] st, Map<String, ?> answers) {
+     * carrying answers (every answered key's) and each failed key's exception: errs[i], the
+     * core's for that item (its class by the core's classifier, its message the core's for
+     * that key, taken by the native call right after the item's own call: tester finding
+     * batches 2), or, where the core gave none, {@link #itemFailed}. */
+    private static void failedItems(String op, String[] keys, int[] st, McpoolException[] errs, Map<String, ?> answers) {
         Map<String, McpoolException> errors = null;
         for (int i = 0; i < keys.length; i++) {
             if (isAnswer(st[i])) continue;
-            McpoolException core = statusException(st[i]);
-            if (errors == null) {
-                errors = new LinkedHashMap<>();
-            } else {
-                core = sameClass(core, op + " of \"" + keys[i] + "\" failed: " + core.statusName());
-            }
-            errors.putIfAbsent(keys[i], core);
+            McpoolException e = errs != null ? errs[i] : null;
+            if (errors == null) errors = new LinkedHashMap<>();
+            errors.putIfAbsent(keys[i], e != null ? e : itemFailed(op, keys[i], st[i]));
         }
         if (errors != null) throw new PartialBatchException(op, answers, errors);
+    }
+
+    /** A failed item's exception when the core gave no message for it: the class of its
+     * status, a message naming the key and the status. */
+    private static McpoolException itemFailed(String op, String key, int status) {
+        McpoolException e = statusException(status);
+        return sameClass(e, op + " of \"" + key + "\" failed: " + e.statusName());
     }
 
     /** The exception the core gives an error status (Native.throwStatus's), not thrown. */
@@ -951,8 +954,9 @@ public final class Mcpool implements AutoCloseable {
      * Stores every entry in one pipelined round trip per server, each with the TTL that
      * {@code ttlOf} gives its key (seconds, 0 = never expires). Key to true when stored; the
      * keys that failed (after every item was tried) throw a {@link PartialBatchException}
-     * carrying every answered key's answer and each failed key's exception, as for every
-     * *Multi write (addMulti ... touchMulti, casMultiResults). {@code ttlOf} runs for every key
+     * carrying every answered key's answer and each failed key's exception, with the core's
+     * message for that key, as for every *Multi write (addMulti ... touchMulti,
+     * casMultiResults). {@code ttlOf} runs for every key
      * before anything is sent: an exception it throws (a NullPointerException of its own
      * unboxing included) reaches the caller as itself, and nothing is stored.
      */
@@ -967,7 +971,9 @@ public final class Mcpool implements AutoCloseable {
     private Map<String, Boolean> storeMulti(int op, Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf,
                                             java.util.function.ToLongFunction<String> casOf) {
         String[] keys = new String[values.size()];
-        return answers(batchName(op), keys, storeStatuses(op, values, keys, ttlOf, casOf));
+        int[] st = new int[keys.length];
+        McpoolException[] errs = storeStatuses(op, values, keys, st, ttlOf, casOf);
+        return answers(batchName(op), keys, st, errs);
     }
 
     /** The method's name, for a PartialBatchException's message. */
@@ -982,10 +988,12 @@ public final class Mcpool implements AutoCloseable {
         }
     }
 
-    /** Sends the batch of {@link #storeMulti} and answers each item's status, with its key
-     * written to keys (as long as values) in the same order. */
-    private int[] storeStatuses(int op, Map<String, ?> values, String[] keys, java.util.function.ToIntFunction<String> ttlOf,
-                                java.util.function.ToLongFunction<String> casOf) {
+    /** Sends the batch of {@link #storeMulti}: each item's status to st and its key to keys
+     * (both as long as values) in the same order; returns the failed items' exceptions
+     * (Native.storeMulti's). */
+    private McpoolException[] storeStatuses(int op, Map<String, ?> values, String[] keys, int[] st,
+                                            java.util.function.ToIntFunction<String> ttlOf,
+                                            java.util.function.ToLongFunction<String> casOf) {
         int n = values.size();
         byte[][] ks = new byte[n][], vs = new byte[n][];
         int[] kinds = new int[n], flags = new int[n], ttls = new int[n];
@@ -1011,17 +1019,15 @@ public final class Mcpool implements AutoCloseable {
             if (cas != null) cas[i] = casOf.applyAsLong(e.getKey());
             i++;
         }
-        int[] klens = new int[n], vlens = new int[n], st = new int[n];
+        int[] klens = new int[n], vlens = new int[n];
         byte[] kb = pack(ks, klens, "keys"), vb = pack(vs, vlens, "values");
-        if (n > 0) {
-            long h = nc.acquire();
-            try {
-                Native.storeMulti(h, op, kb, klens, vb, vlens, kinds, flags, ttls, cas, st);
-            } finally {
-                nc.release();
-            }
+        if (n == 0) return null;
+        long h = nc.acquire();
+        try {
+            return Native.storeMulti(h, op, kb, klens, vb, vlens, kinds, flags, ttls, cas, st);
+        } finally {
+            nc.release();
         }
-        return st;
     }
 
     /** Stores each entry only where its key is absent, one pipelined round trip per server:
@@ -1081,12 +1087,13 @@ public final class Mcpool implements AutoCloseable {
     public Map<String, CasResult> casMultiResults(Map<String, MemcachedItem> items, int ttl) {
         Map<String, Object> values = casValues(items);
         String[] keys = new String[values.size()];
-        int[] st = storeStatuses(Native.OP_CAS, values, keys, k -> ttl, k -> items.get(k).casUnique);
+        int[] st = new int[keys.length];
+        McpoolException[] errs = storeStatuses(Native.OP_CAS, values, keys, st, k -> ttl, k -> items.get(k).casUnique);
         Map<String, CasResult> out = new LinkedHashMap<>((int) (keys.length / 0.75f) + 1);
         for (int i = 0; i < keys.length; i++) {
             if (isAnswer(st[i])) out.put(keys[i], CasResult.of(st[i]));
         }
-        failedItems("casMultiResults", keys, st, out);
+        failedItems("casMultiResults", keys, st, errs, out);
         return out;
     }
 
@@ -1107,15 +1114,16 @@ public final class Mcpool implements AutoCloseable {
         for (int i = 0; i < ka.length; i++) ks[i] = key(ka[i]);
         int[] klens = new int[ka.length], st = new int[ka.length];
         byte[] kb = pack(ks, klens, "keys");
+        McpoolException[] errs = null;
         if (ka.length > 0) {
             long h = nc.acquire();
             try {
-                Native.deleteMulti(h, kb, klens, st);
+                errs = Native.deleteMulti(h, kb, klens, st);
             } finally {
                 nc.release();
             }
         }
-        return answers("deleteMulti", ka, st);
+        return answers("deleteMulti", ka, st, errs);
     }
 
     /** Sets the expiry (ttl seconds, 0 = never expires) of every key in one pipelined round
@@ -1129,15 +1137,16 @@ public final class Mcpool implements AutoCloseable {
         int[] klens = new int[ka.length], st = new int[ka.length], ttls = new int[ka.length];
         Arrays.fill(ttls, ttl);
         byte[] kb = pack(ks, klens, "keys");
+        McpoolException[] errs = null;
         if (ka.length > 0) {
             long h = nc.acquire();
             try {
-                Native.touchMulti(h, kb, klens, ttls, st);
+                errs = Native.touchMulti(h, kb, klens, ttls, st);
             } finally {
                 nc.release();
             }
         }
-        return answers("touchMulti", ka, st);
+        return answers("touchMulti", ka, st, errs);
     }
 
     /** Increments every key's counter by delta in one pipelined round trip per server: key to
@@ -1169,10 +1178,11 @@ public final class Mcpool implements AutoCloseable {
         long[] deltas = new long[n], values = new long[n];
         Arrays.fill(deltas, delta);
         byte[] kb = pack(ks, klens, "keys");
+        McpoolException[] errs = null;
         if (n > 0) {
             long h = nc.acquire();
             try {
-                Native.arithMulti(h, incr, kb, klens, deltas, values, st);
+                errs = Native.arithMulti(h, incr, kb, klens, deltas, values, st);
             } finally {
                 nc.release();
             }
@@ -1192,8 +1202,7 @@ public final class Mcpool implements AutoCloseable {
                 e = ClientException.outOfRange("the counter " + ka[i] + " is now " + Long.toUnsignedString(values[i])
                     + ", above Long.MAX_VALUE (memcached's counters are unsigned 64-bit)");
             } else {
-                e = statusException(st[i]);
-                if (errors != null) e = sameClass(e, op + " of \"" + ka[i] + "\" failed: " + e.statusName());
+                e = errs != null && errs[i] != null ? errs[i] : itemFailed(op, ka[i], st[i]);
             }
             if (e != null) {
                 if (errors == null) errors = new LinkedHashMap<>();

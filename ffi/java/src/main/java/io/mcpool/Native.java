@@ -280,17 +280,22 @@ final class Native {
     static native int flushServer(long client, int index, int delaySeconds);
     /** One pipelined store (op OP_SET ... OP_CAS) per server: keys and values packed
      * (lengths in klens, vlens), each item's kind (Kind.ordinal(), or -1: raw bytes with
-     * flags[i]), TTL and (cas null: all 0) CAS unique; every item's status written to out. */
-    static native void storeMulti(long client, int op, byte[] keys, int[] klens, byte[] vals, int[] vlens,
-                                  int[] kinds, int[] flags, int[] ttls, long[] cas, int[] out);
-    /** One pipelined delete per server; every key's status written to out. */
-    static native void deleteMulti(long client, byte[] keys, int[] klens, int[] out);
-    /** One pipelined touch per server (key i gets ttls[i]); every key's status written to out. */
-    static native void touchMulti(long client, byte[] keys, int[] klens, int[] ttls, int[] out);
+     * flags[i]), TTL and (cas null: all 0) CAS unique; every item's status written to out.
+     * Returns each failed item's exception, its message the core's for that item (null when
+     * none failed; a null slot: an item that did not fail, or whose message was empty). */
+    static native McpoolException[] storeMulti(long client, int op, byte[] keys, int[] klens, byte[] vals,
+                                               int[] vlens, int[] kinds, int[] flags, int[] ttls, long[] cas, int[] out);
+    /** One pipelined delete per server; every key's status written to out, each failed
+     * key's exception returned as {@link #storeMulti}. */
+    static native McpoolException[] deleteMulti(long client, byte[] keys, int[] klens, int[] out);
+    /** One pipelined touch per server (key i gets ttls[i]); every key's status written to
+     * out, each failed key's exception returned as {@link #storeMulti}. */
+    static native McpoolException[] touchMulti(long client, byte[] keys, int[] klens, int[] ttls, int[] out);
     /** One pipelined incr (or decr) per server by deltas[i] (not negative); every key's status
-     * to out, the new value (unsigned 64-bit bits) to values[i] where OK. */
-    static native void arithMulti(long client, boolean incr, byte[] keys, int[] klens, long[] deltas,
-                                  long[] values, int[] out);
+     * to out, the new value (unsigned 64-bit bits) to values[i] where OK, each failed key's
+     * exception returned as {@link #storeMulti}. */
+    static native McpoolException[] arithMulti(long client, boolean incr, byte[] keys, int[] klens,
+                                               long[] deltas, long[] values, int[] out);
     /** Throws the exception of an error status (nothing for an answer). */
     static native void throwStatus(int status);
     /**
