@@ -952,11 +952,13 @@ public final class Mcpool implements AutoCloseable {
 
     /**
      * Stores every entry in one pipelined round trip per server, each with the TTL that
-     * {@code ttlOf} gives its key (seconds, 0 = never expires). Key to true when stored; the
-     * keys that failed (after every item was tried) throw a {@link PartialBatchException}
-     * carrying every answered key's answer and each failed key's exception, with the core's
-     * message for that key, as for every *Multi write (addMulti ... touchMulti,
-     * casMultiResults). {@code ttlOf} runs for every key
+     * {@code ttlOf} gives its key (seconds, 0 = never expires); a value the batch calls cannot
+     * carry in its format's form (a String under the {@code spymemcached} value format, whose
+     * flags 0 they take as byte[]) is stored alone, as {@link #set} stores it. Key to true
+     * when stored; the keys that failed (after every item was tried) throw a
+     * {@link PartialBatchException} carrying every answered key's answer and each failed
+     * key's exception, with the core's message for that key, as for every *Multi write
+     * (addMulti ... touchMulti, casMultiResults). {@code ttlOf} runs for every key
      * before anything is sent: an exception it throws (a NullPointerException of its own
      * unboxing included) reaches the caller as itself, and nothing is stored.
      */

@@ -1,6 +1,7 @@
 package io.mcpool;
 
 import static org.junit.Assert.*;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,7 +12,8 @@ import org.junit.Test;
  * preset("spymemcached") setMulti's "a b" carried kind_flags' refusal of a String (the last
  * call's error), addMulti's "a b" the message of "x y", and under cache-memcached-fast every
  * Integer's error read `set "sp59"` (tester finding batches 2): the binding took the thread's
- * last error once the whole batch had run. */
+ * last error once the whole batch had run. Also: a String setMulti under spymemcached writes
+ * what a single set writes (tester finding batches 3). */
 public class BatchItemMessageTest extends ServerTestBase {
     /** (whalin's preset encodes a key's spaces, so "a b" is a key there) */
     private static final String[] PRESETS = {"spymemcached", "cache-memcached-fast", "pylibmc", "none"};
@@ -138,6 +140,30 @@ public class BatchItemMessageTest extends ServerTestBase {
                 fail();
             } catch (PartialBatchException e) {
                 assertOwnMessages("incrMulti", e, List.of("a b", "x y"), keys, "invalid key");
+            }
+        }
+    }
+
+    /** Under spymemcached a String is stored as spymemcached writes it (flags 0, its UTF-8
+     * bytes; above 16,384 bytes gzip under flag 2), by setMulti exactly as by set: memcached
+     * holds the same flags and bytes, small and compressed. */
+    @Test
+    public void aStringSetMultiWritesWhatASingleSetWrites() throws Exception {
+        StringBuilder big = new StringBuilder();
+        while (big.length() < 40000) big.append("spymemcached string \u00e9t\u00e9 ").append(big.length()).append(' ');
+        String[] values = {"v\u00e9", "", big.toString()};
+        try (Mcpool mc = client("spymemcached")) {
+            for (int i = 0; i < values.length; i++) {
+                String one = "bim-wire:one:" + i, many = "bim-wire:many:" + i;
+                assertTrue(mc.set(one, values[i], 0));
+                assertEquals(Map.of(many, true, "bim-wire:other", true),
+                    mc.setMulti(map(many, values[i], "bim-wire:other", "x".getBytes()), 0));
+                TestServer.RawItem a = server.raw(one), b = server.raw(many);
+                assertEquals(i < 2 ? 0 : 2, a.flags);
+                if (i < 2) assertArrayEquals(values[i].getBytes(StandardCharsets.UTF_8), a.data);
+                assertEquals("flags of " + i, a.flags, b.flags);
+                assertArrayEquals("bytes of " + i, a.data, b.data);
+                assertEquals(values[i], mc.get(many));
             }
         }
     }
