@@ -480,3 +480,18 @@ def test_a_tuple_port_written_as_other_text_is_refused_by_hashclient(servers):
     for fine in (port, int(port)):
         c = drop_in.HashClient([(host, fine), servers[1].addr])
         assert c.set("tuple-port", b"v") and c.get("tuple-port") == b"v"
+
+
+@pytest.mark.parametrize("method", ["get_many", "gets_many"])
+def test_a_key_given_as_str_and_bytes_is_answered_under_the_last_spelling(server, prefix,
+                                                                          method):
+    """pymemcache answers a key given twice, as "a" and b"a", under the spelling given last
+    (tester finding batches 5: the drop-in answered under the first)."""
+    ours = pmc.Client(server.addr, key_prefix=prefix)
+    theirs = real.Client(_host(server.addr), key_prefix=prefix, default_noreply=False)
+    assert ours.set("a", b"1")
+    for keys in (["a", b"a"], [b"a", "a"], ["a", b"a", "a"], [b"a", "a", "b"]):
+        got, want = getattr(ours, method)(keys), getattr(theirs, method)(keys)
+        assert {k: v if method == "get_many" else v[0] for k, v in got.items()} == \
+            {k: v if method == "get_many" else v[0] for k, v in want.items()}, keys
+        assert [type(k) for k in got] == [type(k) for k in want], keys
