@@ -724,3 +724,19 @@ def test_memcache_cas_with_a_time_too_large_and_a_stale_id_keeps_the_newer_value
     assert a.gets(k) == "writer-B"
     assert a.cas(k, "writer-A", time=2**31) == 0  # unchanged: expired, as memcached would
     assert b.get(k) is None
+
+
+def test_memcache_touch_with_a_time_given_as_text_as_python_memcached(server, prefix):
+    """python-memcached sends touch's time with str(): memcached takes a decimal integer
+    ("5", "+5", "-1") and refuses anything else (tester finding arith 3: "5" answered 0)."""
+    got = {}
+    for mod in (real_memcache, compat_memcache):
+        mc = mod.Client([server.addr])
+        p = prefix + ("r" if mod is real_memcache else "c")
+        got[mod] = []
+        for i, t in enumerate(("5", "+5", "007", "-1", "True", True, "5m", b"5", " 5")):
+            k = "%s-touch-%d" % (p, i)
+            assert mc.set(k, "v", 50)
+            got[mod].append((t, mc.touch(k, t), mc.get(k)))
+    assert got[compat_memcache] == got[real_memcache]
+    assert got[real_memcache][0] == ("5", 1, "v")

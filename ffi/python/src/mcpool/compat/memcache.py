@@ -722,6 +722,16 @@ class Client:
             # untouched (the core would read None as 0, "never expires")
             self.debuglog("touch expected TOUCHED, got: CLIENT_ERROR invalid exptime argument")
             return 0
+        if isinstance(time, (str, bool)):
+            # sent as str(time) too: memcached reads a decimal integer ("5", "-1", "+5",
+            # spaces around it split off as the command's), anything else ("True", "5m") is
+            # its CLIENT_ERROR (tester finding arith 3: "5" answered 0, the key untouched)
+            text = str(time).strip(" ")
+            if not _re.fullmatch(r"[+-]?[0-9]+", text):
+                self.debuglog("touch expected TOUCHED, got: CLIENT_ERROR invalid exptime "
+                              "argument")
+                return 0
+            time = int(text)
         try:
             return 1 if self._mc.touch(key, _exptime(time)) else 0
         except _mcpool.Error as e:
