@@ -1264,35 +1264,95 @@ mcp_item_exptime(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen, si
     return mcpool_expiry_from_signed(s);
 }
 
-/* An incr/decr delta as given: undef is 1 (Cache::Memcached::Fast's default); otherwise a
- * decimal integer from 0 to 2**64-1 as Perl writes it ("5", 2**64-1 as a UV, 1e3 as "1000"),
- * as set_counter reads its value. Anything else (-1, 1.5, "abc", 2**64, " 7") is refused,
- * where a conversion would wrap (-1: 2**64-1, an incr that decrements), saturate or truncate
- * it into another delta: 0 with the message (last_error's, naming the command, the key and
- * the delta as given) in *why, a new mortal SV. */
+/* An unsigned 64-bit integer argument by its value (incr/decr's delta, set_counter's value, a
+ * CAS version): 1 with *out, or 0 for anything that is not an integer from 0 to 2**64-1.
+ * Magic already got. A number is read as Perl holds it: an IV or UV as it is, an NV when it
+ * is an exact integer below 2**64 (2**62, 2**63, 1e19, 4.0), as Cache::Memcached::Fast reads
+ * it, never through its printed form (2**63 prints 9.22337203685478e+18); -1, 2.5, NaN, Inf
+ * and 2**64 are refused rather than wrapped, truncated or clamped (SvUV makes -1 2**64-1 and
+ * 2**64 2**64-1). Perl computes 2**64-1 as a double equal to 2**64: refused; the integer
+ * literal 18446744073709551615 is a UV, taken. A string is read as decimal digits, exactly
+ * (all 20 of 18446744073709551615, which a double would round): "5", "007"; "1e3", " 7", "",
+ * "+1", "-0", "1.0" are refused. A reference is refused. */
 static int
-mcp_delta(pTHX_ SV *d, const char *op, const uint8_t *k, size_t klen, uint64_t *out, SV **why)
+mcp_u64_value(pTHX_ SV *sv, uint64_t *out)
 {
-    STRLEN vlen, i;
-    const char *v;
-    uint64_t n = 0;
-    *out = 1;
-    SvGETMAGIC(d);
-    if (!SvOK(d))
-        return 1;
-    if (!SvROK(d)) {
-        v = SvPV_nomg(d, vlen);
-        for (i = 0; i < vlen && vlen <= 20; i++) {
-            unsigned dg = (unsigned)(v[i] - '0');
+    /* the value's own flags: a magical scalar's are private once fetched (mg_get) */
+    const int mg = SvGMAGICAL(sv) != 0;
+    const int pok = mg ? SvPOKp(sv) : SvPOK(sv);
+    const int iok = mg ? SvIOKp(sv) : SvIOK(sv);
+    const int nok = mg ? SvNOKp(sv) : SvNOK(sv);
+    if (!SvOK(sv) || SvROK(sv))
+        return 0;
+    if (pok) {
+        STRLEN len, i;
+        const char *p = SvPV_nomg(sv, len);
+        uint64_t n = 0;
+        for (i = 0; i < len && len <= 20; i++) {
+            unsigned dg = (unsigned)(p[i] - '0');
             if (dg > 9 || n > (UINT64_MAX - dg) / 10)
                 break;
             n = n * 10 + dg;
         }
-        if (vlen > 0 && vlen <= 20 && i == vlen) {
+        if (len > 0 && len <= 20 && i == len) {
             *out = n;
             return 1;
         }
+#if PERL_REVISION == 5 && PERL_VERSION < 36
+        /* before perl 5.36 printing a number marks it a string too (2**63 then holds
+         * "9.22337203685478e+18"): such a float is read by its value below. A string that
+         * is not its number's printed form ("1e3", " 7", used as a number) stays refused;
+         * one that is (that text typed in, then used as a number) cannot be told apart from
+         * the printed float there and is read as that float. */
+        if (!nok)
+            return 0;
+        {
+            STRLEN tlen;
+            SV *t = sv_2mortal(newSVnv(SvNVX(sv)));
+            const char *tp = SvPV(t, tlen);
+            if (tlen != len || memcmp(tp, p, len) != 0)
+                return 0;
+        }
+#else
+        return 0;
+#endif
     }
+    if (iok) { /* exact: an NV converted to an IV only when it is that integer */
+        if (SvIsUV(sv)) {
+            *out = (uint64_t)SvUVX(sv);
+            return 1;
+        }
+        if (SvIVX(sv) < 0)
+            return 0;
+        *out = (uint64_t)SvIVX(sv);
+        return 1;
+    }
+    if (nok) {
+        NV nv = SvNVX(sv);
+        if (!(nv >= 0) || nv >= 18446744073709551616.0 || nv != (NV)(UV)nv)
+            return 0; /* NaN, negative, 2**64 and above (Inf), a fraction */
+        *out = (uint64_t)(UV)nv;
+        return 1;
+    }
+    return 0;
+}
+
+/* An incr/decr delta as given: undef is 1 (Cache::Memcached::Fast's default); otherwise an
+ * integer from 0 to 2**64-1 by its value (mcp_u64_value: 5, "5", 2**63, 1e3, the UV
+ * 18446744073709551615), as set_counter reads its value. Anything else (-1, 2.5, "abc", 2**64,
+ * "1e3", " 7", a reference) is refused, where a conversion would wrap (-1: 2**64-1, an incr
+ * that decrements), saturate or truncate it into another delta: 0 with the message
+ * (last_error's, naming the command, the key and the delta as given) in *why, a new mortal
+ * SV. */
+static int
+mcp_delta(pTHX_ SV *d, const char *op, const uint8_t *k, size_t klen, uint64_t *out, SV **why)
+{
+    *out = 1;
+    SvGETMAGIC(d);
+    if (!SvOK(d))
+        return 1;
+    if (mcp_u64_value(aTHX_ d, out))
+        return 1;
     *why = sv_2mortal(newSVpvf("%s \"%.*s\": the delta must be a decimal integer from 0 to "
                                "18446744073709551615 (memcached's counters are unsigned 64-bit; "
                                "for a negative one use %s), not '%" SVf "'",
@@ -1326,29 +1386,17 @@ mcp_batch_refusal(const mcpool_status *st, size_t n, SV *refused, size_t refused
         XSRETURN_EMPTY;                                                                   \
     } while (0)
 
-/* An unsigned 64-bit argument (a CAS version): a non-negative integer as Perl
- * holds it; undef, a negative number, a fraction or a non-number croaks rather than send
- * another number (SvUV would make -1 into 2**64-1). */
+/* An unsigned 64-bit argument (a CAS version) by its value (mcp_u64_value); undef, a negative
+ * number, a fraction, 2**64 or a non-number croaks rather than send another number (SvUV
+ * would make -1 into 2**64-1). */
 static uint64_t
 mcp_u64_arg(pTHX_ SV *sv, const char *what, const char *fn)
 {
+    uint64_t v;
     SvGETMAGIC(sv);
-    if (!SvOK(sv) || !looks_like_number(sv))
+    if (!mcp_u64_value(aTHX_ sv, &v))
         croak("%s: %s must be an integer from 0 to 2**64-1", fn, what);
-    if (SvIOK(sv) && SvIsUV(sv))
-        return (uint64_t)SvUV_nomg(sv);
-    if (SvIOK(sv) && !SvNOK(sv) && !SvPOK(sv)) {
-        IV iv = SvIV_nomg(sv);
-        if (iv < 0)
-            croak("%s: %s must be an integer from 0 to 2**64-1", fn, what);
-        return (uint64_t)iv;
-    }
-    {
-        NV nv = SvNV_nomg(sv);
-        if (!(nv >= 0) || nv >= 18446744073709551616.0 || nv != (NV)(UV)nv)
-            croak("%s: %s must be an integer from 0 to 2**64-1", fn, what);
-        return (uint64_t)(UV)nv;
-    }
+    return v;
 }
 
 /* { label => 1 (answered) or undef (failed) } for every server of per-server results
@@ -2360,35 +2408,31 @@ set_counter(m, key, value, ...)
         SV *key
         SV *value
     PREINIT:
-        STRLEN klen, vlen, i;
+        STRLEN klen, vlen;
         const uint8_t *k;
-        const char *v;
         mcpool_status st;
         uint32_t t = 0;
         uint64_t n = 0;
     PPCODE:
         /* $value as memcached's counter (decimal text, raw flags 0, never compressed, whatever
          * the value format; the core's mcpool_client_set_counter). memcached's counters are
-         * unsigned 64-bit: it must read as a decimal integer from 0 to 18446744073709551615
-         * as written: "12", 2**64-1 (a UV), 1.0 (which Perl writes "1"); a negative one (a
-         * counter no incr takes), 1.5, "1e3", " 7", undef and anything larger croak rather
-         * than store another number. */
+         * unsigned 64-bit: it must be an integer from 0 to 18446744073709551615 by its value,
+         * as incr's delta (mcp_u64_value): "12", 2**63 (an exact float), 1.0, the UV
+         * 18446744073709551615; an object by its string ("" overloaded). A negative one (a
+         * counter no incr takes), 1.5, "1e3", " 7", undef, 2**64 (and 2**64-1 computed as a
+         * float, which equals it) croak rather than store another number. */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_counter");
         SvGETMAGIC(value);
         if (!SvOK(value))
             croak("set_counter: the value is undef, not an integer");
-        v = SvPV_nomg(value, vlen);
-        if (vlen == 0 || vlen > 20)
-            croak("set_counter: the value must be a decimal integer from 0 to "
-                  "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%s'", v);
-        for (i = 0; i < vlen; i++) {
-            unsigned d = (unsigned)(v[i] - '0');
-            if (d > 9 || n > (UINT64_MAX - d) / 10)
-                croak("set_counter: the value must be a decimal integer from 0 to "
-                      "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%s'",
-                      v);
-            n = n * 10 + d;
+        if (SvROK(value)) { /* an object's string (Math::BigInt's digits), read as a string */
+            const char *o = SvPV_nomg(value, vlen);
+            value = sv_2mortal(newSVpvn(o, vlen));
         }
+        if (!mcp_u64_value(aTHX_ value, &n))
+            croak("set_counter: the value must be a decimal integer from 0 to "
+                  "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%s'",
+                  SvPV_nomg(value, vlen));
         if (items > 3)
             MCP_TIME(t, ST(3), "ttl", "set_counter", k, klen);
         MCP_CORE(st = mcpool_client_set_counter(m->client, k, klen, n, t));
@@ -3026,8 +3070,9 @@ set_with_version(m, key, value, version, ...)
         Mcpool m
         SV *key
         SV *value
-        UV version
+        SV *version
     PREINIT:
+        uint64_t ver;
         STRLEN klen, vlen;
         const uint8_t *k;
         const char *v;
@@ -3038,6 +3083,8 @@ set_with_version(m, key, value, version, ...)
         /* set with an explicit CAS version (meta E; memcached 1.6.27+): true when stored,
          * false when not, nothing on an error (last_error names the server's version) */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_with_version");
+        /* read as delete_with_version's (it was SvUV: -1 sent as 2**64-1, 2.5 as 2) */
+        ver = mcp_u64_arg(aTHX_ version, "the version", "set_with_version");
         v = mcp_value(aTHX_ m, value, &vlen, &kind);
         if (items > 4)
             MCP_TIME(t, ST(4), "ttl", "set_with_version", k, klen);
@@ -3045,7 +3092,7 @@ set_with_version(m, key, value, version, ...)
             croak("Mcpool::set_with_version: this value format stores such a value in another "
                   "form; store it with set");
         MCP_CORE(st = mcpool_client_set_with_version(m->client, k, klen, (const uint8_t *)v, vlen,
-                                                     (uint32_t)m->batch_flags[kind], t, (uint64_t)version));
+                                                     (uint32_t)m->batch_flags[kind], t, ver));
         RETURN_STATUS(st);
 
 void

@@ -811,9 +811,10 @@ placed there. The keys that point takes go to that server instead of where
 Cache::Memcached::Fast puts them: give such a server a weight of at least
 C<0.5 / ketama_points>, or leave it out of the list.
 
-=item * B<incr/decr deltas>: one that is not a decimal integer from 0 to 2**64-1 (C<-1>,
-C<1.5>, C<'abc'>, 2**64) is refused, nothing sent; Cache::Memcached::Fast converts it into
-another delta (C<incr> by -1 decrements) (L</incr, decr ($key, [$delta]), incr_multi,
+=item * B<incr/decr deltas>: one that is not an integer from 0 to 2**64-1 (C<-1>,
+C<1.5>, C<'abc'>, a float of 2**64 or more, which C<2**64-1> computed by Perl is) is
+refused, nothing sent; Cache::Memcached::Fast converts it into another delta (C<incr> by -1
+decrements, C<incr> by C<2**64> too: by 2**64-1) (L</incr, decr ($key, [$delta]), incr_multi,
 decr_multi (@keys or [$key, $delta], ...)>).
 
 =item * B<Values that cannot be read> are errors, with a warning and C<last_error>, never a
@@ -1303,16 +1304,29 @@ intermediate copy); a single key takes the single-key read. A key asked twice ap
 
 =item incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)
 
-C<$delta> (default 1; undef is 1) is a decimal integer from 0 to 18446744073709551615 as Perl
-writes it (C<5>, C<"5">, C<1e3>, which Perl writes C<1000>, C<2**64-1> as a UV), as
-C<set_counter> takes its value. Anything else (a negative number, C<1.5>, C<"abc">, C<"1e3">,
-C<" 7">, 2**64, a reference) is refused before anything is sent: C<undef>, C<last_error>
-C<incr "k": the delta must be a decimal integer from 0 to 18446744073709551615 ...>, the
-counter untouched; in C<incr_multi>/C<decr_multi> that item alone (C<undef>, not sent).
-Cache::Memcached::Fast converts such a delta into another one (-1 into 2**64-1, so C<incr>
-by -1 decrements; 2**64 into 2**64-1; C<"abc"> into 0; 1.5 into 1), a different change
-given as if right; every other mcpool surface refuses them. For a negative delta use the
-other command.
+C<$delta> (default 1; undef is 1) is an integer from 0 to 18446744073709551615, read by its
+value as Perl holds it: an integer (C<5>, the UV C<18446744073709551615>), a float that is
+exactly an integer (C<1e3>, C<4.0>, C<2**62>, C<2**63>, C<1e19>: never by the text Perl
+prints for it, C<9.22337203685478e+18> for C<2**63>), or a string of decimal digits (C<"5">,
+C<"18446744073709551615">, read exactly). C<set_counter> takes its value the same way, and
+the C<_with_version> calls their C<$delta> and C<$version>. Anything else (a negative number,
+C<1.5>, NaN, infinity, C<"abc">, C<"1e3">, C<" 7">, a float of 2**64 or more, a reference) is
+refused before anything is sent: C<undef>, C<last_error> C<incr "k": the delta must be a
+decimal integer from 0 to 18446744073709551615 ...>, the counter untouched; in
+C<incr_multi>/C<decr_multi> that item alone (C<undef>, not sent).
+
+B<2**64-1 must be written as the integer literal C<18446744073709551615>> (a UV) or the
+string C<"18446744073709551615">: Perl computes C<2**64-1> (C<2**64> is already a float)
+as a floating-point number, and a double has no 2**64-1: it is 2**64
+(C<18446744073709551616>), which is out of range and refused, never wrapped to 0 nor
+clamped to 2**64-1. (On a perl whose floats are long doubles, C<2**64-1> is exact and taken.)
+
+Cache::Memcached::Fast converts a delta it cannot take into another one (-1 into 2**64-1,
+so C<incr> by -1 decrements; a float of 2**64 or more, C<2**64-1> computed as above and
+infinity into 2**64-1, so C<incr> by C<2**64> decrements by one; C<"abc"> into 0; 1.5 into
+1), a different change given as if right; every other mcpool surface refuses them. An exact
+integer held as a float below 2**64 it reads as that integer, as mcpool does (C<incr> of 10
+by C<2**63>: 9223372036854775818 from both). For a negative delta use the other command.
 
 C<incr_multi>/C<decr_multi> answer each key as C<incr>/C<decr> would: the new value, C<"">
 for a missing key, C<undef> for a key whose value is not a number, on every protocol; the
@@ -1323,10 +1337,14 @@ C<close_on_error> gives C<undef> for those, though memcached applied them).
 
 Stores C<$value> as a counter for C<incr>/C<decr>: memcached's decimal text with raw flags 0,
 never compressed, whatever the value format (the core's C<set_counter>, Whalin's
-C<storeCounter>). memcached's counters are unsigned 64-bit: C<$value> must be a decimal
-integer from 0 to 18446744073709551615 as Perl writes it (C<2**64-1> as a UV, or that decimal
-string; C<incr> then wraps to 0, as memcached does); anything else (a negative number, which
-no C<incr> could count on, C<1.5>, C<"1e3">, undef, 2**64) croaks. True when stored.
+C<storeCounter>). memcached's counters are unsigned 64-bit: C<$value> must be an integer
+from 0 to 18446744073709551615, read by its value as C<incr> reads its delta (an integer, a
+float that is exactly an integer such as C<2**63>, a string of decimal digits, an object by
+its string). C<18446744073709551615> (the integer literal, a UV, or that string) is stored
+and C<incr> then wraps to 0, as memcached does; C<2**64-1> is a float equal to 2**64 (see
+L</incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)>) and
+croaks. Anything else (a negative number, which no C<incr> could count on, C<1.5>, C<"1e3">,
+undef, a float of 2**64 or more) croaks. True when stored.
 
 =item delete ($key) (alias remove), delete_multi (@keys or [$key, $delay], ...)
 
@@ -1488,7 +1506,9 @@ reads of an invalidated item").
 mcpool extension (meta protocol, memcached 1.6.27 or later): C<set> that gives the item the
 CAS version C<$version> (meta C<E> flag), for writers that keep several pools consistent.
 True when stored; nothing on an error, e.g. from an older server (C<last_error> names the
-version it reports; nothing was stored).
+version it reports; nothing was stored). C<$version> is read as C<delete_with_version>'s: an
+integer from 0 to 2**64-1 by its value, anything else croaks (a negative one or a fraction
+was converted: -1 sent as 2**64-1, 2.5 as 2).
 
 =item delete_with_version ($key, $version)
 
@@ -1502,9 +1522,12 @@ nothing was deleted).
 mcpool extension (meta protocol, memcached 1.6.27 or later): C<incr> / C<decr> that give the
 counter the CAS version C<$version>. The new value (C<"0E0"> for zero, as C<incr>), false for
 a missing key, nothing on an error (as C<delete_with_version>). C<$delta> is read as
-C<incr>'s: a decimal integer from 0 to 2**64-1 (undef is 1), anything else returns nothing
-with C<last_error> naming it, nothing sent. C<$version> is an integer from 0 to 2**64-1;
-anything else (a negative number, a fraction, undef) croaks.
+C<incr>'s: an integer from 0 to 2**64-1 by its value (undef is 1), anything else returns
+nothing with C<last_error> naming it, nothing sent. C<$version> is an integer from 0 to
+2**64-1 read the same way (a float that is exactly an integer, such as C<2**63>, is taken; a
+string of decimal digits is read exactly); anything else (a negative number, a fraction, a
+float of 2**64 or more, undef) croaks, as it does for C<delete_with_version> and
+C<set_with_version>.
 
 =item meta_info ($key)
 
