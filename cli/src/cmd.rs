@@ -126,13 +126,38 @@ fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String
 
 /// Whether `n` arguments (keys, values, numbers) fit the command's slots.
 fn arity_fits(spec: &Spec, n: usize) -> bool {
+    if spec.slots == [Slot::Pairs] {
+        return n >= 2 && n % 2 == 0;
+    }
     let required = spec
         .slots
         .iter()
         .filter(|s| !matches!(s, Slot::OptNumber | Slot::OptGroup))
         .count();
-    let unbounded = spec.slots.last() == Some(&Slot::Keys);
+    let unbounded = spec.slots.contains(&Slot::Keys);
     n >= required && (unbounded || n <= spec.slots.len())
+}
+
+/// The slot of argument `i` of the `n` a command is given (keys, values, numbers): KEY...
+/// takes every argument between the slots before it and those after it, one at least (gat
+/// TTL KEY..., touch KEY... TTL); pairs alternate KEY and VALUE.
+fn slot_at(spec: &Spec, i: usize, n: usize) -> Option<Slot> {
+    let slots = spec.slots;
+    if slots == [Slot::Pairs] {
+        return Some(if i % 2 == 0 { Slot::Key } else { Slot::Value });
+    }
+    let Some(j) = slots.iter().position(|s| *s == Slot::Keys) else {
+        return slots.get(i).copied();
+    };
+    let after = slots.len() - j - 1;
+    let keys_end = n.saturating_sub(after).max(j + 1);
+    if i < j {
+        slots.get(i).copied()
+    } else if i < keys_end {
+        Some(Slot::Keys)
+    } else {
+        slots.get(j + 1 + (i - keys_end)).copied()
+    }
 }
 
 /// What the CLI says about `key`: `COMMAND "KEY": what` (after `mcpool: `), for every keyed
@@ -169,8 +194,19 @@ fn not_found(client: &Client) -> &'static str {
 }
 
 fn store_exit(command: &str, key: &[u8], o: StoreOutcome) -> ExitCode {
-    let why = match (o, command) {
-        (StoreOutcome::Stored, _) => return ExitCode::SUCCESS,
+    match refusal(command, o) {
+        None => ExitCode::SUCCESS,
+        Some(why) => {
+            errln!("mcpool: {}", about(command, key, why));
+            ExitCode::from(MISS)
+        }
+    }
+}
+
+/// Why a store was refused, in words (`None`: stored).
+fn refusal(command: &str, o: StoreOutcome) -> Option<&'static str> {
+    Some(match (o, command) {
+        (StoreOutcome::Stored, _) => return None,
         (StoreOutcome::NotStored, "add") => "not stored (the key exists)",
         (StoreOutcome::NotStored, "replace" | "append" | "prepend") => {
             "not stored (the key does not exist)"
@@ -181,9 +217,7 @@ fn store_exit(command: &str, key: &[u8], o: StoreOutcome) -> ExitCode {
         }
         (StoreOutcome::Exists, _) => "not stored (the item changed since its CAS was read)",
         (StoreOutcome::NotFound, _) => "not stored (the key does not exist)",
-    };
-    errln!("mcpool: {}", about(command, key, why));
-    ExitCode::from(MISS)
+    })
 }
 
 /// What one argument of a command is. Where an argument that begins with `-` may stand:
@@ -204,6 +238,9 @@ enum Slot {
     OptNumber,
     /// An optional statistics group (stats), the last slot.
     OptGroup,
+    /// KEY VALUE, once or more (set-multi), the only slot: each KEY a [`Slot::Key`], each
+    /// VALUE a [`Slot::Value`].
+    Pairs,
 }
 
 /// A memcached command of the CLI: its arguments, the options it takes, its usage line.
@@ -253,6 +290,12 @@ const COMMANDS: &[Spec] = {
             usage: "set KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
         },
         Spec {
+            name: "set-multi",
+            slots: &[Pairs],
+            options: &["--ttl"],
+            usage: "set-multi KEY VALUE [KEY VALUE...] [--ttl S]",
+        },
+        Spec {
             name: "add",
             slots: &[Key, Value],
             options: STORE,
@@ -284,9 +327,9 @@ const COMMANDS: &[Spec] = {
         },
         Spec {
             name: "delete",
-            slots: &[Key],
+            slots: &[Keys],
             options: &[],
-            usage: "delete KEY",
+            usage: "delete KEY...",
         },
         Spec {
             name: "incr",
@@ -302,9 +345,9 @@ const COMMANDS: &[Spec] = {
         },
         Spec {
             name: "touch",
-            slots: &[Key, Number],
+            slots: &[Keys, Number],
             options: &[],
-            usage: "touch KEY TTL",
+            usage: "touch KEY... TTL",
         },
         Spec {
             name: "set-counter",
@@ -448,12 +491,16 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                 continue;
             }
             if looks_like_option(a) {
-                let slot = spec
-                    .slots
-                    .get(out.pos.len())
-                    .or(spec.slots.last().filter(|s| **s == Slot::Keys));
+                // Where this argument goes among all of them (touch's last one is its TTL,
+                // the others its keys): the arguments left, a first `--` aside. (Only a KEY...
+                // followed by a slot needs the count, and such a command takes no option, so
+                // every argument left is a key, a value or a number.)
+                let left = it.as_slice();
+                let n =
+                    out.pos.len() + 1 + left.len() - usize::from(left.iter().any(|x| x == b"--"));
+                let slot = slot_at(spec, out.pos.len(), n);
                 // (once --value-file has given the value, no argument is the VALUE)
-                let slot = slot.filter(|s| !(**s == Slot::Value && out.value_file.is_some()));
+                let slot = slot.filter(|s| !(*s == Slot::Value && out.value_file.is_some()));
                 let negative = a[1..].iter().all(u8::is_ascii_digit);
                 let flag = std::str::from_utf8(a)
                     .ok()
@@ -594,6 +641,53 @@ impl mcpool::sink::Sink for Found {
     }
 }
 
+/// Each key once, in the order first given (as every binding's multi-get answers a key asked
+/// twice).
+fn distinct<'a>(keys: &[&'a [u8]]) -> Vec<&'a [u8]> {
+    let mut seen = std::collections::HashSet::new();
+    keys.iter().copied().filter(|k| seen.insert(*k)).collect()
+}
+
+/// An exit status raised to `to` (0, then [`MISS`], then [`FAIL`]: a miss never lowers an
+/// error's). A u8, not an ExitCode: comparing ExitCodes needs Rust 1.81 (our MSRV is 1.80).
+fn raise(code: &mut u8, to: u8) {
+    *code = (*code).max(to);
+}
+
+/// delete's, touch's and set-multi's batch of several keys (one request per key, one round
+/// trip per server): `results` one per key, `Ok(None)` done, `Ok(Some(why))` a miss or a
+/// refused store. With `several` keys each done is a `KEY<TAB>DONE` line (the key escaped as
+/// get escapes it); a miss or a refusal is said on stderr as get says a miss (exit 1), an
+/// error too (exit 2), every other key still done and reported.
+fn batch_report(
+    out: &mut impl Write,
+    command: &str,
+    keys: &[&[u8]],
+    several: bool,
+    done: &str,
+    results: impl IntoIterator<Item = mcpool::Result<Option<&'static str>>>,
+) -> ExitCode {
+    let mut code = 0u8;
+    for (k, r) in keys.iter().zip(results) {
+        match r {
+            Ok(None) if several => {
+                check(out.write_all(&escaped(k)));
+                check(writeln!(out, "\t{done}"));
+            }
+            Ok(None) => {}
+            Ok(Some(why)) => {
+                errln!("mcpool: {}", about(command, k, why));
+                raise(&mut code, MISS);
+            }
+            Err(e) => {
+                errln!("mcpool: {}", about(command, k, e));
+                raise(&mut code, FAIL);
+            }
+        }
+    }
+    ExitCode::from(code)
+}
+
 /// get, gets, gat and gats: reads `keys` (touching each with gat's or gats' TTL) with the
 /// client's read engine and prints each value found, each distinct key once (as every
 /// binding's multi-get answers), `KEY<TAB>` first when several keys are given; gets and gats
@@ -606,14 +700,12 @@ fn read_command(
     touch: Option<u32>,
     keys: &[&[u8]],
 ) -> Result<ExitCode, String> {
-    let mut seen = std::collections::HashSet::new();
-    let distinct: Vec<&[u8]> = keys.iter().copied().filter(|k| seen.insert(*k)).collect();
+    let distinct = distinct(keys);
     let several = keys.len() > 1;
     let with_cas = matches!(command, "gets" | "gats");
     let mut found = Found((0..distinct.len()).map(|_| Ok(None)).collect());
     client.read(&distinct[..], with_cas, touch, &mut found);
-    // The exit status: 0, MISS after a miss, FAIL after an error (which a miss does not
-    // lower). A u8, not an ExitCode: comparing ExitCodes needs Rust 1.81 (our MSRV is 1.80).
+    // The exit status: 0, MISS after a miss, FAIL after an error ([`raise`]).
     let mut code = 0u8;
     for (k, r) in distinct.iter().zip(found.0) {
         // Decoded by the value format: never undecoded (or compressed) bytes. The read's
@@ -660,13 +752,11 @@ fn read_command(
             }
             Ok(None) => {
                 errln!("mcpool: {}", about(command, k, not_found(client)));
-                if code == 0 {
-                    code = MISS;
-                }
+                raise(&mut code, MISS);
             }
             Err(e) => {
                 errln!("mcpool: {}", about(command, k, e));
-                code = FAIL;
+                raise(&mut code, FAIL);
             }
         }
     }
@@ -802,6 +892,10 @@ enum Op<'a> {
     Delete {
         key: &'a [u8],
     },
+    /// delete of several keys: one batch.
+    DeleteMulti {
+        keys: Vec<&'a [u8]>,
+    },
     /// incr (true) or decr.
     Arith {
         incr: bool,
@@ -810,6 +904,16 @@ enum Op<'a> {
     },
     Touch {
         key: &'a [u8],
+        ttl: u32,
+    },
+    /// touch of several keys: one batch.
+    TouchMulti {
+        keys: Vec<&'a [u8]>,
+        ttl: u32,
+    },
+    /// set-multi: its KEY VALUE pairs, one batch.
+    SetMulti {
+        items: Vec<(&'a [u8], &'a [u8])>,
         ttl: u32,
     },
     Version,
@@ -900,6 +1004,9 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
             value,
         },
         ("delete", &[key]) => Op::Delete { key },
+        ("delete", [_, _, ..]) => Op::DeleteMulti {
+            keys: distinct(&pos),
+        },
         ("incr" | "decr", &[key, n]) => Op::Arith {
             incr: command == "incr",
             key,
@@ -911,6 +1018,29 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 .and_then(|t| crate::seconds("touch TTL", t))
                 .map_err(|e| about(command, key, e))?,
         },
+        ("touch", [keys @ .., ttl]) if keys.len() > 1 => Op::TouchMulti {
+            keys: distinct(keys),
+            // (`touch 100 k1 k2`, gat's order, reads "k2" as the TTL: the error says where it goes)
+            ttl: text(ttl)
+                .and_then(|t| crate::seconds("touch TTL", t))
+                .map_err(|e| format!("{e} (the TTL goes last: touch KEY... TTL)"))?,
+        },
+        ("set-multi", pairs) if !pairs.is_empty() && pairs.len() % 2 == 0 => {
+            let items: Vec<(&[u8], &[u8])> = pairs.chunks(2).map(|p| (p[0], p[1])).collect();
+            let mut seen = std::collections::HashSet::new();
+            if let Some((key, _)) = items.iter().find(|(k, _)| !seen.insert(*k)) {
+                return Err(about(
+                    command,
+                    key,
+                    "the key is given twice (a batch stores one value per key)",
+                ));
+            }
+            let ttl = match ttl {
+                Some(v) => text(v).and_then(|v| crate::seconds("set-multi --ttl", v))?,
+                None => 0,
+            };
+            Op::SetMulti { items, ttl }
+        }
         ("version", []) => Op::Version,
         ("noop", []) => Op::Noop,
         ("stats", _) => Op::Stats(stats_group(&pos)?),
@@ -1117,6 +1247,37 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                 Ok(ExitCode::from(MISS))
             }
         },
+        Op::DeleteMulti { keys } => {
+            let found = client.delete_multi(&keys);
+            let missed = |found: bool| (!found).then(|| not_found(client));
+            let results = found.into_iter().map(|r| r.map(missed));
+            Ok(batch_report(
+                &mut out, command, &keys, true, "deleted", results,
+            ))
+        }
+        Op::TouchMulti { keys, ttl } => {
+            let items: Vec<(&[u8], u32)> = keys.iter().map(|k| (*k, ttl)).collect();
+            let found = client.touch_multi(&items);
+            let missed = |found: bool| (!found).then(|| not_found(client));
+            let results = found.into_iter().map(|r| r.map(missed));
+            Ok(batch_report(
+                &mut out, command, &keys, true, "touched", results,
+            ))
+        }
+        Op::SetMulti { items, ttl } => {
+            // Bytes, flags 0: what set stores without --kind, in every value format.
+            let outcomes = client.set_multi(&items, ttl);
+            let results = outcomes.into_iter().map(|r| r.map(|o| refusal(command, o)));
+            let keys: Vec<&[u8]> = items.iter().map(|(k, _)| *k).collect();
+            Ok(batch_report(
+                &mut out,
+                command,
+                &keys,
+                keys.len() > 1,
+                "stored",
+                results,
+            ))
+        }
         Op::Arith { incr, key, delta } => {
             let r = if incr {
                 client.incr(key, delta)

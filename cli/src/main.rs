@@ -42,12 +42,19 @@ exists)`):
   prepend KEY VALUE          prepend to an existing value
                              (every store: --value-file FILE in place of VALUE reads the
                              value from FILE, - for standard input, any bytes, up to 1 GiB)
-  delete KEY                 delete
+  set-multi KEY VALUE [KEY VALUE...] [--ttl S]
+                             store every pair unconditionally, as bytes (set without
+                             --kind), in one batch; reported as delete reports keys
+  delete KEY...              delete; several keys go as one batch (one round trip per
+                             server), each key deleted printed KEY<TAB>deleted (escaped as
+                             get escapes), a miss or an error said on stderr as get says
+                             it: exit 1 after a miss, 2 after an error, the others done
   incr KEY N | decr KEY N    arithmetic on a decimal value; N is a delta 0-18446744073709551615
                              (for a negative delta use the other command)
   set-counter KEY N [--ttl S] store N (0 to 2^64-1) as a counter for incr/decr (decimal
                              text, flags 0, whatever --value-format)
-  touch KEY TTL              set a new expiry
+  touch KEY... TTL           set a new expiry, the TTL last (several keys: one batch,
+                             reported as delete reports them, KEY<TAB>touched)
   version                    each server's version
   noop                       a no-op round trip to each server (`HOST:PORT: ok`); exit 2
                              when any server failed (named on stderr)

@@ -930,6 +930,7 @@ fn every_keyed_command_names_its_key_on_an_error() {
     for cmd in [
         &["get", "user:1"][..],
         &["set", "user:1", "v"],
+        &["set-multi", "user:1", "v"],
         &["add", "user:1", "v"],
         &["replace", "user:1", "v"],
         &["append", "user:1", "v"],
@@ -1366,6 +1367,7 @@ fn every_command_reads_help_and_options_alike() {
         &["gat", "5"],
         &["gats", "5"],
         &["set"],
+        &["set-multi"],
         &["add"],
         &["replace"],
         &["cas"],
@@ -1409,6 +1411,10 @@ fn every_command_reads_help_and_options_alike() {
         &["append", "-x", "v"],
         &["prepend", "-x", "v"],
         &["set", "-x", "v"],
+        &["set-multi", "-x", "v"],
+        &["set-multi", "k", "v", "-x", "v"],
+        &["delete", "n", "-x"],
+        &["touch", "n", "-x", "5"],
         &["add", "-x", "v"],
         &["replace", "-x", "v"],
         &["cas", "-x", "v", "1"],
@@ -1654,7 +1660,9 @@ fn the_private_server_is_started_only_for_a_valid_command() {
         &["get"][..],
         &["set", "k"],
         &["delete"],
-        &["delete", "a", "b"],
+        // (`delete a b` deletes both now: batches 6)
+        &["touch", "a"],
+        &["set-multi", "a", "1", "b"],
         &["gat", "5"],
         &["flush", "1", "2"],
         &["--io-timeout", "0", "get", "k"],
@@ -2498,4 +2506,285 @@ fn gats_prints_as_gets_and_touches_as_gat() {
         .starts_with("usage: mcpool [GLOBAL OPTIONS] gats TTL KEY..."));
     let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
     assert!(help.contains("\n  gats TTL KEY..."), "{help}");
+}
+
+/// Tester finding batches 6: `delete` took one key and `touch` one key, so a batch was a
+/// loop of processes. `delete KEY...` and `touch KEY... TTL` (the TTL last, as `touch KEY
+/// TTL` has it) send their keys as one batch (the core's delete_multi, touch_multi): with
+/// several keys each key done is a `KEY<TAB>deleted` / `KEY<TAB>touched` line on stdout
+/// (escaped as get escapes), a miss or an error said on stderr as get says it, and the exit
+/// status is get's (1 after a miss, 2 after an error, the other keys still done). One key
+/// behaves as before: nothing on stdout.
+#[test]
+fn delete_and_touch_take_several_keys_as_one_batch() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    // A key no protocol takes (meta and binary take a space): longer than 250 bytes.
+    let bad = "x".repeat(300);
+    let bad_named = |c: &str| format!("mcpool: {c} \"{bad}\": ");
+    for p in ["text", "meta", "binary"] {
+        let with = |rest: &[&str]| {
+            let mut a = vec!["--servers", s.as_str(), "--protocol", p];
+            a.extend_from_slice(rest);
+            mcpool(&a)
+        };
+        let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+        for k in ["a", "b", "c", "d"] {
+            assert_eq!(code(&with(&["set", k, "v"])), 0, "{p}");
+        }
+        // touch: every key done, a miss on stderr (exit 1); a key given twice once.
+        let o = with(&["touch", "a", "b", "nope", "a", "100"]);
+        assert_eq!(
+            (code(&o), o.stdout.as_slice(), stderr(&o)),
+            (
+                1,
+                &b"a\ttouched\nb\ttouched\n"[..],
+                "mcpool: touch \"nope\": not found\n".to_owned()
+            ),
+            "{p}"
+        );
+        // a bad key among good ones: exit 2, the good ones still touched
+        let o = with(&["touch", "a", &bad, "b", "100"]);
+        assert_eq!(code(&o), 2, "{p}: {}", stderr(&o));
+        assert_eq!(o.stdout, b"a\ttouched\nb\ttouched\n", "{p}");
+        assert!(stderr(&o).starts_with(&bad_named("touch")), "{p}");
+        // the TTL is set: a unix time in the past expires both at once
+        let o = with(&["touch", "c", "d", "2592001"]);
+        assert_eq!(
+            (code(&o), o.stdout.as_slice()),
+            (0, &b"c\ttouched\nd\ttouched\n"[..])
+        );
+        assert_eq!(code(&with(&["get", "c"])), 1, "{p}: expired by touch's TTL");
+        assert_eq!(code(&with(&["get", "d"])), 1, "{p}: expired by touch's TTL");
+        // delete: the same report; the keys are gone
+        let o = with(&["delete", "a", "nope", "b", "b"]);
+        assert_eq!(
+            (code(&o), o.stdout.as_slice(), stderr(&o)),
+            (
+                1,
+                &b"a\tdeleted\nb\tdeleted\n"[..],
+                "mcpool: delete \"nope\": not found\n".to_owned()
+            ),
+            "{p}"
+        );
+        assert_eq!(code(&with(&["get", "a"])), 1, "{p}");
+        assert_eq!(code(&with(&["get", "b"])), 1, "{p}");
+        assert_eq!(code(&with(&["set", "a", "v"])), 0);
+        let o = with(&["delete", &bad, "a"]);
+        assert_eq!(code(&o), 2, "{p}: {}", stderr(&o));
+        assert_eq!(o.stdout, b"a\tdeleted\n", "{p}");
+        assert!(stderr(&o).starts_with(&bad_named("delete")), "{p}");
+        // One key: as before, nothing on stdout.
+        assert_eq!(code(&with(&["set", "one", "v"])), 0);
+        let o = with(&["touch", "one", "100"]);
+        assert_eq!((code(&o), o.stdout.as_slice()), (0, &b""[..]), "{p}");
+        let o = with(&["delete", "one"]);
+        assert_eq!((code(&o), o.stdout.as_slice()), (0, &b""[..]), "{p}");
+        let o = with(&["delete", "one"]);
+        assert_eq!(
+            (code(&o), o.stdout.as_slice(), stderr(&o)),
+            (
+                1,
+                &b""[..],
+                "mcpool: delete \"one\": not found\n".to_owned()
+            ),
+            "{p}"
+        );
+        let o = with(&["touch", "one", "100"]);
+        assert_eq!(
+            (code(&o), stderr(&o)),
+            (1, "mcpool: touch \"one\": not found\n".to_owned()),
+            "{p}"
+        );
+    }
+    let with = |rest: &[&str]| on(&s, rest);
+    // Keys that begin with - after --, as for one key.
+    for k in ["-x", "-5"] {
+        assert_eq!(code(&with(&["set", "--", k, "v"])), 0);
+    }
+    let o = with(&["touch", "--", "-x", "-5", "100"]);
+    assert_eq!(
+        (code(&o), o.stdout.as_slice()),
+        (0, &b"-x\ttouched\n-5\ttouched\n"[..])
+    );
+    let o = with(&["delete", "--", "-x", "-5"]);
+    assert_eq!(
+        (code(&o), o.stdout.as_slice()),
+        (0, &b"-x\tdeleted\n-5\tdeleted\n"[..])
+    );
+    // Argument errors: exit 2, before any server is asked, nothing done.
+    assert_eq!(code(&with(&["set", "k1", "v"])), 0);
+    for (bad, says) in [
+        (&["touch", "k1", "k2", "x"][..], "touch TTL takes seconds"),
+        (&["touch", "k1", "k2", "-5"], "touch TTL takes seconds"),
+        (&["touch", "k1", "k2", "2147483648"], "touch TTL"),
+        // gat's order: the TTL goes last
+        (&["touch", "100", "k1", "k2"], "touch KEY... TTL"),
+        // a key that begins with - goes after --, wherever it is
+        (&["touch", "k1", "-5", "100"], "takes no option -5"),
+        (&["touch", "-x", "k1", "100"], "takes no option -x"),
+        (&["delete", "k1", "-x"], "takes no option -x"),
+        (&["delete", "k1", "--ttl", "5"], "takes no option --ttl"),
+        (&["touch", "k1"], "wrong arguments"),
+        (&["touch"], "wrong arguments"),
+        (&["delete"], "wrong arguments"),
+    ] {
+        let o = with(bad);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{bad:?}: {err}");
+        assert!(err.contains(says), "{bad:?}: {err}");
+        assert!(o.stdout.is_empty(), "{bad:?}");
+    }
+    assert_eq!(with(&["get", "k1"]).stdout, b"v\n", "untouched");
+    // Every key named on an error from the server (a refused connection).
+    let port = common::refusing_port();
+    for cmd in [
+        &["delete", "user:1", "user:2"][..],
+        &["touch", "user:1", "user:2", "5"],
+    ] {
+        let o = on(&port.addr(), cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{cmd:?}: {err}");
+        for k in ["user:1", "user:2"] {
+            assert!(
+                err.contains(&format!("mcpool: {} \"{k}\": ", cmd[0])),
+                "{cmd:?}: {err}"
+            );
+        }
+    }
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    assert!(
+        help.contains("\n  delete KEY...") && help.contains("\n  touch KEY... TTL"),
+        "{help}"
+    );
+    for (cmd, usage) in [("delete", "delete KEY..."), ("touch", "touch KEY... TTL")] {
+        let o = with(&[cmd, "--help"]);
+        assert!(
+            String::from_utf8_lossy(&o.stdout)
+                .starts_with(&format!("usage: mcpool [GLOBAL OPTIONS] {usage}\n")),
+            "{cmd}"
+        );
+    }
+}
+
+/// Tester finding batches 6: no batch form of set. `set-multi KEY VALUE [KEY VALUE...]
+/// [--ttl S]` stores every pair as bytes (as `set` without --kind) in one batch (the core's
+/// set_multi), reported as delete's and touch's batches are (`KEY<TAB>stored`).
+#[test]
+fn set_multi_stores_pairs_as_one_batch() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    let stderr = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let o = with(&[
+        "set-multi",
+        "a",
+        "1",
+        "b",
+        "-2",
+        "c",
+        "x\ty",
+        "--ttl",
+        "100",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(o.stdout, b"a\tstored\nb\tstored\nc\tstored\n");
+    assert_eq!(
+        with(&["get", "a", "b", "c"]).stdout,
+        b"a\t1\nb\t-2\nc\tx\\ty\n"
+    );
+    // Stored as set stores bytes, in any value format (the same flags).
+    for format in ["mcpool", "whalin", "spymemcached", "python-memcached"] {
+        let g = |rest: &[&str]| {
+            let mut a = vec!["--servers", s.as_str(), "--value-format", format];
+            a.extend_from_slice(rest);
+            mcpool(&a)
+        };
+        assert_eq!(code(&g(&["set", "one", "v"])), 0, "{format}");
+        assert_eq!(
+            code(&g(&["set-multi", "m1", "v", "m2", "w"])),
+            0,
+            "{format}"
+        );
+        let flags = |k: &str| raw_header(&s, k).split(' ').nth(2).map(str::to_owned);
+        assert_eq!(flags("m1"), flags("one"), "{format}");
+        assert_eq!(
+            g(&["get", "m1", "m2"]).stdout,
+            b"m1\tv\nm2\tw\n",
+            "{format}"
+        );
+    }
+    // --ttl applies to every pair: a unix time in the past expires them at once.
+    let o = with(&["set-multi", "e1", "v", "e2", "v", "--ttl=2592001"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(code(&with(&["get", "e1"])), 1);
+    assert_eq!(code(&with(&["get", "e2"])), 1);
+    // One pair: as set, nothing on stdout.
+    let o = with(&["set-multi", "solo", "v"]);
+    assert_eq!((code(&o), o.stdout.as_slice()), (0, &b""[..]));
+    assert_eq!(with(&["get", "solo"]).stdout, b"v\n");
+    // A bad key among good ones: exit 2, the others stored.
+    let o = with(&["set-multi", "g1", "1", "bad key", "2", "g2", "3"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(o.stdout, b"g1\tstored\ng2\tstored\n");
+    assert!(
+        stderr(&o).starts_with("mcpool: set-multi \"bad key\": "),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(with(&["get", "g1", "g2"]).stdout, b"g1\t1\ng2\t3\n");
+    // Argument errors: exit 2, nothing stored.
+    for (bad, says) in [
+        (&["set-multi", "z1", "1", "z2"][..], "wrong arguments"),
+        (&["set-multi"], "wrong arguments"),
+        (&["set-multi", "z1", "1", "z1", "2"], "given twice"),
+        (&["set-multi", "z1", "1", "--kind", "int"], "--kind"),
+        (
+            &["set-multi", "z1", "1", "--value-file", "-"],
+            "--value-file",
+        ),
+        (&["set-multi", "-x", "1"], "takes no option -x"),
+        (&["set-multi", "z1", "1", "--ttl", "x"], "--ttl"),
+        (
+            &["set-multi", "z1", "1", "--ttl", "5", "--ttl", "6"],
+            "given twice",
+        ),
+    ] {
+        let o = with(bad);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{bad:?}: {err}");
+        assert!(err.contains(says), "{bad:?}: {err}");
+        assert!(o.stdout.is_empty(), "{bad:?}");
+    }
+    assert_eq!(code(&with(&["get", "z1"])), 1, "nothing stored");
+    // A value that begins with - is the value; a key that does goes after --.
+    let o = with(&["set-multi", "--", "-k", "--ttl", "n", "-1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        with(&["get", "--", "-k", "n"]).stdout,
+        b"-k\t--ttl\nn\t-1\n"
+    );
+    // Refused by a server that did not answer (fail_open): exit 1, named with why.
+    let port = common::refusing_port();
+    let o = on(
+        &port.addr(),
+        &["--fail-open", "true", "set-multi", "x", "1", "y", "2"],
+    );
+    let err = stderr(&o);
+    assert_eq!(code(&o), 1, "{err}");
+    for k in ["x", "y"] {
+        assert!(
+            err.contains(&format!("mcpool: set-multi \"{k}\": not stored (")),
+            "{err}"
+        );
+    }
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    assert!(
+        help.contains("\n  set-multi KEY VALUE [KEY VALUE...] [--ttl S]"),
+        "{help}"
+    );
+    let o = with(&["set-multi", "--help"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with(
+        "usage: mcpool [GLOBAL OPTIONS] set-multi KEY VALUE [KEY VALUE...] [--ttl S]\n"
+    ));
 }
