@@ -129,6 +129,14 @@ unsafe fn text<'a>(p: *const u8, len: usize, what: &str, option: &str) -> Result
     }
     // SAFETY: forwarded from the caller's promise.
     unsafe { ptr::text(p.cast(), len, MAX_OPTION_LEN, what) }.map_err(|f| {
+        // a name that is no option is that error, whatever the value (tester finding
+        // retest14 6: "server" with a value not UTF-8 was "option value is not UTF-8")
+        if let Err(e) = (!option.is_empty())
+            .then(|| options::find(option))
+            .transpose()
+        {
+            return option_failure(&e);
+        }
         let message = if option.is_empty() {
             f.message
         } else if len <= MAX_OPTION_LEN

@@ -821,6 +821,11 @@ static void test_server_weight_in_address(void) {
     CHECK(strstr(mcpool_last_error_message(), "not UTF-8") != NULL);
     EXPECT(mcpool_config_set(cfg, K("servers"), K("127.0.0.1:1,/tmp/caf\xe9.sock")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "/tmp/caf\\xe9.sock") != NULL);
+    /* a name that is no option is that error, whatever its value (tester finding retest14
+     * 6: it said the value is not UTF-8) */
+    EXPECT(mcpool_config_set(cfg, K("server"), K("127.0.0.1:1,/tmp/caf\xe9.sock")), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "unknown option") != NULL);
+    CHECK(strstr(mcpool_last_error_message(), "not UTF-8") == NULL);
     /* a weight of 0 beside the address is the same configuration error as one in it */
     EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911"), 0), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "127.0.0.1:21911") != NULL);
