@@ -2011,8 +2011,9 @@ uint64_t mcpool_op_bytes_received(const mcpool_op_record *record);
  * Returns `MCPOOL_OK` once every item has its status in `out_statuses[i]` (`MCPOOL_OK`
  * stored, or the item's error: `MCPOOL_INVALID_KEY`, `MCPOOL_VALUE_TOO_LARGE`, a server
  * status); when some item failed, the thread's last error holds the first failure's
- * message. A NULL array or a NULL key or value pointer (with a length) fails the whole call
- * before any I/O, and then nothing is written. At most `MCPOOL_MAX_MULTI_KEYS` items.
+ * message. A NULL array (with `n` > 0: an empty batch needs none) or a NULL key or value
+ * pointer (with a length) fails the whole call before any I/O, and then nothing is written.
+ * At most `MCPOOL_MAX_MULTI_KEYS` items.
  *
  * # Safety
  * `client` is NULL or live; `keys`, `key_lens`, `values`, `value_lens` are NULL or arrays of
@@ -2088,7 +2089,8 @@ mcpool_status mcpool_client_store_multi(const mcpool_client *client,
  * Deletes `n` keys, pipelined per server as `mcpool_client_set_multi`. Writes each key's
  * status to `out_statuses[i]`: `MCPOOL_OK` (deleted), `MCPOOL_NOT_FOUND`, or its error (the
  * first failure's message is the last error). Returns `MCPOOL_OK` once the statuses are
- * written; a NULL array or key pointer fails the whole call before any I/O.
+ * written; a NULL array (with `n` > 0: an empty batch needs none) or key pointer fails the
+ * whole call before any I/O.
  *
  * # Safety
  * `client` is NULL or live; `keys` and `key_lens` are NULL or arrays of `n` elements; each
@@ -2106,7 +2108,8 @@ mcpool_status mcpool_client_delete_multi(const mcpool_client *client,
  * round trip per server): key `i` gets `ttls[i]` seconds (`ttls` NULL: all 0, no expiry).
  * Writes each key's status to `out_statuses[i]`: `MCPOOL_OK` (touched), `MCPOOL_NOT_FOUND`,
  * or its error (the first failure's message is the last error). Returns `MCPOOL_OK` once
- * the statuses are written; a NULL array or key pointer fails the whole call before any I/O.
+ * the statuses are written; a NULL array (with `n` > 0: an empty batch needs none) or key
+ * pointer fails the whole call before any I/O.
  *
  * # Safety
  * As for `mcpool_client_delete_multi`; `ttls` is NULL or an array of `n`.
@@ -2125,7 +2128,8 @@ mcpool_status mcpool_client_touch_multi(const mcpool_client *client,
  * in `out_values[i]`; `MCPOOL_NOT_FOUND` for a missing key (its value slot is 0); otherwise
  * the key's error (a non-numeric value: `MCPOOL_CLIENT_ERROR`; the first failure's message
  * is the last error). `deltas` NULL: 1 for every key. Returns `MCPOOL_OK` once the statuses
- * are written; a NULL array or key pointer fails the whole call before any I/O.
+ * are written; a NULL array (with `n` > 0: an empty batch needs none) or key pointer fails
+ * the whole call before any I/O.
  *
  * # Safety
  * As for `mcpool_client_delete_multi`; `deltas` is NULL or an array of `n`; `out_values`
@@ -2174,7 +2178,8 @@ mcpool_status mcpool_client_get_into(const mcpool_client *client,
  * key's status to `out_statuses[i]`: `MCPOOL_OK` (delivered), `MCPOOL_NOT_FOUND`,
  * `MCPOOL_ALLOC_FAILED`, or the key's error (the first failure's message is the last error).
  * Returns `MCPOOL_OK` once the statuses are written. With `with_cas` the CAS uniques are
- * asked for. A NULL array or key pointer fails the whole call before any I/O.
+ * asked for. A NULL array (with `n_keys` > 0) or key pointer fails the whole call before
+ * any I/O.
  *
  * Ownership: every buffer `alloc` returned is the caller's, whatever the statuses.
  *

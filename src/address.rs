@@ -327,9 +327,12 @@ impl ServerSpec {
             spec.name = Some(name.to_owned());
         }
         spec.weight = match (in_addr, beside) {
-            (Some(a), Some(b)) if a != b => return Err(Error::Config(format!(
-                "server {t_shown}: weight {a} in the address and {b} given beside it; give it once"
-            ))),
+            (Some(a), Some(b)) if a != b => {
+                return Err(Error::Config(format!(
+                    "server {t_shown}: weight {a} in the address and {b} given beside it; \
+                     give it once"
+                )))
+            }
             (Some(w), _) | (None, Some(w)) => w,
             (None, None) => 1,
         };

@@ -37,6 +37,17 @@ unsafe fn array<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], Fai
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
 }
 
+/// Checks an output array of `n` elements before any work is done: NULL is allowed only
+/// when `n` is 0, as for the input arrays ([`array`]), so that an empty batch needs no
+/// arrays at all on every batch call (tester finding batches 6: `mcpool_client_get_multi`
+/// took NULLs with 0 keys, the others refused a NULL statuses array).
+fn out_n<T>(p: *mut T, n: usize, what: &str) -> Result<(), Failure> {
+    if n == 0 {
+        return Ok(());
+    }
+    ptr::out(p, what)
+}
+
 fn check_count(n: usize, op: &str) -> Result<(), Failure> {
     if n > MCPOOL_MAX_MULTI_KEYS {
         return Err(Failure::invalid(format!(
@@ -167,8 +178,9 @@ fn statuses<T>(
 /// Returns `MCPOOL_OK` once every item has its status in `out_statuses[i]` (`MCPOOL_OK`
 /// stored, or the item's error: `MCPOOL_INVALID_KEY`, `MCPOOL_VALUE_TOO_LARGE`, a server
 /// status); when some item failed, the thread's last error holds the first failure's
-/// message. A NULL array or a NULL key or value pointer (with a length) fails the whole call
-/// before any I/O, and then nothing is written. At most `MCPOOL_MAX_MULTI_KEYS` items.
+/// message. A NULL array (with `n` > 0: an empty batch needs none) or a NULL key or value
+/// pointer (with a length) fails the whole call before any I/O, and then nothing is written.
+/// At most `MCPOOL_MAX_MULTI_KEYS` items.
 ///
 /// # Safety
 /// `client` is NULL or live; `keys`, `key_lens`, `values`, `value_lens` are NULL or arrays of
@@ -238,7 +250,7 @@ unsafe fn store_multi(
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
-        ptr::out(out_statuses, "statuses")?;
+        out_n(out_statuses, n, "statuses")?;
         // SAFETY: forwarded from the caller's promise.
         let (keys, long) = unsafe { checked_keys(keys, key_lens, n, op, c.max_key) }?;
         // SAFETY: forwarded from the caller's promise.
@@ -444,7 +456,8 @@ pub unsafe extern "C" fn mcpool_client_store_multi(
 /// Deletes `n` keys, pipelined per server as `mcpool_client_set_multi`. Writes each key's
 /// status to `out_statuses[i]`: `MCPOOL_OK` (deleted), `MCPOOL_NOT_FOUND`, or its error (the
 /// first failure's message is the last error). Returns `MCPOOL_OK` once the statuses are
-/// written; a NULL array or key pointer fails the whole call before any I/O.
+/// written; a NULL array (with `n` > 0: an empty batch needs none) or key pointer fails the
+/// whole call before any I/O.
 ///
 /// # Safety
 /// `client` is NULL or live; `keys` and `key_lens` are NULL or arrays of `n` elements; each
@@ -461,7 +474,7 @@ pub unsafe extern "C" fn mcpool_client_delete_multi(
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
-        ptr::out(out_statuses, "statuses")?;
+        out_n(out_statuses, n, "statuses")?;
         // SAFETY: forwarded from the caller's promise.
         let keys = unsafe { c_keys(keys, key_lens, n, "delete_multi", c.max_key) }?;
         let all = c
@@ -484,7 +497,8 @@ pub unsafe extern "C" fn mcpool_client_delete_multi(
 /// round trip per server): key `i` gets `ttls[i]` seconds (`ttls` NULL: all 0, no expiry).
 /// Writes each key's status to `out_statuses[i]`: `MCPOOL_OK` (touched), `MCPOOL_NOT_FOUND`,
 /// or its error (the first failure's message is the last error). Returns `MCPOOL_OK` once
-/// the statuses are written; a NULL array or key pointer fails the whole call before any I/O.
+/// the statuses are written; a NULL array (with `n` > 0: an empty batch needs none) or key
+/// pointer fails the whole call before any I/O.
 ///
 /// # Safety
 /// As for `mcpool_client_delete_multi`; `ttls` is NULL or an array of `n`.
@@ -500,7 +514,7 @@ pub unsafe extern "C" fn mcpool_client_touch_multi(
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
-        ptr::out(out_statuses, "statuses")?;
+        out_n(out_statuses, n, "statuses")?;
         // SAFETY: forwarded from the caller's promise.
         let (keys, long) = unsafe { checked_keys(keys, key_lens, n, "touch_multi", c.max_key) }?;
         // SAFETY: forwarded from the caller's promise (NULL: all 0).
@@ -535,7 +549,8 @@ pub unsafe extern "C" fn mcpool_client_touch_multi(
 /// in `out_values[i]`; `MCPOOL_NOT_FOUND` for a missing key (its value slot is 0); otherwise
 /// the key's error (a non-numeric value: `MCPOOL_CLIENT_ERROR`; the first failure's message
 /// is the last error). `deltas` NULL: 1 for every key. Returns `MCPOOL_OK` once the statuses
-/// are written; a NULL array or key pointer fails the whole call before any I/O.
+/// are written; a NULL array (with `n` > 0: an empty batch needs none) or key pointer fails
+/// the whole call before any I/O.
 ///
 /// # Safety
 /// As for `mcpool_client_delete_multi`; `deltas` is NULL or an array of `n`; `out_values`
@@ -556,8 +571,8 @@ pub unsafe extern "C" fn mcpool_client_arith_multi(
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
-        ptr::out(out_statuses, "statuses")?;
-        ptr::out(out_values, "values")?;
+        out_n(out_statuses, n, "statuses")?;
+        out_n(out_values, n, "values")?;
         // SAFETY: forwarded from the caller's promise.
         let (keys, long) = unsafe { checked_keys(keys, key_lens, n, op, c.max_key) }?;
         // SAFETY: forwarded from the caller's promise (NULL: all 1).
@@ -715,7 +730,8 @@ pub unsafe extern "C" fn mcpool_client_get_into(
 /// key's status to `out_statuses[i]`: `MCPOOL_OK` (delivered), `MCPOOL_NOT_FOUND`,
 /// `MCPOOL_ALLOC_FAILED`, or the key's error (the first failure's message is the last error).
 /// Returns `MCPOOL_OK` once the statuses are written. With `with_cas` the CAS uniques are
-/// asked for. A NULL array or key pointer fails the whole call before any I/O.
+/// asked for. A NULL array (with `n_keys` > 0) or key pointer fails the whole call before
+/// any I/O.
 ///
 /// Ownership: every buffer `alloc` returned is the caller's, whatever the statuses.
 ///
@@ -807,7 +823,7 @@ unsafe fn multi_into(
         let Some(alloc) = alloc else {
             return Err(Failure::invalid("alloc callback is NULL"));
         };
-        ptr::out(out_statuses, "statuses")?;
+        out_n(out_statuses, n_keys, "statuses")?;
         // Messages name the command the caller ran, not this C function.
         let op = match (touch.is_some(), with_cas) {
             (false, false) => "get_multi",

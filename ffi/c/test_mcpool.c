@@ -1187,6 +1187,31 @@ static void sink_free(struct sink *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* An empty batch needs no arrays on any batch call: NULL arrays with 0 items are
+ * MCPOOL_OK, as mcpool_client_get_multi takes them (tester finding batches 6: the calls with
+ * a statuses array refused a NULL one); with items, a NULL statuses array is refused. */
+static void test_empty_batches(mcpool_client *c) {
+    struct sink s = {0};
+    const uint8_t *k[1] = {(const uint8_t *)"eb"};
+    size_t kl[1] = {2};
+    EXPECT(mcpool_client_set_multi(c, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL), MCPOOL_OK);
+    EXPECT(mcpool_client_store_multi(c, MCPOOL_STORE_ADD, NULL, NULL, NULL, NULL, NULL, NULL,
+                                     NULL, 0, NULL, NULL), MCPOOL_OK);
+    EXPECT(mcpool_client_delete_multi(c, NULL, NULL, 0, NULL), MCPOOL_OK);
+    EXPECT(mcpool_client_touch_multi(c, NULL, NULL, NULL, 0, NULL), MCPOOL_OK);
+    EXPECT(mcpool_client_arith_multi(c, true, NULL, NULL, NULL, 0, NULL, NULL), MCPOOL_OK);
+    EXPECT(mcpool_client_get_multi_into(c, NULL, NULL, 0, false, sink_alloc_multi, &s, NULL),
+           MCPOOL_OK);
+    EXPECT(mcpool_client_gat_multi_into(c, 0, NULL, NULL, 0, true, sink_alloc_multi, &s, NULL),
+           MCPOOL_OK);
+    CHECK(s.calls == 0);
+    EXPECT(mcpool_client_delete_multi(c, k, kl, 1, NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_touch_multi(c, k, kl, NULL, 1, NULL), MCPOOL_INVALID_ARGUMENT);
+    /* the callback is no array: NULL is refused whatever the count */
+    EXPECT(mcpool_client_get_multi_into(c, NULL, NULL, 0, false, NULL, NULL, NULL),
+           MCPOOL_INVALID_ARGUMENT);
+}
+
 /* Each failed item of a batch call has its own message (mcpool_last_item_error_message),
  * not only the first failure's in mcpool_last_error_message; items that did not fail, and
  * indexes past the call's items, answer ""; the next batch call replaces the list. A text
@@ -3199,6 +3224,7 @@ int main(int argc, char **argv) {
     }
     test_null_and_bad_input(c);
     test_item_errors(c);
+    test_empty_batches(c);
     test_error_names(c);
     test_options();
     test_kinds();
