@@ -45,6 +45,39 @@ def start_unix_memcached(path, threads=2, megabytes=64):
             time.sleep(0.02)
 
 
+def unix_socket_command(path, line):
+    """The reply of the memcached on unix socket `path` to one command line (up to its END
+    or OK)."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(path)
+        s.sendall(line)
+        buf = b""
+        while not buf.endswith((b"END\r\n", b"OK\r\n")):
+            chunk = s.recv(65536)
+            assert chunk, "closed"
+            buf += chunk
+        return buf
+
+
+def unix_memcacheds(d, names):
+    """A generator for a fixture: a memcached on each socket `d/name`, yielding (d, names),
+    stopped after."""
+    procs = [start_unix_memcached(os.path.join(d, n)) for n in names]
+    try:
+        yield d, names
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(10)
+
+
+def socket_holders(d, names, key):
+    """The names of the sockets under `d` whose memcached holds `key` (bytes)."""
+    return [n for n in names
+            if b"VALUE" in unix_socket_command(os.path.join(d, n), b"get " + key + b"\r\n")]
+
+
 class Server:
     """One memcached process on 127.0.0.1:<free port>."""
 

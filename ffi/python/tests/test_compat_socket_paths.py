@@ -6,41 +6,31 @@ plain path as a weight and a name, so the drop-ins give it as unix:PATH), and a 
 ":2", or to a TCP host NAME:11211). Real memcached servers on sockets in a temporary
 directory."""
 import os
-import socket
 import pytest
 
-from conftest import start_unix_memcached as _start
+from conftest import socket_holders as _holders
+from conftest import unix_memcacheds
+from conftest import unix_socket_command as _raw
 import mcpool.compat.memcache as compat_memcache
 import mcpool.compat.pylibmc as compat_pylibmc
 import mcpool.compat.pymemcache as compat_pymemcache
 
 
-def _raw(path, line):
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(5)
-        s.connect(path)
-        s.sendall(line)
-        buf = b""
-        while not buf.endswith((b"END\r\n", b"OK\r\n")):
-            chunk = s.recv(65536)
-            assert chunk, "closed"
-            buf += chunk
-        return buf
-
-
 @pytest.fixture(scope="module")
 def sockets(tmp_path_factory):
     d = str(tmp_path_factory.mktemp("socks"))
-    names = ["w.sock", "w.sock:2", "n", "n:1 x.sock", "rel.sock"]
-    procs = [_start(os.path.join(d, n)) for n in names]
-    yield d, names
-    for p in procs:
-        p.terminate()
-        p.wait(10)
+    yield from unix_memcacheds(d, ["w.sock", "w.sock:2", "n", "n:1 x.sock", "rel.sock"])
 
 
-def _holders(d, names, key):
-    return [n for n in names if b"VALUE" in _raw(os.path.join(d, n), b"get " + key + b"\r\n")]
+def _client(dropin, path):
+    """The drop-in's client of the socket at `path`, as its library takes a socket."""
+    if dropin == "pylibmc":
+        return compat_pylibmc.Client([path])
+    if dropin == "memcache":
+        return compat_memcache.Client(["unix:" + path])
+    if dropin == "pymemcache":
+        return compat_pymemcache.Client(path)
+    return compat_pymemcache.HashClient([path])
 
 
 def _flush(d, names):
@@ -52,16 +42,8 @@ def _flush(d, names):
 @pytest.mark.parametrize("dropin", ["pylibmc", "memcache", "pymemcache", "pymemcache-hash"])
 def test_a_path_with_a_colon_reaches_its_own_socket(sockets, dropin, name):
     d, names = sockets
-    path = os.path.join(d, name)
     _flush(d, names)
-    if dropin == "pylibmc":
-        c = compat_pylibmc.Client([path])
-    elif dropin == "memcache":
-        c = compat_memcache.Client(["unix:" + path])
-    elif dropin == "pymemcache":
-        c = compat_pymemcache.Client(path)
-    else:
-        c = compat_pymemcache.HashClient([path])
+    c = _client(dropin, os.path.join(d, name))
     assert c.set("probe", "v")
     assert _holders(d, names, b"probe") == [name]
     assert c.get("probe") in ("v", b"v")
@@ -91,12 +73,7 @@ def linked(tmp_path_factory):
     d = str(tmp_path_factory.mktemp("linked"))
     os.makedirs(os.path.join(d, "real", "sub"))
     os.symlink(os.path.join(d, "real", "sub"), os.path.join(d, "link"))
-    names = ["x.sock", "real/x.sock"]
-    procs = [_start(os.path.join(d, n)) for n in names]
-    yield d, names
-    for p in procs:
-        p.terminate()
-        p.wait(10)
+    yield from unix_memcacheds(d, ["x.sock", "real/x.sock"])
 
 
 @pytest.mark.parametrize("given", ["absolute", "relative"])
@@ -142,13 +119,5 @@ def test_a_path_with_whitespace_at_an_end_is_refused_never_another_socket(socket
     _flush(d, names)
     path = os.path.join(d, "w.sock") + (" " if where == "space" else "\t")
     with pytest.raises(ValueError, match="whitespace"):
-        if dropin == "pylibmc":
-            c = compat_pylibmc.Client([path])
-        elif dropin == "memcache":
-            c = compat_memcache.Client(["unix:" + path])
-        elif dropin == "pymemcache":
-            c = compat_pymemcache.Client(path)
-        else:
-            c = compat_pymemcache.HashClient([path])
-        c.set("probe", "v")
+        _client(dropin, path).set("probe", "v")
     assert _holders(d, names, b"probe") == []

@@ -21,7 +21,7 @@ from unittest import mock
 
 import pytest
 
-from conftest import require
+from conftest import require, socket_holders
 
 django = require("django", "python3-django")
 from django.conf import settings  # noqa: E402
@@ -910,34 +910,11 @@ def test_the_options_of_djangos_own_backends_are_read(prefix):
             s.stop()
 
 
-def _socket_holders(d, names, key):
-    import socket as _s
-    held = []
-    for n in names:
-        with _s.socket(_s.AF_UNIX) as s:
-            s.settimeout(5)
-            s.connect(os.path.join(d, n))
-            s.sendall(b"get " + key + b"\r\n")
-            buf = b""
-            while not buf.endswith(b"END\r\n"):
-                chunk = s.recv(65536)
-                assert chunk, "closed"
-                buf += chunk
-        if b"VALUE" in buf:
-            held.append(n)
-    return held
-
-
 @pytest.fixture(scope="module")
 def colon_sockets(tmp_path_factory):
-    from conftest import start_unix_memcached
-    d = str(tmp_path_factory.mktemp("djsocks"))
-    names = ["col", "col:2", "rel.sock"]
-    procs = [start_unix_memcached(os.path.join(d, n)) for n in names]
-    yield d, names
-    for p in procs:
-        p.terminate()
-        p.wait(10)
+    from conftest import unix_memcacheds
+    yield from unix_memcacheds(str(tmp_path_factory.mktemp("djsocks")),
+                               ["col", "col:2", "rel.sock"])
 
 
 @pytest.mark.parametrize("preset", ["pylibmc", "pymemcache"])
@@ -952,7 +929,7 @@ def test_location_socket_with_a_colon_is_that_socket_as_djangos_backends(colon_s
     c = mcpool.django.McpoolCache(spelling + os.path.join(d, "col:2"),
                                   {"OPTIONS": {"preset": preset}, "KEY_PREFIX": ""})
     c.set(key, "v")
-    assert _socket_holders(d, names, c.make_key(key).encode()) == ["col:2"]
+    assert socket_holders(d, names, c.make_key(key).encode()) == ["col:2"]
     assert c.get(key) == "v"
 
 
@@ -963,5 +940,5 @@ def test_location_relative_unix_name_is_in_the_working_directory(colon_sockets, 
     monkeypatch.chdir(d)
     c = mcpool.django.McpoolCache("unix:rel.sock", {"OPTIONS": {"preset": "python-memcached"}})
     c.set("dj-rel", "v")
-    assert _socket_holders(d, names, c.make_key("dj-rel").encode()) == ["rel.sock"]
+    assert socket_holders(d, names, c.make_key("dj-rel").encode()) == ["rel.sock"]
     assert c.get("dj-rel") == "v"
