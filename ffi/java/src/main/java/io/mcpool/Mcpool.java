@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>TTLs are seconds (0 = never expires; above 30 days memcached reads an absolute Unix
  * time, up to 2147483647). A negative TTL of a store, touch or counter (set, add, replace,
  * cas, setBytes, setMulti, setWithVersion, touch, incrOrInit, decrOrInit; and of gat, gats,
- * gatMulti) stores the item already expired, as memcached reads a negative expiry and spymemcached sends it: the core's
+ * gatMulti, gatsMulti) stores the item already expired, as memcached reads a negative expiry and spymemcached sends it: the core's
  * rule for signed expiries (MCPOOL_EXPIRED_AT_ONCE; Python and Perl do the same). The lease
  * times of {@link #getLease} and {@link #invalidate}, which have no such meaning, refuse a
  * negative one: a {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming it, nothing sent.
@@ -590,6 +590,12 @@ public final class Mcpool implements AutoCloseable {
 
     /** touch: get-and-touch, each found key's expiry set to ttl (not lenient). */
     Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient, boolean touch, int ttl) {
+        return getMultiArray(t, keys, lenient, touch, ttl, false);
+    }
+
+    /** withCas: each hit a {@link MemcachedItem} of its value (decoded as without) and its CAS
+     * unique, read in the same one JNI call and round trip per server (gets/gats per key). */
+    Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient, boolean touch, int ttl, boolean withCas) {
         t = t.forValueFormat(valueFormat);
         int n = keys.length;
         Object[] vals = new Object[n];
@@ -617,8 +623,8 @@ public final class Mcpool implements AutoCloseable {
         byte[] packed;
         long h = nc.acquire();
         try {
-            packed = touch ? Native.gatMulti(h, ttl, blob, lens, false, vals, kinds, flags, cas, spans)
-                : Native.getMulti(h, blob, lens, false, lenient, vals, kinds, flags, cas, spans);
+            packed = touch ? Native.gatMulti(h, ttl, blob, lens, withCas, vals, kinds, flags, cas, spans)
+                : Native.getMulti(h, blob, lens, withCas, lenient, vals, kinds, flags, cas, spans);
         } finally {
             nc.release();
         }
@@ -642,6 +648,7 @@ public final class Mcpool implements AutoCloseable {
                 byte[] b = at >= 0 ? Arrays.copyOfRange(packed, at, at + spans[n + i]) : (byte[]) vals[i];
                 try {
                     vals[i] = decode(t, keys[i], b, Kind.of(kinds[i]), flags[i]);
+                    if (withCas) vals[i] = new MemcachedItem(vals[i], cas[i]);
                 } catch (McpoolException e) { // a kind Java cannot or may not read
                     bad = e;
                     vals[i] = null;
@@ -802,6 +809,36 @@ public final class Mcpool implements AutoCloseable {
         return getMulti(Arrays.asList(keys));
     }
 
+    /** The hits among keys with their CAS uniques, as {@link #gets} reads each (the same value
+     * decoded the same way, the CAS that {@link #cas} and {@link #casMulti} take), in one round
+     * trip per server as {@link #getMulti}: key to {@link MemcachedItem} in key order, misses
+     * absent, a key given twice one entry. Failed keys as in {@link #getMulti}: once every key
+     * was tried a {@link PartialResultException} (or {@link UnreadableValuesException}) whose
+     * {@link PartialResultException#hits() hits()} are the {@link MemcachedItem}s read and
+     * whose {@link PartialResultException#errors() errors()} each failed key's own exception;
+     * the caller's own mistake (a key too long: a {@link ClientException}) thrown as itself.
+     * A read-modify-write of many keys is {@code getsMulti}, then {@code casMulti} of new
+     * items with the CAS uniques read: two round trips per server, not one {@code gets} per key. */
+    public Map<String, MemcachedItem> getsMulti(Collection<String> keys) {
+        notNull(keys, "key collection");
+        String[] ks = keys.toArray(new String[0]);
+        return items(ks, getMultiArray(tc, ks, false, false, 0, true));
+    }
+
+    public Map<String, MemcachedItem> getsMulti(String... keys) {
+        notNull(keys, "key array");
+        return getsMulti(Arrays.asList(keys));
+    }
+
+    /** The hits of a multi-get with CAS (each a MemcachedItem) as a map in key order. */
+    private static Map<String, MemcachedItem> items(String[] keys, Object[] vals) {
+        int n = 0;
+        for (Object v : vals) if (v != null) n++;
+        Map<String, MemcachedItem> out = new LinkedHashMap<>((int) (n / 0.75f) + 1);
+        for (int i = 0; i < keys.length; i++) if (vals[i] != null) out.put(keys[i], (MemcachedItem) vals[i]);
+        return out;
+    }
+
     /** Get-and-touch: the value, or null on a miss, and the item's expiry set to ttl seconds
      * by the rule of {@link #touch} (the core's: 0 never expires, above 30 days a unix time, a
      * negative ttl expires it at once). */
@@ -841,6 +878,21 @@ public final class Mcpool implements AutoCloseable {
     public Map<String, Object> gatMulti(int ttl, String... keys) {
         notNull(keys, "key array");
         return gatMulti(ttl, Arrays.asList(keys));
+    }
+
+    /** {@link #gatMulti} with the CAS uniques, as {@link #gats} per key and {@link #getsMulti}
+     * for many: key to {@link MemcachedItem} in key order, each found key's expiry set to ttl
+     * (the rule of {@link #touch}), misses absent, one round trip per server; failed keys as
+     * in {@link #getMulti}. */
+    public Map<String, MemcachedItem> gatsMulti(int ttl, Collection<String> keys) {
+        notNull(keys, "key collection");
+        String[] ks = keys.toArray(new String[0]);
+        return items(ks, getMultiArray(tc, ks, false, true, ttl, true));
+    }
+
+    public Map<String, MemcachedItem> gatsMulti(int ttl, String... keys) {
+        notNull(keys, "key array");
+        return gatsMulti(ttl, Arrays.asList(keys));
     }
 
     /** Stores raw bytes with the caller's flags: flags the value format can read back (0:
