@@ -99,18 +99,32 @@ fn unbracketed_ipv6(t: &str) -> bool {
 /// An address (or a word holding one) as an error shows it: a URL's userinfo, the
 /// `user:password@` before a host (`memcache://bob:pw@host:11211`, `--SERVER=bob:pw@host`),
 /// is replaced by `<userinfo hidden>`, since no address form takes one and it may be a
-/// password (tester finding retest14 4: the refusal quoted it). A socket path, which may
-/// hold `@` in a name, is shown as written.
-pub(crate) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+/// password (tester finding retest14 4: the refusal quoted it). The userinfo is everything
+/// from the address's start (after a scheme's `://`, a `--WORD=` and a quote) to the last
+/// `@`, whatever it holds (a space, `=` or `"` in a password too: retest15 4). A socket
+/// path, which may hold `@` in a name, is shown as written.
+pub fn shown(s: &str) -> std::borrow::Cow<'_, str> {
     let Some(at) = s.rfind('@') else {
         return s.into();
     };
-    // the userinfo starts after a scheme's `://`, a word's `=`, a quote or a space
-    let start = ["://", "=", "\"", " ", "\t"]
-        .iter()
-        .filter_map(|m| s[..at].rfind(m).map(|i| i + m.len()))
-        .max()
-        .unwrap_or(0);
+    let lead = s.len() - s.trim_start().len();
+    let mut start = lead;
+    if s[start..].starts_with("--") {
+        start = s[..at].find('=').map_or(start, |i| i + 1);
+    }
+    // a scheme (`memcache://`): letters, digits, `+`, `-`, `.` before the first `://`
+    if let Some(i) = s[start..at].find("://") {
+        let scheme = &s[start..start + i];
+        let is_scheme = scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+        if is_scheme {
+            start += i + 3;
+        }
+    }
+    if s[start..at].starts_with('"') {
+        start += 1;
+    }
     let rest = &s[start..];
     if rest.starts_with('/') || unix_path(rest).is_some() || start == at {
         return s.into();
@@ -481,6 +495,20 @@ mod tests {
         assert_eq!(shown("unix:/tmp/a@b.sock"), "unix:/tmp/a@b.sock");
         assert_eq!(shown("--SOCKET=\"/tmp/a@b\""), "--SOCKET=\"/tmp/a@b\"");
         assert_eq!(shown("127.0.0.1:1"), "127.0.0.1:1");
+        // a password holding a space, `=`, a quote or a tab is hidden whole (retest15 4)
+        for pw in ["Sek r1t", "Sek=r1t", "Sek\"r1t", "Sek\tr1t", "Sek://r1t"] {
+            for given in [
+                format!("bob:{pw}@127.0.0.1:1"),
+                format!("memcache://bob:{pw}@127.0.0.1:1"),
+                format!("--SERVER=bob:{pw}@127.0.0.1:1"),
+                format!("--SERVER=\"bob:{pw}@127.0.0.1:1\""),
+                format!(" bob:{pw}@h"),
+            ] {
+                let s = shown(&given);
+                assert!(!s.contains("r1t") && !s.contains("Sek"), "{given}: {s}");
+                assert!(s.contains("<userinfo hidden>@"), "{given}: {s}");
+            }
+        }
     }
 
     #[test]

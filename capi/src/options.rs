@@ -151,7 +151,7 @@ unsafe fn text<'a>(p: *const u8, len: usize, what: &str, option: &str) -> Result
             format!(
                 "option {option}: {} (\"{}\")",
                 f.message,
-                given.escape_ascii()
+                mcpool::address::shown(&given.escape_ascii().to_string())
             )
         } else {
             format!("option {option}: {}", f.message)

@@ -136,7 +136,7 @@ pub(crate) unsafe fn address<'a>(
             mcpool_status::MCPOOL_CONFIG,
             format!(
                 "bad server address \"{}\" ({what}): not UTF-8 (addresses are UTF-8 text)",
-                b.escape_ascii()
+                mcpool::address::shown(&b.escape_ascii().to_string())
             ),
         )
     };

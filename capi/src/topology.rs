@@ -103,7 +103,8 @@ pub unsafe extern "C" fn mcpool_client_set_servers(
             let spec = ServerSpec::parse_with_weight(addr, weight).map_err(|e| {
                 Failure::new(
                     mcpool_status::MCPOOL_CONFIG,
-                    format!("{what} ({addr}): {e}"),
+                    // the address as the core's errors show it (a userinfo hidden)
+                    format!("{what} ({}): {e}", mcpool::address::shown(addr)),
                 )
             })?;
             list.push(spec);

@@ -821,6 +821,22 @@ static void test_server_weight_in_address(void) {
     CHECK(strstr(mcpool_last_error_message(), "not UTF-8") != NULL);
     EXPECT(mcpool_config_set(cfg, K("servers"), K("127.0.0.1:1,/tmp/caf\xe9.sock")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "/tmp/caf\\xe9.sock") != NULL);
+    /* a user:password@ before a host is refused and never shown, whatever the password
+     * holds, through every entry point that takes an address (tester finding retest15 3) */
+    {
+        const char *pw[] = {"memcache://bob:Sekr1t@127.0.0.1:1", "bob:Sek r1t@127.0.0.1:1",
+                            "bob:Sek=r1t@127.0.0.1:1", "bob:Sek\"r1t@127.0.0.1:1",
+                            "bob:Sek\xffr1t@127.0.0.1:1"};
+        for (size_t i = 0; i < sizeof pw / sizeof pw[0]; i++) {
+            size_t len = strlen(pw[i]);
+            EXPECT(mcpool_config_add_server(cfg, pw[i], len, 1), MCPOOL_CONFIG);
+            CHECK(strstr(mcpool_last_error_message(), "r1t") == NULL);
+            EXPECT(mcpool_config_set(cfg, K("servers"), (const uint8_t *)pw[i], len),
+                   MCPOOL_CONFIG);
+            CHECK(strstr(mcpool_last_error_message(), "r1t") == NULL);
+            CHECK(strstr(mcpool_last_error_message(), "<userinfo hidden>@") != NULL);
+        }
+    }
     /* a name that is no option is that error, whatever its value (tester finding retest14
      * 6: it said the value is not UTF-8) */
     EXPECT(mcpool_config_set(cfg, K("server"), K("127.0.0.1:1,/tmp/caf\xe9.sock")), MCPOOL_CONFIG);
@@ -842,6 +858,11 @@ static void test_server_weight_in_address(void) {
         size_t bad_len[1] = {2};
         EXPECT(mcpool_client_set_servers(c, specs, lens, other, 2), MCPOOL_CONFIG);
         EXPECT(mcpool_client_set_servers(c, bad, bad_len, NULL, 1), MCPOOL_CONFIG);
+        const char *pw[1] = {"memcache://bob:Sek r1t@127.0.0.1:1"};
+        size_t pw_len[1] = {strlen(pw[0])};
+        EXPECT(mcpool_client_set_servers(c, pw, pw_len, NULL, 1), MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "r1t") == NULL);
+        CHECK(strstr(mcpool_last_error_message(), "<userinfo hidden>@") != NULL);
         EXPECT(mcpool_client_set_servers(c, specs, lens, same, 2), MCPOOL_OK);
         int on_second = 0;
         for (int i = 0; i < 1000; i++) {

@@ -121,3 +121,21 @@ def test_a_path_with_whitespace_at_an_end_is_refused_never_another_socket(socket
     with pytest.raises(ValueError, match="whitespace"):
         _client(dropin, path).set("probe", "v")
     assert _holders(d, names, b"probe") == []
+
+
+@pytest.mark.parametrize("pw", ["Sekr1t", "Sek r1t", "Sek=r1t", 'Sek"r1t'])
+def test_a_password_in_an_address_is_never_shown(pw):
+    """No address form takes user:password@: refused, the password in no message, through
+    every drop-in and mcpool.Client (tester findings retest14 4, retest15 3, 5)."""
+    import mcpool
+    spec = "bob:%s@127.0.0.1:11211" % pw
+    for make in (lambda: compat_pylibmc.Client([spec]),
+                 lambda: compat_memcache.Client([spec]),
+                 lambda: compat_pymemcache.Client(spec),
+                 lambda: compat_pymemcache.HashClient([spec]),
+                 lambda: mcpool.Client([spec]),
+                 lambda: mcpool.Client(["memcache://" + spec]),
+                 lambda: mcpool.Client(["127.0.0.1:1"]).set_servers([spec])):
+        with pytest.raises(Exception) as e:
+            make()
+        assert "r1t" not in str(e.value), str(e.value)

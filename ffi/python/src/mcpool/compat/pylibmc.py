@@ -117,6 +117,7 @@ import threading as _threading
 
 import mcpool as _mcpool
 from mcpool.compat import exptime as _exptime, socket_address as _socket_address
+from mcpool.compat import refuse_userinfo as _refuse_userinfo
 
 
 def _time(time, touch=False):
@@ -668,6 +669,7 @@ def _server(spec):
         return ("%s:%d" % (host, int(port)), int(weight))
     if not isinstance(spec, str):
         raise TypeError("a server is a str such as 'host:port[:weight]', not %r" % (spec,))
+    _refuse_userinfo(spec)
     if spec.startswith("udp:"):
         raise NotSupportedError("server %r: mcpool speaks TCP and unix sockets, not UDP"
                                 % spec)

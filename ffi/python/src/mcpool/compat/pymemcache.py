@@ -156,6 +156,7 @@ import types as _types
 
 import mcpool as _mcpool
 from mcpool.compat import exptime as _exptime, socket_address as _socket_address
+from mcpool.compat import refuse_userinfo as _refuse_userinfo
 
 __version__ = "3.5.2"
 
@@ -362,6 +363,7 @@ def normalize_server_spec(server):
         return tuple(server)
     if not isinstance(server, str):
         raise ValueError("Unknown server provided: %r" % server)
+    _refuse_userinfo(server)
     if server.startswith("unix:"):
         return server[5:]
     if server.startswith("/"):
