@@ -3,6 +3,8 @@ mcpool.compat.memcache, only the module changed; every step's observable result 
 same (issue 17)."""
 import socket
 import time
+from decimal import Decimal
+from fractions import Fraction
 
 import pytest
 
@@ -709,6 +711,29 @@ def test_memcache_cas_after_gets_of_a_none_or_unpicklable_value_compares(server,
     assert b.get(k) == "writer-A"
 
 
+def test_memcache_cas_after_gets_raised_for_an_undecodable_body_never_overwrites(server, prefix):
+    """A body its flags do not fit (an int flag on "abc", a compressed flag on bytes that are
+    not zlib): the core refuses it before handing out its CAS, so the drop-in's cas after
+    that gets answers False and stores nothing, whether or not another client wrote since
+    (python-memcached would compare; never a plain set over a newer value: tester finding
+    retest15 1)."""
+    host, port = server.addr.rsplit(":", 1)
+    for flags, body in ((2, b"abc"), (8, b"not zlib")):
+        k = "%sund-%d" % (prefix, flags)
+        with socket.create_connection((host, int(port)), 5) as s:
+            s.sendall(b"set %s %d 0 %d\r\n%s\r\n" % (k.encode(), flags, len(body), body))
+            assert s.recv(100) == b"STORED\r\n"
+        a = compat_memcache.Client([server.addr], cache_cas=True)
+        with pytest.raises(Exception):
+            a.gets(k)
+        assert a.cas(k, "writer-A") is False
+        assert a.cas(k, "writer-A", time=2**31) == 0
+        b = compat_memcache.Client([server.addr])
+        assert b.set(k, "writer-B")
+        assert a.cas(k, "writer-A") is False
+        assert b.get(k) == "writer-B"
+
+
 def test_memcache_cas_with_a_time_too_large_and_a_stale_id_keeps_the_newer_value(server, prefix):
     """A cas whose time is above 2**31-1 (not sent: the key is expired instead) only while
     the item is unchanged since gets: with a stale CAS id python-memcached's cas stores
@@ -728,13 +753,16 @@ def test_memcache_cas_with_a_time_too_large_and_a_stale_id_keeps_the_newer_value
 
 def test_memcache_touch_with_a_time_given_as_text_as_python_memcached(server, prefix):
     """python-memcached sends touch's time with str(): memcached takes a decimal integer
-    ("5", "+5", "-1") and refuses anything else (tester finding arith 3: "5" answered 0)."""
+    ("5", "+5", "-1", white space around it) and refuses anything else (tester findings
+    arith 3, retest15 6: "5", "\t5", Decimal(5) answered 0)."""
     got = {}
     for mod in (real_memcache, compat_memcache):
         mc = mod.Client([server.addr])
         p = prefix + ("r" if mod is real_memcache else "c")
         got[mod] = []
-        for i, t in enumerate(("5", "+5", "007", "-1", "True", True, "5m", b"5", " 5")):
+        for i, t in enumerate(("5", "+5", "007", "-1", "True", True, "5m", b"5", " 5",
+                               "\t5", "5\t", Decimal(5), Fraction(5), Decimal("5.0"), 0,
+                               Decimal(0))):
             k = "%s-touch-%d" % (p, i)
             assert mc.set(k, "v", 50)
             got[mod].append((t, mc.touch(k, t), mc.get(k)))
