@@ -1383,8 +1383,6 @@ static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_c
                                 with_cas ? &c : NULL);
     PyEval_RestoreThread(one.ts);
     Py_XDECREF(own);
-    if (cas != NULL)
-        *cas = c; /* also for a value read but not decoded (the core's error): Client_gets */
     if (st == MCPOOL_NOT_FOUND) {
         Py_XDECREF(one.bytes);
         *miss = 1;
@@ -1399,6 +1397,8 @@ static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_c
             return raise_closing();
         return raise_status(st);
     }
+    if (cas != NULL)
+        *cas = c; /* before decoding: Client_gets hands it out with a decoding error */
     return deserialize(self, one.bytes, flags, key);
 }
 
