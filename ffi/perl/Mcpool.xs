@@ -663,27 +663,50 @@ mcp_value_error_msg(pTHX_ const char *fn, mcpool_status st)
                     mcpool_last_error_message());
 }
 
-/* A multi-get's warnings, one per key whose value could not be delivered: the first with
- * the core's message (the thread's last error: the detail of one of them), each naming its
- * key. `refused` is NULL until the first; returns the list. */
+/* A read failed because of the value, not the network: warned about (mcp_value_error_msg). */
+#define MCP_VALUE_ERROR(st) ((st) == MCPOOL_VALUE_FORMAT || (st) == MCPOOL_DECOMPRESS)
+
+/* A multi-get's warnings go in `refused` (NULL until the first; mortal), each at its key's
+ * index, so that they are given in key order whichever step refused the value: the core's
+ * (mcp_refuse_keys) or the binding's own (a thaw that dies, a foreign object). Returns it. */
 static AV *
-mcp_refuse_key(pTHX_ AV *refused, const char *fn, mcpool_status st, SV *key)
+mcp_refused_at(pTHX_ AV *refused, size_t i, SV *msg)
 {
-    STRLEN l;
-    const char *kp = SvPV_nomg(key, l); /* made plain before the call */
-    if (!refused) {
+    if (!refused)
         refused = (AV *)sv_2mortal((SV *)newAV());
-        av_push(refused, newSVpvf("Mcpool::%s: %.*s: %s: %s: not returned", fn, (int)l, kp,
-                                  mcpool_status_name(st), mcpool_last_error_message()));
-    } else {
-        av_push(refused, newSVpvf("Mcpool::%s: %.*s: %s: not returned", fn, (int)l, kp,
-                                  mcpool_status_name(st)));
-    }
+    if (!av_store(refused, (SSize_t)i, msg))
+        SvREFCNT_dec(msg);
     return refused;
 }
 
-/* A read failed because of the value, not the network: warned about (mcp_value_error_msg). */
-#define MCP_VALUE_ERROR(st) ((st) == MCPOOL_VALUE_FORMAT || (st) == MCPOOL_DECOMPRESS)
+/* A multi-get's warnings for the keys whose value the core could not deliver
+ * (MCP_VALUE_ERROR), each with that key's own message (mcpool_last_item_error_message: why
+ * its value was refused, naming the key and its flags; the thread's last error holds only
+ * the first failure's). Called right after the core's batch call, while signals are still
+ * held and before any thaw: Perl code that makes a batch call of its own replaces the
+ * item messages. `keys` are the call's key SVs (made plain before the call). */
+static AV *
+mcp_refuse_keys(pTHX_ AV *refused, const char *fn, const mcpool_status *st, size_t n,
+                SV **keys)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        STRLEN l;
+        size_t ml = 0;
+        const char *kp, *msg;
+        if (!MCP_VALUE_ERROR(st[i]))
+            continue;
+        kp = SvPV_nomg(keys[i], l);
+        msg = mcpool_last_item_error_message(i, &ml);
+        refused = mcp_refused_at(aTHX_ refused, i,
+                                 ml ? newSVpvf("Mcpool::%s: %.*s: %s: %.*s: not returned", fn,
+                                               (int)l, kp, mcpool_status_name(st[i]), (int)ml,
+                                               msg)
+                                    : newSVpvf("Mcpool::%s: %.*s: %s: not returned", fn,
+                                               (int)l, kp, mcpool_status_name(st[i])));
+    }
+    return refused;
+}
 
 /* The warning for a value MCP_REFUSED (a new SV). It is given (mcp_warn) only once nothing
  * is left to free, since a __WARN__ handler may die. */
@@ -706,6 +729,10 @@ mcp_refused_msg(pTHX_ const char *fn, const char *key, STRLEN klen, int refusal,
  * Storable image, or not one the thaw reads: bytes prepended to it, say): an error as bytes
  * after an image are, never a miss. */
 #define MCP_THAW_DIED ((size_t)-1)
+/* mcp_decode's *trailing when a value of the text kind does not decode as Perl's UTF-8
+ * (utf8 => 1): an error naming why, never a silent miss. The core checked the body is UTF-8,
+ * so this is a safeguard. */
+#define MCP_NOT_UTF8 ((size_t)-2)
 
 static SV *
 mcp_trailing_msg(pTHX_ const char *fn, const char *key, STRLEN klen, uint32_t flags,
@@ -721,6 +748,15 @@ mcp_trailing_msg(pTHX_ const char *fn, const char *key, STRLEN klen, uint32_t fl
                                   "Storable (serialized) and does not thaw: %.*s", (int)klen, key,
                                   (unsigned)flags, (unsigned)flags,
                                   (int)(nl ? (STRLEN)(nl - e) : elen), e));
+        if (mcpool_last_error_length() == 0)
+            mcpool_last_error_restore((const uint8_t *)SvPVX(msg), SvCUR(msg));
+        return newSVpvf("Mcpool::%s: %s: %" SVf ": not returned", fn,
+                        mcpool_status_name(MCPOOL_VALUE_FORMAT), SVfARG(msg));
+    }
+    if (extra == MCP_NOT_UTF8) {
+        msg = sv_2mortal(newSVpvf("key \"%.*s\" with flags %u (0x%x): the value is text, and "
+                                  "its body does not decode as UTF-8", (int)klen, key,
+                                  (unsigned)flags, (unsigned)flags));
         if (mcpool_last_error_length() == 0)
             mcpool_last_error_restore((const uint8_t *)SvPVX(msg), SvCUR(msg));
         return newSVpvf("Mcpool::%s: %s: %" SVf ": not returned", fn,
@@ -813,6 +849,7 @@ mcp_decode(pTHX_ mcp_t *m, SV *sv, uint32_t flags, size_t *trailing)
         if (m->utf8) {
             if (!sv_utf8_decode(sv)) {
                 SvREFCNT_dec(sv);
+                *trailing = MCP_NOT_UTF8; /* an error (the caller warns), not a miss */
                 return NULL;
             }
             SvUTF8_on(sv); /* text even when ASCII: stored again, it stays text */
@@ -1843,7 +1880,7 @@ get_multi(m, ...)
         uint32_t exptime = 0;
         char *block;
         HV *hv;
-        AV *refused = NULL; /* the warnings for values not returned (deserialize => 0) */
+        AV *refused = NULL; /* the warnings for values not returned, at their keys' indexes */
     PPCODE:
         fn = names[ix];
         if (items < off)
@@ -1945,7 +1982,10 @@ get_multi(m, ...)
             MCP_CORE(rc = touch ? mcpool_client_gat_multi_into(m->client, exptime, keys, lens, n,
                                                                with_cas != 0, mcp_alloc_multi, &mm, st)
                                 : mcpool_client_get_multi_into(m->client, keys, lens, n, with_cas != 0,
-                                                               mcp_alloc_multi, &mm, st));
+                                                               mcp_alloc_multi, &mm, st);
+                     /* each refused value's own message, read before any Perl code runs */
+                     if (rc == MCPOOL_OK)
+                         refused = mcp_refuse_keys(aTHX_ refused, fn, st, n, &ST(off)));
             /* From here on nothing croaks (thaw runs under G_EVAL): every SV made by the
              * callback is either stored in the hash or freed. Values to decode or to pair
              * with their CAS are finished before the hash is presized: its bucket array is
@@ -1955,8 +1995,6 @@ get_multi(m, ...)
             if (with_cas || rc != MCPOOL_OK || mm.any_flags != 0 || !m->zero_plain) {
                 for (i = 0; i < n; i++) {
                     SV *sv = mm.vals[i];
-                    if (rc == MCPOOL_OK && MCP_VALUE_ERROR(st[i]))
-                        refused = mcp_refuse_key(aTHX_ refused, fn, st[i], ST(i + off));
                     if (!sv)
                         continue;
                     mm.vals[i] = NULL;
@@ -1969,9 +2007,8 @@ get_multi(m, ...)
                         STRLEN l;
                         const char *kp = SvPV_nomg(ST(i + off), l); /* made plain above */
                         SvREFCNT_dec(sv);
-                        if (!refused)
-                            refused = (AV *)sv_2mortal((SV *)newAV());
-                        av_push(refused, mcp_refused_msg(aTHX_ fn, kp, l, refusal, mm.flags[i]));
+                        refused = mcp_refused_at(aTHX_ refused, i,
+                                                 mcp_refused_msg(aTHX_ fn, kp, l, refusal, mm.flags[i]));
                         continue;
                     }
                     if (!MCP_PLAIN(m, mm.flags[i])) {
@@ -1981,9 +2018,8 @@ get_multi(m, ...)
                             if (trailing) {
                                 STRLEN l;
                                 const char *kp = SvPV_nomg(ST(i + off), l); /* made plain above */
-                                if (!refused)
-                                    refused = (AV *)sv_2mortal((SV *)newAV());
-                                av_push(refused, mcp_trailing_msg(aTHX_ fn, kp, l, mm.flags[i], trailing));
+                                refused = mcp_refused_at(aTHX_ refused, i,
+                                                         mcp_trailing_msg(aTHX_ fn, kp, l, mm.flags[i], trailing));
                             }
                             continue;
                         }
@@ -1995,9 +2031,6 @@ get_multi(m, ...)
                 }
             } else {
                 hits = mm.made; /* plain values: stored as they are */
-                for (i = 0; i < n; i++)
-                    if (MCP_VALUE_ERROR(st[i]))
-                        refused = mcp_refuse_key(aTHX_ refused, fn, st[i], ST(i + off));
             }
             hv = mcp_take_result_hv(aTHX_ m, hits, 2 * shared > n);
             for (i = 0; i < n; i++) {
@@ -2021,8 +2054,11 @@ get_multi(m, ...)
         ST(0) = sv_2mortal(newRV_noinc((SV *)hv));
         if (refused) {
             SSize_t w;
-            for (w = 0; w <= av_len(refused); w++)
-                mcp_warn(aTHX_ *av_fetch(refused, w, 0));
+            for (w = 0; w <= av_len(refused); w++) { /* in key order; a gap for a key read */
+                SV **msg = av_fetch(refused, w, 0);
+                if (msg && *msg)
+                    mcp_warn(aTHX_ *msg);
+            }
         }
         XSRETURN(1);
 
