@@ -216,6 +216,20 @@ sub _core_options {
     return \@o;
 }
 
+# A server address for a message of this module's ("$who: server ADDR: ..."): as given when the
+# core takes it; an address it refuses croaks with the core's refusal instead, which names the
+# entry as it may be shown. The core refuses every address with a user:password@ before the
+# host, and shows it as <userinfo hidden>@host, so a password given in an address is never
+# quoted here (tester finding retest15 3), by the core's one rule (a socket path holding an @
+# is shown as written). Asked only when a message is made: the addresses of a good list are
+# read once, by new and set_servers themselves.
+sub _shown_address {
+    my ($who, $a) = @_;
+    my $refusal = _address_refusal("$a");
+    Carp::croak("$who: $refusal") if defined $refusal;
+    return $a;
+}
+
 # The server list of new and set_servers: (\@addresses, \@weights as given), croaking for a
 # bad entry.
 sub _server_list {
@@ -239,15 +253,19 @@ sub _server_list {
         Carp::croak("$who: a server address is undef") unless defined $a;
         Carp::croak("$who: a server address must be a string, not a reference")
             unless _is_string($a);
-        Carp::croak("$who: server $a: the weight must be a number, not a reference")
+        Carp::croak("$who: server ${\ _shown_address($who, $a)}: the weight must be a number, "
+                . "not a reference")
             if ref $w;
-        Carp::croak("$who: server $a: the weight must be a number (got '$w')")
+        Carp::croak("$who: server ${\ _shown_address($who, $a)}: the weight must be a number "
+                . "(got '$w')")
             unless Scalar::Util::looks_like_number($w) && $w == $w;
         # Cache::Memcached::Fast's words, with the entry named (a weight field of 0 in the
         # address is the core's configuration error, which names it too)
-        Carp::croak("Server weight should be positive ($who: server $a, weight $w)")
+        Carp::croak("Server weight should be positive ($who: server ${\ _shown_address($who, $a)}, "
+                . "weight $w)")
             unless $w > 0;
-        Carp::croak("$who: server $a: the weight must be at most $U32 (got $w)")
+        Carp::croak("$who: server ${\ _shown_address($who, $a)}: the weight must be at most $U32 "
+                . "(got $w)")
             unless $w <= $U32;
         # Cache::Memcached::Fast's IPv6 spelling, host and port split at the last ':'
         # ("::1:11211", "fe80::1:11211"), as the core writes it ("[::1]:11211"): only when
@@ -288,13 +306,15 @@ sub _core_weights {
         my ($w, $iw) = ($weight->[$i]);
         if ($ketama) {
             $iw = int($ketama * $w + 0.5);
-            Carp::croak("$who: server $addr->[$i]: ketama_points x weight must be at most $U32")
+            Carp::croak("$who: server ${\ _shown_address($who, $addr->[$i])}: ketama_points x "
+                    . "weight must be at most $U32")
                 unless $iw <= $U32;
-            Carp::carp("Mcpool: server $addr->[$i]: weight $w gets no Ketama point with "
-                    . "ketama_points $ketama; using 1 point") if $iw < 1;
+            Carp::carp("Mcpool: server ${\ _shown_address($who, $addr->[$i])}: weight $w gets no "
+                    . "Ketama point with ketama_points $ketama; using 1 point") if $iw < 1;
         } else {
             $iw = int($w + 0.5);
-            Carp::carp("Mcpool: server $addr->[$i]: weight $w is not an integer; using "
+            Carp::carp("Mcpool: server ${\ _shown_address($who, $addr->[$i])}: weight $w is not "
+                    . "an integer; using "
                     . ($iw < 1 ? 1 : $iw) . " (without ketama_points, Cache::Memcached::Fast "
                     . "places keys by the weight as given: some keys are on other servers there)")
                 if $iw != $w;
@@ -980,7 +1000,11 @@ An array reference; each element is C<'host:port'> (an IPv6 address as C<'[::1]:
 as Cache::Memcached::Fast writes it, C<'::1:11211'>: split at the last colon),
 C<'/path/to/socket'>, a hash reference
 C<{ address =E<gt> 'host:port', weight =E<gt> 2 }> or an array reference C<['host:port', 2]>.
-The order matters: it decides placement. No servers (the option left out, or an empty list)
+The order matters: it decides placement. An address with a C<user:password@> before the host
+is refused (SASL credentials are the C<sasl_username> and C<sasl_password> options), and no
+croak, warning or C<last_error> of C<new> or C<set_servers> quotes it: they show it as the
+core does, C<E<lt>userinfo hiddenE<gt>@host:port>, whatever else is wrong with the entry (a bad
+weight beside it is reported as the address's refusal). No servers (the option left out, or an empty list)
 is Cache::Memcached::Fast's client that fails every command: each returns what a failed
 command returns (nothing; a C<_multi> store or delete one C<undef> per argument in list
 context and an empty hash in scalar context; C<get_multi>, C<flush_all> and the like an empty
