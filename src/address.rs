@@ -181,6 +181,14 @@ impl ServerSpec {
             return Err(bad("contains a NUL or control byte"));
         }
         let t = unix_path(t).unwrap_or(t);
+        if !t.starts_with('/') && t.contains('@') {
+            // no host name has one: a URL's userinfo, never sent anywhere (refused before
+            // any field is read, whose error would name a fragment)
+            return Err(bad(
+                "a server address takes no user:password@ (SASL credentials are the \
+                 sasl_username and sasl_password options)",
+            ));
+        }
         if t.starts_with('/') {
             // sun_path holds 108 bytes, the last one the terminating NUL.
             if t.len() > MAX_SOCKET_PATH {
@@ -226,13 +234,6 @@ impl ServerSpec {
         }
         if host.contains(['[', ']']) {
             return Err(bad("stray '[' or ']'"));
-        }
-        if host.contains('@') {
-            // no host name has one: a URL's userinfo, never sent anywhere
-            return Err(bad(
-                "a server address takes no user:password@ (SASL credentials are the \
-                 sasl_username and sasl_password options)",
-            ));
         }
         if host.len() > 253 {
             // (a DNS name is at most 253 bytes, an IP literal far shorter: no such server)
@@ -310,6 +311,11 @@ impl ServerSpec {
         let t = s.trim();
         // `t` in this function's own errors: as shown (a userinfo hidden)
         let t_shown = shown(t);
+        if shown(t) != t {
+            // a user:password@: refused whole, as the address parser refuses it (read as
+            // host:port:weight its error would name a fragment)
+            return ServerSpec::parse(t);
+        }
         if unbracketed_ipv6(t) {
             // Read as host:port:weight it would be refused quoting a fragment (":").
             return ServerSpec::parse(t);
@@ -480,6 +486,8 @@ mod tests {
                 let e = e.to_string();
                 assert!(!e.contains("Hunter2pw"), "{given}: {e}");
                 assert!(e.contains("<userinfo hidden>@"), "{given}: {e}");
+                // the reason, not a fragment's (it said "port is not a number")
+                assert!(e.contains("takes no user:password@"), "{given}: {e}");
             }
         }
         let e =
