@@ -309,11 +309,10 @@ impl ServerSpec {
     /// or beside it), else 1; a weight of 0 is a configuration error.
     pub fn parse_entry(s: &str, beside: Option<u32>) -> Result<ServerSpec> {
         let t = s.trim();
-        // `t` in this function's own errors: as shown (a userinfo hidden)
-        let t_shown = shown(t);
         if shown(t) != t {
-            // a user:password@: refused whole, as the address parser refuses it (read as
-            // host:port:weight its error would name a fragment)
+            // a user:password@: refused whole, as the address parser refuses it, never
+            // shown (read as host:port:weight its error would name a fragment); past
+            // here `t` holds none and this function's own errors quote it
             return ServerSpec::parse(t);
         }
         if unbracketed_ipv6(t) {
@@ -335,7 +334,7 @@ impl ServerSpec {
                 let digits = !w.is_empty() && w.bytes().all(|c| c.is_ascii_digit());
                 let weight: u32 = digits.then(|| w.parse().ok()).flatten().ok_or_else(|| {
                     Error::Config(format!(
-                        "server {t_shown}: weight {w} is not a whole number up to {}",
+                        "server {t}: weight {w} is not a whole number up to {}",
                         u32::MAX
                     ))
                 })?;
@@ -349,7 +348,7 @@ impl ServerSpec {
         spec.weight = match (in_addr, beside) {
             (Some(a), Some(b)) if a != b => {
                 return Err(Error::Config(format!(
-                    "server {t_shown}: weight {a} in the address and {b} given beside it; \
+                    "server {t}: weight {a} in the address and {b} given beside it; \
                      give it once"
                 )))
             }
@@ -358,7 +357,7 @@ impl ServerSpec {
         };
         if spec.weight == 0 {
             return Err(Error::Config(format!(
-                "server {t_shown}: weight must be at least 1"
+                "server {t}: weight must be at least 1"
             )));
         }
         Ok(spec)
@@ -391,7 +390,6 @@ impl ServerSpec {
                 && Self::parse(p).is_ok()
         };
         if parts.len() > 1 && parts.iter().all(address) {
-            let t = shown(t);
             return Err(Error::Config(format!(
                 "server {t:?}: {} addresses in one entry: give one address per entry (a list \
                  written as one string, as spymemcached's AddrUtil.getAddresses takes it, is \

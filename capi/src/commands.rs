@@ -70,8 +70,9 @@ pub extern "C" fn mcpool_expiry_from_now(seconds: i64) -> u32 {
 /// fraction rounds up (0 < t < 1 is 1 second, never 0, which memcached reads as "never
 /// expires") but never across the 30-day line (2592000 < t < 2592001 is 2592000, where
 /// 2592001 would be a unix time in 1970), a negative one rounds down (it stays negative:
-/// expired at once), 0 and -0 are 0; NaN and anything beyond `INT64_MAX` are `INT64_MAX` (refused by every call once
-/// mapped), anything below `INT64_MIN` is `INT64_MIN`. Never fails.
+/// expired at once), 0 and -0 are 0; NaN and anything beyond `INT64_MAX` are `INT64_MAX`
+/// (refused by every call once mapped), anything below `INT64_MIN` is `INT64_MIN`. Never
+/// fails.
 #[no_mangle]
 pub extern "C" fn mcpool_whole_seconds(seconds: f64) -> i64 {
     mcpool::ttl::whole_seconds(seconds)
