@@ -22,7 +22,10 @@ const SECTIONS: &[(&str, &[&str])] = &[
             "mcpool_interrupt_",
         ],
     ),
-    ("Configuration", &["mcpool_config_", "mcpool_option_"]),
+    (
+        "Configuration",
+        &["mcpool_config_", "mcpool_option_", "mcpool_address_"],
+    ),
     (
         "Client",
         &[

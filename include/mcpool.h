@@ -1052,6 +1052,26 @@ mcpool_status mcpool_config_add_server(mcpool_config *config,
                                        uint32_t weight);
 
 /**
+ * Writes the server address `addr` (`addr_len` bytes, any bytes) as the core's errors show
+ * it, for a binding's own messages that name an address (a bad weight beside it, a list
+ * given as one string): a `user:password@` before a host replaced by `<userinfo hidden>@`
+ * (no address form takes one; it may be a password), bytes that are not UTF-8 escaped
+ * (`\xe9`); anything else as given. `*out_len` gets the length of that text; at most
+ * `buf_len` bytes of it are written to `buf` (no NUL): call again with a larger buffer when
+ * `*out_len` is larger. Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `addr`
+ * with a length, a NULL `buf` with a `buf_len`, or a NULL `out_len`. No I/O, no client.
+ *
+ * # Safety
+ * `addr` is NULL or valid for `addr_len` bytes; `buf` is NULL or valid for `buf_len`
+ * writable bytes; `out_len` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_address_shown(const char *addr,
+                                   size_t addr_len,
+                                   char *buf,
+                                   size_t buf_len,
+                                   size_t *out_len);
+
+/**
  * Sets the placement profile by name, e.g. `"cache-memcached"` (the default),
  * `"libmemcached-ketama"`, `"whalin-consistent"`, `"cmf-ketama:150"` (points at most
  * 4194304): see the CLI's `--distribution` list; or `"proxy-pool"` (every key to the first

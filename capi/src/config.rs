@@ -196,6 +196,59 @@ pub unsafe extern "C" fn mcpool_config_add_server(
     })
 }
 
+/// Writes the server address `addr` (`addr_len` bytes, any bytes) as the core's errors show
+/// it, for a binding's own messages that name an address (a bad weight beside it, a list
+/// given as one string): a `user:password@` before a host replaced by `<userinfo hidden>@`
+/// (no address form takes one; it may be a password), bytes that are not UTF-8 escaped
+/// (`\xe9`); anything else as given. `*out_len` gets the length of that text; at most
+/// `buf_len` bytes of it are written to `buf` (no NUL): call again with a larger buffer when
+/// `*out_len` is larger. Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `addr`
+/// with a length, a NULL `buf` with a `buf_len`, or a NULL `out_len`. No I/O, no client.
+///
+/// # Safety
+/// `addr` is NULL or valid for `addr_len` bytes; `buf` is NULL or valid for `buf_len`
+/// writable bytes; `out_len` is NULL (refused) or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_address_shown(
+    addr: *const c_char,
+    addr_len: usize,
+    buf: *mut c_char,
+    buf_len: usize,
+    out_len: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        ptr::out(out_len, "out_len")?;
+        if buf.is_null() && buf_len > 0 {
+            return Err(Failure::invalid("buf is NULL"));
+        }
+        // SAFETY: the caller promises `addr_len` readable bytes at a non-NULL `addr` (NULL
+        // only with 0); the length is bounded by what the caller holds.
+        let given = unsafe {
+            ptr::bytes(
+                addr.cast(),
+                addr_len,
+                usize::MAX,
+                "addr",
+                mcpool_status::MCPOOL_INVALID_ARGUMENT,
+            )
+        }?;
+        let text = match std::str::from_utf8(given) {
+            Ok(t) => mcpool::address::shown(t).into_owned(),
+            Err(_) => mcpool::address::shown(&given.escape_ascii().to_string()).into_owned(),
+        };
+        let n = text.len().min(buf_len);
+        // SAFETY: `buf` is non-NULL when `n` > 0 (checked) and has room for `buf_len` >= `n`
+        // bytes, as the caller promises; `out_len` was checked non-NULL.
+        unsafe {
+            if n > 0 {
+                std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
+            }
+            ptr::write(out_len, text.len());
+        }
+        Ok(MCPOOL_OK)
+    })
+}
+
 /// A name or address refused as read (too long, not UTF-8): a bad value of its option,
 /// MCPOOL_CONFIG as `mcpool_config_set` gives; a length no buffer has (above `isize::MAX`)
 /// stays the caller's bad argument.

@@ -836,6 +836,25 @@ static void test_server_weight_in_address(void) {
             CHECK(strstr(mcpool_last_error_message(), "r1t") == NULL);
             CHECK(strstr(mcpool_last_error_message(), "<userinfo hidden>@") != NULL);
         }
+        /* a control character in it: refused as such, still hidden (retest16 1) */
+        EXPECT(mcpool_config_set(cfg, K("servers"), K("bob:Sekr1t\t@h:1")), MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "r1t") == NULL);
+        /* the core's rule for a binding's own messages: mcpool_address_shown */
+        char buf[64];
+        size_t n = 0;
+        EXPECT(mcpool_address_shown(pw[1], strlen(pw[1]), buf, sizeof buf, &n), MCPOOL_OK);
+        CHECK(n == strlen("<userinfo hidden>@127.0.0.1:1") &&
+              memcmp(buf, "<userinfo hidden>@127.0.0.1:1", n) == 0);
+        EXPECT(mcpool_address_shown(pw[1], strlen(pw[1]), buf, 4, &n), MCPOOL_OK);
+        CHECK(n == strlen("<userinfo hidden>@127.0.0.1:1") && memcmp(buf, "<use", 4) == 0);
+        EXPECT(mcpool_address_shown("/tmp/a@b.sock", 13, buf, sizeof buf, &n), MCPOOL_OK);
+        CHECK(n == 13 && memcmp(buf, "/tmp/a@b.sock", 13) == 0);
+        EXPECT(mcpool_address_shown("caf\xe9:1", 6, buf, sizeof buf, &n), MCPOOL_OK);
+        CHECK(n == 9 && memcmp(buf, "caf\\xe9:1", 9) == 0);
+        EXPECT(mcpool_address_shown(NULL, 0, NULL, 0, &n), MCPOOL_OK);
+        CHECK(n == 0);
+        EXPECT(mcpool_address_shown("a", 1, NULL, 4, &n), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_address_shown("a", 1, buf, sizeof buf, NULL), MCPOOL_INVALID_ARGUMENT);
     }
     /* a name that is no option is that error, whatever its value (tester finding retest14
      * 6: it said the value is not UTF-8) */
