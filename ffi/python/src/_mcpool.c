@@ -3993,7 +3993,54 @@ static PyObject *mod_option(PyObject *m, PyObject *name) {
                          mcpool_option_is_secret(i) ? Py_True : Py_False);
 }
 
+/* An address as the core's errors show it (mcpool_address_shown: a user:password@ before
+ * the host hidden), for the package's own messages that name one. */
+static PyObject *mod_address_shown(PyObject *m, PyObject *addr) {
+    (void)m;
+    PyObject *own = NULL;
+    char *c = NULL;
+    Py_ssize_t n = 0;
+    if (PyUnicode_Check(addr)) {
+        own = PyUnicode_AsEncodedString(addr, "utf-8", "surrogatepass");
+        if (own == NULL || PyBytes_AsStringAndSize(own, &c, &n) < 0) {
+            Py_XDECREF(own);
+            return NULL;
+        }
+    } else if (PyBytes_Check(addr)) {
+        if (PyBytes_AsStringAndSize(addr, &c, &n) < 0)
+            return NULL;
+    } else {
+        return PyObject_Repr(addr);
+    }
+    char stack[256];
+    size_t len = 0;
+    mcpool_status st = mcpool_address_shown(c, (size_t)n, stack, sizeof stack, &len);
+    PyObject *r = NULL;
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+    } else if (len <= sizeof stack) {
+        r = PyUnicode_DecodeUTF8(stack, (Py_ssize_t)len, "replace");
+    } else {
+        char *big = PyMem_Malloc(len);
+        if (big == NULL) {
+            PyErr_NoMemory();
+        } else {
+            size_t again = 0;
+            if (mcpool_address_shown(c, (size_t)n, big, len, &again) == MCPOOL_OK)
+                r = PyUnicode_DecodeUTF8(big, (Py_ssize_t)(again < len ? again : len), "replace");
+            else
+                raise_status(MCPOOL_INVALID_ARGUMENT);
+            PyMem_Free(big);
+        }
+    }
+    Py_XDECREF(own);
+    return r;
+}
+
 static PyMethodDef module_methods[] = {
+    {"_address_shown", mod_address_shown, METH_O,
+     "_address_shown(addr)\n--\n\nThe address as the core's errors show it: a "
+     "user:password@ before the host hidden."},
     {"_close_gate", mod_close_gate, METH_NOARGS,
      "_close_gate()\n--\n\nAt interpreter exit (atexit): no more callbacks into Python from "
      "other threads."},

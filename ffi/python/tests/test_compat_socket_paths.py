@@ -135,7 +135,16 @@ def test_a_password_in_an_address_is_never_shown(pw):
                  lambda: compat_pymemcache.HashClient([spec]),
                  lambda: mcpool.Client([spec]),
                  lambda: mcpool.Client(["memcache://" + spec]),
-                 lambda: mcpool.Client(["127.0.0.1:1"]).set_servers([spec])):
+                 lambda: mcpool.Client(["127.0.0.1:1"]).set_servers([spec]),
+                 # the package's and the drop-ins' own messages (tester finding retest16)
+                 lambda: mcpool.Client("10.0.0.1:11211," + spec),
+                 lambda: mcpool.Client([spec], weights=["a"]),
+                 lambda: mcpool.Client([spec], weights=[-1]),
+                 lambda: mcpool.Client([spec], weights=[2**40]),
+                 lambda: compat_pylibmc.Client(["unix:" + spec]),
+                 lambda: compat_pylibmc.Client([(spec, 1)]),
+                 lambda: compat_memcache.Client(["/tmp/a.sock," + spec]),
+                 lambda: compat_memcache.Client(["unix:" + spec])):
         with pytest.raises(Exception) as e:
             make()
         assert "r1t" not in str(e.value), str(e.value)

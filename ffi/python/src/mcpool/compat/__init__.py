@@ -44,10 +44,15 @@ def socket_address(path):
 
 
 def refuse_userinfo(spec):
-    """A server spec with ``user:password@`` before its host is refused with ``ValueError``,
-    the spec not shown: it may hold a password (tester finding retest15 5: the drop-ins'
-    parse errors quoted it, as the libraries' own do). No address form takes one; a socket
-    path may hold ``@``."""
-    if isinstance(spec, str) and "@" in spec and not spec.lstrip().startswith(("/", "unix:")):
-        raise ValueError("a server address takes no user:password@ (the address is not "
-                         "shown: it may hold a password)")
+    """A server spec with ``user:password@`` before its host (a str, or a str in a tuple)
+    is refused with ``ValueError``, the spec not shown: it may hold a password (tester
+    findings retest15 5, retest16 6: the drop-ins' parse errors quoted it, as the libraries'
+    own do). No address form takes one; only a socket path (``/path``, ``unix:/path``, not a
+    list in one str) may hold ``@`` in a name."""
+    texts = [spec] if isinstance(spec, str) else (
+        [x for x in spec if isinstance(x, str)] if isinstance(spec, (tuple, list)) else [])
+    for t in texts:
+        path = t.lstrip().startswith(("/", "unix:/")) and not any(c in t for c in ",;")
+        if "@" in t and not path:
+            raise ValueError("a server address takes no user:password@ (the address is not "
+                             "shown: it may hold a password)")

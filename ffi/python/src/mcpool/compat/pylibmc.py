@@ -659,6 +659,7 @@ class BehaviorDict(dict):
 
 def _server(spec):
     """A pylibmc server spec -> (mcpool address, weight)."""
+    _refuse_userinfo(spec)
     if isinstance(spec, tuple) and len(spec) == 3:  # (type, addr, port) as pylibmc's
         spec = (1,) + spec
     if isinstance(spec, tuple) and len(spec) == 4:
@@ -669,7 +670,6 @@ def _server(spec):
         return ("%s:%d" % (host, int(port)), int(weight))
     if not isinstance(spec, str):
         raise TypeError("a server is a str such as 'host:port[:weight]', not %r" % (spec,))
-    _refuse_userinfo(spec)
     if spec.startswith("udp:"):
         raise NotSupportedError("server %r: mcpool speaks TCP and unix sockets, not UDP"
                                 % spec)
