@@ -429,6 +429,39 @@ JNIEXPORT jboolean JNICALL Java_io_mcpool_Native_optionIsSecret(JNIEnv *env, jcl
     return i >= 0 && mcpool_option_is_secret((size_t)i) ? JNI_TRUE : JNI_FALSE;
 }
 
+/* A server address (UTF-8 bytes) as the core's errors show it (mcpool_address_shown: a
+ * user:password@ before the host hidden, bytes not UTF-8 escaped), as UTF-8 bytes: the one
+ * rule for the binding's own messages that name an address (Utf8.address). */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_addressShown(JNIEnv *env, jclass cls, jbyteArray addr) {
+    (void)cls;
+    uint8_t astack[KEY_STACK];
+    char stack[KEY_STACK];
+    bytes_t a;
+    if (!bytes_get(env, addr, astack, sizeof astack, &a)) return NULL;
+    size_t n = 0;
+    mcpool_status st = mcpool_address_shown((const char *)a.ptr, a.len, stack, sizeof stack, &n);
+    jbyteArray out = NULL;
+    if (st != MCPOOL_OK) {
+        answer(env, st);
+    } else if (n <= sizeof stack) {
+        out = new_bytes(env, stack, n);
+    } else {
+        /* longer than the stack buffer: again into one of the length it gave */
+        char *heap = malloc(n);
+        size_t m = 0;
+        if (heap == NULL) {
+            throw_oom(env, "mcpool: showing an address");
+        } else if ((st = mcpool_address_shown((const char *)a.ptr, a.len, heap, n, &m)) != MCPOOL_OK) {
+            answer(env, st);
+        } else {
+            out = new_bytes(env, heap, m < n ? m : n);
+        }
+        free(heap);
+    }
+    bytes_release(&a);
+    return out;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Client                                                                                    */
 /* ---------------------------------------------------------------------------------------- */

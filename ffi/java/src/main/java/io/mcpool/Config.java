@@ -83,10 +83,15 @@ final class Config {
         }
     }
 
-    /** An option's value as UTF-8 ({@code what} names it in a refusal); a secret's text is
-     * never quoted ({@link Utf8#secret}). */
+    /** An option's value as UTF-8 ({@code what} names it in a refusal), shown in a refusal
+     * as the core shows it: a secret's text never ({@link Utf8#secret}), nor a
+     * {@code libmemcached_config} string's (the core shows its length only: it may hold
+     * {@code --SASL-PASSWORD=} or a {@code --SERVER=} with a password); a server list's
+     * as an address ({@link Utf8#address(String, String)}: a {@code user:password@} hidden). */
     private static byte[] value(String canonicalName, String value, String what) {
-        return secret(canonicalName) ? Utf8.secret(value, what) : Utf8.text(value, what);
+        if (secret(canonicalName) || canonicalName.equals("libmemcached_config")) return Utf8.secret(value, what);
+        if (canonicalName.equals("servers")) return Utf8.address(value, what);
+        return Utf8.text(value, what);
     }
 
     /** Adds a server (after the servers and the {@code servers} option given so far). */
@@ -129,7 +134,7 @@ final class Config {
         for (Step st : steps) {
             if (st.option == null) {
                 names.add(null);
-                values.add(Utf8.text(st.value, "server address"));
+                values.add(Utf8.address(st.value, "server address"));
             } else {
                 names.add(Utf8.text(st.option, "option name"));
                 values.add(value(st.option, st.value, "option " + st.option));

@@ -1411,7 +1411,7 @@ public final class Mcpool implements AutoCloseable {
         int[] lens = new int[servers.length];
         for (int i = 0; i < servers.length; i++) {
             notNull(servers[i], "server address");
-            byte[] b = Utf8.text(servers[i], "server address");
+            byte[] b = Utf8.address(servers[i], "server address");
             lens[i] = b.length;
             all.write(b, 0, b.length);
         }

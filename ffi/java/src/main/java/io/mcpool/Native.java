@@ -240,6 +240,10 @@ final class Native {
     static native String optionName(int i, boolean doc);
     /** Whether option number i holds a secret (the SASL password), the core's rule. */
     static native boolean optionIsSecret(int i);
+    /** A server address (UTF-8) as the core's errors show it (mcpool_address_shown: a
+     * {@code user:password@} before the host hidden, bytes not UTF-8 escaped), as UTF-8:
+     * only through {@link Utf8#address}. */
+    static native byte[] addressShown(byte[] addr);
 
     static native long clientNew(long cfg);
     static native void clientFree(long client);

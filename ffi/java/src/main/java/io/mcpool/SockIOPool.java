@@ -190,7 +190,7 @@ public class SockIOPool {
             }
             if (weights != null && weights[i] != null && weights[i] < 1) {
                 throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + ": server "
-                    + servers[i] + " has weight " + weights[i] + " (weights start at 1)");
+                    + Utf8.address(servers[i]) + " has weight " + weights[i] + " (weights start at 1)");
             }
         }
         client(true);
@@ -285,8 +285,13 @@ public class SockIOPool {
         return clients.size();
     }
 
+    /** The pool's name and servers, each address as the core's errors show it (a
+     * {@code user:password@} hidden: {@link Utf8#address(String)}). */
     @Override
     public String toString() {
-        return "SockIOPool(" + name + ", " + Arrays.toString(servers) + ")";
+        if (servers == null) return "SockIOPool(" + name + ", null)";
+        String[] shown = new String[servers.length];
+        for (int i = 0; i < servers.length; i++) shown[i] = Utf8.address(servers[i]);
+        return "SockIOPool(" + name + ", " + Arrays.toString(shown) + ")";
     }
 }

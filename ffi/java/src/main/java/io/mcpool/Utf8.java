@@ -16,7 +16,8 @@ import java.util.function.Function;
  * ({@code String.getBytes(UTF_8)} would make {@code "user:\ud800"} and {@code "user:?"} one
  * key). Properly paired surrogates (characters outside the BMP, e.g. U+1F600) and NUL are
  * ordinary characters and are encoded as UTF-8 (four bytes; one zero byte), never as the
- * modified UTF-8 of JNI's string functions.
+ * modified UTF-8 of JNI's string functions. A message, warning or log line that names a
+ * server address shows it only through {@link #address(String)}, the core's rule.
  */
 final class Utf8 {
     private Utf8() {}
@@ -45,6 +46,49 @@ final class Utf8 {
         return strict(s, e -> ClientException.invalidArgument(what + " (not shown, " + s.length()
             + " chars) has an unpaired surrogate at index " + unpairedSurrogate(s)
             + ", which has no UTF-8 encoding"));
+    }
+
+    /** A server address's bytes, or a {@code servers} option's list (what names it, e.g.
+     * "server address"); MCPOOL_INVALID_ARGUMENT. As {@link #text}, but a refusal shows the
+     * text as the core shows an address ({@link #address}: a {@code user:password@} before
+     * the host hidden, tester finding retest16 5: the password was quoted), and says no
+     * index (it may fall in the hidden part). */
+    static byte[] address(String s, String what) {
+        if (s == null) throw ClientException.invalidArgument(what + " is null");
+        if (unpairedSurrogate(s) < 0) return s.getBytes(StandardCharsets.UTF_8); // pairs are exact
+        throw ClientException.invalidArgument(what + " \"" + printable(address(s)) + "\" has an unpaired "
+            + "surrogate (U+FFFD in the text shown), which has no UTF-8 encoding");
+    }
+
+    /**
+     * A server address (or a list of them, as the {@code servers} option takes it) as the
+     * core's errors show it, for the binding's own messages, warnings and logs that name one:
+     * the core's rule ({@code mcpool_address_shown}), never one of the binding's own, so a
+     * {@code user:password@} before the host shows as {@code <userinfo hidden>@}. An unpaired
+     * surrogate (no UTF-8 form) is passed as U+FFFD, which leaves the address's shape, so it
+     * is hidden with the userinfo it is in. null is "null"; should the JNI library be
+     * unusable, nothing of the address is shown.
+     */
+    static String address(String s) {
+        if (s == null) return "null";
+        String t = s;
+        if (unpairedSurrogate(s) >= 0) {
+            StringBuilder b = new StringBuilder(s.length());
+            for (int i = 0, n = s.length(); i < n; i++) {
+                char c = s.charAt(i);
+                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    b.append(c).append(s.charAt(++i));
+                } else {
+                    b.append(Character.isSurrogate(c) ? '\uFFFD' : c);
+                }
+            }
+            t = b.toString();
+        }
+        try {
+            return decode(Native.addressShown(t.getBytes(StandardCharsets.UTF_8)));
+        } catch (LinkageError e) {
+            return "<address not shown>";
+        }
     }
 
     /** A String value's bytes (the transcoders); the value itself is not quoted in the error. */
