@@ -934,6 +934,18 @@ def test_a_read_answered_with_an_error_reply_is_a_miss_as_pylibmc(broken, prefix
     assert isinstance(e.value.status, int)
 
 
+def test_set_multi_answered_with_an_error_reply_raises_as_pylibmc(broken, prefix):
+    """pylibmc's set_multi and add_multi raise for a store the server answers SERVER_ERROR,
+    CLIENT_ERROR, "object too large" or garbage; the drop-in listed the keys as not stored
+    (tester finding errors2 1), so code catching pylibmc.Error never saw the failure."""
+    for mod in (real_pylibmc, compat_pylibmc):
+        for binary in (False, True):
+            c = mod.Client([broken.addr], binary=binary)
+            for call in (c.set_multi, c.add_multi):
+                with pytest.raises(mod.Error):
+                    call({prefix + "k1": "v", prefix + "k2": "w"})
+
+
 def test_get_multi_keeps_the_healthy_servers_hits_beside_an_error_reply(server, prefix):
     """Two servers, one answering SERVER_ERROR to everything: pylibmc's get_multi returns the
     healthy server's hits; the drop-in raised ServerError and lost them."""

@@ -397,10 +397,15 @@ _READ_MISS = frozenset(["MCPOOL_SERVER_ERROR", "MCPOOL_CLIENT_ERROR", "MCPOOL_PR
                         "MCPOOL_VALUE_TOO_LARGE"])
 
 
-# What raises from set_multi/add_multi, the first such key in the mapping's order, rather
-# than listing the key as not stored: pylibmc 1.6.3 raises for a server it cannot reach and
-# TooBig for a value over the item size (refused by libmemcached or by memcached)
-_RAISED_BY_MULTI_STORES = _UNREACHABLE | {"MCPOOL_VALUE_TOO_LARGE"}
+def _raised_by_multi_stores(e):
+    """Whether a key's error raises from set_multi/add_multi (the first such key in the
+    mapping's order) rather than listing the key as not stored: pylibmc 1.6.3 raises for
+    every failure of the store itself, a server it cannot reach, TooBig for a value over the
+    item size, and the server's SERVER_ERROR, CLIENT_ERROR or a reply it cannot read (tester
+    finding errors2 1: those were listed); a key mcpool refuses (a space, a control byte,
+    which pylibmc would send) is listed, as documented."""
+    name = getattr(e, "status_name", None)
+    return name is not None and name != "MCPOOL_INVALID_KEY"
 
 
 def _read_miss(e):
@@ -922,8 +927,10 @@ class Client:
 
     def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len, compress_level):
         """An empty key is not stored (pylibmc lists it as failed, asking no server). A key
-        whose server is down or does not answer, or whose value is too large (refused here
-        or by memcached), raises, the first such key in the mapping's order, as pylibmc,
+        whose server is down or does not answer, whose value is too large (refused here or
+        by memcached), or whose store the server answers with an error (SERVER_ERROR,
+        CLIENT_ERROR, a reply it cannot read), raises, the first such key in the mapping's
+        order, as pylibmc,
         which stores key by key and stops there: ``ConnectionError`` when its connect
         failed, ``ServerDown`` while the server is disabled, ``TooBig``. The other keys of
         the mapping were stored (pylibmc stops at that key)."""
@@ -939,7 +946,7 @@ class Client:
                             _keys=list(mapping), _prefix=key_prefix) if mapping else []
         for k in mapping if errors else ():
             e = errors.get(k)
-            if getattr(e, "status_name", None) in _RAISED_BY_MULTI_STORES:
+            if _raised_by_multi_stores(e):
                 raise _translate(e, [k], key_prefix) from None
         return empty + list(failed)
 
