@@ -768,3 +768,22 @@ def test_memcache_touch_with_a_time_given_as_text_as_python_memcached(server, pr
             got[mod].append((t, mc.touch(k, t), mc.get(k)))
     assert got[compat_memcache] == got[real_memcache]
     assert got[real_memcache][0] == ("5", 1, "v")
+
+
+@pytest.mark.parametrize("reply", [b"SERVER_ERROR out of memory\r\n", b"CLIENT_ERROR bad\r\n",
+                                   b"SERVER_ERROR object too large for cache\r\n",
+                                   b"HELLO WORLD\r\n"])
+def test_memcache_incr_answered_with_an_error_reply_raises_value_error(reply, prefix):
+    """python-memcached's incr/decr int() the reply: ValueError for every error reply (tester
+    finding errors2 2: SERVER_ERROR answered None, "too large" raised the core's class)."""
+    from test_compat_pylibmc import BrokenServer
+    s = BrokenServer(reply)
+    try:
+        for mod in (real_memcache, compat_memcache):
+            mc = mod.Client([s.addr])
+            for call in (mc.incr, mc.decr):
+                with pytest.raises(ValueError) as e:
+                    call(prefix + "k")
+                assert type(e.value) is ValueError, (mod, reply, e.value)
+    finally:
+        s.close()

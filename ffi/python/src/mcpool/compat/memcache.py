@@ -771,7 +771,11 @@ class Client:
         try:
             return getattr(self._mc, cmd)(key, delta)
         except _mcpool.Error as e:
-            if e.status_name == "MCPOOL_CLIENT_ERROR":  # not a number: its int(reply) raises
+            if e.status_name == "MCPOOL_CLIENT_ERROR" or (
+                    getattr(e, "server", None) and e.status_class in ("CLIENT_ERROR", "SERVER_ERROR")):
+                # the server answered with an error (not a number, SERVER_ERROR, a reply it
+                # cannot read): python-memcached's int() of that reply raises ValueError,
+                # whatever the reply (tester finding errors2 2: SERVER_ERROR was None)
                 raise ValueError("invalid literal for int() with base 10: %r" % str(e)) from None
             if isinstance(e, _mcpool.ClientError) and e.status_class == "CLIENT_ERROR":
                 raise  # a bad delta (python-memcached: ValueError or TypeError; this is both)
