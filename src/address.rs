@@ -389,7 +389,14 @@ impl ServerSpec {
                 && unix_path(p).is_none()
                 && Self::parse(p).is_ok()
         };
-        if parts.len() > 1 && parts.iter().all(address) {
+        // a socket path beside host:port addresses is a list too ("/tmp/a.sock,h:1", which
+        // the CLI's --servers splits; read whole it was the path "/tmp/a.sock,h" of weight
+        // 1: tester finding retest16 7); a path with a comma in its name alone is a path
+        let path = |p: &&str| p.starts_with('/') || unix_path(p).is_some();
+        if parts.len() > 1
+            && parts.iter().all(|p| address(p) || path(p))
+            && parts.iter().any(address)
+        {
             return Err(Error::Config(format!(
                 "server {t:?}: {} addresses in one entry: give one address per entry (a list \
                  written as one string, as spymemcached's AddrUtil.getAddresses takes it, is \
@@ -550,10 +557,18 @@ mod tests {
             "127.0.0.1:23450,127.0.0.1:23451",
             "a:1, b:2, [::1]:3",
             "127.0.0.1:31811;127.0.0.1:31812",
+            // a socket path beside an address (tester finding retest16 7: read as the
+            // socket "/tmp/a.sock,127.0.0.1" of weight 22611)
+            "/tmp/a.sock,127.0.0.1:22611",
+            "127.0.0.1:22611,/tmp/a.sock",
+            "unix:/tmp/a.sock, 127.0.0.1:22611",
         ] {
             let e = ServerSpec::parse_entry(list, None).unwrap_err().to_string();
             assert!(e.contains("addresses in one entry"), "{list}: {e}");
         }
+        // a socket whose name has a comma, alone, is that socket
+        let s = ServerSpec::parse_entry("/tmp/a,b.sock", None).unwrap();
+        assert_eq!(s.addr.to_string(), "/tmp/a,b.sock");
         // nutcracker's `host:port:weight name` stays one server with a name
         let s = ServerSpec::parse_entry("127.0.0.1:11211:2 cache-1", None).unwrap();
         assert_eq!((s.weight, s.name.as_deref()), (2, Some("cache-1")));
