@@ -126,7 +126,10 @@ pub fn shown(s: &str) -> std::borrow::Cow<'_, str> {
         start += 1;
     }
     let rest = &s[start..];
-    if rest.starts_with('/') || unix_path(rest).is_some() || start == at {
+    // a socket path may hold `@` in a name, but not a list that starts with one
+    // ("/tmp/a.sock,bob:pw@host": tester finding retest17 1)
+    let listed = rest[..at - start].contains([',', ';', ' ', '\t', '\n']);
+    if ((rest.starts_with('/') || unix_path(rest).is_some()) && !listed) || start == at {
         return s.into();
     }
     format!("{}<userinfo hidden>{}", &s[..start], &s[at..]).into()
@@ -181,7 +184,7 @@ impl ServerSpec {
             return Err(bad("contains a NUL or control byte"));
         }
         let t = unix_path(t).unwrap_or(t);
-        if !t.starts_with('/') && t.contains('@') {
+        if shown(t) != t {
             // no host name has one: a URL's userinfo, never sent anywhere (refused before
             // any field is read, whose error would name a fragment)
             return Err(bad(
@@ -319,9 +322,9 @@ impl ServerSpec {
             // Read as host:port:weight it would be refused quoting a fragment (":").
             return ServerSpec::parse(t);
         }
-        if Self::nutcracker_name(t).is_none() {
-            Self::not_a_list(t)?;
-        }
+        // also for nutcracker's line: a name that is itself an address is a list
+        // ("h:1:1 h:2:1" dropped the second server as a name: tester finding retest17 2)
+        Self::not_a_list(t)?;
         // nutcracker's own spelling: `host:port:weight name` / `/path:weight name`.
         let (t_addr, name) = match Self::nutcracker_name(t) {
             Some((addr, name)) => (addr, Some(name)),
@@ -569,6 +572,29 @@ mod tests {
         // a socket whose name has a comma, alone, is that socket
         let s = ServerSpec::parse_entry("/tmp/a,b.sock", None).unwrap();
         assert_eq!(s.addr.to_string(), "/tmp/a,b.sock");
+        // nutcracker's line whose name is an address is a list (tester finding retest17 2:
+        // the second server was dropped as a name)
+        for list in [
+            "127.0.0.1:22701:1 127.0.0.1:22702:1",
+            "127.0.0.1:22701:1 127.0.0.1:22702",
+            "127.0.0.1:22701:2 /path/a.sock",
+        ] {
+            let e = ServerSpec::parse_entry(list, None).unwrap_err().to_string();
+            assert!(e.contains("addresses in one entry"), "{list}: {e}");
+        }
+        // a path first, then an address with a userinfo: refused, never shown (retest17 1)
+        for list in [
+            "/tmp/a.sock,bob:Sekr1t@127.0.0.1:22709",
+            "/tmp/a.sock;bob:Sekr1t@127.0.0.1:22709",
+            "/tmp/a.sock bob:Sekr1t@127.0.0.1:22709",
+            "unix:/tmp/a.sock,bob:Sekr1t@127.0.0.1:22709",
+        ] {
+            let e = ServerSpec::parse_entry(list, None).unwrap_err().to_string();
+            assert!(!e.contains("Sekr1t"), "{list}: {e}");
+            let e = ServerSpec::parse(list).unwrap_err().to_string();
+            assert!(!e.contains("Sekr1t"), "{list}: {e}");
+        }
+        assert!(ServerSpec::parse_entry("/tmp/x@y.sock", None).is_ok());
         // nutcracker's `host:port:weight name` stays one server with a name
         let s = ServerSpec::parse_entry("127.0.0.1:11211:2 cache-1", None).unwrap();
         assert_eq!((s.weight, s.name.as_deref()), (2, Some("cache-1")));

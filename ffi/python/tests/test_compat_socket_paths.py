@@ -144,7 +144,10 @@ def test_a_password_in_an_address_is_never_shown(pw):
                  lambda: compat_pylibmc.Client(["unix:" + spec]),
                  lambda: compat_pylibmc.Client([(spec, 1)]),
                  lambda: compat_memcache.Client(["/tmp/a.sock," + spec]),
-                 lambda: compat_memcache.Client(["unix:" + spec])):
+                 lambda: compat_memcache.Client(["unix:" + spec]),
+                 # a socket path first, in one entry (tester finding retest17 1)
+                 lambda: mcpool.Client(["/tmp/a.sock," + spec]),
+                 lambda: mcpool.Client(["/tmp/a.sock " + spec])):
         with pytest.raises(Exception) as e:
             make()
         assert "r1t" not in str(e.value), str(e.value)
