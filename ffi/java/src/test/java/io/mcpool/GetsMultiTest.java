@@ -10,29 +10,14 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.AfterClass;
-import org.junit.BeforeClass;
 import org.junit.Test;
 
 /** getsMulti and gatsMulti (tester finding cas 4): the multi-key reads with CAS that Rust, C,
  * Python and Perl had, so that feeding N keys to casMulti took N gets round trips. Each item
  * is what gets (gats) reads, in one round trip per server; misses and failures as getMulti.
  * Two private memcached servers, every protocol. */
-public class GetsMultiTest {
+public class GetsMultiTest extends TwoServers {
     static final String[] PROTOCOLS = {"text", "meta", "binary"};
-    static TestServer a, b;
-
-    @BeforeClass
-    public static void start() throws Exception {
-        a = new TestServer();
-        b = new TestServer();
-    }
-
-    @AfterClass
-    public static void stop() throws Exception {
-        a.close();
-        b.close();
-    }
 
     private static Mcpool client(String protocol) {
         return Mcpool.builder().servers(a.addr(), b.addr()).protocol(protocol).build();

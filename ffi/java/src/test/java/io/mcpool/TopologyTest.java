@@ -3,25 +3,10 @@ package io.mcpool;
 import static org.junit.Assert.*;
 
 import java.util.Arrays;
-import org.junit.AfterClass;
-import org.junit.BeforeClass;
 import org.junit.Test;
 
 /** Servers that change at run time: Mcpool.setServers through the core's atomic set_servers. */
-public class TopologyTest {
-    static TestServer a, b;
-
-    @BeforeClass
-    public static void start() throws Exception {
-        a = new TestServer();
-        b = new TestServer();
-    }
-
-    @AfterClass
-    public static void stop() throws Exception {
-        a.close();
-        b.close();
-    }
+public class TopologyTest extends TwoServers {
 
     @Test
     public void setServersReplacesTheListKeepsKeptServersAndRefusesABadList() {
