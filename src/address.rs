@@ -132,6 +132,10 @@ pub fn shown(s: &str) -> std::borrow::Cow<'_, str> {
     format!("{}<userinfo hidden>{}", &s[..start], &s[at..]).into()
 }
 
+/// Why an address with a `user:password@` before its host is refused.
+const NO_USERINFO: &str = "a server address takes no user:password@ (SASL credentials are the \
+                           sasl_username and sasl_password options)";
+
 /// The path of `unix:/path` (python-memcached's, pymemcache's and Django's spelling of a
 /// socket), or `None` (`unix:11211` is host `unix`, port 11211).
 fn unix_path(t: &str) -> Option<&str> {
@@ -184,10 +188,7 @@ impl ServerSpec {
         if !t.starts_with('/') && t.contains('@') {
             // no host name has one: a URL's userinfo, never sent anywhere (refused before
             // any field is read, whose error would name a fragment)
-            return Err(bad(
-                "a server address takes no user:password@ (SASL credentials are the \
-                 sasl_username and sasl_password options)",
-            ));
+            return Err(bad(NO_USERINFO));
         }
         if t.starts_with('/') {
             // sun_path holds 108 bytes, the last one the terminating NUL.
@@ -384,16 +385,11 @@ impl ServerSpec {
             .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
             .filter(|p| !p.is_empty())
             .collect();
-        let address = |p: &&str| {
-            p.contains(':')
-                && !p.starts_with('/')
-                && unix_path(p).is_none()
-                && Self::parse(p).is_ok()
-        };
         // a socket path beside host:port addresses is a list too ("/tmp/a.sock,h:1", which
         // the CLI's --servers splits; read whole it was the path "/tmp/a.sock,h" of weight
         // 1: tester finding retest16 7); a path with a comma in its name alone is a path
         let path = |p: &&str| p.starts_with('/') || unix_path(p).is_some();
+        let address = |p: &&str| p.contains(':') && !path(p) && Self::parse(p).is_ok();
         // an address with a user:password@ beside anything else in one entry: refused
         // without quoting it (a password may hold a space or `,`, which split it here), never
         // read as one socket path whose later errors show the password ("/tmp/a.sock,bob:pw@
@@ -409,9 +405,8 @@ impl ServerSpec {
             // a path first: everything up to the last `@` hidden
             let host = t.rfind('@').map_or("", |at| &t[at..]);
             return Err(Error::Config(format!(
-                "bad server address \"<userinfo hidden>{host}\" (an entry of {} bytes): a \
-                 server address takes no user:password@ (SASL credentials are the \
-                 sasl_username and sasl_password options)",
+                "bad server address \"<userinfo hidden>{host}\" (an entry of {} bytes): \
+                 {NO_USERINFO}",
                 t.len()
             )));
         }
