@@ -24,7 +24,12 @@ const SECTIONS: &[(&str, &[&str])] = &[
     ),
     (
         "Configuration",
-        &["mcpool_config_", "mcpool_option_", "mcpool_address_"],
+        &[
+            "mcpool_config_",
+            "mcpool_option_",
+            "mcpool_address_",
+            "mcpool_server_list_",
+        ],
     ),
     (
         "Client",

@@ -287,8 +287,37 @@ impl ServerSpec {
     /// The entries of a comma-separated server list (`a:1,b:2:3`), trimmed, empty ones
     /// dropped: the split every surface that takes a list as one string uses (the `servers`
     /// option, the CLI's `--servers`). Each entry is then read by [`ServerSpec::parse_entry`].
+    /// See [`ServerSpec::split_list_on`] for a list holding a `user:password@`.
     pub fn split_list(list: &str) -> impl Iterator<Item = &str> {
-        list.split(',').map(str::trim).filter(|e| !e.is_empty())
+        Self::split_list_on(list, &[','])
+    }
+
+    /// The entries of a server list written as one string, split at any of `separators`
+    /// (Django's `LOCATION` takes `;` and `,`), trimmed, empty ones dropped. A list holding
+    /// an address with a `user:password@` is one entry, the whole list, which
+    /// [`ServerSpec::parse_entry`] refuses without quoting the password: split, a password
+    /// holding a separator (`bob:Se,cret@h:1`) gave the entry `bob:Se`, whose refusal
+    /// showed it (tester finding retest18 3). Such an address is a piece holding an `@`
+    /// that is no socket path and is not a server entry as read (a nutcracker name may hold
+    /// an `@`: `h:1:1 cache@1`).
+    pub fn split_list_on<'a>(
+        list: &'a str,
+        separators: &'a [char],
+    ) -> impl Iterator<Item = &'a str> + 'a {
+        let pieces = || {
+            list.split(separators)
+                .map(str::trim)
+                .filter(|e| !e.is_empty())
+        };
+        let secret = |p: &str| {
+            p.contains('@')
+                && !p.starts_with('/')
+                && unix_path(p).is_none()
+                && Self::parse_entry(p, None).is_err()
+        };
+        let whole = pieces().any(secret);
+        let one = whole.then(|| list.trim()).filter(|l| !l.is_empty());
+        one.into_iter().chain(pieces().filter(move |_| !whole))
     }
 
     /// One entry of a server list, read the same way by every surface (the `servers` option,
@@ -698,6 +727,46 @@ mod tests {
         let list: Vec<&str> = ServerSpec::split_list(" a:1 ,, b:2:3 ,").collect();
         assert_eq!(list, ["a:1", "b:2:3"]);
         assert_eq!(ServerSpec::split_list(",").count(), 0);
+    }
+
+    /// retest18 3: a password holding the list's separator split the list before the entry
+    /// was read, and the first piece's refusal showed the user name and half the password.
+    #[test]
+    fn a_password_holding_a_separator_is_never_shown() {
+        let read = |list: &str, seps: &[char]| -> Result<Vec<ServerSpec>> {
+            ServerSpec::split_list_on(list, seps)
+                .map(|e| ServerSpec::parse_entry(e, None))
+                .collect()
+        };
+        for list in [
+            "bob:Se,cret@127.0.0.1:11211",
+            "bob:Se,cret@h",
+            "a:1,bob:Se,cr,et@h:1,b:2",
+            "bob:Se;cret@h:1;b:2",
+            "/tmp/a.sock,bob:Se,cret@h:1",
+            "bob:Se, cret@h:1",
+        ] {
+            match read(list, &[',', ';']) {
+                Err(Error::Config(m)) => {
+                    assert!(m.contains(NO_USERINFO), "{list:?}: {m}");
+                    for secret in ["bob", "Se", "cret", "cr,et"] {
+                        assert!(!m.contains(secret), "{list:?} shows {secret:?}: {m}");
+                    }
+                }
+                other => panic!("{list:?}: {other:?}"),
+            }
+        }
+        // lists that hold an `@` where no password is are read as before
+        for (list, n) in [
+            ("/tmp/a@b.sock,h:1", 2),
+            ("h:1:1 cache@1,h:2:1 mc:1", 2),
+            ("unix:/tmp/x@y,h:2", 2),
+            ("h:1,h:2", 2),
+        ] {
+            let got = read(list, &[',']).unwrap_or_else(|e| panic!("{list:?}: {e}"));
+            assert_eq!(got.len(), n, "{list:?}");
+        }
+        assert_eq!(ServerSpec::split_list_on(" , ; ", &[',', ';']).count(), 0);
     }
 
     /// Fleet F1: `::1` was refused as `bad server address ":": empty host`, and

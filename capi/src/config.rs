@@ -196,6 +196,76 @@ pub unsafe extern "C" fn mcpool_config_add_server(
     })
 }
 
+/// Splits a server list written as one string (`list`, `list_len` bytes of UTF-8) at any of
+/// the bytes of `separators` (`separators_len` ASCII bytes: `","` as the `servers` option and
+/// the CLI's `--servers` split, `",;"` as Django's `LOCATION` is split), as the core splits
+/// its own: entries trimmed, empty ones dropped, and a list holding an address with a
+/// `user:password@` kept whole as one entry (so that its refusal never shows a piece of the
+/// password: `bob:Se,cret@h:1`). Writes each entry as two byte offsets into `list`, its
+/// start and end, to `bounds[2i]` and `bounds[2i + 1]`, for as many entries as `bounds_len`
+/// (a count of `size_t`s) holds; `*out_n` gets the number of entries: call again with a
+/// larger array when it is larger than `bounds_len / 2`. Returns `MCPOOL_OK`, or
+/// `MCPOOL_INVALID_ARGUMENT` for a NULL with a length, a NULL `out_n`, a list not UTF-8 or a
+/// separator not ASCII. No I/O, no client.
+///
+/// # Safety
+/// `list` is NULL or valid for `list_len` bytes, `separators` NULL or valid for
+/// `separators_len` bytes, `bounds` NULL or valid for `bounds_len` writable `size_t`s,
+/// `out_n` NULL (refused) or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_server_list_split(
+    list: *const c_char,
+    list_len: usize,
+    separators: *const c_char,
+    separators_len: usize,
+    bounds: *mut usize,
+    bounds_len: usize,
+    out_n: *mut usize,
+) -> mcpool_status {
+    landingpad(|| {
+        ptr::out(out_n, "out_n")?;
+        if bounds.is_null() && bounds_len > 0 {
+            return Err(Failure::invalid("bounds is NULL"));
+        }
+        let bytes = |p: *const c_char, n: usize, what: &str| {
+            // SAFETY: the caller promises `n` readable bytes at a non-NULL `p` (NULL only
+            // with 0); the length is bounded by what the caller holds.
+            unsafe {
+                ptr::bytes(
+                    p.cast(),
+                    n,
+                    usize::MAX,
+                    what,
+                    mcpool_status::MCPOOL_INVALID_ARGUMENT,
+                )
+            }
+        };
+        let text = std::str::from_utf8(bytes(list, list_len, "list")?)
+            .map_err(|_| Failure::invalid("list is not UTF-8"))?;
+        let seps = bytes(separators, separators_len, "separators")?;
+        if !seps.is_ascii() {
+            return Err(Failure::invalid("separators must be ASCII"));
+        }
+        let seps: Vec<char> = seps.iter().map(|&b| char::from(b)).collect();
+        let mut n = 0;
+        for entry in mcpool::ServerSpec::split_list_on(text, &seps) {
+            if 2 * n + 1 < bounds_len {
+                let start = entry.as_ptr() as usize - text.as_ptr() as usize;
+                // SAFETY: `bounds` is non-NULL (bounds_len > 0 here) and valid for
+                // `bounds_len` writes, as the caller promises; 2n + 1 < bounds_len.
+                unsafe {
+                    ptr::write(bounds.add(2 * n), start);
+                    ptr::write(bounds.add(2 * n + 1), start + entry.len());
+                }
+            }
+            n += 1;
+        }
+        // SAFETY: `out_n` was checked non-NULL.
+        unsafe { ptr::write(out_n, n) };
+        Ok(MCPOOL_OK)
+    })
+}
+
 /// Writes the server address `addr` (`addr_len` bytes, any bytes) as the core's errors show
 /// it, for a binding's own messages that name an address (a bad weight beside it, a list
 /// given as one string): a `user:password@` before a host replaced by `<userinfo hidden>@`

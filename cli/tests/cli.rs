@@ -2788,3 +2788,19 @@ fn set_multi_stores_pairs_as_one_batch() {
         "usage: mcpool [GLOBAL OPTIONS] set-multi KEY VALUE [KEY VALUE...] [--ttl S]\n"
     ));
 }
+
+/// A password holding a comma in `--servers` (split at commas) splits nothing: refused
+/// whole, no piece of it shown (tester finding retest18 3 showed `bob:Se`).
+#[test]
+fn a_password_holding_a_comma_in_servers_is_never_shown() {
+    for servers in [
+        "bob:Se,kr1t@127.0.0.1:1",
+        "127.0.0.1:2,bob:Se,kr1t@127.0.0.1:1",
+    ] {
+        let o = on(servers, &["get", "k"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{err}");
+        assert!(err.contains("<userinfo hidden>@127.0.0.1:1"), "{err}");
+        assert!(!err.contains("Se") && !err.contains("kr1t"), "{err}");
+    }
+}

@@ -855,6 +855,29 @@ static void test_server_weight_in_address(void) {
         CHECK(n == 0);
         EXPECT(mcpool_address_shown("a", 1, NULL, 4, &n), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_address_shown("a", 1, buf, sizeof buf, NULL), MCPOOL_INVALID_ARGUMENT);
+        /* a password holding the list's separator: never split into a piece that shows it
+         * (tester finding retest18 3), by the servers option and by the core's split */
+        EXPECT(mcpool_config_set(cfg, K("servers"), K("a:1,bob:Se,cr3t@h:1")), MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "bob") == NULL);
+        CHECK(strstr(mcpool_last_error_message(), "cr3t") == NULL);
+        CHECK(strstr(mcpool_last_error_message(), "<userinfo hidden>@h:1") != NULL);
+        size_t b[6];
+        const char *list = " a:1 ;, b:2 ";
+        EXPECT(mcpool_server_list_split(list, strlen(list), ",;", 2, b, 6, &n), MCPOOL_OK);
+        CHECK(n == 2 && b[0] == 1 && b[1] == 4 && b[2] == 8 && b[3] == 11);
+        EXPECT(mcpool_server_list_split(list, strlen(list), ",", 1, b, 2, &n), MCPOOL_OK);
+        CHECK(n == 2 && b[0] == 1 && b[1] == 6); /* "a:1 ;": only the room given */
+        list = "bob:Se;cr3t@h:1;b:2";
+        EXPECT(mcpool_server_list_split(list, strlen(list), ",;", 2, b, 6, &n), MCPOOL_OK);
+        CHECK(n == 1 && b[0] == 0 && b[1] == strlen(list));
+        EXPECT(mcpool_server_list_split(list, strlen(list), ",;", 2, NULL, 0, &n), MCPOOL_OK);
+        CHECK(n == 1);
+        EXPECT(mcpool_server_list_split(NULL, 0, NULL, 0, NULL, 0, &n), MCPOOL_OK);
+        CHECK(n == 0);
+        EXPECT(mcpool_server_list_split("a\xff", 2, ",", 1, b, 6, &n), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_server_list_split("a", 1, "\xff", 1, b, 6, &n), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_server_list_split("a", 1, ",", 1, NULL, 2, &n), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_server_list_split("a", 1, ",", 1, b, 6, NULL), MCPOOL_INVALID_ARGUMENT);
     }
     /* a name that is no option is that error, whatever its value (tester finding retest14
      * 6: it said the value is not UTF-8) */

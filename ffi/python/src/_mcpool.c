@@ -4037,7 +4037,60 @@ static PyObject *mod_address_shown(PyObject *m, PyObject *addr) {
     return r;
 }
 
+/* A server list written as one str, split as the core splits its own
+ * (mcpool_server_list_split: at any of `separators`, trimmed, empty entries dropped, a list
+ * holding a user:password@ kept whole so that no piece of the password is shown). */
+static PyObject *mod_split_servers(PyObject *m, PyObject *args) {
+    (void)m;
+    PyObject *text;
+    const char *seps;
+    Py_ssize_t seps_len;
+    if (!PyArg_ParseTuple(args, "Us#:_split_servers", &text, &seps, &seps_len))
+        return NULL;
+    Py_ssize_t n = 0;
+    const char *c = PyUnicode_AsUTF8AndSize(text, &n);
+    if (c == NULL)
+        return NULL;
+    size_t stack[32], *b = stack, count = 0;
+    mcpool_status st = mcpool_server_list_split(c, (size_t)n, seps, (size_t)seps_len, b,
+                                                sizeof stack / sizeof stack[0], &count);
+    if (st == MCPOOL_OK && 2 * count > sizeof stack / sizeof stack[0]) {
+        /* at most one entry per byte: the count is bounded by the str's own length */
+        b = PyMem_Malloc(2 * count * sizeof *b);
+        if (b == NULL)
+            return PyErr_NoMemory();
+        size_t again = 0;
+        st = mcpool_server_list_split(c, (size_t)n, seps, (size_t)seps_len, b, 2 * count,
+                                      &again);
+        if (st == MCPOOL_OK && again != count)
+            st = MCPOOL_INVALID_ARGUMENT;
+    }
+    PyObject *r = NULL;
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+    } else if ((r = PyList_New((Py_ssize_t)count)) != NULL) {
+        for (size_t i = 0; i < count; i++) {
+            PyObject *e = PyUnicode_DecodeUTF8(c + b[2 * i], (Py_ssize_t)(b[2 * i + 1] - b[2 * i]),
+                                               "strict");
+            if (e == NULL) {
+                Py_CLEAR(r);
+                break;
+            }
+            if (PyList_SetItem(r, (Py_ssize_t)i, e) < 0) {
+                Py_CLEAR(r);
+                break;
+            }
+        }
+    }
+    if (b != stack)
+        PyMem_Free(b);
+    return r;
+}
+
 static PyMethodDef module_methods[] = {
+    {"_split_servers", mod_split_servers, METH_VARARGS,
+     "_split_servers(text, separators)\n--\n\nA server list written as one str, split as the "
+     "core splits its own (a list holding a user:password@ is one entry)."},
     {"_address_shown", mod_address_shown, METH_O,
      "_address_shown(addr)\n--\n\nThe address as the core's errors show it: a "
      "user:password@ before the host hidden."},

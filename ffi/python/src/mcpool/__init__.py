@@ -31,6 +31,7 @@ from ._mcpool import (  # noqa: F401
     _Client,
     _address_shown,
     _option,
+    _split_servers,
     expiry_from_now,
     library_version,
     tls_supported,
@@ -191,11 +192,13 @@ def _servers(servers, weights):
         return []
     if isinstance(servers, (str, bytes)):
         text = servers.decode() if isinstance(servers, bytes) else servers
-        if not text.startswith("/") and ("," in text or ";" in text):
+        parts = _split_servers(text, ",;") if not text.startswith("/") else [text]
+        if len(parts) > 1:
             # one str is one server; a list in one str (the core's servers option, the CLI's
             # --servers, Django's LOCATION take one) would otherwise be read as one address
-            # and blamed on its port
-            parts = [_address_shown(p.strip()) for p in text.replace(";", ",").split(",")]
+            # and blamed on its port (a list holding a user:password@ is one entry, refused
+            # by the core without showing it)
+            parts = [_address_shown(p) for p in parts]
             raise ConfigurationError(
                 "configuration error: servers %r is one str holding several addresses: "
                 "give a list, one address per element (%r)" % (", ".join(parts), parts))
