@@ -645,6 +645,13 @@ typedef struct mcpool_server_results mcpool_server_results;
 typedef uint32_t mcpool_store_op;
 
 /**
+ * What a value is: one of the `MCPOOL_KIND_*` numbers, which are part of the ABI. A plain
+ * `uint32_t` (not a C enum), so that every value a caller can pass is defined behaviour: a
+ * number that is not a kind is `MCPOOL_INVALID_ARGUMENT`.
+ */
+typedef uint32_t mcpool_kind;
+
+/**
  * Asked by `mcpool_client_get_into` for the destination of a value of `len` bytes: return a
  * buffer of at least `len` writable bytes (a binding allocates its string or bytes object
  * there), or NULL to refuse (`MCPOOL_ALLOC_FAILED`). With `len` 0 nothing is written to the
@@ -717,13 +724,6 @@ typedef struct {
      */
     uint32_t flags;
 } mcpool_item_info;
-
-/**
- * What a value is: one of the `MCPOOL_KIND_*` numbers, which are part of the ABI. A plain
- * `uint32_t` (not a C enum), so that every value a caller can pass is defined behaviour: a
- * number that is not a kind is `MCPOOL_INVALID_ARGUMENT`.
- */
-typedef uint32_t mcpool_kind;
 
 /**
  * Called on every server state change, on the thread whose call changed it (inside that
@@ -2130,6 +2130,60 @@ mcpool_status mcpool_client_store_multi(const mcpool_client *client,
                                         size_t n,
                                         const uint8_t *compress,
                                         mcpool_status *out_statuses);
+
+/**
+ * Stores `n` items (`keys[i]`, `values[i]` as `mcpool_client_set_multi`, flags 0, all with
+ * expiry `ttl`) without waiting for each reply: `noreply` on the text protocol, then one
+ * barrier round trip per server to learn that every command was read (on meta and binary
+ * it is `mcpool_client_set_multi`, every item answered). The fastest bulk load. Returns
+ * `MCPOOL_OK`, or the first failure's status (its message the last error): an item
+ * refused before sending (a bad or too long key, a value too large) fails alone and the
+ * others are sent, and so do the keys of a server marked dead. On text, memcached reports
+ * no refusal of a `noreply` store (a value too large for an item): such an item is not
+ * stored and the call still returns `MCPOOL_OK`; use `mcpool_client_set_multi` to learn
+ * each item's outcome. A NULL array (with `n` > 0) or a NULL key or value pointer (with a
+ * length) fails the whole call before any I/O. At most `MCPOOL_MAX_MULTI_KEYS` items.
+ *
+ * # Safety
+ * `client` is NULL or live; `keys`, `key_lens`, `values`, `value_lens` are NULL or arrays
+ * of `n` elements; each key and value is NULL or valid for its length.
+ */
+mcpool_status mcpool_client_set_multi_noreply(const mcpool_client *client,
+                                              const uint8_t *const *keys,
+                                              const size_t *key_lens,
+                                              const uint8_t *const *values,
+                                              const size_t *value_lens,
+                                              size_t n,
+                                              uint32_t ttl);
+
+/**
+ * `mcpool_client_store_multi` of typed values: item `i` is a value of kind `kinds[i]` given
+ * as `mcpool_client_store_kind` takes one (`values[i]`, `value_lens[i]` bytes: the bytes;
+ * UTF-8 for `MCPOOL_KIND_TEXT`; an integer's decimal text of any size; `"0"` or `"1"`),
+ * encoded in the client's value format with its flags as `mcpool_client_store_kind` encodes
+ * it, all in one pipelined round trip per server. `op` is SET, ADD, REPLACE or CAS (APPEND
+ * and PREPEND store bytes: each item `MCPOOL_UNSUPPORTED`). An item whose kind the format
+ * lacks (`MCPOOL_UNSUPPORTED`) or whose data is not one of its kind
+ * (`MCPOOL_INVALID_ARGUMENT`) fails alone, unsent; a number in `kinds` that is no
+ * `mcpool_kind` fails the whole call before any I/O. `ttls`, `cas` and `compress` as
+ * `mcpool_client_store_multi` (each may be NULL); everything else as it.
+ *
+ * # Safety
+ * As for `mcpool_client_store_multi`; `kinds` is NULL (refused with `n` > 0) or an array of
+ * `n`.
+ */
+mcpool_status mcpool_client_store_multi_kind(const mcpool_client *client,
+                                             mcpool_store_op op,
+                                             const uint8_t *const *keys,
+                                             const size_t *key_lens,
+                                             const mcpool_kind *kinds,
+                                             const uint8_t *const *values,
+                                             const size_t *value_lens,
+                                             const uint32_t *ttls,
+                                             const uint64_t *cas,
+                                             size_t n,
+                                             const uint8_t *compress,
+                                             mcpool_status *out_statuses);
 
 /**
  * Deletes `n` keys, pipelined per server as `mcpool_client_set_multi`. Writes each key's

@@ -3,6 +3,8 @@
 //! [`Client::store_multi_items`](crate::Client::store_multi_items), the C ABI's
 //! `mcpool_client_set_multi_ttl` and `mcpool_client_store_multi`).
 
+use crate::value::Kind;
+
 /// Whether one stored value is compressed: a per-call decision that needs no second client
 /// with another threshold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -63,6 +65,11 @@ pub struct SetItem<'a> {
     /// The CAS unique a `cas` batch ([`Client::store_multi_items`](crate::Client::store_multi_items)
     /// with `StoreCommand::Cas`) compares with; ignored by the other commands.
     pub cas: u64,
+    /// `None`: `value` is bytes stored under `flags` (the byte API). `Some(kind)`: `value` is
+    /// a typed value of that kind given as its ABI body (UTF-8 text, an integer's decimal
+    /// text, `0`/`1`), encoded in the client's value format as
+    /// [`Client::store_kind_as`](crate::Client::store_kind_as) encodes it; `flags` unused.
+    pub kind: Option<Kind>,
 }
 
 impl<'a> SetItem<'a> {
@@ -81,6 +88,19 @@ impl<'a> SetItem<'a> {
             ttl,
             compress: Compress::Auto,
             cas: 0,
+            kind: None,
+        }
+    }
+
+    /// An item of a typed value: `kind` and its ABI body (see [`SetItem::kind`]), the given
+    /// TTL and the client's compression rule.
+    pub fn typed<K>(key: &'a K, kind: Kind, body: &'a [u8], ttl: u32) -> SetItem<'a>
+    where
+        K: AsRef<[u8]> + ?Sized,
+    {
+        SetItem {
+            kind: Some(kind),
+            ..SetItem::new(key, body, ttl)
         }
     }
 }

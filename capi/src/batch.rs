@@ -5,7 +5,7 @@
 use super::client::mcpool_client;
 use super::commands::MCPOOL_MAX_MULTI_KEYS;
 use super::keys::CKeys;
-use super::kinds::mcpool_store_op;
+use super::kinds::{kind_arg, mcpool_kind, mcpool_store_op};
 use super::landing::{landingpad, Failure};
 use super::last_error;
 use super::ptr;
@@ -209,6 +209,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
             values,
             value_lens,
             flags,
+            std::ptr::null(),
             Ttls::All(ttl),
             std::ptr::null(),
             std::ptr::null(),
@@ -241,6 +242,7 @@ unsafe fn store_multi(
     values: *const *const u8,
     value_lens: *const usize,
     flags: *const u32,
+    kinds: *const mcpool_kind,
     ttls: Ttls,
     cas: *const u64,
     compress: *const u8,
@@ -264,6 +266,14 @@ unsafe fn store_multi(
             // SAFETY: forwarded from the caller's promise (NULL: all 0).
             Ttls::Each(p) => (0, unsafe { optional(p, n, "ttls") }?),
         };
+        // SAFETY: forwarded from the caller's promise (NULL: bytes under `flags`).
+        let kinds = unsafe { optional(kinds, n, "kinds") }?
+            .map(|k| {
+                k.iter()
+                    .map(|&k| kind_arg(op, k))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?;
         // SAFETY: forwarded from the caller's promise (NULL: all 0).
         let cas = unsafe { optional(cas, n, "cas") }?;
         // SAFETY: forwarded from the caller's promise.
@@ -309,6 +319,7 @@ unsafe fn store_multi(
                 ttl: ttl_each.map_or(ttl_all, |t| t[i]),
                 compress: decisions.get(i).copied().unwrap_or_default(),
                 cas: cas.map_or(0, |c| c[i]),
+                kind: kinds.as_ref().map(|k| k[i]),
             });
             positions.push(i);
         }
@@ -391,6 +402,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi_ttl(
             values,
             value_lens,
             flags,
+            std::ptr::null(),
             Ttls::Each(ttls),
             std::ptr::null(),
             compress,
@@ -444,6 +456,135 @@ pub unsafe extern "C" fn mcpool_client_store_multi(
             values,
             value_lens,
             flags,
+            std::ptr::null(),
+            Ttls::Each(ttls),
+            cas,
+            compress,
+            n,
+            out_statuses,
+        )
+    }
+}
+
+/// Stores `n` items (`keys[i]`, `values[i]` as `mcpool_client_set_multi`, flags 0, all with
+/// expiry `ttl`) without waiting for each reply: `noreply` on the text protocol, then one
+/// barrier round trip per server to learn that every command was read (on meta and binary
+/// it is `mcpool_client_set_multi`, every item answered). The fastest bulk load. Returns
+/// `MCPOOL_OK`, or the first failure's status (its message the last error): an item
+/// refused before sending (a bad or too long key, a value too large) fails alone and the
+/// others are sent, and so do the keys of a server marked dead. On text, memcached reports
+/// no refusal of a `noreply` store (a value too large for an item): such an item is not
+/// stored and the call still returns `MCPOOL_OK`; use `mcpool_client_set_multi` to learn
+/// each item's outcome. A NULL array (with `n` > 0) or a NULL key or value pointer (with a
+/// length) fails the whole call before any I/O. At most `MCPOOL_MAX_MULTI_KEYS` items.
+///
+/// # Safety
+/// `client` is NULL or live; `keys`, `key_lens`, `values`, `value_lens` are NULL or arrays
+/// of `n` elements; each key and value is NULL or valid for its length.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_set_multi_noreply(
+    client: *const mcpool_client,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    values: *const *const u8,
+    value_lens: *const usize,
+    n: usize,
+    ttl: u32,
+) -> mcpool_status {
+    let op = "set_multi_noreply";
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        // SAFETY: forwarded from the caller's promise.
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, op, c.max_key) }?;
+        // SAFETY: forwarded from the caller's promise.
+        let vptrs = unsafe { array(values, n, "values") }?;
+        // SAFETY: forwarded from the caller's promise.
+        let vlens = unsafe { array(value_lens, n, "value_lens") }?;
+        let mut first: Option<Failure> = None;
+        let mut items = Vec::with_capacity(n);
+        for i in 0..n {
+            // SAFETY: the caller promises `vlens[i]` readable bytes at a non-NULL `vptrs[i]`.
+            let v = match unsafe {
+                ptr::bytes(
+                    vptrs[i],
+                    vlens[i],
+                    c.max_input,
+                    "value",
+                    MCPOOL_VALUE_TOO_LARGE,
+                )
+            } {
+                Ok(v) => v,
+                Err(f) if f.status == MCPOOL_VALUE_TOO_LARGE => {
+                    first.get_or_insert(super::commands::input_limit(op, keys[i], f));
+                    continue;
+                }
+                Err(f) => return Err(Failure::invalid(format!("value {i}: {}", f.message))),
+            };
+            if let Some(&(_, len)) = long.iter().find(|&&(j, _)| j == i) {
+                first.get_or_insert(too_long(op, i, len));
+                continue;
+            }
+            items.push((keys[i], v));
+        }
+        let sent = c.client.set_multi_noreply(&items, ttl);
+        match (first, sent) {
+            (Some(f), _) => Err(f),
+            (None, Err(e)) => Err(Failure::from_error(op, None, &e)),
+            (None, Ok(())) => Ok(MCPOOL_OK),
+        }
+    })
+}
+
+/// `mcpool_client_store_multi` of typed values: item `i` is a value of kind `kinds[i]` given
+/// as `mcpool_client_store_kind` takes one (`values[i]`, `value_lens[i]` bytes: the bytes;
+/// UTF-8 for `MCPOOL_KIND_TEXT`; an integer's decimal text of any size; `"0"` or `"1"`),
+/// encoded in the client's value format with its flags as `mcpool_client_store_kind` encodes
+/// it, all in one pipelined round trip per server. `op` is SET, ADD, REPLACE or CAS (APPEND
+/// and PREPEND store bytes: each item `MCPOOL_UNSUPPORTED`). An item whose kind the format
+/// lacks (`MCPOOL_UNSUPPORTED`) or whose data is not one of its kind
+/// (`MCPOOL_INVALID_ARGUMENT`) fails alone, unsent; a number in `kinds` that is no
+/// `mcpool_kind` fails the whole call before any I/O. `ttls`, `cas` and `compress` as
+/// `mcpool_client_store_multi` (each may be NULL); everything else as it.
+///
+/// # Safety
+/// As for `mcpool_client_store_multi`; `kinds` is NULL (refused with `n` > 0) or an array of
+/// `n`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn mcpool_client_store_multi_kind(
+    client: *const mcpool_client,
+    op: mcpool_store_op,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    kinds: *const mcpool_kind,
+    values: *const *const u8,
+    value_lens: *const usize,
+    ttls: *const u32,
+    cas: *const u64,
+    n: usize,
+    compress: *const u8,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    let (cmd, name) = match super::kinds::store_op_arg("store_multi_kind", op, 0, true) {
+        Ok(named) => named,
+        Err(f) => return landingpad(|| Err(f)),
+    };
+    if kinds.is_null() && n > 0 {
+        return landingpad(|| Err(Failure::invalid(format!("{name}: kinds is NULL"))));
+    }
+    // SAFETY: forwarded from the caller's promise.
+    unsafe {
+        store_multi(
+            name,
+            cmd,
+            client,
+            keys,
+            key_lens,
+            values,
+            value_lens,
+            std::ptr::null(),
+            kinds,
             Ttls::Each(ttls),
             cas,
             compress,

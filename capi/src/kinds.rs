@@ -12,7 +12,7 @@ use super::landing::{landingpad, Failure};
 use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_OK, MCPOOL_VALUE_TOO_LARGE};
 use mcpool::set_item::Compress;
-use mcpool::value::{Kind, Value};
+use mcpool::value::Kind;
 use mcpool::StoreCommand;
 
 /// What a value is: one of the `MCPOOL_KIND_*` numbers, which are part of the ABI. A plain
@@ -259,34 +259,11 @@ unsafe fn store_kind(
         // SAFETY: the caller promises `len` readable bytes at a non-NULL `data`.
         let body = unsafe { ptr::bytes(data, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) }?;
         let kind = kind_arg(op_name, kind)?;
-        // A kind the format lacks is UNSUPPORTED whatever the data (a binding falls back to
-        // bytes on it: Perl stores a number as its text, as Cache::Memcached::Fast does).
-        c.client
-            .check_kind(kind)
-            .map_err(|e| Failure::from_error(op_name, Some(key), &e))?;
-        if kind == Kind::Int && mcpool::value::kind::is_integer_text(body) {
-            // an integer of any size: the core's one rule (i64, memcached's counter range
-            // above it, beyond 64 bits as digits in the decimal layouts)
-            let outcome = c
-                .client
-                .store_int_text_as(cmd, key, body, ttl, compress)
-                .map_err(|e| Failure::from_error(op_name, Some(key), &e))?;
-            return Ok(store_status(outcome));
-        }
-        let value = Value::from_abi(kind, body.to_vec()).ok_or_else(|| {
-            Failure::invalid(format!(
-                "{op_name} {}: the data is not a valid {kind} ({})",
-                mcpool::key::quoted(key),
-                match kind {
-                    Kind::Int => "decimal ASCII of an integer, e.g. \"-42\"",
-                    Kind::Bool => "\"0\" or \"1\"",
-                    _ => "UTF-8",
-                }
-            ))
-        })?;
+        // the core's one rule for a typed value given as its kind and body (a kind the
+        // format lacks is UNSUPPORTED whatever the data; an integer of any size)
         let outcome = c
             .client
-            .store_value_as(cmd, key, &value, ttl, compress)
+            .store_kind_as(cmd, key, kind, body, ttl, compress)
             .map_err(|e| Failure::from_error(op_name, Some(key), &e))?;
         Ok(store_status(outcome))
     })

@@ -2927,6 +2927,66 @@ static void test_kinds(void) {
             mcpool_client_free(w);
         }
     }
+    /* typed values in one batch: each item as the single typed store stores it, a refused
+     * item alone (finding batches 3: the bindings stored such batches item by item) */
+    {
+        const uint8_t *ks[] = {(const uint8_t *)"bt", (const uint8_t *)"bi",
+                               (const uint8_t *)"bb", (const uint8_t *)"bx"};
+        size_t kl[] = {2, 2, 2, 2};
+        mcpool_kind kd[] = {MCPOOL_KIND_TEXT, MCPOOL_KIND_INT, MCPOOL_KIND_BOOL,
+                            MCPOOL_KIND_INT};
+        const uint8_t *vs[] = {(const uint8_t *)"t\xc3\xabxt", (const uint8_t *)"-42",
+                               (const uint8_t *)"1", (const uint8_t *)"4x"};
+        size_t vl[] = {5, 3, 1, 2};
+        mcpool_status st[4];
+        EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_SET, ks, kl, kd, vs, vl, NULL,
+                                              NULL, 4, NULL, st), MCPOOL_OK);
+        CHECK(st[0] == MCPOOL_OK && st[1] == MCPOOL_OK && st[2] == MCPOOL_OK &&
+              st[3] == MCPOOL_INVALID_ARGUMENT);
+        const char *single[] = {"st", "si", "sb"};
+        for (int i = 0; i < 3; i++) {
+            EXPECT(mcpool_client_store_kind(py, MCPOOL_STORE_SET, (const uint8_t *)single[i], 2,
+                                            kd[i], vs[i], vl[i], 0, 0), MCPOOL_OK);
+            char a[64], b[64];
+            size_t an = 0, bn = 0;
+            uint32_t af = 0, bf = 1;
+            EXPECT(read_raw(py, single[i], a, &an, &af), MCPOOL_OK);
+            EXPECT(read_raw(py, (const char *)ks[i], b, &bn, &bf), MCPOOL_OK);
+            CHECK(an == bn && af == bf && memcmp(a, b, an) == 0);
+        }
+        EXPECT(mcpool_client_get(py, K("bx"), &item), MCPOOL_NOT_FOUND);
+        /* a number that is no kind refuses the whole call; append stores bytes only */
+        mcpool_kind badk[] = {MCPOOL_KIND_TEXT, (mcpool_kind)99, MCPOOL_KIND_BOOL,
+                              MCPOOL_KIND_INT};
+        EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_SET, ks, kl, badk, vs, vl, NULL,
+                                              NULL, 4, NULL, st), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_SET, ks, kl, NULL, vs, vl, NULL,
+                                              NULL, 4, NULL, st), MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_APPEND, ks, kl, kd, vs, vl, NULL,
+                                              NULL, 4, NULL, st), MCPOOL_OK);
+        CHECK(st[0] == MCPOOL_UNSUPPORTED && st[1] == MCPOOL_UNSUPPORTED);
+        EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_SET, NULL, NULL, NULL, NULL, NULL,
+                                              NULL, NULL, 0, NULL, NULL), MCPOOL_OK);
+        /* set_multi_noreply: stored, read back; a refused key fails alone */
+        const uint8_t *nk[] = {(const uint8_t *)"n1", (const uint8_t *)"bad key",
+                               (const uint8_t *)"n2"};
+        size_t nkl[] = {2, 7, 2};
+        const uint8_t *nv[] = {(const uint8_t *)"v1", (const uint8_t *)"v", (const uint8_t *)"v2"};
+        size_t nvl[] = {2, 1, 2};
+        EXPECT(mcpool_client_set_multi_noreply(raw, nk, nkl, nv, nvl, 3, 0),
+               MCPOOL_INVALID_KEY);
+        char d[8];
+        size_t dn = 0;
+        uint32_t f = 0;
+        EXPECT(read_raw(raw, "n2", d, &dn, &f), MCPOOL_OK);
+        CHECK(dn == 2 && memcmp(d, "v2", 2) == 0);
+        EXPECT(mcpool_client_set_multi_noreply(raw, nk, nkl, nv, nvl, 1, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_set_multi_noreply(raw, NULL, NULL, NULL, NULL, 0, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_set_multi_noreply(raw, NULL, NULL, NULL, NULL, 1, 0),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_set_multi_noreply(NULL, nk, nkl, nv, nvl, 1, 0),
+               MCPOOL_INVALID_ARGUMENT);
+    }
     /* a negative expiry of a caller is sent as this: stored, already expired */
     EXPECT(mcpool_client_store_kind(m, MCPOOL_STORE_SET, K("ke"), MCPOOL_KIND_INT, K("1"),
                                     MCPOOL_EXPIRED_AT_ONCE, 0), MCPOOL_OK);

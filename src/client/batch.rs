@@ -62,8 +62,10 @@ impl Client {
                 let wire = self.wire_key(it.key)?;
                 crate::ttl::check("ttl", it.ttl)?;
                 crate::dialect::check_cas(cmd_of(it))?;
-                let (data, flags) =
-                    self.encode_value_as(cmd, it.key, it.value, it.flags, it.compress)?;
+                let (data, flags) = match it.kind {
+                    None => self.encode_value_as(cmd, it.key, it.value, it.flags, it.compress)?,
+                    Some(kind) => self.encode_kind(cmd, it.key, kind, it.value, it.compress)?,
+                };
                 Ok(((wire, data, flags), it.ttl, cmd_of(it)))
             })
             .collect();

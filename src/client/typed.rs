@@ -9,7 +9,19 @@ use crate::key::Single;
 use crate::proto::ascii::StoreCommand;
 use crate::set_item::Compress;
 use crate::sink::Callbacks;
+use crate::value::transcode::Part;
 use crate::value::{Kind, Value};
+use std::borrow::Cow;
+
+/// Append and prepend store bytes, never a typed value's encoding.
+fn typed_store(cmd: StoreCommand) -> Result<()> {
+    if matches!(cmd, StoreCommand::Append | StoreCommand::Prepend) {
+        return Err(Error::Unsupported(
+            "append and prepend store bytes, not typed values".into(),
+        ));
+    }
+    Ok(())
+}
 
 impl Client {
     /// Stores a typed value under `key` in the client's value format (flags, integer and
@@ -47,23 +59,28 @@ impl Client {
         ttl: u32,
         compress: Compress,
     ) -> Result<StoreOutcome> {
-        if matches!(cmd, StoreCommand::Append | StoreCommand::Prepend) {
-            return Err(Error::Unsupported(
-                "append and prepend store bytes, not typed values".into(),
-            ));
-        }
         let key = key.as_ref();
-        let limit = self.check_given_size(cmd, key, value.abi_body().len())?;
-        let (data, flags) = match compress {
-            Compress::Auto => self.values().encode_value(value)?,
-            decided => {
-                let rule = self.compression_for(decided)?;
-                crate::value::Transcoder::new(self.config().values, &rule).encode_value(value)?
-            }
-        };
-        if data.len() > limit {
-            return Err(self.too_large(cmd, key, data.len(), limit));
-        }
+        let (data, flags) = self.encode_typed(cmd, key, value.kind(), Part::of(value), compress)?;
+        self.store_encoded(cmd, key, &data, flags, ttl)
+    }
+
+    /// Stores a value of `kind` given as its ABI body (the bytes; UTF-8 for text; an
+    /// integer's decimal text of any size, as [`Client::store_int_text_as`]; `0` or `1` for a
+    /// boolean), as [`Client::store_value_as`] stores the [`Value`]: the form the C ABI and
+    /// the bindings hand a typed value in. A body that is not one of its kind is
+    /// `Error::InvalidArgument`, a kind the format lacks `Error::Unsupported` (checked first,
+    /// whatever the body).
+    pub fn store_kind_as(
+        &self,
+        cmd: StoreCommand,
+        key: impl AsRef<[u8]>,
+        kind: Kind,
+        body: &[u8],
+        ttl: u32,
+        compress: Compress,
+    ) -> Result<StoreOutcome> {
+        let key = key.as_ref();
+        let (data, flags) = self.encode_kind(cmd, key, kind, body, compress)?;
         self.store_encoded(cmd, key, &data, flags, ttl)
     }
 
@@ -82,13 +99,8 @@ impl Client {
         ttl: u32,
         compress: Compress,
     ) -> Result<StoreOutcome> {
-        if let Ok(i) = i64::try_from(value) {
-            return self.store_value_as(cmd, key, &Value::Int(i), ttl, compress);
-        }
         let digits = value.to_string();
-        self.store_int_digits(cmd, key.as_ref(), digits.as_bytes(), ttl, compress, || {
-            self.values().above_i64(value)
-        })
+        self.store_kind_as(cmd, key, Kind::Int, digits.as_bytes(), ttl, compress)
     }
 
     /// Stores an integer of any size given as its decimal text (an optional `-`, then digits:
@@ -109,47 +121,108 @@ impl Client {
         ttl: u32,
         compress: Compress,
     ) -> Result<StoreOutcome> {
-        if let Some(i) = crate::value::kind::parse_decimal(digits) {
-            return self.store_value_as(cmd, key, &Value::Int(i), ttl, compress);
-        }
-        if let Some(u) = crate::value::kind::parse_unsigned_above_i64(digits) {
-            return self.store_unsigned_as(cmd, key, u, ttl, compress);
-        }
-        if !crate::value::kind::is_integer_text(digits) {
-            return Err(Error::InvalidArgument {
-                what: "value",
-                reason: format!(
-                    "an integer is given as its decimal text (an optional '-', then digits, \
-                     e.g. \"-42\"), not {:?}",
-                    String::from_utf8_lossy(digits)
-                ),
-            });
-        }
-        self.store_int_digits(cmd, key.as_ref(), digits, ttl, compress, || {
-            self.values().beyond_64_bits(digits)
-        })
+        self.store_kind_as(cmd, key, Kind::Int, digits, ttl, compress)
     }
 
-    /// An integer beyond `i64` as its decimal `digits` under the format's integer flags
-    /// (the formats that write integers as decimal text); `no_form` is the error of a format
-    /// whose integers are 64-bit binary. Append and prepend store bytes, never an integer.
-    fn store_int_digits(
+    /// The wire body and flags of a value of `kind` given as its ABI body
+    /// ([`Client::store_kind_as`]'s rule, one place for the single and the batch stores).
+    pub(crate) fn encode_kind<'v>(
         &self,
         cmd: StoreCommand,
         key: &[u8],
-        digits: &[u8],
-        ttl: u32,
+        kind: Kind,
+        body: &'v [u8],
         compress: Compress,
-        no_form: impl FnOnce() -> Error,
-    ) -> Result<StoreOutcome> {
-        if matches!(cmd, StoreCommand::Append | StoreCommand::Prepend) {
-            return Err(Error::Unsupported(
-                "append and prepend store bytes, not typed values".into(),
-            ));
+    ) -> Result<(Cow<'v, [u8]>, u32)> {
+        typed_store(cmd)?;
+        // a kind the format lacks is Unsupported whatever the body (a binding falls back to
+        // bytes on it: Perl stores a number as its text, as Cache::Memcached::Fast does)
+        self.check_kind(kind)?;
+        let not_a = |what: &str| Error::InvalidArgument {
+            what: "value",
+            reason: format!("the data is not a valid {kind} ({what})"),
+        };
+        let part = match kind {
+            Kind::Int => match crate::value::kind::parse_decimal(body) {
+                Some(i) => Part::Int(i),
+                None if crate::value::kind::is_integer_text(body) => {
+                    return self.encode_int_digits(cmd, key, body, compress)
+                }
+                None => {
+                    return Err(not_a(
+                        "an integer is given as its decimal text: an optional '-', then \
+                         digits, e.g. \"-42\"",
+                    ))
+                }
+            },
+            Kind::Bool => match body {
+                b"1" => Part::Bool(true),
+                b"0" => Part::Bool(false),
+                _ => return Err(not_a("\"0\" or \"1\"")),
+            },
+            Kind::Text if std::str::from_utf8(body).is_err() => return Err(not_a("UTF-8")),
+            _ => Part::Plain(body),
+        };
+        self.encode_typed(cmd, key, kind, part, compress)
+    }
+
+    /// An integer beyond `i64` given as its decimal digits: in memcached's counter range
+    /// (up to `2**64-1`) its canonical digits, beyond it the digits as given, under the
+    /// format's integer flags (the formats that write integers as decimal text; one whose
+    /// integers are 64-bit binary has no form for it: `Error::InvalidArgument`).
+    fn encode_int_digits<'v>(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        digits: &'v [u8],
+        compress: Compress,
+    ) -> Result<(Cow<'v, [u8]>, u32)> {
+        let values = self.values();
+        let unsigned = crate::value::kind::parse_unsigned_above_i64(digits);
+        let flags = values.decimal_int_flags().ok_or_else(|| match unsigned {
+            Some(u) => values.above_i64(u),
+            None => values.beyond_64_bits(digits),
+        })?;
+        match unsigned {
+            Some(u) => {
+                let canonical = u.to_string();
+                let (data, flags) =
+                    self.encode_value_as(cmd, key, canonical.as_bytes(), flags, compress)?;
+                Ok((Cow::Owned(data.into_owned()), flags))
+            }
+            None => self.encode_value_as(cmd, key, digits, flags, compress),
         }
-        self.check_kind(Kind::Int)?;
-        let flags = self.values().decimal_int_flags().ok_or_else(no_form)?;
-        self.store_as(cmd, key, digits, flags, ttl, compress)
+    }
+
+    /// The wire body and flags of a typed value given by its kind and parts, compressed per
+    /// `compress`, within the size limits.
+    fn encode_typed<'v>(
+        &self,
+        cmd: StoreCommand,
+        key: &[u8],
+        kind: Kind,
+        part: Part<'v>,
+        compress: Compress,
+    ) -> Result<(Cow<'v, [u8]>, u32)> {
+        typed_store(cmd)?;
+        let given = match part {
+            Part::Plain(b) => b.len(),
+            Part::Int(i) => i.to_string().len(),
+            Part::Bool(_) => 1,
+        };
+        let limit = self.check_given_size(cmd, key, given)?;
+        let (data, flags) = match compress {
+            Compress::Auto => self.values().encode_part(kind, part)?,
+            decided => {
+                let rule = self.compression_for(decided)?;
+                crate::value::Transcoder::new(self.config().values, &rule)
+                    .encode_part(kind, part)?
+            }
+        };
+        if data.len() > limit {
+            return Err(self.too_large(cmd, key, data.len(), limit));
+        }
+        Ok((data, flags))
     }
 
     /// Reads `key` as a typed value in the client's value format: `None` on a miss; an error

@@ -72,6 +72,30 @@ impl ValueOptions {
     }
 }
 
+/// A typed value's content as [`Transcoder::encode_part`] takes it: the bytes of a bytes,
+/// text or serialized value, or an integer's or a boolean's value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Part<'v> {
+    /// Bytes, UTF-8 text, a serialized object: stored as they are.
+    Plain(&'v [u8]),
+    /// An integer, written as the format writes one.
+    Int(i64),
+    /// A boolean, written as the format writes one.
+    Bool(bool),
+}
+
+impl Part<'_> {
+    /// A [`Value`]'s content.
+    pub(crate) fn of(value: &Value) -> Part<'_> {
+        match value {
+            Value::Bytes(b) | Value::Serialized { bytes: b, .. } => Part::Plain(b),
+            Value::Text(s) => Part::Plain(s.as_bytes()),
+            Value::Int(i) => Part::Int(*i),
+            Value::Bool(b) => Part::Bool(*b),
+        }
+    }
+}
+
 /// A format, its options and the compression settings, applied to values.
 #[derive(Clone, Copy, Debug)]
 pub struct Transcoder<'c> {
@@ -423,7 +447,17 @@ impl<'c> Transcoder<'c> {
 
     /// A typed value's wire body and flags, compressed when due.
     pub fn encode_value<'v>(&self, value: &'v Value) -> Result<(Cow<'v, [u8]>, u32)> {
-        let kind = value.kind();
+        self.encode_part(value.kind(), Part::of(value))
+    }
+
+    /// [`Transcoder::encode_value`] of a value of `kind` given by its parts (`Part::Plain`
+    /// for bytes, text that is UTF-8 and serialized objects): the typed stores that take a
+    /// kind and a body (the C ABI's, batches) encode without building a [`Value`].
+    pub(crate) fn encode_part<'v>(
+        &self,
+        kind: Kind,
+        part: Part<'v>,
+    ) -> Result<(Cow<'v, [u8]>, u32)> {
         if let Kind::Serialized(lang) = kind {
             if !self.options.serialized(lang) {
                 return Err(Error::Unsupported(format!(
@@ -447,18 +481,14 @@ impl<'c> Transcoder<'c> {
                 self.options.format
             )));
         }
-        let wire: Cow<'v, [u8]> = match (body, value) {
-            (_, Value::Int(i)) => Cow::Owned(
-                int_wire(body, *i).expect("a kind's first int row holds every i64 (format tests)"),
+        let wire: Cow<'v, [u8]> = match (body, part) {
+            (_, Part::Int(i)) => Cow::Owned(
+                int_wire(body, i).expect("a kind's first int row holds every i64 (format tests)"),
             ),
-            (_, Value::Bool(b)) => {
-                Cow::Borrowed(bool_wire(body, *b).expect("a boolean's row has a boolean body"))
+            (_, Part::Bool(b)) => {
+                Cow::Borrowed(bool_wire(body, b).expect("a boolean's row has a boolean body"))
             }
-            (Body::Plain | Body::TextOrBytes, v) => match v {
-                Value::Bytes(b) | Value::Serialized { bytes: b, .. } => Cow::Borrowed(b),
-                Value::Text(s) => Cow::Borrowed(s.as_bytes()),
-                _ => unreachable!("integers and booleans are never plain"),
-            },
+            (Body::Plain | Body::TextOrBytes, Part::Plain(b)) => Cow::Borrowed(b),
             _ => unreachable!("a kind's row has a body for it"),
         };
         Ok(self.compress(wire, flags, kind))
