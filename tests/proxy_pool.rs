@@ -404,3 +404,44 @@ fn a_write_sent_to_a_stalled_proxy_is_not_sent_again() {
     assert_eq!(c.get("k").unwrap(), None);
     assert_eq!(c.metrics()[1].operations, 1);
 }
+
+/// Tester finding noreply 2: through nutcracker, text `set_multi_noreply` closed its batch
+/// with a `version` that nutcracker sends to one backend; with that backend dead the call
+/// failed though every store was done, and stores for a dead backend are dropped
+/// unanswered whatever the barrier says. Under `proxy-pool` every store is answered: the
+/// live backend's keys are stored and readable, the dead one's fail the call. With a plain
+/// distribution a refused barrier says what it was.
+#[test]
+fn set_multi_noreply_through_a_proxy_answers_each_store() {
+    let mut backends = [Memcached::start(&[]), Memcached::start(&[])];
+    let proxy = Nutcracker::start(&backends);
+    backends[1].kill();
+    let c = proxy_client(&[&proxy]);
+    let keys: Vec<String> = (0..24).map(|i| format!("nr{i}")).collect();
+    let items: Vec<(&str, &[u8])> = keys.iter().map(|k| (k.as_str(), &b"v"[..])).collect();
+    let r = c.set_multi_noreply(&items, 0);
+    let stored = keys
+        .iter()
+        .filter(|k| c.get(k).ok().flatten().is_some_and(|v| v == b"v"))
+        .count();
+    assert!(
+        stored > 0 && stored < keys.len(),
+        "{stored} of {} stored",
+        keys.len()
+    );
+    assert!(matches!(r, Err(mcpool::Error::Server { .. })), "{r:?}");
+    let plain = Client::builder()
+        .server(&proxy.addr())
+        .key_prefix(unique("pn"))
+        .build()
+        .unwrap();
+    for _ in 0..4 {
+        if let Err(e) = plain.set_multi_noreply(&items, 0) {
+            let m = e.to_string();
+            assert!(
+                m.contains("closes a noreply batch") || !m.contains("SERVER_ERROR"),
+                "{m}"
+            );
+        }
+    }
+}

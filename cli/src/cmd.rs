@@ -292,8 +292,8 @@ const COMMANDS: &[Spec] = {
         Spec {
             name: "set-multi",
             slots: &[Pairs],
-            options: &["--ttl"],
-            usage: "set-multi KEY VALUE [KEY VALUE...] [--ttl S]",
+            options: &["--ttl", "--noreply"],
+            usage: "set-multi KEY VALUE [KEY VALUE...] [--ttl S] [--noreply]",
         },
         Spec {
             name: "add",
@@ -397,6 +397,8 @@ struct Args<'a> {
     kind: Kind,
     /// `--value-file`'s path (`-`: standard input): the value read from it ([`value_file`]).
     value_file: Option<&'a [u8]>,
+    /// `--noreply` (set-multi): stores sent without waiting for each reply.
+    noreply: bool,
 }
 
 /// What the command line asks of a command.
@@ -432,6 +434,7 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
         ttl: None,
         kind: Kind::Bytes,
         value_file: None,
+        noreply: false,
     };
     let (mut ttl_seen, mut kind_seen) = (false, false);
     let mut it = args.iter();
@@ -477,6 +480,12 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                         .next()
                         .ok_or("--value-file needs a file (- for standard input)")?,
                 });
+                continue;
+            }
+            if takes("--noreply") && a == b"--noreply" {
+                if std::mem::replace(&mut out.noreply, true) {
+                    return Err("--noreply given twice".into());
+                }
                 continue;
             }
             if takes("--ttl") && (a == b"--ttl" || a.starts_with(b"--ttl=")) {
@@ -911,10 +920,11 @@ enum Op<'a> {
         keys: Vec<&'a [u8]>,
         ttl: u32,
     },
-    /// set-multi: its KEY VALUE pairs, one batch.
+    /// set-multi: its KEY VALUE pairs, one batch (`noreply`: set_multi_noreply).
     SetMulti {
         items: Vec<(&'a [u8], &'a [u8])>,
         ttl: u32,
+        noreply: bool,
     },
     Version,
     Noop,
@@ -930,7 +940,13 @@ enum Op<'a> {
 fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
     let command = spec.name;
     let wrong = || wrong_arguments(spec);
-    let Args { pos, ttl, kind, .. } = a;
+    let Args {
+        pos,
+        ttl,
+        kind,
+        noreply,
+        ..
+    } = a;
     // --ttl's seconds, for the key's command.
     let ttl_of = |key: &[u8]| -> Result<u32, String> {
         ttl.map_or(Ok(0), |v| {
@@ -1039,7 +1055,11 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 Some(v) => text(v).and_then(|v| crate::seconds("set-multi --ttl", v))?,
                 None => 0,
             };
-            Op::SetMulti { items, ttl }
+            Op::SetMulti {
+                items,
+                ttl,
+                noreply,
+            }
         }
         ("version", []) => Op::Version,
         ("noop", []) => Op::Noop,
@@ -1264,7 +1284,19 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                 &mut out, command, &keys, true, "touched", results,
             ))
         }
-        Op::SetMulti { items, ttl } => {
+        Op::SetMulti {
+            items,
+            ttl,
+            noreply: true,
+        } => {
+            // One answer for the batch: the first failure (on text memcached reports no
+            // refusal of a noreply store).
+            client
+                .set_multi_noreply(&items, ttl)
+                .map_err(|e| format!("{command}: {e}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Op::SetMulti { items, ttl, .. } => {
             // Bytes, flags 0: what set stores without --kind, in every value format.
             let outcomes = client.set_multi(&items, ttl);
             let results = outcomes.into_iter().map(|r| r.map(|o| refusal(command, o)));

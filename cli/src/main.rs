@@ -42,9 +42,11 @@ exists)`):
   prepend KEY VALUE          prepend to an existing value
                              (every store: --value-file FILE in place of VALUE reads the
                              value from FILE, - for standard input, any bytes, up to 1 GiB)
-  set-multi KEY VALUE [KEY VALUE...] [--ttl S]
+  set-multi KEY VALUE [KEY VALUE...] [--ttl S] [--noreply]
                              store every pair unconditionally, as bytes (set without
-                             --kind), in one batch; reported as delete reports keys
+                             --kind), in one batch; reported as delete reports keys;
+                             --noreply: without waiting for each reply (text protocol),
+                             nothing printed, the first failure only
   delete KEY...              delete; several keys go as one batch (one round trip per
                              server), each key deleted printed KEY<TAB>deleted (escaped as
                              get escapes), a miss or an error said on stderr as get says

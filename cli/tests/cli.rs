@@ -2804,3 +2804,26 @@ fn a_password_holding_a_comma_in_servers_is_never_shown() {
         assert!(!err.contains("Se") && !err.contains("kr1t"), "{err}");
     }
 }
+
+/// `set-multi --noreply` (tester finding noreply 3: `set_multi_noreply` was Rust-only):
+/// stored and readable, nothing printed; a refused key is the call's error, the others
+/// stored.
+#[test]
+fn set_multi_noreply_stores_without_replies() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let o = on(&s, &["set-multi", "n1", "v1", "n2", "v2", "--noreply"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.is_empty());
+    for (k, v) in [("n1", "v1"), ("n2", "v2")] {
+        let g = on(&s, &["get", k]);
+        assert_eq!(String::from_utf8_lossy(&g.stdout).trim_end(), v);
+    }
+    let o = on(&s, &["set-multi", "n3", "v3", "bad key", "v", "--noreply"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains("bad key"), "{err}");
+    assert_eq!(on(&s, &["get", "n3"]).stdout, b"v3\n");
+    let o = on(&s, &["set-multi", "a", "b", "--noreply", "--noreply"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("given twice"));
+}
