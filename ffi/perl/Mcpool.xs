@@ -37,12 +37,11 @@ typedef struct {
     int deserialize;      /* thaw values flagged Storable (deserialize => 1, the default) */
     int serialize;        /* Storable images stored and delivered by the core (serialize => 1) */
     int zero_plain;       /* flags 0 mean bytes in this value format: no decoding to do */
-    /* per kind: its flags for the batch store, or -1 (the core stores it only one by one) */
-    int64_t batch_flags[MCPOOL_KIND_JAVA_SERIALIZED + 1];
-    /* the core refused an integer as such (MCPOOL_UNSUPPORTED: the format has no int kind,
-     * e.g. cache-memcached-fast): integers are stored as their text (bytes) from then on,
-     * without asking again, and set_multi batches them with the other bytes */
-    int int_as_text;
+    /* per kind: the flags the value format gives it (mcpool_client_kind_flags, asked once
+     * in new), or -1: the format lacks the kind or writes it only through the typed store.
+     * mcp_value reads it to pick a Perl integer's and boolean's kind, the same for set and
+     * set_multi; set_with_version stores under it. */
+    int64_t kind_flags[MCPOOL_KIND_JAVA_SERIALIZED + 1];
     HV *state;            /* the Perl side's state (lib/Mcpool.pm's _state) */
     struct mcp_events *events; /* server events, queued by the core's callback */
     struct mcp_ops *ops;       /* per-operation records (on_operation), or NULL */
@@ -517,7 +516,7 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         return "";
     }
 #ifdef SvIsBOOL
-    if (SvIsBOOL(sv) && m->batch_flags[MCPOOL_KIND_BOOL] >= 0) {
+    if (SvIsBOOL(sv) && m->kind_flags[MCPOOL_KIND_BOOL] >= 0) {
         /* a Perl 5.36+ boolean (builtin::true/false, a comparison, a boolean read back) as
          * the format's boolean, read back as one by every language (tester finding interop
          * 1: it was the bytes "1" or "", so a read-then-write turned Python's True into
@@ -540,12 +539,14 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         return p;
     }
     if (SvIOK(sv) && !SvPOK(sv) && !SvNOK(sv)) {
-        if (!m->int_as_text)
-            *kind = MCPOOL_KIND_INT; /* the decimal text of an IV or UV: under a format without
-                                  * integers stored as that text (mcp_store); a UV above
-                                  * 2**63-1 is the core's int too (memcached's counter
-                                  * range: its digits where the format writes integers as
-                                  * text; refused under whalin/spymemcached) */
+        /* the decimal text of an IV or UV, as the format's integer; under a format without
+         * integers (cache-memcached-fast, cache-memcached, libmemcached) that text as bytes,
+         * as Cache::Memcached::Fast stores every number. Decided here from the format, not
+         * by a refused store, so set and set_multi store the same item. A UV above 2**63-1
+         * is the core's int too (memcached's counter range: its digits where the format
+         * writes integers as text; refused under whalin/spymemcached). */
+        if (m->kind_flags[MCPOOL_KIND_INT] >= 0)
+            *kind = MCPOOL_KIND_INT;
         return SvPV_nomg(sv, *len);
     }
     p = SvPV_nomg(sv, *len);
@@ -560,28 +561,6 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
     }
     return p;
 }
-
-/* Stores one value of a kind; an integer under a format without one (cache-memcached-fast,
- * cache-memcached, libmemcached) is stored as its decimal text, as Cache::Memcached::Fast
- * stores every number. */
-static mcpool_status
-mcp_store(mcp_t *m, mcpool_store_op op, const uint8_t *k, size_t klen, mcpool_kind kind,
-          const uint8_t *v, size_t vlen, uint32_t t, uint64_t cas)
-{
-    mcpool_status st = mcpool_client_store_kind(m->client, op, k, klen, kind, v, vlen, t, cas);
-    if (st == MCPOOL_UNSUPPORTED && kind == MCPOOL_KIND_INT) {
-        /* not the caller's failure: last_error is the text store's or nothing */
-        mcpool_last_error_clear();
-        m->int_as_text = 1;
-        st = mcpool_client_store_kind(m->client, op, k, klen, MCPOOL_KIND_BYTES, v, vlen, t, cas);
-    }
-    return st;
-}
-
-/* set_multi: an item of a kind without batch flags, stored alone (flags never used as such) */
-#define MCP_SOLO(kind) (0xffffff00u | (uint32_t)(kind))
-#define MCP_IS_SOLO(f) (((f) & 0xffffff00u) == 0xffffff00u)
-#define MCP_SOLO_KIND(f) ((mcpool_kind)((f) & 0xffu))
 
 /* The kind of a value read with these flags (the core delivered it, so it has one). */
 static mcpool_kind
@@ -1725,12 +1704,14 @@ _new(class, addrs, weights, core, opts)
                           fmt_len == 6 && memcmp(fmt, "mcpool", 6) == 0;
             }
             /* What the value format says, asked once: whether flags 0 are plain bytes (the
-             * reads' fast path), and each kind's flags for set_multi (-1: none) */
+             * reads' fast path), and each kind's flags (-1: none; mcp_value's kind of a
+             * number or boolean). kind_flags refuses INT exactly where store_kind would
+             * (the format has no integers: no format writes them under flags 0). */
             m->zero_plain = mcpool_client_flags_kind(m->client, 0, &zk) == MCPOOL_OK &&
                             zk == MCPOOL_KIND_BYTES;
             for (kd = 0; kd <= MCPOOL_KIND_JAVA_SERIALIZED; kd++)
-                m->batch_flags[kd] = mcpool_client_kind_flags(m->client, (mcpool_kind)kd, &kf) == MCPOOL_OK
-                                     ? (int64_t)kf : -1;
+                m->kind_flags[kd] = mcpool_client_kind_flags(m->client, (mcpool_kind)kd, &kf) == MCPOOL_OK
+                                    ? (int64_t)kf : -1;
             /* the kinds the format lacks were asked about, not failures of this call */
             mcpool_last_error_clear();
         }
@@ -2105,22 +2086,22 @@ set_multi(m, ...)
         static const mcpool_store_op ops[] = { MCPOOL_STORE_SET, MCPOOL_STORE_ADD,
                                                MCPOOL_STORE_REPLACE, MCPOOL_STORE_APPEND,
                                                MCPOOL_STORE_PREPEND, MCPOOL_STORE_CAS };
-        /* per item: key, key length, value, value length, CAS (8 bytes each), flags, ttl,
+        /* per item: key, key length, value, value length, CAS (8 bytes each), kind, ttl,
          * status */
         uint64_t stackbuf[MCP_STACK_KEYS * 7];
-        size_t n, i, j, k;
+        size_t n, i;
         const uint8_t **keys, **vals;
         size_t *lens, *vlens;
         uint64_t *cas;
-        uint32_t *flags, *ttls;
+        mcpool_kind *kinds;
+        uint32_t *ttls;
         mcpool_status *st;
-        mcpool_kind kind;
+        mcpool_status rc;
         U8 gimme;
         char *block;
         mcp_room_t room;
         SSize_t nret;
         int bytes_only = ix == 3 || ix == 4, v = ix == 5 ? 2 : 1;
-        int ints_batched = 0; /* the integers left were turned into bytes (int_as_text) */
         SV *refused = NULL; /* the first refused time's message (mcp_item_exptime) */
         size_t refused_at = 0;
     PPCODE:
@@ -2135,8 +2116,8 @@ set_multi(m, ...)
         vals = (const uint8_t **)(block + 2 * n * sizeof(uint64_t));
         vlens = (size_t *)(block + 3 * n * sizeof(uint64_t));
         cas = (uint64_t *)(block + 4 * n * sizeof(uint64_t));
-        flags = (uint32_t *)(block + 5 * n * sizeof(uint64_t));
-        ttls = flags + n;
+        kinds = (mcpool_kind *)(block + 5 * n * sizeof(uint64_t));
+        ttls = kinds + n;
         st = ttls + n;
         /* Everything that can croak (bad arguments, the serializer, "Wide character") runs
          * before anything is sent, as in Cache::Memcached::Fast. Items: [$key, $value,
@@ -2162,43 +2143,29 @@ set_multi(m, ...)
             if (ix == 5 && (p = av_fetch(av, 1, 0)) != NULL)
                 cas[i] = (uint64_t)SvUV(*p);
             p = av_fetch(av, v, 0);
-            vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &kind);
+            vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &kinds[i]);
             vlens[i] = l;
-            /* the kind's flags for the batch, or MCP_SOLO: stored on its own (mcp_store);
-             * append and prepend send bytes (the flags are not sent) */
-            flags[i] = bytes_only ? 0
-                       : m->batch_flags[kind] >= 0 ? (uint32_t)m->batch_flags[kind] : MCP_SOLO(kind);
             ttls[i] = 0;
             if (!bytes_only && av_len(av) > v && (p = av_fetch(av, v + 1, 0)) != NULL)
                 ttls[i] = mcp_item_exptime(aTHX_ *p, names[ix], keys[i], lens[i], i, &refused,
                                            &refused_at);
         }
-        /* One pipelined call, each item with its own expiration time; an item of a kind the
-         * format stores in another form than its ABI body (MCP_IS_SOLO) is stored alone, so
-         * the batch breaks only there (never by expiration time). */
-        for (j = 0; j < n; j = k) {
-            mcpool_status rc;
-            /* once the core said integers are text here (int_as_text, learnt by the first
-             * one stored), the integers left are batched as bytes */
-            if (!ints_batched && m->int_as_text && m->batch_flags[MCPOOL_KIND_BYTES] >= 0)
-                for (ints_batched = 1, i = j; i < n; i++)
-                    if (MCP_IS_SOLO(flags[i]) && MCP_SOLO_KIND(flags[i]) == MCPOOL_KIND_INT)
-                        flags[i] = (uint32_t)m->batch_flags[MCPOOL_KIND_BYTES];
-            if (MCP_IS_SOLO(flags[j])) {
-                MCP_CORE(st[j] = mcp_store(m, ops[ix], keys[j], lens[j], MCP_SOLO_KIND(flags[j]),
-                                           vals[j], vlens[j], ttls[j], cas[j]));
-                k = j + 1;
-                continue;
-            }
-            for (k = j + 1; k < n && !MCP_IS_SOLO(flags[k]); k++)
-                ;
-            for (i = j; i < k; i++)
+        /* One pipelined call, each item with its own expiration time and its kind, encoded
+         * by the core as the single set's store_kind encodes it (mcp_value picked the kind by
+         * the same rule), so the batch never breaks into single stores. append and prepend
+         * send bytes: the core's typed batch has no such commands, and their flags are not
+         * sent anyway. */
+        if (n) {
+            for (i = 0; i < n; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
-            MCP_CORE(rc = mcpool_client_store_multi(m->client, ops[ix], keys + j, lens + j, vals + j,
-                                                    vlens + j, flags + j, ttls + j, cas + j, k - j, NULL,
-                                                    st + j));
-            if (rc != MCPOOL_OK) /* the whole run failed before any I/O */
-                for (i = j; i < k; i++)
+            if (bytes_only)
+                MCP_CORE(rc = mcpool_client_store_multi(m->client, ops[ix], keys, lens, vals, vlens,
+                                                        NULL, NULL, NULL, n, NULL, st));
+            else
+                MCP_CORE(rc = mcpool_client_store_multi_kind(m->client, ops[ix], keys, lens, kinds,
+                                                             vals, vlens, ttls, cas, n, NULL, st));
+            if (rc != MCPOOL_OK) /* the whole call failed before any I/O */
+                for (i = 0; i < n; i++)
                     st[i] = rc;
         }
         mcp_batch_refusal(st, n, refused, refused_at);
@@ -2306,9 +2273,11 @@ set(m, key, ...)
         case 3: MCP_CORE(st = mcpool_client_append(m->client, k, klen, (const uint8_t *)v, vlen)); break;
         case 4: MCP_CORE(st = mcpool_client_prepend(m->client, k, klen, (const uint8_t *)v, vlen)); break;
         default:
-            MCP_CORE(st = mcp_store(m, ix == 0 ? MCPOOL_STORE_SET : ix == 1 ? MCPOOL_STORE_ADD
-                                       : ix == 2 ? MCPOOL_STORE_REPLACE : MCPOOL_STORE_CAS,
-                                    k, klen, kind, (const uint8_t *)v, vlen, t, cas));
+            MCP_CORE(st = mcpool_client_store_kind(m->client, ix == 0 ? MCPOOL_STORE_SET
+                                                   : ix == 1 ? MCPOOL_STORE_ADD
+                                                   : ix == 2 ? MCPOOL_STORE_REPLACE
+                                                             : MCPOOL_STORE_CAS,
+                                                   k, klen, kind, (const uint8_t *)v, vlen, t, cas));
             break;
         }
         RETURN_STATUS(st);
@@ -3152,11 +3121,11 @@ set_with_version(m, key, value, version, ...)
         v = mcp_value(aTHX_ m, value, &vlen, &kind);
         if (items > 4)
             MCP_TIME(t, ST(4), "ttl", "set_with_version", k, klen);
-        if (m->batch_flags[kind] < 0)
+        if (m->kind_flags[kind] < 0)
             croak("Mcpool::set_with_version: this value format stores such a value in another "
                   "form; store it with set");
         MCP_CORE(st = mcpool_client_set_with_version(m->client, k, klen, (const uint8_t *)v, vlen,
-                                                     (uint32_t)m->batch_flags[kind], t, ver));
+                                                     (uint32_t)m->kind_flags[kind], t, ver));
         RETURN_STATUS(st);
 
 void
