@@ -179,15 +179,16 @@ impl KeyRules {
     }
 
     /// What `wire` becomes when it is over the protocol's limit and `long_keys` is `hash`
-    /// (`None`: it stays, and its own error stands): Dalli's form, or, for a meta key that
-    /// goes base64-encoded (it has a space or control byte), mcpool's own 186-byte form (149
-    /// bytes kept; Dalli has no form of such a key that memcached takes). A key Dalli cannot
-    /// store (its form would be over 250 bytes) is refused with a reason saying so.
+    /// (`None`: it stays, and its own error stands): Dalli's form, or, for a key with a space
+    /// or control byte (which meta sends base64-encoded), mcpool's own 186-byte form (149
+    /// bytes kept; Dalli has no form of such a key that memcached takes), on binary too
+    /// (see [`KeyRules::meta_would_hash`]). A key Dalli cannot store (its form would be over
+    /// 250 bytes) is refused with a reason saying so.
     fn hashed(&self, wire: &[u8]) -> Option<Result<Vec<u8>>> {
         if self.long_keys != LongKeys::Hash {
             return None;
         }
-        if self.protocol == Protocol::Meta && has_space_or_control(wire) {
+        if self.protocol != Protocol::Text && has_space_or_control(wire) {
             return (wire.len() > MAX_META_BASE64_KEY_LEN).then(|| {
                 let keep = MAX_META_BASE64_KEY_LEN - TRUNCATED_KEY_SEPARATOR.len() - 32;
                 Ok(with_digest(&wire[..keep], wire))
@@ -237,16 +238,28 @@ impl KeyRules {
     /// (`None` when `wire` itself is good).
     fn checked(&self, wire: &[u8]) -> Result<Option<Vec<u8>>> {
         match self.validate_wire(wire) {
-            Ok(()) => Ok(None),
-            Err(e) => match self.hashed(wire) {
+            Ok(()) if !self.meta_would_hash(wire) => Ok(None),
+            r => match self.hashed(wire) {
                 Some(hashed) => {
                     let hashed = hashed?;
                     self.validate_wire(&hashed)?;
                     Ok(Some(hashed))
                 }
-                None => Err(e),
+                None => r.map(|()| None),
             },
         }
+    }
+
+    /// On binary with `long_keys = hash`, a key with a space or control byte over 186 bytes,
+    /// which binary could send whole (up to 250) but meta hashes (it goes base64-encoded):
+    /// hashed as meta hashes it, so that every mcpool client with `long_keys = hash` stores
+    /// it under one name whatever its protocol (tester finding keys 1: at 187..=250 bytes a
+    /// meta client missed what a binary one stored).
+    fn meta_would_hash(&self, wire: &[u8]) -> bool {
+        self.protocol == Protocol::Binary
+            && self.long_keys == LongKeys::Hash
+            && wire.len() > MAX_META_BASE64_KEY_LEN
+            && has_space_or_control(wire)
     }
 
     /// [`KeyRules::wire_key`] without an allocation: `Ok(None)` when the key goes on the
@@ -650,6 +663,29 @@ mod tests {
             &format!("user:{k}")[..186 - 37]
         );
         assert_eq!(std::str::from_utf8(&got).unwrap(), want);
+        // ... and binary gives such a key the same name, at any length over 186 (tester
+        // finding keys 1: binary sent 187..=250 bytes whole, meta hashed them), a wire key
+        // wherever the key is given (wire_key, wire_key_into); at most 186 both send it whole.
+        let binary = rules(b"user:", Protocol::Binary, LongKeys::Hash);
+        for n in [181, 182, 200, 245, 300] {
+            let k: String = "q r".repeat(100)[..n].to_owned();
+            let m = meta.wire_key(k.as_bytes()).unwrap();
+            assert_eq!(binary.wire_key(k.as_bytes()).unwrap(), m, "{n}");
+            let mut arena = Vec::new();
+            let b = match binary.wire_key_into(k.as_bytes(), &mut arena).unwrap() {
+                Some((s, l)) => arena[s as usize..(s + l) as usize].to_vec(),
+                None => k.as_bytes().to_vec(),
+            };
+            assert_eq!(b, &m[..], "{n}");
+            assert_eq!(m.len(), (n + 5).min(186), "{n}");
+            assert_eq!(
+                m.ends_with(b"r") || m.ends_with(b" ") || m.ends_with(b"q"),
+                n <= 181
+            );
+        }
+        // without a space binary keeps a key whole up to 250, as before
+        let plain = "q".repeat(240);
+        assert_eq!(binary.wire_key(plain.as_bytes()).unwrap().len(), 245);
         // Refusal stays the default, and hashing does not make a text key with a space valid.
         let refuse = rules(b"", Protocol::Text, LongKeys::default());
         assert!(matches!(

@@ -155,3 +155,39 @@ fn non_ascii_long_keys_take_dallis_character_cut_or_are_refused() {
         ));
     }
 }
+
+/// Tester finding keys 1: a key with a space of 187..=250 bytes went whole on binary and
+/// hashed on meta, so two mcpool clients of one fleet that differ only in protocol each
+/// missed the other's item (and placed it on another server): one name on both now, on
+/// three servers.
+#[test]
+fn a_long_key_with_a_space_has_one_name_on_meta_and_binary() {
+    let servers = [
+        Memcached::start(&[]),
+        Memcached::start(&[]),
+        Memcached::start(&[]),
+    ];
+    let client = |p: Protocol| {
+        Client::builder()
+            .servers(servers.iter().map(Memcached::addr))
+            .protocol(p)
+            .long_keys(mcpool::key::LongKeys::Hash)
+            .build()
+            .unwrap()
+    };
+    let (meta, binary) = (client(Protocol::Meta), client(Protocol::Binary));
+    for n in [150, 186, 187, 203, 250, 251, 300] {
+        let key = format!("x y{}", "y".repeat(n - 3));
+        assert_eq!(
+            meta.server_for(&key).unwrap(),
+            binary.server_for(&key).unwrap(),
+            "{n}"
+        );
+        binary.set(&key, format!("b{n}").as_bytes(), 0).unwrap();
+        let got = meta.get(&key).unwrap();
+        assert_eq!(got.as_deref(), Some(format!("b{n}").as_bytes()), "{n}");
+        meta.set(&key, format!("m{n}").as_bytes(), 0).unwrap();
+        let got = binary.get(&key).unwrap();
+        assert_eq!(got.as_deref(), Some(format!("m{n}").as_bytes()), "{n}");
+    }
+}
