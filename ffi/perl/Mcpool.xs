@@ -2174,6 +2174,107 @@ set_multi(m, ...)
         XSRETURN(nret);
 
 void
+set_multi_noreply(m, ...)
+        Mcpool m
+    PREINIT:
+        /* per item: key, key length, value, value length (8 bytes each) */
+        uint64_t stackbuf[MCP_STACK_KEYS * 4];
+        size_t n, i, at = 0;
+        const uint8_t **keys, **vals;
+        size_t *lens, *vlens;
+        mcpool_kind kind;
+        mcpool_status st;
+        char *block;
+        mcp_room_t room;
+        int64_t secs = 0;
+        int timed = 0;     /* secs is an item's (at) */
+        SV *why = NULL;    /* the first refused time's message */
+        uint32_t ttl = 0;
+    PPCODE:
+        /* The core's noreply batch sends bytes under flags 0 and one expiration time:
+         * anything else would be stored otherwise than set_multi stores it, so it croaks
+         * here, before anything is sent, naming set_multi. */
+        if (m->kind_flags[MCPOOL_KIND_BYTES] != 0) {
+            const char *fmt = "";
+            size_t fmt_len = 0;
+            (void)mcpool_client_value_format(m->client, &fmt, &fmt_len);
+            croak("Mcpool::set_multi_noreply: the %.*s value format stores bytes under flags "
+                  "%u, and set_multi_noreply stores flags 0: use set_multi", (int)fmt_len, fmt,
+                  (unsigned)m->kind_flags[MCPOOL_KIND_BYTES]);
+        }
+        n = (size_t)(items - 1);
+        ENTER; /* the scope of the call's room (mcp_room) */
+        mcp_room_init(aTHX_ &room, m, ST(0));
+        block = mcp_room(aTHX_ &room, stackbuf, sizeof stackbuf,
+                         (n ? n : 1) * 4 * sizeof(uint64_t));
+        keys = (const uint8_t **)block;
+        lens = (size_t *)(block + n * sizeof(uint64_t));
+        vals = (const uint8_t **)(block + 2 * n * sizeof(uint64_t));
+        vlens = (size_t *)(block + 3 * n * sizeof(uint64_t));
+        for (i = 0; i < n; i++) {
+            SV *arg = ST(i + 1);
+            AV *av;
+            SV **p;
+            STRLEN l;
+            int64_t s = 0;
+            if (!SvROK(arg) || SvTYPE(SvRV(arg)) != SVt_PVAV)
+                croak("Mcpool::set_multi_noreply: Not an array reference");
+            av = (AV *)SvRV(arg);
+            if (av_len(av) < 1)
+                croak("Usage: $memd->set_multi_noreply([$key, $value[, $expiration_time]], ...)");
+            p = av_fetch(av, 0, 0);
+            keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ p ? *p : &PL_sv_undef, &l,
+                                                     "set_multi_noreply");
+            lens[i] = l;
+            p = av_fetch(av, 1, 0);
+            vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &kind);
+            vlens[i] = l;
+            if (kind != MCPOOL_KIND_BYTES)
+                croak("Mcpool::set_multi_noreply: the value of \"%.*s\" is %s, which this value "
+                      "format stores under flags of its own; set_multi_noreply stores bytes "
+                      "(flags 0): store it with set_multi. Nothing sent",
+                      (int)lens[i], (const char *)keys[i],
+                      kind == MCPOOL_KIND_TEXT ? "a character string (utf8 => 1: UTF-8 text)"
+                      : kind == MCPOOL_KIND_INT ? "an integer"
+                      : kind == MCPOOL_KIND_BOOL ? "a boolean"
+                      : kind == MCPOOL_KIND_PERL_STORABLE ? "a reference (serialized)"
+                                                         : "not bytes");
+            p = av_len(av) >= 2 ? av_fetch(av, 2, 0) : NULL;
+            if (p && mcp_time_not_number(aTHX_ *p, "set_multi_noreply", keys[i], lens[i])) {
+                if (!why) /* the first one's message, as set_multi's last_error */
+                    why = sv_2mortal(newSVpvn(mcpool_last_error_message(),
+                                              mcpool_last_error_length()));
+                continue;
+            }
+            if (p)
+                s = mcp_seconds(aTHX_ *p);
+            if (!timed) {
+                secs = s;
+                at = i;
+                timed = 1;
+            } else if (s != secs) {
+                croak("Mcpool::set_multi_noreply: one expiration time for the batch (the core "
+                      "sends one): item %lu has %" IVdf " s, item %lu %" IVdf " s (an item "
+                      "without one: 0); use set_multi for times of their own. Nothing sent",
+                      (unsigned long)i, (IV)s, (unsigned long)at, (IV)secs);
+            }
+        }
+        /* a refused time refuses the batch, as it refuses a set: nothing sent */
+        if (why) {
+            mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
+            LEAVE;
+            XSRETURN_EMPTY;
+        }
+        if (timed && mcpool_expiry_checked("set_multi_noreply", keys[at], lens[at], "ttl", secs,
+                                           &ttl) != MCPOOL_OK) {
+            LEAVE;
+            XSRETURN_EMPTY;
+        }
+        MCP_CORE(st = mcpool_client_set_multi_noreply(m->client, keys, lens, vals, vlens, n, ttl));
+        LEAVE; /* m may be freed here (a callback dropped the last reference): not used after */
+        RETURN_STATUS(st);
+
+void
 delete_multi(m, ...)
         Mcpool m
     PREINIT:

@@ -691,7 +691,8 @@ sub set_servers {
 # writes sends nothing and answers as Cache::Memcached's refused commands do: false (0) for
 # the stores and delete (its _set and delete return 0), nothing for incr and decr (undef);
 # the commands Cache::Memcached has not follow their kind: 0 for those that answer true or
-# false (cas, touch, set_counter, the _with_version stores and delete, invalidate), nothing
+# false (cas, touch, set_counter, the _with_version stores and delete, invalidate,
+# set_multi_noreply), nothing
 # for those that return a value (gat, gats, get_lease, the _with_version counters), one
 # such answer per item for the _multi forms, an empty hash for gat_multi, gats_multi and
 # flush_all. last_error says why. Reads (get, gets, get_multi, gets_multi, meta_info) and the
@@ -712,7 +713,7 @@ sub _refuse {
 {
     no strict 'refs';
     my %false = map { $_ => 1 } qw(set add replace append prepend cas set_counter delete
-        remove touch set_with_version delete_with_version invalidate);
+        remove touch set_with_version delete_with_version invalidate set_multi_noreply);
     my %undef = map { $_ => 1 } qw(incr decr incr_with_version decr_with_version gat gats
         get_lease);
     my %multi = (
@@ -1311,6 +1312,28 @@ missing one, C<cas> of a changed or deleted item) or C<undef> (an error). A C<$c
 C<cas> or C<cas_multi>) is an error (C<undef>, C<last_error> naming C<cas>) and nothing is
 sent: no item has CAS 0, and the binary protocol would take 0 for "no CAS" and store
 unconditionally.
+
+=item set_multi_noreply ([$key, $value[, $expiration_time]], ...)
+
+mcpool extension (Cache::Memcached::Fast has none): the fastest bulk load, the core's
+C<set_multi_noreply>. On the text protocol every item is sent C<noreply>, without waiting
+for its reply, then one round trip per server learns that every command was read; on meta
+and binary it is C<set_multi>, every item answered. Items as C<set_multi>'s; the values are
+stored as bytes under flags 0, as C<set> stores a byte string (compressed by the same
+rule): a string, a number under a format without integers (its text), C<undef>. A value the
+value format stores under flags of its own (a reference, a character string with
+C<utf8 =E<gt> 1>, an integer or boolean under C<mcpool>'s format) croaks, nothing sent:
+store it with C<set_multi>. The batch has one expiration time: every item that gives one
+gives the same (an item without one: 0); differing ones croak, nothing sent; a time the core
+refuses is refused as C<set> refuses it (nothing returned, C<last_error> naming it, nothing
+sent).
+
+Returns true (1) when every item was sent (on meta and binary: stored), and nothing
+(C<undef>) when one failed, C<last_error> the first failure's message. An item refused before
+sending (a bad or too long key, a value over C<max_size>) fails alone, the others sent; so do
+the keys of a server marked dead. On text memcached reports no refusal of a C<noreply> store
+(a value too large for an item is not stored, and the call still returns true): use
+C<set_multi> to learn each item's outcome. An empty list returns true.
 
 =item get ($key), gets ($key)
 
