@@ -600,13 +600,6 @@ static mcpool_status store_value(mcpool_client *c, mcpool_store_op op, const uin
     return store_value_as(c, op, k, kn, v, ttl, cas, MCPOOL_COMPRESS_AUTO);
 }
 
-/* The flags the batch calls take for v (mcpool_client_kind_flags); MCPOOL_UNSUPPORTED when
- * the format stores v's kind in another form than its ABI body (a pickled bool: then v is
- * stored alone, through store_value, which reports what the core refuses). No I/O. */
-static mcpool_status batch_flags(mcpool_client *c, const value_t *v, uint32_t *flags) {
-    return mcpool_client_kind_flags(c, v->kind, flags);
-}
-
 /* The object pickled in `b` (n bytes), as pickle.loads gives it, when the pickle ends
  * exactly at the end of the value. memcached appends raw bytes and keeps the item's flags, and
  * pickle.loads stops at the pickle's STOP: after an append (or a prepend of a whole pickle) it
@@ -2166,15 +2159,15 @@ static void batch_free(batch_t *b) {
 }
 
 /* Stores pairs (mapping_pairs'; b their batch) with the store command op, in one pipelined
- * round trip per server (mcpool_client_store_multi), and fills b's statuses and messages.
- * Every item has expiry ttl, CAS unique cas[i] (cas NULL: none; read for
- * MCPOOL_STORE_CAS only) and, for a per-call min_compress_len mcl (level: its
- * compress_level), its own compression choice. With bytes_only (append, prepend) a value is
- * sent as its bytes, str or bytes only, as the single append takes it (concat_value); else it
- * is serialized, and an item of a kind the value format stores in another form than its ABI
- * body is stored alone after the batch, with its own decision. Every value is checked before
- * anything is sent. 0, or -1 with an exception (a refused value, the call's TTL refused by
- * the core, a value format without a form for a value). */
+ * round trip per server, and fills b's statuses and messages. Every item has expiry ttl, CAS
+ * unique cas[i] (cas NULL: none; read for MCPOOL_STORE_CAS only) and, for a per-call
+ * min_compress_len mcl (level: its compress_level), its own compression choice. With
+ * bytes_only (append, prepend) a value is sent as its bytes, str or bytes only, as the single
+ * append takes it (concat_value: mcpool_client_store_multi, flags unsent); else it is
+ * serialized and sent with its kind (mcpool_client_store_multi_kind), so that the core
+ * encodes each item as the single store does (a pickled bool, spymemcached's flag-0 text).
+ * Every value is checked before anything is sent. 0, or -1 with an exception (a refused
+ * value, the call's TTL refused by the core, a value format without a form for a value). */
 static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
                        PyObject *pairs, batch_t *b, uint32_t ttl, const uint64_t *cas,
                        PyObject *prefix, PyObject *mcl, PyObject *level, int bytes_only) {
@@ -2184,26 +2177,17 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
     value_t *vals = PyMem_Calloc((size_t)n + 1, sizeof(value_t));
     const uint8_t **vptrs = PyMem_Calloc((size_t)n + 1, sizeof(*vptrs));
     size_t *vlens = PyMem_Calloc((size_t)n + 1, sizeof(*vlens));
-    uint32_t *flags = PyMem_Calloc((size_t)n + 1, sizeof(*flags));
+    mcpool_kind *kinds = PyMem_Calloc((size_t)n + 1, sizeof(*kinds));
     uint32_t *ttls = PyMem_Calloc((size_t)n + 1, sizeof(*ttls));
-    uint64_t *bcas = cas != NULL ? PyMem_Calloc((size_t)n + 1, sizeof(*bcas)) : NULL;
     uint8_t *compress = mcl != NULL && mcl != Py_None ? PyMem_Calloc((size_t)n + 1, 1) : NULL;
-    mcpool_status *bsts = PyMem_Calloc((size_t)n + 1, sizeof(*bsts));
-    Py_ssize_t *idx = PyMem_Calloc((size_t)n + 1, sizeof(*idx));
-    const uint8_t **bkeys = PyMem_Calloc((size_t)n + 1, sizeof(*bkeys));
-    size_t *bklens = PyMem_Calloc((size_t)n + 1, sizeof(*bklens));
     memset(&ks, 0, sizeof ks);
-    if (vals == NULL || vptrs == NULL || vlens == NULL || flags == NULL || ttls == NULL ||
-        bsts == NULL || idx == NULL || bkeys == NULL || bklens == NULL ||
-        (cas != NULL && bcas == NULL) || (mcl != NULL && mcl != Py_None && compress == NULL)) {
+    if (vals == NULL || vptrs == NULL || vlens == NULL || kinds == NULL || ttls == NULL ||
+        (mcl != NULL && mcl != Py_None && compress == NULL)) {
         PyErr_NoMemory();
         goto done;
     }
     if (keys_init(&ks, b->keys, prefix) < 0)
         goto done;
-    /* the batch holds the items whose kind has batch flags, compacted (m of them, at
-     * idx[j]); any other item (a kind the format stores in another form) is stored alone */
-    Py_ssize_t m = 0;
     for (; done < n; done++) {
         value_t *v = &vals[done];
         PyObject *value = PyTuple_GetItem(PyTuple_GetItem(pairs, done), 1);
@@ -2216,77 +2200,52 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
             v->p = (const char *)p;
             v->n = (Py_ssize_t)len;
             v->kind = MCPOOL_KIND_BYTES;
-            flags[m] = 0; /* not sent: memcached keeps the item's */
-        } else {
-            if (serialize(self, value, v) < 0)
-                goto done;
-            b->sts[done] = batch_flags(self->client, v, &flags[m]);
-            if (b->sts[done] != MCPOOL_OK)
-                continue;
+        } else if (serialize(self, value, v) < 0) {
+            goto done;
         }
         /* an int's text lives in v->buf: point at it only now that v is in place */
-        idx[m] = done;
-        bkeys[m] = ks.ptrs[done];
-        bklens[m] = ks.lens[done];
-        vptrs[m] = (const uint8_t *)v->p;
-        vlens[m] = (size_t)v->n;
-        ttls[m] = ttl;
-        if (bcas != NULL)
-            bcas[m] = cas[done];
+        vptrs[done] = (const uint8_t *)v->p;
+        vlens[done] = (size_t)v->n;
+        kinds[done] = v->kind;
+        ttls[done] = ttl;
         if (compress != NULL) {
             int choice = compress_choice(self->client, mcl, level, v->n);
             if (choice < 0) {
                 done++; /* vals[done] is serialized: freed at done */
                 goto done;
             }
-            compress[m] = (uint8_t)choice;
-        }
-        m++;
-    }
-    if (m > 0) {
-        mcpool_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = mcpool_client_store_multi(self->client, op, bkeys, bklens, vptrs, vlens, flags,
-                                       ttls, bcas, (size_t)m, compress, bsts);
-        Py_END_ALLOW_THREADS
-        if (st != MCPOOL_OK) {
-            raise_status(st);
-            goto done;
+            compress[done] = (uint8_t)choice;
         }
     }
-    for (Py_ssize_t j = 0; j < m; j++) {
-        /* the call's TTL, refused by the core (a CAS unique of 0 is that item's alone) */
-        if (bsts[j] == MCPOOL_INVALID_ARGUMENT && !(bcas != NULL && bcas[j] == 0)) {
-            raise_status(bsts[j]);
-            goto done;
-        }
-        if ((b->msgs[idx[j]] = item_message(j)) == NULL && PyErr_Occurred())
-            goto done;
+    mcpool_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = bytes_only ? mcpool_client_store_multi(self->client, op, ks.ptrs, ks.lens, vptrs, vlens,
+                                                NULL, ttls, cas, (size_t)n, compress, b->sts)
+                    : mcpool_client_store_multi_kind(self->client, op, ks.ptrs, ks.lens, kinds,
+                                                     vptrs, vlens, ttls, cas, (size_t)n,
+                                                     compress, b->sts);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK) {
+        raise_status(st);
+        goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (b->sts[i] != MCPOOL_UNSUPPORTED) /* not batchable: alone, with its own decision */
-            continue;
-        int choice = compress != NULL ? compress_choice(self->client, mcl, level, vals[i].n) : -1;
-        if (choice == -2)
+        if ((b->msgs[i] = item_message(i)) == NULL && PyErr_Occurred())
             goto done;
-        b->sts[i] = store_value_as(self->client, op, ks.ptrs[i], ks.lens[i], &vals[i], ttl,
-                                   cas != NULL ? cas[i] : 0,
-                                   choice >= 0 ? (uint8_t)choice : MCPOOL_COMPRESS_AUTO);
-        /* a kind the format lacks, or a value it has no form for (an int above 2**63-1
-         * under a binary-integer format): raised, as for set */
-        if (b->sts[i] == MCPOOL_UNSUPPORTED || b->sts[i] == MCPOOL_INVALID_ARGUMENT) {
-            raise_store_status(b->sts[i]);
+        /* raised, as for set: a kind the value format lacks (ClientTypeError), a value it has
+         * no form for (an int above 2**63-1 under a binary-integer format), the call's TTL
+         * refused; a CAS unique of 0 is that item's alone */
+        if (b->sts[i] == MCPOOL_UNSUPPORTED ||
+            (b->sts[i] == MCPOOL_INVALID_ARGUMENT && !(cas != NULL && cas[i] == 0))) {
+            PyObject *cls = b->sts[i] == MCPOOL_UNSUPPORTED ? ClientTypeError
+                                                            : error_class(b->sts[i]);
+            if (b->msgs[i] != NULL)
+                raise_at(cls, b->sts[i], Py_NewRef(b->msgs[i]), Py_None);
+            else
+                raise_store_status(b->sts[i]);
             goto done;
         }
-        if ((uint32_t)mcpool_status_class((uint32_t)b->sts[i]) > MCPOOL_CLASS_NOT_STORED &&
-            (b->msgs[i] = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
-                                               (Py_ssize_t)mcpool_last_error_length(),
-                                               "replace")) == NULL)
-            goto done;
     }
-    /* the batch's statuses last: the loop above picks the items not batched by theirs */
-    for (Py_ssize_t j = 0; j < m; j++)
-        b->sts[idx[j]] = bsts[j];
     rc = 0;
 done:
     for (Py_ssize_t i = 0; vals != NULL && i < done; i++)
@@ -2296,14 +2255,9 @@ done:
     PyMem_Free(vals);
     PyMem_Free(vptrs);
     PyMem_Free(vlens);
-    PyMem_Free(flags);
+    PyMem_Free(kinds);
     PyMem_Free(ttls);
-    PyMem_Free(bcas);
     PyMem_Free(compress);
-    PyMem_Free(bsts);
-    PyMem_Free(idx);
-    PyMem_Free(bkeys);
-    PyMem_Free(bklens);
     return rc;
 }
 
@@ -3179,7 +3133,8 @@ static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *ar
         Py_XDECREF(own);
         return NULL;
     }
-    st = batch_flags(self->client, &v, &flags);
+    /* no typed form of this call: the flags a kind's ABI body is stored under */
+    st = mcpool_client_kind_flags(self->client, v.kind, &flags);
     if (st == MCPOOL_OK) {
         Py_BEGIN_ALLOW_THREADS
         st = mcpool_client_set_with_version(self->client, k, kn, (const uint8_t *)v.p,

@@ -283,3 +283,51 @@ def test_a_bool_is_pickled_at_the_peers_protocol_byte_for_byte(server, prefix):
             assert server.raw_get(key) == theirs, (name, v, "multi")
             got = ours.get(key)
             assert type(got) is type(v) and got == v, (name, v, got)
+
+
+# A batch of every kind a Python value is stored as: bools, ints (a 64-bit one, one beyond),
+# str, bytes, pickled objects (an IntEnum: pickled by python-memcached, an int to pylibmc),
+# and one long enough for a per-call min_compress_len to compress.
+MIXED = {"t": True, "f": False, "i": 42, "neg": -7, "big": 2 ** 70, "s": "h\u00e9llo",
+         "b": b"\x00raw", "empty": b"", "obj": {"a": [1, 2.5, None]}, "tup": (1, "x"),
+         "enum": _Color.RED, "long": "abc" * 2000}
+
+
+@pytest.mark.parametrize("preset", ["python-memcached", "pylibmc"])
+def test_batch_of_mixed_kinds_stores_each_item_as_set_does(server, prefix, preset):
+    """set_multi (native, and the drop-in's, which calls it) sends a batch mixing every kind
+    in one call (mcpool_client_store_multi_kind), each item written byte for byte as the
+    single set writes it (flags and body; compressed by a per-call min_compress_len as set
+    compresses it), read back equal by mcpool and by the real peer. A bool under
+    python-memcached's format was stored alone after the batch (a pickled bool)."""
+    module = memcache if preset == "python-memcached" else pylibmc
+    peer = module.Client([server.addr])
+    clients = [("native", mcpool.Client([server.addr], preset=preset, pickle=True)),
+               ("drop-in", (cmem if preset == "python-memcached" else cpl).Client([server.addr]))]
+    for name, c in clients:
+        for mcl in (None, 100):
+            kw = {} if mcl is None else {"min_compress_len": mcl}
+            k = "%s%s:%s:" % (prefix, name, mcl)
+            assert c.set_multi(MIXED, key_prefix=k + "many:", **kw) == [], name
+            for n, v in MIXED.items():
+                assert c.set(k + "one:" + n, v, **kw), (name, n)
+                one = server.raw_get(k + "one:" + n)
+                assert server.raw_get(k + "many:" + n) == one, (name, mcl, n)
+            assert c.get_multi(list(MIXED), key_prefix=k + "many:") == MIXED, name
+            assert peer.get_multi(list(MIXED), key_prefix=k + "many:") == MIXED, name
+            # both formats' compressed flag is 8: set only under the per-call threshold
+            assert bool(server.raw_get(k + "many:long")[0] & 8) == (mcl is not None), name
+
+
+def test_batch_refuses_a_bool_the_format_cannot_store_as_set_does(server, prefix):
+    """Under python-memcached's format without pickles a bool has no form: set_multi raises
+    set's ClientTypeError, with that item's own message, once the others are stored."""
+    mc = mcpool.Client([server.addr], preset="python-memcached")
+    with pytest.raises(mcpool.ClientTypeError) as single:
+        mc.set(prefix + "alone", True)
+    with pytest.raises(mcpool.ClientTypeError) as batch:
+        mc.set_multi({prefix + "a": 1, prefix + "t": True, prefix + "s": "x"})
+    assert str(batch.value) == str(single.value).replace(
+        'set "%salone"' % prefix, 'set_multi "%st"' % prefix)
+    assert mc.get_multi([prefix + "a", prefix + "t", prefix + "s"]) == {
+        prefix + "a": 1, prefix + "s": "x"}
