@@ -116,3 +116,41 @@ fn a_typed_batch_compares_cas_and_refuses_append_item_by_item() {
     }
     assert_eq!(c.get_value("a").unwrap(), Some(mcpool::Value::Int(7)));
 }
+
+#[test]
+fn set_multi_values_reads_back_each_value() {
+    let mc = Memcached::start(&[]);
+    let prefix = unique("tbv");
+    for format in [
+        ValueFormat::Mcpool,
+        ValueFormat::Pylibmc,
+        ValueFormat::Spymemcached,
+    ] {
+        let c = client(&mc, format, &prefix);
+        let items = vec![
+            ("t", mcpool::Value::Text("tëxt".into())),
+            ("i", mcpool::Value::Int(-7)),
+            ("b", mcpool::Value::Bool(true)),
+            ("y", mcpool::Value::Bytes(vec![0, 255])),
+        ];
+        for (r, (k, v)) in c.set_multi_values(&items, 0).into_iter().zip(&items) {
+            match r {
+                // read back as the single set_value's value reads back (pylibmc's bool is
+                // its int)
+                Ok(_) => {
+                    let single = format!("s{k}");
+                    c.set_value(&single, v, 0).unwrap();
+                    let want = c.get_value(&single).unwrap();
+                    assert!(want.is_some(), "{format} {k}");
+                    assert_eq!(c.get_value(k).unwrap(), want, "{format} {k}");
+                }
+                // a kind the format lacks fails alone, as set_value
+                Err(e) => assert_eq!(
+                    e.to_string(),
+                    c.set_value(k, v, 0).unwrap_err().to_string(),
+                    "{format} {k}"
+                ),
+            }
+        }
+    }
+}

@@ -64,6 +64,23 @@ impl Client {
         self.store_encoded(cmd, key, &data, flags, ttl)
     }
 
+    /// Stores many typed values, pipelined per server as [`Client::set_multi`] (one round
+    /// trip per server), each encoded as [`Client::set_value`] encodes it. One outcome per
+    /// item, in order; an item the format cannot store (`Error::Unsupported`) fails alone.
+    pub fn set_multi_values<K: AsRef<[u8]>>(
+        &self,
+        items: &[(K, Value)],
+        ttl: u32,
+    ) -> Vec<Result<StoreOutcome>> {
+        let bodies: Vec<Cow<'_, [u8]>> = items.iter().map(|(_, v)| v.abi_body()).collect();
+        let typed: Vec<crate::set_item::SetItem<'_>> = items
+            .iter()
+            .zip(&bodies)
+            .map(|((k, v), b)| crate::set_item::SetItem::typed(k.as_ref(), v.kind(), b, ttl))
+            .collect();
+        self.store_multi_items(StoreCommand::Set, &typed)
+    }
+
     /// Stores a value of `kind` given as its ABI body (the bytes; UTF-8 for text; an
     /// integer's decimal text of any size, as [`Client::store_int_text_as`]; `0` or `1` for a
     /// boolean), as [`Client::store_value_as`] stores the [`Value`]: the form the C ABI and
