@@ -2320,6 +2320,63 @@ static PyObject *Client_replace_multi(ClientObject *self, PyObject *const *args,
     return store_multi(self, MCPOOL_STORE_REPLACE, "replace_multi", args, nargs, kw);
 }
 
+/* set_multi_noreply(mapping, time=0, key_prefix='', *, expire=0): every pair stored as
+ * bytes (the format's bytes flags; a value str or bytes only, as append takes it, all checked before anything
+ * is sent) without waiting for each reply (mcpool_client_set_multi_noreply: text's noreply
+ * and one barrier per server; meta and binary answer every item). None, or the first
+ * failure's exception once the others are sent: what the core refused before sending (a bad
+ * key, a value too large) fails alone. */
+static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *args,
+                                          Py_ssize_t nargs, PyObject *kw) {
+    static const argname_t names[] = {{"mapping", 0}, {"values", 0}, {"time", 1},
+                                      {"expire", 1}, {"key_prefix", 2}};
+    const char *name = "set_multi_noreply";
+    PyObject *a[3], *pairs, *keys = NULL, *result = NULL;
+    uint32_t ttl;
+    keys_t ks;
+    CHECK_OPEN(self);
+    if (parse_args(name, args, nargs, kw, names, 5, 3, 3, 1, a) < 0 || expiry_arg(a[1], &ttl) < 0)
+        return NULL;
+    if ((pairs = mapping_pairs(name, a[0])) == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_Size(pairs), done = 0;
+    PyObject **owners = PyMem_Calloc((size_t)n + 1, sizeof(*owners));
+    const uint8_t **vptrs = PyMem_Calloc((size_t)n + 1, sizeof(*vptrs));
+    size_t *vlens = PyMem_Calloc((size_t)n + 1, sizeof(*vlens));
+    memset(&ks, 0, sizeof ks);
+    if (owners == NULL || vptrs == NULL || vlens == NULL || (keys = PyTuple_New(n)) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SetItem(keys, i, Py_NewRef(PyTuple_GetItem(PyTuple_GetItem(pairs, i), 0)));
+    if (keys_init(&ks, keys, a[2]) < 0)
+        goto done;
+    for (; done < n; done++)
+        if (concat_value(name, PyTuple_GetItem(keys, done),
+                         PyTuple_GetItem(PyTuple_GetItem(pairs, done), 1), &vptrs[done],
+                         &vlens[done], &owners[done]) < 0)
+            goto done;
+    mcpool_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_set_multi_noreply(self->client, ks.ptrs, ks.lens, vptrs, vlens,
+                                         (size_t)n, ttl);
+    Py_END_ALLOW_THREADS
+    result = st == MCPOOL_OK ? Py_NewRef(Py_None) : raise_status(st);
+done:
+    for (Py_ssize_t i = 0; owners != NULL && i < done; i++)
+        Py_XDECREF(owners[i]);
+    if (ks.ptrs != NULL)
+        keys_free(&ks);
+    PyMem_Free(owners);
+    PyMem_Free(vptrs);
+    PyMem_Free(vlens);
+    Py_XDECREF(keys);
+    Py_DECREF(pairs);
+    return result;
+}
+
 /* append_multi / prepend_multi(mapping, key_prefix=''): each value's bytes added to its
  * key's stored value (str or bytes only, all checked before anything is sent, as append
  * takes them; no expiry, flags or compression: memcached keeps the item's), in one pipelined
@@ -3626,6 +3683,7 @@ HOOKED_FAST(Client_cas)
 HOOKED_FAST(Client_set_multi)
 HOOKED_FAST(Client_add_multi)
 HOOKED_FAST(Client_replace_multi)
+HOOKED_FAST(Client_set_multi_noreply)
 HOOKED_FAST(Client_append_multi)
 HOOKED_FAST(Client_prepend_multi)
 HOOKED_FAST(Client_cas_multi)
@@ -3713,6 +3771,13 @@ static PyMethodDef Client_methods[] = {
      "compress_level=None)\n--\n\nReplaces every pair whose key exists, in one pipelined "
      "round trip per server; returns the list of keys that were not stored (missing, or "
      "failed), as add_multi."},
+    {"set_multi_noreply", (PyCFunction)(void (*)(void))Client_set_multi_noreply_hooked, FAST,
+     "set_multi_noreply(mapping, time=0, key_prefix='')\n--\n\nStores every pair as bytes "
+     "(a value str, as its UTF-8, or bytes: any other type raises ClientTypeError, "
+     "nothing sent) without waiting for each reply: the fastest bulk load. None; an item "
+     "refused before sending (a bad key, a value too large) fails alone and the call raises "
+     "the first failure once the others are sent. On text, memcached reports no refusal of "
+     "a noreply store: use set_multi to learn each item's outcome."},
     {"append_multi", (PyCFunction)(void (*)(void))Client_append_multi_hooked, FAST,
      "append_multi(mapping, key_prefix='')\n--\n\nAppends each value (str or bytes, as "
      "append; any other type raises ClientTypeError, nothing sent) to its key's value, in one "

@@ -108,6 +108,9 @@ class _Client:
                       min_compress_len: Optional[int] = None, noreply: Optional[bool] = None,
                       compress_level: Optional[int] = None, *,
                       expire: Time = 0) -> List[_K]: ...
+    # bytes (a str as its UTF-8) without a reply per item; raises the first failure
+    def set_multi_noreply(self, mapping: Mapping[Key, Union[str, bytes]], time: Time = 0,
+                          key_prefix: Key = "", *, expire: Time = 0) -> None: ...
     def append_multi(self, mapping: Mapping[_K, Union[str, bytes]],
                      key_prefix: Key = "") -> List[_K]: ...
     def prepend_multi(self, mapping: Mapping[_K, Union[str, bytes]],
