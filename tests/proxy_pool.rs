@@ -413,9 +413,10 @@ fn a_write_sent_to_a_stalled_proxy_is_not_sent_again() {
 /// distribution a refused barrier says what it was.
 #[test]
 fn set_multi_noreply_through_a_proxy_answers_each_store() {
-    let mut backends = [Memcached::start(&[]), Memcached::start(&[])];
-    let proxy = Nutcracker::start(&backends);
-    backends[1].kill();
+    // the dead backend a port that refuses, which no other test's server can take (md5:
+    // nutcracker's fnv1a_64 put all 24 of these similar keys on one backend)
+    let (live, dead) = (Memcached::start(&[]), common::refusing_port());
+    let proxy = Nutcracker::start_on_ports(&[live.port, dead.port], "md5");
     let c = proxy_client(&[&proxy]);
     let keys: Vec<String> = (0..24).map(|i| format!("nr{i}")).collect();
     let items: Vec<(&str, &[u8])> = keys.iter().map(|k| (k.as_str(), &b"v"[..])).collect();

@@ -38,14 +38,21 @@ impl Nutcracker {
     /// tester's setup under which nutcracker 0.5.0 reorders a multi-get reply when a key
     /// misses; under `fnv1a_64` the same 40 test keys came back in request order).
     pub fn start_hashed(backends: &[Memcached], hash: &str) -> Nutcracker {
+        let ports: Vec<u16> = backends.iter().map(|mc| mc.port).collect();
+        Nutcracker::start_on_ports(&ports, hash)
+    }
+
+    /// Starts one in front of the loopback `ports` (a [`crate::RefusingPort`]'s for a backend
+    /// that is down, which no other server can take meanwhile).
+    pub fn start_on_ports(ports: &[u16], hash: &str) -> Nutcracker {
         require_nutcracker();
         let dir = std::env::temp_dir().join(unique("proxy-pool"));
         std::fs::create_dir_all(&dir).unwrap();
         let port = free_port();
-        let servers: String = backends
+        let servers: String = ports
             .iter()
             .enumerate()
-            .map(|(i, mc)| format!("   - 127.0.0.1:{}:1 node{i}\n", mc.port))
+            .map(|(i, port)| format!("   - 127.0.0.1:{port}:1 node{i}\n"))
             .collect();
         let conf = dir.join("nutcracker.yml");
         std::fs::write(
