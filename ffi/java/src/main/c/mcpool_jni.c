@@ -224,11 +224,6 @@ static int item_error(JNIEnv *env, item_errors *e, size_t i, mcpool_status st, c
     return !(*env)->ExceptionCheck(env);
 }
 
-/* item_error with this thread's last error: the message of the call just made. */
-static int item_last_error(JNIEnv *env, item_errors *e, size_t i, mcpool_status st) {
-    return item_error(env, e, i, st, mcpool_last_error_message(), mcpool_last_error_length());
-}
-
 /* After a batch call that wrote a status per item (st, n of them; rc the call's own status):
  * each failed item's exception with its own message (mcpool_last_item_error_message), or,
  * when the call failed as a whole, that call's message for each. idx (NULL: the identity)
@@ -931,15 +926,17 @@ static mcpool_store_op store_op(jint op) {
 
 /* A batch of stores (op as Java's: set, add, replace, append, prepend, cas): keys and values
  * packed one after another (lengths in klens, vlens), each item's kind (mcpool_kind; -1: raw
- * bytes stored with flags[i]), expiration time and (cas, may be NULL: all 0) CAS unique; one
- * pipelined round trip per server through mcpool_client_store_multi (each item its own TTL).
- * An item whose kind the format stores in another form than its ABI body
- * (mcpool_client_kind_flags says MCPOOL_UNSUPPORTED: a String under spymemcached, flags 0,
- * which the batch calls take as byte[]) is stored alone with mcpool_client_store_kind (set,
- * add, replace and cas; Java sends append/prepend raw): one round trip each. Writes every
- * item's status to out (answers and errors alike: Java decides) and returns each failed
- * item's exception, its message the core's for that item, taken right after its own call
- * (NULL when none failed). */
+ * bytes stored with flags[i]), expiration time and (cas, may be NULL: all 0) CAS unique.
+ * The items of a kind go in one mcpool_client_store_multi_kind call, which encodes each as
+ * the single typed store (mcpool_client_store_kind) does, whatever form the format gives the
+ * kind (a String under spymemcached, flags 0, which the byte calls take as byte[], used to be
+ * stored alone: tester finding batches 3). The raw items (a transcoder's own flags: Whalin's
+ * MARKER_INTEGER, spymemcached's SPECIAL_LONG; append/prepend bytes) go in one
+ * mcpool_client_store_multi, as the typed call takes no flags. So at most two pipelined round
+ * trips per server, never one per item; both use the client's compression rule per item
+ * (compress NULL), as a single set does. Writes every item's status to out (answers and
+ * errors alike: Java decides) and returns each failed item's exception, its message the
+ * core's for that item, taken right after the call that stored it (NULL when none failed). */
 JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jclass cls, jlong h, jint jop,
                                                                 jbyteArray keys, jintArray klens,
                                                                 jbyteArray vals, jintArray vlens,
@@ -959,9 +956,10 @@ JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jcl
     item_errors errs = {NULL, n};
     jsize kb = (*env)->GetArrayLength(env, keys), vb = (*env)->GetArrayLength(env, vals);
     /* per item: key/value pointers and lengths, the index, CAS (Java's and the batch's),
-     * flags, ttl, status, the Java ints */
+     * flags, ttl, kind, status, the Java ints. The batch's arrays hold the typed items at
+     * [0, nk) and the raw ones at [nk, n), so each call takes a contiguous run. */
     size_t per = 2 * sizeof(uint8_t *) + 3 * sizeof(size_t) + 2 * sizeof(uint64_t) + 2 * sizeof(uint32_t) +
-                 sizeof(mcpool_status) + 6 * sizeof(jint);
+                 sizeof(mcpool_kind) + sizeof(mcpool_status) + 6 * sizeof(jint);
     uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1), *vblob = malloc(vb > 0 ? (size_t)vb : 1);
     uint8_t *block = malloc(un * per);
     if (kblob == NULL || vblob == NULL || block == NULL) {
@@ -973,7 +971,8 @@ JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jcl
     size_t *kl = (size_t *)(vp + un), *vl = kl + un, *idx = vl + un;
     uint64_t *jc = (uint64_t *)(idx + un), *cs = jc + un;
     uint32_t *fl = (uint32_t *)(cs + un), *tt = fl + un;
-    mcpool_status *st = (mcpool_status *)(tt + un);
+    mcpool_kind *kd = (mcpool_kind *)(tt + un);
+    mcpool_status *st = (mcpool_status *)(kd + un);
     jint *jkl = (jint *)(st + un), *jvl = jkl + un, *jkind = jvl + un, *jttl = jkind + un, *jout = jttl + un;
     jint *jfl = jout + un;
     if (kb > 0) (*env)->GetByteArrayRegion(env, keys, 0, kb, (jbyte *)kblob);
@@ -986,47 +985,40 @@ JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jcl
     if (jcas != NULL) (*env)->GetLongArrayRegion(env, jcas, 0, n, (jlong *)jc);
     else memset(jc, 0, un * sizeof *jc);
     if ((*env)->ExceptionCheck(env)) goto out;
-    size_t ko = 0, vo = 0, batch = 0;
+    size_t nk = 0;
+    for (size_t i = 0; i < un; i++) nk += jkind[i] >= 0;
+    size_t ko = 0, vo = 0, typed = 0, raw = nk;
     for (size_t i = 0; i < un; i++) {
         if (jkl[i] < 0 || jvl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb || vo + (size_t)jvl[i] > (size_t)vb) {
             answer(env, mcpool_client_store_multi(NULL, op, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
             goto out;
         }
-        const uint8_t *k = kblob + ko, *v = vblob + vo;
+        size_t b = jkind[i] >= 0 ? typed++ : raw++;
+        kp[b] = kblob + ko;
+        kl[b] = (size_t)jkl[i];
+        vp[b] = vblob + vo;
+        vl[b] = (size_t)jvl[i];
+        kd[b] = jkind[i] >= 0 ? (mcpool_kind)jkind[i] : MCPOOL_KIND_BYTES; /* raw: unused */
+        fl[b] = (uint32_t)jfl[i];
+        tt[b] = mcpool_expiry_from_signed(jttl[i]);
+        cs[b] = jc[i];
+        st[b] = MCPOOL_UNKNOWN_ERROR;
+        idx[b] = i;
         ko += (size_t)jkl[i];
         vo += (size_t)jvl[i];
-        uint32_t flags = (uint32_t)jfl[i];
-        mcpool_status fs = jkind[i] < 0 ? MCPOOL_OK /* raw: the caller's flags */
-                                        : mcpool_client_kind_flags(CLIENT(h), (mcpool_kind)jkind[i], &flags);
-        if (fs == MCPOOL_UNSUPPORTED) {
-            /* stored alone, in the format's own form for its kind; its error is this call's */
-            mcpool_status one = mcpool_client_store_kind(CLIENT(h), op, k, (size_t)jkl[i],
-                                                         (mcpool_kind)jkind[i], v, (size_t)jvl[i],
-                                                         mcpool_expiry_from_signed(jttl[i]), jc[i]);
-            jout[i] = (jint)one;
-            if (!is_answer(one) && !item_last_error(env, &errs, i, one)) goto out;
-            continue;
-        }
-        if (fs != MCPOOL_OK) {
-            jout[i] = (jint)fs;
-            if (!item_last_error(env, &errs, i, fs)) goto out;
-            continue;
-        }
-        kp[batch] = k;
-        kl[batch] = (size_t)jkl[i];
-        vp[batch] = v;
-        vl[batch] = (size_t)jvl[i];
-        fl[batch] = flags;
-        tt[batch] = mcpool_expiry_from_signed(jttl[i]);
-        cs[batch] = jc[i];
-        st[batch] = MCPOOL_UNKNOWN_ERROR;
-        idx[batch] = i;
-        batch++;
     }
-    if (batch > 0) {
-        mcpool_status rc = mcpool_client_store_multi(CLIENT(h), op, kp, kl, vp, vl, fl, tt, cs, batch, NULL, st);
-        for (size_t b = 0; b < batch; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
-        if (!batch_errors(env, &errs, rc, st, idx, batch)) goto out;
+    /* Each call's item messages are read before the next call replaces them. */
+    if (nk > 0) {
+        mcpool_status rc = mcpool_client_store_multi_kind(CLIENT(h), op, kp, kl, kd, vp, vl, tt, cs, nk, NULL, st);
+        for (size_t b = 0; b < nk; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
+        if (!batch_errors(env, &errs, rc, st, idx, nk)) goto out;
+    }
+    if (un > nk) {
+        size_t r = un - nk;
+        mcpool_status rc = mcpool_client_store_multi(CLIENT(h), op, kp + nk, kl + nk, vp + nk, vl + nk, fl + nk,
+                                                     tt + nk, cs + nk, r, NULL, st + nk);
+        for (size_t b = nk; b < un; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
+        if (!batch_errors(env, &errs, rc, st + nk, idx + nk, r)) goto out;
     }
     (*env)->SetIntArrayRegion(env, out, 0, n, jout);
 out:

@@ -1004,10 +1004,10 @@ public final class Mcpool implements AutoCloseable {
 
     /**
      * Stores every entry in one pipelined round trip per server, each with the TTL that
-     * {@code ttlOf} gives its key (seconds, 0 = never expires); a value the batch calls cannot
-     * carry in its format's form (a String under the {@code spymemcached} value format, whose
-     * flags 0 they take as byte[]) is stored alone, as {@link #set} stores it. Key to true
-     * when stored; the keys that failed (after every item was tried) throw a
+     * {@code ttlOf} gives its key (seconds, 0 = never expires), each value with the flags and
+     * bytes {@link #set} stores it with (a String under the {@code spymemcached} value format
+     * included); values a transcoder gives flags of its own (Whalin's Integer, spymemcached's
+     * Long) share a second round trip. Key to true when stored; the keys that failed (after every item was tried) throw a
      * {@link PartialBatchException} carrying every answered key's answer and each failed
      * key's exception, with the core's message for that key, as for every *Multi write
      * (addMulti ... touchMulti, casMultiResults). {@code ttlOf} runs for every key
@@ -1020,7 +1020,8 @@ public final class Mcpool implements AutoCloseable {
         return storeMulti(Native.OP_SET, values, ttlOf, null);
     }
 
-    /** A batch of one store command: one pipelined round trip per server, every item tried;
+    /** A batch of one store command: one pipelined round trip per server (two when values of
+     * a kind and raw ones with their own flags mix: Native.storeMulti), every item tried;
      * casOf (OP_CAS only) gives each key's CAS unique and the value to store. */
     private Map<String, Boolean> storeMulti(int op, Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf,
                                             java.util.function.ToLongFunction<String> casOf) {

@@ -282,9 +282,10 @@ final class Native {
     static native int flushAll(long client, int delaySeconds);
     /** Flushes server {@code index} of the list (serverLabel's numbering). */
     static native int flushServer(long client, int index, int delaySeconds);
-    /** One pipelined store (op OP_SET ... OP_CAS) per server: keys and values packed
-     * (lengths in klens, vlens), each item's kind (Kind.ordinal(), or -1: raw bytes with
-     * flags[i]), TTL and (cas null: all 0) CAS unique; every item's status written to out.
+    /** A batch store (op OP_SET ... OP_CAS): keys and values packed (lengths in klens,
+     * vlens), each item's kind (Kind.ordinal(), or -1: raw bytes with flags[i]), TTL and (cas
+     * null: all 0) CAS unique; the typed items in one pipelined call (encoded as storeKind
+     * encodes one), the raw ones in another; every item's status written to out.
      * Returns each failed item's exception, its message the core's for that item (null when
      * none failed; a null slot: an item that did not fail, or whose message was empty). */
     static native McpoolException[] storeMulti(long client, int op, byte[] keys, int[] klens, byte[] vals,
