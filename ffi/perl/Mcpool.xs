@@ -371,9 +371,20 @@ mcp_key_bytes(pTHX_ SV *sv, STRLEN *len, const char *fn)
         sv = sv_2mortal(newSVsv(sv));
     if (!SvOK(sv))
         croak("Mcpool::%s: the key is undef", fn);
-    if (SvROK(sv) && !SvAMAGIC(sv))
+    if (SvROK(sv) && !SvAMAGIC(sv)) {
+        /* Cache::Memcached's [$hash, $key]: its $hash picks the server. The core places
+         * every key by hashing the key, and no C ABI call takes a caller's hash, so the form
+         * cannot be honoured; the message says so rather than only "a reference" (tester
+         * finding keys 3), as code moving from Cache::Memcached meets it first. */
+        if (SvTYPE(SvRV(sv)) == SVt_PVAV && av_len((AV *)SvRV(sv)) == 1)
+            croak("Mcpool::%s: the key is an array reference of two elements, "
+                  "Cache::Memcached's [$hash, $key] form, whose $hash picks the server; mcpool "
+                  "places every key by the hash of the key itself and cannot honour a caller's "
+                  "hash: pass the key ($key) instead; its server may then differ from the one "
+                  "Cache::Memcached picks for [$hash, $key]", fn);
         croak("Mcpool::%s: the key must be a string, not a reference (%s)", fn,
               sv_reftype(SvRV(sv), 0));
+    }
     return SvPV_nomg(sv, *len);
 }
 

@@ -893,6 +893,9 @@ C<ketama_points> 0 (modulo, whole weights in the C ABI) a fractional weight is r
 warning; Cache::Memcached::Fast itself only agrees with Cache::Memcached for integer weights
 there.
 
+Cache::Memcached's C<[$hash, $key]> keys (a caller's hash picking the server) are refused
+with a croak that says why: see L</BAD INPUT>.
+
 =item Values and flags
 
 By default Cache::Memcached's flag layout (the core's C<cache-memcached-fast> value format):
@@ -1626,7 +1629,15 @@ L</last_error>).
 
 An undef key croaks (C<Mcpool::get: the key is undef>); so does a reference used as a key
 (C<Mcpool::set: the key must be a string, not a reference (ARRAY)>): Cache::Memcached::Fast
-stores under C<"ARRAY(0x...)"> instead, which is never what was meant. A key longer than 250
+stores under C<"ARRAY(0x...)"> instead, which is never what was meant. An array reference of
+two elements is Cache::Memcached's C<[$hash, $key]> form, whose C<$hash> picks the server;
+mcpool places every key by the hash of the key itself (the core's placement: no call takes a
+caller's hash), so it cannot honour the form, also with C<preset =E<gt> 'cache-memcached'>, and
+the croak says so (C<Mcpool::set: the key is an array reference of two elements,
+Cache::Memcached's [$hash, $key] form, ...: pass the key ($key) instead ...>). Pass the key
+itself; its server may then differ from the one Cache::Memcached picks for
+C<[$hash, $key]>, so such keys written by Cache::Memcached may be missed until rewritten. A
+key longer than 250
 bytes (with the namespace), empty without a namespace (under one, the empty key is the
 namespace itself, as in Cache::Memcached::Fast), or, on the text protocol (the default), with
 spaces or control characters is refused by the core before anything is sent, and the command
