@@ -1080,6 +1080,41 @@ static void packed_keys_free(packed_keys *pk) {
     free(pk->lens);
 }
 
+/* Sets the packed keys to the packed values (flags 0, all with ttl) through
+ * mcpool_client_set_multi_noreply: no reply per item on the text protocol, one barrier round
+ * trip per server. The core answers only the first failure (an item refused before sending
+ * fails alone, the others are still sent), so that one status is thrown as its exception,
+ * with the core's message, once the call is over; returns its status (MCPOOL_OK). */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_setMultiNoreply(JNIEnv *env, jclass cls, jlong h,
+                                                             jbyteArray keys, jintArray klens,
+                                                             jbyteArray vals, jintArray vlens, jint ttl) {
+    (void)cls;
+    if (keys == NULL || klens == NULL || vals == NULL || vlens == NULL) {
+        return answer(env, mcpool_client_set_multi_noreply(NULL, NULL, NULL, NULL, NULL, 0, 0));
+    }
+    jsize n = (*env)->GetArrayLength(env, klens);
+    if (n == 0) return MCPOOL_OK;
+    /* a values' length list shorter than the keys' would be read past its end */
+    if ((*env)->GetArrayLength(env, vlens) != n) {
+        return answer(env, mcpool_client_set_multi_noreply(CLIENT(h), NULL, NULL, NULL, NULL, (size_t)n, 0));
+    }
+    packed_keys pk, pv = {NULL, NULL, NULL};
+    jint rc = -1;
+    int rk = packed_keys_read(env, keys, klens, n, &pk, "mcpool: set-multi-noreply buffers"), rv = 0;
+    /* the values are packed as the keys are: the same reader, nothing key-specific in it */
+    if (rk > 0) rv = packed_keys_read(env, vals, vlens, n, &pv, "mcpool: set-multi-noreply buffers");
+    if (rk < 0 || rv < 0) {
+        /* a length negative or past its bytes: the core's refusal of a NULL array */
+        rc = answer(env, mcpool_client_set_multi_noreply(CLIENT(h), NULL, NULL, NULL, NULL, (size_t)n, 0));
+    } else if (rk > 0 && rv > 0) {
+        rc = answer(env, mcpool_client_set_multi_noreply(CLIENT(h), pk.ptrs, pk.lens, pv.ptrs, pv.lens, (size_t)n,
+                                                         mcpool_expiry_from_signed(ttl)));
+    }
+    packed_keys_free(&pk);
+    packed_keys_free(&pv);
+    return rc;
+}
+
 /* Deletes the packed keys in one pipelined round trip per server; every key's status to out.
  * Returns each failed key's exception with the core's message for that key (NULL when none
  * failed), as storeMulti. */

@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>TTLs are seconds (0 = never expires; above 30 days memcached reads an absolute Unix
  * time, up to 2147483647). A negative TTL of a store, touch or counter (set, add, replace,
- * cas, setBytes, setMulti, setWithVersion, touch, incrOrInit, decrOrInit; and of gat, gats,
+ * cas, setBytes, setMulti, setMultiNoreply, setWithVersion, touch, incrOrInit, decrOrInit; and of gat, gats,
  * gatMulti, gatsMulti) stores the item already expired, as memcached reads a negative expiry and spymemcached sends it: the core's
  * rule for signed expiries (MCPOOL_EXPIRED_AT_ONCE; Python and Perl do the same). The lease
  * times of {@link #getLease} and {@link #invalidate}, which have no such meaning, refuse a
@@ -1018,6 +1018,43 @@ public final class Mcpool implements AutoCloseable {
         notNull(values, "value map");
         notNull(ttlOf, "ttl function");
         return storeMulti(Native.OP_SET, values, ttlOf, null);
+    }
+
+    /**
+     * Stores every entry's bytes with flags 0 and {@code ttl} (seconds, 0 = never expires; a
+     * negative one stores them already expired, as {@link #setMulti}) without waiting for a
+     * reply per item: {@code noreply} on the text protocol, then one round trip per server to
+     * learn that every command was read (on the meta and binary protocols every item is
+     * answered, as {@link #setMulti}). The fastest bulk load. Flags 0 are read back as the
+     * value format reads them: {@code byte[]} under {@code mcpool}'s, a String under
+     * {@code spymemcached}'s; {@link #getBytes} gives the bytes under any format. An item
+     * refused before sending (an invalid or too long key, a value too large) fails alone: the
+     * others are still sent, then the first failure is thrown as its {@link McpoolException}
+     * with the core's message (a server's failure too). On the text protocol
+     * memcached reports no refusal of a noreply store (a value too large for memcached's item
+     * size): that item is not stored and nothing is thrown; {@link #setMulti} answers each
+     * item. An empty map sends nothing.
+     */
+    public void setMultiNoreply(Map<String, byte[]> values, int ttl) {
+        notNull(values, "value map");
+        int n = values.size();
+        byte[][] ks = new byte[n][], vs = new byte[n][];
+        int i = 0;
+        for (Map.Entry<String, byte[]> e : values.entrySet()) {
+            ks[i] = key(e.getKey());
+            if (e.getValue() == null) throw ClientException.invalidArgument("null value for key \"" + e.getKey() + "\"");
+            vs[i] = e.getValue();
+            i++;
+        }
+        if (n == 0) return;
+        int[] klens = new int[n], vlens = new int[n];
+        byte[] kb = pack(ks, klens, "keys"), vb = pack(vs, vlens, "values");
+        long h = nc.acquire();
+        try {
+            Native.setMultiNoreply(h, kb, klens, vb, vlens, ttl);
+        } finally {
+            nc.release();
+        }
     }
 
     /** A batch of one store command: one pipelined round trip per server (two when values of

@@ -290,6 +290,10 @@ final class Native {
      * none failed; a null slot: an item that did not fail, or whose message was empty). */
     static native McpoolException[] storeMulti(long client, int op, byte[] keys, int[] klens, byte[] vals,
                                                int[] vlens, int[] kinds, int[] flags, int[] ttls, long[] cas, int[] out);
+    /** Sets the packed keys to the packed values (flags 0, all with ttl) with noreply and one
+     * barrier round trip per server; the first failed item's status is thrown once every
+     * other item was sent (returns MCPOOL_OK otherwise). */
+    static native int setMultiNoreply(long client, byte[] keys, int[] klens, byte[] vals, int[] vlens, int ttl);
     /** One pipelined delete per server; every key's status written to out, each failed
      * key's exception returned as {@link #storeMulti}. */
     static native McpoolException[] deleteMulti(long client, byte[] keys, int[] klens, int[] out);

@@ -12,8 +12,8 @@ import org.junit.Test;
 
 /** The batch writes store every value as the single store of its op does, in one pipelined
  * call per server (two when typed values and values with a transcoder's own flags mix), never
- * item by item (tester finding batches 3: a String under spymemcached was stored alone).
- * memcached's own view (TestServer.raw) is the judge of flags and bytes. */
+ * item by item (tester finding batches 3: a String under spymemcached was stored alone); and
+ * setMultiNoreply. memcached's own view (TestServer.raw) is the judge of flags and bytes. */
 public class TypedBatchTest extends ServerTestBase {
     /** "none": mcpool's default value format. Keys use only characters Whalin's key
      * encoding leaves as they are, so that raw() finds them. */
@@ -196,6 +196,78 @@ public class TypedBatchTest extends ServerTestBase {
                 assertEquals("text", mc.get(p + "s"));
                 assertEquals(5L, ((Number) mc.get(p + "i")).longValue());
                 assertEquals(Boolean.TRUE, mc.get(p + "b"));
+            }
+        }
+    }
+
+    @Test
+    public void setMultiNoreplyStoresEveryItem() throws Exception {
+        try (Mcpool mc = client("none", null)) {
+            Map<String, byte[]> batch = new LinkedHashMap<>();
+            for (int i = 0; i < 50; i++) batch.put("tb-nr-" + i, ("value " + i).getBytes(StandardCharsets.UTF_8));
+            batch.put("tb-nr-empty", new byte[0]);
+            mc.setMultiNoreply(batch, 0);
+            for (Map.Entry<String, byte[]> e : batch.entrySet()) {
+                TestServer.RawItem r = server.raw(e.getKey());
+                assertNotNull(e.getKey(), r);
+                assertEquals(e.getKey(), 0, r.flags);
+                assertArrayEquals(e.getKey(), e.getValue(), r.data);
+                assertArrayEquals(e.getKey(), e.getValue(), (byte[]) mc.get(e.getKey()));
+                assertArrayEquals(e.getKey(), e.getValue(), mc.getBytes(e.getKey()).data);
+            }
+            // an empty map sends nothing and answers nothing
+            mc.setMultiNoreply(new LinkedHashMap<>(), 0);
+            // a negative TTL stores the items already expired, as setMulti
+            mc.setMultiNoreply(Map.of("tb-nr-0", "gone".getBytes(StandardCharsets.UTF_8)), -1);
+            assertNull(mc.get("tb-nr-0"));
+        }
+    }
+
+    @Test
+    public void setMultiNoreplyThrowsTheRefusedKeyAfterStoringTheOthers() throws Exception {
+        try (Mcpool mc = client("none", null)) {
+            Map<String, byte[]> batch = new LinkedHashMap<>();
+            batch.put("tb-nrbad-a", "a".getBytes(StandardCharsets.UTF_8));
+            batch.put("bad key", "x".getBytes(StandardCharsets.UTF_8));
+            batch.put("tb-nrbad-b", "b".getBytes(StandardCharsets.UTF_8));
+            try {
+                mc.setMultiNoreply(batch, 0);
+                fail();
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_KEY", e.statusName());
+                assertTrue(e.getMessage(), e.getMessage().contains("bad key"));
+            }
+            assertArrayEquals("a".getBytes(StandardCharsets.UTF_8), (byte[]) mc.get("tb-nrbad-a"));
+            assertArrayEquals("b".getBytes(StandardCharsets.UTF_8), (byte[]) mc.get("tb-nrbad-b"));
+            // a key too long fails the same way
+            String tooLong = "tb-nrbad-" + "z".repeat(300);
+            Map<String, byte[]> two = new LinkedHashMap<>();
+            two.put(tooLong, "x".getBytes(StandardCharsets.UTF_8));
+            two.put("tb-nrbad-c", "c".getBytes(StandardCharsets.UTF_8));
+            try {
+                mc.setMultiNoreply(two, 0);
+                fail();
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_KEY", e.statusName());
+                assertTrue(e.getMessage(), e.getMessage().contains("longer than 250 bytes"));
+            }
+            assertArrayEquals("c".getBytes(StandardCharsets.UTF_8), (byte[]) mc.get("tb-nrbad-c"));
+            // the caller's own nulls: nothing sent
+            Map<String, byte[]> nul = new LinkedHashMap<>();
+            nul.put("tb-nrbad-d", "d".getBytes(StandardCharsets.UTF_8));
+            nul.put("tb-nrbad-e", null);
+            try {
+                mc.setMultiNoreply(nul, 0);
+                fail();
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+            }
+            assertNull(mc.get("tb-nrbad-d"));
+            try {
+                mc.setMultiNoreply(null, 0);
+                fail();
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
             }
         }
     }
