@@ -481,6 +481,12 @@ fn without_dead(c: &Client, dead: usize, key: &str) -> usize {
 
 /// A client of `f`'s servers with `weights`, `distribution` and `failover`.
 fn eject_client(f: &Fleet, weights: &[u32], distribution: &str, failover: &str) -> Client {
+    eject_builder(f, weights, distribution, failover)
+        .build()
+        .unwrap()
+}
+
+fn eject_builder(f: &Fleet, weights: &[u32], distribution: &str, failover: &str) -> ClientBuilder {
     let mut b = Client::builder()
         .set("distribution", distribution)
         .unwrap()
@@ -494,7 +500,7 @@ fn eject_client(f: &Fleet, weights: &[u32], distribution: &str, failover: &str) 
     for (a, w) in f.addrs.iter().zip(weights) {
         b = b.server_weighted(a, *w);
     }
-    b.build().unwrap()
+    b
 }
 
 /// Stores `keys` through `c` (one `set_multi`, then flushed and again key by key) and checks
@@ -1039,4 +1045,60 @@ fn the_pymemcache_preset_moves_keys_on_the_third_failed_period_a_second_apart() 
     let at = moved_at.unwrap();
     assert!(at >= Duration::from_millis(1900), "moved after {at:?}");
     assert_eq!(f.holders(&c.wire_key(k.as_bytes()).unwrap()).len(), 1);
+}
+
+/// Tester finding noreply 1: under `eject` with a modulo profile, the batch whose call ejects
+/// a server had set (or deleted) the live servers' keys where they lived before the
+/// ejection, and the same client's next read looked where they live after it: the older
+/// value another client had written there after its own ejection. Such items are done once
+/// more on their new server within the call: every protocol, set_multi, set_multi_noreply
+/// and delete_multi.
+#[test]
+fn a_batch_that_ejects_a_server_leaves_its_own_writes_where_the_next_read_looks() {
+    let f = fleet();
+    for protocol in ["text", "meta", "binary"] {
+        let prefix = unique(protocol);
+        let client = || {
+            eject_builder(&f, &[1, 1, 1, 1], "cache-memcached", "eject")
+                .set("protocol", protocol)
+                .unwrap()
+                .key_prefix(prefix.as_str())
+                .build()
+                .unwrap()
+        };
+        let keys: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
+        let with = |v: &'static [u8]| -> Vec<(&str, &[u8])> {
+            keys.iter().map(|k| (k.as_str(), v)).collect()
+        };
+        // a client that has ejected writes OLD where every key lives without the dead server
+        let first = client();
+        first.set_multi(&with(b"OLD"), 0);
+        assert!(first.set_multi(&with(b"OLD"), 0).iter().all(Result::is_ok));
+        let hits = |c: &Client, v: &[u8]| {
+            c.get_multi(&keys)
+                .into_iter()
+                .filter(|r| matches!(r, Ok(Some(it)) if &it.value[..] == v))
+                .count()
+        };
+        assert_eq!(hits(&first, b"OLD"), keys.len(), "{protocol}");
+        // a client that has not: its batch ejects the server during the call
+        let second = client();
+        assert!(second.set_multi(&with(b"NEW"), 0).iter().all(Result::is_ok));
+        assert_eq!(hits(&second, b"NEW"), keys.len(), "{protocol} set_multi");
+        let third = client();
+        third.set_multi_noreply(&with(b"NR"), 0).unwrap();
+        assert_eq!(
+            hits(&third, b"NR"),
+            keys.len(),
+            "{protocol} set_multi_noreply"
+        );
+        let fourth = client();
+        let deleted = fourth.delete_multi(&keys);
+        assert!(deleted.iter().all(Result::is_ok), "{deleted:?}");
+        let left = fourth.get_multi(&keys);
+        assert!(
+            left.iter().all(|r| matches!(r, Ok(None))),
+            "{protocol} delete_multi"
+        );
+    }
 }
