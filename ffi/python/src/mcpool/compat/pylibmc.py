@@ -48,9 +48,15 @@ What is pylibmc's and stays so:
   number, text ``ClientError``; ``TooBig``, ``ConnectionError``,
   ``ServerDown``, ...); ``incr``/``decr`` parse delta as pylibmc (a C int: ``TypeError``
   for a str or float, ``OverflowError`` from 2**31, ``ValueError`` below 0; True is 1).
-  A key over 250 bytes raises ``ValueError`` on every call; one with a
-  space or a control byte (text protocol) ``ClientError`` on a write, delete, touch or
-  counter, and is a miss on a read, as with pylibmc.
+  A key over 250 bytes raises ``ValueError`` on every call. On the text protocol a key
+  holding a space or any control byte (``\\x00`` to ``\\x1f``, ``\\x7f``) is refused, nothing
+  sent: ``ClientError`` on a write, delete, touch or counter (``set_multi`` and its kin:
+  once the other keys are stored), a miss on a read. pylibmc 1.6.3 refuses only some: with
+  a space, LF or NUL its writes raise (a ``pylibmc.Error``, not always ``ClientError``) and
+  its reads miss; a key with a tab, CR, DEL or another control byte memcached 1.6 takes,
+  and pylibmc stores, deletes, touches and counts it, while its ``get`` of that key times
+  out (an ``Error``) and ``get_multi`` misses it. The drop-in refuses them all, the safer
+  side: no key is written that a read cannot ask for.
 - A read (``get``, ``gets``, ``get_multi``) answered with ``SERVER_ERROR``,
   ``CLIENT_ERROR``, "object too large for cache" or a reply that is not memcached's is a
   miss, as pylibmc answers it (only stores raise); ``get_multi`` keeps the other servers'
@@ -339,11 +345,12 @@ def _length_error(key, prefix=None):
 
 def _refused_key(e):
     """Whether the core refused a key of the call (MCPOOL_INVALID_KEY), nothing sent. Which
-    key is the core's rule; what pylibmc does with it is this module's: a key pylibmc's
+    key is the core's rule; what the drop-in does with it is this module's: a key pylibmc's
     binding finds too long (_too_long) raises ValueError on every call; any other (a space,
-    a control byte, on the text protocol) is one libmemcached sends and memcached answers
-    with an error, so a write, delete, touch or counter raises ClientError (a pylibmc.Error),
-    and a read is a miss (get None, get_multi without it)."""
+    a control byte, on the text protocol) raises ClientError (a pylibmc.Error) from a write,
+    delete, touch or counter, and a read is a miss (get None, get_multi without it). pylibmc
+    does so only for a space, LF or NUL: the others memcached takes (the module's
+    docstring)."""
     return getattr(e, "status_name", None) == "MCPOOL_INVALID_KEY"
 
 
@@ -402,8 +409,9 @@ def _raised_by_multi_stores(e):
     mapping's order) rather than listing the key as not stored: pylibmc 1.6.3 raises for
     every failure of the store itself, a server it cannot reach, TooBig for a value over the
     item size, and the server's SERVER_ERROR, CLIENT_ERROR or a reply it cannot read (tester
-    finding errors2 1: those were listed); a key mcpool refuses (a space, a control byte,
-    which pylibmc would send) is listed, as documented."""
+    finding errors2 1: those were listed). A key the core refuses (a space, a control byte)
+    never comes here: the native set_multi raises its ClientError once the others are
+    stored."""
     name = getattr(e, "status_name", None)
     return name is not None and name != "MCPOOL_INVALID_KEY"
 
