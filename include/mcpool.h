@@ -1055,14 +1055,15 @@ mcpool_status mcpool_config_add_server(mcpool_config *config,
  * Splits a server list written as one string (`list`, `list_len` bytes of UTF-8) at any of
  * the bytes of `separators` (`separators_len` ASCII bytes: `","` as the `servers` option and
  * the CLI's `--servers` split, `",;"` as Django's `LOCATION` is split), as the core splits
- * its own: entries trimmed, empty ones dropped, and a list holding an address with a
- * `user:password@` kept whole as one entry (so that its refusal never shows a piece of the
- * password: `bob:Se,cret@h:1`). Writes each entry as two byte offsets into `list`, its
+ * its own: entries trimmed, empty ones dropped; a list holding an address with a
+ * `user:password@` is refused, `MCPOOL_CONFIG`, its message showing nothing before the
+ * list's last `@` (a password may hold a separator: `bob:Se,cret@h:1`). Writes each entry as two byte offsets into `list`, its
  * start and end, to `bounds[2i]` and `bounds[2i + 1]`, for as many entries as `bounds_len`
  * (a count of `size_t`s) holds; `*out_n` gets the number of entries: call again with a
- * larger array when it is larger than `bounds_len / 2`. Returns `MCPOOL_OK`, or
- * `MCPOOL_INVALID_ARGUMENT` for a NULL with a length, a NULL `out_n`, a list not UTF-8 or a
- * separator not ASCII. No I/O, no client.
+ * larger array when it is larger than `bounds_len / 2`. Returns `MCPOOL_OK`, `MCPOOL_CONFIG`
+ * (nothing written) for a list holding a `user:password@`, or `MCPOOL_INVALID_ARGUMENT` for
+ * a NULL with a length, a NULL `out_n`, a list not UTF-8 or a separator not ASCII. No I/O,
+ * no client.
  *
  * # Safety
  * `list` is NULL or valid for `list_len` bytes, `separators` NULL or valid for

@@ -132,6 +132,51 @@ pub fn shown(s: &str) -> std::borrow::Cow<'_, str> {
     format!("{}<userinfo hidden>{}", &s[..start], &s[at..]).into()
 }
 
+/// Whether the text after `t`'s last `@` is a `host:port` (a port given): then what precedes
+/// it is a URL's userinfo, whatever it holds, never a socket path's own `@` or a nutcracker
+/// name's (`/tmp/a@b.sock`, `cache@1`).
+fn userinfo_host(t: &str) -> bool {
+    t.rfind('@').is_some_and(|at| {
+        let host = t[at + 1..].trim();
+        host.contains(':')
+            && !host.starts_with('/')
+            && matches!(
+                ServerSpec::parse(host),
+                Ok(ServerSpec {
+                    addr: ServerAddr::Tcp { .. },
+                    ..
+                })
+            )
+    })
+}
+
+/// A server list written as one string as an error shows it: everything before its last `@`
+/// hidden when a piece of it (split at `separators`) holds a `user:password@`, whatever the
+/// password holds (a separator, a `/`); else as [`shown`] shows an address.
+pub fn shown_list<'a>(list: &'a str, separators: &[char]) -> std::borrow::Cow<'a, str> {
+    let secret = list
+        .split(separators)
+        .map(str::trim)
+        .any(ServerSpec::holds_userinfo);
+    match list.rfind('@') {
+        Some(at) if secret => format!("<userinfo hidden>{}", list[at..].trim_end()).into(),
+        _ => shown(list),
+    }
+}
+
+/// Whether `t` starts with a socket path and holds a `user:password` before its last `@`
+/// after the first separator (white space, `,` or `;`): a list in one entry whose password
+/// may hold a space or a separator and whose host no port (tester finding retest19 1). A
+/// socket's own name (`/tmp/a b@c.sock`) has no `:` there.
+fn path_then_userinfo(t: &str) -> bool {
+    (t.starts_with('/') || unix_path(t).is_some())
+        && t.rfind('@').is_some_and(|at| {
+            t[..at]
+                .find(|c: char| c.is_whitespace() || c == ',' || c == ';')
+                .is_some_and(|sep| t[sep..at].contains(':'))
+        })
+}
+
 /// Why an address with a `user:password@` before its host is refused.
 const NO_USERINFO: &str = "a server address takes no user:password@ (SASL credentials are the \
                            sasl_username and sasl_password options)";
@@ -288,36 +333,55 @@ impl ServerSpec {
     /// dropped: the split every surface that takes a list as one string uses (the `servers`
     /// option, the CLI's `--servers`). Each entry is then read by [`ServerSpec::parse_entry`].
     /// See [`ServerSpec::split_list_on`] for a list holding a `user:password@`.
-    pub fn split_list(list: &str) -> impl Iterator<Item = &str> {
+    pub fn split_list(list: &str) -> Result<Vec<&str>> {
         Self::split_list_on(list, &[','])
     }
 
     /// The entries of a server list written as one string, split at any of `separators`
     /// (Django's `LOCATION` takes `;` and `,`), trimmed, empty ones dropped. A list holding
-    /// an address with a `user:password@` is one entry, the whole list, which
-    /// [`ServerSpec::parse_entry`] refuses without quoting the password: split, a password
-    /// holding a separator (`bob:Se,cret@h:1`) gave the entry `bob:Se`, whose refusal
-    /// showed it (tester finding retest18 3). Such an address is a piece holding an `@`
-    /// that is no socket path and is not a server entry as read (a nutcracker name may hold
-    /// an `@`: `h:1:1 cache@1`).
-    pub fn split_list_on<'a>(
-        list: &'a str,
-        separators: &'a [char],
-    ) -> impl Iterator<Item = &'a str> + 'a {
-        let pieces = || {
-            list.split(separators)
-                .map(str::trim)
-                .filter(|e| !e.is_empty())
-        };
-        let secret = |p: &str| {
-            p.contains('@')
-                && !p.starts_with('/')
-                && unix_path(p).is_none()
-                && Self::parse_entry(p, None).is_err()
-        };
-        let whole = pieces().any(secret);
-        let one = whole.then(|| list.trim()).filter(|l| !l.is_empty());
-        one.into_iter().chain(pieces().filter(move |_| !whole))
+    /// an address with a `user:password@` is refused whole, showing nothing before its last
+    /// `@`: split, a password holding a separator (`bob:Se,cret@h:1`, `bob:Se,/cret@h:1`)
+    /// gave pieces whose refusal showed it, or a socket path that swallowed the rest of the
+    /// list (tester findings retest18 3, retest19 1-3). Such an address is a piece holding
+    /// an `@` that no entry reads (a nutcracker name may hold one: `h:1:1 cache@1`), or a
+    /// socket path with a `host:port` after its last `@`.
+    pub fn split_list_on<'a>(list: &'a str, separators: &[char]) -> Result<Vec<&'a str>> {
+        let pieces: Vec<&str> = list
+            .split(separators)
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .collect();
+        if let Some(at) = list.rfind('@') {
+            let hidden = format!("<userinfo hidden>{}", list[at..].trim_end());
+            if pieces.iter().any(|p| Self::holds_userinfo(p)) {
+                return Err(Error::Config(format!(
+                    "bad server address \"{hidden}\" (a list of {} bytes): {NO_USERINFO}",
+                    list.len()
+                )));
+            }
+            // a list with an `@` whose entry is refused is refused here, showing nothing
+            // before its last `@`: the piece refused may be part of a password that holds
+            // a separator and reads as a socket path after it (`bob:S;unix:/x@h`)
+            if pieces.iter().any(|p| Self::parse_entry(p, None).is_err()) {
+                return Err(Error::Config(format!(
+                    "bad server list \"{hidden}\" ({} bytes): an entry of it is not a server \
+                     address (not shown: the list holds an `@`, which may end a \
+                     user:password@; {NO_USERINFO})",
+                    list.len()
+                )));
+            }
+        }
+        Ok(pieces)
+    }
+
+    /// Whether a piece of a list is an address with a `user:password@` (see
+    /// [`ServerSpec::split_list_on`]).
+    fn holds_userinfo(p: &str) -> bool {
+        p.contains('@')
+            && (userinfo_host(p)
+                || !p.starts_with('/')
+                    && unix_path(p).is_none()
+                    && Self::parse_entry(p, None).is_err())
     }
 
     /// One entry of a server list, read the same way by every surface (the `servers` option,
@@ -339,6 +403,23 @@ impl ServerSpec {
     /// or beside it), else 1; a weight of 0 is a configuration error.
     pub fn parse_entry(s: &str, beside: Option<u32>) -> Result<ServerSpec> {
         let t = s.trim();
+        if userinfo_host(t) {
+            // a `host:port` after the last `@`: a user:password@ whatever precedes it, never
+            // read as a socket path or nutcracker's `host:port:weight name` (whose first
+            // field's error showed `bob:pw` of `bob:pw:12 x@h:1`: tester finding retest19 4)
+            return Err(Error::Config(format!(
+                "bad server address \"<userinfo hidden>{}\": {NO_USERINFO}",
+                &t[t.rfind('@').unwrap_or(0)..]
+            )));
+        }
+        if path_then_userinfo(t) {
+            let host = t.rfind('@').map_or("", |at| &t[at..]);
+            return Err(Error::Config(format!(
+                "bad server address \"<userinfo hidden>{host}\" (an entry of {} bytes): \
+                 {NO_USERINFO}",
+                t.len()
+            )));
+        }
         if unbracketed_ipv6(t) {
             // Read as host:port:weight it would be refused quoting a fragment (":").
             return ServerSpec::parse(t);
@@ -424,8 +505,13 @@ impl ServerSpec {
         // read as one socket path whose later errors show the password ("/tmp/a.sock,bob:pw@
         // h:1": tester finding retest17 1); a socket path's own `@` (`/tmp/a b@c.sock`) has
         // no `host:port` after it
+        // (a `:` before the `@` too: `user:password@host` without a port, tester finding
+        // retest19 1)
         let userinfo = |p: &&str| {
-            !path(p) && !p.contains('/') && p.rfind('@').is_some_and(|at| p[at..].contains(':'))
+            !path(p)
+                && !p.contains('/')
+                && p.rfind('@')
+                    .is_some_and(|at| p[at..].contains(':') || p[..at].contains(':'))
         };
         if parts.len() > 1 && parts.iter().any(userinfo) {
             if !path(&t) {
@@ -724,9 +810,9 @@ mod tests {
             }
             assert!(w(four, Some(3)).is_err(), "{four:?} with a weight beside");
         }
-        let list: Vec<&str> = ServerSpec::split_list(" a:1 ,, b:2:3 ,").collect();
+        let list: Vec<&str> = ServerSpec::split_list(" a:1 ,, b:2:3 ,").unwrap();
         assert_eq!(list, ["a:1", "b:2:3"]);
-        assert_eq!(ServerSpec::split_list(",").count(), 0);
+        assert_eq!(ServerSpec::split_list(",").unwrap().len(), 0);
     }
 
     /// retest18 3: a password holding the list's separator split the list before the entry
@@ -734,7 +820,8 @@ mod tests {
     #[test]
     fn a_password_holding_a_separator_is_never_shown() {
         let read = |list: &str, seps: &[char]| -> Result<Vec<ServerSpec>> {
-            ServerSpec::split_list_on(list, seps)
+            ServerSpec::split_list_on(list, seps)?
+                .into_iter()
                 .map(|e| ServerSpec::parse_entry(e, None))
                 .collect()
         };
@@ -745,11 +832,25 @@ mod tests {
             "bob:Se;cret@h:1;b:2",
             "/tmp/a.sock,bob:Se,cret@h:1",
             "bob:Se, cret@h:1",
+            // retest19 1: a socket path first, an address without a port: read whole it was
+            // one socket path holding the password
+            "/tmp/a.sock,bob:Secret@127.0.0.1",
+            "unix:/tmp/a.sock;bob:Secret@localhost",
+            // retest19 3: the piece after the separator reads as a socket path
+            "bob:Se,/cret@127.0.0.1:11211",
+            "bob:Se;/cret@127.0.0.1:11211",
+            "bob:Se,unix:/cret@127.0.0.1:11211",
+            // retest19 4: the password reads as nutcracker's `:weight name`
+            "bob:Se:12 cret@127.0.0.1:1",
+            "a:1,bob:Se:12 cret@127.0.0.1:1",
+            // a password holding a separator and a socket path, no port
+            "/tmp/a.sock;bob:Se;unix:/cret@127.0.0.1",
+            "/tmp/a.sock,bob:Se,/cret@127.0.0.1",
         ] {
             match read(list, &[',', ';']) {
                 Err(Error::Config(m)) => {
                     assert!(m.contains(NO_USERINFO), "{list:?}: {m}");
-                    for secret in ["bob", "Se", "cret", "cr,et"] {
+                    for secret in ["bob", "Se", "cret", "cr,et", "Secret"] {
                         assert!(!m.contains(secret), "{list:?} shows {secret:?}: {m}");
                     }
                 }
@@ -762,11 +863,35 @@ mod tests {
             ("h:1:1 cache@1,h:2:1 mc:1", 2),
             ("unix:/tmp/x@y,h:2", 2),
             ("h:1,h:2", 2),
+            ("/tmp/my dir/a@b.sock,h:1", 2),
         ] {
             let got = read(list, &[',']).unwrap_or_else(|e| panic!("{list:?}: {e}"));
             assert_eq!(got.len(), n, "{list:?}");
         }
-        assert_eq!(ServerSpec::split_list_on(" , ; ", &[',', ';']).count(), 0);
+        // retest19 2: a socket path holding `,` and `@` in a list is refused, never one
+        // socket swallowing the servers after it (`...,127.0.0.1:21932` its weight)
+        let swallow = "/tmp/mc,1@x.sock,127.0.0.1:21931,127.0.0.1:21932";
+        assert!(matches!(read(swallow, &[',']), Err(Error::Config(_))));
+        assert_eq!(
+            ServerSpec::split_list_on(" , ; ", &[',', ';'])
+                .unwrap()
+                .len(),
+            0
+        );
+        // one entry (not split): the same refusals
+        for entry in [
+            "/tmp/a.sock,bob:Secret@127.0.0.1",
+            "bob:Se:12 cret@127.0.0.1:1",
+            "/tmp/a.sock,bob:Se:12 cret@127.0.0.1",
+            "/tmp/a.sock bob:Se cret@127.0.0.1",
+        ] {
+            match ServerSpec::parse_entry(entry, None) {
+                Err(Error::Config(m)) => assert!(!m.contains("Se"), "{entry:?}: {m}"),
+                other => panic!("{entry:?}: {other:?}"),
+            }
+        }
+        // a socket path with a space and `@` in one entry stays a path
+        assert!(ServerSpec::parse_entry("/tmp/a b@c.sock", None).is_ok());
     }
 
     /// Fleet F1: `::1` was refused as `bad server address ":": empty host`, and

@@ -199,14 +199,15 @@ pub unsafe extern "C" fn mcpool_config_add_server(
 /// Splits a server list written as one string (`list`, `list_len` bytes of UTF-8) at any of
 /// the bytes of `separators` (`separators_len` ASCII bytes: `","` as the `servers` option and
 /// the CLI's `--servers` split, `",;"` as Django's `LOCATION` is split), as the core splits
-/// its own: entries trimmed, empty ones dropped, and a list holding an address with a
-/// `user:password@` kept whole as one entry (so that its refusal never shows a piece of the
-/// password: `bob:Se,cret@h:1`). Writes each entry as two byte offsets into `list`, its
+/// its own: entries trimmed, empty ones dropped; a list holding an address with a
+/// `user:password@` is refused, `MCPOOL_CONFIG`, its message showing nothing before the
+/// list's last `@` (a password may hold a separator: `bob:Se,cret@h:1`). Writes each entry as two byte offsets into `list`, its
 /// start and end, to `bounds[2i]` and `bounds[2i + 1]`, for as many entries as `bounds_len`
 /// (a count of `size_t`s) holds; `*out_n` gets the number of entries: call again with a
-/// larger array when it is larger than `bounds_len / 2`. Returns `MCPOOL_OK`, or
-/// `MCPOOL_INVALID_ARGUMENT` for a NULL with a length, a NULL `out_n`, a list not UTF-8 or a
-/// separator not ASCII. No I/O, no client.
+/// larger array when it is larger than `bounds_len / 2`. Returns `MCPOOL_OK`, `MCPOOL_CONFIG`
+/// (nothing written) for a list holding a `user:password@`, or `MCPOOL_INVALID_ARGUMENT` for
+/// a NULL with a length, a NULL `out_n`, a list not UTF-8 or a separator not ASCII. No I/O,
+/// no client.
 ///
 /// # Safety
 /// `list` is NULL or valid for `list_len` bytes, `separators` NULL or valid for
@@ -247,8 +248,10 @@ pub unsafe extern "C" fn mcpool_server_list_split(
             return Err(Failure::invalid("separators must be ASCII"));
         }
         let seps: Vec<char> = seps.iter().map(|&b| char::from(b)).collect();
+        let entries = mcpool::ServerSpec::split_list_on(text, &seps)
+            .map_err(|e| Failure::new(mcpool_status::MCPOOL_CONFIG, e.to_string()))?;
         let mut n = 0;
-        for entry in mcpool::ServerSpec::split_list_on(text, &seps) {
+        for entry in entries {
             if 2 * n + 1 < bounds_len {
                 let start = entry.as_ptr() as usize - text.as_ptr() as usize;
                 // SAFETY: `bounds` is non-NULL (bounds_len > 0 here) and valid for

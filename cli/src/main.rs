@@ -444,6 +444,8 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 // The core's split of a list (the `servers` option's): given but empty is an
                 // error, never the private server meant for no --servers at all.
                 g.servers = mcpool::ServerSpec::split_list(&v)
+                    .map_err(|e| format!("--servers: {e}"))?
+                    .into_iter()
                     .map(String::from)
                     .collect();
                 if g.servers.is_empty() {

@@ -501,7 +501,11 @@ mod tests {
 
     fn globals(servers: &str, d: &str) -> Globals {
         Globals {
-            servers: ServerSpec::split_list(servers).map(str::to_owned).collect(),
+            servers: ServerSpec::split_list(servers)
+                .unwrap()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
             distribution: Some(d.into()),
             ..Globals::default()
         }

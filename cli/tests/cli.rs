@@ -2796,13 +2796,28 @@ fn a_password_holding_a_comma_in_servers_is_never_shown() {
     for servers in [
         "bob:Se,kr1t@127.0.0.1:1",
         "127.0.0.1:2,bob:Se,kr1t@127.0.0.1:1",
+        // retest19 1, 3: a socket path first and no port; a piece that reads as a path
+        "/tmp/a.sock,bob:Sekr1t@127.0.0.1:1",
+        "bob:Se,/kr1t@127.0.0.1:1",
     ] {
-        let o = on(servers, &["get", "k"]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(code(&o), 2, "{err}");
-        assert!(err.contains("<userinfo hidden>@127.0.0.1:1"), "{err}");
-        assert!(!err.contains("Se") && !err.contains("kr1t"), "{err}");
+        for cmd in [&["get", "k"][..], &["ring", "--keys", "/dev/null"]] {
+            let o = on(servers, cmd);
+            let (out, err) = (
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr),
+            );
+            assert_eq!(code(&o), 2, "{servers} {cmd:?}: {err}");
+            assert!(err.contains("<userinfo hidden>@127.0.0.1:1"), "{err}");
+            assert!(!err.contains("Se") && !err.contains("kr1t"), "{err}");
+            assert!(!out.contains("Se") && !out.contains("kr1t"), "{out}");
+        }
     }
+    // retest19 2: a socket path holding `,` and `@` never swallows the servers after it
+    let o = on(
+        "/tmp/mc,1@x.sock,127.0.0.1:21931,127.0.0.1:21932",
+        &["ring", "--keys", "/dev/null"],
+    );
+    assert_eq!(code(&o), 2, "{}", String::from_utf8_lossy(&o.stdout));
 }
 
 /// `set-multi --noreply` (tester finding noreply 3: `set_multi_noreply` was Rust-only):

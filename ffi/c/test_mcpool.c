@@ -868,10 +868,13 @@ static void test_server_weight_in_address(void) {
         EXPECT(mcpool_server_list_split(list, strlen(list), ",", 1, b, 2, &n), MCPOOL_OK);
         CHECK(n == 2 && b[0] == 1 && b[1] == 6); /* "a:1 ;": only the room given */
         list = "bob:Se;cr3t@h:1;b:2";
-        EXPECT(mcpool_server_list_split(list, strlen(list), ",;", 2, b, 6, &n), MCPOOL_OK);
-        CHECK(n == 1 && b[0] == 0 && b[1] == strlen(list));
-        EXPECT(mcpool_server_list_split(list, strlen(list), ",;", 2, NULL, 0, &n), MCPOOL_OK);
-        CHECK(n == 1);
+        EXPECT(mcpool_server_list_split(list, strlen(list), ",;", 2, b, 6, &n), MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "<userinfo hidden>@h:1;b:2") != NULL);
+        CHECK(strstr(mcpool_last_error_message(), "Se") == NULL);
+        list = "/tmp/a.sock,bob:Secr3t@127.0.0.1"; /* retest19 1: never one socket path */
+        EXPECT(mcpool_config_set(cfg, K("servers"), (const uint8_t *)list, strlen(list)),
+               MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "Secr3t") == NULL);
         EXPECT(mcpool_server_list_split(NULL, 0, NULL, 0, NULL, 0, &n), MCPOOL_OK);
         CHECK(n == 0);
         EXPECT(mcpool_server_list_split("a\xff", 2, ",", 1, b, 6, &n), MCPOOL_INVALID_ARGUMENT);

@@ -125,7 +125,7 @@ def test_a_path_with_whitespace_at_an_end_is_refused_never_another_socket(socket
 
 
 @pytest.mark.parametrize("pw", ["Sekr1t", "Sek r1t", "Sek=r1t", 'Sek"r1t', "Sek,r1t", "Sek;r1t",
-                                "Sek, r1t"])
+                                "Sek, r1t", "Sek,/r1t", "Sek;unix:/r1t", "Sek:12 r1t"])
 def test_a_password_in_an_address_is_never_shown(pw):
     """No address form takes user:password@: refused, the password in no message, through
     every drop-in and mcpool.Client (tester findings retest14 4, retest15 3, 5)."""
@@ -153,7 +153,11 @@ def test_a_password_in_an_address_is_never_shown(pw):
                  # a list in one str, split by the core's rule (Django's LOCATION): a
                  # separator in the password splits nothing (tester finding retest18 3)
                  lambda: McpoolCache("10.0.0.1:11211;" + spec, {}).get("k"),
-                 lambda: McpoolCache(spec + ",10.0.0.1:11211", {}).get("k")):
+                 lambda: McpoolCache(spec + ",10.0.0.1:11211", {}).get("k"),
+                 # a socket path first and an address without a port (tester finding
+                 # retest19 1: read whole as one socket path, the password in its errors)
+                 lambda: mcpool.Client("/tmp/a.sock," + spec.rsplit(":", 1)[0]).get("k"),
+                 lambda: McpoolCache("/tmp/a.sock;" + spec.rsplit(":", 1)[0], {}).get("k")):
         with pytest.raises(Exception) as e:
             make()
         assert "r1t" not in str(e.value) and "Sek" not in str(e.value), str(e.value)
