@@ -110,6 +110,24 @@ fn a_typed_batch_compares_cas_and_refuses_append_item_by_item() {
     assert_eq!(got[0].as_ref().unwrap(), &mcpool::StoreOutcome::Stored);
     assert_eq!(got[1].as_ref().unwrap(), &mcpool::StoreOutcome::Exists);
     assert_eq!(c.get_value("a").unwrap(), Some(mcpool::Value::Int(7)));
+    // an item with two faults (CAS 0 and data not of its kind) gets the single store's
+    // error (tester finding retest19 5: the batch named the CAS)
+    let bad = [SetItem::typed("c", Kind::Int, b"4x", 0)];
+    let single = c
+        .store_kind_as(
+            StoreCommand::Cas(0),
+            "c",
+            Kind::Int,
+            b"4x",
+            0,
+            Compress::Auto,
+        )
+        .unwrap_err();
+    let batch = c
+        .store_multi_items(StoreCommand::Cas(0), &bad)
+        .remove(0)
+        .unwrap_err();
+    assert_eq!(batch.to_string(), single.to_string());
     let got = c.store_multi_items(StoreCommand::Append, &items);
     for r in got {
         assert!(matches!(r, Err(mcpool::Error::Unsupported(_))), "{r:?}");
