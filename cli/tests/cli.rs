@@ -2780,12 +2780,12 @@ fn set_multi_stores_pairs_as_one_batch() {
     }
     let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
     assert!(
-        help.contains("\n  set-multi KEY VALUE [KEY VALUE...] [--ttl S]"),
+        help.contains("\n  set-multi KEY VALUE [KEY VALUE...] [--ttl S] [--noreply]"),
         "{help}"
     );
     let o = with(&["set-multi", "--help"]);
     assert!(String::from_utf8_lossy(&o.stdout).starts_with(
-        "usage: mcpool [GLOBAL OPTIONS] set-multi KEY VALUE [KEY VALUE...] [--ttl S]\n"
+        "usage: mcpool [GLOBAL OPTIONS] set-multi KEY VALUE [KEY VALUE...] [--ttl S] [--noreply]\n"
     ));
 }
 
