@@ -15,27 +15,6 @@ use IO::Socket::INET;
 my $srv = start_memcached();
 my $p   = unique('smk');
 
-# { key => [flags, bytes] } as memcached holds them, read past any client's decoding
-sub raw_get {
-    my @keys = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => $srv, Timeout => 5) or die "connect: $!";
-    binmode $s;
-    print $s "get @keys\r\n";
-    my %got;
-    for (0 .. @keys) {    # one VALUE per key at most, then END
-        my $line = <$s> // die 'the connection closed';
-        last if $line eq "END\r\n";
-        my ($k, $flags, $len) = $line =~ /^VALUE (\S+) (\d+) (\d+)\r\n\z/ or die "reply: $line";
-        my $data = '';
-        while (length $data < $len + 2) {
-            my $r = read($s, $data, $len + 2 - length $data, length $data);
-            die "read: $!" unless $r;
-        }
-        $got{$k} = [ $flags, substr($data, 0, $len) ];
-    }
-    return \%got;
-}
-
 # Values of every kind mcp_value tells apart; an integer first (the one once stored alone).
 sub values_for {
     my $utf8 = shift;
@@ -84,7 +63,7 @@ for my $format (qw(cache-memcached-fast cache-memcached mcpool)) {
         is($recs[0]{keys}, scalar @v, "$name: ... of every item") if @recs;
         ok($single->set($s . $_->[0], $_->[1]), "$name: set $_->[0]") for @v;
 
-        my $raw = raw_get(map { ($s . $_->[0], $b . $_->[0]) } @v);
+        my $raw = raw_get_multi($srv, map { ($s . $_->[0], $b . $_->[0]) } @v);
         for (@v) {
             my $k = $_->[0];
             ok($raw->{ $b . $k }, "$name: $k is stored");
@@ -105,9 +84,9 @@ for my $format (qw(cache-memcached-fast cache-memcached mcpool)) {
         @r = $batch->add_multi([ $b . 'int', 5 ], [ "${b}new", 6 ], [ $b . 'aref', [] ]);
         is_deeply(\@r, [ '', 1, '' ], "$name: add_multi: '' for an existing key, 1 for a new one");
         is($batch->get("${b}new"), 6, "$name: add_multi's integer reads back");
-        $raw = raw_get("${b}int", "${b}new");
+        $raw = raw_get_multi($srv, "${b}int", "${b}new");
         is($raw->{"${b}new"}[1], '6', "$name: add_multi stored the integer's text");
-        is_deeply($raw->{"${b}int"}, raw_get("${s}int")->{"${s}int"}, "$name: add_multi changed nothing");
+        is_deeply($raw->{"${b}int"}, raw_get_multi($srv, "${s}int")->{"${s}int"}, "$name: add_multi changed nothing");
     }
 }
 

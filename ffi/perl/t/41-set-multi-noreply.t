@@ -15,27 +15,6 @@ my $srv  = start_memcached();
 my $srv2 = start_memcached();
 my $p    = unique('nr');
 
-# { key => [flags, bytes] } as memcached holds them
-sub raw_get {
-    my ($server, @keys) = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => $server, Timeout => 5) or die "connect: $!";
-    binmode $s;
-    print $s "get @keys\r\n";
-    my %got;
-    for (0 .. @keys) {    # one VALUE per key at most, then END
-        my $line = <$s> // die 'the connection closed';
-        last if $line eq "END\r\n";
-        my ($k, $flags, $len) = $line =~ /^VALUE (\S+) (\d+) (\d+)\r\n\z/ or die "reply: $line";
-        my $data = '';
-        while (length $data < $len + 2) {
-            my $r = read($s, $data, $len + 2 - length $data, length $data);
-            die "read: $!" unless $r;
-        }
-        $got{$k} = [ $flags, substr($data, 0, $len) ];
-    }
-    return \%got;
-}
-
 my $latin = "caf\x{e9}";
 utf8::upgrade($latin);
 my @values = ([ s => 'hello' ], [ i => 42 ], [ f => 0.1 + 0.2 ], [ u => undef ],
@@ -50,7 +29,7 @@ for my $protocol (qw(text meta binary)) {
         "$protocol: set_multi_noreply is true");
     is(Mcpool::last_error(), '', "$protocol: ... last_error empty");
     ok($m->set($s . $_->[0], $_->[1]), "$protocol: set $_->[0]") for @values;
-    my $raw = raw_get($srv, map { ($b . $_->[0], $s . $_->[0]) } @values);
+    my $raw = raw_get_multi($srv, map { ($b . $_->[0], $s . $_->[0]) } @values);
     for (@values) {
         my $k = $_->[0];
         ok($raw->{ $b . $k }, "$protocol: $k stored");
@@ -136,7 +115,7 @@ for my $protocol (qw(text meta binary)) {
         'an integer under the mcpool format croaks');
     like($@, qr/is an integer/, '... saying why');
     ok($mc->set_multi_noreply([ $k, 'a' ], [ "${k}2", 1.5 ]), '... a string and a float are bytes there');
-    is_deeply(raw_get($srv, "${k}2")->{"${k}2"}, [ 0, '1.5' ], '... stored under flags 0');
+    is_deeply(raw_get_multi($srv, "${k}2")->{"${k}2"}, [ 0, '1.5' ], '... stored under flags 0');
 
     ok(!eval { $m->set_multi_noreply([ "${k}3", 'a', 60 ], [ "${k}4", 'b' ]); 1 },
         'two expiration times croak');

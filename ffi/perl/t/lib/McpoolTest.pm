@@ -7,7 +7,7 @@ use Exporter ();
 use IO::Socket::INET;
 use POSIX ();
 
-our @EXPORT = qw(start_memcached stop_memcached restart_memcached unique);
+our @EXPORT = qw(start_memcached stop_memcached restart_memcached unique raw_get_multi);
 our @ISA = ('Exporter');
 
 # The memcached the tests start: $MEMCACHED, else `memcached` on PATH.
@@ -40,6 +40,28 @@ my $owner = $$;
 my $n = 0;
 
 sub unique { return sprintf 't%d-%d-%s-', $$, $n++, shift // 'k' }
+
+# { key => [flags, bytes] } as the memcached at $server holds @keys, read over a socket of its
+# own, past any client's decoding.
+sub raw_get_multi {
+    my ($server, @keys) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => $server, Timeout => 5) or die "connect: $!";
+    binmode $s;
+    print $s "get @keys\r\n";
+    my %got;
+    for (0 .. @keys) {    # one VALUE per key at most, then END
+        my $line = <$s> // die 'the connection closed';
+        last if $line eq "END\r\n";
+        my ($k, $flags, $len) = $line =~ /^VALUE (\S+) (\d+) (\d+)\r\n\z/ or die "reply: $line";
+        my $data = '';
+        while (length $data < $len + 2) {
+            my $r = read($s, $data, $len + 2 - length $data, length $data);
+            die "read: $!" unless $r;
+        }
+        $got{$k} = [ $flags, substr($data, 0, $len) ];
+    }
+    return \%got;
+}
 
 # A test that needs other modules, in a BEGIN block: fails (one test, not ok) naming the
 # missing ones and the Debian packages that bring them, rather than skipping quietly.
