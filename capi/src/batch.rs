@@ -219,6 +219,39 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
     }
 }
 
+/// Each item's value of a batch store, or the failure that refuses that item alone (a value
+/// over the input limit, a key too long to read: `long`); a NULL value with a length fails
+/// the whole call.
+///
+/// # Safety
+/// Each `vptrs[i]` is NULL or valid for `vlens[i]` bytes, for `'a`.
+unsafe fn item_values<'a>(
+    c: &mcpool_client,
+    op: &str,
+    keys: &[&[u8]],
+    long: &[(usize, usize)],
+    vptrs: &[*const u8],
+    vlens: &[usize],
+) -> Result<Vec<Result<&'a [u8], Failure>>, Failure> {
+    let mut values = Vec::with_capacity(vptrs.len());
+    for (i, (&p, &len)) in vptrs.iter().zip(vlens).enumerate() {
+        // SAFETY: the caller promises `len` readable bytes at a non-NULL `p`.
+        let v = match unsafe { ptr::bytes(p, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) } {
+            Ok(v) => Ok(v),
+            Err(f) if f.status == MCPOOL_VALUE_TOO_LARGE => {
+                Err(super::commands::input_limit(op, keys[i], f))
+            }
+            Err(f) => return Err(Failure::invalid(format!("value {i}: {}", f.message))),
+        };
+        let v = match long.iter().find(|&&(j, _)| j == i) {
+            Some(&(_, len)) => Err(too_long(op, i, len)),
+            None => v,
+        };
+        values.push(v);
+    }
+    Ok(values)
+}
+
 /// The expiry of each item of a batch store.
 #[derive(Clone, Copy)]
 enum Ttls {
@@ -290,28 +323,16 @@ unsafe fn store_multi(
         let mut refused: Vec<Option<Failure>> = (0..n).map(|_| None).collect();
         let mut items = Vec::with_capacity(n);
         let mut positions = Vec::with_capacity(n);
-        for i in 0..n {
-            // SAFETY: the caller promises `vlens[i]` readable bytes at a non-NULL `vptrs[i]`.
-            let v = match unsafe {
-                ptr::bytes(
-                    vptrs[i],
-                    vlens[i],
-                    c.max_input,
-                    "value",
-                    MCPOOL_VALUE_TOO_LARGE,
-                )
-            } {
+        // SAFETY: forwarded from the caller's promise.
+        let read = unsafe { item_values(c, op, &keys, &long, vptrs, vlens) }?;
+        for (i, v) in read.into_iter().enumerate() {
+            let v = match v {
                 Ok(v) => v,
-                Err(f) if f.status == MCPOOL_VALUE_TOO_LARGE => {
-                    refused[i] = Some(super::commands::input_limit(op, keys[i], f));
+                Err(f) => {
+                    refused[i] = Some(f);
                     continue;
                 }
-                Err(f) => return Err(Failure::invalid(format!("value {i}: {}", f.message))),
             };
-            if let Some(&(_, len)) = long.iter().find(|&&(j, _)| j == i) {
-                refused[i] = Some(too_long(op, i, len));
-                continue;
-            }
             items.push(SetItem {
                 key: keys[i],
                 value: v,
@@ -503,29 +524,15 @@ pub unsafe extern "C" fn mcpool_client_set_multi_noreply(
         let vlens = unsafe { array(value_lens, n, "value_lens") }?;
         let mut first: Option<Failure> = None;
         let mut items = Vec::with_capacity(n);
-        for i in 0..n {
-            // SAFETY: the caller promises `vlens[i]` readable bytes at a non-NULL `vptrs[i]`.
-            let v = match unsafe {
-                ptr::bytes(
-                    vptrs[i],
-                    vlens[i],
-                    c.max_input,
-                    "value",
-                    MCPOOL_VALUE_TOO_LARGE,
-                )
-            } {
-                Ok(v) => v,
-                Err(f) if f.status == MCPOOL_VALUE_TOO_LARGE => {
-                    first.get_or_insert(super::commands::input_limit(op, keys[i], f));
-                    continue;
+        // SAFETY: forwarded from the caller's promise.
+        let read = unsafe { item_values(c, op, &keys, &long, vptrs, vlens) }?;
+        for (key, v) in keys.iter().zip(read) {
+            match v {
+                Ok(v) => items.push((*key, v)),
+                Err(f) => {
+                    first.get_or_insert(f);
                 }
-                Err(f) => return Err(Failure::invalid(format!("value {i}: {}", f.message))),
-            };
-            if let Some(&(_, len)) = long.iter().find(|&&(j, _)| j == i) {
-                first.get_or_insert(too_long(op, i, len));
-                continue;
             }
-            items.push((keys[i], v));
         }
         let sent = c.client.set_multi_noreply(&items, ttl);
         match (first, sent) {
