@@ -817,6 +817,12 @@ typedef int (*mcpool_resolver_callback)(void *userdata,
 #define MCPOOL_KIND_JAVA_SERIALIZED 6
 
 /**
+ * In `kinds` of `mcpool_client_store_multi_kind` only: the item is bytes stored under its
+ * `flags[i]`, as `mcpool_client_store_multi` stores it (no kind of its own).
+ */
+#define MCPOOL_KIND_RAW UINT32_MAX
+
+/**
  * Store unconditionally.
  */
 #define MCPOOL_STORE_SET 0
@@ -2162,16 +2168,18 @@ mcpool_status mcpool_client_set_multi_noreply(const mcpool_client *client,
  * as `mcpool_client_store_kind` takes one (`values[i]`, `value_lens[i]` bytes: the bytes;
  * UTF-8 for `MCPOOL_KIND_TEXT`; an integer's decimal text of any size; `"0"` or `"1"`),
  * encoded in the client's value format with its flags as `mcpool_client_store_kind` encodes
- * it, all in one pipelined round trip per server. `op` is SET, ADD, REPLACE or CAS (APPEND
- * and PREPEND store bytes: each item `MCPOOL_UNSUPPORTED`). An item whose kind the format
- * lacks (`MCPOOL_UNSUPPORTED`) or whose data is not one of its kind
- * (`MCPOOL_INVALID_ARGUMENT`) fails alone, unsent; a number in `kinds` that is no
- * `mcpool_kind` fails the whole call before any I/O. `ttls`, `cas` and `compress` as
- * `mcpool_client_store_multi` (each may be NULL); everything else as it.
+ * it, all in one pipelined round trip per server; an item of kind `MCPOOL_KIND_RAW` is bytes
+ * stored under `flags[i]` as `mcpool_client_store_multi` stores it (a binding's own flags,
+ * such as a Java transcoder's, in the same batch; `flags` NULL: 0). `op` is any store
+ * command (APPEND and PREPEND store bytes: a typed item is `MCPOOL_UNSUPPORTED` there). An
+ * item whose kind the format lacks (`MCPOOL_UNSUPPORTED`) or whose data is not one of its
+ * kind (`MCPOOL_INVALID_ARGUMENT`) fails alone, unsent; a number in `kinds` that is no
+ * `mcpool_kind` nor `MCPOOL_KIND_RAW` fails the whole call before any I/O. `ttls`, `cas`
+ * and `compress` as `mcpool_client_store_multi` (each may be NULL); everything else as it.
  *
  * # Safety
  * As for `mcpool_client_store_multi`; `kinds` is NULL (refused with `n` > 0) or an array of
- * `n`.
+ * `n`, `flags` NULL or an array of `n`.
  */
 mcpool_status mcpool_client_store_multi_kind(const mcpool_client *client,
                                              mcpool_store_op op,
@@ -2180,6 +2188,7 @@ mcpool_status mcpool_client_store_multi_kind(const mcpool_client *client,
                                              const mcpool_kind *kinds,
                                              const uint8_t *const *values,
                                              const size_t *value_lens,
+                                             const uint32_t *flags,
                                              const uint32_t *ttls,
                                              const uint64_t *cas,
                                              size_t n,

@@ -5,7 +5,7 @@
 use super::client::mcpool_client;
 use super::commands::MCPOOL_MAX_MULTI_KEYS;
 use super::keys::CKeys;
-use super::kinds::{kind_arg, mcpool_kind, mcpool_store_op};
+use super::kinds::{kind_arg, mcpool_kind, mcpool_store_op, MCPOOL_KIND_RAW};
 use super::landing::{landingpad, Failure};
 use super::last_error;
 use super::ptr;
@@ -303,7 +303,10 @@ unsafe fn store_multi(
         let kinds = unsafe { optional(kinds, n, "kinds") }?
             .map(|k| {
                 k.iter()
-                    .map(|&k| kind_arg(op, k))
+                    .map(|&k| match k {
+                        MCPOOL_KIND_RAW => Ok(None),
+                        k => kind_arg(op, k).map(Some),
+                    })
                     .collect::<Result<Vec<_>, _>>()
             })
             .transpose()?;
@@ -340,7 +343,7 @@ unsafe fn store_multi(
                 ttl: ttl_each.map_or(ttl_all, |t| t[i]),
                 compress: decisions.get(i).copied().unwrap_or_default(),
                 cas: cas.map_or(0, |c| c[i]),
-                kind: kinds.as_ref().map(|k| k[i]),
+                kind: kinds.as_ref().and_then(|k| k[i]),
             });
             positions.push(i);
         }
@@ -547,16 +550,18 @@ pub unsafe extern "C" fn mcpool_client_set_multi_noreply(
 /// as `mcpool_client_store_kind` takes one (`values[i]`, `value_lens[i]` bytes: the bytes;
 /// UTF-8 for `MCPOOL_KIND_TEXT`; an integer's decimal text of any size; `"0"` or `"1"`),
 /// encoded in the client's value format with its flags as `mcpool_client_store_kind` encodes
-/// it, all in one pipelined round trip per server. `op` is SET, ADD, REPLACE or CAS (APPEND
-/// and PREPEND store bytes: each item `MCPOOL_UNSUPPORTED`). An item whose kind the format
-/// lacks (`MCPOOL_UNSUPPORTED`) or whose data is not one of its kind
-/// (`MCPOOL_INVALID_ARGUMENT`) fails alone, unsent; a number in `kinds` that is no
-/// `mcpool_kind` fails the whole call before any I/O. `ttls`, `cas` and `compress` as
-/// `mcpool_client_store_multi` (each may be NULL); everything else as it.
+/// it, all in one pipelined round trip per server; an item of kind `MCPOOL_KIND_RAW` is bytes
+/// stored under `flags[i]` as `mcpool_client_store_multi` stores it (a binding's own flags,
+/// such as a Java transcoder's, in the same batch; `flags` NULL: 0). `op` is any store
+/// command (APPEND and PREPEND store bytes: a typed item is `MCPOOL_UNSUPPORTED` there). An
+/// item whose kind the format lacks (`MCPOOL_UNSUPPORTED`) or whose data is not one of its
+/// kind (`MCPOOL_INVALID_ARGUMENT`) fails alone, unsent; a number in `kinds` that is no
+/// `mcpool_kind` nor `MCPOOL_KIND_RAW` fails the whole call before any I/O. `ttls`, `cas`
+/// and `compress` as `mcpool_client_store_multi` (each may be NULL); everything else as it.
 ///
 /// # Safety
 /// As for `mcpool_client_store_multi`; `kinds` is NULL (refused with `n` > 0) or an array of
-/// `n`.
+/// `n`, `flags` NULL or an array of `n`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn mcpool_client_store_multi_kind(
@@ -567,6 +572,7 @@ pub unsafe extern "C" fn mcpool_client_store_multi_kind(
     kinds: *const mcpool_kind,
     values: *const *const u8,
     value_lens: *const usize,
+    flags: *const u32,
     ttls: *const u32,
     cas: *const u64,
     n: usize,
@@ -590,7 +596,7 @@ pub unsafe extern "C" fn mcpool_client_store_multi_kind(
             key_lens,
             values,
             value_lens,
-            std::ptr::null(),
+            flags,
             kinds,
             Ttls::Each(ttls),
             cas,

@@ -36,6 +36,9 @@ pub const MCPOOL_KIND_PYTHON_PICKLE: mcpool_kind = 4;
 pub const MCPOOL_KIND_PERL_STORABLE: mcpool_kind = 5;
 /// A Java serialized object (`ObjectOutputStream`).
 pub const MCPOOL_KIND_JAVA_SERIALIZED: mcpool_kind = 6;
+/// In `kinds` of `mcpool_client_store_multi_kind` only: the item is bytes stored under its
+/// `flags[i]`, as `mcpool_client_store_multi` stores it (no kind of its own).
+pub const MCPOOL_KIND_RAW: mcpool_kind = u32::MAX;
 
 /// Which store command a call sends: one of the `MCPOOL_STORE_*` numbers, which are part of
 /// the ABI. A plain `uint32_t` (not a C enum), as `mcpool_kind`: any other number is

@@ -2943,7 +2943,7 @@ static void test_kinds(void) {
         size_t vl[] = {5, 3, 1, 2};
         mcpool_status st[4];
         EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_SET, ks, kl, kd, vs, vl, NULL,
-                                              NULL, 4, NULL, st), MCPOOL_OK);
+                                              NULL, NULL, 4, NULL, st), MCPOOL_OK);
         CHECK(st[0] == MCPOOL_OK && st[1] == MCPOOL_OK && st[2] == MCPOOL_OK &&
               st[3] == MCPOOL_INVALID_ARGUMENT);
         const char *single[] = {"st", "si", "sb"};
@@ -2962,14 +2962,36 @@ static void test_kinds(void) {
         mcpool_kind badk[] = {MCPOOL_KIND_TEXT, (mcpool_kind)99, MCPOOL_KIND_BOOL,
                               MCPOOL_KIND_INT};
         EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_SET, ks, kl, badk, vs, vl, NULL,
-                                              NULL, 4, NULL, st), MCPOOL_INVALID_ARGUMENT);
+                                              NULL, NULL, 4, NULL, st), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_SET, ks, kl, NULL, vs, vl, NULL,
-                                              NULL, 4, NULL, st), MCPOOL_INVALID_ARGUMENT);
+                                              NULL, NULL, 4, NULL, st), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_APPEND, ks, kl, kd, vs, vl, NULL,
-                                              NULL, 4, NULL, st), MCPOOL_OK);
+                                              NULL, NULL, 4, NULL, st), MCPOOL_OK);
         CHECK(st[0] == MCPOOL_UNSUPPORTED && st[1] == MCPOOL_UNSUPPORTED);
         EXPECT(mcpool_client_store_multi_kind(py, MCPOOL_STORE_SET, NULL, NULL, NULL, NULL, NULL,
-                                              NULL, NULL, 0, NULL, NULL), MCPOOL_OK);
+                                              NULL, NULL, NULL, 0, NULL, NULL), MCPOOL_OK);
+        /* a raw item (bytes under its own flags) beside typed ones, in the same batch */
+        {
+            mcpool_kind mixed[] = {MCPOOL_KIND_BYTES, MCPOOL_KIND_RAW};
+            const uint8_t *mk[] = {(const uint8_t *)"mt", (const uint8_t *)"mr"};
+            const uint8_t *mv[] = {(const uint8_t *)"text", (const uint8_t *)"raw"};
+            size_t mkl[] = {2, 2}, mvl[] = {4, 3};
+            uint32_t mf[] = {0, 7};
+            EXPECT(mcpool_client_store_multi_kind(raw, MCPOOL_STORE_SET, mk, mkl, mixed, mv, mvl,
+                                                  mf, NULL, NULL, 2, NULL, st), MCPOOL_OK);
+            CHECK(st[0] == MCPOOL_OK && st[1] == MCPOOL_OK);
+            char d[8];
+            size_t dn = 0;
+            uint32_t f = 0;
+            EXPECT(read_raw(raw, "mr", d, &dn, &f), MCPOOL_OK);
+            CHECK(dn == 3 && memcmp(d, "raw", 3) == 0 && f == 7);
+            EXPECT(mcpool_client_store_multi_kind(raw, MCPOOL_STORE_APPEND, mk + 1, mkl + 1,
+                                                  mixed + 1, mv + 1, mvl + 1, NULL, NULL, NULL,
+                                                  1, NULL, st), MCPOOL_OK);
+            CHECK(st[0] == MCPOOL_OK);
+            EXPECT(read_raw(raw, "mr", d, &dn, &f), MCPOOL_OK);
+            CHECK(dn == 6 && memcmp(d, "rawraw", 6) == 0);
+        }
         /* set_multi_noreply: stored, read back; a refused key fails alone */
         const uint8_t *nk[] = {(const uint8_t *)"n1", (const uint8_t *)"bad key",
                                (const uint8_t *)"n2"};

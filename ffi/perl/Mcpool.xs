@@ -2174,7 +2174,8 @@ set_multi(m, ...)
                                                         NULL, NULL, NULL, n, NULL, st));
             else
                 MCP_CORE(rc = mcpool_client_store_multi_kind(m->client, ops[ix], keys, lens, kinds,
-                                                             vals, vlens, ttls, cas, n, NULL, st));
+                                                             vals, vlens, NULL, ttls, cas, n, NULL,
+                                                             st));
             if (rc != MCPOOL_OK) /* the whole call failed before any I/O */
                 for (i = 0; i < n; i++)
                     st[i] = rc;

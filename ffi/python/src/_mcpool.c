@@ -2222,7 +2222,7 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
     st = bytes_only ? mcpool_client_store_multi(self->client, op, ks.ptrs, ks.lens, vptrs, vlens,
                                                 NULL, ttls, cas, (size_t)n, compress, b->sts)
                     : mcpool_client_store_multi_kind(self->client, op, ks.ptrs, ks.lens, kinds,
-                                                     vptrs, vlens, ttls, cas, (size_t)n,
+                                                     vptrs, vlens, NULL, ttls, cas, (size_t)n,
                                                      compress, b->sts);
     Py_END_ALLOW_THREADS
     if (st != MCPOOL_OK) {

@@ -927,16 +927,15 @@ static mcpool_store_op store_op(jint op) {
 /* A batch of stores (op as Java's: set, add, replace, append, prepend, cas): keys and values
  * packed one after another (lengths in klens, vlens), each item's kind (mcpool_kind; -1: raw
  * bytes stored with flags[i]), expiration time and (cas, may be NULL: all 0) CAS unique.
- * The items of a kind go in one mcpool_client_store_multi_kind call, which encodes each as
- * the single typed store (mcpool_client_store_kind) does, whatever form the format gives the
- * kind (a String under spymemcached, flags 0, which the byte calls take as byte[], used to be
- * stored alone: tester finding batches 3). The raw items (a transcoder's own flags: Whalin's
- * MARKER_INTEGER, spymemcached's SPECIAL_LONG; append/prepend bytes) go in one
- * mcpool_client_store_multi, as the typed call takes no flags. So at most two pipelined round
- * trips per server, never one per item; both use the client's compression rule per item
- * (compress NULL), as a single set does. Writes every item's status to out (answers and
+ * Every item goes in one mcpool_client_store_multi_kind call, one pipelined round trip per
+ * server: an item of a kind is encoded as the single typed store (mcpool_client_store_kind)
+ * encodes it, whatever form the format gives the kind (a String under spymemcached, flags 0,
+ * which the byte calls take as byte[], used to be stored alone: tester finding batches 3), a
+ * raw item (a transcoder's own flags: Whalin's MARKER_INTEGER, spymemcached's SPECIAL_LONG;
+ * append/prepend bytes) is MCPOOL_KIND_RAW with its flags; the client's compression rule per
+ * item (compress NULL), as a single set. Writes every item's status to out (answers and
  * errors alike: Java decides) and returns each failed item's exception, its message the
- * core's for that item, taken right after the call that stored it (NULL when none failed). */
+ * core's for that item (NULL when none failed). */
 JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jclass cls, jlong h, jint jop,
                                                                 jbyteArray keys, jintArray klens,
                                                                 jbyteArray vals, jintArray vlens,
@@ -955,10 +954,9 @@ JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jcl
     size_t un = (size_t)n;
     item_errors errs = {NULL, n};
     jsize kb = (*env)->GetArrayLength(env, keys), vb = (*env)->GetArrayLength(env, vals);
-    /* per item: key/value pointers and lengths, the index, CAS (Java's and the batch's),
-     * flags, ttl, kind, status, the Java ints. The batch's arrays hold the typed items at
-     * [0, nk) and the raw ones at [nk, n), so each call takes a contiguous run. */
-    size_t per = 2 * sizeof(uint8_t *) + 3 * sizeof(size_t) + 2 * sizeof(uint64_t) + 2 * sizeof(uint32_t) +
+    /* per item: key/value pointers and lengths, CAS, flags, ttl, kind, status, the Java
+     * ints. */
+    size_t per = 2 * sizeof(uint8_t *) + 2 * sizeof(size_t) + sizeof(uint64_t) + 2 * sizeof(uint32_t) +
                  sizeof(mcpool_kind) + sizeof(mcpool_status) + 6 * sizeof(jint);
     uint8_t *kblob = malloc(kb > 0 ? (size_t)kb : 1), *vblob = malloc(vb > 0 ? (size_t)vb : 1);
     uint8_t *block = malloc(un * per);
@@ -968,8 +966,8 @@ JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jcl
     }
     const uint8_t **kp = (const uint8_t **)block;
     const uint8_t **vp = kp + un;
-    size_t *kl = (size_t *)(vp + un), *vl = kl + un, *idx = vl + un;
-    uint64_t *jc = (uint64_t *)(idx + un), *cs = jc + un;
+    size_t *kl = (size_t *)(vp + un), *vl = kl + un;
+    uint64_t *cs = (uint64_t *)(vl + un);
     uint32_t *fl = (uint32_t *)(cs + un), *tt = fl + un;
     mcpool_kind *kd = (mcpool_kind *)(tt + un);
     mcpool_status *st = (mcpool_status *)(kd + un);
@@ -982,43 +980,31 @@ JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_storeMulti(JNIEnv *env, jcl
     (*env)->GetIntArrayRegion(env, kinds, 0, n, jkind);
     (*env)->GetIntArrayRegion(env, jflags, 0, n, jfl);
     (*env)->GetIntArrayRegion(env, ttls, 0, n, jttl);
-    if (jcas != NULL) (*env)->GetLongArrayRegion(env, jcas, 0, n, (jlong *)jc);
-    else memset(jc, 0, un * sizeof *jc);
+    if (jcas != NULL) (*env)->GetLongArrayRegion(env, jcas, 0, n, (jlong *)cs);
+    else memset(cs, 0, un * sizeof *cs);
     if ((*env)->ExceptionCheck(env)) goto out;
-    size_t nk = 0;
-    for (size_t i = 0; i < un; i++) nk += jkind[i] >= 0;
-    size_t ko = 0, vo = 0, typed = 0, raw = nk;
+    size_t ko = 0, vo = 0;
     for (size_t i = 0; i < un; i++) {
         if (jkl[i] < 0 || jvl[i] < 0 || ko + (size_t)jkl[i] > (size_t)kb || vo + (size_t)jvl[i] > (size_t)vb) {
             answer(env, mcpool_client_store_multi(NULL, op, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL));
             goto out;
         }
-        size_t b = jkind[i] >= 0 ? typed++ : raw++;
-        kp[b] = kblob + ko;
-        kl[b] = (size_t)jkl[i];
-        vp[b] = vblob + vo;
-        vl[b] = (size_t)jvl[i];
-        kd[b] = jkind[i] >= 0 ? (mcpool_kind)jkind[i] : MCPOOL_KIND_BYTES; /* raw: unused */
-        fl[b] = (uint32_t)jfl[i];
-        tt[b] = mcpool_expiry_from_signed(jttl[i]);
-        cs[b] = jc[i];
-        st[b] = MCPOOL_UNKNOWN_ERROR;
-        idx[b] = i;
+        kp[i] = kblob + ko;
+        kl[i] = (size_t)jkl[i];
+        vp[i] = vblob + vo;
+        vl[i] = (size_t)jvl[i];
+        kd[i] = jkind[i] >= 0 ? (mcpool_kind)jkind[i] : MCPOOL_KIND_RAW;
+        fl[i] = (uint32_t)jfl[i];
+        tt[i] = mcpool_expiry_from_signed(jttl[i]);
+        st[i] = MCPOOL_UNKNOWN_ERROR;
         ko += (size_t)jkl[i];
         vo += (size_t)jvl[i];
     }
-    /* Each call's item messages are read before the next call replaces them. */
-    if (nk > 0) {
-        mcpool_status rc = mcpool_client_store_multi_kind(CLIENT(h), op, kp, kl, kd, vp, vl, tt, cs, nk, NULL, st);
-        for (size_t b = 0; b < nk; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
-        if (!batch_errors(env, &errs, rc, st, idx, nk)) goto out;
-    }
-    if (un > nk) {
-        size_t r = un - nk;
-        mcpool_status rc = mcpool_client_store_multi(CLIENT(h), op, kp + nk, kl + nk, vp + nk, vl + nk, fl + nk,
-                                                     tt + nk, cs + nk, r, NULL, st + nk);
-        for (size_t b = nk; b < un; b++) jout[idx[b]] = (jint)(rc == MCPOOL_OK ? st[b] : rc);
-        if (!batch_errors(env, &errs, rc, st + nk, idx + nk, r)) goto out;
+    {
+        mcpool_status rc = mcpool_client_store_multi_kind(CLIENT(h), op, kp, kl, kd, vp, vl, fl, tt, cs, un,
+                                                          NULL, st);
+        for (size_t i = 0; i < un; i++) jout[i] = (jint)(rc == MCPOOL_OK ? st[i] : rc);
+        if (!batch_errors(env, &errs, rc, st, NULL, un)) goto out;
     }
     (*env)->SetIntArrayRegion(env, out, 0, n, jout);
 out:
