@@ -490,8 +490,8 @@ pub unsafe extern "C" fn mcpool_client_store_multi(
     }
 }
 
-/// Stores `n` items (`keys[i]`, `values[i]` as `mcpool_client_set_multi`, flags 0, all with
-/// expiry `ttl`) without waiting for each reply: `noreply` on the text protocol, then one
+/// Stores `n` items (`keys[i]`, `values[i]` as `mcpool_client_set_multi` with flags 0: bytes,
+/// under the value format's flags for bytes, all with expiry `ttl`) without waiting for each reply: `noreply` on the text protocol, then one
 /// barrier round trip per server to learn that every command was read (on meta and binary
 /// it is `mcpool_client_set_multi`, every item answered). The fastest bulk load. Returns
 /// `MCPOOL_OK`, or the first failure's status (its message the last error): an item

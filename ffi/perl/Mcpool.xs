@@ -2203,17 +2203,10 @@ set_multi_noreply(m, ...)
         SV *why = NULL;    /* the first refused time's message */
         uint32_t ttl = 0;
     PPCODE:
-        /* The core's noreply batch sends bytes under flags 0 and one expiration time:
+        /* The core's noreply batch sends bytes (under the value format's bytes flags, as set
+         * stores them: 4096 under whalin, 2048 under spymemcached) and one expiration time:
          * anything else would be stored otherwise than set_multi stores it, so it croaks
          * here, before anything is sent, naming set_multi. */
-        if (m->kind_flags[MCPOOL_KIND_BYTES] != 0) {
-            const char *fmt = "";
-            size_t fmt_len = 0;
-            (void)mcpool_client_value_format(m->client, &fmt, &fmt_len);
-            croak("Mcpool::set_multi_noreply: the %.*s value format stores bytes under flags "
-                  "%u, and set_multi_noreply stores flags 0: use set_multi", (int)fmt_len, fmt,
-                  (unsigned)m->kind_flags[MCPOOL_KIND_BYTES]);
-        }
         n = (size_t)(items - 1);
         ENTER; /* the scope of the call's room (mcp_room) */
         mcp_room_init(aTHX_ &room, m, ST(0));
@@ -2243,8 +2236,8 @@ set_multi_noreply(m, ...)
             vlens[i] = l;
             if (kind != MCPOOL_KIND_BYTES)
                 croak("Mcpool::set_multi_noreply: the value of \"%.*s\" is %s, which this value "
-                      "format stores under flags of its own; set_multi_noreply stores bytes "
-                      "(flags 0): store it with set_multi. Nothing sent",
+                      "format stores under flags of its own; set_multi_noreply stores bytes: "
+                      "store it with set_multi. Nothing sent",
                       (int)lens[i], (const char *)keys[i],
                       kind == MCPOOL_KIND_TEXT ? "a character string (utf8 => 1: UTF-8 text)"
                       : kind == MCPOOL_KIND_INT ? "an integer"

@@ -1322,8 +1322,9 @@ mcpool extension (Cache::Memcached::Fast has none): the fastest bulk load, the c
 C<set_multi_noreply>. On the text protocol every item is sent C<noreply>, without waiting
 for its reply, then one round trip per server learns that every command was read; on meta
 and binary it is C<set_multi>, every item answered. Items as C<set_multi>'s; the values are
-stored as bytes under flags 0, as C<set> stores a byte string (compressed by the same
-rule): a string, a number under a format without integers (its text), C<undef>. A value the
+stored as bytes, under the value format's flags for bytes (0; 4096 under C<whalin>, 2048
+under C<spymemcached>), as C<set> stores a byte string (compressed by the same rule): a
+string, a number under a format without integers (its text), C<undef>. A value the
 value format stores under flags of its own (a reference, a character string with
 C<utf8 =E<gt> 1>, an integer or boolean under C<mcpool>'s format) croaks, nothing sent:
 store it with C<set_multi>. The batch has one expiration time: every item that gives one

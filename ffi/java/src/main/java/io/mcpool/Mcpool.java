@@ -1021,13 +1021,14 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /**
-     * Stores every entry's bytes with flags 0 and {@code ttl} (seconds, 0 = never expires; a
+     * Stores every entry's bytes, as {@link #setMulti} stores a {@code byte[]}, with {@code ttl}
+     * (seconds, 0 = never expires; a
      * negative one stores them already expired, as {@link #setMulti}) without waiting for a
      * reply per item: {@code noreply} on the text protocol, then one round trip per server to
      * learn that every command was read (on the meta and binary protocols every item is
-     * answered, as {@link #setMulti}). The fastest bulk load. Flags 0 are read back as the
-     * value format reads them: {@code byte[]} under {@code mcpool}'s, a String under
-     * {@code spymemcached}'s; {@link #getBytes} gives the bytes under any format. An item
+     * answered, as {@link #setMulti}). The fastest bulk load. They are stored under the value
+     * format's flags for bytes (0 under {@code mcpool}'s, 2048 under {@code spymemcached}'s,
+     * 4096 under {@code whalin}'s) and read back as {@code byte[]}. An item
      * refused before sending (an invalid or too long key, a value too large) fails alone: the
      * others are still sent, then the first failure is thrown as its {@link McpoolException}
      * with the core's message (a server's failure too). On the text protocol
