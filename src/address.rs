@@ -132,24 +132,6 @@ pub fn shown(s: &str) -> std::borrow::Cow<'_, str> {
     format!("{}<userinfo hidden>{}", &s[..start], &s[at..]).into()
 }
 
-/// Whether the text after `t`'s last `@` is a `host:port` (a port given): then what precedes
-/// it is a URL's userinfo, whatever it holds, never a socket path's own `@` or a nutcracker
-/// name's (`/tmp/a@b.sock`, `cache@1`).
-fn userinfo_host(t: &str) -> bool {
-    t.rfind('@').is_some_and(|at| {
-        let host = t[at + 1..].trim();
-        host.contains(':')
-            && !host.starts_with('/')
-            && matches!(
-                ServerSpec::parse(host),
-                Ok(ServerSpec {
-                    addr: ServerAddr::Tcp { .. },
-                    ..
-                })
-            )
-    })
-}
-
 /// A server list written as one string as an error shows it: everything before its last `@`
 /// hidden when a piece of it (split at `separators`) holds a `user:password@`, whatever the
 /// password holds (a separator, a `/`); else as [`shown`] shows an address.
@@ -164,16 +146,20 @@ pub fn shown_list<'a>(list: &'a str, separators: &[char]) -> std::borrow::Cow<'a
     }
 }
 
-/// Whether `t` starts with a socket path and holds a `user:password` before its last `@`
-/// after the first separator (white space, `,` or `;`): a list in one entry whose password
-/// may hold a space or a separator and whose host no port (tester finding retest19 1). A
-/// socket's own name (`/tmp/a b@c.sock`) has no `:` there.
+/// Whether `t` is a socket path, then a `user:password` whose password holds a separator and
+/// whose host has no port (`/tmp/a.sock,bob:Se,cret@h`, a list in one entry): the piece after
+/// the path's first separator (white space, `,`, `;`), up to the last `@`, is a user name and
+/// the password's start (a `:`, no `/`). A socket's own name holding a space has a `/` there
+/// (`/tmp/my dir/x:1@y.sock`).
 fn path_then_userinfo(t: &str) -> bool {
+    let is_sep = |c: char| c.is_whitespace() || c == ',' || c == ';';
     (t.starts_with('/') || unix_path(t).is_some())
         && t.rfind('@').is_some_and(|at| {
-            t[..at]
-                .find(|c: char| c.is_whitespace() || c == ',' || c == ';')
-                .is_some_and(|sep| t[sep..at].contains(':'))
+            t[..at].find(is_sep).is_some_and(|sep| {
+                let after = t[sep..at].trim_start_matches(is_sep);
+                let first = after.split(is_sep).next().unwrap_or("");
+                first.contains(':') && !first.contains('/')
+            })
         })
 }
 
@@ -343,8 +329,12 @@ impl ServerSpec {
     /// `@`: split, a password holding a separator (`bob:Se,cret@h:1`, `bob:Se,/cret@h:1`)
     /// gave pieces whose refusal showed it, or a socket path that swallowed the rest of the
     /// list (tester findings retest18 3, retest19 1-3). Such an address is a piece holding
-    /// an `@` that no entry reads (a nutcracker name may hold one: `h:1:1 cache@1`), or a
-    /// socket path with a `host:port` after its last `@`.
+    /// an `@` that no entry reads (a socket path or a nutcracker name may hold one:
+    /// `/run/mc@main.sock:2`, `h:1:1 cache@10.0.0.1:11211`); and a refused piece before a
+    /// piece holding an `@` is refused without being shown (it may be a password's start).
+    /// A password holding a separator then a `/`, after a host without a port
+    /// (`bob:1,/x@h`), reads as a valid list (a server and a socket path): no rule can tell
+    /// it from one.
     pub fn split_list_on<'a>(list: &'a str, separators: &[char]) -> Result<Vec<&'a str>> {
         let pieces: Vec<&str> = list
             .split(separators)
@@ -359,14 +349,19 @@ impl ServerSpec {
                     list.len()
                 )));
             }
-            // a list with an `@` whose entry is refused is refused here, showing nothing
-            // before its last `@`: the piece refused may be part of a password that holds
-            // a separator and reads as a socket path after it (`bob:S;unix:/x@h`)
-            if pieces.iter().any(|p| Self::parse_entry(p, None).is_err()) {
+            // a refused piece before the last piece with an `@` is refused here, showing
+            // nothing before that `@`: it may be a password's start that holds a separator,
+            // the rest reading as a socket path (`bob:S;unix:/x@h:1`); a refused piece after
+            // it is the entry's own refusal (`/run/mc@main.sock,h:0`: port 0)
+            let last = pieces.iter().rposition(|p| p.contains('@')).unwrap_or(0);
+            if pieces[..last]
+                .iter()
+                .any(|p| Self::parse_entry(p, None).is_err())
+            {
                 return Err(Error::Config(format!(
-                    "bad server list \"{hidden}\" ({} bytes): an entry of it is not a server \
-                     address (not shown: the list holds an `@`, which may end a \
-                     user:password@; {NO_USERINFO})",
+                    "bad server list \"{hidden}\" ({} bytes): an entry before its `@` is not a \
+                     server address (not shown: a user:password@ may hold a separator, and \
+                     {NO_USERINFO})",
                     list.len()
                 )));
             }
@@ -378,10 +373,9 @@ impl ServerSpec {
     /// [`ServerSpec::split_list_on`]).
     fn holds_userinfo(p: &str) -> bool {
         p.contains('@')
-            && (userinfo_host(p)
-                || !p.starts_with('/')
-                    && unix_path(p).is_none()
-                    && Self::parse_entry(p, None).is_err())
+            && !p.starts_with('/')
+            && unix_path(p).is_none()
+            && Self::parse_entry(p, None).is_err()
     }
 
     /// One entry of a server list, read the same way by every surface (the `servers` option,
@@ -403,23 +397,31 @@ impl ServerSpec {
     /// or beside it), else 1; a weight of 0 is a configuration error.
     pub fn parse_entry(s: &str, beside: Option<u32>) -> Result<ServerSpec> {
         let t = s.trim();
-        if userinfo_host(t) {
-            // a `host:port` after the last `@`: a user:password@ whatever precedes it, never
-            // read as a socket path or nutcracker's `host:port:weight name` (whose first
-            // field's error showed `bob:pw` of `bob:pw:12 x@h:1`: tester finding retest19 4)
-            return Err(Error::Config(format!(
-                "bad server address \"<userinfo hidden>{}\": {NO_USERINFO}",
-                &t[t.rfind('@').unwrap_or(0)..]
-            )));
-        }
-        if path_then_userinfo(t) {
-            let host = t.rfind('@').map_or("", |at| &t[at..]);
-            return Err(Error::Config(format!(
-                "bad server address \"<userinfo hidden>{host}\" (an entry of {} bytes): \
-                 {NO_USERINFO}",
-                t.len()
-            )));
-        }
+        Self::read_entry(t, beside).map_err(|e| match e {
+            // an entry that is no socket path, holds an `@` and is refused is not shown: read
+            // as fields, a password after a user name gave the first field's error
+            // (`bob:pw:12 x@h:1` read as nutcracker's line showed `bob:pw`: tester findings
+            // retest19 4, retest20 3)
+            Error::Config(m)
+                if t.contains('@')
+                    && !t.starts_with('/')
+                    && unix_path(t).is_none()
+                    && !m.contains("<userinfo hidden>") =>
+            {
+                Error::Config(format!(
+                    "bad server address \"<userinfo hidden>{}\" (an entry of {} bytes): not a \
+                     server address (not shown: it holds an `@`, which may end a \
+                     user:password@; {NO_USERINFO})",
+                    &t[t.rfind('@').unwrap_or(0)..],
+                    t.len()
+                ))
+            }
+            e => e,
+        })
+    }
+
+    /// [`ServerSpec::parse_entry`] of a trimmed entry, its errors quoting it.
+    fn read_entry(t: &str, beside: Option<u32>) -> Result<ServerSpec> {
         if unbracketed_ipv6(t) {
             // Read as host:port:weight it would be refused quoting a fragment (":").
             return ServerSpec::parse(t);
@@ -433,6 +435,17 @@ impl ServerSpec {
             Some((addr, name)) => (addr, Some(name)),
             None => (t, None),
         };
+        let separated = |c: char| c.is_whitespace() || c == ',' || c == ';';
+        if name.is_some() && t_addr.contains(separated) && path_then_userinfo(t) {
+            // a path-first list whose password reads as nutcracker's `:weight name`
+            // (`/tmp/a.sock,bob:pw:12 x@h`); a real line's path holds no separator there
+            return Err(Error::Config(format!(
+                "bad server address \"<userinfo hidden>{}\" (an entry of {} bytes): \
+                 {NO_USERINFO}",
+                &t[t.rfind('@').unwrap_or(0)..],
+                t.len()
+            )));
+        }
         if !t_addr.starts_with('/') && unix_path(t_addr).is_none() && t_addr.contains('@') {
             // a user:password@: refused whole, as the address parser refuses it, never
             // shown (read as host:port:weight its error would name a fragment); past here
@@ -513,7 +526,7 @@ impl ServerSpec {
                 && p.rfind('@')
                     .is_some_and(|at| p[at..].contains(':') || p[..at].contains(':'))
         };
-        if parts.len() > 1 && parts.iter().any(userinfo) {
+        if parts.len() > 1 && (path_then_userinfo(t) || parts.iter().any(userinfo)) {
             if !path(&t) {
                 return Self::parse(t).map(|_| ()); // refused, the userinfo hidden
             }
@@ -882,8 +895,8 @@ mod tests {
         for entry in [
             "/tmp/a.sock,bob:Secret@127.0.0.1",
             "bob:Se:12 cret@127.0.0.1:1",
-            "/tmp/a.sock,bob:Se:12 cret@127.0.0.1",
             "/tmp/a.sock bob:Se cret@127.0.0.1",
+            "/tmp/a.sock,bob:Se,cret@127.0.0.1",
         ] {
             match ServerSpec::parse_entry(entry, None) {
                 Err(Error::Config(m)) => assert!(!m.contains("Se"), "{entry:?}: {m}"),
@@ -892,6 +905,38 @@ mod tests {
         }
         // a socket path with a space and `@` in one entry stays a path
         assert!(ServerSpec::parse_entry("/tmp/a b@c.sock", None).is_ok());
+        // retest20 4, 5: socket paths and nutcracker names holding an `@` (a `:weight` or a
+        // `host:port` after it) are read as before, alone and in lists
+        for (list, n) in [
+            ("/run/mc@main.sock:2", 1),
+            ("/tmp/x@y:3", 1),
+            ("unix:/tmp/a@b:3", 1),
+            ("/tmp/a.sock:2,/tmp/b@c.sock:3", 2),
+            (
+                "127.0.0.1:1:1 cache@10.0.0.1:11211,127.0.0.1:2:1 cache@10.0.0.2:11211",
+                2,
+            ),
+            ("h:1:1 mc@shard:1,h:2:1 b", 2),
+            ("/tmp/a.sock:1 node@h:1,h:2:1 b", 2),
+            ("/tmp/my dir/a.sock:1 cache@1", 1),
+            ("/tmp/my dir/x:1@y.sock", 1),
+            ("/tmp/a.sock:1 a:b@c", 1),
+        ] {
+            let got = read(list, &[',']).unwrap_or_else(|e| panic!("{list:?}: {e}"));
+            assert_eq!(got.len(), n, "{list:?}");
+        }
+        assert_eq!(
+            read("/run/mc@main.sock:2", &[','])
+                .unwrap()
+                .remove(0)
+                .weight,
+            2
+        );
+        // retest20 6: a refused entry after the `@` is refused as itself, named
+        match read("/tmp/mc@main.sock,127.0.0.1:0", &[',']) {
+            Err(Error::Config(m)) => assert!(m.contains("127.0.0.1:0"), "{m}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     /// Fleet F1: `::1` was refused as `bad server address ":": empty host`, and

@@ -2812,6 +2812,26 @@ fn a_password_holding_a_comma_in_servers_is_never_shown() {
             assert!(!out.contains("Se") && !out.contains("kr1t"), "{out}");
         }
     }
+    // retest20 2: --compare-servers splits as --servers does
+    let o = on(
+        "127.0.0.1:2",
+        &[
+            "ring",
+            "--compare-servers",
+            "bob:Se,kr1t@127.0.0.1:1",
+            "--keys",
+            "/dev/null",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(!err.contains("Se") && !err.contains("kr1t"), "{err}");
+    // retest20 4: a socket path holding `@`, with nutcracker's weight, is read as before
+    let o = on(
+        "/run/mc@main.sock:2,127.0.0.1:2",
+        &["ring", "--keys", "/dev/null"],
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
     // retest19 2: a socket path holding `,` and `@` never swallows the servers after it
     let o = on(
         "/tmp/mc,1@x.sock,127.0.0.1:21931,127.0.0.1:21932",

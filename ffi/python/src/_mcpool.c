@@ -4058,8 +4058,8 @@ static PyObject *mod_address_shown(PyObject *m, PyObject *addr) {
 }
 
 /* A server list written as one str, split as the core splits its own
- * (mcpool_server_list_split: at any of `separators`, trimmed, empty entries dropped, a list
- * holding a user:password@ kept whole so that no piece of the password is shown). */
+ * (mcpool_server_list_split: at any of `separators`, trimmed, empty entries dropped; a list
+ * holding a user:password@ refused, ConfigurationError, showing nothing before its last @). */
 static PyObject *mod_split_servers(PyObject *m, PyObject *args) {
     (void)m;
     PyObject *text;
@@ -4110,7 +4110,7 @@ static PyObject *mod_split_servers(PyObject *m, PyObject *args) {
 static PyMethodDef module_methods[] = {
     {"_split_servers", mod_split_servers, METH_VARARGS,
      "_split_servers(text, separators)\n--\n\nA server list written as one str, split as the "
-     "core splits its own (a list holding a user:password@ is one entry)."},
+     "core splits its own (a list holding a user:password@ is refused, not shown)."},
     {"_address_shown", mod_address_shown, METH_O,
      "_address_shown(addr)\n--\n\nThe address as the core's errors show it: a "
      "user:password@ before the host hidden."},

@@ -196,8 +196,8 @@ def _servers(servers, weights):
         if len(parts) > 1:
             # one str is one server; a list in one str (the core's servers option, the CLI's
             # --servers, Django's LOCATION take one) would otherwise be read as one address
-            # and blamed on its port (a list holding a user:password@ is one entry, refused
-            # by the core without showing it)
+            # and blamed on its port (a list holding a user:password@ is refused by the
+            # core's split without showing it)
             parts = [_address_shown(p) for p in parts]
             raise ConfigurationError(
                 "configuration error: servers %r is one str holding several addresses: "
