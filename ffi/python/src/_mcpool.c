@@ -1634,6 +1634,49 @@ static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status
     return raise_batch_as(op, keys, sts, msgs, n, first, batch_answer);
 }
 
+/* The exception being raised, raised again as an instance of cls with the same arguments and
+ * attributes (`key`, `results`, whose entry for the key is the new one): a batch item refused
+ * for its kind, raised as set raises it (ClientTypeError). */
+static void reraise_as(PyObject *cls) {
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (v == NULL || PyObject_IsInstance(v, cls) == 1) {
+        PyErr_Restore(t, v, tb);
+        return;
+    }
+    PyObject *args = PyObject_GetAttrString(v, "args");
+    PyObject *nv = args != NULL ? PyObject_Call(cls, args, NULL) : NULL;
+    PyObject *d = nv != NULL ? PyObject_GetAttrString(v, "__dict__") : NULL;
+    int ok = d != NULL && PyDict_Check(d);
+    PyObject *k, *val;
+    Py_ssize_t pos = 0;
+    while (ok && PyDict_Next(d, &pos, &k, &val))
+        ok = PyObject_SetAttr(nv, k, val) == 0;
+    if (ok) {
+        PyObject *results = PyObject_GetAttrString(nv, "results");
+        PyObject *key = PyObject_GetAttrString(nv, "key");
+        if (results != NULL && key != NULL && PyDict_Check(results))
+            ok = PyDict_SetItem(results, key, nv) == 0;
+        else
+            PyErr_Clear(); /* no results: nothing to point at the new exception */
+        Py_XDECREF(results);
+        Py_XDECREF(key);
+    }
+    if (ok) {
+        PyErr_SetObject(cls, nv);
+    } else if (!PyErr_Occurred()) {
+        PyErr_Restore(t, v, tb); /* as it was */
+        t = v = tb = NULL;
+    }
+    Py_XDECREF(t);
+    Py_XDECREF(v);
+    Py_XDECREF(tb);
+    Py_XDECREF(args);
+    Py_XDECREF(nv);
+    Py_XDECREF(d);
+}
+
 /* The dict key of item i of a multi call: the key as given, or, with seen (a dict, when the
  * keys mix str and bytes), the first key given for the same bytes sent ("k" and b"k" are one
  * key: one entry, under the first spelling). A borrowed reference; NULL with an exception. */
@@ -2232,17 +2275,19 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
     for (Py_ssize_t i = 0; i < n; i++) {
         if ((b->msgs[i] = item_message(i)) == NULL && PyErr_Occurred())
             goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
         /* raised, as for set: a kind the value format lacks (ClientTypeError), a value it has
          * no form for (an int above 2**63-1 under a binary-integer format), the call's TTL
-         * refused; a CAS unique of 0 is that item's alone */
+         * refused; a CAS unique of 0 is that item's alone. The other items were sent: the
+         * exception carries the key and every key's outcome (`results`), as a refused key's
+         * (tester finding bindbatch 1: it carried neither) */
         if (b->sts[i] == MCPOOL_UNSUPPORTED ||
             (b->sts[i] == MCPOOL_INVALID_ARGUMENT && !(cas != NULL && cas[i] == 0))) {
-            PyObject *cls = b->sts[i] == MCPOOL_UNSUPPORTED ? ClientTypeError
-                                                            : error_class(b->sts[i]);
-            if (b->msgs[i] != NULL)
-                raise_at(cls, b->sts[i], Py_NewRef(b->msgs[i]), Py_None);
-            else
-                raise_store_status(b->sts[i]);
+            raise_batch_as(name, b->keys, b->sts, b->msgs, n, i,
+                           op == MCPOOL_STORE_CAS ? cas_answer : batch_answer);
+            if (b->sts[i] == MCPOOL_UNSUPPORTED)
+                reraise_as(ClientTypeError);
             goto done;
         }
     }

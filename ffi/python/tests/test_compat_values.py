@@ -331,3 +331,15 @@ def test_batch_refuses_a_bool_the_format_cannot_store_as_set_does(server, prefix
         'set "%salone"' % prefix, 'set_multi "%st"' % prefix)
     assert mc.get_multi([prefix + "a", prefix + "t", prefix + "s"]) == {
         prefix + "a": 1, prefix + "s": "x"}
+    # the exception says which key and every key's outcome, as a refused key's (tester
+    # finding bindbatch 1: it carried neither), also for cas_multi
+    assert batch.value.key == prefix + "t"
+    assert batch.value.results[prefix + "a"] is True
+    assert batch.value.results[prefix + "s"] is True
+    assert batch.value.results[prefix + "t"] is batch.value
+    _, cas = mc.gets(prefix + "a")
+    with pytest.raises(mcpool.ClientTypeError) as batch:
+        mc.cas_multi({prefix + "a": (2, cas), prefix + "s": (False, 7)})
+    assert batch.value.key == prefix + "s"
+    assert batch.value.results[prefix + "a"] is True
+    assert mc.get(prefix + "a") == 2
