@@ -141,7 +141,7 @@ pub fn shown_list<'a>(list: &'a str, separators: &[char]) -> std::borrow::Cow<'a
         .map(str::trim)
         .any(ServerSpec::holds_userinfo);
     match list.rfind('@') {
-        Some(at) if secret => format!("<userinfo hidden>{}", list[at..].trim_end()).into(),
+        Some(_) if secret => userinfo_hidden(list).into(),
         _ => shown(list),
     }
 }
@@ -150,10 +150,11 @@ pub fn shown_list<'a>(list: &'a str, separators: &[char]) -> std::borrow::Cow<'a
 /// whose host has no port (`/tmp/a.sock,bob:Se,cret@h`, a list in one entry): the piece after
 /// the path's first separator (white space, `,`, `;`), up to the last `@`, is a user name and
 /// the password's start (a `:`, no `/`). A socket's own name holding a space has a `/` there
-/// (`/tmp/my dir/x:1@y.sock`).
+/// (`/tmp/my dir/x:1@y.sock`). A `unix:/path` is a socket path whatever it holds: the spelling
+/// that names any socket (tester finding retest21 3).
 fn path_then_userinfo(t: &str) -> bool {
     let is_sep = |c: char| c.is_whitespace() || c == ',' || c == ';';
-    (t.starts_with('/') || unix_path(t).is_some())
+    t.starts_with('/')
         && t.rfind('@').is_some_and(|at| {
             t[..at].find(is_sep).is_some_and(|sep| {
                 let after = t[sep..at].trim_start_matches(is_sep);
@@ -161,6 +162,15 @@ fn path_then_userinfo(t: &str) -> bool {
                 first.contains(':') && !first.contains('/')
             })
         })
+}
+
+/// `t` with everything before its last `@` hidden (`<userinfo hidden>@host...`): how an entry
+/// or a list refused for a possible `user:password@` is shown, whatever it holds.
+pub fn userinfo_hidden(t: &str) -> String {
+    match t.rfind('@') {
+        Some(at) => format!("<userinfo hidden>{}", t[at..].trim_end()),
+        None => t.to_owned(),
+    }
 }
 
 /// Why an address with a `user:password@` before its host is refused.
@@ -332,17 +342,16 @@ impl ServerSpec {
     /// an `@` that no entry reads (a socket path or a nutcracker name may hold one:
     /// `/run/mc@main.sock:2`, `h:1:1 cache@10.0.0.1:11211`); and a refused piece before a
     /// piece holding an `@` is refused without being shown (it may be a password's start).
-    /// A password holding a separator then a `/`, after a host without a port
-    /// (`bob:1,/x@h`), reads as a valid list (a server and a socket path): no rule can tell
-    /// it from one.
+    /// A password holding a separator then a `/` (`bob:1,/x@h`, `bob:1,/x@h:11211`) reads as
+    /// a valid list (a server and a socket path, with a weight): no rule can tell it from one.
     pub fn split_list_on<'a>(list: &'a str, separators: &[char]) -> Result<Vec<&'a str>> {
         let pieces: Vec<&str> = list
             .split(separators)
             .map(str::trim)
             .filter(|e| !e.is_empty())
             .collect();
-        if let Some(at) = list.rfind('@') {
-            let hidden = format!("<userinfo hidden>{}", list[at..].trim_end());
+        if list.contains('@') {
+            let hidden = userinfo_hidden(list);
             if pieces.iter().any(|p| Self::holds_userinfo(p)) {
                 return Err(Error::Config(format!(
                     "bad server address \"{hidden}\" (a list of {} bytes): {NO_USERINFO}",
@@ -435,14 +444,13 @@ impl ServerSpec {
             Some((addr, name)) => (addr, Some(name)),
             None => (t, None),
         };
-        let separated = |c: char| c.is_whitespace() || c == ',' || c == ';';
-        if name.is_some() && t_addr.contains(separated) && path_then_userinfo(t) {
+        if name.is_some() && t_addr.contains([',', ';']) && path_then_userinfo(t) {
             // a path-first list whose password reads as nutcracker's `:weight name`
-            // (`/tmp/a.sock,bob:pw:12 x@h`); a real line's path holds no separator there
+            // (`/tmp/a.sock,bob:pw:12 x@h`); a real line's path holds no list separator
+            // there (a space may be: `/tmp/a b:1 cache@1`, tester finding retest21 4)
             return Err(Error::Config(format!(
-                "bad server address \"<userinfo hidden>{}\" (an entry of {} bytes): \
-                 {NO_USERINFO}",
-                &t[t.rfind('@').unwrap_or(0)..],
+                "bad server address \"{}\" (an entry of {} bytes): {NO_USERINFO}",
+                userinfo_hidden(t),
                 t.len()
             )));
         }
@@ -519,22 +527,24 @@ impl ServerSpec {
         // h:1": tester finding retest17 1); a socket path's own `@` (`/tmp/a b@c.sock`) has
         // no `host:port` after it
         // (a `:` before the `@` too: `user:password@host` without a port, tester finding
-        // retest19 1)
+        // retest19 1; not after `unix:`, the spelling that names any socket, whose own name
+        // may hold `b:x@c`: tester finding retest21 3)
+        let spelled_unix = unix_path(t).is_some();
         let userinfo = |p: &&str| {
             !path(p)
                 && !p.contains('/')
-                && p.rfind('@')
-                    .is_some_and(|at| p[at..].contains(':') || p[..at].contains(':'))
+                && p.rfind('@').is_some_and(|at| {
+                    p[at..].contains(':') || !spelled_unix && p[..at].contains(':')
+                })
         };
         if parts.len() > 1 && (path_then_userinfo(t) || parts.iter().any(userinfo)) {
             if !path(&t) {
                 return Self::parse(t).map(|_| ()); // refused, the userinfo hidden
             }
             // a path first: everything up to the last `@` hidden
-            let host = t.rfind('@').map_or("", |at| &t[at..]);
             return Err(Error::Config(format!(
-                "bad server address \"<userinfo hidden>{host}\" (an entry of {} bytes): \
-                 {NO_USERINFO}",
+                "bad server address \"{}\" (an entry of {} bytes): {NO_USERINFO}",
+                userinfo_hidden(t),
                 t.len()
             )));
         }
@@ -932,6 +942,15 @@ mod tests {
                 .weight,
             2
         );
+        // retest21 3, 4: `unix:` names any socket; a nutcracker line whose path has a space
+        for entry in [
+            "unix:/tmp/a;b:x@c.sock",
+            "unix:/tmp/a,b:x@c.sock",
+            "unix:/tmp/a b:1 n@c",
+            "/tmp/a b:1 cache@1",
+        ] {
+            assert!(ServerSpec::parse_entry(entry, None).is_ok(), "{entry}");
+        }
         // retest20 6: a refused entry after the `@` is refused as itself, named
         match read("/tmp/mc@main.sock,127.0.0.1:0", &[',']) {
             Err(Error::Config(m)) => assert!(m.contains("127.0.0.1:0"), "{m}"),

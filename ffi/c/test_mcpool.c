@@ -871,6 +871,10 @@ static void test_server_weight_in_address(void) {
         EXPECT(mcpool_server_list_split(list, strlen(list), ",;", 2, b, 6, &n), MCPOOL_CONFIG);
         CHECK(strstr(mcpool_last_error_message(), "<userinfo hidden>@h:1;b:2") != NULL);
         CHECK(strstr(mcpool_last_error_message(), "Se") == NULL);
+        list = "/tmp/a;bob:Secr3t@h:1"; /* retest21 2: the option's own message hides it too */
+        EXPECT(mcpool_config_set(cfg, K("servers"), (const uint8_t *)list, strlen(list)),
+               MCPOOL_CONFIG);
+        CHECK(strstr(mcpool_last_error_message(), "Secr3t") == NULL);
         list = "/tmp/a.sock,bob:Secr3t@127.0.0.1"; /* retest19 1: never one socket path */
         EXPECT(mcpool_config_set(cfg, K("servers"), (const uint8_t *)list, strlen(list)),
                MCPOOL_CONFIG);
