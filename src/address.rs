@@ -126,7 +126,7 @@ pub fn shown(s: &str) -> std::borrow::Cow<'_, str> {
         start += 1;
     }
     let rest = &s[start..];
-    if rest.starts_with('/') || unix_path(rest).is_some() || start == at {
+    if socket_path(rest) || start == at {
         return s.into();
     }
     format!("{}<userinfo hidden>{}", &s[..start], &s[at..]).into()
@@ -176,6 +176,11 @@ pub fn userinfo_hidden(t: &str) -> String {
 /// Why an address with a `user:password@` before its host is refused.
 const NO_USERINFO: &str = "a server address takes no user:password@ (SASL credentials are the \
                            sasl_username and sasl_password options)";
+
+/// Whether `t` is written as a unix socket path: `/path` or `unix:/path`.
+fn socket_path(t: &str) -> bool {
+    t.starts_with('/') || unix_path(t).is_some()
+}
 
 /// The path of `unix:/path` (python-memcached's, pymemcache's and Django's spelling of a
 /// socket), or `None` (`unix:11211` is host `unix`, port 11211).
@@ -381,10 +386,7 @@ impl ServerSpec {
     /// Whether a piece of a list is an address with a `user:password@` (see
     /// [`ServerSpec::split_list_on`]).
     fn holds_userinfo(p: &str) -> bool {
-        p.contains('@')
-            && !p.starts_with('/')
-            && unix_path(p).is_none()
-            && Self::parse_entry(p, None).is_err()
+        p.contains('@') && !socket_path(p) && Self::parse_entry(p, None).is_err()
     }
 
     /// One entry of a server list, read the same way by every surface (the `servers` option,
@@ -412,16 +414,13 @@ impl ServerSpec {
             // (`bob:pw:12 x@h:1` read as nutcracker's line showed `bob:pw`: tester findings
             // retest19 4, retest20 3)
             Error::Config(m)
-                if t.contains('@')
-                    && !t.starts_with('/')
-                    && unix_path(t).is_none()
-                    && !m.contains("<userinfo hidden>") =>
+                if t.contains('@') && !socket_path(t) && !m.contains("<userinfo hidden>") =>
             {
                 Error::Config(format!(
-                    "bad server address \"<userinfo hidden>{}\" (an entry of {} bytes): not a \
-                     server address (not shown: it holds an `@`, which may end a \
-                     user:password@; {NO_USERINFO})",
-                    &t[t.rfind('@').unwrap_or(0)..],
+                    "bad server address \"{}\" (an entry of {} bytes): not a server address \
+                     (not shown: it holds an `@`, which may end a user:password@; \
+                     {NO_USERINFO})",
+                    userinfo_hidden(t),
                     t.len()
                 ))
             }
@@ -454,7 +453,7 @@ impl ServerSpec {
                 t.len()
             )));
         }
-        if !t_addr.starts_with('/') && unix_path(t_addr).is_none() && t_addr.contains('@') {
+        if !socket_path(t_addr) && t_addr.contains('@') {
             // a user:password@: refused whole, as the address parser refuses it, never
             // shown (read as host:port:weight its error would name a fragment); past here
             // the address holds none and this function's own errors quote the entry
@@ -519,7 +518,7 @@ impl ServerSpec {
         // a socket path beside host:port addresses is a list too ("/tmp/a.sock,h:1", which
         // the CLI's --servers splits; read whole it was the path "/tmp/a.sock,h" of weight
         // 1: tester finding retest16 7); a path with a comma in its name alone is a path
-        let path = |p: &&str| p.starts_with('/') || unix_path(p).is_some();
+        let path = |p: &&str| socket_path(p);
         let address = |p: &&str| p.contains(':') && !path(p) && Self::parse(p).is_ok();
         // an address with a user:password@ beside anything else in one entry: refused
         // without quoting it (a password may hold a space or `,`, which split it here), never

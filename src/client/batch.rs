@@ -4,7 +4,7 @@
 
 use super::observe::{self, Held, Side, Unreached};
 use super::place::FAILOVER_TRIES;
-use super::Client;
+use super::{Client, Topology};
 use crate::conn::SetWait;
 use crate::dialect::{batch_tags, Outcome, Request};
 use crate::error::Error;
@@ -232,16 +232,8 @@ impl Client {
                 break;
             }
             redone = true;
-            let done: Vec<usize> = (0..prepared.len())
-                .filter(|&i| sent_to[i].is_some())
-                .collect();
-            let (placed, _) = self.group_some(t, &prepared, done, |item| &item.0);
-            for (j, m) in placed {
-                let m: Vec<usize> = m.into_iter().filter(|&i| sent_to[i] != Some(j)).collect();
-                if !m.is_empty() {
-                    work.push_back((j, m, FAILOVER_TRIES));
-                }
-            }
+            let moved = self.moved_since_sent(t, &prepared, &sent_to, |_| true, |item| &item.0);
+            work.extend(moved.into_iter().map(|(j, m)| (j, m, FAILOVER_TRIES)));
             if work.is_empty() {
                 break;
             }
@@ -380,6 +372,28 @@ impl Client {
                     return Err(e.clone());
                 }
                 self.prepare_item(key, v.as_ref(), 0)
+            })
+            .collect()
+    }
+
+    /// The items sent (`sent_to`: the server each went to) and `done` whose server the
+    /// placement no longer picks (a server left it during the call), grouped by the server it
+    /// picks now: what a batch sends once more where the next read looks.
+    fn moved_since_sent<P>(
+        &self,
+        t: &Topology,
+        prepared: &[Result<P>],
+        sent_to: &[Option<usize>],
+        done: impl Fn(usize) -> bool,
+        key_of: impl Fn(&P) -> &[u8],
+    ) -> Vec<(usize, Vec<usize>)> {
+        let sent = (0..prepared.len()).filter(|&i| sent_to[i].is_some() && done(i));
+        let (placed, _) = self.group_some(t, prepared, sent, key_of);
+        placed
+            .into_iter()
+            .filter_map(|(j, m)| {
+                let m: Vec<usize> = m.into_iter().filter(|&i| sent_to[i] != Some(j)).collect();
+                (!m.is_empty()).then_some((j, m))
             })
             .collect()
     }
@@ -615,17 +629,8 @@ impl Client {
                 break;
             }
             redone = true;
-            let done: Vec<usize> = (0..prepared.len())
-                .filter(|&i| sent_to[i].is_some() && matches!(results[i], Some(Ok(_))))
-                .collect();
-            let (placed, _) = self.group_some(t, prepared, done, &key_of);
-            groups = placed
-                .into_iter()
-                .filter_map(|(j, m)| {
-                    let m: Vec<usize> = m.into_iter().filter(|&i| sent_to[i] != Some(j)).collect();
-                    (!m.is_empty()).then_some((j, m))
-                })
-                .collect();
+            let done = |i: usize| matches!(results[i], Some(Ok(_)));
+            groups = self.moved_since_sent(t, prepared, &sent_to, done, &key_of);
             if groups.is_empty() {
                 break;
             }
