@@ -41,7 +41,9 @@ import java.util.Map;
  *     time)</td><td>3000</td></tr>
  * <tr><td>setNagle</td><td>TCP_NODELAY = !nagle</td><td>false</td></tr>
  * <tr><td>setAliveCheck</td><td>a version round trip on each checkout</td><td>false</td></tr>
- * <tr><td>setFailover</td><td>{@code rehash} (true) or {@code fail-fast} (false) for a dead server's keys</td><td>true</td></tr>
+ * <tr><td>setFailover</td><td>{@code rehash} (true) or {@code fail-fast} (false) for a dead server's keys
+ *     (with OLD_COMPAT_HASH and a bucket count that is a multiple of 3 or 11, Whalin's rehash
+ *     keeps a short key on its dead server: see docs/failover.md)</td><td>true</td></tr>
  * <tr><td>setFailback</td><td>false: a dead server is not retried for a day</td><td>true</td></tr>
  * <tr><td>setHashingAlg</td><td>NATIVE_HASH {@code whalin-native}, OLD_COMPAT_HASH {@code whalin-old-compat},
  *     NEW_COMPAT_HASH {@code whalin-new-compat}, CONSISTENT_HASH {@code whalin-consistent}</td><td>NATIVE_HASH</td></tr>
