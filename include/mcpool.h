@@ -126,7 +126,8 @@
  * - `0..=99`: the call reached an answer. `MCPOOL_OK` is success; the others are cache
  *   answers (a miss, a store that did not happen), not errors, and set no last error.
  * - `100..=199`: the caller's input was refused before any I/O, or the caller ended the
- *   call (`MCPOOL_INTERRUPTED`).
+ *   call (`MCPOOL_INTERRUPTED`), closed the client (`MCPOOL_CLOSED`) or forked inside it
+ *   (`MCPOOL_FORKED`).
  * - `200..=299`: the server or the network failed; the last error names the server.
  * - `900..`: a bug in mcpool (a caught panic) or an error this version cannot name.
  *
@@ -194,6 +195,19 @@ enum mcpool_status
      * late reply never reaches another call); the server is not blamed.
      */
     MCPOOL_INTERRUPTED = 107,
+    /**
+     * The client was closed (`mcpool_client_close`): a call waiting for a pooled connection,
+     * or made after the close, ends with this before anything is sent. The server is not
+     * blamed.
+     */
+    MCPOOL_CLOSED = 108,
+    /**
+     * The process forked during the call (a callback of the call called `fork()`) and this
+     * is the child: the call's connections are the parent's, and the child neither reads
+     * nor writes them; the keys not yet answered fail with this (never as misses). The
+     * server is not blamed; the child's next calls open connections of their own.
+     */
+    MCPOOL_FORKED = 109,
     /**
      * The key's server is marked dead and not yet due for a retry.
      */
@@ -3049,6 +3063,23 @@ mcpool_status mcpool_client_value_format(const mcpool_client *client,
  * `client` is NULL or live.
  */
 mcpool_status mcpool_client_disconnect_all(const mcpool_client *client);
+
+/**
+ * Closes the client, for a program shutting down while other threads may still use it:
+ * calls waiting for a pooled connection end at once with `MCPOOL_CLOSED`, as does every
+ * call made afterwards (before anything is sent), and no new connection is opened; the idle
+ * connections close now, those in use when their call gives them back (a call already
+ * talking to a server finishes, or times out, as before). `mcpool_client_set_servers` is
+ * refused (`MCPOOL_CLOSED`). Idempotent. It frees nothing: the client stays valid (every
+ * call on it answers `MCPOOL_CLOSED`) until `mcpool_client_free`, which must still wait
+ * until no other thread is inside a call on it.
+ *
+ * Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `client`.
+ *
+ * # Safety
+ * `client` is NULL or live.
+ */
+mcpool_status mcpool_client_close(const mcpool_client *client);
 
 /* -------------------------------------------------------------------------------------------- */
 /* Items                                                                                        */

@@ -828,6 +828,9 @@ pub struct Conn {
     /// Bytes written and read on this connection so far (for the per-operation records).
     sent_bytes: u64,
     recv_bytes: u64,
+    /// `recv_bytes` when the last request was sent: a server that closes the connection
+    /// with none read since closed it before its reply, not in the middle of one.
+    recv_at_send: u64,
     /// Its place in the pool gauges, for a pooled connection (see `pool::OpenGauge`).
     pub(crate) gauge: Option<crate::pool::OpenGauge>,
     /// When it was connected, and when it last went back to its pool ([`coarse_ms`]), for
@@ -1079,6 +1082,7 @@ impl Conn {
             won_tokens: Vec::new(),
             sent_bytes: 0,
             recv_bytes: 0,
+            recv_at_send: 0,
             gauge: None,
             born_ms: coarse_ms(),
             idle_since_ms: coarse_ms(),
@@ -1099,6 +1103,18 @@ impl Conn {
     pub(crate) fn expired(&self, now: u64, idle: Option<u64>, lifetime: Option<u64>) -> bool {
         idle.is_some_and(|l| now.saturating_sub(self.idle_since_ms) > l)
             || lifetime.is_some_and(|l| now.saturating_sub(self.born_ms) > l)
+    }
+
+    /// [`Error::Forked`] when this process is not the one that opened the connection: a
+    /// callback of the call forked, and this is the child, which must neither read the
+    /// parent's replies nor write on its sockets (tester finding fork 1). One atomic load.
+    #[inline]
+    fn still_ours(&self) -> Result<()> {
+        if self.generation == fork::generation() {
+            Ok(())
+        } else {
+            Err(Error::Forked)
+        }
     }
 
     /// True when the connection may carry another exchange: the last one completed, and it
@@ -1449,6 +1465,8 @@ impl Conn {
     /// a request is always written whole by then; [`Conn::finish`] makes sure of it. TLS
     /// does the same with rustls' records ([`tls_flush`], [`tls_read`]).
     pub(crate) fn send(&mut self) -> Result<()> {
+        self.still_ours()?;
+        self.recv_at_send = self.recv_bytes;
         let mut sent = 0;
         while sent < self.wbuf.len() {
             self.arm()?;
@@ -1687,6 +1705,7 @@ impl Conn {
 
     /// Reads more bytes. `hint` is the total length of the reply being parsed, when known.
     fn fill(&mut self, hint: Option<usize>) -> Result<()> {
+        self.still_ours()?;
         let pending = self.rend - self.rstart;
         if self.rstart > 0 && (pending == 0 || self.rbuf.len() - self.rend < 4096) {
             self.rbuf.copy_within(self.rstart..self.rend, 0);
@@ -1724,12 +1743,16 @@ impl Conn {
             Err(e) => self.read_failed(e)?,
         };
         if n == 0 {
+            // Before its reply: nothing read since the request, nothing buffered (tester
+            // finding tlssasl 2: "mid-reply" for a server that sent no byte of it).
+            let when = if pending == 0 && self.recv_bytes == self.recv_at_send {
+                "server closed the connection before its reply"
+            } else {
+                "server closed the connection mid-reply"
+            };
             return Err(Error::Io {
                 server: self.server.to_string(),
-                source: io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "server closed the connection mid-reply",
-                ),
+                source: io::Error::new(io::ErrorKind::UnexpectedEof, when),
             });
         }
         self.rend += n;

@@ -89,6 +89,16 @@ pub enum Error {
     /// ([`crate::set_interrupt_check`]) asked to end the call (a Python `KeyboardInterrupt`).
     /// The connection was dropped; the server is not blamed.
     Interrupted,
+    /// The client was closed ([`crate::Client::close`]): a call waiting for a connection, or
+    /// made after the close, ends with this before anything is sent; a call already talking
+    /// to a server finishes (or times out) as before. The server is not blamed.
+    Closed,
+    /// The process forked while this call was under way (a callback of the call, such as an
+    /// event or allocation callback, called `fork()`), and this is the child: the call's
+    /// connections are the parent's, and the child neither reads nor writes them (the
+    /// parent's call goes on with them). The keys not yet answered fail with this; the
+    /// server is not blamed. The child's next calls open connections of its own.
+    Forked,
     /// Any other socket error (refused, reset, closed mid-reply; memcached's `ERROR Too many
     /// open connections` beyond its connection limit is a refused connection). The
     /// connection was dropped. Also no socket for lack of file descriptors in this process
@@ -238,7 +248,9 @@ impl Error {
             | Error::ValueTooLarge { .. }
             | Error::TooLargeForServer { .. }
             | Error::Client { .. }
-            | Error::Interrupted => Class::ClientError,
+            | Error::Interrupted
+            | Error::Closed
+            | Error::Forked => Class::ClientError,
             Error::Config(_) | Error::Unsupported(_) => Class::Configuration,
             Error::ServerDead { .. } | Error::Io { .. } | Error::Auth { .. } => Class::Connection,
             Error::PoolTimeout { .. } | Error::ConnectTimeout { .. } | Error::IoTimeout { .. } => {
@@ -379,6 +391,15 @@ impl fmt::Display for Error {
             Error::Interrupted => {
                 write!(f, "interrupted: the interrupt check asked to end the call")
             }
+            Error::Closed => write!(
+                f,
+                "the client is closed: nothing was sent (close() was called on it)"
+            ),
+            Error::Forked => write!(
+                f,
+                "the process forked during this call (a callback called fork()): the child \
+                 does not use the parent's connections, and this key was not answered here"
+            ),
             Error::Io { server, source } => match fd_exhaustion(source) {
                 Some(which) => write!(
                     f,
@@ -438,6 +459,8 @@ impl Clone for Error {
                 reason: reason.clone(),
             },
             Error::Interrupted => Error::Interrupted,
+            Error::Closed => Error::Closed,
+            Error::Forked => Error::Forked,
             Error::Config(m) => Error::Config(m.clone()),
             Error::ServerDead { server, cause } => Error::ServerDead {
                 server: server.clone(),

@@ -136,6 +136,9 @@ const ABANDONED: u8 = 5;
 /// to end the call (the caller has left the line, given up its job, or passed on the permit
 /// it was granted meanwhile).
 const INTERRUPTED: u8 = 6;
+/// The gate was closed ([`Gate::close`]) while the caller was in line: it leaves without a
+/// permit, its job (if any) never sent.
+const CLOSED: u8 = 7;
 
 struct Waiter {
     thread: Thread,
@@ -170,6 +173,8 @@ impl Waiter {
 struct State {
     free: u32,
     queue: VecDeque<Arc<Waiter>>,
+    /// Closed ([`Gate::close`]): nobody is admitted any more.
+    closed: bool,
 }
 
 /// The gate of one server's pool.
@@ -230,6 +235,9 @@ pub(crate) enum Admission<'g> {
     /// waited, after this long: it holds no permit and waits for no answer (a set it handed
     /// over may or may not be stored).
     Interrupted(Duration),
+    /// The gate is closed ([`Gate::close`]: the client was closed), at once or after waiting
+    /// this long in line: nothing was sent.
+    Closed(Duration),
 }
 
 /// Jobs taken from the head of the line, for a permit holder to serve. Every job gets its
@@ -321,6 +329,7 @@ impl Gate {
             state: Mutex::new(State {
                 free: permits,
                 queue: VecDeque::new(),
+                closed: false,
             }),
             jobs: AtomicUsize::new(0),
         }
@@ -330,13 +339,17 @@ impl Gate {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Takes a permit at once if one is free and nobody is waiting (`Ok`); otherwise joins
-    /// the end of the line (`Err(ticket)`), offering `job` to the permit holders.
-    fn try_now(&self, job: impl FnOnce() -> Option<Job>) -> std::result::Result<(), Arc<Waiter>> {
+    /// Takes a permit at once if one is free and nobody is waiting (`Ok(true)`); `Ok(false)`
+    /// when the gate is closed; otherwise joins the end of the line (`Err(ticket)`),
+    /// offering `job` to the permit holders.
+    fn try_now(&self, job: impl FnOnce() -> Option<Job>) -> std::result::Result<bool, Arc<Waiter>> {
         let mut st = self.lock();
+        if st.closed {
+            return Ok(false);
+        }
         if st.free > 0 && st.queue.is_empty() {
             st.free -= 1;
-            return Ok(());
+            return Ok(true);
         }
         let w = Waiter::new(job());
         if w.job.is_some() {
@@ -344,6 +357,24 @@ impl Gate {
         }
         st.queue.push_back(w.clone());
         Err(w)
+    }
+
+    /// Closes the gate (the client was closed): every caller in line leaves at once with
+    /// [`Admission::Closed`] (a job it offered is never sent), and nobody is admitted from
+    /// now on. Permits held finish their exchanges; work a holder has already taken is
+    /// answered as before.
+    pub(crate) fn close(&self) {
+        let mut st = self.lock();
+        st.closed = true;
+        let waiting: Vec<Arc<Waiter>> = st.queue.drain(..).collect();
+        for w in &waiting {
+            self.left_line(w);
+            w.state.store(CLOSED, Ordering::Release);
+        }
+        drop(st);
+        for w in waiting {
+            w.thread.unpark();
+        }
     }
 
     /// Accounts for `w` leaving the line (under the lock).
@@ -416,7 +447,8 @@ impl<'g> GateRef<'g> {
             // Without a read offered there is nothing to serve.
             Admission::Served(_, waited)
             | Admission::Abandoned(waited)
-            | Admission::Interrupted(waited) => Err(waited),
+            | Admission::Interrupted(waited)
+            | Admission::Closed(waited) => Err(waited),
         }
     }
 
@@ -434,7 +466,8 @@ impl<'g> GateRef<'g> {
     ) -> std::result::Result<Admission<'g>, Duration> {
         let job = || offer.map(Offer::to_job);
         match self.try_now(job) {
-            Ok(()) => Ok(Admission::Permit(Permit { gate: self }, None)),
+            Ok(true) => Ok(Admission::Permit(Permit { gate: self }, None)),
+            Ok(false) => Ok(Admission::Closed(Duration::ZERO)),
             Err(w) => self.admit_after_waiting(w, wait, deadline, offer),
         }
     }
@@ -473,15 +506,17 @@ impl<'g> GateRef<'g> {
                 }
                 Some(ABANDONED) => return Ok(Admission::Abandoned(start.elapsed())),
                 Some(INTERRUPTED) => return Ok(Admission::Interrupted(start.elapsed())),
+                Some(CLOSED) => return Ok(Admission::Closed(start.elapsed())),
                 Some(_) => {
                     // RETRY: back in line, at the end.
                     match self.try_now(|| offer.map(Offer::to_job)) {
-                        Ok(()) => {
+                        Ok(true) => {
                             return Ok(Admission::Permit(
                                 Permit { gate: self },
                                 Some(start.elapsed()),
                             ))
                         }
+                        Ok(false) => return Ok(Admission::Closed(start.elapsed())),
                         Err(again) => w = again,
                     }
                 }
@@ -593,6 +628,42 @@ mod tests {
     use std::sync::atomic::AtomicUsize;
 
     #[test]
+    fn closing_sends_the_line_away_and_admits_nobody() {
+        let gate = Arc::new(Gate::new(1));
+        let held = GateRef::Borrowed(&gate).acquire(Duration::ZERO).unwrap();
+        let waiters: Vec<_> = (0..3)
+            .map(|i| {
+                let g = gate.clone();
+                std::thread::spawn(move || {
+                    let offer = (i == 0).then_some(Offer::Get(b"k", false));
+                    match GateRef::Borrowed(&g).admit(Duration::from_secs(60), None, offer) {
+                        Ok(Admission::Closed(_)) => "closed",
+                        Ok(Admission::Permit(..)) => "permit",
+                        Ok(Admission::Served(..)) => "served",
+                        _ => "other",
+                    }
+                })
+            })
+            .collect();
+        let until = Instant::now() + Duration::from_secs(30);
+        while gate.lock().queue.len() < 3 {
+            assert!(Instant::now() < until, "the waiters never got in line");
+            std::thread::yield_now();
+        }
+        gate.close();
+        for w in waiters {
+            assert_eq!(w.join().unwrap(), "closed");
+        }
+        assert!(!gate.has_jobs(), "the offered job left with its caller");
+        // The permit held finishes; nobody is admitted after it either.
+        drop(held);
+        assert!(matches!(
+            GateRef::Borrowed(&gate).admit(Duration::from_secs(1), None, None),
+            Ok(Admission::Closed(_))
+        ));
+    }
+
+    #[test]
     fn never_more_holders_than_permits_and_nobody_starves() {
         let gate = Arc::new(Gate::new(3));
         let inside = Arc::new(AtomicUsize::new(0));
@@ -666,6 +737,7 @@ mod tests {
                     }
                     Ok(Admission::Abandoned(_)) | Err(_) => "timeout".to_string(),
                     Ok(Admission::Interrupted(_)) => "interrupted".to_string(),
+                    Ok(Admission::Closed(_)) => "closed".to_string(),
                 }
             });
             // Each joins the line before the next starts.
@@ -722,6 +794,9 @@ mod tests {
                     }
                     Ok(Admission::Interrupted(w)) => {
                         panic!("expected to be served, interrupted after {w:?}")
+                    }
+                    Ok(Admission::Closed(w)) => {
+                        panic!("expected to be served, closed after {w:?}")
                     }
                     Err(w) => panic!("expected to be served, timed out after {w:?}"),
                 }
@@ -820,6 +895,7 @@ mod tests {
                 Ok(Admission::Served(..)) => "served",
                 Ok(Admission::Permit(..)) => "permit",
                 Ok(Admission::Interrupted(_)) => "interrupted",
+                Ok(Admission::Closed(_)) => "closed",
                 Err(_) => "timed out in line",
             };
             (outcome, start.elapsed())

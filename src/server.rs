@@ -159,6 +159,8 @@ pub(crate) struct Server {
     /// Made at first use in the process that built the client (see [`Server::pool`]).
     pool: OnceLock<Pool>,
     gate: Gate,
+    /// Set by [`Server::close`]: no new connection is opened.
+    closed: std::sync::atomic::AtomicBool,
     child: Mutex<Option<(u64, Pool, Arc<Gate>)>>,
     /// What a returning server needs before it serves (see `stale`).
     pub away: Option<crate::stale::AwayGuard>,
@@ -478,6 +480,7 @@ impl Server {
             manager,
             generation: fork::generation(),
             gate: Gate::new(settings.max_size),
+            closed: std::sync::atomic::AtomicBool::new(false),
             child: Mutex::new(None),
             away: settings
                 .on_return
@@ -538,6 +541,20 @@ impl Server {
         }
     }
 
+    /// Closes the server for its client ([`crate::Client::close`]): callers in line and
+    /// later ones get [`Error::Closed`] from the gate, no new connection is opened, and the
+    /// idle connections close now (those in use when their call gives them back, as
+    /// [`Server::disconnect`]).
+    pub(crate) fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.gate.close();
+        if let Some((_, _, gate)) = &*self.child.lock().unwrap_or_else(|p| p.into_inner()) {
+            gate.close();
+        }
+        self.disconnect();
+    }
+
     /// This process's pool and gate: the original ones, or fresh ones after a fork.
     pub(crate) fn pool(&self) -> (Cow<'_, Pool>, GateRef<'_>) {
         let generation = fork::generation();
@@ -560,6 +577,10 @@ impl Server {
                 self.counters.pool_generation.store(generation, Relaxed);
                 let pool = self.make_pool(thread_pool());
                 let gate = Arc::new(Gate::new(self.settings.max_size));
+                // A client closed before the fork stays closed in the child.
+                if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+                    gate.close();
+                }
                 *child = Some((generation, pool.clone(), gate.clone()));
                 (Cow::Owned(pool), GateRef::Shared(gate))
             }
@@ -642,6 +663,12 @@ impl Server {
                 self.count_wait(waited);
                 return Err(Error::Interrupted);
             }
+            Admission::Closed(waited) => {
+                if !waited.is_zero() {
+                    self.count_wait(waited);
+                }
+                return Err(Error::Closed);
+            }
         };
         if let Some(waited) = waited {
             deadline.charge(waited);
@@ -707,6 +734,10 @@ impl Server {
             fresh(c) && c.is_reusable_idle() && self.addr.still_current(c.peer(), c.pins())
         }) {
             slot.conn = None;
+            // A permit granted just before the client was closed opens no connection.
+            if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+                return Err(Error::Closed);
+            }
             let epoch = self.health.epoch();
             let timeout = deadline.limit(self.opts.connect_timeout);
             if timeout.is_zero() {

@@ -64,6 +64,37 @@ fn truncated_and_short_replies_are_errors() {
     }
 }
 
+/// The error says whether the server closed before its reply or in the middle of it
+/// (tester finding tlssasl 2: "mid-reply" for a server that sent no byte of it).
+#[test]
+fn a_close_before_the_reply_is_not_called_mid_reply() {
+    for (reply, want) in [
+        (&b""[..], "closed the connection before its reply"),
+        (b"VALUE mine 0 5\r\nab", "closed the connection mid-reply"),
+    ] {
+        let (addr, _) = fake(4, move |_, _, w| {
+            let _ = w.write_all(reply);
+            Then::Close
+        });
+        let c = client(&addr);
+        let e = expect_error("closed", c.get("mine"));
+        assert!(e.to_string().contains(want), "{e}");
+        // The same on a connection that answered before (its bytes are not this reply's).
+        let (addr, _) = fake(4, move |_, line, w| {
+            if line.starts_with(b"version") {
+                let _ = w.write_all(b"VERSION 1.6.0\r\n");
+                return Then::Continue;
+            }
+            let _ = w.write_all(reply);
+            Then::Close
+        });
+        let c = client(&addr);
+        c.noop().into_iter().for_each(|(_, r)| r.unwrap());
+        let e = expect_error("closed after an answer", c.get("mine"));
+        assert!(e.to_string().contains(want), "{e}");
+    }
+}
+
 #[test]
 fn closing_at_every_byte_offset_never_yields_a_value() {
     let full = value_reply("mine", b"the right value");

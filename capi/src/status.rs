@@ -9,7 +9,8 @@ use std::ffi::c_char;
 /// - `0..=99`: the call reached an answer. `MCPOOL_OK` is success; the others are cache
 ///   answers (a miss, a store that did not happen), not errors, and set no last error.
 /// - `100..=199`: the caller's input was refused before any I/O, or the caller ended the
-///   call (`MCPOOL_INTERRUPTED`).
+///   call (`MCPOOL_INTERRUPTED`), closed the client (`MCPOOL_CLOSED`) or forked inside it
+///   (`MCPOOL_FORKED`).
 /// - `200..=299`: the server or the network failed; the last error names the server.
 /// - `900..`: a bug in mcpool (a caught panic) or an error this version cannot name.
 ///
@@ -50,6 +51,15 @@ pub enum mcpool_status {
     /// (`mcpool_interrupt_check_set`) asked to end the call. The connection was closed (a
     /// late reply never reaches another call); the server is not blamed.
     MCPOOL_INTERRUPTED = 107,
+    /// The client was closed (`mcpool_client_close`): a call waiting for a pooled connection,
+    /// or made after the close, ends with this before anything is sent. The server is not
+    /// blamed.
+    MCPOOL_CLOSED = 108,
+    /// The process forked during the call (a callback of the call called `fork()`) and this
+    /// is the child: the call's connections are the parent's, and the child neither reads
+    /// nor writes them; the keys not yet answered fail with this (never as misses). The
+    /// server is not blamed; the child's next calls open connections of their own.
+    MCPOOL_FORKED = 109,
     /// The key's server is marked dead and not yet due for a retry.
     MCPOOL_SERVER_DEAD = 200,
     /// No pooled connection became free within the pool timeout.
@@ -128,7 +138,7 @@ impl mcpool_class {
 }
 
 /// Every status, in numeric order.
-const ALL: [mcpool_status; 25] = [
+const ALL: [mcpool_status; 27] = [
     mcpool_status::MCPOOL_OK,
     mcpool_status::MCPOOL_NOT_FOUND,
     mcpool_status::MCPOOL_NOT_STORED,
@@ -141,6 +151,8 @@ const ALL: [mcpool_status; 25] = [
     mcpool_status::MCPOOL_UNSUPPORTED,
     mcpool_status::MCPOOL_ALLOC_FAILED,
     mcpool_status::MCPOOL_INTERRUPTED,
+    mcpool_status::MCPOOL_CLOSED,
+    mcpool_status::MCPOOL_FORKED,
     mcpool_status::MCPOOL_SERVER_DEAD,
     mcpool_status::MCPOOL_POOL_TIMEOUT,
     mcpool_status::MCPOOL_CONNECT_TIMEOUT,
@@ -178,6 +190,8 @@ impl mcpool_status {
             Error::Unsupported(_) => MCPOOL_UNSUPPORTED,
             Error::ValueFormat(_) => MCPOOL_VALUE_FORMAT,
             Error::Interrupted => MCPOOL_INTERRUPTED,
+            Error::Closed => MCPOOL_CLOSED,
+            Error::Forked => MCPOOL_FORKED,
             #[allow(unreachable_patterns)]
             _ => MCPOOL_UNKNOWN_ERROR,
         }
@@ -198,6 +212,8 @@ impl mcpool_status {
             | MCPOOL_OUT_OF_RANGE
             | MCPOOL_ALLOC_FAILED
             | MCPOOL_INTERRUPTED
+            | MCPOOL_CLOSED
+            | MCPOOL_FORKED
             | MCPOOL_CLIENT_ERROR => Class::ClientError,
             MCPOOL_CONFIG | MCPOOL_UNSUPPORTED => Class::Configuration,
             MCPOOL_SERVER_DEAD | MCPOOL_IO | MCPOOL_AUTH => Class::Connection,
@@ -236,6 +252,8 @@ impl mcpool_status {
             MCPOOL_UNSUPPORTED => "MCPOOL_UNSUPPORTED\0",
             MCPOOL_ALLOC_FAILED => "MCPOOL_ALLOC_FAILED\0",
             MCPOOL_INTERRUPTED => "MCPOOL_INTERRUPTED\0",
+            MCPOOL_CLOSED => "MCPOOL_CLOSED\0",
+            MCPOOL_FORKED => "MCPOOL_FORKED\0",
             MCPOOL_SERVER_DEAD => "MCPOOL_SERVER_DEAD\0",
             MCPOOL_POOL_TIMEOUT => "MCPOOL_POOL_TIMEOUT\0",
             MCPOOL_CONNECT_TIMEOUT => "MCPOOL_CONNECT_TIMEOUT\0",

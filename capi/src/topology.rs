@@ -41,6 +41,29 @@ pub unsafe extern "C" fn mcpool_client_disconnect_all(
     })
 }
 
+/// Closes the client, for a program shutting down while other threads may still use it:
+/// calls waiting for a pooled connection end at once with `MCPOOL_CLOSED`, as does every
+/// call made afterwards (before anything is sent), and no new connection is opened; the idle
+/// connections close now, those in use when their call gives them back (a call already
+/// talking to a server finishes, or times out, as before). `mcpool_client_set_servers` is
+/// refused (`MCPOOL_CLOSED`). Idempotent. It frees nothing: the client stays valid (every
+/// call on it answers `MCPOOL_CLOSED`) until `mcpool_client_free`, which must still wait
+/// until no other thread is inside a call on it.
+///
+/// Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `client`.
+///
+/// # Safety
+/// `client` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_close(client: *const mcpool_client) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        c.client.close();
+        Ok(MCPOOL_OK)
+    })
+}
+
 /// Replaces the client's server list at run time: `n` servers, server `i` given as
 /// `lens[i]` bytes of UTF-8 at `specs[i]` (`host:port`, `[v6]:port`, `host`,
 /// `host:port:weight`, `host:port:name` or a unix socket path, as `mcpool_config_add_server`

@@ -1110,6 +1110,33 @@ static void test_fork(mcpool_client *c) {
     mcpool_item_free(item);
 }
 
+/* mcpool_client_close: later calls and server changes answer MCPOOL_CLOSED, nothing is sent;
+ * the client stays valid until mcpool_client_free. */
+static void test_close(void) {
+    mcpool_client *c = new_client(server);
+    char key[128];
+    snprintf(key, sizeof key, "%sclosed", prefix);
+    EXPECT(mcpool_client_set(c, K(key), K("v"), 0, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_close(NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_close(c), MCPOOL_OK);
+    EXPECT(mcpool_client_close(c), MCPOOL_OK);
+    mcpool_item *item = NULL;
+    EXPECT(mcpool_client_get(c, K(key), &item), MCPOOL_CLOSED);
+    CHECK(item == NULL);
+    CHECK(strstr(mcpool_last_error_message(), "closed") != NULL);
+    EXPECT(mcpool_client_set(c, K(key), K("w"), 0, 0), MCPOOL_CLOSED);
+    const char *one[] = {server};
+    size_t one_len[] = {strlen(server)};
+    EXPECT(mcpool_client_set_servers(c, one, one_len, NULL, 1), MCPOOL_CLOSED);
+    mcpool_client_free(c);
+    /* The value is untouched: the refused set sent nothing. */
+    c = new_client(server);
+    EXPECT(mcpool_client_get(c, K(key), &item), MCPOOL_OK);
+    CHECK(item && mcpool_item_len(item) == 1 && memcmp(mcpool_item_data(item), "v", 1) == 0);
+    mcpool_item_free(item);
+    mcpool_client_free(c);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Second round: TLS setters, batches, reads into caller memory, leases, metrics, events.   */
 /* ---------------------------------------------------------------------------------------- */
@@ -2432,6 +2459,10 @@ static void test_status_class(void) {
     CHECK(mcpool_status_class(MCPOOL_CLIENT_ERROR) == MCPOOL_CLASS_CLIENT_ERROR);
     CHECK(mcpool_status_class(MCPOOL_INTERRUPTED) == MCPOOL_CLASS_CLIENT_ERROR);
     CHECK(strcmp(mcpool_status_name(MCPOOL_INTERRUPTED), "MCPOOL_INTERRUPTED") == 0);
+    CHECK(mcpool_status_class(MCPOOL_CLOSED) == MCPOOL_CLASS_CLIENT_ERROR);
+    CHECK(strcmp(mcpool_status_name(MCPOOL_CLOSED), "MCPOOL_CLOSED") == 0);
+    CHECK(mcpool_status_class(MCPOOL_FORKED) == MCPOOL_CLASS_CLIENT_ERROR);
+    CHECK(strcmp(mcpool_status_name(MCPOOL_FORKED), "MCPOOL_FORKED") == 0);
     CHECK(mcpool_status_class(MCPOOL_CONFIG) == MCPOOL_CLASS_CONFIGURATION);
     CHECK(mcpool_status_class(MCPOOL_UNSUPPORTED) == MCPOOL_CLASS_CONFIGURATION);
     CHECK(mcpool_status_class(MCPOOL_SERVER_ERROR) == MCPOOL_CLASS_SERVER_ERROR);
@@ -3386,6 +3417,7 @@ int main(int argc, char **argv) {
     test_metrics(c);
     test_servers();
     test_set_servers();
+    test_close();
     test_server_weight_in_address();
     test_resolver();
     test_dead_server();

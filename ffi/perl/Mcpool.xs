@@ -2835,6 +2835,18 @@ disconnect_all(m)
             mcp_croak_status(aTHX_ "disconnect_all", st);
 
 void
+close(m)
+        Mcpool m
+    PREINIT:
+        mcpool_status st;
+    CODE:
+        /* mcpool_client_close: calls waiting for a pooled connection (other threads) and
+         * every later call fail with MCPOOL_CLOSED, nothing sent; no connection is opened */
+        MCP_CORE(st = mcpool_client_close(m->client));
+        if (st != MCPOOL_OK)
+            mcp_croak_status(aTHX_ "close", st);
+
+void
 _set_namespace(m, ns)
         Mcpool m
         SV *ns

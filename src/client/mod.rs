@@ -169,6 +169,7 @@ impl Client {
             settings,
             opts,
             departed_away: Default::default(),
+            closed: false,
         };
         let servers = config
             .servers

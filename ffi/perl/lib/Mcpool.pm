@@ -648,7 +648,7 @@ sub _fail {
     );
     my %skip = map { $_ => 1 } qw(new import can isa VERSION last_error option_names
         option_doc library_version tls_supported expiry_from_now class_for CLONE_SKIP namespace
-        enable_compress disconnect_all set_servers);
+        enable_compress disconnect_all close set_servers);
     for my $name (sort keys %Mcpool::) {
         next if $name =~ /[^A-Za-z_]/ || $skip{$name} || !defined &{"Mcpool::$name"};
         next if $name =~ /^_/ && !$quiet{$name};
@@ -680,6 +680,7 @@ sub namespace {
 
 sub enable_compress { Mcpool::_clear_last_error(); return }
 sub disconnect_all  { Mcpool::_clear_last_error(); return }
+sub close           { Mcpool::_clear_last_error(); return }
 
 sub set_servers {
     Carp::croak('Mcpool->set_servers: this client was made without servers; '
@@ -1438,6 +1439,15 @@ another thread of the pool's) when its call gives it back; the next command open
 (the core's C<mcpool_client_disconnect_all>). Nothing else changes: the metrics keep
 counting from where they were, and a server marked dead stays dead until its
 C<failure_timeout> ends.
+
+=item close
+
+Closes the client, for a program shutting down (the core's C<mcpool_client_close>): idle
+connections close now, one in use when its call gives it back, and no new one is opened;
+every later command fails as on any failure (it returns C<undef>; C<last_error> says the
+client is closed), nothing sent. Idempotent. The object itself
+goes when its last reference does, as before. Cache::Memcached::Fast has no C<close>: use
+C<disconnect_all> to close the connections and keep using the client.
 
 =item namespace ([$new]), enable_compress ($bool)
 

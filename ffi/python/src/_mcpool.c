@@ -3428,6 +3428,21 @@ static PyObject *Client_disconnect_all(ClientObject *self, PyObject *noargs) {
     Py_RETURN_NONE;
 }
 
+/* close(): closes the client (mcpool_client_close): calls of other threads waiting for a
+ * pooled connection, and every later call, raise ClientError (MCPOOL_CLOSED) before anything
+ * is sent; idle connections close now, busy ones when their call ends. */
+static PyObject *Client_close(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_close(self->client);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
     (void)noargs;
     mcpool_metrics *m = snapshot(self);
@@ -3762,6 +3777,7 @@ HOOKED_ONE(Client_meta_info)
 HOOKED_ONE(Client_metrics)
 HOOKED_ONE(Client_metrics_prometheus)
 HOOKED_ONE(Client_disconnect_all)
+HOOKED_ONE(Client_close)
 HOOKED_ONE(Client_server_states)
 HOOKED_ONE(Client__set_servers)
 HOOKED_ONE(Client_server_for)
@@ -3902,6 +3918,11 @@ static PyMethodDef Client_methods[] = {
     {"disconnect_all", (PyCFunction)Client_disconnect_all_hooked, METH_NOARGS,
      "disconnect_all()\n--\n\nCloses the client's connections: the idle ones now, those in "
      "use when their call ends; the next call opens new ones (the servers' health is kept)."},
+    {"close", (PyCFunction)Client_close_hooked, METH_NOARGS,
+     "close()\n--\n\nCloses the client, for an application shutting down: calls of other "
+     "threads waiting for a pooled connection, and every later call, raise ClientError "
+     "(MCPOOL_CLOSED) before anything is sent, and no connection is opened; idle connections "
+     "close now, busy ones when their call ends. Idempotent."},
     {"server_states", (PyCFunction)Client_server_states_hooked, METH_NOARGS,
      "server_states()\n--\n\n{server: {'alive': bool, 'failures': int, 'retry_in': seconds}}."},
     {"_set_servers", (PyCFunction)Client__set_servers_hooked, METH_O,

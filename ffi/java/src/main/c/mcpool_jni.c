@@ -472,6 +472,14 @@ JNIEXPORT jlong JNICALL Java_io_mcpool_Native_clientNew(JNIEnv *env, jclass cls,
     return (jlong)(intptr_t)client;
 }
 
+/* Closes the client (mcpool_client_close): calls in line for a connection and later ones end
+ * with MCPOOL_CLOSED; the handle stays valid until clientFree. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_clientClose(JNIEnv *env, jclass cls, jlong h) {
+    (void)env;
+    (void)cls;
+    mcpool_client_close((mcpool_client *)(intptr_t)h);
+}
+
 JNIEXPORT void JNICALL Java_io_mcpool_Native_clientFree(JNIEnv *env, jclass cls, jlong h) {
     (void)env;
     (void)cls;

@@ -31,6 +31,8 @@ final class Native {
     private Native() {}
 
     static final int OK = 0, NOT_FOUND = 1, NOT_STORED = 2, EXISTS = 3;
+    /** MCPOOL_CLOSED: the status of a call on a closed client, native or refused here. */
+    static final int CLOSED = 108;
 
     static final int OP_SET = 0, OP_ADD = 1, OP_REPLACE = 2, OP_APPEND = 3, OP_PREPEND = 4, OP_CAS = 5;
     static final int OP_INCR = 0, OP_DECR = 1, OP_INCR_INIT = 2, OP_DECR_INIT = 3;
@@ -247,6 +249,9 @@ final class Native {
 
     static native long clientNew(long cfg);
     static native void clientFree(long client);
+    /** mcpool_client_close: calls waiting for a connection and later ones end with
+     * MCPOOL_CLOSED; the handle stays valid until {@link #clientFree}. */
+    static native void clientClose(long client);
     static native int serverCount(long client);
     /** The client's value format, as the core names it (whichever option or preset set it). */
     static native String valueFormat(long client);

@@ -86,8 +86,16 @@ final class NativeClient implements AutoCloseable {
 
         @Override
         public void run() { // close() or the cleaner; Cleanable.clean() runs this at most once
+            // Counted as a call of its own while it closes the native client, so that no
+            // thread leaving meanwhile frees the handle under it.
+            int i = stripe();
+            users.getAndIncrement(i);
             closed = true;
-            freeIfIdle();
+            long h = handle.get();
+            // Calls in line for a pooled connection end now with MCPOOL_CLOSED, and none
+            // opens a connection (tester finding java 1: they waited out the pool timeout).
+            if (h != 0) Native.clientClose(h);
+            leave(this, i);
         }
     }
 
@@ -118,7 +126,7 @@ final class NativeClient implements AutoCloseable {
         s.users.getAndIncrement(i);
         if (s.closed) {
             leave(s, i);
-            throw new ClientException(Native.OK, "MCPOOL_CLOSED", "the client is closed");
+            throw new ClientException(Native.CLOSED, "MCPOOL_CLOSED", "the client is closed");
         }
         return s.handle.get();
     }
