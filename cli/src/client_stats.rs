@@ -67,6 +67,13 @@ impl Load {
                         ))
                     }
                 },
+                other if !other.starts_with('-') => {
+                    return Err(format!(
+                        "stats --client takes no GROUP ({other}): it reports the client's own \
+                         metrics; stats {other} (without --client) shows that group of the \
+                         servers' statistics"
+                    ))
+                }
                 other => return Err(format!("unknown option for stats --client: {other}")),
             }
         }

@@ -42,6 +42,24 @@ const PRESET_LIKE: [&str; 2] = ["preset", "libmemcached_config"];
 
 /// True when a libmemcached configuration string among the options names servers (then no
 /// private memcached is started for want of --servers).
+/// The servers `MEMCACHED_SERVERS` names, as libmemcached's tools read it when no servers
+/// are given: `None` when it is unset or empty; a list it cannot be read as is an error
+/// naming the variable.
+fn env_servers() -> Option<Result<Vec<String>, String>> {
+    let v = std::env::var_os("MEMCACHED_SERVERS")?;
+    if v.is_empty() {
+        return None;
+    }
+    let Some(v) = v.to_str() else {
+        return Some(Err("MEMCACHED_SERVERS: not UTF-8 text".into()));
+    };
+    Some(match mcpool::ServerSpec::split_list(v) {
+        Ok(list) if list.is_empty() => Err(format!("MEMCACHED_SERVERS: empty server list ({v:?})")),
+        Ok(list) => Ok(list.into_iter().map(str::to_owned).collect()),
+        Err(e) => Err(format!("MEMCACHED_SERVERS: {e}")),
+    })
+}
+
 pub(crate) fn config_names_servers(g: &Globals) -> bool {
     g.options.iter().any(|(n, v)| {
         n == "libmemcached_config"
@@ -250,6 +268,10 @@ struct Spec {
     /// Options taking a value: `--ttl`, `--kind` (each at most once).
     options: &'static [&'static str],
     usage: &'static str,
+    /// It changes what the servers hold (a store, delete, touch, counter or flush): its
+    /// effect would vanish with the private memcached started for want of servers, so it
+    /// needs servers (`--servers`, or `MEMCACHED_SERVERS`).
+    writes: bool,
 }
 
 /// Every memcached command's arguments and options: the one place the CLI decides what is
@@ -261,114 +283,133 @@ const COMMANDS: &[Spec] = {
     &[
         Spec {
             name: "get",
+            writes: false,
             slots: &[Keys],
             options: &[],
             usage: "get KEY...",
         },
         Spec {
             name: "gets",
+            writes: false,
             slots: &[Keys],
             options: &[],
             usage: "gets KEY...",
         },
         Spec {
             name: "gat",
+            writes: true,
             slots: &[Number, Keys],
             options: &[],
             usage: "gat TTL KEY...",
         },
         Spec {
             name: "gats",
+            writes: true,
             slots: &[Number, Keys],
             options: &[],
             usage: "gats TTL KEY...",
         },
         Spec {
             name: "set",
+            writes: true,
             slots: &[Key, Value],
             options: STORE,
             usage: "set KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
         },
         Spec {
             name: "set-multi",
+            writes: true,
             slots: &[Pairs],
             options: &["--ttl", "--noreply"],
             usage: "set-multi KEY VALUE [KEY VALUE...] [--ttl S] [--noreply]",
         },
         Spec {
             name: "add",
+            writes: true,
             slots: &[Key, Value],
             options: STORE,
             usage: "add KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
         },
         Spec {
             name: "replace",
+            writes: true,
             slots: &[Key, Value],
             options: STORE,
             usage: "replace KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
         },
         Spec {
             name: "cas",
+            writes: true,
             slots: &[Key, Value, Number],
             options: STORE,
             usage: "cas KEY (VALUE | --value-file FILE) CAS [--ttl S] [--kind bytes|text|int|bool]",
         },
         Spec {
             name: "append",
+            writes: true,
             slots: &[Key, Value],
             options: CONCAT,
             usage: "append KEY (VALUE | --value-file FILE)",
         },
         Spec {
             name: "prepend",
+            writes: true,
             slots: &[Key, Value],
             options: CONCAT,
             usage: "prepend KEY (VALUE | --value-file FILE)",
         },
         Spec {
             name: "delete",
+            writes: true,
             slots: &[Keys],
             options: &[],
             usage: "delete KEY...",
         },
         Spec {
             name: "incr",
+            writes: true,
             slots: &[Key, Number],
             options: &[],
             usage: "incr KEY N",
         },
         Spec {
             name: "decr",
+            writes: true,
             slots: &[Key, Number],
             options: &[],
             usage: "decr KEY N",
         },
         Spec {
             name: "touch",
+            writes: true,
             slots: &[Keys, Number],
             options: &[],
             usage: "touch KEY... TTL",
         },
         Spec {
             name: "set-counter",
+            writes: true,
             slots: &[Key, Number],
             options: &["--ttl"],
             usage: "set-counter KEY N [--ttl S]",
         },
         Spec {
             name: "version",
+            writes: false,
             slots: &[],
             options: &[],
             usage: "version",
         },
         Spec {
             name: "noop",
+            writes: false,
             slots: &[],
             options: &[],
             usage: "noop",
         },
         Spec {
             name: "stats",
+            writes: false,
             slots: &[OptGroup],
             options: &[],
             usage:
@@ -376,6 +417,7 @@ const COMMANDS: &[Spec] = {
         },
         Spec {
             name: "flush",
+            writes: true,
             slots: &[OptNumber],
             options: &[],
             usage: "flush [DELAY]",
@@ -423,11 +465,26 @@ fn looks_like_option(a: &[u8]) -> bool {
 fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String> {
     let command = spec.name;
     let is_help = |a: &[u8]| a == b"-h" || a == b"--help";
-    if command == "stats" && args.first().is_some_and(|a| a == b"--client") {
-        if args.iter().take_while(|a| *a != b"--").any(|a| is_help(a)) {
-            return Ok(Parsed::Help);
+    if command == "stats" {
+        let options = || args.iter().take_while(|a| *a != b"--");
+        // `--client` anywhere (`stats items --client` said "takes no option --client":
+        // tester finding statscli 4); what does not go with it is refused by its parser.
+        if options().any(|a| a == b"--client") {
+            if options().any(|a| is_help(a)) {
+                return Ok(Parsed::Help);
+            }
+            return Ok(Parsed::StatsClient);
         }
-        return Ok(Parsed::StatsClient);
+        if let Some(f) =
+            options().find(|a| [&b"--format"[..], b"--ops", b"--threads"].contains(&a.as_slice()))
+        {
+            let f = String::from_utf8_lossy(f);
+            return Err(format!(
+                "stats: {f} goes with --client (stats --client {f} ...: the client's own \
+                 metrics); the servers' statistics (stats [GROUP]) are printed as a table of \
+                 STAT lines only"
+            ));
+        }
     }
     let mut out = Args {
         pos: Vec::new(),
@@ -1178,7 +1235,25 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         Err(e) => return fail(e),
     };
     let _private;
-    let private = g.servers.is_empty() && !config_names_servers(g);
+    let mut private = g.servers.is_empty() && !config_names_servers(g);
+    // libmemcached's tools (memcp, memcat, memstat) read their servers from
+    // MEMCACHED_SERVERS when none are given (tester finding statscli 1).
+    let from_env = match private.then(env_servers).flatten() {
+        Some(Ok(list)) => {
+            private = false;
+            Some(list)
+        }
+        Some(Err(e)) => return usage_error(&e),
+        None => None,
+    };
+    if private && spec.writes {
+        return usage_error(&format!(
+            "{} needs servers: give --servers (or set MEMCACHED_SERVERS); without them it \
+             would write to a private memcached that ends with this command, and the write \
+             would be lost",
+            spec.name
+        ));
+    }
     if private {
         if let Some(what) = needs_real_server(g) {
             return usage_error(&format!(
@@ -1214,7 +1289,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             Err(e) => return fail(e),
         }
     } else {
-        g.servers.clone()
+        from_env.unwrap_or_else(|| g.servers.clone())
     };
     let client = match client_from(g, &servers) {
         Ok(c) => c,
@@ -1229,7 +1304,7 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
 /// Does a checked command on the servers: its output on stdout, a miss or refused store
 /// said on stderr (exit 1); an error is returned (exit 2).
 fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::stdout();
     match op {
         Op::Read { touch, keys } => read_command(client, &mut out, command, touch, &keys),
         Op::Store {

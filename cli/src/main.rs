@@ -91,6 +91,9 @@ exists)`):
 
 Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,
+                                      those of MEMCACHED_SERVERS (as libmemcached's tools);
+                                      without either, a command that writes is refused (its
+                                      write would be lost), and for the others
                                       a private memcached is started on a free loopback port
                                       for the duration of the command (said on stderr; it
                                       ends with mcpool, a signal too): the program named by

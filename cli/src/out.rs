@@ -34,11 +34,55 @@ pub fn open() -> bool {
     !CLOSED.load(Ordering::Relaxed)
 }
 
-/// Writes to standard output (flushed at each line, as `print!`), never a panic.
+/// Writes to standard output (flushed at each line, as `print!`), never a panic. A
+/// standard output that was closed when the process started fails the first write, as
+/// `cat`'s does (tester finding statscli 3: the output went to /dev/null, exit 0).
 pub fn output(args: fmt::Arguments) {
     if open() {
-        check(io::stdout().lock().write_fmt(args));
+        check(stdout().write_fmt(args));
     }
+}
+
+/// Standard output, locked, for the commands that write to it directly: every write goes
+/// through here, so that a standard output closed at start fails it.
+pub struct Stdout(io::StdoutLock<'static>);
+
+/// Standard output ([`Stdout`]).
+pub fn stdout() -> Stdout {
+    Stdout(io::stdout().lock())
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if started_closed() {
+            return Err(io::Error::other(
+                "standard output was closed when mcpool started",
+            ));
+        }
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// Whether standard output was closed when the process started. Rust's runtime then opens
+/// `/dev/null` on descriptor 1 before `main` (read and write, `O_RDWR`); a shell's
+/// `> /dev/null` opens it write-only. So: descriptor 1 is `/dev/null`, opened read-write
+/// (Linux's `/proc/self/fdinfo`; elsewhere, or unreadable, taken as open).
+fn started_closed() -> bool {
+    static CLOSED_AT_START: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CLOSED_AT_START.get_or_init(|| {
+        let null = std::fs::read_link("/proc/self/fd/1")
+            .is_ok_and(|target| target == std::path::Path::new("/dev/null"));
+        null && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                .is_some_and(|flags| flags & 0o3 == 0o2)
+        })
+    })
 }
 
 /// Writes to standard error; a failure is dropped (there is nowhere left to say it).

@@ -212,7 +212,7 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
     if a.bench {
         let sizes = a.bench_sizes.unwrap_or_else(|| vec![10, 100, 1000]);
         // It only writes its table: a closed pipe ends it quietly, as everywhere (`out`).
-        crate::out::check(bench(&sizes, &mut io::stdout().lock()));
+        crate::out::check(bench(&sizes, &mut crate::out::stdout()));
         return Ok(());
     }
     let comparing = a.compare_servers.is_some() || a.compare_distribution.is_some();
@@ -254,7 +254,7 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
         return Ok(());
     }
 
-    let out = io::stdout().lock();
+    let out = crate::out::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, out);
     let mut refused = false;
     let mut emit = |line: usize, key: &[u8]| -> io::Result<()> {

@@ -1,12 +1,13 @@
 //! The `mcpool` command line: commands, exit statuses (0 ok, 1 miss/refused, 2 error).
 use mcpool_testkit as common;
 
-use common::Memcached;
+use common::{refusing_port, unique, Memcached};
 use std::process::{Command, Output};
 
 fn mcpool(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mcpool"))
         .args(args)
+        .env_remove("MEMCACHED_SERVERS")
         .output()
         .expect("run mcpool")
 }
@@ -116,6 +117,100 @@ fn every_protocol_from_the_command_line() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown protocol"));
 }
 
+/// Without --servers, the servers of MEMCACHED_SERVERS, as libmemcached's tools read them
+/// (tester finding statscli 1); --servers wins over it; a bad list names the variable.
+#[test]
+fn memcached_servers_names_the_servers_when_none_are_given() {
+    let mc = Memcached::start(&[]);
+    let key = unique("envsrv");
+    let with_env = |value: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(args)
+            .env("MEMCACHED_SERVERS", value)
+            .output()
+            .expect("run mcpool")
+    };
+    let o = with_env(&mc.addr(), &["set", &key, "from-env"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("private memcached"));
+    assert_eq!(on(&mc.addr(), &["get", &key]).stdout, b"from-env\n");
+    let o = with_env(&mc.addr(), &["get", &key]);
+    assert_eq!(o.stdout, b"from-env\n");
+    // --servers wins: the variable names a refusing port.
+    let closed = refusing_port();
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(["--servers", &mc.addr(), "get", &key])
+        .env("MEMCACHED_SERVERS", closed.addr())
+        .output()
+        .unwrap();
+    assert_eq!(o.stdout, b"from-env\n");
+    let o = with_env("127.0.0.1:0", &["get", &key]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("port"), "{o:?}");
+    // Empty: as unset (the private server for a read, a refusal for a write).
+    let o = with_env("", &["set", &key, "x"]);
+    assert_eq!(code(&o), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs servers"));
+}
+
+/// A standard output closed when mcpool starts fails the first write, exit 2, as `cat`'s
+/// (tester finding statscli 3: Rust's runtime put /dev/null there and the value vanished with
+/// exit 0); `> /dev/null` is still an output that takes everything.
+#[test]
+fn a_closed_standard_output_is_an_error_not_a_success() {
+    let mc = Memcached::start(&[]);
+    let key = unique("closedout");
+    assert_eq!(code(&on(&mc.addr(), &["set", &key, "hello"])), 0);
+    let run = |redirect: &str| {
+        Command::new("sh")
+            .args([
+                "-c",
+                &format!("exec \"$0\" --servers \"$1\" get \"$2\" {redirect}"),
+                env!("CARGO_BIN_EXE_mcpool"),
+                &mc.addr(),
+                &key,
+            ])
+            .output()
+            .expect("sh")
+    };
+    let o = run(">&-");
+    assert_eq!(code(&o), 2, "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("standard output was closed"));
+    let o = run(">/dev/null");
+    assert_eq!(code(&o), 0, "{o:?}");
+    assert!(o.stderr.is_empty(), "{o:?}");
+}
+
+/// `--format`, `--ops` and `--threads` go with `stats --client`, which takes no GROUP: each
+/// misuse says so (tester finding statscli 4: "stats takes no option --client").
+#[test]
+fn stats_options_say_they_go_with_client() {
+    let mc = Memcached::start(&[]);
+    for (args, want) in [
+        (
+            &["stats", "--format", "prometheus"][..],
+            "--format goes with --client",
+        ),
+        (&["stats", "--ops", "5"], "--ops goes with --client"),
+        (
+            &["stats", "items", "--client"],
+            "stats --client takes no GROUP (items)",
+        ),
+    ] {
+        let o = on(&mc.addr(), args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    // --client after other options is still the client's report.
+    let o = on(
+        &mc.addr(),
+        &["stats", "--ops", "10", "--client", "--format", "prometheus"],
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("mcpool_"));
+}
+
 #[test]
 fn private_server_when_no_servers_given() {
     let o = mcpool(&["version"]);
@@ -123,8 +218,25 @@ fn private_server_when_no_servers_given() {
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("started a private memcached at 127.0.0.1:")
     );
-    let o = mcpool(&["set", "k", "v"]);
-    assert_eq!(code(&o), 0);
+    // A write would be lost with the private server: refused, nothing started (tester
+    // finding statscli 1: `set` exited 0 and the value vanished with the command).
+    for args in [
+        &["set", "k", "v"][..],
+        &["delete", "k"],
+        &["incr", "k", "1"],
+        &["touch", "k", "5"],
+        &["flush"],
+        &["set-multi", "a", "1", "b", "2"],
+    ] {
+        let o = mcpool(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains("needs servers") && err.contains("MEMCACHED_SERVERS"),
+            "{err}"
+        );
+        assert!(!err.contains("started a private memcached"), "{err}");
+    }
     // Tester finding: with SASL (or TLS) options it started a plain private memcached
     // anyway, and the command failed "authentication refused ... Unknown command".
     let o = mcpool(&[
