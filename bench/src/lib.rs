@@ -631,6 +631,20 @@ fn ask(c: &mut dyn Contestant, w: &Work) -> Result<Option<Reply>, String> {
     }
 }
 
+/// [`ask`] for a warm-up, which only sizes the timed runs: its operations may fail without
+/// the server being down. A longer warm-up of a part runs again over keys its first one
+/// used: a second `delete` warm-up finds every key of the first deleted already, and the
+/// gets beyond what the set warm-up stored miss, so every operation of it "failed" and the
+/// contestant was dropped from the point (seen on a fresh machine, 2026-12-05: `mcpool bench
+/// sequential --quick` dropped the floor or mcpool in 3 runs of 4). A server that is really
+/// down fails the timed runs, which [`ask`] checks.
+fn ask_warm(c: &mut dyn Contestant, w: &Work) -> Result<Option<Reply>, String> {
+    match c.run(w)? {
+        Answer::Ok(r) => Ok(Some(r)),
+        Answer::NotApplicable(_) => Ok(None),
+    }
+}
+
 /// Prepares point `pi` and warms it up; the count each timed run will do, or `None` when
 /// the contestant cannot do the point.
 fn warm_up(
@@ -672,7 +686,7 @@ fn warm_up(
                 let mut before = None;
                 for i in 1..=3 {
                     let w = with_count(&part.work, n);
-                    let Some(r) = ask(c, &w)? else {
+                    let Some(r) = ask_warm(c, &w)? else {
                         return Ok(None);
                     };
                     let secs = r.ns.max(1) as f64 / 1e9;
@@ -1029,5 +1043,54 @@ mod tests {
         );
         // A smaller or equal second run: the plain rate.
         assert_eq!(warm_rate(Some((100, 0.2)), 100, 0.25), 400.0);
+    }
+}
+
+#[cfg(test)]
+mod warm_up_tests {
+    use super::*;
+    use crate::work::{Answer, Reply, Work};
+
+    /// A contestant whose every operation fails, as a repeated delete warm-up's do (its keys
+    /// were deleted by the warm-up before).
+    struct AllFail;
+
+    impl Contestant for AllFail {
+        fn run(&mut self, work: &Work) -> Result<Answer, String> {
+            let n = work.ops();
+            Ok(Answer::Ok(Reply {
+                ns: n * 20_000,
+                errors: n,
+                ..Reply::default()
+            }))
+        }
+    }
+
+    #[test]
+    fn a_warm_up_whose_operations_fail_still_sizes_the_point() {
+        let sc = scenarios::build("sequential", scenarios::Size::Quick, "t").unwrap();
+        let ctx = Ctx {
+            sc: &sc,
+            contestant: "all-fail",
+            placement: "colocated",
+            repeats: 1,
+            addr: "127.0.0.1:1",
+            what: "test",
+        };
+        let mut rates = std::collections::HashMap::new();
+        let mut prep = None;
+        let n = warm_up(
+            &ctx,
+            0,
+            &mut AllFail,
+            &mut Progress::new(),
+            &mut rates,
+            &mut prep,
+        );
+        assert!(matches!(n, Ok(Some(n)) if n > 0), "{n:?}");
+        // The timed runs still refuse a run whose every operation failed.
+        let w = with_count(&sc.points[0].parts[0].work, 10);
+        let e = ask(&mut AllFail, &w).unwrap_err();
+        assert!(e.starts_with(ALL_FAILED), "{e}");
     }
 }
