@@ -265,6 +265,78 @@ pub(crate) struct Counters {
 }
 
 impl Counters {
+    /// In a process forked since these counters were last used (`generation`, the current
+    /// fork generation, differs from theirs), starts them again from 0: a child's metrics
+    /// count its own calls and connections, as any new process's (tester finding fork 3: its
+    /// counters went on from the parent's totals while its gauges started from 0, so summing
+    /// the workers of a pre-fork server counted the master's calls once per worker). Returns
+    /// whether it did. Every field is named, so that a new one cannot be forgotten here.
+    pub(crate) fn restart_if_forked(&self, generation: u64) -> bool {
+        let seen = self.pool_generation.load(Relaxed);
+        if seen == generation
+            || self
+                .pool_generation
+                .compare_exchange(seen, generation, Relaxed, Relaxed)
+                .is_err()
+        {
+            return false;
+        }
+        let Counters {
+            operations,
+            hits,
+            misses,
+            connects,
+            connect_errors,
+            timeouts,
+            io_errors,
+            server_errors,
+            protocol_errors,
+            pool_waits,
+            pool_wait_nanos,
+            pool_timeouts,
+            ejections,
+            returns,
+            handed_over,
+            returns_flushed,
+            stale_deleted,
+            away_overflows,
+            fail_open_misses,
+            fail_open_not_stored,
+            failovers,
+            pool_open,
+            pool_idle,
+            pool_generation: _,
+        } = self;
+        for c in [
+            operations,
+            hits,
+            misses,
+            connects,
+            connect_errors,
+            timeouts,
+            io_errors,
+            server_errors,
+            protocol_errors,
+            pool_waits,
+            pool_wait_nanos,
+            pool_timeouts,
+            ejections,
+            returns,
+            handed_over,
+            returns_flushed,
+            stale_deleted,
+            away_overflows,
+            fail_open_misses,
+            fail_open_not_stored,
+            failovers,
+            pool_open,
+            pool_idle,
+        ] {
+            c.store(0, Relaxed);
+        }
+        true
+    }
+
     pub(crate) fn bump(c: &AtomicU64) {
         c.fetch_add(1, Relaxed);
     }

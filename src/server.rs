@@ -570,11 +570,9 @@ impl Server {
             _ => {
                 // The parent's sockets, never used here, are closed (without a byte sent).
                 fork::close_inherited();
-                // The child's gauges count its own connections, from 0 (see `OpenGauge`).
-                use std::sync::atomic::Ordering::Relaxed;
-                self.counters.pool_open.store(0, Relaxed);
-                self.counters.pool_idle.store(0, Relaxed);
-                self.counters.pool_generation.store(generation, Relaxed);
+                // The child's metrics count its own calls and connections, from 0 (see
+                // `OpenGauge`; unless a metrics read in the child did it first).
+                self.counters.restart_if_forked(generation);
                 let pool = self.make_pool(thread_pool());
                 let gate = Arc::new(Gate::new(self.settings.max_size));
                 // A client closed before the fork stays closed in the child.

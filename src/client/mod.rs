@@ -295,6 +295,11 @@ impl Client {
         addresses
             .into_iter()
             .map(|(label, entries)| {
+                // A forked child's metrics start from 0, read before its first call too.
+                let generation = crate::fork::generation();
+                for s in &entries {
+                    s.counters.restart_if_forked(generation);
+                }
                 let counters: Vec<&Counters> = entries.iter().map(|s| &*s.counters).collect();
                 let mut state = entries[0].health.snapshot(label);
                 let mut pool = (0u32, 0u32);
