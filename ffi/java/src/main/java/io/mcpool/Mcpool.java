@@ -564,11 +564,14 @@ public final class Mcpool implements AutoCloseable {
      * Not a value that was read but cannot be delivered ({@link #unreadableValue}): the key
      * exists, and saying null would hide it. */
     static boolean serverSide(McpoolException e) {
-        return (e instanceof ConnectionException || e instanceof ServerException) && !unreadableValue(e);
+        return (e instanceof ConnectionException || e instanceof ServerException) && !unreadableValue(e)
+            && e.status() != STATUS_AUTH;
     }
 
-    // The C ABI's statuses for a stored value this reader cannot deliver (include/mcpool.h).
-    private static final int STATUS_DECOMPRESS = 208, STATUS_VALUE_FORMAT = 210;
+    // The C ABI's statuses for a stored value this reader cannot deliver (include/mcpool.h),
+    // and for a refused TLS certificate or SASL login: a misconfiguration no retry fixes,
+    // which a null would show as an empty cache (tester finding tlssasl 1).
+    private static final int STATUS_DECOMPRESS = 208, STATUS_VALUE_FORMAT = 210, STATUS_AUTH = 209;
 
     /** A value the server sent that cannot be delivered: flags that mean nothing in the
      * value format or mark a kind this reader may not read (MCPOOL_VALUE_FORMAT), or a

@@ -22,7 +22,9 @@ import java.util.Set;
  *     reads, false from the stores, {@code delete}, {@code keyExists} and {@code flushAll}, -1
  *     from the counters; {@code getMulti} leaves the keys of a failed server out. Each such
  *     error is counted as {@code suppressed_errors} on its server in {@link #metrics()}.
- *     {@link Mcpool} is the strict API: it throws them.</li>
+ *     {@link Mcpool} is the strict API: it throws them. A refused TLS certificate or SASL
+ *     login (MCPOOL_AUTH) is thrown here too ({@link ConnectionException}): a misconfiguration
+ *     that no retry fixes, which null/false would show as an empty cache.</li>
  * <li>The caller's own mistakes are thrown ({@link ClientException}) where Whalin logged them
  *     and returned null/false: a null or invalid key, a null key array or argument (never a
  *     NullPointerException), a key or String value with an unpaired surrogate (it has no UTF-8

@@ -45,6 +45,32 @@ public class MemCachedClientTest {
         server.close();
     }
 
+    /** A refused authentication (here binary SASL to a memcached without SASL, MCPOOL_AUTH)
+     * is thrown, never answered as a miss (tester finding tlssasl 1: get null, set false). */
+    @Test
+    public void aRefusedAuthenticationIsThrownNotAMiss() {
+        SockIOPool p = SockIOPool.getInstance("mcct-auth");
+        p.setServers(new String[] {server.addr()});
+        p.setOption("protocol", "binary");
+        p.setOption("sasl_username", "alice");
+        p.setOption("sasl_password", "not-shown-secret");
+        p.initialize();
+        try {
+            MemCachedClient m = new MemCachedClient("mcct-auth");
+            for (Runnable call : new Runnable[] {() -> m.get("k"), () -> m.set("k", "v"), () -> m.keyExists("k")}) {
+                try {
+                    call.run();
+                    fail("a refused authentication was answered");
+                } catch (ConnectionException e) {
+                    assertEquals("MCPOOL_AUTH", e.statusName());
+                    assertFalse(e.getMessage(), e.getMessage().contains("not-shown-secret"));
+                }
+            }
+        } finally {
+            p.shutDown();
+        }
+    }
+
     @Test
     public void getInstanceIsPerName() {
         assertSame(pool, SockIOPool.getInstance("mcct"));
