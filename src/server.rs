@@ -409,6 +409,34 @@ pub(crate) fn addable(d: Duration) -> Duration {
     d.min(Duration::from_secs(100 * 365 * 86_400))
 }
 
+/// An empty slot (no connection, no connect under way) is traded for an idle one holding a
+/// connection when the pool has one: r2d2 hands out the slot returned last, which may be an
+/// empty one it made for a caller that waited, while a connected one sits under it; taking
+/// the empty one would open a new connection beside an idle one (tester finding statscli
+/// 2). The empty slots taken on the way go back to the pool. At most `max_size` looks, none
+/// when the slot has a connection.
+fn prefer_connected(
+    pool: &Pool,
+    slot: r2d2::PooledConnection<Manager>,
+    max_size: u32,
+) -> r2d2::PooledConnection<Manager> {
+    if slot.conn.is_some() || slot.warm.is_some() {
+        return slot;
+    }
+    let mut empty = Vec::new();
+    for _ in 0..max_size {
+        match pool.try_get() {
+            Some(other) if other.conn.is_some() => {
+                empty.push(slot);
+                return other;
+            }
+            Some(other) => empty.push(other),
+            None => break,
+        }
+    }
+    slot
+}
+
 fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPool>) -> Pool {
     let manager = Manager {
         threads: Some(Arc::downgrade(&threads)),
@@ -462,6 +490,7 @@ impl Server {
             health: health.clone(),
             counters: counters.clone(),
             threads: None,
+            warm: settings.min_idle > 0,
         };
         let pool = OnceLock::new();
         if settings.min_idle > 0 {
@@ -687,6 +716,7 @@ impl Server {
                 got.map_err(|_| self.pool_timeout(total))?
             }
         };
+        let slot = prefer_connected(&pool, slot, self.settings.max_size);
         // One count per checkout that waited, in line and for its slot together.
         if let Some(waited) = waited {
             self.count_wait(waited);

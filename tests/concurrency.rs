@@ -201,3 +201,45 @@ fn handed_over_reads_get_their_own_values() {
         assert!(open <= 2 && open == idle, "{protocol:?}: pool back to idle");
     }
 }
+
+/// A lazy pool (`min_idle` 0) opens no more connections than there are callers at once: T
+/// threads, each with one call at a time, open at most T (tester finding statscli 2: 3
+/// threads opened 4 to 16, r2d2's extra slots each starting a connection, and callers
+/// connecting an empty slot while a connected one sat idle under it).
+#[test]
+fn a_lazy_pool_opens_no_more_connections_than_callers() {
+    let mc = Memcached::start(&[]);
+    for threads in [2usize, 3, 4] {
+        for round in 0..3 {
+            let c = Client::builder()
+                .server(&mc.addr())
+                .key_prefix(unique("lazy"))
+                .min_idle(0)
+                .max_size(16)
+                .build()
+                .unwrap();
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let c = c.clone();
+                    std::thread::spawn(move || {
+                        for i in 0..400 {
+                            let k = format!("t{t}-{}", i % 20);
+                            c.set(&k, b"v", 0).unwrap();
+                            assert_eq!(c.get(&k).unwrap().as_deref(), Some(&b"v"[..]));
+                        }
+                    })
+                })
+                .collect();
+            for w in workers {
+                w.join().unwrap();
+            }
+            let m = &c.metrics()[0];
+            let (open, _) = c.server_reports()[0].pool;
+            assert!(
+                m.connects as usize <= threads && open as usize <= threads,
+                "{threads} threads (round {round}): {} connects, {open} open",
+                m.connects
+            );
+        }
+    }
+}
