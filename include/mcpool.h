@@ -2341,6 +2341,20 @@ mcpool_status mcpool_client_gat_multi_into(const mcpool_client *client,
                                            mcpool_status *out_statuses);
 
 /**
+ * Switches compression on (`on` true) or off for the stores made from now on, at the
+ * configured threshold, codec and level (Cache::Memcached::Fast's `enable_compress`). Reads
+ * are unchanged. Nothing is rebuilt: connections, server health and metrics are kept. May
+ * be called from any thread while others use the client.
+ *
+ * Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `client`.
+ *
+ * # Safety
+ * `client` is NULL or live.
+ */
+mcpool_status mcpool_client_set_compression(const mcpool_client *client,
+                                            bool on);
+
+/**
  * A signed expiry (seconds, as a binding's language has it) as the `uint32_t` the calls
  * take, by the core's one rule: negative is `MCPOOL_EXPIRED_AT_ONCE` (memcached's
  * "immediately expired", as Cache::Memcached::Fast, python-memcached and spymemcached send

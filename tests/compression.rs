@@ -420,3 +420,50 @@ fn values_above_max_decompressed_size_are_stored_plain_and_read_back() {
         );
     }
 }
+
+/// `Client::set_compression` switches compression for later stores without rebuilding the
+/// client: the server's health and the metrics are kept (tester finding perl 2: the Perl
+/// binding's enable_compress rebuilt its client, which forgot a dead server and restarted
+/// the counters). Reads are unchanged: a compressed value is read either way.
+#[test]
+fn set_compression_switches_later_stores_and_keeps_the_client() {
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .value_format(ValueFormat::Mcpool)
+        .compression(false)
+        .build()
+        .unwrap();
+    // The mcpool format's codec bits (0x0010_0000 zlib, 0x0020_0000 gzip, 0x0030_0000 zstd).
+    const CODEC: u32 = 0x00f0_0000;
+    let big = text(100_000); // above the default threshold (30 KiB)
+    let key = |k: &str| format!("switch-{}-{k}", std::process::id());
+    c.set(key("off"), &big, 0).unwrap();
+    assert_eq!(
+        raw_get(&mc.addr(), &key("off")).unwrap().0 & CODEC,
+        0,
+        "stored plain"
+    );
+    c.set_compression(true);
+    c.set(key("on"), &big, 0).unwrap();
+    let (flags, data) = raw_get(&mc.addr(), &key("on")).unwrap();
+    assert_ne!(flags & CODEC, 0, "stored compressed");
+    assert!(data.len() < big.len());
+    assert_eq!(c.get(key("on")).unwrap().unwrap(), big);
+    let before = c.metrics()[0].clone();
+    c.set_compression(false);
+    c.set(key("again"), &big, 0).unwrap();
+    assert_eq!(raw_get(&mc.addr(), &key("again")).unwrap().0 & CODEC, 0);
+    assert_eq!(c.get(key("on")).unwrap().unwrap(), big, "still read");
+    let after = c.metrics()[0].clone();
+    assert_eq!(
+        after.operations,
+        before.operations + 2,
+        "the counters go on"
+    );
+    assert_eq!(after.connects, before.connects, "the connection is kept");
+    assert!(
+        !c.config().compression.enabled,
+        "config() keeps the configured setting"
+    );
+}

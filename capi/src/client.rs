@@ -88,6 +88,28 @@ pub unsafe extern "C" fn mcpool_client_free(client: *mut mcpool_client) {
     })
 }
 
+/// Switches compression on (`on` true) or off for the stores made from now on, at the
+/// configured threshold, codec and level (Cache::Memcached::Fast's `enable_compress`). Reads
+/// are unchanged. Nothing is rebuilt: connections, server health and metrics are kept. May
+/// be called from any thread while others use the client.
+///
+/// Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `client`.
+///
+/// # Safety
+/// `client` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_set_compression(
+    client: *const mcpool_client,
+    on: bool,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        c.client.set_compression(on);
+        Ok(MCPOOL_OK)
+    })
+}
+
 /// Writes the number of servers (the current list, see `mcpool_client_set_servers`) to
 /// `*out_count`: entries of the list, an address listed twice counted twice (the reports,
 /// `mcpool_client_metrics`, have one entry per address).

@@ -2858,10 +2858,16 @@ void
 _set_compression(m, on)
         Mcpool m
         int on
+    PREINIT:
+        mcpool_status st;
     CODE:
+        /* kept in the configuration for a later rebuild; the client switches in place (no
+         * rebuild: its connections, server health and metrics stay) */
         mcp_config_set(aTHX_ m->config, "Mcpool: enable_compress", "compression",
                        on ? "true" : "false", on ? 4 : 5);
-        mcp_rebuild(aTHX_ m);
+        MCP_CORE(st = mcpool_client_set_compression(m->client, on != 0));
+        if (st != MCPOOL_OK)
+            mcp_croak_status(aTHX_ "enable_compress", st);
 
 void
 _scratch(m)

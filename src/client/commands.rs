@@ -615,7 +615,7 @@ impl Client {
     /// The client's compression rule with a per-call decision applied; a per-call level the
     /// codec does not take is `Error::InvalidArgument`.
     pub(super) fn compression_for(&self, decided: Compress) -> Result<crate::value::Compression> {
-        let c = &self.inner.config.compression;
+        let c = self.compression();
         let (enabled, threshold, above, level) = match decided {
             Compress::Auto => (c.enabled, c.threshold, c.above, c.level),
             Compress::Never => (false, c.threshold, c.above, c.level),

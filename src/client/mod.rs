@@ -69,6 +69,11 @@ struct Inner {
     /// Calls of the `on_operation` handler that panicked (caught: see
     /// [`Client::operation_handler_panics`]).
     handler_panics: std::sync::atomic::AtomicU64,
+    /// The configured compression switched off (`[0]`) and on (`[1]`), made once, for
+    /// [`Client::set_compression`]: a store reads one of the three, never builds one.
+    compression_switched: [crate::value::Compression; 2],
+    /// [`Client::set_compression`]'s switch: 0 as configured, 1 off, 2 on.
+    compression_switch: std::sync::atomic::AtomicU8,
 }
 
 /// One result per server, labelled `host:port`.
@@ -200,6 +205,11 @@ impl Client {
                 },
                 proxy_pool,
                 handler_panics: Default::default(),
+                compression_switched: [false, true].map(|enabled| crate::value::Compression {
+                    enabled,
+                    ..config.compression.clone()
+                }),
+                compression_switch: Default::default(),
                 config,
                 topology: ArcSwap::from_pointee(Topology::new(servers, router)),
                 building: std::sync::Mutex::new(building),
@@ -342,8 +352,34 @@ impl Client {
 
     /// The value format, options and compression of this client, applied to one value.
     pub(crate) fn values(&self) -> crate::value::Transcoder<'_> {
-        let c = &self.inner.config;
-        crate::value::Transcoder::new(c.values, &c.compression)
+        crate::value::Transcoder::new(self.inner.config.values, self.compression())
+    }
+
+    /// The compression rule stores follow now: the configured one, switched on or off by
+    /// [`Client::set_compression`].
+    #[inline]
+    pub(crate) fn compression(&self) -> &crate::value::Compression {
+        match self
+            .inner
+            .compression_switch
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            0 => &self.inner.config.compression,
+            1 => &self.inner.compression_switched[0],
+            _ => &self.inner.compression_switched[1],
+        }
+    }
+
+    /// Switches compression on or off for the stores made from now on, at the configured
+    /// threshold, codec and level (Cache::Memcached::Fast's `enable_compress`); the value
+    /// format and reads are unchanged (a compressed value is always read). Nothing is
+    /// rebuilt: connections, server health and metrics are kept (tester finding perl 2: the
+    /// Perl binding rebuilt its client for it, which forgot a dead server and restarted the
+    /// counters). [`Client::config`] keeps the configured setting.
+    pub fn set_compression(&self, on: bool) {
+        self.inner
+            .compression_switch
+            .store(if on { 2 } else { 1 }, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The wire protocol this client speaks.

@@ -1462,8 +1462,9 @@ the C<cache-memcached> preset without C<compress_threshold> it changes nothing (
 Cache::Memcached's, whose threshold is then undef). Where the core's own options decide
 (C<compression> or C<compression_threshold> given by name, another preset, or
 C<libmemcached_config>), it switches
-the core's C<compression> on or off, at the threshold they set. Either way the client is
-rebuilt with the new setting (its connections reopened). Returns nothing.
+the core's C<compression> on or off, at the threshold they set. Either way the client
+switches in place (the core's C<mcpool_client_set_compression>): its connections, the
+servers' health (a server marked dead stays so) and the metrics are kept. Returns nothing.
 
 =item server_for ($key)
 

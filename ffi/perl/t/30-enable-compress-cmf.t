@@ -95,4 +95,27 @@ is_deeply([ map { /: (\w+)$/ ? $1 : $_ } @$out ], $want{500},
 is_deeply([ map { /: (\w+)$/ ? $1 : $_ } @$out ], $want{-500},
     'compression_threshold by name, compression off: enable_compress turns it on at 500');
 
+# enable_compress switches in place: a server marked dead stays so, the counters go on
+# (tester finding perl 2: the client was rebuilt, the dead server tried at once, the counters
+# restarted from 0).
+{
+    my $closed = IO::Socket::INET->new(Listen => 1, LocalAddr => '127.0.0.1', LocalPort => 0)
+        or die "listen: $!";
+    my $dead = '127.0.0.1:' . $closed->sockport;
+    close $closed;
+    my $live = start_memcached();
+    my $m = Mcpool->new({ servers => [$live, $dead], failure_limit => 1, failure_timeout => 60 });
+    $m->set("${p}k$_", 'v') for 1 .. 20;
+    my ($down) = grep { $_->{server} eq $dead } @{ $m->server_states };
+    is($down->{alive}, 0, 'the closed port is marked dead');
+    my $ops = $m->metrics->{$live}{operations};
+    ok($ops > 0, 'the live server counted its operations');
+    $m->enable_compress(1);
+    ($down) = grep { $_->{server} eq $dead } @{ $m->server_states };
+    is($down->{alive}, 0, 'enable_compress: the dead server stays dead');
+    is($m->metrics->{$live}{operations}, $ops, 'enable_compress: the counters go on');
+    $m->enable_compress(0);
+    is($m->metrics->{$live}{operations}, $ops, 'enable_compress(0): the counters go on');
+}
+
 done_testing();

@@ -3416,16 +3416,22 @@ static PyObject *Client_metrics_prometheus(ClientObject *self, PyObject *noargs)
 /* disconnect_all(): closes the client's connections (mcpool_client_disconnect_all: the idle
  * ones now, those in use when their call gives them back; the next call opens new ones). The
  * servers' health, metrics and list are kept. */
-static PyObject *Client_disconnect_all(ClientObject *self, PyObject *noargs) {
-    (void)noargs;
+/* A call of the client's that takes nothing and answers a status (disconnect_all, close):
+ * made without the GIL, None or the status raised. */
+static PyObject *client_action(ClientObject *self, mcpool_status (*action)(const mcpool_client *)) {
     mcpool_status st;
     CHECK_OPEN(self);
     Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_disconnect_all(self->client);
+    st = action(self->client);
     Py_END_ALLOW_THREADS
     if (st != MCPOOL_OK)
         return raise_status(st);
     Py_RETURN_NONE;
+}
+
+static PyObject *Client_disconnect_all(ClientObject *self, PyObject *noargs) {
+    (void)noargs;
+    return client_action(self, mcpool_client_disconnect_all);
 }
 
 /* close(): closes the client (mcpool_client_close): calls of other threads waiting for a
@@ -3433,14 +3439,7 @@ static PyObject *Client_disconnect_all(ClientObject *self, PyObject *noargs) {
  * is sent; idle connections close now, busy ones when their call ends. */
 static PyObject *Client_close(ClientObject *self, PyObject *noargs) {
     (void)noargs;
-    mcpool_status st;
-    CHECK_OPEN(self);
-    Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_close(self->client);
-    Py_END_ALLOW_THREADS
-    if (st != MCPOOL_OK)
-        return raise_status(st);
-    Py_RETURN_NONE;
+    return client_action(self, mcpool_client_close);
 }
 
 static PyObject *Client_server_states(ClientObject *self, PyObject *noargs) {
