@@ -645,6 +645,9 @@ public final class Mcpool implements AutoCloseable {
                 if (at == Native.FAILED) {
                     unreadableOnly = false;
                     if (bad instanceof ClientException && callerError == null) callerError = bad;
+                    // The lenient (Whalin) API throws a refused TLS certificate or SASL login
+                    // as its single-key calls do: never an empty cache (retest22 1).
+                    if (lenient && bad.status() == STATUS_AUTH && callerError == null) callerError = bad;
                 }
                 vals[i] = null;
             } else if (at >= 0 || vals[i] != null) {
@@ -711,11 +714,17 @@ public final class Mcpool implements AutoCloseable {
         int i = 0;
         while (i < flat.length) {
             String label = Utf8.decode(flat[i]), status = Utf8.decode(flat[i + 1]);
+            byte[] message = flat[i + 2];
             int count = Integer.parseInt(Utf8.decode(flat[i + 3]));
             i += 4;
             Map<String, String> pairs = new LinkedHashMap<>();
             for (int e = 0; e < count; e++, i += 2) pairs.put(Utf8.decode(flat[i]), Utf8.decode(flat[i + 1]));
             if ("MCPOOL_OK".equals(status)) out.put(label, pairs);
+            else if (!strict && !failed && "MCPOOL_AUTH".equals(status)) {
+                // Whalin's stats leave a failed server out; a refused TLS certificate or SASL
+                // login is thrown instead, as every MemCachedClient call throws it (retest22 1).
+                throw new ConnectionException(STATUS_AUTH, status, Utf8.decode(message));
+            }
             else if (failed) out.put(label, null);
         }
         return out;

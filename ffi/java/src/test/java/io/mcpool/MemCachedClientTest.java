@@ -57,7 +57,9 @@ public class MemCachedClientTest {
         p.initialize();
         try {
             MemCachedClient m = new MemCachedClient("mcct-auth");
-            for (Runnable call : new Runnable[] {() -> m.get("k"), () -> m.set("k", "v"), () -> m.keyExists("k")}) {
+            for (Runnable call : new Runnable[] {() -> m.get("k"), () -> m.set("k", "v"), () -> m.keyExists("k"),
+                    () -> m.getMulti(new String[] {"a", "b"}), () -> m.getMultiArray(new String[] {"a", "b"}),
+                    () -> m.stats(), () -> m.statsItems()}) {
                 try {
                     call.run();
                     fail("a refused authentication was answered");
