@@ -35,6 +35,16 @@ impl Load {
             threads: 4,
             prometheus: false,
         };
+        // `--ops=5` as `--ops 5`, as the memcached commands take `--ttl=5` (retest22 8).
+        let args: Vec<String> = args
+            .iter()
+            .flat_map(|a| match a.split_once('=') {
+                Some((name, value)) if a.starts_with("--") => {
+                    vec![name.to_owned(), value.to_owned()]
+                }
+                _ => vec![a.clone()],
+            })
+            .collect();
         let mut seen: Vec<&str> = Vec::new();
         let mut it = args.iter();
         while let Some(a) = it.next() {

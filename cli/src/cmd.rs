@@ -45,7 +45,7 @@ const PRESET_LIKE: [&str; 2] = ["preset", "libmemcached_config"];
 /// The servers `MEMCACHED_SERVERS` names, as libmemcached's tools read it when no servers
 /// are given: `None` when it is unset or empty; a list it cannot be read as is an error
 /// naming the variable.
-fn env_servers() -> Option<Result<Vec<String>, String>> {
+pub(crate) fn env_servers() -> Option<Result<Vec<String>, String>> {
     let v = std::env::var_os("MEMCACHED_SERVERS")?;
     if v.is_empty() {
         return None;
@@ -475,10 +475,13 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
             }
             return Ok(Parsed::StatsClient);
         }
-        if let Some(f) =
-            options().find(|a| [&b"--format"[..], b"--ops", b"--threads"].contains(&a.as_slice()))
+        // (`--ops=5` too: the name before an `=`)
+        let name = |a: &[u8]| a.split(|&b| b == b'=').next().unwrap_or_default().to_vec();
+        if let Some(f) = options()
+            .map(|a| name(a))
+            .find(|a| [&b"--format"[..], b"--ops", b"--threads"].contains(&a.as_slice()))
         {
-            let f = String::from_utf8_lossy(f);
+            let f = String::from_utf8_lossy(&f);
             return Err(format!(
                 "stats: {f} goes with --client (stats --client {f} ...: the client's own \
                  metrics); the servers' statistics (stats [GROUP]) are printed as a table of \
@@ -1291,8 +1294,12 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
     } else {
         from_env.unwrap_or_else(|| g.servers.clone())
     };
+    let from_env_used = !private && g.servers.is_empty() && !config_names_servers(g);
     let client = match client_from(g, &servers) {
         Ok(c) => c,
+        // A list from the environment is named as such (retest22 6: `127.0.0.1:0` was
+        // refused without saying where it came from).
+        Err(e) if from_env_used => return fail(format!("MEMCACHED_SERVERS: {e}")),
         Err(e) => return fail(e),
     };
     match execute(&client, command, op) {

@@ -56,7 +56,7 @@ impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if started_closed() {
             return Err(io::Error::other(
-                "standard output was closed when mcpool started",
+                "standard output was closed when mcpool started, or is not open for writing",
             ));
         }
         self.0.write(buf)
@@ -67,21 +67,29 @@ impl Write for Stdout {
     }
 }
 
-/// Whether standard output was closed when the process started. Rust's runtime then opens
-/// `/dev/null` on descriptor 1 before `main` (read and write, `O_RDWR`); a shell's
-/// `> /dev/null` opens it write-only. So: descriptor 1 is `/dev/null`, opened read-write
-/// (Linux's `/proc/self/fdinfo`; elsewhere, or unreadable, taken as open).
+/// Whether standard output cannot take the output: closed when the process started, or open
+/// read-only (`1< file`; Rust's standard output drops writes that fail with `EBADF` as if
+/// they were done: retest22 5). Rust's runtime opens `/dev/null` on a closed descriptor 1
+/// before `main` (read and write, `O_RDWR`); a shell's `> /dev/null` opens it write-only. So:
+/// descriptor 1 open read-only, or `/dev/null` opened read-write (Linux's
+/// `/proc/self/fdinfo`; elsewhere, or unreadable, taken as writable).
 fn started_closed() -> bool {
     static CLOSED_AT_START: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *CLOSED_AT_START.get_or_init(|| {
+        let Some(mode) = std::fs::read_to_string("/proc/self/fdinfo/1")
+            .ok()
+            .and_then(|info| {
+                info.lines()
+                    .find_map(|l| l.strip_prefix("flags:"))
+                    .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+            })
+            .map(|flags| flags & 0o3)
+        else {
+            return false;
+        };
         let null = std::fs::read_link("/proc/self/fd/1")
             .is_ok_and(|target| target == std::path::Path::new("/dev/null"));
-        null && std::fs::read_to_string("/proc/self/fdinfo/1").is_ok_and(|info| {
-            info.lines()
-                .find_map(|l| l.strip_prefix("flags:"))
-                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-                .is_some_and(|flags| flags & 0o3 == 0o2)
-        })
+        mode == 0o0 || (null && mode == 0o2)
     })
 }
 

@@ -151,6 +151,30 @@ fn memcached_servers_names_the_servers_when_none_are_given() {
     let o = with_env("", &["set", &key, "x"]);
     assert_eq!(code(&o), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("needs servers"));
+    // A bad list names the variable, whichever check refuses it (retest22 6).
+    for bad in ["127.0.0.1:0", "nonsense:::"] {
+        let o = with_env(bad, &["get", &key]);
+        assert_eq!(code(&o), 2, "{bad}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("MEMCACHED_SERVERS"),
+            "{bad}: {o:?}"
+        );
+    }
+    // ring reads it too (retest22 3).
+    let mut ring = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .arg("ring")
+        .env("MEMCACHED_SERVERS", mc.addr())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        ring.stdin.take().unwrap().write_all(b"a\n").unwrap();
+    }
+    let o = ring.wait_with_output().unwrap();
+    assert_eq!(code(&o), 0, "{o:?}");
+    assert_eq!(o.stdout, format!("a\t{}\n", mc.addr()).as_bytes());
 }
 
 /// A standard output closed when mcpool starts fails the first write, exit 2, as `cat`'s
@@ -179,6 +203,10 @@ fn a_closed_standard_output_is_an_error_not_a_success() {
     let o = run(">/dev/null");
     assert_eq!(code(&o), 0, "{o:?}");
     assert!(o.stderr.is_empty(), "{o:?}");
+    // Open read-only: Rust's standard output drops writes failing with EBADF (retest22 5).
+    let o = run("1</dev/null");
+    assert_eq!(code(&o), 2, "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not open for writing"));
 }
 
 /// `--format`, `--ops` and `--threads` go with `stats --client`, which takes no GROUP: each
@@ -202,6 +230,15 @@ fn stats_options_say_they_go_with_client() {
         assert_eq!(code(&o), 2, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
+    // `--ops=5` as `--ops 5` (retest22 8).
+    let o = on(
+        &mc.addr(),
+        &["stats", "--client", "--ops=10", "--format=prometheus"],
+    );
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("mcpool_"));
+    let o = on(&mc.addr(), &["stats", "--ops=5"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--ops goes with --client"));
     // --client after other options is still the client's report.
     let o = on(
         &mc.addr(),
