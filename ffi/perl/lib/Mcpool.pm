@@ -234,7 +234,8 @@ sub _shown_address {
 # bad entry.
 sub _server_list {
     my ($servers, $who) = @_;
-    Carp::croak("$who: servers must be an array reference of at least one server")
+    Carp::croak(ref $servers eq 'ARRAY' ? "$who: the server list is empty"
+            : "$who: servers must be an array reference of servers")
         unless ref $servers eq 'ARRAY' && @$servers;
     my (@addr, @weight);
     for my $s (@$servers) {
@@ -366,6 +367,8 @@ sub _canonical_names {
 sub new {
     my ($class, $conf) = @_;
     _clear_last_error();
+    # No argument: no options, as Cache::Memcached::Fast->new() (a client without servers).
+    $conf = {} if @_ < 2;
     Carp::croak('Mcpool->new: expects a hash reference of options')
         unless ref $conf eq 'HASH';
     $conf = _canonical_names($conf);
@@ -842,6 +845,22 @@ decr_multi (@keys or [$key, $delta], ...)>).
 =item * B<Values that cannot be read> are errors, with a warning and C<last_error>, never a
 miss nor the value without its bytes: a Storable image with bytes after it, a value flagged
 Storable whose thaw dies (L</SECURITY: Storable>).
+
+=item * B<A floating-point value> is stored as the text that reads back as the same number:
+Perl's 15 digits when they do, else 17 (C<0.57 * 100> is C<"56.999999999999993">,
+C<0.1 + 0.2> C<"0.30000000000000004">); Cache::Memcached::Fast stores Perl's 15 digits
+(C<"57">, C<"0.3">), a different number. So a counter kept as a float (C<set('n', 0.57 *
+100)>) is not a number memcached's C<incr> takes: store C<int(...)> or C<sprintf> the text
+you mean (L</value_format>).
+
+=item * B<A key and its upgraded copy>: a byte string and the same string after
+C<utf8::upgrade> (or one holding only ASCII either way) are one key, but a byte string with
+bytes 0x80-0xFF and its upgraded copy are two (its bytes, and their UTF-8 encoding), as in
+Cache::Memcached::Fast: C<get_multi>'s hash then holds the value under the key as you gave
+it. Decode or encode keys one way throughout (the namespace alike: L</namespace>).
+
+=item * B<Mcpool-E<gt>new()> without arguments makes a client without servers, as
+Cache::Memcached::Fast's (every command fails, C<last_error> says so).
 
 =item * B<A _multi list with an invalid last item> gives one result per argument, its
 C<undef> included (Cache::Memcached::Fast drops that trailing C<undef>).

@@ -47,6 +47,16 @@ for my $args ({}, { servers => [] }) {
     ok(eval { $m->disconnect_all; 1 }, "$what: disconnect_all is fine");
     isa_ok($m, 'Mcpool');
 }
+# new() without arguments, as Cache::Memcached::Fast->new() (tester finding perl 4)
+{
+    my $cmf = Cache::Memcached::Fast->new();
+    my $m = eval { Mcpool->new() };
+    ok($m, 'new(): a client, as Cache::Memcached::Fast\'s') or diag $@;
+    is_deeply(answers($m), answers($cmf), 'new(): every command answers as CMF\'s (nothing)') if $m;
+    eval { Mcpool->new({ servers => 'h:1' }) };
+    like($@, qr/servers must be an array reference of servers/, 'servers not an array: said so');
+    unlike($@, qr/at least one/, '... not "at least one server" (an empty list is accepted)');
+}
 {
     my $m = Mcpool->new({ servers => [], namespace => 'ns:' });
     is($m->namespace, 'ns:', 'no servers: the namespace is kept');
