@@ -13,11 +13,11 @@
 //! dropped SYN) holds up only its own callers, never the slots of other servers and clients
 //! or a `fork()` (its hook waits for the thread); a down server costs each caller one fast
 //! connect error instead of r2d2's retry loop until the pool timeout; and a broken socket is
-//! dropped from its slot without r2d2 having to replace the slot. A lazy pool's slots
-//! (`min_idle` 0) start no connect: r2d2 makes them for callers that wait, more than there
+//! dropped from its slot without r2d2 having to replace the slot. Only the first `min_idle`
+//! slots alive start a connect: r2d2 makes the others for callers that wait, more than there
 //! are such callers, and each caller connects the slot it gets; a caller handed an empty
 //! slot while a connected one is idle takes the connected one (`server::prefer_connected`),
-//! so T callers at once open at most T connections.
+//! so T callers at once open at most T connections beyond the `min_idle` kept.
 
 use crate::conn::{Conn, ConnOptions, Deadline, Socket};
 use crate::dialect::Dialect;
@@ -102,6 +102,18 @@ pub struct Slot {
     /// The connect the background thread started for this slot, until a caller takes it
     /// (shared with the background job that completes it).
     pub(crate) warm: Option<Arc<Mutex<Warm>>>,
+    /// Its place in its pool's count of slots ([`Manager::slots`]), given back when r2d2
+    /// drops the slot.
+    _counted: SlotCount,
+}
+
+/// One slot counted in its pool's [`Manager::slots`] until dropped.
+struct SlotCount(Arc<std::sync::atomic::AtomicU32>);
+
+impl Drop for SlotCount {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Relaxed);
+    }
 }
 
 impl Slot {
@@ -160,13 +172,17 @@ pub(crate) struct Manager {
     /// The background thread of the pool this manager serves (set when the pool is made):
     /// it looks again at connects still under way.
     pub threads: Option<Weak<ScheduledThreadPool>>,
-    /// Whether a new slot starts a connect in the background: only for a pool that keeps
-    /// idle connections (`min_idle` > 0). A lazy pool's slots are made for callers that
-    /// wait for one, and r2d2 makes more of them than there are such callers (it asks for
-    /// another each time a waiting caller wakes to find the slot taken): each started a
-    /// connection nobody asked for, 7 to 16 open for 3 threads (tester finding statscli 2).
-    /// Its caller connects the slot it gets instead.
-    pub warm: bool,
+    /// How many slots start a connect in the background: the pool's `min_idle`, the slots
+    /// it keeps idle. The others are made for callers that wait for one, and r2d2 makes more
+    /// of them than there are such callers (it asks for another each time a waiting caller
+    /// wakes to find the slot taken): each started a connection nobody asked for, 7 to 16
+    /// open for 3 threads (tester finding statscli 2), up to `max_size` with `min_idle` > 0
+    /// (retest22 2). Their caller connects the slot it gets instead.
+    pub warm_slots: u32,
+    /// The slots of the pool this manager serves, alive now (each made by `connect`, given
+    /// back when r2d2 drops it): a new slot within the first `warm_slots` starts a connect.
+    /// Each pool counts its own (`server::make_pool`: a forked child's pool from 0).
+    pub slots: Arc<std::sync::atomic::AtomicU32>,
 }
 
 /// The manager never fails, so its error type is never built.
@@ -270,11 +286,13 @@ impl r2d2::ManageConnection for Manager {
     type Error = Never;
 
     fn connect(&self) -> Result<Slot, Never> {
+        let alive = self.slots.fetch_add(1, Relaxed) + 1;
         let mut slot = Slot {
             conn: None,
             warm: None,
+            _counted: SlotCount(self.slots.clone()),
         };
-        if !self.warm || !self.health.is_healthy() {
+        if alive > self.warm_slots || !self.health.is_healthy() {
             return Ok(slot);
         }
         let epoch = self.health.epoch();

@@ -440,6 +440,7 @@ fn prefer_connected(
 fn make_pool(s: &PoolSettings, manager: Manager, threads: Arc<ScheduledThreadPool>) -> Pool {
     let manager = Manager {
         threads: Some(Arc::downgrade(&threads)),
+        slots: Default::default(),
         ..manager
     };
     Pool::builder()
@@ -490,7 +491,8 @@ impl Server {
             health: health.clone(),
             counters: counters.clone(),
             threads: None,
-            warm: settings.min_idle > 0,
+            warm_slots: settings.min_idle,
+            slots: Default::default(),
         };
         let pool = OnceLock::new();
         if settings.min_idle > 0 {
