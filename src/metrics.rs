@@ -281,59 +281,39 @@ impl Counters {
         {
             return false;
         }
-        let Counters {
-            operations,
-            hits,
-            misses,
-            connects,
-            connect_errors,
-            timeouts,
-            io_errors,
-            server_errors,
-            protocol_errors,
-            pool_waits,
-            pool_wait_nanos,
-            pool_timeouts,
-            ejections,
-            returns,
-            handed_over,
-            returns_flushed,
-            stale_deleted,
-            away_overflows,
-            fail_open_misses,
-            fail_open_not_stored,
-            failovers,
-            pool_open,
-            pool_idle,
-            pool_generation: _,
-        } = self;
-        for c in [
-            operations,
-            hits,
-            misses,
-            connects,
-            connect_errors,
-            timeouts,
-            io_errors,
-            server_errors,
-            protocol_errors,
-            pool_waits,
-            pool_wait_nanos,
-            pool_timeouts,
-            ejections,
-            returns,
-            handed_over,
-            returns_flushed,
-            stale_deleted,
-            away_overflows,
-            fail_open_misses,
-            fail_open_not_stored,
-            failovers,
-            pool_open,
-            pool_idle,
-        ] {
-            c.store(0, Relaxed);
+        // Destructured without `..`: a field added to `Counters` must be named here.
+        macro_rules! zero {
+            ($($field:ident),* ; $($kept:ident),*) => {{
+                let Counters { $($field,)* $($kept: _,)* } = self;
+                $( $field.store(0, Relaxed); )*
+            }};
         }
+        zero!(
+            operations,
+            hits,
+            misses,
+            connects,
+            connect_errors,
+            timeouts,
+            io_errors,
+            server_errors,
+            protocol_errors,
+            pool_waits,
+            pool_wait_nanos,
+            pool_timeouts,
+            ejections,
+            returns,
+            handed_over,
+            returns_flushed,
+            stale_deleted,
+            away_overflows,
+            fail_open_misses,
+            fail_open_not_stored,
+            failovers,
+            pool_open,
+            pool_idle;
+            pool_generation
+        );
         true
     }
 
