@@ -28,7 +28,7 @@ is($m->get("${p}n$_"), "v$_", "get $_ on the new list") for 1 .. 30;
 eval { $m->set_servers([$a, 'host:notaport']) };
 like($@, qr/set_servers.*notaport/, 'a bad list is refused, naming the entry');
 eval { $m->set_servers([]) };
-like($@, qr/set_servers: servers must be/, 'an empty list is refused');
+like($@, qr/set_servers: the server list is empty/, 'an empty list is refused');
 is_deeply([$m->server_labels], [$a, $b], 'the old list stays');
 
 # A bad weight in any spelling croaks naming the entry ([addr, 0] and { weight => 0 } named
