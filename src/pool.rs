@@ -2,10 +2,10 @@
 //!
 //! A slot may hold a connected socket or nothing. The manager runs in the one background
 //! thread shared by every pool of the process (`server::thread_pool`), so it never waits for
-//! a server: when r2d2 asks for a slot of a pool that keeps idle connections (so `min_idle`
-//! connections open at start-up, in the background) it only *starts* a non-blocking connect (for a host name not resolved yet,
-//! the resolution: the connect starts once it has answered) and returns the slot at once; later
-//! jobs of the same thread look, without waiting, whether the connect is done and then make
+//! a server: when r2d2 asks for one of the first `min_idle` slots (so those connections open
+//! at start-up, in the background) it only *starts* a non-blocking connect (for a host name
+//! not resolved yet, the resolution: the connect starts once it has answered) and returns
+//! the slot at once; later jobs of the same thread look, without waiting, whether the connect is done and then make
 //! it a connection (plain TCP or a unix socket: one that exchanges nothing before its first
 //! request). A caller that checks out a slot still connecting completes that connect (a TLS
 //! handshake, SASL) in its own thread, within its own connect timeout; a slot without a

@@ -42,10 +42,34 @@ const PRESET_LIKE: [&str; 2] = ["preset", "libmemcached_config"];
 
 /// True when a libmemcached configuration string among the options names servers (then no
 /// private memcached is started for want of --servers).
-/// The servers `MEMCACHED_SERVERS` names, as libmemcached's tools read it when no servers
-/// are given: `None` when it is unset or empty; a list it cannot be read as is an error
-/// naming the variable.
-pub(crate) fn env_servers() -> Option<Result<Vec<String>, String>> {
+/// Where a command's servers come from.
+pub(crate) enum Servers {
+    /// `--servers`, or a libmemcached configuration string that names them (then the list
+    /// is empty: the string's own `--SERVER` words are read by the client).
+    Given(Vec<String>),
+    /// `MEMCACHED_SERVERS`, read as libmemcached's tools (memcp, memcat, memstat) read it
+    /// when no servers are given (tester finding statscli 1; `ring` too: retest22 3).
+    Env(Vec<String>),
+    /// Neither.
+    Missing,
+}
+
+/// The servers of the global options, else of the environment: the one rule of every
+/// command that talks to servers; a `MEMCACHED_SERVERS` that cannot be read is an error
+/// naming it.
+pub(crate) fn servers_of(g: &Globals) -> Result<Servers, String> {
+    if !g.servers.is_empty() || config_names_servers(g) {
+        return Ok(Servers::Given(g.servers.clone()));
+    }
+    Ok(match env_servers() {
+        Some(list) => Servers::Env(list?),
+        None => Servers::Missing,
+    })
+}
+
+/// The servers `MEMCACHED_SERVERS` names: `None` when it is unset or empty; a list it
+/// cannot be read as is an error naming the variable.
+fn env_servers() -> Option<Result<Vec<String>, String>> {
     let v = std::env::var_os("MEMCACHED_SERVERS")?;
     if v.is_empty() {
         return None;
@@ -1238,17 +1262,11 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         Err(e) => return fail(e),
     };
     let _private;
-    let mut private = g.servers.is_empty() && !config_names_servers(g);
-    // libmemcached's tools (memcp, memcat, memstat) read their servers from
-    // MEMCACHED_SERVERS when none are given (tester finding statscli 1).
-    let from_env = match private.then(env_servers).flatten() {
-        Some(Ok(list)) => {
-            private = false;
-            Some(list)
-        }
-        Some(Err(e)) => return usage_error(&e),
-        None => None,
+    let source = match servers_of(g) {
+        Ok(s) => s,
+        Err(e) => return usage_error(&e),
     };
+    let private = matches!(source, Servers::Missing);
     if private && spec.writes {
         return usage_error(&format!(
             "{} needs servers: give --servers (or set MEMCACHED_SERVERS); without them it \
@@ -1271,35 +1289,37 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
             return fail(e);
         }
     }
-    let servers = if private {
+    let from_env = matches!(source, Servers::Env(_));
+    let servers = match source {
+        Servers::Given(list) | Servers::Env(list) => list,
         // "For its duration": it ends with this process, whatever ends it (a signal too).
-        let spawn = Spawn {
-            threads: 1,
-            memory_mb: Some(64),
-            stop_with_process: true,
-            ..Spawn::default()
-        };
-        match spawn.start() {
-            Ok(p) => {
-                errln!(
-                    "mcpool: no --servers given; started a private memcached at {} for this command",
-                    p.addr()
-                );
-                let s = vec![p.addr()];
-                _private = p;
-                s
+        Servers::Missing => {
+            let spawn = Spawn {
+                threads: 1,
+                memory_mb: Some(64),
+                stop_with_process: true,
+                ..Spawn::default()
+            };
+            match spawn.start() {
+                Ok(p) => {
+                    errln!(
+                        "mcpool: no --servers given; started a private memcached at {} for \
+                         this command",
+                        p.addr()
+                    );
+                    let s = vec![p.addr()];
+                    _private = p;
+                    s
+                }
+                Err(e) => return fail(e),
             }
-            Err(e) => return fail(e),
         }
-    } else {
-        from_env.unwrap_or_else(|| g.servers.clone())
     };
-    let from_env_used = !private && g.servers.is_empty() && !config_names_servers(g);
     let client = match client_from(g, &servers) {
         Ok(c) => c,
         // A list from the environment is named as such (retest22 6: `127.0.0.1:0` was
         // refused without saying where it came from).
-        Err(e) if from_env_used => return fail(format!("MEMCACHED_SERVERS: {e}")),
+        Err(e) if from_env => return fail(format!("MEMCACHED_SERVERS: {e}")),
         Err(e) => return fail(e),
     };
     match execute(&client, command, op) {

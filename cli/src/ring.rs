@@ -157,20 +157,16 @@ impl Placement {
     /// The client of these options (as a command builds it; no connection is opened).
     fn new(g: &Globals) -> Result<Self, Fail> {
         // (a libmemcached configuration string names them, or the client says why not)
-        let mut servers = g.servers.clone();
-        if servers.is_empty() && !crate::cmd::config_names_servers(g) {
-            // MEMCACHED_SERVERS, as every memcached command reads it (retest22 3).
-            match crate::cmd::env_servers() {
-                Some(Ok(list)) => servers = list,
-                Some(Err(e)) => return Err(usage(&e)),
-                None => {
-                    return Err(usage(
-                        "ring needs --servers (or MEMCACHED_SERVERS, or \
-                         --libmemcached-config with --SERVER words)",
-                    ))
-                }
+        use crate::cmd::Servers;
+        let servers = match crate::cmd::servers_of(g).map_err(usage)? {
+            Servers::Given(list) | Servers::Env(list) => list,
+            Servers::Missing => {
+                return Err(usage(
+                    "ring needs --servers (or MEMCACHED_SERVERS, or --libmemcached-config \
+                     with --SERVER words)",
+                ))
             }
-        }
+        };
         let client = crate::cmd::client_from(g, &servers).map_err(usage)?;
         Ok(Placement {
             labels: client.server_labels(),
