@@ -13,6 +13,9 @@ libraries do, and the pymemcache one with ``serde=pickle_serde``: unpickling run
 by whoever wrote the value, so pickle only on a cache that no untrusted party can write.
 """
 
+import sys as _sys
+import types as _types
+
 from mcpool import MAX_TTL  # noqa: F401  (the core's: 2**31-1)
 
 # The core's expiry for "already expired" (REALTIME_MAXDELTA + 1: 30 days and a second, read
@@ -56,3 +59,15 @@ def refuse_userinfo(spec):
         if "@" in t and not path:
             raise ValueError("a server address takes no user:password@ (the address is not "
                              "shown: it may hold a password)")
+
+
+def submodule(parent, name, doc, namespace, names):
+    """A module ``<parent>.<name>`` holding ``names`` taken from ``namespace`` (a drop-in
+    module's globals), registered so that ``from <parent>.<name> import X`` works where the
+    replaced library has a submodule (``pymemcache.client.hash``, ``pylibmc.pools``: tester
+    findings pymc 5, pyteam 1, 2)."""
+    m = _types.ModuleType(parent + "." + name, doc)
+    for n in names:
+        setattr(m, n, namespace[n])
+    _sys.modules[m.__name__] = m
+    return m

@@ -826,6 +826,16 @@ class Client:
 _MISS = object()
 
 
+def useOldServerHashFunction():
+    """python-memcached's switch to its old server hash (``binascii.crc32``) is not
+    reproduced: the core places keys with python-memcached's default hash only, so this
+    raises ``NotImplementedError`` rather than leave keys where python-memcached with the old
+    hash would not look (tester finding pyteam 4)."""
+    raise NotImplementedError(
+        "memcache.useOldServerHashFunction: mcpool places keys with python-memcached's default "
+        "server hash only (cmemcache_hash); the old one (binascii.crc32) is not reproduced")
+
+
 def _min_compress_len(mcl):
     """python-memcached's per-call ``min_compress_len`` as the core's: it compresses when
     ``min_compress_len and len(value) > min_compress_len`` (keeping the result only when it
@@ -854,4 +864,5 @@ def _appended(val):
         "does), not %s: python-memcached would append its pickle, which makes the value "
         "unreadable" % type(val).__name__)
 
-__all__ = ["Client", "SERVER_MAX_KEY_LENGTH", "SERVER_MAX_VALUE_LENGTH"]
+__all__ = ["Client", "SERVER_MAX_KEY_LENGTH", "SERVER_MAX_VALUE_LENGTH",
+           "useOldServerHashFunction"]

@@ -123,7 +123,7 @@ import threading as _threading
 
 import mcpool as _mcpool
 from mcpool.compat import exptime as _exptime, socket_address as _socket_address
-from mcpool.compat import refuse_userinfo as _refuse_userinfo
+from mcpool.compat import refuse_userinfo as _refuse_userinfo, submodule as _submodule
 
 
 def _time(time, touch=False):
@@ -291,6 +291,8 @@ class UnknownStatKey(Error):
 class BadKeyProvided(Error):
     """pylibmc's class for a bad key (see _refused_key for what a refused key raises)."""
 
+
+MemcachedError = Error  # pylibmc's other name for Error (tester finding pyteam 1)
 
 exceptions = [("Error", Error)] + [(n, globals()[n]) for n in _EXC_NAMES] + \
     [("BadKeyProvided", BadKeyProvided)]
@@ -484,6 +486,19 @@ distributions = {"modula": 0, "consistent": 1, "consistent ketama": 2, "random":
                  "consistent max": 7}
 hashers_rvs = {v: k for k, v in hashers.items()}
 distributions_rvs = {v: k for k, v in distributions.items()}
+
+# pylibmc.consts' names for the same numbers (hash_md5, distribution_consistent_ketama, ...),
+# and its server types; libmemcached_version_hex is that of libmemcached 1.0.18, whose
+# behaviours this module reproduces (a program comparing it to enable a feature gets 1.0.18's)
+_CONSTS = ["hash_" + _n for _n in hashers] + \
+    ["distribution_" + _n.replace(" ", "_") for _n in distributions] + \
+    ["server_type_tcp", "server_type_udp", "server_type_unix", "callback_namespace",
+     "libmemcached_version_hex"]
+globals().update({"hash_" + _n: _i for _n, _i in hashers.items()})
+globals().update({"distribution_" + _n.replace(" ", "_"): _i for _n, _i in distributions.items()})
+server_type_tcp, server_type_udp, server_type_unix = 1, 2, 4
+callback_namespace = 0
+libmemcached_version_hex = 0x01000018
 
 
 # the behaviors whose order among the calls counts (placement and what reads back from
@@ -1269,10 +1284,19 @@ class ThreadMappedPool(dict):
         return self.pop(self.current_key, None)
 
 
+pools = _submodule(__name__, "pools", "pylibmc.pools' names.", globals(),
+                   ["ClientPool", "ThreadMappedPool"])
+consts = _submodule(__name__, "consts", "pylibmc.consts' names.", globals(),
+                    _CONSTS + ["hashers", "distributions", "hashers_rvs", "distributions_rvs",
+                               "all_behaviors"])
+client = _submodule(__name__, "client", "pylibmc.client's names.", globals(),
+                    ["Client", "BehaviorDict"])
+
+
 def build_info():
     return ("pylibmc %s for libmemcached %s (compression=%s, sasl=%s)"
             % (__version__, libmemcached_version, support_compression, support_sasl))
 
 
 __all__ = ["Client", "ClientPool", "ThreadMappedPool", "BehaviorDict", "hashers",
-           "distributions", "Error", "BadKeyProvided"] + _EXC_NAMES
+           "distributions", "Error", "MemcachedError", "BadKeyProvided"] + _EXC_NAMES + _CONSTS

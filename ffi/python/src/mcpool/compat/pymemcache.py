@@ -100,7 +100,8 @@ What differs:
   not know (a compressed value, mcpool's own layout, flags combined oddly) raises
   ``mcpool.ValueFormatError`` (a ``ValueError``) where pymemcache returns its bytes as
   stored: the core's rule, never bytes of unknown meaning handed over as the value.
-- Modules: ``client`` (``client.base``, ``client.hash``, ``client.rendezvous``),
+- Modules: ``client`` (``client.base``, ``client.hash``, ``client.retrying`` with
+  ``RetryingClient``, ``client.rendezvous``),
   ``exceptions`` and ``serde`` hold pymemcache's names, so ``from
   mcpool.compat.pymemcache.client.hash import HashClient`` works; ``pymemcache.pool`` and
   ``fallback`` are not here. ``cache_memlimit`` and ``shutdown`` (commands that change or stop
@@ -152,11 +153,11 @@ import os as _os
 import pickle as _pickle
 import socket as _socket
 import sys as _sys
-import types as _types
+import time as _time
 
 import mcpool as _mcpool
 from mcpool.compat import exptime as _exptime, socket_address as _socket_address
-from mcpool.compat import refuse_userinfo as _refuse_userinfo
+from mcpool.compat import refuse_userinfo as _refuse_userinfo, submodule as _submodule_of
 
 __version__ = "3.5.2"
 
@@ -283,13 +284,11 @@ class LegacyWrappingSerde:
 
 pickle_serde = PickleSerde()
 
-serde = _types.ModuleType(__name__ + ".serde", "pymemcache.serde's names, over mcpool.")
-for _n in ("FLAG_BYTES", "FLAG_PICKLE", "FLAG_INTEGER", "FLAG_LONG", "FLAG_COMPRESSED",
-           "FLAG_TEXT", "DEFAULT_PICKLE_VERSION", "get_python_memcache_serializer",
-           "python_memcache_serializer", "python_memcache_deserializer", "PickleSerde",
-           "LegacyWrappingSerde", "pickle_serde"):
-    setattr(serde, _n, globals()[_n])
-_sys.modules[serde.__name__] = serde
+serde = _submodule_of(__name__, "serde", "pymemcache.serde's names, over mcpool.", globals(),
+                      ["FLAG_BYTES", "FLAG_PICKLE", "FLAG_INTEGER", "FLAG_LONG", "FLAG_COMPRESSED",
+                       "FLAG_TEXT", "DEFAULT_PICKLE_VERSION", "get_python_memcache_serializer",
+                       "python_memcache_serializer", "python_memcache_deserializer",
+                       "PickleSerde", "LegacyWrappingSerde", "pickle_serde"])
 
 
 def _pickle_version(given, serializer, deserializer):
@@ -1172,31 +1171,96 @@ class KeepaliveOpts:
         self.idle, self.intvl, self.cnt = idle, intvl, cnt
 
 
+class RetryingClient:
+    """pymemcache 3.5's ``RetryingClient``: wraps a ``Client``, ``PooledClient`` or
+    ``HashClient`` and calls each of its methods up to ``attempts`` times while it raises
+    (sleeping ``retry_delay`` seconds between tries), only for the exception classes in
+    ``retry_for`` (all when None) and never for those in ``do_not_retry_for``; the last
+    try's exception is raised. As with pymemcache, a retried ``incr``, ``append`` or ``cas``
+    whose first try reached the server before failing may be applied twice: list only
+    errors where nothing was applied in ``retry_for`` for those (tester finding pyteam 2)."""
+
+    def __init__(self, client, attempts=2, retry_delay=0, retry_for=None,
+                 do_not_retry_for=None):
+        if attempts < 1:
+            raise ValueError("`attempts` argument must be at least 1. "
+                             "Otherwise no attempts are made.")
+        self._client = client
+        self._attempts = attempts
+        self._retry_delay = retry_delay
+        self._retry_for = self._exception_classes("retry_for", retry_for)
+        self._do_not_retry_for = self._exception_classes("do_not_retry_for", do_not_retry_for)
+        both = [c for c in self._retry_for if c in self._do_not_retry_for]
+        if both:
+            raise ValueError("Exception class \"%r\" was present in both `retry_for` and "
+                             "`do_not_retry_for`. Any exception class is only allowed in a "
+                             "single argument." % both[0])
+        self._client_dir = dir(client)
+
+    @staticmethod
+    def _exception_classes(name, given):
+        if given is None:
+            return ()
+        if not isinstance(given, (tuple, set, list)):
+            raise ValueError("%s must be either a tuple, a set or a list." % name)
+        classes = tuple(given)
+        if not all(isinstance(c, type) and issubclass(c, Exception) for c in classes):
+            raise ValueError("%s is only allowed to contain elements that are subclasses of "
+                             "Exception." % name)
+        return classes
+
+    def _retry(self, name, method, *args, **kwargs):
+        for attempt in range(self._attempts):
+            try:
+                return method(*args, **kwargs)
+            except Exception as e:
+                if (attempt + 1 >= self._attempts
+                        or (self._retry_for and not isinstance(e, self._retry_for))
+                        or (self._do_not_retry_for and isinstance(e, self._do_not_retry_for))
+                        or name not in self._client_dir):
+                    raise
+                _time.sleep(self._retry_delay)
+
+    def __getattr__(self, name):
+        method = getattr(self._client, name)
+        return lambda *args, **kwargs: self._retry(name, method, *args, **kwargs)
+
+    def __dir__(self):
+        return self._client_dir
+
+    def __setitem__(self, key, value):
+        self.set(key, value, noreply=True)
+
+    def __getitem__(self, key):
+        value = self.get(key)
+        if value is None:
+            raise KeyError
+        return value
+
+    def __delitem__(self, key):
+        self.delete(key, noreply=True)
+
+
 _EXCEPTIONS = ["MemcacheError", "MemcacheClientError", "MemcacheUnknownCommandError",
                "MemcacheIllegalInputError", "MemcacheServerError", "MemcacheUnknownError",
                "MemcacheUnexpectedCloseError"]
 
 
 def _submodule(name, doc, names):
-    """A module ``mcpool.compat.pymemcache.<name>`` holding ``names`` of this one, where a
-    pymemcache program imports them from (tester finding pymc 5: ``from
-    pymemcache.client.hash import HashClient`` had nowhere to go)."""
-    m = _types.ModuleType(__name__ + "." + name, doc)
-    for n in names:
-        setattr(m, n, globals()[n])
-    _sys.modules[m.__name__] = m
-    return m
+    return _submodule_of(__name__, name, doc, globals(), names)
 
 
 exceptions = _submodule("exceptions", "pymemcache.exceptions' names.", _EXCEPTIONS)
 client = _submodule("client", "pymemcache.client's names.",
-                    ["Client", "PooledClient", "HashClient"])
+                    ["Client", "PooledClient", "HashClient", "RetryingClient"])
 client.base = _submodule("client.base", "pymemcache.client.base's names.",
                          ["Client", "PooledClient", "KeepaliveOpts", "check_key_helper",
-                          "normalize_server_spec"])
+                          "normalize_server_spec"] + _EXCEPTIONS)
 client.hash = _submodule("client.hash", "pymemcache.client.hash's names.", ["HashClient"])
+client.retrying = _submodule("client.retrying", "pymemcache.client.retrying's names.",
+                             ["RetryingClient"])
 client.rendezvous = _submodule("client.rendezvous", "pymemcache.client.rendezvous' names.",
                                ["RendezvousHash"])
 
-__all__ = ["Client", "PooledClient", "HashClient", "KeepaliveOpts", "serde", "client",
-           "exceptions", "RendezvousHash"] + _EXCEPTIONS
+__all__ = ["Client", "PooledClient", "HashClient", "RetryingClient", "KeepaliveOpts", "serde",
+           "client", "exceptions", "RendezvousHash"] + _EXCEPTIONS
