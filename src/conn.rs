@@ -176,7 +176,7 @@ pub(crate) enum Scan<T> {
 /// it accepted beyond its connection limit (`-c`), before it closes it.
 const CONNECTION_LIMIT_REPLY: &[u8] = b"ERROR Too many open connections\r\n";
 
-/// A protocol error at `bytes` (the unparsed input), quoting the first 80 of them; but
+/// A protocol error at `bytes` (the unparsed input), quoting them as [`shown_reply`] does; but
 /// memcached's refusal of a connection beyond its limit ([`CONNECTION_LIMIT_REPLY`]) is a
 /// connection failure, as a refused connect is ([`Error::Io`]: class `Connection`, counted
 /// towards `failure_limit`, failed over, a miss under `fail_open`). The one place that reads
@@ -193,17 +193,34 @@ pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error
             ),
         };
     }
-    let head = &bytes[..bytes.len().min(80)];
     // A TLS record (an alert or a handshake: type 21 or 22, version 3.x) where a memcached
     // reply belongs: the server speaks TLS and the client does not.
-    let hint = match head {
+    let hint = match bytes {
         [0x15 | 0x16, 0x03, 0..=4, ..] => " (a TLS record: the server speaks TLS; turn TLS on)",
         _ => "",
     };
     Error::Protocol {
         server: server.to_string(),
-        detail: format!("{what}: {:?}{hint}", String::from_utf8_lossy(head)),
+        detail: format!("{what}: {}{hint}", shown_reply(bytes)),
     }
+}
+
+/// How an error quotes a reply, never a value's data (cached values do not belong in logs;
+/// tester finding hostile2 4: `VALUE` lines were quoted with their data and the next keys'):
+/// a binary packet (magic 0x80 or 0x81) as its 24-byte header in hex; anything else as its
+/// first line (up to 80 bytes), in quotes.
+pub(crate) fn shown_reply(bytes: &[u8]) -> String {
+    if let [0x80 | 0x81, ..] = bytes {
+        let head = &bytes[..bytes.len().min(crate::proto::binary::HEADER)];
+        let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
+        return format!("packet header {}", hex.join(" "));
+    }
+    let head = &bytes[..bytes.len().min(80)];
+    let line = head
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(head, |i| &head[..=i]);
+    format!("{:?}", String::from_utf8_lossy(line))
 }
 
 enum Stream {

@@ -583,6 +583,42 @@ fn outcomes_memcached_never_gives_are_protocol_errors() {
     protocol_detail("a flag twice", fake_client(&addr, Protocol::Meta).get("k"));
 }
 
+/// Tester finding hostile2 3: on meta and binary a `set` (an `add`, `append`, ...) answered
+/// "exists" was a CAS conflict (`false`; Python's `append` then called it a bug of the
+/// binding), where text refuses it. Memcached answers "exists" only to a `cas`, and on
+/// binary an `add` of a present key.
+#[test]
+fn exists_to_a_store_without_cas_is_a_protocol_error_on_meta_and_binary() {
+    let (addr, _) = meta_fake(|_, o, _| format!("EN {o}\r\n"), |o| format!("EX {o}\r\n"));
+    let c = fake_client(&addr, Protocol::Meta);
+    protocol_detail("meta set answered EX", c.set("k", b"v", 0));
+    protocol_detail("meta add answered EX", c.add("k", b"v", 0));
+    protocol_detail("meta append answered EX", c.append("k", b"v"));
+    assert_eq!(
+        c.cas("k", b"v", 0, 7).unwrap(),
+        mcpool::StoreOutcome::Exists
+    );
+    let got = c.set_multi(&[("a", &b"1"[..]), ("b", &b"2"[..])], 0);
+    assert!(format!("{got:?}").contains("Protocol"), "{got:?}");
+    let addr = binary_fake(|_, opcode, opaque, _| match opcode {
+        NOOP => packet(NOOP, 0, opaque, 0, b"", b"", b""),
+        _ => packet(opcode, 0x02, opaque, 0, b"", b"", b"Data exists for key."),
+    });
+    let c = fake_client(&addr, Protocol::Binary);
+    protocol_detail("binary set answered exists", c.set("k", b"v", 0));
+    protocol_detail("binary append answered exists", c.append("k", b"v"));
+    protocol_detail("binary replace answered exists", c.replace("k", b"v", 0));
+    // memcached's own answer to an add of a present key
+    assert_eq!(
+        c.add("k", b"v", 0).unwrap(),
+        mcpool::StoreOutcome::NotStored
+    );
+    assert_eq!(
+        c.cas("k", b"v", 0, 7).unwrap(),
+        mcpool::StoreOutcome::Exists
+    );
+}
+
 /// Tester finding protocols 3: binary framing errors were worded as text ones ("malformed
 /// reply line", the header shown as text), and a reply repeating an answered opaque said it
 /// answered "no pending request" while quoting a range that held it.
@@ -612,4 +648,148 @@ fn binary_errors_are_worded_for_packets() {
     let got = fake_client(&addr, Protocol::Binary).get_multi(&["a", "b", "c"]);
     let msg = protocol_detail("a reply twice", got.into_iter().nth(1).unwrap());
     assert!(msg.contains("already answered"), "{msg}");
+}
+
+/// A binary fake that answers every request as memcached would, but puts the reply to a key
+/// holding "bad" under the next request's tag (a proxy that shifts replies): counters
+/// `badc`/`goodc` are 10, `bad1` exists, every other key is missing; quiet requests that
+/// succeed get no reply.
+fn shifting_binary_fake() -> String {
+    const INCREMENT: u8 = 0x05;
+    const TOUCH: u8 = 0x1c;
+    const ADDQ: u8 = 0x12;
+    const VERSION: u8 = 0x0b;
+    binary_fake(move |_, opcode, opaque, key| {
+        let tag = if key.windows(3).any(|w| w == b"bad") {
+            opaque + 1
+        } else {
+            opaque
+        };
+        let exists = matches!(key, b"bad1" | b"badc" | b"goodc");
+        match opcode {
+            NOOP => packet(NOOP, 0, opaque, 0, b"", b"", b""),
+            VERSION => packet(VERSION, 0, opaque, 0, b"", b"", b"1.6.18"),
+            INCREMENT if exists => {
+                let delta = if key == b"badc" { 1u64 } else { 100 };
+                packet(INCREMENT, 0, tag, 1, b"", b"", &(10 + delta).to_be_bytes())
+            }
+            TOUCH if exists => packet(TOUCH, 0, tag, 1, b"", b"", b""),
+            ADDQ if exists => packet(ADDQ, 0x05, tag, 0, b"", b"", b"Not stored"),
+            ADDQ => Vec::new(),
+            _ => packet(opcode, 0x01, tag, 0, b"", b"", b"Not found"),
+        }
+    })
+}
+
+/// Tester finding hostile2 1: in a binary batch, a reply under the next request's tag made
+/// the skipped request a success (a quiet one) and gave the next one another's answer (goodc
+/// incremented to 11, badc's value; a missing key deleted and touched; an add refused
+/// reported stored, one stored reported refused). The repeated tag that follows was seen,
+/// but every item had its outcome. Now it fails every item of the batch.
+#[test]
+fn a_binary_batch_reply_under_the_next_requests_tag_fails_the_batch() {
+    let c = fake_client(&shifting_binary_fake(), Protocol::Binary);
+    let arith = c.arith_multi(true, &[("badc", 1u64), ("goodc", 100u64)]);
+    let deleted = c.delete_multi(&["bad8", "good8"]);
+    let touched = c.touch_multi(&[("bad1", 100u32), ("goodmiss", 100u32)]);
+    let added = c.store_multi_items(
+        mcpool::StoreCommand::Add,
+        &[
+            mcpool::SetItem::new(b"bad1", b"1", 0),
+            mcpool::SetItem::new(b"good9", b"2", 0),
+        ],
+    );
+    for (what, got) in [
+        ("arith_multi", format!("{arith:?}")),
+        ("delete_multi", format!("{deleted:?}")),
+        ("touch_multi", format!("{touched:?}")),
+        ("add", format!("{added:?}")),
+    ] {
+        assert!(
+            !got.contains("Ok("),
+            "{what}: an outcome from a shifted reply: {got}"
+        );
+        assert!(!got.contains("internal"), "{what}: {got}");
+        assert!(got.contains("Protocol"), "{what}: {got}");
+    }
+    // The connection was not kept: the next call reads its own reply.
+    assert_eq!(c.incr("goodc", 100).unwrap(), Some(110));
+}
+
+/// hostile2 1 on meta: a quiet `md` answered `NF` under the last request's tag made it a
+/// success (deleted) and the last one `NF`; the last one's own reply, read after, now fails
+/// the batch.
+#[test]
+fn a_meta_delete_batch_reply_under_the_next_tag_fails_the_batch() {
+    let (addr, _) = fake(4, |_, line, w| {
+        let line = String::from_utf8_lossy(line).into_owned();
+        let mut t = line.split_whitespace();
+        let (cmd, key) = (t.next().unwrap_or(""), t.next().unwrap_or(""));
+        let o: u64 = opaque_token(&line)
+            .trim_start_matches('O')
+            .parse()
+            .unwrap_or(0);
+        let o = if key.contains("bad") { o + 1 } else { o };
+        let out = match cmd {
+            "md" => format!("NF O{o}\r\n"),
+            "mn" => "MN\r\n".to_owned(),
+            _ => return Then::Continue,
+        };
+        let _ = w.write_all(out.as_bytes());
+        Then::Continue
+    });
+    let c = fake_client(&addr, Protocol::Meta);
+    let got = c.delete_multi(&["bad8", "good8"]);
+    assert_eq!(got.len(), 2);
+    for r in got {
+        protocol_detail("a delete of the shifted batch", r);
+    }
+}
+
+/// Tester finding hostile2 2: a binary reply whose body length was one short (or long) gave
+/// a handed-over read the value cut short, or with the next reply's first byte on its end:
+/// the pipeline that serves handed-over reads kept the replies read before the error the
+/// misframing caused. Every reader gets its own value or an error.
+#[test]
+fn a_misframed_binary_reply_is_never_a_handed_over_value() {
+    for delta in [-1i64, 1] {
+        let addr = binary_fake(move |_, opcode, opaque, key| {
+            let value = format!("value-of-{}", String::from_utf8_lossy(key)).into_bytes();
+            let mut p = packet(opcode, 0, opaque, 1, &[0, 0, 0, 0], b"", &value);
+            if key == b"bad1" {
+                let len = u32::from_be_bytes([p[8], p[9], p[10], p[11]]) as i64 + delta;
+                p[8..12].copy_from_slice(&(len as u32).to_be_bytes());
+            }
+            p
+        });
+        let c = mcpool::Client::builder()
+            .server(&addr)
+            .protocol(Protocol::Binary)
+            .max_size(1)
+            .failure_limit(1_000_000)
+            .io_timeout(std::time::Duration::from_millis(300))
+            .build()
+            .unwrap();
+        let wrong = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for i in 0..6 {
+                let (c, wrong) = (&c, &wrong);
+                s.spawn(move || {
+                    let key = if i == 0 {
+                        "bad1"
+                    } else {
+                        ["good1", "good2"][i % 2]
+                    };
+                    for _ in 0..30 {
+                        if let Ok(Some(v)) = c.get(key) {
+                            if v != format!("value-of-{key}").into_bytes() {
+                                wrong.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(wrong.into_inner(), 0, "body length {delta:+}: wrong values");
+    }
 }

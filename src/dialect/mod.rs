@@ -504,13 +504,25 @@ impl Dialect {
         speak!(self, d => d.read(conn, req, tag, hit))
     }
 
-    /// Whether a protocol error in a batch or pipeline leaves the replies read before it in
-    /// doubt: on text, whose replies carry no tag, a reply sent twice shifts every later one
-    /// onto the wrong request, unseen until the stream ends out of step (tester finding
-    /// protocols 2); on meta and binary each reply read was matched to its request by its
-    /// tag, so those stand.
+    /// Whether a protocol error in a batch of stores or deletes leaves the outcomes read
+    /// before it in doubt: on text, whose replies carry no tag, a reply sent twice shifts
+    /// every later one onto the wrong request, unseen until the stream ends out of step
+    /// (tester finding protocols 2); on meta and binary every request of a batch is answered
+    /// (`Speak::quiet_in_batch`) and each reply read carried the next pending tag, so those
+    /// stand.
     pub(crate) fn error_voids_earlier_replies(&self, e: &Error) -> bool {
         matches!(self, Dialect::Text(_)) && matches!(e, Error::Protocol { .. })
+    }
+
+    /// Whether an error in a pipeline of handed-over requests ([`Dialect::pipeline`]) leaves
+    /// the answers read before it in doubt: a protocol error or a timeout does, on every
+    /// protocol. A binary reply whose body length the server gave one short or long was
+    /// read by that length, tag and all in order, and handed out cut short or with the next
+    /// reply's first byte; only the reply after it failed (the misframing), or waited for a
+    /// byte that never came (tester finding hostile2 2). Text and meta end a value with
+    /// `\r\n`, which catches it at the value itself.
+    fn error_voids_pipeline(e: &Error) -> bool {
+        matches!(e, Error::Protocol { .. } | Error::IoTimeout { .. })
     }
 
     /// See [`Speak::batches_quietly`].
@@ -660,7 +672,7 @@ impl Dialect {
     /// `Error::answered_in_step`); any other error stops it (the connection is then dirty).
     /// The answers are handed out once every reply is read and nothing more was (as
     /// `Dialect::finish` checks for one exchange), or the error that stopped the reading
-    /// leaves them standing (`Dialect::error_voids_earlier_replies`).
+    /// leaves them standing (`Dialect::error_voids_pipeline`).
     pub(crate) fn pipeline(&self, conn: &mut Conn, work: &mut dyn Pipeline) -> Result<()> {
         let n = work.len();
         let tag = conn.take_tags(n);
@@ -703,11 +715,7 @@ impl Dialect {
             }
             Ok(())
         })();
-        if !settled
-            || read
-                .as_ref()
-                .is_err_and(|e| self.error_voids_earlier_replies(e))
-        {
+        if !settled || read.as_ref().is_err_and(Self::error_voids_pipeline) {
             return read;
         }
         for (i, (outcome, found)) in answers.into_iter().enumerate() {

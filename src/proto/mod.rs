@@ -170,17 +170,13 @@ impl Codec for BinaryCodec {
                 "not a binary response (its first byte is not the magic 0x81)".into(),
                 true,
             ),
-            ParseError::BadLine => {
-                let head = &bytes[..bytes.len().min(binary::HEADER)];
-                let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
-                (
-                    format!(
-                        "malformed response header (key and extras longer than the body): {}",
-                        hex.join(" ")
-                    ),
-                    false,
-                )
-            }
+            ParseError::BadLine => (
+                format!(
+                    "malformed response header (key and extras longer than the body): {}",
+                    crate::conn::shown_reply(bytes)
+                ),
+                false,
+            ),
             e => (e.to_string(), true),
         }
     }
