@@ -856,6 +856,25 @@ fn read_command(
     Ok(ExitCode::from(code))
 }
 
+/// Text a server sent (a version, a statistic) as the CLI prints it: control characters
+/// (a NUL, a terminal's escape sequences) escaped as `\u{1b}`, never written to the terminal
+/// as they are (tester finding hostile2 6); anything else as it is.
+fn server_text(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// A key or value as a field of the several-keys output: a backslash, tab, newline and
 /// carriage return escaped (`\\`, `\t`, `\n`, `\r`, as PostgreSQL's COPY text format and
 /// `mysql --batch` write them); every other byte as it is.
@@ -1440,7 +1459,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             }
         }
         Op::Version => per_server(&mut out, client.version(), |out, v| {
-            check(writeln!(out, " {v}"));
+            check(writeln!(out, " {}", server_text(v)));
         }),
         Op::Noop => per_server(&mut out, client.noop(), |out, ()| {
             check(writeln!(out, " ok"));
@@ -1450,7 +1469,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
         Op::Stats(group) => per_server(&mut out, client.stats(group), |out, stats| {
             check(writeln!(out));
             for (k, v) in stats {
-                check(writeln!(out, "  {k} {v}"));
+                check(writeln!(out, "  {} {}", server_text(k), server_text(v)));
             }
         }),
         Op::Flush(delay) => {

@@ -3011,3 +3011,33 @@ fn set_multi_noreply_stores_without_replies() {
     let o = on(&s, &["set-multi", "a", "b", "--noreply", "--noreply"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("given twice"));
 }
+
+/// Tester finding hostile2 6: control characters a server sent in its `version` or `stats`
+/// reply (a NUL, a terminal escape sequence) reached the terminal as they were. They are
+/// printed escaped (a deliberately broken fake server, not memcached).
+#[test]
+fn control_characters_a_server_sent_are_printed_escaped() {
+    use std::io::Write;
+    let (addr, _) = common::fake::fake(4, |_, line, w| {
+        let reply: &[u8] = if line.starts_with(b"version") {
+            b"VERSION 1.6\x00\x1b[31mred\r\n"
+        } else if line.starts_with(b"stats") {
+            b"STAT pid 1\x1b[2J\r\nSTAT name\x07 x\r\nEND\r\n"
+        } else {
+            return common::fake::Then::Continue;
+        };
+        let _ = w.write_all(reply);
+        common::fake::Then::Continue
+    });
+    for (args, want) in [
+        (&["version"][..], "1.6\\u{0}\\u{1b}[31mred"),
+        (&["stats"][..], "pid 1\\u{1b}[2J"),
+        (&["stats"][..], "name\\u{7} x"),
+    ] {
+        let o = on(&addr, args);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(code(&o), 0, "{out}");
+        assert!(out.contains(want), "{args:?}: {out:?}");
+        assert!(!o.stdout.iter().any(|&b| b == 0x1b || b == 0), "{out:?}");
+    }
+}
