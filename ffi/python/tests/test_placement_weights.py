@@ -79,3 +79,29 @@ def test_pylibmc_ketama_spelling_matches_pylibmc_with_weights(servers, prefix, w
     for dist in dists:
         ours = mcpool.Client(specs, distribution=dist, value_format="pylibmc")
         assert [k for k in keys if ours.server_for(k) != held[k]] == [], dist
+
+
+@pytest.mark.parametrize("behaviors", [{}, {"ketama": True}], ids=["modula", "ketama"])
+def test_pylibmc_weight_0_is_weight_1_as_pylibmc(servers, prefix, behaviors):
+    """Tester finding migrate 4: the pylibmc drop-in refused a weight of 0, which
+    pylibmc (libmemcached) reads as 1. Keys real pylibmc wrote with weight 0 in the list are
+    all found by the drop-in given the same list."""
+    real = require("pylibmc", "python3-pylibmc")
+    import mcpool.compat.pylibmc as drop
+    spec = ["%s:0" % servers[0].addr, servers[1].addr, "%s:2" % servers[2].addr]
+    keys = ["%sw0-%d" % (prefix, i) for i in range(200)]
+    writer = real.Client(spec, behaviors=behaviors)
+    writer.set_multi({k: k for k in keys})
+    reader = drop.Client(spec, behaviors=behaviors)
+    assert reader.get_multi(keys) == {k: k for k in keys}
+    spec1 = ["%s:1" % servers[0].addr] + spec[1:]
+    assert [reader._mc.server_for(k) for k in keys] == \
+        [drop.Client(spec1, behaviors=behaviors)._mc.server_for(k) for k in keys]
+
+
+def test_python_memcached_weight_0_is_refused_saying_why(servers):
+    """python-memcached lists a server of weight 0 but gives it no keys; mcpool has no such
+    server, so the drop-in refuses it, saying so (migrate 4)."""
+    import mcpool.compat.memcache as memcache
+    with pytest.raises(ValueError, match="weight 0.*no keys"):
+        memcache.Client([(servers[0].addr, 0), servers[1].addr])

@@ -685,6 +685,13 @@ class BehaviorDict(dict):
 # --------------------------------------------------------------------------------------------
 
 
+def _weight(w):
+    """A pylibmc weight as the core's: libmemcached gives a weight of 0 its default, 1 (as the
+    core's reading of a libmemcached configuration string does; tester finding migrate 4)."""
+    w = int(w)
+    return 1 if w == 0 else w
+
+
 def _server(spec):
     """A pylibmc server spec -> (mcpool address, weight)."""
     _refuse_userinfo(spec)
@@ -693,9 +700,9 @@ def _server(spec):
     if isinstance(spec, tuple) and len(spec) == 4:
         _kind, addr, port, weight = spec
         if str(addr).startswith("/"):
-            return (_socket_address(addr), int(weight))
+            return (_socket_address(addr), _weight(weight))
         host = "[%s]" % addr if ":" in str(addr) else addr
-        return ("%s:%d" % (host, int(port)), int(weight))
+        return ("%s:%d" % (host, int(port)), _weight(weight))
     if not isinstance(spec, str):
         raise TypeError("a server is a str such as 'host:port[:weight]', not %r" % (spec,))
     if spec.startswith("udp:"):
@@ -718,7 +725,7 @@ def _server(spec):
     if rest:
         port, _, w = rest.partition(":")
         if w:
-            weight = int(w)
+            weight = _weight(w)
     return ("%s:%d" % (host, int(port)), weight)
 
 
