@@ -317,7 +317,9 @@ sub _core_weights {
             Carp::carp("Mcpool: server ${\ _shown_address($who, $addr->[$i])}: weight $w is not "
                     . "an integer; using "
                     . ($iw < 1 ? 1 : $iw) . " (without ketama_points, Cache::Memcached::Fast "
-                    . "places keys by the weight as given: some keys are on other servers there)")
+                    . "places keys by the weight as given, so most keys are on other servers "
+                    . "there (three in four in one test): give integer weights, or the same "
+                    . "ketama_points to both)")
                 if $iw != $w;
         }
         push @int, $iw < 1 ? 1 : $iw;
@@ -910,8 +912,10 @@ gets Cache::Memcached::Fast's C<(int)(ketama_points x weight + 0.5)> points, so 
 as 2.5 or 1.1 places every key where Cache::Memcached::Fast does (the core is given the point
 counts as whole weights, with C<cmf-ketama:1>; C<set_servers> does the same). With
 C<ketama_points> 0 (modulo, whole weights in the C ABI) a fractional weight is rounded, with a
-warning; Cache::Memcached::Fast itself only agrees with Cache::Memcached for integer weights
-there.
+warning: Cache::Memcached::Fast scales a continuum by the weights as given, so most keys are
+then on other servers there (1,457 of 2,000 with weights 1.5, 2.5, 3.5, 1.5, 5.5, measured);
+Cache::Memcached::Fast itself only agrees with Cache::Memcached for integer weights there.
+Give integer weights, or the same C<ketama_points> to both.
 
 Cache::Memcached's C<[$hash, $key]> keys (a caller's hash picking the server) are refused
 with a croak that says why: see L</BAD INPUT>.
