@@ -159,6 +159,7 @@ fn meta_reply_naming_another_key_is_refused() {
             match key {
                 "bada" => format!("VA 8 f0 kother {o}\r\nWRONGVAL\r\n"),
                 "missa" => format!("EN kother {o}\r\n"),
+                "twice" => format!("VA 1 f0 ktwice kxyz {o}\r\nT\r\n"),
                 // The key named as it was sent (base64 with `b`, as memcached echoes it).
                 _ if line.contains(" b ") => format!("VA 1 f0 b k{key} {o}\r\nB\r\n"),
                 _ if quiet => format!("VA 1 f0 k{key} {o}\r\nG\r\n"),
@@ -176,6 +177,9 @@ fn meta_reply_naming_another_key_is_refused() {
     let got = c.get_multi(&["good1", "bada", "good2"]);
     protocol_detail("get_multi", got.into_iter().nth(1).unwrap());
     protocol_detail("get (miss)", c.get("missa"));
+    // hostile2 5: the key flag twice is said so (it named the same key twice).
+    let msg = protocol_detail("k twice", c.get("twice"));
+    assert!(msg.contains("key flag k 2 times"), "{msg}");
     // A reply naming the key asked for is taken (plain, and base64 for a key with a space).
     assert_eq!(c.get("good").unwrap(), Some(b"G".to_vec()));
     for r in c.get_multi(&["good1", "good2"]) {

@@ -319,9 +319,21 @@ fn stray_retrieval_reply(server: &str, opaque: Option<u64>, tag: u32, n: usize) 
 #[cold]
 #[inline(never)]
 fn crossed_key(server: &str, flags: Flags<'_>, tag: u32, idx: usize, asked: &[u8]) -> Error {
-    let what = match flags.get(b'k') {
-        Some(k) => format!("reply for key {}", crate::key::quoted(k)),
-        None => "reply without its key (k, which the request asked for)".to_owned(),
+    let keys: Vec<String> = flags
+        .tokens()
+        .filter(|t| t[0] == b'k')
+        .map(|t| crate::key::quoted(&t[1..]).to_string())
+        .collect();
+    let what = match keys.as_slice() {
+        [] => "reply without its key (k, which the request asked for)".to_owned(),
+        [k] => format!("reply for key {k}"),
+        // A key flag given twice (tester finding hostile2 5: "reply for key "bad1" ... (asked
+        // for "bad1")" named the same key twice without saying what was wrong).
+        ks => format!(
+            "reply with its key flag k {} times ({})",
+            ks.len(),
+            ks.join(", ")
+        ),
     };
     protocol(
         server,
