@@ -756,6 +756,9 @@ struct Ejected {
 #[derive(Debug)]
 pub struct Router {
     distribution: Distribution,
+    /// twemproxy's `hash_tag` of a `twemproxy:` setting: keys are placed by their tagged
+    /// part ([`setting::hashed_part`]).
+    hash_tag: Option<[u8; 2]>,
     servers: Vec<ServerSpec>,
     /// Each server's [`point_names`], made once: the tables of live subsets reuse them.
     names: Vec<String>,
@@ -767,6 +770,7 @@ impl Clone for Router {
     fn clone(&self) -> Router {
         Router {
             distribution: self.distribution.clone(),
+            hash_tag: self.hash_tag,
             servers: self.servers.clone(),
             names: self.names.clone(),
             table: self.table.clone(),
@@ -815,6 +819,10 @@ impl Router {
         let names = point_names(distribution, servers);
         Ok(Router {
             distribution: distribution.clone(),
+            hash_tag: match distribution {
+                Distribution::Setting(s) => s.hash_tag(),
+                _ => None,
+            },
             servers: servers.to_vec(),
             table: Table::build(distribution, servers, &names)?,
             names,
@@ -844,7 +852,17 @@ impl Router {
 
     /// The index (into the server list) of the server `key` lives on.
     pub fn locate(&self, key: &[u8]) -> usize {
-        self.table.locate(key)
+        self.table.locate(self.hashed_part(key))
+    }
+
+    /// The part of `key` placement hashes: all of it, or under twemproxy's `hash_tag` its
+    /// tagged part.
+    #[inline]
+    fn hashed_part<'k>(&self, key: &'k [u8]) -> &'k [u8] {
+        match self.hash_tag {
+            Some(tag) => setting::hashed_part(key, tag),
+            None => key,
+        }
     }
 
     /// Whether under `policy` a dead server can change where the keys of live servers go:
@@ -875,19 +893,20 @@ impl Router {
         if self.distribution == Distribution::ProxyPool {
             return proxy_pool::first_alive(self.len(), alive);
         }
+        let key = self.hashed_part(key);
         match policy {
             FailoverPolicy::Rehash | FailoverPolicy::Eject
                 if !self.distribution.failover_moves_keys() =>
             {
-                let i = self.locate(key);
+                let i = self.table.locate(key);
                 alive(i).then_some(i)
             }
             FailoverPolicy::FailFast => {
-                let i = self.locate(key);
+                let i = self.table.locate(key);
                 alive(i).then_some(i)
             }
             FailoverPolicy::Rehash if self.distribution.has_legacy_rehash() => {
-                let i = self.locate(key);
+                let i = self.table.locate(key);
                 if alive(i) {
                     return Some(i);
                 }

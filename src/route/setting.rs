@@ -55,6 +55,9 @@ pub struct Setting {
     client: Client,
     text: String,
     parts: Parts,
+    /// twemproxy's `hash_tag`: the two characters between which the hashed part of a key
+    /// is ([`Setting::hashed_part`]).
+    hash_tag: Option<[u8; 2]>,
 }
 
 impl Setting {
@@ -71,6 +74,24 @@ impl Setting {
     /// What it resolves to.
     pub fn parts(&self) -> Parts {
         self.parts
+    }
+
+    /// twemproxy's `hash_tag` (`twemproxy:...,hash_tag={}`), when given.
+    pub fn hash_tag(&self) -> Option<[u8; 2]> {
+        self.hash_tag
+    }
+}
+
+/// The part of `key` a placement with twemproxy's `hash_tag` hashes: the bytes between the
+/// first `tag[0]` and the first `tag[1]` after it, when both are there and something is
+/// between them; else the whole key (nutcracker's `server_pool_idx`).
+pub(crate) fn hashed_part(key: &[u8], tag: [u8; 2]) -> &[u8] {
+    let Some(start) = key.iter().position(|&b| b == tag[0]) else {
+        return key;
+    };
+    match key[start + 1..].iter().position(|&b| b == tag[1]) {
+        Some(len) if len > 0 => &key[start + 1..start + 1 + len],
+        _ => key,
     }
 }
 
@@ -105,7 +126,7 @@ const TW_HASHES: &[&str] = &[
     "jenkins",
 ];
 const TW_DISTRIBUTIONS: &[&str] = &["ketama", "modula"];
-const TW_WORDS: &[&str] = &["hash", "distribution"];
+const TW_WORDS: &[&str] = &["hash", "distribution", "hash_tag"];
 const SPY_HASHES: &[&str] = &[
     "native", "crc", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "ketama",
 ];
@@ -155,6 +176,10 @@ fn flag(client: Client, word: &str, value: &str) -> Result<bool> {
 fn normalize(client: Client, word: &str, value: &str) -> (String, String) {
     let norm = |s: &str| s.trim().to_ascii_lowercase().replace(['-', ' '], "_");
     let mut w = norm(word);
+    if w == "hash_tag" {
+        // two characters, as they are (`{}`, `::`, `ab`)
+        return (w, value.trim().to_owned());
+    }
     let mut v = norm(value);
     if let Some(rest) = w.strip_prefix("memcached_behavior_") {
         w = rest.to_owned();
@@ -491,10 +516,15 @@ pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
         Client::Twemproxy => twemproxy(pairs)?,
         Client::Spymemcached => spymemcached(pairs)?,
     };
+    let hash_tag = match pairs.iter().find(|(w, _)| w == "hash_tag") {
+        Some((_, v)) => Some(twemproxy_hash_tag(v)?),
+        None => None,
+    };
     Ok(Setting {
         client,
         text,
         parts,
+        hash_tag,
     })
 }
 
@@ -532,6 +562,7 @@ fn twemproxy(pairs: &[(String, String)]) -> Result<Parts> {
                         _ => return Err(bad_value(c, w, v, TW_DISTRIBUTIONS)),
                     }
             }
+            "hash_tag" => {} // read by `parse` (twemproxy_hash_tag)
             _ => return Err(bad_word(c, w, TW_WORDS)),
         }
     }
@@ -548,6 +579,18 @@ fn twemproxy(pairs: &[(String, String)]) -> Result<Parts> {
         },
         order: ServerOrder::TwemproxyName,
     })
+}
+
+/// twemproxy's `hash_tag`: two characters (bytes), as nutcracker requires (tester finding
+/// migrate 2: a pool with one was not reproducible).
+fn twemproxy_hash_tag(v: &str) -> Result<[u8; 2]> {
+    match v.as_bytes() {
+        &[a, b] => Ok([a, b]),
+        _ => Err(Error::Config(format!(
+            "twemproxy: hash_tag {v:?} is not two characters (nutcracker's hash_tag: \"{{}}\" \
+             hashes the part of a key between {{ and }})"
+        ))),
+    }
 }
 
 fn spymemcached(pairs: &[(String, String)]) -> Result<Parts> {

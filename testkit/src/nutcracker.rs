@@ -45,6 +45,12 @@ impl Nutcracker {
     /// Starts one in front of the loopback `ports` (a [`crate::RefusingPort`]'s for a backend
     /// that is down, which no other server can take meanwhile).
     pub fn start_on_ports(ports: &[u16], hash: &str) -> Nutcracker {
+        Nutcracker::start_pool(ports, hash, "")
+    }
+
+    /// As [`Nutcracker::start_on_ports`], with `extra` YAML lines in the pool (each indented
+    /// two spaces, e.g. `  hash_tag: "{}"\n`).
+    pub fn start_pool(ports: &[u16], hash: &str, extra: &str) -> Nutcracker {
         require_nutcracker();
         let dir = std::env::temp_dir().join(unique("proxy-pool"));
         std::fs::create_dir_all(&dir).unwrap();
@@ -59,7 +65,7 @@ impl Nutcracker {
             &conf,
             format!(
                 "pool:\n  listen: 127.0.0.1:{port}\n  hash: {hash}\n  distribution: ketama\n  \
-                 auto_eject_hosts: false\n  timeout: 2000\n  servers:\n{servers}"
+                 auto_eject_hosts: false\n  timeout: 2000\n{extra}  servers:\n{servers}"
             ),
         )
         .unwrap();
