@@ -797,3 +797,50 @@ fn a_misframed_binary_reply_is_never_a_handed_over_value() {
         assert_eq!(wrong.into_inner(), 0, "body length {delta:+}: wrong values");
     }
 }
+
+/// Tester finding retest23 1: a binary batch whose closing NOOP came before a request's reply
+/// (the reply dropped) counted that request a success, as when batches were quiet: an add of
+/// a present key reported stored, a delete of a missing key deleted. It is an error now.
+#[test]
+fn a_binary_batch_closed_before_a_reply_fails_the_unanswered() {
+    const ADD: u8 = 0x02;
+    const INCREMENT: u8 = 0x05;
+    let addr = binary_fake(|_, opcode, opaque, key| {
+        if key.starts_with(b"drop") {
+            return Vec::new(); // no reply at all
+        }
+        match opcode {
+            NOOP => packet(NOOP, 0, opaque, 0, b"", b"", b""),
+            ADD => packet(ADD, 0x02, opaque, 0, b"", b"", b"Data exists for key."),
+            INCREMENT => packet(INCREMENT, 0, opaque, 1, b"", b"", &7u64.to_be_bytes()),
+            _ => packet(opcode, 0x01, opaque, 0, b"", b"", b"Not found"),
+        }
+    });
+    let c = fake_client(&addr, Protocol::Binary);
+    let added = c.store_multi_items(
+        mcpool::StoreCommand::Add,
+        &[
+            mcpool::SetItem::new(b"k1", b"1", 0),
+            mcpool::SetItem::new(b"drop2", b"2", 0),
+        ],
+    );
+    assert_eq!(added[0].as_ref().unwrap(), &mcpool::StoreOutcome::NotStored);
+    let msg = protocol_detail(
+        "the add without a reply",
+        added[1].as_ref().map(|_| ()).map_err(Clone::clone),
+    );
+    assert!(msg.contains("before the reply"), "{msg}");
+    let deleted = c.delete_multi(&["drop1", "k2"]);
+    protocol_detail(
+        "the delete without a reply",
+        deleted.into_iter().next().unwrap(),
+    );
+    let counted = c.arith_multi(true, &[("k3", 1u64), ("drop4", 1u64)]);
+    assert_eq!(counted[0].as_ref().unwrap(), &Some(7));
+    let msg = format!("{:?}", counted[1]);
+    assert!(
+        msg.contains("Protocol") && !msg.contains("internal"),
+        "{msg}"
+    );
+    assert!(msg.contains("127.0.0.1"), "the server is named: {msg}");
+}

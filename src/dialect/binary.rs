@@ -53,12 +53,14 @@ fn protocol(server: &str, detail: String) -> Error {
 /// The error for a non-OK status that is not a cache-level answer.
 fn status_error(server: &str, r: &Response<'_>) -> Error {
     let text = String::from_utf8_lossy(r.value).into_owned();
-    // The server's text after the status, when it sent one: memcached's are short words
-    // ("Not found"); a body that is not (a value sent under an error status) is not quoted
-    // (tester finding hostile2 4).
+    // The server's text after the status, when it sent one: memcached's are a few words
+    // ("Not found", "Non-numeric server-side value for incr or decr"); a body that is not
+    // (a value sent under an error status: digits, an address, binary) is not quoted
+    // (tester findings hostile2 4, retest23 4).
+    let words = |b: u8| b.is_ascii_alphabetic() || matches!(b, b' ' | b'.' | b',' | b'-' | b'\'');
     let said = if text.is_empty() {
         String::new()
-    } else if text.len() <= 64 && text.bytes().all(|b| b == b' ' || b.is_ascii_graphic()) {
+    } else if text.len() <= 64 && text.bytes().all(words) {
         format!(": {text}")
     } else {
         format!(" ({} bytes of body, not shown)", r.value.len())
@@ -285,7 +287,7 @@ fn store_outcome(server: &str, r: &Response<'_>, cmd: StoreCommand) -> Result<Ou
             return Err(protocol(
                 server,
                 format!(
-                    "status 0x{:04x} to a {} (an answer memcached does not give it)",
+                    "status 0x{:04x} to {} (an answer memcached does not give it)",
                     r.status,
                     cmd.name()
                 ),

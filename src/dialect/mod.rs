@@ -821,6 +821,17 @@ fn collect_quiet<T>(
     if closed_by_last {
         return Err(conn.protocol_error("a batch closed before the reply to its last request"));
     }
+    // The barrier came: with every request answered, one it closed without a reply was not
+    // answered at all (a dropped reply, or the barrier sent first), never a quiet success
+    // (tester finding retest23 1: a refused add reported stored).
+    if every_answered && next < n {
+        return Err(conn.protocol_error(&format!(
+            "the batch's closing reply came before the reply to O{} (O{tag} to O{} were \
+             sent): a dropped or misordered reply",
+            u64::from(tag) + next as u64,
+            u64::from(tag) + n as u64 - 1
+        )));
+    }
     for j in next..n {
         out(j, Ok(ok()));
     }
