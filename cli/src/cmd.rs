@@ -860,15 +860,26 @@ fn read_command(
 /// (a NUL, a terminal's escape sequences) escaped as `\u{1b}`, never written to the terminal
 /// as they are (tester finding hostile2 6); anything else as it is.
 fn server_text(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    escape_controls(s, |_| false)
+}
+
+/// [`server_text`] for a message of lines: newlines and tabs kept.
+pub(crate) fn server_text_keeping_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    escape_controls(s, |c| c == '\n' || c == '\t')
+}
+
+/// `s` with its control characters escaped (`\u{1b}`), but those `keep` says.
+fn escape_controls(s: &str, keep: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    let shown = |c: char| !c.is_control() || keep(c);
+    if s.chars().all(shown) {
         return s.into();
     }
     s.chars()
         .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
+            if shown(c) {
                 c.to_string()
+            } else {
+                c.escape_default().to_string()
             }
         })
         .collect::<String>()

@@ -94,8 +94,14 @@ fn started_closed() -> bool {
 }
 
 /// Writes to standard error; a failure is dropped (there is nowhere left to say it).
+/// Control characters other than a newline or a tab (a server's `SERVER_ERROR` text may
+/// carry a NUL or a terminal escape sequence) are escaped, as in `version` and `stats`
+/// output (tester finding retest23 5).
 pub fn error(args: fmt::Arguments) {
-    let _ = io::stderr().lock().write_fmt(args);
+    let text = args.to_string();
+    let _ = io::stderr()
+        .lock()
+        .write_all(crate::cmd::server_text_keeping_lines(&text).as_bytes());
 }
 
 /// The exit status of a command that answered `code`: 2 if its output could not be

@@ -3023,6 +3023,8 @@ fn control_characters_a_server_sent_are_printed_escaped() {
             b"VERSION 1.6\x00\x1b[31mred\r\n"
         } else if line.starts_with(b"stats") {
             b"STAT pid 1\x1b[2J\r\nSTAT name\x07 x\r\nEND\r\n"
+        } else if line.starts_with(b"get") {
+            b"SERVER_ERROR busy\x1b[31m\x00now\r\n"
         } else {
             return common::fake::Then::Continue;
         };
@@ -3040,4 +3042,10 @@ fn control_characters_a_server_sent_are_printed_escaped() {
         assert!(out.contains(want), "{args:?}: {out:?}");
         assert!(!o.stdout.iter().any(|&b| b == 0x1b || b == 0), "{out:?}");
     }
+    // retest23 5: a server's error text on standard error too.
+    let o = on(&addr, &["get", "k"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("busy\\u{1b}[31m\\u{0}now"), "{err:?}");
+    assert!(!o.stderr.iter().any(|&b| b == 0x1b || b == 0), "{err:?}");
+    assert!(err.ends_with('\n'), "{err:?}");
 }
