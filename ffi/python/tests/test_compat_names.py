@@ -27,6 +27,22 @@ def test_pylibmc_names_match_pylibmc():
                                                          real.distribution_consistent_ketama)
     missing = {n for n in dir(real) if not n.startswith("_")} - set(dir(drop))
     assert missing == set(), missing
+    # retest23 9: the submodules' public names too (pylibmc's imports aside)
+    for sub in ("consts", "client", "pools"):
+        real_sub = __import__("pylibmc." + sub, fromlist=["x"])
+        mine = getattr(drop, sub)
+        skip = {"exc", "key", "modpkg", "modself", "name", "sys", "value", "Queue",
+                "contextmanager", "threading"}
+        missing = {n for n in dir(real_sub) if not n.startswith("_")} - set(dir(mine)) - skip
+        assert missing == set(), (sub, missing)
+    for spec in ("127.0.0.1", "udp:127.0.0.1", "/var/run/m.sock", "127.0.0.1:22122:2",
+                 "[::1]:22122:3", "[::1]", "h:1"):
+        assert drop.client.translate_server_spec(spec) == \
+            real.client.translate_server_spec(spec), spec
+    assert drop.client.translate_server_spec("h", port=5, weight=2) == \
+        real.client.translate_server_spec("h", port=5, weight=2)
+    assert drop.client.translate_server_specs(["h:1", (1, "a", 2)]) == \
+        real.client.translate_server_specs(["h:1", (1, "a", 2)])
 
 
 def test_pylibmc_memcached_error_catches_a_server_error():

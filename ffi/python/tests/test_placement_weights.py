@@ -103,5 +103,9 @@ def test_python_memcached_weight_0_is_refused_saying_why(servers):
     """python-memcached lists a server of weight 0 but gives it no keys; mcpool has no such
     server, so the drop-in refuses it, saying so (migrate 4)."""
     import mcpool.compat.memcache as memcache
-    with pytest.raises(ValueError, match="weight 0.*no keys"):
-        memcache.Client([(servers[0].addr, 0), servers[1].addr])
+    for w in (0, -1, False):
+        with pytest.raises(ValueError, match="weight %d.*no keys" % w):
+            memcache.Client([(servers[0].addr, w), servers[1].addr])
+    # True is one bucket there (range(True)), as weight 1
+    mc = memcache.Client([(servers[0].addr, True), servers[1].addr])
+    assert [s.weight for s in mc.servers] == [1, 1]

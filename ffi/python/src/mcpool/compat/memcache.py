@@ -138,11 +138,14 @@ def _parse(spec):
     if isinstance(spec, tuple):
         spec, weight = spec
     _refuse_userinfo(spec)
-    if isinstance(weight, int) and not isinstance(weight, bool) and weight == 0:
+    if isinstance(weight, bool):
+        weight = int(weight)  # python-memcached's range(weight): True is 1 bucket
+    if isinstance(weight, int) and weight <= 0:
         # python-memcached gives such a server no bucket: it is listed but holds no key
-        raise ValueError("server %r: weight 0 (python-memcached lists such a server but gives "
-                         "it no keys; mcpool has no server without keys: leave it out of the "
-                         "list, which places every other key as python-memcached does)" % spec)
+        raise ValueError("server %r: weight %d (python-memcached lists such a server but "
+                         "gives it no keys; mcpool has no server without keys: leave it out of "
+                         "the list, which places every other key as python-memcached does)"
+                         % (spec, weight))
     m = _re.match(r"^unix:(?P<path>.*)$", spec)
     if m:
         # the label is the core's name of the socket, its absolute path (python-memcached

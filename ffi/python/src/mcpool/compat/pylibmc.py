@@ -1291,13 +1291,48 @@ class ThreadMappedPool(dict):
         return self.pop(self.current_key, None)
 
 
+server_type_map = {"tcp": server_type_tcp, "udp": server_type_udp, "unix": server_type_unix}
+
+
+def translate_server_spec(server, port=11211, weight=1):
+    """pylibmc's normalization of a server spec: ``(type, address, port, weight)``, type
+    ``server_type_tcp``/``_udp``/``_unix`` (``"/path"`` is a socket, port 0; ``"udp:h"``;
+    ``"h:port:weight"``, ``"[v6]:port:weight"``), as ``pylibmc.client.translate_server_spec``."""
+    if server.startswith("/"):
+        return (server_type_unix, server, 0, int(weight))
+    kind, spec = ("udp", server[4:]) if server.startswith("udp:") else ("tcp", server)
+    if spec.startswith("["):
+        if "]" not in spec:
+            raise ValueError(spec)
+        if spec.endswith("]"):
+            addr = spec[1:-1]
+        else:
+            addr, port = spec[1:].rsplit("]:", 1)
+    elif ":" in spec:
+        addr, port = spec.split(":", 1)
+    else:
+        addr = spec
+    if isinstance(port, str) and ":" in port:
+        port, weight = port.split(":", 1)
+    return (server_type_map[kind], str(addr), int(port), int(weight))
+
+
+def translate_server_specs(servers):
+    """Each of ``servers`` by ``translate_server_spec``; a 3-tuple is taken as it is."""
+    return [s if isinstance(s, tuple) and len(s) == 3 else translate_server_spec(s)
+            for s in servers]
+
+
 pools = _submodule(__name__, "pools", "pylibmc.pools' names.", globals(),
                    ["ClientPool", "ThreadMappedPool"])
+_TABLES = ["hashers", "distributions", "hashers_rvs", "distributions_rvs", "all_behaviors",
+           "all_callbacks"]
 consts = _submodule(__name__, "consts", "pylibmc.consts' names.", globals(),
-                    _CONSTS + ["hashers", "distributions", "hashers_rvs", "distributions_rvs",
-                               "all_behaviors"])
+                    _CONSTS + _TABLES + ["Error", "BadKeyProvided", "errors", "BehaviorDict"]
+                    + _EXC_NAMES)
 client = _submodule(__name__, "client", "pylibmc.client's names.", globals(),
-                    ["Client", "BehaviorDict"])
+                    _TABLES + ["Client", "BehaviorDict", "server_type_map",
+                               "translate_server_spec", "translate_server_specs"])
 
 
 def build_info():
