@@ -537,6 +537,23 @@ _MISS = object()
 # --------------------------------------------------------------------------------------------
 
 
+class _ItemAccess:
+    """pymemcache's item access on its clients: ``mc[k] = v`` (a ``set`` with ``noreply``),
+    ``mc[k]`` (``KeyError`` on a miss), ``del mc[k]`` (a ``delete`` with ``noreply``)."""
+
+    def __setitem__(self, key, value):
+        self.set(key, value, noreply=True)
+
+    def __getitem__(self, key):
+        value = self.get(key)
+        if value is None:
+            raise KeyError
+        return value
+
+    def __delitem__(self, key):
+        self.delete(key, noreply=True)
+
+
 class _Base:
     """What Client, PooledClient and HashClient share: arguments, keys, values, calls."""
 
@@ -943,7 +960,7 @@ class _Base:
         self.close()
 
 
-class Client(_Base):
+class Client(_Base, _ItemAccess):
     """pymemcache's ``Client(server, serde=None, ..., key_prefix=b'', default_noreply=True,
     allow_unicode_keys=False, encoding='ascii')``: one server, ``(host, port)``,
     ``"host:port"`` or a unix socket's path."""
@@ -980,18 +997,6 @@ class Client(_Base):
                 except Exception:
                     result[name] = text
         return result
-
-    def __setitem__(self, key, value):
-        self.set(key, value, noreply=True)
-
-    def __getitem__(self, key):
-        value = self.get(key)
-        if value is None:
-            raise KeyError
-        return value
-
-    def __delitem__(self, key):
-        self.delete(key, noreply=True)
 
     def version(self):
         """The server's version, as bytes."""
@@ -1171,7 +1176,7 @@ class KeepaliveOpts:
         self.idle, self.intvl, self.cnt = idle, intvl, cnt
 
 
-class RetryingClient:
+class RetryingClient(_ItemAccess):
     """pymemcache 3.5's ``RetryingClient``: wraps a ``Client``, ``PooledClient`` or
     ``HashClient`` and calls each of its methods up to ``attempts`` times while it raises
     (sleeping ``retry_delay`` seconds between tries), only for the exception classes in
@@ -1227,18 +1232,6 @@ class RetryingClient:
 
     def __dir__(self):
         return self._client_dir
-
-    def __setitem__(self, key, value):
-        self.set(key, value, noreply=True)
-
-    def __getitem__(self, key):
-        value = self.get(key)
-        if value is None:
-            raise KeyError
-        return value
-
-    def __delitem__(self, key):
-        self.delete(key, noreply=True)
 
 
 _EXCEPTIONS = ["MemcacheError", "MemcacheClientError", "MemcacheUnknownCommandError",
