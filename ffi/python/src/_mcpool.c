@@ -478,6 +478,31 @@ static int u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *out) 
     return 0;
 }
 
+/* u64_arg for an argument of `call` (on `key`, or NULL): a refusal names them, as the core's
+ * messages do (`incr 'k': delta must be ...`; tester finding batches2 2). */
+static int call_u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *out,
+                        const char *call, PyObject *key) {
+    if (u64_arg(o, what, dflt, out) == 0)
+        return 0;
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    PyObject *msg = v != NULL ? PyObject_Str(v) : NULL;
+    if (msg == NULL) {
+        PyErr_Restore(t, v, tb);
+        return -1;
+    }
+    if (key != NULL)
+        PyErr_Format(t, "%s %R: %U", call, key, msg);
+    else
+        PyErr_Format(t, "%s: %U", call, msg);
+    Py_DECREF(msg);
+    Py_XDECREF(t);
+    Py_XDECREF(v);
+    Py_XDECREF(tb);
+    return -1;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Values                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
@@ -2712,7 +2737,7 @@ static PyObject *counter(ClientObject *self, int incr, PyObject *const *args, Py
     PyObject *own;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
-    if (u64_arg(a[1], "delta", 1, &delta) < 0) {
+    if (call_u64_arg(a[1], "delta", 1, &delta, incr ? "incr" : "decr", a[0]) < 0) {
         Py_XDECREF(own);
         return NULL;
     }
@@ -2747,7 +2772,7 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
     CHECK_OPEN(self);
     if (parse_args(incr ? "incr_multi" : "decr_multi", args, nargs, kw, names, 3, 3, 3, 1, a) < 0)
         return NULL;
-    if (u64_arg(a[1], "delta", 1, &delta) < 0)
+    if (call_u64_arg(a[1], "delta", 1, &delta, incr ? "incr_multi" : "decr_multi", NULL) < 0)
         return NULL;
     if (keys_init(&ks, a[0], a[2]) < 0) {
         keys_free(&ks);
@@ -2774,9 +2799,12 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
         goto done;
     }
     mcpool_status first = MCPOOL_OK; /* the first key's error, raised with every key's answer */
+    Py_ssize_t first_at = 0;
     for (Py_ssize_t i = 0; first == MCPOOL_OK && i < ks.n; i++)
-        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND)
+        if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND) {
             first = sts[i];
+            first_at = i;
+        }
     /* The first failure's message, taken before the per-key exceptions below are made. */
     PyObject *msg = first == MCPOOL_OK
                         ? NULL
@@ -2813,8 +2841,10 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
         /* A key failed: its error raises, and `results` carries every key's answer (the
          * others' new values were applied by the server). */
         PyObject *exc = PyObject_CallFunctionObjArgs(error_class(first), msg, NULL);
+        /* `key`: the failed key, as the other batches' exceptions carry (batches2 1) */
         if (exc != NULL && set_status_attrs(exc, first) == 0 &&
-            PyObject_SetAttrString(exc, "results", result) == 0)
+            PyObject_SetAttrString(exc, "results", result) == 0 &&
+            PyObject_SetAttrString(exc, "key", PyTuple_GetItem(ks.seq, first_at)) == 0)
             PyErr_SetObject(error_class(first), exc);
         Py_XDECREF(exc);
         Py_CLEAR(result);
@@ -3299,7 +3329,8 @@ static PyObject *counter_with_version(ClientObject *self, int incr, PyObject *co
     CHECK_OPEN(self);
     if (parse_args(fname, args, nargs, kw, names, 3, 3, 3, 3, a) < 0)
         return NULL;
-    if (u64_arg(a[1], "delta", 0, &delta) < 0 || u64_arg(a[2], "version", 0, &version) < 0)
+    if (call_u64_arg(a[1], "delta", 0, &delta, fname, a[0]) < 0 ||
+        call_u64_arg(a[2], "version", 0, &version, fname, a[0]) < 0)
         return NULL;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
@@ -3699,7 +3730,9 @@ static PyObject *counter_or_init(ClientObject *self, int incr, PyObject *const *
     if (parse_args(incr ? "incr_or_init" : "decr_or_init", args, nargs, kw, names, 5, 4, 4, 1,
                    a) < 0)
         return NULL;
-    if (u64_arg(a[1], "delta", 1, &delta) < 0 || u64_arg(a[2], "initial", 0, &initial) < 0 ||
+    const char *call = incr ? "incr_or_init" : "decr_or_init";
+    if (call_u64_arg(a[1], "delta", 1, &delta, call, a[0]) < 0 ||
+        call_u64_arg(a[2], "initial", 0, &initial, call, a[0]) < 0 ||
         expiry_arg(a[3], &ttl) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -3887,7 +3920,10 @@ static PyMethodDef Client_methods[] = {
      "False or its exception})."},
     {"incr_multi", (PyCFunction)(void (*)(void))Client_incr_multi_hooked, FAST,
      "incr_multi(keys, delta=1, key_prefix='')\n--\n\nAdds delta to every key in one "
-     "pipelined round trip per server: the list of new values, None for a missing key."},
+     "pipelined round trip per server: the list of new values, None for a missing key. A "
+     "key's error (a value that is not a number) raises the first one after every key was "
+     "sent, with `key` the failed key and `results` the list of every key's answer (new "
+     "value, None, or that key's exception)."},
     {"decr_multi", (PyCFunction)(void (*)(void))Client_decr_multi_hooked, FAST,
      "decr_multi(keys, delta=1, key_prefix='')\n--\n\nSubtracts delta from every key (at "
      "least 0), as incr_multi."},

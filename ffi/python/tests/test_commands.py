@@ -319,8 +319,20 @@ def test_incr_multi_reports_every_key_after_a_non_numeric_one(server, prefix, pr
     assert server.addr in str(r[0]), r
     assert r[1:] == [12, None, 14]
     assert e.value.status_name == "MCPOOL_CLIENT_ERROR"
+    assert e.value.key == "txt"  # the failed key, as the other batches' (batches2 1)
     assert mc.get(prefix + "num") == "14"
     assert mc.decr_multi(["num", "gone"], key_prefix=prefix) == [13, None]
+
+
+def test_a_refused_delta_names_the_call_and_the_key(mc, prefix):
+    """Tester finding batches2 2: 'delta must be between 0 and 2**64-1' named neither."""
+    for call, match in [(lambda: mc.incr(prefix + "n", -1), "incr '%sn': delta" % prefix),
+                        (lambda: mc.decr(prefix + "n", 2**64), "decr '%sn': delta" % prefix),
+                        (lambda: mc.incr_multi([prefix + "n"], -1), "incr_multi: delta"),
+                        (lambda: mc.decr_multi([prefix + "n"], 2**64), "decr_multi: delta"),
+                        (lambda: mc.incr_or_init(prefix + "n", -1), "incr_or_init '%sn'" % prefix)]:
+        with pytest.raises(mcpool.ClientError, match=match):
+            call()
 
 
 def _server_ttl(server, key):
