@@ -184,16 +184,32 @@ impl KeyRules {
     /// bytes kept; Dalli has no form of such a key that memcached takes), on binary too
     /// (see [`KeyRules::meta_would_hash`]). A key Dalli cannot store (its form would be over
     /// 250 bytes) is refused with a reason saying so.
+    ///
+    /// A key over 250 bytes whose space or control byte is past the part Dalli's form keeps
+    /// gets Dalli's form on every protocol: it has none left, and text stores it so (tester
+    /// finding keys2 1: meta and binary used their own form, so a text client's update or
+    /// delete of the same key was not seen by them).
     fn hashed(&self, wire: &[u8]) -> Option<Result<Vec<u8>>> {
         if self.long_keys != LongKeys::Hash {
             return None;
         }
         if self.protocol != Protocol::Text && has_space_or_control(wire) {
+            if let Some(Ok(dalli)) = self.dalli_form(wire) {
+                if !has_space_or_control(&dalli) {
+                    return Some(Ok(dalli));
+                }
+            }
             return (wire.len() > MAX_META_BASE64_KEY_LEN).then(|| {
                 let keep = MAX_META_BASE64_KEY_LEN - TRUNCATED_KEY_SEPARATOR.len() - 32;
                 Ok(with_digest(&wire[..keep], wire))
             });
         }
+        self.dalli_form(wire)
+    }
+
+    /// Dalli's truncated form of `wire` (`None` when it is not over 250 bytes), or the
+    /// reason it has none memcached takes.
+    fn dalli_form(&self, wire: &[u8]) -> Option<Result<Vec<u8>>> {
         if wire.len() <= MAX_KEY_LEN {
             return None;
         }
@@ -299,6 +315,7 @@ impl KeyRules {
                 arena.extend_from_slice(&hashed);
             }
             Err(e) => {
+                let e = self.sanitized_length(e, arena.len() - start, key.len());
                 arena.truncate(start);
                 return Err(e);
             }
@@ -312,6 +329,7 @@ impl KeyRules {
             // Refused; under a prefix the wire key is the prefix itself.
             return validate(key).map(|_| Cow::Borrowed(key));
         }
+        let given = key.len();
         let key = if self.sanitize {
             self.sanitized(key)
         } else {
@@ -326,9 +344,30 @@ impl KeyRules {
             k.extend_from_slice(&key);
             Cow::Owned(k)
         };
-        match self.checked(&wire)? {
+        match self
+            .checked(&wire)
+            .map_err(|e| self.sanitized_length(e, wire.len(), given))?
+        {
             None => Ok(wire),
             Some(hashed) => Ok(Cow::Owned(hashed)),
+        }
+    }
+
+    /// A length refusal of a key URL-encoded by `sanitize_keys` says the length is the
+    /// encoded one and what the caller gave (tester finding keys2 3: a 200-byte key was
+    /// "<600 bytes>", longer than 250, with no word of the encoding).
+    fn sanitized_length(&self, e: Error, wire_len: usize, given: usize) -> Error {
+        match e {
+            Error::InvalidKey { key, reason } if self.sanitize && key.starts_with("\"<") => {
+                Error::InvalidKey {
+                    key: format!(
+                        "\"<{wire_len} bytes once URL-encoded by sanitize_keys (with the \
+                         key_prefix); {given} as given>\""
+                    ),
+                    reason,
+                }
+            }
+            e => e,
         }
     }
 
@@ -571,6 +610,34 @@ mod tests {
                 assert_eq!(validate(&k).is_err(), refused, "byte {b:#x} at {bad_at}");
             }
         }
+    }
+
+    /// keys2 3: a sanitized key's length refusal names the encoded length and the given one.
+    #[test]
+    fn a_sanitized_keys_length_refusal_says_it_was_url_encoded() {
+        let r = KeyRules {
+            sanitize: true,
+            ..rules(b"", Protocol::Text, LongKeys::Refuse)
+        };
+        let key = "é".repeat(100);
+        let e = r.wire_key(key.as_bytes()).unwrap_err().to_string();
+        assert!(
+            e.contains("600 bytes once URL-encoded by sanitize_keys") && e.contains("200 as given"),
+            "{e}"
+        );
+        let mut arena = Vec::new();
+        let e = r
+            .wire_key_into(key.as_bytes(), &mut arena)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("600 bytes once URL-encoded"), "{e}");
+        assert!(arena.is_empty());
+        // Without sanitizing, the plain form.
+        let e = rules(b"", Protocol::Text, LongKeys::Refuse)
+            .wire_key(&[b'a'; 251])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("<251 bytes>"), "{e}");
     }
 
     fn rules(prefix: &[u8], protocol: Protocol, long_keys: LongKeys) -> KeyRules {

@@ -191,3 +191,54 @@ fn a_long_key_with_a_space_has_one_name_on_meta_and_binary() {
         assert_eq!(got.as_deref(), Some(format!("m{n}").as_bytes()), "{n}");
     }
 }
+
+/// Tester finding keys2 1: a key over 250 bytes whose space (or LF) is past the 212
+/// characters Dalli's form keeps was stored by text under Dalli's form (which has no space
+/// left) and by meta and binary under mcpool's own 186-byte form: a meta client read its old
+/// value after a text client's set and delete. All three use Dalli's form now; a key whose
+/// space is within the kept part is still refused by text (its Dalli form has the space).
+#[test]
+fn a_long_key_with_a_space_past_dallis_cut_has_one_name_on_every_protocol() {
+    let servers = [Memcached::start(&[]), Memcached::start(&[])];
+    let client = |p: Protocol| {
+        Client::builder()
+            .servers(servers.iter().map(Memcached::addr))
+            .protocol(p)
+            .long_keys(mcpool::key::LongKeys::Hash)
+            .build()
+            .unwrap()
+    };
+    let all = [
+        client(Protocol::Text),
+        client(Protocol::Meta),
+        client(Protocol::Binary),
+    ];
+    for sep in [" ", "\n", "\t"] {
+        let key = format!("user:{}{sep}{}", "a".repeat(235), "b".repeat(20));
+        let home = all[0].server_for(&key).unwrap();
+        for (w, writer) in all.iter().enumerate() {
+            assert_eq!(writer.server_for(&key).unwrap(), home, "{w} {sep:?}");
+            writer.set(&key, format!("v{w}").as_bytes(), 0).unwrap();
+            for (r, reader) in all.iter().enumerate() {
+                let got = reader.get(&key).unwrap();
+                assert_eq!(
+                    got,
+                    Some(format!("v{w}").into_bytes()),
+                    "{w} -> {r} {sep:?}"
+                );
+            }
+        }
+        all[0].delete(&key).unwrap();
+        for reader in &all {
+            assert_eq!(reader.get(&key).unwrap(), None, "{sep:?}");
+        }
+    }
+    // The space within Dalli's kept part: text refuses, meta and binary share their form.
+    let key = format!("user: {}", "a".repeat(300));
+    assert!(matches!(
+        all[0].set(&key, b"t", 0),
+        Err(Error::InvalidKey { .. })
+    ));
+    all[1].set(&key, b"m", 0).unwrap();
+    assert_eq!(all[2].get(&key).unwrap(), Some(b"m".to_vec()));
+}
