@@ -3846,7 +3846,9 @@ static PyMethodDef Client_methods[] = {
      "gets(key)\n--\n\n(value, cas_unique) of key, or (None, None) on a miss."},
     {"get_multi", (PyCFunction)(void (*)(void))Client_get_multi_hooked, FAST,
      "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
-     "server); key_prefix is prepended on the wire and not in the dict's keys."},
+     "server); key_prefix is prepended on the wire and not in the dict's keys. A key given "
+     "twice, also as 'k' and b'k', is one entry, under its first spelling (as gets_multi, "
+     "gat_multi and gats_multi)."},
     {"_get_multi_each", (PyCFunction)(void (*)(void))Client_get_multi_each_hooked, FAST,
      "_get_multi_each(keys, key_prefix='')\n--\n\n(hits, failed): get_multi's dict, and a "
      "dict of each key whose read failed with its exception (a value that cannot be decoded "
