@@ -156,6 +156,16 @@ fn non_ascii_long_keys_take_dallis_character_cut_or_are_refused() {
     }
 }
 
+/// A client of `servers` over `p` with `long_keys = hash`.
+fn hashing_client(servers: &[Memcached], p: Protocol) -> Client {
+    Client::builder()
+        .servers(servers.iter().map(Memcached::addr))
+        .protocol(p)
+        .long_keys(mcpool::key::LongKeys::Hash)
+        .build()
+        .unwrap()
+}
+
 /// Tester finding keys 1: a key with a space of 187..=250 bytes went whole on binary and
 /// hashed on meta, so two mcpool clients of one fleet that differ only in protocol each
 /// missed the other's item (and placed it on another server): one name on both now, on
@@ -167,14 +177,7 @@ fn a_long_key_with_a_space_has_one_name_on_meta_and_binary() {
         Memcached::start(&[]),
         Memcached::start(&[]),
     ];
-    let client = |p: Protocol| {
-        Client::builder()
-            .servers(servers.iter().map(Memcached::addr))
-            .protocol(p)
-            .long_keys(mcpool::key::LongKeys::Hash)
-            .build()
-            .unwrap()
-    };
+    let client = |p: Protocol| hashing_client(&servers, p);
     let (meta, binary) = (client(Protocol::Meta), client(Protocol::Binary));
     for n in [150, 186, 187, 203, 250, 251, 300] {
         let key = format!("x y{}", "y".repeat(n - 3));
@@ -200,14 +203,7 @@ fn a_long_key_with_a_space_has_one_name_on_meta_and_binary() {
 #[test]
 fn a_long_key_with_a_space_past_dallis_cut_has_one_name_on_every_protocol() {
     let servers = [Memcached::start(&[]), Memcached::start(&[])];
-    let client = |p: Protocol| {
-        Client::builder()
-            .servers(servers.iter().map(Memcached::addr))
-            .protocol(p)
-            .long_keys(mcpool::key::LongKeys::Hash)
-            .build()
-            .unwrap()
-    };
+    let client = |p: Protocol| hashing_client(&servers, p);
     let all = [
         client(Protocol::Text),
         client(Protocol::Meta),
