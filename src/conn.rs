@@ -176,7 +176,7 @@ pub(crate) enum Scan<T> {
 /// it accepted beyond its connection limit (`-c`), before it closes it.
 const CONNECTION_LIMIT_REPLY: &[u8] = b"ERROR Too many open connections\r\n";
 
-/// A protocol error at `bytes` (the unparsed input), quoting them as [`shown_reply`] does; but
+/// A protocol error at `bytes` (the unparsed input), quoted by [`crate::proto::shown_reply`]; but
 /// memcached's refusal of a connection beyond its limit ([`CONNECTION_LIMIT_REPLY`]) is a
 /// connection failure, as a refused connect is ([`Error::Io`]: class `Connection`, counted
 /// towards `failure_limit`, failed over, a miss under `fail_open`). The one place that reads
@@ -201,26 +201,8 @@ pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error
     };
     Error::Protocol {
         server: server.to_string(),
-        detail: format!("{what}: {}{hint}", shown_reply(bytes)),
+        detail: format!("{what}: {}{hint}", crate::proto::shown_reply(bytes)),
     }
-}
-
-/// How an error quotes a reply, never a value's data (cached values do not belong in logs;
-/// tester finding hostile2 4: `VALUE` lines were quoted with their data and the next keys'):
-/// a binary packet (magic 0x80 or 0x81) as its 24-byte header in hex; anything else as its
-/// first line (up to 80 bytes), in quotes.
-pub(crate) fn shown_reply(bytes: &[u8]) -> String {
-    if let [0x80 | 0x81, ..] = bytes {
-        let head = &bytes[..bytes.len().min(crate::proto::binary::HEADER)];
-        let hex: Vec<String> = head.iter().map(|b| format!("{b:02x}")).collect();
-        return format!("packet header {}", hex.join(" "));
-    }
-    let head = &bytes[..bytes.len().min(80)];
-    let line = head
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(head, |i| &head[..=i]);
-    format!("{:?}", String::from_utf8_lossy(line))
 }
 
 enum Stream {

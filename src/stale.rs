@@ -346,12 +346,12 @@ fn delete_all(conn: &mut Conn, dialect: &Dialect, keys: &[&[u8]]) -> Result<()> 
     for (k, key) in keys.iter().enumerate() {
         let req: Request<'_> = Request::Delete {
             key,
-            quiet: dialect.quiet_in_batch(&like, k, n),
+            quiet: false,
             version: None,
         };
         dialect.encode(buf, &req, tag.wrapping_add(k as u32));
     }
-    if dialect.batches_quietly() {
+    if dialect.batches_tagged() {
         dialect.encode_barrier(buf, tag.wrapping_add(n as u32));
     }
     conn.send()?;

@@ -1,5 +1,5 @@
 //! Batches of single-key commands (stores of every kind, deletes): per server, every request written in one
-//! go (quiet and closed by a barrier where the dialect allows), then every reply read. One
+//! go (closed by a barrier where the dialect has one), then every reply read. One
 //! outcome per item, in the caller's order.
 
 use super::observe::{self, Held, Side, Unreached};
@@ -20,8 +20,8 @@ use std::borrow::Cow;
 type WireItem<'a> = (Cow<'a, [u8]>, Cow<'a, [u8]>, u32);
 
 impl Client {
-    /// Stores many items, pipelined per server (quiet requests closed by a barrier on binary;
-    /// on meta every store is answered, see `Meta::quiet_in_batch`). One outcome per item, in
+    /// Stores many items, pipelined per server (every store answered; on binary closed by
+    /// a barrier). One outcome per item, in
     /// order; a store the server refuses (`SERVER_ERROR`, e.g. a value too large for an item:
     /// [`Error::TooLargeForServer`]) fails alone, the others get their own replies.
     pub fn set_multi<K: AsRef<[u8]>, V: AsRef<[u8]>>(
@@ -81,7 +81,7 @@ impl Client {
             &prepared,
             |item| &item.0 .0,
             &like,
-            |((k, d, f), ttl, c), quiet| store_request(*c, k, d, *f, *ttl, quiet),
+            |((k, d, f), ttl, c)| store_request(*c, k, d, *f, *ttl, false),
         )
         .into_iter()
         .map(|r| r.and_then(Outcome::stored))
@@ -101,9 +101,9 @@ impl Client {
         ttl: u32,
     ) -> Result<()> {
         let dialect = &self.inner.dialect;
-        if dialect.batches_quietly() || self.inner.proxy_pool {
-            // Quiet requests (binary) already skip the successful replies; meta stores are
-            // answered one by one (see `Meta::quiet_in_batch`). Through a proxy the barrier
+        if dialect.batches_tagged() || self.inner.proxy_pool {
+            // Meta and binary answer every store of a batch (docs/protocols.md: a quiet
+            // one's success could not be told from a reply skipped). Through a proxy the barrier
             // proves nothing of the stores (it goes to one backend, the stores to theirs,
             // and one on a dead backend is dropped unanswered): every store is answered
             // (tester finding noreply 2).
@@ -189,7 +189,7 @@ impl Client {
                         Err(e)
                     }
                     Err(e) => Err(e),
-                    // Text only (quiet dialects returned above): `noreply` stores, then `version`.
+                    // Text only (tagged dialects returned above): `noreply` stores, then `version`.
                     Ok(mut pooled) => {
                         for &i in &members {
                             sent_to[i] = Some(idx);
@@ -262,9 +262,9 @@ impl Client {
             &prepared,
             |k| k,
             &like,
-            |k, quiet| Request::Delete {
+            |k| Request::Delete {
                 key: k,
-                quiet,
+                quiet: false,
                 version: None,
             },
         )
@@ -289,7 +289,7 @@ impl Client {
             &prepared,
             |(k, _)| k,
             &like,
-            |(k, ttl), _quiet| Request::Touch { key: k, ttl: *ttl },
+            |(k, ttl)| Request::Touch { key: k, ttl: *ttl },
         )
         .into_iter()
         .map(|r| r.and_then(Outcome::existed))
@@ -320,7 +320,7 @@ impl Client {
             &prepared,
             |(k, _)| k,
             &like,
-            |(k, delta), _quiet| Request::Arith {
+            |(k, delta)| Request::Arith {
                 version: None,
                 incr,
                 key: k,
@@ -341,7 +341,7 @@ impl Client {
             prepared,
             |item| &item.0,
             &like,
-            |(k, d, f), quiet| set_request(k, d, *f, ttl, quiet),
+            |(k, d, f)| set_request(k, d, *f, ttl, false),
         )
         .into_iter()
         .map(|r| r.and_then(Outcome::stored))
@@ -399,19 +399,19 @@ impl Client {
     }
 
     /// A pipelined batch of single-key requests like `like`: per server, every request
-    /// (`request(item, quiet)`) written in one go (quiet, closed by a barrier, where the
-    /// dialect allows), then every reply read.
+    /// (`request(item)`) written in one go (closed by a barrier where the dialect has one),
+    /// then every reply read: each request is answered (docs/protocols.md).
     fn batch<'p, P: 'p>(
         &self,
         kind: &BatchKind,
         prepared: &'p [Result<P>],
         key_of: impl Fn(&P) -> &[u8],
         like: &Request<'_>,
-        request: impl for<'r> Fn(&'r P, bool) -> Request<'r>,
+        request: impl for<'r> Fn(&'r P) -> Request<'r>,
     ) -> Vec<Result<Outcome>> {
         let dialect = &self.inner.dialect;
         let start = self.call_start();
-        let quiet = dialect.batches_quietly();
+        let tagged = dialect.batches_tagged();
         let mut results: Vec<Option<Result<Outcome>>> = prepared
             .iter()
             .map(|r| r.as_ref().err().map(|e| Err(e.clone())))
@@ -504,13 +504,12 @@ impl Client {
                                     let mut last = 0;
                                     for (k, &i) in members.iter().enumerate() {
                                         if let Ok(item) = &prepared[i] {
-                                            let req =
-                                                request(item, dialect.quiet_in_batch(like, k, n));
+                                            let req = request(item);
                                             last = buf.len();
                                             dialect.encode(buf, &req, tag.wrapping_add(k as u32));
                                         }
                                     }
-                                    if quiet {
+                                    if tagged {
                                         let end = buf.len();
                                         dialect.encode_barrier(buf, tag.wrapping_add(n as u32));
                                         // Meta's barrier is the last request itself (empty here).

@@ -4,7 +4,7 @@
 //! authenticates first when SASL credentials are configured (`on_connect`).
 
 use super::{
-    collect_quiet, lacks_cas, no_cas, tag_index, unsupported, Hit, Outcome, Request, Speak,
+    collect_answers, lacks_cas, no_cas, tag_index, unsupported, Hit, Outcome, Request, Speak,
     WireKeys,
 };
 use crate::conn::Conn;
@@ -349,27 +349,20 @@ fn recv_stats(conn: &mut Conn, tag: u32, group: Option<&str>) -> Result<Vec<(Str
 }
 
 /// Reads the responses of a pipeline of `n` packets with opcode `opcode`, tagged
-/// `tag..tag + n`, up to the NOOP tagged `tag + n`: quiet ones (a request without a reply
-/// succeeded), or with `every_answered` ones that always answer (touch, incr/decr: a reply
-/// that skips a request is a crossed one, hostile2 1).
-#[allow(clippy::too_many_arguments)]
-fn recv_quiet_batch(
+/// `tag..tag + n`, each answered, up to the NOOP tagged `tag + n` (see `collect_answers`).
+fn recv_batch(
     conn: &mut Conn,
     tag: u32,
     n: usize,
-    every_answered: bool,
     opcode: u8,
-    ok: impl Fn() -> Outcome,
     outcome: impl Fn(&str, &Response<'_>) -> Result<Outcome>,
     out: &mut dyn FnMut(usize, Result<Outcome>),
 ) -> Result<()> {
-    collect_quiet(
+    collect_answers(
         conn,
         tag,
         n,
         false,
-        every_answered,
-        ok,
         |conn| {
             conn.read::<BinaryCodec, _>(|r, server| {
                 if r.opcode == op::NOOP {
@@ -551,18 +544,8 @@ impl Speak for Binary {
         }
     }
 
-    fn batches_quietly(&self) -> bool {
+    fn batches_tagged(&self) -> bool {
         true
-    }
-
-    /// None: every request of a batch is answered, and a NOOP carrying the batch's last tag
-    /// closes it. With quiet requests a success is the absence of a reply, so a server that
-    /// put one reply under the next request's tag made the skipped request a success and gave
-    /// the next one another's answer, unseen when no reply followed (tester finding hostile2
-    /// 1: an `add` refused reported stored, one stored reported refused); answered, each
-    /// reply must carry the next pending tag.
-    fn quiet_in_batch(&self, _like: &Request<'_>, _i: usize, _n: usize) -> bool {
-        false
     }
 
     fn encode_barrier(&self, buf: &mut Vec<u8>, tag: u32) {
@@ -570,16 +553,7 @@ impl Speak for Binary {
     }
 
     fn read_barrier(&self, conn: &mut Conn, tag: u32) -> Result<()> {
-        recv_quiet_batch(
-            conn,
-            tag,
-            0,
-            false,
-            op::DELETEQ,
-            || Outcome::Done,
-            existed,
-            &mut |_, _| {},
-        )
+        recv_batch(conn, tag, 0, op::NOOP, existed, &mut |_, _| {})
     }
 
     fn read_batch(
@@ -591,47 +565,24 @@ impl Speak for Binary {
         out: &mut dyn FnMut(usize, Result<Outcome>),
     ) -> Result<()> {
         match like {
-            Request::Store { cmd, .. } => recv_quiet_batch(
+            Request::Store { cmd, .. } => recv_batch(
                 conn,
                 tag,
                 n,
-                true,
                 store_opcode(*cmd, false),
-                || Outcome::Stored(StoreOutcome::Stored),
                 |s, r| store_outcome(s, r, *cmd),
                 out,
             ),
-            // Every request answered (see `quiet_in_batch`), closed by the NOOP.
-            Request::Touch { .. } => recv_quiet_batch(
+            Request::Touch { .. } => recv_batch(conn, tag, n, op::TOUCH, existed, out),
+            Request::Arith { incr, .. } => recv_batch(
                 conn,
                 tag,
                 n,
-                true,
-                op::TOUCH,
-                || Outcome::Done,
-                existed,
-                out,
-            ),
-            Request::Arith { incr, .. } => recv_quiet_batch(
-                conn,
-                tag,
-                n,
-                true,
                 if *incr { op::INCREMENT } else { op::DECREMENT },
-                || Outcome::Done,
                 counter,
                 out,
             ),
-            _ => recv_quiet_batch(
-                conn,
-                tag,
-                n,
-                true,
-                op::DELETE,
-                || Outcome::Existed(true),
-                existed,
-                out,
-            ),
+            _ => recv_batch(conn, tag, n, op::DELETE, existed, out),
         }
     }
 

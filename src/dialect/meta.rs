@@ -6,7 +6,7 @@
 
 use super::text::unexpected;
 use super::{
-    answered_alone, collect_quiet, lacks_cas, tag_index, Hit, Outcome, Request, Speak, WireKeys,
+    answered_alone, collect_answers, lacks_cas, tag_index, Hit, Outcome, Request, Speak, WireKeys,
 };
 use crate::conn::{parse_version, Conn, ServerVersion};
 use crate::error::{Error, Result};
@@ -390,8 +390,7 @@ fn encode_store(
     meta::encode(buf, Command::Set, key, Some(data), &f[..n]);
 }
 
-///
-/// `EX` and `NF` answer only a store with a CAS (`C`): to another they are not an outcome
+/// The outcome of a store: `EX` and `NF` answer only a store with a CAS (`C`): to another they are not an outcome
 /// memcached gives, and are refused as on text (tester finding hostile2 3: a `set` answered
 /// `EX` was a CAS conflict, `false`).
 fn store_outcome(server: &str, r: Reply<'_>, opaque: u32, cmd: StoreCommand) -> Result<Outcome> {
@@ -596,21 +595,16 @@ fn recv_lease(conn: &mut Conn, tag: u32) -> Result<LeaseReply> {
     })
 }
 
-/// Reads the replies of a pipeline of `n` requests tagged `tag..tag + n`, all quiet but the
-/// last (or, with `every_answered`, none quiet), up to the reply to the last. Only failures
-/// answer a quiet request; one without a reply succeeded (`ok`). With `every_answered`, a
-/// `SERVER_ERROR` line (no tag), or memcached's `CLIENT_ERROR` to an `ma` of a non-number,
-/// answers the next unanswered request and the batch goes on (`answered_alone` for `like`,
-/// the batch's kind of request); otherwise it could answer any quiet request before the
-/// next tagged reply, so it fails the batch.
-#[allow(clippy::too_many_arguments)]
-fn recv_quiet_batch(
+/// Reads the replies of a pipeline of `n` requests tagged `tag..tag + n`, each answered, up
+/// to the reply to the last (see `collect_answers`). A `SERVER_ERROR` line (no tag), or
+/// memcached's `CLIENT_ERROR` to an `ma` of a non-number, answers the next unanswered
+/// request and the batch goes on (`answered_alone` for `like`, the batch's kind of
+/// request).
+fn recv_batch(
     conn: &mut Conn,
     like: &Request<'_>,
     tag: u32,
     n: usize,
-    every_answered: bool,
-    ok: impl Fn() -> Outcome,
     outcome: impl Fn(&str, Reply<'_>, u32) -> Result<Outcome>,
     out: &mut dyn FnMut(usize, Result<Outcome>),
 ) -> Result<()> {
@@ -625,18 +619,16 @@ fn recv_quiet_batch(
             out(i, r);
         }
     };
-    collect_quiet(
+    collect_answers(
         conn,
         tag,
         n,
         true,
-        every_answered,
-        ok,
         |conn| {
             let known = conn.server_version();
             conn.read::<MetaCodec, _>(|r, server| match as_hd(r, known, &unchecked, server)? {
                 Reply::Text(t) => match unexpected(server, t, "a pipelined request") {
-                    e if every_answered && answered_alone(like, &e) => Ok(Some((None, Err(e)))),
+                    e if answered_alone(like, &e) => Ok(Some((None, Err(e)))),
                     e => Err(e),
                 },
                 Reply::NoOp => Err(protocol(
@@ -843,23 +835,11 @@ impl Speak for Meta {
         }
     }
 
-    fn batches_quietly(&self) -> bool {
+    fn batches_tagged(&self) -> bool {
         true
     }
 
-    /// None: every request is answered, and the last one's reply closes the batch (the
-    /// barrier `mn` carries no tag). Stores were never quiet: a store memcached refuses with
-    /// `SERVER_ERROR` (a value too large for an item, out of memory) is answered even when
-    /// quiet, by a line without the request's tag, which names its request only by its place
-    /// among the replies: with every request answered it is the next unanswered one, with
-    /// quiet requests in between it could be any of them. Deletes are not either: a quiet
-    /// `md`'s success is the absence of its reply, so a reply the server put under the next
-    /// request's tag made the skipped one deleted (tester finding hostile2 1).
-    fn quiet_in_batch(&self, _like: &Request<'_>, _i: usize, _n: usize) -> bool {
-        false
-    }
-
-    /// Nothing: the last request closes the batch (see `quiet_in_batch`).
+    /// Nothing: the last request's tagged reply closes the batch (`mn` carries no tag).
     fn encode_barrier(&self, _buf: &mut Vec<u8>, _tag: u32) {}
 
     fn read_barrier(&self, _conn: &mut Conn, _tag: u32) -> Result<()> {
@@ -875,47 +855,18 @@ impl Speak for Meta {
         out: &mut dyn FnMut(usize, Result<Outcome>),
     ) -> Result<()> {
         match like {
-            Request::Store { cmd, .. } => recv_quiet_batch(
+            Request::Store { cmd, .. } => recv_batch(
                 conn,
                 like,
                 tag,
                 n,
-                true,
-                || Outcome::Stored(StoreOutcome::Stored),
                 |s, r, o| store_outcome(s, r, o, *cmd),
                 out,
             ),
             // Never quiet (every reply carries the answer): a missing reply is a mismatch.
-            Request::Touch { .. } => recv_quiet_batch(
-                conn,
-                like,
-                tag,
-                n,
-                true,
-                || Outcome::Done,
-                touch_outcome,
-                out,
-            ),
-            Request::Arith { .. } => recv_quiet_batch(
-                conn,
-                like,
-                tag,
-                n,
-                true,
-                || Outcome::Done,
-                arith_outcome,
-                out,
-            ),
-            _ => recv_quiet_batch(
-                conn,
-                like,
-                tag,
-                n,
-                true,
-                || Outcome::Existed(true),
-                delete_outcome,
-                out,
-            ),
+            Request::Touch { .. } => recv_batch(conn, like, tag, n, touch_outcome, out),
+            Request::Arith { .. } => recv_batch(conn, like, tag, n, arith_outcome, out),
+            _ => recv_batch(conn, like, tag, n, delete_outcome, out),
         }
     }
 

@@ -422,11 +422,7 @@ impl Speak for Text {
         }
     }
 
-    fn batches_quietly(&self) -> bool {
-        false
-    }
-
-    fn quiet_in_batch(&self, _like: &Request<'_>, _i: usize, _n: usize) -> bool {
+    fn batches_tagged(&self) -> bool {
         false
     }
 

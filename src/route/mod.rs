@@ -757,7 +757,8 @@ struct Ejected {
 pub struct Router {
     distribution: Distribution,
     /// twemproxy's `hash_tag` of a `twemproxy:` setting: keys are placed by their tagged
-    /// part ([`setting::hashed_part`]).
+    /// part ([`setting::hashed_part`]). Kept from `distribution` when the router is built,
+    /// so that placing a key tests one `Option`, not the distribution's variant and its box.
     hash_tag: Option<[u8; 2]>,
     servers: Vec<ServerSpec>,
     /// Each server's [`point_names`], made once: the tables of live subsets reuse them.

@@ -56,7 +56,7 @@ pub struct Setting {
     text: String,
     parts: Parts,
     /// twemproxy's `hash_tag`: the two characters between which the hashed part of a key
-    /// is ([`Setting::hashed_part`]).
+    /// is ([`hashed_part`]).
     hash_tag: Option<[u8; 2]>,
 }
 
