@@ -223,6 +223,21 @@ fn fd_exhaustion(e: &io::Error) -> Option<&'static str> {
 pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
+    /// Whether this is [`Error::InvalidKey`] naming `key` as it names a refused key (quoted
+    /// as [`crate::key::quoted`], or by its length when it is over 250 bytes): a message
+    /// that names the caller's key then names it once (tester finding keys2 5).
+    pub fn names_key(&self, key: &[u8]) -> bool {
+        let Error::InvalidKey { key: named, .. } = self else {
+            return false;
+        };
+        let shown = if key.len() > crate::key::MAX_KEY_LEN {
+            format!("\"<{} bytes>\"", key.len())
+        } else {
+            crate::key::quoted(key)
+        };
+        named.starts_with(&shown)
+    }
+
     /// The `host:port` of the server involved, when one was.
     pub fn server(&self) -> Option<&str> {
         match self {

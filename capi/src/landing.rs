@@ -34,9 +34,14 @@ impl Failure {
 
     /// A core error, described with the operation and (when given) the key.
     pub fn from_error(op: &str, key: Option<&[u8]>, e: &Error) -> Failure {
+        // A refused key is named once: by the error when it is the caller's key as it went
+        // (no prefix added, not sanitized), else as the caller gave it and as it went
+        // (tester finding keys2 5: `set "x y": invalid key "x y": ...`).
         let message = match key {
-            Some(k) => format!("{op} {}: {e}", mcpool::key::quoted(k)),
-            None => format!("{op}: {e}"),
+            Some(k) if !e.names_key(k) => {
+                format!("{op} {}: {e}", mcpool::key::quoted(k))
+            }
+            _ => format!("{op}: {e}"),
         };
         Failure::new(mcpool_status::from_error(e), message).on(e)
     }
@@ -50,7 +55,11 @@ impl Failure {
     /// As [`Failure::from_error`], for a key of `len` bytes that is not read (too long to
     /// trust its length): named by its length, as the core's `key::too_long` names it.
     pub fn unread_key(op: &str, len: usize, e: &Error) -> Failure {
-        let message = format!("{op} \"<{len} bytes>\": {e}");
+        let message = if matches!(e, Error::InvalidKey { .. }) {
+            format!("{op}: {e}") // names it by its length
+        } else {
+            format!("{op} \"<{len} bytes>\": {e}")
+        };
         Failure::new(mcpool_status::from_error(e), message).on(e)
     }
 }

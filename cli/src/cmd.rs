@@ -208,6 +208,17 @@ fn about(command: &str, key: &[u8], what: impl std::fmt::Display) -> String {
     format!("{command} {}: {what}", shown_key(key))
 }
 
+/// [`about`] for a core error: a refused key that the error names as the caller gave it
+/// is named once (`get: invalid key "x y": ...`; tester finding keys2 5). One over 250
+/// bytes, which the error names by its length, is shown too: which of the keys it was.
+fn about_error(command: &str, key: &[u8], e: &mcpool::Error) -> String {
+    if key.len() <= mcpool::key::MAX_KEY_LEN && e.names_key(key) {
+        format!("{command}: {e}")
+    } else {
+        about(command, key, e)
+    }
+}
+
 /// A key as the CLI's messages show it: quoted, a UTF-8 key as text (control characters
 /// escaped), any other byte as `\xNN`, so two different keys never read the same (an empty
 /// key is `""`).
@@ -773,7 +784,7 @@ fn batch_report(
                 raise(&mut code, MISS);
             }
             Err(e) => {
-                errln!("mcpool: {}", about(command, k, e));
+                errln!("mcpool: {}", about_error(command, k, &e));
                 raise(&mut code, FAIL);
             }
         }
@@ -848,7 +859,7 @@ fn read_command(
                 raise(&mut code, MISS);
             }
             Err(e) => {
-                errln!("mcpool: {}", about(command, k, e));
+                errln!("mcpool: {}", about_error(command, k, &e));
                 raise(&mut code, FAIL);
             }
         }
@@ -1374,13 +1385,13 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                 Stored::IntText(v) => client.store_int_text_as(cmd, key, v, ttl, Compress::Auto),
                 Stored::Value(v) => client.store_value(cmd, key, &v, ttl),
             }
-            .map_err(|e| about(command, key, e))?;
+            .map_err(|e| about_error(command, key, &e))?;
             Ok(store_exit(command, key, o))
         }
         Op::SetCounter { key, n, ttl } => {
             let o = client
                 .set_counter(key, n, ttl)
-                .map_err(|e| about(command, key, e))?;
+                .map_err(|e| about_error(command, key, &e))?;
             Ok(store_exit(command, key, o))
         }
         Op::Concat { append, key, value } => {
@@ -1389,10 +1400,13 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             } else {
                 client.prepend(key, value)
             }
-            .map_err(|e| about(command, key, e))?;
+            .map_err(|e| about_error(command, key, &e))?;
             Ok(store_exit(command, key, o))
         }
-        Op::Delete { key } => match client.delete(key).map_err(|e| about(command, key, e))? {
+        Op::Delete { key } => match client
+            .delete(key)
+            .map_err(|e| about_error(command, key, &e))?
+        {
             true => Ok(ExitCode::SUCCESS),
             false => {
                 errln!("mcpool: {}", about(command, key, not_found(client)));
@@ -1448,7 +1462,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             } else {
                 client.decr(key, delta)
             }
-            .map_err(|e| about(command, key, e))?;
+            .map_err(|e| about_error(command, key, &e))?;
             match r {
                 Some(v) => {
                     check(writeln!(out, "{v}"));
@@ -1461,7 +1475,10 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             }
         }
         Op::Touch { key, ttl } => {
-            match client.touch(key, ttl).map_err(|e| about(command, key, e))? {
+            match client
+                .touch(key, ttl)
+                .map_err(|e| about_error(command, key, &e))?
+            {
                 true => Ok(ExitCode::SUCCESS),
                 false => {
                     errln!("mcpool: {}", about(command, key, not_found(client)));
