@@ -801,10 +801,15 @@ impl Client {
             detail: "counter missing right after it was created".into(),
         };
         if self.inner.dialect.arith_creates() {
-            // One round trip: the server creates the counter with `initial` if missing.
-            return self
-                .arith(incr, key, delta, Some((initial, ttl)), false)?
-                .ok_or_else(vanished);
+            // One round trip: the server creates the counter with `initial` if missing. A
+            // binary server whose add lost the race to another client's counts nothing and
+            // says so (no counter): counted again, on theirs (as below), a few times at most.
+            for _ in 0..3 {
+                if let Some(n) = self.arith(incr, key, delta, Some((initial, ttl)), false)? {
+                    return Ok(n);
+                }
+            }
+            return Err(vanished());
         }
         // No miss to answer: these parts never fail open (their errors are the call's).
         if let Some(n) = self.arith(incr, key, delta, None, false)? {
