@@ -2507,7 +2507,13 @@ mcpool_status mcpool_client_get_multi_cb(const mcpool_client *client,
  * preset; docs/value-format.md) and `ttl` seconds (0 =
  * never expires; above 30 days a unix time; above `MCPOOL_MAX_TTL`, which memcached would
  * read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
- * compression threshold are compressed. `MCPOOL_OK` when stored.
+ * compression threshold are compressed. `MCPOOL_OK` when stored. A value too large
+ * (`MCPOOL_VALUE_TOO_LARGE`: longer once compressed than `max_value_size`, or longer as
+ * given than both it and `max_decompressed_size`, refused before a byte of it is read, its
+ * message naming the option to raise) is not sent, and the key is deleted, as memcached
+ * deletes it when it refuses a set as too large: no older value is left to read (every
+ * set: the batches, `mcpool_client_store_kind`; add, replace, append, prepend and cas leave
+ * the key alone).
  *
  * Under a kind's flags `value` is that kind's body as `mcpool_client_get` hands it out (an
  * int as decimal text, a bool as `"0"`/`"1"`): a get's body and flags stored back are the

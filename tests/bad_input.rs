@@ -65,6 +65,7 @@ fn oversized_value_is_refused_before_sending() {
         Err(Error::ValueTooLarge {
             len: 1001,
             limit: 1000,
+            max_decompressed: None,
         }) => {}
         other => panic!("{other:?}"),
     }

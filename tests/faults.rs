@@ -131,6 +131,8 @@ fn server_errors_and_garbage() {
     });
     let e = expect_error("huge length", client(&addr).get("k"));
     assert!(e.to_string().contains("above the limit"), "{e}");
+    // the client's limit, named with the option that raises it (tester finding bigvalues 3)
+    assert!(e.to_string().contains("raise max_value_size"), "{e}");
 }
 
 #[test]

@@ -194,6 +194,62 @@ fn a_set_the_client_refuses_as_too_large_leaves_no_old_value() {
     }
 }
 
+/// A compressible value longer than `max_decompressed_size` is refused as given, naming that
+/// option, the one whose raising stores it compressed (tester finding bigvalues 4: the
+/// message named only max_value_size, which does not help); once it is raised, the value is
+/// stored compressed and read back. One too long to send that compression could not shrink
+/// enough names max_value_size, as before.
+#[test]
+fn a_value_refused_before_compressing_names_max_decompressed_size() {
+    let digits: Vec<u8> = b"0123456789".repeat(300_000); // 3 MB, compresses to a few KB
+    let build = |inflated: usize| {
+        Client::builder()
+            .server(&server().addr())
+            .key_prefix(unique("inflated"))
+            .max_decompressed_size(inflated)
+            .build()
+            .unwrap()
+    };
+    let c = build(2 << 20);
+    let e = c.set("k", &digits, 0).unwrap_err();
+    assert!(
+        matches!(e, Error::ValueTooLarge { len: 3_000_000, limit, max_decompressed: Some(i) }
+            if limit == 1 << 20 && i == 2 << 20),
+        "{e:?}"
+    );
+    let shown = e.to_string();
+    assert!(
+        shown.contains("max_decompressed_size (2097152 bytes)"),
+        "{shown}"
+    );
+    assert!(shown.contains("raise max_decompressed_size"), "{shown}");
+    let c = build(4 << 20);
+    c.set("k", &digits, 0).unwrap();
+    assert_eq!(c.get("k").unwrap().as_deref(), Some(&digits[..]));
+    // incompressible noise over 1 MiB: compression does not get it under the limit
+    let mut x = 2_463_534_242u32;
+    let noise: Vec<u8> = (0..(1 << 20) + 100)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    let e = c.set("n", &noise, 0).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::ValueTooLarge {
+                max_decompressed: None,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("max_value_size"), "{e}");
+}
+
 /// Ends the fake's side of a connection: no more replies (FIN), the client's remaining
 /// requests still read (a close with unread bytes would reset the connection and could
 /// discard replies already sent).

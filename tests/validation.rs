@@ -212,7 +212,7 @@ fn max_value_size_applies_to_the_bytes_sent_after_compression() {
         c.cas("k", &compressible, 0, 1),
     ] {
         match r {
-            Err(Error::ValueTooLarge { len, limit }) => assert_eq!((len, limit), (5000, 1000)),
+            Err(Error::ValueTooLarge { len, limit, .. }) => assert_eq!((len, limit), (5000, 1000)),
             other => panic!("{other:?}"),
         }
     }
@@ -269,7 +269,7 @@ fn max_value_size_applies_to_the_bytes_sent_after_compression() {
     assert_eq!(c.get("m").unwrap().as_deref(), Some(&compressible[..]));
     let noise = common::noise(5000);
     match c.set("n", &noise, 0) {
-        Err(Error::ValueTooLarge { len, limit }) => assert_eq!((len, limit), (5000, 1000)),
+        Err(Error::ValueTooLarge { len, limit, .. }) => assert_eq!((len, limit), (5000, 1000)),
         other => panic!("{other:?}"),
     }
     c.set("a", b"x", 0).unwrap();

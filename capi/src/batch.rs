@@ -228,6 +228,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi(
 unsafe fn item_values<'a>(
     c: &mcpool_client,
     op: &str,
+    cmd: StoreCommand,
     keys: &[&[u8]],
     long: &[(usize, usize)],
     vptrs: &[*const u8],
@@ -235,12 +236,14 @@ unsafe fn item_values<'a>(
 ) -> Result<Vec<Result<&'a [u8], Failure>>, Failure> {
     let mut values = Vec::with_capacity(vptrs.len());
     for (i, (&p, &len)) in vptrs.iter().zip(vlens).enumerate() {
+        // the core's refusal of a value too long to read (a set's key deleted)
+        let checked = super::commands::value_len_checked(c, op, cmd, keys[i], p, len);
         // SAFETY: the caller promises `len` readable bytes at a non-NULL `p`.
-        let v = match unsafe { ptr::bytes(p, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) } {
+        let v = match checked.and_then(|()| unsafe {
+            ptr::bytes(p, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE)
+        }) {
             Ok(v) => Ok(v),
-            Err(f) if f.status == MCPOOL_VALUE_TOO_LARGE => {
-                Err(super::commands::input_limit(op, keys[i], f))
-            }
+            Err(f) if f.status == MCPOOL_VALUE_TOO_LARGE => Err(f),
             Err(f) => return Err(Failure::invalid(format!("value {i}: {}", f.message))),
         };
         let v = match long.iter().find(|&&(j, _)| j == i) {
@@ -327,7 +330,7 @@ unsafe fn store_multi(
         let mut items = Vec::with_capacity(n);
         let mut positions = Vec::with_capacity(n);
         // SAFETY: forwarded from the caller's promise.
-        let read = unsafe { item_values(c, op, &keys, &long, vptrs, vlens) }?;
+        let read = unsafe { item_values(c, op, cmd, &keys, &long, vptrs, vlens) }?;
         for (i, v) in read.into_iter().enumerate() {
             let v = match v {
                 Ok(v) => v,
@@ -528,7 +531,7 @@ pub unsafe extern "C" fn mcpool_client_set_multi_noreply(
         let mut first: Option<Failure> = None;
         let mut items = Vec::with_capacity(n);
         // SAFETY: forwarded from the caller's promise.
-        let read = unsafe { item_values(c, op, &keys, &long, vptrs, vlens) }?;
+        let read = unsafe { item_values(c, op, StoreCommand::Set, &keys, &long, vptrs, vlens) }?;
         for (key, v) in keys.iter().zip(read) {
             match v {
                 Ok(v) => items.push((*key, v)),

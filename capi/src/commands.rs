@@ -110,18 +110,20 @@ unsafe fn keyed<'a>(
     Ok((c, k))
 }
 
-/// A value of the call `op` on `key`, refused before it is read when even compression could
-/// not make it storable.
+/// A value of `cmd` (the call `op`) on `key`, refused before it is read when even
+/// compression could not make it storable: the core's refusal ([`value_len_checked`]).
 ///
 /// # Safety
 /// `value` is NULL or valid for `value_len` bytes, for `'a`.
 unsafe fn value<'a>(
     c: &mcpool_client,
     op: &str,
+    cmd: StoreCommand,
     key: &[u8],
     value: *const u8,
     value_len: usize,
 ) -> Result<&'a [u8], Failure> {
+    value_len_checked(c, op, cmd, key, value, value_len)?;
     // SAFETY: forwarded from the caller's promise.
     unsafe {
         ptr::bytes(
@@ -132,24 +134,27 @@ unsafe fn value<'a>(
             MCPOOL_VALUE_TOO_LARGE,
         )
     }
-    .map_err(|f| input_limit(op, key, f))
 }
 
-/// A value refused for its length before it was read ([`ptr::bytes`]'s message), named as
-/// every error of a call is: the call, the key, and the option whose limit it passed.
-pub(crate) fn input_limit(op: &str, key: &[u8], f: Failure) -> Failure {
-    if f.status != MCPOOL_VALUE_TOO_LARGE {
-        return f;
+/// Refuses a caller's value of `len` bytes at `p` (not NULL: a NULL one is the caller's
+/// mistake, [`ptr::bytes`]'s error) longer than the client takes, before a byte of it is
+/// read: the core's refusal, which names the option to raise and, for a `set`, deletes the
+/// key as every refused set does (tester finding bigvalues 1: the C ABI refused it itself,
+/// so an old value stayed to be read after a failed set on every binding).
+pub(crate) fn value_len_checked(
+    c: &mcpool_client,
+    op: &str,
+    cmd: StoreCommand,
+    key: &[u8],
+    p: *const u8,
+    len: usize,
+) -> Result<(), Failure> {
+    if p.is_null() || len <= c.max_input {
+        return Ok(());
     }
-    Failure::new(
-        f.status,
-        format!(
-            "{op} {}: {} (the larger of max_value_size and max_decompressed_size: a longer \
-             value could not be stored or read back, compressed or not)",
-            mcpool::key::quoted(key),
-            f.message
-        ),
-    )
+    c.client
+        .check_value_len(cmd, key, len)
+        .map_err(|e| Failure::from_error(op, Some(key), &e))
 }
 
 fn core<T>(op: &str, key: &[u8], r: CoreResult<T>) -> Result<T, Failure> {
@@ -513,7 +518,7 @@ unsafe fn store(
         // SAFETY: forwarded from the caller's promise.
         let (c, key) = unsafe { keyed(op, client, key, key_len) }?;
         // SAFETY: forwarded from the caller's promise.
-        let v = unsafe { value(c, op, key, val, value_len) }?;
+        let v = unsafe { value(c, op, cmd, key, val, value_len) }?;
         let outcome = core(op, key, c.client.store(cmd, key, v, flags, ttl))?;
         Ok(store_status(outcome))
     })
@@ -528,7 +533,13 @@ unsafe fn store(
 /// preset; docs/value-format.md) and `ttl` seconds (0 =
 /// never expires; above 30 days a unix time; above `MCPOOL_MAX_TTL`, which memcached would
 /// read as negative, `MCPOOL_INVALID_ARGUMENT` and nothing is sent). Values at or above the
-/// compression threshold are compressed. `MCPOOL_OK` when stored.
+/// compression threshold are compressed. `MCPOOL_OK` when stored. A value too large
+/// (`MCPOOL_VALUE_TOO_LARGE`: longer once compressed than `max_value_size`, or longer as
+/// given than both it and `max_decompressed_size`, refused before a byte of it is read, its
+/// message naming the option to raise) is not sent, and the key is deleted, as memcached
+/// deletes it when it refuses a set as too large: no older value is left to read (every
+/// set: the batches, `mcpool_client_store_kind`; add, replace, append, prepend and cas leave
+/// the key alone).
 ///
 /// Under a kind's flags `value` is that kind's body as `mcpool_client_get` hands it out (an
 /// int as decimal text, a bool as `"0"`/`"1"`): a get's body and flags stored back are the
@@ -1008,7 +1019,16 @@ pub unsafe extern "C" fn mcpool_client_set_with_version(
         // SAFETY: forwarded from the caller's promise.
         let (c, key) = unsafe { keyed("set_with_version", client, key, key_len) }?;
         // SAFETY: forwarded from the caller's promise.
-        let v = unsafe { value(c, "set_with_version", key, val, value_len) }?;
+        let v = unsafe {
+            value(
+                c,
+                "set_with_version",
+                StoreCommand::Set,
+                key,
+                val,
+                value_len,
+            )
+        }?;
         let stored = c
             .client
             .store_with_version(StoreCommand::Set, key, v, flags, ttl, version);

@@ -259,6 +259,7 @@ unsafe fn store_kind(
         let (cmd, op_name) = store_op_arg(call, op, cas, false)?;
         // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
         let key = unsafe { ptr::key(op_name, key, key_len, c.max_key) }?;
+        super::commands::value_len_checked(c, op_name, cmd, key, data, len)?;
         // SAFETY: the caller promises `len` readable bytes at a non-NULL `data`.
         let body = unsafe { ptr::bytes(data, len, c.max_input, "value", MCPOOL_VALUE_TOO_LARGE) }?;
         let kind = kind_arg(op_name, kind)?;

@@ -339,7 +339,11 @@ mod tests {
             server: "127.0.0.1:11211".into(),
             message: "SERVER_ERROR object too large for cache".into(),
         };
-        let by_client = Error::ValueTooLarge { len: 9, limit: 8 };
+        let by_client = Error::ValueTooLarge {
+            len: 9,
+            limit: 8,
+            max_decompressed: None,
+        };
         let a = landingpad(|| Err(Failure::from_error("set", Some(b"k"), &by_server)));
         assert_eq!(server(), "127.0.0.1:11211");
         let b = landingpad(|| Err(Failure::from_error("set", Some(b"k"), &by_client)));

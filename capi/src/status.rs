@@ -354,7 +354,11 @@ mod tests {
                 what: "ttl",
                 reason: "r".into(),
             },
-            Error::ValueTooLarge { len: 2, limit: 1 },
+            Error::ValueTooLarge {
+                len: 2,
+                limit: 1,
+                max_decompressed: None,
+            },
             Error::TooLargeForServer {
                 server: server(),
                 message: "object too large for cache".into(),

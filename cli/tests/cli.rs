@@ -2255,6 +2255,18 @@ fn values_come_from_a_file_or_standard_input() {
         b"swapped\n",
         "nothing stored by a refused one"
     );
+    // a file over memcached's largest item (1 GiB; sparse here) is refused by its length,
+    // unread (tester finding bigvalues 5: it was read whole, 1 GB of memory, to say so)
+    let sparse = dir.join("sparse");
+    let f = std::fs::File::create(&sparse).unwrap();
+    f.set_len((1 << 30) + 1).unwrap();
+    let o = on(&s, &["set", &k, "--value-file", sparse.to_str().unwrap()]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("more than 1073741824 bytes"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -671,10 +671,32 @@ impl Client {
         given: usize,
     ) -> Result<usize> {
         let limit = self.inner.config.max_value_size;
-        if given > self.max_value_input_len() {
-            return Err(self.too_large(cmd, key, given, limit));
-        }
+        self.check_value_len(cmd, key, given)?;
         Ok(limit)
+    }
+
+    /// Refuses a value of `len` bytes to store by `cmd` under `key` that is longer than
+    /// [`Client::max_value_input_len`] before any of it is read: [`Error::ValueTooLarge`]
+    /// naming the option to raise, and a `set` refused so deletes the key (its own round
+    /// trip), as every refused set does. The check of every store path; the C ABI makes it
+    /// before it reads a caller's bytes (tester finding bigvalues 1: it refused them itself,
+    /// and the old value stayed to be read).
+    pub fn check_value_len(&self, cmd: StoreCommand, key: &[u8], len: usize) -> Result<()> {
+        if len <= self.max_value_input_len() {
+            return Ok(());
+        }
+        let c = &self.inner.config;
+        let limit = c.max_value_size;
+        let inflated = c.compression.max_decompressed;
+        Err(match self.too_large(cmd, key, len, limit) {
+            // longer than max_value_size alone when that is the larger: nothing to compress
+            Error::ValueTooLarge { len, limit, .. } if inflated >= limit => Error::ValueTooLarge {
+                len,
+                limit,
+                max_decompressed: Some(inflated),
+            },
+            e => e,
+        })
     }
 
     /// The error of a value of `len` bytes (once encoded) to store by `cmd` under `key`,
@@ -696,7 +718,11 @@ impl Client {
         if matches!(cmd, StoreCommand::Set) {
             let _ = self.delete(key);
         }
-        Error::ValueTooLarge { len, limit }
+        Error::ValueTooLarge {
+            len,
+            limit,
+            max_decompressed: None,
+        }
     }
 
     /// [`Client::encode_value`] with a per-call compression decision.

@@ -231,7 +231,12 @@ impl std::fmt::Display for ParseError {
             ParseError::LineTooLong => "reply line too long",
             ParseError::UnknownReply => "unknown reply",
             ParseError::BadLine => "malformed reply line",
-            ParseError::ValueTooLarge => "value length above the limit",
+            // the client's own limit, not a fault of the server's: which options raise it
+            // (tester finding bigvalues 3: the message named neither)
+            ParseError::ValueTooLarge => {
+                "value length above the limit this client reads (the larger of max_value_size \
+                 and max_decompressed_size: raise max_value_size to read a longer value)"
+            }
             ParseError::BadTerminator => "value data not followed by \\r\\n",
         })
     }
