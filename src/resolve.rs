@@ -136,10 +136,21 @@ impl Resolve {
         }
     }
 
-    /// One lookup of `host` and `port`: the configured resolver's, else the system's.
+    /// One lookup of `host` and `port`: the configured resolver's, else the system's. A
+    /// resolver that panics answers an error naming it (the next lookup asks it again): its
+    /// unwinding ended the helper thread before the answer, so no resolution ever ended and
+    /// the server stayed out of reach for good (tester finding callbacks 1).
     fn lookup(&self, host: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
         match &self.resolver {
-            Some(r) => (r.0)(host, port),
+            Some(r) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (r.0)(host, port)))
+                .unwrap_or_else(|payload| {
+                    let what = payload
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| payload.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "no message".into());
+                    Err(io::Error::other(format!("the resolver panicked: {what}")))
+                }),
             None => (host, port).to_socket_addrs().map(|it| it.collect()),
         }
     }

@@ -302,6 +302,49 @@ fn the_stalled_resolution_is_a_connect_timeout() {
     }
 }
 
+/// A resolver that panics once: the call gets an error naming the resolver, and the next
+/// connect asks it again, which now answers (tester finding callbacks 1: the panic ended the
+/// resolution without an answer, so it never ended, and the server stayed out of reach
+/// with "connect timeout" for good).
+#[test]
+fn a_resolver_that_panicked_is_asked_again() {
+    let mc = Memcached::start(&[]);
+    let addr: SocketAddr = mc.addr().parse().unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = calls.clone();
+    let client = Client::builder()
+        .server(&format!("panics.invalid:{}", addr.port()))
+        .resolver(move |_: &str, _: u16| {
+            if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+                panic!("user resolver panic (once)");
+            }
+            Ok(vec![addr])
+        })
+        .connect_timeout(Duration::from_secs(5))
+        .retry_timeout(Duration::from_millis(1))
+        .min_idle(0)
+        .build()
+        .unwrap();
+    let e = client.get("k").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("the resolver panicked: user resolver panic (once)"),
+        "{e}"
+    );
+    let mut answered = None;
+    for _ in 0..100 {
+        match client.set("k", b"v", 0) {
+            Ok(_) => {
+                answered = Some(client.get("k").unwrap());
+                break;
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)), // retry_timeout to pass
+        }
+    }
+    assert_eq!(answered.flatten().as_deref(), Some(&b"v"[..]));
+    assert!(calls.load(Ordering::SeqCst) >= 2);
+}
+
 #[test]
 fn resolve_interval_follows_a_changed_address() {
     let a = Memcached::start(&[]);

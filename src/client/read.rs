@@ -64,6 +64,13 @@ impl Client {
     /// each hit as a slice borrowed from the connection's buffer (inflated first when it was
     /// stored compressed), in reply order. One result per key, in the caller's order: true for
     /// a hit, false for a miss, or that key's error. The fastest way to read many values.
+    ///
+    /// `f` runs while the call holds its server's pooled connection: a call on this client
+    /// from inside `f` that needs a connection to that server waits for one (`pool_timeout`)
+    /// and fails with `Error::PoolTimeout` when the pool has no other (`max_size(1)`). Keep
+    /// what `f` needs and call the client after, or use [`Client::get_multi`], whose values
+    /// are the caller's once it returns (tester finding callbacks 4). A panic in `f` reaches
+    /// the caller, and the connection's next calls read their own replies.
     pub fn get_multi_each<K: AsRef<[u8]>>(
         &self,
         keys: &[K],
