@@ -1373,21 +1373,29 @@ impl Conn {
     #[cold]
     #[inline(never)]
     fn resume(&mut self, end: &mut Option<Instant>) -> Result<()> {
+        let asked = Instant::now();
+        if end.is_none() {
+            // The first interruption: the wait began when the connection last moved data,
+            // if the kernel says (never earlier than its timeout allows), else now.
+            let armed = self.armed();
+            let waited = self.stream.quiet_for().unwrap_or(Duration::ZERO).min(armed);
+            let began = asked.checked_sub(waited).unwrap_or(asked);
+            *end = Some(began.checked_add(armed).unwrap_or(asked));
+        }
         if interrupt_requested() {
             return Err(Error::Interrupted);
         }
+        // The time the check took is the caller's, not the server's: a binding runs its
+        // signal handlers there (Python's may wait `pool_timeout` for this very call's
+        // connection), so the wait's end and the operation's deadline move by it, and the
+        // interrupted call goes on rather than time out and blame the server (tester
+        // finding callbacks 2: two such handlers ejected a healthy server).
         let now = Instant::now();
-        let end = match *end {
-            Some(end) => end,
-            None => {
-                // The first interruption: the wait began when the connection last moved
-                // data, if the kernel says (never earlier than its timeout allows), else now.
-                let armed = self.armed();
-                let waited = self.stream.quiet_for().unwrap_or(Duration::ZERO).min(armed);
-                let began = now.checked_sub(waited).unwrap_or(now);
-                *end.insert(began.checked_add(armed).unwrap_or(now))
-            }
-        };
+        let spent = now.saturating_duration_since(asked);
+        let end = *end.insert(end.map_or(now, |e| e.checked_add(spent).unwrap_or(e)));
+        if let Deadline::At { at, .. } = &mut self.deadline {
+            *at = at.checked_add(spent).unwrap_or(*at);
+        }
         let left = end.saturating_duration_since(now);
         if left.is_zero() {
             let timed_out = io::Error::new(io::ErrorKind::TimedOut, "timed out");

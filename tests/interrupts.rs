@@ -205,6 +205,60 @@ fn an_interrupt_check_that_says_stop_ends_the_call_and_drops_the_connection() {
     assert_eq!((m.timeouts, m.ejections), (0, 0), "{m:?}");
 }
 
+/// A signal handler that runs long in the interrupt check (Python's, waiting `pool_timeout`
+/// for the very connection the interrupted call holds) does not spend the call's I/O timeout
+/// or its operation timeout: the call goes on and reads its reply, and the server is not
+/// blamed (tester finding callbacks 2: the call failed with an I/O timeout, counted against
+/// the server, and two such signals ejected it). The server is a deliberately slow fake
+/// one: each get answered 300 ms after it arrives, within both timeouts.
+#[test]
+fn time_spent_in_the_interrupt_check_is_not_the_servers() {
+    let _one = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
+    static SLEPT: AtomicBool = AtomicBool::new(false);
+    fn slow_handler() -> bool {
+        if !SLEPT.swap(true, Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(700)); // longer than either timeout
+        }
+        false
+    }
+    let (addr, _) = common::fake::fake(8, |_, line, w| {
+        use std::io::Write;
+        if line.starts_with(b"get ") {
+            std::thread::sleep(Duration::from_millis(300));
+            let _ = w.write_all(b"VALUE k 0 1\r\nv\r\nEND\r\n");
+        }
+        common::fake::Then::Continue
+    });
+    mcpool::set_interrupt_check(Some(slow_handler));
+    for (io, operation) in [("500ms", "0"), ("5s", "500ms")] {
+        let c = ClientBuilder::new()
+            .set("servers", &addr)
+            .unwrap()
+            .set("io_timeout", io)
+            .unwrap()
+            .set("operation_timeout", operation)
+            .unwrap()
+            .set("min_idle", "0")
+            .unwrap()
+            .build()
+            .unwrap();
+        SLEPT.store(false, Ordering::SeqCst);
+        let res = {
+            let _signals = Pester::start(Duration::from_millis(100));
+            c.get("k")
+        };
+        assert_eq!(
+            res.unwrap().as_deref(),
+            Some(&b"v"[..]),
+            "io {io}, operation {operation}"
+        );
+        assert!(SLEPT.load(Ordering::SeqCst), "the handler ran");
+        let m = &c.metrics()[0];
+        assert_eq!((m.timeouts, m.ejections), (0, 0), "{m:?}");
+    }
+    mcpool::set_interrupt_check(None);
+}
+
 /// `silent` deliberately silent fake servers and one real memcached: a multi-key call of
 /// every kind returns within about one I/O timeout (not one per silent server), the real
 /// server's keys succeed and the silent servers' keys time out.
