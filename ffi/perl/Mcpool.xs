@@ -625,16 +625,17 @@ mcp_foreign_error(pTHX_ const char *key, STRLEN klen, int refusal, uint32_t flag
     return msg;
 }
 
-/* The core's message names the command it ran (`get "k": ...`); where the binding ran it for
- * another one of its own (a one-key get_multi reads with the single-key get), the message
- * names the one the caller made (`get_multi "k": ...`). */
+/* The core's message names the command it ran (`get "k": ...`, or `get: invalid key "k": ...`
+ * for a refused key, since 00a7f4d); where the binding ran it for another one of its own (a
+ * one-key get_multi reads with the single-key get), the message names the one the caller made
+ * (`get_multi "k": ...`, `get_multi: invalid key ...`). */
 static void
 mcp_error_renamed(pTHX_ const char *ran, const char *called)
 {
     const char *msg = mcpool_last_error_message();
     size_t len = mcpool_last_error_length(), rl = strlen(ran);
     SV *sv;
-    if (len <= rl || strncmp(msg, ran, rl) != 0 || msg[rl] != ' ')
+    if (len <= rl || strncmp(msg, ran, rl) != 0 || (msg[rl] != ' ' && msg[rl] != ':'))
         return;
     sv = newSVpv(called, 0);
     sv_catpvn(sv, msg + rl, len - rl);
@@ -1210,9 +1211,9 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
  * unsigned one above IV_MAX, which an IV would read as negative, is IV_MAX: too large, not
  * negative); anything else (a float, a string: "0.4") as the core's rule for fractions has
  * it (mcpool_whole_seconds: a positive fraction rounds up, so 0.4 is 1 s, never 0 = "never
- * expires"; a negative one stays negative; beyond 64 bits or NaN, too large). The core's
+ * expires"; a negative one stays negative; beyond 64 bits, too large). The core's
  * rules then map it (mcp_item_exptime, MCP_TIME, expiry_from_now, _flush_all). Call it after
- * mcp_time_not_number, which runs the get magic. */
+ * mcp_time_not_number, which runs the get magic and refuses NaN and infinity. */
 static int64_t
 mcp_seconds(pTHX_ SV *sv)
 {
@@ -1228,21 +1229,54 @@ mcp_seconds(pTHX_ SV *sv)
 /* A time given as a string that is not a number ("5m", "1 hour", "", "0x3c"): Perl reads
  * "5m" as 5 seconds and "" as 0 (never expires), with at most a warning, a silently different
  * time; refused instead, last_error naming it as given (the call then returns nothing, as for
- * a time the core refuses). 1 when refused. */
+ * a time the core refuses). So are NaN and infinity ("nan", "inf" too, which Perl reads as
+ * numbers), which mcp_seconds would make INT64_MAX, named in the core's refusal as
+ * 9223372036854775807, a number the caller never wrote (tester finding expiry 4); and, where
+ * `what` names a time mcpool_expiry_checked checks ("ttl", a lease's), a positive one past 64
+ * bits (1e30, 2**64), named as given for the same reason, in the core's words for it (ttl.rs
+ * checked_from_signed). `what` names the time in those messages ("ttl", "vivify_ttl",
+ * "delay", "duration"). 1 when refused. */
 static int
-mcp_time_not_number(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen)
+mcp_time_not_number(pTHX_ SV *sv, const char *op, const char *what, const uint8_t *k, size_t klen)
 {
     SV *msg;
+    int beyond = 0;
     SvGETMAGIC(sv);
-    if (!SvOK(sv) || looks_like_number(sv))
+    if (!SvOK(sv))
         return 0;
+    if (looks_like_number(sv)) {
+        NV nv;
+        if (SvIOK(sv) && !SvNOK(sv)) { /* an integer: only a UV can be past IV_MAX */
+            if (!(SvIsUV(sv) && SvUVX(sv) > (UV)IV_MAX))
+                return 0;
+            beyond = 1;
+        } else {
+            nv = SvNV_nomg(sv);
+            if (!Perl_isnan(nv) && !Perl_isinf(nv)) {
+                if (nv < 9223372036854775808.0)
+                    return 0;
+                beyond = 1;
+            }
+        }
+        /* expiry_from_now's duration saturates (the call it is given to refuses it); a
+         * flush_all delay goes to the core, whose per-server results say it failed */
+        if (beyond && (strcmp(what, "duration") == 0 || strcmp(what, "delay") == 0))
+            return 0;
+    }
     msg = newSVpv(op, 0);
     if (k) {
         sv_catpvs(msg, " \"");
         sv_catpvn(msg, (const char *)k, klen);
         sv_catpvs(msg, "\"");
     }
-    sv_catpvf(msg, ": invalid expiration time: \"%" SVf "\" is not a number of seconds", SVfARG(sv));
+    if (beyond)
+        sv_catpvf(msg, ": invalid %s: %" SVf " is above %lu, the largest expiry memcached can honour",
+                  what, SVfARG(sv), (unsigned long)MCPOOL_MAX_TTL);
+    else if (looks_like_number(sv))
+        sv_catpvf(msg, ": invalid %s: %" SVf " is not a finite number of seconds", what, SVfARG(sv));
+    else
+        sv_catpvf(msg, ": invalid expiration time: \"%" SVf "\" is not a number of seconds",
+                  SVfARG(sv));
     mcpool_last_error_restore((const uint8_t *)SvPVX(msg), SvCUR(msg));
     SvREFCNT_dec(msg);
     return 1;
@@ -1255,7 +1289,7 @@ mcp_time_not_number(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen)
  * (undef) with last_error saying why, as a call the core refuses does. */
 #define MCP_TIME_OR(t, sv, what, op, k, klen, refused)                                    \
     STMT_START {                                                                          \
-        if (mcp_time_not_number(aTHX_(sv), op, (const uint8_t *)(k), (klen))             \
+        if (mcp_time_not_number(aTHX_(sv), op, what, (const uint8_t *)(k), (klen))       \
             || mcpool_expiry_checked(op, (const uint8_t *)(k), (klen), what,             \
                                      mcp_seconds(aTHX_(sv)), &(t)) != MCPOOL_OK)          \
             refused;                                                                      \
@@ -1275,7 +1309,7 @@ mcp_item_exptime(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen, si
 {
     int64_t s;
     uint32_t t;
-    if (mcp_time_not_number(aTHX_ sv, op, k, klen)) {
+    if (mcp_time_not_number(aTHX_ sv, op, "ttl", k, klen)) {
         /* UINT32_MAX: the core refuses the item (above MCPOOL_MAX_TTL) */
         if (!*refused) {
             *refused = sv_2mortal(newSVpvn(mcpool_last_error_message(), mcpool_last_error_length()));
@@ -1382,8 +1416,28 @@ mcp_delta(pTHX_ SV *d, const char *op, const uint8_t *k, size_t klen, uint64_t *
         return 1;
     *why = sv_2mortal(newSVpvf("%s \"%.*s\": the delta must be a decimal integer from 0 to "
                                "18446744073709551615 (memcached's counters are unsigned 64-bit; "
-                               "for a negative one use %s), not '%" SVf "'",
-                               op, (int)klen, (const char *)k, strncmp(op, "decr", 4) == 0 ? "incr" : "decr", SVfARG(d)));
+                               "for a negative one use %s%s), not '%" SVf "'",
+                               op, (int)klen, (const char *)k, strncmp(op, "decr", 4) == 0 ? "incr" : "decr",
+                               strstr(op, "_or_init") ? "_or_init" : "", SVfARG(d)));
+    return 0;
+}
+
+/* A CAS unique as given (cas, cas_multi), read by its value as a delta is (mcp_u64_value: 707,
+ * "707", a float that is exactly 707). It was SvUV, which sent "709abc" as 709, 707.5 as 707,
+ * " 711" as 711 (each stored as if gets had given it), -1 as 2**64-1 and 2**64 clamped to
+ * 2**64-1 (tester finding counters 3). Anything else (undef too) is refused: 0 with the message
+ * (naming the command, the key and the token as given) in *why, a new mortal SV. 0 itself is
+ * passed on: the core refuses it with its own message, as before. */
+static int
+mcp_cas_token(pTHX_ SV *c, const char *op, const uint8_t *k, size_t klen, uint64_t *out, SV **why)
+{
+    SvGETMAGIC(c);
+    if (mcp_u64_value(aTHX_ c, out))
+        return 1;
+    *why = sv_2mortal(newSVpvf("%s \"%.*s\": the CAS unique must be a decimal integer from 1 to "
+                               "18446744073709551615 (as gets returns it), not '%" SVf "'",
+                               op, (int)klen, (const char *)k,
+                               SVfARG(SvOK(c) ? c : sv_2mortal(newSVpvs("undef")))));
     return 0;
 }
 
@@ -1569,7 +1623,7 @@ expiry_from_now(seconds)
     CODE:
         /* seconds from now (a duration) as memcached's exptime: the core's one rule,
          * mcpool_expiry_from_now (above 30 days the unix time it ends at) */
-        if (mcp_time_not_number(aTHX_ seconds, "expiry_from_now", NULL, 0))
+        if (mcp_time_not_number(aTHX_ seconds, "expiry_from_now", "duration", NULL, 0))
             croak("%s", mcpool_last_error_message());
         RETVAL = (UV)mcpool_expiry_from_now(mcp_seconds(aTHX_ seconds));
     OUTPUT:
@@ -2113,7 +2167,7 @@ set_multi(m, ...)
         mcp_room_t room;
         SSize_t nret;
         int bytes_only = ix == 3 || ix == 4, v = ix == 5 ? 2 : 1;
-        SV *refused = NULL; /* the first refused time's message (mcp_item_exptime) */
+        SV *refused = NULL; /* the first refused time's or CAS unique's message */
         size_t refused_at = 0;
     PPCODE:
         gimme = GIMME_V;
@@ -2151,8 +2205,21 @@ set_multi(m, ...)
             keys[i] = (const uint8_t *)mcp_key_bytes(aTHX_ p ? *p : &PL_sv_undef, &l, names[ix]);
             lens[i] = l;
             cas[i] = 0;
-            if (ix == 5 && (p = av_fetch(av, 1, 0)) != NULL)
-                cas[i] = (uint64_t)SvUV(*p);
+            if (ix == 5) {
+                SV *why = NULL;
+                p = av_fetch(av, 1, 0);
+                /* a refused token is sent as 0, which the core refuses for that item alone
+                 * before anything is sent; last_error names the token as given (tester
+                 * finding counters 3) */
+                if (!mcp_cas_token(aTHX_ p ? *p : &PL_sv_undef, names[ix], keys[i], lens[i],
+                                   &cas[i], &why)) {
+                    cas[i] = 0;
+                    if (!refused) {
+                        refused = why;
+                        refused_at = i;
+                    }
+                }
+            }
             p = av_fetch(av, v, 0);
             vals[i] = (const uint8_t *)mcp_value(aTHX_ m, p ? *p : &PL_sv_undef, &l, &kinds[i]);
             vlens[i] = l;
@@ -2245,7 +2312,7 @@ set_multi_noreply(m, ...)
                       : kind == MCPOOL_KIND_PERL_STORABLE ? "a reference (serialized)"
                                                          : "not bytes");
             p = av_len(av) >= 2 ? av_fetch(av, 2, 0) : NULL;
-            if (p && mcp_time_not_number(aTHX_ *p, "set_multi_noreply", keys[i], lens[i])) {
+            if (p && mcp_time_not_number(aTHX_ *p, "set_multi_noreply", "ttl", keys[i], lens[i])) {
                 if (!why) /* the first one's message, as set_multi's last_error */
                     why = sv_2mortal(newSVpvn(mcpool_last_error_message(),
                                               mcpool_last_error_length()));
@@ -2361,17 +2428,22 @@ set(m, key, ...)
         uint32_t t = 0;
         mcpool_kind kind;
         mcpool_status st;
+        SV *why = NULL;
     PPCODE:
         if (ix == 5) {
             if (items < 4)
                 croak("Usage: $memd->cas($key, $cas, $value[, $expiration_time])");
-            cas = (uint64_t)SvUV(ST(2));
             arg = 3;
         } else if (items < 3) {
             croak("Usage: $memd->%s($key, $value%s)", names[ix],
                   ix == 3 || ix == 4 ? "" : "[, $expiration_time]");
         }
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, names[ix]);
+        if (ix == 5 && !mcp_cas_token(aTHX_ ST(2), "cas", k, klen, &cas, &why)) {
+            /* refused before anything is sent, as a delta (tester finding counters 3) */
+            mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
+            XSRETURN_EMPTY;
+        }
         v = mcp_value(aTHX_ m, ST(arg), &vlen, &kind);
         if (items > arg + 1)
             MCP_TIME(t, ST(arg + 1), "ttl", names[ix], k, klen);
@@ -2610,6 +2682,68 @@ incr(m, key, ...)
             XSRETURN_NO;
         XSRETURN_EMPTY;
 
+void
+incr_or_init(m, key, ...)
+        Mcpool m
+        SV *key
+    ALIAS:
+        decr_or_init = 1
+    PREINIT:
+        const char *fn;
+        STRLEN klen;
+        const uint8_t *k;
+        mcpool_status st;
+        uint64_t delta = 1, initial = 0, out = 0;
+        uint32_t t = 0;
+        SV *why = NULL;
+    PPCODE:
+        /* ($key, $delta = 1, $initial = 0, $expiration_time = 0), Python's incr_or_init(key,
+         * delta=1, initial=0, time=0): counts, or creates the counter with $initial (and the
+         * time) when it is missing, the core's mcpool_client_incr_or_init (which handles two
+         * callers creating it at once). Perl had neither: a caller wrote incr, add, incr, the
+         * race the core handles (tester finding counters 2). The delta read as incr's, the
+         * initial value as set_counter's value (undef: the default), the time as set's: a bad
+         * one is refused before anything is sent, undef with last_error, as incr's delta. */
+        fn = ix ? "decr_or_init" : "incr_or_init";
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, fn);
+        if (items > 2 && !mcp_delta(aTHX_ ST(2), fn, k, klen, &delta, &why)) {
+            mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
+            XSRETURN_EMPTY;
+        }
+        if (items > 3) {
+            SV *i = ST(3);
+            SvGETMAGIC(i);
+            if (SvROK(i)) { /* an object's string (Math::BigInt's digits), as set_counter's */
+                STRLEN ol;
+                const char *o = SvPV_nomg(i, ol);
+                i = sv_2mortal(newSVpvn(o, ol));
+            }
+            if (SvOK(i) && !mcp_u64_value(aTHX_ i, &initial)) {
+                why = sv_2mortal(newSVpvf("%s \"%.*s\": the initial value must be a decimal integer "
+                                          "from 0 to 18446744073709551615 (memcached's counters are "
+                                          "unsigned 64-bit), not '%" SVf "'",
+                                          fn, (int)klen, (const char *)k, SVfARG(i)));
+                mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
+                XSRETURN_EMPTY;
+            }
+        }
+        if (items > 4)
+            MCP_TIME(t, ST(4), "ttl", fn, k, klen);
+        MCP_CORE(st = ix ? mcpool_client_decr_or_init(m->client, k, klen, delta, initial, t, &out)
+                         : mcpool_client_incr_or_init(m->client, k, klen, delta, initial, t, &out));
+        if (st == MCPOOL_OK) {
+            /* zero is "0E0", as incr's: true in a boolean context */
+            if (out == 0)
+                mXPUSHs(newSVpvs("0E0"));
+            else
+                mXPUSHs(newSVuv((UV)out));
+            XSRETURN(1);
+        }
+        /* never a miss, but fail_open answers a timeout as not done: false, as incr's */
+        if (mcp_answer(st) == MCP_ANSWER_NO)
+            XSRETURN_NO;
+        XSRETURN_EMPTY;
+
 SV *
 _flush_all(m, delay)
         Mcpool m
@@ -2624,7 +2758,7 @@ _flush_all(m, delay)
          * outcome (the core's flush_all_each); last_error is the first failure's message */
         /* a negative delay is now (the core's mcpool_delay_from_signed), as with
          * Cache::Memcached::Fast, which sends it as it is */
-        if (mcp_time_not_number(aTHX_ delay, "flush_all", NULL, 0))
+        if (mcp_time_not_number(aTHX_ delay, "flush_all", "delay", NULL, 0))
             croak("%s", mcpool_last_error_message());
         d = mcpool_delay_from_signed(mcp_seconds(aTHX_ delay)); /* get magic: before the hold */
         MCP_CORE(st = mcpool_client_flush_all_each(m->client, d, &r));

@@ -699,7 +699,8 @@ sub set_servers {
 # the commands Cache::Memcached has not follow their kind: 0 for those that answer true or
 # false (cas, touch, set_counter, the _with_version stores and delete, invalidate,
 # set_multi_noreply), nothing
-# for those that return a value (gat, gats, get_lease, the _with_version counters), one
+# for those that return a value (gat, gats, get_lease, incr_or_init, decr_or_init, the
+# _with_version counters), one
 # such answer per item for the _multi forms, an empty hash for gat_multi, gats_multi and
 # flush_all. last_error says why. Reads (get, gets, get_multi, gets_multi, meta_info) and the
 # rest go to the core as usual.
@@ -720,8 +721,8 @@ sub _refuse {
     no strict 'refs';
     my %false = map { $_ => 1 } qw(set add replace append prepend cas set_counter delete
         remove touch set_with_version delete_with_version invalidate set_multi_noreply);
-    my %undef = map { $_ => 1 } qw(incr decr incr_with_version decr_with_version gat gats
-        get_lease);
+    my %undef = map { $_ => 1 } qw(incr decr incr_or_init decr_or_init incr_with_version
+        decr_with_version gat gats get_lease);
     my %multi = (
         (map { $_ => 0 } qw(set_multi add_multi replace_multi append_multi prepend_multi
             cas_multi delete_multi touch_multi)),
@@ -1188,7 +1189,8 @@ Cache::Memcached's refused commands do: C<set>, C<add>, C<replace>, C<append>, C
 C<delete> (C<remove>) return 0, C<incr> and C<decr> nothing (C<undef>); the commands
 Cache::Memcached has not answer by their kind: C<cas>, C<touch>, C<set_counter>,
 C<set_with_version>, C<delete_with_version> and C<invalidate> 0, C<gat>, C<gats>,
-C<get_lease>, C<incr_with_version> and C<decr_with_version> nothing, the C<_multi> forms one
+C<get_lease>, C<incr_or_init>, C<decr_or_init>, C<incr_with_version> and
+C<decr_with_version> nothing, the C<_multi> forms one
 such answer per item (in scalar context a hash of the defined ones), C<gat_multi>,
 C<gats_multi> and C<flush_all> an empty hash. C<last_error> says why (C<set "k": this client
 is read-only (readonly =E<gt> 1): nothing sent>). C<get>, C<gets>, C<get_multi>,
@@ -1340,6 +1342,15 @@ C<cas> or C<cas_multi>) is an error (C<undef>, C<last_error> naming C<cas>) and 
 sent: no item has CAS 0, and the binary protocol would take 0 for "no CAS" and store
 unconditionally.
 
+C<$cas> is read by its value, as C<incr>'s delta: an integer from 1 to 18446744073709551615 (as
+C<gets> returns it), a string of decimal digits (read exactly), or a float that is exactly an
+integer. Anything else (C<"709abc">, C<707.5>, C<" 711">, C<-1>, C<2**64>, C<undef>, a
+reference) is refused before anything is sent: C<undef> (in C<cas_multi> for that item), with
+C<last_error> C<cas "k": the CAS unique must be a decimal integer from 1 to
+18446744073709551615 (as gets returns it), not '709abc'>, the item untouched.
+Cache::Memcached::Fast converts such a token into another one (C<"709abc"> and C<709.5> into
+709, C<-1> into 2**64-1), so a token the caller never had from C<gets> may store.
+
 =item set_multi_noreply ([$key, $value[, $expiration_time]], ...)
 
 mcpool extension (Cache::Memcached::Fast has none): the fastest bulk load, the core's
@@ -1407,6 +1418,24 @@ C<incr_multi>/C<decr_multi> answer each key as C<incr>/C<decr> would: the new va
 for a missing key, C<undef> for a key whose value is not a number, on every protocol; the
 keys after a non-numeric one get their own answers (Cache::Memcached::Fast's
 C<close_on_error> gives C<undef> for those, though memcached applied them).
+
+=item incr_or_init, decr_or_init ($key, [$delta, [$initial, [$expiration_time]]])
+
+mcpool extension (the core's C<incr_or_init>, Python's C<incr_or_init(key, delta=1,
+initial=0, time=0)>, Java's C<incrOrInit>, Whalin's C<addOrIncr>): C<incr> (C<decr>) by
+C<$delta>, or, when C<$key> is missing, creates the counter with C<$initial> (stored as
+C<set_counter> stores it), expiring after C<$expiration_time>. Returns the counter's new value
+(C<$initial> when it was created; 0 as C<"0E0">, as C<incr>), or nothing (C<undef>) on an
+error, C<last_error> saying why (a value that is not a number: the server's error); a miss
+is never an answer. One round trip where the protocol creates counters (meta, binary), C<incr>,
+C<add>, C<incr> on text; two callers creating the counter at once both count, on every
+protocol. The time applies only when the counter is created (a later call keeps it).
+
+C<$delta> (default 1; undef is 1) is read as C<incr>'s, C<$initial> (default 0; undef is 0)
+as C<set_counter>'s value, C<$expiration_time> (default 0, never expires) as C<set>'s. A bad
+one is refused before anything is sent: C<undef>, C<last_error> naming the call, the key and
+the argument as given (C<incr_or_init "k": the initial value must be a decimal integer from 0
+to 18446744073709551615 ...>), nothing created.
 
 =item set_counter ($key, $value, [$expiration_time])
 
@@ -1693,7 +1722,13 @@ negative C<flush_all> delay flushes now, as there (the core's rules for signed t
 fractional time (C<0.4>, C<"1.7">) goes through the core's rule for fractions
 (C<mcpool_whole_seconds>): a positive fraction rounds up to whole seconds, so C<0.4> keeps the
 item 1 second, never 0, which memcached reads as "never expires" (Cache::Memcached::Fast
-sends C<0.4> as 0 and keeps it forever); a negative one stays negative.
+sends C<0.4> as 0 and keeps it forever); a negative one stays negative. NaN and infinity
+(C<9**9**9>, C<-9**9**9>, C<'nan'>, C<'inf'>) are refused as a string that is not a number
+is, named as given (C<set "k": invalid ttl: NaN is not a finite number of seconds>;
+C<get_lease> names C<vivify_ttl> or C<recache_below>, C<invalidate> C<stale_ttl>,
+C<flush_all> croaks with C<flush_all: invalid delay: Inf ...>, C<expiry_from_now> with
+C<invalid duration>); so is a time past 64 bits (C<1e30>: C<invalid ttl: 1e+30 is above
+2147483647 ...>), where the message named 9223372036854775807.
 
 =head1 FORK AND THREADS
 

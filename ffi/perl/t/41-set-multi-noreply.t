@@ -45,7 +45,7 @@ for my $protocol (qw(text meta binary)) {
     my @r = $m->set_multi_noreply([ "${b}ok1", 'a' ], [ "${b}" . ('x' x 251), 'b' ],
         [ "${b}ok2", 'c' ]);
     is_deeply(\@r, [], "$protocol: a refused key: nothing (false)");
-    like(Mcpool::last_error(), qr/^set_multi_noreply: invalid key "<\d+ bytes>": key is longer than 250 bytes/,
+    like(Mcpool::last_error(), qr/^set_multi_noreply: invalid key "<\d+ bytes>" \(key number 1\): key is longer than 250 bytes/,
         "$protocol: ... last_error names it");
     is_deeply($m->get_multi("${b}ok1", "${b}ok2"), { "${b}ok1" => 'a', "${b}ok2" => 'c' },
         "$protocol: ... the others are stored");

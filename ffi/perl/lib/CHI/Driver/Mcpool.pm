@@ -149,14 +149,22 @@ sub store {
     return;
 }
 
+# The last moment memcached can hold (2038-01-19; the core's MCPOOL_MAX_TTL, the Django
+# adapter's MAX_TTL): it reads a larger exptime as negative.
+my $MAX_TTL = 2147483647;
+
 # Seconds from now (CHI's expires_on_backend) to memcached's: none (0) when not given, else
 # the core's rule for a duration (Mcpool::expiry_from_now): as they are up to 30 days, the
 # unix time they end at above (memcached reads the seconds themselves as a moment in 1970
-# and drops the item at once), expired at once when not in the future.
+# and drops the item at once), expired at once when not in the future. A moment after 2038
+# is the last one memcached can hold: the core refused it, CHI's default on_set_error only
+# logs, and the OLD value stayed readable with its own, still valid CHI expiry (tester
+# finding expiry 1); CHI still expires the new one at its own time (kept in the value).
 sub _ttl {
     my $s = shift;
     return 0 unless defined $s;
-    return Mcpool::expiry_from_now(int($s + 0.999999));
+    my $t = Mcpool::expiry_from_now(int($s + 0.999999));
+    return $t > $MAX_TTL ? $MAX_TTL : $t;
 }
 
 sub remove {
@@ -308,7 +316,13 @@ Expiration is CHI's (stored in the value); with C<expires_on_backend> memcached 
 item too, at the same moment (times C<expires_on_backend>): a duration above 30 days goes to
 memcached as the unix time it ends at (C<Mcpool::expiry_from_now>), since memcached reads
 one above 30 days as a unix time (CHI's own Memcached drivers send the seconds, and such an
-item is gone at once). A moment after 2038 fails the set (C<on_set_error>).
+item is gone at once). A moment after 2038 (C<expires_in =E<gt> 2**31>, an C<expires_at>
+past 2038-01-19) is more than memcached can hold: memcached is given the last moment it can
+(2147483647, 2038-01-19 03:14:07 UTC, as mcpool's Django adapter does), so the new value is
+stored and kept as long as memcached can keep an item, and CHI still expires it at its own
+time (kept in the value). The core refuses such a time, so the set used to fail, which CHI's
+default C<on_set_error> (C<log>) passes over silently, and C<get> went on returning the old
+value.
 
 =back
 
