@@ -415,6 +415,20 @@ const COMMANDS: &[Spec] = {
             usage: "decr KEY N",
         },
         Spec {
+            name: "incr-or-init",
+            writes: true,
+            slots: &[Key, Number, Number],
+            options: &["--ttl"],
+            usage: "incr-or-init KEY N INITIAL [--ttl S]",
+        },
+        Spec {
+            name: "decr-or-init",
+            writes: true,
+            slots: &[Key, Number, Number],
+            options: &["--ttl"],
+            usage: "decr-or-init KEY N INITIAL [--ttl S]",
+        },
+        Spec {
             name: "touch",
             writes: true,
             slots: &[Keys, Number],
@@ -1043,6 +1057,14 @@ enum Op<'a> {
         key: &'a [u8],
         delta: u64,
     },
+    /// incr-or-init, decr-or-init: the counter created with `initial` when missing.
+    ArithOrInit {
+        incr: bool,
+        key: &'a [u8],
+        delta: u64,
+        initial: u64,
+        ttl: u32,
+    },
     Touch {
         key: &'a [u8],
         ttl: u32,
@@ -1105,7 +1127,7 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                     // 0 is the core's to refuse (no item has CAS 0), as on every surface.
                     let cas = text(cas)
                         .and_then(|c| {
-                            c.parse::<u64>().map_err(|_| {
+                            crate::whole_number(c).ok_or_else(|| {
                                 format!(
                                     "CAS takes a CAS unique 1-{} (as gets prints it), not {c:?}",
                                     u64::MAX
@@ -1128,24 +1150,18 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 ttl: ttl_of(key)?,
             }
         }
-        ("set-counter", &[key, value]) => {
-            // memcached's counters are unsigned 64-bit: -1 would be a counter no incr takes
-            let n = text(value)
-                .and_then(|v| {
-                    v.parse::<u64>().map_err(|_| {
-                        format!(
-                            "N takes an unsigned 64-bit integer (0 to {}), not {v:?}",
-                            u64::MAX
-                        )
-                    })
-                })
-                .map_err(|e| about(command, key, e))?;
-            Op::SetCounter {
-                key,
-                n,
-                ttl: ttl_of(key)?,
-            }
-        }
+        ("set-counter", &[key, value]) => Op::SetCounter {
+            key,
+            n: counter_value("N", value).map_err(|e| about(command, key, e))?,
+            ttl: ttl_of(key)?,
+        },
+        ("incr-or-init" | "decr-or-init", &[key, n, initial]) => Op::ArithOrInit {
+            incr: command == "incr-or-init",
+            key,
+            delta: delta(command, n).map_err(|e| about(command, key, e))?,
+            initial: counter_value("INITIAL", initial).map_err(|e| about(command, key, e))?,
+            ttl: ttl_of(key)?,
+        },
         ("append" | "prepend", &[key, value]) => Op::Concat {
             append: command == "append",
             key,
@@ -1198,7 +1214,7 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
         ("stats", _) => Op::Stats(stats_group(&pos)?),
         ("flush", [] | [_]) => Op::Flush(
             pos.first()
-                .map(|d| crate::seconds("flush DELAY", text(d)?))
+                .map(|d| crate::seconds_as("flush DELAY", "delay", text(d)?))
                 .transpose()?,
         ),
         _ => return Err(wrong()),
@@ -1242,15 +1258,32 @@ fn stats_group<'a>(pos: &[&'a [u8]]) -> Result<Option<&'a str>, String> {
 /// command and key).
 fn delta(command: &str, s: &[u8]) -> Result<u64, String> {
     let t = text(s)?;
-    t.parse().map_err(|_| {
-        let other = if command == "incr" { "decr" } else { "incr" };
+    crate::whole_number(t).ok_or_else(|| {
+        let other = match command {
+            "incr" => "decr",
+            "decr" => "incr",
+            "incr-or-init" => "decr-or-init",
+            _ => "incr-or-init",
+        };
         let hint = match t.strip_prefix('-') {
-            Some(n) if n.parse::<u64>().is_ok() => {
+            Some(n) if crate::whole_number(n).is_some() => {
                 format!(" (for a negative delta use {other} KEY {n})")
             }
             _ => String::new(),
         };
         format!("N takes a delta 0-{}, not {t:?}{hint}", u64::MAX)
+    })
+}
+
+/// A counter's value (set-counter's N, incr-or-init's INITIAL): memcached's counters are
+/// unsigned 64-bit (-1 would be a counter no incr takes), written in decimal digits.
+fn counter_value(what: &str, s: &[u8]) -> Result<u64, String> {
+    let t = text(s)?;
+    crate::whole_number(t).ok_or_else(|| {
+        format!(
+            "{what} takes an unsigned 64-bit integer (0 to {}), not {t:?}",
+            u64::MAX
+        )
     })
 }
 
@@ -1480,6 +1513,22 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                     Ok(ExitCode::from(MISS))
                 }
             }
+        }
+        Op::ArithOrInit {
+            incr,
+            key,
+            delta,
+            initial,
+            ttl,
+        } => {
+            let n = if incr {
+                client.incr_or_init(key, delta, initial, ttl)
+            } else {
+                client.decr_or_init(key, delta, initial, ttl)
+            }
+            .map_err(|e| about_error(command, key, &e))?;
+            check(writeln!(out, "{n}"));
+            Ok(ExitCode::SUCCESS)
         }
         Op::Touch { key, ttl } => {
             match client

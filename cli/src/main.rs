@@ -55,6 +55,9 @@ exists)`):
                              (for a negative delta use the other command)
   set-counter KEY N [--ttl S] store N (0 to 2^64-1) as a counter for incr/decr (decimal
                              text, flags 0, whatever --value-format)
+  incr-or-init KEY N INITIAL [--ttl S] | decr-or-init KEY N INITIAL [--ttl S]
+                             incr/decr, creating a missing counter with INITIAL (and the
+                             TTL) in the same call; prints the new value
   touch KEY... TTL           set a new expiry, the TTL last (several keys: one batch,
                              reported as delete reports them, KEY<TAB>touched)
   version                    each server's version
@@ -294,13 +297,31 @@ pub fn count(flag: &str, v: &str, min: u32) -> Result<u32, String> {
 /// that the core's rule (`mcpool::ttl`, 0 to 2^31 - 1) accepts; anything else is an error
 /// naming the flag (exit 2), before any server is asked.
 pub fn seconds(flag: &str, v: &str) -> Result<u32, String> {
-    let n = v.parse::<u32>().map_err(|_| {
-        format!(
-            "{flag} takes seconds, a whole number 0-{}, not {v:?}",
-            mcpool::ttl::MAX_TTL
-        )
-    })?;
-    mcpool::ttl::check("ttl", n).map_err(|e| format!("{flag}: {e}"))
+    seconds_as(flag, "ttl", v)
+}
+
+/// [`seconds`] for a time the core's refusal names `what` (flush's "delay", as every other
+/// surface names it; tester finding expiry 5).
+pub fn seconds_as(flag: &str, what: &'static str, v: &str) -> Result<u32, String> {
+    let n = whole_number(v)
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| {
+            format!(
+                "{flag} takes seconds, a whole number 0-{}, not {v:?}",
+                mcpool::ttl::MAX_TTL
+            )
+        })?;
+    mcpool::ttl::check(what, n).map_err(|e| format!("{flag}: {e}"))
+}
+
+/// A whole number as the CLI's arguments write one: decimal digits only (no sign, no
+/// space), up to 2^64-1. Rust's own parse takes "+5", which no other surface did (tester
+/// finding counters 5).
+pub fn whole_number(v: &str) -> Option<u64> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse().ok()
 }
 
 /// Why the global options stop the program before any command.

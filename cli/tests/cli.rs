@@ -1025,7 +1025,7 @@ fn set_counter_stores_a_counter_in_every_value_format() {
         0
     );
     assert_eq!(with(&["incr", "max", "1"]).stdout, b"0\n");
-    for bad in ["-1", "1.5", "x", "18446744073709551616", ""] {
+    for bad in ["-1", "1.5", "x", "18446744073709551616", "", "+5", " 5"] {
         let o = with(&["set-counter", "--", "bad", bad]);
         assert_eq!(code(&o), 2, "{bad:?}");
         assert!(
@@ -1038,6 +1038,57 @@ fn set_counter_stores_a_counter_in_every_value_format() {
         2
     );
     assert_eq!(raw_header(&s, "bad"), "END\r\n", "nothing stored");
+}
+
+/// incr-or-init and decr-or-init create a missing counter with INITIAL (and --ttl) and count
+/// an existing one, as on every other surface (tester finding counters 2: the CLI had no
+/// such command); a delta, INITIAL or CAS with a sign is refused, as every surface refuses
+/// one (counters 5: "+1" was taken), and flush's refused delay is named a delay (expiry 5).
+#[test]
+fn incr_or_init_creates_and_counts() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    for p in ["text", "meta", "binary"] {
+        let key = format!("ioi-{p}");
+        let dkey = format!("doi-{p}");
+        let o = with(&[
+            "--protocol",
+            p,
+            "incr-or-init",
+            &key,
+            "5",
+            "100",
+            "--ttl",
+            "60",
+        ]);
+        assert_eq!((code(&o), &o.stdout[..]), (0, &b"100\n"[..]), "{p}");
+        let o = with(&["--protocol", p, "incr-or-init", &key, "5", "100"]);
+        assert_eq!(o.stdout, b"105\n", "{p}");
+        let o = with(&["--protocol", p, "decr-or-init", &dkey, "3", "7"]);
+        assert_eq!(o.stdout, b"7\n", "{p}");
+        let o = with(&["--protocol", p, "decr-or-init", &dkey, "3", "7"]);
+        assert_eq!(o.stdout, b"4\n", "{p}");
+        assert_eq!(with(&["get", &key]).stdout, b"105\n", "{p}");
+    }
+    for bad in [
+        &["incr-or-init", "x", "+1", "0"][..],
+        &["incr-or-init", "x", "1", "-5"],
+        &["incr-or-init", "x", "1"],
+        &["incr", "x", "+1"],
+        &["cas", "x", "v", "+7"],
+    ] {
+        let o = with(bad);
+        assert_eq!(code(&o), 2, "{bad:?}");
+    }
+    assert_eq!(raw_header(&s, "x"), "END\r\n", "nothing stored");
+    let o = with(&["flush", "2147483648"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("flush DELAY: invalid delay: 2147483648"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// Another language's serialized object: an error (exit 2) with its option off; with it on,

@@ -422,9 +422,7 @@ fn arith_outcome(server: &str, r: Reply<'_>, opaque: u32) -> Result<Outcome> {
     match r {
         Reply::Value { flags, data } => {
             check_opaque(server, flags, opaque)?;
-            std::str::from_utf8(data)
-                .ok()
-                .and_then(|s| s.trim().parse().ok())
+            crate::proto::parse_counter(data)
                 .map(|n| Outcome::Counter(Some(n)))
                 .ok_or_else(|| {
                     protocol(

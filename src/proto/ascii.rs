@@ -466,11 +466,7 @@ pub fn parse(buf: &[u8], max_value: usize) -> Result<Status<Reply<'_>>, ParseErr
     }
     if line.first().is_some_and(u8::is_ascii_digit) {
         // incr/decr; memcached may pad the number with spaces.
-        let digits = line.strip_suffix(b" ").map_or(line, |l| {
-            let end = l.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
-            &l[..end]
-        });
-        return parse_u64(digits)
+        return super::parse_counter(line)
             .map(|n| Status::Complete(Reply::Number(n), used))
             .ok_or(ParseError::BadLine);
     }

@@ -11,6 +11,15 @@ pub(crate) fn push_u64(buf: &mut Vec<u8>, n: u64) {
     buf.extend_from_slice(write_u64(&mut tmp, n));
 }
 
+/// A counter's value as a server answers an incr/decr (text's reply line, meta `ma`'s value):
+/// its decimal digits, which memcached may pad with trailing spaces (a decremented counter
+/// keeps its length), and nothing else: no sign, no leading space. The one rule of every
+/// protocol (tester finding counters 5: meta took "+5" and " 5", which text refused).
+pub(crate) fn parse_counter(s: &[u8]) -> Option<u64> {
+    let end = s.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
+    parse_u64(&s[..end])
+}
+
 /// The number written in decimal digits `s` (1 to 20 of them, no sign, no space), or `None`
 /// when `s` is anything else or the number does not fit in 64 bits. Up to 19 digits cannot
 /// overflow, so they take no checked arithmetic (a meta reply's flags are 3 or 4 numbers:
@@ -244,7 +253,22 @@ impl std::fmt::Display for ParseError {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_u64, push_u64, write_u64};
+    use super::{parse_counter, parse_u64, push_u64, write_u64};
+
+    #[test]
+    fn a_counter_is_digits_padded_with_trailing_spaces_only() {
+        assert_eq!(parse_counter(b"5"), Some(5));
+        assert_eq!(parse_counter(b"5   "), Some(5));
+        assert_eq!(parse_counter(b"18446744073709551615"), Some(u64::MAX));
+        for bad in [&b"+5"[..], b" 5", b"-1", b"", b"   ", b"5a", b"5\t", b"0x5"] {
+            assert_eq!(
+                parse_counter(bad),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
 
     #[test]
     fn parse_u64_takes_digits_only_and_refuses_overflow() {
