@@ -1532,7 +1532,9 @@ mcpool_status mcpool_config_set_operation_callback(mcpool_config *config,
 
 /**
  * Sets the option `name` (`name_len` bytes) to `value` (`value_len` bytes, its text form),
- * both UTF-8 with no NUL needed, from the core's option table (`mcpool_option_name`). Value
+ * both UTF-8 with no NUL needed (`key_prefix`'s value may be any bytes, as
+ * `mcpool_config_set_key_prefix` takes them: the protocol's key rule checks them when the
+ * client is built), from the core's option table (`mcpool_option_name`). Value
  * forms: durations `250ms`, `1.5s`, `2s`, `500us` or a bare number of milliseconds (`0` where
  * the option documents "none"); booleans `true`/`false`/`1`/`0`/`yes`/`no`/`on`/`off`; counts
  * and sizes as decimal integers; `servers` as `host:port[:weight]`, comma-separated (replaces

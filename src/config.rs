@@ -374,7 +374,7 @@ pub struct ClientBuilder {
     /// over a `preset` or `libmemcached_config` set after them, so that those two set
     /// defaults and never override an option given beside them, whatever the order
     /// (`options::OptionSpec::set`; tester finding migrate 1).
-    named: Vec<(&'static str, String)>,
+    named: Vec<(&'static str, Vec<u8>)>,
     /// A `preset` or `libmemcached_config` is being applied: its settings are defaults, not
     /// the caller's options.
     applying_base: bool,
@@ -396,10 +396,11 @@ impl std::fmt::Debug for ClientBuilder {
         let named: Vec<(&str, String)> = named
             .iter()
             .map(|(name, value)| {
+                let value = String::from_utf8_lossy(value);
                 let shown = if options::is_secret(name) {
-                    options::redacted(value)
+                    options::redacted(&value)
                 } else {
-                    value.clone()
+                    value.into_owned()
                 };
                 (*name, shown)
             })
@@ -965,6 +966,13 @@ impl ClientBuilder {
     /// accepted (or the close names); the builder is consumed either way.
     pub fn set(self, name: &str, value: &str) -> Result<Self> {
         options::set(self, name, value)
+    }
+
+    /// [`ClientBuilder::set`] with the value as bytes: UTF-8 read as text, and any bytes for
+    /// an option that takes them (`key_prefix`: a namespace that is not UTF-8, as the C ABI
+    /// and every binding take it; [`options::OptionSpec::takes_bytes`]).
+    pub fn set_bytes(self, name: &str, value: &[u8]) -> Result<Self> {
+        options::set_bytes(self, name, value)
     }
 }
 

@@ -34,9 +34,13 @@ fn every_option_set_to_its_default_changes_nothing() {
 #[test]
 fn every_option_refuses_a_bad_value_naming_it() {
     for o in OPTIONS {
-        // (a SASL credential takes any byte but NUL and a line break)
+        // (a SASL credential takes any byte but NUL and a line break; a key prefix any
+        // byte, checked by each protocol's key rule when the client is built, but not
+        // white space around it)
         let mut bad = vec![if o.name.starts_with("sasl_") {
             "bad\n"
+        } else if o.takes_bytes() {
+            "\u{1}bad "
         } else {
             "\u{1}bad"
         }
@@ -776,7 +780,9 @@ fn text_options_are_refused_or_kept_never_trimmed() {
             "{name} = {value:?}: {m}"
         );
         assert!(
-            m.contains("control character") || m.contains("line break"),
+            m.contains("control character")
+                || m.contains("line break")
+                || (name == "key_prefix" && m.contains("white space")),
             "{m}"
         );
     }
@@ -1409,4 +1415,42 @@ fn every_named_word_takes_any_case_and_underscores() {
             assert_eq!(config_text(&got), want, "{}={shouted}", o.name);
         }
     }
+}
+
+/// A key prefix given as bytes is taken as given (tester finding keys2 2): not UTF-8 by
+/// name, kept over a preset or libmemcached configuration set after it (a caller's option
+/// always wins, however it was given), and any other option still refuses bytes that are
+/// not UTF-8, saying where.
+#[test]
+fn a_key_prefix_of_bytes_is_taken_as_given() {
+    let b = ClientBuilder::new()
+        .set_bytes("key_prefix", b"caf\xe9:")
+        .unwrap()
+        .set(
+            "libmemcached_config",
+            "--SERVER=127.0.0.1:11211 --NAMESPACE=other:",
+        )
+        .unwrap();
+    assert_eq!(b.config().key_prefix, b"caf\xe9:");
+    let b = ClientBuilder::new()
+        .set_bytes("key-prefix", b"a\x01:")
+        .unwrap()
+        .set("preset", "whalin")
+        .unwrap();
+    assert_eq!(b.config().key_prefix, b"a\x01:");
+    let m = message(
+        ClientBuilder::new()
+            .set_bytes("key_prefix", b"\xe9 ")
+            .unwrap_err(),
+    );
+    assert!(m.contains("white space"), "{m}");
+    let m = message(
+        ClientBuilder::new()
+            .set_bytes("distribution", b"ketama\xff")
+            .unwrap_err(),
+    );
+    assert!(
+        m.contains("option distribution") && m.contains("not UTF-8 (byte 7 of 7"),
+        "{m}"
+    );
 }

@@ -30,7 +30,9 @@ pub(crate) fn option_failure(e: &Error) -> Failure {
 }
 
 /// Sets the option `name` (`name_len` bytes) to `value` (`value_len` bytes, its text form),
-/// both UTF-8 with no NUL needed, from the core's option table (`mcpool_option_name`). Value
+/// both UTF-8 with no NUL needed (`key_prefix`'s value may be any bytes, as
+/// `mcpool_config_set_key_prefix` takes them: the protocol's key rule checks them when the
+/// client is built), from the core's option table (`mcpool_option_name`). Value
 /// forms: durations `250ms`, `1.5s`, `2s`, `500us` or a bare number of milliseconds (`0` where
 /// the option documents "none"); booleans `true`/`false`/`1`/`0`/`yes`/`no`/`on`/`off`; counts
 /// and sizes as decimal integers; `servers` as `host:port[:weight]`, comma-separated (replaces
@@ -63,11 +65,11 @@ pub unsafe extern "C" fn mcpool_config_set(
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
         let name = unsafe { text(name, name_len, "option name", "") }?;
         // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
-        let value = unsafe { text(value, value_len, "option value", name) }?;
+        let value = unsafe { value_of(value, value_len, name) }?;
         // SAFETY: the caller promises `config` is live and unshared.
         unsafe {
             update_builder(config, |b| {
-                options::set(b, name, value).map_err(|e| option_failure(&e))
+                options::set_bytes(b, name, value).map_err(|e| option_failure(&e))
             })
         }
     })
@@ -102,17 +104,43 @@ pub unsafe extern "C" fn mcpool_config_set_as(
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
         let name = unsafe { text(name, name_len, "option name", "") }?;
         // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
-        let value = unsafe { text(value, value_len, "option value", name) }?;
+        let value = unsafe { value_of(value, value_len, name) }?;
         // SAFETY: the caller promises `config` is live and unshared.
         let cfg = unsafe { ptr::handle_mut(config, "config") }?;
         let mut sources = cfg.given.clone();
         let b = sources
-            .set(cfg.builder.clone(), given, name, value)
+            .set_bytes(cfg.builder.clone(), given, name, value)
             .map_err(|e| option_failure(&e))?;
         cfg.builder = b;
         cfg.given = sources;
         Ok(mcpool_status::MCPOOL_OK)
     })
+}
+
+/// The value of option `option` from C: its bytes for an option that takes bytes (the key
+/// prefix, `OptionSpec::takes_bytes`: not UTF-8, a control byte, as the C setter takes
+/// them), else its text as [`text`] reads it.
+///
+/// # Safety
+/// `p` is NULL or valid for `len` bytes for `'a`.
+unsafe fn value_of<'a>(p: *const u8, len: usize, option: &str) -> Result<&'a [u8], Failure> {
+    if options::option(option).is_some_and(|o| o.takes_bytes()) {
+        if p.is_null() && len == 0 {
+            return Ok(&[]);
+        }
+        // SAFETY: forwarded from the caller's promise.
+        return unsafe {
+            ptr::bytes(
+                p,
+                len,
+                MAX_OPTION_LEN,
+                "option value",
+                mcpool_status::MCPOOL_CONFIG,
+            )
+        };
+    }
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { text(p, len, "option value", option) }.map(str::as_bytes)
 }
 
 /// Text from C: a NULL pointer with a length is `MCPOOL_INVALID_ARGUMENT` (NULL with length
@@ -340,8 +368,15 @@ mod tests {
                     mcpool_status::MCPOOL_OK,
                     "{name}={default:?}"
                 );
-                // A NUL byte: no option takes it (a SASL credential takes any other byte).
-                assert_eq!(set(b"\x00bad"), mcpool_status::MCPOOL_CONFIG, "{name}");
+                // A NUL byte: no option takes it (a SASL credential takes any other byte)
+                // but the key prefix, bytes as a key is (its protocol's rule at build).
+                let bad: &[u8] = if name == "key_prefix" {
+                    assert_eq!(set(b"\x00bad"), mcpool_status::MCPOOL_OK);
+                    b"\x00bad "
+                } else {
+                    b"\x00bad"
+                };
+                assert_eq!(set(bad), mcpool_status::MCPOOL_CONFIG, "{name}");
                 let msg = crate::last_error::current();
                 assert!(msg.contains(&format!("option {name}")), "{msg}");
                 mcpool_config_free(cfg);

@@ -2415,8 +2415,14 @@ static void test_options(void) {
         mcpool_status st = mcpool_config_set(cfg, K(name), K(def));
         if (st != MCPOOL_OK) fprintf(stderr, "option %s = \"%s\"\n", name, def);
         EXPECT(st, MCPOOL_OK);
-        /* a NUL byte: no option takes it (a SASL credential takes any other byte) */
+        /* a NUL byte: no option takes it (a SASL credential takes any other byte), but the
+         * key prefix, bytes as a key is (refused by the text protocol when the client is
+         * built, sent base64 on meta: test_key_prefix_bytes) */
         st = mcpool_config_set(cfg, K(name), (const uint8_t *)"\000bad", 4);
+        if (strcmp(name, "key_prefix") == 0) {
+            EXPECT(st, MCPOOL_OK);
+            st = mcpool_config_set(cfg, K(name), (const uint8_t *)"bad ", 4);
+        }
         if (st != MCPOOL_CONFIG) fprintf(stderr, "option %s = \"\\000bad\"\n", name);
         EXPECT(st, MCPOOL_CONFIG);
         char want[128];
@@ -3400,6 +3406,53 @@ static void test_resolver(void) {
     mcpool_config_free(cfg);
 }
 
+/* A key prefix by name takes the bytes the typed setter takes (tester finding keys2 2: it
+ * took UTF-8 text only, so a Latin-1 namespace of a Cache::Memcached::Fast fleet could be set
+ * from C's setter and Perl but not by name, nor from Python, Java or the CLI): "caf\xe9:" on
+ * every protocol, the same item by either setter; a control byte on meta and binary, refused
+ * on text when the client is built. */
+static void test_key_prefix_bytes(void) {
+    static const char *const protocols[] = {"text", "meta", "binary"};
+    static const char *const prefixes[] = {"caf\xe9:", "a\x01:"};
+    for (size_t p = 0; p < 3; p++) {
+        for (size_t i = 0; i < 2; i++) {
+            mcpool_client *by_name = NULL, *by_setter = NULL;
+            for (int setter = 0; setter < 2; setter++) {
+                mcpool_config *cfg = NULL;
+                EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+                EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+                EXPECT(mcpool_config_set_protocol(cfg, S(protocols[p])), MCPOOL_OK);
+                const uint8_t *pre = (const uint8_t *)prefixes[i];
+                size_t len = strlen(prefixes[i]);
+                EXPECT(setter ? mcpool_config_set_key_prefix(cfg, pre, len)
+                              : mcpool_config_set(cfg, K("key_prefix"), pre, len),
+                       MCPOOL_OK);
+                mcpool_client *c = NULL;
+                mcpool_status st = mcpool_client_new(cfg, &c);
+                mcpool_config_free(cfg);
+                if (i == 1 && p == 0) { /* a control byte: not on text */
+                    EXPECT(st, MCPOOL_CONFIG);
+                    continue;
+                }
+                EXPECT(st, MCPOOL_OK);
+                *(setter ? &by_setter : &by_name) = c;
+            }
+            if (by_name == NULL || by_setter == NULL)
+                continue;
+            char v[32];
+            snprintf(v, sizeof v, "bp%ld-%zu-%zu", (long)getpid(), p, i);
+            EXPECT(mcpool_client_set(by_name, K("bytes-prefix"), K(v), 0, 0), MCPOOL_OK);
+            mcpool_item *item = NULL;
+            EXPECT(mcpool_client_get(by_setter, K("bytes-prefix"), &item), MCPOOL_OK);
+            CHECK(item != NULL && mcpool_item_len(item) == strlen(v) &&
+                  memcmp(mcpool_item_data(item), v, strlen(v)) == 0);
+            mcpool_item_free(item);
+            mcpool_client_free(by_name);
+            mcpool_client_free(by_setter);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     server = argc > 1 ? argv[1] : getenv("MCPOOL_TEST_SERVER");
     if (!server || !*server) {
@@ -3460,6 +3513,7 @@ int main(int argc, char **argv) {
     test_close();
     test_server_weight_in_address();
     test_resolver();
+    test_key_prefix_bytes();
     test_dead_server();
     test_with_version_sent();
     test_interrupt_check();

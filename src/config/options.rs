@@ -165,7 +165,62 @@ impl OptionSpec {
     /// keeps its value (it is applied again over theirs), so the order of the caller's
     /// options never matters (a Perl hash has none; tester finding migrate 1).
     pub fn set(&self, b: ClientBuilder, value: &str) -> Result<ClientBuilder> {
-        self.given(b, value.to_owned(), |b| self.parse_and_apply(b, value))
+        self.given(b, value.as_bytes().to_vec(), |b| {
+            self.parse_and_apply(b, value)
+        })
+    }
+
+    /// Whether the option's value may be any bytes rather than UTF-8 text: a key prefix, a
+    /// namespace being bytes as a key is (Cache::Memcached::Fast's namespace `"caf\xe9:"`),
+    /// its interior checked by each protocol's key rule when the client is built (a control
+    /// byte or space refused on text, sent base64 on meta). Every way of setting one takes
+    /// the same bytes (tester finding keys2 2: only C's setter and Perl's namespace did).
+    pub fn takes_bytes(&self) -> bool {
+        self.name == "key_prefix"
+    }
+
+    /// [`OptionSpec::set`] for a value given as bytes: UTF-8 is read as text; other bytes
+    /// only by an option that [takes bytes](OptionSpec::takes_bytes), else a refusal saying
+    /// where the bytes stop being UTF-8 (the value shown only as an option's value is).
+    pub fn set_bytes(&self, b: ClientBuilder, value: &[u8]) -> Result<ClientBuilder> {
+        match std::str::from_utf8(value) {
+            Ok(t) => self.set(b, t),
+            Err(_) if self.takes_bytes() => {
+                self.given(b, value.to_vec(), |b| self.apply_bytes(b, value))
+            }
+            Err(e) => {
+                let shown = if is_secret(self.name) || self.name == "libmemcached_config" {
+                    format!("of {} bytes", value.len())
+                } else {
+                    crate::key::quoted(value)
+                };
+                Err(self.bad(
+                    &shown,
+                    &format!(
+                        "not UTF-8 (byte {} of {} does not decode)",
+                        e.valid_up_to() + 1,
+                        value.len()
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// The value of an option that takes bytes, applied as given (not UTF-8: no text rule
+    /// applies to it; the key prefix's own rule does).
+    fn apply_bytes(&self, b: ClientBuilder, value: &[u8]) -> Result<ClientBuilder> {
+        if let Some(why) = crate::key::key_prefix_problem(value) {
+            return Err(self.bad(&crate::key::quoted(value), &why));
+        }
+        Ok(b.key_prefix(value))
+    }
+
+    /// Applies a value kept as given ([`OptionSpec::set_bytes`]'s rule).
+    fn apply_given(&self, b: ClientBuilder, value: &[u8]) -> Result<ClientBuilder> {
+        match std::str::from_utf8(value) {
+            Ok(t) => self.parse_and_apply(b, t),
+            Err(_) => self.apply_bytes(b, value),
+        }
     }
 
     /// Whether this option sets defaults for the others (`preset`, `libmemcached_config`):
@@ -181,7 +236,7 @@ impl OptionSpec {
     fn given(
         &self,
         mut b: ClientBuilder,
-        text: String,
+        text: Vec<u8>,
         apply: impl FnOnce(ClientBuilder) -> Result<ClientBuilder>,
     ) -> Result<ClientBuilder> {
         if b.applying_base {
@@ -197,7 +252,7 @@ impl OptionSpec {
         let mut b = apply(b)?;
         b.applying_base = false;
         for (name, value) in &named {
-            b = OPTIONS[find(name)?].parse_and_apply(b, value)?;
+            b = OPTIONS[find(name)?].apply_given(b, value)?;
         }
         b.named = named;
         Ok(b)
@@ -269,7 +324,7 @@ impl OptionSpec {
     /// Applies an already typed value (the C ABI's typed setters): the same range checks and
     /// the same setter as [`OptionSpec::set`]. A value of the wrong type is refused.
     pub fn set_value(&self, b: ClientBuilder, value: Value<'_>) -> Result<ClientBuilder> {
-        self.given(b, value.as_text(), |b| {
+        self.given(b, value.as_text().into_bytes(), |b| {
             self.set_shown(b, value, &value.to_string())
         })
     }
@@ -329,6 +384,7 @@ impl OptionSpec {
             // SASL credential any byte but NUL, which its own check refuses)
             (Apply::Text(_), Value::Text(t))
                 if !self.name.starts_with("sasl_")
+                    && !self.takes_bytes()
                     && t.chars().any(|c| {
                         c.is_control()
                             && !(self.name == "libmemcached_config" && "\n\r\t".contains(c))
@@ -763,7 +819,7 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("protocol", Name, "", "text", "text (ascii), meta, binary",
         "wire protocol (meta: memcached >= 1.6; binary: needed for SASL)",
         Apply::Text(|b, v| Ok(b.protocol(named::<Protocol>(v)?)))),
-    row!("key_prefix", Text, "", "", "at most 250 bytes",
+    row!("key_prefix", Text, "", "", "at most 250 bytes; any bytes where given as bytes",
         "namespace prepended to every key; placement hashes it only where the imitated \
          client hashes its namespace (hash_key_prefix): a prefix the other clients write into \
          their keys themselves (Django's KEY_PREFIX, \"app:\" + key) needs \
@@ -1013,6 +1069,12 @@ pub fn set(b: ClientBuilder, name: &str, value: &str) -> Result<ClientBuilder> {
     OPTIONS[find(name)?].set(b, value)
 }
 
+/// [`set`] for a value given as bytes ([`OptionSpec::set_bytes`]: not UTF-8 only where the
+/// option takes bytes, the key prefix).
+pub fn set_bytes(b: ClientBuilder, name: &str, value: &[u8]) -> Result<ClientBuilder> {
+    OPTIONS[find(name)?].set_bytes(b, value)
+}
+
 /// Which of a caller's arguments set each option: the one rule for an option given twice.
 /// A binding whose language has its own names for some options (Python's `timeout`,
 /// `min_compress_len`; Perl's Cache::Memcached::Fast `compress_threshold`, `failure_timeout`)
@@ -1036,6 +1098,17 @@ impl GivenAs {
         name: &str,
         value: &str,
     ) -> Result<ClientBuilder> {
+        self.set_bytes(b, given, name, value.as_bytes())
+    }
+
+    /// [`GivenAs::set`] for a value given as bytes ([`OptionSpec::set_bytes`]).
+    pub fn set_bytes(
+        &mut self,
+        b: ClientBuilder,
+        given: &str,
+        name: &str,
+        value: &[u8],
+    ) -> Result<ClientBuilder> {
         let spec = &OPTIONS[find(name)?];
         if let Some((_, prev)) = self.0.iter().find(|(n, _)| *n == spec.name) {
             if prev != given {
@@ -1045,7 +1118,7 @@ impl GivenAs {
                 )));
             }
         }
-        let b = spec.set(b, value)?;
+        let b = spec.set_bytes(b, value)?;
         self.0.push((spec.name, given.to_owned()));
         Ok(b)
     }

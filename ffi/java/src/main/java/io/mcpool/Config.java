@@ -18,11 +18,19 @@ final class Config {
     private static final class Step {
         final String option, value;
         final int weight;
+        /** The value's bytes as given (an option that takes bytes: the key prefix), or null:
+         * {@link #value}'s UTF-8. */
+        final byte[] raw;
 
         Step(String option, String value, int weight) {
+            this(option, value, weight, null);
+        }
+
+        Step(String option, String value, int weight, byte[] raw) {
             this.option = option;
             this.value = value;
             this.weight = weight;
+            this.raw = raw;
         }
     }
 
@@ -94,6 +102,18 @@ final class Config {
         return Utf8.text(value, what);
     }
 
+    /** Sets the key prefix to {@code prefix}'s bytes as given, any bytes (a Latin-1
+     * namespace a Cache::Memcached::Fast fleet uses), for the core to check as it checks a
+     * key (tester finding keys2 2: only UTF-8 text could be given). */
+    Config setKeyPrefixBytes(byte[] prefix) {
+        Mcpool.notNull(prefix, "option key_prefix");
+        byte[] copy = prefix.clone();
+        String shown = new String(copy, java.nio.charset.StandardCharsets.ISO_8859_1);
+        steps.add(new Step("key_prefix", shown, 0, copy));
+        options.put("key_prefix", shown);
+        return this;
+    }
+
     /** Adds a server (after the servers and the {@code servers} option given so far). */
     Config addServer(String addr, int weight) {
         Mcpool.notNull(addr, "server address");
@@ -137,7 +157,7 @@ final class Config {
                 values.add(Utf8.address(st.value, "server address"));
             } else {
                 names.add(Utf8.text(st.option, "option name"));
-                values.add(value(st.option, st.value, "option " + st.option));
+                values.add(st.raw != null ? st.raw : value(st.option, st.value, "option " + st.option));
             }
             weights.add(st.weight);
         }

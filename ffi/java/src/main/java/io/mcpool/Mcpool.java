@@ -241,6 +241,15 @@ public final class Mcpool implements AutoCloseable {
         /** Prepended to every key (as UTF-8; unpaired surrogates are refused). */
         public Builder keyPrefix(String prefix) { return option("key_prefix", prefix); }
 
+        /** Prepended to every key, its bytes as given: a namespace that is not UTF-8 (a
+         * Latin-1 one of a Cache::Memcached::Fast or libmemcached fleet), or has a control
+         * byte (taken on meta and binary, sent base64 on meta; the text protocol refuses it
+         * when the client is built), as the core takes a key's bytes. */
+        public Builder keyPrefixBytes(byte[] prefix) {
+            cfg.setKeyPrefixBytes(prefix);
+            return this;
+        }
+
         /** Connections per server opened at start and kept (default 1). */
         public Builder minIdle(int n) { return option("min_idle", Integer.toString(n)); }
 

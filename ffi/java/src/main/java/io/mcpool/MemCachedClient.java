@@ -54,7 +54,9 @@ import java.util.Set;
  *     {@code lru_crawler metadump}); the statistics calls take no such group.</li>
  * </ul>
  * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so
- * {@code new Date(60_000)} means one minute from now, a real date an absolute time). A Date
+ * {@code new Date(60_000)} means one minute from now, a real date an absolute time), except
+ * that one under a second ({@code new Date(500)}) is one second, not Whalin's 0 (never
+ * expires). A Date
  * before the epoch or after 2038-01-19T03:14:07Z (more than 2^31-1 seconds, which memcached
  * reads as a negative expiry: gone at once) is not sent: the store answers false, as Whalin
  * answered a store that did not happen.
@@ -191,7 +193,8 @@ public class MemCachedClient {
     /** Every server's health, without I/O ({@link Mcpool#serverStates()}). */
     public java.util.List<ServerState> serverStates() { return mc().serverStates(); }
 
-    /** An expiry's seconds as Whalin sent them ({@code getTime() / 1000}; 0 for null), or -1
+    /** An expiry's seconds as Whalin sent them ({@code getTime() / 1000}, but 1 for a positive
+     * Date under a second; 0 for null), or -1
      * for a Date before the epoch (it would be sent as the C ABI's unsigned 32 bits: an
      * absolute time far off, or 0, never expiring). Above {@code Mcpool.MAX_TTL} (a date
      * after 2038-01-19T03:14:07Z) memcached would read a negative expiry: the stores refuse
@@ -199,7 +202,10 @@ public class MemCachedClient {
     static long ttl(Date expiry) {
         if (expiry == null) return 0;
         long ms = expiry.getTime();
-        return ms < 0 ? -1 : ms / 1000;
+        if (ms < 0) return -1;
+        // Under a second is one second, as the core's rule for fractions has it on every
+        // surface: Whalin's 0 would be "never expires" (tester finding expiry 7).
+        return ms > 0 && ms < 1000 ? 1 : ms / 1000;
     }
 
     // ------------------------------------------------------------------------------ stores

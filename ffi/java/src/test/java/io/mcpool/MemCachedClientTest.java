@@ -165,6 +165,18 @@ public class MemCachedClientTest {
         assertEquals("w", mc.get("mcct:exp2"));
     }
 
+    /** A Date under a second is one second, not Whalin's 0 = never expires (tester finding
+     * expiry 7); from a second on, Whalin's {@code getTime() / 1000}. */
+    @Test
+    public void expiryUnderASecondIsOneSecond() {
+        assertEquals(1, MemCachedClient.ttl(new Date(500)));
+        assertEquals(1, MemCachedClient.ttl(new Date(1)));
+        assertEquals(1, MemCachedClient.ttl(new Date(1500)));
+        assertEquals(0, MemCachedClient.ttl(new Date(0)));
+        assertEquals(0, MemCachedClient.ttl(null));
+        assertEquals(60, MemCachedClient.ttl(new Date(60_999)));
+    }
+
     /** An expiry memcached would not read as meant is not sent: the store answers false, as
      * Whalin answered a store that did not happen. Before the epoch it went out as a huge
      * unsigned number (or 0: never expires) or was a ClientException; after 2038-01-19 (more

@@ -101,6 +101,45 @@ public class OptionsTest extends ServerTestBase {
         }
     }
 
+    /** A key prefix given as bytes is sent as those bytes (a Latin-1 namespace, which no
+     * String can spell): the item is under "caf\xe9:k", as memcached shows it (tester finding
+     * keys2 2: only UTF-8 text could be given); a control byte works on meta and binary and
+     * is refused on text when the client is built. */
+    @Test
+    public void aKeyPrefixOfBytesIsSentAsGiven() throws Exception {
+        byte[] latin1 = {'c', 'a', 'f', (byte) 0xe9, ':'};
+        for (String proto : new String[] {"text", "meta", "binary"}) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol(proto).keyPrefixBytes(latin1).build()) {
+                String v = "bp-" + proto;
+                assertTrue(proto, mc.set("k", v));
+                assertEquals(proto, v, mc.get("k"));
+                // the raw item, read over a socket of our own
+                String[] hp = server.addr().split(":");
+                try (java.net.Socket sock = new java.net.Socket(hp[0], Integer.parseInt(hp[1]))) {
+                    java.io.OutputStream out = sock.getOutputStream();
+                    out.write(new byte[] {'g', 'e', 't', ' ', 'c', 'a', 'f', (byte) 0xe9, ':', 'k', '\r', '\n'});
+                    out.flush();
+                    java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                        sock.getInputStream(), java.nio.charset.StandardCharsets.ISO_8859_1));
+                    assertTrue(proto, in.readLine().startsWith("VALUE caf\u00e9:k "));
+                    assertEquals(proto, v, in.readLine());
+                }
+            }
+        }
+        byte[] control = {'a', 1, ':'};
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).keyPrefixBytes(control).build()) {
+            fail("built with a key prefix the text protocol cannot send");
+        } catch (ConfigurationException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("text protocol"));
+        }
+        for (String proto : new String[] {"binary", "meta"}) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol(proto).keyPrefixBytes(control).build()) {
+                assertTrue(proto, mc.set("k", "c"));
+                assertEquals(proto, "c", mc.get("k"));
+            }
+        }
+    }
+
     @Test
     public void twoSpellingsAreOneOption() {
         // The last setting wins whatever the spelling (they were two entries, and the one
