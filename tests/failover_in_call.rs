@@ -1102,3 +1102,67 @@ fn a_batch_that_ejects_a_server_leaves_its_own_writes_where_the_next_read_looks(
         );
     }
 }
+
+/// A server that hangs in a call whose other keys moved on from a refused server (`rehash`,
+/// `eject`): the moved keys that land on the hung server get its error from the first wait,
+/// not a second wait, so the call costs one I/O timeout and counts one failure against it
+/// (tester finding partial 1: two waits, and two failures in one call marked it dead with
+/// `failure_limit` 2). Reads and writes; the hung server is a real memcached, stopped.
+#[test]
+fn a_hung_server_costs_a_call_with_moved_keys_one_failure() {
+    for policy in ["rehash", "eject"] {
+        for write in [false, true] {
+            let live = Memcached::start(&[]);
+            let down = refusing_port();
+            let hung = Memcached::start(&[]);
+            let c = ClientBuilder::new()
+                .set(
+                    "servers",
+                    &format!("{},{},{}", live.addr(), down.addr(), hung.addr()),
+                )
+                .unwrap()
+                .set("failover", policy)
+                .unwrap()
+                .set("failure_limit", "2")
+                .unwrap()
+                .set("retry_timeout", "30s")
+                .unwrap()
+                .set("io_timeout", "300ms")
+                .unwrap()
+                .set("min_idle", "0")
+                .unwrap()
+                .build()
+                .unwrap();
+            let keys: Vec<String> = (0..60).map(|i| unique(&format!("hung{i}-"))).collect();
+            let items: Vec<(&str, &[u8])> = keys.iter().map(|k| (k.as_str(), &b"v"[..])).collect();
+            // the refused server's first failure (its second, in the call, moves its keys)
+            let _ = c.set_multi(&items, 0);
+            assert!(
+                keys.iter().any(|k| c.server_for(k).unwrap() == 1),
+                "{policy}"
+            );
+            assert_eq!(c.server_states()[1].failures, 1, "{policy}");
+            hung.freeze();
+            if write {
+                let _ = c.set_multi(&items, 0);
+            } else {
+                let _ = c.get_multi(&keys);
+            }
+            let states = c.server_states();
+            hung.thaw();
+            let what = format!(
+                "{policy}, {}",
+                if write { "set_multi" } else { "get_multi" }
+            );
+            assert!(
+                !states[1].alive,
+                "{what}: the refused server's keys moved: {states:?}"
+            );
+            assert_eq!(states[2].failures, 1, "{what}: {states:?}");
+            assert!(
+                states[2].alive,
+                "{what}: marked dead by one call: {states:?}"
+            );
+        }
+    }
+}

@@ -473,6 +473,12 @@ impl Client {
         let mut sent_to: Vec<Option<usize>> = vec![None; prepared.len()];
         let mut placement_changed = false;
         let mut redone = false;
+        // The error of each server whose part failed in this call: a later round (items moved
+        // on from another server, or done once more) gives it that error rather than wait for
+        // it again, so a hung server costs the call one I/O timeout and counts one failure
+        // (tester finding partial 1: a second wait, and a second failure that marked it dead).
+        // (a list that allocates only when a server fails: this is every batch's path)
+        let mut failed: Vec<(usize, Error)> = Vec::new();
         loop {
             // Each round tries one more server for the items whose server could not be reached
             // (`Client::fails_over`); the first round is the whole call.
@@ -484,6 +490,10 @@ impl Client {
                 // Connections are taken in the one order of every call (`Topology::acquire_order`).
                 groups.sort_unstable_by_key(|(idx, _)| t.acquire_key(*idx));
                 for (idx, members) in groups {
+                    if let Some((_, e)) = failed.iter().find(|(j, _)| *j == idx) {
+                        fail_part(&mut results, &mut held, idx, &members, e);
+                        continue;
+                    }
                     let res = match self.acquire_group(t, idx, deadline) {
                         Err(e) => {
                             // Nothing was sent: the items may go on to their next server.
@@ -536,7 +546,10 @@ impl Client {
                             }
                             sent.push((idx, pooled, members, tag))
                         }
-                        Err(e) => fail_part(&mut results, &mut held, idx, &members, &e),
+                        Err(e) => {
+                            fail_part(&mut results, &mut held, idx, &members, &e);
+                            failed.push((idx, e));
+                        }
                     }
                 }
                 let mut reads = SetWait::default();
@@ -578,6 +591,7 @@ impl Client {
                         if opened > 0 {
                             self.count_open(t, Some(idx), e, Side::Write, opened);
                         }
+                        failed.push((idx, e.clone()));
                     }
                     self.release(t, idx, pooled, &res);
                     if let Some(st) = start {

@@ -318,6 +318,12 @@ impl Client {
             }
         };
         let deadline = self.shared_deadline();
+        // The error of each server whose part failed in this call: a later round (keys moved
+        // on from a server that could not be reached) gives that server's keys its error
+        // rather than wait for it again, so a hung server costs the call one I/O timeout and
+        // counts one failure (tester finding partial 1: a second wait, and a second failure
+        // that marked it dead). A list that allocates only when a server fails.
+        let mut failed_in_call: Vec<(usize, Error)> = Vec::new();
         // Each round tries one more server for the keys whose server could not be reached
         // (`Client::fails_over`); the first round is the whole call.
         for round in 1..=FAILOVER_TRIES {
@@ -339,6 +345,11 @@ impl Client {
                     wire: &s.wire,
                     keys,
                 };
+                if let Some((_, e)) = failed_in_call.iter().find(|(j, _)| *j == idx) {
+                    let members = s.order[range].iter().map(|&k| k as usize);
+                    fail_part(s, &mut held, idx, members.collect(), e.clone());
+                    continue;
+                }
                 let req = Request::GetMulti {
                     keys: &sel,
                     cas,
@@ -375,6 +386,7 @@ impl Client {
                     Err(e) => Some(e),
                 };
                 if let Some(e) = failed {
+                    failed_in_call.push((idx, e.clone()));
                     let members = s.order[range].iter().map(|&k| k as usize);
                     fail_part(s, &mut held, idx, members.collect(), e);
                 }
@@ -450,6 +462,9 @@ impl Client {
                         let keys = members.iter().map(|&k| k as usize);
                         multi_get::fail_into(state, errors, keys, e.clone());
                     }
+                }
+                if let Err(e) = &res {
+                    failed_in_call.push((idx, e.clone()));
                 }
                 let asked = members.len();
                 self.release(t, idx, pooled, &res);
