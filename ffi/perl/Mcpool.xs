@@ -3481,6 +3481,21 @@ last_error(...)
     OUTPUT:
         RETVAL
 
+SV *
+last_item_error(index)
+        UV index
+    PREINIT:
+        size_t ml = 0;
+        const char *m;
+    CODE:
+        /* item `index`'s own message after a batch call (set_multi, delete_multi, ...): the
+         * thread's last_error holds only the first failure's (tester finding partial 2: CHI
+         * logged every failed key with the first one's key, server and cause) */
+        m = mcpool_last_item_error_message((size_t)index, &ml);
+        RETVAL = m && ml ? newSVpvn(m, ml) : newSV(0);
+    OUTPUT:
+        RETVAL
+
 void
 _clear_last_error()
     CODE:

@@ -1522,6 +1522,15 @@ servers' health (a server marked dead stays so) and the metrics are kept. Return
 
 mcpool extension: the C<host:port> of the server the key lives on, without any I/O.
 
+=item last_item_error ($index)
+
+mcpool extension: after a C<_multi> call that stores, deletes or touches (C<set_multi>,
+C<add_multi>, C<delete_multi>, ...), the message of item C<$index> (0-based, in the order
+given) when that item failed, else C<undef>: C<last_error> holds only the first failed
+item's message. Called as C<Mcpool::last_item_error($i)>; per thread, replaced by the next
+batch call. An item refused before anything was sent (a bad expiration time or CAS unique)
+has C<last_error>'s message as given only when it was the first to fail.
+
 =item last_error
 
 mcpool extension (Cache::Memcached::Fast has none: it only warns or returns nothing). Called

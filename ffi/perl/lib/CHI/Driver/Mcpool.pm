@@ -199,7 +199,9 @@ sub store_multi {
     for my $i (0 .. $#queue) {
         next if $r[$i];
         $self->{ns_stats}->{set_errors}++ if defined $self->{ns_stats};
-        $self->_handle_set_error('Mcpool: set ' . $queue[$i][0] . ' failed: ' . Mcpool::last_error(),
+        # the item's own message (its key, server and cause), not the first failure's
+        my $why = Mcpool::last_item_error($i) // Mcpool::last_error();
+        $self->_handle_set_error('Mcpool: set ' . $queue[$i][0] . ' failed: ' . $why,
             $queue[$i][3]);
     }
     return;
