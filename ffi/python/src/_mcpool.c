@@ -356,17 +356,77 @@ static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **own
     return -1;
 }
 
-/* Seconds of expiry (None: 0), as the C ABI's uint32_t. What fits is passed on: the core
- * refuses one above MCPOOL_MAX_TTL (ClientError, nothing sent); a negative one or one beyond
- * 32 bits cannot be passed at all. A float goes through the core's rule for fractions
- * (mcpool_whole_seconds): a positive fraction rounds up, so 0.4 is 1 s, never 0 ("never
- * expires"). */
-static int ttl_arg(PyObject *o, uint32_t *out) {
+/* A time argument refused as the caller wrote it (tester finding expiry 3: one beyond 32
+ * bits, or a negative lease time, was "expiry time must be between 0 and 2147483647
+ * seconds", no call, key, argument or number): mcpool_expiry_checked's error for the call op
+ * on key (a str or bytes as given; NULL: the call's own time, a batch's or flush_all's), in
+ * the words the call itself uses for 2**31 (`set "k": invalid ttl: 4294967296 is above
+ * 2147483647 ...`), with `server` None as there. seconds is the number the core is given;
+ * given (stolen; NULL when seconds is the caller's number) is what the caller wrote, a float
+ * that is no whole number or an int beyond 64 bits, and the message names it instead. The
+ * core takes no "delay" (flush_all's): it is checked as a "ttl" and named as the call names
+ * it. Returns -1 with the exception, or 0 and *out if the core takes the time after all. */
+static int time_refused(const char *op, PyObject *key, const char *what, int64_t seconds,
+                        PyObject *given, uint32_t *out) {
+    const char *core_what = strcmp(what, "delay") == 0 ? "ttl" : what;
+    const uint8_t *k = NULL;
+    size_t kn = 0;
+    PyObject *own = NULL;
+    if (key != NULL && key_bytes(key, &k, &kn, &own) < 0) {
+        PyErr_Clear(); /* a key of the wrong type: the call refuses it; the time names none */
+        k = NULL;
+    }
+    mcpool_status st = mcpool_expiry_checked(op, k, kn, core_what, seconds, out);
+    Py_XDECREF(own);
+    if (st == MCPOOL_OK) {
+        Py_XDECREF(given);
+        return 0;
+    }
+    PyObject *msg = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                         (Py_ssize_t)mcpool_last_error_length(), "replace");
+    if (msg != NULL && (given != NULL || strcmp(core_what, what) != 0)) {
+        PyObject *from = PyUnicode_FromFormat("invalid %s: %lld", core_what, (long long)seconds);
+        PyObject *to = given != NULL ? PyUnicode_FromFormat("invalid %s: %U", what, given)
+                                     : PyUnicode_FromFormat("invalid %s: %lld", what,
+                                                            (long long)seconds);
+        PyObject *named = from != NULL && to != NULL ? PyUnicode_Replace(msg, from, to, 1)
+                                                     : NULL;
+        Py_XDECREF(from);
+        Py_XDECREF(to);
+        Py_DECREF(msg);
+        msg = named;
+    }
+    Py_XDECREF(given);
+    raise_at(error_class(st), st, msg, Py_None);
+    return -1;
+}
+
+/* Seconds of a time argument (None: 0) as the C ABI's uint32_t, for the call op on key (a
+ * str or bytes as given; NULL for a time of the whole call: a batch's, flush_all's). what
+ * names it as the core does: "ttl" (a store's, touch's or counter's expiry), "delay"
+ * (flush_all's) or a lease's "vivify_ttl", "recache_below", "stale_ttl".
+ *
+ * An int, or any integer with __index__ (numpy.int64, not an int subclass: operator.index,
+ * as pylibmc takes one; tester finding expiry 6), never a bool; or a float, which goes
+ * through the core's rule for fractions (mcpool_whole_seconds): a positive fraction rounds
+ * up, so 0.4 is 1 s, never 0 ("never expires"), and a negative one stays negative (-0.3 is
+ * -1; truncating it toward zero would make it 0). A negative "ttl" (-1, -0.3: a deadline just
+ * passed) goes through the core's rule for signed expiries, mcpool_expiry_from_signed: the
+ * item is stored already expired, as memcached's protocol reads a negative exptime and as
+ * python-memcached, pylibmc, pymemcache, Django and cachelib send it; a negative "delay" is
+ * now (mcpool_delay_from_signed: pylibmc and Cache::Memcached::Fast send -1 for it); a
+ * negative lease time is refused. A time up to 2**32-1 is passed on as it is, and the call
+ * refuses one above MCPOOL_MAX_TTL (ClientError, nothing sent); one that cannot be passed
+ * (beyond 32 bits, a negative lease time, a fraction above MCPOOL_MAX_TTL) is refused here
+ * in the same words (time_refused). -1 with an exception. */
+static int time_arg(PyObject *o, const char *op, PyObject *key, const char *what,
+                    uint32_t *out) {
     if (o == NULL || o == Py_None) {
         *out = 0;
         return 0;
     }
-    long long v;
+    int64_t seconds;
+    PyObject *given = NULL; /* the caller's number, when seconds is not it */
     if (PyFloat_Check(o)) {
         double d = PyFloat_AsDouble(o);
         if (!isfinite(d)) { /* nan, inf, -inf (tester finding pyteam 5: named a range) */
@@ -374,91 +434,50 @@ static int ttl_arg(PyObject *o, uint32_t *out) {
                          o);
             return -1;
         }
-        if (!(d >= 0 && d <= 4294967295.0)) {
-            PyErr_Format(ClientError, "expiry time must be between 0 and %lu seconds",
-                         (unsigned long)MCPOOL_MAX_TTL);
+        seconds = mcpool_whole_seconds(d);
+        if ((double)seconds != d) {
+            /* named as a float (a subclass's repr may be another: numpy's "np.float64(..)") */
+            PyObject *f = PyFloat_FromDouble(d);
+            given = f != NULL ? PyObject_Repr(f) : NULL;
+            Py_XDECREF(f);
+            if (given == NULL)
+                return -1;
+        }
+    } else if (PyBool_Check(o) || !PyIndex_Check(o)) {
+        PyErr_Format(ClientTypeError, "expiry time must be an int, not %.100s", TPNAME(o));
+        return -1;
+    } else {
+        PyObject *i = PyNumber_Index(o);
+        if (i == NULL)
+            return -1;
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+        if (v == -1 && !overflow && PyErr_Occurred()) {
+            Py_DECREF(i);
             return -1;
         }
-        *out = mcpool_expiry_from_signed(mcpool_whole_seconds(d));
+        seconds = overflow > 0 ? INT64_MAX : overflow < 0 ? INT64_MIN : (int64_t)v;
+        if (overflow && (given = PyObject_Str(i)) == NULL) {
+            Py_DECREF(i);
+            return -1;
+        }
+        Py_DECREF(i);
+    }
+    if (seconds < 0 && (strcmp(what, "ttl") == 0 || strcmp(what, "delay") == 0)) {
+        Py_XDECREF(given);
+        *out = strcmp(what, "ttl") == 0 ? mcpool_expiry_from_signed(seconds)
+                                        : mcpool_delay_from_signed(seconds);
         return 0;
     }
-    if (!PyLong_Check(o) || PyBool_Check(o)) {
-        PyErr_Format(ClientTypeError, "expiry time must be an int, not %.100s",
-                     TPNAME(o));
-        return -1;
+    if (seconds >= 0 && seconds <= (given != NULL ? MCPOOL_MAX_TTL : UINT32_MAX)) {
+        Py_XDECREF(given);
+        *out = (uint32_t)seconds;
+        return 0;
     }
-    v = PyLong_AsLongLong(o);
-    if (v == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        v = -1;
-    }
-    if (v < 0 || v > 4294967295LL) {
-        PyErr_Format(ClientError, "expiry time must be between 0 and %lu seconds",
-                     (unsigned long)MCPOOL_MAX_TTL);
-        return -1;
-    }
-    *out = (uint32_t)v;
-    return 0;
+    return time_refused(op, key, what, seconds, given, out);
 }
 
-/* The expiry of a store or touch: as ttl_arg, but any negative number (an int, or a float
- * below 0: -0.3, a deadline just passed, as much as -1.5) goes through the core's rule for
- * signed expiries, mcpool_expiry_from_signed: the item is stored already expired, as
- * memcached's protocol reads a negative exptime and as python-memcached, pylibmc, pymemcache,
- * Django and cachelib send it. A negative float goes through the core's rule for fractions
- * first (mcpool_whole_seconds: -0.3 is -1; truncating it toward zero would make it 0, "never
- * expires"). */
-static int expiry_arg(PyObject *o, uint32_t *out) {
-    if (o != NULL && o != Py_None && !PyBool_Check(o)) {
-        int64_t negative = 0; /* the negative seconds, or 0 */
-        if (PyFloat_Check(o)) {
-            double d = PyFloat_AsDouble(o);
-            /* -inf and nan: ttl_arg refuses them */
-            if (d < 0 && d > -HUGE_VAL)
-                negative = mcpool_whole_seconds(d);
-        } else if (PyLong_Check(o)) {
-            int overflow = 0;
-            long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-            if (v == -1 && !overflow && PyErr_Occurred())
-                return -1;
-            if (overflow < 0)
-                negative = INT64_MIN;
-            else if (!overflow && v < 0)
-                negative = (int64_t)v;
-        }
-        if (negative < 0) {
-            *out = mcpool_expiry_from_signed(negative);
-            return 0;
-        }
-    }
-    return ttl_arg(o, out);
-}
-
-/* The delay of flush_all: as ttl_arg, but any negative number (an int, or a float below 0)
- * goes through the core's rule for signed flush delays, mcpool_delay_from_signed: a delay in
- * the past is now (0), as pylibmc and Cache::Memcached::Fast send -1 and memcached reads it. */
-static int delay_arg(PyObject *o, uint32_t *out) {
-    if (o != NULL && o != Py_None && !PyBool_Check(o)) {
-        int negative = 0;
-        if (PyFloat_Check(o)) {
-            double d = PyFloat_AsDouble(o);
-            negative = d < 0 && d > -HUGE_VAL; /* -inf and nan: ttl_arg refuses them */
-        } else if (PyLong_Check(o)) {
-            int overflow = 0;
-            long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-            if (v == -1 && !overflow && PyErr_Occurred())
-                return -1;
-            negative = overflow < 0 || (!overflow && v < 0);
-        }
-        if (negative) {
-            *out = mcpool_delay_from_signed(-1);
-            return 0;
-        }
-    }
-    return ttl_arg(o, out);
-}
-
-/* A non-negative 64-bit number (delta, cas unique). */
+/* A non-negative 64-bit number (delta, version). */
 static int u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *out) {
     if (o == NULL) {
         *out = dflt;
@@ -501,6 +520,30 @@ static int call_u64_arg(PyObject *o, const char *what, uint64_t dflt, uint64_t *
     Py_XDECREF(v);
     Py_XDECREF(tb);
     return -1;
+}
+
+/* The CAS unique of cas(): an int that fits 64 bits, refused here naming the call, the key
+ * and the range 1 to 2**64-1 (tester finding counters 4: it said "cas must be between 0 and
+ * 2**64-1", no call or key, and 0 is refused too). 0 is the core's to refuse, for the reason
+ * its message gives (`cas "k": invalid cas: 0 is no CAS unique ...`). -1 with an
+ * exception. */
+static int cas_arg(PyObject *o, const char *call, PyObject *key, uint64_t *out) {
+    if (!PyLong_Check(o) || PyBool_Check(o)) {
+        PyErr_Format(ClientTypeError, "%s %R: cas must be an int, not %.100s", call, key,
+                     TPNAME(o));
+        return -1;
+    }
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return -1;
+        PyErr_Clear();
+        PyErr_Format(ClientError, "%s %R: cas must be between 1 and 2**64-1 (a CAS unique "
+                     "as gets() returns it), not %R", call, key, o);
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -639,11 +682,12 @@ static mcpool_status store_value(mcpool_client *c, mcpool_store_op op, const uin
  * the unpickler reads only what the pickle holds) leaves the position at the pickle's end; an
  * error of the unpickling itself is unpickle_failed's ServerError naming the key. */
 /* The error of a pickle that does not unpickle (bytes prepended, a class the reader does not
- * have, a truncated body): ServerError MCPOOL_VALUE_FORMAT naming the key and its flags, as
- * every value that cannot be read (docs/value-format.md), with the unpickler's exception as
- * its __cause__; so `except mcpool.Error` catches it and get_multi keeps the other keys'
- * hits. What is not an Exception (KeyboardInterrupt, SystemExit) and MemoryError stay as
- * they are: they are not about the value. Returns NULL. */
+ * have, a truncated body, the class's own __setstate__ raising): ServerError
+ * MCPOOL_VALUE_FORMAT naming the key and its flags, as every value that cannot be read
+ * (docs/value-format.md), with the unpickler's exception as its __cause__; so `except
+ * mcpool.Error` catches it and get_multi keeps the other keys' hits. What is not an
+ * Exception (KeyboardInterrupt, SystemExit) and MemoryError stay as they are: they are not
+ * about the value. Returns NULL. */
 static PyObject *unpickle_failed(uint32_t flags, PyObject *key) {
     if (!PyErr_ExceptionMatches(PyExc_Exception) || PyErr_ExceptionMatches(PyExc_MemoryError) ||
         PyErr_ExceptionMatches(Error))
@@ -651,6 +695,15 @@ static PyObject *unpickle_failed(uint32_t flags, PyObject *key) {
     PyObject *type, *cause, *tb;
     PyErr_Fetch(&type, &cause, &tb);
     PyErr_NormalizeException(&type, &cause, &tb);
+    /* The hint about bytes prepended only for what looks like corrupt bytes: an error the
+     * unpickler itself raised reading them (UnpicklingError for a bad opcode, EOFError for a
+     * truncated body, ValueError, UnicodeDecodeError: no Python frame in its traceback), not
+     * a class this process lacks (AttributeError, ImportError) nor an exception of Python
+     * code the pickle ran (the class's __setstate__, a find_class: its frames in the
+     * traceback) (tester finding callbacks 5a). */
+    int corrupt = cause != NULL && tb == NULL &&
+                  !PyErr_GivenExceptionMatches(cause, PyExc_AttributeError) &&
+                  !PyErr_GivenExceptionMatches(cause, PyExc_ImportError);
     if (tb != NULL && cause != NULL)
         PyException_SetTraceback(cause, tb);
     Py_XDECREF(type);
@@ -669,10 +722,11 @@ static PyObject *unpickle_failed(uint32_t flags, PyObject *key) {
     raise_with(ValueFormatErr, MCPOOL_VALUE_FORMAT,
                why == NULL ? NULL
                            : PyUnicode_FromFormat("the value of %R is flagged a pickle (flags %u) "
-                                                  "but does not unpickle (%U; bytes "
-                                                  "prepended to a serialized value?): not "
-                                                  "returned",
-                                                  key, (unsigned)flags, why));
+                                                  "but does not unpickle (%U%s): not returned",
+                                                  key, (unsigned)flags, why,
+                                                  corrupt ? "; bytes prepended to a "
+                                                            "serialized value?"
+                                                          : ""));
     Py_XDECREF(why);
     if (cause != NULL) {
         PyObject *t, *exc, *tb2;
@@ -1867,12 +1921,18 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
     }
     if (errors != NULL) {
         /* the first failed key's exception, carrying what is known: every hit and every
-         * failed key's own exception */
+         * failed key's own exception; and that key's __cause__ (the unpickler's exception of
+         * a value that does not unpickle), as get's: the message is that key's, so is its
+         * cause, whatever failed besides (each other key's own cause is in `errors`; tester
+         * finding callbacks 3: it was only there) */
         PyObject *key = multi_key(&ks, first_failed, seen);
         PyObject *first = key != NULL ? PyDict_GetItemWithError(errors, key) : NULL;
         PyObject *args = first != NULL ? PyObject_GetAttrString(first, "args") : NULL;
         PyObject *exc = args != NULL ? PyObject_CallObject((PyObject *)Py_TYPE(first), args) : NULL;
         Py_XDECREF(args);
+        PyObject *cause = exc != NULL ? PyException_GetCause(first) : NULL;
+        if (cause != NULL)
+            PyException_SetCause(exc, cause); /* steals cause */
         if (exc != NULL && set_status_attrs(exc, sts[first_failed]) == 0 &&
             PyObject_SetAttrString(exc, "hits", d) == 0 &&
             PyObject_SetAttrString(exc, "errors", errors) == 0)
@@ -1997,7 +2057,7 @@ static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObj
         a[0] = args[0], a[1] = args[1], a[2] = a[3] = a[5] = NULL;
     else if (parse_args(fname, args, nargs, kw, store_names, 8, 6, 4, 2, a) < 0)
         return NULL;
-    if (expiry_arg(a[2], &ttl) < 0)
+    if (time_arg(a[2], fname, a[0], "ttl", &ttl) < 0)
         return NULL;
     int r = do_store(self, op, a[0], a[1], ttl, a[3], a[5]);
     if (r < 0)
@@ -2101,7 +2161,7 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     CHECK_OPEN(self);
     if (parse_args("cas", args, nargs, kw, names, 8, 6, 4, 3, a) < 0)
         return NULL;
-    if (expiry_arg(a[3], &ttl) < 0 || u64_arg(a[2], "cas", 0, &cas) < 0)
+    if (time_arg(a[3], "cas", a[0], "ttl", &ttl) < 0 || cas_arg(a[2], "cas", a[0], &cas) < 0)
         return NULL;
     mcpool_client *c = self->client; /* a per-call min_compress_len: the client's rule */
     PyObject *own;
@@ -2377,7 +2437,8 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         PyErr_SetString(PyExc_TypeError, "_failed must be a dict");
         return NULL;
     }
-    if (expiry_arg(a[1], &ttl) < 0 || compress_choice(self->client, a[3], a[5], 0) == -2)
+    if (time_arg(a[1], name, NULL, "ttl", &ttl) < 0 ||
+        compress_choice(self->client, a[3], a[5], 0) == -2)
         return NULL;
     return stored_or_failed(self, op, name, a[0], ttl, a[2], a[3], a[5], 0, a[6]);
 }
@@ -2410,7 +2471,8 @@ static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *a
     uint32_t ttl;
     keys_t ks;
     CHECK_OPEN(self);
-    if (parse_args(name, args, nargs, kw, names, 5, 3, 3, 1, a) < 0 || expiry_arg(a[1], &ttl) < 0)
+    if (parse_args(name, args, nargs, kw, names, 5, 3, 3, 1, a) < 0 ||
+        time_arg(a[1], name, NULL, "ttl", &ttl) < 0)
         return NULL;
     if ((pairs = mapping_pairs(name, a[0])) == NULL)
         return NULL;
@@ -2554,7 +2616,7 @@ static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_
     uint32_t ttl;
     CHECK_OPEN(self);
     if (parse_args("cas_multi", args, nargs, kw, names, 5, 3, 3, 1, a) < 0 ||
-        expiry_arg(a[1], &ttl) < 0)
+        time_arg(a[1], "cas_multi", NULL, "ttl", &ttl) < 0)
         return NULL;
     PyObject *given = mapping_pairs("cas_multi", a[0]);
     if (given == NULL)
@@ -2878,7 +2940,7 @@ static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssiz
     PyObject *own;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
-    if (expiry_arg(a[1], &ttl) < 0) {
+    if (time_arg(a[1], "touch", a[0], "ttl", &ttl) < 0) {
         Py_XDECREF(own);
         return NULL;
     }
@@ -2933,7 +2995,7 @@ static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, P
     PyObject *own;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
-    if (expiry_arg(a[2], &ttl) < 0) {
+    if (time_arg(a[2], "set_counter", a[0], "ttl", &ttl) < 0) {
         Py_XDECREF(own);
         return NULL;
     }
@@ -2960,7 +3022,7 @@ static PyObject *Client_flush_all(ClientObject *self, PyObject *const *args, Py_
     mcpool_status st;
     CHECK_OPEN(self);
     if (parse_args("flush_all", args, nargs, kw, names, 3, 2, 1, 0, a) < 0 ||
-        delay_arg(a[0], &delay) < 0)
+        time_arg(a[0], "flush_all", NULL, "delay", &delay) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_flush_all(self->client, delay);
@@ -3188,10 +3250,11 @@ static PyObject *Client_get_lease(ClientObject *self, PyObject *const *args, Py_
         return NULL;
     if (a[1] == NULL) {
         vivify = 30;
-    } else if (ttl_arg(a[1], &vivify) < 0) {
+    } else if (time_arg(a[1], "get_lease", a[0], "vivify_ttl", &vivify) < 0) {
         return NULL;
     }
-    if (ttl_arg(a[2], &below) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
+    if (time_arg(a[2], "get_lease", a[0], "recache_below", &below) < 0 ||
+        key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_get_lease(self->client, k, kn, vivify, below, &lease, &item);
@@ -3236,7 +3299,8 @@ static PyObject *Client_invalidate(ClientObject *self, PyObject *const *args, Py
     CHECK_OPEN(self);
     if (parse_args("invalidate", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
         return NULL;
-    if ((a[1] != NULL && ttl_arg(a[1], &stale) < 0) || key_bytes(a[0], &k, &kn, &own) < 0)
+    if ((a[1] != NULL && time_arg(a[1], "invalidate", a[0], "stale_ttl", &stale) < 0) ||
+        key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_invalidate(self->client, k, kn, stale);
@@ -3262,7 +3326,8 @@ static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *ar
     CHECK_OPEN(self);
     if (parse_args("set_with_version", args, nargs, kw, names, 4, 4, 4, 3, a) < 0)
         return NULL;
-    if (u64_arg(a[2], "version", 0, &version) < 0 || (a[3] != NULL && expiry_arg(a[3], &ttl) < 0))
+    if (u64_arg(a[2], "version", 0, &version) < 0 ||
+        (a[3] != NULL && time_arg(a[3], "set_with_version", a[0], "ttl", &ttl) < 0))
         return NULL;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
@@ -3583,7 +3648,7 @@ static PyObject *gat_impl(ClientObject *self, int with_cas, PyObject *const *arg
     CHECK_OPEN(self);
     if (parse_args(fname, args, nargs, kw, names, 3, 2, 2, 2, a) < 0)
         return NULL;
-    if (expiry_arg(a[1], &ttl) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
+    if (time_arg(a[1], fname, a[0], "ttl", &ttl) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = with_cas ? mcpool_client_gats(self->client, k, kn, ttl, &item)
@@ -3627,7 +3692,7 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
     uint32_t ttl;
     CHECK_OPEN(self);
     if (parse_args("touch_multi", args, nargs, kw, names, 5, 4, 3, 1, a) < 0 ||
-        expiry_arg(a[1], &ttl) < 0)
+        time_arg(a[1], "touch_multi", NULL, "ttl", &ttl) < 0)
         return NULL;
     if (keys_init(&ks, a[0], a[2]) < 0) {
         keys_free(&ks);
@@ -3697,7 +3762,7 @@ static PyObject *gat_multi_impl(ClientObject *self, int with_cas, PyObject *cons
     uint32_t ttl;
     CHECK_OPEN(self);
     if (parse_args(fname, args, nargs, kw, names, 4, 3, 3, 2, a) < 0 ||
-        expiry_arg(a[1], &ttl) < 0)
+        time_arg(a[1], fname, NULL, "ttl", &ttl) < 0)
         return NULL;
     return get_multi_impl(self, a[0], a[2], NULL, &ttl, with_cas);
 }
@@ -3733,7 +3798,7 @@ static PyObject *counter_or_init(ClientObject *self, int incr, PyObject *const *
     const char *call = incr ? "incr_or_init" : "decr_or_init";
     if (call_u64_arg(a[1], "delta", 1, &delta, call, a[0]) < 0 ||
         call_u64_arg(a[2], "initial", 0, &initial, call, a[0]) < 0 ||
-        expiry_arg(a[3], &ttl) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
+        time_arg(a[3], call, a[0], "ttl", &ttl) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = incr ? mcpool_client_incr_or_init(self->client, k, kn, delta, initial, ttl, &out)
@@ -4088,13 +4153,18 @@ static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
         return PyLong_FromUnsignedLong(
             (unsigned long)mcpool_expiry_from_now(mcpool_whole_seconds(d)));
     }
-    if (!PyLong_Check(arg) || PyBool_Check(arg)) {
+    /* any integer with __index__ (numpy.int64), as the calls' times (time_arg) */
+    if (PyBool_Check(arg) || !PyIndex_Check(arg)) {
         PyErr_Format(ClientTypeError, "seconds must be an int or a float, not %.100s",
                      TPNAME(arg));
         return NULL;
     }
+    PyObject *i = PyNumber_Index(arg);
+    if (i == NULL)
+        return NULL;
     int overflow = 0;
-    long long s = PyLong_AsLongLongAndOverflow(arg, &overflow);
+    long long s = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
     if (s == -1 && !overflow && PyErr_Occurred())
         return NULL;
     if (overflow)

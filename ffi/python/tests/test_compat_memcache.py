@@ -460,18 +460,19 @@ def test_get_multi_answers_a_key_given_twice_once_as_python_memcached(server, pr
 
 
 def test_a_fractional_time_is_what_python_memcached_sends(server, prefix):
-    """python-memcached sends a time with %d (truncated: 0.4 and -0.3 are 0, never expires;
-    1.7 is 1; -1.5 is -1, expired), and its touch with str() (memcached refuses "0.4": 0, the
-    key untouched); the compat module claims its behaviour: the same answers, and memcached
+    """python-memcached sends a time with %d (truncated: 0.4 is 0, never expires; 1.7 is 1;
+    -1.5 is -1, expired), and its touch with str() (memcached refuses "0.4": 0, the key
+    untouched); the compat module claims its behaviour: the same answers, and memcached
     holds each key as long (mg's t flag), side by side, for set, add, replace, set_multi and
-    touch. (mcpool.Client rounds a positive fraction up instead.)"""
+    touch. (mcpool.Client rounds a positive fraction up instead; a negative fraction, which
+    %d makes 0, expires at once: test_a_negative_fractional_time_expires_at_once.)"""
     meta = mcpool.Client([server.addr], protocol="meta")
 
     def held(key):
         info = meta.meta_info(key)
         return "miss" if info is None else info["ttl"]
 
-    for t in (0.4, -0.3, 1.7, 2.9, -1.5, 0.0):
+    for t in (0.4, 1.7, 2.9, -1.5, 0.0):
         for name in ("set", "add", "replace", "set_multi", "touch"):
             got = []
             for c, p in ((real_memcache.Client([server.addr]), prefix + "r_"),
@@ -490,6 +491,74 @@ def test_a_fractional_time_is_what_python_memcached_sends(server, prefix):
             assert ra == rb, (name, t, got)
             assert a == b or (isinstance(a, int) and isinstance(b, int) and abs(a - b) <= 1), \
                 (name, t, got)
+
+
+@pytest.mark.parametrize("t", [-0.3, -0.5, -0.999, -1e-9])
+def test_a_negative_fractional_time_expires_at_once(server, prefix, t):
+    """The module's doc and the README: a negative time expires the key at once, -0.3 (a
+    deadline just passed) too, for set, add, replace, cas and set_multi (tester finding
+    expiry 2: int() made it 0, and the item never expired, as python-memcached's %d sends
+    it)."""
+    mc = compat_memcache.Client([server.addr], cache_cas=True)
+    meta = mcpool.Client([server.addr], protocol="meta")
+    k = prefix + "neg"
+    stores = {
+        "set": lambda: mc.set(k, "new", t),
+        "add": lambda: mc.add(k + "fresh", "new", t),
+        "replace": lambda: mc.replace(k, "new", t),
+        "cas": lambda: mc.gets(k) and mc.cas(k, "new", t),
+        "set_multi": lambda: mc.set_multi({k: "new"}, t) == [],
+    }
+    for name, store in stores.items():
+        mc.set(k, "old")
+        mc.delete(k + "fresh")
+        assert store(), name
+        assert meta.meta_info(k + "fresh" if name == "add" else k) is None, name
+        assert mc.get(k) == ("old" if name == "add" else None), name
+
+
+class _IndexInt:
+    """An integer as numpy.int64 is one: __index__ and __int__, not an int subclass."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __index__(self):
+        return self.n
+
+    def __int__(self):
+        return self.n
+
+
+@pytest.mark.parametrize("t, ttl", [(_IndexInt(60), 60), (Decimal(60), 60),
+                                    (Decimal("60.9"), 60), (True, 1), (Fraction(121, 2), 60)])
+def test_a_time_is_what_python_memcacheds_percent_d_takes(server, prefix, t, ttl):
+    """python-memcached formats a store's time with %d, which takes anything int() of which
+    it prints (a numpy integer, a Decimal, a bool, a Fraction): the same TTL side by side,
+    for set, add, replace, cas and set_multi (tester finding expiry 6: ClientTypeError
+    "expiry time must be an int, not Decimal"); what %d refuses (a str) is its TypeError,
+    nothing stored."""
+    meta = mcpool.Client([server.addr], protocol="meta")
+    for mod in (real_memcache, compat_memcache):
+        mc = mod.Client([server.addr], cache_cas=True)
+        k = "%s%s_" % (prefix, mod.__name__.replace(".", "_"))
+        assert mc.set(k + "set", "v", t)
+        assert mc.add(k + "add", "v", t)
+        mc.set(k + "replace", "old")
+        assert mc.replace(k + "replace", "v", t)
+        mc.set(k + "cas", "old")
+        assert mc.gets(k + "cas") == "old" and mc.cas(k + "cas", "v", t)
+        assert mc.set_multi({k + "multi": "v"}, t) == []
+        for name in ("set", "add", "replace", "cas", "multi"):
+            info = meta.meta_info(k + name)
+            if ttl == 1:  # True: 1 s, which may be over by now; never "never expires" (-1)
+                assert info is None or 0 <= info["ttl"] <= 1, (mod.__name__, name, info)
+            else:
+                assert info is not None and ttl - 2 <= info["ttl"] <= ttl, \
+                    (mod.__name__, name, info)
+        with pytest.raises(TypeError, match="%d format: a real number is required, not str"):
+            mc.set(k + "str", "v", "60")
+        assert mc.get(k + "str") is None
 
 
 def test_memcache_servers_are_python_memcacheds_hosts(server, servers, prefix, down_addr):

@@ -968,17 +968,63 @@ def test_get_multi_keeps_the_healthy_servers_hits_beside_an_error_reply(server, 
 
 
 def test_a_value_that_does_not_decode_still_raises_beside_error_replies(server, prefix):
-    """Never a wrong value: a pickle that does not unpickle raises the drop-in's ServerError
-    naming the key (pylibmc: pickle's UnpicklingError), with status_class."""
+    """Never a wrong value: a pickle that does not unpickle raises, as pylibmc, pickle's
+    UnpicklingError (tester finding callbacks 3: the drop-in's ServerError); a value that
+    does not decode otherwise (an int's digits) the drop-in's ServerError naming the key,
+    with status_class."""
+    import pickle
     c = compat_pylibmc.Client([server.addr])
     k = prefix + "p"
     assert c.set(k, [1, 2]) and c.prepend(k, b"zz")
     for read in (lambda: c.get(k), lambda: c.get_multi([k])):
-        with pytest.raises(compat_pylibmc.ServerError, match="%s.*does not unpickle" % k) as e:
+        with pytest.raises(pickle.UnpicklingError):
             read()
-        assert e.value.status_class == "SERVER_ERROR"
-    with pytest.raises(Exception):
+    with pytest.raises(pickle.UnpicklingError):
         real_pylibmc.Client([server.addr]).get(k)
+    server.raw_set(k, 4, b"12a")  # pylibmc's int flag
+    for read in (lambda: c.get(k), lambda: c.get_multi([k])):
+        with pytest.raises(compat_pylibmc.ServerError, match=k) as e:
+            read()
+        assert isinstance(e.value, ValueError)
+        assert e.value.status_class == "SERVER_ERROR"
+
+
+class _SetstateRaises:
+    """A value whose own __setstate__ raises when it is read back."""
+
+    def __init__(self):
+        self.x = 1
+
+    def __setstate__(self, state):
+        raise KeyError("user setstate boom")
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_an_unpickling_error_is_the_unpicklers_own_as_pylibmcs(server, prefix, binary):
+    """A pickle whose class this process lacks, or whose __setstate__ raises: pylibmc raises
+    the unpickler's own exception (AttributeError, ImportError, the user's KeyError), from get
+    and get_multi, so `except AttributeError` around a get keeps working; the drop-in raised
+    its private _UnreadableValue with no __cause__ (tester finding callbacks 3)."""
+    k = prefix + "u"
+    bodies = {b"cbuiltins\nNoSuchThing\n)\x81.": AttributeError,
+              b"cno_such_module_\nThing\n)\x81.": ImportError}
+    for body, cls in bodies.items():
+        server.raw_set(k, 1, body)  # pylibmc's pickle flag
+        for client in (real_pylibmc, compat_pylibmc):
+            c = client.Client([server.addr], binary=binary)
+            for read in (lambda: c.get(k), lambda: c.get_multi([k, k + "other"])):
+                with pytest.raises(cls) as e:
+                    read()
+                assert type(e.value).__module__ == "builtins", (client, e.value)
+    real_pylibmc.Client([server.addr]).set(k, _SetstateRaises())
+    for client in (real_pylibmc, compat_pylibmc):
+        c = client.Client([server.addr], binary=binary)
+        for read in (lambda: c.get(k), lambda: c.get_multi([k])):
+            with pytest.raises(KeyError, match="user setstate boom") as e:
+                read()
+            assert not isinstance(e.value, compat_pylibmc.Error)
+            # its own frames kept: the __setstate__ that raised
+            assert any(f.name == "__setstate__" for f in e.traceback), client
 
 
 def test_flags_outside_pylibmcs_layout_raise_where_pylibmc_returns_the_bytes(server, prefix):

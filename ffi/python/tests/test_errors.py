@@ -1,5 +1,6 @@
 """Bad input raises the documented exceptions; failures of the network are typed."""
 import os
+from decimal import Decimal
 
 import pytest
 
@@ -266,14 +267,136 @@ def test_ttl_memcached_cannot_honour_is_refused_before_sending(server, prefix, p
             assert str(bad) in str(e.value) and "2147483647" in str(e.value)
         assert mc.get(k) == "old"
         assert mc.get(k + "fresh") is None
-    # One beyond 32 bits cannot be passed at all (the same class); a negative one is a
-    # store's or touch's "immediately expired" (test_cachelib.py) and flush_all's "now"
+    # One beyond 32 bits cannot be passed at all: refused in the same words, as given
+    # (test_time_refused_beyond_32_bits_is_named_as_given); a negative one is a store's or
+    # touch's "immediately expired" (test_cachelib.py) and flush_all's "now"
     # (test_compat_pylibmc.py), refused elsewhere.
-    with pytest.raises(mcpool.ClientError, match="between 0 and 2147483647"):
+    with pytest.raises(mcpool.ClientError, match="invalid ttl: 4294967296 is above 2147483647"):
         mc.set(k, "new", time=2**32)
-    with pytest.raises(mcpool.ClientError, match="between 0 and 2147483647"):
+    with pytest.raises(mcpool.ClientError, match="2147483647"):
         mc.get_lease(k + "fresh", vivify_ttl=-1) if protocol == "meta" else mc.flush_all(2**32)
     assert mc.get(k) == "old"
+
+
+def test_time_refused_beyond_32_bits_is_named_as_given(server, prefix):
+    """A time that cannot be passed to the core (beyond 32 bits, a negative lease time, a
+    fraction above MAX_TTL) is refused as 2**31 is, in the core's words
+    (mcpool_expiry_checked): the call, the key, the argument and the number as given;
+    `server` None as for 2**31, nothing sent (tester finding expiry 3: "expiry time must be
+    between 0 and 2147483647 seconds", none of them)."""
+    mc = mcpool.Client([server.addr], protocol="meta")
+    k = prefix + "k"
+    above = "is above 2147483647, the largest expiry memcached can honour"
+    cases = [
+        (lambda: mc.set(k, "v", 2**32), 'set "%s": invalid ttl: 4294967296 %s' % (k, above)),
+        (lambda: mc.add(k, "v", time=2**40),
+         'add "%s": invalid ttl: 1099511627776 %s' % (k, above)),
+        (lambda: mc.replace(k, "v", expire=2**70),
+         'replace "%s": invalid ttl: %d %s' % (k, 2**70, above)),
+        (lambda: mc.cas(k, "v", 5, 2**32), 'cas "%s": invalid ttl: 4294967296 ' % k),
+        (lambda: mc.touch(k, 2**40), 'touch "%s": invalid ttl: 1099511627776 %s' % (k, above)),
+        (lambda: mc.gat(k, 2**32), 'gat "%s": invalid ttl: 4294967296 ' % k),
+        (lambda: mc.gats(k, 2**32), 'gats "%s": invalid ttl: 4294967296 ' % k),
+        (lambda: mc.set_counter(k, 1, 2**32), 'set_counter "%s": invalid ttl: 4294967296 ' % k),
+        (lambda: mc.incr_or_init(k, 1, 0, 2**32),
+         'incr_or_init "%s": invalid ttl: 4294967296 ' % k),
+        (lambda: mc.set_with_version(k, "v", 5, 2**32),
+         'set_with_version "%s": invalid ttl: 4294967296 ' % k),
+        (lambda: mc.set(k, "v", 2147483648.5), 'set "%s": invalid ttl: 2147483648.5 is above' % k),
+        (lambda: mc.set(k, "v", 1e300), 'set "%s": invalid ttl: 1e+300 is above' % k),
+        (lambda: mc.get_lease(k, -1, 5),
+         'get_lease "%s": invalid vivify_ttl: -1 is negative; a vivify_ttl is 0 to 2147483647'
+         % k),
+        (lambda: mc.get_lease(k, 5, -1),
+         'get_lease "%s": invalid recache_below: -1 is negative' % k),
+        (lambda: mc.get_lease(k, -0.3), 'get_lease "%s": invalid vivify_ttl: -0.3 is negative' % k),
+        (lambda: mc.get_lease(k, 2**32), 'get_lease "%s": invalid vivify_ttl: 4294967296 ' % k),
+        (lambda: mc.invalidate(k, -1), 'invalidate "%s": invalid stale_ttl: -1 is negative' % k),
+        (lambda: mc.invalidate(k, -2**70),
+         'invalidate "%s": invalid stale_ttl: -%d is negative' % (k, 2**70)),
+        # a batch's time is the call's: the call named
+        (lambda: mc.set_multi({k: "v"}, 2**32), "set_multi: invalid ttl: 4294967296 %s" % above),
+        (lambda: mc.add_multi({k: "v"}, 2**32), "add_multi: invalid ttl: 4294967296 "),
+        (lambda: mc.replace_multi({k: "v"}, 2**32), "replace_multi: invalid ttl: 4294967296 "),
+        (lambda: mc.cas_multi({k: ("v", 5)}, 2**32), "cas_multi: invalid ttl: 4294967296 "),
+        (lambda: mc.set_multi_noreply({k: "v"}, 2**32),
+         "set_multi_noreply: invalid ttl: 4294967296 "),
+        (lambda: mc.touch_multi([k], 2**32), "touch_multi: invalid ttl: 4294967296 "),
+        (lambda: mc.gat_multi([k], 2**32), "gat_multi: invalid ttl: 4294967296 "),
+        (lambda: mc.gats_multi([k], 2**32), "gats_multi: invalid ttl: 4294967296 "),
+        (lambda: mc.flush_all(2**32), "flush_all: invalid delay: 4294967296 %s" % above),
+    ]
+    mc.set(k, "old")
+    for call, message in cases:
+        with pytest.raises(mcpool.ClientError) as e:
+            call()
+        assert str(e.value).startswith(message), (message, str(e.value))
+        assert e.value.status_name == "MCPOOL_INVALID_ARGUMENT", e.value
+        assert e.value.server is None, e.value
+    # 2**31 has the same attributes (the call refuses it)
+    with pytest.raises(mcpool.ClientError) as e:
+        mc.set(k, "v", 2**31)
+    assert str(e.value).startswith('set "%s": invalid ttl: 2147483648 %s' % (k, above))
+    assert e.value.server is None
+    assert mc.get(k) == "old"
+    assert mc.get_multi([k]) == {k: "old"}  # nothing flushed
+
+
+def test_a_time_may_be_any_integer_with_index(server, prefix):
+    """A time is an int or anything with __index__ (numpy.int64 is no int subclass), as
+    pylibmc and its drop-in take it (tester finding expiry 6: ClientTypeError); a bool (the
+    stubs' Time has none), a Decimal or a str is still a ClientTypeError."""
+
+    class IndexInt:  # numpy.int64's integer protocol
+        def __init__(self, n):
+            self.n = n
+
+        def __index__(self):
+            return self.n
+
+    mc = mcpool.Client([server.addr], protocol="meta")
+    k = prefix + "k"
+    assert mc.set(k, "v", IndexInt(60))
+    assert 58 <= mc.meta_info(k)["ttl"] <= 60
+    assert mc.touch(k, IndexInt(120))
+    assert 118 <= mc.meta_info(k)["ttl"] <= 120
+    assert mc.set_multi({k: "w"}, time=IndexInt(180)) == []
+    assert 178 <= mc.meta_info(k)["ttl"] <= 180
+    assert mc.gat(k, IndexInt(240)) == "w"
+    assert 238 <= mc.meta_info(k)["ttl"] <= 240
+    assert mc.set(k, "v", IndexInt(-1)) and mc.get(k) is None  # negative: expired at once
+    assert mc.get_lease(k, IndexInt(30), IndexInt(0))[0] == "recompute"
+    assert mcpool.expiry_from_now(IndexInt(60)) == 60
+    with pytest.raises(mcpool.ClientError, match="invalid ttl: %d is above" % 2**40):
+        mc.set(k, "v", IndexInt(2**40))
+    for bad in (True, Decimal(60), "60"):
+        with pytest.raises(mcpool.ClientTypeError, match="expiry time must be an int"):
+            mc.set(k, "v", bad)
+
+
+@pytest.mark.parametrize("cas", [2**64, -1, 2**70])
+def test_a_cas_out_of_range_names_the_call_and_key(mc, prefix, cas):
+    """A CAS unique outside 64 bits names the call, the key, the range 1 to 2**64-1 (0 is
+    refused too, by the core) and the number (tester finding counters 4: "cas must be between
+    0 and 2**64-1", no call or key); 0 keeps the core's own reason. Through the pylibmc
+    drop-in, which forwards it, the same words."""
+    import mcpool.compat.pylibmc as compat_pylibmc
+    k = prefix + "k"
+    mc.set(k, "v")
+    with pytest.raises(mcpool.ClientError) as e:
+        mc.cas(k, "new", cas)
+    assert str(e.value) == ("cas %r: cas must be between 1 and 2**64-1 (a CAS unique as "
+                            "gets() returns it), not %d" % (k, cas))
+    assert e.value.status_name == "MCPOOL_INVALID_ARGUMENT"
+    with pytest.raises(mcpool.ClientTypeError, match="^cas %r: cas must be an int, not str$" % k):
+        mc.cas(k, "new", "5")
+    with pytest.raises(mcpool.ClientError, match='^cas "%s": invalid cas: 0 is no CAS unique' % k):
+        mc.cas(k, "new", 0)
+    pc = compat_pylibmc.Client([mc.servers[0]], behaviors={"cas": True})
+    with pytest.raises(compat_pylibmc.Error, match=r"^cas %r: cas must be between 1 and 2\*\*64-1"
+                       % k):
+        pc.cas(k, "new", cas)
+    assert mc.get(k) == "v"
 
 
 # A value just under 1 MiB passes the client's own limit, but key and item header push the
@@ -400,9 +523,10 @@ def test_get_multi_with_a_server_down_carries_the_hits_and_each_keys_error(serve
 
 
 def test_messages_name_the_call_not_the_c_function(mc, prefix):
-    """An error names the command called (`set "k": ...`, `get_multi "k": ...`), as the C
-    ABI's own set and get do; before, Python said `store_kind_compress "k"`, `get_into "k"`,
-    `get_multi_into "k"`: C functions its user never called."""
+    """An error names the command called (`set: invalid key "k": ...`, `get_multi: invalid
+    key "k": ...`, the key once: tester finding keys2 5), as the C ABI's own set and get do;
+    before, Python said `store_kind_compress "k"`, `get_into "k"`, `get_multi_into "k"`: C
+    functions its user never called."""
     bad = prefix + "a b"
     calls = [
         ("set", lambda: mc.set(bad, b"v")),
@@ -416,5 +540,5 @@ def test_messages_name_the_call_not_the_c_function(mc, prefix):
         with pytest.raises(mcpool.ClientError) as e:
             call()
         message = str(e.value)
-        assert message.startswith('%s "%s": ' % (name, bad)), (name, message)
+        assert message.startswith('%s: invalid key "%s": ' % (name, bad)), (name, message)
         assert "store_kind" not in message and "_into" not in message, (name, message)

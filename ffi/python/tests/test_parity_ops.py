@@ -41,7 +41,7 @@ def test_gats_returns_the_cas_that_cas_accepts(server, prefix, protocol):
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_gat_refuses_a_bad_key_and_time_as_touch_does(server, prefix, protocol):
     c = mcpool.Client([server.addr], protocol=protocol)
-    with pytest.raises(mcpool.ClientError, match="expiry time"):
+    with pytest.raises(mcpool.ClientError, match='gat "%sk": invalid ttl: 4294967296' % prefix):
         c.gat(prefix + "k", 2**32)
     with pytest.raises(mcpool.ClientError):
         c.gat("x" * 251, 10)
@@ -135,7 +135,7 @@ def test_incr_or_init_refuses_what_incr_refuses(server, prefix, protocol):
         c.incr_or_init(prefix + "k", -1, 0)
     with pytest.raises(mcpool.ClientError, match="initial"):
         c.decr_or_init(prefix + "k", 1, -1)
-    with pytest.raises(mcpool.ClientError, match="expiry time"):
+    with pytest.raises(mcpool.ClientError, match="incr_or_init .*invalid ttl: 4294967296"):
         c.incr_or_init(prefix + "k", 1, 0, 2**32)
     assert c.get(prefix + "k") is None  # nothing was sent
     assert c.set(prefix + "s", "abc")

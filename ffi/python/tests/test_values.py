@@ -175,6 +175,78 @@ def test_a_pickle_that_does_not_unpickle_is_an_error_naming_the_key(server, pref
     assert c.get(ok) == "fine"
 
 
+class _SetstateRaises:
+    """A value whose own __setstate__ raises when it is read back (user code, not bytes)."""
+
+    def __init__(self):
+        self.x = 1  # some state: pickle calls __setstate__ only with some
+
+    def __setstate__(self, state):
+        raise KeyError("user setstate boom")
+
+
+def _reduce_raises():
+    raise RuntimeError("user reduce callable boom")
+
+
+class _ReduceRaises:
+    """A value whose __reduce__ callable raises when it is read back."""
+
+    def __reduce__(self):
+        return (_reduce_raises, ())
+
+
+HINT = "bytes prepended to a serialized value?"
+
+
+def test_the_prepended_bytes_hint_only_for_corrupt_bytes(server, prefix):
+    """A pickle that does not unpickle asks "bytes prepended to a serialized value?" only
+    when the unpickler itself found the bytes corrupt (bytes prepended, a truncated body, no
+    pickle at all), not when the class is missing (AttributeError, ImportError) or the
+    value's own code raised (its __setstate__, its __reduce__'s callable): that pickle is
+    intact (tester finding callbacks 5a: every message asked it). The cause is the
+    unpickler's exception in every case."""
+    c = mcpool.Client([server.addr], pickle=True)
+    k = prefix + "k"
+    assert c.set(k, [1, 2, 3])
+    flags, good = server.raw_get(k)
+    corrupt = {b"zz" + good: pickle.UnpicklingError, good[:-3]: Exception,
+               b"not a pickle": pickle.UnpicklingError}
+    intact = {b"cbuiltins\nNoSuchThing\n)\x81.": AttributeError,
+              b"cno_such_module_\nThing\n)\x81.": ImportError,
+              pickle.dumps(_SetstateRaises()): KeyError,
+              pickle.dumps(_ReduceRaises()): RuntimeError}
+    for body, cause in list(corrupt.items()) + list(intact.items()):
+        server.raw_set(k, flags, body)
+        for read in (lambda: c.get(k), lambda: c.get_multi([k])):
+            with pytest.raises(mcpool.ValueFormatError, match="does not unpickle") as e:
+                read()
+            assert isinstance(e.value.__cause__, cause), (body, e.value)
+            assert (HINT in str(e.value)) == (body in corrupt), (body, str(e.value))
+
+
+@pytest.mark.parametrize("call", ["get_multi", "gets_multi", "gat_multi", "gats_multi"])
+def test_a_multi_read_raises_with_the_failed_keys_cause(server, prefix, call):
+    """get_multi and its kin raise the first failed key's exception with that key's
+    __cause__, as get does (tester finding callbacks 3: the cause was only on
+    e.errors[key]); with two keys failing, each has its own in `errors`, and the raised one
+    is the first's, whose message it carries."""
+    c = mcpool.Client([server.addr], pickle=True)
+    ok, a, b = prefix + "ok", prefix + "a", prefix + "b"
+    assert c.set(ok, "fine") and c.set(a, _SetstateRaises()) and c.set(b, _ReduceRaises())
+    read = getattr(c, call)
+    args = (10,) if call.startswith("gat") else ()
+    with pytest.raises(mcpool.ValueFormatError) as e:
+        read([ok, a], *args)
+    assert isinstance(e.value.__cause__, KeyError)
+    assert e.value.__cause__ is e.value.errors[a].__cause__
+    assert list(e.value.hits) == [ok]
+    with pytest.raises(mcpool.ValueFormatError) as e:
+        read([b, ok, a], *args)
+    assert repr(b) in str(e.value) and isinstance(e.value.__cause__, RuntimeError)
+    assert isinstance(e.value.errors[a].__cause__, KeyError)
+
+
 def test_compression_threshold(server, prefix):
     c = mcpool.Client([server.addr], min_compress_len=1000)
     small, large = "x" * 999, "y" * 5000

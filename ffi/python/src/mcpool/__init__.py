@@ -65,7 +65,9 @@ __version__ = "0.1.0"
 Key = _typing.Union[str, bytes]
 Value = _typing.Any  # bytes, str, int, bool; any picklable object with pickle=True
 ServerSpec = _typing.Union[str, _typing.Tuple[str, int]]
-Time = _typing.Optional[float]  # an expiry in seconds; None is 0 (never expires)
+# an expiry in seconds: an int, any integer with __index__ (numpy.int64) or a float, not a
+# bool; None is 0 (never expires)
+Time = _typing.Optional[_typing.Union[float, _typing.SupportsIndex]]
 OptionValue = _typing.Union[str, bytes, bool, int, float, _datetime.timedelta]
 
 OpRecord = _collections.namedtuple("OpRecord", [

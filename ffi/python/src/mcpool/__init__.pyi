@@ -1,13 +1,15 @@
 """Type stubs for mcpool (the C extension's Client and the package's wrapper)."""
 import builtins
 import datetime
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence,
+                    SupportsIndex, Tuple, TypeVar, Union)
 
 Key = Union[str, bytes]
 Value = Any  # bytes, str, int, bool; any picklable object with pickle=True
 ServerSpec = Union[str, Tuple[str, int]]
-# An expiry in seconds; None is 0 (never expires)
-Time = Optional[float]
+# An expiry in seconds: an int, any integer with __index__ (numpy.int64) or a float, not a
+# bool; None is 0 (never expires)
+Time = Optional[Union[float, SupportsIndex]]
 _K = TypeVar("_K", str, bytes)
 _D = TypeVar("_D")
 

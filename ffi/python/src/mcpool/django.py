@@ -57,7 +57,11 @@ With pylibmc's value format (``OPTIONS {"preset": "pylibmc"}``, in any spelling,
 ``value_format``), ``get_many`` with a server down returns the other
 servers' hits, as Django's ``PyLibMCCache`` (pylibmc's ``get_multi``: libmemcached's mget
 skips a server it cannot reach); otherwise, and for every other failure (a server or
-protocol error, a value that cannot be decoded), it raises.
+protocol error, a value that cannot be decoded), it raises. A value that does not unpickle
+(a class this process lacks, its ``__setstate__`` raising) raises, from ``get``,
+``get_many`` and ``has_key``, the unpickler's own exception under pylibmc's value format, as
+``PyLibMCCache``, and otherwise ``mcpool.ValueFormatError`` naming the key with that
+exception as its ``__cause__`` (``PyMemcacheCache`` and ``MemcachedCache`` answer None).
 """
 import contextlib
 import functools
@@ -76,7 +80,7 @@ from django.core.cache.backends.base import (
 
 import mcpool
 from mcpool.compat import socket_address as _socket_address
-from mcpool.compat.pylibmc import _mget as _pylibmc_mget
+from mcpool.compat.pylibmc import _mget as _pylibmc_mget, _unpickler_error
 
 # The value formats of the clients behind Django's own memcached backends: each has a preset
 # with that client's placement too.
@@ -222,7 +226,7 @@ class McpoolCache(BaseCache):
                 "compressed value and returns its compressed bytes, or nothing, as the "
                 "value. Leave compression off to share the cache with it.",
                 RuntimeWarning, stacklevel=2)
-        self._pylibmc_mget = fmt == "pylibmc"
+        self._pylibmc_format = fmt == "pylibmc"
 
     @property
     def _cache(self):
@@ -281,9 +285,27 @@ class McpoolCache(BaseCache):
                 return False
             raise
 
+    def _decoded(self, read):
+        """read()'s answer. Under pylibmc's value format a value that does not unpickle
+        raises the unpickler's own exception (AttributeError for a class this process lacks,
+        a ``__setstate__``'s own), as ``PyLibMCCache`` does (pylibmc lets pickle's exception
+        through; tester finding callbacks 3); otherwise ``mcpool.ValueFormatError`` naming
+        the key, that exception its ``__cause__`` (``PyMemcacheCache`` and
+        ``MemcachedCache`` log it and answer None there, a miss mcpool does not make up)."""
+        if not self._pylibmc_format:
+            return read()
+        try:
+            return read()
+        except mcpool.ValueFormatError as e:
+            unpickling = _unpickler_error(e)
+            if unpickling is None:
+                raise
+        raise unpickling  # outside the handler: its own __cause__ and __context__ kept
+
     @_keys_checked
     def get(self, key, default=None, version=None):
-        return self._cache.get(self._key(key, version), default)
+        key = self._key(key, version)
+        return self._decoded(lambda: self._cache.get(key, default))
 
     @_keys_checked
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
@@ -309,17 +331,18 @@ class McpoolCache(BaseCache):
 
     @_keys_checked
     def has_key(self, key, version=None):
-        return self._key(key, version) in self._cache
+        key = self._key(key, version)
+        return self._decoded(lambda: key in self._cache)
 
     @_keys_checked
     def get_many(self, keys, version=None):
         key_map = {self._key(k, version): k for k in keys}
         if not key_map:
             return {}
-        if self._pylibmc_mget:
+        if self._pylibmc_format:
             # as Django's PyLibMCCache: pylibmc's get_multi leaves out the keys of a server
             # that is down while another answers (libmemcached's mget)
-            found, refused = _pylibmc_mget(self._cache, list(key_map))
+            found, refused = self._decoded(lambda: _pylibmc_mget(self._cache, list(key_map)))
             if refused:
                 raise refused[0]
         else:

@@ -26,12 +26,12 @@ from mcpool import EXPIRED_AT_ONCE  # noqa: E402
 
 
 def exptime(time):
-    """A compat client's time as the core's TTL: an int or float as int() (python-memcached
-    sends it with %d), a negative one as EXPIRED_AT_ONCE; anything else as it is (the core
-    refuses one above MAX_TTL: ClientError, nothing sent)."""
+    """A compat client's time as the core's TTL: an int or float below 0 as EXPIRED_AT_ONCE
+    (-0.3 too, a deadline just passed: int() made it 0, "never expires"; tester finding
+    expiry 2), any other as int() (python-memcached sends it with %d: 0.4 is 0); anything
+    else as it is (the core refuses one above MAX_TTL: ClientError, nothing sent)."""
     if isinstance(time, (int, float)) and not isinstance(time, bool):
-        t = int(time)
-        return EXPIRED_AT_ONCE if t < 0 else t
+        return EXPIRED_AT_ONCE if time < 0 else int(time)
     return time
 
 

@@ -85,10 +85,16 @@ here, True there; ``incr``/``decr`` the new value, None there; ``touch`` of a mi
 happen would be a wrong value.
 A delta memcached refuses raises ``ValueError`` also when the key's server is down, where
 python-memcached returns None without sending it.
-A negative ``time`` expires the key at once, as with python-memcached (memcached's own
-reading of it). A ``time`` above 2**31-1 (``mcpool.MAX_TTL``), which python-memcached sends
-and memcached reads as negative (or truncates to 32 bits) so that the item expires at once,
-is not sent: ``set``/``replace``/``cas``/``set_multi`` return 0 (the keys not stored) and
+A store's ``time`` is what python-memcached's ``%d`` takes (its ``int()``): an int, a float
+(truncated, as there: ``0.4`` is 0, never expires), a bool (True is 1 s), a ``Decimal``, a
+numpy integer; anything else raises its ``TypeError`` (``%d format: a real number is
+required, not str``), nothing sent (``touch`` sends ``str(time)``, as there: a float
+answers 0). A negative ``time`` expires the key at once, as with python-memcached
+(memcached's own reading of it); a negative fraction too (``-0.3``, a deadline just
+passed), which python-memcached's ``%d`` sends as 0, "never expires". A ``time`` above
+2**31-1 (``mcpool.MAX_TTL``), which python-memcached sends and memcached reads as negative
+(or truncates to 32 bits) so that the item expires at once, is not sent:
+``set``/``replace``/``cas``/``set_multi`` return 0 (the keys not stored) and
 delete the key, as the expired store would have, so its old value is never read as the new
 one (a ``cas`` only while the item is unchanged since ``gets``: with a stale CAS id nothing
 would have been stored, and another client's newer value stays); ``add`` and ``touch``
@@ -583,6 +589,22 @@ class Client:
 
     # -- stores ------------------------------------------------------------------------------
 
+    @staticmethod
+    def _sent_time(time):
+        """A store's time as python-memcached sends it, with %d: what %d takes (an int, a
+        float, a bool, a Decimal, a numpy integer: tester finding expiry 6, only int and
+        float were), else its TypeError, nothing sent; the core's TTL of that number
+        (_exptime). A negative fraction, which %d makes 0 ("never expires"), expires the key
+        at once as every negative time does (tester finding expiry 2)."""
+        t = int("%d" % time)
+        if t == 0 and not isinstance(time, int):
+            try:
+                if time < 0:
+                    return _EXPIRED_AT_ONCE
+            except TypeError:  # no order (a numpy-like integer is whole: t is it)
+                pass
+        return _exptime(t)
+
     def _set(self, cmd, key, val, time, min_compress_len):
         key = self._key(key)
         if self._mc is None:
@@ -595,8 +617,8 @@ class Client:
             # python-memcached formats the time with %d: TypeError, nothing sent (the core
             # would read None as its default, 0, "never expires")
             raise TypeError("%d format: a real number is required, not NoneType")
-        time = _exptime(time)
-        if isinstance(time, int) and time > _MAX_TTL and cmd in ("set", "replace", "cas"):
+        time = self._sent_time(time)
+        if time > _MAX_TTL and cmd in ("set", "replace", "cas"):
             # python-memcached sends it and memcached reads it as negative (or truncates it to
             # 32 bits): the item expires at once. The core refuses it: not stored, and the
             # old value is deleted (as the expired store would have), so no reader takes it
@@ -686,12 +708,14 @@ class Client:
         if self.server_max_value_length < 0:
             self._too_large("set_multi")
             return list(mapping)
-        if time is None and pairs:
+        if not pairs:
+            return []  # python-memcached formats no time for an empty mapping
+        if time is None:
             # as the single stores (_set): python-memcached formats each key's time with %d,
             # TypeError before anything is sent (the core would read None as 0, "forever")
             raise TypeError("%d format: a real number is required, not NoneType")
-        time = _exptime(time)
-        if isinstance(time, int) and time > _MAX_TTL:
+        time = self._sent_time(time)
+        if time > _MAX_TTL:
             self._refused("set_multi", [w for w, _ in pairs], time)
             return list(mapping)
         wire = {w: mapping[orig] for w, orig in pairs}

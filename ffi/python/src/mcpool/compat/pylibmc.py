@@ -60,7 +60,10 @@ What is pylibmc's and stays so:
 - A read (``get``, ``gets``, ``get_multi``) answered with ``SERVER_ERROR``,
   ``CLIENT_ERROR``, "object too large for cache" or a reply that is not memcached's is a
   miss, as pylibmc answers it (only stores raise); ``get_multi`` keeps the other servers'
-  hits. A value that came but cannot be decoded still raises ``ServerError``.
+  hits. A value that came but cannot be decoded still raises ``ServerError``; a pickle
+  that does not unpickle raises the unpickler's own exception, as pylibmc (``AttributeError``
+  or ``ImportError`` for a class this process lacks, a ``__setstate__``'s own,
+  ``UnpicklingError`` for corrupt bytes).
 - ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
 - ``get_multi`` with a server down returns the other servers' hits and raises
   ``ServerDown`` only when none of the keys' servers answered (libmemcached's mget, text
@@ -222,9 +225,22 @@ class ServerError(Error):
 
 
 class _UnreadableValue(ServerError, ValueError):
-    """A value that came but does not decode (an integer's digits, a pickle, a compressed
-    stream): pylibmc's decoding raises ValueError (``int()``) or the unpickler's error, so
-    ``except ValueError`` code keeps working; a ServerError too (tester finding pycompat 5)."""
+    """A value that came but does not decode (an integer's digits, a compressed stream, bytes
+    after a pickle): pylibmc's decoding raises ValueError (``int()``), so ``except
+    ValueError`` code keeps working; a ServerError too (tester finding pycompat 5). A pickle
+    that does not unpickle raises the unpickler's own exception instead, as pylibmc
+    (_unpickler_error)."""
+
+
+def _unpickler_error(e):
+    """The unpickler's own exception of a value that does not unpickle (the core binding's
+    ValueFormatError has it as ``__cause__``: a class the reader lacks, AttributeError or
+    ImportError; the class's ``__setstate__`` raising; UnpicklingError for bytes that are no
+    pickle), else None. pylibmc calls pickle's loads and lets that exception through, so the
+    drop-in raises it as it is, its own ``__cause__`` kept, not ``_UnreadableValue`` (tester
+    finding callbacks 3: ``except AttributeError`` around a get stopped matching)."""
+    cause = e.__cause__ if isinstance(e, _mcpool.ValueFormatError) else None
+    return cause if isinstance(cause, Exception) else None
 
 
 class SocketCreateError(Error):
@@ -830,7 +846,12 @@ class Client:
         except _mcpool.Error as e:
             if (_refused_key(e) and not _too_long([key])) or _read_miss(e):
                 return miss
-            raise _translate(e, [key]) from None
+            unpickling = _unpickler_error(e)
+            if unpickling is None:
+                raise _translate(e, [key]) from None
+        # raised outside the handler, so the mcpool error is not made its __context__, and
+        # not `from None`, which would clear its own __cause__ (_unpickler_error)
+        raise unpickling
 
     # -- behaviors ---------------------------------------------------------------------------
 
@@ -900,15 +921,20 @@ class Client:
             text = {k.encode("utf-8", "surrogatepass"): k for k in keys if isinstance(k, str)}
             keys = [text.get(k, k) if isinstance(k, bytes) else k for k in keys]
         prefix = key_prefix or ""
+        unpickling = None
         try:
             found, refused = _mget(self._mc, keys, prefix)
         except _mcpool.Error as e:
-            exc = _translate(e)
-            if getattr(e, "status_name", None) in _UNREACHABLE:
-                # no server of the keys could be asked: memcached_mget's error is the
-                # server's state, ServerDown also when its connect failed just now
-                exc = _with_status(ServerDown(str(e)), e)
-            raise exc from None
+            unpickling = _unpickler_error(e)
+            if unpickling is None:
+                exc = _translate(e)
+                if getattr(e, "status_name", None) in _UNREACHABLE:
+                    # no server of the keys could be asked: memcached_mget's error is the
+                    # server's state, ServerDown also when its connect failed just now
+                    exc = _with_status(ServerDown(str(e)), e)
+                raise exc from None
+        if unpickling is not None:
+            raise unpickling  # as get's (_read)
         if refused:
             e = refused[0]
             if _too_long(keys):
