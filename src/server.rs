@@ -702,6 +702,17 @@ impl Server {
         if let Some(waited) = waited {
             deadline.charge(waited);
         }
+        // Marked dead while this call waited in line (or since it picked the server), its
+        // retry not yet due: nothing is sent, and the call fails as one that found it dead
+        // (its keys move on under rehash/eject). Sent, its success would bring the server
+        // back unseen by `on_server_return`'s clean-up, and its read could return a value
+        // that a write routed elsewhere meanwhile replaced (tester finding timeouts 1).
+        if !self.health.may_try() {
+            return Err(Error::ServerDead {
+                server: self.label.to_string(),
+                cause: self.health.cause(),
+            });
+        }
         let slot = match pool.try_get() {
             Some(s) => s,
             // Only while r2d2 is still making the slot this permit stands for (its

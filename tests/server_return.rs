@@ -605,3 +605,61 @@ fn a_write_picked_before_its_holders_clean_up_is_still_deleted_later() {
         a.thaw();
     }
 }
+
+/// A call that waited in line for the connection of a server that was marked dead meanwhile
+/// (its retry not due) sends nothing there: its key moves on as any key of a dead server,
+/// the server is not brought back by its success, and a write routed elsewhere meanwhile is
+/// what the next read finds. Sent, its success brought the server back at once, unseen by
+/// `delete-written`'s clean-up, and the next read returned the overwritten value (tester
+/// finding timeouts 1). S1 is a real memcached, stopped.
+#[test]
+fn a_call_waiting_in_line_when_its_server_is_marked_dead_sends_nothing_there() {
+    for failover in [FailoverPolicy::Rehash, FailoverPolicy::Eject] {
+        let s1 = Memcached::start(&[]);
+        let s2 = Memcached::start(&[]);
+        let c = Client::builder()
+            .servers([s1.addr(), s2.addr()])
+            .failover(failover)
+            .on_server_return(OnServerReturn::DeleteWritten)
+            .failure_limit(1)
+            .io_timeout(Duration::from_millis(150))
+            .retry_timeout(Duration::from_secs(30))
+            .max_size(1)
+            .min_idle(0)
+            .build()
+            .unwrap();
+        let keys = keys_on(&c, 0, 3);
+        let (k, ka, kb) = (&keys[0], &keys[1], &keys[2]);
+        for key in &keys {
+            c.set(key, b"old", 0).unwrap();
+        }
+        s1.freeze();
+        std::thread::scope(|s| {
+            // B holds the one connection and times out: S1 marked dead.
+            let b = s.spawn(|| c.get(kb));
+            wait_until("B's checkout", Duration::from_secs(5), || {
+                c.metrics_and_pool_states().1[0] == (1, 0)
+            });
+            // A waits in line for it meanwhile.
+            let a = s.spawn(|| c.get(ka));
+            wait_until("S1 marked dead", Duration::from_secs(5), || {
+                !c.server_states()[0].alive
+            });
+            // written elsewhere while S1 is dead
+            c.set(k, b"new", 0).unwrap();
+            s1.thaw();
+            assert!(b.join().unwrap().is_err(), "{failover:?}: B timed out");
+            let _ = a.join().unwrap();
+        });
+        assert!(
+            !c.server_states()[0].alive,
+            "{failover:?}: brought back before its retry: {:?}",
+            c.server_states()[0]
+        );
+        assert_eq!(
+            c.get(k).unwrap().as_deref(),
+            Some(&b"new"[..]),
+            "{failover:?}: the value written while S1 was dead"
+        );
+    }
+}

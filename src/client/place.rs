@@ -172,7 +172,9 @@ impl Client {
     ) -> bool {
         !self.inner.proxy_pool
             && self.inner.config.failover != FailoverPolicy::FailFast
-            && e.is_server_failure()
+            // (or found dead when its connection was to be had: nothing sent, see
+            // `Server::checkout`)
+            && (e.is_server_failure() || matches!(e, Error::ServerDead { .. }))
             && t.servers[idx].health.is_ejected(self.eject_after(t))
             && deadline.left_at(Instant::now()) != Some(Duration::ZERO)
     }
