@@ -66,10 +66,14 @@ pub enum Error {
         /// refuses still say why (a wrong CA file, a refused connection, ...).
         cause: String,
     },
-    /// No connection could be checked out of the server's pool within the pool timeout.
+    /// No connection could be checked out of the server's pool within the pool timeout, or
+    /// within what was left of the operation's deadline when that came first.
     PoolTimeout {
         /// `host:port` of the server.
         server: String,
+        /// True when the operation's deadline (`operation_timeout`), nearer than the pool
+        /// timeout, is what ended the wait: a longer `pool_timeout` would not help.
+        operation_timeout: bool,
     },
     /// Connecting to the server did not finish within the connect timeout, or within what
     /// was left of the operation's deadline when that came first.
@@ -247,7 +251,7 @@ impl Error {
     pub fn server(&self) -> Option<&str> {
         match self {
             Error::ServerDead { server, .. }
-            | Error::PoolTimeout { server }
+            | Error::PoolTimeout { server, .. }
             | Error::ConnectTimeout { server, .. }
             | Error::IoTimeout { server, .. }
             | Error::Io { server, .. }
@@ -399,9 +403,22 @@ impl fmt::Display for Error {
                     "server {server} is marked dead; retry later (marked after: {cause})"
                 )
             }
-            Error::PoolTimeout { server } => {
+            Error::PoolTimeout {
+                server,
+                operation_timeout: false,
+            } => {
                 write!(f, "pool timeout: no free connection to {server}")
             }
+            // (tester finding timeouts 2: the deadline's end read as the pool timeout's)
+            Error::PoolTimeout {
+                server,
+                operation_timeout: true,
+            } => write!(
+                f,
+                "operation timeout while waiting for a free connection to {server} (the \
+                 call's operation_timeout ran out before pool_timeout: a longer pool_timeout \
+                 would not help)"
+            ),
             Error::ConnectTimeout {
                 server,
                 operation_timeout: false,
@@ -509,8 +526,12 @@ impl Clone for Error {
                 server: server.clone(),
                 cause: cause.clone(),
             },
-            Error::PoolTimeout { server } => Error::PoolTimeout {
+            Error::PoolTimeout {
+                server,
+                operation_timeout,
+            } => Error::PoolTimeout {
                 server: server.clone(),
+                operation_timeout: *operation_timeout,
             },
             Error::ConnectTimeout {
                 server,

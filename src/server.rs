@@ -623,7 +623,7 @@ impl Server {
         match self.checkout_or_hand_over(wait, deadline, None)? {
             Checkout::Conn(pooled) => Ok(pooled),
             // Nothing was handed over.
-            Checkout::Served(_) => Err(self.pool_timeout(Duration::ZERO)),
+            Checkout::Served(_) => Err(self.pool_timeout(Duration::ZERO, false)),
         }
     }
 
@@ -639,13 +639,14 @@ impl Server {
         self.checkout_or_hand_over(wait, deadline, Some(offer))
     }
 
-    /// `idle_timeout` and `max_lifetime` in milliseconds (`None`: no limit; a limit under
-    /// 1 ms counts as 1 ms).
+    /// The error of a wait for a connection that ended after `waited`, by the operation's
+    /// deadline when `operation_timeout` (it was nearer than the pool timeout), counted.
     #[inline]
-    fn pool_timeout(&self, waited: Duration) -> Error {
+    fn pool_timeout(&self, waited: Duration, operation_timeout: bool) -> Error {
         self.count_wait(waited);
         let e = Error::PoolTimeout {
             server: self.label.to_string(),
+            operation_timeout,
         };
         self.counters.error(&e);
         e
@@ -671,7 +672,8 @@ impl Server {
         // first; work handed over ends at the deadline (see `gate`).
         let admitted = gate
             .admit(wait, deadline.instant(), offer)
-            .map_err(|w| self.pool_timeout(w))?;
+            // (a wait shorter than the pool timeout was ended by the deadline)
+            .map_err(|w| self.pool_timeout(w, w < wait))?;
         let (permit, mut waited) = match admitted {
             Admission::Permit(permit, waited) => (permit, waited),
             Admission::Served(found, waited) => {
@@ -720,13 +722,13 @@ impl Server {
             // in line, counted with it.
             None => {
                 let since = Instant::now();
-                let got =
-                    pool.get_timeout(addable(deadline.limit(wait)).max(Duration::from_millis(100)));
+                let limit = deadline.limit(wait);
+                let got = pool.get_timeout(addable(limit).max(Duration::from_millis(100)));
                 let slot_wait = since.elapsed();
                 deadline.charge(slot_wait);
                 let total = waited.unwrap_or_default() + slot_wait;
                 waited = Some(total);
-                got.map_err(|_| self.pool_timeout(total))?
+                got.map_err(|_| self.pool_timeout(total, limit < wait))?
             }
         };
         let slot = prefer_connected(&pool, slot, self.settings.max_size);

@@ -107,3 +107,43 @@ fn a_connect_ended_by_the_operation_timeout_names_it() {
         format!("connect timeout to {}", black.addr())
     );
 }
+
+/// A wait in line for a connection that the operation's deadline ends, before the pool
+/// timeout, names that deadline (tester finding timeouts 2: "pool timeout" after 30 ms with
+/// a pool_timeout of 5 s, as if raising it would help); one the pool timeout ends says so.
+#[test]
+fn a_pool_wait_ended_by_the_operation_timeout_names_it() {
+    for (pool, operation, by_deadline) in [(5000, 200, true), (200, 5000, false)] {
+        let c = Client::builder()
+            .server(&silent_server())
+            .max_size(1)
+            .min_idle(0)
+            .io_timeout(Duration::from_secs(3))
+            .pool_timeout(Duration::from_millis(pool))
+            .operation_timeout(Some(Duration::from_millis(operation)))
+            .failure_limit(1000)
+            .build()
+            .unwrap();
+        std::thread::scope(|s| {
+            // The one connection, held by a call the server never answers.
+            let holder = s.spawn(|| c.get("held"));
+            wait_until("the holder's checkout", Duration::from_secs(5), || {
+                c.metrics_and_pool_states().1[0] == (1, 0)
+            });
+            // (a multi-key read: not handed over to the holder, it waits in line itself)
+            let e = c.get_multi(&["k1", "k2"]).remove(0).unwrap_err();
+            match &e {
+                Error::PoolTimeout {
+                    operation_timeout, ..
+                } => assert_eq!(*operation_timeout, by_deadline, "{e}"),
+                other => panic!("pool {pool}, operation {operation}: {other:?}"),
+            }
+            assert_eq!(
+                e.to_string().contains("operation_timeout ran out"),
+                by_deadline,
+                "{e}"
+            );
+            let _ = holder.join();
+        });
+    }
+}

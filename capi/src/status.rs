@@ -368,7 +368,10 @@ mod tests {
                 server: server(),
                 cause: String::new(),
             },
-            Error::PoolTimeout { server: server() },
+            Error::PoolTimeout {
+                server: server(),
+                operation_timeout: false,
+            },
             Error::ConnectTimeout {
                 server: server(),
                 operation_timeout: false,

@@ -130,7 +130,10 @@ mod tests {
             message: "backend".into(),
         };
         assert!(!may_resend(Always, NotSent, &answered));
-        let busy = Error::PoolTimeout { server: "p".into() };
+        let busy = Error::PoolTimeout {
+            server: "p".into(),
+            operation_timeout: false,
+        };
         assert!(!may_resend(Always, NotSent, &busy));
     }
 }
