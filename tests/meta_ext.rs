@@ -114,10 +114,26 @@ fn item6_explicit_cas_version_is_refused_by_the_installed_memcached_with_its_ver
     // The connection is still good for ordinary calls.
     assert_eq!(c.set(&k, b"v", 0).unwrap(), StoreOutcome::Stored);
     let text = Client::new([mc.addr()]).unwrap();
-    assert!(matches!(
-        text.store_with_version(StoreCommand::Set, &k, b"v", 0, 0, 1),
-        Err(Error::Unsupported(_))
-    ));
+    // named for the store it is (tester finding metafeat 6: "store_with_version")
+    match text.store_with_version(StoreCommand::Set, &k, b"v", 0, 0, 1) {
+        Err(Error::Unsupported(m)) => assert!(m.starts_with("set_with_version needs"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    // version 0, which memcached never gives an item, is refused before anything is sent,
+    // as a cas of 0 is (tester finding metafeat 4: stored, the item's CAS read as none)
+    for r in [
+        c.store_with_version(StoreCommand::Set, &k, b"v", 0, 0, 0)
+            .map(|_| ()),
+        c.delete_with_version(&k, 0).map(|_| ()),
+        c.arith_with_version(true, &k, 1, 0).map(|_| ()),
+    ] {
+        match r {
+            Err(Error::InvalidArgument {
+                what: "version", ..
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
 }
 
 #[test]

@@ -139,6 +139,30 @@ fn invalidate_serves_stale_while_one_recomputes() {
     ));
 }
 
+/// A touch of an invalidated item leaves its recompute token to the next `get_lease`, as a
+/// plain read does: memcached gives the token to any `mg`, and the touch kept it, so every
+/// lease answered "wait" with nobody told to recompute (with `touch(k, 0)`, for ever: tester
+/// finding metafeat 1).
+#[test]
+fn a_touch_of_an_invalidated_item_leaves_the_recompute_to_a_lease() {
+    let mc = Memcached::start(&[]);
+    let c = client(&mc, Protocol::Meta);
+    for ttl in [0, 60] {
+        let k = unique("touched");
+        c.set(&k, b"old", 0).unwrap();
+        assert!(c.invalidate(&k, 30).unwrap());
+        assert!(c.touch(&k, ttl).unwrap());
+        match c.get_lease(&k, 30, None).unwrap() {
+            Lease::Recompute { stale: Some(item) } => assert_eq!(item.value, b"old"),
+            other => panic!("touch {ttl}: the next lease recomputes: {other:?}"),
+        }
+        match c.get_lease(&k, 30, None).unwrap() {
+            Lease::Wait { .. } => {}
+            other => panic!("touch {ttl}: then the others wait: {other:?}"),
+        }
+    }
+}
+
 /// A meta client and a text client on `mc` under value format `format`, sharing a key prefix.
 fn format_clients(mc: &Memcached, format: &str) -> (Client, Client) {
     let prefix = unique("e");

@@ -28,7 +28,8 @@ impl Client {
         ttl: u32,
         version: u64,
     ) -> Result<StoreOutcome> {
-        self.require_meta("store_with_version")?;
+        self.require_meta(&format!("{}_with_version", cmd.name()))?;
+        check_version(version)?;
         let key = key.as_ref();
         let (data, flags) = self.encode_value(cmd, key, value, flags)?;
         let start = self.call_start();
@@ -64,6 +65,7 @@ impl Client {
     /// [`Client::store_with_version`]). True if the key existed.
     pub fn delete_with_version(&self, key: impl AsRef<[u8]>, version: u64) -> Result<bool> {
         self.require_meta("delete_with_version")?;
+        check_version(version)?;
         self.one_key(
             Op::Delete,
             key.as_ref(),
@@ -90,6 +92,7 @@ impl Client {
         version: u64,
     ) -> Result<Option<u64>> {
         self.require_meta("arith_with_version")?;
+        check_version(version)?;
         self.one_key(
             if incr { Op::Incr } else { Op::Decr },
             key.as_ref(),
@@ -141,4 +144,20 @@ impl Client {
             },
         )
     }
+}
+
+/// A CAS version a caller gives (`E`) is one memcached could have given: not 0, which
+/// memcached never gives an item (a `cas` of 0 is refused likewise); stored, the item read
+/// back with a CAS of 0, which every reader (gets, meta_info, leases) takes for a server
+/// run with `-C` (tester finding metafeat 4).
+fn check_version(version: u64) -> Result<()> {
+    if version == 0 {
+        return Err(crate::error::Error::InvalidArgument {
+            what: "version",
+            reason: "0 is no CAS version (memcached never gives an item CAS 0, and a \
+                     reader would find no CAS): give 1 or more"
+                .into(),
+        });
+    }
+    Ok(())
 }

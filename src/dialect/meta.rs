@@ -817,7 +817,21 @@ impl Speak for Meta {
                 // A lease placeholder is no item anyone stored: a miss, as for `get`.
                 Ok(Outcome::Info((!placeholder).then_some(info)))
             }),
-            Request::Touch { .. } => read_hd(conn, |r, server| touch_outcome(server, r, tag)),
+            Request::Touch { key, .. } => {
+                // `mg` takes an invalidated item's recompute token whatever its flags: a
+                // touch hands it back after the exchange, as a plain read does, or every
+                // `get_lease` would wait with nobody told to recompute (tester finding
+                // metafeat 1).
+                let (outcome, won) = read_hd(conn, |r, server| {
+                    let won = matches!(&r, Reply::Header(f)
+                        if f.value_flags().is_ok_and(|v| v.win && v.stale));
+                    touch_outcome(server, r, tag).map(|o| (o, won))
+                })?;
+                if won {
+                    conn.won_tokens.push(key.into());
+                }
+                Ok(outcome)
+            }
             Request::Arith { .. } => {
                 conn.read::<MetaCodec, _>(|r, server| arith_outcome(server, r, tag))
             }
