@@ -259,6 +259,32 @@ fn time_spent_in_the_interrupt_check_is_not_the_servers() {
     mcpool::set_interrupt_check(None);
 }
 
+/// Handlers that keep taking time (a sampling profiler's: 40 ms in every check, signals
+/// every few ms) do not stretch a wait on a silent server without end: what the checks take
+/// is not counted up to one I/O timeout per operation, then the wait ends (tester finding
+/// retest24 1: 9.8 s with io_timeout 1 s).
+#[test]
+fn handlers_that_keep_running_stretch_a_wait_one_io_timeout_at_most() {
+    let _one = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
+    fn busy_handler() -> bool {
+        std::thread::sleep(Duration::from_millis(40));
+        false
+    }
+    let silent = SilentServer::start();
+    let c = client(std::slice::from_ref(&silent.addr), "300ms", "text");
+    mcpool::set_interrupt_check(Some(busy_handler));
+    let start = Instant::now();
+    let res = {
+        let _signals = Pester::start(Duration::from_millis(5));
+        c.get("k")
+    };
+    let took = start.elapsed();
+    mcpool::set_interrupt_check(None);
+    assert!(matches!(res, Err(Error::IoTimeout { .. })), "{res:?}");
+    // 300 ms, 300 more of handlers at most, a last 40 ms check, and slack for the machine
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+}
+
 /// `silent` deliberately silent fake servers and one real memcached: a multi-key call of
 /// every kind returns within about one I/O timeout (not one per silent server), the real
 /// server's keys succeed and the silent servers' keys time out.
