@@ -66,6 +66,8 @@ fn a_counter_never_created_nor_found_is_an_error() {
         "{e}"
     );
     assert_eq!(seen.load(Ordering::SeqCst), 3);
+    // named by the server (tester finding retest24 4: "protocol error from : ...")
+    assert_eq!(e.server(), Some(addr.as_str()), "{e}");
 }
 
 /// A plain incr answered "not stored" stays the protocol's anomaly it is: an error.

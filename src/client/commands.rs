@@ -822,8 +822,13 @@ impl Client {
             let op = if incr { Op::Incr } else { Op::Decr };
             return self.refused(op, 1, e);
         }
+        // (named by the key's server: tester finding retest24 4, "protocol error from :")
         let vanished = || Error::Protocol {
-            server: String::new(),
+            server: self
+                .server_for(key)
+                .ok()
+                .and_then(|i| self.topology().servers.get(i).map(|s| s.label.to_string()))
+                .unwrap_or_default(),
             detail: "counter missing right after it was created".into(),
         };
         if self.inner.dialect.arith_creates() {

@@ -1528,8 +1528,11 @@ mcpool extension: after a C<_multi> call that stores, deletes or touches (C<set_
 C<add_multi>, C<delete_multi>, ...), the message of item C<$index> (0-based, in the order
 given) when that item failed, else C<undef>: C<last_error> holds only the first failed
 item's message. Called as C<Mcpool::last_item_error($i)>; per thread, replaced by the next
-batch call. An item refused before anything was sent (a bad expiration time or CAS unique)
-has C<last_error>'s message as given only when it was the first to fail.
+batch call. An item this binding refused before anything was sent (a bad expiration time or
+CAS unique) goes to the core as a value the core refuses for it alone (a CAS of 0, an
+expiration time of 4294967295), and its C<last_item_error> is the core's message about that
+value; C<last_error> names the first such refusal as the caller gave it (tester finding
+retest24 3).
 
 =item last_error
 
