@@ -1227,10 +1227,61 @@ static int pickle_format_defaults(ClientObject *self, int default_protocol) {
     return 0;
 }
 
+/* An option's value as the core takes it (mcpool_config_set_as): a str as its UTF-8, bytes as
+ * they are (the Python layer hands bytes only to an option that takes bytes, the key prefix;
+ * the core refuses bytes that are not UTF-8 for any other). *owner as utf8's. -1 with an
+ * exception. */
+static int option_value(PyObject *value, const char **p, Py_ssize_t *n, PyObject **owner) {
+    if (PyBytes_Check(value)) {
+        char *b = NULL;
+        if (PyBytes_AsStringAndSize(value, &b, n) < 0) {
+            *owner = NULL;
+            return -1;
+        }
+        *p = b;
+        *owner = Py_NewRef(value);
+        return 0;
+    }
+    if (!PyUnicode_Check(value)) {
+        *owner = NULL;
+        PyErr_Format(PyExc_TypeError, "an option's value is str or bytes, not %.100s",
+                     TPNAME(value));
+        return -1;
+    }
+    return utf8(value, p, n, owner);
+}
+
+/* The core's message of a failed constructor call (mcpool_client_new, prefix
+ * "mcpool_client_new: ") or set_servers (mcpool_client_set_servers) raised as raise_status
+ * would, without the C function's name, which means nothing to a Python caller: the
+ * binding's own constructor errors read "configuration error: ..." (tester finding keys2 2:
+ * "mcpool_client_new: configuration error: key_prefix ..."). Returns NULL. */
+static PyObject *raise_status_unnamed(mcpool_status st, const char *c_function) {
+    if ((uint32_t)mcpool_status_class((uint32_t)st) <= MCPOOL_CLASS_NOT_STORED)
+        return raise_status(st);
+    const char *m = mcpool_last_error_message();
+    size_t len = mcpool_last_error_length(), fl = strlen(c_function);
+    if (len > fl + 2 && memcmp(m, c_function, fl) == 0 && m[fl] == ':' && m[fl + 1] == ' ') {
+        m += fl + 2;
+        len -= fl + 2;
+    }
+    size_t slen = 0;
+    const char *srv = mcpool_last_error_server(&slen);
+    PyObject *server = slen == 0 ? Py_NewRef(Py_None)
+                                 : PyUnicode_DecodeUTF8(srv, (Py_ssize_t)slen, "replace");
+    if (server == NULL)
+        return NULL;
+    PyObject *r = raise_at(error_class(st), st,
+                           PyUnicode_DecodeUTF8(m, (Py_ssize_t)len, "replace"), server);
+    Py_DECREF(server);
+    return r;
+}
+
 /* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None,
  * pickle_bools=False, on_operation=None): servers is a
- * list of (address, weight); options a list of (name, value) str pairs, each handed to the
- * core's option table as it is (mcpool_config_set), in order: this file knows no option. */
+ * list of (address, weight); options a list of (argument, name, value) triples (value a str,
+ * or bytes for the key prefix), each handed to the core's option table as it is
+ * (mcpool_config_set_as), in order: this file knows no option. */
 static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"servers", "options", "pickle", "pickle_protocol", "on_event",
                              "pickle_bools", "on_operation", "pickle_subclasses", NULL};
@@ -1281,14 +1332,17 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         goto fail;
     for (Py_ssize_t i = 0; i < PyTuple_Size(seq); i++) {
         /* (the user's argument, the core option it sets, the value's text): the core's
-         * mcpool_config_set_as refuses one option set from two arguments, naming both */
+         * mcpool_config_set_as refuses one option set from two arguments, naming both. The
+         * value is a str, or bytes for an option that takes bytes (the key prefix: any
+         * bytes, as mcpool_config_set_key_prefix takes them, the protocol's key rule checking
+         * them when the client is built; tester finding keys2 2), passed as they are */
         PyObject *given, *name, *value, *gown = NULL, *nown = NULL, *vown = NULL;
         const char *g = NULL, *n = NULL, *v = NULL;
         Py_ssize_t gl = 0, nl = 0, vl = 0;
-        if (!PyArg_ParseTuple(PyTuple_GetItem(seq, i), "UUU:an option (argument, name, value)",
+        if (!PyArg_ParseTuple(PyTuple_GetItem(seq, i), "UUO:an option (argument, name, value)",
                               &given, &name, &value) ||
             utf8(given, &g, &gl, &gown) < 0 || utf8(name, &n, &nl, &nown) < 0 ||
-            utf8(value, &v, &vl, &vown) < 0) {
+            option_value(value, &v, &vl, &vown) < 0) {
             Py_XDECREF(gown);
             Py_XDECREF(nown);
             Py_DECREF(seq);
@@ -1357,7 +1411,7 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     mcpool_status st = mcpool_client_new(cfg, &self->client);
     mcpool_config_free(cfg);
     if (st != MCPOOL_OK)
-        return raise_status(st), -1;
+        return raise_status_unnamed(st, "mcpool_client_new"), -1;
     if (pickle_subclasses != Py_None) {
         self->pickle_subclasses = PyObject_IsTrue(pickle_subclasses) == 1;
     } else {
@@ -2219,19 +2273,32 @@ static PyObject *mapping_pairs(const char *fname, PyObject *mapping) {
     return pairs;
 }
 
-/* set_multi's result: the keys (as given) whose item failed. A refused key raises (the
- * caller's bug), as raise_batch: the core refused that item alone and applied the others,
- * whose outcomes the exception's `results` holds; an interrupted call raises the signal
+/* Whether a batch store's item status is the server's answer (stored; not stored: the key
+ * existed for add, was missing for replace/append/prepend; with fail_open, the core's answer
+ * for a server it could not reach) rather than an error. */
+static int store_answered(mcpool_status st) {
+    return st == MCPOOL_OK || st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS ||
+           st == MCPOOL_NOT_FOUND;
+}
+
+/* set_multi's result: the keys (as given) not stored. An item that failed with an error (its
+ * server down or timed out without fail_open, a server error reply, a value too large, a
+ * refused key) raises, as delete_multi: the first such item in the mapping's order, its
+ * own exception (class by its status), with `key` and `results` ({key: True stored, False
+ * not stored, or that key's exception}: the others were applied; tester finding partial 4:
+ * a server down read as "not stored", so an add_multi lock took an outage for "held").
+ * With lenient (the compat modules' _failed, whose peers list such keys), only a refused key
+ * raises (the caller's bug) and the others are listed. An interrupted call raises the signal
  * handler's exception. */
 static PyObject *failed_keys(const char *op, PyObject *keys, const mcpool_status *sts,
-                             PyObject **msgs, Py_ssize_t n) {
+                             PyObject **msgs, Py_ssize_t n, int lenient) {
     for (Py_ssize_t i = 0; i < n; i++)
         if (sts[i] == MCPOOL_INTERRUPTED) {
             Py_XINCREF(msgs[i]);
             return raise_status_msg(sts[i], msgs[i]);
         }
     for (Py_ssize_t i = 0; i < n; i++)
-        if (sts[i] == MCPOOL_INVALID_KEY)
+        if (lenient ? sts[i] == MCPOOL_INVALID_KEY : !store_answered(sts[i]))
             return raise_batch(op, keys, sts, msgs, n, i);
     PyObject *failed = PyList_New(0);
     for (Py_ssize_t i = 0; failed != NULL && i < n; i++)
@@ -2247,8 +2314,7 @@ static PyObject *failed_keys(const char *op, PyObject *keys, const mcpool_status
 static int record_failures(PyObject *failed, PyObject *keys, const mcpool_status *sts,
                            PyObject **msgs, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (sts[i] == MCPOOL_OK || sts[i] == MCPOOL_NOT_STORED || sts[i] == MCPOOL_EXISTS ||
-            sts[i] == MCPOOL_NOT_FOUND)
+        if (store_answered(sts[i]))
             continue;
         Py_XINCREF(msgs[i]);
         if (record_failure(failed, PyTuple_GetItem(keys, i), sts[i], msgs[i]) < 0)
@@ -2398,8 +2464,9 @@ done:
 
 /* The batch stores answered by the list of keys not stored (set_multi, add_multi,
  * replace_multi, append_multi, prepend_multi): mapping's pairs through store_pairs, then
- * failed_keys' list; with failed (the private keyword _failed: a dict, or NULL) also
- * record_failures'. */
+ * failed_keys' list (an item's error raises); with failed (the private keyword _failed: a
+ * dict, or NULL) an item's error does not raise: the key is listed and record_failures puts
+ * its exception in failed (the compat modules, which answer as their peers do). */
 static PyObject *stored_or_failed(ClientObject *self, mcpool_store_op op, const char *name,
                                   PyObject *mapping, uint32_t ttl, PyObject *prefix,
                                   PyObject *mcl, PyObject *level, int bytes_only,
@@ -2410,7 +2477,7 @@ static PyObject *stored_or_failed(ClientObject *self, mcpool_store_op op, const 
     batch_t b = {0, NULL, NULL, NULL};
     if (batch_init(&b, pairs) == 0 &&
         store_pairs(self, op, name, pairs, &b, ttl, NULL, prefix, mcl, level, bytes_only) == 0) {
-        result = failed_keys(name, b.keys, b.sts, b.msgs, b.n);
+        result = failed_keys(name, b.keys, b.sts, b.msgs, b.n, failed != NULL);
         if (result != NULL && failed != NULL &&
             record_failures(failed, b.keys, b.sts, b.msgs, b.n) < 0)
             Py_CLEAR(result);
@@ -2422,7 +2489,8 @@ static PyObject *stored_or_failed(ClientObject *self, mcpool_store_op op, const 
 
 /* set_multi, add_multi, replace_multi: every pair in one pipelined round trip per server
  * (store_pairs, the store command op), each with the call's expiry and, for a per-call
- * min_compress_len, its own compression choice. */
+ * min_compress_len, its own compression choice; the keys not stored, an item's error raising
+ * (stored_or_failed). */
 static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char *name,
                              PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0},           {"time", 1},
@@ -2517,7 +2585,8 @@ done:
 /* append_multi / prepend_multi(mapping, key_prefix=''): each value's bytes added to its
  * key's stored value (str or bytes only, all checked before anything is sent, as append
  * takes them; no expiry, flags or compression: memcached keeps the item's), in one pipelined
- * round trip per server; the list of keys not stored (missing, or failed), as add_multi. */
+ * round trip per server; the list of keys not stored (missing), an item's error raising, as
+ * add_multi. */
 static PyObject *concat_multi(ClientObject *self, int append, PyObject *const *args,
                               Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0}, {"key_prefix", 1},
@@ -3614,7 +3683,7 @@ static PyObject *Client__set_servers(ClientObject *self, PyObject *servers) {
         Py_INCREF(Py_None);
         result = Py_None;
     } else {
-        raise_status(st);
+        raise_status_unnamed(st, "mcpool_client_set_servers");
     }
 done:
     if (owners != NULL)
@@ -3943,19 +4012,25 @@ static PyMethodDef Client_methods[] = {
     {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi_hooked, FAST,
      "set_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
      "compress_level=None)\n--\n\nStores every "
-     "pair; returns the list of keys that were not stored. A refused key raises its "
-     "ClientError once the others are stored, with `key` and `results` ({key: True, False "
-     "or its exception})."},
+     "pair, in one pipelined round trip per server; returns the list of keys that were not "
+     "stored (with fail_open, also those of a server down or timed out). A key that failed "
+     "with an error (its server down or timed out without fail_open, a server error reply, "
+     "a value too large, a refused key) raises once the others are stored, as delete_multi: "
+     "the first such key's exception (ConnectionError, TimeoutError, ServerError, "
+     "ClientError), with `key` and `results` ({key: True stored, False not stored, or its "
+     "exception})."},
     {"add_multi", (PyCFunction)(void (*)(void))Client_add_multi_hooked, FAST,
      "add_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
      "compress_level=None)\n--\n\nAdds every "
      "pair whose key does not exist, in one pipelined round trip per server; returns the "
-     "list of keys that were not stored (they existed, or failed)."},
+     "list of keys that were not stored (they existed; with fail_open, also those of a "
+     "server down or timed out). A key that failed with an error raises, as set_multi."},
     {"replace_multi", (PyCFunction)(void (*)(void))Client_replace_multi_hooked, FAST,
      "replace_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
      "compress_level=None)\n--\n\nReplaces every pair whose key exists, in one pipelined "
-     "round trip per server; returns the list of keys that were not stored (missing, or "
-     "failed), as add_multi."},
+     "round trip per server; returns the list of keys that were not stored (missing; with "
+     "fail_open, also those of a server down or timed out). A key that failed with an error "
+     "raises, as set_multi."},
     {"set_multi_noreply", (PyCFunction)(void (*)(void))Client_set_multi_noreply_hooked, FAST,
      "set_multi_noreply(mapping, time=0, key_prefix='')\n--\n\nStores every pair as bytes "
      "(a value str, as its UTF-8, or bytes: any other type raises ClientTypeError, "
@@ -3967,7 +4042,7 @@ static PyMethodDef Client_methods[] = {
      "append_multi(mapping, key_prefix='')\n--\n\nAppends each value (str or bytes, as "
      "append; any other type raises ClientTypeError, nothing sent) to its key's value, in one "
      "pipelined round trip per server; returns the list of keys that were not stored "
-     "(missing, or failed), as add_multi."},
+     "(missing), as replace_multi; a key that failed with an error raises, as set_multi."},
     {"prepend_multi", (PyCFunction)(void (*)(void))Client_prepend_multi_hooked, FAST,
      "prepend_multi(mapping, key_prefix='')\n--\n\nPrepends each value (str or bytes) to its "
      "key's value, as append_multi."},

@@ -184,6 +184,110 @@ def servers():
         s.stop()
 
 
+class FakeServerErrorServer:
+    """A fake memcached on loopback (a thread, no memcached) that answers every data command
+    with "SERVER_ERROR out of memory storing object" (text, meta; binary: status 0x82), each
+    command its own reply, and version / mn / NOOP as memcached does: a server that is up
+    and refuses every read and write (tester finding partial, server D). ``addr``; close()
+    at the end."""
+
+    MSG = b"SERVER_ERROR out of memory storing object\r\n"
+
+    def __init__(self):
+        import threading
+        self.lsn = socket.socket()
+        self.lsn.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.lsn.bind(("127.0.0.1", 0))
+        self.lsn.listen(64)
+        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        import threading
+        while True:
+            try:
+                c, _ = self.lsn.accept()
+            except OSError:
+                return
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.conns.append(c)
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        import struct
+        buf = b""
+
+        def need(n):
+            nonlocal buf
+            while len(buf) < n:
+                d = c.recv(65536)
+                if not d:
+                    raise EOFError
+                buf += d
+        try:
+            while True:
+                need(1)
+                if buf[0] == 0x80:  # binary
+                    need(24)
+                    op, bodylen, opaque = buf[1], struct.unpack(">I", buf[8:12])[0], buf[12:16]
+                    need(24 + bodylen)
+                    buf = buf[24 + bodylen:]
+                    body, status = ((b"", 0) if op == 0x0a else (b"1.6.18", 0) if op == 0x0b
+                                    else (b"Out of memory", 0x82))
+                    c.sendall(struct.pack(">BBHBBHI", 0x81, op, 0, 0, 0, status, len(body))
+                              + opaque + b"\0" * 8 + body)
+                    continue
+                while b"\r\n" not in buf:
+                    d = c.recv(65536)
+                    if not d:
+                        raise EOFError
+                    buf += d
+                line, buf = buf.split(b"\r\n", 1)
+                w = line.split()
+                if not w:
+                    c.sendall(b"ERROR\r\n")
+                    continue
+                if w[0] in (b"set", b"add", b"replace", b"append", b"prepend", b"cas"):
+                    need(int(w[4]) + 2)
+                    buf = buf[int(w[4]) + 2:]
+                elif w[0] == b"ms":
+                    need(int(w[2]) + 2)
+                    buf = buf[int(w[2]) + 2:]
+                if w[0] == b"version":
+                    c.sendall(b"VERSION 1.6.18\r\n")
+                elif w[0] == b"mn":
+                    c.sendall(b"MN\r\n")
+                elif w[0] == b"quit":
+                    return
+                elif b"noreply" not in w:  # (a meta quiet command still gets its error)
+                    c.sendall(self.MSG)
+        except (EOFError, OSError):
+            pass
+        finally:
+            c.close()
+
+    def close(self):
+        try:
+            self.lsn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.lsn.close()
+        for c in self.conns:
+            try:
+                c.close()
+            except OSError:
+                pass
+
+
+@pytest.fixture
+def server_error_server():
+    """A FakeServerErrorServer for the test."""
+    s = FakeServerErrorServer()
+    yield s
+    s.close()
+
+
 _counter = itertools.count()
 
 

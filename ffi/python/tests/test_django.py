@@ -992,3 +992,104 @@ def test_location_relative_unix_name_is_in_the_working_directory(colon_sockets, 
     c.set("dj-rel", "v")
     assert socket_holders(d, names, c.make_key("dj-rel").encode()) == ["rel.sock"]
     assert c.get("dj-rel") == "v"
+
+
+def test_options_take_a_bytes_key_prefix_as_pymemcachecache(server, prefix):
+    """Django's PyMemcacheCache hands OPTIONS {"key_prefix": b"..."} to pymemcache, which
+    prepends those bytes, UTF-8 or not: the backend takes them too, the item under the raw
+    bytes and Django's own key (tester finding keys2 2: ConfigurationError "not UTF-8")."""
+    ns = b"caf\xe9:"
+    cache = mcpool.django.McpoolCache(server.addr, {
+        "KEY_PREFIX": prefix, "OPTIONS": {"key_prefix": ns, "preset": "pymemcache"}})
+    cache.set("k", "v")
+    assert cache.get("k") == "v" and cache.get_many(["k"]) == {"k": "v"}
+    assert server.raw(b"get " + ns + cache.make_key("k").encode() + b"\r\n").startswith(
+        b"VALUE " + ns)
+
+
+def _free_addr():
+    import socket
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        return "127.0.0.1:%d" % s.getsockname()[1]
+
+
+def test_ignore_exc_answers_every_call_as_pymemcachecache(server_error_server, prefix):
+    """OPTIONS {"ignore_exc": True} (PyMemcacheCache's) over a live server, one refused and
+    one answering SERVER_ERROR to everything (a fake server): every call answers as Django's
+    PyMemcacheCache does, the failed servers' keys as misses / not done, never an exception
+    (tester finding partial 3: it was read as fail_open, so get_many and delete_many raised
+    ServerError and lost the other servers' answers). set_many lists every key not stored,
+    where pymemcache lists the refused server's keys and not the SERVER_ERROR one's."""
+    from conftest import Server
+    live = Server()  # its own: clear() flushes it
+    try:
+        down = _free_addr()
+        location = [live.addr, down, server_error_server.addr]
+        opts = {"ignore_exc": True, "timeout": 1, "connect_timeout": 1}
+        ours = mcpool.django.McpoolCache(location, {
+            "KEY_PREFIX": prefix, "OPTIONS": dict(opts, preset="pymemcache")})
+        from django.core.cache.backends.memcached import PyMemcacheCache
+        theirs = PyMemcacheCache(location, {"KEY_PREFIX": prefix, "OPTIONS": dict(opts)})
+        placed = mcpool.Client(location, preset="pymemcache")
+        keys = ["k%02d" % i for i in range(30)]
+        where = {k: placed.server_for(ours.make_key(k)) for k in keys}
+        up = [k for k in keys if where[k] == live.addr]
+        bad = next(k for k in keys if where[k] == server_error_server.addr)
+        gone = next(k for k in keys if where[k] == down)
+        assert up and bad and gone
+        assert sorted(ours.set_many({k: "v-" + k for k in keys})) == sorted(
+            k for k in keys if k not in up)
+        got = []
+        for cache in (ours, theirs):
+            cache.set_many({k: "v-" + k for k in keys})
+            got.append([
+                cache.get_many(keys), cache.get(bad), cache.get(gone, 5), cache.add(bad, 1),
+                cache.set(bad, 1), cache.touch(bad), cache.delete(bad), cache.has_key(bad),
+                cache.incr(bad), cache.decr(gone), cache.delete_many(keys), cache.get_many(up),
+                cache.clear()])
+        assert got[0] == got[1]
+        assert got[0][0] == {k: "v-" + k for k in up} and got[0][-2] == {}
+        assert got[0][1:10] == [None, 5, False, None, False, False, False, False, False]
+    finally:
+        live.stop()
+
+
+def test_its_exceptions_name_the_callers_keys(server, server_error_server, prefix):
+    """An error raised from the backend names the caller's key ("k1"), not the backend's
+    (":1:k1" with its KEY_PREFIX), and what it carries (get_many's `hits` and `errors`,
+    delete_many's and set_many's `key` and `results`) is keyed by the caller's keys (tester
+    finding partial 3)."""
+    cache = mcpool.django.McpoolCache([server.addr, server_error_server.addr], {
+        "KEY_PREFIX": prefix, "OPTIONS": {"timeout": 2}})
+    placed = cache._cache
+    keys = ["k%02d" % i for i in range(20)]
+    bad = [k for k in keys if placed.server_for(cache.make_key(k)) == server_error_server.addr]
+    up = [k for k in keys if k not in bad]
+    assert bad and up
+    for k in up:
+        cache.set(k, "v-" + k)
+    made = cache.make_key(bad[0])
+
+    def check(e, key):
+        assert '"%s"' % key in str(e) and made not in str(e) and prefix not in str(e), str(e)
+    with pytest.raises(mcpool.ServerError) as e:
+        cache.get_many(keys)
+    check(e.value, bad[0])
+    assert e.value.hits == {k: "v-" + k for k in up}
+    assert set(e.value.errors) == set(bad)
+    for k, err in e.value.errors.items():
+        assert '"%s"' % k in str(err) and prefix not in str(err), str(err)
+    for call in (lambda: cache.delete_many(keys), lambda: cache.set_many(
+            {k: 1 for k in keys})):
+        with pytest.raises(mcpool.ServerError) as e:
+            call()
+        check(e.value, bad[0])
+        assert e.value.key == bad[0] and set(e.value.results) == set(keys)
+        assert all(e.value.results[k] is True for k in up)
+        assert all(prefix not in str(e.value.results[k]) for k in bad)
+    for call in (lambda: cache.get(bad[0]), lambda: cache.incr(bad[0]),
+                 lambda: cache.set(bad[0], 1), lambda: cache.delete(bad[0])):
+        with pytest.raises(mcpool.ServerError) as e:
+            call()
+        check(e.value, bad[0])

@@ -67,13 +67,16 @@ def test_a_password_the_core_refuses_is_not_shown(pw):
     assert_hidden(ei.value, pw)
 
 
-@pytest.mark.parametrize("value", [b"pre\xff", "pre\udcff"], ids=repr)
-def test_other_options_with_no_utf8_form_raise_the_same_class_showing_the_value(value):
+@pytest.mark.parametrize("option, value", [("distribution", b"pre\xff"),
+                                           ("key_prefix", "pre\udcff")], ids=repr)
+def test_other_options_with_no_utf8_form_raise_the_same_class_showing_the_value(option, value):
     """The same ConfigurationError as for the password, for any option (a bad key_prefix
-    raises it), and a value that is no secret is shown, as the core shows one."""
+    raises it), and a value that is no secret is shown, as the core shows one. (bytes that
+    are not UTF-8 are a key_prefix's value as they are: tester finding keys2 2,
+    tests/test_key_prefix_bytes.py; a str with a lone surrogate has no bytes at all.)"""
     with pytest.raises(mcpool.ConfigurationError) as ei:
-        mcpool.Client([ADDR], key_prefix=value)
-    assert "option key_prefix: bad value %r" % (value,) in str(ei.value)
+        mcpool.Client([ADDR], **{option: value})
+    assert "option %s: bad value %r" % (option, value) in str(ei.value)
     assert ei.value.__cause__ is None and ei.value.__context__ is None
     with pytest.raises(mcpool.ConfigurationError):
         mcpool.Client([ADDR], key_prefix="pre\x01")  # the core's own refusal: same class

@@ -116,10 +116,18 @@ def _shown(name, given):
     return name if given in (None, name) else "%s (given as %s)" % (name, given)
 
 
+# The core's options whose value may be any bytes (its OptionSpec::takes_bytes, which the C
+# ABI does not report): the key prefix, a namespace being bytes as a key is (a Latin-1
+# "caf\xe9:" of Cache::Memcached::Fast's), checked by the protocol's key rule when the
+# client is built (text refuses a space or control byte; meta sends it base64).
+_BYTES_OPTIONS = ("key_prefix",)
+
+
 def _text(name, value, given=None):
     """An option's value in the core's text form: str as it is (e.g. "250ms"), bool as
     true/false, a number of seconds (or a timedelta) for a duration, other numbers as
-    decimal text, bytes as UTF-8. Whether the option takes a duration is the core's answer
+    decimal text, bytes as UTF-8 (bytes as they are for an option that takes bytes, the key
+    prefix: ``_BYTES_OPTIONS``). Whether the option takes a duration is the core's answer
     (``_option``), for the name in any spelling the core accepts. A number of seconds that
     is no duration (NaN, infinite, negative) is refused here, naming the option as
     ``given`` and the value as the caller wrote it: the core would see only its text form.
@@ -149,6 +157,10 @@ def _text(name, value, given=None):
             return "%dus" % round(value * 1e6)  # no exponent form: whole microseconds
         return "%ds" % value
     if isinstance(value, bytes):
+        if name in _BYTES_OPTIONS:
+            # any bytes, as they are: the core's key rule of the protocol checks them when
+            # the client is built (tester finding keys2 2: a Latin-1 namespace was refused)
+            return bytes(value)
         try:
             return value.decode()
         except UnicodeDecodeError as e:
@@ -287,7 +299,11 @@ class Client(_Client):
     core's text form (``operation_timeout="250ms"``, ``distribution="libmemcached-ketama"``,
     ``failover="rehash"``, ``protocol="meta"``, ``preset="pylibmc"``, ``tls_ca_file=...``),
     a bool, a number (for a duration: **seconds**, as Python's own timeouts; ``timeout=0.5``),
-    or a ``datetime.timedelta``. A name the core does not know, or a value it cannot read,
+    or a ``datetime.timedelta``; bytes are read as UTF-8, but ``key_prefix`` (``prefix``)
+    takes any bytes as they are (``key_prefix=b"caf\xe9:"``, a Latin-1 namespace of
+    Cache::Memcached::Fast's), the protocol's key rule checking them when the client is built
+    (text refuses a space or control byte: ``ConfigurationError``; meta sends such a key
+    base64, binary as it is). A name the core does not know, or a value it cannot read,
     raises ``ConfigurationError`` naming the option and what it accepts; None is no value
     (``ClientTypeError`` naming the option: leave an option out for its default). A new
     option of the core works here without a change to this binding.
@@ -342,9 +358,10 @@ class Client(_Client):
 
     ``fail_open=True`` (a core option): a timeout or an unreachable server answers as a miss
     (``get`` None, ``get_multi`` without the key) or as not stored (``set`` etc. False,
-    ``delete``/``touch`` False, ``incr``/``decr`` None), counted in ``metrics()``
-    (``fail_open_misses``, ``fail_open_not_stored``); protocol violations, undecodable
-    values, server error answers and bad keys or values still raise.
+    ``set_multi`` and the other list-answering batch stores list the key, where without
+    ``fail_open`` they raise; ``delete``/``touch`` False, ``incr``/``decr`` None), counted in
+    ``metrics()`` (``fail_open_misses``, ``fail_open_not_stored``); protocol violations,
+    undecodable values, server error answers and bad keys or values still raise.
 
     Errors (by the core's status class, docs/errors.md): ``ClientError`` (also
     ``ValueError``) for bad input or a request the server refused, ``ClientTypeError`` (also

@@ -26,6 +26,11 @@ class Error(Exception):
     # key's own exception (set on that exception only)
     hits: Dict[Any, Any]
     errors: Dict[Any, "Error"]
+    # a batch call's error for an item (set_multi and the other list-answering stores,
+    # delete_multi, touch_multi, cas_multi, incr_multi): that key as given, and every key's
+    # outcome (True, False, None, a new value, or that key's own exception)
+    key: Any
+    results: Dict[Any, Any]
 
 class ClientError(Error, ValueError): ...
 class ClientTypeError(ClientError, TypeError): ...
@@ -100,6 +105,10 @@ class _Client:
     def cas(self, key: Key, value: Value, cas: int, time: Time = 0, *, expire: Time = 0,
             noreply: Optional[bool] = None,
             min_compress_len: Optional[int] = None) -> Optional[bool]: ...
+    # the keys not stored (the server's no; with fail_open an outage's too); a key's error (its
+    # server down without fail_open, an error reply, a value too large) raises once the others
+    # are stored, with `key` and `results`, as delete_multi; so do add_multi, replace_multi,
+    # append_multi and prepend_multi
     def set_multi(self, mapping: Mapping[_K, Value], time: Time = 0, key_prefix: Key = "",
                   min_compress_len: Optional[int] = None, noreply: Optional[bool] = None,
                   compress_level: Optional[int] = None, *, expire: Time = 0) -> List[_K]: ...
@@ -174,6 +183,7 @@ class Client(_Client):
         min_compress_len: Optional[int] = None,
         on_operation: Optional[Callable[[OpRecord], Any]] = None,
         pickle_subclasses: Optional[bool] = None,
+        # bytes are read as UTF-8, but key_prefix (prefix) takes any bytes as they are
         **options: OptionValue,
     ) -> None: ...
     def set_servers(self, servers: Union[str, Sequence[ServerSpec]], *,

@@ -16,7 +16,7 @@ option by its name, e.g. ``"operation_timeout": "250ms"``, ``"failover": "rehash
 OPTIONS of Django's own backends are read too: ``PyLibMCCache``'s ``{"binary": True,
 "behaviors": {"ketama": True, ...}}`` as ``mcpool.compat.pylibmc`` reads pylibmc's behaviors
 (the pylibmc preset, its placement and timeouts), ``PyMemcacheCache``'s ``no_delay``,
-``ignore_exc`` (``fail_open``), ``max_pool_size`` (``max_size``) and ``use_pooling``. To
+``ignore_exc`` (below), ``max_pool_size`` (``max_size``) and ``use_pooling``. To
 share the cache with one of Django's own memcached backends, give its client's **preset**:
 ``{"preset": "pylibmc"}`` for ``PyLibMCCache``, ``{"preset": "pymemcache"}`` for
 ``PyMemcacheCache``, ``{"preset": "python-memcached"}`` for ``MemcachedCache``: a preset sets
@@ -57,7 +57,27 @@ With pylibmc's value format (``OPTIONS {"preset": "pylibmc"}``, in any spelling,
 ``value_format``), ``get_many`` with a server down returns the other
 servers' hits, as Django's ``PyLibMCCache`` (pylibmc's ``get_multi``: libmemcached's mget
 skips a server it cannot reach); otherwise, and for every other failure (a server or
-protocol error, a value that cannot be decoded), it raises. A value that does not unpickle
+protocol error, a value that cannot be decoded), it raises.
+
+With ``OPTIONS {"ignore_exc": True}`` (``PyMemcacheCache``'s) every call answers as
+``PyMemcacheCache`` does where a server failed (pymemcache's ``HashClient`` answers its
+default for whatever a server's call raised: a connection refused or closed, a timeout, a
+server's or client's error reply, a value that does not decode), never raising but for a
+key memcached would refuse (``InvalidCacheKey``): ``get`` the default, ``get_many`` the other
+servers' hits, ``set_many`` the keys not stored (where ``PyMemcacheCache`` lists a refused
+server's keys but not those a server answered ``SERVER_ERROR``, both), ``add``, ``touch``,
+``delete``, ``has_key``, ``incr`` and ``decr`` False (pymemcache's default, which Django
+passes on), ``set``, ``delete_many`` and ``clear`` None (tester finding partial 3: it was
+read as ``fail_open``, which answers only an outage so, and a ``SERVER_ERROR`` raised).
+Without it, mcpool's exception is raised naming the caller's key (``get_multi "k1": ...``,
+not the backend's ``":1:k1"``), and what it carries is keyed by the caller's keys:
+``get_many``'s ``hits`` and ``errors``, ``set_many``'s and ``delete_many``'s ``key`` and
+``results``; ``set_many`` raises for a key whose server failed (down, an error reply), as
+``PyLibMCCache`` and ``PyMemcacheCache`` do, and lists a value too large, as ``set`` answers
+it. (``InvalidCacheKey`` and ``incr``'s ``ValueError`` "Key ... not found" keep Django's own
+words, which name its key.)
+
+A value that does not unpickle
 (a class this process lacks, its ``__setstate__`` raising) raises, from ``get``,
 ``get_many`` and ``has_key``, the unpickler's own exception under pylibmc's value format, as
 ``PyLibMCCache``, and otherwise ``mcpool.ValueFormatError`` naming the key with that
@@ -94,16 +114,16 @@ _clients_lock = threading.Lock()
 
 
 # Django's PyMemcacheCache OPTIONS are pymemcache's HashClient arguments: the ones with an
-# mcpool equivalent, by mcpool's name (use_pooling: mcpool always pools).
-_PYMEMCACHE_WORDS = {"no_delay": "nodelay", "ignore_exc": "fail_open",
-                     "max_pool_size": "max_size"}
+# mcpool equivalent, by mcpool's name (use_pooling: mcpool always pools; ignore_exc is the
+# backend's own, _ignorable).
+_PYMEMCACHE_WORDS = {"no_delay": "nodelay", "max_pool_size": "max_size"}
 
 
 def _peer_options(options):
     """OPTIONS written for Django's own backends, read as mcpool's: PyLibMCCache's
     ``behaviors`` as mcpool.compat.pylibmc reads pylibmc's (its preset, placement, timeouts),
-    PyMemcacheCache's ``no_delay``, ``ignore_exc``, ``max_pool_size`` and ``use_pooling``.
-    Options given by mcpool's own names win."""
+    PyMemcacheCache's ``no_delay``, ``max_pool_size`` and ``use_pooling``. Options given by
+    mcpool's own names win. (``ignore_exc``, the backend's, is taken out before.)"""
     options = dict(options)
     behaviors = options.pop("behaviors", None)
     if behaviors is not None:
@@ -156,6 +176,71 @@ def _refused_key():
         raise
 
 
+def _ignorable(e):
+    """Whether PyMemcacheCache's ``ignore_exc`` answers the call's default for e, as
+    pymemcache's HashClient does for whatever its call on a server raised (a connection
+    refused or closed, a timeout, a server's or client's error reply, a value that does not
+    decode; _safely_run_func), as mcpool.compat.pymemcache's HashClient does: every
+    mcpool.Error but a key the core refuses (InvalidCacheKey, as pymemcache checks a key
+    before that) and a configuration error."""
+    return (getattr(e, "status_name", None) != "MCPOOL_INVALID_KEY"
+            and not isinstance(e, mcpool.ConfigurationError))
+
+
+def _core_quoted(key):
+    """A key as the core's messages quote it (key::quoted): in double quotes, a backslash
+    and a double quote escaped (a Django key holds no control character)."""
+    return '"%s"' % str(key).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _rename(e, names):
+    """e, an mcpool.Error of a call on the backend's keys (``make_key``'s, ":1:k"), naming
+    the caller's keys instead (names: {made key: caller's key}), in its message and in what
+    it carries: ``key``, ``results``, ``hits`` and ``errors`` keyed by the caller's keys, each
+    key's own exception in them renamed too (tester finding partial 3: ``get_many`` raised
+    ``get_multi ":1:k1": ...`` with ``hits`` under ":1:k0"). Changed in place (the exception
+    is the call's own), returned."""
+    if not names:
+        return e
+    key = getattr(e, "key", None)
+    errors = getattr(e, "errors", None)
+    if key in names:
+        shown = [key]
+    elif isinstance(errors, dict) and errors:
+        shown = [k for k in errors if k in names]
+    else:
+        shown = list(names)
+    _rename_message(e, names, shown)
+    if key in names:
+        e.key = names[key]
+    for attr in ("results", "hits", "errors"):
+        d = getattr(e, attr, None)
+        if isinstance(d, dict):
+            out = {}
+            for k, v in d.items():
+                if isinstance(v, mcpool.Error) and v is not e and k in names:
+                    _rename_message(v, names, [k])
+                out[names.get(k, k)] = v
+            setattr(e, attr, out)
+    return e
+
+
+def _rename_message(e, names, keys):
+    """e's message with each of keys (made keys) written as the caller's key, in the core's
+    quoting and in Python's repr (the binding's own messages: ``cas ':1:k': ...``)."""
+    if not e.args or not isinstance(e.args[0], str):
+        return
+    msg = e.args[0]
+    for k in keys:
+        if not isinstance(k, str):
+            continue
+        given = names[k]
+        for made, caller in ((_core_quoted(k), _core_quoted(given)), (repr(k), repr(given))):
+            if made in msg:
+                msg = msg.replace(made, caller)
+    e.args = (msg,) + tuple(e.args[1:])
+
+
 def _keys_checked(method):
     @functools.wraps(method)
     def call(*args, **kwargs):
@@ -193,7 +278,13 @@ class McpoolCache(BaseCache):
             # separator is never split into a piece that an error shows: retest18 3)
             server = mcpool._split_servers(server, ",;")
         self._servers = [s.strip() for s in server if s and s.strip()]
-        options = _peer_options(params.get("OPTIONS") or {})
+        options = dict(params.get("OPTIONS") or {})
+        # PyMemcacheCache's ignore_exc, as pymemcache's HashClient has it: a call whose server
+        # failed answers its default (get None, get_many the others' hits, set_many the keys
+        # not stored, incr False, ...), never raises (tester finding partial 3: read as
+        # fail_open, which answers only an outage so; a server's error reply still raised)
+        self._ignore_exc = bool(options.pop("ignore_exc", False))
+        options = _peer_options(options)
         options.setdefault("pickle", True)
         options.setdefault("pickle_protocol", pickle.HIGHEST_PROTOCOL)
         options.setdefault("pickle_subclasses", True)
@@ -275,15 +366,31 @@ class McpoolCache(BaseCache):
         self.validate_key(key)
         return key
 
+    def _run(self, names, call, default=None):
+        """call()'s answer. An mcpool error it raises names the caller's keys (names: {made
+        key: caller's key}; _rename), unless ``ignore_exc`` answers ``default(e)`` for it
+        (_ignorable) as PyMemcacheCache's pymemcache does (default None: it raises)."""
+        try:
+            return call()
+        except mcpool.Error as e:
+            if default is not None and self._ignore_exc and _ignorable(e):
+                return default(e)
+            if getattr(e, "status_name", None) != "MCPOOL_INVALID_KEY":
+                _rename(e, names)  # (a refused key: InvalidCacheKey, Django's made key)
+            raise
+
     @_keys_checked
     def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
-        key = self._key(key, version)
-        try:
-            return self._cache.add(key, value, self.get_backend_timeout(timeout))
-        except mcpool.ClientError as e:
-            if getattr(e, "status_name", "") == "MCPOOL_VALUE_TOO_LARGE":
-                return False
-            raise
+        given, key = key, self._key(key, version)
+
+        def add():
+            try:
+                return self._cache.add(key, value, self.get_backend_timeout(timeout))
+            except mcpool.ClientError as e:
+                if getattr(e, "status_name", "") == "MCPOOL_VALUE_TOO_LARGE":
+                    return False
+                raise
+        return self._run({key: given}, add, lambda e: False)
 
     def _decoded(self, read):
         """read()'s answer. Under pylibmc's value format a value that does not unpickle
@@ -304,49 +411,68 @@ class McpoolCache(BaseCache):
 
     @_keys_checked
     def get(self, key, default=None, version=None):
-        key = self._key(key, version)
-        return self._decoded(lambda: self._cache.get(key, default))
+        given, key = key, self._key(key, version)
+        return self._run({key: given}, lambda: self._decoded(lambda: self._cache.get(key, default)),
+                         lambda e: default)
 
     @_keys_checked
     def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
-        key = self._key(key, version)
-        try:
-            stored = self._cache.set(key, value, self.get_backend_timeout(timeout))
-        except mcpool.ClientError as e:
-            if getattr(e, "status_name", "") != "MCPOOL_VALUE_TOO_LARGE" or \
-                    isinstance(e, mcpool.ClientTypeError):
-                raise
-            stored = False
-        if not stored:
+        given, key = key, self._key(key, version)
+        names = {key: given}
+
+        def store():
+            try:
+                return self._cache.set(key, value, self.get_backend_timeout(timeout))
+            except mcpool.ClientError as e:
+                if getattr(e, "status_name", "") != "MCPOOL_VALUE_TOO_LARGE" or \
+                        isinstance(e, mcpool.ClientTypeError):
+                    raise
+                return False
+        if not self._run(names, store, lambda e: False):
             # no stale value may survive a failed set (Django's cache_db sessions rely on it)
-            self._cache.delete(key)
+            self._run(names, lambda: self._cache.delete(key), lambda e: False)
 
     @_keys_checked
     def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
-        return bool(self._cache.touch(self._key(key, version), self.get_backend_timeout(timeout)))
+        given, key = key, self._key(key, version)
+        return self._run({key: given}, lambda: bool(
+            self._cache.touch(key, self.get_backend_timeout(timeout))), lambda e: False)
 
     @_keys_checked
     def delete(self, key, version=None):
-        return bool(self._cache.delete(self._key(key, version)))
+        given, key = key, self._key(key, version)
+        return self._run({key: given}, lambda: bool(self._cache.delete(key)), lambda e: False)
 
     @_keys_checked
     def has_key(self, key, version=None):
-        key = self._key(key, version)
-        return self._decoded(lambda: key in self._cache)
+        given, key = key, self._key(key, version)
+        return self._run({key: given}, lambda: self._decoded(lambda: key in self._cache),
+                         lambda e: False)
 
     @_keys_checked
     def get_many(self, keys, version=None):
         key_map = {self._key(k, version): k for k in keys}
         if not key_map:
             return {}
-        if self._pylibmc_format:
+        if self._ignore_exc:
+            # as PyMemcacheCache with ignore_exc: the keys read, a failed key (its server
+            # down, an error reply, a value that does not decode) left out
+            found, failed = self._run(key_map, lambda: self._cache._get_multi_each(
+                list(key_map)), lambda e: (getattr(e, "hits", None) or {}, {}))
+            for e in failed.values():
+                if not _ignorable(e):
+                    raise e
+        elif self._pylibmc_format:
             # as Django's PyLibMCCache: pylibmc's get_multi leaves out the keys of a server
             # that is down while another answers (libmemcached's mget)
-            found, refused = self._decoded(lambda: _pylibmc_mget(self._cache, list(key_map)))
+            found, refused = self._run(key_map, lambda: self._decoded(
+                lambda: _pylibmc_mget(self._cache, list(key_map))))
             if refused:
                 raise refused[0]
         else:
-            found = self._cache.get_multi(list(key_map))
+            # a failed key raises, naming the caller's key, its `hits` and `errors` keyed
+            # by the caller's keys
+            found = self._run(key_map, lambda: self._cache.get_multi(list(key_map)))
         return {key_map[k]: v for k, v in found.items()}
 
     @_keys_checked
@@ -358,26 +484,48 @@ class McpoolCache(BaseCache):
             original[sk] = k
         if not safe:
             return []
-        failed = self._cache.set_multi(safe, self.get_backend_timeout(timeout))
+        errors = {}
+        failed = self._run(original, lambda: self._cache.set_multi(
+            safe, self.get_backend_timeout(timeout), _failed=errors), lambda e: list(safe))
+        if not self._ignore_exc:
+            # a key that failed with an error (its server down, an error reply) raises, as
+            # PyLibMCCache's and PyMemcacheCache's set_many do (mcpool.Client's set_multi
+            # too; tester finding partial 4), the first in the mapping's order, naming the
+            # caller's key, with `key` and `results` ({caller's key: True stored, False not
+            # stored, or its exception}); a value too large is listed, as set() answers it
+            for k in safe:
+                e = errors.get(k)
+                if e is None or getattr(e, "status_name", "") == "MCPOOL_VALUE_TOO_LARGE":
+                    continue
+                not_stored = set(failed)
+                e.key = k
+                e.results = {sk: errors.get(sk, sk not in not_stored) for sk in safe}
+                _rename(e, original)
+                raise e
         return [original[k] for k in failed]
 
     @_keys_checked
     def delete_many(self, keys, version=None):
-        keys = [self._key(k, version) for k in keys]
-        if keys:
-            self._cache.delete_multi(keys)
+        key_map = {self._key(k, version): k for k in keys}
+        if key_map:
+            self._run(key_map, lambda: self._cache.delete_multi(list(key_map)), lambda e: None)
 
     @_keys_checked
     def _counter(self, key, delta, version, up):
-        key = self._key(key, version)
+        given, key = key, self._key(key, version)
         if delta < 0:
             delta, up = -delta, not up
-        try:
-            val = self._cache.incr(key, delta) if up else self._cache.decr(key, delta)
-        except mcpool.ClientError as e:  # the server's CLIENT_ERROR: not a number
-            if e.status_name != "MCPOOL_CLIENT_ERROR":
-                raise
-            raise TypeError("cache value of %r is not an integer: %s" % (key, e)) from None
+
+        def count():
+            try:
+                return self._cache.incr(key, delta) if up else self._cache.decr(key, delta)
+            except mcpool.ClientError as e:  # the server's CLIENT_ERROR: not a number
+                if e.status_name != "MCPOOL_CLIENT_ERROR" or self._ignore_exc:
+                    raise
+                raise TypeError("cache value of %r is not an integer: %s"
+                                % (given, _rename(e, {key: given}))) from None
+        # ignore_exc: False, as PyMemcacheCache's (pymemcache's HashClient answers False)
+        val = self._run({key: given}, count, lambda e: False)
         if val is None:
             raise ValueError("Key '%s' not found" % key)
         return val
@@ -389,7 +537,7 @@ class McpoolCache(BaseCache):
         return self._counter(key, delta, version, False)
 
     def clear(self):
-        self._cache.flush_all()
+        self._run({}, self._cache.flush_all, lambda e: None)
 
     def close(self, **kwargs):
         """Keeps the pooled connections (as PyLibMCCache): the other threads' backends share

@@ -721,7 +721,10 @@ class Client:
         wire = {w: mapping[orig] for w, orig in pairs}
         mcl = _min_compress_len(min_compress_len)
         try:
-            failed = set(self._mc.set_multi(wire, time, min_compress_len=mcl))
+            # _failed: every key not stored is listed, an outage's too, as python-memcached
+            # returns them (mcpool.Client's set_multi raises for those: tester finding
+            # partial 4)
+            failed = set(self._mc.set_multi(wire, time, min_compress_len=mcl, _failed={}))
         except _mcpool.ClientTypeError:
             raise
         except _mcpool.Error as e:
