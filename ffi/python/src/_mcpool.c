@@ -132,23 +132,26 @@ static PyObject *raise_with(PyObject *cls, mcpool_status st, PyObject *msg) {
     return raise_at(cls, st, msg, NULL);
 }
 
-/* Raises cls with the thread's last error message, the attributes of st and `server`: the
+/* Raises cls with message `m` (`len` bytes: the thread's last error, or part of it), the
+ * attributes of st and `server`: the
  * host:port the error came from (mcpool_last_error_server), None for an error of no
  * server's (a value above max_value_size refused before sending, where memcached's own
  * "object too large for cache" has its server). Returns NULL. */
-static PyObject *raise_last(PyObject *cls, mcpool_status st) {
+static PyObject *raise_message(PyObject *cls, mcpool_status st, const char *m, size_t len) {
     size_t slen = 0;
     const char *srv = mcpool_last_error_server(&slen);
     PyObject *server = slen == 0 ? Py_NewRef(Py_None)
                                  : PyUnicode_DecodeUTF8(srv, (Py_ssize_t)slen, "replace");
     if (server == NULL)
         return NULL;
-    PyObject *r = raise_at(cls, st,
-                           PyUnicode_DecodeUTF8(mcpool_last_error_message(),
-                                                (Py_ssize_t)mcpool_last_error_length(), "replace"),
-                           server);
+    PyObject *r = raise_at(cls, st, PyUnicode_DecodeUTF8(m, (Py_ssize_t)len, "replace"), server);
     Py_DECREF(server);
     return r;
+}
+
+/* raise_message with the thread's last error message whole. */
+static PyObject *raise_last(PyObject *cls, mcpool_status st) {
+    return raise_message(cls, st, mcpool_last_error_message(), mcpool_last_error_length());
 }
 
 /* Raises the exception for an error status, with the thread's last error message and the
@@ -1265,16 +1268,7 @@ static PyObject *raise_status_unnamed(mcpool_status st, const char *c_function) 
         m += fl + 2;
         len -= fl + 2;
     }
-    size_t slen = 0;
-    const char *srv = mcpool_last_error_server(&slen);
-    PyObject *server = slen == 0 ? Py_NewRef(Py_None)
-                                 : PyUnicode_DecodeUTF8(srv, (Py_ssize_t)slen, "replace");
-    if (server == NULL)
-        return NULL;
-    PyObject *r = raise_at(error_class(st), st,
-                           PyUnicode_DecodeUTF8(m, (Py_ssize_t)len, "replace"), server);
-    Py_DECREF(server);
-    return r;
+    return raise_message(error_class(st), st, m, len);
 }
 
 /* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None,
