@@ -1644,6 +1644,14 @@ bool mcpool_option_is_duration(size_t i);
 bool mcpool_option_is_secret(size_t i);
 
 /**
+ * True when option `i` takes any bytes as its value, not only UTF-8 text (`key_prefix`: a
+ * namespace is bytes as a key is, checked by the protocol's key rule when the client is
+ * built): a binding passes such a value to `mcpool_config_set` as given; false for every
+ * other option and past the end.
+ */
+bool mcpool_option_takes_bytes(size_t i);
+
+/**
  * Removes every server added to `config` so far (`mcpool_config_add_server` then gives the
  * list again): for a binding that keeps its configuration in step with
  * `mcpool_client_set_servers`. Clients built before are unaffected.

@@ -296,6 +296,15 @@ pub extern "C" fn mcpool_option_is_secret(i: usize) -> bool {
     OPTIONS.get(i).is_some_and(|o| options::is_secret(o.name))
 }
 
+/// True when option `i` takes any bytes as its value, not only UTF-8 text (`key_prefix`: a
+/// namespace is bytes as a key is, checked by the protocol's key rule when the client is
+/// built): a binding passes such a value to `mcpool_config_set` as given; false for every
+/// other option and past the end.
+#[no_mangle]
+pub extern "C" fn mcpool_option_takes_bytes(i: usize) -> bool {
+    OPTIONS.get(i).is_some_and(|o| o.takes_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

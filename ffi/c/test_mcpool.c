@@ -2432,6 +2432,10 @@ static void test_options(void) {
         mcpool_config_free(cfg);
     }
     CHECK(saw_io_timeout && saw_preset);
+    /* which option takes any bytes: the key prefix alone (a binding passes it as given) */
+    for (size_t i = 0; i < n; i++)
+        CHECK(mcpool_option_takes_bytes(i) == (strcmp(mcpool_option_name(i), "key_prefix") == 0));
+    CHECK(!mcpool_option_takes_bytes(n));
 
     mcpool_config *cfg = NULL;
     EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);

@@ -4258,7 +4258,8 @@ static PyObject *mod_option_table(PyObject *m, PyObject *noargs) {
 }
 
 /* The core's option for a name in any spelling it accepts ("IO-Timeout" is io_timeout):
- * (its name in the table, whether it takes a duration). ConfigurationError for an unknown
+ * (its name in the table, whether it takes a duration, whether it holds a secret, whether
+ * it takes any bytes). ConfigurationError for an unknown
  * name, naming the close ones. The package converts values by this, never by a list of its
  * own. */
 static PyObject *mod_option(PyObject *m, PyObject *name) {
@@ -4275,9 +4276,10 @@ static PyObject *mod_option(PyObject *m, PyObject *name) {
     mcpool_status st = mcpool_option_find((const uint8_t *)c, (size_t)n, &i);
     if (st != MCPOOL_OK)
         return raise_status(st);
-    return Py_BuildValue("(sOO)", mcpool_option_name(i),
+    return Py_BuildValue("(sOOO)", mcpool_option_name(i),
                          mcpool_option_is_duration(i) ? Py_True : Py_False,
-                         mcpool_option_is_secret(i) ? Py_True : Py_False);
+                         mcpool_option_is_secret(i) ? Py_True : Py_False,
+                         mcpool_option_takes_bytes(i) ? Py_True : Py_False);
 }
 
 /* An address as the core's errors show it (mcpool_address_shown: a user:password@ before
@@ -4390,7 +4392,7 @@ static PyMethodDef module_methods[] = {
     {"option_table", mod_option_table, METH_NOARGS,
      "option_table()\n--\n\n[(name, doc)]: every option of the core, in its table's order."},
     {"_option", mod_option, METH_O,
-     "_option(name)\n--\n\n(the core's name, takes a duration, holds a secret) of the option a "
+     "_option(name)\n--\n\n(the core's name, takes a duration, holds a secret, takes bytes) of the option a "
      "name in any accepted spelling is; ConfigurationError for an unknown one."},
     {"library_version", mod_library_version, METH_NOARGS,
      "library_version()\n--\n\nThe version of the linked libmcpool."},

@@ -116,18 +116,11 @@ def _shown(name, given):
     return name if given in (None, name) else "%s (given as %s)" % (name, given)
 
 
-# The core's options whose value may be any bytes (its OptionSpec::takes_bytes, which the C
-# ABI does not report): the key prefix, a namespace being bytes as a key is (a Latin-1
-# "caf\xe9:" of Cache::Memcached::Fast's), checked by the protocol's key rule when the
-# client is built (text refuses a space or control byte; meta sends it base64).
-_BYTES_OPTIONS = ("key_prefix",)
-
-
 def _text(name, value, given=None):
     """An option's value in the core's text form: str as it is (e.g. "250ms"), bool as
     true/false, a number of seconds (or a timedelta) for a duration, other numbers as
     decimal text, bytes as UTF-8 (bytes as they are for an option that takes bytes, the key
-    prefix: ``_BYTES_OPTIONS``). Whether the option takes a duration is the core's answer
+    prefix: the core's answer, ``_option``). Whether the option takes a duration is the core's answer
     (``_option``), for the name in any spelling the core accepts. A number of seconds that
     is no duration (NaN, infinite, negative) is refused here, naming the option as
     ``given`` and the value as the caller wrote it: the core would see only its text form.
@@ -157,7 +150,7 @@ def _text(name, value, given=None):
             return "%dus" % round(value * 1e6)  # no exponent form: whole microseconds
         return "%ds" % value
     if isinstance(value, bytes):
-        if name in _BYTES_OPTIONS:
+        if _option(name)[3]:  # the core's answer (mcpool_option_takes_bytes)
             # any bytes, as they are: the core's key rule of the protocol checks them when
             # the client is built (tester finding keys2 2: a Latin-1 namespace was refused)
             return bytes(value)
