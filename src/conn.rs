@@ -153,6 +153,11 @@ pub(crate) fn interrupt_poll() -> Option<Duration> {
 pub(crate) struct ConnOptions {
     pub connect_timeout: Duration,
     pub io_timeout: Duration,
+    /// The most an operation's waits leave uncounted for the time its interrupt checks take
+    /// (a binding's signal handlers: `Conn::resume`): the I/O timeout and the pool timeout,
+    /// so a handler that waits `pool_timeout` for this very call's connection is the
+    /// caller's time, while handlers that keep running cannot stretch a wait without end.
+    pub handler_allowance: Duration,
     pub nodelay: bool,
     pub max_value: usize,
     /// The user's resolver for host names (`None`: the system's).
@@ -825,10 +830,12 @@ pub struct Conn {
     /// (`X W`): the dialect hands each back after the exchange (see `meta::return_tokens`).
     pub(crate) won_tokens: Vec<Box<[u8]>>,
     /// The time this operation's waits have not counted because the interrupt check (a
-    /// binding's signal handlers) took it (`Conn::resume`): at most one I/O timeout per
+    /// binding's signal handlers) took it (`Conn::resume`): at most `handler_allowance` per
     /// operation, so handlers that run often (a sampling profiler) cannot stretch a wait
     /// for ever (tester finding retest24 1).
     handler_time: Duration,
+    /// [`ConnOptions::handler_allowance`].
+    handler_allowance: Duration,
     /// Bytes written and read on this connection so far (for the per-operation records).
     sent_bytes: u64,
     recv_bytes: u64,
@@ -1085,6 +1092,7 @@ impl Conn {
             legacy_ok_unchecked: false,
             won_tokens: Vec::new(),
             handler_time: Duration::ZERO,
+            handler_allowance: opts.handler_allowance,
             sent_bytes: 0,
             recv_bytes: 0,
             recv_at_send: 0,
@@ -1396,11 +1404,13 @@ impl Conn {
         // signal handlers there (Python's may wait `pool_timeout` for this very call's
         // connection), so the wait's end and the operation's deadline move by it, and the
         // interrupted call goes on rather than time out and blame the server (tester
-        // finding callbacks 2: two such handlers ejected a healthy server). At most one
-        // I/O timeout per operation in all: handlers that keep running (a profiler's, 8 ms
-        // of every 10) must not stretch a wait on a silent server without end (retest24 1).
+        // finding callbacks 2: two such handlers ejected a healthy server). At most an I/O
+        // timeout and a pool timeout per operation in all (a handler waiting the pool
+        // timeout under the default 1 s I/O timeout: retest25 1), so handlers that keep
+        // running (a profiler's, 8 ms of every 10) cannot stretch a wait on a silent server
+        // without end (retest24 1).
         let now = Instant::now();
-        let room = self.io_timeout.saturating_sub(self.handler_time);
+        let room = self.handler_allowance.saturating_sub(self.handler_time);
         let spent = now.saturating_duration_since(asked).min(room);
         self.handler_time += spent;
         let end = *end.insert(end.map_or(now, |e| e.checked_add(spent).unwrap_or(e)));

@@ -127,7 +127,7 @@ pub(crate) unsafe fn c_keys<'a>(
 pub(crate) fn too_long(op: &str, i: usize, len: usize) -> Failure {
     Failure::new(
         MCPOOL_INVALID_KEY,
-        format!("{op}: {}", crate::keys::too_long_at(i, len)),
+        format!("{op}: {}", super::keys::too_long_at(i, len)),
     )
 }
 

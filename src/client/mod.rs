@@ -129,6 +129,7 @@ impl Client {
         let opts = ConnOptions {
             connect_timeout: config.connect_timeout,
             io_timeout: config.io_timeout,
+            handler_allowance: config.io_timeout.saturating_add(config.pool_timeout),
             nodelay: config.nodelay,
             resolver: config.resolver.clone(),
             resolve_interval: config.resolve_interval,
