@@ -2765,7 +2765,9 @@ mcpool_status mcpool_client_invalidate(const mcpool_client *client,
  * server's next one (meta `E` flag): for writers that keep several pools consistent.
  * `MCPOOL_OK` when stored. Meta protocol and memcached 1.6.27 or later only:
  * `MCPOOL_UNSUPPORTED` on the text and binary protocols, and from an older server (the
- * message names the version it reports; nothing was stored).
+ * message names the version it reports; nothing was stored). A `version` of 0 is
+ * `MCPOOL_INVALID_ARGUMENT` before anything is sent (memcached never gives an item CAS 0,
+ * as for `cas`; so on every `_with_version` call).
  *
  * # Safety
  * As for `mcpool_client_set`.

@@ -1634,7 +1634,8 @@ CAS version C<$version> (meta C<E> flag), for writers that keep several pools co
 True when stored; nothing on an error, e.g. from an older server (C<last_error> names the
 version it reports; nothing was stored). C<$version> is read as C<delete_with_version>'s: an
 integer from 0 to 2**64-1 by its value, anything else croaks (a negative one or a fraction
-was converted: -1 sent as 2**64-1, 2.5 as 2).
+was converted: -1 sent as 2**64-1, 2.5 as 2); 0 then returns nothing with C<last_error>
+(memcached never gives an item CAS 0, as for C<cas>; on every C<_with_version> call).
 
 =item delete_with_version ($key, $version)
 

@@ -3374,7 +3374,9 @@ static PyObject *Client_invalidate(ClientObject *self, PyObject *const *args, Py
 
 /* set_with_version(key, value, version, time=0): stores value (serialized and compressed as
  * set does) with the explicit CAS version `version` (meta E flag; memcached 1.6.27+, else
- * ConfigurationError naming the server's version). True when stored. Meta protocol only. */
+ * ConfigurationError naming the server's version). True when stored. Meta protocol only. A
+ * version of 0 is refused before anything is sent (memcached never gives an item CAS 0, as
+ * for cas; so on every *_with_version call). */
 static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
                                          PyObject *kw) {
     static const argname_t names[] = {{"key", 0}, {"value", 1}, {"version", 2}, {"time", 3}};
@@ -4089,7 +4091,8 @@ static PyMethodDef Client_methods[] = {
      "value or the stale one, None when there is none. Meta protocol only."},
     {"set_with_version", (PyCFunction)(void (*)(void))Client_set_with_version_hooked, FAST,
      "set_with_version(key, value, version, time=0)\n--\n\nStores value with the explicit CAS "
-     "version `version` (meta protocol, memcached 1.6.27+); True when stored."},
+     "version `version` (meta protocol, memcached 1.6.27+); True when stored. A version of 0 "
+     "is refused (memcached never gives an item CAS 0), on every *_with_version call."},
     {"delete_with_version", (PyCFunction)(void (*)(void))Client_delete_with_version_hooked, FAST,
      "delete_with_version(key, version)\n--\n\nDeletes key with the explicit CAS version "
      "`version` (meta protocol, memcached 1.6.27+); True when it existed."},

@@ -1637,7 +1637,9 @@ public final class Mcpool implements AutoCloseable {
      * (meta protocol, memcached 1.6.27 or later: the meta E flag), for writers that keep
      * several pools consistent. True when stored. A {@link ClientException}
      * (MCPOOL_UNSUPPORTED) on the text and binary protocols and from an older server (the
-     * message names the version it reports; nothing was stored).
+     * message names the version it reports; nothing was stored). A version of 0 is a
+     * ClientException (MCPOOL_INVALID_ARGUMENT) before anything is sent: memcached never gives
+     * an item CAS 0, as for {@link #cas} (so on every {@code *WithVersion} call).
      */
     public boolean setWithVersion(String key, Object value, int ttl, long version) {
         byte[] k = key(key);
