@@ -111,27 +111,43 @@ fn a_connect_ended_by_the_operation_timeout_names_it() {
 /// A wait in line for a connection that the operation's deadline ends, before the pool
 /// timeout, names that deadline (tester finding timeouts 2: "pool timeout" after 30 ms with
 /// a pool_timeout of 5 s, as if raising it would help); one the pool timeout ends says so.
+/// The one connection is held by a `get_multi_each` whose callback waits (it runs while the
+/// call holds the connection, past any deadline of its own: a call timing out released it
+/// just before the waiter's deadline, and the waiter then timed out talking instead).
 #[test]
 fn a_pool_wait_ended_by_the_operation_timeout_names_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mc = common::Memcached::start(&[]);
     for (pool, operation, by_deadline) in [(5000, 200, true), (200, 5000, false)] {
         let c = Client::builder()
-            .server(&silent_server())
+            .server(&mc.addr())
             .max_size(1)
             .min_idle(0)
-            .io_timeout(Duration::from_secs(3))
             .pool_timeout(Duration::from_millis(pool))
             .operation_timeout(Some(Duration::from_millis(operation)))
-            .failure_limit(1000)
             .build()
             .unwrap();
+        c.set("held", b"v", 0).unwrap();
+        let release = AtomicBool::new(false);
+        let holding = AtomicBool::new(false);
         std::thread::scope(|s| {
-            // The one connection, held by a call the server never answers.
-            let holder = s.spawn(|| c.get("held"));
-            wait_until("the holder's checkout", Duration::from_secs(5), || {
-                c.metrics_and_pool_states().1[0] == (1, 0)
+            let holder = s.spawn(|| {
+                c.get_multi_each(&["held"], |_, _, _| {
+                    holding.store(true, Ordering::SeqCst);
+                    for _ in 0..1000 {
+                        if release.load(Ordering::SeqCst) {
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                })
+            });
+            wait_until("the holder's callback", Duration::from_secs(5), || {
+                holding.load(Ordering::SeqCst)
             });
             // (a multi-key read: not handed over to the holder, it waits in line itself)
             let e = c.get_multi(&["k1", "k2"]).remove(0).unwrap_err();
+            release.store(true, Ordering::SeqCst);
             match &e {
                 Error::PoolTimeout {
                     operation_timeout, ..
@@ -143,7 +159,7 @@ fn a_pool_wait_ended_by_the_operation_timeout_names_it() {
                 by_deadline,
                 "{e}"
             );
-            let _ = holder.join();
+            assert!(holder.join().unwrap()[0].is_ok());
         });
     }
 }
