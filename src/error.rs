@@ -239,12 +239,7 @@ impl Error {
         let Error::InvalidKey { key: named, .. } = self else {
             return false;
         };
-        let shown = if key.len() > crate::key::MAX_KEY_LEN {
-            format!("\"<{} bytes>\"", key.len())
-        } else {
-            crate::key::quoted(key)
-        };
-        named.starts_with(&shown)
+        named.starts_with(&crate::key::refused_named(key))
     }
 
     /// The `host:port` of the server involved, when one was.

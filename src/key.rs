@@ -55,7 +55,7 @@ impl Keys for Single<'_> {
 /// [`Keys`] whose caller's lengths are not to be trusted that far (the C ABI's).
 pub fn too_long(len: usize) -> Error {
     Error::InvalidKey {
-        key: format!("\"<{len} bytes>\""),
+        key: too_long_named(len),
         // Above 64 KiB no configuration takes it: naming 250 bytes then misled a client with
         // long_keys = hash (tester finding claims 3).
         reason: if len > MAX_HASHED_KEY_LEN {
@@ -63,6 +63,22 @@ pub fn too_long(len: usize) -> Error {
         } else {
             "key is longer than 250 bytes (64 KiB with long_keys = hash)"
         },
+    }
+}
+
+/// How a key over [`MAX_KEY_LEN`] bytes is named in a refusal: by its length, never its
+/// bytes (`"<251 bytes>"`).
+fn too_long_named(len: usize) -> String {
+    format!("\"<{len} bytes>\"")
+}
+
+/// How a refused key is named in its error ([`Error::InvalidKey`]'s `key`): by its length
+/// when over [`MAX_KEY_LEN`] bytes, else [`quoted`].
+pub(crate) fn refused_named(key: &[u8]) -> String {
+    if key.len() > MAX_KEY_LEN {
+        too_long_named(key.len())
+    } else {
+        quoted(key)
     }
 }
 

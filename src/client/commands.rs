@@ -468,7 +468,7 @@ impl Client {
         )
     }
 
-    pub(super) fn require_meta(&self, what: &str) -> Result<()> {
+    pub(super) fn require_meta(&self, what: impl std::fmt::Display) -> Result<()> {
         match self.protocol() {
             Protocol::Meta => Ok(()),
             p => Err(Error::Unsupported(format!(

@@ -28,7 +28,7 @@ impl Client {
         ttl: u32,
         version: u64,
     ) -> Result<StoreOutcome> {
-        self.require_meta(&format!("{}_with_version", cmd.name()))?;
+        self.require_meta(format_args!("{}_with_version", cmd.name()))?;
         check_version(version)?;
         let key = key.as_ref();
         let (data, flags) = self.encode_value(cmd, key, value, flags)?;

@@ -184,11 +184,7 @@ impl OptionSpec {
     /// where the bytes stop being UTF-8 (the value shown only as an option's value is).
     pub fn set_bytes(&self, b: ClientBuilder, value: &[u8]) -> Result<ClientBuilder> {
         match std::str::from_utf8(value) {
-            Ok(t) => self.set(b, t),
-            Err(_) if self.takes_bytes() => {
-                self.given(b, value.to_vec(), |b| self.apply_bytes(b, value))
-            }
-            Err(e) => {
+            Err(e) if !self.takes_bytes() => {
                 let shown = if is_secret(self.name) || self.name == "libmemcached_config" {
                     format!("of {} bytes", value.len())
                 } else {
@@ -203,6 +199,7 @@ impl OptionSpec {
                     ),
                 ))
             }
+            _ => self.given(b, value.to_vec(), |b| self.apply_given(b, value)),
         }
     }
 
