@@ -4,8 +4,8 @@ use crate::out::{check, errln, outln};
 use crate::{usage_error, Globals};
 use mcpool::config::options::parse_bool;
 use mcpool::{
-    Client, ClientBuilder, Compress, Distribution, Kind, ServerSpec, StoreCommand, StoreOutcome,
-    Value,
+    Client, ClientBuilder, Compress, Distribution, Kind, Lease, ServerSpec, StoreCommand,
+    StoreOutcome, Value,
 };
 use mcpool_testkit::Spawn;
 use std::io::Write;
@@ -443,6 +443,27 @@ const COMMANDS: &[Spec] = {
             usage: "set-counter KEY N [--ttl S]",
         },
         Spec {
+            name: "lease",
+            writes: true,
+            slots: &[Key, Number, OptNumber],
+            options: &[],
+            usage: "lease KEY TTL [RECACHE_BELOW]",
+        },
+        Spec {
+            name: "invalidate",
+            writes: true,
+            slots: &[Key, Number],
+            options: &[],
+            usage: "invalidate KEY STALE_TTL",
+        },
+        Spec {
+            name: "info",
+            writes: false,
+            slots: &[Key],
+            options: &[],
+            usage: "info KEY",
+        },
+        Spec {
             name: "version",
             writes: false,
             slots: &[],
@@ -838,15 +859,8 @@ fn read_command(
                 // With several keys each item is one line, its fields separated by tabs: a
                 // backslash, tab, newline or carriage return in a key or value is written
                 // escaped (\\ \t \n \r), so a value never reads as another item.
-                let write_field = |out: &mut dyn Write, bytes: &[u8]| {
-                    check(if several {
-                        out.write_all(&escaped(bytes))
-                    } else {
-                        out.write_all(bytes)
-                    })
-                };
                 if several {
-                    write_field(out, k);
+                    check(out.write_all(&escaped(k)));
                     check(out.write_all(b"\t"));
                 }
                 if with_cas {
@@ -854,18 +868,7 @@ fn read_command(
                         cas.ok_or_else(|| about(command, k, "the server sent no CAS unique"))?;
                     check(write!(out, "{cas}\t"));
                 }
-                // A serialized object (delivered only with its --serialized-* option on;
-                // else the core's error, exit 2) is its serialized bytes as stored, for a
-                // program of that language to load: never a made-up stand-in printed as if
-                // it were the value.
-                match kind {
-                    Kind::Bytes | Kind::Text | Kind::Int | Kind::Serialized(_) => {
-                        write_field(out, &body)
-                    }
-                    Kind::Bool => {
-                        write_field(out, if &body[..] == b"1" { b"true" } else { b"false" })
-                    }
-                }
+                write_body(out, kind, &body, several);
                 check(out.write_all(b"\n"));
             }
             Ok(None) => {
@@ -879,6 +882,25 @@ fn read_command(
         }
     }
     Ok(ExitCode::from(code))
+}
+
+/// A value read, as get prints it: bytes, text and integers as stored (`escape`: a
+/// backslash, tab, newline or carriage return written \\, \t, \n, \r, for a line of
+/// several fields), a bool as true/false. A serialized object (delivered only with its
+/// --serialized-* option on; else the core's error, exit 2) is its serialized bytes as
+/// stored, for a program of that language to load: never a made-up stand-in printed as if
+/// it were the value.
+fn write_body(out: &mut impl Write, kind: Kind, body: &[u8], escape: bool) {
+    let body = match kind {
+        Kind::Bytes | Kind::Text | Kind::Int | Kind::Serialized(_) => body,
+        Kind::Bool if body == b"1" => b"true",
+        Kind::Bool => b"false",
+    };
+    check(if escape {
+        out.write_all(&escaped(body))
+    } else {
+        out.write_all(body)
+    });
 }
 
 /// Text a server sent (a version, a statistic) as the CLI prints it: control characters
@@ -1080,6 +1102,21 @@ enum Op<'a> {
         ttl: u32,
         noreply: bool,
     },
+    /// lease: get_lease (meta protocol).
+    Lease {
+        key: &'a [u8],
+        ttl: u32,
+        recache_below: Option<u32>,
+    },
+    /// invalidate: mark stale (meta protocol).
+    Invalidate {
+        key: &'a [u8],
+        stale_ttl: u32,
+    },
+    /// info: meta_info (meta protocol).
+    Info {
+        key: &'a [u8],
+    },
     Version,
     Noop,
     Stats(Option<&'a str>),
@@ -1209,6 +1246,28 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 noreply,
             }
         }
+        ("lease", [key, ttl, recache @ ..]) => {
+            let seconds = |what: &str, t: &[u8]| {
+                text(t)
+                    .and_then(|t| crate::seconds(what, t))
+                    .map_err(|e| about(command, key, e))
+            };
+            Op::Lease {
+                key,
+                ttl: seconds("lease TTL", ttl)?,
+                recache_below: recache
+                    .first()
+                    .map(|t| seconds("lease RECACHE_BELOW", t))
+                    .transpose()?,
+            }
+        }
+        ("invalidate", &[key, ttl]) => Op::Invalidate {
+            key,
+            stale_ttl: text(ttl)
+                .and_then(|t| crate::seconds("invalidate STALE_TTL", t))
+                .map_err(|e| about(command, key, e))?,
+        },
+        ("info", &[key]) => Op::Info { key },
         ("version", []) => Op::Version,
         ("noop", []) => Op::Noop,
         ("stats", _) => Op::Stats(stats_group(&pos)?),
@@ -1542,6 +1601,69 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                 }
             }
         }
+        Op::Lease {
+            key,
+            ttl,
+            recache_below,
+        } => {
+            let lease = client
+                .get_lease(key, ttl, recache_below)
+                .map_err(|e| about_error(command, key, &e))?;
+            let (state, item) = match &lease {
+                Lease::Hit(item) => ("hit", Some(item)),
+                Lease::Recompute { stale } => ("recompute", stale.as_ref()),
+                Lease::Wait { stale } => ("wait", stale.as_ref()),
+            };
+            check(out.write_all(state.as_bytes()));
+            if let Some(item) = item {
+                let kind = client
+                    .value_kind(item.flags)
+                    .map_err(|e| about_error(command, key, &e))?;
+                check(out.write_all(b"\t"));
+                write_body(&mut out, kind, &item.value, false);
+            }
+            check(out.write_all(b"\n"));
+            Ok(match lease {
+                Lease::Hit(_) => ExitCode::SUCCESS,
+                _ => ExitCode::from(MISS),
+            })
+        }
+        Op::Invalidate { key, stale_ttl } => {
+            match client
+                .invalidate(key, stale_ttl)
+                .map_err(|e| about_error(command, key, &e))?
+            {
+                true => Ok(ExitCode::SUCCESS),
+                false => {
+                    errln!("mcpool: {}", about(command, key, not_found(client)));
+                    Ok(ExitCode::from(MISS))
+                }
+            }
+        }
+        Op::Info { key } => match client
+            .meta_info(key)
+            .map_err(|e| about_error(command, key, &e))?
+        {
+            Some(i) => {
+                let ttl = i
+                    .ttl
+                    .map_or_else(|| "never".to_owned(), |t| t.as_secs().to_string());
+                check(writeln!(
+                    out,
+                    "hit_before {}\nlast_access {}\nttl {ttl}\ncas {}\nsize {}\nflags {}",
+                    i.hit_before,
+                    i.last_access.as_secs(),
+                    i.cas,
+                    i.size,
+                    i.flags
+                ));
+                Ok(ExitCode::SUCCESS)
+            }
+            None => {
+                errln!("mcpool: {}", about(command, key, not_found(client)));
+                Ok(ExitCode::from(MISS))
+            }
+        },
         Op::Version => per_server(&mut out, client.version(), |out, v| {
             check(writeln!(out, " {}", server_text(v)));
         }),

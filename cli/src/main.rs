@@ -61,6 +61,21 @@ exists)`):
   touch KEY... TTL           set a new expiry, the TTL last (several keys: one batch,
                              reported as delete reports them, KEY<TAB>touched)
   version                    each server's version
+  lease KEY TTL [RECACHE_BELOW]
+                             get with a lease against stampedes (--protocol meta):
+                             prints hit<TAB>VALUE (exit 0), or recompute (this caller
+                             won: compute the value and set it) or wait (another is
+                             computing), each followed by <TAB>VALUE when there is a
+                             stale value to serve meanwhile (exit 1); a miss leaves a
+                             placeholder for TTL seconds (at least 1); RECACHE_BELOW:
+                             also win the recompute of a value with less time to live
+  invalidate KEY STALE_TTL   mark the value stale rather than delete it (--protocol
+                             meta): lease readers get it, flagged, for STALE_TTL
+                             seconds while one recomputes; exit 1 when missing
+  info KEY                   an item's metadata without its value (--protocol meta),
+                             one NAME VALUE line each: hit_before true|false,
+                             last_access (seconds), ttl (seconds or never), cas, size
+                             (bytes as stored), flags; exit 1 when missing
   noop                       a no-op round trip to each server (`HOST:PORT: ok`); exit 2
                              when any server failed (named on stderr)
   stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...;

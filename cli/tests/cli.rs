@@ -1091,6 +1091,90 @@ fn incr_or_init_creates_and_counts() {
     );
 }
 
+/// lease, invalidate and info (meta protocol): the CLI has every lease and metadata call of
+/// the other surfaces (tester finding metafeat: it had none). A lease's state is the first
+/// word on stdout, the value (a stale one too) after a tab; only a hit exits 0.
+#[test]
+fn leases_invalidate_and_info() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let meta = |rest: &[&str]| {
+        let mut a = vec!["--protocol", "meta"];
+        a.extend_from_slice(rest);
+        on(&s, &a)
+    };
+    let o = meta(&["lease", "lk", "30"]);
+    assert_eq!((code(&o), &o.stdout[..]), (1, &b"recompute\n"[..]));
+    let o = meta(&["lease", "lk", "30"]);
+    assert_eq!(
+        (code(&o), &o.stdout[..]),
+        (1, &b"wait\n"[..]),
+        "the placeholder"
+    );
+    assert_eq!(code(&meta(&["set", "lk", "v1", "--ttl", "100"])), 0);
+    let o = meta(&["lease", "lk", "30"]);
+    assert_eq!((code(&o), &o.stdout[..]), (0, &b"hit\tv1\n"[..]));
+    assert_eq!(code(&meta(&["invalidate", "lk", "30"])), 0);
+    let o = meta(&["lease", "lk", "30"]);
+    assert_eq!((code(&o), &o.stdout[..]), (1, &b"recompute\tv1\n"[..]));
+    let o = meta(&["lease", "lk", "30"]);
+    assert_eq!((code(&o), &o.stdout[..]), (1, &b"wait\tv1\n"[..]));
+    // Below RECACHE_BELOW seconds to live, a hit wins the recompute.
+    assert_eq!(code(&meta(&["set", "rk", "v2", "--ttl", "100"])), 0);
+    let o = meta(&["lease", "rk", "30", "1000"]);
+    assert_eq!((code(&o), &o.stdout[..]), (1, &b"recompute\tv2\n"[..]));
+
+    assert_eq!(code(&meta(&["set", "ik", "12345", "--ttl", "100"])), 0);
+    let o = meta(&["info", "ik"]);
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')))
+            .unwrap_or_else(|| panic!("{name} in {text:?}"))
+            .to_owned()
+    };
+    assert_eq!(field("size"), "5");
+    assert_eq!(field("hit_before"), "false");
+    let ttl: u64 = field("ttl").parse().unwrap();
+    assert!((90..=100).contains(&ttl), "{ttl}");
+    let gets = meta(&["gets", "ik"]);
+    let cas = String::from_utf8(gets.stdout).unwrap();
+    assert_eq!(cas.split('\t').next(), Some(field("cas").as_str()));
+    assert_eq!(code(&meta(&["set", "nk", "x"])), 0);
+    assert!(String::from_utf8(meta(&["info", "nk"]).stdout)
+        .unwrap()
+        .contains("ttl never\n"));
+
+    for missing in [&["info", "none"][..], &["invalidate", "none", "5"]] {
+        let o = meta(missing);
+        assert_eq!(code(&o), 1, "{missing:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("\"none\": not found"),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // Meta only: said, exit 2, and never a wrong answer on another protocol.
+    for cmd in [
+        &["lease", "lk", "5"][..],
+        &["invalidate", "lk", "5"],
+        &["info", "lk"],
+    ] {
+        let o = on(&s, cmd);
+        assert_eq!(code(&o), 2, "{cmd:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("needs the meta protocol"));
+    }
+    for bad in [
+        &["lease", "lk", "x"][..],
+        &["lease", "lk", "5", "6", "7"],
+        &["invalidate", "lk"],
+        &["info"],
+    ] {
+        assert_eq!(code(&meta(bad)), 2, "{bad:?}");
+    }
+}
+
 /// Another language's serialized object: an error (exit 2) with its option off; with it on,
 /// its serialized bytes exactly as stored, which that language loads (never a made-up
 /// stand-in such as "<a Python pickle of 20 bytes>" reported as the value, exit 0).
