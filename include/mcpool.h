@@ -1602,6 +1602,15 @@ const char *mcpool_option_name(size_t i);
 const char *mcpool_option_doc(size_t i);
 
 /**
+ * `mcpool_option_doc` as a binding whose language gives durations as numbers of seconds
+ * (Python's `timeout=0.5`, Perl's `io_timeout => 2`) shows it: a duration's unit is
+ * `"seconds for a number"` (`"duration, seconds for a number; default 1s: ..."`), every
+ * other row as `mcpool_option_doc` gives it. A static NUL-terminated string; NULL past
+ * the end. Never free it.
+ */
+const char *mcpool_option_doc_seconds(size_t i);
+
+/**
  * The default of option `i` in its own text form (e.g. `"1s"`, `"true"`, `""`): setting
  * it with `mcpool_config_set` changes nothing. A static NUL-terminated string; NULL past
  * the end. Never free it.

@@ -192,6 +192,7 @@ unsafe fn text<'a>(p: *const u8, len: usize, what: &str, option: &str) -> Result
 struct CRow {
     name: CString,
     doc: CString,
+    doc_seconds: CString,
     default: CString,
 }
 
@@ -206,6 +207,7 @@ fn c_table() -> &'static [CRow] {
             .map(|o| CRow {
                 name: nul_free(o.name),
                 doc: nul_free(&o.summary()),
+                doc_seconds: nul_free(&o.summary_with(true)),
                 default: nul_free(o.default),
             })
             .collect()
@@ -236,6 +238,18 @@ pub extern "C" fn mcpool_option_doc(i: usize) -> *const c_char {
     c_table()
         .get(i)
         .map_or(std::ptr::null(), |r| r.doc.as_ptr())
+}
+
+/// `mcpool_option_doc` as a binding whose language gives durations as numbers of seconds
+/// (Python's `timeout=0.5`, Perl's `io_timeout => 2`) shows it: a duration's unit is
+/// `"seconds for a number"` (`"duration, seconds for a number; default 1s: ..."`), every
+/// other row as `mcpool_option_doc` gives it. A static NUL-terminated string; NULL past
+/// the end. Never free it.
+#[no_mangle]
+pub extern "C" fn mcpool_option_doc_seconds(i: usize) -> *const c_char {
+    c_table()
+        .get(i)
+        .map_or(std::ptr::null(), |r| r.doc_seconds.as_ptr())
 }
 
 /// The default of option `i` in its own text form (e.g. `"1s"`, `"true"`, `""`): setting

@@ -2399,7 +2399,15 @@ static void test_options(void) {
     size_t n = mcpool_option_count();
     CHECK(n >= 30);
     CHECK(mcpool_option_name(n) == NULL && mcpool_option_doc(n) == NULL &&
-          mcpool_option_default(n) == NULL);
+          mcpool_option_doc_seconds(n) == NULL && mcpool_option_default(n) == NULL);
+    /* a duration's bare number is ms in the text form, seconds where a binding's language
+     * gives a number (docwalk 1); other rows alike in both */
+    size_t io_row = 0, size = 0;
+    EXPECT(mcpool_option_find(K("io_timeout"), &io_row), MCPOOL_OK);
+    EXPECT(mcpool_option_find(K("max_size"), &size), MCPOOL_OK);
+    CHECK(strstr(mcpool_option_doc(io_row), "duration, ms for a bare number;") != NULL);
+    CHECK(strstr(mcpool_option_doc_seconds(io_row), "duration, seconds for a number;") != NULL);
+    CHECK(strcmp(mcpool_option_doc(size), mcpool_option_doc_seconds(size)) == 0);
     int saw_io_timeout = 0, saw_preset = 0;
     for (size_t i = 0; i < n; i++) {
         const char *name = mcpool_option_name(i);

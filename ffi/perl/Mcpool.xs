@@ -3075,13 +3075,14 @@ option_doc(name)
         STRLEN len;
         const char *want;
     CODE:
-        /* the core's line for an option: type, unit, default, what it does; undef if unknown */
+        /* the core's line for an option as Perl gives it (a duration's number in seconds):
+         * type, unit, default, what it does; undef if unknown */
         want = SvPV(name, len);
         RETVAL = &PL_sv_undef;
         for (i = 0; i < n; i++) {
             const char *o = mcpool_option_name(i);
             if (o && strlen(o) == len && memcmp(o, want, len) == 0) {
-                RETVAL = newSVpv(mcpool_option_doc(i), 0);
+                RETVAL = newSVpv(mcpool_option_doc_seconds(i), 0);
                 break;
             }
         }

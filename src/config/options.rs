@@ -142,8 +142,18 @@ impl OptionSpec {
     /// The one-line summary `mcpool_option_doc` and `--help` print: type, unit, default,
     /// accepted values and doc.
     pub fn summary(&self) -> String {
+        self.summary_with(false)
+    }
+
+    /// [`OptionSpec::summary`] as a binding whose language gives a duration as a number of
+    /// seconds (Python, Perl) shows it: `seconds_numbers` says a duration's number is
+    /// seconds, where the text form's bare number is the row's unit (milliseconds) (tester
+    /// finding docwalk 1: Perl's `option_doc` said "ms" of a number it reads as seconds).
+    pub fn summary_with(&self, seconds_numbers: bool) -> String {
         let mut s = self.kind.name().to_owned();
-        if !self.unit.is_empty() {
+        if seconds_numbers && self.kind.is_duration() {
+            s.push_str(", seconds for a number");
+        } else if !self.unit.is_empty() {
             s.push_str(&format!(", {} for a bare number", self.unit));
         }
         if !self.accepted.is_empty() {

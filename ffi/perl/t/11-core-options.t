@@ -26,6 +26,10 @@ my @names = Mcpool::option_names();
 ok(scalar(grep { $_ eq 'operation_timeout' } @names), 'option_names lists operation_timeout');
 ok(scalar(grep { $_ eq 'tls_ca_file' } @names), '... and the TLS options');
 like(Mcpool::option_doc('operation_timeout'), qr/\S/, 'option_doc describes it');
+# Perl reads a duration's bare number as seconds: its doc says so (docwalk 1: it said ms).
+like(Mcpool::option_doc('io_timeout'), qr/^duration, seconds for a number;/,
+    'option_doc: a duration number is seconds, as Perl reads it');
+unlike(Mcpool::option_doc('io_timeout'), qr/\bms\b/, 'option_doc: no ms unit');
 # Whether the core speaks TLS, asked without trying an option (tester finding secure 3).
 {
     my $tls = Mcpool::tls_supported();

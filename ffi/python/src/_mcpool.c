@@ -4251,7 +4251,7 @@ static PyObject *mod_option_table(PyObject *m, PyObject *noargs) {
     size_t n = mcpool_option_count();
     PyObject *l = PyList_New((Py_ssize_t)n);
     for (size_t i = 0; l != NULL && i < n; i++) {
-        PyObject *t = Py_BuildValue("(ss)", mcpool_option_name(i), mcpool_option_doc(i));
+        PyObject *t = Py_BuildValue("(ss)", mcpool_option_name(i), mcpool_option_doc_seconds(i));
         if (t == NULL)
             Py_CLEAR(l);
         else

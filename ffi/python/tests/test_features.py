@@ -40,6 +40,15 @@ def test_every_core_option_reaches_the_binding():
                 (name, str(e))
 
 
+def test_options_give_a_duration_in_pythons_unit():
+    """Tester finding docwalk 1: options() said "ms for a bare number" of a duration that
+    Client reads as seconds when given a number; other rows keep their unit."""
+    table = mcpool.options()
+    assert table["io_timeout"].startswith("duration, seconds for a number;"), table["io_timeout"]
+    assert " ms " not in table["operation_timeout"]
+    assert table["max_size"].startswith("integer"), table["max_size"]
+
+
 def test_tls_supported_says_whether_tls_options_are_taken():
     """Tester finding secure 3: whether the core speaks TLS, asked without trying an option."""
     assert isinstance(mcpool.tls_supported(), bool)

@@ -101,8 +101,10 @@ def _op_adapter(on_operation):
 
 
 def options():
-    """{name: one line (type, unit of a bare number, accepted values, default)} of every
-    option the core knows: what ``Client(**options)`` accepts besides the Python names."""
+    """{name: one line (type, unit, accepted values, default)} of every option the core
+    knows: what ``Client(**options)`` accepts besides the Python names. A duration's unit is
+    Python's: seconds for a number (``timeout=0.5``); a ``str`` is the core's text form
+    (``"250ms"``; a bare number there is milliseconds)."""
     return dict(option_table())
 
 
@@ -400,9 +402,13 @@ class Client(_Client):
         if min_compress_len is not None:
             if isinstance(min_compress_len, bool) or not isinstance(min_compress_len, int):
                 raise ClientTypeError("min_compress_len must be an int")
-            opts.append(("min_compress_len", "compression", min_compress_len != 0))
+            # first, as the parameter comes before **options in the signature: one option
+            # also given by its core name is "given twice (as min_compress_len and
+            # compression)", the order docs/options.md shows (docwalk 2)
+            named = [("min_compress_len", "compression", min_compress_len != 0)]
             if min_compress_len != 0:  # a negative one: the core refuses it, naming it
-                opts.append(("min_compress_len", "compression_threshold", min_compress_len))
+                named.append(("min_compress_len", "compression_threshold", min_compress_len))
+            opts = named + opts
         if pickle_protocol is not None:  # refused now rather than at the first store
             import pickle as _pickle
             if isinstance(pickle_protocol, bool) or not isinstance(pickle_protocol, int):
