@@ -807,6 +807,29 @@ fn unweighted_profile_check(d: &Distribution, servers: &[ServerSpec]) -> Result<
     }
 }
 
+/// A server name (`host:port:name`, nutcracker's `host:port:weight name`) only twemproxy's
+/// placements read (and proxy-pool, which places by order, takes a nutcracker list as it
+/// is); under any other it would change nothing, so one there is most likely a mistyped
+/// weight (`host:port:2x`, which pylibmc refuses): the server would get weight 1 and keys
+/// would move (tester finding addresses 2). Refused, naming the entry.
+fn server_name_check(d: &Distribution, servers: &[ServerSpec]) -> Result<()> {
+    let reads_names = match d {
+        Distribution::TwemproxyKetama | Distribution::ProxyPool => true,
+        Distribution::Setting(s) => s.client() == setting::Client::Twemproxy,
+        _ => false,
+    };
+    match servers.iter().find(|s| s.name.is_some()) {
+        Some(s) if !reads_names => Err(Error::Config(format!(
+            "server {}: {:?} is read as a server name, which only twemproxy's placements use \
+             ({d} does not): a weight is digits only (host:port:2); drop the name, or place \
+             keys by twemproxy-ketama",
+            s.addr,
+            s.name.as_deref().unwrap_or_default()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 impl Router {
     /// Builds the table for `servers` under `distribution`.
     pub fn new(distribution: &Distribution, servers: &[ServerSpec]) -> Result<Router> {
@@ -817,6 +840,7 @@ impl Router {
             return Err(Error::Config("too many servers".into()));
         }
         unweighted_profile_check(distribution, servers)?;
+        server_name_check(distribution, servers)?;
         let names = point_names(distribution, servers);
         Ok(Router {
             distribution: distribution.clone(),

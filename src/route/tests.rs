@@ -463,3 +463,43 @@ fn sort_hosts_orders_the_servers_by_host_then_port() {
         addr(&listed, "libmemcached:")
     );
 }
+
+/// A server name only where a placement reads it (twemproxy's, proxy-pool): under any other
+/// it changes nothing and is most likely a mistyped weight (`host:port:2x`): refused, naming
+/// the entry (tester finding addresses 2: 253 of 500 keys moved under cache-memcached).
+#[test]
+fn a_server_name_no_placement_reads_is_refused() {
+    let named = vec![
+        ServerSpec::parse_entry("127.0.0.1:11211:2x", None).unwrap(),
+        ServerSpec::parse("127.0.0.1:11212").unwrap(),
+    ];
+    for d in [
+        Distribution::CacheMemcached,
+        Distribution::LibmemcachedKetamaWeighted,
+        Distribution::SpymemcachedKetama,
+        Distribution::CmfKetama { points: 150 },
+        Distribution::PymemcacheRendezvous,
+    ] {
+        let e = Router::new(&d, &named).expect_err("refused");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("127.0.0.1:11211") && msg.contains("\"2x\"") && msg.contains(d.name()),
+            "{msg}"
+        );
+    }
+    let setting: Distribution = "twemproxy:hash=fnv1a_64,distribution=ketama"
+        .parse()
+        .unwrap();
+    for d in [
+        Distribution::TwemproxyKetama,
+        Distribution::ProxyPool,
+        setting,
+    ] {
+        assert!(Router::new(&d, &named).is_ok(), "{d}");
+    }
+    let weighted = vec![
+        ServerSpec::parse_entry("127.0.0.1:11211:2", None).unwrap(),
+        ServerSpec::parse("127.0.0.1:11212").unwrap(),
+    ];
+    assert!(Router::new(&Distribution::CacheMemcached, &weighted).is_ok());
+}
