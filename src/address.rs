@@ -74,6 +74,32 @@ impl fmt::Display for ServerAddr {
     }
 }
 
+/// Why `t` is an address written with a scheme, which no server list of ours reads: a URL
+/// (`memcache://host:port`, the `memcache` crate's form; `tcp://`), or a `tcp:`, `udp:`,
+/// `inet:` or `inet6:` prefix (pylibmc's and python-memcached's forms) before an address
+/// (tester findings addresses 4, rustteam 3: refused quoting a fragment, "port is not a
+/// number"). A host named `inet` (`inet:11211`) is a host.
+fn scheme_problem(t: &str) -> Option<&'static str> {
+    if t.starts_with('/') {
+        return None;
+    }
+    if t.contains("://") {
+        return Some("a URL is no server address: write host:port, without the scheme");
+    }
+    let (prefix, rest) = t.split_once(':')?;
+    let address_follows = rest.starts_with('[') || rest.contains(':');
+    match prefix.to_ascii_lowercase().as_str() {
+        "udp" if address_follows => {
+            Some("UDP is not supported (udp: is pylibmc's prefix): write host:port for TCP")
+        }
+        "tcp" | "inet" | "inet6" if address_follows => Some(
+            "a tcp:, inet: or inet6: prefix (pylibmc's, python-memcached's) is not read here: \
+             write host:port or [v6]:port without it",
+        ),
+        _ => None,
+    }
+}
+
 /// An IPv6 literal written without brackets (`::1`, `fe80::1`, `2001:db8::1:11211`): not a
 /// socket path nor bracketed, and either hex digits, `:` and `.` with a `::` (which no
 /// `host:port[:field]` has) or a leading part up to a `:` that reads as an IPv6 address (the
@@ -230,6 +256,9 @@ impl ServerSpec {
         if t.bytes().any(|b| b < b' ' || b == 0x7f) {
             return Err(bad("contains a NUL or control byte"));
         }
+        if let Some(why) = scheme_problem(t) {
+            return Err(bad(why));
+        }
         let t = unix_path(t).unwrap_or(t);
         if !t.starts_with('/') && t.contains('@') {
             // no host name has one: a URL's userinfo, never sent anywhere (refused before
@@ -281,6 +310,15 @@ impl ServerSpec {
         }
         if host.contains(['[', ']']) {
             return Err(bad("stray '[' or ']'"));
+        }
+        if host.starts_with('-') || host.contains('=') {
+            // no host name has either: a word of a command line or a libmemcached
+            // configuration string pasted as an address, which would fail as a DNS lookup
+            // at the first call (tester finding addresses 4)
+            return Err(bad(
+                "no host name begins with '-' or holds '=' (a libmemcached configuration \
+                 string, --SERVER=host:port, goes in libmemcached_config): write host:port",
+            ));
         }
         if host.len() > 253 {
             // (a DNS name is at most 253 bytes, an IP literal far shorter: no such server)
@@ -430,6 +468,13 @@ impl ServerSpec {
 
     /// [`ServerSpec::parse_entry`] of a trimmed entry, its errors quoting it.
     fn read_entry(t: &str, beside: Option<u32>) -> Result<ServerSpec> {
+        if let Some(why) = scheme_problem(t) {
+            // (read as host:port:weight, `memcache://h:1` was refused quoting `memcache://h`)
+            return Err(Error::Config(format!(
+                "bad server address {:?}: {why}",
+                shown(t)
+            )));
+        }
         if unbracketed_ipv6(t) {
             // Read as host:port:weight it would be refused quoting a fragment (":").
             return ServerSpec::parse(t);

@@ -259,8 +259,59 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The checks that `Client::from_config` repeats for a configuration built by hand.
+    /// Every rule a configuration must hold, whoever made it: [`ClientBuilder::into_config`]
+    /// and [`crate::Client::from_config`], for a `Config` whose public fields were set by
+    /// hand, check the same (tester finding rustteam 1: a hand-set `pool_timeout` of 0
+    /// panicked at the first call, an `io_timeout` of 0 marked a healthy server dead). The
+    /// typed setters' range errors come first from the builder, in their own words.
     pub(crate) fn check_limits(&self) -> Result<()> {
+        for (what, d) in [
+            ("connect_timeout", self.connect_timeout),
+            ("io_timeout", self.io_timeout),
+            ("pool_timeout", self.pool_timeout),
+        ] {
+            if d.is_zero() {
+                return Err(Error::Config(format!("{what} must be above zero")));
+            }
+        }
+        let range = |name: &str, n: usize, lo: usize, hi: usize| {
+            if (lo..=hi).contains(&n) {
+                Ok(())
+            } else {
+                Err(Error::Config(format!(
+                    "{name} {n}: out of range {lo} to {hi}"
+                )))
+            }
+        };
+        let most = u32::MAX as usize;
+        range("failure_limit", self.failure_limit as usize, 1, most)?;
+        range("eject_after", self.eject_after as usize, 1, most)?;
+        range(
+            "written_while_away_max",
+            self.written_while_away_max,
+            1,
+            WRITTEN_WHILE_AWAY_MAX,
+        )?;
+        let ratio = self.compression.ratio;
+        if !(0.0..=1.0).contains(&ratio) {
+            return Err(Error::Config(format!(
+                "compression ratio {ratio} not in [0, 1]"
+            )));
+        }
+        if let Some(why) = crate::key::key_prefix_problem(&self.key_prefix) {
+            return Err(Error::Config(format!(
+                "key prefix {:?}: {why}",
+                String::from_utf8_lossy(&self.key_prefix)
+            )));
+        }
+        if let Some((user, password)) = &self.sasl {
+            check_sasl(user, password)?;
+            if self.protocol != Protocol::Binary {
+                return Err(Error::Config(
+                    "SASL authentication needs the binary protocol".into(),
+                ));
+            }
+        }
         if self.max_size == 0 {
             return Err(Error::Config("max_size must be at least 1".into()));
         }
@@ -935,27 +986,10 @@ impl ClientBuilder {
         if c.servers.is_empty() {
             return Err(Error::Config("no servers given".into()));
         }
-        if let Some((user, password)) = &c.sasl {
-            check_sasl(user, password)?;
-            if c.protocol != Protocol::Binary {
-                return Err(Error::Config(
-                    "SASL authentication needs the binary protocol".into(),
-                ));
-            }
-        }
         if self.tls_off && c.tls.is_some() {
             return Err(Error::Config(tls_contradiction("TLS options")));
         }
         c.check_limits()?;
-        for (what, d) in [
-            ("connect_timeout", c.connect_timeout),
-            ("io_timeout", c.io_timeout),
-            ("pool_timeout", c.pool_timeout),
-        ] {
-            if d.is_zero() {
-                return Err(Error::Config(format!("{what} must be above zero")));
-            }
-        }
         Ok(c)
     }
 

@@ -134,7 +134,7 @@ fn item11_bad_server_addresses_are_config_errors_at_build() {
             "{bad:?}"
         );
     }
-    // What stays valid.
+    // What stays valid (a server name where a placement reads it).
     for good in [
         "127.0.0.1:11211",
         "[::1]:11211:alpha",
@@ -144,6 +144,7 @@ fn item11_bad_server_addresses_are_config_errors_at_build() {
         Client::builder()
             .server(good)
             .min_idle(0)
+            .distribution(mcpool::Distribution::TwemproxyKetama)
             .build()
             .unwrap_or_else(|e| panic!("{good:?}: {e}"));
     }
@@ -331,6 +332,73 @@ fn item4_a_huge_pool_size_is_a_config_error_not_an_abort() {
         .server("127.0.0.1:1")
         .min_idle(0)
         .max_size(mcpool::MAX_POOL_SIZE)
+        .build()
+        .unwrap();
+}
+
+/// A `Config` whose public fields were set by hand is checked by the builder's rules in
+/// `Client::from_config` (tester finding rustteam 1: `pool_timeout` 0 built and panicked in
+/// the pool at the first call; `io_timeout` 0 failed every call and marked the healthy
+/// server dead; a SASL login on the text protocol was silently never sent).
+#[test]
+fn a_hand_set_config_is_checked_as_the_builder_checks() {
+    use std::time::Duration;
+    let base = || {
+        Client::builder()
+            .server("127.0.0.1:1")
+            .min_idle(0)
+            .into_config()
+            .unwrap()
+    };
+    type Edit = fn(&mut mcpool::Config);
+    let cases: [(&str, Edit); 9] = [
+        ("pool_timeout", |c| c.pool_timeout = Duration::ZERO),
+        ("io_timeout", |c| c.io_timeout = Duration::ZERO),
+        ("connect_timeout", |c| c.connect_timeout = Duration::ZERO),
+        ("failure_limit", |c| c.failure_limit = 0),
+        ("eject_after", |c| c.eject_after = 0),
+        ("written_while_away_max", |c| c.written_while_away_max = 0),
+        ("compression ratio", |c| c.compression.ratio = f64::NAN),
+        ("key prefix", |c| c.key_prefix = b" a".to_vec()),
+        ("SASL", |c| c.sasl = Some(("u".into(), "p".into()))),
+    ];
+    for (named, edit) in cases {
+        let mut config = base();
+        edit(&mut config);
+        let m = config_error(named, Client::from_config(config));
+        assert!(m.contains(named), "{named}: {m}");
+    }
+    assert!(Client::from_config(base()).is_ok());
+}
+
+/// An address written with a scheme (a URL, pylibmc's and python-memcached's `tcp:`, `udp:`,
+/// `inet:`, `inet6:` prefixes) or a libmemcached word pasted as one is refused quoting the
+/// whole entry and saying what to write (tester findings addresses 4, rustteam 3: the
+/// messages quoted a fragment, `"memcache://127.0.0.1"`, and blamed the port); a host named
+/// `inet` stays a host.
+#[test]
+fn an_address_with_a_scheme_is_refused_whole_saying_why() {
+    for (bad, why) in [
+        ("memcache://127.0.0.1:45959", "a URL is no server address"),
+        ("tcp://127.0.0.1:1", "a URL is no server address"),
+        ("tcp:127.0.0.1:1", "prefix"),
+        ("INET:127.0.0.1:1", "prefix"),
+        ("inet6:[::1]:1", "prefix"),
+        ("udp:127.0.0.1:1", "UDP is not supported"),
+        ("--SERVER=127.0.0.1:1", "libmemcached_config"),
+        ("a=b:1", "holds '='"),
+    ] {
+        let m = config_error(bad, Client::builder().server(bad).build());
+        assert!(
+            m.contains(&format!("bad server address {bad:?}: ")) && m.contains(why),
+            "{bad:?}: {m}"
+        );
+        let m = config_error(bad, Client::new([bad]));
+        assert!(m.contains(why), "{bad:?}: {m}");
+    }
+    Client::builder()
+        .server("inet:11211")
+        .min_idle(0)
         .build()
         .unwrap();
 }

@@ -3200,3 +3200,32 @@ fn control_characters_a_server_sent_are_printed_escaped() {
     assert!(!o.stderr.iter().any(|&b| b == 0x1b || b == 0), "{err:?}");
     assert!(err.ends_with('\n'), "{err:?}");
 }
+
+/// A `--libmemcached-config` the core refuses is its error on every command, writing ones
+/// and `ring` too (tester finding addresses 3: they said "needs servers" of a string that
+/// gave some, the refused word never named).
+#[test]
+fn a_refused_libmemcached_config_is_said_by_every_command() {
+    let keys = std::env::temp_dir().join(format!("mcpool-lmc-keys-{}", std::process::id()));
+    std::fs::write(&keys, "k\n").unwrap();
+    let keys = keys.to_str().unwrap().to_owned();
+    for cmd in [
+        &["set", "k", "v"][..],
+        &["set-multi", "k", "v"],
+        &["ring", "--keys", &keys],
+        &["get", "k"],
+    ] {
+        let mut a = vec!["--libmemcached-config", "--SERVER=127.0.0.1:11301 --BOGUS"];
+        a.extend_from_slice(cmd);
+        let o = mcpool(&a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{cmd:?}");
+        assert!(
+            err.contains("not a word of libmemcached's configuration strings")
+                && !err.contains("needs servers")
+                && !err.contains("needs --servers"),
+            "{cmd:?}: {err}"
+        );
+    }
+    let _ = std::fs::remove_file(&keys);
+}
