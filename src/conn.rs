@@ -183,8 +183,8 @@ const CONNECTION_LIMIT_REPLY: &[u8] = b"ERROR Too many open connections\r\n";
 
 /// A protocol error at `bytes` (the unparsed input), quoted by [`crate::proto::shown_reply`]; but
 /// memcached's refusal of a connection beyond its limit ([`CONNECTION_LIMIT_REPLY`]) is a
-/// connection failure, as a refused connect is ([`Error::Io`]: class `Connection`, counted
-/// towards `failure_limit`, failed over, a miss under `fail_open`). The one place that reads
+/// refused connection ([`Error::Io`]: class `Connection`, a miss under `fail_open`), not
+/// counted against the server, which is alive ([`Error::is_server_failure`]). The one place that reads
 /// it, for every dialect: text and meta would take it for an unknown reply, binary for a
 /// packet without its magic byte.
 pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error {
@@ -193,8 +193,7 @@ pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error
             server: server.to_string(),
             source: io::Error::new(
                 io::ErrorKind::ConnectionRefused,
-                "connection refused: the server is at its connection limit (memcached -c) and \
-                 answered \"ERROR Too many open connections\"",
+                crate::error::CONNECTION_LIMIT_MESSAGE,
             ),
         };
     }

@@ -217,6 +217,19 @@ impl Class {
 /// cache`; the binary dialect words its status 0x0003 the same way).
 pub(crate) const SERVER_TOO_LARGE: &str = "object too large for cache";
 
+/// The I/O error's text for memcached's refusal of a connection beyond its limit (`-c`: it
+/// answers `ERROR Too many open connections` and closes): the one text that tells it apart.
+pub(crate) const CONNECTION_LIMIT_MESSAGE: &str = "connection refused: the server is at its \
+     connection limit (memcached -c) and answered \"ERROR Too many open connections\"";
+
+/// Whether `e` is memcached's refusal of a connection beyond its limit (by its text, which a
+/// cloned error keeps).
+fn connection_limit(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::ConnectionRefused
+        && e.get_ref()
+            .is_some_and(|inner| inner.to_string() == CONNECTION_LIMIT_MESSAGE)
+}
+
 /// What an I/O error says when it is a lack of file descriptors on this side (`EMFILE`: this
 /// process is at its limit, `RLIMIT_NOFILE`; `ENFILE`: the whole system is), not anything the
 /// server did; `None` for every other error.
@@ -338,13 +351,27 @@ impl Error {
     /// True for errors that say the server may be unwell (counted towards marking it dead,
     /// and what moves a key to another server under failover `rehash`/`eject`). Not this
     /// process running out of file descriptors ([`Error::is_local_fd_exhaustion`]): the
-    /// server was never asked.
+    /// server was never asked. Nor memcached's refusal of a connection beyond its limit
+    /// (`-c`, `ERROR Too many open connections`): the server is alive and serving its other
+    /// connections (this client's too, most often: the refused one was the pool growing),
+    /// and moving its keys elsewhere would leave other clients reading the old values there
+    /// (tester finding connlife 1: under `rehash` a `set` reported stored went to another
+    /// server, and the old value was read back once the full server "returned").
     pub fn is_server_failure(&self) -> bool {
         match self {
             Error::ConnectTimeout { .. } | Error::IoTimeout { .. } => true,
-            Error::Io { source, .. } => fd_exhaustion(source).is_none(),
+            Error::Io { source, .. } => {
+                fd_exhaustion(source).is_none() && !connection_limit(source)
+            }
             _ => false,
         }
+    }
+
+    /// True for memcached's refusal of a connection beyond its limit (`-c`): an
+    /// [`Error::Io`] (class `Connection`) that fails the call but never counts towards the
+    /// server's `failure_limit`, marks it dead or moves its keys (failover).
+    pub fn is_connection_limit(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if connection_limit(source))
     }
 
     /// True when no socket could be opened because this process (`EMFILE`) or the whole

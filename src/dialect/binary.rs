@@ -75,6 +75,19 @@ fn status_error(server: &str, r: &Response<'_>) -> Error {
             server,
             message: format!("status 0x{:02x}{said}", r.status),
         },
+        // memcached answers a FLUSH with 0x20 when flush_all is disabled (-F), as the text
+        // protocol's `CLIENT_ERROR flush_all not allowed`: said as that, a refusal of the
+        // command, the other cause named too (tester finding servererrors 2: it read as a
+        // SASL demand of a server that has no SASL).
+        status::AUTH_ERROR if r.opcode == op::FLUSH => Error::Client {
+            server,
+            message: format!(
+                "flush_all not allowed (status 0x{:02x}{said}: memcached answers so when it \
+                 was started with -F, flush_all disabled, or when it requires SASL \
+                 authentication and the client has no credentials)",
+                r.status
+            ),
+        },
         // A command on a connection that has not authenticated, to a server that demands it
         // (memcached -S): the server is unusable without credentials, not the request bad.
         status::AUTH_ERROR => Error::Auth {

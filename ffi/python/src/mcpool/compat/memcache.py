@@ -10,7 +10,7 @@ What is python-memcached's and stays so:
 
 - Its failure behaviour: a server that cannot be reached is never an exception. ``get``
   returns None, ``set``/``add``/``replace``/``delete``/``touch`` 0 (a store memcached
-  refuses as too large False, as there: it was sent; a ``set`` above
+  refuses with an error line, too large or out of memory, False, as there: it was sent; a ``set`` above
   ``server_max_value_length`` 0, as there, but the key is deleted, where python-memcached
   leaves its older value: mcpool's one rule, as memcached's own refusal deletes it),
   ``incr``/``decr`` None,
@@ -654,10 +654,13 @@ class Client:
         except _mcpool.Error as e:
             self._unencodable(e)
             self._failed(cmd, e)
-            if e.status_name == "MCPOOL_VALUE_TOO_LARGE" and getattr(e, "server", None):
-                # sent, and memcached answered "object too large for cache": python-memcached
-                # compares the reply with STORED (False); one above server_max_value_length
-                # it does not send (0, the core's refusal before sending: no server)
+            if getattr(e, "server", None) and e.status_class in ("CLIENT_ERROR",
+                                                                 "SERVER_ERROR"):
+                # sent, and memcached answered with an error line ("object too large for
+                # cache", "out of memory storing object"): python-memcached compares the
+                # reply with STORED (False; tester finding servererrors 5: out of memory was
+                # 0); one above server_max_value_length it does not send (0, the core's
+                # refusal before sending: no server), nor after a socket error (0)
                 return False
             return 0
 

@@ -68,8 +68,9 @@ What is pymemcache's and stays so:
 - Errors: memcached's ``CLIENT_ERROR`` (``incr`` of a value that is not a number, a delta
   memcached refuses) is ``MemcacheClientError``, ``SERVER_ERROR`` (a value too large for
   the server) ``MemcacheServerError``, a reply that is not memcached's
-  ``MemcacheUnknownError``; a connection failure stays an ``OSError`` (``socket.error``),
-  which is what a pymemcache caller catches. A value the serde cannot decode (text that is
+  ``MemcacheUnknownError``; a connection the server closed where a reply belongs is
+  ``MemcacheUnexpectedCloseError``, as pymemcache raises it; any other connection failure
+  stays an ``OSError`` (``socket.error``), which is what a pymemcache caller catches. A value the serde cannot decode (text that is
   not UTF-8, an integer flag on a body that is not a number) raises a ``ValueError``
   (``mcpool.ValueFormatError``), as pymemcache's deserializer does.
 - ``__getitem__`` (``KeyError`` for a miss or a stored None), ``__setitem__``,
@@ -457,6 +458,11 @@ def _mapped(e):
     if isinstance(e, _mcpool.ConnectionError):
         if name == "MCPOOL_IO" and "Connection refused" in str(e):
             new = _ConnectionRefused(str(e))
+        elif name == "MCPOOL_IO" and "closed the connection" in str(e):
+            # the server closed it (an end of file where a reply belongs): pymemcache's
+            # MemcacheUnexpectedCloseError, which its retry pattern catches as a
+            # MemcacheError (tester finding connlife 3: it stayed mcpool.ConnectionError)
+            new = MemcacheUnexpectedCloseError(str(e))
         else:
             return e  # an OSError (socket.error); a timeout is socket.timeout
     elif isinstance(e, (_mcpool.ValueFormatError, _mcpool.ClientTypeError)):

@@ -454,14 +454,16 @@ public class MemCachedClient {
 
     // ------------------------------------------------------------------------------ servers
 
-    /** Invalidates every item on every server; true when all of them answered. */
+    /** Invalidates every item on every server; true when all of them answered, false when
+     * one failed (down, a timeout, an error reply such as memcached -F's
+     * {@code CLIENT_ERROR flush_all not allowed}): every other server is still flushed. */
     public boolean flushAll() {
         Mcpool c = mc();
         long h = c.nc.acquire();
         try {
-            return Native.flushAll(h, 0) == Native.OK;
+            return Native.flushAll(h, 0) == Native.OK; // the core tries every server
         } catch (McpoolException e) {
-            if (!Mcpool.serverSide(e)) throw e;
+            if (!flushFailed(e)) throw e;
             return false;
         } finally {
             c.nc.release();
@@ -470,12 +472,15 @@ public class MemCachedClient {
 
     /** Invalidates every item on the given servers only ({@code host:port} as the pool lists
      * them; null: every server, as {@link #flushAll()}); true when each of them answered,
-     * false when one failed or is not in the pool (the others are still flushed), as Whalin. */
+     * false when one failed or is not in the pool (the others are still flushed), as Whalin.
+     * An error that is not the server's (a refused SASL login, ...) is thrown, but only once
+     * every other listed server was flushed. */
     public boolean flushAll(String[] servers) {
         if (servers == null) return flushAll();
         Mcpool c = mc();
         java.util.List<String> list = c.servers();
         boolean all = true;
+        McpoolException thrown = null;
         for (String s : servers) {
             int index = s == null ? -1 : list.indexOf(s);
             if (index < 0) {
@@ -486,13 +491,22 @@ public class MemCachedClient {
             try {
                 all &= Native.flushServer(h, index, 0) == Native.OK;
             } catch (McpoolException e) {
-                if (!Mcpool.serverSide(e)) throw e;
                 all = false;
+                if (!flushFailed(e) && thrown == null) thrown = e;
             } finally {
                 c.nc.release();
             }
         }
+        if (thrown != null) throw thrown;
         return all;
+    }
+
+    /** A server's failure to flush, Whalin's false: what {@link Mcpool#serverSide} says, and
+     * the server's error reply of any kind. A {@code CLIENT_ERROR} to a flush is a refusal of
+     * the command (memcached -F: {@code CLIENT_ERROR flush_all not allowed}; the binary
+     * protocol's status 0x20), never the caller's mistake: flush_all takes no key or value. */
+    private static boolean flushFailed(McpoolException e) {
+        return Mcpool.serverSide(e) || e.status() == STATUS_CLIENT_ERROR;
     }
 
     /** General statistics per server ("host:port" → name → value). */

@@ -232,6 +232,41 @@ public class FailureSemanticsTest {
     }
 
     @Test
+    public void flushAllRefusedByAServer() throws Exception {
+        // memcached -F (flush_all disabled) answers a flush with an error reply (text and meta:
+        // CLIENT_ERROR flush_all not allowed; binary: status 0x20): Whalin's false, never an
+        // exception, and the servers listed after it are flushed all the same (tester finding
+        // servererrors 1: a ClientException left the loop, P kept its stale value).
+        try (TestServer f = new TestServer("-F"); TestServer p = new TestServer()) {
+            for (String protocol : new String[] {"text", "meta", "binary"}) {
+                String name = "fst-flush-refused-" + protocol;
+                SockIOPool pool = SockIOPool.getInstance(name);
+                pool.setServers(new String[] {f.addr(), p.addr()});
+                pool.setFailover(false);
+                pool.setProtocol(protocol);
+                pool.initialize();
+                try (Mcpool onF = Mcpool.builder().servers(f.addr()).build();
+                     Mcpool onP = Mcpool.builder().servers(p.addr()).build()) {
+                    MemCachedClient mc = new MemCachedClient(name);
+                    assertTrue(onF.set("k", "f", 0));
+                    assertTrue(onP.set("k", "p", 0));
+                    assertFalse(protocol, mc.flushAll(new String[] {f.addr(), p.addr()}));
+                    assertNull(protocol + ": P was flushed after F refused", onP.get("k"));
+                    assertEquals(protocol + ": F refused the flush", "f", onF.get("k"));
+                    assertTrue(mc.flushAll(new String[] {p.addr()}));
+                    assertTrue(onP.set("k", "p", 0));
+                    assertFalse(protocol, mc.flushAll());
+                    assertNull(protocol + ": P was flushed after F refused", onP.get("k"));
+                    assertEquals("f", onF.get("k"));
+                    assertFalse(protocol, mc.flushAll(new String[] {f.addr()}));
+                } finally {
+                    pool.shutDown();
+                }
+            }
+        }
+    }
+
+    @Test
     public void serverStatesAndEvents() throws Exception {
         String dead = "127.0.0.1:" + closedPort();
         List<ServerEvent> events = Collections.synchronizedList(new ArrayList<>());

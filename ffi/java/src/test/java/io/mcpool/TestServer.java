@@ -13,7 +13,8 @@ final class TestServer implements AutoCloseable {
     final int port;
     private final Process proc;
 
-    TestServer() throws Exception {
+    /** extraArgs: more memcached arguments (e.g. {@code -F}, flush_all disabled). */
+    TestServer(String... extraArgs) throws Exception {
         Process p = null;
         int chosen = -1;
         for (int attempt = 0; attempt < 20 && p == null; attempt++) {
@@ -24,6 +25,7 @@ final class TestServer implements AutoCloseable {
             List<String> cmd = new ArrayList<>(List.of("memcached", "-l", "127.0.0.1", "-p", String.valueOf(port),
                 "-U", "0", "-m", "64", "-c", "1024", "-t", "2"));
             if ("root".equals(System.getProperty("user.name"))) cmd.addAll(List.of("-u", "root"));
+            cmd.addAll(List.of(extraArgs));
             Process q = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(new File("/dev/null"))).start();
             if (waitUp(q, port)) {

@@ -1,0 +1,108 @@
+//! Refusals of a live memcached that are not the server failing: `flush_all` disabled
+//! (`-F`), said as the refusal it is on every protocol, and a connection refused beyond the
+//! server's connection limit (`-c`), which fails the call but never marks the server dead or
+//! moves its keys: the server is alive, serving its other clients, who would keep reading the
+//! old values there.
+
+mod common;
+
+use common::{unique, Memcached};
+use mcpool::error::Class;
+use mcpool::{Client, Distribution, Error, FailoverPolicy, Protocol};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+const PROTOCOLS: [Protocol; 3] = [Protocol::Text, Protocol::Meta, Protocol::Binary];
+
+/// `flush_all` of a server started with `-F` is refused as a client error on every protocol:
+/// binary's status 0x20 was read as a demand for SASL credentials of a server that has no
+/// SASL (tester finding servererrors 2).
+#[test]
+fn a_disabled_flush_is_a_refusal_on_every_protocol() {
+    let mc = Memcached::start(&["-F"]);
+    for p in PROTOCOLS {
+        let c = Client::builder()
+            .server(&mc.addr())
+            .protocol(p)
+            .build()
+            .unwrap();
+        c.set("k", b"v", 0).unwrap();
+        let e = c.flush_all(None).expect_err("refused");
+        assert!(
+            matches!(e, Error::Client { .. }) && e.class() == Class::ClientError,
+            "{p}: {e:?}"
+        );
+        assert!(e.to_string().contains("flush_all not allowed"), "{p}: {e}");
+        assert!(c.get("k").unwrap().is_some(), "{p}: nothing flushed");
+    }
+}
+
+/// Opens connections to `addr` until memcached refuses one as beyond its connection limit
+/// (at most 64): the ones it kept, each checked with a `version` round trip.
+fn fill(addr: &str) -> Vec<TcpStream> {
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.write_all(b"version\r\n").unwrap();
+        let mut line = String::new();
+        let _ = BufReader::new(&s).read_line(&mut line);
+        if line.starts_with("VERSION") {
+            held.push(s);
+        } else {
+            assert!(
+                line.contains("Too many open connections") || line.is_empty(),
+                "{line:?}"
+            );
+            return held;
+        }
+    }
+    panic!("memcached -c took 64 connections");
+}
+
+/// A call refused by a server at its connection limit fails with an error that says so,
+/// and never marks the server dead or moves the key under `rehash`: a `set` used to be
+/// reported stored on another server, and the old value read back once the full server
+/// "returned" (tester finding connlife 1).
+#[test]
+fn a_full_server_is_not_marked_dead_nor_its_keys_moved() {
+    let full = Memcached::start(&["-c", "16", "-t", "1"]);
+    let other = Memcached::start(&[]);
+    let prefix = unique("full");
+    let c = Client::builder()
+        .servers([full.addr(), other.addr()])
+        .distribution(Distribution::CacheMemcached)
+        .failover(FailoverPolicy::Rehash)
+        .failure_limit(1)
+        .key_prefix(prefix.clone())
+        .build()
+        .unwrap();
+    // A key that lives on the full server.
+    let key = (0..1000)
+        .map(|i| format!("k{i}"))
+        .find(|k| c.server_for(k).ok() == Some(0))
+        .expect("a key on the first server");
+    let held = fill(&full.addr());
+    for _ in 0..5 {
+        let e = c.set(&key, b"new", 0).expect_err("no connection to be had");
+        assert!(e.is_connection_limit(), "{e:?}");
+        assert!(!e.is_server_failure(), "{e:?}");
+    }
+    let on_other = Client::builder()
+        .server(&other.addr())
+        .key_prefix(prefix)
+        .build()
+        .unwrap();
+    assert_eq!(on_other.get(&key).unwrap(), None, "the key did not move");
+    drop(held);
+    // Slots free: served again at once (never marked dead, nothing to wait for).
+    let stored = (0..100).find_map(|_| {
+        c.set(&key, b"new", 0).ok().or_else(|| {
+            std::thread::sleep(Duration::from_millis(50));
+            None
+        })
+    });
+    assert!(stored.is_some(), "stored once the server had room");
+    assert_eq!(c.get(&key).unwrap(), Some(b"new".to_vec()));
+}
