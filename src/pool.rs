@@ -28,6 +28,33 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
+thread_local! {
+    /// The checkout under way on this thread: its operation's deadline, which bounds the
+    /// alive check (`test_on_check_out`) r2d2 makes of each slot it hands over, and whether
+    /// such a check failed. A failed check was bounded by a whole I/O timeout and left a
+    /// slot empty: one call looked at every idle connection in turn, each stale one costing
+    /// an I/O timeout, past its operation_timeout (tester finding connlife 2: 4.1 s with a
+    /// 1 s deadline, 13 s with the defaults, after a NAT forgot the pool's flows).
+    static CHECKOUT: std::cell::Cell<(Deadline, bool)> =
+        const { std::cell::Cell::new((Deadline::None, false)) };
+}
+
+/// A checkout with `deadline` begins on this thread (see [`CHECKOUT`]).
+pub(crate) fn checkout_begins(deadline: Deadline) {
+    CHECKOUT.set((deadline, false));
+}
+
+/// Whether an alive check of this thread's checkout failed (and emptied its slot); the
+/// checkout is over (the deadline no longer applies to checks).
+pub(crate) fn checkout_ends() -> bool {
+    CHECKOUT.replace((Deadline::None, false)).1
+}
+
+/// Whether an alive check of this thread's checkout under way failed.
+pub(crate) fn alive_check_failed() -> bool {
+    CHECKOUT.get().1
+}
+
 /// A pooled connection's place in its server's `pool_open` and `pool_idle` gauges, held by
 /// the connection ([`Conn`]) from the moment it is connected until it is dropped: the gauges
 /// count connections actually open, not r2d2's slots (a slot may hold none: a server that
@@ -314,10 +341,12 @@ impl r2d2::ManageConnection for Manager {
 
     fn is_valid(&self, slot: &mut Slot) -> Result<(), Never> {
         if let Some(conn) = slot.conn.as_mut() {
-            // The check is no caller's operation: only the I/O timeout bounds it.
-            conn.set_deadline(Deadline::None);
+            // Bounded by the I/O timeout and the deadline of the checkout it is part of.
+            let (deadline, _) = CHECKOUT.get();
+            conn.set_deadline(deadline);
             if !conn.is_reusable() || self.dialect.alive_check(conn).is_err() {
                 slot.conn = None;
+                CHECKOUT.set((deadline, true));
             }
         }
         Ok(())

@@ -430,7 +430,13 @@ fn prefer_connected(
                 empty.push(slot);
                 return other;
             }
-            Some(other) => empty.push(other),
+            Some(other) => {
+                empty.push(other);
+                // (its alive check failed: see `crate::pool::alive_check_failed`)
+                if crate::pool::alive_check_failed() {
+                    break;
+                }
+            }
             None => break,
         }
     }
@@ -715,6 +721,7 @@ impl Server {
                 cause: self.health.cause(),
             });
         }
+        crate::pool::checkout_begins(deadline);
         let slot = match pool.try_get() {
             Some(s) => s,
             // Only while r2d2 is still making the slot this permit stands for (its
@@ -728,10 +735,20 @@ impl Server {
                 deadline.charge(slot_wait);
                 let total = waited.unwrap_or_default() + slot_wait;
                 waited = Some(total);
-                got.map_err(|_| self.pool_timeout(total, limit < wait))?
+                got.map_err(|_| {
+                    crate::pool::checkout_ends();
+                    self.pool_timeout(total, limit < wait)
+                })?
             }
         };
-        let slot = prefer_connected(&pool, slot, self.settings.max_size);
+        // After a failed alive check no other idle connection is looked at (each would be
+        // checked in turn: those opened with it are likely as stale): a new one is opened.
+        let slot = if crate::pool::alive_check_failed() {
+            slot
+        } else {
+            prefer_connected(&pool, slot, self.settings.max_size)
+        };
+        crate::pool::checkout_ends();
         // One count per checkout that waited, in line and for its slot together.
         if let Some(waited) = waited {
             self.count_wait(waited);

@@ -515,3 +515,36 @@ fn a_deadline_spent_on_a_trickling_server_still_reads_the_replies_that_came() {
         other => panic!("{other:?}"),
     }
 }
+
+/// With `test_on_check_out`, one call checks at most one idle connection, within its
+/// operation deadline: a stale pool (here a frozen memcached: every alive check times out,
+/// as after a NAT forgot the pool's flows) cost one I/O timeout per idle connection, each
+/// looked at in turn, 4.1 s for a call with a 1 s operation_timeout (tester finding connlife
+/// 2). A generous bound: 3 s, where the old behaviour takes 5 s (ten checks of 500 ms).
+#[test]
+fn test_on_check_out_keeps_to_the_operation_deadline() {
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .test_on_check_out(true)
+        .max_size(10)
+        .min_idle(10)
+        .io_timeout(Duration::from_millis(500))
+        .operation_timeout(Some(Duration::from_secs(1)))
+        .failure_limit(1000)
+        .build()
+        .unwrap();
+    // Ten idle connections, opened in the background.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while c.pool_states()[0].1 < 10 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(c.pool_states()[0].1, 10, "{:?}", c.pool_states());
+    mc.freeze();
+    let t = Instant::now();
+    let r = c.get("k");
+    let took = t.elapsed();
+    mc.thaw();
+    assert!(r.is_err(), "{r:?}");
+    assert!(took < Duration::from_secs(3), "took {took:?}: {r:?}");
+}
