@@ -256,14 +256,14 @@ impl ServerSpec {
         if t.bytes().any(|b| b < b' ' || b == 0x7f) {
             return Err(bad("contains a NUL or control byte"));
         }
-        if let Some(why) = scheme_problem(t) {
-            return Err(bad(why));
-        }
         let t = unix_path(t).unwrap_or(t);
         if !t.starts_with('/') && t.contains('@') {
             // no host name has one: a URL's userinfo, never sent anywhere (refused before
             // any field is read, whose error would name a fragment)
             return Err(bad(NO_USERINFO));
+        }
+        if let Some(why) = scheme_problem(t) {
+            return Err(bad(why));
         }
         if t.starts_with('/') {
             // sun_path holds 108 bytes, the last one the terminating NUL.
@@ -468,8 +468,9 @@ impl ServerSpec {
 
     /// [`ServerSpec::parse_entry`] of a trimmed entry, its errors quoting it.
     fn read_entry(t: &str, beside: Option<u32>) -> Result<ServerSpec> {
-        if let Some(why) = scheme_problem(t) {
-            // (read as host:port:weight, `memcache://h:1` was refused quoting `memcache://h`)
+        if let Some(why) = scheme_problem(t).filter(|_| !t.contains('@')) {
+            // (read as host:port:weight, `memcache://h:1` was refused quoting `memcache://h`;
+            // a userinfo's refusal, which hides it, comes first)
             return Err(Error::Config(format!(
                 "bad server address {:?}: {why}",
                 shown(t)

@@ -16,7 +16,10 @@ use std::time::{Duration, Instant};
 fn clients(mc: &Memcached, clients: usize, servers: usize, prefix: &str) -> Vec<Client> {
     (0..clients)
         .map(|_| {
-            let mut b = Client::builder().key_prefix(prefix);
+            // (named servers: twemproxy's placement reads the names)
+            let mut b = Client::builder()
+                .key_prefix(prefix)
+                .distribution(mcpool::Distribution::TwemproxyKetama);
             for i in 0..servers {
                 b = b.server(&format!("{}:s{i}", mc.addr()));
             }

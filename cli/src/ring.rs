@@ -459,8 +459,14 @@ fn bench(sizes: &[usize], out: &mut dyn Write) -> io::Result<()> {
         for &n in sizes {
             let servers: Vec<ServerSpec> = (0..n)
                 .map(|i| {
+                    // (named where the profile reads names)
+                    let name = if d.reads_server_names() {
+                        format!(":node{i}")
+                    } else {
+                        String::new()
+                    };
                     let mut s = ServerSpec::parse(&format!(
-                        "127.{}.{}.{}:{}:node{i}",
+                        "127.{}.{}.{}:{}{name}",
                         i / 65536 % 256,
                         i / 256 % 256,
                         i % 256,

@@ -372,7 +372,10 @@ impl Client {
     /// `meta_info`, and every binding's `get`/`exists` built on them) take it for a miss.
     /// It is still an item to the server: `add` is `NotStored` until the winner's `set` (or
     /// `vivify_ttl`) replaces it, while `set` and `cas` (with the placeholder's CAS) store over
-    /// it. Readers that cannot see the flag (text and binary protocol clients) take it for an
+    /// it; `append`/`prepend` store onto its empty value (the key then holds only the
+    /// appended bytes, and the next lease is a hit), `incr`/`decr` fail (a client error: an
+    /// empty value is no number; `incr_or_init` too), `touch` and `delete` find it (true).
+    /// Readers that cannot see the flag (text and binary protocol clients) take it for an
     /// empty value.
     ///
     /// A lease that wins the recompute of an existing item (`recache_below`, or an

@@ -157,6 +157,18 @@ impl Distribution {
         }
     }
 
+    /// Whether servers may be named (`host:port:name`, nutcracker's `host:port:weight
+    /// name`) under this profile: twemproxy's placements, which hash the names, and
+    /// proxy-pool, which takes a nutcracker list as it is. Under any other a name changes
+    /// nothing, and [`Router::new`] refuses it as the mistyped weight it likely is.
+    pub fn reads_server_names(&self) -> bool {
+        match self {
+            Distribution::TwemproxyKetama | Distribution::ProxyPool => true,
+            Distribution::Setting(s) => s.client() == setting::Client::Twemproxy,
+            _ => false,
+        }
+    }
+
     /// What decides placement: the key hash and the layout. A profile is a fixed preset; a
     /// [`Setting`] resolves to whatever its client's configuration amounts to.
     pub fn parts(&self) -> Parts {
@@ -813,13 +825,8 @@ fn unweighted_profile_check(d: &Distribution, servers: &[ServerSpec]) -> Result<
 /// weight (`host:port:2x`, which pylibmc refuses): the server would get weight 1 and keys
 /// would move (tester finding addresses 2). Refused, naming the entry.
 fn server_name_check(d: &Distribution, servers: &[ServerSpec]) -> Result<()> {
-    let reads_names = match d {
-        Distribution::TwemproxyKetama | Distribution::ProxyPool => true,
-        Distribution::Setting(s) => s.client() == setting::Client::Twemproxy,
-        _ => false,
-    };
     match servers.iter().find(|s| s.name.is_some()) {
-        Some(s) if !reads_names => Err(Error::Config(format!(
+        Some(s) if !d.reads_server_names() => Err(Error::Config(format!(
             "server {}: {:?} is read as a server name, which only twemproxy's placements use \
              ({d} does not): a weight is digits only (host:port:2); drop the name, or place \
              keys by twemproxy-ketama",
