@@ -1772,10 +1772,14 @@ impl Conn {
         if n == 0 {
             // Before its reply: nothing read since the request, nothing buffered (tester
             // finding tlssasl 2: "mid-reply" for a server that sent no byte of it).
+            // The request was sent: whether the server applied it is unknown, and the error
+            // says so (tester finding connlife 6: docs/failover.md promises it).
             let when = if pending == 0 && self.recv_bytes == self.recv_at_send {
-                "server closed the connection before its reply"
+                "server closed the connection before its reply (the request was sent: \
+                 whether it was applied is unknown)"
             } else {
-                "server closed the connection mid-reply"
+                "server closed the connection mid-reply (the request was sent: whether it \
+                 was applied is unknown)"
             };
             return Err(Error::Io {
                 server: self.server.to_string(),

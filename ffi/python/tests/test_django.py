@@ -1093,3 +1093,16 @@ def test_its_exceptions_name_the_callers_keys(server, server_error_server, prefi
         with pytest.raises(mcpool.ServerError) as e:
             call()
         check(e.value, bad[0])
+
+
+def test_location_unbracketed_ipv6_as_pymemcache_reads_it(server, prefix):
+    """PyMemcacheCache takes ``::1:11211`` (pymemcache's HashClient: the port after the last
+    ``:``); with the pymemcache preset so does McpoolCache (tester finding addresses 5: it
+    was refused). Other value formats leave it to the core, which asks for brackets."""
+    c = mcpool.django.McpoolCache("::1:11299;" + server.addr, {
+        "KEY_PREFIX": prefix, "OPTIONS": {"preset": "pymemcache"}})
+    assert c._servers == ["[::1]:11299", server.addr]
+    pymemcache = pytest.importorskip("pymemcache.client.base")
+    assert pymemcache.normalize_server_spec("::1:11299") == ("::1", 11299)
+    with pytest.raises(mcpool.ConfigurationError, match="IPv6 address must be in brackets"):
+        mcpool.django.McpoolCache("::1:11299", {"OPTIONS": {"preset": "pylibmc"}}).get("k")

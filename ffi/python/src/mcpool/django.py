@@ -256,8 +256,14 @@ def _location_address(entry, fmt):
     ``/path`` whole (a ``:2`` in the name is the path, not a weight: tester finding
     retest14 1) and ``unix:/path`` as that path, ``MemcachedCache`` (python-memcached) takes
     ``unix:NAME`` relative to the working directory (finding retest14 3). A TCP entry, and
-    any entry under another value format, is the core's to read, as given."""
+    any entry under another value format, is the core's to read, as given; but
+    ``PyMemcacheCache`` reads an unbracketed IPv6 address with its port (``::1:11211``) as
+    pymemcache's HashClient does, the last ``:`` before the port (tester finding addresses 5:
+    refused, where Django's backend and mcpool.compat.pymemcache take it)."""
     path = None
+    if fmt == "pymemcache" and _unbracketed_v6(entry):
+        from mcpool.compat import pymemcache as _pymemcache
+        return _pymemcache._address(_pymemcache.normalize_server_spec(entry))
     if fmt in ("pylibmc", "pymemcache"):
         path = entry[5:] if entry.startswith("unix:") else entry
         if not path.startswith("/"):
@@ -266,6 +272,11 @@ def _location_address(entry, fmt):
         # joined, not normalized: the kernel resolves "link/.." through the link
         path = os.path.join(os.getcwd(), entry[5:])
     return entry if path is None else _socket_address(path)
+
+
+def _unbracketed_v6(entry):
+    """An IPv6 address written without brackets, with or without a port (``::1:11211``)."""
+    return entry.count(":") > 1 and not entry.startswith(("[", "/", "unix:"))
 
 
 class McpoolCache(BaseCache):
@@ -291,7 +302,7 @@ class McpoolCache(BaseCache):
         self._options = options
         self._client = None
         named = _core_names(options)
-        if any(s.startswith(("/", "unix:")) for s in self._servers):
+        if any(s.startswith(("/", "unix:")) or _unbracketed_v6(s) for s in self._servers):
             # a socket is read as the Django backend of the value format the core resolves
             # from OPTIONS reads it: asked of a client of a placeholder socket, never used
             # (a client connects at its first call), since LOCATION may be what the core
