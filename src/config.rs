@@ -64,6 +64,11 @@ pub struct Config {
     pub operation_timeout: Option<Duration>,
     /// TCP_NODELAY (Nagle off).
     pub nodelay: bool,
+    /// SO_KEEPALIVE on every TCP connection (see [`ClientBuilder::tcp_keepalive`]).
+    pub tcp_keepalive: bool,
+    /// The keepalive probes' idle time and interval (TCP_KEEPIDLE, TCP_KEEPINTVL); `None`:
+    /// the system's.
+    pub tcp_keepidle: Option<Duration>,
     /// Check a connection with a `version` round trip on every checkout.
     pub test_on_check_out: bool,
     /// Consecutive failures (connect errors, I/O errors, timeouts) that mark a server dead.
@@ -148,6 +153,8 @@ impl std::fmt::Debug for Config {
             pool_timeout,
             operation_timeout,
             nodelay,
+            tcp_keepalive,
+            tcp_keepidle,
             test_on_check_out,
             failure_limit,
             eject_after,
@@ -187,6 +194,8 @@ impl std::fmt::Debug for Config {
             .field("pool_timeout", &pool_timeout)
             .field("operation_timeout", &operation_timeout)
             .field("nodelay", &nodelay)
+            .field("tcp_keepalive", &tcp_keepalive)
+            .field("tcp_keepidle", &tcp_keepidle)
             .field("test_on_check_out", &test_on_check_out)
             .field("failure_limit", &failure_limit)
             .field("eject_after", &eject_after)
@@ -230,6 +239,8 @@ impl Default for Config {
             pool_timeout: Duration::from_secs(5),
             operation_timeout: Some(Duration::from_secs(5)),
             nodelay: true,
+            tcp_keepalive: false,
+            tcp_keepidle: None,
             test_on_check_out: false,
             failure_limit: 2,
             eject_after: 1,
@@ -619,6 +630,23 @@ impl ClientBuilder {
     #[doc(alias = "setNagle")]
     pub fn nodelay(mut self, on: bool) -> Self {
         self.config.nodelay = on;
+        self
+    }
+
+    /// SO_KEEPALIVE on every TCP connection: the system sends probes on a connection idle
+    /// for [`tcp_keepidle`](Self::tcp_keepidle) (or its own default, two hours on Linux),
+    /// which keep a NAT's or firewall's state of a pooled connection alive and find one the
+    /// network silently lost (libmemcached's and pylibmc's `tcp_keepalive`). Default off.
+    pub fn tcp_keepalive(mut self, on: bool) -> Self {
+        self.config.tcp_keepalive = on;
+        self
+    }
+
+    /// With [`tcp_keepalive`](Self::tcp_keepalive), how long a connection is idle before the
+    /// first probe, and the time between probes (TCP_KEEPIDLE and TCP_KEEPINTVL, in whole
+    /// seconds, at least 1; libmemcached's `tcp_keepidle`). `None` (or zero): the system's.
+    pub fn tcp_keepidle(mut self, d: Option<Duration>) -> Self {
+        self.config.tcp_keepidle = d.filter(|d| !d.is_zero());
         self
     }
 

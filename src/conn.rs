@@ -159,6 +159,9 @@ pub(crate) struct ConnOptions {
     /// caller's time, while handlers that keep running cannot stretch a wait without end.
     pub handler_allowance: Duration,
     pub nodelay: bool,
+    /// SO_KEEPALIVE, with the probes' idle time and interval (zero: the system's); `None`:
+    /// off.
+    pub keepalive: Option<Duration>,
     pub max_value: usize,
     /// The user's resolver for host names (`None`: the system's).
     pub resolver: Option<crate::resolve::Resolver>,
@@ -732,6 +735,42 @@ pub(crate) fn interrupted_io() -> io::Error {
     io::Error::new(io::ErrorKind::Interrupted, EndedByCheck)
 }
 
+/// SO_KEEPALIVE on `s`, with the first probe after `idle` without traffic and the next ones
+/// `idle` apart (TCP_KEEPIDLE, TCP_KEEPINTVL, whole seconds rounded up; zero: the system's
+/// timers).
+#[allow(unsafe_code)] // setsockopt(2)
+fn set_keepalive(s: &TcpStream, idle: Duration) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let set = |level: libc::c_int, name: libc::c_int, value: libc::c_int| {
+        // SAFETY: `s` owns an open socket for the call's duration, and the option's value is
+        // a live c_int whose size is the length given.
+        let r = unsafe {
+            libc::setsockopt(
+                s.as_raw_fd(),
+                level,
+                name,
+                (&value as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    };
+    set(libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1)?;
+    if !idle.is_zero() {
+        let secs = idle
+            .as_secs()
+            .saturating_add(u64::from(idle.subsec_nanos() > 0))
+            .clamp(1, i16::MAX as u64) as libc::c_int;
+        set(libc::IPPROTO_TCP, libc::TCP_KEEPIDLE, secs)?;
+        set(libc::IPPROTO_TCP, libc::TCP_KEEPINTVL, secs)?;
+    }
+    Ok(())
+}
+
 /// A connect's socket error: a timeout (or "would block") is [`Error::ConnectTimeout`]; one
 /// the interrupt check ended ([`interrupted_io`]) is [`Error::Interrupted`].
 pub(crate) fn connect_error(label: &str, source: io::Error) -> Error {
@@ -939,6 +978,9 @@ impl Conn {
         let (stream, peer) = match socket {
             Socket::Tcp(s, sa) => {
                 s.set_nodelay(opts.nodelay).map_err(io_err)?;
+                if let Some(idle) = opts.keepalive {
+                    set_keepalive(&s, idle).map_err(io_err)?;
+                }
                 s.set_read_timeout(Some(opts.io_timeout)).map_err(io_err)?;
                 s.set_write_timeout(Some(opts.io_timeout)).map_err(io_err)?;
                 #[cfg(feature = "tls")]

@@ -106,3 +106,65 @@ fn a_full_server_is_not_marked_dead_nor_its_keys_moved() {
     assert!(stored.is_some(), "stored once the server had room");
     assert_eq!(c.get(&key).unwrap(), Some(b"new".to_vec()));
 }
+
+/// The client side's TCP connections to `port` in /proc/net/tcp (and tcp6): each one's
+/// timer field (`tr`: 2 is the keepalive timer) and its expiry in jiffies.
+fn client_sockets_to(port: u16) -> Vec<(u8, u64)> {
+    let mut found = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            // sl local rem st queues tr:when ...; established (01), to the port
+            let rem_port = f.get(2).and_then(|r| r.rsplit(':').next());
+            if f.get(3) != Some(&"01") || rem_port != Some(&format!("{port:04X}")[..]) {
+                continue;
+            }
+            if let Some((tr, when)) = f.get(5).and_then(|t| t.split_once(':')) {
+                found.push((
+                    u8::from_str_radix(tr, 16).unwrap_or(0),
+                    u64::from_str_radix(when, 16).unwrap_or(0),
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// `tcp_keepalive` (libmemcached's and pylibmc's behaviour) turns SO_KEEPALIVE on, the
+/// first probe after `tcp_keepidle`: the kernel's keepalive timer runs on the idle pooled
+/// connection; without it no timer runs (tester finding connlife 4: no surface had it).
+#[test]
+fn tcp_keepalive_arms_the_keepalive_timer() {
+    let mc = Memcached::start(&[]);
+    let port: u16 = mc.addr().rsplit(':').next().unwrap().parse().unwrap();
+    let plain = Client::builder().server(&mc.addr()).build().unwrap();
+    plain.set("k", b"v", 0).unwrap();
+    let sockets = client_sockets_to(port);
+    assert!(!sockets.is_empty(), "the pooled connection is listed");
+    assert!(sockets.iter().all(|(tr, _)| *tr != 2), "{sockets:?}");
+    drop(plain);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .set("tcp_keepalive", "true")
+        .unwrap()
+        .set("tcp_keepidle", "30s")
+        .unwrap()
+        .build()
+        .unwrap();
+    c.set("k", b"v", 0).unwrap();
+    let armed: Vec<_> = client_sockets_to(port)
+        .into_iter()
+        .filter(|(tr, _)| *tr == 2)
+        .collect();
+    assert_eq!(
+        armed.len(),
+        1,
+        "one keepalive timer: {:?}",
+        client_sockets_to(port)
+    );
+    // due within the 30 s idle time (jiffies: at most 1000 a second)
+    assert!(armed[0].1 <= 30 * 1000, "{armed:?}");
+}

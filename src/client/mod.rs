@@ -131,6 +131,9 @@ impl Client {
             io_timeout: config.io_timeout,
             handler_allowance: config.io_timeout.saturating_add(config.pool_timeout),
             nodelay: config.nodelay,
+            keepalive: config
+                .tcp_keepalive
+                .then_some(config.tcp_keepidle.unwrap_or_default()),
             resolver: config.resolver.clone(),
             resolve_interval: config.resolve_interval,
             // No value memcached sends is longer than its largest item.

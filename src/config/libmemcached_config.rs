@@ -27,10 +27,10 @@ const NO_EFFECT_NUMBERS: &[&str] = &[
     "IO-KEY-PREFETCH",
 ];
 
-/// The flags (no value) that change nothing here: keepalive, key checks (always done), CAS
-/// (always supported), fetching versions, user data.
+/// The flags (no value) that change nothing here: keepalive's idle time as a flag (it
+/// gives no time), key checks (always done), CAS (always supported), fetching versions,
+/// user data.
 const NO_EFFECT_FLAGS: &[&str] = &[
-    "TCP-KEEPALIVE",
     "TCP-KEEPIDLE",
     "VERIFY-KEY",
     "SUPPORT-CAS",
@@ -61,6 +61,7 @@ const TRANSLATED: &[&str] = &[
     "SORT-HOSTS",
     "BINARY-PROTOCOL",
     "TCP-NODELAY",
+    "TCP-KEEPALIVE",
     "HASH-WITH-NAMESPACE",
     "NAMESPACE",
     "CONNECT-TIMEOUT",
@@ -314,6 +315,10 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
             "TCP-NODELAY" => {
                 flag()?;
                 t.options.push(("nodelay", "true".into()));
+            }
+            "TCP-KEEPALIVE" => {
+                flag()?;
+                t.options.push(("tcp_keepalive", "true".into()));
             }
             "HASH-WITH-NAMESPACE" => {
                 flag()?;

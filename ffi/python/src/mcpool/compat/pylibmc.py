@@ -88,7 +88,8 @@ when it reconnects. ``_poll_timeout`` (ms, libmemcached's wait for a reply) is t
 ``io_timeout``; ``receive_timeout``/``send_timeout`` (us, socket options that shorten no wait
 in pylibmc) change nothing. Behaviors that only tune libmemcached's own I/O (``no_block``,
 ``buffer_requests``, ``_io_*``, socket buffer sizes, ``_noreply``,
-``verify_keys``, ``tcp_keepalive``) are kept and reported but change nothing: mcpool
+``verify_keys``) are kept and reported but change nothing (``tcp_keepalive`` turns on
+SO_KEEPALIVE, as libmemcached does: the core's option of that name): mcpool
 always waits for each reply and always checks keys. ``cas`` is needed by ``gets`` and
 ``cas``, as in pylibmc (``ValueError`` "gets without cas behavior" without it).
 As in pylibmc, a server is disabled for ``retry_timeout`` at its first failure
@@ -571,6 +572,10 @@ def _options(behaviors, calls):
         opts["distribution"] = placement
     if "tcp_nodelay" in b:
         opts["nodelay"] = bool(b["tcp_nodelay"])
+    if "tcp_keepalive" in b:
+        # libmemcached's SO_KEEPALIVE, the system's timers (tester finding connlife 4: kept
+        # and reported, no socket had it)
+        opts["tcp_keepalive"] = bool(b["tcp_keepalive"])
     for name in ("connect_timeout", "_poll_timeout"):
         if b.get(name) is not None and b[name] == 0:
             # libmemcached times every call out at once ("A TIMEOUT OCCURRED, timeout was
