@@ -92,9 +92,9 @@ fn scheme_problem(t: &str) -> Option<&'static str> {
         "udp" if address_follows => {
             Some("UDP is not supported (udp: is pylibmc's prefix): write host:port for TCP")
         }
-        "tcp" | "inet" | "inet6" if address_follows => Some(
-            "a tcp:, inet: or inet6: prefix (pylibmc's, python-memcached's) is not read here: \
-             write host:port or [v6]:port without it",
+        "tcp" | "inet" | "inet4" | "inet6" | "memcache" | "memcached" if address_follows => Some(
+            "a scheme prefix (tcp:, inet:, inet6:, memcache:) is not read here: write \
+             host:port or [v6]:port without it",
         ),
         _ => None,
     }
@@ -234,6 +234,14 @@ impl ServerSpec {
             (None, ServerAddr::Tcp { port, .. }) => port.to_string(),
             (None, ServerAddr::Unix(_)) => String::new(),
         }
+    }
+
+    /// Whether a server made field by field (they are public) is one the parser takes: its
+    /// address read back from its text (`host:port`, `[v6]:port`, the socket path) by
+    /// [`ServerSpec::parse`], so a URL host, a pasted `--SERVER=` word or port 0 is the same
+    /// configuration error as when written (tester finding retest26 2).
+    pub fn check(&self) -> Result<()> {
+        ServerSpec::parse(&self.addr.to_string()).map(|_| ())
     }
 
     /// Parses `host:port`, `[v6]:port`, `host:port:name`, `[v6]:port:name`, a bare host

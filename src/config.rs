@@ -347,6 +347,14 @@ impl Config {
             )));
         }
         self.values.check(&self.compression)?;
+        for s in &self.servers {
+            s.check()?;
+        }
+        if self.max_value_size == 0 {
+            return Err(Error::Config(format!(
+                "max_value_size 0: out of range 1 to {MAX_ITEM_SIZE}"
+            )));
+        }
         if self.max_value_size > MAX_ITEM_SIZE {
             return Err(Error::Config(format!(
                 "max_value_size {} is above memcached's largest item size of {MAX_ITEM_SIZE} \

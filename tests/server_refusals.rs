@@ -168,3 +168,26 @@ fn tcp_keepalive_arms_the_keepalive_timer() {
     // due within the 30 s idle time (jiffies: at most 1000 a second)
     assert!(armed[0].1 <= 30 * 1000, "{armed:?}");
 }
+
+/// Under proxy-pool a proxy at its connection limit is not marked dead, but the call goes on
+/// to the next proxy, as after a refused connect: the refused connection's request was never
+/// read (tester finding retest26 4: the call failed).
+#[test]
+fn proxy_pool_goes_on_past_a_full_proxy() {
+    let full = Memcached::start(&["-c", "16", "-t", "1"]);
+    let next = Memcached::start(&[]);
+    let c = Client::builder()
+        .servers([full.addr(), next.addr()])
+        .distribution(Distribution::ProxyPool)
+        .key_prefix(unique("pp-full"))
+        .build()
+        .unwrap();
+    let held = fill(&full.addr());
+    for i in 0..3 {
+        let key = format!("k{i}");
+        c.set(&key, b"v", 0).expect("sent to the next proxy");
+        assert_eq!(c.get(&key).unwrap(), Some(b"v".to_vec()));
+    }
+    assert!(c.server_states()[0].alive, "{:?}", c.server_states());
+    drop(held);
+}

@@ -351,7 +351,7 @@ fn a_hand_set_config_is_checked_as_the_builder_checks() {
             .unwrap()
     };
     type Edit = fn(&mut mcpool::Config);
-    let cases: [(&str, Edit); 9] = [
+    let cases: [(&str, Edit); 13] = [
         ("pool_timeout", |c| c.pool_timeout = Duration::ZERO),
         ("io_timeout", |c| c.io_timeout = Duration::ZERO),
         ("connect_timeout", |c| c.connect_timeout = Duration::ZERO),
@@ -361,6 +361,26 @@ fn a_hand_set_config_is_checked_as_the_builder_checks() {
         ("compression ratio", |c| c.compression.ratio = f64::NAN),
         ("key prefix", |c| c.key_prefix = b" a".to_vec()),
         ("SASL", |c| c.sasl = Some(("u".into(), "p".into()))),
+        // (tester finding retest26 2: these got through)
+        ("max_value_size", |c| c.max_value_size = 0),
+        ("a URL is no server address", |c| {
+            c.servers[0].addr = mcpool::ServerAddr::Tcp {
+                host: "memcache://127.0.0.1".into(),
+                port: 1,
+            }
+        }),
+        ("libmemcached_config", |c| {
+            c.servers[0].addr = mcpool::ServerAddr::Tcp {
+                host: "--SERVER=x".into(),
+                port: 1,
+            }
+        }),
+        ("port", |c| {
+            c.servers[0].addr = mcpool::ServerAddr::Tcp {
+                host: "127.0.0.1".into(),
+                port: 0,
+            }
+        }),
     ];
     for (named, edit) in cases {
         let mut config = base();
@@ -384,6 +404,8 @@ fn an_address_with_a_scheme_is_refused_whole_saying_why() {
         ("tcp:127.0.0.1:1", "prefix"),
         ("INET:127.0.0.1:1", "prefix"),
         ("inet6:[::1]:1", "prefix"),
+        ("inet4:127.0.0.1:1", "prefix"),
+        ("memcache:127.0.0.1:1", "prefix"),
         ("udp:127.0.0.1:1", "UDP is not supported"),
         ("--SERVER=127.0.0.1:1", "libmemcached_config"),
         ("a=b:1", "holds '='"),

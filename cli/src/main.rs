@@ -75,7 +75,10 @@ exists)`):
   info KEY                   an item's metadata without its value (--protocol meta),
                              one NAME VALUE line each: hit_before true|false,
                              last_access (seconds), ttl (seconds or never), cas, size
-                             (bytes as stored), flags; exit 1 when missing
+                             (bytes as stored), flags; exit 1 when missing. Of an
+                             invalidated item it takes the recompute token, as gets
+                             does (memcached gives it to the first read): leases then
+                             wait until the item is stored or STALE_TTL ends
   noop                       a no-op round trip to each server (`HOST:PORT: ok`); exit 2
                              when any server failed (named on stderr)
   stats [GROUP]              each server's statistics (items, slabs, sizes, settings, ...;

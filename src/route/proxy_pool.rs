@@ -60,6 +60,12 @@ pub(crate) enum Reached {
 /// Whether a request of class `resend` that failed with `e` after getting as far as
 /// `reached` may be sent to the next proxy.
 pub(crate) fn may_resend(resend: Resend, reached: Reached, e: &Error) -> bool {
+    // A connection refused beyond the proxy's limit (`ERROR Too many open connections`)
+    // was never read: not the proxy's failure, but its request was not applied either, and
+    // the next proxy may take it, as after a refused connect (tester finding retest26 4).
+    if e.is_connection_limit() {
+        return reached != Reached::Answered;
+    }
     e.is_server_failure()
         && match reached {
             Reached::NotSent => true,
