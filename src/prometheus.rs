@@ -30,14 +30,14 @@ pub fn render(metrics: &[ServerMetrics], pools: &[(u32, u32)]) -> String {
 pub fn render_values(rows: &[(&str, [u64; METRICS.len()])]) -> String {
     let mut out = String::new();
     for (j, metric) in METRICS.iter().enumerate() {
-        let (name, kind, scale) = match (metric.name, metric.kind) {
+        let (name, kind, nanos) = match (metric.name, metric.kind) {
             ("pool_wait_ns", _) => (
                 "mcpool_pool_wait_seconds_total".to_string(),
                 "counter",
-                1e-9,
+                true,
             ),
-            (n, MetricKind::Counter) => (format!("mcpool_{n}_total"), "counter", 1.0),
-            (n, MetricKind::Gauge) => (format!("mcpool_{n}"), "gauge", 1.0),
+            (n, MetricKind::Counter) => (format!("mcpool_{n}_total"), "counter", false),
+            (n, MetricKind::Gauge) => (format!("mcpool_{n}"), "gauge", false),
         };
         let help = if metric.name == "pool_wait_ns" {
             "Total time spent waiting for a pooled connection, in seconds."
@@ -48,19 +48,30 @@ pub fn render_values(rows: &[(&str, [u64; METRICS.len()])]) -> String {
         let _ = writeln!(out, "# TYPE {name} {kind}");
         for (server, values) in rows {
             let v = values[j];
-            let _ = if scale == 1.0 {
-                writeln!(out, "{name}{{server=\"{}\"}} {v}", escape(server))
-            } else {
+            let _ = if nanos {
                 writeln!(
                     out,
                     "{name}{{server=\"{}\"}} {}",
                     escape(server),
-                    v as f64 * scale
+                    seconds_of_nanos(v)
                 )
+            } else {
+                writeln!(out, "{name}{{server=\"{}\"}} {v}", escape(server))
             };
         }
     }
     out
+}
+
+/// Nanoseconds as exact decimal seconds (`186547` is `0.000186547`, `1500000000` is `1.5`):
+/// a float's product printed `0.00018654700000000001` (tester finding metrics2 7).
+fn seconds_of_nanos(ns: u64) -> String {
+    let (whole, frac) = (ns / 1_000_000_000, ns % 1_000_000_000);
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let frac = format!("{frac:09}");
+    format!("{whole}.{}", frac.trim_end_matches('0'))
 }
 
 /// A label value as the exposition format quotes it: `\`, `"` and newlines escaped.
@@ -100,6 +111,10 @@ mod tests {
         assert!(text.contains("mcpool_hits_total{server=\"127.0.0.1:1\"} 7\n"));
         assert!(text.contains("mcpool_misses_total{server=\"we\\\"ird\\\\host:2\"} 3\n"));
         assert!(text.contains("mcpool_pool_wait_seconds_total{server=\"127.0.0.1:1\"} 1.5\n"));
+        assert_eq!(seconds_of_nanos(186_547), "0.000186547");
+        assert_eq!(seconds_of_nanos(0), "0");
+        assert_eq!(seconds_of_nanos(3_000_000_000), "3");
+        assert_eq!(seconds_of_nanos(u64::MAX), "18446744073.709551615");
         assert!(text.contains("# TYPE mcpool_pool_open gauge\n"));
         assert!(text.contains("mcpool_pool_open{server=\"127.0.0.1:1\"} 4\n"));
         // A server without a pool entry reads 0 connections.

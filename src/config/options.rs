@@ -833,7 +833,7 @@ pub static OPTIONS: &[OptionSpec] = &[
          hash_key_prefix=true to place keys where they do",
         Apply::Text(set_key_prefix)),
     row!("min_idle", Integer, "connections", "0", "0 to 65536",
-        "connections per server opened when the client is built and kept idle (SockIOPool initConn); 0: lazy, each opened by the first call that needs it",
+        "connections per server opened when the client is built and kept idle (SockIOPool initConn); not opened again after disconnect_all or a server's return until calls need them; 0: lazy, each opened by the first call that needs it",
         Apply::U32(ClientBuilder::min_idle, 0, MAX_POOL_SIZE)),
     row!("max_size", Integer, "connections", "16", "1 to 65536",
         "most connections per server (SockIOPool maxConn)",
