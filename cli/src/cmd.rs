@@ -1504,16 +1504,12 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             .map_err(|e| about_error(command, key, &e))?;
             Ok(store_exit(command, key, o))
         }
-        Op::Delete { key } => match client
-            .delete(key)
-            .map_err(|e| about_error(command, key, &e))?
-        {
-            true => Ok(ExitCode::SUCCESS),
-            false => {
-                errln!("mcpool: {}", about(command, key, not_found(client)));
-                Ok(ExitCode::from(MISS))
-            }
-        },
+        Op::Delete { key } => {
+            let found = client
+                .delete(key)
+                .map_err(|e| about_error(command, key, &e))?;
+            Ok(found_or_missed(client, command, key, found))
+        }
         Op::DeleteMulti { keys } => {
             let found = client.delete_multi(&keys);
             let missed = |found: bool| (!found).then(|| not_found(client));
@@ -1569,10 +1565,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                     check(writeln!(out, "{v}"));
                     Ok(ExitCode::SUCCESS)
                 }
-                None => {
-                    errln!("mcpool: {}", about(command, key, not_found(client)));
-                    Ok(ExitCode::from(MISS))
-                }
+                None => Ok(found_or_missed(client, command, key, false)),
             }
         }
         Op::ArithOrInit {
@@ -1592,16 +1585,10 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Op::Touch { key, ttl } => {
-            match client
+            let found = client
                 .touch(key, ttl)
-                .map_err(|e| about_error(command, key, &e))?
-            {
-                true => Ok(ExitCode::SUCCESS),
-                false => {
-                    errln!("mcpool: {}", about(command, key, not_found(client)));
-                    Ok(ExitCode::from(MISS))
-                }
-            }
+                .map_err(|e| about_error(command, key, &e))?;
+            Ok(found_or_missed(client, command, key, found))
         }
         Op::Lease {
             key,
@@ -1631,16 +1618,10 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             })
         }
         Op::Invalidate { key, stale_ttl } => {
-            match client
+            let found = client
                 .invalidate(key, stale_ttl)
-                .map_err(|e| about_error(command, key, &e))?
-            {
-                true => Ok(ExitCode::SUCCESS),
-                false => {
-                    errln!("mcpool: {}", about(command, key, not_found(client)));
-                    Ok(ExitCode::from(MISS))
-                }
-            }
+                .map_err(|e| about_error(command, key, &e))?;
+            Ok(found_or_missed(client, command, key, found))
         }
         Op::Info { key } => match client
             .meta_info(key)
@@ -1661,10 +1642,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                 ));
                 Ok(ExitCode::SUCCESS)
             }
-            None => {
-                errln!("mcpool: {}", about(command, key, not_found(client)));
-                Ok(ExitCode::from(MISS))
-            }
+            None => Ok(found_or_missed(client, command, key, false)),
         },
         Op::Version => per_server(&mut out, client.version(), |out, v| {
             check(writeln!(out, " {}", server_text(v)));
@@ -1689,6 +1667,16 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             crate::client_stats::run(client, &load)
         }
     }
+}
+
+/// A keyed command's exit: 0 when it found its key, else the miss said on stderr after the
+/// command and key (`mcpool: touch "k": not found`), exit 1.
+fn found_or_missed(client: &Client, command: &str, key: &[u8], found: bool) -> ExitCode {
+    if found {
+        return ExitCode::SUCCESS;
+    }
+    errln!("mcpool: {}", about(command, key, not_found(client)));
+    ExitCode::from(MISS)
 }
 
 fn per_server<T>(
