@@ -51,7 +51,8 @@ What is pymemcache's and stays so:
 - ``ignore_exc``: on ``Client``/``PooledClient`` a failed read answers as a miss
   (``get`` its default, ``gets`` ``(default, cas_default)``, ``get_many`` ``{}``), other
   calls raise; on ``HashClient`` every call answers its default (``get`` the default,
-  ``set`` False, ``incr`` False, ``gets`` None, ...). Without it errors raise.
+  ``set`` False, ``incr`` False, ``gets`` None, ``set_many`` the keys not stored, never
+  raising: see below). Without it errors raise.
 - ``HashClient``'s failure rule (the core's ``pymemcache`` preset): a server whose
   connection fails raises that error (an ``OSError``: a refused connect is a
   ``ConnectionRefusedError``, a timeout ``socket.timeout``, as pymemcache's socket raises),
@@ -70,7 +71,12 @@ What is pymemcache's and stays so:
   the server) ``MemcacheServerError``, a reply that is not memcached's
   ``MemcacheUnknownError``; a connection the server closed where a reply belongs is
   ``MemcacheUnexpectedCloseError``, as pymemcache raises it; any other connection failure
-  stays an ``OSError`` (``socket.error``), which is what a pymemcache caller catches. A value the serde cannot decode (text that is
+  stays an ``OSError`` (``socket.error``), which is what a pymemcache caller catches.
+  ``set_many`` raises those ``MemcacheError``s too (a ``SERVER_ERROR`` reply such as "out of
+  memory storing object" or a value too large, a connection closed where a reply belongs,
+  ...), as pymemcache's ``Client``, ``PooledClient`` and ``HashClient`` do, once the other
+  servers' keys are stored; it lists the keys memcached answered ``NOT_STORED`` and those
+  of a server it could not reach (see below). A value the serde cannot decode (text that is
   not UTF-8, an integer flag on a body that is not a number) raises a ``ValueError``
   (``mcpool.ValueFormatError``), as pymemcache's deserializer does.
 - ``__getitem__`` (``KeyError`` for a miss or a stored None), ``__setitem__``,
@@ -112,7 +118,11 @@ What differs:
   pymemcache raises that try's error and the next call's before it removes the node, so its
   keys move one or two calls later there (with calls a moment apart, the same time). A
   second ``flush_all`` within the retry window tries the failing server again and raises,
-  where pymemcache answers None.
+  where pymemcache answers None. A connection the server closed where a reply belongs puts
+  the server in ``HashClient``'s retry window too (the core's rule): the call raises
+  ``MemcacheUnexpectedCloseError``, then for ``retry_timeout`` seconds the server's keys
+  answer the call's default without trying it (``set`` False, ``set_many`` the keys);
+  pymemcache's ``HashClient``, for which it is no ``socket.error``, raises it at every call.
 - Not supported, refused with ``NotImplementedError`` naming the argument: a custom
   ``serde``/``serializer``/``deserializer`` (the value layout is the core's: ``pickle_serde``
   or none), ``flags=`` on a store (other than 0 without a serde), ``socket_module``,
@@ -131,9 +141,16 @@ What differs:
   (with ``use_pooling`` or ``PooledClient``) is the core's per-server ``max_size``: a call
   beyond it waits for a connection (``pool_timeout``) where pymemcache raises; without it
   the core's 16. ``pool_idle_timeout`` is the core's ``idle_timeout``.
-- ``set_many`` with a server down returns that server's keys (not stored) instead of
-  raising the connection error; a value too large for memcached is in the list instead of
-  raising ``MemcacheServerError``. ``get_many`` on a ``HashClient`` whose server failed
+- ``set_many`` with a server it could not reach (an ``OSError``: a refused connect, a
+  timeout) returns that server's keys (not stored) instead of raising that error, which
+  pymemcache's ``Client``/``PooledClient`` raise, and its ``HashClient`` at the server's
+  first failure (in the retry window it lists them, as here). An error reply or a
+  connection closed where the reply belongs raises, as there, but only once every other
+  server's keys are stored (pymemcache raises at the first failing server and sends the
+  later servers' keys no more). A ``HashClient`` with ``ignore_exc`` lists every key a
+  server failed (an outage, an error reply, a closed connection) where pymemcache's answers
+  ``[]`` (its ``_set_many`` drops the error before counting a key failed: stores that did
+  not happen reported done). ``get_many`` on a ``HashClient`` whose server failed
   raises that error after reading the other servers (pymemcache raises at the first
   failing server). Once every server of a ``HashClient`` is out, calls answer their
   defaults where pymemcache raises ``MemcacheError("All servers seem to be down right
@@ -762,13 +779,30 @@ class _Base:
             wire[self._key(key)] = self._value(value, flags)
         if self._mc is None:
             return self._noservers(list(values))
+        errors = {}
         try:
-            # _failed: every key not stored is listed, an outage's too, as this drop-in's
-            # set_many always has (mcpool.Client's set_multi raises for those: tester
-            # finding partial 4)
-            return list(self._mc.set_multi(wire, expire, _failed={}))
+            # _failed: the core lists every key not stored and gives each failed key's
+            # error in errors (mcpool.Client's set_multi raises for those: tester finding
+            # partial 4)
+            failed = list(self._mc.set_multi(wire, expire, _failed=errors))
         except _mcpool.Error as e:
             return self._failed(e, list(values))
+        if not (self._hash and self.ignore_exc):
+            for e in errors.values():
+                mapped = _mapped(e)
+                if isinstance(mapped, MemcacheError):
+                    # an error reply (SERVER_ERROR, a value too large, ...) or a connection
+                    # closed where the reply belongs: pymemcache's Client raises it from
+                    # set_many, and its HashClient lets it through (no socket.error); the
+                    # other servers' keys are stored by now (tester finding retest26 1: it
+                    # was listed)
+                    raise mapped from None
+        # listed: the keys memcached answered NOT_STORED; those of a server that could not
+        # be reached (an OSError: a refused connect, a timeout) or is in HashClient's retry
+        # window (MCPOOL_SERVER_DEAD), which pymemcache's HashClient lists there (the first
+        # failure it raises: module docstring); with HashClient's ignore_exc, every key a
+        # server failed (pymemcache answers [] there: module docstring)
+        return failed
 
     set_multi = set_many
 
