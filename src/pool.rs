@@ -44,10 +44,9 @@ pub(crate) fn checkout_begins(deadline: Deadline) {
     CHECKOUT.set((deadline, false));
 }
 
-/// Whether an alive check of this thread's checkout failed (and emptied its slot); the
-/// checkout is over (the deadline no longer applies to checks).
-pub(crate) fn checkout_ends() -> bool {
-    CHECKOUT.replace((Deadline::None, false)).1
+/// This thread's checkout is over: the deadline no longer applies to checks.
+pub(crate) fn checkout_ends() {
+    CHECKOUT.set((Deadline::None, false));
 }
 
 /// Whether an alive check of this thread's checkout under way failed.

@@ -414,13 +414,15 @@ pub(crate) fn addable(d: Duration) -> Duration {
 /// empty one it made for a caller that waited, while a connected one sits under it; taking
 /// the empty one would open a new connection beside an idle one (tester finding statscli
 /// 2). The empty slots taken on the way go back to the pool. At most `max_size` looks, none
-/// when the slot has a connection.
+/// when the slot has a connection, and no more after an alive check failed (`test_on_check_out`).
 fn prefer_connected(
     pool: &Pool,
     slot: r2d2::PooledConnection<Manager>,
     max_size: u32,
 ) -> r2d2::PooledConnection<Manager> {
-    if slot.conn.is_some() || slot.warm.is_some() {
+    // After a failed alive check no other idle connection is looked at (each would be
+    // checked in turn: those opened with it are likely as stale): a new one is opened.
+    if slot.conn.is_some() || slot.warm.is_some() || crate::pool::alive_check_failed() {
         return slot;
     }
     let mut empty = Vec::new();
@@ -741,13 +743,7 @@ impl Server {
                 })?
             }
         };
-        // After a failed alive check no other idle connection is looked at (each would be
-        // checked in turn: those opened with it are likely as stale): a new one is opened.
-        let slot = if crate::pool::alive_check_failed() {
-            slot
-        } else {
-            prefer_connected(&pool, slot, self.settings.max_size)
-        };
+        let slot = prefer_connected(&pool, slot, self.settings.max_size);
         crate::pool::checkout_ends();
         // One count per checkout that waited, in line and for its slot together.
         if let Some(waited) = waited {
