@@ -744,6 +744,7 @@ impl Server {
             }
         };
         let slot = prefer_connected(&pool, slot, self.settings.max_size);
+        let alive_check_failed = crate::pool::alive_check_failed();
         crate::pool::checkout_ends();
         // One count per checkout that waited, in line and for its slot together.
         if let Some(waited) = waited {
@@ -797,10 +798,21 @@ impl Server {
             let epoch = self.health.epoch();
             let timeout = deadline.limit(self.opts.connect_timeout);
             if timeout.is_zero() {
-                // Out of time before trying: not the server's fault.
-                let e = Error::ConnectTimeout {
-                    server: self.label.to_string(),
-                    operation_timeout: true,
+                // Out of time before trying: not the server's fault. When an idle
+                // connection's alive check (`test_on_check_out`) took the time, the call
+                // timed out talking to the server, not connecting (tester finding
+                // retest26 5: "while connecting" sent the user looking at connects).
+                let server = self.label.to_string();
+                let e = if alive_check_failed {
+                    Error::IoTimeout {
+                        server,
+                        operation_timeout: true,
+                    }
+                } else {
+                    Error::ConnectTimeout {
+                        server,
+                        operation_timeout: true,
+                    }
                 };
                 self.counters.error(&e);
                 return Err(e);

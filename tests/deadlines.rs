@@ -548,3 +548,39 @@ fn test_on_check_out_keeps_to_the_operation_deadline() {
     assert!(r.is_err(), "{r:?}");
     assert!(took < Duration::from_secs(3), "took {took:?}: {r:?}");
 }
+
+/// A call whose whole deadline went into a failed alive check (`test_on_check_out`, a frozen
+/// server, io_timeout as long as operation_timeout) ends in an I/O timeout talking to the
+/// server, not "operation timeout while connecting": no connect was tried (tester finding
+/// retest26 5).
+#[test]
+fn a_deadline_spent_on_an_alive_check_is_an_io_timeout() {
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .test_on_check_out(true)
+        .max_size(2)
+        .min_idle(2)
+        .io_timeout(Duration::from_secs(1))
+        .operation_timeout(Some(Duration::from_secs(1)))
+        .failure_limit(1000)
+        .build()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while c.pool_states()[0].1 < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(c.pool_states()[0].1, 2, "{:?}", c.pool_states());
+    mc.freeze();
+    let r = c.get("k");
+    mc.thaw();
+    match r {
+        Err(
+            e @ Error::IoTimeout {
+                operation_timeout: true,
+                ..
+            },
+        ) => assert!(!e.to_string().contains("connecting"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -49,11 +49,7 @@ pub unsafe extern "C" fn mcpool_client_new(
         // SAFETY: the caller promises a non-NULL `config` is live.
         let cfg = unsafe { ptr::handle(config, "config") }?;
         ptr::out(out, "out")?;
-        let client = cfg
-            .builder
-            .clone()
-            .build()
-            .map_err(|e| Failure::from_error("mcpool_client_new", None, &e))?;
+        let client = cfg.builder.clone().build().map_err(|e| Failure::of(&e))?;
         let labels = std::sync::Mutex::new(Vec::new());
         let max_input = client.max_value_input_len();
         let max_key = client.max_key_len();

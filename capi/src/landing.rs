@@ -46,6 +46,13 @@ impl Failure {
         Failure::new(mcpool_status::from_error(e), message).on(e)
     }
 
+    /// A core error in its own words, for a call whose caller knows what it called and
+    /// that names no key (building a client): no C function's name before it, which would
+    /// mean nothing to a binding's user (tester finding retest26 7).
+    pub fn of(e: &Error) -> Failure {
+        Failure::new(mcpool_status::from_error(e), e.to_string()).on(e)
+    }
+
     /// This failure with the server of `e` (when it has one).
     fn on(mut self, e: &Error) -> Failure {
         self.server = e.server().map(str::to_owned);

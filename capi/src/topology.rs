@@ -134,7 +134,7 @@ pub unsafe extern "C" fn mcpool_client_set_servers(
         }
         c.client
             .set_server_specs(list)
-            .map_err(|e| Failure::from_error("mcpool_client_set_servers", None, &e))?;
+            .map_err(|e| Failure::from_error("set_servers", None, &e))?;
         Ok(MCPOOL_OK)
     })
 }

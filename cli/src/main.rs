@@ -92,7 +92,8 @@ exists)`):
                              each server (the client's placement), each written and
                              read back, whatever N and T: an N too small for that is
                              raised (said on stderr)
-  flush [DELAY]              invalidate every item on every server
+  flush [DELAY]              invalidate every item on every server; exit 2 when any
+                             server failed (each named on stderr, and those flushed)
   ring [--keys FILE] [...]   which server each key lives on (no network I/O); see
                              `mcpool ring --help`
   bench [SCENARIO...] [...]  compare mcpool with other clients; see `mcpool bench --help`

@@ -3229,3 +3229,37 @@ fn a_refused_libmemcached_config_is_said_by_every_command() {
     }
     let _ = std::fs::remove_file(&keys);
 }
+
+/// `flush` with a server that refuses it (`memcached -F`): exit 2, every refusing server
+/// named on stderr and the ones flushed listed; the others are flushed (tester finding
+/// retest26 6: one refusing server was named and nothing said of the others).
+#[test]
+fn flush_names_each_refusing_server_and_those_flushed() {
+    let open = Memcached::start(&[]);
+    let refusing: Vec<Memcached> = (0..2).map(|_| Memcached::start(&["-F"])).collect();
+    let list = format!(
+        "{},{},{}",
+        refusing[0].addr(),
+        open.addr(),
+        refusing[1].addr()
+    );
+    assert_eq!(code(&on(&open.addr(), &["set", "k", "v"])), 0);
+    let o = on(&list, &["flush"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(o.stdout.is_empty(), "{o:?}");
+    for r in &refusing {
+        assert!(
+            err.contains(&format!("mcpool: {}: ", r.addr())) && err.contains("not allowed"),
+            "{err}"
+        );
+    }
+    assert!(
+        err.contains(&format!("1 of 3 servers flushed: {}\n", open.addr())),
+        "{err}"
+    );
+    assert_eq!(code(&on(&open.addr(), &["get", "k"])), 1, "flushed");
+    // every server flushed: silent, exit 0
+    let o = on(&open.addr(), &["flush"]);
+    assert_eq!((code(&o), o.stderr.is_empty()), (0, true), "{o:?}");
+}

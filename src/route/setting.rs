@@ -461,10 +461,17 @@ pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
         .iter()
         .map(|g| pairs_of(client, g))
         .collect::<Result<Vec<_>>>()?;
+    // An empty BEFORE group of libmemcached's is the same setting as its AFTER group alone
+    // (`libmemcached:;` is `libmemcached:`): written so, the name in messages reads as the
+    // user would write it (tester finding retest26 7).
+    let shown = match (client, groups.as_slice()) {
+        (Client::Libmemcached, [before, after]) if before.is_empty() => std::slice::from_ref(after),
+        _ => groups.as_slice(),
+    };
     let text = format!(
         "{}:{}",
         client.name(),
-        groups
+        shown
             .iter()
             .map(|g| pairs_text(g))
             .collect::<Vec<_>>()

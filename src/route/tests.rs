@@ -399,6 +399,18 @@ fn pylibmc_behaviors_set_after_the_servers_are_libmemcached_calls_in_order() {
     // added to a continuum), as pylibmc's constructor behaviors do; after them it does not
     same("libmemcached:ketama=1;", "pylibmc:ketama=1", &w);
     same("libmemcached:;ketama=1", "libmemcached:ketama=1", &w);
+    // an empty BEFORE group is written as the AFTER group alone (retest26 7: a message
+    // named the placement `libmemcached:;`); an empty AFTER group is kept, it means
+    // something
+    for (given, text) in [
+        ("libmemcached:;", "libmemcached:"),
+        ("libmemcached:;ketama=1", "libmemcached:ketama=1"),
+        ("libmemcached:ketama=1;", "libmemcached:ketama=1;"),
+    ] {
+        let d: Distribution = given.parse().unwrap();
+        assert_eq!(d.to_string(), text, "{given}");
+        assert_eq!(text.parse::<Distribution>().unwrap(), d, "{given}");
+    }
 }
 
 #[test]

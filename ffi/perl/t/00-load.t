@@ -15,6 +15,12 @@ ok(!eval { Mcpool->new({ servers => [['127.0.0.1:1', -1]] }); 1 }, 'negative wei
 like($@, qr/weight should be positive/, '... with a message');
 ok(!eval { Mcpool->new({ servers => ['127.0.0.1:notaport'] }); 1 }, 'malformed address croaks');
 like($@, qr/MCPOOL_CONFIG/, '... with the C ABI status: ' . ($@ =~ s/\n.*//sr));
+# a refusal of the core's names no C function (tester finding retest26 7:
+# "MCPOOL_CONFIG: mcpool_client_new: configuration error: ...")
+ok(!eval { Mcpool->new({ servers => ['127.0.0.1:11211:2x'] }); 1 }, 'a server name croaks');
+like($@, qr/MCPOOL_CONFIG: configuration error: server 127\.0\.0\.1:11211: "2x"/,
+    '... in the core\'s words: ' . ($@ =~ s/\n.*//sr));
+unlike($@, qr/mcpool_client_new/, '... naming no C function');
 {
     my @w;
     local $SIG{__WARN__} = sub { push @w, @_ };

@@ -1254,23 +1254,6 @@ static int option_value(PyObject *value, const char **p, Py_ssize_t *n, PyObject
     return utf8(value, p, n, owner);
 }
 
-/* The core's message of a failed constructor call (mcpool_client_new, prefix
- * "mcpool_client_new: ") or set_servers (mcpool_client_set_servers) raised as raise_status
- * would, without the C function's name, which means nothing to a Python caller: the
- * binding's own constructor errors read "configuration error: ..." (tester finding keys2 2:
- * "mcpool_client_new: configuration error: key_prefix ..."). Returns NULL. */
-static PyObject *raise_status_unnamed(mcpool_status st, const char *c_function) {
-    if ((uint32_t)mcpool_status_class((uint32_t)st) <= MCPOOL_CLASS_NOT_STORED)
-        return raise_status(st);
-    const char *m = mcpool_last_error_message();
-    size_t len = mcpool_last_error_length(), fl = strlen(c_function);
-    if (len > fl + 2 && memcmp(m, c_function, fl) == 0 && m[fl] == ':' && m[fl + 1] == ' ') {
-        m += fl + 2;
-        len -= fl + 2;
-    }
-    return raise_message(error_class(st), st, m, len);
-}
-
 /* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None,
  * pickle_bools=False, on_operation=None): servers is a
  * list of (address, weight); options a list of (argument, name, value) triples (value a str,
@@ -1405,7 +1388,7 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     mcpool_status st = mcpool_client_new(cfg, &self->client);
     mcpool_config_free(cfg);
     if (st != MCPOOL_OK)
-        return raise_status_unnamed(st, "mcpool_client_new"), -1;
+        return raise_status(st), -1;
     if (pickle_subclasses != Py_None) {
         self->pickle_subclasses = PyObject_IsTrue(pickle_subclasses) == 1;
     } else {
@@ -3078,6 +3061,40 @@ static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, P
 /* Whole-cluster calls                                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
+static PyObject *results_dict(mcpool_server_results *r);
+
+/* flush_all's answer from each server's outcome (results_dict's {server: {} flushed, or its
+ * exception}; a new reference consumed): True when every server was flushed, else the first
+ * failed server's exception raised with `results`, {server: True flushed, or its exception},
+ * every server in configuration order, so a caller can tell which still hold their data
+ * (tester finding retest26 6), as incr_multi's `results`. */
+static PyObject *flush_outcome(PyObject *each) {
+    if (each == NULL)
+        return NULL;
+    PyObject *first = NULL, *server, *outcome;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(each, &pos, &server, &outcome)) {
+        if (PyDict_Check(outcome)) {
+            if (PyDict_SetItem(each, server, Py_True) < 0) {
+                Py_DECREF(each);
+                return NULL;
+            }
+        } else if (first == NULL) {
+            first = outcome;
+        }
+    }
+    if (first == NULL) {
+        Py_DECREF(each);
+        Py_RETURN_TRUE;
+    }
+    Py_INCREF(first);
+    if (PyObject_SetAttrString(first, "results", each) == 0)
+        PyErr_SetObject((PyObject *)Py_TYPE(first), first);
+    Py_DECREF(first);
+    Py_DECREF(each);
+    return NULL;
+}
+
 static PyObject *Client_flush_all(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"delay", 0}, {"time", 0}, {"noreply", 1}};
     PyObject *a[2];
@@ -3087,12 +3104,15 @@ static PyObject *Client_flush_all(ClientObject *self, PyObject *const *args, Py_
     if (parse_args("flush_all", args, nargs, kw, names, 3, 2, 1, 0, a) < 0 ||
         time_arg(a[0], "flush_all", NULL, "delay", &delay) < 0)
         return NULL;
+    mcpool_server_results *r = NULL;
     Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_flush_all(self->client, delay);
+    st = mcpool_client_flush_all_each(self->client, delay, &r);
     Py_END_ALLOW_THREADS
     if (st != MCPOOL_OK)
         return raise_status(st);
-    Py_RETURN_TRUE;
+    PyObject *each = results_dict(r);
+    mcpool_server_results_free(r);
+    return flush_outcome(each);
 }
 
 /* {label: {name: value}} (a server that failed: its exception instance). */
@@ -3679,7 +3699,7 @@ static PyObject *Client__set_servers(ClientObject *self, PyObject *servers) {
         Py_INCREF(Py_None);
         result = Py_None;
     } else {
-        raise_status_unnamed(st, "mcpool_client_set_servers");
+        raise_status(st);
     }
 done:
     if (owners != NULL)

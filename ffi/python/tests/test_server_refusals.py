@@ -87,6 +87,34 @@ def test_pylibmc_flush_all_refused_by_a_server_raises_some_errors():
         live.stop()
 
 
+def test_client_flush_all_names_each_servers_outcome():
+    """mcpool.Client.flush_all raises the first refusing server's error with `results`,
+    every server's outcome in order (True flushed, or its exception), and flushes the others
+    (tester finding retest26 6: only the first refusing server was named)."""
+    import mcpool
+    refusing = [Server("-F"), Server("-F")]
+    live = Server()
+    try:
+        servers = [refusing[0].addr, live.addr, refusing[1].addr]
+        for protocol in ("text", "meta", "binary"):
+            mc = mcpool.Client(servers, protocol=protocol)
+            mcpool.Client([live.addr]).set("fk", "v")
+            with pytest.raises(mcpool.ClientError) as e:
+                mc.flush_all()
+            assert refusing[0].addr in str(e.value), (protocol, str(e.value))
+            results = e.value.results
+            assert list(results) == servers, (protocol, results)
+            assert results[live.addr] is True, (protocol, results)
+            for r in refusing:
+                assert isinstance(results[r.addr], mcpool.ClientError), (protocol, results)
+                assert "not allowed" in str(results[r.addr]), (protocol, results)
+            assert mcpool.Client([live.addr]).get("fk") is None, protocol
+            assert mcpool.Client([live.addr]).flush_all() is True
+    finally:
+        for s in refusing + [live]:
+            s.stop()
+
+
 def test_memcache_store_refused_with_server_error_is_false():
     """python-memcached answers False for a store memcached refuses with any error line
     (out of memory, -M), not only "too large": the drop-in answered 0 (tester finding

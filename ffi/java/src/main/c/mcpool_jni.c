@@ -1533,10 +1533,45 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_metaInfo(JNIEnv *env, jclass cls, j
     return answer(env, st);
 }
 
-JNIEXPORT jint JNICALL Java_io_mcpool_Native_flushAll(JNIEnv *env, jclass cls, jlong h,
-                                                      jint delay) {
+/* Flushes every server (the core's rule for a negative delay: now): per server, in
+ * configuration order, its label (byte[]) and null when flushed or its exception, made by
+ * status_exception (the one status-to-class map), not thrown. */
+JNIEXPORT jobjectArray JNICALL Java_io_mcpool_Native_flushAllEach(JNIEnv *env, jclass cls,
+                                                                  jlong h, jint delay) {
     (void)cls;
-    return answer(env, mcpool_client_flush_all(CLIENT(h), mcpool_delay_from_signed(delay)));
+    mcpool_server_results *r = NULL;
+    mcpool_status st = mcpool_client_flush_all_each(CLIENT(h), mcpool_delay_from_signed(delay), &r);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return NULL;
+    }
+    size_t n = mcpool_server_results_len(r);
+    jclass object = (*env)->FindClass(env, "java/lang/Object");
+    jobjectArray out = object == NULL || n > (size_t)INT32_MAX / 2
+                           ? NULL
+                           : (*env)->NewObjectArray(env, (jsize)(2 * n), object, NULL);
+    if (object != NULL) (*env)->DeleteLocalRef(env, object);
+    for (size_t i = 0; out != NULL && i < n; i++) {
+        if ((*env)->PushLocalFrame(env, 8) != 0) {
+            out = NULL;
+            break;
+        }
+        const char *label = "";
+        size_t len = 0;
+        mcpool_server_results_label(r, i, &label, &len);
+        jbyteArray jl = new_bytes(env, label, len);
+        mcpool_status s = mcpool_server_results_status(r, i); /* sets the last error */
+        jobject exc = jl == NULL || s == MCPOOL_OK ? NULL : status_exception(env, s);
+        int failed = jl == NULL || (*env)->ExceptionCheck(env);
+        if (!failed) {
+            (*env)->SetObjectArrayElement(env, out, (jsize)(2 * i), jl);
+            (*env)->SetObjectArrayElement(env, out, (jsize)(2 * i + 1), exc);
+        }
+        (*env)->PopLocalFrame(env, NULL);
+        if (failed) out = NULL;
+    }
+    mcpool_server_results_free(r);
+    return out;
 }
 
 /* Flushes one server (its index in the list), now or after delay seconds (the core's rule

@@ -1405,14 +1405,37 @@ public final class Mcpool implements AutoCloseable {
     /** Invalidates every item on every server after delaySeconds (memcached's
      * {@code flush_all <delay>}; 0 now, and, by the core's rule, a negative delay too: a
      * moment in the past, as Cache::Memcached::Fast and pylibmc send -1). Every server is
-     * tried; the first failure is thrown. */
+     * tried; the first failed server's exception is thrown, the other failed servers'
+     * exceptions {@linkplain Throwable#getSuppressed() suppressed} in it;
+     * {@link #flushAllEach} says which servers were flushed. */
     public void flushAll(int delaySeconds) {
+        McpoolException first = null;
+        for (McpoolException e : flushAllEach(delaySeconds).values()) {
+            if (e == null) continue;
+            if (first == null) first = e;
+            else first.addSuppressed(e);
+        }
+        if (first != null) throw first;
+    }
+
+    /** Invalidates every item on every server after delaySeconds (as {@link #flushAll(int)})
+     * and answers each server's outcome, every server in configuration order: "host:port" →
+     * null when it was flushed, else its exception (not thrown), so a caller can tell the
+     * servers that still hold their data (the C library's
+     * {@code mcpool_client_flush_all_each}, Perl's {@code flush_all} hash). */
+    public Map<String, McpoolException> flushAllEach(int delaySeconds) {
+        Object[] flat;
         long h = nc.acquire();
         try {
-            Native.flushAll(h, delaySeconds);
+            flat = Native.flushAllEach(h, delaySeconds);
         } finally {
             nc.release();
         }
+        Map<String, McpoolException> out = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < flat.length; i += 2) {
+            out.put(Utf8.decode((byte[]) flat[i]), (McpoolException) flat[i + 1]);
+        }
+        return out;
     }
 
     /** Statistics per server ("host:port" → name → value); group null for the general ones,

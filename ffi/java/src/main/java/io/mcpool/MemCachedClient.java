@@ -458,16 +458,13 @@ public class MemCachedClient {
      * one failed (down, a timeout, an error reply such as memcached -F's
      * {@code CLIENT_ERROR flush_all not allowed}): every other server is still flushed. */
     public boolean flushAll() {
-        Mcpool c = mc();
-        long h = c.nc.acquire();
-        try {
-            return Native.flushAll(h, 0) == Native.OK; // the core tries every server
-        } catch (McpoolException e) {
+        boolean all = true;
+        for (McpoolException e : mc().flushAllEach(0).values()) { // every server tried
+            if (e == null) continue;
             if (!flushFailed(e)) throw e;
-            return false;
-        } finally {
-            c.nc.release();
+            all = false;
         }
+        return all;
     }
 
     /** Invalidates every item on the given servers only ({@code host:port} as the pool lists

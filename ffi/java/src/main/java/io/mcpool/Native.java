@@ -284,7 +284,9 @@ final class Native {
     /** A counter: decimal text with raw flags 0. */
     static native int setCounter(long client, byte[] key, long value, int ttl);
     static native int arith(long client, int op, byte[] key, long delta, long initial, int ttl, long[] out);
-    static native int flushAll(long client, int delaySeconds);
+    /** Flushes every server: for each, in configuration order, its label (UTF-8 byte[]) then
+     * null when it was flushed or its exception (not thrown): 2 entries per server. */
+    static native Object[] flushAllEach(long client, int delaySeconds);
     /** Flushes server {@code index} of the list (serverLabel's numbering). */
     static native int flushServer(long client, int index, int delaySeconds);
     /** A batch store (op OP_SET ... OP_CAS): keys and values packed (lengths in klens,

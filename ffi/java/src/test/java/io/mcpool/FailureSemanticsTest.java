@@ -267,6 +267,42 @@ public class FailureSemanticsTest {
     }
 
     @Test
+    public void flushAllEachNamesEveryServersOutcome() throws Exception {
+        // Mcpool.flushAll threw the first refusing server's error and said nothing of the
+        // others (tester finding retest26 6): flushAllEach answers each server's outcome,
+        // and flushAll's exception carries the other failures as suppressed ones.
+        try (TestServer f1 = new TestServer("-F"); TestServer p = new TestServer();
+             TestServer f2 = new TestServer("-F")) {
+            for (String protocol : new String[] {"text", "meta", "binary"}) {
+                try (Mcpool c = Mcpool.builder().servers(f1.addr(), p.addr(), f2.addr())
+                         .option("protocol", protocol).build();
+                     Mcpool onP = Mcpool.builder().servers(p.addr()).build()) {
+                    assertTrue(onP.set("k", "p", 0));
+                    Map<String, McpoolException> each = c.flushAllEach(0);
+                    assertEquals(protocol, Arrays.asList(f1.addr(), p.addr(), f2.addr()),
+                        new ArrayList<>(each.keySet()));
+                    assertNull(protocol, each.get(p.addr()));
+                    for (String f : new String[] {f1.addr(), f2.addr()}) {
+                        McpoolException e = each.get(f);
+                        assertTrue(protocol + ": " + e, e instanceof ClientException);
+                        assertTrue(protocol + ": " + e, e.getMessage().contains("not allowed"));
+                    }
+                    assertNull(protocol + ": P flushed", onP.get("k"));
+                    try {
+                        c.flushAll(0);
+                        fail(protocol + ": flushAll should throw");
+                    } catch (ClientException e) {
+                        assertTrue(protocol + ": " + e, e.getMessage().contains(f1.addr()));
+                        assertEquals(protocol, 1, e.getSuppressed().length);
+                        assertTrue(protocol, e.getSuppressed()[0].getMessage().contains(f2.addr()));
+                    }
+                    onP.flushAll(0); // every server flushed: no exception
+                }
+            }
+        }
+    }
+
+    @Test
     public void serverStatesAndEvents() throws Exception {
         String dead = "127.0.0.1:" + closedPort();
         List<ServerEvent> events = Collections.synchronizedList(new ArrayList<>());
