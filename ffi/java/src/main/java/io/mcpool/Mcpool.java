@@ -1583,23 +1583,34 @@ public final class Mcpool implements AutoCloseable {
         return out;
     }
 
-    /** The core's snapshot of every server's metrics and health (see Native.snapshot). */
     /** The same snapshot as {@link #metrics()} in the Prometheus text exposition format
      * (version 0.0.4: {@code mcpool_<metric>_total{server="host:port"}} for counters,
      * docs/metrics.md), without I/O: what an exporter's {@code /metrics} page serves. */
     public String metricsPrometheus() {
-        long h = nc.acquire();
-        try {
-            return Utf8.decode(Native.metricsPrometheus(h));
-        } finally {
-            nc.release();
-        }
+        return Utf8.decode((byte[]) metricsPart(1));
     }
 
+    /** The core's snapshot of every server's metrics and health (see Native.snapshot). */
     private Object[] snapshot() {
-        long h = nc.acquire();
+        return (Object[]) metricsPart(0);
+    }
+
+    /** Native.snapshot (part 0) or the Prometheus text (part 1) of the live client, or, once
+     * it is closed, as they were when it closed (its last calls counted), as every other
+     * surface reads a closed client's metrics. */
+    private Object metricsPart(int part) {
+        Object[] last = nc.finalMetrics();
+        if (last != null) return last[part];
+        long h;
         try {
-            return Native.snapshot(h);
+            h = nc.acquire();
+        } catch (ClientException closed) {
+            last = nc.finalMetrics();
+            if (last == null) throw closed;
+            return last[part];
+        }
+        try {
+            return part == 0 ? Native.snapshot(h) : Native.metricsPrometheus(h);
         } finally {
             nc.release();
         }

@@ -56,6 +56,12 @@ final class NativeClient implements AutoCloseable {
         /** Calls in flight, striped; stripe i at index i * PAD. */
         final AtomicLongArray users = new AtomicLongArray(STRIPES * PAD);
         volatile boolean closed;
+        /** The client's metrics as they were when it closed ({Native.snapshot, the Prometheus
+         * text}), for reads after close (tester finding metrics2 6: a shutdown hook that
+         * closes the client, then exports its final counters, as on every other surface):
+         * taken before {@link #closed} is set, and again just before the handle is freed,
+         * once the calls in flight have ended. Null while the client is open. */
+        volatile Object[] finalMetrics;
         final AtomicBoolean freed = new AtomicBoolean();
         /** How many times the handle was given to clientFree (for tests: at most 1). */
         final AtomicInteger frees = new AtomicInteger();
@@ -76,11 +82,23 @@ final class NativeClient implements AutoCloseable {
             if (closed && inFlight() == 0) {
                 long h = handle.getAndSet(0);
                 if (h != 0 && freed.compareAndSet(false, true)) {
+                    keepMetrics(h);
                     frees.incrementAndGet();
                     Native.clientFree(h);
                     Native.releaseRef(listenerRef);
                     Native.releaseRef(operationRef);
                 }
+            }
+        }
+
+        /** Keeps the metrics of the live handle h in {@link #finalMetrics} (best effort: a
+         * failure, such as an OutOfMemoryError, keeps the earlier copy and never stops the
+         * close or the free). */
+        void keepMetrics(long h) {
+            try {
+                finalMetrics = new Object[] {Native.snapshot(h), Native.metricsPrometheus(h)};
+            } catch (Throwable t) {
+                // the copy taken at close stands
             }
         }
 
@@ -90,8 +108,9 @@ final class NativeClient implements AutoCloseable {
             // thread leaving meanwhile frees the handle under it.
             int i = stripe();
             users.getAndIncrement(i);
-            closed = true;
             long h = handle.get();
+            if (h != 0) keepMetrics(h); // before closed: a reader that sees closed sees it
+            closed = true;
             // Calls in line for a pooled connection end now with MCPOOL_CLOSED, and none
             // opens a connection (tester finding java 1: they waited out the pool timeout).
             if (h != 0) Native.clientClose(h);
@@ -150,6 +169,12 @@ final class NativeClient implements AutoCloseable {
 
     boolean isClosed() {
         return state.closed;
+    }
+
+    /** The metrics kept when the client closed ({Native.snapshot, the Prometheus text}), or
+     * null while it is open. */
+    Object[] finalMetrics() {
+        return state.closed ? state.finalMetrics : null;
     }
 
     /** True once the native handle has been freed (for tests). */
