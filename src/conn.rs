@@ -558,6 +558,36 @@ fn peek_quiet(fd: RawFd) -> bool {
     }
 }
 
+/// Whether socket `fd` holds memcached's refusal of a connection beyond its limit
+/// ([`CONNECTION_LIMIT_REPLY`]) unread: one `recv(MSG_PEEK | MSG_DONTWAIT)`, for a write that
+/// failed (`EPIPE`, `ECONNRESET`) before any reply was read. memcached writes the refusal and
+/// closes; a request larger than the socket's buffers is still being written then, and the
+/// write fails while the refusal waits in the receive queue (tester finding connlife 7: a
+/// 900 KB `set` said "Broken pipe").
+#[allow(unsafe_code)] // recv(2) with MSG_PEEK
+fn holds_limit_refusal(fd: RawFd) -> bool {
+    let mut buf = [0u8; CONNECTION_LIMIT_REPLY.len()];
+    for _ in 0..4 {
+        // SAFETY: `fd` is the open socket of a stream we own for the duration of the call,
+        // and `buf` is writable for its length; MSG_PEEK leaves the bytes in the socket.
+        let n = unsafe {
+            libc::recv(
+                fd,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                libc::MSG_PEEK | libc::MSG_DONTWAIT,
+            )
+        };
+        if n >= 0 {
+            return buf[..n as usize] == *CONNECTION_LIMIT_REPLY;
+        }
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return false;
+        }
+    }
+    false
+}
+
 /// A reader of whatever socket `fd` holds now, never waiting (`MSG_DONTWAIT`).
 #[cfg(feature = "tls")]
 struct DontWait(RawFd);
@@ -1500,7 +1530,24 @@ impl Conn {
                 Err(again) => e = again,
             }
         }
-        Err(self.wait_failed(e, end))
+        Err(self.write_error(e, end))
+    }
+
+    /// The error of a failed write: memcached's refusal of a connection beyond its limit
+    /// when it waits unread on a connection that never had a reply ([`holds_limit_refusal`]),
+    /// else as [`Conn::wait_failed`].
+    #[cold]
+    fn write_error(&mut self, e: io::Error, end: Option<Instant>) -> Error {
+        if matches!(
+            e.kind(),
+            io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+        ) && self.recv_bytes == 0
+            && !self.is_tls()
+            && holds_limit_refusal(self.stream.fd())
+        {
+            return protocol_error_at(&self.server, CONNECTION_LIMIT_REPLY, "reply");
+        }
+        self.wait_failed(e, end)
     }
 
     /// The error of a failed read or write. A timeout also records, for a multi-server
@@ -1638,7 +1685,7 @@ impl Conn {
                         e.kind(),
                         io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
                     ) => {}
-                Err(e) => return Err(self.io_error(e)),
+                Err(e) => return Err(self.write_error(e, end)),
             }
         }
         Ok(())

@@ -148,3 +148,33 @@ def test_pymemcache_a_connection_closed_before_the_reply_is_unexpected_close():
     finally:
         fake.close()
     assert real is not None
+
+
+def test_a_large_store_to_a_full_server_says_the_connection_limit():
+    """A store larger than the socket's buffers, on a connection memcached refused at its
+    limit (-c) and closed, says the limit as a small one does: the write failed with "Broken
+    pipe" while the refusal waited unread (tester finding connlife 7). A client per store, as
+    the tester's: its connection is opened at the first call."""
+    import socket as _socket
+    import mcpool
+    full = Server("-c", "16", "-t", "1")
+    held = []
+    try:
+        host, port = full.addr.rsplit(":", 1)
+        for _ in range(64):  # until memcached refuses one
+            s = _socket.create_connection((host, int(port)), timeout=5)
+            s.sendall(b"version\r\n")
+            if not s.recv(100).startswith(b"VERSION"):
+                s.close()
+                break
+            held.append(s)
+        for protocol in ("text", "meta", "binary"):
+            for size in (10, 100000, 900000, 900000, 900000):
+                c = mcpool.Client([full.addr], protocol=protocol, compression=False)
+                with pytest.raises(mcpool.ConnectionError) as e:
+                    c.set("k", b"x" * size)
+                assert "connection limit" in str(e.value), (protocol, size, str(e.value))
+    finally:
+        for s in held:
+            s.close()
+        full.stop()
