@@ -239,9 +239,37 @@ impl ServerSpec {
     /// Whether a server made field by field (they are public) is one the parser takes: its
     /// address read back from its text (`host:port`, `[v6]:port`, the socket path) by
     /// [`ServerSpec::parse`], so a URL host, a pasted `--SERVER=` word or port 0 is the same
-    /// configuration error as when written (tester finding retest26 2).
+    /// configuration error as when written (tester finding retest26 2); a weight of at least
+    /// 1, a name the parser would read, and a `port_text` that is the port as written (the
+    /// text some placements hash: tester finding retest27 2, weight 0 left a server without
+    /// keys, unsaid).
     pub fn check(&self) -> Result<()> {
-        ServerSpec::parse(&self.addr.to_string()).map(|_| ())
+        let shown = self.addr.to_string();
+        ServerSpec::parse(&shown)?;
+        let bad = |why: String| Err(Error::Config(format!("server {shown}: {why}")));
+        if self.weight == 0 {
+            return bad("weight must be at least 1".into());
+        }
+        if let Some(n) = &self.name {
+            if n.is_empty() || n.contains(':') || n.bytes().any(|b| b < b' ' || b == 0x7f) {
+                return bad(format!(
+                    "server name {}: a name is not empty and holds no ':' or control byte",
+                    crate::key::quoted(n.as_bytes())
+                ));
+            }
+        }
+        match (&self.port_text, &self.addr) {
+            (None, _) => Ok(()),
+            (Some(t), ServerAddr::Tcp { port, .. })
+                if t.bytes().all(|b| b.is_ascii_digit()) && t.parse::<u16>().ok() == Some(*port) =>
+            {
+                Ok(())
+            }
+            (Some(t), _) => bad(format!(
+                "port_text {} is not this port as written (its digits with leading zeros,                  as 027431 for 27431; None when written as its number)",
+                crate::key::quoted(t.as_bytes())
+            )),
+        }
     }
 
     /// Parses `host:port`, `[v6]:port`, `host:port:name`, `[v6]:port:name`, a bare host

@@ -351,7 +351,7 @@ fn a_hand_set_config_is_checked_as_the_builder_checks() {
             .unwrap()
     };
     type Edit = fn(&mut mcpool::Config);
-    let cases: [(&str, Edit); 13] = [
+    let cases: [(&str, Edit); 17] = [
         ("pool_timeout", |c| c.pool_timeout = Duration::ZERO),
         ("io_timeout", |c| c.io_timeout = Duration::ZERO),
         ("connect_timeout", |c| c.connect_timeout = Duration::ZERO),
@@ -381,6 +381,14 @@ fn a_hand_set_config_is_checked_as_the_builder_checks() {
                 port: 0,
             }
         }),
+        // (tester finding retest27 2: weight 0 built, its server given no key; a port_text
+        // the parser never makes changed placement under cmf-ketama and twemproxy)
+        ("weight must be at least 1", |c| c.servers[0].weight = 0),
+        ("port_text", |c| {
+            c.servers[0].port_text = Some("hello".into())
+        }),
+        ("port_text", |c| c.servers[0].port_text = Some("2".into())),
+        ("server name", |c| c.servers[0].name = Some("a:b".into())),
     ];
     for (named, edit) in cases {
         let mut config = base();
@@ -389,6 +397,11 @@ fn a_hand_set_config_is_checked_as_the_builder_checks() {
         assert!(m.contains(named), "{named}: {m}");
     }
     assert!(Client::from_config(base()).is_ok());
+    // what the parser makes of a port with a leading zero is taken back
+    let mut config = base();
+    config.servers = vec![mcpool::ServerSpec::parse("127.0.0.1:01").unwrap()];
+    assert_eq!(config.servers[0].port_text.as_deref(), Some("01"));
+    assert!(Client::from_config(config).is_ok());
 }
 
 /// An address written with a scheme (a URL, pylibmc's and python-memcached's `tcp:`, `udp:`,
