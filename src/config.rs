@@ -323,6 +323,9 @@ impl Config {
                 ));
             }
         }
+        if let Some(idle) = self.tcp_keepidle {
+            check_keepidle(idle)?;
+        }
         if self.max_size == 0 {
             return Err(Error::Config("max_size must be at least 1".into()));
         }
@@ -372,6 +375,24 @@ impl Config {
 /// (the end of the line of a file the value was read from, far likelier than a password
 /// that holds one); any other byte, a tab too, is the credential's own (tester finding
 /// secure 1: a tab was refused by name and taken by the C setter).
+/// The most seconds TCP_KEEPIDLE takes (the kernel's `MAX_TCP_KEEPIDLE`).
+pub(crate) const MAX_TCP_KEEPIDLE_SECS: u64 = 32_767;
+
+/// `tcp_keepidle` is whole seconds, 1 to [`MAX_TCP_KEEPIDLE_SECS`] (zero is none): the
+/// kernel's unit and range, refused rather than rounded or capped unsaid; a bare number in
+/// the option table is milliseconds, so libmemcached's `tcp_keepidle 60` written as it is
+/// would have been 60 ms, rounded to a second (tester finding retest27 4).
+fn check_keepidle(idle: Duration) -> Result<()> {
+    if idle.is_zero() || (idle.subsec_nanos() == 0 && idle.as_secs() <= MAX_TCP_KEEPIDLE_SECS) {
+        return Ok(());
+    }
+    Err(Error::Config(format!(
+        "tcp_keepidle {idle:?}: whole seconds from 1s to {MAX_TCP_KEEPIDLE_SECS}s (the \
+         kernel's TCP_KEEPIDLE); in the option table a bare number is milliseconds, so \
+         write the unit: 60s"
+    )))
+}
+
 pub(crate) fn check_sasl(user: &str, password: &str) -> Result<()> {
     match (user.is_empty(), password.is_empty()) {
         (false, true) => {
@@ -652,7 +673,8 @@ impl ClientBuilder {
 
     /// With [`tcp_keepalive`](Self::tcp_keepalive), how long a connection is idle before the
     /// first probe, and the time between probes (TCP_KEEPIDLE and TCP_KEEPINTVL, in whole
-    /// seconds, at least 1; libmemcached's `tcp_keepidle`). `None` (or zero): the system's.
+    /// seconds, 1 s to 32767 s, the kernel's range: anything else is refused when the client
+    /// is built; libmemcached's `tcp_keepidle`). `None` (or zero): the system's.
     pub fn tcp_keepidle(mut self, d: Option<Duration>) -> Self {
         self.config.tcp_keepidle = d.filter(|d| !d.is_zero());
         self

@@ -794,7 +794,7 @@ fn set_keepalive(s: &TcpStream, idle: Duration) -> io::Result<()> {
         let secs = idle
             .as_secs()
             .saturating_add(u64::from(idle.subsec_nanos() > 0))
-            .clamp(1, i16::MAX as u64) as libc::c_int;
+            .clamp(1, crate::config::MAX_TCP_KEEPIDLE_SECS) as libc::c_int;
         set(libc::IPPROTO_TCP, libc::TCP_KEEPIDLE, secs)?;
         set(libc::IPPROTO_TCP, libc::TCP_KEEPINTVL, secs)?;
     }

@@ -167,6 +167,57 @@ fn tcp_keepalive_arms_the_keepalive_timer() {
     );
     // due within the 30 s idle time (jiffies: at most 1000 a second)
     assert!(armed[0].1 <= 30 * 1000, "{armed:?}");
+    drop(c);
+    // libmemcached's --TCP-KEEPIDLE is a flag setting the idle time to 1 s (tester finding
+    // retest27 6: it changed nothing, the system's two hours stood)
+    let c = Client::builder()
+        .set(
+            "libmemcached_config",
+            &format!("--SERVER={} --TCP-KEEPALIVE --TCP-KEEPIDLE", mc.addr()),
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+    c.set("k", b"v", 0).unwrap();
+    let armed: Vec<_> = client_sockets_to(port)
+        .into_iter()
+        .filter(|(tr, _)| *tr == 2)
+        .collect();
+    assert!(
+        armed.len() == 1 && armed[0].1 <= 1000,
+        "a keepalive timer due within a second: {armed:?}"
+    );
+}
+
+/// `tcp_keepidle` is whole seconds from 1 s to 32767 s, the kernel's; anything else is
+/// refused, saying so, where it was rounded up or capped unsaid, and a bare number (the
+/// option table's milliseconds) was 60 ms for a libmemcached user's `60` (tester finding
+/// retest27 4).
+#[test]
+fn tcp_keepidle_is_whole_seconds_in_the_kernels_range() {
+    for bad in ["60", "1500ms", "0.5s", "32768s", "40000s"] {
+        let e = Client::builder()
+            .server("127.0.0.1:1")
+            .set("tcp_keepalive", "true")
+            .unwrap()
+            .set("tcp_keepidle", bad)
+            .unwrap()
+            .build()
+            .expect_err(bad)
+            .to_string();
+        assert!(
+            e.contains("tcp_keepidle") && e.contains("whole seconds from 1s to 32767s"),
+            "{bad}: {e}"
+        );
+    }
+    for good in ["1s", "60s", "32767s", "0", "1000ms"] {
+        Client::builder()
+            .server("127.0.0.1:1")
+            .set("tcp_keepidle", good)
+            .unwrap()
+            .build()
+            .unwrap_or_else(|e| panic!("{good}: {e}"));
+    }
 }
 
 /// Under proxy-pool a proxy at its connection limit is not marked dead, but the call goes on

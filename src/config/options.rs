@@ -78,14 +78,15 @@ impl OptionType {
     /// The accepted text forms, for error messages.
     fn form(self) -> &'static str {
         match self {
-            OptionType::Duration => {
-                "a duration above zero: 250ms, 1.5s, 2s, 500us, or a number of milliseconds"
-            }
+            // (no word on a bare number's unit: milliseconds in the text form, seconds for
+            // Python's and Perl's numbers, each said by its option doc; this message is shown
+            // on every surface: tester finding retest27 5)
+            OptionType::Duration => "a duration above zero with its unit: 250ms, 1.5s, 2s, 500us",
             OptionType::DurationOrNone => {
-                "a duration (250ms, 1.5s, 2s, 500us, or a number of milliseconds), or 0 for none"
+                "a duration with its unit (250ms, 1.5s, 2s, 500us), or 0 for none"
             }
             OptionType::DurationOrZero => {
-                "a duration (250ms, 1.5s, 2s, 500us, or a number of milliseconds), 0 allowed"
+                "a duration with its unit (250ms, 1.5s, 2s, 500us), 0 allowed"
             }
             OptionType::Bool => "true/false, 1/0, yes/no or on/off",
             OptionType::Integer => "a decimal integer",
@@ -882,7 +883,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         "SO_KEEPALIVE on every TCP connection: probes on an idle connection keep a NAT's or firewall's state alive and find one the network lost (libmemcached's and pylibmc's tcp_keepalive)",
         Apply::Bool(ClientBuilder::tcp_keepalive)),
     row!("tcp_keepidle", DurationOrNone, "ms", "0", "",
-        "with tcp_keepalive, the idle time before the first probe and between probes (TCP_KEEPIDLE, TCP_KEEPINTVL; whole seconds, at least 1); 0: the system's (two hours on Linux)",
+        "with tcp_keepalive, the idle time before the first probe and between probes (TCP_KEEPIDLE, TCP_KEEPINTVL): whole seconds, 1s to 32767s, others refused; 0: the system's (two hours on Linux)",
         Apply::OptDuration(ClientBuilder::tcp_keepidle)),
     row!("test_on_check_out", Bool, "", "false", "",
         "a version round trip on every checkout (SockIOPool aliveCheck)",

@@ -52,4 +52,15 @@ ok(eval { Mcpool->new({ servers => [$down], operation_timeout => 0 }); 1 }, 'ope
     or diag $@;
 ok(!eval { Mcpool->new({ servers => [$down], pool_timeout => 0 }); 1 }, 'pool_timeout 0 is refused, as the core refuses it');
 
+# A refused duration's message says no unit for a bare number, which Perl reads as seconds
+# (tester finding retest27 5: it said "or a number of milliseconds").
+ok(!eval { Mcpool->new({ servers => [$down], tcp_keepidle => '5min' }); 1 }, 'a duration without a known unit croaks');
+like($@, qr/tcp_keepidle.*a duration with its unit/, '... saying what is accepted');
+unlike($@, qr/milliseconds/, '... and nothing of milliseconds');
+# tcp_keepidle is whole seconds in the kernel's range (retest27 4): 45 is 45 s, 0.5 refused
+ok(eval { Mcpool->new({ servers => [$down], tcp_keepalive => 1, tcp_keepidle => 45 }); 1 }, 'tcp_keepidle 45 (seconds)')
+    or diag $@;
+ok(!eval { Mcpool->new({ servers => [$down], tcp_keepalive => 1, tcp_keepidle => 0.5 }); 1 }, 'tcp_keepidle 0.5 croaks');
+like($@, qr/whole seconds from 1s to 32767s/, '... saying the range');
+
 done_testing;
