@@ -100,9 +100,19 @@ fn shown_unknown(given: &str, place: usize, after_secret: bool) -> String {
     } else {
         ""
     };
+    // Written as libmemcached's words are (`--` and capitals: `--KETAMA`, `--FOO=...`), an
+    // unknown word is named, its value not shown: the docs promise the word named, and no
+    // password is written so (tester finding cteam 3: `--KETAMA` was "word 2 (not shown)").
+    let as_a_word = given.starts_with("--")
+        && !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b == b'-' || b == b'_')
+        && !secret_word(&upper);
     match close {
         Some((0, _)) => format!("--{upper}{more}"),
         Some((_, k)) => format!("--{upper}{more} (did you mean --{k}?)"),
+        None if as_a_word => format!("--{upper}{more}"),
         None => hidden(given, place),
     }
 }
