@@ -864,7 +864,20 @@ impl Server {
         if let Some(away) = self.away.as_ref().filter(|a| a.is_pending()) {
             // A returning server serves nothing before its clean-up (see `stale`).
             let epoch = pooled.conn.as_ref().map_or(0, |c| c.epoch());
-            let cleaned = pooled.with_conn(|conn| away.clean(conn, &self.dialect, &self.counters));
+            // (waiting for another caller's clean-up as for a reply: within the deadline)
+            let wait = deadline.limit(self.opts.io_timeout);
+            let cut = wait < self.opts.io_timeout;
+            let checked = pooled.epoch;
+            let still_current = || self.health.epoch() == checked;
+            let cleaned = pooled.with_conn(|conn| {
+                away.clean(
+                    conn,
+                    &self.dialect,
+                    &self.counters,
+                    (wait, cut),
+                    &still_current,
+                )
+            });
             if let Err(e) = cleaned {
                 pooled.conn = None;
                 let event = self.failed(&e, epoch);

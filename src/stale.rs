@@ -26,7 +26,7 @@ use crate::metrics::Counters;
 use std::collections::HashSet;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// What happens to a server that was marked dead when it answers again (option
 /// `on_server_return`).
@@ -89,6 +89,8 @@ impl ReturnPolicy {
             hosted_pending: AtomicBool::new(false),
             hosted_since: AtomicU64::new(0),
             state: Mutex::new(Away::default()),
+            cleaning: Mutex::new(false),
+            cleaned: Condvar::new(),
         }
     }
 }
@@ -119,6 +121,9 @@ pub(crate) struct AwayGuard {
     /// deleted.
     hosted_since: AtomicU64,
     state: Mutex<Away>,
+    /// True while a caller cleans (its I/O under way), with the condition its end signals.
+    cleaning: Mutex<bool>,
+    cleaned: Condvar,
 }
 
 /// Keys remembered for a clean-up, at most `written_while_away_max`: past it the list is
@@ -257,50 +262,91 @@ impl AwayGuard {
             || self.hosted_due()
     }
 
-    /// Cleans the returning server on `conn` (another caller cleaning at the same time is
-    /// waited for). On an error nothing is forgotten: the next checkout tries again.
+    /// Cleans the returning server on `conn`. One caller at a time cleans; another one
+    /// cleaning now is waited for at most `wait` (else an I/O timeout of the server's: its
+    /// clean-up did not finish in the caller's time; `cut` when the operation's deadline
+    /// set `wait`). What to do is read under the state's
+    /// lock and the I/O is done without it, so that a write recording a key meanwhile
+    /// (`written_elsewhere`, `hosted`, `moved_off`) never waits for a clean-up's I/O on a
+    /// server that may be frozen (tester finding threads 2: calls waited on the lock past
+    /// their operation_timeout); a key recorded during the I/O stays for the next clean-up.
+    /// The server's return counts as cleaned only while `still_current()` (no marking dead
+    /// since the caller's checkout): a clean-up that raced with a new marking leaves it due
+    /// again, since a write this call then makes to it would be older than the ones the new
+    /// outage sends elsewhere (tester finding threads 1: such a write, acknowledged, was
+    /// read back after its key was rewritten elsewhere). On an error nothing is forgotten:
+    /// the next checkout tries again.
     pub(crate) fn clean(
         &self,
         conn: &mut Conn,
         dialect: &Dialect,
         counters: &Counters,
+        (wait, cut): (std::time::Duration, bool),
+        still_current: &dyn Fn() -> bool,
     ) -> Result<()> {
-        let mut s = self.lock();
-        let returning = self.pending.load(Ordering::Acquire);
-        // Its own return also deletes the copies it holds for others: their servers may
-        // still be dead, and the later values went elsewhere meanwhile.
-        let hosted =
-            self.hosted_pending.load(Ordering::Acquire) && (returning || self.hosted_due());
-        if !returning && !hosted && !self.moved_pending.load(Ordering::Acquire) {
-            return Ok(()); // another caller cleaned it meanwhile
-        }
-        let flush = s.moved.overflowed
-            || (hosted && s.hosted.overflowed)
-            || (returning
-                && (self.policy == OnServerReturn::Flush || s.keys.overflowed || s.left_list));
-        if flush {
+        let Some(_turn) = self.take_turn(wait) else {
+            return Err(Error::IoTimeout {
+                server: conn.server().to_string(),
+                operation_timeout: cut,
+            });
+        };
+        let plan = {
+            let s = self.lock();
+            let returning = self.pending.load(Ordering::Acquire);
+            // Its own return also deletes the copies it holds for others: their servers
+            // may still be dead, and the later values went elsewhere meanwhile.
+            let hosted =
+                self.hosted_pending.load(Ordering::Acquire) && (returning || self.hosted_due());
+            if !returning && !hosted && !self.moved_pending.load(Ordering::Acquire) {
+                return Ok(()); // another caller cleaned it meanwhile
+            }
+            let overflow =
+                s.keys.overflowed || s.moved.overflowed || (hosted && s.hosted.overflowed);
+            let flush = s.moved.overflowed
+                || (hosted && s.hosted.overflowed)
+                || (returning
+                    && (self.policy == OnServerReturn::Flush || s.keys.overflowed || s.left_list));
+            let mut deleted: Vec<Box<[u8]>> = Vec::new();
+            if !flush {
+                let written = s.keys.keys.iter().filter(|_| returning);
+                let held = s
+                    .hosted
+                    .keys
+                    .iter()
+                    .chain(&s.hosted_prev)
+                    .filter(|_| hosted);
+                deleted = written
+                    .chain(s.moved.keys.iter())
+                    .chain(held)
+                    .cloned()
+                    .collect();
+            }
+            let hosted_before = if hosted {
+                s.hosted.keys.clone()
+            } else {
+                HashSet::new()
+            };
+            Plan {
+                returning,
+                hosted,
+                flush,
+                overflow,
+                deleted,
+                hosted_before,
+            }
+        };
+        if plan.flush {
             dialect
                 .exchange(conn, &Request::Flush { delay: None }, &mut |_, _, _, _| {})?
                 .done()?;
-            if returning {
+            if plan.returning {
                 Counters::bump(&counters.returns_flushed);
             }
-            if s.keys.overflowed || s.moved.overflowed || (hosted && s.hosted.overflowed) {
+            if plan.overflow {
                 Counters::bump(&counters.away_overflows);
             }
         } else {
-            let written = s.keys.keys.iter().filter(|_| returning);
-            let held = s
-                .hosted
-                .keys
-                .iter()
-                .chain(&s.hosted_prev)
-                .filter(|_| hosted);
-            let keys: Vec<&[u8]> = written
-                .chain(s.moved.keys.iter())
-                .chain(held)
-                .map(|k| &k[..])
-                .collect();
+            let keys: Vec<&[u8]> = plan.deleted.iter().map(|k| &k[..]).collect();
             for chunk in keys.chunks(DELETE_BATCH) {
                 delete_all(conn, dialect, chunk)?;
             }
@@ -308,25 +354,95 @@ impl AwayGuard {
                 .stale_deleted
                 .fetch_add(keys.len() as u64, Ordering::Relaxed);
         }
-        if returning {
-            s.keys = KeyList::default();
-            s.left_list = false;
-            self.pending.store(false, Ordering::Release);
-            // Every server holding copies for others deletes them before it next serves.
-            self.returns.fetch_add(1, Ordering::AcqRel);
+        let mut s = self.lock();
+        // What was flushed or deleted is forgotten; a key recorded during the I/O stays.
+        let forget = |list: &mut KeyList| {
+            if plan.flush {
+                *list = KeyList::default();
+            } else {
+                for k in &plan.deleted {
+                    list.keys.remove(k);
+                }
+            }
+        };
+        if plan.returning {
+            forget(&mut s.keys);
+            let all_done = s.keys.keys.is_empty() && !s.keys.overflowed;
+            if all_done && still_current() {
+                s.left_list = false;
+                self.pending.store(false, Ordering::Release);
+                // Every server holding copies for others deletes them before it next serves.
+                self.returns.fetch_add(1, Ordering::AcqRel);
+            }
         }
-        if hosted {
-            s.hosted_prev = std::mem::take(&mut s.hosted).keys;
-            // The keys just deleted are deleted once more at the next change (see
-            // `hosted_prev`); then forgotten.
-            let again = !s.hosted_prev.is_empty();
+        if plan.hosted {
+            // The keys just deleted (or flushed) are deleted once more at the next change
+            // (see `hosted_prev`), then forgotten; one recorded during the I/O stays in the
+            // list, due at the next change.
+            let now = std::mem::take(&mut s.hosted);
+            if now.overflowed {
+                s.hosted.overflowed = true;
+            } else {
+                s.hosted.keys = (now.keys.into_iter())
+                    .filter(|k| !plan.hosted_before.contains(k))
+                    .collect();
+            }
+            s.hosted_prev = plan.hosted_before;
+            let again =
+                !s.hosted_prev.is_empty() || !s.hosted.keys.is_empty() || s.hosted.overflowed;
             self.hosted_since
                 .store(self.returns.load(Ordering::Acquire), Ordering::Release);
             self.hosted_pending.store(again, Ordering::Release);
         }
-        s.moved = KeyList::default();
-        self.moved_pending.store(false, Ordering::Release);
+        forget(&mut s.moved);
+        let moved_left = !s.moved.keys.is_empty() || s.moved.overflowed;
+        self.moved_pending.store(moved_left, Ordering::Release);
         Ok(())
+    }
+
+    /// The turn to clean, waiting at most `wait` for another caller's clean-up; `None` when
+    /// the time ran out first.
+    fn take_turn(&self, wait: std::time::Duration) -> Option<Turn<'_>> {
+        let start = std::time::Instant::now();
+        let mut busy = self.cleaning.lock().unwrap_or_else(|p| p.into_inner());
+        // Bounded: each turn waits for what is left of `wait`, and ends the loop once none is.
+        while *busy {
+            let left = wait.checked_sub(start.elapsed()).filter(|l| !l.is_zero())?;
+            busy = self
+                .cleaned
+                .wait_timeout(busy, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        *busy = true;
+        Some(Turn(self))
+    }
+}
+
+/// A clean-up's decisions, read under the state's lock before its I/O.
+struct Plan {
+    /// The server's own return is cleaned.
+    returning: bool,
+    /// The copies it holds for others are deleted.
+    hosted: bool,
+    /// By `flush_all` (else by deleting `deleted`).
+    flush: bool,
+    /// A list overflowed `written_while_away_max` (counted as `away_overflows`).
+    overflow: bool,
+    /// The keys deleted (none when flushing).
+    deleted: Vec<Box<[u8]>>,
+    /// With `hosted`, the copies held for others as they were before the I/O.
+    hosted_before: HashSet<Box<[u8]>>,
+}
+
+/// One caller's turn to clean ([`AwayGuard::take_turn`]): given back when dropped, waking
+/// the callers waiting for it.
+struct Turn<'a>(&'a AwayGuard);
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        *self.0.cleaning.lock().unwrap_or_else(|p| p.into_inner()) = false;
+        self.0.cleaned.notify_all();
     }
 }
 
