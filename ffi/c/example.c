@@ -22,7 +22,10 @@ int main(int argc, char **argv) {
     mcpool_client *client = NULL;
     mcpool_status s;
 
-    /* 1. Configure: servers (with weights), then any option; build one client to share. */
+    /* 1. Configure: servers (with weights), then any option; build one client to share.
+     * Placement is mcpool's default (cache-memcached); in a fleet that libmemcached programs
+     * share, set the option "preset" to "libmemcached" so that each key is on the server they
+     * read it from (docs/c-abi.md, "Placement"). */
     if ((s = mcpool_config_new(&cfg)) != MCPOOL_OK) return fail("config", s);
     s = mcpool_config_add_server(cfg, server, strlen(server), 1);
     if (s == MCPOOL_OK) s = mcpool_config_set_key_prefix(cfg, (const uint8_t *)"example:", 8);
