@@ -392,6 +392,22 @@ pub(crate) fn translate(text: &str) -> Result<Translated> {
         }
     }
     t.distribution = format!("libmemcached:{};{}", before.join(","), after.join(","));
+    // The placement words' values checked here, in the string's words: refused later, as
+    // the option `distribution`, the message named an option the user never set and a
+    // setting they never wrote (tester finding cteam 4: --HASH=HSIEH)
+    if let Err(e) = t.distribution.parse::<crate::route::Distribution>() {
+        let given: Vec<&str> = words
+            .iter()
+            .filter(|w| PLACEMENT.contains(&w.name.as_str()))
+            .map(|w| w.given.as_str())
+            .collect();
+        let why = match e {
+            Error::Config(m) => m,
+            other => other.to_string(),
+        };
+        let why = why.strip_prefix("libmemcached: ").unwrap_or(&why);
+        return Err(bad(&given.join(" "), why));
+    }
     Ok(t)
 }
 
@@ -587,6 +603,34 @@ mod tests {
         );
         assert_eq!(t.distribution, "libmemcached:;");
         assert_eq!(t.options, vec![("failover", "eject".to_owned())]);
+    }
+
+    /// Tester finding cteam 4: a placement word's refused value is said in the string's
+    /// words (it was the option `distribution`'s refusal of `libmemcached:;hash=hsieh`, with
+    /// two "accepted:" clauses); an unknown word written as libmemcached's is named (cteam 3).
+    #[test]
+    fn refused_placement_words_and_unknown_words_are_named() {
+        let e = translate("--SERVER=127.0.0.1:11211 --HASH=HSIEH")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("configuration error: libmemcached_config: --HASH=HSIEH: hash=hsieh: "),
+            "{e}"
+        );
+        assert!(
+            !e.contains("option distribution") && !e.contains(":;"),
+            "{e}"
+        );
+        for (given, shown) in [("--KETAMA", "--KETAMA"), ("--FOO=bar", "--FOO=...")] {
+            let e = translate(&format!("--SERVER=127.0.0.1:1 {given}"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("libmemcached_config: {shown}: not a word")),
+                "{e}"
+            );
+            assert!(!e.contains("bar"), "{e}");
+        }
     }
 
     /// Tester finding retest11 3: a password written after a space, or in a quote left open,
