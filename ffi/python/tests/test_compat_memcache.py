@@ -856,3 +856,31 @@ def test_memcache_incr_answered_with_an_error_reply_raises_value_error(reply, pr
                 assert type(e.value) is ValueError, (mod, reply, e.value)
     finally:
         s.close()
+
+
+def test_a_path_without_unix_prefix_is_a_tcp_host_to_python_memcached(tmp_path, server, prefix):
+    """python-memcached reads "/path" (no unix: before it) as the TCP host "/path", port
+    11211, which it cannot reach: no key is stored on the socket (its rehash moves the keys
+    placed there to the other servers). The drop-in gave the core "/path:11211", a unix
+    socket with a weight of 11211, so every key of a list holding it went to that socket.
+    Refused now, naming the unix: spelling (what mcpool.django's python-memcached preset
+    reads too)."""
+    from conftest import unix_memcacheds, unix_socket_command
+    gen = unix_memcacheds(str(tmp_path), ["mc.sock"])
+    d, _ = next(gen)
+    try:
+        path = str(tmp_path / "mc.sock")
+        keys = [prefix + "%02d" % i for i in range(20)]
+        theirs = real_memcache.Client([path, server.addr], socket_timeout=1)
+        assert all(theirs.set(k, 1) for k in keys)
+        assert all(server.raw_get(k) is not None for k in keys)
+        assert not any(b"VALUE" in unix_socket_command(path, b"get " + k.encode() + b"\r\n")
+                       for k in keys)
+        for servers in ([path], [path, server.addr], ["inet:" + path + ":11211"]):
+            with pytest.raises(ValueError, match="python-memcached reads it as the TCP host "
+                                                 "'%s', port 11211.*unix:PATH" % path):
+                compat_memcache.Client(servers)
+        mine = compat_memcache.Client(["unix:" + path, server.addr])
+        assert all(mine.set(k, 1) for k in keys)
+    finally:
+        gen.close()

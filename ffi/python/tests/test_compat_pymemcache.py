@@ -365,8 +365,6 @@ def test_refusals(server, servers):
         Client(server.addr, serde=MySerde())
     with pytest.raises(NotImplementedError, match="serializer"):
         Client(server.addr, serializer=lambda k, v: (v, 0))
-    with pytest.raises(NotImplementedError, match="socket_keepalive"):
-        Client(server.addr, socket_keepalive=real.KeepaliveOpts())
     with pytest.raises(NotImplementedError, match="socket_module"):
         Client(server.addr, socket_module=object())
     with pytest.raises(NotImplementedError, match="tls_context"):
@@ -495,3 +493,105 @@ def test_a_key_given_as_str_and_bytes_is_answered_under_the_last_spelling(server
         assert {k: v if method == "get_many" else v[0] for k, v in got.items()} == \
             {k: v if method == "get_many" else v[0] for k, v in want.items()}, keys
         assert [type(k) for k in got] == [type(k) for k in want], keys
+
+
+def _keepalive_timers(port):
+    """(timer kind, due in clock ticks) of every client-side TCP socket to 127.0.0.1:port, read
+    from /proc/net/tcp (kind 2: the keepalive timer)."""
+    found = []
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            local, remote, state = fields[1], fields[2], fields[3]
+            if state == "01" and int(remote.split(":")[1], 16) == port \
+                    and int(local.split(":")[1], 16) != port:
+                kind, when = fields[5].split(":")
+                found.append((int(kind, 16), int(when, 16)))
+    return found
+
+
+def test_socket_keepalive_as_pymemcache_sets_it():
+    """socket_keepalive=KeepaliveOpts(idle, intvl, cnt) was refused with a message about TLS
+    (tester finding retest27 7). mcpool's keepalive probes after tcp_keepidle seconds, then
+    tcp_keepidle apart, and gives up after the system's count of probes: a KeepaliveOpts with
+    intvl equal to idle and cnt that count arms the kernel's keepalive timer on the pooled
+    connection as pymemcache's does (pymemcache's KeepaliveOpts or the drop-in's), on
+    Client, PooledClient and HashClient; any other interval or count is refused naming what
+    mcpool sets (pymemcache would set it), never applied otherwise than asked."""
+    from pymemcache.client.base import Client as RealClient, KeepaliveOpts as RealOpts
+    with open("/proc/sys/net/ipv4/tcp_keepalive_probes") as f:
+        probes = int(f.read())
+    s = Server()  # its own: only this test's connections to it
+    try:
+        addr = ("127.0.0.1", s.port)
+        theirs = RealClient(addr, socket_keepalive=RealOpts(idle=30, intvl=30, cnt=probes))
+        theirs.set("k", b"v")
+        real_timers = _keepalive_timers(s.port)
+        assert [k for k, _ in real_timers] == [2], real_timers
+        theirs.close()
+        makers = [lambda o: Client(addr, socket_keepalive=o),
+                  lambda o: PooledClient(addr, socket_keepalive=o),
+                  lambda o: HashClient([addr], socket_keepalive=o)]
+        for opts_class in (RealOpts, pmc.KeepaliveOpts):
+            for make in makers:
+                c = make(opts_class(idle=30, intvl=30, cnt=probes))
+                assert c.set("k", b"v") and c.get("k") == b"v"
+                timers = _keepalive_timers(s.port)
+                # the keepalive timer, due within the 30 s idle time (at most 1000 ticks a
+                # second), as pymemcache's
+                assert [k for k, _ in timers] == [2], timers
+                assert 0 < timers[0][1] <= 30 * 1000, timers
+                c.close()
+                for bad in ((30, 10, probes), (30, 30, probes + 1), (1, 1, 5 if probes != 5
+                                                                      else 6)):
+                    with pytest.raises(NotImplementedError) as e:
+                        make(opts_class(*bad))
+                    msg = str(e.value)
+                    assert ("KeepaliveOpts(idle=%d, intvl=%d, cnt=%d)" % bad in msg
+                            and "tcp_keepidle" in msg and "tcp_keepalive_probes, %d here"
+                            % probes in msg and "TLS" not in msg), msg
+                for bad in (0.5, 1.5, 40000):
+                    opts = opts_class()
+                    opts.idle = bad  # KeepaliveOpts checks only >= 1
+                    with pytest.raises(ValueError, match="idle is whole seconds from 1 to 32767"):
+                        make(opts)
+        # without it, no keepalive timer (the system's default: off)
+        c = Client(addr)
+        c.set("k", b"v")
+        assert [k for k, _ in _keepalive_timers(s.port)] == [0]
+        c.close()
+        for opts_class in (RealOpts, pmc.KeepaliveOpts):
+            with pytest.raises(ValueError, match="must be greater or equal to 1"):
+                opts_class(idle=0)
+        # not a KeepaliveOpts: pymemcache's ValueError
+        for client_class in (RealClient, Client):
+            with pytest.raises(ValueError, match="Unsupported keepalive options"):
+                client_class(addr, socket_keepalive=True)
+    finally:
+        s.stop()
+
+
+def test_a_third_field_is_read_as_pymemcache_reads_it(server):
+    """pymemcache takes no weight: "HOST:PORT:2" is the host "HOST:PORT", port 2, and
+    "[::1]:PORT:2" the host "::1]:PORT", port 2, hosts no resolver answers, so its Client and
+    HashClient fail at every call (socket.gaierror). The drop-in refuses both alike (the
+    IPv4 one failed at the first call, the IPv6 one was refused by the core in other words;
+    tester finding retest27 8), naming pymemcache's reading."""
+    port = _host(server.addr)[1]
+    for spec, host in (("127.0.0.1:%d:2" % port, "127.0.0.1:%d" % port),
+                       ("[::1]:%d:2" % port, "::1]:%d" % port),
+                       (("127.0.0.1:%d" % port, 2), "127.0.0.1:%d" % port)):
+        theirs = [real.client.base.Client(spec, connect_timeout=1),
+                  RealHashClient([spec], connect_timeout=1)]
+        for c in theirs:
+            with pytest.raises(socket.gaierror):
+                c.set("k", b"v", noreply=False)
+        for make in (lambda: Client(spec), lambda: PooledClient(spec),
+                     lambda: HashClient([spec]), lambda: HashClient([]).add_server(spec)):
+            with pytest.raises(ValueError) as e:
+                make()
+            assert ("pymemcache reads this server as the host %r and the port 2" % host
+                    in str(e.value)), str(e.value)
+    for host in ("::1", "fe80::1%lo"):  # an IPv6 address is a host (connected at first use)
+        Client((host, port))
+        HashClient(["[%s]:%d" % (host, port)])

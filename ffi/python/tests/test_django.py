@@ -1106,3 +1106,86 @@ def test_location_unbracketed_ipv6_as_pymemcache_reads_it(server, prefix):
     assert pymemcache.normalize_server_spec("::1:11299") == ("::1", 11299)
     with pytest.raises(mcpool.ConfigurationError, match="IPv6 address must be in brackets"):
         mcpool.django.McpoolCache("::1:11299", {"OPTIONS": {"preset": "pylibmc"}}).get("k")
+
+
+@pytest.fixture(scope="module")
+def dual_stack_servers():
+    """Two memcached servers, each on 127.0.0.1 and [::1] (one port each), stopped after."""
+    from conftest import Server
+    ss = [Server("-l", "::1") for _ in range(2)]
+    yield ss
+    for s in ss:
+        s.stop()
+
+
+def _holders(servers, key):
+    """The indexes of the servers holding key."""
+    return [i for i, s in enumerate(servers) if s.raw_get(key) is not None]
+
+
+def test_location_inet_forms_under_the_python_memcached_preset(dual_stack_servers, prefix):
+    """Under OPTIONS {"preset": "python-memcached"} LOCATION is read as Django's
+    MemcachedCache (python-memcached) reads it, as mcpool.compat.memcache reads a server:
+    "inet6:[::1]:PORT" (python-memcached's one IPv6 form) and "inet:HOST:PORT" were refused
+    (tester finding retest27 3); each key is on the server MemcachedCache puts it on, and each
+    reads the other's values. What python-memcached refuses ("[::1]:PORT", "HOST:PORT:2")
+    raises its ValueError from both."""
+    require("memcache", "python3-memcache")
+    from django.core.cache.backends.memcached import MemcachedCache
+    a, b = dual_stack_servers
+    locations = ["inet:127.0.0.1:%d;inet6:[::1]:%d" % (a.port, b.port),
+                 ["inet6:[::1]:%d" % a.port, "inet:127.0.0.1:%d" % b.port],
+                 "inet6:[::1]:%d" % b.port]
+    keys = ["k%02d" % i for i in range(16)]
+    for n, location in enumerate(locations):
+        params = {"KEY_PREFIX": "%s%d" % (prefix, n)}
+        ours = mcpool.django.McpoolCache(location, dict(
+            params, OPTIONS={"preset": "python-memcached"}))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # MemcachedCache is deprecated
+            theirs = MemcachedCache(location, dict(params))
+        theirs.set_many({k: {"v": k} for k in keys})
+        placed = {k: _holders(dual_stack_servers, theirs.make_key(k)) for k in keys}
+        assert all(len(p) == 1 for p in placed.values()), placed
+        assert ours.get_many(keys) == {k: {"v": k} for k in keys}
+        ours.delete_many(keys)
+        assert theirs.get_many(keys) == {}
+        ours.set_many({k: [k] for k in keys})
+        assert {k: _holders(dual_stack_servers, ours.make_key(k)) for k in keys} == placed
+        assert theirs.get_many(keys) == {k: [k] for k in keys}
+        if n == 0:
+            assert sorted(set(p[0] for p in placed.values())) == [0, 1]
+    for location in ("[::1]:%d" % a.port, "127.0.0.1:%d:2" % a.port):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(ValueError, match="Unable to parse connection string"):
+                MemcachedCache(location, {}).get("k")
+        with pytest.raises(ValueError, match="Unable to parse connection string"):
+            mcpool.django.McpoolCache(location, {"OPTIONS": {"preset": "python-memcached"}})
+
+
+def test_location_with_a_third_field_under_the_pymemcache_preset(dual_stack_servers):
+    """Under OPTIONS {"preset": "pymemcache"} LOCATION is read as Django's PyMemcacheCache
+    (pymemcache's HashClient) reads it, one rule for IPv4 and IPv6: pymemcache takes no
+    weight, so "HOST:PORT:2" is the host "HOST:PORT", port 2, and "[::1]:PORT:2" the host
+    "::1]:PORT", port 2, hosts no resolver answers: every PyMemcacheCache call fails
+    (socket.gaierror), and McpoolCache refuses both, naming that reading. "[::1]:PORT:2" was
+    taken as weight 2 (tester finding retest27 8)."""
+    import socket
+    require("pymemcache", "python3-pymemcache")
+    from django.core.cache.backends.memcached import PyMemcacheCache
+    a, _ = dual_stack_servers
+    for location, host in (("127.0.0.1:%d:2" % a.port, "127.0.0.1:%d" % a.port),
+                           ("[::1]:%d:2" % a.port, "::1]:%d" % a.port)):
+        theirs = PyMemcacheCache(location, {"OPTIONS": {"connect_timeout": 1}})
+        with pytest.raises(socket.gaierror):
+            theirs.set("k", 1)
+        with pytest.raises(ValueError) as e:
+            mcpool.django.McpoolCache(location, {"OPTIONS": {"preset": "pymemcache"}})
+        assert ("pymemcache reads this server as the host %r and the port 2" % host
+                in str(e.value)), str(e.value)
+    # the forms pymemcache reads as a host and port still work, IPv4 and IPv6 alike
+    for location in ("127.0.0.1:%d" % a.port, "[::1]:%d" % a.port, "::1:%d" % a.port):
+        c = mcpool.django.McpoolCache(location, {"OPTIONS": {"preset": "pymemcache"}})
+        c.set("k", 1)
+        assert c.get("k") == 1

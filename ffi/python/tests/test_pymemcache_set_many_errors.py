@@ -2,16 +2,20 @@
 real pymemcache (Debian's python3-pymemcache 3.5.2): a connection the server closes where the
 reply belongs raises MemcacheUnexpectedCloseError and a SERVER_ERROR reply raises
 MemcacheServerError, from Client, PooledClient and HashClient, as there; the drop-in listed
-both as keys not stored (tester finding retest26 1). With ignore_exc a HashClient never
-raises them (a Client and a PooledClient still do, as there); a server that cannot be reached
-(a refused connect) stays listed by a HashClient, as pymemcache lists it in its retry window.
+both as keys not stored (tester finding retest26 1). A timeout after the request was sent
+(memcached may have stored the keys) raises socket.timeout and a refused connect
+ConnectionRefusedError, as there; the drop-in listed both (finding retest27 1). With
+ignore_exc a HashClient never raises (a Client and a PooledClient still do, as there); in its
+retry window a HashClient lists the failed server's keys, as pymemcache does.
 
 The servers here are a deliberately broken fake server (a thread on a loopback port, no
-memcached), named as such. pymemcache is given default_noreply=False: with its default True it
-sends the stores without reading any reply and answers [] (the drop-in always reads the reply,
-as its docstring says)."""
+memcached) and a deliberately late proxy in front of a real memcached, named as such.
+pymemcache is given default_noreply=False: with its default True it sends the stores without
+reading any reply and answers [] (the drop-in always reads the reply, as its docstring
+says)."""
 import socket
 import threading
+import time
 
 import pytest
 
@@ -259,13 +263,160 @@ def test_hashclient_stores_the_other_servers_keys_then_raises(server, prefix):
         broken.close()
 
 
-def test_hashclient_refused_connect_still_lists_its_keys(dead_addr):
-    """Existing behaviour kept: a server nothing listens on (a refused connect, an OSError,
-    pymemcache's socket.error) is a HashClient's failed server. In its retry window both
-    answer set_many with its keys, no exception; the first failure raises
-    ConnectionRefusedError from pymemcache's set_many and is listed by the drop-in's (its
-    docstring, "What differs"); with ignore_exc pymemcache answers [] and the drop-in the
-    keys."""
+class DeliberatelyLateProxy:
+    """A deliberately late proxy on 127.0.0.1 (port 0: a free one) in front of the memcached
+    at ``upstream``: a thread per connection forwards each request to memcached at once and
+    sends memcached's reply ``delay`` seconds later, past the client's timeout (so memcached
+    has applied a store whose reply the client never reads). Every loop is bounded and every
+    read has a timeout; close() closes every socket and joins the threads."""
+
+    MAX_CONNECTIONS = 32
+    MAX_READS = 64
+
+    def __init__(self, upstream, delay):
+        self.upstream, self.delay = upstream, delay
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.host, self.port = self.sock.getsockname()
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.socks, self.threads = [], []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        for _ in range(min(3000, self.MAX_CONNECTIONS * 100)):
+            if self.stopping.is_set() or len(self.threads) >= self.MAX_CONNECTIONS:
+                return
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+            with self.lock:
+                self.socks.append(conn)
+                self.threads.append(t)
+            t.start()
+
+    def _serve(self, conn):
+        try:
+            up = socket.create_connection(self.upstream, timeout=5)
+        except OSError:
+            conn.close()
+            return
+        with self.lock:
+            self.socks.append(up)
+        with conn, up:
+            conn.settimeout(5)
+            try:
+                for _ in range(self.MAX_READS):
+                    request = conn.recv(65536)
+                    if not request:
+                        return
+                    up.sendall(request)
+                    reply = self._replies(up)
+                    if self.stopping.wait(self.delay):
+                        return
+                    conn.sendall(reply)
+            except OSError:
+                pass
+
+    def _replies(self, up):
+        """What memcached answers until it is quiet for 0.2 s (bounded)."""
+        up.settimeout(0.2)
+        reply = b""
+        for _ in range(self.MAX_READS):
+            try:
+                chunk = up.recv(65536)
+            except socket.timeout:
+                break
+            if not chunk:
+                break
+            reply += chunk
+        return reply
+
+    def close(self):
+        self.stopping.set()
+        self.sock.close()
+        self.thread.join(5)
+        with self.lock:
+            socks, threads = list(self.socks), list(self.threads)
+        for c in socks:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for t in threads:
+            t.join(5)
+
+
+@pytest.fixture
+def late(server):
+    """A deliberately late proxy in front of the session's memcached, closed after."""
+    host, port = server.addr.rsplit(":", 1)
+    p = DeliberatelyLateProxy((host, int(port)), delay=1.0)
+    yield p
+    p.close()
+
+
+def _held(server, key, want):
+    """Whether memcached holds ``want`` under key, waiting up to 2 s for the proxy."""
+    deadline = time.monotonic() + 2
+    while True:
+        got = server.raw_get(key)
+        if got is not None and got[-1] == want or time.monotonic() > deadline:
+            return got
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("method", ["set_many", "set_multi"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_set_many_raises_for_a_timeout_after_the_request_was_sent(server, late, prefix, kind,
+                                                                 method):
+    """A reply later than the timeout: memcached stored the keys, and pymemcache's Client,
+    PooledClient and HashClient raise socket.timeout from set_many; the drop-in listed the
+    keys as not stored (tester finding retest27 1). Then a HashClient's server is in its
+    retry window: both list its keys without trying it."""
+    kw = {"timeout": 0.3, "connect_timeout": 1}
+    if kind == "HashClient":
+        kw["retry_timeout"] = 60
+    pair = _pair(kind, late.host, late.port, **kw)
+    for n, client in enumerate(pair):
+        values = {"%s%s%d" % (prefix, k, n): v for k, v in VALUES.items()}
+        with pytest.raises(socket.timeout):
+            getattr(client, method)(dict(values))
+        for k, v in values.items():
+            got = _held(server, k, v.encode())
+            assert got is not None and got[-1] == v.encode(), (client, k, got)
+        if kind == "HashClient":
+            assert sorted(getattr(client, method)(dict(values))) == sorted(values)
+
+
+@pytest.mark.parametrize("kind", ["Client", "PooledClient"])
+def test_set_many_raises_for_a_refused_connect(dead_addr, kind):
+    """A server nothing listens on: pymemcache's Client and PooledClient raise
+    ConnectionRefusedError from set_many at every call, ignore_exc or not (it covers reads);
+    the drop-in listed the keys as not stored (tester finding retest27 1)."""
+    host, port = dead_addr.rsplit(":", 1)
+    for kw in ({}, {"ignore_exc": True}):
+        theirs, mine = _pair(kind, host, int(port), **kw)
+        for _ in range(2):
+            for client in (theirs, mine):
+                with pytest.raises(ConnectionRefusedError):
+                    client.set_many(dict(VALUES))
+
+
+def test_hashclient_refused_connect_raises_then_lists_its_keys(dead_addr):
+    """A server nothing listens on (a refused connect, an OSError, pymemcache's socket.error)
+    is a HashClient's failed server. Its first failure raises ConnectionRefusedError from
+    pymemcache's set_many, and from the drop-in's (which listed the keys: tester finding
+    retest27 1); in its retry window both answer set_many with its keys, no exception; with
+    ignore_exc pymemcache answers [] and the drop-in the keys (its docstring, "What
+    differs")."""
     host, port = dead_addr.rsplit(":", 1)
     port = int(port)
     theirs, mine = _pair("HashClient", host, port, retry_timeout=60)
@@ -276,9 +427,10 @@ def test_hashclient_refused_connect_still_lists_its_keys(dead_addr):
     assert sorted(theirs.set_many(dict(VALUES))) == sorted(mine.set_many(dict(VALUES))) \
         == sorted(VALUES)
     theirs, mine = _pair("HashClient", host, port, retry_timeout=60)
-    assert _outcome(lambda: theirs.set_many(dict(VALUES))) == ("raised",
-                                                                "ConnectionRefusedError")
-    assert _outcome(lambda: mine.set_many(dict(VALUES))) == ("answered", sorted(VALUES))
+    for client in (theirs, mine):
+        with pytest.raises(ConnectionRefusedError):
+            client.set_many(dict(VALUES))
+        assert sorted(client.set_many(dict(VALUES))) == sorted(VALUES)
     theirs, mine = _pair("HashClient", host, port, ignore_exc=True)
     assert theirs.set_many(dict(VALUES)) == []
     assert sorted(mine.set_many(dict(VALUES))) == sorted(VALUES)

@@ -20,9 +20,12 @@ OPTIONS of Django's own backends are read too: ``PyLibMCCache``'s ``{"binary": T
 share the cache with one of Django's own memcached backends, give its client's **preset**:
 ``{"preset": "pylibmc"}`` for ``PyLibMCCache``, ``{"preset": "pymemcache"}`` for
 ``PyMemcacheCache``, ``{"preset": "python-memcached"}`` for ``MemcachedCache``: a preset sets
-the value format *and* the placement (which server holds a key). ``"value_format"`` alone
-sets only the layout of the values: with more than one server most keys then live on
-another server than the peer puts them (a miss for every shared read), so the backend warns
+the value format *and* the placement (which server holds a key), and LOCATION is then read
+as that backend reads it (``inet6:[::1]:11211`` under python-memcached's, ``::1:11211``
+under pymemcache's: ``_location_address``), so the same LOCATION reaches the same socket.
+``"value_format"`` alone sets only the layout of the values: with more than one server most
+keys then live on another server than the peer puts them (a miss for every shared read), so
+the backend warns
 (``RuntimeWarning``) when ``value_format`` names one of those clients without a ``preset``
 or a ``distribution`` (names and words in any spelling the core takes: ``"Preset"``,
 ``"PyLibMC"``, ``"python_memcached"``). It warns too when the value format is pymemcache's
@@ -85,7 +88,6 @@ exception as its ``__cause__`` (``PyMemcacheCache`` and ``MemcachedCache`` answe
 """
 import contextlib
 import functools
-import os
 import pickle
 import threading
 import warnings
@@ -250,33 +252,31 @@ def _keys_checked(method):
 
 
 def _location_address(entry, fmt):
-    """A LOCATION entry that names a unix socket as the core's address, read as Django's
-    backend of that value format reads it, so that the same LOCATION reaches the same socket:
-    ``PyLibMCCache`` (pylibmc) and ``PyMemcacheCache`` (pymemcache's HashClient) take
-    ``/path`` whole (a ``:2`` in the name is the path, not a weight: tester finding
-    retest14 1) and ``unix:/path`` as that path, ``MemcachedCache`` (python-memcached) takes
-    ``unix:NAME`` relative to the working directory (finding retest14 3). A TCP entry, and
-    any entry under another value format, is the core's to read, as given; but
-    ``PyMemcacheCache`` reads an unbracketed IPv6 address with its port (``::1:11211``) as
-    pymemcache's HashClient does, the last ``:`` before the port (tester finding addresses 5:
-    refused, where Django's backend and mcpool.compat.pymemcache take it)."""
-    path = None
-    if fmt == "pymemcache" and _unbracketed_v6(entry):
+    """A LOCATION entry as the core's address, read as Django's backend of the value format
+    fmt reads it, so that the same LOCATION reaches the same socket (or fails as there):
+
+    - ``PyMemcacheCache`` (pymemcache's ``HashClient``): every entry as
+      ``mcpool.compat.pymemcache``'s ``HashClient`` reads a server: ``/path`` and
+      ``unix:/path`` the socket, taken whole (a ``:2`` in the name is the path, not a weight:
+      tester finding retest14 1), the port after the last ``:`` (``::1:11211``: finding
+      addresses 5), so ``host:port:2`` and ``[v6]:port:2`` are a host no resolver answers,
+      refused alike (finding retest27 8: the IPv6 one was weight 2);
+    - ``MemcachedCache`` (python-memcached): every entry as ``mcpool.compat.memcache`` reads
+      a server: ``inet:host:port``, ``inet6:[v6]:port`` (finding retest27 3: refused),
+      ``unix:NAME`` in the working directory (finding retest14 3), ``host:port``; what
+      python-memcached refuses (``[v6]:port``, ``host:port:2``) raises its ``ValueError``;
+    - ``PyLibMCCache`` (pylibmc): ``/path`` and ``unix:/path`` the socket, taken whole.
+
+    Any other entry, and every entry under another value format, is the core's to read."""
+    if fmt == "pymemcache":
         from mcpool.compat import pymemcache as _pymemcache
         return _pymemcache._address(_pymemcache.normalize_server_spec(entry))
-    if fmt in ("pylibmc", "pymemcache"):
-        path = entry[5:] if entry.startswith("unix:") else entry
-        if not path.startswith("/"):
-            return entry  # pymemcache's HashClient reads a relative unix:NAME as a host
-    elif fmt == "python-memcached" and entry.startswith("unix:"):
-        # joined, not normalized: the kernel resolves "link/.." through the link
-        path = os.path.join(os.getcwd(), entry[5:])
-    return entry if path is None else _socket_address(path)
-
-
-def _unbracketed_v6(entry):
-    """An IPv6 address written without brackets, with or without a port (``::1:11211``)."""
-    return entry.count(":") > 1 and not entry.startswith(("[", "/", "unix:"))
+    if fmt == "python-memcached":
+        from mcpool.compat import memcache as _memcache
+        return _memcache._core_address(entry)[0]
+    if fmt == "pylibmc" and entry.startswith(("/", "unix:/")):
+        return _socket_address(entry[5:] if entry.startswith("unix:") else entry)
+    return entry
 
 
 class McpoolCache(BaseCache):
@@ -302,12 +302,15 @@ class McpoolCache(BaseCache):
         self._options = options
         self._client = None
         named = _core_names(options)
-        if any(s.startswith(("/", "unix:")) or _unbracketed_v6(s) for s in self._servers):
-            # a socket is read as the Django backend of the value format the core resolves
-            # from OPTIONS reads it: asked of a client of a placeholder socket, never used
-            # (a client connects at its first call), since LOCATION may be what the core
-            # would refuse (a relative unix:NAME)
-            fmt = mcpool.Client(["unix:/nonexistent"], **options).value_format
+        if self._servers and (named.get("preset") is not None
+                              or named.get("value_format") is not None):
+            # LOCATION is read as the Django backend of the value format the core resolves
+            # from OPTIONS reads it: asked of a client of placeholder sockets (one per entry,
+            # for OPTIONS that count servers), never used (a client connects at its first
+            # call), since LOCATION may be what the core would refuse (inet6:[::1]:11211, a
+            # relative unix:NAME)
+            fmt = mcpool.Client(["unix:/nonexistent/%d" % i for i in range(len(self._servers))],
+                                **options).value_format
             self._servers = [_location_address(s, fmt) for s in self._servers]
         # the value format the core resolved (any spelling, from a preset or the option)
         fmt = self._cache.value_format if self._servers else None

@@ -77,6 +77,9 @@ server it is the key. A custom
 ``pickler``/``unpickler``/``compressor``/``decompressor``, ``pload``/``pid`` and
 ``flush_on_reconnect`` are refused (``NotImplementedError``): the value layout is the core's.
 ``delete_multi`` returns 1 when a connection is reset under it (python-memcached: 0).
+A server ``"/path"`` without ``unix:``, the TCP host ``/path`` to python-memcached (never
+reached: its keys go to the other servers by its rehash), raises ``ValueError`` naming the
+``unix:PATH`` spelling.
 ``noreply=True`` is accepted and ignored: the call waits for memcached's reply and answers
 the real outcome, where python-memcached reads no reply and answers as if it succeeded
 (``add`` of an existing key, ``replace``/``append``/``prepend`` of a missing one: False
@@ -172,8 +175,24 @@ def _parse(spec):
     if not m:
         raise ValueError('Unable to parse connection string: "%s"' % spec)
     ip, port = m.group("host"), int(m.group("port") or 11211)
+    if "/" in ip:
+        # python-memcached connects to the TCP host "/path" (a name no resolver answers);
+        # the core would read "/path:11211" as a unix socket with a weight of 11211, every
+        # key on it: refused, naming the socket's spelling
+        raise ValueError(
+            "server %r: python-memcached reads it as the TCP host %r, port %d, which no "
+            "resolver answers (its calls fail); a unix socket is written unix:PATH"
+            % (spec, ip, port))
     host = "[%s]" % ip if ":" in ip else ip
     return weight, family, (ip, port), ip, port, "%s:%d" % (host, port)
+
+
+def _core_address(spec):
+    """The core's address of a server spec and its weight, read as python-memcached reads it
+    (``_parse``): a unix socket as ``unix:PATH``, so that a ``:2`` in its path stays the path
+    (tester finding addresses 1). mcpool.django reads a ``MemcachedCache`` LOCATION with it."""
+    weight, family, _, _, _, label = _parse(spec)
+    return (_socket_address(label) if family == _socket.AF_UNIX else label), weight
 
 
 class _Host:
@@ -336,8 +355,7 @@ class Client:
         if isinstance(servers, str):
             servers = [servers]
         hosts = [_Host(s, self) for s in servers]
-        specs = [(_socket_address(h._label) if h.family == _socket.AF_UNIX else h._label, h.weight)
-                 for h in hosts]
+        specs = [_core_address(s) for s in servers]
         if self.socket_timeout == 0:
             # python-memcached's socket.settimeout(0) is a non-blocking socket: its connect
             # never completes (EINPROGRESS), so every server is marked dead and every call

@@ -72,13 +72,14 @@ What is pymemcache's and stays so:
   ``MemcacheUnknownError``; a connection the server closed where a reply belongs is
   ``MemcacheUnexpectedCloseError``, as pymemcache raises it; any other connection failure
   stays an ``OSError`` (``socket.error``), which is what a pymemcache caller catches.
-  ``set_many`` raises those ``MemcacheError``s too (a ``SERVER_ERROR`` reply such as "out of
-  memory storing object" or a value too large, a connection closed where a reply belongs,
-  ...), as pymemcache's ``Client``, ``PooledClient`` and ``HashClient`` do, once the other
-  servers' keys are stored; it lists the keys memcached answered ``NOT_STORED`` and those
-  of a server it could not reach (see below). A value the serde cannot decode (text that is
-  not UTF-8, an integer flag on a body that is not a number) raises a ``ValueError``
-  (``mcpool.ValueFormatError``), as pymemcache's deserializer does.
+  ``set_many`` raises a server's failure too, as pymemcache's ``Client``, ``PooledClient``
+  and ``HashClient`` do (see below for when): a ``SERVER_ERROR`` reply such as "out of
+  memory storing object" or a value too large, a connection closed where a reply belongs, a
+  timeout (``socket.timeout``: with the request sent, memcached may have stored the keys),
+  a refused connect; it lists the keys memcached answered ``NOT_STORED`` (and a
+  ``HashClient`` those of a server in its retry window, as there). A value the serde cannot
+  decode (text that is not UTF-8, an integer flag on a body that is not a number) raises a
+  ``ValueError`` (``mcpool.ValueFormatError``), as pymemcache's deserializer does.
 - ``__getitem__`` (``KeyError`` for a miss or a stored None), ``__setitem__``,
   ``__delitem__``; ``close``/``disconnect_all``/``quit`` close the connections (the next
   call opens new ones); ``HashClient.add_server``/``remove_server``.
@@ -126,7 +127,7 @@ What differs:
 - Not supported, refused with ``NotImplementedError`` naming the argument: a custom
   ``serde``/``serializer``/``deserializer`` (the value layout is the core's: ``pickle_serde``
   or none), ``flags=`` on a store (other than 0 without a serde), ``socket_module``,
-  ``socket_keepalive``, ``tls_context`` (use ``mcpool.Client``'s ``tls_*`` options),
+  ``tls_context`` (use ``mcpool.Client``'s ``tls_*`` options),
   ``lock_generator``, a ``hasher`` other than ``RendezvousHash``, a ``retry_timeout`` of 0
   or less (pymemcache then retries a failing server at every call and still removes it after
   ``retry_attempts`` + 1 failures; the core never removes a server that is always due for
@@ -141,18 +142,23 @@ What differs:
   (with ``use_pooling`` or ``PooledClient``) is the core's per-server ``max_size``: a call
   beyond it waits for a connection (``pool_timeout``) where pymemcache raises; without it
   the core's 16. ``pool_idle_timeout`` is the core's ``idle_timeout``.
-- ``set_many`` with a server it could not reach (an ``OSError``: a refused connect, a
-  timeout) returns that server's keys (not stored) instead of raising that error, which
-  pymemcache's ``Client``/``PooledClient`` raise, and its ``HashClient`` at the server's
-  first failure (in the retry window it lists them, as here). An error reply or a
-  connection closed where the reply belongs raises, as there, but only once every other
-  server's keys are stored (pymemcache raises at the first failing server and sends the
-  later servers' keys no more). A ``HashClient`` with ``ignore_exc`` lists every key a
-  server failed (an outage, an error reply, a closed connection) where pymemcache's answers
-  ``[]`` (its ``_set_many`` drops the error before counting a key failed: stores that did
-  not happen reported done). ``get_many`` on a ``HashClient`` whose server failed
-  raises that error after reading the other servers (pymemcache raises at the first
-  failing server). Once every server of a ``HashClient`` is out, calls answer their
+- ``socket_keepalive=KeepaliveOpts(idle, intvl, cnt)`` is the core's ``tcp_keepalive`` with
+  ``tcp_keepidle`` ``idle`` seconds, which sends the first probe after ``idle`` seconds
+  without traffic, the next ones ``idle`` apart, and gives up after the system's count
+  (``net.ipv4.tcp_keepalive_probes``, 9 by default): so ``intvl`` must be ``idle`` and
+  ``cnt`` that count, and any other ``KeepaliveOpts`` (its default ``(1, 1, 5)`` too, on a
+  system with 9) raises ``NotImplementedError`` naming what mcpool sets; ``idle`` must be
+  whole seconds up to 32767 (``ValueError``). On a unix socket it changes nothing
+  (pymemcache's ``setsockopt`` fails there at every connect: ``OSError`` "Operation not
+  supported").
+- ``set_many`` raises a server's failure (above) only once every other server's keys are
+  stored (pymemcache raises at the first failing server and sends the later servers' keys
+  no more). A ``HashClient`` with ``ignore_exc`` lists every key a server failed (an
+  outage, a timeout, an error reply, a closed connection: not known to be stored) where
+  pymemcache's answers ``[]`` (its ``_set_many`` drops the error before counting a key
+  failed: stores that did not happen reported done). ``get_many`` on a ``HashClient`` whose
+  server failed raises that error after reading the other servers (pymemcache raises at the
+  first failing server). Once every server of a ``HashClient`` is out, calls answer their
   defaults where pymemcache raises ``MemcacheError("All servers seem to be down right
   now")`` (with no servers at all it raises it, as there).
 - ``HashClient`` has pymemcache's methods; ``stats``/``version``/``__getitem__`` are
@@ -165,6 +171,7 @@ What differs:
 """
 import functools as _functools
 import io as _io
+import ipaddress as _ipaddress
 import logging as _logging
 import os as _os
 import pickle as _pickle
@@ -402,6 +409,15 @@ def _address(server, relative_socket=False):
     ``HashClient``, as pymemcache's HashClient reads it (finding addresses 2)."""
     if isinstance(server, tuple):
         host, port = server
+        if ":" in host and not _ipv6(host):
+            # "10.0.0.1:11211:2" and "[::1]:11211:2" are the host "10.0.0.1:11211" or
+            # "::1]:11211", port 2, to pymemcache (no weights), whose every call fails
+            # resolving it (socket.gaierror); refused, one rule for both (tester finding
+            # retest27 8: the IPv6 form was weight 2 under mcpool.django's pymemcache preset)
+            raise ValueError(
+                "pymemcache reads this server as the host %r and the port %r (it takes no "
+                "weight): a host no resolver answers, so every call fails; write host:port, "
+                "[v6]:port or (host, port)" % (host, port))
         return "[%s]:%s" % (host, port) if ":" in host else "%s:%s" % (host, port)
     if server.startswith("/"):
         return _socket_address(server)
@@ -409,6 +425,15 @@ def _address(server, relative_socket=False):
         # joined, not normalized: the kernel resolves "link/.." through the link
         return _socket_address(_os.path.join(_os.getcwd(), server))
     return server
+
+
+def _ipv6(host):
+    """Whether host is an IPv6 address (with a zone: ``fe80::1%eth0``)."""
+    try:
+        _ipaddress.IPv6Address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _hashed(server):
@@ -527,6 +552,52 @@ def _dead(e):
     return getattr(e, "status_name", None) == "MCPOOL_SERVER_DEAD"
 
 
+_KEEPALIVE_PROBES = "/proc/sys/net/ipv4/tcp_keepalive_probes"
+_MAX_KEEPIDLE = 32767  # the kernel's MAX_TCP_KEEPIDLE
+
+
+def _keepalive(opts):
+    """The core's options for pymemcache's ``socket_keepalive``, a ``KeepaliveOpts`` (its
+    own or this module's): SO_KEEPALIVE, the first probe after ``idle`` seconds without
+    traffic (``tcp_keepalive``, ``tcp_keepidle``). The core sends the next probes ``idle``
+    apart (TCP_KEEPINTVL) and gives up after the system's count (TCP_KEEPCNT unset:
+    net.ipv4.tcp_keepalive_probes), so a ``KeepaliveOpts`` whose ``intvl`` is not its
+    ``idle`` or whose ``cnt`` is not that count is refused, naming what mcpool sets: never
+    probes other than asked (tester finding retest27 7: every ``socket_keepalive`` was
+    refused with a message about TLS)."""
+    if opts is None:
+        return {}
+    cls = type(opts)
+    if not (isinstance(opts, KeepaliveOpts) or (cls.__name__ == "KeepaliveOpts"
+                                                and cls.__module__ == "pymemcache.client.base")):
+        raise ValueError(  # pymemcache's words
+            "Unsupported keepalive options. If you see this message it means that you passed "
+            "an unsupported object within the param `socket_keepalive`. To fix it please "
+            "instantiate and pass to socket_keepalive a KeepaliveOpts object. That's the only "
+            "supported type of structure.")
+    idle, intvl, cnt = opts.idle, opts.intvl, opts.cnt
+    given = "socket_keepalive=KeepaliveOpts(idle=%r, intvl=%r, cnt=%r)" % (idle, intvl, cnt)
+    if not (isinstance(idle, int) and 1 <= idle <= _MAX_KEEPIDLE):
+        # pymemcache hands idle to setsockopt, which takes an int the kernel bounds
+        raise ValueError("%s: idle is whole seconds from 1 to %d (the kernel's TCP_KEEPIDLE)"
+                         % (given, _MAX_KEEPIDLE))
+    try:
+        with open(_KEEPALIVE_PROBES) as f:
+            probes = int(f.read())
+    except (OSError, ValueError):
+        probes = None
+    if intvl != idle or cnt != probes:
+        count = ("%d here" % probes) if probes is not None else "not readable here"
+        fix = ("give intvl=%r and cnt=%d, " % (idle, probes)) if probes is not None else ""
+        raise NotImplementedError(
+            "%s: mcpool's keepalive (mcpool.Client's tcp_keepalive=True, tcp_keepidle=SECONDS) "
+            "sends the first probe after idle seconds without traffic, the next ones idle "
+            "apart, and gives up after the system's count of probes "
+            "(net.ipv4.tcp_keepalive_probes, %s); it sets no other interval or count: %sor "
+            "leave socket_keepalive out" % (given, count, fix))
+    return {"tcp_keepalive": True, "tcp_keepidle": int(idle)}
+
+
 def _seconds(value, name):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError("%s must be a number of seconds, not %r" % (name, value))
@@ -586,12 +657,13 @@ class _Base:
                no_delay, ignore_exc, socket_module, socket_keepalive, key_prefix,
                default_noreply, allow_unicode_keys, encoding, tls_context, extra):
         for name, given, default in (("socket_module", socket_module, _socket),
-                                     ("socket_keepalive", socket_keepalive, None),
                                      ("tls_context", tls_context, None)):
             if given is not default:
                 raise NotImplementedError(
                     "%s=...: not supported by mcpool's pymemcache drop-in (mcpool has its own "
                     "sockets; TLS through mcpool.Client's tls_* options)" % name)
+        keepalive = _keepalive(socket_keepalive)
+        self.socket_keepalive = socket_keepalive
         self._pickle_version = _pickle_version(serde_, serializer, deserializer)
         self.serde = serde_ or LegacyWrappingSerde(serializer, deserializer)
         if isinstance(key_prefix, str):
@@ -622,6 +694,7 @@ class _Base:
             # its bytes as pymemcache sends them, UTF-8 or not (tester finding keys2 2: a
             # Latin-1 prefix was refused)
             opts["key_prefix"] = key_prefix
+        opts.update(keepalive)
         opts.update(extra)
         self._opts = opts
         self._servers = list(servers)
@@ -787,21 +860,16 @@ class _Base:
             failed = list(self._mc.set_multi(wire, expire, _failed=errors))
         except _mcpool.Error as e:
             return self._failed(e, list(values))
-        if not (self._hash and self.ignore_exc):
-            for e in errors.values():
-                mapped = _mapped(e)
-                if isinstance(mapped, MemcacheError):
-                    # an error reply (SERVER_ERROR, a value too large, ...) or a connection
-                    # closed where the reply belongs: pymemcache's Client raises it from
-                    # set_many, and its HashClient lets it through (no socket.error); the
-                    # other servers' keys are stored by now (tester finding retest26 1: it
-                    # was listed)
-                    raise mapped from None
-        # listed: the keys memcached answered NOT_STORED; those of a server that could not
-        # be reached (an OSError: a refused connect, a timeout) or is in HashClient's retry
-        # window (MCPOOL_SERVER_DEAD), which pymemcache's HashClient lists there (the first
-        # failure it raises: module docstring); with HashClient's ignore_exc, every key a
-        # server failed (pymemcache answers [] there: module docstring)
+        for e in errors.values():
+            # a server's failure raises, as pymemcache's Client, PooledClient and HashClient
+            # raise it from set_many, once the other servers' keys are stored: an error reply,
+            # a connection closed where the reply belongs (tester finding retest26 1), a
+            # timeout after the request was sent, whose outcome is unknown, and a refused
+            # connect (finding retest27 1: both were listed as not stored). _failed answers
+            # instead in HashClient's retry window (MCPOOL_SERVER_DEAD), where pymemcache
+            # lists the keys, and with its ignore_exc (pymemcache answers []: module docstring)
+            self._failed(e, None)
+        # the keys memcached answered NOT_STORED, and those of a server _failed answered for
         return failed
 
     set_multi = set_many
@@ -1209,10 +1277,17 @@ class HashClient(_Base):
 
 
 class KeepaliveOpts:
-    """pymemcache's ``KeepaliveOpts(idle=1, intvl=1, cnt=5)``, for the programs that import
-    it; given as ``socket_keepalive`` it is refused (mcpool has its own sockets)."""
+    """pymemcache's ``KeepaliveOpts(idle=1, intvl=1, cnt=5)`` (seconds, seconds, probes; each
+    at least 1). Given as ``socket_keepalive`` it is the core's ``tcp_keepalive`` and
+    ``tcp_keepidle=idle`` when ``intvl`` is ``idle`` and ``cnt`` the system's count of
+    probes (net.ipv4.tcp_keepalive_probes), and refused otherwise (``_keepalive``)."""
+
+    __slots__ = ("idle", "intvl", "cnt")
 
     def __init__(self, idle=1, intvl=1, cnt=5):
+        for name, value in (("idle", idle), ("intvl", intvl), ("cnt", cnt)):
+            if value < 1:
+                raise ValueError("The %s parameter must be greater or equal to 1." % name)
         self.idle, self.intvl, self.cnt = idle, intvl, cnt
 
 
