@@ -7,6 +7,8 @@ package io.mcpool;
  * counters) carries its own flags instead.
  */
 public final class CachedData {
+    /** The body: a kind's bytes (for INT the decimal ASCII text, for BOOL "1" or "0"), or a
+     * raw value's bytes. */
     public final byte[] data;
     /** The flags of a raw value (kind null); 0 otherwise. */
     public final int flags;

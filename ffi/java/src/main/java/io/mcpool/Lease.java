@@ -28,6 +28,7 @@ public final class Lease {
         this.cas = cas;
     }
 
+    /** What the lease says to do: use the value, recompute it, or wait. */
     public State state() { return state; }
     /** The value (fresh for HIT, stale otherwise), or null when there is none. */
     public Object value() { return value; }

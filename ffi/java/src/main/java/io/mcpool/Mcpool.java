@@ -36,8 +36,10 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>TTLs are seconds (0 = never expires; above 30 days memcached reads an absolute Unix
  * time, up to 2147483647). A negative TTL of a store, touch or counter (set, add, replace,
  * cas, setBytes, setMulti, setMultiNoreply, setWithVersion, touch, incrOrInit, decrOrInit; and of gat, gats,
- * gatMulti, gatsMulti) stores the item already expired, as memcached reads a negative expiry and spymemcached sends it: the core's
- * rule for signed expiries (MCPOOL_EXPIRED_AT_ONCE; Python and Perl do the same). The lease
+ * gatMulti, gatsMulti) stores the item already expired, on every protocol, as memcached reads
+ * a negative expiry: the core's rule for signed expiries (MCPOOL_EXPIRED_AT_ONCE; Python and
+ * Perl do the same). spymemcached does so on the text protocol only: on binary it sends -1 as
+ * the unsigned 4294967295, a unix time in 2106, and its item stays. The lease
  * times of {@link #getLease} and {@link #invalidate}, which have no such meaning, refuse a
  * negative one: a {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming it, nothing sent.
  *
@@ -65,6 +67,35 @@ public final class Mcpool implements AutoCloseable {
     private volatile ConcurrentHashMap<String, LongAdder> suppressed = new ConcurrentHashMap<>();
     /** The operation listener and its exception count (null: none). */
     private final Native.OperationDispatch operations;
+    /** The configuration the client was built from, for {@link #storedReader()}. */
+    private final Config cfg;
+    /** Guards {@link #stored} and {@link #serversSet}, and orders {@link #setServers} with them. */
+    private final Object storedLock = new Object();
+    /** A client of the {@code libmemcached} value format (flags uninterpreted, nothing
+     * inflated) on the same servers, with the same keys, for {@link #getBytes} of a value this
+     * client's format cannot deliver; made at the first such value (null until then). */
+    private NativeClient stored;
+    /** The last {@link #setServers} list, which {@link #stored} takes too; null: the
+     * configured servers. */
+    private ServerList serversSet;
+
+    /** A server list as {@code Native.setServers} takes it: the addresses packed one after
+     * another, each one's length, each one's weight. */
+    private static final class ServerList {
+        final byte[] packed;
+        final int[] lens, weights;
+
+        ServerList(byte[] packed, int[] lens, int[] weights) {
+            this.packed = packed;
+            this.lens = lens;
+            this.weights = weights;
+        }
+
+        /** Makes it client h's list. */
+        void applyTo(long h) {
+            Native.setServers(h, packed, lens, weights);
+        }
+    }
 
     Mcpool(Config cfg, Transcoder tc) {
         this(cfg, f -> tc);
@@ -74,6 +105,7 @@ public final class Mcpool implements AutoCloseable {
      * with (null: the caller brings one, as {@link MemCachedClient}). */
     Mcpool(Config cfg, java.util.function.Function<String, Transcoder> pick) {
         this.nc = new NativeClient(cfg);
+        this.cfg = cfg.copy();
         this.operations = cfg.operations;
         long h = nc.acquire();
         try {
@@ -122,6 +154,7 @@ public final class Mcpool implements AutoCloseable {
         return Native.tlsSupported();
     }
 
+    /** A new {@link Builder}: no servers, no preset, every option at the core's default. */
     public static Builder builder() {
         return new Builder();
     }
@@ -256,10 +289,15 @@ public final class Mcpool implements AutoCloseable {
         /** Most connections per server (default 16). */
         public Builder maxConnections(int n) { return option("max_size", Integer.toString(n)); }
 
+        /** A pooled connection idle for longer is closed (the core's {@code idle_timeout},
+         * default 300000; 0 keeps idle connections). */
         public Builder idleTimeoutMillis(long ms) { return option("idle_timeout", ms + "ms"); }
 
+        /** A connection older than this is not handed out again and is closed (the core's
+         * {@code max_lifetime}, default 0: no limit). */
         public Builder maxLifetimeMillis(long ms) { return option("max_lifetime", ms + "ms"); }
 
+        /** Each connection attempt (the core's {@code connect_timeout}, default 1000). */
         public Builder connectTimeoutMillis(long ms) { return option("connect_timeout", ms + "ms"); }
 
         /** Each socket read or write (default 1000). */
@@ -271,8 +309,24 @@ public final class Mcpool implements AutoCloseable {
         /** A bound on a whole call, retries and failover included (0: none; default 5000). */
         public Builder operationTimeoutMillis(long ms) { return option("operation_timeout", ms + "ms"); }
 
+        /** TCP_NODELAY, Nagle's algorithm off (the core's {@code nodelay}, default on). */
         public Builder noDelay(boolean on) { return option("nodelay", Boolean.toString(on)); }
 
+        /** SO_KEEPALIVE on every TCP connection (the core's {@code tcp_keepalive}, default
+         * off): the system probes a connection idle for {@link #tcpKeepidleSeconds} (or its
+         * own default, two hours on Linux), which keeps a NAT's or firewall's state of a pooled
+         * connection alive and finds one the network silently lost. */
+        public Builder tcpKeepalive(boolean on) { return option("tcp_keepalive", Boolean.toString(on)); }
+
+        /** With {@link #tcpKeepalive}, the idle time before the first probe and between
+         * probes, in seconds (the core's {@code tcp_keepidle}: TCP_KEEPIDLE and TCP_KEEPINTVL;
+         * default 0: the system's). A negative count is refused by {@link #build()}
+         * (MCPOOL_CONFIG, naming the option). */
+        public Builder tcpKeepidleSeconds(int seconds) { return option("tcp_keepidle", seconds + "s"); }
+
+        /** A version round trip on every checkout of a pooled connection (the core's
+         * {@code test_on_check_out}, default off: it costs a round trip, and a broken
+         * connection is never given back to the pool anyway). */
         public Builder testOnCheckOut(boolean on) { return option("test_on_check_out", Boolean.toString(on)); }
 
         /** Consecutive failures after which a server is marked dead (default 2). */
@@ -281,10 +335,19 @@ public final class Mcpool implements AutoCloseable {
         /** First wait before a dead server is tried again (default 1000; doubles up to the max). */
         public Builder retryTimeoutMillis(long ms) { return option("retry_timeout", ms + "ms"); }
 
+        /** The cap on the doubling wait of {@link #retryTimeoutMillis} (the core's
+         * {@code retry_timeout_max}, default 30000). */
         public Builder retryTimeoutMaxMillis(long ms) { return option("retry_timeout_max", ms + "ms"); }
 
+        /** The largest value a store sends, in bytes after compression (the core's
+         * {@code max_value_size}, default 1048576, memcached's default item size): a larger
+         * one is a {@link ClientException}, nothing sent. */
         public Builder maxValueSize(long bytes) { return option("max_value_size", Long.toString(bytes)); }
 
+        /** The most bytes a compressed value may inflate to (the core's
+         * {@code max_decompressed_size}, default 67108864): reading one that inflates beyond it
+         * is an {@link McpoolException} (MCPOOL_DECOMPRESS) naming the key, and a store larger
+         * than it is sent uncompressed, so the client can read back what it stores. */
         public Builder maxDecompressedSize(long bytes) { return option("max_decompressed_size", Long.toString(bytes)); }
 
         /** SASL PLAIN credentials (binary protocol). A password that is refused (an unpaired
@@ -747,6 +810,8 @@ public final class Mcpool implements AutoCloseable {
         return store(tc, Native.OP_SET, key, value, ttl, 0) == Native.OK;
     }
 
+    /** {@link #set(String, Object, int)} with a TTL of 0: the item never expires (memcached
+     * may still evict it). */
     public boolean set(String key, Object value) {
         return set(key, value, 0);
     }
@@ -769,6 +834,7 @@ public final class Mcpool implements AutoCloseable {
         return store(tc, Native.OP_APPEND, key, value, 0, 0) == Native.OK;
     }
 
+    /** As {@link #append}, the bytes put before the stored ones. */
     public boolean prepend(String key, Object value) {
         return store(tc, Native.OP_PREPEND, key, value, 0, 0) == Native.OK;
     }
@@ -825,6 +891,7 @@ public final class Mcpool implements AutoCloseable {
         return out;
     }
 
+    /** {@link #getMulti(Collection)} of these keys. */
     public Map<String, Object> getMulti(String... keys) {
         notNull(keys, "key array");
         return getMulti(Arrays.asList(keys));
@@ -846,6 +913,7 @@ public final class Mcpool implements AutoCloseable {
         return items(ks, getMultiArray(tc, ks, false, false, 0, true));
     }
 
+    /** {@link #getsMulti(Collection)} of these keys. */
     public Map<String, MemcachedItem> getsMulti(String... keys) {
         notNull(keys, "key array");
         return getsMulti(Arrays.asList(keys));
@@ -896,6 +964,7 @@ public final class Mcpool implements AutoCloseable {
         return hits(ks, getMultiArray(tc, ks, false, true, ttl));
     }
 
+    /** {@link #gatMulti(int, Collection)} of these keys. */
     public Map<String, Object> gatMulti(int ttl, String... keys) {
         notNull(keys, "key array");
         return gatMulti(ttl, Arrays.asList(keys));
@@ -911,6 +980,7 @@ public final class Mcpool implements AutoCloseable {
         return items(ks, getMultiArray(tc, ks, false, true, ttl, true));
     }
 
+    /** {@link #gatsMulti(int, Collection)} of these keys. */
     public Map<String, MemcachedItem> gatsMulti(int ttl, String... keys) {
         notNull(keys, "key array");
         return gatsMulti(ttl, Arrays.asList(keys));
@@ -928,12 +998,62 @@ public final class Mcpool implements AutoCloseable {
         return storeRaw(Native.OP_SET, key(key), data, flags, ttl, 0) == Native.OK;
     }
 
-    /** Raw bytes and flags, or null on a miss: the body in its kind's form (inflated; an
-     * integer as decimal text, a boolean as "1"/"0"), the flags without the compression bits. */
+    /**
+     * The value's bytes and flags, whatever the flags, or null on a miss; never decoded into
+     * a Java object. A value the value format reads comes in its kind's form: inflated, an
+     * integer as decimal text, a boolean as "1"/"0", the flags without the compression bits
+     * (what {@link #setBytes} takes back). A value it cannot deliver (flags that mean nothing
+     * in the format, such as spymemcached's Date, Float and Double or Whalin's Character, a
+     * body those flags cannot hold, a serialized object while serialization is off:
+     * MCPOOL_VALUE_FORMAT; a compressed body that does not inflate: MCPOOL_DECOMPRESS) comes
+     * as memcached holds it: its flags as stored (compression bits included) and its body
+     * not inflated, read a second time through a client of the {@code libmemcached} value
+     * format on the same servers, made at the first such value (it has its own connections
+     * and metrics, not counted in {@link #metrics()}). Such flags are refused by
+     * {@link #setBytes} of this client, as for any store; a {@code libmemcached} client
+     * stores them back as they are.
+     */
     public CachedData getBytes(String key) {
+        byte[] k = key(key);
         long[] meta = new long[2];
-        byte[] b = getRaw(key(key), false, meta);
+        byte[] b;
+        try {
+            b = getRaw(k, false, meta);
+        } catch (McpoolException e) {
+            if (!unreadableValue(e)) throw e;
+            NativeClient r = storedReader();
+            long h = r.acquire();
+            try {
+                b = Native.get(h, k, k.length, false, meta);
+            } finally {
+                r.release();
+            }
+        }
         return b == null ? null : new CachedData(b, (int) meta[0]);
+    }
+
+    /** {@link #stored}, made now if it is not yet (after {@link #close()}: MCPOOL_CLOSED). */
+    private NativeClient storedReader() {
+        synchronized (storedLock) {
+            if (nc.isClosed()) throw new ClientException(Native.CLOSED, "MCPOOL_CLOSED", "the client is closed");
+            if (stored == null) {
+                Config c = cfg.copy();
+                c.listener = null; // its servers' health is its own: no events for it
+                c.set("value_format", "libmemcached").set("compression", "false")
+                    .set("compression_codec", "auto").set("min_idle", "0");
+                NativeClient r = new NativeClient(c);
+                if (serversSet != null) {
+                    long h = r.acquire();
+                    try {
+                        serversSet.applyTo(h);
+                    } finally {
+                        r.release();
+                    }
+                }
+                stored = r;
+            }
+            return stored;
+        }
     }
 
     /** Keys packed one after another for a batch call; lens[i] each key's length. */
@@ -1368,14 +1488,17 @@ public final class Mcpool implements AutoCloseable {
         return arith(Native.OP_DECR, key, delta, 0, 0, out) == Native.OK ? OptionalLong.of(out[0]) : OptionalLong.empty();
     }
 
-    /** Increments, or creates the counter with initial when missing; the new value (a
-     * negative delta or initial, or a result above Long.MAX_VALUE: as {@link #incr}). */
+    /** Increments, or creates the counter with initial when missing (with this ttl, by the
+     * rule of {@link #set}); the new value (a negative delta or initial, or a result above
+     * Long.MAX_VALUE: as {@link #incr}). The counter created is decimal text with flags 0. */
     public long incrOrInit(String key, long delta, long initial, int ttl) {
         long[] out = new long[1];
         arith(Native.OP_INCR_INIT, key, delta, initial, ttl, out);
         return out[0];
     }
 
+    /** As {@link #incrOrInit}, subtracting (memcached stops at 0): the new value, or initial
+     * when the key was missing and is created with it. */
     public long decrOrInit(String key, long delta, long initial, int ttl) {
         long[] out = new long[1];
         arith(Native.OP_DECR_INIT, key, delta, initial, ttl, out);
@@ -1498,12 +1621,24 @@ public final class Mcpool implements AutoCloseable {
             lens[i] = b.length;
             all.write(b, 0, b.length);
         }
-        long h = nc.acquire();
-        try {
-            Native.setServers(h, all.toByteArray(), lens, weights.clone());
-            this.suppressed = new ConcurrentHashMap<>();
-        } finally {
-            nc.release();
+        ServerList list = new ServerList(all.toByteArray(), lens, weights.clone());
+        synchronized (storedLock) { // the reader of getBytes follows, in the same order
+            long h = nc.acquire();
+            try {
+                list.applyTo(h);
+                this.suppressed = new ConcurrentHashMap<>();
+            } finally {
+                nc.release();
+            }
+            serversSet = list;
+            if (stored != null) {
+                long r = stored.acquire();
+                try {
+                    list.applyTo(r);
+                } finally {
+                    stored.release();
+                }
+            }
         }
     }
 
@@ -1758,8 +1893,14 @@ public final class Mcpool implements AutoCloseable {
     @Override
     public void close() {
         nc.close();
+        NativeClient r;
+        synchronized (storedLock) {
+            r = stored;
+        }
+        if (r != null) r.close();
     }
 
+    /** Whether {@link #close()} was called (every call then throws MCPOOL_CLOSED). */
     public boolean isClosed() {
         return nc.isClosed();
     }

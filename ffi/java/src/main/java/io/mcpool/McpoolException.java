@@ -14,10 +14,16 @@ package io.mcpool;
  */
 public class McpoolException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    /** The C ABI's status number (0: raised by the Java side). */
     private final int status;
+    /** The status's name, e.g. {@code MCPOOL_IO}. */
     private final String statusName;
+    /** The message without the status name before it. */
     private final String detail;
 
+    /** An exception of this status: the C ABI's number ({@link #status()}, 0 for the Java
+     * side's own) and name ({@link #statusName()}); its message reads
+     * {@code statusName + ": " + message}. */
     public McpoolException(int status, String statusName, String message) {
         super(statusName + ": " + message);
         this.status = status;

@@ -47,7 +47,10 @@ import java.util.Set;
  *     value with flags 0 (a counter from {@link #storeCounter} or {@link #addOrIncr}, or
  *     another client's bytes) as its bytes; Whalin's {@code get} answered null for both
  *     (while its {@code keyExists} said true). A key that exists is never a null that looks
- *     like a miss.</li>
+ *     like a miss. So is a value Whalin 1.x wrote (flags 0, a type byte before the body: the
+ *     String "hello" is {@code {6, 'h', 'e', 'l', 'l', 'o'}}): it is not decoded, since flags 0
+ *     are bytes and its type byte cannot be told from a byte array's first byte (README.md,
+ *     "Leaving Whalin's client").</li>
  * <li>The {@code hashCode} overloads are absent: placement is always by key. So is
  *     {@code statsCacheDump}: memcached's {@code stats cachedump} answers with ITEM lines,
  *     not statistics, and is a debugging command (capped, deprecated for
@@ -81,10 +84,14 @@ public class MemCachedClient {
         this("default");
     }
 
+    /** A client of the pool of this name ({@link SockIOPool#getInstance(String)}), which must
+     * be initialized before the first call. */
     public MemCachedClient(String poolName) {
         this.pool = SockIOPool.getInstance(poolName);
     }
 
+    /** A client of the pool called "default" whose deserialized objects' classes are resolved
+     * through this loader ({@link #setClassLoader}). */
     public MemCachedClient(ClassLoader classLoader) {
         this();
         setClassLoader(classLoader);
@@ -94,6 +101,7 @@ public class MemCachedClient {
 
     /** URL-encode keys (Whalin's default: true). */
     public void setSanitizeKeys(boolean on) { sanitizeKeys = on; client = null; }
+    /** The setting of {@link #setSanitizeKeys} (default true). */
     public boolean getSanitizeKeys() { return sanitizeKeys; }
 
     /** Whalin's {@code setPrimitiveAsString} (default false): store natively handled values
@@ -112,21 +120,26 @@ public class MemCachedClient {
      * String decoded from its bytes. MARKER_STRING is the flags every Whalin client reads as
      * that String; memcached's incr/decr work on the text whatever its flags. */
     public void setPrimitiveAsString(boolean on) { primitiveAsString = on; refreshTranscoder(); }
+    /** The setting of {@link #setPrimitiveAsString} (default false). */
     public boolean getPrimitiveAsString() { return primitiveAsString; }
 
     /** Gzip values longer than the threshold, flag 2 (default true). */
     public void setCompressEnable(boolean on) { compressEnable = on; }
+    /** The setting of {@link #setCompressEnable} (default true). */
     public boolean getCompressEnable() { return compressEnable; }
 
     /** Default 30720 bytes: values longer than this are compressed (the core compares, with
      * the {@code whalin} preset's {@code compression_compare=above}). */
     public void setCompressThreshold(long bytes) { compressThreshold = bytes; }
+    /** The threshold of {@link #setCompressThreshold}, in bytes (default 30720). */
     public long getCompressThreshold() { return compressThreshold; }
 
     /** Not in Whalin (which always serialized): allow storing and reading serialized Java
      * objects (flag 8). Off by default; only values flagged serialized are deserialized. */
     public void setSerializationEnabled(boolean on) { serializationEnabled = on; refreshTranscoder(); }
 
+    /** The class loader that resolves the classes of deserialized objects, tried before
+     * {@code ObjectInputStream}'s own resolution (null: that resolution alone), as Whalin's. */
     public void setClassLoader(ClassLoader loader) { classLoader = loader; refreshTranscoder(); }
 
     /** Not in Whalin: another mapping of Java types to kinds; null returns to Whalin's.
@@ -139,8 +152,8 @@ public class MemCachedClient {
      * {@link ConfigurationException} (MCPOOL_UNSUPPORTED) here: a String that a Whalin client
      * wrote in another encoding and that is not valid UTF-8 reads as an error naming the key
      * (MCPOOL_VALUE_FORMAT, the value is kept), never as different text; its bytes are
-     * {@link Mcpool#getBytes} of a client with {@code valueFormat("libmemcached")} (flags
-     * uninterpreted), for {@code new String(data, charset)}. (Before
+     * {@link Mcpool#getBytes} (which hands out a value the format cannot read as stored), for
+     * {@code new String(data, charset)}. (Before
      * 2026-12-04 every name was accepted and ignored.) */
     public void setDefaultEncoding(String encoding) {
         Mcpool.notNull(encoding, "encoding");
@@ -212,18 +225,23 @@ public class MemCachedClient {
 
     /** Stores unconditionally; true when stored. */
     public boolean set(String key, Object value) { return set(key, value, null); }
+    /** {@link #set(String, Object)} with an expiry, sent as Whalin sent it (see the class
+     * comment: {@code getTime() / 1000} seconds, so a Date within 30 days of the epoch is that
+     * long from now and a real date an absolute time; null: never expires). */
     public boolean set(String key, Object value, Date expiry) {
         return store(Native.OP_SET, key, value, ttl(expiry), 0);
     }
 
     /** Stores only if the key is absent; false when it exists. */
     public boolean add(String key, Object value) { return add(key, value, null); }
+    /** {@link #add(String, Object)} expiring at {@code expiry}, as {@link #set(String, Object, Date)}. */
     public boolean add(String key, Object value, Date expiry) {
         return store(Native.OP_ADD, key, value, ttl(expiry), 0);
     }
 
     /** Stores only if the key exists; false when it is missing. */
     public boolean replace(String key, Object value) { return replace(key, value, null); }
+    /** {@link #replace(String, Object)} expiring at {@code expiry}, as {@link #set(String, Object, Date)}. */
     public boolean replace(String key, Object value, Date expiry) {
         return store(Native.OP_REPLACE, key, value, ttl(expiry), 0);
     }
@@ -236,6 +254,7 @@ public class MemCachedClient {
         return store(Native.OP_APPEND, key, value, 0, 0);
     }
 
+    /** As {@link #append}, the bytes put before the stored ones. */
     public boolean prepend(String key, Object value) {
         return store(Native.OP_PREPEND, key, value, 0, 0);
     }
@@ -244,6 +263,7 @@ public class MemCachedClient {
      * of 0 is a caller's error, thrown as {@link ClientException} MCPOOL_INVALID_ARGUMENT with
      * nothing sent (the binary protocol would store unconditionally). */
     public boolean cas(String key, Object value, long casUnique) { return cas(key, value, null, casUnique); }
+    /** {@link #cas(String, Object, long)} expiring at {@code expiry}, as {@link #set(String, Object, Date)}. */
     public boolean cas(String key, Object value, Date expiry, long casUnique) {
         return store(Native.OP_CAS, key, value, ttl(expiry), casUnique);
     }
@@ -353,8 +373,11 @@ public class MemCachedClient {
      * exact value in its message (Whalin threw NumberFormatException), never a negative.
      */
     public long incr(String key) { return incr(key, 1); }
+    /** Adds inc: the new value, or -1 as {@link #incr(String)}. */
     public long incr(String key, long inc) { return arith(Native.OP_INCR, key, inc); }
+    /** Subtracts 1 (memcached stops at 0): the new value, or -1 as {@link #incr(String)}. */
     public long decr(String key) { return decr(key, 1); }
+    /** Subtracts inc (memcached stops at 0): the new value, or -1 as {@link #incr(String)}. */
     public long decr(String key, long inc) { return arith(Native.OP_DECR, key, inc); }
 
     private long arith(int op, String key, long delta) {
@@ -385,6 +408,8 @@ public class MemCachedClient {
     /** Increments, or creates the counter with inc when missing (as Whalin); the new value,
      * or -1 as {@link #incr}. */
     public long addOrIncr(String key) { return addOrIncr(key, 0); }
+    /** Adds inc, or creates the counter with inc when missing (as Whalin); the new value, or
+     * -1 as {@link #incr(String)}. */
     public long addOrIncr(String key, long inc) {
         long[] out = new long[1];
         return arith(Native.OP_INCR_INIT, key, inc, inc, out) ? out[0] : -1;
@@ -392,6 +417,8 @@ public class MemCachedClient {
 
     /** Decrements, or creates the counter with inc when missing (as Whalin); the new value. */
     public long addOrDecr(String key) { return addOrDecr(key, 0); }
+    /** Subtracts inc, or creates the counter with inc when missing (as Whalin); the new value,
+     * or -1 as {@link #incr(String)}. */
     public long addOrDecr(String key, long inc) {
         long[] out = new long[1];
         return arith(Native.OP_DECR_INIT, key, inc, inc, out) ? out[0] : -1;
@@ -412,6 +439,7 @@ public class MemCachedClient {
         }
     }
 
+    /** {@link #storeCounter(String, long)} of a Long (null: a {@link ClientException}). */
     public boolean storeCounter(String key, Long counter) {
         Mcpool.notNull(counter, "counter");
         return storeCounter(key, counter.longValue());
@@ -508,10 +536,16 @@ public class MemCachedClient {
 
     /** General statistics per server ("host:port" → name → value). */
     public Map<String, Map<String, String>> stats() { return stats(null); }
+    /** General statistics of these servers ({@code host:port} as the pool lists them; null:
+     * every server); a server that failed is left out, as Whalin's. */
     public Map<String, Map<String, String>> stats(String[] servers) { return statsGroup(null, servers); }
+    /** {@code stats items} per server (item counts and ages per slab class). */
     public Map<String, Map<String, String>> statsItems() { return statsItems(null); }
+    /** {@code stats items} of these servers, as {@link #stats(String[])}. */
     public Map<String, Map<String, String>> statsItems(String[] servers) { return statsGroup("items", servers); }
+    /** {@code stats slabs} per server (memory per slab class). */
     public Map<String, Map<String, String>> statsSlabs() { return statsSlabs(null); }
+    /** {@code stats slabs} of these servers, as {@link #stats(String[])}. */
     public Map<String, Map<String, String>> statsSlabs(String[] servers) { return statsGroup("slabs", servers); }
 
     private Map<String, Map<String, String>> statsGroup(String group, String[] servers) {

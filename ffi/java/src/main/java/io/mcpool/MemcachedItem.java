@@ -10,7 +10,9 @@ public final class MemcachedItem {
      * hex), this many characters of any other value's text. */
     static final int SHOWN_BYTES = 16, SHOWN_CHARS = 64;
 
+    /** The value (decoded as {@link Mcpool#get} decodes it). */
     public final Object value;
+    /** The item's CAS unique, for {@link Mcpool#cas} and {@link Mcpool#casMulti}. */
     public final long casUnique;
 
     /** An item of a value and its CAS unique (as {@link Mcpool#gets} returns; for

@@ -31,5 +31,6 @@ package io.mcpool;
  */
 @FunctionalInterface
 public interface OperationListener {
+    /** Called once per exchange with a server, as described above. */
     void onOperation(OperationRecord record);
 }

@@ -28,6 +28,7 @@ public final class ServerEvent {
         this.retryInMillis = retryInMillis;
     }
 
+    /** Whether the server was marked dead or answers again. */
     public Kind kind() { return kind; }
     /** The server's {@code host:port} label, as configured. */
     public String server() { return server; }

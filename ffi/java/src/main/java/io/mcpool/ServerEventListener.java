@@ -7,5 +7,6 @@ package io.mcpool;
  */
 @FunctionalInterface
 public interface ServerEventListener {
+    /** Called once per state change of a server, as described above. */
     void onEvent(ServerEvent event);
 }

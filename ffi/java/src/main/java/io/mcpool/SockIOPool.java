@@ -62,9 +62,14 @@ import java.util.Map;
  * {@link #shutDown()}.
  */
 public class SockIOPool {
+    /** Whalin's default placement: the key's {@code String.hashCode()} modulo the buckets
+     * (the core's {@code whalin-native}). */
     public static final int NATIVE_HASH = 0;
+    /** Whalin's original compatible hash, modulo the buckets ({@code whalin-old-compat}). */
     public static final int OLD_COMPAT_HASH = 1;
+    /** Whalin's CRC32-based hash, modulo the buckets ({@code whalin-new-compat}). */
     public static final int NEW_COMPAT_HASH = 2;
+    /** Whalin's consistent hashing, MD5 points on a ring ({@code whalin-consistent}). */
     public static final int CONSISTENT_HASH = 3;
 
     private static final Map<String, SockIOPool> POOLS = new HashMap<>();
@@ -84,6 +89,7 @@ public class SockIOPool {
     private final Map<Boolean, Mcpool> clients = new HashMap<>();
     private volatile boolean initialized;
 
+    /** A pool of this name, not registered: {@link #getInstance(String)} makes and keeps them. */
     protected SockIOPool(String name) {
         this.name = name;
     }
@@ -101,34 +107,70 @@ public class SockIOPool {
         }
     }
 
+    /** The pool's name, as given to {@link #getInstance(String)}. */
     public String getName() { return name; }
+    /** The servers, {@code host:port} (or {@code [v6]:port}, a unix socket path), in placement
+     * order (copied). */
     public void setServers(String[] servers) { this.servers = servers == null ? null : servers.clone(); }
+    /** The servers given to {@link #setServers} (a copy), or null. */
     public String[] getServers() { return servers == null ? null : servers.clone(); }
+    /** A placement weight per server, in the order of {@link #setServers} (a null weight is 1;
+     * copied). */
     public void setWeights(Integer[] weights) { this.weights = weights == null ? null : weights.clone(); }
+    /** The weights given to {@link #setWeights} (a copy), or null. */
     public Integer[] getWeights() { return weights == null ? null : weights.clone(); }
+    /** Connections opened per server at {@link #initialize()} (the core's {@code min_idle}: the
+     * larger of this and {@link #setMinConn}). */
     public void setInitConn(int initConn) { this.initConn = initConn; }
+    /** The count given to {@link #setInitConn} (default 1). */
     public int getInitConn() { return initConn; }
+    /** Connections per server kept open (the core's {@code min_idle}: the larger of this and
+     * {@link #setInitConn}). */
     public void setMinConn(int minConn) { this.minConn = minConn; }
+    /** The count given to {@link #setMinConn} (default 1). */
     public int getMinConn() { return minConn; }
+    /** Most connections per server (the core's {@code max_size}). */
     public void setMaxConn(int maxConn) { this.maxConn = maxConn; }
+    /** The count given to {@link #setMaxConn} (default 10). */
     public int getMaxConn() { return maxConn; }
+    /** Milliseconds after which an idle connection is closed (the core's {@code idle_timeout}). */
     public void setMaxIdle(long maxIdle) { this.maxIdle = maxIdle; }
+    /** The time given to {@link #setMaxIdle}, in milliseconds (default 300000). */
     public long getMaxIdle() { return maxIdle; }
+    /** Milliseconds a read or write may take at most: caps {@link #setSocketTO}. */
     public void setMaxBusyTime(long maxBusyTime) { this.maxBusyTime = maxBusyTime; }
+    /** The time given to {@link #setMaxBusyTime}, in milliseconds (default 30000). */
     public long getMaxBusyTime() { return maxBusyTime; }
+    /** Accepted and ignored: the core's pool closes idle connections itself. */
     public void setMaintSleep(long maintSleep) { this.maintSleep = maintSleep; }
+    /** The time given to {@link #setMaintSleep}, in milliseconds (default 30000; unused). */
     public long getMaintSleep() { return maintSleep; }
+    /** Milliseconds each read and write may take (the core's {@code io_timeout}, at most
+     * {@link #setMaxBusyTime}; 0: maxBusyTime). */
     public void setSocketTO(int socketTO) { this.socketTO = socketTO; }
+    /** The time given to {@link #setSocketTO}, in milliseconds (default 30000). */
     public int getSocketTO() { return socketTO; }
+    /** Milliseconds a connect may take (the core's {@code connect_timeout}). */
     public void setSocketConnectTO(int socketConnectTO) { this.socketConnectTO = socketConnectTO; }
+    /** The time given to {@link #setSocketConnectTO}, in milliseconds (default 3000). */
     public int getSocketConnectTO() { return socketConnectTO; }
+    /** Nagle's algorithm on (true) or off (the core's {@code nodelay}, inverted). */
     public void setNagle(boolean nagle) { this.nagle = nagle; }
+    /** The setting of {@link #setNagle} (default false). */
     public boolean getNagle() { return nagle; }
+    /** A dead server's keys go to another server ({@code rehash}, true) or fail
+     * ({@code fail-fast}, false). */
     public void setFailover(boolean failover) { this.failover = failover; }
+    /** The setting of {@link #setFailover} (default true). */
     public boolean getFailover() { return failover; }
+    /** Whether a dead server is tried again (false: not for a day). */
     public void setFailback(boolean failback) { this.failback = failback; }
+    /** The setting of {@link #setFailback} (default true). */
     public boolean getFailback() { return failback; }
+    /** A version round trip on each checkout of a connection (the core's
+     * {@code test_on_check_out}). */
     public void setAliveCheck(boolean aliveCheck) { this.aliveCheck = aliveCheck; }
+    /** The setting of {@link #setAliveCheck} (default false). */
     public boolean getAliveCheck() { return aliveCheck; }
 
     /** NATIVE_HASH, OLD_COMPAT_HASH, NEW_COMPAT_HASH or CONSISTENT_HASH; anything else is a
@@ -138,6 +180,7 @@ public class SockIOPool {
         this.hashingAlg = alg;
     }
 
+    /** The algorithm given to {@link #setHashingAlg} (default NATIVE_HASH). */
     public int getHashingAlg() { return hashingAlg; }
 
     /** Not in Whalin: the core's wire protocol, {@code text} (default), {@code meta} or {@code binary}. */
@@ -149,6 +192,7 @@ public class SockIOPool {
         Mcpool.notNull(name, "valueFormat");
         this.valueFormat = name;
     }
+    /** The value format given to {@link #setValueFormat} (default {@code whalin}). */
     public String getValueFormat() { return valueFormat; }
 
     /** Not in Whalin: any option of the core's table by name, in its text form (see
@@ -199,6 +243,7 @@ public class SockIOPool {
         initialized = true;
     }
 
+    /** Whether {@link #initialize()} succeeded and {@link #shutDown()} has not been called since. */
     public boolean isInitialized() {
         return initialized;
     }

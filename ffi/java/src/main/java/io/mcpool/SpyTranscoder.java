@@ -39,10 +39,18 @@ public final class SpyTranscoder implements Transcoder {
     /** The same settings with {@link #markers} the other way. */
     private final SpyTranscoder twin;
 
+    /** spymemcached's types without Java serialization: a Short, Float, Double, Date or other
+     * {@code Serializable} is refused, and a serialized value read is an
+     * {@link McpoolException} naming the key. */
     public SpyTranscoder() {
         this(false, null);
     }
 
+    /** spymemcached's types, with Java serialization when {@code allowSerializable} (a Short
+     * and any other {@code Serializable} stored serialized, flags 1; serialized values read
+     * back as their objects: only for writers you trust). {@code loader} resolves the classes
+     * of deserialized objects, with {@code ObjectInputStream}'s own resolution for a class it
+     * does not find; null: that resolution alone. */
     public SpyTranscoder(boolean allowSerializable, ClassLoader loader) {
         this(allowSerializable, loader, true, null);
     }

@@ -6,6 +6,8 @@ package io.mcpool;
 public class TimeoutException extends ConnectionException {
     private static final long serialVersionUID = 1L;
 
+    /** An exception of this status (its number and name, as {@link McpoolException}'s) and
+     * message, which reads {@code statusName + ": " + message}. */
     public TimeoutException(int status, String statusName, String message) {
         super(status, statusName, message);
     }

@@ -1,7 +1,9 @@
 package io.mcpool;
 
 /**
- * The Java side of Whalin 2.x's MemCachedClient: with the {@code whalin} value format (its
+ * The Java side of Whalin 2.x's MemCachedClient (Whalin 1.x's layout, a type byte before the
+ * body under flags 0, is not decoded: such a value reads as those bytes, see README.md): with
+ * the {@code whalin} value format (its
  * default here, and {@link MemCachedClient}'s), values written by the old client read back
  * and the other way round, each as the Java type it was written as. Java types map to the
  * core's kinds ({@link Transcoder}); under {@code whalin} each type is written with the
@@ -64,6 +66,12 @@ public final class WhalinTranscoder implements Transcoder {
         this(false, false, null);
     }
 
+    /** Whalin's types with its settings: {@code primitiveAsString} as Whalin's
+     * {@code setPrimitiveAsString} (see the class comment), {@code allowSerializable} turns
+     * Java serialization on (flags 8; serialized values read back as their objects: only for
+     * writers you trust), and {@code loader} resolves the classes of deserialized objects, with
+     * {@code ObjectInputStream}'s own resolution for a class it does not find (null: that
+     * resolution alone), as Whalin's {@code setClassLoader}. */
     public WhalinTranscoder(boolean primitiveAsString, boolean allowSerializable, ClassLoader loader) {
         this(primitiveAsString, allowSerializable, loader, false, null);
     }
@@ -77,6 +85,8 @@ public final class WhalinTranscoder implements Transcoder {
         this.twin = twin != null ? twin : new WhalinTranscoder(primitiveAsString, allowSerializable, loader, !markers, this);
     }
 
+    /** Whether natively handled values are stored as their text (Whalin's
+     * {@code setPrimitiveAsString}). */
     public boolean primitiveAsString() {
         return primitiveAsString;
     }

@@ -428,4 +428,57 @@ public class OptionsTest extends ServerTestBase {
             assertTrue(e.getMessage(), e.getMessage().contains("compression_codec"));
         }
     }
+
+    /** The client side's established TCP connections to port in /proc/net/tcp and tcp6: each
+     * one's timer ({@code tr}: 2 is the keepalive timer) and when it is due (clock ticks). */
+    static List<long[]> clientSocketsTo(int port) throws Exception {
+        List<long[]> found = new java.util.ArrayList<>();
+        String want = String.format(":%04X", port);
+        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            java.nio.file.Path p = java.nio.file.Paths.get(table);
+            if (!java.nio.file.Files.exists(p)) continue;
+            List<String> lines = java.nio.file.Files.readAllLines(p);
+            for (String line : lines.subList(1, lines.size())) {
+                String[] f = line.trim().split("\\s+");
+                // sl local rem st queues tr:when ...: established (01), to the port
+                if (f.length < 6 || !f[3].equals("01") || !f[2].endsWith(want)) continue;
+                String[] timer = f[5].split(":");
+                found.add(new long[] {Long.parseLong(timer[0], 16), Long.parseLong(timer[1], 16)});
+            }
+        }
+        return found;
+    }
+
+    /** tcpKeepalive and tcpKeepidleSeconds are the core's tcp_keepalive and tcp_keepidle
+     * (retest27 7: the Builder had nothing typed for keepalive): the kernel's keepalive timer
+     * runs on the pooled connection, due within the idle time given (7 s, not the system's two
+     * hours); without them no keepalive timer runs; a negative idle time is the core's
+     * refusal, naming the option. */
+    @Test
+    public void tcpKeepaliveArmsTheKernelsKeepaliveTimer() throws Exception {
+        try (TestServer own = new TestServer()) {
+            try (Mcpool plain = Mcpool.builder().servers(own.addr()).build()) {
+                plain.set("opt:ka", "v");
+                List<long[]> sockets = clientSocketsTo(own.port);
+                assertFalse("the pooled connection is listed", sockets.isEmpty());
+                for (long[] s : sockets) assertNotEquals("a keepalive timer without tcpKeepalive", 2, s[0]);
+            }
+            try (Mcpool ka = Mcpool.builder().servers(own.addr()).tcpKeepalive(true).tcpKeepidleSeconds(7).build()) {
+                ka.set("opt:ka", "v");
+                List<long[]> sockets = clientSocketsTo(own.port);
+                assertFalse("the pooled connection is listed", sockets.isEmpty());
+                for (long[] s : sockets) {
+                    assertEquals("the keepalive timer runs", 2, s[0]);
+                    assertTrue("due within the 7 s idle time: " + s[1], s[1] <= 7 * 1000); // at most 1000 ticks a second
+                }
+            }
+        }
+        try {
+            Mcpool.builder().servers(server.addr()).tcpKeepalive(true).tcpKeepidleSeconds(-1).build().close();
+            fail("a negative tcp_keepidle was taken");
+        } catch (ConfigurationException e) {
+            assertEquals("MCPOOL_CONFIG", e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().contains("tcp_keepidle"));
+        }
+    }
 }

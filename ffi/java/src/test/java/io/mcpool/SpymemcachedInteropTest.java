@@ -265,6 +265,153 @@ public class SpymemcachedInteropTest {
         }
     }
 
+    /** getBytes hands out the stored bytes whatever the flags (tester finding javaspy 3: a
+     * Date, Float or Double spymemcached wrote failed in getBytes as in get, so the bytes
+     * needed a second client of the libmemcached format): a value the format cannot deliver
+     * comes as memcached holds it, its flags as stored and its body not inflated (a compressed
+     * serialized object with serialization off), through the same client, before and after
+     * setServers; a readable value still comes decoded; a miss is null. */
+    @Test
+    public void getBytesHandsOutTheStoredBytesWhateverTheFlags() throws Exception {
+        MemcachedClient spy = spy(servers[0].addr(), false);
+        SerializingTranscoder st = new SerializingTranscoder();
+        ArrayList<String> bigList = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) bigList.add("element " + i);
+        try (Mcpool ours = Mcpool.builder().servers(servers[0].addr()).preset("spymemcached").build();
+             Mcpool lm = Mcpool.builder().servers(servers[0].addr()).valueFormat("libmemcached").build()) {
+            Object[] values = {new java.util.Date(1_700_000_000_123L), 1.25f, -2.5d, bigList};
+            for (int i = 0; i < values.length; i++) {
+                Object v = values[i];
+                String k = "gb:any:" + i;
+                assertTrue(spy.set(k, 0, v).get());
+                try {
+                    ours.get(k);
+                    fail("read as an object: " + v);
+                } catch (McpoolException e) {
+                    assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+                }
+                net.spy.memcached.CachedData want = st.encode(v);
+                CachedData d = ours.getBytes(k);
+                assertNotNull(k, d);
+                assertEquals(k, want.getFlags(), d.flags);
+                if (v instanceof ArrayList) assertEquals("compressed and serialized", 1 | 2, d.flags);
+                assertArrayEquals(k, lm.getBytes(k).data, d.data);
+                assertEquals(v, st.decode(new net.spy.memcached.CachedData(d.flags, d.data, SPY_MAX_SIZE)));
+            }
+            // a compressed body that does not inflate (MCPOOL_DECOMPRESS in get): as stored
+            byte[] notGzip = {1, 2, 3, 4};
+            assertTrue(lm.setBytes("gb:badgzip", notGzip, 2, 0));
+            try {
+                ours.get("gb:badgzip");
+                fail("not gzip, read");
+            } catch (McpoolException e) {
+                assertEquals("MCPOOL_DECOMPRESS", e.statusName());
+            }
+            CachedData bad = ours.getBytes("gb:badgzip");
+            assertEquals(2, bad.flags);
+            assertArrayEquals(notGzip, bad.data);
+            // a readable value is still the kind's form (an Integer as decimal text)
+            assertTrue(spy.set("gb:int", 0, 42).get());
+            CachedData i42 = ours.getBytes("gb:int");
+            assertEquals("42", new String(i42.data, java.nio.charset.StandardCharsets.US_ASCII));
+            assertEquals(512, i42.flags);
+            assertNull(ours.getBytes("gb:absent"));
+            // after setServers, the stored bytes come from the new list's servers
+            ours.setServers(servers[1].addr());
+            MemcachedClient spy1 = spy(servers[1].addr(), false);
+            try {
+                assertTrue(spy1.set("gb:moved", 0, 0.5f).get());
+                CachedData m = ours.getBytes("gb:moved");
+                assertNotNull(m);
+                assertEquals(st.encode(0.5f).getFlags(), m.flags);
+                assertArrayEquals(st.encode(0.5f).getData(), m.data);
+            } finally {
+                spy1.shutdown();
+            }
+        } finally {
+            spy.shutdown();
+        }
+        // setServers before the first such value: the reader starts on the new list
+        MemcachedClient spy2 = spy(servers[2].addr(), false);
+        try (Mcpool ours = Mcpool.builder().servers(servers[0].addr()).preset("spymemcached").build()) {
+            ours.setServers(servers[2].addr());
+            assertTrue(spy2.set("gb:later", 0, 3.5d).get());
+            assertArrayEquals(st.encode(3.5d).getData(), ours.getBytes("gb:later").data);
+            ours.close();
+            try {
+                ours.getBytes("gb:later");
+                fail("read after close");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_CLOSED", e.statusName());
+            }
+        } finally {
+            spy2.shutdown();
+        }
+    }
+
+    private static final int SPY_MAX_SIZE = net.spy.memcached.CachedData.MAX_SIZE;
+
+    /** A negative TTL, as README.md says (tester finding javaspy 4: it said spymemcached sent
+     * one as mcpool does): mcpool stores the item already expired on every protocol;
+     * spymemcached does so on text, but on binary sends -1 as the unsigned 4294967295, a unix
+     * time in 2106, and its item stays. */
+    @Test
+    public void aNegativeTtlExpiresHereOnEveryProtocolAndInSpymemcachedOnTextOnly() throws Exception {
+        for (ConnectionFactoryBuilder.Protocol p : ConnectionFactoryBuilder.Protocol.values()) {
+            String proto = p.name().toLowerCase(java.util.Locale.ROOT);
+            MemcachedClient spy = new MemcachedClient(new ConnectionFactoryBuilder().setProtocol(p).setDaemon(true)
+                .setOpTimeout(5000).setFailureMode(net.spy.memcached.FailureMode.Retry).build(),
+                AddrUtil.getAddresses(servers[0].addr()));
+            try (Mcpool ours = Mcpool.builder().servers(servers[0].addr()).preset("spymemcached").protocol(proto).build()) {
+                assertTrue(proto, spy.set("neg:spy:" + proto, -1, "v").get());
+                assertEquals(proto, p == ConnectionFactoryBuilder.Protocol.BINARY ? "v" : null, spy.get("neg:spy:" + proto));
+                assertTrue(proto, ours.set("neg:ours:" + proto, "v", -1));
+                assertNull(proto, ours.get("neg:ours:" + proto));
+                assertNull(proto, spy.get("neg:ours:" + proto));
+            } finally {
+                spy.shutdown();
+            }
+        }
+    }
+
+    /** Whalin 1.x's layout (spymemcached's WhalinV1Transcoder: flags 0, or 2 gzipped, and a
+     * type byte before the body, from Whalin 1.6's NativeHandler) is not decoded: flags 0 are
+     * bytes, so MemCachedClient reads such a value as a byte[] with the type byte first, as
+     * README.md ("Leaving Whalin's client") says (tester finding javaspy 5). */
+    @Test
+    public void whalinOneValuesReadAsTheirBytesWithTheTypeByte() throws Exception {
+        ConnectionFactoryBuilder b = new ConnectionFactoryBuilder().setProtocol(ConnectionFactoryBuilder.Protocol.TEXT)
+            .setDaemon(true).setOpTimeout(5000).setFailureMode(net.spy.memcached.FailureMode.Retry)
+            .setTranscoder(new net.spy.memcached.transcoders.WhalinV1Transcoder());
+        MemcachedClient v1 = new MemcachedClient(b.build(), AddrUtil.getAddresses(servers[0].addr()));
+        SockIOPool pool = SockIOPool.getInstance("whalin-v1");
+        pool.setServers(new String[] {servers[0].addr()});
+        pool.initialize();
+        try {
+            MemCachedClient mc = new MemCachedClient("whalin-v1");
+            String big = big();
+            Object[][] cases = {
+                {"hello", new byte[] {6, 'h', 'e', 'l', 'l', 'o'}},
+                {42, new byte[] {3, 0, 0, 0, 42}},
+                {true, new byte[] {2, 1}},
+                {5L, new byte[] {4, 0, 0, 0, 0, 0, 0, 0, 5}},
+            };
+            for (Object[] c : cases) { // keys without ':', which MemCachedClient URL-encodes
+                assertTrue(v1.set("v1_" + c[0], 0, c[0]).get());
+                assertArrayEquals(String.valueOf(c[0]), (byte[]) c[1], (byte[]) mc.get("v1_" + c[0]));
+            }
+            // gzipped (flag 2): inflated, the type byte still first
+            assertTrue(v1.set("v1_big", 0, big).get());
+            assertEquals(2, v1.get("v1_big", new FlagsTranscoder()).intValue());
+            byte[] got = (byte[]) mc.get("v1_big");
+            assertEquals(6, got[0]);
+            assertEquals(big, new String(got, 1, got.length - 1, java.nio.charset.StandardCharsets.UTF_8));
+        } finally {
+            pool.shutDown();
+            v1.shutdown();
+        }
+    }
+
     @Test
     public void getBytesThenSetBytesWithTheSameFlagsIsTheSameValue() throws Exception {
         // getBytes hands an integer out as its decimal text with spymemcached's flags;
